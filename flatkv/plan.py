@@ -1,0 +1,447 @@
+"""The flat memory planner: page geometry and slot bindings of a hybrid KV cache.
+
+Same decisions and vocabulary as the reference planner (``shared/reference/flat_memory_plan.py``),
+written again so that it validates its input, runs in time linear in the number of components and
+stays exact on huge numbers. Standard library only: the app, the CLI and the tests import it
+without torch, streamlit or pandas.
+
+Vocabulary
+    component   one cache tensor of one cache layer (``kv`` of an attention layer, ``conv`` and
+                ``ssm`` of a state layer). *Linear* components grow with the page size P
+                (``bytes_per_slot`` per token slot); *constant* ones do not (``const_bytes``).
+    row         everything of one ``(group, layer)`` packed side by side, ``[conv | ssm]``; each
+                component sits at its ``row_offset``. A row is all-linear or all-constant.
+    slot        one tensor of the plan: slot j holds the j-th layer of every group, and all slots
+                share one page-id space, so one block id addresses a row in every slot.
+    block_size  P, token slots per page. Constant rows inflate P until the widest linear row
+                covers the widest constant row (the equalizer).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+FULL_ATTENTION = "full_attention"
+SLIDING_ATTENTION = "sliding_attention"
+LINEAR_ATTENTION = "linear_attention"
+
+# Labels whose layers carry recurrent state (constant rows), not KV history.
+STATE_LAYER_TYPES = frozenset({LINEAR_ATTENTION})
+
+
+@dataclass(frozen=True)
+class ComponentSpec:
+    """One cache tensor of one cache layer; per page it takes ``bytes_per_slot * P + const_bytes``."""
+
+    group_id: str
+    layer: int
+    component: str
+    bytes_per_slot: int  # linear in P; 0 for constant components
+    const_bytes: int  # constant in P; 0 for linear components
+
+    def bytes_per_block(self, block_size: int) -> int:
+        return self.bytes_per_slot * block_size + self.const_bytes
+
+    @property
+    def is_linear(self) -> bool:
+        return self.bytes_per_slot > 0
+
+
+@dataclass(frozen=True)
+class BlockGeometry:
+    block_size: int
+    block_bytes: int
+    num_blocks: int = 0  # filled by the planners from the memory budget
+
+
+@dataclass(frozen=True)
+class LayerBinding:
+    slot: int
+    group_id: str
+    layer: int
+    component: str
+    nbytes_per_block: int
+    row_offset: int  # byte offset of this component within its (group, layer) page row
+
+
+@dataclass(frozen=True)
+class TensorPlan:
+    name: str
+    nbytes: int
+    bindings: tuple[LayerBinding, ...]
+
+
+@dataclass(frozen=True)
+class FlatMemoryPlan:
+    geometry: BlockGeometry
+    tensors: tuple[TensorPlan, ...]
+
+
+# --------------------------------------------------------------------------------------------
+# Validation: every public function checks its arguments and names the field, value and fix.
+
+
+def check_int(field: str, value: object, *, minimum: int = 0, hint: str = "") -> int:
+    """Return ``value`` if it is an int (not a bool) of at least ``minimum``, else raise ValueError."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(
+            f"{field} must be a whole number, got {value!r} ({type(value).__name__})"
+            + (f"; {hint}" if hint else "")
+        )
+    if value < minimum:
+        bound = "positive" if minimum == 1 else f"at least {minimum}"
+        raise ValueError(f"{field} must be {bound}, got {value}" + (f"; {hint}" if hint else ""))
+    return value
+
+
+def check_components(components: Iterable[ComponentSpec]) -> tuple[ComponentSpec, ...]:
+    """Validate a component list: non-empty, well-typed, each all-linear or all-constant, unique."""
+    comps = tuple(components)
+    if not comps:
+        raise ValueError("components is empty: a plan needs at least one ComponentSpec")
+    seen: set[tuple[str, int, str]] = set()
+    for i, c in enumerate(comps):
+        where = f"components[{i}]"
+        if not isinstance(c, ComponentSpec):
+            raise ValueError(f"{where} must be a ComponentSpec, got {type(c).__name__}")
+        if not isinstance(c.group_id, str) or not c.group_id:
+            raise ValueError(f"{where}.group_id must be a non-empty string, got {c.group_id!r}")
+        if not isinstance(c.component, str) or not c.component:
+            raise ValueError(f"{where}.component must be a non-empty string, got {c.component!r}")
+        check_int(f"{where}.layer", c.layer)
+        check_int(f"{where}.bytes_per_slot", c.bytes_per_slot)
+        check_int(f"{where}.const_bytes", c.const_bytes)
+        if (c.bytes_per_slot > 0) == (c.const_bytes > 0):
+            raise ValueError(
+                f"{where} ({c.group_id}/{c.layer}/{c.component}) has bytes_per_slot="
+                f"{c.bytes_per_slot} and const_bytes={c.const_bytes}: exactly one of them must be "
+                "positive (linear KV history or constant state)"
+            )
+        key = (c.group_id, c.layer, c.component)
+        if key in seen:
+            raise ValueError(
+                f"{where} repeats (group, layer, component) {key}: give each component once"
+            )
+        seen.add(key)
+    return comps
+
+
+# --------------------------------------------------------------------------------------------
+# From layer labels to components.
+
+
+def occurrence_index(labels: Iterable[object]) -> list[int]:
+    """For each position, how many earlier positions carry the same label.
+
+    This is the slab pairing order: the k-th full-attention layer and the k-th linear-attention
+    layer are both ``layer == k`` and end up in slot k.
+    """
+    counts: dict[object, int] = {}
+    out: list[int] = []
+    for label in labels:
+        idx = counts.get(label, 0)
+        counts[label] = idx + 1
+        out.append(idx)
+    return out
+
+
+def state_const_bytes(
+    conv_shape: Sequence[int], conv_dtype: object, ssm_shape: Sequence[int], ssm_dtype: object
+) -> dict[str, int]:
+    """Constant per-page bytes of one state layer: ``{"conv": ..., "ssm": ...}``, in row order.
+
+    Shapes are the per-layer state tensor shapes; a dtype is anything with an ``itemsize``
+    (a numpy or torch dtype) or a plain int of bytes per element.
+    """
+    return {
+        "conv": _shape_bytes("conv_shape", conv_shape, "conv_dtype", conv_dtype),
+        "ssm": _shape_bytes("ssm_shape", ssm_shape, "ssm_dtype", ssm_dtype),
+    }
+
+
+def _shape_bytes(shape_field: str, shape: Sequence[int], dtype_field: str, dtype: object) -> int:
+    itemsize = dtype if isinstance(dtype, int) else getattr(dtype, "itemsize", None)
+    check_int(f"{dtype_field} itemsize", itemsize, minimum=1, hint="pass a dtype or bytes per element")
+    if isinstance(shape, (str, bytes)) or not isinstance(shape, Sequence) or not shape:
+        raise ValueError(f"{shape_field} must be a non-empty sequence of dims, got {shape!r}")
+    total = itemsize
+    for i, dim in enumerate(shape):
+        total *= check_int(f"{shape_field}[{i}]", dim, minimum=1)
+    return total
+
+
+def components_from_layers(
+    *,
+    layer_types: Sequence[str],
+    kv_bytes_per_slot: int,
+    state_const_bytes: Mapping[str, int],
+) -> list[ComponentSpec]:
+    """ComponentSpecs of a layer-type list.
+
+    History layers (any label not in STATE_LAYER_TYPES) get one linear ``kv`` component; state
+    layers get one constant component per entry of ``state_const_bytes``, in its order (which
+    becomes the row_offset order). ``layer`` is the occurrence index within the label.
+    """
+    labels = list(layer_types)
+    if not labels:
+        raise ValueError("layer_types is empty: give at least one cache layer label")
+    for i, label in enumerate(labels):
+        if not isinstance(label, str) or not label:
+            raise ValueError(f"layer_types[{i}] must be a non-empty string, got {label!r}")
+    has_history = any(label not in STATE_LAYER_TYPES for label in labels)
+    has_state = len(labels) > 0 and any(label in STATE_LAYER_TYPES for label in labels)
+    if has_history:
+        check_int("kv_bytes_per_slot", kv_bytes_per_slot, minimum=1,
+                  hint="attention layers need the bytes one token adds to one layer")
+    state_items = list(state_const_bytes.items())
+    if has_state:
+        if not state_items:
+            raise ValueError(
+                "state_const_bytes is empty but layer_types has linear_attention layers: give the "
+                "state tensors, e.g. {'conv': 49152, 'ssm': 2097152}"
+            )
+        for name, nbytes in state_items:
+            check_int(f"state_const_bytes[{name!r}]", nbytes, minimum=1)
+
+    comps: list[ComponentSpec] = []
+    for label, idx in zip(labels, occurrence_index(labels)):
+        if label in STATE_LAYER_TYPES:
+            comps.extend(ComponentSpec(label, idx, name, 0, nbytes) for name, nbytes in state_items)
+        else:
+            comps.append(ComponentSpec(label, idx, "kv", kv_bytes_per_slot, 0))
+    return comps
+
+
+# --------------------------------------------------------------------------------------------
+# Rows and page geometry.
+
+
+@dataclass(frozen=True)
+class Row:
+    """All components of one (group, layer), in input order, packed side by side."""
+
+    group_id: str
+    layer: int
+    components: tuple[ComponentSpec, ...]
+
+    @property
+    def linear_bytes(self) -> int:
+        """Bytes per token slot of the whole row (0 for a state row)."""
+        return sum(c.bytes_per_slot for c in self.components)
+
+    @property
+    def const_bytes(self) -> int:
+        """Constant bytes of the whole row (0 for a history row)."""
+        return sum(c.const_bytes for c in self.components)
+
+    def row_bytes(self, block_size: int) -> int:
+        return self.linear_bytes * block_size + self.const_bytes
+
+
+def group_rows(components: Iterable[ComponentSpec]) -> dict[str, list[Row]]:
+    """Rows per group: groups in order of first appearance, layers likewise (the slot order).
+
+    One pass over the components; the reference rescans them for every (slot, group).
+    Raises ValueError for a row that mixes linear and constant components.
+    """
+    comps = check_components(components)
+    by_key: dict[tuple[str, int], list[ComponentSpec]] = {}
+    for c in comps:
+        by_key.setdefault((c.group_id, c.layer), []).append(c)
+    groups: dict[str, list[Row]] = {}
+    for (gid, layer), members in by_key.items():
+        kinds = {c.is_linear for c in members}
+        if len(kinds) > 1:
+            names = ", ".join(c.component for c in members)
+            raise ValueError(
+                f"row ({gid}, layer {layer}) mixes linear and constant components ({names}): a "
+                "row must be all-linear (KV history) or all-constant (state); give the constant "
+                "tensors their own group"
+            )
+        groups.setdefault(gid, []).append(Row(gid, layer, tuple(members)))
+    return groups
+
+
+@dataclass(frozen=True)
+class Equalizer:
+    """The equalizer's inputs and decision, kept for explaining it.
+
+    ``needed`` is ``ceil(max_const / max_linear)``: the fewest token slots whose widest history
+    row covers the widest state row. P stays ``requested_block_size`` when that already covers
+    it, else P is ``needed`` rounded up to a multiple of ``alignment``.
+    """
+
+    requested_block_size: int
+    alignment: int
+    max_linear: int
+    max_const: int
+    needed: int  # 0 when there is no constant row
+    block_size: int
+    block_bytes: int  # max(max_linear * P, max_const): the widest row at P
+
+    @property
+    def inflated(self) -> bool:
+        return self.block_size != self.requested_block_size
+
+    def block_size_at(self, alignment: int) -> int:
+        """The P this equalizer would choose with another alignment."""
+        return _equalize(self.requested_block_size, alignment, self.needed)
+
+
+def _equalize(block_size: int, alignment: int, needed: int) -> int:
+    if needed <= block_size:
+        return block_size
+    return alignment * (-(-needed // alignment))  # exact integer ceil, no floats
+
+
+def equalize(
+    components: Iterable[ComponentSpec], *, block_size: int, alignment: int
+) -> Equalizer:
+    """Run the equalizer over the rows of ``components`` and keep its reasoning."""
+    check_int("block_size", block_size, minimum=1)
+    check_int("alignment", alignment, minimum=1)
+    rows = [row for group in group_rows(components).values() for row in group]
+    return _equalizer_from_rows(rows, block_size, alignment)
+
+
+def _equalizer_from_rows(rows: Sequence[Row], block_size: int, alignment: int) -> Equalizer:
+    max_linear = max(row.linear_bytes for row in rows)
+    max_const = max(row.const_bytes for row in rows)
+    needed = 0
+    if max_const > 0:
+        if max_linear == 0:
+            raise ValueError(
+                "constant (state) rows need a linear (KV history) row to size P against: add an "
+                "attention layer, or plan state-only models with plan_component_tensors"
+            )
+        needed = -(-max_const // max_linear)
+    p = _equalize(block_size, alignment, needed)
+    return Equalizer(
+        requested_block_size=block_size,
+        alignment=alignment,
+        max_linear=max_linear,
+        max_const=max_const,
+        needed=needed,
+        block_size=p,
+        block_bytes=max(max_linear * p, max_const),
+    )
+
+
+def solve_page_geometry(
+    components: Iterable[ComponentSpec], *, block_size: int, alignment: int
+) -> BlockGeometry:
+    """Smallest P >= block_size (a multiple of ``alignment`` when inflated) such that the widest
+    linear row covers the widest constant row; block_bytes is that widest row at P."""
+    eq = equalize(components, block_size=block_size, alignment=alignment)
+    return BlockGeometry(block_size=eq.block_size, block_bytes=eq.block_bytes)
+
+
+def equalized_block_size(
+    *,
+    layer_types: Sequence[str],
+    kv_bytes_per_slot: int,
+    state_const_bytes: Mapping[str, int],
+    block_size: int,
+    alignment: int | None = None,
+) -> int:
+    """Effective P of a layer-type profile. ``alignment`` defaults to ``block_size``, so an
+    inflated P stays a multiple of the configured block size."""
+    comps = components_from_layers(
+        layer_types=layer_types,
+        kv_bytes_per_slot=kv_bytes_per_slot,
+        state_const_bytes=state_const_bytes,
+    )
+    return solve_page_geometry(
+        comps, block_size=block_size, alignment=block_size if alignment is None else alignment
+    ).block_size
+
+
+# --------------------------------------------------------------------------------------------
+# Planners: from geometry and a budget to tensors.
+
+
+def _blocks_in_budget(budget_bytes: int, block_bytes: int, what: str) -> int:
+    check_int("budget_bytes", budget_bytes, minimum=0)
+    if block_bytes <= 0:
+        raise ValueError(f"block_bytes is {block_bytes}: {what} must take some bytes per block")
+    num_blocks = budget_bytes // block_bytes
+    if num_blocks <= 1:
+        raise ValueError(
+            f"budget_bytes={budget_bytes} holds {num_blocks} block(s) of {block_bytes} bytes "
+            f"({what}); a plan needs at least 2: give a budget of at least {2 * block_bytes} bytes"
+        )
+    return num_blocks
+
+
+def plan_component_tensors(
+    components: Iterable[ComponentSpec],
+    *,
+    block_size: int,
+    budget_bytes: int,
+    reserved_bytes_per_block: int = 0,
+) -> FlatMemoryPlan:
+    """One tensor per component, no packing and no padding.
+
+    ``num_blocks = budget // (sum of component rows + reserved_bytes_per_block)``; the reserved
+    bytes carry co-resident rows outside these components (a draft model's KV on the same block
+    ids). Each component is its own slot, in input order. P is not equalized here.
+    """
+    comps = check_components(components)
+    check_int("block_size", block_size, minimum=1)
+    check_int("reserved_bytes_per_block", reserved_bytes_per_block)
+    row_bytes = [c.bytes_per_block(block_size) for c in comps]
+    per_block = sum(row_bytes) + reserved_bytes_per_block
+    num_blocks = _blocks_in_budget(budget_bytes, per_block, "all component rows")
+    geometry = BlockGeometry(block_size=block_size, block_bytes=per_block, num_blocks=num_blocks)
+    tensors = tuple(
+        TensorPlan(
+            name=f"flat_{c.group_id}_{c.layer}_{c.component}",
+            nbytes=num_blocks * nbytes,
+            bindings=(LayerBinding(i, c.group_id, c.layer, c.component, nbytes, 0),),
+        )
+        for i, (c, nbytes) in enumerate(zip(comps, row_bytes))
+    )
+    return FlatMemoryPlan(geometry=geometry, tensors=tensors)
+
+
+def slot_rows(groups: Mapping[str, Sequence[Row]]) -> list[list[Row]]:
+    """Slot j gets the j-th row of every group that has one, in group order."""
+    num_slots = max(len(rows) for rows in groups.values())
+    return [[rows[j] for rows in groups.values() if j < len(rows)] for j in range(num_slots)]
+
+
+def plan_tensors(
+    components: Iterable[ComponentSpec], *, block_size: int, alignment: int, budget_bytes: int
+) -> FlatMemoryPlan:
+    """Packed slabs: slot j holds the j-th layer of every group, all over one page-id space.
+
+    A slot tensor's row is the sum of its bindings' per-block bytes; ``block_bytes`` is the sum
+    over slots (one block id addresses a row in every slot), ``num_blocks = budget //
+    block_bytes``, and slot j's tensor is ``num_blocks * row_j`` bytes.
+    """
+    check_int("block_size", block_size, minimum=1)
+    check_int("alignment", alignment, minimum=1)
+    groups = group_rows(components)
+    eq = _equalizer_from_rows([r for rows in groups.values() for r in rows], block_size, alignment)
+    p = eq.block_size
+
+    slot_bindings: list[tuple[LayerBinding, ...]] = []
+    for slot, rows in enumerate(slot_rows(groups)):
+        bindings: list[LayerBinding] = []
+        for row in rows:
+            offset = 0
+            for c in row.components:
+                nbytes = c.bytes_per_block(p)
+                bindings.append(LayerBinding(slot, row.group_id, row.layer, c.component, nbytes, offset))
+                offset += nbytes
+        slot_bindings.append(tuple(bindings))
+    row_bytes = [sum(b.nbytes_per_block for b in bs) for bs in slot_bindings]
+    block_bytes = sum(row_bytes)
+    num_blocks = _blocks_in_budget(budget_bytes, block_bytes, "one row in every slot")
+    geometry = BlockGeometry(block_size=p, block_bytes=block_bytes, num_blocks=num_blocks)
+    tensors = tuple(
+        TensorPlan(name=f"flat_slab_{slot}", nbytes=num_blocks * row_bytes[slot], bindings=bs)
+        for slot, bs in enumerate(slot_bindings)
+    )
+    return FlatMemoryPlan(geometry=geometry, tensors=tensors)

@@ -1,0 +1,103 @@
+"""CacheProfile: what the planner and the engine strategies need to know of a model.
+
+A model specification (``flatkv.models``) or raw command-line bytes both reduce to this, per
+tensor-parallel rank: one label per cache layer, the bytes one token adds to one attention cache
+layer, and the constant state tensors of one state layer. Everything downstream (plans,
+analyses, strategies, charts) starts from a profile, so it never needs to know where the model
+came from.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from flatkv.plan import (
+    FULL_ATTENTION,
+    LINEAR_ATTENTION,
+    SLIDING_ATTENTION,
+    ComponentSpec,
+    components_from_layers,
+)
+
+KNOWN_LABELS = (FULL_ATTENTION, SLIDING_ATTENTION, LINEAR_ATTENTION)
+
+
+@dataclass(frozen=True)
+class CacheProfile:
+    """Per-TP-rank cache shape of one model.
+
+    layer_types: one label per *cache* layer, in model order (``full_attention``,
+        ``sliding_attention`` or ``linear_attention``; every state layer, GDN or Mamba, is
+        ``linear_attention`` as in the reference planner).
+    kv_bytes_per_slot: bytes one token adds to one attention cache layer (K and V), 0 when the
+        model has no attention layer.
+    state_const_bytes: state tensor name -> bytes for one state layer, in row order
+        (``{"conv": ..., "ssm": ...}``); empty when the model has no state layer.
+    sliding_window: tokens a sliding-attention layer keeps, ``None`` without sliding layers.
+    name: what the UI and the CLI call it.
+    """
+
+    layer_types: tuple[str, ...]
+    kv_bytes_per_slot: int
+    state_const_bytes: dict[str, int] = field(default_factory=dict)
+    sliding_window: int | None = None
+    name: str = "custom"
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "layer_types", tuple(self.layer_types))
+        object.__setattr__(self, "state_const_bytes", dict(self.state_const_bytes))
+        if not self.layer_types:
+            raise ValueError("layer_types is empty: give at least one cache layer")
+        unknown = sorted(set(self.layer_types) - set(KNOWN_LABELS))
+        if unknown:
+            raise ValueError(
+                f"layer_types has unknown label(s) {unknown}: use one of {list(KNOWN_LABELS)}"
+            )
+        _check_count("kv_bytes_per_slot", self.kv_bytes_per_slot, allow_zero=True)
+        for name, nbytes in self.state_const_bytes.items():
+            _check_count(f"state_const_bytes[{name!r}]", nbytes, allow_zero=False)
+        if self.has_attention and self.kv_bytes_per_slot == 0:
+            raise ValueError(
+                "kv_bytes_per_slot is 0 but layer_types has attention layers: give the bytes one "
+                "token adds to one attention layer"
+            )
+        if self.has_state and not self.state_const_bytes:
+            raise ValueError(
+                "state_const_bytes is empty but layer_types has linear_attention layers: give "
+                "the state tensors, e.g. {'conv': 49152, 'ssm': 2097152}"
+            )
+        if self.sliding_window is not None:
+            _check_count("sliding_window", self.sliding_window, allow_zero=False)
+
+    @property
+    def has_attention(self) -> bool:
+        return any(label != LINEAR_ATTENTION for label in self.layer_types)
+
+    @property
+    def has_state(self) -> bool:
+        return LINEAR_ATTENTION in self.layer_types
+
+    @property
+    def state_bytes_per_layer(self) -> int:
+        """Bytes of all state tensors of one state layer (one request's state in that layer)."""
+        return sum(self.state_const_bytes.values())
+
+    def count(self, label: str) -> int:
+        """How many cache layers carry ``label``."""
+        return self.layer_types.count(label)
+
+    def components(self) -> list[ComponentSpec]:
+        """The planner's ComponentSpecs for this profile (reference vocabulary and order)."""
+        return components_from_layers(
+            layer_types=self.layer_types,
+            kv_bytes_per_slot=self.kv_bytes_per_slot,
+            state_const_bytes=self.state_const_bytes,
+        )
+
+
+def _check_count(field_name: str, value: object, *, allow_zero: bool) -> None:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"{field_name} must be a whole number of bytes, got {value!r}")
+    if value < 0 or (value == 0 and not allow_zero):
+        bound = "0 or more" if allow_zero else "positive"
+        raise ValueError(f"{field_name} must be {bound}, got {value}")
