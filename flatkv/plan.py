@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 FULL_ATTENTION = "full_attention"
 SLIDING_ATTENTION = "sliding_attention"
@@ -32,7 +33,7 @@ STATE_LAYER_TYPES = frozenset({LINEAR_ATTENTION})
 
 @dataclass(frozen=True)
 class ComponentSpec:
-    """One cache tensor of one cache layer; per page it takes ``bytes_per_slot * P + const_bytes``."""
+    """One cache tensor of one cache layer: ``bytes_per_slot * P + const_bytes`` per page."""
 
     group_id: str
     layer: int
@@ -83,7 +84,7 @@ class FlatMemoryPlan:
 
 
 def check_int(field: str, value: object, *, minimum: int = 0, hint: str = "") -> int:
-    """Return ``value`` if it is an int (not a bool) of at least ``minimum``, else raise ValueError."""
+    """``value`` if it is an int (not a bool) of at least ``minimum``; else ValueError."""
     if isinstance(value, bool) or not isinstance(value, int):
         raise ValueError(
             f"{field} must be a whole number, got {value!r} ({type(value).__name__})"
@@ -162,7 +163,9 @@ def state_const_bytes(
 
 def _shape_bytes(shape_field: str, shape: Sequence[int], dtype_field: str, dtype: object) -> int:
     itemsize = dtype if isinstance(dtype, int) else getattr(dtype, "itemsize", None)
-    check_int(f"{dtype_field} itemsize", itemsize, minimum=1, hint="pass a dtype or bytes per element")
+    check_int(
+        f"{dtype_field} itemsize", itemsize, minimum=1, hint="pass a dtype or bytes per element"
+    )
     if isinstance(shape, (str, bytes)) or not isinstance(shape, Sequence) or not shape:
         raise ValueError(f"{shape_field} must be a non-empty sequence of dims, got {shape!r}")
     total = itemsize
@@ -192,8 +195,12 @@ def components_from_layers(
     has_history = any(label not in STATE_LAYER_TYPES for label in labels)
     has_state = len(labels) > 0 and any(label in STATE_LAYER_TYPES for label in labels)
     if has_history:
-        check_int("kv_bytes_per_slot", kv_bytes_per_slot, minimum=1,
-                  hint="attention layers need the bytes one token adds to one layer")
+        check_int(
+            "kv_bytes_per_slot",
+            kv_bytes_per_slot,
+            minimum=1,
+            hint="attention layers need the bytes one token adds to one layer",
+        )
     state_items = list(state_const_bytes.items())
     if has_state:
         if not state_items:
@@ -225,12 +232,12 @@ class Row:
     layer: int
     components: tuple[ComponentSpec, ...]
 
-    @property
+    @cached_property
     def linear_bytes(self) -> int:
         """Bytes per token slot of the whole row (0 for a state row)."""
         return sum(c.bytes_per_slot for c in self.components)
 
-    @property
+    @cached_property
     def const_bytes(self) -> int:
         """Constant bytes of the whole row (0 for a history row)."""
         return sum(c.const_bytes for c in self.components)
@@ -295,17 +302,16 @@ def _equalize(block_size: int, alignment: int, needed: int) -> int:
     return alignment * (-(-needed // alignment))  # exact integer ceil, no floats
 
 
-def equalize(
-    components: Iterable[ComponentSpec], *, block_size: int, alignment: int
-) -> Equalizer:
+def equalize(components: Iterable[ComponentSpec], *, block_size: int, alignment: int) -> Equalizer:
     """Run the equalizer over the rows of ``components`` and keep its reasoning."""
     check_int("block_size", block_size, minimum=1)
     check_int("alignment", alignment, minimum=1)
     rows = [row for group in group_rows(components).values() for row in group]
-    return _equalizer_from_rows(rows, block_size, alignment)
+    return equalize_rows(rows, block_size, alignment)
 
 
-def _equalizer_from_rows(rows: Sequence[Row], block_size: int, alignment: int) -> Equalizer:
+def equalize_rows(rows: Sequence[Row], block_size: int, alignment: int) -> Equalizer:
+    """The equalizer over already grouped rows (see ``equalize``)."""
     max_linear = max(row.linear_bytes for row in rows)
     max_const = max(row.const_bytes for row in rows)
     needed = 0
@@ -423,7 +429,7 @@ def plan_tensors(
     check_int("block_size", block_size, minimum=1)
     check_int("alignment", alignment, minimum=1)
     groups = group_rows(components)
-    eq = _equalizer_from_rows([r for rows in groups.values() for r in rows], block_size, alignment)
+    eq = equalize_rows([r for rows in groups.values() for r in rows], block_size, alignment)
     p = eq.block_size
 
     slot_bindings: list[tuple[LayerBinding, ...]] = []
@@ -433,7 +439,9 @@ def plan_tensors(
             offset = 0
             for c in row.components:
                 nbytes = c.bytes_per_block(p)
-                bindings.append(LayerBinding(slot, row.group_id, row.layer, c.component, nbytes, offset))
+                bindings.append(
+                    LayerBinding(slot, row.group_id, row.layer, c.component, nbytes, offset)
+                )
                 offset += nbytes
         slot_bindings.append(tuple(bindings))
     row_bytes = [sum(b.nbytes_per_block for b in bs) for bs in slot_bindings]
