@@ -65,6 +65,7 @@ def finish_paged(
     formulas: Sequence[str],
     extras: dict[str, object] | None = None,
     unit_name: str = "page ids",
+    capacity_note: str = "every group holds the same pages",
 ) -> StrategyResult:
     """Assemble the result of a paged layout (see the module docstring)."""
     groups = [u.group for u in uses]
@@ -79,7 +80,7 @@ def finish_paged(
         if all(g.pages_per_unit == 1 for g in groups):
             lines.append(
                 f"capacity_tokens = num_blocks // groups x P = {n(num_units)} // {len(groups)} "
-                f"x {n(block_size)} = {n(capacity)} (every group holds the same pages)"
+                f"x {n(block_size)} = {n(capacity)} ({capacity_note})"
             )
         else:
             lines.append(

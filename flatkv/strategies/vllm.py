@@ -147,5 +147,6 @@ def run_vllm(
         name, profile, budget_bytes=budget_bytes, context_tokens=context_tokens, options=options,
         block_size=p, unit_bytes=unit_bytes, num_units=num_blocks, uses=uses,
         why_block_size=why, formulas=formulas, extras=extras,
+        capacity_note="vLLM's \"GPU KV cache size\" log line",
     )
     return result
