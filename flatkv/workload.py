@@ -22,7 +22,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from flatkv.plan import FULL_ATTENTION, LINEAR_ATTENTION, SLIDING_ATTENTION, check_int
+from flatkv.plan import (
+    FULL_ATTENTION,
+    LINEAR_ATTENTION,
+    SLIDING_ATTENTION,
+    FlatMemoryPlan,
+    check_int,
+)
 
 GROUP_KINDS = (FULL_ATTENTION, SLIDING_ATTENTION, LINEAR_ATTENTION)
 
@@ -124,8 +130,36 @@ def pages_needed(
     raise ValueError(f"kind is {kind!r}: use one of {list(GROUP_KINDS)}")
 
 
+def pool_from_plan(plan: FlatMemoryPlan, *, sliding_window: int | None = None) -> PagePool:
+    """The page pool of a planner result (``plan_tensors`` / ``plan_component_tensors``): one
+    page-id space of ``num_blocks`` ids shared by its groups (group ids are layer labels)."""
+    layers: dict[str, set[int]] = {}
+    for tensor in plan.tensors:
+        for b in tensor.bindings:
+            layers.setdefault(b.group_id, set()).add(b.layer)
+    groups = tuple(PoolGroup(gid, gid, len(ls)) for gid, ls in layers.items())
+    geo = plan.geometry
+    return PagePool(geo.num_blocks, geo.block_size, groups, sliding_window)
+
+
+def as_pool(plan: object) -> PagePool:
+    """A PagePool from a PagePool, a strategy result (its ``pool``) or a FlatMemoryPlan."""
+    if isinstance(plan, PagePool):
+        return plan
+    if isinstance(plan, FlatMemoryPlan):
+        return pool_from_plan(plan)
+    pool = getattr(plan, "pool", None)
+    if isinstance(pool, PagePool):
+        return pool
+    raise ValueError(
+        f"plan is a {type(plan).__name__} without a page pool: pass a PagePool, a FlatMemoryPlan "
+        "or a paged strategy result (sglang keeps separate pools; read its max_concurrency)"
+    )
+
+
 def group_pages(pool: PagePool, workload: Workload) -> dict[str, int]:
     """Pages each group of ``pool`` needs for ``workload``, by group name."""
+    pool = as_pool(pool)
     return {
         g.name: pages_needed(
             g.kind, workload, block_size=pool.block_size, sliding_window=pool.sliding_window
@@ -136,12 +170,15 @@ def group_pages(pool: PagePool, workload: Workload) -> dict[str, int]:
 
 def units_needed(pool: PagePool, workload: Workload) -> int:
     """Units the workload takes: ``sum over groups of ceil(pages_g / pages_per_unit_g)``."""
+    pool = as_pool(pool)
     pages: Mapping[str, int] = group_pages(pool, workload)
     return sum(cdiv(pages[g.name], g.pages_per_unit) for g in pool.groups)
 
 
 def covers(pool: PagePool, workload: Workload) -> bool:
-    """Whether ``pool`` holds every page ``workload`` needs."""
+    """Whether ``pool`` (a PagePool, FlatMemoryPlan or paged strategy result) holds every page
+    ``workload`` needs."""
+    pool = as_pool(pool)
     return units_needed(pool, workload) <= pool.num_units
 
 
@@ -154,6 +191,7 @@ def max_requests(
     is below ``num_units * max(pages_per_unit) + 1``; units needed grow with R, so bisection
     over that range is exact and takes about 2 * log2(num_units) steps.
     """
+    pool = as_pool(pool)
 
     def fits(r: int) -> bool:
         return covers(pool, Workload(r, context_tokens, scheduled_tokens, margin))

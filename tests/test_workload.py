@@ -102,3 +102,30 @@ def test_max_requests_is_the_largest_fit(units, p, ctx, margin, k):
 def test_bad_input_names_the_field(build, field):
     with pytest.raises(ValueError, match=field):
         build()
+
+
+def test_covers_accepts_a_planner_result_and_a_strategy_result():
+    from strategy_profiles import qwen3_next_tp2
+
+    from flatkv.plan import plan_tensors
+    from flatkv.strategies import run_strategy
+
+    prof = qwen3_next_tp2()
+    plan = plan_tensors(prof.components(), block_size=16, alignment=16, budget_bytes=10**11)
+    # P = 544, one page-id space of 10**11 // (12 x 544 x 1,024 + 36 x 548,864) ids
+    units = 10**11 // (12 * 544 * 1024 + 36 * 548_864)
+    w = Workload(requests=2, context_tokens=100_000)
+    full = -(-200_000 // 544) + 2 + 1
+    state = min(4 + 200_000 // 544 + 1, full)
+    assert group_pages(plan, w) == {LINEAR: state, FULL: full}
+    assert full + state == 742 <= units == 3_781
+    assert covers(plan, w)
+    # R = 10: 2 x (ceil(1,000,000 / 544) + 11) = 2 x 1,850 = 3,700 <= 3,781
+    # R = 11: 2 x (ceil(1,100,000 / 544) + 12) = 2 x 2,035 = 4,070 > 3,781
+    assert max_requests(plan, context_tokens=100_000) == 10
+    result = run_strategy("flat", prof, budget_bytes=10**11)
+    assert max_requests(result, context_tokens=100_000) == max_requests(
+        plan, context_tokens=100_000
+    )
+    with pytest.raises(ValueError, match="page pool"):
+        covers(run_strategy("sglang", prof, budget_bytes=10**11), w)
