@@ -166,8 +166,11 @@ class StrategyResult:
     applies / reason: False and why when the strategy has no answer for this profile or budget
         (then the numbers are None and the breakdown is empty).
     block_bytes: bytes one block id (one unit) takes across all tensors of the layout.
-    capacity_tokens: tokens every group can hold side by side, one page per P tokens in every
-        group (vLLM's log convention); None for a model without attention (state only).
+    capacity_tokens: paged layouts: tokens every group can hold side by side, one page per P
+        tokens in every group, state groups included (vLLM's "GPU KV cache size" convention; it
+        understates what full attention gets when state keeps 1 to 2 pages per request, so
+        compare max_concurrency for a workload); sglang: its full-attention token pool. None for
+        a model without attention (state only).
     concurrency_numerator / concurrency_denominator: max_concurrency exactly (units / units one
         request needs at ``context_tokens``); None without a context.
     breakdown: ((category, bytes), ...) in CATEGORIES order, summing to budget_bytes.

@@ -140,7 +140,7 @@ def finish_paged(
         extras["workload_max_requests"] = fits
         lines.append(
             f"workload (SPEC 3.5, prefix-cache snapshots, dummy page, margin {options.margin}): "
-            f"at most {n(fits)} requests of {n(context_tokens)} tokens fit"
+            f"at most {n(fits)} request(s) of {n(context_tokens)} tokens fit"
         )
     extras.setdefault("groups", [
         {"name": g.name, "kind": g.kind, "layers": g.layers, "pages_per_unit": g.pages_per_unit}
