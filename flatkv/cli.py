@@ -11,6 +11,7 @@ import json
 import sys
 from collections.abc import Callable, Sequence
 
+from flatkv import strategy_cli
 from flatkv.analysis import PLANNERS, PlanAnalysis, analysis_to_dict, analyze
 from flatkv.patterns import parse_layer_pattern
 from flatkv.profile import CacheProfile
@@ -95,7 +96,17 @@ def _positive_int(text: str) -> int:
     return value
 
 
-def add_plan_arguments(parser: argparse.ArgumentParser) -> None:
+def _size(field: str) -> Callable[[str], int]:
+    def parse(text: str) -> int:
+        try:
+            return parse_size(text, field=field)
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+
+    return parse
+
+
+def add_plan_arguments(parser: argparse.ArgumentParser, *, planner: bool = True) -> None:
     group = parser.add_argument_group("plan")
     group.add_argument(
         "--block-size",
@@ -110,27 +121,38 @@ def add_plan_arguments(parser: argparse.ArgumentParser) -> None:
         help="an inflated page size is a multiple of this (default: block size)",
     )
     group.add_argument(
-        "--budget", required=True, help="memory for the cache: 80GB, 10GiB, 1.5TiB, 12e9 or bytes"
+        "--budget",
+        required=True,
+        type=_size("--budget"),
+        help="memory for the cache: 80GB, 10GiB, 1.5TiB, 12e9 or bytes",
     )
-    group.add_argument("--planner", choices=PLANNERS, default="packed")
     group.add_argument(
         "--reserved-bytes-per-block",
-        default="0",
-        help="per-component planner: bytes of co-resident rows per block id",
+        default=0,
+        type=_size("--reserved-bytes-per-block"),
+        help="per-component: bytes of co-resident rows per block id (a draft model's KV)",
     )
+    if planner:
+        group.add_argument(
+            "--planner",
+            choices=PLANNERS,
+            default="packed",
+            help="without --strategy: packed slabs or one tensor per component",
+        )
+    parser.add_argument("--json", action="store_true", help="print JSON instead of tables")
 
 
 def _plan_command(args: argparse.Namespace) -> str:
     profile = profile_from_args(args)
+    if args.strategy:
+        return strategy_cli.plan_strategy_text(args, profile)
     analysis = analyze(
         profile.components(),
         block_size=args.block_size,
         alignment=args.alignment,
-        budget_bytes=parse_size(args.budget, field="--budget"),
+        budget_bytes=args.budget,
         planner=args.planner,
-        reserved_bytes_per_block=parse_size(
-            args.reserved_bytes_per_block, field="--reserved-bytes-per-block"
-        ),
+        reserved_bytes_per_block=args.reserved_bytes_per_block,
     )
     if args.json:
         return json.dumps({"model": profile.name, **analysis_to_dict(analysis)}, indent=2)
@@ -234,8 +256,14 @@ def build_parser() -> argparse.ArgumentParser:
     plan = sub.add_parser("plan", help="plan one model's cache and account for every byte")
     add_profile_arguments(plan)
     add_plan_arguments(plan)
-    plan.add_argument("--json", action="store_true", help="print JSON instead of tables")
+    strategy_cli.add_strategy_arguments(plan)
     plan.set_defaults(run=_plan_command)
+
+    compare = sub.add_parser("compare", help="every engine layout side by side")
+    add_profile_arguments(compare)
+    add_plan_arguments(compare, planner=False)
+    strategy_cli.add_strategy_arguments(compare, include_strategy=False)
+    compare.set_defaults(run=lambda args: strategy_cli.compare_text(args, profile_from_args(args)))
     return parser
 
 
@@ -247,5 +275,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         message = " ".join(str(exc).split())
         print(f"{PROG}: error: {message}", file=sys.stderr)
         return 2
-    print(text)
+    try:
+        print(text)
+    except BrokenPipeError:  # `| head` closed the pipe: not an error of ours
+        sys.stderr.close()
     return 0

@@ -1,66 +1,20 @@
 """Command-line face of the strategies: ``plan --strategy NAME`` and ``compare``.
 
-``flatkv/cli.py`` owns the program and the profile arguments (``--layers``, ``--kv-bytes-per-slot``,
-``--state``, ``--block-size``, ``--alignment``, ``--budget``, ``--preset``); this module adds the
-strategy arguments, turns them into ``StrategyOptions``, formats results, and registers the
-``compare`` command. It receives the profile helpers as callables, so it does not import cli.py.
-
-Wiring in cli.py::
-
-    from flatkv import strategy_cli
-    plan = subparsers.add_parser("plan"); add_profile_arguments(plan)
-    strategy_cli.add_strategy_arguments(plan)           # --strategy, --context, ...
-    strategy_cli.register(subparsers, add_profile_arguments, profile_from_args)
-    ...
-    args = parser.parse_args(argv)
-    if args.command == "plan" and args.strategy:           # our part of plan
-        return strategy_cli.plan_strategy_command(args, profile_from_args)
-    return args.func(args)                                 # compare sets func
+``flatkv/cli.py`` owns the program, the model arguments and ``--budget``/``--block-size``/
+``--alignment``/``--json``; this module adds the strategy arguments, turns them into
+``StrategyOptions`` and formats results as text or JSON.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import re
-import sys
 from collections.abc import Callable, Sequence
-from decimal import Decimal, InvalidOperation
-from typing import TextIO
 
 from flatkv.profile import CacheProfile
 from flatkv.strategies import CATEGORIES, STRATEGIES, StrategyOptions, StrategyResult, compare
 from flatkv.strategies import run_strategy as _run_strategy
 from flatkv.strategies.base import MAMBA_CACHE_MODES
-
-_SIZE_UNITS = {
-    "": 1, "b": 1,
-    "kb": 10**3, "mb": 10**6, "gb": 10**9, "tb": 10**12,
-    "kib": 2**10, "mib": 2**20, "gib": 2**30, "tib": 2**40,
-}
-_SIZE_RE = re.compile(r"^\s*([0-9][0-9_,]*(?:\.[0-9]+)?)\s*([a-zA-Z]*)\s*$")
-
-
-def parse_size(text: str | int, field: str = "--budget") -> int:
-    """Bytes from ``"44.59GiB"``, ``"48GB"``, ``"512 MiB"`` or a plain integer: exact decimal
-    arithmetic, rounded down (44.59 GiB is floor(44.59 x 2**30) = 47,878,418,923 bytes)."""
-    if isinstance(text, int) and not isinstance(text, bool):
-        value = text
-    else:
-        match = _SIZE_RE.match(str(text))
-        unit = match.group(2).lower() if match else ""
-        if not match or unit not in _SIZE_UNITS:
-            raise ValueError(
-                f"{field} is {text!r}: give bytes or a size such as 44.59GiB, 48GB, 512MiB"
-            )
-        try:
-            number = Decimal(match.group(1).replace(",", "").replace("_", ""))
-        except InvalidOperation:
-            raise ValueError(f"{field} is {text!r}: the number is not readable") from None
-        value = int(number * _SIZE_UNITS[unit])  # int() of a positive Decimal rounds down
-    if value < 1:
-        raise ValueError(f"{field} is {text!r}: give a positive size")
-    return value
 
 
 def parse_tokens(text: str | int, field: str = "--context") -> int:
@@ -83,13 +37,6 @@ def parse_tokens(text: str | int, field: str = "--context") -> int:
     return value
 
 
-def _arg(parser: argparse.ArgumentParser, *names: str, **kwargs) -> None:
-    """Add an argument unless the parser (cli.py's profile arguments) already has it."""
-    if any(name in parser._option_string_actions for name in names):
-        return
-    parser.add_argument(*names, **kwargs)
-
-
 def add_strategy_arguments(
     parser: argparse.ArgumentParser, *, include_strategy: bool = True
 ) -> None:
@@ -97,33 +44,31 @@ def add_strategy_arguments(
     Options cli.py already defines (--block-size, --alignment, --json) are left to it."""
     defaults = StrategyOptions()
     if include_strategy:
-        _arg(parser, "--strategy", choices=STRATEGIES, default=None,
+        parser.add_argument("--strategy", choices=STRATEGIES, default=None,
              help="lay the cache out as this engine / layout would (default: the flat plan)")
-    _arg(parser, "--context", default=None, metavar="L",
+    parser.add_argument("--context", default=None, metavar="L",
          help="context length in tokens (262144 or 256k) for max concurrency and the workload")
-    _arg(parser, "--kernel-block-size", type=int, default=defaults.kernel_block_size,
+    parser.add_argument("--kernel-block-size", type=int, default=defaults.kernel_block_size,
          metavar="A", help="vllm: the attention backend's kernel block size A (default 16)")
-    _arg(parser, "--mamba-cache-mode", choices=MAMBA_CACHE_MODES,
+    parser.add_argument("--mamba-cache-mode", choices=MAMBA_CACHE_MODES,
          default=defaults.mamba_cache_mode,
          help="vllm: state pages per request, none = 1, align = 2 (default none)")
-    _arg(parser, "--mamba-full-memory-ratio", default="0.9", metavar="R",
+    parser.add_argument("--mamba-full-memory-ratio", default="0.9", metavar="R",
          help="sglang: state pool gets budget x R / (1 + R) (default 0.9)")
-    _arg(parser, "--swa-full-tokens-ratio", default="0.8", metavar="R",
+    parser.add_argument("--swa-full-tokens-ratio", default="0.8", metavar="R",
          help="sglang: sliding-window pool tokens relative to the full pool (default 0.8)")
-    _arg(parser, "--sglang-slots-per-request", type=int,
+    parser.add_argument("--sglang-slots-per-request", type=int,
          default=defaults.sglang_slots_per_request, metavar="S",
          help="sglang: state slots one running request holds (default 3)")
-    _arg(parser, "--sglang-page-size", type=int, default=defaults.sglang_page_size,
+    parser.add_argument("--sglang-page-size", type=int, default=defaults.sglang_page_size,
          help="sglang: tokens per KV page (default 1)")
-    _arg(parser, "--max-batched-tokens", type=int, default=defaults.max_batched_tokens,
+    parser.add_argument("--max-batched-tokens", type=int, default=defaults.max_batched_tokens,
          help="tokens scheduled per step; sizes sliding-window pages (default 8192)")
-    _arg(parser, "--lcm-padding-bound", default="0.25", metavar="F",
+    parser.add_argument("--lcm-padding-bound", default="0.25", metavar="F",
          help="lcm: largest padding accepted for any group (default 0.25)")
-    _arg(parser, "--lcm-alignment-bytes", type=int, default=defaults.lcm_alignment_bytes,
+    parser.add_argument("--lcm-alignment-bytes", type=int, default=defaults.lcm_alignment_bytes,
          help="lcm: parent block bytes are a multiple of this (default 256)")
-    _arg(parser, "--reserved-bytes-per-block", type=int, default=0,
-         help="per-component: co-resident bytes per block id outside the plan (default 0)")
-    _arg(parser, "--margin", type=int, default=0,
+    parser.add_argument("--margin", type=int, default=0,
          help="workload: safety pages per group (default 0)")
 
 
@@ -141,14 +86,6 @@ def options_from_args(args: argparse.Namespace) -> StrategyOptions:
         value = getattr(args, name, None)
         values[name] = getattr(defaults, name) if value is None and name != "alignment" else value
     return StrategyOptions(**values)
-
-
-def budget_from_args(args: argparse.Namespace) -> int:
-    """Budget bytes from ``args.budget`` (an int, or a size string cli.py left unparsed)."""
-    budget = getattr(args, "budget", None)
-    if budget is None:
-        raise ValueError("--budget is missing: give the cache budget, e.g. --budget 44.59GiB")
-    return parse_size(budget)
 
 
 def context_from_args(args: argparse.Namespace) -> int | None:
@@ -258,71 +195,19 @@ def format_comparison_table(results: Sequence[StrategyResult]) -> str:
 # Commands.
 
 
-def _fail(err: Exception, stderr: TextIO) -> int:
-    print(f"error: {err}", file=stderr)
-    return 2
+def plan_strategy_text(args: argparse.Namespace, profile: CacheProfile) -> str:
+    """``plan --strategy NAME``: one result as a table, or JSON with --json."""
+    result = _run_strategy(args.strategy, profile, budget_bytes=args.budget,
+                           context_tokens=context_from_args(args), options=options_from_args(args))
+    if args.json:
+        return json.dumps(result.to_dict(), indent=2)
+    return format_result_table(result)
 
 
-def _inputs(args, profile_from_args):
-    profile = profile_from_args(args) if callable(profile_from_args) else profile_from_args
-    if not isinstance(profile, CacheProfile):
-        raise ValueError("the profile arguments did not give a CacheProfile")
-    return profile, budget_from_args(args), context_from_args(args), options_from_args(args)
-
-
-def plan_strategy_command(
-    args: argparse.Namespace,
-    profile_from_args: Callable[[argparse.Namespace], CacheProfile] | CacheProfile,
-    *, stdout: TextIO | None = None, stderr: TextIO | None = None,
-) -> int:
-    """``plan --strategy NAME``: print one result (table, or JSON with --json). Exit 0, or 2
-    with one line on stderr for bad input."""
-    stdout, stderr = stdout or sys.stdout, stderr or sys.stderr
-    try:
-        profile, budget, context, options = _inputs(args, profile_from_args)
-        result = _run_strategy(args.strategy, profile, budget_bytes=budget,
-                               context_tokens=context, options=options)
-    except ValueError as err:
-        return _fail(err, stderr)
-    if getattr(args, "json", False):
-        print(json.dumps(result.to_dict(), indent=2), file=stdout)
-    else:
-        print(format_result_table(result), file=stdout)
-    return 0
-
-
-def compare_command(
-    args: argparse.Namespace,
-    profile_from_args: Callable[[argparse.Namespace], CacheProfile] | CacheProfile,
-    *, stdout: TextIO | None = None, stderr: TextIO | None = None,
-) -> int:
-    """``compare``: every strategy side by side (table, or a JSON list with --json)."""
-    stdout, stderr = stdout or sys.stdout, stderr or sys.stderr
-    try:
-        profile, budget, context, options = _inputs(args, profile_from_args)
-        results = compare(profile, budget_bytes=budget, context_tokens=context, options=options)
-    except ValueError as err:
-        return _fail(err, stderr)
-    if getattr(args, "json", False):
-        print(json.dumps([r.to_dict() for r in results], indent=2), file=stdout)
-    else:
-        print(format_comparison_table(results), file=stdout)
-    return 0
-
-
-def register(
-    subparsers: argparse._SubParsersAction,
-    add_profile_arguments: Callable[[argparse.ArgumentParser], None],
-    profile_from_args: Callable[[argparse.Namespace], CacheProfile],
-) -> argparse.ArgumentParser:
-    """Add the ``compare`` command; its ``func`` default runs it: ``args.func(args) -> int``."""
-    parser = subparsers.add_parser(
-        "compare",
-        help="every engine layout side by side for one model and budget",
-        description="Compare flat, per-component, vLLM, SGLang, aliased and two-level layouts.",
-    )
-    add_profile_arguments(parser)
-    add_strategy_arguments(parser, include_strategy=False)
-    _arg(parser, "--json", action="store_true", help="print a JSON list of results")
-    parser.set_defaults(func=lambda args: compare_command(args, profile_from_args))
-    return parser
+def compare_text(args: argparse.Namespace, profile: CacheProfile) -> str:
+    """``compare``: every strategy side by side, as a table or a JSON list with --json."""
+    results = compare(profile, budget_bytes=args.budget, context_tokens=context_from_args(args),
+                      options=options_from_args(args))
+    if args.json:
+        return json.dumps([r.to_dict() for r in results], indent=2)
+    return format_comparison_table(results)
