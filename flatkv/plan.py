@@ -32,7 +32,7 @@ STATE_LAYER_TYPES = frozenset({LINEAR_ATTENTION})
 
 @dataclass(frozen=True)
 class ComponentSpec:
-    """One cache tensor of one cache layer; per page it takes ``bytes_per_slot * P + const_bytes``."""
+    """One cache tensor of one cache layer: ``bytes_per_slot * P + const_bytes`` per page."""
 
     group_id: str
     layer: int
@@ -83,7 +83,7 @@ class FlatMemoryPlan:
 
 
 def check_int(field: str, value: object, *, minimum: int = 0, hint: str = "") -> int:
-    """Return ``value`` if it is an int (not a bool) of at least ``minimum``, else raise ValueError."""
+    """``value`` if it is an int (not a bool) of at least ``minimum``; else ValueError."""
     if isinstance(value, bool) or not isinstance(value, int):
         raise ValueError(
             f"{field} must be a whole number, got {value!r} ({type(value).__name__})"
@@ -95,36 +95,60 @@ def check_int(field: str, value: object, *, minimum: int = 0, hint: str = "") ->
     return value
 
 
+def _is_count(value: object) -> bool:
+    return type(value) is int and value >= 0
+
+
 def check_components(components: Iterable[ComponentSpec]) -> tuple[ComponentSpec, ...]:
     """Validate a component list: non-empty, well-typed, each all-linear or all-constant, unique."""
     comps = tuple(components)
     if not comps:
         raise ValueError("components is empty: a plan needs at least one ComponentSpec")
-    seen: set[tuple[str, int, str]] = set()
-    for i, c in enumerate(comps):
-        where = f"components[{i}]"
-        if not isinstance(c, ComponentSpec):
-            raise ValueError(f"{where} must be a ComponentSpec, got {type(c).__name__}")
-        if not isinstance(c.group_id, str) or not c.group_id:
-            raise ValueError(f"{where}.group_id must be a non-empty string, got {c.group_id!r}")
-        if not isinstance(c.component, str) or not c.component:
-            raise ValueError(f"{where}.component must be a non-empty string, got {c.component!r}")
-        check_int(f"{where}.layer", c.layer)
-        check_int(f"{where}.bytes_per_slot", c.bytes_per_slot)
-        check_int(f"{where}.const_bytes", c.const_bytes)
-        if (c.bytes_per_slot > 0) == (c.const_bytes > 0):
-            raise ValueError(
-                f"{where} ({c.group_id}/{c.layer}/{c.component}) has bytes_per_slot="
-                f"{c.bytes_per_slot} and const_bytes={c.const_bytes}: exactly one of them must be "
-                "positive (linear KV history or constant state)"
-            )
-        key = (c.group_id, c.layer, c.component)
-        if key in seen:
-            raise ValueError(
-                f"{where} repeats (group, layer, component) {key}: give each component once"
-            )
-        seen.add(key)
+    keys = set()
+    for c in comps:
+        # Fast path: one cheap test per component; the detailed message only on failure.
+        if not (
+            type(c) is ComponentSpec
+            and type(c.group_id) is str
+            and c.group_id
+            and type(c.component) is str
+            and c.component
+            and _is_count(c.layer)
+            and _is_count(c.bytes_per_slot)
+            and _is_count(c.const_bytes)
+            and (c.bytes_per_slot > 0) != (c.const_bytes > 0)
+        ):
+            _explain_bad_component(comps.index(c), c)
+        keys.add((c.group_id, c.layer, c.component))
+    if len(keys) != len(comps):
+        seen: set[tuple[str, int, str]] = set()
+        for i, c in enumerate(comps):
+            key = (c.group_id, c.layer, c.component)
+            if key in seen:
+                raise ValueError(
+                    f"components[{i}] repeats (group, layer, component) {key}: give each "
+                    "component once"
+                )
+            seen.add(key)
     return comps
+
+
+def _explain_bad_component(i: int, c: object) -> None:
+    where = f"components[{i}]"
+    if not isinstance(c, ComponentSpec):
+        raise ValueError(f"{where} must be a ComponentSpec, got {type(c).__name__}")
+    if not isinstance(c.group_id, str) or not c.group_id:
+        raise ValueError(f"{where}.group_id must be a non-empty string, got {c.group_id!r}")
+    if not isinstance(c.component, str) or not c.component:
+        raise ValueError(f"{where}.component must be a non-empty string, got {c.component!r}")
+    check_int(f"{where}.layer", c.layer)
+    check_int(f"{where}.bytes_per_slot", c.bytes_per_slot)
+    check_int(f"{where}.const_bytes", c.const_bytes)
+    raise ValueError(
+        f"{where} ({c.group_id}/{c.layer}/{c.component}) has bytes_per_slot="
+        f"{c.bytes_per_slot} and const_bytes={c.const_bytes}: exactly one of them must be "
+        "positive (linear KV history or constant state)"
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -162,7 +186,9 @@ def state_const_bytes(
 
 def _shape_bytes(shape_field: str, shape: Sequence[int], dtype_field: str, dtype: object) -> int:
     itemsize = dtype if isinstance(dtype, int) else getattr(dtype, "itemsize", None)
-    check_int(f"{dtype_field} itemsize", itemsize, minimum=1, hint="pass a dtype or bytes per element")
+    check_int(
+        f"{dtype_field} itemsize", itemsize, minimum=1, hint="pass a dtype or bytes per element"
+    )
     if isinstance(shape, (str, bytes)) or not isinstance(shape, Sequence) or not shape:
         raise ValueError(f"{shape_field} must be a non-empty sequence of dims, got {shape!r}")
     total = itemsize
@@ -192,8 +218,12 @@ def components_from_layers(
     has_history = any(label not in STATE_LAYER_TYPES for label in labels)
     has_state = len(labels) > 0 and any(label in STATE_LAYER_TYPES for label in labels)
     if has_history:
-        check_int("kv_bytes_per_slot", kv_bytes_per_slot, minimum=1,
-                  hint="attention layers need the bytes one token adds to one layer")
+        check_int(
+            "kv_bytes_per_slot",
+            kv_bytes_per_slot,
+            minimum=1,
+            hint="attention layers need the bytes one token adds to one layer",
+        )
     state_items = list(state_const_bytes.items())
     if has_state:
         if not state_items:
@@ -224,16 +254,8 @@ class Row:
     group_id: str
     layer: int
     components: tuple[ComponentSpec, ...]
-
-    @property
-    def linear_bytes(self) -> int:
-        """Bytes per token slot of the whole row (0 for a state row)."""
-        return sum(c.bytes_per_slot for c in self.components)
-
-    @property
-    def const_bytes(self) -> int:
-        """Constant bytes of the whole row (0 for a history row)."""
-        return sum(c.const_bytes for c in self.components)
+    linear_bytes: int  # bytes per token slot of the whole row (0 for a state row)
+    const_bytes: int  # constant bytes of the whole row (0 for a history row)
 
     def row_bytes(self, block_size: int) -> int:
         return self.linear_bytes * block_size + self.const_bytes
@@ -251,15 +273,16 @@ def group_rows(components: Iterable[ComponentSpec]) -> dict[str, list[Row]]:
         by_key.setdefault((c.group_id, c.layer), []).append(c)
     groups: dict[str, list[Row]] = {}
     for (gid, layer), members in by_key.items():
-        kinds = {c.is_linear for c in members}
-        if len(kinds) > 1:
+        linear = sum(c.bytes_per_slot for c in members)
+        const = sum(c.const_bytes for c in members)
+        if linear and const:
             names = ", ".join(c.component for c in members)
             raise ValueError(
                 f"row ({gid}, layer {layer}) mixes linear and constant components ({names}): a "
                 "row must be all-linear (KV history) or all-constant (state); give the constant "
                 "tensors their own group"
             )
-        groups.setdefault(gid, []).append(Row(gid, layer, tuple(members)))
+        groups.setdefault(gid, []).append(Row(gid, layer, tuple(members), linear, const))
     return groups
 
 
@@ -295,17 +318,16 @@ def _equalize(block_size: int, alignment: int, needed: int) -> int:
     return alignment * (-(-needed // alignment))  # exact integer ceil, no floats
 
 
-def equalize(
-    components: Iterable[ComponentSpec], *, block_size: int, alignment: int
-) -> Equalizer:
+def equalize(components: Iterable[ComponentSpec], *, block_size: int, alignment: int) -> Equalizer:
     """Run the equalizer over the rows of ``components`` and keep its reasoning."""
     check_int("block_size", block_size, minimum=1)
     check_int("alignment", alignment, minimum=1)
     rows = [row for group in group_rows(components).values() for row in group]
-    return _equalizer_from_rows(rows, block_size, alignment)
+    return equalize_rows(rows, block_size, alignment)
 
 
-def _equalizer_from_rows(rows: Sequence[Row], block_size: int, alignment: int) -> Equalizer:
+def equalize_rows(rows: Sequence[Row], block_size: int, alignment: int) -> Equalizer:
+    """The equalizer over already grouped rows (see ``equalize``)."""
     max_linear = max(row.linear_bytes for row in rows)
     max_const = max(row.const_bytes for row in rows)
     needed = 0
@@ -423,7 +445,7 @@ def plan_tensors(
     check_int("block_size", block_size, minimum=1)
     check_int("alignment", alignment, minimum=1)
     groups = group_rows(components)
-    eq = _equalizer_from_rows([r for rows in groups.values() for r in rows], block_size, alignment)
+    eq = equalize_rows([r for rows in groups.values() for r in rows], block_size, alignment)
     p = eq.block_size
 
     slot_bindings: list[tuple[LayerBinding, ...]] = []
@@ -433,7 +455,9 @@ def plan_tensors(
             offset = 0
             for c in row.components:
                 nbytes = c.bytes_per_block(p)
-                bindings.append(LayerBinding(slot, row.group_id, row.layer, c.component, nbytes, offset))
+                bindings.append(
+                    LayerBinding(slot, row.group_id, row.layer, c.component, nbytes, offset)
+                )
                 offset += nbytes
         slot_bindings.append(tuple(bindings))
     row_bytes = [sum(b.nbytes_per_block for b in bs) for bs in slot_bindings]

@@ -1,0 +1,479 @@
+"""What the reference planner does not tell: where each byte of a plan goes, and why P is P.
+
+``analyze`` builds a plan (packed slabs or one tensor per component) and returns a
+``PlanAnalysis``: per slot and per row the bytes of each binding and its offset in the slot row;
+totals that add up to the budget exactly; the dead weight of the single page-id space per group;
+and the equalizer's reasoning. ``sweep_block_sizes`` and ``sweep_budgets`` give the same headline
+figures over many points without building a plan per point (geometry is closed-form once the rows
+are known).
+
+Two kinds of "waste" are kept apart, because engineers argue about both:
+
+* **padding to the page row**: the bytes a row would be padded with in a uniform-page layout
+  (vLLM pads every page row, ``[conv | ssm | pad]``, to the widest row). Packed slabs do not
+  allocate it: their slot rows are the exact sum of their bindings. It is reported per row and per
+  block as what uniform pages would cost.
+* **dead weight**: one block id addresses a row in every slot, so a page owned by one group
+  still carries the rows of every other group. Those bytes are allocated and idle.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+
+from flatkv.plan import (
+    ComponentSpec,
+    Equalizer,
+    FlatMemoryPlan,
+    Row,
+    check_int,
+    equalize_rows,
+    group_rows,
+    plan_component_tensors,
+    plan_tensors,
+)
+
+PLANNERS = ("packed", "per-component")
+
+
+@dataclass(frozen=True)
+class BindingUse:
+    """One binding as it sits in its slot row."""
+
+    slot: int
+    group_id: str
+    layer: int
+    component: str
+    offset: int  # byte offset in the slot row (row start + the binding's row_offset)
+    row_offset: int  # byte offset within its (group, layer) row, as in LayerBinding
+    nbytes_per_block: int
+    is_state: bool
+
+
+@dataclass(frozen=True)
+class RowUse:
+    """One (group, layer) row inside a slot row."""
+
+    slot: int
+    group_id: str
+    layer: int
+    offset: int  # where the row starts in the slot row
+    used_bytes: int  # the sum of its bindings
+    page_row_bytes: int  # the widest row at P: what a uniform page would be
+    bindings: tuple[BindingUse, ...]
+
+    @property
+    def padding_bytes(self) -> int:
+        """Bytes a uniform-page layout would pad this row with (packed slabs allocate none)."""
+        return self.page_row_bytes - self.used_bytes
+
+    @property
+    def padded_share(self) -> float:
+        """Share of a uniform page row that would be padding."""
+        return self.padding_bytes / self.page_row_bytes if self.page_row_bytes else 0.0
+
+
+@dataclass(frozen=True)
+class SlotUse:
+    slot: int
+    name: str
+    row_bytes: int  # bytes of one block in this slot tensor
+    tensor_bytes: int
+    rows: tuple[RowUse, ...]
+
+
+@dataclass(frozen=True)
+class GroupShare:
+    """What one page id owned by this group uses, and what it carries for the other groups."""
+
+    group_id: str
+    num_layers: int
+    used_bytes_per_block: int  # this group's rows across all slots
+    dead_bytes_per_block: int  # every other row the same block id addresses
+    block_bytes: int
+
+    @property
+    def dead_share(self) -> float:
+        return self.dead_bytes_per_block / self.block_bytes
+
+
+@dataclass(frozen=True)
+class PlanTotals:
+    """Where the budget goes. kv_history + state + reserved + unused == budget, exactly."""
+
+    budget_bytes: int
+    block_size: int
+    block_bytes: int
+    num_blocks: int
+    kv_history_bytes: int
+    state_bytes: int
+    reserved_bytes: int  # rows outside the plan (e.g. a draft model's KV), per-component only
+    unused_bytes: int
+    uniform_padding_bytes: int  # what padding every row to the page row would add (not allocated)
+
+    @property
+    def capacity_tokens(self) -> int:
+        return self.num_blocks * self.block_size
+
+    @property
+    def allocated_bytes(self) -> int:
+        return self.num_blocks * self.block_bytes
+
+
+@dataclass(frozen=True)
+class PlanAnalysis:
+    planner: str
+    plan: FlatMemoryPlan
+    equalizer: Equalizer  # the packed planner's decision; per-component keeps P as requested
+    slots: tuple[SlotUse, ...]
+    groups: tuple[GroupShare, ...]
+    totals: PlanTotals
+
+    @property
+    def finer_alignments(self) -> tuple[tuple[int, int], ...]:
+        """(alignment, P) for each power-of-two alignment finer than the current one."""
+        eq = self.equalizer
+        out = []
+        a = 1
+        while a < eq.alignment:
+            out.append((a, eq.block_size_at(a)))
+            a *= 2
+        return tuple(out)
+
+    def why_block_size(self) -> list[str]:
+        """The equalizer's reasoning, one step per line, with the numbers in."""
+        eq = self.equalizer
+        steps = [
+            f"Requested block_size {eq.requested_block_size:,} token slots, alignment "
+            f"{eq.alignment:,}.",
+            f"Widest linear (KV history) row: {eq.max_linear:,} B per slot, so "
+            f"{eq.max_linear * eq.requested_block_size:,} B per page at the requested size.",
+        ]
+        if eq.max_const == 0:
+            steps.append("No constant (state) rows: P stays the requested block size.")
+        else:
+            steps.append(
+                f"Widest constant (state) row: {eq.max_const:,} B. Slots needed to cover it: "
+                f"ceil({eq.max_const:,} / {eq.max_linear:,}) = {eq.needed:,}."
+            )
+            if not eq.inflated:
+                steps.append(f"{eq.needed:,} <= {eq.requested_block_size:,}: P stays the same.")
+            else:
+                steps.append(
+                    f"{eq.needed:,} > {eq.requested_block_size:,}: round up to a multiple of "
+                    f"{eq.alignment:,} -> P = {eq.block_size:,} "
+                    f"({eq.block_size - eq.needed:,} slots of rounding)."
+                )
+        if self.planner == "per-component":
+            steps.append("The per-component planner does not equalize: P is the requested size.")
+        steps.append(
+            f"Page row at P: max({eq.max_linear:,} x {self.totals.block_size:,}, "
+            f"{eq.max_const:,}) = {max(eq.max_linear * self.totals.block_size, eq.max_const):,} B."
+        )
+        return steps
+
+
+def _rows_and_equalizer(
+    components: Iterable[ComponentSpec], block_size: int, alignment: int
+) -> tuple[dict[str, list[Row]], Equalizer]:
+    check_int("block_size", block_size, minimum=1)
+    check_int("alignment", alignment, minimum=1)
+    groups = group_rows(components)
+    rows = [r for rs in groups.values() for r in rs]
+    return groups, equalize_rows(rows, block_size, alignment)
+
+
+def analyze(
+    components: Iterable[ComponentSpec],
+    *,
+    block_size: int,
+    budget_bytes: int,
+    alignment: int | None = None,
+    planner: str = "packed",
+    reserved_bytes_per_block: int = 0,
+) -> PlanAnalysis:
+    """Plan ``components`` with ``planner`` and account for every byte of the budget.
+
+    ``alignment`` defaults to ``block_size`` (as in ``equalized_block_size``).
+    """
+    if planner not in PLANNERS:
+        raise ValueError(f"planner {planner!r} is unknown: use one of {', '.join(PLANNERS)}")
+    comps = tuple(components)
+    alignment = block_size if alignment is None else alignment
+    groups, eq = _rows_and_equalizer(comps, block_size, alignment)
+    if planner == "packed":
+        if reserved_bytes_per_block:
+            raise ValueError(
+                "reserved_bytes_per_block is only used by the per-component planner: set "
+                "planner='per-component' or leave it 0"
+            )
+        plan = plan_tensors(
+            comps, block_size=block_size, alignment=alignment, budget_bytes=budget_bytes
+        )
+    else:
+        plan = plan_component_tensors(
+            comps,
+            block_size=block_size,
+            budget_bytes=budget_bytes,
+            reserved_bytes_per_block=reserved_bytes_per_block,
+        )
+    geo = plan.geometry
+    p = geo.block_size
+    page_row = max(eq.max_linear * p, eq.max_const)
+    state_components = {(c.group_id, c.layer, c.component) for c in comps if not c.is_linear}
+
+    slots: list[SlotUse] = []
+    used_by_group: dict[str, int] = dict.fromkeys(groups, 0)
+    kv_per_block = state_per_block = uniform_pad_per_block = 0
+    for tensor in plan.tensors:
+        rows: list[RowUse] = []
+        slot_offset = 0
+        by_row: dict[tuple[str, int], list] = {}
+        for b in tensor.bindings:
+            by_row.setdefault((b.group_id, b.layer), []).append(b)
+        for (gid, layer), members in by_row.items():
+            used = sum(b.nbytes_per_block for b in members)
+            uses = tuple(
+                BindingUse(
+                    slot=b.slot,
+                    group_id=gid,
+                    layer=layer,
+                    component=b.component,
+                    offset=slot_offset + b.row_offset,
+                    row_offset=b.row_offset,
+                    nbytes_per_block=b.nbytes_per_block,
+                    is_state=(gid, layer, b.component) in state_components,
+                )
+                for b in members
+            )
+            row_width = page_row if planner == "packed" else used
+            rows.append(
+                RowUse(tensor.bindings[0].slot, gid, layer, slot_offset, used, row_width, uses)
+            )
+            used_by_group[gid] += used
+            for u in uses:
+                if u.is_state:
+                    state_per_block += u.nbytes_per_block
+                else:
+                    kv_per_block += u.nbytes_per_block
+            uniform_pad_per_block += row_width - used
+            slot_offset += used
+        slot_row = tensor.nbytes // geo.num_blocks
+        slots.append(SlotUse(len(slots), tensor.name, slot_row, tensor.nbytes, tuple(rows)))
+
+    reserved_per_block = geo.block_bytes - kv_per_block - state_per_block
+    group_shares = tuple(
+        GroupShare(gid, len(groups[gid]), used, geo.block_bytes - used, geo.block_bytes)
+        for gid, used in used_by_group.items()
+    )
+    n = geo.num_blocks
+    totals = PlanTotals(
+        budget_bytes=budget_bytes,
+        block_size=p,
+        block_bytes=geo.block_bytes,
+        num_blocks=n,
+        kv_history_bytes=n * kv_per_block,
+        state_bytes=n * state_per_block,
+        reserved_bytes=n * reserved_per_block,
+        unused_bytes=budget_bytes - n * geo.block_bytes,
+        uniform_padding_bytes=n * uniform_pad_per_block,
+    )
+    return PlanAnalysis(planner, plan, eq, tuple(slots), group_shares, totals)
+
+
+# --------------------------------------------------------------------------------------------
+# Sweeps: closed form per point, no plan built.
+
+
+@dataclass(frozen=True)
+class SweepPoint:
+    requested_block_size: int
+    block_size: int
+    budget_bytes: int
+    block_bytes: int
+    num_blocks: int  # 0 or 1 when the budget does not hold a plan (fits is False)
+    kv_history_bytes: int
+    state_bytes: int
+
+    @property
+    def fits(self) -> bool:
+        return self.num_blocks > 1
+
+    @property
+    def capacity_tokens(self) -> int:
+        return self.num_blocks * self.block_size if self.fits else 0
+
+    @property
+    def unused_bytes(self) -> int:
+        return self.budget_bytes - (self.num_blocks * self.block_bytes if self.fits else 0)
+
+
+@dataclass(frozen=True)
+class _SweepModel:
+    """Everything a sweep point needs, computed once: block_bytes(P) = linear * P + const."""
+
+    equalizer: (
+        Equalizer | None
+    )  # packed only, at block_size 1: holds max_linear, max_const and needed
+    linear_total: int
+    const_total: int
+    reserved: int
+    planner: str
+
+    def point(self, block_size: int, alignment: int, budget: int) -> SweepPoint:
+        p = block_size
+        if self.planner == "packed":
+            p = replace(self.equalizer, requested_block_size=block_size).block_size_at(alignment)
+        block_bytes = self.linear_total * p + self.const_total + self.reserved
+        n = budget // block_bytes
+        fits = n > 1
+        return SweepPoint(
+            block_size,
+            p,
+            budget,
+            block_bytes,
+            n,
+            n * self.linear_total * p if fits else 0,
+            n * self.const_total if fits else 0,
+        )
+
+
+def _sweep_model(components: Iterable[ComponentSpec], planner: str, reserved: int) -> _SweepModel:
+    if planner not in PLANNERS:
+        raise ValueError(f"planner {planner!r} is unknown: use one of {', '.join(PLANNERS)}")
+    check_int("reserved_bytes_per_block", reserved)
+    rows = tuple(r for rs in group_rows(components).values() for r in rs)
+    eq = equalize_rows(rows, 1, 1) if planner == "packed" else None
+    return _SweepModel(
+        eq, sum(r.linear_bytes for r in rows), sum(r.const_bytes for r in rows), reserved, planner
+    )
+
+
+def _check_points(field: str, values: Sequence[int], minimum: int) -> list[int]:
+    values = list(values)
+    if not values:
+        raise ValueError(f"{field} is empty: give at least one value to sweep")
+    if len(values) > 100_000:
+        raise ValueError(f"{field} has {len(values):,} points: sweep at most 100,000")
+    return [check_int(f"{field}[{i}]", v, minimum=minimum) for i, v in enumerate(values)]
+
+
+def sweep_block_sizes(
+    components: Iterable[ComponentSpec],
+    block_sizes: Sequence[int],
+    *,
+    budget_bytes: int,
+    alignment: int | None = None,
+    planner: str = "packed",
+    reserved_bytes_per_block: int = 0,
+) -> tuple[SweepPoint, ...]:
+    """Headline figures for each requested block size; ``alignment`` None means the block size."""
+    model = _sweep_model(components, planner, reserved_bytes_per_block)
+    sizes = _check_points("block_sizes", block_sizes, 1)
+    check_int("budget_bytes", budget_bytes)
+    if alignment is not None:
+        check_int("alignment", alignment, minimum=1)
+    return tuple(model.point(b, alignment or b, budget_bytes) for b in sizes)
+
+
+def sweep_budgets(
+    components: Iterable[ComponentSpec],
+    budgets: Sequence[int],
+    *,
+    block_size: int,
+    alignment: int | None = None,
+    planner: str = "packed",
+    reserved_bytes_per_block: int = 0,
+) -> tuple[SweepPoint, ...]:
+    """Headline figures for each budget at one block size."""
+    model = _sweep_model(components, planner, reserved_bytes_per_block)
+    check_int("block_size", block_size, minimum=1)
+    alignment = block_size if alignment is None else check_int("alignment", alignment, minimum=1)
+    return tuple(
+        model.point(block_size, alignment, b) for b in _check_points("budgets", budgets, 0)
+    )
+
+
+def analysis_to_dict(analysis: PlanAnalysis) -> dict:
+    """JSON-ready view of an analysis: geometry, tensors with bindings, and every figure above.
+
+    Byte counts stay ints; shares are floats derived from them.
+    """
+    geo = analysis.plan.geometry
+    eq = analysis.equalizer
+    t = analysis.totals
+    return {
+        "planner": analysis.planner,
+        "geometry": {
+            "block_size": geo.block_size,
+            "block_bytes": geo.block_bytes,
+            "num_blocks": geo.num_blocks,
+        },
+        "equalizer": {
+            "requested_block_size": eq.requested_block_size,
+            "alignment": eq.alignment,
+            "max_linear_bytes_per_slot": eq.max_linear,
+            "max_const_bytes": eq.max_const,
+            "needed_slots": eq.needed,
+            "block_size": eq.block_size,
+            "inflated": eq.inflated,
+            "finer_alignments": [
+                {"alignment": a, "block_size": p} for a, p in analysis.finer_alignments
+            ],
+            "why": analysis.why_block_size(),
+        },
+        "totals": {
+            "budget_bytes": t.budget_bytes,
+            "kv_history_bytes": t.kv_history_bytes,
+            "state_bytes": t.state_bytes,
+            "reserved_bytes": t.reserved_bytes,
+            "unused_bytes": t.unused_bytes,
+            "uniform_padding_bytes": t.uniform_padding_bytes,
+            "capacity_tokens": t.capacity_tokens,
+        },
+        "dead_weight": [
+            {
+                "group_id": g.group_id,
+                "num_layers": g.num_layers,
+                "used_bytes_per_block": g.used_bytes_per_block,
+                "dead_bytes_per_block": g.dead_bytes_per_block,
+                "dead_share": g.dead_share,
+            }
+            for g in analysis.groups
+        ],
+        "tensors": [
+            {
+                "name": s.name,
+                "slot": s.slot,
+                "nbytes": s.tensor_bytes,
+                "row_bytes": s.row_bytes,
+                "rows": [
+                    {
+                        "group_id": r.group_id,
+                        "layer": r.layer,
+                        "offset": r.offset,
+                        "used_bytes": r.used_bytes,
+                        "page_row_bytes": r.page_row_bytes,
+                        "padding_bytes": r.padding_bytes,
+                        "padded_share": r.padded_share,
+                    }
+                    for r in s.rows
+                ],
+                "bindings": [
+                    {
+                        "slot": b.slot,
+                        "group_id": b.group_id,
+                        "layer": b.layer,
+                        "component": b.component,
+                        "nbytes_per_block": b.nbytes_per_block,
+                        "row_offset": b.row_offset,
+                        "offset": b.offset,
+                    }
+                    for r in s.rows
+                    for b in r.bindings
+                ],
+            }
+            for s in analysis.slots
+        ],
+    }

@@ -1,0 +1,251 @@
+"""``python -m flatkv``: the planner, the models and the comparisons on the command line.
+
+Every command reads a model the same way (``add_profile_arguments`` / ``profile_from_args``) and
+prints a readable table, or JSON with ``--json``. Bad input exits with status 2 and one line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable, Sequence
+
+from flatkv.analysis import PLANNERS, PlanAnalysis, analysis_to_dict, analyze
+from flatkv.patterns import parse_layer_pattern
+from flatkv.profile import CacheProfile
+from flatkv.units import format_bytes, parse_size
+
+PROG = "python -m flatkv"
+
+
+class UsageError(ValueError):
+    """Bad command-line input; main() prints it as one line and exits 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # one line, not usage + message
+        raise UsageError(message)
+
+
+# --------------------------------------------------------------------------------------------
+# Reading a model: raw bytes today, presets and Hugging Face configs as the model layer grows.
+
+
+def parse_state(text: str) -> dict[str, int]:
+    """``conv=49152,ssm=2097152`` -> ``{"conv": 49152, "ssm": 2097152}`` (sizes may carry units)."""
+    out: dict[str, int] = {}
+    for part in filter(None, (p.strip() for p in text.split(","))):
+        name, sep, value = part.partition("=")
+        if not sep or not name.strip():
+            raise ValueError(
+                f"--state {text!r}: write name=bytes pairs, e.g. conv=49152,ssm=2097152"
+            )
+        out[name.strip()] = parse_size(value, field=f"--state {name.strip()}")
+    if not out:
+        raise ValueError("--state is empty: write name=bytes pairs, e.g. conv=49152,ssm=2097152")
+    return out
+
+
+def add_profile_arguments(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("model (raw)")
+    group.add_argument(
+        "--layers",
+        help="cache layer pattern, e.g. '(3*linear_attention,"
+        "full_attention)*12' (labels: full, sliding, linear)",
+    )
+    group.add_argument(
+        "--kv-bytes-per-slot",
+        type=str,
+        default="0",
+        help="bytes one token adds to one attention layer",
+    )
+    group.add_argument(
+        "--state", default="", help="state tensors of one linear layer, e.g. conv=49152,ssm=2097152"
+    )
+    group.add_argument(
+        "--sliding-window", type=int, default=None, help="tokens a sliding layer keeps"
+    )
+
+
+def profile_from_args(args: argparse.Namespace) -> CacheProfile:
+    if not args.layers:
+        raise UsageError("no model given: pass --layers with --kv-bytes-per-slot / --state")
+    labels = parse_layer_pattern(args.layers)
+    return CacheProfile(
+        layer_types=tuple(labels),
+        kv_bytes_per_slot=parse_size(args.kv_bytes_per_slot, field="--kv-bytes-per-slot"),
+        state_const_bytes=parse_state(args.state) if args.state else {},
+        sliding_window=args.sliding_window,
+        name="custom",
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# plan
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value} must be positive")
+    return value
+
+
+def add_plan_arguments(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("plan")
+    group.add_argument(
+        "--block-size",
+        type=_positive_int,
+        default=16,
+        help="requested tokens per page (default 16)",
+    )
+    group.add_argument(
+        "--alignment",
+        type=_positive_int,
+        default=None,
+        help="an inflated page size is a multiple of this (default: block size)",
+    )
+    group.add_argument(
+        "--budget", required=True, help="memory for the cache: 80GB, 10GiB, 1.5TiB, 12e9 or bytes"
+    )
+    group.add_argument("--planner", choices=PLANNERS, default="packed")
+    group.add_argument(
+        "--reserved-bytes-per-block",
+        default="0",
+        help="per-component planner: bytes of co-resident rows per block id",
+    )
+
+
+def _plan_command(args: argparse.Namespace) -> str:
+    profile = profile_from_args(args)
+    analysis = analyze(
+        profile.components(),
+        block_size=args.block_size,
+        alignment=args.alignment,
+        budget_bytes=parse_size(args.budget, field="--budget"),
+        planner=args.planner,
+        reserved_bytes_per_block=parse_size(
+            args.reserved_bytes_per_block, field="--reserved-bytes-per-block"
+        ),
+    )
+    if args.json:
+        return json.dumps({"model": profile.name, **analysis_to_dict(analysis)}, indent=2)
+    return format_analysis(analysis, title=profile.name)
+
+
+def _table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
+    cells = [[str(h) for h in headers]] + [[str(c) for c in row] for row in rows]
+    widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
+    lines = [
+        "  ".join(c.rjust(w) if i else c.ljust(w) for i, (c, w) in enumerate(zip(r, widths)))
+        for r in cells
+    ]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    return "\n".join(lines)
+
+
+def _bytes(n: int) -> str:
+    return f"{n:,} B ({format_bytes(n)})" if n >= 1024 else f"{n:,} B"
+
+
+def format_analysis(analysis: PlanAnalysis, *, title: str = "", max_slots: int = 12) -> str:
+    """The plan as a terminal report: why P, totals, dead weight, then the slot rows."""
+    t = analysis.totals
+    out = [f"Plan ({analysis.planner}){': ' + title if title else ''}", ""]
+    out += ["Why this block size:"] + [f"  {line}" for line in analysis.why_block_size()]
+    out += [
+        "",
+        _table(
+            ["figure", "value"],
+            [
+                ["block_size (P)", f"{t.block_size:,} tokens"],
+                ["block_bytes", _bytes(t.block_bytes)],
+                ["num_blocks", f"{t.num_blocks:,}"],
+                ["capacity", f"{t.capacity_tokens:,} tokens"],
+                ["budget", _bytes(t.budget_bytes)],
+                ["KV history", _bytes(t.kv_history_bytes)],
+                ["state", _bytes(t.state_bytes)],
+                ["reserved", _bytes(t.reserved_bytes)],
+                ["unused", _bytes(t.unused_bytes)],
+                ["uniform-page padding (not allocated)", _bytes(t.uniform_padding_bytes)],
+            ],
+        ),
+    ]
+    out += [
+        "",
+        "Dead weight of the single page-id space (per block id owned by a group):",
+        _table(
+            ["group", "layers", "used B/block", "dead B/block", "dead share"],
+            [
+                [
+                    g.group_id,
+                    g.num_layers,
+                    f"{g.used_bytes_per_block:,}",
+                    f"{g.dead_bytes_per_block:,}",
+                    f"{g.dead_share:.2%}",
+                ]
+                for g in analysis.groups
+            ],
+        ),
+    ]
+    rows = []
+    for s in analysis.slots[:max_slots]:
+        rows.append(
+            [
+                s.name,
+                f"{s.row_bytes:,}",
+                f"{s.tensor_bytes:,}",
+                " | ".join(
+                    f"{b.group_id}[{b.layer}].{b.component}@{b.offset:,}:{b.nbytes_per_block:,}"
+                    for r in s.rows
+                    for b in r.bindings
+                ),
+            ]
+        )
+    out += [
+        "",
+        f"Slot tensors ({len(analysis.slots)}):",
+        _table(
+            ["tensor", "row B", "tensor B", "bindings (group[layer].component@offset:bytes)"], rows
+        ),
+    ]
+    if len(analysis.slots) > max_slots:
+        out.append(f"... {len(analysis.slots) - max_slots} more slot tensors (--json lists all)")
+    return "\n".join(out)
+
+
+# --------------------------------------------------------------------------------------------
+# Entry point
+
+
+Command = Callable[[argparse.Namespace], str]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog=PROG,
+        description="FlatKV Explorer: paged KV-cache layouts of hybrid LLMs, planned exactly.",
+    )
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    plan = sub.add_parser("plan", help="plan one model's cache and account for every byte")
+    add_profile_arguments(plan)
+    add_plan_arguments(plan)
+    plan.add_argument("--json", action="store_true", help="print JSON instead of tables")
+    plan.set_defaults(run=_plan_command)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        args = build_parser().parse_args(argv)
+        text = args.run(args)
+    except ValueError as exc:  # UsageError included
+        message = " ".join(str(exc).split())
+        print(f"{PROG}: error: {message}", file=sys.stderr)
+        return 2
+    print(text)
+    return 0

@@ -1,0 +1,76 @@
+"""Byte sizes in and out: exact parsing of ``10GiB`` / ``80GB`` / ``12e9`` and readable display.
+
+Parsing is exact (``fractions.Fraction``, never floats), so ``44.59GiB`` is
+``floor(44.59 * 2**30)`` bytes, as an engine that logs a rounded GiB figure had at least that.
+"""
+
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+
+_UNITS = {
+    "": 1,
+    "b": 1,
+    "kb": 10**3,
+    "mb": 10**6,
+    "gb": 10**9,
+    "tb": 10**12,
+    "kib": 2**10,
+    "mib": 2**20,
+    "gib": 2**30,
+    "tib": 2**40,
+}
+_SIZE = re.compile(r"^\s*([0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE]([+-]?[0-9]+))?\s*([A-Za-z]*)\s*$")
+# Anything above this is not a memory budget but a typo (about 1 EiB).
+MAX_BYTES = 2**60
+
+
+def parse_size(text: str | int, *, field: str = "size") -> int:
+    """Bytes in ``text``: a plain integer, a decimal with exponent, or a number with a unit
+    (B, KB, MB, GB, TB decimal; KiB, MiB, GiB, TiB binary; case-insensitive). Fractional bytes
+    round down."""
+    if isinstance(text, bool):
+        raise ValueError(f"{field} must be a size such as 80GB or 10GiB, got {text!r}")
+    if isinstance(text, int):
+        value = Fraction(text)
+        unit = ""
+    else:
+        match = _SIZE.match(str(text))
+        if not match:
+            raise ValueError(
+                f"{field} {text!r} is not a size: write a number with an optional unit, e.g. "
+                "80GB, 10GiB, 1.5TiB, 12e9 or 4096"
+            )
+        number, exponent, unit = match.groups()
+        value = Fraction(number) * Fraction(10) ** int(exponent or 0)
+        unit = unit.lower()
+        if unit not in _UNITS:
+            raise ValueError(
+                f"{field} {text!r} has unknown unit {unit!r}: use B, KB, MB, GB, TB, KiB, MiB, "
+                "GiB or TiB"
+            )
+    nbytes = int(value * _UNITS[unit])  # floor: value is never negative here
+    if nbytes < 0:
+        raise ValueError(f"{field} must not be negative, got {text!r}")
+    if nbytes > MAX_BYTES:
+        raise ValueError(f"{field} {text!r} is over 1 EiB: check the unit (GB, not B?)")
+    return nbytes
+
+
+def format_bytes(nbytes: int, *, digits: int = 2) -> str:
+    """``1536`` -> ``1.50 KiB``: binary units for display only (figures stay exact ints)."""
+    sign = "-" if nbytes < 0 else ""
+    value = abs(nbytes)
+    if value < 1024:
+        return f"{sign}{value} B"
+    for unit in ("KiB", "MiB", "GiB", "TiB", "PiB"):
+        value /= 1024
+        if value < 1024 or unit == "PiB":
+            return f"{sign}{value:.{digits}f} {unit}"
+    raise AssertionError("unreachable")
+
+
+def format_int(n: int) -> str:
+    """Thousands separators: ``973760`` -> ``973,760``."""
+    return f"{n:,}"
