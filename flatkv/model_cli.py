@@ -3,9 +3,9 @@ options that other subcommands (``plan``) accept instead of raw bytes.
 
 The integrator's ``flatkv.cli`` wires these in: ``add_model_arguments(parser)`` on any parser,
 ``model_from_args(args)`` to read them back, ``register(subparsers)`` for the two subcommands
-(each sets ``func``: call ``args.func(args)``, which prints and returns the exit code). Errors
-are ValueErrors with one-line messages; ``main`` here (``python -m flatkv.model_cli``) shows how
-they become one line on stderr and exit status 2.
+(each sets ``run``, like ``flatkv.cli``'s commands: ``args.run(args)`` returns the text to
+print). Errors are ValueErrors with one-line messages; ``main`` here (``python -m
+flatkv.model_cli``) shows how they become one line on stderr and exit status 2.
 """
 
 from __future__ import annotations
@@ -153,34 +153,32 @@ def format_model_text(report: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def run_model(args: argparse.Namespace) -> int:
+def model_command(args: argparse.Namespace) -> str:
+    """`model`: the report as text, JSON (--json) or the exportable spec (--export)."""
     spec = model_from_args(args)
     if spec is None:
         raise ValueError(
             "model needs a source: give --preset NAME, --hf-config PATH or --model-file PATH"
         )
+    if getattr(args, "export", False):
+        return json.dumps(spec.to_dict(), indent=2)
     report = model_report(spec)
     if getattr(args, "json", False):
-        print(json.dumps(report, indent=2))
-    elif getattr(args, "export", False):
-        print(json.dumps(spec.to_dict(), indent=2))
-    else:
-        print(format_model_text(report))
-    return 0
+        return json.dumps(report, indent=2)
+    return format_model_text(report)
 
 
-def run_presets(args: argparse.Namespace) -> int:
+def presets_command(args: argparse.Namespace) -> str:
+    """`presets`: one name a line, or names, sizes and sources as JSON (--json)."""
     names = list_presets()
-    if getattr(args, "json", False):
-        rows = []
-        for name in names:
-            spec = load_preset(name)
-            rows.append({"name": name, "cache_layers": len(spec.layers), "pattern": spec.pattern,
-                         "source": spec.source})
-        print(json.dumps(rows, indent=2))
-    else:
-        print("\n".join(names))
-    return 0
+    if not getattr(args, "json", False):
+        return "\n".join(names)
+    rows = []
+    for name in names:
+        spec = load_preset(name)
+        rows.append({"name": name, "cache_layers": len(spec.layers), "pattern": spec.pattern,
+                     "source": spec.source})
+    return json.dumps(rows, indent=2)
 
 
 def register(subparsers: Any) -> None:
@@ -195,11 +193,11 @@ def register(subparsers: Any) -> None:
     out.add_argument("--json", action="store_true", help="print the report as JSON")
     out.add_argument("--export", action="store_true",
                      help="print the model specification (preset format) to save and reload")
-    model.set_defaults(func=run_model)
+    model.set_defaults(run=model_command)
 
     presets = subparsers.add_parser("presets", help="list the bundled model presets")
     presets.add_argument("--json", action="store_true", help="names, sizes and sources as JSON")
-    presets.set_defaults(func=run_presets)
+    presets.set_defaults(run=presets_command)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -208,10 +206,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     register(parser.add_subparsers(dest="command", required=True))
     args = parser.parse_args(argv)
     try:
-        return args.func(args)
+        text = args.run(args)
     except ValueError as exc:
         print(f"error: {' '.join(str(exc).split())}", file=sys.stderr)
         return 2
+    print(text)
+    return 0
 
 
 if __name__ == "__main__":

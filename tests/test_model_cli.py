@@ -23,8 +23,7 @@ def run(argv, capsys):
     parser = argparse.ArgumentParser()
     register(parser.add_subparsers(dest="command", required=True))
     args = parser.parse_args(argv)
-    code = args.func(args)
-    return code, capsys.readouterr().out
+    return 0, args.run(args) + "\n"
 
 
 def test_model_json_qwen3_next_tp2(capsys):
@@ -145,3 +144,16 @@ def test_module_entry_point():
     )
     assert proc.returncode == 2 and len(proc.stderr.splitlines()) == 1
     assert "Traceback" not in proc.stderr
+
+
+def test_registers_on_the_main_cli_parser_class():
+    """The subcommands plug into flatkv.cli's parser (one-line errors, `run` convention)."""
+    from flatkv.cli import _Parser
+
+    parser = _Parser(prog="python -m flatkv")
+    register(parser.add_subparsers(dest="command", required=True, parser_class=_Parser))
+    args = parser.parse_args(["model", "--preset", "DeepSeek-V3", "--tp", "8", "--json"])
+    report = json.loads(args.run(args))
+    assert report["kv_bytes_per_slot"] == (512 + 64) * 2  # MLA is not split by tp
+    with pytest.raises(ValueError, match="expected one argument"):
+        parser.parse_args(["model", "--tp"])
