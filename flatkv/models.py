@@ -420,34 +420,30 @@ def _runs_text(runs: Sequence[tuple[str, int]]) -> str:
 def format_pattern(names: Sequence[str]) -> str:
     """A compact pattern for a list of names; ``parse_pattern(format_pattern(x)) == x``.
 
-    Runs become ``n*name``; the longest stretch of a repeated block of runs becomes
-    ``(block)*k``, with the rest before and after it formatted the same way.
+    Runs become ``n*name``. Scanning left to right, wherever a block of up to 16 runs repeats,
+    the longest such stretch becomes ``(block)*k``: ``(3*gdn,full)*12``, ``4*M,(A,5*M)*4``.
+    Linear in the number of runs.
     """
-    return _compress(layer_runs(names))
-
-
-def _compress(runs: list[tuple[str, int]]) -> str:
-    if len(runs) < 2 or len(runs) > 512:
-        return _runs_text(runs)
-    best = (0, 0, 0, 0)  # (runs covered, start, period, repeats)
-    for period in range(1, min(len(runs) // 2, 16) + 1):
-        for start in range(len(runs) - 2 * period + 1):
-            block = runs[start:start + period]
+    runs = layer_runs(names)
+    parts: list[str] = []
+    i = 0
+    while i < len(runs):
+        best_cover, best_period, best_repeats = 1, 1, 1
+        for period in range(1, min(16, (len(runs) - i) // 2) + 1):
+            block = runs[i:i + period]
             repeats = 1
-            while runs[start + repeats * period:start + (repeats + 1) * period] == block:
+            while runs[i + repeats * period:i + (repeats + 1) * period] == block:
                 repeats += 1
-            if repeats >= 2 and repeats * period > best[0]:
-                best = (repeats * period, start, period, repeats)
-    covered, start, period, repeats = best
-    if covered == 0:
-        return _runs_text(runs)
-    block = _runs_text(runs[start:start + period])
-    parts = [
-        _compress(runs[:start]) if start else "",
-        f"({block})*{repeats}" if period > 1 or "*" in block else f"{repeats}*{block}",
-        _compress(runs[start + covered:]) if start + covered < len(runs) else "",
-    ]
-    return ",".join(p for p in parts if p)
+            if repeats >= 2 and repeats * period > best_cover:
+                best_cover, best_period, best_repeats = repeats * period, period, repeats
+        if best_repeats == 1:
+            parts.append(_runs_text(runs[i:i + 1]))
+        else:
+            block_text = _runs_text(runs[i:i + best_period])
+            # a single run repeated cannot happen (equal neighbours merge into one run)
+            parts.append(f"({block_text})*{best_repeats}")
+        i += best_cover
+    return ",".join(parts)
 
 
 # --------------------------------------------------------------------------------------------
