@@ -362,11 +362,39 @@ def _offline() -> bool:
     return flag.strip().lower() in {"1", "true", "yes", "on"}
 
 
+def hub_reachable(timeout_s: float = 3.0) -> bool:
+    """Whether the Hub's host accepts a connection within ``timeout_s`` (no HTTP, no retries).
+
+    huggingface_hub retries a failing download for about half a minute and logs each retry;
+    asking the socket first turns "no network" into an immediate, plain answer. Behind a proxy
+    the socket cannot tell, so the answer is yes and huggingface_hub decides.
+    """
+    import socket
+
+    if any(os.environ.get(v) for v in ("HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy")):
+        return True
+    from urllib.parse import urlparse
+
+    try:
+        from huggingface_hub import constants
+
+        endpoint = constants.ENDPOINT
+    except (ImportError, AttributeError):  # pragma: no cover - older huggingface_hub
+        endpoint = "https://huggingface.co"
+    url = urlparse(endpoint)
+    port = url.port or (443 if url.scheme == "https" else 80)
+    try:
+        with socket.create_connection((url.hostname or "huggingface.co", port), timeout_s):
+            return True
+    except OSError:
+        return False
+
+
 def fetch_hf_config(model_id: str, *, revision: str | None = None) -> dict[str, Any]:
     """Download only ``config.json`` of ``model_id`` from the Hugging Face Hub (or its cache).
 
-    Offline (HF_HUB_OFFLINE=1) only the local cache is used; when the file cannot be had the
-    ValueError says so plainly and suggests passing the file instead.
+    Offline (HF_HUB_OFFLINE=1) or when the Hub cannot be reached, only the local cache is used;
+    when the file cannot be had the ValueError says why plainly and suggests passing the file.
     """
     if not isinstance(model_id, str) or not _MODEL_ID.fullmatch(model_id):
         raise ValueError(
@@ -374,23 +402,32 @@ def fetch_hf_config(model_id: str, *, revision: str | None = None) -> dict[str, 
             "Qwen/Qwen3-Next-80B-A3B-Instruct)"
         )
     try:
-        from huggingface_hub import hf_hub_download
+        import huggingface_hub
+        from huggingface_hub.utils import logging as hub_logging
     except ImportError as exc:  # pragma: no cover - huggingface_hub is a runtime dependency
         raise ValueError(f"fetching a config by model id needs huggingface_hub: {exc}") from None
-    offline = _offline()
+    if _offline():
+        local_only, why = True, "offline (HF_HUB_OFFLINE is set) and not in the local cache"
+    elif not hub_reachable():
+        local_only, why = True, "the Hugging Face Hub cannot be reached from here (offline?) " \
+            "and it is not in the local cache"
+    else:
+        local_only, why = False, ""
+    verbosity = hub_logging.get_verbosity()
+    hub_logging.set_verbosity_error()
     try:
-        path = hf_hub_download(
+        path = huggingface_hub.hf_hub_download(
             repo_id=model_id, filename="config.json", revision=revision,
-            local_files_only=offline, etag_timeout=10,
+            local_files_only=local_only, etag_timeout=10,
         )
-    except Exception as exc:  # offline, unreachable, gated, missing: one plain message
-        why = "offline (HF_HUB_OFFLINE is set) and not in the local cache" if offline else (
-            f"the Hub could not be reached or refused ({type(exc).__name__})"
-        )
+    except Exception as exc:  # missing, gated, refused: one plain message
+        reason = why or f"the Hub refused or failed ({type(exc).__name__})"
         raise ValueError(
-            f"could not fetch config.json of {model_id}: {why}; download config.json elsewhere "
-            "and pass its path with --hf-config"
+            f"could not fetch config.json of {model_id}: {reason}; download config.json "
+            "elsewhere and pass its path with --hf-config"
         ) from None
+    finally:
+        hub_logging.set_verbosity(verbosity)
     return load_config_dict(Path(path))
 
 

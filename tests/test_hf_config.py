@@ -290,6 +290,7 @@ def test_fetch_downloads_only_config_json(monkeypatch, tmp_path):
     import huggingface_hub
 
     monkeypatch.setattr(huggingface_hub, "hf_hub_download", fake_download)
+    monkeypatch.setattr(hf_config, "hub_reachable", lambda: True)
     monkeypatch.setenv("HF_HUB_OFFLINE", "0")
     spec = spec_from_model_id("Qwen/Qwen3-Next-80B-A3B-Instruct")
     assert [c["filename"] for c in calls] == ["config.json"]
@@ -305,8 +306,12 @@ def test_fetch_unreachable_is_one_plain_error(monkeypatch):
     import huggingface_hub
 
     monkeypatch.setattr(huggingface_hub, "hf_hub_download", refuse)
+    monkeypatch.setattr(hf_config, "hub_reachable", lambda: True)
     monkeypatch.setenv("HF_HUB_OFFLINE", "0")
-    with pytest.raises(ValueError, match="could not fetch config.json of a/b: the Hub could not"):
+    with pytest.raises(ValueError, match=r"of a/b: the Hub refused or failed \(OSError\)"):
+        fetch_hf_config("a/b")
+    monkeypatch.setattr(hf_config, "hub_reachable", lambda: False)
+    with pytest.raises(ValueError, match="cannot be reached from here"):
         fetch_hf_config("a/b")
     with pytest.raises(ValueError, match="not of the form owner/name"):
         fetch_hf_config("not a model id")
