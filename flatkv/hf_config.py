@@ -73,17 +73,21 @@ _MODEL_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.\-]*/[A-Za-z0-9][A-Za-z0-9_.\-]*
 # Reading the JSON.
 
 
-def load_config_dict(config: dict | str | Path) -> dict[str, Any]:
-    """A config.json as a dict, from a dict, pasted JSON text, or a path to a file."""
+def load_config_dict(config: dict | str | bytes | Path) -> dict[str, Any]:
+    """A config.json as a dict, from a dict, pasted JSON text, uploaded bytes, or a path."""
     if isinstance(config, Mapping):
         return dict(config)
-    if isinstance(config, bytes):
-        config = config.decode("utf-8", errors="replace")
+    if isinstance(config, (bytes, bytearray)):  # an upload: always JSON, never a path
+        return _parse_json(bytes(config).decode("utf-8", errors="replace"), "uploaded config.json")
     if isinstance(config, str) and config.lstrip().startswith(("{", "[")):
         return _parse_json(config, "pasted config.json")
     if isinstance(config, (str, Path)):
         path = Path(config)
-        if not path.is_file():
+        try:
+            is_file = path.is_file()
+        except (OSError, ValueError):  # a NUL byte or an over-long name
+            is_file = False
+        if not is_file:
             raise ValueError(
                 f"config.json not found at {str(path)!r}: give a path to a file, the JSON text, "
                 "or a model id"
@@ -320,7 +324,7 @@ def _ssm_dtype_of(text: Any, model_dtype: str) -> str:
 
 
 def spec_from_hf_config(
-    config: dict | str | Path, *, name: str | None = None, source: str | None = None
+    config: dict | str | bytes | Path, *, name: str | None = None, source: str | None = None
 ) -> ModelSpec:
     """A ModelSpec (TP 1, dtypes from the config) from a config.json dict, text or path."""
     cfg = load_config_dict(config)

@@ -223,8 +223,13 @@ def test_path_and_pasted_text(tmp_path):
     from_path = spec_from_hf_config(path)
     from_str_path = spec_from_hf_config(str(path))
     from_text = spec_from_hf_config(json.dumps(cfg))
-    assert from_path.layers == from_str_path.layers == from_text.layers
+    from_upload = spec_from_hf_config(json.dumps(cfg).encode())
+    assert from_path.layers == from_str_path.layers == from_text.layers == from_upload.layers
     assert str(path) in from_path.source
+    with pytest.raises(ValueError, match="uploaded config.json is not valid JSON"):
+        spec_from_hf_config(b"\x89PNG not json")
+    with pytest.raises(ValueError, match="config.json not found"):
+        spec_from_hf_config("bad\x00path")
 
 
 # ---- errors ---------------------------------------------------------------------------------
