@@ -11,7 +11,7 @@ import json
 import sys
 from collections.abc import Callable, Sequence
 
-from flatkv import strategy_cli
+from flatkv import model_cli, strategy_cli
 from flatkv.analysis import PLANNERS, PlanAnalysis, analysis_to_dict, analyze
 from flatkv.patterns import parse_layer_pattern
 from flatkv.profile import CacheProfile
@@ -49,17 +49,16 @@ def parse_state(text: str) -> dict[str, int]:
 
 
 def add_profile_arguments(parser: argparse.ArgumentParser) -> None:
-    group = parser.add_argument_group("model (raw)")
+    """A model: a preset, a Hugging Face config.json or an exported spec, or raw bytes."""
+    model_cli.add_model_arguments(parser)
+    group = parser.add_argument_group("model (raw bytes)")
     group.add_argument(
         "--layers",
-        help="cache layer pattern, e.g. '(3*linear_attention,"
-        "full_attention)*12' (labels: full, sliding, linear)",
+        help="cache layer pattern, e.g. '(3*linear_attention,full_attention)*12' "
+        "(labels: full, sliding, linear)",
     )
     group.add_argument(
-        "--kv-bytes-per-slot",
-        type=str,
-        default="0",
-        help="bytes one token adds to one attention layer",
+        "--kv-bytes-per-slot", default="0", help="bytes one token adds to one attention layer"
     )
     group.add_argument(
         "--state", default="", help="state tensors of one linear layer, e.g. conv=49152,ssm=2097152"
@@ -70,8 +69,21 @@ def add_profile_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def profile_from_args(args: argparse.Namespace) -> CacheProfile:
+    spec = model_cli.model_from_args(args)
+    if spec is not None:
+        if args.layers:
+            raise UsageError("give either a model (--preset, --hf-config, --model-file) or "
+                             "--layers with raw bytes, not both")
+        return spec.profile()
     if not args.layers:
-        raise UsageError("no model given: pass --layers with --kv-bytes-per-slot / --state")
+        raise UsageError(
+            "no model given: pass --preset NAME (see `presets`), --hf-config PATH, or --layers "
+            "with --kv-bytes-per-slot / --state"
+        )
+    if any(getattr(args, opt) is not None for opt in ("tp", "kv_dtype", "conv_dtype",
+                                                      "ssm_dtype")):
+        raise UsageError("--tp and the dtype options apply to a model (--preset, --hf-config); "
+                         "with --layers give bytes per TP rank directly")
     labels = parse_layer_pattern(args.layers)
     return CacheProfile(
         layer_types=tuple(labels),
@@ -264,6 +276,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_plan_arguments(compare, planner=False)
     strategy_cli.add_strategy_arguments(compare, include_strategy=False)
     compare.set_defaults(run=lambda args: strategy_cli.compare_text(args, profile_from_args(args)))
+
+    model_cli.register(sub)
     return parser
 
 

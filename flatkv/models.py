@@ -22,11 +22,12 @@ e.g. ``(3*gdn,full)*12``: a UI can edit the pattern as text or as a list of runs
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import Any, ClassVar
 
 from flatkv.dtypes import canonical_dtype, dtype_bytes
+from flatkv.patterns import MAX_CACHE_LAYERS, format_pattern, parse_pattern
 from flatkv.plan import FULL_ATTENTION, LINEAR_ATTENTION, SLIDING_ATTENTION
 from flatkv.plan import state_const_bytes as _state_const_bytes
 from flatkv.profile import CacheProfile
@@ -34,7 +35,6 @@ from flatkv.profile import CacheProfile
 FORMAT = "flatkv-model/1"
 
 # Sanity caps: a value past these is a typo or a hostile file, not a model.
-MAX_CACHE_LAYERS = 10_000
 MAX_TP = 1024
 MAX_DIM = 1 << 20  # any head count, head dim, state dim or latent rank
 MAX_CONV_KERNEL = 64
@@ -294,156 +294,6 @@ def layer_from_dict(data: object, *, where: str = "layer") -> CacheLayer:
         return cls(**{n: data[n] for n in names if n in data})
     except ValueError as exc:
         raise ValueError(f"{where}: {exc}") from None
-
-
-# --------------------------------------------------------------------------------------------
-# Layer patterns: "(3*gdn,full)*12" <-> a list of names.
-
-_TOKEN = re.compile(r"\s*(?:(\d+)|([A-Za-z_][A-Za-z0-9_.\-]*)|(.))")
-
-
-def _tokenize(text: str) -> list[tuple[str, str]]:
-    tokens: list[tuple[str, str]] = []
-    pos = 0
-    text = text.rstrip()
-    while pos < len(text):
-        m = _TOKEN.match(text, pos)
-        if m is None:  # pragma: no cover - the pattern always matches one character
-            break
-        pos = m.end()
-        if m.group(1):
-            tokens.append(("num", m.group(1)))
-        elif m.group(2):
-            tokens.append(("name", m.group(2)))
-        elif m.group(3) in "(),*":
-            tokens.append((m.group(3), m.group(3)))
-        else:
-            raise ValueError(
-                f"layer pattern {text!r} has unexpected {m.group(3)!r}: write names, counts, "
-                "'*', ',' and parentheses, e.g. (3*gdn,full)*12"
-            )
-    return tokens
-
-
-def parse_pattern(text: str, *, max_layers: int = MAX_CACHE_LAYERS) -> list[str]:
-    """Expand a layer pattern into one name per cache layer.
-
-    Syntax: items separated by commas; an item is a name or a parenthesised pattern, with an
-    optional repeat count before (``3*gdn``) or after (``(gdn,full)*12``). The length is checked
-    against ``max_layers`` before anything is expanded.
-    """
-    if not isinstance(text, str) or not text.strip():
-        raise ValueError(f"layer pattern must be a non-empty string, got {text!r}")
-    tokens = _tokenize(text)
-    pos = 0
-
-    def peek() -> str | None:
-        return tokens[pos][0] if pos < len(tokens) else None
-
-    def take(kind: str) -> str:
-        nonlocal pos
-        if peek() != kind:
-            got = tokens[pos][1] if pos < len(tokens) else "the end"
-            raise ValueError(f"layer pattern {text!r}: expected {kind!r}, got {got!r}")
-        pos += 1
-        return tokens[pos - 1][1]
-
-    def count() -> int:
-        n = int(take("num"))
-        if n < 1:
-            raise ValueError(f"layer pattern {text!r}: a repeat count must be positive, got {n}")
-        return n
-
-    # A parsed node is (repeat, name) or (repeat, [nodes]).
-    def sequence() -> list[tuple[int, Any]]:
-        nodes = [item()]
-        while peek() == ",":
-            take(",")
-            nodes.append(item())
-        return nodes
-
-    def item() -> tuple[int, Any]:
-        repeat = 1
-        if peek() == "num":
-            repeat = count()
-            take("*")
-        if peek() == "(":
-            take("(")
-            atom: Any = sequence()
-            take(")")
-        else:
-            atom = take("name")
-        while peek() == "*":
-            take("*")
-            repeat *= count()
-        return repeat, atom
-
-    def length(nodes: list[tuple[int, Any]]) -> int:
-        total = 0
-        for repeat, atom in nodes:
-            total += repeat * (1 if isinstance(atom, str) else length(atom))
-            if total > max_layers:
-                raise ValueError(
-                    f"layer pattern {text!r} expands to more than {max_layers} cache layers: "
-                    "too large to be real"
-                )
-        return total
-
-    def expand(nodes: list[tuple[int, Any]]) -> list[str]:
-        out: list[str] = []
-        for repeat, atom in nodes:
-            out.extend(([atom] if isinstance(atom, str) else expand(atom)) * repeat)
-        return out
-
-    tree = sequence()
-    if pos != len(tokens):
-        raise ValueError(f"layer pattern {text!r}: unexpected {tokens[pos][1]!r}")
-    length(tree)
-    return expand(tree)
-
-
-def layer_runs(names: Sequence[str]) -> list[tuple[str, int]]:
-    """Consecutive equal names as ``(name, count)`` runs: the editable list view of a pattern."""
-    runs: list[tuple[str, int]] = []
-    for name in names:
-        if runs and runs[-1][0] == name:
-            runs[-1] = (name, runs[-1][1] + 1)
-        else:
-            runs.append((name, 1))
-    return runs
-
-
-def _runs_text(runs: Sequence[tuple[str, int]]) -> str:
-    return ",".join(name if n == 1 else f"{n}*{name}" for name, n in runs)
-
-
-def format_pattern(names: Sequence[str]) -> str:
-    """A compact pattern for a list of names; ``parse_pattern(format_pattern(x)) == x``.
-
-    Runs become ``n*name``. Scanning left to right, wherever a block of up to 16 runs repeats,
-    the longest such stretch becomes ``(block)*k``: ``(3*gdn,full)*12``, ``4*M,(A,5*M)*4``.
-    Linear in the number of runs.
-    """
-    runs = layer_runs(names)
-    parts: list[str] = []
-    i = 0
-    while i < len(runs):
-        best_cover, best_period, best_repeats = 1, 1, 1
-        for period in range(1, min(16, (len(runs) - i) // 2) + 1):
-            block = runs[i:i + period]
-            repeats = 1
-            while runs[i + repeats * period:i + (repeats + 1) * period] == block:
-                repeats += 1
-            if repeats >= 2 and repeats * period > best_cover:
-                best_cover, best_period, best_repeats = repeats * period, period, repeats
-        if best_repeats == 1:
-            parts.append(_runs_text(runs[i:i + 1]))
-        else:
-            block_text = _runs_text(runs[i:i + best_period])
-            # a single run repeated cannot happen (equal neighbours merge into one run)
-            parts.append(f"({block_text})*{best_repeats}")
-        i += best_cover
-    return ",".join(parts)
 
 
 # --------------------------------------------------------------------------------------------

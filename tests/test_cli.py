@@ -59,7 +59,7 @@ def test_per_component_planner(capsys):
      (["plan", *QWEN35, "--budget", "1MB"], "holds 0 block"),
      (["plan", *QWEN35, "--budget", "1GB", "--block-size", "0"], "must be positive"),
      (["plan", "--layers", "full*", "--kv-bytes-per-slot", "8", "--budget", "1GB"],
-      "layers pattern"),
+      "layer pattern"),
      (["plan", "--layers", "linear*4", "--state", "conv", "--budget", "1GB"], "name=bytes"),
      (["plan", "--budget", "1GB"], "no model given"),
      (["plan", *QWEN35], "the following arguments are required: --budget"),

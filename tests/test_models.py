@@ -14,11 +14,9 @@ from flatkv.models import (
     Mamba2Layer,
     MLALayer,
     ModelSpec,
-    format_pattern,
     layer_from_dict,
-    layer_runs,
-    parse_pattern,
 )
+from flatkv.patterns import format_pattern, layer_runs, parse_pattern
 from flatkv.profile import CacheProfile
 
 QWEN_NEXT_GDN = GDNLayer(k_heads=16, v_heads=32, head_dim_k=128, head_dim_v=128, conv_kernel=4)
