@@ -356,4 +356,5 @@ def fill_random(tensors: Iterable[torch.Tensor], seed: int = 0) -> None:
         if wide.dtype == torch.uint8:
             wide.random_(0, 256, generator=gen)
         else:
-            wide.random_(generator=gen)
+            wide.random_(generator=gen)  # leaves the sign bit clear: fold bit 62 into it
+            wide.bitwise_xor_(wide << 1)

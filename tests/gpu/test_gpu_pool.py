@@ -153,3 +153,4 @@ def test_fill_random_is_not_zero_and_seeded():
     fill_random([b], seed=3)
     assert torch.equal(a, b)
     assert int(a.count_nonzero()) > a.numel() // 2
+    assert int((a[:, 7::8] >= 128).sum()) > 0  # the top byte of each int64 word has a high bit
