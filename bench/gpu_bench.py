@@ -126,7 +126,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.threads:
         torch.set_num_threads(args.threads)
     start = time.perf_counter()
-    results = run(args.device, args.quick)
+    try:
+        results = run(args.device, args.quick)
+    except ValueError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
     cuda = results[0].device.startswith("cuda")
     for r in results:
         print(format_result(r).rsplit("\n\n", 1)[0], end="\n\n")

@@ -64,14 +64,22 @@ if triton is not None:  # real annotations: triton reads tl.constexpr from them
         c = tl.program_id(1)  # chunk of the row
         s = tl.program_id(2)  # slot
         row = tl.load(rows + s) * VEC  # elements in a row of slot s
-        start = c * CHUNK
+        start = c.to(tl.int64) * CHUNK
         if start < row:
             page = tl.load(ids + i).to(tl.int64)
             slot_row = pool_base + tl.load(deltas + s) * VEC + page * row
             stage_row = staging + n * tl.load(staging_offsets + s) * VEC + i * row
             end = tl.minimum(start + CHUNK, row)
-            for off in range(start, end, BLOCK):
+            # Whole blocks unmasked (the compiler can prove 16-byte alignment), then the tail.
+            full_end = start + ((end - start) // BLOCK) * BLOCK
+            for off in range(start, full_end, BLOCK):
                 col = off + tl.arange(0, BLOCK)
+                if GATHER:
+                    tl.store(stage_row + col, tl.load(slot_row + col))
+                else:
+                    tl.store(slot_row + col, tl.load(stage_row + col))
+            if full_end < end:
+                col = full_end + tl.arange(0, BLOCK)
                 mask = col < end
                 if GATHER:
                     tl.store(stage_row + col, tl.load(slot_row + col, mask=mask), mask=mask)

@@ -87,13 +87,15 @@ def movers(name):
     return triton_kernels.gather, triton_kernels.scatter
 
 
-def test_triton_matches_torch_on_unaligned_rows_and_many_chunks(device, monkeypatch):
+@pytest.mark.parametrize(("chunk", "block"), [(32, 16), (48, 32)])
+def test_triton_matches_torch_across_chunks_blocks_and_tails(device, monkeypatch, chunk, block):
     # conv 6 B + ssm 10 B = 16 B state rows; ceil(16 / 16) = 1 <= 4 keeps P = 4, so the KV row
     # is 16 * 4 = 64 B: rows of 16 + 64 = 80 (slot 0) and 16 B (slots 1, 2), so the fused
-    # kernel works in 16-byte units here; chunks of 32 B and blocks of 16 B make each 80-byte
-    # row span 3 chunks with a partial last one and several loop iterations per chunk.
-    monkeypatch.setattr(triton_kernels, "_CHUNK_BYTES", 32)
-    monkeypatch.setattr(triton_kernels, "_BLOCK_BYTES", 16)
+    # kernel works in 16-byte units here. Chunks of 32 B, blocks of 16 B: an 80-byte row spans 3
+    # chunks (the last one partial), two whole blocks per full chunk. Chunks of 48 B, blocks of
+    # 32 B: chunk 0 is one whole block and a masked 16-byte tail, chunk 1 one whole block.
+    monkeypatch.setattr(triton_kernels, "_CHUNK_BYTES", chunk)
+    monkeypatch.setattr(triton_kernels, "_BLOCK_BYTES", block)
     plan = small_plan(kv=16, conv=6, ssm=10)
     with allocate_pool(plan, device, max_blocks=30) as p:
         assert [s.row_bytes for s in p.slots] == [80, 16, 16]
