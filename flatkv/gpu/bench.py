@@ -567,6 +567,12 @@ def plans_for_block_sizes(
     return tuple(plans)
 
 
+def available_devices() -> tuple[str, ...]:
+    """Devices a benchmark can run on here: ``"cpu"``, then ``"cuda:0"``, ``"cuda:1"``, ..."""
+    count = torch.cuda.device_count() if torch.cuda.is_available() else 0
+    return ("cpu",) + tuple(f"cuda:{i}" for i in range(count))
+
+
 def memory_note(device: str | torch.device) -> str:
     """One line on free memory, for the page to show before a run."""
     dev = resolve_device(device)

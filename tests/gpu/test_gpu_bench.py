@@ -6,6 +6,7 @@ import json
 import threading
 
 import pytest
+import torch
 from gpu_plans import small_plan
 
 from flatkv.gpu import bench
@@ -89,6 +90,13 @@ def test_lock_is_released_after_a_failed_run():
     with pytest.raises(ValueError, match="pages_per_call=99 is more than the 4 allocated"):
         run_benchmark(small_plan(), device="cpu", max_blocks=4, pages_per_call=99, repeats=1)
     assert not device_lock("cpu").locked()
+
+
+def test_available_devices_lists_the_cpu_then_each_gpu():
+    devices = bench.available_devices()
+    assert devices[0] == "cpu"
+    assert devices[1:] == tuple(f"cuda:{i}" for i in range(len(devices) - 1))
+    assert len(devices) - 1 == (torch.cuda.device_count() if torch.cuda.is_available() else 0)
 
 
 def test_unknown_implementation_is_refused():
