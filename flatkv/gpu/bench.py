@@ -20,7 +20,7 @@ import statistics
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import asdict, dataclass, field
 
 import torch
@@ -360,8 +360,9 @@ def run_sweep(
     report = progress or (lambda fraction, message: None)
     steps = len(plans) * len(counts)
     results: list[BenchResult] = []
-    held = device_lock(dev).hold() if lock else _no_lock()
-    with held:
+    held = device_lock(dev).hold() if lock else nullcontext()
+    on_device = torch.cuda.device(dev) if dev.type == "cuda" else nullcontext()
+    with held, on_device:  # CUDA events and launches go to the benchmarked device
         for p_index, plan in enumerate(plans):
             cap = max_blocks if max_blocks is not None else _bench_max_blocks(plan, dev)
             report(p_index * len(counts) / steps, f"allocating plan {p_index + 1} on {dev}")
@@ -381,11 +382,6 @@ def run_sweep(
                     results.append(_bench_pool(pool, n, movers, reps, warmup, sub))
     report(1.0, "done")
     return tuple(results)
-
-
-@contextmanager
-def _no_lock() -> Iterator[None]:
-    yield None
 
 
 def _pick_movers(device: torch.device, names: Sequence[str] | None) -> tuple[kernels.Mover, ...]:

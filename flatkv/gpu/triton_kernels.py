@@ -16,6 +16,7 @@ Importing this module never fails: without triton, ``available()`` is False and 
 
 import os
 import weakref
+from contextlib import nullcontext
 from math import gcd
 
 import torch
@@ -155,20 +156,22 @@ def _launch(pool: FlatPool, pages: PageIds, staging: torch.Tensor, gather_rows: 
     base = pool.tensors[0].view(-1).view(dtype)
     stage = staging.view(dtype) if staging.numel() % element == 0 else staging[
         : staging.numel() - staging.numel() % element].view(dtype)
-    _kernel(pool.device.type != "cuda")[grid](
-        base,
-        stage,
-        deltas,
-        rows,
-        offsets,
-        pages.tensor,
-        pages.count,
-        GATHER=gather_rows,
-        VEC=unit // element,
-        CHUNK=chunk_bytes // element,
-        BLOCK=block_bytes // element,
-        num_warps=max(1, min(4, block_bytes // 2048)),
-    )
+    on_device = torch.cuda.device(pool.device) if pool.device.type == "cuda" else nullcontext()
+    with on_device:  # launch on the pool's GPU, not the current one
+        _kernel(pool.device.type != "cuda")[grid](
+            base,
+            stage,
+            deltas,
+            rows,
+            offsets,
+            pages.tensor,
+            pages.count,
+            GATHER=gather_rows,
+            VEC=unit // element,
+            CHUNK=chunk_bytes // element,
+            BLOCK=block_bytes // element,
+            num_warps=max(1, min(4, block_bytes // 2048)),
+        )
 
 
 def gather(pool: FlatPool, ids, staging: torch.Tensor) -> torch.Tensor:
