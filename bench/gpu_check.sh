@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# One-shot check of the GPU lab on a CUDA machine (sized for an H200 session: at most ~8 min).
+#
+#   bash bench/gpu_check.sh            # from anywhere; results go to $OUT (or a temp folder)
+#
+# 1. environment (GPU, torch, triton), 2. the GPU lab tests on cpu AND cuda (Triton compiled on
+# CUDA, interpreted on the CPU), 3. bench/gpu_bench.py --device cuda (figures, goal PASS/FAIL,
+# JSON), 4. the bench command's JSON for the SPEC section 1 hybrid model.
+# Exit status: 0 when the tests pass (goal misses are reported, not fatal), else 1.
+set -u
+cd "$(dirname "$0")/.."
+OUT_DIR="${OUT:-$(mktemp -d)}"
+mkdir -p "$OUT_DIR"
+export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}"
+export PYTHONDONTWRITEBYTECODE=1
+
+echo "== environment" | tee "$OUT_DIR/env.txt"
+{
+  nvidia-smi --query-gpu=name,memory.total,memory.used,clocks.max.memory --format=csv 2>&1
+  python - <<'EOF'
+import torch
+print("torch", torch.__version__, "cuda", torch.version.cuda, "available", torch.cuda.is_available())
+if torch.cuda.is_available():
+    p = torch.cuda.get_device_properties(0)
+    print(p.name, p.total_memory, "L2", getattr(p, "L2_cache_size", "?"))
+try:
+    import triton
+    print("triton", triton.__version__)
+except ImportError as err:
+    print("triton missing:", err)
+EOF
+} 2>&1 | tee -a "$OUT_DIR/env.txt"
+
+echo "== tests (tests/gpu, cpu + cuda)"
+timeout 180 python -m pytest -q -p no:cacheprovider tests/gpu 2>&1 | tee "$OUT_DIR/tests.txt"
+tests_rc=${PIPESTATUS[0]}
+
+echo "== bench/gpu_bench.py --device cuda"
+timeout 240 python bench/gpu_bench.py --device cuda --json-out "$OUT_DIR/gpu_bench.json" \
+  2>"$OUT_DIR/gpu_bench.stderr" | tee "$OUT_DIR/gpu_bench.txt"
+bench_rc=${PIPESTATUS[0]}
+
+echo "== python -m flatkv.gpu.cli bench (hybrid, SPEC section 1) --json"
+timeout 60 python -m flatkv.gpu.cli bench --layers 'LLLF*12' --kv-bytes-per-slot 2048 \
+  --state conv=49152,ssm=2097152 --device cuda --pages-per-call 2 --json \
+  >"$OUT_DIR/cli.json" 2>"$OUT_DIR/cli.stderr"
+cli_rc=$?
+head -c 1500 "$OUT_DIR/cli.json"; cat "$OUT_DIR/cli.stderr"
+
+echo
+echo "== summary: tests rc=$tests_rc, gpu_bench rc=$bench_rc, cli rc=$cli_rc; files in $OUT_DIR"
+[ "$tests_rc" -eq 0 ]

@@ -1,0 +1,575 @@
+"""How fast pages move: a benchmark harness with frozen results, sweeps and a per-device lock.
+
+Method (SPEC section 4): warm up; time with CUDA events on a GPU and with wall time around
+synchronous calls on the CPU; flush the last-level cache before every timed call and rotate page
+sets, so caches do not flatter the figures; run the compared variants alternately in every round
+and take medians. Bandwidth counts bytes read + bytes written for device figures (a gather of B
+bytes counts 2B), and the bytes carried over the bus once for host <-> device figures (how PCIe
+figures are quoted). Every figure is also given as a share of a baseline measured in the same run:
+a plain device copy (``copy_`` of the same bytes into a preallocated buffer: a clone without the
+allocation) for device figures, one large pinned copy of the same bytes for host figures; and as
+a share of the device's nominal peak where known.
+
+The Streamlit page calls ``run_benchmark`` / ``run_sweep`` with a progress callback; sessions
+share one process, so ``device_lock`` keeps to one benchmark per device at a time.
+"""
+
+from __future__ import annotations
+
+import statistics
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager, nullcontext
+from dataclasses import asdict, dataclass, field
+
+import torch
+
+from flatkv.gpu import kernels
+from flatkv.gpu.pool import (
+    AllocationReport,
+    FlatPool,
+    PoolAllocationError,
+    allocate_pool,
+    fill_random,
+    free_memory_bytes,
+    resolve_device,
+)
+from flatkv.plan import (
+    ComponentSpec,
+    FlatMemoryPlan,
+    check_int,
+    plan_tensors,
+)
+
+MiB = 1 << 20
+GiB = 1 << 30
+
+# Nominal memory bandwidth (GB/s, 1e9 bytes/s, read + write together) by device-name fragment;
+# the first fragment found in torch's device name wins, None means "known, but no single figure".
+NOMINAL_PEAK_GBPS: tuple[tuple[str, float | None], ...] = (
+    ("GH200", None),  # 96 GB HBM3 and 144 GB HBM3e variants differ
+    ("H200", 4800.0),
+    ("H100 NVL", 3900.0),
+    ("H100 PCIe", 2000.0),
+    ("H100", 3350.0),  # SXM
+    ("A100-SXM4-80GB", 2039.0),
+    ("A100 80GB PCIe", 1935.0),
+    ("A100", 1555.0),  # 40 GB
+    ("B200", 8000.0),
+)
+
+COUNTING = (
+    "device figures count bytes read + bytes written per second; host<->device figures count "
+    "the bytes carried over the bus once per second; GB/s = 1e9 bytes/s"
+)
+
+ProgressFn = Callable[[float, str], None]
+
+
+# --------------------------------------------------------------------------------------------
+# One benchmark per device at a time.
+
+
+class DeviceBusy(RuntimeError):
+    """Another benchmark holds this device's lock."""
+
+
+_LOCKS: dict[str, threading.Lock] = {}
+_LOCKS_GUARD = threading.Lock()
+
+
+@dataclass(frozen=True)
+class DeviceLock:
+    """The process-wide lock of one device (shared by every Streamlit session)."""
+
+    device: str
+    _lock: threading.Lock = field(repr=False, compare=False)
+
+    def try_acquire(self) -> bool:
+        """Take the lock if it is free; never waits."""
+        return self._lock.acquire(blocking=False)
+
+    def release(self) -> None:
+        self._lock.release()
+
+    def locked(self) -> bool:
+        return self._lock.locked()
+
+    @contextmanager
+    def hold(self) -> Iterator[DeviceLock]:
+        """Hold the lock for a ``with`` block, or raise DeviceBusy at once if it is taken."""
+        if not self.try_acquire():
+            raise DeviceBusy(
+                f"a benchmark is already running on {self.device}: wait for it to finish"
+            )
+        try:
+            yield self
+        finally:
+            self.release()
+
+
+def device_lock(device: str | torch.device) -> DeviceLock:
+    """The lock of ``device``; ``"cuda"`` and ``"cuda:0"`` (when current) share one lock."""
+    key = str(resolve_device(device))
+    with _LOCKS_GUARD:
+        lock = _LOCKS.setdefault(key, threading.Lock())
+    return DeviceLock(key, lock)
+
+
+# --------------------------------------------------------------------------------------------
+# Results.
+
+
+@dataclass(frozen=True)
+class Figure:
+    """One timed operation of one implementation."""
+
+    operation: str  # copy, gather, scatter, state_copy, d2h, h2d, pinned_d2h, pinned_h2d
+    implementation: str  # torch, triton, or copy for the baselines
+    payload_bytes: int  # page bytes one call moves
+    counted_bytes: int  # bytes the bandwidth counts (see COUNTING)
+    median_s: float
+    samples_s: tuple[float, ...]
+    gbps: float
+    baseline: str  # operation this one is compared with, measured in the same run
+    share_of_baseline: float
+    share_of_peak: float | None
+
+
+@dataclass(frozen=True)
+class BenchResult:
+    """Everything one benchmark run measured, with the allocation it ran on."""
+
+    device: str
+    device_name: str
+    torch_version: str
+    triton_version: str | None
+    allocation: AllocationReport
+    page_bytes: int
+    pages_per_call: int
+    call_bytes: int
+    state_bytes_per_page: int
+    nominal_peak_gbps: float | None
+    warmup: int
+    repeats: int
+    implementations: tuple[str, ...]
+    preferred: str  # the implementation the summary reports (fastest available by design)
+    figures: tuple[Figure, ...]
+    counting: str = COUNTING
+
+    def figure(self, operation: str, implementation: str | None = None) -> Figure | None:
+        """The figure of ``operation`` by ``implementation`` (default: the preferred one)."""
+        impl = implementation or self.preferred
+        for fig in self.figures:
+            if fig.operation == operation and fig.implementation in (impl, "copy"):
+                return fig
+        return None
+
+    def summary(self) -> dict[str, object]:
+        """The flat dictionary the CLI prints as JSON (GB/s figures rounded to 0.01)."""
+        out: dict[str, object] = {
+            "device": self.device,
+            "device_name": self.device_name,
+            "implementation": self.preferred,
+            "implementations": list(self.implementations),
+            "page_bytes": self.page_bytes,
+            "pages_per_call": self.pages_per_call,
+            "call_bytes": self.call_bytes,
+            "planned_blocks": self.allocation.planned_blocks,
+            "allocated_blocks": self.allocation.allocated_blocks,
+            "planned_bytes": self.allocation.planned_bytes,
+            "allocated_bytes": self.allocation.allocated_bytes,
+            "nominal_peak_gbps": self.nominal_peak_gbps,
+            "counting": self.counting,
+        }
+        for op in ("copy", "gather", "scatter", "state_copy", "d2h", "h2d", "pinned_d2h",
+                   "pinned_h2d"):
+            fig = self.figure(op)
+            if fig is None:
+                continue
+            out[f"{op}_gbps"] = round(fig.gbps, 2)
+            if fig.baseline != op:
+                out[f"{op}_share_of_{fig.baseline}"] = round(fig.share_of_baseline, 4)
+        out["figures"] = [
+            {k: v for k, v in asdict(f).items() if k != "samples_s"} for f in self.figures
+        ]
+        return out
+
+
+# --------------------------------------------------------------------------------------------
+# Timing.
+
+
+def nominal_peak_gbps(device: torch.device) -> float | None:
+    if device.type != "cuda":
+        return None
+    name = torch.cuda.get_device_name(device)
+    for fragment, gbps in NOMINAL_PEAK_GBPS:
+        if fragment in name:
+            return gbps
+    return None
+
+
+def _device_name(device: torch.device) -> str:
+    if device.type == "cuda":
+        return torch.cuda.get_device_name(device)
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as info:
+            for line in info:
+                if line.startswith("model name"):
+                    return f"{line.split(':', 1)[1].strip()} ({torch.get_num_threads()} threads)"
+    except OSError:
+        pass
+    return f"cpu ({torch.get_num_threads()} threads)"
+
+
+def _cache_flush_bytes(device: torch.device) -> int:
+    """A buffer several times the last-level cache: writing it evicts the timed data."""
+    if device.type == "cuda":
+        l2 = getattr(torch.cuda.get_device_properties(device), "L2_cache_size", 64 * MiB)
+        return max(4 * l2, 256 * MiB)
+    try:
+        with open("/sys/devices/system/cpu/cpu0/cache/index3/size", encoding="ascii") as f:
+            text = f.read().strip()
+        llc = int(text[:-1]) * {"K": 1 << 10, "M": MiB}[text[-1]]
+        return min(max(2 * llc, 16 * MiB), 256 * MiB)
+    except (OSError, ValueError, KeyError):
+        return 64 * MiB
+
+
+class _Timer:
+    """Times one call: flush the cache, then CUDA events or wall time around the call."""
+
+    def __init__(self, device: torch.device) -> None:
+        self.device = device
+        self.flush = torch.empty(_cache_flush_bytes(device), dtype=torch.uint8, device=device)
+        if device.type == "cuda":
+            self.start = torch.cuda.Event(enable_timing=True)
+            self.end = torch.cuda.Event(enable_timing=True)
+
+    def __call__(self, fn: Callable[[], object]) -> float:
+        self.flush.fill_(1)
+        if self.device.type == "cuda":
+            self.start.record()
+            fn()
+            self.end.record()
+            self.end.synchronize()
+            return self.start.elapsed_time(self.end) / 1e3
+        t0 = time.perf_counter()
+        fn()
+        return time.perf_counter() - t0
+
+
+# --------------------------------------------------------------------------------------------
+# The benchmark.
+
+DEFAULT_CALL_BYTES = {"cpu": 64 * MiB, "cuda": 256 * MiB}
+DEFAULT_POOL_BYTES = {"cpu": 512 * MiB, "cuda": 8 * GiB}
+DEFAULT_REPEATS = {"cpu": 7, "cuda": 15}
+PAGE_SETS = 4  # page-id sets rotated over the rounds
+
+
+@dataclass(frozen=True)
+class _Variant:
+    operation: str
+    implementation: str
+    payload_bytes: int
+    counted_bytes: int
+    baseline: str
+    run: Callable[[int], object]  # round index -> one call
+
+
+def _bench_max_blocks(plan: FlatMemoryPlan, device: torch.device) -> int:
+    page = sum(sum(b.nbytes_per_block for b in t.bindings) for t in plan.tensors)
+    return max(2, DEFAULT_POOL_BYTES[device.type] // page)
+
+
+def default_pages_per_call(page_bytes: int, num_blocks: int, device: torch.device) -> int:
+    """Enough pages to move the default call size, at most half the pool, at least one."""
+    want = -(-DEFAULT_CALL_BYTES[device.type] // page_bytes)
+    return max(1, min(want, num_blocks // 2))
+
+
+def run_benchmark(
+    plan: FlatMemoryPlan,
+    *,
+    device: str | torch.device = "cpu",
+    max_blocks: int | None = None,
+    pages_per_call: int | None = None,
+    repeats: int | None = None,
+    warmup: int = 2,
+    implementations: Sequence[str] | None = None,
+    progress: ProgressFn | None = None,
+    lock: bool = True,
+) -> BenchResult:
+    """Allocate ``plan`` on ``device`` and time its page movers; frees everything at the end.
+
+    ``max_blocks`` caps the pool (default: 512 MiB on the CPU, 8 GiB on CUDA, or less when free
+    memory is short). ``pages_per_call`` defaults to 64 MiB (CPU) or 256 MiB (CUDA) of pages,
+    at most half the pool. ``implementations`` picks movers by name (default: all that run
+    compiled here). ``progress(fraction, message)`` is called as the run goes. With ``lock``
+    the device's lock is held throughout (DeviceBusy if taken).
+    """
+    return run_sweep(
+        [plan],
+        device=device,
+        max_blocks=max_blocks,
+        pages_per_call=[pages_per_call],
+        repeats=repeats,
+        warmup=warmup,
+        implementations=implementations,
+        progress=progress,
+        lock=lock,
+    )[0]
+
+
+def run_sweep(
+    plans: Sequence[FlatMemoryPlan],
+    *,
+    device: str | torch.device = "cpu",
+    max_blocks: int | None = None,
+    pages_per_call: Sequence[int | None] = (None,),
+    repeats: int | None = None,
+    warmup: int = 2,
+    implementations: Sequence[str] | None = None,
+    progress: ProgressFn | None = None,
+    lock: bool = True,
+) -> tuple[BenchResult, ...]:
+    """One result per (plan, pages per call), plans outer: page bytes x pages per call sweeps.
+
+    Each plan is allocated once for all its pages-per-call values and freed before the next.
+    ``plans_for_block_sizes`` makes plans of one model at several page sizes.
+    """
+    dev = resolve_device(device)
+    plans = list(plans)
+    if not plans or not all(isinstance(p, FlatMemoryPlan) for p in plans):
+        raise ValueError("plans must be a non-empty list of FlatMemoryPlan")
+    counts = list(pages_per_call)
+    if not counts:
+        raise ValueError("pages_per_call is empty: give at least one value (None = default)")
+    for i, n in enumerate(counts):
+        if n is not None:
+            check_int(f"pages_per_call[{i}]", n, minimum=1)
+    if max_blocks is not None:
+        check_int("max_blocks", max_blocks, minimum=2, hint="a benchmark needs two pages")
+    reps = DEFAULT_REPEATS[dev.type] if repeats is None else check_int("repeats", repeats,
+                                                                        minimum=1)
+    check_int("warmup", warmup, minimum=0)
+    movers = _pick_movers(dev, implementations)
+    report = progress or (lambda fraction, message: None)
+    steps = len(plans) * len(counts)
+    results: list[BenchResult] = []
+    held = device_lock(dev).hold() if lock else nullcontext()
+    on_device = torch.cuda.device(dev) if dev.type == "cuda" else nullcontext()
+    with held, on_device:  # CUDA events and launches go to the benchmarked device
+        for p_index, plan in enumerate(plans):
+            cap = max_blocks if max_blocks is not None else _bench_max_blocks(plan, dev)
+            report(p_index * len(counts) / steps, f"allocating plan {p_index + 1} on {dev}")
+            with allocate_pool(plan, dev, max_blocks=cap) as pool:
+                if pool.num_blocks < 2:
+                    raise PoolAllocationError(
+                        f"only {pool.num_blocks} block fits on {dev}: a benchmark needs two; "
+                        "free memory or raise max_blocks"
+                    )
+                fill_random(pool.tensors, seed=p_index)
+                for c_index, n in enumerate(counts):
+                    step = p_index * len(counts) + c_index
+
+                    def sub(fraction: float, message: str, step: int = step) -> None:
+                        report((step + fraction) / steps, message)
+
+                    results.append(_bench_pool(pool, n, movers, reps, warmup, sub))
+    report(1.0, "done")
+    return tuple(results)
+
+
+def _pick_movers(device: torch.device, names: Sequence[str] | None) -> tuple[kernels.Mover, ...]:
+    movers = kernels.available_movers(device)
+    if names is None:
+        return movers
+    by_name = {m.name: m for m in movers}
+    picked = []
+    for name in names:
+        if name not in by_name:
+            raise ValueError(
+                f"implementation {name!r} cannot run on {device}: choose from {sorted(by_name)}"
+            )
+        picked.append(by_name[name])
+    if not picked:
+        raise ValueError("implementations is empty: give at least one, e.g. ['torch']")
+    return tuple(picked)
+
+
+def _bench_pool(
+    pool: FlatPool,
+    pages_per_call: int | None,
+    movers: tuple[kernels.Mover, ...],
+    repeats: int,
+    warmup: int,
+    report: ProgressFn,
+) -> BenchResult:
+    dev = pool.device
+    n = pages_per_call or default_pages_per_call(pool.page_bytes, pool.num_blocks, dev)
+    if n > pool.num_blocks:
+        raise ValueError(
+            f"pages_per_call={n} is more than the {pool.num_blocks} allocated blocks: pass at "
+            f"most {pool.num_blocks} (or raise max_blocks)"
+        )
+    call = n * pool.page_bytes
+    report(0.0, f"allocating buffers ({n} pages, {call} bytes per call)")
+    buffers: list[torch.Tensor] = []
+    try:
+        staging = _alloc(buffers, call, dev)
+        copy_dst = _alloc(buffers, call, dev)
+        host = _alloc(buffers, call, torch.device("cpu"), pin=True) if dev.type == "cuda" else None
+        timer = _Timer(dev)
+        buffers.append(timer.flush)
+    except (torch.OutOfMemoryError, RuntimeError) as err:
+        buffers.clear()
+        raise PoolAllocationError(
+            f"out of memory on {dev} allocating staging buffers of {call} bytes "
+            f"({n} pages per call): pass fewer pages per call or a smaller max_blocks "
+            f"({str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__})"
+        ) from None
+    fill_random([staging, copy_dst] + ([host] if host is not None else []), seed=7)
+
+    gen = torch.Generator().manual_seed(n)
+    sets = [torch.randperm(pool.num_blocks, generator=gen) for _ in range(PAGE_SETS)]
+    ids = [kernels.page_ids(pool, s[:n]) for s in sets]
+    state_pairs = None
+    state_n = min(n, pool.num_blocks // 2)
+    if pool.state_bytes_per_page:
+        state_pairs = [(kernels.page_ids(pool, s[:state_n]),
+                        kernels.page_ids(pool, s[state_n: 2 * state_n])) for s in sets]
+
+    variants = [_Variant("copy", "copy", call, 2 * call, "copy",
+                         lambda r: copy_dst.copy_(staging))]
+    for m in movers:
+        variants.append(_Variant("gather", m.name, call, 2 * call, "copy",
+                                 lambda r, m=m: m.gather(pool, ids[r % PAGE_SETS], staging)))
+        variants.append(_Variant("scatter", m.name, call, 2 * call, "copy",
+                                 lambda r, m=m: m.scatter(pool, ids[r % PAGE_SETS], staging)))
+    if state_pairs is not None:
+        state = state_n * pool.state_bytes_per_page
+        variants.append(_Variant(
+            "state_copy", "torch", state, 2 * state, "copy",
+            lambda r: kernels.copy_state_rows(pool, *state_pairs[r % PAGE_SETS])))
+    if host is not None:
+        variants.append(_Variant("pinned_d2h", "copy", call, call, "pinned_d2h",
+                                 lambda r: host.copy_(copy_dst, non_blocking=True)))
+        variants.append(_Variant("pinned_h2d", "copy", call, call, "pinned_h2d",
+                                 lambda r: copy_dst.copy_(host, non_blocking=True)))
+        for m in movers:
+            variants.append(_Variant(
+                "d2h", m.name, call, call, "pinned_d2h",
+                lambda r, m=m: kernels.copy_to_host(pool, ids[r % PAGE_SETS], host,
+                                                    device_staging=staging, gather_fn=m.gather)))
+            variants.append(_Variant(
+                "h2d", m.name, call, call, "pinned_h2d",
+                lambda r, m=m: kernels.copy_from_host(pool, ids[r % PAGE_SETS], host,
+                                                      device_staging=staging,
+                                                      scatter_fn=m.scatter)))
+
+    samples: list[list[float]] = [[] for _ in variants]
+    rounds = warmup + repeats
+    try:
+        for r in range(rounds):
+            report(r / rounds, f"{'warm-up' if r < warmup else 'timing'} round {r + 1}/{rounds}")
+            for k in range(len(variants)):  # rotate the order every round
+                v_index = (k + r) % len(variants)
+                seconds = timer(lambda v=variants[v_index], r=r: v.run(r))
+                if r >= warmup:
+                    samples[v_index].append(seconds)
+    finally:
+        buffers.clear()  # the variants hold the rest until this function returns
+    report(1.0, "measured")
+
+    medians = [statistics.median(s) for s in samples]
+    gbps = {(v.operation, v.implementation): v.counted_bytes / m / 1e9
+            for v, m in zip(variants, medians, strict=True)}
+    peak = nominal_peak_gbps(dev)
+    figures = []
+    for v, med, s in zip(variants, medians, samples, strict=True):
+        rate = v.counted_bytes / med / 1e9
+        base = gbps[(v.baseline, "copy")]
+        device_side = v.baseline == "copy"
+        figures.append(Figure(
+            operation=v.operation,
+            implementation=v.implementation,
+            payload_bytes=v.payload_bytes,
+            counted_bytes=v.counted_bytes,
+            median_s=med,
+            samples_s=tuple(s),
+            gbps=rate,
+            baseline=v.baseline,
+            share_of_baseline=rate / base,
+            share_of_peak=(rate / peak) if (peak and device_side) else None,
+        ))
+    names = tuple(m.name for m in movers)
+    try:
+        import triton
+
+        triton_version: str | None = triton.__version__
+    except ImportError:
+        triton_version = None
+    return BenchResult(
+        device=str(dev),
+        device_name=_device_name(dev),
+        torch_version=torch.__version__,
+        triton_version=triton_version,
+        allocation=pool.report,
+        page_bytes=pool.page_bytes,
+        pages_per_call=n,
+        call_bytes=call,
+        state_bytes_per_page=pool.state_bytes_per_page,
+        nominal_peak_gbps=peak,
+        warmup=warmup,
+        repeats=repeats,
+        implementations=names,
+        preferred="triton" if "triton" in names else names[0],  # the fused mover when present
+        figures=tuple(figures),
+    )
+
+
+def _alloc(keep: list[torch.Tensor], nbytes: int, device: torch.device,
+           pin: bool = False) -> torch.Tensor:
+    t = torch.empty(nbytes, dtype=torch.uint8, device=device, pin_memory=pin)
+    keep.append(t)
+    return t
+
+
+def plans_for_block_sizes(
+    components: Sequence[ComponentSpec],
+    block_sizes: Sequence[int],
+    *,
+    budget_bytes: int,
+    alignment: int | None = None,
+) -> tuple[FlatMemoryPlan, ...]:
+    """Packed-slab plans of one model at several requested block sizes (a page-bytes sweep).
+
+    ``alignment`` defaults to each block size. Plans whose equalized P comes out the same are
+    kept once.
+    """
+    plans: list[FlatMemoryPlan] = []
+    seen: set[int] = set()
+    for i, bs in enumerate(block_sizes):
+        check_int(f"block_sizes[{i}]", bs, minimum=1)
+        plan = plan_tensors(components, block_size=bs, alignment=alignment or bs,
+                            budget_bytes=budget_bytes)
+        if plan.geometry.block_size not in seen:
+            seen.add(plan.geometry.block_size)
+            plans.append(plan)
+    return tuple(plans)
+
+
+def available_devices() -> tuple[str, ...]:
+    """Devices a benchmark can run on here: ``"cpu"``, then ``"cuda:0"``, ``"cuda:1"``, ..."""
+    count = torch.cuda.device_count() if torch.cuda.is_available() else 0
+    return ("cpu",) + tuple(f"cuda:{i}" for i in range(count))
+
+
+def memory_note(device: str | torch.device) -> str:
+    """One line on free memory, for the page to show before a run."""
+    dev = resolve_device(device)
+    return f"{dev}: {free_memory_bytes(dev)} bytes free"

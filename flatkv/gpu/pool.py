@@ -1,0 +1,360 @@
+"""A FlatMemoryPlan made of real tensors: one uint8 tensor per TensorPlan, page id on dim 0.
+
+Each slot tensor is ``(num_blocks, row_bytes)``: one block id addresses one row in every slot, as
+in the plan. A slot row holds several ``(group, layer)`` rows back to back, in binding order; a
+binding's ``row_offset`` is relative to the start of its ``(group, layer)`` row, so its offset in
+the slot row is that row's start plus ``row_offset``. ``SlotLayout`` works this out once.
+
+Plans can be 100+ GB, so the number of blocks is capped: by the caller (``max_blocks``) or by a
+safe share of the device's free memory. The allocation report says what was planned and what was
+allocated. A failed allocation frees what was already allocated and raises PoolAllocationError
+(a ValueError) whose message says how to fit.
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+import torch
+
+from flatkv.plan import STATE_LAYER_TYPES, FlatMemoryPlan, LayerBinding, TensorPlan, check_int
+
+# Share of free memory a default cap leaves to the pool, in percent. The rest stays free for the
+# staging buffers of the page movers, the benchmark's cache-flush buffer and everything else.
+DEFAULT_SHARE_PERCENT = 40
+
+_DEVICE_RE = re.compile(r"^(cpu|cuda)(?::(\d+))?$")
+
+
+class PoolAllocationError(ValueError):
+    """The pool (or part of it) could not be allocated; whatever was allocated has been freed."""
+
+
+def resolve_device(device: str | torch.device) -> torch.device:
+    """``"cpu"``, ``"cuda"`` or ``"cuda:N"`` as a torch.device, checked against this machine.
+
+    ``"cuda"`` becomes the current CUDA device with its index, so that locks and reports name one
+    device.
+    """
+    text = str(device)
+    match = _DEVICE_RE.match(text)
+    if not match or (match.group(1) == "cpu" and match.group(2) is not None):
+        raise ValueError(f"device must be 'cpu', 'cuda' or 'cuda:N', got {text!r}")
+    if match.group(1) == "cpu":
+        return torch.device("cpu")
+    if not torch.cuda.is_available():
+        raise ValueError(
+            f"device is {text!r} but torch {torch.__version__} sees no CUDA GPU: use device 'cpu'"
+        )
+    count = torch.cuda.device_count()
+    index = torch.cuda.current_device() if match.group(2) is None else int(match.group(2))
+    if index >= count:
+        raise ValueError(
+            f"device is {text!r} but this machine has {count} CUDA device(s): use cuda:0 to "
+            f"cuda:{count - 1}"
+        )
+    return torch.device("cuda", index)
+
+
+def free_memory_bytes(device: torch.device) -> int:
+    """Bytes the device can still hand out: CUDA free memory, or the host's MemAvailable."""
+    if device.type == "cuda":
+        free, _total = torch.cuda.mem_get_info(device)
+        return int(free)
+    try:
+        with open("/proc/meminfo", encoding="ascii") as meminfo:
+            for line in meminfo:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+
+
+@dataclass(frozen=True)
+class SlotLayout:
+    """Where each binding of one slot tensor sits in the slot row.
+
+    ``offsets[i]`` is the byte offset of ``bindings[i]`` within the slot row; ``state_ranges`` are
+    the merged byte ranges of the state (constant) bindings, what a state-row copy moves.
+    """
+
+    name: str
+    row_bytes: int
+    planned_bytes: int
+    bindings: tuple[LayerBinding, ...]
+    offsets: tuple[int, ...]
+    state_ranges: tuple[tuple[int, int], ...]
+
+
+def slot_layout(
+    tensor: TensorPlan, num_blocks: int, state_groups: Iterable[str] = STATE_LAYER_TYPES
+) -> SlotLayout:
+    """Lay out one TensorPlan's row: accumulate (group, layer) rows in binding order.
+
+    Checks that each binding's ``row_offset`` is where its row packs it and that the planned
+    tensor size is ``num_blocks * row_bytes``, so a pool never disagrees with its plan.
+    """
+    if not tensor.bindings:
+        raise ValueError(f"tensor {tensor.name!r} has no bindings: a slot needs at least one row")
+    state = frozenset(state_groups)
+    offsets: list[int] = []
+    ranges: list[tuple[int, int]] = []
+    row_start = 0  # start of the current (group, layer) row within the slot row
+    cursor = 0  # end of the last binding
+    current: tuple[str, int] | None = None
+    for b in tensor.bindings:
+        key = (b.group_id, b.layer)
+        if key != current:
+            current, row_start = key, cursor
+        offset = row_start + b.row_offset
+        if offset != cursor:
+            raise ValueError(
+                f"tensor {tensor.name!r}: binding {b.group_id}/{b.layer}/{b.component} has "
+                f"row_offset={b.row_offset}, but its row packs it at {cursor - row_start}: the "
+                "plan's bindings must list each row's components back to back"
+            )
+        offsets.append(offset)
+        cursor = offset + b.nbytes_per_block
+        if b.group_id in state:
+            if ranges and ranges[-1][1] == offset:
+                ranges[-1] = (ranges[-1][0], cursor)
+            else:
+                ranges.append((offset, cursor))
+    if tensor.nbytes != num_blocks * cursor:
+        raise ValueError(
+            f"tensor {tensor.name!r} plans {tensor.nbytes} bytes but {num_blocks} blocks of its "
+            f"{cursor}-byte row take {num_blocks * cursor}: pass the plan the planner returned"
+        )
+    return SlotLayout(tensor.name, cursor, tensor.nbytes, tensor.bindings, tuple(offsets),
+                      tuple(ranges))
+
+
+@dataclass(frozen=True)
+class TensorAllocation:
+    name: str
+    row_bytes: int
+    planned_bytes: int
+    allocated_bytes: int
+
+
+@dataclass(frozen=True)
+class AllocationReport:
+    """What the plan asked for and what the device got (exact bytes)."""
+
+    device: str
+    page_bytes: int  # bytes of one page id over all slots: what gathering one page moves
+    planned_blocks: int
+    allocated_blocks: int
+    planned_bytes: int
+    allocated_bytes: int
+    tensors: tuple[TensorAllocation, ...]
+    free_bytes_before: int
+    cap_reason: str  # "plan", "max_blocks" or "free memory": what set allocated_blocks
+
+    @property
+    def capped(self) -> bool:
+        return self.allocated_blocks < self.planned_blocks
+
+
+def default_max_blocks(
+    plan: FlatMemoryPlan, device: torch.device, *, share_percent: int = DEFAULT_SHARE_PERCENT
+) -> int:
+    """How many blocks of the plan fit in ``share_percent`` % of the device's free memory."""
+    check_int("share_percent", share_percent, minimum=1)
+    page_bytes = sum(_row_bytes(t) for t in plan.tensors)
+    return free_memory_bytes(device) * share_percent // 100 // page_bytes
+
+
+def _row_bytes(tensor: TensorPlan) -> int:
+    return sum(b.nbytes_per_block for b in tensor.bindings)
+
+
+Allocator = Callable[[tuple[int, int], torch.device], torch.Tensor]
+
+
+def _empty_uint8(shape: tuple[int, int], device: torch.device) -> torch.Tensor:
+    return torch.empty(shape, dtype=torch.uint8, device=device)
+
+
+class FlatPool:
+    """The allocated slot tensors of a plan. Release them with ``release()`` or a ``with`` block.
+
+    ``tensors[s]`` is slot s, shape ``(num_blocks, slots[s].row_bytes)``, uint8, contiguous.
+    """
+
+    def __init__(
+        self,
+        plan: FlatMemoryPlan,
+        device: torch.device,
+        slots: tuple[SlotLayout, ...],
+        tensors: tuple[torch.Tensor, ...],
+        report: AllocationReport,
+    ) -> None:
+        self.plan = plan
+        self.device = device
+        self.slots = slots
+        self.tensors = tensors
+        self.report = report
+        self.num_blocks = report.allocated_blocks
+
+    @property
+    def page_bytes(self) -> int:
+        """Bytes of one page over all slots (the plan's block_bytes, less any reserved bytes)."""
+        return self.report.page_bytes
+
+    @property
+    def state_bytes_per_page(self) -> int:
+        return sum(end - start for slot in self.slots for start, end in slot.state_ranges)
+
+    @property
+    def released(self) -> bool:
+        return not self.tensors
+
+    def view(self, binding: LayerBinding, dtype: torch.dtype = torch.uint8) -> torch.Tensor:
+        """A ``(num_blocks, nbytes_per_block // itemsize)`` view of one binding, typed."""
+        self._check_live()
+        if not isinstance(binding, LayerBinding) or not 0 <= binding.slot < len(self.slots):
+            raise ValueError(f"binding must be a LayerBinding of this plan, got {binding!r}")
+        slot = self.slots[binding.slot]
+        try:
+            index = slot.bindings.index(binding)
+        except ValueError:
+            raise ValueError(
+                f"binding {binding!r} is not in slot {binding.slot} ({slot.name}) of this plan"
+            ) from None
+        start = slot.offsets[index]
+        raw = self.tensors[binding.slot][:, start : start + binding.nbytes_per_block]
+        if dtype == torch.uint8:
+            return raw
+        size = torch.empty((), dtype=dtype).element_size()
+        if start % size or binding.nbytes_per_block % size:
+            raise ValueError(
+                f"binding {binding.group_id}/{binding.layer}/{binding.component} sits at byte "
+                f"{start} with {binding.nbytes_per_block} bytes: not a whole number of {dtype} "
+                f"elements ({size} bytes); view it as torch.uint8 or a smaller dtype"
+            )
+        return raw.view(dtype)
+
+    def views(self, dtype: torch.dtype = torch.uint8) -> dict[LayerBinding, torch.Tensor]:
+        """Every binding's typed view, in slot and binding order."""
+        return {b: self.view(b, dtype) for slot in self.slots for b in slot.bindings}
+
+    def release(self) -> None:
+        """Drop the tensors and hand cached device memory back."""
+        self.tensors = ()
+        _free_cached(self.device)
+
+    def _check_live(self) -> None:
+        if self.released:
+            raise ValueError("this pool has been released: allocate a new one")
+
+    def __enter__(self) -> FlatPool:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.release()
+
+
+def _free_cached(device: torch.device) -> None:
+    gc.collect()
+    if device.type == "cuda":
+        torch.cuda.empty_cache()
+
+
+def allocate_pool(
+    plan: FlatMemoryPlan,
+    device: str | torch.device = "cpu",
+    max_blocks: int | None = None,
+    *,
+    share_percent: int = DEFAULT_SHARE_PERCENT,
+    state_groups: Iterable[str] = STATE_LAYER_TYPES,
+    allocator: Allocator = _empty_uint8,
+) -> FlatPool:
+    """Allocate ``plan`` on ``device`` with at most ``max_blocks`` blocks.
+
+    Without ``max_blocks`` the cap is what fits in ``share_percent`` % of free memory. Contents are
+    uninitialised (see ``fill_random``). ``state_groups`` names the groups whose rows are state
+    (what ``copy_state_rows`` moves). Raises PoolAllocationError when nothing fits or the device
+    runs out of memory, after freeing what it allocated.
+    """
+    if not isinstance(plan, FlatMemoryPlan):
+        raise ValueError(f"plan must be a FlatMemoryPlan, got {type(plan).__name__}")
+    dev = resolve_device(device)
+    planned_blocks = plan.geometry.num_blocks
+    check_int("plan.geometry.num_blocks", planned_blocks, minimum=1)
+    slots = tuple(slot_layout(t, planned_blocks, state_groups) for t in plan.tensors)
+    page_bytes = sum(s.row_bytes for s in slots)
+    free = free_memory_bytes(dev)
+    if max_blocks is None:
+        cap = free * share_percent // 100 // page_bytes
+        cap_reason = "free memory"
+    else:
+        cap = check_int("max_blocks", max_blocks, minimum=1)
+        cap_reason = "max_blocks"
+    if cap >= planned_blocks:
+        num_blocks, cap_reason = planned_blocks, "plan"
+    else:
+        num_blocks = cap
+    if num_blocks < 1:
+        raise PoolAllocationError(
+            f"{dev} has {free} bytes free; {share_percent}% of that holds no block of "
+            f"{page_bytes} bytes: free device memory or pass max_blocks"
+        )
+    tensors: list[torch.Tensor] = []
+    try:
+        for slot in slots:
+            tensors.append(allocator((num_blocks, slot.row_bytes), dev))
+    except (torch.OutOfMemoryError, RuntimeError) as err:
+        failed = slots[len(tensors)]
+        tensors.clear()
+        _free_cached(dev)
+        detail = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+        raise PoolAllocationError(
+            f"out of memory on {dev} allocating {failed.name} ({num_blocks * failed.row_bytes} "
+            f"bytes, {num_blocks} blocks of {page_bytes} bytes over {len(slots)} slots); "
+            f"everything allocated was freed; pass a smaller max_blocks ({detail})"
+        ) from None
+    report = AllocationReport(
+        device=str(dev),
+        page_bytes=page_bytes,
+        planned_blocks=planned_blocks,
+        allocated_blocks=num_blocks,
+        planned_bytes=sum(s.planned_bytes for s in slots),
+        allocated_bytes=num_blocks * page_bytes,
+        tensors=tuple(
+            TensorAllocation(s.name, s.row_bytes, s.planned_bytes, num_blocks * s.row_bytes)
+            for s in slots
+        ),
+        free_bytes_before=free,
+        cap_reason=cap_reason,
+    )
+    return FlatPool(plan, dev, slots, tuple(tensors), report)
+
+
+def widest_view(t: torch.Tensor) -> torch.Tensor:
+    """``t`` (uint8, rows on dim 0) viewed with the widest integer element its rows allow.
+
+    Wider elements mean fewer, larger copies per row in torch's CPU indexing kernels.
+    """
+    row = t.shape[-1] if t.dim() else 0
+    for dtype, size in ((torch.int64, 8), (torch.int32, 4), (torch.int16, 2)):
+        if row % size == 0 and t.storage_offset() % size == 0 and t.is_contiguous():
+            return t.view(dtype)
+    return t
+
+
+def fill_random(tensors: Iterable[torch.Tensor], seed: int = 0) -> None:
+    """Fill tensors with random bits (benchmarks and tests never run on all-zero data)."""
+    for i, t in enumerate(tensors):
+        gen = torch.Generator(device=t.device).manual_seed(seed * 1_000_003 + i)
+        wide = widest_view(t)
+        if wide.dtype == torch.uint8:
+            wide.random_(0, 256, generator=gen)
+        else:
+            wide.random_(generator=gen)  # leaves the sign bit clear: fold bit 62 into it
+            wide.bitwise_xor_(wide << 1)

@@ -1,0 +1,185 @@
+"""Fused gather / scatter: every slot tensor of a pool in one Triton launch.
+
+The torch reference launches one copy per slot tensor; with many slots and small pages those
+launches (2 to 4 us each) dominate. Here one program copies one chunk of one slot row of one page:
+the grid is ``(pages, chunks per row, slots)``. Slot tensors are separate allocations; the kernel
+reaches them as ``slot 0's pointer + delta`` with the deltas (and the rows) stored in units of up
+to 16 bytes and multiplied by a compile-time constant, so the compiler can prove 16-byte
+alignment and use vector loads. Same slot-major staging layout as ``flatkv.gpu.kernels``.
+
+On a CUDA tensor the kernel is compiled; on a CPU tensor it runs in Triton's interpreter (how the
+tests check it against the torch reference without a GPU). ``TRITON_INTERPRET`` need not be set:
+the interpreter build is chosen when the kernel is first wrapped, per device type.
+
+Importing this module never fails: without triton, ``available()`` is False and the movers raise.
+"""
+
+import os
+import weakref
+from contextlib import nullcontext
+from math import gcd
+
+import torch
+
+from flatkv.gpu.kernels import PageIds, _unique_ids, page_ids, staging_views
+from flatkv.gpu.pool import FlatPool
+
+try:
+    import triton
+    import triton.language as tl
+except ImportError:  # pragma: no cover - depends on the machine
+    triton = None
+    tl = None
+
+_UNIT_MAX = 16  # bytes: one vector load per thread
+_CHUNK_BYTES = 64 * 1024  # bytes of a row one program copies at most
+_BLOCK_BYTES = 8 * 1024  # bytes one loop iteration of a program copies
+
+
+def importable() -> bool:
+    """Triton can be imported (its interpreter can run on the CPU)."""
+    return triton is not None
+
+
+def available() -> bool:
+    """The compiled fused kernel can run: triton and a CUDA device are both present."""
+    return triton is not None and torch.cuda.is_available()
+
+
+if triton is not None:  # real annotations: triton reads tl.constexpr from them
+
+    def _move_rows(
+        pool_base,
+        staging,
+        deltas,
+        rows,
+        staging_offsets,
+        ids,
+        n,
+        GATHER: tl.constexpr,
+        VEC: tl.constexpr,
+        CHUNK: tl.constexpr,
+        BLOCK: tl.constexpr,
+    ):
+        i = tl.program_id(0)  # position in ids
+        c = tl.program_id(1)  # chunk of the row
+        s = tl.program_id(2)  # slot
+        row = tl.load(rows + s) * VEC  # elements in a row of slot s
+        start = c.to(tl.int64) * CHUNK
+        if start < row:
+            page = tl.load(ids + i).to(tl.int64)
+            slot_row = pool_base + tl.load(deltas + s) * VEC + page * row
+            stage_row = staging + n * tl.load(staging_offsets + s) * VEC + i * row
+            end = tl.minimum(start + CHUNK, row)
+            # Whole blocks unmasked (the compiler can prove 16-byte alignment), then the tail.
+            full_end = start + ((end - start) // BLOCK) * BLOCK
+            for off in range(start, full_end, BLOCK):
+                col = off + tl.arange(0, BLOCK)
+                if GATHER:
+                    tl.store(stage_row + col, tl.load(slot_row + col))
+                else:
+                    tl.store(slot_row + col, tl.load(stage_row + col))
+            if full_end < end:
+                col = full_end + tl.arange(0, BLOCK)
+                mask = col < end
+                if GATHER:
+                    tl.store(stage_row + col, tl.load(slot_row + col, mask=mask), mask=mask)
+                else:
+                    tl.store(slot_row + col, tl.load(stage_row + col, mask=mask), mask=mask)
+
+
+_KERNELS: dict = {}
+
+
+def _kernel(interpret: bool):
+    """``_move_rows`` wrapped by triton.jit, compiled or interpreted (decided at wrap time)."""
+    if interpret not in _KERNELS:
+        knobs = getattr(triton, "knobs", None)
+        if knobs is not None and hasattr(knobs.runtime, "scope"):
+            with knobs.runtime.scope():
+                knobs.runtime.interpret = interpret
+                _KERNELS[interpret] = triton.jit(_move_rows)
+        else:  # older triton reads the environment in triton.jit
+            old = os.environ.get("TRITON_INTERPRET")
+            os.environ["TRITON_INTERPRET"] = "1" if interpret else "0"
+            try:
+                _KERNELS[interpret] = triton.jit(_move_rows)
+            finally:
+                if old is None:
+                    del os.environ["TRITON_INTERPRET"]
+                else:
+                    os.environ["TRITON_INTERPRET"] = old
+    return _KERNELS[interpret]
+
+
+_META: "weakref.WeakKeyDictionary[FlatPool, dict]" = weakref.WeakKeyDictionary()
+
+
+def _pool_unit(pool: FlatPool) -> int:
+    """Largest unit (<= 16 bytes) dividing every row and every slot address."""
+    unit = _UNIT_MAX
+    for t in pool.tensors:
+        unit = gcd(unit, t.shape[1], t.data_ptr())
+    return unit
+
+
+def _metadata(pool: FlatPool, unit: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """deltas, rows and staging offsets of the pool's slots, in ``unit`` bytes, on its device."""
+    key = (unit, tuple(t.data_ptr() for t in pool.tensors))
+    cached = _META.setdefault(pool, {})
+    if key not in cached:
+        base = pool.tensors[0].data_ptr()
+        rows = [t.shape[1] // unit for t in pool.tensors]
+        offsets = [sum(rows[:s]) for s in range(len(rows))]
+        deltas = [(t.data_ptr() - base) // unit for t in pool.tensors]
+        cached.clear()
+        cached[key] = tuple(
+            torch.tensor(v, dtype=torch.int64, device=pool.device) for v in (deltas, rows, offsets)
+        )
+    return cached[key]
+
+
+def _launch(pool: FlatPool, pages: PageIds, staging: torch.Tensor, gather_rows: bool) -> None:
+    if triton is None:
+        raise ValueError("triton is not installed: use the torch mover (implementation 'torch')")
+    staging_views(pool, staging, pages.count)  # checks size and layout
+    if staging.device != pool.device:
+        raise ValueError(f"staging lives on {staging.device}, the pool on {pool.device}")
+    unit = gcd(_pool_unit(pool), staging.data_ptr())
+    element = min(unit, 8)
+    dtype = {8: torch.int64, 4: torch.int32, 2: torch.int16, 1: torch.uint8}[element]
+    deltas, rows, offsets = _metadata(pool, unit)
+    max_row = max(t.shape[1] for t in pool.tensors)
+    block_bytes = min(_BLOCK_BYTES, triton.next_power_of_2(max_row))
+    chunk_bytes = max(block_bytes, min(_CHUNK_BYTES, triton.next_power_of_2(max_row)))
+    grid = (pages.count, -(-max_row // chunk_bytes), len(pool.tensors))
+    base = pool.tensors[0].view(-1).view(dtype)
+    stage = staging.view(dtype) if staging.numel() % element == 0 else staging[
+        : staging.numel() - staging.numel() % element].view(dtype)
+    on_device = torch.cuda.device(pool.device) if pool.device.type == "cuda" else nullcontext()
+    with on_device:  # launch on the pool's GPU, not the current one
+        _kernel(pool.device.type != "cuda")[grid](
+            base,
+            stage,
+            deltas,
+            rows,
+            offsets,
+            pages.tensor,
+            pages.count,
+            GATHER=gather_rows,
+            VEC=unit // element,
+            CHUNK=chunk_bytes // element,
+            BLOCK=block_bytes // element,
+            num_warps=max(1, min(4, block_bytes // 2048)),
+        )
+
+
+def gather(pool: FlatPool, ids, staging: torch.Tensor) -> torch.Tensor:
+    """Fused ``flatkv.gpu.kernels.gather``: every slot in one launch."""
+    _launch(pool, page_ids(pool, ids), staging, True)
+    return staging
+
+
+def scatter(pool: FlatPool, ids, staging: torch.Tensor) -> None:
+    """Fused ``flatkv.gpu.kernels.scatter``: every slot in one launch."""
+    _launch(pool, _unique_ids(pool, ids, "ids"), staging, False)

@@ -1,0 +1,165 @@
+"""The benchmark harness (structure, bytes counted, progress, lock) and the bench command.
+No timing is asserted: speed goals live in bench/gpu_bench.py."""
+
+import argparse
+import json
+import threading
+
+import pytest
+import torch
+from gpu_plans import small_plan
+
+from flatkv.gpu import bench
+from flatkv.gpu.bench import DeviceBusy, device_lock, plans_for_block_sizes, run_benchmark
+from flatkv.gpu.cli import main, parse_layers, parse_state, register
+
+
+def test_benchmark_counts_read_plus_written_bytes(device):
+    calls = []
+    result = run_benchmark(small_plan(), device=device, max_blocks=40, pages_per_call=8,
+                           repeats=2, warmup=1, progress=lambda f, m: calls.append((f, m)))
+    call = 8 * 1568
+    assert (result.page_bytes, result.pages_per_call, result.call_bytes) == (1568, 8, call)
+    assert result.allocation.allocated_blocks == 40 and result.allocation.planned_blocks == 637
+    ops = {(f.operation, f.implementation) for f in result.figures}
+    assert {("copy", "copy"), ("gather", "torch"), ("scatter", "torch"),
+            ("state_copy", "torch")} <= ops
+    for f in result.figures:
+        assert len(f.samples_s) == 2 and f.median_s > 0 and f.gbps > 0
+        if f.baseline == "copy":
+            assert f.counted_bytes == 2 * f.payload_bytes  # read + written
+    gather = result.figure("gather", "torch")
+    assert gather.payload_bytes == call
+    copy = result.figure("copy")
+    assert gather.share_of_baseline == pytest.approx(gather.gbps / copy.gbps)
+    # 8 pairs x 3 state rows of 352 B, read and written.
+    assert result.figure("state_copy", "torch").counted_bytes == 2 * 8 * 1056
+    fractions = [f for f, _ in calls]
+    assert fractions == sorted(fractions) and fractions[-1] == 1.0
+    if device == "cuda":
+        assert result.figure("h2d").baseline == "pinned_h2d"
+        assert result.figure("d2h").counted_bytes == call  # over the bus, counted once
+
+
+def test_default_pages_per_call_is_capped_at_half_the_pool():
+    # 64 MiB of 1568-byte pages is far more than a 40-block pool: half of it, 20 pages.
+    result = run_benchmark(small_plan(), device="cpu", max_blocks=40, repeats=1, warmup=0)
+    assert result.pages_per_call == 20
+
+
+def test_summary_has_the_json_keys():
+    summary = run_benchmark(small_plan(), device="cpu", max_blocks=10, pages_per_call=2,
+                            repeats=1, warmup=0).summary()
+    for key in ("device", "gather_gbps", "scatter_gbps", "copy_gbps", "gather_share_of_copy",
+                "planned_bytes", "allocated_bytes", "counting"):
+        assert key in summary
+    assert summary["allocated_bytes"] == 10 * 1568
+    json.dumps(summary)  # plain data only
+
+
+def test_sweep_over_page_sizes_and_pages_per_call():
+    from gpu_plans import small_components
+
+    # Block 4 and 8 both equalize to P = 8 (kept once); block 16 gives a 1024-byte KV row.
+    plans = plans_for_block_sizes(small_components(), [4, 8, 16], budget_bytes=200_000)
+    assert [p.geometry.block_size for p in plans] == [8, 16]
+    results = bench.run_sweep(plans, device="cpu", max_blocks=12, pages_per_call=[1, 3],
+                              repeats=1, warmup=0)
+    assert [(r.page_bytes, r.pages_per_call) for r in results] == [
+        (1568, 1), (1568, 3), (2080, 1), (2080, 3)]
+
+
+def test_lock_is_shared_per_device_and_refuses_a_second_run():
+    lock = device_lock("cpu")
+    assert device_lock("cpu")._lock is lock._lock
+    assert lock.try_acquire()
+    try:
+        seen = []
+        worker = threading.Thread(target=lambda: seen.append(device_lock("cpu").try_acquire()))
+        worker.start()
+        worker.join()
+        assert seen == [False]
+        with pytest.raises(DeviceBusy, match="already running on cpu"):
+            run_benchmark(small_plan(), device="cpu", max_blocks=4, repeats=1, warmup=0)
+    finally:
+        lock.release()
+    assert not lock.locked()
+
+
+def test_lock_is_released_after_a_failed_run():
+    with pytest.raises(ValueError, match="pages_per_call=99 is more than the 4 allocated"):
+        run_benchmark(small_plan(), device="cpu", max_blocks=4, pages_per_call=99, repeats=1)
+    assert not device_lock("cpu").locked()
+
+
+def test_available_devices_lists_the_cpu_then_each_gpu():
+    devices = bench.available_devices()
+    assert devices[0] == "cpu"
+    assert devices[1:] == tuple(f"cuda:{i}" for i in range(len(devices) - 1))
+    assert len(devices) - 1 == (torch.cuda.device_count() if torch.cuda.is_available() else 0)
+
+
+def test_unknown_implementation_is_refused():
+    with pytest.raises(ValueError, match="implementation 'cuda-graph' cannot run on cpu"):
+        run_benchmark(small_plan(), device="cpu", max_blocks=4, implementations=["cuda-graph"])
+
+
+# --------------------------------------------------------------------------------------------
+# The command line.
+
+ARGS = ["bench", "--layers", "LLLF", "--kv-bytes-per-slot", "64", "--state", "conv=96,ssm=256",
+        "--block-size", "4", "--max-blocks", "20", "--pages-per-call", "4", "--repeats", "1"]
+
+
+def test_cli_json(capsys):
+    assert main(ARGS + ["--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["device"] == "cpu"
+    assert out["page_bytes"] == 1568 and out["call_bytes"] == 4 * 1568
+    # Budget 64 GiB by default: 68,719,476,736 // 1568 = 43,826,196 blocks planned.
+    assert out["planned_blocks"] == 43_826_196 and out["allocated_blocks"] == 20
+    for key in ("gather_gbps", "scatter_gbps", "copy_gbps"):
+        assert out[key] > 0
+
+
+def test_cli_text(capsys):
+    assert main(ARGS) == 0
+    text = capsys.readouterr().out
+    assert "allocated 20 blocks = 31360 B (limited by max_blocks)" in text
+    assert "gather" in text and "of copy" in text
+
+
+@pytest.mark.parametrize(("extra", "message"), [
+    (["--device", "cuda:99"], "cuda"),
+    (["--layers", "LLXF"], "unknown letter(s) ['X']"),
+    (["--state", "conv"], "--state item 'conv' must be NAME=BYTES"),
+    (["--max-blocks", "1"], "max_blocks must be at least 2"),
+])
+def test_cli_bad_input_exits_2_with_one_line(capsys, extra, message):
+    assert main(ARGS + extra) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and err.count("\n") == 1 and message in err
+
+
+def test_register_accepts_the_integrators_profile_source(capsys):
+    from flatkv.profile import CacheProfile
+
+    parser = argparse.ArgumentParser()
+    register(parser.add_subparsers(dest="command"),
+             add_profile_arguments=lambda p: p.add_argument("--preset"),
+             profile_from_args=lambda a: CacheProfile(("linear_attention",) * 3
+                                                      + ("full_attention",), 64,
+                                                      {"conv": 96, "ssm": 256}, name=a.preset))
+    args = parser.parse_args(["bench", "--preset", "tiny", "--block-size", "4",
+                              "--max-blocks", "6", "--pages-per-call", "2", "--repeats", "1",
+                              "--json"])
+    assert args.func(args) == 0
+    assert json.loads(capsys.readouterr().out)["page_bytes"] == 1568
+
+
+def test_layer_pattern_and_state_parsing():
+    assert parse_layers("LLLF*2,S") == (("linear_attention",) * 3 + ("full_attention",)) * 2 + (
+        "sliding_attention",)
+    assert parse_state("conv=49152, ssm=2097152") == {"conv": 49152, "ssm": 2097152}
+    with pytest.raises(ValueError, match="repeat after"):
+        parse_layers("LF*0")

@@ -1,0 +1,197 @@
+"""Page movers: gather / scatter round trips, untouched rows, host mirror, state-row copy, and the
+fused Triton kernel against the torch reference (interpreted on the CPU, compiled on CUDA)."""
+
+import pytest
+import torch
+from gpu_plans import small_plan
+
+from flatkv.gpu import kernels, triton_kernels
+from flatkv.gpu.pool import allocate_pool, fill_random
+from flatkv.plan import components_from_layers, plan_tensors
+
+IDS = [7, 3, 40, 11, 0, 49]
+
+
+@pytest.fixture
+def pool(device):
+    with allocate_pool(small_plan(), device, max_blocks=50) as p:
+        fill_random(p.tensors, seed=11)
+        yield p
+
+
+def snapshot(pool):
+    return [t.clone() for t in pool.tensors]
+
+
+def expected_staging(tensors, ids):
+    """Slot-major by hand: slot 0's rows of ids in order, then slot 1's, then slot 2's."""
+    index = torch.tensor(ids)
+    return torch.cat([t.cpu()[index].reshape(-1) for t in tensors])
+
+
+def test_gather_is_slot_major_rows_of_the_ids(pool):
+    staging = kernels.new_staging(pool, len(IDS))
+    assert staging.numel() == 6 * 1568
+    kernels.gather(pool, IDS, staging)
+    assert torch.equal(staging.cpu(), expected_staging(pool.tensors, IDS))
+    # Slot 1 starts after slot 0's six 864-byte rows: byte 5184 is page 7's slot-1 row.
+    assert torch.equal(staging[5184:5184 + 352].cpu(), pool.tensors[1][7].cpu())
+
+
+@pytest.mark.parametrize("mover", ["torch", "triton"])
+def test_scatter_of_gather_restores_the_pool_exactly(pool, mover):
+    gather, scatter = movers(mover)
+    original = snapshot(pool)
+    staging = kernels.new_staging(pool, len(IDS))
+    gather(pool, kernels.page_ids(pool, IDS), staging)
+    for t in pool.tensors:
+        t[IDS] = torch.randint(1, 256, t[IDS].shape, dtype=torch.uint8, device=t.device)
+    assert not torch.equal(pool.tensors[0][IDS], original[0][IDS])
+    scatter(pool, kernels.page_ids(pool, IDS), staging)
+    for now, before in zip(pool.tensors, original, strict=True):
+        assert torch.equal(now, before)
+
+
+@pytest.mark.parametrize("mover", ["torch", "triton"])
+def test_scatter_writes_only_the_ids(pool, mover):
+    _, scatter = movers(mover)
+    original = snapshot(pool)
+    staging = kernels.new_staging(pool, len(IDS))
+    fill_random([staging], seed=5)
+    scatter(pool, IDS, staging)
+    assert torch.equal(expected_staging(pool.tensors, IDS), staging.cpu())
+    others = [i for i in range(50) if i not in IDS]
+    for now, before in zip(pool.tensors, original, strict=True):
+        assert torch.equal(now[others], before[others])
+
+
+@pytest.mark.parametrize("mover", ["torch", "triton"])
+def test_round_trip_keeps_nan_bit_patterns(pool, mover):
+    # The torch mover carries 16-byte rows as complex128: NaN payloads must survive untouched.
+    gather, scatter = movers(mover)
+    words = pool.tensors[0].view(torch.int64)
+    words[:, 0] = 0x7FF0000000000001  # signalling NaN
+    words[:, 1] = -0x0008000000000000 + 5  # negative quiet NaN with a payload (0xFFF8...05)
+    original = snapshot(pool)
+    staging = kernels.new_staging(pool, len(IDS))
+    gather(pool, IDS, staging)
+    for t in pool.tensors:
+        t[IDS] = 0
+    scatter(pool, IDS, staging)
+    assert all(torch.equal(a, b) for a, b in zip(pool.tensors, original, strict=True))
+
+
+def movers(name):
+    if name == "torch":
+        return kernels.gather, kernels.scatter
+    return triton_kernels.gather, triton_kernels.scatter
+
+
+@pytest.mark.parametrize(("chunk", "block"), [(32, 16), (48, 32)])
+def test_triton_matches_torch_across_chunks_blocks_and_tails(device, monkeypatch, chunk, block):
+    # conv 6 B + ssm 10 B = 16 B state rows; ceil(16 / 16) = 1 <= 4 keeps P = 4, so the KV row
+    # is 16 * 4 = 64 B: rows of 16 + 64 = 80 (slot 0) and 16 B (slots 1, 2), so the fused
+    # kernel works in 16-byte units here. Chunks of 32 B, blocks of 16 B: an 80-byte row spans 3
+    # chunks (the last one partial), two whole blocks per full chunk. Chunks of 48 B, blocks of
+    # 32 B: chunk 0 is one whole block and a masked 16-byte tail, chunk 1 one whole block.
+    monkeypatch.setattr(triton_kernels, "_CHUNK_BYTES", chunk)
+    monkeypatch.setattr(triton_kernels, "_BLOCK_BYTES", block)
+    plan = small_plan(kv=16, conv=6, ssm=10)
+    with allocate_pool(plan, device, max_blocks=30) as p:
+        assert [s.row_bytes for s in p.slots] == [80, 16, 16]
+        fill_random(p.tensors, seed=2)
+        ids = kernels.page_ids(p, [29, 0, 13, 14, 2])
+        want, got = kernels.new_staging(p, 5), kernels.new_staging(p, 5)
+        kernels.gather(p, ids, want)
+        triton_kernels.gather(p, ids, got)
+        assert torch.equal(want, got)
+        fill_random([got], seed=8)
+        original = snapshot(p)
+        triton_kernels.scatter(p, ids, got)
+        check = kernels.new_staging(p, 5)
+        kernels.gather(p, ids, check)
+        assert torch.equal(check, got)
+        others = [i for i in range(30) if i not in (29, 0, 13, 14, 2)]
+        assert all(torch.equal(a[others], b[others]) for a, b in zip(p.tensors, original,
+                                                                     strict=True))
+
+
+def test_triton_handles_odd_byte_rows(device):
+    # kv 3 B/slot, conv 5 B, ssm 7 B: ceil(12 / 3) = 4 = block 4, so P = 4 and rows are
+    # 12 + 12 = 24 (slot 0) and 12 B: units of 4 bytes, not 16.
+    with allocate_pool(small_plan(kv=3, conv=5, ssm=7), device, max_blocks=9) as p:
+        assert [s.row_bytes for s in p.slots] == [24, 12, 12]
+        fill_random(p.tensors, seed=4)
+        want, got = kernels.new_staging(p, 3), kernels.new_staging(p, 3)
+        kernels.gather(p, [8, 1, 4], want)
+        triton_kernels.gather(p, [8, 1, 4], got)
+        assert torch.equal(want, got)
+
+
+def test_host_mirror_round_trip(pool):
+    host = kernels.new_staging(pool, len(IDS), device="cpu", pin=pool.device.type == "cuda")
+    original = snapshot(pool)
+    kernels.copy_to_host(pool, IDS, host)
+    if pool.device.type == "cuda":
+        torch.cuda.synchronize()
+    assert torch.equal(host, expected_staging(pool.tensors, IDS))
+    for t in pool.tensors:
+        t[IDS] = 0
+    kernels.copy_from_host(pool, IDS, host)
+    for now, before in zip(pool.tensors, original, strict=True):
+        assert torch.equal(now, before)
+
+
+def test_state_row_copy_moves_only_state_rows(pool):
+    original = snapshot(pool)
+    moved = kernels.copy_state_rows(pool, 5, 9)
+    assert moved == 3 * 352  # conv + ssm of the three linear-attention layers
+    slab0, slab1, slab2 = pool.tensors
+    assert torch.equal(slab0[9, :352], original[0][5, :352])  # LA0 state copied
+    assert torch.equal(slab0[9, 352:], original[0][9, 352:])  # FA0 KV of page 9 kept
+    assert torch.equal(slab1[9], original[1][5]) and torch.equal(slab2[9], original[2][5])
+    others = [i for i in range(50) if i != 9]
+    for now, before in zip(pool.tensors, original, strict=True):
+        assert torch.equal(now[others], before[others])
+
+
+def test_state_row_copy_in_bulk_matches_one_by_one(pool):
+    src, dst = list(range(0, 20)), list(range(49, 29, -1))  # 20 pairs: the index-kernel path
+    original = snapshot(pool)
+    assert kernels.copy_state_rows(pool, src, dst) == 20 * 3 * 352
+    for s, d in zip(src, dst, strict=True):
+        assert torch.equal(pool.tensors[0][d, :352], original[0][s, :352])
+        assert torch.equal(pool.tensors[0][d, 352:], original[0][d, 352:])
+        assert torch.equal(pool.tensors[2][d], original[2][s])
+
+
+def test_state_row_copy_refusals(pool):
+    with pytest.raises(ValueError, match="share a page id"):
+        kernels.copy_state_rows(pool, [1, 2], [2, 3])
+    with pytest.raises(ValueError, match="src has 2 page id"):
+        kernels.copy_state_rows(pool, [1, 2], [3])
+    plan = plan_tensors(components_from_layers(layer_types=["full_attention"] * 2,
+                                               kv_bytes_per_slot=8, state_const_bytes={}),
+                        block_size=4, alignment=4, budget_bytes=640)
+    with allocate_pool(plan, pool.device) as p, pytest.raises(ValueError, match="no state rows"):
+        kernels.copy_state_rows(p, 0, 1)
+
+
+def test_bad_ids_are_refused(pool):
+    staging = kernels.new_staging(pool, 2)
+    with pytest.raises(ValueError, match="page id 50, outside this pool's 0..49"):
+        kernels.gather(pool, [1, 50], staging)
+    with pytest.raises(ValueError, match="page id -1"):
+        kernels.gather(pool, [-1, 2], staging)
+    with pytest.raises(ValueError, match="repeats a page id"):
+        kernels.scatter(pool, [3, 3], staging)
+    with pytest.raises(ValueError, match="empty"):
+        kernels.gather(pool, [], staging)
+    with pytest.raises(ValueError, match=r"ids\[0\] must be a whole page id"):
+        kernels.gather(pool, [1.5, 2], staging)
+    with pytest.raises(ValueError, match="1-D integer tensor"):
+        kernels.gather(pool, torch.tensor([1.0, 2.0]), staging)
+    with pytest.raises(ValueError, match="staging holds 3136 bytes but 3 pages"):
+        kernels.gather(pool, [1, 2, 3], staging)
+    with pytest.raises(ValueError, match="repeats a page id"):
+        triton_kernels.scatter(pool, [3, 3], staging)

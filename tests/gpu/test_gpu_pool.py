@@ -1,0 +1,156 @@
+"""Allocation of a plan: sizes equal the plan, caps, typed views at offsets, out of memory."""
+
+import gc
+import weakref
+
+import pytest
+import torch
+from gpu_plans import small_plan
+
+from flatkv.gpu import pool as pool_mod
+from flatkv.gpu.pool import PoolAllocationError, allocate_pool, fill_random, slot_layout
+from flatkv.plan import LayerBinding, TensorPlan, plan_component_tensors
+
+
+def test_allocation_equals_plan(device):
+    plan = small_plan()
+    with allocate_pool(plan, device) as pool:
+        assert [tuple(t.shape) for t in pool.tensors] == [(637, 864), (637, 352), (637, 352)]
+        assert all(t.dtype == torch.uint8 and t.device.type == device for t in pool.tensors)
+        r = pool.report
+        assert (r.planned_blocks, r.allocated_blocks, r.cap_reason) == (637, 637, "plan")
+        assert r.page_bytes == 1568
+        assert r.planned_bytes == r.allocated_bytes == 637 * 1568 == 998_816
+        assert [t.allocated_bytes for t in r.tensors] == [550_368, 224_224, 224_224]
+        assert not r.capped
+    assert pool.released and pool.tensors == ()
+
+
+def test_max_blocks_caps_and_reports_planned_vs_allocated(device):
+    with allocate_pool(small_plan(), device, max_blocks=50) as pool:
+        r = pool.report
+        assert (r.planned_blocks, r.allocated_blocks, r.cap_reason, r.capped) == (
+            637, 50, "max_blocks", True)
+        assert (r.planned_bytes, r.allocated_bytes) == (998_816, 50 * 1568)
+        assert [t.planned_bytes for t in r.tensors] == [550_368, 224_224, 224_224]
+        assert [t.allocated_bytes for t in r.tensors] == [43_200, 17_600, 17_600]
+
+
+def test_default_cap_is_a_share_of_free_memory(monkeypatch):
+    # 40% of 10,000 B is 4,000 B: two pages of 1,568 B.
+    monkeypatch.setattr(pool_mod, "free_memory_bytes", lambda device: 10_000)
+    with allocate_pool(small_plan(), "cpu") as pool:
+        assert (pool.num_blocks, pool.report.cap_reason) == (2, "free memory")
+    # 40% of 3,000 B holds no page.
+    monkeypatch.setattr(pool_mod, "free_memory_bytes", lambda device: 3_000)
+    with pytest.raises(PoolAllocationError, match="holds no block of 1568 bytes"):
+        allocate_pool(small_plan(), "cpu")
+
+
+def test_slot_offsets_accumulate_rows_in_binding_order():
+    plan = small_plan()
+    layouts = [slot_layout(t, 637) for t in plan.tensors]
+    # Slot 0: conv at 0, ssm at 96, then the full-attention row starts at 96 + 256 = 352.
+    assert layouts[0].offsets == (0, 96, 352)
+    assert layouts[0].state_ranges == ((0, 352),)
+    assert layouts[1].offsets == (0, 96) and layouts[1].row_bytes == 352
+
+
+def test_typed_views_sit_at_their_offsets(device):
+    plan = small_plan()
+    conv, ssm, kv = plan.tensors[0].bindings
+    with allocate_pool(plan, device, max_blocks=10) as pool:
+        slab = pool.tensors[0]
+        slab.zero_()
+        kv_view = pool.view(kv, torch.int32)
+        assert tuple(kv_view.shape) == (10, 128)  # 512 B of KV as 4-byte elements
+        kv_view[5] = torch.arange(1, 129, dtype=torch.int32, device=slab.device)
+        expected = torch.arange(1, 129, dtype=torch.int32).view(torch.uint8)
+        assert torch.equal(slab[5, 352:864].cpu(), expected)
+        assert int(slab[5, :352].count_nonzero()) == 0 and int(slab[4].count_nonzero()) == 0
+        ssm_view = pool.view(ssm, torch.float32)
+        assert tuple(ssm_view.shape) == (10, 64)
+        ssm_view[2, 0] = 1.0  # float32 1.0 is bytes 00 00 80 3f, at byte 96 of row 2
+        assert slab[2, 96:100].tolist() == [0, 0, 128, 63]
+        assert tuple(pool.view(conv).shape) == (10, 96)
+        assert len(pool.views(torch.int16)) == 7  # 3 + 2 + 2 bindings
+
+
+def test_typed_view_refuses_misaligned_dtype():
+    # conv 6 B then ssm 10 B: ssm starts at byte 6, not a whole number of int32.
+    plan = small_plan(conv=6, ssm=10)
+    with allocate_pool(plan, "cpu", max_blocks=4) as pool:
+        ssm = plan.tensors[1].bindings[1]
+        with pytest.raises(ValueError, match="sits at byte 6 with 10 bytes"):
+            pool.view(ssm, torch.int32)
+        assert tuple(pool.view(ssm, torch.int16).shape) == (4, 5)
+
+
+def test_per_component_plan_allocates_each_component():
+    # One tensor per component: 3 x (96 + 256) state rows + one KV row of 64 x 4 = 256 B.
+    from gpu_plans import small_components
+
+    plan = plan_component_tensors(small_components(), block_size=4, budget_bytes=100_000)
+    with allocate_pool(plan, "cpu") as pool:
+        assert pool.page_bytes == 3 * (96 + 256) + 256 == 1312
+        assert pool.num_blocks == 100_000 // 1312 == 76
+        assert pool.state_bytes_per_page == 3 * 352
+
+
+def test_inconsistent_plan_is_refused():
+    bad = TensorPlan("t", 2 * 20, (LayerBinding(0, "g", 0, "a", 8, 0),
+                                   LayerBinding(0, "g", 0, "b", 12, 4)))
+    with pytest.raises(ValueError, match="row_offset=4, but its row packs it at 8"):
+        slot_layout(bad, 2)
+    wrong_size = TensorPlan("t", 41, (LayerBinding(0, "g", 0, "a", 20, 0),))
+    with pytest.raises(ValueError, match="plans 41 bytes but 2 blocks of its 20-byte row"):
+        slot_layout(wrong_size, 2)
+
+
+def test_out_of_memory_frees_what_was_allocated():
+    allocated = []
+
+    def failing_allocator(shape, device):
+        if allocated:
+            raise torch.OutOfMemoryError("CUDA out of memory. Tried to allocate 1.00 GiB")
+        t = torch.empty(shape, dtype=torch.uint8, device=device)
+        allocated.append(weakref.ref(t))
+        return t
+
+    with pytest.raises(PoolAllocationError) as info:
+        allocate_pool(small_plan(), "cpu", max_blocks=10, allocator=failing_allocator)
+    message = str(info.value)
+    assert "flat_slab_1" in message and "everything allocated was freed" in message
+    assert "\n" not in message
+    gc.collect()
+    assert allocated[0]() is None  # slot 0's tensor is gone
+
+
+def test_real_allocation_failure_is_reported():
+    # 2**40 blocks of 1568 B is about 1.7 PB: the CPU allocator refuses it.
+    plan = small_plan(budget=1568 << 41)
+    with pytest.raises(PoolAllocationError, match="out of memory on cpu allocating flat_slab_0"):
+        allocate_pool(plan, "cpu", max_blocks=1 << 40)
+
+
+def test_bad_inputs_name_the_field():
+    with pytest.raises(ValueError, match="max_blocks must be positive, got 0"):
+        allocate_pool(small_plan(), "cpu", max_blocks=0)
+    with pytest.raises(ValueError, match="device must be 'cpu', 'cuda' or 'cuda:N'"):
+        allocate_pool(small_plan(), "tpu")
+    with pytest.raises(ValueError, match="plan must be a FlatMemoryPlan"):
+        allocate_pool("plan", "cpu")
+    with allocate_pool(small_plan(), "cpu", max_blocks=2) as pool:
+        pass
+    with pytest.raises(ValueError, match="released"):
+        pool.view(small_plan().tensors[0].bindings[0])
+
+
+def test_fill_random_is_not_zero_and_seeded():
+    a = torch.empty(64, 40, dtype=torch.uint8)
+    b = torch.empty(64, 40, dtype=torch.uint8)
+    fill_random([a], seed=3)
+    fill_random([b], seed=3)
+    assert torch.equal(a, b)
+    assert int(a.count_nonzero()) > a.numel() // 2
+    assert int((a[:, 7::8] >= 128).sum()) > 0  # the top byte of each int64 word has a high bit
