@@ -25,8 +25,8 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from flatkv.bench_cli import format_result  # noqa: E402
 from flatkv.gpu.bench import BenchResult, run_sweep  # noqa: E402
-from flatkv.gpu.cli import format_result  # noqa: E402
 from flatkv.gpu.pool import resolve_device  # noqa: E402
 from flatkv.plan import components_from_layers, plan_tensors  # noqa: E402
 

@@ -40,8 +40,8 @@ timeout 240 python bench/gpu_bench.py --device cuda --json-out "$OUT_DIR/gpu_ben
   2>"$OUT_DIR/gpu_bench.stderr" | tee "$OUT_DIR/gpu_bench.txt"
 bench_rc=${PIPESTATUS[0]}
 
-echo "== python -m flatkv.gpu.cli bench (hybrid, SPEC section 1) --json"
-timeout 60 python -m flatkv.gpu.cli bench --layers 'LLLF*12' --kv-bytes-per-slot 2048 \
+echo "== python -m flatkv bench (Qwen3.5-like hybrid, SPEC section 1) --json"
+timeout 60 python -m flatkv bench --layers '(3*linear,full)*12' --kv-bytes-per-slot 2048 \
   --state conv=49152,ssm=2097152 --device cuda --pages-per-call 2 --json \
   >"$OUT_DIR/cli.json" 2>"$OUT_DIR/cli.stderr"
 cli_rc=$?

@@ -11,7 +11,7 @@ import json
 import sys
 from collections.abc import Callable, Sequence
 
-from flatkv import model_cli, strategy_cli
+from flatkv import bench_cli, model_cli, strategy_cli
 from flatkv.analysis import PLANNERS, PlanAnalysis, analysis_to_dict, analyze
 from flatkv.patterns import parse_layer_pattern
 from flatkv.profile import CacheProfile
@@ -118,7 +118,9 @@ def _size(field: str) -> Callable[[str], int]:
     return parse
 
 
-def add_plan_arguments(parser: argparse.ArgumentParser, *, planner: bool = True) -> None:
+def add_plan_arguments(
+    parser: argparse.ArgumentParser, *, planner: bool = True, default_budget: int | None = None
+) -> None:
     group = parser.add_argument_group("plan")
     group.add_argument(
         "--block-size",
@@ -134,9 +136,11 @@ def add_plan_arguments(parser: argparse.ArgumentParser, *, planner: bool = True)
     )
     group.add_argument(
         "--budget",
-        required=True,
+        required=default_budget is None,
+        default=default_budget,
         type=_size("--budget"),
-        help="memory for the cache: 80GB, 10GiB, 1.5TiB, 12e9 or bytes",
+        help="memory for the cache: 80GB, 10GiB, 1.5TiB, 12e9 or bytes"
+        + (f" (default {format_bytes(default_budget)})" if default_budget else ""),
     )
     group.add_argument(
         "--reserved-bytes-per-block",
@@ -276,6 +280,17 @@ def build_parser() -> argparse.ArgumentParser:
     add_plan_arguments(compare, planner=False)
     strategy_cli.add_strategy_arguments(compare, include_strategy=False)
     compare.set_defaults(run=lambda args: strategy_cli.compare_text(args, profile_from_args(args)))
+
+    bench = sub.add_parser(
+        "bench",
+        help="time gather / scatter / host copies of a model's pages on this machine",
+        description="Allocate a model's flat plan (capped by --max-blocks) and time its page "
+        "movers against a plain copy of the same bytes measured in the same run.",
+    )
+    add_profile_arguments(bench)
+    add_plan_arguments(bench, planner=False, default_budget=64 * 2**30)
+    bench_cli.add_bench_arguments(bench)
+    bench.set_defaults(run=lambda args: bench_cli.bench_text(args, profile_from_args(args)))
 
     model_cli.register(sub)
     return parser

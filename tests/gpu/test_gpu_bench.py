@@ -1,7 +1,6 @@
 """The benchmark harness (structure, bytes counted, progress, lock) and the bench command.
 No timing is asserted: speed goals live in bench/gpu_bench.py."""
 
-import argparse
 import json
 import threading
 
@@ -9,9 +8,9 @@ import pytest
 import torch
 from gpu_plans import small_plan
 
+from flatkv.cli import main
 from flatkv.gpu import bench
 from flatkv.gpu.bench import DeviceBusy, device_lock, plans_for_block_sizes, run_benchmark
-from flatkv.gpu.cli import main, parse_layers, parse_state, register
 
 
 def test_benchmark_counts_read_plus_written_bytes(device):
@@ -107,15 +106,17 @@ def test_unknown_implementation_is_refused():
 # --------------------------------------------------------------------------------------------
 # The command line.
 
-ARGS = ["bench", "--layers", "LLLF", "--kv-bytes-per-slot", "64", "--state", "conv=96,ssm=256",
-        "--block-size", "4", "--max-blocks", "20", "--pages-per-call", "4", "--repeats", "1"]
+ARGS = ["bench", "--layers", "3*linear_attention,full_attention", "--kv-bytes-per-slot", "64",
+        "--state", "conv=96,ssm=256", "--block-size", "4", "--max-blocks", "20",
+        "--pages-per-call", "4", "--repeats", "1"]
 
 
 def test_cli_json(capsys):
     assert main(ARGS + ["--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["device"] == "cpu"
-    assert out["page_bytes"] == 1568 and out["call_bytes"] == 4 * 1568
+    # P: ceil(352 / 64) = 6 > 4 -> 8; block = 3 x 352 state + 8 x 64 KV = 1,568 B.
+    assert out["page_bytes"] == 3 * 352 + 8 * 64 == 1568 and out["call_bytes"] == 4 * 1568
     # Budget 64 GiB by default: 68,719,476,736 // 1568 = 43,826,196 blocks planned.
     assert out["planned_blocks"] == 43_826_196 and out["allocated_blocks"] == 20
     for key in ("gather_gbps", "scatter_gbps", "copy_gbps"):
@@ -129,37 +130,22 @@ def test_cli_text(capsys):
     assert "gather" in text and "of copy" in text
 
 
+def test_cli_preset_with_budget(capsys):
+    assert main(["bench", "--preset", "llama-3.1-8b", "--budget", "1GiB", "--max-blocks", "4",
+                 "--pages-per-call", "2", "--repeats", "1", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    # 32 layers x 16 tokens x 4,096 B = 2 MiB per block; 1 GiB holds 512.
+    assert out["page_bytes"] == 32 * 16 * 4096 and out["planned_blocks"] == 512
+
+
 @pytest.mark.parametrize(("extra", "message"), [
     (["--device", "cuda:99"], "cuda"),
-    (["--layers", "LLXF"], "unknown letter(s) ['X']"),
-    (["--state", "conv"], "--state item 'conv' must be NAME=BYTES"),
+    (["--layers", "LLXF"], "unknown layer kind(s) ['LLXF']"),
+    (["--state", "conv"], "name=bytes"),
     (["--max-blocks", "1"], "max_blocks must be at least 2"),
 ])
 def test_cli_bad_input_exits_2_with_one_line(capsys, extra, message):
     assert main(ARGS + extra) == 2
     err = capsys.readouterr().err
-    assert err.startswith("error: ") and err.count("\n") == 1 and message in err
-
-
-def test_register_accepts_the_integrators_profile_source(capsys):
-    from flatkv.profile import CacheProfile
-
-    parser = argparse.ArgumentParser()
-    register(parser.add_subparsers(dest="command"),
-             add_profile_arguments=lambda p: p.add_argument("--preset"),
-             profile_from_args=lambda a: CacheProfile(("linear_attention",) * 3
-                                                      + ("full_attention",), 64,
-                                                      {"conv": 96, "ssm": 256}, name=a.preset))
-    args = parser.parse_args(["bench", "--preset", "tiny", "--block-size", "4",
-                              "--max-blocks", "6", "--pages-per-call", "2", "--repeats", "1",
-                              "--json"])
-    assert args.func(args) == 0
-    assert json.loads(capsys.readouterr().out)["page_bytes"] == 1568
-
-
-def test_layer_pattern_and_state_parsing():
-    assert parse_layers("LLLF*2,S") == (("linear_attention",) * 3 + ("full_attention",)) * 2 + (
-        "sliding_attention",)
-    assert parse_state("conv=49152, ssm=2097152") == {"conv": 49152, "ssm": 2097152}
-    with pytest.raises(ValueError, match="repeat after"):
-        parse_layers("LF*0")
+    assert err.startswith("python -m flatkv: error: ") and err.count("\n") == 1
+    assert message in err

@@ -1,0 +1,72 @@
+"""``python -m flatkv bench``: time a model's page movers on this machine.
+
+Torch-free at import: ``flatkv.gpu`` (and so torch) is imported only when the command runs, so
+the rest of the command line starts fast on machines without torch.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import TYPE_CHECKING
+
+from flatkv.plan import plan_tensors
+from flatkv.profile import CacheProfile
+
+if TYPE_CHECKING:
+    from flatkv.gpu.bench import BenchResult
+
+
+def add_bench_arguments(parser: argparse.ArgumentParser) -> None:
+    """Device, caps and repeats; the model and plan arguments come from flatkv.cli."""
+    group = parser.add_argument_group("benchmark")
+    group.add_argument("--device", default="cpu", help="cpu, cuda or cuda:N (default cpu)")
+    group.add_argument("--max-blocks", type=int, default=None, metavar="N",
+                       help="allocate at most N blocks (default: 512 MiB on the CPU, 8 GiB on "
+                       "CUDA, less if free memory is short)")
+    group.add_argument("--pages-per-call", type=int, default=None, metavar="N",
+                       help="pages each gather / scatter moves (default: 64 MiB on the CPU, "
+                       "256 MiB on CUDA, at most half the pool)")
+    group.add_argument("--repeats", type=int, default=None, metavar="N",
+                       help="timed rounds (default 7 on the CPU, 15 on CUDA)")
+
+
+def bench_text(args: argparse.Namespace, profile: CacheProfile) -> str:
+    """Plan ``profile`` at ``args.budget``, allocate at most ``--max-blocks`` of it, time it."""
+    from flatkv.gpu.bench import DeviceBusy, run_benchmark
+
+    plan = plan_tensors(
+        profile.components(),
+        block_size=args.block_size,
+        alignment=args.alignment if args.alignment is not None else args.block_size,
+        budget_bytes=args.budget,
+    )
+    try:
+        result = run_benchmark(plan, device=args.device, max_blocks=args.max_blocks,
+                               pages_per_call=args.pages_per_call, repeats=args.repeats)
+    except DeviceBusy as err:
+        raise ValueError(str(err)) from None
+    if args.json:
+        return json.dumps(result.summary(), indent=2)
+    return format_result(result)
+
+
+def format_result(result: BenchResult) -> str:
+    """The result as a short human-readable table."""
+    a = result.allocation
+    lines = [
+        f"device  {result.device} ({result.device_name}), torch {result.torch_version}"
+        + (f", triton {result.triton_version}" if result.triton_version else ""),
+        f"plan    {a.planned_blocks} blocks x {a.page_bytes} B = {a.planned_bytes} B; allocated "
+        f"{a.allocated_blocks} blocks = {a.allocated_bytes} B (limited by {a.cap_reason})",
+        f"call    {result.pages_per_call} pages x {result.page_bytes} B = {result.call_bytes} B",
+        "",
+        f"{'operation':<12}{'impl':<8}{'GB/s':>10}  share",
+    ]
+    for f in result.figures:
+        share = f"{f.share_of_baseline:6.1%} of {f.baseline}"
+        if f.share_of_peak is not None:
+            share += f", {f.share_of_peak:.1%} of nominal peak"
+        lines.append(f"{f.operation:<12}{f.implementation:<8}{f.gbps:>10.2f}  {share}")
+    lines += ["", result.counting]
+    return "\n".join(lines)
