@@ -7,9 +7,9 @@ below 2**53 because the reference rounds P with a float ceil; flatkv stays exact
 
 from __future__ import annotations
 
-from conftest import load_reference
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from reference_planner import load_reference
 
 from flatkv import plan
 

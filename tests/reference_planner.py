@@ -1,4 +1,5 @@
-"""Shared test fixtures: the reference planner, loaded by file path (tests only)."""
+"""The reference planner (``../shared/reference/flat_memory_plan.py``), loaded by file path for
+the tests that compare flatkv.plan against it. Never imported by flatkv itself."""
 
 from __future__ import annotations
 
@@ -9,12 +10,11 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-SHARED = REPO.parent / "shared"
-REFERENCE_PATH = SHARED / "reference" / "flat_memory_plan.py"
+REFERENCE_PATH = REPO.parent / "shared" / "reference" / "flat_memory_plan.py"
 
 
 def load_reference():
-    """The reference planner module from ``../shared/reference`` (beside the checkout)."""
+    """The reference module; fails (never skips) when shared/ is not beside the checkout."""
     if not REFERENCE_PATH.is_file():
         pytest.fail(f"reference planner not found at {REFERENCE_PATH}: check out shared/ beside "
                     "the repository")
@@ -26,8 +26,3 @@ def load_reference():
     sys.modules[name] = module  # dataclasses look their module up while the class is built
     spec.loader.exec_module(module)
     return module
-
-
-@pytest.fixture(scope="session")
-def reference():
-    return load_reference()
