@@ -11,14 +11,23 @@ from typing import Any
 import plotly.graph_objects as go
 import streamlit as st
 
-from flatkv.analysis import PlanAnalysis, analyze
-from flatkv.app_state import AppState, decode_query, encode_query
+from flatkv.analysis import PLANNERS, PlanAnalysis, analyze
+from flatkv.app_state import (
+    CUSTOM_GPU,
+    GPU_PRESETS,
+    MAX_BLOCK_SIZE,
+    MAX_TP,
+    AppState,
+    decode_query,
+    encode_query,
+)
 from flatkv.profile import CacheProfile
-from flatkv.units import format_bytes
+from flatkv.units import format_bytes, parse_size
 
 STATE_KEY = "flatkv.state"
 NOTICES_KEY = "flatkv.notices"
 ERRORS_KEY = "flatkv.errors"
+FRAMED_KEY = "flatkv.framed"  # set by app.py while it runs a page inside its frame
 
 
 def state() -> AppState:
@@ -29,12 +38,15 @@ def state() -> AppState:
         ss[STATE_KEY] = decoded
         ss[NOTICES_KEY] = notices
         ss[ERRORS_KEY] = {}
+        sync_url()  # drop what was ignored, so the address bar shows the view as opened
     return ss[STATE_KEY]
 
 
 def update(**changes: Any) -> AppState:
+    """Change the view; the URL follows at once (callbacks change it, before any drawing)."""
     new = replace(state(), **changes)
     st.session_state[STATE_KEY] = new
+    sync_url()
     return new
 
 
@@ -46,6 +58,7 @@ def sync_url() -> None:
 
 
 def pop_notices() -> list[str]:
+    state()  # a first run decodes the URL, and leaves its notices
     return st.session_state.pop(NOTICES_KEY, None) or []
 
 
@@ -60,13 +73,13 @@ def bind(
 ) -> Any:
     """A widget whose value is the AppState field ``field``.
 
-    The state, not the widget, is the source of truth: a widget that was not drawn on the last
-    run (another page) starts again from the state. A value the field rejects leaves the state
-    as it was and shows why under the widget.
+    The state, not the widget, is the source of truth: every run sets the widget from the state,
+    so a widget that was not drawn on the last run (another page) shows the current view. A
+    value the field rejects leaves the state as it was and shows why under the widget.
     """
     ss = st.session_state
     key = f"w.{field}"
-    if key not in ss:
+    if field not in ss[ERRORS_KEY]:  # keep a rejected entry on screen, next to its error
         ss[key] = to_widget(getattr(state(), field))
 
     def changed() -> None:
@@ -137,3 +150,71 @@ def chart(fig: go.Figure, *, key: str, file_name: str) -> None:
         file_name=file_name, mime="text/html", key=f"{key}.html", on_click="ignore",
         icon=":material/download:",
     )
+
+
+# --------------------------------------------------------------------------------------------
+# The frame around every page: notices from the link, and the shared sidebar.
+
+
+def frame() -> None:
+    """Notices and the shared sidebar. app.py draws them around the page it runs; a page run on
+    its own (``streamlit run pages/layout.py``, or AppTest after switch_page, which runs the
+    page script alone) draws them itself through ``page_frame``."""
+    for notice in pop_notices():
+        st.warning(notice, icon=":material/link_off:")
+    sidebar()
+
+
+def page_frame() -> None:
+    if not st.session_state.get(FRAMED_KEY):
+        frame()
+
+
+def size_text(n: int) -> str:
+    """A byte count as the user would type it: 80GB, 12GiB, or plain bytes."""
+    for scale, unit in ((10**12, "TB"), (2**40, "TiB"), (10**9, "GB"), (2**30, "GiB"),
+                        (10**6, "MB"), (2**20, "MiB")):
+        if n and n % scale == 0:
+            return f"{n // scale}{unit}"
+    return str(n)
+
+
+def sidebar() -> None:
+    side = st.sidebar
+    with user_errors():
+        profile = state().profile()
+        side.caption(f"Model: **{profile.name}** · {len(profile.layer_types)} cache layers")
+
+    side.subheader("Memory", divider="gray")
+    gpu = bind(side.selectbox, "gpu", "GPU", options=[*GPU_PRESETS, CUSTOM_GPU],
+               help="Memory one GPU (one TP rank) offers, as nvidia-smi reports it.")
+    if gpu == CUSTOM_GPU:
+        bind(side.text_input, "gpu_memory", "GPU memory", to_widget=size_text,
+             from_widget=lambda t: parse_size(t, field="GPU memory"),
+             help="e.g. 80GB, 141GB, 79.2GiB or bytes")
+    bind(side.slider, "mem_fraction", "Memory fraction", min_value=0.05, max_value=1.0,
+         step=0.01, help="Share of the GPU memory the engine may use (vLLM's "
+         "gpu_memory_utilization).")
+    bind(side.text_input, "weights", "Model weights (all ranks)", to_widget=size_text,
+         from_widget=lambda t: parse_size(t, field="weights"),
+         help="Weights, activations and anything else resident; each TP rank holds 1/TP.")
+    bind(side.number_input, "tp", "Tensor parallel (TP)", min_value=1, max_value=MAX_TP,
+         step=1)
+    with user_errors():
+        budget = state().budget()
+        side.metric("Cache budget per rank", format_bytes(budget.cache_bytes),
+                    help=f"{budget.cache_bytes:,} B")
+
+    side.subheader("Paging", divider="gray")
+    bind(side.number_input, "block_size", "Block size (tokens)", min_value=1,
+         max_value=MAX_BLOCK_SIZE, step=1, help="Requested tokens per page (vLLM --block-size).")
+    bind(side.number_input, "alignment", "Alignment (0 = block size)", min_value=0,
+         max_value=MAX_BLOCK_SIZE, step=1, to_widget=lambda v: v or 0,
+         from_widget=lambda v: int(v) or None,
+         help="An inflated page size is rounded up to a multiple of this.")
+    bind(side.selectbox, "planner", "Planner", options=list(PLANNERS),
+         format_func=lambda p: {"packed": "packed slabs", "per-component":
+                                "one tensor per component"}[p])
+    side.caption("The link in the address bar holds this whole view: copy it to share.")
+
+

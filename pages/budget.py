@@ -9,7 +9,7 @@ from flatkv import app_data, charts
 from flatkv.analysis import sweep_block_sizes, sweep_budgets
 from flatkv.app_state import MAX_CONTEXT
 from flatkv.units import format_bytes
-from pages._common import bind, chart, current_analysis, state, user_errors
+from pages._common import bind, chart, current_analysis, page_frame, state, user_errors
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
@@ -36,6 +36,7 @@ def _sweeps(layer_types, kv, state_items, window, block_size, alignment, budget,
     )
 
 
+page_frame()
 st.title("Budget")
 with user_errors():
     s = state()

@@ -9,7 +9,7 @@ import streamlit as st
 
 from flatkv import app_data, charts
 from flatkv.app_state import MAX_CONTEXT
-from pages._common import bind, chart, current_analysis, state, user_errors
+from pages._common import bind, chart, current_analysis, page_frame, state, user_errors
 
 
 def rows() -> list[app_data.CompareRow]:
@@ -19,6 +19,7 @@ def rows() -> list[app_data.CompareRow]:
             for p in ("packed", "per-component")]
 
 
+page_frame()
 st.title("Compare")
 st.caption("Engine strategies (vLLM, SGLang, slab aliasing, two-level pages) join this table "
            "when flatkv.strategies lands; today it compares our two planners.")

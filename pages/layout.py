@@ -8,7 +8,7 @@ import streamlit as st
 from flatkv import app_data, charts
 from flatkv.app_state import MAX_CONTEXT, MAX_REQUESTS
 from flatkv.units import format_bytes
-from pages._common import bind, chart, current_analysis, fmt_bytes, state, user_errors
+from pages._common import bind, chart, current_analysis, fmt_bytes, page_frame, state, user_errors
 
 
 def headline(analysis) -> None:
@@ -100,6 +100,7 @@ def exports(analysis) -> None:
                        on_click="ignore", icon=":material/download:")
 
 
+page_frame()
 st.title("Layout")
 with user_errors():
     a = current_analysis()

@@ -9,7 +9,7 @@ import streamlit as st
 
 from flatkv import app_model, charts
 from flatkv.app_model import CUSTOM, RawModel
-from pages._common import chart, set_widget, state, update, user_errors
+from pages._common import chart, page_frame, set_widget, state, update, user_errors
 
 SOURCES = ("Example model", "Edit by hand", "Load JSON")
 EDITOR = ("edit.layers", "edit.kv", "edit.state", "edit.window")
@@ -117,6 +117,7 @@ def summary() -> None:
     )
 
 
+page_frame()
 st.title("Model")
 st.caption("The model chosen here is the current model on every page.")
 with user_errors():

@@ -1,0 +1,205 @@
+"""Every page through streamlit's AppTest: widgets drive the numbers shown, the URL holds the
+view, bad input shows st.error. Expected figures are derived by hand (SPEC.md section 1)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from flatkv.app_model import EXAMPLES
+from flatkv.app_state import DEFAULT
+
+APP = str(Path(__file__).resolve().parent.parent / "app.py")
+PAGES = ["pages/model.py", "pages/layout.py", "pages/budget.py", "pages/compare.py",
+         "pages/gpu.py"]
+# SPEC worked example on a custom 80 GB GPU, all of it for the cache, block 64, alignment 16.
+QWEN35_LINK = {
+    "model": "custom", "layers": "(3*linear,full)*12", "kv": "2048",
+    "state": "conv=49152,ssm=2097152", "gpu": "Custom", "gpu_mem": "80GB", "frac": "1",
+    "block": "64", "align": "16",
+}
+STATE_ROW = 49152 + 2097152
+
+
+def open_app(page: str | None = None, query: dict | None = None) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params.update(query or {})
+    at.run()
+    if page:
+        at.switch_page(page).run()
+    return at
+
+
+def metrics(at: AppTest) -> dict[str, str]:
+    return {m.label: m.value for m in at.metric}
+
+
+def assert_clean(at: AppTest) -> None:
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
+
+
+def test_layout_shows_the_worked_example_from_a_link():
+    at = open_app("pages/layout.py", QWEN35_LINK)
+    assert_clean(at)
+    m = metrics(at)
+    assert m["P (block size)"] == "1,056 tokens"  # ceil(2,146,304 / 2,048) = 1,048 -> x16
+    assert m["Block bytes"] == "98.44 MiB"  # 103,219,200 B
+    assert m["Blocks"] == "775"  # 80e9 // 103,219,200
+    assert m["Capacity"] == "818,400 tokens"  # 775 x 1,056
+    help_texts = {mm.label: mm.help for mm in at.metric}
+    assert help_texts["Block bytes"] == "103,219,200 B"
+    why = " ".join(md.value for md in at.markdown)
+    assert "ceil(2,146,304 / 2,048) = 1,048" in why and "P = 1,056" in why
+    assert at.query_params["block"] == "64"  # the view stays in the URL
+
+
+@pytest.mark.parametrize(
+    ("widget", "value", "p", "blocks", "capacity"),
+    [
+        # block 2,048 already covers the state row: 12 x 2,048 x 2,048 + 36 state rows per
+        # block = 127,598,592 B; 80e9 // that = 626 blocks of 2,048 tokens
+        ("w.block_size", 2048, "2,048 tokens", "626", "1,282,048 tokens"),
+        # alignment 64: P = 1,088; block bytes 12 x 2,048 x 1,088 + 36 state rows = 104,005,632
+        ("w.alignment", 64, "1,088 tokens", "769", "836,672 tokens"),
+    ],
+)
+def test_paging_widgets_drive_p_and_blocks(widget, value, p, blocks, capacity):
+    at = open_app("pages/layout.py", QWEN35_LINK)
+    at.sidebar.number_input(key=widget).set_value(value).run()
+    assert_clean(at)
+    m = metrics(at)
+    assert (m["P (block size)"].split(" ")[0] + " tokens", m["Blocks"], m["Capacity"]) == (
+        p, blocks, capacity)
+
+
+def test_url_round_trip_reopens_the_same_view():
+    at = open_app("pages/layout.py", QWEN35_LINK)
+    at.sidebar.number_input(key="w.block_size").set_value(2048).run()
+    at.sidebar.number_input(key="w.tp").set_value(2).run()
+    link = dict(at.query_params)
+    assert link["block"] == "2048" and link["tp"] == "2" and link["layers"] == (
+        "(3*linear,full)*12")
+    again = open_app("pages/layout.py", link)
+    assert_clean(again)
+    assert metrics(again) == metrics(at)
+    assert not again.warning
+
+
+def test_bad_link_values_fall_back_with_a_notice():
+    at = open_app(None, {"block": "lots", "model": "GPT-9", "zoom": "1"})
+    assert_clean(at)
+    notices = " ".join(w.value for w in at.warning)
+    assert "block='lots' is not a whole number" in notices
+    assert "'GPT-9' is not a known model" in notices
+    assert "zoom" in notices
+    at.switch_page("pages/layout.py").run()
+    # Qwen3-Next defaults: state 49,152 + 1,048,576 B over 2,048 B/slot -> 537 -> x16 = 544
+    assert metrics(at)["P (block size)"].startswith("544 tokens")
+    assert not at.warning  # the notice is shown once
+
+
+def test_bad_inputs_show_st_error_not_a_traceback():
+    at = open_app("pages/layout.py", QWEN35_LINK)
+    at.sidebar.text_input(key="w.gpu_memory").set_value("lots").run()
+    assert not at.exception
+    assert any("GPU memory 'lots' is not a size" in e.value for e in at.error)
+    # a budget too small for two blocks: the planner's message, as st.error
+    at.sidebar.text_input(key="w.gpu_memory").set_value("100MB").run()
+    assert not at.exception
+    assert any("a plan needs at least 2" in e.value for e in at.error)
+    # weights that fill the GPU
+    at.sidebar.text_input(key="w.gpu_memory").set_value("80GB").run()
+    at.sidebar.text_input(key="w.weights").set_value("200GB").run()
+    assert not at.exception
+    assert any("fill the usable memory" in e.value for e in at.error)
+
+
+def test_model_page_edits_the_model_and_rejects_a_bad_pattern():
+    at = open_app("pages/model.py")
+    assert_clean(at)
+    at.segmented_control(key="model.source").set_value("Edit by hand").run()
+    at.text_input(key="edit.layers").set_value("full*x").run()
+    assert not at.exception
+    assert any("layers pattern 'full*x'" in e.value for e in at.error)
+    at.text_input(key="edit.layers").set_value("full*32").run()
+    at.text_input(key="edit.state").set_value("").run()
+    at.number_input(key="edit.kv").set_value(4096).run()
+    assert_clean(at)
+    assert metrics(at)["Cache layers"] == "32"
+    assert at.query_params["layers"] == "full*32" and at.query_params["kv"] == "4096"
+    at.switch_page("pages/layout.py").run()
+    # full*32 at 4,096 B/slot, block 16: 32 x 4,096 x 16 = 2,097,152 B per block
+    assert metrics(at)["Block bytes"] == "2.00 MiB"
+
+
+def test_model_page_picks_an_example_and_loads_json():
+    at = open_app("pages/model.py")
+    at.selectbox(key="w.model").set_value("Llama-3.1-8B").run()
+    assert_clean(at)
+    assert at.query_params["model"] == "Llama-3.1-8B"
+    assert metrics(at)["Cache layers"] == "32"
+    at.segmented_control(key="model.source").set_value("Load JSON").run()
+    at.text_area(key="model.paste").set_value(
+        '{"format": "flatkv-profile/1", "name": "tiny", "layers": "linear,full",'
+        ' "kv_bytes_per_slot": 64, "state_const_bytes": {"ssm": 4096}}').run()
+    at.button(key="model.load").click().run()
+    assert_clean(at)
+    assert metrics(at)["Cache layers"] == "2"
+    assert at.query_params["layers"] == "linear_attention,full_attention"
+    at.text_area(key="model.paste").set_value("{broken").run()
+    at.button(key="model.load").click().run()
+    assert any("not valid JSON" in e.value for e in at.error)
+
+
+def test_budget_page_concurrency_by_hand():
+    at = open_app("pages/budget.py", QWEN35_LINK)
+    assert_clean(at)
+    m = metrics(at)
+    assert m["Capacity"] == "818,400 tokens"
+    # 32,768 tokens: ceil(32,768 / 1,056) = 32 full pages + 1 state page; 775 / 33 = 23.48
+    assert m["Concurrency at 32,768 tokens"] == "23.48"
+    at.number_input(key="w.context").set_value(1056).run()
+    assert metrics(at)["Concurrency at 1,056 tokens"] == f"{775 / 2:.2f}"
+    assert len(at.get("plotly_chart")) == 2
+
+
+def test_budget_page_follows_the_gpu_settings():
+    at = open_app("pages/budget.py", {"gpu": "H100 80GB", "frac": "0.9", "weights": "16GB",
+                                      "tp": "2"})
+    assert_clean(at)
+    # 81,559 MiB x 0.9 floored, minus 8 GB per rank = 68,968,728,985 B
+    assert metrics(at)["Cache budget"] == "64.23 GiB"
+    assert at.sidebar.metric[0].help == "68,968,728,985 B"
+
+
+def test_compare_page_lists_both_planners():
+    at = open_app("pages/compare.py", QWEN35_LINK)
+    assert_clean(at)
+    table = at.dataframe[0].value
+    packed = table[table["strategy"] == "flat (packed slabs)"].iloc[0]
+    per = table[table["strategy"] == "flat (one tensor per component)"].iloc[0]
+    assert (packed["P (tokens)"], packed["blocks"], packed["capacity (tokens)"]) == (
+        1056, 775, 818_400)
+    # per-component: no equalizing, 12 x 2,048 x 64 + 36 x 2,146,304 = 78,839,808 B per block
+    assert (per["block bytes"], per["blocks"], per["capacity (tokens)"]) == (
+        78_839_808, 1014, 64_896)
+    assert len(at.get("plotly_chart")) == 2
+    assert "num_blocks = 80,000,000,000 // 103,219,200 = 775" in at.code[0].value
+
+
+@pytest.mark.parametrize("model", list(EXAMPLES))
+def test_every_page_renders_for_every_example(model):
+    at = open_app(None, {"model": model})
+    for page in PAGES:
+        at.switch_page(page).run()
+        assert_clean(at)
+    assert at.query_params.get("model", DEFAULT.model) == model  # the default stays implicit
+
+
+def test_gpu_page_says_what_it_will_do():
+    at = open_app("pages/gpu.py")
+    assert_clean(at)
+    assert "gather, scatter" in at.info[0].value
