@@ -141,27 +141,28 @@ class TreeNode:
 
 
 def bytes_tree(analysis: PlanAnalysis) -> list[TreeNode]:
-    """Budget -> group -> layer -> component, plus reserved and unused: sums are exact."""
+    """Budget -> group -> component -> layer, plus reserved and unused; sums are exact.
+
+    Components sit above layers so the top levels stay readable for models with 100+ layers
+    (kv of all full-attention layers, ssm of all state layers); one layer is a click deeper.
+    """
     n = analysis.totals.num_blocks
-    per_component: dict[tuple[str, int], list[tuple[str, int]]] = {}
+    leaves: dict[str, dict[str, list[tuple[int, int]]]] = {}
     for s in analysis.slots:
         for row in s.rows:
-            items = per_component.setdefault((row.group_id, row.layer), [])
-            items.extend((b.component, b.nbytes_per_block * n) for b in row.bindings)
-    root = TreeNode("budget", "", "budget", analysis.totals.budget_bytes, "budget")
-    nodes = [root]
-    groups: dict[str, list[TreeNode]] = {}
-    for (gid, layer), comps in per_component.items():
-        lid = f"{gid}/{layer}"
-        kids = [
-            TreeNode(f"{lid}/{c}", lid, c, v, component_kind(gid, c)) for c, v in comps
-        ]
-        layer_node = TreeNode(lid, gid, f"{gid} #{layer}", sum(k.value for k in kids), "layer")
-        groups.setdefault(gid, []).extend([layer_node, *kids])
-    for gid, members in groups.items():
-        total = sum(m.value for m in members if m.parent == gid)
-        nodes.append(TreeNode(gid, "budget", gid, total, "group"))
-        nodes.extend(members)
+            comps = leaves.setdefault(row.group_id, {})
+            for b in row.bindings:
+                comps.setdefault(b.component, []).append((row.layer, b.nbytes_per_block * n))
+    nodes = [TreeNode("budget", "", "budget", analysis.totals.budget_bytes, "budget")]
+    for gid, comps in leaves.items():
+        nodes.append(TreeNode(gid, "budget", gid, sum(v for c in comps.values() for _, v in c),
+                              "group"))
+        for comp, layers in comps.items():
+            cid = f"{gid}/{comp}"
+            kind = component_kind(gid, comp)
+            nodes.append(TreeNode(cid, gid, comp, sum(v for _, v in layers), kind))
+            nodes.extend(TreeNode(f"{cid}/{layer}", cid, f"{comp} #{layer}", v, kind)
+                         for layer, v in layers)
     t = analysis.totals
     if t.reserved_bytes:
         nodes.append(TreeNode("reserved", "budget", "reserved", t.reserved_bytes, "reserved"))

@@ -67,11 +67,13 @@ def color_of(kind: str) -> str:
 
 def _layout(fig: go.Figure, *, title: str = "", height: int | None = None) -> go.Figure:
     fig.update_layout(
-        title={"text": title, "x": 0, "xanchor": "left"} if title else None,
+        title={"text": title, "x": 0, "xanchor": "left", "y": 0.99, "yanchor": "top",
+               "yref": "container", "font": {"size": 15}} if title else None,
         template="plotly_white",
         font={"family": FONT, "size": 13},
-        margin={"l": 10, "r": 10, "t": 50 if title else 20, "b": 10},
-        legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "x": 0},
+        margin={"l": 10, "r": 10, "t": 78 if title else 40, "b": 10},
+        # the legend sits on its own line under the title, never over it
+        legend={"orientation": "h", "yanchor": "bottom", "y": 1.01, "x": 0, "xanchor": "left"},
         height=height,
         hoverlabel={"font": {"family": "ui-monospace, monospace"}},
     )
@@ -152,7 +154,7 @@ def bytes_icicle(nodes: Sequence[TreeNode], *, title: str = "") -> go.Figure:
             "%{percentRoot:.2%} of the budget<extra></extra>",
             texttemplate="%{label}<br>%{customdata[1]}",
             maxdepth=3,
-            tiling={"orientation": "v"},
+            tiling={"orientation": "h"},
         )
     )
     return _layout(fig, title=title, height=420)

@@ -73,8 +73,10 @@ def test_bytes_tree_sums_exactly_to_the_budget(analysis):
         if kids:
             assert sum(kids) == node.value, node.id
     assert by_id["full_attention"].value == 775 * 12 * KV_ROW
-    assert by_id["linear_attention/5/ssm"].value == 775 * 2097152
-    assert by_id["linear_attention/5/ssm"].kind == "ssm"
+    assert by_id["linear_attention/ssm"].value == 775 * 36 * 2097152
+    assert by_id["linear_attention/ssm/5"].value == 775 * 2097152
+    assert by_id["linear_attention/ssm/5"].kind == "ssm"
+    assert by_id["full_attention/kv/11"].parent == "full_attention/kv"
     assert by_id["unused"].value == 80 * 10**9 - 775 * BLOCK_BYTES
 
 

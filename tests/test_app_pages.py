@@ -12,8 +12,8 @@ from flatkv.app_model import EXAMPLES
 from flatkv.app_state import DEFAULT
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
-PAGES = ["pages/model.py", "pages/layout.py", "pages/budget.py", "pages/compare.py",
-         "pages/gpu.py"]
+PAGES = ["app_pages/model.py", "app_pages/layout.py", "app_pages/budget.py", "app_pages/compare.py",
+         "app_pages/gpu.py"]
 # SPEC worked example on a custom 80 GB GPU, all of it for the cache, block 64, alignment 16.
 QWEN35_LINK = {
     "model": "custom", "layers": "(3*linear,full)*12", "kv": "2048",
@@ -42,13 +42,13 @@ def assert_clean(at: AppTest) -> None:
 
 
 def test_layout_shows_the_worked_example_from_a_link():
-    at = open_app("pages/layout.py", QWEN35_LINK)
+    at = open_app("app_pages/layout.py", QWEN35_LINK)
     assert_clean(at)
     m = metrics(at)
-    assert m["P (block size)"] == "1,056 tokens"  # ceil(2,146,304 / 2,048) = 1,048 -> x16
+    assert m["P (tokens per page)"] == "1,056"  # ceil(2,146,304 / 2,048) = 1,048 -> x16
     assert m["Block bytes"] == "98.44 MiB"  # 103,219,200 B
     assert m["Blocks"] == "775"  # 80e9 // 103,219,200
-    assert m["Capacity"] == "818,400 tokens"  # 775 x 1,056
+    assert m["Capacity (tokens)"] == "818,400"  # 775 x 1,056
     help_texts = {mm.label: mm.help for mm in at.metric}
     assert help_texts["Block bytes"] == "103,219,200 B"
     why = " ".join(md.value for md in at.markdown)
@@ -61,28 +61,28 @@ def test_layout_shows_the_worked_example_from_a_link():
     [
         # block 2,048 already covers the state row: 12 x 2,048 x 2,048 + 36 state rows per
         # block = 127,598,592 B; 80e9 // that = 626 blocks of 2,048 tokens
-        ("w.block_size", 2048, "2,048 tokens", "626", "1,282,048 tokens"),
+        ("w.block_size", 2048, "2,048", "626", "1,282,048"),
         # alignment 64: P = 1,088; block bytes 12 x 2,048 x 1,088 + 36 state rows = 104,005,632
-        ("w.alignment", 64, "1,088 tokens", "769", "836,672 tokens"),
+        ("w.alignment", 64, "1,088", "769", "836,672"),
     ],
 )
 def test_paging_widgets_drive_p_and_blocks(widget, value, p, blocks, capacity):
-    at = open_app("pages/layout.py", QWEN35_LINK)
+    at = open_app("app_pages/layout.py", QWEN35_LINK)
     at.sidebar.number_input(key=widget).set_value(value).run()
     assert_clean(at)
     m = metrics(at)
-    assert (m["P (block size)"].split(" ")[0] + " tokens", m["Blocks"], m["Capacity"]) == (
+    assert (m["P (tokens per page)"], m["Blocks"], m["Capacity (tokens)"]) == (
         p, blocks, capacity)
 
 
 def test_url_round_trip_reopens_the_same_view():
-    at = open_app("pages/layout.py", QWEN35_LINK)
+    at = open_app("app_pages/layout.py", QWEN35_LINK)
     at.sidebar.number_input(key="w.block_size").set_value(2048).run()
     at.sidebar.number_input(key="w.tp").set_value(2).run()
     link = dict(at.query_params)
     assert link["block"] == "2048" and link["tp"] == "2" and link["layers"] == (
         "(3*linear,full)*12")
-    again = open_app("pages/layout.py", link)
+    again = open_app("app_pages/layout.py", link)
     assert_clean(again)
     assert metrics(again) == metrics(at)
     assert not again.warning
@@ -95,14 +95,14 @@ def test_bad_link_values_fall_back_with_a_notice():
     assert "block='lots' is not a whole number" in notices
     assert "'GPT-9' is not a known model" in notices
     assert "zoom" in notices
-    at.switch_page("pages/layout.py").run()
+    at.switch_page("app_pages/layout.py").run()
     # Qwen3-Next defaults: state 49,152 + 1,048,576 B over 2,048 B/slot -> 537 -> x16 = 544
-    assert metrics(at)["P (block size)"].startswith("544 tokens")
+    assert metrics(at)["P (tokens per page)"] == "544"
     assert not at.warning  # the notice is shown once
 
 
 def test_bad_inputs_show_st_error_not_a_traceback():
-    at = open_app("pages/layout.py", QWEN35_LINK)
+    at = open_app("app_pages/layout.py", QWEN35_LINK)
     at.sidebar.text_input(key="w.gpu_memory").set_value("lots").run()
     assert not at.exception
     assert any("GPU memory 'lots' is not a size" in e.value for e in at.error)
@@ -118,7 +118,7 @@ def test_bad_inputs_show_st_error_not_a_traceback():
 
 
 def test_model_page_edits_the_model_and_rejects_a_bad_pattern():
-    at = open_app("pages/model.py")
+    at = open_app("app_pages/model.py")
     assert_clean(at)
     at.segmented_control(key="model.source").set_value("Edit by hand").run()
     at.text_input(key="edit.layers").set_value("full*x").run()
@@ -130,13 +130,13 @@ def test_model_page_edits_the_model_and_rejects_a_bad_pattern():
     assert_clean(at)
     assert metrics(at)["Cache layers"] == "32"
     assert at.query_params["layers"] == "full*32" and at.query_params["kv"] == "4096"
-    at.switch_page("pages/layout.py").run()
+    at.switch_page("app_pages/layout.py").run()
     # full*32 at 4,096 B/slot, block 16: 32 x 4,096 x 16 = 2,097,152 B per block
     assert metrics(at)["Block bytes"] == "2.00 MiB"
 
 
 def test_model_page_picks_an_example_and_loads_json():
-    at = open_app("pages/model.py")
+    at = open_app("app_pages/model.py")
     at.selectbox(key="w.model").set_value("Llama-3.1-8B").run()
     assert_clean(at)
     assert at.query_params["model"] == "Llama-3.1-8B"
@@ -155,10 +155,10 @@ def test_model_page_picks_an_example_and_loads_json():
 
 
 def test_budget_page_concurrency_by_hand():
-    at = open_app("pages/budget.py", QWEN35_LINK)
+    at = open_app("app_pages/budget.py", QWEN35_LINK)
     assert_clean(at)
     m = metrics(at)
-    assert m["Capacity"] == "818,400 tokens"
+    assert m["Capacity (tokens)"] == "818,400"
     # 32,768 tokens: ceil(32,768 / 1,056) = 32 full pages + 1 state page; 775 / 33 = 23.48
     assert m["Concurrency at 32,768 tokens"] == "23.48"
     at.number_input(key="w.context").set_value(1056).run()
@@ -167,7 +167,7 @@ def test_budget_page_concurrency_by_hand():
 
 
 def test_budget_page_follows_the_gpu_settings():
-    at = open_app("pages/budget.py", {"gpu": "H100 80GB", "frac": "0.9", "weights": "16GB",
+    at = open_app("app_pages/budget.py", {"gpu": "H100 80GB", "frac": "0.9", "weights": "16GB",
                                       "tp": "2"})
     assert_clean(at)
     # 81,559 MiB x 0.9 floored, minus 8 GB per rank = 68,968,728,985 B
@@ -176,7 +176,7 @@ def test_budget_page_follows_the_gpu_settings():
 
 
 def test_compare_page_lists_both_planners():
-    at = open_app("pages/compare.py", QWEN35_LINK)
+    at = open_app("app_pages/compare.py", QWEN35_LINK)
     assert_clean(at)
     table = at.dataframe[0].value
     packed = table[table["strategy"] == "flat (packed slabs)"].iloc[0]
@@ -200,6 +200,6 @@ def test_every_page_renders_for_every_example(model):
 
 
 def test_gpu_page_says_what_it_will_do():
-    at = open_app("pages/gpu.py")
+    at = open_app("app_pages/gpu.py")
     assert_clean(at)
     assert "gather, scatter" in at.info[0].value

@@ -63,8 +63,8 @@ def test_icicle_values_and_colours(analysis):
     assert list(ic.values) == [n.value for n in nodes]
     assert ic.branchvalues == "total"
     colours = dict(zip(ic.ids, ic.marker.colors))
-    assert colours["full_attention/0/kv"] == COLORS["kv"]
-    assert colours["linear_attention/0/conv"] == COLORS["conv"]
+    assert colours["full_attention/kv/0"] == colours["full_attention/kv"] == COLORS["kv"]
+    assert colours["linear_attention/conv/0"] == COLORS["conv"]
     assert colours["unused"] == COLORS["unused"]
 
 

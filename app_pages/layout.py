@@ -2,24 +2,23 @@
 
 from __future__ import annotations
 
-import pandas as pd
 import streamlit as st
 
+from app_pages._common import bind, chart, current_analysis, fmt_bytes, state, table, user_errors
 from flatkv import app_data, charts
 from flatkv.app_state import MAX_CONTEXT, MAX_REQUESTS
 from flatkv.units import format_bytes
-from pages._common import bind, chart, current_analysis, fmt_bytes, page_frame, state, user_errors
 
 
 def headline(analysis) -> None:
     h = app_data.headline(analysis)
     c = st.columns(4)
-    c[0].metric("P (block size)", f"{h.block_size:,} tokens",
+    c[0].metric("P (tokens per page)", f"{h.block_size:,}",
                 delta=f"requested {h.requested_block_size:,}" if h.block_size !=
                 h.requested_block_size else None, delta_color="off")
     c[1].metric("Block bytes", format_bytes(h.block_bytes), help=f"{h.block_bytes:,} B")
     c[2].metric("Blocks", f"{h.num_blocks:,}")
-    c[3].metric("Capacity", f"{h.capacity_tokens:,} tokens")
+    c[3].metric("Capacity (tokens)", f"{h.capacity_tokens:,}")
     c = st.columns(4)
     c[0].metric("Budget", format_bytes(h.budget_bytes), help=f"{h.budget_bytes:,} B")
     c[1].metric("Unused", format_bytes(h.unused_bytes), help=f"{h.unused_bytes:,} B")
@@ -55,7 +54,7 @@ def layout(analysis) -> None:
              "dead share": f"{g.dead_share:.2%}"} for g in analysis.groups]
     st.caption("A block id owned by one group still addresses a row in every slot tensor; the "
                "other groups' rows at that id are dead weight.")
-    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+    table(rows)
 
 
 def where_bytes_go(analysis) -> None:
@@ -100,7 +99,6 @@ def exports(analysis) -> None:
                        on_click="ignore", icon=":material/download:")
 
 
-page_frame()
 st.title("Layout")
 with user_errors():
     a = current_analysis()

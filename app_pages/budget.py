@@ -5,11 +5,11 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from app_pages._common import bind, chart, current_analysis, state, table, user_errors
 from flatkv import app_data, charts
 from flatkv.analysis import sweep_block_sizes, sweep_budgets
 from flatkv.app_state import MAX_CONTEXT
 from flatkv.units import format_bytes
-from pages._common import bind, chart, current_analysis, page_frame, state, user_errors
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
@@ -36,7 +36,6 @@ def _sweeps(layer_types, kv, state_items, window, block_size, alignment, budget,
     )
 
 
-page_frame()
 st.title("Budget")
 with user_errors():
     s = state()
@@ -52,7 +51,7 @@ with user_errors():
     conc = app_data.max_concurrency(a.totals.num_blocks, per_request)
     c = st.columns(4)
     c[0].metric("Cache budget", format_bytes(b.cache_bytes), help=f"{b.cache_bytes:,} B")
-    c[1].metric("Capacity", f"{a.totals.capacity_tokens:,} tokens")
+    c[1].metric("Capacity (tokens)", f"{a.totals.capacity_tokens:,}")
     c[2].metric(f"Concurrency at {s.context:,} tokens", f"{conc:.2f}")
     c[3].metric("Pages per request", f"{sum(per_request.values()):,}",
                 help=", ".join(f"{g}: {n:,}" for g, n in per_request.items()))
@@ -78,10 +77,10 @@ with user_errors():
             x_title="requested block size (tokens)", context=s.context, log_x=True,
             title="Over the block size"),
             key="budget.by_size", file_name="capacity_by_block_size.html")
-    table = pd.DataFrame({"requested block size": sx, "P": sp, "capacity (tokens)": scap,
+    sweep = pd.DataFrame({"requested block size": sx, "P": sp, "capacity (tokens)": scap,
                           "concurrency": [round(x, 2) for x in sconc]})
     with st.expander("Block-size sweep as a table"):
-        st.dataframe(table, hide_index=True, width="stretch")
-        st.download_button("Sweep as CSV", data=table.to_csv(index=False),
+        table(sweep)
+        st.download_button("Sweep as CSV", data=sweep.to_csv(index=False),
                            file_name="block_size_sweep.csv", mime="text/csv",
                            key="budget.csv", on_click="ignore", icon=":material/download:")

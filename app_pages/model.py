@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import json
 
-import pandas as pd
 import streamlit as st
 
+from app_pages._common import chart, set_widget, state, table, update, user_errors
 from flatkv import app_model, charts
 from flatkv.app_model import CUSTOM, RawModel
-from pages._common import chart, page_frame, set_widget, state, update, user_errors
 
 SOURCES = ("Example model", "Edit by hand", "Load JSON")
 EDITOR = ("edit.layers", "edit.kv", "edit.state", "edit.window")
@@ -103,12 +102,12 @@ def summary() -> None:
     cols[0].metric("Cache layers", f"{len(profile.layer_types):,}")
     for col, row in zip(cols[1:], kinds):
         col.metric(row["kind"][0].upper() + row["kind"][1:], f"{row['layers']:,} layers")
-    st.dataframe(pd.DataFrame(kinds), hide_index=True, width="stretch")
+    table(kinds)
     layers = app_model.layer_rows(profile)
     chart(charts.layer_strip(layers, title="Cache layers in model order"), key="model.strip",
           file_name="layers.html")
     with st.expander(f"Per-layer table ({len(layers)} cache layers)"):
-        st.dataframe(pd.DataFrame(layers), hide_index=True, width="stretch", height=300)
+        table(layers, height=300)
     st.download_button(
         "Model as JSON", data=json.dumps(app_model.profile_to_dict(profile), indent=2),
         file_name=f"{profile.name.replace(' ', '_')}.json", mime="application/json",
@@ -117,7 +116,6 @@ def summary() -> None:
     )
 
 
-page_frame()
 st.title("Model")
 st.caption("The model chosen here is the current model on every page.")
 with user_errors():

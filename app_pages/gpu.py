@@ -2,9 +2,6 @@
 
 import streamlit as st
 
-from pages._common import page_frame
-
-page_frame()
 st.title("GPU lab")
 st.info(
     "Coming with the GPU lab: on a machine with a CUDA GPU, this page allocates the current "

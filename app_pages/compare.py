@@ -7,9 +7,9 @@ import json
 import pandas as pd
 import streamlit as st
 
+from app_pages._common import bind, chart, current_analysis, state, table, user_errors
 from flatkv import app_data, charts
 from flatkv.app_state import MAX_CONTEXT
-from pages._common import bind, chart, current_analysis, page_frame, state, user_errors
 
 
 def rows() -> list[app_data.CompareRow]:
@@ -19,7 +19,6 @@ def rows() -> list[app_data.CompareRow]:
             for p in ("packed", "per-component")]
 
 
-page_frame()
 st.title("Compare")
 st.caption("Engine strategies (vLLM, SGLang, slab aliasing, two-level pages) join this table "
            "when flatkv.strategies lands; today it compares our two planners.")
@@ -29,8 +28,8 @@ with user_errors():
     s = state()
     result = rows()
     shown = [r for r in result if r.applies]
-    table = pd.DataFrame([r.table_row() for r in result])
-    st.dataframe(table, hide_index=True, width="stretch")
+    frame = pd.DataFrame([r.table_row() for r in result])
+    table(frame)
     names = [r.name for r in shown]
     chart(charts.capacity_bars(names, [r.capacity_tokens for r in shown],
                                [r.max_concurrency for r in shown], context=s.context),
@@ -43,7 +42,7 @@ with user_errors():
         with st.expander(r.name):
             st.code("\n".join(r.formulas), language=None)
     c1, c2 = st.columns(2)
-    c1.download_button("Comparison as CSV", data=table.to_csv(index=False),
+    c1.download_button("Comparison as CSV", data=frame.to_csv(index=False),
                        file_name="comparison.csv", mime="text/csv", key="compare.csv",
                        on_click="ignore", icon=":material/download:")
     c2.download_button("Comparison as JSON", data=json.dumps(

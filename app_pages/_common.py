@@ -27,7 +27,6 @@ from flatkv.units import format_bytes, parse_size
 STATE_KEY = "flatkv.state"
 NOTICES_KEY = "flatkv.notices"
 ERRORS_KEY = "flatkv.errors"
-FRAMED_KEY = "flatkv.framed"  # set by app.py while it runs a page inside its frame
 
 
 def state() -> AppState:
@@ -142,6 +141,19 @@ def fmt_bytes(n: int) -> str:
     return f"{n:,} B ({format_bytes(n)})" if abs(n) >= 1024 else f"{n:,} B"
 
 
+def table(rows: Any, *, height: int | str = "auto") -> None:
+    """A dataframe with thousands separators on its whole numbers (exact bytes stay readable)."""
+    import pandas as pd
+
+    df = rows if isinstance(rows, pd.DataFrame) else pd.DataFrame(rows)
+    config = {
+        col: st.column_config.NumberColumn(format="localized")
+        for col in df.columns
+        if pd.api.types.is_integer_dtype(df[col])
+    }
+    st.dataframe(df, hide_index=True, width="stretch", column_config=config, height=height)
+
+
 def chart(fig: go.Figure, *, key: str, file_name: str) -> None:
     """A chart and its HTML export (built only when downloaded)."""
     st.plotly_chart(fig, key=key, config={"displaylogo": False})
@@ -157,17 +169,10 @@ def chart(fig: go.Figure, *, key: str, file_name: str) -> None:
 
 
 def frame() -> None:
-    """Notices and the shared sidebar. app.py draws them around the page it runs; a page run on
-    its own (``streamlit run pages/layout.py``, or AppTest after switch_page, which runs the
-    page script alone) draws them itself through ``page_frame``."""
+    """What app.py draws around every page: notices from the link, and the shared sidebar."""
     for notice in pop_notices():
         st.warning(notice, icon=":material/link_off:")
     sidebar()
-
-
-def page_frame() -> None:
-    if not st.session_state.get(FRAMED_KEY):
-        frame()
 
 
 def size_text(n: int) -> str:
