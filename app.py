@@ -15,8 +15,8 @@ st.set_page_config(page_title="FlatKV Explorer", page_icon=":material/view_modul
                    layout="wide")
 
 PAGES = [
-    st.Page("app_pages/model.py", title="Model", icon=":material/schema:", url_path="model",
-            default=True),
+    # The default page: streamlit serves it at "/" (not at /model).
+    st.Page("app_pages/model.py", title="Model", icon=":material/schema:", default=True),
     st.Page("app_pages/layout.py", title="Layout", icon=":material/view_week:",
             url_path="layout"),
     st.Page("app_pages/budget.py", title="Budget", icon=":material/memory:",

@@ -20,7 +20,7 @@ COLORS: dict[str, str] = {
     "kv_sliding": "#72B7B2",  # sliding-window KV history
     "conv": "#F58518",  # conv state
     "ssm": "#E45756",  # ssm state
-    "state": "#D4A6C8",  # any other state tensor, or all state together
+    "state": "#EE9A8F",  # all state tensors together (or one that is neither conv nor ssm)
     "padding": "#BAB0AC",  # hatched
     "dead_weight": "#9D755D",
     "reserved": "#B279A2",
