@@ -204,7 +204,8 @@ def sidebar() -> None:
          from_widget=lambda t: parse_size(t, field="weights"),
          help="Weights, activations and anything else resident; each TP rank holds 1/TP.")
     bind(side.number_input, "tp", "Tensor parallel (TP)", min_value=1, max_value=MAX_TP,
-         step=1)
+         step=1, help="Each rank holds weights / TP. The built-in example models give "
+         "per-rank cache bytes at TP=1; edit the model for another split.")
     with user_errors():
         budget = state().budget()
         side.metric("Cache budget per rank", format_bytes(budget.cache_bytes),

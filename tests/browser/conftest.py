@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 import subprocess
 import sys
 import time
 import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -24,8 +26,9 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.fixture(scope="session")
-def app_url():
+@contextlib.contextmanager
+def running_app() -> Iterator[str]:
+    """``streamlit run app.py`` on a free port until the block ends; yields its URL."""
     port = _free_port()
     proc = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
@@ -44,6 +47,7 @@ def app_url():
             except OSError:
                 pass
             if proc.poll() is not None or time.monotonic() > deadline:
+                proc.kill()
                 out = proc.stdout.read().decode(errors="replace") if proc.stdout else ""
                 raise RuntimeError(f"streamlit did not start on {url}:\n{out[-2000:]}")
             time.sleep(0.3)
@@ -55,6 +59,12 @@ def app_url():
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+
+
+@pytest.fixture(scope="session")
+def app_url():
+    with running_app() as url:
+        yield url
 
 
 @pytest.fixture(scope="session")
