@@ -144,6 +144,23 @@ class PlanAnalysis:
     def why_block_size(self) -> list[str]:
         """The equalizer's reasoning, one step per line, with the numbers in."""
         eq = self.equalizer
+        if self.planner == "per-component":
+            steps = [
+                f"The per-component planner does not equalize: P is the requested block_size "
+                f"{eq.requested_block_size:,}; each component is its own tensor.",
+                f"(Packed slabs with alignment {eq.alignment:,} would use P = "
+                f"{eq.block_size:,}.)",
+            ]
+        else:
+            steps = self._equalizer_steps()
+        steps.append(
+            f"Page row at P: max({eq.max_linear:,} x {self.totals.block_size:,}, "
+            f"{eq.max_const:,}) = {max(eq.max_linear * self.totals.block_size, eq.max_const):,} B."
+        )
+        return steps
+
+    def _equalizer_steps(self) -> list[str]:
+        eq = self.equalizer
         steps = [
             f"Requested block_size {eq.requested_block_size:,} token slots, alignment "
             f"{eq.alignment:,}.",
@@ -152,25 +169,22 @@ class PlanAnalysis:
         ]
         if eq.max_const == 0:
             steps.append("No constant (state) rows: P stays the requested block size.")
+        elif not eq.inflated:
+            steps.append(
+                f"Widest constant (state) row: {eq.max_const:,} B. Slots needed to cover it: "
+                f"ceil({eq.max_const:,} / {eq.max_linear:,}) = {eq.needed:,} <= "
+                f"{eq.requested_block_size:,}: P stays the same."
+            )
         else:
             steps.append(
                 f"Widest constant (state) row: {eq.max_const:,} B. Slots needed to cover it: "
                 f"ceil({eq.max_const:,} / {eq.max_linear:,}) = {eq.needed:,}."
             )
-            if not eq.inflated:
-                steps.append(f"{eq.needed:,} <= {eq.requested_block_size:,}: P stays the same.")
-            else:
-                steps.append(
-                    f"{eq.needed:,} > {eq.requested_block_size:,}: round up to a multiple of "
-                    f"{eq.alignment:,} -> P = {eq.block_size:,} "
-                    f"({eq.block_size - eq.needed:,} slots of rounding)."
-                )
-        if self.planner == "per-component":
-            steps.append("The per-component planner does not equalize: P is the requested size.")
-        steps.append(
-            f"Page row at P: max({eq.max_linear:,} x {self.totals.block_size:,}, "
-            f"{eq.max_const:,}) = {max(eq.max_linear * self.totals.block_size, eq.max_const):,} B."
-        )
+            steps.append(
+                f"{eq.needed:,} > {eq.requested_block_size:,}: round up to a multiple of "
+                f"{eq.alignment:,} -> P = {eq.block_size:,} "
+                f"({eq.block_size - eq.needed:,} slots of rounding)."
+            )
         return steps
 
 

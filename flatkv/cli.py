@@ -11,6 +11,7 @@ import json
 import sys
 from collections.abc import Callable, Sequence
 
+from flatkv import model_cli, strategy_cli
 from flatkv.analysis import PLANNERS, PlanAnalysis, analysis_to_dict, analyze
 from flatkv.patterns import parse_layer_pattern
 from flatkv.profile import CacheProfile
@@ -48,17 +49,16 @@ def parse_state(text: str) -> dict[str, int]:
 
 
 def add_profile_arguments(parser: argparse.ArgumentParser) -> None:
-    group = parser.add_argument_group("model (raw)")
+    """A model: a preset, a Hugging Face config.json or an exported spec, or raw bytes."""
+    model_cli.add_model_arguments(parser)
+    group = parser.add_argument_group("model (raw bytes)")
     group.add_argument(
         "--layers",
-        help="cache layer pattern, e.g. '(3*linear_attention,"
-        "full_attention)*12' (labels: full, sliding, linear)",
+        help="cache layer pattern, e.g. '(3*linear_attention,full_attention)*12' "
+        "(labels: full, sliding, linear)",
     )
     group.add_argument(
-        "--kv-bytes-per-slot",
-        type=str,
-        default="0",
-        help="bytes one token adds to one attention layer",
+        "--kv-bytes-per-slot", default="0", help="bytes one token adds to one attention layer"
     )
     group.add_argument(
         "--state", default="", help="state tensors of one linear layer, e.g. conv=49152,ssm=2097152"
@@ -69,8 +69,21 @@ def add_profile_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def profile_from_args(args: argparse.Namespace) -> CacheProfile:
+    spec = model_cli.model_from_args(args)
+    if spec is not None:
+        if args.layers:
+            raise UsageError("give either a model (--preset, --hf-config, --model-file) or "
+                             "--layers with raw bytes, not both")
+        return spec.profile()
     if not args.layers:
-        raise UsageError("no model given: pass --layers with --kv-bytes-per-slot / --state")
+        raise UsageError(
+            "no model given: pass --preset NAME (see `presets`), --hf-config PATH, or --layers "
+            "with --kv-bytes-per-slot / --state"
+        )
+    if any(getattr(args, opt) is not None for opt in ("tp", "kv_dtype", "conv_dtype",
+                                                      "ssm_dtype")):
+        raise UsageError("--tp and the dtype options apply to a model (--preset, --hf-config); "
+                         "with --layers give bytes per TP rank directly")
     labels = parse_layer_pattern(args.layers)
     return CacheProfile(
         layer_types=tuple(labels),
@@ -95,7 +108,17 @@ def _positive_int(text: str) -> int:
     return value
 
 
-def add_plan_arguments(parser: argparse.ArgumentParser) -> None:
+def _size(field: str) -> Callable[[str], int]:
+    def parse(text: str) -> int:
+        try:
+            return parse_size(text, field=field)
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+
+    return parse
+
+
+def add_plan_arguments(parser: argparse.ArgumentParser, *, planner: bool = True) -> None:
     group = parser.add_argument_group("plan")
     group.add_argument(
         "--block-size",
@@ -110,27 +133,38 @@ def add_plan_arguments(parser: argparse.ArgumentParser) -> None:
         help="an inflated page size is a multiple of this (default: block size)",
     )
     group.add_argument(
-        "--budget", required=True, help="memory for the cache: 80GB, 10GiB, 1.5TiB, 12e9 or bytes"
+        "--budget",
+        required=True,
+        type=_size("--budget"),
+        help="memory for the cache: 80GB, 10GiB, 1.5TiB, 12e9 or bytes",
     )
-    group.add_argument("--planner", choices=PLANNERS, default="packed")
     group.add_argument(
         "--reserved-bytes-per-block",
-        default="0",
-        help="per-component planner: bytes of co-resident rows per block id",
+        default=0,
+        type=_size("--reserved-bytes-per-block"),
+        help="per-component: bytes of co-resident rows per block id (a draft model's KV)",
     )
+    if planner:
+        group.add_argument(
+            "--planner",
+            choices=PLANNERS,
+            default="packed",
+            help="without --strategy: packed slabs or one tensor per component",
+        )
+    parser.add_argument("--json", action="store_true", help="print JSON instead of tables")
 
 
 def _plan_command(args: argparse.Namespace) -> str:
     profile = profile_from_args(args)
+    if args.strategy:
+        return strategy_cli.plan_strategy_text(args, profile)
     analysis = analyze(
         profile.components(),
         block_size=args.block_size,
         alignment=args.alignment,
-        budget_bytes=parse_size(args.budget, field="--budget"),
+        budget_bytes=args.budget,
         planner=args.planner,
-        reserved_bytes_per_block=parse_size(
-            args.reserved_bytes_per_block, field="--reserved-bytes-per-block"
-        ),
+        reserved_bytes_per_block=args.reserved_bytes_per_block,
     )
     if args.json:
         return json.dumps({"model": profile.name, **analysis_to_dict(analysis)}, indent=2)
@@ -234,8 +268,16 @@ def build_parser() -> argparse.ArgumentParser:
     plan = sub.add_parser("plan", help="plan one model's cache and account for every byte")
     add_profile_arguments(plan)
     add_plan_arguments(plan)
-    plan.add_argument("--json", action="store_true", help="print JSON instead of tables")
+    strategy_cli.add_strategy_arguments(plan)
     plan.set_defaults(run=_plan_command)
+
+    compare = sub.add_parser("compare", help="every engine layout side by side")
+    add_profile_arguments(compare)
+    add_plan_arguments(compare, planner=False)
+    strategy_cli.add_strategy_arguments(compare, include_strategy=False)
+    compare.set_defaults(run=lambda args: strategy_cli.compare_text(args, profile_from_args(args)))
+
+    model_cli.register(sub)
     return parser
 
 
@@ -247,5 +289,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         message = " ".join(str(exc).split())
         print(f"{PROG}: error: {message}", file=sys.stderr)
         return 2
-    print(text)
+    try:
+        print(text)
+    except BrokenPipeError:  # `| head` closed the pipe: not an error of ours
+        sys.stderr.close()
     return 0

@@ -1,4 +1,4 @@
-"""The compact layer-pattern syntax of ``--layers`` and the app's pattern editor.
+"""The compact layer-pattern syntax of ``--layers``, presets and the app's pattern editor.
 
 Grammar (whitespace is ignored)::
 
@@ -6,17 +6,23 @@ Grammar (whitespace is ignored)::
     item     := [COUNT "*"] atom ["*" COUNT]
     atom     := NAME | "(" sequence ")"
 
-``(3*linear_attention,full_attention)*12`` is Qwen3.5's 48 cache layers; ``full*32`` is a
-Llama. NAME is a planner label or one of its short aliases (``full``, ``sliding``/``swa``,
-``linear``/``gdn``/``mamba``). Counts are checked before anything is expanded, so ``full*10**12``
-is an error, not a hang.
+``(3*linear_attention,full_attention)*12`` is Qwen3.5's 48 cache layers; ``full*32`` is a Llama.
+``parse_pattern`` expands any names (a model spec names its own kinds: ``(3*gdn,full)*12``);
+``parse_layer_pattern`` takes planner labels or their short aliases (``full``, ``sliding``/``swa``,
+``linear``/``gdn``/``mamba``). Lengths are checked before anything is expanded, so
+``full*10**12`` is an error, not a hang.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
+from typing import Any
 
 from flatkv.plan import FULL_ATTENTION, LINEAR_ATTENTION, SLIDING_ATTENTION
+
+# More cache layers than any real model has: a pattern past this is a typo.
+MAX_CACHE_LAYERS = 10_000
 
 ALIASES = {
     FULL_ATTENTION: FULL_ATTENTION,
@@ -32,133 +38,166 @@ ALIASES = {
     "mamba": LINEAR_ATTENTION,
     "state": LINEAR_ATTENTION,
 }
-MAX_LAYERS = 100_000
-_TOKEN = re.compile(r"\s*(?:(\d+)|([A-Za-z_][A-Za-z0-9_]*)|(.))")
+
+_TOKEN = re.compile(r"\s*(?:(\d+)|([A-Za-z_][A-Za-z0-9_.\-]*)|(.))")
 
 
-def _tokens(text: str) -> list[tuple[str, str]]:
-    out: list[tuple[str, str]] = []
-    for number, name, other in _TOKEN.findall(text):
-        if number:
-            out.append(("num", number))
-        elif name:
-            out.append(("name", name))
-        elif other.strip():
-            out.append(("op", other))
-    return out
+def _tokenize(text: str) -> list[tuple[str, str]]:
+    tokens: list[tuple[str, str]] = []
+    pos = 0
+    text = text.rstrip()
+    while pos < len(text):
+        m = _TOKEN.match(text, pos)
+        if m is None:  # pragma: no cover - the pattern always matches one character
+            break
+        pos = m.end()
+        if m.group(1):
+            tokens.append(("num", m.group(1)))
+        elif m.group(2):
+            tokens.append(("name", m.group(2)))
+        elif m.group(3) in "(),*":
+            tokens.append((m.group(3), m.group(3)))
+        else:
+            raise ValueError(
+                f"layer pattern {text!r} has unexpected {m.group(3)!r}: write names, counts, "
+                "'*', ',' and parentheses, e.g. (3*gdn,full)*12"
+            )
+    return tokens
 
 
-class _Parser:
-    def __init__(self, text: str) -> None:
-        self.text = text
-        self.toks = _tokens(text)
-        self.pos = 0
+def parse_pattern(text: str, *, max_layers: int = MAX_CACHE_LAYERS) -> list[str]:
+    """Expand a layer pattern into one name per cache layer.
 
-    def error(self, what: str) -> ValueError:
-        return ValueError(
-            f"layers pattern {self.text!r}: {what}; write e.g. "
-            "'(3*linear_attention,full_attention)*12' or 'full*32'"
-        )
+    Syntax: items separated by commas; an item is a name or a parenthesised pattern, with an
+    optional repeat count before (``3*gdn``) or after (``(gdn,full)*12``). The length is checked
+    against ``max_layers`` before anything is expanded.
+    """
+    if not isinstance(text, str) or not text.strip():
+        raise ValueError(f"layer pattern must be a non-empty string, got {text!r}")
+    tokens = _tokenize(text)
+    pos = 0
 
-    def peek(self) -> tuple[str, str] | None:
-        return self.toks[self.pos] if self.pos < len(self.toks) else None
+    def peek() -> str | None:
+        return tokens[pos][0] if pos < len(tokens) else None
 
-    def take(self, kind: str, value: str | None = None) -> str:
-        tok = self.peek()
-        if tok is None or tok[0] != kind or (value is not None and tok[1] != value):
-            found = "the end" if tok is None else repr(tok[1])
-            raise self.error(f"expected {value or kind} but found {found}")
-        self.pos += 1
-        return tok[1]
+    def take(kind: str) -> str:
+        nonlocal pos
+        if peek() != kind:
+            got = tokens[pos][1] if pos < len(tokens) else "the end"
+            raise ValueError(f"layer pattern {text!r}: expected {kind!r}, got {got!r}")
+        pos += 1
+        return tokens[pos - 1][1]
 
-    def count(self) -> int:
-        n = int(self.take("num"))
+    def count() -> int:
+        n = int(take("num"))
         if n < 1:
-            raise self.error("repeat counts must be at least 1")
+            raise ValueError(f"layer pattern {text!r}: a repeat count must be positive, got {n}")
         return n
 
-    def sequence(self) -> list[tuple[int, object]]:
-        items = [self.item()]
-        while self.peek() == ("op", ","):
-            self.pos += 1
-            items.append(self.item())
-        return items
+    # A parsed node is (repeat, name) or (repeat, [nodes]).
+    def sequence() -> list[tuple[int, Any]]:
+        nodes = [item()]
+        while peek() == ",":
+            take(",")
+            nodes.append(item())
+        return nodes
 
-    def item(self) -> tuple[int, object]:
-        times = 1
-        if self.peek() and self.peek()[0] == "num":
-            times = self.count()
-            self.take("op", "*")
-        atom = self.atom()
-        while self.peek() == ("op", "*"):
-            self.pos += 1
-            times *= self.count()
-        return times, atom
+    def item() -> tuple[int, Any]:
+        repeat = 1
+        if peek() == "num":
+            repeat = count()
+            take("*")
+        if peek() == "(":
+            take("(")
+            atom: Any = sequence()
+            take(")")
+        else:
+            atom = take("name")
+        while peek() == "*":
+            take("*")
+            repeat *= count()
+        return repeat, atom
 
-    def atom(self) -> object:
-        tok = self.peek()
-        if tok == ("op", "("):
-            self.pos += 1
-            inner = self.sequence()
-            self.take("op", ")")
-            return inner
-        name = self.take("name").lower()
-        if name not in ALIASES:
-            raise self.error(f"unknown layer kind {name!r} (known: {', '.join(sorted(ALIASES))})")
-        return ALIASES[name]
+    def length(nodes: list[tuple[int, Any]]) -> int:
+        total = 0
+        for repeat, atom in nodes:
+            total += repeat * (1 if isinstance(atom, str) else length(atom))
+            if total > max_layers:
+                raise ValueError(
+                    f"layer pattern {text!r} expands to more than {max_layers} cache layers: "
+                    "too large to be real"
+                )
+        return total
+
+    def expand(nodes: list[tuple[int, Any]]) -> list[str]:
+        out: list[str] = []
+        for repeat, atom in nodes:
+            out.extend(([atom] if isinstance(atom, str) else expand(atom)) * repeat)
+        return out
+
+    tree = sequence()
+    if pos != len(tokens):
+        raise ValueError(f"layer pattern {text!r}: unexpected {tokens[pos][1]!r}")
+    length(tree)
+    return expand(tree)
 
 
-def _length(items: list[tuple[int, object]]) -> int:
-    return sum(times * (1 if isinstance(atom, str) else _length(atom)) for times, atom in items)
+def layer_runs(names: Sequence[str]) -> list[tuple[str, int]]:
+    """Consecutive equal names as ``(name, count)`` runs: the editable list view of a pattern."""
+    runs: list[tuple[str, int]] = []
+    for name in names:
+        if runs and runs[-1][0] == name:
+            runs[-1] = (name, runs[-1][1] + 1)
+        else:
+            runs.append((name, 1))
+    return runs
 
 
-def _expand(items: list[tuple[int, object]]) -> list[str]:
-    out: list[str] = []
-    for times, atom in items:
-        block = [atom] if isinstance(atom, str) else _expand(atom)
-        out.extend(block * times)
-    return out
+def _runs_text(runs: Sequence[tuple[str, int]]) -> str:
+    return ",".join(name if n == 1 else f"{n}*{name}" for name, n in runs)
+
+
+def format_pattern(names: Sequence[str]) -> str:
+    """A compact pattern for a list of names; ``parse_pattern(format_pattern(x)) == x``.
+
+    Runs become ``n*name``. Scanning left to right, wherever a block of up to 16 runs repeats,
+    the longest such stretch becomes ``(block)*k``: ``(3*gdn,full)*12``, ``4*M,(A,5*M)*4``.
+    Linear in the number of runs.
+    """
+    runs = layer_runs(names)
+    parts: list[str] = []
+    i = 0
+    while i < len(runs):
+        best_cover, best_period, best_repeats = 1, 1, 1
+        for period in range(1, min(16, (len(runs) - i) // 2) + 1):
+            block = runs[i:i + period]
+            repeats = 1
+            while runs[i + repeats * period:i + (repeats + 1) * period] == block:
+                repeats += 1
+            if repeats >= 2 and repeats * period > best_cover:
+                best_cover, best_period, best_repeats = repeats * period, period, repeats
+        if best_repeats == 1:
+            parts.append(_runs_text(runs[i:i + 1]))
+        else:
+            block_text = _runs_text(runs[i:i + best_period])
+            # a single run repeated cannot happen (equal neighbours merge into one run)
+            parts.append(f"({block_text})*{best_repeats}")
+        i += best_cover
+    return ",".join(parts)
 
 
 def parse_layer_pattern(text: str) -> list[str]:
-    """Expand a layer pattern into one planner label per cache layer."""
-    if not isinstance(text, str) or not text.strip():
+    """Expand a pattern of planner labels (or their aliases) into one label per cache layer."""
+    names = parse_pattern(text)
+    unknown = sorted({name for name in names if name.lower() not in ALIASES})
+    if unknown:
         raise ValueError(
-            "layers pattern is empty: write e.g. '(3*linear_attention,full_attention)*12'"
+            f"layer pattern {text!r} has unknown layer kind(s) {unknown}: use one of "
+            f"{', '.join(sorted(ALIASES))}"
         )
-    parser = _Parser(text)
-    items = parser.sequence()
-    if parser.peek() is not None:
-        raise parser.error(f"unexpected {parser.peek()[1]!r}")
-    total = _length(items)
-    if total > MAX_LAYERS:
-        raise parser.error(f"it expands to {total:,} layers, more than {MAX_LAYERS:,}")
-    return _expand(items)
+    return [ALIASES[name.lower()] for name in names]
 
 
-def format_layer_pattern(labels: list[str] | tuple[str, ...]) -> str:
-    """The shortest obvious pattern for a label list: the smallest repeating period, with runs.
-
-    ``format_layer_pattern(parse_layer_pattern(p))`` expands back to the same labels.
-    """
-    labels = list(labels)
-    n = len(labels)
-    if n == 0:
-        return ""
-    period = next(k for k in range(1, n + 1) if n % k == 0 and labels[:k] * (n // k) == labels)
-    runs: list[str] = []
-    i = 0
-    unit = labels[:period]
-    while i < period:
-        j = i
-        while j < period and unit[j] == unit[i]:
-            j += 1
-        runs.append(unit[i] if j - i == 1 else f"{j - i}*{unit[i]}")
-        i = j
-    body = ",".join(runs)
-    repeats = n // period
-    if repeats == 1:
-        return body
-    if len(runs) == 1 and "*" not in body:
-        return f"{body}*{repeats}"
-    return f"({body})*{repeats}"
+def format_layer_pattern(labels: Sequence[str]) -> str:
+    """The compact pattern of a label list; ``parse_layer_pattern`` expands it back."""
+    return format_pattern(labels)

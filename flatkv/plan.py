@@ -21,7 +21,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import cached_property
 
 FULL_ATTENTION = "full_attention"
 SLIDING_ATTENTION = "sliding_attention"
@@ -96,36 +95,60 @@ def check_int(field: str, value: object, *, minimum: int = 0, hint: str = "") ->
     return value
 
 
+def _is_count(value: object) -> bool:
+    return type(value) is int and value >= 0
+
+
 def check_components(components: Iterable[ComponentSpec]) -> tuple[ComponentSpec, ...]:
     """Validate a component list: non-empty, well-typed, each all-linear or all-constant, unique."""
     comps = tuple(components)
     if not comps:
         raise ValueError("components is empty: a plan needs at least one ComponentSpec")
-    seen: set[tuple[str, int, str]] = set()
-    for i, c in enumerate(comps):
-        where = f"components[{i}]"
-        if not isinstance(c, ComponentSpec):
-            raise ValueError(f"{where} must be a ComponentSpec, got {type(c).__name__}")
-        if not isinstance(c.group_id, str) or not c.group_id:
-            raise ValueError(f"{where}.group_id must be a non-empty string, got {c.group_id!r}")
-        if not isinstance(c.component, str) or not c.component:
-            raise ValueError(f"{where}.component must be a non-empty string, got {c.component!r}")
-        check_int(f"{where}.layer", c.layer)
-        check_int(f"{where}.bytes_per_slot", c.bytes_per_slot)
-        check_int(f"{where}.const_bytes", c.const_bytes)
-        if (c.bytes_per_slot > 0) == (c.const_bytes > 0):
-            raise ValueError(
-                f"{where} ({c.group_id}/{c.layer}/{c.component}) has bytes_per_slot="
-                f"{c.bytes_per_slot} and const_bytes={c.const_bytes}: exactly one of them must be "
-                "positive (linear KV history or constant state)"
-            )
-        key = (c.group_id, c.layer, c.component)
-        if key in seen:
-            raise ValueError(
-                f"{where} repeats (group, layer, component) {key}: give each component once"
-            )
-        seen.add(key)
+    keys = set()
+    for c in comps:
+        # Fast path: one cheap test per component; the detailed message only on failure.
+        if not (
+            type(c) is ComponentSpec
+            and type(c.group_id) is str
+            and c.group_id
+            and type(c.component) is str
+            and c.component
+            and _is_count(c.layer)
+            and _is_count(c.bytes_per_slot)
+            and _is_count(c.const_bytes)
+            and (c.bytes_per_slot > 0) != (c.const_bytes > 0)
+        ):
+            _explain_bad_component(comps.index(c), c)
+        keys.add((c.group_id, c.layer, c.component))
+    if len(keys) != len(comps):
+        seen: set[tuple[str, int, str]] = set()
+        for i, c in enumerate(comps):
+            key = (c.group_id, c.layer, c.component)
+            if key in seen:
+                raise ValueError(
+                    f"components[{i}] repeats (group, layer, component) {key}: give each "
+                    "component once"
+                )
+            seen.add(key)
     return comps
+
+
+def _explain_bad_component(i: int, c: object) -> None:
+    where = f"components[{i}]"
+    if not isinstance(c, ComponentSpec):
+        raise ValueError(f"{where} must be a ComponentSpec, got {type(c).__name__}")
+    if not isinstance(c.group_id, str) or not c.group_id:
+        raise ValueError(f"{where}.group_id must be a non-empty string, got {c.group_id!r}")
+    if not isinstance(c.component, str) or not c.component:
+        raise ValueError(f"{where}.component must be a non-empty string, got {c.component!r}")
+    check_int(f"{where}.layer", c.layer)
+    check_int(f"{where}.bytes_per_slot", c.bytes_per_slot)
+    check_int(f"{where}.const_bytes", c.const_bytes)
+    raise ValueError(
+        f"{where} ({c.group_id}/{c.layer}/{c.component}) has bytes_per_slot="
+        f"{c.bytes_per_slot} and const_bytes={c.const_bytes}: exactly one of them must be "
+        "positive (linear KV history or constant state)"
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -231,16 +254,8 @@ class Row:
     group_id: str
     layer: int
     components: tuple[ComponentSpec, ...]
-
-    @cached_property
-    def linear_bytes(self) -> int:
-        """Bytes per token slot of the whole row (0 for a state row)."""
-        return sum(c.bytes_per_slot for c in self.components)
-
-    @cached_property
-    def const_bytes(self) -> int:
-        """Constant bytes of the whole row (0 for a history row)."""
-        return sum(c.const_bytes for c in self.components)
+    linear_bytes: int  # bytes per token slot of the whole row (0 for a state row)
+    const_bytes: int  # constant bytes of the whole row (0 for a history row)
 
     def row_bytes(self, block_size: int) -> int:
         return self.linear_bytes * block_size + self.const_bytes
@@ -258,15 +273,16 @@ def group_rows(components: Iterable[ComponentSpec]) -> dict[str, list[Row]]:
         by_key.setdefault((c.group_id, c.layer), []).append(c)
     groups: dict[str, list[Row]] = {}
     for (gid, layer), members in by_key.items():
-        kinds = {c.is_linear for c in members}
-        if len(kinds) > 1:
+        linear = sum(c.bytes_per_slot for c in members)
+        const = sum(c.const_bytes for c in members)
+        if linear and const:
             names = ", ".join(c.component for c in members)
             raise ValueError(
                 f"row ({gid}, layer {layer}) mixes linear and constant components ({names}): a "
                 "row must be all-linear (KV history) or all-constant (state); give the constant "
                 "tensors their own group"
             )
-        groups.setdefault(gid, []).append(Row(gid, layer, tuple(members)))
+        groups.setdefault(gid, []).append(Row(gid, layer, tuple(members), linear, const))
     return groups
 
 

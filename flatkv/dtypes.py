@@ -1,0 +1,64 @@
+"""Cache dtypes: canonical names, the aliases people type, and bytes per element.
+
+KV, conv-state and ssm-state dtypes are chosen separately, and every number of bytes in FlatKV
+is an exact integer, so a dtype is reduced here to its canonical name and its element size.
+Names follow torch (``bfloat16``, ``float8_e4m3fn``); aliases cover what engines and configs write
+(``bf16``, ``fp8``, ``torch.float32``, ``half``).
+"""
+
+from __future__ import annotations
+
+DTYPE_BYTES: dict[str, int] = {
+    "float32": 4,
+    "bfloat16": 2,
+    "float16": 2,
+    "float8_e4m3fn": 1,
+    "float8_e5m2": 1,
+    "int8": 1,
+}
+
+KNOWN_DTYPES: tuple[str, ...] = tuple(DTYPE_BYTES)
+
+# Alias -> canonical name. Keys are lower-case; lookups strip a leading "torch.".
+DTYPE_ALIASES: dict[str, str] = {
+    "fp32": "float32",
+    "f32": "float32",
+    "float": "float32",
+    "bf16": "bfloat16",
+    "fp16": "float16",
+    "f16": "float16",
+    "half": "float16",
+    # vLLM's --kv-cache-dtype fp8 means e4m3 on CUDA.
+    "fp8": "float8_e4m3fn",
+    "float8": "float8_e4m3fn",
+    "fp8_e4m3": "float8_e4m3fn",
+    "fp8_e4m3fn": "float8_e4m3fn",
+    "float8_e4m3": "float8_e4m3fn",
+    "e4m3": "float8_e4m3fn",
+    "fp8_e5m2": "float8_e5m2",
+    "e5m2": "float8_e5m2",
+    "i8": "int8",
+}
+
+
+def canonical_dtype(name: object) -> str:
+    """The canonical dtype name of ``name`` (a name, an alias or a torch dtype).
+
+    Raises ValueError naming the value and listing the known names and aliases.
+    """
+    text = str(name).strip().lower() if name is not None else ""
+    if text.startswith("torch."):
+        text = text[len("torch."):]
+    if text in DTYPE_BYTES:
+        return text
+    if text in DTYPE_ALIASES:
+        return DTYPE_ALIASES[text]
+    raise ValueError(
+        f"unknown dtype {name!r}: use one of {', '.join(KNOWN_DTYPES)} "
+        f"(aliases: {', '.join(sorted(DTYPE_ALIASES))})"
+    )
+
+
+def dtype_bytes(name: object) -> int:
+    """Bytes per element of dtype ``name`` (any name ``canonical_dtype`` accepts)."""
+    return DTYPE_BYTES[canonical_dtype(name)]

@@ -1,0 +1,443 @@
+"""Model specifications from Hugging Face ``config.json`` files.
+
+A config.json is resolved with ``transformers``' own configuration class for its model type
+(``AutoConfig.for_model(model_type, **config)``), so defaults, legacy fields (nemotron_h's
+``hybrid_override_pattern``, jamba's attention period / offset, qwen3_next's
+``full_attention_interval``, granite's ``mamba`` / ``attention`` labels) and multimodal nesting
+(qwen3_5's and gemma3's ``text_config``) resolve exactly as the model's code resolves them.
+``transformers`` (and ``huggingface_hub`` for downloads) is imported only when needed.
+
+Dtypes: KV and conv state in the model dtype (bfloat16 when the config names none); ssm state in
+the config's ``mamba_ssm_dtype`` / ``mamba_ssm_cache_dtype`` where the resolved config has one
+(nemotron_h's class default is float32), else the model dtype. All can be overridden afterwards
+with ``ModelSpec.with_options``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from flatkv.dtypes import canonical_dtype
+from flatkv.models import (
+    MAX_CACHE_LAYERS,
+    AttentionLayer,
+    CacheLayer,
+    GDNLayer,
+    Mamba1Layer,
+    Mamba2Layer,
+    MLALayer,
+    ModelSpec,
+)
+
+# model_type -> how its cache layers are read (see _layers_of).
+_FAMILIES: dict[str, str] = {
+    "llama": "attention",
+    "mistral": "attention",
+    "mixtral": "attention",
+    "qwen2": "attention",
+    "qwen3": "attention",
+    "qwen3_moe": "attention",
+    "gemma3": "attention",
+    "gemma3_text": "attention",
+    "gpt_oss": "attention",
+    "deepseek_v2": "mla",
+    "deepseek_v3": "mla",
+    "qwen3_next": "gdn",
+    "qwen3_5": "gdn",
+    "qwen3_5_text": "gdn",
+    "qwen3_5_moe": "gdn",
+    "qwen3_5_moe_text": "gdn",
+    "nemotron_h": "mamba2",
+    "granitemoehybrid": "mamba2",
+    "bamba": "mamba2",
+    "falcon_h1": "mamba2",
+    "jamba": "mamba1",
+}
+
+SUPPORTED_MODEL_TYPES: tuple[str, ...] = tuple(sorted(_FAMILIES))
+
+MAX_CONFIG_BYTES = 8 * 1024 * 1024  # real config.json files are a few KiB
+
+# Labels transformers gives layers that carry no cache.
+_CACHELESS = {"mlp", "moe"}
+
+_MODEL_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.\-]*/[A-Za-z0-9][A-Za-z0-9_.\-]*")
+
+
+# --------------------------------------------------------------------------------------------
+# Reading the JSON.
+
+
+def load_config_dict(config: dict | str | bytes | Path) -> dict[str, Any]:
+    """A config.json as a dict, from a dict, pasted JSON text, uploaded bytes, or a path."""
+    if isinstance(config, Mapping):
+        return dict(config)
+    if isinstance(config, (bytes, bytearray)):  # an upload: always JSON, never a path
+        return _parse_json(bytes(config).decode("utf-8", errors="replace"), "uploaded config.json")
+    if isinstance(config, str) and config.lstrip().startswith(("{", "[")):
+        return _parse_json(config, "pasted config.json")
+    if isinstance(config, (str, Path)):
+        path = Path(config)
+        try:
+            is_file = path.is_file()
+        except (OSError, ValueError):  # a NUL byte or an over-long name
+            is_file = False
+        if not is_file:
+            raise ValueError(
+                f"config.json not found at {str(path)!r}: give a path to a file, the JSON text, "
+                "or a model id"
+            )
+        if path.stat().st_size > MAX_CONFIG_BYTES:
+            raise ValueError(
+                f"{str(path)!r} is {path.stat().st_size} bytes: too large to be a config.json"
+            )
+        return _parse_json(path.read_text(encoding="utf-8", errors="replace"), str(path))
+    raise ValueError(f"config must be a dict, JSON text or a path, got {type(config).__name__}")
+
+
+def _parse_json(text: str, where: str) -> dict[str, Any]:
+    if len(text) > MAX_CONFIG_BYTES:
+        raise ValueError(f"{where} is {len(text)} characters: too large to be a config.json")
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ValueError(
+            f"{where} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
+        ) from None
+    except RecursionError:
+        raise ValueError(f"{where} is nested too deeply to be a config.json") from None
+    if not isinstance(data, dict):
+        raise ValueError(f"{where} must hold a JSON object, got {type(data).__name__}")
+    return data
+
+
+def _precheck_sizes(cfg: Mapping[str, Any], where: str = "") -> None:
+    """Refuse absurd layer counts before transformers builds per-layer lists from them."""
+    for key in ("num_hidden_layers", "n_layer", "num_layers"):
+        value = cfg.get(key)
+        if isinstance(value, int) and not isinstance(value, bool) and value > MAX_CACHE_LAYERS:
+            raise ValueError(
+                f"{where}{key} = {value} is too large to be real (at most {MAX_CACHE_LAYERS})"
+            )
+    for key in ("layer_types", "layers_block_type", "hybrid_override_pattern"):
+        value = cfg.get(key)
+        if isinstance(value, (list, str)) and len(value) > MAX_CACHE_LAYERS:
+            raise ValueError(
+                f"{where}{key} has {len(value)} entries: too large to be real "
+                f"(at most {MAX_CACHE_LAYERS})"
+            )
+    for key in ("text_config", "llm_config"):
+        if isinstance(cfg.get(key), Mapping):
+            _precheck_sizes(cfg[key], f"{key}.")
+
+
+# Geometry fields that must be positive where a config gives them (transformers would divide by
+# zero or build empty tensors before saying anything useful).
+_POSITIVE_FIELDS = (
+    "num_hidden_layers", "num_attention_heads", "num_key_value_heads", "head_dim", "hidden_size",
+    "linear_num_key_heads", "linear_num_value_heads", "linear_key_head_dim",
+    "linear_value_head_dim", "linear_conv_kernel_dim", "mamba_num_heads", "mamba_head_dim",
+    "ssm_state_size", "n_groups", "conv_kernel", "expand", "mamba_n_heads", "mamba_d_head",
+    "mamba_d_state", "mamba_n_groups", "mamba_d_conv", "mamba_expand", "mamba_d_ssm",
+    "kv_lora_rank", "qk_rope_head_dim", "sliding_window", "full_attention_interval",
+    "attn_layer_period",
+)
+
+
+def _precheck_positive(cfg: Mapping[str, Any], where: str = "") -> None:
+    for key in _POSITIVE_FIELDS:
+        value = cfg.get(key)
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and value <= 0:
+            raise ValueError(
+                f"config.json {where}{key} = {value} must be positive: fix or remove the field"
+            )
+    for key in ("text_config", "llm_config"):
+        if isinstance(cfg.get(key), Mapping):
+            _precheck_positive(cfg[key], f"{key}.")
+
+
+# --------------------------------------------------------------------------------------------
+# Resolving with transformers.
+
+
+def resolve_config(cfg: Mapping[str, Any]) -> Any:
+    """The transformers configuration object of ``cfg`` (lazy import; errors become ValueError)."""
+    model_type = cfg.get("model_type")
+    if not isinstance(model_type, str) or not model_type:
+        raise ValueError(
+            "config.json has no model_type: cannot tell how to read it (supported: "
+            f"{', '.join(SUPPORTED_MODEL_TYPES)})"
+        )
+    if model_type not in _FAMILIES:
+        raise ValueError(
+            f"model_type {model_type!r} is not supported: supported types are "
+            f"{', '.join(SUPPORTED_MODEL_TYPES)}"
+        )
+    _precheck_sizes(cfg)
+    _precheck_positive(cfg)
+    try:
+        from transformers import AutoConfig
+        from transformers.utils import logging as hf_logging
+    except ImportError as exc:  # pragma: no cover - transformers is a runtime dependency
+        raise ValueError(f"reading a config.json needs transformers: {exc}") from None
+    kwargs = {k: v for k, v in cfg.items() if k != "model_type"}
+    verbosity = hf_logging.get_verbosity()
+    hf_logging.set_verbosity_error()
+    try:
+        return AutoConfig.for_model(model_type, **kwargs)
+    except Exception as exc:  # transformers raises many kinds; the user needs one message
+        text = " ".join(str(exc).split())
+        raise ValueError(
+            f"transformers could not read this {model_type} config.json: "
+            f"{type(exc).__name__}: {text[:300]}"
+        ) from None
+    finally:
+        hf_logging.set_verbosity(verbosity)
+
+
+def _get(conf: Any, attr: str, model_type: str, *, default: Any = None) -> Any:
+    value = getattr(conf, attr, default)
+    if value is None:
+        raise ValueError(f"{model_type} config.json has no {attr}: add it to the config")
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"{model_type} config.json {attr} must be a whole number, got {value!r}")
+    if value <= 0:
+        raise ValueError(f"{model_type} config.json {attr} must be positive, got {value}")
+    return value
+
+
+def _attention(text: Any, model_type: str, window: int | None) -> AttentionLayer:
+    heads = _get(text, "num_attention_heads", model_type)
+    kv_heads = getattr(text, "num_key_value_heads", None)
+    kv_heads = heads if kv_heads is None else _get(text, "num_key_value_heads", model_type)
+    head_dim = getattr(text, "head_dim", None)
+    if head_dim is None:  # the models' own fallback
+        head_dim = _get(text, "hidden_size", model_type) // heads
+    else:
+        head_dim = _get(text, "head_dim", model_type)
+    return AttentionLayer(kv_heads=kv_heads, head_dim_k=head_dim, head_dim_v=head_dim,
+                          sliding_window=window)
+
+
+def _state_layer(text: Any, model_type: str) -> CacheLayer:
+    family = _FAMILIES[model_type]
+    g = lambda attr: _get(text, attr, model_type)  # noqa: E731
+    if family == "gdn":
+        return GDNLayer(
+            k_heads=g("linear_num_key_heads"), v_heads=g("linear_num_value_heads"),
+            head_dim_k=g("linear_key_head_dim"), head_dim_v=g("linear_value_head_dim"),
+            conv_kernel=g("linear_conv_kernel_dim"),
+        )
+    if model_type == "nemotron_h":
+        return Mamba2Layer(
+            n_heads=g("mamba_num_heads"), head_dim=g("mamba_head_dim"),
+            d_state=g("ssm_state_size"), n_groups=g("n_groups"), conv_kernel=g("conv_kernel"),
+        )
+    if family == "mamba2":  # granitemoehybrid, bamba, falcon_h1 share the mamba_* names
+        return Mamba2Layer(
+            n_heads=g("mamba_n_heads"), head_dim=g("mamba_d_head"), d_state=g("mamba_d_state"),
+            n_groups=g("mamba_n_groups"), conv_kernel=g("mamba_d_conv"),
+        )
+    if family == "mamba1":
+        expand = g("mamba_expand")
+        return Mamba1Layer(
+            d_inner=expand * g("hidden_size"), d_state=g("mamba_d_state"),
+            conv_kernel=g("mamba_d_conv"),
+        )
+    raise ValueError(f"{model_type} has linear_attention layers but no state kind is known")
+
+
+def _layers_of(text: Any, model_type: str) -> list[CacheLayer]:
+    """Cache layers in model order, from the resolved (text) config."""
+    family = _FAMILIES[model_type]
+    n_layers = _get(text, "num_hidden_layers", model_type)
+    if family == "mla":
+        mla = MLALayer(kv_lora_rank=_get(text, "kv_lora_rank", model_type),
+                       qk_rope_head_dim=_get(text, "qk_rope_head_dim", model_type))
+        return [mla] * n_layers
+    window = getattr(text, "sliding_window", None)
+    if model_type == "falcon_h1":  # every layer runs attention and Mamba2 side by side
+        return [_attention(text, model_type, None), _state_layer(text, model_type)] * n_layers
+    labels = getattr(text, "layer_types", None)
+    if labels is None:
+        # llama, mistral, mixtral: one kind for all layers; Mistral-style configs slide them all.
+        label = "sliding_attention" if window is not None else "full_attention"
+        labels = [label] * n_layers
+    labels = list(labels)
+    if not labels:
+        raise ValueError(f"{model_type} config.json resolves to no layers: set num_hidden_layers")
+    cache: dict[str, CacheLayer] = {}
+    layers: list[CacheLayer] = []
+    for i, label in enumerate(labels):
+        if label in _CACHELESS:
+            continue
+        if label not in cache:
+            if label == "full_attention":
+                cache[label] = _attention(text, model_type, None)
+            elif label == "sliding_attention":
+                if window is None:
+                    raise ValueError(
+                        f"{model_type} layer {i} is sliding_attention but sliding_window is not "
+                        "set: add sliding_window to the config"
+                    )
+                cache[label] = _attention(text, model_type, _get(text, "sliding_window",
+                                                                 model_type))
+            elif label == "linear_attention":
+                cache[label] = _state_layer(text, model_type)
+            else:
+                raise ValueError(
+                    f"{model_type} layer {i} has layer type {label!r}, which FlatKV does not "
+                    "model: known types are full_attention, sliding_attention, "
+                    "linear_attention, mlp, moe"
+                )
+        layers.append(cache[label])
+    if not layers:
+        raise ValueError(f"{model_type} config.json has no cache layers (only MLP / MoE layers)")
+    return layers
+
+
+def _dtype_of(*confs: Any) -> str:
+    for conf in confs:
+        value = getattr(conf, "dtype", None)  # transformers 5 maps torch_dtype to dtype
+        if value is not None and str(value) != "auto":
+            try:
+                return canonical_dtype(value)
+            except ValueError as exc:
+                raise ValueError(f"config.json dtype: {exc}") from None
+    return "bfloat16"
+
+
+def _ssm_dtype_of(text: Any, model_dtype: str) -> str:
+    for attr in ("mamba_ssm_dtype", "mamba_ssm_cache_dtype"):
+        value = getattr(text, attr, None)
+        if value is not None and str(value) != "auto":
+            try:
+                return canonical_dtype(value)
+            except ValueError as exc:
+                raise ValueError(f"config.json {attr}: {exc}") from None
+    return model_dtype
+
+
+def spec_from_hf_config(
+    config: dict | str | bytes | Path, *, name: str | None = None, source: str | None = None
+) -> ModelSpec:
+    """A ModelSpec (TP 1, dtypes from the config) from a config.json dict, text or path."""
+    cfg = load_config_dict(config)
+    resolved = resolve_config(cfg)
+    model_type = cfg["model_type"]
+    text = resolved.get_text_config() if hasattr(resolved, "get_text_config") else resolved
+    layers = _layers_of(text, model_type)
+    model_dtype = _dtype_of(text, resolved)
+    try:
+        n_model = int(getattr(text, "num_hidden_layers", 0) or 0)
+    except (TypeError, ValueError):
+        n_model = 0
+    is_file = isinstance(config, Path) or (
+        isinstance(config, str) and not config.lstrip().startswith(("{", "["))
+    )
+    if name is None:
+        name = str(cfg.get("_name_or_path") or "") or model_type
+    if source is None:
+        where = f" at {config}" if is_file else ""
+        source = f"config.json{where} (model_type {model_type}), resolved with transformers"
+    return ModelSpec(
+        name=name, layers=tuple(layers), kv_dtype=model_dtype, conv_dtype=model_dtype,
+        ssm_dtype=_ssm_dtype_of(text, model_dtype), tp=1, source=source,
+        model_layers=n_model if 0 < n_model <= MAX_CACHE_LAYERS else None,
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Fetching from the Hub.
+
+
+def is_model_id(text: str) -> bool:
+    """Whether ``text`` looks like a Hub model id (``owner/name``) rather than a file path."""
+    return bool(_MODEL_ID.fullmatch(text)) and not Path(text).exists()
+
+
+def _offline() -> bool:
+    flag = os.environ.get("HF_HUB_OFFLINE", "")
+    return flag.strip().lower() in {"1", "true", "yes", "on"}
+
+
+def hub_reachable(timeout_s: float = 3.0) -> bool:
+    """Whether the Hub's host accepts a connection within ``timeout_s`` (no HTTP, no retries).
+
+    huggingface_hub retries a failing download for about half a minute and logs each retry;
+    asking the socket first turns "no network" into an immediate, plain answer. Behind a proxy
+    the socket cannot tell, so the answer is yes and huggingface_hub decides.
+    """
+    import socket
+
+    if any(os.environ.get(v) for v in ("HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy")):
+        return True
+    from urllib.parse import urlparse
+
+    try:
+        from huggingface_hub import constants
+
+        endpoint = constants.ENDPOINT
+    except (ImportError, AttributeError):  # pragma: no cover - older huggingface_hub
+        endpoint = "https://huggingface.co"
+    url = urlparse(endpoint)
+    port = url.port or (443 if url.scheme == "https" else 80)
+    try:
+        with socket.create_connection((url.hostname or "huggingface.co", port), timeout_s):
+            return True
+    except OSError:
+        return False
+
+
+def fetch_hf_config(model_id: str, *, revision: str | None = None) -> dict[str, Any]:
+    """Download only ``config.json`` of ``model_id`` from the Hugging Face Hub (or its cache).
+
+    Offline (HF_HUB_OFFLINE=1) or when the Hub cannot be reached, only the local cache is used;
+    when the file cannot be had the ValueError says why plainly and suggests passing the file.
+    """
+    if not isinstance(model_id, str) or not _MODEL_ID.fullmatch(model_id):
+        raise ValueError(
+            f"model id {model_id!r} is not of the form owner/name (e.g. "
+            "Qwen/Qwen3-Next-80B-A3B-Instruct)"
+        )
+    try:
+        import huggingface_hub
+        from huggingface_hub.utils import logging as hub_logging
+    except ImportError as exc:  # pragma: no cover - huggingface_hub is a runtime dependency
+        raise ValueError(f"fetching a config by model id needs huggingface_hub: {exc}") from None
+    if _offline():
+        local_only, why = True, "offline (HF_HUB_OFFLINE is set) and not in the local cache"
+    elif not hub_reachable():
+        local_only, why = True, "the Hugging Face Hub cannot be reached from here (offline?) " \
+            "and it is not in the local cache"
+    else:
+        local_only, why = False, ""
+    verbosity = hub_logging.get_verbosity()
+    hub_logging.set_verbosity_error()
+    try:
+        path = huggingface_hub.hf_hub_download(
+            repo_id=model_id, filename="config.json", revision=revision,
+            local_files_only=local_only, etag_timeout=10,
+        )
+    except Exception as exc:  # missing, gated, refused: one plain message
+        reason = why or f"the Hub refused or failed ({type(exc).__name__})"
+        raise ValueError(
+            f"could not fetch config.json of {model_id}: {reason}; download config.json "
+            "elsewhere and pass its path with --hf-config"
+        ) from None
+    finally:
+        hub_logging.set_verbosity(verbosity)
+    return load_config_dict(Path(path))
+
+
+def spec_from_model_id(model_id: str, *, revision: str | None = None) -> ModelSpec:
+    """A ModelSpec from a Hub model id, fetching only its config.json."""
+    cfg = fetch_hf_config(model_id, revision=revision)
+    return spec_from_hf_config(
+        cfg, name=model_id, source=f"https://huggingface.co/{model_id} config.json"
+    )

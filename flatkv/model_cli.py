@@ -1,0 +1,218 @@
+"""Command-line pieces of the model layer: ``model`` and ``presets`` subcommands, and the model
+options that other subcommands (``plan``) accept instead of raw bytes.
+
+The integrator's ``flatkv.cli`` wires these in: ``add_model_arguments(parser)`` on any parser,
+``model_from_args(args)`` to read them back, ``register(subparsers)`` for the two subcommands
+(each sets ``run``, like ``flatkv.cli``'s commands: ``args.run(args)`` returns the text to
+print). Errors are ValueErrors with one-line messages; ``main`` here (``python -m
+flatkv.model_cli``) shows how they become one line on stderr and exit status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from flatkv.models import ModelSpec
+from flatkv.presets import list_presets, load_preset, load_spec_file
+
+MODEL_SOURCE_OPTIONS = ("preset", "hf_config", "model_file")
+
+
+def add_model_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the model source options (--preset, --hf-config, --model-file) and --tp and dtypes."""
+    group = parser.add_argument_group("model (instead of raw bytes)")
+    source = group.add_mutually_exclusive_group()
+    source.add_argument("--preset", metavar="NAME",
+                        help="a bundled model preset (see `presets`), any case")
+    source.add_argument("--hf-config", metavar="PATH",
+                        help="a Hugging Face config.json file, or a model id such as "
+                             "Qwen/Qwen3-Next-80B-A3B-Instruct (fetched when online)")
+    source.add_argument("--model-file", metavar="PATH",
+                        help="a model specification exported as JSON (preset format)")
+    group.add_argument("--tp", type=int, metavar="N",
+                       help="tensor-parallel size; bytes are per TP rank (default: the model's)")
+    group.add_argument("--kv-dtype", metavar="D", help="KV cache dtype (bf16, fp8, float32, ...)")
+    group.add_argument("--conv-dtype", metavar="D", help="conv state dtype")
+    group.add_argument("--ssm-dtype", metavar="D", help="ssm state dtype")
+
+
+def model_from_args(args: argparse.Namespace) -> ModelSpec | None:
+    """The ModelSpec the parsed options describe; None when no model source was given."""
+    preset = getattr(args, "preset", None)
+    hf_config = getattr(args, "hf_config", None)
+    model_file = getattr(args, "model_file", None)
+    if preset is not None:
+        spec = load_preset(preset)
+    elif hf_config is not None:
+        spec = spec_from_hf_argument(hf_config)
+    elif model_file is not None:
+        spec = load_spec_file(model_file)
+    else:
+        return None
+    return spec.with_options(
+        tp=getattr(args, "tp", None),
+        kv_dtype=getattr(args, "kv_dtype", None),
+        conv_dtype=getattr(args, "conv_dtype", None),
+        ssm_dtype=getattr(args, "ssm_dtype", None),
+    )
+
+
+def spec_from_hf_argument(value: str) -> ModelSpec:
+    """--hf-config: a config.json path, pasted JSON, or a Hub model id (owner/name)."""
+    from flatkv.hf_config import is_model_id, spec_from_hf_config, spec_from_model_id
+
+    text = value.strip()
+    if text.startswith("{"):
+        return spec_from_hf_config(text)
+    if Path(text).is_dir() and (Path(text) / "config.json").is_file():
+        return spec_from_hf_config(Path(text) / "config.json")
+    if is_model_id(text):
+        return spec_from_model_id(text)
+    return spec_from_hf_config(Path(text))
+
+
+def model_report(spec: ModelSpec) -> dict[str, Any]:
+    """Everything `model --json` prints: the planner's view (layer_types, kv_bytes_per_slot,
+    state_const_bytes) plus per-kind rows, totals and the exportable spec."""
+    profile = spec.profile()
+    return {
+        "name": spec.name,
+        "source": spec.source,
+        "notes": spec.notes,
+        "tp": spec.tp,
+        "kv_dtype": spec.kv_dtype,
+        "conv_dtype": spec.conv_dtype,
+        "ssm_dtype": spec.ssm_dtype,
+        "layer_types": list(profile.layer_types),
+        "kv_bytes_per_slot": profile.kv_bytes_per_slot,
+        "state_const_bytes": dict(profile.state_const_bytes),
+        "sliding_window": profile.sliding_window,
+        "cache_layers": len(spec.layers),
+        "model_layers": spec.model_layers,
+        "counts": {label: profile.count(label) for label in dict.fromkeys(profile.layer_types)},
+        "pattern": spec.pattern,
+        "kinds": [
+            {
+                "name": row.name,
+                "kind": row.kind,
+                "label": row.label,
+                "count": row.count,
+                "geometry": row.geometry,
+                "kv_bytes_per_token": row.kv_bytes_per_token,
+                "state_shapes": {k: list(v) for k, v in row.state_shapes.items()},
+                "state_bytes": row.state_bytes,
+            }
+            for row in spec.summary()
+        ],
+        "kv_bytes_per_token_all_layers": spec.kv_bytes_per_token_all_layers(),
+        "state_bytes_per_request": spec.state_bytes_per_request(),
+        "spec": spec.to_dict(),
+    }
+
+
+def format_model_text(report: dict[str, Any]) -> str:
+    """The human-readable `model` output (exact integers, thousands separated)."""
+    lines = [
+        f"{report['name']}  (tp {report['tp']}; kv {report['kv_dtype']}, conv "
+        f"{report['conv_dtype']}, ssm {report['ssm_dtype']}; bytes per TP rank)",
+    ]
+    if report["source"]:
+        lines.append(f"source: {report['source']}")
+    if report["notes"]:
+        lines.append(f"notes: {report['notes']}")
+    counts = ", ".join(f"{n} {label}" for label, n in report["counts"].items())
+    model_layers = (
+        f" from {report['model_layers']} model layers" if report["model_layers"] else ""
+    )
+    lines.append(f"cache layers: {report['cache_layers']}{model_layers} ({counts})")
+    lines.append(f"pattern: {report['pattern']}")
+    for row in report["kinds"]:
+        geometry = ", ".join(f"{k}={v}" for k, v in row["geometry"].items() if k != "kind")
+        if row["state_bytes"]:
+            parts = " + ".join(f"{k} {v:,}" for k, v in row["state_bytes"].items())
+            total = sum(row["state_bytes"].values())
+            what = f"state {parts} = {total:,} B per layer"
+        else:
+            what = f"{row['kv_bytes_per_token']:,} B per token per layer"
+        lines.append(f"  {row['count']:>5} x {row['name']} ({row['kind']}: {geometry}): {what}")
+    lines.append(f"kv_bytes_per_slot: {report['kv_bytes_per_slot']:,}")
+    if report["state_const_bytes"]:
+        parts = ", ".join(f"{k} {v:,}" for k, v in report["state_const_bytes"].items())
+        lines.append(f"state_const_bytes: {parts}")
+    if report["sliding_window"] is not None:
+        lines.append(f"sliding_window: {report['sliding_window']:,}")
+    lines.append(
+        f"all layers: {report['kv_bytes_per_token_all_layers']:,} B KV per token, "
+        f"{report['state_bytes_per_request']:,} B state per request"
+    )
+    return "\n".join(lines)
+
+
+def model_command(args: argparse.Namespace) -> str:
+    """`model`: the report as text, JSON (--json) or the exportable spec (--export)."""
+    spec = model_from_args(args)
+    if spec is None:
+        raise ValueError(
+            "model needs a source: give --preset NAME, --hf-config PATH or --model-file PATH"
+        )
+    if getattr(args, "export", False):
+        return json.dumps(spec.to_dict(), indent=2)
+    report = model_report(spec)
+    if getattr(args, "json", False):
+        return json.dumps(report, indent=2)
+    return format_model_text(report)
+
+
+def presets_command(args: argparse.Namespace) -> str:
+    """`presets`: one name a line, or names, sizes and sources as JSON (--json)."""
+    names = list_presets()
+    if not getattr(args, "json", False):
+        return "\n".join(names)
+    rows = []
+    for name in names:
+        spec = load_preset(name)
+        rows.append({"name": name, "cache_layers": len(spec.layers), "pattern": spec.pattern,
+                     "source": spec.source})
+    return json.dumps(rows, indent=2)
+
+
+def register(subparsers: Any) -> None:
+    """Add the `model` and `presets` subcommands to an argparse subparsers object."""
+    model = subparsers.add_parser(
+        "model", help="show a model's cache layers and bytes per TP rank",
+        description="Show a model's cache layers (labels, bytes per token, state bytes) per TP "
+                    "rank, from a preset, a config.json or an exported model file.",
+    )
+    add_model_arguments(model)
+    out = model.add_mutually_exclusive_group()
+    out.add_argument("--json", action="store_true", help="print the report as JSON")
+    out.add_argument("--export", action="store_true",
+                     help="print the model specification (preset format) to save and reload")
+    model.set_defaults(run=model_command)
+
+    presets = subparsers.add_parser("presets", help="list the bundled model presets")
+    presets.add_argument("--json", action="store_true", help="names, sizes and sources as JSON")
+    presets.set_defaults(run=presets_command)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Standalone entry (the integrator's `python -m flatkv` does the same for all commands)."""
+    parser = argparse.ArgumentParser(prog="python -m flatkv.model_cli")
+    register(parser.add_subparsers(dest="command", required=True))
+    args = parser.parse_args(argv)
+    try:
+        text = args.run(args)
+    except ValueError as exc:
+        print(f"error: {' '.join(str(exc).split())}", file=sys.stderr)
+        return 2
+    print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,633 @@
+"""Model specifications: the cache layers of a model, and the bytes they take per TP rank.
+
+Users think in models (heads, head dims, Mamba geometry, dtypes, tensor parallelism), the planner
+in bytes per slot. A ``ModelSpec`` holds the first and reduces to the second through
+``ModelSpec.profile()`` (a ``flatkv.profile.CacheProfile``), using the formulas of SPEC.md §2.
+
+Cache layers, not model layers: an MLP / MoE-only layer carries no cache and is not listed; a
+Falcon-H1 layer carries attention KV *and* Mamba state and is listed as two cache layers.
+
+Kinds (``kind`` -> class):
+    attention  full or sliding-window attention (MHA / GQA / MQA), K and V head dims may differ
+    mla        multi-head latent attention (DeepSeek V2/V3): one latent + rope key per token
+    gdn        gated delta net (qwen3_next, qwen3_5 linear attention): conv + ssm state
+    mamba2     Mamba2 (nemotron_h, granitemoehybrid, falcon_h1, bamba): conv + ssm state
+    mamba1     Mamba1 (jamba): conv + ssm state
+
+The export format (``to_dict`` / ``from_dict``, also the preset format) names each distinct layer
+geometry once under ``kinds`` and lists the layer order as a compact pattern over those names,
+e.g. ``(3*gdn,full)*12``: a UI can edit the pattern as text or as a list of runs.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, fields, replace
+from typing import Any, ClassVar
+
+from flatkv.dtypes import canonical_dtype, dtype_bytes
+from flatkv.patterns import MAX_CACHE_LAYERS, format_pattern, parse_pattern
+from flatkv.plan import FULL_ATTENTION, LINEAR_ATTENTION, SLIDING_ATTENTION
+from flatkv.plan import state_const_bytes as _state_const_bytes
+from flatkv.profile import CacheProfile
+
+FORMAT = "flatkv-model/1"
+
+# Sanity caps: a value past these is a typo or a hostile file, not a model.
+MAX_TP = 1024
+MAX_DIM = 1 << 20  # any head count, head dim, state dim or latent rank
+MAX_CONV_KERNEL = 64
+MAX_WINDOW = 1 << 31
+
+
+def _check_dim(where: str, value: object, *, minimum: int = 1, maximum: int = MAX_DIM) -> int:
+    """An int (not a bool) in [minimum, maximum], else ValueError naming field, value and fix."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"{where} must be a whole number, got {value!r}")
+    if value < minimum:
+        raise ValueError(f"{where} must be at least {minimum}, got {value}")
+    if value > maximum:
+        raise ValueError(
+            f"{where} = {value} is too large to be real (at most {maximum}); check the config"
+        )
+    return value
+
+
+def _split(where: str, value: int, tp: int) -> int:
+    """``value / tp`` for a dimension tensor parallelism shards; an uneven split is an error."""
+    if value % tp:
+        raise ValueError(
+            f"{where} = {value} is not divisible by tp = {tp}: choose a tp that divides it"
+        )
+    return value // tp
+
+
+def _prod(dims: Iterable[int]) -> int:
+    out = 1
+    for d in dims:
+        out *= d
+    return out
+
+
+class CacheLayer:
+    """What every cache-layer kind answers, per TP rank.
+
+    History kinds (attention, MLA) have ``kv_bytes_per_slot`` > 0 and no state; state kinds have
+    ``state_shapes`` (``{"conv": (...), "ssm": (...)}``) and ``kv_bytes_per_slot`` 0.
+    """
+
+    kind: ClassVar[str] = ""
+    is_state: ClassVar[bool] = False
+
+    @property
+    def label(self) -> str:
+        """The reference planner's label: full_attention, sliding_attention, linear_attention."""
+        return LINEAR_ATTENTION if self.is_state else FULL_ATTENTION
+
+    def kv_bytes_per_slot(self, tp: int, kv_dtype: str) -> int:
+        """Bytes one token adds to this layer's KV on one TP rank (0 for state layers)."""
+        return 0
+
+    def state_shapes(self, tp: int) -> dict[str, tuple[int, ...]]:
+        """Per-TP-rank shapes of this layer's state tensors, in row order (empty for attention)."""
+        return {}
+
+    def state_bytes(self, tp: int, conv_dtype: str, ssm_dtype: str) -> dict[str, int]:
+        """Bytes of each state tensor of this layer on one TP rank (empty for attention)."""
+        shapes = self.state_shapes(tp)
+        if not shapes:
+            return {}
+        return _state_const_bytes(
+            shapes["conv"], dtype_bytes(conv_dtype), shapes["ssm"], dtype_bytes(ssm_dtype)
+        )
+
+    def geometry(self) -> dict[str, Any]:
+        """The fields of this kind, as exported (``kind`` first)."""
+        return {"kind": self.kind, **{f.name: getattr(self, f.name) for f in fields(self)}}
+
+    def _validate(self) -> None:
+        for f in fields(self):
+            _check_dim(f"{self.kind}.{f.name}", getattr(self, f.name))
+
+
+@dataclass(frozen=True)
+class AttentionLayer(CacheLayer):
+    """Full or sliding-window attention: ``kv_heads * (head_dim_k + head_dim_v)`` per token.
+
+    Per TP rank the KV heads are split by tp, or replicated (one head per rank) when there are
+    fewer heads than ranks, as vLLM and SGLang do.
+    """
+
+    kv_heads: int
+    head_dim_k: int
+    head_dim_v: int
+    sliding_window: int | None = None
+
+    kind: ClassVar[str] = "attention"
+
+    def __post_init__(self) -> None:
+        _check_dim("attention.kv_heads", self.kv_heads)
+        _check_dim("attention.head_dim_k", self.head_dim_k)
+        _check_dim("attention.head_dim_v", self.head_dim_v)
+        if self.sliding_window is not None:
+            _check_dim("attention.sliding_window", self.sliding_window, maximum=MAX_WINDOW)
+
+    @property
+    def label(self) -> str:
+        return FULL_ATTENTION if self.sliding_window is None else SLIDING_ATTENTION
+
+    def kv_heads_per_rank(self, tp: int) -> int:
+        if self.kv_heads >= tp:
+            return _split("attention.kv_heads", self.kv_heads, tp)
+        if tp % self.kv_heads:
+            raise ValueError(
+                f"attention.kv_heads = {self.kv_heads} cannot be replicated evenly over tp = {tp}:"
+                " choose a tp that divides the KV heads or is a multiple of them"
+            )
+        return 1
+
+    def kv_bytes_per_slot(self, tp: int, kv_dtype: str) -> int:
+        heads = self.kv_heads_per_rank(tp)
+        return heads * (self.head_dim_k + self.head_dim_v) * dtype_bytes(kv_dtype)
+
+
+@dataclass(frozen=True)
+class MLALayer(CacheLayer):
+    """Multi-head latent attention: ``kv_lora_rank + qk_rope_head_dim`` per token, not split."""
+
+    kv_lora_rank: int
+    qk_rope_head_dim: int
+
+    kind: ClassVar[str] = "mla"
+
+    def __post_init__(self) -> None:
+        self._validate()
+
+    def kv_bytes_per_slot(self, tp: int, kv_dtype: str) -> int:
+        return (self.kv_lora_rank + self.qk_rope_head_dim) * dtype_bytes(kv_dtype)
+
+
+@dataclass(frozen=True)
+class GDNLayer(CacheLayer):
+    """Gated delta net state per TP rank.
+
+    conv ``((2*k_heads*d_k + v_heads*d_v) / tp, K-1)``; ssm ``(v_heads/tp, d_k, d_v)``.
+    """
+
+    k_heads: int
+    v_heads: int
+    head_dim_k: int
+    head_dim_v: int
+    conv_kernel: int
+
+    kind: ClassVar[str] = "gdn"
+    is_state: ClassVar[bool] = True
+
+    def __post_init__(self) -> None:
+        self._validate()
+        _check_dim("gdn.conv_kernel", self.conv_kernel, minimum=2, maximum=MAX_CONV_KERNEL)
+
+    def state_shapes(self, tp: int) -> dict[str, tuple[int, ...]]:
+        k_heads = _split("gdn.k_heads", self.k_heads, tp)
+        v_heads = _split("gdn.v_heads", self.v_heads, tp)
+        conv_dim = 2 * k_heads * self.head_dim_k + v_heads * self.head_dim_v
+        return {
+            "conv": (conv_dim, self.conv_kernel - 1),
+            "ssm": (v_heads, self.head_dim_k, self.head_dim_v),
+        }
+
+
+@dataclass(frozen=True)
+class Mamba2Layer(CacheLayer):
+    """Mamba2 state per TP rank.
+
+    conv ``((n_heads*head_dim + 2*n_groups*d_state) / tp, K-1)``;
+    ssm ``(n_heads/tp, head_dim, d_state)``.
+
+    When tp does not divide n_groups and there are fewer groups than ranks, the groups are
+    replicated up to tp (one per rank), as vLLM's MambaMixer2 does.
+    """
+
+    n_heads: int
+    head_dim: int
+    d_state: int
+    n_groups: int
+    conv_kernel: int
+
+    kind: ClassVar[str] = "mamba2"
+    is_state: ClassVar[bool] = True
+
+    def __post_init__(self) -> None:
+        self._validate()
+        _check_dim("mamba2.conv_kernel", self.conv_kernel, minimum=2, maximum=MAX_CONV_KERNEL)
+
+    @property
+    def d_inner(self) -> int:
+        return self.n_heads * self.head_dim
+
+    def groups_at(self, tp: int) -> int:
+        """n_groups after replication for tp (all ranks together)."""
+        if self.n_groups % tp == 0:
+            return self.n_groups
+        if self.n_groups < tp:
+            return tp
+        raise ValueError(
+            f"mamba2.n_groups = {self.n_groups} is not divisible by tp = {tp}: choose a tp that "
+            "divides it"
+        )
+
+    def state_shapes(self, tp: int) -> dict[str, tuple[int, ...]]:
+        heads = _split("mamba2.n_heads", self.n_heads, tp)
+        conv_dim = (self.d_inner + 2 * self.groups_at(tp) * self.d_state) // tp
+        return {
+            "conv": (conv_dim, self.conv_kernel - 1),
+            "ssm": (heads, self.head_dim, self.d_state),
+        }
+
+
+@dataclass(frozen=True)
+class Mamba1Layer(CacheLayer):
+    """Mamba1 state per TP rank: conv ``(d_inner/tp, K-1)``; ssm ``(d_inner/tp, d_state)``.
+
+    d_inner is expand * hidden_size.
+    """
+
+    d_inner: int
+    d_state: int
+    conv_kernel: int
+
+    kind: ClassVar[str] = "mamba1"
+    is_state: ClassVar[bool] = True
+
+    def __post_init__(self) -> None:
+        self._validate()
+        _check_dim("mamba1.conv_kernel", self.conv_kernel, minimum=2, maximum=MAX_CONV_KERNEL)
+
+    def state_shapes(self, tp: int) -> dict[str, tuple[int, ...]]:
+        d_inner = _split("mamba1.d_inner", self.d_inner, tp)
+        return {"conv": (d_inner, self.conv_kernel - 1), "ssm": (d_inner, self.d_state)}
+
+
+LAYER_KINDS: dict[str, type[CacheLayer]] = {
+    cls.kind: cls for cls in (AttentionLayer, MLALayer, GDNLayer, Mamba2Layer, Mamba1Layer)
+}
+
+
+def layer_from_dict(data: object, *, where: str = "layer") -> CacheLayer:
+    """A cache layer from ``{"kind": ..., <fields>}``; unknown kinds or fields are errors."""
+    if not isinstance(data, Mapping):
+        raise ValueError(f"{where} must be an object with a 'kind', got {data!r}")
+    kind = data.get("kind")
+    cls = LAYER_KINDS.get(kind) if isinstance(kind, str) else None
+    if cls is None:
+        raise ValueError(f"{where}.kind = {kind!r} is unknown: use one of {list(LAYER_KINDS)}")
+    names = [f.name for f in fields(cls)]
+    unknown = sorted(set(data) - set(names) - {"kind"})
+    if unknown:
+        raise ValueError(f"{where} ({kind}) has unknown field(s) {unknown}: fields are {names}")
+    required = [f.name for f in fields(cls) if f.default is not None]
+    missing = [n for n in required if n not in data]
+    if missing:
+        raise ValueError(f"{where} ({kind}) is missing {missing}: fields are {names}")
+    try:
+        return cls(**{n: data[n] for n in names if n in data})
+    except ValueError as exc:
+        raise ValueError(f"{where}: {exc}") from None
+
+
+# --------------------------------------------------------------------------------------------
+# The model specification.
+
+_BASE_NAMES = {
+    "attention": "full",
+    "mla": "mla",
+    "gdn": "gdn",
+    "mamba2": "mamba2",
+    "mamba1": "mamba1",
+}
+
+
+def _kind_name(layer: CacheLayer) -> str:
+    if isinstance(layer, AttentionLayer) and layer.sliding_window is not None:
+        return "sliding"
+    return _BASE_NAMES[layer.kind]
+
+
+@dataclass(frozen=True)
+class KindSummary:
+    """One distinct cache-layer geometry of a model, per TP rank (what the UI tabulates)."""
+
+    name: str
+    kind: str
+    label: str
+    count: int
+    geometry: dict[str, Any]
+    kv_bytes_per_token: int  # one layer, one token; 0 for state kinds
+    state_shapes: dict[str, tuple[int, ...]]
+    state_bytes: dict[str, int]  # one layer; empty for attention kinds
+
+    @property
+    def state_bytes_per_layer(self) -> int:
+        return sum(self.state_bytes.values())
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """A model's cache layers, dtypes and tensor parallelism; reduces to a CacheProfile.
+
+    name: what the UI and CLI call it. layers: one CacheLayer per cache layer, in model order.
+    kv_dtype / conv_dtype / ssm_dtype: canonical dtype names (aliases accepted). tp: tensor
+    parallel size; every byte count is per TP rank. source: where the numbers come from.
+    model_layers: the model's own layer count when it differs from the cache layers (MLP-only
+    layers, Falcon-H1's double layers); informational. notes: free text (caveats).
+    """
+
+    name: str
+    layers: tuple[CacheLayer, ...]
+    kv_dtype: str = "bfloat16"
+    conv_dtype: str = "bfloat16"
+    ssm_dtype: str = "bfloat16"
+    tp: int = 1
+    source: str = ""
+    model_layers: int | None = None
+    notes: str = ""
+    _kind_names: tuple[tuple[CacheLayer, str], ...] = field(
+        default=(), repr=False, compare=False
+    )
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or not self.name.strip():
+            raise ValueError(f"name must be a non-empty string, got {self.name!r}")
+        for attr in ("source", "notes"):
+            if not isinstance(getattr(self, attr), str):
+                raise ValueError(f"{attr} must be a string, got {getattr(self, attr)!r}")
+        layers = self.layers
+        if isinstance(layers, (str, bytes)) or not isinstance(layers, Iterable):
+            raise ValueError(f"layers must be a list of cache layers, got {layers!r}")
+        layers = tuple(layers)
+        if not layers:
+            raise ValueError("layers is empty: a model needs at least one cache layer")
+        if len(layers) > MAX_CACHE_LAYERS:
+            raise ValueError(
+                f"{len(layers)} cache layers is too large to be real (at most {MAX_CACHE_LAYERS})"
+            )
+        for i, layer in enumerate(layers):
+            if not isinstance(layer, CacheLayer):
+                raise ValueError(f"layers[{i}] must be a cache layer, got {type(layer).__name__}")
+        object.__setattr__(self, "layers", layers)
+        for attr in ("kv_dtype", "conv_dtype", "ssm_dtype"):
+            try:
+                object.__setattr__(self, attr, canonical_dtype(getattr(self, attr)))
+            except ValueError as exc:
+                raise ValueError(f"{attr}: {exc}") from None
+        _check_dim("tp", self.tp, maximum=MAX_TP)
+        if self.model_layers is not None:
+            _check_dim("model_layers", self.model_layers, maximum=MAX_CACHE_LAYERS)
+        # Name each distinct geometry once (first appearance order) and check it at this tp.
+        names: dict[CacheLayer, str] = dict(self._kind_names)
+        used = set(names.values())
+        for layer in dict.fromkeys(layers):
+            layer.kv_bytes_per_slot(self.tp, self.kv_dtype)
+            layer.state_bytes(self.tp, self.conv_dtype, self.ssm_dtype)
+            if layer not in names:
+                base = _kind_name(layer)
+                name, k = base, 2
+                while name in used:
+                    name, k = f"{base}_{k}", k + 1
+                names[layer] = name
+                used.add(name)
+        object.__setattr__(
+            self, "_kind_names", tuple((layer, names[layer]) for layer in dict.fromkeys(layers))
+        )
+
+    # ---- views ---------------------------------------------------------------------------
+
+    @property
+    def kinds(self) -> dict[str, CacheLayer]:
+        """Name -> geometry of each distinct cache layer, in first-appearance order."""
+        return {name: layer for layer, name in self._kind_names}
+
+    @property
+    def layer_names(self) -> list[str]:
+        """The kind name of each cache layer, in order."""
+        lookup = dict(self._kind_names)
+        return [lookup[layer] for layer in self.layers]
+
+    @property
+    def pattern(self) -> str:
+        """The layer order as a compact pattern over kind names, e.g. ``(3*gdn,full)*12``."""
+        return format_pattern(self.layer_names)
+
+    @property
+    def layer_types(self) -> tuple[str, ...]:
+        """The reference label of each cache layer."""
+        return tuple(layer.label for layer in self.layers)
+
+    def count(self, label: str) -> int:
+        return self.layer_types.count(label)
+
+    # ---- bytes ---------------------------------------------------------------------------
+
+    def kv_bytes_per_slot(self) -> int:
+        """Bytes one token adds to one attention cache layer on one TP rank; 0 without attention.
+
+        The planner takes one value: attention layers of different per-token bytes are an error.
+        """
+        per_kind = {
+            name: layer.kv_bytes_per_slot(self.tp, self.kv_dtype)
+            for name, layer in self.kinds.items()
+            if not layer.is_state
+        }
+        values = set(per_kind.values())
+        if len(values) > 1:
+            raise ValueError(
+                f"attention layers of {self.name!r} differ in bytes per token ({per_kind}): the "
+                "planner takes one kv_bytes_per_slot; give all attention kinds the same geometry"
+            )
+        return values.pop() if values else 0
+
+    def state_const_bytes(self) -> dict[str, int]:
+        """State tensor -> bytes of one state layer on one TP rank; empty without state layers."""
+        per_kind = {
+            name: layer.state_bytes(self.tp, self.conv_dtype, self.ssm_dtype)
+            for name, layer in self.kinds.items()
+            if layer.is_state
+        }
+        distinct = {tuple(v.items()) for v in per_kind.values()}
+        if len(distinct) > 1:
+            raise ValueError(
+                f"state layers of {self.name!r} differ in state bytes ({per_kind}): the planner "
+                "takes one state_const_bytes; give all state kinds the same geometry"
+            )
+        return dict(distinct.pop()) if distinct else {}
+
+    def sliding_window(self) -> int | None:
+        windows = {
+            layer.sliding_window
+            for layer in self.kinds.values()
+            if isinstance(layer, AttentionLayer) and layer.sliding_window is not None
+        }
+        if len(windows) > 1:
+            raise ValueError(
+                f"sliding layers of {self.name!r} have different windows {sorted(windows)}: the "
+                "planner takes one sliding_window"
+            )
+        return windows.pop() if windows else None
+
+    def profile(self) -> CacheProfile:
+        """The per-TP-rank CacheProfile the planner and the engine strategies consume."""
+        return CacheProfile(
+            layer_types=self.layer_types,
+            kv_bytes_per_slot=self.kv_bytes_per_slot(),
+            state_const_bytes=self.state_const_bytes(),
+            sliding_window=self.sliding_window(),
+            name=self.name,
+        )
+
+    def summary(self) -> list[KindSummary]:
+        """One row per distinct cache-layer geometry: count, per-token and per-layer bytes."""
+        names = self.layer_names
+        return [
+            KindSummary(
+                name=name,
+                kind=layer.kind,
+                label=layer.label,
+                count=names.count(name),
+                geometry=layer.geometry(),
+                kv_bytes_per_token=layer.kv_bytes_per_slot(self.tp, self.kv_dtype),
+                state_shapes=layer.state_shapes(self.tp),
+                state_bytes=layer.state_bytes(self.tp, self.conv_dtype, self.ssm_dtype),
+            )
+            for name, layer in self.kinds.items()
+        ]
+
+    def kv_bytes_per_token_all_layers(self) -> int:
+        """Bytes one token adds across all attention cache layers of one TP rank."""
+        return sum(row.count * row.kv_bytes_per_token for row in self.summary())
+
+    def state_bytes_per_request(self) -> int:
+        """Bytes of one request's state across all state cache layers of one TP rank."""
+        return sum(row.count * row.state_bytes_per_layer for row in self.summary())
+
+    # ---- changes -------------------------------------------------------------------------
+
+    def with_options(
+        self,
+        *,
+        tp: int | None = None,
+        kv_dtype: str | None = None,
+        conv_dtype: str | None = None,
+        ssm_dtype: str | None = None,
+        name: str | None = None,
+    ) -> ModelSpec:
+        """A copy with the given options changed (None keeps the current value); re-validated."""
+        changes: dict[str, Any] = {
+            key: value
+            for key, value in (
+                ("tp", tp), ("kv_dtype", kv_dtype), ("conv_dtype", conv_dtype),
+                ("ssm_dtype", ssm_dtype), ("name", name),
+            )
+            if value is not None
+        }
+        return replace(self, **changes)
+
+    def with_pattern(self, pattern: str) -> ModelSpec:
+        """A copy whose layer order is ``pattern`` over this spec's kind names."""
+        return ModelSpec.from_pattern(
+            name=self.name, kinds=self.kinds, pattern=pattern, kv_dtype=self.kv_dtype,
+            conv_dtype=self.conv_dtype, ssm_dtype=self.ssm_dtype, tp=self.tp,
+            source=self.source, model_layers=self.model_layers, notes=self.notes,
+        )
+
+    @classmethod
+    def from_pattern(
+        cls, *, name: str, kinds: Mapping[str, CacheLayer], pattern: str, **options: Any
+    ) -> ModelSpec:
+        """A spec from named geometries and a layer pattern over their names."""
+        if not isinstance(kinds, Mapping) or not kinds:
+            raise ValueError("kinds must name at least one cache-layer geometry")
+        for kind_name, layer in kinds.items():
+            if not isinstance(kind_name, str) or not re.fullmatch(
+                r"[A-Za-z_][A-Za-z0-9_.\-]*", kind_name
+            ):
+                raise ValueError(
+                    f"kind name {kind_name!r} must start with a letter or '_' and hold only "
+                    "letters, digits, '_', '.', '-'"
+                )
+            if not isinstance(layer, CacheLayer):
+                raise ValueError(f"kinds[{kind_name!r}] must be a cache layer, got {layer!r}")
+        order = parse_pattern(pattern)
+        unknown = sorted(set(order) - set(kinds))
+        if unknown:
+            raise ValueError(
+                f"layer pattern names unknown kind(s) {unknown}: known kinds are {list(kinds)}"
+            )
+        # Keep the caller's names: first name given for each geometry.
+        names: dict[CacheLayer, str] = {}
+        for kind_name in dict.fromkeys(order):
+            names.setdefault(kinds[kind_name], kind_name)
+        layers = tuple(kinds[n] for n in order)
+        return cls(name=name, layers=layers, _kind_names=tuple(names.items()), **options)
+
+    # ---- export --------------------------------------------------------------------------
+
+    def to_dict(self) -> dict[str, Any]:
+        """The preset / export format (JSON-ready); ``from_dict(to_dict())`` is an equal spec."""
+        out: dict[str, Any] = {"format": FORMAT, "name": self.name}
+        if self.source:
+            out["source"] = self.source
+        if self.notes:
+            out["notes"] = self.notes
+        if self.model_layers is not None:
+            out["model_layers"] = self.model_layers
+        out.update(
+            tp=self.tp, kv_dtype=self.kv_dtype, conv_dtype=self.conv_dtype,
+            ssm_dtype=self.ssm_dtype,
+            kinds={name: layer.geometry() for name, layer in self.kinds.items()},
+            pattern=self.pattern,
+        )
+        return out
+
+    @classmethod
+    def from_dict(cls, data: object) -> ModelSpec:
+        """A spec from the export format, validated field by field with clear errors."""
+        if not isinstance(data, Mapping):
+            raise ValueError(
+                f"a model specification must be a JSON object, got {type(data).__name__}"
+            )
+        allowed = {
+            "format", "name", "source", "notes", "model_layers", "tp", "kv_dtype",
+            "conv_dtype", "ssm_dtype", "kinds", "pattern",
+        }
+        unknown = sorted(set(data) - allowed)
+        if unknown:
+            raise ValueError(
+                f"model specification has unknown field(s) {unknown}: fields are {sorted(allowed)}"
+            )
+        fmt = data.get("format", FORMAT)
+        if fmt != FORMAT:
+            raise ValueError(f"format = {fmt!r} is not supported: this version reads {FORMAT!r}")
+        for key in ("name", "kinds", "pattern"):
+            if key not in data:
+                raise ValueError(f"model specification is missing {key!r}")
+        kinds_data = data["kinds"]
+        if not isinstance(kinds_data, Mapping) or not kinds_data:
+            raise ValueError(
+                "kinds must be a non-empty object of name -> geometry, e.g. "
+                '{"full": {"kind": "attention", "kv_heads": 8, "head_dim_k": 128, '
+                '"head_dim_v": 128}}'
+            )
+        if len(kinds_data) > MAX_CACHE_LAYERS:
+            raise ValueError(f"kinds has {len(kinds_data)} entries: too large to be real")
+        kinds = {
+            name: layer_from_dict(geom, where=f"kinds[{name!r}]")
+            for name, geom in kinds_data.items()
+        }
+        options = {
+            key: data[key]
+            for key in ("source", "notes", "model_layers", "tp", "kv_dtype", "conv_dtype",
+                        "ssm_dtype")
+            if key in data
+        }
+        return cls.from_pattern(name=data["name"], kinds=kinds, pattern=data["pattern"], **options)

@@ -1,0 +1,63 @@
+"""Bundled model presets: ``assets/presets/*.json``, one model specification per file.
+
+A preset is a model specification in the export format of ``ModelSpec.to_dict`` (so a user can
+export a spec and load it again the same way); each names its source. Look-ups are by the
+preset's name or file stem, case-insensitive.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from pathlib import Path
+
+from flatkv.models import ModelSpec
+
+PRESET_DIR = Path(__file__).resolve().parent.parent / "assets" / "presets"
+
+
+@lru_cache(maxsize=1)
+def _index() -> dict[str, tuple[str, Path]]:
+    """lower-cased name or stem -> (display name, file); read once per process."""
+    index: dict[str, tuple[str, Path]] = {}
+    for path in sorted(PRESET_DIR.glob("*.json")):
+        try:
+            name = json.loads(path.read_text(encoding="utf-8"))["name"]
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise ValueError(f"preset file {path.name} is unreadable: {exc}") from None
+        index[name.lower()] = (name, path)
+        index.setdefault(path.stem.lower(), (name, path))
+    return index
+
+
+def list_presets() -> list[str]:
+    """The display names of all presets, sorted case-insensitively."""
+    return sorted({name for name, _ in _index().values()}, key=str.lower)
+
+
+def load_preset(name: str) -> ModelSpec:
+    """The preset called ``name`` (display name or file stem, any case)."""
+    entry = _index().get(str(name).strip().lower())
+    if entry is None:
+        raise ValueError(f"unknown preset {name!r}: known presets are {', '.join(list_presets())}")
+    display, path = entry
+    try:
+        return ModelSpec.from_dict(json.loads(path.read_text(encoding="utf-8")))
+    except ValueError as exc:
+        raise ValueError(f"preset {display!r} ({path.name}) is invalid: {exc}") from None
+
+
+def load_spec_file(path: str | Path) -> ModelSpec:
+    """A model specification exported with ``ModelSpec.to_dict`` and saved as JSON."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ValueError(f"cannot read model file {str(path)!r}: {exc.strerror}") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ValueError(
+            f"{str(path)!r} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
+        ) from None
+    return ModelSpec.from_dict(data)

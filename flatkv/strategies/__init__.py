@@ -1,0 +1,98 @@
+"""Engine comparison strategies: one model, one budget, every layout, comparable results.
+
+    flat           our packed slabs (reference ``plan_tensors``, equalized P)
+    per-component  one tensor per component (reference ``plan_component_tensors``)
+    vllm           vLLM v1's hybrid KV cache manager
+    sglang         SGLang's separate state and KV pools
+    aliased        slab aliasing for equal history groups (gpt-oss)
+    lcm            two-level parent / child pages
+
+``run_strategy`` answers one; ``compare`` answers all, in ``STRATEGIES`` order. Results share one
+shape (``StrategyResult``), byte accounting and ownership convention (``base``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from flatkv.plan import check_int
+from flatkv.profile import CacheProfile
+from flatkv.strategies.aliased import run_aliased
+from flatkv.strategies.base import CATEGORIES, StrategyOptions, StrategyResult
+from flatkv.strategies.flat import run_flat, run_per_component
+from flatkv.strategies.lcm import run_lcm
+from flatkv.strategies.sglang import run_sglang
+from flatkv.strategies.vllm import run_vllm
+
+Runner = Callable[..., StrategyResult]
+
+_RUNNERS: dict[str, Runner] = {
+    "flat": run_flat,
+    "per-component": run_per_component,
+    "vllm": run_vllm,
+    "sglang": run_sglang,
+    "aliased": run_aliased,
+    "lcm": run_lcm,
+}
+
+STRATEGIES: tuple[str, ...] = tuple(_RUNNERS)
+
+__all__ = [
+    "CATEGORIES",
+    "STRATEGIES",
+    "StrategyOptions",
+    "StrategyResult",
+    "compare",
+    "run_strategy",
+]
+
+
+def _check_inputs(profile, budget_bytes, context_tokens, options) -> None:
+    if not isinstance(profile, CacheProfile):
+        raise ValueError(
+            f"profile must be a CacheProfile, got {type(profile).__name__}: build one with "
+            "flatkv.profile.CacheProfile(...) or a model spec's .profile()"
+        )
+    check_int("budget_bytes", budget_bytes, minimum=1, hint="give the cache budget in bytes")
+    if context_tokens is not None:
+        check_int("context_tokens", context_tokens, minimum=1,
+                  hint="give the context length in tokens, or None")
+    if not isinstance(options, StrategyOptions):
+        raise ValueError(
+            f"options must be a StrategyOptions, got {type(options).__name__}"
+        )
+
+
+def run_strategy(
+    name: str,
+    profile: CacheProfile,
+    *,
+    budget_bytes: int,
+    context_tokens: int | None = None,
+    options: StrategyOptions | None = None,
+) -> StrategyResult:
+    """One strategy's result for ``profile`` and ``budget_bytes`` (max_concurrency at
+    ``context_tokens`` when given). A strategy that does not apply returns ``applies=False``
+    and says why; bad input raises ValueError."""
+    options = StrategyOptions() if options is None else options
+    if name not in _RUNNERS:
+        raise ValueError(f"strategy is {name!r}: use one of {', '.join(STRATEGIES)}")
+    _check_inputs(profile, budget_bytes, context_tokens, options)
+    return _RUNNERS[name](
+        profile, budget_bytes=budget_bytes, context_tokens=context_tokens, options=options
+    )
+
+
+def compare(
+    profile: CacheProfile,
+    *,
+    budget_bytes: int,
+    context_tokens: int | None = None,
+    options: StrategyOptions | None = None,
+) -> list[StrategyResult]:
+    """Every strategy's result, in ``STRATEGIES`` order."""
+    return [
+        run_strategy(name, profile, budget_bytes=budget_bytes, context_tokens=context_tokens,
+                     options=options)
+        for name in STRATEGIES
+    ]

@@ -1,0 +1,93 @@
+"""Slab aliasing for equal history groups (SPEC section 3.3).
+
+When every group is KV history with the same number of layers and the same row bytes (gpt-oss:
+12 sliding + 12 full), layer j of each group can share one byte slab: a page id belongs to one
+group at a time, so a block id needs one group's rows, not every group's. Same P as flat (no
+state row to equalize against), no dead weight, and the page ids of the flat layout multiply by
+the number of groups.
+"""
+
+from __future__ import annotations
+
+from flatkv.plan import LINEAR_ATTENTION
+from flatkv.profile import CacheProfile
+from flatkv.strategies.base import (
+    CATEGORIES,
+    StrategyOptions,
+    StrategyResult,
+    UnitUse,
+    n,
+    not_applicable,
+)
+from flatkv.strategies.paged import finish_paged, label_groups
+
+
+def aliasing_blocker(profile: CacheProfile) -> str:
+    """Why slab aliasing does not apply to ``profile`` ("" when it does)."""
+    groups = label_groups(profile)
+    if profile.has_state:
+        return (
+            "the model has linear_attention state layers: aliasing needs every group to be KV "
+            "history with rows of one size, and a state row is constant per page while a history "
+            "row grows with P (see lcm for unequal groups)"
+        )
+    if len(groups) < 2:
+        return (
+            f"one cache group ({groups[0].name}, {groups[0].layers} layers): nothing to alias, "
+            "flat already uses every row of every block id"
+        )
+    layers = {g.name: g.layers for g in groups}
+    if len(set(layers.values())) > 1:
+        text = ", ".join(f"{k} {v}" for k, v in layers.items())
+        return (
+            f"groups have unequal layer counts ({text}): layer j of each group shares a slab "
+            "only when every group has the same number of layers (see lcm for unequal groups)"
+        )
+    return ""
+
+
+def run_aliased(
+    profile: CacheProfile, *, budget_bytes: int, context_tokens: int | None,
+    options: StrategyOptions,
+) -> StrategyResult:
+    name = "aliased"
+    blocker = aliasing_blocker(profile)
+    if blocker:
+        return not_applicable(name, budget_bytes, blocker, profile_name=profile.name,
+                              context_tokens=context_tokens)
+    groups = label_groups(profile)
+    assert all(g.kind != LINEAR_ATTENTION for g in groups)
+    p = options.block_size
+    layers = groups[0].layers
+    row = p * profile.kv_bytes_per_slot
+    block_bytes = layers * row
+    num_blocks = budget_bytes // block_bytes
+    if num_blocks <= 1:
+        return not_applicable(
+            name, budget_bytes,
+            f"budget_bytes={budget_bytes} holds {num_blocks} block(s) of {block_bytes} bytes; "
+            f"give at least {2 * block_bytes} bytes",
+            profile_name=profile.name, context_tokens=context_tokens,
+        )
+    uses = []
+    for g in groups:
+        parts = dict.fromkeys(CATEGORIES, 0)
+        del parts["unused"]
+        parts["kv_history"] = block_bytes
+        uses.append(UnitUse(g, parts))
+    formulas = [
+        f"P = block_size = {n(p)} (no state row to equalize against)",
+        f"block_bytes = one group's rows = {layers} x {n(p)} x {n(profile.kv_bytes_per_slot)} = "
+        f"{n(block_bytes)} B per page id (flat: {len(groups)} x that)",
+        f"num_blocks = budget // block_bytes = {n(budget_bytes)} // {n(block_bytes)} = "
+        f"{n(num_blocks)}",
+    ]
+    why = (
+        f"P = {n(p)}, the requested block size: every group is KV history, so nothing inflates P"
+    )
+    return finish_paged(
+        name, profile, budget_bytes=budget_bytes, context_tokens=context_tokens, options=options,
+        block_size=p, unit_bytes=block_bytes, num_units=num_blocks, uses=uses,
+        why_block_size=why, formulas=formulas,
+        extras={"aliased_groups": len(groups), "slabs": layers},
+    )

@@ -1,0 +1,406 @@
+"""What every strategy returns, the options they share, and the accounting they have in common.
+
+Every strategy answers the same question for one ``CacheProfile`` and one budget: which page size,
+how many bytes one block id takes, how many blocks, how many tokens, how many requests fit at a
+context length, and where every byte of the budget goes.
+
+Breakdown categories (disjoint; they add up to the budget exactly):
+
+    kv_history          bytes holding attention K/V of real layers (and any reserved co-resident
+                        rows, e.g. a draft model's KV riding the same block ids)
+    state               bytes holding recurrent state (conv, ssm) of real layers
+    row_padding         bytes that pad a row or page to the size its unit demands, other than
+                        state-to-attention page padding (a parent block's slack in a two-level
+                        layout)
+    state_page_padding  vLLM's padding of a state page up to the attention page
+    padding_layers      vLLM's empty layer slots that fill the last group of a layer type
+    dead_weight         in one page-id space, the rows a block id has in the tensors of groups
+                        that do not own it (a page id owned by the full-attention group still has
+                        state rows in every state slot)
+    unused              budget no unit takes (the remainder of ``budget // unit_bytes``, and a
+                        two-level layout's null parent)
+
+Ownership convention (it decides kv_history / state / dead_weight of a shared page-id space): a
+unit belongs to one group at a time, so the bytes of a unit depend on who owns it. We split the
+units across groups in proportion to the pages one request needs in each group at the given
+context (the same per-request pages that give ``max_concurrency``); without a context, every
+group holds the same number of pages (the assumption behind vLLM's "GPU KV cache size" log line
+and behind ``capacity_tokens``). The split is a largest-remainder apportionment of whole units,
+so every category is an exact integer. Pages per request (engine view, vLLM's formula): full
+``ceil(L / P)``; sliding ``ceil(min(W - 1 + max_batched_tokens, L) / P) + 1``; state 1 (mamba
+cache mode ``none``) or 2 (``align``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from decimal import Decimal, InvalidOperation
+from fractions import Fraction
+
+from flatkv.plan import FULL_ATTENTION, LINEAR_ATTENTION, SLIDING_ATTENTION, check_int
+from flatkv.workload import PagePool, PoolGroup, cdiv
+
+CATEGORIES = (
+    "kv_history",
+    "state",
+    "row_padding",
+    "state_page_padding",
+    "padding_layers",
+    "dead_weight",
+    "unused",
+)
+
+MAMBA_CACHE_MODES = ("none", "align")
+
+
+def to_fraction(field_name: str, value: object, *, minimum: Fraction, inclusive: bool) -> Fraction:
+    """An exact ratio from an int, a float (read as its shortest decimal: 0.9 is 9/10), a
+    string ("0.9", "9/10") or a Fraction; raise ValueError naming the field otherwise."""
+    if isinstance(value, bool):
+        raise ValueError(f"{field_name} must be a number, got {value!r}")
+    try:
+        if isinstance(value, float):
+            frac = Fraction(Decimal(repr(value)))
+        elif isinstance(value, (int, Fraction)):
+            frac = Fraction(value)
+        elif isinstance(value, str):
+            frac = Fraction(value.strip())
+        else:
+            raise TypeError
+    except (TypeError, ValueError, ZeroDivisionError, InvalidOperation):
+        raise ValueError(
+            f"{field_name} must be a number such as 0.9 or 9/10, got {value!r}"
+        ) from None
+    ok = frac >= minimum if inclusive else frac > minimum
+    if not ok:
+        bound = f"at least {minimum}" if inclusive else f"greater than {minimum}"
+        raise ValueError(f"{field_name} must be {bound}, got {value!r}")
+    return frac
+
+
+@dataclass(frozen=True)
+class StrategyOptions:
+    """Knobs of the strategies; the defaults are each engine's defaults.
+
+    block_size: requested tokens per page (P before any equalization); 16 in vLLM and ours.
+    alignment: multiple an inflated P is rounded to (flat equalizer, lcm search); None means
+        block_size, as in the reference planner.
+    kernel_block_size: A, the attention backend's smallest kernel block size (vLLM; 16 on most
+        backends, 32 FlashInfer with head 256 on Blackwell, 64 / 128 for MLA).
+    mamba_cache_mode: vLLM's state pages per request: ``none`` 1, ``align`` 2.
+    mamba_full_memory_ratio: SGLang's r; the state pool gets ``budget * r / (1 + r)``.
+    swa_full_tokens_ratio: SGLang's sliding-window pool size relative to the full pool (0.8).
+    sglang_slots_per_request: S, state slots one running request holds in SGLang (3 to 5
+        depending on the radix-cache mode: the live state plus cached / tracked states); the
+        running-request cap is ``slots // S``. Default 3, the lower end.
+    sglang_page_size: tokens per page of SGLang's token pool (1 on most backends).
+    max_batched_tokens: tokens scheduled per step (vLLM's default 8192); it sizes the pages a
+        sliding-window request holds and the S of the SPEC section 3.5 workload.
+    lcm_padding_bound: the largest padding a two-level layout accepts for any group,
+        ``(B / K_g - payload_g) / payload_g`` (0.25).
+    lcm_alignment_bytes: parent block bytes B are a multiple of this (256).
+    reserved_bytes_per_block: per-component only: bytes per block id of co-resident rows
+        outside the plan (a draft model's KV), as in the reference.
+    margin: safety pages per group of the SPEC section 3.5 workload.
+    """
+
+    block_size: int = 16
+    alignment: int | None = None
+    kernel_block_size: int = 16
+    mamba_cache_mode: str = "none"
+    mamba_full_memory_ratio: Fraction | float | str = Fraction(9, 10)
+    swa_full_tokens_ratio: Fraction | float | str = Fraction(4, 5)
+    sglang_slots_per_request: int = 3
+    sglang_page_size: int = 1
+    max_batched_tokens: int = 8192
+    lcm_padding_bound: Fraction | float | str = Fraction(1, 4)
+    lcm_alignment_bytes: int = 256
+    reserved_bytes_per_block: int = 0
+    margin: int = 0
+
+    def __post_init__(self) -> None:
+        check_int("block_size", self.block_size, minimum=1)
+        if self.alignment is not None:
+            check_int("alignment", self.alignment, minimum=1, hint="or None for block_size")
+        check_int("kernel_block_size", self.kernel_block_size, minimum=1)
+        if self.mamba_cache_mode not in MAMBA_CACHE_MODES:
+            raise ValueError(
+                f"mamba_cache_mode is {self.mamba_cache_mode!r}: use one of "
+                f"{list(MAMBA_CACHE_MODES)}"
+            )
+        zero = Fraction(0)
+        for name, inclusive in (
+            ("mamba_full_memory_ratio", False),
+            ("swa_full_tokens_ratio", False),
+            ("lcm_padding_bound", True),
+        ):
+            frac = to_fraction(name, getattr(self, name), minimum=zero, inclusive=inclusive)
+            object.__setattr__(self, name, frac)
+        check_int("sglang_slots_per_request", self.sglang_slots_per_request, minimum=1)
+        check_int("sglang_page_size", self.sglang_page_size, minimum=1)
+        check_int("max_batched_tokens", self.max_batched_tokens, minimum=1)
+        check_int("lcm_alignment_bytes", self.lcm_alignment_bytes, minimum=1)
+        check_int("reserved_bytes_per_block", self.reserved_bytes_per_block)
+        check_int("margin", self.margin)
+
+    @property
+    def effective_alignment(self) -> int:
+        return self.block_size if self.alignment is None else self.alignment
+
+
+def _jsonable(value: object) -> object:
+    if isinstance(value, Fraction):
+        return float(value)
+    if isinstance(value, Mapping):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    return value
+
+
+@dataclass(frozen=True)
+class StrategyResult:
+    """One strategy's answer; every byte count is an exact int.
+
+    applies / reason: False and why when the strategy has no answer for this profile or budget
+        (then the numbers are None and the breakdown is empty).
+    block_bytes: bytes one block id (one unit) takes across all tensors of the layout.
+    capacity_tokens: paged layouts: tokens every group can hold side by side, one page per P
+        tokens in every group, state groups included (vLLM's "GPU KV cache size" convention; it
+        understates what full attention gets when state keeps 1 to 2 pages per request, so
+        compare max_concurrency for a workload); sglang: its full-attention token pool. None for
+        a model without attention (state only).
+    concurrency_numerator / concurrency_denominator: max_concurrency exactly (units / units one
+        request needs at ``context_tokens``); None without a context.
+    breakdown: ((category, bytes), ...) in CATEGORIES order, summing to budget_bytes.
+    formulas: the math with the numbers substituted, one line each, for "show the math".
+    extras: strategy-specific fields (JSON-friendly values, Fractions allowed).
+    pool: the units and groups, for SPEC section 3.5 workload checks; None for separate pools.
+    """
+
+    strategy: str
+    budget_bytes: int
+    applies: bool
+    reason: str = ""
+    profile_name: str = ""
+    context_tokens: int | None = None
+    block_size: int | None = None
+    block_bytes: int | None = None
+    num_blocks: int | None = None
+    capacity_tokens: int | None = None
+    concurrency_numerator: int | None = None
+    concurrency_denominator: int | None = None
+    why_block_size: str = ""
+    breakdown: tuple[tuple[str, int], ...] = ()
+    formulas: tuple[str, ...] = ()
+    extras: dict[str, object] = field(default_factory=dict)
+    pool: PagePool | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "breakdown", tuple((str(c), b) for c, b in self.breakdown))
+        object.__setattr__(self, "formulas", tuple(self.formulas))
+        object.__setattr__(self, "extras", dict(self.extras))
+        check_int("budget_bytes", self.budget_bytes, minimum=1)
+        if not self.applies:
+            if not self.reason:
+                raise ValueError(f"{self.strategy}: a result that does not apply needs a reason")
+            return
+        names = tuple(c for c, _ in self.breakdown)
+        if names != CATEGORIES:
+            raise ValueError(f"{self.strategy}: breakdown categories {names} must be {CATEGORIES}")
+        for category, nbytes in self.breakdown:
+            check_int(f"{self.strategy} breakdown[{category!r}]", nbytes)
+        total = sum(b for _, b in self.breakdown)
+        if total != self.budget_bytes:
+            raise ValueError(
+                f"{self.strategy}: breakdown adds up to {total} bytes, not the budget "
+                f"{self.budget_bytes} (an accounting bug)"
+            )
+        if (self.concurrency_numerator is None) != (self.concurrency_denominator is None):
+            raise ValueError("concurrency numerator and denominator come together")
+        if self.concurrency_denominator is not None:
+            check_int("concurrency_denominator", self.concurrency_denominator, minimum=1)
+        clash = set(self.extras) & set(self._fixed_keys())
+        if clash:
+            raise ValueError(f"extras {sorted(clash)} clash with result fields: rename them")
+
+    @property
+    def max_concurrency(self) -> float | None:
+        """Requests at ``context_tokens`` the layout holds (a float, as engines log it)."""
+        if self.concurrency_denominator is None:
+            return None
+        return self.concurrency_numerator / self.concurrency_denominator
+
+    @property
+    def concurrency(self) -> Fraction | None:
+        if self.concurrency_denominator is None:
+            return None
+        return Fraction(self.concurrency_numerator, self.concurrency_denominator)
+
+    def bytes_of(self, category: str) -> int:
+        """Bytes of one breakdown category (0 when the result does not apply)."""
+        if category not in CATEGORIES:
+            raise ValueError(f"category is {category!r}: use one of {list(CATEGORIES)}")
+        return dict(self.breakdown).get(category, 0)
+
+    @staticmethod
+    def _fixed_keys() -> tuple[str, ...]:
+        return (
+            "strategy", "applies", "reason", "profile", "budget_bytes", "context_tokens",
+            "block_size", "block_bytes", "num_blocks", "capacity_tokens", "max_concurrency",
+            "max_concurrency_exact", "why_block_size", "breakdown", "formulas", "extras",
+        )
+
+    def to_dict(self) -> dict[str, object]:
+        """JSON-ready dict: the result's fields, then its extras at the top level too."""
+        exact = (
+            None
+            if self.concurrency_denominator is None
+            else [self.concurrency_numerator, self.concurrency_denominator]
+        )
+        out: dict[str, object] = {
+            "strategy": self.strategy,
+            "applies": self.applies,
+            "reason": self.reason,
+            "profile": self.profile_name,
+            "budget_bytes": self.budget_bytes,
+            "context_tokens": self.context_tokens,
+            "block_size": self.block_size,
+            "block_bytes": self.block_bytes,
+            "num_blocks": self.num_blocks,
+            "capacity_tokens": self.capacity_tokens,
+            "max_concurrency": self.max_concurrency,
+            "max_concurrency_exact": exact,
+            "why_block_size": self.why_block_size,
+            "breakdown": dict(self.breakdown),
+            "formulas": list(self.formulas),
+            "extras": sorted(self.extras),
+        }
+        out.update(_jsonable(self.extras))
+        return out
+
+
+# --------------------------------------------------------------------------------------------
+# Helpers shared by the strategies.
+
+
+def n(value: int) -> str:
+    """An int with thousands separators, as the formulas show it."""
+    return f"{value:,}"
+
+
+def ratio_text(value: Fraction) -> str:
+    """A ratio as the formulas show it ("0.9" or "9/10" when it is not a short decimal)."""
+    as_float = float(value)
+    if Fraction(Decimal(repr(as_float))) == value:
+        return repr(as_float).rstrip("0").rstrip(".") if "." in repr(as_float) else repr(as_float)
+    return f"{value.numerator}/{value.denominator}"
+
+
+def not_applicable(
+    strategy: str, budget_bytes: int, reason: str, *, profile_name: str = "",
+    context_tokens: int | None = None,
+) -> StrategyResult:
+    return StrategyResult(
+        strategy=strategy, budget_bytes=budget_bytes, applies=False, reason=reason,
+        profile_name=profile_name, context_tokens=context_tokens,
+    )
+
+
+def request_pages(
+    kind: str, context_tokens: int, block_size: int, options: StrategyOptions,
+    sliding_window: int | None,
+) -> int:
+    """Pages one request holds in one group at context L (vLLM's per-request count)."""
+    if kind == FULL_ATTENTION:
+        return cdiv(context_tokens, block_size)
+    if kind == SLIDING_ATTENTION:
+        if sliding_window is None:
+            raise ValueError("sliding_window is None but the profile has sliding_attention layers")
+        span = min(sliding_window - 1 + options.max_batched_tokens, context_tokens)
+        return cdiv(span, block_size) + 1
+    if kind == LINEAR_ATTENTION:
+        return 1 if options.mamba_cache_mode == "none" else 2
+    raise ValueError(f"unknown group kind {kind!r}")
+
+
+def request_pages_text(kind: str, context_tokens: int, block_size: int, options, window) -> str:
+    """How ``request_pages`` got its number, for the formulas."""
+    pages = request_pages(kind, context_tokens, block_size, options, window)
+    if kind == FULL_ATTENTION:
+        return f"ceil({n(context_tokens)} / {n(block_size)}) = {n(pages)}"
+    if kind == SLIDING_ATTENTION:
+        return (
+            f"ceil(min({n(window)} - 1 + {n(options.max_batched_tokens)}, {n(context_tokens)}) / "
+            f"{n(block_size)}) + 1 = {n(pages)}"
+        )
+    return f"{pages} (mamba cache mode {options.mamba_cache_mode})"
+
+
+def apportion(total: int, weights: Sequence[Fraction]) -> list[int]:
+    """Split ``total`` whole units in proportion to ``weights`` (largest remainder; ties go to
+    the earlier weight). The parts add up to ``total`` exactly."""
+    wsum = sum(weights, Fraction(0))
+    if wsum <= 0:
+        raise ValueError("apportion needs a positive total weight")
+    exact = [Fraction(total) * w / wsum for w in weights]
+    parts = [int(q) for q in exact]  # floor: exact parts are >= 0
+    left = total - sum(parts)
+    order = sorted(range(len(weights)), key=lambda i: (-(exact[i] - parts[i]), i))
+    for i in order[:left]:
+        parts[i] += 1
+    return parts
+
+
+@dataclass(frozen=True)
+class UnitUse:
+    """How the bytes of one unit divide when ``group`` owns it: category -> bytes."""
+
+    group: PoolGroup
+    parts: Mapping[str, int]
+
+
+def unit_breakdown(
+    *, budget_bytes: int, unit_bytes: int, num_units: int, uses: Sequence[UnitUse],
+    weights: Sequence[Fraction],
+) -> tuple[tuple[tuple[str, int], ...], list[int]]:
+    """Breakdown of a layout of ``num_units`` usable units of ``unit_bytes`` bytes whose
+    ownership is split by ``weights``; everything else of the budget is ``unused`` (the division
+    remainder, and a null unit a layout sets aside).
+
+    Returns the breakdown and the units each group owns.
+    """
+    for use in uses:
+        if sum(use.parts.values()) != unit_bytes:
+            raise ValueError(
+                f"unit use of {use.group.name} adds up to {sum(use.parts.values())}, "
+                f"not unit_bytes {unit_bytes} (an accounting bug)"
+            )
+    owned = apportion(num_units, weights)
+    totals = dict.fromkeys(CATEGORIES, 0)
+    for use, units in zip(uses, owned, strict=True):
+        for category, nbytes in use.parts.items():
+            totals[category] += units * nbytes
+    totals["unused"] += budget_bytes - num_units * unit_bytes
+    return tuple((c, totals[c]) for c in CATEGORIES), owned
+
+
+def ownership_weights(
+    groups: Iterable[PoolGroup], request_pages_by_group: Mapping[str, int] | None
+) -> list[Fraction]:
+    """Units per group in proportion to the pages one request needs (with a context), or to
+    equal pages in every group (without one); a unit holds ``pages_per_unit`` pages."""
+    out = []
+    for g in groups:
+        pages = 1 if request_pages_by_group is None else request_pages_by_group[g.name]
+        out.append(Fraction(pages, g.pages_per_unit))
+    return out
+
+
+def ownership_text(
+    uses: Sequence[UnitUse], owned: Sequence[int], unit: str, with_context: bool
+) -> str:
+    basis = "the pages one request needs at L" if with_context else "equal pages per group"
+    parts = ", ".join(f"{u.group.name} {n(k)}" for u, k in zip(uses, owned, strict=True))
+    return f"{unit} owned (split in proportion to {basis}): {parts}"

@@ -1,0 +1,177 @@
+"""Our flat layout, two ways: packed slabs (``flat``) and one tensor per component
+(``per-component``), both over one page-id space, both from the planner in ``flatkv.plan``.
+
+Both pay the same bytes per block id (every row of every layer), so they differ in tensor count
+and in the reserved bytes per-component can carry, not in capacity. In one page-id space a page
+id owned by one group still has rows in every other group's tensors: that is the dead weight
+the breakdown shows (ownership convention in ``flatkv.strategies.base``).
+"""
+
+from __future__ import annotations
+
+from flatkv.plan import (
+    Equalizer,
+    equalize,
+    group_rows,
+    plan_component_tensors,
+    plan_tensors,
+)
+from flatkv.profile import CacheProfile
+from flatkv.strategies.base import (
+    CATEGORIES,
+    StrategyOptions,
+    StrategyResult,
+    UnitUse,
+    n,
+    not_applicable,
+)
+from flatkv.strategies.paged import finish_paged, history_or_state, label_groups
+
+
+def equalizer_text(eq: Equalizer) -> str:
+    """Why the equalizer chose P, in words."""
+    if eq.max_const == 0:
+        return f"P = {n(eq.block_size)}, the requested block size: no state row to cover"
+    if not eq.inflated:
+        return (
+            f"P = {n(eq.block_size)}, the requested block size: its widest history row "
+            f"({n(eq.block_size)} x {n(eq.max_linear)} B = {n(eq.block_size * eq.max_linear)} B) "
+            f"already covers the widest state row ({n(eq.max_const)} B)"
+        )
+    return (
+        f"P = {n(eq.block_size)}: the widest state row ({n(eq.max_const)} B) needs "
+        f"ceil({n(eq.max_const)} / {n(eq.max_linear)}) = {n(eq.needed)} token slots of the widest "
+        f"history row ({n(eq.max_linear)} B per slot), rounded up to a multiple of the alignment "
+        f"{n(eq.alignment)}"
+    )
+
+
+def equalizer_formula(eq: Equalizer) -> str:
+    if not eq.inflated:
+        return f"P = {n(eq.block_size)} (requested block size; no inflation needed)"
+    return (
+        f"P = {n(eq.alignment)} x ceil(ceil({n(eq.max_const)} / {n(eq.max_linear)}) / "
+        f"{n(eq.alignment)}) = {n(eq.block_size)}"
+    )
+
+
+def _uses(profile: CacheProfile, block_size: int, block_bytes: int, reserved: int):
+    """Per owning group: its own rows are kv_history or state, the rest of the block id is
+    dead weight; reserved co-resident rows count as kv_history whoever owns the id."""
+    groups = label_groups(profile)
+    rows = group_rows(profile.components())
+    uses = []
+    for g in groups:
+        own = sum(row.row_bytes(block_size) for row in rows[g.name])
+        parts = dict.fromkeys(CATEGORIES, 0)
+        parts[history_or_state(g.kind)] += own
+        parts["kv_history"] += reserved
+        parts["dead_weight"] = block_bytes - own - reserved
+        del parts["unused"]
+        uses.append(UnitUse(g, parts))
+    return uses
+
+
+def _rows_text(profile: CacheProfile, block_size: int) -> str:
+    parts = []
+    for g in label_groups(profile):
+        if history_or_state(g.kind) == "state":
+            parts.append(f"{g.layers} x {n(profile.state_bytes_per_layer)} ({g.name} rows)")
+        else:
+            parts.append(
+                f"{g.layers} x {n(block_size)} x {n(profile.kv_bytes_per_slot)} ({g.name} rows)"
+            )
+    return " + ".join(parts)
+
+
+def run_flat(
+    profile: CacheProfile, *, budget_bytes: int, context_tokens: int | None,
+    options: StrategyOptions,
+) -> StrategyResult:
+    """Packed slabs (reference ``plan_tensors``): slot j holds the j-th layer of every group."""
+    name = "flat"
+    if not profile.has_attention:
+        return not_applicable(
+            name, budget_bytes,
+            "the model has no attention layer: the equalizer sizes P against a history row and "
+            "there is none (use per-component, vllm or sglang for a state-only model)",
+            profile_name=profile.name, context_tokens=context_tokens,
+        )
+    comps = profile.components()
+    alignment = options.effective_alignment
+    eq = equalize(comps, block_size=options.block_size, alignment=alignment)
+    try:
+        plan = plan_tensors(
+            comps, block_size=options.block_size, alignment=alignment, budget_bytes=budget_bytes
+        )
+    except ValueError as err:
+        return not_applicable(name, budget_bytes, str(err), profile_name=profile.name,
+                              context_tokens=context_tokens)
+    geo = plan.geometry
+    slots = len(plan.tensors)
+    formulas = [
+        equalizer_formula(eq),
+        f"block_bytes = {_rows_text(profile, geo.block_size)} = {n(geo.block_bytes)} B per page id "
+        f"(the sum of the {slots} slot rows)",
+        f"num_blocks = budget // block_bytes = {n(budget_bytes)} // {n(geo.block_bytes)} = "
+        f"{n(geo.num_blocks)}",
+    ]
+    return finish_paged(
+        name, profile, budget_bytes=budget_bytes, context_tokens=context_tokens, options=options,
+        block_size=geo.block_size, unit_bytes=geo.block_bytes, num_units=geo.num_blocks,
+        uses=_uses(profile, geo.block_size, geo.block_bytes, 0),
+        why_block_size=equalizer_text(eq), formulas=formulas,
+        extras={"slots": slots, "alignment": alignment, "equalizer_needed_slots": eq.needed},
+    )
+
+
+def run_per_component(
+    profile: CacheProfile, *, budget_bytes: int, context_tokens: int | None,
+    options: StrategyOptions,
+) -> StrategyResult:
+    """One tensor per component (reference ``plan_component_tensors``), at the equalized P.
+
+    The reference takes P as given; like the engine that calls it, we pass the P the equalizer
+    chose for this configuration (``equalized_block_size``), or the requested block size for a
+    state-only model, which has no history row to equalize against.
+    """
+    name = "per-component"
+    comps = profile.components()
+    reserved = options.reserved_bytes_per_block
+    if profile.has_attention:
+        eq = equalize(comps, block_size=options.block_size, alignment=options.effective_alignment)
+        block_size, why, p_line = eq.block_size, equalizer_text(eq), equalizer_formula(eq)
+        why += " (the equalized P, as the engine passes it to this planner)"
+    else:
+        block_size = options.block_size
+        why = f"P = {n(block_size)}, the requested block size: state rows do not depend on P"
+        p_line = f"P = {n(block_size)} (requested; no history row)"
+    try:
+        plan = plan_component_tensors(
+            comps, block_size=block_size, budget_bytes=budget_bytes,
+            reserved_bytes_per_block=reserved,
+        )
+    except ValueError as err:
+        return not_applicable(name, budget_bytes, str(err), profile_name=profile.name,
+                              context_tokens=context_tokens)
+    geo = plan.geometry
+    reserved_text = f" + {n(reserved)} reserved" if reserved else ""
+    formulas = [
+        p_line,
+        f"block_bytes = {_rows_text(profile, block_size)}{reserved_text} = {n(geo.block_bytes)} B "
+        f"per page id ({len(plan.tensors)} component tensors, no packing, no padding)",
+        f"num_blocks = budget // block_bytes = {n(budget_bytes)} // {n(geo.block_bytes)} = "
+        f"{n(geo.num_blocks)}",
+    ]
+    if reserved:
+        formulas.append(
+            f"kv_history includes {n(reserved)} reserved B per page id (co-resident rows outside "
+            "the plan, e.g. a draft model's KV)"
+        )
+    return finish_paged(
+        name, profile, budget_bytes=budget_bytes, context_tokens=context_tokens, options=options,
+        block_size=block_size, unit_bytes=geo.block_bytes, num_units=geo.num_blocks,
+        uses=_uses(profile, block_size, geo.block_bytes, reserved),
+        why_block_size=why, formulas=formulas,
+        extras={"tensors": len(plan.tensors), "reserved_bytes_per_block": reserved},
+    )

@@ -1,0 +1,184 @@
+"""SGLang's separate pools (SPEC section 3.2): no shared page ids, a static split.
+
+- State: a per-request slot pool. With attention layers it gets ``budget * r / (1 + r)``
+  (``r = --mamba-full-memory-ratio``, 0.9); slots = that // (state bytes of all state layers);
+  the KV pool gets the rest, ``budget - slots * slot_bytes``. Running requests are capped by
+  ``slots // S`` (S slots per request, ``sglang_slots_per_request``).
+- KV: a token pool over the full-attention layers, ``kv_tokens = kv_memory // (bytes per token
+  over those layers)``, rounded down to whole pages. With sliding layers, ``full = kv_memory /
+  (F * n_full + r_swa * F * n_swa)`` tokens and ``swa = r_swa * full`` tokens.
+
+Exact integer arithmetic on the ratios (0.9 is 9/10); SGLang computes in float GiB, which can
+move a count by one. A request at context L holds L full tokens, ``min(W - 1 +
+max_batched_tokens, L)`` sliding tokens and S state slots.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from flatkv.plan import FULL_ATTENTION, LINEAR_ATTENTION, SLIDING_ATTENTION
+from flatkv.profile import CacheProfile
+from flatkv.strategies.base import (
+    CATEGORIES,
+    StrategyOptions,
+    StrategyResult,
+    n,
+    not_applicable,
+    ratio_text,
+)
+
+
+def run_sglang(
+    profile: CacheProfile, *, budget_bytes: int, context_tokens: int | None,
+    options: StrategyOptions,
+) -> StrategyResult:
+    name = "sglang"
+    kv = profile.kv_bytes_per_slot
+    n_full = profile.count(FULL_ATTENTION)
+    n_swa = profile.count(SLIDING_ATTENTION)
+    n_state = profile.count(LINEAR_ATTENTION)
+    r = options.mamba_full_memory_ratio
+    s = options.sglang_slots_per_request
+    page = options.sglang_page_size
+    formulas: list[str] = []
+    extras: dict[str, object] = {}
+
+    slots = slot_bytes = running_cap = None
+    state_bytes = 0
+    if n_state:
+        slot_bytes = n_state * profile.state_bytes_per_layer
+        if profile.has_attention:
+            state_pool = budget_bytes * r.numerator // (r.denominator + r.numerator)
+            formulas.append(
+                f"state pool = budget x r / (1 + r) = {n(budget_bytes)} x {ratio_text(r)} / "
+                f"(1 + {ratio_text(r)}) = {n(state_pool)}"
+            )
+        else:
+            state_pool = budget_bytes
+            formulas.append(f"state pool = budget = {n(budget_bytes)} (no attention layers)")
+        slots = state_pool // slot_bytes
+        state_bytes = slots * slot_bytes
+        running_cap = slots // s
+        formulas += [
+            f"state slots = state pool // ({n_state} layers x "
+            f"{n(profile.state_bytes_per_layer)} B) = {n(state_pool)} // {n(slot_bytes)} = "
+            f"{n(slots)}",
+            f"running requests <= slots // S = {n(slots)} // {s} = {n(running_cap)}",
+        ]
+        extras.update(
+            mamba_full_memory_ratio=r, state_pool_bytes=state_pool, state_slot_bytes=slot_bytes,
+            state_slots=slots, slots_per_request=s, running_request_cap=running_cap,
+        )
+        if running_cap < 1:
+            return not_applicable(
+                name, budget_bytes,
+                f"the state pool ({state_pool} B) holds {slots} slots of {slot_bytes} B, fewer "
+                f"than the {s} one running request needs: give a larger budget",
+                profile_name=profile.name, context_tokens=context_tokens,
+            )
+
+    kv_memory = budget_bytes - state_bytes
+    full_tokens = swa_tokens = 0
+    if profile.has_attention:
+        formulas.append(
+            f"KV memory = budget - slots x slot bytes = {n(budget_bytes)} - {n(state_bytes)} = "
+            f"{n(kv_memory)}"
+        )
+        if n_swa and n_full:
+            rs = options.swa_full_tokens_ratio
+            per_token = kv * n_full + rs * kv * n_swa  # a Fraction
+            full_tokens = kv_memory // per_token // page * page
+            swa_tokens = int(rs * full_tokens) // page * page
+            formulas += [
+                f"full tokens = KV memory / (F x n_full + r_swa x F x n_swa) = {n(kv_memory)} / "
+                f"({n(kv)} x {n_full} + {ratio_text(rs)} x {n(kv)} x {n_swa}) = {n(full_tokens)}",
+                f"swa tokens = r_swa x full = {ratio_text(rs)} x {n(full_tokens)} = "
+                f"{n(swa_tokens)}",
+            ]
+            extras.update(swa_full_tokens_ratio=rs, swa_tokens=swa_tokens)
+        elif n_full:
+            full_tokens = kv_memory // (kv * n_full) // page * page
+            formulas.append(
+                f"kv tokens = KV memory // ({n_full} layers x {n(kv)} B) = {n(kv_memory)} // "
+                f"{n(kv * n_full)} = {n(full_tokens)}"
+            )
+        else:  # sliding layers only: one token pool over them
+            swa_tokens = kv_memory // (kv * n_swa) // page * page
+            formulas.append(
+                f"swa tokens = KV memory // ({n_swa} layers x {n(kv)} B) = {n(swa_tokens)}"
+            )
+            extras.update(swa_tokens=swa_tokens)
+        if page > 1:
+            formulas.append(f"token counts rounded down to whole pages of {page} tokens")
+        extras["kv_tokens"] = full_tokens
+    kv_bytes = full_tokens * kv * n_full + swa_tokens * kv * n_swa
+    pool_tokens = full_tokens if n_full else swa_tokens
+    pool_layers = n_full if n_full else n_swa
+    if profile.has_attention and pool_tokens < page:
+        return not_applicable(
+            name, budget_bytes,
+            f"the KV pool ({kv_memory} B) holds no page of {page} tokens: give a larger budget "
+            "or a smaller --mamba-full-memory-ratio",
+            profile_name=profile.name, context_tokens=context_tokens,
+        )
+
+    numerator = denominator = None
+    if context_tokens is not None:
+        limits: list[tuple[Fraction, str, str]] = []
+        if n_full:
+            limits.append((Fraction(full_tokens, context_tokens), "kv tokens",
+                           f"kv tokens / L = {n(full_tokens)} / {n(context_tokens)}"))
+        if n_swa:
+            span = min(profile.sliding_window - 1 + options.max_batched_tokens, context_tokens)
+            limits.append((Fraction(swa_tokens, span), "swa tokens",
+                           f"swa tokens / min(W - 1 + {n(options.max_batched_tokens)}, L) = "
+                           f"{n(swa_tokens)} / {n(span)}"))
+        if n_state:
+            limits.append((Fraction(running_cap), "running cap", f"running cap {n(running_cap)}"))
+        best, binding, _ = min(limits, key=lambda item: item[0])
+        numerator, denominator = best.numerator, best.denominator
+        extras["binding_limit"] = binding
+        formulas.append(
+            "max_concurrency = min(" + ", ".join(t for _, _, t in limits)
+            + f") = {float(best):.2f} ({binding} binds)"
+        )
+        if n_state and profile.has_attention:
+            running = int(best)
+            idle_slots = slots - running * s
+            idle_tokens = full_tokens - running * context_tokens if n_full else 0
+            extras.update(
+                idle_state_bytes_at_context=idle_slots * slot_bytes,
+                idle_kv_bytes_at_context=max(idle_tokens, 0) * kv * n_full,
+            )
+            formulas.append(
+                f"static split at {n(running)} requests: {n(idle_slots)} state slots "
+                f"({n(idle_slots * slot_bytes)} B) and {n(max(idle_tokens, 0))} kv tokens "
+                f"({n(max(idle_tokens, 0) * kv * n_full)} B) sit idle"
+            )
+
+    totals = dict.fromkeys(CATEGORIES, 0)
+    totals["kv_history"] = kv_bytes
+    totals["state"] = state_bytes
+    totals["unused"] = budget_bytes - kv_bytes - state_bytes
+    formulas.append(
+        f"unused = budget - kv - state = {n(budget_bytes)} - {n(kv_bytes)} - {n(state_bytes)} = "
+        f"{n(totals['unused'])}"
+    )
+    if profile.has_attention:
+        block_size, block_bytes, num_blocks = page, page * kv * pool_layers, pool_tokens // page
+        capacity = pool_tokens
+        why = (
+            f"P = {page}: SGLang's token pool pages KV by --page-size ({page}); state needs no "
+            "page, it lives in per-request slots"
+        )
+    else:
+        block_size, block_bytes, num_blocks, capacity = None, slot_bytes, slots, None
+        why = "no page size: a state-only model keeps one state slot per request"
+    return StrategyResult(
+        strategy=name, budget_bytes=budget_bytes, applies=True, profile_name=profile.name,
+        context_tokens=context_tokens, block_size=block_size, block_bytes=block_bytes,
+        num_blocks=num_blocks, capacity_tokens=capacity, concurrency_numerator=numerator,
+        concurrency_denominator=denominator, why_block_size=why,
+        breakdown=tuple(totals.items()), formulas=tuple(formulas), extras=extras, pool=None,
+    )

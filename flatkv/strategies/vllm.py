@@ -1,0 +1,152 @@
+"""vLLM v1's hybrid KV cache manager (SPEC section 3.1).
+
+- P: ``A * cdiv(state_page, A * attn_bytes_per_token)`` with ``A = max(kernel block size,
+  block_size)`` ("Setting attention block size to P tokens"); the state page is padded up to the
+  attention page ("Padding mamba page size by X%").
+- Groups: layers of each type split into groups of ``group_size`` layers, ``group_size`` the
+  smallest per-type layer count (the largest when it is under 1.5 x the smallest); the last group
+  of a type is filled with padding layers. Tensor i is shared by layer i of every group, all over
+  one block-id space, so a block id is ``group_size`` pages and has no dead weight.
+- ``num_blocks = available // page_bytes // group_size``; the log's "GPU KV cache size" is
+  ``num_blocks // num_groups * P``; "Maximum concurrency" is ``num_blocks`` over the blocks one
+  request needs summed over groups.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from flatkv.plan import FULL_ATTENTION, LINEAR_ATTENTION, SLIDING_ATTENTION
+from flatkv.profile import CacheProfile
+from flatkv.strategies.base import (
+    CATEGORIES,
+    StrategyOptions,
+    StrategyResult,
+    UnitUse,
+    n,
+    not_applicable,
+)
+from flatkv.strategies.paged import finish_paged
+from flatkv.workload import PoolGroup, cdiv
+
+KIND_ORDER = (FULL_ATTENTION, SLIDING_ATTENTION, LINEAR_ATTENTION)
+
+
+def group_size_for(counts: dict[str, int]) -> int:
+    """vLLM's group size: the smallest per-type layer count, or the largest when it is below
+    1.5 x the smallest (integer test ``2 * max < 3 * min``)."""
+    smallest, largest = min(counts.values()), max(counts.values())
+    return largest if 2 * largest < 3 * smallest else smallest
+
+
+def run_vllm(
+    profile: CacheProfile, *, budget_bytes: int, context_tokens: int | None,
+    options: StrategyOptions,
+) -> StrategyResult:
+    name = "vllm"
+    kv = profile.kv_bytes_per_slot
+    state = profile.state_bytes_per_layer
+    counts = {k: profile.count(k) for k in KIND_ORDER if profile.count(k)}
+    formulas: list[str] = []
+    extras: dict[str, object] = {"mamba_cache_mode": options.mamba_cache_mode}
+
+    if profile.has_state and profile.has_attention:
+        a = max(options.kernel_block_size, options.block_size)
+        p = a * cdiv(state, a * kv)
+        attn_page = p * kv
+        page = max(attn_page, state)
+        pad = page - state
+        fraction = Fraction(pad, state)
+        why = (
+            f"A = max(kernel block size {options.kernel_block_size}, block_size "
+            f"{options.block_size}) = {a}; P = A x cdiv(state page {n(state)} B, A x {n(kv)} B) = "
+            f"{a} x {cdiv(state, a * kv)} = {n(p)}, the smallest multiple of A whose attention "
+            f"page covers the state page (\"Setting attention block size to {p} tokens\")"
+        )
+        formulas += [
+            f"P = A x cdiv(state_page, A x attn_bytes_per_token) = {a} x cdiv({n(state)}, {a} x "
+            f"{n(kv)}) = {n(p)}",
+            f"page_bytes = max(P x {n(kv)}, {n(state)}) = {n(page)}; state page padded by "
+            f"({n(page)} - {n(state)}) / {n(state)} = {float(fraction) * 100:.2f}% "
+            "(\"Padding mamba page size\")",
+        ]
+        extras.update(
+            kernel_block_size=a, attention_page_bytes=attn_page, state_page_bytes=state,
+            state_padding_fraction=float(fraction), state_padding_exact=[pad, state],
+        )
+    elif profile.has_attention:
+        p = options.block_size
+        page = attn_page = p * kv
+        why = f"P = block_size {n(p)}: no state page to cover"
+        formulas.append(f"page_bytes = P x {n(kv)} = {n(page)}")
+        extras.update(attention_page_bytes=attn_page)
+    else:
+        p = options.block_size
+        page = state
+        why = (
+            f"P = {n(p)} nominal: a state-only model's page is one state page ({n(state)} B), "
+            "whatever the tokens"
+        )
+        formulas.append(f"page_bytes = state page = {n(page)}")
+        extras.update(state_page_bytes=state, state_padding_fraction=0.0)
+
+    group_size = group_size_for(counts)
+    groups: list[PoolGroup] = []
+    uses: list[UnitUse] = []
+    pad_lines = []
+    for kind, count in counts.items():
+        num = cdiv(count, group_size)
+        padding = num * group_size - count
+        if padding:
+            pad_lines.append(
+                f"{kind}: add {padding} padding layers, may waste at most "
+                f"{padding / count * 100:.2f}% (cdiv({count}, {group_size}) = {num} groups)"
+            )
+        for i in range(num):
+            layers = cdiv(count - i, num)  # layers[i::num] of the type go to group i
+            gname = kind if num == 1 else f"{kind}.{i}"
+            group = PoolGroup(gname, kind, layers)
+            parts = dict.fromkeys(CATEGORIES, 0)
+            del parts["unused"]
+            if kind == LINEAR_ATTENTION:
+                parts["state"] = layers * state
+                parts["state_page_padding"] = layers * (page - state)
+            else:
+                parts["kv_history"] = layers * attn_page
+                parts["row_padding"] = layers * (page - attn_page)
+            parts["padding_layers"] = (group_size - layers) * page
+            groups.append(group)
+            uses.append(UnitUse(group, parts))
+
+    num_groups = len(groups)
+    unit_bytes = page * group_size
+    num_blocks = budget_bytes // page // group_size
+    if num_blocks <= 1:
+        return not_applicable(
+            name, budget_bytes,
+            f"budget_bytes={budget_bytes} gives num_blocks = {budget_bytes} // {page} // "
+            f"{group_size} = {num_blocks}: vLLM needs more (\"No available memory for the cache "
+            f"blocks\"); give at least {2 * unit_bytes} bytes",
+            profile_name=profile.name, context_tokens=context_tokens,
+        )
+    counts_text = ", ".join(f"{c} {k}" for k, c in counts.items())
+    formulas += [
+        f"group_size = {group_size} (layers per type: {counts_text}); {num_groups} groups",
+        *pad_lines,
+        f"num_blocks = available // page_bytes // group_size = {n(budget_bytes)} // {n(page)} // "
+        f"{group_size} = {n(num_blocks)}",
+    ]
+    extras.update(
+        group_size=group_size, num_groups=num_groups,
+        padding_layers_per_type={
+            k: cdiv(c, group_size) * group_size - c for k, c in counts.items()
+        },
+        page_bytes=page,
+    )
+    result = finish_paged(
+        name, profile, budget_bytes=budget_bytes, context_tokens=context_tokens, options=options,
+        block_size=p, unit_bytes=unit_bytes, num_units=num_blocks, uses=uses,
+        why_block_size=why, formulas=formulas, extras=extras,
+        capacity_note="vLLM's \"GPU KV cache size\" log line",
+    )
+    return result

@@ -1,0 +1,213 @@
+"""Command-line face of the strategies: ``plan --strategy NAME`` and ``compare``.
+
+``flatkv/cli.py`` owns the program, the model arguments and ``--budget``/``--block-size``/
+``--alignment``/``--json``; this module adds the strategy arguments, turns them into
+``StrategyOptions`` and formats results as text or JSON.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Callable, Sequence
+
+from flatkv.profile import CacheProfile
+from flatkv.strategies import CATEGORIES, STRATEGIES, StrategyOptions, StrategyResult, compare
+from flatkv.strategies import run_strategy as _run_strategy
+from flatkv.strategies.base import MAMBA_CACHE_MODES
+
+
+def parse_tokens(text: str | int, field: str = "--context") -> int:
+    """Tokens from ``"262144"``, ``"262,144"`` or ``"256k"`` (k = 1,024 tokens, as context
+    lengths are counted: 128k is 131,072)."""
+    if isinstance(text, int) and not isinstance(text, bool):
+        value = text
+    else:
+        raw = str(text).strip().lower().replace(",", "").replace("_", "")
+        scale = 1
+        if raw.endswith("k"):
+            raw, scale = raw[:-1], 1024
+        elif raw.endswith("m"):
+            raw, scale = raw[:-1], 1024 * 1024
+        if not raw.isdigit():
+            raise ValueError(f"{field} is {text!r}: give whole tokens such as 262144 or 256k")
+        value = int(raw) * scale
+    if value < 1:
+        raise ValueError(f"{field} is {text!r}: give a positive number of tokens")
+    return value
+
+
+def add_strategy_arguments(
+    parser: argparse.ArgumentParser, *, include_strategy: bool = True
+) -> None:
+    """--strategy (unless ``include_strategy`` is False), --context and the strategy options.
+    Options cli.py already defines (--block-size, --alignment, --json) are left to it."""
+    defaults = StrategyOptions()
+    if include_strategy:
+        parser.add_argument("--strategy", choices=STRATEGIES, default=None,
+             help="lay the cache out as this engine / layout would (default: the flat plan)")
+    parser.add_argument("--context", default=None, metavar="L",
+         help="context length in tokens (262144 or 256k) for max concurrency and the workload")
+    parser.add_argument("--kernel-block-size", type=int, default=defaults.kernel_block_size,
+         metavar="A", help="vllm: the attention backend's kernel block size A (default 16)")
+    parser.add_argument("--mamba-cache-mode", choices=MAMBA_CACHE_MODES,
+         default=defaults.mamba_cache_mode,
+         help="vllm: state pages per request, none = 1, align = 2 (default none)")
+    parser.add_argument("--mamba-full-memory-ratio", default="0.9", metavar="R",
+         help="sglang: state pool gets budget x R / (1 + R) (default 0.9)")
+    parser.add_argument("--swa-full-tokens-ratio", default="0.8", metavar="R",
+         help="sglang: sliding-window pool tokens relative to the full pool (default 0.8)")
+    parser.add_argument("--sglang-slots-per-request", type=int,
+         default=defaults.sglang_slots_per_request, metavar="S",
+         help="sglang: state slots one running request holds (default 3)")
+    parser.add_argument("--sglang-page-size", type=int, default=defaults.sglang_page_size,
+         help="sglang: tokens per KV page (default 1)")
+    parser.add_argument("--max-batched-tokens", type=int, default=defaults.max_batched_tokens,
+         help="tokens scheduled per step; sizes sliding-window pages (default 8192)")
+    parser.add_argument("--lcm-padding-bound", default="0.25", metavar="F",
+         help="lcm: largest padding accepted for any group (default 0.25)")
+    parser.add_argument("--lcm-alignment-bytes", type=int, default=defaults.lcm_alignment_bytes,
+         help="lcm: parent block bytes are a multiple of this (default 256)")
+    parser.add_argument("--margin", type=int, default=0,
+         help="workload: safety pages per group (default 0)")
+
+
+def options_from_args(args: argparse.Namespace) -> StrategyOptions:
+    """StrategyOptions from parsed arguments (missing ones take their defaults)."""
+    defaults = StrategyOptions()
+    names = (
+        "block_size", "alignment", "kernel_block_size", "mamba_cache_mode",
+        "mamba_full_memory_ratio", "swa_full_tokens_ratio", "sglang_slots_per_request",
+        "sglang_page_size", "max_batched_tokens", "lcm_padding_bound", "lcm_alignment_bytes",
+        "reserved_bytes_per_block", "margin",
+    )
+    values = {}
+    for name in names:
+        value = getattr(args, name, None)
+        values[name] = getattr(defaults, name) if value is None and name != "alignment" else value
+    return StrategyOptions(**values)
+
+
+def context_from_args(args: argparse.Namespace) -> int | None:
+    context = getattr(args, "context", None)
+    return None if context is None else parse_tokens(context)
+
+
+# --------------------------------------------------------------------------------------------
+# Formatting.
+
+
+def _gib(nbytes: int) -> str:
+    return f"{nbytes / 2**30:,.2f} GiB"
+
+
+def _cell(value: object) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, int) and not isinstance(value, bool):
+        return f"{value:,}"
+    return str(value)
+
+
+def _concurrency_text(result: StrategyResult) -> str:
+    if result.max_concurrency is None:
+        return "-"
+    return f"{result.max_concurrency:,.2f}x"
+
+
+def format_result_table(result: StrategyResult) -> str:
+    """One result as aligned text: figures, breakdown (exact bytes and share), the math."""
+    head = f"{result.strategy}: {result.profile_name or 'profile'}, "
+    head += f"budget {result.budget_bytes:,} B ({_gib(result.budget_bytes)})"
+    if result.context_tokens is not None:
+        head += f", context {result.context_tokens:,} tokens"
+    lines = [head]
+    if not result.applies:
+        lines.append(f"  does not apply: {result.reason}")
+        return "\n".join(lines)
+    rows = [
+        ("block size", f"{_cell(result.block_size)} tokens" if result.block_size else "-"),
+        ("why", result.why_block_size),
+        ("block bytes", f"{_cell(result.block_bytes)} B per block id"),
+        ("blocks", _cell(result.num_blocks)),
+        ("capacity", f"{_cell(result.capacity_tokens)} tokens"
+         if result.capacity_tokens is not None else "- (no token history)"),
+    ]
+    if result.context_tokens is not None:
+        rows.append((
+            "max concurrency",
+            f"{_concurrency_text(result)} at {result.context_tokens:,} tokens "
+            f"({result.concurrency_numerator:,} / {result.concurrency_denominator:,})",
+        ))
+    width = max(len(k) for k, _ in rows)
+    lines += [f"  {k.ljust(width)}  {v}" for k, v in rows]
+    lines.append("  breakdown")
+    num_width = max(len(f"{b:,}") for _, b in result.breakdown)
+    cat_width = max(len(c) for c in CATEGORIES)
+    for category, nbytes in (*result.breakdown, ("total", result.budget_bytes)):
+        share = 100 * nbytes / result.budget_bytes
+        lines.append(f"    {category.ljust(cat_width)}  {nbytes:>{num_width},} B  {share:6.2f}%")
+    lines.append("  math")
+    lines += [f"    {f}" for f in result.formulas]
+    return "\n".join(lines)
+
+
+def format_comparison_table(results: Sequence[StrategyResult]) -> str:
+    """Strategies side by side: one column each, figures then the breakdown in GiB; strategies
+    that do not apply are listed with their reason under the table."""
+    if not results:
+        return "(no strategies)"
+    header = ["", *(r.strategy for r in results)]
+    table: list[list[str]] = [header]
+
+    def row(label: str, values: Sequence[str]) -> None:
+        table.append([label, *values])
+
+    def each(fn: Callable[[StrategyResult], str]) -> list[str]:
+        return [fn(r) if r.applies else "n/a" for r in results]
+
+    row("block size (tokens)", each(lambda r: _cell(r.block_size)))
+    row("block bytes", each(lambda r: _cell(r.block_bytes)))
+    row("blocks", each(lambda r: _cell(r.num_blocks)))
+    row("capacity (tokens)", each(lambda r: _cell(r.capacity_tokens)))
+    if any(r.context_tokens is not None for r in results):
+        row("max concurrency", each(_concurrency_text))
+    for category in CATEGORIES:
+        row(category, each(lambda r, c=category: _gib(r.bytes_of(c))))
+    widths = [max(len(line[i]) for line in table) for i in range(len(header))]
+    lines = []
+    for i, line in enumerate(table):
+        cells = [line[0].ljust(widths[0])] + [
+            cell.rjust(width) for cell, width in zip(line[1:], widths[1:], strict=True)
+        ]
+        lines.append("  ".join(cells).rstrip())
+        if i == 0:
+            lines.append("  ".join("-" * w for w in widths))
+    first = results[0]
+    title = f"{first.profile_name or 'profile'}: budget {first.budget_bytes:,} B"
+    if first.context_tokens is not None:
+        title += f", context {first.context_tokens:,} tokens"
+    notes = [f"{r.strategy} does not apply: {r.reason}" for r in results if not r.applies]
+    return "\n".join([title, *lines, *notes])
+
+
+# --------------------------------------------------------------------------------------------
+# Commands.
+
+
+def plan_strategy_text(args: argparse.Namespace, profile: CacheProfile) -> str:
+    """``plan --strategy NAME``: one result as a table, or JSON with --json."""
+    result = _run_strategy(args.strategy, profile, budget_bytes=args.budget,
+                           context_tokens=context_from_args(args), options=options_from_args(args))
+    if args.json:
+        return json.dumps(result.to_dict(), indent=2)
+    return format_result_table(result)
+
+
+def compare_text(args: argparse.Namespace, profile: CacheProfile) -> str:
+    """``compare``: every strategy side by side, as a table or a JSON list with --json."""
+    results = compare(profile, budget_bytes=args.budget, context_tokens=context_from_args(args),
+                      options=options_from_args(args))
+    if args.json:
+        return json.dumps([r.to_dict() for r in results], indent=2)
+    return format_comparison_table(results)

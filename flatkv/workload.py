@@ -1,0 +1,208 @@
+"""Pages a workload needs, per group, and whether a paged layout covers them (SPEC section 3.5).
+
+A paged layout hands out *units* (page ids of one page-id space, or parent blocks of a two-level
+layout) to *groups* (the full-attention layers, the sliding-window layers, the state layers, or
+finer engine groups such as vLLM's groups of ``group_size`` layers). A unit bound to group g
+holds ``pages_per_unit`` of g's pages (1 in a single page-id space, K_g in a two-level layout).
+
+For R live requests at context L (T = R * L tokens in flight), P tokens per page, S tokens
+scheduled per step, window W, one dummy page and a safety margin, group g needs:
+
+- full history:   ``ceil(T / P) + R + 1 + margin``
+- sliding window: ``R * ceil(min(W - 1, L) / P) + ceil(min(S, T) / P) + R + 1 + margin``
+- state:          ``min(2 * R + T // P + 1 + margin, the full-history count)``
+  (two live pages per request plus one snapshot page per P tokens)
+
+The layout covers the workload when the units all groups need fit in its units. Everything is
+exact integer arithmetic; ``max_requests`` bisects, so it answers at once even for huge budgets.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from flatkv.plan import (
+    FULL_ATTENTION,
+    LINEAR_ATTENTION,
+    SLIDING_ATTENTION,
+    FlatMemoryPlan,
+    check_int,
+)
+
+GROUP_KINDS = (FULL_ATTENTION, SLIDING_ATTENTION, LINEAR_ATTENTION)
+
+
+def cdiv(a: int, b: int) -> int:
+    """Exact integer ceiling of a / b for b > 0."""
+    return -(-a // b)
+
+
+@dataclass(frozen=True)
+class PoolGroup:
+    """One group drawing pages from a pool.
+
+    name: unique within the pool (``full_attention``, or ``linear_attention.2`` for vLLM's third
+        state group). kind: full_attention, sliding_attention or linear_attention.
+    layers: real cache layers whose rows one page of this group holds.
+    pages_per_unit: pages of this group one unit holds (K_g of a two-level layout, else 1).
+    """
+
+    name: str
+    kind: str
+    layers: int
+    pages_per_unit: int = 1
+
+    def __post_init__(self) -> None:
+        if self.kind not in GROUP_KINDS:
+            raise ValueError(
+                f"PoolGroup.kind is {self.kind!r}: use one of {list(GROUP_KINDS)}"
+            )
+        check_int(f"PoolGroup({self.name}).layers", self.layers, minimum=1)
+        check_int(f"PoolGroup({self.name}).pages_per_unit", self.pages_per_unit, minimum=1)
+
+
+@dataclass(frozen=True)
+class PagePool:
+    """The units of a paged layout and the groups that share them ("plan-ish" for ``covers``)."""
+
+    num_units: int
+    block_size: int
+    groups: tuple[PoolGroup, ...]
+    sliding_window: int | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "groups", tuple(self.groups))
+        check_int("PagePool.num_units", self.num_units)
+        check_int("PagePool.block_size", self.block_size, minimum=1)
+        if not self.groups:
+            raise ValueError("PagePool.groups is empty: a pool needs at least one group")
+        names = [g.name for g in self.groups]
+        if len(set(names)) != len(names):
+            raise ValueError(f"PagePool.groups has repeated names {names}: name each group once")
+        if any(g.kind == SLIDING_ATTENTION for g in self.groups):
+            if self.sliding_window is None:
+                raise ValueError(
+                    "PagePool.sliding_window is None but a group is sliding_attention: give the "
+                    "window in tokens"
+                )
+            check_int("PagePool.sliding_window", self.sliding_window, minimum=1)
+
+
+@dataclass(frozen=True)
+class Workload:
+    """R live requests at context L; S tokens scheduled per step; a safety margin of pages."""
+
+    requests: int
+    context_tokens: int
+    scheduled_tokens: int = 8192
+    margin: int = 0
+
+    def __post_init__(self) -> None:
+        check_int("requests", self.requests)
+        check_int("context_tokens", self.context_tokens, minimum=1)
+        check_int("scheduled_tokens", self.scheduled_tokens, minimum=1)
+        check_int("margin", self.margin)
+
+    @property
+    def total_tokens(self) -> int:
+        """T: tokens in flight, every request at the full context."""
+        return self.requests * self.context_tokens
+
+
+def pages_needed(
+    kind: str, workload: Workload, *, block_size: int, sliding_window: int | None = None
+) -> int:
+    """Pages one group of ``kind`` needs for ``workload`` (SPEC section 3.5)."""
+    check_int("block_size", block_size, minimum=1)
+    r, lc, p = workload.requests, workload.context_tokens, block_size
+    t, m = workload.total_tokens, workload.margin
+    full = cdiv(t, p) + r + 1 + m
+    if kind == FULL_ATTENTION:
+        return full
+    if kind == SLIDING_ATTENTION:
+        if sliding_window is None:
+            raise ValueError("sliding_window is None: a sliding_attention group needs its window")
+        w = check_int("sliding_window", sliding_window, minimum=1)
+        return r * cdiv(min(w - 1, lc), p) + cdiv(min(workload.scheduled_tokens, t), p) + r + 1 + m
+    if kind == LINEAR_ATTENTION:
+        return min(2 * r + t // p + 1 + m, full)
+    raise ValueError(f"kind is {kind!r}: use one of {list(GROUP_KINDS)}")
+
+
+def pool_from_plan(plan: FlatMemoryPlan, *, sliding_window: int | None = None) -> PagePool:
+    """The page pool of a planner result (``plan_tensors`` / ``plan_component_tensors``): one
+    page-id space of ``num_blocks`` ids shared by its groups (group ids are layer labels)."""
+    layers: dict[str, set[int]] = {}
+    for tensor in plan.tensors:
+        for b in tensor.bindings:
+            layers.setdefault(b.group_id, set()).add(b.layer)
+    groups = tuple(PoolGroup(gid, gid, len(ls)) for gid, ls in layers.items())
+    geo = plan.geometry
+    return PagePool(geo.num_blocks, geo.block_size, groups, sliding_window)
+
+
+def as_pool(plan: object) -> PagePool:
+    """A PagePool from a PagePool, a strategy result (its ``pool``) or a FlatMemoryPlan."""
+    if isinstance(plan, PagePool):
+        return plan
+    if isinstance(plan, FlatMemoryPlan):
+        return pool_from_plan(plan)
+    pool = getattr(plan, "pool", None)
+    if isinstance(pool, PagePool):
+        return pool
+    raise ValueError(
+        f"plan is a {type(plan).__name__} without a page pool: pass a PagePool, a FlatMemoryPlan "
+        "or a paged strategy result (sglang keeps separate pools; read its max_concurrency)"
+    )
+
+
+def group_pages(pool: PagePool, workload: Workload) -> dict[str, int]:
+    """Pages each group of ``pool`` needs for ``workload``, by group name."""
+    pool = as_pool(pool)
+    return {
+        g.name: pages_needed(
+            g.kind, workload, block_size=pool.block_size, sliding_window=pool.sliding_window
+        )
+        for g in pool.groups
+    }
+
+
+def units_needed(pool: PagePool, workload: Workload) -> int:
+    """Units the workload takes: ``sum over groups of ceil(pages_g / pages_per_unit_g)``."""
+    pool = as_pool(pool)
+    pages: Mapping[str, int] = group_pages(pool, workload)
+    return sum(cdiv(pages[g.name], g.pages_per_unit) for g in pool.groups)
+
+
+def covers(pool: PagePool, workload: Workload) -> bool:
+    """Whether ``pool`` (a PagePool, FlatMemoryPlan or paged strategy result) holds every page
+    ``workload`` needs."""
+    pool = as_pool(pool)
+    return units_needed(pool, workload) <= pool.num_units
+
+
+def max_requests(
+    pool: PagePool, *, context_tokens: int, scheduled_tokens: int = 8192, margin: int = 0
+) -> int:
+    """Largest R such that R requests at ``context_tokens`` fit in ``pool`` (0 if none fits).
+
+    Every group needs more than R pages for R requests (each term carries ``+ R + 1``), so R
+    is below ``num_units * max(pages_per_unit) + 1``; units needed grow with R, so bisection
+    over that range is exact and takes about 2 * log2(num_units) steps.
+    """
+    pool = as_pool(pool)
+
+    def fits(r: int) -> bool:
+        return covers(pool, Workload(r, context_tokens, scheduled_tokens, margin))
+
+    if not fits(0):
+        return 0
+    lo, hi = 0, pool.num_units * max(g.pages_per_unit for g in pool.groups) + 1  # fits(lo), not hi
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if fits(mid):
+            lo = mid
+        else:
+            hi = mid
+    return lo

@@ -1,0 +1,63 @@
+"""Cache profiles the strategy tests use, per TP rank, from SPEC section 2.
+
+Kept in one place so they are easy to swap for the model layer's presets / config.json specs
+(``ModelSpec.profile()``) once it lands: each helper returns a plain ``CacheProfile``.
+"""
+
+from __future__ import annotations
+
+from flatkv.profile import CacheProfile
+
+FULL, SLIDING, LINEAR = "full_attention", "sliding_attention", "linear_attention"
+
+# 44.59 GiB, vLLM's "Available KV cache memory" for the anchor: floor(44.59 * 2**30)
+# = floor(47,878,147,932.16).
+ANCHOR_BUDGET = 47_878_147_932
+ANCHOR_CONTEXT = 262_144
+
+
+def qwen3_next_tp2() -> CacheProfile:
+    """Qwen3-Next-80B-A3B, TP=2, bf16: 12 x (3 GDN + 1 full); 1 kv head x 256 x 2 (K, V) x 2 B
+    = 1,024 B/token; conv 24,576 B and ssm 524,288 B per GDN layer (SPEC 2, vLLM run log)."""
+    return CacheProfile(
+        layer_types=(LINEAR, LINEAR, LINEAR, FULL) * 12,
+        kv_bytes_per_slot=1024,
+        state_const_bytes={"conv": 24_576, "ssm": 524_288},
+        name="Qwen3-Next-80B-A3B (TP=2)",
+    )
+
+
+def nemotron_h_8b() -> CacheProfile:
+    """Nemotron-H-8B: 4 attention layers (8 x 128 -> 4,096 B/token) and 24 Mamba2 layers (conv
+    61,440 B, ssm 2,097,152 B); MLP layers carry no cache. Order: 6 Mamba then 1 attention."""
+    return CacheProfile(
+        layer_types=((LINEAR,) * 6 + (FULL,)) * 4,
+        kv_bytes_per_slot=4096,
+        state_const_bytes={"conv": 61_440, "ssm": 2_097_152},
+        name="Nemotron-H-8B",
+    )
+
+
+def gpt_oss_20b() -> CacheProfile:
+    """gpt-oss-20b: 24 layers alternating sliding (window 128) and full, 8 x 64 -> 2,048 B."""
+    return CacheProfile(
+        layer_types=(SLIDING, FULL) * 12,
+        kv_bytes_per_slot=2048,
+        sliding_window=128,
+        name="gpt-oss-20b",
+    )
+
+
+def llama_31_8b() -> CacheProfile:
+    """Llama-3.1-8B: 32 full-attention layers, 8 x 128 -> 4,096 B/token."""
+    return CacheProfile(layer_types=(FULL,) * 32, kv_bytes_per_slot=4096, name="Llama-3.1-8B")
+
+
+def pure_mamba() -> CacheProfile:
+    """A state-only model (24 Mamba2 layers with Nemotron-H's state, no attention)."""
+    return CacheProfile(
+        layer_types=(LINEAR,) * 24,
+        kv_bytes_per_slot=0,
+        state_const_bytes={"conv": 61_440, "ssm": 2_097_152},
+        name="pure Mamba2",
+    )

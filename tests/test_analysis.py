@@ -1,0 +1,124 @@
+"""flatkv.analysis: every figure of a plan analysis derived by hand."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from flatkv.analysis import analysis_to_dict, analyze, sweep_block_sizes, sweep_budgets
+from flatkv.patterns import parse_layer_pattern
+from flatkv.profile import CacheProfile
+
+KV, CONV, SSM = 2_048, 49_152, 2_097_152
+QWEN35 = CacheProfile(parse_layer_pattern("(3*linear,full)*12"), KV, {"conv": CONV, "ssm": SSM})
+
+
+@pytest.fixture(scope="module")
+def qwen():
+    return analyze(QWEN35.components(), block_size=64, alignment=16, budget_bytes=80 * 10**9)
+
+
+def test_totals_add_up_by_hand(qwen):
+    t = qwen.totals
+    kv_row, state_row = KV * 1_056, CONV + SSM
+    assert (t.block_size, t.num_blocks) == (1_056, 775)
+    assert t.block_bytes == 12 * kv_row + 36 * state_row == 103_219_200
+    assert t.capacity_tokens == 775 * 1_056 == 818_400
+    assert t.kv_history_bytes == 775 * 12 * kv_row
+    assert t.state_bytes == 775 * 36 * state_row
+    assert t.unused_bytes == 80 * 10**9 - 775 * 103_219_200 == 5_120_000
+    assert t.kv_history_bytes + t.state_bytes + t.reserved_bytes + t.unused_bytes == 80 * 10**9
+    # Uniform pages would pad each state row up to the widest row, 2,048 x 1,056 = 2,162,688 B.
+    assert t.uniform_padding_bytes == 775 * 36 * (kv_row - state_row)
+
+
+def test_rows_and_offsets(qwen):
+    slot0 = qwen.slots[0]
+    assert [(r.group_id, r.offset, r.used_bytes, r.padding_bytes) for r in slot0.rows] == [
+        ("linear_attention", 0, CONV + SSM, 2_162_688 - 2_146_304),
+        ("full_attention", CONV + SSM, 2_162_688, 0),
+    ]
+    assert slot0.rows[0].padded_share == pytest.approx(16_384 / 2_162_688)
+    assert [b.offset for r in slot0.rows for b in r.bindings] == [0, CONV, CONV + SSM]
+    assert slot0.row_bytes == CONV + SSM + 2_162_688
+    assert qwen.slots[35].rows[0].group_id == "linear_attention" and len(qwen.slots[35].rows) == 1
+
+
+def test_dead_weight_per_group(qwen):
+    lin, full = qwen.groups
+    assert (lin.group_id, lin.num_layers, lin.used_bytes_per_block) == (
+        "linear_attention", 36, 36 * (CONV + SSM))
+    assert full.used_bytes_per_block == 12 * KV * 1_056
+    assert full.dead_bytes_per_block == lin.used_bytes_per_block
+    assert full.dead_share == pytest.approx(36 * (CONV + SSM) / 103_219_200)
+
+
+def test_equalizer_reasoning(qwen):
+    eq = qwen.equalizer
+    assert (eq.max_linear, eq.max_const, eq.needed, eq.block_size) == (KV, CONV + SSM, 1_048,
+                                                                      1_056)
+    assert qwen.finer_alignments == ((1, 1_048), (2, 1_048), (4, 1_048), (8, 1_048))
+    why = "\n".join(qwen.why_block_size())
+    assert "ceil(2,146,304 / 2,048) = 1,048" in why
+    assert "P = 1,056 (8 slots of rounding)" in why
+
+
+def test_per_component_planner_reserved_bytes():
+    a = analyze(QWEN35.components(), block_size=64, budget_bytes=10**10, planner="per-component",
+                reserved_bytes_per_block=4096)
+    per_block = 12 * KV * 64 + 36 * (CONV + SSM) + 4096
+    n = 10**10 // per_block
+    assert a.totals.num_blocks == n
+    assert a.totals.reserved_bytes == n * 4096
+    assert a.totals.block_size == 64  # no equalization
+    t = a.totals
+    assert t.kv_history_bytes + t.state_bytes + t.reserved_bytes + t.unused_bytes == 10**10
+
+
+def test_json_view_keeps_exact_ints(qwen):
+    d = analysis_to_dict(qwen)
+    assert d["geometry"] == {"block_size": 1_056, "block_bytes": 103_219_200, "num_blocks": 775}
+    assert d["totals"]["capacity_tokens"] == 818_400
+    assert d["tensors"][0]["bindings"][2] == {
+        "slot": 0, "group_id": "full_attention", "layer": 0, "component": "kv",
+        "nbytes_per_block": 2_162_688, "row_offset": 0, "offset": CONV + SSM}
+
+
+def test_bad_planner_and_reserved():
+    with pytest.raises(ValueError, match="planner 'x' is unknown"):
+        analyze(QWEN35.components(), block_size=16, budget_bytes=10**10, planner="x")
+    with pytest.raises(ValueError, match="only used by the per-component planner"):
+        analyze(QWEN35.components(), block_size=16, budget_bytes=10**10,
+                reserved_bytes_per_block=1)
+
+
+@settings(max_examples=200, deadline=None)
+@given(block_size=st.integers(1, 3000), alignment=st.integers(1, 256),
+       budget=st.integers(0, 10**12), planner=st.sampled_from(["packed", "per-component"]))
+def test_sweeps_agree_with_full_plans(block_size, alignment, budget, planner):
+    comps = QWEN35.components()
+    (point,) = sweep_block_sizes(comps, [block_size], budget_bytes=budget, alignment=alignment,
+                                 planner=planner)
+    (same,) = sweep_budgets(comps, [budget], block_size=block_size, alignment=alignment,
+                            planner=planner)
+    assert point == same
+    try:
+        a = analyze(comps, block_size=block_size, alignment=alignment, budget_bytes=budget,
+                    planner=planner)
+    except ValueError:
+        assert not point.fits and point.capacity_tokens == 0
+        return
+    t = a.totals
+    assert point.fits
+    assert (point.block_size, point.block_bytes, point.num_blocks, point.capacity_tokens,
+            point.unused_bytes, point.kv_history_bytes, point.state_bytes) == (
+        t.block_size, t.block_bytes, t.num_blocks, t.capacity_tokens, t.unused_bytes,
+        t.kv_history_bytes, t.state_bytes)
+
+
+def test_sweep_errors():
+    with pytest.raises(ValueError, match="block_sizes is empty"):
+        sweep_block_sizes(QWEN35.components(), [], budget_bytes=10)
+    with pytest.raises(ValueError, match=r"budgets\[1\] must be at least 0, got -1"):
+        sweep_budgets(QWEN35.components(), [1, -1], block_size=16)

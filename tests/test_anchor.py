@@ -1,0 +1,68 @@
+"""The vLLM anchor of SPEC §3.1 end to end: a Qwen3-Next-80B-A3B-Instruct config.json written out
+field by field, read through transformers, planned at TP=2 in bf16, laid out as vLLM does.
+
+vLLM's own log for that run: "Setting attention block size to 544 tokens", "Padding mamba page
+size by 1.49%", 7,162 blocks, "GPU KV cache size: 973,760 tokens", "Maximum concurrency for
+262,144 tokens per request: 14.77x".
+"""
+
+from __future__ import annotations
+
+import json
+
+from flatkv.cli import main
+from flatkv.hf_config import spec_from_hf_config
+from flatkv.strategies import run_strategy
+from flatkv.units import parse_size
+
+QWEN3_NEXT_CONFIG = {
+    "architectures": ["Qwen3NextForCausalLM"],
+    "model_type": "qwen3_next",
+    "hidden_size": 2048,
+    "num_hidden_layers": 48,
+    "full_attention_interval": 4,
+    "num_attention_heads": 16,
+    "num_key_value_heads": 2,
+    "head_dim": 256,
+    "linear_num_key_heads": 16,
+    "linear_num_value_heads": 32,
+    "linear_key_head_dim": 128,
+    "linear_value_head_dim": 128,
+    "linear_conv_kernel_dim": 4,
+    "torch_dtype": "bfloat16",
+}
+
+
+def test_vllm_anchor_from_config_json(tmp_path):
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(QWEN3_NEXT_CONFIG))
+    profile = spec_from_hf_config(path).with_options(tp=2).profile()
+    # Per TP rank: 1 kv head x (256 + 256) x 2 B; conv (2*16*128 + 32*128)/2 x 3 x 2 B;
+    # ssm 32/2 x 128 x 128 x 2 B.
+    assert profile.kv_bytes_per_slot == 1 * 512 * 2 == 1_024
+    conv = (2 * 16 * 128 + 32 * 128) // 2 * 3 * 2
+    assert profile.state_const_bytes == {"conv": conv, "ssm": 16 * 128 * 128 * 2}
+    assert conv == 24_576
+    assert (profile.count("full_attention"), profile.count("linear_attention")) == (12, 36)
+
+    budget = parse_size("44.59GiB")
+    r = run_strategy("vllm", profile, budget_bytes=budget, context_tokens=262_144)
+    assert r.block_size == 16 * -(-(24_576 + 524_288) // (16 * 1_024)) == 544
+    assert round(r.extras["state_padding_fraction"], 4) == 0.0149  # (557,056 - 548,864) / 548,864
+    assert r.num_blocks == budget // 557_056 // 12 == 7_162
+    assert r.capacity_tokens == 7_162 // 4 * 544 == 973_760
+    assert r.concurrency_denominator == -(-262_144 // 544) + 3 == 485
+    assert round(r.max_concurrency, 2) == 14.77
+
+
+def test_vllm_anchor_through_the_cli(tmp_path, capsys):
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(QWEN3_NEXT_CONFIG))
+    code = main(["plan", "--hf-config", str(path), "--tp", "2", "--kv-dtype", "bf16",
+                 "--strategy", "vllm", "--budget", "44.59GiB", "--context", "262144", "--json"])
+    assert code == 0
+    d = json.loads(capsys.readouterr().out)
+    assert (d["strategy"], d["block_size"], d["num_blocks"], d["capacity_tokens"]) == (
+        "vllm", 544, 7_162, 973_760)
+    assert round(d["state_padding_fraction"], 4) == 0.0149
+    assert round(d["max_concurrency"], 2) == 14.77

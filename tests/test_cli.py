@@ -1,0 +1,83 @@
+"""python -m flatkv: tables, JSON and one-line errors with exit status 2."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from flatkv.cli import main
+
+QWEN35 = ["--layers", "(3*linear_attention,full_attention)*12", "--kv-bytes-per-slot", "2048",
+          "--state", "conv=49152,ssm=2097152"]
+
+
+def run(argv, capsys):
+    code = main(argv)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_plan_json_matches_hand_numbers(capsys):
+    code, out, _ = run(["plan", *QWEN35, "--block-size", "64", "--alignment", "16",
+                        "--budget", "80GB", "--json"], capsys)
+    assert code == 0
+    d = json.loads(out)
+    assert d["geometry"] == {"block_size": 1_056, "block_bytes": 103_219_200, "num_blocks": 775}
+    assert d["totals"]["capacity_tokens"] == 818_400
+    assert len(d["tensors"]) == 36
+    assert d["equalizer"]["needed_slots"] == 1_048
+
+
+def test_plan_table(capsys):
+    code, out, _ = run(["plan", *QWEN35, "--block-size", "64", "--budget", "80GB"], capsys)
+    assert code == 0
+    # alignment defaults to the block size: ceil(1,048 / 64) * 64 = 1,088.
+    assert "P = 1,088" in out
+    # block bytes: 12 x 2,048 x 1,088 + 36 x 2,146,304 = 104,005,632; 80e9 // that = 769.
+    assert "104,005,632 B" in out and "769" in out
+    assert f"{769 * 1088:,} tokens" in out
+
+
+def test_per_component_planner(capsys):
+    code, out, _ = run(["plan", "--layers", "full*32", "--kv-bytes-per-slot", "4096",
+                        "--budget", "1GiB", "--planner", "per-component",
+                        "--reserved-bytes-per-block", "65536", "--json"], capsys)
+    assert code == 0
+    d = json.loads(out)
+    per_block = 32 * 4096 * 16 + 65536
+    assert d["geometry"]["num_blocks"] == 2**30 // per_block
+    assert d["totals"]["reserved_bytes"] == 2**30 // per_block * 65536
+
+
+@pytest.mark.parametrize(
+    ("argv", "needle"),
+    [(["plan", "--layers", "full*4", "--budget", "1GB"], "kv_bytes_per_slot is 0"),
+     (["plan", *QWEN35, "--budget", "lots"], "--budget 'lots' is not a size"),
+     (["plan", *QWEN35, "--budget", "1MB"], "holds 0 block"),
+     (["plan", *QWEN35, "--budget", "1GB", "--block-size", "0"], "must be positive"),
+     (["plan", "--layers", "full*", "--kv-bytes-per-slot", "8", "--budget", "1GB"],
+      "layer pattern"),
+     (["plan", "--layers", "linear*4", "--state", "conv", "--budget", "1GB"], "name=bytes"),
+     (["plan", "--budget", "1GB"], "no model given"),
+     (["plan", *QWEN35], "the following arguments are required: --budget"),
+     (["frobnicate"], "invalid choice"),
+     ([], "required: command")],
+)
+def test_errors_are_one_line_exit_2(argv, needle, capsys):
+    code, out, err = run(argv, capsys)
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and needle in err and "Traceback" not in err
+
+
+def test_module_entry_point():
+    proc = subprocess.run([sys.executable, "-m", "flatkv", "plan", "--layers", "full*2",
+                           "--kv-bytes-per-slot", "1", "--budget", "100"],
+                          capture_output=True, text=True, check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert "num_blocks" in proc.stdout
+    bad = subprocess.run([sys.executable, "-m", "flatkv", "plan", "--budget", "x"],
+                         capture_output=True, text=True, check=False)
+    assert bad.returncode == 2 and bad.stderr.count("\n") == 1

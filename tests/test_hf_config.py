@@ -1,0 +1,323 @@
+"""Hugging Face config.json import, offline: configs are written out here field by field or come
+from transformers' own defaults; each is resolved by transformers and compared with arithmetic."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+os.environ["HF_HUB_OFFLINE"] = "1"  # tests never touch the network
+
+from flatkv import hf_config  # noqa: E402
+from flatkv.hf_config import (  # noqa: E402
+    SUPPORTED_MODEL_TYPES,
+    fetch_hf_config,
+    spec_from_hf_config,
+    spec_from_model_id,
+)
+from flatkv.models import AttentionLayer, Mamba2Layer  # noqa: E402
+from flatkv.presets import load_preset  # noqa: E402
+
+BF16, FP32 = 2, 4
+FULL, SLIDING, LINEAR = "full_attention", "sliding_attention", "linear_attention"
+
+NEMOTRON_PATTERN = "M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M-"
+GRANITE_TYPES = ["attention" if i in (5, 15, 25, 35) else "mamba" for i in range(40)]
+
+# Configs as their checkpoints write them (cache-relevant fields), one per preset.
+PRESET_CONFIGS = {
+    "Qwen3-Next-80B-A3B": {
+        "model_type": "qwen3_next", "num_hidden_layers": 48, "full_attention_interval": 4,
+        "hidden_size": 2048, "num_attention_heads": 16, "num_key_value_heads": 2,
+        "head_dim": 256, "linear_num_key_heads": 16, "linear_num_value_heads": 32,
+        "linear_key_head_dim": 128, "linear_value_head_dim": 128, "linear_conv_kernel_dim": 4,
+        "torch_dtype": "bfloat16",
+    },
+    "Qwen3.5-27B": {
+        "model_type": "qwen3_5",
+        "text_config": {
+            "model_type": "qwen3_5_text", "num_hidden_layers": 64, "full_attention_interval": 4,
+            "hidden_size": 5120, "num_attention_heads": 24, "num_key_value_heads": 4,
+            "head_dim": 256, "linear_num_key_heads": 16, "linear_num_value_heads": 48,
+            "linear_key_head_dim": 128, "linear_value_head_dim": 128,
+            "linear_conv_kernel_dim": 4, "mamba_ssm_dtype": "float32", "dtype": "bfloat16",
+        },
+        "vision_config": {"model_type": "qwen3_5_vision"},
+    },
+    "Nemotron-H-8B": {
+        "model_type": "nemotron_h", "num_hidden_layers": 52,
+        "hybrid_override_pattern": NEMOTRON_PATTERN, "hidden_size": 4096,
+        "num_attention_heads": 32, "num_key_value_heads": 8, "head_dim": 128,
+        "mamba_num_heads": 128, "mamba_head_dim": 64, "ssm_state_size": 128, "n_groups": 8,
+        "conv_kernel": 4, "expand": 2, "torch_dtype": "bfloat16",
+    },
+    "Jamba-1.5-Mini": {
+        "model_type": "jamba", "num_hidden_layers": 32, "attn_layer_period": 8,
+        "attn_layer_offset": 4, "hidden_size": 4096, "num_attention_heads": 32,
+        "num_key_value_heads": 8, "mamba_expand": 2, "mamba_d_state": 16, "mamba_d_conv": 4,
+        "torch_dtype": "bfloat16",
+    },
+    "Falcon-H1-7B": {
+        "model_type": "falcon_h1", "num_hidden_layers": 44, "hidden_size": 3072,
+        "num_attention_heads": 12, "num_key_value_heads": 2, "head_dim": 128,
+        "mamba_d_ssm": 3072, "mamba_n_heads": 24, "mamba_d_head": 128, "mamba_d_state": 256,
+        "mamba_n_groups": 1, "mamba_d_conv": 4, "torch_dtype": "bfloat16",
+    },
+    "granite-4.0-h-small": {
+        "model_type": "granitemoehybrid", "num_hidden_layers": 40, "layer_types": GRANITE_TYPES,
+        "hidden_size": 4096, "num_attention_heads": 32, "num_key_value_heads": 8,
+        "mamba_n_heads": 128, "mamba_d_head": 64, "mamba_d_state": 128, "mamba_n_groups": 1,
+        "mamba_d_conv": 4, "mamba_expand": 2, "torch_dtype": "bfloat16",
+    },
+    "gpt-oss-20b": {
+        "model_type": "gpt_oss", "num_hidden_layers": 24, "num_attention_heads": 64,
+        "num_key_value_heads": 8, "head_dim": 64, "sliding_window": 128,
+        "layer_types": ["sliding_attention", "full_attention"] * 12,
+    },
+    "gpt-oss-120b": {
+        "model_type": "gpt_oss", "num_hidden_layers": 36, "num_attention_heads": 64,
+        "num_key_value_heads": 8, "head_dim": 64, "sliding_window": 128,
+        "layer_types": ["sliding_attention", "full_attention"] * 18,
+    },
+    "Llama-3.1-8B": {
+        "model_type": "llama", "num_hidden_layers": 32, "hidden_size": 4096,
+        "num_attention_heads": 32, "num_key_value_heads": 8, "torch_dtype": "bfloat16",
+    },
+    "DeepSeek-V3": {
+        "model_type": "deepseek_v3", "num_hidden_layers": 61, "hidden_size": 7168,
+        "num_attention_heads": 128, "num_key_value_heads": 128, "kv_lora_rank": 512,
+        "qk_rope_head_dim": 64, "qk_nope_head_dim": 128, "v_head_dim": 128,
+        "q_lora_rank": 1536, "torch_dtype": "bfloat16",
+    },
+}
+
+
+@pytest.mark.parametrize("name", sorted(PRESET_CONFIGS))
+def test_preset_config_round_trip(name):
+    """preset -> config.json (written above) -> spec gives the preset's layers and bytes."""
+    preset = load_preset(name)
+    spec = spec_from_hf_config(PRESET_CONFIGS[name], name=name)
+    if name == "Nemotron-H-8B":
+        # transformers' nemotron_h defaults mamba_ssm_cache_dtype to float32; SPEC uses bf16
+        assert spec.ssm_dtype == "float32"
+        assert spec.state_const_bytes()["ssm"] == 128 * 64 * 128 * FP32
+        spec = spec.with_options(ssm_dtype="bf16")
+    assert spec.layers == preset.layers
+    assert (spec.kv_dtype, spec.conv_dtype, spec.ssm_dtype) == (
+        preset.kv_dtype, preset.conv_dtype, preset.ssm_dtype)
+    assert spec.profile() == preset.profile()
+    assert spec.model_layers == preset.model_layers
+
+
+def test_qwen3_next_defaults_alone_are_the_80b_a3b():
+    """SPEC §2: Qwen3-Next-80B-A3B's cache geometry is transformers' qwen3_next defaults."""
+    spec = spec_from_hf_config({"model_type": "qwen3_next"})
+    assert spec.layers == load_preset("Qwen3-Next-80B-A3B").layers
+    tp2 = spec.with_options(tp=2).profile()
+    assert (tp2.count(FULL), tp2.count(LINEAR)) == (12, 36)
+    assert tp2.kv_bytes_per_slot == 1024
+    assert tp2.state_const_bytes == {"conv": 24576, "ssm": 524288}
+
+
+def test_every_supported_type_imports_from_transformers_defaults():
+    for model_type in SUPPORTED_MODEL_TYPES:
+        profile = spec_from_hf_config({"model_type": model_type}).profile()
+        assert profile.layer_types, model_type
+
+
+# Written-out configs of the remaining types, with their expected bytes.
+def test_mistral_slides_every_layer_when_window_is_set():
+    cfg = {"model_type": "mistral", "num_hidden_layers": 4, "hidden_size": 4096,
+           "num_attention_heads": 32, "num_key_value_heads": 8, "sliding_window": 4096}
+    profile = spec_from_hf_config(cfg).profile()
+    assert profile.layer_types == (SLIDING,) * 4 and profile.sliding_window == 4096
+    assert profile.kv_bytes_per_slot == 8 * (4096 // 32) * 2 * BF16
+    cfg["sliding_window"] = None
+    assert spec_from_hf_config(cfg).layer_types == (FULL,) * 4
+
+
+@pytest.mark.parametrize("model_type", ["qwen2", "qwen3"])
+def test_qwen2_qwen3_max_window_layers(model_type):
+    cfg = {"model_type": model_type, "num_hidden_layers": 6, "hidden_size": 1024,
+           "num_attention_heads": 16, "num_key_value_heads": 4, "head_dim": 64,
+           "use_sliding_window": True, "sliding_window": 2048, "max_window_layers": 4}
+    profile = spec_from_hf_config(cfg).profile()
+    assert profile.layer_types == (FULL,) * 4 + (SLIDING,) * 2
+    assert profile.kv_bytes_per_slot == 4 * (64 + 64) * BF16
+    cfg["use_sliding_window"] = False
+    assert spec_from_hf_config(cfg).layer_types == (FULL,) * 6
+
+
+def test_qwen2_head_dim_falls_back_to_hidden_over_heads():
+    cfg = {"model_type": "qwen2", "num_hidden_layers": 2, "hidden_size": 3584,
+           "num_attention_heads": 28, "num_key_value_heads": 4}
+    assert spec_from_hf_config(cfg).kv_bytes_per_slot() == 4 * (128 + 128) * BF16
+
+
+@pytest.mark.parametrize("nested", [False, True])
+def test_gemma3_text_and_multimodal(nested):
+    text = {"num_hidden_layers": 12, "num_attention_heads": 8, "num_key_value_heads": 4,
+            "head_dim": 256, "sliding_window": 1024, "sliding_window_pattern": 6}
+    cfg = {"model_type": "gemma3", "text_config": text} if nested else {
+        "model_type": "gemma3_text", **text}
+    profile = spec_from_hf_config(cfg).profile()
+    assert profile.layer_types == ((SLIDING,) * 5 + (FULL,)) * 2
+    assert profile.sliding_window == 1024
+    assert profile.kv_bytes_per_slot == 4 * (256 + 256) * BF16
+
+
+def test_bamba_attention_indices():
+    cfg = {"model_type": "bamba", "num_hidden_layers": 8, "attn_layer_indices": [3, 7],
+           "hidden_size": 4096, "num_attention_heads": 32, "num_key_value_heads": 8,
+           "mamba_n_heads": 128, "mamba_d_head": 64, "mamba_d_state": 128, "mamba_n_groups": 1,
+           "mamba_d_conv": 4, "mamba_expand": 2}
+    profile = spec_from_hf_config(cfg).profile()
+    assert profile.layer_types == ((LINEAR,) * 3 + (FULL,)) * 2
+    assert profile.state_const_bytes == {"conv": (8192 + 2 * 128) * 3 * BF16,
+                                         "ssm": 128 * 64 * 128 * BF16}
+
+
+def test_deepseek_v2_mla_and_mixtral():
+    cfg = {"model_type": "deepseek_v2", "num_hidden_layers": 27, "kv_lora_rank": 512,
+           "qk_rope_head_dim": 64}
+    assert spec_from_hf_config(cfg).kv_bytes_per_slot() == (512 + 64) * BF16
+    mixtral = {"model_type": "mixtral", "num_hidden_layers": 32, "hidden_size": 4096,
+               "num_attention_heads": 32, "num_key_value_heads": 8}
+    assert spec_from_hf_config(mixtral).profile().kv_bytes_per_slot == 8 * 256 * BF16
+
+
+def test_nemotron_layers_block_type_and_ssm_dtype_from_config():
+    cfg = {"model_type": "nemotron_h", "layers_block_type": ["mamba", "mlp", "attention", "moe"],
+           "mamba_ssm_cache_dtype": "bfloat16", "torch_dtype": "float16"}
+    spec = spec_from_hf_config(cfg)
+    assert spec.layer_types == (LINEAR, FULL)
+    assert (spec.kv_dtype, spec.conv_dtype, spec.ssm_dtype) == ("float16", "float16", "bfloat16")
+    assert spec.model_layers == 4
+    assert spec.layers[0] == Mamba2Layer(128, 64, 128, 8, 4)  # nemotron_h class defaults
+
+
+def test_jamba_period_and_offset_resolve_like_the_model():
+    cfg = {"model_type": "jamba", "num_hidden_layers": 8, "attn_layer_period": 4,
+           "attn_layer_offset": 1}
+    assert spec_from_hf_config(cfg).layer_types == (LINEAR, FULL, LINEAR, LINEAR) * 2
+
+
+def test_falcon_h1_every_layer_is_two_cache_layers():
+    spec = spec_from_hf_config(PRESET_CONFIGS["Falcon-H1-7B"])
+    assert len(spec.layers) == 88 and spec.model_layers == 44
+    assert spec.layers[0] == AttentionLayer(2, 128, 128)
+
+
+def test_model_dtype_default_and_fp32():
+    assert spec_from_hf_config({"model_type": "llama"}).kv_dtype == "bfloat16"
+    spec = spec_from_hf_config({"model_type": "llama", "torch_dtype": "float32"})
+    assert (spec.kv_dtype, spec.conv_dtype, spec.ssm_dtype) == ("float32",) * 3
+
+
+def test_path_and_pasted_text(tmp_path):
+    cfg = PRESET_CONFIGS["Llama-3.1-8B"]
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(cfg))
+    from_path = spec_from_hf_config(path)
+    from_str_path = spec_from_hf_config(str(path))
+    from_text = spec_from_hf_config(json.dumps(cfg))
+    from_upload = spec_from_hf_config(json.dumps(cfg).encode())
+    assert from_path.layers == from_str_path.layers == from_text.layers == from_upload.layers
+    assert str(path) in from_path.source
+    with pytest.raises(ValueError, match="uploaded config.json is not valid JSON"):
+        spec_from_hf_config(b"\x89PNG not json")
+    with pytest.raises(ValueError, match="config.json not found"):
+        spec_from_hf_config("bad\x00path")
+
+
+# ---- errors ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("config", "message"),
+    [
+        ("{bad json", "not valid JSON"),
+        ("[1, 2]", "must hold a JSON object"),
+        ({}, "no model_type"),
+        ({"model_type": "bert"}, "model_type 'bert' is not supported: supported types are"),
+        ({"model_type": "llama", "num_attention_heads": 0}, "num_attention_heads = 0 must be"),
+        ({"model_type": "qwen3", "head_dim": 0}, "head_dim = 0 must be positive"),
+        ({"model_type": "qwen3_5", "text_config": {"head_dim": 0}},
+         "text_config.head_dim = 0 must be positive"),
+        ({"model_type": "qwen3_next", "num_hidden_layers": 10**7}, "too large to be real"),
+        ({"model_type": "nemotron_h", "hybrid_override_pattern": "M" * 20000},
+         "too large to be real"),
+        ({"model_type": "llama", "num_attention_heads": "many"},
+         "transformers could not read this llama config.json"),
+        ({"model_type": "llama", "torch_dtype": "float64"}, "config.json dtype: unknown dtype"),
+        ({"model_type": "nemotron_h", "layers_block_type": ["mlp", "moe"]}, "no cache layers"),
+        ({"model_type": "gpt_oss", "sliding_window": None}, "sliding_window is not set"),
+        ({"model_type": "falcon_h1", "mamba_d_state": None}, "has no mamba_d_state"),
+    ],
+)
+def test_bad_configs_give_one_clear_error(config, message):
+    with pytest.raises(ValueError, match=message):
+        spec_from_hf_config(config).profile()
+
+
+def test_tp_not_dividing_heads_from_a_config():
+    spec = spec_from_hf_config(PRESET_CONFIGS["Llama-3.1-8B"])
+    with pytest.raises(ValueError, match="kv_heads = 8 is not divisible by tp = 3"):
+        spec.with_options(tp=3)
+
+
+def test_missing_file():
+    with pytest.raises(ValueError, match="config.json not found"):
+        spec_from_hf_config("/no/such/config.json")
+
+
+# ---- fetching by model id -------------------------------------------------------------------
+
+
+def test_fetch_offline_says_so(monkeypatch, tmp_path):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path))
+    with pytest.raises(ValueError, match="offline .*--hf-config"):
+        fetch_hf_config("Qwen/Qwen3-Next-80B-A3B-Instruct")
+
+
+def test_fetch_downloads_only_config_json(monkeypatch, tmp_path):
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(PRESET_CONFIGS["Qwen3-Next-80B-A3B"]))
+    calls = []
+
+    def fake_download(**kwargs):
+        calls.append(kwargs)
+        return str(path)
+
+    import huggingface_hub
+
+    monkeypatch.setattr(huggingface_hub, "hf_hub_download", fake_download)
+    monkeypatch.setattr(hf_config, "hub_reachable", lambda: True)
+    monkeypatch.setenv("HF_HUB_OFFLINE", "0")
+    spec = spec_from_model_id("Qwen/Qwen3-Next-80B-A3B-Instruct")
+    assert [c["filename"] for c in calls] == ["config.json"]
+    assert calls[0]["repo_id"] == "Qwen/Qwen3-Next-80B-A3B-Instruct"
+    assert spec.name == "Qwen/Qwen3-Next-80B-A3B-Instruct"
+    assert spec.layers == load_preset("Qwen3-Next-80B-A3B").layers
+
+
+def test_fetch_unreachable_is_one_plain_error(monkeypatch):
+    def refuse(**kwargs):
+        raise OSError("connection refused")
+
+    import huggingface_hub
+
+    monkeypatch.setattr(huggingface_hub, "hf_hub_download", refuse)
+    monkeypatch.setattr(hf_config, "hub_reachable", lambda: True)
+    monkeypatch.setenv("HF_HUB_OFFLINE", "0")
+    with pytest.raises(ValueError, match=r"of a/b: the Hub refused or failed \(OSError\)"):
+        fetch_hf_config("a/b")
+    monkeypatch.setattr(hf_config, "hub_reachable", lambda: False)
+    with pytest.raises(ValueError, match="cannot be reached from here"):
+        fetch_hf_config("a/b")
+    with pytest.raises(ValueError, match="not of the form owner/name"):
+        fetch_hf_config("not a model id")
+    assert hf_config.is_model_id("Qwen/Qwen3-Next-80B-A3B-Instruct")

@@ -1,0 +1,159 @@
+"""`model` / `presets` subcommands and the model options `plan` takes instead of raw bytes."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+os.environ["HF_HUB_OFFLINE"] = "1"
+
+from flatkv.model_cli import add_model_arguments, main, model_from_args, register  # noqa: E402
+from flatkv.presets import list_presets  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def run(argv, capsys):
+    parser = argparse.ArgumentParser()
+    register(parser.add_subparsers(dest="command", required=True))
+    args = parser.parse_args(argv)
+    return 0, args.run(args) + "\n"
+
+
+def test_model_json_qwen3_next_tp2(capsys):
+    code, out = run(["model", "--preset", "Qwen3-Next-80B-A3B", "--tp", "2", "--kv-dtype",
+                     "bf16", "--json"], capsys)
+    assert code == 0
+    report = json.loads(out)
+    assert report["layer_types"] == ["linear_attention"] * 3 + ["full_attention"] + \
+        report["layer_types"][4:]
+    assert report["layer_types"].count("full_attention") == 12
+    assert report["layer_types"].count("linear_attention") == 36
+    assert report["kv_bytes_per_slot"] == 1 * (256 + 256) * 2 == 1024
+    assert report["state_const_bytes"] == {"conv": (2 * 8 * 128 + 16 * 128) * 3 * 2,
+                                           "ssm": 16 * 128 * 128 * 2}
+    assert report["state_const_bytes"] == {"conv": 24576, "ssm": 524288}
+    assert report["tp"] == 2 and report["pattern"] == "(3*gdn,full)*12"
+    assert report["kv_bytes_per_token_all_layers"] == 12 * 1024
+    assert report["state_bytes_per_request"] == 36 * (24576 + 524288)
+
+
+def test_model_json_without_state_has_empty_state(capsys):
+    _, out = run(["model", "--preset", "llama-3.1-8b", "--kv-dtype", "fp8", "--json"], capsys)
+    report = json.loads(out)
+    assert report["state_const_bytes"] == {}
+    assert report["kv_bytes_per_slot"] == 8 * (128 + 128) * 1
+
+
+def test_model_text_and_export(capsys, tmp_path):
+    _, text = run(["model", "--preset", "nemotron-h-8b", "--ssm-dtype", "fp32"], capsys)
+    assert "cache layers: 28 from 52 model layers" in text
+    assert "ssm 4,194,304" in text  # 128 * 64 * 128 * 4
+    _, exported = run(["model", "--preset", "nemotron-h-8b", "--tp", "2", "--export"], capsys)
+    path = tmp_path / "nemotron-tp2.json"
+    path.write_text(exported)
+    _, again = run(["model", "--model-file", str(path), "--json"], capsys)
+    report = json.loads(again)
+    assert report["tp"] == 2
+    assert report["state_const_bytes"] == {"conv": (128 * 64 + 2 * 8 * 128) // 2 * 3 * 2,
+                                           "ssm": 64 * 64 * 128 * 2}
+
+
+def test_model_from_hf_config_path_and_dir(capsys, tmp_path):
+    cfg = {"model_type": "gpt_oss", "num_hidden_layers": 4, "num_key_value_heads": 8,
+           "head_dim": 64, "sliding_window": 128}
+    (tmp_path / "config.json").write_text(json.dumps(cfg))
+    for arg in (str(tmp_path / "config.json"), str(tmp_path)):
+        _, out = run(["model", "--hf-config", arg, "--json"], capsys)
+        report = json.loads(out)
+        assert report["layer_types"] == ["sliding_attention", "full_attention"] * 2
+        assert report["sliding_window"] == 128
+        assert report["kv_bytes_per_slot"] == 8 * 128 * 2
+
+
+def test_presets_lists_names(capsys):
+    _, out = run(["presets"], capsys)
+    assert out.split("\n")[:-1] == list_presets()
+    _, out = run(["presets", "--json"], capsys)
+    rows = {row["name"]: row for row in json.loads(out)}
+    assert rows["Falcon-H1-7B"]["cache_layers"] == 88
+
+
+def test_plan_style_options():
+    parser = argparse.ArgumentParser()
+    add_model_arguments(parser)
+    assert model_from_args(parser.parse_args([])) is None
+    spec = model_from_args(parser.parse_args(["--preset", "gpt-oss-20b", "--tp", "4"]))
+    assert spec.tp == 4 and spec.kv_bytes_per_slot() == 2 * 128 * 2
+    with pytest.raises(SystemExit):  # argparse: one source only
+        parser.parse_args(["--preset", "a", "--hf-config", "b"])
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["model", "--preset", "nope"], "unknown preset 'nope'"),
+        (["model", "--preset", "llama-3.1-8b", "--tp", "3"], "not divisible by tp = 3"),
+        (["model", "--preset", "llama-3.1-8b", "--tp", "0"], "tp must be at least 1"),
+        (["model", "--preset", "llama-3.1-8b", "--kv-dtype", "fp4"], "unknown dtype 'fp4'"),
+        (["model"], "model needs a source"),
+        (["model", "--hf-config", "{oops"], "not valid JSON"),
+        (["model", "--hf-config", '{"model_type": "llama", "num_hidden_layers": 10000000}'],
+         "too large to be real"),
+        (["model", "--hf-config", '{"model_type": "qwen3", "head_dim": 0}'], "head_dim = 0"),
+        (["model", "--hf-config", '{"model_type": "t5"}'], "not supported"),
+        (["model", "--hf-config", "no/such"], "could not fetch config.json of no/such: offline"),
+        (["model", "--hf-config", "/no/such/config.json"], "config.json not found"),
+    ],
+)
+def test_errors_are_one_line_exit_2(argv, message, capsys):
+    assert main(argv) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    lines = captured.err.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ")
+    assert message in lines[0]
+
+
+def test_malformed_model_file(tmp_path, capsys):
+    path = tmp_path / "m.json"
+    path.write_text('{"name": "x", "kinds": {}, "pattern": "a"}')
+    assert main(["model", "--model-file", str(path)]) == 2
+    assert "kinds must be a non-empty object" in capsys.readouterr().err
+
+
+def test_module_entry_point():
+    proc = subprocess.run(
+        [sys.executable, "-m", "flatkv.model_cli", "model", "--preset", "qwen3-next-80b-a3b",
+         "--tp", "2", "--json"],
+        cwd=ROOT, capture_output=True, text=True, timeout=60, check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(proc.stdout)
+    assert (report["kv_bytes_per_slot"], report["state_const_bytes"]) == (
+        1024, {"conv": 24576, "ssm": 524288})
+    proc = subprocess.run(
+        [sys.executable, "-m", "flatkv.model_cli", "model", "--preset", "x"],
+        cwd=ROOT, capture_output=True, text=True, timeout=60, check=False,
+    )
+    assert proc.returncode == 2 and len(proc.stderr.splitlines()) == 1
+    assert "Traceback" not in proc.stderr
+
+
+def test_registers_on_the_main_cli_parser_class():
+    """The subcommands plug into flatkv.cli's parser (one-line errors, `run` convention)."""
+    from flatkv.cli import _Parser
+
+    parser = _Parser(prog="python -m flatkv")
+    register(parser.add_subparsers(dest="command", required=True, parser_class=_Parser))
+    args = parser.parse_args(["model", "--preset", "DeepSeek-V3", "--tp", "8", "--json"])
+    report = json.loads(args.run(args))
+    assert report["kv_bytes_per_slot"] == (512 + 64) * 2  # MLA is not split by tp
+    with pytest.raises(ValueError, match="expected one argument"):
+        parser.parse_args(["model", "--tp"])

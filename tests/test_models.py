@@ -1,0 +1,343 @@
+"""Model specifications: bytes per kind and TP rank (SPEC.md §2), patterns, export, errors."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from flatkv.dtypes import canonical_dtype, dtype_bytes
+from flatkv.models import (
+    AttentionLayer,
+    GDNLayer,
+    Mamba1Layer,
+    Mamba2Layer,
+    MLALayer,
+    ModelSpec,
+    layer_from_dict,
+)
+from flatkv.patterns import format_pattern, layer_runs, parse_pattern
+from flatkv.profile import CacheProfile
+
+QWEN_NEXT_GDN = GDNLayer(k_heads=16, v_heads=32, head_dim_k=128, head_dim_v=128, conv_kernel=4)
+QWEN_NEXT_ATTN = AttentionLayer(kv_heads=2, head_dim_k=256, head_dim_v=256)
+
+
+def qwen_next(**options) -> ModelSpec:
+    return ModelSpec.from_pattern(
+        name="qwen-next", kinds={"gdn": QWEN_NEXT_GDN, "full": QWEN_NEXT_ATTN},
+        pattern="(3*gdn,full)*12", **options,
+    )
+
+
+# ---- dtypes ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "canonical", "nbytes"),
+    [
+        ("float32", "float32", 4), ("fp32", "float32", 4), ("torch.float32", "float32", 4),
+        ("bf16", "bfloat16", 2), ("BFloat16", "bfloat16", 2), ("half", "float16", 2),
+        ("fp16", "float16", 2), ("fp8", "float8_e4m3fn", 1), ("fp8_e5m2", "float8_e5m2", 1),
+        ("float8_e4m3fn", "float8_e4m3fn", 1), ("int8", "int8", 1),
+    ],
+)
+def test_dtype_names_and_aliases(name, canonical, nbytes):
+    assert canonical_dtype(name) == canonical
+    assert dtype_bytes(name) == nbytes
+
+
+@pytest.mark.parametrize("bad", ["fp9", "float64", "", None, "bfloat"])
+def test_unknown_dtype_lists_known_names(bad):
+    with pytest.raises(ValueError, match="unknown dtype.*float32, bfloat16, float16"):
+        dtype_bytes(bad)
+
+
+# ---- bytes per kind, per TP rank -------------------------------------------------------------
+
+
+def test_attention_bytes_split_and_replicated():
+    attn = AttentionLayer(kv_heads=8, head_dim_k=128, head_dim_v=128)
+    assert attn.kv_bytes_per_slot(1, "bfloat16") == 8 * (128 + 128) * 2  # 4,096
+    assert attn.kv_bytes_per_slot(4, "bfloat16") == 2 * (128 + 128) * 2  # 1,024
+    assert attn.kv_bytes_per_slot(8, "fp8") == 1 * (128 + 128) * 1  # 256
+    # fewer KV heads than ranks: one head per rank (replicated), not a fraction
+    assert attn.kv_bytes_per_slot(16, "bf16") == 1 * 256 * 2
+    # K and V head dims may differ
+    assert AttentionLayer(4, 192, 128).kv_bytes_per_slot(2, "float32") == 2 * (192 + 128) * 4
+
+
+def test_attention_heads_not_divisible_by_tp_is_an_error():
+    with pytest.raises(ValueError, match="kv_heads = 8 is not divisible by tp = 3"):
+        AttentionLayer(8, 128, 128).kv_bytes_per_slot(3, "bfloat16")
+    with pytest.raises(ValueError, match="cannot be replicated evenly over tp = 8"):
+        AttentionLayer(3, 128, 128).kv_bytes_per_slot(8, "bfloat16")
+
+
+def test_mla_is_not_split_by_tp():
+    mla = MLALayer(kv_lora_rank=512, qk_rope_head_dim=64)
+    assert mla.kv_bytes_per_slot(1, "bfloat16") == (512 + 64) * 2 == 1152
+    assert mla.kv_bytes_per_slot(8, "bfloat16") == 1152
+
+
+def test_gdn_state_per_rank():
+    # conv (2*16*128 + 32*128) x (4-1) x 2 B; ssm 32 x 128 x 128 elements
+    assert QWEN_NEXT_GDN.state_bytes(1, "bf16", "bf16") == {
+        "conv": (2 * 16 * 128 + 32 * 128) * 3 * 2,  # 49,152
+        "ssm": 32 * 128 * 128 * 2,  # 1,048,576
+    }
+    assert QWEN_NEXT_GDN.state_shapes(2) == {"conv": (2 * 8 * 128 + 16 * 128, 3),
+                                             "ssm": (16, 128, 128)}
+    assert QWEN_NEXT_GDN.state_bytes(2, "bf16", "float32") == {
+        "conv": 24576, "ssm": 16 * 128 * 128 * 4,
+    }
+    with pytest.raises(ValueError, match="gdn.k_heads = 16 is not divisible by tp = 3"):
+        QWEN_NEXT_GDN.state_bytes(3, "bf16", "bf16")
+
+
+def test_mamba2_state_per_rank_and_group_replication():
+    nemotron = Mamba2Layer(n_heads=128, head_dim=64, d_state=128, n_groups=8, conv_kernel=4)
+    assert nemotron.state_bytes(1, "bf16", "bf16") == {
+        "conv": (128 * 64 + 2 * 8 * 128) * 3 * 2,  # 61,440
+        "ssm": 128 * 64 * 128 * 2,  # 2,097,152
+    }
+    assert nemotron.state_bytes(4, "bf16", "bf16") == {
+        "conv": (128 * 64 + 2 * 8 * 128) // 4 * 3 * 2,
+        "ssm": 32 * 64 * 128 * 2,
+    }
+    one_group = Mamba2Layer(n_heads=128, head_dim=64, d_state=128, n_groups=1, conv_kernel=4)
+    # tp 2 does not divide 1 group: groups are raised to 2, one per rank
+    assert one_group.state_shapes(2)["conv"] == ((128 * 64 + 2 * 2 * 128) // 2, 3)
+    assert one_group.state_shapes(1)["conv"] == (128 * 64 + 2 * 1 * 128, 3)
+    with pytest.raises(ValueError, match="n_groups = 12 is not divisible by tp = 8"):
+        Mamba2Layer(n_heads=128, head_dim=64, d_state=128, n_groups=12, conv_kernel=4
+                    ).state_shapes(8)
+
+
+def test_mamba1_state_per_rank():
+    jamba = Mamba1Layer(d_inner=8192, d_state=16, conv_kernel=4)
+    assert jamba.state_bytes(1, "bf16", "bf16") == {"conv": 8192 * 3 * 2, "ssm": 8192 * 16 * 2}
+    assert jamba.state_bytes(2, "bf16", "fp32") == {"conv": 4096 * 3 * 2, "ssm": 4096 * 16 * 4}
+
+
+@pytest.mark.parametrize(
+    ("cls", "kwargs", "message"),
+    [
+        (AttentionLayer, {"kv_heads": 0, "head_dim_k": 128, "head_dim_v": 128}, "kv_heads"),
+        (AttentionLayer, {"kv_heads": 8, "head_dim_k": 0, "head_dim_v": 128}, "head_dim_k"),
+        (AttentionLayer, {"kv_heads": 8, "head_dim_k": 128, "head_dim_v": 128.0}, "head_dim_v"),
+        (AttentionLayer, {"kv_heads": True, "head_dim_k": 1, "head_dim_v": 1}, "kv_heads"),
+        (AttentionLayer, {"kv_heads": 8, "head_dim_k": 128, "head_dim_v": 128,
+                          "sliding_window": 0}, "sliding_window"),
+        (GDNLayer, {"k_heads": 16, "v_heads": 32, "head_dim_k": 128, "head_dim_v": 128,
+                    "conv_kernel": 1}, "conv_kernel"),
+        (Mamba2Layer, {"n_heads": 10**7, "head_dim": 64, "d_state": 128, "n_groups": 1,
+                       "conv_kernel": 4}, "too large to be real"),
+        (MLALayer, {"kv_lora_rank": -1, "qk_rope_head_dim": 64}, "kv_lora_rank"),
+    ],
+)
+def test_bad_geometry_is_rejected(cls, kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        cls(**kwargs)
+
+
+# ---- ModelSpec -> CacheProfile ----------------------------------------------------------------
+
+
+def test_qwen_next_profile_tp1_and_tp2():
+    spec = qwen_next()
+    profile = spec.profile()
+    assert isinstance(profile, CacheProfile)
+    assert profile.layer_types == ("linear_attention",) * 3 + ("full_attention",) + \
+        profile.layer_types[4:]
+    assert profile.count("full_attention") == 12 and profile.count("linear_attention") == 36
+    assert profile.kv_bytes_per_slot == 2 * (256 + 256) * 2 == 2048
+    assert profile.state_const_bytes == {"conv": 49152, "ssm": 32 * 128 * 128 * 2}
+    tp2 = spec.with_options(tp=2, kv_dtype="bf16").profile()
+    assert tp2.kv_bytes_per_slot == 1 * (256 + 256) * 2 == 1024
+    assert tp2.state_const_bytes == {"conv": 24576, "ssm": 16 * 128 * 128 * 2}  # 524,288
+    assert list(profile.state_const_bytes) == ["conv", "ssm"]  # row order
+    comps = tp2.components()
+    assert len(comps) == 12 + 36 * 2
+
+
+def test_with_options_changes_only_what_is_given():
+    spec = qwen_next()
+    changed = spec.with_options(ssm_dtype="fp32")
+    assert (changed.tp, changed.kv_dtype, changed.conv_dtype, changed.ssm_dtype) == (
+        1, "bfloat16", "bfloat16", "float32")
+    assert changed.state_const_bytes()["ssm"] == 32 * 128 * 128 * 4
+    assert changed.with_options(kv_dtype="fp8").kv_bytes_per_slot() == 2 * 512 * 1
+    with pytest.raises(ValueError, match="tp must be at least 1"):
+        spec.with_options(tp=0)
+    with pytest.raises(ValueError, match="kv_dtype: unknown dtype"):
+        spec.with_options(kv_dtype="fp4")
+
+
+def test_falcon_style_double_layers_and_mixed_sliding():
+    spec = ModelSpec.from_pattern(
+        name="falcon-like",
+        kinds={"attn": AttentionLayer(2, 128, 128),
+               "ssm": Mamba2Layer(24, 128, 256, 1, 4)},
+        pattern="(attn,ssm)*3",
+    )
+    assert spec.layer_types == ("full_attention", "linear_attention") * 3
+    assert spec.profile().state_const_bytes == {
+        "conv": (24 * 128 + 2 * 1 * 256) * 3 * 2, "ssm": 24 * 128 * 256 * 2}
+    gpt = ModelSpec.from_pattern(
+        name="gpt-oss-like",
+        kinds={"s": AttentionLayer(8, 64, 64, sliding_window=128), "f": AttentionLayer(8, 64, 64)},
+        pattern="(s,f)*2",
+    )
+    profile = gpt.profile()
+    assert profile.layer_types == ("sliding_attention", "full_attention") * 2
+    assert profile.sliding_window == 128
+    assert profile.kv_bytes_per_slot == 8 * 128 * 2
+
+
+def test_profile_refuses_attention_layers_of_different_bytes():
+    layers = (AttentionLayer(8, 128, 128), AttentionLayer(4, 128, 128))
+    spec = ModelSpec(name="mixed", layers=layers)
+    with pytest.raises(ValueError, match="differ in bytes per token"):
+        spec.profile()
+    # the summary still shows both, per kind
+    rows = spec.summary()
+    assert [(r.name, r.kv_bytes_per_token) for r in rows] == [("full", 4096), ("full_2", 2048)]
+
+
+def test_profile_refuses_state_layers_of_different_bytes_and_windows():
+    spec = ModelSpec(name="s", layers=(QWEN_NEXT_GDN, Mamba1Layer(8192, 16, 4)))
+    with pytest.raises(ValueError, match="differ in state bytes"):
+        spec.profile()
+    layers = (AttentionLayer(8, 64, 64, 128), AttentionLayer(8, 64, 64, 256))
+    spec = ModelSpec(name="w", layers=layers)
+    with pytest.raises(ValueError, match="different windows"):
+        spec.profile()
+
+
+def test_summary_rows_and_totals():
+    spec = qwen_next(tp=2)
+    rows = {r.name: r for r in spec.summary()}
+    assert rows["gdn"].count == 36 and rows["full"].count == 12
+    assert rows["gdn"].state_bytes_per_layer == 24576 + 524288
+    assert rows["gdn"].state_shapes == {"conv": (4096, 3), "ssm": (16, 128, 128)}
+    assert rows["full"].kv_bytes_per_token == 1024
+    assert spec.kv_bytes_per_token_all_layers() == 12 * 1024
+    assert spec.state_bytes_per_request() == 36 * (24576 + 524288)
+
+
+def test_spec_validation_errors():
+    with pytest.raises(ValueError, match="layers is empty"):
+        ModelSpec(name="x", layers=())
+    with pytest.raises(ValueError, match="name must be a non-empty string"):
+        ModelSpec(name="", layers=(QWEN_NEXT_ATTN,))
+    with pytest.raises(ValueError, match="too large to be real"):
+        ModelSpec(name="x", layers=(QWEN_NEXT_ATTN,) * 10_001)
+    with pytest.raises(ValueError, match=r"layers\[1\] must be a cache layer"):
+        ModelSpec(name="x", layers=(QWEN_NEXT_ATTN, "full"))
+    with pytest.raises(ValueError, match="gdn.k_heads = 16 is not divisible by tp = 3"):
+        qwen_next(tp=3)
+
+
+# ---- patterns ---------------------------------------------------------------------------------
+
+
+def test_parse_pattern_forms():
+    assert parse_pattern("(3*gdn,full)*2") == ["gdn", "gdn", "gdn", "full"] * 2
+    assert parse_pattern("gdn*2, full") == ["gdn", "gdn", "full"]
+    assert parse_pattern("2*(a,3*b)") == ["a", "b", "b", "b"] * 2
+    assert parse_pattern(" a ") == ["a"]
+    assert layer_runs(["a", "a", "b", "a"]) == [("a", 2), ("b", 1), ("a", 1)]
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("", "non-empty"),
+        ("(a,b", r"expected '\)'"),
+        ("a,,b", "expected 'name'"),
+        ("0*a", "positive"),
+        ("a;b", "unexpected ';'"),
+        ("(a)*10000000", "more than 10000 cache layers"),
+        ("((a)*1000)*1000000000", "more than 10000 cache layers"),
+        ("a b", "unexpected 'b'"),
+    ],
+)
+def test_parse_pattern_errors(text, message):
+    with pytest.raises(ValueError, match=message):
+        parse_pattern(text)
+
+
+def test_format_pattern_is_compact():
+    assert format_pattern(["gdn", "gdn", "gdn", "full"] * 12) == "(3*gdn,full)*12"
+    assert format_pattern(["full"] * 32) == "32*full"
+    assert format_pattern(["s", "f"] * 12) == "(s,f)*12"
+    nemotron = list("MMMM*MMMMM*MMMMM*MMMMM*MMMMM".replace("*", "A"))
+    assert format_pattern(nemotron) == "4*M,(A,5*M)*4"
+
+
+@given(st.lists(st.sampled_from(["a", "b", "c"]), min_size=1, max_size=60))
+def test_format_then_parse_round_trips(names):
+    assert parse_pattern(format_pattern(names)) == names
+
+
+# ---- export format ---------------------------------------------------------------------------
+
+
+def test_to_dict_from_dict_round_trip_is_exact():
+    spec = qwen_next(tp=2, ssm_dtype="fp32", source="test", notes="n", model_layers=48)
+    data = spec.to_dict()
+    assert data["pattern"] == "(3*gdn,full)*12"
+    assert data["kinds"]["full"] == {"kind": "attention", "kv_heads": 2, "head_dim_k": 256,
+                                     "head_dim_v": 256, "sliding_window": None}
+    back = ModelSpec.from_dict(data)
+    assert back == spec
+    assert back.to_dict() == data
+    assert back.kinds == spec.kinds
+
+
+def test_from_dict_keeps_user_kind_names_and_with_pattern_edits_order():
+    data = qwen_next().to_dict()
+    data["kinds"] = {"lin": data["kinds"]["gdn"], "att": data["kinds"]["full"]}
+    data["pattern"] = "(lin,lin,lin,att)*12"
+    spec = ModelSpec.from_dict(data)
+    assert spec.pattern == "(3*lin,att)*12"
+    assert spec.layers == qwen_next().layers
+    edited = spec.with_pattern("(lin,att)*4")
+    assert edited.count("full_attention") == 4 and len(edited.layers) == 8
+
+
+@pytest.mark.parametrize(
+    ("mutate", "message"),
+    [
+        (lambda d: d.pop("kinds"), "missing 'kinds'"),
+        (lambda d: d.pop("pattern"), "missing 'pattern'"),
+        (lambda d: d.update(kinds={}), "kinds must be a non-empty object"),
+        (lambda d: d.update(extra=1), r"unknown field\(s\) \['extra'\]"),
+        (lambda d: d.update(format="other/9"), "not supported"),
+        (lambda d: d["kinds"]["full"].update(kind="rwkv"), "kind = 'rwkv' is unknown"),
+        (lambda d: d["kinds"]["full"].pop("kv_heads"), r"missing \['kv_heads'\]"),
+        (lambda d: d["kinds"]["full"].update(kv_heads=0), "kv_heads must be at least 1"),
+        (lambda d: d["kinds"]["full"].update(head_dim_k=0), "head_dim_k must be at least 1"),
+        (lambda d: d["kinds"]["full"].update(heads=2), r"unknown field\(s\) \['heads'\]"),
+        (lambda d: d["kinds"]["gdn"].update(k_heads="16"), "k_heads must be a whole number"),
+        (lambda d: d.update(pattern="(gdn,full)*10000000"), "too large to be real|more than"),
+        (lambda d: d.update(pattern="(gdn,fulll)*2"), r"unknown kind\(s\) \['fulll'\]"),
+        (lambda d: d.update(tp=2.0), "tp must be a whole number"),
+        (lambda d: d.update(tp=10**6), "too large to be real"),
+        (lambda d: d.update(kv_dtype="fp4"), "unknown dtype 'fp4'"),
+        (lambda d: d.update(name=None), "name must be a non-empty string"),
+    ],
+)
+def test_from_dict_errors(mutate, message):
+    data = qwen_next().to_dict()
+    mutate(data)
+    with pytest.raises(ValueError, match=message):
+        ModelSpec.from_dict(data)
+
+
+def test_from_dict_rejects_non_objects():
+    with pytest.raises(ValueError, match="must be a JSON object"):
+        ModelSpec.from_dict([1, 2])
+    with pytest.raises(ValueError, match="must be an object with a 'kind'"):
+        layer_from_dict("attention")

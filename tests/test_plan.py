@@ -1,0 +1,179 @@
+"""flatkv.plan: the pinned numbers of SPEC.md §1 and issue #2, derived by hand, and its errors."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from flatkv import plan
+from flatkv.patterns import parse_layer_pattern
+from flatkv.plan import ComponentSpec
+
+# Qwen3.5-like: 12 x (3 linear + 1 full). KV 2 x 2 heads x 256 x 2 B; conv (2*128*16 + 128*32)
+# x 3 x 2 B; ssm 32 x 128 x 128 x 4 B.
+KV = 2 * 2 * 256 * 2
+CONV = (2 * 128 * 16 + 128 * 32) * 3 * 2
+SSM = 32 * 128 * 128 * 4
+QWEN35 = parse_layer_pattern("(3*linear_attention,full_attention)*12")
+
+
+def qwen35(**kw):
+    return dict(layer_types=QWEN35, kv_bytes_per_slot=KV,
+                state_const_bytes={"conv": CONV, "ssm": SSM}, **kw)
+
+
+def test_spec_byte_counts():
+    assert (KV, CONV, SSM) == (2_048, 49_152, 2_097_152)
+    assert math.ceil((CONV + SSM) / KV) == 1_048
+
+
+@pytest.mark.parametrize(
+    ("block_size", "alignment", "expected"),
+    [(64, None, 1_088), (64, 16, 1_056), (2_048, None, 2_048), (1_048, None, 1_048),
+     (1_047, 1, 1_048)],
+)
+def test_equalized_block_size_pins(block_size, alignment, expected):
+    p = plan.equalized_block_size(**qwen35(block_size=block_size, alignment=alignment))
+    assert p == expected
+
+
+def test_linear_row_with_two_state_components():
+    # 1 KiB/slot KV, 40 KiB conv + 60 KiB ssm in one linear row: needs 100 slots; alignment 4.
+    comps = [
+        ComponentSpec("full_attention", 0, "kv", 1024, 0),
+        ComponentSpec("linear_attention", 0, "conv", 0, 40 * 1024),
+        ComponentSpec("linear_attention", 0, "ssm", 0, 60 * 1024),
+    ]
+    geo = plan.solve_page_geometry(comps, block_size=16, alignment=4)
+    assert (geo.block_size, geo.block_bytes) == (100, 100 * 1024)
+
+
+def test_plan_tensors_qwen35_by_hand():
+    comps = plan.components_from_layers(**qwen35())
+    budget = 80 * 10**9
+    p = plan.plan_tensors(comps, block_size=64, alignment=16, budget_bytes=budget)
+    # P = 1,056; slots 0..11 hold [conv | ssm] of linear layer j and the kv row of full layer j;
+    # slots 12..35 hold only linear layer j's state row.
+    kv_row = KV * 1_056
+    state_row = CONV + SSM
+    block_bytes = 12 * (state_row + kv_row) + 24 * state_row
+    assert p.geometry.block_size == 1_056
+    assert p.geometry.block_bytes == block_bytes == 103_219_200
+    assert p.geometry.num_blocks == budget // block_bytes == 775
+    assert len(p.tensors) == 36
+    assert p.tensors[0].nbytes == 775 * (state_row + kv_row)
+    assert p.tensors[35].nbytes == 775 * state_row
+    b = p.tensors[0].bindings
+    assert [(x.group_id, x.layer, x.component, x.nbytes_per_block, x.row_offset) for x in b] == [
+        ("linear_attention", 0, "conv", CONV, 0),
+        ("linear_attention", 0, "ssm", SSM, CONV),
+        ("full_attention", 0, "kv", kv_row, 0),
+    ]
+
+
+def test_plan_component_tensors_by_hand():
+    comps = plan.components_from_layers(**qwen35())
+    p = plan.plan_component_tensors(comps, block_size=64, budget_bytes=10**10,
+                                    reserved_bytes_per_block=1000)
+    per_block = 12 * KV * 64 + 36 * (CONV + SSM) + 1000
+    assert p.geometry == plan.BlockGeometry(64, per_block, 10**10 // per_block)
+    assert len(p.tensors) == 12 + 36 * 2
+    assert p.tensors[0].name == "flat_linear_attention_0_conv"
+
+
+def test_state_rows_without_linear_row_raise():
+    comps = [ComponentSpec("linear_attention", 0, "ssm", 0, 100)]
+    with pytest.raises(ValueError, match="linear"):
+        plan.solve_page_geometry(comps, block_size=16, alignment=16)
+
+
+def test_row_mixing_linear_and_constant_raises():
+    comps = [ComponentSpec("g", 0, "kv", 8, 0), ComponentSpec("g", 0, "ssm", 0, 100)]
+    with pytest.raises(ValueError, match=r"row \(g, layer 0\) mixes linear and constant"):
+        plan.solve_page_geometry(comps, block_size=16, alignment=16)
+
+
+def test_occurrence_index_and_state_const_bytes():
+    assert plan.occurrence_index(["a", "b", "a", "a", "b"]) == [0, 0, 1, 2, 1]
+
+    class DType:
+        def __init__(self, itemsize):
+            self.itemsize = itemsize
+
+    assert plan.state_const_bytes((8192, 3), DType(2), (32, 128, 128), DType(4)) == {
+        "conv": 8192 * 3 * 2, "ssm": 32 * 128 * 128 * 4}
+    assert plan.state_const_bytes([4, 2], 2, [3], 1) == {"conv": 16, "ssm": 3}
+
+
+def test_huge_numbers_stay_exact():
+    # Past 2**53 a float ceil would be wrong; the equalizer uses integer arithmetic.
+    big = 2**80 + 1
+    comps = [ComponentSpec("f", 0, "kv", 1, 0), ComponentSpec("s", 0, "ssm", 0, big)]
+    geo = plan.solve_page_geometry(comps, block_size=1, alignment=3)
+    assert geo.block_size == 3 * (-(-big // 3))
+    assert geo.block_size % 3 == 0 and geo.block_size >= big
+
+
+# --------------------------------------------------------------------------------------------
+# Clear errors: ValueError naming the field, the value and the fix.
+
+GOOD = [ComponentSpec("full_attention", 0, "kv", 4096, 0)]
+
+
+@pytest.mark.parametrize(
+    ("call", "match"),
+    [
+        (lambda: plan.plan_tensors(GOOD, block_size=0, alignment=16, budget_bytes=10**9),
+         "block_size must be positive, got 0"),
+        (lambda: plan.plan_tensors(GOOD, block_size=16, alignment=-4, budget_bytes=10**9),
+         "alignment must be positive, got -4"),
+        (lambda: plan.plan_tensors(GOOD, block_size=16.0, alignment=16, budget_bytes=10**9),
+         "block_size must be a whole number, got 16.0"),
+        (lambda: plan.plan_tensors(GOOD, block_size=True, alignment=16, budget_bytes=10**9),
+         "block_size must be a whole number, got True"),
+        (lambda: plan.plan_tensors([], block_size=16, alignment=16, budget_bytes=10**9),
+         "components is empty"),
+        (lambda: plan.plan_tensors([ComponentSpec("g", 0, "kv", -1, 0)], block_size=16,
+                                   alignment=16, budget_bytes=10**9),
+         r"components\[0\].bytes_per_slot must be at least 0, got -1"),
+        (lambda: plan.plan_tensors([ComponentSpec("g", 0, "x", 1, 1)], block_size=16,
+                                   alignment=16, budget_bytes=10**9),
+         "exactly one of them must be positive"),
+        (lambda: plan.plan_tensors([ComponentSpec("g", 0, "x", 0, 0)], block_size=16,
+                                   alignment=16, budget_bytes=10**9),
+         "exactly one of them must be positive"),
+        (lambda: plan.plan_tensors(GOOD * 2, block_size=16, alignment=16, budget_bytes=10**9),
+         r"repeats \(group, layer, component\)"),
+        (lambda: plan.plan_tensors(GOOD, block_size=16, alignment=16, budget_bytes=65536 * 2 - 1),
+         "holds 1 block.* give a budget of at least 131072 bytes"),
+        (lambda: plan.plan_tensors(GOOD, block_size=16, alignment=16, budget_bytes=-5),
+         "budget_bytes must be at least 0, got -5"),
+        (lambda: plan.plan_tensors(GOOD, block_size=16, alignment=16, budget_bytes=1e12),
+         "budget_bytes must be a whole number"),
+        (lambda: plan.plan_component_tensors(GOOD, block_size=16, budget_bytes=10,
+                                             reserved_bytes_per_block=0),
+         "holds 0 block"),
+        (lambda: plan.plan_component_tensors(GOOD, block_size=16, budget_bytes=10**9,
+                                             reserved_bytes_per_block=-1),
+         "reserved_bytes_per_block must be at least 0, got -1"),
+        (lambda: plan.components_from_layers(layer_types=[], kv_bytes_per_slot=1,
+                                             state_const_bytes={}), "layer_types is empty"),
+        (lambda: plan.components_from_layers(layer_types=["full_attention"], kv_bytes_per_slot=0,
+                                             state_const_bytes={}),
+         "kv_bytes_per_slot must be positive, got 0"),
+        (lambda: plan.components_from_layers(layer_types=["linear_attention"],
+                                             kv_bytes_per_slot=0, state_const_bytes={}),
+         "state_const_bytes is empty"),
+        (lambda: plan.state_const_bytes((0, 3), 2, (1,), 2), r"conv_shape\[0\] must be positive"),
+        (lambda: plan.state_const_bytes((1, 3), object(), (1,), 2), "conv_dtype itemsize"),
+    ],
+)
+def test_bad_input_raises_clear_value_error(call, match):
+    with pytest.raises(ValueError, match=match):
+        call()
+
+
+def test_huge_budget_does_not_hang():
+    p = plan.plan_tensors(GOOD, block_size=16, alignment=16, budget_bytes=10**30)
+    assert p.geometry.num_blocks == 10**30 // (4096 * 16)

@@ -1,0 +1,136 @@
+"""Bundled presets: every SPEC.md §2 row, computed by hand here, and the preset file format."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from flatkv.models import ModelSpec
+from flatkv.presets import PRESET_DIR, list_presets, load_preset, load_spec_file
+
+BF16, FP32 = 2, 4
+FULL, SLIDING, LINEAR = "full_attention", "sliding_attention", "linear_attention"
+
+# name -> (cache layers by label, kv_bytes_per_slot, state_const_bytes), TP 1, arithmetic of SPEC §2
+EXPECTED = {
+    "Qwen3-Next-80B-A3B": (
+        {FULL: 12, LINEAR: 36},
+        2 * (256 + 256) * BF16,  # 2,048
+        {"conv": (2 * 16 * 128 + 32 * 128) * (4 - 1) * BF16,  # 49,152
+         "ssm": 32 * 128 * 128 * BF16},  # 524,288 elements
+    ),
+    "Qwen3.5-27B": (
+        {FULL: 16, LINEAR: 48},
+        4 * (256 + 256) * BF16,
+        {"conv": (2 * 16 * 128 + 48 * 128) * 3 * BF16, "ssm": 48 * 128 * 128 * FP32},
+    ),
+    "Nemotron-H-8B": (
+        {FULL: 4, LINEAR: 24},
+        8 * (128 + 128) * BF16,  # 4,096
+        {"conv": (128 * 64 + 2 * 8 * 128) * 3 * BF16,  # 61,440
+         "ssm": 128 * 64 * 128 * BF16},  # 2,097,152
+    ),
+    "Jamba-1.5-Mini": (
+        {FULL: 4, LINEAR: 28},
+        8 * (128 + 128) * BF16,
+        {"conv": 8192 * 3 * BF16, "ssm": 8192 * 16 * BF16},  # 49,152; 262,144
+    ),
+    "Falcon-H1-7B": (
+        {FULL: 44, LINEAR: 44},
+        2 * (128 + 128) * BF16,  # 1,024
+        {"conv": (24 * 128 + 2 * 1 * 256) * 3 * BF16,  # 21,504
+         "ssm": 24 * 128 * 256 * BF16},  # 1,572,864
+    ),
+    "granite-4.0-h-small": (
+        {FULL: 4, LINEAR: 36},
+        8 * (128 + 128) * BF16,
+        {"conv": (128 * 64 + 2 * 1 * 128) * 3 * BF16,  # 50,688 (d_inner 8,192)
+         "ssm": 128 * 64 * 128 * BF16},  # 2,097,152
+    ),
+    "gpt-oss-20b": ({SLIDING: 12, FULL: 12}, 8 * (64 + 64) * BF16, {}),
+    "gpt-oss-120b": ({SLIDING: 18, FULL: 18}, 8 * (64 + 64) * BF16, {}),
+    "Llama-3.1-8B": ({FULL: 32}, 8 * (128 + 128) * BF16, {}),
+    "DeepSeek-V3": ({FULL: 61}, (512 + 64) * BF16, {}),  # 1,152
+}
+
+
+def test_spec_literal_values():
+    """The figures SPEC.md prints, against the arithmetic above."""
+    e = EXPECTED
+    assert e["Qwen3-Next-80B-A3B"][2] == {"conv": 49152, "ssm": 1048576}
+    assert e["Nemotron-H-8B"][1:] == (4096, {"conv": 61440, "ssm": 2097152})
+    assert e["Jamba-1.5-Mini"][2] == {"conv": 49152, "ssm": 262144}
+    assert e["Falcon-H1-7B"][1:] == (1024, {"conv": 21504, "ssm": 1572864})
+    assert e["granite-4.0-h-small"][2] == {"conv": 50688, "ssm": 2097152}
+    assert e["DeepSeek-V3"][1] == 1152 and e["gpt-oss-20b"][1] == 2048
+
+
+def test_all_required_presets_are_listed():
+    assert sorted(list_presets(), key=str.lower) == sorted(EXPECTED, key=str.lower)
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_preset_bytes(name):
+    counts, kv, state = EXPECTED[name]
+    spec = load_preset(name)
+    profile = spec.profile()
+    assert {label: profile.count(label) for label in counts} == counts
+    assert len(profile.layer_types) == sum(counts.values())
+    assert profile.kv_bytes_per_slot == kv
+    assert profile.state_const_bytes == state
+    assert spec.tp == 1
+    assert spec.source  # each preset names its source
+
+
+def test_preset_orders_and_windows():
+    labels = load_preset("Qwen3-Next-80B-A3B").layer_types
+    assert labels == (LINEAR, LINEAR, LINEAR, FULL) * 12
+    jamba = load_preset("jamba-1.5-mini").layer_types
+    assert [i for i, t in enumerate(jamba) if t == FULL] == [4, 12, 20, 28]
+    nemotron = "M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M-"
+    expected = [{"M": LINEAR, "*": FULL}[c] for c in nemotron if c != "-"]
+    assert list(load_preset("Nemotron-H-8B").layer_types) == expected
+    assert load_preset("Falcon-H1-7B").layer_types == (FULL, LINEAR) * 44
+    gpt = load_preset("gpt-oss-20b").profile()
+    assert gpt.layer_types == (SLIDING, FULL) * 12 and gpt.sliding_window == 128
+    assert load_preset("Nemotron-H-8B").model_layers == 52
+
+
+def test_qwen_next_tp2_matches_the_vllm_log():
+    profile = load_preset("Qwen3-Next-80B-A3B").with_options(tp=2, kv_dtype="bf16").profile()
+    assert profile.kv_bytes_per_slot == 1 * (256 + 256) * BF16 == 1024
+    assert profile.state_const_bytes == {
+        "conv": (2 * 8 * 128 + 16 * 128) * 3 * BF16,  # 24,576
+        "ssm": 16 * 128 * 128 * BF16,  # 524,288
+    }
+
+
+def test_lookup_is_case_insensitive_by_name_or_stem():
+    assert load_preset("qwen3-next-80b-a3b") == load_preset("QWEN3-NEXT-80B-A3B")
+    assert load_preset(" DeepSeek-V3 ").name == "DeepSeek-V3"
+
+
+def test_unknown_preset_lists_the_names():
+    with pytest.raises(ValueError, match="unknown preset 'Llama-9'.*DeepSeek-V3.*Qwen3-Next"):
+        load_preset("Llama-9")
+
+
+@pytest.mark.parametrize("path", sorted(PRESET_DIR.glob("*.json")), ids=lambda p: p.stem)
+def test_preset_files_are_canonical_exports(path):
+    """A preset is exactly what ModelSpec.to_dict writes, so export -> load is the same format."""
+    data = json.loads(path.read_text())
+    spec = ModelSpec.from_dict(data)
+    assert spec.to_dict() == data
+
+
+def test_export_and_load_again(tmp_path):
+    spec = load_preset("Nemotron-H-8B").with_options(tp=2, ssm_dtype="float32")
+    path = tmp_path / "mine.json"
+    path.write_text(json.dumps(spec.to_dict()))
+    assert load_spec_file(path) == spec
+    path.write_text("{not json")
+    with pytest.raises(ValueError, match="not valid JSON"):
+        load_spec_file(path)
+    with pytest.raises(ValueError, match="cannot read model file"):
+        load_spec_file(tmp_path / "missing.json")

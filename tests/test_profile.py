@@ -1,0 +1,37 @@
+"""CacheProfile: the model-independent input of plans and strategies, and its errors."""
+
+from __future__ import annotations
+
+import pytest
+
+from flatkv.profile import CacheProfile
+
+
+def test_profile_components_and_counts():
+    p = CacheProfile(["linear_attention", "linear_attention", "full_attention"], 1024,
+                     {"conv": 24_576, "ssm": 524_288}, name="tiny")
+    assert p.count("linear_attention") == 2 and p.has_state and p.has_attention
+    assert p.state_bytes_per_layer == 24_576 + 524_288
+    assert [(c.group_id, c.layer, c.component, c.bytes_per_slot, c.const_bytes)
+            for c in p.components()] == [
+        ("linear_attention", 0, "conv", 0, 24_576), ("linear_attention", 0, "ssm", 0, 524_288),
+        ("linear_attention", 1, "conv", 0, 24_576), ("linear_attention", 1, "ssm", 0, 524_288),
+        ("full_attention", 0, "kv", 1024, 0)]
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [(dict(layer_types=[], kv_bytes_per_slot=1), "layer_types is empty"),
+     (dict(layer_types=["mlp"], kv_bytes_per_slot=1), r"unknown label\(s\) \['mlp'\]"),
+     (dict(layer_types=["full_attention"], kv_bytes_per_slot=0), "kv_bytes_per_slot is 0"),
+     (dict(layer_types=["full_attention"], kv_bytes_per_slot=-1), "must be 0 or more, got -1"),
+     (dict(layer_types=["full_attention"], kv_bytes_per_slot=1.5), "whole number of bytes"),
+     (dict(layer_types=["linear_attention"], kv_bytes_per_slot=0), "state_const_bytes is empty"),
+     (dict(layer_types=["linear_attention"], kv_bytes_per_slot=0,
+           state_const_bytes={"ssm": 0}), r"state_const_bytes\['ssm'\] must be positive"),
+     (dict(layer_types=["sliding_attention"], kv_bytes_per_slot=8, sliding_window=0),
+      "sliding_window must be positive")],
+)
+def test_profile_errors(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        CacheProfile(**kwargs)

@@ -1,0 +1,464 @@
+"""Strategies against numbers derived by hand from SPEC sections 2 and 3.
+
+Each expected value is written as the arithmetic that produces it (from the SPEC formulas and
+the profile's bytes), so a reader can check it without running the code.
+"""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+
+import pytest
+from strategy_profiles import (
+    ANCHOR_BUDGET,
+    ANCHOR_CONTEXT,
+    FULL,
+    SLIDING,
+    gpt_oss_20b,
+    llama_31_8b,
+    nemotron_h_8b,
+    pure_mamba,
+    qwen3_next_tp2,
+)
+
+from flatkv.profile import CacheProfile
+from flatkv.strategies import (
+    CATEGORIES,
+    STRATEGIES,
+    StrategyOptions,
+    StrategyResult,
+    compare,
+    run_strategy,
+)
+
+GIB8 = 8 * 2**30
+
+
+def bd(result: StrategyResult) -> dict[str, int]:
+    return dict(result.breakdown)
+
+
+# ------------------------------------------------------------------------------------------
+# The anchor: vLLM's own log for Qwen3-Next-80B-A3B-Instruct, --tp 2, bf16, 44.59 GiB.
+
+
+def test_anchor_budget_is_floor_of_44_59_gib():
+    assert ANCHOR_BUDGET == 4459 * 2**30 // 100
+
+
+def test_vllm_anchor_matches_vllm_log():
+    r = run_strategy("vllm", qwen3_next_tp2(), budget_bytes=ANCHOR_BUDGET,
+                     context_tokens=ANCHOR_CONTEXT)
+    assert r.applies
+    assert r.block_size == 544  # "Setting attention block size to 544 tokens"
+    assert round(r.extras["state_padding_fraction"], 4) == 0.0149  # "Padding ... by 1.49%"
+    assert r.num_blocks == 7_162
+    assert r.capacity_tokens == 973_760  # "GPU KV cache size: 973,760 tokens"
+    assert round(r.max_concurrency, 2) == 14.77  # "Maximum concurrency ... 14.77x"
+    d = r.to_dict()
+    assert (d["block_size"], d["num_blocks"], d["capacity_tokens"]) == (544, 7_162, 973_760)
+    assert round(d["state_padding_fraction"], 4) == 0.0149
+    assert round(d["max_concurrency"], 2) == 14.77
+    json.dumps(d)  # JSON-ready
+
+
+def test_vllm_anchor_by_hand():
+    r = run_strategy("vllm", qwen3_next_tp2(), budget_bytes=ANCHOR_BUDGET,
+                     context_tokens=ANCHOR_CONTEXT)
+    state = 24_576 + 524_288  # 548,864
+    p = 16 * -(-state // (16 * 1024))  # 16 x 34
+    page = p * 1024
+    assert (p, page) == (544, 557_056)
+    assert r.extras["state_padding_exact"] == [page - state, state]
+    assert (r.extras["group_size"], r.extras["num_groups"]) == (12, 4)
+    assert r.block_bytes == 12 * page
+    assert r.num_blocks == ANCHOR_BUDGET // page // 12
+    assert r.capacity_tokens == r.num_blocks // 4 * p
+    # one request: ceil(262,144 / 544) = 482 full pages + 1 page in each of 3 state groups
+    assert (r.concurrency_numerator, r.concurrency_denominator) == (7_162, 482 + 3)
+    # ownership in proportion 482:1:1:1 of 7,162 ids: 7,162 x 482 / 485 = 7,117.7 and
+    # 3 x 14.77; largest remainders give the state groups 15 each, full 7,162 - 45 = 7,117
+    assert r.extras["owned_units"] == {
+        "full_attention": 7_117, "linear_attention.0": 15, "linear_attention.1": 15,
+        "linear_attention.2": 15,
+    }
+    assert bd(r) == {
+        "kv_history": 7_117 * 12 * page,
+        "state": 45 * 12 * state,
+        "row_padding": 0,
+        "state_page_padding": 45 * 12 * (page - state),
+        "padding_layers": 0,
+        "dead_weight": 0,
+        "unused": ANCHOR_BUDGET - 7_162 * 12 * page,
+    }
+
+
+def test_vllm_align_mode_holds_two_state_pages_per_group():
+    r = run_strategy("vllm", qwen3_next_tp2(), budget_bytes=ANCHOR_BUDGET,
+                     context_tokens=ANCHOR_CONTEXT,
+                     options=StrategyOptions(mamba_cache_mode="align"))
+    assert (r.concurrency_numerator, r.concurrency_denominator) == (7_162, 482 + 3 * 2)
+
+
+def test_vllm_kernel_block_size_changes_p():
+    # A = 32: P = 32 x cdiv(548,864, 32 x 1,024) = 32 x 17 = 544; A = 64: 64 x 9 = 576
+    for a, p in ((32, 32 * 17), (64, 64 * 9)):
+        r = run_strategy("vllm", qwen3_next_tp2(), budget_bytes=ANCHOR_BUDGET,
+                         options=StrategyOptions(kernel_block_size=a))
+        assert r.block_size == p
+        assert r.num_blocks == ANCHOR_BUDGET // (p * 1024) // 12
+
+
+# ------------------------------------------------------------------------------------------
+# Qwen3-Next (GDN hybrid), the other strategies at the anchor budget.
+
+
+def test_flat_qwen3_next():
+    r = run_strategy("flat", qwen3_next_tp2(), budget_bytes=ANCHOR_BUDGET,
+                     context_tokens=ANCHOR_CONTEXT)
+    # equalizer: ceil(548,864 / 1,024) = 536 slots -> 16 x ceil(536 / 16) = 544
+    block = 12 * 544 * 1024 + 36 * 548_864
+    assert (r.block_size, r.block_bytes) == (544, block)
+    assert block == 26_443_776
+    assert r.num_blocks == ANCHOR_BUDGET // block == 1_810
+    assert r.capacity_tokens == 1_810 // 2 * 544
+    assert (r.concurrency_numerator, r.concurrency_denominator) == (1_810, 482 + 1)
+    # ownership 1:482 (groups in order of appearance: linear first): 1,810 / 483 = 3.75 -> 4
+    assert r.extras["owned_units"] == {"linear_attention": 4, "full_attention": 1_806}
+    own_full, own_state = 12 * 544 * 1024, 36 * 548_864
+    assert bd(r) == {
+        "kv_history": 1_806 * own_full,
+        "state": 4 * own_state,
+        "row_padding": 0,
+        "state_page_padding": 0,
+        "padding_layers": 0,
+        "dead_weight": 1_806 * own_state + 4 * own_full,
+        "unused": ANCHOR_BUDGET - 1_810 * block,
+    }
+
+
+def test_per_component_qwen3_next_pays_the_same_bytes_as_flat():
+    flat = run_strategy("flat", qwen3_next_tp2(), budget_bytes=ANCHOR_BUDGET)
+    per = run_strategy("per-component", qwen3_next_tp2(), budget_bytes=ANCHOR_BUDGET)
+    assert per.extras["tensors"] == 12 + 36 * 2
+    assert (per.block_size, per.block_bytes, per.num_blocks) == (
+        flat.block_size, flat.block_bytes, flat.num_blocks
+    )
+    # reserved bytes per block (a draft model's KV) shrink the blocks
+    reserved = 1_000_000
+    per_r = run_strategy("per-component", qwen3_next_tp2(), budget_bytes=ANCHOR_BUDGET,
+                         options=StrategyOptions(reserved_bytes_per_block=reserved))
+    assert per_r.block_bytes == 26_443_776 + reserved
+    assert per_r.num_blocks == ANCHOR_BUDGET // (26_443_776 + reserved)
+
+
+def test_sglang_qwen3_next():
+    r = run_strategy("sglang", qwen3_next_tp2(), budget_bytes=ANCHOR_BUDGET,
+                     context_tokens=ANCHOR_CONTEXT)
+    pool = ANCHOR_BUDGET * 9 // 19  # r / (1 + r) with r = 9/10
+    slot = 36 * 548_864
+    slots = pool // slot
+    assert slots == 1_147
+    kv_memory = ANCHOR_BUDGET - slots * slot
+    tokens = kv_memory // (12 * 1024)
+    assert r.extras["state_slots"] == slots
+    assert r.extras["running_request_cap"] == 1_147 // 3
+    assert r.capacity_tokens == tokens == 2_051_957
+    assert r.concurrency == Fraction(tokens, ANCHOR_CONTEXT)  # 7.83 < 382: KV binds
+    assert r.extras["binding_limit"] == "kv tokens"
+    assert bd(r)["state"] == slots * slot
+    assert bd(r)["kv_history"] == tokens * 12 * 1024
+    assert bd(r)["unused"] == kv_memory - tokens * 12 * 1024
+
+
+def test_sglang_ratio_and_slots_options():
+    opts = StrategyOptions(mamba_full_memory_ratio=0.5, sglang_slots_per_request=5)
+    r = run_strategy("sglang", qwen3_next_tp2(), budget_bytes=ANCHOR_BUDGET, options=opts)
+    slots = ANCHOR_BUDGET * 1 // 3 // (36 * 548_864)  # 0.5 / 1.5 = 1/3
+    assert r.extras["state_slots"] == slots
+    assert r.extras["running_request_cap"] == slots // 5
+
+
+def test_lcm_qwen3_next():
+    r = run_strategy("lcm", qwen3_next_tp2(), budget_bytes=ANCHOR_BUDGET,
+                     context_tokens=ANCHOR_CONTEXT)
+    full, state = 12 * 16 * 1024, 36 * 548_864  # payloads at P = 16
+    k_full = state // full
+    assert k_full == 100
+    parent = max(k_full * full, state)  # already a multiple of 256
+    assert parent % 256 == 0
+    assert (r.block_size, r.block_bytes) == (16, parent)
+    assert r.num_blocks == ANCHOR_BUDGET // parent - 1
+    assert r.extras["pages_per_parent"] == {"linear_attention": 1, "full_attention": 100}
+    assert r.extras["padding_fraction"]["full_attention"] == pytest.approx(
+        (parent / 100 - full) / full
+    )
+    # one request: 1 state parent + 16,384 full pages / 100 per parent
+    assert r.concurrency == Fraction(r.num_blocks, 1) / (1 + Fraction(16_384, 100))
+    # capacity: N pages in each group, N + ceil(N / 100) <= parents
+    n_pages = r.capacity_tokens // 16
+    assert n_pages + -(-n_pages // 100) <= r.num_blocks
+    assert (n_pages + 1) + -(-(n_pages + 1) // 100) > r.num_blocks
+    assert bd(r)["dead_weight"] == 0
+    owned = r.extras["owned_units"]
+    assert bd(r)["row_padding"] == owned["full_attention"] * (parent - 100 * full)
+    assert bd(r)["unused"] == ANCHOR_BUDGET - r.num_blocks * parent  # includes the null parent
+
+
+def test_aliased_does_not_apply_to_state_hybrids():
+    r = run_strategy("aliased", qwen3_next_tp2(), budget_bytes=ANCHOR_BUDGET)
+    assert not r.applies
+    assert "linear_attention" in r.reason
+    assert r.num_blocks is None and r.breakdown == ()
+
+
+# ------------------------------------------------------------------------------------------
+# Nemotron-H-8B (Mamba2 hybrid), 8 GiB, 32k context.
+
+
+def test_nemotron_flat_and_vllm():
+    prof = nemotron_h_8b()
+    state = 61_440 + 2_097_152  # 2,158,592 = 527 x 4,096 exactly
+    assert -(-state // 4096) == 527
+    flat = run_strategy("flat", prof, budget_bytes=GIB8, context_tokens=32_768)
+    block = 4 * 528 * 4096 + 24 * state  # P = 16 x ceil(527 / 16) = 528
+    assert (flat.block_size, flat.block_bytes, flat.num_blocks) == (528, block, GIB8 // block)
+    assert flat.num_blocks == 142
+    assert flat.capacity_tokens == 142 // 2 * 528
+    assert (flat.concurrency_numerator, flat.concurrency_denominator) == (142, 63 + 1)
+
+    vllm = run_strategy("vllm", prof, budget_bytes=GIB8, context_tokens=32_768)
+    page = 528 * 4096  # P = 16 x cdiv(2,158,592, 65,536) = 16 x 33
+    assert vllm.block_size == 528
+    # group_size = min(4, 24) = 4 (24 is not under 1.5 x 4): 1 attention + 6 state groups
+    assert (vllm.extras["group_size"], vllm.extras["num_groups"]) == (4, 7)
+    assert vllm.num_blocks == GIB8 // page // 4 == 992
+    assert vllm.capacity_tokens == 992 // 7 * 528
+    assert (vllm.concurrency_numerator, vllm.concurrency_denominator) == (992, 63 + 6)
+    assert vllm.extras["state_padding_exact"] == [page - state, state]
+
+
+def test_nemotron_sglang():
+    r = run_strategy("sglang", nemotron_h_8b(), budget_bytes=GIB8, context_tokens=32_768)
+    slot = 24 * (61_440 + 2_097_152)
+    slots = GIB8 * 9 // 19 // slot
+    assert slots == 78
+    tokens = (GIB8 - slots * slot) // (4 * 4096)
+    assert r.capacity_tokens == tokens == 277_652
+    assert r.extras["running_request_cap"] == 26
+    assert r.concurrency == Fraction(tokens, 32_768)
+
+
+def test_nemotron_lcm():
+    r = run_strategy("lcm", nemotron_h_8b(), budget_bytes=GIB8, context_tokens=32_768)
+    attn, state = 4 * 16 * 4096, 24 * (61_440 + 2_097_152)
+    assert state // attn == 197
+    parent = 256 * -(-max(197 * attn, state) // 256)
+    assert r.block_bytes == parent == state
+    assert r.num_blocks == GIB8 // parent - 1 == 164
+    assert r.extras["padding_fraction"]["full_attention"] == pytest.approx(
+        parent / (197 * attn) - 1
+    )
+
+
+# ------------------------------------------------------------------------------------------
+# gpt-oss-20b (sliding window): aliasing doubles capacity (SPEC 3.3: 168,832 vs 84,416).
+
+GPT_OSS_BUDGET = 10_552 * 24 * 16 * 2048  # a pool of 10,552 flat page ids at P = 16
+
+
+def test_gpt_oss_aliasing_doubles_capacity():
+    flat = run_strategy("flat", gpt_oss_20b(), budget_bytes=GPT_OSS_BUDGET)
+    aliased = run_strategy("aliased", gpt_oss_20b(), budget_bytes=GPT_OSS_BUDGET)
+    assert flat.block_bytes == 24 * 16 * 2048 and flat.num_blocks == 10_552
+    assert aliased.block_bytes == 12 * 16 * 2048 and aliased.num_blocks == 21_104
+    assert flat.capacity_tokens == 84_416  # 10,552 // 2 x 16
+    assert aliased.capacity_tokens == 168_832  # 21,104 // 2 x 16
+    assert bd(flat)["dead_weight"] == bd(flat)["kv_history"] == GPT_OSS_BUDGET // 2
+    assert bd(aliased) == {**dict.fromkeys(CATEGORIES, 0), "kv_history": GPT_OSS_BUDGET}
+
+
+def test_gpt_oss_concurrency_and_vllm():
+    ctx = 131_072
+    # per request: 131,072 / 16 = 8,192 full pages; sliding ceil(min(127 + 8,192, L) / 16) + 1
+    per_request = 8_192 + (-(-(127 + 8_192) // 16) + 1)
+    assert per_request == 8_192 + 521
+    aliased = run_strategy("aliased", gpt_oss_20b(), budget_bytes=GPT_OSS_BUDGET,
+                           context_tokens=ctx)
+    assert (aliased.concurrency_numerator, aliased.concurrency_denominator) == (
+        21_104, per_request
+    )
+    vllm = run_strategy("vllm", gpt_oss_20b(), budget_bytes=GPT_OSS_BUDGET, context_tokens=ctx)
+    # group_size 12 (12 vs 12), page 16 x 2,048: a block id is one group's 12 pages
+    assert vllm.block_bytes == 12 * 16 * 2048
+    assert vllm.num_blocks == GPT_OSS_BUDGET // (16 * 2048) // 12 == 21_104
+    assert vllm.capacity_tokens == 168_832
+    assert vllm.concurrency == aliased.concurrency
+    lcm = run_strategy("lcm", gpt_oss_20b(), budget_bytes=GPT_OSS_BUDGET, context_tokens=ctx)
+    assert lcm.block_bytes == 12 * 16 * 2048  # K = 1 for both equal groups
+    assert lcm.num_blocks == 21_104 - 1  # one null parent
+    assert lcm.capacity_tokens == (21_103 // 2) * 16
+
+
+def test_gpt_oss_sglang_swa_pools():
+    r = run_strategy("sglang", gpt_oss_20b(), budget_bytes=GPT_OSS_BUDGET,
+                     context_tokens=131_072)
+    per_layer_set = 12 * 2048
+    # full = mem / (F n_full + 0.8 F n_swa) = mem x 5 / (5 + 4) / (12 x 2,048)
+    full = GPT_OSS_BUDGET * 5 // (9 * per_layer_set)
+    swa = full * 4 // 5
+    assert r.capacity_tokens == full
+    assert r.extras["swa_tokens"] == swa
+    assert bd(r)["kv_history"] == (full + swa) * per_layer_set
+    assert r.concurrency == min(Fraction(full, 131_072), Fraction(swa, 127 + 8_192))
+
+
+def test_vllm_padding_layers_12_sliding_13_full():
+    # gpt-oss + a one-layer drafter: 12 sliding + 13 full; 13 < 1.5 x 12, so group_size 13 and
+    # the sliding group gets 1 padding layer (vLLM: "Add 1 padding layers").
+    prof = CacheProfile(layer_types=(SLIDING,) * 12 + (FULL,) * 13, kv_bytes_per_slot=2048,
+                        sliding_window=128)
+    page = 16 * 2048
+    budget = 1_000 * 13 * page
+    r = run_strategy("vllm", prof, budget_bytes=budget)
+    assert r.extras["group_size"] == 13
+    assert r.extras["padding_layers_per_type"] == {FULL: 0, SLIDING: 1}
+    assert r.num_blocks == 1_000
+    # no context: equal pages per group, 500 ids each
+    assert bd(r)["padding_layers"] == 500 * 1 * page
+    assert bd(r)["kv_history"] == 500 * 13 * page + 500 * 12 * page
+    assert bd(r)["unused"] == 0
+
+
+# ------------------------------------------------------------------------------------------
+# Llama-3.1-8B (pure full attention): every strategy that applies agrees.
+
+
+def test_llama_every_layout_agrees():
+    prof = llama_31_8b()
+    block = 32 * 16 * 4096
+    for name in ("flat", "per-component", "vllm"):
+        r = run_strategy(name, prof, budget_bytes=GIB8, context_tokens=32_768)
+        assert (r.block_size, r.block_bytes, r.num_blocks) == (16, block, GIB8 // block), name
+        assert r.num_blocks == 4_096
+        assert r.capacity_tokens == 4_096 * 16
+        assert r.concurrency == Fraction(4_096, 32_768 // 16)
+        assert bd(r) == {**dict.fromkeys(CATEGORIES, 0), "kv_history": GIB8}
+    sg = run_strategy("sglang", prof, budget_bytes=GIB8, context_tokens=32_768)
+    assert sg.capacity_tokens == GIB8 // (32 * 4096) == 65_536
+    assert sg.concurrency == 2
+    lcm = run_strategy("lcm", prof, budget_bytes=GIB8)
+    assert (lcm.block_bytes, lcm.num_blocks) == (block, 4_096 - 1)
+    assert bd(lcm)["unused"] == block  # the null parent
+    aliased = run_strategy("aliased", prof, budget_bytes=GIB8)
+    assert not aliased.applies and "one cache group" in aliased.reason
+
+
+# ------------------------------------------------------------------------------------------
+# Strategies that do not apply say so.
+
+
+def test_state_only_model():
+    prof = pure_mamba()
+    for name in ("flat", "lcm", "aliased"):
+        r = run_strategy(name, prof, budget_bytes=GIB8)
+        assert not r.applies and r.reason, name
+        assert r.block_size is None and r.max_concurrency is None
+    per = run_strategy("per-component", prof, budget_bytes=GIB8, context_tokens=4096)
+    state = 24 * (61_440 + 2_097_152)
+    assert per.applies and per.block_bytes == state and per.num_blocks == GIB8 // state
+    assert per.capacity_tokens is None
+    assert per.concurrency == GIB8 // state  # one state page per request
+    sg = run_strategy("sglang", prof, budget_bytes=GIB8, context_tokens=4096)
+    assert sg.extras["state_slots"] == GIB8 // state
+    assert sg.concurrency == (GIB8 // state) // 3
+
+
+def test_aliased_unequal_groups_say_why():
+    prof = CacheProfile(layer_types=(SLIDING,) * 5 + (FULL,), kv_bytes_per_slot=2048,
+                        sliding_window=512)
+    r = run_strategy("aliased", prof, budget_bytes=GIB8)
+    assert not r.applies and "unequal layer counts" in r.reason
+
+
+def test_lcm_padding_bound_not_met_says_why():
+    # 3 full + 2 sliding: payloads 3x and 2x a row at any P, so K = 1 and sliding pads by 50%.
+    prof = CacheProfile(layer_types=(FULL,) * 3 + (SLIDING,) * 2, kv_bytes_per_slot=1024,
+                        sliding_window=128)
+    r = run_strategy("lcm", prof, budget_bytes=GIB8)
+    assert not r.applies
+    assert "50.0%" in r.reason and "--lcm-padding-bound" in r.reason
+    ok = run_strategy("lcm", prof, budget_bytes=GIB8,
+                      options=StrategyOptions(lcm_padding_bound="1/2"))
+    assert ok.applies and ok.block_bytes == 3 * 16 * 1024
+    assert bd(ok)["row_padding"] == ok.extras["owned_units"][SLIDING] * 16 * 1024
+
+
+def test_budget_too_small_does_not_apply():
+    for r in compare(qwen3_next_tp2(), budget_bytes=1_000_000):
+        assert not r.applies and r.reason, r.strategy
+
+
+# ------------------------------------------------------------------------------------------
+# Input validation, result shape.
+
+
+def test_unknown_strategy_lists_known_ones():
+    with pytest.raises(ValueError, match="flat, per-component, vllm, sglang, aliased, lcm"):
+        run_strategy("jenga", llama_31_8b(), budget_bytes=GIB8)
+
+
+@pytest.mark.parametrize(
+    "kwargs, field",
+    [
+        ({"budget_bytes": 0}, "budget_bytes"),
+        ({"budget_bytes": 1.5}, "budget_bytes"),
+        ({"budget_bytes": GIB8, "context_tokens": 0}, "context_tokens"),
+    ],
+)
+def test_bad_inputs_name_the_field(kwargs, field):
+    with pytest.raises(ValueError, match=field):
+        run_strategy("flat", llama_31_8b(), **kwargs)
+
+
+@pytest.mark.parametrize(
+    "kwargs, field",
+    [
+        ({"mamba_cache_mode": "all"}, "mamba_cache_mode"),
+        ({"mamba_full_memory_ratio": 0}, "mamba_full_memory_ratio"),
+        ({"mamba_full_memory_ratio": "lots"}, "mamba_full_memory_ratio"),
+        ({"block_size": 0}, "block_size"),
+        ({"kernel_block_size": -16}, "kernel_block_size"),
+        ({"lcm_padding_bound": -0.1}, "lcm_padding_bound"),
+    ],
+)
+def test_bad_options_name_the_field(kwargs, field):
+    with pytest.raises(ValueError, match=field):
+        StrategyOptions(**kwargs)
+
+
+def test_ratios_are_exact():
+    opts = StrategyOptions(mamba_full_memory_ratio=0.9, lcm_padding_bound="0.25")
+    assert opts.mamba_full_memory_ratio == Fraction(9, 10)
+    assert opts.lcm_padding_bound == Fraction(1, 4)
+
+
+def test_compare_order_and_json_shape():
+    results = compare(gpt_oss_20b(), budget_bytes=GPT_OSS_BUDGET, context_tokens=4096)
+    assert [r.strategy for r in results] == list(STRATEGIES)
+    for r in results:
+        d = json.loads(json.dumps(r.to_dict()))
+        for key in ("strategy", "block_size", "block_bytes", "num_blocks", "capacity_tokens",
+                    "max_concurrency", "breakdown", "formulas"):
+            assert key in d
+        if r.applies:
+            assert sum(d["breakdown"].values()) == GPT_OSS_BUDGET
+            assert list(d["breakdown"]) == list(CATEGORIES)
+            assert r.formulas and r.why_block_size
+
+
+def test_result_rejects_a_breakdown_that_does_not_add_up():
+    parts = tuple((c, 1 if c == "unused" else 0) for c in CATEGORIES)
+    with pytest.raises(ValueError, match="adds up"):
+        StrategyResult(strategy="x", budget_bytes=2, applies=True, breakdown=parts)

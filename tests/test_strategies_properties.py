@@ -1,0 +1,76 @@
+"""Property tests: over random profiles, budgets, contexts and options, every strategy either
+says why it does not apply or returns a breakdown that adds up to the budget exactly."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from flatkv.profile import CacheProfile
+from flatkv.strategies import CATEGORIES, STRATEGIES, StrategyOptions, compare
+from flatkv.workload import Workload, covers
+
+LABELS = ("full_attention", "sliding_attention", "linear_attention")
+
+
+@st.composite
+def profiles(draw):
+    if draw(st.booleans()):
+        layers = draw(st.lists(st.sampled_from(LABELS), min_size=1, max_size=40))
+    else:  # a repeated pattern, so equal groups (aliasing) and n:1 hybrids come up often
+        pattern = draw(st.lists(st.sampled_from(LABELS), min_size=1, max_size=6, unique=True))
+        layers = pattern * draw(st.integers(1, 12))
+    has_attention = any(x != "linear_attention" for x in layers)
+    has_state = "linear_attention" in layers
+    kv = draw(st.integers(1, 1 << 16)) if has_attention else 0
+    state = {}
+    if has_state:
+        state["conv"] = draw(st.integers(1, 1 << 17))
+        if draw(st.booleans()):
+            state["ssm"] = draw(st.integers(1, 1 << 22))
+    window = draw(st.integers(1, 1 << 17)) if "sliding_attention" in layers else None
+    return CacheProfile(tuple(layers), kv, state, window, "random")
+
+
+options = st.builds(
+    StrategyOptions,
+    block_size=st.sampled_from([1, 16, 32, 64, 256]),
+    kernel_block_size=st.sampled_from([16, 32, 64]),
+    mamba_cache_mode=st.sampled_from(["none", "align"]),
+    mamba_full_memory_ratio=st.sampled_from([0.1, 0.9, 3]),
+    sglang_slots_per_request=st.integers(1, 5),
+    lcm_padding_bound=st.sampled_from([0, 0.25, 1]),
+    margin=st.integers(0, 3),
+)
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    profile=profiles(),
+    budget=st.one_of(st.integers(1, 1 << 50), st.integers(1 << 30, 1 << 44)),
+    context=st.one_of(st.none(), st.integers(1, 1 << 20)),
+    opts=options,
+)
+def test_breakdown_adds_up_or_strategy_says_why(profile, budget, context, opts):
+    results = compare(profile, budget_bytes=budget, context_tokens=context, options=opts)
+    assert [r.strategy for r in results] == list(STRATEGIES)
+    for r in results:
+        if not r.applies:
+            assert r.reason and r.breakdown == () and r.num_blocks is None
+            continue
+        assert [c for c, _ in r.breakdown] == list(CATEGORIES)
+        assert all(b >= 0 for _, b in r.breakdown)
+        assert sum(b for _, b in r.breakdown) == budget
+        assert r.num_blocks >= 1
+        if r.pool is not None:
+            assert r.num_blocks * r.block_bytes <= budget
+        if context is not None:
+            assert r.max_concurrency is not None and r.max_concurrency >= 0
+            fits = r.extras.get("workload_max_requests")
+            if fits:
+                assert covers(r.pool, Workload(fits, context, opts.max_batched_tokens,
+                                               opts.margin))
+        else:
+            assert r.max_concurrency is None
+        if profile.has_attention:
+            assert r.capacity_tokens is not None and r.capacity_tokens >= 0

@@ -1,0 +1,102 @@
+"""The strategy command line (plan --strategy, compare) through flatkv.cli.main."""
+
+from __future__ import annotations
+
+import io
+import json
+from contextlib import redirect_stderr, redirect_stdout
+
+import pytest
+from strategy_profiles import ANCHOR_BUDGET
+
+from flatkv import strategy_cli
+from flatkv.cli import main
+from flatkv.strategies import STRATEGIES
+
+QWEN_ARGS = [
+    "--layers", "(3*linear_attention,full_attention)*12",
+    "--kv-bytes-per-slot", "1024", "--state", "conv=24576,ssm=524288",
+]
+
+
+def run(argv):
+    out, err = io.StringIO(), io.StringIO()
+    with redirect_stdout(out), redirect_stderr(err):
+        code = main(argv)
+    return code, out.getvalue(), err.getvalue()
+
+
+def test_parse_tokens():
+    assert strategy_cli.parse_tokens("262144") == strategy_cli.parse_tokens("256k") == 262_144
+    with pytest.raises(ValueError, match="--context"):
+        strategy_cli.parse_tokens("long")
+
+
+def test_plan_vllm_json_anchor():
+    code, out, err = run(["plan", *QWEN_ARGS, "--strategy", "vllm", "--budget", "44.59GiB",
+                          "--context", "262144", "--json"])
+    assert code == 0, err
+    d = json.loads(out)
+    assert d["strategy"] == "vllm"
+    assert (d["block_size"], d["num_blocks"], d["capacity_tokens"]) == (544, 7_162, 973_760)
+    assert round(d["state_padding_fraction"], 4) == 0.0149
+    assert round(d["max_concurrency"], 2) == 14.77
+    assert d["block_bytes"] == 12 * 544 * 1024
+
+
+def test_plan_table_shows_the_math():
+    code, out, _ = run(["plan", *QWEN_ARGS, "--strategy", "vllm", "--budget", "44.59GiB",
+                        "--context", "256k"])
+    assert code == 0
+    assert "7,162" in out and "973,760" in out and "14.77x" in out
+    assert "47,878,147,932 // 557,056 // 12 = 7,162" in out
+    assert "total" in out
+
+
+def test_compare_table_and_json():
+    code, out, _ = run(["compare", *QWEN_ARGS, "--budget", "44.59GiB", "--context", "262144"])
+    assert code == 0
+    header = out.splitlines()[1].split()
+    assert header == list(STRATEGIES)
+    assert "aliased does not apply" in out
+    code, out, _ = run(["compare", *QWEN_ARGS, "--budget", "44.59GiB", "--json"])
+    assert code == 0
+    results = json.loads(out)
+    assert [r["strategy"] for r in results] == list(STRATEGIES)
+    assert all(r["max_concurrency"] is None for r in results)
+
+
+def test_options_reach_the_strategies():
+    code, out, _ = run(["plan", *QWEN_ARGS, "--strategy", "vllm", "--budget", "44.59GiB",
+                        "--context", "262144", "--mamba-cache-mode", "align",
+                        "--kernel-block-size", "64", "--json"])
+    assert code == 0
+    d = json.loads(out)
+    assert d["block_size"] == 64 * 9  # 64 x cdiv(548,864, 64 x 1,024)
+    assert d["max_concurrency_exact"][1] == -(-262_144 // 576) + 3 * 2
+    code, out, _ = run(["plan", *QWEN_ARGS, "--strategy", "sglang", "--budget", "44.59GiB",
+                        "--mamba-full-memory-ratio", "0.5", "--json"])
+    assert json.loads(out)["state_slots"] == ANCHOR_BUDGET // 3 // (36 * 548_864)
+
+
+@pytest.mark.parametrize(
+    "extra, needle",
+    [
+        (["--budget", "lots"], "--budget"),
+        (["--budget", "1GiB", "--context", "0"], "--context"),
+        (["--budget", "1GiB", "--mamba-full-memory-ratio", "x"], "mamba_full_memory_ratio"),
+        (["--budget", "1GiB", "--strategy", "nope"], "--strategy"),
+    ],
+)
+def test_bad_input_exits_2_with_one_line(extra, needle):
+    code, out, err = run(["compare", *QWEN_ARGS, *extra])
+    assert code == 2 and out == ""
+    assert len(err.strip().splitlines()) == 1 and needle in err
+
+
+def test_compare_pure_attention_json():
+    code, out, _ = run(["compare", "--layers", "full_attention*32", "--kv-bytes-per-slot",
+                        "4096", "--budget", "8GiB", "--json"])
+    assert code == 0
+    flat = json.loads(out)[0]
+    assert flat["num_blocks"] == 8 * 2**30 // (32 * 16 * 4096)

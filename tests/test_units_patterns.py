@@ -1,0 +1,68 @@
+"""Byte sizes and layer patterns: the two small languages of the command line and the app."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from flatkv.patterns import format_layer_pattern, parse_layer_pattern
+from flatkv.units import format_bytes, parse_size
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [("10GiB", 10 * 2**30), ("80GB", 80 * 10**9), ("1.5TiB", 3 * 2**39), ("12e9", 12 * 10**9),
+     ("4096", 4096), (4096, 4096), ("512 MiB", 512 * 2**20), ("2kb", 2000), ("1.5e3B", 1500),
+     # 44.59 GiB as vLLM logs it: 44.59 * 2**30 = 47,878,147,932.16 bytes, rounded down.
+     ("44.59GiB", 47_878_147_932), (".5KiB", 512)],
+)
+def test_parse_size(text, expected):
+    assert parse_size(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "match"),
+    [("ten", "is not a size"), ("10 parsecs", "unknown unit 'parsecs'"), ("-5GB", "not a size"),
+     ("", "not a size"), ("1e30", "over 1 EiB"), (True, "must be a size")],
+)
+def test_parse_size_errors(text, match):
+    with pytest.raises(ValueError, match=match):
+        parse_size(text, field="--budget")
+
+
+def test_format_bytes():
+    assert format_bytes(1023) == "1023 B"
+    assert format_bytes(1536) == "1.50 KiB"
+    assert format_bytes(103_219_200) == "98.44 MiB"  # 103,219,200 / 2**20 = 98.4375
+    assert format_bytes(80 * 10**9) == "74.51 GiB"
+
+
+def test_layer_patterns():
+    assert parse_layer_pattern("(3*linear_attention,full_attention)*12") == (
+        ["linear_attention"] * 3 + ["full_attention"]) * 12
+    assert parse_layer_pattern("full*2, swa") == ["full_attention"] * 2 + ["sliding_attention"]
+    assert parse_layer_pattern("2*(gdn, attn)") == ["linear_attention", "full_attention"] * 2
+
+
+@pytest.mark.parametrize(
+    ("text", "match"),
+    [("", "non-empty"), ("full*", "expected 'num', got 'the end'"), ("(full", r"expected '\)'"),
+     ("mlp*3", r"unknown layer kind\(s\) \['mlp'\]"), ("full*0", "must be positive"),
+     ("full)", "unexpected '\\)'"), ("full*1000000*1000000", "more than 10000 cache layers")],
+)
+def test_layer_pattern_errors(text, match):
+    with pytest.raises(ValueError, match=match):
+        parse_layer_pattern(text)
+
+
+@given(st.lists(st.sampled_from(["full_attention", "sliding_attention", "linear_attention"]),
+                min_size=1, max_size=60))
+def test_format_layer_pattern_round_trips(labels):
+    assert parse_layer_pattern(format_layer_pattern(labels)) == labels
+
+
+def test_format_layer_pattern_is_compact():
+    labels = parse_layer_pattern("(3*linear,full)*12")
+    assert format_layer_pattern(labels) == "(3*linear_attention,full_attention)*12"
+    assert format_layer_pattern(["full_attention"] * 32) == "32*full_attention"

@@ -1,0 +1,131 @@
+"""SPEC section 3.5: pages per group for R requests at context L, coverage, largest R."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from flatkv.workload import (
+    PagePool,
+    PoolGroup,
+    Workload,
+    covers,
+    group_pages,
+    max_requests,
+    pages_needed,
+    units_needed,
+)
+
+FULL, SLIDING, LINEAR = "full_attention", "sliding_attention", "linear_attention"
+
+
+def test_pages_needed_by_hand():
+    w = Workload(requests=3, context_tokens=1000, scheduled_tokens=256, margin=2)
+    t = 3 * 1000
+    # full: ceil(3,000 / 16) + 3 + 1 + 2 = 188 + 6
+    assert pages_needed(FULL, w, block_size=16) == -(-t // 16) + 3 + 1 + 2 == 194
+    # sliding, W = 128: 3 x ceil(127 / 16) + ceil(min(256, 3,000) / 16) + 3 + 1 + 2
+    assert pages_needed(SLIDING, w, block_size=16, sliding_window=128) == 3 * 8 + 16 + 6
+    # state: min(2 x 3 + 3,000 // 16 + 1 + 2, full count) = min(196, 194)
+    assert pages_needed(LINEAR, w, block_size=16) == 194
+    # state with a large P: min(6 + 3,000 // 544 + 3, ceil(3,000 / 544) + 6) = min(14, 12)
+    assert pages_needed(LINEAR, w, block_size=544) == 12
+    assert pages_needed(LINEAR, Workload(3, 100), block_size=544) == min(6 + 0 + 1, 1 + 3 + 1)
+
+
+def test_sliding_window_shorter_than_context_uses_the_context():
+    w = Workload(requests=2, context_tokens=50, scheduled_tokens=8192)
+    # min(W - 1, L) = 50; min(S, T) = 100
+    assert pages_needed(SLIDING, w, block_size=16, sliding_window=4096) == 2 * 4 + 7 + 2 + 1
+
+
+def pool_of(units, p=16, window=None, k_full=1):
+    groups = [PoolGroup(FULL, FULL, 12, k_full), PoolGroup(LINEAR, LINEAR, 36)]
+    return PagePool(units, p, groups, window)
+
+
+def test_covers_and_units_with_pages_per_unit():
+    w = Workload(requests=2, context_tokens=1600)
+    pool = pool_of(1_000, k_full=100)
+    pages = group_pages(pool, w)
+    assert pages == {FULL: 200 + 3, LINEAR: min(4 + 200 + 1, 203)}
+    assert units_needed(pool, w) == -(-203 // 100) + 203
+    assert covers(pool, w)
+    assert not covers(pool_of(205, k_full=100), w) and covers(pool_of(206, k_full=100), w)
+
+
+def test_max_requests_matches_brute_force_on_small_pools():
+    for units in (0, 3, 10, 57, 400):
+        pool = pool_of(units, p=32)
+        brute = 0
+        while covers(pool, Workload(brute + 1, 500)):
+            brute += 1
+        assert max_requests(pool, context_tokens=500) == brute
+
+
+def test_max_requests_is_fast_on_huge_pools():
+    pool = pool_of(10**18, p=544)
+    r = max_requests(pool, context_tokens=262_144)
+    assert covers(pool, Workload(r, 262_144))
+    assert not covers(pool, Workload(r + 1, 262_144))
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    units=st.integers(0, 5_000),
+    p=st.integers(1, 600),
+    ctx=st.integers(1, 50_000),
+    margin=st.integers(0, 5),
+    k=st.integers(1, 50),
+)
+def test_max_requests_is_the_largest_fit(units, p, ctx, margin, k):
+    pool = PagePool(units, p, [PoolGroup(FULL, FULL, 1, k), PoolGroup(SLIDING, SLIDING, 1),
+                               PoolGroup(LINEAR, LINEAR, 1)], 128)
+    r = max_requests(pool, context_tokens=ctx, margin=margin)
+    if r > 0:
+        assert covers(pool, Workload(r, ctx, margin=margin))
+    assert not covers(pool, Workload(r + 1, ctx, margin=margin))
+
+
+@pytest.mark.parametrize(
+    "build, field",
+    [
+        (lambda: Workload(-1, 10), "requests"),
+        (lambda: Workload(1, 0), "context_tokens"),
+        (lambda: PoolGroup("x", "moe", 1), "kind"),
+        (lambda: PagePool(10, 16, [PoolGroup(SLIDING, SLIDING, 1)]), "sliding_window"),
+        (lambda: PagePool(10, 16, []), "groups"),
+        (lambda: PagePool(10, 0, [PoolGroup(FULL, FULL, 1)]), "block_size"),
+    ],
+)
+def test_bad_input_names_the_field(build, field):
+    with pytest.raises(ValueError, match=field):
+        build()
+
+
+def test_covers_accepts_a_planner_result_and_a_strategy_result():
+    from strategy_profiles import qwen3_next_tp2
+
+    from flatkv.plan import plan_tensors
+    from flatkv.strategies import run_strategy
+
+    prof = qwen3_next_tp2()
+    plan = plan_tensors(prof.components(), block_size=16, alignment=16, budget_bytes=10**11)
+    # P = 544, one page-id space of 10**11 // (12 x 544 x 1,024 + 36 x 548,864) ids
+    units = 10**11 // (12 * 544 * 1024 + 36 * 548_864)
+    w = Workload(requests=2, context_tokens=100_000)
+    full = -(-200_000 // 544) + 2 + 1
+    state = min(4 + 200_000 // 544 + 1, full)
+    assert group_pages(plan, w) == {LINEAR: state, FULL: full}
+    assert full + state == 742 <= units == 3_781
+    assert covers(plan, w)
+    # R = 10: 2 x (ceil(1,000,000 / 544) + 11) = 2 x 1,850 = 3,700 <= 3,781
+    # R = 11: 2 x (ceil(1,100,000 / 544) + 12) = 2 x 2,035 = 4,070 > 3,781
+    assert max_requests(plan, context_tokens=100_000) == 10
+    result = run_strategy("flat", prof, budget_bytes=10**11)
+    assert max_requests(result, context_tokens=100_000) == max_requests(
+        plan, context_tokens=100_000
+    )
+    with pytest.raises(ValueError, match="page pool"):
+        covers(run_strategy("sglang", prof, budget_bytes=10**11), w)
