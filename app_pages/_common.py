@@ -22,6 +22,7 @@ from flatkv.app_state import (
     encode_query,
 )
 from flatkv.profile import CacheProfile
+from flatkv.strategies import STRATEGIES, StrategyOptions, StrategyResult, run_strategy
 from flatkv.units import format_bytes, parse_size
 
 STATE_KEY = "flatkv.state"
@@ -124,6 +125,22 @@ def cached_analysis(profile: CacheProfile, block_size: int, alignment: int, budg
                     planner: str) -> PlanAnalysis:
     return analyze(profile.components(), block_size=block_size, alignment=alignment,
                    budget_bytes=budget, planner=planner)
+
+
+@st.cache_data(max_entries=128, show_spinner=False, hash_funcs={CacheProfile: _profile_key})
+def cached_strategies(profile: CacheProfile, names: tuple[str, ...], budget: int, context: int,
+                      block_size: int, alignment: int) -> list[StrategyResult]:
+    options = StrategyOptions(block_size=block_size, alignment=alignment)
+    return [run_strategy(n, profile, budget_bytes=budget, context_tokens=context,
+                         options=options) for n in names]
+
+
+def current_strategies(s: AppState | None = None, names: tuple[str, ...] = STRATEGIES,
+                       budget: int | None = None) -> list[StrategyResult]:
+    """The engine strategies for the current view (all of them by default)."""
+    s = s or state()
+    return cached_strategies(s.profile(), names, s.budget().cache_bytes if budget is None
+                             else budget, s.context, s.block_size, s.effective_alignment)
 
 
 def current_analysis(s: AppState | None = None, *, planner: str | None = None) -> PlanAnalysis:

@@ -5,80 +5,90 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from app_pages._common import bind, chart, current_analysis, state, table, user_errors
+from app_pages._common import (
+    _profile_key,
+    bind,
+    chart,
+    current_strategies,
+    state,
+    table,
+    user_errors,
+)
 from flatkv import app_data, charts
-from flatkv.analysis import sweep_block_sizes, sweep_budgets
+from flatkv.app_data import PLANNER_STRATEGY, STRATEGY_TITLES
 from flatkv.app_state import MAX_CONTEXT
+from flatkv.profile import CacheProfile
+from flatkv.strategies import StrategyOptions, run_strategy
 from flatkv.units import format_bytes
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
-def _sweeps(layer_types, kv, state_items, window, block_size, alignment, budget, planner,
-            context):
-    """Both curves for one view (pure, cached): x values, capacities, concurrencies."""
-    from flatkv.profile import CacheProfile
+def _point(strategy, profile, budget, context, block_size, alignment) -> tuple[int, float, int]:
+    """(capacity tokens, concurrency, P) of one sweep point; zeros where nothing fits."""
+    try:
+        r = run_strategy(strategy, profile, budget_bytes=budget, context_tokens=context,
+                         options=StrategyOptions(block_size=block_size, alignment=alignment))
+    except ValueError:
+        return 0, 0.0, 0
+    if not r.applies:
+        return 0, 0.0, 0
+    return r.capacity_tokens or 0, r.max_concurrency or 0.0, r.block_size or 0
 
-    profile = CacheProfile(layer_types, kv, dict(state_items), window)
-    comps = profile.components()
+
+@st.cache_data(max_entries=64, show_spinner=False, hash_funcs={CacheProfile: _profile_key})
+def sweeps(profile: CacheProfile, strategy: str, budget: int, context: int, block_size: int,
+           alignment: int | None) -> tuple[list[int], list[tuple], list[int], list[tuple]]:
+    """Both curves of one view (pure, cached): budgets and block sizes with their points."""
     budgets = app_data.budget_candidates(budget)
-    by_budget = sweep_budgets(comps, budgets, block_size=block_size, alignment=alignment,
-                              planner=planner)
+    by_budget = [_point(strategy, profile, b, context, block_size, alignment) for b in budgets]
     sizes = app_data.block_size_candidates(block_size)
-    by_size = sweep_block_sizes(comps, sizes, budget_bytes=budget,
-                                alignment=None if alignment == block_size else alignment,
-                                planner=planner)
-    return (
-        [b / 2**30 for b in budgets], [p.capacity_tokens for p in by_budget],
-        app_data.concurrency_curve(profile, by_budget, context),
-        sizes, [p.capacity_tokens for p in by_size],
-        app_data.concurrency_curve(profile, by_size, context),
-        [p.block_size for p in by_size],
-    )
+    by_size = [_point(strategy, profile, budget, context, b, alignment) for b in sizes]
+    return budgets, by_budget, sizes, by_size
 
 
 st.title("Budget")
 with user_errors():
     s = state()
     b = s.budget()
-    st.caption("GPU, memory fraction, weights and TP are in the sidebar.")
+    strategy = PLANNER_STRATEGY[s.planner]
+    st.caption(f"{s.profile().name} · {STRATEGY_TITLES[strategy]} · GPU, memory fraction, "
+               "weights and TP are in the sidebar.")
     st.info(b.explain(s.mem_fraction, s.tp), icon=":material/calculate:")
     bind(st.number_input, "context", "Context length (tokens per request)", min_value=1,
          max_value=MAX_CONTEXT, step=1024)
     s = state()
-    a = current_analysis(s)
-    profile = s.profile()
-    per_request = app_data.pages_per_request(profile, a.totals.block_size, s.context)
-    conc = app_data.max_concurrency(a.totals.num_blocks, per_request)
+    (r,) = current_strategies(s, (strategy,))
+    if not r.applies:
+        raise ValueError(r.reason)
     c = st.columns(4)
     c[0].metric("Cache budget", format_bytes(b.cache_bytes), help=f"{b.cache_bytes:,} B")
-    c[1].metric("Capacity (tokens)", f"{a.totals.capacity_tokens:,}")
-    c[2].metric(f"Concurrency at {s.context:,} tokens", f"{conc:.2f}")
-    c[3].metric("Pages per request", f"{sum(per_request.values()):,}",
-                help=", ".join(f"{g}: {n:,}" for g, n in per_request.items()))
-    st.caption(
-        "Concurrency = blocks / pages one request holds: full attention ceil(L / P), sliding "
-        "window ceil((W - 1) / P) + 1 (at most ceil(L / P)), state 1 page per request."
-    )
-    (bx, bcap, bconc, sx, scap, sconc, sp) = _sweeps(
-        profile.layer_types, profile.kv_bytes_per_slot,
-        tuple(profile.state_const_bytes.items()), profile.sliding_window, s.block_size,
-        s.effective_alignment, b.cache_bytes, s.planner, s.context)
+    c[1].metric("Capacity (tokens)", f"{r.capacity_tokens:,}",
+                help="Tokens every group can hold side by side, one page per P tokens in each.")
+    c[2].metric(f"Concurrency at {s.context:,} tokens", f"{r.max_concurrency:.2f}")
+    c[3].metric("Blocks", f"{r.num_blocks:,}", help=f"{r.block_bytes:,} B each, P = "
+                f"{r.block_size:,}")
+    with st.expander("The math"):
+        st.code("\n".join(r.formulas), language=None)
+    alignment = None if s.alignment is None else s.alignment
+    budgets, by_budget, sizes, by_size = sweeps(s.profile(), strategy, b.cache_bytes,
+                                                s.context, s.block_size, alignment)
     left, right = st.columns(2)
     with left:
         chart(charts.sweep_figure(
-            bx, bcap, bconc, current_x=b.cache_bytes / 2**30,
-            current_capacity=a.totals.capacity_tokens, current_concurrency=conc,
-            x_title="cache budget (GiB)", context=s.context, title="Over the budget"),
+            [x / 2**30 for x in budgets], [p[0] for p in by_budget], [p[1] for p in by_budget],
+            current_x=b.cache_bytes / 2**30, current_capacity=r.capacity_tokens,
+            current_concurrency=r.max_concurrency, x_title="cache budget per rank (GiB)",
+            context=s.context, title="Over the budget"),
             key="budget.by_budget", file_name="capacity_by_budget.html")
     with right:
         chart(charts.sweep_figure(
-            sx, scap, sconc, current_x=s.block_size,
-            current_capacity=a.totals.capacity_tokens, current_concurrency=conc,
+            sizes, [p[0] for p in by_size], [p[1] for p in by_size], current_x=s.block_size,
+            current_capacity=r.capacity_tokens, current_concurrency=r.max_concurrency,
             x_title="requested block size (tokens)", context=s.context, log_x=True,
             title="Over the block size"),
             key="budget.by_size", file_name="capacity_by_block_size.html")
-    sweep = pd.DataFrame({"requested block size": sx, "P": sp, "capacity (tokens)": scap,
-                          "concurrency": [round(x, 2) for x in sconc]})
+    sweep = pd.DataFrame({"requested block size": sizes, "P": [p[2] for p in by_size],
+                          "capacity (tokens)": [p[0] for p in by_size],
+                          "concurrency": [round(p[1], 2) for p in by_size]})
     with st.expander("Block-size sweep as a table"):
         table(sweep)
         st.download_button("Sweep as CSV", data=sweep.to_csv(index=False),

@@ -18,7 +18,9 @@ def headline(analysis) -> None:
                 h.requested_block_size else None, delta_color="off")
     c[1].metric("Block bytes", format_bytes(h.block_bytes), help=f"{h.block_bytes:,} B")
     c[2].metric("Blocks", f"{h.num_blocks:,}")
-    c[3].metric("Capacity (tokens)", f"{h.capacity_tokens:,}")
+    c[3].metric("Token slots (blocks x P)", f"{h.capacity_tokens:,}",
+                help="Tokens if every page id held history; with several groups sharing the "
+                "ids, each group gets a share (see Budget and Compare).")
     c = st.columns(4)
     c[0].metric("Budget", format_bytes(h.budget_bytes), help=f"{h.budget_bytes:,} B")
     c[1].metric("Unused", format_bytes(h.unused_bytes), help=f"{h.unused_bytes:,} B")
@@ -65,7 +67,6 @@ def where_bytes_go(analysis) -> None:
 
 def page_ids(analysis) -> None:
     st.subheader("Which page ids a workload hands to which group", divider="gray")
-    s = state()
     c1, c2 = st.columns(2)
     with c1:
         bind(st.number_input, "requests", "Live requests", min_value=1, max_value=MAX_REQUESTS,
@@ -74,15 +75,15 @@ def page_ids(analysis) -> None:
         bind(st.number_input, "context", "Tokens per request", min_value=1,
              max_value=MAX_CONTEXT, step=1024)
     s = state()
-    t = analysis.totals
-    pages = app_data.page_assignment(s.profile(), block_size=t.block_size,
-                                     num_blocks=t.num_blocks, requests=s.requests,
-                                     context=s.context, limit=2048)
+    pages = app_data.page_assignment(analysis, requests=s.requests, context=s.context,
+                                     sliding_window=s.profile().sliding_window, limit=2048)
     per = ", ".join(f"{g}: {n:,}" for g, n in pages.per_group.items())
-    used = 1 + sum(pages.per_group.values())
-    msg = f"Pages in use: {used:,} of {t.num_blocks:,} (null page + {per})."
-    (st.caption if pages.fits else st.warning)(
-        msg if pages.fits else msg + " The workload does not fit in this budget.")
+    msg = (f"Pages the groups need (SPEC 3.5: history, live state and snapshots, one dummy "
+           f"page each): {per}; {pages.num_blocks:,} page ids in the pool.")
+    if pages.fits:
+        st.caption(msg)
+    else:
+        st.warning(msg + " The workload does not fit in this budget.")
     chart(charts.page_map_figure(pages, title=f"First {len(pages.owners):,} page ids"),
           key="layout.pages", file_name="page_ids.html")
 

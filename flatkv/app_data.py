@@ -12,9 +12,11 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from flatkv.analysis import PlanAnalysis, SweepPoint, analysis_to_dict
-from flatkv.plan import LINEAR_ATTENTION, SLIDING_ATTENTION
+from flatkv.analysis import PlanAnalysis, analysis_to_dict
+from flatkv.plan import SLIDING_ATTENTION
 from flatkv.profile import CacheProfile
+from flatkv.strategies import StrategyResult
+from flatkv.workload import Workload, covers, group_pages, pool_from_plan
 
 # --------------------------------------------------------------------------------------------
 # Component kinds: one colour and one name each, on every chart.
@@ -172,65 +174,40 @@ def bytes_tree(analysis: PlanAnalysis) -> list[TreeNode]:
 
 
 # --------------------------------------------------------------------------------------------
-# Requests: pages per request, concurrency, and which page ids go to which group
-
-
-def pages_per_request(profile: CacheProfile, block_size: int, context: int) -> dict[str, int]:
-    """Pages one request of ``context`` tokens holds in each group of the single page-id space.
-
-    Full attention: ``ceil(L / P)``. Sliding: the window's pages plus one,
-    ``min(ceil(L / P), ceil((W - 1) / P) + 1)``. State: one page (its live state, no snapshots).
-    """
-    p = block_size
-    full_pages = -(-context // p)
-    out: dict[str, int] = {}
-    for gid in dict.fromkeys(profile.layer_types):
-        if gid == LINEAR_ATTENTION:
-            out[gid] = 1
-        elif gid == SLIDING_ATTENTION and profile.sliding_window:
-            out[gid] = min(full_pages, -(-(profile.sliding_window - 1) // p) + 1)
-        else:
-            out[gid] = full_pages
-    return out
-
-
-def max_concurrency(num_blocks: int, per_request: dict[str, int]) -> float:
-    """Requests the pool holds at once: ``num_blocks / pages one request needs`` (a ratio, as
-    engines log it; floor it for whole requests)."""
-    need = sum(per_request.values())
-    return num_blocks / need if need else 0.0
+# Which page ids a workload hands to which group
 
 
 @dataclass(frozen=True)
 class PageMap:
-    """Page id -> (group, request) for a workload; page id 0 is the engine's null page."""
+    """Page id -> owning group for a workload (SPEC section 3.5); id 0 is the null page."""
 
     num_blocks: int
-    owners: tuple[tuple[str, int] | None, ...]  # index = page id; None = free or null
-    per_group: dict[str, int]
+    owners: tuple[str | None, ...]  # index = page id; None = the null page or free
+    per_group: dict[str, int]  # pages each group needs (flatkv.workload.group_pages)
     fits: bool
 
 
 def page_assignment(
-    profile: CacheProfile, *, block_size: int, num_blocks: int, requests: int, context: int,
+    analysis: PlanAnalysis, *, requests: int, context: int, sliding_window: int | None = None,
     limit: int = 4096,
 ) -> PageMap:
-    """Hand out page ids in arrival order: request 0's pages of every group, then request 1's...
-
-    Shows the single page-id space: each id belongs to one group at a time, whatever group its
-    neighbours serve. At most ``limit`` ids are listed.
-    """
-    per_request = pages_per_request(profile, block_size, context)
-    owners: list[tuple[str, int] | None] = [None]  # the null page
-    per_group = dict.fromkeys(per_request, 0)
-    for r in range(requests):
-        for gid, count in per_request.items():
-            per_group[gid] += count
-            owners.extend([(gid, r)] * min(count, max(0, limit - len(owners))))
-    used = 1 + sum(per_group.values())
-    shown = min(num_blocks, limit)
-    owners = owners[:shown] + [None] * max(0, shown - len(owners))
-    return PageMap(num_blocks, tuple(owners), per_group, used <= num_blocks)
+    """The pages each group needs for ``requests`` at ``context`` (SPEC 3.5, through
+    ``flatkv.workload``), handed out from one page-id space as the requests grow: the groups'
+    pages interleave in proportion, so every id belongs to exactly one group at a time.
+    At most ``limit`` ids are listed."""
+    pool = pool_from_plan(analysis.plan, sliding_window=sliding_window)
+    work = Workload(requests, context)
+    per_group = group_pages(pool, work)
+    # k-th page of group g lands at fraction (k + 1/2) / n_g of the run: a proportional merge
+    order = sorted(
+        ((2 * k + 1) * 1.0 / (2 * n), i, gid)
+        for i, (gid, n) in enumerate(per_group.items())
+        for k in range(n)
+    )
+    shown = min(pool.num_units, limit)
+    owners: list[str | None] = [None] + [gid for _, _, gid in order[: max(0, shown - 1)]]
+    owners += [None] * (shown - len(owners))
+    return PageMap(pool.num_units, tuple(owners), per_group, covers(pool, work))
 
 
 # --------------------------------------------------------------------------------------------
@@ -250,17 +227,6 @@ def budget_candidates(current: int, *, points: int = 40) -> list[int]:
     step = (hi - lo) // (points - 1)
     values = {lo + i * step for i in range(points)} | {current}
     return sorted(values)
-
-
-def concurrency_curve(
-    profile: CacheProfile, points: Sequence[SweepPoint], context: int
-) -> list[float]:
-    return [
-        max_concurrency(pt.num_blocks, pages_per_request(profile, pt.block_size, context))
-        if pt.fits
-        else 0.0
-        for pt in points
-    ]
 
 
 # --------------------------------------------------------------------------------------------
@@ -300,7 +266,18 @@ def rows_csv(rows: Sequence[dict]) -> str:
 
 
 # --------------------------------------------------------------------------------------------
-# Comparison rows (our planners today; the engine strategies plug into the same row)
+# Comparison rows: one per engine strategy (flatkv.strategies)
+
+STRATEGY_TITLES = {
+    "flat": "FlatKV packed slabs",
+    "per-component": "FlatKV per component",
+    "vllm": "vLLM v1",
+    "sglang": "SGLang",
+    "aliased": "slab aliasing",
+    "lcm": "two-level pages",
+}
+# The app's planner setting -> the strategy that plans the same way.
+PLANNER_STRATEGY = {"packed": "flat", "per-component": "per-component"}
 
 
 @dataclass(frozen=True)
@@ -308,13 +285,30 @@ class CompareRow:
     name: str
     applies: bool
     reason: str
-    block_size: int
-    block_bytes: int
-    num_blocks: int
-    capacity_tokens: int
-    max_concurrency: float
+    block_size: int | None
+    block_bytes: int | None
+    num_blocks: int | None
+    capacity_tokens: int | None
+    max_concurrency: float | None
     breakdown: tuple[tuple[str, int], ...]  # (category, bytes), sums to the budget
     formulas: tuple[str, ...]
+    why_block_size: str = ""
+
+    @classmethod
+    def from_result(cls, result: StrategyResult) -> CompareRow:
+        return cls(
+            name=STRATEGY_TITLES.get(result.strategy, result.strategy),
+            applies=result.applies,
+            reason=result.reason,
+            block_size=result.block_size,
+            block_bytes=result.block_bytes,
+            num_blocks=result.num_blocks,
+            capacity_tokens=result.capacity_tokens,
+            max_concurrency=result.max_concurrency,
+            breakdown=tuple(result.breakdown),
+            formulas=tuple(result.formulas),
+            why_block_size=result.why_block_size,
+        )
 
     def table_row(self) -> dict:
         return {
@@ -324,60 +318,7 @@ class CompareRow:
             "block bytes": self.block_bytes,
             "blocks": self.num_blocks,
             "capacity (tokens)": self.capacity_tokens,
-            "concurrency": round(self.max_concurrency, 2),
+            "concurrency": None if self.max_concurrency is None else round(self.max_concurrency, 2),
             **{f"{cat} bytes": v for cat, v in self.breakdown},
             "note": self.reason,
         }
-
-
-def planner_row(analysis: PlanAnalysis, profile: CacheProfile, context: int) -> CompareRow:
-    """A comparison row for one of our planners, with the formulas filled in."""
-    t = analysis.totals
-    eq = analysis.equalizer
-    per_request = pages_per_request(profile, t.block_size, context)
-    need = sum(per_request.values())
-    if analysis.planner == "packed":
-        name = "flat (packed slabs)"
-        formulas = [
-            f"P = {t.block_size:,}"
-            + (
-                f" = {eq.alignment:,} x ceil(ceil({eq.max_const:,} / {eq.max_linear:,}) / "
-                f"{eq.alignment:,})"
-                if eq.inflated
-                else f" (requested; {eq.max_linear:,} x {eq.requested_block_size:,} >= "
-                f"{eq.max_const:,})"
-            ),
-            f"block_bytes = sum of the {len(analysis.slots)} slot rows = {t.block_bytes:,} B",
-        ]
-        note = "one page-id space, slot j packs layer j of every group"
-    else:
-        name = "flat (one tensor per component)"
-        formulas = [
-            f"P = {t.block_size:,} (requested, not equalized)",
-            f"block_bytes = sum of {sum(len(s.rows) for s in analysis.slots)} component rows"
-            f" = {t.block_bytes:,} B",
-        ]
-        note = "one page-id space, no packing"
-    formulas += [
-        f"num_blocks = {t.budget_bytes:,} // {t.block_bytes:,} = {t.num_blocks:,}",
-        f"capacity = {t.num_blocks:,} x {t.block_size:,} = {t.capacity_tokens:,} tokens",
-        "concurrency = num_blocks / pages per request = "
-        f"{t.num_blocks:,} / ({' + '.join(f'{v:,}' for v in per_request.values())}) = "
-        f"{max_concurrency(t.num_blocks, per_request):.2f}",
-    ]
-    breakdown = [("kv_history", t.kv_history_bytes), ("state", t.state_bytes)]
-    if t.reserved_bytes:
-        breakdown.append(("reserved", t.reserved_bytes))
-    breakdown.append(("unused", t.unused_bytes))
-    return CompareRow(
-        name=name,
-        applies=True,
-        reason=note,
-        block_size=t.block_size,
-        block_bytes=t.block_bytes,
-        num_blocks=t.num_blocks,
-        capacity_tokens=t.capacity_tokens,
-        max_concurrency=t.num_blocks / need if need else 0.0,
-        breakdown=tuple(breakdown),
-        formulas=tuple(formulas),
-    )

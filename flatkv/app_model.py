@@ -1,20 +1,25 @@
 """The app's model seam: where a model comes from and how it becomes a CacheProfile.
 
 Every page plans a ``CacheProfile``. This module is the one place that knows the sources of a
-model: built-in examples (taken from SPEC.md's reference table), a raw profile edited by hand
-(layer pattern, KV bytes per slot, state tensors) and the JSON the app exports for a model. When
-``flatkv.models`` / ``flatkv.presets`` land, presets and Hugging Face ``config.json`` plug in
-here and nothing downstream changes.
+model: the bundled presets (``flatkv.presets``), a model specification (``flatkv.models``) loaded
+from a Hugging Face ``config.json``, from the spec JSON the app exports, or edited by hand, and a
+raw profile (layer pattern, KV bytes per slot, state tensors) for what no spec describes. It also
+packs an edited spec into one URL value, so a link carries it.
 
 No streamlit here: pure functions, tested in tests/test_app_state.py.
 """
 
 from __future__ import annotations
 
+import base64
 import json
-from collections.abc import Mapping
+import zlib
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
+from flatkv import presets
+from flatkv.models import ModelSpec
 from flatkv.patterns import format_layer_pattern, parse_layer_pattern
 from flatkv.plan import FULL_ATTENTION, LINEAR_ATTENTION, SLIDING_ATTENTION, occurrence_index
 from flatkv.profile import CacheProfile
@@ -24,49 +29,95 @@ CUSTOM = "custom"
 PROFILE_FORMAT = "flatkv-profile/1"
 
 
-def _example(name: str, layers: str, kv: int, state: Mapping[str, int] | None = None,
-             window: int | None = None) -> CacheProfile:
-    return CacheProfile(
-        layer_types=tuple(parse_layer_pattern(layers)),
-        kv_bytes_per_slot=kv,
-        state_const_bytes=dict(state or {}),
-        sliding_window=window,
-        name=name,
-    )
-
-
-# Per-rank bytes at TP=1, bf16 unless said; from SPEC.md section 2. The order of layers inside a
-# pattern does not change a plan (slot j pairs the j-th layer of every group), only the counts.
-EXAMPLES: dict[str, CacheProfile] = {
-    p.name: p
-    for p in (
-        # 12 full + 36 GDN; GDN conv 49,152 B, ssm 32 x 128 x 128 elements in bf16.
-        _example("Qwen3-Next-80B-A3B", "(3*linear,full)*12", 2048,
-                 {"conv": 49152, "ssm": 1048576}),
-        # SPEC section 1 worked example: the same layers with an fp32 ssm state.
-        _example("Qwen3.5-like (fp32 ssm)", "(3*linear,full)*12", 2048,
-                 {"conv": 49152, "ssm": 2097152}),
-        _example("Nemotron-H-8B", "(6*linear,full)*4", 4096, {"conv": 61440, "ssm": 2097152}),
-        _example("Jamba-1.5-Mini", "(4*linear,full,3*linear)*4", 4096,
-                 {"conv": 49152, "ssm": 262144}),
-        # Attention and Mamba2 in every layer: one attention and one state cache layer each.
-        _example("Falcon-H1-7B", "(full,linear)*44", 1024, {"conv": 21504, "ssm": 1572864}),
-        _example("gpt-oss-20b", "(sliding,full)*12", 2048, window=128),
-        _example("Llama-3.1-8B", "full*32", 4096),
-        _example("DeepSeek-V3", "full*61", 1152),
-    )
-}
+CUSTOM_SPEC = "spec"  # the model is the edited specification carried in the URL
 DEFAULT_MODEL = "Qwen3-Next-80B-A3B"
+_URL_SPEC_FIELDS = ("format", "name", "model_layers", "kv_dtype", "conv_dtype", "ssm_dtype",
+                    "kinds", "pattern")
+MAX_SPEC_URL = 8192  # characters of a packed spec in a link
 
 
 def model_names() -> list[str]:
-    """Names the model picker offers, default first; ``custom`` is the hand-edited profile."""
-    return list(EXAMPLES)
+    """Names the model picker offers: the bundled presets."""
+    return presets.list_presets()
 
 
 def largest_model() -> str:
-    """The model with the most cache layers (the app's performance goal is set against it)."""
-    return max(EXAMPLES.values(), key=lambda p: len(p.layer_types)).name
+    """The preset with the most cache layers (the app's performance goal is set against it)."""
+    return max(model_names(), key=lambda n: len(presets.load_preset(n).layer_types))
+
+
+@lru_cache(maxsize=256)
+def preset_spec(name: str) -> ModelSpec:
+    return presets.load_preset(name)
+
+
+@lru_cache(maxsize=256)
+def spec_from_json(text: str) -> ModelSpec:
+    """A ModelSpec from its export JSON (a spec file, or a link's unpacked value)."""
+    try:
+        data = json.loads(text)
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise ValueError(f"model JSON is not valid JSON: {exc}") from None
+    return ModelSpec.from_dict(data)
+
+
+def spec_to_json(spec: ModelSpec) -> str:
+    """Canonical compact JSON of a spec as the app carries it (no source / notes, TP 1: the
+    sidebar's TP applies on top)."""
+    data = spec.with_options(tp=1).to_dict()
+    return json.dumps({k: data[k] for k in _URL_SPEC_FIELDS if k in data},
+                      separators=(",", ":"))
+
+
+def pack_spec(spec_json: str) -> str:
+    """A spec JSON as one URL-safe value (zlib + base64url)."""
+    return base64.urlsafe_b64encode(zlib.compress(spec_json.encode(), 9)).decode().rstrip("=")
+
+
+def unpack_spec(text: str) -> str:
+    """The spec JSON of ``pack_spec``; ValueError when the value is damaged or too big."""
+    if len(text) > MAX_SPEC_URL:
+        raise ValueError(f"spec is {len(text):,} characters long: at most {MAX_SPEC_URL:,}")
+    try:
+        raw = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+        out = zlib.decompressobj().decompress(raw, 1 << 20).decode()
+    except (ValueError, zlib.error, UnicodeDecodeError) as exc:
+        raise ValueError(f"spec value is damaged ({exc})") from None
+    spec_from_json(out)  # validate
+    return out
+
+
+@lru_cache(maxsize=256)
+def profile_for(model: str, spec_json: str | None, tp: int) -> CacheProfile:
+    return spec_for(model, spec_json, tp).profile()
+
+
+def spec_kind_rows(spec: ModelSpec) -> list[dict]:
+    """One row per distinct layer geometry of a spec, per TP rank: what the Model page lists."""
+    rows = []
+    for k in spec.summary():
+        geometry = {key: v for key, v in k.geometry.items() if key != "kind" and v is not None}
+        rows.append({
+            "name": k.name,
+            "kind": k.kind,
+            "layers": k.count,
+            "geometry": ", ".join(f"{key} {v}" for key, v in geometry.items()),
+            "KV bytes per token": k.kv_bytes_per_token,
+            "state shapes": "; ".join(f"{n} {tuple(sh)}" for n, sh in k.state_shapes.items()),
+            "state bytes per layer": k.state_bytes_per_layer,
+        })
+    return rows
+
+
+def spec_for(model: str, spec_json: str | None, tp: int) -> ModelSpec:
+    """The ModelSpec of a preset name or an edited spec, at tensor-parallel size ``tp``."""
+    if model == CUSTOM_SPEC:
+        if not spec_json:
+            raise ValueError("model is an edited spec but none was given: load or edit a model")
+        spec = spec_from_json(spec_json)
+    else:
+        spec = preset_spec(model)
+    return spec.with_options(tp=tp) if spec.tp != tp else spec
 
 
 @dataclass(frozen=True)
@@ -130,19 +181,26 @@ def profile_to_dict(profile: CacheProfile) -> dict:
     }
 
 
-def profile_from_json(text: str | bytes) -> CacheProfile:
-    """Read a model JSON the app exported. Raises ValueError naming what is wrong."""
+def load_model_json(text: str | bytes) -> ModelSpec | CacheProfile:
+    """A model JSON the app exported: a spec (``flatkv-model/1``) or a raw profile
+    (``flatkv-profile/1``). Raises ValueError naming what is wrong."""
     try:
         data = json.loads(text)
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise ValueError(f"model JSON is not valid JSON: {exc}") from None
-    if not isinstance(data, dict):
-        raise ValueError("model JSON must be an object with 'layers' and 'kv_bytes_per_slot'")
-    if data.get("format") != PROFILE_FORMAT:
-        raise ValueError(
-            f"model JSON format is {data.get('format')!r}: this app reads {PROFILE_FORMAT!r} "
-            "(export one from the Model page)"
-        )
+    if isinstance(data, dict) and data.get("format") == PROFILE_FORMAT:
+        return profile_from_dict(data)
+    if isinstance(data, dict) and data.get("format", "flatkv-model/1") == "flatkv-model/1":
+        return ModelSpec.from_dict(data)
+    raise ValueError(
+        f"model JSON format is {data.get('format') if isinstance(data, dict) else None!r}: this "
+        "app reads 'flatkv-model/1' and 'flatkv-profile/1' (export one from the Model page); "
+        "a Hugging Face config.json goes under Source: config.json"
+    )
+
+
+def profile_from_dict(data: dict) -> CacheProfile:
+    """A raw profile from its export dict (``profile_to_dict``)."""
     state = data.get("state_const_bytes") or {}
     if not isinstance(state, dict):
         raise ValueError("model JSON state_const_bytes must be an object of name: bytes")
@@ -167,8 +225,9 @@ KIND_NAMES = {
 }
 
 
-def layer_rows(profile: CacheProfile) -> list[dict]:
-    """One row per cache layer: index, kind, its group and occurrence (= its slot), bytes."""
+def layer_rows(profile: CacheProfile, names: Sequence[str] | None = None) -> list[dict]:
+    """One row per cache layer: index, kind (a spec's kind names when given), its group and
+    occurrence (= its slot), bytes."""
     rows = []
     labels = profile.layer_types
     for i, (label, occ) in enumerate(zip(labels, occurrence_index(labels))):
@@ -176,7 +235,7 @@ def layer_rows(profile: CacheProfile) -> list[dict]:
         rows.append(
             {
                 "cache layer": i,
-                "kind": KIND_NAMES[label],
+                "kind": names[i] if names else KIND_NAMES[label],
                 "group": label,
                 "slot": occ,
                 "bytes per token": 0 if is_state else profile.kv_bytes_per_slot,

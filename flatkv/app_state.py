@@ -15,6 +15,7 @@ from fractions import Fraction
 
 from flatkv import app_model
 from flatkv.analysis import PLANNERS
+from flatkv.models import ModelSpec
 from flatkv.plan import check_int
 from flatkv.profile import CacheProfile
 from flatkv.units import format_bytes, parse_size
@@ -43,8 +44,9 @@ MAX_REQUESTS = 4096
 class AppState:
     """Everything the app shows is a function of this value (and nothing else)."""
 
-    model: str = app_model.DEFAULT_MODEL  # an example/preset name, or "custom"
-    raw: app_model.RawModel | None = None  # the hand-edited profile when model == "custom"
+    model: str = app_model.DEFAULT_MODEL  # a preset name, "spec" (edited spec) or "custom" (raw)
+    raw: app_model.RawModel | None = None  # the raw profile when model == "custom"
+    spec: str | None = None  # the edited spec's JSON (spec_to_json) when model == "spec"
     block_size: int = 16
     alignment: int | None = None  # None: the block size (the planner's default)
     planner: str = "packed"
@@ -57,16 +59,23 @@ class AppState:
     requests: int = 4  # live requests in the page-id view
 
     def profile(self) -> CacheProfile:
-        """The current model's CacheProfile. Raises ValueError for a bad custom model."""
+        """The current model's CacheProfile at this TP (raw profiles are per rank already).
+        Raises ValueError for a bad model, or a TP its heads cannot be split over."""
         if self.model == app_model.CUSTOM:
             if self.raw is None:
                 raise ValueError("model is 'custom' but no layers were given: edit the model")
             return self.raw.profile()
-        if self.model not in app_model.EXAMPLES:
+        if self.model != app_model.CUSTOM_SPEC and self.model not in app_model.model_names():
             raise ValueError(
                 f"model {self.model!r} is unknown: pick one of {', '.join(app_model.model_names())}"
             )
-        return app_model.EXAMPLES[self.model]
+        return app_model.profile_for(self.model, self.spec, self.tp)
+
+    def model_spec(self) -> ModelSpec | None:
+        """The current ModelSpec at this TP, or None for a raw profile."""
+        if self.model == app_model.CUSTOM:
+            return None
+        return app_model.spec_for(self.model, self.spec, self.tp)
 
     @property
     def effective_alignment(self) -> int:
@@ -180,7 +189,7 @@ _SETTINGS: dict[str, tuple[str, Callable[[str, str], object], Callable[[object],
     "ctx": ("context", _int(1, MAX_CONTEXT), str),
     "req": ("requests", _int(1, MAX_REQUESTS), str),
 }
-_MODEL_KEYS = ("model", "layers", "kv", "state", "window")
+_MODEL_KEYS = ("model", "layers", "kv", "state", "window", "spec")
 
 
 def encode_query(state: AppState) -> dict[str, str]:
@@ -188,6 +197,8 @@ def encode_query(state: AppState) -> dict[str, str]:
     out: dict[str, str] = {}
     if state.model != DEFAULT.model or state.raw is not None:
         out["model"] = state.model
+    if state.model == app_model.CUSTOM_SPEC and state.spec:
+        out["spec"] = app_model.pack_spec(state.spec)
     if state.model == app_model.CUSTOM and state.raw is not None:
         out["layers"] = state.raw.layers
         out["kv"] = str(state.raw.kv_bytes_per_slot)
@@ -221,23 +232,34 @@ def decode_query(params: Mapping[str, str | list[str]]) -> tuple[AppState, list[
             changes[name] = parse(key, q[key])
         except ValueError as exc:
             notices.append(f"{exc}; using the default ({getattr(DEFAULT, name)}).")
-    model, raw, model_notice = _decode_model(q)
+    model, raw, spec, model_notice = _decode_model(q)
     if model_notice:
         notices.append(model_notice)
-    state = replace(DEFAULT, model=model, raw=raw, **changes)
+    state = replace(DEFAULT, model=model, raw=raw, spec=spec, **changes)
+    try:
+        state.profile()  # e.g. a TP the model's heads do not split over
+    except ValueError as exc:
+        notices.append(f"{exc}; using TP 1.")
+        state = replace(state, tp=1)
     unknown = sorted(set(q) - set(_SETTINGS) - set(_MODEL_KEYS))
     if unknown:
         notices.append(f"Ignored unknown link parameter(s): {', '.join(unknown)}.")
     return state, notices
 
 
-def _decode_model(q: Mapping[str, str]) -> tuple[str, app_model.RawModel | None, str]:
+def _decode_model(q: Mapping[str, str]) -> tuple[str, app_model.RawModel | None, str | None, str]:
     name = q.get("model", DEFAULT.model)
     fallback = f"using the default model ({DEFAULT.model})."
+    if name == app_model.CUSTOM_SPEC:
+        try:
+            return name, None, app_model.unpack_spec(q.get("spec", "")), ""
+        except ValueError as exc:
+            notice = f"The model in the link is not valid ({exc}); {fallback}"
+            return DEFAULT.model, None, None, notice
     if name != app_model.CUSTOM:
-        if name in app_model.EXAMPLES:
-            return name, None, ""
-        return DEFAULT.model, None, f"model={name!r} is not a known model; {fallback}"
+        if name in app_model.model_names():
+            return name, None, None, ""
+        return DEFAULT.model, None, None, f"model={name!r} is not a known model; {fallback}"
     try:
         window = q.get("window")
         raw = app_model.RawModel(
@@ -248,8 +270,9 @@ def _decode_model(q: Mapping[str, str]) -> tuple[str, app_model.RawModel | None,
         )
         raw.profile()  # validate now, so a bad link never reaches a page
     except ValueError as exc:
-        return DEFAULT.model, None, f"The custom model in the link is not valid ({exc}); {fallback}"
-    return app_model.CUSTOM, raw, ""
+        return (DEFAULT.model, None, None,
+                f"The custom model in the link is not valid ({exc}); {fallback}")
+    return app_model.CUSTOM, raw, None, ""
 
 
 def state_fields() -> list[str]:

@@ -166,10 +166,7 @@ def page_map_figure(pages: PageMap, *, columns: int = 64, title: str = "") -> go
     groups: dict[str, list[int]] = {}
     free: list[int] = []
     for pid, owner in enumerate(pages.owners):
-        if owner is None:
-            free.append(pid)
-        else:
-            groups.setdefault(owner[0], []).append(pid)
+        (free if owner is None else groups.setdefault(owner, [])).append(pid)
 
     def add(name: str, ids: list[int], color: str, hover: list[str]) -> None:
         fig.add_trace(
@@ -186,8 +183,9 @@ def page_map_figure(pages: PageMap, *, columns: int = 64, title: str = "") -> go
         )
 
     for gid, ids in groups.items():
-        add(gid, ids, color_of(GROUP_KIND.get(gid, "state")),
-            [f"page {i}: {gid}, request {pages.owners[i][1]}" for i in ids])
+        n = pages.per_group[gid]
+        add(f"{gid} ({n:,} page{'' if n == 1 else 's'})", ids,
+            color_of(GROUP_KIND.get(gid, "state")), [f"page {i}: {gid}" for i in ids])
     add("free / null page", free, COLORS["free"],
         ["page 0: null page" if i == 0 else f"page {i}: free" for i in free])
     rows = -(-len(pages.owners) // columns)

@@ -10,7 +10,6 @@ import pytest
 
 from flatkv import app_data
 from flatkv.analysis import analyze
-from flatkv.app_model import EXAMPLES
 from flatkv.profile import CacheProfile
 
 # SPEC section 1: 12 x (3 linear + 1 full); KV 2,048 B/slot; conv 49,152 B; ssm 2,097,152 B.
@@ -80,32 +79,21 @@ def test_bytes_tree_sums_exactly_to_the_budget(analysis):
     assert by_id["unused"].value == 80 * 10**9 - 775 * BLOCK_BYTES
 
 
-def test_pages_per_request_and_concurrency():
-    # ceil(32,768 / 1,056) = 32 full pages (31 x 1,056 = 32,736 < 32,768), one state page
-    per = app_data.pages_per_request(QWEN35, 1056, 32768)
-    assert per == {"linear_attention": 1, "full_attention": 32}
-    assert app_data.max_concurrency(775, per) == pytest.approx(775 / 33)
-    oss = EXAMPLES["gpt-oss-20b"]  # window 128
-    assert app_data.pages_per_request(oss, 16, 32768) == {
-        "sliding_attention": 127 // 16 + 1 + 1, "full_attention": 2048}
-    assert app_data.pages_per_request(oss, 16, 100)["sliding_attention"] == 7  # ceil(100/16)
-
-
-def test_vllm_anchor_concurrency_formula():
-    # SPEC 3.1: 7,162 blocks, P 544, 262,144 tokens: 482 full pages + 3 state groups x 1 page
-    assert pytest.approx(14.77, abs=0.005) == 7162 / (-(-262144 // 544) + 3)
-
-
-def test_page_assignment_hands_ids_out_in_arrival_order():
-    pages = app_data.page_assignment(QWEN35, block_size=1056, num_blocks=10, requests=2,
-                                     context=2000)
-    lin, full = "linear_attention", "full_attention"
-    assert pages.owners == (None, (lin, 0), (full, 0), (full, 0), (lin, 1), (full, 1),
-                            (full, 1), None, None, None)
-    assert pages.per_group == {lin: 2, full: 4} and pages.fits
-    tight = app_data.page_assignment(QWEN35, block_size=1056, num_blocks=6, requests=2,
-                                     context=2000)
-    assert not tight.fits and len(tight.owners) == 6
+def test_page_assignment_follows_the_spec_workload(analysis):
+    # SPEC 3.5, R = 2, L = 2,000, P = 1,056: T = 4,000; full ceil(4,000 / 1,056) + 2 + 1 = 7;
+    # state min(2 x 2 + 4,000 // 1,056 + 1, 7) = min(8, 7) = 7
+    pages = app_data.page_assignment(analysis, requests=2, context=2000)
+    assert pages.per_group == {"linear_attention": 7, "full_attention": 7}
+    assert pages.owners[0] is None  # the null page
+    assert pages.owners[1:15].count("full_attention") == 7
+    assert pages.owners[1:15].count("linear_attention") == 7
+    assert set(pages.owners[15:]) == {None} and len(pages.owners) == 775
+    assert pages.fits
+    # proportional interleaving: ids alternate while both groups need the same count
+    assert pages.owners[1:5] == ("linear_attention", "full_attention") * 2
+    big = app_data.page_assignment(analysis, requests=400, context=32768)
+    # full: ceil(400 x 32,768 / 1,056) + 401 = 12,413 + 401 > 775 page ids
+    assert not big.fits and len(big.owners) == 775
 
 
 def test_sweep_candidates():
@@ -128,18 +116,26 @@ def test_exports(analysis):
     assert app_data.rows_csv([{"a": 1, "b": 2}]) == "a,b\n1,2\n"
 
 
-def test_planner_rows_show_their_formulas(analysis):
-    row = app_data.planner_row(analysis, QWEN35, 32768)
-    assert (row.block_size, row.block_bytes, row.num_blocks, row.capacity_tokens) == (
-        1056, 103_219_200, 775, 818_400)
-    assert sum(v for _, v in row.breakdown) == 80 * 10**9
-    text = "\n".join(row.formulas)
-    assert "16 x ceil(ceil(2,146,304 / 2,048) / 16)" in text
-    assert "num_blocks = 80,000,000,000 // 103,219,200 = 775" in text
-    assert "capacity = 775 x 1,056 = 818,400 tokens" in text
-    per = analyze(QWEN35.components(), block_size=64, budget_bytes=80 * 10**9,
-                  planner="per-component")
-    prow = app_data.planner_row(per, QWEN35, 32768)
-    # no equalizing: 12 kv rows at 64 slots + 36 state rows
-    assert prow.block_bytes == 12 * 2048 * 64 + 36 * STATE_ROW == 78_839_808
-    assert (prow.num_blocks, prow.capacity_tokens) == (1014, 64_896)
+def test_compare_rows_carry_the_strategy_numbers():
+    from flatkv.strategies import StrategyOptions, run_strategy
+
+    opts = StrategyOptions(block_size=64, alignment=16)
+    flat = app_data.CompareRow.from_result(
+        run_strategy("flat", QWEN35, budget_bytes=80 * 10**9, context_tokens=32768, options=opts))
+    assert flat.name == "FlatKV packed slabs"
+    assert (flat.block_size, flat.block_bytes, flat.num_blocks) == (1056, 103_219_200, 775)
+    # 775 page ids / (32 full pages + 1 state page) at 32,768 tokens
+    assert flat.max_concurrency == pytest.approx(775 / 33)
+    assert sum(v for _, v in flat.breakdown) == 80 * 10**9
+    row = flat.table_row()
+    assert row["blocks"] == 775 and row["concurrency"] == 23.48
+    vllm = app_data.CompareRow.from_result(
+        run_strategy("vllm", QWEN35, budget_bytes=80 * 10**9, context_tokens=32768, options=opts))
+    # A = max(16, 64) = 64; P = 64 x cdiv(2,146,304, 64 x 2,048) = 64 x 17 = 1,088
+    assert vllm.block_size == 1088
+    # page 1,088 x 2,048 = 2,228,224 B; 80e9 // 2,228,224 // 12 layers per group = 2,991
+    assert vllm.num_blocks == 80 * 10**9 // 2_228_224 // 12 == 2991
+    assert vllm.capacity_tokens == 2991 // 4 * 1088  # 4 groups: 812,736
+    aliased = app_data.CompareRow.from_result(
+        run_strategy("aliased", QWEN35, budget_bytes=80 * 10**9, context_tokens=32768))
+    assert not aliased.applies and aliased.table_row()["blocks"] is None

@@ -3,12 +3,13 @@ view, bad input shows st.error. Expected figures are derived by hand (SPEC.md se
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from flatkv.app_model import EXAMPLES
+from flatkv.app_model import model_names
 from flatkv.app_state import DEFAULT
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
@@ -48,7 +49,7 @@ def test_layout_shows_the_worked_example_from_a_link():
     assert m["P (tokens per page)"] == "1,056"  # ceil(2,146,304 / 2,048) = 1,048 -> x16
     assert m["Block bytes"] == "98.44 MiB"  # 103,219,200 B
     assert m["Blocks"] == "775"  # 80e9 // 103,219,200
-    assert m["Capacity (tokens)"] == "818,400"  # 775 x 1,056
+    assert m["Token slots (blocks x P)"] == "818,400"  # 775 x 1,056
     help_texts = {mm.label: mm.help for mm in at.metric}
     assert help_texts["Block bytes"] == "103,219,200 B"
     why = " ".join(md.value for md in at.markdown)
@@ -71,7 +72,7 @@ def test_paging_widgets_drive_p_and_blocks(widget, value, p, blocks, capacity):
     at.sidebar.number_input(key=widget).set_value(value).run()
     assert_clean(at)
     m = metrics(at)
-    assert (m["P (tokens per page)"], m["Blocks"], m["Capacity (tokens)"]) == (
+    assert (m["P (tokens per page)"], m["Blocks"], m["Token slots (blocks x P)"]) == (
         p, blocks, capacity)
 
 
@@ -117,13 +118,13 @@ def test_bad_inputs_show_st_error_not_a_traceback():
     assert any("fill the usable memory" in e.value for e in at.error)
 
 
-def test_model_page_edits_the_model_and_rejects_a_bad_pattern():
+def test_model_page_edits_raw_bytes_and_rejects_a_bad_pattern():
     at = open_app("app_pages/model.py")
     assert_clean(at)
-    at.segmented_control(key="model.source").set_value("Edit by hand").run()
+    at.segmented_control(key="model.source").set_value("Raw bytes").run()
     at.text_input(key="edit.layers").set_value("full*x").run()
     assert not at.exception
-    assert any("layers pattern 'full*x'" in e.value for e in at.error)
+    assert any("layer pattern 'full*x'" in e.value for e in at.error)
     at.text_input(key="edit.layers").set_value("full*32").run()
     at.text_input(key="edit.state").set_value("").run()
     at.number_input(key="edit.kv").set_value(4096).run()
@@ -135,13 +136,45 @@ def test_model_page_edits_the_model_and_rejects_a_bad_pattern():
     assert metrics(at)["Block bytes"] == "2.00 MiB"
 
 
-def test_model_page_picks_an_example_and_loads_json():
+def test_model_page_edits_heads_and_dtypes_of_a_preset():
+    at = open_app("app_pages/model.py", {"model": "Llama-3.1-8B"})
+    at.segmented_control(key="model.source").set_value("Edit by hand").run()
+    assert_clean(at)
+    # 8 KV heads -> 4: 4 x (128 + 128) x 2 B = 2,048 B per token per layer
+    at.number_input(key="spec.full.kv_heads").set_value(4).run()
+    assert_clean(at)
+    assert at.query_params["model"] == "spec" and "spec" in at.query_params
+    kinds = at.dataframe[0].value
+    assert kinds.iloc[0]["KV bytes per token"] == 2048
+    at.selectbox(key="spec.kv_dtype").set_value("float8_e4m3fn").run()
+    assert at.dataframe[0].value.iloc[0]["KV bytes per token"] == 1024
+    # a pattern over an unknown kind name: the spec's own message, as st.error
+    at.text_input(key="spec.pattern").set_value("full*30,mamba*2").run()
+    assert not at.exception
+    assert any("unknown kind" in e.value for e in at.error)
+    # the link reopens the edited model
+    again = open_app("app_pages/model.py", dict(at.query_params))
+    assert_clean(again)
+    assert again.dataframe[0].value.iloc[0]["KV bytes per token"] == 1024
+
+
+def test_model_page_loads_a_config_json_and_model_json():
     at = open_app("app_pages/model.py")
     at.selectbox(key="w.model").set_value("Llama-3.1-8B").run()
     assert_clean(at)
     assert at.query_params["model"] == "Llama-3.1-8B"
     assert metrics(at)["Cache layers"] == "32"
-    at.segmented_control(key="model.source").set_value("Load JSON").run()
+    at.segmented_control(key="model.source").set_value("config.json").run()
+    at.text_area(key="hf.paste").set_value(json.dumps({
+        "model_type": "llama", "num_hidden_layers": 4, "num_attention_heads": 8,
+        "num_key_value_heads": 2, "hidden_size": 512, "torch_dtype": "bfloat16"})).run()
+    at.text_input(key="hf.name").set_value("tiny-llama").run()
+    at.button(key="hf.load").click().run()
+    assert_clean(at)
+    assert metrics(at)["Cache layers"] == "4"
+    # 2 KV heads x (64 + 64) x 2 B = 512 B per token per layer (head_dim 512 / 8 = 64)
+    assert at.dataframe[0].value.iloc[0]["KV bytes per token"] == 512
+    at.segmented_control(key="model.source").set_value("Model JSON").run()
     at.text_area(key="model.paste").set_value(
         '{"format": "flatkv-profile/1", "name": "tiny", "layers": "linear,full",'
         ' "kv_bytes_per_slot": 64, "state_const_bytes": {"ssm": 4096}}').run()
@@ -158,7 +191,9 @@ def test_budget_page_concurrency_by_hand():
     at = open_app("app_pages/budget.py", QWEN35_LINK)
     assert_clean(at)
     m = metrics(at)
-    assert m["Capacity (tokens)"] == "818,400"
+    assert m["Blocks"] == "775"
+    # two groups share the 775 page ids: 775 // 2 x 1,056 = 408,672 tokens side by side
+    assert m["Capacity (tokens)"] == "408,672"
     # 32,768 tokens: ceil(32,768 / 1,056) = 32 full pages + 1 state page; 775 / 33 = 23.48
     assert m["Concurrency at 32,768 tokens"] == "23.48"
     at.number_input(key="w.context").set_value(1056).run()
@@ -167,30 +202,32 @@ def test_budget_page_concurrency_by_hand():
 
 
 def test_budget_page_follows_the_gpu_settings():
-    at = open_app("app_pages/budget.py", {"gpu": "H100 80GB", "frac": "0.9", "weights": "16GB",
-                                      "tp": "2"})
+    at = open_app("app_pages/budget.py", {"gpu": "H100 80GB", "frac": "0.9",
+                                          "weights": "16GB", "tp": "2"})
     assert_clean(at)
     # 81,559 MiB x 0.9 floored, minus 8 GB per rank = 68,968,728,985 B
     assert metrics(at)["Cache budget"] == "64.23 GiB"
     assert at.sidebar.metric[0].help == "68,968,728,985 B"
 
 
-def test_compare_page_lists_both_planners():
+def test_compare_page_lists_every_strategy():
     at = open_app("app_pages/compare.py", QWEN35_LINK)
     assert_clean(at)
-    table = at.dataframe[0].value
-    packed = table[table["strategy"] == "flat (packed slabs)"].iloc[0]
-    per = table[table["strategy"] == "flat (one tensor per component)"].iloc[0]
-    assert (packed["P (tokens)"], packed["blocks"], packed["capacity (tokens)"]) == (
-        1056, 775, 818_400)
-    # per-component: no equalizing, 12 x 2,048 x 64 + 36 x 2,146,304 = 78,839,808 B per block
-    assert (per["block bytes"], per["blocks"], per["capacity (tokens)"]) == (
-        78_839_808, 1014, 64_896)
+    table = at.dataframe[0].value.set_index("strategy")
+    assert list(table.index) == ["FlatKV packed slabs", "FlatKV per component", "vLLM v1",
+                                 "SGLang", "slab aliasing", "two-level pages"]
+    flat = table.loc["FlatKV packed slabs"]
+    assert (flat["P (tokens)"], flat["blocks"], flat["block bytes"]) == (1056, 775, 103_219_200)
+    vllm = table.loc["vLLM v1"]
+    # P = 64 x cdiv(2,146,304, 64 x 2,048) = 1,088; 80e9 // 2,228,224 // 12 = 2,991 blocks
+    assert (vllm["P (tokens)"], vllm["blocks"]) == (1088, 2991)
+    assert not table.loc["slab aliasing"]["applies"]  # state layers: no equal history groups
     assert len(at.get("plotly_chart")) == 2
-    assert "num_blocks = 80,000,000,000 // 103,219,200 = 775" in at.code[0].value
+    codes = " ".join(c.value for c in at.code)
+    assert "num_blocks = budget // block_bytes = 80,000,000,000 // 103,219,200 = 775" in codes
 
 
-@pytest.mark.parametrize("model", list(EXAMPLES))
+@pytest.mark.parametrize("model", model_names())
 def test_every_page_renders_for_every_example(model):
     at = open_app(None, {"model": model})
     for page in PAGES:

@@ -32,7 +32,7 @@ def test_round_trip_of_a_custom_model_and_every_setting():
     assert decode_query(query) == (state, [])
 
 
-def test_an_example_model_is_linked_by_name():
+def test_a_preset_is_linked_by_name():
     state = AppState(model="Llama-3.1-8B")
     assert encode_query(state) == {"model": "Llama-3.1-8B"}
     assert decode_query({"model": "Llama-3.1-8B"})[0].profile().layer_types == (
@@ -107,27 +107,48 @@ def test_state_text_parses_units_and_rejects_junk():
 
 def test_model_json_round_trip_and_errors():
     profile = QWEN35.profile("Qwen3.5-like")
-    text = json.dumps(app_model.profile_to_dict(profile))
-    assert app_model.profile_from_json(text) == profile
+    assert app_model.load_model_json(json.dumps(app_model.profile_to_dict(profile))) == profile
+    spec = app_model.preset_spec("Llama-3.1-8B")
+    assert app_model.load_model_json(json.dumps(spec.to_dict())) == spec
     with pytest.raises(ValueError, match="not valid JSON"):
-        app_model.profile_from_json("{nope")
+        app_model.load_model_json("{nope")
     with pytest.raises(ValueError, match="format"):
-        app_model.profile_from_json('{"layers": "full*2", "kv_bytes_per_slot": 4}')
-    with pytest.raises(ValueError, match="layers pattern"):
-        app_model.profile_from_json(json.dumps(
+        app_model.load_model_json('{"format": "other/1"}')
+    with pytest.raises(ValueError, match="layer pattern"):
+        app_model.load_model_json(json.dumps(
             {"format": app_model.PROFILE_FORMAT, "layers": "full*", "kv_bytes_per_slot": 4}))
 
 
-def test_examples_carry_the_spec_reference_bytes():
-    ex = app_model.EXAMPLES
-    qn = ex["Qwen3-Next-80B-A3B"]
+def test_presets_and_tp_give_the_spec_reference_bytes():
+    qn = AppState(model="Qwen3-Next-80B-A3B").profile()
     assert (qn.count("full_attention"), qn.count("linear_attention")) == (12, 36)
     assert qn.kv_bytes_per_slot == 2 * 2 * 256 * 2  # K and V, 2 heads x 256, bf16
     assert qn.state_const_bytes == {"conv": 49_152, "ssm": 32 * 128 * 128 * 2}
-    falcon = ex["Falcon-H1-7B"]
-    assert (falcon.count("full_attention"), falcon.count("linear_attention")) == (44, 44)
-    assert app_model.largest_model() == "Falcon-H1-7B"  # 88 cache layers
-    assert ex["gpt-oss-20b"].sliding_window == 128
+    # SPEC section 2, TP=2 (vLLM run log): 1,024 B/token, conv 24,576 B, ssm 524,288 B
+    tp2 = AppState(model="Qwen3-Next-80B-A3B", tp=2).profile()
+    assert tp2.kv_bytes_per_slot == 1024
+    assert tp2.state_const_bytes == {"conv": 24_576, "ssm": 524_288}
+    assert app_model.largest_model() == "Falcon-H1-7B"  # 44 attention + 44 Mamba2 layers
+    assert "Qwen3-Next-80B-A3B" in app_model.model_names()
+
+
+def test_an_edited_spec_travels_in_the_link():
+    spec = app_model.preset_spec("Llama-3.1-8B").with_options(kv_dtype="float8_e4m3fn",
+                                                              name="Llama fp8")
+    state = AppState(model="spec", spec=app_model.spec_to_json(spec), block_size=32)
+    query = encode_query(state)
+    assert query["model"] == "spec" and len(query["spec"]) < 400
+    back, notices = decode_query(query)
+    assert notices == [] and back == state
+    assert back.profile().kv_bytes_per_slot == 8 * 256 * 1  # 8 KV heads x (128 + 128), fp8
+    assert back.profile().name == "Llama fp8"
+
+
+def test_a_damaged_spec_or_a_tp_the_heads_refuse_falls_back_with_a_notice():
+    state, notices = decode_query({"model": "spec", "spec": "bm90IGEgc3BlYw"})
+    assert state.model == DEFAULT.model and "not valid" in notices[0]
+    state, notices = decode_query({"tp": "3"})  # 16 GDN key heads over 3 ranks
+    assert state.tp == 1 and "not divisible by tp = 3" in notices[0]
 
 
 def test_layer_rows_and_kind_summary_by_hand():

@@ -6,7 +6,7 @@ import pytest
 
 from flatkv import app_data, charts
 from flatkv.analysis import analyze
-from flatkv.app_model import EXAMPLES, layer_rows
+from flatkv.app_model import layer_rows, preset_spec
 from flatkv.charts import COLORS
 from flatkv.profile import CacheProfile
 
@@ -50,7 +50,8 @@ def test_layout_figure_draws_each_binding_at_its_offset(analysis):
 
 
 def test_layout_figure_of_the_largest_example_stays_small():
-    a = analyze(EXAMPLES["Falcon-H1-7B"].components(), block_size=16, budget_bytes=80 * 10**9)
+    falcon = preset_spec("Falcon-H1-7B").profile()
+    a = analyze(falcon.components(), block_size=16, budget_bytes=80 * 10**9)
     fig = charts.layout_figure(app_data.layout_segments(a))
     assert len(fig.data) == 3  # one trace per kind, not per binding
     assert sum(len(t.x) for t in fig.data) == 44 * 3
@@ -69,14 +70,17 @@ def test_icicle_values_and_colours(analysis):
 
 
 def test_page_map_marks_each_owner():
-    pages = app_data.page_assignment(QWEN35, block_size=1056, num_blocks=10, requests=2,
-                                     context=2000)
+    pages = app_data.PageMap(8, (None, "linear_attention", "full_attention", "full_attention",
+                                 None, None, None, None),
+                             {"linear_attention": 1, "full_attention": 2}, True)
     fig = charts.page_map_figure(pages, columns=4)
-    full = _trace(fig, "full_attention")
-    assert list(zip(full.x, full.y)) == [(2, 0), (3, 0), (1, 1), (2, 1)]  # ids 2, 3, 5, 6
+    full = _trace(fig, "full_attention (2 pages)")
+    assert list(zip(full.x, full.y)) == [(2, 0), (3, 0)]  # ids 2 and 3
     assert full.marker.color == COLORS["kv"]
-    assert len(_trace(fig, "free / null page").x) == 4  # ids 0, 7, 8, 9
-    assert _trace(fig, "linear_attention").text[1] == "page 4: linear_attention, request 1"
+    free = _trace(fig, "free / null page")
+    assert list(zip(free.x, free.y)) == [(0, 0), (0, 1), (1, 1), (2, 1), (3, 1)]
+    assert free.text[0] == "page 0: null page"
+    assert _trace(fig, "linear_attention (1 page)").text == ("page 1: linear_attention",)
 
 
 def test_sweep_figure_marks_the_current_point():

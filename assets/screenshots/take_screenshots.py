@@ -16,7 +16,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 sys.path.insert(0, str(ROOT / "tests" / "browser"))
 
-from conftest import CHROMIUM, CHROMIUM_ARGS, running_app  # noqa: E402
+from app_server import CHROMIUM, CHROMIUM_ARGS, running_app  # noqa: E402
 from playwright.sync_api import expect, sync_playwright  # noqa: E402
 
 QUERY = "gpu=H200+141GB&weights=80GB"  # e.g. fp8 weights of an 80B model on one GPU

@@ -6,9 +6,34 @@ from __future__ import annotations
 from urllib.parse import parse_qs, urlencode, urlparse
 
 import pytest
+from app_server import CHROMIUM, CHROMIUM_ARGS, running_app
 from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
+
+
+@pytest.fixture(scope="session")
+def app_url():
+    with running_app() as url:
+        yield url
+
+
+@pytest.fixture(scope="session")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        yield b
+        b.close()
+
+
+@pytest.fixture()
+def page(browser):
+    context = browser.new_context(viewport={"width": 1400, "height": 900})
+    pg = context.new_page()
+    yield pg
+    context.close()
 
 QWEN35 = {
     "model": "custom", "layers": "(3*linear,full)*12", "kv": "2048",
@@ -47,7 +72,7 @@ def test_layout_numbers_and_a_shared_link_restore_the_view(page, browser, app_ur
     open_view(page, f"{app_url}/layout?{urlencode(QWEN35)}", "Layout")
     expect(metric(page, "P (tokens per page)")).to_have_text("1,056", timeout=TIMEOUT)
     expect(metric(page, "Blocks")).to_have_text("775")
-    expect(metric(page, "Capacity (tokens)")).to_have_text("818,400")
+    expect(metric(page, "Token slots (blocks x P)")).to_have_text("818,400")
     # change the block size in the sidebar: P no longer inflates (2,048 covers the state row)
     box = page.get_by_role("spinbutton", name="Block size (tokens)")
     box.fill("2048")
@@ -62,7 +87,7 @@ def test_layout_numbers_and_a_shared_link_restore_the_view(page, browser, app_ur
         fresh = other.new_page()
         open_view(fresh, link, "Layout")
         expect(metric(fresh, "P (tokens per page)")).to_have_text("2,048", timeout=TIMEOUT)
-        expect(metric(fresh, "Capacity (tokens)")).to_have_text(f"{626 * 2048:,}")
+        expect(metric(fresh, "Token slots (blocks x P)")).to_have_text(f"{626 * 2048:,}")
         assert fresh.locator('[data-testid="stAlert"]').count() == 0  # no fallback notice
     finally:
         other.close()

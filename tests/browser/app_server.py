@@ -1,4 +1,5 @@
-"""A running app (streamlit run app.py, headless) and Debian's Chromium, for the browser tests."""
+"""A running app (streamlit run app.py, headless) and Debian's Chromium settings, for the browser
+tests and the README screenshots."""
 
 from __future__ import annotations
 
@@ -11,8 +12,6 @@ import time
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
-
-import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = "/usr/bin/chromium"
@@ -59,27 +58,3 @@ def running_app() -> Iterator[str]:
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
-
-
-@pytest.fixture(scope="session")
-def app_url():
-    with running_app() as url:
-        yield url
-
-
-@pytest.fixture(scope="session")
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
-        yield b
-        b.close()
-
-
-@pytest.fixture()
-def page(browser):
-    context = browser.new_context(viewport={"width": 1400, "height": 900})
-    pg = context.new_page()
-    yield pg
-    context.close()
