@@ -163,10 +163,17 @@ def table(rows: Any, *, height: int | str = "auto") -> None:
     import pandas as pd
 
     df = rows if isinstance(rows, pd.DataFrame) else pd.DataFrame(rows)
+    df = df.copy()
+    for col in df.columns:  # whole numbers with gaps (None) stay whole numbers
+        values = df[col].dropna()
+        if df[col].dtype == object and len(values) and all(
+            isinstance(v, int) and not isinstance(v, bool) for v in values
+        ):
+            df[col] = df[col].astype("Int64")
     config = {
         col: st.column_config.NumberColumn(format="localized")
         for col in df.columns
-        if pd.api.types.is_integer_dtype(df[col])
+        if pd.api.types.is_numeric_dtype(df[col]) and not pd.api.types.is_bool_dtype(df[col])
     }
     st.dataframe(df, hide_index=True, width="stretch", column_config=config, height=height)
 

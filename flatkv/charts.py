@@ -244,11 +244,11 @@ def capacity_bars(
         "capacity (tokens)", f"concurrency at {context:,} tokens"))
     fig.add_trace(go.Bar(x=list(names), y=list(capacity), marker_color=COLORS["kv"],
                          name="capacity", text=[f"{c:,}" for c in capacity],
-                         textposition="auto",
+                         textposition="outside", textangle=0, cliponaxis=False,
                          hovertemplate="%{x}<br>%{y:,} tokens<extra></extra>"), row=1, col=1)
     fig.add_trace(go.Bar(x=list(names), y=list(concurrency), marker_color=COLORS["conv"],
                          name="concurrency", text=[f"{c:.2f}" for c in concurrency],
-                         textposition="auto",
+                         textposition="outside", textangle=0, cliponaxis=False,
                          hovertemplate="%{x}<br>%{y:.2f} requests<extra></extra>"), row=1, col=2)
     fig.update_layout(showlegend=False)
     return _layout(fig, title=title, height=380)

@@ -8,6 +8,7 @@ import os
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -29,11 +30,12 @@ def _free_port() -> int:
 def running_app() -> Iterator[str]:
     """``streamlit run app.py`` on a free port until the block ends; yields its URL."""
     port = _free_port()
+    log = tempfile.TemporaryFile()  # noqa: SIM115 (a file, not a pipe: a full pipe stalls the server)
     proc = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
          "--server.port", str(port), "--browser.gatherUsageStats", "false",
          "--server.fileWatcherType", "none"],
-        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env={**os.environ},
+        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env={**os.environ},
     )
     url = f"http://127.0.0.1:{port}"
     try:
@@ -47,10 +49,11 @@ def running_app() -> Iterator[str]:
                 pass
             if proc.poll() is not None or time.monotonic() > deadline:
                 proc.kill()
-                out = proc.stdout.read().decode(errors="replace") if proc.stdout else ""
-                raise RuntimeError(f"streamlit did not start on {url}:\n{out[-2000:]}")
+                raise RuntimeError(f"streamlit did not start on {url}:\n{_tail(log)}")
             time.sleep(0.3)
         yield url
+        if os.environ.get("FLATKV_APP_LOG"):
+            print(_tail(log, 20_000))
     finally:
         proc.terminate()
         try:
@@ -58,3 +61,9 @@ def running_app() -> Iterator[str]:
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+        log.close()
+
+
+def _tail(log, size: int = 2000) -> str:
+    log.seek(0)
+    return log.read().decode(errors="replace")[-size:]
