@@ -1,0 +1,33 @@
+"""FlatKV Explorer: the Streamlit app. Navigation and the shared sidebar; pages live in app_pages/
+(not pages/: a pages/ folder puts streamlit in its older multipage mode until a first run of
+st.navigation, so a link to /layout on a fresh server would skip this script).
+
+Run: ``streamlit run app.py``. The whole view (model, settings, page) lives in the URL.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from app_pages._common import frame, sync_url
+
+st.set_page_config(page_title="FlatKV Explorer", page_icon=":material/view_module:",
+                   layout="wide")
+
+PAGES = [
+    # The default page: streamlit serves it at "/" (not at /model).
+    st.Page("app_pages/model.py", title="Model", icon=":material/schema:", default=True),
+    st.Page("app_pages/layout.py", title="Layout", icon=":material/view_week:",
+            url_path="layout"),
+    st.Page("app_pages/budget.py", title="Budget", icon=":material/memory:",
+            url_path="budget"),
+    st.Page("app_pages/compare.py", title="Compare", icon=":material/compare_arrows:",
+            url_path="compare"),
+    st.Page("app_pages/gpu.py", title="GPU lab", icon=":material/speed:", url_path="gpu"),
+]
+
+
+nav = st.navigation(PAGES)
+frame()
+nav.run()
+sync_url()

@@ -1,0 +1,250 @@
+"""What every page shares: the app state in the session and the URL, bound widgets, cached
+computations, error display and number formats. Streamlit lives here and in the pages only."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import replace
+from typing import Any
+
+import plotly.graph_objects as go
+import streamlit as st
+
+from flatkv.analysis import PLANNERS, PlanAnalysis, analyze
+from flatkv.app_state import (
+    CUSTOM_GPU,
+    GPU_PRESETS,
+    MAX_BLOCK_SIZE,
+    MAX_TP,
+    AppState,
+    decode_query,
+    encode_query,
+)
+from flatkv.profile import CacheProfile
+from flatkv.strategies import STRATEGIES, StrategyOptions, StrategyResult, run_strategy
+from flatkv.units import format_bytes, parse_size
+
+STATE_KEY = "flatkv.state"
+NOTICES_KEY = "flatkv.notices"
+ERRORS_KEY = "flatkv.errors"
+
+
+def state() -> AppState:
+    """The current view; on a session's first run it is read from the URL."""
+    ss = st.session_state
+    if STATE_KEY not in ss:
+        decoded, notices = decode_query(st.query_params.to_dict())
+        ss[STATE_KEY] = decoded
+        ss[NOTICES_KEY] = notices
+        ss[ERRORS_KEY] = {}
+        sync_url()  # drop what was ignored, so the address bar shows the view as opened
+    return ss[STATE_KEY]
+
+
+def update(**changes: Any) -> AppState:
+    """Change the view; the URL follows at once (callbacks change it, before any drawing)."""
+    new = replace(state(), **changes)
+    st.session_state[STATE_KEY] = new
+    sync_url()
+    return new
+
+
+def sync_url() -> None:
+    """Write the view into the URL (only values that differ from the defaults)."""
+    target = encode_query(state())
+    if st.query_params.to_dict() != target:
+        st.query_params.from_dict(target)
+
+
+def pop_notices() -> list[str]:
+    state()  # a first run decodes the URL, and leaves its notices
+    return st.session_state.pop(NOTICES_KEY, None) or []
+
+
+def bind(
+    widget: Callable[..., Any],
+    field: str,
+    label: str,
+    *,
+    to_widget: Callable[[Any], Any] = lambda v: v,
+    from_widget: Callable[[Any], Any] = lambda v: v,
+    **kwargs: Any,
+) -> Any:
+    """A widget whose value is the AppState field ``field``.
+
+    The state, not the widget, is the source of truth: every run sets the widget from the state,
+    so a widget that was not drawn on the last run (another page) shows the current view. A
+    value the field rejects leaves the state as it was and shows why under the widget.
+    """
+    ss = st.session_state
+    key = f"w.{field}"
+    if field not in ss[ERRORS_KEY]:  # keep a rejected entry on screen, next to its error
+        ss[key] = to_widget(getattr(state(), field))
+
+    def changed() -> None:
+        try:
+            update(**{field: from_widget(ss[key])})
+            ss[ERRORS_KEY].pop(field, None)
+        except ValueError as exc:
+            ss[ERRORS_KEY][field] = str(exc)
+
+    value = widget(label, key=key, on_change=changed, **kwargs)
+    error = ss[ERRORS_KEY].get(field)
+    if error:
+        owner = getattr(widget, "__self__", st)
+        owner.error(error)
+    return value
+
+
+def set_widget(field: str, value: Any) -> None:
+    """Move a bound widget to ``value`` (from a callback, before the widget is drawn)."""
+    st.session_state[f"w.{field}"] = value
+
+
+@contextmanager
+def user_errors() -> Iterator[None]:
+    """Show a ValueError (bad input) as st.error with its message, never as a traceback."""
+    try:
+        yield
+    except ValueError as exc:
+        st.error(str(exc))
+
+
+# --------------------------------------------------------------------------------------------
+# Cached computations: pure functions of hashable arguments.
+
+
+def _profile_key(p: CacheProfile) -> tuple:
+    return (p.layer_types, p.kv_bytes_per_slot, tuple(p.state_const_bytes.items()),
+            p.sliding_window, p.name)
+
+
+@st.cache_data(max_entries=128, show_spinner=False, hash_funcs={CacheProfile: _profile_key})
+def cached_analysis(profile: CacheProfile, block_size: int, alignment: int, budget: int,
+                    planner: str) -> PlanAnalysis:
+    return analyze(profile.components(), block_size=block_size, alignment=alignment,
+                   budget_bytes=budget, planner=planner)
+
+
+@st.cache_data(max_entries=128, show_spinner=False, hash_funcs={CacheProfile: _profile_key})
+def cached_strategies(profile: CacheProfile, names: tuple[str, ...], budget: int, context: int,
+                      block_size: int, alignment: int) -> list[StrategyResult]:
+    options = StrategyOptions(block_size=block_size, alignment=alignment)
+    return [run_strategy(n, profile, budget_bytes=budget, context_tokens=context,
+                         options=options) for n in names]
+
+
+def current_strategies(s: AppState | None = None, names: tuple[str, ...] = STRATEGIES,
+                       budget: int | None = None) -> list[StrategyResult]:
+    """The engine strategies for the current view (all of them by default)."""
+    s = s or state()
+    return cached_strategies(s.profile(), names, s.budget().cache_bytes if budget is None
+                             else budget, s.context, s.block_size, s.effective_alignment)
+
+
+def current_analysis(s: AppState | None = None, *, planner: str | None = None) -> PlanAnalysis:
+    s = s or state()
+    return cached_analysis(s.profile(), s.block_size, s.effective_alignment,
+                           s.budget().cache_bytes, planner or s.planner)
+
+
+# --------------------------------------------------------------------------------------------
+# Display helpers
+
+
+def fmt_bytes(n: int) -> str:
+    """``103,219,200 B (98.44 MiB)``: exact bytes first, the readable size after."""
+    return f"{n:,} B ({format_bytes(n)})" if abs(n) >= 1024 else f"{n:,} B"
+
+
+def table(rows: Any, *, height: int | str = "auto") -> None:
+    """A dataframe with thousands separators on its whole numbers (exact bytes stay readable)."""
+    import pandas as pd
+
+    df = rows if isinstance(rows, pd.DataFrame) else pd.DataFrame(rows)
+    df = df.copy()
+    for col in df.columns:  # whole numbers with gaps (None) stay whole numbers
+        values = df[col].dropna()
+        if df[col].dtype == object and len(values) and all(
+            isinstance(v, int) and not isinstance(v, bool) for v in values
+        ):
+            df[col] = df[col].astype("Int64")
+    config = {
+        col: st.column_config.NumberColumn(format="localized")
+        for col in df.columns
+        if pd.api.types.is_numeric_dtype(df[col]) and not pd.api.types.is_bool_dtype(df[col])
+    }
+    st.dataframe(df, hide_index=True, width="stretch", column_config=config, height=height)
+
+
+def chart(fig: go.Figure, *, key: str, file_name: str) -> None:
+    """A chart and its HTML export (built only when downloaded)."""
+    st.plotly_chart(fig, key=key, config={"displaylogo": False})
+    st.download_button(
+        "Chart as HTML", data=lambda: fig.to_html(include_plotlyjs="cdn", full_html=True),
+        file_name=file_name, mime="text/html", key=f"{key}.html", on_click="ignore",
+        icon=":material/download:",
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# The frame around every page: notices from the link, and the shared sidebar.
+
+
+def frame() -> None:
+    """What app.py draws around every page: notices from the link, and the shared sidebar."""
+    for notice in pop_notices():
+        st.warning(notice, icon=":material/link_off:")
+    sidebar()
+
+
+def size_text(n: int) -> str:
+    """A byte count as the user would type it: 80GB, 12GiB, or plain bytes."""
+    for scale, unit in ((10**12, "TB"), (2**40, "TiB"), (10**9, "GB"), (2**30, "GiB"),
+                        (10**6, "MB"), (2**20, "MiB")):
+        if n and n % scale == 0:
+            return f"{n // scale}{unit}"
+    return str(n)
+
+
+def sidebar() -> None:
+    side = st.sidebar
+    with user_errors():
+        profile = state().profile()
+        side.caption(f"Model: **{profile.name}** · {len(profile.layer_types)} cache layers")
+
+    side.subheader("Memory", divider="gray")
+    gpu = bind(side.selectbox, "gpu", "GPU", options=[*GPU_PRESETS, CUSTOM_GPU],
+               help="Memory one GPU (one TP rank) offers, as nvidia-smi reports it.")
+    if gpu == CUSTOM_GPU:
+        bind(side.text_input, "gpu_memory", "GPU memory", to_widget=size_text,
+             from_widget=lambda t: parse_size(t, field="GPU memory"),
+             help="e.g. 80GB, 141GB, 79.2GiB or bytes")
+    bind(side.slider, "mem_fraction", "Memory fraction", min_value=0.05, max_value=1.0,
+         step=0.01, help="Share of the GPU memory the engine may use (vLLM's "
+         "gpu_memory_utilization).")
+    bind(side.text_input, "weights", "Model weights (all ranks)", to_widget=size_text,
+         from_widget=lambda t: parse_size(t, field="weights"),
+         help="Weights, activations and anything else resident; each TP rank holds 1/TP.")
+    bind(side.number_input, "tp", "Tensor parallel (TP)", min_value=1, max_value=MAX_TP,
+         step=1, help="Each rank holds weights / TP. The built-in example models give "
+         "per-rank cache bytes at TP=1; edit the model for another split.")
+    with user_errors():
+        budget = state().budget()
+        side.metric("Cache budget per rank", format_bytes(budget.cache_bytes),
+                    help=f"{budget.cache_bytes:,} B")
+
+    side.subheader("Paging", divider="gray")
+    bind(side.number_input, "block_size", "Block size (tokens)", min_value=1,
+         max_value=MAX_BLOCK_SIZE, step=1, help="Requested tokens per page (vLLM --block-size).")
+    bind(side.number_input, "alignment", "Alignment (0 = block size)", min_value=0,
+         max_value=MAX_BLOCK_SIZE, step=1, to_widget=lambda v: v or 0,
+         from_widget=lambda v: int(v) or None,
+         help="An inflated page size is rounded up to a multiple of this.")
+    bind(side.selectbox, "planner", "Planner", options=list(PLANNERS),
+         format_func=lambda p: {"packed": "packed slabs", "per-component":
+                                "one tensor per component"}[p])
+    side.caption("The link in the address bar holds this whole view: copy it to share.")
+
+

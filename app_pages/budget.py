@@ -1,0 +1,96 @@
+"""Budget page: what-if over GPU memory and block size; capacity and concurrency curves."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from app_pages._common import (
+    _profile_key,
+    bind,
+    chart,
+    current_strategies,
+    state,
+    table,
+    user_errors,
+)
+from flatkv import app_data, charts
+from flatkv.app_data import PLANNER_STRATEGY, STRATEGY_TITLES
+from flatkv.app_state import MAX_CONTEXT
+from flatkv.profile import CacheProfile
+from flatkv.strategies import StrategyOptions, run_strategy
+from flatkv.units import format_bytes
+
+
+def _point(strategy, profile, budget, context, block_size, alignment) -> tuple[int, float, int]:
+    """(capacity tokens, concurrency, P) of one sweep point; zeros where nothing fits."""
+    try:
+        r = run_strategy(strategy, profile, budget_bytes=budget, context_tokens=context,
+                         options=StrategyOptions(block_size=block_size, alignment=alignment))
+    except ValueError:
+        return 0, 0.0, 0
+    if not r.applies:
+        return 0, 0.0, 0
+    return r.capacity_tokens or 0, r.max_concurrency or 0.0, r.block_size or 0
+
+
+@st.cache_data(max_entries=64, show_spinner=False, hash_funcs={CacheProfile: _profile_key})
+def sweeps(profile: CacheProfile, strategy: str, budget: int, context: int, block_size: int,
+           alignment: int | None) -> tuple[list[int], list[tuple], list[int], list[tuple]]:
+    """Both curves of one view (pure, cached): budgets and block sizes with their points."""
+    budgets = app_data.budget_candidates(budget)
+    by_budget = [_point(strategy, profile, b, context, block_size, alignment) for b in budgets]
+    sizes = app_data.block_size_candidates(block_size)
+    by_size = [_point(strategy, profile, budget, context, b, alignment) for b in sizes]
+    return budgets, by_budget, sizes, by_size
+
+
+st.title("Budget")
+with user_errors():
+    s = state()
+    b = s.budget()
+    strategy = PLANNER_STRATEGY[s.planner]
+    st.caption(f"{s.profile().name} · {STRATEGY_TITLES[strategy]} · GPU, memory fraction, "
+               "weights and TP are in the sidebar.")
+    st.info(b.explain(s.mem_fraction, s.tp), icon=":material/calculate:")
+    bind(st.number_input, "context", "Context length (tokens per request)", min_value=1,
+         max_value=MAX_CONTEXT, step=1024)
+    s = state()
+    (r,) = current_strategies(s, (strategy,))
+    if not r.applies:
+        raise ValueError(r.reason)
+    c = st.columns(4)
+    c[0].metric("Cache budget", format_bytes(b.cache_bytes), help=f"{b.cache_bytes:,} B")
+    c[1].metric("Capacity (tokens)", f"{r.capacity_tokens:,}",
+                help="Tokens every group can hold side by side, one page per P tokens in each.")
+    c[2].metric(f"Concurrency at {s.context:,} tokens", f"{r.max_concurrency:.2f}")
+    c[3].metric("Blocks", f"{r.num_blocks:,}", help=f"{r.block_bytes:,} B each, P = "
+                f"{r.block_size:,}")
+    with st.expander("The math"):
+        st.code("\n".join(r.formulas), language=None)
+    alignment = None if s.alignment is None else s.alignment
+    budgets, by_budget, sizes, by_size = sweeps(s.profile(), strategy, b.cache_bytes,
+                                                s.context, s.block_size, alignment)
+    left, right = st.columns(2)
+    with left:
+        chart(charts.sweep_figure(
+            [x / 2**30 for x in budgets], [p[0] for p in by_budget], [p[1] for p in by_budget],
+            current_x=b.cache_bytes / 2**30, current_capacity=r.capacity_tokens,
+            current_concurrency=r.max_concurrency, x_title="cache budget per rank (GiB)",
+            context=s.context, title="Over the budget"),
+            key="budget.by_budget", file_name="capacity_by_budget.html")
+    with right:
+        chart(charts.sweep_figure(
+            sizes, [p[0] for p in by_size], [p[1] for p in by_size], current_x=s.block_size,
+            current_capacity=r.capacity_tokens, current_concurrency=r.max_concurrency,
+            x_title="requested block size (tokens)", context=s.context, log_x=True,
+            title="Over the block size"),
+            key="budget.by_size", file_name="capacity_by_block_size.html")
+    sweep = pd.DataFrame({"requested block size": sizes, "P": [p[2] for p in by_size],
+                          "capacity (tokens)": [p[0] for p in by_size],
+                          "concurrency": [round(p[1], 2) for p in by_size]})
+    with st.expander("Block-size sweep as a table"):
+        table(sweep)
+        st.download_button("Sweep as CSV", data=sweep.to_csv(index=False),
+                           file_name="block_size_sweep.csv", mime="text/csv",
+                           key="budget.csv", on_click="ignore", icon=":material/download:")

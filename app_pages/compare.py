@@ -1,0 +1,53 @@
+"""Compare page: every engine strategy side by side for the current model and budget."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import streamlit as st
+
+from app_pages._common import bind, chart, current_strategies, fmt_bytes, state, table, user_errors
+from flatkv import app_data, charts
+from flatkv.app_state import MAX_CONTEXT
+
+st.title("Compare")
+with user_errors():
+    s = state()
+    st.caption(f"{s.profile().name} · budget {fmt_bytes(s.budget().cache_bytes)} per rank · "
+               f"block size {s.block_size:,}, alignment {s.effective_alignment:,} · each engine "
+               "with its own defaults")
+    bind(st.number_input, "context", "Context length (tokens per request)", min_value=1,
+         max_value=MAX_CONTEXT, step=1024)
+    s = state()
+    results = current_strategies(s)
+    rows = [app_data.CompareRow.from_result(r) for r in results]
+    shown = [r for r in rows if r.applies]
+    frame = pd.DataFrame([r.table_row() for r in rows])
+    table(frame)
+    st.caption("Capacity: tokens every group can hold side by side (vLLM's \"GPU KV cache "
+               "size\"; SGLang: its token pool). Concurrency: requests of this context length "
+               "the layout holds at once (SPEC 3.5 pages per request).")
+    names = [r.name for r in shown]
+    chart(charts.capacity_bars(names, [r.capacity_tokens or 0 for r in shown],
+                               [r.max_concurrency or 0.0 for r in shown], context=s.context),
+          key="compare.capacity", file_name="capacity.html")
+    chart(charts.breakdown_bars(names, [r.breakdown for r in shown],
+                                title="Where the budget goes"),
+          key="compare.breakdown", file_name="breakdown.html")
+    st.subheader("Formulas", divider="gray")
+    for r in rows:
+        with st.expander(r.name + ("" if r.applies else " (does not apply)")):
+            if not r.applies:
+                st.caption(r.reason)
+            if r.why_block_size:
+                st.caption(r.why_block_size)
+            st.code("\n".join(r.formulas) or r.reason, language=None)
+    c1, c2 = st.columns(2)
+    c1.download_button("Comparison as CSV", data=frame.to_csv(index=False),
+                       file_name="comparison.csv", mime="text/csv", key="compare.csv",
+                       on_click="ignore", icon=":material/download:")
+    c2.download_button("Comparison as JSON",
+                       data=lambda: json.dumps([r.to_dict() for r in results], indent=2),
+                       file_name="comparison.json", mime="application/json",
+                       key="compare.json", on_click="ignore", icon=":material/download:")

@@ -1,0 +1,113 @@
+"""Layout page: the page-row layout of the current plan, why P is P, and where bytes go."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from app_pages._common import bind, chart, current_analysis, fmt_bytes, state, table, user_errors
+from flatkv import app_data, charts
+from flatkv.app_state import MAX_CONTEXT, MAX_REQUESTS
+from flatkv.units import format_bytes
+
+
+def headline(analysis) -> None:
+    h = app_data.headline(analysis)
+    c = st.columns(4)
+    c[0].metric("P (tokens per page)", f"{h.block_size:,}",
+                delta=f"requested {h.requested_block_size:,}" if h.block_size !=
+                h.requested_block_size else None, delta_color="off")
+    c[1].metric("Block bytes", format_bytes(h.block_bytes), help=f"{h.block_bytes:,} B")
+    c[2].metric("Blocks", f"{h.num_blocks:,}")
+    c[3].metric("Token slots (blocks x P)", f"{h.capacity_tokens:,}",
+                help="Tokens if every page id held history; with several groups sharing the "
+                "ids, each group gets a share (see Budget and Compare).")
+    c = st.columns(4)
+    c[0].metric("Budget", format_bytes(h.budget_bytes), help=f"{h.budget_bytes:,} B")
+    c[1].metric("Unused", format_bytes(h.unused_bytes), help=f"{h.unused_bytes:,} B")
+    c[2].metric("Padding share (uniform pages)", f"{h.padding_share:.2%}",
+                help="Share of a block that padding every row to the page row would waste. "
+                "Packed slabs do not allocate it.")
+    worst = max(h.dead_share_by_group, key=lambda g: g[1])
+    c[3].metric("Dead weight (worst group)", f"{worst[1]:.2%}",
+                help=f"Share of a block owned by {worst[0]} that holds other groups' rows.")
+
+
+def why(analysis) -> None:
+    with st.expander("Why this P, step by step", expanded=True):
+        st.markdown("\n".join(f"{i}. {line}" for i, line in
+                              enumerate(analysis.why_block_size(), 1)))
+        if analysis.finer_alignments and analysis.equalizer.inflated:
+            st.caption("P with finer alignments: " + ", ".join(
+                f"{a:,} → {p:,}" for a, p in analysis.finer_alignments))
+
+
+def layout(analysis) -> None:
+    st.subheader("Page rows", divider="gray")
+    uniform = st.toggle("Draw rows padded to the page row (uniform pages, as vLLM)",
+                        key="layout.uniform",
+                        help="Packed slabs allocate rows side by side; a uniform-page engine "
+                        "pads each row to the widest one (hatched).")
+    segments = app_data.layout_segments(analysis, uniform=uniform)
+    chart(charts.layout_figure(segments, title="One row per slot tensor: one block id's bytes"),
+          key="layout.rows", file_name="layout.html")
+    rows = [{"group": g.group_id, "layers": g.num_layers,
+             "used bytes per block": g.used_bytes_per_block,
+             "dead bytes per block": g.dead_bytes_per_block,
+             "dead share": f"{g.dead_share:.2%}"} for g in analysis.groups]
+    st.caption("A block id owned by one group still addresses a row in every slot tensor; the "
+               "other groups' rows at that id are dead weight.")
+    table(rows)
+
+
+def where_bytes_go(analysis) -> None:
+    st.subheader("Bytes by group, layer and component", divider="gray")
+    chart(charts.bytes_icicle(app_data.bytes_tree(analysis)), key="layout.tree",
+          file_name="bytes.html")
+
+
+def page_ids(analysis) -> None:
+    st.subheader("Which page ids a workload hands to which group", divider="gray")
+    c1, c2 = st.columns(2)
+    with c1:
+        bind(st.number_input, "requests", "Live requests", min_value=1, max_value=MAX_REQUESTS,
+             step=1)
+    with c2:
+        bind(st.number_input, "context", "Tokens per request", min_value=1,
+             max_value=MAX_CONTEXT, step=1024)
+    s = state()
+    pages = app_data.page_assignment(analysis, requests=s.requests, context=s.context,
+                                     sliding_window=s.profile().sliding_window, limit=2048)
+    per = ", ".join(f"{g}: {n:,}" for g, n in pages.per_group.items())
+    msg = (f"Pages the groups need (SPEC 3.5: history, live state and snapshots, one dummy "
+           f"page each): {per}; {pages.num_blocks:,} page ids in the pool.")
+    if pages.fits:
+        st.caption(msg)
+    else:
+        st.warning(msg + " The workload does not fit in this budget.")
+    chart(charts.page_map_figure(pages, title=f"First {len(pages.owners):,} page ids"),
+          key="layout.pages", file_name="page_ids.html")
+
+
+def exports(analysis) -> None:
+    st.subheader("Export", divider="gray")
+    profile = state().profile()
+    c1, c2 = st.columns(2)
+    c1.download_button("Plan as JSON", data=app_data.plan_json(analysis, profile),
+                       file_name="plan.json", mime="application/json", key="layout.json",
+                       on_click="ignore", icon=":material/download:")
+    c2.download_button("Bindings as CSV", data=app_data.bindings_csv(analysis),
+                       file_name="plan_bindings.csv", mime="text/csv", key="layout.csv",
+                       on_click="ignore", icon=":material/download:")
+
+
+st.title("Layout")
+with user_errors():
+    a = current_analysis()
+    st.caption(f"{state().profile().name} · {a.planner} planner · budget "
+               f"{fmt_bytes(a.totals.budget_bytes)}")
+    headline(a)
+    why(a)
+    layout(a)
+    where_bytes_go(a)
+    page_ids(a)
+    exports(a)

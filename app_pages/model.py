@@ -1,0 +1,224 @@
+"""Model page: pick a preset, load a config.json or a model JSON, or edit one by hand; shows
+the cache layers and their bytes. The model chosen here is the current model on every page."""
+
+from __future__ import annotations
+
+import json
+
+import streamlit as st
+
+from app_pages._common import chart, state, table, update, user_errors
+from flatkv import app_model, charts
+from flatkv.app_model import CUSTOM, CUSTOM_SPEC, RawModel
+from flatkv.dtypes import KNOWN_DTYPES
+from flatkv.hf_config import spec_from_hf_config
+from flatkv.models import ModelSpec
+
+SOURCES = ("Preset", "config.json", "Model JSON", "Edit by hand", "Raw bytes")
+RAW = ("edit.layers", "edit.kv", "edit.state", "edit.window")
+ss = st.session_state
+
+
+# ---- raw profile (bytes) -------------------------------------------------------------------
+
+
+def _fill_raw(raw: RawModel) -> None:
+    ss["edit.layers"] = raw.layers
+    ss["edit.kv"] = raw.kv_bytes_per_slot
+    ss["edit.state"] = app_model.format_state_text(raw.state)
+    ss["edit.window"] = raw.sliding_window or 0
+
+
+def _apply_raw() -> None:
+    try:
+        raw = RawModel(ss["edit.layers"], int(ss["edit.kv"]),
+                       app_model.parse_state_text(ss["edit.state"]),
+                       int(ss["edit.window"]) or None)
+        raw.profile()
+    except ValueError as exc:
+        ss["edit.error"] = str(exc)
+        return
+    ss.pop("edit.error", None)
+    update(model=CUSTOM, raw=raw, spec=None)
+
+
+# ---- spec editor -----------------------------------------------------------------------------
+
+
+def _spec_key(field: str, kind: str | None = None) -> str:
+    return f"spec.{kind}.{field}" if kind else f"spec.{field}"
+
+
+def _fill_spec(spec: ModelSpec) -> None:
+    ss["spec.name"] = spec.name
+    ss["spec.pattern"] = spec.pattern
+    for d in ("kv_dtype", "conv_dtype", "ssm_dtype"):
+        ss[_spec_key(d)] = getattr(spec, d)
+    for name, layer in spec.kinds.items():
+        for field, value in layer.geometry().items():
+            if field != "kind":
+                ss[_spec_key(field, name)] = value or 0
+    ss["spec.kinds"] = {n: layer.geometry() for n, layer in spec.kinds.items()}
+
+
+def _apply_spec() -> None:
+    kinds = {}
+    for name, geometry in ss["spec.kinds"].items():
+        kinds[name] = {"kind": geometry["kind"]}
+        for field in geometry:
+            if field == "kind":
+                continue
+            value = int(ss[_spec_key(field, name)])
+            kinds[name][field] = None if field == "sliding_window" and value == 0 else value
+    data = {"format": "flatkv-model/1", "name": ss["spec.name"].strip() or "edited model",
+            "kv_dtype": ss["spec.kv_dtype"], "conv_dtype": ss["spec.conv_dtype"],
+            "ssm_dtype": ss["spec.ssm_dtype"], "kinds": kinds, "pattern": ss["spec.pattern"]}
+    try:
+        spec = ModelSpec.from_dict(data)
+        spec.with_options(tp=state().tp).profile()
+    except ValueError as exc:
+        ss["spec.error"] = str(exc)
+        return
+    ss.pop("spec.error", None)
+    _use_spec(spec)
+
+
+def _use_spec(spec: ModelSpec) -> None:
+    text = app_model.spec_to_json(spec)
+    update(model=CUSTOM_SPEC, spec=text, raw=None)
+    ss["spec.filled"] = (CUSTOM_SPEC, text)
+
+
+def spec_editor(spec: ModelSpec) -> None:
+    key = (state().model, state().spec)
+    if ss.get("spec.filled") != key:
+        _fill_spec(spec)
+        ss["spec.filled"] = key
+    c1, c2 = st.columns([1, 2])
+    c1.text_input("Name", key="spec.name", on_change=_apply_spec)
+    c2.text_input("Layer pattern (over the kind names below)", key="spec.pattern",
+                  on_change=_apply_spec, help="e.g. (3*gdn,full)*12; the names are the kinds")
+    c = st.columns(3)
+    for col, d in zip(c, ("kv_dtype", "conv_dtype", "ssm_dtype")):
+        col.selectbox(d.replace("_", " "), KNOWN_DTYPES, key=_spec_key(d), on_change=_apply_spec)
+    for name, geometry in ss["spec.kinds"].items():
+        fields = [f for f in geometry if f != "kind"]
+        st.markdown(f"**{name}** · {geometry['kind']}")
+        cols = st.columns(max(len(fields), 1))
+        for col, field in zip(cols, fields):
+            col.number_input(field.replace("_", " ") + (" (0 = none)" if field ==
+                             "sliding_window" else ""), key=_spec_key(field, name),
+                             min_value=0, step=1, on_change=_apply_spec)
+    if ss.get("spec.error"):
+        st.error(ss["spec.error"])
+    st.caption("Heads, dims and state shapes per kind; TP is in the sidebar. Any change makes an "
+               "edited copy, carried whole in the link.")
+
+
+# ---- page -------------------------------------------------------------------------------------
+
+
+def _pick_preset() -> None:
+    update(model=ss["w.model"], raw=None, spec=None)
+
+
+def picker() -> None:
+    s = state()
+    default = SOURCES[4] if s.model == CUSTOM else SOURCES[3] if s.model == CUSTOM_SPEC else \
+        SOURCES[0]
+    source = st.segmented_control("Source", SOURCES, key="model.source", default=default)
+    if source == SOURCES[0]:
+        names = app_model.model_names()
+        if ss.get("w.model") not in names or s.model in names:
+            ss["w.model"] = s.model if s.model in names else app_model.DEFAULT_MODEL
+        st.selectbox("Preset", names, key="w.model", on_change=_pick_preset,
+                     help="Bundled model specifications (assets/presets), per SPEC.md section 2.")
+        if s.model not in names:
+            st.info("The current model is not a preset; pick one to replace it.")
+    elif source == SOURCES[1]:
+        upload = st.file_uploader("Hugging Face config.json", type=["json"], key="hf.upload")
+        pasted = st.text_area("…or paste it", key="hf.paste", height=140)
+        name = st.text_input("Model name", key="hf.name", placeholder="from the config")
+        if st.button("Load config.json", key="hf.load", type="primary"):
+            text = upload.getvalue() if upload is not None else pasted
+            if not text:
+                raise ValueError("Nothing to load: upload a config.json or paste one.")
+            _use_spec(spec_from_hf_config(text, name=name.strip() or None))
+            st.rerun()
+    elif source == SOURCES[2]:
+        upload = st.file_uploader("Model JSON (exported from this page)", type=["json"],
+                                  key="model.upload")
+        pasted = st.text_area("…or paste it", key="model.paste", height=140)
+        if st.button("Load", key="model.load", type="primary"):
+            text = upload.getvalue() if upload is not None else pasted
+            if not text:
+                raise ValueError("Nothing to load: upload a model JSON file or paste one.")
+            loaded = app_model.load_model_json(text)
+            if isinstance(loaded, ModelSpec):
+                _use_spec(loaded)
+            else:
+                raw = RawModel.from_profile(loaded)
+                update(model=CUSTOM, raw=raw, spec=None)
+                _fill_raw(raw)
+            st.rerun()
+    elif source == SOURCES[3]:
+        spec = s.model_spec()
+        if spec is None:
+            st.info("The current model is a raw profile: edit it under Raw bytes, or pick a "
+                    "preset to edit its heads and dims here.")
+        else:
+            spec_editor(spec.with_options(tp=1))
+    else:
+        if any(k not in ss for k in RAW) or ss.get("edit.filled") != (s.model, s.spec, s.tp):
+            _fill_raw(s.raw or RawModel.from_profile(s.profile()))
+            ss["edit.filled"] = (s.model, s.spec, s.tp)
+        c1, c2 = st.columns([3, 1])
+        c1.text_input("Layer pattern", key="edit.layers", on_change=_apply_raw,
+                      help="e.g. (3*linear,full)*12 or full*32; kinds: full, sliding, linear")
+        c2.number_input("KV bytes per token per layer", key="edit.kv", min_value=0, step=1,
+                        on_change=_apply_raw)
+        c3, c4 = st.columns([3, 1])
+        c3.text_input("State tensors of one linear layer (bytes)", key="edit.state",
+                      on_change=_apply_raw, help="name=bytes pairs, e.g. conv=49152,ssm=2MiB")
+        c4.number_input("Sliding window (0 = none)", key="edit.window", min_value=0, step=1,
+                        on_change=_apply_raw)
+        if ss.get("edit.error"):
+            st.error(ss["edit.error"])
+        st.caption("Bytes per TP rank, as an engine sees them; the sidebar's TP only splits the "
+                   "weights here.")
+
+
+def summary() -> None:
+    s = state()
+    profile = s.profile()
+    spec = s.model_spec()
+    st.subheader(profile.name, divider="gray")
+    if spec is not None and spec.source:
+        st.caption(spec.source)
+    kinds = app_model.kind_summary(profile)
+    cols = st.columns(4)
+    cols[0].metric("Cache layers", f"{len(profile.layer_types):,}")
+    for col, row in zip(cols[1:], kinds):
+        col.metric(row["kind"][0].upper() + row["kind"][1:], f"{row['layers']:,} layers")
+    st.caption(f"Per TP rank (TP {s.tp if spec is not None else 'as given'}).")
+    table(app_model.spec_kind_rows(spec) if spec is not None else kinds)
+    layers = app_model.layer_rows(profile, spec.layer_names if spec is not None else None)
+    chart(charts.layer_strip(layers, title="Cache layers in model order"), key="model.strip",
+          file_name="layers.html")
+    with st.expander(f"Per-layer table ({len(layers)} cache layers)"):
+        table(layers, height=300)
+    data = spec.to_dict() if spec is not None else app_model.profile_to_dict(profile)
+    st.download_button(
+        "Model as JSON", data=json.dumps(data, indent=2),
+        file_name=f"{profile.name.replace(' ', '_')}.json", mime="application/json",
+        key="model.export", on_click="ignore", icon=":material/download:",
+        help="Load it again with Source: Model JSON.",
+    )
+
+
+st.title("Model")
+st.caption("The model chosen here is the current model on every page.")
+with user_errors():
+    picker()
+with user_errors():
+    summary()

@@ -1,0 +1,324 @@
+"""What the app's pages show, derived from a plan analysis: pure data, exact ints, no streamlit.
+
+Pages call these, hand the results to ``flatkv.charts`` and render. Every number a page shows
+comes from here or from ``flatkv.analysis``, so the tests pin them without a browser.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from flatkv.analysis import PlanAnalysis, analysis_to_dict
+from flatkv.plan import SLIDING_ATTENTION
+from flatkv.profile import CacheProfile
+from flatkv.strategies import StrategyResult
+from flatkv.workload import Workload, covers, group_pages, pool_from_plan
+
+# --------------------------------------------------------------------------------------------
+# Component kinds: one colour and one name each, on every chart.
+
+
+def component_kind(group_id: str, component: str) -> str:
+    """``kv`` (full attention), ``kv_sliding``, ``conv``, ``ssm`` or ``state`` (other state)."""
+    if component == "kv":
+        return "kv_sliding" if group_id == SLIDING_ATTENTION else "kv"
+    return component if component in ("conv", "ssm") else "state"
+
+
+# --------------------------------------------------------------------------------------------
+# Headline figures
+
+
+@dataclass(frozen=True)
+class Headline:
+    requested_block_size: int
+    block_size: int
+    block_bytes: int
+    num_blocks: int
+    capacity_tokens: int
+    budget_bytes: int
+    unused_bytes: int
+    uniform_padding_per_block: int  # what padding rows to the page row would add per block
+    dead_share_by_group: tuple[tuple[str, float], ...]
+
+    @property
+    def padding_share(self) -> float:
+        """Share of a uniform-page block that would be padding (packed slabs allocate none)."""
+        padded = self.block_bytes + self.uniform_padding_per_block
+        return self.uniform_padding_per_block / padded if padded else 0.0
+
+
+def headline(analysis: PlanAnalysis) -> Headline:
+    t = analysis.totals
+    return Headline(
+        requested_block_size=analysis.equalizer.requested_block_size,
+        block_size=t.block_size,
+        block_bytes=t.block_bytes,
+        num_blocks=t.num_blocks,
+        capacity_tokens=t.capacity_tokens,
+        budget_bytes=t.budget_bytes,
+        unused_bytes=t.unused_bytes,
+        uniform_padding_per_block=t.uniform_padding_bytes // t.num_blocks,
+        dead_share_by_group=tuple((g.group_id, g.dead_share) for g in analysis.groups),
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# The page-row layout
+
+
+@dataclass(frozen=True)
+class Segment:
+    """One drawn piece of a slot row: a binding, or the padding a uniform page would add."""
+
+    slot: int
+    slot_name: str
+    kind: str  # component_kind(...) or "padding"
+    group_id: str
+    layer: int
+    component: str  # "padding" for padding
+    offset: int  # bytes from the start of the slot row
+    nbytes: int
+
+    @property
+    def end(self) -> int:
+        return self.offset + self.nbytes
+
+
+def layout_segments(analysis: PlanAnalysis, *, uniform: bool = False) -> list[Segment]:
+    """Segments of every slot row, in slot order.
+
+    ``uniform=False`` is the plan as allocated (packed slabs: rows side by side, no padding).
+    ``uniform=True`` draws each row padded to the page row, as a uniform-page engine (vLLM) lays
+    it out: row k of a slot starts at ``k * page_row`` and its padding is a segment of its own.
+    """
+    out: list[Segment] = []
+    for s in analysis.slots:
+        for k, row in enumerate(s.rows):
+            start = k * row.page_row_bytes if uniform else row.offset
+            for b in row.bindings:
+                out.append(
+                    Segment(
+                        s.slot,
+                        s.name,
+                        component_kind(b.group_id, b.component),
+                        b.group_id,
+                        b.layer,
+                        b.component,
+                        start + b.row_offset,
+                        b.nbytes_per_block,
+                    )
+                )
+            if uniform and row.padding_bytes:
+                out.append(
+                    Segment(
+                        s.slot,
+                        s.name,
+                        "padding",
+                        row.group_id,
+                        row.layer,
+                        "padding",
+                        start + row.used_bytes,
+                        row.padding_bytes,
+                    )
+                )
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# Bytes by group / layer / component (the icicle)
+
+
+@dataclass(frozen=True)
+class TreeNode:
+    id: str
+    parent: str  # "" for the root
+    label: str
+    value: int  # bytes over the whole budget; a parent is the exact sum of its children
+    kind: str  # component kind, "group", "budget", "unused" or "reserved"
+
+
+def bytes_tree(analysis: PlanAnalysis) -> list[TreeNode]:
+    """Budget -> group -> component -> layer, plus reserved and unused; sums are exact.
+
+    Components sit above layers so the top levels stay readable for models with 100+ layers
+    (kv of all full-attention layers, ssm of all state layers); one layer is a click deeper.
+    """
+    n = analysis.totals.num_blocks
+    leaves: dict[str, dict[str, list[tuple[int, int]]]] = {}
+    for s in analysis.slots:
+        for row in s.rows:
+            comps = leaves.setdefault(row.group_id, {})
+            for b in row.bindings:
+                comps.setdefault(b.component, []).append((row.layer, b.nbytes_per_block * n))
+    nodes = [TreeNode("budget", "", "budget", analysis.totals.budget_bytes, "budget")]
+    for gid, comps in leaves.items():
+        nodes.append(TreeNode(gid, "budget", gid, sum(v for c in comps.values() for _, v in c),
+                              "group"))
+        for comp, layers in comps.items():
+            cid = f"{gid}/{comp}"
+            kind = component_kind(gid, comp)
+            nodes.append(TreeNode(cid, gid, comp, sum(v for _, v in layers), kind))
+            nodes.extend(TreeNode(f"{cid}/{layer}", cid, f"{comp} #{layer}", v, kind)
+                         for layer, v in layers)
+    t = analysis.totals
+    if t.reserved_bytes:
+        nodes.append(TreeNode("reserved", "budget", "reserved", t.reserved_bytes, "reserved"))
+    if t.unused_bytes:
+        nodes.append(TreeNode("unused", "budget", "unused", t.unused_bytes, "unused"))
+    return nodes
+
+
+# --------------------------------------------------------------------------------------------
+# Which page ids a workload hands to which group
+
+
+@dataclass(frozen=True)
+class PageMap:
+    """Page id -> owning group for a workload (SPEC section 3.5); id 0 is the null page."""
+
+    num_blocks: int
+    owners: tuple[str | None, ...]  # index = page id; None = the null page or free
+    per_group: dict[str, int]  # pages each group needs (flatkv.workload.group_pages)
+    fits: bool
+
+
+def page_assignment(
+    analysis: PlanAnalysis, *, requests: int, context: int, sliding_window: int | None = None,
+    limit: int = 4096,
+) -> PageMap:
+    """The pages each group needs for ``requests`` at ``context`` (SPEC 3.5, through
+    ``flatkv.workload``), handed out from one page-id space as the requests grow: the groups'
+    pages interleave in proportion, so every id belongs to exactly one group at a time.
+    At most ``limit`` ids are listed."""
+    pool = pool_from_plan(analysis.plan, sliding_window=sliding_window)
+    work = Workload(requests, context)
+    per_group = group_pages(pool, work)
+    # k-th page of group g lands at fraction (k + 1/2) / n_g of the run: a proportional merge
+    order = sorted(
+        ((2 * k + 1) * 1.0 / (2 * n), i, gid)
+        for i, (gid, n) in enumerate(per_group.items())
+        for k in range(n)
+    )
+    shown = min(pool.num_units, limit)
+    owners: list[str | None] = [None] + [gid for _, _, gid in order[: max(0, shown - 1)]]
+    owners += [None] * (shown - len(owners))
+    return PageMap(pool.num_units, tuple(owners), per_group, covers(pool, work))
+
+
+# --------------------------------------------------------------------------------------------
+# Sweeps for the budget page
+
+
+def block_size_candidates(current: int, *, top: int = 4096) -> list[int]:
+    """Powers of two up to ``top`` and the current block size, sorted."""
+    sizes = {1 << k for k in range(top.bit_length()) if 1 << k <= top}
+    sizes.add(current)
+    return sorted(sizes)
+
+
+def budget_candidates(current: int, *, points: int = 40) -> list[int]:
+    """From a tenth of the current budget to twice it, evenly, with the current budget in."""
+    lo, hi = max(1, current // 10), current * 2
+    step = (hi - lo) // (points - 1)
+    values = {lo + i * step for i in range(points)} | {current}
+    return sorted(values)
+
+
+# --------------------------------------------------------------------------------------------
+# Exports
+
+
+def plan_json(analysis: PlanAnalysis, profile: CacheProfile) -> str:
+    return json.dumps({"model": profile.name, **analysis_to_dict(analysis)}, indent=2)
+
+
+def bindings_csv(analysis: PlanAnalysis) -> str:
+    """One line per binding: slot tensor, group, layer, component, offsets and bytes."""
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(
+        ["tensor", "slot", "group_id", "layer", "component", "offset", "row_offset",
+         "nbytes_per_block", "tensor_nbytes"]
+    )
+    for s in analysis.slots:
+        for row in s.rows:
+            for b in row.bindings:
+                w.writerow(
+                    [s.name, s.slot, b.group_id, b.layer, b.component, b.offset, b.row_offset,
+                     b.nbytes_per_block, s.tensor_bytes]
+                )
+    return buf.getvalue()
+
+
+def rows_csv(rows: Sequence[dict]) -> str:
+    """CSV of a list of flat dicts (the keys of the first row are the header)."""
+    buf = io.StringIO()
+    if rows:
+        w = csv.DictWriter(buf, fieldnames=list(rows[0]), lineterminator="\n")
+        w.writeheader()
+        w.writerows(rows)
+    return buf.getvalue()
+
+
+# --------------------------------------------------------------------------------------------
+# Comparison rows: one per engine strategy (flatkv.strategies)
+
+STRATEGY_TITLES = {
+    "flat": "FlatKV packed slabs",
+    "per-component": "FlatKV per component",
+    "vllm": "vLLM v1",
+    "sglang": "SGLang",
+    "aliased": "slab aliasing",
+    "lcm": "two-level pages",
+}
+# The app's planner setting -> the strategy that plans the same way.
+PLANNER_STRATEGY = {"packed": "flat", "per-component": "per-component"}
+
+
+@dataclass(frozen=True)
+class CompareRow:
+    name: str
+    applies: bool
+    reason: str
+    block_size: int | None
+    block_bytes: int | None
+    num_blocks: int | None
+    capacity_tokens: int | None
+    max_concurrency: float | None
+    breakdown: tuple[tuple[str, int], ...]  # (category, bytes), sums to the budget
+    formulas: tuple[str, ...]
+    why_block_size: str = ""
+
+    @classmethod
+    def from_result(cls, result: StrategyResult) -> CompareRow:
+        return cls(
+            name=STRATEGY_TITLES.get(result.strategy, result.strategy),
+            applies=result.applies,
+            reason=result.reason,
+            block_size=result.block_size,
+            block_bytes=result.block_bytes,
+            num_blocks=result.num_blocks,
+            capacity_tokens=result.capacity_tokens,
+            max_concurrency=result.max_concurrency,
+            breakdown=tuple(result.breakdown),
+            formulas=tuple(result.formulas),
+            why_block_size=result.why_block_size,
+        )
+
+    def table_row(self) -> dict:
+        return {
+            "strategy": self.name,
+            "applies": self.applies,
+            "P (tokens)": self.block_size,
+            "block bytes": self.block_bytes,
+            "blocks": self.num_blocks,
+            "capacity (tokens)": self.capacity_tokens,
+            "concurrency": None if self.max_concurrency is None else round(self.max_concurrency, 2),
+            **{f"{cat} bytes": v for cat, v in self.breakdown},
+            "note": self.reason,
+        }

@@ -1,0 +1,279 @@
+"""The app's whole view as one value, and its round trip through the URL.
+
+``AppState`` holds the model choice and every setting a page reads. ``encode_query`` writes the
+values that differ from the defaults as URL query parameters (short links); ``decode_query``
+reads them back, validating each one: a bad or stale value falls back to its default and leaves
+a notice that says which value, why, and what was used instead. Pure Python, no streamlit, so
+the round trip is tested without a browser.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, fields, replace
+from fractions import Fraction
+
+from flatkv import app_model
+from flatkv.analysis import PLANNERS
+from flatkv.models import ModelSpec
+from flatkv.plan import check_int
+from flatkv.profile import CacheProfile
+from flatkv.units import format_bytes, parse_size
+
+MiB = 2**20
+
+# Memory a process sees on one GPU (nvidia-smi's total, in MiB). Use "Custom" for another card
+# or the exact figure of yours.
+GPU_PRESETS: dict[str, int] = {
+    "H100 80GB": 81_559 * MiB,
+    "H200 141GB": 143_771 * MiB,
+    "B200 192GB": 183_359 * MiB,
+    "A100 80GB": 81_920 * MiB,
+    "A100 40GB": 40_960 * MiB,
+    "L40S 48GB": 46_068 * MiB,
+    "RTX 4090 24GB": 24_564 * MiB,
+}
+CUSTOM_GPU = "Custom"
+MAX_TP = 1024
+MAX_BLOCK_SIZE = 1 << 20
+MAX_CONTEXT = 1 << 24
+MAX_REQUESTS = 4096
+
+
+@dataclass(frozen=True)
+class AppState:
+    """Everything the app shows is a function of this value (and nothing else)."""
+
+    model: str = app_model.DEFAULT_MODEL  # a preset name, "spec" (edited spec) or "custom" (raw)
+    raw: app_model.RawModel | None = None  # the raw profile when model == "custom"
+    spec: str | None = None  # the edited spec's JSON (spec_to_json) when model == "spec"
+    block_size: int = 16
+    alignment: int | None = None  # None: the block size (the planner's default)
+    planner: str = "packed"
+    gpu: str = "H100 80GB"
+    gpu_memory: int = 80 * 10**9  # used when gpu == "Custom"
+    mem_fraction: float = 0.9
+    weights: int = 0  # model weights, all ranks together; each rank holds weights / tp
+    tp: int = 1
+    context: int = 32_768  # tokens per request, for concurrency
+    requests: int = 4  # live requests in the page-id view
+
+    def profile(self) -> CacheProfile:
+        """The current model's CacheProfile at this TP (raw profiles are per rank already).
+        Raises ValueError for a bad model, or a TP its heads cannot be split over."""
+        if self.model == app_model.CUSTOM:
+            if self.raw is None:
+                raise ValueError("model is 'custom' but no layers were given: edit the model")
+            return self.raw.profile()
+        if self.model != app_model.CUSTOM_SPEC and self.model not in app_model.model_names():
+            raise ValueError(
+                f"model {self.model!r} is unknown: pick one of {', '.join(app_model.model_names())}"
+            )
+        return app_model.profile_for(self.model, self.spec, self.tp)
+
+    def model_spec(self) -> ModelSpec | None:
+        """The current ModelSpec at this TP, or None for a raw profile."""
+        if self.model == app_model.CUSTOM:
+            return None
+        return app_model.spec_for(self.model, self.spec, self.tp)
+
+    @property
+    def effective_alignment(self) -> int:
+        return self.block_size if self.alignment is None else self.alignment
+
+    @property
+    def gpu_bytes(self) -> int:
+        return GPU_PRESETS.get(self.gpu, self.gpu_memory)
+
+    def budget(self) -> Budget:
+        return cache_budget(self.gpu_bytes, self.mem_fraction, self.weights, self.tp)
+
+
+@dataclass(frozen=True)
+class Budget:
+    """The cache budget of one GPU (one TP rank), and how it was derived."""
+
+    gpu_bytes: int
+    usable_bytes: int  # floor(gpu_bytes * fraction)
+    weights_per_rank: int  # ceil(weights / tp)
+    cache_bytes: int  # usable - weights per rank
+
+    def explain(self, fraction: float, tp: int) -> str:
+        return (
+            f"{format_bytes(self.gpu_bytes)} x {fraction:g} = {format_bytes(self.usable_bytes)}"
+            f" usable - weights {format_bytes(self.weights_per_rank)} per rank (TP {tp})"
+            f" = {format_bytes(self.cache_bytes)} for the cache"
+        )
+
+
+def exact_fraction(fraction: float) -> Fraction:
+    """The fraction as the user typed it (4 decimals), not the binary float."""
+    return Fraction(f"{fraction:.4f}")
+
+
+def cache_budget(gpu_bytes: int, fraction: float, weights: int, tp: int) -> Budget:
+    """Bytes left for the KV cache on one rank; ValueError when nothing is left."""
+    check_int("GPU memory", gpu_bytes, minimum=1)
+    check_int("weights", weights)
+    check_int("TP", tp, minimum=1)
+    if not 0 < fraction <= 1:
+        raise ValueError(f"memory fraction must be in (0, 1], got {fraction}")
+    usable = int(gpu_bytes * exact_fraction(fraction))
+    per_rank = -(-weights // tp)
+    cache = usable - per_rank
+    if cache <= 0:
+        raise ValueError(
+            f"weights per rank ({format_bytes(per_rank)}) fill the usable memory "
+            f"({format_bytes(usable)}): raise TP, the memory fraction, or pick a larger GPU"
+        )
+    return Budget(gpu_bytes, usable, per_rank, cache)
+
+
+# --------------------------------------------------------------------------------------------
+# URL round trip
+
+DEFAULT = AppState()
+IGNORED_KEYS = frozenset({"embed", "embed_options"})  # streamlit's own
+
+
+def _int(lo: int, hi: int) -> Callable[[str, str], int]:
+    def parse(key: str, text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise ValueError(f"{key}={text!r} is not a whole number") from None
+        if not lo <= value <= hi:
+            raise ValueError(f"{key}={value} is outside {lo:,}..{hi:,}")
+        return value
+
+    return parse
+
+
+def _size(key: str, text: str) -> int:
+    return parse_size(text, field=key)
+
+
+def _fraction(key: str, text: str) -> float:
+    try:
+        value = round(float(text), 4)
+    except ValueError:
+        raise ValueError(f"{key}={text!r} is not a number") from None
+    if not 0 < value <= 1:
+        raise ValueError(f"{key}={text!r} must be in (0, 1]")
+    return value
+
+
+def _choice(options: Callable[[], list[str]]) -> Callable[[str, str], str]:
+    def parse(key: str, text: str) -> str:
+        if text not in options():
+            raise ValueError(f"{key}={text!r} is not one of {', '.join(options())}")
+        return text
+
+    return parse
+
+
+def _alignment(key: str, text: str) -> int | None:
+    return None if text in ("", "auto") else _int(1, MAX_BLOCK_SIZE)(key, text)
+
+
+# URL key -> (AppState field, parser, writer). The model keys are handled apart.
+_SETTINGS: dict[str, tuple[str, Callable[[str, str], object], Callable[[object], str]]] = {
+    "block": ("block_size", _int(1, MAX_BLOCK_SIZE), str),
+    "align": ("alignment", _alignment, lambda v: "auto" if v is None else str(v)),
+    "planner": ("planner", _choice(lambda: list(PLANNERS)), str),
+    "gpu": ("gpu", _choice(lambda: [*GPU_PRESETS, CUSTOM_GPU]), str),
+    "gpu_mem": ("gpu_memory", _size, str),
+    "frac": ("mem_fraction", _fraction, lambda v: f"{v:g}"),
+    "weights": ("weights", _size, str),
+    "tp": ("tp", _int(1, MAX_TP), str),
+    "ctx": ("context", _int(1, MAX_CONTEXT), str),
+    "req": ("requests", _int(1, MAX_REQUESTS), str),
+}
+_MODEL_KEYS = ("model", "layers", "kv", "state", "window", "spec")
+
+
+def encode_query(state: AppState) -> dict[str, str]:
+    """Query parameters for ``state``: only what differs from the defaults, in a stable order."""
+    out: dict[str, str] = {}
+    if state.model != DEFAULT.model or state.raw is not None:
+        out["model"] = state.model
+    if state.model == app_model.CUSTOM_SPEC and state.spec:
+        out["spec"] = app_model.pack_spec(state.spec)
+    if state.model == app_model.CUSTOM and state.raw is not None:
+        out["layers"] = state.raw.layers
+        out["kv"] = str(state.raw.kv_bytes_per_slot)
+        if state.raw.state:
+            out["state"] = app_model.format_state_text(state.raw.state)
+        if state.raw.sliding_window is not None:
+            out["window"] = str(state.raw.sliding_window)
+    for key, (name, _parse, write) in _SETTINGS.items():
+        value = getattr(state, name)
+        if value != getattr(DEFAULT, name):
+            out[key] = write(value)
+    return out
+
+
+def _single(value: str | list[str]) -> str:
+    return value[-1] if isinstance(value, list) else str(value)
+
+
+def decode_query(params: Mapping[str, str | list[str]]) -> tuple[AppState, list[str]]:
+    """The state a URL describes, and one notice per value that was ignored.
+
+    Never raises: every bad value falls back to its default, so any link opens the app.
+    """
+    q = {k: _single(v) for k, v in params.items() if k not in IGNORED_KEYS}
+    notices: list[str] = []
+    changes: dict[str, object] = {}
+    for key, (name, parse, _write) in _SETTINGS.items():
+        if key not in q:
+            continue
+        try:
+            changes[name] = parse(key, q[key])
+        except ValueError as exc:
+            notices.append(f"{exc}; using the default ({getattr(DEFAULT, name)}).")
+    model, raw, spec, model_notice = _decode_model(q)
+    if model_notice:
+        notices.append(model_notice)
+    state = replace(DEFAULT, model=model, raw=raw, spec=spec, **changes)
+    try:
+        state.profile()  # e.g. a TP the model's heads do not split over
+    except ValueError as exc:
+        notices.append(f"{exc}; using TP 1.")
+        state = replace(state, tp=1)
+    unknown = sorted(set(q) - set(_SETTINGS) - set(_MODEL_KEYS))
+    if unknown:
+        notices.append(f"Ignored unknown link parameter(s): {', '.join(unknown)}.")
+    return state, notices
+
+
+def _decode_model(q: Mapping[str, str]) -> tuple[str, app_model.RawModel | None, str | None, str]:
+    name = q.get("model", DEFAULT.model)
+    fallback = f"using the default model ({DEFAULT.model})."
+    if name == app_model.CUSTOM_SPEC:
+        try:
+            return name, None, app_model.unpack_spec(q.get("spec", "")), ""
+        except ValueError as exc:
+            notice = f"The model in the link is not valid ({exc}); {fallback}"
+            return DEFAULT.model, None, None, notice
+    if name != app_model.CUSTOM:
+        if name in app_model.model_names():
+            return name, None, None, ""
+        return DEFAULT.model, None, None, f"model={name!r} is not a known model; {fallback}"
+    try:
+        window = q.get("window")
+        raw = app_model.RawModel(
+            layers=q.get("layers", ""),
+            kv_bytes_per_slot=parse_size(q.get("kv", "0"), field="kv"),
+            state=app_model.parse_state_text(q.get("state", "")),
+            sliding_window=None if window in (None, "") else _int(1, 1 << 31)("window", window),
+        )
+        raw.profile()  # validate now, so a bad link never reaches a page
+    except ValueError as exc:
+        return (DEFAULT.model, None, None,
+                f"The custom model in the link is not valid ({exc}); {fallback}")
+    return app_model.CUSTOM, raw, None, ""
+
+
+def state_fields() -> list[str]:
+    return [f.name for f in fields(AppState)]

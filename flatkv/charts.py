@@ -1,0 +1,306 @@
+"""Plotly figures of the app: pure builders, data in, figure out.
+
+One colour per kind everywhere (``COLORS``): full-attention KV is always the same blue, the
+conv state always orange, padding always hatched grey, on every page and every chart. Hover
+texts carry exact byte counts; axes use binary units (KiB, MiB, GiB) for readability.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from flatkv.app_data import PageMap, Segment, TreeNode
+from flatkv.units import format_bytes
+
+COLORS: dict[str, str] = {
+    "kv": "#4C78A8",  # full-attention KV history
+    "kv_sliding": "#72B7B2",  # sliding-window KV history
+    "conv": "#F58518",  # conv state
+    "ssm": "#E45756",  # ssm state
+    "state": "#EE9A8F",  # all state tensors together (or one that is neither conv nor ssm)
+    "padding": "#BAB0AC",  # hatched
+    "dead_weight": "#9D755D",
+    "reserved": "#B279A2",
+    "unused": "#E2E2E2",
+    "group": "#DCE3EC",
+    "layer": "#EEF1F5",
+    "budget": "#FFFFFF",
+    "free": "#F0F0F0",
+}
+LABELS: dict[str, str] = {
+    "kv": "KV (full attention)",
+    "kv_sliding": "KV (sliding window)",
+    "conv": "conv state",
+    "ssm": "ssm state",
+    "state": "state",
+    "padding": "padding",
+    "dead_weight": "dead weight",
+    "reserved": "reserved",
+    "unused": "unused",
+    "free": "free",
+}
+# Breakdown categories of the strategies (and of our planners) -> the kind whose colour they use.
+CATEGORY_KIND: dict[str, str] = {
+    "kv_history": "kv",
+    "state": "state",
+    "row_padding": "padding",
+    "state_page_padding": "padding",
+    "padding_layers": "padding",
+    "dead_weight": "dead_weight",
+    "reserved": "reserved",
+    "unused": "unused",
+}
+HATCH: dict[str, str] = {"row_padding": "/", "state_page_padding": "x", "padding_layers": "\\",
+                         "padding": "/"}
+GROUP_KIND = {"full_attention": "kv", "sliding_attention": "kv_sliding",
+              "linear_attention": "ssm"}
+
+FONT = "Inter, Segoe UI, Helvetica, Arial, sans-serif"
+
+
+def color_of(kind: str) -> str:
+    return COLORS.get(kind, COLORS["state"])
+
+
+def _layout(fig: go.Figure, *, title: str = "", height: int | None = None) -> go.Figure:
+    fig.update_layout(
+        title={"text": title, "x": 0, "xanchor": "left", "y": 0.99, "yanchor": "top",
+               "yref": "container", "font": {"size": 15}} if title else None,
+        template="plotly_white",
+        font={"family": FONT, "size": 13},
+        margin={"l": 10, "r": 10, "t": 78 if title else 40, "b": 10},
+        # the legend sits on its own line under the title, never over it
+        legend={"orientation": "h", "yanchor": "bottom", "y": 1.01, "x": 0, "xanchor": "left"},
+        height=height,
+        hoverlabel={"font": {"family": "ui-monospace, monospace"}},
+    )
+    return fig
+
+
+def byte_unit(max_bytes: int) -> tuple[int, str]:
+    """The binary unit an axis of values up to ``max_bytes`` reads best in."""
+    for scale, name in ((2**40, "TiB"), (2**30, "GiB"), (2**20, "MiB"), (2**10, "KiB")):
+        if max_bytes >= scale:
+            return scale, name
+    return 1, "B"
+
+
+# --------------------------------------------------------------------------------------------
+# Layout page
+
+
+def layout_figure(segments: Sequence[Segment], *, title: str = "") -> go.Figure:
+    """One bar row per slot tensor; each binding drawn at its row offset, padding hatched.
+
+    One trace per kind (not per segment) keeps the figure small for models with 100+ layers.
+    """
+    fig = go.Figure()
+    if not segments:
+        return _layout(fig, title=title)
+    scale, unit = byte_unit(max(s.end for s in segments))
+    slot_names = list(dict.fromkeys(s.slot_name for s in segments))
+    by_kind: dict[str, list[Segment]] = {}
+    for s in segments:
+        by_kind.setdefault(s.kind, []).append(s)
+    for kind, segs in by_kind.items():
+        padding = kind == "padding"
+        fig.add_trace(
+            go.Bar(
+                name=LABELS.get(kind, kind),
+                orientation="h",
+                y=[s.slot_name for s in segs],
+                x=[s.nbytes / scale for s in segs],
+                base=[s.offset / scale for s in segs],
+                marker={
+                    "color": color_of(kind),
+                    "line": {"color": "white", "width": 0.5},
+                    "pattern": {"shape": "/" if padding else "", "fgcolor": "#7F7F7F"},
+                },
+                customdata=[
+                    [s.group_id, s.layer, s.component, f"{s.nbytes:,}", f"{s.offset:,}",
+                     f"{s.end:,}", format_bytes(s.nbytes)]
+                    for s in segs
+                ],
+                hovertemplate=(
+                    "%{y}<br>%{customdata[0]} layer %{customdata[1]}: %{customdata[2]}<br>"
+                    "%{customdata[3]} B (%{customdata[6]})<br>"
+                    "bytes %{customdata[4]} .. %{customdata[5]} of the row<extra></extra>"
+                ),
+            )
+        )
+    fig.update_yaxes(categoryorder="array", categoryarray=slot_names, autorange="reversed",
+                     title=None)
+    fig.update_xaxes(title=f"offset in the slot row ({unit})", rangemode="tozero")
+    fig.update_layout(barmode="overlay", bargap=0.25)
+    return _layout(fig, title=title, height=max(260, 120 + 22 * len(slot_names)))
+
+
+def bytes_icicle(nodes: Sequence[TreeNode], *, title: str = "") -> go.Figure:
+    """Bytes of the budget by group, layer and component (values exact in the hover)."""
+    fig = go.Figure(
+        go.Icicle(
+            ids=[n.id for n in nodes],
+            labels=[n.label for n in nodes],
+            parents=[n.parent for n in nodes],
+            values=[n.value for n in nodes],
+            branchvalues="total",
+            marker={"colors": [color_of(n.kind) for n in nodes],
+                    "line": {"color": "white", "width": 1}},
+            customdata=[[f"{n.value:,}", format_bytes(n.value)] for n in nodes],
+            hovertemplate="%{label}<br>%{customdata[0]} B (%{customdata[1]})<br>"
+            "%{percentRoot:.2%} of the budget<extra></extra>",
+            texttemplate="%{label}<br>%{customdata[1]}",
+            maxdepth=3,
+            tiling={"orientation": "h"},
+        )
+    )
+    return _layout(fig, title=title, height=420)
+
+
+def page_map_figure(pages: PageMap, *, columns: int = 64, title: str = "") -> go.Figure:
+    """Page ids as a grid of squares, coloured by the group that owns each id."""
+    fig = go.Figure()
+    groups: dict[str, list[int]] = {}
+    free: list[int] = []
+    for pid, owner in enumerate(pages.owners):
+        (free if owner is None else groups.setdefault(owner, [])).append(pid)
+
+    def add(name: str, ids: list[int], color: str, hover: list[str]) -> None:
+        fig.add_trace(
+            go.Scatter(
+                name=name,
+                x=[i % columns for i in ids],
+                y=[i // columns for i in ids],
+                mode="markers",
+                marker={"symbol": "square", "size": 11, "color": color,
+                        "line": {"color": "white", "width": 0.5}},
+                text=hover,
+                hovertemplate="%{text}<extra></extra>",
+            )
+        )
+
+    for gid, ids in groups.items():
+        n = pages.per_group[gid]
+        add(f"{gid} ({n:,} page{'' if n == 1 else 's'})", ids,
+            color_of(GROUP_KIND.get(gid, "state")), [f"page {i}: {gid}" for i in ids])
+    add("free / null page", free, COLORS["free"],
+        ["page 0: null page" if i == 0 else f"page {i}: free" for i in free])
+    rows = -(-len(pages.owners) // columns)
+    fig.update_xaxes(visible=False)
+    fig.update_yaxes(visible=False, autorange="reversed")
+    return _layout(fig, title=title, height=min(900, 90 + 14 * max(rows, 1)))
+
+
+# --------------------------------------------------------------------------------------------
+# Budget page
+
+
+def sweep_figure(
+    x: Sequence[float], capacity: Sequence[int], concurrency: Sequence[float], *,
+    current_x: float, current_capacity: int, current_concurrency: float, x_title: str,
+    context: int, log_x: bool = False, title: str = "",
+) -> go.Figure:
+    """Capacity (tokens, left axis) and concurrency at ``context`` (right axis) over ``x``,
+    the current point marked on both."""
+    fig = make_subplots(specs=[[{"secondary_y": True}]])
+    fig.add_trace(go.Scatter(x=list(x), y=list(capacity), name="capacity (tokens)",
+                             mode="lines", line={"color": COLORS["kv"], "width": 2.5},
+                             hovertemplate="%{x}<br>%{y:,} tokens<extra></extra>"),
+                  secondary_y=False)
+    fig.add_trace(go.Scatter(x=list(x), y=list(concurrency),
+                             name=f"concurrency at {context:,} tokens", mode="lines",
+                             line={"color": COLORS["conv"], "width": 2, "dash": "dot"},
+                             hovertemplate="%{x}<br>%{y:.2f} requests<extra></extra>"),
+                  secondary_y=True)
+    fig.add_trace(go.Scatter(x=[current_x], y=[current_capacity], name="current",
+                             mode="markers", marker={"color": "#222", "size": 12,
+                                                     "symbol": "diamond"},
+                             hovertemplate="current<br>%{x}<br>%{y:,} tokens<extra></extra>"),
+                  secondary_y=False)
+    fig.add_trace(go.Scatter(x=[current_x], y=[current_concurrency], showlegend=False,
+                             mode="markers", marker={"color": "#222", "size": 10,
+                                                     "symbol": "diamond-open"},
+                             hovertemplate="current<br>%{y:.2f} requests<extra></extra>"),
+                  secondary_y=True)
+    fig.update_xaxes(title=x_title, type="log" if log_x else "linear")
+    fig.update_yaxes(title="tokens", secondary_y=False, rangemode="tozero")
+    fig.update_yaxes(title="requests", secondary_y=True, rangemode="tozero", showgrid=False)
+    return _layout(fig, title=title, height=380)
+
+
+# --------------------------------------------------------------------------------------------
+# Compare page
+
+
+def capacity_bars(
+    names: Sequence[str], capacity: Sequence[int], concurrency: Sequence[float], *,
+    context: int, title: str = "",
+) -> go.Figure:
+    """Capacity in tokens and concurrency at ``context`` per strategy, side by side."""
+    fig = make_subplots(rows=1, cols=2, subplot_titles=(
+        "capacity (tokens)", f"concurrency at {context:,} tokens"))
+    fig.add_trace(go.Bar(x=list(names), y=list(capacity), marker_color=COLORS["kv"],
+                         name="capacity", text=[f"{c:,}" for c in capacity],
+                         textposition="outside", textangle=0, cliponaxis=False,
+                         hovertemplate="%{x}<br>%{y:,} tokens<extra></extra>"), row=1, col=1)
+    fig.add_trace(go.Bar(x=list(names), y=list(concurrency), marker_color=COLORS["conv"],
+                         name="concurrency", text=[f"{c:.2f}" for c in concurrency],
+                         textposition="outside", textangle=0, cliponaxis=False,
+                         hovertemplate="%{x}<br>%{y:.2f} requests<extra></extra>"), row=1, col=2)
+    fig.update_layout(showlegend=False)
+    return _layout(fig, title=title, height=380)
+
+
+def breakdown_bars(
+    names: Sequence[str], breakdowns: Sequence[Sequence[tuple[str, int]]], *, title: str = ""
+) -> go.Figure:
+    """Stacked bars: where each strategy's budget goes (one trace per category)."""
+    categories = list(dict.fromkeys(c for b in breakdowns for c, _ in b))
+    fig = go.Figure()
+    biggest = max((sum(v for _, v in b) for b in breakdowns), default=1)
+    scale, unit = byte_unit(biggest)
+    for cat in categories:
+        values = [dict(b).get(cat, 0) for b in breakdowns]
+        kind = CATEGORY_KIND.get(cat, "state")
+        fig.add_trace(go.Bar(
+            name=cat.replace("_", " "), orientation="h", y=list(names),
+            x=[v / scale for v in values],
+            marker={"color": color_of(kind), "line": {"color": "white", "width": 0.5},
+                    "pattern": {"shape": HATCH.get(cat, ""), "fgcolor": "#7F7F7F"}},
+            customdata=[[f"{v:,}", format_bytes(v)] for v in values],
+            hovertemplate=f"%{{y}}<br>{cat}: %{{customdata[0]}} B (%{{customdata[1]}})"
+            "<extra></extra>",
+        ))
+    fig.update_layout(barmode="stack")
+    fig.update_xaxes(title=f"bytes of the budget ({unit})")
+    fig.update_yaxes(autorange="reversed")
+    return _layout(fig, title=title, height=max(260, 140 + 44 * len(names)))
+
+
+# --------------------------------------------------------------------------------------------
+# Model page
+
+
+def layer_strip(layers: Sequence[Mapping], *, title: str = "") -> go.Figure:
+    """The cache layers in model order, one cell each, coloured by kind (from layer_rows)."""
+    fig = go.Figure()
+    by_group: dict[str, list[Mapping]] = {}
+    for row in layers:
+        by_group.setdefault(row["group"], []).append(row)
+    for gid, rows in by_group.items():
+        fig.add_trace(go.Bar(
+            name=rows[0]["kind"], x=[r["cache layer"] for r in rows], y=[1] * len(rows),
+            marker={"color": color_of(GROUP_KIND.get(gid, "state")),
+                    "line": {"color": "white", "width": 1}},
+            customdata=[[r["slot"], f"{r['bytes per token']:,}", f"{r['state bytes']:,}"]
+                        for r in rows],
+            hovertemplate="cache layer %{x} (" + gid + " #%{customdata[0]})<br>"
+            "%{customdata[1]} B per token, %{customdata[2]} B state<extra></extra>",
+        ))
+    fig.update_layout(barmode="overlay", bargap=0.05)
+    fig.update_yaxes(visible=False)
+    fig.update_xaxes(title="cache layer")
+    return _layout(fig, title=title, height=190)

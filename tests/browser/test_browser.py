@@ -1,0 +1,110 @@
+"""The running app in headless Chromium: every page loads and draws its charts without an
+exception box, and a shared link restores the view. Run: python -m pytest -m browser."""
+
+from __future__ import annotations
+
+from urllib.parse import parse_qs, urlencode, urlparse
+
+import pytest
+from app_server import CHROMIUM, CHROMIUM_ARGS, running_app
+from playwright.sync_api import expect
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture(scope="session")
+def app_url():
+    with running_app() as url:
+        yield url
+
+
+@pytest.fixture(scope="session")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        yield b
+        b.close()
+
+
+@pytest.fixture()
+def page(browser):
+    context = browser.new_context(viewport={"width": 1400, "height": 900})
+    pg = context.new_page()
+    yield pg
+    context.close()
+
+QWEN35 = {
+    "model": "custom", "layers": "(3*linear,full)*12", "kv": "2048",
+    "state": "conv=49152,ssm=2097152", "gpu": "Custom", "frac": "1", "block": "64",
+    "align": "16",
+}
+# page path -> (title, charts it draws)
+PAGES = {"": ("Model", 1), "layout": ("Layout", 3), "budget": ("Budget", 2),
+         "compare": ("Compare", 2), "gpu": ("GPU lab", 0)}
+TIMEOUT = 30_000
+
+
+def metric(page, label: str):
+    box = page.locator('[data-testid="stMetric"]').filter(has_text=label).first
+    return box.locator('[data-testid="stMetricValue"]')
+
+
+def open_view(page, url: str, title: str):
+    page.goto(url)
+    expect(page.locator("h1").filter(has_text=title)).to_be_visible(timeout=TIMEOUT)
+
+
+@pytest.mark.parametrize("path", list(PAGES))
+def test_each_page_loads_and_draws_its_charts(page, app_url, path):
+    title, charts = PAGES[path]
+    open_view(page, f"{app_url}/{path}?{urlencode(QWEN35)}", title)
+    plots = page.locator('[data-testid="stPlotlyChart"] .js-plotly-plot')
+    expect(plots).to_have_count(charts, timeout=TIMEOUT)
+    for i in range(charts):
+        expect(plots.nth(i).locator(".main-svg").first).to_be_visible(timeout=TIMEOUT)
+    assert page.locator('[data-testid="stException"]').count() == 0
+    assert page.locator('[data-testid="stAlertContentError"]').count() == 0
+
+
+def test_layout_numbers_and_a_shared_link_restore_the_view(page, browser, app_url):
+    open_view(page, f"{app_url}/layout?{urlencode(QWEN35)}", "Layout")
+    expect(metric(page, "P (tokens per page)")).to_have_text("1,056", timeout=TIMEOUT)
+    expect(metric(page, "Blocks")).to_have_text("775")
+    expect(metric(page, "Token slots (blocks x P)")).to_have_text("818,400")
+    # change the block size in the sidebar: P no longer inflates (2,048 covers the state row)
+    box = page.get_by_role("spinbutton", name="Block size (tokens)")
+    box.fill("2048")
+    box.press("Enter")
+    expect(metric(page, "P (tokens per page)")).to_have_text("2,048", timeout=TIMEOUT)
+    expect(metric(page, "Blocks")).to_have_text("626")
+    page.wait_for_function("() => location.search.includes('block=2048')", timeout=TIMEOUT)
+    link = page.url
+    # the link opens the same view in a fresh browser context (a new session)
+    other = browser.new_context(viewport={"width": 1400, "height": 900})
+    try:
+        fresh = other.new_page()
+        open_view(fresh, link, "Layout")
+        expect(metric(fresh, "P (tokens per page)")).to_have_text("2,048", timeout=TIMEOUT)
+        expect(metric(fresh, "Token slots (blocks x P)")).to_have_text(f"{626 * 2048:,}")
+        assert fresh.locator('[data-testid="stAlert"]').count() == 0  # no fallback notice
+    finally:
+        other.close()
+
+
+def test_switching_pages_keeps_the_view_in_the_url(page, app_url):
+    open_view(page, f"{app_url}/layout?{urlencode(QWEN35)}", "Layout")
+    page.get_by_role("link", name="Compare").click()
+    expect(page.locator("h1").filter(has_text="Compare")).to_be_visible(timeout=TIMEOUT)
+    page.wait_for_function("() => location.search.includes('block=64')", timeout=TIMEOUT)
+    assert urlparse(page.url).path.endswith("/compare")
+    assert parse_qs(urlparse(page.url).query)["layers"] == ["(3*linear,full)*12"]
+
+
+def test_a_bad_link_opens_with_a_notice(page, app_url):
+    open_view(page, f"{app_url}/layout?block=lots&model=GPT-9", "Layout")
+    alert = page.locator('[data-testid="stAlert"]').filter(has_text="not a known model")
+    expect(alert).to_be_visible(timeout=TIMEOUT)
+    expect(metric(page, "P (tokens per page)")).to_have_text("544")  # the default model
+    assert page.locator('[data-testid="stException"]').count() == 0

@@ -1,0 +1,141 @@
+"""The numbers the pages show, derived by hand from SPEC.md's worked example."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+import pytest
+
+from flatkv import app_data
+from flatkv.analysis import analyze
+from flatkv.profile import CacheProfile
+
+# SPEC section 1: 12 x (3 linear + 1 full); KV 2,048 B/slot; conv 49,152 B; ssm 2,097,152 B.
+QWEN35 = CacheProfile((("linear_attention",) * 3 + ("full_attention",)) * 12, 2048,
+                      {"conv": 49152, "ssm": 2097152})
+STATE_ROW = 49152 + 2097152  # 2,146,304
+P = 1056  # ceil(2,146,304 / 2,048) = 1,048 -> multiple of 16
+KV_ROW = 2048 * P  # 2,162,688
+BLOCK_BYTES = 12 * (KV_ROW + STATE_ROW) + 24 * STATE_ROW  # 103,219,200
+
+
+@pytest.fixture(scope="module")
+def analysis():
+    return analyze(QWEN35.components(), block_size=64, alignment=16, budget_bytes=80 * 10**9)
+
+
+def test_headline_of_the_worked_example(analysis):
+    h = app_data.headline(analysis)
+    assert BLOCK_BYTES == 103_219_200
+    assert (h.requested_block_size, h.block_size, h.block_bytes) == (64, 1056, 103_219_200)
+    assert h.num_blocks == 80 * 10**9 // 103_219_200 == 775
+    assert h.capacity_tokens == 775 * 1056 == 818_400
+    assert h.unused_bytes == 80 * 10**9 - 775 * 103_219_200
+    # uniform pages pad each of the 36 state rows from 2,146,304 to 2,162,688 B
+    assert h.uniform_padding_per_block == 36 * (KV_ROW - STATE_ROW)
+    assert h.padding_share == pytest.approx(36 * 16_384 / (BLOCK_BYTES + 36 * 16_384))
+    shares = dict(h.dead_share_by_group)
+    assert shares["full_attention"] == pytest.approx(36 * STATE_ROW / BLOCK_BYTES)
+    assert shares["linear_attention"] == pytest.approx(12 * KV_ROW / BLOCK_BYTES)
+
+
+def test_packed_segments_sit_at_their_row_offsets(analysis):
+    segs = app_data.layout_segments(analysis)
+    slot0 = [s for s in segs if s.slot == 0]
+    # slot 0: linear row [conv | ssm] first (the pattern starts with linear), then the kv row
+    assert [(s.kind, s.offset, s.nbytes) for s in slot0] == [
+        ("conv", 0, 49152), ("ssm", 49152, 2097152), ("kv", STATE_ROW, KV_ROW)]
+    slot12 = [s for s in segs if s.slot == 12]
+    assert [(s.kind, s.offset, s.nbytes) for s in slot12] == [
+        ("conv", 0, 49152), ("ssm", 49152, 2097152)]
+    assert len(segs) == 12 * 3 + 24 * 2
+    assert {s.slot_name for s in segs} == {f"flat_slab_{j}" for j in range(36)}
+    assert not any(s.kind == "padding" for s in segs)
+
+
+def test_uniform_segments_pad_every_state_row_to_the_page_row(analysis):
+    segs = app_data.layout_segments(analysis, uniform=True)
+    slot0 = [(s.kind, s.offset, s.nbytes) for s in segs if s.slot == 0]
+    assert slot0 == [("conv", 0, 49152), ("ssm", 49152, 2097152),
+                     ("padding", STATE_ROW, KV_ROW - STATE_ROW), ("kv", KV_ROW, KV_ROW)]
+    assert sum(1 for s in segs if s.kind == "padding") == 36
+
+
+def test_bytes_tree_sums_exactly_to_the_budget(analysis):
+    nodes = app_data.bytes_tree(analysis)
+    by_id = {n.id: n for n in nodes}
+    assert by_id["budget"].value == 80 * 10**9
+    for node in nodes:
+        kids = [n.value for n in nodes if n.parent == node.id]
+        if kids:
+            assert sum(kids) == node.value, node.id
+    assert by_id["full_attention"].value == 775 * 12 * KV_ROW
+    assert by_id["linear_attention/ssm"].value == 775 * 36 * 2097152
+    assert by_id["linear_attention/ssm/5"].value == 775 * 2097152
+    assert by_id["linear_attention/ssm/5"].kind == "ssm"
+    assert by_id["full_attention/kv/11"].parent == "full_attention/kv"
+    assert by_id["unused"].value == 80 * 10**9 - 775 * BLOCK_BYTES
+
+
+def test_page_assignment_follows_the_spec_workload(analysis):
+    # SPEC 3.5, R = 2, L = 2,000, P = 1,056: T = 4,000; full ceil(4,000 / 1,056) + 2 + 1 = 7;
+    # state min(2 x 2 + 4,000 // 1,056 + 1, 7) = min(8, 7) = 7
+    pages = app_data.page_assignment(analysis, requests=2, context=2000)
+    assert pages.per_group == {"linear_attention": 7, "full_attention": 7}
+    assert pages.owners[0] is None  # the null page
+    assert pages.owners[1:15].count("full_attention") == 7
+    assert pages.owners[1:15].count("linear_attention") == 7
+    assert set(pages.owners[15:]) == {None} and len(pages.owners) == 775
+    assert pages.fits
+    # proportional interleaving: ids alternate while both groups need the same count
+    assert pages.owners[1:5] == ("linear_attention", "full_attention") * 2
+    big = app_data.page_assignment(analysis, requests=400, context=32768)
+    # full: ceil(400 x 32,768 / 1,056) + 401 = 12,413 + 401 > 775 page ids
+    assert not big.fits and len(big.owners) == 775
+
+
+def test_sweep_candidates():
+    assert app_data.block_size_candidates(64) == [1 << k for k in range(13)]
+    assert 48 in app_data.block_size_candidates(48)
+    b = app_data.budget_candidates(10**9)
+    assert b[0] == 10**8 and 10**9 in b and b == sorted(b) and b[-1] <= 2 * 10**9
+
+
+def test_exports(analysis):
+    data = json.loads(app_data.plan_json(analysis, QWEN35))
+    assert data["geometry"] == {"block_size": 1056, "block_bytes": 103_219_200,
+                                "num_blocks": 775}
+    lines = list(csv.DictReader(io.StringIO(app_data.bindings_csv(analysis))))
+    assert len(lines) == 84
+    assert lines[2] == {"tensor": "flat_slab_0", "slot": "0", "group_id": "full_attention",
+                        "layer": "0", "component": "kv", "offset": str(STATE_ROW),
+                        "row_offset": "0", "nbytes_per_block": str(KV_ROW),
+                        "tensor_nbytes": str(775 * (KV_ROW + STATE_ROW))}
+    assert app_data.rows_csv([{"a": 1, "b": 2}]) == "a,b\n1,2\n"
+
+
+def test_compare_rows_carry_the_strategy_numbers():
+    from flatkv.strategies import StrategyOptions, run_strategy
+
+    opts = StrategyOptions(block_size=64, alignment=16)
+    flat = app_data.CompareRow.from_result(
+        run_strategy("flat", QWEN35, budget_bytes=80 * 10**9, context_tokens=32768, options=opts))
+    assert flat.name == "FlatKV packed slabs"
+    assert (flat.block_size, flat.block_bytes, flat.num_blocks) == (1056, 103_219_200, 775)
+    # 775 page ids / (32 full pages + 1 state page) at 32,768 tokens
+    assert flat.max_concurrency == pytest.approx(775 / 33)
+    assert sum(v for _, v in flat.breakdown) == 80 * 10**9
+    row = flat.table_row()
+    assert row["blocks"] == 775 and row["concurrency"] == 23.48
+    vllm = app_data.CompareRow.from_result(
+        run_strategy("vllm", QWEN35, budget_bytes=80 * 10**9, context_tokens=32768, options=opts))
+    # A = max(16, 64) = 64; P = 64 x cdiv(2,146,304, 64 x 2,048) = 64 x 17 = 1,088
+    assert vllm.block_size == 1088
+    # page 1,088 x 2,048 = 2,228,224 B; 80e9 // 2,228,224 // 12 layers per group = 2,991
+    assert vllm.num_blocks == 80 * 10**9 // 2_228_224 // 12 == 2991
+    assert vllm.capacity_tokens == 2991 // 4 * 1088  # 4 groups: 812,736
+    aliased = app_data.CompareRow.from_result(
+        run_strategy("aliased", QWEN35, budget_bytes=80 * 10**9, context_tokens=32768))
+    assert not aliased.applies and aliased.table_row()["blocks"] is None

@@ -1,0 +1,242 @@
+"""Every page through streamlit's AppTest: widgets drive the numbers shown, the URL holds the
+view, bad input shows st.error. Expected figures are derived by hand (SPEC.md section 1)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from flatkv.app_model import model_names
+from flatkv.app_state import DEFAULT
+
+APP = str(Path(__file__).resolve().parent.parent / "app.py")
+PAGES = ["app_pages/model.py", "app_pages/layout.py", "app_pages/budget.py", "app_pages/compare.py",
+         "app_pages/gpu.py"]
+# SPEC worked example on a custom 80 GB GPU, all of it for the cache, block 64, alignment 16.
+QWEN35_LINK = {
+    "model": "custom", "layers": "(3*linear,full)*12", "kv": "2048",
+    "state": "conv=49152,ssm=2097152", "gpu": "Custom", "gpu_mem": "80GB", "frac": "1",
+    "block": "64", "align": "16",
+}
+STATE_ROW = 49152 + 2097152
+
+
+def open_app(page: str | None = None, query: dict | None = None) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params.update(query or {})
+    at.run()
+    if page:
+        at.switch_page(page).run()
+    return at
+
+
+def metrics(at: AppTest) -> dict[str, str]:
+    return {m.label: m.value for m in at.metric}
+
+
+def assert_clean(at: AppTest) -> None:
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
+
+
+def test_layout_shows_the_worked_example_from_a_link():
+    at = open_app("app_pages/layout.py", QWEN35_LINK)
+    assert_clean(at)
+    m = metrics(at)
+    assert m["P (tokens per page)"] == "1,056"  # ceil(2,146,304 / 2,048) = 1,048 -> x16
+    assert m["Block bytes"] == "98.44 MiB"  # 103,219,200 B
+    assert m["Blocks"] == "775"  # 80e9 // 103,219,200
+    assert m["Token slots (blocks x P)"] == "818,400"  # 775 x 1,056
+    help_texts = {mm.label: mm.help for mm in at.metric}
+    assert help_texts["Block bytes"] == "103,219,200 B"
+    why = " ".join(md.value for md in at.markdown)
+    assert "ceil(2,146,304 / 2,048) = 1,048" in why and "P = 1,056" in why
+    assert at.query_params["block"] == "64"  # the view stays in the URL
+
+
+@pytest.mark.parametrize(
+    ("widget", "value", "p", "blocks", "capacity"),
+    [
+        # block 2,048 already covers the state row: 12 x 2,048 x 2,048 + 36 state rows per
+        # block = 127,598,592 B; 80e9 // that = 626 blocks of 2,048 tokens
+        ("w.block_size", 2048, "2,048", "626", "1,282,048"),
+        # alignment 64: P = 1,088; block bytes 12 x 2,048 x 1,088 + 36 state rows = 104,005,632
+        ("w.alignment", 64, "1,088", "769", "836,672"),
+    ],
+)
+def test_paging_widgets_drive_p_and_blocks(widget, value, p, blocks, capacity):
+    at = open_app("app_pages/layout.py", QWEN35_LINK)
+    at.sidebar.number_input(key=widget).set_value(value).run()
+    assert_clean(at)
+    m = metrics(at)
+    assert (m["P (tokens per page)"], m["Blocks"], m["Token slots (blocks x P)"]) == (
+        p, blocks, capacity)
+
+
+def test_url_round_trip_reopens_the_same_view():
+    at = open_app("app_pages/layout.py", QWEN35_LINK)
+    at.sidebar.number_input(key="w.block_size").set_value(2048).run()
+    at.sidebar.number_input(key="w.tp").set_value(2).run()
+    link = dict(at.query_params)
+    assert link["block"] == "2048" and link["tp"] == "2" and link["layers"] == (
+        "(3*linear,full)*12")
+    again = open_app("app_pages/layout.py", link)
+    assert_clean(again)
+    assert metrics(again) == metrics(at)
+    assert not again.warning
+
+
+def test_bad_link_values_fall_back_with_a_notice():
+    at = open_app(None, {"block": "lots", "model": "GPT-9", "zoom": "1"})
+    assert_clean(at)
+    notices = " ".join(w.value for w in at.warning)
+    assert "block='lots' is not a whole number" in notices
+    assert "'GPT-9' is not a known model" in notices
+    assert "zoom" in notices
+    at.switch_page("app_pages/layout.py").run()
+    # Qwen3-Next defaults: state 49,152 + 1,048,576 B over 2,048 B/slot -> 537 -> x16 = 544
+    assert metrics(at)["P (tokens per page)"] == "544"
+    assert not at.warning  # the notice is shown once
+
+
+def test_bad_inputs_show_st_error_not_a_traceback():
+    at = open_app("app_pages/layout.py", QWEN35_LINK)
+    at.sidebar.text_input(key="w.gpu_memory").set_value("lots").run()
+    assert not at.exception
+    assert any("GPU memory 'lots' is not a size" in e.value for e in at.error)
+    # a budget too small for two blocks: the planner's message, as st.error
+    at.sidebar.text_input(key="w.gpu_memory").set_value("100MB").run()
+    assert not at.exception
+    assert any("a plan needs at least 2" in e.value for e in at.error)
+    # weights that fill the GPU
+    at.sidebar.text_input(key="w.gpu_memory").set_value("80GB").run()
+    at.sidebar.text_input(key="w.weights").set_value("200GB").run()
+    assert not at.exception
+    assert any("fill the usable memory" in e.value for e in at.error)
+
+
+def test_model_page_edits_raw_bytes_and_rejects_a_bad_pattern():
+    at = open_app("app_pages/model.py")
+    assert_clean(at)
+    at.segmented_control(key="model.source").set_value("Raw bytes").run()
+    at.text_input(key="edit.layers").set_value("full*x").run()
+    assert not at.exception
+    assert any("layer pattern 'full*x'" in e.value for e in at.error)
+    at.text_input(key="edit.layers").set_value("full*32").run()
+    at.text_input(key="edit.state").set_value("").run()
+    at.number_input(key="edit.kv").set_value(4096).run()
+    assert_clean(at)
+    assert metrics(at)["Cache layers"] == "32"
+    assert at.query_params["layers"] == "full*32" and at.query_params["kv"] == "4096"
+    at.switch_page("app_pages/layout.py").run()
+    # full*32 at 4,096 B/slot, block 16: 32 x 4,096 x 16 = 2,097,152 B per block
+    assert metrics(at)["Block bytes"] == "2.00 MiB"
+
+
+def test_model_page_edits_heads_and_dtypes_of_a_preset():
+    at = open_app("app_pages/model.py", {"model": "Llama-3.1-8B"})
+    at.segmented_control(key="model.source").set_value("Edit by hand").run()
+    assert_clean(at)
+    # 8 KV heads -> 4: 4 x (128 + 128) x 2 B = 2,048 B per token per layer
+    at.number_input(key="spec.full.kv_heads").set_value(4).run()
+    assert_clean(at)
+    assert at.query_params["model"] == "spec" and "spec" in at.query_params
+    kinds = at.dataframe[0].value
+    assert kinds.iloc[0]["KV bytes per token"] == 2048
+    at.selectbox(key="spec.kv_dtype").set_value("float8_e4m3fn").run()
+    assert at.dataframe[0].value.iloc[0]["KV bytes per token"] == 1024
+    # a pattern over an unknown kind name: the spec's own message, as st.error
+    at.text_input(key="spec.pattern").set_value("full*30,mamba*2").run()
+    assert not at.exception
+    assert any("unknown kind" in e.value for e in at.error)
+    # the link reopens the edited model
+    again = open_app("app_pages/model.py", dict(at.query_params))
+    assert_clean(again)
+    assert again.dataframe[0].value.iloc[0]["KV bytes per token"] == 1024
+
+
+def test_model_page_loads_a_config_json_and_model_json():
+    at = open_app("app_pages/model.py")
+    at.selectbox(key="w.model").set_value("Llama-3.1-8B").run()
+    assert_clean(at)
+    assert at.query_params["model"] == "Llama-3.1-8B"
+    assert metrics(at)["Cache layers"] == "32"
+    at.segmented_control(key="model.source").set_value("config.json").run()
+    at.text_area(key="hf.paste").set_value(json.dumps({
+        "model_type": "llama", "num_hidden_layers": 4, "num_attention_heads": 8,
+        "num_key_value_heads": 2, "hidden_size": 512, "torch_dtype": "bfloat16"})).run()
+    at.text_input(key="hf.name").set_value("tiny-llama").run()
+    at.button(key="hf.load").click().run()
+    assert_clean(at)
+    assert metrics(at)["Cache layers"] == "4"
+    # 2 KV heads x (64 + 64) x 2 B = 512 B per token per layer (head_dim 512 / 8 = 64)
+    assert at.dataframe[0].value.iloc[0]["KV bytes per token"] == 512
+    at.segmented_control(key="model.source").set_value("Model JSON").run()
+    at.text_area(key="model.paste").set_value(
+        '{"format": "flatkv-profile/1", "name": "tiny", "layers": "linear,full",'
+        ' "kv_bytes_per_slot": 64, "state_const_bytes": {"ssm": 4096}}').run()
+    at.button(key="model.load").click().run()
+    assert_clean(at)
+    assert metrics(at)["Cache layers"] == "2"
+    assert at.query_params["layers"] == "linear_attention,full_attention"
+    at.text_area(key="model.paste").set_value("{broken").run()
+    at.button(key="model.load").click().run()
+    assert any("not valid JSON" in e.value for e in at.error)
+
+
+def test_budget_page_concurrency_by_hand():
+    at = open_app("app_pages/budget.py", QWEN35_LINK)
+    assert_clean(at)
+    m = metrics(at)
+    assert m["Blocks"] == "775"
+    # two groups share the 775 page ids: 775 // 2 x 1,056 = 408,672 tokens side by side
+    assert m["Capacity (tokens)"] == "408,672"
+    # 32,768 tokens: ceil(32,768 / 1,056) = 32 full pages + 1 state page; 775 / 33 = 23.48
+    assert m["Concurrency at 32,768 tokens"] == "23.48"
+    at.number_input(key="w.context").set_value(1056).run()
+    assert metrics(at)["Concurrency at 1,056 tokens"] == f"{775 / 2:.2f}"
+    assert len(at.get("plotly_chart")) == 2
+
+
+def test_budget_page_follows_the_gpu_settings():
+    at = open_app("app_pages/budget.py", {"gpu": "H100 80GB", "frac": "0.9",
+                                          "weights": "16GB", "tp": "2"})
+    assert_clean(at)
+    # 81,559 MiB x 0.9 floored, minus 8 GB per rank = 68,968,728,985 B
+    assert metrics(at)["Cache budget"] == "64.23 GiB"
+    assert at.sidebar.metric[0].help == "68,968,728,985 B"
+
+
+def test_compare_page_lists_every_strategy():
+    at = open_app("app_pages/compare.py", QWEN35_LINK)
+    assert_clean(at)
+    table = at.dataframe[0].value.set_index("strategy")
+    assert list(table.index) == ["FlatKV packed slabs", "FlatKV per component", "vLLM v1",
+                                 "SGLang", "slab aliasing", "two-level pages"]
+    flat = table.loc["FlatKV packed slabs"]
+    assert (flat["P (tokens)"], flat["blocks"], flat["block bytes"]) == (1056, 775, 103_219_200)
+    vllm = table.loc["vLLM v1"]
+    # P = 64 x cdiv(2,146,304, 64 x 2,048) = 1,088; 80e9 // 2,228,224 // 12 = 2,991 blocks
+    assert (vllm["P (tokens)"], vllm["blocks"]) == (1088, 2991)
+    assert not table.loc["slab aliasing"]["applies"]  # state layers: no equal history groups
+    assert len(at.get("plotly_chart")) == 2
+    codes = " ".join(c.value for c in at.code)
+    assert "num_blocks = budget // block_bytes = 80,000,000,000 // 103,219,200 = 775" in codes
+
+
+@pytest.mark.parametrize("model", model_names())
+def test_every_page_renders_for_every_example(model):
+    at = open_app(None, {"model": model})
+    for page in PAGES:
+        at.switch_page(page).run()
+        assert_clean(at)
+    assert at.query_params.get("model", DEFAULT.model) == model  # the default stays implicit
+
+
+def test_gpu_page_says_what_it_will_do():
+    at = open_app("app_pages/gpu.py")
+    assert_clean(at)
+    assert "gather, scatter" in at.info[0].value

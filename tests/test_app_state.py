@@ -1,0 +1,163 @@
+"""URL state round trip, fallbacks with notices, the cache budget and the model seam."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+
+import pytest
+
+from flatkv import app_model
+from flatkv.app_model import CUSTOM, RawModel
+from flatkv.app_state import DEFAULT, AppState, cache_budget, decode_query, encode_query
+
+QWEN35 = RawModel("(3*linear,full)*12", 2048, (("conv", 49152), ("ssm", 2097152)))
+
+
+def test_defaults_make_an_empty_query_and_decode_back():
+    assert encode_query(DEFAULT) == {}
+    assert decode_query({}) == (DEFAULT, [])
+
+
+def test_round_trip_of_a_custom_model_and_every_setting():
+    state = AppState(model=CUSTOM, raw=replace(QWEN35, sliding_window=4096), block_size=64,
+                     alignment=16, planner="per-component", gpu="Custom", gpu_memory=80 * 10**9,
+                     mem_fraction=0.85, weights=16 * 10**9, tp=2, context=8192, requests=3)
+    query = encode_query(state)
+    assert query["model"] == "custom"
+    assert query["layers"] == "(3*linear,full)*12"  # as the user wrote it
+    assert query["state"] == "conv=49152,ssm=2097152"
+    assert query["block"] == "64" and query["align"] == "16" and query["frac"] == "0.85"
+    assert all(isinstance(v, str) for v in query.values())
+    assert decode_query(query) == (state, [])
+
+
+def test_a_preset_is_linked_by_name():
+    state = AppState(model="Llama-3.1-8B")
+    assert encode_query(state) == {"model": "Llama-3.1-8B"}
+    assert decode_query({"model": "Llama-3.1-8B"})[0].profile().layer_types == (
+        ("full_attention",) * 32)
+
+
+@pytest.mark.parametrize(
+    ("params", "field", "words"),
+    [
+        ({"block": "abc"}, "block_size", "block='abc' is not a whole number"),
+        ({"block": "0"}, "block_size", "block=0 is outside"),
+        ({"frac": "1.5"}, "mem_fraction", "frac='1.5' must be in (0, 1]"),
+        ({"gpu": "Z900"}, "gpu", "gpu='Z900' is not one of"),
+        ({"weights": "lots"}, "weights", "weights 'lots' is not a size"),
+        ({"planner": "magic"}, "planner", "planner='magic'"),
+        ({"tp": "-2"}, "tp", "tp=-2 is outside"),
+    ],
+)
+def test_a_bad_setting_falls_back_to_its_default_with_a_notice(params, field, words):
+    state, notices = decode_query({**params, "ctx": "4096"})
+    assert getattr(state, field) == getattr(DEFAULT, field)
+    assert state.context == 4096  # the good values of the same link are kept
+    assert len(notices) == 1 and words in notices[0] and "using the default" in notices[0]
+
+
+def test_a_stale_model_or_a_broken_custom_model_falls_back_to_the_default_model():
+    state, notices = decode_query({"model": "GPT-9"})
+    assert state.model == DEFAULT.model and "'GPT-9' is not a known model" in notices[0]
+    state, notices = decode_query({"model": "custom", "layers": "full*x", "kv": "2048"})
+    assert state.model == DEFAULT.model and state.raw is None
+    assert "custom model in the link is not valid" in notices[0] and "full*x" in notices[0]
+    # state layers without state tensors: the profile rejects it
+    state, notices = decode_query({"model": "custom", "layers": "linear*4,full", "kv": "64"})
+    assert state.model == DEFAULT.model and "state_const_bytes is empty" in notices[0]
+
+
+def test_unknown_parameters_are_named_and_streamlit_ones_ignored():
+    state, notices = decode_query({"zoom": "2", "embed": "true", "block": ["8", "32"]})
+    assert state.block_size == 32  # the last of repeated values, as st.query_params reads it
+    assert notices == ["Ignored unknown link parameter(s): zoom."]
+
+
+def test_cache_budget_by_hand():
+    # 80 GB, all of it, no weights: the SPEC worked example's budget.
+    assert cache_budget(80 * 10**9, 1.0, 0, 1).cache_bytes == 80_000_000_000
+    # H100: 81,559 MiB = 85,520,809,984 B; x 0.9 = 76,968,728,985.6 -> floor; 16 GB over TP 2.
+    b = cache_budget(81_559 * 2**20, 0.9, 16 * 10**9, 2)
+    assert b.gpu_bytes == 85_520_809_984
+    assert b.usable_bytes == 76_968_728_985
+    assert b.weights_per_rank == 8_000_000_000
+    assert b.cache_bytes == 68_968_728_985
+    assert AppState(gpu="H100 80GB", weights=16 * 10**9, tp=2).budget() == b
+    # an odd weight count rounds up per rank
+    assert cache_budget(1000, 1.0, 7, 2).weights_per_rank == 4
+
+
+def test_cache_budget_rejects_weights_that_fill_the_gpu():
+    with pytest.raises(ValueError, match="fill the usable memory"):
+        cache_budget(80 * 10**9, 0.9, 160 * 10**9, 1)
+    with pytest.raises(ValueError, match="memory fraction"):
+        cache_budget(80 * 10**9, 0.0, 0, 1)
+
+
+def test_state_text_parses_units_and_rejects_junk():
+    assert app_model.parse_state_text("conv=49152, ssm=2MiB") == (
+        ("conv", 49152), ("ssm", 2097152))
+    assert app_model.parse_state_text("") == ()
+    for bad in ("conv", "conv=1,conv=2", "=5", "conv=abc"):
+        with pytest.raises(ValueError):
+            app_model.parse_state_text(bad)
+
+
+def test_model_json_round_trip_and_errors():
+    profile = QWEN35.profile("Qwen3.5-like")
+    assert app_model.load_model_json(json.dumps(app_model.profile_to_dict(profile))) == profile
+    spec = app_model.preset_spec("Llama-3.1-8B")
+    assert app_model.load_model_json(json.dumps(spec.to_dict())) == spec
+    with pytest.raises(ValueError, match="not valid JSON"):
+        app_model.load_model_json("{nope")
+    with pytest.raises(ValueError, match="format"):
+        app_model.load_model_json('{"format": "other/1"}')
+    with pytest.raises(ValueError, match="layer pattern"):
+        app_model.load_model_json(json.dumps(
+            {"format": app_model.PROFILE_FORMAT, "layers": "full*", "kv_bytes_per_slot": 4}))
+
+
+def test_presets_and_tp_give_the_spec_reference_bytes():
+    qn = AppState(model="Qwen3-Next-80B-A3B").profile()
+    assert (qn.count("full_attention"), qn.count("linear_attention")) == (12, 36)
+    assert qn.kv_bytes_per_slot == 2 * 2 * 256 * 2  # K and V, 2 heads x 256, bf16
+    assert qn.state_const_bytes == {"conv": 49_152, "ssm": 32 * 128 * 128 * 2}
+    # SPEC section 2, TP=2 (vLLM run log): 1,024 B/token, conv 24,576 B, ssm 524,288 B
+    tp2 = AppState(model="Qwen3-Next-80B-A3B", tp=2).profile()
+    assert tp2.kv_bytes_per_slot == 1024
+    assert tp2.state_const_bytes == {"conv": 24_576, "ssm": 524_288}
+    assert app_model.largest_model() == "Falcon-H1-7B"  # 44 attention + 44 Mamba2 layers
+    assert "Qwen3-Next-80B-A3B" in app_model.model_names()
+
+
+def test_an_edited_spec_travels_in_the_link():
+    spec = app_model.preset_spec("Llama-3.1-8B").with_options(kv_dtype="float8_e4m3fn",
+                                                              name="Llama fp8")
+    state = AppState(model="spec", spec=app_model.spec_to_json(spec), block_size=32)
+    query = encode_query(state)
+    assert query["model"] == "spec" and len(query["spec"]) < 400
+    back, notices = decode_query(query)
+    assert notices == [] and back == state
+    assert back.profile().kv_bytes_per_slot == 8 * 256 * 1  # 8 KV heads x (128 + 128), fp8
+    assert back.profile().name == "Llama fp8"
+
+
+def test_a_damaged_spec_or_a_tp_the_heads_refuse_falls_back_with_a_notice():
+    state, notices = decode_query({"model": "spec", "spec": "bm90IGEgc3BlYw"})
+    assert state.model == DEFAULT.model and "not valid" in notices[0]
+    state, notices = decode_query({"tp": "3"})  # 16 GDN key heads over 3 ranks
+    assert state.tp == 1 and "not divisible by tp = 3" in notices[0]
+
+
+def test_layer_rows_and_kind_summary_by_hand():
+    profile = QWEN35.profile()
+    rows = app_model.layer_rows(profile)
+    assert len(rows) == 48
+    assert rows[3] == {"cache layer": 3, "kind": "full attention", "group": "full_attention",
+                       "slot": 0, "bytes per token": 2048, "state bytes": 0}
+    assert rows[4]["slot"] == 3 and rows[4]["state bytes"] == 49152 + 2097152
+    kinds = {k["kind"]: k for k in app_model.kind_summary(profile)}
+    assert kinds["full attention"]["bytes per token, all layers"] == 12 * 2048
+    assert kinds["state (linear attention / Mamba)"]["state bytes, all layers"] == 36 * 2146304

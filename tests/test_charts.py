@@ -1,0 +1,121 @@
+"""Chart builders: the figure carries the data it was given, in the colours of its kinds."""
+
+from __future__ import annotations
+
+import pytest
+
+from flatkv import app_data, charts
+from flatkv.analysis import analyze
+from flatkv.app_model import layer_rows, preset_spec
+from flatkv.charts import COLORS
+from flatkv.profile import CacheProfile
+
+QWEN35 = CacheProfile((("linear_attention",) * 3 + ("full_attention",)) * 12, 2048,
+                      {"conv": 49152, "ssm": 2097152})
+MiB = 2**20
+
+
+@pytest.fixture(scope="module")
+def analysis():
+    return analyze(QWEN35.components(), block_size=64, alignment=16, budget_bytes=80 * 10**9)
+
+
+def _trace(fig, name):
+    return next(t for t in fig.data if t.name == name)
+
+
+def test_byte_unit():
+    assert charts.byte_unit(1023) == (1, "B")
+    assert charts.byte_unit(4 * MiB) == (MiB, "MiB")
+    assert charts.byte_unit(3 * 2**30) == (2**30, "GiB")
+
+
+def test_layout_figure_draws_each_binding_at_its_offset(analysis):
+    fig = charts.layout_figure(app_data.layout_segments(analysis, uniform=True))
+    assert {t.name for t in fig.data} == {"conv state", "ssm state", "KV (full attention)",
+                                         "padding"}
+    kv = _trace(fig, "KV (full attention)")
+    assert len(kv.y) == 12 and kv.orientation == "h"
+    # row 1 of slot 0 in uniform pages starts at one page row: 2,162,688 B = 2.0625 MiB
+    assert kv.base[0] == pytest.approx(2_162_688 / MiB)
+    assert kv.x[0] == pytest.approx(2_162_688 / MiB)
+    assert kv.customdata[0][3] == "2,162,688"  # exact bytes in the hover
+    assert kv.marker.color == COLORS["kv"]
+    pad = _trace(fig, "padding")
+    assert pad.marker.pattern.shape == "/" and pad.marker.color == COLORS["padding"]
+    assert pad.x[0] == pytest.approx(16_384 / MiB) and len(pad.x) == 36
+    assert fig.layout.barmode == "overlay"
+    assert list(fig.layout.yaxis.categoryarray) == [f"flat_slab_{j}" for j in range(36)]
+    assert "MiB" in fig.layout.xaxis.title.text
+
+
+def test_layout_figure_of_the_largest_example_stays_small():
+    falcon = preset_spec("Falcon-H1-7B").profile()
+    a = analyze(falcon.components(), block_size=16, budget_bytes=80 * 10**9)
+    fig = charts.layout_figure(app_data.layout_segments(a))
+    assert len(fig.data) == 3  # one trace per kind, not per binding
+    assert sum(len(t.x) for t in fig.data) == 44 * 3
+
+
+def test_icicle_values_and_colours(analysis):
+    nodes = app_data.bytes_tree(analysis)
+    fig = charts.bytes_icicle(nodes)
+    ic = fig.data[0]
+    assert list(ic.values) == [n.value for n in nodes]
+    assert ic.branchvalues == "total"
+    colours = dict(zip(ic.ids, ic.marker.colors))
+    assert colours["full_attention/kv/0"] == colours["full_attention/kv"] == COLORS["kv"]
+    assert colours["linear_attention/conv/0"] == COLORS["conv"]
+    assert colours["unused"] == COLORS["unused"]
+
+
+def test_page_map_marks_each_owner():
+    pages = app_data.PageMap(8, (None, "linear_attention", "full_attention", "full_attention",
+                                 None, None, None, None),
+                             {"linear_attention": 1, "full_attention": 2}, True)
+    fig = charts.page_map_figure(pages, columns=4)
+    full = _trace(fig, "full_attention (2 pages)")
+    assert list(zip(full.x, full.y)) == [(2, 0), (3, 0)]  # ids 2 and 3
+    assert full.marker.color == COLORS["kv"]
+    free = _trace(fig, "free / null page")
+    assert list(zip(free.x, free.y)) == [(0, 0), (0, 1), (1, 1), (2, 1), (3, 1)]
+    assert free.text[0] == "page 0: null page"
+    assert _trace(fig, "linear_attention (1 page)").text == ("page 1: linear_attention",)
+
+
+def test_sweep_figure_marks_the_current_point():
+    fig = charts.sweep_figure([1, 2, 4], [10, 20, 30], [1.0, 2.0, 3.0], current_x=2,
+                              current_capacity=20, current_concurrency=2.0,
+                              x_title="block", context=4096, log_x=True)
+    current = _trace(fig, "current")
+    assert (current.x[0], current.y[0]) == (2, 20)
+    assert list(_trace(fig, "capacity (tokens)").y) == [10, 20, 30]
+    assert _trace(fig, "concurrency at 4,096 tokens").yaxis == "y2"
+    assert fig.layout.xaxis.type == "log"
+
+
+def test_compare_bars_keep_category_colours():
+    fig = charts.breakdown_bars(
+        ["a", "b"], [[("kv_history", 3 * MiB), ("row_padding", MiB)], [("kv_history", MiB),
+                                                                       ("unused", 3 * MiB)]])
+    kv = _trace(fig, "kv history")
+    assert list(kv.x) == [3.0, 1.0] and kv.marker.color == COLORS["kv"]
+    pad = _trace(fig, "row padding")
+    assert list(pad.x) == [1.0, 0.0] and pad.marker.pattern.shape == "/"
+    assert _trace(fig, "unused").marker.color == COLORS["unused"]
+    assert fig.layout.barmode == "stack"
+    bars = charts.capacity_bars(["a", "b"], [818_400, 64_896], [23.48, 1.9], context=32768)
+    assert list(bars.data[0].text) == ["818,400", "64,896"]
+    assert list(bars.data[1].y) == [23.48, 1.9]
+
+
+def test_one_colour_per_kind_across_charts(analysis):
+    strip = charts.layer_strip(layer_rows(QWEN35))
+    assert _trace(strip, "full attention").marker.color == COLORS["kv"]
+    assert len(_trace(strip, "full attention").x) == 12
+    layout = charts.layout_figure(app_data.layout_segments(analysis))
+    bars = charts.breakdown_bars(["x"], [[("kv_history", 1)]])
+    assert (_trace(layout, "KV (full attention)").marker.color
+            == _trace(bars, "kv history").marker.color == COLORS["kv"])
+    assert len(set(COLORS[k] for k in ("kv", "kv_sliding", "conv", "ssm", "state", "padding",
+                                       "dead_weight", "reserved", "unused"))) == 9
