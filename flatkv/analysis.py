@@ -144,15 +144,12 @@ class PlanAnalysis:
     def why_block_size(self) -> list[str]:
         """The equalizer's reasoning, one step per line, with the numbers in."""
         eq = self.equalizer
+        steps = self._equalizer_steps()
         if self.planner == "per-component":
-            steps = [
-                f"The per-component planner does not equalize: P is the requested block_size "
-                f"{eq.requested_block_size:,}; each component is its own tensor.",
-                f"(Packed slabs with alignment {eq.alignment:,} would use P = "
-                f"{eq.block_size:,}.)",
-            ]
-        else:
-            steps = self._equalizer_steps()
+            steps.append(
+                "The per-component planner takes this config-level P (equalized_block_size) "
+                "and gives each component its own tensor: no packing, no padding."
+            )
         steps.append(
             f"Page row at P: max({eq.max_linear:,} x {self.totals.block_size:,}, "
             f"{eq.max_const:,}) = {max(eq.max_linear * self.totals.block_size, eq.max_const):,} B."
@@ -161,6 +158,12 @@ class PlanAnalysis:
 
     def _equalizer_steps(self) -> list[str]:
         eq = self.equalizer
+        if eq.max_linear == 0:
+            return [
+                f"Requested block_size {eq.requested_block_size:,} token slots.",
+                "No linear (KV history) row: state rows do not depend on P, so P stays the "
+                "requested block size.",
+            ]
         steps = [
             f"Requested block_size {eq.requested_block_size:,} token slots, alignment "
             f"{eq.alignment:,}.",
@@ -194,8 +197,22 @@ def _rows_and_equalizer(
     check_int("block_size", block_size, minimum=1)
     check_int("alignment", alignment, minimum=1)
     groups = group_rows(components)
-    rows = [r for rs in groups.values() for r in rs]
-    return groups, equalize_rows(rows, block_size, alignment)
+    return groups, config_equalizer([r for rs in groups.values() for r in rs], block_size,
+                                    alignment)
+
+
+def config_equalizer(rows: Sequence[Row], block_size: int, alignment: int) -> Equalizer:
+    """The config-level P both planners use (the reference's ``equalized_block_size``).
+
+    The engine equalizes P once per model and hands it to whichever planner it runs, so packed
+    slabs and per-component tensors see the same page size. A state-only model has no history
+    row to size P against: there P stays as requested (state rows do not depend on P); only the
+    per-component planner can plan it, and the packed planner says why not.
+    """
+    if any(r.linear_bytes for r in rows):
+        return equalize_rows(rows, block_size, alignment)
+    max_const = max(r.const_bytes for r in rows)
+    return Equalizer(block_size, alignment, 0, max_const, 0, block_size, max_const)
 
 
 def analyze(
@@ -228,7 +245,7 @@ def analyze(
     else:
         plan = plan_component_tensors(
             comps,
-            block_size=block_size,
+            block_size=eq.block_size,
             budget_bytes=budget_bytes,
             reserved_bytes_per_block=reserved_bytes_per_block,
         )
@@ -327,9 +344,7 @@ class SweepPoint:
 class _SweepModel:
     """Everything a sweep point needs, computed once: block_bytes(P) = linear * P + const."""
 
-    equalizer: (
-        Equalizer | None
-    )  # packed only, at block_size 1: holds max_linear, max_const and needed
+    equalizer: Equalizer  # at block_size 1: holds max_linear, max_const and needed
     linear_total: int
     const_total: int
     reserved: int
@@ -337,7 +352,7 @@ class _SweepModel:
 
     def point(self, block_size: int, alignment: int, budget: int) -> SweepPoint:
         p = block_size
-        if self.planner == "packed":
+        if self.equalizer.max_linear:
             p = replace(self.equalizer, requested_block_size=block_size).block_size_at(alignment)
         block_bytes = self.linear_total * p + self.const_total + self.reserved
         n = budget // block_bytes
@@ -358,7 +373,7 @@ def _sweep_model(components: Iterable[ComponentSpec], planner: str, reserved: in
         raise ValueError(f"planner {planner!r} is unknown: use one of {', '.join(PLANNERS)}")
     check_int("reserved_bytes_per_block", reserved)
     rows = tuple(r for rs in group_rows(components).values() for r in rs)
-    eq = equalize_rows(rows, 1, 1) if planner == "packed" else None
+    eq = equalize_rows(rows, 1, 1) if planner == "packed" else config_equalizer(rows, 1, 1)
     return _SweepModel(
         eq, sum(r.linear_bytes for r in rows), sum(r.const_bytes for r in rows), reserved, planner
     )

@@ -67,13 +67,26 @@ def test_equalizer_reasoning(qwen):
 def test_per_component_planner_reserved_bytes():
     a = analyze(QWEN35.components(), block_size=64, budget_bytes=10**10, planner="per-component",
                 reserved_bytes_per_block=4096)
-    per_block = 12 * KV * 64 + 36 * (CONV + SSM) + 4096
+    # Same config-level P as packed slabs: alignment defaults to 64, ceil(1,048 / 64) x 64.
+    assert a.totals.block_size == 1_088
+    per_block = 12 * KV * 1_088 + 36 * (CONV + SSM) + 4096
     n = 10**10 // per_block
     assert a.totals.num_blocks == n
     assert a.totals.reserved_bytes == n * 4096
-    assert a.totals.block_size == 64  # no equalization
     t = a.totals
     assert t.kv_history_bytes + t.state_bytes + t.reserved_bytes + t.unused_bytes == 10**10
+    assert "config-level P" in a.why_block_size()[-2]
+
+
+def test_state_only_model_per_component_keeps_requested_p():
+    state_only = CacheProfile(["linear_attention"] * 4, 0, {"conv": CONV, "ssm": SSM})
+    a = analyze(state_only.components(), block_size=16, budget_bytes=10**9,
+                planner="per-component")
+    assert a.totals.block_size == 16
+    assert a.totals.num_blocks == 10**9 // (4 * (CONV + SSM))
+    assert "No linear (KV history) row" in a.why_block_size()[1]
+    with pytest.raises(ValueError, match="need a linear"):
+        analyze(state_only.components(), block_size=16, budget_bytes=10**9)
 
 
 def test_json_view_keeps_exact_ints(qwen):
