@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from flatkv import presets
+from flatkv.jsonfile import parse_json_object
 from flatkv.models import ModelSpec
 from flatkv.patterns import format_layer_pattern, parse_layer_pattern
 from flatkv.plan import FULL_ATTENTION, LINEAR_ATTENTION, SLIDING_ATTENTION, occurrence_index
@@ -54,11 +55,7 @@ def preset_spec(name: str) -> ModelSpec:
 @lru_cache(maxsize=256)
 def spec_from_json(text: str) -> ModelSpec:
     """A ModelSpec from its export JSON (a spec file, or a link's unpacked value)."""
-    try:
-        data = json.loads(text)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise ValueError(f"model JSON is not valid JSON: {exc}") from None
-    return ModelSpec.from_dict(data)
+    return ModelSpec.from_dict(parse_json_object(text, "model JSON"))
 
 
 def spec_to_json(spec: ModelSpec) -> str:
@@ -184,16 +181,13 @@ def profile_to_dict(profile: CacheProfile) -> dict:
 def load_model_json(text: str | bytes) -> ModelSpec | CacheProfile:
     """A model JSON the app exported: a spec (``flatkv-model/1``) or a raw profile
     (``flatkv-profile/1``). Raises ValueError naming what is wrong."""
-    try:
-        data = json.loads(text)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise ValueError(f"model JSON is not valid JSON: {exc}") from None
-    if isinstance(data, dict) and data.get("format") == PROFILE_FORMAT:
+    data = parse_json_object(text, "model JSON")
+    if data.get("format") == PROFILE_FORMAT:
         return profile_from_dict(data)
-    if isinstance(data, dict) and data.get("format", "flatkv-model/1") == "flatkv-model/1":
+    if data.get("format", "flatkv-model/1") == "flatkv-model/1":
         return ModelSpec.from_dict(data)
     raise ValueError(
-        f"model JSON format is {data.get('format') if isinstance(data, dict) else None!r}: this "
+        f"model JSON format is {data.get('format')!r}: this "
         "app reads 'flatkv-model/1' and 'flatkv-profile/1' (export one from the Model page); "
         "a Hugging Face config.json goes under Source: config.json"
     )

@@ -15,7 +15,6 @@ with ``ModelSpec.with_options``.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from collections.abc import Mapping
@@ -23,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from flatkv.dtypes import canonical_dtype
+from flatkv.jsonfile import parse_json_object, read_json_file
 from flatkv.models import (
     MAX_CACHE_LAYERS,
     AttentionLayer,
@@ -61,7 +61,6 @@ _FAMILIES: dict[str, str] = {
 
 SUPPORTED_MODEL_TYPES: tuple[str, ...] = tuple(sorted(_FAMILIES))
 
-MAX_CONFIG_BYTES = 8 * 1024 * 1024  # real config.json files are a few KiB
 
 # Labels transformers gives layers that carry no cache.
 _CACHELESS = {"mlp", "moe"}
@@ -78,9 +77,9 @@ def load_config_dict(config: dict | str | bytes | Path) -> dict[str, Any]:
     if isinstance(config, Mapping):
         return dict(config)
     if isinstance(config, (bytes, bytearray)):  # an upload: always JSON, never a path
-        return _parse_json(bytes(config).decode("utf-8", errors="replace"), "uploaded config.json")
+        return parse_json_object(bytes(config), "uploaded config.json")
     if isinstance(config, str) and config.lstrip().startswith(("{", "[")):
-        return _parse_json(config, "pasted config.json")
+        return parse_json_object(config, "pasted config.json")
     if isinstance(config, (str, Path)):
         path = Path(config)
         try:
@@ -92,28 +91,8 @@ def load_config_dict(config: dict | str | bytes | Path) -> dict[str, Any]:
                 f"config.json not found at {str(path)!r}: give a path to a file, the JSON text, "
                 "or a model id"
             )
-        if path.stat().st_size > MAX_CONFIG_BYTES:
-            raise ValueError(
-                f"{str(path)!r} is {path.stat().st_size} bytes: too large to be a config.json"
-            )
-        return _parse_json(path.read_text(encoding="utf-8", errors="replace"), str(path))
+        return read_json_file(path)
     raise ValueError(f"config must be a dict, JSON text or a path, got {type(config).__name__}")
-
-
-def _parse_json(text: str, where: str) -> dict[str, Any]:
-    if len(text) > MAX_CONFIG_BYTES:
-        raise ValueError(f"{where} is {len(text)} characters: too large to be a config.json")
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ValueError(
-            f"{where} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
-        ) from None
-    except RecursionError:
-        raise ValueError(f"{where} is nested too deeply to be a config.json") from None
-    if not isinstance(data, dict):
-        raise ValueError(f"{where} must hold a JSON object, got {type(data).__name__}")
-    return data
 
 
 def _precheck_sizes(cfg: Mapping[str, Any], where: str = "") -> None:

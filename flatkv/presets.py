@@ -11,6 +11,7 @@ import json
 from functools import lru_cache
 from pathlib import Path
 
+from flatkv.jsonfile import read_json_file
 from flatkv.models import ModelSpec
 
 PRESET_DIR = Path(__file__).resolve().parent.parent / "assets" / "presets"
@@ -49,15 +50,4 @@ def load_preset(name: str) -> ModelSpec:
 
 def load_spec_file(path: str | Path) -> ModelSpec:
     """A model specification exported with ``ModelSpec.to_dict`` and saved as JSON."""
-    path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ValueError(f"cannot read model file {str(path)!r}: {exc.strerror}") from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ValueError(
-            f"{str(path)!r} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
-        ) from None
-    return ModelSpec.from_dict(data)
+    return ModelSpec.from_dict(read_json_file(path))

@@ -132,5 +132,19 @@ def test_export_and_load_again(tmp_path):
     path.write_text("{not json")
     with pytest.raises(ValueError, match="not valid JSON"):
         load_spec_file(path)
-    with pytest.raises(ValueError, match="cannot read model file"):
+    with pytest.raises(ValueError, match="cannot read .*missing.json.*: No such file"):
         load_spec_file(tmp_path / "missing.json")
+
+
+def test_model_files_are_read_bounded(tmp_path):
+    """A device or a hostile file gives one clear error, not a hang or a RecursionError."""
+    with pytest.raises(ValueError, match="too large for a model file"):
+        load_spec_file("/dev/zero")
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 200_000)
+    with pytest.raises(ValueError, match="nested too deeply"):
+        load_spec_file(deep)
+    listed = tmp_path / "list.json"
+    listed.write_text("[1, 2]")
+    with pytest.raises(ValueError, match="must hold a JSON object, got list"):
+        load_spec_file(listed)

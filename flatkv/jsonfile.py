@@ -1,0 +1,43 @@
+"""Reading JSON a user hands us (config.json, exported model specs): bounded and with one clear
+error, never a hang on ``/dev/zero`` or a RecursionError on a hostile nesting."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+# Real config.json files and model specs are a few KiB.
+MAX_JSON_BYTES = 8 * 1024 * 1024
+
+
+def parse_json_object(text: str | bytes, where: str) -> dict[str, Any]:
+    """The JSON object in ``text``; ValueError naming ``where`` and what is wrong."""
+    if len(text) > MAX_JSON_BYTES:
+        raise ValueError(f"{where} is {len(text):,} characters: too large for a model file "
+                         f"(at most {MAX_JSON_BYTES:,})")
+    if isinstance(text, bytes):
+        text = text.decode("utf-8", errors="replace")
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ValueError(
+            f"{where} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
+        ) from None
+    except RecursionError:
+        raise ValueError(f"{where} is nested too deeply to be a model file") from None
+    if not isinstance(data, dict):
+        raise ValueError(f"{where} must hold a JSON object, got {type(data).__name__}")
+    return data
+
+
+def read_json_file(path: str | Path) -> dict[str, Any]:
+    """The JSON object in the file at ``path``, reading at most MAX_JSON_BYTES + 1 bytes."""
+    where = repr(str(path))
+    try:
+        with open(path, "rb") as handle:
+            raw = handle.read(MAX_JSON_BYTES + 1)
+    except (OSError, ValueError) as exc:  # ValueError: a NUL byte in the name
+        reason = getattr(exc, "strerror", None) or str(exc)
+        raise ValueError(f"cannot read {where}: {reason}; give the path of a JSON file") from None
+    return parse_json_object(raw, where)
