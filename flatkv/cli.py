@@ -26,6 +26,8 @@ class UsageError(ValueError):
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # one line, not usage + message
+        if message.endswith("expected one argument"):
+            message += " (for a value that starts with '-', write --option=VALUE)"
         raise UsageError(message)
 
 
@@ -42,6 +44,8 @@ def parse_state(text: str) -> dict[str, int]:
             raise ValueError(
                 f"--state {text!r}: write name=bytes pairs, e.g. conv=49152,ssm=2097152"
             )
+        if name.strip() in out:
+            raise ValueError(f"--state {text!r} names {name.strip()!r} twice: give each once")
         out[name.strip()] = parse_size(value, field=f"--state {name.strip()}")
     if not out:
         raise ValueError("--state is empty: write name=bytes pairs, e.g. conv=49152,ssm=2097152")
@@ -152,22 +156,32 @@ def add_plan_arguments(
         group.add_argument(
             "--planner",
             choices=PLANNERS,
-            default="packed",
-            help="without --strategy: packed slabs or one tensor per component",
+            default=None,
+            help="without --strategy: packed slabs (default) or one tensor per component",
         )
     parser.add_argument("--json", action="store_true", help="print JSON instead of tables")
 
 
 def _plan_command(args: argparse.Namespace) -> str:
     profile = profile_from_args(args)
+    strategy_cli.options_from_args(args)  # validate every option, used or not
     if args.strategy:
+        if args.planner is not None:
+            raise UsageError("--planner chooses the planner without --strategy; with --strategy "
+                             "use --strategy flat or --strategy per-component")
+        if args.reserved_bytes_per_block and args.strategy != "per-component":
+            raise UsageError(f"--reserved-bytes-per-block applies to the per-component layout, "
+                             f"not --strategy {args.strategy}")
         return strategy_cli.plan_strategy_text(args, profile)
+    if args.context is not None:
+        raise UsageError("--context needs a layout to count requests in: add --strategy NAME "
+                         "(e.g. --strategy flat), or use compare")
     analysis = analyze(
         profile.components(),
         block_size=args.block_size,
         alignment=args.alignment,
         budget_bytes=args.budget,
-        planner=args.planner,
+        planner=args.planner or "packed",
         reserved_bytes_per_block=args.reserved_bytes_per_block,
     )
     if args.json:
@@ -203,7 +217,7 @@ def format_analysis(analysis: PlanAnalysis, *, title: str = "", max_slots: int =
                 ["block_size (P)", f"{t.block_size:,} tokens"],
                 ["block_bytes", _bytes(t.block_bytes)],
                 ["num_blocks", f"{t.num_blocks:,}"],
-                ["capacity", f"{t.capacity_tokens:,} tokens"],
+                ["capacity (num_blocks x P token slots)", f"{t.capacity_tokens:,} tokens"],
                 ["budget", _bytes(t.budget_bytes)],
                 ["KV history", _bytes(t.kv_history_bytes)],
                 ["state", _bytes(t.state_bytes)],

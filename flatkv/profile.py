@@ -66,8 +66,19 @@ class CacheProfile:
                 "state_const_bytes is empty but layer_types has linear_attention layers: give "
                 "the state tensors, e.g. {'conv': 49152, 'ssm': 2097152}"
             )
+        has_sliding = SLIDING_ATTENTION in self.layer_types
         if self.sliding_window is not None:
             _check_count("sliding_window", self.sliding_window, allow_zero=False)
+            if not has_sliding:
+                raise ValueError(
+                    f"sliding_window is {self.sliding_window} but layer_types has no "
+                    "sliding_attention layer: drop the window or add sliding layers"
+                )
+        elif has_sliding:
+            raise ValueError(
+                "sliding_window is missing but layer_types has sliding_attention layers: give "
+                "the tokens a sliding layer keeps (--sliding-window)"
+            )
 
     @property
     def has_attention(self) -> bool:

@@ -16,6 +16,9 @@ from flatkv.strategies import CATEGORIES, STRATEGIES, StrategyOptions, StrategyR
 from flatkv.strategies import run_strategy as _run_strategy
 from flatkv.strategies.base import MAMBA_CACHE_MODES
 
+# Far past any model's context: a larger value is a typo.
+MAX_CONTEXT_TOKENS = 2**40
+
 
 def parse_tokens(text: str | int, field: str = "--context") -> int:
     """Tokens from ``"262144"``, ``"262,144"`` or ``"256k"`` (k = 1,024 tokens, as context
@@ -29,11 +32,14 @@ def parse_tokens(text: str | int, field: str = "--context") -> int:
             raw, scale = raw[:-1], 1024
         elif raw.endswith("m"):
             raw, scale = raw[:-1], 1024 * 1024
-        if not raw.isdigit():
+        if not (raw.isascii() and raw.isdigit()):
             raise ValueError(f"{field} is {text!r}: give whole tokens such as 262144 or 256k")
         value = int(raw) * scale
     if value < 1:
         raise ValueError(f"{field} is {text!r}: give a positive number of tokens")
+    if value > MAX_CONTEXT_TOKENS:
+        raise ValueError(f"{field} is {text!r}: more than {MAX_CONTEXT_TOKENS:,} tokens is not a "
+                         "context length")
     return value
 
 

@@ -43,6 +43,9 @@ def parse_size(text: str | int, *, field: str = "size") -> int:
                 "80GB, 10GiB, 1.5TiB, 12e9 or 4096"
             )
         number, exponent, unit = match.groups()
+        if exponent and abs(int(exponent)) > 30:
+            raise ValueError(f"{field} {text!r}: exponent {exponent} is out of range; write e.g. "
+                             "80GB or 12e9")
         value = Fraction(number) * Fraction(10) ** int(exponent or 0)
         unit = unit.lower()
         if unit not in _UNITS:
@@ -69,8 +72,3 @@ def format_bytes(nbytes: int, *, digits: int = 2) -> str:
         if value < 1024 or unit == "PiB":
             return f"{sign}{value:.{digits}f} {unit}"
     raise AssertionError("unreachable")
-
-
-def format_int(n: int) -> str:
-    """Thousands separators: ``973760`` -> ``973,760``."""
-    return f"{n:,}"

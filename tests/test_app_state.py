@@ -20,12 +20,13 @@ def test_defaults_make_an_empty_query_and_decode_back():
 
 
 def test_round_trip_of_a_custom_model_and_every_setting():
-    state = AppState(model=CUSTOM, raw=replace(QWEN35, sliding_window=4096), block_size=64,
+    hybrid = replace(QWEN35, layers="(3*linear,full,sliding)*12", sliding_window=4096)
+    state = AppState(model=CUSTOM, raw=hybrid, block_size=64,
                      alignment=16, planner="per-component", gpu="Custom", gpu_memory=80 * 10**9,
                      mem_fraction=0.85, weights=16 * 10**9, tp=2, context=8192, requests=3)
     query = encode_query(state)
     assert query["model"] == "custom"
-    assert query["layers"] == "(3*linear,full)*12"  # as the user wrote it
+    assert query["layers"] == "(3*linear,full,sliding)*12"  # as the user wrote it
     assert query["state"] == "conv=49152,ssm=2097152"
     assert query["block"] == "64" and query["align"] == "16" and query["frac"] == "0.85"
     assert all(isinstance(v, str) for v in query.values())
