@@ -63,13 +63,6 @@ def _split(where: str, value: int, tp: int) -> int:
     return value // tp
 
 
-def _prod(dims: Iterable[int]) -> int:
-    out = 1
-    for d in dims:
-        out *= d
-    return out
-
-
 class CacheLayer:
     """What every cache-layer kind answers, per TP rank.
 

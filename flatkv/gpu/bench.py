@@ -32,7 +32,6 @@ from flatkv.gpu.pool import (
     PoolAllocationError,
     allocate_pool,
     fill_random,
-    free_memory_bytes,
     resolve_device,
 )
 from flatkv.plan import (
@@ -569,7 +568,3 @@ def available_devices() -> tuple[str, ...]:
     return ("cpu",) + tuple(f"cuda:{i}" for i in range(count))
 
 
-def memory_note(device: str | torch.device) -> str:
-    """One line on free memory, for the page to show before a run."""
-    dev = resolve_device(device)
-    return f"{dev}: {free_memory_bytes(dev)} bytes free"

@@ -161,15 +161,6 @@ class AllocationReport:
         return self.allocated_blocks < self.planned_blocks
 
 
-def default_max_blocks(
-    plan: FlatMemoryPlan, device: torch.device, *, share_percent: int = DEFAULT_SHARE_PERCENT
-) -> int:
-    """How many blocks of the plan fit in ``share_percent`` % of the device's free memory."""
-    check_int("share_percent", share_percent, minimum=1)
-    page_bytes = sum(_row_bytes(t) for t in plan.tensors)
-    return free_memory_bytes(device) * share_percent // 100 // page_bytes
-
-
 def _row_bytes(tensor: TensorPlan) -> int:
     return sum(b.nbytes_per_block for b in tensor.bindings)
 

@@ -36,11 +36,6 @@ _CHUNK_BYTES = 64 * 1024  # bytes of a row one program copies at most
 _BLOCK_BYTES = 8 * 1024  # bytes one loop iteration of a program copies
 
 
-def importable() -> bool:
-    """Triton can be imported (its interpreter can run on the CPU)."""
-    return triton is not None
-
-
 def available() -> bool:
     """The compiled fused kernel can run: triton and a CUDA device are both present."""
     return triton is not None and torch.cuda.is_available()
