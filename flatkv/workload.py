@@ -32,6 +32,11 @@ from flatkv.plan import (
 
 GROUP_KINDS = (FULL_ATTENTION, SLIDING_ATTENTION, LINEAR_ATTENTION)
 
+SLIDING_WINDOW_MISSING = (
+    "sliding_window is not set but the model has sliding_attention layers: give the window in "
+    "tokens (sliding_window in the profile or config, --sliding-window on the command line)"
+)
+
 
 def cdiv(a: int, b: int) -> int:
     """Exact integer ceiling of a / b for b > 0."""
@@ -82,11 +87,9 @@ class PagePool:
             raise ValueError(f"PagePool.groups has repeated names {names}: name each group once")
         if any(g.kind == SLIDING_ATTENTION for g in self.groups):
             if self.sliding_window is None:
-                raise ValueError(
-                    "PagePool.sliding_window is None but a group is sliding_attention: give the "
-                    "window in tokens"
-                )
-            check_int("PagePool.sliding_window", self.sliding_window, minimum=1)
+                raise ValueError(SLIDING_WINDOW_MISSING)
+            check_int("sliding_window", self.sliding_window, minimum=1,
+                      hint="the window of the sliding_attention layers, in tokens")
 
 
 @dataclass(frozen=True)
@@ -122,7 +125,7 @@ def pages_needed(
         return full
     if kind == SLIDING_ATTENTION:
         if sliding_window is None:
-            raise ValueError("sliding_window is None: a sliding_attention group needs its window")
+            raise ValueError(SLIDING_WINDOW_MISSING)
         w = check_int("sliding_window", sliding_window, minimum=1)
         return r * cdiv(min(w - 1, lc), p) + cdiv(min(workload.scheduled_tokens, t), p) + r + 1 + m
     if kind == LINEAR_ATTENTION:

@@ -122,7 +122,8 @@ def test_flat_qwen3_next():
     assert (r.block_size, r.block_bytes) == (544, block)
     assert block == 26_443_776
     assert r.num_blocks == ANCHOR_BUDGET // block == 1_810
-    assert r.capacity_tokens == 1_810 // 2 * 544
+    # capacity: the state group holds one request's page (mode none), full the other 1,809 ids
+    assert r.capacity_tokens == (1_810 - 1) * 544 == 984_096
     assert (r.concurrency_numerator, r.concurrency_denominator) == (1_810, 482 + 1)
     # ownership 1:482 (groups in order of appearance: linear first): 1,810 / 483 = 3.75 -> 4
     assert r.extras["owned_units"] == {"linear_attention": 4, "full_attention": 1_806}
@@ -196,10 +197,10 @@ def test_lcm_qwen3_next():
     )
     # one request: 1 state parent + 16,384 full pages / 100 per parent
     assert r.concurrency == Fraction(r.num_blocks, 1) / (1 + Fraction(16_384, 100))
-    # capacity: N pages in each group, N + ceil(N / 100) <= parents
-    n_pages = r.capacity_tokens // 16
-    assert n_pages + -(-n_pages // 100) <= r.num_blocks
-    assert (n_pages + 1) + -(-(n_pages + 1) // 100) > r.num_blocks
+    # capacity: the state group holds one request's page (1 parent, mode none), the full group
+    # the other parents' 100 pages each: 47,878,147,932 // 19,759,104 = 2,423 parents, one null
+    assert parent == 19_759_104 and r.num_blocks == 2_422
+    assert r.capacity_tokens == (2_422 - 1) * 100 * 16 == 3_873_600
     assert bd(r)["dead_weight"] == 0
     owned = r.extras["owned_units"]
     assert bd(r)["row_padding"] == owned["full_attention"] * (parent - 100 * full)
@@ -225,7 +226,7 @@ def test_nemotron_flat_and_vllm():
     block = 4 * 528 * 4096 + 24 * state  # P = 16 x ceil(527 / 16) = 528
     assert (flat.block_size, flat.block_bytes, flat.num_blocks) == (528, block, GIB8 // block)
     assert flat.num_blocks == 142
-    assert flat.capacity_tokens == 142 // 2 * 528
+    assert flat.capacity_tokens == (142 - 1) * 528  # 1 state page for the one request
     assert (flat.concurrency_numerator, flat.concurrency_denominator) == (142, 63 + 1)
 
     vllm = run_strategy("vllm", prof, budget_bytes=GIB8, context_tokens=32_768)
@@ -425,7 +426,8 @@ def test_bad_inputs_name_the_field(kwargs, field):
 @pytest.mark.parametrize(
     "kwargs, field",
     [
-        ({"mamba_cache_mode": "all"}, "mamba_cache_mode"),
+        ({"mamba_cache_mode": "full"}, "mamba_cache_mode"),
+        ({"mamba_chunk_size": 0}, "mamba_chunk_size"),
         ({"mamba_full_memory_ratio": 0}, "mamba_full_memory_ratio"),
         ({"mamba_full_memory_ratio": "lots"}, "mamba_full_memory_ratio"),
         ({"block_size": 0}, "block_size"),
@@ -462,3 +464,200 @@ def test_result_rejects_a_breakdown_that_does_not_add_up():
     parts = tuple((c, 1 if c == "unused" else 0) for c in CATEGORIES)
     with pytest.raises(ValueError, match="adds up"):
         StrategyResult(strategy="x", budget_bytes=2, applies=True, breakdown=parts)
+
+
+# ------------------------------------------------------------------------------------------
+# Capacity: attention groups hold N pages each, a state group one request's state pages.
+
+GIB40 = 40 * 2**30
+
+
+def test_capacity_counts_one_requests_state_pages_nemotron():
+    prof = nemotron_h_8b()
+    state = 24 * (61_440 + 2_097_152)  # 51,806,208 B: all 24 Mamba2 layers of one page
+    flat = run_strategy("flat", prof, budget_bytes=GIB40, context_tokens=32_768)
+    block = 4 * 528 * 4096 + state
+    assert flat.num_blocks == GIB40 // block == 710
+    # mode none: the state group holds 1 page, the full group the other 709
+    assert flat.capacity_tokens == (710 - 1) * 528 == 374_352
+    per = run_strategy("per-component", prof, budget_bytes=GIB40, context_tokens=32_768)
+    assert per.capacity_tokens == flat.capacity_tokens
+
+    lcm = run_strategy("lcm", prof, budget_bytes=GIB40, context_tokens=32_768)
+    # parent = the state payload; K_full = 51,806,208 // (4 x 16 x 4,096) = 197
+    assert lcm.block_bytes == state and lcm.extras["pages_per_parent"]["full_attention"] == 197
+    assert lcm.num_blocks == GIB40 // state - 1 == 828
+    # 1 parent of state, the other 827 parents x 197 full pages x 16 tokens
+    assert lcm.capacity_tokens == 827 * 197 * 16 == 2_606_704
+    # concurrency x context stays under capacity by the other requests' state parents:
+    # 828 / (1 + 2,048 / 197) = 72.66 requests; 72 more state parents than capacity counts
+    assert lcm.concurrency == Fraction(828) / (1 + Fraction(2_048, 197))
+    assert 0.9 < float(lcm.concurrency) * 32_768 / lcm.capacity_tokens < 1
+
+    vllm = run_strategy("vllm", prof, budget_bytes=GIB40, context_tokens=32_768)
+    # vLLM keeps its log line (one page per P tokens in every one of the 7 groups) and gives
+    # the common convention beside it: 6 state groups x 1 page, the full group the rest
+    assert vllm.num_blocks == GIB40 // (528 * 4096) // 4 == 4_964
+    assert vllm.capacity_tokens == 4_964 // 7 * 528
+    assert vllm.extras["comparable_capacity_tokens"] == (4_964 - 6) * 528
+
+
+def test_capacity_modes_qwen3_next_flat():
+    # 1,810 page ids (test_flat_qwen3_next); align: the state group holds 2 pages; all: N too
+    for mode, n_pages in (("none", 1_810 - 1), ("align", 1_810 - 2), ("all", 1_810 // 2)):
+        r = run_strategy("flat", qwen3_next_tp2(), budget_bytes=ANCHOR_BUDGET,
+                         options=StrategyOptions(mamba_cache_mode=mode))
+        assert r.capacity_tokens == n_pages * 544, mode
+
+
+@pytest.mark.parametrize("mode", ["none", "align", "all"])
+@pytest.mark.parametrize("strategy", ["flat", "per-component", "lcm"])
+@pytest.mark.parametrize("profile", [qwen3_next_tp2, nemotron_h_8b, llama_31_8b])
+def test_capacity_is_the_longest_request_that_fits(profile, strategy, mode):
+    # without sliding layers, capacity_tokens is exactly the longest context (in pages) at
+    # which max_concurrency is still >= 1: the two numbers use the same per-request pages
+    opts = StrategyOptions(mamba_cache_mode=mode)
+    r = run_strategy(strategy, profile(), budget_bytes=GIB8, options=opts)
+    p = r.block_size
+    at = run_strategy(strategy, profile(), budget_bytes=GIB8, options=opts,
+                      context_tokens=r.capacity_tokens)
+    beyond = run_strategy(strategy, profile(), budget_bytes=GIB8, options=opts,
+                          context_tokens=r.capacity_tokens + p)
+    assert at.concurrency >= 1 > beyond.concurrency
+
+
+def test_capacity_without_context_splits_ownership_at_capacity():
+    r = run_strategy("flat", qwen3_next_tp2(), budget_bytes=ANCHOR_BUDGET)
+    assert r.extras["owned_units"] == {"linear_attention": 1, "full_attention": 1_809}
+
+
+# ------------------------------------------------------------------------------------------
+# The SPEC 3.5 workload line says what it counts (state snapshots), next to max concurrency.
+
+
+def test_workload_line_names_its_state_snapshots():
+    r = run_strategy("vllm", qwen3_next_tp2(), budget_bytes=ANCHOR_BUDGET,
+                     context_tokens=ANCHOR_CONTEXT)
+    # R = 3: T = 786,432; full ceil(T / 544) + 3 + 1 = 1,450; state min(6 + 1,445 + 1, 1,450)
+    # = 1,450 in each of 3 groups: 4 x 1,450 = 5,800 <= 7,162. R = 4: full 1,928 + 5 = 1,933,
+    # state min(8 + 1,927 + 1, 1,933) = 1,933: 4 x 1,933 = 7,732 > 7,162.
+    assert r.extras["workload_max_requests"] == 3
+    assert round(r.max_concurrency, 2) == 14.77  # both numbers stay
+    text = "\n".join(r.formulas)
+    assert "workload with prefix-cache state snapshots (SPEC 3.5" in text
+    assert "2 x R + T // P + 1" in text and "max_concurrency counts 1" in text
+
+
+# ------------------------------------------------------------------------------------------
+# vLLM: P = A for attention-only models; mamba cache mode all.
+
+
+def test_vllm_attention_only_p_is_a():
+    mla = CacheProfile(layer_types=(FULL,) * 61, kv_bytes_per_slot=1152, name="DeepSeek-V3")
+    for opts, p in ((StrategyOptions(kernel_block_size=64), 64),
+                    (StrategyOptions(block_size=32), 32),
+                    (StrategyOptions(), 16)):
+        r = run_strategy("vllm", mla, budget_bytes=GIB8, options=opts)
+        assert r.block_size == p
+        assert r.block_bytes == 61 * p * 1152
+        assert r.num_blocks == GIB8 // (p * 1152) // 61
+
+
+def test_vllm_mamba_cache_mode_all():
+    opts = StrategyOptions(mamba_cache_mode="all")  # mamba_chunk_size 256 by default
+    r = run_strategy("vllm", qwen3_next_tp2(), budget_bytes=ANCHOR_BUDGET,
+                     context_tokens=ANCHOR_CONTEXT, options=opts)
+    # c = lcm(256, 16) = 256; P = 256 x cdiv(548,864, 256 x 1,024) = 256 x 3 = 768
+    assert r.block_size == 768
+    page = 768 * 1024
+    assert r.extras["state_padding_exact"] == [page - 548_864, 548_864]
+    assert r.num_blocks == ANCHOR_BUDGET // page // 12 == 5_073
+    assert r.capacity_tokens == 5_073 // 4 * 768
+    # state pages per request cdiv(262,144, 768) = 342 in each of 3 groups, full 342 too
+    assert (r.concurrency_numerator, r.concurrency_denominator) == (5_073, 342 * 4)
+    # chunk 48 with A = 32: c = lcm(48, 32) = 96; P = 96 x cdiv(548,864, 96 x 1,024) = 96 x 6
+    r = run_strategy("vllm", qwen3_next_tp2(), budget_bytes=ANCHOR_BUDGET, options=StrategyOptions(
+        mamba_cache_mode="all", mamba_chunk_size=48, kernel_block_size=32))
+    assert r.block_size == 576
+    # Nemotron-H's own chunk 128: c = 128; P = 128 x cdiv(2,158,592, 128 x 4,096) = 128 x 5
+    r = run_strategy("vllm", nemotron_h_8b(), budget_bytes=GIB8,
+                     options=StrategyOptions(mamba_cache_mode="all", mamba_chunk_size=128))
+    assert r.block_size == 640
+
+
+# ------------------------------------------------------------------------------------------
+# SGLang with sliding layers: block bytes count both pools.
+
+
+def test_sglang_block_bytes_include_the_swa_pool():
+    r = run_strategy("sglang", gpt_oss_20b(), budget_bytes=GPT_OSS_BUDGET)
+    # page size 1: 12 full + 12 sliding layers x 2,048 B
+    assert r.block_bytes == 24 * 2048
+    assert (r.extras["full_page_bytes"], r.extras["swa_page_bytes"]) == (12 * 2048, 12 * 2048)
+    assert sum(bd(r).values()) == GPT_OSS_BUDGET
+
+
+def test_sliding_layers_without_a_window_name_the_user_field():
+    with pytest.raises(ValueError, match="sliding_window.*--sliding-window"):
+        prof = CacheProfile(layer_types=(SLIDING, SLIDING, FULL, FULL), kv_bytes_per_slot=2048)
+        compare(prof, budget_bytes=2**30)
+
+
+# ------------------------------------------------------------------------------------------
+# Ratios: bounded, exact, and every bad one is a ValueError naming the field.
+
+
+@pytest.mark.parametrize(
+    "value",
+    ["1e999999999", "1e999999", "1e-999999", "0e999999999", "inf", "nan", "1/0", "9" * 100,
+     float("inf"), float("nan"), 1e300, 5e-324, pytest.param(10**5000, id="10**5000"), 0, -1,
+     1_000_001, True, None, "x"],
+)
+def test_bad_ratios_are_refused_at_once(value):
+    with pytest.raises(ValueError, match=r"mamba_full_memory_ratio is .*\[1e-06, 1e\+06\]"):
+        StrategyOptions(mamba_full_memory_ratio=value)
+
+
+def test_ratio_bounds_and_forms():
+    assert StrategyOptions(mamba_full_memory_ratio="1e6").mamba_full_memory_ratio == 10**6
+    assert StrategyOptions(swa_full_tokens_ratio="1e-6").swa_full_tokens_ratio == Fraction(
+        1, 10**6)
+    assert StrategyOptions(mamba_full_memory_ratio="3/4").mamba_full_memory_ratio == Fraction(
+        3, 4)
+    assert StrategyOptions(lcm_padding_bound=0).lcm_padding_bound == 0
+    assert StrategyOptions(lcm_padding_bound="10").lcm_padding_bound == 10
+    with pytest.raises(ValueError, match=r"lcm_padding_bound is 10\.5: .*\[0, 10\]"):
+        StrategyOptions(lcm_padding_bound=10.5)
+
+
+def test_ratio_text():
+    from flatkv.strategies.base import ratio_text
+
+    assert ratio_text(Fraction(9, 10)) == "0.9"
+    assert ratio_text(Fraction(10**6)) == "1e+06"
+    assert ratio_text(Fraction(1, 3)) == "1/3"
+    assert ratio_text(Fraction(1, 3 * 10**7)) == "~3.33333e-08"
+
+
+# ------------------------------------------------------------------------------------------
+# Result shape helpers.
+
+
+def test_to_dict_puts_extras_beside_the_fields_once():
+    r = run_strategy("vllm", qwen3_next_tp2(), budget_bytes=ANCHOR_BUDGET,
+                     context_tokens=ANCHOR_CONTEXT)
+    d = r.to_dict()
+    assert "extras" not in d
+    assert d["group_size"] == 12 and d["max_concurrency_exact"] == [7_162, 485]
+    with pytest.raises(ValueError, match="clash"):
+        StrategyResult(strategy="x", budget_bytes=1, applies=True,
+                       breakdown=tuple((c, int(c == "unused")) for c in CATEGORIES),
+                       extras={"num_blocks": 1})
+
+
+def test_unit_parts_rejects_unknown_categories():
+    from flatkv.strategies.base import unit_parts
+
+    assert unit_parts(state=5) == {c: 5 * (c == "state") for c in CATEGORIES if c != "unused"}
+    with pytest.raises(ValueError, match="unit_parts"):
+        unit_parts(unused=1)

@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from flatkv.profile import CacheProfile
-from flatkv.strategies import CATEGORIES, STRATEGIES, StrategyOptions, compare
+from flatkv.strategies import CATEGORIES, STRATEGIES, StrategyOptions, compare, run_strategy
 from flatkv.workload import Workload, covers
 
 LABELS = ("full_attention", "sliding_attention", "linear_attention")
@@ -36,7 +36,8 @@ options = st.builds(
     StrategyOptions,
     block_size=st.sampled_from([1, 16, 32, 64, 256]),
     kernel_block_size=st.sampled_from([16, 32, 64]),
-    mamba_cache_mode=st.sampled_from(["none", "align"]),
+    mamba_cache_mode=st.sampled_from(["none", "align", "all"]),
+    mamba_chunk_size=st.sampled_from([64, 128, 256]),
     mamba_full_memory_ratio=st.sampled_from([0.1, 0.9, 3]),
     sglang_slots_per_request=st.integers(1, 5),
     lcm_padding_bound=st.sampled_from([0, 0.25, 1]),
@@ -74,3 +75,21 @@ def test_breakdown_adds_up_or_strategy_says_why(profile, budget, context, opts):
             assert r.max_concurrency is None
         if profile.has_attention:
             assert r.capacity_tokens is not None and r.capacity_tokens >= 0
+
+
+@settings(max_examples=40, deadline=None)
+@given(profile=profiles(), budget=st.integers(1 << 20, 1 << 40), opts=options)
+def test_capacity_agrees_with_concurrency_without_sliding_layers(profile, budget, opts):
+    """Capacity convention (strategies.base): with no sliding layers, capacity_tokens is the
+    longest context, in whole pages, at which max_concurrency is still at least 1."""
+    if profile.count("sliding_attention") or not profile.has_attention:
+        return
+    for name in ("flat", "per-component", "lcm"):
+        r = run_strategy(name, profile, budget_bytes=budget, options=opts)
+        if not r.applies or r.capacity_tokens == 0:
+            continue
+        at = run_strategy(name, profile, budget_bytes=budget, options=opts,
+                          context_tokens=r.capacity_tokens)
+        beyond = run_strategy(name, profile, budget_bytes=budget, options=opts,
+                              context_tokens=r.capacity_tokens + r.block_size)
+        assert at.concurrency >= 1 > beyond.concurrency, name

@@ -12,12 +12,13 @@ from __future__ import annotations
 from flatkv.plan import LINEAR_ATTENTION
 from flatkv.profile import CacheProfile
 from flatkv.strategies.base import (
-    CATEGORIES,
     StrategyOptions,
     StrategyResult,
     UnitUse,
+    budget_too_small,
     n,
     not_applicable,
+    unit_parts,
 )
 from flatkv.strategies.paged import finish_paged, label_groups
 
@@ -63,18 +64,12 @@ def run_aliased(
     block_bytes = layers * row
     num_blocks = budget_bytes // block_bytes
     if num_blocks <= 1:
-        return not_applicable(
-            name, budget_bytes,
-            f"budget_bytes={budget_bytes} holds {num_blocks} block(s) of {block_bytes} bytes; "
-            f"give at least {2 * block_bytes} bytes",
-            profile_name=profile.name, context_tokens=context_tokens,
+        return budget_too_small(
+            name, budget_bytes, holds=f"{num_blocks} block(s) of {block_bytes} bytes",
+            least_bytes=2 * block_bytes, profile_name=profile.name,
+            context_tokens=context_tokens,
         )
-    uses = []
-    for g in groups:
-        parts = dict.fromkeys(CATEGORIES, 0)
-        del parts["unused"]
-        parts["kv_history"] = block_bytes
-        uses.append(UnitUse(g, parts))
+    uses = [UnitUse(g, unit_parts(kv_history=block_bytes)) for g in groups]
     formulas = [
         f"P = block_size = {n(p)} (no state row to equalize against)",
         f"block_bytes = one group's rows = {layers} x {n(p)} x {n(profile.kv_bytes_per_slot)} = "

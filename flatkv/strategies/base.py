@@ -20,15 +20,29 @@ Breakdown categories (disjoint; they add up to the budget exactly):
     unused              budget no unit takes (the remainder of ``budget // unit_bytes``, and a
                         two-level layout's null parent)
 
+Capacity convention (``capacity_tokens`` of every paged strategy but vllm): the tokens of
+history the pool holds when every attention group (full and sliding alike, window eviction not
+assumed, as vLLM's log and SPEC section 3.3 count them) holds N pages and every state group
+holds the state pages of ONE request of N x P tokens (1 in mamba cache mode ``none``, 2 in
+``align``, N in ``all``): capacity_tokens = N x P for the largest N whose pages fit the units,
+``sum over groups of pages_g / K_g <= units`` (K_g pages per unit; exact fractions, as
+max_concurrency counts units). State costs a request, not a token, and max_concurrency counts it
+the same way, so without sliding layers capacity_tokens is exactly the longest context (in whole
+pages) at which max_concurrency is still >= 1; R requests at context L take R x L tokens, less
+than capacity_tokens by about the other R - 1 requests' state pages. vllm
+keeps its log's "GPU KV cache size" (``num_blocks // num_groups * P``, one page per P tokens in
+every group, state groups included) as capacity_tokens, and gives this convention as
+``extras["comparable_capacity_tokens"]``.
+
 Ownership convention (it decides kv_history / state / dead_weight of a shared page-id space): a
 unit belongs to one group at a time, so the bytes of a unit depend on who owns it. We split the
 units across groups in proportion to the pages one request needs in each group at the given
-context (the same per-request pages that give ``max_concurrency``); without a context, every
-group holds the same number of pages (the assumption behind vLLM's "GPU KV cache size" log line
-and behind ``capacity_tokens``). The split is a largest-remainder apportionment of whole units,
-so every category is an exact integer. Pages per request (engine view, vLLM's formula): full
-``ceil(L / P)``; sliding ``ceil(min(W - 1 + max_batched_tokens, L) / P) + 1``; state 1 (mamba
-cache mode ``none``) or 2 (``align``).
+context (the same per-request pages that give ``max_concurrency``); without a context, in
+proportion to the pages each group holds at capacity_tokens (equal pages in every attention
+group; equal pages in every group of a state-only model). The split is a largest-remainder
+apportionment of whole units, so every category is an exact integer. Pages per request (engine
+view, vLLM's formula): full ``ceil(L / P)``; sliding ``ceil(min(W - 1 + max_batched_tokens, L) /
+P) + 1``; state 1 (mamba cache mode ``none``), 2 (``align``) or ``ceil(L / P)`` (``all``).
 """
 
 from __future__ import annotations
@@ -39,7 +53,7 @@ from decimal import Decimal, InvalidOperation
 from fractions import Fraction
 
 from flatkv.plan import FULL_ATTENTION, LINEAR_ATTENTION, SLIDING_ATTENTION, check_int
-from flatkv.workload import PagePool, PoolGroup, cdiv
+from flatkv.workload import SLIDING_WINDOW_MISSING, PagePool, PoolGroup, cdiv
 
 CATEGORIES = (
     "kv_history",
@@ -51,31 +65,79 @@ CATEGORIES = (
     "unused",
 )
 
-MAMBA_CACHE_MODES = ("none", "align")
+MAMBA_CACHE_MODES = ("none", "align", "all")
+
+# Bounds on ratio options (an exact Fraction is computed from them, so they must stay small).
+RATIO_RANGE = (Fraction(1, 10**6), Fraction(10**6))
+PADDING_BOUND_RANGE = (Fraction(0), Fraction(10))
+MAX_NUMBER_TEXT = 64  # characters of a ratio given as text
+MAX_DECIMAL_EXPONENT = 30  # |exponent| of a ratio given as decimal text or a float
 
 
-def to_fraction(field_name: str, value: object, *, minimum: Fraction, inclusive: bool) -> Fraction:
-    """An exact ratio from an int, a float (read as its shortest decimal: 0.9 is 9/10), a
-    string ("0.9", "9/10") or a Fraction; raise ValueError naming the field otherwise."""
-    if isinstance(value, bool):
-        raise ValueError(f"{field_name} must be a number, got {value!r}")
+def _shown(value: object) -> str:
+    """``value`` for an error message, short whatever it is (a huge int has no cheap repr)."""
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 128:
+        return f"an integer of {value.bit_length()} bits"
+    if isinstance(value, Fraction) and max(
+        abs(value.numerator), value.denominator
+    ).bit_length() > 128:
+        return "a Fraction with more than 128-bit terms"
+    text = repr(value)
+    return text if len(text) <= MAX_NUMBER_TEXT else text[:MAX_NUMBER_TEXT] + "..."
+
+
+def _decimal_fraction(text: str) -> Fraction | None:
+    """A finite decimal with a small exponent as an exact Fraction; None if it is not one.
+    (``Fraction("1e999999999")`` would build a billion-digit int; this never does.)"""
     try:
-        if isinstance(value, float):
-            frac = Fraction(Decimal(repr(value)))
-        elif isinstance(value, (int, Fraction)):
-            frac = Fraction(value)
-        elif isinstance(value, str):
-            frac = Fraction(value.strip())
-        else:
-            raise TypeError
-    except (TypeError, ValueError, ZeroDivisionError, InvalidOperation):
-        raise ValueError(
-            f"{field_name} must be a number such as 0.9 or 9/10, got {value!r}"
-        ) from None
-    ok = frac >= minimum if inclusive else frac > minimum
-    if not ok:
-        bound = f"at least {minimum}" if inclusive else f"greater than {minimum}"
-        raise ValueError(f"{field_name} must be {bound}, got {value!r}")
+        d = Decimal(text)
+    except InvalidOperation:
+        return None
+    if not d.is_finite():
+        return None
+    if d.is_zero():
+        return Fraction(0)
+    if abs(d.adjusted()) > MAX_DECIMAL_EXPONENT:
+        return None
+    return Fraction(d)
+
+
+def to_fraction(
+    field_name: str, value: object, *, bounds: tuple[Fraction, Fraction], low_inclusive: bool
+) -> Fraction:
+    """An exact ratio from an int, a float (read as its shortest decimal: 0.9 is 9/10), a
+    string ("0.9", "9/10", "1e-3") or a Fraction, inside ``bounds`` (the upper bound included,
+    the lower one when ``low_inclusive``). Anything else raises ValueError naming the field,
+    the value and the accepted range; huge exponents and long strings are refused before any
+    big number is built, so no input hangs."""
+    low, high = bounds
+    opener = "[" if low_inclusive else "("
+    accepted = (
+        f"give a number in {opener}{float(low):g}, {float(high):g}] such as 0.9 or 9/10"
+    )
+    bad = ValueError(f"{field_name} is {_shown(value)}: {accepted}")
+    frac: Fraction | None
+    if isinstance(value, bool):
+        raise bad
+    if isinstance(value, (int, Fraction)):
+        frac = Fraction(value)
+    elif isinstance(value, float):
+        frac = _decimal_fraction(repr(value))  # 'inf' / 'nan' give None
+    elif isinstance(value, str):
+        text = value.strip()
+        if len(text) > MAX_NUMBER_TEXT:
+            raise bad
+        num, sep, den = text.partition("/")
+        frac = _decimal_fraction(num)
+        if sep and frac is not None:
+            divisor = _decimal_fraction(den)
+            frac = None if not divisor else frac / divisor
+    else:
+        frac = None
+    if frac is None:
+        raise bad
+    if not (low <= frac if low_inclusive else low < frac) or frac > high:
+        raise bad
     return frac
 
 
@@ -88,9 +150,18 @@ class StrategyOptions:
         block_size, as in the reference planner.
     kernel_block_size: A, the attention backend's smallest kernel block size (vLLM; 16 on most
         backends, 32 FlashInfer with head 256 on Blackwell, 64 / 128 for MLA).
-    mamba_cache_mode: vLLM's state pages per request: ``none`` 1, ``align`` 2.
-    mamba_full_memory_ratio: SGLang's r; the state pool gets ``budget * r / (1 + r)``.
-    swa_full_tokens_ratio: SGLang's sliding-window pool size relative to the full pool (0.8).
+    mamba_cache_mode: vLLM's state pages per request at context L: ``none`` 1, ``align`` 2,
+        ``all`` cdiv(L, P) (a state snapshot every P tokens, prefix caching of state). Every
+        paged strategy counts state pages per request this way. In ``all`` mode vLLM also
+        aligns P to ``c = lcm(mamba_chunk_size, A)`` instead of A (SPEC section 3.1).
+    mamba_chunk_size: the chunk size of the state kernel (vLLM reads the config's
+        ``mamba_chunk_size`` or ``chunk_size``); used by vllm in ``all`` mode only. SPEC gives no
+        default: 256 is the Mamba2 / Bamba / Falcon-H1 config default (Nemotron-H's config says
+        128; vLLM uses 2048 when a config has none, e.g. Mamba1); pass the model's own value.
+    mamba_full_memory_ratio: SGLang's r; the state pool gets ``budget * r / (1 + r)``; in
+        [1e-6, 1e6].
+    swa_full_tokens_ratio: SGLang's sliding-window pool size relative to the full pool (0.8);
+        in [1e-6, 1e6].
     sglang_slots_per_request: S, state slots one running request holds in SGLang (3 to 5
         depending on the radix-cache mode: the live state plus cached / tracked states); the
         running-request cap is ``slots // S``. Default 3, the lower end.
@@ -98,7 +169,7 @@ class StrategyOptions:
     max_batched_tokens: tokens scheduled per step (vLLM's default 8192); it sizes the pages a
         sliding-window request holds and the S of the SPEC section 3.5 workload.
     lcm_padding_bound: the largest padding a two-level layout accepts for any group,
-        ``(B / K_g - payload_g) / payload_g`` (0.25).
+        ``(B / K_g - payload_g) / payload_g`` (0.25); in [0, 10].
     lcm_alignment_bytes: parent block bytes B are a multiple of this (256).
     reserved_bytes_per_block: per-component only: bytes per block id of co-resident rows
         outside the plan (a draft model's KV), as in the reference.
@@ -109,6 +180,7 @@ class StrategyOptions:
     alignment: int | None = None
     kernel_block_size: int = 16
     mamba_cache_mode: str = "none"
+    mamba_chunk_size: int = 256
     mamba_full_memory_ratio: Fraction | float | str = Fraction(9, 10)
     swa_full_tokens_ratio: Fraction | float | str = Fraction(4, 5)
     sglang_slots_per_request: int = 3
@@ -129,13 +201,14 @@ class StrategyOptions:
                 f"mamba_cache_mode is {self.mamba_cache_mode!r}: use one of "
                 f"{list(MAMBA_CACHE_MODES)}"
             )
-        zero = Fraction(0)
-        for name, inclusive in (
-            ("mamba_full_memory_ratio", False),
-            ("swa_full_tokens_ratio", False),
-            ("lcm_padding_bound", True),
+        check_int("mamba_chunk_size", self.mamba_chunk_size, minimum=1,
+                  hint="the model config's mamba_chunk_size / chunk_size")
+        for name, bounds in (
+            ("mamba_full_memory_ratio", RATIO_RANGE),
+            ("swa_full_tokens_ratio", RATIO_RANGE),
+            ("lcm_padding_bound", PADDING_BOUND_RANGE),
         ):
-            frac = to_fraction(name, getattr(self, name), minimum=zero, inclusive=inclusive)
+            frac = to_fraction(name, getattr(self, name), bounds=bounds, low_inclusive=True)
             object.__setattr__(self, name, frac)
         check_int("sglang_slots_per_request", self.sglang_slots_per_request, minimum=1)
         check_int("sglang_page_size", self.sglang_page_size, minimum=1)
@@ -166,11 +239,9 @@ class StrategyResult:
     applies / reason: False and why when the strategy has no answer for this profile or budget
         (then the numbers are None and the breakdown is empty).
     block_bytes: bytes one block id (one unit) takes across all tensors of the layout.
-    capacity_tokens: paged layouts: tokens every group can hold side by side, one page per P
-        tokens in every group, state groups included (vLLM's "GPU KV cache size" convention; it
-        understates what full attention gets when state keeps 1 to 2 pages per request, so
-        compare max_concurrency for a workload); sglang: its full-attention token pool. None for
-        a model without attention (state only).
+    capacity_tokens: paged layouts: the capacity convention above (attention groups hold N
+        pages each, state groups one request's state pages); vllm: its log's "GPU KV cache
+        size"; sglang: its full-attention token pool. None for a model without attention.
     concurrency_numerator / concurrency_denominator: max_concurrency exactly (units / units one
         request needs at ``context_tokens``); None without a context.
     breakdown: ((category, bytes), ...) in CATEGORIES order, summing to budget_bytes.
@@ -221,7 +292,7 @@ class StrategyResult:
             raise ValueError("concurrency numerator and denominator come together")
         if self.concurrency_denominator is not None:
             check_int("concurrency_denominator", self.concurrency_denominator, minimum=1)
-        clash = set(self.extras) & set(self._fixed_keys())
+        clash = set(self.extras) & set(self._fields())
         if clash:
             raise ValueError(f"extras {sorted(clash)} clash with result fields: rename them")
 
@@ -244,22 +315,14 @@ class StrategyResult:
             raise ValueError(f"category is {category!r}: use one of {list(CATEGORIES)}")
         return dict(self.breakdown).get(category, 0)
 
-    @staticmethod
-    def _fixed_keys() -> tuple[str, ...]:
-        return (
-            "strategy", "applies", "reason", "profile", "budget_bytes", "context_tokens",
-            "block_size", "block_bytes", "num_blocks", "capacity_tokens", "max_concurrency",
-            "max_concurrency_exact", "why_block_size", "breakdown", "formulas", "extras",
-        )
-
-    def to_dict(self) -> dict[str, object]:
-        """JSON-ready dict: the result's fields, then its extras at the top level too."""
+    def _fields(self) -> dict[str, object]:
+        """The result's own fields, JSON-ready (extras excluded)."""
         exact = (
             None
             if self.concurrency_denominator is None
             else [self.concurrency_numerator, self.concurrency_denominator]
         )
-        out: dict[str, object] = {
+        return {
             "strategy": self.strategy,
             "applies": self.applies,
             "reason": self.reason,
@@ -275,10 +338,12 @@ class StrategyResult:
             "why_block_size": self.why_block_size,
             "breakdown": dict(self.breakdown),
             "formulas": list(self.formulas),
-            "extras": sorted(self.extras),
         }
-        out.update(_jsonable(self.extras))
-        return out
+
+    def to_dict(self) -> dict[str, object]:
+        """JSON-ready dict: the result's fields, then its extras beside them at the top level
+        (``__post_init__`` keeps their names apart)."""
+        return {**self._fields(), **_jsonable(self.extras)}
 
 
 # --------------------------------------------------------------------------------------------
@@ -291,11 +356,13 @@ def n(value: int) -> str:
 
 
 def ratio_text(value: Fraction) -> str:
-    """A ratio as the formulas show it ("0.9" or "9/10" when it is not a short decimal)."""
-    as_float = float(value)
-    if Fraction(Decimal(repr(as_float))) == value:
-        return repr(as_float).rstrip("0").rstrip(".") if "." in repr(as_float) else repr(as_float)
-    return f"{value.numerator}/{value.denominator}"
+    """A ratio as the formulas show it: "0.9" when that is exact, else a short fraction
+    ("1/3"), else about six digits ("~0.333333")."""
+    text = f"{float(value):g}"
+    if Fraction(text) == value:
+        return text
+    short = value.limit_denominator(10**6)
+    return f"{short.numerator}/{short.denominator}" if short == value else f"~{text}"
 
 
 def not_applicable(
@@ -308,6 +375,52 @@ def not_applicable(
     )
 
 
+def no_attention_layer(
+    strategy: str, budget_bytes: int, why: str, *, profile_name: str = "",
+    context_tokens: int | None = None,
+) -> StrategyResult:
+    """The answer of a layout that needs an attention layer, for a state-only model."""
+    return not_applicable(
+        strategy, budget_bytes,
+        f"the model has no attention layer: {why} (use per-component, vllm or sglang for a "
+        "state-only model)",
+        profile_name=profile_name, context_tokens=context_tokens,
+    )
+
+
+def budget_too_small(
+    strategy: str, budget_bytes: int, *, holds: str, least_bytes: int, profile_name: str = "",
+    context_tokens: int | None = None,
+) -> StrategyResult:
+    """The answer when the budget holds too few units: what it holds, and the least that works."""
+    return not_applicable(
+        strategy, budget_bytes,
+        f"budget_bytes={budget_bytes} holds {holds}; give at least {least_bytes} bytes",
+        profile_name=profile_name, context_tokens=context_tokens,
+    )
+
+
+def unit_parts(**nbytes: int) -> dict[str, int]:
+    """A unit's bytes by breakdown category: every category but ``unused`` (which belongs to
+    no unit), 0 unless given."""
+    parts = {c: 0 for c in CATEGORIES if c != "unused"}
+    unknown = set(nbytes) - set(parts)
+    if unknown:
+        raise ValueError(f"unit_parts got {sorted(unknown)}: use categories {list(parts)}")
+    parts.update(nbytes)
+    return parts
+
+
+def state_pages_per_request(mode: str, context_tokens: int, block_size: int) -> int:
+    """Pages one request holds in a state group at context L: ``none`` 1, ``align`` 2, ``all``
+    cdiv(L, P) (vLLM's mamba cache modes)."""
+    if mode == "none":
+        return 1
+    if mode == "align":
+        return 2
+    return cdiv(context_tokens, block_size)
+
+
 def request_pages(
     kind: str, context_tokens: int, block_size: int, options: StrategyOptions,
     sliding_window: int | None,
@@ -317,11 +430,11 @@ def request_pages(
         return cdiv(context_tokens, block_size)
     if kind == SLIDING_ATTENTION:
         if sliding_window is None:
-            raise ValueError("sliding_window is None but the profile has sliding_attention layers")
+            raise ValueError(SLIDING_WINDOW_MISSING)
         span = min(sliding_window - 1 + options.max_batched_tokens, context_tokens)
         return cdiv(span, block_size) + 1
     if kind == LINEAR_ATTENTION:
-        return 1 if options.mamba_cache_mode == "none" else 2
+        return state_pages_per_request(options.mamba_cache_mode, context_tokens, block_size)
     raise ValueError(f"unknown group kind {kind!r}")
 
 
@@ -334,6 +447,11 @@ def request_pages_text(kind: str, context_tokens: int, block_size: int, options,
         return (
             f"ceil(min({n(window)} - 1 + {n(options.max_batched_tokens)}, {n(context_tokens)}) / "
             f"{n(block_size)}) + 1 = {n(pages)}"
+        )
+    if options.mamba_cache_mode == "all":
+        return (
+            f"ceil({n(context_tokens)} / {n(block_size)}) = {n(pages)} (mamba cache mode all: a "
+            "state snapshot every P tokens)"
         )
     return f"{pages} (mamba cache mode {options.mamba_cache_mode})"
 
@@ -387,20 +505,26 @@ def unit_breakdown(
 
 
 def ownership_weights(
-    groups: Iterable[PoolGroup], request_pages_by_group: Mapping[str, int] | None
+    groups: Iterable[PoolGroup], pages_by_group: Mapping[str, int] | None
 ) -> list[Fraction]:
-    """Units per group in proportion to the pages one request needs (with a context), or to
-    equal pages in every group (without one); a unit holds ``pages_per_unit`` pages."""
-    out = []
-    for g in groups:
-        pages = 1 if request_pages_by_group is None else request_pages_by_group[g.name]
-        out.append(Fraction(pages, g.pages_per_unit))
-    return out
+    """Units per group in proportion to ``pages_by_group`` (the pages one request needs at the
+    context, or the pages held at capacity without one), a unit holding ``pages_per_unit``
+    pages; equal pages in every group when there is none (a state-only model) or all are 0."""
+    groups = list(groups)
+    if pages_by_group is None or not any(pages_by_group.values()):
+        return [Fraction(1, g.pages_per_unit) for g in groups]
+    return [Fraction(pages_by_group[g.name], g.pages_per_unit) for g in groups]
 
 
 def ownership_text(
-    uses: Sequence[UnitUse], owned: Sequence[int], unit: str, with_context: bool
+    uses: Sequence[UnitUse], owned: Sequence[int], unit: str, with_context: bool,
+    at_capacity: bool = False,
 ) -> str:
-    basis = "the pages one request needs at L" if with_context else "equal pages per group"
+    if with_context:
+        basis = "the pages one request needs at L"
+    elif at_capacity:
+        basis = "the pages each group holds at capacity_tokens"
+    else:
+        basis = "equal pages per group"
     parts = ", ".join(f"{u.group.name} {n(k)}" for u, k in zip(uses, owned, strict=True))
     return f"{unit} owned (split in proportion to {basis}): {parts}"

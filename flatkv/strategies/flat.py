@@ -18,12 +18,13 @@ from flatkv.plan import (
 )
 from flatkv.profile import CacheProfile
 from flatkv.strategies.base import (
-    CATEGORIES,
     StrategyOptions,
     StrategyResult,
     UnitUse,
     n,
+    no_attention_layer,
     not_applicable,
+    unit_parts,
 )
 from flatkv.strategies.paged import finish_paged, history_or_state, label_groups
 
@@ -63,11 +64,9 @@ def _uses(profile: CacheProfile, block_size: int, block_bytes: int, reserved: in
     uses = []
     for g in groups:
         own = sum(row.row_bytes(block_size) for row in rows[g.name])
-        parts = dict.fromkeys(CATEGORIES, 0)
+        parts = unit_parts(dead_weight=block_bytes - own - reserved)
         parts[history_or_state(g.kind)] += own
         parts["kv_history"] += reserved
-        parts["dead_weight"] = block_bytes - own - reserved
-        del parts["unused"]
         uses.append(UnitUse(g, parts))
     return uses
 
@@ -91,10 +90,9 @@ def run_flat(
     """Packed slabs (reference ``plan_tensors``): slot j holds the j-th layer of every group."""
     name = "flat"
     if not profile.has_attention:
-        return not_applicable(
+        return no_attention_layer(
             name, budget_bytes,
-            "the model has no attention layer: the equalizer sizes P against a history row and "
-            "there is none (use per-component, vllm or sglang for a state-only model)",
+            "the equalizer sizes P against a history row and there is none",
             profile_name=profile.name, context_tokens=context_tokens,
         )
     comps = profile.components()

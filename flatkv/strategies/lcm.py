@@ -23,13 +23,15 @@ from fractions import Fraction
 
 from flatkv.profile import CacheProfile
 from flatkv.strategies.base import (
-    CATEGORIES,
     StrategyOptions,
     StrategyResult,
     UnitUse,
+    budget_too_small,
     n,
+    no_attention_layer,
     not_applicable,
     ratio_text,
+    unit_parts,
 )
 from flatkv.strategies.paged import finish_paged, history_or_state, label_groups
 from flatkv.workload import PoolGroup, cdiv
@@ -99,10 +101,8 @@ def run_lcm(
 ) -> StrategyResult:
     name = "lcm"
     if not profile.has_attention:
-        return not_applicable(
-            name, budget_bytes,
-            "the model has no attention layer: one state group has nothing to pack two-level "
-            "(use per-component, vllm or sglang for a state-only model)",
+        return no_attention_layer(
+            name, budget_bytes, "one state group has nothing to pack two-level",
             profile_name=profile.name, context_tokens=context_tokens,
         )
     geo, met, tried = choose_geometry(profile, options)
@@ -120,19 +120,16 @@ def run_lcm(
     total_parents = budget_bytes // b
     parents = total_parents - 1
     if parents < 1:
-        return not_applicable(
+        return budget_too_small(
             name, budget_bytes,
-            f"budget_bytes={budget_bytes} holds {total_parents} parent block(s) of {b} bytes and "
-            f"one is the null parent; give at least {2 * b} bytes",
-            profile_name=profile.name, context_tokens=context_tokens,
+            holds=f"{total_parents} parent block(s) of {b} bytes and one is the null parent",
+            least_bytes=2 * b, profile_name=profile.name, context_tokens=context_tokens,
         )
     uses = []
     for g in label_groups(profile):
         k = geo.pages_per_parent[g.name]
-        parts = dict.fromkeys(CATEGORIES, 0)
-        del parts["unused"]
+        parts = unit_parts(row_padding=b - k * geo.payloads[g.name])
         parts[history_or_state(g.kind)] = k * geo.payloads[g.name]
-        parts["row_padding"] = b - k * geo.payloads[g.name]
         uses.append(UnitUse(PoolGroup(g.name, g.kind, g.layers, k), parts))
 
     p = geo.block_size

@@ -23,9 +23,10 @@ from flatkv.strategies.base import (
     ownership_weights,
     request_pages,
     request_pages_text,
+    state_pages_per_request,
     unit_breakdown,
 )
-from flatkv.workload import PagePool, PoolGroup, cdiv, max_requests
+from flatkv.workload import PagePool, PoolGroup, max_requests
 
 
 def label_groups(profile: CacheProfile) -> list[PoolGroup]:
@@ -36,18 +37,74 @@ def label_groups(profile: CacheProfile) -> list[PoolGroup]:
     return [PoolGroup(label, label, k) for label, k in counts.items()]
 
 
-def pages_side_by_side(num_units: int, groups: Sequence[PoolGroup]) -> int:
-    """Largest N such that every group can hold N pages: ``sum ceil(N / K_g) <= num_units``."""
-    if all(g.pages_per_unit == 1 for g in groups):
-        return num_units // len(groups)
-    lo, hi = 0, num_units * max(g.pages_per_unit for g in groups) + 1  # fits(lo), not fits(hi)
+def capacity_pages(groups: Sequence[PoolGroup], pages: int, options: StrategyOptions,
+                   block_size: int) -> dict[str, int]:
+    """Pages each group holds at the capacity convention (``base``) when every attention group
+    holds ``pages`` pages: a state group holds one request's state pages at ``pages * P``
+    tokens (1 in mode none, 2 in align, ``pages`` in all)."""
+    return {
+        g.name: state_pages_per_request(options.mamba_cache_mode, pages * block_size, block_size)
+        if g.kind == LINEAR_ATTENTION else pages
+        for g in groups
+    }
+
+
+def history_pages(num_units: int, groups: Sequence[PoolGroup], options: StrategyOptions,
+                  block_size: int) -> int:
+    """Largest N whose ``capacity_pages`` fit: ``sum over groups of pages_g / K_g <=
+    num_units``, a group's pages counted in units as max_concurrency counts them (exact
+    fractions: a unit of K_g pages is shared by many requests' pages); 0 when not even the
+    state pages fit. Needs an attention group."""
+
+    def fits(pages: int) -> bool:
+        held = capacity_pages(groups, pages, options, block_size)
+        return sum(Fraction(held[g.name], g.pages_per_unit) for g in groups) <= num_units
+
+    if not fits(0):
+        return 0
+    # An attention group alone needs hi / K > num_units units at hi: fits(lo), not fits(hi).
+    k = max(g.pages_per_unit for g in groups if g.kind != LINEAR_ATTENTION)
+    lo, hi = 0, num_units * k + 1
     while hi - lo > 1:
         mid = (lo + hi) // 2
-        if sum(cdiv(mid, g.pages_per_unit) for g in groups) <= num_units:
+        if fits(mid):
             lo = mid
         else:
             hi = mid
     return lo
+
+
+def capacity_text(num_units: int, groups: Sequence[PoolGroup], options: StrategyOptions,
+                  pages: int, block_size: int, unit_name: str) -> str:
+    """The capacity formula with its numbers."""
+    capacity = pages * block_size
+    history = [g for g in groups if g.kind != LINEAR_ATTENTION]
+    state = [g for g in groups if g.kind == LINEAR_ATTENTION]
+    mode = options.mamba_cache_mode
+    if all(g.pages_per_unit == 1 for g in groups) and (not state or mode != "all"):
+        held = state_pages_per_request(mode, 0, block_size)
+        state_term = (
+            f"({n(num_units)} - {len(state)} state group(s) x {held} page(s) per request, mode "
+            f"{mode})" if state else n(num_units)
+        )
+        return (
+            f"capacity_tokens = N x P, N = {state_term} // {len(history)} attention group(s) = "
+            f"{n(pages)}; {n(pages)} x {n(block_size)} = {n(capacity)}"
+        )
+    if all(g.pages_per_unit == 1 for g in groups):
+        return (
+            f"capacity_tokens = N x P, N = {n(num_units)} // {len(groups)} groups (mode all: a "
+            f"state group holds N pages too) = {n(pages)}; {n(pages)} x {n(block_size)} = "
+            f"{n(capacity)}"
+        )
+    state_part = (
+        f" and each state group one request's state pages (mode {mode})" if state else ""
+    )
+    return (
+        f"capacity_tokens = N x P = {n(pages)} x {n(block_size)} = {n(capacity)}, N the most "
+        f"pages each attention group holds{state_part}: sum over groups of pages_g / K_g <= "
+        f"{n(num_units)} {unit_name}"
+    )
 
 
 def finish_paged(
@@ -65,28 +122,33 @@ def finish_paged(
     formulas: Sequence[str],
     extras: dict[str, object] | None = None,
     unit_name: str = "page ids",
-    capacity_note: str = "every group holds the same pages",
+    capacity_override: tuple[int, str] | None = None,
 ) -> StrategyResult:
-    """Assemble the result of a paged layout (see the module docstring)."""
+    """Assemble the result of a paged layout (see the module docstring).
+
+    ``capacity_override`` (capacity_tokens, formula line): an engine's own capacity convention
+    (vLLM's log line); the common one then goes to ``extras["comparable_capacity_tokens"]``."""
     groups = [u.group for u in uses]
     window = profile.sliding_window
     lines = list(formulas)
     extras = dict(extras or {})
 
-    capacity = None
+    capacity = held = None
     if profile.has_attention:
-        per_group = pages_side_by_side(num_units, groups)
-        capacity = per_group * block_size
-        if all(g.pages_per_unit == 1 for g in groups):
-            lines.append(
-                f"capacity_tokens = num_blocks // groups x P = {n(num_units)} // {len(groups)} "
-                f"x {n(block_size)} = {n(capacity)} ({capacity_note})"
-            )
+        pages = history_pages(num_units, groups, options, block_size)
+        held = capacity_pages(groups, pages, options, block_size)
+        capacity = pages * block_size
+        if capacity_override is None:
+            lines.append(capacity_text(num_units, groups, options, pages, block_size, unit_name))
         else:
+            capacity, text = capacity_override
+            extras["comparable_capacity_tokens"] = pages * block_size
+            lines.append(text)
             lines.append(
-                f"capacity_tokens = N x P = {n(per_group)} x {n(block_size)} = {n(capacity)}, "
-                "N the most pages every group holds side by side: sum over groups of "
-                f"ceil(N / K_g) <= {n(num_units)} {unit_name}"
+                "  comparable_capacity_tokens (the other strategies' convention: one request's "
+                "state pages, not one per P tokens): "
+                + capacity_text(num_units, groups, options, pages, block_size, unit_name)
+                .removeprefix("capacity_tokens = ")
             )
     else:
         lines.append("capacity_tokens: none, a model without attention keeps no token history")
@@ -117,9 +179,10 @@ def finish_paged(
 
     breakdown, owned = unit_breakdown(
         budget_bytes=budget_bytes, unit_bytes=unit_bytes, num_units=num_units, uses=uses,
-        weights=ownership_weights(groups, per_request),
+        weights=ownership_weights(groups, per_request if per_request is not None else held),
     )
-    lines.append(ownership_text(uses, owned, unit_name, context_tokens is not None))
+    lines.append(ownership_text(uses, owned, unit_name, context_tokens is not None,
+                                held is not None))
     for use in uses:
         dead = use.parts.get("dead_weight", 0)
         if dead:
@@ -139,9 +202,18 @@ def finish_paged(
         )
         extras["workload_max_requests"] = fits
         lines.append(
-            f"workload (SPEC 3.5, prefix-cache snapshots, dummy page, margin {options.margin}): "
-            f"at most {n(fits)} request(s) of {n(context_tokens)} tokens fit"
+            f"workload with prefix-cache state snapshots (SPEC 3.5, dummy page, margin "
+            f"{options.margin}): at most {n(fits)} request(s) of {n(context_tokens)} tokens fit"
         )
+        if profile.has_state:
+            lines.append(
+                "  it charges each state group 2 x R + T // P + 1 pages (two live pages per "
+                "request plus a snapshot every P tokens), while max_concurrency counts "
+                + request_pages_text(LINEAR_ATTENTION, context_tokens, block_size, options,
+                                     window)
+                + " state page(s) per request, as the engine's log does; both hold, for "
+                "different workloads"
+            )
     extras.setdefault("groups", [
         {"name": g.name, "kind": g.kind, "layers": g.layers, "pages_per_unit": g.pages_per_unit}
         for g in groups

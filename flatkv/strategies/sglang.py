@@ -114,7 +114,6 @@ def run_sglang(
         extras["kv_tokens"] = full_tokens
     kv_bytes = full_tokens * kv * n_full + swa_tokens * kv * n_swa
     pool_tokens = full_tokens if n_full else swa_tokens
-    pool_layers = n_full if n_full else n_swa
     if profile.has_attention and pool_tokens < page:
         return not_applicable(
             name, budget_bytes,
@@ -166,8 +165,19 @@ def run_sglang(
         f"{n(totals['unused'])}"
     )
     if profile.has_attention:
-        block_size, block_bytes, num_blocks = page, page * kv * pool_layers, pool_tokens // page
+        # A page of P tokens takes P x F bytes in every KV layer it lives in: the full pool's
+        # layers, plus the sliding pool's while the page is inside the window.
+        block_size, num_blocks = page, pool_tokens // page
+        block_bytes = page * kv * (n_full + n_swa)
         capacity = pool_tokens
+        if n_full and n_swa:
+            extras.update(full_page_bytes=page * kv * n_full, swa_page_bytes=page * kv * n_swa)
+            formulas.append(
+                f"block_bytes = one page in both pools = {page} x {n(kv)} x ({n_full} full + "
+                f"{n_swa} sliding layers) = {n(block_bytes)} (full pool {n(page * kv * n_full)} "
+                f"+ swa pool {n(page * kv * n_swa)}); blocks = full-pool pages (the swa pool holds "
+                f"r_swa x as many)"
+            )
         why = (
             f"P = {page}: SGLang's token pool pages KV by --page-size ({page}); state needs no "
             "page, it lives in per-request slots"

@@ -2,29 +2,32 @@
 
 - P: ``A * cdiv(state_page, A * attn_bytes_per_token)`` with ``A = max(kernel block size,
   block_size)`` ("Setting attention block size to P tokens"); the state page is padded up to the
-  attention page ("Padding mamba page size by X%").
+  attention page ("Padding mamba page size by X%"). In mamba cache mode ``all`` (prefix caching
+  of state) ``c = lcm(mamba_chunk_size, A)`` replaces A. Attention-only models: P = A.
 - Groups: layers of each type split into groups of ``group_size`` layers, ``group_size`` the
   smallest per-type layer count (the largest when it is under 1.5 x the smallest); the last group
   of a type is filled with padding layers. Tensor i is shared by layer i of every group, all over
   one block-id space, so a block id is ``group_size`` pages and has no dead weight.
 - ``num_blocks = available // page_bytes // group_size``; the log's "GPU KV cache size" is
-  ``num_blocks // num_groups * P``; "Maximum concurrency" is ``num_blocks`` over the blocks one
-  request needs summed over groups.
+  ``num_blocks // num_groups * P`` (our ``capacity_tokens`` for vllm, to match the log; the
+  convention the other strategies use is in ``extras["comparable_capacity_tokens"]``);
+  "Maximum concurrency" is ``num_blocks`` over the blocks one request needs summed over groups.
 """
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 
 from flatkv.plan import FULL_ATTENTION, LINEAR_ATTENTION, SLIDING_ATTENTION
 from flatkv.profile import CacheProfile
 from flatkv.strategies.base import (
-    CATEGORIES,
     StrategyOptions,
     StrategyResult,
     UnitUse,
+    budget_too_small,
     n,
-    not_applicable,
+    unit_parts,
 )
 from flatkv.strategies.paged import finish_paged
 from flatkv.workload import PoolGroup, cdiv
@@ -50,42 +53,56 @@ def run_vllm(
     formulas: list[str] = []
     extras: dict[str, object] = {"mamba_cache_mode": options.mamba_cache_mode}
 
+    a = max(options.kernel_block_size, options.block_size)
+    a_text = (
+        f"A = max(kernel block size {options.kernel_block_size}, block_size "
+        f"{options.block_size}) = {a}"
+    )
+    align, align_text, sym = a, a_text, "A"
+    if options.mamba_cache_mode == "all" and profile.has_state:
+        align = math.lcm(options.mamba_chunk_size, a)
+        align_text = (
+            f"{a_text}; mamba cache mode all: c = lcm(mamba_chunk_size "
+            f"{options.mamba_chunk_size}, A) = {align} replaces A"
+        )
+        sym = "c"
+        extras["mamba_chunk_size"] = options.mamba_chunk_size
+    extras["kernel_block_size"] = a
     if profile.has_state and profile.has_attention:
-        a = max(options.kernel_block_size, options.block_size)
-        p = a * cdiv(state, a * kv)
+        p = align * cdiv(state, align * kv)
         attn_page = p * kv
         page = max(attn_page, state)
         pad = page - state
         fraction = Fraction(pad, state)
         why = (
-            f"A = max(kernel block size {options.kernel_block_size}, block_size "
-            f"{options.block_size}) = {a}; P = A x cdiv(state page {n(state)} B, A x {n(kv)} B) = "
-            f"{a} x {cdiv(state, a * kv)} = {n(p)}, the smallest multiple of A whose attention "
-            f"page covers the state page (\"Setting attention block size to {p} tokens\")"
+            f"{align_text}; P = {sym} x cdiv(state page {n(state)} B, {sym} x {n(kv)} B) = "
+            f"{align} x {cdiv(state, align * kv)} = {n(p)}, the smallest multiple of {sym} whose "
+            f"attention page covers the state page (\"Setting attention block size to {p} "
+            "tokens\")"
         )
         formulas += [
-            f"P = A x cdiv(state_page, A x attn_bytes_per_token) = {a} x cdiv({n(state)}, {a} x "
-            f"{n(kv)}) = {n(p)}",
+            f"P = {sym} x cdiv(state_page, {sym} x attn_bytes_per_token) = {align} x "
+            f"cdiv({n(state)}, {align} x {n(kv)}) = {n(p)}",
             f"page_bytes = max(P x {n(kv)}, {n(state)}) = {n(page)}; state page padded by "
             f"({n(page)} - {n(state)}) / {n(state)} = {float(fraction) * 100:.2f}% "
             "(\"Padding mamba page size\")",
         ]
         extras.update(
-            kernel_block_size=a, attention_page_bytes=attn_page, state_page_bytes=state,
+            attention_page_bytes=attn_page, state_page_bytes=state,
             state_padding_fraction=float(fraction), state_padding_exact=[pad, state],
         )
     elif profile.has_attention:
-        p = options.block_size
+        p = a
         page = attn_page = p * kv
-        why = f"P = block_size {n(p)}: no state page to cover"
-        formulas.append(f"page_bytes = P x {n(kv)} = {n(page)}")
+        why = f"P = A: {a_text}; no state page to cover"
+        formulas += [f"P = A = {n(p)} ({a_text})", f"page_bytes = P x {n(kv)} = {n(page)}"]
         extras.update(attention_page_bytes=attn_page)
     else:
-        p = options.block_size
+        p = align
         page = state
         why = (
-            f"P = {n(p)} nominal: a state-only model's page is one state page ({n(state)} B), "
-            "whatever the tokens"
+            f"P = {sym} = {n(p)} nominal ({align_text}): a state-only model's page is one state "
+            f"page ({n(state)} B), whatever the tokens"
         )
         formulas.append(f"page_bytes = state page = {n(page)}")
         extras.update(state_page_bytes=state, state_padding_fraction=0.0)
@@ -106,14 +123,12 @@ def run_vllm(
             layers = cdiv(count - i, num)  # layers[i::num] of the type go to group i
             gname = kind if num == 1 else f"{kind}.{i}"
             group = PoolGroup(gname, kind, layers)
-            parts = dict.fromkeys(CATEGORIES, 0)
-            del parts["unused"]
             if kind == LINEAR_ATTENTION:
-                parts["state"] = layers * state
-                parts["state_page_padding"] = layers * (page - state)
+                parts = unit_parts(state=layers * state,
+                                   state_page_padding=layers * (page - state))
             else:
-                parts["kv_history"] = layers * attn_page
-                parts["row_padding"] = layers * (page - attn_page)
+                parts = unit_parts(kv_history=layers * attn_page,
+                                   row_padding=layers * (page - attn_page))
             parts["padding_layers"] = (group_size - layers) * page
             groups.append(group)
             uses.append(UnitUse(group, parts))
@@ -122,12 +137,11 @@ def run_vllm(
     unit_bytes = page * group_size
     num_blocks = budget_bytes // page // group_size
     if num_blocks <= 1:
-        return not_applicable(
+        return budget_too_small(
             name, budget_bytes,
-            f"budget_bytes={budget_bytes} gives num_blocks = {budget_bytes} // {page} // "
-            f"{group_size} = {num_blocks}: vLLM needs more (\"No available memory for the cache "
-            f"blocks\"); give at least {2 * unit_bytes} bytes",
-            profile_name=profile.name, context_tokens=context_tokens,
+            holds=f"num_blocks = {budget_bytes} // {page} // {group_size} = {num_blocks} and "
+            "vLLM needs at least 2 (\"No available memory for the cache blocks\")",
+            least_bytes=2 * unit_bytes, profile_name=profile.name, context_tokens=context_tokens,
         )
     counts_text = ", ".join(f"{c} {k}" for k, c in counts.items())
     formulas += [
@@ -147,6 +161,11 @@ def run_vllm(
         name, profile, budget_bytes=budget_bytes, context_tokens=context_tokens, options=options,
         block_size=p, unit_bytes=unit_bytes, num_units=num_blocks, uses=uses,
         why_block_size=why, formulas=formulas, extras=extras,
-        capacity_note="vLLM's \"GPU KV cache size\" log line",
+        capacity_override=(
+            num_blocks // num_groups * p,
+            f"capacity_tokens = num_blocks // groups x P = {n(num_blocks)} // {num_groups} x "
+            f"{n(p)} = {n(num_blocks // num_groups * p)} (vLLM's \"GPU KV cache size\" log "
+            "line: one page per P tokens in every group, state groups included)",
+        ),
     )
     return result
