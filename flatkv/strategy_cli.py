@@ -57,8 +57,12 @@ def add_strategy_arguments(
     parser.add_argument("--kernel-block-size", type=int, default=defaults.kernel_block_size,
          metavar="A", help="vllm: the attention backend's kernel block size A (default 16)")
     parser.add_argument("--mamba-cache-mode", choices=MAMBA_CACHE_MODES,
-         default=defaults.mamba_cache_mode,
-         help="vllm: state pages per request, none = 1, align = 2 (default none)")
+                        default=defaults.mamba_cache_mode,
+                        help="state pages per request: none = 1, align = 2, all = cdiv(L, P) "
+                        "(default none)")
+    parser.add_argument("--mamba-chunk-size", type=int, default=defaults.mamba_chunk_size,
+                        help="mamba cache mode all: P aligns to lcm(chunk, A) (default "
+                        f"{defaults.mamba_chunk_size})")
     parser.add_argument("--mamba-full-memory-ratio", default="0.9", metavar="R",
          help="sglang: state pool gets budget x R / (1 + R) (default 0.9)")
     parser.add_argument("--swa-full-tokens-ratio", default="0.8", metavar="R",
@@ -82,7 +86,7 @@ def options_from_args(args: argparse.Namespace) -> StrategyOptions:
     """StrategyOptions from parsed arguments (missing ones take their defaults)."""
     defaults = StrategyOptions()
     names = (
-        "block_size", "alignment", "kernel_block_size", "mamba_cache_mode",
+        "block_size", "alignment", "kernel_block_size", "mamba_cache_mode", "mamba_chunk_size",
         "mamba_full_memory_ratio", "swa_full_tokens_ratio", "sglang_slots_per_request",
         "sglang_page_size", "max_batched_tokens", "lcm_padding_bound", "lcm_alignment_bytes",
         "reserved_bytes_per_block", "margin",

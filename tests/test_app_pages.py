@@ -192,8 +192,9 @@ def test_budget_page_concurrency_by_hand():
     assert_clean(at)
     m = metrics(at)
     assert m["Blocks"] == "775"
-    # two groups share the 775 page ids: 775 // 2 x 1,056 = 408,672 tokens side by side
-    assert m["Capacity (tokens)"] == "408,672"
+    # one request's state takes 1 page id, the full-attention group the other 774:
+    # 774 x 1,056 = 817,344 tokens
+    assert m["Capacity (tokens)"] == f"{774 * 1056:,}" == "817,344"
     # 32,768 tokens: ceil(32,768 / 1,056) = 32 full pages + 1 state page; 775 / 33 = 23.48
     assert m["Concurrency at 32,768 tokens"] == "23.48"
     at.number_input(key="w.context").set_value(1056).run()

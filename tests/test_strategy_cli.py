@@ -100,3 +100,15 @@ def test_compare_pure_attention_json():
     assert code == 0
     flat = json.loads(out)[0]
     assert flat["num_blocks"] == 8 * 2**30 // (32 * 16 * 4096)
+
+
+def test_mamba_cache_mode_all_and_chunk_size():
+    base = ["plan", *QWEN_ARGS, "--strategy", "vllm", "--budget", "44.59GiB", "--context",
+            "262144", "--mamba-cache-mode", "all", "--json"]
+    code, out, _ = run(base)
+    assert code == 0
+    # c = lcm(256, 16) = 256; P = 256 x cdiv(548,864, 256 x 1,024) = 768.
+    assert json.loads(out)["block_size"] == 256 * -(-548_864 // (256 * 1024)) == 768
+    code, out, _ = run([*base, "--mamba-chunk-size", "48"])
+    # c = lcm(48, 16) = 48; P = 48 x cdiv(548,864, 48 x 1,024) = 48 x 12 = 576.
+    assert code == 0 and json.loads(out)["block_size"] == 576
