@@ -120,8 +120,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--quick", action="store_true", help="fewer page sizes")
     parser.add_argument("--json-out", type=Path, default=None)
-    parser.add_argument("--threads", type=int, default=None,
-                        help="torch CPU threads for every variant (default: torch's choice)")
+    parser.add_argument("--threads", type=int, default=1,
+                        help="torch CPU threads for every variant (default 1: on a shared "
+                        "2-core VM a 2-thread copy stalls whenever another process holds a "
+                        "core, which swamps the figures; 0 leaves torch's choice)")
     args = parser.parse_args(argv)
     if args.threads:
         torch.set_num_threads(args.threads)
