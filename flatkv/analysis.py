@@ -144,7 +144,7 @@ class PlanAnalysis:
     def why_block_size(self) -> list[str]:
         """The equalizer's reasoning, one step per line, with the numbers in."""
         eq = self.equalizer
-        steps = self._equalizer_steps()
+        steps = eq.steps()
         if self.planner == "per-component":
             steps.append(
                 "The per-component planner takes this config-level P (equalized_block_size) "
@@ -154,40 +154,6 @@ class PlanAnalysis:
             f"Page row at P: max({eq.max_linear:,} x {self.totals.block_size:,}, "
             f"{eq.max_const:,}) = {max(eq.max_linear * self.totals.block_size, eq.max_const):,} B."
         )
-        return steps
-
-    def _equalizer_steps(self) -> list[str]:
-        eq = self.equalizer
-        if eq.max_linear == 0:
-            return [
-                f"Requested block_size {eq.requested_block_size:,} token slots.",
-                "No linear (KV history) row: state rows do not depend on P, so P stays the "
-                "requested block size.",
-            ]
-        steps = [
-            f"Requested block_size {eq.requested_block_size:,} token slots, alignment "
-            f"{eq.alignment:,}.",
-            f"Widest linear (KV history) row: {eq.max_linear:,} B per slot, so "
-            f"{eq.max_linear * eq.requested_block_size:,} B per page at the requested size.",
-        ]
-        if eq.max_const == 0:
-            steps.append("No constant (state) rows: P stays the requested block size.")
-        elif not eq.inflated:
-            steps.append(
-                f"Widest constant (state) row: {eq.max_const:,} B. Slots needed to cover it: "
-                f"ceil({eq.max_const:,} / {eq.max_linear:,}) = {eq.needed:,} <= "
-                f"{eq.requested_block_size:,}: P stays the same."
-            )
-        else:
-            steps.append(
-                f"Widest constant (state) row: {eq.max_const:,} B. Slots needed to cover it: "
-                f"ceil({eq.max_const:,} / {eq.max_linear:,}) = {eq.needed:,}."
-            )
-            steps.append(
-                f"{eq.needed:,} > {eq.requested_block_size:,}: round up to a multiple of "
-                f"{eq.alignment:,} -> P = {eq.block_size:,} "
-                f"({eq.block_size - eq.needed:,} slots of rounding)."
-            )
         return steps
 
 

@@ -311,6 +311,47 @@ class Equalizer:
         """The P this equalizer would choose with another alignment."""
         return _equalize(self.requested_block_size, alignment, self.needed)
 
+    def steps(self) -> list[str]:
+        """The decision in words, one step per line, with the numbers in (for teaching)."""
+        requested = f"Requested block_size {self.requested_block_size:,} token slots"
+        if self.max_linear == 0:
+            return [
+                f"{requested}.",
+                "No linear (KV history) row: state rows do not depend on P, so P stays the "
+                "requested block size.",
+            ]
+        steps = [
+            f"{requested}, alignment {self.alignment:,}.",
+            f"Widest linear (KV history) row: {self.max_linear:,} B per slot, so "
+            f"{self.max_linear * self.requested_block_size:,} B per page at the requested size.",
+        ]
+        if self.max_const == 0:
+            steps.append("No constant (state) rows: P stays the requested block size.")
+            return steps
+        need = (
+            f"Widest constant (state) row: {self.max_const:,} B. Slots needed to cover it: "
+            f"ceil({self.max_const:,} / {self.max_linear:,}) = {self.needed:,}"
+        )
+        if not self.inflated:
+            steps.append(f"{need} <= {self.requested_block_size:,}: P stays the same.")
+        else:
+            steps.append(f"{need}.")
+            steps.append(
+                f"{self.needed:,} > {self.requested_block_size:,}: round up to a multiple of "
+                f"{self.alignment:,} -> P = {self.block_size:,} "
+                f"({self.block_size - self.needed:,} slots of rounding)."
+            )
+        return steps
+
+    def formula(self) -> str:
+        """P as one line of arithmetic."""
+        if not self.inflated:
+            return f"P = {self.block_size:,} (requested block size; no inflation needed)"
+        return (
+            f"P = {self.alignment:,} x ceil(ceil({self.max_const:,} / {self.max_linear:,}) / "
+            f"{self.alignment:,}) = {self.block_size:,}"
+        )
+
 
 def _equalize(block_size: int, alignment: int, needed: int) -> int:
     if needed <= block_size:

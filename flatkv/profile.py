@@ -16,6 +16,7 @@ from flatkv.plan import (
     LINEAR_ATTENTION,
     SLIDING_ATTENTION,
     ComponentSpec,
+    check_int,
     components_from_layers,
 )
 
@@ -53,9 +54,9 @@ class CacheProfile:
             raise ValueError(
                 f"layer_types has unknown label(s) {unknown}: use one of {list(KNOWN_LABELS)}"
             )
-        _check_count("kv_bytes_per_slot", self.kv_bytes_per_slot, allow_zero=True)
+        check_int("kv_bytes_per_slot", self.kv_bytes_per_slot)
         for name, nbytes in self.state_const_bytes.items():
-            _check_count(f"state_const_bytes[{name!r}]", nbytes, allow_zero=False)
+            check_int(f"state_const_bytes[{name!r}]", nbytes, minimum=1)
         if self.has_attention and self.kv_bytes_per_slot == 0:
             raise ValueError(
                 "kv_bytes_per_slot is 0 but layer_types has attention layers: give the bytes one "
@@ -68,7 +69,7 @@ class CacheProfile:
             )
         has_sliding = SLIDING_ATTENTION in self.layer_types
         if self.sliding_window is not None:
-            _check_count("sliding_window", self.sliding_window, allow_zero=False)
+            check_int("sliding_window", self.sliding_window, minimum=1)
             if not has_sliding:
                 raise ValueError(
                     f"sliding_window is {self.sliding_window} but layer_types has no "
@@ -104,11 +105,3 @@ class CacheProfile:
             kv_bytes_per_slot=self.kv_bytes_per_slot,
             state_const_bytes=self.state_const_bytes,
         )
-
-
-def _check_count(field_name: str, value: object, *, allow_zero: bool) -> None:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ValueError(f"{field_name} must be a whole number of bytes, got {value!r}")
-    if value < 0 or (value == 0 and not allow_zero):
-        bound = "0 or more" if allow_zero else "positive"
-        raise ValueError(f"{field_name} must be {bound}, got {value}")

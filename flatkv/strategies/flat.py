@@ -10,7 +10,6 @@ the breakdown shows (ownership convention in ``flatkv.strategies.base``).
 from __future__ import annotations
 
 from flatkv.plan import (
-    Equalizer,
     equalize,
     group_rows,
     plan_component_tensors,
@@ -27,33 +26,6 @@ from flatkv.strategies.base import (
     unit_parts,
 )
 from flatkv.strategies.paged import finish_paged, history_or_state, label_groups
-
-
-def equalizer_text(eq: Equalizer) -> str:
-    """Why the equalizer chose P, in words."""
-    if eq.max_const == 0:
-        return f"P = {n(eq.block_size)}, the requested block size: no state row to cover"
-    if not eq.inflated:
-        return (
-            f"P = {n(eq.block_size)}, the requested block size: its widest history row "
-            f"({n(eq.block_size)} x {n(eq.max_linear)} B = {n(eq.block_size * eq.max_linear)} B) "
-            f"already covers the widest state row ({n(eq.max_const)} B)"
-        )
-    return (
-        f"P = {n(eq.block_size)}: the widest state row ({n(eq.max_const)} B) needs "
-        f"ceil({n(eq.max_const)} / {n(eq.max_linear)}) = {n(eq.needed)} token slots of the widest "
-        f"history row ({n(eq.max_linear)} B per slot), rounded up to a multiple of the alignment "
-        f"{n(eq.alignment)}"
-    )
-
-
-def equalizer_formula(eq: Equalizer) -> str:
-    if not eq.inflated:
-        return f"P = {n(eq.block_size)} (requested block size; no inflation needed)"
-    return (
-        f"P = {n(eq.alignment)} x ceil(ceil({n(eq.max_const)} / {n(eq.max_linear)}) / "
-        f"{n(eq.alignment)}) = {n(eq.block_size)}"
-    )
 
 
 def _uses(profile: CacheProfile, block_size: int, block_bytes: int, reserved: int):
@@ -108,7 +80,7 @@ def run_flat(
     geo = plan.geometry
     slots = len(plan.tensors)
     formulas = [
-        equalizer_formula(eq),
+        eq.formula(),
         f"block_bytes = {_rows_text(profile, geo.block_size)} = {n(geo.block_bytes)} B per page id "
         f"(the sum of the {slots} slot rows)",
         f"num_blocks = budget // block_bytes = {n(budget_bytes)} // {n(geo.block_bytes)} = "
@@ -118,7 +90,7 @@ def run_flat(
         name, profile, budget_bytes=budget_bytes, context_tokens=context_tokens, options=options,
         block_size=geo.block_size, unit_bytes=geo.block_bytes, num_units=geo.num_blocks,
         uses=_uses(profile, geo.block_size, geo.block_bytes, 0),
-        why_block_size=equalizer_text(eq), formulas=formulas,
+        why_block_size=" ".join(eq.steps()), formulas=formulas,
         extras={"slots": slots, "alignment": alignment, "equalizer_needed_slots": eq.needed},
     )
 
@@ -138,7 +110,7 @@ def run_per_component(
     reserved = options.reserved_bytes_per_block
     if profile.has_attention:
         eq = equalize(comps, block_size=options.block_size, alignment=options.effective_alignment)
-        block_size, why, p_line = eq.block_size, equalizer_text(eq), equalizer_formula(eq)
+        block_size, why, p_line = eq.block_size, " ".join(eq.steps()), eq.formula()
         why += " (the equalized P, as the engine passes it to this planner)"
     else:
         block_size = options.block_size
