@@ -67,10 +67,10 @@ def settings(bench, devices: tuple[str, ...], a: PlanAnalysis) -> dict:
         counts = gpu_view.parse_counts(text, "pages per call", maximum=max(1, pool // 2))
     elif sweep == "page bytes":
         s = state()
-        suggested = ", ".join(map(str, gpu_view.block_size_values(s.block_size,
-                                                                  top=MAX_BLOCK_SIZE)))
+        suggested = ", ".join(map(str, gpu_view.block_size_values(
+            s.block_size, a.plan.geometry.block_size, top=MAX_BLOCK_SIZE)))
         text = st.text_input("Block sizes to sweep (tokens)", value=suggested,
-                             key=f"gpu.sweep_blocks.{s.block_size}",
+                             key=f"gpu.sweep_blocks.{s.block_size}.{a.plan.geometry.block_size}",
                              help="Each is planned like the current one (same model, budget, "
                              "planner and alignment); P may round up to cover the state rows.")
         sizes = gpu_view.parse_counts(text, "block sizes", maximum=MAX_BLOCK_SIZE)
@@ -141,9 +141,11 @@ def show(last: gpu_view.LabRun, a: PlanAnalysis) -> None:
         c = st.columns(4)
         c[0].metric("Allocated bytes", format_bytes(al.allocated_bytes),
                     delta=f"of {format_bytes(al.planned_bytes)} planned", delta_color="off",
+                    delta_arrow="off",
                     help=f"{al.allocated_bytes:,} B of {al.planned_bytes:,} B")
         c[1].metric("Allocated blocks", f"{al.allocated_blocks:,}",
-                    delta=f"of {al.planned_blocks:,} planned", delta_color="off")
+                    delta=f"of {al.planned_blocks:,} planned", delta_color="off",
+                    delta_arrow="off")
         c[2].metric("Pages per call", f"{first.pages_per_call:,}")
         c[3].metric("Bytes per call", format_bytes(first.call_bytes),
                     help=f"{first.call_bytes:,} B = {first.pages_per_call:,} pages x "

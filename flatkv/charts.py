@@ -353,7 +353,9 @@ def bandwidth_bars(series: Sequence[Series], *, title: str = "") -> go.Figure:
         ))
     fig.update_yaxes(tickvals=list(range(len(names))), ticktext=names, autorange="reversed",
                      title=None)
-    fig.update_xaxes(title="GB/s (1e9 bytes per second)", rangemode="tozero")
+    top = max((s.gbps[0] for s in series), default=1.0)
+    # room on the right for the label of the longest bar
+    fig.update_xaxes(title="GB/s (1e9 bytes per second)", range=[0, top * 1.18])
     fig.update_layout(bargap=0.3)
     return _layout(fig, title=title, height=max(260, 130 + 40 * len(series)))
 

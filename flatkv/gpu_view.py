@@ -69,7 +69,7 @@ def cap_reason_text(reason: str, max_blocks: int | None) -> str:
     own (512 MiB of pages on the CPU, 8 GiB on CUDA), which the report names ``max_blocks``."""
     if reason == "max_blocks":
         return (f"your cap of {max_blocks:,} blocks" if max_blocks is not None else
-                "the benchmark's default pool size (512 MiB on the CPU, 8 GiB on CUDA)")
+                "the default pool size (512 MiB on the CPU, 8 GiB on CUDA)")
     return CAP_REASONS.get(reason, reason)
 
 
@@ -109,9 +109,17 @@ def pages_per_call_values(pool_blocks: int, *, points: int = 5) -> tuple[int, ..
     return tuple(sorted({powers[round(i * last / (points - 1))] for i in range(points)}))
 
 
-def block_size_values(current: int, *, top: int) -> tuple[int, ...]:
-    """A quarter, half, one, two and four times the current block size, within 1..``top``."""
-    candidates = {current // 4, current // 2, current, current * 2, current * 4}
+def block_size_values(current: int, planned: int, *, top: int) -> tuple[int, ...]:
+    """Block sizes to sweep page bytes with, within 1..``top``.
+
+    ``planned`` is the P the current request equalized to. When it is larger (a hybrid model's
+    state row pins the page), a smaller request gives about the same page again, so the sweep
+    goes up from P: the request, 2P and 4P. Otherwise a quarter to four times the request.
+    """
+    if planned > current:
+        candidates = {current, planned * 2, planned * 4}
+    else:
+        candidates = {current // 4, current // 2, current, current * 2, current * 4}
     return tuple(sorted(b for b in candidates if 1 <= b <= top))
 
 

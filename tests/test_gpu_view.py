@@ -67,9 +67,12 @@ def test_pages_per_call_values():
 
 
 def test_block_size_values():
-    assert gpu_view.block_size_values(64, top=1 << 20) == (16, 32, 64, 128, 256)
-    assert gpu_view.block_size_values(1, top=1 << 20) == (1, 2, 4)
-    assert gpu_view.block_size_values(512, top=1024) == (128, 256, 512, 1024)
+    assert gpu_view.block_size_values(64, 64, top=1 << 20) == (16, 32, 64, 128, 256)
+    assert gpu_view.block_size_values(1, 1, top=1 << 20) == (1, 2, 4)
+    assert gpu_view.block_size_values(512, 512, top=1024) == (128, 256, 512, 1024)
+    # a hybrid model: block 16 equalizes to P = 544; smaller requests give about P again
+    assert gpu_view.block_size_values(16, 544, top=1 << 20) == (16, 1088, 2176)
+    assert gpu_view.block_size_values(16, 544, top=2000) == (16, 1088)
 
 
 def test_plans_for_block_sizes_keeps_each_page_once():
