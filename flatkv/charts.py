@@ -338,7 +338,9 @@ def bandwidth_bars(series: Sequence[Series], *, title: str = "") -> go.Figure:
             name=s.name, orientation="h", y=[i], x=[s.gbps[0]],
             marker={"color": color_of(s.kind), "line": {"color": "white", "width": 0.5},
                     "pattern": {"shape": "/" if s.is_baseline else "", "fgcolor": "white"}},
-            text=[f"{s.gbps[0]:,.2f} GB/s"], textposition="outside", cliponaxis=False,
+            # inside the bar from its start where it fits: clear of the baseline line
+            text=[f"{s.gbps[0]:,.2f} GB/s"], textposition="auto", insidetextanchor="start",
+            cliponaxis=False,
             customdata=[[f"{s.call_bytes[0]:,}", format_bytes(s.call_bytes[0])]],
             hovertemplate=f"{s.name}<br>%{{x:,.2f}} GB/s<br>%{{customdata[0]}} B "
             "(%{customdata[1]}) per call<extra></extra>",
