@@ -1,12 +1,212 @@
-"""GPU lab page: placeholder until flatkv.gpu lands (its own issue)."""
+"""GPU lab page: allocate the current plan on a device and time its page moves against a plain
+copy of the same bytes. flatkv.gpu (torch) is imported here, when the page is drawn, never by
+the rest of the app; the numbers shown come from flatkv.gpu_view."""
 
+from __future__ import annotations
+
+import time
+
+import pandas as pd
 import streamlit as st
 
-st.title("GPU lab")
-st.info(
-    "Coming with the GPU lab: on a machine with a CUDA GPU, this page allocates the current "
-    "plan's slot tensors and times the page moves an engine makes (gather, scatter, host "
-    "mirror, state-row copy) against a plain copy of the same bytes, reporting bytes read + "
-    "written per second. Without a GPU it says so and shows nothing else.",
-    icon=":material/construction:",
-)
+from app_pages._common import chart, current_analysis, fmt_bytes, state, table, user_errors
+from flatkv import charts, gpu_view
+from flatkv.analysis import PlanAnalysis
+from flatkv.app_state import MAX_BLOCK_SIZE
+from flatkv.units import format_bytes
+
+LAST_RUN = "gpu.last_run"
+
+
+def plan_headline(a: PlanAnalysis) -> None:
+    geo = a.plan.geometry
+    c = st.columns(4)
+    c[0].metric("P (tokens per page)", f"{geo.block_size:,}")
+    c[1].metric("Page bytes", format_bytes(geo.block_bytes), help=f"{geo.block_bytes:,} B")
+    c[2].metric("Planned blocks", f"{geo.num_blocks:,}")
+    planned = sum(t.nbytes for t in a.plan.tensors)
+    c[3].metric("Planned bytes", format_bytes(planned), help=f"{planned:,} B")
+
+
+def settings(bench, devices: tuple[str, ...], a: PlanAnalysis) -> dict:
+    """The run's settings from the widgets (page-local: not part of the shared view)."""
+    c = st.columns([1, 1, 1])
+    device = c[0].selectbox("Device", devices, key="gpu.device",
+                            help="cpu, or each CUDA GPU torch sees")
+    kind = gpu_view.device_type(device)
+    impls = bench.available_implementations(device)
+    chosen = c[1].pills("Kernels", impls, selection_mode="multi", default=list(impls),
+                        key=f"gpu.impls.{kind}",
+                        help="torch: the reference movers (index_select / index_copy_). triton: "
+                        "one fused launch over all slots (CUDA with triton installed).")
+    repeats = c[2].number_input("Timed rounds", min_value=1, max_value=gpu_view.MAX_REPEATS,
+                                value=gpu_view.DEFAULT_REPEATS[kind], step=1,
+                                key=f"gpu.repeats.{kind}",
+                                help="Medians over this many rounds, after 2 warm-up rounds.")
+    c = st.columns([1, 1, 1])
+    max_blocks = c[0].number_input(
+        "Max blocks (0 = automatic)", min_value=0, value=0, step=1, key="gpu.max_blocks",
+        help="Allocate at most this many of the plan's blocks. Automatic: 512 MiB of pages on "
+        "the CPU, 8 GiB on CUDA.")
+    pages = c[1].number_input(
+        "Pages per call (0 = automatic)", min_value=0, value=0, step=1, key="gpu.pages",
+        help="Pages one gather / scatter moves. Automatic: 64 MiB of pages on the CPU, 256 MiB "
+        "on CUDA, at most half the pool.")
+    sweep = c[2].segmented_control("Sweep", gpu_view.SWEEPS, default=gpu_view.SWEEPS[0],
+                                   key="gpu.sweep") or gpu_view.SWEEPS[0]
+    page_bytes = a.plan.geometry.block_bytes
+    pool = max_blocks or max(2, bench.DEFAULT_POOL_BYTES[kind] // page_bytes)
+    pool = min(pool, a.plan.geometry.num_blocks)
+    counts: tuple[int | None, ...] = (pages or None,)
+    plans = (a.plan,)
+    if sweep == "pages per call":
+        suggested = ", ".join(map(str, gpu_view.pages_per_call_values(pool)))
+        text = st.text_input("Pages per call to sweep", value=suggested,
+                             key=f"gpu.sweep_pages.{pool}",
+                             help=f"At most half the pool ({pool:,} blocks).")
+        counts = gpu_view.parse_counts(text, "pages per call", maximum=max(1, pool // 2))
+    elif sweep == "page bytes":
+        s = state()
+        suggested = ", ".join(map(str, gpu_view.block_size_values(
+            s.block_size, a.plan.geometry.block_size, top=MAX_BLOCK_SIZE)))
+        text = st.text_input("Block sizes to sweep (tokens)", value=suggested,
+                             key=f"gpu.sweep_blocks.{s.block_size}.{a.plan.geometry.block_size}",
+                             help="Each is planned like the current one (same model, budget, "
+                             "planner and alignment); P may round up to cover the state rows.")
+        sizes = gpu_view.parse_counts(text, "block sizes", maximum=MAX_BLOCK_SIZE)
+        swept = gpu_view.plans_for_block_sizes(
+            s.profile().components(), sizes, alignment=s.alignment,
+            budget_bytes=s.budget().cache_bytes, planner=a.planner)
+        for why in swept.skipped:
+            st.caption(f"Skipped {why}")
+        if not swept.plans:
+            raise ValueError("block sizes: none of them gives a plan in this budget; try "
+                             "smaller ones")
+        plans = swept.plans
+    return {"device": device, "implementations": tuple(chosen), "repeats": int(repeats),
+            "max_blocks": int(max_blocks) or None, "counts": counts, "plans": plans,
+            "sweep": sweep}
+
+
+def run(bench, cfg: dict, a: PlanAnalysis) -> None:
+    """Time the settings with live progress; keep the result in the session (reruns show it)."""
+    if not cfg["implementations"]:
+        raise ValueError("kernels: pick at least one (torch runs everywhere)")
+    device = cfg["device"]
+    started = time.perf_counter()
+    with st.status(f"Benchmarking on {device}", expanded=True) as status:
+        bar = st.progress(0.0, text="starting")
+
+        def progress(fraction: float, message: str) -> None:
+            bar.progress(min(max(fraction, 0.0), 1.0), text=message)
+
+        try:
+            results = bench.run_sweep(
+                cfg["plans"], device=device, max_blocks=cfg["max_blocks"],
+                pages_per_call=cfg["counts"], repeats=cfg["repeats"],
+                implementations=cfg["implementations"], progress=progress)
+        except bench.DeviceBusy:
+            status.update(label=f"{device} is busy", state="error", expanded=False)
+            st.warning(f"Another session is benchmarking {device}: run again when it is done.",
+                       icon=":material/hourglass_top:")
+            return
+        except ValueError:
+            status.update(label="The benchmark could not run", state="error", expanded=False)
+            raise
+        seconds = time.perf_counter() - started
+        status.update(label=f"Measured on {device} in {seconds:.1f} s", state="complete",
+                      expanded=False)
+    model = state().profile().name
+    st.session_state[LAST_RUN] = gpu_view.LabRun(
+        results, cfg["sweep"], model, gpu_view.plan_key(model, a.plan), cfg["max_blocks"],
+        seconds)
+
+
+def show(last: gpu_view.LabRun, a: PlanAnalysis) -> None:
+    results = last.results
+    first = results[0]
+    st.subheader("Results", divider="gray")
+    versions = f"torch {first.torch_version}" + (
+        f", triton {first.triton_version}" if "triton" in first.implementations else "")
+    rounds = f"{first.repeats} timed round{'s' if first.repeats != 1 else ''}"
+    st.caption(f"{last.model} on {first.device} ({first.device_name}) · {versions} · "
+               f"{rounds} after {first.warmup} warm-up · "
+               f"{last.seconds:.1f} s")
+    if last.plan_key != gpu_view.plan_key(state().profile().name, a.plan):
+        st.info("These results are for an earlier model or plan: run again for the current "
+                "one.", icon=":material/history:")
+    allocation = gpu_view.allocation_rows(results, last.max_blocks)
+    if len(allocation) == 1:
+        al = allocation[0]
+        c = st.columns(4)
+        c[0].metric("Allocated bytes", format_bytes(al.allocated_bytes),
+                    delta=f"of {format_bytes(al.planned_bytes)} planned", delta_color="off",
+                    delta_arrow="off",
+                    help=f"{al.allocated_bytes:,} B of {al.planned_bytes:,} B")
+        c[1].metric("Allocated blocks", f"{al.allocated_blocks:,}",
+                    delta=f"of {al.planned_blocks:,} planned", delta_color="off",
+                    delta_arrow="off")
+        c[2].metric("Pages per call", f"{first.pages_per_call:,}")
+        c[3].metric("Bytes per call", format_bytes(first.call_bytes),
+                    help=f"{first.call_bytes:,} B = {first.pages_per_call:,} pages x "
+                    f"{first.page_bytes:,} B")
+        st.caption(f"Pool limited by {al.limited_by}: {al.allocated_blocks:,} blocks x "
+                   f"{al.page_bytes:,} B = {fmt_bytes(al.allocated_bytes)} of the planned "
+                   f"{fmt_bytes(al.planned_bytes)}.")
+    else:
+        table([r.table_row() for r in allocation])
+    table(pd.DataFrame(gpu_view.result_rows(results)))
+    if first.nominal_peak_gbps is None:
+        st.caption(f"No nominal peak bandwidth is known for {first.device_name}.")
+    st.caption(first.counting[0].upper() + first.counting[1:] + ".")
+    if last.sweep == "one run":
+        fig = charts.bandwidth_bars(gpu_view.bandwidth_series(results, "pages_per_call"),
+                                    title=f"Bandwidth, {first.pages_per_call:,} pages of "
+                                    f"{format_bytes(first.page_bytes)} per call")
+        chart(fig, key="gpu.bars", file_name="bandwidth.html")
+    else:
+        x = "pages_per_call" if last.sweep == "pages per call" else "page_bytes"
+        fig = charts.bandwidth_sweep(gpu_view.bandwidth_series(results, x), x=x,
+                                     title=f"Bandwidth vs {last.sweep}")
+        chart(fig, key=f"gpu.sweep.{x}", file_name=f"bandwidth_vs_{x}.html")
+    c1, c2 = st.columns(2)
+    c1.download_button("Results as JSON", data=gpu_view.results_json(last),
+                       file_name="gpu_bench.json", mime="application/json", key="gpu.json",
+                       on_click="ignore", icon=":material/download:")
+    c2.download_button("Results as CSV", data=gpu_view.results_csv(results),
+                       file_name="gpu_bench.csv", mime="text/csv", key="gpu.csv",
+                       on_click="ignore", icon=":material/download:")
+
+
+def main() -> None:
+    st.title("GPU lab")
+    st.caption("Allocates the current plan's slot tensors on a device and times the page moves "
+               "an engine makes (gather, scatter, host mirror, state-row copy) against a plain "
+               "copy of the same bytes.")
+    a = None
+    with user_errors():
+        a = current_analysis()
+    if a is None:  # the model or the sidebar settings are invalid: the error says why
+        return
+    st.caption(f"{state().profile().name} · {a.planner} planner · budget "
+               f"{fmt_bytes(a.totals.budget_bytes)}")
+    plan_headline(a)
+    with user_errors():
+        from flatkv.gpu import bench  # torch: only when this page is drawn
+
+        devices = bench.available_devices()
+        if not gpu_view.has_gpu(devices):
+            st.info(gpu_view.NO_GPU, icon=":material/memory:")
+        cfg = settings(bench, devices, a)
+        if bench.device_lock(cfg["device"]).locked():
+            st.warning(f"Another session is benchmarking {cfg['device']} now.",
+                       icon=":material/hourglass_top:")
+        if st.button("Run benchmark", type="primary", icon=":material/play_arrow:",
+                     key="gpu.run"):
+            run(bench, cfg, a)
+    last = st.session_state.get(LAST_RUN)
+    if last is not None:
+        show(last, a)
+
+
+main()

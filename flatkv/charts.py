@@ -13,6 +13,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from flatkv.app_data import PageMap, Segment, TreeNode
+from flatkv.gpu_view import Series
 from flatkv.units import format_bytes
 
 COLORS: dict[str, str] = {
@@ -29,6 +30,13 @@ COLORS: dict[str, str] = {
     "layer": "#EEF1F5",
     "budget": "#FFFFFF",
     "free": "#F0F0F0",
+    # GPU lab: one colour per page move; the state-row copy moves state, so it wears its colour
+    "copy": "#3B3B3B",  # the plain device copy every device figure is a share of (dashed)
+    "gather": "#54A24B",
+    "scatter": "#8E5EA2",
+    "state_copy": "#EE9A8F",
+    "d2h": "#8C6D31",  # pages to host (its pinned baseline dashed, same colour)
+    "h2d": "#D39B1E",  # pages from host
 }
 LABELS: dict[str, str] = {
     "kv": "KV (full attention)",
@@ -304,3 +312,74 @@ def layer_strip(layers: Sequence[Mapping], *, title: str = "") -> go.Figure:
     fig.update_yaxes(visible=False)
     fig.update_xaxes(title="cache layer")
     return _layout(fig, title=title, height=190)
+
+
+# --------------------------------------------------------------------------------------------
+# GPU lab
+
+
+def _series_style(s: Series) -> dict:
+    """Baselines dashed, movers solid; triton with diamonds, torch with circles."""
+    return {
+        "line": {"color": color_of(s.kind), "width": 2 if s.is_baseline else 2.5,
+                 "dash": "dash" if s.is_baseline else "solid"},
+        "marker": {"color": color_of(s.kind), "size": 8,
+                   "symbol": "diamond" if s.implementation == "triton" else "circle"},
+    }
+
+
+def bandwidth_bars(series: Sequence[Series], *, title: str = "") -> go.Figure:
+    """One run: a bar per figure (GB/s), baselines hatched, and the device copy drawn as a dashed
+    line across all bars (the first point of each series is shown)."""
+    fig = go.Figure()
+    names = [s.name for s in series]
+    for i, s in enumerate(series):
+        fig.add_trace(go.Bar(
+            name=s.name, orientation="h", y=[i], x=[s.gbps[0]],
+            marker={"color": color_of(s.kind), "line": {"color": "white", "width": 0.5},
+                    "pattern": {"shape": "/" if s.is_baseline else "", "fgcolor": "white"}},
+            # inside the bar from its start where it fits: clear of the baseline line
+            text=[f"{s.gbps[0]:,.2f} GB/s"], textposition="auto", insidetextanchor="start",
+            cliponaxis=False,
+            customdata=[[f"{s.call_bytes[0]:,}", format_bytes(s.call_bytes[0])]],
+            hovertemplate=f"{s.name}<br>%{{x:,.2f}} GB/s<br>%{{customdata[0]}} B "
+            "(%{customdata[1]}) per call<extra></extra>",
+            showlegend=False,
+        ))
+    copy = next((s for s in series if s.operation == "copy"), None)
+    if copy is not None:
+        fig.add_trace(go.Scatter(
+            name="device copy (baseline)", x=[copy.gbps[0]] * 2, y=[-0.5, len(series) - 0.5],
+            mode="lines", line={"color": COLORS["copy"], "width": 2, "dash": "dash"},
+            hovertemplate="device copy: %{x:,.2f} GB/s<extra></extra>",
+        ))
+    fig.update_yaxes(tickvals=list(range(len(names))), ticktext=names, autorange="reversed",
+                     title=None)
+    top = max((s.gbps[0] for s in series), default=1.0)
+    # room on the right for the label of the longest bar
+    fig.update_xaxes(title="GB/s (1e9 bytes per second)", range=[0, top * 1.18])
+    fig.update_layout(bargap=0.3)
+    return _layout(fig, title=title, height=max(260, 130 + 40 * len(series)))
+
+
+def bandwidth_sweep(
+    series: Sequence[Series], *, x: str, title: str = ""
+) -> go.Figure:
+    """GB/s of every figure over pages per call (``x="pages_per_call"``) or page bytes
+    (``x="page_bytes"``), log x; the device copy (and the host baselines) dashed."""
+    fig = go.Figure()
+    pages = x == "pages_per_call"
+    biggest = max((v for s in series for v in s.x), default=1)
+    scale, unit = (1, "") if pages else byte_unit(biggest)
+    for s in series:
+        fig.add_trace(go.Scatter(
+            name=s.name, x=[v / scale for v in s.x], y=list(s.gbps), mode="lines+markers",
+            **_series_style(s),
+            customdata=[[f"{v:,}", f"{c:,}", format_bytes(c)] for v, c in zip(s.x, s.call_bytes)],
+            hovertemplate=f"{s.name}<br>%{{y:,.2f}} GB/s<br>"
+            + ("%{customdata[0]} pages per call" if pages else "page %{customdata[0]} B")
+            + "<br>%{customdata[1]} B (%{customdata[2]}) per call<extra></extra>",
+        ))
+    fig.update_xaxes(type="log", title="pages per call" if pages else f"page bytes ({unit})")
+    fig.update_yaxes(title="GB/s (1e9 bytes per second)", rangemode="tozero")
+    return _layout(fig, title=title, height=420)

@@ -237,7 +237,91 @@ def test_every_page_renders_for_every_example(model):
     assert at.query_params.get("model", DEFAULT.model) == model  # the default stays implicit
 
 
-def test_gpu_page_says_what_it_will_do():
-    at = open_app("app_pages/gpu.py")
+# GPU lab: a raw model of two full-attention layers at 4,096 B per token, block 16 (alignment
+# = block size, no state row to cover): P = 16, page = 2 x 4,096 x 16 = 131,072 B.
+TINY_LINK = {"model": "custom", "layers": "full*2", "kv": "4096", "block": "16"}
+TINY_PAGE = 131_072
+
+
+@pytest.fixture()
+def small_flush(monkeypatch):
+    """Flush 1 MiB before each timed call, not the last-level cache: these check the flow."""
+    from flatkv.gpu import bench
+
+    monkeypatch.setattr(bench, "_cache_flush_bytes", lambda device: 1 << 20)
+
+
+def tiny_run(at: AppTest, *, pages: int = 3) -> AppTest:
+    at.number_input(key="gpu.max_blocks").set_value(8)
+    at.number_input(key="gpu.pages").set_value(pages)
+    at.number_input(key="gpu.repeats.cpu").set_value(1)
+    return at.button(key="gpu.run").click().run()
+
+
+def test_gpu_page_runs_a_cpu_benchmark(small_flush):
+    import torch
+
+    at = open_app("app_pages/gpu.py", TINY_LINK)
     assert_clean(at)
-    assert "gather, scatter" in at.info[0].value
+    no_gpu = any("No CUDA GPU on this machine" in i.value for i in at.info)
+    assert no_gpu == (not torch.cuda.is_available())
+    assert at.selectbox(key="gpu.device").options[0] == "cpu"
+    assert metrics(at)["Page bytes"] == "128.00 KiB"
+    assert not at.dataframe  # nothing measured yet
+    tiny_run(at)
+    assert_clean(at)
+    rows = at.dataframe[0].value.set_index("operation")
+    assert list(rows.index) == ["copy", "gather", "scatter"]  # no state rows in this model
+    assert set(rows["bytes per call"]) == {3 * TINY_PAGE}  # 3 pages per call x 131,072 B
+    assert set(rows["bytes counted"]) == {2 * 3 * TINY_PAGE}  # read + written
+    assert rows.loc["gather", "implementation"] == "torch"
+    m = metrics(at)
+    assert m["Allocated blocks"] == "8" and m["Allocated bytes"] == "1.00 MiB"  # 8 x 131,072
+    assert "your cap of 8 blocks" in " ".join(c.value for c in at.caption)
+    assert len(at.get("plotly_chart")) == 1
+    kept = at.session_state["gpu.last_run"]
+    at.run()  # a rerun shows the kept result, it does not time again
+    assert at.session_state["gpu.last_run"] is kept
+    assert set(at.dataframe[0].value["bytes per call"]) == {3 * TINY_PAGE}
+
+
+def test_gpu_page_sweeps_pages_per_call(small_flush):
+    at = open_app("app_pages/gpu.py", TINY_LINK)
+    at.number_input(key="gpu.max_blocks").set_value(8)
+    at.segmented_control(key="gpu.sweep").set_value("pages per call").run()
+    assert at.text_input(key="gpu.sweep_pages.8").value == "1, 2, 4"  # up to half of 8 blocks
+    at.text_input(key="gpu.sweep_pages.8").set_value("1, 2").run()
+    at.number_input(key="gpu.repeats.cpu").set_value(1)
+    at.button(key="gpu.run").click().run()
+    assert_clean(at)
+    gather = at.dataframe[0].value.query("operation == 'gather'")
+    assert list(gather["bytes per call"]) == [TINY_PAGE, 2 * TINY_PAGE]
+    assert len(at.get("plotly_chart")) == 1
+
+
+def test_gpu_page_says_the_device_is_busy(small_flush):
+    from flatkv.gpu import device_lock
+
+    lock = device_lock("cpu")
+    assert lock.try_acquire()
+    try:
+        at = open_app("app_pages/gpu.py", TINY_LINK)
+        tiny_run(at)
+        assert not at.exception and not at.error
+        assert any("Another session is benchmarking cpu" in w.value for w in at.warning)
+        assert not at.dataframe  # nothing ran
+    finally:
+        lock.release()
+
+
+def test_gpu_page_shows_bad_settings_as_errors(small_flush):
+    at = open_app("app_pages/gpu.py", TINY_LINK)
+    at.number_input(key="gpu.max_blocks").set_value(1)
+    at.button(key="gpu.run").click().run()
+    assert not at.exception
+    assert any("max_blocks" in e.value and "two pages" in e.value for e in at.error)
+    at.number_input(key="gpu.max_blocks").set_value(8)
+    at.segmented_control(key="gpu.sweep").set_value("pages per call").run()
+    at.text_input(key="gpu.sweep_pages.8").set_value("2, lots").run()
+    assert not at.exception
+    assert any("pages per call: 'lots' is not a whole number" in e.value for e in at.error)

@@ -119,3 +119,54 @@ def test_one_colour_per_kind_across_charts(analysis):
             == _trace(bars, "kv history").marker.color == COLORS["kv"])
     assert len(set(COLORS[k] for k in ("kv", "kv_sliding", "conv", "ssm", "state", "padding",
                                        "dead_weight", "reserved", "unused"))) == 9
+
+
+# GPU lab: series built by hand (flatkv.gpu_view.Series), GB/s in, traces out.
+
+def _lab_series():
+    from flatkv.gpu_view import Series
+
+    return [Series("copy", "copy", (1, 4), (18.0, 20.0), (1568, 6272)),
+            Series("gather", "torch", (1, 4), (6.0, 12.0), (1568, 6272)),
+            Series("scatter", "triton", (1, 4), (9.0, 14.0), (1568, 6272)),
+            Series("state_copy", "torch", (1, 4), (4.0, 5.0), (1056, 4224))]
+
+
+def test_bandwidth_bars_draw_each_figure_and_the_copy_line():
+    fig = charts.bandwidth_bars(_lab_series())
+    bars = [t for t in fig.data if t.type == "bar"]
+    assert [t.name for t in bars] == ["device copy (baseline)", "gather (torch)",
+                                     "scatter (triton)", "state-row copy (torch)"]
+    assert [t.x[0] for t in bars] == [18.0, 6.0, 9.0, 4.0]  # a single run: the first point
+    assert [t.marker.color for t in bars] == [COLORS["copy"], COLORS["gather"],
+                                             COLORS["scatter"], COLORS["state_copy"]]
+    assert bars[0].marker.pattern.shape == "/" and bars[1].marker.pattern.shape == ""
+    line = [t for t in fig.data if t.type == "scatter"]
+    assert len(line) == 1 and list(line[0].x) == [18.0, 18.0]  # across all four bars
+    assert list(line[0].y) == [-0.5, 3.5] and line[0].line.dash == "dash"
+    assert list(fig.layout.yaxis.ticktext) == [t.name for t in bars]
+    assert bars[1].customdata[0][0] == "1,568"  # exact bytes per call in the hover
+
+
+def test_bandwidth_sweep_over_pages_and_page_bytes():
+    fig = charts.bandwidth_sweep(_lab_series(), x="pages_per_call")
+    copy = _trace(fig, "device copy (baseline)")
+    assert list(copy.x) == [1, 4] and list(copy.y) == [18.0, 20.0]
+    assert copy.line.dash == "dash" and copy.line.color == COLORS["copy"]
+    gather = _trace(fig, "gather (torch)")
+    assert gather.line.dash == "solid" and gather.line.color == COLORS["gather"]
+    assert _trace(fig, "scatter (triton)").marker.symbol == "diamond"
+    assert fig.layout.xaxis.type == "log" and fig.layout.xaxis.title.text == "pages per call"
+    from flatkv.gpu_view import Series
+
+    by_bytes = charts.bandwidth_sweep([Series("gather", "torch", (MiB, 4 * MiB), (5.0, 7.0),
+                                              (MiB, 4 * MiB))], x="page_bytes")
+    assert list(by_bytes.data[0].x) == [1.0, 4.0]
+    assert by_bytes.layout.xaxis.title.text == "page bytes (MiB)"
+    assert by_bytes.data[0].customdata[1][0] == "4,194,304"
+
+
+def test_each_page_move_has_its_own_colour():
+    moves = ["copy", "gather", "scatter", "state_copy", "d2h", "h2d"]
+    assert len({COLORS[m] for m in moves}) == len(moves)
+    assert COLORS["state_copy"] == COLORS["state"]  # it moves state rows

@@ -568,3 +568,7 @@ def available_devices() -> tuple[str, ...]:
     return ("cpu",) + tuple(f"cuda:{i}" for i in range(count))
 
 
+def available_implementations(device: str | torch.device) -> tuple[str, ...]:
+    """Page movers a benchmark on ``device`` can time: ``"torch"``, then ``"triton"`` where it
+    runs compiled (a CUDA device with triton installed), so a page can offer only what runs."""
+    return tuple(m.name for m in kernels.available_movers(resolve_device(device)))

@@ -108,3 +108,21 @@ def test_a_bad_link_opens_with_a_notice(page, app_url):
     expect(alert).to_be_visible(timeout=TIMEOUT)
     expect(metric(page, "P (tokens per page)")).to_have_text("544")  # the default model
     assert page.locator('[data-testid="stException"]').count() == 0
+
+
+def test_gpu_lab_runs_a_tiny_benchmark(page, app_url):
+    # two full-attention layers at 4,096 B per token, block 16: pages of 131,072 B; 8 of them
+    open_view(page, f"{app_url}/gpu?model=custom&layers=full*2&kv=4096&block=16", "GPU lab")
+    for name, value in (("Max blocks (0 = automatic)", "8"), ("Pages per call (0 = automatic)",
+                                                              "2"), ("Timed rounds", "1")):
+        box = page.get_by_role("spinbutton", name=name)
+        box.fill(value)
+        box.press("Enter")
+        expect(box).to_have_value(value, timeout=TIMEOUT)
+    page.get_by_role("button", name="Run benchmark").click()
+    expect(page.get_by_text("Measured on cpu")).to_be_visible(timeout=TIMEOUT)
+    expect(metric(page, "Bytes per call")).to_have_text("256.00 KiB")  # 2 x 131,072 B
+    plots = page.locator('[data-testid="stPlotlyChart"] .js-plotly-plot')
+    expect(plots).to_have_count(1, timeout=TIMEOUT)
+    assert page.locator('[data-testid="stException"]').count() == 0
+    assert page.locator('[data-testid="stAlertContentError"]').count() == 0

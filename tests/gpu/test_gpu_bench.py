@@ -98,6 +98,15 @@ def test_available_devices_lists_the_cpu_then_each_gpu():
     assert len(devices) - 1 == (torch.cuda.device_count() if torch.cuda.is_available() else 0)
 
 
+def test_available_implementations_offer_what_runs_compiled(device):
+    impls = bench.available_implementations(device)
+    assert impls[0] == "torch"  # the reference mover runs everywhere
+    if device == "cpu":  # the Triton interpreter is too slow to time: not offered on the CPU
+        assert impls == ("torch",)
+    with pytest.raises(ValueError, match="device must be 'cpu', 'cuda' or 'cuda:N'"):
+        bench.available_implementations("tpu")
+
+
 def test_unknown_implementation_is_refused():
     with pytest.raises(ValueError, match="implementation 'cuda-graph' cannot run on cpu"):
         run_benchmark(small_plan(), device="cpu", max_blocks=4, implementations=["cuda-graph"])

@@ -1,0 +1,302 @@
+"""What the GPU lab page shows: sweep plans, table rows, chart series and exports of benchmark
+results. Pure data, exact ints, no streamlit and no torch.
+
+``flatkv.gpu`` (and so torch) is imported by the page only; this module reads the frozen
+``BenchResult`` values a run hands back, so the page stays thin and every number it shows is
+pinned by unit tests without a browser.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from flatkv.analysis import analyze
+from flatkv.app_data import rows_csv
+from flatkv.plan import ComponentSpec, FlatMemoryPlan
+
+if TYPE_CHECKING:
+    from flatkv.gpu.bench import BenchResult
+
+NO_GPU = "No CUDA GPU on this machine: timing the CPU, same flow."
+# Timed rounds the page starts with: a CPU run of the default model then takes a few seconds;
+# a GPU round is milliseconds, so it can afford the library's 15.
+DEFAULT_REPEATS = {"cpu": 3, "cuda": 15}
+MAX_REPEATS = 100
+SWEEPS = ("one run", "pages per call", "page bytes")
+# The baselines each figure is a share of, measured in the same run (flatkv.gpu.bench).
+BASELINES = ("copy", "pinned_d2h", "pinned_h2d")
+OPERATION_TITLES = {
+    "copy": "device copy",
+    "gather": "gather",
+    "scatter": "scatter",
+    "state_copy": "state-row copy",
+    "d2h": "pages to host",
+    "h2d": "pages from host",
+    "pinned_d2h": "pinned copy to host",
+    "pinned_h2d": "pinned copy from host",
+}
+# Operation -> its colour kind in flatkv.charts.COLORS (a host baseline shares its move's colour).
+OPERATION_KIND = {
+    "copy": "copy",
+    "gather": "gather",
+    "scatter": "scatter",
+    "state_copy": "state_copy",
+    "d2h": "d2h",
+    "h2d": "h2d",
+    "pinned_d2h": "d2h",
+    "pinned_h2d": "h2d",
+}
+CAP_REASONS = {
+    "plan": "the whole plan fits",
+    "free memory": "a share of the device's free memory",
+}
+
+
+def device_type(device: str) -> str:
+    """``"cuda"`` for ``cuda`` / ``cuda:N``, else ``"cpu"``."""
+    return "cuda" if device.startswith("cuda") else "cpu"
+
+
+def has_gpu(devices: Sequence[str]) -> bool:
+    return any(device_type(d) == "cuda" for d in devices)
+
+
+def cap_reason_text(reason: str, max_blocks: int | None) -> str:
+    """Why the pool has the blocks it has, in words. Without a user cap the benchmark passes its
+    own (512 MiB of pages on the CPU, 8 GiB on CUDA), which the report names ``max_blocks``."""
+    if reason == "max_blocks":
+        return (f"your cap of {max_blocks:,} blocks" if max_blocks is not None else
+                "the default pool size (512 MiB on the CPU, 8 GiB on CUDA)")
+    return CAP_REASONS.get(reason, reason)
+
+
+# --------------------------------------------------------------------------------------------
+# Sweeps
+
+
+def parse_counts(text: str, field: str, *, maximum: int) -> tuple[int, ...]:
+    """``"1, 4, 16"`` -> ``(1, 4, 16)``: whole numbers from 1 to ``maximum``, sorted, once each."""
+    values: set[int] = set()
+    for part in text.replace(";", ",").split(","):
+        part = part.strip().replace("_", "")
+        if not part:
+            continue
+        try:
+            n = int(part)
+        except ValueError:
+            raise ValueError(
+                f"{field}: {part!r} is not a whole number; give a list such as 1, 4, 16"
+            ) from None
+        if not 1 <= n <= maximum:
+            raise ValueError(f"{field}: {n:,} is out of range; give values from 1 to {maximum:,}")
+        values.add(n)
+    if not values:
+        raise ValueError(f"{field} is empty; give a list such as 1, 4, 16")
+    return tuple(sorted(values))
+
+
+def pages_per_call_values(pool_blocks: int, *, points: int = 5) -> tuple[int, ...]:
+    """Powers of two up to half the pool (a call's pages come from the pool), at most
+    ``points`` of them spread evenly in log scale, the largest always in."""
+    top = max(1, pool_blocks // 2)
+    powers = [1 << k for k in range(top.bit_length()) if 1 << k <= top]
+    if len(powers) <= points:
+        return tuple(powers)
+    last = len(powers) - 1
+    return tuple(sorted({powers[round(i * last / (points - 1))] for i in range(points)}))
+
+
+def block_size_values(current: int, planned: int, *, top: int) -> tuple[int, ...]:
+    """Block sizes to sweep page bytes with, within 1..``top``.
+
+    ``planned`` is the P the current request equalized to. When it is larger (a hybrid model's
+    state row pins the page), a smaller request gives about the same page again, so the sweep
+    goes up from P: the request, 2P and 4P. Otherwise a quarter to four times the request.
+    """
+    if planned > current:
+        candidates = {current, planned * 2, planned * 4}
+    else:
+        candidates = {current // 4, current // 2, current, current * 2, current * 4}
+    return tuple(sorted(b for b in candidates if 1 <= b <= top))
+
+
+@dataclass(frozen=True)
+class SweepPlans:
+    """Plans of one model at several requested block sizes, one per distinct page size."""
+
+    plans: tuple[FlatMemoryPlan, ...]
+    block_sizes: tuple[int, ...]  # the requested block size of each plan
+    skipped: tuple[str, ...]  # why a requested block size gave no plan of its own
+
+
+def plans_for_block_sizes(
+    components: Sequence[ComponentSpec], block_sizes: Sequence[int], *, alignment: int | None,
+    budget_bytes: int, planner: str,
+) -> SweepPlans:
+    """Plan the model at each block size with the page's planner (a page-bytes sweep).
+
+    ``alignment`` None aligns each to its own block size (the app's "0 = block size"). A block
+    size whose equalized P repeats an earlier one's is skipped (same page, same figures); one the
+    budget cannot hold is skipped with the planner's reason, so the rest still run.
+    """
+    plans: list[FlatMemoryPlan] = []
+    asked: list[int] = []
+    skipped: list[str] = []
+    seen: dict[int, int] = {}
+    for bs in block_sizes:
+        try:
+            plan = analyze(components, block_size=bs, alignment=alignment or bs,
+                           budget_bytes=budget_bytes, planner=planner).plan
+        except ValueError as err:
+            skipped.append(f"block size {bs:,}: {err}")
+            continue
+        p = plan.geometry.block_size
+        if p in seen:
+            skipped.append(f"block size {bs:,}: P = {p:,}, the same page as block size "
+                           f"{seen[p]:,}")
+            continue
+        seen[p] = bs
+        plans.append(plan)
+        asked.append(bs)
+    return SweepPlans(tuple(plans), tuple(asked), tuple(skipped))
+
+
+# --------------------------------------------------------------------------------------------
+# A run kept in the session
+
+
+@dataclass(frozen=True)
+class LabRun:
+    """One click of Run: its results and what they were measured for."""
+
+    results: tuple[BenchResult, ...]
+    sweep: str  # one of SWEEPS
+    model: str
+    plan_key: tuple  # (model, geometry) of the page's plan when it ran: stale when it moved
+    max_blocks: int | None  # the user's cap (None: the benchmark's default)
+    seconds: float
+
+
+def plan_key(model: str, plan: FlatMemoryPlan) -> tuple:
+    return (model, plan.geometry)
+
+
+# --------------------------------------------------------------------------------------------
+# Table rows, chart series, exports
+
+
+def _percent(share: float | None) -> str | None:
+    return None if share is None else f"{share:.1%}"
+
+
+def result_rows(results: Sequence[BenchResult], *, text: bool = True) -> list[dict]:
+    """One row per figure: what moved, how fast, against which baseline, how many bytes.
+
+    ``text`` gives shares as percentages for the screen; without it they are fractions (CSV).
+    The nominal-peak column is there only when some device has a known peak.
+    """
+    with_peak = any(r.nominal_peak_gbps for r in results)
+    rows = []
+    for r in results:
+        for f in r.figures:
+            row = {
+                "page bytes": r.page_bytes,
+                "pages per call": r.pages_per_call,
+                "operation": f.operation,
+                "implementation": f.implementation,
+                "GB/s": round(f.gbps, 2),
+                "baseline": f.baseline,
+                "share of baseline": (_percent(f.share_of_baseline) if text
+                                      else f.share_of_baseline),
+            }
+            if with_peak:
+                row["share of nominal peak"] = (_percent(f.share_of_peak) if text
+                                                else f.share_of_peak)
+            row["bytes per call"] = f.payload_bytes
+            row["bytes counted"] = f.counted_bytes
+            row["median (ms)"] = round(f.median_s * 1e3, 3)
+            rows.append(row)
+    return rows
+
+
+@dataclass(frozen=True)
+class AllocationRow:
+    """Planned against allocated, for one plan of a run (exact bytes)."""
+
+    page_bytes: int
+    planned_blocks: int
+    allocated_blocks: int
+    planned_bytes: int
+    allocated_bytes: int
+    limited_by: str
+
+    def table_row(self) -> dict:
+        return {"page bytes": self.page_bytes, "planned blocks": self.planned_blocks,
+                "allocated blocks": self.allocated_blocks, "planned bytes": self.planned_bytes,
+                "allocated bytes": self.allocated_bytes, "limited by": self.limited_by}
+
+
+def allocation_rows(results: Sequence[BenchResult], max_blocks: int | None) -> list[AllocationRow]:
+    """One row per plan allocated (a pages-per-call sweep reuses one allocation)."""
+    rows: dict[int, AllocationRow] = {}
+    for r in results:
+        a = r.allocation
+        rows.setdefault(a.page_bytes, AllocationRow(
+            a.page_bytes, a.planned_blocks, a.allocated_blocks, a.planned_bytes,
+            a.allocated_bytes, cap_reason_text(a.cap_reason, max_blocks)))
+    return list(rows.values())
+
+
+@dataclass(frozen=True)
+class Series:
+    """One (operation, implementation) over the swept values, for a bandwidth chart."""
+
+    operation: str
+    implementation: str
+    x: tuple[int, ...]  # pages per call or page bytes
+    gbps: tuple[float, ...]
+    call_bytes: tuple[int, ...]  # payload of one call at each point
+
+    @property
+    def kind(self) -> str:
+        return OPERATION_KIND.get(self.operation, "copy")
+
+    @property
+    def is_baseline(self) -> bool:
+        return self.operation in BASELINES
+
+    @property
+    def name(self) -> str:
+        title = OPERATION_TITLES.get(self.operation, self.operation)
+        return f"{title} (baseline)" if self.is_baseline else f"{title} ({self.implementation})"
+
+
+def bandwidth_series(results: Sequence[BenchResult], x: str) -> list[Series]:
+    """Each figure's GB/s over ``x`` (``"pages_per_call"`` or ``"page_bytes"``), sorted by x;
+    series in the order the run measured them (baseline first)."""
+    if x not in ("pages_per_call", "page_bytes"):
+        raise ValueError(f"x must be 'pages_per_call' or 'page_bytes', got {x!r}")
+    points: dict[tuple[str, str], list[tuple[int, float, int]]] = {}
+    for r in results:
+        for f in r.figures:
+            points.setdefault((f.operation, f.implementation), []).append(
+                (getattr(r, x), f.gbps, f.payload_bytes))
+    out = []
+    for (op, impl), pts in points.items():
+        pts.sort()
+        out.append(Series(op, impl, tuple(p[0] for p in pts), tuple(p[1] for p in pts),
+                          tuple(p[2] for p in pts)))
+    return out
+
+
+def results_json(run: LabRun) -> str:
+    """Every result's summary (the CLI's --json) with what the run was for."""
+    return json.dumps({"model": run.model, "sweep": run.sweep, "max_blocks": run.max_blocks,
+                       "results": [r.summary() for r in run.results]}, indent=2)
+
+
+def results_csv(results: Sequence[BenchResult]) -> str:
+    return rows_csv(result_rows(results, text=False))

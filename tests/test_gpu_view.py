@@ -1,0 +1,147 @@
+"""The GPU lab page's pure helpers: sweep planning, table rows, chart series and exports of
+benchmark results built by hand (no timing asserted), and no torch at import."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import subprocess
+import sys
+
+import pytest
+
+from flatkv import gpu_view
+from flatkv.gpu.bench import BenchResult, Figure
+from flatkv.gpu.pool import AllocationReport
+from flatkv.plan import components_from_layers
+
+PAGE = 1568  # the small plan of tests/gpu/gpu_plans.py: slot rows 864 + 352 + 352 B
+
+
+def figure(op, impl, payload, gbps, baseline="copy", copy_gbps=20.0, peak=None):
+    counted = 2 * payload if baseline == "copy" else payload
+    return Figure(op, impl, payload, counted, counted / gbps / 1e9, (counted / gbps / 1e9,),
+                  gbps, baseline, gbps / copy_gbps, gbps / peak if peak else None)
+
+
+def result(pages=8, page=PAGE, gbps=(20.0, 10.0, 16.0), peak=None, cap="max_blocks"):
+    """A run of ``pages`` pages per call: copy, gather and scatter at ``gbps``, a state copy of
+    ``pages`` pairs of three 352-byte state rows at 5 GB/s."""
+    call = pages * page
+    copy, gather, scatter = gbps
+    figures = (
+        figure("copy", "copy", call, copy, copy_gbps=copy, peak=peak),
+        figure("gather", "torch", call, gather, copy_gbps=copy, peak=peak),
+        figure("scatter", "torch", call, scatter, copy_gbps=copy, peak=peak),
+        figure("state_copy", "torch", pages * 1056, 5.0, copy_gbps=copy, peak=peak),
+    )
+    allocation = AllocationReport("cpu", page, 637, 40, 637 * page, 40 * page, (), 10**10, cap)
+    return BenchResult("cpu", "test cpu", "2.x", None, allocation, page, pages, call, 1056, peak,
+                       1, 1, ("torch",), "torch", figures)
+
+
+def test_the_module_and_the_charts_import_without_torch():
+    code = ("import sys, flatkv.gpu_view, flatkv.charts; "
+            "sys.exit('torch' in sys.modules)")
+    assert subprocess.run([sys.executable, "-c", code]).returncode == 0
+
+
+def test_parse_counts():
+    assert gpu_view.parse_counts(" 16, 4,1 ,4", "pages per call", maximum=20) == (1, 4, 16)
+    assert gpu_view.parse_counts("1_024", "block sizes", maximum=2048) == (1024,)
+    with pytest.raises(ValueError, match="pages per call: 'x' is not a whole number"):
+        gpu_view.parse_counts("1, x", "pages per call", maximum=20)
+    with pytest.raises(ValueError, match="pages per call: 21 is out of range; give values "
+                       "from 1 to 20"):
+        gpu_view.parse_counts("21", "pages per call", maximum=20)
+    with pytest.raises(ValueError, match="block sizes is empty"):
+        gpu_view.parse_counts(" , ", "block sizes", maximum=20)
+
+
+def test_pages_per_call_values():
+    assert gpu_view.pages_per_call_values(10) == (1, 2, 4)  # half the pool: 5
+    assert gpu_view.pages_per_call_values(2) == (1,)
+    # 4,096 blocks: 1 .. 2,048 is 12 powers; indices round(i x 11 / 4) = 0, 3, 6, 8, 11
+    assert gpu_view.pages_per_call_values(4096) == (1, 8, 64, 256, 2048)
+
+
+def test_block_size_values():
+    assert gpu_view.block_size_values(64, 64, top=1 << 20) == (16, 32, 64, 128, 256)
+    assert gpu_view.block_size_values(1, 1, top=1 << 20) == (1, 2, 4)
+    assert gpu_view.block_size_values(512, 512, top=1024) == (128, 256, 512, 1024)
+    # a hybrid model: block 16 equalizes to P = 544; smaller requests give about P again
+    assert gpu_view.block_size_values(16, 544, top=1 << 20) == (16, 1088, 2176)
+    assert gpu_view.block_size_values(16, 544, top=2000) == (16, 1088)
+
+
+def test_plans_for_block_sizes_keeps_each_page_once():
+    # LLLF, KV 64 B per slot, state row conv 96 + ssm 256 = 352 B: ceil(352 / 64) = 6 tokens.
+    comps = components_from_layers(layer_types=["linear_attention"] * 3 + ["full_attention"],
+                                   kv_bytes_per_slot=64, state_const_bytes={"conv": 96, "ssm": 256})
+    swept = gpu_view.plans_for_block_sizes(comps, [2, 4, 8, 16384], alignment=None,
+                                           budget_bytes=1_000_000, planner="packed")
+    # block 2: P = 6 (a multiple of 2); block 4: P = 8; block 8: P = 8 again, skipped;
+    # block 16,384: one KV row is 64 x 16,384 = 1,048,576 B, more than the budget
+    assert [p.geometry.block_size for p in swept.plans] == [6, 8]
+    assert swept.block_sizes == (2, 4)
+    assert swept.skipped[0] == "block size 8: P = 8, the same page as block size 4"
+    assert swept.skipped[1].startswith("block size 16,384: ") and "at least 2" in swept.skipped[1]
+
+
+def test_cap_reason_text():
+    assert gpu_view.cap_reason_text("max_blocks", 40) == "your cap of 40 blocks"
+    assert "default pool size" in gpu_view.cap_reason_text("max_blocks", None)
+    assert gpu_view.cap_reason_text("plan", None) == "the whole plan fits"
+
+
+def test_result_rows_show_bytes_and_shares():
+    rows = gpu_view.result_rows([result()])
+    assert [(r["operation"], r["implementation"]) for r in rows] == [
+        ("copy", "copy"), ("gather", "torch"), ("scatter", "torch"), ("state_copy", "torch")]
+    gather = rows[1]
+    assert gather["bytes per call"] == 8 * PAGE == 12_544  # pages per call x page bytes
+    assert gather["bytes counted"] == 25_088  # read + written
+    assert (gather["GB/s"], gather["share of baseline"], gather["baseline"]) == (10.0, "50.0%",
+                                                                                "copy")
+    assert rows[3]["bytes per call"] == 8 * 1056
+    assert gather["median (ms)"] == round(25_088 / 10e9 * 1e3, 3)
+    assert "share of nominal peak" not in gather  # no device with a known peak
+    peaked = gpu_view.result_rows([result(peak=40.0)])
+    assert peaked[1]["share of nominal peak"] == "25.0%"  # 10 of 40 GB/s
+    raw = gpu_view.result_rows([result(peak=40.0)], text=False)
+    assert raw[1]["share of baseline"] == 0.5 and raw[1]["share of nominal peak"] == 0.25
+
+
+def test_allocation_rows_one_per_plan():
+    rows = gpu_view.allocation_rows([result(pages=2), result(pages=4),
+                                     result(page=3136, cap="plan")], max_blocks=40)
+    assert [(r.page_bytes, r.allocated_bytes, r.limited_by) for r in rows] == [
+        (PAGE, 40 * PAGE, "your cap of 40 blocks"), (3136, 40 * 3136, "the whole plan fits")]
+    assert rows[0].table_row()["planned bytes"] == 637 * PAGE
+
+
+def test_bandwidth_series_over_pages_and_page_bytes():
+    runs = [result(pages=4, gbps=(20.0, 12.0, 14.0)), result(pages=1, gbps=(18.0, 6.0, 9.0))]
+    series = gpu_view.bandwidth_series(runs, "pages_per_call")
+    assert [s.name for s in series] == ["device copy (baseline)", "gather (torch)",
+                                        "scatter (torch)", "state-row copy (torch)"]
+    gather = series[1]
+    assert gather.x == (1, 4) and gather.gbps == (6.0, 12.0)  # sorted by pages per call
+    assert gather.call_bytes == (PAGE, 4 * PAGE)
+    assert series[0].is_baseline and not gather.is_baseline and series[3].kind == "state_copy"
+    by_page = gpu_view.bandwidth_series([result(page=3136), result()], "page_bytes")
+    assert by_page[0].x == (PAGE, 3136)
+    with pytest.raises(ValueError, match="x must be"):
+        gpu_view.bandwidth_series(runs, "tokens")
+
+
+def test_exports():
+    run = gpu_view.LabRun((result(),), "one run", "tiny", ("tiny", None), 40, 0.5)
+    data = json.loads(gpu_view.results_json(run))
+    assert data["model"] == "tiny" and data["max_blocks"] == 40
+    assert data["results"][0]["gather_gbps"] == 10.0
+    assert data["results"][0]["call_bytes"] == 12_544
+    rows = list(csv.DictReader(io.StringIO(gpu_view.results_csv(run.results))))
+    assert rows[1]["operation"] == "gather" and rows[1]["bytes per call"] == "12544"
+    assert rows[1]["share of baseline"] == "0.5"
