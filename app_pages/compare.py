@@ -24,10 +24,14 @@ with user_errors():
     rows = [app_data.CompareRow.from_result(r) for r in results]
     shown = [r for r in rows if r.applies]
     frame = pd.DataFrame([r.table_row() for r in rows])
-    table(frame)
-    st.caption("Capacity: tokens every group can hold side by side (vLLM's \"GPU KV cache "
-               "size\"; SGLang: its token pool). Concurrency: requests of this context length "
-               "the layout holds at once (SPEC 3.5 pages per request).")
+    table(frame[frame["applies"]].drop(columns=["applies", "note"]))
+    for r in rows:
+        if not r.applies:
+            st.caption(f"**{r.name}** does not apply: {r.reason}")
+    st.caption("Capacity: the longest history the pool holds beside one request's state "
+               "(vLLM: its logged \"GPU KV cache size\", num_blocks // groups x P; SGLang: its "
+               "token pool). Concurrency: requests of this context length the layout holds at "
+               "once, counted with the engine's pages per request.")
     names = [r.name for r in shown]
     chart(charts.capacity_bars(names, [r.capacity_tokens or 0 for r in shown],
                                [r.max_concurrency or 0.0 for r in shown], context=s.context),

@@ -17,7 +17,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 sys.path.insert(0, str(ROOT / "tests" / "browser"))
 
-from app_server import CHROMIUM, CHROMIUM_ARGS, running_app  # noqa: E402
+from app_server import CHROMIUM, CHROMIUM_ARGS, running_app, warm_up  # noqa: E402
 from playwright.sync_api import expect, sync_playwright  # noqa: E402
 
 QUERY = "gpu=H200+141GB&weights=80GB"  # e.g. fp8 weights of an 80B model on one GPU
@@ -63,6 +63,7 @@ def main() -> None:
         sys.exit(f"unknown screenshot {unknown}: choose from {', '.join(SHOTS)}")
     with running_app() as url, sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        warm_up(browser, url)
         page = browser.new_page(viewport={"width": 1400, "height": 900})
         for name in names:
             SHOTS[name](page, url)

@@ -67,3 +67,18 @@ def running_app() -> Iterator[str]:
 def _tail(log, size: int = 2000) -> str:
     log.seek(0)
     return log.read().decode(errors="replace")[-size:]
+
+
+def warm_up(browser, url: str) -> None:
+    """Open the main page once, so the server learns the app's pages.
+
+    Until a first session has run st.navigation, streamlit answers a direct link to another
+    page with a "Page not found" notice over the right page (streamlit issue #9992). A shared
+    link opened on a running app never sees it.
+    """
+    page = browser.new_page()
+    try:
+        page.goto(url)
+        page.locator("h1").first.wait_for(timeout=30_000)
+    finally:
+        page.close()

@@ -6,7 +6,7 @@ from __future__ import annotations
 from urllib.parse import parse_qs, urlencode, urlparse
 
 import pytest
-from app_server import CHROMIUM, CHROMIUM_ARGS, running_app
+from app_server import CHROMIUM, CHROMIUM_ARGS, running_app, warm_up
 from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
@@ -19,11 +19,12 @@ def app_url():
 
 
 @pytest.fixture(scope="session")
-def browser():
+def browser(app_url):
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
         b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        warm_up(b, app_url)
         yield b
         b.close()
 
