@@ -19,7 +19,7 @@ exact integer arithmetic; ``max_requests`` bisects, so it answers at once even f
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from flatkv.plan import (
@@ -201,7 +201,13 @@ def max_requests(
 
     if not fits(0):
         return 0
-    lo, hi = 0, pool.num_units * max(g.pages_per_unit for g in pool.groups) + 1  # fits(lo), not hi
+    return largest_fitting(fits, pool.num_units * max(g.pages_per_unit for g in pool.groups) + 1)
+
+
+def largest_fitting(fits: Callable[[int], bool], too_many: int) -> int:
+    """The largest n in [0, too_many) with fits(n), for a monotone ``fits`` with fits(0) true
+    and fits(too_many) false: bisection, about log2(too_many) calls, exact on huge pools."""
+    lo, hi = 0, too_many
     while hi - lo > 1:
         mid = (lo + hi) // 2
         if fits(mid):

@@ -26,7 +26,7 @@ from flatkv.strategies.base import (
     state_pages_per_request,
     unit_breakdown,
 )
-from flatkv.workload import PagePool, PoolGroup, max_requests
+from flatkv.workload import PagePool, PoolGroup, largest_fitting, max_requests
 
 
 def label_groups(profile: CacheProfile) -> list[PoolGroup]:
@@ -64,14 +64,7 @@ def history_pages(num_units: int, groups: Sequence[PoolGroup], options: Strategy
         return 0
     # An attention group alone needs hi / K > num_units units at hi: fits(lo), not fits(hi).
     k = max(g.pages_per_unit for g in groups if g.kind != LINEAR_ATTENTION)
-    lo, hi = 0, num_units * k + 1
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        if fits(mid):
-            lo = mid
-        else:
-            hi = mid
-    return lo
+    return largest_fitting(fits, num_units * k + 1)
 
 
 def capacity_text(num_units: int, groups: Sequence[PoolGroup], options: StrategyOptions,
