@@ -301,6 +301,8 @@ def layer_strip(layers: Sequence[Mapping], *, title: str = "") -> go.Figure:
     for gid, rows in by_group.items():
         fig.add_trace(go.Bar(
             name=rows[0]["kind"], x=[r["cache layer"] for r in rows], y=[1] * len(rows),
+            # One layer wide each: plotly would size a bar by its trace's spacing of x values.
+            width=[0.9] * len(rows),
             marker={"color": color_of(GROUP_KIND.get(gid, "state")),
                     "line": {"color": "white", "width": 1}},
             customdata=[[r["slot"], f"{r['bytes per token']:,}", f"{r['state bytes']:,}"]

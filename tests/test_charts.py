@@ -112,7 +112,9 @@ def test_compare_bars_keep_category_colours():
 def test_one_colour_per_kind_across_charts(analysis):
     strip = charts.layer_strip(layer_rows(QWEN35))
     assert _trace(strip, "full attention").marker.color == COLORS["kv"]
-    assert len(_trace(strip, "full attention").x) == 12
+    full = _trace(strip, "full attention")
+    # 12 full layers at 3, 7, ..., 47: each drawn one layer wide, not as wide as their spacing.
+    assert list(full.x) == list(range(3, 48, 4)) and list(full.width) == [0.9] * 12
     layout = charts.layout_figure(app_data.layout_segments(analysis))
     bars = charts.breakdown_bars(["x"], [[("kv_history", 1)]])
     assert (_trace(layout, "KV (full attention)").marker.color
