@@ -7,8 +7,10 @@ and take medians. Bandwidth counts bytes read + bytes written for device figures
 bytes counts 2B), and the bytes carried over the bus once for host <-> device figures (how PCIe
 figures are quoted). Every figure is also given as a share of a baseline measured in the same run:
 a plain device copy (``copy_`` of the same bytes into a preallocated buffer: a clone without the
-allocation) for device figures, one large pinned copy of the same bytes for host figures; and as
-a share of the device's nominal peak where known.
+allocation, whose first-touch page faults would otherwise cut the CPU baseline to about a fifth;
+both buffers come from ``pool.empty_bytes`` like the pool, so on the host all of them sit on the
+same transparent huge pages) for device figures, one large pinned copy of the same bytes for
+host figures; and as a share of the device's nominal peak where known.
 
 The Streamlit page calls ``run_benchmark`` / ``run_sweep`` with a progress callback; sessions
 share one process, so ``device_lock`` keeps to one benchmark per device at a time.
@@ -31,6 +33,7 @@ from flatkv.gpu.pool import (
     FlatPool,
     PoolAllocationError,
     allocate_pool,
+    empty_bytes,
     fill_random,
     resolve_device,
 )
@@ -533,7 +536,10 @@ def _bench_pool(
 
 def _alloc(keep: list[torch.Tensor], nbytes: int, device: torch.device,
            pin: bool = False) -> torch.Tensor:
-    t = torch.empty(nbytes, dtype=torch.uint8, device=device, pin_memory=pin)
+    if pin:
+        t = torch.empty(nbytes, dtype=torch.uint8, device=device, pin_memory=True)
+    else:  # the pool's kind of memory (huge pages on the host): copy and movers compare fairly
+        t = empty_bytes(nbytes, device)
     keep.append(t)
     return t
 

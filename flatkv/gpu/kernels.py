@@ -22,7 +22,7 @@ from math import gcd
 
 import torch
 
-from flatkv.gpu.pool import FlatPool
+from flatkv.gpu.pool import FlatPool, empty_bytes
 
 # Element sizes tried for the copies, widest first: torch's indexing kernels copy one element at
 # a time within a row, so wider elements mean fewer, larger moves. complex128 is only a 16-byte
@@ -93,14 +93,18 @@ def new_staging(pool: FlatPool, count: int, *, device: str | torch.device | None
                 pin: bool = False) -> torch.Tensor:
     """An uninitialised 1-D uint8 staging buffer for ``count`` pages.
 
-    ``device`` defaults to the pool's; ``pin=True`` pins a host buffer (needs CUDA).
+    ``device`` defaults to the pool's; ``pin=True`` pins a host buffer (needs CUDA). An unpinned
+    host buffer is advised onto transparent huge pages (``pool.advise_huge_pages``).
     """
     if isinstance(count, bool) or not isinstance(count, int) or count < 1:
         raise ValueError(f"count must be a positive number of pages, got {count!r}")
     dev = pool.device if device is None else torch.device(device)
     if pin and (dev.type != "cpu" or not torch.cuda.is_available()):
         raise ValueError("pin=True needs a host ('cpu') buffer on a machine with CUDA")
-    return torch.empty(staging_bytes(pool, count), dtype=torch.uint8, device=dev, pin_memory=pin)
+    if pin:
+        return torch.empty(staging_bytes(pool, count), dtype=torch.uint8, device=dev,
+                           pin_memory=True)
+    return empty_bytes(staging_bytes(pool, count), dev)  # huge pages on the host, like the pool
 
 
 def staging_views(pool: FlatPool, staging: torch.Tensor, count: int) -> list[torch.Tensor]:

@@ -7,6 +7,7 @@ import pytest
 import torch
 from gpu_plans import small_plan
 
+from flatkv.gpu import kernels
 from flatkv.gpu import pool as pool_mod
 from flatkv.gpu.pool import PoolAllocationError, allocate_pool, fill_random, slot_layout
 from flatkv.plan import LayerBinding, TensorPlan, plan_component_tensors
@@ -154,3 +155,44 @@ def test_fill_random_is_not_zero_and_seeded():
     assert torch.equal(a, b)
     assert int(a.count_nonzero()) > a.numel() // 2
     assert int((a[:, 7::8] >= 128).sum()) > 0  # the top byte of each int64 word has a high bit
+
+
+def vm_flags(address):
+    """The VmFlags of the mapping that holds ``address``, from /proc/self/smaps.
+
+    proc(5): a mapping header is ``start-end perms ...``; ``hg`` in VmFlags means the range was
+    advised with MADV_HUGEPAGE.
+    """
+    inside = False
+    with open("/proc/self/smaps", encoding="ascii", errors="replace") as smaps:
+        for line in smaps:
+            head = line.split(maxsplit=1)[0]
+            if "-" in head and not head.endswith(":"):
+                low, high = (int(x, 16) for x in head.split("-"))
+                inside = low <= address < high
+            elif inside and line.startswith("VmFlags:"):
+                return line.split()[1:]
+    raise AssertionError(f"no mapping holds address {address:#x}")
+
+
+def test_cpu_pool_and_staging_are_advised_onto_huge_pages():
+    # small_plan(budget=10**8): 10**8 // 1568 = 63,775 blocks; capped at 8,000, slot 0 holds
+    # 8,000 x 864 = 6,912,000 B (6.6 MiB), so its aligned interior holds at least two 2 MiB pages.
+    huge = pool_mod.HUGE_PAGE_BYTES
+    assert huge == 2 * 1024 * 1024
+    with allocate_pool(small_plan(budget=10**8), "cpu", max_blocks=8000) as pool:
+        slot0 = pool.tensors[0]
+        assert slot0.numel() == 6_912_000
+        first_huge = -(-slot0.data_ptr() // huge) * huge
+        assert "hg" in vm_flags(first_huge)
+        staging = kernels.new_staging(pool, 4000)  # 4,000 x 1,568 = 6,272,000 B
+        assert "hg" in vm_flags(-(-staging.data_ptr() // huge) * huge)
+    # Under two huge pages there may be no whole aligned one inside: left alone.
+    assert pool_mod.advise_huge_pages(torch.empty(huge, dtype=torch.uint8)) is False
+
+
+def test_huge_page_advice_keeps_the_contents():
+    t = pool_mod.empty_bytes(3 * pool_mod.HUGE_PAGE_BYTES, torch.device("cpu"))
+    t.copy_(torch.arange(t.numel()) % 251)
+    assert pool_mod.advise_huge_pages(t) is True  # advising written memory changes nothing
+    assert torch.equal(t, torch.arange(t.numel()) % 251)
