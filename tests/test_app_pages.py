@@ -230,6 +230,98 @@ def test_compare_page_lists_every_strategy():
     assert "num_blocks = budget // block_bytes = 80,000,000,000 // 103,219,200 = 775" in codes
 
 
+def vllm_row(at: AppTest):
+    return at.dataframe[0].value.set_index("strategy").loc["vLLM v1"]
+
+
+def test_compare_kernel_block_size_drives_vllm_p():
+    # block 16: A = max(kernel 16, 16) = 16; P = 16 x cdiv(2,146,304, 16 x 2,048 = 32,768) =
+    # 16 x 66 = 1,056; page max(1,056 x 2,048, 2,146,304) = 2,162,688; 36 linear + 12 full
+    # layers, group_size 12; 80e9 // 2,162,688 // 12 = 36,991 // 12 = 3,082 blocks
+    at = open_app("app_pages/compare.py", {**QWEN35_LINK, "block": "16"})
+    assert_clean(at)
+    assert (vllm_row(at)["P (tokens)"], vllm_row(at)["blocks"]) == (1056, 3082)
+    at.number_input(key="w.kernel_block_size").set_value(64).run()
+    assert_clean(at)
+    # A = max(64, 16) = 64; P = 64 x cdiv(2,146,304, 131,072) = 64 x 17 = 1,088;
+    # page 2,228,224 B; 80e9 // 2,228,224 // 12 = 35,903 // 12 = 2,991 blocks
+    assert (vllm_row(at)["P (tokens)"], vllm_row(at)["blocks"]) == (1088, 2991)
+    assert at.query_params["kernel"] == "64"
+    assert "Engine options (1 changed)" in [e.label for e in at.expander]
+
+
+def test_mamba_cache_mode_align_drives_concurrency_on_compare_and_budget():
+    at = open_app("app_pages/compare.py", QWEN35_LINK)
+    table = at.dataframe[0].value.set_index("strategy")
+    # vLLM at 32,768 tokens, P 1,088: full cdiv(32,768, 1,088) = 31 blocks + 3 state groups x 1
+    # (mode none) = 34 blocks per request; 2,991 / 34 = 87.97
+    assert table.loc["vLLM v1", "concurrency"] == 87.97
+    # flat (P 1,056, 775 blocks): ceil(32,768 / 1,056) = 32 full pages + 1 state page; 775 / 33
+    assert table.loc["FlatKV packed slabs", "concurrency"] == round(775 / 33, 2) == 23.48
+    at.selectbox(key="w.mamba_cache_mode").set_value("align").run()
+    assert_clean(at)
+    table = at.dataframe[0].value.set_index("strategy")
+    # mode align: 2 state pages per state group: 2,991 / (31 + 3 x 2) = 80.84
+    assert table.loc["vLLM v1", "concurrency"] == round(2991 / 37, 2) == 80.84
+    # flat: 32 full pages + 2 state pages; 775 / 34 = 22.79; capacity (775 - 2) x 1,056
+    flat = table.loc["FlatKV packed slabs"]
+    assert (flat["concurrency"], flat["capacity (tokens)"]) == (22.79, 773 * 1056)
+    assert at.query_params["mamba"] == "align"
+    at.switch_page("app_pages/budget.py").run()  # the Budget page uses the same options
+    assert_clean(at)
+    m = metrics(at)
+    assert m["Concurrency at 32,768 tokens"] == "22.79"
+    assert m["Capacity (tokens)"] == f"{773 * 1056:,}" == "816,288"
+
+
+def test_chunk_size_shows_in_mode_all_only():
+    at = open_app("app_pages/compare.py", QWEN35_LINK)
+    assert not [w for w in at.number_input if w.key == "w.mamba_chunk_size"]
+    at.selectbox(key="w.mamba_cache_mode").set_value("all").run()
+    at.number_input(key="w.mamba_chunk_size").set_value(128).run()
+    assert_clean(at)
+    # mode all: c = lcm(chunk 128, A 64) = 128; P = 128 x cdiv(2,146,304, 128 x 2,048) =
+    # 128 x 9 = 1,152
+    assert vllm_row(at)["P (tokens)"] == 1152
+    assert (at.query_params["mamba"], at.query_params["chunk"]) == ("all", "128")
+
+
+def test_engine_options_round_trip_through_the_link():
+    at = open_app("app_pages/compare.py", QWEN35_LINK)
+    at.number_input(key="w.kernel_block_size").set_value(128).run()
+    at.selectbox(key="w.mamba_cache_mode").set_value("align").run()
+    at.number_input(key="w.mamba_full_memory_ratio").set_value(0.5).run()
+    at.number_input(key="w.sglang_slots_per_request").set_value(5).run()
+    at.number_input(key="w.max_batched_tokens").set_value(2048).run()
+    at.number_input(key="w.lcm_padding_bound").set_value(0.1).run()
+    assert_clean(at)
+    link = dict(at.query_params)
+    assert {k: link[k] for k in ("kernel", "mamba", "sg_ratio", "sg_slots", "mbt", "lcm_pad")} \
+        == {"kernel": "128", "mamba": "align", "sg_ratio": "0.5", "sg_slots": "5",
+            "mbt": "2048", "lcm_pad": "0.1"}
+    assert "chunk" not in link  # defaults stay implicit
+    again = open_app("app_pages/compare.py", link)
+    assert_clean(again)
+    assert not again.warning
+    assert again.dataframe[0].value.equals(at.dataframe[0].value)
+    # kernel 128: A = 128, P = 128 x cdiv(2,146,304, 262,144) = 128 x 9 = 1,152
+    assert vllm_row(again)["P (tokens)"] == 1152
+    assert again.number_input(key="w.sglang_slots_per_request").value == 5
+
+
+def test_bad_engine_options_in_the_link_fall_back_with_a_notice():
+    at = open_app(None, {**QWEN35_LINK, "kernel": "0", "mamba": "bogus"})
+    assert_clean(at)
+    notices = " ".join(w.value for w in at.warning)
+    assert "kernel=0 is outside 1..1,048,576; using the default (16)" in notices
+    assert "mamba='bogus' is not one of none, align, all; using the default (none)" in notices
+    assert "kernel" not in at.query_params and "mamba" not in at.query_params
+    at.switch_page("app_pages/compare.py").run()
+    assert_clean(at)
+    assert at.selectbox(key="w.mamba_cache_mode").value == "none"
+    assert (vllm_row(at)["P (tokens)"], vllm_row(at)["blocks"]) == (1088, 2991)
+
+
 @pytest.mark.parametrize("model", model_names())
 def test_every_page_renders_for_every_example(model):
     at = open_app(None, {"model": model})

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import json
 from dataclasses import replace
+from fractions import Fraction
 
 import pytest
 
 from flatkv import app_model
 from flatkv.app_model import CUSTOM, RawModel
 from flatkv.app_state import DEFAULT, AppState, cache_budget, decode_query, encode_query
+from flatkv.strategies import StrategyOptions
 
 QWEN35 = RawModel("(3*linear,full)*12", 2048, (("conv", 49152), ("ssm", 2097152)))
 
@@ -33,6 +35,27 @@ def test_round_trip_of_a_custom_model_and_every_setting():
     assert decode_query(query) == (state, [])
 
 
+def test_engine_options_round_trip_and_feed_strategy_options():
+    state = AppState(kernel_block_size=64, mamba_cache_mode="all", mamba_chunk_size=128,
+                     mamba_full_memory_ratio=0.5, sglang_slots_per_request=5,
+                     max_batched_tokens=2048, lcm_padding_bound=0.1)
+    query = encode_query(state)
+    assert query == {"kernel": "64", "mamba": "all", "chunk": "128", "sg_ratio": "0.5",
+                     "sg_slots": "5", "mbt": "2048", "lcm_pad": "0.1"}
+    assert decode_query(query) == (state, [])
+    options = state.strategy_options()
+    assert (options.kernel_block_size, options.mamba_cache_mode, options.mamba_chunk_size) == (
+        64, "all", 128)
+    # ratios read as their decimals, exactly: 0.5 = 1/2, 0.1 = 1/10
+    assert (options.mamba_full_memory_ratio, options.lcm_padding_bound) == (
+        Fraction(1, 2), Fraction(1, 10))
+    assert (options.sglang_slots_per_request, options.max_batched_tokens) == (5, 2048)
+    # the engines' own defaults: nothing in the link, nothing changed
+    assert DEFAULT.changed_engine_options() == {}
+    assert DEFAULT.strategy_options() == StrategyOptions(block_size=16, alignment=16)
+    assert state.changed_engine_options()["kernel_block_size"] == 64
+
+
 def test_a_preset_is_linked_by_name():
     state = AppState(model="Llama-3.1-8B")
     assert encode_query(state) == {"model": "Llama-3.1-8B"}
@@ -50,6 +73,13 @@ def test_a_preset_is_linked_by_name():
         ({"weights": "lots"}, "weights", "weights 'lots' is not a size"),
         ({"planner": "magic"}, "planner", "planner='magic'"),
         ({"tp": "-2"}, "tp", "tp=-2 is outside"),
+        ({"kernel": "0"}, "kernel_block_size", "kernel=0 is outside"),
+        ({"mamba": "bogus"}, "mamba_cache_mode", "mamba='bogus' is not one of none, align, all"),
+        ({"chunk": "x"}, "mamba_chunk_size", "chunk='x' is not a whole number"),
+        ({"sg_ratio": "0"}, "mamba_full_memory_ratio", "sg_ratio is '0': give a number in"),
+        ({"sg_slots": "0"}, "sglang_slots_per_request", "sg_slots=0 is outside"),
+        ({"mbt": "-1"}, "max_batched_tokens", "mbt=-1 is outside"),
+        ({"lcm_pad": "11"}, "lcm_padding_bound", "lcm_pad is '11': give a number in [0, 10]"),
     ],
 )
 def test_a_bad_setting_falls_back_to_its_default_with_a_notice(params, field, words):
