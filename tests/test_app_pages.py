@@ -158,6 +158,54 @@ def test_model_page_edits_heads_and_dtypes_of_a_preset():
     assert again.dataframe[0].value.iloc[0]["KV bytes per token"] == 1024
 
 
+def test_model_page_builds_a_hybrid_from_scratch():
+    at = open_app("app_pages/model.py")
+    at.segmented_control(key="model.source").set_value("Edit by hand").run()
+    at.button(key="spec.scratch").click().run()
+    assert_clean(at)
+    assert any("No kinds yet" in i.value for i in at.info)
+    at.selectbox(key="spec.new.type").set_value("full attention")
+    at.button(key="spec.add").click().run()
+    assert_clean(at)
+    assert at.text_input(key="spec.pattern").value == "full"  # one kind is a model already
+    for field, value in (("kv_heads", 8), ("head_dim_k", 128), ("head_dim_v", 128)):
+        at.number_input(key=f"spec.full.{field}").set_value(value).run()
+    at.selectbox(key="spec.new.type").set_value("Mamba2")
+    at.button(key="spec.add").click().run()
+    for field, value in (("n_heads", 8), ("head_dim", 64), ("d_state", 16), ("n_groups", 1),
+                         ("conv_kernel", 4)):
+        at.number_input(key=f"spec.mamba2.{field}").set_value(value).run()
+    at.text_input(key="spec.pattern").set_value("(mamba2,full)*2").run()
+    at.selectbox(key="spec.ssm_dtype").set_value("float32").run()
+    assert_clean(at)
+    assert metrics(at)["Cache layers"] == "4"
+    kinds = at.dataframe[0].value.set_index("name")
+    # full: 8 KV heads x (128 + 128) x 2 B (bf16) = 4,096 B per token
+    assert kinds.loc["full", "KV bytes per token"] == 8 * 256 * 2 == 4096
+    # SPEC section 2, Mamba2 at TP 1: d_inner = 8 x 64 = 512; conv (512 + 2 x 1 x 16, 4 - 1) =
+    # (544, 3) x 2 B = 3,264; ssm (8, 64, 16) x 4 B (float32) = 32,768; 36,032 B per layer
+    assert kinds.loc["mamba2", "state bytes per layer"] == 544 * 3 * 2 + 8 * 64 * 16 * 4 == 36032
+    layers = at.dataframe[1].value
+    assert list(layers["kind"]) == ["mamba2", "full", "mamba2", "full"]
+    assert list(layers["bytes per token"]) == [0, 4096, 0, 4096]
+    assert list(layers["state bytes"]) == [36032, 0, 36032, 0]
+    assert at.query_params["model"] == "spec"
+    again = open_app("app_pages/model.py", dict(at.query_params))  # the link holds the model
+    assert_clean(again)
+    assert list(again.dataframe[1].value["state bytes"]) == [36032, 0, 36032, 0]
+    # a taken or bad kind name is refused with the reason; the draft stays
+    at.text_input(key="spec.new.name").set_value("2bad")
+    at.button(key="spec.add").click().run()
+    assert not at.exception
+    assert any("kind name '2bad' must start with a letter" in e.value for e in at.error)
+    # removing a kind removes its layers: (mamba2,full)*2 -> 2*mamba2, a state-only model
+    at.button(key="spec.full.remove").click().run()
+    assert_clean(at)
+    assert at.text_input(key="spec.pattern").value == "2*mamba2"
+    assert metrics(at)["Cache layers"] == "2"
+    assert list(at.dataframe[1].value["state bytes"]) == [36032, 36032]
+
+
 def test_model_page_loads_a_config_json_and_model_json():
     at = open_app("app_pages/model.py")
     at.selectbox(key="w.model").set_value("Llama-3.1-8B").run()
