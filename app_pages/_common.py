@@ -262,9 +262,9 @@ def sidebar() -> None:
 # Engine options: the strategies' knobs (Compare and Budget pages share them).
 
 MAMBA_MODE_TEXT = {
-    "none": "none: 1 state page per request",
-    "align": "align: 2 state pages per request",
-    "all": "all: a state page every P tokens (prefix caching)",
+    "none": "none (1 state page)",
+    "align": "align (2 state pages)",
+    "all": "all (1 per P tokens)",
 }
 
 
@@ -287,8 +287,9 @@ def engine_options() -> None:
                  "block size).")
             mode = bind(st.selectbox, "mamba_cache_mode", "Mamba cache mode",
                         options=list(MAMBA_CACHE_MODES), format_func=MAMBA_MODE_TEXT.get,
-                        help="State pages one request holds (every paged layout counts "
-                        "them this way).")
+                        help="State pages one request holds: 1 (none), 2 (align), or one "
+                        "every P tokens (all: prefix caching of state). Every paged layout "
+                        "counts them this way.")
             if mode == "all":
                 bind(st.number_input, "mamba_chunk_size", "Mamba chunk size (tokens)",
                      min_value=1, max_value=MAX_BLOCK_SIZE, step=64,

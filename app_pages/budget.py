@@ -59,8 +59,9 @@ with user_errors():
     s = state()
     b = s.budget()
     strategy = PLANNER_STRATEGY[s.planner]
-    st.caption(f"{s.profile().name} · {STRATEGY_TITLES[strategy]} · GPU, memory fraction, "
-               "weights and TP are in the sidebar.")
+    st.caption(f"{s.profile().name} · {STRATEGY_TITLES[strategy]} · "
+               f"{s.engine_options_text()} · GPU, memory fraction, weights and TP are in the "
+               "sidebar.")
     st.info(b.explain(s.mem_fraction, s.tp), icon=":material/calculate:")
     bind(st.number_input, "context", "Context length (tokens per request)", min_value=1,
          max_value=MAX_CONTEXT, step=1024)

@@ -25,9 +25,7 @@ with user_errors():
     s = state()
     st.caption(f"{s.profile().name} · budget {fmt_bytes(s.budget().cache_bytes)} per rank · "
                f"block size {s.block_size:,}, alignment {s.effective_alignment:,} · "
-               + ("engine options: " + ", ".join(f"{k} {v}" for k, v in
-                                                  s.changed_engine_options().items())
-                  if s.changed_engine_options() else "each engine with its own defaults"))
+               f"{s.engine_options_text()}")
     bind(st.number_input, "context", "Context length (tokens per request)", min_value=1,
          max_value=MAX_CONTEXT, step=1024)
     engine_options()

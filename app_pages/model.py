@@ -141,7 +141,8 @@ def spec_editor(spec: ModelSpec | None) -> None:
         head, remove = st.columns([6, 1], vertical_alignment="bottom")
         head.markdown(f"**{name}** · {kind}")
         remove.button("Remove", key=f"spec.{name}.remove", on_click=_remove_kind, args=(name,),
-                      icon=":material/delete:", help="Remove this kind and its layers")
+                      icon=":material/delete:", type="tertiary",
+                      help="Remove this kind and its layers")
         cols = st.columns(max(len(fields), 1))
         for col, field in zip(cols, fields):
             col.number_input(field.replace("_", " ") + (" (0 = none)" if field ==

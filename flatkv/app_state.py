@@ -51,6 +51,12 @@ ENGINE_DEFAULTS = StrategyOptions()  # each engine's own defaults
 ENGINE_FIELDS = ("kernel_block_size", "mamba_cache_mode", "mamba_chunk_size",
                  "mamba_full_memory_ratio", "sglang_slots_per_request", "max_batched_tokens",
                  "lcm_padding_bound")
+ENGINE_LABELS = {
+    "kernel_block_size": "kernel block", "mamba_cache_mode": "mamba cache mode",
+    "mamba_chunk_size": "mamba chunk", "mamba_full_memory_ratio": "SGLang mamba/full ratio",
+    "sglang_slots_per_request": "SGLang slots per request",
+    "max_batched_tokens": "max batched tokens", "lcm_padding_bound": "padding bound",
+}
 
 
 @dataclass(frozen=True)
@@ -114,6 +120,15 @@ class AppState:
         """The engine options that differ from the engines' defaults."""
         return {name: getattr(self, name) for name in ENGINE_FIELDS
                 if getattr(self, name) != getattr(DEFAULT, name)}
+
+    def engine_options_text(self) -> str:
+        """``kernel block 64, mamba cache mode align``, or the engines' defaults."""
+        changed = self.changed_engine_options()
+        if not changed:
+            return "each engine with its own defaults"
+        return "engine options: " + ", ".join(f"{ENGINE_LABELS[k]} {v:g}" if isinstance(v, float)
+                                              else f"{ENGINE_LABELS[k]} {v}"
+                                              for k, v in changed.items())
 
     @property
     def gpu_bytes(self) -> int:

@@ -296,6 +296,7 @@ def test_compare_kernel_block_size_drives_vllm_p():
     assert (vllm_row(at)["P (tokens)"], vllm_row(at)["blocks"]) == (1088, 2991)
     assert at.query_params["kernel"] == "64"
     assert "Engine options (1 changed)" in [e.label for e in at.expander]
+    assert "engine options: kernel block 64" in at.caption[0].value
 
 
 def test_mamba_cache_mode_align_drives_concurrency_on_compare_and_budget():
@@ -318,6 +319,7 @@ def test_mamba_cache_mode_align_drives_concurrency_on_compare_and_budget():
     at.switch_page("app_pages/budget.py").run()  # the Budget page uses the same options
     assert_clean(at)
     m = metrics(at)
+    assert "engine options: mamba cache mode align" in at.caption[0].value
     assert m["Concurrency at 32,768 tokens"] == "22.79"
     assert m["Capacity (tokens)"] == f"{773 * 1056:,}" == "816,288"
 
