@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import replace
+from dataclasses import astuple, replace
 from typing import Any
 
 import plotly.graph_objects as go
@@ -16,6 +16,8 @@ from flatkv.app_state import (
     CUSTOM_GPU,
     GPU_PRESETS,
     MAX_BLOCK_SIZE,
+    MAX_CONTEXT,
+    MAX_SLOTS_PER_REQUEST,
     MAX_TP,
     AppState,
     decode_query,
@@ -23,6 +25,7 @@ from flatkv.app_state import (
 )
 from flatkv.profile import CacheProfile
 from flatkv.strategies import STRATEGIES, StrategyOptions, StrategyResult, run_strategy
+from flatkv.strategies.base import MAMBA_CACHE_MODES
 from flatkv.units import format_bytes, parse_size
 
 STATE_KEY = "flatkv.state"
@@ -127,10 +130,15 @@ def cached_analysis(profile: CacheProfile, block_size: int, alignment: int, budg
                    budget_bytes=budget, planner=planner)
 
 
-@st.cache_data(max_entries=128, show_spinner=False, hash_funcs={CacheProfile: _profile_key})
+def options_key(o: StrategyOptions) -> tuple:
+    """Every knob of the options, so a cache keys on each one."""
+    return astuple(o)
+
+
+@st.cache_data(max_entries=128, show_spinner=False,
+               hash_funcs={CacheProfile: _profile_key, StrategyOptions: options_key})
 def cached_strategies(profile: CacheProfile, names: tuple[str, ...], budget: int, context: int,
-                      block_size: int, alignment: int) -> list[StrategyResult]:
-    options = StrategyOptions(block_size=block_size, alignment=alignment)
+                      options: StrategyOptions) -> list[StrategyResult]:
     return [run_strategy(n, profile, budget_bytes=budget, context_tokens=context,
                          options=options) for n in names]
 
@@ -140,7 +148,7 @@ def current_strategies(s: AppState | None = None, names: tuple[str, ...] = STRAT
     """The engine strategies for the current view (all of them by default)."""
     s = s or state()
     return cached_strategies(s.profile(), names, s.budget().cache_bytes if budget is None
-                             else budget, s.context, s.block_size, s.effective_alignment)
+                             else budget, s.context, s.strategy_options())
 
 
 def current_analysis(s: AppState | None = None, *, planner: str | None = None) -> PlanAnalysis:
@@ -248,3 +256,60 @@ def sidebar() -> None:
     side.caption("The link in the address bar holds this whole view: copy it to share.")
 
 
+
+
+# --------------------------------------------------------------------------------------------
+# Engine options: the strategies' knobs (Compare and Budget pages share them).
+
+MAMBA_MODE_TEXT = {
+    "none": "none (1 state page)",
+    "align": "align (2 state pages)",
+    "all": "all (1 per P tokens)",
+}
+
+
+def _ratio(v: float) -> float:
+    return round(float(v), 6)  # the widget's float steps (0.9500000000000001) as typed
+
+
+def engine_options() -> None:
+    """The "Engine options" expander: each knob a bound AppState field (in the URL too)."""
+    changed = state().changed_engine_options()
+    label = "Engine options" + (f" ({len(changed)} changed)" if changed else "")
+    with st.expander(label, icon=":material/tune:"):
+        c = st.columns(3)
+        with c[0]:
+            st.markdown("**vLLM**")
+            bind(st.number_input, "kernel_block_size", "Kernel block size A (tokens)",
+                 min_value=1, max_value=MAX_BLOCK_SIZE, step=16,
+                 help="The attention backend's smallest kernel block size: 16 on most, 32 for "
+                 "FlashInfer with head 256 on Blackwell, 64 / 128 for MLA. A = max(this, "
+                 "block size).")
+            mode = bind(st.selectbox, "mamba_cache_mode", "Mamba cache mode",
+                        options=list(MAMBA_CACHE_MODES), format_func=MAMBA_MODE_TEXT.get,
+                        help="State pages one request holds: 1 (none), 2 (align), or one "
+                        "every P tokens (all: prefix caching of state). Every paged layout "
+                        "counts them this way.")
+            if mode == "all":
+                bind(st.number_input, "mamba_chunk_size", "Mamba chunk size (tokens)",
+                     min_value=1, max_value=MAX_BLOCK_SIZE, step=64,
+                     help="The model config's mamba_chunk_size / chunk_size; in mode all vLLM "
+                     "aligns P to lcm(chunk, A).")
+        with c[1]:
+            st.markdown("**SGLang**")
+            bind(st.number_input, "mamba_full_memory_ratio", "Mamba / full memory ratio r",
+                 min_value=1e-6, max_value=1e6, step=0.05, format="%.4g", from_widget=_ratio,
+                 help="The state pool gets budget x r / (1 + r).")
+            bind(st.number_input, "sglang_slots_per_request", "State slots per request S",
+                 min_value=1, max_value=MAX_SLOTS_PER_REQUEST, step=1,
+                 help="3 to 5 by radix-cache mode: the running-request cap is slots // S.")
+        with c[2]:
+            st.markdown("**Scheduling and two-level pages**")
+            bind(st.number_input, "max_batched_tokens", "Max batched tokens",
+                 min_value=1, max_value=MAX_CONTEXT, step=1024,
+                 help="Tokens scheduled per step; sizes the pages a sliding-window request "
+                 "holds.")
+            bind(st.number_input, "lcm_padding_bound", "Two-level padding bound",
+                 min_value=0.0, max_value=10.0, step=0.05, format="%.4g", from_widget=_ratio,
+                 help="The largest padding a two-level layout accepts for any group.")
+        st.caption("Each engine's defaults until changed; the link keeps what you change.")

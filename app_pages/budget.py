@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pandas as pd
 import streamlit as st
 
@@ -10,6 +12,8 @@ from app_pages._common import (
     bind,
     chart,
     current_strategies,
+    engine_options,
+    options_key,
     state,
     table,
     user_errors,
@@ -22,11 +26,11 @@ from flatkv.strategies import StrategyOptions, run_strategy
 from flatkv.units import format_bytes
 
 
-def _point(strategy, profile, budget, context, block_size, alignment) -> tuple[int, float, int]:
+def _point(strategy, profile, budget, context, options) -> tuple[int, float, int]:
     """(capacity tokens, concurrency, P) of one sweep point; zeros where nothing fits."""
     try:
         r = run_strategy(strategy, profile, budget_bytes=budget, context_tokens=context,
-                         options=StrategyOptions(block_size=block_size, alignment=alignment))
+                         options=options)
     except ValueError:
         return 0, 0.0, 0
     if not r.applies:
@@ -34,14 +38,19 @@ def _point(strategy, profile, budget, context, block_size, alignment) -> tuple[i
     return r.capacity_tokens or 0, r.max_concurrency or 0.0, r.block_size or 0
 
 
-@st.cache_data(max_entries=64, show_spinner=False, hash_funcs={CacheProfile: _profile_key})
-def sweeps(profile: CacheProfile, strategy: str, budget: int, context: int, block_size: int,
-           alignment: int | None) -> tuple[list[int], list[tuple], list[int], list[tuple]]:
-    """Both curves of one view (pure, cached): budgets and block sizes with their points."""
+@st.cache_data(max_entries=64, show_spinner=False,
+               hash_funcs={CacheProfile: _profile_key, StrategyOptions: options_key})
+def sweeps(
+    profile: CacheProfile, strategy: str, budget: int, context: int, options: StrategyOptions,
+    alignment: int | None,
+) -> tuple[list[int], list[tuple], list[int], list[tuple]]:
+    """Both curves of one view (pure, cached): budgets and block sizes with their points. The
+    block-size sweep keeps ``alignment`` (None: each block size is its own alignment)."""
     budgets = app_data.budget_candidates(budget)
-    by_budget = [_point(strategy, profile, b, context, block_size, alignment) for b in budgets]
-    sizes = app_data.block_size_candidates(block_size)
-    by_size = [_point(strategy, profile, budget, context, b, alignment) for b in sizes]
+    by_budget = [_point(strategy, profile, b, context, options) for b in budgets]
+    sizes = app_data.block_size_candidates(options.block_size)
+    by_size = [_point(strategy, profile, budget, context,
+                      replace(options, block_size=b, alignment=alignment)) for b in sizes]
     return budgets, by_budget, sizes, by_size
 
 
@@ -50,11 +59,13 @@ with user_errors():
     s = state()
     b = s.budget()
     strategy = PLANNER_STRATEGY[s.planner]
-    st.caption(f"{s.profile().name} · {STRATEGY_TITLES[strategy]} · GPU, memory fraction, "
-               "weights and TP are in the sidebar.")
+    st.caption(f"{s.profile().name} · {STRATEGY_TITLES[strategy]} · "
+               f"{s.engine_options_text()} · GPU, memory fraction, weights and TP are in the "
+               "sidebar.")
     st.info(b.explain(s.mem_fraction, s.tp), icon=":material/calculate:")
     bind(st.number_input, "context", "Context length (tokens per request)", min_value=1,
          max_value=MAX_CONTEXT, step=1024)
+    engine_options()
     s = state()
     (r,) = current_strategies(s, (strategy,))
     if not r.applies:
@@ -68,9 +79,8 @@ with user_errors():
                 f"{r.block_size:,}")
     with st.expander("The math"):
         st.code("\n".join(r.formulas), language=None)
-    alignment = None if s.alignment is None else s.alignment
     budgets, by_budget, sizes, by_size = sweeps(s.profile(), strategy, b.cache_bytes,
-                                                s.context, s.block_size, alignment)
+                                                s.context, s.strategy_options(), s.alignment)
     left, right = st.columns(2)
     with left:
         chart(charts.sweep_figure(

@@ -7,7 +7,16 @@ import json
 import pandas as pd
 import streamlit as st
 
-from app_pages._common import bind, chart, current_strategies, fmt_bytes, state, table, user_errors
+from app_pages._common import (
+    bind,
+    chart,
+    current_strategies,
+    engine_options,
+    fmt_bytes,
+    state,
+    table,
+    user_errors,
+)
 from flatkv import app_data, charts
 from flatkv.app_state import MAX_CONTEXT
 
@@ -15,10 +24,11 @@ st.title("Compare")
 with user_errors():
     s = state()
     st.caption(f"{s.profile().name} · budget {fmt_bytes(s.budget().cache_bytes)} per rank · "
-               f"block size {s.block_size:,}, alignment {s.effective_alignment:,} · each engine "
-               "with its own defaults")
+               f"block size {s.block_size:,}, alignment {s.effective_alignment:,} · "
+               f"{s.engine_options_text()}")
     bind(st.number_input, "context", "Context length (tokens per request)", min_value=1,
          max_value=MAX_CONTEXT, step=1024)
+    engine_options()
     s = state()
     results = current_strategies(s)
     rows = [app_data.CompareRow.from_result(r) for r in results]

@@ -4,12 +4,13 @@ the cache layers and their bytes. The model chosen here is the current model on 
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import streamlit as st
 
 from app_pages._common import chart, state, table, update, user_errors
 from flatkv import app_model, charts
-from flatkv.app_model import CUSTOM, CUSTOM_SPEC, RawModel
+from flatkv.app_model import CUSTOM, CUSTOM_SPEC, DTYPE_FIELDS, KIND_TEMPLATES, RawModel, SpecDraft
 from flatkv.dtypes import KNOWN_DTYPES
 from flatkv.hf_config import spec_from_hf_config
 from flatkv.models import ModelSpec
@@ -43,38 +44,21 @@ def _apply_raw() -> None:
 
 
 # ---- spec editor -----------------------------------------------------------------------------
+# The draft (app_model.SpecDraft) is the editor's source of truth: every run sets the widgets from
+# it, every change makes a new draft, and a draft that builds a valid model becomes the model.
+
+DRAFT = "spec.draft"
 
 
 def _spec_key(field: str, kind: str | None = None) -> str:
     return f"spec.{kind}.{field}" if kind else f"spec.{field}"
 
 
-def _fill_spec(spec: ModelSpec) -> None:
-    ss["spec.name"] = spec.name
-    ss["spec.pattern"] = spec.pattern
-    for d in ("kv_dtype", "conv_dtype", "ssm_dtype"):
-        ss[_spec_key(d)] = getattr(spec, d)
-    for name, layer in spec.kinds.items():
-        for field, value in layer.geometry().items():
-            if field != "kind":
-                ss[_spec_key(field, name)] = value or 0
-    ss["spec.kinds"] = {n: layer.geometry() for n, layer in spec.kinds.items()}
-
-
-def _apply_spec() -> None:
-    kinds = {}
-    for name, geometry in ss["spec.kinds"].items():
-        kinds[name] = {"kind": geometry["kind"]}
-        for field in geometry:
-            if field == "kind":
-                continue
-            value = int(ss[_spec_key(field, name)])
-            kinds[name][field] = None if field == "sliding_window" and value == 0 else value
-    data = {"format": "flatkv-model/1", "name": ss["spec.name"].strip() or "edited model",
-            "kv_dtype": ss["spec.kv_dtype"], "conv_dtype": ss["spec.conv_dtype"],
-            "ssm_dtype": ss["spec.ssm_dtype"], "kinds": kinds, "pattern": ss["spec.pattern"]}
+def _set_draft(draft: SpecDraft) -> None:
+    """Keep the draft; make it the current model when it is complete and valid."""
+    ss[DRAFT] = draft
     try:
-        spec = ModelSpec.from_dict(data)
+        spec = draft.to_spec()
         spec.with_options(tp=state().tp).profile()
     except ValueError as exc:
         ss["spec.error"] = str(exc)
@@ -83,36 +67,104 @@ def _apply_spec() -> None:
     _use_spec(spec)
 
 
+def _edited(change) -> bool:
+    """A widget callback: the draft changed by ``change(draft)``; a bad change shows why."""
+    try:
+        draft = change(ss[DRAFT])
+    except ValueError as exc:
+        ss["spec.error"] = str(exc)
+        return False
+    _set_draft(draft)
+    return True
+
+
+def _edit_text(field: str) -> None:
+    _edited(lambda d: replace(d, **{field: ss[_spec_key(field)]}))
+
+
+def _edit_field(kind: str, field: str) -> None:
+    _edited(lambda d: d.with_field(kind, field, int(ss[_spec_key(field, kind)])))
+
+
+def _add_kind() -> None:
+    if _edited(lambda d: d.with_kind(ss["spec.new.type"], ss["spec.new.name"])):
+        ss["spec.new.name"] = ""
+
+
+def _remove_kind(kind: str) -> None:
+    _edited(lambda d: d.without_kind(kind))
+
+
+def _start_empty() -> None:
+    ss[DRAFT] = SpecDraft()
+    ss.pop("spec.error", None)
+
+
 def _use_spec(spec: ModelSpec) -> None:
     text = app_model.spec_to_json(spec)
     update(model=CUSTOM_SPEC, spec=text, raw=None)
     ss["spec.filled"] = (CUSTOM_SPEC, text)
 
 
-def spec_editor(spec: ModelSpec) -> None:
+def _show_draft(draft: SpecDraft) -> None:
+    """Set every editor widget from the draft (before they are drawn)."""
+    ss[_spec_key("name")] = draft.name
+    ss[_spec_key("pattern")] = draft.pattern
+    for d in DTYPE_FIELDS:
+        ss[_spec_key(d)] = getattr(draft, d)
+    for kind, geometry in draft.kinds:
+        for field, value in geometry:
+            if field != "kind":
+                ss[_spec_key(field, kind)] = value or 0
+
+
+def spec_editor(spec: ModelSpec | None) -> None:
     key = (state().model, state().spec)
-    if ss.get("spec.filled") != key:
-        _fill_spec(spec)
+    if DRAFT not in ss or ss.get("spec.filled") != key:
+        ss[DRAFT] = SpecDraft() if spec is None else SpecDraft.from_spec(spec)
+        ss.pop("spec.error", None)
         ss["spec.filled"] = key
+    draft: SpecDraft = ss[DRAFT]
+    _show_draft(draft)
     c1, c2 = st.columns([1, 2])
-    c1.text_input("Name", key="spec.name", on_change=_apply_spec)
+    c1.text_input("Name", key="spec.name", on_change=_edit_text, args=("name",))
     c2.text_input("Layer pattern (over the kind names below)", key="spec.pattern",
-                  on_change=_apply_spec, help="e.g. (3*gdn,full)*12; the names are the kinds")
+                  on_change=_edit_text, args=("pattern",),
+                  help="e.g. (3*gdn,full)*12 or (mamba2,full)*2; the names are the kinds")
     c = st.columns(3)
-    for col, d in zip(c, ("kv_dtype", "conv_dtype", "ssm_dtype")):
-        col.selectbox(d.replace("_", " "), KNOWN_DTYPES, key=_spec_key(d), on_change=_apply_spec)
-    for name, geometry in ss["spec.kinds"].items():
-        fields = [f for f in geometry if f != "kind"]
-        st.markdown(f"**{name}** · {geometry['kind']}")
+    for col, d in zip(c, DTYPE_FIELDS):
+        col.selectbox(d.replace("_", " "), KNOWN_DTYPES, key=_spec_key(d),
+                      on_change=_edit_text, args=(d,))
+    for name, geometry in draft.kinds:
+        kind = dict(geometry)["kind"]
+        fields = [f for f, _ in geometry if f != "kind"]
+        head, remove = st.columns([6, 1], vertical_alignment="bottom")
+        head.markdown(f"**{name}** · {kind}")
+        remove.button("Remove", key=f"spec.{name}.remove", on_click=_remove_kind, args=(name,),
+                      icon=":material/delete:", type="tertiary",
+                      help="Remove this kind and its layers")
         cols = st.columns(max(len(fields), 1))
         for col, field in zip(cols, fields):
             col.number_input(field.replace("_", " ") + (" (0 = none)" if field ==
                              "sliding_window" else ""), key=_spec_key(field, name),
-                             min_value=0, step=1, on_change=_apply_spec)
+                             min_value=0, step=1, on_change=_edit_field, args=(name, field))
+    with st.container(border=True):
+        a, b, c3 = st.columns([2, 2, 1], vertical_alignment="bottom")
+        a.selectbox("New kind", list(KIND_TEMPLATES), key="spec.new.type")
+        b.text_input("Its name", key="spec.new.name", placeholder="e.g. full, gdn, mamba2",
+                     help="The name the layer pattern uses; empty: a name from the type.")
+        c3.button("Add kind", key="spec.add", on_click=_add_kind, icon=":material/add:")
     if ss.get("spec.error"):
         st.error(ss["spec.error"])
-    st.caption("Heads, dims and state shapes per kind; TP is in the sidebar. Any change makes an "
-               "edited copy, carried whole in the link.")
+    elif not draft.kinds:
+        st.info("No kinds yet: add one above, then write the layer pattern over the names. "
+                "The current model stays until the draft is complete.")
+    left, right = st.columns([3, 1], vertical_alignment="center")
+    left.caption("Heads, dims and state shapes per kind; TP is in the sidebar. Any change makes "
+                 "an edited copy, carried whole in the link; the model changes when the draft "
+                 "is complete.")
+    right.button("Start from scratch", key="spec.scratch", on_click=_start_empty,
+                 icon=":material/restart_alt:")
 
 
 # ---- page -------------------------------------------------------------------------------------
@@ -164,10 +216,9 @@ def picker() -> None:
     elif source == SOURCES[3]:
         spec = s.model_spec()
         if spec is None:
-            st.info("The current model is a raw profile: edit it under Raw bytes, or pick a "
-                    "preset to edit its heads and dims here.")
-        else:
-            spec_editor(spec.with_options(tp=1))
+            st.info("The current model is a raw profile (edit it under Raw bytes): build a "
+                    "model here from scratch, kind by kind.")
+        spec_editor(None if spec is None else spec.with_options(tp=1))
     else:
         if any(k not in ss for k in RAW) or ss.get("edit.filled") != (s.model, s.spec, s.tp):
             _fill_raw(s.raw or RawModel.from_profile(s.profile()))

@@ -13,15 +13,17 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 import zlib
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
+from typing import Any
 
 from flatkv import presets
 from flatkv.jsonfile import parse_json_object
-from flatkv.models import ModelSpec
-from flatkv.patterns import format_layer_pattern, parse_layer_pattern
+from flatkv.models import LAYER_KINDS, ModelSpec
+from flatkv.patterns import format_layer_pattern, format_pattern, parse_layer_pattern, parse_pattern
 from flatkv.plan import FULL_ATTENTION, LINEAR_ATTENTION, SLIDING_ATTENTION, occurrence_index
 from flatkv.profile import CacheProfile
 from flatkv.units import parse_size
@@ -261,3 +263,137 @@ def kind_summary(profile: CacheProfile) -> list[dict]:
             }
         )
     return out
+
+
+# --------------------------------------------------------------------------------------------
+# The hand editor's draft: a model built kind by kind, valid or not yet.
+
+# Kind types the editor offers -> the geometry a new kind starts from (SPEC section 2 reference
+# models: Llama / Nemotron-H attention 8 x 128, gpt-oss window 128, DeepSeek-V3 MLA, Qwen3-Next
+# GDN, Nemotron-H Mamba2, Jamba Mamba1). Every field is then edited by hand.
+KIND_TEMPLATES: dict[str, dict[str, Any]] = {
+    "full attention": {"kind": "attention", "kv_heads": 8, "head_dim_k": 128,
+                       "head_dim_v": 128, "sliding_window": None},
+    "sliding attention": {"kind": "attention", "kv_heads": 8, "head_dim_k": 128,
+                          "head_dim_v": 128, "sliding_window": 128},
+    "MLA": {"kind": "mla", "kv_lora_rank": 512, "qk_rope_head_dim": 64},
+    "GDN": {"kind": "gdn", "k_heads": 16, "v_heads": 32, "head_dim_k": 128, "head_dim_v": 128,
+            "conv_kernel": 4},
+    "Mamba2": {"kind": "mamba2", "n_heads": 128, "head_dim": 64, "d_state": 128, "n_groups": 8,
+               "conv_kernel": 4},
+    "Mamba1": {"kind": "mamba1", "d_inner": 8192, "d_state": 16, "conv_kernel": 4},
+}
+_TEMPLATE_NAMES = {"full attention": "full", "sliding attention": "sliding", "MLA": "mla",
+                   "GDN": "gdn", "Mamba2": "mamba2", "Mamba1": "mamba1"}
+KIND_NAME_RULE = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*")
+DTYPE_FIELDS = ("kv_dtype", "conv_dtype", "ssm_dtype")
+
+
+def _freeze(geometry: Mapping[str, Any]) -> tuple[tuple[str, Any], ...]:
+    return tuple(geometry.items())
+
+
+@dataclass(frozen=True)
+class SpecDraft:
+    """What the Model page's hand editor holds: named kinds (geometry dicts as exported, ``kind``
+    first), a layer pattern over their names, dtypes. Unlike a ModelSpec it may be incomplete (no
+    kinds yet, an empty or bad pattern, a kind no layer uses): ``to_spec`` says what is missing.
+    """
+
+    name: str = "my model"
+    kinds: tuple[tuple[str, tuple[tuple[str, Any], ...]], ...] = ()
+    pattern: str = ""
+    kv_dtype: str = "bfloat16"
+    conv_dtype: str = "bfloat16"
+    ssm_dtype: str = "bfloat16"
+
+    @classmethod
+    def from_spec(cls, spec: ModelSpec) -> SpecDraft:
+        return cls(
+            name=spec.name,
+            kinds=tuple((n, _freeze(layer.geometry())) for n, layer in spec.kinds.items()),
+            pattern=spec.pattern, kv_dtype=spec.kv_dtype, conv_dtype=spec.conv_dtype,
+            ssm_dtype=spec.ssm_dtype,
+        )
+
+    @property
+    def kind_names(self) -> list[str]:
+        return [n for n, _ in self.kinds]
+
+    def geometry(self, name: str) -> dict[str, Any]:
+        return dict(dict(self.kinds)[name])
+
+    def new_kind_name(self, template: str) -> str:
+        """``full``, ``mamba2`` ...; ``full_2`` when the name is taken."""
+        base = _TEMPLATE_NAMES[template]
+        name, k = base, 2
+        while name in self.kind_names:
+            name, k = f"{base}_{k}", k + 1
+        return name
+
+    def with_kind(self, template: str, name: str = "") -> SpecDraft:
+        """A new kind from ``KIND_TEMPLATES[template]``, named ``name`` (or a free default
+        name). An empty pattern becomes the new kind's name, so one kind is a model."""
+        if template not in KIND_TEMPLATES:
+            raise ValueError(
+                f"kind type {template!r} is unknown: pick one of {', '.join(KIND_TEMPLATES)}"
+            )
+        name = name.strip() or self.new_kind_name(template)
+        if not KIND_NAME_RULE.fullmatch(name):
+            raise ValueError(
+                f"kind name {name!r} must start with a letter or '_' and hold only letters, "
+                "digits, '_', '.', '-' (it is used in the layer pattern)"
+            )
+        if name in self.kind_names:
+            raise ValueError(f"kind name {name!r} is taken: choose another name")
+        return replace(self, kinds=(*self.kinds, (name, _freeze(KIND_TEMPLATES[template]))),
+                       pattern=self.pattern if self.pattern.strip() else name)
+
+    def without_kind(self, name: str) -> SpecDraft:
+        """The draft without kind ``name`` and without its layers in the pattern (a pattern
+        that does not parse is left for the user to fix)."""
+        if name not in self.kind_names:
+            raise ValueError(f"kind {name!r} is not in the model: kinds are {self.kind_names}")
+        return replace(self, kinds=tuple((n, g) for n, g in self.kinds if n != name),
+                       pattern=pattern_without(self.pattern, name))
+
+    def with_field(self, name: str, field: str, value: int | None) -> SpecDraft:
+        """Kind ``name``'s geometry with ``field`` set (validated by ``to_spec``); a sliding
+        window of 0 means none (full attention)."""
+        geometry = self.geometry(name)
+        if field == "sliding_window" and not value:
+            value = None
+        if field == "kind" or field not in LAYER_KINDS[geometry["kind"]].__dataclass_fields__:
+            raise ValueError(f"{geometry['kind']} kind {name!r} has no field {field!r}")
+        geometry[field] = value
+        return replace(self, kinds=tuple((n, _freeze(geometry) if n == name else g)
+                                         for n, g in self.kinds))
+
+    def to_dict(self) -> dict[str, Any]:
+        """The spec export format (``ModelSpec.from_dict``) of this draft."""
+        return {"format": "flatkv-model/1", "name": self.name.strip() or "edited model",
+                **{d: getattr(self, d) for d in DTYPE_FIELDS},
+                "kinds": {n: dict(g) for n, g in self.kinds}, "pattern": self.pattern}
+
+    def to_spec(self) -> ModelSpec:
+        """The ModelSpec of this draft (TP 1); ValueError says what is missing or wrong."""
+        if not self.kinds:
+            raise ValueError("the model has no kinds yet: add a kind (attention, MLA, GDN, "
+                             "Mamba2 or Mamba1)")
+        if not self.pattern.strip():
+            raise ValueError(
+                f"the layer pattern is empty: list the layers over the kind names, e.g. "
+                f"{format_pattern(self.kind_names * 2)}"
+            )
+        return ModelSpec.from_dict(self.to_dict())
+
+
+def pattern_without(pattern: str, name: str) -> str:
+    """``pattern`` without the layers of kind ``name``, recompacted: ``(mamba2,full)*2`` less
+    ``full`` is ``2*mamba2``; "" when no layer is left; unchanged when it does not parse."""
+    try:
+        names = parse_pattern(pattern)
+    except ValueError:
+        return pattern
+    kept = [n for n in names if n != name]
+    return format_pattern(kept) if kept else ""

@@ -18,6 +18,13 @@ from flatkv.analysis import PLANNERS
 from flatkv.models import ModelSpec
 from flatkv.plan import check_int
 from flatkv.profile import CacheProfile
+from flatkv.strategies import StrategyOptions
+from flatkv.strategies.base import (
+    MAMBA_CACHE_MODES,
+    PADDING_BOUND_RANGE,
+    RATIO_RANGE,
+    to_fraction,
+)
 from flatkv.units import format_bytes, parse_size
 
 MiB = 2**20
@@ -38,6 +45,18 @@ MAX_TP = 1024
 MAX_BLOCK_SIZE = 1 << 20
 MAX_CONTEXT = 1 << 24
 MAX_REQUESTS = 4096
+MAX_SLOTS_PER_REQUEST = 1024
+ENGINE_DEFAULTS = StrategyOptions()  # each engine's own defaults
+# The AppState fields that are engine options (StrategyOptions knobs of the same names).
+ENGINE_FIELDS = ("kernel_block_size", "mamba_cache_mode", "mamba_chunk_size",
+                 "mamba_full_memory_ratio", "sglang_slots_per_request", "max_batched_tokens",
+                 "lcm_padding_bound")
+ENGINE_LABELS = {
+    "kernel_block_size": "kernel block", "mamba_cache_mode": "mamba cache mode",
+    "mamba_chunk_size": "mamba chunk", "mamba_full_memory_ratio": "SGLang mamba/full ratio",
+    "sglang_slots_per_request": "SGLang slots per request",
+    "max_batched_tokens": "max batched tokens", "lcm_padding_bound": "padding bound",
+}
 
 
 @dataclass(frozen=True)
@@ -57,6 +76,15 @@ class AppState:
     tp: int = 1
     context: int = 32_768  # tokens per request, for concurrency
     requests: int = 4  # live requests in the page-id view
+    # Engine options (StrategyOptions; the Compare and Budget pages). Ratios are floats read as
+    # their shortest decimal (0.9 is 9/10 exactly), as StrategyOptions reads them.
+    kernel_block_size: int = ENGINE_DEFAULTS.kernel_block_size
+    mamba_cache_mode: str = ENGINE_DEFAULTS.mamba_cache_mode
+    mamba_chunk_size: int = ENGINE_DEFAULTS.mamba_chunk_size
+    mamba_full_memory_ratio: float = float(ENGINE_DEFAULTS.mamba_full_memory_ratio)
+    sglang_slots_per_request: int = ENGINE_DEFAULTS.sglang_slots_per_request
+    max_batched_tokens: int = ENGINE_DEFAULTS.max_batched_tokens
+    lcm_padding_bound: float = float(ENGINE_DEFAULTS.lcm_padding_bound)
 
     def profile(self) -> CacheProfile:
         """The current model's CacheProfile at this TP (raw profiles are per rank already).
@@ -80,6 +108,27 @@ class AppState:
     @property
     def effective_alignment(self) -> int:
         return self.block_size if self.alignment is None else self.alignment
+
+    def strategy_options(self) -> StrategyOptions:
+        """The engine strategies' knobs for this view; ValueError names a bad one."""
+        return StrategyOptions(
+            block_size=self.block_size, alignment=self.effective_alignment,
+            **{name: getattr(self, name) for name in ENGINE_FIELDS},
+        )
+
+    def changed_engine_options(self) -> dict[str, object]:
+        """The engine options that differ from the engines' defaults."""
+        return {name: getattr(self, name) for name in ENGINE_FIELDS
+                if getattr(self, name) != getattr(DEFAULT, name)}
+
+    def engine_options_text(self) -> str:
+        """``kernel block 64, mamba cache mode align``, or the engines' defaults."""
+        changed = self.changed_engine_options()
+        if not changed:
+            return "each engine with its own defaults"
+        return "engine options: " + ", ".join(f"{ENGINE_LABELS[k]} {v:g}" if isinstance(v, float)
+                                              else f"{ENGINE_LABELS[k]} {v}"
+                                              for k, v in changed.items())
 
     @property
     def gpu_bytes(self) -> int:
@@ -176,6 +225,15 @@ def _alignment(key: str, text: str) -> int | None:
     return None if text in ("", "auto") else _int(1, MAX_BLOCK_SIZE)(key, text)
 
 
+def _ratio(bounds: tuple[Fraction, Fraction]) -> Callable[[str, str], float]:
+    """A ratio option (StrategyOptions' own check, so the message gives the range)."""
+
+    def parse(key: str, text: str) -> float:
+        return float(to_fraction(key, text, bounds=bounds, low_inclusive=True))
+
+    return parse
+
+
 # URL key -> (AppState field, parser, writer). The model keys are handled apart.
 _SETTINGS: dict[str, tuple[str, Callable[[str, str], object], Callable[[object], str]]] = {
     "block": ("block_size", _int(1, MAX_BLOCK_SIZE), str),
@@ -188,6 +246,13 @@ _SETTINGS: dict[str, tuple[str, Callable[[str, str], object], Callable[[object],
     "tp": ("tp", _int(1, MAX_TP), str),
     "ctx": ("context", _int(1, MAX_CONTEXT), str),
     "req": ("requests", _int(1, MAX_REQUESTS), str),
+    "kernel": ("kernel_block_size", _int(1, MAX_BLOCK_SIZE), str),
+    "mamba": ("mamba_cache_mode", _choice(lambda: list(MAMBA_CACHE_MODES)), str),
+    "chunk": ("mamba_chunk_size", _int(1, MAX_BLOCK_SIZE), str),
+    "sg_ratio": ("mamba_full_memory_ratio", _ratio(RATIO_RANGE), repr),
+    "sg_slots": ("sglang_slots_per_request", _int(1, MAX_SLOTS_PER_REQUEST), str),
+    "mbt": ("max_batched_tokens", _int(1, MAX_CONTEXT), str),
+    "lcm_pad": ("lcm_padding_bound", _ratio(PADDING_BOUND_RANGE), repr),
 }
 _MODEL_KEYS = ("model", "layers", "kv", "state", "window", "spec")
 

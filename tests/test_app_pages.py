@@ -158,6 +158,54 @@ def test_model_page_edits_heads_and_dtypes_of_a_preset():
     assert again.dataframe[0].value.iloc[0]["KV bytes per token"] == 1024
 
 
+def test_model_page_builds_a_hybrid_from_scratch():
+    at = open_app("app_pages/model.py")
+    at.segmented_control(key="model.source").set_value("Edit by hand").run()
+    at.button(key="spec.scratch").click().run()
+    assert_clean(at)
+    assert any("No kinds yet" in i.value for i in at.info)
+    at.selectbox(key="spec.new.type").set_value("full attention")
+    at.button(key="spec.add").click().run()
+    assert_clean(at)
+    assert at.text_input(key="spec.pattern").value == "full"  # one kind is a model already
+    for field, value in (("kv_heads", 8), ("head_dim_k", 128), ("head_dim_v", 128)):
+        at.number_input(key=f"spec.full.{field}").set_value(value).run()
+    at.selectbox(key="spec.new.type").set_value("Mamba2")
+    at.button(key="spec.add").click().run()
+    for field, value in (("n_heads", 8), ("head_dim", 64), ("d_state", 16), ("n_groups", 1),
+                         ("conv_kernel", 4)):
+        at.number_input(key=f"spec.mamba2.{field}").set_value(value).run()
+    at.text_input(key="spec.pattern").set_value("(mamba2,full)*2").run()
+    at.selectbox(key="spec.ssm_dtype").set_value("float32").run()
+    assert_clean(at)
+    assert metrics(at)["Cache layers"] == "4"
+    kinds = at.dataframe[0].value.set_index("name")
+    # full: 8 KV heads x (128 + 128) x 2 B (bf16) = 4,096 B per token
+    assert kinds.loc["full", "KV bytes per token"] == 8 * 256 * 2 == 4096
+    # SPEC section 2, Mamba2 at TP 1: d_inner = 8 x 64 = 512; conv (512 + 2 x 1 x 16, 4 - 1) =
+    # (544, 3) x 2 B = 3,264; ssm (8, 64, 16) x 4 B (float32) = 32,768; 36,032 B per layer
+    assert kinds.loc["mamba2", "state bytes per layer"] == 544 * 3 * 2 + 8 * 64 * 16 * 4 == 36032
+    layers = at.dataframe[1].value
+    assert list(layers["kind"]) == ["mamba2", "full", "mamba2", "full"]
+    assert list(layers["bytes per token"]) == [0, 4096, 0, 4096]
+    assert list(layers["state bytes"]) == [36032, 0, 36032, 0]
+    assert at.query_params["model"] == "spec"
+    again = open_app("app_pages/model.py", dict(at.query_params))  # the link holds the model
+    assert_clean(again)
+    assert list(again.dataframe[1].value["state bytes"]) == [36032, 0, 36032, 0]
+    # a taken or bad kind name is refused with the reason; the draft stays
+    at.text_input(key="spec.new.name").set_value("2bad")
+    at.button(key="spec.add").click().run()
+    assert not at.exception
+    assert any("kind name '2bad' must start with a letter" in e.value for e in at.error)
+    # removing a kind removes its layers: (mamba2,full)*2 -> 2*mamba2, a state-only model
+    at.button(key="spec.full.remove").click().run()
+    assert_clean(at)
+    assert at.text_input(key="spec.pattern").value == "2*mamba2"
+    assert metrics(at)["Cache layers"] == "2"
+    assert list(at.dataframe[1].value["state bytes"]) == [36032, 36032]
+
+
 def test_model_page_loads_a_config_json_and_model_json():
     at = open_app("app_pages/model.py")
     at.selectbox(key="w.model").set_value("Llama-3.1-8B").run()
@@ -228,6 +276,100 @@ def test_compare_page_lists_every_strategy():
     assert len(at.get("plotly_chart")) == 2
     codes = " ".join(c.value for c in at.code)
     assert "num_blocks = budget // block_bytes = 80,000,000,000 // 103,219,200 = 775" in codes
+
+
+def vllm_row(at: AppTest):
+    return at.dataframe[0].value.set_index("strategy").loc["vLLM v1"]
+
+
+def test_compare_kernel_block_size_drives_vllm_p():
+    # block 16: A = max(kernel 16, 16) = 16; P = 16 x cdiv(2,146,304, 16 x 2,048 = 32,768) =
+    # 16 x 66 = 1,056; page max(1,056 x 2,048, 2,146,304) = 2,162,688; 36 linear + 12 full
+    # layers, group_size 12; 80e9 // 2,162,688 // 12 = 36,991 // 12 = 3,082 blocks
+    at = open_app("app_pages/compare.py", {**QWEN35_LINK, "block": "16"})
+    assert_clean(at)
+    assert (vllm_row(at)["P (tokens)"], vllm_row(at)["blocks"]) == (1056, 3082)
+    at.number_input(key="w.kernel_block_size").set_value(64).run()
+    assert_clean(at)
+    # A = max(64, 16) = 64; P = 64 x cdiv(2,146,304, 131,072) = 64 x 17 = 1,088;
+    # page 2,228,224 B; 80e9 // 2,228,224 // 12 = 35,903 // 12 = 2,991 blocks
+    assert (vllm_row(at)["P (tokens)"], vllm_row(at)["blocks"]) == (1088, 2991)
+    assert at.query_params["kernel"] == "64"
+    assert "Engine options (1 changed)" in [e.label for e in at.expander]
+    assert "engine options: kernel block 64" in at.caption[0].value
+
+
+def test_mamba_cache_mode_align_drives_concurrency_on_compare_and_budget():
+    at = open_app("app_pages/compare.py", QWEN35_LINK)
+    table = at.dataframe[0].value.set_index("strategy")
+    # vLLM at 32,768 tokens, P 1,088: full cdiv(32,768, 1,088) = 31 blocks + 3 state groups x 1
+    # (mode none) = 34 blocks per request; 2,991 / 34 = 87.97
+    assert table.loc["vLLM v1", "concurrency"] == 87.97
+    # flat (P 1,056, 775 blocks): ceil(32,768 / 1,056) = 32 full pages + 1 state page; 775 / 33
+    assert table.loc["FlatKV packed slabs", "concurrency"] == round(775 / 33, 2) == 23.48
+    at.selectbox(key="w.mamba_cache_mode").set_value("align").run()
+    assert_clean(at)
+    table = at.dataframe[0].value.set_index("strategy")
+    # mode align: 2 state pages per state group: 2,991 / (31 + 3 x 2) = 80.84
+    assert table.loc["vLLM v1", "concurrency"] == round(2991 / 37, 2) == 80.84
+    # flat: 32 full pages + 2 state pages; 775 / 34 = 22.79; capacity (775 - 2) x 1,056
+    flat = table.loc["FlatKV packed slabs"]
+    assert (flat["concurrency"], flat["capacity (tokens)"]) == (22.79, 773 * 1056)
+    assert at.query_params["mamba"] == "align"
+    at.switch_page("app_pages/budget.py").run()  # the Budget page uses the same options
+    assert_clean(at)
+    m = metrics(at)
+    assert "engine options: mamba cache mode align" in at.caption[0].value
+    assert m["Concurrency at 32,768 tokens"] == "22.79"
+    assert m["Capacity (tokens)"] == f"{773 * 1056:,}" == "816,288"
+
+
+def test_chunk_size_shows_in_mode_all_only():
+    at = open_app("app_pages/compare.py", QWEN35_LINK)
+    assert not [w for w in at.number_input if w.key == "w.mamba_chunk_size"]
+    at.selectbox(key="w.mamba_cache_mode").set_value("all").run()
+    at.number_input(key="w.mamba_chunk_size").set_value(128).run()
+    assert_clean(at)
+    # mode all: c = lcm(chunk 128, A 64) = 128; P = 128 x cdiv(2,146,304, 128 x 2,048) =
+    # 128 x 9 = 1,152
+    assert vllm_row(at)["P (tokens)"] == 1152
+    assert (at.query_params["mamba"], at.query_params["chunk"]) == ("all", "128")
+
+
+def test_engine_options_round_trip_through_the_link():
+    at = open_app("app_pages/compare.py", QWEN35_LINK)
+    at.number_input(key="w.kernel_block_size").set_value(128).run()
+    at.selectbox(key="w.mamba_cache_mode").set_value("align").run()
+    at.number_input(key="w.mamba_full_memory_ratio").set_value(0.5).run()
+    at.number_input(key="w.sglang_slots_per_request").set_value(5).run()
+    at.number_input(key="w.max_batched_tokens").set_value(2048).run()
+    at.number_input(key="w.lcm_padding_bound").set_value(0.1).run()
+    assert_clean(at)
+    link = dict(at.query_params)
+    assert {k: link[k] for k in ("kernel", "mamba", "sg_ratio", "sg_slots", "mbt", "lcm_pad")} \
+        == {"kernel": "128", "mamba": "align", "sg_ratio": "0.5", "sg_slots": "5",
+            "mbt": "2048", "lcm_pad": "0.1"}
+    assert "chunk" not in link  # defaults stay implicit
+    again = open_app("app_pages/compare.py", link)
+    assert_clean(again)
+    assert not again.warning
+    assert again.dataframe[0].value.equals(at.dataframe[0].value)
+    # kernel 128: A = 128, P = 128 x cdiv(2,146,304, 262,144) = 128 x 9 = 1,152
+    assert vllm_row(again)["P (tokens)"] == 1152
+    assert again.number_input(key="w.sglang_slots_per_request").value == 5
+
+
+def test_bad_engine_options_in_the_link_fall_back_with_a_notice():
+    at = open_app(None, {**QWEN35_LINK, "kernel": "0", "mamba": "bogus"})
+    assert_clean(at)
+    notices = " ".join(w.value for w in at.warning)
+    assert "kernel=0 is outside 1..1,048,576; using the default (16)" in notices
+    assert "mamba='bogus' is not one of none, align, all; using the default (none)" in notices
+    assert "kernel" not in at.query_params and "mamba" not in at.query_params
+    at.switch_page("app_pages/compare.py").run()
+    assert_clean(at)
+    assert at.selectbox(key="w.mamba_cache_mode").value == "none"
+    assert (vllm_row(at)["P (tokens)"], vllm_row(at)["blocks"]) == (1088, 2991)
 
 
 @pytest.mark.parametrize("model", model_names())

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import json
 from dataclasses import replace
+from fractions import Fraction
 
 import pytest
 
 from flatkv import app_model
 from flatkv.app_model import CUSTOM, RawModel
 from flatkv.app_state import DEFAULT, AppState, cache_budget, decode_query, encode_query
+from flatkv.strategies import StrategyOptions
 
 QWEN35 = RawModel("(3*linear,full)*12", 2048, (("conv", 49152), ("ssm", 2097152)))
 
@@ -33,6 +35,27 @@ def test_round_trip_of_a_custom_model_and_every_setting():
     assert decode_query(query) == (state, [])
 
 
+def test_engine_options_round_trip_and_feed_strategy_options():
+    state = AppState(kernel_block_size=64, mamba_cache_mode="all", mamba_chunk_size=128,
+                     mamba_full_memory_ratio=0.5, sglang_slots_per_request=5,
+                     max_batched_tokens=2048, lcm_padding_bound=0.1)
+    query = encode_query(state)
+    assert query == {"kernel": "64", "mamba": "all", "chunk": "128", "sg_ratio": "0.5",
+                     "sg_slots": "5", "mbt": "2048", "lcm_pad": "0.1"}
+    assert decode_query(query) == (state, [])
+    options = state.strategy_options()
+    assert (options.kernel_block_size, options.mamba_cache_mode, options.mamba_chunk_size) == (
+        64, "all", 128)
+    # ratios read as their decimals, exactly: 0.5 = 1/2, 0.1 = 1/10
+    assert (options.mamba_full_memory_ratio, options.lcm_padding_bound) == (
+        Fraction(1, 2), Fraction(1, 10))
+    assert (options.sglang_slots_per_request, options.max_batched_tokens) == (5, 2048)
+    # the engines' own defaults: nothing in the link, nothing changed
+    assert DEFAULT.changed_engine_options() == {}
+    assert DEFAULT.strategy_options() == StrategyOptions(block_size=16, alignment=16)
+    assert state.changed_engine_options()["kernel_block_size"] == 64
+
+
 def test_a_preset_is_linked_by_name():
     state = AppState(model="Llama-3.1-8B")
     assert encode_query(state) == {"model": "Llama-3.1-8B"}
@@ -50,6 +73,13 @@ def test_a_preset_is_linked_by_name():
         ({"weights": "lots"}, "weights", "weights 'lots' is not a size"),
         ({"planner": "magic"}, "planner", "planner='magic'"),
         ({"tp": "-2"}, "tp", "tp=-2 is outside"),
+        ({"kernel": "0"}, "kernel_block_size", "kernel=0 is outside"),
+        ({"mamba": "bogus"}, "mamba_cache_mode", "mamba='bogus' is not one of none, align, all"),
+        ({"chunk": "x"}, "mamba_chunk_size", "chunk='x' is not a whole number"),
+        ({"sg_ratio": "0"}, "mamba_full_memory_ratio", "sg_ratio is '0': give a number in"),
+        ({"sg_slots": "0"}, "sglang_slots_per_request", "sg_slots=0 is outside"),
+        ({"mbt": "-1"}, "max_batched_tokens", "mbt=-1 is outside"),
+        ({"lcm_pad": "11"}, "lcm_padding_bound", "lcm_pad is '11': give a number in [0, 10]"),
     ],
 )
 def test_a_bad_setting_falls_back_to_its_default_with_a_notice(params, field, words):
@@ -162,3 +192,63 @@ def test_layer_rows_and_kind_summary_by_hand():
     kinds = {k["kind"]: k for k in app_model.kind_summary(profile)}
     assert kinds["full attention"]["bytes per token, all layers"] == 12 * 2048
     assert kinds["state (linear attention / Mamba)"]["state bytes, all layers"] == 36 * 2146304
+
+
+# ---- the hand editor's draft (app_model.SpecDraft) ----------------------------------------
+
+
+def small_hybrid() -> app_model.SpecDraft:
+    draft = app_model.SpecDraft(name="small").with_kind("full attention").with_kind("Mamba2")
+    for field, value in (("n_heads", 8), ("head_dim", 64), ("d_state", 16), ("n_groups", 1)):
+        draft = draft.with_field("mamba2", field, value)
+    return replace(draft, pattern="(mamba2,full)*2")
+
+
+def test_a_draft_builds_a_hybrid_kind_by_kind():
+    draft = app_model.SpecDraft().with_kind("full attention")
+    assert draft.kind_names == ["full"] and draft.pattern == "full"  # one kind is a model
+    spec = small_hybrid().to_spec()
+    assert spec.pattern == "(mamba2,full)*2"
+    profile = spec.profile()
+    assert profile.layer_types == ("linear_attention", "full_attention") * 2
+    # full template: 8 KV heads x (128 + 128) x 2 B = 4,096 B per token
+    assert profile.kv_bytes_per_slot == 4096
+    # SPEC section 2 Mamba2: conv ((8 x 64 + 2 x 1 x 16), 3) x 2 B; ssm (8, 64, 16) x 2 B
+    assert profile.state_const_bytes == {"conv": 544 * 3 * 2, "ssm": 8 * 64 * 16 * 2}
+    # the draft of a spec gives the spec back
+    assert app_model.SpecDraft.from_spec(spec).to_spec() == spec
+
+
+def test_draft_names_kinds_and_refuses_bad_names():
+    draft = app_model.SpecDraft().with_kind("full attention").with_kind("full attention")
+    assert draft.kind_names == ["full", "full_2"]
+    assert draft.with_kind("GDN", "lin").kind_names[-1] == "lin"
+    with pytest.raises(ValueError, match="kind name 'full' is taken"):
+        draft.with_kind("MLA", "full")
+    with pytest.raises(ValueError, match="kind name '2x' must start with a letter"):
+        draft.with_kind("MLA", "2x")
+    with pytest.raises(ValueError, match="kind type 'moe' is unknown"):
+        draft.with_kind("moe")
+    with pytest.raises(ValueError, match="has no field 'n_heads'"):
+        draft.with_field("full", "n_heads", 4)
+
+
+def test_draft_window_zero_is_full_attention_and_sliding_kinds_keep_theirs():
+    draft = app_model.SpecDraft().with_kind("sliding attention")
+    assert draft.to_spec().profile().sliding_window == 128
+    assert draft.with_field("sliding", "sliding_window", 0).to_spec().profile().layer_types == (
+        ("full_attention",))
+
+
+def test_removing_a_kind_drops_its_layers_from_the_pattern():
+    draft = small_hybrid().without_kind("full")
+    assert draft.kind_names == ["mamba2"] and draft.pattern == "2*mamba2"
+    assert draft.to_spec().profile().layer_types == ("linear_attention",) * 2
+    assert app_model.pattern_without("(3*gdn,full)*12", "gdn") == "12*full"
+    assert app_model.pattern_without("full*(", "full") == "full*("  # left for the user to fix
+    with pytest.raises(ValueError, match=r"the layer pattern is empty: .* e.g. 2\*mamba2"):
+        replace(draft, pattern=" ").to_spec()
+    with pytest.raises(ValueError, match="has no kinds yet"):
+        app_model.SpecDraft().to_spec()
+    with pytest.raises(ValueError, match="unknown kind"):
+        replace(small_hybrid(), pattern="full,gdn").to_spec()
