@@ -19,6 +19,7 @@ from flatkv.app_state import (
     MAX_CONTEXT,
     MAX_SLOTS_PER_REQUEST,
     MAX_TP,
+    MIN_MEM_FRACTION,
     AppState,
     decode_query,
     encode_query,
@@ -229,15 +230,16 @@ def sidebar() -> None:
         bind(side.text_input, "gpu_memory", "GPU memory", to_widget=size_text,
              from_widget=lambda t: parse_size(t, field="GPU memory"),
              help="e.g. 80GB, 141GB, 79.2GiB or bytes")
-    bind(side.slider, "mem_fraction", "Memory fraction", min_value=0.05, max_value=1.0,
+    bind(side.slider, "mem_fraction", "Memory fraction", min_value=MIN_MEM_FRACTION, max_value=1.0,
          step=0.01, help="Share of the GPU memory the engine may use (vLLM's "
          "gpu_memory_utilization).")
     bind(side.text_input, "weights", "Model weights (all ranks)", to_widget=size_text,
          from_widget=lambda t: parse_size(t, field="weights"),
          help="Weights, activations and anything else resident; each TP rank holds 1/TP.")
     bind(side.number_input, "tp", "Tensor parallel (TP)", min_value=1, max_value=MAX_TP,
-         step=1, help="Each rank holds weights / TP. The built-in example models give "
-         "per-rank cache bytes at TP=1; edit the model for another split.")
+         step=1, help="Each rank holds weights / TP, and a model's KV heads and state "
+         "tensors split across the ranks (SPEC section 2): every figure is per rank. A model "
+         "given in raw bytes is already per rank, so TP only splits its weights.")
     with user_errors():
         budget = state().budget()
         side.metric("Cache budget per rank", format_bytes(budget.cache_bytes),

@@ -78,7 +78,7 @@ with user_errors():
     c[3].metric("Blocks", f"{r.num_blocks:,}", help=f"{r.block_bytes:,} B each, P = "
                 f"{r.block_size:,}")
     with st.expander("The math"):
-        st.code("\n".join(r.formulas), language=None)
+        st.code("\n".join(r.formulas), language=None, wrap_lines=True)
     budgets, by_budget, sizes, by_size = sweeps(s.profile(), strategy, b.cache_bytes,
                                                 s.context, s.strategy_options(), s.alignment)
     left, right = st.columns(2)

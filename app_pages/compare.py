@@ -34,7 +34,8 @@ with user_errors():
     rows = [app_data.CompareRow.from_result(r) for r in results]
     shown = [r for r in rows if r.applies]
     frame = pd.DataFrame([r.table_row() for r in rows])
-    table(frame[frame["applies"]].drop(columns=["applies", "note"]))
+    applies = frame[frame["applies"]]
+    table(applies[list(app_data.HEADLINE_COLUMNS)])
     for r in rows:
         if not r.applies:
             st.caption(f"**{r.name}** does not apply: {r.reason}")
@@ -49,6 +50,7 @@ with user_errors():
     chart(charts.breakdown_bars(names, [r.breakdown for r in shown],
                                 title="Where the budget goes"),
           key="compare.breakdown", file_name="breakdown.html")
+    table(applies[["strategy"] + [c for c in frame.columns if c.endswith(" (B)")]])
     st.subheader("Formulas", divider="gray")
     for r in rows:
         with st.expander(r.name + ("" if r.applies else " (does not apply)")):
@@ -56,7 +58,7 @@ with user_errors():
                 st.caption(r.reason)
             if r.why_block_size:
                 st.caption(r.why_block_size)
-            st.code("\n".join(r.formulas) or r.reason, language=None)
+            st.code("\n".join(r.formulas) or r.reason, language=None, wrap_lines=True)
     c1, c2 = st.columns(2)
     c1.download_button("Comparison as CSV", data=frame.to_csv(index=False),
                        file_name="comparison.csv", mime="text/csv", key="compare.csv",

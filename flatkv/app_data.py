@@ -319,6 +319,15 @@ class CompareRow:
             "blocks": self.num_blocks,
             "capacity (tokens)": self.capacity_tokens,
             "concurrency": None if self.max_concurrency is None else round(self.max_concurrency, 2),
-            **{f"{cat} bytes": v for cat, v in self.breakdown},
+            **{breakdown_column(cat): v for cat, v in self.breakdown},
             "note": self.reason,
         }
+
+
+HEADLINE_COLUMNS = ("strategy", "P (tokens)", "block bytes", "blocks", "capacity (tokens)",
+                    "concurrency")
+
+
+def breakdown_column(category: str) -> str:
+    """``kv_history`` -> ``kv history (B)``: the chart legend's words, with the unit."""
+    return f"{category.replace('_', ' ')} (B)"

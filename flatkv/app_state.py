@@ -202,13 +202,17 @@ def _size(key: str, text: str) -> int:
     return parse_size(text, field=key)
 
 
+# The sidebar slider's range: a link must not hold what the slider cannot show.
+MIN_MEM_FRACTION = 0.05
+
+
 def _fraction(key: str, text: str) -> float:
     try:
         value = round(float(text), 4)
     except ValueError:
         raise ValueError(f"{key}={text!r} is not a number") from None
-    if not 0 < value <= 1:
-        raise ValueError(f"{key}={text!r} must be in (0, 1]")
+    if not MIN_MEM_FRACTION <= value <= 1:
+        raise ValueError(f"{key}={text!r} must be between {MIN_MEM_FRACTION} and 1")
     return value
 
 

@@ -23,6 +23,8 @@ from flatkv.plan import FULL_ATTENTION, LINEAR_ATTENTION, SLIDING_ATTENTION
 
 # More cache layers than any real model has: a pattern past this is a typo.
 MAX_CACHE_LAYERS = 10_000
+# Deeper nesting than any pattern a person writes.
+MAX_NESTING = 32
 
 ALIASES = {
     FULL_ATTENTION: FULL_ATTENTION,
@@ -94,6 +96,8 @@ def parse_pattern(text: str, *, max_layers: int = MAX_CACHE_LAYERS) -> list[str]
             raise ValueError(f"layer pattern {text!r}: a repeat count must be positive, got {n}")
         return n
 
+    depth: list[int] = []  # open parentheses, so hostile nesting is an error, not a RecursionError
+
     # A parsed node is (repeat, name) or (repeat, [nodes]).
     def sequence() -> list[tuple[int, Any]]:
         nodes = [item()]
@@ -109,7 +113,12 @@ def parse_pattern(text: str, *, max_layers: int = MAX_CACHE_LAYERS) -> list[str]
             take("*")
         if peek() == "(":
             take("(")
+            depth.append(1)
+            if len(depth) > MAX_NESTING:
+                raise ValueError(f"layer pattern nests parentheses more than {MAX_NESTING} deep: "
+                                 "write it flatter, e.g. (3*gdn,full)*12")
             atom: Any = sequence()
+            depth.pop()
             take(")")
         else:
             atom = take("name")

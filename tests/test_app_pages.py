@@ -274,6 +274,14 @@ def test_compare_page_lists_every_strategy():
     assert any("slab aliasing** does not apply: the model has linear_attention state layers"
                in c.value for c in at.caption)
     assert len(at.get("plotly_chart")) == 2
+    breakdown = at.dataframe[1].value.set_index("strategy")
+    assert list(breakdown.columns) == ["kv history (B)", "state (B)", "row padding (B)",
+                                       "state page padding (B)", "padding layers (B)",
+                                       "dead weight (B)", "unused (B)"]
+    # Every layout's breakdown adds up to the 80 GB budget, to the byte.
+    assert all(int(row.sum()) == 80 * 10**9 for _, row in breakdown.iterrows())
+    # flat: what 775 blocks of 103,219,200 B leave of the budget
+    assert int(breakdown.loc["FlatKV packed slabs"]["unused (B)"]) == 80 * 10**9 - 775 * 103_219_200
     codes = " ".join(c.value for c in at.code)
     assert "num_blocks = budget // block_bytes = 80,000,000,000 // 103,219,200 = 775" in codes
 

@@ -68,7 +68,7 @@ def test_a_preset_is_linked_by_name():
     [
         ({"block": "abc"}, "block_size", "block='abc' is not a whole number"),
         ({"block": "0"}, "block_size", "block=0 is outside"),
-        ({"frac": "1.5"}, "mem_fraction", "frac='1.5' must be in (0, 1]"),
+        ({"frac": "1.5"}, "mem_fraction", "frac='1.5' must be between 0.05 and 1"),
         ({"gpu": "Z900"}, "gpu", "gpu='Z900' is not one of"),
         ({"weights": "lots"}, "weights", "weights 'lots' is not a size"),
         ({"planner": "magic"}, "planner", "planner='magic'"),
@@ -252,3 +252,11 @@ def test_removing_a_kind_drops_its_layers_from_the_pattern():
         app_model.SpecDraft().to_spec()
     with pytest.raises(ValueError, match="unknown kind"):
         replace(small_hybrid(), pattern="full,gdn").to_spec()
+
+
+def test_a_memory_fraction_the_slider_cannot_show_falls_back():
+    # The sidebar slider starts at 0.05: a link below it would crash the widget.
+    state, notices = decode_query({"frac": "0.01"})
+    assert state.mem_fraction == DEFAULT.mem_fraction
+    assert notices == ["frac='0.01' must be between 0.05 and 1; using the default (0.9)."]
+    assert decode_query({"frac": "0.05"})[0].mem_fraction == 0.05

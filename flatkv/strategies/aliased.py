@@ -30,7 +30,7 @@ def aliasing_blocker(profile: CacheProfile) -> str:
         return (
             "the model has linear_attention state layers: aliasing needs every group to be KV "
             "history with rows of one size, and a state row is constant per page while a history "
-            "row grows with P (see lcm for unequal groups)"
+            "row grows with P (see two-level pages, lcm, for unequal groups)"
         )
     if len(groups) < 2:
         return (
@@ -42,7 +42,8 @@ def aliasing_blocker(profile: CacheProfile) -> str:
         text = ", ".join(f"{k} {v}" for k, v in layers.items())
         return (
             f"groups have unequal layer counts ({text}): layer j of each group shares a slab "
-            "only when every group has the same number of layers (see lcm for unequal groups)"
+            "only when every group has the same number of layers (see two-level pages, lcm, "
+            "for unequal groups)"
         )
     return ""
 
