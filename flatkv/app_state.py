@@ -170,6 +170,11 @@ def cache_budget(gpu_bytes: int, fraction: float, weights: int, tp: int) -> Budg
     usable = int(gpu_bytes * exact_fraction(fraction))
     per_rank = -(-weights // tp)
     cache = usable - per_rank
+    if usable <= 0:
+        raise ValueError(
+            f"GPU memory {gpu_bytes:,} B x memory fraction {fraction:g} leaves no usable "
+            "memory: give the GPU's memory, e.g. 80GB"
+        )
     if cache <= 0:
         raise ValueError(
             f"weights per rank ({format_bytes(per_rank)}) fill the usable memory "
@@ -196,6 +201,13 @@ def _int(lo: int, hi: int) -> Callable[[str, str], int]:
         return value
 
     return parse
+
+
+def _size_text(nbytes: object) -> str:
+    """Bytes as a link writes them: ``80GB`` when a whole number of GB, else plain bytes."""
+    if isinstance(nbytes, int) and nbytes and nbytes % 10**9 == 0:
+        return f"{nbytes // 10**9}GB"
+    return str(nbytes)
 
 
 def _size(key: str, text: str) -> int:
@@ -244,9 +256,9 @@ _SETTINGS: dict[str, tuple[str, Callable[[str, str], object], Callable[[object],
     "align": ("alignment", _alignment, lambda v: "auto" if v is None else str(v)),
     "planner": ("planner", _choice(lambda: list(PLANNERS)), str),
     "gpu": ("gpu", _choice(lambda: [*GPU_PRESETS, CUSTOM_GPU]), str),
-    "gpu_mem": ("gpu_memory", _size, str),
+    "gpu_mem": ("gpu_memory", _size, _size_text),
     "frac": ("mem_fraction", _fraction, lambda v: f"{v:g}"),
-    "weights": ("weights", _size, str),
+    "weights": ("weights", _size, _size_text),
     "tp": ("tp", _int(1, MAX_TP), str),
     "ctx": ("context", _int(1, MAX_CONTEXT), str),
     "req": ("requests", _int(1, MAX_REQUESTS), str),
@@ -294,13 +306,14 @@ def decode_query(params: Mapping[str, str | list[str]]) -> tuple[AppState, list[
     q = {k: _single(v) for k, v in params.items() if k not in IGNORED_KEYS}
     notices: list[str] = []
     changes: dict[str, object] = {}
-    for key, (name, parse, _write) in _SETTINGS.items():
+    for key, (name, parse, write) in _SETTINGS.items():
         if key not in q:
             continue
         try:
             changes[name] = parse(key, q[key])
         except ValueError as exc:
-            notices.append(f"{exc}; using the default ({getattr(DEFAULT, name)}).")
+            # The default as a link would write it: 80GB, auto, 0.9, never a Python repr.
+            notices.append(f"{exc}; using the default ({key}={write(getattr(DEFAULT, name))}).")
     model, raw, spec, model_notice = _decode_model(q)
     if model_notice:
         notices.append(model_notice)

@@ -371,8 +371,8 @@ def test_bad_engine_options_in_the_link_fall_back_with_a_notice():
     at = open_app(None, {**QWEN35_LINK, "kernel": "0", "mamba": "bogus"})
     assert_clean(at)
     notices = " ".join(w.value for w in at.warning)
-    assert "kernel=0 is outside 1..1,048,576; using the default (16)" in notices
-    assert "mamba='bogus' is not one of none, align, all; using the default (none)" in notices
+    assert "kernel=0 is outside 1..1,048,576; using the default (kernel=16)" in notices
+    assert "mamba='bogus' is not one of none, align, all; using the default (mamba=none)" in notices
     assert "kernel" not in at.query_params and "mamba" not in at.query_params
     at.switch_page("app_pages/compare.py").run()
     assert_clean(at)

@@ -258,5 +258,16 @@ def test_a_memory_fraction_the_slider_cannot_show_falls_back():
     # The sidebar slider starts at 0.05: a link below it would crash the widget.
     state, notices = decode_query({"frac": "0.01"})
     assert state.mem_fraction == DEFAULT.mem_fraction
-    assert notices == ["frac='0.01' must be between 0.05 and 1; using the default (0.9)."]
+    assert notices == ["frac='0.01' must be between 0.05 and 1; using the default (frac=0.9)."]
     assert decode_query({"frac": "0.05"})[0].mem_fraction == 0.05
+
+
+def test_notices_write_defaults_as_a_link_would():
+    _, notices = decode_query({"gpu_mem": "lots", "align": "-3"})
+    assert any(n.endswith("using the default (gpu_mem=80GB).") for n in notices)
+    assert any(n.endswith("using the default (align=auto).") for n in notices)
+
+
+def test_no_usable_memory_names_the_gpu_not_the_weights():
+    with pytest.raises(ValueError, match="GPU memory 1 B x memory fraction 0.9 leaves no usable"):
+        cache_budget(1, 0.9, 0, 1)
