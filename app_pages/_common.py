@@ -167,8 +167,9 @@ def fmt_bytes(n: int) -> str:
     return f"{n:,} B ({format_bytes(n)})" if abs(n) >= 1024 else f"{n:,} B"
 
 
-def table(rows: Any, *, height: int | str = "auto") -> None:
-    """A dataframe with thousands separators on its whole numbers (exact bytes stay readable)."""
+def table(rows: Any, *, height: int | str = "auto", formats: dict[str, str] | None = None) -> None:
+    """A dataframe with thousands separators on its whole numbers (exact bytes stay readable);
+    ``formats`` gives a column a printf format instead (e.g. ``"%.2f"``, as the charts label)."""
     import pandas as pd
 
     df = rows if isinstance(rows, pd.DataFrame) else pd.DataFrame(rows)
@@ -180,7 +181,7 @@ def table(rows: Any, *, height: int | str = "auto") -> None:
         ):
             df[col] = df[col].astype("Int64")
     config = {
-        col: st.column_config.NumberColumn(format="localized")
+        col: st.column_config.NumberColumn(format=(formats or {}).get(col, "localized"))
         for col in df.columns
         if pd.api.types.is_numeric_dtype(df[col]) and not pd.api.types.is_bool_dtype(df[col])
     }

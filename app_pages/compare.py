@@ -35,7 +35,7 @@ with user_errors():
     shown = [r for r in rows if r.applies]
     frame = pd.DataFrame([r.table_row() for r in rows])
     applies = frame[frame["applies"]]
-    table(applies[list(app_data.HEADLINE_COLUMNS)])
+    table(applies[list(app_data.HEADLINE_COLUMNS)], formats={"concurrency": "%.2f"})
     for r in rows:
         if not r.applies:
             st.caption(f"**{r.name}** does not apply: {r.reason}")
