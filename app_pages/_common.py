@@ -27,7 +27,7 @@ from flatkv.app_state import (
 from flatkv.profile import CacheProfile
 from flatkv.strategies import STRATEGIES, StrategyOptions, StrategyResult, run_strategy
 from flatkv.strategies.base import MAMBA_CACHE_MODES
-from flatkv.units import format_bytes, parse_size
+from flatkv.units import format_bytes, format_size, parse_size
 
 STATE_KEY = "flatkv.state"
 NOTICES_KEY = "flatkv.notices"
@@ -209,15 +209,6 @@ def frame() -> None:
     sidebar()
 
 
-def size_text(n: int) -> str:
-    """A byte count as the user would type it: 80GB, 12GiB, or plain bytes."""
-    for scale, unit in ((10**12, "TB"), (2**40, "TiB"), (10**9, "GB"), (2**30, "GiB"),
-                        (10**6, "MB"), (2**20, "MiB")):
-        if n and n % scale == 0:
-            return f"{n // scale}{unit}"
-    return str(n)
-
-
 def sidebar() -> None:
     side = st.sidebar
     with user_errors():
@@ -228,13 +219,13 @@ def sidebar() -> None:
     gpu = bind(side.selectbox, "gpu", "GPU", options=[*GPU_PRESETS, CUSTOM_GPU],
                help="Memory one GPU (one TP rank) offers, as nvidia-smi reports it.")
     if gpu == CUSTOM_GPU:
-        bind(side.text_input, "gpu_memory", "GPU memory", to_widget=size_text,
+        bind(side.text_input, "gpu_memory", "GPU memory", to_widget=format_size,
              from_widget=lambda t: parse_size(t, field="GPU memory"),
              help="e.g. 80GB, 141GB, 79.2GiB or bytes")
     bind(side.slider, "mem_fraction", "Memory fraction", min_value=MIN_MEM_FRACTION, max_value=1.0,
          step=0.01, help="Share of the GPU memory the engine may use (vLLM's "
          "gpu_memory_utilization).")
-    bind(side.text_input, "weights", "Model weights (all ranks)", to_widget=size_text,
+    bind(side.text_input, "weights", "Model weights (all ranks)", to_widget=format_size,
          from_widget=lambda t: parse_size(t, field="weights"),
          help="Weights, activations and anything else resident; each TP rank holds 1/TP.")
     bind(side.number_input, "tp", "Tensor parallel (TP)", min_value=1, max_value=MAX_TP,

@@ -26,7 +26,7 @@ from flatkv.models import LAYER_KINDS, ModelSpec
 from flatkv.patterns import format_layer_pattern, format_pattern, parse_layer_pattern, parse_pattern
 from flatkv.plan import FULL_ATTENTION, LINEAR_ATTENTION, SLIDING_ATTENTION, occurrence_index
 from flatkv.profile import CacheProfile
-from flatkv.units import parse_size
+from flatkv.units import parse_named_sizes
 
 CUSTOM = "custom"
 PROFILE_FORMAT = "flatkv-profile/1"
@@ -149,18 +149,7 @@ class RawModel:
 
 def parse_state_text(text: str) -> tuple[tuple[str, int], ...]:
     """``conv=49152, ssm=2MiB`` -> ``(("conv", 49152), ("ssm", 2097152))``; empty text -> ()."""
-    out: dict[str, int] = {}
-    for part in filter(None, (p.strip() for p in str(text).split(","))):
-        name, sep, value = part.partition("=")
-        name = name.strip()
-        if not sep or not name:
-            raise ValueError(
-                f"state tensors {text!r}: write name=bytes pairs, e.g. conv=49152,ssm=2097152"
-            )
-        if name in out:
-            raise ValueError(f"state tensors {text!r} name {name!r} twice: give each tensor once")
-        out[name] = parse_size(value, field=f"state tensor {name}")
-    return tuple(out.items())
+    return tuple(parse_named_sizes(text, field="state tensors").items())
 
 
 def format_state_text(state: tuple[tuple[str, int], ...] | Mapping[str, int]) -> str:

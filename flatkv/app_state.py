@@ -25,7 +25,7 @@ from flatkv.strategies.base import (
     RATIO_RANGE,
     to_fraction,
 )
-from flatkv.units import format_bytes, parse_size
+from flatkv.units import format_bytes, format_size, parse_size
 
 MiB = 2**20
 
@@ -203,13 +203,6 @@ def _int(lo: int, hi: int) -> Callable[[str, str], int]:
     return parse
 
 
-def _size_text(nbytes: object) -> str:
-    """Bytes as a link writes them: ``80GB`` when a whole number of GB, else plain bytes."""
-    if isinstance(nbytes, int) and nbytes and nbytes % 10**9 == 0:
-        return f"{nbytes // 10**9}GB"
-    return str(nbytes)
-
-
 def _size(key: str, text: str) -> int:
     return parse_size(text, field=key)
 
@@ -256,9 +249,9 @@ _SETTINGS: dict[str, tuple[str, Callable[[str, str], object], Callable[[object],
     "align": ("alignment", _alignment, lambda v: "auto" if v is None else str(v)),
     "planner": ("planner", _choice(lambda: list(PLANNERS)), str),
     "gpu": ("gpu", _choice(lambda: [*GPU_PRESETS, CUSTOM_GPU]), str),
-    "gpu_mem": ("gpu_memory", _size, _size_text),
+    "gpu_mem": ("gpu_memory", _size, format_size),
     "frac": ("mem_fraction", _fraction, lambda v: f"{v:g}"),
-    "weights": ("weights", _size, _size_text),
+    "weights": ("weights", _size, format_size),
     "tp": ("tp", _int(1, MAX_TP), str),
     "ctx": ("context", _int(1, MAX_CONTEXT), str),
     "req": ("requests", _int(1, MAX_REQUESTS), str),

@@ -15,7 +15,7 @@ from flatkv import bench_cli, model_cli, strategy_cli
 from flatkv.analysis import PLANNERS, PlanAnalysis, analysis_to_dict, analyze
 from flatkv.patterns import parse_layer_pattern
 from flatkv.profile import CacheProfile
-from flatkv.units import format_bytes, parse_size
+from flatkv.units import format_bytes, parse_named_sizes, parse_size
 
 PROG = "python -m flatkv"
 
@@ -33,23 +33,6 @@ class _Parser(argparse.ArgumentParser):
 
 # --------------------------------------------------------------------------------------------
 # Reading a model: raw bytes today, presets and Hugging Face configs as the model layer grows.
-
-
-def parse_state(text: str) -> dict[str, int]:
-    """``conv=49152,ssm=2097152`` -> ``{"conv": 49152, "ssm": 2097152}`` (sizes may carry units)."""
-    out: dict[str, int] = {}
-    for part in filter(None, (p.strip() for p in text.split(","))):
-        name, sep, value = part.partition("=")
-        if not sep or not name.strip():
-            raise ValueError(
-                f"--state {text!r}: write name=bytes pairs, e.g. conv=49152,ssm=2097152"
-            )
-        if name.strip() in out:
-            raise ValueError(f"--state {text!r} names {name.strip()!r} twice: give each once")
-        out[name.strip()] = parse_size(value, field=f"--state {name.strip()}")
-    if not out:
-        raise ValueError("--state is empty: write name=bytes pairs, e.g. conv=49152,ssm=2097152")
-    return out
 
 
 def add_profile_arguments(parser: argparse.ArgumentParser) -> None:
@@ -92,7 +75,7 @@ def profile_from_args(args: argparse.Namespace) -> CacheProfile:
     return CacheProfile(
         layer_types=tuple(labels),
         kv_bytes_per_slot=parse_size(args.kv_bytes_per_slot, field="--kv-bytes-per-slot"),
-        state_const_bytes=parse_state(args.state) if args.state else {},
+        state_const_bytes=parse_named_sizes(args.state, field="--state"),
         sliding_window=args.sliding_window,
         name="custom",
     )

@@ -72,3 +72,34 @@ def format_bytes(nbytes: int, *, digits: int = 2) -> str:
         if value < 1024 or unit == "PiB":
             return f"{sign}{value:.{digits}f} {unit}"
     raise AssertionError("unreachable")
+
+
+def format_size(nbytes: int) -> str:
+    """A byte count as a person would type it, exactly: ``80GB``, ``12GiB``, or plain bytes.
+
+    ``parse_size(format_size(n)) == n`` for every n >= 0 (the input fields and links use it).
+    """
+    for scale, unit in ((10**12, "TB"), (2**40, "TiB"), (10**9, "GB"), (2**30, "GiB"),
+                        (10**6, "MB"), (2**20, "MiB")):
+        if nbytes and nbytes % scale == 0:
+            return f"{nbytes // scale}{unit}"
+    return str(nbytes)
+
+
+def parse_named_sizes(text: str, *, field: str) -> dict[str, int]:
+    """``conv=49152,ssm=2MiB`` -> ``{"conv": 49152, "ssm": 2097152}``, in order; "" -> {}.
+
+    How state tensors are written on the command line and in the app.
+    """
+    out: dict[str, int] = {}
+    for part in filter(None, (p.strip() for p in str(text).split(","))):
+        name, sep, value = part.partition("=")
+        name = name.strip()
+        if not sep or not name:
+            raise ValueError(
+                f"{field} {text!r}: write name=bytes pairs, e.g. conv=49152,ssm=2097152"
+            )
+        if name in out:
+            raise ValueError(f"{field} {text!r} names {name!r} twice: give each once")
+        out[name] = parse_size(value, field=f"{field} {name}")
+    return out

@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from flatkv.patterns import format_layer_pattern, parse_layer_pattern
-from flatkv.units import format_bytes, parse_size
+from flatkv.units import format_bytes, format_size, parse_named_sizes, parse_size
 
 
 @pytest.mark.parametrize(
@@ -67,3 +67,22 @@ def test_format_layer_pattern_is_compact():
     labels = parse_layer_pattern("(3*linear,full)*12")
     assert format_layer_pattern(labels) == "(3*linear_attention,full_attention)*12"
     assert format_layer_pattern(["full_attention"] * 32) == "32*full_attention"
+
+
+def test_format_size_is_exact_and_parses_back():
+    assert format_size(80 * 10**9) == "80GB"
+    assert format_size(12 * 2**30) == "12GiB"
+    assert format_size(47_878_147_932) == "47878147932"  # 44.59 GiB is no whole unit
+    assert format_size(0) == "0"
+    for n in (1, 999, 2**20, 3 * 10**12, 2**40 + 1, 47_878_147_932):
+        assert parse_size(format_size(n)) == n
+
+
+def test_parse_named_sizes():
+    assert parse_named_sizes("conv=49152, ssm=2MiB", field="--state") == {
+        "conv": 49152, "ssm": 2 * 2**20}
+    assert parse_named_sizes("", field="--state") == {}
+    with pytest.raises(ValueError, match="--state 'conv': write name=bytes pairs"):
+        parse_named_sizes("conv", field="--state")
+    with pytest.raises(ValueError, match="names 'conv' twice"):
+        parse_named_sizes("conv=1,conv=2", field="--state")
