@@ -15,6 +15,7 @@ from flatkv import bench_cli, model_cli, strategy_cli
 from flatkv.analysis import PLANNERS, PlanAnalysis, analysis_to_dict, analyze
 from flatkv.patterns import parse_layer_pattern
 from flatkv.profile import CacheProfile
+from flatkv.texttable import text_table
 from flatkv.units import format_bytes, parse_named_sizes, parse_size
 
 PROG = "python -m flatkv"
@@ -172,17 +173,6 @@ def _plan_command(args: argparse.Namespace) -> str:
     return format_analysis(analysis, title=profile.name)
 
 
-def _table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
-    cells = [[str(h) for h in headers]] + [[str(c) for c in row] for row in rows]
-    widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
-    lines = [
-        "  ".join(c.rjust(w) if i else c.ljust(w) for i, (c, w) in enumerate(zip(r, widths)))
-        for r in cells
-    ]
-    lines.insert(1, "  ".join("-" * w for w in widths))
-    return "\n".join(lines)
-
-
 def _bytes(n: int) -> str:
     return f"{n:,} B ({format_bytes(n)})" if n >= 1024 else f"{n:,} B"
 
@@ -194,7 +184,7 @@ def format_analysis(analysis: PlanAnalysis, *, title: str = "", max_slots: int =
     out += ["Why this block size:"] + [f"  {line}" for line in analysis.why_block_size()]
     out += [
         "",
-        _table(
+        text_table(
             ["figure", "value"],
             [
                 ["block_size (P)", f"{t.block_size:,} tokens"],
@@ -213,7 +203,7 @@ def format_analysis(analysis: PlanAnalysis, *, title: str = "", max_slots: int =
     out += [
         "",
         "Dead weight of the single page-id space (per block id owned by a group):",
-        _table(
+        text_table(
             ["group", "layers", "used B/block", "dead B/block", "dead share"],
             [
                 [
@@ -244,7 +234,7 @@ def format_analysis(analysis: PlanAnalysis, *, title: str = "", max_slots: int =
     out += [
         "",
         f"Slot tensors ({len(analysis.slots)}):",
-        _table(
+        text_table(
             ["tensor", "row B", "tensor B", "bindings (group[layer].component@offset:bytes)"], rows
         ),
     ]

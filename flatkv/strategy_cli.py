@@ -15,6 +15,7 @@ from flatkv.profile import CacheProfile
 from flatkv.strategies import CATEGORIES, STRATEGIES, StrategyOptions, StrategyResult, compare
 from flatkv.strategies import run_strategy as _run_strategy
 from flatkv.strategies.base import MAMBA_CACHE_MODES
+from flatkv.texttable import text_table
 
 # Far past any model's context: a larger value is a typo.
 MAX_CONTEXT_TOKENS = 2**40
@@ -167,8 +168,7 @@ def format_comparison_table(results: Sequence[StrategyResult]) -> str:
     that do not apply are listed with their reason under the table."""
     if not results:
         return "(no strategies)"
-    header = ["", *(r.strategy for r in results)]
-    table: list[list[str]] = [header]
+    table: list[list[str]] = []
 
     def row(label: str, values: Sequence[str]) -> None:
         table.append([label, *values])
@@ -184,15 +184,7 @@ def format_comparison_table(results: Sequence[StrategyResult]) -> str:
         row("max concurrency", each(_concurrency_text))
     for category in CATEGORIES:
         row(category, each(lambda r, c=category: _gib(r.bytes_of(c))))
-    widths = [max(len(line[i]) for line in table) for i in range(len(header))]
-    lines = []
-    for i, line in enumerate(table):
-        cells = [line[0].ljust(widths[0])] + [
-            cell.rjust(width) for cell, width in zip(line[1:], widths[1:], strict=True)
-        ]
-        lines.append("  ".join(cells).rstrip())
-        if i == 0:
-            lines.append("  ".join("-" * w for w in widths))
+    lines = text_table(["", *(r.strategy for r in results)], table).splitlines()
     first = results[0]
     title = f"{first.profile_name or 'profile'}: budget {first.budget_bytes:,} B"
     if first.context_tokens is not None:
