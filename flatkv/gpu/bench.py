@@ -38,10 +38,8 @@ from flatkv.gpu.pool import (
     resolve_device,
 )
 from flatkv.plan import (
-    ComponentSpec,
     FlatMemoryPlan,
     check_int,
-    plan_tensors,
 )
 
 MiB = 1 << 20
@@ -341,7 +339,7 @@ def run_sweep(
     """One result per (plan, pages per call), plans outer: page bytes x pages per call sweeps.
 
     Each plan is allocated once for all its pages-per-call values and freed before the next.
-    ``plans_for_block_sizes`` makes plans of one model at several page sizes.
+    ``flatkv.gpu_view.plans_for_block_sizes`` makes plans of one model at several page sizes.
     """
     dev = resolve_device(device)
     plans = list(plans)
@@ -542,30 +540,6 @@ def _alloc(keep: list[torch.Tensor], nbytes: int, device: torch.device,
         t = empty_bytes(nbytes, device)
     keep.append(t)
     return t
-
-
-def plans_for_block_sizes(
-    components: Sequence[ComponentSpec],
-    block_sizes: Sequence[int],
-    *,
-    budget_bytes: int,
-    alignment: int | None = None,
-) -> tuple[FlatMemoryPlan, ...]:
-    """Packed-slab plans of one model at several requested block sizes (a page-bytes sweep).
-
-    ``alignment`` defaults to each block size. Plans whose equalized P comes out the same are
-    kept once.
-    """
-    plans: list[FlatMemoryPlan] = []
-    seen: set[int] = set()
-    for i, bs in enumerate(block_sizes):
-        check_int(f"block_sizes[{i}]", bs, minimum=1)
-        plan = plan_tensors(components, block_size=bs, alignment=alignment or bs,
-                            budget_bytes=budget_bytes)
-        if plan.geometry.block_size not in seen:
-            seen.add(plan.geometry.block_size)
-            plans.append(plan)
-    return tuple(plans)
 
 
 def available_devices() -> tuple[str, ...]:

@@ -10,7 +10,8 @@ from gpu_plans import small_plan
 
 from flatkv.cli import main
 from flatkv.gpu import bench
-from flatkv.gpu.bench import DeviceBusy, device_lock, plans_for_block_sizes, run_benchmark
+from flatkv.gpu.bench import DeviceBusy, device_lock, run_benchmark
+from flatkv.gpu_view import plans_for_block_sizes
 
 
 def test_benchmark_counts_read_plus_written_bytes(device):
@@ -60,7 +61,8 @@ def test_sweep_over_page_sizes_and_pages_per_call():
     from gpu_plans import small_components
 
     # Block 4 and 8 both equalize to P = 8 (kept once); block 16 gives a 1024-byte KV row.
-    plans = plans_for_block_sizes(small_components(), [4, 8, 16], budget_bytes=200_000)
+    plans = plans_for_block_sizes(small_components(), [4, 8, 16], alignment=None,
+                                  budget_bytes=200_000, planner="packed").plans
     assert [p.geometry.block_size for p in plans] == [8, 16]
     results = bench.run_sweep(plans, device="cpu", max_blocks=12, pages_per_call=[1, 3],
                               repeats=1, warmup=0)
