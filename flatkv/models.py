@@ -28,7 +28,7 @@ from typing import Any, ClassVar
 
 from flatkv.dtypes import canonical_dtype, dtype_bytes
 from flatkv.patterns import MAX_CACHE_LAYERS, format_pattern, parse_pattern
-from flatkv.plan import FULL_ATTENTION, LINEAR_ATTENTION, SLIDING_ATTENTION
+from flatkv.plan import FULL_ATTENTION, LINEAR_ATTENTION, SLIDING_ATTENTION, check_int
 from flatkv.plan import state_const_bytes as _state_const_bytes
 from flatkv.profile import CacheProfile
 
@@ -42,16 +42,8 @@ MAX_WINDOW = 1 << 31
 
 
 def _check_dim(where: str, value: object, *, minimum: int = 1, maximum: int = MAX_DIM) -> int:
-    """An int (not a bool) in [minimum, maximum], else ValueError naming field, value and fix."""
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ValueError(f"{where} must be a whole number, got {value!r}")
-    if value < minimum:
-        raise ValueError(f"{where} must be at least {minimum}, got {value}")
-    if value > maximum:
-        raise ValueError(
-            f"{where} = {value} is too large to be real (at most {maximum}); check the config"
-        )
-    return value
+    """A model dimension: a whole number in [minimum, maximum] (``plan.check_int``)."""
+    return check_int(where, value, minimum=minimum, maximum=maximum, hint="check the config")
 
 
 def _split(where: str, value: int, tp: int) -> int:
@@ -374,7 +366,8 @@ class ModelSpec:
                 object.__setattr__(self, attr, canonical_dtype(getattr(self, attr)))
             except ValueError as exc:
                 raise ValueError(f"{attr}: {exc}") from None
-        _check_dim("tp", self.tp, maximum=MAX_TP)
+        check_int("tp", self.tp, minimum=1, maximum=MAX_TP,
+                  hint="give the number of GPUs the model is split over")
         if self.model_layers is not None:
             _check_dim("model_layers", self.model_layers, maximum=MAX_CACHE_LAYERS)
         # Name each distinct geometry once (first appearance order) and check it at this tp.

@@ -82,16 +82,23 @@ class FlatMemoryPlan:
 # Validation: every public function checks its arguments and names the field, value and fix.
 
 
-def check_int(field: str, value: object, *, minimum: int = 0, hint: str = "") -> int:
-    """``value`` if it is an int (not a bool) of at least ``minimum``; else ValueError."""
+def check_int(field: str, value: object, *, minimum: int = 0, maximum: int | None = None,
+              hint: str = "") -> int:
+    """``value`` if it is an int (not a bool) in ``[minimum, maximum]``; else ValueError.
+
+    ``maximum`` guards sizes read from files: a value beyond it is a typo or a corrupt config,
+    and is refused before it turns into a plausible-looking but absurd plan.
+    """
+    tail = f"; {hint}" if hint else ""
     if isinstance(value, bool) or not isinstance(value, int):
         raise ValueError(
-            f"{field} must be a whole number, got {value!r} ({type(value).__name__})"
-            + (f"; {hint}" if hint else "")
+            f"{field} must be a whole number, got {value!r} ({type(value).__name__}){tail}"
         )
     if value < minimum:
         bound = "positive" if minimum == 1 else f"at least {minimum}"
-        raise ValueError(f"{field} must be {bound}, got {value}" + (f"; {hint}" if hint else ""))
+        raise ValueError(f"{field} must be {bound}, got {value}{tail}")
+    if maximum is not None and value > maximum:
+        raise ValueError(f"{field} = {value} is too large to be real (at most {maximum}){tail}")
     return value
 
 

@@ -100,7 +100,7 @@ def test_plan_style_options():
     [
         (["model", "--preset", "nope"], "unknown preset 'nope'"),
         (["model", "--preset", "llama-3.1-8b", "--tp", "3"], "not divisible by tp = 3"),
-        (["model", "--preset", "llama-3.1-8b", "--tp", "0"], "tp must be at least 1"),
+        (["model", "--preset", "llama-3.1-8b", "--tp", "0"], "tp must be positive"),
         (["model", "--preset", "llama-3.1-8b", "--kv-dtype", "fp4"], "unknown dtype 'fp4'"),
         (["model"], "model needs a source"),
         (["model", "--hf-config", "{oops"], "not valid JSON"),

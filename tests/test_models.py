@@ -168,7 +168,7 @@ def test_with_options_changes_only_what_is_given():
         1, "bfloat16", "bfloat16", "float32")
     assert changed.state_const_bytes()["ssm"] == 32 * 128 * 128 * 4
     assert changed.with_options(kv_dtype="fp8").kv_bytes_per_slot() == 2 * 512 * 1
-    with pytest.raises(ValueError, match="tp must be at least 1"):
+    with pytest.raises(ValueError, match="tp must be positive"):
         spec.with_options(tp=0)
     with pytest.raises(ValueError, match="kv_dtype: unknown dtype"):
         spec.with_options(kv_dtype="fp4")
@@ -317,8 +317,8 @@ def test_from_dict_keeps_user_kind_names_and_with_pattern_edits_order():
         (lambda d: d.update(format="other/9"), "not supported"),
         (lambda d: d["kinds"]["full"].update(kind="rwkv"), "kind = 'rwkv' is unknown"),
         (lambda d: d["kinds"]["full"].pop("kv_heads"), r"missing \['kv_heads'\]"),
-        (lambda d: d["kinds"]["full"].update(kv_heads=0), "kv_heads must be at least 1"),
-        (lambda d: d["kinds"]["full"].update(head_dim_k=0), "head_dim_k must be at least 1"),
+        (lambda d: d["kinds"]["full"].update(kv_heads=0), "kv_heads must be positive"),
+        (lambda d: d["kinds"]["full"].update(head_dim_k=0), "head_dim_k must be positive"),
         (lambda d: d["kinds"]["full"].update(heads=2), r"unknown field\(s\) \['heads'\]"),
         (lambda d: d["kinds"]["gdn"].update(k_heads="16"), "k_heads must be a whole number"),
         (lambda d: d.update(pattern="(gdn,full)*10000000"), "too large to be real|more than"),
