@@ -9,13 +9,26 @@ import time
 import pandas as pd
 import streamlit as st
 
-from app_pages._common import chart, current_analysis, fmt_bytes, state, table, user_errors
+from app_pages._common import (
+    ERRORS_KEY,
+    bind,
+    chart,
+    current_analysis,
+    fmt_bytes,
+    state,
+    table,
+    update,
+    user_errors,
+)
 from flatkv import charts, gpu_view
 from flatkv.analysis import PlanAnalysis
 from flatkv.app_state import MAX_BLOCK_SIZE
 from flatkv.units import format_bytes
 
 LAST_RUN = "gpu.last_run"
+# The run settings every sweep shows (AppState fields); each sweep adds its own list.
+LAB_FIELDS = ("lab_device", "lab_kernels", "lab_rounds", "lab_max_blocks", "lab_pages",
+              "lab_sweep")
 
 
 def plan_headline(a: PlanAnalysis) -> None:
@@ -28,54 +41,73 @@ def plan_headline(a: PlanAnalysis) -> None:
     c[3].metric("Planned bytes", format_bytes(planned), help=f"{planned:,} B")
 
 
-def settings(bench, devices: tuple[str, ...], a: PlanAnalysis) -> dict:
-    """The run's settings from the widgets (page-local: not part of the shared view)."""
-    c = st.columns([1, 1, 1])
-    device = c[0].selectbox("Device", devices, key="gpu.device",
-                            help="cpu, or each CUDA GPU torch sees")
+def settings(bench, devices: tuple[str, ...], a: PlanAnalysis) -> dict | None:
+    """The run's settings: widgets bound to the view, so a link reopens the same run. Returns
+    None while a setting is rejected (its error shows under its widget)."""
+    device, notice = gpu_view.pick_device(state().lab_device, devices)
+    if notice:
+        st.warning(notice, icon=":material/link_off:")
+        update(lab_device=None)
     kind = gpu_view.device_type(device)
     impls = bench.available_implementations(device)
-    chosen = c[1].pills("Kernels", impls, selection_mode="multi", default=list(impls),
-                        key=f"gpu.impls.{kind}",
-                        help="torch: the reference movers (index_select / index_copy_). triton: "
-                        "one fused launch over all slots (CUDA with triton installed).")
-    repeats = c[2].number_input("Timed rounds", min_value=1, max_value=gpu_view.MAX_REPEATS,
-                                value=gpu_view.DEFAULT_REPEATS[kind], step=1,
-                                key=f"gpu.repeats.{kind}",
-                                help="Medians over this many rounds, after 2 warm-up rounds.")
     c = st.columns([1, 1, 1])
-    max_blocks = c[0].number_input(
-        "Max blocks (0 = automatic)", min_value=0, value=0, step=1, key="gpu.max_blocks",
-        help="Allocate at most this many of the plan's blocks. Automatic: 512 MiB of pages on "
-        "the CPU, 8 GiB on CUDA.")
-    pages = c[1].number_input(
-        "Pages per call (0 = automatic)", min_value=0, value=0, step=1, key="gpu.pages",
-        help="Pages one gather / scatter moves. Automatic: 64 MiB of pages on the CPU, 256 MiB "
-        "on CUDA, at most half the pool.")
-    sweep = c[2].segmented_control("Sweep", gpu_view.SWEEPS, default=gpu_view.SWEEPS[0],
-                                   key="gpu.sweep") or gpu_view.SWEEPS[0]
+    bind(c[0].selectbox, "lab_device", "Device", options=devices,
+         to_widget=lambda v: gpu_view.pick_device(v, devices)[0],
+         help="cpu, or each CUDA GPU torch sees; the first GPU when there is one")
+    bind(c[1].pills, "lab_kernels", "Kernels", options=impls, selection_mode="multi",
+         to_widget=lambda v: list(gpu_view.pick_kernels(v, impls)),
+         from_widget=lambda chosen: _kernels_from_widget(chosen, impls),
+         help="torch: the reference movers (index_select / index_copy_). triton: one fused "
+         "launch over all slots (CUDA with triton installed).")
+    default_rounds = gpu_view.DEFAULT_REPEATS[kind]
+    bind(c[2].number_input, "lab_rounds", "Timed rounds", min_value=1,
+         max_value=gpu_view.MAX_REPEATS, step=1,
+         to_widget=lambda v: min(v or default_rounds, gpu_view.MAX_REPEATS),
+         from_widget=lambda v: None if int(v) == default_rounds else int(v),
+         help="Medians over this many rounds, after 2 warm-up rounds.")
+    c = st.columns([1, 1, 1])
+    bind(c[0].number_input, "lab_max_blocks", "Max blocks (0 = automatic)", min_value=0,
+         max_value=gpu_view.MAX_POOL_BLOCKS, step=1, from_widget=int,
+         help="Allocate at most this many of the plan's blocks. Automatic: 512 MiB of pages on "
+         "the CPU, 8 GiB on CUDA.")
+    bind(c[1].number_input, "lab_pages", "Pages per call (0 = automatic)", min_value=0,
+         max_value=gpu_view.MAX_POOL_BLOCKS, step=1, from_widget=int,
+         help="Pages one gather / scatter moves. Automatic: 64 MiB of pages on the CPU, 256 MiB "
+         "on CUDA, at most half the pool.")
+    bind(c[2].segmented_control, "lab_sweep", "Sweep", options=gpu_view.SWEEPS,
+         from_widget=lambda v: v or gpu_view.SWEEPS[0])
+    s = state()
     page_bytes = a.plan.geometry.block_bytes
-    pool = max_blocks or max(2, bench.DEFAULT_POOL_BYTES[kind] // page_bytes)
+    pool = s.lab_max_blocks or max(2, bench.DEFAULT_POOL_BYTES[kind] // page_bytes)
     pool = min(pool, a.plan.geometry.num_blocks)
-    counts: tuple[int | None, ...] = (pages or None,)
+    sweep_field = None
+    if s.lab_sweep == "pages per call":
+        sweep_field, top = "lab_sweep_pages", max(1, pool // 2)
+        suggested = gpu_view.pages_per_call_values(pool)
+        bind(st.text_input, sweep_field, "Pages per call to sweep",
+             to_widget=lambda v: gpu_view.counts_text(v or suggested),
+             from_widget=lambda t: _counts_from_widget(t, "pages per call", top, suggested),
+             help=f"At most half the pool ({pool:,} blocks).")
+    elif s.lab_sweep == "page bytes":
+        sweep_field, top = "lab_sweep_blocks", MAX_BLOCK_SIZE
+        suggested = gpu_view.block_size_values(s.block_size, a.plan.geometry.block_size,
+                                               top=top)
+        bind(st.text_input, sweep_field, "Block sizes to sweep (tokens)",
+             to_widget=lambda v: gpu_view.counts_text(v or suggested),
+             from_widget=lambda t: _counts_from_widget(t, "block sizes", top, suggested),
+             help="Each is planned like the current one (same model, budget, planner and "
+             "alignment); P may round up to cover the state rows.")
+    if set(LAB_FIELDS + (sweep_field,)) & set(st.session_state[ERRORS_KEY]):
+        return None  # a rejected entry stays on screen with its error; nothing runs
+    s = state()
+    counts: tuple[int | None, ...] = (s.lab_pages or None,)
     plans = (a.plan,)
-    if sweep == "pages per call":
-        suggested = ", ".join(map(str, gpu_view.pages_per_call_values(pool)))
-        text = st.text_input("Pages per call to sweep", value=suggested,
-                             key=f"gpu.sweep_pages.{pool}",
-                             help=f"At most half the pool ({pool:,} blocks).")
-        counts = gpu_view.parse_counts(text, "pages per call", maximum=max(1, pool // 2))
-    elif sweep == "page bytes":
-        s = state()
-        suggested = ", ".join(map(str, gpu_view.block_size_values(
-            s.block_size, a.plan.geometry.block_size, top=MAX_BLOCK_SIZE)))
-        text = st.text_input("Block sizes to sweep (tokens)", value=suggested,
-                             key=f"gpu.sweep_blocks.{s.block_size}.{a.plan.geometry.block_size}",
-                             help="Each is planned like the current one (same model, budget, "
-                             "planner and alignment); P may round up to cover the state rows.")
-        sizes = gpu_view.parse_counts(text, "block sizes", maximum=MAX_BLOCK_SIZE)
+    if sweep_field == "lab_sweep_pages":
+        counts = gpu_view.check_counts(s.lab_sweep_pages or suggested, "pages per call",
+                                       maximum=top)
+    elif sweep_field == "lab_sweep_blocks":
         swept = gpu_view.plans_for_block_sizes(
-            s.profile().components(), sizes, alignment=s.alignment,
+            s.profile().components(), s.lab_sweep_blocks or suggested, alignment=s.alignment,
             budget_bytes=s.budget().cache_bytes, planner=a.planner)
         for why in swept.skipped:
             st.caption(f"Skipped {why}")
@@ -83,15 +115,26 @@ def settings(bench, devices: tuple[str, ...], a: PlanAnalysis) -> dict:
             raise ValueError("block sizes: none of them gives a plan in this budget; try "
                              "smaller ones")
         plans = swept.plans
-    return {"device": device, "implementations": tuple(chosen), "repeats": int(repeats),
-            "max_blocks": int(max_blocks) or None, "counts": counts, "plans": plans,
-            "sweep": sweep}
+    return {"device": device, "implementations": gpu_view.pick_kernels(s.lab_kernels, impls),
+            "repeats": s.lab_rounds or default_rounds, "max_blocks": s.lab_max_blocks or None,
+            "counts": counts, "plans": plans, "sweep": s.lab_sweep}
+
+
+def _kernels_from_widget(chosen: list[str], available: tuple[str, ...]) -> tuple[str, ...] | None:
+    if not chosen:
+        raise ValueError("kernels: pick at least one (torch runs everywhere)")
+    return None if set(chosen) == set(available) else tuple(
+        k for k in gpu_view.KERNELS if k in chosen)
+
+
+def _counts_from_widget(text: str, field: str, maximum: int,
+                        suggested: tuple[int, ...]) -> tuple[int, ...] | None:
+    values = gpu_view.parse_counts(text, field, maximum=maximum)
+    return None if values == suggested else values
 
 
 def run(bench, cfg: dict, a: PlanAnalysis) -> None:
     """Time the settings with live progress; keep the result in the session (reruns show it)."""
-    if not cfg["implementations"]:
-        raise ValueError("kernels: pick at least one (torch runs everywhere)")
     device = cfg["device"]
     started = time.perf_counter()
     with st.status(f"Benchmarking on {device}", expanded=True) as status:
@@ -198,11 +241,12 @@ def main() -> None:
         if not gpu_view.has_gpu(devices):
             st.info(gpu_view.NO_GPU, icon=":material/memory:")
         cfg = settings(bench, devices, a)
-        if bench.device_lock(cfg["device"]).locked():
+        if cfg is not None and bench.device_lock(cfg["device"]).locked():
             st.warning(f"Another session is benchmarking {cfg['device']} now.",
                        icon=":material/hourglass_top:")
         if st.button("Run benchmark", type="primary", icon=":material/play_arrow:",
-                     key="gpu.run"):
+                     key="gpu.run", disabled=cfg is None,
+                     help="Fix the settings marked in red first." if cfg is None else None):
             run(bench, cfg, a)
     last = st.session_state.get(LAST_RUN)
     if last is not None:

@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields, replace
 from fractions import Fraction
 
-from flatkv import app_model
+from flatkv import app_model, gpu_view
 from flatkv.analysis import PLANNERS
 from flatkv.models import ModelSpec
 from flatkv.plan import check_int
@@ -85,6 +85,16 @@ class AppState:
     sglang_slots_per_request: int = ENGINE_DEFAULTS.sglang_slots_per_request
     max_batched_tokens: int = ENGINE_DEFAULTS.max_batched_tokens
     lcm_padding_bound: float = float(ENGINE_DEFAULTS.lcm_padding_bound)
+    # GPU lab run settings. None means "the default here": the first GPU else the CPU, every
+    # kernel the device runs, the device's rounds, a sweep suggested from the pool or P.
+    lab_device: str | None = None
+    lab_kernels: tuple[str, ...] | None = None
+    lab_rounds: int | None = None
+    lab_max_blocks: int = 0  # 0: automatic
+    lab_pages: int = 0  # pages per call, 0: automatic
+    lab_sweep: str = gpu_view.SWEEPS[0]
+    lab_sweep_pages: tuple[int, ...] | None = None
+    lab_sweep_blocks: tuple[int, ...] | None = None
 
     def profile(self) -> CacheProfile:
         """The current model's CacheProfile at this TP (raw profiles are per rank already).
@@ -243,6 +253,31 @@ def _ratio(bounds: tuple[Fraction, Fraction]) -> Callable[[str, str], float]:
     return parse
 
 
+def _auto(parse: Callable[[str, str], object]) -> Callable[[str, str], object]:
+    """A setting whose default (None) is "auto" in a link."""
+    return lambda key, text: None if text in ("", "auto") else parse(key, text)
+
+
+def _write_auto(write: Callable[[object], str]) -> Callable[[object], str]:
+    return lambda v: "auto" if v is None else write(v)
+
+
+def _kernels(key: str, text: str) -> tuple[str, ...]:
+    names = [t.strip() for t in text.split(",") if t.strip()]
+    unknown = sorted(set(names) - set(gpu_view.KERNELS))
+    if unknown or not names:
+        raise ValueError(f"{key}={text!r} is not a list of {' / '.join(gpu_view.KERNELS)}")
+    return tuple(k for k in gpu_view.KERNELS if k in names)
+
+
+def _write_counts(values: object) -> str:
+    return ",".join(map(str, values))  # type: ignore[call-overload]
+
+
+def _counts(maximum: int) -> Callable[[str, str], tuple[int, ...]]:
+    return lambda key, text: gpu_view.parse_counts(text, key, maximum=maximum)
+
+
 # URL key -> (AppState field, parser, writer). The model keys are handled apart.
 _SETTINGS: dict[str, tuple[str, Callable[[str, str], object], Callable[[object], str]]] = {
     "block": ("block_size", _int(1, MAX_BLOCK_SIZE), str),
@@ -262,6 +297,16 @@ _SETTINGS: dict[str, tuple[str, Callable[[str, str], object], Callable[[object],
     "sg_slots": ("sglang_slots_per_request", _int(1, MAX_SLOTS_PER_REQUEST), str),
     "mbt": ("max_batched_tokens", _int(1, MAX_CONTEXT), str),
     "lcm_pad": ("lcm_padding_bound", _ratio(PADDING_BOUND_RANGE), repr),
+    "device": ("lab_device", _auto(gpu_view.check_device_name), _write_auto(str)),
+    "kernels": ("lab_kernels", _auto(_kernels), _write_auto(",".join)),
+    "rounds": ("lab_rounds", _auto(_int(1, gpu_view.MAX_REPEATS)), _write_auto(str)),
+    "max_blocks": ("lab_max_blocks", _int(0, gpu_view.MAX_POOL_BLOCKS), str),
+    "pages": ("lab_pages", _int(0, gpu_view.MAX_POOL_BLOCKS), str),
+    "sweep": ("lab_sweep", _choice(lambda: list(gpu_view.SWEEPS)), str),
+    "sweep_pages": ("lab_sweep_pages", _auto(_counts(gpu_view.MAX_POOL_BLOCKS)),
+                    _write_auto(_write_counts)),
+    "sweep_blocks": ("lab_sweep_blocks", _auto(_counts(MAX_BLOCK_SIZE)),
+                     _write_auto(_write_counts)),
 }
 _MODEL_KEYS = ("model", "layers", "kv", "state", "window", "spec")
 

@@ -9,6 +9,7 @@ pinned by unit tests without a browser.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -26,6 +27,10 @@ NO_GPU = "No CUDA GPU on this machine: timing the CPU, same flow."
 DEFAULT_REPEATS = {"cpu": 3, "cuda": 15}
 MAX_REPEATS = 100
 SWEEPS = ("one run", "pages per call", "page bytes")
+# Every page mover flatkv.gpu has, by name; a device runs a subset (triton: CUDA with triton).
+KERNELS = ("torch", "triton")
+MAX_POOL_BLOCKS = 1 << 40  # a cap far past any plan; the plan's own block count bounds the pool
+_DEVICE_NAME = re.compile(r"^(cpu|cuda(:\d{1,4})?)$")
 # The baselines each figure is a share of, measured in the same run (flatkv.gpu.bench).
 BASELINES = ("copy", "pinned_d2h", "pinned_h2d")
 OPERATION_TITLES = {
@@ -64,6 +69,37 @@ def has_gpu(devices: Sequence[str]) -> bool:
     return any(device_type(d) == "cuda" for d in devices)
 
 
+def check_device_name(field: str, text: str) -> str:
+    """``cpu``, ``cuda`` or ``cuda:N`` (whether this machine has it is the page's question)."""
+    if not _DEVICE_NAME.match(text):
+        raise ValueError(f"{field}={text!r} is not a device: give cpu, cuda or cuda:N")
+    return text
+
+
+def pick_device(wanted: str | None, devices: Sequence[str]) -> tuple[str, str | None]:
+    """The device the lab uses, and a notice when it is not the one asked for.
+
+    ``None`` asks for the default: the first GPU, else the CPU. A device a link names that this
+    machine lacks (a link from a GPU server opened on a laptop) falls back to the default.
+    """
+    default = next((d for d in devices if device_type(d) == "cuda"), devices[0])
+    if wanted is None:
+        return default, None
+    if wanted == "cuda" and has_gpu(devices):
+        return default, None
+    if wanted in devices:
+        return wanted, None
+    return default, (f"This machine has no {wanted} (it has {', '.join(devices)}): "
+                     f"using {default}.")
+
+
+def pick_kernels(wanted: Sequence[str] | None, available: Sequence[str]) -> tuple[str, ...]:
+    """The kernels to time: those asked for that run here; all that run here when that leaves
+    none (None, or a link's ``triton`` opened on a machine without CUDA)."""
+    picked = tuple(k for k in available if wanted is None or k in wanted)
+    return picked or tuple(available)
+
+
 def cap_reason_text(reason: str, max_blocks: int | None) -> str:
     """Why the pool has the blocks it has, in words. Without a user cap the benchmark passes its
     own (512 MiB of pages on the CPU, 8 GiB on CUDA), which the report names ``max_blocks``."""
@@ -85,17 +121,28 @@ def parse_counts(text: str, field: str, *, maximum: int) -> tuple[int, ...]:
         if not part:
             continue
         try:
-            n = int(part)
+            values.add(int(part))
         except ValueError:
             raise ValueError(
                 f"{field}: {part!r} is not a whole number; give a list such as 1, 4, 16"
             ) from None
-        if not 1 <= n <= maximum:
-            raise ValueError(f"{field}: {n:,} is out of range; give values from 1 to {maximum:,}")
-        values.add(n)
     if not values:
         raise ValueError(f"{field} is empty; give a list such as 1, 4, 16")
-    return tuple(sorted(values))
+    return check_counts(sorted(values), field, maximum=maximum)
+
+
+def check_counts(values: Sequence[int], field: str, *, maximum: int) -> tuple[int, ...]:
+    """``values`` if each is from 1 to ``maximum``: a list kept from a link is checked against
+    the pool it now meets."""
+    for n in values:
+        if not 1 <= n <= maximum:
+            raise ValueError(f"{field}: {n:,} is out of range; give values from 1 to {maximum:,}")
+    return tuple(values)
+
+
+def counts_text(values: Sequence[int]) -> str:
+    """``(1, 4, 16)`` -> ``"1, 4, 16"``, as parse_counts reads it back."""
+    return ", ".join(map(str, values))
 
 
 def pages_per_call_values(pool_blocks: int, *, points: int = 5) -> tuple[int, ...]:

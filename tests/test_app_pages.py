@@ -404,9 +404,9 @@ def small_flush(monkeypatch):
 
 
 def tiny_run(at: AppTest, *, pages: int = 3) -> AppTest:
-    at.number_input(key="gpu.max_blocks").set_value(8)
-    at.number_input(key="gpu.pages").set_value(pages)
-    at.number_input(key="gpu.repeats.cpu").set_value(1)
+    at.number_input(key="w.lab_max_blocks").set_value(8)
+    at.number_input(key="w.lab_pages").set_value(pages)
+    at.number_input(key="w.lab_rounds").set_value(1)
     return at.button(key="gpu.run").click().run()
 
 
@@ -417,7 +417,7 @@ def test_gpu_page_runs_a_cpu_benchmark(small_flush):
     assert_clean(at)
     no_gpu = any("No CUDA GPU on this machine" in i.value for i in at.info)
     assert no_gpu == (not torch.cuda.is_available())
-    assert at.selectbox(key="gpu.device").options[0] == "cpu"
+    assert at.selectbox(key="w.lab_device").options[0] == "cpu"
     assert metrics(at)["Page bytes"] == "128.00 KiB"
     assert not at.dataframe  # nothing measured yet
     tiny_run(at)
@@ -439,11 +439,11 @@ def test_gpu_page_runs_a_cpu_benchmark(small_flush):
 
 def test_gpu_page_sweeps_pages_per_call(small_flush):
     at = open_app("app_pages/gpu.py", TINY_LINK)
-    at.number_input(key="gpu.max_blocks").set_value(8)
-    at.segmented_control(key="gpu.sweep").set_value("pages per call").run()
-    assert at.text_input(key="gpu.sweep_pages.8").value == "1, 2, 4"  # up to half of 8 blocks
-    at.text_input(key="gpu.sweep_pages.8").set_value("1, 2").run()
-    at.number_input(key="gpu.repeats.cpu").set_value(1)
+    at.number_input(key="w.lab_max_blocks").set_value(8)
+    at.segmented_control(key="w.lab_sweep").set_value("pages per call").run()
+    assert at.text_input(key="w.lab_sweep_pages").value == "1, 2, 4"  # up to half of 8 blocks
+    at.text_input(key="w.lab_sweep_pages").set_value("1, 2").run()
+    at.number_input(key="w.lab_rounds").set_value(1)
     at.button(key="gpu.run").click().run()
     assert_clean(at)
     gather = at.dataframe[0].value.query("operation == 'gather'")
@@ -468,12 +468,59 @@ def test_gpu_page_says_the_device_is_busy(small_flush):
 
 def test_gpu_page_shows_bad_settings_as_errors(small_flush):
     at = open_app("app_pages/gpu.py", TINY_LINK)
-    at.number_input(key="gpu.max_blocks").set_value(1)
+    at.number_input(key="w.lab_max_blocks").set_value(1)
     at.button(key="gpu.run").click().run()
     assert not at.exception
     assert any("max_blocks" in e.value and "two pages" in e.value for e in at.error)
-    at.number_input(key="gpu.max_blocks").set_value(8)
-    at.segmented_control(key="gpu.sweep").set_value("pages per call").run()
-    at.text_input(key="gpu.sweep_pages.8").set_value("2, lots").run()
+    at.number_input(key="w.lab_max_blocks").set_value(8)
+    at.segmented_control(key="w.lab_sweep").set_value("pages per call").run()
+    at.text_input(key="w.lab_sweep_pages").set_value("2, lots").run()
     assert not at.exception
     assert any("pages per call: 'lots' is not a whole number" in e.value for e in at.error)
+
+
+def test_gpu_lab_settings_come_from_the_link_and_go_back_to_it(small_flush):
+    at = open_app("app_pages/gpu.py", {**TINY_LINK, "max_blocks": "8", "rounds": "1",
+                                       "sweep": "pages per call", "sweep_pages": "1,2"})
+    assert_clean(at)
+    assert at.number_input(key="w.lab_max_blocks").value == 8
+    assert at.number_input(key="w.lab_rounds").value == 1
+    assert at.segmented_control(key="w.lab_sweep").value == "pages per call"
+    assert at.text_input(key="w.lab_sweep_pages").value == "1, 2"
+    at.button(key="gpu.run").click().run()
+    assert_clean(at)
+    gather = at.dataframe[0].value.query("operation == 'gather'")
+    assert list(gather["bytes per call"]) == [TINY_PAGE, 2 * TINY_PAGE]
+    at.text_input(key="w.lab_sweep_pages").set_value("1, 4").run()
+    assert at.query_params["sweep_pages"] == "1,4"
+    at.text_input(key="w.lab_sweep_pages").set_value("1, 2, 4").run()  # the suggestion: auto
+    assert "sweep_pages" not in at.query_params
+    at.segmented_control(key="w.lab_sweep").set_value("one run").run()
+    assert "sweep" not in at.query_params and at.query_params["max_blocks"] == "8"
+
+
+def test_gpu_lab_link_to_a_device_this_machine_lacks_falls_back():
+    at = open_app("app_pages/gpu.py", {**TINY_LINK, "device": "cuda:7", "kernels": "triton"})
+    assert not at.exception and not at.error
+    assert any("This machine has no cuda:7" in w.value for w in at.warning)
+    assert "device" not in at.query_params  # the address bar shows the device in use
+    import torch
+
+    if not torch.cuda.is_available():
+        assert at.selectbox(key="w.lab_device").value == "cpu"
+        assert at.pills(key="w.lab_kernels").value == ["torch"]  # no triton without CUDA
+
+
+def test_gpu_lab_blocks_a_run_until_a_bad_setting_is_fixed(small_flush):
+    at = open_app("app_pages/gpu.py", {**TINY_LINK, "max_blocks": "8",
+                                       "sweep": "pages per call", "sweep_pages": "1,16"})
+    assert not at.exception
+    # 16 pages per call in a pool of 8 blocks: a link's list meets a smaller pool
+    assert any("pages per call: 16 is out of range; give values from 1 to 4" in e.value
+               for e in at.error)
+    at.text_input(key="w.lab_sweep_pages").set_value("1, x").run()
+    assert any("'x' is not a whole number" in e.value for e in at.error)
+    assert at.button(key="gpu.run").disabled
+    at.text_input(key="w.lab_sweep_pages").set_value("1, 2").run()
+    assert_clean(at)
+    assert not at.button(key="gpu.run").disabled

@@ -56,6 +56,20 @@ def test_engine_options_round_trip_and_feed_strategy_options():
     assert state.changed_engine_options()["kernel_block_size"] == 64
 
 
+def test_gpu_lab_settings_round_trip_through_the_link():
+    state = AppState(lab_device="cuda:1", lab_kernels=("triton",), lab_rounds=5,
+                     lab_max_blocks=8, lab_pages=3, lab_sweep="pages per call",
+                     lab_sweep_pages=(1, 2, 4), lab_sweep_blocks=(16, 64))
+    query = encode_query(state)
+    assert query == {"device": "cuda:1", "kernels": "triton", "rounds": "5", "max_blocks": "8",
+                     "pages": "3", "sweep": "pages per call", "sweep_pages": "1,2,4",
+                     "sweep_blocks": "16,64"}
+    assert decode_query(query) == (state, [])
+    # "auto" is each default's name in a link; kernels are kept in one order, once each
+    assert decode_query({"device": "auto", "rounds": "auto"}) == (DEFAULT, [])
+    assert decode_query({"kernels": "triton,torch,torch"})[0].lab_kernels == ("torch", "triton")
+
+
 def test_a_preset_is_linked_by_name():
     state = AppState(model="Llama-3.1-8B")
     assert encode_query(state) == {"model": "Llama-3.1-8B"}
@@ -80,6 +94,13 @@ def test_a_preset_is_linked_by_name():
         ({"sg_slots": "0"}, "sglang_slots_per_request", "sg_slots=0 is outside"),
         ({"mbt": "-1"}, "max_batched_tokens", "mbt=-1 is outside"),
         ({"lcm_pad": "11"}, "lcm_padding_bound", "lcm_pad is '11': give a number in [0, 10]"),
+        ({"device": "tpu:0"}, "lab_device", "device='tpu:0' is not a device"),
+        ({"kernels": "cuda"}, "lab_kernels", "kernels='cuda' is not a list of torch / triton"),
+        ({"rounds": "0"}, "lab_rounds", "rounds=0 is outside 1..100"),
+        ({"max_blocks": "-1"}, "lab_max_blocks", "max_blocks=-1 is outside"),
+        ({"sweep": "all"}, "lab_sweep", "sweep='all' is not one of one run, pages per call"),
+        ({"sweep_pages": "1,0"}, "lab_sweep_pages", "sweep_pages: 0 is out of range"),
+        ({"sweep_blocks": "x"}, "lab_sweep_blocks", "sweep_blocks: 'x' is not a whole number"),
     ],
 )
 def test_a_bad_setting_falls_back_to_its_default_with_a_notice(params, field, words):

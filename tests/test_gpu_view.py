@@ -59,6 +59,36 @@ def test_parse_counts():
         gpu_view.parse_counts(" , ", "block sizes", maximum=20)
 
 
+def test_check_counts_and_counts_text():
+    assert gpu_view.check_counts((1, 4), "pages per call", maximum=4) == (1, 4)
+    with pytest.raises(ValueError, match="pages per call: 8 is out of range; give values from "
+                       "1 to 4"):
+        gpu_view.check_counts((1, 8), "pages per call", maximum=4)  # a link's list, a small pool
+    assert gpu_view.counts_text((1, 4, 16)) == "1, 4, 16"
+    assert gpu_view.parse_counts(gpu_view.counts_text((1, 4, 16)), "x", maximum=16) == (1, 4, 16)
+
+
+def test_pick_device_prefers_the_first_gpu_and_falls_back_with_a_notice():
+    gpus = ("cpu", "cuda:0", "cuda:1")
+    assert gpu_view.pick_device(None, gpus) == ("cuda:0", None)
+    assert gpu_view.pick_device(None, ("cpu",)) == ("cpu", None)
+    assert gpu_view.pick_device("cuda", gpus) == ("cuda:0", None)
+    assert gpu_view.pick_device("cpu", gpus) == ("cpu", None)
+    assert gpu_view.pick_device("cuda:1", gpus) == ("cuda:1", None)
+    assert gpu_view.pick_device("cuda:1", ("cpu",)) == (
+        "cpu", "This machine has no cuda:1 (it has cpu): using cpu.")
+    assert gpu_view.pick_device("cuda:2", gpus)[0] == "cuda:0"
+    with pytest.raises(ValueError, match="device='tpu' is not a device: give cpu, cuda or cuda:N"):
+        gpu_view.check_device_name("device", "tpu")
+
+
+def test_pick_kernels_keeps_what_runs_here():
+    assert gpu_view.pick_kernels(None, ("torch",)) == ("torch",)
+    assert gpu_view.pick_kernels(None, ("torch", "triton")) == ("torch", "triton")
+    assert gpu_view.pick_kernels(("triton",), ("torch", "triton")) == ("triton",)
+    assert gpu_view.pick_kernels(("triton",), ("torch",)) == ("torch",)  # a CUDA link, no CUDA
+
+
 def test_pages_per_call_values():
     assert gpu_view.pages_per_call_values(10) == (1, 2, 4)  # half the pool: 5
     assert gpu_view.pages_per_call_values(2) == (1,)
