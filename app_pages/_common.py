@@ -169,7 +169,8 @@ def fmt_bytes(n: int) -> str:
 
 def table(rows: Any, *, height: int | str = "auto", formats: dict[str, str] | None = None) -> None:
     """A dataframe with thousands separators on its whole numbers (exact bytes stay readable);
-    ``formats`` gives a column a printf format instead (e.g. ``"%.2f"``, as the charts label)."""
+    ``formats`` gives a column another NumberColumn format (e.g. ``"accounting"``: two decimals
+    and thousands separators, as the charts label)."""
     import pandas as pd
 
     df = rows if isinstance(rows, pd.DataFrame) else pd.DataFrame(rows)

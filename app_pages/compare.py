@@ -35,14 +35,18 @@ with user_errors():
     shown = [r for r in rows if r.applies]
     frame = pd.DataFrame([r.table_row() for r in rows])
     applies = frame[frame["applies"]]
-    table(applies[list(app_data.HEADLINE_COLUMNS)], formats={"concurrency": "%.2f"})
+    # accounting: thousands separators and always two decimals (65.50, 391,483.00)
+    table(applies[list(app_data.HEADLINE_COLUMNS)], formats={"concurrency": "accounting"})
     for r in rows:
         if not r.applies:
             st.caption(f"**{r.name}** does not apply: {r.reason}")
-    st.caption("Capacity: the longest history the pool holds beside one request's state "
-               "(vLLM: its logged \"GPU KV cache size\", num_blocks // groups x P; SGLang: its "
-               "token pool). Concurrency: requests of this context length the layout holds at "
-               "once, counted with the engine's pages per request.")
+    st.caption("Capacity: the longest history the pool holds beside one request's state, "
+               "counted the same way for every layout (SGLang: its token pool). Concurrency: "
+               "requests of this context length the layout holds at once, counted with the "
+               "engine's pages per request.")
+    logged = app_data.logged_capacity_text(results)
+    if logged:
+        st.caption(logged)
     names = [r.name for r in shown]
     chart(charts.capacity_bars(names, [r.capacity_tokens or 0 for r in shown],
                                [r.max_concurrency or 0.0 for r in shown], context=s.context),
@@ -56,9 +60,10 @@ with user_errors():
         with st.expander(r.name + ("" if r.applies else " (does not apply)")):
             if not r.applies:
                 st.caption(r.reason)
+                continue
             if r.why_block_size:
                 st.caption(r.why_block_size)
-            st.code("\n".join(r.formulas) or r.reason, language=None, wrap_lines=True)
+            st.code("\n".join(r.formulas), language=None, wrap_lines=True)
     c1, c2 = st.columns(2)
     c1.download_button("Comparison as CSV", data=frame.to_csv(index=False),
                        file_name="comparison.csv", mime="text/csv", key="compare.csv",

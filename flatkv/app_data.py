@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from flatkv.analysis import PlanAnalysis, analysis_to_dict
 from flatkv.plan import SLIDING_ATTENTION
 from flatkv.profile import CacheProfile
-from flatkv.strategies import StrategyResult
+from flatkv.strategies import LOGGED_AS, StrategyResult
 from flatkv.workload import Workload, covers, group_pages, pool_from_plan
 
 # --------------------------------------------------------------------------------------------
@@ -322,6 +322,22 @@ class CompareRow:
             **{breakdown_column(cat): v for cat, v in self.breakdown},
             "note": self.reason,
         }
+
+
+def logged_capacity_text(results: Sequence[StrategyResult]) -> str:
+    """What the engines' own logs say, to check against a real log: vLLM's "GPU KV cache size"
+    counts one page per P tokens in every group, state groups too, so it is below the capacity
+    above whenever the model has state layers. Empty when no engine logs one here."""
+    parts = [f"{LOGGED_AS[r.strategy]}: {r.logged_tokens:,} tokens" for r in results
+             if r.applies and r.logged_tokens is not None]
+    if not parts:
+        return ""
+    text = "In the engines' logs: " + "; ".join(parts) + "."
+    if any(r.strategy == "vllm" and r.applies and r.logged_tokens != r.capacity_tokens
+           for r in results):
+        text += (" vLLM's line counts one page per P tokens in every group, state groups "
+                 "included, where the capacity above holds one request's state pages.")
+    return text
 
 
 HEADLINE_COLUMNS = ("strategy", "P (tokens)", "block bytes", "blocks", "capacity (tokens)",

@@ -12,7 +12,14 @@ import json
 from collections.abc import Callable, Sequence
 
 from flatkv.profile import CacheProfile
-from flatkv.strategies import CATEGORIES, STRATEGIES, StrategyOptions, StrategyResult, compare
+from flatkv.strategies import (
+    CATEGORIES,
+    LOGGED_AS,
+    STRATEGIES,
+    StrategyOptions,
+    StrategyResult,
+    compare,
+)
 from flatkv.strategies import run_strategy as _run_strategy
 from flatkv.strategies.base import MAMBA_CACHE_MODES
 from flatkv.texttable import text_table
@@ -144,6 +151,9 @@ def format_result_table(result: StrategyResult) -> str:
         ("capacity", f"{_cell(result.capacity_tokens)} tokens"
          if result.capacity_tokens is not None else "- (no token history)"),
     ]
+    if result.logged_tokens is not None:
+        rows.append(("engine log", f"{_cell(result.logged_tokens)} tokens "
+                     f"({LOGGED_AS[result.strategy]})"))
     if result.context_tokens is not None:
         rows.append((
             "max concurrency",
@@ -180,6 +190,8 @@ def format_comparison_table(results: Sequence[StrategyResult]) -> str:
     row("block bytes", each(lambda r: _cell(r.block_bytes)))
     row("blocks", each(lambda r: _cell(r.num_blocks)))
     row("capacity (tokens)", each(lambda r: _cell(r.capacity_tokens)))
+    if any(r.logged_tokens is not None for r in results):
+        row("engine log (tokens)", each(lambda r: _cell(r.logged_tokens)))
     if any(r.context_tokens is not None for r in results):
         row("max concurrency", each(_concurrency_text))
     for category in CATEGORIES:

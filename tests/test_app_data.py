@@ -135,7 +135,16 @@ def test_compare_rows_carry_the_strategy_numbers():
     assert vllm.block_size == 1088
     # page 1,088 x 2,048 = 2,228,224 B; 80e9 // 2,228,224 // 12 layers per group = 2,991
     assert vllm.num_blocks == 80 * 10**9 // 2_228_224 // 12 == 2991
-    assert vllm.capacity_tokens == 2991 // 4 * 1088  # 4 groups: 812,736
+    # beside one request's page in each of the 3 state groups, as every strategy counts
+    assert vllm.capacity_tokens == (2991 - 3) * 1088 == 3_250_944
+    results = [run_strategy(name, QWEN35, budget_bytes=80 * 10**9, context_tokens=32768,
+                            options=opts) for name in ("flat", "vllm", "sglang")]
+    text = app_data.logged_capacity_text(results)
+    # vLLM: 2,991 // 4 groups x 1,088 = 812,736; SGLang: its token pool
+    assert text.startswith("In the engines' logs: vLLM's \"GPU KV cache size\": 812,736 tokens; "
+                           f"SGLang's max_total_num_tokens: {results[2].capacity_tokens:,} tokens.")
+    assert "state groups included" in text
+    assert app_data.logged_capacity_text(results[:1]) == ""  # our layout logs nothing
     aliased = app_data.CompareRow.from_result(
         run_strategy("aliased", QWEN35, budget_bytes=80 * 10**9, context_tokens=32768))
     assert not aliased.applies and aliased.table_row()["blocks"] is None

@@ -284,6 +284,13 @@ def test_compare_page_lists_every_strategy():
     assert int(breakdown.loc["FlatKV packed slabs"]["unused (B)"]) == 80 * 10**9 - 775 * 103_219_200
     codes = " ".join(c.value for c in at.code)
     assert "num_blocks = budget // block_bytes = 80,000,000,000 // 103,219,200 = 775" in codes
+    # one capacity convention in the table and chart: vLLM's 2,991 blocks less 3 state pages;
+    # its log line (2,991 // 4 groups x 1,088) is quoted apart
+    assert vllm["capacity (tokens)"] == (2991 - 3) * 1088
+    assert any("vLLM's \"GPU KV cache size\": 812,736 tokens" in c.value for c in at.caption)
+    # a strategy that does not apply says why under the table and once in its expander
+    assert sum("state layers: aliasing" in c.value for c in at.caption) == 2
+    assert "state layers: aliasing" not in codes
 
 
 def vllm_row(at: AppTest):

@@ -38,7 +38,8 @@ def test_plan_vllm_json_anchor():
     assert code == 0, err
     d = json.loads(out)
     assert d["strategy"] == "vllm"
-    assert (d["block_size"], d["num_blocks"], d["capacity_tokens"]) == (544, 7_162, 973_760)
+    assert (d["block_size"], d["num_blocks"], d["logged_tokens"]) == (544, 7_162, 973_760)
+    assert d["capacity_tokens"] == (7_162 - 3) * 544
     assert round(d["state_padding_fraction"], 4) == 0.0149
     assert round(d["max_concurrency"], 2) == 14.77
     assert d["block_bytes"] == 12 * 544 * 1024
@@ -48,7 +49,9 @@ def test_plan_table_shows_the_math():
     code, out, _ = run(["plan", *QWEN_ARGS, "--strategy", "vllm", "--budget", "44.59GiB",
                         "--context", "256k"])
     assert code == 0
-    assert "7,162" in out and "973,760" in out and "14.77x" in out
+    assert "7,162" in out and "14.77x" in out
+    assert "capacity         3,894,496 tokens" in out  # (7,162 - 3 state pages) x 544
+    assert 'engine log       973,760 tokens (vLLM\'s "GPU KV cache size")' in out
     assert "47,878,147,932 // 557,056 // 12 = 7,162" in out
     assert "total" in out
 
@@ -59,6 +62,9 @@ def test_compare_table_and_json():
     header = out.splitlines()[1].split()
     assert header == list(STRATEGIES)
     assert "aliased does not apply" in out
+    logged = next(line for line in out.splitlines() if line.startswith("engine log"))
+    # flat, per-component, vllm, sglang, aliased, lcm: only the engines log a figure
+    assert logged.split()[3:] == ["-", "-", "973,760", logged.split()[6], "n/a", "-"]
     code, out, _ = run(["compare", *QWEN_ARGS, "--budget", "44.59GiB", "--json"])
     assert code == 0
     results = json.loads(out)

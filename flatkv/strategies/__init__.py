@@ -37,6 +37,11 @@ _RUNNERS: dict[str, Runner] = {
 }
 
 STRATEGIES: tuple[str, ...] = tuple(_RUNNERS)
+# What each engine's log calls the figure in ``StrategyResult.logged_tokens``.
+LOGGED_AS: dict[str, str] = {
+    "vllm": 'vLLM\'s "GPU KV cache size"',
+    "sglang": "SGLang's max_total_num_tokens",
+}
 
 __all__ = [
     "CATEGORIES",

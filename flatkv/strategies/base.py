@@ -20,7 +20,7 @@ Breakdown categories (disjoint; they add up to the budget exactly):
     unused              budget no unit takes (the remainder of ``budget // unit_bytes``, and a
                         two-level layout's null parent)
 
-Capacity convention (``capacity_tokens`` of every paged strategy but vllm): the tokens of
+Capacity convention (``capacity_tokens`` of every paged strategy): the tokens of
 history the pool holds when every attention group (full and sliding alike, window eviction not
 assumed, as vLLM's log and SPEC section 3.3 count them) holds N pages and every state group
 holds the state pages of ONE request of N x P tokens (1 in mamba cache mode ``none``, 2 in
@@ -29,10 +29,11 @@ holds the state pages of ONE request of N x P tokens (1 in mamba cache mode ``no
 max_concurrency counts units). State costs a request, not a token, and max_concurrency counts it
 the same way, so without sliding layers capacity_tokens is exactly the longest context (in whole
 pages) at which max_concurrency is still >= 1; R requests at context L take R x L tokens, less
-than capacity_tokens by about the other R - 1 requests' state pages. vllm
-keeps its log's "GPU KV cache size" (``num_blocks // num_groups * P``, one page per P tokens in
-every group, state groups included) as capacity_tokens, and gives this convention as
-``extras["comparable_capacity_tokens"]``.
+than capacity_tokens by about the other R - 1 requests' state pages. An engine's own logged
+figure, which may count differently, is ``logged_tokens``: vLLM's "GPU KV cache size"
+(``num_blocks // num_groups * P``, one page per P tokens in every group, state groups included,
+so it is lower than capacity_tokens whenever state groups hold one request's pages), SGLang's
+``max_total_num_tokens`` (its token pool, the same as capacity_tokens).
 
 Ownership convention (it decides kv_history / state / dead_weight of a shared page-id space): a
 unit belongs to one group at a time, so the bytes of a unit depend on who owns it. We split the
@@ -239,9 +240,11 @@ class StrategyResult:
     applies / reason: False and why when the strategy has no answer for this profile or budget
         (then the numbers are None and the breakdown is empty).
     block_bytes: bytes one block id (one unit) takes across all tensors of the layout.
-    capacity_tokens: paged layouts: the capacity convention above (attention groups hold N
-        pages each, state groups one request's state pages); vllm: its log's "GPU KV cache
-        size"; sglang: its full-attention token pool. None for a model without attention.
+    capacity_tokens: the capacity convention above, the same for every strategy (paged
+        layouts: attention groups hold N pages each, state groups one request's state pages;
+        sglang: its full-attention token pool). None for a model without attention.
+    logged_tokens: the token capacity the engine itself logs, for checking against its log
+        (vllm: "GPU KV cache size"; sglang: max_total_num_tokens); None for our layouts.
     concurrency_numerator / concurrency_denominator: max_concurrency exactly (units / units one
         request needs at ``context_tokens``); None without a context.
     breakdown: ((category, bytes), ...) in CATEGORIES order, summing to budget_bytes.
@@ -260,6 +263,7 @@ class StrategyResult:
     block_bytes: int | None = None
     num_blocks: int | None = None
     capacity_tokens: int | None = None
+    logged_tokens: int | None = None
     concurrency_numerator: int | None = None
     concurrency_denominator: int | None = None
     why_block_size: str = ""
@@ -333,6 +337,7 @@ class StrategyResult:
             "block_bytes": self.block_bytes,
             "num_blocks": self.num_blocks,
             "capacity_tokens": self.capacity_tokens,
+            "logged_tokens": self.logged_tokens,
             "max_concurrency": self.max_concurrency,
             "max_concurrency_exact": exact,
             "why_block_size": self.why_block_size,

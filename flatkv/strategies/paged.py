@@ -115,12 +115,12 @@ def finish_paged(
     formulas: Sequence[str],
     extras: dict[str, object] | None = None,
     unit_name: str = "page ids",
-    capacity_override: tuple[int, str] | None = None,
+    logged: tuple[int, str] | None = None,
 ) -> StrategyResult:
     """Assemble the result of a paged layout (see the module docstring).
 
-    ``capacity_override`` (capacity_tokens, formula line): an engine's own capacity convention
-    (vLLM's log line); the common one then goes to ``extras["comparable_capacity_tokens"]``."""
+    ``logged`` (logged_tokens, formula line): the capacity the engine's own log reports, which
+    may count differently from capacity_tokens (vLLM's "GPU KV cache size")."""
     groups = [u.group for u in uses]
     window = profile.sliding_window
     lines = list(formulas)
@@ -131,18 +131,9 @@ def finish_paged(
         pages = history_pages(num_units, groups, options, block_size)
         held = capacity_pages(groups, pages, options, block_size)
         capacity = pages * block_size
-        if capacity_override is None:
-            lines.append(capacity_text(num_units, groups, options, pages, block_size, unit_name))
-        else:
-            capacity, text = capacity_override
-            extras["comparable_capacity_tokens"] = pages * block_size
-            lines.append(text)
-            lines.append(
-                "  comparable_capacity_tokens (the other strategies' convention: one request's "
-                "state pages, not one per P tokens): "
-                + capacity_text(num_units, groups, options, pages, block_size, unit_name)
-                .removeprefix("capacity_tokens = ")
-            )
+        lines.append(capacity_text(num_units, groups, options, pages, block_size, unit_name))
+        if logged is not None:
+            lines.append(logged[1])
     else:
         lines.append("capacity_tokens: none, a model without attention keeps no token history")
 
@@ -222,6 +213,7 @@ def finish_paged(
         block_bytes=unit_bytes,
         num_blocks=num_units,
         capacity_tokens=capacity,
+        logged_tokens=None if logged is None or capacity is None else logged[0],
         concurrency_numerator=numerator,
         concurrency_denominator=denominator,
         why_block_size=why_block_size,

@@ -170,6 +170,8 @@ def run_sglang(
         block_size, num_blocks = page, pool_tokens // page
         block_bytes = page * kv * (n_full + n_swa)
         capacity = pool_tokens
+        formulas.append(f"logged_tokens = max_total_num_tokens = the token pool = "
+                        f"{n(capacity)} (SGLang's log)")
         if n_full and n_swa:
             extras.update(full_page_bytes=page * kv * n_full, swa_page_bytes=page * kv * n_swa)
             formulas.append(
@@ -188,7 +190,8 @@ def run_sglang(
     return StrategyResult(
         strategy=name, budget_bytes=budget_bytes, applies=True, profile_name=profile.name,
         context_tokens=context_tokens, block_size=block_size, block_bytes=block_bytes,
-        num_blocks=num_blocks, capacity_tokens=capacity, concurrency_numerator=numerator,
+        num_blocks=num_blocks, capacity_tokens=capacity, logged_tokens=capacity,
+        concurrency_numerator=numerator,
         concurrency_denominator=denominator, why_block_size=why,
         breakdown=tuple(totals.items()), formulas=tuple(formulas), extras=extras, pool=None,
     )

@@ -9,8 +9,8 @@
   of a type is filled with padding layers. Tensor i is shared by layer i of every group, all over
   one block-id space, so a block id is ``group_size`` pages and has no dead weight.
 - ``num_blocks = available // page_bytes // group_size``; the log's "GPU KV cache size" is
-  ``num_blocks // num_groups * P`` (our ``capacity_tokens`` for vllm, to match the log; the
-  convention the other strategies use is in ``extras["comparable_capacity_tokens"]``);
+  ``num_blocks // num_groups * P`` (``logged_tokens``; ``capacity_tokens`` keeps the convention
+  every strategy shares, so the Compare figures line up);
   "Maximum concurrency" is ``num_blocks`` over the blocks one request needs summed over groups.
 """
 
@@ -161,9 +161,9 @@ def run_vllm(
         name, profile, budget_bytes=budget_bytes, context_tokens=context_tokens, options=options,
         block_size=p, unit_bytes=unit_bytes, num_units=num_blocks, uses=uses,
         why_block_size=why, formulas=formulas, extras=extras,
-        capacity_override=(
+        logged=(
             num_blocks // num_groups * p,
-            f"capacity_tokens = num_blocks // groups x P = {n(num_blocks)} // {num_groups} x "
+            f"logged_tokens = num_blocks // groups x P = {n(num_blocks)} // {num_groups} x "
             f"{n(p)} = {n(num_blocks // num_groups * p)} (vLLM's \"GPU KV cache size\" log "
             "line: one page per P tokens in every group, state groups included)",
         ),
