@@ -69,7 +69,8 @@ def settings(bench, devices: tuple[str, ...], a: PlanAnalysis) -> dict | None:
     bind(c[0].number_input, "lab_max_blocks", "Max blocks (0 = automatic)", min_value=0,
          max_value=gpu_view.MAX_POOL_BLOCKS, step=1, from_widget=int,
          help="Allocate at most this many of the plan's blocks. Automatic: 512 MiB of pages on "
-         "the CPU, 8 GiB on CUDA.")
+         "the CPU, 8 GiB on CUDA, within 40% of free memory and at least 2 pages. A run that "
+         "would not fit in 80% of free memory is refused before anything is allocated.")
     bind(c[1].number_input, "lab_pages", "Pages per call (0 = automatic)", min_value=0,
          max_value=gpu_view.MAX_POOL_BLOCKS, step=1, from_widget=int,
          help="Pages one gather / scatter moves. Automatic: 64 MiB of pages on the CPU, 256 MiB "
@@ -77,9 +78,8 @@ def settings(bench, devices: tuple[str, ...], a: PlanAnalysis) -> dict | None:
     bind(c[2].segmented_control, "lab_sweep", "Sweep", options=gpu_view.SWEEPS,
          from_widget=lambda v: v or gpu_view.SWEEPS[0])
     s = state()
-    page_bytes = a.plan.geometry.block_bytes
-    pool = s.lab_max_blocks or max(2, bench.DEFAULT_POOL_BYTES[kind] // page_bytes)
-    pool = min(pool, a.plan.geometry.num_blocks)
+    pool = min(s.lab_max_blocks or bench.default_max_blocks(a.plan, device),
+               a.plan.geometry.num_blocks)
     sweep_field = None
     if s.lab_sweep == "pages per call":
         sweep_field, top = "lab_sweep_pages", max(1, pool // 2)

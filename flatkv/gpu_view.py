@@ -105,7 +105,8 @@ def cap_reason_text(reason: str, max_blocks: int | None) -> str:
     own (512 MiB of pages on the CPU, 8 GiB on CUDA), which the report names ``max_blocks``."""
     if reason == "max_blocks":
         return (f"your cap of {max_blocks:,} blocks" if max_blocks is not None else
-                "the default pool size (512 MiB on the CPU, 8 GiB on CUDA)")
+                "the default pool size (512 MiB on the CPU, 8 GiB on CUDA, within 40% of "
+                "free memory)")
     return CAP_REASONS.get(reason, reason)
 
 

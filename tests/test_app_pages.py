@@ -531,3 +531,21 @@ def test_gpu_lab_blocks_a_run_until_a_bad_setting_is_fixed(small_flush):
     at.text_input(key="w.lab_sweep_pages").set_value("1, 2").run()
     assert_clean(at)
     assert not at.button(key="gpu.run").disabled
+
+
+def test_gpu_lab_refuses_a_run_that_would_not_fit_in_memory(monkeypatch):
+    from flatkv.gpu import bench
+
+    monkeypatch.setattr(bench, "free_memory_bytes", lambda device: 8 * 10**9)
+    # Qwen3-Next at block 2**20: P = 2**20, pages of 25,809,321,984 B; two of them are the
+    # least a benchmark moves, far past 80% of 8 GB: an error, not an out-of-memory kill
+    at = open_app("app_pages/gpu.py", {"block": "1048576", "device": "cpu"})
+    assert metrics(at)["Page bytes"] == "24.04 GiB"
+    at.button(key="gpu.run").click().run()
+    assert not at.exception
+    assert any("this benchmark needs" in e.value and "plan a smaller block size" in e.value
+               for e in at.error)
+    assert not at.dataframe
+    from flatkv.gpu import device_lock
+
+    assert not device_lock("cpu").locked()

@@ -29,12 +29,14 @@ import torch
 
 from flatkv.gpu import kernels
 from flatkv.gpu.pool import (
+    DEFAULT_SHARE_PERCENT,
     AllocationReport,
     FlatPool,
     PoolAllocationError,
     allocate_pool,
     empty_bytes,
     fill_random,
+    free_memory_bytes,
     resolve_device,
 )
 from flatkv.plan import (
@@ -280,9 +282,48 @@ class _Variant:
     run: Callable[[int], object]  # round index -> one call
 
 
-def _bench_max_blocks(plan: FlatMemoryPlan, device: torch.device) -> int:
-    page = sum(sum(b.nbytes_per_block for b in t.bindings) for t in plan.tensors)
-    return max(2, DEFAULT_POOL_BYTES[device.type] // page)
+# Share of free memory a whole benchmark (pool, two call-sized buffers, cache flush) may take.
+# Host memory is overcommitted: past it Linux kills the process instead of failing the
+# allocation, so the benchmark refuses up front rather than take the app down.
+BENCH_SHARE_PERCENT = 80
+
+
+def _page_bytes(plan: FlatMemoryPlan) -> int:
+    return sum(sum(b.nbytes_per_block for b in t.bindings) for t in plan.tensors)
+
+
+def default_max_blocks(plan: FlatMemoryPlan, device: str | torch.device) -> int:
+    """The default pool: DEFAULT_POOL_BYTES of pages within the pool's share of free memory,
+    and never under the two pages a benchmark needs (``_check_fits`` then says if they fit)."""
+    device = resolve_device(device)
+    pool_bytes = min(DEFAULT_POOL_BYTES[device.type],
+                     free_memory_bytes(device) * DEFAULT_SHARE_PERCENT // 100)
+    return max(2, pool_bytes // _page_bytes(plan))
+
+
+def _check_fits(plan: FlatMemoryPlan, device: torch.device, cap: int,
+                counts: Sequence[int | None]) -> None:
+    """Refuse a benchmark whose pool, staging and copy buffers and cache flush would not fit in
+    BENCH_SHARE_PERCENT of free memory (a pinned host buffer too, on CUDA), before allocating."""
+    page = _page_bytes(plan)
+    blocks = min(cap, plan.geometry.num_blocks)
+    pages = max(n or default_pages_per_call(page, blocks, device) for n in counts)
+    need = blocks * page + 2 * pages * page + _cache_flush_bytes(device)
+    places = [(device, need)]
+    if device.type == "cuda":
+        places.append((torch.device("cpu"), pages * page))  # the pinned host buffer
+    for where, nbytes in places:
+        free = free_memory_bytes(where)
+        if nbytes > free * BENCH_SHARE_PERCENT // 100:
+            fix = ("plan a smaller block size: two pages of this size are the least a "
+                   "benchmark moves" if blocks <= 2 and pages == 1 else
+                   "lower max_blocks or pages per call, or plan a smaller block size")
+            raise PoolAllocationError(
+                f"this benchmark needs {nbytes:,} bytes on {where} (a pool of {blocks:,} "
+                f"blocks of {page:,} bytes, {pages:,} page(s) per call in staging and copy "
+                f"buffers, the cache flush) but {where} has {free:,} bytes free and a benchmark "
+                f"may take {BENCH_SHARE_PERCENT}% of it: {fix}"
+            )
 
 
 def default_pages_per_call(page_bytes: int, num_blocks: int, device: torch.device) -> int:
@@ -364,7 +405,8 @@ def run_sweep(
     on_device = torch.cuda.device(dev) if dev.type == "cuda" else nullcontext()
     with held, on_device:  # CUDA events and launches go to the benchmarked device
         for p_index, plan in enumerate(plans):
-            cap = max_blocks if max_blocks is not None else _bench_max_blocks(plan, dev)
+            cap = max_blocks if max_blocks is not None else default_max_blocks(plan, dev)
+            _check_fits(plan, dev, cap, counts)
             report(p_index * len(counts) / steps, f"allocating plan {p_index + 1} on {dev}")
             with allocate_pool(plan, dev, max_blocks=cap) as pool:
                 if pool.num_blocks < 2:

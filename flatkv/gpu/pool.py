@@ -355,6 +355,12 @@ def allocate_pool(
             f"{dev} has {free} bytes free; {share_percent}% of that holds no block of "
             f"{page_bytes} bytes: free device memory or pass max_blocks"
         )
+    if num_blocks * page_bytes > free:  # host memory is overcommitted: refuse, do not get killed
+        raise PoolAllocationError(
+            f"max_blocks={num_blocks} blocks of {page_bytes} bytes need "
+            f"{num_blocks * page_bytes} bytes but {dev} has {free} bytes free: pass at most "
+            f"{free // page_bytes} blocks"
+        )
     tensors: list[torch.Tensor] = []
     try:
         for slot in slots:

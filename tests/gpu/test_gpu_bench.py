@@ -93,6 +93,35 @@ def test_lock_is_released_after_a_failed_run():
     assert not device_lock("cpu").locked()
 
 
+def test_a_benchmark_that_would_not_fit_is_refused_before_allocating(monkeypatch):
+    # 1 GB free: a benchmark may take 800,000,000 B. A page of 25,809,321,984 B (Qwen3-Next
+    # at block 2**20) needs 2 blocks + 2 x 1 page + the cache flush: refused, nothing held.
+    monkeypatch.setattr(bench, "free_memory_bytes", lambda device: 10**9)
+    monkeypatch.setattr(bench, "_cache_flush_bytes", lambda device: 1 << 20)
+    page = 1568
+    big = small_plan()
+    monkeypatch.setattr(bench, "_page_bytes", lambda plan: 25_809_321_984 if plan is big
+                        else page)
+    allocated = []
+    monkeypatch.setattr(bench, "allocate_pool", lambda *a, **k: allocated.append(a))
+    need = 2 * 25_809_321_984 + 2 * 25_809_321_984 + (1 << 20)
+    with pytest.raises(bench.PoolAllocationError, match=(
+            f"this benchmark needs {need:,} bytes on cpu .* has 1,000,000,000 bytes free and a "
+            "benchmark may take 80% of it: plan a smaller block size")):
+        run_benchmark(big, device="cpu")
+    assert allocated == [] and not device_lock("cpu").locked()
+    # the default pool is 512 MiB of pages within 40% of free memory: 400,000,000 // 1,568
+    monkeypatch.setattr(bench, "_page_bytes", lambda plan: page)
+    assert bench.default_max_blocks(small_plan(), torch.device("cpu")) == 255_102
+    # a pool too large for the share is refused with what to lower: 637 blocks x 1,568 B
+    # (998,816) + 2 x 1 page (3,136) + 1 MiB of flush = 2,050,528 B; 80% of 2 MB is 1.6 MB
+    monkeypatch.setattr(bench, "free_memory_bytes", lambda device: 2 * 10**6)
+    with pytest.raises(bench.PoolAllocationError, match="needs 2,050,528 bytes on cpu .* lower "
+                       "max_blocks or pages per call"):
+        run_benchmark(small_plan(), device="cpu", max_blocks=637, pages_per_call=1)
+    assert allocated == []
+
+
 def test_available_devices_lists_the_cpu_then_each_gpu():
     devices = bench.available_devices()
     assert devices[0] == "cpu"

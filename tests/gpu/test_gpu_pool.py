@@ -127,11 +127,20 @@ def test_out_of_memory_frees_what_was_allocated():
     assert allocated[0]() is None  # slot 0's tensor is gone
 
 
-def test_real_allocation_failure_is_reported():
-    # 2**40 blocks of 1568 B is about 1.7 PB: the CPU allocator refuses it.
+def test_a_pool_past_free_memory_is_refused_before_allocating(monkeypatch):
+    # Host memory is overcommitted: an allocation past it does not fail, the process is killed
+    # when the pages are touched. 2**40 blocks of 1,568 B (about 1.7 PB) never get that far.
     plan = small_plan(budget=1568 << 41)
-    with pytest.raises(PoolAllocationError, match="out of memory on cpu allocating flat_slab_0"):
+    with pytest.raises(PoolAllocationError, match=rf"max_blocks={1 << 40} blocks of 1568 "
+                       rf"bytes need {(1 << 40) * 1568} bytes but cpu has \d+ bytes free"):
         allocate_pool(plan, "cpu", max_blocks=1 << 40)
+    # an explicit cap is checked against free memory too: 10 x 1,568 B > 10,000 B
+    monkeypatch.setattr(pool_mod, "free_memory_bytes", lambda device: 10_000)
+    with pytest.raises(PoolAllocationError, match="cpu has 10000 bytes free: pass at most 6 "
+                       "blocks"):
+        allocate_pool(small_plan(), "cpu", max_blocks=10)
+    with allocate_pool(small_plan(), "cpu", max_blocks=6) as pool:
+        assert pool.num_blocks == 6
 
 
 def test_bad_inputs_name_the_field():
