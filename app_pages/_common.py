@@ -14,6 +14,7 @@ import streamlit as st
 from flatkv.analysis import PLANNERS, PlanAnalysis, analyze
 from flatkv.app_state import (
     CUSTOM_GPU,
+    ENGINE_FIELDS,
     GPU_PRESETS,
     MAX_BLOCK_SIZE,
     MAX_CONTEXT,
@@ -267,44 +268,65 @@ def _ratio(v: float) -> float:
     return round(float(v), 6)  # the widget's float steps (0.9500000000000001) as typed
 
 
-def engine_options() -> None:
-    """The "Engine options" expander: each knob a bound AppState field (in the URL too)."""
-    changed = state().changed_engine_options()
-    label = "Engine options" + (f" ({len(changed)} changed)" if changed else "")
-    with st.expander(label, icon=":material/tune:"):
-        c = st.columns(3)
-        with c[0]:
-            st.markdown("**vLLM**")
-            bind(st.number_input, "kernel_block_size", "Kernel block size A (tokens)",
-                 min_value=1, max_value=MAX_BLOCK_SIZE, step=16,
-                 help="The attention backend's smallest kernel block size: 16 on most, 32 for "
-                 "FlashInfer with head 256 on Blackwell, 64 / 128 for MLA. A = max(this, "
-                 "block size).")
-            mode = bind(st.selectbox, "mamba_cache_mode", "Mamba cache mode",
-                        options=list(MAMBA_CACHE_MODES), format_func=MAMBA_MODE_TEXT.get,
-                        help="State pages one request holds: 1 (none), 2 (align), or one "
-                        "every P tokens (all: prefix caching of state). Every paged layout "
-                        "counts them this way.")
-            if mode == "all":
-                bind(st.number_input, "mamba_chunk_size", "Mamba chunk size (tokens)",
-                     min_value=1, max_value=MAX_BLOCK_SIZE, step=64,
-                     help="The model config's mamba_chunk_size / chunk_size; in mode all vLLM "
-                     "aligns P to lcm(chunk, A).")
-        with c[1]:
-            st.markdown("**SGLang**")
-            bind(st.number_input, "mamba_full_memory_ratio", "Mamba / full memory ratio r",
-                 min_value=1e-6, max_value=1e6, step=0.05, format="%.4g", from_widget=_ratio,
-                 help="The state pool gets budget x r / (1 + r).")
-            bind(st.number_input, "sglang_slots_per_request", "State slots per request S",
-                 min_value=1, max_value=MAX_SLOTS_PER_REQUEST, step=1,
-                 help="3 to 5 by radix-cache mode: the running-request cap is slots // S.")
-        with c[2]:
-            st.markdown("**Scheduling and two-level pages**")
-            bind(st.number_input, "max_batched_tokens", "Max batched tokens",
-                 min_value=1, max_value=MAX_CONTEXT, step=1024,
-                 help="Tokens scheduled per step; sizes the pages a sliding-window request "
-                 "holds.")
-            bind(st.number_input, "lcm_padding_bound", "Two-level padding bound",
-                 min_value=0.0, max_value=10.0, step=0.05, format="%.4g", from_widget=_ratio,
-                 help="The largest padding a two-level layout accepts for any group.")
-        st.caption("Each engine's defaults until changed; the link keeps what you change.")
+def _engine_widget(field: str) -> None:
+    """The bound widget of one engine option (an AppState field of ENGINE_FIELDS)."""
+    if field == "kernel_block_size":
+        bind(st.number_input, field, "Kernel block size A (tokens)", min_value=1,
+             max_value=MAX_BLOCK_SIZE, step=16,
+             help="vLLM: the attention backend's smallest kernel block size: 16 on most, 32 "
+             "for FlashInfer with head 256 on Blackwell, 64 / 128 for MLA. A = max(this, "
+             "block size).")
+    elif field == "mamba_cache_mode":
+        bind(st.selectbox, field, "Mamba cache mode", options=list(MAMBA_CACHE_MODES),
+             format_func=MAMBA_MODE_TEXT.get,
+             help="State pages one request holds: 1 (none), 2 (align), or one every P tokens "
+             "(all: prefix caching of state). Every paged layout counts them this way.")
+    elif field == "mamba_chunk_size":
+        bind(st.number_input, field, "Mamba chunk size (tokens)", min_value=1,
+             max_value=MAX_BLOCK_SIZE, step=64,
+             help="The model config's mamba_chunk_size / chunk_size; in mode all vLLM aligns "
+             "P to lcm(chunk, A).")
+    elif field == "mamba_full_memory_ratio":
+        bind(st.number_input, field, "Mamba / full memory ratio r", min_value=1e-6,
+             max_value=1e6, step=0.05, format="%.4g", from_widget=_ratio,
+             help="SGLang: the state pool gets budget x r / (1 + r).")
+    elif field == "sglang_slots_per_request":
+        bind(st.number_input, field, "State slots per request S", min_value=1,
+             max_value=MAX_SLOTS_PER_REQUEST, step=1,
+             help="SGLang: 3 to 5 by radix-cache mode: the running-request cap is slots // S.")
+    elif field == "max_batched_tokens":
+        bind(st.number_input, field, "Max batched tokens", min_value=1, max_value=MAX_CONTEXT,
+             step=1024, help="Tokens scheduled per step; sizes the pages a sliding-window "
+             "request holds.")
+    elif field == "lcm_padding_bound":
+        bind(st.number_input, field, "Two-level padding bound", min_value=0.0, max_value=10.0,
+             step=0.05, format="%.4g", from_widget=_ratio,
+             help="The largest padding a two-level layout accepts for any group.")
+
+
+# Engine options by column of the expander; the chunk size shows in mamba cache mode "all" only.
+ENGINE_COLUMNS = (
+    ("vLLM", ("kernel_block_size", "mamba_cache_mode", "mamba_chunk_size")),
+    ("SGLang", ("mamba_full_memory_ratio", "sglang_slots_per_request")),
+    ("Scheduling and two-level pages", ("max_batched_tokens", "lcm_padding_bound")),
+)
+
+
+def engine_options(fields: tuple[str, ...] = ENGINE_FIELDS, *, label: str = "Engine options",
+                   note: str = "Each engine's defaults until changed; the link keeps what you "
+                   "change.") -> None:
+    """An expander of engine options, each a bound AppState field (in the URL too); ``fields``
+    picks the ones that change what the page shows."""
+    changed = state().changed_engine_options(fields)
+    with st.expander(label + (f" ({len(changed)} changed)" if changed else ""),
+                     icon=":material/tune:"):
+        columns = [(title, [f for f in group if f in fields]) for title, group in ENGINE_COLUMNS]
+        columns = [(title, group) for title, group in columns if group]
+        for (title, group), column in zip(columns, st.columns(3), strict=False):
+            with column:
+                if fields == ENGINE_FIELDS:  # every engine's options: say whose they are
+                    st.markdown(f"**{title}**")
+                for field in group:
+                    if field != "mamba_chunk_size" or state().mamba_cache_mode == "all":
+                        _engine_widget(field)
+        st.caption(note)

@@ -20,7 +20,7 @@ from app_pages._common import (
 )
 from flatkv import app_data, charts
 from flatkv.app_data import PLANNER_STRATEGY, STRATEGY_TITLES
-from flatkv.app_state import MAX_CONTEXT
+from flatkv.app_state import LAYOUT_FIELDS, MAX_CONTEXT
 from flatkv.profile import CacheProfile
 from flatkv.strategies import StrategyOptions, run_strategy
 from flatkv.units import format_bytes
@@ -60,12 +60,14 @@ with user_errors():
     b = s.budget()
     strategy = PLANNER_STRATEGY[s.planner]
     st.caption(f"{s.profile().name} · {STRATEGY_TITLES[strategy]} · "
-               f"{s.engine_options_text()} · GPU, memory fraction, weights and TP are in the "
-               "sidebar.")
+               f"{s.engine_options_text(LAYOUT_FIELDS, defaults='default layout options')} · "
+               "GPU, memory fraction, weights and TP are in the sidebar.")
     st.info(b.explain(s.mem_fraction, s.tp), icon=":material/calculate:")
     bind(st.number_input, "context", "Context length (tokens per request)", min_value=1,
          max_value=MAX_CONTEXT, step=1024)
-    engine_options()
+    engine_options(LAYOUT_FIELDS, label="Layout options",
+                   note="What our layouts read of the engine options (the others are on "
+                   "Compare); the link keeps what you change.")
     s = state()
     (r,) = current_strategies(s, (strategy,))
     if not r.applies:
@@ -73,7 +75,10 @@ with user_errors():
     c = st.columns(4)
     c[0].metric("Cache budget", format_bytes(b.cache_bytes), help=f"{b.cache_bytes:,} B")
     c[1].metric("Capacity (tokens)", f"{r.capacity_tokens:,}",
-                help="Tokens every group can hold side by side, one page per P tokens in each.")
+                help="The longest history the pool holds beside one request's state: every "
+                "attention group N pages of P tokens, each state group that request's state "
+                "pages (the mamba cache mode's count), as on Compare. \"The math\" shows it "
+                "with the numbers.")
     c[2].metric(f"Concurrency at {s.context:,} tokens", f"{r.max_concurrency:.2f}")
     c[3].metric("Blocks", f"{r.num_blocks:,}", help=f"{r.block_bytes:,} B each, P = "
                 f"{r.block_size:,}")

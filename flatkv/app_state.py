@@ -51,6 +51,9 @@ ENGINE_DEFAULTS = StrategyOptions()  # each engine's own defaults
 ENGINE_FIELDS = ("kernel_block_size", "mamba_cache_mode", "mamba_chunk_size",
                  "mamba_full_memory_ratio", "sglang_slots_per_request", "max_batched_tokens",
                  "lcm_padding_bound")
+# The engine options our own layouts (flat, per-component) read: the others are vLLM's and
+# SGLang's, and the two-level layout's.
+LAYOUT_FIELDS = ("mamba_cache_mode", "max_batched_tokens")
 ENGINE_LABELS = {
     "kernel_block_size": "kernel block", "mamba_cache_mode": "mamba cache mode",
     "mamba_chunk_size": "mamba chunk", "mamba_full_memory_ratio": "SGLang mamba/full ratio",
@@ -126,16 +129,19 @@ class AppState:
             **{name: getattr(self, name) for name in ENGINE_FIELDS},
         )
 
-    def changed_engine_options(self) -> dict[str, object]:
-        """The engine options that differ from the engines' defaults."""
-        return {name: getattr(self, name) for name in ENGINE_FIELDS
+    def changed_engine_options(self, fields: tuple[str, ...] = ENGINE_FIELDS
+                               ) -> dict[str, object]:
+        """The engine options among ``fields`` that differ from the engines' defaults."""
+        return {name: getattr(self, name) for name in fields
                 if getattr(self, name) != getattr(DEFAULT, name)}
 
-    def engine_options_text(self) -> str:
-        """``kernel block 64, mamba cache mode align``, or the engines' defaults."""
-        changed = self.changed_engine_options()
+    def engine_options_text(self, fields: tuple[str, ...] = ENGINE_FIELDS, *,
+                            defaults: str = "each engine with its own defaults") -> str:
+        """``engine options: kernel block 64, mamba cache mode align``, or ``defaults``;
+        ``fields`` limits it to the options that act on what a page shows."""
+        changed = self.changed_engine_options(fields)
         if not changed:
-            return "each engine with its own defaults"
+            return defaults
         return "engine options: " + ", ".join(f"{ENGINE_LABELS[k]} {v:g}" if isinstance(v, float)
                                               else f"{ENGINE_LABELS[k]} {v}"
                                               for k, v in changed.items())

@@ -339,6 +339,24 @@ def test_mamba_cache_mode_align_drives_concurrency_on_compare_and_budget():
     assert m["Capacity (tokens)"] == f"{773 * 1056:,}" == "816,288"
 
 
+def test_budget_page_names_and_offers_only_the_options_its_layout_reads():
+    at = open_app("app_pages/budget.py", {**QWEN35_LINK, "kernel": "64", "sg_ratio": "0.5",
+                                          "lcm_pad": "0.1"})
+    assert_clean(at)
+    # vLLM's kernel block, SGLang's ratio and the two-level bound do not act on the flat layout
+    assert "default layout options" in at.caption[0].value
+    assert "kernel block" not in at.caption[0].value
+    keys = {w.key for w in (*at.number_input, *at.selectbox)}
+    assert {"w.mamba_cache_mode", "w.max_batched_tokens"} <= keys
+    assert not keys & {"w.kernel_block_size", "w.mamba_full_memory_ratio",
+                       "w.sglang_slots_per_request", "w.lcm_padding_bound"}
+    help_text = {m.label: m.help for m in at.metric}["Capacity (tokens)"]
+    assert "beside one request's state" in help_text
+    # (775 - 1 state page) x 1,056: the same convention as Compare's table
+    assert metrics(at)["Capacity (tokens)"] == f"{774 * 1056:,}"
+    assert at.query_params["kernel"] == "64"  # kept for Compare
+
+
 def test_chunk_size_shows_in_mode_all_only():
     at = open_app("app_pages/compare.py", QWEN35_LINK)
     assert not [w for w in at.number_input if w.key == "w.mamba_chunk_size"]
