@@ -23,7 +23,7 @@ from flatkv.app_data import PLANNER_STRATEGY, STRATEGY_TITLES
 from flatkv.app_state import LAYOUT_FIELDS, MAX_CONTEXT
 from flatkv.profile import CacheProfile
 from flatkv.strategies import StrategyOptions, run_strategy
-from flatkv.units import format_bytes
+from flatkv.units import concurrency_text, concurrency_value, format_bytes
 
 
 def _point(strategy, profile, budget, context, options) -> tuple[int, float, int]:
@@ -79,7 +79,7 @@ with user_errors():
                 "attention group N pages of P tokens, each state group that request's state "
                 "pages (the mamba cache mode's count), as on Compare. \"The math\" shows it "
                 "with the numbers.")
-    c[2].metric(f"Concurrency at {s.context:,} tokens", f"{r.max_concurrency:.2f}")
+    c[2].metric(f"Concurrency at {s.context:,} tokens", concurrency_text(r.max_concurrency))
     c[3].metric("Blocks", f"{r.num_blocks:,}", help=f"{r.block_bytes:,} B each, P = "
                 f"{r.block_size:,}")
     with st.expander("The math"):
@@ -103,7 +103,7 @@ with user_errors():
             key="budget.by_size", file_name="capacity_by_block_size.html")
     sweep = pd.DataFrame({"requested block size": sizes, "P": [p[2] for p in by_size],
                           "capacity (tokens)": [p[0] for p in by_size],
-                          "concurrency": [round(p[1], 2) for p in by_size]})
+                          "concurrency": [concurrency_value(p[1]) for p in by_size]})
     with st.expander("Block-size sweep as a table"):
         table(sweep)
         st.download_button("Sweep as CSV", data=sweep.to_csv(index=False),

@@ -16,6 +16,7 @@ from flatkv.analysis import PlanAnalysis, analysis_to_dict
 from flatkv.plan import SLIDING_ATTENTION
 from flatkv.profile import CacheProfile
 from flatkv.strategies import LOGGED_AS, StrategyResult
+from flatkv.units import concurrency_value
 from flatkv.workload import Workload, covers, group_pages, pool_from_plan
 
 # --------------------------------------------------------------------------------------------
@@ -318,7 +319,8 @@ class CompareRow:
             "block bytes": self.block_bytes,
             "blocks": self.num_blocks,
             "capacity (tokens)": self.capacity_tokens,
-            "concurrency": None if self.max_concurrency is None else round(self.max_concurrency, 2),
+            "concurrency": (None if self.max_concurrency is None
+                            else concurrency_value(self.max_concurrency)),
             **{breakdown_column(cat): v for cat, v in self.breakdown},
             "note": self.reason,
         }

@@ -14,7 +14,7 @@ from plotly.subplots import make_subplots
 
 from flatkv.app_data import PageMap, Segment, TreeNode
 from flatkv.gpu_view import Series
-from flatkv.units import format_bytes
+from flatkv.units import concurrency_text, format_bytes
 
 COLORS: dict[str, str] = {
     "kv": "#4C78A8",  # full-attention KV history
@@ -255,7 +255,7 @@ def capacity_bars(
                          textposition="outside", textangle=0, cliponaxis=False,
                          hovertemplate="%{x}<br>%{y:,} tokens<extra></extra>"), row=1, col=1)
     fig.add_trace(go.Bar(x=list(names), y=list(concurrency), marker_color=COLORS["conv"],
-                         name="concurrency", text=[f"{c:.2f}" for c in concurrency],
+                         name="concurrency", text=[concurrency_text(c) for c in concurrency],
                          textposition="outside", textangle=0, cliponaxis=False,
                          hovertemplate="%{x}<br>%{y:.2f} requests<extra></extra>"), row=1, col=2)
     fig.update_layout(showlegend=False)

@@ -23,6 +23,7 @@ from flatkv.strategies import (
 from flatkv.strategies import run_strategy as _run_strategy
 from flatkv.strategies.base import MAMBA_CACHE_MODES
 from flatkv.texttable import text_table
+from flatkv.units import concurrency_text
 
 # Far past any model's context: a larger value is a typo.
 MAX_CONTEXT_TOKENS = 2**40
@@ -130,7 +131,7 @@ def _cell(value: object) -> str:
 def _concurrency_text(result: StrategyResult) -> str:
     if result.max_concurrency is None:
         return "-"
-    return f"{result.max_concurrency:,.2f}x"
+    return f"{concurrency_text(result.max_concurrency)}x"
 
 
 def format_result_table(result: StrategyResult) -> str:

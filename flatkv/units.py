@@ -6,6 +6,7 @@ Parsing is exact (``fractions.Fraction``, never floats), so ``44.59GiB`` is
 
 from __future__ import annotations
 
+import math
 import re
 from fractions import Fraction
 
@@ -103,3 +104,19 @@ def parse_named_sizes(text: str, *, field: str) -> dict[str, int]:
             raise ValueError(f"{field} {text!r} names {name!r} twice: give each once")
         out[name] = parse_size(value, field=f"{field} {name}")
     return out
+
+
+def concurrency_value(requests: float | Fraction) -> float:
+    """Max concurrency to two decimals, rounded as engines log it (vLLM's ``f"{x:.2f}x"``:
+    14.767 -> 14.77), except that a value just under a whole number stays under it (0.998 ->
+    0.99, never 1.00): a request that does not fit must not look as if it did."""
+    value = float(requests)
+    rounded = round(value, 2)
+    if math.floor(rounded) > math.floor(value):
+        return math.floor(value * 100) / 100
+    return rounded
+
+
+def concurrency_text(requests: float | Fraction) -> str:
+    """``14.77``, ``0.99``, ``391,483.00``: ``concurrency_value`` with thousands separators."""
+    return f"{concurrency_value(requests):,.2f}"

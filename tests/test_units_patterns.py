@@ -2,12 +2,21 @@
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from flatkv.patterns import format_layer_pattern, parse_layer_pattern
-from flatkv.units import format_bytes, format_size, parse_named_sizes, parse_size
+from flatkv.units import (
+    concurrency_text,
+    concurrency_value,
+    format_bytes,
+    format_size,
+    parse_named_sizes,
+    parse_size,
+)
 
 
 @pytest.mark.parametrize(
@@ -86,3 +95,12 @@ def test_parse_named_sizes():
         parse_named_sizes("conv", field="--state")
     with pytest.raises(ValueError, match="names 'conv' twice"):
         parse_named_sizes("conv=1,conv=2", field="--state")
+
+
+def test_concurrency_rounds_as_engines_log_it_but_never_up_to_a_whole_request():
+    assert concurrency_text(Fraction(7_162, 485)) == "14.77"  # 14.767: vLLM's anchor, rounded
+    assert concurrency_value(Fraction(775, 33)) == 23.48  # 23.4848
+    # 652 / 653 = 0.9985: one request does not fit, so not "1.00"
+    assert concurrency_text(Fraction(652, 653)) == "0.99"
+    assert concurrency_value(1.9999) == 1.99 and concurrency_value(2) == 2.0
+    assert concurrency_text(391_483) == "391,483.00"

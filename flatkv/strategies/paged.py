@@ -26,6 +26,7 @@ from flatkv.strategies.base import (
     state_pages_per_request,
     unit_breakdown,
 )
+from flatkv.units import concurrency_text
 from flatkv.workload import PagePool, PoolGroup, largest_fitting, max_requests
 
 
@@ -153,7 +154,8 @@ def finish_paged(
         )
         lines.append(
             f"max_concurrency = {unit_name} / {unit_name} per request = {n(num_units)} / "
-            f"({terms}) = {numerator / denominator:.2f} at {n(context_tokens)} tokens"
+            f"({terms}) = {concurrency_text(Fraction(numerator, denominator))} at "
+            f"{n(context_tokens)} tokens"
         )
         for kind in dict.fromkeys(g.kind for g in groups):
             lines.append(

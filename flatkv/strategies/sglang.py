@@ -27,6 +27,7 @@ from flatkv.strategies.base import (
     not_applicable,
     ratio_text,
 )
+from flatkv.units import concurrency_text
 
 
 def run_sglang(
@@ -140,7 +141,7 @@ def run_sglang(
         extras["binding_limit"] = binding
         formulas.append(
             "max_concurrency = min(" + ", ".join(t for _, _, t in limits)
-            + f") = {float(best):.2f} ({binding} binds)"
+            + f") = {concurrency_text(best)} ({binding} binds)"
         )
         if n_state and profile.has_attention:
             running = int(best)
