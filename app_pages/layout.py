@@ -19,14 +19,21 @@ def headline(analysis) -> None:
     c[1].metric("Block bytes", format_bytes(h.block_bytes), help=f"{h.block_bytes:,} B")
     c[2].metric("Blocks", f"{h.num_blocks:,}")
     c[3].metric("Token slots (blocks x P)", f"{h.capacity_tokens:,}",
-                help="Tokens if every page id held history; with several groups sharing the "
-                "ids, each group gets a share (see Budget and Compare).")
+                help="num_blocks x P: tokens if every page id held history. With several "
+                "groups sharing the ids each group gets a share, so the capacity on Budget and "
+                "Compare (history beside one request's state) is lower.")
     c = st.columns(4)
     c[0].metric("Budget", format_bytes(h.budget_bytes), help=f"{h.budget_bytes:,} B")
     c[1].metric("Unused", format_bytes(h.unused_bytes), help=f"{h.unused_bytes:,} B")
-    c[2].metric("Padding share (uniform pages)", f"{h.padding_share:.2%}",
-                help="Share of a block that padding every row to the page row would waste. "
-                "Packed slabs do not allocate it.")
+    if analysis.planner == "packed":
+        c[2].metric("Padding share (uniform pages)", f"{h.padding_share:.2%}",
+                    help="Share of a block that padding every row to the page row would waste "
+                    "(as a uniform-page engine such as vLLM does). Packed slabs do not allocate "
+                    "it.")
+    else:
+        c[2].metric("Padding share (per component)", f"{h.padding_share:.2%}",
+                    help="Every component is a tensor of its own row size: there is no page "
+                    "row to pad to, so no padding by construction.")
     worst = max(h.dead_share_by_group, key=lambda g: g[1])
     c[3].metric("Dead weight (worst group)", f"{worst[1]:.2%}",
                 help=f"Share of a block owned by {worst[0]} that holds other groups' rows.")

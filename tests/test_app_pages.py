@@ -567,3 +567,13 @@ def test_gpu_lab_refuses_a_run_that_would_not_fit_in_memory(monkeypatch):
     from flatkv.gpu import device_lock
 
     assert not device_lock("cpu").locked()
+
+
+def test_layout_names_the_padding_its_planner_has():
+    at = open_app("app_pages/layout.py", QWEN35_LINK)
+    # packed, P 1,056: the page row is the widest row, a KV row of 1,056 x 2,048 = 2,162,688 B;
+    # each of the 36 state rows (2,146,304 B) pads 16,384 B: 589,824 of 103,219,200 B a block
+    assert metrics(at)["Padding share (uniform pages)"] == f"{589_824 / 103_219_200:.2%}"
+    at = open_app("app_pages/layout.py", {**QWEN35_LINK, "planner": "per-component"})
+    assert_clean(at)
+    assert metrics(at)["Padding share (per component)"] == "0.00%"
