@@ -28,6 +28,6 @@ PAGES = [
 
 
 nav = st.navigation(PAGES)
-frame()
+frame(page_shows_budget=nav.title != "Model")  # the Model page has no budget of its own
 nav.run()
 sync_url()

@@ -204,18 +204,21 @@ def chart(fig: go.Figure, *, key: str, file_name: str) -> None:
 # The frame around every page: notices from the link, and the shared sidebar.
 
 
-def frame() -> None:
-    """What app.py draws around every page: notices from the link, and the shared sidebar."""
+def frame(*, page_shows_budget: bool = True) -> None:
+    """What app.py draws around every page: notices from the link, and the shared sidebar.
+    ``page_shows_budget``: the page explains a bad cache budget itself (all but Model)."""
     for notice in pop_notices():
         st.warning(notice, icon=":material/link_off:")
-    sidebar()
+    sidebar(page_shows_budget)
 
 
-def sidebar() -> None:
+def sidebar(page_shows_budget: bool = True) -> None:
     side = st.sidebar
-    with user_errors():
+    try:  # the page shows the full error; the sidebar only points at it
         profile = state().profile()
         side.caption(f"Model: **{profile.name}** · {len(profile.layer_types)} cache layers")
+    except ValueError:
+        side.caption(":red[Model: not valid with these settings; the page says why.]")
 
     side.subheader("Memory", divider="gray")
     gpu = bind(side.selectbox, "gpu", "GPU", options=[*GPU_PRESETS, CUSTOM_GPU],
@@ -234,10 +237,13 @@ def sidebar() -> None:
          step=1, help="Each rank holds weights / TP, and a model's KV heads and state "
          "tensors split across the ranks (SPEC section 2): every figure is per rank. A model "
          "given in raw bytes is already per rank, so TP only splits its weights.")
-    with user_errors():
+    try:
         budget = state().budget()
         side.metric("Cache budget per rank", format_bytes(budget.cache_bytes),
                     help=f"{budget.cache_bytes:,} B")
+    except ValueError as exc:
+        side.caption(":red[Cache budget per rank: none; the page says why.]" if page_shows_budget
+                     else f":red[Cache budget per rank: none. {exc}]")
 
     side.subheader("Paging", divider="gray")
     bind(side.number_input, "block_size", "Block size (tokens)", min_value=1,

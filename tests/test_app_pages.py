@@ -577,3 +577,22 @@ def test_layout_names_the_padding_its_planner_has():
     at = open_app("app_pages/layout.py", {**QWEN35_LINK, "planner": "per-component"})
     assert_clean(at)
     assert metrics(at)["Padding share (per component)"] == "0.00%"
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_a_bad_setting_is_explained_once_on_the_page(page):
+    at = open_app(page, {"model": "Qwen3-Next-80B-A3B"})
+    at.sidebar.number_input(key="w.tp").set_value(3).run()
+    assert not at.exception
+    # one error box; the sidebar only points at it
+    assert [e.value for e in at.error] == [
+        "gdn.k_heads = 16 is not divisible by tp = 3: choose a tp that divides it"]
+    assert any("the page says why" in c.value for c in at.sidebar.caption)
+    at.sidebar.number_input(key="w.tp").set_value(1).run()
+    at.sidebar.text_input(key="w.weights").set_value("200GB").run()
+    fill = "weights per rank (186.26 GiB) fill the usable memory (71.68 GiB)"
+    side = " ".join(c.value for c in at.sidebar.caption)
+    if page == "app_pages/model.py":  # no budget on the Model page: the sidebar says why
+        assert not at.error and fill in side
+    else:
+        assert [fill in e.value for e in at.error] == [True] and fill not in side
