@@ -13,6 +13,7 @@ from flatkv import app_model, charts
 from flatkv.app_model import CUSTOM, CUSTOM_SPEC, DTYPE_FIELDS, KIND_TEMPLATES, RawModel, SpecDraft
 from flatkv.dtypes import KNOWN_DTYPES
 from flatkv.hf_config import spec_from_hf_config
+from flatkv.jsonfile import parse_json_object
 from flatkv.models import ModelSpec
 
 SOURCES = ("Preset", "config.json", "Model JSON", "Edit by hand", "Raw bytes")
@@ -192,10 +193,12 @@ def picker() -> None:
         pasted = st.text_area("…or paste it", key="hf.paste", height=140)
         name = st.text_input("Model name", key="hf.name", placeholder="from the config")
         if st.button("Load config.json", key="hf.load", type="primary"):
-            text = upload.getvalue() if upload is not None else pasted
-            if not text:
+            if upload is None and not pasted.strip():
                 raise ValueError("Nothing to load: upload a config.json or paste one.")
-            _use_spec(spec_from_hf_config(text, name=name.strip() or None))
+            # pasted text is JSON, never a path or a model id
+            config = (upload.getvalue() if upload is not None
+                      else parse_json_object(pasted, "pasted config.json"))
+            _use_spec(spec_from_hf_config(config, name=name.strip() or None))
             st.rerun()
     elif source == SOURCES[2]:
         upload = st.file_uploader("Model JSON (exported from this page)", type=["json"],

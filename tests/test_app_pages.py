@@ -222,6 +222,11 @@ def test_model_page_loads_a_config_json_and_model_json():
     assert metrics(at)["Cache layers"] == "4"
     # 2 KV heads x (64 + 64) x 2 B = 512 B per token per layer (head_dim 512 / 8 = 64)
     assert at.dataframe[0].value.iloc[0]["KV bytes per token"] == 512
+    # pasted text is JSON, never taken for a path or a model id
+    at.text_area(key="hf.paste").set_value("hello this is not json {").run()
+    at.button(key="hf.load").click().run()
+    assert [e.value for e in at.error] == [
+        "pasted config.json is not valid JSON (line 1, column 1: Expecting value)"]
     at.segmented_control(key="model.source").set_value("Model JSON").run()
     at.text_area(key="model.paste").set_value(
         '{"format": "flatkv-profile/1", "name": "tiny", "layers": "linear,full",'
