@@ -171,23 +171,37 @@ def fmt_bytes(n: int) -> str:
 def table(rows: Any, *, height: int | str = "auto", formats: dict[str, str] | None = None) -> None:
     """A dataframe with thousands separators on its whole numbers (exact bytes stay readable);
     ``formats`` gives a column another NumberColumn format (e.g. ``"accounting"``: two decimals
-    and thousands separators, as the charts label)."""
+    and thousands separators, as the charts label). A whole-number column with gaps (a figure
+    that does not apply to a row) shows them as a dash, not as "None"."""
     import pandas as pd
 
     df = rows if isinstance(rows, pd.DataFrame) else pd.DataFrame(rows)
     df = df.copy()
-    for col in df.columns:  # whole numbers with gaps (None) stay whole numbers
+    config: dict[str, Any] = {}
+    for col in df.columns:
         values = df[col].dropna()
         if df[col].dtype == object and len(values) and all(
             isinstance(v, int) and not isinstance(v, bool) for v in values
         ):
-            df[col] = df[col].astype("Int64")
-    config = {
+            if len(values) == len(df):
+                df[col] = df[col].astype("Int64")
+            else:
+                df[col] = [NOT_APPLICABLE if v is None or pd.isna(v) else f"{v:,}"
+                           for v in df[col]]
+                config[col] = st.column_config.TextColumn(alignment="right")
+        elif df[col].dtype == object and len(values) and all(
+            isinstance(v, (int, float)) and not isinstance(v, bool) for v in values
+        ):
+            df[col] = pd.to_numeric(df[col])  # fractional figures (concurrency) stay numbers
+    config.update({
         col: st.column_config.NumberColumn(format=(formats or {}).get(col, "localized"))
         for col in df.columns
         if pd.api.types.is_numeric_dtype(df[col]) and not pd.api.types.is_bool_dtype(df[col])
-    }
+    })
     st.dataframe(df, hide_index=True, width="stretch", column_config=config, height=height)
+
+
+NOT_APPLICABLE = "—"  # a table cell whose figure does not apply to its row
 
 
 def chart(fig: go.Figure, *, key: str, file_name: str) -> None:

@@ -33,22 +33,29 @@ with user_errors():
     results = current_strategies(s)
     rows = [app_data.CompareRow.from_result(r) for r in results]
     shown = [r for r in rows if r.applies]
-    frame = pd.DataFrame([r.table_row() for r in rows])
-    applies = frame[frame["applies"]]
+    # object columns keep whole numbers whole where a figure does not apply (None, not NaN)
+    frame = pd.DataFrame([r.table_row() for r in rows], dtype=object)
+    applies = frame[frame["applies"].astype(bool)]
+    # a state-only model keeps no token history: no capacity column or chart
+    has_history = any(r.capacity_tokens is not None for r in shown)
+    columns = [c for c in app_data.HEADLINE_COLUMNS if has_history or c != "capacity (tokens)"]
     # accounting: thousands separators and always two decimals (65.50, 391,483.00)
-    table(applies[list(app_data.HEADLINE_COLUMNS)], formats={"concurrency": "accounting"})
+    table(applies[columns], formats={"concurrency": "accounting"})
     for r in rows:
         if not r.applies:
             st.caption(f"**{r.name}** does not apply: {r.reason}")
-    st.caption("Capacity: the longest history the pool holds beside one request's state, "
-               "counted the same way for every layout (SGLang: its token pool). Concurrency: "
-               "requests of this context length the layout holds at once, counted with the "
-               "engine's pages per request.")
+    st.caption(("Capacity: the longest history the pool holds beside one request's state, "
+                "counted the same way for every layout (SGLang: its token pool). "
+                if has_history else "No capacity in tokens: the model has no attention layer, "
+                "so it keeps no token history, only a constant state per request. ")
+               + "Concurrency: requests of this context length the layout holds at once, "
+               "counted with the engine's pages per request.")
     logged = app_data.logged_capacity_text(results)
     if logged:
         st.caption(logged)
     names = [r.name for r in shown]
-    chart(charts.capacity_bars(names, [r.capacity_tokens or 0 for r in shown],
+    chart(charts.capacity_bars(names, [r.capacity_tokens or 0 for r in shown] if has_history
+                               else None,
                                [r.max_concurrency or 0.0 for r in shown], context=s.context),
           key="compare.capacity", file_name="capacity.html")
     chart(charts.breakdown_bars(names, [r.breakdown for r in shown],

@@ -244,20 +244,25 @@ def sweep_figure(
 
 
 def capacity_bars(
-    names: Sequence[str], capacity: Sequence[int], concurrency: Sequence[float], *,
+    names: Sequence[str], capacity: Sequence[int] | None, concurrency: Sequence[float], *,
     context: int, title: str = "",
 ) -> go.Figure:
-    """Capacity in tokens and concurrency at ``context`` per strategy, side by side."""
-    fig = make_subplots(rows=1, cols=2, subplot_titles=(
-        "capacity (tokens)", f"concurrency at {context:,} tokens"))
-    fig.add_trace(go.Bar(x=list(names), y=list(capacity), marker_color=COLORS["kv"],
-                         name="capacity", text=[f"{c:,}" for c in capacity],
-                         textposition="outside", textangle=0, cliponaxis=False,
-                         hovertemplate="%{x}<br>%{y:,} tokens<extra></extra>"), row=1, col=1)
+    """Capacity in tokens and concurrency at ``context`` per strategy, side by side; only
+    concurrency when ``capacity`` is None (a state-only model keeps no token history)."""
+    titles = ("capacity (tokens)",) if capacity is not None else ()
+    fig = make_subplots(rows=1, cols=len(titles) + 1,
+                        subplot_titles=(*titles, f"concurrency at {context:,} tokens"))
+    if capacity is not None:
+        fig.add_trace(go.Bar(x=list(names), y=list(capacity), marker_color=COLORS["kv"],
+                             name="capacity", text=[f"{c:,}" for c in capacity],
+                             textposition="outside", textangle=0, cliponaxis=False,
+                             hovertemplate="%{x}<br>%{y:,} tokens<extra></extra>"),
+                      row=1, col=1)
     fig.add_trace(go.Bar(x=list(names), y=list(concurrency), marker_color=COLORS["conv"],
                          name="concurrency", text=[concurrency_text(c) for c in concurrency],
                          textposition="outside", textangle=0, cliponaxis=False,
-                         hovertemplate="%{x}<br>%{y:.2f} requests<extra></extra>"), row=1, col=2)
+                         hovertemplate="%{x}<br>%{y:.2f} requests<extra></extra>"),
+                  row=1, col=len(titles) + 1)
     fig.update_layout(showlegend=False)
     return _layout(fig, title=title, height=380)
 

@@ -601,3 +601,20 @@ def test_a_bad_setting_is_explained_once_on_the_page(page):
         assert not at.error and fill in side
     else:
         assert [fill in e.value for e in at.error] == [True] and fill not in side
+
+
+def test_compare_a_state_only_model_shows_no_capacity_and_no_none():
+    at = open_app("app_pages/compare.py", {"model": "custom", "layers": "4*linear", "kv": "0",
+                                           "state": "conv=49152"})
+    assert_clean(at)
+    table = at.dataframe[0].value.set_index("strategy")
+    assert "capacity (tokens)" not in table.columns  # no attention layer: no token history
+    # SGLang keeps state in per-request slots: no page size, shown as a dash
+    assert table.loc["SGLang", "P (tokens)"] == "—"
+    assert table.loc["vLLM v1", "P (tokens)"] == "16"
+    # 4 layers x 49,152 B = 196,608 B a block; the default budget // that
+    budget = int(DEFAULT.gpu_bytes * 0.9)
+    assert table.loc["vLLM v1", "blocks"] == budget // 196_608
+    assert any("no token history" in c.value for c in at.caption)
+    fig = at.get("plotly_chart")[0].proto.spec
+    assert '"capacity (tokens)"' not in fig and "concurrency at 32,768 tokens" in fig
