@@ -100,10 +100,11 @@ def spec_kind_rows(spec: ModelSpec) -> list[dict]:
             "name": k.name,
             "kind": k.kind,
             "layers": k.count,
-            "geometry": ", ".join(f"{key} {v}" for key, v in geometry.items()),
+            # the byte figures first: what a reviewer checks against a log stays on screen
             "KV bytes per token": k.kv_bytes_per_token,
-            "state shapes": "; ".join(f"{n} {tuple(sh)}" for n, sh in k.state_shapes.items()),
             "state bytes per layer": k.state_bytes_per_layer,
+            "state shapes": "; ".join(f"{n} {tuple(sh)}" for n, sh in k.state_shapes.items()),
+            "geometry": ", ".join(f"{key} {v}" for key, v in geometry.items()),
         })
     return rows
 
