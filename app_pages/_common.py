@@ -28,6 +28,8 @@ from flatkv.app_state import (
 from flatkv.profile import CacheProfile
 from flatkv.strategies import STRATEGIES, StrategyOptions, StrategyResult, run_strategy
 from flatkv.strategies.base import MAMBA_CACHE_MODES
+from flatkv.strategies.vllm import DEFAULT_KERNEL_BLOCK_SIZE
+from flatkv.strategies.vllm import kernel_block_size as vllm_kernel_block_size
 from flatkv.units import format_bytes, format_size, parse_size
 
 STATE_KEY = "flatkv.state"
@@ -122,7 +124,7 @@ def user_errors() -> Iterator[None]:
 
 def _profile_key(p: CacheProfile) -> tuple:
     return (p.layer_types, p.kv_bytes_per_slot, tuple(p.state_const_bytes.items()),
-            p.sliding_window, p.name)
+            p.sliding_window, p.name, p.kernel_block_size)
 
 
 @st.cache_data(max_entries=128, show_spinner=False, hash_funcs={CacheProfile: _profile_key})
@@ -291,11 +293,14 @@ def _ratio(v: float) -> float:
 def _engine_widget(field: str) -> None:
     """The bound widget of one engine option (an AppState field of ENGINE_FIELDS)."""
     if field == "kernel_block_size":
+        model_default = _model_kernel_block_size()
         bind(st.number_input, field, "Kernel block size A (tokens)", min_value=1,
              max_value=MAX_BLOCK_SIZE, step=16,
+             to_widget=lambda v: v or model_default,
+             from_widget=lambda v: None if int(v) == model_default else int(v),
              help="vLLM: the attention backend's smallest kernel block size: 16 on most, 32 "
-             "for FlashInfer with head 256 on Blackwell, 64 / 128 for MLA. A = max(this, "
-             "block size).")
+             "for FlashInfer with head 256 on Blackwell, 64 for MLA (FlashMLA; 128 for CUTLASS "
+             "MLA). A = max(this, block size). Starts at the model's own.")
     elif field == "mamba_cache_mode":
         bind(st.selectbox, field, "Mamba cache mode", options=list(MAMBA_CACHE_MODES),
              format_func=MAMBA_MODE_TEXT.get,
@@ -322,6 +327,14 @@ def _engine_widget(field: str) -> None:
         bind(st.number_input, field, "Two-level padding bound", min_value=0.0, max_value=10.0,
              step=0.05, format="%.4g", from_widget=_ratio,
              help="The largest padding a two-level layout accepts for any group.")
+
+
+def _model_kernel_block_size() -> int:
+    """The kernel block size vLLM uses for the current model unless told otherwise."""
+    try:
+        return vllm_kernel_block_size(state().profile(), StrategyOptions())[0]
+    except ValueError:  # the page shows why; the widget still needs a value
+        return DEFAULT_KERNEL_BLOCK_SIZE
 
 
 # Engine options by column of the expander; the chunk size shows in mamba cache mode "all" only.

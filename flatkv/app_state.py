@@ -81,7 +81,7 @@ class AppState:
     requests: int = 4  # live requests in the page-id view
     # Engine options (StrategyOptions; the Compare and Budget pages). Ratios are floats read as
     # their shortest decimal (0.9 is 9/10 exactly), as StrategyOptions reads them.
-    kernel_block_size: int = ENGINE_DEFAULTS.kernel_block_size
+    kernel_block_size: int | None = ENGINE_DEFAULTS.kernel_block_size  # None: the model's
     mamba_cache_mode: str = ENGINE_DEFAULTS.mamba_cache_mode
     mamba_chunk_size: int = ENGINE_DEFAULTS.mamba_chunk_size
     mamba_full_memory_ratio: float = float(ENGINE_DEFAULTS.mamba_full_memory_ratio)
@@ -296,7 +296,7 @@ _SETTINGS: dict[str, tuple[str, Callable[[str, str], object], Callable[[object],
     "tp": ("tp", _int(1, MAX_TP), str),
     "ctx": ("context", _int(1, MAX_CONTEXT), str),
     "req": ("requests", _int(1, MAX_REQUESTS), str),
-    "kernel": ("kernel_block_size", _int(1, MAX_BLOCK_SIZE), str),
+    "kernel": ("kernel_block_size", _auto(_int(1, MAX_BLOCK_SIZE)), _write_auto(str)),
     "mamba": ("mamba_cache_mode", _choice(lambda: list(MAMBA_CACHE_MODES)), str),
     "chunk": ("mamba_chunk_size", _int(1, MAX_BLOCK_SIZE), str),
     "sg_ratio": ("mamba_full_memory_ratio", _ratio(RATIO_RANGE), repr),

@@ -39,6 +39,9 @@ MAX_TP = 1024
 MAX_DIM = 1 << 20  # any head count, head dim, state dim or latent rank
 MAX_CONV_KERNEL = 64
 MAX_WINDOW = 1 << 31
+# vLLM's MLA attention backends need larger kernel blocks than the usual 16 (SPEC section 3.1):
+# FlashMLA (the Hopper default) 64; CUTLASS MLA on Blackwell 128 (pass --kernel-block-size).
+MLA_KERNEL_BLOCK_SIZE = 64
 
 
 def _check_dim(where: str, value: object, *, minimum: int = 1, maximum: int = MAX_DIM) -> int:
@@ -469,6 +472,8 @@ class ModelSpec:
             state_const_bytes=self.state_const_bytes(),
             sliding_window=self.sliding_window(),
             name=self.name,
+            kernel_block_size=MLA_KERNEL_BLOCK_SIZE if any(
+                layer.kind == MLALayer.kind for layer in self.kinds.values()) else None,
         )
 
     def summary(self) -> list[KindSummary]:

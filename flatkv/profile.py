@@ -36,6 +36,8 @@ class CacheProfile:
         (``{"conv": ..., "ssm": ...}``); empty when the model has no state layer.
     sliding_window: tokens a sliding-attention layer keeps, ``None`` without sliding layers.
     name: what the UI and the CLI call it.
+    kernel_block_size: the smallest kernel block size the model's attention needs in vLLM, when
+        it is not the backends' usual 16: 64 for MLA (FlashMLA). vLLM's P starts from it.
     """
 
     layer_types: tuple[str, ...]
@@ -43,6 +45,7 @@ class CacheProfile:
     state_const_bytes: dict[str, int] = field(default_factory=dict)
     sliding_window: int | None = None
     name: str = "custom"
+    kernel_block_size: int | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "layer_types", tuple(self.layer_types))
@@ -55,6 +58,8 @@ class CacheProfile:
                 f"layer_types has unknown label(s) {unknown}: use one of {list(KNOWN_LABELS)}"
             )
         check_int("kv_bytes_per_slot", self.kv_bytes_per_slot)
+        if self.kernel_block_size is not None:
+            check_int("kernel_block_size", self.kernel_block_size, minimum=1)
         for name, nbytes in self.state_const_bytes.items():
             check_int(f"state_const_bytes[{name!r}]", nbytes, minimum=1)
         if self.has_attention and self.kv_bytes_per_slot == 0:

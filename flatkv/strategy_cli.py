@@ -64,7 +64,8 @@ def add_strategy_arguments(
     parser.add_argument("--context", default=None, metavar="L",
          help="context length in tokens (262144 or 256k) for max concurrency and the workload")
     parser.add_argument("--kernel-block-size", type=int, default=defaults.kernel_block_size,
-         metavar="A", help="vllm: the attention backend's kernel block size A (default 16)")
+         metavar="A", help="vllm: the attention backend's kernel block size A (default: 64 for "
+         "an MLA model, as FlashMLA; else 16)")
     parser.add_argument("--mamba-cache-mode", choices=MAMBA_CACHE_MODES,
                         default=defaults.mamba_cache_mode,
                         help="state pages per request: none = 1, align = 2, all = cdiv(L, P) "

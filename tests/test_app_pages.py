@@ -401,7 +401,7 @@ def test_bad_engine_options_in_the_link_fall_back_with_a_notice():
     at = open_app(None, {**QWEN35_LINK, "kernel": "0", "mamba": "bogus"})
     assert_clean(at)
     notices = " ".join(w.value for w in at.warning)
-    assert "kernel=0 is outside 1..1,048,576; using the default (kernel=16)" in notices
+    assert "kernel=0 is outside 1..1,048,576; using the default (kernel=auto)" in notices
     assert "mamba='bogus' is not one of none, align, all; using the default (mamba=none)" in notices
     assert "kernel" not in at.query_params and "mamba" not in at.query_params
     at.switch_page("app_pages/compare.py").run()
@@ -618,3 +618,20 @@ def test_compare_a_state_only_model_shows_no_capacity_and_no_none():
     assert any("no token history" in c.value for c in at.caption)
     fig = at.get("plotly_chart")[0].proto.spec
     assert '"capacity (tokens)"' not in fig and "concurrency at 32,768 tokens" in fig
+
+
+def test_kernel_block_size_starts_at_the_models_own():
+    at = open_app("app_pages/compare.py", {"model": "DeepSeek-V3"})
+    assert_clean(at)
+    # MLA: vLLM's FlashMLA kernel blocks of 64 make P 64, not the requested 16
+    assert at.number_input(key="w.kernel_block_size").value == 64
+    assert vllm_row(at)["P (tokens)"] == 64
+    assert "kernel" not in at.query_params
+    at.number_input(key="w.kernel_block_size").set_value(16).run()
+    assert vllm_row(at)["P (tokens)"] == 16 and at.query_params["kernel"] == "16"
+    at.number_input(key="w.kernel_block_size").set_value(64).run()  # the model's own: auto
+    assert "kernel" not in at.query_params
+    at.switch_page("app_pages/model.py").run()
+    at.selectbox(key="w.model").set_value("Llama-3.1-8B").run()
+    at.switch_page("app_pages/compare.py").run()
+    assert at.number_input(key="w.kernel_block_size").value == 16

@@ -665,3 +665,22 @@ def test_unit_parts_rejects_unknown_categories():
     assert unit_parts(state=5) == {c: 5 * (c == "state") for c in CATEGORIES if c != "unused"}
     with pytest.raises(ValueError, match="unit_parts"):
         unit_parts(unused=1)
+
+
+def test_vllm_starts_an_mla_model_from_flashmla_kernel_blocks_of_64():
+    from flatkv.presets import load_preset
+
+    profile = load_preset("DeepSeek-V3").profile()
+    assert profile.kernel_block_size == 64  # MLA layers: vLLM's FlashMLA backend
+    r = run_strategy("vllm", profile, budget_bytes=80 * 10**9, context_tokens=32_768)
+    # A = max(64, block 16) = 64 = P; a page holds 64 x 1,152 B; one group of 61 layers
+    assert r.block_size == 64 and r.block_bytes == 61 * 64 * 1_152 == 4_497_408
+    assert r.num_blocks == 80 * 10**9 // (64 * 1_152) // 61 == 17_788
+    assert r.capacity_tokens == r.logged_tokens == 17_788 * 64
+    assert "kernel block size 64 (the model's MLA backend)" in r.why_block_size
+    # the option overrides the model's own (CUTLASS MLA on Blackwell: 128; or 16 to compare)
+    r16 = run_strategy("vllm", profile, budget_bytes=80 * 10**9,
+                       options=StrategyOptions(kernel_block_size=16))
+    assert (r16.block_size, r16.num_blocks) == (16, 80 * 10**9 // (16 * 1_152) // 61)
+    # a model without MLA starts from 16
+    assert load_preset("Llama-3.1-8B").profile().kernel_block_size is None

@@ -150,7 +150,8 @@ class StrategyOptions:
     alignment: multiple an inflated P is rounded to (flat equalizer, lcm search); None means
         block_size, as in the reference planner.
     kernel_block_size: A, the attention backend's smallest kernel block size (vLLM; 16 on most
-        backends, 32 FlashInfer with head 256 on Blackwell, 64 / 128 for MLA).
+        backends, 32 FlashInfer with head 256 on Blackwell, 64 / 128 for MLA). None: the
+        model's own (``CacheProfile.kernel_block_size``: 64 for MLA), else 16.
     mamba_cache_mode: vLLM's state pages per request at context L: ``none`` 1, ``align`` 2,
         ``all`` cdiv(L, P) (a state snapshot every P tokens, prefix caching of state). Every
         paged strategy counts state pages per request this way. In ``all`` mode vLLM also
@@ -179,7 +180,7 @@ class StrategyOptions:
 
     block_size: int = 16
     alignment: int | None = None
-    kernel_block_size: int = 16
+    kernel_block_size: int | None = None
     mamba_cache_mode: str = "none"
     mamba_chunk_size: int = 256
     mamba_full_memory_ratio: Fraction | float | str = Fraction(9, 10)
@@ -196,7 +197,9 @@ class StrategyOptions:
         check_int("block_size", self.block_size, minimum=1)
         if self.alignment is not None:
             check_int("alignment", self.alignment, minimum=1, hint="or None for block_size")
-        check_int("kernel_block_size", self.kernel_block_size, minimum=1)
+        if self.kernel_block_size is not None:
+            check_int("kernel_block_size", self.kernel_block_size, minimum=1,
+                      hint="or None for the model's own")
         if self.mamba_cache_mode not in MAMBA_CACHE_MODES:
             raise ValueError(
                 f"mamba_cache_mode is {self.mamba_cache_mode!r}: use one of "

@@ -42,6 +42,19 @@ def group_size_for(counts: dict[str, int]) -> int:
     return largest if 2 * largest < 3 * smallest else smallest
 
 
+DEFAULT_KERNEL_BLOCK_SIZE = 16  # most attention backends (SPEC section 3.1)
+
+
+def kernel_block_size(profile: CacheProfile, options: StrategyOptions) -> tuple[int, str]:
+    """The attention backend's kernel block size A starts from, and why when it is not given:
+    the option, else the model's own (64 for MLA), else 16."""
+    if options.kernel_block_size is not None:
+        return options.kernel_block_size, ""
+    if profile.kernel_block_size is not None:
+        return profile.kernel_block_size, " (the model's MLA backend)"
+    return DEFAULT_KERNEL_BLOCK_SIZE, ""
+
+
 def run_vllm(
     profile: CacheProfile, *, budget_bytes: int, context_tokens: int | None,
     options: StrategyOptions,
@@ -53,11 +66,10 @@ def run_vllm(
     formulas: list[str] = []
     extras: dict[str, object] = {"mamba_cache_mode": options.mamba_cache_mode}
 
-    a = max(options.kernel_block_size, options.block_size)
-    a_text = (
-        f"A = max(kernel block size {options.kernel_block_size}, block_size "
-        f"{options.block_size}) = {a}"
-    )
+    kernel, kernel_why = kernel_block_size(profile, options)
+    a = max(kernel, options.block_size)
+    a_text = (f"A = max(kernel block size {kernel}{kernel_why}, block_size "
+              f"{options.block_size}) = {a}")
     align, align_text, sym = a, a_text, "A"
     if options.mamba_cache_mode == "all" and profile.has_state:
         align = math.lcm(options.mamba_chunk_size, a)
