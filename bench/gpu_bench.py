@@ -27,8 +27,6 @@ import sys
 import time
 from pathlib import Path
 
-import torch
-
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from flatkv.bench_cli import format_result  # noqa: E402
@@ -61,7 +59,7 @@ def hybrid_plan(block_size: int):
                         budget_bytes=80 << 30)
 
 
-def run(device: str, quick: bool) -> list[BenchResult]:
+def run(device: str, quick: bool, threads: int | None) -> list[BenchResult]:
     dev = resolve_device(device)
     cuda = dev.type == "cuda"
     results: list[BenchResult] = []
@@ -87,7 +85,7 @@ def run(device: str, quick: bool) -> list[BenchResult]:
             page = plan.geometry.block_bytes  # packed slabs: the sum of the slot rows
             per_plan_counts = [c if c is not None else max(1, call // page) for c in counts]
             max_blocks = max(2 * max(per_plan_counts), pool_bytes // page)
-            results += run_sweep([plan], device=dev, max_blocks=max_blocks,
+            results += run_sweep([plan], device=dev, max_blocks=max_blocks, cpu_threads=threads,
                                  pages_per_call=per_plan_counts, progress=progress)
         print(file=sys.stderr)
     return results
@@ -131,11 +129,9 @@ def main(argv: list[str] | None = None) -> int:
                         "2-core VM a 2-thread copy stalls whenever another process holds a "
                         "core, which swamps the figures; 0 leaves torch's choice)")
     args = parser.parse_args(argv)
-    if args.threads:
-        torch.set_num_threads(args.threads)
     start = time.perf_counter()
     try:
-        results = run(args.device, args.quick)
+        results = run(args.device, args.quick, args.threads or None)
     except ValueError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2

@@ -29,6 +29,9 @@ def add_bench_arguments(parser: argparse.ArgumentParser) -> None:
                        "256 MiB on CUDA, at most half the pool)")
     group.add_argument("--repeats", type=int, default=None, metavar="N",
                        help="timed rounds (default 7 on the CPU, 15 on CUDA)")
+    group.add_argument("--threads", type=int, default=1, metavar="N",
+                       help="torch CPU threads on the CPU (default 1: figures of the movers, "
+                       "not of the scheduler; 0 leaves torch's choice)")
 
 
 def bench_text(args: argparse.Namespace, profile: CacheProfile) -> str:
@@ -43,7 +46,8 @@ def bench_text(args: argparse.Namespace, profile: CacheProfile) -> str:
     )
     try:
         result = run_benchmark(plan, device=args.device, max_blocks=args.max_blocks,
-                               pages_per_call=args.pages_per_call, repeats=args.repeats)
+                               pages_per_call=args.pages_per_call, repeats=args.repeats,
+                               cpu_threads=args.threads or None)
     except DeviceBusy as err:
         raise ValueError(str(err)) from None
     if args.json:

@@ -220,10 +220,37 @@ def _device_name(device: torch.device) -> str:
         with open("/proc/cpuinfo", encoding="utf-8") as info:
             for line in info:
                 if line.startswith("model name"):
-                    return f"{line.split(':', 1)[1].strip()} ({torch.get_num_threads()} threads)"
+                    return f"{line.split(':', 1)[1].strip()} ({_threads_text()})"
     except OSError:
         pass
-    return f"cpu ({torch.get_num_threads()} threads)"
+    return f"cpu ({_threads_text()})"
+
+
+def _threads_text() -> str:
+    n = torch.get_num_threads()
+    return f"{n} thread{'s' if n != 1 else ''}"
+
+
+# torch CPU threads a benchmark runs with unless told otherwise. A gather or scatter is one
+# parallel region per slot tensor, a copy is one in all; on a machine where something else holds
+# a core (the app's own server, a browser) every region waits for a descheduled thread, which
+# cut a 36-slot gather to 3% of copy on a 2-core VM while the copy barely moved. One thread
+# times the movers, not the scheduler.
+DEFAULT_CPU_THREADS = 1
+
+
+@contextmanager
+def _cpu_threads(device: torch.device, threads: int | None) -> Iterator[None]:
+    """Run with ``threads`` torch CPU threads on the CPU (None: leave torch's), then restore."""
+    if device.type != "cpu" or threads is None:
+        yield
+        return
+    before = torch.get_num_threads()
+    torch.set_num_threads(threads)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
 
 
 def _cache_flush_bytes(device: torch.device) -> int:
@@ -343,6 +370,7 @@ def run_benchmark(
     implementations: Sequence[str] | None = None,
     progress: ProgressFn | None = None,
     lock: bool = True,
+    cpu_threads: int | None = DEFAULT_CPU_THREADS,
 ) -> BenchResult:
     """Allocate ``plan`` on ``device`` and time its page movers; frees everything at the end.
 
@@ -350,7 +378,8 @@ def run_benchmark(
     memory is short). ``pages_per_call`` defaults to 64 MiB (CPU) or 256 MiB (CUDA) of pages,
     at most half the pool. ``implementations`` picks movers by name (default: all that run
     compiled here). ``progress(fraction, message)`` is called as the run goes. With ``lock``
-    the device's lock is held throughout (DeviceBusy if taken).
+    the device's lock is held throughout (DeviceBusy if taken). ``cpu_threads``: torch threads
+    on the CPU (default 1, see DEFAULT_CPU_THREADS; None leaves torch's setting).
     """
     return run_sweep(
         [plan],
@@ -362,6 +391,7 @@ def run_benchmark(
         implementations=implementations,
         progress=progress,
         lock=lock,
+        cpu_threads=cpu_threads,
     )[0]
 
 
@@ -376,6 +406,7 @@ def run_sweep(
     implementations: Sequence[str] | None = None,
     progress: ProgressFn | None = None,
     lock: bool = True,
+    cpu_threads: int | None = DEFAULT_CPU_THREADS,
 ) -> tuple[BenchResult, ...]:
     """One result per (plan, pages per call), plans outer: page bytes x pages per call sweeps.
 
@@ -397,13 +428,16 @@ def run_sweep(
     reps = DEFAULT_REPEATS[dev.type] if repeats is None else check_int("repeats", repeats,
                                                                         minimum=1)
     check_int("warmup", warmup, minimum=0)
+    if cpu_threads is not None:
+        check_int("cpu_threads", cpu_threads, minimum=1, hint="or None for torch's setting")
     movers = _pick_movers(dev, implementations)
     report = progress or (lambda fraction, message: None)
     steps = len(plans) * len(counts)
     results: list[BenchResult] = []
     held = device_lock(dev).hold() if lock else nullcontext()
     on_device = torch.cuda.device(dev) if dev.type == "cuda" else nullcontext()
-    with held, on_device:  # CUDA events and launches go to the benchmarked device
+    threads = _cpu_threads(dev, cpu_threads)
+    with held, on_device, threads:  # CUDA events and launches go to the benchmarked device
         for p_index, plan in enumerate(plans):
             cap = max_blocks if max_blocks is not None else default_max_blocks(plan, dev)
             _check_fits(plan, dev, cap, counts)

@@ -168,6 +168,9 @@ def test_cli_text(capsys):
     text = capsys.readouterr().out
     assert "allocated 20 blocks = 31360 B (limited by max_blocks)" in text
     assert "gather" in text and "of copy" in text
+    assert "(1 thread)" in text.splitlines()[0]  # the CPU default
+    assert main([*ARGS, "--threads", "2"]) == 0
+    assert "(2 threads)" in capsys.readouterr().out.splitlines()[0]
 
 
 def test_cli_preset_with_budget(capsys):
@@ -189,3 +192,16 @@ def test_cli_bad_input_exits_2_with_one_line(capsys, extra, message):
     err = capsys.readouterr().err
     assert err.startswith("python -m flatkv: error: ") and err.count("\n") == 1
     assert message in err
+
+
+def test_cpu_benchmarks_run_on_one_thread_and_restore_torchs_setting():
+    before = torch.get_num_threads()
+    r = run_benchmark(small_plan(), device="cpu", max_blocks=10, pages_per_call=2, repeats=1,
+                      warmup=0)
+    assert r.device_name.endswith("(1 thread)")  # the threads the figures were timed with
+    assert torch.get_num_threads() == before
+    with pytest.raises(ValueError, match="cpu_threads must be positive, got 0"):
+        run_benchmark(small_plan(), device="cpu", max_blocks=10, cpu_threads=0)
+    r = run_benchmark(small_plan(), device="cpu", max_blocks=10, pages_per_call=2, repeats=1,
+                      warmup=0, cpu_threads=None)  # torch's own setting
+    assert r.device_name.endswith(f"({before} thread{'s' if before != 1 else ''})")
