@@ -195,6 +195,10 @@ def table(rows: Any, *, height: int | str = "auto", formats: dict[str, str] | No
             isinstance(v, (int, float)) and not isinstance(v, bool) for v in values
         ):
             df[col] = pd.to_numeric(df[col])  # fractional figures (concurrency) stay numbers
+        elif df[col].dtype == object and len(values) < len(df) and all(
+            isinstance(v, str) for v in values
+        ):
+            df[col] = df[col].fillna(NOT_APPLICABLE)  # text with gaps: a dash, not "None"
     config.update({
         col: st.column_config.NumberColumn(format=(formats or {}).get(col, "localized"))
         for col in df.columns

@@ -8,6 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from app_pages._common import (
+    NOT_APPLICABLE,
     _profile_key,
     bind,
     chart,
@@ -27,7 +28,8 @@ from flatkv.units import concurrency_text, concurrency_value, format_bytes
 
 
 def _point(strategy, profile, budget, context, options) -> tuple[int, float, int]:
-    """(capacity tokens, concurrency, P) of one sweep point; zeros where nothing fits."""
+    """(capacity tokens, concurrency, P) of one sweep point; zeros where nothing fits (and
+    capacity 0 for a state-only model, whose charts leave capacity out)."""
     try:
         r = run_strategy(strategy, profile, budget_bytes=budget, context_tokens=context,
                          options=options)
@@ -54,6 +56,13 @@ def sweeps(
     return budgets, by_budget, sizes, by_size
 
 
+CAPACITY_HELP = (
+    "The longest history the pool holds beside one request's state: every attention group N "
+    "pages of P tokens, each state group that request's state pages (the mamba cache mode's "
+    "count), as on Compare. \"The math\" shows it with the numbers.")
+NO_HISTORY_HELP = ("No attention layer: the model keeps no token history, only a constant state "
+                   "per request, so there is no capacity in tokens; concurrency still counts.")
+
 st.title("Budget")
 with user_errors():
     s = state()
@@ -74,11 +83,9 @@ with user_errors():
         raise ValueError(r.reason)
     c = st.columns(4)
     c[0].metric("Cache budget", format_bytes(b.cache_bytes), help=f"{b.cache_bytes:,} B")
-    c[1].metric("Capacity (tokens)", f"{r.capacity_tokens:,}",
-                help="The longest history the pool holds beside one request's state: every "
-                "attention group N pages of P tokens, each state group that request's state "
-                "pages (the mamba cache mode's count), as on Compare. \"The math\" shows it "
-                "with the numbers.")
+    history = r.capacity_tokens is not None  # a state-only model keeps no token history
+    c[1].metric("Capacity (tokens)", f"{r.capacity_tokens:,}" if history else NOT_APPLICABLE,
+                help=CAPACITY_HELP if history else NO_HISTORY_HELP)
     c[2].metric(f"Concurrency at {s.context:,} tokens", concurrency_text(r.max_concurrency))
     c[3].metric("Blocks", f"{r.num_blocks:,}", help=f"{r.block_bytes:,} B each, P = "
                 f"{r.block_size:,}")
@@ -89,23 +96,25 @@ with user_errors():
     left, right = st.columns(2)
     with left:
         chart(charts.sweep_figure(
-            [x / 2**30 for x in budgets], [p[0] for p in by_budget], [p[1] for p in by_budget],
+            [x / 2**30 for x in budgets], [p[0] for p in by_budget] if history else None,
+            [p[1] for p in by_budget],
             current_x=b.cache_bytes / 2**30, current_capacity=r.capacity_tokens,
             current_concurrency=r.max_concurrency, x_title="cache budget per rank (GiB)",
             context=s.context, title="Over the budget"),
             key="budget.by_budget", file_name="capacity_by_budget.html")
     with right:
         chart(charts.sweep_figure(
-            sizes, [p[0] for p in by_size], [p[1] for p in by_size], current_x=s.block_size,
+            sizes, [p[0] for p in by_size] if history else None, [p[1] for p in by_size],
+            current_x=s.block_size,
             current_capacity=r.capacity_tokens, current_concurrency=r.max_concurrency,
             x_title="requested block size (tokens)", context=s.context, log_x=True,
             title="Over the block size"),
             key="budget.by_size", file_name="capacity_by_block_size.html")
     sweep = pd.DataFrame({"requested block size": sizes, "P": [p[2] for p in by_size],
-                          "capacity (tokens)": [p[0] for p in by_size],
+                          **({"capacity (tokens)": [p[0] for p in by_size]} if history else {}),
                           "concurrency": [concurrency_value(p[1]) for p in by_size]})
     with st.expander("Block-size sweep as a table"):
-        table(sweep)
+        table(sweep, formats={"concurrency": "accounting"})
         st.download_button("Sweep as CSV", data=sweep.to_csv(index=False),
                            file_name="block_size_sweep.csv", mime="text/csv",
                            key="budget.csv", on_click="ignore", icon=":material/download:")

@@ -45,7 +45,8 @@ with user_errors():
         if not r.applies:
             st.caption(f"**{r.name}** does not apply: {r.reason}")
     st.caption(("Capacity: the longest history the pool holds beside one request's state, "
-                "counted the same way for every layout (SGLang: its token pool). "
+                "counted the same way for every paged layout; SGLang: its token pool, which its "
+                "static split of the budget fixes. "
                 if has_history else "No capacity in tokens: the model has no attention layer, "
                 "so it keeps no token history, only a constant state per request. ")
                + "Concurrency: requests of this context length the layout holds at once, "

@@ -68,18 +68,22 @@ def settings(bench, devices: tuple[str, ...], a: PlanAnalysis) -> dict | None:
     c = st.columns([1, 1, 1])
     bind(c[0].number_input, "lab_max_blocks", "Max blocks (0 = automatic)", min_value=0,
          max_value=gpu_view.MAX_POOL_BLOCKS, step=1, from_widget=int,
-         help="Allocate at most this many of the plan's blocks. Automatic: 512 MiB of pages on "
-         "the CPU, 8 GiB on CUDA, within 40% of free memory and at least 2 pages. A run that "
-         "would not fit in 80% of free memory is refused before anything is allocated.")
+         help="Allocate at most this many of the plan's blocks. Automatic: "
+         f"{_per_device(bench.DEFAULT_POOL_BYTES)} of pages, within "
+         f"{bench.DEFAULT_SHARE_PERCENT}% of free memory and at least 2 pages. A run that would "
+         f"not fit in {bench.BENCH_SHARE_PERCENT}% of free memory is refused before anything is "
+         "allocated.")
     bind(c[1].number_input, "lab_pages", "Pages per call (0 = automatic)", min_value=0,
          max_value=gpu_view.MAX_POOL_BLOCKS, step=1, from_widget=int,
-         help="Pages one gather / scatter moves. Automatic: 64 MiB of pages on the CPU, 256 MiB "
-         "on CUDA, at most half the pool.")
+         help="Pages one gather / scatter moves. Automatic: "
+         f"{_per_device(bench.DEFAULT_CALL_BYTES)} of pages, at most half the pool.")
     bind(c[2].segmented_control, "lab_sweep", "Sweep", options=gpu_view.SWEEPS,
          from_widget=lambda v: v or gpu_view.SWEEPS[0])
     s = state()
-    pool = min(s.lab_max_blocks or bench.default_max_blocks(a.plan, device),
-               a.plan.geometry.num_blocks)
+    # the pool a run would get, for the suggestions; no free-memory query here (on CUDA that
+    # would open a context on the GPU at every render): the run checks memory itself
+    nominal = max(2, bench.DEFAULT_POOL_BYTES[kind] // a.plan.geometry.block_bytes)
+    pool = min(s.lab_max_blocks or nominal, a.plan.geometry.num_blocks)
     sweep_field = None
     if s.lab_sweep == "pages per call":
         sweep_field, top = "lab_sweep_pages", max(1, pool // 2)
@@ -103,8 +107,12 @@ def settings(bench, devices: tuple[str, ...], a: PlanAnalysis) -> dict | None:
     counts: tuple[int | None, ...] = (s.lab_pages or None,)
     plans = (a.plan,)
     if sweep_field == "lab_sweep_pages":
-        counts = gpu_view.check_counts(s.lab_sweep_pages or suggested, "pages per call",
-                                       maximum=top)
+        try:  # a link's list may exceed this pool: say so under the list, keep Run disabled
+            counts = gpu_view.check_counts(s.lab_sweep_pages or suggested, "pages per call",
+                                           maximum=top)
+        except ValueError as exc:
+            st.error(str(exc))
+            return None
     elif sweep_field == "lab_sweep_blocks":
         swept = gpu_view.plans_for_block_sizes(
             s.profile().components(), s.lab_sweep_blocks or suggested, alignment=s.alignment,
@@ -118,6 +126,11 @@ def settings(bench, devices: tuple[str, ...], a: PlanAnalysis) -> dict | None:
     return {"device": device, "implementations": gpu_view.pick_kernels(s.lab_kernels, impls),
             "repeats": s.lab_rounds or default_rounds, "max_blocks": s.lab_max_blocks or None,
             "counts": counts, "plans": plans, "sweep": s.lab_sweep}
+
+
+def _per_device(nbytes: dict[str, int]) -> str:
+    """``512.00 MiB on the CPU, 8.00 GiB on CUDA``: a per-device default in words."""
+    return f"{format_bytes(nbytes['cpu'])} on the CPU, {format_bytes(nbytes['cuda'])} on CUDA"
 
 
 def _kernels_from_widget(chosen: list[str], available: tuple[str, ...]) -> tuple[str, ...] | None:

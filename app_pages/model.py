@@ -15,6 +15,7 @@ from flatkv.dtypes import KNOWN_DTYPES
 from flatkv.hf_config import spec_from_hf_config
 from flatkv.jsonfile import parse_json_object
 from flatkv.models import ModelSpec
+from flatkv.profile import CacheProfile
 
 SOURCES = ("Preset", "config.json", "Model JSON", "Edit by hand", "Raw bytes")
 RAW = ("edit.layers", "edit.kv", "edit.state", "edit.window")
@@ -41,7 +42,21 @@ def _apply_raw() -> None:
         ss["edit.error"] = str(exc)
         return
     ss.pop("edit.error", None)
-    update(model=CUSTOM, raw=raw, spec=None)
+    update(model=CUSTOM, raw=raw, spec=None, kernel_block_size=_kernel_block_size_kept())
+
+
+def _kernel_block_size_kept(profile: CacheProfile | None = None) -> int | None:
+    """A raw profile has no layer kinds, so an MLA model's kernel block size (what vLLM's P
+    starts from) would fall back to 16 when it becomes one: keep it as the engine option."""
+    s = state()
+    if s.kernel_block_size is not None:
+        return s.kernel_block_size
+    if profile is None:
+        try:
+            profile = s.profile()
+        except ValueError:
+            return None
+    return profile.kernel_block_size
 
 
 # ---- spec editor -----------------------------------------------------------------------------
@@ -213,7 +228,8 @@ def picker() -> None:
                 _use_spec(loaded)
             else:
                 raw = RawModel.from_profile(loaded)
-                update(model=CUSTOM, raw=raw, spec=None)
+                update(model=CUSTOM, raw=raw, spec=None,
+                       kernel_block_size=_kernel_block_size_kept(loaded))
                 _fill_raw(raw)
             st.rerun()
     elif source == SOURCES[3]:

@@ -328,9 +328,11 @@ class CompareRow:
 
 def logged_capacity_text(results: Sequence[StrategyResult]) -> str:
     """What the engines' own logs say, to check against a real log: vLLM's "GPU KV cache size"
-    counts one page per P tokens in every group, state groups too, so it is below the capacity
-    above whenever the model has state layers. Empty when no engine logs one here."""
-    parts = [f"{LOGGED_AS[r.strategy]}: {r.logged_tokens:,} tokens" for r in results
+    counts one page per P tokens in every group, state groups too, so with state layers it
+    differs from the capacity above (except in mamba cache mode ``all``, where state groups
+    hold a page per P tokens as well). Empty when no engine logs one here."""
+    parts = [f"{LOGGED_AS.get(r.strategy, r.strategy)}: {r.logged_tokens:,} tokens"
+             for r in results
              if r.applies and r.logged_tokens is not None]
     if not parts:
         return ""

@@ -167,6 +167,8 @@ def profile_to_dict(profile: CacheProfile) -> dict:
         "kv_bytes_per_slot": profile.kv_bytes_per_slot,
         "state_const_bytes": dict(profile.state_const_bytes),
         "sliding_window": profile.sliding_window,
+        **({"kernel_block_size": profile.kernel_block_size}
+           if profile.kernel_block_size is not None else {}),
     }
 
 
@@ -201,6 +203,7 @@ def profile_from_dict(data: dict) -> CacheProfile:
         state_const_bytes=state,
         sliding_window=data.get("sliding_window"),
         name=str(data.get("name") or CUSTOM),
+        kernel_block_size=data.get("kernel_block_size"),
     )
 
 

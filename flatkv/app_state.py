@@ -129,17 +129,17 @@ class AppState:
             **{name: getattr(self, name) for name in ENGINE_FIELDS},
         )
 
-    def changed_engine_options(self, fields: tuple[str, ...] = ENGINE_FIELDS
+    def changed_engine_options(self, names: tuple[str, ...] = ENGINE_FIELDS
                                ) -> dict[str, object]:
-        """The engine options among ``fields`` that differ from the engines' defaults."""
-        return {name: getattr(self, name) for name in fields
+        """The engine options among ``names`` that differ from the engines' defaults."""
+        return {name: getattr(self, name) for name in names
                 if getattr(self, name) != getattr(DEFAULT, name)}
 
-    def engine_options_text(self, fields: tuple[str, ...] = ENGINE_FIELDS, *,
+    def engine_options_text(self, names: tuple[str, ...] = ENGINE_FIELDS, *,
                             defaults: str = "each engine with its own defaults") -> str:
         """``engine options: kernel block 64, mamba cache mode align``, or ``defaults``;
-        ``fields`` limits it to the options that act on what a page shows."""
-        changed = self.changed_engine_options(fields)
+        ``names`` limits it to the options that act on what a page shows."""
+        changed = self.changed_engine_options(names)
         if not changed:
             return defaults
         return "engine options: " + ", ".join(f"{ENGINE_LABELS[k]} {v:g}" if isinstance(v, float)

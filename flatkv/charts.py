@@ -14,7 +14,7 @@ from plotly.subplots import make_subplots
 
 from flatkv.app_data import PageMap, Segment, TreeNode
 from flatkv.gpu_view import Series
-from flatkv.units import concurrency_text, format_bytes
+from flatkv.units import concurrency_text, concurrency_value, format_bytes
 
 COLORS: dict[str, str] = {
     "kv": "#4C78A8",  # full-attention KV history
@@ -207,28 +207,32 @@ def page_map_figure(pages: PageMap, *, columns: int = 64, title: str = "") -> go
 
 
 def sweep_figure(
-    x: Sequence[float], capacity: Sequence[int], concurrency: Sequence[float], *,
-    current_x: float, current_capacity: int, current_concurrency: float, x_title: str,
+    x: Sequence[float], capacity: Sequence[int] | None, concurrency: Sequence[float], *,
+    current_x: float, current_capacity: int | None, current_concurrency: float, x_title: str,
     context: int, log_x: bool = False, title: str = "",
 ) -> go.Figure:
     """Capacity (tokens, left axis) and concurrency at ``context`` (right axis) over ``x``,
-    the current point marked on both."""
+    the current point marked on both; no capacity when it is None (a state-only model).
+    Concurrency is drawn as shown elsewhere (``units.concurrency_value``)."""
     fig = make_subplots(specs=[[{"secondary_y": True}]])
-    fig.add_trace(go.Scatter(x=list(x), y=list(capacity), name="capacity (tokens)",
-                             mode="lines", line={"color": COLORS["kv"], "width": 2.5},
-                             hovertemplate="%{x}<br>%{y:,} tokens<extra></extra>"),
-                  secondary_y=False)
-    fig.add_trace(go.Scatter(x=list(x), y=list(concurrency),
+    if capacity is not None:
+        fig.add_trace(go.Scatter(x=list(x), y=list(capacity), name="capacity (tokens)",
+                                 mode="lines", line={"color": COLORS["kv"], "width": 2.5},
+                                 hovertemplate="%{x}<br>%{y:,} tokens<extra></extra>"),
+                      secondary_y=False)
+    fig.add_trace(go.Scatter(x=list(x), y=[concurrency_value(c) for c in concurrency],
                              name=f"concurrency at {context:,} tokens", mode="lines",
                              line={"color": COLORS["conv"], "width": 2, "dash": "dot"},
                              hovertemplate="%{x}<br>%{y:.2f} requests<extra></extra>"),
                   secondary_y=True)
-    fig.add_trace(go.Scatter(x=[current_x], y=[current_capacity], name="current",
-                             mode="markers", marker={"color": "#222", "size": 12,
-                                                     "symbol": "diamond"},
-                             hovertemplate="current<br>%{x}<br>%{y:,} tokens<extra></extra>"),
-                  secondary_y=False)
-    fig.add_trace(go.Scatter(x=[current_x], y=[current_concurrency], showlegend=False,
+    if current_capacity is not None:
+        fig.add_trace(go.Scatter(x=[current_x], y=[current_capacity], name="current",
+                                 mode="markers", marker={"color": "#222", "size": 12,
+                                                         "symbol": "diamond"},
+                                 hovertemplate="current<br>%{x}<br>%{y:,} tokens<extra></extra>"),
+                      secondary_y=False)
+    fig.add_trace(go.Scatter(x=[current_x], y=[concurrency_value(current_concurrency)],
+                             showlegend=current_capacity is None, name="current",
                              mode="markers", marker={"color": "#222", "size": 10,
                                                      "symbol": "diamond-open"},
                              hovertemplate="current<br>%{y:.2f} requests<extra></extra>"),
@@ -258,7 +262,8 @@ def capacity_bars(
                              textposition="outside", textangle=0, cliponaxis=False,
                              hovertemplate="%{x}<br>%{y:,} tokens<extra></extra>"),
                       row=1, col=1)
-    fig.add_trace(go.Bar(x=list(names), y=list(concurrency), marker_color=COLORS["conv"],
+    fig.add_trace(go.Bar(x=list(names), y=[concurrency_value(c) for c in concurrency],
+                         marker_color=COLORS["conv"],
                          name="concurrency", text=[concurrency_text(c) for c in concurrency],
                          textposition="outside", textangle=0, cliponaxis=False,
                          hovertemplate="%{x}<br>%{y:.2f} requests<extra></extra>"),

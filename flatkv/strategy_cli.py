@@ -155,7 +155,7 @@ def format_result_table(result: StrategyResult) -> str:
     ]
     if result.logged_tokens is not None:
         rows.append(("engine log", f"{_cell(result.logged_tokens)} tokens "
-                     f"({LOGGED_AS[result.strategy]})"))
+                     f"({LOGGED_AS.get(result.strategy, 'its log')})"))
     if result.context_tokens is not None:
         rows.append((
             "max concurrency",

@@ -141,8 +141,10 @@ def test_compare_rows_carry_the_strategy_numbers():
                             options=opts) for name in ("flat", "vllm", "sglang")]
     text = app_data.logged_capacity_text(results)
     # vLLM: 2,991 // 4 groups x 1,088 = 812,736; SGLang: its token pool
+    # SGLang: 80e9 x 9 // 19 // (36 x 2,146,304 B) = 490 state slots; the rest // (12 x 2,048 B)
+    assert (80 * 10**9 - 490 * 36 * 2_146_304) // (12 * 2048) == 1_714_648
     assert text.startswith("In the engines' logs: vLLM's \"GPU KV cache size\": 812,736 tokens; "
-                           f"SGLang's max_total_num_tokens: {results[2].capacity_tokens:,} tokens.")
+                           "SGLang's max_total_num_tokens: 1,714,648 tokens.")
     assert "state groups included" in text
     assert app_data.logged_capacity_text(results[:1]) == ""  # our layout logs nothing
     aliased = app_data.CompareRow.from_result(

@@ -421,7 +421,7 @@ def test_every_page_renders_for_every_example(model):
 
 # GPU lab: a raw model of two full-attention layers at 4,096 B per token, block 16 (alignment
 # = block size, no state row to cover): P = 16, page = 2 x 4,096 x 16 = 131,072 B.
-TINY_LINK = {"model": "custom", "layers": "full*2", "kv": "4096", "block": "16"}
+TINY_LINK = {"model": "custom", "layers": "full*2", "kv": "4096", "block": "16", "device": "cpu"}
 TINY_PAGE = 131_072
 
 
@@ -548,6 +548,7 @@ def test_gpu_lab_blocks_a_run_until_a_bad_setting_is_fixed(small_flush):
     # 16 pages per call in a pool of 8 blocks: a link's list meets a smaller pool
     assert any("pages per call: 16 is out of range; give values from 1 to 4" in e.value
                for e in at.error)
+    assert at.button(key="gpu.run").disabled  # shown, but not clickable until it is fixed
     at.text_input(key="w.lab_sweep_pages").set_value("1, x").run()
     assert any("'x' is not a whole number" in e.value for e in at.error)
     assert at.button(key="gpu.run").disabled
@@ -635,3 +636,34 @@ def test_kernel_block_size_starts_at_the_models_own():
     at.selectbox(key="w.model").set_value("Llama-3.1-8B").run()
     at.switch_page("app_pages/compare.py").run()
     assert at.number_input(key="w.kernel_block_size").value == 16
+
+
+def test_budget_page_for_a_state_only_model_has_no_capacity():
+    at = open_app("app_pages/budget.py", {"model": "custom", "layers": "4*linear", "kv": "0",
+                                          "state": "conv=49152", "planner": "per-component"})
+    assert_clean(at)
+    m = metrics(at)
+    assert m["Capacity (tokens)"] == "—"
+    # one request holds one state page of 4 x 49,152 B; P 16 at the default block size
+    budget = DEFAULT.budget().cache_bytes
+    assert m["Blocks"] == f"{budget // 196_608:,}"
+    assert m["Concurrency at 32,768 tokens"] == f"{budget // 196_608:,}.00"
+    assert "capacity (tokens)" not in at.dataframe[0].value.columns
+
+
+def test_an_mla_model_keeps_its_kernel_block_size_as_raw_bytes():
+    from flatkv.app_model import load_model_json, profile_to_dict
+    from flatkv.presets import load_preset
+
+    at = open_app("app_pages/model.py", {"model": "DeepSeek-V3"})
+    at.segmented_control(key="model.source").set_value("Raw bytes").run()
+    at.number_input(key="edit.kv").set_value(2 * 1152).run()  # now a raw profile
+    assert_clean(at)
+    assert at.query_params["model"] == "custom" and at.query_params["kernel"] == "64"
+    at.switch_page("app_pages/compare.py").run()
+    assert vllm_row(at)["P (tokens)"] == 64  # still FlashMLA's 64, not 16
+    # the profile JSON export carries it too
+    profile = load_preset("DeepSeek-V3").profile()
+    exported = json.dumps(profile_to_dict(profile))
+    assert json.loads(exported)["kernel_block_size"] == 64
+    assert load_model_json(exported).kernel_block_size == 64

@@ -677,7 +677,7 @@ def test_vllm_starts_an_mla_model_from_flashmla_kernel_blocks_of_64():
     assert r.block_size == 64 and r.block_bytes == 61 * 64 * 1_152 == 4_497_408
     assert r.num_blocks == 80 * 10**9 // (64 * 1_152) // 61 == 17_788
     assert r.capacity_tokens == r.logged_tokens == 17_788 * 64
-    assert "kernel block size 64 (the model's MLA backend)" in r.why_block_size
+    assert "kernel block size 64 (the model's own)" in r.why_block_size
     # the option overrides the model's own (CUTLASS MLA on Blackwell: 128; or 16 to compare)
     r16 = run_strategy("vllm", profile, budget_bytes=80 * 10**9,
                        options=StrategyOptions(kernel_block_size=16))

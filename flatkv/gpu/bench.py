@@ -433,14 +433,16 @@ def run_sweep(
     movers = _pick_movers(dev, implementations)
     report = progress or (lambda fraction, message: None)
     steps = len(plans) * len(counts)
+    caps = [max_blocks if max_blocks is not None else default_max_blocks(plan, dev)
+            for plan in plans]
+    for plan, cap in zip(plans, caps, strict=True):  # all of a sweep, before any of it runs
+        _check_fits(plan, dev, cap, counts)
     results: list[BenchResult] = []
     held = device_lock(dev).hold() if lock else nullcontext()
     on_device = torch.cuda.device(dev) if dev.type == "cuda" else nullcontext()
     threads = _cpu_threads(dev, cpu_threads)
     with held, on_device, threads:  # CUDA events and launches go to the benchmarked device
-        for p_index, plan in enumerate(plans):
-            cap = max_blocks if max_blocks is not None else default_max_blocks(plan, dev)
-            _check_fits(plan, dev, cap, counts)
+        for p_index, (plan, cap) in enumerate(zip(plans, caps, strict=True)):
             report(p_index * len(counts) / steps, f"allocating plan {p_index + 1} on {dev}")
             with allocate_pool(plan, dev, max_blocks=cap) as pool:
                 if pool.num_blocks < 2:

@@ -21,6 +21,7 @@ import re
 import sys
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from pathlib import Path
 
 import torch
 
@@ -64,18 +65,47 @@ def resolve_device(device: str | torch.device) -> torch.device:
 
 
 def free_memory_bytes(device: torch.device) -> int:
-    """Bytes the device can still hand out: CUDA free memory, or the host's MemAvailable."""
+    """Bytes the device can still hand out: CUDA free memory; on the host the smaller of
+    MemAvailable and what this process's memory cgroup still allows (a container's limit is
+    where Linux kills a process that overcommitted, whatever the machine has free)."""
     if device.type == "cuda":
         free, _total = torch.cuda.mem_get_info(device)
         return int(free)
+    host = None
     try:
         with open("/proc/meminfo", encoding="ascii") as meminfo:
             for line in meminfo:
                 if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
+                    host = int(line.split()[1]) * 1024
+                    break
     except OSError:
         pass
-    return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    if host is None:
+        host = os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    room = cgroup_room_bytes()
+    return host if room is None else min(host, room)
+
+
+def cgroup_room_bytes(root: Path = Path("/sys/fs/cgroup")) -> int | None:
+    """Limit minus usage of the memory cgroup under ``root`` (v2 ``memory.max`` /
+    ``memory.current``, else v1 ``memory/memory.limit_in_bytes`` / ``usage_in_bytes``); None
+    without a limit. Usage counts page cache, so this errs on the safe side."""
+    for limit_file, usage_file in (("memory.max", "memory.current"),
+                                   ("memory/memory.limit_in_bytes",
+                                    "memory/memory.usage_in_bytes")):
+        try:
+            limit_text = (root / limit_file).read_text().strip()
+            usage = int((root / usage_file).read_text().strip())
+        except (OSError, ValueError):
+            continue
+        if limit_text == "max":
+            return None
+        try:
+            limit = int(limit_text)
+        except ValueError:
+            return None
+        return None if limit >= 1 << 62 else max(0, limit - usage)  # v1's "no limit" is ~2**63
+    return None
 
 
 @dataclass(frozen=True)
@@ -327,7 +357,9 @@ def allocate_pool(
 ) -> FlatPool:
     """Allocate ``plan`` on ``device`` with at most ``max_blocks`` blocks.
 
-    Without ``max_blocks`` the cap is what fits in ``share_percent`` % of free memory. Contents are
+    Without ``max_blocks`` the cap is what fits in ``share_percent`` % of free memory; a pool
+    larger than free memory is refused before anything is allocated (host memory is
+    overcommitted: it would not fail, the process would be killed). Contents are
     uninitialised (see ``fill_random``). ``state_groups`` names the groups whose rows are state
     (what ``copy_state_rows`` moves). Raises PoolAllocationError when nothing fits or the device
     runs out of memory, after freeing what it allocated.
@@ -357,9 +389,9 @@ def allocate_pool(
         )
     if num_blocks * page_bytes > free:  # host memory is overcommitted: refuse, do not get killed
         raise PoolAllocationError(
-            f"max_blocks={num_blocks} blocks of {page_bytes} bytes need "
-            f"{num_blocks * page_bytes} bytes but {dev} has {free} bytes free: pass at most "
-            f"{free // page_bytes} blocks"
+            f"{num_blocks} blocks of {page_bytes} bytes need {num_blocks * page_bytes} bytes "
+            f"but {dev} has {free} bytes free: pass max_blocks of at most "
+            f"{free // page_bytes}"
         )
     tensors: list[torch.Tensor] = []
     try:

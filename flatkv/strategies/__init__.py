@@ -45,6 +45,7 @@ LOGGED_AS: dict[str, str] = {
 
 __all__ = [
     "CATEGORIES",
+    "LOGGED_AS",
     "STRATEGIES",
     "StrategyOptions",
     "StrategyResult",

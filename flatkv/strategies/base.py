@@ -243,9 +243,10 @@ class StrategyResult:
     applies / reason: False and why when the strategy has no answer for this profile or budget
         (then the numbers are None and the breakdown is empty).
     block_bytes: bytes one block id (one unit) takes across all tensors of the layout.
-    capacity_tokens: the capacity convention above, the same for every strategy (paged
-        layouts: attention groups hold N pages each, state groups one request's state pages;
-        sglang: its full-attention token pool). None for a model without attention.
+    capacity_tokens: paged layouts (vllm included): the capacity convention above (attention
+        groups hold N pages each, state groups one request's state pages); sglang: its
+        full-attention token pool, which its static split of the budget fixes (state lives in
+        a pool of its own). None for a model without attention.
     logged_tokens: the token capacity the engine itself logs, for checking against its log
         (vllm: "GPU KV cache size"; sglang: max_total_num_tokens); None for our layouts.
     concurrency_numerator / concurrency_denominator: max_concurrency exactly (units / units one

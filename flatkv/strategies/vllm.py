@@ -51,7 +51,7 @@ def kernel_block_size(profile: CacheProfile, options: StrategyOptions) -> tuple[
     if options.kernel_block_size is not None:
         return options.kernel_block_size, ""
     if profile.kernel_block_size is not None:
-        return profile.kernel_block_size, " (the model's MLA backend)"
+        return profile.kernel_block_size, " (the model's own)"
     return DEFAULT_KERNEL_BLOCK_SIZE, ""
 
 
@@ -79,7 +79,8 @@ def run_vllm(
         )
         sym = "c"
         extras["mamba_chunk_size"] = options.mamba_chunk_size
-    extras["kernel_block_size"] = a
+    extras["kernel_block_size"] = kernel  # the backend's; A = max(it, block_size)
+    extras["attention_block_size"] = a
     if profile.has_state and profile.has_attention:
         p = align * cdiv(state, align * kv)
         attn_page = p * kv

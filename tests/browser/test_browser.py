@@ -113,7 +113,8 @@ def test_a_bad_link_opens_with_a_notice(page, app_url):
 
 def test_gpu_lab_runs_a_tiny_benchmark(page, app_url):
     # two full-attention layers at 4,096 B per token, block 16: pages of 131,072 B; 8 of them
-    open_view(page, f"{app_url}/gpu?model=custom&layers=full*2&kv=4096&block=16", "GPU lab")
+    open_view(page, f"{app_url}/gpu?model=custom&layers=full*2&kv=4096&block=16&device=cpu",
+              "GPU lab")
     for name, value in (("Max blocks (0 = automatic)", "8"), ("Pages per call (0 = automatic)",
                                                               "2"), ("Timed rounds", "1")):
         box = page.get_by_role("spinbutton", name=name)

@@ -110,6 +110,10 @@ def test_a_benchmark_that_would_not_fit_is_refused_before_allocating(monkeypatch
             "benchmark may take 80% of it: plan a smaller block size")):
         run_benchmark(big, device="cpu")
     assert allocated == [] and not device_lock("cpu").locked()
+    # a sweep is checked whole before any of it runs: the small plan is not timed first
+    with pytest.raises(bench.PoolAllocationError, match="plan a smaller block size"):
+        bench.run_sweep([small_plan(), big], device="cpu")
+    assert allocated == []
     # the default pool is 512 MiB of pages within 40% of free memory: 400,000,000 // 1,568
     monkeypatch.setattr(bench, "_page_bytes", lambda plan: page)
     assert bench.default_max_blocks(small_plan(), torch.device("cpu")) == 255_102
@@ -205,3 +209,16 @@ def test_cpu_benchmarks_run_on_one_thread_and_restore_torchs_setting():
     r = run_benchmark(small_plan(), device="cpu", max_blocks=10, pages_per_call=2, repeats=1,
                       warmup=0, cpu_threads=None)  # torch's own setting
     assert r.device_name.endswith(f"({before} thread{'s' if before != 1 else ''})")
+
+
+def test_a_cuda_benchmark_checks_the_pinned_host_buffer_too(monkeypatch):
+    # No GPU is needed: the check reads free memory per device. 64 GB free on the GPU, 1 GB on
+    # the host: 20 blocks of 1,568 B fit the GPU, but 1 GB cannot pin 600,000 pages per call.
+    free = {"cuda": 64 * 10**9, "cpu": 10**9}
+    monkeypatch.setattr(bench, "free_memory_bytes", lambda device: free[device.type])
+    monkeypatch.setattr(bench, "_cache_flush_bytes", lambda device: 1 << 20)
+    cuda = torch.device("cuda", 0)
+    bench._check_fits(small_plan(), cuda, 20, [10])  # 10 pages: fits both
+    with pytest.raises(bench.PoolAllocationError, match=(
+            "this benchmark needs 940,800,000 bytes on cpu .* may take 80% of it")):
+        bench._check_fits(small_plan(), cuda, 637, [600_000])  # 600,000 x 1,568 B pinned

@@ -131,13 +131,13 @@ def test_a_pool_past_free_memory_is_refused_before_allocating(monkeypatch):
     # Host memory is overcommitted: an allocation past it does not fail, the process is killed
     # when the pages are touched. 2**40 blocks of 1,568 B (about 1.7 PB) never get that far.
     plan = small_plan(budget=1568 << 41)
-    with pytest.raises(PoolAllocationError, match=rf"max_blocks={1 << 40} blocks of 1568 "
+    with pytest.raises(PoolAllocationError, match=rf"^{1 << 40} blocks of 1568 "
                        rf"bytes need {(1 << 40) * 1568} bytes but cpu has \d+ bytes free"):
         allocate_pool(plan, "cpu", max_blocks=1 << 40)
     # an explicit cap is checked against free memory too: 10 x 1,568 B > 10,000 B
     monkeypatch.setattr(pool_mod, "free_memory_bytes", lambda device: 10_000)
-    with pytest.raises(PoolAllocationError, match="cpu has 10000 bytes free: pass at most 6 "
-                       "blocks"):
+    with pytest.raises(PoolAllocationError, match="cpu has 10000 bytes free: pass max_blocks of "
+                       "at most 6$"):
         allocate_pool(small_plan(), "cpu", max_blocks=10)
     with allocate_pool(small_plan(), "cpu", max_blocks=6) as pool:
         assert pool.num_blocks == 6
@@ -205,3 +205,28 @@ def test_huge_page_advice_keeps_the_contents():
     t.copy_(torch.arange(t.numel()) % 251)
     assert pool_mod.advise_huge_pages(t) is True  # advising written memory changes nothing
     assert torch.equal(t, torch.arange(t.numel()) % 251)
+
+
+def test_free_host_memory_respects_a_memory_cgroup(tmp_path):
+    # cgroup v2: 8 GiB allowed, 3 GiB used -> 5 GiB of room
+    (tmp_path / "memory.max").write_text(f"{8 << 30}\n")
+    (tmp_path / "memory.current").write_text(f"{3 << 30}\n")
+    assert pool_mod.cgroup_room_bytes(tmp_path) == 5 << 30
+    (tmp_path / "memory.max").write_text("max\n")  # no limit
+    assert pool_mod.cgroup_room_bytes(tmp_path) is None
+    # cgroup v1, under memory/: its "no limit" is a number near 2**63
+    v1 = tmp_path / "v1"
+    (v1 / "memory").mkdir(parents=True)
+    (v1 / "memory" / "memory.limit_in_bytes").write_text("9223372036854771712\n")
+    (v1 / "memory" / "memory.usage_in_bytes").write_text("1000\n")
+    assert pool_mod.cgroup_room_bytes(v1) is None
+    (v1 / "memory" / "memory.limit_in_bytes").write_text("5000\n")
+    assert pool_mod.cgroup_room_bytes(v1) == 4000
+    assert pool_mod.cgroup_room_bytes(tmp_path / "none") is None  # no cgroup files at all
+
+
+def test_free_host_memory_is_the_smaller_of_meminfo_and_the_cgroup(monkeypatch):
+    monkeypatch.setattr(pool_mod, "cgroup_room_bytes", lambda: 12_345)
+    assert pool_mod.free_memory_bytes(torch.device("cpu")) == 12_345
+    monkeypatch.setattr(pool_mod, "cgroup_room_bytes", lambda: None)
+    assert pool_mod.free_memory_bytes(torch.device("cpu")) > 12_345
