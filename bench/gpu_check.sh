@@ -4,8 +4,9 @@
 #   bash bench/gpu_check.sh            # from anywhere; results go to $OUT (or a temp folder)
 #
 # 1. environment (GPU, torch, triton), 2. the GPU lab tests on cpu AND cuda (Triton compiled on
-# CUDA, interpreted on the CPU), 3. bench/gpu_bench.py --device cuda (figures, goal PASS/FAIL,
-# JSON), 4. the bench command's JSON for the SPEC section 1 hybrid model.
+# CUDA, interpreted on the CPU) and one run of the GPU lab page on cuda:0, 3. bench/gpu_bench.py
+# --device cuda (figures, goal PASS/FAIL, JSON), 4. the bench command's JSON for the SPEC
+# section 1 hybrid model.
 # Exit status: 0 when the tests pass (goal misses are reported, not fatal), else 1.
 set -u
 cd "$(dirname "$0")/.."
@@ -31,8 +32,9 @@ except ImportError as err:
 EOF
 } 2>&1 | tee -a "$OUT_DIR/env.txt"
 
-echo "== tests (tests/gpu, cpu + cuda)"
-timeout 180 python -m pytest -q -p no:cacheprovider tests/gpu 2>&1 | tee "$OUT_DIR/tests.txt"
+echo "== tests (tests/gpu, cpu + cuda; the GPU lab page on its default device, cuda:0)"
+timeout 180 python -m pytest -q -p no:cacheprovider tests/gpu \
+  tests/test_app_pages.py::test_gpu_lab_runs_on_the_default_device 2>&1 | tee "$OUT_DIR/tests.txt"
 tests_rc=${PIPESTATUS[0]}
 
 echo "== bench/gpu_bench.py --device cuda"

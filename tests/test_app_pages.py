@@ -667,3 +667,21 @@ def test_an_mla_model_keeps_its_kernel_block_size_as_raw_bytes():
     exported = json.dumps(profile_to_dict(profile))
     assert json.loads(exported)["kernel_block_size"] == 64
     assert load_model_json(exported).kernel_block_size == 64
+
+
+def test_gpu_lab_runs_on_the_default_device(small_flush):
+    import torch
+
+    # no device in the link: the first GPU where there is one (every kernel it runs), else cpu
+    link = {k: v for k, v in TINY_LINK.items() if k != "device"}
+    at = open_app("app_pages/gpu.py", link)
+    expected = "cuda:0" if torch.cuda.is_available() else "cpu"
+    assert at.selectbox(key="w.lab_device").value == expected
+    tiny_run(at, pages=2)
+    assert_clean(at)
+    assert at.session_state["gpu.last_run"].results[0].device == expected
+    rows = at.dataframe[0].value
+    assert set(rows["bytes per call"]) == {2 * TINY_PAGE}
+    from flatkv.gpu import bench
+
+    assert set(rows["implementation"]) - {"copy"} == set(bench.available_implementations(expected))
