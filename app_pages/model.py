@@ -15,7 +15,6 @@ from flatkv.dtypes import KNOWN_DTYPES
 from flatkv.hf_config import spec_from_hf_config
 from flatkv.jsonfile import parse_json_object
 from flatkv.models import ModelSpec
-from flatkv.profile import CacheProfile
 
 SOURCES = ("Preset", "config.json", "Model JSON", "Edit by hand", "Raw bytes")
 RAW = ("edit.layers", "edit.kv", "edit.state", "edit.window")
@@ -30,33 +29,20 @@ def _fill_raw(raw: RawModel) -> None:
     ss["edit.kv"] = raw.kv_bytes_per_slot
     ss["edit.state"] = app_model.format_state_text(raw.state)
     ss["edit.window"] = raw.sliding_window or 0
+    ss["edit.kernel"] = raw.kernel_block_size  # no widget: carried from the model edited
 
 
 def _apply_raw() -> None:
     try:
         raw = RawModel(ss["edit.layers"], int(ss["edit.kv"]),
                        app_model.parse_state_text(ss["edit.state"]),
-                       int(ss["edit.window"]) or None)
+                       int(ss["edit.window"]) or None, ss.get("edit.kernel"))
         raw.profile()
     except ValueError as exc:
         ss["edit.error"] = str(exc)
         return
     ss.pop("edit.error", None)
-    update(model=CUSTOM, raw=raw, spec=None, kernel_block_size=_kernel_block_size_kept())
-
-
-def _kernel_block_size_kept(profile: CacheProfile | None = None) -> int | None:
-    """A raw profile has no layer kinds, so an MLA model's kernel block size (what vLLM's P
-    starts from) would fall back to 16 when it becomes one: keep it as the engine option."""
-    s = state()
-    if s.kernel_block_size is not None:
-        return s.kernel_block_size
-    if profile is None:
-        try:
-            profile = s.profile()
-        except ValueError:
-            return None
-    return profile.kernel_block_size
+    update(model=CUSTOM, raw=raw, spec=None)
 
 
 # ---- spec editor -----------------------------------------------------------------------------
@@ -228,8 +214,7 @@ def picker() -> None:
                 _use_spec(loaded)
             else:
                 raw = RawModel.from_profile(loaded)
-                update(model=CUSTOM, raw=raw, spec=None,
-                       kernel_block_size=_kernel_block_size_kept(loaded))
+                update(model=CUSTOM, raw=raw, spec=None)
                 _fill_raw(raw)
             st.rerun()
     elif source == SOURCES[3]:

@@ -128,6 +128,9 @@ class RawModel:
     kv_bytes_per_slot: int
     state: tuple[tuple[str, int], ...] = ()
     sliding_window: int | None = None
+    # Raw bytes have no layer kinds: an MLA model turned into raw bytes keeps the kernel block
+    # size its attention needs (CacheProfile.kernel_block_size) here, as part of the model.
+    kernel_block_size: int | None = None
 
     def profile(self, name: str = CUSTOM) -> CacheProfile:
         return CacheProfile(
@@ -136,6 +139,7 @@ class RawModel:
             state_const_bytes=dict(self.state),
             sliding_window=self.sliding_window,
             name=name,
+            kernel_block_size=self.kernel_block_size,
         )
 
     @classmethod
@@ -145,6 +149,7 @@ class RawModel:
             kv_bytes_per_slot=profile.kv_bytes_per_slot,
             state=tuple(profile.state_const_bytes.items()),
             sliding_window=profile.sliding_window,
+            kernel_block_size=profile.kernel_block_size,
         )
 
 

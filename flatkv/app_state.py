@@ -314,7 +314,7 @@ _SETTINGS: dict[str, tuple[str, Callable[[str, str], object], Callable[[object],
     "sweep_blocks": ("lab_sweep_blocks", _auto(_counts(MAX_BLOCK_SIZE)),
                      _write_auto(_write_counts)),
 }
-_MODEL_KEYS = ("model", "layers", "kv", "state", "window", "spec")
+_MODEL_KEYS = ("model", "layers", "kv", "state", "window", "model_kernel", "spec")
 
 
 def encode_query(state: AppState) -> dict[str, str]:
@@ -331,6 +331,8 @@ def encode_query(state: AppState) -> dict[str, str]:
             out["state"] = app_model.format_state_text(state.raw.state)
         if state.raw.sliding_window is not None:
             out["window"] = str(state.raw.sliding_window)
+        if state.raw.kernel_block_size is not None:
+            out["model_kernel"] = str(state.raw.kernel_block_size)
     for key, (name, _parse, write) in _SETTINGS.items():
         value = getattr(state, name)
         if value != getattr(DEFAULT, name):
@@ -387,12 +389,14 @@ def _decode_model(q: Mapping[str, str]) -> tuple[str, app_model.RawModel | None,
             return name, None, None, ""
         return DEFAULT.model, None, None, f"model={name!r} is not a known model; {fallback}"
     try:
-        window = q.get("window")
+        window, kernel = q.get("window"), q.get("model_kernel")
         raw = app_model.RawModel(
             layers=q.get("layers", ""),
             kv_bytes_per_slot=parse_size(q.get("kv", "0"), field="kv"),
             state=app_model.parse_state_text(q.get("state", "")),
             sliding_window=None if window in (None, "") else _int(1, 1 << 31)("window", window),
+            kernel_block_size=None if kernel in (None, "") else _int(1, MAX_BLOCK_SIZE)(
+                "model_kernel", kernel),
         )
         raw.profile()  # validate now, so a bad link never reaches a page
     except ValueError as exc:

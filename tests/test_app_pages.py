@@ -659,9 +659,18 @@ def test_an_mla_model_keeps_its_kernel_block_size_as_raw_bytes():
     at.segmented_control(key="model.source").set_value("Raw bytes").run()
     at.number_input(key="edit.kv").set_value(2 * 1152).run()  # now a raw profile
     assert_clean(at)
-    assert at.query_params["model"] == "custom" and at.query_params["kernel"] == "64"
+    # the kernel block size is part of the raw model, not an engine option the user set
+    assert at.query_params["model"] == "custom" and at.query_params["model_kernel"] == "64"
+    assert "kernel" not in at.query_params
     at.switch_page("app_pages/compare.py").run()
     assert vllm_row(at)["P (tokens)"] == 64  # still FlashMLA's 64, not 16
+    assert "changed" not in at.expander[0].label
+    at.switch_page("app_pages/model.py").run()
+    at.segmented_control(key="model.source").set_value("Preset").run()
+    at.selectbox(key="w.model").set_value("Llama-3.1-8B").run()
+    assert "model_kernel" not in at.query_params and "kernel" not in at.query_params
+    at.switch_page("app_pages/compare.py").run()
+    assert vllm_row(at)["P (tokens)"] == 16  # nothing of DeepSeek's 64 is left
     # the profile JSON export carries it too
     profile = load_preset("DeepSeek-V3").profile()
     exported = json.dumps(profile_to_dict(profile))

@@ -70,6 +70,17 @@ def test_gpu_lab_settings_round_trip_through_the_link():
     assert decode_query({"kernels": "triton,torch,torch"})[0].lab_kernels == ("torch", "triton")
 
 
+def test_a_raw_model_carries_its_kernel_block_size_in_the_link():
+    raw = RawModel("full*61", 1152, kernel_block_size=64)  # DeepSeek-V3 as raw bytes
+    state = AppState(model=CUSTOM, raw=raw)
+    query = encode_query(state)
+    assert query["model_kernel"] == "64" and "kernel" not in query
+    assert decode_query(query) == (state, [])
+    assert state.profile().kernel_block_size == 64
+    _, notices = decode_query({**query, "model_kernel": "0"})
+    assert "custom model in the link is not valid (model_kernel=0 is outside" in notices[0]
+
+
 def test_a_preset_is_linked_by_name():
     state = AppState(model="Llama-3.1-8B")
     assert encode_query(state) == {"model": "Llama-3.1-8B"}
