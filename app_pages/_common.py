@@ -234,10 +234,12 @@ def frame(*, page_shows_budget: bool = True) -> None:
 
 def sidebar(page_shows_budget: bool = True) -> None:
     side = st.sidebar
+    model_ok = True
     try:  # the page shows the full error; the sidebar only points at it
         profile = state().profile()
         side.caption(f"Model: **{profile.name}** · {len(profile.layer_types)} cache layers")
     except ValueError:
+        model_ok = False
         side.caption(":red[Model: not valid with these settings; the page says why.]")
 
     side.subheader("Memory", divider="gray")
@@ -262,7 +264,9 @@ def sidebar(page_shows_budget: bool = True) -> None:
         side.metric("Cache budget per rank", format_bytes(budget.cache_bytes),
                     help=f"{budget.cache_bytes:,} B")
     except ValueError as exc:
-        side.caption(":red[Cache budget per rank: none; the page says why.]" if page_shows_budget
+        # a page stops at the first error: with the model wrong too, it explains only that
+        side.caption(":red[Cache budget per rank: none; the page says why.]"
+                     if page_shows_budget and model_ok
                      else f":red[Cache budget per rank: none. {exc}]")
 
     side.subheader("Paging", divider="gray")

@@ -80,7 +80,9 @@ with user_errors():
     s = state()
     (r,) = current_strategies(s, (strategy,))
     if not r.applies:
-        raise ValueError(r.reason)
+        hint = ("; on this page, pick the planner \"one tensor per component\" in the sidebar"
+                if s.planner == "packed" and not s.profile().has_attention else "")
+        raise ValueError(r.reason + hint)
     c = st.columns(4)
     c[0].metric("Cache budget", format_bytes(b.cache_bytes), help=f"{b.cache_bytes:,} B")
     history = r.capacity_tokens is not None  # a state-only model keeps no token history

@@ -51,9 +51,14 @@ with user_errors():
                 "so it keeps no token history, only a constant state per request. ")
                + "Concurrency: requests of this context length the layout holds at once, "
                "counted with the engine's pages per request.")
-    logged = app_data.logged_capacity_text(results)
-    if logged:
-        st.caption(logged)
+    for note in (app_data.logged_capacity_text(results),
+                 app_data.short_of_one_request_text(rows, s.context)):
+        if note:
+            st.caption(note)
+    if s.mamba_cache_mode == "all" and s.profile().has_state:
+        st.caption("Mamba cache mode all: every paged layout keeps a state snapshot every P "
+                   "tokens of its own P (vLLM first aligns its P to lcm(chunk, A)), so a small "
+                   "P, such as two-level pages' requested block size, means many snapshots.")
     names = [r.name for r in shown]
     chart(charts.capacity_bars(names, [r.capacity_tokens or 0 for r in shown] if has_history
                                else None,

@@ -50,6 +50,11 @@ def settings(bench, devices: tuple[str, ...], a: PlanAnalysis) -> dict | None:
         update(lab_device=None)
     kind = gpu_view.device_type(device)
     impls = bench.available_implementations(device)
+    missing = [k for k in state().lab_kernels or () if k not in impls]
+    if missing:
+        st.warning(f"{' and '.join(missing)} does not run on {device} here: timing "
+                   f"{', '.join(gpu_view.pick_kernels(state().lab_kernels, impls))}.",
+                   icon=":material/link_off:")
     c = st.columns([1, 1, 1])
     bind(c[0].selectbox, "lab_device", "Device", options=devices,
          to_widget=lambda v: gpu_view.pick_device(v, devices)[0],
@@ -75,6 +80,7 @@ def settings(bench, devices: tuple[str, ...], a: PlanAnalysis) -> dict | None:
          "allocated.")
     bind(c[1].number_input, "lab_pages", "Pages per call (0 = automatic)", min_value=0,
          max_value=gpu_view.MAX_POOL_BLOCKS, step=1, from_widget=int,
+         disabled=state().lab_sweep == "pages per call",  # the sweep list gives them
          help="Pages one gather / scatter moves. Automatic: "
          f"{_per_device(bench.DEFAULT_CALL_BYTES)} of pages, at most half the pool.")
     bind(c[2].segmented_control, "lab_sweep", "Sweep", options=gpu_view.SWEEPS,
@@ -104,6 +110,10 @@ def settings(bench, devices: tuple[str, ...], a: PlanAnalysis) -> dict | None:
     if set(LAB_FIELDS + (sweep_field,)) & set(st.session_state[ERRORS_KEY]):
         return None  # a rejected entry stays on screen with its error; nothing runs
     s = state()
+    if sweep_field is None and s.lab_pages > pool:
+        st.error(f"Pages per call: {s.lab_pages:,} is more than the {pool:,} blocks of the "
+                 "pool; give at most that many, or raise Max blocks.")
+        return None
     counts: tuple[int | None, ...] = (s.lab_pages or None,)
     plans = (a.plan,)
     if sweep_field == "lab_sweep_pages":

@@ -16,7 +16,7 @@ from flatkv.analysis import PlanAnalysis, analysis_to_dict
 from flatkv.plan import SLIDING_ATTENTION
 from flatkv.profile import CacheProfile
 from flatkv.strategies import LOGGED_AS, StrategyResult
-from flatkv.units import concurrency_value
+from flatkv.units import concurrency_text, concurrency_value
 from flatkv.workload import Workload, covers, group_pages, pool_from_plan
 
 # --------------------------------------------------------------------------------------------
@@ -324,6 +324,18 @@ class CompareRow:
             **{breakdown_column(cat): v for cat, v in self.breakdown},
             "note": self.reason,
         }
+
+
+def short_of_one_request_text(rows: Sequence[CompareRow], context: int) -> str:
+    """The layouts whose concurrency is under one request at ``context``: their figures are
+    fractions of a request that does not fit (vLLM refuses to start when one request of
+    max_model_len does not fit). Empty when every layout holds one."""
+    short = [f"{r.name} ({concurrency_text(r.max_concurrency)})" for r in rows
+             if r.applies and r.max_concurrency is not None and r.max_concurrency < 1]
+    if not short:
+        return ""
+    return (f"Not even one request of {context:,} tokens fits in: {', '.join(short)}. An engine "
+            "would refuse to start (vLLM checks that one request of max_model_len fits).")
 
 
 def logged_capacity_text(results: Sequence[StrategyResult]) -> str:

@@ -539,6 +539,8 @@ def test_gpu_lab_link_to_a_device_this_machine_lacks_falls_back():
     if not torch.cuda.is_available():
         assert at.selectbox(key="w.lab_device").value == "cpu"
         assert at.pills(key="w.lab_kernels").value == ["torch"]  # no triton without CUDA
+        assert any("triton does not run on cpu here: timing torch." in w.value
+                   for w in at.warning)
 
 
 def test_gpu_lab_blocks_a_run_until_a_bad_setting_is_fixed(small_flush):
@@ -694,3 +696,46 @@ def test_gpu_lab_runs_on_the_default_device(small_flush):
     from flatkv.gpu import bench
 
     assert set(rows["implementation"]) - {"copy"} == set(bench.available_implementations(expected))
+
+
+def test_gpu_lab_pages_per_call_follow_the_sweep_and_the_pool():
+    at = open_app("app_pages/gpu.py", {**TINY_LINK, "max_blocks": "8", "pages": "99"})
+    assert not at.exception
+    # a single run may move the whole pool, not more
+    assert [e.value for e in at.error] == [
+        "Pages per call: 99 is more than the 8 blocks of the pool; give at most that many, or "
+        "raise Max blocks."]
+    assert at.button(key="gpu.run").disabled
+    at.segmented_control(key="w.lab_sweep").set_value("pages per call").run()
+    assert_clean(at)  # the sweep list gives the pages: the field is off, not in error
+    assert at.number_input(key="w.lab_pages").disabled
+    assert not at.button(key="gpu.run").disabled
+
+
+def test_compare_says_when_not_one_request_fits():
+    # Qwen3-Next at block 2**20: vLLM P 1,048,576; a request of 32,768 tokens takes 1 full page
+    # and 3 state pages of 4 groups' blocks, and 2 blocks hold only half of one
+    at = open_app("app_pages/compare.py", {"block": "1048576"})
+    assert_clean(at)
+    vllm = vllm_row(at)
+    assert vllm["concurrency"] == 0.5
+    notes = [c.value for c in at.caption if c.value.startswith("Not even one request")]
+    assert len(notes) == 1 and "vLLM v1 (0.50)" in notes[0] and "two-level pages (0.99)" in notes[0]
+    assert "FlatKV packed slabs" not in notes[0]  # 1.00: one request fits there
+
+
+def test_budget_points_a_state_only_model_at_the_planner_that_takes_it():
+    at = open_app("app_pages/budget.py", {"model": "custom", "layers": "4*linear", "kv": "0",
+                                          "state": "conv=49152"})
+    assert not at.exception
+    assert any("pick the planner \"one tensor per component\" in the sidebar" in e.value
+               for e in at.error)
+
+
+def test_with_both_model_and_budget_wrong_the_sidebar_names_the_budget_reason():
+    at = open_app("app_pages/layout.py", {"model": "Qwen3-Next-80B-A3B", "weights": "500GB"})
+    at.sidebar.number_input(key="w.tp").set_value(3).run()
+    assert [e.value for e in at.error] == [
+        "gdn.k_heads = 16 is not divisible by tp = 3: choose a tp that divides it"]
+    side = " ".join(c.value for c in at.sidebar.caption)
+    assert "weights per rank" in side and "fill the usable memory" in side

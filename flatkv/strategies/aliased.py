@@ -66,7 +66,7 @@ def run_aliased(
     num_blocks = budget_bytes // block_bytes
     if num_blocks <= 1:
         return budget_too_small(
-            name, budget_bytes, holds=f"{num_blocks} block(s) of {block_bytes} bytes",
+            name, budget_bytes, holds=f"{n(num_blocks)} block(s) of {n(block_bytes)} B",
             least_bytes=2 * block_bytes, profile_name=profile.name,
             context_tokens=context_tokens,
         )

@@ -404,7 +404,7 @@ def budget_too_small(
     """The answer when the budget holds too few units: what it holds, and the least that works."""
     return not_applicable(
         strategy, budget_bytes,
-        f"budget_bytes={budget_bytes} holds {holds}; give at least {least_bytes} bytes",
+        f"the budget of {budget_bytes:,} B holds {holds}; give at least {least_bytes:,} B",
         profile_name=profile_name, context_tokens=context_tokens,
     )
 

@@ -122,7 +122,7 @@ def run_lcm(
     if parents < 1:
         return budget_too_small(
             name, budget_bytes,
-            holds=f"{total_parents} parent block(s) of {b} bytes and one is the null parent",
+            holds=f"{n(total_parents)} parent block(s) of {n(b)} B and one is the null parent",
             least_bytes=2 * b, profile_name=profile.name, context_tokens=context_tokens,
         )
     uses = []

@@ -152,7 +152,7 @@ def run_vllm(
     if num_blocks <= 1:
         return budget_too_small(
             name, budget_bytes,
-            holds=f"num_blocks = {budget_bytes} // {page} // {group_size} = {num_blocks} and "
+            holds=f"num_blocks = {n(budget_bytes)} // {n(page)} // {group_size} = {num_blocks} and "
             "vLLM needs at least 2 (\"No available memory for the cache blocks\")",
             least_bytes=2 * unit_bytes, profile_name=profile.name, context_tokens=context_tokens,
         )
