@@ -22,6 +22,7 @@ from app_pages._common import (
 from flatkv import app_data, charts
 from flatkv.app_data import PLANNER_STRATEGY, STRATEGY_TITLES
 from flatkv.app_state import LAYOUT_FIELDS, MAX_CONTEXT
+from flatkv.plan import SLIDING_ATTENTION
 from flatkv.profile import CacheProfile
 from flatkv.strategies import StrategyOptions, run_strategy
 from flatkv.units import concurrency_text, concurrency_value, format_bytes
@@ -74,9 +75,15 @@ with user_errors():
     st.info(b.explain(s.mem_fraction, s.tp), icon=":material/calculate:")
     bind(st.number_input, "context", "Context length (tokens per request)", min_value=1,
          max_value=MAX_CONTEXT, step=1024)
-    engine_options(LAYOUT_FIELDS, label="Layout options",
-                   note="What our layouts read of the engine options (the others are on "
-                   "Compare); the link keeps what you change.")
+    # only what acts on this model: state pages need state layers, batched tokens sliding ones
+    profile = s.profile()
+    acting = tuple(f for f in LAYOUT_FIELDS
+                   if (f != "mamba_cache_mode" or profile.has_state)
+                   and (f != "max_batched_tokens" or SLIDING_ATTENTION in profile.layer_types))
+    if acting:
+        engine_options(acting, label="Layout options",
+                       note="What our layouts read of the engine options (the others are on "
+                       "Compare); the link keeps what you change.")
     s = state()
     (r,) = current_strategies(s, (strategy,))
     if not r.applies:

@@ -239,7 +239,9 @@ def sweep_figure(
                   secondary_y=True)
     fig.update_xaxes(title=x_title, type="log" if log_x else "linear")
     fig.update_yaxes(title="tokens", secondary_y=False, rangemode="tozero")
-    fig.update_yaxes(title="requests", secondary_y=True, rangemode="tozero", showgrid=False)
+    # its own round ticks (Plotly would otherwise sync them to the left axis' grid: 14.8, 29.7)
+    fig.update_yaxes(title="requests", secondary_y=True, rangemode="tozero", showgrid=False,
+                     tickmode="auto")
     return _layout(fig, title=title, height=380)
 
 

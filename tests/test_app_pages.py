@@ -352,9 +352,14 @@ def test_budget_page_names_and_offers_only_the_options_its_layout_reads():
     assert "default layout options" in at.caption[0].value
     assert "kernel block" not in at.caption[0].value
     keys = {w.key for w in (*at.number_input, *at.selectbox)}
-    assert {"w.mamba_cache_mode", "w.max_batched_tokens"} <= keys
+    # state layers, no sliding ones: the mamba cache mode acts, max batched tokens does not
+    assert "w.mamba_cache_mode" in keys
     assert not keys & {"w.kernel_block_size", "w.mamba_full_memory_ratio",
-                       "w.sglang_slots_per_request", "w.lcm_padding_bound"}
+                       "w.sglang_slots_per_request", "w.lcm_padding_bound",
+                       "w.max_batched_tokens"}
+    sliding = open_app("app_pages/budget.py", {"model": "gpt-oss-20b"})
+    keys = {w.key for w in (*sliding.number_input, *sliding.selectbox)}
+    assert "w.max_batched_tokens" in keys and "w.mamba_cache_mode" not in keys
     help_text = {m.label: m.help for m in at.metric}["Capacity (tokens)"]
     assert "beside one request's state" in help_text
     # (775 - 1 state page) x 1,056: the same convention as Compare's table

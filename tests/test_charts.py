@@ -92,6 +92,12 @@ def test_sweep_figure_marks_the_current_point():
     assert list(_trace(fig, "capacity (tokens)").y) == [10, 20, 30]
     assert _trace(fig, "concurrency at 4,096 tokens").yaxis == "y2"
     assert fig.layout.xaxis.type == "log"
+    assert fig.layout.yaxis2.tickmode == "auto"  # round ticks, not synced to the left grid
+    # concurrency is drawn as shown (0.998 -> 0.99); a state-only model draws no capacity
+    fig = charts.sweep_figure([1, 2], None, [652 / 653, 2.0], current_x=1, current_capacity=None,
+                              current_concurrency=652 / 653, x_title="block", context=4096)
+    assert list(_trace(fig, "concurrency at 4,096 tokens").y) == [0.99, 2.0]
+    assert not [t for t in fig.data if t.name == "capacity (tokens)"]
 
 
 def test_compare_bars_keep_category_colours():
