@@ -10,11 +10,12 @@ device copy of the same bytes; one large pinned copy for host figures), then che
   torch reference (within 5%) and faster for many small pages; pinned host copies of pages of
   64 KiB and more >= 80% of one large pinned copy.
 
-Known miss (CPU, 1 torch thread): 8 KiB pages of 1 KiB rows reach 40 to 55% of copy. The cost is
-per row, not random access: torch's index_select of 1 KiB rows runs at the same ~48% with
-sequential ids (arange) as with random ones, while one slice copy of the same rows runs at copy
-speed; numpy.take and advanced indexing (aten.index) are slower still. Rows of 4 KiB and more
-meet the goal. Closing the gap takes a custom CPU kernel, which this project does not carry.
+Known miss (CPU, 1 torch thread): 8 KiB pages of 1 KiB rows reach 37 to 55% of copy. Most of the
+cost is per row, not random access: torch's index_select of 1 KiB rows reaches only 48 to 57%
+with sequential ids (arange) against 45% with random ones, while one slice copy of the same rows
+runs at copy speed; numpy.take, torch.gather and advanced indexing (aten.index) are slower
+still. Rows of 4 KiB and more meet the goal. Closing the gap takes a custom CPU kernel
+(software prefetch, streaming stores), which this project does not carry.
 
 Timings never go in tests: this script is where the numbers live.
 """
