@@ -88,8 +88,8 @@ def settings(bench, devices: tuple[str, ...], a: PlanAnalysis) -> dict | None:
     s = state()
     # the pool a run would get, for the suggestions; no free-memory query here (on CUDA that
     # would open a context on the GPU at every render): the run checks memory itself
-    nominal = max(2, bench.DEFAULT_POOL_BYTES[kind] // a.plan.geometry.block_bytes)
-    pool = min(s.lab_max_blocks or nominal, a.plan.geometry.num_blocks)
+    pool = min(s.lab_max_blocks or bench.default_max_blocks(a.plan, device),
+               a.plan.geometry.num_blocks)
     sweep_field = None
     if s.lab_sweep == "pages per call":
         sweep_field, top = "lab_sweep_pages", max(1, pool // 2)

@@ -319,17 +319,28 @@ def _page_bytes(plan: FlatMemoryPlan) -> int:
     return sum(sum(b.nbytes_per_block for b in t.bindings) for t in plan.tensors)
 
 
-def default_max_blocks(plan: FlatMemoryPlan, device: str | torch.device) -> int:
-    """The default pool: DEFAULT_POOL_BYTES of pages within the pool's share of free memory,
+def default_max_blocks(plan: FlatMemoryPlan, device: str | torch.device,
+                       free_bytes: int | None = None) -> int:
+    """The default pool: DEFAULT_POOL_BYTES of pages, within DEFAULT_SHARE_PERCENT of
+    ``free_bytes`` when given (a page's suggestion passes none: asking a GPU opens a context),
     and never under the two pages a benchmark needs (``_check_fits`` then says if they fit)."""
-    device = resolve_device(device)
-    pool_bytes = min(DEFAULT_POOL_BYTES[device.type],
-                     free_memory_bytes(device) * DEFAULT_SHARE_PERCENT // 100)
+    pool_bytes = DEFAULT_POOL_BYTES[resolve_device(device).type]
+    if free_bytes is not None:
+        pool_bytes = min(pool_bytes, free_bytes * DEFAULT_SHARE_PERCENT // 100)
     return max(2, pool_bytes // _page_bytes(plan))
 
 
+def _free_bytes(device: torch.device) -> dict[str, int]:
+    """Free memory a benchmark on ``device`` draws on, by device type (the host too, on CUDA:
+    the pinned buffer)."""
+    free = {device.type: free_memory_bytes(device)}
+    if device.type == "cuda":
+        free["cpu"] = free_memory_bytes(torch.device("cpu"))
+    return free
+
+
 def _check_fits(plan: FlatMemoryPlan, device: torch.device, cap: int,
-                counts: Sequence[int | None]) -> None:
+                counts: Sequence[int | None], free_bytes: dict[str, int]) -> None:
     """Refuse a benchmark whose pool, staging and copy buffers and cache flush would not fit in
     BENCH_SHARE_PERCENT of free memory (a pinned host buffer too, on CUDA), before allocating."""
     page = _page_bytes(plan)
@@ -340,7 +351,7 @@ def _check_fits(plan: FlatMemoryPlan, device: torch.device, cap: int,
     if device.type == "cuda":
         places.append((torch.device("cpu"), pages * page))  # the pinned host buffer
     for where, nbytes in places:
-        free = free_memory_bytes(where)
+        free = free_bytes[where.type]
         if nbytes > free * BENCH_SHARE_PERCENT // 100:
             fix = ("plan a smaller block size: two pages of this size are the least a "
                    "benchmark moves" if blocks <= 2 and pages == 1 else
@@ -433,10 +444,11 @@ def run_sweep(
     movers = _pick_movers(dev, implementations)
     report = progress or (lambda fraction, message: None)
     steps = len(plans) * len(counts)
-    caps = [max_blocks if max_blocks is not None else default_max_blocks(plan, dev)
+    free = _free_bytes(dev)  # read once for the whole sweep
+    caps = [max_blocks if max_blocks is not None else default_max_blocks(plan, dev, free[dev.type])
             for plan in plans]
     for plan, cap in zip(plans, caps, strict=True):  # all of a sweep, before any of it runs
-        _check_fits(plan, dev, cap, counts)
+        _check_fits(plan, dev, cap, counts, free)
     results: list[BenchResult] = []
     held = device_lock(dev).hold() if lock else nullcontext()
     on_device = torch.cuda.device(dev) if dev.type == "cuda" else nullcontext()

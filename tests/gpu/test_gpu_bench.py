@@ -116,7 +116,8 @@ def test_a_benchmark_that_would_not_fit_is_refused_before_allocating(monkeypatch
     assert allocated == []
     # the default pool is 512 MiB of pages within 40% of free memory: 400,000,000 // 1,568
     monkeypatch.setattr(bench, "_page_bytes", lambda plan: page)
-    assert bench.default_max_blocks(small_plan(), torch.device("cpu")) == 255_102
+    cpu = torch.device("cpu")
+    assert bench.default_max_blocks(small_plan(), cpu, bench.free_memory_bytes(cpu)) == 255_102
     # a pool too large for the share is refused with what to lower: 637 blocks x 1,568 B
     # (998,816) + 2 x 1 page (3,136) + 1 MiB of flush = 2,050,528 B; 80% of 2 MB is 1.6 MB
     monkeypatch.setattr(bench, "free_memory_bytes", lambda device: 2 * 10**6)
@@ -218,7 +219,8 @@ def test_a_cuda_benchmark_checks_the_pinned_host_buffer_too(monkeypatch):
     monkeypatch.setattr(bench, "free_memory_bytes", lambda device: free[device.type])
     monkeypatch.setattr(bench, "_cache_flush_bytes", lambda device: 1 << 20)
     cuda = torch.device("cuda", 0)
-    bench._check_fits(small_plan(), cuda, 20, [10])  # 10 pages: fits both
+    bench._check_fits(small_plan(), cuda, 20, [10], bench._free_bytes(cuda))  # fits both
     with pytest.raises(bench.PoolAllocationError, match=(
             "this benchmark needs 940,800,000 bytes on cpu .* may take 80% of it")):
-        bench._check_fits(small_plan(), cuda, 637, [600_000])  # 600,000 x 1,568 B pinned
+        # 600,000 x 1,568 B pinned
+        bench._check_fits(small_plan(), cuda, 637, [600_000], bench._free_bytes(cuda))
