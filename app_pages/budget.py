@@ -21,8 +21,7 @@ from app_pages._common import (
 )
 from flatkv import app_data, charts
 from flatkv.app_data import PLANNER_STRATEGY, STRATEGY_TITLES
-from flatkv.app_state import LAYOUT_FIELDS, MAX_CONTEXT
-from flatkv.plan import SLIDING_ATTENTION
+from flatkv.app_state import MAX_CONTEXT, layout_fields_for
 from flatkv.profile import CacheProfile
 from flatkv.strategies import StrategyOptions, run_strategy
 from flatkv.units import concurrency_text, concurrency_value, format_bytes
@@ -69,17 +68,13 @@ with user_errors():
     s = state()
     b = s.budget()
     strategy = PLANNER_STRATEGY[s.planner]
+    acting = layout_fields_for(s.profile())  # only the options that act on this model
     st.caption(f"{s.profile().name} · {STRATEGY_TITLES[strategy]} · "
-               f"{s.engine_options_text(LAYOUT_FIELDS, defaults='default layout options')} · "
+               f"{s.engine_options_text(acting, defaults='default layout options')} · "
                "GPU, memory fraction, weights and TP are in the sidebar.")
     st.info(b.explain(s.mem_fraction, s.tp), icon=":material/calculate:")
     bind(st.number_input, "context", "Context length (tokens per request)", min_value=1,
          max_value=MAX_CONTEXT, step=1024)
-    # only what acts on this model: state pages need state layers, batched tokens sliding ones
-    profile = s.profile()
-    acting = tuple(f for f in LAYOUT_FIELDS
-                   if (f != "mamba_cache_mode" or profile.has_state)
-                   and (f != "max_batched_tokens" or SLIDING_ATTENTION in profile.layer_types))
     if acting:
         engine_options(acting, label="Layout options",
                        note="What our layouts read of the engine options (the others are on "

@@ -16,7 +16,7 @@ from fractions import Fraction
 from flatkv import app_model, gpu_view
 from flatkv.analysis import PLANNERS
 from flatkv.models import ModelSpec
-from flatkv.plan import check_int
+from flatkv.plan import SLIDING_ATTENTION, check_int
 from flatkv.profile import CacheProfile
 from flatkv.strategies import StrategyOptions
 from flatkv.strategies.base import (
@@ -54,6 +54,14 @@ ENGINE_FIELDS = ("kernel_block_size", "mamba_cache_mode", "mamba_chunk_size",
 # The engine options our own layouts (flat, per-component) read: the others are vLLM's and
 # SGLang's, and the two-level layout's.
 LAYOUT_FIELDS = ("mamba_cache_mode", "max_batched_tokens")
+
+
+def layout_fields_for(profile: CacheProfile) -> tuple[str, ...]:
+    """The LAYOUT_FIELDS that change our layouts' figures for ``profile``: the mamba cache mode
+    needs state layers, max batched tokens sliding ones (it sizes their pages per request)."""
+    return tuple(f for f in LAYOUT_FIELDS
+                 if (f != "mamba_cache_mode" or profile.has_state)
+                 and (f != "max_batched_tokens" or SLIDING_ATTENTION in profile.layer_types))
 ENGINE_LABELS = {
     "kernel_block_size": "kernel block", "mamba_cache_mode": "mamba cache mode",
     "mamba_chunk_size": "mamba chunk", "mamba_full_memory_ratio": "SGLang mamba/full ratio",

@@ -744,3 +744,11 @@ def test_with_both_model_and_budget_wrong_the_sidebar_names_the_budget_reason():
         "gdn.k_heads = 16 is not divisible by tp = 3: choose a tp that divides it"]
     side = " ".join(c.value for c in at.sidebar.caption)
     assert "weights per rank" in side and "fill the usable memory" in side
+
+
+def test_budget_caption_names_only_options_that_act():
+    # max batched tokens sizes sliding-window pages; Qwen3.5-like layers have none
+    at = open_app("app_pages/budget.py", {**QWEN35_LINK, "mbt": "2048", "mamba": "align"})
+    assert_clean(at)
+    assert "engine options: mamba cache mode align" in at.caption[0].value
+    assert "max batched tokens" not in at.caption[0].value

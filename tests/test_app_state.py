@@ -303,3 +303,12 @@ def test_notices_write_defaults_as_a_link_would():
 def test_no_usable_memory_names_the_gpu_not_the_weights():
     with pytest.raises(ValueError, match="GPU memory 1 B x memory fraction 0.9 leaves no usable"):
         cache_budget(1, 0.9, 0, 1)
+
+
+def test_layout_fields_are_the_options_that_act_on_the_model():
+    from flatkv.app_state import layout_fields_for
+    from flatkv.presets import load_preset
+
+    assert layout_fields_for(QWEN35.profile()) == ("mamba_cache_mode",)  # state, no sliding
+    assert layout_fields_for(load_preset("gpt-oss-20b").profile()) == ("max_batched_tokens",)
+    assert layout_fields_for(load_preset("Llama-3.1-8B").profile()) == ()
