@@ -30,7 +30,8 @@ SWEEPS = ("one run", "pages per call", "page bytes")
 # Every page mover flatkv.gpu has, by name; a device runs a subset (triton: CUDA with triton).
 KERNELS = ("torch", "triton")
 MAX_POOL_BLOCKS = 1 << 40  # a cap far past any plan; the plan's own block count bounds the pool
-_DEVICE_NAME = re.compile(r"^(cpu|cuda(:\d{1,4})?)$")
+# A device name: cpu, cuda or cuda:N (group 1: N). flatkv.gpu.pool resolves it on the machine.
+DEVICE_NAME = re.compile(r"^(?:cpu|cuda(?::(\d+))?)$")
 # The baselines each figure is a share of, measured in the same run (flatkv.gpu.bench).
 BASELINES = ("copy", "pinned_d2h", "pinned_h2d")
 OPERATION_TITLES = {
@@ -71,7 +72,7 @@ def has_gpu(devices: Sequence[str]) -> bool:
 
 def check_device_name(field: str, text: str) -> str:
     """``cpu``, ``cuda`` or ``cuda:N`` (whether this machine has it is the page's question)."""
-    if not _DEVICE_NAME.match(text):
+    if not DEVICE_NAME.match(text):
         raise ValueError(f"{field}={text!r} is not a device: give cpu, cuda or cuda:N")
     return text
 

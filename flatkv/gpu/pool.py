@@ -17,7 +17,6 @@ import ctypes
 import functools
 import gc
 import os
-import re
 import sys
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -25,13 +24,13 @@ from pathlib import Path
 
 import torch
 
+from flatkv.gpu_view import DEVICE_NAME
 from flatkv.plan import STATE_LAYER_TYPES, FlatMemoryPlan, LayerBinding, TensorPlan, check_int
 
 # Share of free memory a default cap leaves to the pool, in percent. The rest stays free for the
 # staging buffers of the page movers, the benchmark's cache-flush buffer and everything else.
 DEFAULT_SHARE_PERCENT = 40
 
-_DEVICE_RE = re.compile(r"^(cpu|cuda)(?::(\d+))?$")
 
 
 class PoolAllocationError(ValueError):
@@ -45,17 +44,17 @@ def resolve_device(device: str | torch.device) -> torch.device:
     device.
     """
     text = str(device)
-    match = _DEVICE_RE.match(text)
-    if not match or (match.group(1) == "cpu" and match.group(2) is not None):
+    match = DEVICE_NAME.match(text)
+    if not match:
         raise ValueError(f"device must be 'cpu', 'cuda' or 'cuda:N', got {text!r}")
-    if match.group(1) == "cpu":
+    if text == "cpu":
         return torch.device("cpu")
     if not torch.cuda.is_available():
         raise ValueError(
             f"device is {text!r} but torch {torch.__version__} sees no CUDA GPU: use device 'cpu'"
         )
     count = torch.cuda.device_count()
-    index = torch.cuda.current_device() if match.group(2) is None else int(match.group(2))
+    index = torch.cuda.current_device() if match.group(1) is None else int(match.group(1))
     if index >= count:
         raise ValueError(
             f"device is {text!r} but this machine has {count} CUDA device(s): use cuda:0 to "
