@@ -35,6 +35,7 @@ from flatkv.units import format_bytes, format_size, parse_size
 STATE_KEY = "flatkv.state"
 NOTICES_KEY = "flatkv.notices"
 ERRORS_KEY = "flatkv.errors"
+_UNSET = object()  # no value yet: a widget not drawn on the last run
 
 
 def state() -> AppState:
@@ -86,8 +87,12 @@ def bind(
     """
     ss = st.session_state
     key = f"w.{field}"
-    if field not in ss[ERRORS_KEY]:  # keep a rejected entry on screen, next to its error
-        ss[key] = to_widget(getattr(state(), field))
+    want = to_widget(getattr(state(), field))
+    # Write only a value the widget does not already show (a rejected entry stays on screen,
+    # next to its error). Any write tells the browser to reset the widget to it; a write of an
+    # unchanged value, landing while the user types into the widget, would throw the entry away.
+    if field not in ss[ERRORS_KEY] and ss.get(key, _UNSET) != want:
+        ss[key] = want
 
     def changed() -> None:
         try:

@@ -752,3 +752,16 @@ def test_budget_caption_names_only_options_that_act():
     assert_clean(at)
     assert "engine options: mamba cache mode align" in at.caption[0].value
     assert "max batched tokens" not in at.caption[0].value
+
+
+def test_an_edit_does_not_tell_the_browser_to_reset_the_other_widgets():
+    # A widget written from the state is sent to the browser with set_value, which overwrites
+    # whatever the user is typing into it at that moment (CI lost a "Pages per call" entry typed
+    # while the run for "Max blocks" was under way). Only a value the widget lacks is written.
+    at = open_app("app_pages/gpu.py", TINY_LINK)
+    at.number_input(key="w.lab_max_blocks").set_value(8).run()
+    assert_clean(at)
+    widgets = [*at.number_input, *at.sidebar.number_input, *at.sidebar.selectbox]
+    assert {w.key for w in widgets} >= {"w.lab_pages", "w.lab_rounds", "w.block_size"}
+    assert [w.key for w in widgets if w.proto.set_value] == []
+    assert at.number_input(key="w.lab_max_blocks").value == 8
