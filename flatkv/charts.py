@@ -13,7 +13,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from flatkv.app_data import PageMap, Segment, TreeNode
-from flatkv.gpu_view import Series
+from flatkv.gpu_view import TRITON_KERNEL, Series
 from flatkv.units import concurrency_text, concurrency_value, format_bytes
 
 COLORS: dict[str, str] = {
@@ -338,7 +338,7 @@ def _series_style(s: Series) -> dict:
         "line": {"color": color_of(s.kind), "width": 2 if s.is_baseline else 2.5,
                  "dash": "dash" if s.is_baseline else "solid"},
         "marker": {"color": color_of(s.kind), "size": 8,
-                   "symbol": "diamond" if s.implementation == "triton" else "circle"},
+                   "symbol": "diamond" if s.implementation == TRITON_KERNEL else "circle"},
     }
 
 

@@ -28,7 +28,10 @@ DEFAULT_REPEATS = {"cpu": 3, "cuda": 15}
 MAX_REPEATS = 100
 SWEEPS = ("one run", "pages per call", "page bytes")
 # Every page mover flatkv.gpu has, by name; a device runs a subset (triton: CUDA with triton).
-KERNELS = ("torch", "triton")
+# flatkv.gpu names its movers from these, so the page, the URL and the library agree.
+TORCH_KERNEL = "torch"
+TRITON_KERNEL = "triton"
+KERNELS = (TORCH_KERNEL, TRITON_KERNEL)
 MAX_POOL_BLOCKS = 1 << 40  # a cap far past any plan; the plan's own block count bounds the pool
 # A device name: cpu, cuda or cuda:N (group 1: N). flatkv.gpu.pool resolves it on the machine.
 DEVICE_NAME = re.compile(r"^(?:cpu|cuda(?::(\d+))?)$")

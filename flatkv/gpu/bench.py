@@ -39,10 +39,8 @@ from flatkv.gpu.pool import (
     free_memory_bytes,
     resolve_device,
 )
-from flatkv.plan import (
-    FlatMemoryPlan,
-    check_int,
-)
+from flatkv.gpu_view import TORCH_KERNEL, TRITON_KERNEL
+from flatkv.plan import FlatMemoryPlan, check_int
 
 MiB = 1 << 20
 GiB = 1 << 30
@@ -543,7 +541,7 @@ def _bench_pool(
     if state_pairs is not None:
         state = state_n * pool.state_bytes_per_page
         variants.append(_Variant(
-            "state_copy", "torch", state, 2 * state, "copy",
+            "state_copy", TORCH_KERNEL, state, 2 * state, "copy",
             lambda r: kernels.copy_state_rows(pool, *state_pairs[r % PAGE_SETS])))
     if host is not None:
         variants.append(_Variant("pinned_d2h", "copy", call, call, "pinned_d2h",
@@ -617,7 +615,7 @@ def _bench_pool(
         warmup=warmup,
         repeats=repeats,
         implementations=names,
-        preferred="triton" if "triton" in names else names[0],  # the fused mover when present
+        preferred=TRITON_KERNEL if TRITON_KERNEL in names else names[0],  # the fused one
         figures=tuple(figures),
     )
 

@@ -23,6 +23,7 @@ from math import gcd
 import torch
 
 from flatkv.gpu.pool import FlatPool, empty_bytes
+from flatkv.gpu_view import TORCH_KERNEL, TRITON_KERNEL
 
 # Element sizes tried for the copies, widest first: torch's indexing kernels copy one element at
 # a time within a row, so wider elements mean fewer, larger moves. complex128 is only a 16-byte
@@ -267,7 +268,7 @@ class Mover:
     scatter: ScatterFn
 
 
-TORCH_MOVER = Mover("torch", gather, scatter)
+TORCH_MOVER = Mover(TORCH_KERNEL, gather, scatter)
 
 
 def available_movers(device: torch.device) -> tuple[Mover, ...]:
@@ -281,5 +282,5 @@ def available_movers(device: torch.device) -> tuple[Mover, ...]:
         from flatkv.gpu import triton_kernels
 
         if triton_kernels.available():
-            movers.append(Mover("triton", triton_kernels.gather, triton_kernels.scatter))
+            movers.append(Mover(TRITON_KERNEL, triton_kernels.gather, triton_kernels.scatter))
     return tuple(movers)
