@@ -90,7 +90,7 @@ class GroupShare:
     group_id: str
     num_layers: int
     used_bytes_per_block: int  # this group's rows across all slots
-    dead_bytes_per_block: int  # every other row the same block id addresses
+    dead_bytes_per_block: int  # the other groups' rows the same block id addresses
     block_bytes: int
 
     @property
@@ -260,8 +260,11 @@ def analyze(
         slots.append(SlotUse(len(slots), tensor.name, slot_row, tensor.nbytes, tuple(rows)))
 
     reserved_per_block = geo.block_bytes - kv_per_block - state_per_block
+    # reserved rows belong to no group of the plan (a draft model's KV): not dead weight, as in
+    # the flat strategy's breakdown (flatkv.strategies.flat), where they count as kv_history
     group_shares = tuple(
-        GroupShare(gid, len(groups[gid]), used, geo.block_bytes - used, geo.block_bytes)
+        GroupShare(gid, len(groups[gid]), used, geo.block_bytes - used - reserved_per_block,
+                   geo.block_bytes)
         for gid, used in used_by_group.items()
     )
     n = geo.num_blocks

@@ -76,6 +76,10 @@ def test_per_component_planner_reserved_bytes():
     t = a.totals
     assert t.kv_history_bytes + t.state_bytes + t.reserved_bytes + t.unused_bytes == 10**10
     assert "config-level P" in a.why_block_size()[-2]
+    # the reserved rows are no group's: a full-attention page id carries only the state rows
+    full, lin = sorted(a.groups, key=lambda g: g.group_id)
+    assert (full.group_id, full.dead_bytes_per_block) == ("full_attention", 36 * (CONV + SSM))
+    assert lin.dead_bytes_per_block == 12 * KV * 1_088
 
 
 def test_state_only_model_per_component_keeps_requested_p():
