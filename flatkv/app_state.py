@@ -400,7 +400,7 @@ def _decode_model(q: Mapping[str, str]) -> tuple[str, app_model.RawModel | None,
         window, kernel = q.get("window"), q.get("model_kernel")
         raw = app_model.RawModel(
             layers=q.get("layers", ""),
-            kv_bytes_per_slot=parse_size(q.get("kv", "0"), field="kv"),
+            kv_bytes_per_slot=parse_size(q.get("kv", "0"), field="kv", whole=True),
             state=app_model.parse_state_text(q.get("state", "")),
             sliding_window=None if window in (None, "") else _int(1, 1 << 31)("window", window),
             kernel_block_size=None if kernel in (None, "") else _int(1, MAX_BLOCK_SIZE)(

@@ -75,7 +75,8 @@ def profile_from_args(args: argparse.Namespace) -> CacheProfile:
     labels = parse_layer_pattern(args.layers)
     return CacheProfile(
         layer_types=tuple(labels),
-        kv_bytes_per_slot=parse_size(args.kv_bytes_per_slot, field="--kv-bytes-per-slot"),
+        kv_bytes_per_slot=parse_size(args.kv_bytes_per_slot, field="--kv-bytes-per-slot",
+                                     whole=True),
         state_const_bytes=parse_named_sizes(args.state, field="--state"),
         sliding_window=args.sliding_window,
         name="custom",
@@ -96,10 +97,10 @@ def _positive_int(text: str) -> int:
     return value
 
 
-def _size(field: str) -> Callable[[str], int]:
+def _size(field: str, *, whole: bool = False) -> Callable[[str], int]:
     def parse(text: str) -> int:
         try:
-            return parse_size(text, field=field)
+            return parse_size(text, field=field, whole=whole)
         except ValueError as exc:
             raise argparse.ArgumentTypeError(str(exc)) from None
 
@@ -133,7 +134,7 @@ def add_plan_arguments(
     group.add_argument(
         "--reserved-bytes-per-block",
         default=0,
-        type=_size("--reserved-bytes-per-block"),
+        type=_size("--reserved-bytes-per-block", whole=True),
         help="per-component: bytes of co-resident rows per block id (a draft model's KV)",
     )
     if planner:

@@ -27,10 +27,13 @@ _SIZE = re.compile(r"^\s*([0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE]([+-]?[0-9]+))?\s*
 MAX_BYTES = 2**60
 
 
-def parse_size(text: str | int, *, field: str = "size") -> int:
+def parse_size(text: str | int, *, field: str = "size", whole: bool = False) -> int:
     """Bytes in ``text``: a plain integer, a decimal with exponent, or a number with a unit
-    (B, KB, MB, GB, TB decimal; KiB, MiB, GiB, TiB binary; case-insensitive). Fractional bytes
-    round down."""
+    (B, KB, MB, GB, TB decimal; KiB, MiB, GiB, TiB binary; case-insensitive).
+
+    A budget's fractional byte rounds down (``44.59GiB`` as an engine logs it is not a whole
+    number of bytes). A row size must be exact: with ``whole=True`` a fraction of a byte is
+    refused rather than rounded (``1.5`` bytes per slot is a typo, not 1 byte)."""
     if isinstance(text, bool):
         raise ValueError(f"{field} must be a size such as 80GB or 10GiB, got {text!r}")
     if isinstance(text, int):
@@ -54,7 +57,11 @@ def parse_size(text: str | int, *, field: str = "size") -> int:
                 f"{field} {text!r} has unknown unit {unit!r}: use B, KB, MB, GB, TB, KiB, MiB, "
                 "GiB or TiB"
             )
-    nbytes = int(value * _UNITS[unit])  # floor: value is never negative here
+    exact = value * _UNITS[unit]
+    if whole and exact.denominator != 1:
+        raise ValueError(f"{field} {text!r} is {float(exact):g} bytes, not a whole number of "
+                         "bytes: give whole bytes, e.g. 4096 or 4KiB")
+    nbytes = int(exact)  # floor: value is never negative here
     if nbytes < 0:
         raise ValueError(f"{field} must not be negative, got {text!r}")
     if nbytes > MAX_BYTES:
@@ -102,7 +109,7 @@ def parse_named_sizes(text: str, *, field: str) -> dict[str, int]:
             )
         if name in out:
             raise ValueError(f"{field} {text!r} names {name!r} twice: give each once")
-        out[name] = parse_size(value, field=f"{field} {name}")
+        out[name] = parse_size(value, field=f"{field} {name}", whole=True)
     return out
 
 

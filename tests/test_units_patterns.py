@@ -40,6 +40,15 @@ def test_parse_size_errors(text, match):
         parse_size(text, field="--budget")
 
 
+def test_a_row_size_must_be_whole_bytes():
+    # a budget floors (above); bytes per slot or per state tensor are never a fraction
+    assert parse_size("1.5KiB", field="kv", whole=True) == 1536
+    with pytest.raises(ValueError, match=r"kv '1\.5' is 1\.5 bytes, not a whole number"):
+        parse_size("1.5", field="kv", whole=True)
+    with pytest.raises(ValueError, match=r"--state ssm '0\.3KiB' is 307\.2 bytes"):
+        parse_named_sizes("conv=1,ssm=0.3KiB", field="--state")
+
+
 def test_format_bytes():
     assert format_bytes(1023) == "1023 B"
     assert format_bytes(1536) == "1.50 KiB"
