@@ -18,7 +18,7 @@ def headline(analysis) -> None:
                 h.requested_block_size else None, delta_color="off")
     c[1].metric("Block bytes", format_bytes(h.block_bytes), help=f"{h.block_bytes:,} B")
     c[2].metric("Blocks", f"{h.num_blocks:,}")
-    c[3].metric("Token slots (blocks x P)", f"{h.capacity_tokens:,}",
+    c[3].metric("Token slots (blocks x P)", f"{h.token_slots:,}",
                 help="num_blocks x P: tokens if every page id held history. With several "
                 "groups sharing the ids each group gets a share, so the capacity on Budget and "
                 "Compare (history beside one request's state) is lower.")

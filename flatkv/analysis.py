@@ -113,7 +113,10 @@ class PlanTotals:
     uniform_padding_bytes: int  # what padding every row to the page row would add (not allocated)
 
     @property
-    def capacity_tokens(self) -> int:
+    def token_slots(self) -> int:
+        """num_blocks x P: token rows per slot, not the tokens requests can keep. A page id
+        serves one group at a time (SPEC 3.3), so that capacity is a layout's
+        ``StrategyResult.capacity_tokens`` (half of this for two equal groups)."""
         return self.num_blocks * self.block_size
 
     @property
@@ -301,7 +304,7 @@ class SweepPoint:
         return self.num_blocks > 1
 
     @property
-    def capacity_tokens(self) -> int:
+    def token_slots(self) -> int:
         return self.num_blocks * self.block_size if self.fits else 0
 
     @property
@@ -428,7 +431,7 @@ def analysis_to_dict(analysis: PlanAnalysis) -> dict:
             "reserved_bytes": t.reserved_bytes,
             "unused_bytes": t.unused_bytes,
             "uniform_padding_bytes": t.uniform_padding_bytes,
-            "capacity_tokens": t.capacity_tokens,
+            "token_slots": t.token_slots,
         },
         "dead_weight": [
             {

@@ -40,7 +40,7 @@ class Headline:
     block_size: int
     block_bytes: int
     num_blocks: int
-    capacity_tokens: int
+    token_slots: int
     budget_bytes: int
     unused_bytes: int
     uniform_padding_per_block: int  # what padding rows to the page row would add per block
@@ -60,7 +60,7 @@ def headline(analysis: PlanAnalysis) -> Headline:
         block_size=t.block_size,
         block_bytes=t.block_bytes,
         num_blocks=t.num_blocks,
-        capacity_tokens=t.capacity_tokens,
+        token_slots=t.token_slots,
         budget_bytes=t.budget_bytes,
         unused_bytes=t.unused_bytes,
         uniform_padding_per_block=t.uniform_padding_bytes // t.num_blocks,

@@ -191,7 +191,7 @@ def format_analysis(analysis: PlanAnalysis, *, title: str = "", max_slots: int =
                 ["block_size (P)", f"{t.block_size:,} tokens"],
                 ["block_bytes", _bytes(t.block_bytes)],
                 ["num_blocks", f"{t.num_blocks:,}"],
-                ["capacity (num_blocks x P token slots)", f"{t.capacity_tokens:,} tokens"],
+                ["token slots (num_blocks x P)", f"{t.token_slots:,}"],
                 ["budget", _bytes(t.budget_bytes)],
                 ["KV history", _bytes(t.kv_history_bytes)],
                 ["state", _bytes(t.state_bytes)],

@@ -24,7 +24,7 @@ def test_totals_add_up_by_hand(qwen):
     kv_row, state_row = KV * 1_056, CONV + SSM
     assert (t.block_size, t.num_blocks) == (1_056, 775)
     assert t.block_bytes == 12 * kv_row + 36 * state_row == 103_219_200
-    assert t.capacity_tokens == 775 * 1_056 == 818_400
+    assert t.token_slots == 775 * 1_056 == 818_400
     assert t.kv_history_bytes == 775 * 12 * kv_row
     assert t.state_bytes == 775 * 36 * state_row
     assert t.unused_bytes == 80 * 10**9 - 775 * 103_219_200 == 5_120_000
@@ -96,7 +96,7 @@ def test_state_only_model_per_component_keeps_requested_p():
 def test_json_view_keeps_exact_ints(qwen):
     d = analysis_to_dict(qwen)
     assert d["geometry"] == {"block_size": 1_056, "block_bytes": 103_219_200, "num_blocks": 775}
-    assert d["totals"]["capacity_tokens"] == 818_400
+    assert d["totals"]["token_slots"] == 818_400
     assert d["tensors"][0]["bindings"][2] == {
         "slot": 0, "group_id": "full_attention", "layer": 0, "component": "kv",
         "nbytes_per_block": 2_162_688, "row_offset": 0, "offset": CONV + SSM}
@@ -124,13 +124,13 @@ def test_sweeps_agree_with_full_plans(block_size, alignment, budget, planner):
         a = analyze(comps, block_size=block_size, alignment=alignment, budget_bytes=budget,
                     planner=planner)
     except ValueError:
-        assert not point.fits and point.capacity_tokens == 0
+        assert not point.fits and point.token_slots == 0
         return
     t = a.totals
     assert point.fits
-    assert (point.block_size, point.block_bytes, point.num_blocks, point.capacity_tokens,
+    assert (point.block_size, point.block_bytes, point.num_blocks, point.token_slots,
             point.unused_bytes, point.kv_history_bytes, point.state_bytes) == (
-        t.block_size, t.block_bytes, t.num_blocks, t.capacity_tokens, t.unused_bytes,
+        t.block_size, t.block_bytes, t.num_blocks, t.token_slots, t.unused_bytes,
         t.kv_history_bytes, t.state_bytes)
 
 

@@ -31,7 +31,7 @@ def test_headline_of_the_worked_example(analysis):
     assert BLOCK_BYTES == 103_219_200
     assert (h.requested_block_size, h.block_size, h.block_bytes) == (64, 1056, 103_219_200)
     assert h.num_blocks == 80 * 10**9 // 103_219_200 == 775
-    assert h.capacity_tokens == 775 * 1056 == 818_400
+    assert h.token_slots == 775 * 1056 == 818_400
     assert h.unused_bytes == 80 * 10**9 - 775 * 103_219_200
     # uniform pages pad each of the 36 state rows from 2,146,304 to 2,162,688 B
     assert h.uniform_padding_per_block == 36 * (KV_ROW - STATE_ROW)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 
@@ -26,7 +27,7 @@ def test_plan_json_matches_hand_numbers(capsys):
     assert code == 0
     d = json.loads(out)
     assert d["geometry"] == {"block_size": 1_056, "block_bytes": 103_219_200, "num_blocks": 775}
-    assert d["totals"]["capacity_tokens"] == 818_400
+    assert d["totals"]["token_slots"] == 818_400
     assert len(d["tensors"]) == 36
     assert d["equalizer"]["needed_slots"] == 1_048
 
@@ -38,7 +39,7 @@ def test_plan_table(capsys):
     assert "P = 1,088" in out
     # block bytes: 12 x 2,048 x 1,088 + 36 x 2,146,304 = 104,005,632; 80e9 // that = 769.
     assert "104,005,632 B" in out and "769" in out
-    assert f"{769 * 1088:,} tokens" in out
+    assert re.search(rf"\ntoken slots \(num_blocks x P\) +{769 * 1088:,}\n", out)
 
 
 def test_per_component_planner(capsys):
