@@ -74,6 +74,19 @@ def test_compare_table_and_json():
     assert all(r["max_concurrency"] is None for r in results)
 
 
+def test_compare_says_only_per_component_carries_reserved_rows():
+    code, out, _ = run(["compare", "--layers", "full*4", "--kv-bytes-per-slot", "1024",
+                        "--budget", "1GB", "--reserved-bytes-per-block", "4096"])
+    assert code == 0
+    blocks = next(line for line in out.splitlines() if line.startswith("blocks")).split()[1:]
+    # P 16: a page id is 4 x 16 x 1,024 = 65,536 B, plus 4,096 reserved in per-component only
+    assert blocks[:3] == [f"{10**9 // 65_536:,}", f"{10**9 // (65_536 + 4_096):,}",
+                          f"{10**9 // 65_536:,}"]
+    assert out.splitlines()[-1] == (
+        "per-component carries 4,096 reserved B per page id (--reserved-bytes-per-block, "
+        "counted as kv_history); the other layouts have no reserved rows")
+
+
 def test_options_reach_the_strategies():
     code, out, _ = run(["plan", *QWEN_ARGS, "--strategy", "vllm", "--budget", "44.59GiB",
                         "--context", "262144", "--mamba-cache-mode", "align",
