@@ -28,6 +28,7 @@ PAGES = [
 
 
 nav = st.navigation(PAGES)
-frame(page_shows_budget=nav.title != "Model")  # the Model page has no budget of its own
+# the Model page ("/", url_path "") has no budget of its own
+frame(nav.url_path or "model", page_shows_budget=nav.title != "Model")
 nav.run()
 sync_url()

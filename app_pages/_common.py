@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import astuple, replace
+from dataclasses import astuple, dataclass, replace
 from typing import Any
 
 import plotly.graph_objects as go
@@ -35,7 +35,25 @@ from flatkv.units import format_bytes, format_size, parse_size
 STATE_KEY = "flatkv.state"
 NOTICES_KEY = "flatkv.notices"
 ERRORS_KEY = "flatkv.errors"
+DRAWN_KEY = "flatkv.drawn"
 _UNSET = object()  # no value yet: a widget not drawn on the last run
+
+
+@dataclass
+class DrawnWidgets:
+    """Keys of the bound widgets drawn on the last run of this page, and on this run so far."""
+
+    page: str
+    last: frozenset[str]
+    now: set[str]  # filled by bind as this run draws
+
+
+def start_run(page: str) -> None:
+    """Begin a run of ``page``: what the last run drew counts only if it drew the same page."""
+    ss = st.session_state
+    previous = ss.get(DRAWN_KEY)
+    last = frozenset(previous.now) if previous is not None and previous.page == page else None
+    ss[DRAWN_KEY] = DrawnWidgets(page, last or frozenset(), set())
 
 
 def state() -> AppState:
@@ -81,17 +99,24 @@ def bind(
 ) -> Any:
     """A widget whose value is the AppState field ``field``.
 
-    The state, not the widget, is the source of truth: every run sets the widget from the state,
-    so a widget that was not drawn on the last run (another page) shows the current view. A
-    value the field rejects leaves the state as it was and shows why under the widget.
+    The state, not the widget, is the source of truth: a widget that was not drawn on the last
+    run (another page) is set from the state, so it shows the current view. A value the field
+    rejects leaves the state as it was and shows why under the widget.
     """
     ss = st.session_state
     key = f"w.{field}"
     want = to_widget(getattr(state(), field))
-    # Write only a value the widget does not already show (a rejected entry stays on screen,
-    # next to its error). Any write tells the browser to reset the widget to it; a write of an
-    # unchanged value, landing while the user types into the widget, would throw the entry away.
-    if field not in ss[ERRORS_KEY] and ss.get(key, _UNSET) != want:
+    drawn = ss.get(DRAWN_KEY)
+    seen = drawn is not None and key in drawn.last
+    if drawn is not None:
+        drawn.now.add(key)
+    # Write a widget drawn on the last run only when the state moved away from what it shows.
+    # Any write tells the browser to reset the widget; a write of an unchanged value, landing
+    # while the user types into it, would throw the entry away. A widget new to this run must
+    # be written even when the key holds the same value: that value belongs to the widget of
+    # another page (streamlit tells same-key widgets apart by page), and the new one would
+    # start from its minimum. A rejected entry stays on screen, next to its error.
+    if field not in ss[ERRORS_KEY] and (not seen or ss.get(key, _UNSET) != want):
         ss[key] = want
 
     def changed() -> None:
@@ -229,9 +254,11 @@ def chart(fig: go.Figure, *, key: str, file_name: str) -> None:
 # The frame around every page: notices from the link, and the shared sidebar.
 
 
-def frame(*, page_shows_budget: bool = True) -> None:
+def frame(page: str, *, page_shows_budget: bool = True) -> None:
     """What app.py draws around every page: notices from the link, and the shared sidebar.
-    ``page_shows_budget``: the page explains a bad cache budget itself (all but Model)."""
+    ``page``: the page this run draws; ``page_shows_budget``: the page explains a bad cache
+    budget itself (all but Model)."""
+    start_run(page)
     for notice in pop_notices():
         st.warning(notice, icon=":material/link_off:")
     sidebar(page_shows_budget)

@@ -765,3 +765,17 @@ def test_an_edit_does_not_tell_the_browser_to_reset_the_other_widgets():
     assert {w.key for w in widgets} >= {"w.lab_pages", "w.lab_rounds", "w.block_size"}
     assert [w.key for w in widgets if w.proto.set_value] == []
     assert at.number_input(key="w.lab_max_blocks").value == 8
+
+
+def test_a_widget_on_the_next_page_shows_the_view_not_its_minimum():
+    # streamlit tells same-key widgets of different pages apart; the key still holds the last
+    # page's value, so the new widget must be written, or it starts from its minimum (1)
+    at = open_app("app_pages/layout.py", {"model": "gpt-oss-20b", "ctx": "65536", "mbt": "4096"})
+    for page in ("app_pages/budget.py", "app_pages/compare.py", "app_pages/layout.py",
+                 "app_pages/budget.py", "app_pages/layout.py"):
+        at.switch_page(page).run()
+        assert_clean(at)
+        shown = {w.key: w.value for w in at.number_input}
+        assert shown["w.context"] == 65_536, page
+        if page != "app_pages/layout.py":  # Budget and Compare offer it for sliding layers
+            assert shown["w.max_batched_tokens"] == 4096, page
