@@ -57,9 +57,10 @@ def sweeps(
 
 
 CAPACITY_HELP = (
-    "The longest history the pool holds beside one request's state: every attention group N "
-    "pages of P tokens, each state group that request's state pages (the mamba cache mode's "
-    "count), as on Compare. \"The math\" shows it with the numbers.")
+    "The history the pool holds beside one request's state: every attention group (sliding "
+    "ones too, without window eviction) N pages of P tokens, each state group that request's "
+    "state pages (the mamba cache mode's count), as on Compare. \"The math\" shows it with "
+    "the numbers.")
 NO_HISTORY_HELP = ("No attention layer: the model keeps no token history, only a constant state "
                    "per request, so there is no capacity in tokens; concurrency still counts.")
 
@@ -93,6 +94,8 @@ with user_errors():
     c[2].metric(f"Concurrency at {s.context:,} tokens", concurrency_text(r.max_concurrency))
     c[3].metric("Blocks", f"{r.num_blocks:,}", help=f"{r.block_bytes:,} B each, P = "
                 f"{r.block_size:,}")
+    if history and (note := app_data.sliding_capacity_text(s.profile())):
+        st.caption(note)
     with st.expander("The math"):
         st.code("\n".join(r.formulas), language=None, wrap_lines=True)
     budgets, by_budget, sizes, by_size = sweeps(s.profile(), strategy, b.cache_bytes,

@@ -44,14 +44,15 @@ with user_errors():
     for r in rows:
         if not r.applies:
             st.caption(f"**{r.name}** does not apply: {r.reason}")
-    st.caption(("Capacity: the longest history the pool holds beside one request's state, "
-                "counted the same way for every paged layout; SGLang: its token pool, which its "
+    st.caption(("Capacity: the history the pool holds beside one request's state, counted "
+                "the same way for every paged layout; SGLang: its token pool, which its "
                 "static split of the budget fixes. "
                 if has_history else "No capacity in tokens: the model has no attention layer, "
                 "so it keeps no token history, only a constant state per request. ")
                + "Concurrency: requests of this context length the layout holds at once, "
                "counted with the engine's pages per request.")
-    for note in (app_data.logged_capacity_text(results),
+    for note in (app_data.sliding_capacity_text(s.profile()) if has_history else "",
+                 app_data.logged_capacity_text(results),
                  app_data.short_of_one_request_text(rows, s.context)):
         if note:
             st.caption(note)

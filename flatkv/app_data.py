@@ -338,6 +338,19 @@ def short_of_one_request_text(rows: Sequence[CompareRow], context: int) -> str:
             "would refuse to start (vLLM checks that one request of max_model_len fits).")
 
 
+def sliding_capacity_text(profile: CacheProfile) -> str:
+    """Why, with sliding-window layers, one request can outrun the capacity: capacity counts
+    their pages like full history (no window eviction, as SPEC 3.3 and vLLM's log count them),
+    while a request keeps only its window there. Empty without sliding layers."""
+    if SLIDING_ATTENTION not in profile.layer_types:
+        return ""
+    window = f" of {profile.sliding_window:,} tokens" if profile.sliding_window else ""
+    return ("Sliding-window layers: capacity counts their pages like full history (no window "
+            f"eviction, as SPEC 3.3 and vLLM's log count them). A request keeps only its window"
+            f"{window} there, so one request can run longer than the capacity; concurrency "
+            "counts that.")
+
+
 def logged_capacity_text(results: Sequence[StrategyResult]) -> str:
     """What the engines' own logs say, to check against a real log: vLLM's "GPU KV cache size"
     counts one page per P tokens in every group, state groups too, so with state layers it

@@ -150,3 +150,15 @@ def test_compare_rows_carry_the_strategy_numbers():
     aliased = app_data.CompareRow.from_result(
         run_strategy("aliased", QWEN35, budget_bytes=80 * 10**9, context_tokens=32768))
     assert not aliased.applies and aliased.table_row()["blocks"] is None
+
+
+def test_sliding_layers_explain_why_one_request_outruns_the_capacity():
+    from flatkv.app_model import profile_for
+
+    gpt = profile_for("gpt-oss-20b", None, 1)
+    assert app_data.sliding_capacity_text(gpt) == (
+        "Sliding-window layers: capacity counts their pages like full history (no window "
+        "eviction, as SPEC 3.3 and vLLM's log count them). A request keeps only its window of "
+        "128 tokens there, so one request can run longer than the capacity; concurrency counts "
+        "that.")
+    assert app_data.sliding_capacity_text(profile_for("Qwen3-Next-80B-A3B", None, 1)) == ""

@@ -779,3 +779,17 @@ def test_a_widget_on_the_next_page_shows_the_view_not_its_minimum():
         assert shown["w.context"] == 65_536, page
         if page != "app_pages/layout.py":  # Budget and Compare offer it for sliding layers
             assert shown["w.max_batched_tokens"] == 4096, page
+
+
+def test_sliding_model_says_why_concurrency_passes_one_above_the_capacity():
+    # gpt-oss-20b at 1M tokens: capacity 782,960 (sliding pages counted as history, SPEC 3.3)
+    # yet 1.55 requests fit, since a request keeps only 128 tokens in the sliding layers
+    at = open_app("app_pages/budget.py", {"model": "gpt-oss-20b", "ctx": "1000000"})
+    assert_clean(at)
+    assert metrics(at)["Capacity (tokens)"] == f"{97_870 // 2 * 16:,}"  # 2 groups share ids
+    # per request: full ceil(1e6 / 16) = 62,500 pages; sliding ceil((128 - 1 + 8,192) / 16) + 1
+    assert metrics(at)["Concurrency at 1,000,000 tokens"] == f"{97_870 / (62_500 + 521):.2f}"
+    note = [c.value for c in at.caption if c.value.startswith("Sliding-window layers")]
+    assert len(note) == 1 and "window of 128 tokens" in note[0]
+    at.switch_page("app_pages/compare.py").run()
+    assert sum(c.value.startswith("Sliding-window layers") for c in at.caption) == 1
