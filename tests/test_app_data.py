@@ -96,6 +96,28 @@ def test_page_assignment_follows_the_spec_workload(analysis):
     assert not big.fits and len(big.owners) == 775
 
 
+def test_page_assignment_interleaves_unequal_groups_in_proportion():
+    swa = CacheProfile(("sliding_attention", "full_attention") * 2, 1024, {}, 128, "swa")
+    a = analyze(swa.components(), block_size=16, budget_bytes=10**8)
+    pages = app_data.page_assignment(a, requests=3, context=4096, sliding_window=128)
+    # SPEC 3.5, T = 12,288, P = 16, S = 8,192: full 768 + 3 + 1; sliding 3 x ceil(127 / 16)
+    # + ceil(8,192 / 16) + 3 + 1
+    assert pages.per_group == {"sliding_attention": 540, "full_attention": 772}
+    # the k-th page of a group of n sits at (2k + 1) / 2n of the run: sort all of them
+    every = sorted(((2 * k + 1) / (2 * n), i, g)
+                   for i, (g, n) in enumerate(pages.per_group.items()) for k in range(n))
+    assert pages.owners[1:1 + 540 + 772] == tuple(g for _, _, g in every)
+
+
+def test_page_assignment_lists_only_the_ids_it_shows(analysis):
+    # 4,096 requests of 2^24 tokens need 10^8 pages per group: only the first ids are listed
+    pages = app_data.page_assignment(analysis, requests=4096, context=1 << 24, limit=2048)
+    full = -(-4096 * (1 << 24) // 1056) + 4096 + 1
+    assert pages.per_group == {"linear_attention": full, "full_attention": full}
+    assert len(pages.owners) == 775 and not pages.fits
+    assert pages.owners[1:7] == ("linear_attention", "full_attention") * 3
+
+
 def test_sweep_candidates():
     assert app_data.block_size_candidates(64) == [1 << k for k in range(13)]
     assert 48 in app_data.block_size_candidates(48)

@@ -793,3 +793,12 @@ def test_sliding_model_says_why_concurrency_passes_one_above_the_capacity():
     assert len(note) == 1 and "window of 128 tokens" in note[0]
     at.switch_page("app_pages/compare.py").run()
     assert sum(c.value.startswith("Sliding-window layers") for c in at.caption) == 1
+
+
+def test_layout_takes_the_largest_workload_a_link_can_ask_for():
+    # 4,096 requests of 2^24 tokens: 126,326,665 pages per group, of which the page lists only
+    # the pool's first ids (listing them all took 24 GB and killed the server)
+    at = open_app("app_pages/layout.py", {"req": "4096", "ctx": str(1 << 24)})
+    assert not at.exception
+    (warning,) = [w.value for w in at.warning if "does not fit" in w.value]
+    assert f"full_attention: {-(-4096 * (1 << 24) // 544) + 4096 + 1:,}" in warning
