@@ -185,10 +185,25 @@ def current_strategies(s: AppState | None = None, names: tuple[str, ...] = STRAT
                              else budget, s.context, s.strategy_options())
 
 
+def state_only_hint(s: AppState, planner: str) -> str:
+    """What a page adds when packed slabs refuse a model without attention: the planner's own
+    words name a function, the reader needs the setting. Empty where it does not apply."""
+    if planner == "packed" and not s.profile().has_attention:
+        return "; on this page, pick the planner \"one tensor per component\" in the sidebar"
+    return ""
+
+
 def current_analysis(s: AppState | None = None, *, planner: str | None = None) -> PlanAnalysis:
     s = s or state()
-    return cached_analysis(s.profile(), s.block_size, s.effective_alignment,
-                           s.budget().cache_bytes, planner or s.planner)
+    planner = planner or s.planner
+    try:
+        return cached_analysis(s.profile(), s.block_size, s.effective_alignment,
+                               s.budget().cache_bytes, planner)
+    except ValueError as exc:
+        hint = state_only_hint(s, planner)
+        if not hint:
+            raise
+        raise ValueError(str(exc) + hint) from None
 
 
 # --------------------------------------------------------------------------------------------

@@ -16,6 +16,7 @@ from app_pages._common import (
     engine_options,
     options_key,
     state,
+    state_only_hint,
     table,
     user_errors,
 )
@@ -83,9 +84,7 @@ with user_errors():
     s = state()
     (r,) = current_strategies(s, (strategy,))
     if not r.applies:
-        hint = ("; on this page, pick the planner \"one tensor per component\" in the sidebar"
-                if s.planner == "packed" and not s.profile().has_attention else "")
-        raise ValueError(r.reason + hint)
+        raise ValueError(r.reason + state_only_hint(s, s.planner))
     c = st.columns(4)
     c[0].metric("Cache budget", format_bytes(b.cache_bytes), help=f"{b.cache_bytes:,} B")
     history = r.capacity_tokens is not None  # a state-only model keeps no token history

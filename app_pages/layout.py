@@ -4,7 +4,17 @@ from __future__ import annotations
 
 import streamlit as st
 
-from app_pages._common import bind, chart, current_analysis, fmt_bytes, state, table, user_errors
+from app_pages._common import (
+    MAMBA_MODE_TEXT,
+    NOT_APPLICABLE,
+    bind,
+    chart,
+    current_analysis,
+    fmt_bytes,
+    state,
+    table,
+    user_errors,
+)
 from flatkv import app_data, charts
 from flatkv.app_state import MAX_CONTEXT, MAX_REQUESTS
 from flatkv.units import format_bytes
@@ -18,10 +28,14 @@ def headline(analysis) -> None:
                 h.requested_block_size else None, delta_color="off")
     c[1].metric("Block bytes", format_bytes(h.block_bytes), help=f"{h.block_bytes:,} B")
     c[2].metric("Blocks", f"{h.num_blocks:,}")
-    c[3].metric("Token slots (blocks x P)", f"{h.token_slots:,}",
-                help="num_blocks x P: tokens if every page id held history. With several "
-                "groups sharing the ids each group gets a share, so the capacity on Budget and "
-                "Compare (history beside one request's state) is lower.")
+    if state().profile().has_attention:
+        c[3].metric("Token slots (blocks x P)", f"{h.token_slots:,}",
+                    help="num_blocks x P: tokens if every page id held history. With several "
+                    "groups sharing the ids each group gets a share, so the capacity on Budget "
+                    "and Compare (history beside one request's state) is lower.")
+    else:
+        c[3].metric("Token slots (blocks x P)", NOT_APPLICABLE, help="No attention layer: the "
+                    "model keeps no token history, only a constant state per request.")
     c = st.columns(4)
     c[0].metric("Budget", format_bytes(h.budget_bytes), help=f"{h.budget_bytes:,} B")
     c[1].metric("Unused", format_bytes(h.unused_bytes), help=f"{h.unused_bytes:,} B")
@@ -74,6 +88,13 @@ def where_bytes_go(analysis) -> None:
 
 def page_ids(analysis) -> None:
     st.subheader("Which page ids a workload hands to which group", divider="gray")
+    profile = state().profile()
+    if not profile.has_attention:
+        st.info("A state-only model keeps no history pages: a request holds its state pages "
+                "only, whatever its length, so the SPEC 3.5 workload (history plus a state "
+                "snapshot every P tokens) does not apply. Budget and Compare count the requests "
+                "that fit.")
+        return
     c1, c2 = st.columns(2)
     with c1:
         bind(st.number_input, "requests", "Live requests", min_value=1, max_value=MAX_REQUESTS,
@@ -83,10 +104,15 @@ def page_ids(analysis) -> None:
              max_value=MAX_CONTEXT, step=1024)
     s = state()
     pages = app_data.page_assignment(analysis, requests=s.requests, context=s.context,
-                                     sliding_window=s.profile().sliding_window, limit=2048)
+                                     sliding_window=profile.sliding_window, limit=2048)
     per = ", ".join(f"{g}: {n:,}" for g, n in pages.per_group.items())
     msg = (f"Pages the groups need (SPEC 3.5: history, live state and snapshots, one dummy "
            f"page each): {per}; {pages.num_blocks:,} page ids in the pool.")
+    if profile.has_state:
+        msg += (" State is charged as with state prefix caching: two live pages per request "
+                "plus a snapshot every P tokens. Budget and Compare count the state pages of "
+                f"mamba cache mode {MAMBA_MODE_TEXT[s.mamba_cache_mode]} per request, as the "
+                "engine's log does.")
     if pages.fits:
         st.caption(msg)
     else:

@@ -802,3 +802,37 @@ def test_layout_takes_the_largest_workload_a_link_can_ask_for():
     assert not at.exception
     (warning,) = [w.value for w in at.warning if "does not fit" in w.value]
     assert f"full_attention: {-(-4096 * (1 << 24) // 544) + 4096 + 1:,}" in warning
+
+
+STATE_ONLY_LINK = {"model": "custom", "layers": "linear*24", "kv": "0",
+                   "state": "conv=32768,ssm=1MiB"}
+
+
+@pytest.mark.parametrize("page", ["app_pages/layout.py", "app_pages/budget.py",
+                                  "app_pages/gpu.py"])
+def test_packed_slabs_refuse_a_state_only_model_naming_the_setting(page):
+    at = open_app(page, STATE_ONLY_LINK)
+    assert not at.exception
+    (error,) = [e.value for e in at.error]
+    assert error.endswith('pick the planner "one tensor per component" in the sidebar')
+
+
+def test_layout_of_a_state_only_model_has_no_token_slots_and_no_workload():
+    at = open_app("app_pages/layout.py", {**STATE_ONLY_LINK, "planner": "per-component"})
+    assert_clean(at)
+    shown = metrics(at)
+    # P 16: a page id is 24 x (32,768 + 1,048,576) B, whatever P
+    assert shown["Blocks"] == f"{76_968_728_985 // (24 * (32_768 + 1_048_576)):,}"
+    assert shown["Token slots (blocks x P)"] == "—"
+    (info,) = [i.value for i in at.info]
+    assert info.startswith("A state-only model keeps no history pages")
+    assert not at.warning  # the SPEC 3.5 workload of 4 requests is not charged
+
+
+def test_layout_says_how_its_state_pages_differ_from_budget():
+    at = open_app("app_pages/layout.py", {"mamba": "align"})
+    (msg,) = [c.value for c in at.caption if "SPEC 3.5" in c.value]
+    # default view: 4 requests of 32,768 tokens at P 544; state min(2 x 4 + 131,072 // 544 + 1,
+    # ceil(131,072 / 544) + 4 + 1) = min(249, 246)
+    assert "linear_attention: 246, full_attention: 246" in msg
+    assert "mamba cache mode align (2 state pages) per request" in msg
