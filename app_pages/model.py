@@ -69,19 +69,26 @@ def _set_draft(draft: SpecDraft) -> None:
     _use_spec(spec)
 
 
-def _edited(change) -> bool:
-    """A widget callback: the draft changed by ``change(draft)``; a bad change shows why."""
+def _edited(change, *, renames: bool = True) -> bool:
+    """A widget callback: the draft changed by ``change(draft)``; a bad change shows why.
+
+    A changed preset stops being the preset: it takes the name "<preset> (edited)", so pages
+    and links do not show altered figures under the preset's name (unless ``renames`` is off:
+    the name itself is the edit)."""
+    before = ss[DRAFT]
     try:
-        draft = change(ss[DRAFT])
+        draft = change(before)
     except ValueError as exc:
         ss["spec.error"] = str(exc)
         return False
+    if renames and draft != before and draft.name in app_model.model_names():
+        draft = replace(draft, name=f"{draft.name} (edited)")
     _set_draft(draft)
     return True
 
 
 def _edit_text(field: str) -> None:
-    _edited(lambda d: replace(d, **{field: ss[_spec_key(field)]}))
+    _edited(lambda d: replace(d, **{field: ss[_spec_key(field)]}), renames=field != "name")
 
 
 def _edit_field(kind: str, field: str) -> None:

@@ -146,7 +146,15 @@ def test_model_page_edits_heads_and_dtypes_of_a_preset():
     assert at.query_params["model"] == "spec" and "spec" in at.query_params
     kinds = at.dataframe[0].value
     assert kinds.iloc[0]["KV bytes per token"] == 2048
+    # an altered preset no longer goes by the preset's name, here or in the link
+    assert at.text_input(key="spec.name").value == "Llama-3.1-8B (edited)"
+    assert at.subheader[0].value == "Llama-3.1-8B (edited)"
+    assert "Llama-3.1-8B (edited)" in at.sidebar.caption[0].value
+    at.text_input(key="spec.name").set_value("Llama-3.1-8B").run()  # a rename is the user's
+    assert at.subheader[0].value == "Llama-3.1-8B"
+    at.text_input(key="spec.name").set_value("Llama-3.1-8B (edited)").run()
     at.selectbox(key="spec.kv_dtype").set_value("float8_e4m3fn").run()
+    assert at.subheader[0].value == "Llama-3.1-8B (edited)"  # not "(edited) (edited)"
     assert at.dataframe[0].value.iloc[0]["KV bytes per token"] == 1024
     # a pattern over an unknown kind name: the spec's own message, as st.error
     at.text_input(key="spec.pattern").set_value("full*30,mamba*2").run()
