@@ -262,7 +262,10 @@ def summary() -> None:
     cols[0].metric("Cache layers", f"{len(profile.layer_types):,}")
     for col, row in zip(cols[1:], kinds):
         col.metric(row["kind"][0].upper() + row["kind"][1:], f"{row['layers']:,} layers")
-    st.caption(f"Per TP rank (TP {s.tp if spec is not None else 'as given'}).")
+    dtypes = (f" · cache dtypes: KV {spec.kv_dtype}"
+              + (f", conv {spec.conv_dtype}, ssm {spec.ssm_dtype}" if profile.has_state else "")
+              if spec is not None else "")
+    st.caption(f"Per TP rank (TP {s.tp if spec is not None else 'as given'}){dtypes}.")
     table(app_model.spec_kind_rows(spec) if spec is not None else kinds)
     layers = app_model.layer_rows(profile, spec.layer_names if spec is not None else None)
     chart(charts.layer_strip(layers, title="Cache layers in model order"), key="model.strip",

@@ -291,15 +291,20 @@ def _dtype_of(*confs: Any) -> str:
     return "bfloat16"
 
 
-def _ssm_dtype_of(text: Any, model_dtype: str) -> str:
+def _ssm_dtype_of(text: Any, model_dtype: str, cfg: dict) -> tuple[str, str]:
+    """The ssm state dtype and where it comes from: the config's own entry, or a default the
+    transformers class fills in (Nemotron-H: float32, twice the state of the model dtype)."""
+    given = {**cfg, **(cfg.get("text_config") or {})}
     for attr in ("mamba_ssm_dtype", "mamba_ssm_cache_dtype"):
         value = getattr(text, attr, None)
         if value is not None and str(value) != "auto":
             try:
-                return canonical_dtype(value)
+                dtype = canonical_dtype(value)
             except ValueError as exc:
                 raise ValueError(f"config.json {attr}: {exc}") from None
-    return model_dtype
+            whose = "the config's" if attr in given else "transformers' default for"
+            return dtype, f"{whose} {attr}"
+    return model_dtype, "the model dtype"
 
 
 def spec_from_hf_config(
@@ -324,9 +329,12 @@ def spec_from_hf_config(
     if source is None:
         where = f" at {config}" if is_file else ""
         source = f"config.json{where} (model_type {model_type}), resolved with transformers"
+    ssm_dtype, ssm_why = _ssm_dtype_of(text, model_dtype, cfg)
+    if any(layer.is_state for layer in layers):  # say where the ssm state's dtype comes from
+        source += f"; ssm state {ssm_dtype} from {ssm_why}"
     return ModelSpec(
         name=name, layers=tuple(layers), kv_dtype=model_dtype, conv_dtype=model_dtype,
-        ssm_dtype=_ssm_dtype_of(text, model_dtype), tp=1, source=source,
+        ssm_dtype=ssm_dtype, tp=1, source=source,
         model_layers=n_model if 0 < n_model <= MAX_CACHE_LAYERS else None,
     )
 

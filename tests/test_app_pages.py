@@ -844,3 +844,11 @@ def test_layout_says_how_its_state_pages_differ_from_budget():
     # ceil(131,072 / 544) + 4 + 1) = min(249, 246)
     assert "linear_attention: 246, full_attention: 246" in msg
     assert "mamba cache mode align (2 state pages) per request" in msg
+
+
+def test_model_page_names_the_cache_dtypes():
+    at = open_app("app_pages/model.py", {"model": "Nemotron-H-8B"})
+    assert any(c.value == "Per TP rank (TP 1) · cache dtypes: KV bfloat16, conv bfloat16, ssm "
+               "bfloat16." for c in at.caption)
+    at = open_app("app_pages/model.py", {"model": "Llama-3.1-8B", "tp": "2"})
+    assert any(c.value == "Per TP rank (TP 2) · cache dtypes: KV bfloat16." for c in at.caption)

@@ -103,6 +103,9 @@ def test_preset_config_round_trip(name):
         # transformers' nemotron_h defaults mamba_ssm_cache_dtype to float32; SPEC uses bf16
         assert spec.ssm_dtype == "float32"
         assert spec.state_const_bytes()["ssm"] == 128 * 64 * 128 * FP32
+        # the source says so, since it doubles the state against the preset
+        assert spec.source.endswith(
+            "; ssm state float32 from transformers' default for mamba_ssm_cache_dtype")
         spec = spec.with_options(ssm_dtype="bf16")
     assert spec.layers == preset.layers
     assert (spec.kv_dtype, spec.conv_dtype, spec.ssm_dtype) == (
@@ -194,8 +197,17 @@ def test_nemotron_layers_block_type_and_ssm_dtype_from_config():
     spec = spec_from_hf_config(cfg)
     assert spec.layer_types == (LINEAR, FULL)
     assert (spec.kv_dtype, spec.conv_dtype, spec.ssm_dtype) == ("float16", "float16", "bfloat16")
+    assert spec.source.endswith("; ssm state bfloat16 from the config's mamba_ssm_cache_dtype")
     assert spec.model_layers == 4
     assert spec.layers[0] == Mamba2Layer(128, 64, 128, 8, 4)  # nemotron_h class defaults
+
+
+def test_ssm_dtype_source_is_the_model_dtype_where_no_entry_sets_it():
+    spec = spec_from_hf_config({"model_type": "qwen3_next", "torch_dtype": "float16"})
+    assert spec.ssm_dtype == "float16"
+    assert spec.source.endswith("; ssm state float16 from the model dtype")
+    attention_only = spec_from_hf_config({"model_type": "llama"})
+    assert "ssm state" not in attention_only.source
 
 
 def test_jamba_period_and_offset_resolve_like_the_model():
