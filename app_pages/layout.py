@@ -40,10 +40,15 @@ def headline(analysis) -> None:
     c[0].metric("Budget", format_bytes(h.budget_bytes), help=f"{h.budget_bytes:,} B")
     c[1].metric("Unused", format_bytes(h.unused_bytes), help=f"{h.unused_bytes:,} B")
     if analysis.planner == "packed":
+        state_pad = h.state_row_padding
         c[2].metric("Padding share (uniform pages)", f"{h.padding_share:.2%}",
+                    delta=None if state_pad is None else f"state row +{state_pad:.2%}",
+                    delta_color="off", delta_arrow="off",
                     help="Share of a block that padding every row to the page row would waste "
                     "(as a uniform-page engine such as vLLM does). Packed slabs do not allocate "
-                    "it.")
+                    "it." + ("" if state_pad is None else " Below: the same padding as a share "
+                    f"of one state row ({h.state_row_bytes:,} B to {h.page_row_bytes:,} B), "
+                    f"the figure vLLM logs as \"Padding mamba page size by {state_pad:.2%}\"."))
     else:
         c[2].metric("Padding share (per component)", f"{h.padding_share:.2%}",
                     help="Every component is a tensor of its own row size: there is no page "

@@ -47,12 +47,22 @@ class Headline:
     unused_bytes: int
     uniform_padding_per_block: int  # what padding rows to the page row would add per block
     dead_share_by_group: tuple[tuple[str, float], ...]
+    page_row_bytes: int  # the widest row at P, what a uniform page pads every row to
+    state_row_bytes: int  # the widest state (constant) row; 0 without state
 
     @property
     def padding_share(self) -> float:
         """Share of a uniform-page block that would be padding (packed slabs allocate none)."""
         padded = self.block_bytes + self.uniform_padding_per_block
         return self.uniform_padding_per_block / padded if padded else 0.0
+
+    @property
+    def state_row_padding(self) -> float | None:
+        """What padding the state row to the page row adds, as a share of the state row: the
+        figure vLLM logs ("Padding mamba page size by 1.49% ..."). None without state."""
+        if not self.state_row_bytes:
+            return None
+        return (self.page_row_bytes - self.state_row_bytes) / self.state_row_bytes
 
 
 def headline(analysis: PlanAnalysis) -> Headline:
@@ -67,6 +77,8 @@ def headline(analysis: PlanAnalysis) -> Headline:
         unused_bytes=t.unused_bytes,
         uniform_padding_per_block=t.uniform_padding_bytes // t.num_blocks,
         dead_share_by_group=tuple((g.group_id, g.dead_share) for g in analysis.groups),
+        page_row_bytes=analysis.equalizer.block_bytes,
+        state_row_bytes=analysis.equalizer.max_const,
     )
 
 

@@ -36,6 +36,9 @@ def test_headline_of_the_worked_example(analysis):
     # uniform pages pad each of the 36 state rows from 2,146,304 to 2,162,688 B
     assert h.uniform_padding_per_block == 36 * (KV_ROW - STATE_ROW)
     assert h.padding_share == pytest.approx(36 * 16_384 / (BLOCK_BYTES + 36 * 16_384))
+    # the same padding per state row, as vLLM logs it: 16,384 / 2,146,304
+    assert (h.page_row_bytes, h.state_row_bytes) == (KV_ROW, STATE_ROW) == (2_162_688, 2_146_304)
+    assert h.state_row_padding == 16_384 / 2_146_304
     shares = dict(h.dead_share_by_group)
     assert shares["full_attention"] == pytest.approx(36 * STATE_ROW / BLOCK_BYTES)
     assert shares["linear_attention"] == pytest.approx(12 * KV_ROW / BLOCK_BYTES)

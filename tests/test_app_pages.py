@@ -852,3 +852,12 @@ def test_model_page_names_the_cache_dtypes():
                "bfloat16." for c in at.caption)
     at = open_app("app_pages/model.py", {"model": "Llama-3.1-8B", "tp": "2"})
     assert any(c.value == "Per TP rank (TP 2) · cache dtypes: KV bfloat16." for c in at.caption)
+
+
+def test_layout_gives_the_state_row_padding_vllm_logs():
+    # SPEC 3.1: Qwen3-Next at P 544 pads the 548,864 B state row to 544 x 1,024 = 557,056 B,
+    # "Padding mamba page size by 1.49%"; of the whole block (36 state rows) it is 1.10%
+    at = open_app("app_pages/layout.py")
+    (pad,) = [m for m in at.metric if m.label == "Padding share (uniform pages)"]
+    assert pad.value == f"{36 * 8_192 / (36 * 557_056 + 12 * 557_056):.2%}" == "1.10%"
+    assert pad.proto.delta == f"state row +{8_192 / 548_864:.2%}" == "state row +1.49%"
