@@ -211,38 +211,38 @@ def sweep_figure(
     current_x: float, current_capacity: int | None, current_concurrency: float, x_title: str,
     context: int, log_x: bool = False, title: str = "",
 ) -> go.Figure:
-    """Capacity (tokens, left axis) and concurrency at ``context`` (right axis) over ``x``,
-    the current point marked on both; no capacity when it is None (a state-only model).
-    Concurrency is drawn as shown elsewhere (``units.concurrency_value``)."""
-    fig = make_subplots(specs=[[{"secondary_y": True}]])
+    """Capacity (tokens, top panel) and concurrency at ``context`` (bottom panel) over ``x``,
+    sharing the x axis, the current point marked in both; only concurrency when capacity is
+    None (a state-only model). Two panels, not two y axes: both figures grow in proportion to
+    the budget, so on twin axes from zero their lines lie on top of each other. Concurrency is
+    drawn as shown elsewhere (``units.concurrency_value``)."""
+    rows = 2 if capacity is not None else 1
+    fig = make_subplots(rows=rows, cols=1, shared_xaxes=True, vertical_spacing=0.08)
+    current = {"color": "#222", "size": 11, "symbol": "diamond"}
     if capacity is not None:
         fig.add_trace(go.Scatter(x=list(x), y=list(capacity), name="capacity (tokens)",
                                  mode="lines", line={"color": COLORS["kv"], "width": 2.5},
                                  hovertemplate="%{x}<br>%{y:,} tokens<extra></extra>"),
-                      secondary_y=False)
+                      row=1, col=1)
+        fig.add_trace(go.Scatter(x=[current_x], y=[current_capacity], name="current",
+                                 mode="markers", marker=current,
+                                 hovertemplate="current<br>%{x}<br>%{y:,} tokens<extra></extra>"),
+                      row=1, col=1)
+        fig.update_yaxes(title="tokens", rangemode="tozero", row=1, col=1)
     fig.add_trace(go.Scatter(x=list(x), y=[concurrency_value(c) for c in concurrency],
                              name=f"concurrency at {context:,} tokens", mode="lines",
-                             line={"color": COLORS["conv"], "width": 2, "dash": "dot"},
+                             line={"color": COLORS["conv"], "width": 2.5},
                              hovertemplate="%{x}<br>%{y:.2f} requests<extra></extra>"),
-                  secondary_y=True)
-    if current_capacity is not None:
-        fig.add_trace(go.Scatter(x=[current_x], y=[current_capacity], name="current",
-                                 mode="markers", marker={"color": "#222", "size": 12,
-                                                         "symbol": "diamond"},
-                                 hovertemplate="current<br>%{x}<br>%{y:,} tokens<extra></extra>"),
-                      secondary_y=False)
+                  row=rows, col=1)
     fig.add_trace(go.Scatter(x=[current_x], y=[concurrency_value(current_concurrency)],
-                             showlegend=current_capacity is None, name="current",
-                             mode="markers", marker={"color": "#222", "size": 10,
-                                                     "symbol": "diamond-open"},
+                             showlegend=capacity is None, name="current", mode="markers",
+                             marker=current,
                              hovertemplate="current<br>%{y:.2f} requests<extra></extra>"),
-                  secondary_y=True)
-    fig.update_xaxes(title=x_title, type="log" if log_x else "linear")
-    fig.update_yaxes(title="tokens", secondary_y=False, rangemode="tozero")
-    # its own round ticks (Plotly would otherwise sync them to the left axis' grid: 14.8, 29.7)
-    fig.update_yaxes(title="requests", secondary_y=True, rangemode="tozero", showgrid=False,
-                     tickmode="auto")
-    return _layout(fig, title=title, height=380)
+                  row=rows, col=1)
+    fig.update_yaxes(title="requests", rangemode="tozero", row=rows, col=1)
+    fig.update_xaxes(type="log" if log_x else "linear")
+    fig.update_xaxes(title=x_title, row=rows, col=1)
+    return _layout(fig, title=title, height=460 if rows == 2 else 340)
 
 
 # --------------------------------------------------------------------------------------------

@@ -255,6 +255,7 @@ def result_rows(results: Sequence[BenchResult], *, text: bool = True) -> list[di
     for r in results:
         for f in r.figures:
             row = {
+                "P (tokens)": r.block_size,
                 "page bytes": r.page_bytes,
                 "pages per call": r.pages_per_call,
                 "operation": f.operation,

@@ -468,6 +468,7 @@ def test_gpu_page_runs_a_cpu_benchmark(small_flush):
     rows = at.dataframe[0].value.set_index("operation")
     assert list(rows.index) == ["copy", "gather", "scatter"]  # no state rows in this model
     assert set(rows["bytes per call"]) == {3 * TINY_PAGE}  # 3 pages per call x 131,072 B
+    assert set(rows["P (tokens)"]) == {16}  # the link's block size: 2 x 4,096 x 16 = TINY_PAGE
     assert set(rows["bytes counted"]) == {2 * 3 * TINY_PAGE}  # read + written
     assert rows.loc["gather", "implementation"] == "torch"
     m = metrics(at)

@@ -90,9 +90,12 @@ def test_sweep_figure_marks_the_current_point():
     current = _trace(fig, "current")
     assert (current.x[0], current.y[0]) == (2, 20)
     assert list(_trace(fig, "capacity (tokens)").y) == [10, 20, 30]
+    # two panels on one x axis (on twin y axes from zero, proportional lines would coincide)
+    assert _trace(fig, "capacity (tokens)").yaxis == "y"
     assert _trace(fig, "concurrency at 4,096 tokens").yaxis == "y2"
-    assert fig.layout.xaxis.type == "log"
-    assert fig.layout.yaxis2.tickmode == "auto"  # round ticks, not synced to the left grid
+    assert fig.layout.xaxis.matches == "x2" or fig.layout.xaxis2.matches == "x"
+    assert fig.layout.yaxis.title.text == "tokens" and fig.layout.yaxis2.title.text == "requests"
+    assert fig.layout.xaxis.type == fig.layout.xaxis2.type == "log"
     # concurrency is drawn as shown (0.998 -> 0.99); a state-only model draws no capacity
     fig = charts.sweep_figure([1, 2], None, [652 / 653, 2.0], current_x=1, current_capacity=None,
                               current_concurrency=652 / 653, x_title="block", context=4096)

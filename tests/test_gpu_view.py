@@ -25,7 +25,7 @@ def figure(op, impl, payload, gbps, baseline="copy", copy_gbps=20.0, peak=None):
                   gbps, baseline, gbps / copy_gbps, gbps / peak if peak else None)
 
 
-def result(pages=8, page=PAGE, gbps=(20.0, 10.0, 16.0), peak=None, cap="max_blocks"):
+def result(pages=8, page=PAGE, gbps=(20.0, 10.0, 16.0), peak=None, cap="max_blocks", block=16):
     """A run of ``pages`` pages per call: copy, gather and scatter at ``gbps``, a state copy of
     ``pages`` pairs of three 352-byte state rows at 5 GB/s."""
     call = pages * page
@@ -37,8 +37,8 @@ def result(pages=8, page=PAGE, gbps=(20.0, 10.0, 16.0), peak=None, cap="max_bloc
         figure("state_copy", "torch", pages * 1056, 5.0, copy_gbps=copy, peak=peak),
     )
     allocation = AllocationReport("cpu", page, 637, 40, 637 * page, 40 * page, (), 10**10, cap)
-    return BenchResult("cpu", "test cpu", "2.x", None, allocation, page, pages, call, 1056, peak,
-                       1, 1, ("torch",), "torch", figures)
+    return BenchResult("cpu", "test cpu", "2.x", None, allocation, page, block, pages, call, 1056,
+                       peak, 1, 1, ("torch",), "torch", figures)
 
 
 def test_the_module_and_the_charts_import_without_torch():
@@ -130,6 +130,10 @@ def test_result_rows_show_bytes_and_shares():
     assert [(r["operation"], r["implementation"]) for r in rows] == [
         ("copy", "copy"), ("gather", "torch"), ("scatter", "torch"), ("state_copy", "torch")]
     gather = rows[1]
+    # a page-bytes sweep plans each block size anew: each row says which P it ran
+    assert list(gather)[:3] == ["P (tokens)", "page bytes", "pages per call"]
+    assert (gather["P (tokens)"], gather["page bytes"]) == (16, PAGE)
+    assert gpu_view.result_rows([result(block=160)])[0]["P (tokens)"] == 160
     assert gather["bytes per call"] == 8 * PAGE == 12_544  # pages per call x page bytes
     assert gather["bytes counted"] == 25_088  # read + written
     assert (gather["GB/s"], gather["share of baseline"], gather["baseline"]) == (10.0, "50.0%",

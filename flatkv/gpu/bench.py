@@ -147,6 +147,7 @@ class BenchResult:
     triton_version: str | None
     allocation: AllocationReport
     page_bytes: int
+    block_size: int  # P of the plan: tokens per page (a page-bytes sweep varies it)
     pages_per_call: int
     call_bytes: int
     state_bytes_per_page: int
@@ -174,6 +175,7 @@ class BenchResult:
             "implementation": self.preferred,
             "implementations": list(self.implementations),
             "page_bytes": self.page_bytes,
+            "block_size": self.block_size,
             "pages_per_call": self.pages_per_call,
             "call_bytes": self.call_bytes,
             "planned_blocks": self.allocation.planned_blocks,
@@ -608,6 +610,7 @@ def _bench_pool(
         triton_version=triton_version,
         allocation=pool.report,
         page_bytes=pool.page_bytes,
+        block_size=pool.plan.geometry.block_size,
         pages_per_call=n,
         call_bytes=call,
         state_bytes_per_page=pool.state_bytes_per_page,

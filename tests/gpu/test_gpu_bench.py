@@ -162,6 +162,7 @@ def test_cli_json(capsys):
     assert out["device"] == "cpu"
     # P: ceil(352 / 64) = 6 > 4 -> 8; block = 3 x 352 state + 8 x 64 KV = 1,568 B.
     assert out["page_bytes"] == 3 * 352 + 8 * 64 == 1568 and out["call_bytes"] == 4 * 1568
+    assert out["block_size"] == 8
     # Budget 64 GiB by default: 68,719,476,736 // 1568 = 43,826,196 blocks planned.
     assert out["planned_blocks"] == 43_826_196 and out["allocated_blocks"] == 20
     for key in ("gather_gbps", "scatter_gbps", "copy_gbps"):
