@@ -856,9 +856,10 @@ def test_model_page_names_the_cache_dtypes():
 
 
 def test_layout_gives_the_state_row_padding_vllm_logs():
-    # SPEC 3.1: Qwen3-Next at P 544 pads the 548,864 B state row to 544 x 1,024 = 557,056 B,
-    # "Padding mamba page size by 1.49%"; of the whole block (36 state rows) it is 1.10%
+    # Qwen3-Next (TP 1) at P 544 pads the 1,097,728 B state row to 544 x 2,048 = 1,114,112 B:
+    # "Padding mamba page size by 1.49%", as SPEC 3.1 anchors it at TP 2 (both halve); of the
+    # whole block (36 state rows of 48) it is 1.10%
     at = open_app("app_pages/layout.py")
     (pad,) = [m for m in at.metric if m.label == "Padding share (uniform pages)"]
-    assert pad.value == f"{36 * 8_192 / (36 * 557_056 + 12 * 557_056):.2%}" == "1.10%"
-    assert pad.proto.delta == f"state row +{8_192 / 548_864:.2%}" == "state row +1.49%"
+    assert pad.value == f"{36 * 16_384 / (48 * 1_114_112):.2%}" == "1.10%"
+    assert pad.proto.delta == f"state row +{16_384 / 1_097_728:.2%}" == "state row +1.49%"
