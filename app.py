@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from app_pages._common import frame, sync_url
+from app_pages._common import end_run, frame, sync_url
 
 st.set_page_config(page_title="FlatKV Explorer", page_icon=":material/view_module:",
                    layout="wide")
@@ -28,7 +28,8 @@ PAGES = [
 
 
 nav = st.navigation(PAGES)
-# the Model page ("/", url_path "") has no budget of its own
-frame(nav.url_path or "model", page_shows_budget=nav.title != "Model")
+page = nav.url_path or "model"  # the default page, Model, is served at "/"
+frame(page, page_shows_budget=page != "model")  # the Model page has no budget of its own
 nav.run()
 sync_url()
+end_run()

@@ -36,24 +36,57 @@ STATE_KEY = "flatkv.state"
 NOTICES_KEY = "flatkv.notices"
 ERRORS_KEY = "flatkv.errors"
 DRAWN_KEY = "flatkv.drawn"
-_UNSET = object()  # no value yet: a widget not drawn on the last run
+_UNSET = object()  # a key the session does not hold
 
 
 @dataclass
 class DrawnWidgets:
-    """Keys of the bound widgets drawn on the last run of this page, and on this run so far."""
+    """Keys of the widgets set from state (``show_value``) on the last run of this page, and on
+    this run so far."""
 
     page: str
     last: frozenset[str]
-    now: set[str]  # filled by bind as this run draws
+    now: set[str]  # filled by show_value as this run draws
+    finished: bool = False  # set by end_run; a rerun that cuts a run short leaves it False
 
 
 def start_run(page: str) -> None:
-    """Begin a run of ``page``: what the last run drew counts only if it drew the same page."""
+    """Begin a run of ``page``: what the last run drew counts only if it drew the same page.
+    A run cut short by a rerun drew only part of the page; the browser still shows the rest
+    from the run before, so those keys count as drawn too."""
     ss = st.session_state
     previous = ss.get(DRAWN_KEY)
-    last = frozenset(previous.now) if previous is not None and previous.page == page else None
-    ss[DRAWN_KEY] = DrawnWidgets(page, last or frozenset(), set())
+    last: frozenset[str] = frozenset()
+    if previous is not None and previous.page == page:
+        last = frozenset(previous.now if previous.finished else previous.last | previous.now)
+    ss[DRAWN_KEY] = DrawnWidgets(page, last, set())
+
+
+def end_run() -> None:
+    """Mark this run as drawn to the end (app.py calls it after the page)."""
+    drawn = st.session_state.get(DRAWN_KEY)
+    if drawn is not None:
+        drawn.finished = True
+
+
+def show_value(key: str, value: Any, *, write: bool = True) -> None:
+    """Set the widget of ``key`` to ``value`` before it is drawn, where that is needed.
+
+    Any write tells the browser to reset the widget; a write of an unchanged value, landing
+    while the user types into it, would throw the entry away. So a widget this page drew on its
+    last run is written only when ``value`` moved away from what it shows. A widget new to this
+    run is always written, even when the key holds the same value: that value may belong to the
+    same-key widget of another page (streamlit 1.5x tells keyed widgets apart by key and page
+    only, so a widget whose other arguments change keeps its identity), and the new widget
+    would start from its minimum. ``write=False`` only records that the widget is drawn.
+    """
+    ss = st.session_state
+    drawn = ss.get(DRAWN_KEY)
+    seen = drawn is not None and key in drawn.last
+    if drawn is not None:
+        drawn.now.add(key)
+    if write and (not seen or ss.get(key, _UNSET) != value):
+        ss[key] = value
 
 
 def state() -> AppState:
@@ -105,19 +138,8 @@ def bind(
     """
     ss = st.session_state
     key = f"w.{field}"
-    want = to_widget(getattr(state(), field))
-    drawn = ss.get(DRAWN_KEY)
-    seen = drawn is not None and key in drawn.last
-    if drawn is not None:
-        drawn.now.add(key)
-    # Write a widget drawn on the last run only when the state moved away from what it shows.
-    # Any write tells the browser to reset the widget; a write of an unchanged value, landing
-    # while the user types into it, would throw the entry away. A widget new to this run must
-    # be written even when the key holds the same value: that value belongs to the widget of
-    # another page (streamlit tells same-key widgets apart by page), and the new one would
-    # start from its minimum. A rejected entry stays on screen, next to its error.
-    if field not in ss[ERRORS_KEY] and (not seen or ss.get(key, _UNSET) != want):
-        ss[key] = want
+    # a rejected entry stays on screen, next to its error
+    show_value(key, to_widget(getattr(state(), field)), write=field not in ss[ERRORS_KEY])
 
     def changed() -> None:
         try:
@@ -132,11 +154,6 @@ def bind(
         owner = getattr(widget, "__self__", st)
         owner.error(error)
     return value
-
-
-def set_widget(field: str, value: Any) -> None:
-    """Move a bound widget to ``value`` (from a callback, before the widget is drawn)."""
-    st.session_state[f"w.{field}"] = value
 
 
 @contextmanager
@@ -196,9 +213,10 @@ def state_only_hint(s: AppState, planner: str) -> str:
 def current_analysis(s: AppState | None = None, *, planner: str | None = None) -> PlanAnalysis:
     s = s or state()
     planner = planner or s.planner
+    profile, budget = s.profile(), s.budget()  # their errors carry no planner hint
     try:
-        return cached_analysis(s.profile(), s.block_size, s.effective_alignment,
-                               s.budget().cache_bytes, planner)
+        return cached_analysis(profile, s.block_size, s.effective_alignment, budget.cache_bytes,
+                               planner)
     except ValueError as exc:
         hint = state_only_hint(s, planner)
         if not hint:
