@@ -8,7 +8,7 @@ from dataclasses import replace
 
 import streamlit as st
 
-from app_pages._common import chart, state, table, update, user_errors
+from app_pages._common import chart, show_value, state, table, update, user_errors
 from flatkv import app_model, charts
 from flatkv.app_model import CUSTOM, CUSTOM_SPEC, DTYPE_FIELDS, KIND_TEMPLATES, RawModel, SpecDraft
 from flatkv.dtypes import KNOWN_DTYPES
@@ -69,26 +69,38 @@ def _set_draft(draft: SpecDraft) -> None:
     _use_spec(spec)
 
 
-def _edited(change, *, renames: bool = True) -> bool:
-    """A widget callback: the draft changed by ``change(draft)``; a bad change shows why.
-
-    A changed preset stops being the preset: it takes the name "<preset> (edited)", so pages
-    and links do not show altered figures under the preset's name (unless ``renames`` is off:
-    the name itself is the edit)."""
-    before = ss[DRAFT]
+def _edited(change) -> bool:
+    """A widget callback: the draft changed by ``change(draft)``; a bad change shows why."""
     try:
-        draft = change(before)
+        draft = change(ss[DRAFT])
     except ValueError as exc:
         ss["spec.error"] = str(exc)
         return False
-    if renames and draft != before and draft.name in app_model.model_names():
-        draft = replace(draft, name=f"{draft.name} (edited)")
-    _set_draft(draft)
+    _set_draft(_named_for_its_figures(draft))
     return True
 
 
+EDITED = " (edited)"
+
+
+def _named_for_its_figures(draft: SpecDraft) -> SpecDraft:
+    """A preset's name only on a model with the preset's figures: a changed preset goes by
+    "<preset> (edited)", so pages and links never show altered figures under the preset's name,
+    and one changed back (or changed in nothing that reaches the cache) by the preset's name."""
+    preset = draft.name.removesuffix(EDITED)
+    if preset not in app_model.model_names():
+        return draft
+    try:
+        ours = replace(draft.to_spec().profile(), name="")
+    except ValueError:  # not a model yet: named once it builds
+        return draft
+    same = ours == replace(app_model.preset_spec(preset).profile(), name="")
+    name = preset if same else preset + EDITED
+    return draft if name == draft.name else replace(draft, name=name)
+
+
 def _edit_text(field: str) -> None:
-    _edited(lambda d: replace(d, **{field: ss[_spec_key(field)]}), renames=field != "name")
+    _edited(lambda d: replace(d, **{field: ss[_spec_key(field)]}))
 
 
 def _edit_field(kind: str, field: str) -> None:
@@ -116,15 +128,15 @@ def _use_spec(spec: ModelSpec) -> None:
 
 
 def _show_draft(draft: SpecDraft) -> None:
-    """Set every editor widget from the draft (before they are drawn)."""
-    ss[_spec_key("name")] = draft.name
-    ss[_spec_key("pattern")] = draft.pattern
+    """Set every editor widget from the draft (before they are drawn), where it differs."""
+    show_value(_spec_key("name"), draft.name)
+    show_value(_spec_key("pattern"), draft.pattern)
     for d in DTYPE_FIELDS:
-        ss[_spec_key(d)] = getattr(draft, d)
+        show_value(_spec_key(d), getattr(draft, d))
     for kind, geometry in draft.kinds:
         for field, value in geometry:
             if field != "kind":
-                ss[_spec_key(field, kind)] = value or 0
+                show_value(_spec_key(field, kind), value or 0)
 
 
 def spec_editor(spec: ModelSpec | None) -> None:
@@ -190,8 +202,9 @@ def picker() -> None:
     source = st.segmented_control("Source", SOURCES, key="model.source", default=default)
     if source == SOURCES[0]:
         names = app_model.model_names()
-        if ss.get("w.model") not in names or s.model in names:
-            ss["w.model"] = s.model if s.model in names else app_model.DEFAULT_MODEL
+        shown = ss.get("w.model")  # a picked preset stays while the model is not a preset
+        show_value("w.model", s.model if s.model in names else shown if shown in names
+                   else app_model.DEFAULT_MODEL)
         st.selectbox("Preset", names, key="w.model", on_change=_pick_preset,
                      help="Bundled model specifications (assets/presets), per SPEC.md section 2.")
         if s.model not in names:
