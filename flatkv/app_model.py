@@ -34,8 +34,9 @@ PROFILE_FORMAT = "flatkv-profile/1"
 
 CUSTOM_SPEC = "spec"  # the model is the edited specification carried in the URL
 DEFAULT_MODEL = "Qwen3-Next-80B-A3B"
-_URL_SPEC_FIELDS = ("format", "name", "model_layers", "kv_dtype", "conv_dtype", "ssm_dtype",
-                    "kinds", "pattern")
+# what a link carries of a spec; the source says where it came from (a config.json's ssm dtype)
+_URL_SPEC_FIELDS = ("format", "name", "source", "model_layers", "kv_dtype", "conv_dtype",
+                    "ssm_dtype", "kinds", "pattern")
 MAX_SPEC_URL = 8192  # characters of a packed spec in a link
 
 
@@ -61,8 +62,8 @@ def spec_from_json(text: str) -> ModelSpec:
 
 
 def spec_to_json(spec: ModelSpec) -> str:
-    """Canonical compact JSON of a spec as the app carries it (no source / notes, TP 1: the
-    sidebar's TP applies on top)."""
+    """Canonical compact JSON of a spec as the app carries it (no notes, TP 1: the sidebar's TP
+    applies on top)."""
     data = spec.with_options(tp=1).to_dict()
     return json.dumps({k: data[k] for k in _URL_SPEC_FIELDS if k in data},
                       separators=(",", ":"))
