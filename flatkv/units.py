@@ -59,8 +59,9 @@ def parse_size(text: str | int, *, field: str = "size", whole: bool = False) -> 
             )
     exact = value * _UNITS[unit]
     if whole and exact.denominator != 1:
-        raise ValueError(f"{field} {text!r} is {float(exact):g} bytes, not a whole number of "
-                         "bytes: give whole bytes, e.g. 4096 or 4KiB")
+        low = int(exact)
+        raise ValueError(f"{field} {text!r} is not a whole number of bytes (between {low:,} "
+                         f"and {low + 1:,}): give whole bytes, e.g. 4096 or 4KiB")
     nbytes = int(exact)  # floor: value is never negative here
     if nbytes < 0:
         raise ValueError(f"{field} must not be negative, got {text!r}")

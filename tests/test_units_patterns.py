@@ -43,10 +43,14 @@ def test_parse_size_errors(text, match):
 def test_a_row_size_must_be_whole_bytes():
     # a budget floors (above); bytes per slot or per state tensor are never a fraction
     assert parse_size("1.5KiB", field="kv", whole=True) == 1536
-    with pytest.raises(ValueError, match=r"kv '1\.5' is 1\.5 bytes, not a whole number"):
+    with pytest.raises(ValueError, match=r"kv '1\.5' is not a whole number of bytes \(between "
+                       r"1 and 2\): give whole bytes"):
         parse_size("1.5", field="kv", whole=True)
-    with pytest.raises(ValueError, match=r"--state ssm '0\.3KiB' is 307\.2 bytes"):
+    with pytest.raises(ValueError, match=r"--state ssm '0\.3KiB' is not a whole number of bytes "
+                       r"\(between 307 and 308\)"):
         parse_named_sizes("conv=1,ssm=0.3KiB", field="--state")
+    with pytest.raises(ValueError, match=r"between 123,456,789 and 123,456,790"):  # exact, not 1e8
+        parse_size("123456789.5", whole=True)
 
 
 def test_format_bytes():
