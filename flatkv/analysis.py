@@ -114,9 +114,10 @@ class PlanTotals:
 
     @property
     def token_slots(self) -> int:
-        """num_blocks x P: token rows per slot, not the tokens requests can keep. A page id
-        serves one group at a time (SPEC 3.3), so that capacity is a layout's
-        ``StrategyResult.capacity_tokens`` (half of this for two equal groups)."""
+        """num_blocks x P: the tokens the pool would hold if every page id held history of one
+        group. Not what requests can keep: a page id serves one group at a time (SPEC 3.3), so
+        that is a layout's ``StrategyResult.capacity_tokens`` (half of this for two equal
+        groups)."""
         return self.num_blocks * self.block_size
 
     @property

@@ -106,10 +106,12 @@ def test_page_assignment_interleaves_unequal_groups_in_proportion():
     # SPEC 3.5, T = 12,288, P = 16, S = 8,192: full 768 + 3 + 1; sliding 3 x ceil(127 / 16)
     # + ceil(8,192 / 16) + 3 + 1
     assert pages.per_group == {"sliding_attention": 540, "full_attention": 772}
-    # the k-th page of a group of n sits at (2k + 1) / 2n of the run: sort all of them
-    every = sorted(((2 * k + 1) / (2 * n), i, g)
-                   for i, (g, n) in enumerate(pages.per_group.items()) for k in range(n))
-    assert pages.owners[1:1 + 540 + 772] == tuple(g for _, _, g in every)
+    handed = pages.owners[1:1 + 540 + 772]
+    assert handed.count("sliding_attention") == 540 and handed.count("full_attention") == 772
+    # every prefix of the run gives each group its share of the ids, give or take one
+    for k in range(1, len(handed) + 1):
+        sliding = handed[:k].count("sliding_attention")
+        assert abs(sliding - k * 540 / (540 + 772)) <= 1, k
 
 
 def test_page_assignment_lists_only_the_ids_it_shows(analysis):

@@ -150,12 +150,16 @@ def test_model_page_edits_heads_and_dtypes_of_a_preset():
     assert at.text_input(key="spec.name").value == "Llama-3.1-8B (edited)"
     assert at.subheader[0].value == "Llama-3.1-8B (edited)"
     assert "Llama-3.1-8B (edited)" in at.sidebar.caption[0].value
-    at.text_input(key="spec.name").set_value("Llama-3.1-8B").run()  # a rename is the user's
+    at.text_input(key="spec.name").set_value("Llama-3.1-8B").run()  # not while it differs
+    assert at.subheader[0].value == "Llama-3.1-8B (edited)"
+    at.number_input(key="spec.full.kv_heads").set_value(8).run()  # changed back: the preset
     assert at.subheader[0].value == "Llama-3.1-8B"
-    at.text_input(key="spec.name").set_value("Llama-3.1-8B (edited)").run()
+    at.selectbox(key="spec.ssm_dtype").set_value("float32").run()  # no state layer: no change
+    assert at.subheader[0].value == "Llama-3.1-8B"
+    at.number_input(key="spec.full.kv_heads").set_value(4).run()
     at.selectbox(key="spec.kv_dtype").set_value("float8_e4m3fn").run()
-    assert at.subheader[0].value == "Llama-3.1-8B (edited)"  # not "(edited) (edited)"
     assert at.dataframe[0].value.iloc[0]["KV bytes per token"] == 1024
+    assert at.subheader[0].value == "Llama-3.1-8B (edited)"
     # a pattern over an unknown kind name: the spec's own message, as st.error
     at.text_input(key="spec.pattern").set_value("full*30,mamba*2").run()
     assert not at.exception
@@ -230,6 +234,13 @@ def test_model_page_loads_a_config_json_and_model_json():
     assert metrics(at)["Cache layers"] == "4"
     # 2 KV heads x (64 + 64) x 2 B = 512 B per token per layer (head_dim 512 / 8 = 64)
     assert at.dataframe[0].value.iloc[0]["KV bytes per token"] == 512
+    # a hybrid's source says where its ssm dtype came from, and the link keeps it
+    at.text_area(key="hf.paste").set_value('{"model_type": "nemotron_h"}').run()
+    at.button(key="hf.load").click().run()
+    why = "ssm state float32 from transformers' default for mamba_ssm_cache_dtype"
+    assert any(c.value.endswith(why) for c in at.caption)
+    again = open_app("app_pages/model.py", dict(at.query_params))
+    assert any(c.value.endswith(why) for c in again.caption)
     # pasted text is JSON, never taken for a path or a model id
     at.text_area(key="hf.paste").set_value("hello this is not json {").run()
     at.button(key="hf.load").click().run()
@@ -770,10 +781,38 @@ def test_an_edit_does_not_tell_the_browser_to_reset_the_other_widgets():
     at = open_app("app_pages/gpu.py", TINY_LINK)
     at.number_input(key="w.lab_max_blocks").set_value(8).run()
     assert_clean(at)
-    widgets = [*at.number_input, *at.sidebar.number_input, *at.sidebar.selectbox]
-    assert {w.key for w in widgets} >= {"w.lab_pages", "w.lab_rounds", "w.block_size"}
-    assert [w.key for w in widgets if w.proto.set_value] == []
+    assert {w.key for w in keyed_widgets(at)} >= {"w.lab_pages", "w.lab_rounds", "w.block_size",
+                                                  "w.lab_kernels", "w.mem_fraction"}
+    assert [w.key for w in keyed_widgets(at) if w.proto.set_value] == []
     assert at.number_input(key="w.lab_max_blocks").value == 8
+    for page in PAGES:  # and a plain rerun of any page resets nothing
+        at.switch_page(page).run()
+        at.run()
+        assert [w.key for w in keyed_widgets(at) if w.proto.set_value] == [], page
+    # the spec editor: an edit writes back only the field it changes (the name, "(edited)")
+    at = open_app("app_pages/model.py", {"model": "Llama-3.1-8B"})
+    at.segmented_control(key="model.source").set_value("Edit by hand").run()
+    at.number_input(key="spec.full.kv_heads").set_value(4).run()
+    assert {w.key for w in keyed_widgets(at)} >= {"spec.pattern", "spec.full.head_dim_k"}
+    assert [w.key for w in keyed_widgets(at) if w.proto.set_value] == ["spec.name"]
+    at.run()
+    assert [w.key for w in keyed_widgets(at) if w.proto.set_value] == []
+
+
+def keyed_widgets(at: AppTest) -> list:
+    """Every keyed widget AppTest sees, main area and sidebar, whatever its type."""
+    found = []
+
+    def walk(node) -> None:
+        proto = getattr(node, "proto", None)
+        if proto is not None and hasattr(proto, "set_value") and getattr(node, "key", None):
+            found.append(node)
+        children = getattr(node, "children", None)
+        for child in children.values() if isinstance(children, dict) else ():
+            walk(child)
+
+    walk(at._tree)
+    return found
 
 
 def test_a_widget_on_the_next_page_shows_the_view_not_its_minimum():
