@@ -902,3 +902,11 @@ def test_layout_gives_the_state_row_padding_vllm_logs():
     (pad,) = [m for m in at.metric if m.label == "Padding share (uniform pages)"]
     assert pad.value == f"{36 * 16_384 / (48 * 1_114_112):.2%}" == "1.10%"
     assert pad.proto.delta == f"state row +{16_384 / 1_097_728:.2%}" == "state row +1.49%"
+
+
+def test_the_planner_hint_stays_off_a_budget_error():
+    # with the budget wrong as well, the page explains the budget, without the planner hint
+    at = open_app("app_pages/layout.py", {**STATE_ONLY_LINK, "weights": "500GB"})
+    assert not at.exception
+    (error,) = [e.value for e in at.error]
+    assert "weights" in error and "pick the planner" not in error
