@@ -424,8 +424,9 @@ def engine_options(fields: tuple[str, ...] = ENGINE_FIELDS, *, label: str = "Eng
     """An expander of engine options, each a bound AppState field (in the URL too); ``fields``
     picks the ones that change what the page shows."""
     changed = state().changed_engine_options(fields)
+    # keyed: its label changes with the count, and it must stay open while the user edits
     with st.expander(label + (f" ({len(changed)} changed)" if changed else ""),
-                     icon=":material/tune:"):
+                     icon=":material/tune:", key=f"options.{label}"):
         columns = [(title, [f for f in group if f in fields]) for title, group in ENGINE_COLUMNS]
         columns = [(title, group) for title, group in columns if group]
         for (title, group), column in zip(columns, st.columns(3), strict=False):

@@ -83,7 +83,7 @@ def settings(bench, devices: tuple[str, ...], a: PlanAnalysis) -> dict | None:
          disabled=state().lab_sweep == "pages per call",  # the sweep list gives them
          help="Pages one gather / scatter moves. Automatic: "
          f"{_per_device(bench.DEFAULT_CALL_BYTES)} of pages, at most half the pool.")
-    bind(c[2].segmented_control, "lab_sweep", "Sweep", options=gpu_view.SWEEPS,
+    bind(c[2].segmented_control, "lab_sweep", "Sweep", options=gpu_view.SWEEPS, required=True,
          from_widget=lambda v: v or gpu_view.SWEEPS[0])
     s = state()
     # the pool a run would get, for the suggestions; no free-memory query here (on CUDA that

@@ -199,7 +199,8 @@ def picker() -> None:
     s = state()
     default = SOURCES[4] if s.model == CUSTOM else SOURCES[3] if s.model == CUSTOM_SPEC else \
         SOURCES[0]
-    source = st.segmented_control("Source", SOURCES, key="model.source", default=default)
+    source = st.segmented_control("Source", SOURCES, key="model.source", default=default,
+                                  required=True)  # a second click must not deselect it
     if source == SOURCES[0]:
         names = app_model.model_names()
         shown = ss.get("w.model")  # a picked preset stays while the model is not a preset

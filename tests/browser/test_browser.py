@@ -128,3 +128,27 @@ def test_gpu_lab_runs_a_tiny_benchmark(page, app_url):
     expect(plots).to_have_count(1, timeout=TIMEOUT)
     assert page.locator('[data-testid="stException"]').count() == 0
     assert page.locator('[data-testid="stAlertContentError"]').count() == 0
+
+
+def test_engine_options_stay_open_while_editing(page, app_url):
+    # the expander's label counts the changed options; a new label used to close it
+    open_view(page, f"{app_url}/compare", "Compare")
+    page.get_by_text("Engine options").first.click()
+    box = page.get_by_role("spinbutton", name="Kernel block size A (tokens)")
+    expect(box).to_be_visible(timeout=TIMEOUT)
+    box.fill("32")
+    box.press("Enter")
+    page.wait_for_function("() => location.search.includes('kernel=32')", timeout=TIMEOUT)
+    expect(page.get_by_text("Engine options (1 changed)")).to_be_visible(timeout=TIMEOUT)
+    expect(box).to_be_visible()
+    expect(box).to_have_value("32")
+
+
+def test_a_second_click_on_the_model_source_keeps_it(page, app_url):
+    open_view(page, f"{app_url}/", "Model")
+    preset = page.get_by_role("radio", name="Preset")
+    expect(preset).to_have_attribute("aria-checked", "true", timeout=TIMEOUT)
+    preset.click()  # already selected: it used to deselect and open the raw-bytes editor
+    page.wait_for_timeout(1500)
+    expect(preset).to_have_attribute("aria-checked", "true")
+    assert page.get_by_text("KV bytes per token per layer").count() == 0
