@@ -52,7 +52,7 @@ with user_errors():
                + "Concurrency: requests of this context length the layout holds at once, "
                "counted with the engine's pages per request.")
     for note in (app_data.sliding_capacity_text(s.profile()) if has_history else "",
-                 app_data.logged_capacity_text(results),
+                 app_data.logged_capacity_text(results), app_data.two_pool_text(results),
                  app_data.short_of_one_request_text(rows, s.context)):
         if note:
             st.caption(note)

@@ -18,6 +18,7 @@ from flatkv.analysis import PlanAnalysis, analysis_to_dict
 from flatkv.plan import SLIDING_ATTENTION
 from flatkv.profile import CacheProfile
 from flatkv.strategies import LOGGED_AS, StrategyResult
+from flatkv.strategies.base import ratio_text
 from flatkv.units import concurrency_text, concurrency_value
 from flatkv.workload import Workload, covers, group_pages, pool_from_plan
 
@@ -367,6 +368,22 @@ def sliding_capacity_text(profile: CacheProfile) -> str:
             f"eviction, as SPEC 3.3 and vLLM's log count them). A request keeps only its window"
             f"{window} there, so one request can run longer than the capacity; concurrency "
             "counts that.")
+
+
+def two_pool_text(results: Sequence[StrategyResult]) -> str:
+    """Why blocks x block bytes can exceed the budget: SGLang with full and sliding layers keeps
+    two token pools, and its block is one page in both while the swa pool holds only r_swa x as
+    many pages. Empty when no layout here has two pools."""
+    for r in results:
+        if r.applies and "swa_page_bytes" in r.extras:
+            x = r.extras
+            return (f"{STRATEGY_TITLES.get(r.strategy, r.strategy)}: a block is one page in both "
+                    f"token pools ({x['full_page_bytes']:,} B full + {x['swa_page_bytes']:,} B "
+                    f"sliding), and the sliding pool holds {x['swa_tokens']:,} tokens against "
+                    f"the full pool's {r.num_blocks * r.block_size:,} (r_swa = "
+                    f"{ratio_text(x['swa_full_tokens_ratio'])}), so blocks x block bytes is more "
+                    "than the budget.")
+    return ""
 
 
 def logged_capacity_text(results: Sequence[StrategyResult]) -> str:

@@ -189,3 +189,22 @@ def test_sliding_layers_explain_why_one_request_outruns_the_capacity():
         "128 tokens there, so one request can run longer than the capacity; concurrency counts "
         "that.")
     assert app_data.sliding_capacity_text(profile_for("Qwen3-Next-80B-A3B", None, 1)) == ""
+
+
+def test_two_pool_text_explains_sglang_blocks_over_the_budget():
+    from flatkv.app_model import profile_for
+    from flatkv.strategies import StrategyOptions, compare
+
+    budget = 76_968_728_985
+    results = compare(profile_for("gpt-oss-20b", None, 1), budget_bytes=budget,
+                      context_tokens=None, options=StrategyOptions())
+    # F = 2,048 B per token per layer, 12 full + 12 sliding layers, r_swa = 0.8
+    full = int(budget / (2048 * 12 + 0.8 * 2048 * 12))
+    assert full == 1_739_925 and full * 24 * 2048 > budget
+    assert app_data.two_pool_text(results) == (
+        "SGLang: a block is one page in both token pools (24,576 B full + 24,576 B sliding), and "
+        f"the sliding pool holds {int(0.8 * full):,} tokens against the full pool's {full:,} "
+        "(r_swa = 0.8), so blocks x block bytes is more than the budget.")
+    qwen = compare(profile_for("Qwen3-Next-80B-A3B", None, 1), budget_bytes=budget,
+                   context_tokens=None, options=StrategyOptions())
+    assert app_data.two_pool_text(qwen) == ""
