@@ -212,16 +212,22 @@ def show(last: gpu_view.LabRun, a: PlanAnalysis) -> None:
         c[1].metric("Allocated blocks", f"{al.allocated_blocks:,}",
                     delta=f"of {al.planned_blocks:,} planned", delta_color="off",
                     delta_arrow="off")
-        c[2].metric("Pages per call", f"{first.pages_per_call:,}")
-        c[3].metric("Bytes per call", format_bytes(first.call_bytes),
-                    help=f"{first.call_bytes:,} B = {first.pages_per_call:,} pages x "
+        # a pages-per-call sweep ran on this one pool: give the range it covered
+        pages = [r.pages_per_call for r in results]
+        calls = [r.call_bytes for r in results]
+        c[2].metric("Pages per call", gpu_view.value_span(pages))
+        c[3].metric("Bytes per call", gpu_view.value_span(calls, format_bytes),
+                    help=f"{gpu_view.value_span(calls)} B = {gpu_view.value_span(pages)} pages x "
                     f"{first.page_bytes:,} B")
         st.caption(f"Pool limited by {al.limited_by}: {al.allocated_blocks:,} blocks x "
                    f"{al.page_bytes:,} B = {fmt_bytes(al.allocated_bytes)} of the planned "
                    f"{fmt_bytes(al.planned_bytes)}.")
     else:
         table([r.table_row() for r in allocation])
-    table(pd.DataFrame(gpu_view.result_rows(results)))
+    table(pd.DataFrame(gpu_view.result_rows(results)),
+          formats={"GB/s": "%.2f", "median (ms)": "%.3f"})
+    if first.device == "cpu":
+        st.caption(gpu_view.NO_HOST_MIRROR)
     if first.nominal_peak_gbps is None:
         st.caption(f"No nominal peak bandwidth is known for {first.device_name}.")
     st.caption(first.counting[0].upper() + first.counting[1:] + ".")

@@ -394,6 +394,10 @@ def bandwidth_sweep(
             + ("%{customdata[0]} pages per call" if pages else "page %{customdata[0]} B")
             + "<br>%{customdata[1]} B (%{customdata[2]}) per call<extra></extra>",
         ))
-    fig.update_xaxes(type="log", title="pages per call" if pages else f"page bytes ({unit})")
+    # ticks at the swept values only: a log axis would label 1.5 or 3 pages per call
+    swept = sorted({v for s in series for v in s.x})
+    fig.update_xaxes(type="log", title="pages per call" if pages else f"page bytes ({unit})",
+                     tickmode="array", tickvals=[v / scale for v in swept],
+                     ticktext=[f"{v:,}" if pages else f"{v / scale:.3g}" for v in swept])
     fig.update_yaxes(title="GB/s (1e9 bytes per second)", rangemode="tozero")
     return _layout(fig, title=title, height=420)

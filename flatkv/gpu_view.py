@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -22,6 +22,8 @@ if TYPE_CHECKING:
     from flatkv.gpu.bench import BenchResult
 
 NO_GPU = "No CUDA GPU on this machine: timing the CPU, same flow."
+NO_HOST_MIRROR = ("No host mirror figures on the CPU: the pool already is host memory, so there "
+                  "is no bus to cross (pages to and from a pinned host buffer are timed on CUDA).")
 # Timed rounds the page starts with: a CPU run of the default model then takes a few seconds;
 # a GPU round is milliseconds, so it can afford the library's 15.
 DEFAULT_REPEATS = {"cpu": 3, "cuda": 15}
@@ -240,6 +242,12 @@ def plan_key(model: str, plan: FlatMemoryPlan) -> tuple:
 # Table rows, chart series, exports
 
 
+def value_span(values: Sequence[int], fmt: Callable[[int], str] = "{:,}".format) -> str:
+    """One value, or the range a sweep covered: ``4``, ``1 to 8``."""
+    low, high = min(values), max(values)
+    return fmt(low) if low == high else f"{fmt(low)} to {fmt(high)}"
+
+
 def _percent(share: float | None) -> str | None:
     return None if share is None else f"{share:.1%}"
 
@@ -258,7 +266,8 @@ def result_rows(results: Sequence[BenchResult], *, text: bool = True) -> list[di
                 "P (tokens)": r.block_size,
                 "page bytes": r.page_bytes,
                 "pages per call": r.pages_per_call,
-                "operation": f.operation,
+                "operation": OPERATION_TITLES.get(f.operation, f.operation) if text
+                else f.operation,
                 "implementation": f.implementation,
                 "GB/s": round(f.gbps, 2),
                 "baseline": f.baseline,

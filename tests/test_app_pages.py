@@ -477,7 +477,8 @@ def test_gpu_page_runs_a_cpu_benchmark(small_flush):
     tiny_run(at)
     assert_clean(at)
     rows = at.dataframe[0].value.set_index("operation")
-    assert list(rows.index) == ["copy", "gather", "scatter"]  # no state rows in this model
+    # named as the chart names them; no state rows in this model
+    assert list(rows.index) == ["device copy", "gather", "scatter"]
     assert set(rows["bytes per call"]) == {3 * TINY_PAGE}  # 3 pages per call x 131,072 B
     assert set(rows["P (tokens)"]) == {16}  # the link's block size: 2 x 4,096 x 16 = TINY_PAGE
     assert set(rows["bytes counted"]) == {2 * 3 * TINY_PAGE}  # read + written
@@ -504,6 +505,10 @@ def test_gpu_page_sweeps_pages_per_call(small_flush):
     gather = at.dataframe[0].value.query("operation == 'gather'")
     assert list(gather["bytes per call"]) == [TINY_PAGE, 2 * TINY_PAGE]
     assert len(at.get("plotly_chart")) == 1
+    # the figures cover the whole sweep, not its first run: 128 KiB = TINY_PAGE
+    assert metrics(at)["Pages per call"] == "1 to 2"
+    assert metrics(at)["Bytes per call"] == "128.00 KiB to 256.00 KiB"
+    assert any(c.value.startswith("No host mirror figures on the CPU") for c in at.caption)
 
 
 def test_gpu_page_says_the_device_is_busy(small_flush):

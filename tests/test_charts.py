@@ -168,12 +168,16 @@ def test_bandwidth_sweep_over_pages_and_page_bytes():
     assert gather.line.dash == "solid" and gather.line.color == COLORS["gather"]
     assert _trace(fig, "scatter (triton)").marker.symbol == "diamond"
     assert fig.layout.xaxis.type == "log" and fig.layout.xaxis.title.text == "pages per call"
+    # ticks only at the swept values (a log axis labels 1.5, 2.5 ... pages otherwise)
+    assert list(fig.layout.xaxis.tickvals) == [1, 4] and list(fig.layout.xaxis.ticktext) == [
+        "1", "4"]
     from flatkv.gpu_view import Series
 
     by_bytes = charts.bandwidth_sweep([Series("gather", "torch", (MiB, 4 * MiB), (5.0, 7.0),
                                               (MiB, 4 * MiB))], x="page_bytes")
     assert list(by_bytes.data[0].x) == [1.0, 4.0]
     assert by_bytes.layout.xaxis.title.text == "page bytes (MiB)"
+    assert list(by_bytes.layout.xaxis.ticktext) == ["1", "4"]
     assert by_bytes.data[0].customdata[1][0] == "4,194,304"
 
 

@@ -127,8 +127,13 @@ def test_cap_reason_text():
 
 def test_result_rows_show_bytes_and_shares():
     rows = gpu_view.result_rows([result()])
+    # the screen names operations as the charts do; the CSV keeps the JSON's keys
     assert [(r["operation"], r["implementation"]) for r in rows] == [
-        ("copy", "copy"), ("gather", "torch"), ("scatter", "torch"), ("state_copy", "torch")]
+        ("device copy", "copy"), ("gather", "torch"), ("scatter", "torch"),
+        ("state-row copy", "torch")]
+    assert [r["operation"] for r in gpu_view.result_rows([result()], text=False)] == [
+        "copy", "gather", "scatter", "state_copy"]
+    assert gpu_view.value_span([4]) == "4" and gpu_view.value_span([8, 1, 2]) == "1 to 8"
     gather = rows[1]
     # a page-bytes sweep plans each block size anew: each row says which P it ran
     assert list(gather)[:3] == ["P (tokens)", "page bytes", "pages per call"]
