@@ -216,7 +216,9 @@ def show(last: gpu_view.LabRun, a: PlanAnalysis) -> None:
         pages = [r.pages_per_call for r in results]
         calls = [r.call_bytes for r in results]
         c[2].metric("Pages per call", gpu_view.value_span(pages))
-        c[3].metric("Bytes per call", gpu_view.value_span(calls, format_bytes),
+        c[3].metric("Bytes per call", format_bytes(max(calls)),  # a range would not fit
+                    delta=f"from {format_bytes(min(calls))}" if len(set(calls)) > 1 else None,
+                    delta_color="off", delta_arrow="off",
                     help=f"{gpu_view.value_span(calls)} B = {gpu_view.value_span(pages)} pages x "
                     f"{first.page_bytes:,} B")
         st.caption(f"Pool limited by {al.limited_by}: {al.allocated_blocks:,} blocks x "
