@@ -184,3 +184,16 @@ def test_exports():
     rows = list(csv.DictReader(io.StringIO(gpu_view.results_csv(run.results))))
     assert rows[1]["operation"] == "gather" and rows[1]["bytes per call"] == "12544"
     assert rows[1]["share of baseline"] == "0.5"
+
+
+def test_summary_keeps_the_state_copy_when_triton_is_preferred():
+    from dataclasses import replace
+
+    base = result()
+    triton_gather = figure("gather", "triton", 8 * PAGE, 12.0, copy_gbps=20.0)
+    fused = replace(base, implementations=("torch", "triton"), preferred="triton",
+                    figures=(*base.figures, triton_gather))
+    out = fused.summary()
+    assert out["gather_gbps"] == 12.0  # the preferred (fused) mover's
+    assert out["state_copy_gbps"] == 5.0  # torch's, the only state-row copy there is
+    assert fused.figure("state_copy", "triton") is None  # asked by name: none

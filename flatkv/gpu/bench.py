@@ -155,17 +155,18 @@ class BenchResult:
     warmup: int
     repeats: int
     implementations: tuple[str, ...]
-    preferred: str  # the implementation the summary reports (fastest available by design)
+    preferred: str  # the implementation the summary reports: the fused one where present
     figures: tuple[Figure, ...]
     counting: str = COUNTING
 
     def figure(self, operation: str, implementation: str | None = None) -> Figure | None:
-        """The figure of ``operation`` by ``implementation`` (default: the preferred one)."""
-        impl = implementation or self.preferred
-        for fig in self.figures:
-            if fig.operation == operation and fig.implementation in (impl, "copy"):
+        """The figure of ``operation`` by ``implementation``; by default the preferred one's, or
+        the only figure an operation has (the state-row copy is torch's on every device)."""
+        found = [f for f in self.figures if f.operation == operation]
+        for fig in found:
+            if fig.implementation in (implementation or self.preferred, "copy"):
                 return fig
-        return None
+        return found[0] if implementation is None and len(found) == 1 else None
 
     def summary(self) -> dict[str, object]:
         """The flat dictionary the CLI prints as JSON (GB/s figures rounded to 0.01)."""
