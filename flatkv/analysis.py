@@ -198,17 +198,11 @@ def analyze(
 
     ``alignment`` defaults to ``block_size`` (as in ``equalized_block_size``).
     """
-    if planner not in PLANNERS:
-        raise ValueError(f"planner {planner!r} is unknown: use one of {', '.join(PLANNERS)}")
+    _check_reserved(planner, reserved_bytes_per_block)
     comps = tuple(components)
     alignment = block_size if alignment is None else alignment
     groups, eq = _rows_and_equalizer(comps, block_size, alignment)
     if planner == "packed":
-        if reserved_bytes_per_block:
-            raise ValueError(
-                "reserved_bytes_per_block is only used by the per-component planner: set "
-                "planner='per-component' or leave it 0"
-            )
         plan = plan_tensors(
             comps, block_size=block_size, alignment=alignment, budget_bytes=budget_bytes
         )
@@ -321,7 +315,6 @@ class _SweepModel:
     linear_total: int
     const_total: int
     reserved: int
-    planner: str
 
     def point(self, block_size: int, alignment: int, budget: int) -> SweepPoint:
         p = block_size
@@ -341,14 +334,24 @@ class _SweepModel:
         )
 
 
-def _sweep_model(components: Iterable[ComponentSpec], planner: str, reserved: int) -> _SweepModel:
+def _check_reserved(planner: str, reserved: int) -> None:
+    """Reserved co-resident bytes per block id exist in the per-component planner only."""
     if planner not in PLANNERS:
         raise ValueError(f"planner {planner!r} is unknown: use one of {', '.join(PLANNERS)}")
     check_int("reserved_bytes_per_block", reserved)
+    if reserved and planner == "packed":
+        raise ValueError(
+            "reserved_bytes_per_block is only used by the per-component planner: set "
+            "planner='per-component' or leave it 0"
+        )
+
+
+def _sweep_model(components: Iterable[ComponentSpec], planner: str, reserved: int) -> _SweepModel:
+    _check_reserved(planner, reserved)  # as analyze does: a sweep point is one of its plans
     rows = tuple(r for rs in group_rows(components).values() for r in rs)
     eq = equalize_rows(rows, 1, 1) if planner == "packed" else config_equalizer(rows, 1, 1)
     return _SweepModel(
-        eq, sum(r.linear_bytes for r in rows), sum(r.const_bytes for r in rows), reserved, planner
+        eq, sum(r.linear_bytes for r in rows), sum(r.const_bytes for r in rows), reserved
     )
 
 

@@ -10,7 +10,7 @@ the round trip is tested without a browser.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, replace
 from fractions import Fraction
 
 from flatkv import app_model, gpu_view
@@ -412,6 +412,3 @@ def _decode_model(q: Mapping[str, str]) -> tuple[str, app_model.RawModel | None,
                 f"The custom model in the link is not valid ({exc}); {fallback}")
     return app_model.CUSTOM, raw, None, ""
 
-
-def state_fields() -> list[str]:
-    return [f.name for f in fields(AppState)]

@@ -20,8 +20,6 @@ from typing import Any
 from flatkv.models import ModelSpec
 from flatkv.presets import list_presets, load_preset, load_spec_file
 
-MODEL_SOURCE_OPTIONS = ("preset", "hf_config", "model_file")
-
 
 def add_model_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the model source options (--preset, --hf-config, --model-file) and --tp and dtypes."""

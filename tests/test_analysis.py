@@ -108,6 +108,13 @@ def test_bad_planner_and_reserved():
     with pytest.raises(ValueError, match="only used by the per-component planner"):
         analyze(QWEN35.components(), block_size=16, budget_bytes=10**10,
                 reserved_bytes_per_block=1)
+    # a sweep point is one of analyze's plans: the same refusal, not reserved bytes taken in
+    for sweep, kw in ((sweep_block_sizes, {"block_sizes": [16], "budget_bytes": 10**10}),
+                      (sweep_budgets, {"budgets": [10**10], "block_size": 16})):
+        with pytest.raises(ValueError, match="only used by the per-component planner"):
+            sweep(QWEN35.components(), reserved_bytes_per_block=1, **kw)
+        assert sweep(QWEN35.components(), reserved_bytes_per_block=1, planner="per-component",
+                     **kw)[0].block_bytes == 12 * KV * 1_056 + 36 * (CONV + SSM) + 1
 
 
 @settings(max_examples=200, deadline=None)

@@ -193,10 +193,6 @@ class AllocationReport:
         return self.allocated_blocks < self.planned_blocks
 
 
-def _row_bytes(tensor: TensorPlan) -> int:
-    return sum(b.nbytes_per_block for b in tensor.bindings)
-
-
 Allocator = Callable[[tuple[int, int], torch.device], torch.Tensor]
 
 
