@@ -31,5 +31,5 @@ nav = st.navigation(PAGES)
 page = nav.url_path or "model"  # the default page, Model, is served at "/"
 frame(page, page_shows_budget=page != "model")  # the Model page has no budget of its own
 nav.run()
-sync_url()
+sync_url()  # streamlit clears the query string on a page switch: write the view back
 end_run()

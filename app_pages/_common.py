@@ -102,7 +102,9 @@ def state() -> AppState:
 
 
 def update(**changes: Any) -> AppState:
-    """Change the view; the URL follows at once (callbacks change it, before any drawing)."""
+    """Change the view; the URL follows at once. Widget callbacks call it before the page
+    draws; a page may also drop a setting this machine cannot honour while it draws (the GPU
+    lab's device from a link), before the widget that shows it."""
     new = replace(state(), **changes)
     st.session_state[STATE_KEY] = new
     sync_url()

@@ -129,7 +129,7 @@ class PlanTotals:
 class PlanAnalysis:
     planner: str
     plan: FlatMemoryPlan
-    equalizer: Equalizer  # the packed planner's decision; per-component keeps P as requested
+    equalizer: Equalizer  # how P was chosen (per-component: the config-level P it is given)
     slots: tuple[SlotUse, ...]
     groups: tuple[GroupShare, ...]
     totals: PlanTotals

@@ -13,7 +13,7 @@ Breakdown categories (disjoint; they add up to the budget exactly):
                         state-to-attention page padding (a parent block's slack in a two-level
                         layout)
     state_page_padding  vLLM's padding of a state page up to the attention page
-    padding_layers      vLLM's empty layer slots that fill the last group of a layer type
+    padding_layers      vLLM's empty layer slots in the groups of a layer type that come up short
     dead_weight         in one page-id space, the rows a block id has in the tensors of groups
                         that do not own it (a page id owned by the full-attention group still has
                         state rows in every state slot)

@@ -5,8 +5,10 @@
   attention page ("Padding mamba page size by X%"). In mamba cache mode ``all`` (prefix caching
   of state) ``c = lcm(mamba_chunk_size, A)`` replaces A. Attention-only models: P = A.
 - Groups: layers of each type split into groups of ``group_size`` layers, ``group_size`` the
-  smallest per-type layer count (the largest when it is under 1.5 x the smallest); the last group
-  of a type is filled with padding layers. Tensor i is shared by layer i of every group, all over
+  smallest per-type layer count (the largest when it is under 1.5 x the smallest). A type's
+  layers are dealt round robin (``layers[i::num]`` to group i), so when ``group_size`` does not
+  divide its count the groups that come up short hold padding layers (7 layers in groups of 3:
+  3 / 2 / 2, two padding layers). Tensor i is shared by layer i of every group, all over
   one block-id space, so a block id is ``group_size`` pages and has no dead weight.
 - ``num_blocks = available // page_bytes // group_size``; the log's "GPU KV cache size" is
   ``num_blocks // num_groups * P`` (``logged_tokens``; ``capacity_tokens`` keeps the convention
