@@ -48,7 +48,8 @@ def headline(analysis) -> None:
                     "(as a uniform-page engine such as vLLM does). Packed slabs do not allocate "
                     "it." + ("" if state_pad is None else " Below: the same padding as a share "
                     f"of one state row ({h.state_row_bytes:,} B to {h.page_row_bytes:,} B), "
-                    f"the figure vLLM logs as \"Padding mamba page size by {state_pad:.2%}\"."))
+                    "counted as vLLM logs it (\"Padding mamba page size by x%\"). vLLM pads "
+                    "at its own P (Compare), which can differ from this plan's."))
     else:
         c[2].metric("Padding share (per component)", f"{h.padding_share:.2%}",
                     help="Every component is a tensor of its own row size: there is no page "

@@ -59,8 +59,9 @@ class Headline:
 
     @property
     def state_row_padding(self) -> float | None:
-        """What padding the state row to the page row adds, as a share of the state row: the
-        figure vLLM logs ("Padding mamba page size by 1.49% ..."). None without state."""
+        """What padding the state row to the page row adds, as a share of the state row, counted
+        as vLLM logs it ("Padding mamba page size by 1.49% ..."; the same figure when vLLM's P
+        is this plan's P). None without state."""
         if not self.state_row_bytes:
             return None
         return (self.page_row_bytes - self.state_row_bytes) / self.state_row_bytes
