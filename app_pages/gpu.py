@@ -64,25 +64,26 @@ def settings(bench, devices: tuple[str, ...], a: PlanAnalysis) -> dict | None:
          from_widget=lambda chosen: _kernels_from_widget(chosen, impls),
          help="torch: the reference movers (index_select / index_copy_). triton: one fused "
          "launch over all slots (CUDA with triton installed).")
-    default_rounds = gpu_view.DEFAULT_REPEATS[kind]
+    default_rounds = gpu_view.PAGE_REPEATS[kind]
     bind(c[2].number_input, "lab_rounds", "Timed rounds", min_value=1,
          max_value=gpu_view.MAX_REPEATS, step=1,
          to_widget=lambda v: min(v or default_rounds, gpu_view.MAX_REPEATS),
          from_widget=lambda v: None if int(v) == default_rounds else int(v),
-         help="Medians over this many rounds, after 2 warm-up rounds.")
+         help=f"Medians over this many rounds, after {gpu_view.WARMUP_ROUNDS} warm-up rounds.")
     c = st.columns([1, 1, 1])
     bind(c[0].number_input, "lab_max_blocks", "Max blocks (0 = automatic)", min_value=0,
          max_value=gpu_view.MAX_POOL_BLOCKS, step=1, from_widget=int,
          help="Allocate at most this many of the plan's blocks. Automatic: "
-         f"{_per_device(bench.DEFAULT_POOL_BYTES)} of pages, within "
-         f"{bench.DEFAULT_SHARE_PERCENT}% of free memory and at least 2 pages. A run that would "
+         f"{gpu_view.per_device_text(gpu_view.DEFAULT_POOL_BYTES)} of pages, within "
+         f"{gpu_view.DEFAULT_SHARE_PERCENT}% of free memory and at least 2 pages. A run that would "
          f"not fit in {bench.BENCH_SHARE_PERCENT}% of free memory is refused before anything is "
          "allocated.")
     bind(c[1].number_input, "lab_pages", "Pages per call (0 = automatic)", min_value=0,
          max_value=gpu_view.MAX_POOL_BLOCKS, step=1, from_widget=int,
          disabled=state().lab_sweep == "pages per call",  # the sweep list gives them
          help="Pages one gather / scatter moves. Automatic: "
-         f"{_per_device(bench.DEFAULT_CALL_BYTES)} of pages, at most half the pool.")
+         f"{gpu_view.per_device_text(gpu_view.DEFAULT_CALL_BYTES)} of pages, at most half the "
+         "pool.")
     bind(c[2].segmented_control, "lab_sweep", "Sweep", options=gpu_view.SWEEPS, required=True,
          from_widget=lambda v: v or gpu_view.SWEEPS[0])
     s = state()
@@ -136,11 +137,6 @@ def settings(bench, devices: tuple[str, ...], a: PlanAnalysis) -> dict | None:
     return {"device": device, "implementations": gpu_view.pick_kernels(s.lab_kernels, impls),
             "repeats": s.lab_rounds or default_rounds, "max_blocks": s.lab_max_blocks or None,
             "counts": counts, "plans": plans, "sweep": s.lab_sweep}
-
-
-def _per_device(nbytes: dict[str, int]) -> str:
-    """``512.00 MiB on the CPU, 8.00 GiB on CUDA``: a per-device default in words."""
-    return f"{format_bytes(nbytes['cpu'])} on the CPU, {format_bytes(nbytes['cuda'])} on CUDA"
 
 
 def _kernels_from_widget(chosen: list[str], available: tuple[str, ...]) -> tuple[str, ...] | None:

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from flatkv.analysis import analyze
 from flatkv.app_data import rows_csv
 from flatkv.plan import ComponentSpec, FlatMemoryPlan
+from flatkv.units import format_bytes
 
 if TYPE_CHECKING:
     from flatkv.gpu.bench import BenchResult
@@ -25,8 +26,16 @@ NO_GPU = "No CUDA GPU on this machine: timing the CPU, same flow."
 NO_HOST_MIRROR = ("No host mirror figures on the CPU: the pool already is host memory, so there "
                   "is no bus to cross (pages to and from a pinned host buffer are timed on CUDA).")
 # Timed rounds the page starts with: a CPU run of the default model then takes a few seconds;
-# a GPU round is milliseconds, so it can afford the library's 15.
-DEFAULT_REPEATS = {"cpu": 3, "cuda": 15}
+# a GPU round is milliseconds, so it can afford the library's 15 (flatkv.gpu.bench: 7 / 15).
+PAGE_REPEATS = {"cpu": 3, "cuda": 15}
+# The benchmark's defaults, kept here (torch-free) so the page can state them; flatkv.gpu uses
+# these very values.
+DEFAULT_POOL_BYTES = {"cpu": 512 << 20, "cuda": 8 << 30}  # pages allocated without a cap
+DEFAULT_CALL_BYTES = {"cpu": 64 << 20, "cuda": 256 << 20}  # what one call moves by default
+# Share of free memory a default cap leaves to the pool, in percent. The rest stays free for the
+# staging buffers of the page movers, the benchmark's cache-flush buffer and everything else.
+DEFAULT_SHARE_PERCENT = 40
+WARMUP_ROUNDS = 2  # untimed rounds before the timed ones
 MAX_REPEATS = 100
 SWEEPS = ("one run", "pages per call", "page bytes")
 # Every page mover flatkv.gpu has, by name; a device runs a subset (triton: CUDA with triton).
@@ -106,13 +115,18 @@ def pick_kernels(wanted: Sequence[str] | None, available: Sequence[str]) -> tupl
     return picked or tuple(available)
 
 
+def per_device_text(nbytes: dict[str, int]) -> str:
+    """``512.00 MiB on the CPU, 8.00 GiB on CUDA``: a per-device default in words."""
+    return f"{format_bytes(nbytes['cpu'])} on the CPU, {format_bytes(nbytes['cuda'])} on CUDA"
+
+
 def cap_reason_text(reason: str, max_blocks: int | None) -> str:
     """Why the pool has the blocks it has, in words. Without a user cap the benchmark passes its
-    own (512 MiB of pages on the CPU, 8 GiB on CUDA), which the report names ``max_blocks``."""
+    own (DEFAULT_POOL_BYTES of pages), which the report names ``max_blocks``."""
     if reason == "max_blocks":
         return (f"your cap of {max_blocks:,} blocks" if max_blocks is not None else
-                "the default pool size (512 MiB on the CPU, 8 GiB on CUDA, within 40% of "
-                "free memory)")
+                f"the default pool size ({per_device_text(DEFAULT_POOL_BYTES)}, within "
+                f"{DEFAULT_SHARE_PERCENT}% of free memory)")
     return CAP_REASONS.get(reason, reason)
 
 

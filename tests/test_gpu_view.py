@@ -121,7 +121,9 @@ def test_plans_for_block_sizes_keeps_each_page_once():
 
 def test_cap_reason_text():
     assert gpu_view.cap_reason_text("max_blocks", 40) == "your cap of 40 blocks"
-    assert "default pool size" in gpu_view.cap_reason_text("max_blocks", None)
+    assert gpu_view.cap_reason_text("max_blocks", None) == (
+        "the default pool size (512.00 MiB on the CPU, 8.00 GiB on CUDA, within 40% of free "
+        "memory)")
     assert gpu_view.cap_reason_text("plan", None) == "the whole plan fits"
 
 

@@ -39,7 +39,13 @@ from flatkv.gpu.pool import (
     free_memory_bytes,
     resolve_device,
 )
-from flatkv.gpu_view import TORCH_KERNEL, TRITON_KERNEL
+from flatkv.gpu_view import (
+    DEFAULT_CALL_BYTES,
+    DEFAULT_POOL_BYTES,
+    TORCH_KERNEL,
+    TRITON_KERNEL,
+    WARMUP_ROUNDS,
+)
 from flatkv.plan import FlatMemoryPlan, check_int
 
 MiB = 1 << 20
@@ -294,8 +300,6 @@ class _Timer:
 # --------------------------------------------------------------------------------------------
 # The benchmark.
 
-DEFAULT_CALL_BYTES = {"cpu": 64 * MiB, "cuda": 256 * MiB}
-DEFAULT_POOL_BYTES = {"cpu": 512 * MiB, "cuda": 8 * GiB}
 DEFAULT_REPEATS = {"cpu": 7, "cuda": 15}
 PAGE_SETS = 4  # page-id sets rotated over the rounds
 
@@ -378,7 +382,7 @@ def run_benchmark(
     max_blocks: int | None = None,
     pages_per_call: int | None = None,
     repeats: int | None = None,
-    warmup: int = 2,
+    warmup: int = WARMUP_ROUNDS,
     implementations: Sequence[str] | None = None,
     progress: ProgressFn | None = None,
     lock: bool = True,
@@ -414,7 +418,7 @@ def run_sweep(
     max_blocks: int | None = None,
     pages_per_call: Sequence[int | None] = (None,),
     repeats: int | None = None,
-    warmup: int = 2,
+    warmup: int = WARMUP_ROUNDS,
     implementations: Sequence[str] | None = None,
     progress: ProgressFn | None = None,
     lock: bool = True,

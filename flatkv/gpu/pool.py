@@ -24,13 +24,8 @@ from pathlib import Path
 
 import torch
 
-from flatkv.gpu_view import DEVICE_NAME
+from flatkv.gpu_view import DEFAULT_SHARE_PERCENT, DEVICE_NAME
 from flatkv.plan import STATE_LAYER_TYPES, FlatMemoryPlan, LayerBinding, TensorPlan, check_int
-
-# Share of free memory a default cap leaves to the pool, in percent. The rest stays free for the
-# staging buffers of the page movers, the benchmark's cache-flush buffer and everything else.
-DEFAULT_SHARE_PERCENT = 40
-
 
 
 class PoolAllocationError(ValueError):
