@@ -15,6 +15,15 @@ Vocabulary
                 share one page-id space, so one block id addresses a row in every slot.
     block_size  P, token slots per page. Constant rows inflate P until the widest linear row
                 covers the widest constant row (the equalizer).
+    page id     = block id: one index into the shared id space. "Page" is what one group keeps
+                at an id (one row per layer of the group); "block" is everything the id
+                addresses over all slots.
+    bytes       ``Row.row_bytes(P)``: one (group, layer) row. A slot row
+                (``TensorPlan.nbytes // num_blocks``; ``row_bytes`` of a slot in analysis and
+                flatkv.gpu) is one slot's rows side by side. ``BlockGeometry.block_bytes``: one
+                block id over all slots. The page row: the widest row at P, what a uniform-page
+                engine pads every row to (``Equalizer.block_bytes``; vLLM's page size). The GPU
+                benchmark's ``page_bytes`` is what one page id moves: the block's bytes.
 """
 
 from __future__ import annotations
