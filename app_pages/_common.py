@@ -76,7 +76,7 @@ def show_value(key: str, value: Any, *, write: bool = True) -> None:
     while the user types into it, would throw the entry away. So a widget this page drew on its
     last run is written only when ``value`` moved away from what it shows. A widget new to this
     run is always written, even when the key holds the same value: that value may belong to the
-    same-key widget of another page (streamlit 1.5x tells keyed widgets apart by key and page
+    same-key widget of another page (streamlit 1.60+ tells keyed widgets apart by key and page
     only, so a widget whose other arguments change keeps its identity), and the new widget
     would start from its minimum. ``write=False`` only records that the widget is drawn.
     """
