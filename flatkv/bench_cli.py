@@ -10,6 +10,13 @@ import argparse
 import json
 from typing import TYPE_CHECKING
 
+from flatkv.gpu_view import (
+    BENCH_REPEATS,
+    DEFAULT_CALL_BYTES,
+    DEFAULT_POOL_BYTES,
+    DEFAULT_SHARE_PERCENT,
+    per_device_text,
+)
 from flatkv.plan import plan_tensors
 from flatkv.profile import CacheProfile
 
@@ -22,13 +29,15 @@ def add_bench_arguments(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("benchmark")
     group.add_argument("--device", default="cpu", help="cpu, cuda or cuda:N (default cpu)")
     group.add_argument("--max-blocks", type=int, default=None, metavar="N",
-                       help="allocate at most N blocks (default: 512 MiB on the CPU, 8 GiB on "
-                       "CUDA, less if free memory is short)")
+                       help="allocate at most N blocks (default: the blocks that fill "
+                       f"{per_device_text(DEFAULT_POOL_BYTES)}, within "
+                       f"{DEFAULT_SHARE_PERCENT}%% of free memory)")
     group.add_argument("--pages-per-call", type=int, default=None, metavar="N",
-                       help="pages each gather / scatter moves (default: 64 MiB on the CPU, "
-                       "256 MiB on CUDA, at most half the pool)")
+                       help="pages each gather / scatter moves (default: "
+                       f"{per_device_text(DEFAULT_CALL_BYTES)}, at most half the pool)")
     group.add_argument("--repeats", type=int, default=None, metavar="N",
-                       help="timed rounds (default 7 on the CPU, 15 on CUDA)")
+                       help=f"timed rounds (default {BENCH_REPEATS['cpu']} on the CPU, "
+                       f"{BENCH_REPEATS['cuda']} on CUDA)")
     group.add_argument("--threads", type=int, default=1, metavar="N",
                        help="torch CPU threads on the CPU (default 1: figures of the movers, "
                        "not of the scheduler; 0 leaves torch's choice)")

@@ -108,8 +108,11 @@ def _size(field: str, *, whole: bool = False) -> Callable[[str], int]:
 
 
 def add_plan_arguments(
-    parser: argparse.ArgumentParser, *, planner: bool = True, default_budget: int | None = None
+    parser: argparse.ArgumentParser, *, planner: bool = True, default_budget: int | None = None,
+    reserved: bool = True,
 ) -> None:
+    """The plan's options; ``reserved=False`` leaves out --reserved-bytes-per-block (bench plans
+    packed slabs, which have no reserved rows)."""
     group = parser.add_argument_group("plan")
     group.add_argument(
         "--block-size",
@@ -131,12 +134,13 @@ def add_plan_arguments(
         help="memory for the cache: 80GB, 10GiB, 1.5TiB, 12e9 or bytes"
         + (f" (default {format_bytes(default_budget)})" if default_budget else ""),
     )
-    group.add_argument(
-        "--reserved-bytes-per-block",
-        default=0,
-        type=_size("--reserved-bytes-per-block", whole=True),
-        help="per-component: bytes of co-resident rows per block id (a draft model's KV)",
-    )
+    if reserved:
+        group.add_argument(
+            "--reserved-bytes-per-block",
+            default=0,
+            type=_size("--reserved-bytes-per-block", whole=True),
+            help="per-component: bytes of co-resident rows per block id (a draft model's KV)",
+        )
     if planner:
         group.add_argument(
             "--planner",
@@ -276,7 +280,7 @@ def build_parser() -> argparse.ArgumentParser:
         "movers against a plain copy of the same bytes measured in the same run.",
     )
     add_profile_arguments(bench)
-    add_plan_arguments(bench, planner=False, default_budget=64 * 2**30)
+    add_plan_arguments(bench, planner=False, default_budget=64 * 2**30, reserved=False)
     bench_cli.add_bench_arguments(bench)
     bench.set_defaults(run=lambda args: bench_cli.bench_text(args, profile_from_args(args)))
 

@@ -26,8 +26,9 @@ NO_GPU = "No CUDA GPU on this machine: timing the CPU, same flow."
 NO_HOST_MIRROR = ("No host mirror figures on the CPU: the pool already is host memory, so there "
                   "is no bus to cross (pages to and from a pinned host buffer are timed on CUDA).")
 # Timed rounds the page starts with: a CPU run of the default model then takes a few seconds;
-# a GPU round is milliseconds, so it can afford the library's 15 (flatkv.gpu.bench: 7 / 15).
+# a GPU round is milliseconds, so it can afford the library's 15 (BENCH_REPEATS).
 PAGE_REPEATS = {"cpu": 3, "cuda": 15}
+BENCH_REPEATS = {"cpu": 7, "cuda": 15}  # the library's and the CLI's timed rounds
 # The benchmark's defaults, kept here (torch-free) so the page can state them; flatkv.gpu uses
 # these very values.
 DEFAULT_POOL_BYTES = {"cpu": 512 << 20, "cuda": 8 << 30}  # pages allocated without a cap
@@ -207,8 +208,9 @@ def plans_for_block_sizes(
     """Plan the model at each block size with the page's planner (a page-bytes sweep).
 
     ``alignment`` None aligns each to its own block size (the app's "0 = block size"). A block
-    size whose equalized P repeats an earlier one's is skipped (same page, same figures); one the
-    budget cannot hold is skipped with the planner's reason, so the rest still run.
+    size whose page repeats an earlier one's bytes is skipped (same P, or a state-only model,
+    whose page does not grow with P: same figures); one the budget cannot hold is skipped with
+    the planner's reason, so the rest still run.
     """
     plans: list[FlatMemoryPlan] = []
     asked: list[int] = []
@@ -221,12 +223,12 @@ def plans_for_block_sizes(
         except ValueError as err:
             skipped.append(f"block size {bs:,}: {err}")
             continue
-        p = plan.geometry.block_size
-        if p in seen:
-            skipped.append(f"block size {bs:,}: P = {p:,}, the same page as block size "
-                           f"{seen[p]:,}")
+        p, page = plan.geometry.block_size, plan.geometry.block_bytes
+        if page in seen:
+            skipped.append(f"block size {bs:,}: P = {p:,}, the same {page:,} B page as block "
+                           f"size {seen[page]:,}")
             continue
-        seen[p] = bs
+        seen[page] = bs
         plans.append(plan)
         asked.append(bs)
     return SweepPlans(tuple(plans), tuple(asked), tuple(skipped))

@@ -86,6 +86,8 @@ def test_per_component_planner(capsys):
      (["plan", "--layers", "full", "--kv-bytes-per-slot", "8", "--sliding-window", "128",
        "--budget", "1GiB"], "no sliding_attention layer"),
      (["model", "--model-file", "/dev/zero"], "too large for a model file"),
+     (["bench", "--layers", "full*2", "--kv-bytes-per-slot", "64", "--reserved-bytes-per-block",
+       "10"], "unrecognized arguments: --reserved-bytes-per-block"),  # packed slabs: none
      ([], "required: command")],
 )
 def test_errors_are_one_line_exit_2(argv, needle, capsys):

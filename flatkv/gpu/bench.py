@@ -40,6 +40,7 @@ from flatkv.gpu.pool import (
     resolve_device,
 )
 from flatkv.gpu_view import (
+    BENCH_REPEATS,
     DEFAULT_CALL_BYTES,
     DEFAULT_POOL_BYTES,
     TORCH_KERNEL,
@@ -300,7 +301,6 @@ class _Timer:
 # --------------------------------------------------------------------------------------------
 # The benchmark.
 
-DEFAULT_REPEATS = {"cpu": 7, "cuda": 15}
 PAGE_SETS = 4  # page-id sets rotated over the rounds
 
 
@@ -441,7 +441,7 @@ def run_sweep(
             check_int(f"pages_per_call[{i}]", n, minimum=1)
     if max_blocks is not None:
         check_int("max_blocks", max_blocks, minimum=2, hint="a benchmark needs two pages")
-    reps = DEFAULT_REPEATS[dev.type] if repeats is None else check_int("repeats", repeats,
+    reps = BENCH_REPEATS[dev.type] if repeats is None else check_int("repeats", repeats,
                                                                         minimum=1)
     check_int("warmup", warmup, minimum=0)
     if cpu_threads is not None:
