@@ -374,9 +374,11 @@ def sliding_capacity_text(profile: CacheProfile) -> str:
 def two_pool_text(results: Sequence[StrategyResult]) -> str:
     """Why blocks x block bytes can exceed the budget: SGLang with full and sliding layers keeps
     two token pools, and its block is one page in both while the swa pool holds only r_swa x as
-    many pages. Empty when no layout here has two pools."""
+    many pages. Empty when no layout here has two pools, or the product stays within the budget
+    (r_swa of 1 or more)."""
     for r in results:
-        if r.applies and "swa_page_bytes" in r.extras:
+        if (r.applies and "swa_page_bytes" in r.extras
+                and r.num_blocks * r.block_bytes > r.budget_bytes):  # r_swa < 1
             x = r.extras
             return (f"{STRATEGY_TITLES.get(r.strategy, r.strategy)}: a block is one page in both "
                     f"token pools ({x['full_page_bytes']:,} B full + {x['swa_page_bytes']:,} B "

@@ -398,6 +398,6 @@ def bandwidth_sweep(
     swept = sorted({v for s in series for v in s.x})
     fig.update_xaxes(type="log", title="pages per call" if pages else f"page bytes ({unit})",
                      tickmode="array", tickvals=[v / scale for v in swept],
-                     ticktext=[f"{v:,}" if pages else f"{v / scale:.3g}" for v in swept])
+                     ticktext=[f"{v:,}" if pages else format_bytes(v) for v in swept])
     fig.update_yaxes(title="GB/s (1e9 bytes per second)", rangemode="tozero")
     return _layout(fig, title=title, height=420)

@@ -205,6 +205,12 @@ def test_two_pool_text_explains_sglang_blocks_over_the_budget():
         "SGLang: a block is one page in both token pools (24,576 B full + 24,576 B sliding), and "
         f"the sliding pool holds {int(0.8 * full):,} tokens against the full pool's {full:,} "
         "(r_swa = 0.8), so blocks x block bytes is more than the budget.")
+    # r_swa 1: both pools hold the same tokens, blocks x block bytes fits the budget: no note
+    even = compare(profile_for("gpt-oss-20b", None, 1), budget_bytes=budget, context_tokens=None,
+                   options=StrategyOptions(swa_full_tokens_ratio=1))
+    sglang = next(r for r in even if r.strategy == "sglang")
+    assert sglang.num_blocks * sglang.block_bytes <= budget
+    assert app_data.two_pool_text(even) == ""
     qwen = compare(profile_for("Qwen3-Next-80B-A3B", None, 1), budget_bytes=budget,
                    context_tokens=None, options=StrategyOptions())
     assert app_data.two_pool_text(qwen) == ""

@@ -177,7 +177,7 @@ def test_bandwidth_sweep_over_pages_and_page_bytes():
                                               (MiB, 4 * MiB))], x="page_bytes")
     assert list(by_bytes.data[0].x) == [1.0, 4.0]
     assert by_bytes.layout.xaxis.title.text == "page bytes (MiB)"
-    assert list(by_bytes.layout.xaxis.ticktext) == ["1", "4"]
+    assert list(by_bytes.layout.xaxis.ticktext) == ["1.00 MiB", "4.00 MiB"]  # each in its unit
     assert by_bytes.data[0].customdata[1][0] == "4,194,304"
 
 

@@ -115,8 +115,16 @@ def test_plans_for_block_sizes_keeps_each_page_once():
     # block 16,384: one KV row is 64 x 16,384 = 1,048,576 B, more than the budget
     assert [p.geometry.block_size for p in swept.plans] == [6, 8]
     assert swept.block_sizes == (2, 4)
-    assert swept.skipped[0] == "block size 8: P = 8, the same page as block size 4"
+    # a page of 3 x 352 + 8 x 64 = 1,568 B
+    assert swept.skipped[0] == "block size 8: P = 8, the same 1,568 B page as block size 4"
     assert swept.skipped[1].startswith("block size 16,384: ") and "at least 2" in swept.skipped[1]
+    # a state-only model's page does not grow with P: one page, timed once
+    state_only = components_from_layers(layer_types=["linear_attention"] * 2, kv_bytes_per_slot=0,
+                                        state_const_bytes={"conv": 96, "ssm": 256})
+    swept = gpu_view.plans_for_block_sizes(state_only, [4, 16, 64], alignment=None,
+                                           budget_bytes=1_000_000, planner="per-component")
+    assert swept.block_sizes == (4,) and swept.plans[0].geometry.block_bytes == 2 * 352
+    assert swept.skipped[1] == "block size 64: P = 64, the same 704 B page as block size 4"
 
 
 def test_cap_reason_text():
