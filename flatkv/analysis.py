@@ -28,6 +28,7 @@ from flatkv.plan import (
     FlatMemoryPlan,
     Row,
     check_int,
+    config_equalizer,
     equalize_rows,
     group_rows,
     plan_component_tensors,
@@ -169,20 +170,6 @@ def _rows_and_equalizer(
     groups = group_rows(components)
     return groups, config_equalizer([r for rs in groups.values() for r in rs], block_size,
                                     alignment)
-
-
-def config_equalizer(rows: Sequence[Row], block_size: int, alignment: int) -> Equalizer:
-    """The config-level P both planners use (the reference's ``equalized_block_size``).
-
-    The engine equalizes P once per model and hands it to whichever planner it runs, so packed
-    slabs and per-component tensors see the same page size. A state-only model has no history
-    row to size P against: there P stays as requested (state rows do not depend on P); only the
-    per-component planner can plan it, and the packed planner says why not.
-    """
-    if any(r.linear_bytes for r in rows):
-        return equalize_rows(rows, block_size, alignment)
-    max_const = max(r.const_bytes for r in rows)
-    return Equalizer(block_size, alignment, 0, max_const, 0, block_size, max_const)
 
 
 def analyze(

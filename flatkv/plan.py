@@ -416,6 +416,20 @@ def solve_page_geometry(
     return BlockGeometry(block_size=eq.block_size, block_bytes=eq.block_bytes)
 
 
+def config_equalizer(rows: Sequence[Row], block_size: int, alignment: int) -> Equalizer:
+    """The config-level P both planners use (the reference's ``equalized_block_size``).
+
+    The engine equalizes P once per model and hands it to whichever planner it runs, so packed
+    slabs and per-component tensors see the same page size. A state-only model has no history
+    row to size P against: there P stays as requested (state rows do not depend on P); only the
+    per-component planner can plan it, and the packed planner says why not.
+    """
+    if any(r.linear_bytes for r in rows):
+        return equalize_rows(rows, block_size, alignment)
+    max_const = max(r.const_bytes for r in rows)
+    return Equalizer(block_size, alignment, 0, max_const, 0, block_size, max_const)
+
+
 def equalized_block_size(
     *,
     layer_types: Sequence[str],

@@ -10,6 +10,7 @@ the breakdown shows (ownership convention in ``flatkv.strategies.base``).
 from __future__ import annotations
 
 from flatkv.plan import (
+    config_equalizer,
     equalize,
     group_rows,
     plan_component_tensors,
@@ -108,12 +109,13 @@ def run_per_component(
     name = "per-component"
     comps = profile.components()
     reserved = options.reserved_bytes_per_block
+    rows = [r for rs in group_rows(comps).values() for r in rs]
+    eq = config_equalizer(rows, options.block_size, options.effective_alignment)
+    block_size = eq.block_size  # the one config-level P rule, as analysis plans it
     if profile.has_attention:
-        eq = equalize(comps, block_size=options.block_size, alignment=options.effective_alignment)
-        block_size, why, p_line = eq.block_size, " ".join(eq.steps()), eq.formula()
+        why, p_line = " ".join(eq.steps()), eq.formula()
         why += " (the equalized P, as the engine passes it to this planner)"
     else:
-        block_size = options.block_size
         why = f"P = {n(block_size)}, the requested block size: state rows do not depend on P"
         p_line = f"P = {n(block_size)} (requested; no history row)"
     try:
