@@ -93,3 +93,25 @@ def test_capacity_agrees_with_concurrency_without_sliding_layers(profile, budget
         beyond = run_strategy(name, profile, budget_bytes=budget, options=opts,
                               context_tokens=r.capacity_tokens + r.block_size)
         assert at.concurrency >= 1 > beyond.concurrency, name
+
+
+@settings(max_examples=60, deadline=None)
+@given(profile=profiles(), budget=st.integers(1 << 20, 1 << 40),
+       block_size=st.sampled_from([1, 16, 64, 256]), alignment=st.sampled_from([None, 8, 64]))
+def test_layout_and_compare_plan_our_layouts_alike(profile, budget, block_size, alignment):
+    """The Layout page (analysis) and the Compare page (strategies) plan the same P, block
+    bytes and blocks for packed slabs and for one tensor per component, or both refuse."""
+    from flatkv.analysis import analyze
+
+    opts = StrategyOptions(block_size=block_size, alignment=alignment)
+    for planner, strategy in (("packed", "flat"), ("per-component", "per-component")):
+        result = run_strategy(strategy, profile, budget_bytes=budget, options=opts)
+        try:
+            geo = analyze(profile.components(), block_size=block_size, alignment=alignment,
+                          budget_bytes=budget, planner=planner).plan.geometry
+        except ValueError:
+            assert not result.applies, strategy
+            continue
+        assert result.applies, (strategy, result.reason)
+        assert (result.block_size, result.block_bytes, result.num_blocks) == (
+            geo.block_size, geo.block_bytes, geo.num_blocks), strategy
