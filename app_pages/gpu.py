@@ -142,8 +142,7 @@ def settings(bench, devices: tuple[str, ...], a: PlanAnalysis) -> dict | None:
 def _kernels_from_widget(chosen: list[str], available: tuple[str, ...]) -> tuple[str, ...] | None:
     if not chosen:
         raise ValueError("kernels: pick at least one (torch runs everywhere)")
-    return None if set(chosen) == set(available) else tuple(
-        k for k in gpu_view.KERNELS if k in chosen)
+    return None if set(chosen) == set(available) else gpu_view.kernels_in_order(chosen)
 
 
 def _counts_from_widget(text: str, field: str, maximum: int,

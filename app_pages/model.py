@@ -46,8 +46,9 @@ def _apply_raw() -> None:
 
 
 # ---- spec editor -----------------------------------------------------------------------------
-# The draft (app_model.SpecDraft) is the editor's source of truth: every run sets the widgets from
-# it, every change makes a new draft, and a draft that builds a valid model becomes the model.
+# The draft (app_model.SpecDraft) is the editor's source of truth: every run shows it in the
+# widgets (show_value), every change makes a new draft, and a draft that builds a valid model
+# becomes the model.
 
 DRAFT = "spec.draft"
 

@@ -62,6 +62,8 @@ def layout_fields_for(profile: CacheProfile) -> tuple[str, ...]:
     return tuple(f for f in LAYOUT_FIELDS
                  if (f != "mamba_cache_mode" or profile.has_state)
                  and (f != "max_batched_tokens" or SLIDING_ATTENTION in profile.layer_types))
+
+
 ENGINE_LABELS = {
     "kernel_block_size": "kernel block", "mamba_cache_mode": "mamba cache mode",
     "mamba_chunk_size": "mamba chunk", "mamba_full_memory_ratio": "SGLang mamba/full ratio",
@@ -281,7 +283,7 @@ def _kernels(key: str, text: str) -> tuple[str, ...]:
     unknown = sorted(set(names) - set(gpu_view.KERNELS))
     if unknown or not names:
         raise ValueError(f"{key}={text!r} is not a list of {' / '.join(gpu_view.KERNELS)}")
-    return tuple(k for k in gpu_view.KERNELS if k in names)
+    return gpu_view.kernels_in_order(names)
 
 
 def _write_counts(values: object) -> str:

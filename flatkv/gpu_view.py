@@ -109,6 +109,11 @@ def pick_device(wanted: str | None, devices: Sequence[str]) -> tuple[str, str | 
                      f"using {default}.")
 
 
+def kernels_in_order(names: Sequence[str]) -> tuple[str, ...]:
+    """``names`` among KERNELS, in KERNELS' order (a link and the widget write them alike)."""
+    return tuple(k for k in KERNELS if k in names)
+
+
 def pick_kernels(wanted: Sequence[str] | None, available: Sequence[str]) -> tuple[str, ...]:
     """The kernels to time: those asked for that run here; all that run here when that leaves
     none (None, or a link's ``triton`` opened on a machine without CUDA)."""

@@ -222,12 +222,13 @@ def plan_strategy_text(args: argparse.Namespace, profile: CacheProfile) -> str:
 
 def compare_text(args: argparse.Namespace, profile: CacheProfile) -> str:
     """``compare``: every strategy side by side, as a table or a JSON list with --json."""
+    options = options_from_args(args)
     results = compare(profile, budget_bytes=args.budget, context_tokens=context_from_args(args),
-                      options=options_from_args(args))
+                      options=options)
     if args.json:
         return json.dumps([r.to_dict() for r in results], indent=2)
     table = format_comparison_table(results)
-    reserved = options_from_args(args).reserved_bytes_per_block
+    reserved = options.reserved_bytes_per_block
     if reserved:  # one column carries rows the others do not: say so beside the figures
         table += (f"\nper-component carries {reserved:,} reserved B per page id "
                   "(--reserved-bytes-per-block, counted as kv_history); the other layouts "

@@ -390,8 +390,8 @@ def run_benchmark(
 ) -> BenchResult:
     """Allocate ``plan`` on ``device`` and time its page movers; frees everything at the end.
 
-    ``max_blocks`` caps the pool (default: 512 MiB on the CPU, 8 GiB on CUDA, or less when free
-    memory is short). ``pages_per_call`` defaults to 64 MiB (CPU) or 256 MiB (CUDA) of pages,
+    ``max_blocks`` caps the pool (default: DEFAULT_POOL_BYTES of pages, or less when free
+    memory is short). ``pages_per_call`` defaults to DEFAULT_CALL_BYTES of pages,
     at most half the pool. ``implementations`` picks movers by name (default: all that run
     compiled here). ``progress(fraction, message)`` is called as the run goes. With ``lock``
     the device's lock is held throughout (DeviceBusy if taken). ``cpu_threads``: torch threads
@@ -442,7 +442,7 @@ def run_sweep(
     if max_blocks is not None:
         check_int("max_blocks", max_blocks, minimum=2, hint="a benchmark needs two pages")
     reps = BENCH_REPEATS[dev.type] if repeats is None else check_int("repeats", repeats,
-                                                                        minimum=1)
+                                                                      minimum=1)
     check_int("warmup", warmup, minimum=0)
     if cpu_threads is not None:
         check_int("cpu_threads", cpu_threads, minimum=1, hint="or None for torch's setting")
