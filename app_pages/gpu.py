@@ -27,8 +27,8 @@ from flatkv.units import format_bytes
 
 LAST_RUN = "gpu.last_run"
 # The run settings every sweep shows (AppState fields); each sweep adds its own list.
-LAB_FIELDS = ("lab_device", "lab_kernels", "lab_rounds", "lab_max_blocks", "lab_pages",
-              "lab_sweep")
+LAB_FIELDS = ("lab_device", "lab_kernels", "lab_layouts", "lab_rounds", "lab_max_blocks",
+              "lab_pages", "lab_sweep")
 
 
 def plan_headline(a: PlanAnalysis) -> None:
@@ -55,7 +55,7 @@ def settings(bench, devices: tuple[str, ...], a: PlanAnalysis) -> dict | None:
         st.warning(f"{' and '.join(missing)} does not run on {device} here: timing "
                    f"{', '.join(gpu_view.pick_kernels(state().lab_kernels, impls))}.",
                    icon=":material/link_off:")
-    c = st.columns([1, 1, 1])
+    c = st.columns([1, 1, 1, 1])
     bind(c[0].selectbox, "lab_device", "Device", options=devices,
          to_widget=lambda v: gpu_view.pick_device(v, devices)[0],
          help="cpu, or each CUDA GPU torch sees; the first GPU when there is one")
@@ -64,8 +64,11 @@ def settings(bench, devices: tuple[str, ...], a: PlanAnalysis) -> dict | None:
          from_widget=lambda chosen: _kernels_from_widget(chosen, impls),
          help="torch: the reference movers (index_select / index_copy_). triton: one fused "
          "launch over all slots (CUDA with triton installed).")
+    bind(c[2].pills, "lab_layouts", "Pool layout", options=gpu_view.POOL_LAYOUTS,
+         selection_mode="multi", to_widget=list, from_widget=_layouts_from_widget,
+         help=gpu_view.POOL_LAYOUT_HELP + " Pick both to time them side by side.")
     default_rounds = gpu_view.PAGE_REPEATS[kind]
-    bind(c[2].number_input, "lab_rounds", "Timed rounds", min_value=1,
+    bind(c[3].number_input, "lab_rounds", "Timed rounds", min_value=1,
          max_value=gpu_view.MAX_REPEATS, step=1,
          to_widget=lambda v: min(v or default_rounds, gpu_view.MAX_REPEATS),
          from_widget=lambda v: None if int(v) == default_rounds else int(v),
@@ -135,6 +138,7 @@ def settings(bench, devices: tuple[str, ...], a: PlanAnalysis) -> dict | None:
                              "smaller ones")
         plans = swept.plans
     return {"device": device, "implementations": gpu_view.pick_kernels(s.lab_kernels, impls),
+            "layouts": s.lab_layouts,
             "repeats": s.lab_rounds or default_rounds, "max_blocks": s.lab_max_blocks or None,
             "counts": counts, "plans": plans, "sweep": s.lab_sweep}
 
@@ -142,7 +146,14 @@ def settings(bench, devices: tuple[str, ...], a: PlanAnalysis) -> dict | None:
 def _kernels_from_widget(chosen: list[str], available: tuple[str, ...]) -> tuple[str, ...] | None:
     if not chosen:
         raise ValueError("kernels: pick at least one (torch runs everywhere)")
-    return None if set(chosen) == set(available) else gpu_view.kernels_in_order(chosen)
+    return None if set(chosen) == set(available) else gpu_view.in_order(chosen, gpu_view.KERNELS)
+
+
+def _layouts_from_widget(chosen: list[str]) -> tuple[str, ...]:
+    if not chosen:
+        raise ValueError(f"pool layout: pick at least one ({gpu_view.SLOT_MAJOR} is how the "
+                         "plan's tensors are allocated)")
+    return gpu_view.in_order(chosen, gpu_view.POOL_LAYOUTS)
 
 
 def _counts_from_widget(text: str, field: str, maximum: int,
@@ -165,7 +176,8 @@ def run(bench, cfg: dict, a: PlanAnalysis) -> None:
             results = bench.run_sweep(
                 cfg["plans"], device=device, max_blocks=cfg["max_blocks"],
                 pages_per_call=cfg["counts"], repeats=cfg["repeats"],
-                implementations=cfg["implementations"], progress=progress)
+                implementations=cfg["implementations"], layouts=cfg["layouts"],
+                progress=progress)
         except bench.DeviceBusy:
             status.update(label=f"{device} is busy", state="error", expanded=False)
             st.warning(f"Another session is benchmarking {device}: run again when it is done.",
@@ -190,9 +202,10 @@ def show(last: gpu_view.LabRun, a: PlanAnalysis) -> None:
     versions = f"torch {first.torch_version}" + (
         f", triton {first.triton_version}" if "triton" in first.implementations else "")
     rounds = f"{first.repeats} timed round{'s' if first.repeats != 1 else ''}"
+    layouts = gpu_view.in_order({r.layout for r in results}, gpu_view.POOL_LAYOUTS)
     st.caption(f"{last.model} on {first.device} ({first.device_name}) · {versions} · "
-               f"{rounds} after {first.warmup} warm-up · "
-               f"{last.seconds:.1f} s")
+               f"{' and '.join(layouts)} pool{'s' if len(layouts) > 1 else ''} · "
+               f"{rounds} after {first.warmup} warm-up · {last.seconds:.1f} s")
     if last.plan_key != gpu_view.plan_key(state().profile().name, a.plan):
         st.info("These results are for an earlier model or plan: run again for the current "
                 "one.", icon=":material/history:")
@@ -231,7 +244,8 @@ def show(last: gpu_view.LabRun, a: PlanAnalysis) -> None:
     if last.sweep == "one run":
         fig = charts.bandwidth_bars(gpu_view.bandwidth_series(results, "pages_per_call"),
                                     title=f"Bandwidth, {first.pages_per_call:,} pages of "
-                                    f"{format_bytes(first.page_bytes)} per call")
+                                    f"{format_bytes(first.page_bytes)} per call, "
+                                    f"{' vs '.join(layouts)}")
         chart(fig, key="gpu.bars", file_name="bandwidth.html")
     else:
         x = "pages_per_call" if last.sweep == "pages per call" else "page_bytes"

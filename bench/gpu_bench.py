@@ -10,12 +10,19 @@ device copy of the same bytes; one large pinned copy for host figures), then che
   torch reference (within 5%) and faster for many small pages; pinned host copies of pages of
   64 KiB and more >= 80% of one large pinned copy.
 
-Known miss (CPU, 1 torch thread): 8 KiB pages of 1 KiB rows reach 37 to 55% of copy. Random
-1 KiB reads are bound by memory latency on one core, not by torch: index_select, numpy.take on a
-1 KiB void dtype and a plain C loop of memcpy per row all land at 41 to 45% of copy here (AMD EPYC
-VM, 2026-12-01). A hand-written C kernel with software prefetch 4 rows ahead and non-temporal
-stores reached 60% gather and 71% scatter, on the line rather than over it, at the price of a
-compiler at install time; this project does not carry it. Rows of 4 KiB and more meet the goal.
+The attention-only pages are timed in both pool layouts (flatkv.gpu.pool): slot-major, one
+tensor per slot as the plan allocates them, and page-major, one buffer with each page's slot rows
+back to back (vLLM's cross-layer KV blocks). The script prints how much faster page-major moves
+each page size.
+
+Known miss (CPU, 1 torch thread, slot-major): 8 KiB pages of 1 KiB rows reach 42 to 46% of copy;
+the same pages page-major reach 75 to 82% (gather) and 72 to 74% (scatter), 1.7 to 1.9x
+(AMD EPYC VM, 2026-12-01). Random 1 KiB reads are bound by memory latency on one core, not by
+torch: index_select, numpy.take on a 1 KiB void dtype and a plain C loop of memcpy per row all
+land at 41 to 45% of copy here. A hand-written C kernel with software prefetch 4 rows ahead and
+non-temporal stores reached 60% gather and 71% scatter, on the line rather than over it, at the
+price of a compiler at install time; this project does not carry it. Slot rows of 4 KiB and more
+meet the goal in either layout.
 
 Timings never go in tests: this script is where the numbers live.
 """
@@ -33,6 +40,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from flatkv.bench_cli import format_result  # noqa: E402
 from flatkv.gpu.bench import BenchResult, run_sweep  # noqa: E402
 from flatkv.gpu.pool import resolve_device  # noqa: E402
+from flatkv.gpu_view import PAGE_MAJOR, SLOT_MAJOR  # noqa: E402
 from flatkv.plan import components_from_layers, plan_tensors  # noqa: E402
 
 MiB = 1 << 20
@@ -71,31 +79,49 @@ def run(device: str, quick: bool, threads: int | None) -> list[BenchResult]:
     rows = [4 * KiB, 64 * KiB, 1 * MiB] if quick else [1 * KiB, 4 * KiB, 16 * KiB, 64 * KiB,
                                                        256 * KiB, 1 * MiB]
     call = 256 * MiB if cuda else 64 * MiB
+    both = (SLOT_MAJOR, PAGE_MAJOR)
     sweeps = [
         ("attention-only, 8 slots, page = 8 x row", attention_plans(rows), [None],
-         (8 if cuda else 1) << 30),
+         (8 if cuda else 1) << 30, both),
         ("hybrid (SPEC 1), block 64 -> P 1088, pages of 104 MB", [hybrid_plan(64)], [1, 2],
-         (8 if cuda else 1) << 30),
+         (8 if cuda else 1) << 30, (SLOT_MAJOR,)),
     ]
     if cuda:  # many small pages: where one fused launch should beat one launch per slot
         sweeps.append(("attention-only, small calls", attention_plans([4 * KiB, 16 * KiB]),
-                       [64, 512], 1 << 30))
-    for title, plans, counts, pool_bytes in sweeps:
+                       [64, 512], 1 << 30, (SLOT_MAJOR,)))
+    for title, plans, counts, pool_bytes, layouts in sweeps:
         print(f"== {title}", file=sys.stderr)
         for plan in plans:
             page = plan.geometry.block_bytes  # packed slabs: the sum of the slot rows
             per_plan_counts = [c if c is not None else max(1, call // page) for c in counts]
             max_blocks = max(2 * max(per_plan_counts), pool_bytes // page)
             results += run_sweep([plan], device=dev, max_blocks=max_blocks, cpu_threads=threads,
-                                 pages_per_call=per_plan_counts, progress=progress)
+                                 pages_per_call=per_plan_counts, progress=progress,
+                                 layouts=layouts)
         print(file=sys.stderr)
     return results
+
+
+def layout_ratios(results: list[BenchResult]) -> list[str]:
+    """Page-major over slot-major GB/s for each page size and call timed in both layouts."""
+    by_run = {(r.page_bytes, r.pages_per_call, r.layout): r for r in results}
+    lines = []
+    for (page, pages, layout), slot in by_run.items():
+        paged = by_run.get((page, pages, PAGE_MAJOR))
+        if layout != SLOT_MAJOR or paged is None:
+            continue
+        ratios = ", ".join(
+            f"{op} {paged.figure(op).gbps / slot.figure(op).gbps:.2f}x" for op in
+            ("gather", "scatter"))
+        lines.append(f"page-major / slot-major, page {page} B x {pages}: {ratios}")
+    return lines
 
 
 def goals(results: list[BenchResult], cuda: bool) -> list[tuple[bool, str]]:
     checks: list[tuple[bool, str]] = []
     for r in results:
-        where = f"page {r.page_bytes} B x {r.pages_per_call} = {r.call_bytes / MiB:.1f} MiB"
+        where = (f"page {r.page_bytes} B x {r.pages_per_call} = {r.call_bytes / MiB:.1f} MiB, "
+                 f"{r.layout}")
         if not cuda and r.call_bytes >= 64 * MiB:
             for op in ("gather", "scatter"):
                 share = r.figure(op, "torch").share_of_baseline
@@ -140,6 +166,9 @@ def main(argv: list[str] | None = None) -> int:
     for r in results:
         print(format_result(r).rsplit("\n\n", 1)[0], end="\n\n")
     print(results[0].counting)
+    print()
+    for line in layout_ratios(results):
+        print(line)
     checks = goals(results, cuda)
     print()
     for ok, line in checks:

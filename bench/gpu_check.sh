@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# One-shot check of the GPU lab on a CUDA machine (sized for an H200 session: at most ~8 min).
+# One-shot check of the GPU lab on a CUDA machine (sized for an H200 session: at most ~9 min).
 #
 #   bash bench/gpu_check.sh            # from anywhere; results go to $OUT (or a temp folder)
 #
@@ -38,7 +38,7 @@ timeout 180 python -m pytest -q -p no:cacheprovider tests/gpu \
 tests_rc=${PIPESTATUS[0]}
 
 echo "== bench/gpu_bench.py --device cuda"
-timeout 240 python bench/gpu_bench.py --device cuda --json-out "$OUT_DIR/gpu_bench.json" \
+timeout 300 python bench/gpu_bench.py --device cuda --json-out "$OUT_DIR/gpu_bench.json" \
   2>"$OUT_DIR/gpu_bench.stderr" | tee "$OUT_DIR/gpu_bench.txt"
 bench_rc=${PIPESTATUS[0]}
 

@@ -102,6 +102,7 @@ class AppState:
     # kernel the device runs, the device's rounds, a sweep suggested from the pool or P.
     lab_device: str | None = None
     lab_kernels: tuple[str, ...] | None = None
+    lab_layouts: tuple[str, ...] = (gpu_view.SLOT_MAJOR,)  # pool layouts to time
     lab_rounds: int | None = None
     lab_max_blocks: int = 0  # 0: automatic
     lab_pages: int = 0  # pages per call, 0: automatic
@@ -278,12 +279,17 @@ def _write_auto(write: Callable[[object], str]) -> Callable[[object], str]:
     return lambda v: "auto" if v is None else write(v)
 
 
-def _kernels(key: str, text: str) -> tuple[str, ...]:
-    names = [t.strip() for t in text.split(",") if t.strip()]
-    unknown = sorted(set(names) - set(gpu_view.KERNELS))
-    if unknown or not names:
-        raise ValueError(f"{key}={text!r} is not a list of {' / '.join(gpu_view.KERNELS)}")
-    return gpu_view.kernels_in_order(names)
+def _names(options: tuple[str, ...]) -> Callable[[str, str], tuple[str, ...]]:
+    """A comma-separated list of some of ``options``, read back in ``options``' order."""
+
+    def parse(key: str, text: str) -> tuple[str, ...]:
+        names = [t.strip() for t in text.split(",") if t.strip()]
+        unknown = sorted(set(names) - set(options))
+        if unknown or not names:
+            raise ValueError(f"{key}={text!r} is not a list of {' / '.join(options)}")
+        return gpu_view.in_order(names, options)
+
+    return parse
 
 
 def _write_counts(values: object) -> str:
@@ -314,7 +320,8 @@ _SETTINGS: dict[str, tuple[str, Callable[[str, str], object], Callable[[object],
     "mbt": ("max_batched_tokens", _int(1, MAX_CONTEXT), str),
     "lcm_pad": ("lcm_padding_bound", _ratio(PADDING_BOUND_RANGE), repr),
     "device": ("lab_device", _auto(gpu_view.check_device_name), _write_auto(str)),
-    "kernels": ("lab_kernels", _auto(_kernels), _write_auto(",".join)),
+    "kernels": ("lab_kernels", _auto(_names(gpu_view.KERNELS)), _write_auto(",".join)),
+    "layouts": ("lab_layouts", _names(gpu_view.POOL_LAYOUTS), ",".join),
     "rounds": ("lab_rounds", _auto(_int(1, gpu_view.MAX_REPEATS)), _write_auto(str)),
     "max_blocks": ("lab_max_blocks", _int(0, gpu_view.MAX_POOL_BLOCKS), str),
     "pages": ("lab_pages", _int(0, gpu_view.MAX_POOL_BLOCKS), str),

@@ -15,6 +15,9 @@ from flatkv.gpu_view import (
     DEFAULT_CALL_BYTES,
     DEFAULT_POOL_BYTES,
     DEFAULT_SHARE_PERCENT,
+    POOL_LAYOUT_HELP,
+    POOL_LAYOUTS,
+    SLOT_MAJOR,
     per_device_text,
 )
 from flatkv.plan import plan_tensors
@@ -35,6 +38,9 @@ def add_bench_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--pages-per-call", type=int, default=None, metavar="N",
                        help="pages each gather / scatter moves (default: "
                        f"{per_device_text(DEFAULT_CALL_BYTES)}, at most half the pool)")
+    group.add_argument("--pool-layout", choices=POOL_LAYOUTS, default=SLOT_MAJOR,
+                       help=f"how the pool lays out its pages (default {SLOT_MAJOR}). "
+                       + POOL_LAYOUT_HELP.replace("%", "%%"))
     group.add_argument("--repeats", type=int, default=None, metavar="N",
                        help=f"timed rounds (default {BENCH_REPEATS['cpu']} on the CPU, "
                        f"{BENCH_REPEATS['cuda']} on CUDA)")
@@ -56,7 +62,7 @@ def bench_text(args: argparse.Namespace, profile: CacheProfile) -> str:
     try:
         result = run_benchmark(plan, device=args.device, max_blocks=args.max_blocks,
                                pages_per_call=args.pages_per_call, repeats=args.repeats,
-                               cpu_threads=args.threads or None)
+                               cpu_threads=args.threads or None, layout=args.pool_layout)
     except DeviceBusy as err:
         raise ValueError(str(err)) from None
     if args.json:
@@ -72,6 +78,9 @@ def format_result(result: BenchResult) -> str:
         + (f", triton {result.triton_version}" if result.triton_version else ""),
         f"plan    {a.planned_blocks} blocks x {a.page_bytes} B = {a.planned_bytes} B; allocated "
         f"{a.allocated_blocks} blocks = {a.allocated_bytes} B (limited by {a.cap_reason})",
+        f"pool    {a.layout}: {len(a.tensors)} slot tensors"
+        + (" in one buffer, each page's slot rows back to back" if a.layout != SLOT_MAJOR
+           else ", one allocation each"),
         f"call    {result.pages_per_call} pages x {result.page_bytes} B = {result.call_bytes} B",
         "",
         f"{'operation':<12}{'impl':<8}{'GB/s':>10}  share",

@@ -13,7 +13,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from flatkv.app_data import PageMap, Segment, TreeNode
-from flatkv.gpu_view import TRITON_KERNEL, Series
+from flatkv.gpu_view import PAGE_MAJOR, TRITON_KERNEL, Series
 from flatkv.units import concurrency_text, concurrency_value, format_bytes
 
 COLORS: dict[str, str] = {
@@ -333,10 +333,12 @@ def layer_strip(layers: Sequence[Mapping], *, title: str = "") -> go.Figure:
 
 
 def _series_style(s: Series) -> dict:
-    """Baselines dashed, movers solid; triton with diamonds, torch with circles."""
+    """Baselines dashed, movers solid (dotted for the page-major pool when a run timed both
+    layouts); triton with diamonds, torch with circles."""
+    dotted = s.named_layout and s.layout == PAGE_MAJOR
     return {
         "line": {"color": color_of(s.kind), "width": 2 if s.is_baseline else 2.5,
-                 "dash": "dash" if s.is_baseline else "solid"},
+                 "dash": "dash" if s.is_baseline else "dot" if dotted else "solid"},
         "marker": {"color": color_of(s.kind), "size": 8,
                    "symbol": "diamond" if s.implementation == TRITON_KERNEL else "circle"},
     }
@@ -344,7 +346,7 @@ def _series_style(s: Series) -> dict:
 
 def bandwidth_bars(series: Sequence[Series], *, title: str = "") -> go.Figure:
     """One run: a bar per figure (GB/s), baselines hatched, and the device copy drawn as a dashed
-    line across all bars (the first point of each series is shown)."""
+    line across the bars it is the baseline of (the first point of each series is shown)."""
     fig = go.Figure()
     names = [s.name for s in series]
     for i, s in enumerate(series):
@@ -360,12 +362,16 @@ def bandwidth_bars(series: Sequence[Series], *, title: str = "") -> go.Figure:
             "(%{customdata[1]}) per call<extra></extra>",
             showlegend=False,
         ))
-    copy = next((s for s in series if s.operation == "copy"), None)
-    if copy is not None:
+    # each device copy spans the bars measured with it: every bar below it, up to the next copy
+    # (a run over both pool layouts has one copy per layout)
+    starts = [i for i, s in enumerate(series) if s.operation == "copy"]
+    for n, start in enumerate(starts):
+        end = starts[n + 1] if n + 1 < len(starts) else len(series)
+        copy = series[start]
         fig.add_trace(go.Scatter(
-            name="device copy (baseline)", x=[copy.gbps[0]] * 2, y=[-0.5, len(series) - 0.5],
+            name="device copy (baseline)", x=[copy.gbps[0]] * 2, y=[start - 0.5, end - 0.5],
             mode="lines", line={"color": COLORS["copy"], "width": 2, "dash": "dash"},
-            hovertemplate="device copy: %{x:,.2f} GB/s<extra></extra>",
+            hovertemplate="device copy: %{x:,.2f} GB/s<extra></extra>", showlegend=n == 0,
         ))
     fig.update_yaxes(tickvals=list(range(len(names))), ticktext=names, autorange="reversed",
                      title=None)

@@ -44,6 +44,18 @@ SWEEPS = ("one run", "pages per call", "page bytes")
 TORCH_KERNEL = "torch"
 TRITON_KERNEL = "triton"
 KERNELS = (TORCH_KERNEL, TRITON_KERNEL)
+# How a pool lays out its pages (flatkv.gpu.pool). Slot-major: one tensor per slot, as the plan's
+# TensorPlans and the engines' default allocation have it; a page's rows lie one per slot tensor,
+# far apart. Page-major: one buffer with each page's slot rows back to back (vLLM's "cross-layer
+# KV blocks"), so moving a page is one contiguous copy; the slot tensors are strided views.
+SLOT_MAJOR = "slot-major"
+PAGE_MAJOR = "page-major"
+POOL_LAYOUTS = (SLOT_MAJOR, PAGE_MAJOR)
+POOL_LAYOUT_HELP = (
+    f"{SLOT_MAJOR}: one tensor per slot (the plan's TensorPlans, engines' default), so a page "
+    f"is one row in each slot tensor. {PAGE_MAJOR}: one buffer, each page's slot rows back to "
+    "back (vLLM's cross-layer KV blocks), so a page moves as one contiguous row."
+)
 MAX_POOL_BLOCKS = 1 << 40  # a cap far past any plan; the plan's own block count bounds the pool
 # A device name: cpu, cuda or cuda:N (group 1: N). flatkv.gpu.pool resolves it on the machine.
 DEVICE_NAME = re.compile(r"^(?:cpu|cuda(?::(\d+))?)$")
@@ -109,9 +121,10 @@ def pick_device(wanted: str | None, devices: Sequence[str]) -> tuple[str, str | 
                      f"using {default}.")
 
 
-def kernels_in_order(names: Sequence[str]) -> tuple[str, ...]:
-    """``names`` among KERNELS, in KERNELS' order (a link and the widget write them alike)."""
-    return tuple(k for k in KERNELS if k in names)
+def in_order(names: Sequence[str], options: Sequence[str]) -> tuple[str, ...]:
+    """``names`` among ``options`` (KERNELS, POOL_LAYOUTS), in ``options``' order: a link and
+    the widget write a choice alike."""
+    return tuple(k for k in options if k in names)
 
 
 def pick_kernels(wanted: Sequence[str] | None, available: Sequence[str]) -> tuple[str, ...]:
@@ -287,6 +300,7 @@ def result_rows(results: Sequence[BenchResult], *, text: bool = True) -> list[di
                 "P (tokens)": r.block_size,
                 "page bytes": r.page_bytes,
                 "pages per call": r.pages_per_call,
+                "pool layout": r.layout,
                 "operation": OPERATION_TITLES.get(f.operation, f.operation) if text
                 else f.operation,
                 "implementation": f.implementation,
@@ -307,7 +321,8 @@ def result_rows(results: Sequence[BenchResult], *, text: bool = True) -> list[di
 
 @dataclass(frozen=True)
 class AllocationRow:
-    """Planned against allocated, for one plan of a run (exact bytes)."""
+    """Planned against allocated, for one plan of a run (exact bytes; the same in either pool
+    layout)."""
 
     page_bytes: int
     planned_blocks: int
@@ -323,7 +338,8 @@ class AllocationRow:
 
 
 def allocation_rows(results: Sequence[BenchResult], max_blocks: int | None) -> list[AllocationRow]:
-    """One row per plan allocated (a pages-per-call sweep reuses one allocation)."""
+    """One row per plan allocated (a pages-per-call sweep reuses one allocation; each layout
+    allocates the same blocks)."""
     rows: dict[int, AllocationRow] = {}
     for r in results:
         a = r.allocation
@@ -335,13 +351,16 @@ def allocation_rows(results: Sequence[BenchResult], max_blocks: int | None) -> l
 
 @dataclass(frozen=True)
 class Series:
-    """One (operation, implementation) over the swept values, for a bandwidth chart."""
+    """One (operation, implementation, pool layout) over the swept values, for a bandwidth
+    chart."""
 
     operation: str
     implementation: str
     x: tuple[int, ...]  # pages per call or page bytes
     gbps: tuple[float, ...]
     call_bytes: tuple[int, ...]  # payload of one call at each point
+    layout: str = SLOT_MAJOR
+    named_layout: bool = False  # the run timed several layouts: the name says which
 
     @property
     def kind(self) -> str:
@@ -354,24 +373,28 @@ class Series:
     @property
     def name(self) -> str:
         title = OPERATION_TITLES.get(self.operation, self.operation)
-        return f"{title} (baseline)" if self.is_baseline else f"{title} ({self.implementation})"
+        what = ["baseline" if self.is_baseline else self.implementation]
+        if self.named_layout:
+            what.append(self.layout)
+        return f"{title} ({', '.join(what)})"
 
 
 def bandwidth_series(results: Sequence[BenchResult], x: str) -> list[Series]:
     """Each figure's GB/s over ``x`` (``"pages_per_call"`` or ``"page_bytes"``), sorted by x;
-    series in the order the run measured them (baseline first)."""
+    series in the order the run measured them (baseline first), one per pool layout timed."""
     if x not in ("pages_per_call", "page_bytes"):
         raise ValueError(f"x must be 'pages_per_call' or 'page_bytes', got {x!r}")
-    points: dict[tuple[str, str], list[tuple[int, float, int]]] = {}
+    points: dict[tuple[str, str, str], list[tuple[int, float, int]]] = {}
     for r in results:
         for f in r.figures:
-            points.setdefault((f.operation, f.implementation), []).append(
+            points.setdefault((f.operation, f.implementation, r.layout), []).append(
                 (getattr(r, x), f.gbps, f.payload_bytes))
+    several = len({r.layout for r in results}) > 1
     out = []
-    for (op, impl), pts in points.items():
+    for (op, impl, layout), pts in points.items():
         pts.sort()
         out.append(Series(op, impl, tuple(p[0] for p in pts), tuple(p[1] for p in pts),
-                          tuple(p[2] for p in pts)))
+                          tuple(p[2] for p in pts), layout, several))
     return out
 
 

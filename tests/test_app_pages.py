@@ -512,6 +512,26 @@ def test_gpu_page_sweeps_pages_per_call(small_flush):
     assert any(c.value.startswith("No host mirror figures on the CPU") for c in at.caption)
 
 
+def test_gpu_page_times_both_pool_layouts_side_by_side(small_flush):
+    at = open_app("app_pages/gpu.py", TINY_LINK)
+    assert at.pills(key="w.lab_layouts").value == ["slot-major"]  # how the plan allocates
+    at.pills(key="w.lab_layouts").set_value(["page-major", "slot-major"]).run()
+    assert at.query_params["layouts"] == "slot-major,page-major"
+    tiny_run(at)
+    assert_clean(at)
+    rows = at.dataframe[0].value
+    gather = rows.query("operation == 'gather'")
+    assert list(gather["pool layout"]) == ["slot-major", "page-major"]
+    assert set(gather["bytes per call"]) == {3 * TINY_PAGE}  # the same pages either way
+    assert metrics(at)["Allocated blocks"] == "8"  # one plan: the same pool size in each layout
+    assert any("slot-major and page-major pools" in c.value for c in at.caption)
+    (fig,) = at.get("plotly_chart")
+    assert "gather (torch, page-major)" in fig.proto.spec
+    at.pills(key="w.lab_layouts").set_value([]).run()
+    assert any("pool layout: pick at least one" in e.value for e in at.error)
+    assert at.button(key="gpu.run").disabled
+
+
 def test_gpu_page_says_the_device_is_busy(small_flush):
     from flatkv.gpu import device_lock
 

@@ -59,15 +59,19 @@ def test_engine_options_round_trip_and_feed_strategy_options():
 def test_gpu_lab_settings_round_trip_through_the_link():
     state = AppState(lab_device="cuda:1", lab_kernels=("triton",), lab_rounds=5,
                      lab_max_blocks=8, lab_pages=3, lab_sweep="pages per call",
-                     lab_sweep_pages=(1, 2, 4), lab_sweep_blocks=(16, 64))
+                     lab_sweep_pages=(1, 2, 4), lab_sweep_blocks=(16, 64),
+                     lab_layouts=("slot-major", "page-major"))
     query = encode_query(state)
-    assert query == {"device": "cuda:1", "kernels": "triton", "rounds": "5", "max_blocks": "8",
-                     "pages": "3", "sweep": "pages per call", "sweep_pages": "1,2,4",
-                     "sweep_blocks": "16,64"}
+    assert query == {"device": "cuda:1", "kernels": "triton", "layouts": "slot-major,page-major",
+                     "rounds": "5", "max_blocks": "8", "pages": "3", "sweep": "pages per call",
+                     "sweep_pages": "1,2,4", "sweep_blocks": "16,64"}
     assert decode_query(query) == (state, [])
     # "auto" is each default's name in a link; kernels are kept in one order, once each
     assert decode_query({"device": "auto", "rounds": "auto"}) == (DEFAULT, [])
     assert decode_query({"kernels": "triton,torch,torch"})[0].lab_kernels == ("torch", "triton")
+    assert decode_query({"layouts": "page-major,slot-major"})[0].lab_layouts == (
+        "slot-major", "page-major")
+    assert "layouts" not in encode_query(AppState(lab_layouts=("slot-major",)))  # the default
 
 
 def test_a_raw_model_carries_its_kernel_block_size_in_the_link():
@@ -107,6 +111,8 @@ def test_a_preset_is_linked_by_name():
         ({"lcm_pad": "11"}, "lcm_padding_bound", "lcm_pad is '11': give a number in [0, 10]"),
         ({"device": "tpu:0"}, "lab_device", "device='tpu:0' is not a device"),
         ({"kernels": "cuda"}, "lab_kernels", "kernels='cuda' is not a list of torch / triton"),
+        ({"layouts": "rows"}, "lab_layouts",
+         "layouts='rows' is not a list of slot-major / page-major"),
         ({"rounds": "0"}, "lab_rounds", "rounds=0 is outside 1..100"),
         ({"max_blocks": "-1"}, "lab_max_blocks", "max_blocks=-1 is outside"),
         ({"sweep": "all"}, "lab_sweep", "sweep='all' is not one of one run, pages per call"),

@@ -25,7 +25,8 @@ def figure(op, impl, payload, gbps, baseline="copy", copy_gbps=20.0, peak=None):
                   gbps, baseline, gbps / copy_gbps, gbps / peak if peak else None)
 
 
-def result(pages=8, page=PAGE, gbps=(20.0, 10.0, 16.0), peak=None, cap="max_blocks", block=16):
+def result(pages=8, page=PAGE, gbps=(20.0, 10.0, 16.0), peak=None, cap="max_blocks", block=16,
+           layout="slot-major"):
     """A run of ``pages`` pages per call: copy, gather and scatter at ``gbps``, a state copy of
     ``pages`` pairs of three 352-byte state rows at 5 GB/s."""
     call = pages * page
@@ -36,7 +37,8 @@ def result(pages=8, page=PAGE, gbps=(20.0, 10.0, 16.0), peak=None, cap="max_bloc
         figure("scatter", "torch", call, scatter, copy_gbps=copy, peak=peak),
         figure("state_copy", "torch", pages * 1056, 5.0, copy_gbps=copy, peak=peak),
     )
-    allocation = AllocationReport("cpu", page, 637, 40, 637 * page, 40 * page, (), 10**10, cap)
+    allocation = AllocationReport("cpu", page, 637, 40, 637 * page, 40 * page, (), 10**10, cap,
+                                  layout)
     return BenchResult("cpu", "test cpu", "2.x", None, allocation, page, block, pages, call, 1056,
                        peak, 1, 1, ("torch",), "torch", figures)
 
@@ -146,7 +148,9 @@ def test_result_rows_show_bytes_and_shares():
     assert gpu_view.value_span([4]) == "4" and gpu_view.value_span([8, 1, 2]) == "1 to 8"
     gather = rows[1]
     # a page-bytes sweep plans each block size anew: each row says which P it ran
-    assert list(gather)[:3] == ["P (tokens)", "page bytes", "pages per call"]
+    assert list(gather)[:4] == ["P (tokens)", "page bytes", "pages per call", "pool layout"]
+    assert gather["pool layout"] == "slot-major"
+    assert gpu_view.result_rows([result(layout="page-major")])[0]["pool layout"] == "page-major"
     assert (gather["P (tokens)"], gather["page bytes"]) == (16, PAGE)
     assert gpu_view.result_rows([result(block=160)])[0]["P (tokens)"] == 160
     assert gather["bytes per call"] == 8 * PAGE == 12_544  # pages per call x page bytes
@@ -183,6 +187,22 @@ def test_bandwidth_series_over_pages_and_page_bytes():
     assert by_page[0].x == (PAGE, 3136)
     with pytest.raises(ValueError, match="x must be"):
         gpu_view.bandwidth_series(runs, "tokens")
+
+
+def test_bandwidth_series_name_the_layout_when_a_run_timed_both():
+    runs = [result(pages=1, gbps=(20.0, 8.0, 9.0)), result(pages=1, gbps=(21.0, 16.0, 17.0),
+                                                           layout="page-major")]
+    series = gpu_view.bandwidth_series(runs, "pages_per_call")
+    assert [s.name for s in series[:3]] == ["device copy (baseline, slot-major)",
+                                            "gather (torch, slot-major)",
+                                            "scatter (torch, slot-major)"]
+    page_major = [s for s in series if s.layout == "page-major"]
+    assert [(s.name, s.gbps) for s in page_major[:2]] == [
+        ("device copy (baseline, page-major)", (21.0,)), ("gather (torch, page-major)", (16.0,))]
+    # one layout: the caption says which, the names stay short
+    assert gpu_view.bandwidth_series(runs[1:], "pages_per_call")[1].name == "gather (torch)"
+    # allocation rows: the same blocks and bytes in both layouts, so one row per plan
+    assert len(gpu_view.allocation_rows(runs, max_blocks=40)) == 1
 
 
 def test_exports():

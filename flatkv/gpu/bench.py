@@ -43,6 +43,8 @@ from flatkv.gpu_view import (
     BENCH_REPEATS,
     DEFAULT_CALL_BYTES,
     DEFAULT_POOL_BYTES,
+    POOL_LAYOUTS,
+    SLOT_MAJOR,
     TORCH_KERNEL,
     TRITON_KERNEL,
     WARMUP_ROUNDS,
@@ -166,6 +168,11 @@ class BenchResult:
     figures: tuple[Figure, ...]
     counting: str = COUNTING
 
+    @property
+    def layout(self) -> str:
+        """The pool's layout: slot-major or page-major (flatkv.gpu.pool)."""
+        return self.allocation.layout
+
     def figure(self, operation: str, implementation: str | None = None) -> Figure | None:
         """The figure of ``operation`` by ``implementation``; by default the preferred one's, or
         the only figure an operation has (the state-row copy is torch's on every device)."""
@@ -182,6 +189,7 @@ class BenchResult:
             "device_name": self.device_name,
             "implementation": self.preferred,
             "implementations": list(self.implementations),
+            "pool_layout": self.layout,
             "page_bytes": self.page_bytes,
             "block_size": self.block_size,
             "pages_per_call": self.pages_per_call,
@@ -387,6 +395,7 @@ def run_benchmark(
     progress: ProgressFn | None = None,
     lock: bool = True,
     cpu_threads: int | None = DEFAULT_CPU_THREADS,
+    layout: str = SLOT_MAJOR,
 ) -> BenchResult:
     """Allocate ``plan`` on ``device`` and time its page movers; frees everything at the end.
 
@@ -395,7 +404,8 @@ def run_benchmark(
     at most half the pool. ``implementations`` picks movers by name (default: all that run
     compiled here). ``progress(fraction, message)`` is called as the run goes. With ``lock``
     the device's lock is held throughout (DeviceBusy if taken). ``cpu_threads``: torch threads
-    on the CPU (default 1, see DEFAULT_CPU_THREADS; None leaves torch's setting).
+    on the CPU (default 1, see DEFAULT_CPU_THREADS; None leaves torch's setting). ``layout``:
+    the pool's layout (slot-major or page-major, see flatkv.gpu.pool).
     """
     return run_sweep(
         [plan],
@@ -408,6 +418,7 @@ def run_benchmark(
         progress=progress,
         lock=lock,
         cpu_threads=cpu_threads,
+        layouts=(layout,),
     )[0]
 
 
@@ -423,11 +434,14 @@ def run_sweep(
     progress: ProgressFn | None = None,
     lock: bool = True,
     cpu_threads: int | None = DEFAULT_CPU_THREADS,
+    layouts: Sequence[str] = (SLOT_MAJOR,),
 ) -> tuple[BenchResult, ...]:
-    """One result per (plan, pages per call), plans outer: page bytes x pages per call sweeps.
+    """One result per (plan, layout, pages per call), in that nesting: page bytes x pool layout x
+    pages per call sweeps.
 
-    Each plan is allocated once for all its pages-per-call values and freed before the next.
-    ``flatkv.gpu_view.plans_for_block_sizes`` makes plans of one model at several page sizes.
+    Each plan is allocated once per layout for all its pages-per-call values and freed before
+    the next. ``flatkv.gpu_view.plans_for_block_sizes`` makes plans of one model at several page
+    sizes; ``layouts`` are pool layouts (flatkv.gpu_view.POOL_LAYOUTS).
     """
     dev = resolve_device(device)
     plans = list(plans)
@@ -446,9 +460,16 @@ def run_sweep(
     check_int("warmup", warmup, minimum=0)
     if cpu_threads is not None:
         check_int("cpu_threads", cpu_threads, minimum=1, hint="or None for torch's setting")
+    layouts = list(layouts)
+    if not layouts:
+        raise ValueError(f"layouts is empty: give at least one of {', '.join(POOL_LAYOUTS)}")
+    for i, name in enumerate(layouts):
+        if name not in POOL_LAYOUTS:
+            raise ValueError(f"layouts[{i}]={name!r} is not a pool layout: choose from "
+                             f"{', '.join(POOL_LAYOUTS)}")
     movers = _pick_movers(dev, implementations)
     report = progress or (lambda fraction, message: None)
-    steps = len(plans) * len(counts)
+    steps = len(plans) * len(layouts) * len(counts)
     free = _free_bytes(dev)  # read once for the whole sweep
     caps = [max_blocks if max_blocks is not None else default_max_blocks(plan, dev, free[dev.type])
             for plan in plans]
@@ -458,18 +479,22 @@ def run_sweep(
     held = device_lock(dev).hold() if lock else nullcontext()
     on_device = torch.cuda.device(dev) if dev.type == "cuda" else nullcontext()
     threads = _cpu_threads(dev, cpu_threads)
+    runs = [(p_index, plan, cap, layout)
+            for p_index, (plan, cap) in enumerate(zip(plans, caps, strict=True))
+            for layout in layouts]
     with held, on_device, threads:  # CUDA events and launches go to the benchmarked device
-        for p_index, (plan, cap) in enumerate(zip(plans, caps, strict=True)):
-            report(p_index * len(counts) / steps, f"allocating plan {p_index + 1} on {dev}")
-            with allocate_pool(plan, dev, max_blocks=cap) as pool:
+        for r_index, (p_index, plan, cap, layout) in enumerate(runs):
+            report(r_index * len(counts) / steps,
+                   f"allocating plan {p_index + 1} ({layout}) on {dev}")
+            with allocate_pool(plan, dev, max_blocks=cap, layout=layout) as pool:
                 if pool.num_blocks < 2:
                     raise PoolAllocationError(
                         f"only {pool.num_blocks} block fits on {dev}: a benchmark needs two; "
                         "free memory or raise max_blocks"
                     )
-                fill_random(pool.tensors, seed=p_index)
+                fill_random(pool.page_parts, seed=p_index)
                 for c_index, n in enumerate(counts):
-                    step = p_index * len(counts) + c_index
+                    step = r_index * len(counts) + c_index
 
                     def sub(fraction: float, message: str, step: int = step) -> None:
                         report((step + fraction) / steps, message)

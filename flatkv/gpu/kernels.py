@@ -8,10 +8,15 @@ host     the same page copies to and from a (pinned, on CUDA) host buffer: gathe
          tensor, so copying them straight over the bus would take one small DMA per slot and page.
 state    one page's state rows to other page ids (copy-on-write, snapshots).
 
-Staging layout (slot-major): for n pages the buffer holds slot 0's n rows, then slot 1's n rows,
-and so on; slot s starts at byte ``n * sum(row_bytes of slots < s)``. Each slot's part is then one
-contiguous ``(n, row_bytes)`` block, which is what ``index_select(out=...)`` writes fastest. The
-Triton kernels (``flatkv.gpu.triton_kernels``) use the same layout, so the two are interchangeable.
+The movers copy rows of the pool's ``page_parts``: its slot tensors in a slot-major pool, its
+one page tensor (a row is a whole page) in a page-major pool (``flatkv.gpu.pool``).
+
+Staging layout (part-major): for n pages the buffer holds part 0's n rows, then part 1's n rows,
+and so on; part s starts at byte ``n * sum(row bytes of parts < s)``. Each part is then one
+contiguous ``(n, row_bytes)`` block, which is what ``index_select(out=...)`` writes fastest. For a
+slot-major pool that is slot-major staging; for a page-major pool it is page after page, each in
+the pool's byte order. The Triton kernels (``flatkv.gpu.triton_kernels``) use the same layout,
+so the two are interchangeable.
 """
 
 from __future__ import annotations
@@ -109,7 +114,8 @@ def new_staging(pool: FlatPool, count: int, *, device: str | torch.device | None
 
 
 def staging_views(pool: FlatPool, staging: torch.Tensor, count: int) -> list[torch.Tensor]:
-    """The slot-major parts of a staging buffer: slot s as a ``(count, row_bytes)`` view."""
+    """The parts of a staging buffer: ``pool.page_parts[s]``'s as a ``(count, row_bytes)``
+    view."""
     need = staging_bytes(pool, count)
     if (
         not isinstance(staging, torch.Tensor)
@@ -124,9 +130,10 @@ def staging_views(pool: FlatPool, staging: torch.Tensor, count: int) -> list[tor
             f"need {need}: allocate it with new_staging(pool, {count})"
         )
     views, start = [], 0
-    for slot in pool.slots:
-        size = count * slot.row_bytes
-        views.append(staging[start : start + size].view(count, slot.row_bytes))
+    for part in pool.page_parts:
+        row_bytes = part.shape[1]
+        size = count * row_bytes
+        views.append(staging[start : start + size].view(count, row_bytes))
         start += size
     return views
 
@@ -144,9 +151,9 @@ def _same_element(*tensors: torch.Tensor) -> list[torch.Tensor]:
 
 def gather(pool: FlatPool, ids: PageIds | Sequence[int] | torch.Tensor,
            staging: torch.Tensor) -> torch.Tensor:
-    """Copy the rows of ``ids`` from every slot into ``staging`` (slot-major); returns staging."""
+    """Copy the rows of ``ids`` from every page part into ``staging``; returns staging."""
     pages = page_ids(pool, ids)
-    for src, dst in zip(pool.tensors, staging_views(pool, staging, pages.count), strict=True):
+    for src, dst in zip(pool.page_parts, staging_views(pool, staging, pages.count), strict=True):
         src_w, dst_w = _same_element(src, dst)
         torch.index_select(src_w, 0, pages.tensor, out=dst_w)
     return staging
@@ -154,9 +161,9 @@ def gather(pool: FlatPool, ids: PageIds | Sequence[int] | torch.Tensor,
 
 def scatter(pool: FlatPool, ids: PageIds | Sequence[int] | torch.Tensor,
             staging: torch.Tensor) -> None:
-    """Copy ``staging`` (slot-major) back into the rows of ``ids`` in every slot."""
+    """Copy ``staging`` back into the rows of ``ids`` in every page part."""
     pages = _unique_ids(pool, ids, "ids")
-    for dst, src in zip(pool.tensors, staging_views(pool, staging, pages.count), strict=True):
+    for dst, src in zip(pool.page_parts, staging_views(pool, staging, pages.count), strict=True):
         dst_w, src_w = _same_element(dst, src)
         dst_w.index_copy_(0, pages.tensor, src_w)
 
@@ -191,7 +198,7 @@ def copy_to_host(pool: FlatPool, ids: PageIds | Sequence[int] | torch.Tensor, ho
                  gather_fn: GatherFn | None = None) -> torch.Tensor:
     """Device -> host: gather the pages into device staging, then one DMA into ``host``.
 
-    ``host`` is a slot-major staging buffer on the CPU (pinned for speed on CUDA). On a CPU pool
+    ``host`` is a staging buffer on the CPU (pinned for speed on CUDA). On a CPU pool
     the gather writes ``host`` directly. The DMA is asynchronous on CUDA: synchronize before
     reading ``host``. Pass ``device_staging`` to avoid an allocation per call.
     """

@@ -1,9 +1,22 @@
 """A FlatMemoryPlan made of real tensors: one uint8 tensor per TensorPlan, page id on dim 0.
 
 Each slot tensor is ``(num_blocks, row_bytes)``: one block id addresses one row in every slot, as
-in the plan. A slot row holds several ``(group, layer)`` rows back to back, in binding order; a
-binding's ``row_offset`` is relative to the start of its ``(group, layer)`` row, so its offset in
-the slot row is that row's start plus ``row_offset``. ``SlotLayout`` works this out once.
+in the plan. Two layouts put those tensors in memory (``flatkv.gpu_view.POOL_LAYOUTS``):
+
+- slot-major: one allocation per slot tensor, as the plan's TensorPlans (and engines, by default)
+  have it. A page is one row in each slot tensor, so moving it touches one row per slot.
+- page-major: one ``(num_blocks, page_bytes)`` allocation whose row is a whole page, its slot rows
+  back to back in slot order (vLLM's "cross-layer KV blocks"); each slot tensor is a strided view
+  of it. Moving a page is one contiguous copy: on one CPU core, 8 KiB pages of 1 KiB slot rows
+  move at 1.7 to 1.9x the slot-major rate (bench/gpu_bench.py), because a random row costs a
+  memory latency however short it is.
+
+Page movers copy rows of ``FlatPool.page_parts``: the slot tensors (slot-major) or the one page
+tensor (page-major), so the same kernels serve both.
+
+A slot row holds several ``(group, layer)`` rows back to back, in binding order; a binding's
+``row_offset`` is relative to the start of its ``(group, layer)`` row, so its offset in the slot
+row is that row's start plus ``row_offset``. ``SlotLayout`` works this out once.
 
 Plans can be 100+ GB, so the number of blocks is capped: by the caller (``max_blocks``) or by a
 safe share of the device's free memory. The allocation report says what was planned and what was
@@ -24,7 +37,7 @@ from pathlib import Path
 
 import torch
 
-from flatkv.gpu_view import DEFAULT_SHARE_PERCENT, DEVICE_NAME
+from flatkv.gpu_view import DEFAULT_SHARE_PERCENT, DEVICE_NAME, POOL_LAYOUTS, SLOT_MAJOR
 from flatkv.plan import STATE_LAYER_TYPES, FlatMemoryPlan, LayerBinding, TensorPlan, check_int
 
 
@@ -182,6 +195,7 @@ class AllocationReport:
     tensors: tuple[TensorAllocation, ...]
     free_bytes_before: int
     cap_reason: str  # "plan", "max_blocks" or "free memory": what set allocated_blocks
+    layout: str = SLOT_MAJOR  # or page-major (flatkv.gpu_view.POOL_LAYOUTS)
 
     @property
     def capped(self) -> bool:
@@ -254,7 +268,11 @@ def _empty_uint8(shape: tuple[int, int], device: torch.device) -> torch.Tensor:
 class FlatPool:
     """The allocated slot tensors of a plan. Release them with ``release()`` or a ``with`` block.
 
-    ``tensors[s]`` is slot s, shape ``(num_blocks, slots[s].row_bytes)``, uint8, contiguous.
+    ``tensors[s]`` is slot s, shape ``(num_blocks, slots[s].row_bytes)``, uint8, with contiguous
+    rows: contiguous in a slot-major pool, a strided view (row stride ``page_bytes``) in a
+    page-major one. ``page_parts`` are the contiguous ``(num_blocks, bytes)`` tensors a page's
+    bytes are split over, in slot order: the slot tensors, or the one page tensor. Page movers
+    copy row ``id`` of each part; a staging buffer holds the parts one after another.
     """
 
     def __init__(
@@ -264,13 +282,19 @@ class FlatPool:
         slots: tuple[SlotLayout, ...],
         tensors: tuple[torch.Tensor, ...],
         report: AllocationReport,
+        page_parts: tuple[torch.Tensor, ...] | None = None,
     ) -> None:
         self.plan = plan
         self.device = device
         self.slots = slots
         self.tensors = tensors
+        self.page_parts = tensors if page_parts is None else page_parts
         self.report = report
         self.num_blocks = report.allocated_blocks
+
+    @property
+    def layout(self) -> str:
+        return self.report.layout
 
     @property
     def page_bytes(self) -> int:
@@ -316,7 +340,7 @@ class FlatPool:
 
     def release(self) -> None:
         """Drop the tensors and hand cached device memory back."""
-        self.tensors = ()
+        self.tensors = self.page_parts = ()
         _free_cached(self.device)
 
     def _check_live(self) -> None:
@@ -344,8 +368,10 @@ def allocate_pool(
     share_percent: int = DEFAULT_SHARE_PERCENT,
     state_groups: Iterable[str] = STATE_LAYER_TYPES,
     allocator: Allocator = _empty_uint8,
+    layout: str = SLOT_MAJOR,
 ) -> FlatPool:
-    """Allocate ``plan`` on ``device`` with at most ``max_blocks`` blocks.
+    """Allocate ``plan`` on ``device`` with at most ``max_blocks`` blocks, in ``layout``
+    (slot-major or page-major, see the module docstring).
 
     Without ``max_blocks`` the cap is what fits in ``share_percent`` % of free memory; a pool
     larger than free memory is refused before anything is allocated (host memory is
@@ -356,6 +382,9 @@ def allocate_pool(
     """
     if not isinstance(plan, FlatMemoryPlan):
         raise ValueError(f"plan must be a FlatMemoryPlan, got {type(plan).__name__}")
+    if layout not in POOL_LAYOUTS:
+        raise ValueError(f"layout={layout!r} is not a pool layout: choose one of "
+                         f"{', '.join(POOL_LAYOUTS)}")
     dev = resolve_device(device)
     planned_blocks = plan.geometry.num_blocks
     check_int("plan.geometry.num_blocks", planned_blocks, minimum=1)
@@ -383,20 +412,29 @@ def allocate_pool(
             f"but {dev} has {free} bytes free: pass max_blocks of at most "
             f"{free // page_bytes}"
         )
-    tensors: list[torch.Tensor] = []
+    # slot-major: one allocation per slot; page-major: one whose row is a page (name, row bytes)
+    wanted = ([(s.name, s.row_bytes) for s in slots] if layout == SLOT_MAJOR
+              else [("the page-major buffer", page_bytes)])
+    parts: list[torch.Tensor] = []
     try:
-        for slot in slots:
-            tensors.append(allocator((num_blocks, slot.row_bytes), dev))
+        for _name, row_bytes in wanted:
+            parts.append(allocator((num_blocks, row_bytes), dev))
     except (torch.OutOfMemoryError, RuntimeError) as err:
-        failed = slots[len(tensors)]
-        tensors.clear()
+        failed_name, failed_row = wanted[len(parts)]
+        parts.clear()
         _free_cached(dev)
         detail = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
         raise PoolAllocationError(
-            f"out of memory on {dev} allocating {failed.name} ({num_blocks * failed.row_bytes} "
+            f"out of memory on {dev} allocating {failed_name} ({num_blocks * failed_row} "
             f"bytes, {num_blocks} blocks of {page_bytes} bytes over {len(slots)} slots); "
             f"everything allocated was freed; pass a smaller max_blocks ({detail})"
         ) from None
+    if layout == SLOT_MAJOR:
+        tensors = tuple(parts)
+    else:  # each slot tensor: its columns of the page rows, in slot order
+        starts = [sum(s.row_bytes for s in slots[:i]) for i in range(len(slots))]
+        tensors = tuple(parts[0][:, start : start + s.row_bytes]
+                        for start, s in zip(starts, slots, strict=True))
     report = AllocationReport(
         device=str(dev),
         page_bytes=page_bytes,
@@ -410,8 +448,9 @@ def allocate_pool(
         ),
         free_bytes_before=free,
         cap_reason=cap_reason,
+        layout=layout,
     )
-    return FlatPool(plan, dev, slots, tuple(tensors), report)
+    return FlatPool(plan, dev, slots, tensors, report, tuple(parts))
 
 
 def widest_view(t: torch.Tensor) -> torch.Tensor:

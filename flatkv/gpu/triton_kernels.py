@@ -1,11 +1,12 @@
 """Fused gather / scatter: every slot tensor of a pool in one Triton launch.
 
-The torch reference launches one copy per slot tensor; with many slots and small pages those
-launches (2 to 4 us each) dominate. Here one program copies one chunk of one slot row of one page:
-the grid is ``(pages, chunks per row, slots)``. Slot tensors are separate allocations; the kernel
-reaches them as ``slot 0's pointer + delta`` with the deltas (and the rows) stored in units of up
-to 16 bytes and multiplied by a compile-time constant, so the compiler can prove 16-byte
-alignment and use vector loads. Same slot-major staging layout as ``flatkv.gpu.kernels``.
+The torch reference launches one copy per page part (``FlatPool.page_parts``: each slot tensor of
+a slot-major pool, the one page tensor of a page-major pool); with many slots and small pages
+those launches (2 to 4 us each) dominate. Here one program copies one chunk of one part's row of
+one page: the grid is ``(pages, chunks per row, parts)``. Parts are separate allocations; the
+kernel reaches them as ``part 0's pointer + delta`` with the deltas (and the rows) stored in
+units of up to 16 bytes and multiplied by a compile-time constant, so the compiler can prove
+16-byte alignment and use vector loads. Same part-major staging layout as ``flatkv.gpu.kernels``.
 
 On a CUDA tensor the kernel is compiled; on a CPU tensor it runs in Triton's interpreter (how the
 tests check it against the torch reference without a GPU). ``TRITON_INTERPRET`` need not be set:
@@ -58,8 +59,8 @@ if triton is not None:  # real annotations: triton reads tl.constexpr from them
     ):
         i = tl.program_id(0)  # position in ids
         c = tl.program_id(1)  # chunk of the row
-        s = tl.program_id(2)  # slot
-        row = tl.load(rows + s) * VEC  # elements in a row of slot s
+        s = tl.program_id(2)  # page part: a slot tensor, or the page-major pool's one tensor
+        row = tl.load(rows + s) * VEC  # elements in a row of part s
         start = c.to(tl.int64) * CHUNK
         if start < row:
             page = tl.load(ids + i).to(tl.int64)
@@ -111,22 +112,23 @@ _META: "weakref.WeakKeyDictionary[FlatPool, dict]" = weakref.WeakKeyDictionary()
 
 
 def _pool_unit(pool: FlatPool) -> int:
-    """Largest unit (<= 16 bytes) dividing every row and every slot address."""
+    """Largest unit (<= 16 bytes) dividing every row and every page part's address."""
     unit = _UNIT_MAX
-    for t in pool.tensors:
+    for t in pool.page_parts:
         unit = gcd(unit, t.shape[1], t.data_ptr())
     return unit
 
 
 def _metadata(pool: FlatPool, unit: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    """deltas, rows and staging offsets of the pool's slots, in ``unit`` bytes, on its device."""
-    key = (unit, tuple(t.data_ptr() for t in pool.tensors))
+    """deltas, rows and staging offsets of the pool's page parts, in ``unit`` bytes, on its
+    device."""
+    key = (unit, tuple(t.data_ptr() for t in pool.page_parts))
     cached = _META.setdefault(pool, {})
     if key not in cached:
-        base = pool.tensors[0].data_ptr()
-        rows = [t.shape[1] // unit for t in pool.tensors]
+        base = pool.page_parts[0].data_ptr()
+        rows = [t.shape[1] // unit for t in pool.page_parts]
         offsets = [sum(rows[:s]) for s in range(len(rows))]
-        deltas = [(t.data_ptr() - base) // unit for t in pool.tensors]
+        deltas = [(t.data_ptr() - base) // unit for t in pool.page_parts]
         cached.clear()
         cached[key] = tuple(
             torch.tensor(v, dtype=torch.int64, device=pool.device) for v in (deltas, rows, offsets)
@@ -144,11 +146,11 @@ def _launch(pool: FlatPool, pages: PageIds, staging: torch.Tensor, gather_rows: 
     element = min(unit, 8)
     dtype = {8: torch.int64, 4: torch.int32, 2: torch.int16, 1: torch.uint8}[element]
     deltas, rows, offsets = _metadata(pool, unit)
-    max_row = max(t.shape[1] for t in pool.tensors)
+    max_row = max(t.shape[1] for t in pool.page_parts)
     block_bytes = min(_BLOCK_BYTES, triton.next_power_of_2(max_row))
     chunk_bytes = max(block_bytes, min(_CHUNK_BYTES, triton.next_power_of_2(max_row)))
-    grid = (pages.count, -(-max_row // chunk_bytes), len(pool.tensors))
-    base = pool.tensors[0].view(-1).view(dtype)
+    grid = (pages.count, -(-max_row // chunk_bytes), len(pool.page_parts))
+    base = pool.page_parts[0].view(-1).view(dtype)
     stage = staging.view(dtype) if staging.numel() % element == 0 else staging[
         : staging.numel() - staging.numel() % element].view(dtype)
     on_device = torch.cuda.device(pool.device) if pool.device.type == "cuda" else nullcontext()
@@ -170,11 +172,11 @@ def _launch(pool: FlatPool, pages: PageIds, staging: torch.Tensor, gather_rows: 
 
 
 def gather(pool: FlatPool, ids, staging: torch.Tensor) -> torch.Tensor:
-    """Fused ``flatkv.gpu.kernels.gather``: every slot in one launch."""
+    """Fused ``flatkv.gpu.kernels.gather``: every page part in one launch."""
     _launch(pool, page_ids(pool, ids), staging, True)
     return staging
 
 
 def scatter(pool: FlatPool, ids, staging: torch.Tensor) -> None:
-    """Fused ``flatkv.gpu.kernels.scatter``: every slot in one launch."""
+    """Fused ``flatkv.gpu.kernels.scatter``: every page part in one launch."""
     _launch(pool, _unique_ids(pool, ids, "ids"), staging, False)

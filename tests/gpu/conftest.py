@@ -5,10 +5,17 @@ import pytest
 from gpu_plans import DEVICES
 
 from flatkv.gpu import bench
+from flatkv.gpu_view import POOL_LAYOUTS
 
 
 @pytest.fixture(params=DEVICES)
 def device(request):
+    return request.param
+
+
+@pytest.fixture(params=POOL_LAYOUTS)
+def layout(request):
+    """Each pool layout: slot-major (one tensor per slot) and page-major (one buffer)."""
     return request.param
 
 

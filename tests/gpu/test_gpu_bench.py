@@ -70,6 +70,25 @@ def test_sweep_over_page_sizes_and_pages_per_call():
         (1568, 1), (1568, 3), (2080, 1), (2080, 3)]
 
 
+def test_sweep_over_pool_layouts_allocates_each_plan_in_each_layout():
+    calls = []
+    results = bench.run_sweep([small_plan()], device="cpu", max_blocks=12, pages_per_call=[1, 3],
+                              repeats=1, warmup=0, layouts=["slot-major", "page-major"],
+                              progress=lambda f, m: calls.append(m))
+    assert [(r.layout, r.pages_per_call) for r in results] == [
+        ("slot-major", 1), ("slot-major", 3), ("page-major", 1), ("page-major", 3)]
+    # the same blocks and bytes either way: only where a page's rows sit differs
+    assert {(r.allocation.allocated_blocks, r.allocation.allocated_bytes) for r in results} == {
+        (12, 12 * 1568)}
+    assert [r.summary()["pool_layout"] for r in results[1:3]] == ["slot-major", "page-major"]
+    assert "allocating plan 1 (page-major) on cpu" in calls
+    for bad, message in (([], "layouts is empty"),
+                         (["slot-major", "pages"], r"layouts\[1\]='pages' is not a pool layout: "
+                          "choose from slot-major, page-major")):
+        with pytest.raises(ValueError, match=message):
+            bench.run_sweep([small_plan()], device="cpu", max_blocks=12, layouts=bad)
+
+
 def test_lock_is_shared_per_device_and_refuses_a_second_run():
     lock = device_lock("cpu")
     assert device_lock("cpu")._lock is lock._lock
@@ -162,7 +181,7 @@ def test_cli_json(capsys):
     assert out["device"] == "cpu"
     # P: ceil(352 / 64) = 6 > 4 -> 8; block = 3 x 352 state + 8 x 64 KV = 1,568 B.
     assert out["page_bytes"] == 3 * 352 + 8 * 64 == 1568 and out["call_bytes"] == 4 * 1568
-    assert out["block_size"] == 8
+    assert out["block_size"] == 8 and out["pool_layout"] == "slot-major"
     # Budget 64 GiB by default: 68,719,476,736 // 1568 = 43,826,196 blocks planned.
     assert out["planned_blocks"] == 43_826_196 and out["allocated_blocks"] == 20
     for key in ("gather_gbps", "scatter_gbps", "copy_gbps"):
@@ -177,6 +196,10 @@ def test_cli_text(capsys):
     assert "(1 thread)" in text.splitlines()[0]  # the CPU default
     assert main([*ARGS, "--threads", "2"]) == 0
     assert "(2 threads)" in capsys.readouterr().out.splitlines()[0]
+    assert "pool    slot-major: 3 slot tensors, one allocation each" in text
+    assert main([*ARGS, "--pool-layout", "page-major"]) == 0
+    assert ("pool    page-major: 3 slot tensors in one buffer, each page's slot rows back to "
+            "back") in capsys.readouterr().out
 
 
 def test_cli_preset_with_budget(capsys):
@@ -192,6 +215,7 @@ def test_cli_preset_with_budget(capsys):
     (["--layers", "LLXF"], "unknown layer kind(s) ['LLXF']"),
     (["--state", "conv"], "name=bytes"),
     (["--max-blocks", "1"], "max_blocks must be at least 2"),
+    (["--pool-layout", "rows"], "argument --pool-layout: invalid choice: 'rows'"),
 ])
 def test_cli_bad_input_exits_2_with_one_line(capsys, extra, message):
     assert main(ARGS + extra) == 2

@@ -1,5 +1,6 @@
 """Page movers: gather / scatter round trips, untouched rows, host mirror, state-row copy, and the
-fused Triton kernel against the torch reference (interpreted on the CPU, compiled on CUDA)."""
+fused Triton kernel against the torch reference (interpreted on the CPU, compiled on CUDA), in
+both pool layouts (slot-major and page-major)."""
 
 import pytest
 import torch
@@ -7,14 +8,15 @@ from gpu_plans import small_plan
 
 from flatkv.gpu import kernels, triton_kernels
 from flatkv.gpu.pool import allocate_pool, fill_random
+from flatkv.gpu_view import PAGE_MAJOR, SLOT_MAJOR
 from flatkv.plan import components_from_layers, plan_tensors
 
 IDS = [7, 3, 40, 11, 0, 49]
 
 
 @pytest.fixture
-def pool(device):
-    with allocate_pool(small_plan(), device, max_blocks=50) as p:
+def pool(device, layout):
+    with allocate_pool(small_plan(), device, max_blocks=50, layout=layout) as p:
         fill_random(p.tensors, seed=11)
         yield p
 
@@ -23,19 +25,37 @@ def snapshot(pool):
     return [t.clone() for t in pool.tensors]
 
 
-def expected_staging(tensors, ids):
-    """Slot-major by hand: slot 0's rows of ids in order, then slot 1's, then slot 2's."""
+def expected_staging(pool, ids):
+    """By hand, from the slot tensors. Slot-major pool: slot 0's rows of ids in order, then slot
+    1's, then slot 2's. Page-major pool: page by page, each page's slot rows in slot order."""
     index = torch.tensor(ids)
-    return torch.cat([t.cpu()[index].reshape(-1) for t in tensors])
+    slots = [t.cpu() for t in pool.tensors]
+    if pool.layout == SLOT_MAJOR:
+        return torch.cat([t[index].reshape(-1) for t in slots])
+    return torch.cat([t[i] for i in ids for t in slots])
 
 
-def test_gather_is_slot_major_rows_of_the_ids(pool):
+def test_gather_lays_out_staging_as_the_pool_lays_out_pages(pool):
     staging = kernels.new_staging(pool, len(IDS))
     assert staging.numel() == 6 * 1568
     kernels.gather(pool, IDS, staging)
-    assert torch.equal(staging.cpu(), expected_staging(pool.tensors, IDS))
-    # Slot 1 starts after slot 0's six 864-byte rows: byte 5184 is page 7's slot-1 row.
-    assert torch.equal(staging[5184:5184 + 352].cpu(), pool.tensors[1][7].cpu())
+    assert torch.equal(staging.cpu(), expected_staging(pool, IDS))
+    # Slot-major: slot 1 starts after slot 0's six 864-byte rows, so byte 5184 is page 7's
+    # slot-1 row. Page-major: page 7 comes first and its slot-1 row follows its 864-byte slot 0.
+    start = 5184 if pool.layout == SLOT_MAJOR else 864
+    assert torch.equal(staging[start:start + 352].cpu(), pool.tensors[1][7].cpu())
+
+
+def test_page_major_pool_is_one_buffer_of_whole_pages(device):
+    with allocate_pool(small_plan(), device, max_blocks=50, layout=PAGE_MAJOR) as p:
+        (buffer,) = p.page_parts
+        assert tuple(buffer.shape) == (50, 1568) and buffer.is_contiguous()
+        # slot s is columns [start, start + row) of every page row: a strided view, no copy
+        assert [t.stride() for t in p.tensors] == [(1568, 1)] * 3
+        assert [t.data_ptr() - buffer.data_ptr() for t in p.tensors] == [0, 864, 1216]
+        p.tensors[2][9] = 7
+        assert torch.equal(buffer[9, 1216:].cpu(), torch.full((352,), 7, dtype=torch.uint8))
+        assert p.report.layout == PAGE_MAJOR and p.report.allocated_bytes == 50 * 1568
 
 
 @pytest.mark.parametrize("mover", ["torch", "triton"])
@@ -59,7 +79,7 @@ def test_scatter_writes_only_the_ids(pool, mover):
     staging = kernels.new_staging(pool, len(IDS))
     fill_random([staging], seed=5)
     scatter(pool, IDS, staging)
-    assert torch.equal(expected_staging(pool.tensors, IDS), staging.cpu())
+    assert torch.equal(expected_staging(pool, IDS), staging.cpu())
     others = [i for i in range(50) if i not in IDS]
     for now, before in zip(pool.tensors, original, strict=True):
         assert torch.equal(now[others], before[others])
@@ -88,7 +108,8 @@ def movers(name):
 
 
 @pytest.mark.parametrize(("chunk", "block"), [(32, 16), (48, 32)])
-def test_triton_matches_torch_across_chunks_blocks_and_tails(device, monkeypatch, chunk, block):
+def test_triton_matches_torch_across_chunks_blocks_and_tails(device, layout, monkeypatch, chunk,
+                                                             block):
     # conv 6 B + ssm 10 B = 16 B state rows; ceil(16 / 16) = 1 <= 4 keeps P = 4, so the KV row
     # is 16 * 4 = 64 B: rows of 16 + 64 = 80 (slot 0) and 16 B (slots 1, 2), so the fused
     # kernel works in 16-byte units here. Chunks of 32 B, blocks of 16 B: an 80-byte row spans 3
@@ -97,7 +118,7 @@ def test_triton_matches_torch_across_chunks_blocks_and_tails(device, monkeypatch
     monkeypatch.setattr(triton_kernels, "_CHUNK_BYTES", chunk)
     monkeypatch.setattr(triton_kernels, "_BLOCK_BYTES", block)
     plan = small_plan(kv=16, conv=6, ssm=10)
-    with allocate_pool(plan, device, max_blocks=30) as p:
+    with allocate_pool(plan, device, max_blocks=30, layout=layout) as p:
         assert [s.row_bytes for s in p.slots] == [80, 16, 16]
         fill_random(p.tensors, seed=2)
         ids = kernels.page_ids(p, [29, 0, 13, 14, 2])
@@ -116,10 +137,11 @@ def test_triton_matches_torch_across_chunks_blocks_and_tails(device, monkeypatch
                                                                      strict=True))
 
 
-def test_triton_handles_odd_byte_rows(device):
+def test_triton_handles_odd_byte_rows(device, layout):
     # kv 3 B/slot, conv 5 B, ssm 7 B: ceil(12 / 3) = 4 = block 4, so P = 4 and rows are
-    # 12 + 12 = 24 (slot 0) and 12 B: units of 4 bytes, not 16.
-    with allocate_pool(small_plan(kv=3, conv=5, ssm=7), device, max_blocks=9) as p:
+    # 12 + 12 = 24 (slot 0) and 12 B: units of 4 bytes, not 16 (a 48-byte page: 16 page-major).
+    with allocate_pool(small_plan(kv=3, conv=5, ssm=7), device, max_blocks=9,
+                       layout=layout) as p:
         assert [s.row_bytes for s in p.slots] == [24, 12, 12]
         fill_random(p.tensors, seed=4)
         want, got = kernels.new_staging(p, 3), kernels.new_staging(p, 3)
@@ -134,7 +156,7 @@ def test_host_mirror_round_trip(pool):
     kernels.copy_to_host(pool, IDS, host)
     if pool.device.type == "cuda":
         torch.cuda.synchronize()
-    assert torch.equal(host, expected_staging(pool.tensors, IDS))
+    assert torch.equal(host, expected_staging(pool, IDS))
     for t in pool.tensors:
         t[IDS] = 0
     kernels.copy_from_host(pool, IDS, host)
@@ -197,16 +219,16 @@ def test_bad_ids_are_refused(pool):
         triton_kernels.scatter(pool, [3, 3], staging)
 
 
-def test_many_pages_in_random_order_round_trip_bit_exactly(device):
+def test_many_pages_in_random_order_round_trip_bit_exactly(device, layout):
     # 8,000 pages (slot 0 spans 6.6 MiB: huge pages on the CPU), 1,000 ids in random order.
-    with allocate_pool(small_plan(budget=10**8), device, max_blocks=8000) as pool:
+    with allocate_pool(small_plan(budget=10**8), device, max_blocks=8000, layout=layout) as pool:
         fill_random(pool.tensors, seed=3)
         pool.tensors[0].view(torch.int64)[::3, 0] = 0x7FF0000000000001  # signalling NaN rows
         ids = torch.randperm(8000, generator=torch.Generator().manual_seed(9))[:1000].tolist()
         original = snapshot(pool)
         staging = kernels.new_staging(pool, len(ids))
         kernels.gather(pool, ids, staging)
-        assert torch.equal(staging.cpu(), expected_staging(pool.tensors, ids))
+        assert torch.equal(staging.cpu(), expected_staging(pool, ids))
         for t in pool.tensors:
             t[ids] = 0
         kernels.scatter(pool, ids, staging)

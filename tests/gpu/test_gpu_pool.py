@@ -13,9 +13,9 @@ from flatkv.gpu.pool import PoolAllocationError, allocate_pool, fill_random, slo
 from flatkv.plan import LayerBinding, TensorPlan, plan_component_tensors
 
 
-def test_allocation_equals_plan(device):
+def test_allocation_equals_plan(device, layout):
     plan = small_plan()
-    with allocate_pool(plan, device) as pool:
+    with allocate_pool(plan, device, layout=layout) as pool:
         assert [tuple(t.shape) for t in pool.tensors] == [(637, 864), (637, 352), (637, 352)]
         assert all(t.dtype == torch.uint8 and t.device.type == device for t in pool.tensors)
         r = pool.report
@@ -23,8 +23,12 @@ def test_allocation_equals_plan(device):
         assert r.page_bytes == 1568
         assert r.planned_bytes == r.allocated_bytes == 637 * 1568 == 998_816
         assert [t.allocated_bytes for t in r.tensors] == [550_368, 224_224, 224_224]
-        assert not r.capped
-    assert pool.released and pool.tensors == ()
+        assert not r.capped and r.layout == pool.layout == layout
+        # the movers' parts: the slot tensors, or one buffer of whole pages
+        parts = [tuple(t.shape) for t in pool.page_parts]
+        assert parts == ([(637, 864), (637, 352), (637, 352)] if layout == "slot-major"
+                         else [(637, 1568)])
+    assert pool.released and pool.tensors == () and pool.page_parts == ()
 
 
 def test_max_blocks_caps_and_reports_planned_vs_allocated(device):
@@ -57,10 +61,10 @@ def test_slot_offsets_accumulate_rows_in_binding_order():
     assert layouts[1].offsets == (0, 96) and layouts[1].row_bytes == 352
 
 
-def test_typed_views_sit_at_their_offsets(device):
+def test_typed_views_sit_at_their_offsets(device, layout):
     plan = small_plan()
     conv, ssm, kv = plan.tensors[0].bindings
-    with allocate_pool(plan, device, max_blocks=10) as pool:
+    with allocate_pool(plan, device, max_blocks=10, layout=layout) as pool:
         slab = pool.tensors[0]
         slab.zero_()
         kv_view = pool.view(kv, torch.int32)
@@ -127,6 +131,27 @@ def test_out_of_memory_frees_what_was_allocated():
     assert allocated[0]() is None  # slot 0's tensor is gone
 
 
+def test_out_of_memory_in_page_major_names_the_buffer():
+    def failing_allocator(shape, device):
+        raise torch.OutOfMemoryError("CUDA out of memory. Tried to allocate 1.00 GiB")
+
+    with pytest.raises(PoolAllocationError, match=r"allocating the page-major buffer \(15680 "
+                       r"bytes, 10 blocks of 1568 bytes over 3 slots\)"):
+        allocate_pool(small_plan(), "cpu", max_blocks=10, allocator=failing_allocator,
+                      layout="page-major")
+
+
+def test_per_component_plan_allocates_page_major_too():
+    # One page-id space: each component's row sits in every page row, 1,312 B per page.
+    from gpu_plans import small_components
+
+    plan = plan_component_tensors(small_components(), block_size=4, budget_bytes=100_000)
+    with allocate_pool(plan, "cpu", layout="page-major") as pool:
+        (buffer,) = pool.page_parts
+        assert tuple(buffer.shape) == (76, 1312)
+        assert [t.shape[1] for t in pool.tensors] == [96, 256] * 3 + [256]
+
+
 def test_a_pool_past_free_memory_is_refused_before_allocating(monkeypatch):
     # Host memory is overcommitted: an allocation past it does not fail, the process is killed
     # when the pages are touched. 2**40 blocks of 1,568 B (about 1.7 PB) never get that far.
@@ -150,6 +175,9 @@ def test_bad_inputs_name_the_field():
         allocate_pool(small_plan(), "tpu")
     with pytest.raises(ValueError, match="plan must be a FlatMemoryPlan"):
         allocate_pool("plan", "cpu")
+    with pytest.raises(ValueError, match="layout='row-major' is not a pool layout: choose one "
+                       "of slot-major, page-major"):
+        allocate_pool(small_plan(), "cpu", layout="row-major")
     with allocate_pool(small_plan(), "cpu", max_blocks=2) as pool:
         pass
     with pytest.raises(ValueError, match="released"):
