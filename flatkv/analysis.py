@@ -27,6 +27,7 @@ from flatkv.plan import (
     Equalizer,
     FlatMemoryPlan,
     Row,
+    alignment_or_block_size,
     check_int,
     config_equalizer,
     equalize_rows,
@@ -187,7 +188,7 @@ def analyze(
     """
     _check_reserved(planner, reserved_bytes_per_block)
     comps = tuple(components)
-    alignment = block_size if alignment is None else alignment
+    alignment = alignment_or_block_size(alignment, block_size)
     groups, eq = _rows_and_equalizer(comps, block_size, alignment)
     if planner == "packed":
         plan = plan_tensors(
@@ -366,7 +367,8 @@ def sweep_block_sizes(
     check_int("budget_bytes", budget_bytes)
     if alignment is not None:
         check_int("alignment", alignment, minimum=1)
-    return tuple(model.point(b, alignment or b, budget_bytes) for b in sizes)
+    return tuple(model.point(b, alignment_or_block_size(alignment, b), budget_bytes)
+                 for b in sizes)
 
 
 def sweep_budgets(
@@ -381,7 +383,9 @@ def sweep_budgets(
     """Headline figures for each budget at one block size."""
     model = _sweep_model(components, planner, reserved_bytes_per_block)
     check_int("block_size", block_size, minimum=1)
-    alignment = block_size if alignment is None else check_int("alignment", alignment, minimum=1)
+    if alignment is not None:
+        check_int("alignment", alignment, minimum=1)
+    alignment = alignment_or_block_size(alignment, block_size)
     return tuple(
         model.point(block_size, alignment, b) for b in _check_points("budgets", budgets, 0)
     )

@@ -16,7 +16,7 @@ from fractions import Fraction
 from flatkv import app_model, gpu_view
 from flatkv.analysis import PLANNERS
 from flatkv.models import ModelSpec
-from flatkv.plan import SLIDING_ATTENTION, check_int
+from flatkv.plan import SLIDING_ATTENTION, alignment_or_block_size, check_int
 from flatkv.profile import CacheProfile
 from flatkv.strategies import StrategyOptions
 from flatkv.strategies.base import (
@@ -131,7 +131,7 @@ class AppState:
 
     @property
     def effective_alignment(self) -> int:
-        return self.block_size if self.alignment is None else self.alignment
+        return alignment_or_block_size(self.alignment, self.block_size)
 
     def strategy_options(self) -> StrategyOptions:
         """The engine strategies' knobs for this view; ValueError names a bad one."""

@@ -20,7 +20,7 @@ from flatkv.gpu_view import (
     SLOT_MAJOR,
     per_device_text,
 )
-from flatkv.plan import plan_tensors
+from flatkv.plan import alignment_or_block_size, plan_tensors
 from flatkv.profile import CacheProfile
 
 if TYPE_CHECKING:
@@ -56,7 +56,7 @@ def bench_text(args: argparse.Namespace, profile: CacheProfile) -> str:
     plan = plan_tensors(
         profile.components(),
         block_size=args.block_size,
-        alignment=args.alignment if args.alignment is not None else args.block_size,
+        alignment=alignment_or_block_size(args.alignment, args.block_size),
         budget_bytes=args.budget,
     )
     try:

@@ -236,7 +236,7 @@ def plans_for_block_sizes(
     seen: dict[int, int] = {}
     for bs in block_sizes:
         try:
-            plan = analyze(components, block_size=bs, alignment=alignment or bs,
+            plan = analyze(components, block_size=bs, alignment=alignment,
                            budget_bytes=budget_bytes, planner=planner).plan
         except ValueError as err:
             skipped.append(f"block size {bs:,}: {err}")

@@ -407,6 +407,12 @@ def equalize_rows(rows: Sequence[Row], block_size: int, alignment: int) -> Equal
     )
 
 
+def alignment_or_block_size(alignment: int | None, block_size: int) -> int:
+    """The alignment P rounds up to: ``alignment``, or ``block_size`` when it is None (the app's
+    and the CLI's "auto"), so an inflated P stays a multiple of the configured block size."""
+    return block_size if alignment is None else alignment
+
+
 def solve_page_geometry(
     components: Iterable[ComponentSpec], *, block_size: int, alignment: int
 ) -> BlockGeometry:
@@ -446,7 +452,7 @@ def equalized_block_size(
         state_const_bytes=state_const_bytes,
     )
     return solve_page_geometry(
-        comps, block_size=block_size, alignment=block_size if alignment is None else alignment
+        comps, block_size=block_size, alignment=alignment_or_block_size(alignment, block_size)
     ).block_size
 
 

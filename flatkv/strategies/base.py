@@ -53,7 +53,13 @@ from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
 
-from flatkv.plan import FULL_ATTENTION, LINEAR_ATTENTION, SLIDING_ATTENTION, check_int
+from flatkv.plan import (
+    FULL_ATTENTION,
+    LINEAR_ATTENTION,
+    SLIDING_ATTENTION,
+    alignment_or_block_size,
+    check_int,
+)
 from flatkv.workload import SLIDING_WINDOW_MISSING, PagePool, PoolGroup, cdiv
 
 CATEGORIES = (
@@ -223,7 +229,7 @@ class StrategyOptions:
 
     @property
     def effective_alignment(self) -> int:
-        return self.block_size if self.alignment is None else self.alignment
+        return alignment_or_block_size(self.alignment, self.block_size)
 
 
 def _jsonable(value: object) -> object:
