@@ -333,20 +333,22 @@ def layer_strip(layers: Sequence[Mapping], *, title: str = "") -> go.Figure:
 
 
 def _series_style(s: Series) -> dict:
-    """Baselines dashed, movers solid (dotted for the page-major pool when a run timed both
-    layouts); triton with diamonds, torch with circles."""
-    dotted = s.named_layout and s.layout == PAGE_MAJOR
+    """Baselines dashed, movers solid; when a run timed both pool layouts, the page-major ones
+    dash-dotted and dotted. Triton with diamonds, torch with circles."""
+    paged = s.named_layout and s.layout == PAGE_MAJOR
+    dash = ("dashdot" if paged else "dash") if s.is_baseline else ("dot" if paged else "solid")
     return {
-        "line": {"color": color_of(s.kind), "width": 2 if s.is_baseline else 2.5,
-                 "dash": "dash" if s.is_baseline else "dot" if dotted else "solid"},
+        "line": {"color": color_of(s.kind), "width": 2 if s.is_baseline else 2.5, "dash": dash},
         "marker": {"color": color_of(s.kind), "size": 8,
                    "symbol": "diamond" if s.implementation == TRITON_KERNEL else "circle"},
     }
 
 
 def bandwidth_bars(series: Sequence[Series], *, title: str = "") -> go.Figure:
-    """One run: a bar per figure (GB/s), baselines hatched, and the device copy drawn as a dashed
-    line across the bars it is the baseline of (the first point of each series is shown)."""
+    """One run: a bar per figure (GB/s), baselines hatched, and each device copy drawn as a
+    dashed line down to the next device copy (a run over both pool layouts has one per layout;
+    host figures listed below a copy have their own pinned baselines, drawn as bars). The first
+    point of each series is shown."""
     fig = go.Figure()
     names = [s.name for s in series]
     for i, s in enumerate(series):

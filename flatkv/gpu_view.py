@@ -121,6 +121,14 @@ def pick_device(wanted: str | None, devices: Sequence[str]) -> tuple[str, str | 
                      f"using {default}.")
 
 
+def check_layout(field: str, value: object) -> str:
+    """``value`` if it is one of POOL_LAYOUTS, else a ValueError naming ``field``."""
+    if value not in POOL_LAYOUTS:
+        raise ValueError(f"{field}={value!r} is not a pool layout: choose one of "
+                         f"{', '.join(POOL_LAYOUTS)}")
+    return value  # type: ignore[return-value]
+
+
 def in_order(names: Sequence[str], options: Sequence[str]) -> tuple[str, ...]:
     """``names`` among ``options`` (KERNELS, POOL_LAYOUTS), in ``options``' order: a link and
     the widget write a choice alike."""

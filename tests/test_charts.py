@@ -190,14 +190,15 @@ def test_bandwidth_sweep_over_pages_and_page_bytes():
     assert by_bytes.layout.xaxis.title.text == "page bytes (MiB)"
     assert list(by_bytes.layout.xaxis.ticktext) == ["1.00 MiB", "4.00 MiB"]  # each in its unit
     assert by_bytes.data[0].customdata[1][0] == "4,194,304"
-    # a run over both pool layouts: page-major movers dotted, its baseline still dashed
+    # a run over both pool layouts: page-major movers dotted, their baseline dash-dotted
     both = charts.bandwidth_sweep([
         Series("copy", "copy", (1, 4), (18.0, 20.0), (1568, 6272), "page-major", True),
         Series("gather", "torch", (1, 4), (6.0, 12.0), (1568, 6272), "slot-major", True),
         Series("gather", "torch", (1, 4), (11.0, 15.0), (1568, 6272), "page-major", True)],
         x="pages_per_call")
     assert [(t.name, t.line.dash) for t in both.data] == [
-        ("device copy (baseline, page-major)", "dash"), ("gather (torch, slot-major)", "solid"),
+        ("device copy (baseline, page-major)", "dashdot"),
+        ("gather (torch, slot-major)", "solid"),
         ("gather (torch, page-major)", "dot")]
 
 

@@ -48,6 +48,7 @@ from flatkv.gpu_view import (
     TORCH_KERNEL,
     TRITON_KERNEL,
     WARMUP_ROUNDS,
+    check_layout,
 )
 from flatkv.plan import FlatMemoryPlan, check_int
 
@@ -248,10 +249,10 @@ def _threads_text() -> str:
 
 
 # torch CPU threads a benchmark runs with unless told otherwise. A gather or scatter is one
-# parallel region per slot tensor, a copy is one in all; on a machine where something else holds
-# a core (the app's own server, a browser) every region waits for a descheduled thread, which
-# cut a 36-slot gather to 3% of copy on a 2-core VM while the copy barely moved. One thread
-# times the movers, not the scheduler.
+# parallel region per page part (each slot tensor of a slot-major pool), a copy is one in all;
+# on a machine where something else holds a core (the app's own server, a browser) every region
+# waits for a descheduled thread, which cut a 36-slot gather to 3% of copy on a 2-core VM while
+# the copy barely moved. One thread times the movers, not the scheduler.
 DEFAULT_CPU_THREADS = 1
 
 
@@ -460,13 +461,11 @@ def run_sweep(
     check_int("warmup", warmup, minimum=0)
     if cpu_threads is not None:
         check_int("cpu_threads", cpu_threads, minimum=1, hint="or None for torch's setting")
-    layouts = list(layouts)
+    if isinstance(layouts, str):
+        raise ValueError(f"layouts={layouts!r} is one name: pass a list, e.g. [{layouts!r}]")
+    layouts = [check_layout(f"layouts[{i}]", name) for i, name in enumerate(layouts)]
     if not layouts:
         raise ValueError(f"layouts is empty: give at least one of {', '.join(POOL_LAYOUTS)}")
-    for i, name in enumerate(layouts):
-        if name not in POOL_LAYOUTS:
-            raise ValueError(f"layouts[{i}]={name!r} is not a pool layout: choose from "
-                             f"{', '.join(POOL_LAYOUTS)}")
     movers = _pick_movers(dev, implementations)
     report = progress or (lambda fraction, message: None)
     steps = len(plans) * len(layouts) * len(counts)

@@ -1,11 +1,13 @@
 """Page movers over a FlatPool, torch reference implementation.
 
-gather   the rows of a list of page ids, from every slot tensor, into one contiguous staging
+gather   the rows of a list of page ids, from every page part, into one contiguous staging
          buffer (offload, prefix-cache copy, disaggregated transfer).
 scatter  the staging buffer back into the rows of a list of page ids.
 host     the same page copies to and from a (pinned, on CUDA) host buffer: gather on the device,
-         then one large DMA; or one large DMA, then scatter. Page rows are spread over every slot
-         tensor, so copying them straight over the bus would take one small DMA per slot and page.
+         then one large DMA; or one large DMA, then scatter. In a slot-major pool a page's rows
+         are spread over every slot tensor, so copying them straight over the bus would take one
+         small DMA per slot and page (a page-major page is contiguous, but still one DMA per
+         page, and pages in a call are scattered over the pool).
 state    one page's state rows to other page ids (copy-on-write, snapshots).
 
 The movers copy rows of the pool's ``page_parts``: its slot tensors in a slot-major pool, its

@@ -8,8 +8,9 @@ in the plan. Two layouts put those tensors in memory (``flatkv.gpu_view.POOL_LAY
 - page-major: one ``(num_blocks, page_bytes)`` allocation whose row is a whole page, its slot rows
   back to back in slot order (vLLM's "cross-layer KV blocks"); each slot tensor is a strided view
   of it. Moving a page is one contiguous copy: on one CPU core, 8 KiB pages of 1 KiB slot rows
-  move at 1.7 to 1.9x the slot-major rate (bench/gpu_bench.py), because a random row costs a
-  memory latency however short it is.
+  gather at about 1.8x and scatter at about 1.6x the slot-major rate (bench/gpu_bench.py),
+  because a random row costs a memory latency however short it is. Pages of 512 KiB and more
+  gain nothing (0.7 to 1.1x).
 
 Page movers copy rows of ``FlatPool.page_parts``: the slot tensors (slot-major) or the one page
 tensor (page-major), so the same kernels serve both.
@@ -37,7 +38,7 @@ from pathlib import Path
 
 import torch
 
-from flatkv.gpu_view import DEFAULT_SHARE_PERCENT, DEVICE_NAME, POOL_LAYOUTS, SLOT_MAJOR
+from flatkv.gpu_view import DEFAULT_SHARE_PERCENT, DEVICE_NAME, SLOT_MAJOR, check_layout
 from flatkv.plan import STATE_LAYER_TYPES, FlatMemoryPlan, LayerBinding, TensorPlan, check_int
 
 
@@ -270,9 +271,11 @@ class FlatPool:
 
     ``tensors[s]`` is slot s, shape ``(num_blocks, slots[s].row_bytes)``, uint8, with contiguous
     rows: contiguous in a slot-major pool, a strided view (row stride ``page_bytes``) in a
-    page-major one. ``page_parts`` are the contiguous ``(num_blocks, bytes)`` tensors a page's
-    bytes are split over, in slot order: the slot tensors, or the one page tensor. Page movers
-    copy row ``id`` of each part; a staging buffer holds the parts one after another.
+    page-major one. ``page_parts`` are the allocations themselves, the contiguous
+    ``(num_blocks, bytes)`` tensors a page's bytes are split over, in slot order: in a slot-major
+    pool each slot tensor (a page is split into one row per slot), in a page-major pool the one
+    page tensor (a page is one row). Page movers copy row ``id`` of each part; a staging buffer
+    holds the parts one after another.
     """
 
     def __init__(
@@ -282,13 +285,13 @@ class FlatPool:
         slots: tuple[SlotLayout, ...],
         tensors: tuple[torch.Tensor, ...],
         report: AllocationReport,
-        page_parts: tuple[torch.Tensor, ...] | None = None,
+        page_parts: tuple[torch.Tensor, ...],
     ) -> None:
         self.plan = plan
         self.device = device
         self.slots = slots
         self.tensors = tensors
-        self.page_parts = tensors if page_parts is None else page_parts
+        self.page_parts = page_parts
         self.report = report
         self.num_blocks = report.allocated_blocks
 
@@ -326,11 +329,15 @@ class FlatPool:
         if dtype == torch.uint8:
             return raw
         size = torch.empty((), dtype=dtype).element_size()
-        if start % size or binding.nbytes_per_block % size:
+        # torch retypes a strided view only when its start, its length and its row stride are
+        # whole elements; in a page-major pool the start counts from the page row's start
+        at, stride = raw.storage_offset(), raw.stride(0)
+        if at % size or binding.nbytes_per_block % size or stride % size:
             raise ValueError(
                 f"binding {binding.group_id}/{binding.layer}/{binding.component} sits at byte "
-                f"{start} with {binding.nbytes_per_block} bytes: not a whole number of {dtype} "
-                f"elements ({size} bytes); view it as torch.uint8 or a smaller dtype"
+                f"{at} of a {stride}-byte row ({self.layout} pool) with "
+                f"{binding.nbytes_per_block} bytes: not a whole number of {dtype} elements "
+                f"({size} bytes); view it as torch.uint8 or a smaller dtype"
             )
         return raw.view(dtype)
 
@@ -382,9 +389,7 @@ def allocate_pool(
     """
     if not isinstance(plan, FlatMemoryPlan):
         raise ValueError(f"plan must be a FlatMemoryPlan, got {type(plan).__name__}")
-    if layout not in POOL_LAYOUTS:
-        raise ValueError(f"layout={layout!r} is not a pool layout: choose one of "
-                         f"{', '.join(POOL_LAYOUTS)}")
+    check_layout("layout", layout)
     dev = resolve_device(device)
     planned_blocks = plan.geometry.num_blocks
     check_int("plan.geometry.num_blocks", planned_blocks, minimum=1)

@@ -1,4 +1,4 @@
-"""Fused gather / scatter: every slot tensor of a pool in one Triton launch.
+"""Fused gather / scatter: every page part of a pool (each slot tensor) in one Triton launch.
 
 The torch reference launches one copy per page part (``FlatPool.page_parts``: each slot tensor of
 a slot-major pool, the one page tensor of a page-major pool); with many slots and small pages
@@ -64,7 +64,7 @@ if triton is not None:  # real annotations: triton reads tl.constexpr from them
         start = c.to(tl.int64) * CHUNK
         if start < row:
             page = tl.load(ids + i).to(tl.int64)
-            slot_row = pool_base + tl.load(deltas + s) * VEC + page * row
+            part_row = pool_base + tl.load(deltas + s) * VEC + page * row
             stage_row = staging + n * tl.load(staging_offsets + s) * VEC + i * row
             end = tl.minimum(start + CHUNK, row)
             # Whole blocks unmasked (the compiler can prove 16-byte alignment), then the tail.
@@ -72,16 +72,16 @@ if triton is not None:  # real annotations: triton reads tl.constexpr from them
             for off in range(start, full_end, BLOCK):
                 col = off + tl.arange(0, BLOCK)
                 if GATHER:
-                    tl.store(stage_row + col, tl.load(slot_row + col))
+                    tl.store(stage_row + col, tl.load(part_row + col))
                 else:
-                    tl.store(slot_row + col, tl.load(stage_row + col))
+                    tl.store(part_row + col, tl.load(stage_row + col))
             if full_end < end:
                 col = full_end + tl.arange(0, BLOCK)
                 mask = col < end
                 if GATHER:
-                    tl.store(stage_row + col, tl.load(slot_row + col, mask=mask), mask=mask)
+                    tl.store(stage_row + col, tl.load(part_row + col, mask=mask), mask=mask)
                 else:
-                    tl.store(slot_row + col, tl.load(stage_row + col, mask=mask), mask=mask)
+                    tl.store(part_row + col, tl.load(stage_row + col, mask=mask), mask=mask)
 
 
 _KERNELS: dict = {}

@@ -84,7 +84,8 @@ def test_sweep_over_pool_layouts_allocates_each_plan_in_each_layout():
     assert "allocating plan 1 (page-major) on cpu" in calls
     for bad, message in (([], "layouts is empty"),
                          (["slot-major", "pages"], r"layouts\[1\]='pages' is not a pool layout: "
-                          "choose from slot-major, page-major")):
+                          "choose one of slot-major, page-major"),
+                         ("page-major", r"layouts='page-major' is one name: pass a list")):
         with pytest.raises(ValueError, match=message):
             bench.run_sweep([small_plan()], device="cpu", max_blocks=12, layouts=bad)
 
@@ -186,6 +187,10 @@ def test_cli_json(capsys):
     assert out["planned_blocks"] == 43_826_196 and out["allocated_blocks"] == 20
     for key in ("gather_gbps", "scatter_gbps", "copy_gbps"):
         assert out[key] > 0
+    assert main(ARGS + ["--json", "--pool-layout", "page-major"]) == 0
+    paged = json.loads(capsys.readouterr().out)
+    assert paged["pool_layout"] == "page-major"
+    assert (paged["page_bytes"], paged["allocated_bytes"]) == (1568, 20 * 1568)  # same pool
 
 
 def test_cli_text(capsys):

@@ -86,9 +86,18 @@ def test_typed_view_refuses_misaligned_dtype():
     plan = small_plan(conv=6, ssm=10)
     with allocate_pool(plan, "cpu", max_blocks=4) as pool:
         ssm = plan.tensors[1].bindings[1]
-        with pytest.raises(ValueError, match="sits at byte 6 with 10 bytes"):
+        with pytest.raises(ValueError, match=r"sits at byte 6 of a 16-byte row \(slot-major "
+                           r"pool\) with 10 bytes: not a whole number of torch.int32"):
             pool.view(ssm, torch.int32)
         assert tuple(pool.view(ssm, torch.int16).shape) == (4, 5)
+    # Page-major: state 6 + 10 = 16 B (ceil(16 / 64) = 1 slot, P stays 4), so slot 0 is
+    # 16 + 4 x 64 = 272 B and slots 1, 2 are 16 B: a 304-byte page row. Slot 1 starts at byte
+    # 272, its ssm at 278: still no whole int32, and the check counts from the page row.
+    with allocate_pool(plan, "cpu", max_blocks=4, layout="page-major") as pool:
+        with pytest.raises(ValueError, match=r"sits at byte 278 of a 304-byte row \(page-major "
+                           r"pool\)"):
+            pool.view(plan.tensors[1].bindings[1], torch.int32)
+        assert tuple(pool.view(plan.tensors[1].bindings[1], torch.int16).shape) == (4, 5)
 
 
 def test_per_component_plan_allocates_each_component():
@@ -150,6 +159,40 @@ def test_per_component_plan_allocates_page_major_too():
         (buffer,) = pool.page_parts
         assert tuple(buffer.shape) == (76, 1312)
         assert [t.shape[1] for t in pool.tensors] == [96, 256] * 3 + [256]
+
+
+
+def test_odd_rows_page_major_move_and_view_exactly(device):
+    # kv 1, conv 3, ssm 2 B per component, block 4: seven component tensors of 3, 2, 3, 2, 3,
+    # 2 and 4 B, so a 19-byte page row whose slots start at bytes 0, 3, 5, 8, 10, 13 and 15.
+    from gpu_plans import small_components
+
+    from flatkv.gpu import triton_kernels
+
+    plan = plan_component_tensors(small_components(kv=1, conv=3, ssm=2), block_size=4,
+                                  budget_bytes=10_000)
+    with allocate_pool(plan, device, max_blocks=40, layout="page-major") as pool:
+        (buffer,) = pool.page_parts
+        assert (pool.page_bytes, tuple(buffer.shape)) == (19, (40, 19))
+        assert [t.data_ptr() - buffer.data_ptr() for t in pool.tensors] == [
+            0, 3, 5, 8, 10, 13, 15]
+        # slot-major would give ssm 0 its own 2-byte rows; here it starts at odd byte 3
+        with pytest.raises(ValueError, match="sits at byte 3 of a 19-byte row"):
+            pool.view(plan.tensors[1].bindings[0], torch.int16)
+        fill_random(pool.page_parts, seed=6)
+        original = buffer.clone()
+        ids = [31, 2, 17, 0, 39]
+        for gather, scatter in ((kernels.gather, kernels.scatter),
+                                (triton_kernels.gather, triton_kernels.scatter)):
+            staging = kernels.new_staging(pool, len(ids))
+            gather(pool, ids, staging)
+            assert torch.equal(staging.view(5, 19).cpu(), original[ids].cpu())  # page by page
+            buffer[ids] = 0
+            scatter(pool, ids, staging)
+            assert torch.equal(buffer, original)
+        assert kernels.copy_state_rows(pool, [4, 5], [6, 7]) == 2 * 3 * (3 + 2)
+        assert torch.equal(buffer[6:8, :15], original[4:6, :15])  # the state rows moved
+        assert torch.equal(buffer[6:8, 15:], original[6:8, 15:])  # the KV rows stayed
 
 
 def test_a_pool_past_free_memory_is_refused_before_allocating(monkeypatch):
