@@ -229,7 +229,7 @@ def copy_state_rows(pool: FlatPool, src: int | PageIds | Sequence[int] | torch.T
                     dst: int | PageIds | Sequence[int] | torch.Tensor) -> int:
     """Copy the state rows of page(s) ``src`` to page(s) ``dst`` (copy-on-write, snapshot).
 
-    Only the state bindings move (``SlotLayout.state_ranges``); history rows and every other
+    Only the state bindings move (``FlatPool.state_ranges_by_part``); history rows and every other
     page stay as they were. ``src`` and ``dst`` pair up one to one and must not share a page, so
     the order of the copies cannot matter. Returns the bytes copied.
     """
@@ -249,14 +249,13 @@ def copy_state_rows(pool: FlatPool, src: int | PageIds | Sequence[int] | torch.T
     pairs = None
     if src_ids.count <= _STATE_COPY_LOOP_MAX:  # a few pages: direct row copies, no temporaries
         pairs = list(zip(src_ids.tensor.tolist(), dst_ids.tensor.tolist(), strict=True))
-    for tensor, slot in zip(pool.tensors, pool.slots, strict=True):
-        for start, end in slot.state_ranges:
-            (part,) = _same_element(tensor[:, start:end])
-            if pairs is not None:
-                for s, d in pairs:
-                    part[d].copy_(part[s])
-            else:
-                part.index_copy_(0, dst_ids.tensor, part.index_select(0, src_ids.tensor))
+    for index, start, end in pool.state_ranges_by_part:
+        (part,) = _same_element(pool.page_parts[index][:, start:end])
+        if pairs is not None:
+            for s, d in pairs:
+                part[d].copy_(part[s])
+        else:
+            part.index_copy_(0, dst_ids.tensor, part.index_select(0, src_ids.tensor))
     return src_ids.count * pool.state_bytes_per_page
 
 

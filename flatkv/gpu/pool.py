@@ -309,6 +309,27 @@ class FlatPool:
         return sum(end - start for slot in self.slots for start, end in slot.state_ranges)
 
     @property
+    def state_ranges_by_part(self) -> tuple[tuple[int, int, int], ...]:
+        """``(part, start, end)`` of every state byte range, by ``page_parts`` row: each slot's
+        own ranges in a slot-major pool; in a page-major pool the slots' ranges shifted to the
+        page row and merged where one ends as the next begins, so a state-row copy makes one
+        copy per contiguous run (24 state-only slots of a hybrid model are one run)."""
+        if self.layout == SLOT_MAJOR:
+            return tuple((s, start, end) for s, slot in enumerate(self.slots)
+                         for start, end in slot.state_ranges)
+        merged: list[tuple[int, int, int]] = []
+        row_start = 0
+        for slot in self.slots:
+            for start, end in slot.state_ranges:
+                start, end = row_start + start, row_start + end
+                if merged and merged[-1][2] == start:
+                    merged[-1] = (0, merged[-1][1], end)
+                else:
+                    merged.append((0, start, end))
+            row_start += slot.row_bytes
+        return tuple(merged)
+
+    @property
     def released(self) -> bool:
         return not self.tensors
 

@@ -177,6 +177,18 @@ def test_state_row_copy_moves_only_state_rows(pool):
         assert torch.equal(now[others], before[others])
 
 
+def test_state_ranges_merge_across_slots_in_a_page_major_row(device):
+    # Slot 0: state [0, 352), KV [352, 864); slots 1 and 2 are state only, 352 B each. Slot-major:
+    # three ranges, one per slot. Page-major: slot 0's state, then slots 1 and 2 as one run
+    # [864, 1568), so a state-row copy makes two copies per page instead of three.
+    with allocate_pool(small_plan(), device, max_blocks=4) as p:
+        assert p.state_ranges_by_part == ((0, 0, 352), (1, 0, 352), (2, 0, 352))
+    with allocate_pool(small_plan(), device, max_blocks=4, layout=PAGE_MAJOR) as p:
+        assert p.state_ranges_by_part == ((0, 0, 352), (0, 864, 1568))
+        assert sum(end - start for _, start, end in p.state_ranges_by_part) == (
+            p.state_bytes_per_page) == 3 * 352
+
+
 def test_state_row_copy_in_bulk_matches_one_by_one(pool):
     src, dst = list(range(0, 20)), list(range(49, 29, -1))  # 20 pairs: the index-kernel path
     original = snapshot(pool)
