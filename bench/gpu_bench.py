@@ -12,13 +12,13 @@ device copy of the same bytes; one large pinned copy for host figures), then che
 
 The attention-only pages are timed in both pool layouts (flatkv.gpu.pool): slot-major, one
 tensor per slot as the plan allocates them, and page-major, one buffer with each page's slot rows
-back to back (vLLM's cross-layer KV blocks). The script prints page-major over slot-major for
-each page size, as the ratio of their shares of copy.
+back to back (vLLM's cross-layer KV blocks), in the same rounds against one copy. The script
+prints page-major over slot-major for each page size.
 
-Known miss (CPU, 1 torch thread, slot-major): 8 KiB pages of 1 KiB rows reach 41 to 46% of copy;
-the same pages page-major reach 67 to 85% (gather) and 61 to 74% (scatter): gather 1.65 to
-1.97x, scatter 1.48 to 1.69x (5 runs, AMD EPYC VM, 2026-12-01). From 512 KiB pages on, the
-layouts are within 0.7 to 1.1x of each other.
+Known miss (CPU, 1 torch thread, slot-major): 8 KiB pages of 1 KiB rows reach 36 to 50% of copy;
+the same pages page-major reach 67 to 85% in 9 runs of 10 (one run: 47% gather): gather 1.8 to
+2.05x and scatter 1.6 to 2.0x slot-major's (AMD EPYC VM, 2026-12-01). From 512 KiB pages on,
+the layouts are within 0.77 to 1.22x of each other.
 
 Random 1 KiB reads are bound by memory latency on one core, not by torch: index_select,
 numpy.take on a 1 KiB void dtype and a plain C loop of memcpy per row all land at 41 to 45% of

@@ -22,7 +22,7 @@ import statistics
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager, nullcontext
+from contextlib import ExitStack, contextmanager, nullcontext
 from dataclasses import asdict, dataclass, field
 
 import torch
@@ -51,6 +51,7 @@ from flatkv.gpu_view import (
     check_layout,
 )
 from flatkv.plan import FlatMemoryPlan, check_int
+from flatkv.units import format_bytes
 
 MiB = 1 << 20
 GiB = 1 << 30
@@ -321,6 +322,7 @@ class _Variant:
     counted_bytes: int
     baseline: str
     run: Callable[[int], object]  # round index -> one call
+    pool: int | None = None  # index of the pool it moves pages of; None: a shared baseline
 
 
 # Share of free memory a whole benchmark (pool, two call-sized buffers, cache flush) may take.
@@ -354,28 +356,42 @@ def _free_bytes(device: torch.device) -> dict[str, int]:
 
 
 def _check_fits(plan: FlatMemoryPlan, device: torch.device, cap: int,
-                counts: Sequence[int | None], free_bytes: dict[str, int]) -> None:
-    """Refuse a benchmark whose pool, staging and copy buffers and cache flush would not fit in
-    BENCH_SHARE_PERCENT of free memory (a pinned host buffer too, on CUDA), before allocating."""
+                counts: Sequence[int | None], free_bytes: dict[str, int],
+                pools: int = 1) -> None:
+    """Refuse a benchmark whose pools (one per layout, held together), staging and copy buffers
+    and cache flush would not fit in BENCH_SHARE_PERCENT of free memory (a pinned host buffer
+    too, on CUDA), before allocating."""
     page = _page_bytes(plan)
     blocks = min(cap, plan.geometry.num_blocks)
     pages = max(n or default_pages_per_call(page, blocks, device) for n in counts)
-    need = blocks * page + 2 * pages * page + _cache_flush_bytes(device)
-    places = [(device, need)]
+    flush = _cache_flush_bytes(device)
+    pool_text = (f"a pool of {blocks:,} blocks" if pools == 1 else
+                 f"{pools} pools (one per layout) of {blocks:,} blocks")
+    places = [(device, pools * blocks * page + 2 * pages * page + flush,
+               f"{pool_text} of {page:,} bytes, {pages:,} page(s) per call in staging and copy "
+               "buffers, the cache flush")]
     if device.type == "cuda":
-        places.append((torch.device("cpu"), pages * page))  # the pinned host buffer
-    for where, nbytes in places:
+        places.append((torch.device("cpu"), pages * page,
+                       f"a pinned buffer of {pages:,} page(s) of {page:,} bytes"))
+    for where, nbytes, what in places:
         free = free_bytes[where.type]
-        if nbytes > free * BENCH_SHARE_PERCENT // 100:
-            fix = ("plan a smaller block size: two pages of this size are the least a "
-                   "benchmark moves" if blocks <= 2 and pages == 1 else
-                   "lower max_blocks or pages per call, or plan a smaller block size")
-            raise PoolAllocationError(
-                f"this benchmark needs {nbytes:,} bytes on {where} (a pool of {blocks:,} "
-                f"blocks of {page:,} bytes, {pages:,} page(s) per call in staging and copy "
-                f"buffers, the cache flush) but {where} has {free:,} bytes free and a benchmark "
-                f"may take {BENCH_SHARE_PERCENT}% of it: {fix}"
-            )
+        allowed = free * BENCH_SHARE_PERCENT // 100
+        if nbytes <= allowed:
+            continue
+        fits = (allowed - 2 * pages * page - flush) // (pools * page)  # blocks beside the rest
+        if blocks <= 2 and pages == 1:
+            fix = ("plan a smaller block size: two pages of this size are the least a benchmark "
+                   "moves")
+        elif where == device and fits >= max(2, pages):
+            fix = (f"lower max_blocks to at most {fits:,}, or pages per call, or plan a smaller "
+                   "block size")
+        else:
+            fix = "lower pages per call or max_blocks, or plan a smaller block size"
+        raise PoolAllocationError(
+            f"this benchmark needs {nbytes:,} bytes ({format_bytes(nbytes)}) on {where} ({what}) "
+            f"but {where} has {free:,} bytes ({format_bytes(free)}) free and a benchmark may take "
+            f"{BENCH_SHARE_PERCENT}% of it: {fix}"
+        )
 
 
 def default_pages_per_call(page_bytes: int, num_blocks: int, device: torch.device) -> int:
@@ -437,12 +453,15 @@ def run_sweep(
     cpu_threads: int | None = DEFAULT_CPU_THREADS,
     layouts: Sequence[str] = (SLOT_MAJOR,),
 ) -> tuple[BenchResult, ...]:
-    """One result per (plan, layout, pages per call), in that nesting: page bytes x pool layout x
-    pages per call sweeps.
+    """One result per (plan, pages per call, layout), in that nesting: page bytes x pages per
+    call sweeps, each in every pool layout.
 
-    Each plan is allocated once per layout for all its pages-per-call values and freed before
-    the next. ``flatkv.gpu_view.plans_for_block_sizes`` makes plans of one model at several page
-    sizes; ``layouts`` are pool layouts (flatkv.gpu_view.POOL_LAYOUTS).
+    Each plan is allocated once per layout, all layouts held together for all its pages-per-call
+    values and freed before the next plan. The layouts are timed in the same rounds against one
+    copy baseline, so their figures compare directly (timed one after the other, each against its
+    own copy, machine drift between the runs read as a layout effect).
+    ``flatkv.gpu_view.plans_for_block_sizes`` makes plans of one model at several page sizes;
+    ``layouts`` are pool layouts (flatkv.gpu_view.POOL_LAYOUTS).
     """
     dev = resolve_device(device)
     plans = list(plans)
@@ -468,37 +487,38 @@ def run_sweep(
         raise ValueError(f"layouts is empty: give at least one of {', '.join(POOL_LAYOUTS)}")
     movers = _pick_movers(dev, implementations)
     report = progress or (lambda fraction, message: None)
-    steps = len(plans) * len(layouts) * len(counts)
     free = _free_bytes(dev)  # read once for the whole sweep
     caps = [max_blocks if max_blocks is not None else default_max_blocks(plan, dev, free[dev.type])
             for plan in plans]
     for plan, cap in zip(plans, caps, strict=True):  # all of a sweep, before any of it runs
-        _check_fits(plan, dev, cap, counts, free)
+        _check_fits(plan, dev, cap, counts, free, pools=len(layouts))
     results: list[BenchResult] = []
     held = device_lock(dev).hold() if lock else nullcontext()
     on_device = torch.cuda.device(dev) if dev.type == "cuda" else nullcontext()
     threads = _cpu_threads(dev, cpu_threads)
-    runs = [(p_index, plan, cap, layout)
-            for p_index, (plan, cap) in enumerate(zip(plans, caps, strict=True))
-            for layout in layouts]
+    steps = len(plans) * len(counts)
     with held, on_device, threads:  # CUDA events and launches go to the benchmarked device
-        for r_index, (p_index, plan, cap, layout) in enumerate(runs):
-            report(r_index * len(counts) / steps,
-                   f"allocating plan {p_index + 1} ({layout}) on {dev}")
-            with allocate_pool(plan, dev, max_blocks=cap, layout=layout) as pool:
-                if pool.num_blocks < 2:
+        for p_index, (plan, cap) in enumerate(zip(plans, caps, strict=True)):
+            report(p_index * len(counts) / steps,
+                   f"allocating plan {p_index + 1} ({', '.join(layouts)}) on {dev}")
+            with ExitStack() as held_pools:  # a failed allocation frees the pools before it
+                pools = [held_pools.enter_context(allocate_pool(plan, dev, max_blocks=cap,
+                                                                layout=layout))
+                         for layout in layouts]
+                if pools[0].num_blocks < 2:
                     raise PoolAllocationError(
-                        f"only {pool.num_blocks} block fits on {dev}: a benchmark needs two; "
-                        "free memory or raise max_blocks"
+                        f"only {pools[0].num_blocks} block fits on {dev}: a benchmark needs "
+                        "two; free memory or raise max_blocks"
                     )
-                fill_random(pool.page_parts, seed=p_index)
+                for pool in pools:  # the same contents in every layout
+                    fill_random(pool.page_parts, seed=p_index)
                 for c_index, n in enumerate(counts):
-                    step = r_index * len(counts) + c_index
+                    step = p_index * len(counts) + c_index
 
                     def sub(fraction: float, message: str, step: int = step) -> None:
                         report((step + fraction) / steps, message)
 
-                    results.append(_bench_pool(pool, n, movers, reps, warmup, sub))
+                    results += _bench_pools(pools, n, movers, reps, warmup, sub)
     report(1.0, "done")
     return tuple(results)
 
@@ -520,14 +540,20 @@ def _pick_movers(device: torch.device, names: Sequence[str] | None) -> tuple[ker
     return tuple(picked)
 
 
-def _bench_pool(
-    pool: FlatPool,
+def _bench_pools(
+    pools: Sequence[FlatPool],
     pages_per_call: int | None,
     movers: tuple[kernels.Mover, ...],
     repeats: int,
     warmup: int,
     report: ProgressFn,
-) -> BenchResult:
+) -> list[BenchResult]:
+    """Time the movers over each pool (one plan in each layout) in the same rounds, against one
+    copy baseline (and one pair of pinned baselines on CUDA); one result per pool."""
+    first = pools[0]
+    if any((p.page_bytes, p.num_blocks) != (first.page_bytes, first.num_blocks) for p in pools):
+        raise ValueError("pools timed together must hold the same plan: same pages, same blocks")
+    pool = first  # sizes, ids and buffers are the same for every pool
     dev = pool.device
     n = pages_per_call or default_pages_per_call(pool.page_bytes, pool.num_blocks, dev)
     if n > pool.num_blocks:
@@ -555,7 +581,7 @@ def _bench_pool(
 
     gen = torch.Generator().manual_seed(n)
     sets = [torch.randperm(pool.num_blocks, generator=gen) for _ in range(PAGE_SETS)]
-    ids = [kernels.page_ids(pool, s[:n]) for s in sets]
+    ids = [kernels.page_ids(pool, s[:n]) for s in sets]  # valid in every pool: same blocks
     state_pairs = None
     state_n = min(n, pool.num_blocks // 2)
     if pool.state_bytes_per_page:
@@ -564,31 +590,13 @@ def _bench_pool(
 
     variants = [_Variant("copy", "copy", call, 2 * call, "copy",
                          lambda r: copy_dst.copy_(staging))]
-    for m in movers:
-        variants.append(_Variant("gather", m.name, call, 2 * call, "copy",
-                                 lambda r, m=m: m.gather(pool, ids[r % PAGE_SETS], staging)))
-        variants.append(_Variant("scatter", m.name, call, 2 * call, "copy",
-                                 lambda r, m=m: m.scatter(pool, ids[r % PAGE_SETS], staging)))
-    if state_pairs is not None:
-        state = state_n * pool.state_bytes_per_page
-        variants.append(_Variant(
-            "state_copy", TORCH_KERNEL, state, 2 * state, "copy",
-            lambda r: kernels.copy_state_rows(pool, *state_pairs[r % PAGE_SETS])))
     if host is not None:
         variants.append(_Variant("pinned_d2h", "copy", call, call, "pinned_d2h",
                                  lambda r: host.copy_(copy_dst, non_blocking=True)))
         variants.append(_Variant("pinned_h2d", "copy", call, call, "pinned_h2d",
                                  lambda r: copy_dst.copy_(host, non_blocking=True)))
-        for m in movers:
-            variants.append(_Variant(
-                "d2h", m.name, call, call, "pinned_d2h",
-                lambda r, m=m: kernels.copy_to_host(pool, ids[r % PAGE_SETS], host,
-                                                    device_staging=staging, gather_fn=m.gather)))
-            variants.append(_Variant(
-                "h2d", m.name, call, call, "pinned_h2d",
-                lambda r, m=m: kernels.copy_from_host(pool, ids[r % PAGE_SETS], host,
-                                                      device_staging=staging,
-                                                      scatter_fn=m.scatter)))
+    for k, p in enumerate(pools):
+        variants += _pool_variants(k, p, movers, ids, state_pairs, state_n, staging, host, call)
 
     samples: list[list[float]] = [[] for _ in variants]
     rounds = warmup + repeats
@@ -605,15 +613,15 @@ def _bench_pool(
     report(1.0, "measured")
 
     medians = [statistics.median(s) for s in samples]
-    gbps = {(v.operation, v.implementation): v.counted_bytes / m / 1e9
-            for v, m in zip(variants, medians, strict=True)}
+    gbps = {v.operation: v.counted_bytes / m / 1e9  # the shared baselines, by operation
+            for v, m in zip(variants, medians, strict=True) if v.pool is None}
     peak = nominal_peak_gbps(dev)
-    figures = []
+    figures: list[tuple[int | None, Figure]] = []
     for v, med, s in zip(variants, medians, samples, strict=True):
         rate = v.counted_bytes / med / 1e9
-        base = gbps[(v.baseline, "copy")]
+        base = gbps[v.baseline]
         device_side = v.baseline == "copy"
-        figures.append(Figure(
+        figures.append((v.pool, Figure(
             operation=v.operation,
             implementation=v.implementation,
             payload_bytes=v.payload_bytes,
@@ -624,7 +632,7 @@ def _bench_pool(
             baseline=v.baseline,
             share_of_baseline=rate / base,
             share_of_peak=(rate / peak) if (peak and device_side) else None,
-        ))
+        )))
     names = tuple(m.name for m in movers)
     try:
         import triton
@@ -632,24 +640,60 @@ def _bench_pool(
         triton_version: str | None = triton.__version__
     except ImportError:
         triton_version = None
-    return BenchResult(
+    baselines = [f for k, f in figures if k is None]
+    return [BenchResult(
         device=str(dev),
         device_name=_device_name(dev),
         torch_version=torch.__version__,
         triton_version=triton_version,
-        allocation=pool.report,
-        page_bytes=pool.page_bytes,
-        block_size=pool.plan.geometry.block_size,
+        allocation=p.report,
+        page_bytes=p.page_bytes,
+        block_size=p.plan.geometry.block_size,
         pages_per_call=n,
         call_bytes=call,
-        state_bytes_per_page=pool.state_bytes_per_page,
+        state_bytes_per_page=p.state_bytes_per_page,
         nominal_peak_gbps=peak,
         warmup=warmup,
         repeats=repeats,
         implementations=names,
         preferred=TRITON_KERNEL if TRITON_KERNEL in names else names[0],  # the fused one
-        figures=tuple(figures),
-    )
+        figures=tuple(baselines[:1] + [f for k, f in figures if k == index] + baselines[1:]),
+    ) for index, p in enumerate(pools)]
+
+
+def _pool_variants(index: int, pool: FlatPool, movers: tuple[kernels.Mover, ...],
+                   ids: list[kernels.PageIds], state_pairs: list | None, state_n: int,
+                   staging: torch.Tensor, host: torch.Tensor | None,
+                   call: int) -> list[_Variant]:
+    """The timed page moves of one pool: gather and scatter by each mover, the state-row copy,
+    and on CUDA the host mirror (pages to and from the pinned ``host`` buffer)."""
+    variants = []
+    for m in movers:
+        variants.append(_Variant("gather", m.name, call, 2 * call, "copy",
+                                 lambda r, m=m: m.gather(pool, ids[r % PAGE_SETS], staging),
+                                 index))
+        variants.append(_Variant("scatter", m.name, call, 2 * call, "copy",
+                                 lambda r, m=m: m.scatter(pool, ids[r % PAGE_SETS], staging),
+                                 index))
+    if state_pairs is not None:
+        state = state_n * pool.state_bytes_per_page
+        variants.append(_Variant(
+            "state_copy", TORCH_KERNEL, state, 2 * state, "copy",
+            lambda r: kernels.copy_state_rows(pool, *state_pairs[r % PAGE_SETS]), index))
+    if host is not None:
+        for m in movers:
+            variants.append(_Variant(
+                "d2h", m.name, call, call, "pinned_d2h",
+                lambda r, m=m: kernels.copy_to_host(pool, ids[r % PAGE_SETS], host,
+                                                    device_staging=staging, gather_fn=m.gather),
+                index))
+            variants.append(_Variant(
+                "h2d", m.name, call, call, "pinned_h2d",
+                lambda r, m=m: kernels.copy_from_host(pool, ids[r % PAGE_SETS], host,
+                                                      device_staging=staging,
+                                                      scatter_fn=m.scatter),
+                index))
+    return variants
 
 
 def _alloc(keep: list[torch.Tensor], nbytes: int, device: torch.device,

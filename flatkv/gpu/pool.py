@@ -10,7 +10,7 @@ in the plan. Two layouts put those tensors in memory (``flatkv.gpu_view.POOL_LAY
   of it. Moving a page is one contiguous copy: on one CPU core, 8 KiB pages of 1 KiB slot rows
   gather at about 1.8x and scatter at about 1.6x the slot-major rate (bench/gpu_bench.py),
   because a random row costs a memory latency however short it is. Pages of 512 KiB and more
-  gain nothing (0.7 to 1.1x).
+  gain little or nothing (0.77 to 1.22x).
 
 Page movers copy rows of ``FlatPool.page_parts``: the slot tensors (slot-major) or the one page
 tensor (page-major), so the same kernels serve both.

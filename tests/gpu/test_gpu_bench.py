@@ -76,12 +76,20 @@ def test_sweep_over_pool_layouts_allocates_each_plan_in_each_layout():
                               repeats=1, warmup=0, layouts=["slot-major", "page-major"],
                               progress=lambda f, m: calls.append(m))
     assert [(r.layout, r.pages_per_call) for r in results] == [
-        ("slot-major", 1), ("slot-major", 3), ("page-major", 1), ("page-major", 3)]
+        ("slot-major", 1), ("page-major", 1), ("slot-major", 3), ("page-major", 3)]
     # the same blocks and bytes either way: only where a page's rows sit differs
     assert {(r.allocation.allocated_blocks, r.allocation.allocated_bytes) for r in results} == {
         (12, 12 * 1568)}
-    assert [r.summary()["pool_layout"] for r in results[1:3]] == ["slot-major", "page-major"]
-    assert "allocating plan 1 (page-major) on cpu" in calls
+    assert [r.summary()["pool_layout"] for r in results[:2]] == ["slot-major", "page-major"]
+    assert "allocating plan 1 (slot-major, page-major) on cpu" in calls
+    # timed in the same rounds against one copy: both layouts' shares use the same baseline
+    slot, paged = results[2], results[3]
+    assert slot.figure("copy") == paged.figure("copy")
+    for op in ("gather", "scatter", "state_copy"):
+        assert slot.figure(op).samples_s != paged.figure(op).samples_s  # each its own moves
+        assert slot.figure(op).share_of_baseline == pytest.approx(
+            slot.figure(op).gbps / paged.figure("copy").gbps)
+    assert [f.operation for f in paged.figures] == ["copy", "gather", "scatter", "state_copy"]
     for bad, message in (([], "layouts is empty"),
                          (["slot-major", "pages"], r"layouts\[1\]='pages' is not a pool layout: "
                           "choose one of slot-major, page-major"),
@@ -126,8 +134,9 @@ def test_a_benchmark_that_would_not_fit_is_refused_before_allocating(monkeypatch
     monkeypatch.setattr(bench, "allocate_pool", lambda *a, **k: allocated.append(a))
     need = 2 * 25_809_321_984 + 2 * 25_809_321_984 + (1 << 20)
     with pytest.raises(bench.PoolAllocationError, match=(
-            f"this benchmark needs {need:,} bytes on cpu .* has 1,000,000,000 bytes free and a "
-            "benchmark may take 80% of it: plan a smaller block size")):
+            rf"this benchmark needs {need:,} bytes \(96.15 GiB\) on cpu .* has 1,000,000,000 "
+            r"bytes \(953.67 MiB\) free and a benchmark may take 80% of it: plan a smaller "
+            "block size")):
         run_benchmark(big, device="cpu")
     assert allocated == [] and not device_lock("cpu").locked()
     # a sweep is checked whole before any of it runs: the small plan is not timed first
@@ -141,9 +150,15 @@ def test_a_benchmark_that_would_not_fit_is_refused_before_allocating(monkeypatch
     # a pool too large for the share is refused with what to lower: 637 blocks x 1,568 B
     # (998,816) + 2 x 1 page (3,136) + 1 MiB of flush = 2,050,528 B; 80% of 2 MB is 1.6 MB
     monkeypatch.setattr(bench, "free_memory_bytes", lambda device: 2 * 10**6)
-    with pytest.raises(bench.PoolAllocationError, match="needs 2,050,528 bytes on cpu .* lower "
-                       "max_blocks or pages per call"):
+    # 1,600,000 - 3,136 - 1,048,576 = 548,288 B left for blocks: at most 349 of 1,568 B
+    with pytest.raises(bench.PoolAllocationError, match=r"needs 2,050,528 bytes \(1.96 MiB\) on "
+                       "cpu .* lower max_blocks to at most 349, or pages per call"):
         run_benchmark(small_plan(), device="cpu", max_blocks=637, pages_per_call=1)
+    # both layouts hold two pools at once: 2 x 998,816 + 3,136 + 1 MiB, and half the blocks fit
+    with pytest.raises(bench.PoolAllocationError, match=r"needs 3,049,344 bytes .* \(2 pools "
+                       r"\(one per layout\) of 637 blocks of 1,568 bytes.* at most 174,"):
+        bench.run_sweep([small_plan()], device="cpu", max_blocks=637, pages_per_call=[1],
+                        layouts=["slot-major", "page-major"])
     assert allocated == []
 
 
@@ -251,6 +266,7 @@ def test_a_cuda_benchmark_checks_the_pinned_host_buffer_too(monkeypatch):
     cuda = torch.device("cuda", 0)
     bench._check_fits(small_plan(), cuda, 20, [10], bench._free_bytes(cuda))  # fits both
     with pytest.raises(bench.PoolAllocationError, match=(
-            "this benchmark needs 940,800,000 bytes on cpu .* may take 80% of it")):
+            r"this benchmark needs 940,800,000 bytes \(897.22 MiB\) on cpu \(a pinned buffer of "
+            "600,000 page.* may take 80% of it: lower pages per call")):
         # 600,000 x 1,568 B pinned
         bench._check_fits(small_plan(), cuda, 637, [600_000], bench._free_bytes(cuda))
