@@ -35,7 +35,8 @@ def plan_headline(a: PlanAnalysis) -> None:
     geo = a.plan.geometry
     c = st.columns(4)
     c[0].metric("P (tokens per page)", f"{geo.block_size:,}")
-    c[1].metric("Page bytes", format_bytes(geo.block_bytes), help=f"{geo.block_bytes:,} B")
+    c[1].metric("Page bytes", format_bytes(geo.block_bytes),
+                help=f"{geo.block_bytes:,} B: one page id over every slot (Layout's block bytes)")
     c[2].metric("Planned blocks", f"{geo.num_blocks:,}")
     planned = sum(t.nbytes for t in a.plan.tensors)
     c[3].metric("Planned bytes", format_bytes(planned), help=f"{planned:,} B")
@@ -66,7 +67,8 @@ def settings(bench, devices: tuple[str, ...], a: PlanAnalysis) -> dict | None:
          "launch over all slots (CUDA with triton installed).")
     bind(c[2].pills, "lab_layouts", "Pool layout", options=gpu_view.POOL_LAYOUTS,
          selection_mode="multi", to_widget=list, from_widget=_layouts_from_widget,
-         help=gpu_view.POOL_LAYOUT_HELP + " Pick both to time them side by side.")
+         help=gpu_view.POOL_LAYOUT_HELP + " Pick both to time them side by side, in the same "
+         "rounds against one copy.")
     default_rounds = gpu_view.PAGE_REPEATS[kind]
     bind(c[3].number_input, "lab_rounds", "Timed rounds", min_value=1,
          max_value=gpu_view.MAX_REPEATS, step=1,
@@ -96,12 +98,12 @@ def settings(bench, devices: tuple[str, ...], a: PlanAnalysis) -> dict | None:
                a.plan.geometry.num_blocks)
     sweep_field = None
     if s.lab_sweep == "pages per call":
-        sweep_field, top = "lab_sweep_pages", max(1, pool // 2)
+        sweep_field, top = "lab_sweep_pages", pool  # a call's pages come from the pool
         suggested = gpu_view.pages_per_call_values(pool)
         bind(st.text_input, sweep_field, "Pages per call to sweep",
              to_widget=lambda v: gpu_view.counts_text(v or suggested),
              from_widget=lambda t: _counts_from_widget(t, "pages per call", top, suggested),
-             help=f"At most half the pool ({pool:,} blocks).")
+             help=f"At most the pool's {pool:,} blocks; the suggestion goes up to half of it.")
     elif s.lab_sweep == "page bytes":
         sweep_field, top = "lab_sweep_blocks", MAX_BLOCK_SIZE
         suggested = gpu_view.block_size_values(s.block_size, a.plan.geometry.block_size,
@@ -114,6 +116,8 @@ def settings(bench, devices: tuple[str, ...], a: PlanAnalysis) -> dict | None:
     if set(LAB_FIELDS + (sweep_field,)) & set(st.session_state[ERRORS_KEY]):
         return None  # a rejected entry stays on screen with its error; nothing runs
     s = state()
+    if sweep_field != "lab_sweep_blocks":  # a page-bytes sweep plans other pages
+        st.caption(gpu_view.pool_text(pool, a.plan.geometry.block_bytes, len(s.lab_layouts)))
     if sweep_field is None and s.lab_pages > pool:
         st.error(f"Pages per call: {s.lab_pages:,} is more than the {pool:,} blocks of the "
                  "pool; give at most that many, or raise Max blocks.")
@@ -151,8 +155,8 @@ def _kernels_from_widget(chosen: list[str], available: tuple[str, ...]) -> tuple
 
 def _layouts_from_widget(chosen: list[str]) -> tuple[str, ...]:
     if not chosen:
-        raise ValueError(f"pool layout: pick at least one ({gpu_view.SLOT_MAJOR} is how the "
-                         "plan's tensors are allocated)")
+        raise ValueError(f"pool layout: pick at least one ({gpu_view.SLOT_MAJOR} is the engines' "
+                         "default)")
     return gpu_view.in_order(chosen, gpu_view.POOL_LAYOUTS)
 
 
@@ -233,6 +237,7 @@ def show(last: gpu_view.LabRun, a: PlanAnalysis) -> None:
                    f"{al.page_bytes:,} B = {fmt_bytes(al.allocated_bytes)} of the planned "
                    f"{fmt_bytes(al.planned_bytes)}.")
     else:
+        st.caption("Pools allocated, one per plan (each pool layout holds the same blocks):")
         table([r.table_row() for r in allocation])
     table(pd.DataFrame(gpu_view.result_rows(results)),
           formats={"GB/s": "%.2f", "median (ms)": "%.3f"})
@@ -250,8 +255,16 @@ def show(last: gpu_view.LabRun, a: PlanAnalysis) -> None:
     else:
         x = "pages_per_call" if last.sweep == "pages per call" else "page_bytes"
         fig = charts.bandwidth_sweep(gpu_view.bandwidth_series(results, x), x=x,
-                                     title=f"Bandwidth vs {last.sweep}")
+                                     title=gpu_view.sweep_title(results, last.sweep))
         chart(fig, key=f"gpu.sweep.{x}", file_name=f"bandwidth_vs_{x}.html")
+    compared = gpu_view.layout_rows(results)
+    if compared:
+        st.markdown(f"**{gpu_view.PAGE_MAJOR.capitalize()} against {gpu_view.SLOT_MAJOR}**")
+        table(pd.DataFrame(compared), formats={f"{k} GB/s": "%.2f" for k in
+                                               gpu_view.POOL_LAYOUTS})
+        st.caption("Both layouts hold the same bytes and were timed in the same rounds against "
+                   "one copy, so the ratio is the layout's effect; compare it with the spread "
+                   "of the rounds (rounds column above).")
     c1, c2 = st.columns(2)
     c1.download_button("Results as JSON", data=gpu_view.results_json(last),
                        file_name="gpu_bench.json", mime="application/json", key="gpu.json",
@@ -263,9 +276,9 @@ def show(last: gpu_view.LabRun, a: PlanAnalysis) -> None:
 
 def main() -> None:
     st.title("GPU lab")
-    st.caption("Allocates the current plan's slot tensors on a device and times the page moves "
-               "an engine makes (gather, scatter, host mirror, state-row copy) against a plain "
-               "copy of the same bytes.")
+    st.caption("Allocates the current plan on a device (one tensor per slot, or one page-major "
+               "buffer) and times the page moves an engine makes (gather, scatter, host mirror, "
+               "state-row copy) against a plain copy of the same bytes.")
     a = None
     with user_errors():
         a = current_analysis()

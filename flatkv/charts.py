@@ -333,10 +333,10 @@ def layer_strip(layers: Sequence[Mapping], *, title: str = "") -> go.Figure:
 
 
 def _series_style(s: Series) -> dict:
-    """Baselines dashed, movers solid; when a run timed both pool layouts, the page-major ones
-    dash-dotted and dotted. Triton with diamonds, torch with circles."""
+    """Baselines dashed, movers solid (dotted for the page-major pool when a run timed both
+    layouts; the layouts share their baselines); triton with diamonds, torch with circles."""
     paged = s.named_layout and s.layout == PAGE_MAJOR
-    dash = ("dashdot" if paged else "dash") if s.is_baseline else ("dot" if paged else "solid")
+    dash = "dash" if s.is_baseline else "dot" if paged else "solid"
     return {
         "line": {"color": color_of(s.kind), "width": 2 if s.is_baseline else 2.5, "dash": dash},
         "marker": {"color": color_of(s.kind), "size": 8,
@@ -345,10 +345,9 @@ def _series_style(s: Series) -> dict:
 
 
 def bandwidth_bars(series: Sequence[Series], *, title: str = "") -> go.Figure:
-    """One run: a bar per figure (GB/s), baselines hatched, and each device copy drawn as a
-    dashed line down to the next device copy (a run over both pool layouts has one per layout;
-    host figures listed below a copy have their own pinned baselines, drawn as bars). The first
-    point of each series is shown."""
+    """One run: a bar per figure (GB/s), baselines hatched, and the device copy drawn as a dashed
+    line across all bars (the first point of each series is shown; host figures have their own
+    pinned baselines, drawn as bars)."""
     fig = go.Figure()
     names = [s.name for s in series]
     for i, s in enumerate(series):
@@ -364,16 +363,12 @@ def bandwidth_bars(series: Sequence[Series], *, title: str = "") -> go.Figure:
             "(%{customdata[1]}) per call<extra></extra>",
             showlegend=False,
         ))
-    # each device copy spans the bars measured with it: every bar below it, up to the next copy
-    # (a run over both pool layouts has one copy per layout)
-    starts = [i for i, s in enumerate(series) if s.operation == "copy"]
-    for n, start in enumerate(starts):
-        end = starts[n + 1] if n + 1 < len(starts) else len(series)
-        copy = series[start]
+    copy = next((s for s in series if s.operation == "copy"), None)
+    if copy is not None:
         fig.add_trace(go.Scatter(
-            name="device copy (baseline)", x=[copy.gbps[0]] * 2, y=[start - 0.5, end - 0.5],
+            name="device copy (baseline)", x=[copy.gbps[0]] * 2, y=[-0.5, len(series) - 0.5],
             mode="lines", line={"color": COLORS["copy"], "width": 2, "dash": "dash"},
-            hovertemplate="device copy: %{x:,.2f} GB/s<extra></extra>", showlegend=n == 0,
+            hovertemplate="device copy: %{x:,.2f} GB/s<extra></extra>",
         ))
     fig.update_yaxes(tickvals=list(range(len(names))), ticktext=names, autorange="reversed",
                      title=None)
@@ -392,7 +387,7 @@ def bandwidth_sweep(
     fig = go.Figure()
     pages = x == "pages_per_call"
     biggest = max((v for s in series for v in s.x), default=1)
-    scale, unit = (1, "") if pages else byte_unit(biggest)
+    scale = 1 if pages else byte_unit(biggest)[0]
     for s in series:
         fig.add_trace(go.Scatter(
             name=s.name, x=[v / scale for v in s.x], y=list(s.gbps), mode="lines+markers",
@@ -404,7 +399,7 @@ def bandwidth_sweep(
         ))
     # ticks at the swept values only: a log axis would label 1.5 or 3 pages per call
     swept = sorted({v for s in series for v in s.x})
-    fig.update_xaxes(type="log", title="pages per call" if pages else f"page bytes ({unit})",
+    fig.update_xaxes(type="log", title="pages per call" if pages else "page bytes",
                      tickmode="array", tickvals=[v / scale for v in swept],
                      ticktext=[f"{v:,}" if pages else format_bytes(v) for v in swept])
     fig.update_yaxes(title="GB/s (1e9 bytes per second)", rangemode="tozero")

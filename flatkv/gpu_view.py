@@ -52,9 +52,11 @@ SLOT_MAJOR = "slot-major"
 PAGE_MAJOR = "page-major"
 POOL_LAYOUTS = (SLOT_MAJOR, PAGE_MAJOR)
 POOL_LAYOUT_HELP = (
-    f"{SLOT_MAJOR}: one tensor per slot (the plan's TensorPlans, engines' default), so a page "
-    f"is one row in each slot tensor. {PAGE_MAJOR}: one buffer, each page's slot rows back to "
-    "back (vLLM's cross-layer KV blocks), so a page moves as one contiguous row."
+    f"Where a page's bytes sit. {SLOT_MAJOR}: one tensor per slot (a slot pairs the j-th layer "
+    "of every group: the plan's tensors, allocated as engines do by default), so a page is one "
+    f"row in each slot tensor. {PAGE_MAJOR}: one buffer with each page's slot rows back to back "
+    "(vLLM's opt-in cross-layer KV blocks), so a page moves as one contiguous row. Same bytes, "
+    "same blocks."
 )
 MAX_POOL_BLOCKS = 1 << 40  # a cap far past any plan; the plan's own block count bounds the pool
 # A device name: cpu, cuda or cuda:N (group 1: N). flatkv.gpu.pool resolves it on the machine.
@@ -145,6 +147,29 @@ def pick_kernels(wanted: Sequence[str] | None, available: Sequence[str]) -> tupl
 def per_device_text(nbytes: dict[str, int]) -> str:
     """``512.00 MiB on the CPU, 8.00 GiB on CUDA``: a per-device default in words."""
     return f"{format_bytes(nbytes['cpu'])} on the CPU, {format_bytes(nbytes['cuda'])} on CUDA"
+
+
+def pool_text(blocks: int, page_bytes: int, layouts: int) -> str:
+    """What a run will allocate, said before it runs: the pool's blocks and bytes, per layout."""
+    one = blocks * page_bytes
+    text = f"A run allocates {blocks:,} blocks x {page_bytes:,} B = {format_bytes(one)}"
+    if layouts > 1:
+        text += f" per pool layout, {format_bytes(layouts * one)} for all {layouts}"
+    return text + ", plus two call-sized buffers (staging and the copy's)."
+
+
+def sweep_title(results: Sequence[BenchResult], sweep: str) -> str:
+    """``Bandwidth vs page bytes, 2,048 pages per call``: the chart title names what the sweep
+    held fixed: bytes per call, else pages per call (a page-bytes sweep under a small pool)."""
+    calls = {r.call_bytes for r in results}
+    pages = {r.pages_per_call for r in results}
+    if len(calls) == 1:
+        fixed = f"{format_bytes(calls.pop())} per call"
+    elif len(pages) == 1:
+        fixed = f"{pages.pop():,} pages per call ({value_span(sorted(calls), format_bytes)})"
+    else:
+        fixed = f"{value_span(sorted(calls), format_bytes)} per call"
+    return f"Bandwidth vs {sweep}, {fixed}"
 
 
 def cap_reason_text(reason: str, max_blocks: int | None) -> str:
@@ -314,6 +339,15 @@ def result_rows(results: Sequence[BenchResult], *, text: bool = True) -> list[di
                 "implementation": f.implementation,
                 "GB/s": round(f.gbps, 2),
                 "median (ms)": round(f.median_s * 1e3, 3),  # beside GB/s: what was timed
+            }
+            # the spread of the timed rounds: a difference inside it is noise
+            low, high = min(f.samples_s) * 1e3, max(f.samples_s) * 1e3
+            if text:
+                row["rounds (ms)"] = f"{low:.3f} to {high:.3f}" if len(f.samples_s) > 1 else (
+                    "one round")
+            else:
+                row["min (ms)"], row["max (ms)"] = round(low, 3), round(high, 3)
+            row |= {
                 "baseline": f.baseline,
                 "share of baseline": (_percent(f.share_of_baseline) if text
                                       else f.share_of_baseline),
@@ -324,6 +358,33 @@ def result_rows(results: Sequence[BenchResult], *, text: bool = True) -> list[di
             row["bytes per call"] = f.payload_bytes
             row["bytes counted"] = f.counted_bytes
             rows.append(row)
+    return rows
+
+
+def layout_rows(results: Sequence[BenchResult], *, text: bool = True) -> list[dict]:
+    """Page-major against slot-major, one row per page move timed in both layouts (the
+    baselines are shared, so they have no row): both GB/s and their ratio. The layouts of one
+    plan and call run in the same rounds against one copy, so the ratio is the layout's effect.
+    Empty unless a run timed both layouts."""
+    by_layout: dict[tuple, dict[str, float]] = {}
+    for r in results:
+        for f in r.figures:
+            if f.operation in BASELINES:
+                continue
+            key = (r.block_size, r.page_bytes, r.pages_per_call, f.operation, f.implementation)
+            by_layout.setdefault(key, {})[r.layout] = f.gbps
+    rows = []
+    for (block, page, pages, op, impl), gbps in by_layout.items():
+        if set(gbps) != set(POOL_LAYOUTS):
+            continue
+        ratio = gbps[PAGE_MAJOR] / gbps[SLOT_MAJOR]
+        rows.append({
+            "P (tokens)": block, "page bytes": page, "pages per call": pages,
+            "operation": OPERATION_TITLES.get(op, op) if text else op, "implementation": impl,
+            f"{SLOT_MAJOR} GB/s": round(gbps[SLOT_MAJOR], 2),
+            f"{PAGE_MAJOR} GB/s": round(gbps[PAGE_MAJOR], 2),
+            f"{PAGE_MAJOR} / {SLOT_MAJOR}": f"{ratio:.2f}x" if text else ratio,
+        })
     return rows
 
 
@@ -389,20 +450,24 @@ class Series:
 
 def bandwidth_series(results: Sequence[BenchResult], x: str) -> list[Series]:
     """Each figure's GB/s over ``x`` (``"pages_per_call"`` or ``"page_bytes"``), sorted by x;
-    series in the order the run measured them (baseline first), one per pool layout timed."""
+    series in the order the run measured them (baseline first), the page moves once per pool
+    layout timed. The layouts of one call share their baselines (timed in the same rounds), so
+    each baseline is one series."""
     if x not in ("pages_per_call", "page_bytes"):
         raise ValueError(f"x must be 'pages_per_call' or 'page_bytes', got {x!r}")
-    points: dict[tuple[str, str, str], list[tuple[int, float, int]]] = {}
+    points: dict[tuple[str, str, str | None], dict[int, tuple[float, int]]] = {}
     for r in results:
         for f in r.figures:
-            points.setdefault((f.operation, f.implementation, r.layout), []).append(
-                (getattr(r, x), f.gbps, f.payload_bytes))
+            layout = None if f.operation in BASELINES else r.layout
+            points.setdefault((f.operation, f.implementation, layout), {}).setdefault(
+                getattr(r, x), (f.gbps, f.payload_bytes))
     several = len({r.layout for r in results}) > 1
     out = []
-    for (op, impl, layout), pts in points.items():
-        pts.sort()
-        out.append(Series(op, impl, tuple(p[0] for p in pts), tuple(p[1] for p in pts),
-                          tuple(p[2] for p in pts), layout, several))
+    for (op, impl, layout), by_x in points.items():
+        xs = sorted(by_x)
+        out.append(Series(op, impl, tuple(xs), tuple(by_x[v][0] for v in xs),
+                          tuple(by_x[v][1] for v in xs), layout or SLOT_MAJOR,
+                          several and layout is not None))
     return out
 
 

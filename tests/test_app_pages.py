@@ -518,6 +518,9 @@ def test_gpu_page_times_both_pool_layouts_side_by_side(small_flush):
     at.pills(key="w.lab_layouts").set_value(["page-major", "slot-major"]).run()
     assert at.query_params["layouts"] == "slot-major,page-major"
     tiny_run(at)
+    # said before the run: 8 blocks of 131,072 B, once per layout
+    assert any("A run allocates 8 blocks x 131,072 B = 1.00 MiB per pool layout, 2.00 MiB for "
+               "all 2" in c.value for c in at.caption)
     assert_clean(at)
     rows = at.dataframe[0].value
     gather = rows.query("operation == 'gather'")
@@ -527,6 +530,12 @@ def test_gpu_page_times_both_pool_layouts_side_by_side(small_flush):
     assert any("slot-major and page-major pools" in c.value for c in at.caption)
     (fig,) = at.get("plotly_chart")
     assert "gather (torch, page-major)" in fig.proto.spec
+    compared = at.dataframe[1].value.set_index("operation")  # page-major against slot-major
+    gather = compared.loc["gather"]
+    ratio = gather["page-major GB/s"] / gather["slot-major GB/s"]
+    assert gather["page-major / slot-major"] == f"{ratio:.2f}x" or abs(
+        float(gather["page-major / slot-major"][:-1]) - ratio) < 0.011  # from unrounded GB/s
+    assert list(compared.index) == ["gather", "scatter"]  # the shared copy has no row
     at.pills(key="w.lab_layouts").set_value([]).run()
     assert any("pool layout: pick at least one" in e.value for e in at.error)
     assert at.button(key="gpu.run").disabled
@@ -599,7 +608,7 @@ def test_gpu_lab_blocks_a_run_until_a_bad_setting_is_fixed(small_flush):
                                        "sweep": "pages per call", "sweep_pages": "1,16"})
     assert not at.exception
     # 16 pages per call in a pool of 8 blocks: a link's list meets a smaller pool
-    assert any("pages per call: 16 is out of range; give values from 1 to 4" in e.value
+    assert any("pages per call: 16 is out of range; give values from 1 to 8" in e.value
                for e in at.error)
     assert at.button(key="gpu.run").disabled  # shown, but not clickable until it is fixed
     at.text_input(key="w.lab_sweep_pages").set_value("1, x").run()

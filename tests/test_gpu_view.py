@@ -159,6 +159,14 @@ def test_result_rows_show_bytes_and_shares():
                                                                                 "copy")
     assert rows[3]["bytes per call"] == 8 * 1056
     assert gather["median (ms)"] == round(25_088 / 10e9 * 1e3, 3)
+    assert gather["rounds (ms)"] == "one round"  # the hand-made figures have one sample
+    from dataclasses import replace
+
+    spread = replace(result(), figures=(replace(result().figures[1], samples_s=(0.003, 0.0011,
+                                                                                 0.002)),))
+    assert gpu_view.result_rows([spread])[0]["rounds (ms)"] == "1.100 to 3.000"
+    raw_gather = gpu_view.result_rows([result()], text=False)[1]
+    assert raw_gather["min (ms)"] == raw_gather["max (ms)"] == gather["median (ms)"]
     assert "share of nominal peak" not in gather  # no device with a known peak
     peaked = gpu_view.result_rows([result(peak=40.0)])
     assert peaked[1]["share of nominal peak"] == "25.0%"  # 10 of 40 GB/s
@@ -190,19 +198,43 @@ def test_bandwidth_series_over_pages_and_page_bytes():
 
 
 def test_bandwidth_series_name_the_layout_when_a_run_timed_both():
-    runs = [result(pages=1, gbps=(20.0, 8.0, 9.0)), result(pages=1, gbps=(21.0, 16.0, 17.0),
+    # both layouts of one call share the copy (same rounds): one baseline series
+    runs = [result(pages=1, gbps=(20.0, 8.0, 9.0)), result(pages=1, gbps=(20.0, 16.0, 17.0),
                                                            layout="page-major")]
     series = gpu_view.bandwidth_series(runs, "pages_per_call")
-    assert [s.name for s in series[:3]] == ["device copy (baseline, slot-major)",
-                                            "gather (torch, slot-major)",
-                                            "scatter (torch, slot-major)"]
-    page_major = [s for s in series if s.layout == "page-major"]
-    assert [(s.name, s.gbps) for s in page_major[:2]] == [
-        ("device copy (baseline, page-major)", (21.0,)), ("gather (torch, page-major)", (16.0,))]
+    assert [s.name for s in series] == [
+        "device copy (baseline)", "gather (torch, slot-major)", "scatter (torch, slot-major)",
+        "state-row copy (torch, slot-major)", "gather (torch, page-major)",
+        "scatter (torch, page-major)", "state-row copy (torch, page-major)"]
+    assert series[0].gbps == (20.0,) and series[4].gbps == (16.0,)
     # one layout: the caption says which, the names stay short
     assert gpu_view.bandwidth_series(runs[1:], "pages_per_call")[1].name == "gather (torch)"
     # allocation rows: the same blocks and bytes in both layouts, so one row per plan
     assert len(gpu_view.allocation_rows(runs, max_blocks=40)) == 1
+    # page-major against slot-major: one row per move, none for the shared copy
+    rows = gpu_view.layout_rows(runs)
+    assert [(r["operation"], r["slot-major GB/s"], r["page-major GB/s"],
+             r["page-major / slot-major"]) for r in rows] == [
+        ("gather", 8.0, 16.0, "2.00x"), ("scatter", 9.0, 17.0, "1.89x"),
+        ("state-row copy", 5.0, 5.0, "1.00x")]
+    assert gpu_view.layout_rows(runs, text=False)[0]["page-major / slot-major"] == 2.0
+    assert gpu_view.layout_rows(runs[:1]) == []  # one layout: nothing to set side by side
+
+
+def test_pool_text_and_sweep_title_say_what_a_run_holds():
+    assert gpu_view.pool_text(8, 131_072, 1) == (
+        "A run allocates 8 blocks x 131,072 B = 1.00 MiB, plus two call-sized buffers (staging "
+        "and the copy's).")
+    assert "= 1.00 MiB per pool layout, 2.00 MiB for all 2, plus" in gpu_view.pool_text(
+        8, 131_072, 2)
+    # 8 pages of 1,568 B and of 3,136 B: pages per call held, bytes per call moved
+    mixed = [result(pages=8), result(pages=8, page=3136)]
+    assert gpu_view.sweep_title(mixed, "page bytes") == (
+        "Bandwidth vs page bytes, 8 pages per call (12.25 KiB to 24.50 KiB)")
+    same = [result(pages=8, page=3136), result(pages=16)]  # 25,088 B per call both
+    assert gpu_view.sweep_title(same, "page bytes") == "Bandwidth vs page bytes, 24.50 KiB per call"
+    assert gpu_view.sweep_title([result(pages=2), result(pages=4, page=3136)],
+                                "page bytes").endswith("3.06 KiB to 12.25 KiB per call")
 
 
 def test_exports():
