@@ -458,8 +458,8 @@ def run_sweep(
 
     Each plan is allocated once per layout, all layouts held together for all its pages-per-call
     values and freed before the next plan. The layouts are timed in the same rounds against one
-    copy baseline, so their figures compare directly (timed one after the other, each against its
-    own copy, machine drift between the runs read as a layout effect).
+    copy baseline, so their figures compare directly: timed one after the other, each against
+    its own copy, drift of a shared machine between the two runs would read as a layout effect.
     ``flatkv.gpu_view.plans_for_block_sizes`` makes plans of one model at several page sizes;
     ``layouts`` are pool layouts (flatkv.gpu_view.POOL_LAYOUTS).
     """
