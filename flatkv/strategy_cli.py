@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 from collections.abc import Callable, Sequence
+from fractions import Fraction
 
 from flatkv.profile import CacheProfile
 from flatkv.strategies import (
@@ -29,21 +31,40 @@ from flatkv.units import concurrency_text
 MAX_CONTEXT_TOKENS = 2**40
 
 
+# Suffixes as vLLM's --max-model-len reads them (vllm human_readable_int): lowercase decimal,
+# uppercase binary; Ki / Mi also binary. So "128k" is 128,000 tokens and "128K" is 131,072, and
+# a context copied from a vLLM command line gives the same L and concurrency here.
+_DECIMAL_TOKENS = {"k": 10**3, "m": 10**6}
+_BINARY_TOKENS = {"K": 2**10, "M": 2**20, "Ki": 2**10, "Mi": 2**20}
+_TOKENS = re.compile(r"(\d+(?:\.\d+)?)(Ki|Mi|k|m|K|M)?")
+
+
 def parse_tokens(text: str | int, field: str = "--context") -> int:
-    """Tokens from ``"262144"``, ``"262,144"`` or ``"256k"`` (k = 1,024 tokens, as context
-    lengths are counted: 128k is 131,072)."""
+    """Tokens from ``"262144"``, ``"262,144"``, ``"256K"`` (262,144) or ``"128k"`` (128,000):
+    suffixes as vLLM's ``--max-model-len`` reads them, lowercase k / m decimal (25.6k is
+    25,600), uppercase K / M and Ki / Mi binary (whole numbers only)."""
     if isinstance(text, int) and not isinstance(text, bool):
         value = text
     else:
-        raw = str(text).strip().lower().replace(",", "").replace("_", "")
-        scale = 1
-        if raw.endswith("k"):
-            raw, scale = raw[:-1], 1024
-        elif raw.endswith("m"):
-            raw, scale = raw[:-1], 1024 * 1024
-        if not (raw.isascii() and raw.isdigit()):
-            raise ValueError(f"{field} is {text!r}: give whole tokens such as 262144 or 256k")
-        value = int(raw) * scale
+        raw = str(text).strip().replace(",", "").replace("_", "")
+        match = _TOKENS.fullmatch(raw) if raw.isascii() else None
+        if match is None:
+            raise ValueError(f"{field} is {text!r}: give whole tokens such as 262144, 256K "
+                             "(262,144) or 128k (128,000)")
+        number, suffix = match.groups()
+        if suffix in _DECIMAL_TOKENS:
+            exact = Fraction(number) * _DECIMAL_TOKENS[suffix]
+        elif "." in number and suffix:
+            raise ValueError(f"{field} is {text!r}: binary {suffix} takes a whole number; use "
+                             f"{number}{suffix[0].lower()} for decimal thousands or millions")
+        elif "." in number:
+            raise ValueError(f"{field} is {text!r}: give a whole number of tokens")
+        else:
+            exact = Fraction(int(number) * _BINARY_TOKENS.get(suffix or "", 1))
+        if exact.denominator != 1:
+            raise ValueError(f"{field} is {text!r}: that is {float(exact):,} tokens; give a "
+                             "whole number of tokens")
+        value = int(exact)
     if value < 1:
         raise ValueError(f"{field} is {text!r}: give a positive number of tokens")
     if value > MAX_CONTEXT_TOKENS:
@@ -62,7 +83,8 @@ def add_strategy_arguments(
         parser.add_argument("--strategy", choices=STRATEGIES, default=None,
              help="lay the cache out as this engine / layout would (default: the flat plan)")
     parser.add_argument("--context", default=None, metavar="L",
-         help="context length in tokens (262144 or 256k) for max concurrency and the workload")
+         help="context length in tokens for max concurrency and the workload: 262144, 256K "
+         "(262,144) or 128k (128,000), suffixes as vLLM's --max-model-len reads them")
     parser.add_argument("--kernel-block-size", type=int, default=defaults.kernel_block_size,
          metavar="A", help="vllm: the attention backend's kernel block size A (default: 64 for "
          "an MLA model, as FlashMLA; else 16)")

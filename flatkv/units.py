@@ -125,6 +125,17 @@ def concurrency_value(requests: float | Fraction) -> float:
     return rounded
 
 
+def logged_concurrency_note(requests: float | Fraction) -> str:
+    """Where ``concurrency_value`` stays under a whole number that an engine's ``%.2f`` log
+    rounds up to (6.9990 -> we show 6.99, vLLM logs 7.00), the log's figure, so a reviewer
+    holding the engine's log finds it; else ``""``."""
+    logged = f"{float(requests):.2f}"
+    if logged == f"{concurrency_value(requests):.2f}":
+        return ""
+    return (f" (an engine's %.2f log prints {logged}x: {float(requests):.4f} requests, the last "
+            "one does not quite fit)")
+
+
 def concurrency_text(requests: float | Fraction) -> str:
     """``14.77``, ``0.99``, ``391,483.00``: ``concurrency_value`` with thousands separators."""
     return f"{concurrency_value(requests):,.2f}"

@@ -26,10 +26,18 @@ def run(argv):
     return code, out.getvalue(), err.getvalue()
 
 
-def test_parse_tokens():
-    assert strategy_cli.parse_tokens("262144") == strategy_cli.parse_tokens("256k") == 262_144
-    with pytest.raises(ValueError, match="--context"):
-        strategy_cli.parse_tokens("long")
+def test_parse_tokens_reads_suffixes_as_vllm_does():
+    # vLLM's --max-model-len: lowercase decimal, uppercase binary (human_readable_int)
+    parse = strategy_cli.parse_tokens
+    assert parse("262144") == parse("262,144") == parse("256K") == parse("256Ki") == 262_144
+    assert parse("128k") == 128_000 and parse("25.6k") == 25_600 and parse("1m") == 1_000_000
+    assert parse("1M") == parse("1Mi") == 1_048_576
+    for text, words in (("long", "give whole tokens such as 262144, 256K"),
+                        ("1.5M", "binary M takes a whole number; use 1.5m"),
+                        ("1.5", "give a whole number of tokens"),
+                        ("0.0001k", "that is 0.1 tokens"), ("0", "positive")):
+        with pytest.raises(ValueError, match=f"--context is '{text}': .*{words}"):
+            parse(text)
 
 
 def test_plan_vllm_json_anchor():
@@ -47,7 +55,7 @@ def test_plan_vllm_json_anchor():
 
 def test_plan_table_shows_the_math():
     code, out, _ = run(["plan", *QWEN_ARGS, "--strategy", "vllm", "--budget", "44.59GiB",
-                        "--context", "256k"])
+                        "--context", "256K"])
     assert code == 0
     assert "7,162" in out and "14.77x" in out
     assert "capacity         3,894,496 tokens" in out  # (7,162 - 3 state pages) x 544

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 from fractions import Fraction
 
 import pytest
@@ -14,6 +16,7 @@ from flatkv.units import (
     concurrency_value,
     format_bytes,
     format_size,
+    logged_concurrency_note,
     parse_named_sizes,
     parse_size,
 )
@@ -117,3 +120,21 @@ def test_concurrency_rounds_as_engines_log_it_but_never_up_to_a_whole_request():
     assert concurrency_text(Fraction(652, 653)) == "0.99"
     assert concurrency_value(1.9999) == 1.99 and concurrency_value(2) == 2.0
     assert concurrency_text(391_483) == "391,483.00"
+    # where that floor departs from a %.2f log, the log's figure is given beside it
+    assert logged_concurrency_note(Fraction(7_167, 1_024)) == (
+        " (an engine's %.2f log prints 7.00x: 6.9990 requests, the last one does not quite fit)")
+    assert logged_concurrency_note(Fraction(7_162, 485)) == ""  # 14.77 either way
+
+
+def test_vllm_math_gives_the_logged_concurrency_where_ours_stays_under_a_request():
+    # Llama-3.1-8B: a block is 32 layers x 16 tokens x 4,096 B = 2,097,152 B, so
+    # 15,030,288,384 B hold 7,167 blocks; 16,384 tokens need 1,024: 7,167 / 1,024 = 6.999
+    from flatkv.cli import main
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(["plan", "--preset", "llama-3.1-8b", "--budget", "15030288384",
+                     "--context", "16384", "--strategy", "vllm"]) == 0
+    text = out.getvalue()
+    assert "max concurrency  6.99x at 16,384 tokens (7,167 / 1,024)" in text
+    assert "an engine's %.2f log prints 7.00x: 6.9990 requests" in text

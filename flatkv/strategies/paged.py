@@ -26,7 +26,7 @@ from flatkv.strategies.base import (
     state_pages_per_request,
     unit_breakdown,
 )
-from flatkv.units import concurrency_text
+from flatkv.units import concurrency_text, logged_concurrency_note
 from flatkv.workload import PagePool, PoolGroup, largest_fitting, max_requests
 
 
@@ -152,10 +152,11 @@ def finish_paged(
             + ("" if g.pages_per_unit == 1 else f" / {g.pages_per_unit}")
             for g in groups
         )
+        concurrency = Fraction(numerator, denominator)
         lines.append(
             f"max_concurrency = {unit_name} / {unit_name} per request = {n(num_units)} / "
-            f"({terms}) = {concurrency_text(Fraction(numerator, denominator))} at "
-            f"{n(context_tokens)} tokens"
+            f"({terms}) = {concurrency_text(concurrency)} at {n(context_tokens)} tokens"
+            + logged_concurrency_note(concurrency)
         )
         for kind in dict.fromkeys(g.kind for g in groups):
             lines.append(
