@@ -197,8 +197,9 @@ def format_analysis(analysis: PlanAnalysis, *, title: str = "", max_slots: int =
                 ["num_blocks", f"{t.num_blocks:,}"],
                 ["token slots (num_blocks x P)", f"{t.token_slots:,}"],
                 ["budget", _bytes(t.budget_bytes)],
-                ["KV history", _bytes(t.kv_history_bytes)],
-                ["state", _bytes(t.state_bytes)],
+                # rows in every block, whoever owns it; `compare` splits them by owner
+                ["KV history rows (all blocks)", _bytes(t.kv_history_bytes)],
+                ["state rows (all blocks)", _bytes(t.state_bytes)],
                 ["reserved", _bytes(t.reserved_bytes)],
                 ["unused", _bytes(t.unused_bytes)],
                 ["uniform-page padding (not allocated)", _bytes(t.uniform_padding_bytes)],

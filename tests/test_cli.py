@@ -40,6 +40,9 @@ def test_plan_table(capsys):
     # block bytes: 12 x 2,048 x 1,088 + 36 x 2,146,304 = 104,005,632; 80e9 // that = 769.
     assert "104,005,632 B" in out and "769" in out
     assert re.search(rf"\ntoken slots \(num_blocks x P\) +{769 * 1088:,}\n", out)
+    # rows in every block, whoever owns it: 769 x 12 x 2,048 x 1,088 and 769 x 36 x 2,146,304
+    assert re.search(rf"\nKV history rows \(all blocks\) +{769 * 12 * 2048 * 1088:,} B", out)
+    assert re.search(rf"\nstate rows \(all blocks\) +{769 * 36 * 2_146_304:,} B", out)
 
 
 def test_per_component_planner(capsys):
