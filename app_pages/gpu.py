@@ -141,6 +141,13 @@ def settings(bench, devices: tuple[str, ...], a: PlanAnalysis) -> dict | None:
             raise ValueError("block sizes: none of them gives a plan in this budget; try "
                              "smaller ones")
         plans = swept.plans
+    if kind == "cpu":  # cheap here (on CUDA it would open a context): refuse before Run
+        try:
+            bench.check_sweep_fits(plans, device, s.lab_max_blocks or None, counts,
+                                   len(s.lab_layouts))
+        except bench.PoolAllocationError as exc:
+            st.error(str(exc))
+            return None
     return {"device": device, "implementations": gpu_view.pick_kernels(s.lab_kernels, impls),
             "layouts": s.lab_layouts,
             "repeats": s.lab_rounds or default_rounds, "max_blocks": s.lab_max_blocks or None,

@@ -394,6 +394,21 @@ def _check_fits(plan: FlatMemoryPlan, device: torch.device, cap: int,
         )
 
 
+def check_sweep_fits(plans: Sequence[FlatMemoryPlan], device: str | torch.device,
+                     max_blocks: int | None, counts: Sequence[int | None],
+                     layouts: int = 1) -> list[int]:
+    """Each plan's block cap, after checking that all of a sweep fits in free memory, before any
+    of it runs (PoolAllocationError says what to lower). On the CPU reading free memory is cheap,
+    so a page can call this before offering Run; on CUDA it opens a context on the GPU."""
+    dev = resolve_device(device)
+    free = _free_bytes(dev)  # read once for the whole sweep
+    caps = [max_blocks if max_blocks is not None else default_max_blocks(plan, dev, free[dev.type])
+            for plan in plans]
+    for plan, cap in zip(plans, caps, strict=True):
+        _check_fits(plan, dev, cap, counts, free, pools=layouts)
+    return caps
+
+
 def default_pages_per_call(page_bytes: int, num_blocks: int, device: torch.device) -> int:
     """Enough pages to move the default call size, at most half the pool, at least one."""
     want = -(-DEFAULT_CALL_BYTES[device.type] // page_bytes)
@@ -487,11 +502,7 @@ def run_sweep(
         raise ValueError(f"layouts is empty: give at least one of {', '.join(POOL_LAYOUTS)}")
     movers = _pick_movers(dev, implementations)
     report = progress or (lambda fraction, message: None)
-    free = _free_bytes(dev)  # read once for the whole sweep
-    caps = [max_blocks if max_blocks is not None else default_max_blocks(plan, dev, free[dev.type])
-            for plan in plans]
-    for plan, cap in zip(plans, caps, strict=True):  # all of a sweep, before any of it runs
-        _check_fits(plan, dev, cap, counts, free, pools=len(layouts))
+    caps = check_sweep_fits(plans, dev, max_blocks, counts, len(layouts))
     results: list[BenchResult] = []
     held = device_lock(dev).hold() if lock else nullcontext()
     on_device = torch.cuda.device(dev) if dev.type == "cuda" else nullcontext()

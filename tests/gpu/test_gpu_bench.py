@@ -154,6 +154,10 @@ def test_a_benchmark_that_would_not_fit_is_refused_before_allocating(monkeypatch
     with pytest.raises(bench.PoolAllocationError, match=r"needs 2,050,528 bytes \(1.96 MiB\) on "
                        "cpu .* lower max_blocks to at most 349, or pages per call"):
         run_benchmark(small_plan(), device="cpu", max_blocks=637, pages_per_call=1)
+    # a page asks the same before offering Run: the caps, or the same refusal
+    assert bench.check_sweep_fits([small_plan()], "cpu", 300, [1], 1) == [300]
+    with pytest.raises(bench.PoolAllocationError, match="at most 349"):
+        bench.check_sweep_fits([small_plan()], "cpu", 637, [1], 1)
     # both layouts hold two pools at once: 2 x 998,816 + 3,136 + 1 MiB, and half the blocks fit
     with pytest.raises(bench.PoolAllocationError, match=r"needs 3,049,344 bytes .* \(2 pools "
                        r"\(one per layout\) of 637 blocks of 1,568 bytes.* at most 174,"):
