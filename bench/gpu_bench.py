@@ -43,7 +43,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from flatkv.bench_cli import format_result  # noqa: E402
 from flatkv.gpu.bench import BenchResult, run_sweep  # noqa: E402
 from flatkv.gpu.pool import resolve_device  # noqa: E402
-from flatkv.gpu_view import PAGE_MAJOR, SLOT_MAJOR  # noqa: E402
+from flatkv.gpu_view import PAGE_MAJOR, SLOT_MAJOR, layout_rows  # noqa: E402
 from flatkv.plan import components_from_layers, plan_tensors  # noqa: E402
 
 MiB = 1 << 20
@@ -106,21 +106,15 @@ def run(device: str, quick: bool, threads: int | None) -> list[BenchResult]:
 
 
 def layout_ratios(results: list[BenchResult]) -> list[str]:
-    """Page-major over slot-major for each page size and call timed in both layouts, as the
-    ratio of their shares of copy: each layout's pool is timed against its own copy, so drift
-    between the two pools' runs cancels out. A page-major result pairs with the slot-major
-    result of the same plan and call just before it (run_sweep times layouts in turn)."""
-    lines = []
-    for slot, paged in zip(results, results[1:]):
-        same = (slot.page_bytes, slot.pages_per_call) == (paged.page_bytes, paged.pages_per_call)
-        if not same or (slot.layout, paged.layout) != (SLOT_MAJOR, PAGE_MAJOR):
-            continue
-        ratios = ", ".join(
-            f"{op} {paged.figure(op).share_of_baseline / slot.figure(op).share_of_baseline:.2f}x"
-            for op in ("gather", "scatter"))
-        lines.append(f"page-major / slot-major, page {slot.page_bytes} B x "
-                     f"{slot.pages_per_call}: {ratios}")
-    return lines
+    """Page-major over slot-major for each page size and call timed in both layouts (timed in
+    the same rounds against one copy, so the GB/s ratio is the layout's effect)."""
+    by_call: dict[tuple[int, int], list[str]] = {}
+    for row in layout_rows(results, text=False):
+        if row["operation"] in ("gather", "scatter") and row["implementation"] == "torch":
+            by_call.setdefault((row["page bytes"], row["pages per call"]), []).append(
+                f"{row['operation']} {row['page-major / slot-major']:.2f}x")
+    return [f"page-major / slot-major (torch), page {page} B x {pages}: {', '.join(ratios)}"
+            for (page, pages), ratios in by_call.items()]
 
 
 def goals(results: list[BenchResult], cuda: bool) -> list[tuple[bool, str]]:

@@ -320,20 +320,30 @@ def _percent(share: float | None) -> str | None:
 
 
 def result_rows(results: Sequence[BenchResult], *, text: bool = True) -> list[dict]:
-    """One row per figure: what moved, how fast, against which baseline, how many bytes.
+    """One row per figure: what moved, how fast, against which baseline, how many bytes. When a
+    run timed several pool layouts, their shared baselines have one row, layout "shared".
 
     ``text`` gives shares as percentages for the screen; without it they are fractions (CSV).
     The nominal-peak column is there only when some device has a known peak.
     """
     with_peak = any(r.nominal_peak_gbps for r in results)
+    several = len({r.layout for r in results}) > 1
     rows = []
+    seen: set[tuple] = set()
     for r in results:
         for f in r.figures:
+            layout = r.layout
+            if f.operation in BASELINES and several:  # timed once for all the layouts of a call
+                key = (r.block_size, r.page_bytes, r.pages_per_call, f.operation)
+                if key in seen:
+                    continue
+                seen.add(key)
+                layout = "shared"
             row = {
                 "P (tokens)": r.block_size,
                 "page bytes": r.page_bytes,
                 "pages per call": r.pages_per_call,
-                "pool layout": r.layout,
+                "pool layout": layout,
                 "operation": OPERATION_TITLES.get(f.operation, f.operation) if text
                 else f.operation,
                 "implementation": f.implementation,

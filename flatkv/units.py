@@ -132,8 +132,9 @@ def logged_concurrency_note(requests: float | Fraction) -> str:
     logged = f"{float(requests):.2f}"
     if logged == f"{concurrency_value(requests):.2f}":
         return ""
-    return (f" (an engine's %.2f log prints {logged}x: {float(requests):.4f} requests, the last "
-            "one does not quite fit)")
+    under = math.floor(float(requests) * 10_000) / 10_000  # 1.99999 is 1.9999, never 2.0000
+    return (f" (an engine's %.2f log prints {logged}x: {under:.4f} requests, the last one does "
+            "not quite fit)")
 
 
 def concurrency_text(requests: float | Fraction) -> str:

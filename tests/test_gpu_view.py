@@ -219,6 +219,11 @@ def test_bandwidth_series_name_the_layout_when_a_run_timed_both():
         ("state-row copy", 5.0, 5.0, "1.00x")]
     assert gpu_view.layout_rows(runs, text=False)[0]["page-major / slot-major"] == 2.0
     assert gpu_view.layout_rows(runs[:1]) == []  # one layout: nothing to set side by side
+    table = gpu_view.result_rows(runs)
+    assert [(r["pool layout"], r["operation"]) for r in table] == [
+        ("shared", "device copy"), ("slot-major", "gather"), ("slot-major", "scatter"),
+        ("slot-major", "state-row copy"), ("page-major", "gather"), ("page-major", "scatter"),
+        ("page-major", "state-row copy")]
 
 
 def test_pool_text_and_sweep_title_say_what_a_run_holds():

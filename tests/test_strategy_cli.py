@@ -35,9 +35,13 @@ def test_parse_tokens_reads_suffixes_as_vllm_does():
     for text, words in (("long", "give whole tokens such as 262144, 256K"),
                         ("1.5M", "binary M takes a whole number; use 1.5m"),
                         ("1.5", "give a whole number of tokens"),
-                        ("0.0001k", "that is 0.1 tokens"), ("0", "positive")):
+                        ("0.0001k", "that is 1/10 tokens"), ("0", "positive"),
+                        ("2000000000000k", "more than 1,099,511,627,776 tokens")):
         with pytest.raises(ValueError, match=f"--context is '{text}': .*{words}"):
             parse(text)
+    # a runaway entry is refused in one short line, not a traceback
+    with pytest.raises(ValueError, match=r"^--context is '9{24}\.\.\.': give whole tokens"):
+        parse("9" * 400 + ".0001k")
 
 
 def test_plan_vllm_json_anchor():

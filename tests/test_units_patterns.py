@@ -124,6 +124,7 @@ def test_concurrency_rounds_as_engines_log_it_but_never_up_to_a_whole_request():
     assert logged_concurrency_note(Fraction(7_167, 1_024)) == (
         " (an engine's %.2f log prints 7.00x: 6.9990 requests, the last one does not quite fit)")
     assert logged_concurrency_note(Fraction(7_162, 485)) == ""  # 14.77 either way
+    assert "prints 2.00x: 1.9999 requests" in logged_concurrency_note(Fraction(1_999_999, 10**6))
 
 
 def test_vllm_math_gives_the_logged_concurrency_where_ours_stays_under_a_request():

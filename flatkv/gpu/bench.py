@@ -21,7 +21,7 @@ from __future__ import annotations
 import statistics
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager, nullcontext
 from dataclasses import asdict, dataclass, field
 
@@ -396,16 +396,29 @@ def _check_fits(plan: FlatMemoryPlan, device: torch.device, cap: int,
 
 def check_sweep_fits(plans: Sequence[FlatMemoryPlan], device: str | torch.device,
                      max_blocks: int | None, counts: Sequence[int | None],
-                     layouts: int = 1) -> list[int]:
-    """Each plan's block cap, after checking that all of a sweep fits in free memory, before any
-    of it runs (PoolAllocationError says what to lower). On the CPU reading free memory is cheap,
-    so a page can call this before offering Run; on CUDA it opens a context on the GPU."""
+                     pools: int = 1) -> list[int]:
+    """Each plan's block cap, after checking that all of a sweep fits in free memory with
+    ``pools`` pools (one per layout) held at once, before any of it runs (PoolAllocationError
+    says what to lower). Without ``max_blocks`` the pools share the default share of free
+    memory. On the CPU reading free memory is cheap, so a page can call this before offering
+    Run; on CUDA it opens a context on the GPU."""
     dev = resolve_device(device)
+    if max_blocks is not None:
+        check_int("max_blocks", max_blocks, minimum=2, hint="a benchmark needs two pages")
+    check_int("pools", pools, minimum=1)
+    if not counts:
+        raise ValueError("pages_per_call is empty: give at least one value (None = default)")
     free = _free_bytes(dev)  # read once for the whole sweep
-    caps = [max_blocks if max_blocks is not None else default_max_blocks(plan, dev, free[dev.type])
-            for plan in plans]
+    caps = [max_blocks if max_blocks is not None
+            else default_max_blocks(plan, dev, free[dev.type] // pools) for plan in plans]
     for plan, cap in zip(plans, caps, strict=True):
-        _check_fits(plan, dev, cap, counts, free, pools=layouts)
+        blocks = min(cap, plan.geometry.num_blocks)
+        for i, n in enumerate(counts):
+            if n is not None and n > blocks:
+                raise ValueError(
+                    f"pages_per_call[{i}]={n:,} is more than the {blocks:,} blocks a pool of "
+                    f"this plan gets: give at most {blocks:,} (or raise max_blocks)")
+        _check_fits(plan, dev, cap, counts, free, pools=pools)
     return caps
 
 
@@ -500,6 +513,8 @@ def run_sweep(
     layouts = [check_layout(f"layouts[{i}]", name) for i, name in enumerate(layouts)]
     if not layouts:
         raise ValueError(f"layouts is empty: give at least one of {', '.join(POOL_LAYOUTS)}")
+    if len(set(layouts)) != len(layouts):
+        raise ValueError(f"layouts={layouts!r} names a layout twice: give each once")
     movers = _pick_movers(dev, implementations)
     report = progress or (lambda fraction, message: None)
     caps = check_sweep_fits(plans, dev, max_blocks, counts, len(layouts))
@@ -521,7 +536,7 @@ def run_sweep(
                         f"only {pools[0].num_blocks} block fits on {dev}: a benchmark needs "
                         "two; free memory or raise max_blocks"
                     )
-                for pool in pools:  # the same contents in every layout
+                for pool in pools:  # random bits, never zeros (timing does not depend on them)
                     fill_random(pool.page_parts, seed=p_index)
                 for c_index, n in enumerate(counts):
                     step = p_index * len(counts) + c_index
@@ -651,7 +666,6 @@ def _bench_pools(
         triton_version: str | None = triton.__version__
     except ImportError:
         triton_version = None
-    baselines = [f for k, f in figures if k is None]
     return [BenchResult(
         device=str(dev),
         device_name=_device_name(dev),
@@ -668,8 +682,19 @@ def _bench_pools(
         repeats=repeats,
         implementations=names,
         preferred=TRITON_KERNEL if TRITON_KERNEL in names else names[0],  # the fused one
-        figures=tuple(baselines[:1] + [f for k, f in figures if k == index] + baselines[1:]),
+        figures=in_report_order(f for k, f in figures if k in (None, index)),
     ) for index, p in enumerate(pools)]
+
+
+# The order a result lists its figures in: the device copy, the device moves it is the baseline
+# of, then each pinned copy followed by the host moves measured against it.
+REPORT_ORDER = ("copy", "gather", "scatter", "state_copy", "pinned_d2h", "d2h", "pinned_h2d",
+                "h2d")
+
+
+def in_report_order(figures: Iterable[Figure]) -> tuple[Figure, ...]:
+    """``figures`` sorted by REPORT_ORDER, implementations in the order they were timed."""
+    return tuple(sorted(figures, key=lambda f: REPORT_ORDER.index(f.operation)))
 
 
 def _pool_variants(index: int, pool: FlatPool, movers: tuple[kernels.Mover, ...],

@@ -35,6 +35,7 @@ except ImportError:  # pragma: no cover - depends on the machine
 _UNIT_MAX = 16  # bytes: one vector load per thread
 _CHUNK_BYTES = 64 * 1024  # bytes of a row one program copies at most
 _BLOCK_BYTES = 8 * 1024  # bytes one loop iteration of a program copies
+_MAX_GRID_Y = 65_535  # CUDA's limit on a grid's second dimension: chunks per row
 
 
 def available() -> bool:
@@ -136,6 +137,18 @@ def _metadata(pool: FlatPool, unit: int) -> tuple[torch.Tensor, torch.Tensor, to
     return cached[key]
 
 
+def _block_and_chunk(max_row: int) -> tuple[int, int]:
+    """Bytes one loop iteration copies and bytes one program copies, for rows of up to
+    ``max_row`` bytes: powers of two, so a row spans at most _MAX_GRID_Y chunks (a page-major
+    row is a whole page, which can pass 4 GiB at 64 KiB chunks)."""
+    fit = 1 << max(0, (max_row - 1).bit_length())  # next power of two
+    block_bytes = min(_BLOCK_BYTES, fit)
+    chunk_bytes = max(block_bytes, min(_CHUNK_BYTES, fit))
+    while -(-max_row // chunk_bytes) > _MAX_GRID_Y:
+        chunk_bytes *= 2
+    return block_bytes, chunk_bytes
+
+
 def _launch(pool: FlatPool, pages: PageIds, staging: torch.Tensor, gather_rows: bool) -> None:
     if triton is None:
         raise ValueError("triton is not installed: use the torch mover (implementation 'torch')")
@@ -147,8 +160,7 @@ def _launch(pool: FlatPool, pages: PageIds, staging: torch.Tensor, gather_rows: 
     dtype = {8: torch.int64, 4: torch.int32, 2: torch.int16, 1: torch.uint8}[element]
     deltas, rows, offsets = _metadata(pool, unit)
     max_row = max(t.shape[1] for t in pool.page_parts)
-    block_bytes = min(_BLOCK_BYTES, triton.next_power_of_2(max_row))
-    chunk_bytes = max(block_bytes, min(_CHUNK_BYTES, triton.next_power_of_2(max_row)))
+    block_bytes, chunk_bytes = _block_and_chunk(max_row)
     grid = (pages.count, -(-max_row // chunk_bytes), len(pool.page_parts))
     base = pool.page_parts[0].view(-1).view(dtype)
     stage = staging.view(dtype) if staging.numel() % element == 0 else staging[

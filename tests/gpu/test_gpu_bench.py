@@ -90,6 +90,58 @@ def test_sweep_over_pool_layouts_allocates_each_plan_in_each_layout():
         assert slot.figure(op).share_of_baseline == pytest.approx(
             slot.figure(op).gbps / paged.figure("copy").gbps)
     assert [f.operation for f in paged.figures] == ["copy", "gather", "scatter", "state_copy"]
+    with pytest.raises(ValueError, match="names a layout twice"):
+        bench.run_sweep([small_plan()], device="cpu", max_blocks=12,
+                        layouts=["page-major", "page-major"])
+
+
+def test_each_layouts_figures_come_from_its_own_pool(monkeypatch):
+    # a gather that takes 50 ms more on the page-major pool: only that result's median shows it
+    import time
+
+    from flatkv.gpu import kernels
+
+    def gather(pool, ids, staging):
+        if pool.layout == "page-major":
+            time.sleep(0.05)
+        return kernels.gather(pool, ids, staging)
+
+    mover = kernels.Mover("torch", gather, kernels.scatter)
+    monkeypatch.setattr(kernels, "available_movers", lambda device: (mover,))
+    slot, paged = bench.run_sweep([small_plan()], device="cpu", max_blocks=8, pages_per_call=[2],
+                                  repeats=3, warmup=0, layouts=["slot-major", "page-major"])
+    assert (slot.layout, paged.layout) == ("slot-major", "page-major")
+    assert paged.figure("gather").median_s >= 0.05 > slot.figure("gather").median_s
+
+
+def test_both_layouts_share_the_default_share_of_free_memory(monkeypatch):
+    # 1 GB free: one pool may take 40% (400,000,000 // 1,568 = 255,102 blocks); two pools
+    # held at once take 40% between them (200,000,000 // 1,568 = 127,551 each)
+    monkeypatch.setattr(bench, "free_memory_bytes", lambda device: 10**9)
+    monkeypatch.setattr(bench, "_cache_flush_bytes", lambda device: 1 << 20)
+    plan = small_plan(budget=10**9)  # 637,755 blocks planned: the cap decides
+    assert bench.check_sweep_fits([plan], "cpu", None, [1], pools=1) == [255_102]
+    assert bench.check_sweep_fits([plan], "cpu", None, [1], pools=2) == [127_551]
+    for args, message in ((([plan], "cpu", 0, [1]), "max_blocks must be at least 2"),
+                          (([plan], "cpu", None, []), "pages_per_call is empty"),
+                          (([plan], "cpu", None, [1], 0), "pools must be positive, got 0")):
+        with pytest.raises(ValueError, match=message):
+            bench.check_sweep_fits(*args)
+
+
+def test_figures_are_reported_baseline_first_then_its_moves():
+    from flatkv.gpu.bench import Figure, in_report_order
+
+    def fig(op, impl):
+        return Figure(op, impl, 1, 1, 1.0, (1.0,), 1.0, "copy", 1.0, None)
+
+    timed = [fig("copy", "copy"), fig("pinned_d2h", "copy"), fig("pinned_h2d", "copy"),
+             fig("gather", "torch"), fig("scatter", "torch"), fig("gather", "triton"),
+             fig("d2h", "torch"), fig("h2d", "torch"), fig("d2h", "triton")]
+    assert [(f.operation, f.implementation) for f in in_report_order(timed)] == [
+        ("copy", "copy"), ("gather", "torch"), ("gather", "triton"), ("scatter", "torch"),
+        ("pinned_d2h", "copy"), ("d2h", "torch"), ("d2h", "triton"), ("pinned_h2d", "copy"),
+        ("h2d", "torch")]
     for bad, message in (([], "layouts is empty"),
                          (["slot-major", "pages"], r"layouts\[1\]='pages' is not a pool layout: "
                           "choose one of slot-major, page-major"),
@@ -115,9 +167,18 @@ def test_lock_is_shared_per_device_and_refuses_a_second_run():
     assert not lock.locked()
 
 
-def test_lock_is_released_after_a_failed_run():
-    with pytest.raises(ValueError, match="pages_per_call=99 is more than the 4 allocated"):
+def test_lock_is_released_after_a_failed_run(monkeypatch):
+    # refused before anything is held: more pages per call than the pool has blocks
+    with pytest.raises(ValueError, match=r"pages_per_call\[0\]=99 is more than the 4 blocks a "
+                       "pool of this plan gets: give at most 4"):
         run_benchmark(small_plan(), device="cpu", max_blocks=4, pages_per_call=99, repeats=1)
+
+    def fail(*args, **kwargs):
+        raise ValueError("the pool could not be filled")
+
+    monkeypatch.setattr(bench, "fill_random", fail)  # fails while the lock is held
+    with pytest.raises(ValueError, match="could not be filled"):
+        run_benchmark(small_plan(), device="cpu", max_blocks=4, pages_per_call=2, repeats=1)
     assert not device_lock("cpu").locked()
 
 

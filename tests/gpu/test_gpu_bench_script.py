@@ -38,7 +38,7 @@ def test_layout_ratios_pair_each_page_major_run_with_the_slot_major_one_before(s
     results = [run("slot-major", {"torch": 8.0}), run("page-major", {"torch": 16.0}),
                run("slot-major", {"torch": 18.0}, page=32768, pages=2048)]
     assert script.layout_ratios(results) == [
-        "page-major / slot-major, page 8192 B x 8192: gather 2.00x, scatter 2.00x"]
+        "page-major / slot-major (torch), page 8192 B x 8192: gather 2.00x, scatter 2.00x"]
 
 
 def test_cpu_goal_is_60_percent_of_copy_in_each_layout(script):

@@ -137,6 +137,16 @@ def test_triton_matches_torch_across_chunks_blocks_and_tails(device, layout, mon
                                                                      strict=True))
 
 
+def test_triton_chunks_stay_within_the_grid_for_any_row():
+    # 48-byte rows: one 64-byte block and chunk; 64 KiB chunks up to 4 GiB rows; a 24 GiB
+    # page-major row (Qwen3-Next at block 2**20) needs 512 KiB chunks: 49,228 of them
+    assert triton_kernels._block_and_chunk(48) == (64, 64)
+    assert triton_kernels._block_and_chunk(1 << 20) == (8192, 65536)
+    row = 25_809_321_984
+    block, chunk = triton_kernels._block_and_chunk(row)
+    assert (block, chunk) == (8192, 1 << 19) and -(-row // chunk) == 49_228 <= 65_535
+
+
 def test_triton_handles_odd_byte_rows(device, layout):
     # kv 3 B/slot, conv 5 B, ssm 7 B: ceil(12 / 3) = 4 = block 4, so P = 4 and rows are
     # 12 + 12 = 24 (slot 0) and 12 B: units of 4 bytes, not 16 (a 48-byte page: 16 page-major).
