@@ -117,7 +117,8 @@ def settings(bench, devices: tuple[str, ...], a: PlanAnalysis) -> dict | None:
         return None  # a rejected entry stays on screen with its error; nothing runs
     s = state()
     if sweep_field != "lab_sweep_blocks":  # a page-bytes sweep plans other pages
-        st.caption(gpu_view.pool_text(pool, a.plan.geometry.block_bytes, len(s.lab_layouts)))
+        st.caption(gpu_view.pool_text(pool, a.plan.geometry.block_bytes, len(s.lab_layouts),
+                                      capped_by_user=bool(s.lab_max_blocks)))
     if sweep_field is None and s.lab_pages > pool:
         st.error(f"Pages per call: {s.lab_pages:,} is more than the {pool:,} blocks of the "
                  "pool; give at most that many, or raise Max blocks.")
