@@ -121,9 +121,14 @@ def test_gpu_lab_runs_a_tiny_benchmark(page, app_url):
         box.fill(value)
         box.press("Enter")
         expect(box).to_have_value(value, timeout=TIMEOUT)
+    # time both pool layouts: the page says what the run holds, then sets them side by side
+    page.get_by_role("button", name="page-major").click()
+    expect(page.get_by_text("1.00 MiB per pool layout, 2.00 MiB for all 2")).to_be_visible(
+        timeout=TIMEOUT)
     page.get_by_role("button", name="Run benchmark").click()
     expect(page.get_by_text("Measured on cpu")).to_be_visible(timeout=TIMEOUT)
     expect(metric(page, "Bytes per call")).to_have_text("256.00 KiB")  # 2 x 131,072 B
+    expect(page.get_by_text("Page-major against slot-major")).to_be_visible(timeout=TIMEOUT)
     plots = page.locator('[data-testid="stPlotlyChart"] .js-plotly-plot')
     expect(plots).to_have_count(1, timeout=TIMEOUT)
     assert page.locator('[data-testid="stException"]').count() == 0
