@@ -624,41 +624,13 @@ def _bench_pools(
     for k, p in enumerate(pools):
         variants += _pool_variants(k, p, movers, ids, state_pairs, state_n, staging, host, call)
 
-    samples: list[list[float]] = [[] for _ in variants]
-    rounds = warmup + repeats
     try:
-        for r in range(rounds):
-            report(r / rounds, f"{'warm-up' if r < warmup else 'timing'} round {r + 1}/{rounds}")
-            for k in range(len(variants)):  # rotate the order every round
-                v_index = (k + r) % len(variants)
-                seconds = timer(lambda v=variants[v_index], r=r: v.run(r))
-                if r >= warmup:
-                    samples[v_index].append(seconds)
+        samples = _time_rounds(variants, timer, warmup, repeats, report)
     finally:
         buffers.clear()  # the variants hold the rest until this function returns
     report(1.0, "measured")
-
-    medians = [statistics.median(s) for s in samples]
-    gbps = {v.operation: v.counted_bytes / m / 1e9  # the shared baselines, by operation
-            for v, m in zip(variants, medians, strict=True) if v.pool is None}
     peak = nominal_peak_gbps(dev)
-    figures: list[tuple[int | None, Figure]] = []
-    for v, med, s in zip(variants, medians, samples, strict=True):
-        rate = v.counted_bytes / med / 1e9
-        base = gbps[v.baseline]
-        device_side = v.baseline == "copy"
-        figures.append((v.pool, Figure(
-            operation=v.operation,
-            implementation=v.implementation,
-            payload_bytes=v.payload_bytes,
-            counted_bytes=v.counted_bytes,
-            median_s=med,
-            samples_s=tuple(s),
-            gbps=rate,
-            baseline=v.baseline,
-            share_of_baseline=rate / base,
-            share_of_peak=(rate / peak) if (peak and device_side) else None,
-        )))
+    figures = _figures(variants, samples, peak)
     names = tuple(m.name for m in movers)
     try:
         import triton
@@ -684,6 +656,48 @@ def _bench_pools(
         preferred=TRITON_KERNEL if TRITON_KERNEL in names else names[0],  # the fused one
         figures=in_report_order(f for k, f in figures if k in (None, index)),
     ) for index, p in enumerate(pools)]
+
+
+def _time_rounds(variants: Sequence[_Variant], timer: _Timer, warmup: int, repeats: int,
+                 report: ProgressFn) -> list[list[float]]:
+    """Seconds of each variant's timed rounds. Every round runs every variant once, starting one
+    further along each round, so no variant always runs right after the same neighbour."""
+    samples: list[list[float]] = [[] for _ in variants]
+    rounds = warmup + repeats
+    for r in range(rounds):
+        report(r / rounds, f"{'warm-up' if r < warmup else 'timing'} round {r + 1}/{rounds}")
+        for k in range(len(variants)):
+            v_index = (k + r) % len(variants)
+            seconds = timer(lambda v=variants[v_index], r=r: v.run(r))
+            if r >= warmup:
+                samples[v_index].append(seconds)
+    return samples
+
+
+def _figures(variants: Sequence[_Variant], samples: Sequence[Sequence[float]],
+             peak: float | None) -> list[tuple[int | None, Figure]]:
+    """Each variant's Figure, with the pool it belongs to (None: a shared baseline): medians,
+    GB/s, and shares of its baseline measured in the same rounds and of the nominal peak."""
+    medians = [statistics.median(s) for s in samples]
+    gbps = {v.operation: v.counted_bytes / m / 1e9  # the shared baselines, by operation
+            for v, m in zip(variants, medians, strict=True) if v.pool is None}
+    figures = []
+    for v, med, s in zip(variants, medians, samples, strict=True):
+        rate = v.counted_bytes / med / 1e9
+        device_side = v.baseline == "copy"
+        figures.append((v.pool, Figure(
+            operation=v.operation,
+            implementation=v.implementation,
+            payload_bytes=v.payload_bytes,
+            counted_bytes=v.counted_bytes,
+            median_s=med,
+            samples_s=tuple(s),
+            gbps=rate,
+            baseline=v.baseline,
+            share_of_baseline=rate / gbps[v.baseline],
+            share_of_peak=(rate / peak) if (peak and device_side) else None,
+        )))
+    return figures
 
 
 # The order a result lists its figures in: the device copy, the device moves it is the baseline
