@@ -39,8 +39,7 @@ def add_bench_arguments(parser: argparse.ArgumentParser) -> None:
                        help="pages each gather / scatter moves (default: "
                        f"{per_device_text(DEFAULT_CALL_BYTES)}, at most half the pool)")
     group.add_argument("--pool-layout", choices=POOL_LAYOUTS, default=SLOT_MAJOR,
-                       help=f"how the pool lays out its pages (default {SLOT_MAJOR}). "
-                       + POOL_LAYOUT_HELP.replace("%", "%%"))
+                       help=POOL_LAYOUT_HELP.replace("%", "%%") + f" Default {SLOT_MAJOR}.")
     group.add_argument("--repeats", type=int, default=None, metavar="N",
                        help=f"timed rounds (default {BENCH_REPEATS['cpu']} on the CPU, "
                        f"{BENCH_REPEATS['cuda']} on CUDA)")
