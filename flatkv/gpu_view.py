@@ -440,7 +440,7 @@ class Series:
     x: tuple[int, ...]  # pages per call or page bytes
     gbps: tuple[float, ...]
     call_bytes: tuple[int, ...]  # payload of one call at each point
-    layout: str = SLOT_MAJOR
+    layout: str | None = None  # the pool layout it moved pages of; None: a shared baseline
     named_layout: bool = False  # the run timed several layouts: the name says which
 
     @property
@@ -478,8 +478,7 @@ def bandwidth_series(results: Sequence[BenchResult], x: str) -> list[Series]:
     for (op, impl, layout), by_x in points.items():
         xs = sorted(by_x)
         out.append(Series(op, impl, tuple(xs), tuple(by_x[v][0] for v in xs),
-                          tuple(by_x[v][1] for v in xs), layout or SLOT_MAJOR,
-                          several and layout is not None))
+                          tuple(by_x[v][1] for v in xs), layout, several and layout is not None))
     return out
 
 

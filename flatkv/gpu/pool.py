@@ -308,12 +308,13 @@ class FlatPool:
     def state_bytes_per_page(self) -> int:
         return sum(end - start for slot in self.slots for start, end in slot.state_ranges)
 
-    @property
+    @functools.cached_property
     def state_ranges_by_part(self) -> tuple[tuple[int, int, int], ...]:
         """``(part, start, end)`` of every state byte range, by ``page_parts`` row: each slot's
         own ranges in a slot-major pool; in a page-major pool the slots' ranges shifted to the
         page row and merged where one ends as the next begins, so a state-row copy makes one
-        copy per contiguous run (24 state-only slots of a hybrid model are one run)."""
+        copy per contiguous run (24 state-only slots of a hybrid model are one run). Worked out
+        once per pool: every state-row copy reads it."""
         if self.layout == SLOT_MAJOR:
             return tuple((s, start, end) for s, slot in enumerate(self.slots)
                          for start, end in slot.state_ranges)
