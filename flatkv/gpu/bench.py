@@ -272,7 +272,7 @@ def _cpu_threads(device: torch.device, threads: int | None) -> Iterator[None]:
 
 
 def _cache_flush_bytes(device: torch.device) -> int:
-    """A buffer several times the last-level cache: writing it evicts the timed data."""
+    """A buffer several times the last-level cache: reading it evicts the timed data."""
     if device.type == "cuda":
         l2 = getattr(torch.cuda.get_device_properties(device), "L2_cache_size", 64 * MiB)
         return max(4 * l2, 256 * MiB)
@@ -285,23 +285,47 @@ def _cache_flush_bytes(device: torch.device) -> int:
         return 64 * MiB
 
 
+# torch.cuda._sleep counts GPU clock cycles; an H200's SM clock is at most 1.98 GHz, so assuming
+# 2 GHz never spins shorter than asked (a slower clock only spins longer, outside the timing).
+_SPIN_CYCLES_PER_S = 2_000_000_000
+_SPIN_MIN_S = 200e-6
+_SPIN_MAX_S = 20e-3
+
+
 class _Timer:
-    """Times one call: flush the cache, then CUDA events or wall time around the call."""
+    """Times one call: evict the cache, then CUDA events or wall time around the call.
+
+    The cache is evicted by reading a buffer several times its size, written once here so that
+    every page of it is real memory (an untouched page reads as the kernel's one zero page). A
+    read leaves no dirty lines behind, whose write-back the timed call would otherwise pay.
+
+    On CUDA the events time the device. A spin kernel queued before the start event keeps the GPU
+    busy while the host prepares the call (Python checks, one launch per page part for the torch
+    mover), so the host's work does not show up as idle GPU time between the events; the spin
+    lasts twice the longest host time seen (0.2 to 20 ms).
+    """
 
     def __init__(self, device: torch.device) -> None:
         self.device = device
-        self.flush = torch.empty(_cache_flush_bytes(device), dtype=torch.uint8, device=device)
+        flush = torch.empty(_cache_flush_bytes(device) // 8, dtype=torch.int64, device=device)
+        flush.fill_(1)
+        self.flush = flush
+        self.spin_s = _SPIN_MIN_S
         if device.type == "cuda":
             self.start = torch.cuda.Event(enable_timing=True)
             self.end = torch.cuda.Event(enable_timing=True)
 
     def __call__(self, fn: Callable[[], object]) -> float:
-        self.flush.fill_(1)
+        self.flush.sum()  # read only: evicts the cache, dirties nothing
         if self.device.type == "cuda":
+            torch.cuda._sleep(int(self.spin_s * _SPIN_CYCLES_PER_S))
             self.start.record()
+            t0 = time.perf_counter()
             fn()
+            host_s = time.perf_counter() - t0
             self.end.record()
             self.end.synchronize()
+            self.spin_s = min(max(self.spin_s, 2 * host_s), _SPIN_MAX_S)
             return self.start.elapsed_time(self.end) / 1e3
         t0 = time.perf_counter()
         fn()
@@ -593,7 +617,8 @@ def _bench_pools(
         timer = _Timer(dev)
         buffers.append(timer.flush)
     except (torch.OutOfMemoryError, RuntimeError) as err:
-        buffers.clear()
+        buffers.clear()  # and the names below: the traceback keeps this frame alive
+        staging = copy_dst = host = None
         raise PoolAllocationError(
             f"out of memory on {dev} allocating staging buffers of {call} bytes "
             f"({n} pages per call): pass fewer pages per call or a smaller max_blocks "

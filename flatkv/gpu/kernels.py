@@ -48,7 +48,8 @@ _ELEMENTS = (
 
 @dataclass(frozen=True)
 class PageIds:
-    """Validated page ids of one pool: a 1-D int64 tensor on the pool's device.
+    """Validated page ids of one pool: a 1-D int64 tensor on the pool's device, and the same ids
+    on the host (checks and Python loops read those, so a timed call never waits on a GPU).
 
     Validate once (it may synchronize a GPU), then reuse in timed loops.
     """
@@ -56,6 +57,7 @@ class PageIds:
     tensor: torch.Tensor
     count: int
     unique: bool
+    host: torch.Tensor
 
 
 def page_ids(pool: FlatPool, ids: PageIds | Sequence[int] | torch.Tensor, *,
@@ -89,7 +91,7 @@ def page_ids(pool: FlatPool, ids: PageIds | Sequence[int] | torch.Tensor, *,
             f"({pool.num_blocks} allocated blocks)"
         )
     unique = int(torch.unique(host).numel()) == host.numel()
-    return PageIds(host.to(pool.device), host.numel(), unique)
+    return PageIds(host.to(pool.device), host.numel(), unique, host)
 
 
 def staging_bytes(pool: FlatPool, count: int) -> int:
@@ -115,9 +117,9 @@ def new_staging(pool: FlatPool, count: int, *, device: str | torch.device | None
     return empty_bytes(staging_bytes(pool, count), dev)  # huge pages on the host, like the pool
 
 
-def staging_views(pool: FlatPool, staging: torch.Tensor, count: int) -> list[torch.Tensor]:
-    """The parts of a staging buffer: ``pool.page_parts[s]``'s as a ``(count, row_bytes)``
-    view."""
+def check_staging(pool: FlatPool, staging: torch.Tensor, count: int) -> None:
+    """Refuse a staging buffer that is not a contiguous 1-D uint8 tensor of at least ``count``
+    pages (the fused mover checks this alone: it needs no views)."""
     need = staging_bytes(pool, count)
     if (
         not isinstance(staging, torch.Tensor)
@@ -131,6 +133,12 @@ def staging_views(pool: FlatPool, staging: torch.Tensor, count: int) -> list[tor
             f"staging holds {staging.numel()} bytes but {count} pages of {pool.page_bytes} bytes "
             f"need {need}: allocate it with new_staging(pool, {count})"
         )
+
+
+def staging_views(pool: FlatPool, staging: torch.Tensor, count: int) -> list[torch.Tensor]:
+    """The parts of a staging buffer: ``pool.page_parts[s]``'s as a ``(count, row_bytes)``
+    view."""
+    check_staging(pool, staging, count)
     views, start = [], 0
     for part in pool.page_parts:
         row_bytes = part.shape[1]
@@ -239,7 +247,7 @@ def copy_state_rows(pool: FlatPool, src: int | PageIds | Sequence[int] | torch.T
         raise ValueError(
             f"src has {src_ids.count} page id(s) and dst {dst_ids.count}: pair them one to one"
         )
-    if bool(torch.isin(dst_ids.tensor, src_ids.tensor).any()):
+    if bool(torch.isin(dst_ids.host, src_ids.host).any()):
         raise ValueError("src and dst share a page id: copy into pages that are not sources")
     if pool.state_bytes_per_page == 0:
         raise ValueError(
@@ -248,7 +256,7 @@ def copy_state_rows(pool: FlatPool, src: int | PageIds | Sequence[int] | torch.T
         )
     pairs = None
     if src_ids.count <= _STATE_COPY_LOOP_MAX:  # a few pages: direct row copies, no temporaries
-        pairs = list(zip(src_ids.tensor.tolist(), dst_ids.tensor.tolist(), strict=True))
+        pairs = list(zip(src_ids.host.tolist(), dst_ids.host.tolist(), strict=True))
     for index, start, end in pool.state_ranges_by_part:
         (part,) = _same_element(pool.page_parts[index][:, start:end])
         if pairs is not None:

@@ -499,6 +499,5 @@ def fill_random(tensors: Iterable[torch.Tensor], seed: int = 0) -> None:
         wide = widest_view(t)
         if wide.dtype == torch.uint8:
             wide.random_(0, 256, generator=gen)
-        else:
-            wide.random_(generator=gen)  # leaves the sign bit clear: fold bit 62 into it
-            wide.bitwise_xor_(wide << 1)
+        else:  # from the type's minimum: every bit random, in place (no tensor-sized temporary)
+            wide.random_(torch.iinfo(wide.dtype).min, None, generator=gen)

@@ -22,7 +22,7 @@ from math import gcd
 
 import torch
 
-from flatkv.gpu.kernels import PageIds, _unique_ids, page_ids, staging_views
+from flatkv.gpu.kernels import PageIds, _unique_ids, check_staging, page_ids
 from flatkv.gpu.pool import FlatPool
 
 try:
@@ -68,21 +68,23 @@ if triton is not None:  # real annotations: triton reads tl.constexpr from them
             part_row = pool_base + tl.load(deltas + s) * VEC + page * row
             stage_row = staging + n * tl.load(staging_offsets + s) * VEC + i * row
             end = tl.minimum(start + CHUNK, row)
-            # Whole blocks unmasked (the compiler can prove 16-byte alignment), then the tail.
-            full_end = start + ((end - start) // BLOCK) * BLOCK
-            for off in range(start, full_end, BLOCK):
+            # A compile-time trip count, each block tested in the loop: Triton 3.6's interpreter
+            # cannot take tensor range bounds under numpy >= 2.4. Whole blocks go unmasked (the
+            # compiler can prove 16-byte alignment), the row's tail masked.
+            for k in range(0, (CHUNK + BLOCK - 1) // BLOCK):
+                off = start + k * BLOCK
                 col = off + tl.arange(0, BLOCK)
-                if GATHER:
-                    tl.store(stage_row + col, tl.load(part_row + col))
-                else:
-                    tl.store(part_row + col, tl.load(stage_row + col))
-            if full_end < end:
-                col = full_end + tl.arange(0, BLOCK)
-                mask = col < end
-                if GATHER:
-                    tl.store(stage_row + col, tl.load(part_row + col, mask=mask), mask=mask)
-                else:
-                    tl.store(part_row + col, tl.load(stage_row + col, mask=mask), mask=mask)
+                if off + BLOCK <= end:
+                    if GATHER:
+                        tl.store(stage_row + col, tl.load(part_row + col))
+                    else:
+                        tl.store(part_row + col, tl.load(stage_row + col))
+                elif off < end:
+                    mask = col < end
+                    if GATHER:
+                        tl.store(stage_row + col, tl.load(part_row + col, mask=mask), mask=mask)
+                    else:
+                        tl.store(part_row + col, tl.load(stage_row + col, mask=mask), mask=mask)
 
 
 _KERNELS: dict = {}
@@ -109,32 +111,36 @@ def _kernel(interpret: bool):
     return _KERNELS[interpret]
 
 
+# Per pool (its page parts never change while it lives): its unit and longest row, and its
+# metadata tensors by unit. Worked out once, so a timed call does no per-part Python work.
 _META: "weakref.WeakKeyDictionary[FlatPool, dict]" = weakref.WeakKeyDictionary()
 
 
-def _pool_unit(pool: FlatPool) -> int:
-    """Largest unit (<= 16 bytes) dividing every row and every page part's address."""
-    unit = _UNIT_MAX
-    for t in pool.page_parts:
-        unit = gcd(unit, t.shape[1], t.data_ptr())
-    return unit
+def _pool_unit_and_row(pool: FlatPool) -> tuple[int, int]:
+    """The largest unit (<= 16 bytes) dividing every row and every page part's address, and
+    the longest row in bytes."""
+    cached = _META.setdefault(pool, {})
+    if "unit" not in cached:
+        unit = _UNIT_MAX
+        for t in pool.page_parts:
+            unit = gcd(unit, t.shape[1], t.data_ptr())
+        cached["unit"] = (unit, max(t.shape[1] for t in pool.page_parts))
+    return cached["unit"]
 
 
 def _metadata(pool: FlatPool, unit: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """deltas, rows and staging offsets of the pool's page parts, in ``unit`` bytes, on its
     device."""
-    key = (unit, tuple(t.data_ptr() for t in pool.page_parts))
     cached = _META.setdefault(pool, {})
-    if key not in cached:
+    if unit not in cached:
         base = pool.page_parts[0].data_ptr()
         rows = [t.shape[1] // unit for t in pool.page_parts]
         offsets = [sum(rows[:s]) for s in range(len(rows))]
         deltas = [(t.data_ptr() - base) // unit for t in pool.page_parts]
-        cached.clear()
-        cached[key] = tuple(
+        cached[unit] = tuple(
             torch.tensor(v, dtype=torch.int64, device=pool.device) for v in (deltas, rows, offsets)
         )
-    return cached[key]
+    return cached[unit]
 
 
 def _block_and_chunk(max_row: int) -> tuple[int, int]:
@@ -149,38 +155,40 @@ def _block_and_chunk(max_row: int) -> tuple[int, int]:
     return block_bytes, chunk_bytes
 
 
-def _launch(pool: FlatPool, pages: PageIds, staging: torch.Tensor, gather_rows: bool) -> None:
+def launch_arguments(pool: FlatPool, pages: PageIds, staging: torch.Tensor,
+                     gather_rows: bool) -> tuple[tuple[int, int, int], tuple, dict]:
+    """The grid, arguments and compile-time constants of one launch of ``_move_rows`` (what the
+    movers launch, and what a test compiles for a GPU it does not have)."""
     if triton is None:
         raise ValueError("triton is not installed: use the torch mover (implementation 'torch')")
-    staging_views(pool, staging, pages.count)  # checks size and layout
+    check_staging(pool, staging, pages.count)
     if staging.device != pool.device:
         raise ValueError(f"staging lives on {staging.device}, the pool on {pool.device}")
-    unit = gcd(_pool_unit(pool), staging.data_ptr())
+    pool_unit, max_row = _pool_unit_and_row(pool)
+    unit = gcd(pool_unit, staging.data_ptr())
     element = min(unit, 8)
     dtype = {8: torch.int64, 4: torch.int32, 2: torch.int16, 1: torch.uint8}[element]
     deltas, rows, offsets = _metadata(pool, unit)
-    max_row = max(t.shape[1] for t in pool.page_parts)
     block_bytes, chunk_bytes = _block_and_chunk(max_row)
     grid = (pages.count, -(-max_row // chunk_bytes), len(pool.page_parts))
     base = pool.page_parts[0].view(-1).view(dtype)
     stage = staging.view(dtype) if staging.numel() % element == 0 else staging[
         : staging.numel() - staging.numel() % element].view(dtype)
+    constants = {
+        "GATHER": gather_rows,
+        "VEC": unit // element,
+        "CHUNK": chunk_bytes // element,
+        "BLOCK": block_bytes // element,
+        "num_warps": max(1, min(4, block_bytes // 2048)),
+    }
+    return grid, (base, stage, deltas, rows, offsets, pages.tensor, pages.count), constants
+
+
+def _launch(pool: FlatPool, pages: PageIds, staging: torch.Tensor, gather_rows: bool) -> None:
+    grid, args, constants = launch_arguments(pool, pages, staging, gather_rows)
     on_device = torch.cuda.device(pool.device) if pool.device.type == "cuda" else nullcontext()
     with on_device:  # launch on the pool's GPU, not the current one
-        _kernel(pool.device.type != "cuda")[grid](
-            base,
-            stage,
-            deltas,
-            rows,
-            offsets,
-            pages.tensor,
-            pages.count,
-            GATHER=gather_rows,
-            VEC=unit // element,
-            CHUNK=chunk_bytes // element,
-            BLOCK=block_bytes // element,
-            num_warps=max(1, min(4, block_bytes // 2048)),
-        )
+        _kernel(pool.device.type != "cuda")[grid](*args, **constants)
 
 
 def gather(pool: FlatPool, ids, staging: torch.Tensor) -> torch.Tensor:

@@ -160,6 +160,56 @@ def test_triton_handles_odd_byte_rows(device, layout):
         assert torch.equal(want, got)
 
 
+class _HopperWithoutAGpu:
+    """A stand-in Triton driver naming an H200's target (sm_90): Triton then compiles for it,
+    down to a cubin through its bundled ptxas, with nothing to launch on."""
+
+    def __init__(self):
+        from triton.backends.compiler import GPUTarget
+
+        self.target = GPUTarget("cuda", 90, 32)
+
+    def is_active(self):
+        return True
+
+    def get_current_target(self):
+        return self.target
+
+    def get_current_device(self):
+        return 0
+
+    def get_current_stream(self, device=None):
+        return 0
+
+    def get_active_torch_device(self):
+        return torch.device("cpu")
+
+    def map_python_to_cpp_type(self, ty):
+        return ty
+
+
+@pytest.mark.parametrize("kv", [2048, 3])  # KiB rows of 16-byte units; odd rows of a few bytes
+def test_fused_kernel_compiles_for_an_h200(layout, monkeypatch, kv):
+    """The interpreter checks what the kernel computes; this checks that Triton compiles what
+    the movers launch for a Hopper GPU (a compile error would otherwise first show on one).
+    Rows of whole 16-byte units copy with 128-bit vector loads and stores."""
+    from triton.runtime.driver import driver
+
+    monkeypatch.setattr(driver, "_active", _HopperWithoutAGpu())  # restored after the test
+    monkeypatch.setattr(triton_kernels, "_KERNELS", {})  # and so is the kernel it compiles
+    plan = small_plan(kv=kv, conv=96 if kv > 3 else 5, ssm=4096 if kv > 3 else 7)
+    with allocate_pool(plan, "cpu", max_blocks=8, layout=layout) as p:
+        ids = kernels.page_ids(p, [7, 0, 3])
+        staging = kernels.new_staging(p, 3)
+        for gather_rows in (True, False):
+            grid, args, constants = triton_kernels.launch_arguments(p, ids, staging, gather_rows)
+            compiled = triton_kernels._kernel(False).warmup(*args, grid=grid, **constants)
+            assert compiled.metadata.target.arch == 90 and compiled.asm["cubin"]
+            moves = compiled.asm["ptx"]
+            wide = "ld.global.v2.b64" in moves and "st.global.v2.b64" in moves
+            assert wide == (kv == 2048), constants
+
+
 def test_host_mirror_round_trip(pool):
     host = kernels.new_staging(pool, len(IDS), device="cpu", pin=pool.device.type == "cuda")
     original = snapshot(pool)
