@@ -7,10 +7,13 @@ A config.json is resolved with ``transformers``' own configuration class for its
 (qwen3_5's and gemma3's ``text_config``) resolve exactly as the model's code resolves them.
 ``transformers`` (and ``huggingface_hub`` for downloads) is imported only when needed.
 
-Dtypes: KV and conv state in the model dtype (bfloat16 when the config names none); ssm state in
-the config's ``mamba_ssm_dtype`` / ``mamba_ssm_cache_dtype`` where the resolved config has one
-(nemotron_h's class default is float32), else the model dtype. All can be overridden afterwards
-with ``ModelSpec.with_options``.
+Dtypes, as an engine with ``--dtype auto --kv-cache-dtype auto`` serves the checkpoint: KV and
+conv state in the model dtype (bfloat16 when the config names none or names float32, which
+engines cast down); the KV cache in FP8 where a ModelOpt quantization_config asks for it; ssm
+state in the config's ``mamba_ssm_dtype`` / ``mamba_ssm_cache_dtype`` where the resolved config
+has one (nemotron_h's class default is float32), else the model dtype. Each choice that differs
+from the config's dtype is said in ``source``; all can be overridden afterwards with
+``ModelSpec.with_options``.
 """
 
 from __future__ import annotations
@@ -34,19 +37,35 @@ from flatkv.models import (
     ModelSpec,
 )
 
-# model_type -> how its cache layers are read (see _layers_of).
+# model_type -> how its cache layers are read (see _layers_of). Attention models list their
+# layers in layer_types (gemma2/3, cohere2, olmo3, smollm3, gpt_oss) or slide every layer when
+# the config sets a model-wide sliding_window (mistral, phi3), as vLLM reads them.
 _FAMILIES: dict[str, str] = {
     "llama": "attention",
     "mistral": "attention",
+    "mistral3": "attention",  # multimodal: the language model is its text_config
     "mixtral": "attention",
+    "phi3": "attention",
     "qwen2": "attention",
     "qwen3": "attention",
     "qwen3_moe": "attention",
+    "qwen3_vl": "attention",
+    "qwen3_vl_moe": "attention",
+    "gemma2": "attention",
     "gemma3": "attention",
     "gemma3_text": "attention",
+    "cohere2": "attention",
+    "olmo2": "attention",
+    "olmo3": "attention",
+    "smollm3": "attention",
+    "glm4": "attention",
+    "glm4_moe": "attention",
+    "granite": "attention",
+    "granitemoe": "attention",
     "gpt_oss": "attention",
     "deepseek_v2": "mla",
     "deepseek_v3": "mla",
+    "kimi_k2": "mla",
     "qwen3_next": "gdn",
     "qwen3_5": "gdn",
     "qwen3_5_text": "gdn",
@@ -60,6 +79,24 @@ _FAMILIES: dict[str, str] = {
 }
 
 SUPPORTED_MODEL_TYPES: tuple[str, ...] = tuple(sorted(_FAMILIES))
+
+# Model types transformers does not know, read with the configuration class of the model they
+# are built on (Kimi K2 ships DeepSeek-V3's architecture under its own name).
+_READ_AS = {"kimi_k2": "deepseek_v3"}
+
+# Known model types whose cache FlatKV does not model yet, and why (a plain "not supported"
+# would leave the user guessing whether a config field is at fault).
+_NOT_MODELLED = {
+    "llama4": "its chunked local attention layers",
+    "gemma3n": "layers that share another layer's KV cache",
+    "deepseek_v32": "the lightning indexer's second per-token cache",
+    "minimax": "lightning attention's state",
+    "lfm2": "short-convolution state",
+    "zamba2": "attention blocks shared between layers",
+}
+
+_BY_HAND = ("describe the model by hand instead (the Model page's 'Edit by hand', or `python -m "
+            "flatkv model --preset NAME --export` edited and read back with --model-file)")
 
 
 # Labels transformers gives layers that carry no cache.
@@ -140,6 +177,23 @@ def _precheck_positive(cfg: Mapping[str, Any], where: str = "") -> None:
             _precheck_positive(cfg[key], f"{key}.")
 
 
+_PATTERN_LETTERS = {"M": "Mamba", "*": "attention", "-": "MLP", "E": "MoE"}
+
+
+def _precheck_pattern(cfg: Mapping[str, Any]) -> None:
+    """Name the letter of a nemotron_h hybrid_override_pattern transformers would fail on."""
+    pattern = cfg.get("hybrid_override_pattern")
+    if not isinstance(pattern, str):
+        return
+    for i, letter in enumerate(pattern):
+        if letter not in _PATTERN_LETTERS:
+            known = ", ".join(f"{k} ({v})" for k, v in _PATTERN_LETTERS.items())
+            raise ValueError(
+                f"config.json hybrid_override_pattern has {letter!r} at position {i}: use "
+                f"{known}"
+            )
+
+
 # --------------------------------------------------------------------------------------------
 # Resolving with transformers.
 
@@ -147,18 +201,28 @@ def _precheck_positive(cfg: Mapping[str, Any], where: str = "") -> None:
 def resolve_config(cfg: Mapping[str, Any]) -> Any:
     """The transformers configuration object of ``cfg`` (lazy import; errors become ValueError)."""
     model_type = cfg.get("model_type")
-    if not isinstance(model_type, str) or not model_type:
+    if model_type is None or model_type == "":
         raise ValueError(
             "config.json has no model_type: cannot tell how to read it (supported: "
             f"{', '.join(SUPPORTED_MODEL_TYPES)})"
         )
+    if not isinstance(model_type, str):
+        raise ValueError(
+            f"config.json model_type must be a string such as \"llama\", got {model_type!r}"
+        )
+    if model_type in _NOT_MODELLED:
+        raise ValueError(
+            f"model_type {model_type!r} is not supported: FlatKV does not model "
+            f"{_NOT_MODELLED[model_type]} yet; {_BY_HAND}"
+        )
     if model_type not in _FAMILIES:
         raise ValueError(
             f"model_type {model_type!r} is not supported: supported types are "
-            f"{', '.join(SUPPORTED_MODEL_TYPES)}"
+            f"{', '.join(SUPPORTED_MODEL_TYPES)}; or {_BY_HAND}"
         )
     _precheck_sizes(cfg)
     _precheck_positive(cfg)
+    _precheck_pattern(cfg)
     try:
         from transformers import AutoConfig
         from transformers.utils import logging as hf_logging
@@ -168,7 +232,7 @@ def resolve_config(cfg: Mapping[str, Any]) -> Any:
     verbosity = hf_logging.get_verbosity()
     hf_logging.set_verbosity_error()
     try:
-        return AutoConfig.for_model(model_type, **kwargs)
+        return AutoConfig.for_model(_READ_AS.get(model_type, model_type), **kwargs)
     except Exception as exc:  # transformers raises many kinds; the user needs one message
         text = " ".join(str(exc).split())
         raise ValueError(
@@ -194,6 +258,11 @@ def _attention(text: Any, model_type: str, window: int | None) -> AttentionLayer
     heads = _get(text, "num_attention_heads", model_type)
     kv_heads = getattr(text, "num_key_value_heads", None)
     kv_heads = heads if kv_heads is None else _get(text, "num_key_value_heads", model_type)
+    if heads % kv_heads:  # grouped-query attention: every KV head serves whole query heads
+        raise ValueError(
+            f"{model_type} config.json num_attention_heads = {heads} is not a multiple of "
+            f"num_key_value_heads = {kv_heads}: no engine loads such a model; fix the config"
+        )
     head_dim = getattr(text, "head_dim", None)
     if head_dim is None:  # the models' own fallback
         head_dim = _get(text, "hidden_size", model_type) // heads
@@ -280,15 +349,51 @@ def _layers_of(text: Any, model_type: str) -> list[CacheLayer]:
     return layers
 
 
-def _dtype_of(*confs: Any) -> str:
+def _dtype_of(*confs: Any) -> tuple[str, str]:
+    """The dtype an engine serves the model in, and a note when that is not the config's.
+
+    A float32 checkpoint is served in bfloat16: vLLM's ``--dtype auto`` casts float32 down to
+    the platform's first supported dtype (bfloat16 on current GPUs; SGLang to a 2-byte dtype
+    too), so its caches are half the bytes the config's dtype would give."""
     for conf in confs:
         value = getattr(conf, "dtype", None)  # transformers 5 maps torch_dtype to dtype
         if value is not None and str(value) != "auto":
             try:
-                return canonical_dtype(value)
+                dtype = canonical_dtype(value)
             except ValueError as exc:
                 raise ValueError(f"config.json dtype: {exc}") from None
-    return "bfloat16"
+            if dtype == "float32":
+                return "bfloat16", ("float32 checkpoint served in bfloat16, as engines' dtype "
+                                    "'auto' casts it")
+            return dtype, ""
+    return "bfloat16", ""
+
+
+# vLLM's names for a ModelOpt checkpoint's kv_cache_quant_algo (vllm.utils.torch_utils
+# MODELOPT_TO_VLLM_KV_CACHE_DTYPE_MAP), in FlatKV's dtype names.
+_MODELOPT_KV_DTYPES = {"fp8": "float8_e4m3fn"}
+
+
+def _kv_dtype_of(cfg: Mapping[str, Any], model_dtype: str) -> tuple[str, str]:
+    """The KV cache dtype with the engine's ``--kv-cache-dtype auto``, and a note when it is
+    not the model dtype: a ModelOpt checkpoint whose quantization_config names an FP8 KV cache
+    gets one (vLLM's resolve_kv_cache_dtype_string); anything else keeps the model dtype."""
+    quant = cfg.get("quantization_config")
+    if not isinstance(quant, Mapping) or not str(quant.get("quant_method", "")).startswith(
+            "modelopt"):
+        return model_dtype, ""
+    inner = quant.get("quantization", quant)
+    inner = inner if isinstance(inner, Mapping) else quant
+    algo = (inner.get("kv_cache_scheme") or quant.get("kv_cache_scheme")
+            or inner.get("kv_cache_quant_algo") or quant.get("kv_cache_quant_algo"))
+    if isinstance(algo, Mapping):  # {"dynamic": false, "num_bits": 8, "type": "float"}
+        is_fp8 = (algo.get("dynamic") is False and algo.get("num_bits") == 8
+                  and algo.get("type") == "float")
+        algo = "fp8" if is_fp8 else None
+    dtype = _MODELOPT_KV_DTYPES.get(str(algo).lower()) if algo else None
+    if dtype is None:
+        return model_dtype, ""
+    return dtype, f"KV cache {dtype} from quantization_config's kv_cache_quant_algo {algo}"
 
 
 def _ssm_dtype_of(text: Any, model_dtype: str, cfg: dict) -> tuple[str, str]:
@@ -316,7 +421,8 @@ def spec_from_hf_config(
     model_type = cfg["model_type"]
     text = resolved.get_text_config() if hasattr(resolved, "get_text_config") else resolved
     layers = _layers_of(text, model_type)
-    model_dtype = _dtype_of(text, resolved)
+    model_dtype, dtype_note = _dtype_of(text, resolved)
+    kv_dtype, kv_note = _kv_dtype_of(cfg, model_dtype)
     try:
         n_model = int(getattr(text, "num_hidden_layers", 0) or 0)
     except (TypeError, ValueError):
@@ -330,10 +436,14 @@ def spec_from_hf_config(
         where = f" at {config}" if is_file else ""
         source = f"config.json{where} (model_type {model_type}), resolved with transformers"
     ssm_dtype, ssm_why = _ssm_dtype_of(text, model_dtype, cfg)
+    has_kv = any(not layer.is_state for layer in layers)
+    for note in (dtype_note, kv_note if has_kv else ""):
+        if note:
+            source += f"; {note}"
     if any(layer.is_state for layer in layers):  # say where the ssm state's dtype comes from
         source += f"; ssm state {ssm_dtype} from {ssm_why}"
     return ModelSpec(
-        name=name, layers=tuple(layers), kv_dtype=model_dtype, conv_dtype=model_dtype,
+        name=name, layers=tuple(layers), kv_dtype=kv_dtype, conv_dtype=model_dtype,
         ssm_dtype=ssm_dtype, tp=1, source=source,
         model_layers=n_model if 0 < n_model <= MAX_CACHE_LAYERS else None,
     )

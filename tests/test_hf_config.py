@@ -222,10 +222,110 @@ def test_falcon_h1_every_layer_is_two_cache_layers():
     assert spec.layers[0] == AttentionLayer(2, 128, 128)
 
 
-def test_model_dtype_default_and_fp32():
+def test_model_dtype_default_and_fp32_served_in_bf16():
     assert spec_from_hf_config({"model_type": "llama"}).kv_dtype == "bfloat16"
+    # vLLM's --dtype auto casts a float32 checkpoint down to bfloat16: 2 bytes, not 4
     spec = spec_from_hf_config({"model_type": "llama", "torch_dtype": "float32"})
-    assert (spec.kv_dtype, spec.conv_dtype, spec.ssm_dtype) == ("float32",) * 3
+    assert (spec.kv_dtype, spec.conv_dtype, spec.ssm_dtype) == ("bfloat16",) * 3
+    assert spec.source.endswith("; float32 checkpoint served in bfloat16, as engines' dtype "
+                                "'auto' casts it")
+    hybrid = spec_from_hf_config({"model_type": "qwen3_next", "torch_dtype": "float32"})
+    assert hybrid.profile().state_const_bytes == {"conv": 8192 * 3 * BF16,  # SPEC §2 conv_dim
+                                                  "ssm": 32 * 128 * 128 * BF16}
+    # llama's class defaults: 32 KV heads of 128; --kv-dtype float32 still gives 4 bytes
+    assert spec.with_options(kv_dtype="float32").kv_bytes_per_slot() == 32 * 128 * 2 * FP32
+
+
+MODELOPT = {"quant_method": "modelopt", "quant_algo": "NVFP4"}
+
+
+@pytest.mark.parametrize(("quantization", "kv_dtype"), [
+    ({**MODELOPT, "kv_cache_quant_algo": "FP8"}, "float8_e4m3fn"),
+    ({**MODELOPT, "kv_cache_scheme": {"dynamic": False, "num_bits": 8, "type": "float"}},
+     "float8_e4m3fn"),
+    ({"quant_method": "modelopt", "quantization": {"kv_cache_quant_algo": "fp8"}},
+     "float8_e4m3fn"),
+    (MODELOPT, "bfloat16"),  # weights only
+    ({**MODELOPT, "kv_cache_quant_algo": "NVFP4"}, "bfloat16"),  # vLLM falls back to auto
+    # compressed-tensors: vLLM keeps the model dtype unless --kv-cache-dtype fp8 is passed
+    ({"quant_method": "compressed-tensors",
+      "kv_cache_scheme": {"num_bits": 8, "type": "float", "dynamic": False}}, "bfloat16"),
+])
+def test_kv_cache_dtype_follows_a_modelopt_checkpoint(quantization, kv_dtype):
+    cfg = {**PRESET_CONFIGS["Llama-3.1-8B"], "quantization_config": quantization}
+    spec = spec_from_hf_config(cfg)
+    assert (spec.kv_dtype, spec.conv_dtype) == (kv_dtype, "bfloat16")
+    per_byte = 8 * 128 * 2  # kv heads x (k + v head dims): bytes per token per layer per byte
+    assert spec.kv_bytes_per_slot() == per_byte * (1 if kv_dtype.startswith("float8") else BF16)
+    assert ("KV cache float8_e4m3fn from quantization_config" in spec.source) == (
+        kv_dtype != "bfloat16")
+
+
+# Attention models as their checkpoints write them (cache-relevant fields), read as vLLM reads
+# them: per-layer layer_types where the class has them, else one window for every layer.
+ATTENTION_CONFIGS = {
+    # google/gemma-2-9b: float32 checkpoint; sliding 4096 on even layers (layer 0 slides)
+    "gemma2": ({"model_type": "gemma2", "num_hidden_layers": 42, "num_attention_heads": 16,
+                "num_key_value_heads": 8, "head_dim": 256, "hidden_size": 3584,
+                "sliding_window": 4096, "torch_dtype": "float32"},
+               (SLIDING, FULL) * 21, 4096, 8 * 256 * 2 * BF16),
+    # CohereForAI/c4ai-command-r7b-12-2024: 3 sliding then 1 full
+    "cohere2": ({"model_type": "cohere2", "num_hidden_layers": 32, "num_attention_heads": 32,
+                 "num_key_value_heads": 8, "hidden_size": 4096, "sliding_window": 4096,
+                 "sliding_window_pattern": 4, "torch_dtype": "bfloat16"},
+                (SLIDING, SLIDING, SLIDING, FULL) * 8, 4096, 8 * 128 * 2 * BF16),
+    # microsoft/Phi-3-mini-4k-instruct: a model-wide 2047 window, head_dim 3072 / 32 = 96
+    "phi3": ({"model_type": "phi3", "num_hidden_layers": 32, "num_attention_heads": 32,
+              "num_key_value_heads": 32, "hidden_size": 3072, "sliding_window": 2047,
+              "torch_dtype": "bfloat16"},
+             (SLIDING,) * 32, 2047, 32 * 96 * 2 * BF16),
+    # allenai/Olmo-3-7B: 3 sliding (4096) then 1 full
+    "olmo3": ({"model_type": "olmo3", "num_hidden_layers": 32, "num_attention_heads": 32,
+               "num_key_value_heads": 32, "hidden_size": 4096, "sliding_window": 4096},
+              (SLIDING, SLIDING, SLIDING, FULL) * 8, 4096, 32 * 128 * 2 * BF16),
+    # HuggingFaceTB/SmolLM3-3B: no window
+    "smollm3": ({"model_type": "smollm3", "num_hidden_layers": 36, "num_attention_heads": 16,
+                 "num_key_value_heads": 4, "hidden_size": 2048},
+                (FULL,) * 36, None, 4 * 128 * 2 * BF16),
+    # zai-org/GLM-4.5-Air: head_dim 128 given (96 heads x 128 != hidden 4096)
+    "glm4_moe": ({"model_type": "glm4_moe", "num_hidden_layers": 46, "num_attention_heads": 96,
+                  "num_key_value_heads": 8, "head_dim": 128, "hidden_size": 4096},
+                 (FULL,) * 46, None, 8 * 128 * 2 * BF16),
+    # mistralai/Mistral-Small-3.1-24B: the language model is text_config
+    "mistral3": ({"model_type": "mistral3", "text_config": {
+        "model_type": "mistral", "num_hidden_layers": 40, "num_attention_heads": 32,
+        "num_key_value_heads": 8, "head_dim": 128, "hidden_size": 5120, "sliding_window": None}},
+        (FULL,) * 40, None, 8 * 128 * 2 * BF16),
+    # Qwen/Qwen3-VL-8B-Instruct: text_config
+    "qwen3_vl": ({"model_type": "qwen3_vl", "text_config": {
+        "model_type": "qwen3_vl_text", "num_hidden_layers": 36, "num_attention_heads": 32,
+        "num_key_value_heads": 8, "head_dim": 128, "hidden_size": 4096}},
+        (FULL,) * 36, None, 8 * 128 * 2 * BF16),
+    # ibm-granite/granite-3.3-8b-instruct
+    "granite": ({"model_type": "granite", "num_hidden_layers": 40, "num_attention_heads": 32,
+                 "num_key_value_heads": 8, "hidden_size": 4096},
+                (FULL,) * 40, None, 8 * 128 * 2 * BF16),
+}
+
+
+@pytest.mark.parametrize("model_type", sorted(ATTENTION_CONFIGS))
+def test_attention_models_as_vllm_reads_them(model_type):
+    cfg, layer_types, window, kv_bytes = ATTENTION_CONFIGS[model_type]
+    profile = spec_from_hf_config(cfg).profile()
+    assert profile.layer_types == layer_types
+    assert profile.sliding_window == window
+    assert profile.kv_bytes_per_slot == kv_bytes
+
+
+def test_kimi_k2_reads_as_deepseek_v3_mla():
+    # moonshotai/Kimi-K2-Instruct: transformers has no kimi_k2 class; it is DeepSeek-V3's
+    cfg = {"model_type": "kimi_k2", "architectures": ["DeepseekV3ForCausalLM"],
+           "num_hidden_layers": 61, "kv_lora_rank": 512, "qk_rope_head_dim": 64,
+           "num_attention_heads": 64, "hidden_size": 7168, "torch_dtype": "bfloat16"}
+    spec = spec_from_hf_config(cfg)
+    assert len(spec.layers) == 61
+    assert spec.kv_bytes_per_slot() == (512 + 64) * BF16
+    assert spec.with_options(tp=8).kv_bytes_per_slot() == (512 + 64) * BF16  # not split by TP
 
 
 def test_path_and_pasted_text(tmp_path):
@@ -253,7 +353,15 @@ def test_path_and_pasted_text(tmp_path):
         ("{bad json", "not valid JSON"),
         ("[1, 2]", "must hold a JSON object"),
         ({}, "no model_type"),
-        ({"model_type": "bert"}, "model_type 'bert' is not supported: supported types are"),
+        ({"model_type": "bert"}, "model_type 'bert' is not supported: supported types are .*"
+         "; or describe the model by hand instead"),
+        ({"model_type": "llama4"}, "FlatKV does not model its chunked local attention layers "
+         "yet; describe the model by hand"),
+        ({"model_type": ["llama"]}, "model_type must be a string such as \"llama\", got"),
+        ({"model_type": "llama", "num_attention_heads": 32, "num_key_value_heads": 5},
+         "num_attention_heads = 32 is not a multiple of num_key_value_heads = 5"),
+        ({"model_type": "nemotron_h", "hybrid_override_pattern": "M-X*"},
+         "hybrid_override_pattern has 'X' at position 2: use M \\(Mamba\\)"),
         ({"model_type": "llama", "num_attention_heads": 0}, "num_attention_heads = 0 must be"),
         ({"model_type": "qwen3", "head_dim": 0}, "head_dim = 0 must be positive"),
         ({"model_type": "qwen3_5", "text_config": {"head_dim": 0}},
