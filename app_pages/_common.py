@@ -235,6 +235,12 @@ def fmt_bytes(n: int) -> str:
     return f"{n:,} B ({format_bytes(n)})" if abs(n) >= 1024 else f"{n:,} B"
 
 
+def metric_row():
+    """A row of headline metrics that wraps onto another line where the page is too narrow for
+    them all (in st.columns they would be cut short with an ellipsis): call .metric on it."""
+    return st.container(horizontal=True)
+
+
 def table(rows: Any, *, height: int | str = "auto", formats: dict[str, str] | None = None) -> None:
     """A dataframe with thousands separators on its whole numbers (exact bytes stay readable);
     ``formats`` gives a column another NumberColumn format (e.g. ``"accounting"``: two decimals
@@ -317,8 +323,8 @@ def sidebar(page_shows_budget: bool = True) -> None:
              from_widget=lambda t: parse_size(t, field="GPU memory"),
              help="e.g. 80GB, 141GB, 79.2GiB or bytes")
     bind(side.slider, "mem_fraction", "Memory fraction", min_value=MIN_MEM_FRACTION, max_value=1.0,
-         step=0.01, help="Share of the GPU memory the engine may use (vLLM's "
-         "gpu_memory_utilization).")
+         step=0.01, format="%.4g",  # a link's 0.955 shows as 0.955, not as the step's 0.95
+         help="Share of the GPU memory the engine may use (vLLM's gpu_memory_utilization).")
     bind(side.text_input, "weights", "Model weights (all ranks)", to_widget=format_size,
          from_widget=lambda t: parse_size(t, field="weights"),
          help="Weights, activations and anything else resident; each TP rank holds 1/TP.")

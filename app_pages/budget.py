@@ -14,6 +14,7 @@ from app_pages._common import (
     chart,
     current_strategies,
     engine_options,
+    metric_row,
     options_key,
     state,
     state_only_hint,
@@ -85,13 +86,13 @@ with user_errors():
     (r,) = current_strategies(s, (strategy,))
     if not r.applies:
         raise ValueError(r.reason + state_only_hint(s, s.planner))
-    c = st.columns(4)
-    c[0].metric("Cache budget", format_bytes(b.cache_bytes), help=f"{b.cache_bytes:,} B")
+    c = metric_row()
+    c.metric("Cache budget", format_bytes(b.cache_bytes), help=f"{b.cache_bytes:,} B")
     history = r.capacity_tokens is not None  # a state-only model keeps no token history
-    c[1].metric("Capacity (tokens)", f"{r.capacity_tokens:,}" if history else NOT_APPLICABLE,
+    c.metric("Capacity (tokens)", f"{r.capacity_tokens:,}" if history else NOT_APPLICABLE,
                 help=CAPACITY_HELP if history else NO_HISTORY_HELP)
-    c[2].metric(f"Concurrency at {s.context:,} tokens", concurrency_text(r.max_concurrency))
-    c[3].metric("Blocks", f"{r.num_blocks:,}", help=f"{r.block_bytes:,} B each, P = "
+    c.metric(f"Concurrency at {s.context:,} tokens", concurrency_text(r.max_concurrency))
+    c.metric("Blocks", f"{r.num_blocks:,}", help=f"{r.block_bytes:,} B each, P = "
                 f"{r.block_size:,}")
     if history and (note := app_data.sliding_capacity_text(s.profile())):
         st.caption(note)

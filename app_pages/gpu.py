@@ -15,6 +15,7 @@ from app_pages._common import (
     chart,
     current_analysis,
     fmt_bytes,
+    metric_row,
     state,
     table,
     update,
@@ -33,13 +34,13 @@ LAB_FIELDS = ("lab_device", "lab_kernels", "lab_layouts", "lab_rounds", "lab_max
 
 def plan_headline(a: PlanAnalysis) -> None:
     geo = a.plan.geometry
-    c = st.columns(4)
-    c[0].metric("P (tokens per page)", f"{geo.block_size:,}")
-    c[1].metric("Page bytes", format_bytes(geo.block_bytes),
+    c = metric_row()
+    c.metric("P (tokens per page)", f"{geo.block_size:,}")
+    c.metric("Page bytes", format_bytes(geo.block_bytes),
                 help=f"{geo.block_bytes:,} B: one page id over every slot (Layout's block bytes)")
-    c[2].metric("Planned blocks", f"{geo.num_blocks:,}")
+    c.metric("Planned blocks", f"{geo.num_blocks:,}")
     planned = sum(t.nbytes for t in a.plan.tensors)
-    c[3].metric("Planned bytes", format_bytes(planned), help=f"{planned:,} B")
+    c.metric("Planned bytes", format_bytes(planned), help=f"{planned:,} B")
 
 
 def settings(bench, devices: tuple[str, ...], a: PlanAnalysis) -> dict | None:
@@ -224,19 +225,19 @@ def show(last: gpu_view.LabRun, a: PlanAnalysis) -> None:
     allocation = gpu_view.allocation_rows(results, last.max_blocks)
     if len(allocation) == 1:
         al = allocation[0]
-        c = st.columns(4)
-        c[0].metric("Allocated bytes", format_bytes(al.allocated_bytes),
+        c = metric_row()
+        c.metric("Allocated bytes", format_bytes(al.allocated_bytes),
                     delta=f"of {format_bytes(al.planned_bytes)} planned", delta_color="off",
                     delta_arrow="off",
                     help=f"{al.allocated_bytes:,} B of {al.planned_bytes:,} B")
-        c[1].metric("Allocated blocks", f"{al.allocated_blocks:,}",
+        c.metric("Allocated blocks", f"{al.allocated_blocks:,}",
                     delta=f"of {al.planned_blocks:,} planned", delta_color="off",
                     delta_arrow="off")
         # a pages-per-call sweep ran on this one pool: give the range it covered
         pages = [r.pages_per_call for r in results]
         calls = [r.call_bytes for r in results]
-        c[2].metric("Pages per call", gpu_view.value_span(pages))
-        c[3].metric("Bytes per call", format_bytes(max(calls)),  # a range would not fit
+        c.metric("Pages per call", gpu_view.value_span(pages))
+        c.metric("Bytes per call", format_bytes(max(calls)),  # a range would not fit
                     delta=f"from {format_bytes(min(calls))}" if len(set(calls)) > 1 else None,
                     delta_color="off", delta_arrow="off",
                     help=f"{gpu_view.value_span(calls)} B = {gpu_view.value_span(pages)} pages x "

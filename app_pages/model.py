@@ -8,7 +8,7 @@ from dataclasses import replace
 
 import streamlit as st
 
-from app_pages._common import chart, show_value, state, table, update, user_errors
+from app_pages._common import chart, metric_row, show_value, state, table, update, user_errors
 from flatkv import app_model, charts
 from flatkv.app_model import CUSTOM, CUSTOM_SPEC, DTYPE_FIELDS, KIND_TEMPLATES, RawModel, SpecDraft
 from flatkv.dtypes import KNOWN_DTYPES
@@ -273,10 +273,10 @@ def summary() -> None:
     if spec is not None and spec.source:
         st.caption(spec.source)
     kinds = app_model.kind_summary(profile)
-    cols = st.columns(4)
-    cols[0].metric("Cache layers", f"{len(profile.layer_types):,}")
-    for col, row in zip(cols[1:], kinds):
-        col.metric(row["kind"][0].upper() + row["kind"][1:], f"{row['layers']:,} layers")
+    metrics = metric_row()
+    metrics.metric("Cache layers", f"{len(profile.layer_types):,}")
+    for kind in kinds:
+        metrics.metric(kind["kind"][0].upper() + kind["kind"][1:], f"{kind['layers']:,} layers")
     dtypes = (f" · cache dtypes: KV {spec.kv_dtype}"
               + (f", conv {spec.conv_dtype}, ssm {spec.ssm_dtype}" if profile.has_state else "")
               if spec is not None else "")

@@ -94,6 +94,27 @@ def test_layout_numbers_and_a_shared_link_restore_the_view(page, browser, app_ur
         other.close()
 
 
+def test_a_narrow_window_shows_whole_figures_and_the_exact_fraction(browser, app_url):
+    # 1,000 px beside the sidebar: four metrics a row would be cut short ("768.0..." for blocks
+    # of 16 tokens x 24 layers x 2,048 B = 786,432 B); they wrap instead. A link's memory
+    # fraction 0.955 shows as such, not as the slider step's 0.95.
+    context = browser.new_context(viewport={"width": 1000, "height": 800})
+    try:
+        page = context.new_page()
+        query = {"model": "gpt-oss-20b", "gpu": "H200 141GB", "weights": "14GB", "frac": "0.955"}
+        open_view(page, f"{app_url}/layout?{urlencode(query)}", "Layout")
+        expect(metric(page, "Block bytes")).to_have_text("768.00 KiB", timeout=TIMEOUT)
+        metrics = page.locator('[data-testid="stMetric"]')
+        cut = metrics.evaluate_all(  # a label or figure wider than its box ends in an ellipsis
+            "els => els.filter(e => [...e.querySelectorAll('*')].some("
+            "c => c.scrollWidth > c.clientWidth + 1)).map(e => e.textContent)")
+        assert metrics.count() >= 8 and cut == []
+        slider = page.locator('[data-testid="stSlider"]').filter(has_text="Memory fraction")
+        expect(slider.get_by_text("0.955", exact=True)).to_be_visible()
+    finally:
+        context.close()
+
+
 def test_switching_pages_keeps_the_view_in_the_url(page, app_url):
     open_view(page, f"{app_url}/layout?{urlencode(QWEN35)}", "Layout")
     page.get_by_role("link", name="Compare").click()
