@@ -25,6 +25,7 @@ from flatkv.app_state import (
     decode_query,
     encode_query,
 )
+from flatkv.plan import SLIDING_ATTENTION, BudgetTooSmall
 from flatkv.profile import CacheProfile
 from flatkv.strategies import STRATEGIES, StrategyOptions, StrategyResult, run_strategy
 from flatkv.strategies.base import MAMBA_CACHE_MODES
@@ -204,12 +205,14 @@ def current_strategies(s: AppState | None = None, names: tuple[str, ...] = STRAT
                              else budget, s.context, s.strategy_options())
 
 
-def state_only_hint(s: AppState, planner: str) -> str:
-    """What a page adds when packed slabs refuse a model without attention: the planner's own
-    words name a function, the reader needs the setting. Empty where it does not apply."""
+def state_only_message(s: AppState, planner: str) -> str | None:
+    """What every page says when packed slabs refuse a model without attention, in the reader's
+    terms (the planner's own words name a library function); None where it does not apply."""
     if planner == "packed" and not s.profile().has_attention:
-        return "; on this page, pick the planner \"one tensor per component\" in the sidebar"
-    return ""
+        return ("Packed slabs size the page against a KV history row, and this model has none "
+                "(no attention layer, only state): pick the planner \"one tensor per "
+                "component\" in the sidebar")
+    return None
 
 
 def current_analysis(s: AppState | None = None, *, planner: str | None = None) -> PlanAnalysis:
@@ -219,11 +222,18 @@ def current_analysis(s: AppState | None = None, *, planner: str | None = None) -
     try:
         return cached_analysis(profile, s.block_size, s.effective_alignment, budget.cache_bytes,
                                planner)
-    except ValueError as exc:
-        hint = state_only_hint(s, planner)
-        if not hint:
+    except BudgetTooSmall as small:
+        raise ValueError(
+            f"The cache budget per rank, {fmt_bytes(small.budget_bytes)}, holds "
+            f"{small.blocks} block(s) of {fmt_bytes(small.block_bytes)}; a plan needs at least "
+            f"2, that is {fmt_bytes(2 * small.block_bytes)}: raise the GPU memory or the "
+            "memory fraction, or lower the model weights, in the sidebar"
+        ) from None
+    except ValueError:
+        message = state_only_message(s, planner)
+        if message is None:
             raise
-        raise ValueError(str(exc) + hint) from None
+        raise ValueError(message) from None
 
 
 # --------------------------------------------------------------------------------------------
@@ -396,6 +406,16 @@ def _engine_widget(field: str) -> None:
         bind(st.number_input, field, "Mamba / full memory ratio r", min_value=1e-6,
              max_value=1e6, step=0.05, format="%.4g", from_widget=_ratio,
              help="SGLang: the state pool gets budget x r / (1 + r).")
+    elif field == "swa_full_tokens_ratio":
+        bind(st.number_input, field, "Sliding / full tokens ratio", min_value=1e-6,
+             max_value=1e6, step=0.05, format="%.4g", from_widget=_ratio,
+             help="SGLang's --swa-full-tokens-ratio: the sliding-window pool's tokens relative "
+             "to the full pool's.")
+    elif field == "sglang_page_size":
+        bind(st.number_input, field, "Page size (tokens)", min_value=1,
+             max_value=MAX_BLOCK_SIZE, step=1,
+             help="SGLang's --page-size: tokens per page of its token pool (1 on most "
+             "attention backends, 64 for some).")
     elif field == "sglang_slots_per_request":
         bind(st.number_input, field, "State slots per request S", min_value=1,
              max_value=MAX_SLOTS_PER_REQUEST, step=1,
@@ -410,6 +430,20 @@ def _engine_widget(field: str) -> None:
              help="The largest padding a two-level layout accepts for any group.")
 
 
+def _acts(field: str) -> bool:
+    """Whether to offer an engine option: the chunk size acts in mamba cache mode "all" only,
+    SGLang's sliding / full ratio on models with sliding-window layers only."""
+    s = state()
+    if field == "mamba_chunk_size":
+        return s.mamba_cache_mode == "all"
+    if field == "swa_full_tokens_ratio":
+        try:
+            return SLIDING_ATTENTION in s.profile().layer_types
+        except ValueError:  # the page says why; offer the option anyway
+            return True
+    return True
+
+
 def _model_kernel_block_size() -> int:
     """The kernel block size vLLM uses for the current model unless told otherwise."""
     try:
@@ -421,7 +455,8 @@ def _model_kernel_block_size() -> int:
 # Engine options by column of the expander; the chunk size shows in mamba cache mode "all" only.
 ENGINE_COLUMNS = (
     ("vLLM", ("kernel_block_size", "mamba_cache_mode", "mamba_chunk_size")),
-    ("SGLang", ("mamba_full_memory_ratio", "sglang_slots_per_request")),
+    ("SGLang", ("mamba_full_memory_ratio", "swa_full_tokens_ratio", "sglang_slots_per_request",
+                "sglang_page_size")),
     ("Scheduling and two-level pages", ("max_batched_tokens", "lcm_padding_bound")),
 )
 
@@ -442,6 +477,6 @@ def engine_options(fields: tuple[str, ...] = ENGINE_FIELDS, *, label: str = "Eng
                 if fields == ENGINE_FIELDS:  # every engine's options: say whose they are
                     st.markdown(f"**{title}**")
                 for field in group:
-                    if field != "mamba_chunk_size" or state().mamba_cache_mode == "all":
+                    if _acts(field):
                         _engine_widget(field)
         st.caption(note)

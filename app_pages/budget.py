@@ -12,12 +12,12 @@ from app_pages._common import (
     _profile_key,
     bind,
     chart,
+    current_analysis,
     current_strategies,
     engine_options,
     metric_row,
     options_key,
     state,
-    state_only_hint,
     table,
     user_errors,
 )
@@ -85,7 +85,8 @@ with user_errors():
     s = state()
     (r,) = current_strategies(s, (strategy,))
     if not r.applies:
-        raise ValueError(r.reason + state_only_hint(s, s.planner))
+        current_analysis(s)  # says it in the page's words: budget too small, state only
+        raise ValueError(r.reason)
     c = metric_row()
     c.metric("Cache budget", format_bytes(b.cache_bytes), help=f"{b.cache_bytes:,} B")
     history = r.capacity_tokens is not None  # a state-only model keeps no token history

@@ -68,6 +68,10 @@ with user_errors():
     chart(charts.breakdown_bars(names, [r.breakdown for r in shown],
                                 title="Where the budget goes"),
           key="compare.breakdown", file_name="breakdown.html")
+    st.caption("By use: in one page-id space each page id goes to one group, in proportion to "
+               "the pages a request needs in each at this context length; its rows in the other "
+               "groups' tensors are dead weight. Layout's \"Bytes by group, layer and "
+               "component\" splits the same budget by tensor instead.")
     table(applies[["strategy"] + [c for c in frame.columns if c.endswith(" (B)")]])
     st.subheader("Formulas", divider="gray")
     for r in rows:

@@ -89,6 +89,11 @@ def layout(analysis) -> None:
 
 def where_bytes_go(analysis) -> None:
     st.subheader("Bytes by group, layer and component", divider="gray")
+    st.caption("By tensor: the bytes each component's rows take in every block, whichever "
+               "group owns the block. Compare's \"Where the budget goes\" splits the same "
+               "budget by use: each page id goes to one group (in proportion to the pages a "
+               "request needs in each at the context length), and its rows in the other "
+               "groups' tensors are dead weight.")
     chart(charts.bytes_icicle(app_data.bytes_tree(analysis)), key="layout.tree",
           file_name="bytes.html")
 
@@ -107,7 +112,7 @@ def page_ids(analysis) -> None:
         bind(st.number_input, "requests", "Live requests", min_value=1, max_value=MAX_REQUESTS,
              step=1)
     with c2:
-        bind(st.number_input, "context", "Tokens per request", min_value=1,
+        bind(st.number_input, "context", "Context length (tokens per request)", min_value=1,
              max_value=MAX_CONTEXT, step=1024)
     s = state()
     pages = app_data.page_assignment(analysis, requests=s.requests, context=s.context,

@@ -12,7 +12,7 @@ from app_pages._common import chart, metric_row, show_value, state, table, updat
 from flatkv import app_model, charts
 from flatkv.app_model import CUSTOM, CUSTOM_SPEC, DTYPE_FIELDS, KIND_TEMPLATES, RawModel, SpecDraft
 from flatkv.dtypes import KNOWN_DTYPES
-from flatkv.hf_config import spec_from_hf_config
+from flatkv.hf_config import is_model_id, spec_from_hf_config
 from flatkv.jsonfile import parse_json_object
 from flatkv.models import ModelSpec
 
@@ -219,6 +219,12 @@ def picker() -> None:
             if upload is None and not pasted.strip():
                 raise ValueError("Nothing to load: upload a config.json or paste one.")
             # pasted text is JSON, never a path or a model id
+            if upload is None and is_model_id(pasted.strip()):
+                raise ValueError(
+                    f"{pasted.strip()!r} is a model id, not a config.json: paste the contents "
+                    "of its config.json or upload the file (the app does not fetch from the "
+                    "Hub; `python -m flatkv model --hf-config ID` does)"
+                )
             config = (upload.getvalue() if upload is not None
                       else parse_json_object(pasted, "pasted config.json"))
             _use_spec(spec_from_hf_config(config, name=name.strip() or None))
@@ -282,6 +288,8 @@ def summary() -> None:
               if spec is not None else "")
     st.caption(f"Per TP rank (TP {s.tp if spec is not None else 'as given'}){dtypes}.")
     table(app_model.spec_kind_rows(spec) if spec is not None else kinds)
+    if spec is not None and (note := app_model.replication_note(spec)):
+        st.caption(note)
     layers = app_model.layer_rows(profile, spec.layer_names if spec is not None else None)
     chart(charts.layer_strip(layers, title="Cache layers in model order"), key="model.strip",
           file_name="layers.html")

@@ -22,7 +22,7 @@ from typing import Any
 
 from flatkv import presets
 from flatkv.jsonfile import parse_json_object
-from flatkv.models import LAYER_KINDS, ModelSpec
+from flatkv.models import LAYER_KINDS, AttentionLayer, ModelSpec
 from flatkv.patterns import format_layer_pattern, format_pattern, parse_layer_pattern, parse_pattern
 from flatkv.plan import FULL_ATTENTION, LINEAR_ATTENTION, SLIDING_ATTENTION, occurrence_index
 from flatkv.profile import CacheProfile
@@ -110,6 +110,19 @@ def spec_kind_rows(spec: ModelSpec) -> list[dict]:
     return rows
 
 
+def replication_note(spec: ModelSpec) -> str | None:
+    """Why an attention kind keeps more bytes per token than ``kv_heads / TP`` suggests: with
+    fewer KV heads than TP ranks, each rank holds one whole head (replicated, as vLLM does)."""
+    heads = sorted({layer.kv_heads for layer in spec.layers
+                    if isinstance(layer, AttentionLayer) and layer.kv_heads < spec.tp})
+    if not heads:
+        return None
+    each = "; ".join(f"{h} KV head{'s' if h > 1 else ''} over TP {spec.tp}: each rank holds 1, "
+                     f"each head sits on {spec.tp // h} ranks" for h in heads)
+    return (f"Fewer KV heads than TP ranks ({each}): kv_heads per rank = max(1, kv_heads // "
+            "tp), SPEC §2, so the KV bytes per token above are one whole head's.")
+
+
 def spec_for(model: str, spec_json: str | None, tp: int) -> ModelSpec:
     """The ModelSpec of a preset name or an edited spec, at tensor-parallel size ``tp``."""
     if model == CUSTOM_SPEC:
@@ -182,6 +195,16 @@ def load_model_json(text: str | bytes) -> ModelSpec | CacheProfile:
     """A model JSON the app exported: a spec (``flatkv-model/1``) or a raw profile
     (``flatkv-profile/1``). Raises ValueError naming what is wrong."""
     data = parse_json_object(text, "model JSON")
+    if "format" not in data and "model_type" in data:
+        raise ValueError(
+            f"this is a Hugging Face config.json (model_type {data['model_type']!r}), not a "
+            "model JSON: load it under Source: config.json"
+        )
+    if "format" not in data and {"kv_bytes_per_slot", "layers"} & set(data):
+        raise ValueError(
+            "this looks like a raw profile (kv_bytes_per_slot, layers): add "
+            f'"format": "{PROFILE_FORMAT}" to it, as the Model page exports it'
+        )
     if data.get("format") == PROFILE_FORMAT:
         return profile_from_dict(data)
     if data.get("format", "flatkv-model/1") == "flatkv-model/1":

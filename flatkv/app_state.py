@@ -49,8 +49,8 @@ MAX_SLOTS_PER_REQUEST = 1024
 ENGINE_DEFAULTS = StrategyOptions()  # each engine's own defaults
 # The AppState fields that are engine options (StrategyOptions knobs of the same names).
 ENGINE_FIELDS = ("kernel_block_size", "mamba_cache_mode", "mamba_chunk_size",
-                 "mamba_full_memory_ratio", "sglang_slots_per_request", "max_batched_tokens",
-                 "lcm_padding_bound")
+                 "mamba_full_memory_ratio", "swa_full_tokens_ratio", "sglang_slots_per_request",
+                 "sglang_page_size", "max_batched_tokens", "lcm_padding_bound")
 # The engine options our own layouts (flat, per-component) read: the others are vLLM's and
 # SGLang's, and the two-level layout's.
 LAYOUT_FIELDS = ("mamba_cache_mode", "max_batched_tokens")
@@ -67,7 +67,9 @@ def layout_fields_for(profile: CacheProfile) -> tuple[str, ...]:
 ENGINE_LABELS = {
     "kernel_block_size": "kernel block", "mamba_cache_mode": "mamba cache mode",
     "mamba_chunk_size": "mamba chunk", "mamba_full_memory_ratio": "SGLang mamba/full ratio",
+    "swa_full_tokens_ratio": "SGLang sliding/full tokens ratio",
     "sglang_slots_per_request": "SGLang slots per request",
+    "sglang_page_size": "SGLang page size",
     "max_batched_tokens": "max batched tokens", "lcm_padding_bound": "padding bound",
 }
 
@@ -95,7 +97,9 @@ class AppState:
     mamba_cache_mode: str = ENGINE_DEFAULTS.mamba_cache_mode
     mamba_chunk_size: int = ENGINE_DEFAULTS.mamba_chunk_size
     mamba_full_memory_ratio: float = float(ENGINE_DEFAULTS.mamba_full_memory_ratio)
+    swa_full_tokens_ratio: float = float(ENGINE_DEFAULTS.swa_full_tokens_ratio)
     sglang_slots_per_request: int = ENGINE_DEFAULTS.sglang_slots_per_request
+    sglang_page_size: int = ENGINE_DEFAULTS.sglang_page_size
     max_batched_tokens: int = ENGINE_DEFAULTS.max_batched_tokens
     lcm_padding_bound: float = float(ENGINE_DEFAULTS.lcm_padding_bound)
     # GPU lab run settings. None means "the default here": the first GPU else the CPU, every
@@ -316,7 +320,9 @@ _SETTINGS: dict[str, tuple[str, Callable[[str, str], object], Callable[[object],
     "mamba": ("mamba_cache_mode", _choice(lambda: list(MAMBA_CACHE_MODES)), str),
     "chunk": ("mamba_chunk_size", _int(1, MAX_BLOCK_SIZE), str),
     "sg_ratio": ("mamba_full_memory_ratio", _ratio(RATIO_RANGE), repr),
+    "sg_swa": ("swa_full_tokens_ratio", _ratio(RATIO_RANGE), repr),
     "sg_slots": ("sglang_slots_per_request", _int(1, MAX_SLOTS_PER_REQUEST), str),
+    "sg_page": ("sglang_page_size", _int(1, MAX_BLOCK_SIZE), str),
     "mbt": ("max_batched_tokens", _int(1, MAX_CONTEXT), str),
     "lcm_pad": ("lcm_padding_bound", _ratio(PADDING_BOUND_RANGE), repr),
     "device": ("lab_device", _auto(gpu_view.check_device_name), _write_auto(str)),

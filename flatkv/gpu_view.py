@@ -20,7 +20,7 @@ from flatkv.plan import ComponentSpec, FlatMemoryPlan
 from flatkv.units import format_bytes
 
 if TYPE_CHECKING:
-    from flatkv.gpu.bench import BenchResult
+    from flatkv.gpu.bench import BenchResult, Figure
 
 NO_GPU = "No CUDA GPU on this machine: timing the CPU, same flow."
 NO_HOST_MIRROR = ("No host mirror figures on the CPU: the pool already is host memory, so there "
@@ -222,13 +222,16 @@ def counts_text(values: Sequence[int]) -> str:
 
 def pages_per_call_values(pool_blocks: int, *, points: int = 5) -> tuple[int, ...]:
     """Powers of two up to half the pool (a call's pages come from the pool), at most
-    ``points`` of them spread evenly in log scale, the largest always in."""
+    ``points`` of them: every one where they fit, else one power in every ``stride`` down from
+    the largest (an even spacing in log scale, which rounding evenly spaced indices does not
+    give: 1, 2, 4, 16, 32), and 1, a single page per call."""
     top = max(1, pool_blocks // 2)
     powers = [1 << k for k in range(top.bit_length()) if 1 << k <= top]
     if len(powers) <= points:
         return tuple(powers)
     last = len(powers) - 1
-    return tuple(sorted({powers[round(i * last / (points - 1))] for i in range(points)}))
+    stride = -(-last // (points - 1))
+    return tuple(sorted({powers[0], *(powers[i] for i in range(last, -1, -stride))}))
 
 
 def block_size_values(current: int, planned: int, *, top: int) -> tuple[int, ...]:
@@ -378,26 +381,43 @@ def layout_rows(results: Sequence[BenchResult], *, text: bool = True) -> list[di
     baselines are shared, so they have no row): both GB/s and their ratio. The layouts of one
     plan and call run in the same rounds against one copy, so the ratio is the layout's effect.
     Empty unless a run timed both layouts."""
-    by_layout: dict[tuple, dict[str, float]] = {}
+    by_layout: dict[tuple, dict[str, Figure]] = {}
     for r in results:
         for f in r.figures:
             if f.operation in BASELINES:
                 continue
             key = (r.block_size, r.page_bytes, r.pages_per_call, f.operation, f.implementation)
-            by_layout.setdefault(key, {})[r.layout] = f.gbps
+            by_layout.setdefault(key, {})[r.layout] = f
     rows = []
-    for (block, page, pages, op, impl), gbps in by_layout.items():
-        if set(gbps) != set(POOL_LAYOUTS):
+    for (block, page, pages, op, impl), figures in by_layout.items():
+        if set(figures) != set(POOL_LAYOUTS):
             continue
-        ratio = gbps[PAGE_MAJOR] / gbps[SLOT_MAJOR]
+        slot, whole = figures[SLOT_MAJOR], figures[PAGE_MAJOR]
+        ratio = whole.gbps / slot.gbps
+        # apart: no timed round of one layout falls inside the other's range of rounds
+        apart = (max(slot.samples_s) < min(whole.samples_s)
+                 or max(whole.samples_s) < min(slot.samples_s))
         rows.append({
             "P (tokens)": block, "page bytes": page, "pages per call": pages,
             "operation": OPERATION_TITLES.get(op, op) if text else op, "implementation": impl,
-            f"{SLOT_MAJOR} GB/s": round(gbps[SLOT_MAJOR], 2),
-            f"{PAGE_MAJOR} GB/s": round(gbps[PAGE_MAJOR], 2),
+            f"{SLOT_MAJOR} GB/s": round(slot.gbps, 2),
+            f"{PAGE_MAJOR} GB/s": round(whole.gbps, 2),
             f"{PAGE_MAJOR} / {SLOT_MAJOR}": f"{ratio:.2f}x" if text else ratio,
+            "rounds apart": ("yes" if apart else "no: the rounds overlap") if text else apart,
         })
     return rows
+
+
+# Columns a results table repeats on every row of one run: shown only where they vary (the run's
+# headline gives them otherwise).
+RUN_COLUMNS = ("P (tokens)", "page bytes", "pages per call")
+
+
+def varying_columns(rows: Sequence[dict], columns: Sequence[str] = RUN_COLUMNS) -> list[dict]:
+    """``rows`` without those of ``columns`` that hold one value in every row (a table of one
+    run repeats its page size on every line and pushes the figures off a laptop's screen)."""
+    same = {c for c in columns if len({row.get(c) for row in rows}) == 1}
+    return [{k: v for k, v in row.items() if k not in same} for row in rows]
 
 
 @dataclass(frozen=True)

@@ -177,6 +177,21 @@ def _precheck_positive(cfg: Mapping[str, Any], where: str = "") -> None:
             _precheck_positive(cfg[key], f"{key}.")
 
 
+def _precheck_dtype(cfg: Mapping[str, Any], where: str = "") -> None:
+    """Name a dtype field FlatKV cannot size before transformers fails on it without the
+    field's name (a torch_dtype of "float128" is an AttributeError of torch there)."""
+    for key in ("torch_dtype", "dtype"):
+        value = cfg.get(key)
+        if isinstance(value, str) and value != "auto":
+            try:
+                canonical_dtype(value)
+            except ValueError as exc:
+                raise ValueError(f"config.json {where}{key} = {value!r}: {exc}") from None
+    for key in ("text_config", "llm_config"):
+        if isinstance(cfg.get(key), Mapping):
+            _precheck_dtype(cfg[key], f"{key}.")
+
+
 _PATTERN_LETTERS = {"M": "Mamba", "*": "attention", "-": "MLP", "E": "MoE"}
 
 
@@ -223,6 +238,7 @@ def resolve_config(cfg: Mapping[str, Any]) -> Any:
     _precheck_sizes(cfg)
     _precheck_positive(cfg)
     _precheck_pattern(cfg)
+    _precheck_dtype(cfg)
     try:
         from transformers import AutoConfig
         from transformers.utils import logging as hf_logging

@@ -46,7 +46,8 @@ MLA_KERNEL_BLOCK_SIZE = 64
 
 def _check_dim(where: str, value: object, *, minimum: int = 1, maximum: int = MAX_DIM) -> int:
     """A model dimension: a whole number in [minimum, maximum] (``plan.check_int``)."""
-    return check_int(where, value, minimum=minimum, maximum=maximum, hint="check the config")
+    return check_int(where, value, minimum=minimum, maximum=maximum,
+                     hint="check the model's value")
 
 
 def _split(where: str, value: int, tp: int) -> int:

@@ -67,6 +67,10 @@ def _tokenize(text: str) -> list[tuple[str, str]]:
     return tokens
 
 
+# What the parser wanted, in words, for a pattern it cannot read.
+_EXPECTED = {"num": "a repeat count", "name": "a layer name"}
+
+
 def parse_pattern(text: str, *, max_layers: int = MAX_CACHE_LAYERS) -> list[str]:
     """Expand a layer pattern into one name per cache layer.
 
@@ -85,8 +89,11 @@ def parse_pattern(text: str, *, max_layers: int = MAX_CACHE_LAYERS) -> list[str]
     def take(kind: str) -> str:
         nonlocal pos
         if peek() != kind:
-            got = tokens[pos][1] if pos < len(tokens) else "the end"
-            raise ValueError(f"layer pattern {text!r}: expected {kind!r}, got {got!r}")
+            got = repr(tokens[pos][1]) if pos < len(tokens) else "the end of the pattern"
+            raise ValueError(
+                f"layer pattern {text!r}: expected {_EXPECTED.get(kind, repr(kind))}, got {got} "
+                "(write it like (3*linear,full)*12)"
+            )
         pos += 1
         return tokens[pos - 1][1]
 

@@ -460,16 +460,27 @@ def equalized_block_size(
 # Planners: from geometry and a budget to tensors.
 
 
+class BudgetTooSmall(ValueError):
+    """A budget that holds fewer than the two blocks a plan needs (a ValueError with the
+    figures, so a caller can say which of its own settings to change)."""
+
+    def __init__(self, budget_bytes: int, block_bytes: int, what: str) -> None:
+        self.budget_bytes, self.block_bytes = budget_bytes, block_bytes
+        self.blocks = budget_bytes // block_bytes
+        super().__init__(
+            f"the budget of {budget_bytes:,} B holds {self.blocks} block(s) of {block_bytes:,} B "
+            f"({what}); a plan needs at least 2: give a budget of at least "
+            f"{2 * block_bytes:,} B"
+        )
+
+
 def _blocks_in_budget(budget_bytes: int, block_bytes: int, what: str) -> int:
     check_int("budget_bytes", budget_bytes, minimum=0)
     if block_bytes <= 0:
         raise ValueError(f"block_bytes is {block_bytes}: {what} must take some bytes per block")
     num_blocks = budget_bytes // block_bytes
     if num_blocks <= 1:
-        raise ValueError(
-            f"budget_bytes={budget_bytes} holds {num_blocks} block(s) of {block_bytes} bytes "
-            f"({what}); a plan needs at least 2: give a budget of at least {2 * block_bytes} bytes"
-        )
+        raise BudgetTooSmall(budget_bytes, block_bytes, what)
     return num_blocks
 
 

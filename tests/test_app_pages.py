@@ -246,7 +246,18 @@ def test_model_page_loads_a_config_json_and_model_json():
     at.button(key="hf.load").click().run()
     assert [e.value for e in at.error] == [
         "pasted config.json is not valid JSON (line 1, column 1: Expecting value)"]
+    at.text_area(key="hf.paste").set_value(" meta-llama/Llama-3.1-8B\n").run()
+    at.button(key="hf.load").click().run()
+    assert [e.value for e in at.error] == [
+        "'meta-llama/Llama-3.1-8B' is a model id, not a config.json: paste the contents of its "
+        "config.json or upload the file (the app does not fetch from the Hub; `python -m flatkv "
+        "model --hf-config ID` does)"]
     at.segmented_control(key="model.source").set_value("Model JSON").run()
+    at.text_area(key="model.paste").set_value('{"model_type": "llama"}').run()
+    at.button(key="model.load").click().run()
+    assert [e.value for e in at.error] == [
+        "this is a Hugging Face config.json (model_type 'llama'), not a model JSON: load it "
+        "under Source: config.json"]
     at.text_area(key="model.paste").set_value(
         '{"format": "flatkv-profile/1", "name": "tiny", "layers": "linear,full",'
         ' "kv_bytes_per_slot": 64, "state_const_bytes": {"ssm": 4096}}').run()
@@ -480,7 +491,9 @@ def test_gpu_page_runs_a_cpu_benchmark(small_flush):
     # named as the chart names them; no state rows in this model
     assert list(rows.index) == ["device copy", "gather", "scatter"]
     assert set(rows["bytes per call"]) == {3 * TINY_PAGE}  # 3 pages per call x 131,072 B
-    assert set(rows["P (tokens)"]) == {16}  # the link's block size: 2 x 4,096 x 16 = TINY_PAGE
+    # one run: P and the page are the headline's (2 x 4,096 x 16 = TINY_PAGE), not a column
+    assert "P (tokens)" not in rows.columns and "page bytes" not in rows.columns
+    assert metrics(at)["P (tokens per page)"] == "16"
     assert set(rows["bytes counted"]) == {2 * 3 * TINY_PAGE}  # read + written
     assert rows.loc["gather", "implementation"] == "torch"
     m = metrics(at)
@@ -664,6 +677,25 @@ def test_a_bad_setting_is_explained_once_on_the_page(page):
         assert not at.error and fill in side
     else:
         assert [fill in e.value for e in at.error] == [True] and fill not in side
+
+
+def test_compare_takes_sglang_page_size_and_sliding_ratio():
+    # gpt-oss-20b: 12 full + 12 sliding layers of 2,048 B per token; a 10 GB budget (frac 1)
+    link = {"model": "gpt-oss-20b", "gpu": "Custom", "gpu_mem": "10GB", "frac": "1"}
+    at = open_app("app_pages/compare.py", link)
+    sglang = at.dataframe[0].value.set_index("strategy").loc["SGLang"]
+    # defaults r_swa 0.8, page 1: 10**10 // (12 x 2,048 x (1 + 0.8) = 44,236.8) = 226,056
+    assert sglang["capacity (tokens)"] == 226_056
+    at.number_input(key="w.swa_full_tokens_ratio").set_value(0.5).run()
+    at.number_input(key="w.sglang_page_size").set_value(64).run()
+    assert_clean(at)
+    assert (at.query_params["sg_swa"], at.query_params["sg_page"]) == ("0.5", "64")
+    # 10**10 // (24,576 + 0.5 x 24,576 = 36,864) = 271,267, whole pages of 64: 271,232
+    sglang = at.dataframe[0].value.set_index("strategy").loc["SGLang"]
+    assert (sglang["capacity (tokens)"], sglang["P (tokens)"]) == (271_232, 64)
+    # a model without sliding layers is not offered the sliding ratio
+    plain = open_app("app_pages/compare.py", {**link, "model": "Llama-3.1-8B"})
+    assert not [w for w in plain.number_input if w.key == "w.swa_full_tokens_ratio"]
 
 
 def test_compare_a_state_only_model_shows_no_capacity_and_no_none():
@@ -898,6 +930,19 @@ def test_packed_slabs_refuse_a_state_only_model_naming_the_setting(page):
     assert not at.exception
     (error,) = [e.value for e in at.error]
     assert error.endswith('pick the planner "one tensor per component" in the sidebar')
+
+
+@pytest.mark.parametrize("page", ["app_pages/layout.py", "app_pages/budget.py",
+                                  "app_pages/gpu.py"])
+def test_a_budget_too_small_for_two_blocks_names_the_sidebar_settings(page):
+    # default model (Qwen3-Next TP 1, block 16): blocks of 52,887,552 B; a 1 KB GPU at 0.9
+    # leaves 900 B, no block at all
+    at = open_app(page, {"gpu": "Custom", "gpu_mem": "1KB"})
+    assert not at.exception
+    assert [e.value for e in at.error] == [
+        "The cache budget per rank, 900 B, holds 0 block(s) of 52,887,552 B (50.44 MiB); a "
+        "plan needs at least 2, that is 105,775,104 B (100.88 MiB): raise the GPU memory or "
+        "the memory fraction, or lower the model weights, in the sidebar"]
 
 
 def test_layout_of_a_state_only_model_has_no_token_slots_and_no_workload():

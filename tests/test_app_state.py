@@ -183,6 +183,8 @@ def test_model_json_round_trip_and_errors():
         app_model.load_model_json("{nope")
     with pytest.raises(ValueError, match="format"):
         app_model.load_model_json('{"format": "other/1"}')
+    with pytest.raises(ValueError, match='a raw profile .*: add "format": "flatkv-profile/1"'):
+        app_model.load_model_json('{"layers": "full*4", "kv_bytes_per_slot": 64}')
     with pytest.raises(ValueError, match="layer pattern"):
         app_model.load_model_json(json.dumps(
             {"format": app_model.PROFILE_FORMAT, "layers": "full*", "kv_bytes_per_slot": 4}))
@@ -318,3 +320,15 @@ def test_layout_fields_are_the_options_that_act_on_the_model():
     assert layout_fields_for(QWEN35.profile()) == ("mamba_cache_mode",)  # state, no sliding
     assert layout_fields_for(load_preset("gpt-oss-20b").profile()) == ("max_batched_tokens",)
     assert layout_fields_for(load_preset("Llama-3.1-8B").profile()) == ()
+
+
+def test_replication_note_when_tp_passes_the_kv_heads():
+    # Llama-3.1-8B: 8 KV heads of 128; at TP 16 each rank holds one whole head (SPEC §2):
+    # 1 x (128 + 128) x 2 B = 512 B per token, not 8 / 16 of 4,096
+    spec = app_model.spec_for("Llama-3.1-8B", None, 16)
+    assert app_model.spec_kind_rows(spec)[0]["KV bytes per token"] == 512
+    assert app_model.replication_note(spec) == (
+        "Fewer KV heads than TP ranks (8 KV heads over TP 16: each rank holds 1, each head sits "
+        "on 2 ranks): kv_heads per rank = max(1, kv_heads // tp), SPEC §2, so the KV bytes per "
+        "token above are one whole head's.")
+    assert app_model.replication_note(app_model.spec_for("Llama-3.1-8B", None, 8)) is None

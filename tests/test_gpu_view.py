@@ -8,6 +8,7 @@ import io
 import json
 import subprocess
 import sys
+from dataclasses import replace
 
 import pytest
 
@@ -94,8 +95,13 @@ def test_pick_kernels_keeps_what_runs_here():
 def test_pages_per_call_values():
     assert gpu_view.pages_per_call_values(10) == (1, 2, 4)  # half the pool: 5
     assert gpu_view.pages_per_call_values(2) == (1,)
-    # 4,096 blocks: 1 .. 2,048 is 12 powers; indices round(i x 11 / 4) = 0, 3, 6, 8, 11
-    assert gpu_view.pages_per_call_values(4096) == (1, 8, 64, 256, 2048)
+    # 4,096 blocks: 1 .. 2,048 is 12 powers (indices 0 .. 11), too many for 5 points: every
+    # ceil(11 / 4) = 3rd down from 2**11 (2**11, 2**8, 2**5, 2**2), and 1
+    assert gpu_view.pages_per_call_values(4096) == (1, 4, 32, 256, 2048)
+    # 64 blocks: 1 .. 32 is 6 powers: every 2nd down from 32, and 1 (rounding evenly spaced
+    # indices gave 1, 2, 4, 16, 32: no 8)
+    assert gpu_view.pages_per_call_values(64) == (1, 2, 8, 32)
+    assert gpu_view.pages_per_call_values(128) == (1, 4, 16, 64)
 
 
 def test_block_size_values():
@@ -219,6 +225,22 @@ def test_bandwidth_series_name_the_layout_when_a_run_timed_both():
         ("state-row copy", 5.0, 5.0, "1.00x")]
     assert gpu_view.layout_rows(runs, text=False)[0]["page-major / slot-major"] == 2.0
     assert gpu_view.layout_rows(runs[:1]) == []  # one layout: nothing to set side by side
+    # one round each: 8 and 16 GB/s are apart; the two state copies at 5 GB/s are not
+    assert [r["rounds apart"] for r in rows] == ["yes", "yes", "no: the rounds overlap"]
+    assert [r["rounds apart"] for r in gpu_view.layout_rows(runs, text=False)] == [
+        True, True, False]
+    # rounds of 1.0 to 3.0 ms against 2.5 ms: the ratio is inside the noise
+    slot_gather = runs[0].figures[1]
+    spread = replace(slot_gather, samples_s=(1.0e-3, 3.0e-3))
+    noisy = replace(runs[0], figures=(runs[0].figures[0], spread, *runs[0].figures[2:]))
+    whole = replace(runs[1].figures[1], samples_s=(2.5e-3,))
+    other = replace(runs[1], figures=(runs[1].figures[0], whole, *runs[1].figures[2:]))
+    assert gpu_view.layout_rows([noisy, other])[0]["rounds apart"] == "no: the rounds overlap"
+    # the screen drops columns one run repeats on every row; a sweep's vary, and stay
+    shown = gpu_view.varying_columns(gpu_view.result_rows(runs))
+    assert "page bytes" not in shown[0] and shown[0]["operation"] == "device copy"
+    swept = gpu_view.varying_columns(gpu_view.result_rows([result(pages=1), result(pages=4)]))
+    assert {r["pages per call"] for r in swept} == {1, 4} and "P (tokens)" not in swept[0]
     table = gpu_view.result_rows(runs)
     assert [(r["pool layout"], r["operation"]) for r in table] == [
         ("shared", "device copy"), ("slot-major", "gather"), ("slot-major", "scatter"),

@@ -255,7 +255,7 @@ def test_parse_pattern_forms():
     [
         ("", "non-empty"),
         ("(a,b", r"expected '\)'"),
-        ("a,,b", "expected 'name'"),
+        ("a,,b", "expected a layer name, got ','"),
         ("0*a", "positive"),
         ("a;b", "unexpected ';'"),
         ("(a)*10000000", "more than 10000 cache layers"),

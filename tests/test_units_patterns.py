@@ -72,7 +72,8 @@ def test_layer_patterns():
 
 @pytest.mark.parametrize(
     ("text", "match"),
-    [("", "non-empty"), ("full*", "expected 'num', got 'the end'"), ("(full", r"expected '\)'"),
+    [("", "non-empty"), ("full*", "expected a repeat count, got the end of the pattern"),
+     ("(full", r"expected '\)'"),
      ("mlp*3", r"unknown layer kind\(s\) \['mlp'\]"), ("full*0", "must be positive"),
      ("full)", "unexpected '\\)'"), ("full*1000000*1000000", "more than 10000 cache layers"),
      ("(" * 500 + "full" + ")" * 500, "nests parentheses more than 32 deep")],
