@@ -11,8 +11,8 @@ import streamlit as st
 
 from app_pages._common import end_run, frame, sync_url
 
-st.set_page_config(page_title="FlatKV Explorer", page_icon=":material/view_module:",
-                   layout="wide")
+# A local icon: a :material/...: one is fetched from fonts.gstatic.com, which fails offline.
+st.set_page_config(page_title="FlatKV Explorer", page_icon="assets/favicon.png", layout="wide")
 
 PAGES = [
     # The default page: streamlit serves it at "/" (not at /model).

@@ -346,6 +346,10 @@ def sidebar(page_shows_budget: bool = True) -> None:
         budget = state().budget()
         side.metric("Cache budget per rank", format_bytes(budget.cache_bytes),
                     help=f"{budget.cache_bytes:,} B")
+        if state().weights == 0:
+            side.caption("Model weights 0 B: all of the memory share goes to the cache. An "
+                         "engine loads the weights first: enter them (2 B per parameter in "
+                         "bf16, so 160GB for 80B) for the budget it would have.")
     except ValueError as exc:
         # a page stops at the first error: with the model wrong too, it explains only that
         side.caption(":red[Cache budget per rank: none; the page says why.]"

@@ -990,3 +990,11 @@ def test_the_planner_hint_stays_off_a_budget_error():
     assert not at.exception
     (error,) = [e.value for e in at.error]
     assert "weights" in error and "pick the planner" not in error
+
+
+def test_sidebar_says_when_no_weights_are_set():
+    def note(at):
+        return [c.value for c in at.sidebar.caption if c.value.startswith("Model weights 0 B")]
+
+    assert len(note(open_app("app_pages/layout.py"))) == 1  # the default view: weights 0 B
+    assert note(open_app("app_pages/layout.py", {"weights": "80GB"})) == []

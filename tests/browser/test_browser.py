@@ -60,6 +60,8 @@ def open_view(page, url: str, title: str):
 @pytest.mark.parametrize("path", list(PAGES))
 def test_each_page_loads_and_draws_its_charts(page, app_url, path):
     title, charts = PAGES[path]
+    outside = []  # the app works offline (air-gapped clusters): nothing is fetched elsewhere
+    page.on("request", lambda r: None if r.url.startswith(app_url) else outside.append(r.url))
     open_view(page, f"{app_url}/{path}?{urlencode(QWEN35)}", title)
     plots = page.locator('[data-testid="stPlotlyChart"] .js-plotly-plot')
     expect(plots).to_have_count(charts, timeout=TIMEOUT)
@@ -67,6 +69,7 @@ def test_each_page_loads_and_draws_its_charts(page, app_url, path):
         expect(plots.nth(i).locator(".main-svg").first).to_be_visible(timeout=TIMEOUT)
     assert page.locator('[data-testid="stException"]').count() == 0
     assert page.locator('[data-testid="stAlertContentError"]').count() == 0
+    assert outside == []
 
 
 def test_layout_numbers_and_a_shared_link_restore_the_view(page, browser, app_url):
