@@ -63,6 +63,10 @@ CATEGORY_KIND: dict[str, str] = {
 }
 HATCH: dict[str, str] = {"row_padding": "/", "state_page_padding": "x", "padding_layers": "\\",
                          "padding": "/"}
+# The three kinds of padding side by side in one bar: one grey each, lighter to darker (their
+# hatches alone are lost on thin slices).
+PADDING_SHADES: dict[str, str] = {"row_padding": COLORS["padding"],
+                                  "state_page_padding": "#9A918D", "padding_layers": "#7A716D"}
 GROUP_KIND = {"full_attention": "kv", "sliding_attention": "kv_sliding",
               "linear_attention": "ssm"}
 
@@ -288,7 +292,8 @@ def breakdown_bars(
         fig.add_trace(go.Bar(
             name=cat.replace("_", " "), orientation="h", y=list(names),
             x=[v / scale for v in values],
-            marker={"color": color_of(kind), "line": {"color": "white", "width": 0.5},
+            marker={"color": PADDING_SHADES.get(cat, color_of(kind)),
+                    "line": {"color": "white", "width": 0.5},
                     "pattern": {"shape": HATCH.get(cat, ""), "fgcolor": "#7F7F7F"}},
             customdata=[[f"{v:,}", format_bytes(v)] for v in values],
             hovertemplate=f"%{{y}}<br>{cat}: %{{customdata[0]}} B (%{{customdata[1]}})"

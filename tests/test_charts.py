@@ -113,6 +113,11 @@ def test_compare_bars_keep_category_colours():
     assert list(pad.x) == [1.0, 0.0] and pad.marker.pattern.shape == "/"
     assert _trace(fig, "unused").marker.color == COLORS["unused"]
     assert fig.layout.barmode == "stack"
+    # the three paddings: three greys, so a thin slice is told apart without its hatch
+    pads = charts.breakdown_bars(["a"], [[("row_padding", 1), ("state_page_padding", 1),
+                                          ("padding_layers", 1)]])
+    assert pad.marker.color == COLORS["padding"]
+    assert len({t.marker.color for t in pads.data}) == 3
     bars = charts.capacity_bars(["a", "b"], [818_400, 64_896], [23.48, 1.9], context=32768)
     assert list(bars.data[0].text) == ["818,400", "64,896"]
     assert list(bars.data[1].y) == [23.48, 1.9]
