@@ -7,12 +7,15 @@ Run: ``streamlit run app.py``. The whole view (model, settings, page) lives in t
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import streamlit as st
 
 from app_pages._common import end_run, frame, sync_url
 
 # A local icon: a :material/...: one is fetched from fonts.gstatic.com, which fails offline.
-st.set_page_config(page_title="FlatKV Explorer", page_icon="assets/favicon.png", layout="wide")
+st.set_page_config(page_title="FlatKV Explorer", layout="wide",
+                   page_icon=str(Path(__file__).parent / "assets" / "favicon.png"))
 
 PAGES = [
     # The default page: streamlit serves it at "/" (not at /model).

@@ -21,14 +21,15 @@ from flatkv.app_state import (
     MAX_SLOTS_PER_REQUEST,
     MAX_TP,
     MIN_MEM_FRACTION,
+    SWA_RATIO_RANGE,
     AppState,
     decode_query,
     encode_query,
 )
-from flatkv.plan import SLIDING_ATTENTION, BudgetTooSmall
+from flatkv.plan import FULL_ATTENTION, SLIDING_ATTENTION, BudgetTooSmall
 from flatkv.profile import CacheProfile
 from flatkv.strategies import STRATEGIES, StrategyOptions, StrategyResult, run_strategy
-from flatkv.strategies.base import MAMBA_CACHE_MODES
+from flatkv.strategies.base import MAMBA_CACHE_MODES, PADDING_BOUND_RANGE, RATIO_RANGE
 from flatkv.strategies.vllm import DEFAULT_KERNEL_BLOCK_SIZE
 from flatkv.strategies.vllm import kernel_block_size as vllm_kernel_block_size
 from flatkv.units import format_bytes, format_size, parse_size
@@ -385,8 +386,25 @@ def _ratio(v: float) -> float:
     return round(float(v), 6)  # the widget's float steps (0.9500000000000001) as typed
 
 
+# Engine options that are ratios: label, range (as the URL reads it) and help.
+_RATIO_WIDGETS = {
+    "mamba_full_memory_ratio": ("Mamba / full memory ratio r", RATIO_RANGE,
+                                "SGLang: the state pool gets budget x r / (1 + r)."),
+    "swa_full_tokens_ratio": ("Sliding / full tokens ratio", SWA_RATIO_RANGE,
+                              "SGLang's --swa-full-tokens-ratio, between 0 and 1: the "
+                              "sliding-window pool's tokens relative to the full pool's."),
+    "lcm_padding_bound": ("Two-level padding bound", PADDING_BOUND_RANGE,
+                          "The largest padding a two-level layout accepts for any group."),
+}
+
+
 def _engine_widget(field: str) -> None:
     """The bound widget of one engine option (an AppState field of ENGINE_FIELDS)."""
+    if field in _RATIO_WIDGETS:
+        label, (low, high), text = _RATIO_WIDGETS[field]
+        bind(st.number_input, field, label, min_value=float(low), max_value=float(high),
+             step=0.05, format="%.4g", from_widget=_ratio, help=text)
+        return
     if field == "kernel_block_size":
         model_default = _model_kernel_block_size()
         bind(st.number_input, field, "Kernel block size A (tokens)", min_value=1,
@@ -406,15 +424,6 @@ def _engine_widget(field: str) -> None:
              max_value=MAX_BLOCK_SIZE, step=64,
              help="The model config's mamba_chunk_size / chunk_size; in mode all vLLM aligns "
              "P to lcm(chunk, A).")
-    elif field == "mamba_full_memory_ratio":
-        bind(st.number_input, field, "Mamba / full memory ratio r", min_value=1e-6,
-             max_value=1e6, step=0.05, format="%.4g", from_widget=_ratio,
-             help="SGLang: the state pool gets budget x r / (1 + r).")
-    elif field == "swa_full_tokens_ratio":
-        bind(st.number_input, field, "Sliding / full tokens ratio", min_value=1e-6,
-             max_value=1e6, step=0.05, format="%.4g", from_widget=_ratio,
-             help="SGLang's --swa-full-tokens-ratio: the sliding-window pool's tokens relative "
-             "to the full pool's.")
     elif field == "sglang_page_size":
         bind(st.number_input, field, "Page size (tokens)", min_value=1,
              max_value=MAX_BLOCK_SIZE, step=1,
@@ -428,23 +437,20 @@ def _engine_widget(field: str) -> None:
         bind(st.number_input, field, "Max batched tokens", min_value=1, max_value=MAX_CONTEXT,
              step=1024, help="Tokens scheduled per step; sizes the pages a sliding-window "
              "request holds.")
-    elif field == "lcm_padding_bound":
-        bind(st.number_input, field, "Two-level padding bound", min_value=0.0, max_value=10.0,
-             step=0.05, format="%.4g", from_widget=_ratio,
-             help="The largest padding a two-level layout accepts for any group.")
 
 
 def _acts(field: str) -> bool:
     """Whether to offer an engine option: the chunk size acts in mamba cache mode "all" only,
-    SGLang's sliding / full ratio on models with sliding-window layers only."""
+    SGLang's sliding / full ratio on models with both sliding-window and full layers only."""
     s = state()
     if field == "mamba_chunk_size":
         return s.mamba_cache_mode == "all"
     if field == "swa_full_tokens_ratio":
         try:
-            return SLIDING_ATTENTION in s.profile().layer_types
+            types = s.profile().layer_types
         except ValueError:  # the page says why; offer the option anyway
             return True
+        return SLIDING_ATTENTION in types and FULL_ATTENTION in types
     return True
 
 

@@ -221,9 +221,9 @@ def picker() -> None:
             # pasted text is JSON, never a path or a model id
             if upload is None and is_model_id(pasted.strip()):
                 raise ValueError(
-                    f"{pasted.strip()!r} is a model id, not a config.json: paste the contents "
-                    "of its config.json or upload the file (the app does not fetch from the "
-                    "Hub; `python -m flatkv model --hf-config ID` does)"
+                    f"{pasted.strip()!r} is not JSON: it looks like a model id or a path. Paste "
+                    "the contents of the config.json or upload the file (the app does not fetch "
+                    "from the Hub; `python -m flatkv model --hf-config ID` does)"
                 )
             config = (upload.getvalue() if upload is not None
                       else parse_json_object(pasted, "pasted config.json"))

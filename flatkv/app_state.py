@@ -46,6 +46,8 @@ MAX_BLOCK_SIZE = 1 << 20
 MAX_CONTEXT = 1 << 24
 MAX_REQUESTS = 4096
 MAX_SLOTS_PER_REQUEST = 1024
+# SGLang documents --swa-full-tokens-ratio as between 0 and 1 (the library takes any RATIO_RANGE)
+SWA_RATIO_RANGE = (RATIO_RANGE[0], Fraction(1))
 ENGINE_DEFAULTS = StrategyOptions()  # each engine's own defaults
 # The AppState fields that are engine options (StrategyOptions knobs of the same names).
 ENGINE_FIELDS = ("kernel_block_size", "mamba_cache_mode", "mamba_chunk_size",
@@ -320,7 +322,7 @@ _SETTINGS: dict[str, tuple[str, Callable[[str, str], object], Callable[[object],
     "mamba": ("mamba_cache_mode", _choice(lambda: list(MAMBA_CACHE_MODES)), str),
     "chunk": ("mamba_chunk_size", _int(1, MAX_BLOCK_SIZE), str),
     "sg_ratio": ("mamba_full_memory_ratio", _ratio(RATIO_RANGE), repr),
-    "sg_swa": ("swa_full_tokens_ratio", _ratio(RATIO_RANGE), repr),
+    "sg_swa": ("swa_full_tokens_ratio", _ratio(SWA_RATIO_RANGE), repr),
     "sg_slots": ("sglang_slots_per_request", _int(1, MAX_SLOTS_PER_REQUEST), str),
     "sg_page": ("sglang_page_size", _int(1, MAX_BLOCK_SIZE), str),
     "mbt": ("max_batched_tokens", _int(1, MAX_CONTEXT), str),

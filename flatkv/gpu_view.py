@@ -222,16 +222,17 @@ def counts_text(values: Sequence[int]) -> str:
 
 def pages_per_call_values(pool_blocks: int, *, points: int = 5) -> tuple[int, ...]:
     """Powers of two up to half the pool (a call's pages come from the pool), at most
-    ``points`` of them: every one where they fit, else one power in every ``stride`` down from
-    the largest (an even spacing in log scale, which rounding evenly spaced indices does not
-    give: 1, 2, 4, 16, 32), and 1, a single page per call."""
+    ``points`` of them: every one where they fit; else 1 (a single page per call) and one power
+    in every ``stride`` down from the largest, leaving out the lowest of those when it sits
+    closer to 1 than half a stride (rounding evenly spaced indices gave 1, 2, 4, 16, 32)."""
     top = max(1, pool_blocks // 2)
     powers = [1 << k for k in range(top.bit_length()) if 1 << k <= top]
     if len(powers) <= points:
         return tuple(powers)
     last = len(powers) - 1
     stride = -(-last // (points - 1))
-    return tuple(sorted({powers[0], *(powers[i] for i in range(last, -1, -stride))}))
+    picked = [i for i in range(last, -1, -stride) if i == 0 or 2 * i >= stride]
+    return tuple(sorted({powers[0], *(powers[i] for i in picked)}))
 
 
 def block_size_values(current: int, planned: int, *, top: int) -> tuple[int, ...]:

@@ -245,6 +245,9 @@ def resolve_config(cfg: Mapping[str, Any]) -> Any:
     except ImportError as exc:  # pragma: no cover - transformers is a runtime dependency
         raise ValueError(f"reading a config.json needs transformers: {exc}") from None
     kwargs = {k: v for k, v in cfg.items() if k != "model_type"}
+    for key in ("torch_dtype", "dtype"):  # "torch.bfloat16" is FlatKV's, not transformers'
+        if isinstance(kwargs.get(key), str):
+            kwargs[key] = kwargs[key].removeprefix("torch.")
     verbosity = hf_logging.get_verbosity()
     hf_logging.set_verbosity_error()
     try:
@@ -400,8 +403,9 @@ def _kv_dtype_of(cfg: Mapping[str, Any], model_dtype: str) -> tuple[str, str]:
         return model_dtype, ""
     inner = quant.get("quantization", quant)
     inner = inner if isinstance(inner, Mapping) else quant
-    algo = (inner.get("kv_cache_scheme") or quant.get("kv_cache_scheme")
-            or inner.get("kv_cache_quant_algo") or quant.get("kv_cache_quant_algo"))
+    # vLLM's order: kv_cache_scheme before kv_cache_quant_algo, the inner block before the outer
+    key, algo = next(((k, where[k]) for k in ("kv_cache_scheme", "kv_cache_quant_algo")
+                      for where in (inner, quant) if where.get(k)), ("", None))
     if isinstance(algo, Mapping):  # {"dynamic": false, "num_bits": 8, "type": "float"}
         is_fp8 = (algo.get("dynamic") is False and algo.get("num_bits") == 8
                   and algo.get("type") == "float")
@@ -409,7 +413,7 @@ def _kv_dtype_of(cfg: Mapping[str, Any], model_dtype: str) -> tuple[str, str]:
     dtype = _MODELOPT_KV_DTYPES.get(str(algo).lower()) if algo else None
     if dtype is None:
         return model_dtype, ""
-    return dtype, f"KV cache {dtype} from quantization_config's kv_cache_quant_algo {algo}"
+    return dtype, f"KV cache {dtype} from quantization_config's {key} ({algo})"
 
 
 def _ssm_dtype_of(text: Any, model_dtype: str, cfg: dict) -> tuple[str, str]:
@@ -438,7 +442,9 @@ def spec_from_hf_config(
     text = resolved.get_text_config() if hasattr(resolved, "get_text_config") else resolved
     layers = _layers_of(text, model_type)
     model_dtype, dtype_note = _dtype_of(text, resolved)
-    kv_dtype, kv_note = _kv_dtype_of(cfg, model_dtype)
+    has_kv = any(not layer.is_state for layer in layers)
+    # a state-only model has no KV cache for a quantization_config to change
+    kv_dtype, kv_note = _kv_dtype_of(cfg, model_dtype) if has_kv else (model_dtype, "")
     try:
         n_model = int(getattr(text, "num_hidden_layers", 0) or 0)
     except (TypeError, ValueError):
@@ -452,8 +458,7 @@ def spec_from_hf_config(
         where = f" at {config}" if is_file else ""
         source = f"config.json{where} (model_type {model_type}), resolved with transformers"
     ssm_dtype, ssm_why = _ssm_dtype_of(text, model_dtype, cfg)
-    has_kv = any(not layer.is_state for layer in layers)
-    for note in (dtype_note, kv_note if has_kv else ""):
+    for note in (dtype_note, kv_note):
         if note:
             source += f"; {note}"
     if any(layer.is_state for layer in layers):  # say where the ssm state's dtype comes from

@@ -249,9 +249,9 @@ def test_model_page_loads_a_config_json_and_model_json():
     at.text_area(key="hf.paste").set_value(" meta-llama/Llama-3.1-8B\n").run()
     at.button(key="hf.load").click().run()
     assert [e.value for e in at.error] == [
-        "'meta-llama/Llama-3.1-8B' is a model id, not a config.json: paste the contents of its "
-        "config.json or upload the file (the app does not fetch from the Hub; `python -m flatkv "
-        "model --hf-config ID` does)"]
+        "'meta-llama/Llama-3.1-8B' is not JSON: it looks like a model id or a path. Paste the "
+        "contents of the config.json or upload the file (the app does not fetch from the Hub; "
+        "`python -m flatkv model --hf-config ID` does)"]
     at.segmented_control(key="model.source").set_value("Model JSON").run()
     at.text_area(key="model.paste").set_value('{"model_type": "llama"}').run()
     at.button(key="model.load").click().run()

@@ -107,6 +107,8 @@ def test_a_preset_is_linked_by_name():
         ({"chunk": "x"}, "mamba_chunk_size", "chunk='x' is not a whole number"),
         ({"sg_ratio": "0"}, "mamba_full_memory_ratio", "sg_ratio is '0': give a number in"),
         ({"sg_slots": "0"}, "sglang_slots_per_request", "sg_slots=0 is outside"),
+        ({"sg_swa": "2"}, "swa_full_tokens_ratio", "sg_swa is '2': give a number in [1e-06, 1]"),
+        ({"sg_page": "0"}, "sglang_page_size", "sg_page=0 is outside"),
         ({"mbt": "-1"}, "max_batched_tokens", "mbt=-1 is outside"),
         ({"lcm_pad": "11"}, "lcm_padding_bound", "lcm_pad is '11': give a number in [0, 10]"),
         ({"device": "tpu:0"}, "lab_device", "device='tpu:0' is not a device"),
@@ -329,6 +331,6 @@ def test_replication_note_when_tp_passes_the_kv_heads():
     assert app_model.spec_kind_rows(spec)[0]["KV bytes per token"] == 512
     assert app_model.replication_note(spec) == (
         "Fewer KV heads than TP ranks (8 KV heads over TP 16: each rank holds 1, each head sits "
-        "on 2 ranks): kv_heads per rank = max(1, kv_heads // tp), SPEC §2, so the KV bytes per "
-        "token above are one whole head's.")
+        "on 2 ranks): kv_heads per rank = max(1, kv_heads // tp), SPEC §2, so such a kind's KV "
+        "bytes per token above are one whole head's.")
     assert app_model.replication_note(app_model.spec_for("Llama-3.1-8B", None, 8)) is None

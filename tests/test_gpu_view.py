@@ -102,6 +102,8 @@ def test_pages_per_call_values():
     # indices gave 1, 2, 4, 16, 32: no 8)
     assert gpu_view.pages_per_call_values(64) == (1, 2, 8, 32)
     assert gpu_view.pages_per_call_values(128) == (1, 4, 16, 64)
+    # 16,384 blocks: indices 13, 9, 5, 1 by 4; 2**1 sits half a stride or less from 1: left out
+    assert gpu_view.pages_per_call_values(16384) == (1, 32, 512, 8192)
 
 
 def test_block_size_values():

@@ -301,8 +301,9 @@ class _Timer:
 
     On CUDA the events time the device. A spin kernel queued before the start event keeps the GPU
     busy while the host prepares the call (Python checks, one launch per page part for the torch
-    mover), so the host's work does not show up as idle GPU time between the events; the spin
-    lasts twice the longest host time seen (0.2 to 20 ms).
+    mover), so the host's work does not show up as idle GPU time between the events. Each kind
+    of call (``key``) spins twice its own last host time (0.2 to 20 ms): the warm-up rounds set
+    it, and a first call's compile does not make every later call spin long.
     """
 
     def __init__(self, device: torch.device) -> None:
@@ -310,22 +311,23 @@ class _Timer:
         flush = torch.empty(_cache_flush_bytes(device) // 8, dtype=torch.int64, device=device)
         flush.fill_(1)
         self.flush = flush
-        self.spin_s = _SPIN_MIN_S
+        self.spin_s: dict[object, float] = {}
         if device.type == "cuda":
             self.start = torch.cuda.Event(enable_timing=True)
             self.end = torch.cuda.Event(enable_timing=True)
 
-    def __call__(self, fn: Callable[[], object]) -> float:
+    def __call__(self, fn: Callable[[], object], key: object = None) -> float:
         self.flush.sum()  # read only: evicts the cache, dirties nothing
         if self.device.type == "cuda":
-            torch.cuda._sleep(int(self.spin_s * _SPIN_CYCLES_PER_S))
+            spin = self.spin_s.get(key, _SPIN_MIN_S)
+            torch.cuda._sleep(int(spin * _SPIN_CYCLES_PER_S))
             self.start.record()
             t0 = time.perf_counter()
             fn()
             host_s = time.perf_counter() - t0
             self.end.record()
             self.end.synchronize()
-            self.spin_s = min(max(self.spin_s, 2 * host_s), _SPIN_MAX_S)
+            self.spin_s[key] = min(max(2 * host_s, _SPIN_MIN_S), _SPIN_MAX_S)
             return self.start.elapsed_time(self.end) / 1e3
         t0 = time.perf_counter()
         fn()
@@ -689,7 +691,7 @@ def _time_rounds(variants: Sequence[_Variant], timer: _Timer, warmup: int, repea
         report(r / rounds, f"{'warm-up' if r < warmup else 'timing'} round {r + 1}/{rounds}")
         for k in range(len(variants)):
             v_index = (k + r) % len(variants)
-            seconds = timer(lambda v=variants[v_index], r=r: v.run(r))
+            seconds = timer(lambda v=variants[v_index], r=r: v.run(r), key=v_index)
             if r >= warmup:
                 samples[v_index].append(seconds)
     return samples

@@ -74,7 +74,7 @@ def page_ids(pool: FlatPool, ids: PageIds | Sequence[int] | torch.Tensor, *,
                 f"{field} must be a 1-D integer tensor of page ids, got {ids.dtype} of shape "
                 f"{tuple(ids.shape)}"
             )
-        host = ids.detach().to("cpu", torch.int64)
+        host = ids.detach().to("cpu", torch.int64, copy=True)  # the caller's stays theirs
     else:
         values = list(ids)
         for i, v in enumerate(values):
@@ -194,12 +194,12 @@ def _device_staging(pool: FlatPool, host: torch.Tensor, count: int,
                     device_staging: torch.Tensor | None) -> torch.Tensor:
     if host.device.type != "cpu":
         raise ValueError(f"host buffer must be on the CPU, got {host.device}")
-    staging_views(pool, host, count)  # checks the host buffer's size and layout
+    check_staging(pool, host, count)
     if pool.device.type == "cpu":
         return host  # host and device memory are the same: no DMA step
     if device_staging is None:
         device_staging = new_staging(pool, count)
-    staging_views(pool, device_staging, count)
+    check_staging(pool, device_staging, count)
     return device_staging
 
 

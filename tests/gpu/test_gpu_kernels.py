@@ -197,6 +197,7 @@ def test_fused_kernel_compiles_for_an_h200(layout, monkeypatch, kv):
 
     monkeypatch.setattr(driver, "_active", _HopperWithoutAGpu())  # restored after the test
     monkeypatch.setattr(triton_kernels, "_KERNELS", {})  # and so is the kernel it compiles
+    monkeypatch.setenv("TRITON_DEFAULT_FP_FUSION", "1")  # no float arithmetic here: no warning
     plan = small_plan(kv=kv, conv=96 if kv > 3 else 5, ssm=4096 if kv > 3 else 7)
     with allocate_pool(plan, "cpu", max_blocks=8, layout=layout) as p:
         ids = kernels.page_ids(p, [7, 0, 3])
@@ -305,3 +306,12 @@ def test_many_pages_in_random_order_round_trip_bit_exactly(device, layout):
             t[ids] = 0
         kernels.scatter(pool, ids, staging)
         assert all(torch.equal(a, b) for a, b in zip(pool.tensors, original, strict=True))
+
+
+def test_page_ids_keep_their_own_copy_of_the_ids(pool):
+    # validated ids must not follow a caller's later edits (a CPU int64 tensor would otherwise
+    # share its memory, so an out-of-range edit would reach the kernels unchecked)
+    ids = torch.tensor([3, 5], dtype=torch.int64)
+    pages = kernels.page_ids(pool, ids)
+    ids[0] = pool.num_blocks + 7
+    assert pages.host.tolist() == [3, 5] and pages.tensor.cpu().tolist() == [3, 5]
