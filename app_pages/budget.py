@@ -23,9 +23,9 @@ from app_pages._common import (
 )
 from flatkv import app_data, charts
 from flatkv.app_data import PLANNER_STRATEGY, STRATEGY_TITLES
-from flatkv.app_state import MAX_CONTEXT, layout_fields_for
+from flatkv.app_state import MAX_CONTEXT, strategy_fields
 from flatkv.profile import CacheProfile
-from flatkv.strategies import StrategyOptions, run_strategy
+from flatkv.strategies import STRATEGIES, StrategyOptions, run_strategy
 from flatkv.units import concurrency_text, concurrency_value, format_bytes
 
 
@@ -66,50 +66,9 @@ CAPACITY_HELP = (
 NO_HISTORY_HELP = ("No attention layer: the model keeps no token history, only a constant state "
                    "per request, so there is no capacity in tokens; concurrency still counts.")
 
-st.title("Budget")
-with user_errors():
-    s = state()
-    b = s.budget()
-    strategy = PLANNER_STRATEGY[s.planner]
-    acting = layout_fields_for(s.profile())  # only the options that act on this model
-    st.caption(f"{s.profile().name} · {STRATEGY_TITLES[strategy]} · "
-               f"{s.engine_options_text(acting, defaults='default layout options')} · "
-               "GPU, memory fraction, weights and TP are in the sidebar.")
-    st.info(b.explain(s.mem_fraction, s.tp), icon=":material/calculate:")
-    bind(st.number_input, "context", "Context length (tokens per request)", min_value=1,
-         max_value=MAX_CONTEXT, step=1024)
-    if acting:
-        engine_options(acting, label="Layout options",
-                       note="What our layouts read of the engine options (the others are on "
-                       "Compare); the link keeps what you change.")
-    s = state()
-    (r,) = current_strategies(s, (strategy,))
-    if not r.applies:
-        current_analysis(s)  # says it in the page's words: budget too small, state only
-        raise ValueError(r.reason)
-    c = metric_row()
-    c.metric("Cache budget", format_bytes(b.cache_bytes), help=f"{b.cache_bytes:,} B")
-    history = r.capacity_tokens is not None  # a state-only model keeps no token history
-    c.metric("Capacity (tokens)", f"{r.capacity_tokens:,}" if history else NOT_APPLICABLE,
-                help=CAPACITY_HELP if history else NO_HISTORY_HELP)
-    c.metric(f"Concurrency at {s.context:,} tokens", concurrency_text(r.max_concurrency))
-    c.metric("Blocks", f"{r.num_blocks:,}", help=f"{r.block_bytes:,} B each, P = "
-                f"{r.block_size:,}")
-    if history and (note := app_data.sliding_capacity_text(s.profile())):
-        st.caption(note)
-    with st.expander("The math"):
-        st.code("\n".join(r.formulas), language=None, wrap_lines=True)
-    budgets, by_budget, sizes, by_size = sweeps(s.profile(), strategy, b.cache_bytes,
-                                                s.context, s.strategy_options(), s.alignment)
-    left, right = st.columns(2)
-    with left:
-        chart(charts.sweep_figure(
-            [x / 2**30 for x in budgets], [p[0] for p in by_budget] if history else None,
-            [p[1] for p in by_budget],
-            current_x=b.cache_bytes / 2**30, current_capacity=r.capacity_tokens,
-            current_concurrency=r.max_concurrency, x_title="cache budget per rank (GiB)",
-            context=s.context, title="Over the budget"),
-            key="budget.by_budget", file_name="capacity_by_budget.html")
+
+def block_size_sweep(s, r, sizes, by_size, history: bool, right) -> None:
+    """The curve over the requested block size (in ``right``) and its table."""
     with right:
         chart(charts.sweep_figure(
             sizes, [p[0] for p in by_size] if history else None, [p[1] for p in by_size],
@@ -126,3 +85,69 @@ with user_errors():
         st.download_button("Sweep as CSV", data=sweep.to_csv(index=False),
                            file_name="block_size_sweep.csv", mime="text/csv",
                            key="budget.csv", on_click="ignore", icon=":material/download:")
+
+
+st.title("Budget")
+with user_errors():
+    s = state()
+    b = s.budget()
+    ours = PLANNER_STRATEGY[s.planner]  # the sidebar's planner, unless another layout is picked
+    c1, c2 = st.columns(2)
+    with c1:
+        bind(st.selectbox, "budget_strategy", "Layout", options=list(STRATEGIES),
+             format_func=STRATEGY_TITLES.get, to_widget=lambda v: v or ours,
+             from_widget=lambda v: None if v == ours else v,
+             help="Whose capacity the what-if sweeps: our planner (the sidebar's) or an "
+             "engine's layout, counted as on Compare.")
+    with c2:
+        bind(st.number_input, "context", "Context length (tokens per request)", min_value=1,
+             max_value=MAX_CONTEXT, step=1024)
+    s = state()
+    strategy = s.budget_strategy or ours
+    acting = strategy_fields(strategy, s.profile())  # only the options that act on this model
+    st.caption(f"{s.profile().name} · {STRATEGY_TITLES[strategy]} · "
+               f"{s.engine_options_text(acting, defaults='default layout options')} · "
+               "GPU, memory fraction, weights and TP are in the sidebar.")
+    st.info(b.explain(s.mem_fraction, s.tp), icon=":material/calculate:")
+    if acting:
+        engine_options(acting, label="Layout options",
+                       note="What this layout reads of the engine options; the link keeps what "
+                       "you change.")
+    s = state()
+    (r,) = current_strategies(s, (strategy,))
+    if not r.applies:
+        if strategy == ours:
+            current_analysis(s)  # says it in the page's words: budget too small, state only
+        raise ValueError(f"{STRATEGY_TITLES[strategy]} does not apply: {r.reason}")
+    c = metric_row()
+    c.metric("Cache budget", format_bytes(b.cache_bytes), help=f"{b.cache_bytes:,} B")
+    history = r.capacity_tokens is not None  # a state-only model keeps no token history
+    c.metric("Capacity (tokens)", f"{r.capacity_tokens:,}" if history else NOT_APPLICABLE,
+                help=CAPACITY_HELP if history else NO_HISTORY_HELP)
+    c.metric(f"Concurrency at {s.context:,} tokens", concurrency_text(r.max_concurrency))
+    c.metric("Blocks", f"{r.num_blocks:,}", help=f"{r.block_bytes:,} B each, " + (
+        f"P = {r.block_size:,}" if r.block_size else "state slots: no pages of tokens"))
+    if strategy == "sglang" and "swa_tokens" in r.extras:  # a pool of its own for sliding layers
+        st.caption(f"SGLang: capacity is the full-attention token pool; the sliding-window "
+                   f"layers have a pool of their own, {r.extras['swa_tokens']:,} tokens (sliding "
+                   "/ full tokens ratio in the layout options).")
+    elif history and (note := app_data.sliding_capacity_text(s.profile())):
+        st.caption(note)
+    with st.expander("The math"):
+        st.code("\n".join(r.formulas), language=None, wrap_lines=True)
+    budgets, by_budget, sizes, by_size = sweeps(s.profile(), strategy, b.cache_bytes,
+                                                s.context, s.strategy_options(), s.alignment)
+    left, right = st.columns(2)
+    with left:
+        chart(charts.sweep_figure(
+            [x / 2**30 for x in budgets], [p[0] for p in by_budget] if history else None,
+            [p[1] for p in by_budget],
+            current_x=b.cache_bytes / 2**30, current_capacity=r.capacity_tokens,
+            current_concurrency=r.max_concurrency, x_title="cache budget per rank (GiB)",
+            context=s.context, title="Over the budget"),
+            key="budget.by_budget", file_name="capacity_by_budget.html")
+    if strategy == "sglang":  # its token pool pages by its own page size, not the block size
+        right.caption("SGLang's token pool does not page by the block size, so there is no "
+                      "block-size sweep: its page size is one of the layout options above.")
+    else:
+        block_size_sweep(s, r, sizes, by_size, history, right)

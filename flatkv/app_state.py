@@ -16,9 +16,9 @@ from fractions import Fraction
 from flatkv import app_model, gpu_view
 from flatkv.analysis import PLANNERS
 from flatkv.models import ModelSpec
-from flatkv.plan import SLIDING_ATTENTION, alignment_or_block_size, check_int
+from flatkv.plan import FULL_ATTENTION, SLIDING_ATTENTION, alignment_or_block_size, check_int
 from flatkv.profile import CacheProfile
-from flatkv.strategies import StrategyOptions
+from flatkv.strategies import STRATEGIES, StrategyOptions
 from flatkv.strategies.base import (
     MAMBA_CACHE_MODES,
     PADDING_BOUND_RANGE,
@@ -53,17 +53,44 @@ ENGINE_DEFAULTS = StrategyOptions()  # each engine's own defaults
 ENGINE_FIELDS = ("kernel_block_size", "mamba_cache_mode", "mamba_chunk_size",
                  "mamba_full_memory_ratio", "swa_full_tokens_ratio", "sglang_slots_per_request",
                  "sglang_page_size", "max_batched_tokens", "lcm_padding_bound")
-# The engine options our own layouts (flat, per-component) read: the others are vLLM's and
-# SGLang's, and the two-level layout's.
-LAYOUT_FIELDS = ("mamba_cache_mode", "max_batched_tokens")
+# The engine options each strategy reads (StrategyOptions knobs). Every paged layout counts a
+# request's pages with the mamba cache mode and max batched tokens (sliding windows).
+STRATEGY_FIELDS: dict[str, tuple[str, ...]] = {
+    "flat": ("mamba_cache_mode", "max_batched_tokens"),
+    "per-component": ("mamba_cache_mode", "max_batched_tokens"),
+    "vllm": ("kernel_block_size", "mamba_cache_mode", "mamba_chunk_size", "max_batched_tokens"),
+    "sglang": ("mamba_full_memory_ratio", "swa_full_tokens_ratio", "sglang_slots_per_request",
+               "sglang_page_size", "max_batched_tokens"),
+    "aliased": ("max_batched_tokens",),
+    "lcm": ("mamba_cache_mode", "max_batched_tokens", "lcm_padding_bound"),
+}
+_NEEDS_STATE = {"mamba_cache_mode", "mamba_chunk_size", "mamba_full_memory_ratio",
+                "sglang_slots_per_request"}
+
+
+def strategy_fields(strategy: str, profile: CacheProfile) -> tuple[str, ...]:
+    """The options of ``strategy`` that change its figures for ``profile``: state options need
+    state layers, max batched tokens sliding ones (it sizes their pages per request), SGLang's
+    sliding / full ratio both kinds, its page size attention."""
+    types = set(profile.layer_types)
+
+    def acts(field: str) -> bool:
+        if field in _NEEDS_STATE:
+            return profile.has_state
+        if field == "max_batched_tokens":
+            return SLIDING_ATTENTION in types
+        if field == "swa_full_tokens_ratio":
+            return {SLIDING_ATTENTION, FULL_ATTENTION} <= types
+        if field == "sglang_page_size":
+            return profile.has_attention
+        return True
+
+    return tuple(f for f in STRATEGY_FIELDS[strategy] if acts(f))
 
 
 def layout_fields_for(profile: CacheProfile) -> tuple[str, ...]:
-    """The LAYOUT_FIELDS that change our layouts' figures for ``profile``: the mamba cache mode
-    needs state layers, max batched tokens sliding ones (it sizes their pages per request)."""
-    return tuple(f for f in LAYOUT_FIELDS
-                 if (f != "mamba_cache_mode" or profile.has_state)
-                 and (f != "max_batched_tokens" or SLIDING_ATTENTION in profile.layer_types))
+    """The options our own layouts (flat, per-component) read that act on ``profile``."""
+    return strategy_fields("flat", profile)
 
 
 ENGINE_LABELS = {
@@ -104,6 +131,7 @@ class AppState:
     sglang_page_size: int = ENGINE_DEFAULTS.sglang_page_size
     max_batched_tokens: int = ENGINE_DEFAULTS.max_batched_tokens
     lcm_padding_bound: float = float(ENGINE_DEFAULTS.lcm_padding_bound)
+    budget_strategy: str | None = None  # the Budget page's layout; None: the planner's own
     # GPU lab run settings. None means "the default here": the first GPU else the CPU, every
     # kernel the device runs, the device's rounds, a sweep suggested from the pool or P.
     lab_device: str | None = None
@@ -327,6 +355,7 @@ _SETTINGS: dict[str, tuple[str, Callable[[str, str], object], Callable[[object],
     "sg_page": ("sglang_page_size", _int(1, MAX_BLOCK_SIZE), str),
     "mbt": ("max_batched_tokens", _int(1, MAX_CONTEXT), str),
     "lcm_pad": ("lcm_padding_bound", _ratio(PADDING_BOUND_RANGE), repr),
+    "b_layout": ("budget_strategy", _auto(_choice(lambda: list(STRATEGIES))), _write_auto(str)),
     "device": ("lab_device", _auto(gpu_view.check_device_name), _write_auto(str)),
     "kernels": ("lab_kernels", _auto(_names(gpu_view.KERNELS)), _write_auto(",".join)),
     "layouts": ("lab_layouts", _names(gpu_view.POOL_LAYOUTS), ",".join),

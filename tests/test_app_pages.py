@@ -998,3 +998,31 @@ def test_sidebar_says_when_no_weights_are_set():
 
     assert len(note(open_app("app_pages/layout.py"))) == 1  # the default view: weights 0 B
     assert note(open_app("app_pages/layout.py", {"weights": "80GB"})) == []
+
+
+def test_budget_sweeps_an_engine_layout_picked_on_the_page():
+    at = open_app("app_pages/budget.py", QWEN35_LINK)
+    assert at.selectbox(key="w.budget_strategy").value == "flat"  # the sidebar's planner
+    at.selectbox(key="w.budget_strategy").set_value("vllm").run()
+    assert_clean(at)
+    assert at.query_params["b_layout"] == "vllm"
+    # as on Compare: P = 64 x cdiv(2,146,304, 64 x 2,048) = 1,088; page 2,228,224 B;
+    # 80e9 // 2,228,224 // 12 groups = 2,991 blocks
+    assert metrics(at)["Blocks"] == "2,991"
+    # vLLM's own option, at the model's kernel block 16: A = max(16, block 64) = 64 above
+    assert at.number_input(key="w.kernel_block_size").value == 16
+    assert len(at.get("plotly_chart")) == 2  # over the budget and over the block size
+    at.selectbox(key="w.budget_strategy").set_value("sglang").run()
+    assert_clean(at)
+    assert len(at.get("plotly_chart")) == 1  # no block-size sweep: SGLang pages by its own
+    assert any("does not page by the block size" in c.value for c in at.caption)
+    # gpt-oss-20b, 10 GB: full pool 10**10 // (12 x 2,048 x 1.8) = 226,056 tokens; the sliding
+    # pool int(0.8 x 226,056) = 180,844
+    oss = open_app("app_pages/budget.py", {"model": "gpt-oss-20b", "gpu": "Custom",
+                                           "gpu_mem": "10GB", "frac": "1", "b_layout": "sglang"})
+    assert metrics(oss)["Capacity (tokens)"] == "226,056"
+    assert any(c.value.startswith("SGLang: capacity is the full-attention token pool; the "
+                                  "sliding-window layers have a pool of their own, 180,844")
+               for c in oss.caption)
+    at.selectbox(key="w.budget_strategy").set_value("flat").run()  # back to the planner's
+    assert "b_layout" not in at.query_params

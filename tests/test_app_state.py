@@ -324,6 +324,27 @@ def test_layout_fields_are_the_options_that_act_on_the_model():
     assert layout_fields_for(load_preset("Llama-3.1-8B").profile()) == ()
 
 
+def test_strategy_fields_are_what_each_layout_reads_of_the_model():
+    from flatkv.app_state import strategy_fields
+    from flatkv.presets import load_preset
+
+    hybrid, sliding = QWEN35.profile(), load_preset("gpt-oss-20b").profile()
+    assert strategy_fields("vllm", hybrid) == ("kernel_block_size", "mamba_cache_mode",
+                                               "mamba_chunk_size")
+    assert strategy_fields("vllm", sliding) == ("kernel_block_size", "max_batched_tokens")
+    assert strategy_fields("sglang", hybrid) == ("mamba_full_memory_ratio",
+                                                 "sglang_slots_per_request", "sglang_page_size")
+    assert strategy_fields("sglang", sliding) == ("swa_full_tokens_ratio", "sglang_page_size",
+                                                  "max_batched_tokens")
+    assert strategy_fields("lcm", load_preset("Llama-3.1-8B").profile()) == (
+        "lcm_padding_bound",)
+    # the Budget page's layout: None is the sidebar planner's own; a link keeps another
+    state, notices = decode_query({"b_layout": "vllm"})
+    assert (state.budget_strategy, notices) == ("vllm", [])
+    assert encode_query(state)["b_layout"] == "vllm"
+    assert "b_layout" not in encode_query(decode_query({})[0])
+
+
 def test_replication_note_when_tp_passes_the_kv_heads():
     # Llama-3.1-8B: 8 KV heads of 128; at TP 16 each rank holds one whole head (SPEC §2):
     # 1 x (128 + 128) x 2 B = 512 B per token, not 8 / 16 of 4,096
