@@ -75,6 +75,7 @@ _FAMILIES: dict[str, str] = {
     "granitemoehybrid": "mamba2",
     "bamba": "mamba2",
     "falcon_h1": "mamba2",
+    "zamba2": "mamba2",
     "jamba": "mamba1",
 }
 
@@ -92,7 +93,6 @@ _NOT_MODELLED = {
     "deepseek_v32": "the lightning indexer's second per-token cache",
     "minimax": "lightning attention's state",
     "lfm2": "short-convolution state",
-    "zamba2": "attention blocks shared between layers",
 }
 
 _BY_HAND = ("describe the model by hand instead (the Model page's 'Edit by hand', or `python -m "
@@ -275,6 +275,9 @@ def _get(conf: Any, attr: str, model_type: str, *, default: Any = None) -> Any:
 
 def _attention(text: Any, model_type: str, window: int | None) -> AttentionLayer:
     heads = _get(text, "num_attention_heads", model_type)
+    if model_type == "zamba2":  # vLLM: one KV head per query head, of attention_head_dim
+        head_dim = _get(text, "attention_head_dim", model_type)
+        return AttentionLayer(kv_heads=heads, head_dim_k=head_dim, head_dim_v=head_dim)
     kv_heads = getattr(text, "num_key_value_heads", None)
     kv_heads = heads if kv_heads is None else _get(text, "num_key_value_heads", model_type)
     if heads % kv_heads:  # grouped-query attention: every KV head serves whole query heads
@@ -304,6 +307,12 @@ def _state_layer(text: Any, model_type: str) -> CacheLayer:
         return Mamba2Layer(
             n_heads=g("mamba_num_heads"), head_dim=g("mamba_head_dim"),
             d_state=g("ssm_state_size"), n_groups=g("n_groups"), conv_kernel=g("conv_kernel"),
+        )
+    if model_type == "zamba2":  # heads of (expand x hidden) // n_mamba_heads, as vLLM sizes them
+        n_heads = g("n_mamba_heads")
+        return Mamba2Layer(
+            n_heads=n_heads, head_dim=g("mamba_expand") * g("hidden_size") // n_heads,
+            d_state=g("mamba_d_state"), n_groups=g("mamba_ngroups"), conv_kernel=g("mamba_d_conv"),
         )
     if family == "mamba2":  # granitemoehybrid, bamba, falcon_h1 share the mamba_* names
         return Mamba2Layer(
@@ -338,7 +347,7 @@ def _layers_of(text: Any, model_type: str) -> list[CacheLayer]:
     labels = list(labels)
     if not labels:
         raise ValueError(f"{model_type} config.json resolves to no layers: set num_hidden_layers")
-    cache: dict[str, CacheLayer] = {}
+    cache: dict[str, CacheLayer | tuple[CacheLayer, ...]] = {}
     layers: list[CacheLayer] = []
     for i, label in enumerate(labels):
         if label in _CACHELESS:
@@ -356,13 +365,18 @@ def _layers_of(text: Any, model_type: str) -> list[CacheLayer]:
                                                                  model_type))
             elif label == "linear_attention":
                 cache[label] = _state_layer(text, model_type)
+            elif label == "hybrid" and model_type == "zamba2":
+                # the shared attention block (a KV cache of its own at every use), then Mamba2
+                cache[label] = (_attention(text, model_type, None),
+                                _state_layer(text, model_type))
             else:
                 raise ValueError(
                     f"{model_type} layer {i} has layer type {label!r}, which FlatKV does not "
                     "model: known types are full_attention, sliding_attention, "
                     "linear_attention, mlp, moe"
                 )
-        layers.append(cache[label])
+        entry = cache[label]
+        layers.extend(entry if isinstance(entry, tuple) else (entry,))
     if not layers:
         raise ValueError(f"{model_type} config.json has no cache layers (only MLP / MoE layers)")
     return layers

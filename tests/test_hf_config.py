@@ -317,6 +317,27 @@ def test_attention_models_as_vllm_reads_them(model_type):
     assert profile.kv_bytes_per_slot == kv_bytes
 
 
+def test_zamba2_hybrid_layers_are_attention_then_mamba2():
+    # Zyphra/Zamba2-2.7B: 54 Mamba2 layers; 9 of them ("hybrid") also run the shared attention
+    # block, which keeps a KV cache of its own at every use (vLLM: one Attention per use, as
+    # many KV heads as query heads, attention_head_dim 2 x 2,560 / 32 = 160)
+    cfg = {"model_type": "zamba2", "num_hidden_layers": 54, "hidden_size": 2560,
+           "num_attention_heads": 32, "mamba_d_state": 64, "mamba_headdim": 64,
+           "n_mamba_heads": 80, "mamba_ngroups": 1, "mamba_expand": 2, "mamba_d_conv": 4,
+           "torch_dtype": "bfloat16"}
+    spec = spec_from_hf_config(cfg)
+    profile = spec.profile()
+    assert (profile.count(FULL), profile.count(LINEAR)) == (9, 54)
+    assert spec.layers[6] == AttentionLayer(32, 160, 160)  # layer 6: attention, then Mamba2
+    assert profile.kv_bytes_per_slot == 32 * (160 + 160) * BF16  # 20,480
+    # d_inner = 2 x 2,560 = 80 heads x 64: conv (5,120 + 2 x 1 x 64) x 3, ssm 80 x 64 x 64
+    assert profile.state_const_bytes == {"conv": 5248 * 3 * BF16, "ssm": 80 * 64 * 64 * BF16}
+    # TP 2 (SPEC §2): n_groups 1 raised to 2: conv (5,120 + 2 x 2 x 64) / 2 = 2,688 x 3
+    tp2 = spec.with_options(tp=2).profile()
+    assert tp2.state_const_bytes == {"conv": 2688 * 3 * BF16, "ssm": 40 * 64 * 64 * BF16}
+    assert tp2.kv_bytes_per_slot == 16 * 320 * BF16
+
+
 def test_kimi_k2_reads_as_deepseek_v3_mla():
     # moonshotai/Kimi-K2-Instruct: transformers has no kimi_k2 class; it is DeepSeek-V3's
     cfg = {"model_type": "kimi_k2", "architectures": ["DeepseekV3ForCausalLM"],
