@@ -21,12 +21,14 @@ from flatkv.app_state import (
     MAX_SLOTS_PER_REQUEST,
     MAX_TP,
     MIN_MEM_FRACTION,
+    STRATEGY_FIELDS,
     SWA_RATIO_RANGE,
     AppState,
     decode_query,
     encode_query,
+    strategy_fields,
 )
-from flatkv.plan import FULL_ATTENTION, SLIDING_ATTENTION, BudgetTooSmall
+from flatkv.plan import BudgetTooSmall
 from flatkv.profile import CacheProfile
 from flatkv.strategies import STRATEGIES, StrategyOptions, StrategyResult, run_strategy
 from flatkv.strategies.base import MAMBA_CACHE_MODES, PADDING_BOUND_RANGE, RATIO_RANGE
@@ -440,18 +442,16 @@ def _engine_widget(field: str) -> None:
 
 
 def _acts(field: str) -> bool:
-    """Whether to offer an engine option: the chunk size acts in mamba cache mode "all" only,
-    SGLang's sliding / full ratio on models with both sliding-window and full layers only."""
+    """Whether to offer an engine option: one some layout reads for this model
+    (``strategy_fields``), the chunk size in mamba cache mode "all" only."""
     s = state()
-    if field == "mamba_chunk_size":
-        return s.mamba_cache_mode == "all"
-    if field == "swa_full_tokens_ratio":
-        try:
-            types = s.profile().layer_types
-        except ValueError:  # the page says why; offer the option anyway
-            return True
-        return SLIDING_ATTENTION in types and FULL_ATTENTION in types
-    return True
+    if field == "mamba_chunk_size" and s.mamba_cache_mode != "all":
+        return False
+    try:
+        profile = s.profile()
+    except ValueError:  # the page says why; offer the option anyway
+        return True
+    return any(field in strategy_fields(name, profile) for name in STRATEGY_FIELDS)
 
 
 def _model_kernel_block_size() -> int:

@@ -415,13 +415,14 @@ def test_engine_options_round_trip_through_the_link():
     at.selectbox(key="w.mamba_cache_mode").set_value("align").run()
     at.number_input(key="w.mamba_full_memory_ratio").set_value(0.5).run()
     at.number_input(key="w.sglang_slots_per_request").set_value(5).run()
-    at.number_input(key="w.max_batched_tokens").set_value(2048).run()
     at.number_input(key="w.lcm_padding_bound").set_value(0.1).run()
     assert_clean(at)
+    # no sliding layers: max batched tokens (a sliding request's pages) acts on nothing here
+    assert not [w for w in at.number_input if w.key == "w.max_batched_tokens"]
     link = dict(at.query_params)
-    assert {k: link[k] for k in ("kernel", "mamba", "sg_ratio", "sg_slots", "mbt", "lcm_pad")} \
+    assert {k: link[k] for k in ("kernel", "mamba", "sg_ratio", "sg_slots", "lcm_pad")} \
         == {"kernel": "128", "mamba": "align", "sg_ratio": "0.5", "sg_slots": "5",
-            "mbt": "2048", "lcm_pad": "0.1"}
+            "lcm_pad": "0.1"}
     assert "chunk" not in link  # defaults stay implicit
     again = open_app("app_pages/compare.py", link)
     assert_clean(again)
@@ -430,6 +431,12 @@ def test_engine_options_round_trip_through_the_link():
     # kernel 128: A = 128, P = 128 x cdiv(2,146,304, 262,144) = 128 x 9 = 1,152
     assert vllm_row(again)["P (tokens)"] == 1152
     assert again.number_input(key="w.sglang_slots_per_request").value == 5
+    sliding = open_app("app_pages/compare.py", {"model": "gpt-oss-20b"})
+    sliding.number_input(key="w.max_batched_tokens").set_value(2048).run()
+    assert_clean(sliding)
+    assert sliding.query_params["mbt"] == "2048"
+    # no state layers: the mamba options act on nothing
+    assert not [w for w in sliding.number_input if w.key == "w.mamba_full_memory_ratio"]
 
 
 def test_bad_engine_options_in_the_link_fall_back_with_a_notice():
