@@ -441,17 +441,24 @@ def _engine_widget(field: str) -> None:
              "request holds.")
 
 
+def acting_fields(s: AppState) -> tuple[str, ...]:
+    """The engine options some layout reads for this model (``strategy_fields``): the ones
+    Compare offers and names; every one where the model is in error (the page says why)."""
+    try:
+        profile = s.profile()
+    except ValueError:
+        return ENGINE_FIELDS
+    return tuple(f for f in ENGINE_FIELDS
+                 if any(f in strategy_fields(name, profile) for name in STRATEGY_FIELDS))
+
+
 def _acts(field: str) -> bool:
-    """Whether to offer an engine option: one some layout reads for this model
-    (``strategy_fields``), the chunk size in mamba cache mode "all" only."""
+    """Whether to offer an engine option: one some layout reads for this model, the chunk size
+    in mamba cache mode "all" only."""
     s = state()
     if field == "mamba_chunk_size" and s.mamba_cache_mode != "all":
         return False
-    try:
-        profile = s.profile()
-    except ValueError:  # the page says why; offer the option anyway
-        return True
-    return any(field in strategy_fields(name, profile) for name in STRATEGY_FIELDS)
+    return field in acting_fields(s)
 
 
 def _model_kernel_block_size() -> int:

@@ -127,6 +127,9 @@ with user_errors():
     c.metric(f"Concurrency at {s.context:,} tokens", concurrency_text(r.max_concurrency))
     c.metric("Blocks", f"{r.num_blocks:,}", help=f"{r.block_bytes:,} B each, " + (
         f"P = {r.block_size:,}" if r.block_size else "state slots: no pages of tokens"))
+    if note := app_data.short_of_one_request_text([app_data.CompareRow.from_result(r)],
+                                                  s.context):
+        st.caption(note)
     if strategy == "sglang" and "swa_tokens" in r.extras:  # a pool of its own for sliding layers
         st.caption(f"SGLang: capacity is the full-attention token pool; the sliding-window "
                    f"layers have a pool of their own, {r.extras['swa_tokens']:,} tokens (sliding "
@@ -148,6 +151,8 @@ with user_errors():
             key="budget.by_budget", file_name="capacity_by_budget.html")
     if strategy == "sglang":  # its token pool pages by its own page size, not the block size
         right.caption("SGLang's token pool does not page by the block size, so there is no "
-                      "block-size sweep: its page size is one of the layout options above.")
+                      "block-size sweep: its page size is one of the layout options above."
+                      if s.profile().has_attention else "SGLang keeps state in per-request "
+                      "slots, not pages: there is no block-size sweep.")
     else:
         block_size_sweep(s, r, sizes, by_size, history, right)

@@ -8,6 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from app_pages._common import (
+    acting_fields,
     bind,
     chart,
     current_strategies,
@@ -20,12 +21,30 @@ from app_pages._common import (
 from flatkv import app_data, charts
 from flatkv.app_state import MAX_CONTEXT
 
+
+def charts_of(shown, applies, frame, has_history: bool, context: int) -> None:
+    """Capacity and concurrency bars, and where each layout's budget goes."""
+    names = [r.name for r in shown]
+    chart(charts.capacity_bars(names, [r.capacity_tokens or 0 for r in shown] if has_history
+                               else None,
+                               [r.max_concurrency or 0.0 for r in shown], context=context),
+          key="compare.capacity", file_name="capacity.html")
+    chart(charts.breakdown_bars(names, [r.breakdown for r in shown],
+                                title="Where the budget goes"),
+          key="compare.breakdown", file_name="breakdown.html")
+    st.caption("By use: in one page-id space each page id goes to one group, in proportion to "
+               "the pages a request needs in each at this context length; its rows in the other "
+               "groups' tensors are dead weight. Layout's \"Bytes by group, layer and "
+               "component\" splits the same budget by tensor instead.")
+    table(applies[["strategy"] + [c for c in frame.columns if c.endswith(" (B)")]])
+
+
 st.title("Compare")
 with user_errors():
     s = state()
     st.caption(f"{s.profile().name} · budget {fmt_bytes(s.budget().cache_bytes)} per rank · "
                f"block size {s.block_size:,}, alignment {s.effective_alignment:,} · "
-               f"{s.engine_options_text()}")
+               f"{s.engine_options_text(acting_fields(s))}")
     bind(st.number_input, "context", "Context length (tokens per request)", min_value=1,
          max_value=MAX_CONTEXT, step=1024)
     engine_options()
@@ -37,7 +56,7 @@ with user_errors():
     frame = pd.DataFrame([r.table_row() for r in rows], dtype=object)
     applies = frame[frame["applies"].astype(bool)]
     # a state-only model keeps no token history: no capacity column or chart
-    has_history = any(r.capacity_tokens is not None for r in shown)
+    has_history = s.profile().has_attention
     columns = [c for c in app_data.HEADLINE_COLUMNS if has_history or c != "capacity (tokens)"]
     # accounting: thousands separators and always two decimals (65.50, 391,483.00)
     table(applies[columns], formats={"concurrency": "accounting"})
@@ -60,19 +79,11 @@ with user_errors():
         st.caption("Mamba cache mode all: every paged layout keeps a state snapshot every P "
                    "tokens of its own P (vLLM first aligns its P to lcm(chunk, A)), so a small "
                    "P, such as two-level pages' requested block size, means many snapshots.")
-    names = [r.name for r in shown]
-    chart(charts.capacity_bars(names, [r.capacity_tokens or 0 for r in shown] if has_history
-                               else None,
-                               [r.max_concurrency or 0.0 for r in shown], context=s.context),
-          key="compare.capacity", file_name="capacity.html")
-    chart(charts.breakdown_bars(names, [r.breakdown for r in shown],
-                                title="Where the budget goes"),
-          key="compare.breakdown", file_name="breakdown.html")
-    st.caption("By use: in one page-id space each page id goes to one group, in proportion to "
-               "the pages a request needs in each at this context length; its rows in the other "
-               "groups' tensors are dead weight. Layout's \"Bytes by group, layer and "
-               "component\" splits the same budget by tensor instead.")
-    table(applies[["strategy"] + [c for c in frame.columns if c.endswith(" (B)")]])
+    if not shown:
+        st.error("No layout fits this budget: each says why above. Raise the GPU memory or "
+                 "the memory fraction, or lower the model weights, in the sidebar.")
+    else:
+        charts_of(shown, applies, frame, has_history, s.context)
     st.subheader("Formulas", divider="gray")
     for r in rows:
         with st.expander(r.name + ("" if r.applies else " (does not apply)")):

@@ -219,9 +219,11 @@ def picker() -> None:
             if upload is None and not pasted.strip():
                 raise ValueError("Nothing to load: upload a config.json or paste one.")
             # pasted text is JSON, never a path or a model id
-            if upload is None and is_model_id(pasted.strip()):
+            text = pasted.strip()
+            if upload is None and not text.startswith(("{", "[")) and (
+                    is_model_id(text) or text.endswith(".json") or "/" in text):
                 raise ValueError(
-                    f"{pasted.strip()!r} is not JSON: it looks like a model id or a path. Paste "
+                    f"{text!r} is not JSON: it looks like a model id or a path. Paste "
                     "the contents of the config.json or upload the file (the app does not fetch "
                     "from the Hub; `python -m flatkv model --hf-config ID` does)"
                 )

@@ -64,19 +64,23 @@ STRATEGY_FIELDS: dict[str, tuple[str, ...]] = {
     "aliased": ("max_batched_tokens",),
     "lcm": ("mamba_cache_mode", "max_batched_tokens", "lcm_padding_bound"),
 }
-_NEEDS_STATE = {"mamba_cache_mode", "mamba_chunk_size", "mamba_full_memory_ratio",
-                "sglang_slots_per_request"}
+_NEEDS_STATE = {"mamba_cache_mode", "mamba_chunk_size", "sglang_slots_per_request",
+                "lcm_padding_bound"}  # two-level pages pad only where payloads differ
 
 
 def strategy_fields(strategy: str, profile: CacheProfile) -> tuple[str, ...]:
     """The options of ``strategy`` that change its figures for ``profile``: state options need
-    state layers, max batched tokens sliding ones (it sizes their pages per request), SGLang's
-    sliding / full ratio both kinds, its page size attention."""
+    state layers (two-level pages' padding bound too: attention-only payloads are all alike),
+    max batched tokens sliding ones (it sizes their pages per request), SGLang's memory ratio
+    both a state and a KV pool, its sliding / full ratio both kinds of attention, its page size
+    attention."""
     types = set(profile.layer_types)
 
     def acts(field: str) -> bool:
         if field in _NEEDS_STATE:
             return profile.has_state
+        if field == "mamba_full_memory_ratio":  # splits the budget between state and KV pools
+            return profile.has_state and profile.has_attention
         if field == "max_batched_tokens":
             return SLIDING_ATTENTION in types
         if field == "swa_full_tokens_ratio":

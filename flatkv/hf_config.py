@@ -18,8 +18,10 @@ from the config's dtype is said in ``source``; all can be overridden afterwards 
 
 from __future__ import annotations
 
+import json
 import os
 import re
+import textwrap
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -192,6 +194,22 @@ def _precheck_dtype(cfg: Mapping[str, Any], where: str = "") -> None:
             _precheck_dtype(cfg[key], f"{key}.")
 
 
+# transformers 5 writes floats JSON cannot hold (nemotron_h's and falcon_h1's time_step_limit
+# Infinity) as {"__float__": "Infinity"}; its own file reader turns them back into floats, and
+# so must a config given to it as a dict.
+_FLOAT_TAGS = {"Infinity": float("inf"), "-Infinity": float("-inf"), "NaN": float("nan")}
+
+
+def _special_floats(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        if set(value) == {"__float__"} and value["__float__"] in _FLOAT_TAGS:
+            return _FLOAT_TAGS[value["__float__"]]
+        return {k: _special_floats(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_special_floats(v) for v in value]
+    return value
+
+
 _PATTERN_LETTERS = {"M": "Mamba", "*": "attention", "-": "MLP", "E": "MoE"}
 
 
@@ -244,7 +262,7 @@ def resolve_config(cfg: Mapping[str, Any]) -> Any:
         from transformers.utils import logging as hf_logging
     except ImportError as exc:  # pragma: no cover - transformers is a runtime dependency
         raise ValueError(f"reading a config.json needs transformers: {exc}") from None
-    kwargs = {k: v for k, v in cfg.items() if k != "model_type"}
+    kwargs = _special_floats({k: v for k, v in cfg.items() if k != "model_type"})
     for key in ("torch_dtype", "dtype"):  # "torch.bfloat16" is FlatKV's, not transformers'
         if isinstance(kwargs.get(key), str):
             kwargs[key] = kwargs[key].removeprefix("torch.")
@@ -253,10 +271,10 @@ def resolve_config(cfg: Mapping[str, Any]) -> Any:
     try:
         return AutoConfig.for_model(_READ_AS.get(model_type, model_type), **kwargs)
     except Exception as exc:  # transformers raises many kinds; the user needs one message
-        text = " ".join(str(exc).split())
+        text = textwrap.shorten(" ".join(str(exc).split()), 300, placeholder=" ...")
         raise ValueError(
             f"transformers could not read this {model_type} config.json: "
-            f"{type(exc).__name__}: {text[:300]}"
+            f"{type(exc).__name__}: {text}"
         ) from None
     finally:
         hf_logging.set_verbosity(verbosity)
@@ -408,26 +426,36 @@ _MODELOPT_KV_DTYPES = {"fp8": "float8_e4m3fn"}
 
 
 def _kv_dtype_of(cfg: Mapping[str, Any], model_dtype: str) -> tuple[str, str]:
-    """The KV cache dtype with the engine's ``--kv-cache-dtype auto``, and a note when it is
-    not the model dtype: a ModelOpt checkpoint whose quantization_config names an FP8 KV cache
-    gets one (vLLM's resolve_kv_cache_dtype_string); anything else keeps the model dtype."""
+    """The KV cache dtype with the engine's ``--kv-cache-dtype auto``, and a note when the
+    config speaks of KV quantization: a ModelOpt checkpoint whose quantization_config names an
+    FP8 KV cache gets one (vLLM's resolve_kv_cache_dtype_string); any other KV scheme keeps the
+    model dtype, and the note says so (with how to match an engine run that applies it)."""
     quant = cfg.get("quantization_config")
-    if not isinstance(quant, Mapping) or not str(quant.get("quant_method", "")).startswith(
-            "modelopt"):
+    if not isinstance(quant, Mapping):
         return model_dtype, ""
     inner = quant.get("quantization", quant)
     inner = inner if isinstance(inner, Mapping) else quant
     # vLLM's order: kv_cache_scheme before kv_cache_quant_algo, the inner block before the outer
-    key, algo = next(((k, where[k]) for k in ("kv_cache_scheme", "kv_cache_quant_algo")
-                      for where in (inner, quant) if where.get(k)), ("", None))
+    key, given = next(((k, where[k]) for k in ("kv_cache_scheme", "kv_cache_quant_algo")
+                       for where in (inner, quant) if where.get(k)), ("", None))
+    if given is None:
+        return model_dtype, ""
+    algo = given
     if isinstance(algo, Mapping):  # {"dynamic": false, "num_bits": 8, "type": "float"}
         is_fp8 = (algo.get("dynamic") is False and algo.get("num_bits") == 8
                   and algo.get("type") == "float")
         algo = "fp8" if is_fp8 else None
+    method = str(quant.get("quant_method", ""))
     dtype = _MODELOPT_KV_DTYPES.get(str(algo).lower()) if algo else None
-    if dtype is None:
-        return model_dtype, ""
-    return dtype, f"KV cache {dtype} from quantization_config's {key} ({algo})"
+    if method.startswith("modelopt") and dtype is not None:
+        return dtype, f"KV cache {dtype} from quantization_config's {key} ({algo})"
+    shown = given if isinstance(given, str) else json.dumps(given, sort_keys=True)
+    if method.startswith("modelopt"):
+        why = "vLLM falls back to the model dtype for it"
+    else:
+        why = (f"vLLM applies a {method or 'non-ModelOpt'} KV scheme only when told "
+               "(--kv-cache-dtype); give the KV dtype to match such a run")
+    return model_dtype, f"quantization_config's {key} {shown} not applied: {why}"
 
 
 def _ssm_dtype_of(text: Any, model_dtype: str, cfg: dict) -> tuple[str, str]:

@@ -252,6 +252,10 @@ def test_model_page_loads_a_config_json_and_model_json():
         "'meta-llama/Llama-3.1-8B' is not JSON: it looks like a model id or a path. Paste the "
         "contents of the config.json or upload the file (the app does not fetch from the Hub; "
         "`python -m flatkv model --hf-config ID` does)"]
+    at.text_area(key="hf.paste").set_value("/models/llama/config.json").run()
+    at.button(key="hf.load").click().run()
+    assert at.error[0].value.startswith("'/models/llama/config.json' is not JSON: it looks like "
+                                        "a model id or a path.")
     at.segmented_control(key="model.source").set_value("Model JSON").run()
     at.text_area(key="model.paste").set_value('{"model_type": "llama"}').run()
     at.button(key="model.load").click().run()
@@ -1033,3 +1037,29 @@ def test_budget_sweeps_an_engine_layout_picked_on_the_page():
                for c in oss.caption)
     at.selectbox(key="w.budget_strategy").set_value("flat").run()  # back to the planner's
     assert "b_layout" not in at.query_params
+
+
+def test_compare_when_no_layout_fits_blames_the_budget_not_the_model():
+    at = open_app("app_pages/compare.py", {"gpu": "Custom", "gpu_mem": "1KB"})
+    assert not at.exception
+    assert [e.value for e in at.error] == [
+        "No layout fits this budget: each says why above. Raise the GPU memory or the memory "
+        "fraction, or lower the model weights, in the sidebar."]
+    assert not at.get("plotly_chart")
+    assert not any("the model has no attention layer" in c.value for c in at.caption)
+    # an option no layout reads for the model is neither offered nor named as changed
+    plain = open_app("app_pages/compare.py", {"model": "Llama-3.1-8B", "sg_swa": "0.5"})
+    assert "sliding/full" not in plain.caption[0].value
+    assert not [w for w in plain.number_input if w.key == "w.swa_full_tokens_ratio"]
+
+
+def test_budget_says_when_not_one_request_fits():
+    # the default model on the default budget holds 0.79 of a request of 10**6 tokens: the
+    # same note as Compare's
+    at = open_app("app_pages/budget.py", {"ctx": "1000000"})
+    assert_clean(at)
+    notes = [c.value for c in at.caption if c.value.startswith("Not even one request")]
+    assert notes == ["Not even one request of 1,000,000 tokens fits in: FlatKV packed slabs "
+                     "(0.79). An engine would refuse to start (vLLM checks that one request of "
+                     "max_model_len fits)."]
+    assert metrics(at)["Concurrency at 1,000,000 tokens"] == "0.79"

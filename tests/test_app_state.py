@@ -336,8 +336,13 @@ def test_strategy_fields_are_what_each_layout_reads_of_the_model():
                                                  "sglang_slots_per_request", "sglang_page_size")
     assert strategy_fields("sglang", sliding) == ("swa_full_tokens_ratio", "sglang_page_size",
                                                   "max_batched_tokens")
-    assert strategy_fields("lcm", load_preset("Llama-3.1-8B").profile()) == (
-        "lcm_padding_bound",)
+    # two-level pages pad only where payloads differ: a state row beside KV rows
+    assert strategy_fields("lcm", load_preset("Llama-3.1-8B").profile()) == ()
+    assert strategy_fields("lcm", hybrid) == ("mamba_cache_mode", "lcm_padding_bound")
+    # a state-only model: SGLang's state pool is the whole budget, r splits nothing
+    state_only = decode_query({"model": "custom", "layers": "linear*4", "kv": "0",
+                               "state": "conv=4096"})[0].profile()
+    assert strategy_fields("sglang", state_only) == ("sglang_slots_per_request",)
     # the Budget page's layout: None is the sidebar planner's own; a link keeps another
     state, notices = decode_query({"b_layout": "vllm"})
     assert (state.budget_strategy, notices) == ("vllm", [])

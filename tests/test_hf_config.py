@@ -261,6 +261,31 @@ def test_kv_cache_dtype_follows_a_modelopt_checkpoint(quantization, kv_dtype):
         kv_dtype != "bfloat16")
 
 
+def test_a_kv_scheme_not_applied_is_said():
+    cfg = PRESET_CONFIGS["Llama-3.1-8B"]
+    nvfp4 = spec_from_hf_config({**cfg, "quantization_config": {
+        "quant_method": "modelopt", "kv_cache_quant_algo": "NVFP4"}})
+    assert nvfp4.source.endswith("; quantization_config's kv_cache_quant_algo NVFP4 not "
+                                 "applied: vLLM falls back to the model dtype for it")
+    scheme = {"num_bits": 8, "type": "float", "dynamic": False}
+    ct = spec_from_hf_config({**cfg, "quantization_config": {
+        "quant_method": "compressed-tensors", "kv_cache_scheme": scheme}})
+    assert ct.kv_dtype == "bfloat16"
+    assert ct.source.endswith('; quantization_config\'s kv_cache_scheme {"dynamic": false, '
+                              '"num_bits": 8, "type": "float"} not applied: vLLM applies a '
+                              "compressed-tensors KV scheme only when told (--kv-cache-dtype); "
+                              "give the KV dtype to match such a run")
+    weights_only = spec_from_hf_config({**cfg, "quantization_config": {"quant_method": "fp8"}})
+    assert "quantization_config" not in weights_only.source
+
+
+def test_configs_saved_by_transformers_5_read_their_tagged_floats():
+    # transformers 5 saves time_step_limit (0.0, inf) as [0.0, {"__float__": "Infinity"}]
+    cfg = {**PRESET_CONFIGS["Falcon-H1-7B"], "time_step_limit": [0.0, {"__float__": "Infinity"}]}
+    assert spec_from_hf_config(json.dumps(cfg)).layers == spec_from_hf_config(
+        PRESET_CONFIGS["Falcon-H1-7B"]).layers
+
+
 # Attention models as their checkpoints write them (cache-relevant fields), read as vLLM reads
 # them: per-layer layer_types where the class has them, else one window for every layer.
 ATTENTION_CONFIGS = {

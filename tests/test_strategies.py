@@ -183,6 +183,32 @@ def test_sglang_ratio_and_slots_options():
     assert r.extras["running_request_cap"] == slots // 5
 
 
+def test_sglang_page_size_rounds_the_pool_and_each_request_to_pages():
+    # Llama-3.1-8B: 32 layers x 4,096 B = 131,072 B per token; 10**10 B hold 76,293 tokens
+    budget = 10**10
+    one = run_strategy("sglang", llama_31_8b(), budget_bytes=budget, context_tokens=1000)
+    assert one.capacity_tokens == 76_293 and one.max_concurrency == 76.293  # 76,293 / 1,000
+    # page 64: the pool keeps whole pages, 76,288 tokens = 1,192 pages; a request of 1,000
+    # tokens holds ceil(1,000 / 64) = 16 of them: 1,192 / 16 = 74.5 requests, not 76.288
+    paged = run_strategy("sglang", llama_31_8b(), budget_bytes=budget, context_tokens=1000,
+                         options=StrategyOptions(sglang_page_size=64))
+    assert paged.capacity_tokens == 76_288 and paged.max_concurrency == 74.5
+    assert "kv pages / ceil(L / 64) = 1,192 / 16" in "\n".join(paged.formulas)
+
+
+def test_sglang_too_small_for_one_request_names_the_budget_that_fits():
+    # Qwen3-Next TP 2: a slot is 36 layers x 548,864 B = 19,759,104 B; 3 slots per running
+    # request need a state pool of 59,277,312 B, which is budget x 0.9 / 1.9 from a budget of
+    # 59,277,312 x 19 / 9 = 125,140,992 B (exact)
+    r = run_strategy("sglang", qwen3_next_tp2(), budget_bytes=10**8, context_tokens=1000)
+    assert not r.applies
+    assert r.reason == (
+        "the state pool (47,368,421 B) holds 2 slot(s) of 19,759,104 B, fewer than the 3 one "
+        "running request needs: give a budget of at least 125,140,992 B")
+    assert run_strategy("sglang", qwen3_next_tp2(), budget_bytes=125_140_992).applies
+    assert not run_strategy("sglang", qwen3_next_tp2(), budget_bytes=125_140_991).applies
+
+
 def test_lcm_qwen3_next():
     r = run_strategy("lcm", qwen3_next_tp2(), budget_bytes=ANCHOR_BUDGET,
                      context_tokens=ANCHOR_CONTEXT)

@@ -30,7 +30,8 @@ def aliasing_blocker(profile: CacheProfile) -> str:
         return (
             "the model has linear_attention state layers: aliasing needs every group to be KV "
             "history with rows of one size, and a state row is constant per page while a history "
-            "row grows with P (see two-level pages, lcm, for unequal groups)"
+            "row grows with P" + (" (see two-level pages, lcm, for unequal groups)"
+                                  if profile.has_attention else "")
         )
     if len(groups) < 2:
         return (

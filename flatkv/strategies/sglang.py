@@ -72,10 +72,14 @@ def run_sglang(
             state_slots=slots, slots_per_request=s, running_request_cap=running_cap,
         )
         if running_cap < 1:
+            need = s * slot_bytes  # the state pool one running request needs
+            least_budget = (-(-need * (r.denominator + r.numerator) // r.numerator)
+                            if profile.has_attention else need)
             return not_applicable(
                 name, budget_bytes,
-                f"the state pool ({state_pool} B) holds {slots} slots of {slot_bytes} B, fewer "
-                f"than the {s} one running request needs: give a larger budget",
+                f"the state pool ({n(state_pool)} B) holds {n(slots)} slot(s) of "
+                f"{n(slot_bytes)} B, fewer than the {s} one running request needs: give a "
+                f"budget of at least {n(least_budget)} B",
                 profile_name=profile.name, context_tokens=context_tokens,
             )
 
@@ -126,14 +130,19 @@ def run_sglang(
     numerator = denominator = None
     if context_tokens is not None:
         limits: list[tuple[Fraction, str, str]] = []
+        # a request holds whole pages of the pool: ceil(tokens / page) of them (page 1: tokens)
         if n_full:
-            limits.append((Fraction(full_tokens, context_tokens), "kv tokens",
-                           f"kv tokens / L = {n(full_tokens)} / {n(context_tokens)}"))
+            limits.append((Fraction(full_tokens // page, -(-context_tokens // page)),
+                           "kv tokens", f"kv tokens / L = {n(full_tokens)} / {n(context_tokens)}"
+                           if page == 1 else f"kv pages / ceil(L / {n(page)}) = "
+                           f"{n(full_tokens // page)} / {n(-(-context_tokens // page))}"))
         if n_swa:
             span = min(profile.sliding_window - 1 + options.max_batched_tokens, context_tokens)
-            limits.append((Fraction(swa_tokens, span), "swa tokens",
-                           f"swa tokens / min(W - 1 + {n(options.max_batched_tokens)}, L) = "
-                           f"{n(swa_tokens)} / {n(span)}"))
+            window = f"min(W - 1 + {n(options.max_batched_tokens)}, L)"
+            limits.append((Fraction(swa_tokens // page, -(-span // page)), "swa tokens",
+                           f"swa tokens / {window} = {n(swa_tokens)} / {n(span)}" if page == 1
+                           else f"swa pages / ceil({window} / {n(page)}) = "
+                           f"{n(swa_tokens // page)} / {n(-(-span // page))}"))
         if n_state:
             limits.append((Fraction(running_cap), "running cap", f"running cap {n(running_cap)}"))
         best, binding, _ = min(limits, key=lambda item: item[0])
