@@ -92,11 +92,6 @@ def strategy_fields(strategy: str, profile: CacheProfile) -> tuple[str, ...]:
     return tuple(f for f in STRATEGY_FIELDS[strategy] if acts(f))
 
 
-def layout_fields_for(profile: CacheProfile) -> tuple[str, ...]:
-    """The options our own layouts (flat, per-component) read that act on ``profile``."""
-    return strategy_fields("flat", profile)
-
-
 ENGINE_LABELS = {
     "kernel_block_size": "kernel block", "mamba_cache_mode": "mamba cache mode",
     "mamba_chunk_size": "mamba chunk", "mamba_full_memory_ratio": "SGLang mamba/full ratio",

@@ -325,6 +325,11 @@ def _percent(share: float | None) -> str | None:
     return None if share is None else f"{share:.1%}"
 
 
+def several_layouts(results: Sequence[BenchResult]) -> bool:
+    """Whether a run timed more than one pool layout (its tables and charts then name them)."""
+    return len({r.layout for r in results}) > 1
+
+
 def result_rows(results: Sequence[BenchResult], *, text: bool = True) -> list[dict]:
     """One row per figure: what moved, how fast, against which baseline, how many bytes. When a
     run timed several pool layouts, their shared baselines have one row, layout "shared".
@@ -333,7 +338,7 @@ def result_rows(results: Sequence[BenchResult], *, text: bool = True) -> list[di
     The nominal-peak column is there only when some device has a known peak.
     """
     with_peak = any(r.nominal_peak_gbps for r in results)
-    several = len({r.layout for r in results}) > 1
+    several = several_layouts(results)
     rows = []
     seen: set[tuple] = set()
     for r in results:
@@ -494,7 +499,7 @@ def bandwidth_series(results: Sequence[BenchResult], x: str) -> list[Series]:
             layout = None if f.operation in BASELINES else r.layout
             points.setdefault((f.operation, f.implementation, layout), {}).setdefault(
                 getattr(r, x), (f.gbps, f.payload_bytes))
-    several = len({r.layout for r in results}) > 1
+    several = several_layouts(results)
     out = []
     for (op, impl, layout), by_x in points.items():
         xs = sorted(by_x)

@@ -316,12 +316,12 @@ def test_no_usable_memory_names_the_gpu_not_the_weights():
 
 
 def test_layout_fields_are_the_options_that_act_on_the_model():
-    from flatkv.app_state import layout_fields_for
+    from flatkv.app_state import strategy_fields
     from flatkv.presets import load_preset
 
-    assert layout_fields_for(QWEN35.profile()) == ("mamba_cache_mode",)  # state, no sliding
-    assert layout_fields_for(load_preset("gpt-oss-20b").profile()) == ("max_batched_tokens",)
-    assert layout_fields_for(load_preset("Llama-3.1-8B").profile()) == ()
+    assert strategy_fields("flat", QWEN35.profile()) == ("mamba_cache_mode",)  # state, no sliding
+    assert strategy_fields("flat", load_preset("gpt-oss-20b").profile()) == ("max_batched_tokens",)
+    assert strategy_fields("flat", load_preset("Llama-3.1-8B").profile()) == ()
 
 
 def test_strategy_fields_are_what_each_layout_reads_of_the_model():

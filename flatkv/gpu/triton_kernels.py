@@ -18,6 +18,7 @@ Importing this module never fails: without triton, ``available()`` is False and 
 import os
 import weakref
 from contextlib import nullcontext
+from dataclasses import dataclass, field
 from math import gcd
 
 import torch
@@ -111,27 +112,32 @@ def _kernel(interpret: bool):
     return _KERNELS[interpret]
 
 
-# Per pool (its page parts never change while it lives): its unit and longest row, and its
-# metadata tensors by unit. Worked out once, so a timed call does no per-part Python work.
-_META: "weakref.WeakKeyDictionary[FlatPool, dict]" = weakref.WeakKeyDictionary()
+@dataclass
+class _PoolShape:
+    """What a launch needs of a pool beyond its tensors, worked out once per pool (its page
+    parts never change while it lives), so a timed call does no per-part Python work."""
+
+    unit: int  # the largest unit (<= 16 bytes) dividing every row and every part's address
+    max_row: int  # the longest row in bytes
+    metadata: dict = field(default_factory=dict)  # unit -> (deltas, rows, staging offsets)
 
 
-def _pool_unit_and_row(pool: FlatPool) -> tuple[int, int]:
-    """The largest unit (<= 16 bytes) dividing every row and every page part's address, and
-    the longest row in bytes."""
-    cached = _META.setdefault(pool, {})
-    if "unit" not in cached:
+_SHAPES: "weakref.WeakKeyDictionary[FlatPool, _PoolShape]" = weakref.WeakKeyDictionary()
+
+
+def _pool_shape(pool: FlatPool) -> _PoolShape:
+    if pool not in _SHAPES:
         unit = _UNIT_MAX
         for t in pool.page_parts:
             unit = gcd(unit, t.shape[1], t.data_ptr())
-        cached["unit"] = (unit, max(t.shape[1] for t in pool.page_parts))
-    return cached["unit"]
+        _SHAPES[pool] = _PoolShape(unit, max(t.shape[1] for t in pool.page_parts))
+    return _SHAPES[pool]
 
 
 def _metadata(pool: FlatPool, unit: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """deltas, rows and staging offsets of the pool's page parts, in ``unit`` bytes, on its
     device."""
-    cached = _META.setdefault(pool, {})
+    cached = _pool_shape(pool).metadata
     if unit not in cached:
         base = pool.page_parts[0].data_ptr()
         rows = [t.shape[1] // unit for t in pool.page_parts]
@@ -164,8 +170,9 @@ def launch_arguments(pool: FlatPool, pages: PageIds, staging: torch.Tensor,
     check_staging(pool, staging, pages.count)
     if staging.device != pool.device:
         raise ValueError(f"staging lives on {staging.device}, the pool on {pool.device}")
-    pool_unit, max_row = _pool_unit_and_row(pool)
-    unit = gcd(pool_unit, staging.data_ptr())
+    shape = _pool_shape(pool)
+    max_row = shape.max_row
+    unit = gcd(shape.unit, staging.data_ptr())
     element = min(unit, 8)
     dtype = {8: torch.int64, 4: torch.int32, 2: torch.int16, 1: torch.uint8}[element]
     deltas, rows, offsets = _metadata(pool, unit)
