@@ -196,6 +196,49 @@ def test_sglang_page_size_rounds_the_pool_and_each_request_to_pages():
     assert "kv pages / ceil(L / 64) = 1,192 / 16" in "\n".join(paged.formulas)
 
 
+def test_sglang_static_split_counts_idle_slots_and_whole_pages():
+    # Qwen3-Next TP 2, 1 GiB, L = 1,000: state pool 2**30 x 9 // 19 = 508,614,548 B holds 25
+    # slots of 36 x 548,864 B; KV memory 2**30 - 25 x 19,759,104 = 579,764,224 B
+    slot = 36 * 548_864
+    kv_memory = 2**30 - 25 * slot
+    assert kv_memory == 579_764_224
+    one = run_strategy("sglang", qwen3_next_tp2(), budget_bytes=2**30, context_tokens=1000)
+    # 47,181 tokens; 25 // 3 = 8 requests run (the cap binds); 47,181 - 8 x 1,000 sit idle
+    assert one.capacity_tokens == kv_memory // 12_288 == 47_181
+    assert one.extras["binding_limit"] == "running cap" and one.max_concurrency == 8
+    assert one.extras["idle_state_bytes_at_context"] == (25 - 8 * 3) * slot
+    assert one.extras["idle_kv_bytes_at_context"] == (47_181 - 8_000) * 12_288
+    # page 64: 737 whole pages = 47,168 tokens; a request holds ceil(1,000 / 64) = 16 pages
+    paged = run_strategy("sglang", qwen3_next_tp2(), budget_bytes=2**30, context_tokens=1000,
+                         options=StrategyOptions(sglang_page_size=64))
+    assert paged.capacity_tokens == 737 * 64 == 47_168
+    idle_tokens = 47_168 - 8 * 16 * 64
+    assert idle_tokens == 38_976
+    assert paged.extras["idle_kv_bytes_at_context"] == idle_tokens * 12_288
+    text = "\n".join(paged.formulas)
+    # every printed equation holds: the division first, then the whole pages
+    assert "579,764,224 // 12,288 = 47,181, 47,168 in whole pages of 64" in text
+    assert "and 38,976 kv tokens (478,937,088 B) sit idle" in text
+
+
+def test_sglang_concurrency_keeps_the_page_counts_it_divides():
+    # gpt-oss-20b, page 64, L = 131,072: full pool pages / 2,048 pages per request, unreduced
+    # as every layout's units / units per request (15,170 / 2,048, not 7,585 / 1,024)
+    r = run_strategy("sglang", gpt_oss_20b(), budget_bytes=40 * 2**30, context_tokens=131_072,
+                     options=StrategyOptions(sglang_page_size=64))
+    full_raw = 40 * 2**30 * 5 // (9 * 12 * 2048)  # KV memory / (F x 12 + 0.8 x F x 12)
+    full = full_raw // 64 * 64
+    assert (full_raw, full) == (970_903, 970_880)
+    swa = full * 4 // 5 // 64 * 64
+    assert r.capacity_tokens == full and r.extras["swa_tokens"] == swa == 776_704
+    assert (r.concurrency_numerator, r.concurrency_denominator) == (full // 64, 2_048)
+    assert (r.concurrency_numerator, r.concurrency_denominator) == (15_170, 2_048)
+    text = "\n".join(r.formulas)
+    assert f"= {full_raw:,}, {full:,} in whole pages of 64" in text
+    # 0.8 x 970,880 is a whole number of pages already: one figure
+    assert f"swa tokens = r_swa x full = 0.8 x {full:,} = 776,704\n" in text
+
+
 def test_sglang_too_small_for_one_request_names_the_budget_that_fits():
     # Qwen3-Next TP 2: a slot is 36 layers x 548,864 B = 19,759,104 B; 3 slots per running
     # request need a state pool of 59,277,312 B, which is budget x 0.9 / 1.9 from a budget of

@@ -30,6 +30,14 @@ from flatkv.strategies.base import (
 from flatkv.units import concurrency_text
 
 
+def whole_pages(tokens: int, page: int) -> tuple[int, str]:
+    """``tokens`` rounded down to whole pages of ``page`` tokens, and the formula's result text
+    (``47,181, 47,168 in whole pages of 64``), so a printed equation is always true."""
+    kept = tokens // page * page
+    text = n(tokens) if kept == tokens else f"{n(tokens)}, {n(kept)} in whole pages of {n(page)}"
+    return kept, text
+
+
 def run_sglang(
     profile: CacheProfile, *, budget_bytes: int, context_tokens: int | None,
     options: StrategyOptions,
@@ -93,29 +101,27 @@ def run_sglang(
         if n_swa and n_full:
             rs = options.swa_full_tokens_ratio
             per_token = kv * n_full + rs * kv * n_swa  # a Fraction
-            full_tokens = kv_memory // per_token // page * page
-            swa_tokens = int(rs * full_tokens) // page * page
+            full_tokens, full_text = whole_pages(int(kv_memory // per_token), page)
+            swa_tokens, swa_text = whole_pages(int(rs * full_tokens), page)
             formulas += [
                 f"full tokens = KV memory / (F x n_full + r_swa x F x n_swa) = {n(kv_memory)} / "
-                f"({n(kv)} x {n_full} + {ratio_text(rs)} x {n(kv)} x {n_swa}) = {n(full_tokens)}",
-                f"swa tokens = r_swa x full = {ratio_text(rs)} x {n(full_tokens)} = "
-                f"{n(swa_tokens)}",
+                f"({n(kv)} x {n_full} + {ratio_text(rs)} x {n(kv)} x {n_swa}) = {full_text}",
+                f"swa tokens = r_swa x full = {ratio_text(rs)} x {n(full_tokens)} = {swa_text}",
             ]
             extras.update(swa_full_tokens_ratio=rs, swa_tokens=swa_tokens)
         elif n_full:
-            full_tokens = kv_memory // (kv * n_full) // page * page
+            full_tokens, text = whole_pages(kv_memory // (kv * n_full), page)
             formulas.append(
                 f"kv tokens = KV memory // ({n_full} layers x {n(kv)} B) = {n(kv_memory)} // "
-                f"{n(kv * n_full)} = {n(full_tokens)}"
+                f"{n(kv * n_full)} = {text}"
             )
         else:  # sliding layers only: one token pool over them
-            swa_tokens = kv_memory // (kv * n_swa) // page * page
+            swa_tokens, text = whole_pages(kv_memory // (kv * n_swa), page)
             formulas.append(
-                f"swa tokens = KV memory // ({n_swa} layers x {n(kv)} B) = {n(swa_tokens)}"
+                f"swa tokens = KV memory // ({n_swa} layers x {n(kv)} B) = {n(kv_memory)} // "
+                f"{n(kv * n_swa)} = {text}"
             )
             extras.update(swa_tokens=swa_tokens)
-        if page > 1:
-            formulas.append(f"token counts rounded down to whole pages of {page} tokens")
         extras["kv_tokens"] = full_tokens
     kv_bytes = full_tokens * kv * n_full + swa_tokens * kv * n_swa
     pool_tokens = full_tokens if n_full else swa_tokens
@@ -129,39 +135,43 @@ def run_sglang(
 
     numerator = denominator = None
     if context_tokens is not None:
-        limits: list[tuple[Fraction, str, str]] = []
-        # a request holds whole pages of the pool: ceil(tokens / page) of them (page 1: tokens)
+        # (units held, units one request needs, name, formula): a request holds whole pages
+        # of a pool, ceil(tokens / page) of them (page 1: its tokens)
+        limits: list[tuple[int, int, str, str]] = []
+        request_pages = -(-context_tokens // page)
         if n_full:
-            limits.append((Fraction(full_tokens // page, -(-context_tokens // page)),
-                           "kv tokens", f"kv tokens / L = {n(full_tokens)} / {n(context_tokens)}"
-                           if page == 1 else f"kv pages / ceil(L / {n(page)}) = "
-                           f"{n(full_tokens // page)} / {n(-(-context_tokens // page))}"))
+            limits.append((full_tokens // page, request_pages, "kv tokens",
+                           f"kv tokens / L = {n(full_tokens)} / {n(context_tokens)}" if page == 1
+                           else f"kv pages / ceil(L / {n(page)}) = {n(full_tokens // page)} / "
+                           f"{n(request_pages)}"))
         if n_swa:
             span = min(profile.sliding_window - 1 + options.max_batched_tokens, context_tokens)
             window = f"min(W - 1 + {n(options.max_batched_tokens)}, L)"
-            limits.append((Fraction(swa_tokens // page, -(-span // page)), "swa tokens",
+            limits.append((swa_tokens // page, -(-span // page), "swa tokens",
                            f"swa tokens / {window} = {n(swa_tokens)} / {n(span)}" if page == 1
                            else f"swa pages / ceil({window} / {n(page)}) = "
                            f"{n(swa_tokens // page)} / {n(-(-span // page))}"))
         if n_state:
-            limits.append((Fraction(running_cap), "running cap", f"running cap {n(running_cap)}"))
-        best, binding, _ = min(limits, key=lambda item: item[0])
-        numerator, denominator = best.numerator, best.denominator
+            limits.append((running_cap, 1, "running cap", f"running cap {n(running_cap)}"))
+        numerator, denominator, binding, _ = min(
+            limits, key=lambda item: Fraction(item[0], item[1]))
+        best = Fraction(numerator, denominator)
         extras["binding_limit"] = binding
         formulas.append(
-            "max_concurrency = min(" + ", ".join(t for _, _, t in limits)
+            "max_concurrency = min(" + ", ".join(t for *_, t in limits)
             + f") = {concurrency_text(best)} ({binding} binds)"
         )
         if n_state and profile.has_attention:
             running = int(best)
             idle_slots = slots - running * s
-            idle_tokens = full_tokens - running * context_tokens if n_full else 0
+            idle_tokens = full_tokens - running * request_pages * page if n_full else 0
             extras.update(
                 idle_state_bytes_at_context=idle_slots * slot_bytes,
                 idle_kv_bytes_at_context=max(idle_tokens, 0) * kv * n_full,
             )
             formulas.append(
-                f"static split at {n(running)} requests: {n(idle_slots)} state slots "
+                f"static split at {n(running)} requests: {n(idle_slots)} state "
+                f"slot{'' if idle_slots == 1 else 's'} "
                 f"({n(idle_slots * slot_bytes)} B) and {n(max(idle_tokens, 0))} kv tokens "
                 f"({n(max(idle_tokens, 0) * kv * n_full)} B) sit idle"
             )
