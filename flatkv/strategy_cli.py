@@ -163,15 +163,13 @@ def _concurrency_text(result: StrategyResult) -> str:
 
 
 def format_result_table(result: StrategyResult) -> str:
-    """One result as aligned text: figures, breakdown (exact bytes and share), the math."""
+    """One result that applies as aligned text: figures, breakdown (exact bytes and share), the
+    math."""
     head = f"{result.strategy}: {result.profile_name or 'profile'}, "
     head += f"budget {result.budget_bytes:,} B ({_gib(result.budget_bytes)})"
     if result.context_tokens is not None:
         head += f", context {result.context_tokens:,} tokens"
     lines = [head]
-    if not result.applies:
-        lines.append(f"  does not apply: {result.reason}")
-        return "\n".join(lines)
     rows = [
         ("block size", f"{_cell(result.block_size)} tokens" if result.block_size else "-"),
         ("why", result.why_block_size),
@@ -239,9 +237,12 @@ def format_comparison_table(results: Sequence[StrategyResult]) -> str:
 
 
 def plan_strategy_text(args: argparse.Namespace, profile: CacheProfile) -> str:
-    """``plan --strategy NAME``: one result as a table, or JSON with --json."""
+    """``plan --strategy NAME``: one result as a table, or JSON with --json. A layout that does
+    not apply is an error (exit 2, as ``plan`` without --strategy); ``compare`` lists it."""
     result = _run_strategy(args.strategy, profile, budget_bytes=args.budget,
                            context_tokens=context_from_args(args), options=options_from_args(args))
+    if not result.applies:
+        raise ValueError(f"--strategy {args.strategy} does not apply: {result.reason}")
     if args.json:
         return json.dumps(result.to_dict(), indent=2)
     return format_result_table(result)

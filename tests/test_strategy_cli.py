@@ -127,6 +127,19 @@ def test_bad_input_exits_2_with_one_line(extra, needle):
     assert len(err.strip().splitlines()) == 1 and needle in err
 
 
+@pytest.mark.parametrize("strategy", ["flat", "vllm", "sglang", "aliased"])
+def test_plan_strategy_that_does_not_apply_exits_2_as_plan_does(strategy):
+    # 1 MB holds no block of Qwen3-Next's layouts (aliasing: no state hybrids at all), so
+    # plan --strategy fails as plain plan does; compare still lists it with its reason
+    code, out, err = run(["plan", *QWEN_ARGS, "--budget", "1MB", "--strategy", strategy])
+    assert code == 2 and out == ""
+    assert err.startswith(f"python -m flatkv: error: --strategy {strategy} does not apply: ")
+    assert len(err.strip().splitlines()) == 1
+    assert run(["plan", *QWEN_ARGS, "--budget", "1MB"])[0] == 2
+    code, out, _ = run(["compare", *QWEN_ARGS, "--budget", "1MB"])
+    assert code == 0 and f"{strategy} does not apply" in out
+
+
 def test_compare_pure_attention_json():
     code, out, _ = run(["compare", "--layers", "full_attention*32", "--kv-bytes-per-slot",
                         "4096", "--budget", "8GiB", "--json"])
