@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import replace
 from fractions import Fraction
 
@@ -10,7 +11,14 @@ import pytest
 
 from flatkv import app_model
 from flatkv.app_model import CUSTOM, RawModel
-from flatkv.app_state import DEFAULT, AppState, cache_budget, decode_query, encode_query
+from flatkv.app_state import (
+    DEFAULT,
+    GPU_PRESETS,
+    AppState,
+    cache_budget,
+    decode_query,
+    encode_query,
+)
 from flatkv.strategies import StrategyOptions
 
 QWEN35 = RawModel("(3*linear,full)*12", 2048, (("conv", 49152), ("ssm", 2097152)))
@@ -158,6 +166,19 @@ def test_cache_budget_by_hand():
     assert AppState(gpu="H100 80GB", weights=16 * 10**9, tp=2).budget() == b
     # an odd weight count rounds up per rank
     assert cache_budget(1000, 1.0, 7, 2).weights_per_rank == 4
+
+
+@pytest.mark.parametrize("gpu", sorted(GPU_PRESETS))
+def test_every_gpu_preset_is_the_memory_its_name_says(gpu):
+    # nvidia-smi's MiB; vendors name a card in GB (B200 192GB: 183,359 MiB = 192.3 GB) or in
+    # GiB (H200 141GB: 143,771 MiB = 140.4 GiB): the preset is within 1% of one of them
+    named = int(re.search(r"(\d+)GB$", gpu).group(1))
+    nbytes = GPU_PRESETS[gpu]
+    assert nbytes % 2**20 == 0
+    assert min(abs(nbytes / 10**9 - named), abs(nbytes / 2**30 - named)) < named / 100
+    # the sidebar's budget starts from exactly these bytes
+    budget = AppState(gpu=gpu, mem_fraction=1.0, weights=0).budget()
+    assert budget.gpu_bytes == budget.cache_bytes == nbytes
 
 
 def test_cache_budget_rejects_weights_that_fill_the_gpu():

@@ -224,7 +224,12 @@ class BenchResult:
 def nominal_peak_gbps(device: torch.device) -> float | None:
     if device.type != "cuda":
         return None
-    name = torch.cuda.get_device_name(device)
+    return nominal_peak_for_name(torch.cuda.get_device_name(device))
+
+
+def nominal_peak_for_name(name: str) -> float | None:
+    """The peak of the first NOMINAL_PEAK_GBPS fragment in ``name`` (torch's device name), so
+    the longer names come first: "H100 NVL" before "H100", "GH200" before "H200"."""
     for fragment, gbps in NOMINAL_PEAK_GBPS:
         if fragment in name:
             return gbps

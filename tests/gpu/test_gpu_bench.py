@@ -335,3 +335,25 @@ def test_a_cuda_benchmark_checks_the_pinned_host_buffer_too(monkeypatch):
             "600,000 page.* may take 80% of it: lower pages per call")):
         # 600,000 x 1,568 B pinned
         bench._check_fits(small_plan(), cuda, 637, [600_000], bench._free_bytes(cuda))
+
+
+@pytest.mark.parametrize("name, gbps", [
+    # torch.cuda.get_device_name's names; peaks from NVIDIA's data sheets (GB/s)
+    ("NVIDIA H200", 4800.0),
+    ("NVIDIA H100 80GB HBM3", 3350.0),  # SXM
+    ("NVIDIA H100 NVL", 3900.0),
+    ("NVIDIA H100 PCIe", 2000.0),
+    ("NVIDIA A100-SXM4-80GB", 2039.0),
+    ("NVIDIA A100 80GB PCIe", 1935.0),
+    ("NVIDIA A100-SXM4-40GB", 1555.0),
+    ("NVIDIA A100-PCIE-40GB", 1555.0),
+    ("NVIDIA B200", 8000.0),
+    ("NVIDIA GH200 480GB", None),  # not an H200: its HBM differs by variant
+    ("NVIDIA L40S", None),
+])
+def test_nominal_peak_takes_the_longest_matching_name_first(name, gbps):
+    assert bench.nominal_peak_for_name(name) == gbps
+
+
+def test_no_nominal_peak_on_the_cpu():
+    assert bench.nominal_peak_gbps(torch.device("cpu")) is None
