@@ -69,7 +69,9 @@ with user_errors():
                 if has_history else "No capacity in tokens: the model has no attention layer, "
                 "so it keeps no token history, only a constant state per request. ")
                + "Concurrency: requests of this context length the layout holds at once, "
-               "counted with the engine's pages per request.")
+               "counted with the engine's pages per request. vLLM and SGLang as they serve "
+               "without speculative decoding: MTP or EAGLE adds draft layers and state pages "
+               "(README).")
     for note in (app_data.sliding_capacity_text(s.profile()) if has_history else "",
                  app_data.logged_capacity_text(results), app_data.two_pool_text(results),
                  app_data.short_of_one_request_text(rows, s.context)):

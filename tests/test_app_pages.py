@@ -330,6 +330,8 @@ def test_compare_page_lists_every_strategy():
     # a strategy that does not apply says why under the table and once in its expander
     assert sum("state layers: aliasing" in c.value for c in at.caption) == 2
     assert "state layers: aliasing" not in codes
+    # what the engine figures leave out is said beside them
+    assert any("without speculative decoding" in c.value for c in at.caption)
 
 
 def vllm_row(at: AppTest):

@@ -14,6 +14,7 @@ from strategy_profiles import (
     ANCHOR_BUDGET,
     ANCHOR_CONTEXT,
     FULL,
+    LINEAR,
     SLIDING,
     gpt_oss_20b,
     llama_31_8b,
@@ -110,6 +111,21 @@ def test_vllm_kernel_block_size_changes_p():
                          options=StrategyOptions(kernel_block_size=a))
         assert r.block_size == p
         assert r.num_blocks == ANCHOR_BUDGET // (p * 1024) // 12
+
+
+def test_vllm_one_mtp_layer_makes_groups_of_13():
+    # The README's speculative-decoding example: an MTP layer is one more full-attention layer;
+    # 13 full vs 36 GDN layers: 36 >= 1.5 x 13, so group_size = 13 and three GDN groups of 12
+    # (one padding layer each); a block id now costs 13 pages, not 12
+    base = qwen3_next_tp2()
+    mtp = CacheProfile(layer_types=(*base.layer_types, FULL),
+                       kv_bytes_per_slot=base.kv_bytes_per_slot,
+                       state_const_bytes=base.state_const_bytes)
+    r = run_strategy("vllm", mtp, budget_bytes=ANCHOR_BUDGET)
+    assert r.extras["group_size"] == 13
+    assert r.extras["padding_layers_per_type"] == {FULL: 0, LINEAR: 3}
+    assert r.block_size == 544  # the state page sets P as before
+    assert r.num_blocks == ANCHOR_BUDGET // (544 * 1024) // 13
 
 
 # ------------------------------------------------------------------------------------------
