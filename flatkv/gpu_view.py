@@ -302,13 +302,15 @@ class LabRun:
     results: tuple[BenchResult, ...]
     sweep: str  # one of SWEEPS
     model: str
-    plan_key: tuple  # (model, geometry) of the page's plan when it ran: stale when it moved
+    plan_key: tuple  # (model, plan) the page showed when it ran: stale when either moved
     max_blocks: int | None  # the user's cap (None: the benchmark's default)
     seconds: float
 
 
 def plan_key(model: str, plan: FlatMemoryPlan) -> tuple:
-    return (model, plan.geometry)
+    """What a run was measured for. The whole plan, not its geometry: packed slabs and one
+    tensor per component share P and block bytes but allocate different tensors."""
+    return (model, plan)
 
 
 # --------------------------------------------------------------------------------------------

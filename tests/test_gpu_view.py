@@ -15,7 +15,7 @@ import pytest
 from flatkv import gpu_view
 from flatkv.gpu.bench import BenchResult, Figure
 from flatkv.gpu.pool import AllocationReport
-from flatkv.plan import components_from_layers
+from flatkv.plan import components_from_layers, plan_component_tensors, plan_tensors
 
 PAGE = 1568  # the small plan of tests/gpu/gpu_plans.py: slot rows 864 + 352 + 352 B
 
@@ -290,3 +290,21 @@ def test_summary_keeps_the_state_copy_when_triton_is_preferred():
     assert out["gather_gbps"] == 12.0  # the preferred (fused) mover's
     assert out["state_copy_gbps"] == 5.0  # torch's, the only state-row copy there is
     assert fused.figure("state_copy", "triton") is None  # asked by name: none
+
+
+def test_a_run_is_stale_when_the_planner_changes_though_p_and_block_bytes_do_not():
+    # Qwen3-Next-like: 12 x (3 GDN + 1 full); packed slabs (36 slots: slot j holds GDN layer j
+    # and, for j < 12, full layer j) and one tensor per component share P and block bytes, so
+    # a geometry key would call an old run current
+    comps = components_from_layers(
+        layer_types=(["linear_attention"] * 3 + ["full_attention"]) * 12,
+        kv_bytes_per_slot=1024, state_const_bytes={"conv": 24576, "ssm": 524288})
+    packed = plan_tensors(comps, block_size=16, alignment=16, budget_bytes=10**9)
+    each = plan_component_tensors(comps, block_size=packed.geometry.block_size,
+                                  budget_bytes=10**9)
+    assert packed.geometry == each.geometry
+    assert (len(packed.tensors), len(each.tensors)) == (36, 84)  # 36 x (conv, ssm) + 12 KV
+    assert gpu_view.plan_key("m", packed) != gpu_view.plan_key("m", each)
+    assert gpu_view.plan_key("m", packed) == gpu_view.plan_key(
+        "m", plan_tensors(comps, block_size=16, alignment=16, budget_bytes=10**9))
+    assert gpu_view.plan_key("m", packed) != gpu_view.plan_key("other", packed)
