@@ -25,6 +25,7 @@ from flatkv.strategies.base import (
     RATIO_RANGE,
     to_fraction,
 )
+from flatkv.strategies.paged import label_groups
 from flatkv.units import format_bytes, format_size, parse_size
 
 MiB = 2**20
@@ -64,21 +65,23 @@ STRATEGY_FIELDS: dict[str, tuple[str, ...]] = {
     "aliased": ("max_batched_tokens",),
     "lcm": ("mamba_cache_mode", "max_batched_tokens", "lcm_padding_bound"),
 }
-_NEEDS_STATE = {"mamba_cache_mode", "mamba_chunk_size", "sglang_slots_per_request",
-                "lcm_padding_bound"}  # two-level pages pad only where payloads differ
+_NEEDS_STATE = {"mamba_cache_mode", "mamba_chunk_size", "sglang_slots_per_request"}
 
 
 def strategy_fields(strategy: str, profile: CacheProfile) -> tuple[str, ...]:
     """The options of ``strategy`` that change its figures for ``profile``: state options need
-    state layers (two-level pages' padding bound too: attention-only payloads are all alike),
-    max batched tokens sliding ones (it sizes their pages per request), SGLang's memory ratio
-    both a state and a KV pool, its sliding / full ratio both kinds of attention, its page size
-    attention."""
+    state layers, max batched tokens sliding ones (it sizes their pages per request), SGLang's
+    memory ratio both a state and a KV pool, its sliding / full ratio both kinds of attention,
+    its page size attention; two-level pages' padding bound needs payloads that differ (a state
+    row, or attention groups of unequal layer counts: 3 full + 5 sliding layers pad the full
+    group's parents by 2/3)."""
     types = set(profile.layer_types)
 
     def acts(field: str) -> bool:
         if field in _NEEDS_STATE:
             return profile.has_state
+        if field == "lcm_padding_bound":
+            return profile.has_state or len({g.layers for g in label_groups(profile)}) > 1
         if field == "mamba_full_memory_ratio":  # splits the budget between state and KV pools
             return profile.has_state and profile.has_attention
         if field == "max_batched_tokens":

@@ -13,13 +13,17 @@ from flatkv import app_model
 from flatkv.app_model import CUSTOM, RawModel
 from flatkv.app_state import (
     DEFAULT,
+    ENGINE_FIELDS,
     GPU_PRESETS,
     AppState,
     cache_budget,
     decode_query,
     encode_query,
+    strategy_fields,
 )
-from flatkv.strategies import StrategyOptions
+from flatkv.presets import list_presets, load_preset
+from flatkv.profile import CacheProfile
+from flatkv.strategies import STRATEGIES, StrategyOptions, run_strategy
 
 QWEN35 = RawModel("(3*linear,full)*12", 2048, (("conv", 49152), ("ssm", 2097152)))
 
@@ -337,17 +341,57 @@ def test_no_usable_memory_names_the_gpu_not_the_weights():
 
 
 def test_layout_fields_are_the_options_that_act_on_the_model():
-    from flatkv.app_state import strategy_fields
-    from flatkv.presets import load_preset
 
     assert strategy_fields("flat", QWEN35.profile()) == ("mamba_cache_mode",)  # state, no sliding
     assert strategy_fields("flat", load_preset("gpt-oss-20b").profile()) == ("max_batched_tokens",)
     assert strategy_fields("flat", load_preset("Llama-3.1-8B").profile()) == ()
 
 
+# 3 full + 5 sliding layers: two-level pages pad the full group's parents by 5/3 - 1 = 2/3
+UNEQUAL_ATTENTION = CacheProfile(layer_types=("full_attention",) * 3 + ("sliding_attention",) * 5,
+                                 kv_bytes_per_slot=1024, sliding_window=128, name="3+5")
+# Each engine option set away from its default (every one of them changes some figure somewhere)
+OTHER_VALUES = dict(kernel_block_size=64, mamba_cache_mode="all", mamba_chunk_size=128,
+                    mamba_full_memory_ratio=Fraction(1, 2), swa_full_tokens_ratio=Fraction(1, 2),
+                    sglang_slots_per_request=5, sglang_page_size=64, max_batched_tokens=512,
+                    lcm_padding_bound=Fraction(7, 10))
+
+
+def figures(result) -> tuple:
+    return (result.applies, result.reason, result.block_size, result.block_bytes,
+            result.num_blocks, result.capacity_tokens, result.logged_tokens,
+            result.concurrency_numerator, result.concurrency_denominator, result.breakdown)
+
+
+@pytest.mark.parametrize("model", [*list_presets(), "3+5"])
+def test_an_option_not_offered_for_a_model_changes_none_of_its_figures(model):
+    # strategy_fields decides which engine options Budget and Compare show; an option it
+    # leaves out for a model must not move that model's figures under that layout
+    profile = UNEQUAL_ATTENTION if model == "3+5" else load_preset(model).profile()
+    assert set(OTHER_VALUES) == set(ENGINE_FIELDS)
+    budget = 40 * 2**30
+    for strategy in STRATEGIES:
+        offered = strategy_fields(strategy, profile)
+        base = run_strategy(strategy, profile, budget_bytes=budget, context_tokens=32_768)
+        for field, value in OTHER_VALUES.items():
+            moved = run_strategy(strategy, profile, budget_bytes=budget, context_tokens=32_768,
+                                 options=StrategyOptions(**{field: value}))
+            if field not in offered:
+                assert figures(moved) == figures(base), (strategy, field)
+
+
+def test_the_padding_bound_decides_two_level_pages_for_unequal_attention_groups():
+    # why the bound is offered for 3 + 5 layers: at 1/4 no P fits, at 7/10 it does
+    refused = run_strategy("lcm", UNEQUAL_ATTENTION, budget_bytes=2**30)
+    assert not refused.applies
+    assert refused.reason.endswith("pads full_attention by 66.7%; raise the two-level padding "
+                                   "bound (--lcm-padding-bound) to accept it")
+    r = run_strategy("lcm", UNEQUAL_ATTENTION, budget_bytes=2**30,
+                     options=StrategyOptions(lcm_padding_bound=Fraction(7, 10)))
+    assert r.applies and r.block_size == 16
+
+
 def test_strategy_fields_are_what_each_layout_reads_of_the_model():
-    from flatkv.app_state import strategy_fields
-    from flatkv.presets import load_preset
 
     hybrid, sliding = QWEN35.profile(), load_preset("gpt-oss-20b").profile()
     assert strategy_fields("vllm", hybrid) == ("kernel_block_size", "mamba_cache_mode",
@@ -357,9 +401,13 @@ def test_strategy_fields_are_what_each_layout_reads_of_the_model():
                                                  "sglang_slots_per_request", "sglang_page_size")
     assert strategy_fields("sglang", sliding) == ("swa_full_tokens_ratio", "sglang_page_size",
                                                   "max_batched_tokens")
-    # two-level pages pad only where payloads differ: a state row beside KV rows
+    # two-level pages pad only where payloads differ: a state row beside KV rows, or attention
+    # groups of unequal layer counts (gpt-oss: 12 + 12 alike; 3 full + 5 sliding: not)
     assert strategy_fields("lcm", load_preset("Llama-3.1-8B").profile()) == ()
+    assert strategy_fields("lcm", sliding) == ("max_batched_tokens",)
     assert strategy_fields("lcm", hybrid) == ("mamba_cache_mode", "lcm_padding_bound")
+    assert strategy_fields("lcm", UNEQUAL_ATTENTION) == ("max_batched_tokens",
+                                                         "lcm_padding_bound")
     # a state-only model: SGLang's state pool is the whole budget, r splits nothing
     state_only = decode_query({"model": "custom", "layers": "linear*4", "kv": "0",
                                "state": "conv=4096"})[0].profile()

@@ -113,7 +113,8 @@ def run_lcm(
             name, budget_bytes,
             f"no P among {tried} candidates keeps every group's padding under "
             f"{ratio_text(bound)}: the best, P = {geo.block_size}, pads {worst} by "
-            f"{float(pad) * 100:.1f}%; raise --lcm-padding-bound to accept it",
+            f"{float(pad) * 100:.1f}%; raise the two-level padding bound "
+            "(--lcm-padding-bound) to accept it",
             profile_name=profile.name, context_tokens=context_tokens,
         )
     b = geo.parent_bytes

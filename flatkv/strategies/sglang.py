@@ -128,8 +128,8 @@ def run_sglang(
     if profile.has_attention and pool_tokens < page:
         return not_applicable(
             name, budget_bytes,
-            f"the KV pool ({kv_memory} B) holds no page of {page} tokens: give a larger budget "
-            "or a smaller --mamba-full-memory-ratio",
+            f"the KV pool ({n(kv_memory)} B) holds no page of {page} tokens: give a larger budget "
+            "or a smaller SGLang mamba/full memory ratio (--mamba-full-memory-ratio)",
             profile_name=profile.name, context_tokens=context_tokens,
         )
 
