@@ -11,6 +11,7 @@ import argparse
 import json
 import re
 from collections.abc import Callable, Sequence
+from dataclasses import fields
 from fractions import Fraction
 
 from flatkv.profile import CacheProfile
@@ -23,7 +24,7 @@ from flatkv.strategies import (
     compare,
 )
 from flatkv.strategies import run_strategy as _run_strategy
-from flatkv.strategies.base import MAMBA_CACHE_MODES
+from flatkv.strategies.base import MAMBA_CACHE_MODES, ratio_text
 from flatkv.texttable import text_table
 from flatkv.units import concurrency_text
 
@@ -100,39 +101,37 @@ def add_strategy_arguments(
     parser.add_argument("--mamba-chunk-size", type=int, default=defaults.mamba_chunk_size,
                         help="mamba cache mode all: P aligns to lcm(chunk, A) (default "
                         f"{defaults.mamba_chunk_size})")
-    parser.add_argument("--mamba-full-memory-ratio", default="0.9", metavar="R",
-         help="sglang: state pool gets budget x R / (1 + R) (default 0.9)")
-    parser.add_argument("--swa-full-tokens-ratio", default="0.8", metavar="R",
-         help="sglang: sliding-window pool tokens relative to the full pool (default 0.8)")
+    parser.add_argument("--mamba-full-memory-ratio", default=None, metavar="R",
+         help="sglang: state pool gets budget x R / (1 + R) (default "
+         f"{ratio_text(defaults.mamba_full_memory_ratio)})")
+    parser.add_argument("--swa-full-tokens-ratio", default=None, metavar="R",
+         help="sglang: sliding-window pool tokens relative to the full pool (default "
+         f"{ratio_text(defaults.swa_full_tokens_ratio)})")
     parser.add_argument("--sglang-slots-per-request", type=int,
          default=defaults.sglang_slots_per_request, metavar="S",
-         help="sglang: state slots one running request holds (default 3)")
+         help="sglang: state slots one running request holds (default "
+         f"{defaults.sglang_slots_per_request})")
     parser.add_argument("--sglang-page-size", type=int, default=defaults.sglang_page_size,
-         help="sglang: tokens per KV page (default 1)")
+         help=f"sglang: tokens per KV page (default {defaults.sglang_page_size})")
     parser.add_argument("--max-batched-tokens", type=int, default=defaults.max_batched_tokens,
-         help="tokens scheduled per step; sizes sliding-window pages (default 8192)")
-    parser.add_argument("--lcm-padding-bound", default="0.25", metavar="F",
-         help="lcm: largest padding accepted for any group (default 0.25)")
+         help="tokens scheduled per step; sizes sliding-window pages (default "
+         f"{defaults.max_batched_tokens})")
+    parser.add_argument("--lcm-padding-bound", default=None, metavar="F",
+         help="lcm: largest padding accepted for any group (default "
+         f"{ratio_text(defaults.lcm_padding_bound)})")
     parser.add_argument("--lcm-alignment-bytes", type=int, default=defaults.lcm_alignment_bytes,
-         help="lcm: parent block bytes are a multiple of this (default 256)")
-    parser.add_argument("--margin", type=int, default=0,
-         help="workload: safety pages per group (default 0)")
+         help="lcm: parent block bytes are a multiple of this (default "
+         f"{defaults.lcm_alignment_bytes})")
+    parser.add_argument("--margin", type=int, default=defaults.margin,
+         help=f"workload: safety pages per group (default {defaults.margin})")
 
 
 def options_from_args(args: argparse.Namespace) -> StrategyOptions:
-    """StrategyOptions from parsed arguments (missing ones take their defaults)."""
-    defaults = StrategyOptions()
-    names = (
-        "block_size", "alignment", "kernel_block_size", "mamba_cache_mode", "mamba_chunk_size",
-        "mamba_full_memory_ratio", "swa_full_tokens_ratio", "sglang_slots_per_request",
-        "sglang_page_size", "max_batched_tokens", "lcm_padding_bound", "lcm_alignment_bytes",
-        "reserved_bytes_per_block", "margin",
-    )
-    values = {}
-    for name in names:
-        value = getattr(args, name, None)
-        values[name] = getattr(defaults, name) if value is None and name != "alignment" else value
-    return StrategyOptions(**values)
+    """StrategyOptions from parsed arguments: every field of the same name; one not given
+    (absent or None) keeps its default (alignment's default is None: the block size)."""
+    given = {f.name: getattr(args, f.name) for f in fields(StrategyOptions)
+             if getattr(args, f.name, None) is not None}
+    return StrategyOptions(**given)
 
 
 def context_from_args(args: argparse.Namespace) -> int | None:
