@@ -400,7 +400,7 @@ _RATIO_WIDGETS = {
 }
 
 
-def _engine_widget(field: str) -> None:
+def engine_widget(field: str) -> None:
     """The bound widget of one engine option (an AppState field of ENGINE_FIELDS)."""
     if field in _RATIO_WIDGETS:
         label, (low, high), text = _RATIO_WIDGETS[field]
@@ -495,5 +495,5 @@ def engine_options(fields: tuple[str, ...] = ENGINE_FIELDS, *, label: str = "Eng
                     st.markdown(f"**{title}**")
                 for field in group:
                     if _acts(field):
-                        _engine_widget(field)
+                        engine_widget(field)
         st.caption(note)

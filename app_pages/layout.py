@@ -10,6 +10,7 @@ from app_pages._common import (
     bind,
     chart,
     current_analysis,
+    engine_widget,
     fmt_bytes,
     metric_row,
     state,
@@ -107,16 +108,21 @@ def page_ids(analysis) -> None:
                 "snapshot every P tokens) does not apply. Budget and Compare count the requests "
                 "that fit.")
         return
-    c1, c2 = st.columns(2)
-    with c1:
+    sliding = profile.sliding_window is not None  # S sizes a sliding request's window pages
+    columns = st.columns(3 if sliding else 2)
+    with columns[0]:
         bind(st.number_input, "requests", "Live requests", min_value=1, max_value=MAX_REQUESTS,
              step=1)
-    with c2:
+    with columns[1]:
         bind(st.number_input, "context", "Context length (tokens per request)", min_value=1,
              max_value=MAX_CONTEXT, step=1024)
+    if sliding:
+        with columns[2]:
+            engine_widget("max_batched_tokens")
     s = state()
     pages = app_data.page_assignment(analysis, requests=s.requests, context=s.context,
-                                     sliding_window=profile.sliding_window, limit=2048)
+                                     sliding_window=profile.sliding_window,
+                                     scheduled_tokens=s.max_batched_tokens, limit=2048)
     per = ", ".join(f"{g}: {n:,}" for g, n in pages.per_group.items())
     msg = (f"Pages the groups need (SPEC 3.5: history, live state and snapshots, one dummy "
            f"page each): {per}; {pages.num_blocks:,} page ids in the pool.")

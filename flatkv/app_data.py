@@ -20,7 +20,13 @@ from flatkv.profile import CacheProfile
 from flatkv.strategies import LOGGED_AS, StrategyResult
 from flatkv.strategies.base import ratio_text
 from flatkv.units import concurrency_text, concurrency_value
-from flatkv.workload import Workload, covers, group_pages, pool_from_plan
+from flatkv.workload import (
+    DEFAULT_SCHEDULED_TOKENS,
+    Workload,
+    covers,
+    group_pages,
+    pool_from_plan,
+)
 
 # --------------------------------------------------------------------------------------------
 # Component kinds: one colour and one name each, on every chart.
@@ -211,14 +217,14 @@ def _page_run(index: int, group_id: str, pages: int) -> Iterator[tuple[float, in
 
 def page_assignment(
     analysis: PlanAnalysis, *, requests: int, context: int, sliding_window: int | None = None,
-    limit: int = 4096,
+    scheduled_tokens: int = DEFAULT_SCHEDULED_TOKENS, limit: int = 4096,
 ) -> PageMap:
-    """The pages each group needs for ``requests`` at ``context`` (SPEC 3.5, through
-    ``flatkv.workload``), handed out from one page-id space as the requests grow: the groups'
-    pages interleave in proportion, so every id belongs to exactly one group at a time.
-    At most ``limit`` ids are listed."""
+    """The pages each group needs for ``requests`` at ``context`` with ``scheduled_tokens`` per
+    step (SPEC 3.5, through ``flatkv.workload``), handed out from one page-id space as the
+    requests grow: the groups' pages interleave in proportion, so every id belongs to exactly
+    one group at a time. At most ``limit`` ids are listed."""
     pool = pool_from_plan(analysis.plan, sliding_window=sliding_window)
-    work = Workload(requests, context)
+    work = Workload(requests, context, scheduled_tokens)
     per_group = group_pages(pool, work)
     shown = min(pool.num_units, limit)
     # k-th page of group g lands at fraction (k + 1/2) / n_g of the run: a proportional merge.

@@ -92,13 +92,18 @@ class PagePool:
                       hint="the window of the sliding_attention layers, in tokens")
 
 
+# Tokens scheduled per step when not told: vLLM's default max_num_batched_tokens. It sizes the
+# pages a sliding-window request holds (W - 1 + S tokens of window).
+DEFAULT_SCHEDULED_TOKENS = 8192
+
+
 @dataclass(frozen=True)
 class Workload:
     """R live requests at context L; S tokens scheduled per step; a safety margin of pages."""
 
     requests: int
     context_tokens: int
-    scheduled_tokens: int = 8192
+    scheduled_tokens: int = DEFAULT_SCHEDULED_TOKENS
     margin: int = 0
 
     def __post_init__(self) -> None:
@@ -186,7 +191,8 @@ def covers(pool: PagePool, workload: Workload) -> bool:
 
 
 def max_requests(
-    pool: PagePool, *, context_tokens: int, scheduled_tokens: int = 8192, margin: int = 0
+    pool: PagePool, *, context_tokens: int, scheduled_tokens: int = DEFAULT_SCHEDULED_TOKENS,
+    margin: int = 0
 ) -> int:
     """Largest R such that R requests at ``context_tokens`` fit in ``pool`` (0 if none fits).
 

@@ -106,6 +106,10 @@ def test_page_assignment_interleaves_unequal_groups_in_proportion():
     # SPEC 3.5, T = 12,288, P = 16, S = 8,192: full 768 + 3 + 1; sliding 3 x ceil(127 / 16)
     # + ceil(8,192 / 16) + 3 + 1
     assert pages.per_group == {"sliding_attention": 540, "full_attention": 772}
+    # S = 512: the sliding group's scheduled pages fall from ceil(8,192 / 16) to ceil(512 / 16)
+    fewer = app_data.page_assignment(a, requests=3, context=4096, sliding_window=128,
+                                     scheduled_tokens=512)
+    assert fewer.per_group == {"sliding_attention": 3 * 8 + 32 + 3 + 1, "full_attention": 772}
     handed = pages.owners[1:1 + 540 + 772]
     assert handed.count("sliding_attention") == 540 and handed.count("full_attention") == 772
     # every prefix of the run gives each group its share of the ids, give or take one

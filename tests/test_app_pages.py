@@ -905,8 +905,27 @@ def test_a_widget_on_the_next_page_shows_the_view_not_its_minimum():
         assert_clean(at)
         shown = {w.key: w.value for w in at.number_input}
         assert shown["w.context"] == 65_536, page
-        if page != "app_pages/layout.py":  # Budget and Compare offer it for sliding layers
-            assert shown["w.max_batched_tokens"] == 4096, page
+        assert shown["w.max_batched_tokens"] == 4096, page  # every page offers it for sliding
+
+
+def test_layout_workload_schedules_the_max_batched_tokens():
+    # gpt-oss-20b, P 16, 4 requests of 32,768 tokens (SPEC 3.5): full ceil(4 x 32,768 / 16)
+    # + 4 + 1 = 8,197; sliding 4 x ceil(127 / 16) + ceil(S / 16) + 4 + 1: 549 at S = 8,192
+    at = open_app("app_pages/layout.py", {"model": "gpt-oss-20b", "req": "4", "ctx": "32768"})
+    assert_clean(at)
+
+    def pages_caption() -> str:
+        (text,) = [c.value for c in at.caption if c.value.startswith("Pages the groups need")]
+        return text
+
+    assert "sliding_attention: 549, full_attention: 8,197" in pages_caption()
+    at.number_input(key="w.max_batched_tokens").set_value(512).run()
+    assert_clean(at)
+    assert "sliding_attention: 69, full_attention: 8,197" in pages_caption()  # 32 + 32 + 5
+    assert at.query_params["mbt"] == "512"
+    # an attention-only model without sliding layers has no S to set here
+    llama = open_app("app_pages/layout.py", {"model": "Llama-3.1-8B"})
+    assert "w.max_batched_tokens" not in {w.key for w in llama.number_input}
 
 
 def test_sliding_model_says_why_concurrency_passes_one_above_the_capacity():

@@ -60,7 +60,13 @@ from flatkv.plan import (
     alignment_or_block_size,
     check_int,
 )
-from flatkv.workload import SLIDING_WINDOW_MISSING, PagePool, PoolGroup, cdiv
+from flatkv.workload import (
+    DEFAULT_SCHEDULED_TOKENS,
+    SLIDING_WINDOW_MISSING,
+    PagePool,
+    PoolGroup,
+    cdiv,
+)
 
 CATEGORIES = (
     "kv_history",
@@ -193,7 +199,7 @@ class StrategyOptions:
     swa_full_tokens_ratio: Fraction | float | str = Fraction(4, 5)
     sglang_slots_per_request: int = 3
     sglang_page_size: int = 1
-    max_batched_tokens: int = 8192
+    max_batched_tokens: int = DEFAULT_SCHEDULED_TOKENS
     lcm_padding_bound: Fraction | float | str = Fraction(1, 4)
     lcm_alignment_bytes: int = 256
     reserved_bytes_per_block: int = 0
