@@ -72,7 +72,8 @@ with user_errors():
                "counted with the engine's pages per request. vLLM and SGLang as they serve "
                "without speculative decoding: MTP or EAGLE adds draft layers and state pages "
                "(README).")
-    for note in (app_data.sliding_capacity_text(s.profile()) if has_history else "",
+    for note in (app_data.dead_weight_text(results),
+                 app_data.sliding_capacity_text(s.profile()) if has_history else "",
                  app_data.logged_capacity_text(results), app_data.two_pool_text(results),
                  app_data.short_of_one_request_text(rows, s.context)):
         if note:

@@ -19,7 +19,7 @@ from flatkv.plan import SLIDING_ATTENTION
 from flatkv.profile import CacheProfile
 from flatkv.strategies import LOGGED_AS, StrategyResult
 from flatkv.strategies.base import ratio_text
-from flatkv.units import concurrency_text, concurrency_value
+from flatkv.units import concurrency_text, concurrency_value, format_bytes
 from flatkv.workload import (
     DEFAULT_SCHEDULED_TOKENS,
     Workload,
@@ -393,6 +393,40 @@ def two_pool_text(results: Sequence[StrategyResult]) -> str:
                     f"{ratio_text(x['swa_full_tokens_ratio'])}), so blocks x block bytes is more "
                     "than the budget.")
     return ""
+
+
+# Why a layout keeps no dead weight, for the Compare page's dead-weight note.
+NO_DEAD_WEIGHT_BECAUSE = {
+    "vllm": "a block id belongs to one group and addresses only its layers' pages",
+    "sglang": "each kind of cache has a pool of its own",
+    "aliased": "equal history groups share one page-id space over the same bytes",
+    "lcm": "a parent block holds one group's pages only",
+}
+
+
+def dead_weight_text(results: Sequence[StrategyResult]) -> str:
+    """Why one page-id space can hold far fewer requests than an engine's layout: a page id
+    takes a row in every slot tensor, and a page one group uses leaves the rows of the other
+    groups idle (dead weight, SPEC section 1). Names the layout that holds the most requests
+    and how many times more. Empty when no layout here has dead weight."""
+    applying = [r for r in results if r.applies]
+    heavy = [r for r in applying if r.bytes_of("dead_weight")]
+    if not heavy:
+        return ""
+    worst = max(heavy, key=lambda r: r.bytes_of("dead_weight"))
+    dead = worst.bytes_of("dead_weight")
+    text = (f"{STRATEGY_TITLES[worst.strategy]}: {format_bytes(dead)} "
+            f"({dead / worst.budget_bytes:.1%} of the budget) is dead weight. Every page id "
+            "takes a row in every slot tensor, and a page one group uses leaves the other "
+            "groups' rows in it idle.")
+    counted = [r for r in applying if r.concurrency is not None]
+    if worst.concurrency and counted:
+        best = max(counted, key=lambda r: r.concurrency)
+        if best.concurrency > worst.concurrency and not best.bytes_of("dead_weight"):
+            text += (f" At this context {STRATEGY_TITLES[best.strategy]} holds "
+                     f"{concurrency_text(best.concurrency / worst.concurrency)}x as many "
+                     f"requests: {NO_DEAD_WEIGHT_BECAUSE[best.strategy]}.")
+    return text
 
 
 def logged_capacity_text(results: Sequence[StrategyResult]) -> str:

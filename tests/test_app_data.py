@@ -218,3 +218,29 @@ def test_two_pool_text_explains_sglang_blocks_over_the_budget():
     qwen = compare(profile_for("Qwen3-Next-80B-A3B", None, 1), budget_bytes=budget,
                    context_tokens=None, options=StrategyOptions())
     assert app_data.two_pool_text(qwen) == ""
+
+
+def test_dead_weight_text_says_what_one_page_id_space_costs():
+    from strategy_profiles import gpt_oss_20b, llama_31_8b
+
+    from flatkv.strategies import compare
+
+    # gpt-oss-20b: 12 sliding + 12 full layers of 16 x 2,048 B rows at P 16; a flat page id
+    # takes 24 rows and its group uses 12, so half of each block is dead weight
+    budget = 10_552 * 24 * 16 * 2048
+    results = compare(gpt_oss_20b(), budget_bytes=budget, context_tokens=32_768)
+    by = {r.strategy: r for r in results}
+    assert by["flat"].bytes_of("dead_weight") == 10_552 * 12 * 16 * 2048 == budget // 2
+    assert f"{budget // 2:,}" == "4,149,215,232"  # 3.86 GiB
+    # vLLM: the same budget in blocks of 12 pages, 2 x 10,552 of them, for the same pages per
+    # request; SGLang's and aliasing's figures are not above it
+    assert by["vllm"].num_blocks == 2 * 10_552
+    assert by["vllm"].concurrency == 2 * by["flat"].concurrency
+    assert max(r.concurrency for r in results if r.applies) == by["vllm"].concurrency
+    assert app_data.dead_weight_text(results) == (
+        "FlatKV packed slabs: 3.86 GiB (50.0% of the budget) is dead weight. Every page id "
+        "takes a row in every slot tensor, and a page one group uses leaves the other groups' "
+        "rows in it idle. At this context vLLM v1 holds 2.00x as many requests: a block id "
+        "belongs to one group and addresses only its layers' pages.")
+    # one group, one kind of row: no dead weight, nothing to say
+    assert app_data.dead_weight_text(compare(llama_31_8b(), budget_bytes=budget)) == ""

@@ -11,6 +11,7 @@ from streamlit.testing.v1 import AppTest
 
 from flatkv.app_model import model_names
 from flatkv.app_state import DEFAULT
+from flatkv.units import format_bytes
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
 PAGES = ["app_pages/model.py", "app_pages/layout.py", "app_pages/budget.py", "app_pages/compare.py",
@@ -332,6 +333,10 @@ def test_compare_page_lists_every_strategy():
     assert "state layers: aliasing" not in codes
     # what the engine figures leave out is said beside them
     assert any("without speculative decoding" in c.value for c in at.caption)
+    # and why the flat layout holds fewer requests: its dead weight, from the breakdown above
+    dead = int(breakdown.loc["FlatKV packed slabs"]["dead weight (B)"])
+    assert any(c.value.startswith(f"FlatKV packed slabs: {format_bytes(dead)} ")
+               for c in at.caption)
 
 
 def vllm_row(at: AppTest):
