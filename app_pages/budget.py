@@ -26,7 +26,7 @@ from flatkv.app_data import PLANNER_STRATEGY, STRATEGY_TITLES
 from flatkv.app_state import MAX_CONTEXT, strategy_fields
 from flatkv.profile import CacheProfile
 from flatkv.strategies import STRATEGIES, StrategyOptions, run_strategy
-from flatkv.units import concurrency_text, concurrency_value, format_bytes
+from flatkv.units import concurrency_text, concurrency_value, format_bytes, tokens_text
 
 
 def _point(strategy, profile, budget, context, options) -> tuple[int, float, int]:
@@ -124,7 +124,7 @@ with user_errors():
     history = r.capacity_tokens is not None  # a state-only model keeps no token history
     c.metric("Capacity (tokens)", f"{r.capacity_tokens:,}" if history else NOT_APPLICABLE,
                 help=CAPACITY_HELP if history else NO_HISTORY_HELP)
-    c.metric(f"Concurrency at {s.context:,} tokens", concurrency_text(r.max_concurrency))
+    c.metric(f"Concurrency at {tokens_text(s.context)}", concurrency_text(r.max_concurrency))
     c.metric("Blocks", f"{r.num_blocks:,}", help=f"{r.block_bytes:,} B each, " + (
         f"P = {r.block_size:,}" if r.block_size else "state slots: no pages of tokens"))
     if note := app_data.short_of_one_request_text([app_data.CompareRow.from_result(r)],

@@ -19,7 +19,7 @@ from flatkv.plan import SLIDING_ATTENTION
 from flatkv.profile import CacheProfile
 from flatkv.strategies import LOGGED_AS, StrategyResult
 from flatkv.strategies.base import ratio_text
-from flatkv.units import concurrency_text, concurrency_value, format_bytes
+from flatkv.units import concurrency_text, concurrency_value, format_bytes, tokens_text
 from flatkv.workload import (
     DEFAULT_SCHEDULED_TOKENS,
     Workload,
@@ -360,8 +360,8 @@ def short_of_one_request_text(rows: Sequence[CompareRow], context: int) -> str:
              if r.applies and r.max_concurrency is not None and r.max_concurrency < 1]
     if not short:
         return ""
-    return (f"Not even one request of {context:,} tokens fits in: {', '.join(short)}. An engine "
-            "would refuse to start (vLLM checks that one request of max_model_len fits).")
+    return (f"Not even one request of {tokens_text(context)} fits in: {', '.join(short)}. An "
+            "engine would refuse to start (vLLM checks that one request of max_model_len fits).")
 
 
 def sliding_capacity_text(profile: CacheProfile) -> str:
@@ -447,8 +447,9 @@ def logged_capacity_text(results: Sequence[StrategyResult]) -> str:
     return text
 
 
-HEADLINE_COLUMNS = ("strategy", "P (tokens)", "block bytes", "blocks", "capacity (tokens)",
-                    "concurrency")
+# What a reviewer reads first comes first: a narrow window cuts the table from the right.
+HEADLINE_COLUMNS = ("strategy", "concurrency", "capacity (tokens)", "P (tokens)", "blocks",
+                    "block bytes")
 
 
 def breakdown_column(category: str) -> str:

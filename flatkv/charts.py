@@ -14,7 +14,7 @@ from plotly.subplots import make_subplots
 
 from flatkv.app_data import PageMap, Segment, TreeNode
 from flatkv.gpu_view import PAGE_MAJOR, TRITON_KERNEL, Series
-from flatkv.units import concurrency_text, concurrency_value, format_bytes
+from flatkv.units import concurrency_text, concurrency_value, format_bytes, tokens_text
 
 COLORS: dict[str, str] = {
     "kv": "#4C78A8",  # full-attention KV history
@@ -234,7 +234,7 @@ def sweep_figure(
                       row=1, col=1)
         fig.update_yaxes(title="tokens", rangemode="tozero", row=1, col=1)
     fig.add_trace(go.Scatter(x=list(x), y=[concurrency_value(c) for c in concurrency],
-                             name=f"concurrency at {context:,} tokens", mode="lines",
+                             name=f"concurrency at {tokens_text(context)}", mode="lines",
                              line={"color": COLORS["conv"], "width": 2.5},
                              hovertemplate="%{x}<br>%{y:.2f} requests<extra></extra>"),
                   row=rows, col=1)
@@ -261,7 +261,7 @@ def capacity_bars(
     concurrency when ``capacity`` is None (a state-only model keeps no token history)."""
     titles = ("capacity (tokens)",) if capacity is not None else ()
     fig = make_subplots(rows=1, cols=len(titles) + 1,
-                        subplot_titles=(*titles, f"concurrency at {context:,} tokens"))
+                        subplot_titles=(*titles, f"concurrency at {tokens_text(context)}"))
     if capacity is not None:
         fig.add_trace(go.Bar(x=list(names), y=list(capacity), marker_color=COLORS["kv"],
                              name="capacity", text=[f"{c:,}" for c in capacity],

@@ -26,7 +26,7 @@ from flatkv.strategies import (
 from flatkv.strategies import run_strategy as _run_strategy
 from flatkv.strategies.base import MAMBA_CACHE_MODES, ratio_text
 from flatkv.texttable import text_table
-from flatkv.units import concurrency_text
+from flatkv.units import concurrency_text, tokens_text
 
 # Far past any model's context: a larger value is a typo.
 MAX_CONTEXT_TOKENS = 2**40
@@ -167,7 +167,7 @@ def format_result_table(result: StrategyResult) -> str:
     head = f"{result.strategy}: {result.profile_name or 'profile'}, "
     head += f"budget {result.budget_bytes:,} B ({_gib(result.budget_bytes)})"
     if result.context_tokens is not None:
-        head += f", context {result.context_tokens:,} tokens"
+        head += f", context {tokens_text(result.context_tokens)}"
     lines = [head]
     rows = [
         ("block size", f"{_cell(result.block_size)} tokens" if result.block_size else "-"),
@@ -183,7 +183,7 @@ def format_result_table(result: StrategyResult) -> str:
     if result.context_tokens is not None:
         rows.append((
             "max concurrency",
-            f"{_concurrency_text(result)} at {result.context_tokens:,} tokens "
+            f"{_concurrency_text(result)} at {tokens_text(result.context_tokens)} "
             f"({result.concurrency_numerator:,} / {result.concurrency_denominator:,})",
         ))
     width = max(len(k) for k, _ in rows)
@@ -226,7 +226,7 @@ def format_comparison_table(results: Sequence[StrategyResult]) -> str:
     first = results[0]
     title = f"{first.profile_name or 'profile'}: budget {first.budget_bytes:,} B"
     if first.context_tokens is not None:
-        title += f", context {first.context_tokens:,} tokens"
+        title += f", context {tokens_text(first.context_tokens)}"
     notes = [f"{r.strategy} does not apply: {r.reason}" for r in results if not r.applies]
     return "\n".join([title, *lines, *notes])
 

@@ -140,3 +140,8 @@ def logged_concurrency_note(requests: float | Fraction) -> str:
 def concurrency_text(requests: float | Fraction) -> str:
     """``14.77``, ``0.99``, ``391,483.00``: ``concurrency_value`` with thousands separators."""
     return f"{concurrency_value(requests):,.2f}"
+
+
+def tokens_text(tokens: int) -> str:
+    """``1 token``, ``32,768 tokens``: a context length as the pages say it."""
+    return f"{tokens:,} token{'' if tokens == 1 else 's'}"
