@@ -61,13 +61,11 @@ def _set_draft(draft: SpecDraft) -> None:
     """Keep the draft; make it the current model when it is complete and valid."""
     ss[DRAFT] = draft
     try:
-        spec = draft.to_spec()
-        spec.with_options(tp=state().tp).profile()
+        _use_spec(draft.to_spec())
     except ValueError as exc:
         ss["spec.error"] = str(exc)
         return
     ss.pop("spec.error", None)
-    _use_spec(spec)
 
 
 def _edited(change) -> bool:
@@ -123,6 +121,9 @@ def _start_empty() -> None:
 
 
 def _use_spec(spec: ModelSpec) -> None:
+    """Make ``spec`` the current model; ValueError, and nothing changes, when it does not plan
+    at the sidebar's TP (a loaded config.json or model JSON as much as an edit)."""
+    spec.with_options(tp=state().tp).profile()
     text = app_model.spec_to_json(spec)
     update(model=CUSTOM_SPEC, spec=text, raw=None)
     ss["spec.filled"] = (CUSTOM_SPEC, text)
@@ -214,6 +215,8 @@ def picker() -> None:
     elif source == SOURCES[1]:
         upload = st.file_uploader("Hugging Face config.json", type=["json"], key="hf.upload")
         pasted = st.text_area("…or paste it", key="hf.paste", height=140)
+        if ss.pop("hf.loaded", False):  # a name names one load, not the next config's
+            ss["hf.name"] = ""
         name = st.text_input("Model name", key="hf.name", placeholder="from the config")
         if st.button("Load config.json", key="hf.load", type="primary"):
             if upload is None and not pasted.strip():
@@ -230,6 +233,7 @@ def picker() -> None:
             config = (upload.getvalue() if upload is not None
                       else parse_json_object(pasted, "pasted config.json"))
             _use_spec(spec_from_hf_config(config, name=name.strip() or None))
+            ss["hf.loaded"] = True
             st.rerun()
     elif source == SOURCES[2]:
         upload = st.file_uploader("Model JSON (exported from this page)", type=["json"],

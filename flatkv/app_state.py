@@ -419,16 +419,36 @@ def decode_query(params: Mapping[str, str | list[str]]) -> tuple[AppState, list[
     model, raw, spec, model_notice = _decode_model(q)
     if model_notice:
         notices.append(model_notice)
-    state = replace(DEFAULT, model=model, raw=raw, spec=spec, **changes)
-    try:
-        state.profile()  # e.g. a TP the model's heads do not split over
-    except ValueError as exc:
-        notices.append(f"{exc}; using TP 1.")
-        state = replace(state, tp=1)
+    state, notice = _plannable(replace(DEFAULT, model=model, raw=raw, spec=spec, **changes))
+    if notice:
+        notices.append(notice)
     unknown = sorted(set(q) - set(_SETTINGS) - set(_MODEL_KEYS))
     if unknown:
         notices.append(f"Ignored unknown link parameter(s): {', '.join(unknown)}.")
     return state, notices
+
+
+def _plannable(state: AppState) -> tuple[AppState, str]:
+    """``state`` when its model plans at its TP, else at TP 1 (a TP the model's heads do not
+    split over), else the default model (a spec that plans at no TP, e.g. attention kinds of
+    different bytes per token); and the notice that says why, empty when nothing changed."""
+    try:
+        state.profile()
+        return state, ""
+    except ValueError as at_tp:
+        tp_problem = str(at_tp)
+    try:
+        replace(state, tp=1).profile()
+        return replace(state, tp=1), f"{tp_problem}; using TP 1."
+    except ValueError as at_tp1:
+        model_problem = str(at_tp1)
+    default = replace(state, model=DEFAULT.model, raw=None, spec=None)
+    try:
+        default.profile()
+        return default, f"{model_problem}; using the default model ({DEFAULT.model})."
+    except ValueError:
+        return (replace(default, tp=1),
+                f"{model_problem}; using the default model ({DEFAULT.model}) at TP 1.")
 
 
 def _decode_model(q: Mapping[str, str]) -> tuple[str, app_model.RawModel | None, str | None, str]:

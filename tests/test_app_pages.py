@@ -219,6 +219,19 @@ def test_model_page_builds_a_hybrid_from_scratch():
     assert list(at.dataframe[1].value["state bytes"]) == [36032, 36032]
 
 
+def test_a_config_json_that_does_not_split_over_the_sidebar_tp_is_refused():
+    # 12 KV heads over TP 8: the load says why and the current model stays
+    at = open_app("app_pages/model.py", {"model": "Llama-3.1-8B", "tp": "8"})
+    at.segmented_control(key="model.source").set_value("config.json").run()
+    at.text_area(key="hf.paste").set_value(json.dumps({
+        "model_type": "llama", "num_hidden_layers": 4, "num_attention_heads": 12,
+        "num_key_value_heads": 12, "hidden_size": 768})).run()
+    at.button(key="hf.load").click().run()
+    assert [e.value for e in at.error] == [
+        "attention.kv_heads = 12 is not divisible by tp = 8: choose a tp that divides it"]
+    assert at.query_params["model"] == "Llama-3.1-8B" and at.subheader[0].value == "Llama-3.1-8B"
+
+
 def test_model_page_loads_a_config_json_and_model_json():
     at = open_app("app_pages/model.py")
     at.selectbox(key="w.model").set_value("Llama-3.1-8B").run()
@@ -235,9 +248,12 @@ def test_model_page_loads_a_config_json_and_model_json():
     assert metrics(at)["Cache layers"] == "4"
     # 2 KV heads x (64 + 64) x 2 B = 512 B per token per layer (head_dim 512 / 8 = 64)
     assert at.dataframe[0].value.iloc[0]["KV bytes per token"] == 512
+    assert at.subheader[0].value == "tiny-llama"
+    assert at.text_input(key="hf.name").value == ""  # the name went with its config
     # a hybrid's source says where its ssm dtype came from, and the link keeps it
     at.text_area(key="hf.paste").set_value('{"model_type": "nemotron_h"}').run()
     at.button(key="hf.load").click().run()
+    assert at.subheader[0].value != "tiny-llama"  # named from its own config
     why = "ssm state float32 from transformers' default for mamba_ssm_cache_dtype"
     assert any(c.value.endswith(why) for c in at.caption)
     again = open_app("app_pages/model.py", dict(at.query_params))

@@ -429,3 +429,33 @@ def test_replication_note_when_tp_passes_the_kv_heads():
         "on 2 ranks): kv_heads per rank = max(1, kv_heads // tp), SPEC §2, so such a kind's KV "
         "bytes per token above are one whole head's.")
     assert app_model.replication_note(app_model.spec_for("Llama-3.1-8B", None, 8)) is None
+
+
+# Two attention kinds of different bytes per token: a valid spec that plans at no TP.
+TWO_KV_SIZES = json.dumps({
+    "format": "flatkv-model/1", "name": "odd", "model_layers": 2, "kv_dtype": "bfloat16",
+    "kinds": {"a": {"kind": "attention", "kv_heads": 8, "head_dim_k": 64, "head_dim_v": 64},
+              "b": {"kind": "attention", "kv_heads": 8, "head_dim_k": 128, "head_dim_v": 128}},
+    "pattern": "a,b"})
+
+
+def test_a_link_whose_model_cannot_plan_falls_back_and_says_why():
+    # a TP the heads do not split over: the same model at TP 1
+    state, notices = decode_query({"model": "Llama-3.1-8B", "tp": "3"})
+    assert (state.model, state.tp) == ("Llama-3.1-8B", 1)
+    assert notices == ["attention.kv_heads = 8 is not divisible by tp = 3: choose a tp that "
+                       "divides it; using TP 1."]
+    # a model that plans at no TP: the default model, at the link's TP where it splits
+    odd = {"model": app_model.CUSTOM_SPEC, "spec": app_model.pack_spec(TWO_KV_SIZES)}
+    why = ("attention layers of 'odd' differ in bytes per token ({'a': 2048, 'b': 4096}): the "
+           "planner takes one kv_bytes_per_slot; give all attention kinds the same geometry; ")
+    state, notices = decode_query(odd)
+    assert (state.model, state.spec, state.tp) == (DEFAULT.model, None, 1)
+    assert notices == [why + f"using the default model ({DEFAULT.model})."]
+    state, notices = decode_query({**odd, "tp": "2"})
+    assert (state.model, state.tp) == (DEFAULT.model, 2)
+    # Qwen3-Next's 16 GDN key heads do not split over 3 either: TP 1, and the model's own reason
+    state, notices = decode_query({**odd, "tp": "3"})
+    assert (state.model, state.tp) == (DEFAULT.model, 1)
+    assert notices == [why + f"using the default model ({DEFAULT.model}) at TP 1."]
+    state.profile()  # every fallback plans
