@@ -143,7 +143,9 @@ def settings(bench, devices: tuple[str, ...], a: PlanAnalysis) -> dict | None:
             raise ValueError("block sizes: none of them gives a plan in this budget; try "
                              "smaller ones")
         plans = swept.plans
-    if kind == "cpu":  # cheap here (on CUDA it would open a context): refuse before Run
+    # cheap on the CPU (on CUDA it would open a context): refuse before Run; not while another
+    # session's run holds the memory (the page says the device is busy)
+    if kind == "cpu" and not bench.device_lock(device).locked():
         try:
             bench.check_sweep_fits(plans, device, s.lab_max_blocks or None, counts,
                                    len(s.lab_layouts))
@@ -205,10 +207,11 @@ def run(bench, cfg: dict, a: PlanAnalysis) -> None:
     model = state().profile().name
     st.session_state[LAST_RUN] = gpu_view.LabRun(
         results, cfg["sweep"], model, gpu_view.plan_key(model, a.plan), cfg["max_blocks"],
-        seconds)
+        seconds, gpu_view.settings_key(cfg))
 
 
-def show(last: gpu_view.LabRun, a: PlanAnalysis) -> None:
+def show(last: gpu_view.LabRun, a: PlanAnalysis, cfg: dict | None) -> None:
+    """The kept run; marked stale when the model, the plan or (valid) run settings moved."""
     results = last.results
     first = results[0]
     st.subheader("Results", divider="gray")
@@ -222,6 +225,9 @@ def show(last: gpu_view.LabRun, a: PlanAnalysis) -> None:
     if last.plan_key != gpu_view.plan_key(state().profile().name, a.plan):
         st.info("These results are for an earlier model or plan: run again for the current "
                 "one.", icon=":material/history:")
+    elif cfg is not None and last.settings != gpu_view.settings_key(cfg):
+        st.info("These results are for other run settings than the ones above: run again to "
+                "time these.", icon=":material/history:")
     allocation = gpu_view.allocation_rows(results, last.max_blocks)
     if len(allocation) == 1:
         al = allocation[0]
@@ -298,6 +304,7 @@ def main() -> None:
     st.caption(f"{state().profile().name} · {a.planner} planner · budget "
                f"{fmt_bytes(a.totals.budget_bytes)}")
     plan_headline(a)
+    cfg = None  # the run settings, once valid
     with user_errors():
         from flatkv.gpu import bench  # torch: only when this page is drawn
 
@@ -314,7 +321,7 @@ def main() -> None:
             run(bench, cfg, a)
     last = st.session_state.get(LAST_RUN)
     if last is not None:
-        show(last, a)
+        show(last, a, cfg)
 
 
 main()

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -305,12 +305,19 @@ class LabRun:
     plan_key: tuple  # (model, plan) the page showed when it ran: stale when either moved
     max_blocks: int | None  # the user's cap (None: the benchmark's default)
     seconds: float
+    settings: tuple  # settings_key of the run: stale when the page's settings moved
 
 
 def plan_key(model: str, plan: FlatMemoryPlan) -> tuple:
     """What a run was measured for. The whole plan, not its geometry: packed slabs and one
     tensor per component share P and block bytes but allocate different tensors."""
     return (model, plan)
+
+
+def settings_key(settings: Mapping[str, object]) -> tuple:
+    """What a run was set to time (the GPU page's run settings: device, kernels, layouts,
+    rounds, pool cap, pages per call, sweep and its plans), comparable with a later render's."""
+    return tuple(sorted(settings.items()))
 
 
 # --------------------------------------------------------------------------------------------

@@ -541,6 +541,12 @@ def test_gpu_page_runs_a_cpu_benchmark(small_flush):
     at.run()  # a rerun shows the kept result, it does not time again
     assert at.session_state["gpu.last_run"] is kept
     assert set(at.dataframe[0].value["bytes per call"]) == {3 * TINY_PAGE}
+    # other settings: the kept result stays, marked as theirs; the same settings again: not
+    stale = "These results are for other run settings than the ones above"
+    at.number_input(key="w.lab_rounds").set_value(2).run()
+    assert any(i.value.startswith(stale) for i in at.info)
+    at.number_input(key="w.lab_rounds").set_value(1).run()
+    assert not any(i.value.startswith(stale) for i in at.info)
 
 
 def test_gpu_page_sweeps_pages_per_call(small_flush):
@@ -591,8 +597,8 @@ def test_gpu_page_times_both_pool_layouts_side_by_side(small_flush):
     assert at.button(key="gpu.run").disabled
 
 
-def test_gpu_page_says_the_device_is_busy(small_flush):
-    from flatkv.gpu import device_lock
+def test_gpu_page_says_the_device_is_busy(small_flush, monkeypatch):
+    from flatkv.gpu import bench, device_lock
 
     lock = device_lock("cpu")
     assert lock.try_acquire()
@@ -602,6 +608,11 @@ def test_gpu_page_says_the_device_is_busy(small_flush):
         assert not at.exception and not at.error
         assert any("Another session is benchmarking cpu" in w.value for w in at.warning)
         assert not at.dataframe  # nothing ran
+        # the other run holds the memory: still "busy", not "does not fit"
+        monkeypatch.setattr(bench, "free_memory_bytes", lambda device: 1)
+        at.run()
+        assert not at.error
+        assert any("Another session is benchmarking cpu" in w.value for w in at.warning)
     finally:
         lock.release()
 

@@ -22,7 +22,7 @@ import statistics
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import ExitStack, contextmanager, nullcontext
+from contextlib import ExitStack, contextmanager
 from dataclasses import asdict, dataclass, field
 
 import torch
@@ -548,13 +548,15 @@ def run_sweep(
         raise ValueError(f"layouts={layouts!r} names a layout twice: give each once")
     movers = _pick_movers(dev, implementations)
     report = progress or (lambda fraction, message: None)
-    caps = check_sweep_fits(plans, dev, max_blocks, counts, len(layouts))
     results: list[BenchResult] = []
-    held = device_lock(dev).hold() if lock else nullcontext()
-    on_device = torch.cuda.device(dev) if dev.type == "cuda" else nullcontext()
-    threads = _cpu_threads(dev, cpu_threads)
     steps = len(plans) * len(counts)
-    with held, on_device, threads:  # CUDA events and launches go to the benchmarked device
+    with ExitStack() as run_scope:
+        if lock:  # first: a second session is told the device is busy, not short of memory
+            run_scope.enter_context(device_lock(dev).hold())
+        caps = check_sweep_fits(plans, dev, max_blocks, counts, len(layouts))
+        if dev.type == "cuda":  # CUDA events and launches go to the benchmarked device
+            run_scope.enter_context(torch.cuda.device(dev))
+        run_scope.enter_context(_cpu_threads(dev, cpu_threads))
         for p_index, (plan, cap) in enumerate(zip(plans, caps, strict=True)):
             report(p_index * len(counts) / steps,
                    f"allocating plan {p_index + 1} ({', '.join(layouts)}) on {dev}")

@@ -200,6 +200,15 @@ def test_a_benchmark_that_would_not_fit_is_refused_before_allocating(monkeypatch
             "block size")):
         run_benchmark(big, device="cpu")
     assert allocated == [] and not device_lock("cpu").locked()
+    # while another session benchmarks the device its memory is low because of that run:
+    # this one is told the device is busy, not that it does not fit
+    lock = device_lock("cpu")
+    assert lock.try_acquire()
+    try:
+        with pytest.raises(DeviceBusy):
+            run_benchmark(big, device="cpu")
+    finally:
+        lock.release()
     # a sweep is checked whole before any of it runs: the small plan is not timed first
     with pytest.raises(bench.PoolAllocationError, match="plan a smaller block size"):
         bench.run_sweep([small_plan(), big], device="cpu")
