@@ -58,16 +58,20 @@ class PageIds:
     count: int
     unique: bool
     host: torch.Tensor
+    highest: int  # the largest id: a pool of fewer blocks must refuse them (Triton has no check)
 
 
 def page_ids(pool: FlatPool, ids: PageIds | Sequence[int] | torch.Tensor, *,
              field: str = "ids") -> PageIds:
-    """Check that ``ids`` are page ids of ``pool`` (in ``[0, num_blocks)``) and make a PageIds."""
+    """Check that ``ids`` are page ids of ``pool`` (in ``[0, num_blocks)``) and make a PageIds.
+    PageIds made for another pool pass when they fit this one (a cheap check, no GPU sync)."""
+    pool._check_live()
     if isinstance(ids, PageIds):
         if ids.tensor.device != pool.device:
             raise ValueError(f"{field} live on {ids.tensor.device}, the pool on {pool.device}")
+        if ids.highest >= pool.num_blocks:
+            raise ValueError(_outside(field, ids.highest, pool))
         return ids
-    pool._check_live()
     if isinstance(ids, torch.Tensor):
         if ids.dim() != 1 or ids.dtype.is_floating_point or ids.dtype in (torch.bool,):
             raise ValueError(
@@ -85,13 +89,14 @@ def page_ids(pool: FlatPool, ids: PageIds | Sequence[int] | torch.Tensor, *,
         raise ValueError(f"{field} is empty: give at least one page id")
     low, high = int(host.min()), int(host.max())
     if low < 0 or high >= pool.num_blocks:
-        bad = low if low < 0 else high
-        raise ValueError(
-            f"{field} holds page id {bad}, outside this pool's 0..{pool.num_blocks - 1} "
-            f"({pool.num_blocks} allocated blocks)"
-        )
+        raise ValueError(_outside(field, low if low < 0 else high, pool))
     unique = int(torch.unique(host).numel()) == host.numel()
-    return PageIds(host.to(pool.device), host.numel(), unique, host)
+    return PageIds(host.to(pool.device), host.numel(), unique, host, high)
+
+
+def _outside(field: str, page_id: int, pool: FlatPool) -> str:
+    return (f"{field} holds page id {page_id}, outside this pool's 0..{pool.num_blocks - 1} "
+            f"({pool.num_blocks} allocated blocks)")
 
 
 def staging_bytes(pool: FlatPool, count: int) -> int:

@@ -315,3 +315,24 @@ def test_page_ids_keep_their_own_copy_of_the_ids(pool):
     pages = kernels.page_ids(pool, ids)
     ids[0] = pool.num_blocks + 7
     assert pages.host.tolist() == [3, 5] and pages.tensor.cpu().tolist() == [3, 5]
+
+
+@pytest.mark.parametrize("mover", ["torch", "triton"])
+def test_page_ids_of_a_larger_pool_or_a_released_one_are_refused(device, layout, mover):
+    # ids validated on 50 blocks, used on 4: refused before any kernel reads (the fused kernel
+    # does not check bounds); the same ids fit another pool of 50
+    gather = kernels.gather if mover == "torch" else triton_kernels.gather
+    with allocate_pool(small_plan(), device, max_blocks=50, layout=layout) as big:
+        ids = kernels.page_ids(big, [2, 49])
+        kept_staging = kernels.new_staging(big, 2)
+        with allocate_pool(small_plan(), device, max_blocks=4, layout=layout) as small:
+            staging = kernels.new_staging(small, 2)
+            with pytest.raises(ValueError, match="page id 49, outside this pool's 0..3"):
+                gather(small, ids, staging)
+        with allocate_pool(small_plan(), device, max_blocks=50, layout=layout) as twin:
+            fill_random(twin.tensors, seed=5)
+            staging = kernels.new_staging(twin, 2)
+            gather(twin, ids, staging)
+            assert torch.equal(staging.cpu(), expected_staging(twin, [2, 49]))
+    with pytest.raises(ValueError, match="this pool has been released"):
+        gather(big, ids, kept_staging)
