@@ -33,7 +33,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 # --------------------------------------------------------------------------------------------
-# Reading a model: raw bytes today, presets and Hugging Face configs as the model layer grows.
+# Reading a model: a preset, a Hugging Face config.json, an exported spec, or raw bytes.
 
 
 def add_profile_arguments(parser: argparse.ArgumentParser) -> None:

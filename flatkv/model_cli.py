@@ -1,19 +1,17 @@
 """Command-line pieces of the model layer: ``model`` and ``presets`` subcommands, and the model
 options that other subcommands (``plan``) accept instead of raw bytes.
 
-The integrator's ``flatkv.cli`` wires these in: ``add_model_arguments(parser)`` on any parser,
+``flatkv.cli`` wires these in: ``add_model_arguments(parser)`` on any parser,
 ``model_from_args(args)`` to read them back, ``register(subparsers)`` for the two subcommands
 (each sets ``run``, like ``flatkv.cli``'s commands: ``args.run(args)`` returns the text to
-print). Errors are ValueErrors with one-line messages; ``main`` here (``python -m
-flatkv.model_cli``) shows how they become one line on stderr and exit status 2.
+print). Errors are ValueErrors with one-line messages; ``flatkv.cli.main`` prints them as one
+line on stderr and exits 2.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import sys
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -196,21 +194,3 @@ def register(subparsers: Any) -> None:
     presets = subparsers.add_parser("presets", help="list the bundled model presets")
     presets.add_argument("--json", action="store_true", help="names, sizes and sources as JSON")
     presets.set_defaults(run=presets_command)
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """Standalone entry (the integrator's `python -m flatkv` does the same for all commands)."""
-    parser = argparse.ArgumentParser(prog="python -m flatkv.model_cli")
-    register(parser.add_subparsers(dest="command", required=True))
-    args = parser.parse_args(argv)
-    try:
-        text = args.run(args)
-    except ValueError as exc:
-        print(f"error: {' '.join(str(exc).split())}", file=sys.stderr)
-        return 2
-    print(text)
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

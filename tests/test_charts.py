@@ -117,7 +117,10 @@ def test_compare_bars_keep_category_colours():
     pads = charts.breakdown_bars(["a"], [[("row_padding", 1), ("state_page_padding", 1),
                                           ("padding_layers", 1)]])
     assert pad.marker.color == COLORS["padding"]
-    assert len({t.marker.color for t in pads.data}) == 3
+    shades = [t.marker.color for t in pads.data]  # row, state page, layers: lighter to darker
+    assert shades[0] == COLORS["padding"] and len(set(shades)) == 3
+    red = [int(c[1:3], 16) for c in shades]
+    assert red == sorted(red, reverse=True)
     bars = charts.capacity_bars(["a", "b"], [818_400, 64_896], [23.48, 1.9], context=32768)
     assert list(bars.data[0].text) == ["818,400", "64,896"]
     assert list(bars.data[1].y) == [23.48, 1.9]

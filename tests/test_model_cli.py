@@ -13,7 +13,8 @@ import pytest
 
 os.environ["HF_HUB_OFFLINE"] = "1"
 
-from flatkv.model_cli import add_model_arguments, main, model_from_args, register  # noqa: E402
+from flatkv.cli import main  # noqa: E402
+from flatkv.model_cli import add_model_arguments, model_from_args, register  # noqa: E402
 from flatkv.presets import list_presets  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -117,7 +118,7 @@ def test_errors_are_one_line_exit_2(argv, message, capsys):
     captured = capsys.readouterr()
     assert captured.out == ""
     lines = captured.err.splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: ")
+    assert len(lines) == 1 and lines[0].startswith("python -m flatkv: error: ")
     assert message in lines[0]
 
 
@@ -130,7 +131,7 @@ def test_malformed_model_file(tmp_path, capsys):
 
 def test_module_entry_point():
     proc = subprocess.run(
-        [sys.executable, "-m", "flatkv.model_cli", "model", "--preset", "qwen3-next-80b-a3b",
+        [sys.executable, "-m", "flatkv", "model", "--preset", "qwen3-next-80b-a3b",
          "--tp", "2", "--json"],
         cwd=ROOT, capture_output=True, text=True, timeout=60, check=False,
     )
@@ -139,7 +140,7 @@ def test_module_entry_point():
     assert (report["kv_bytes_per_slot"], report["state_const_bytes"]) == (
         1024, {"conv": 24576, "ssm": 524288})
     proc = subprocess.run(
-        [sys.executable, "-m", "flatkv.model_cli", "model", "--preset", "x"],
+        [sys.executable, "-m", "flatkv", "model", "--preset", "x"],
         cwd=ROOT, capture_output=True, text=True, timeout=60, check=False,
     )
     assert proc.returncode == 2 and len(proc.stderr.splitlines()) == 1

@@ -4,11 +4,11 @@ This package is the only place in ``flatkv`` that imports torch. It runs on a CU
 is one, else on the CPU, so every part is testable on a CPU-only machine.
 
 - ``pool``: allocate a FlatMemoryPlan (one uint8 tensor per TensorPlan, ``(num_blocks, row_bytes)``,
-  so a page id indexes dim 0), capped to what fits, with typed views per binding.
+  so a page id indexes dim 0; or one page-major buffer of whole pages), capped to what fits, with
+  typed views per binding.
 - ``kernels``: torch reference page movers (gather, scatter, host mirror, state-row copy).
 - ``triton_kernels``: a fused gather / scatter over all slots in one launch (imported on demand).
 - ``bench``: the timing harness, frozen results, sweeps and the per-device lock.
-- ``cli``: ``register(subparsers)`` adds ``python -m flatkv bench``.
 """
 
 from flatkv.gpu.bench import (

@@ -1,4 +1,4 @@
-"""A FlatMemoryPlan made of real tensors: one uint8 tensor per TensorPlan, page id on dim 0.
+"""A FlatMemoryPlan made of real tensors: a uint8 tensor per TensorPlan, page id on dim 0.
 
 Each slot tensor is ``(num_blocks, row_bytes)``: one block id addresses one row in every slot, as
 in the plan. Two layouts put those tensors in memory (``flatkv.gpu_view.POOL_LAYOUTS``):
