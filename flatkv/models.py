@@ -524,14 +524,6 @@ class ModelSpec:
         }
         return replace(self, **changes)
 
-    def with_pattern(self, pattern: str) -> ModelSpec:
-        """A copy whose layer order is ``pattern`` over this spec's kind names."""
-        return ModelSpec.from_pattern(
-            name=self.name, kinds=self.kinds, pattern=pattern, kv_dtype=self.kv_dtype,
-            conv_dtype=self.conv_dtype, ssm_dtype=self.ssm_dtype, tp=self.tp,
-            source=self.source, model_layers=self.model_layers, notes=self.notes,
-        )
-
     @classmethod
     def from_pattern(
         cls, *, name: str, kinds: Mapping[str, CacheLayer], pattern: str, **options: Any

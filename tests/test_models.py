@@ -296,15 +296,13 @@ def test_to_dict_from_dict_round_trip_is_exact():
     assert back.kinds == spec.kinds
 
 
-def test_from_dict_keeps_user_kind_names_and_with_pattern_edits_order():
+def test_from_dict_keeps_user_kind_names():
     data = qwen_next().to_dict()
     data["kinds"] = {"lin": data["kinds"]["gdn"], "att": data["kinds"]["full"]}
     data["pattern"] = "(lin,lin,lin,att)*12"
     spec = ModelSpec.from_dict(data)
     assert spec.pattern == "(3*lin,att)*12"
     assert spec.layers == qwen_next().layers
-    edited = spec.with_pattern("(lin,att)*4")
-    assert edited.count("full_attention") == 4 and len(edited.layers) == 8
 
 
 @pytest.mark.parametrize(
