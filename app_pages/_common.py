@@ -26,6 +26,7 @@ from flatkv.app_state import (
     AppState,
     decode_query,
     encode_query,
+    gpu_memory_size,
     strategy_fields,
 )
 from flatkv.plan import BudgetTooSmall
@@ -333,7 +334,7 @@ def sidebar(page_shows_budget: bool = True) -> None:
                help="Memory one GPU (one TP rank) offers, as nvidia-smi reports it.")
     if gpu == CUSTOM_GPU:
         bind(side.text_input, "gpu_memory", "GPU memory", to_widget=format_size,
-             from_widget=lambda t: parse_size(t, field="GPU memory"),
+             from_widget=gpu_memory_size,
              help="e.g. 80GB, 141GB, 79.2GiB or bytes")
     bind(side.slider, "mem_fraction", "Memory fraction", min_value=MIN_MEM_FRACTION, max_value=1.0,
          step=0.01, format="%.4g",  # a link's 0.955 shows as 0.955, not as the step's 0.95

@@ -270,6 +270,14 @@ def _size(key: str, text: str) -> int:
     return parse_size(text, field=key)
 
 
+def gpu_memory_size(text: str, field: str = "GPU memory") -> int:
+    """One GPU's memory from ``text`` (the sidebar's field, a link's gpu_mem): a size above 0."""
+    nbytes = parse_size(text, field=field)
+    if nbytes == 0:
+        raise ValueError(f"{field} is 0: give the memory of one GPU, e.g. 80GB or 141GB")
+    return nbytes
+
+
 # The sidebar slider's range: a link must not hold what the slider cannot show.
 MIN_MEM_FRACTION = 0.05
 
@@ -342,7 +350,7 @@ _SETTINGS: dict[str, tuple[str, Callable[[str, str], object], Callable[[object],
     "align": ("alignment", _alignment, lambda v: "auto" if v is None else str(v)),
     "planner": ("planner", _choice(lambda: list(PLANNERS)), str),
     "gpu": ("gpu", _choice(lambda: [*GPU_PRESETS, CUSTOM_GPU]), str),
-    "gpu_mem": ("gpu_memory", _size, format_size),
+    "gpu_mem": ("gpu_memory", lambda key, text: gpu_memory_size(text, key), format_size),
     "frac": ("mem_fraction", _fraction, lambda v: f"{v:g}"),
     "weights": ("weights", _size, format_size),
     "tp": ("tp", _int(1, MAX_TP), str),

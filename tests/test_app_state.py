@@ -333,6 +333,9 @@ def test_notices_write_defaults_as_a_link_would():
     _, notices = decode_query({"gpu_mem": "lots", "align": "-3"})
     assert any(n.endswith("using the default (gpu_mem=80GB).") for n in notices)
     assert any(n.endswith("using the default (align=auto).") for n in notices)
+    _, notices = decode_query({"gpu": "Custom", "gpu_mem": "0"})
+    assert notices == ["gpu_mem is 0: give the memory of one GPU, e.g. 80GB or 141GB; using the "
+                       "default (gpu_mem=80GB)."]
 
 
 def test_no_usable_memory_names_the_gpu_not_the_weights():
