@@ -72,10 +72,10 @@ def why(analysis) -> None:
 
 def layout(analysis) -> None:
     st.subheader("Page rows", divider="gray")
-    uniform = st.toggle("Draw rows padded to the page row (uniform pages, as vLLM)",
-                        key="layout.uniform",
-                        help="Packed slabs allocate rows side by side; a uniform-page engine "
-                        "pads each row to the widest one (hatched).")
+    uniform = bind(st.toggle, "uniform_rows",
+                   "Draw rows padded to the page row (uniform pages, as vLLM)",
+                   help="Packed slabs allocate rows side by side; a uniform-page engine pads "
+                   "each row to the widest one (hatched).")
     segments = app_data.layout_segments(analysis, uniform=uniform)
     chart(charts.layout_figure(segments, title="One row per slot tensor: one block id's bytes"),
           key="layout.rows", file_name="layout.html")

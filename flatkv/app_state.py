@@ -122,6 +122,7 @@ class AppState:
     tp: int = 1
     context: int = 32_768  # tokens per request, for concurrency
     requests: int = 4  # live requests in the page-id view
+    uniform_rows: bool = False  # Layout draws rows padded to the page row (uniform pages)
     # Engine options (StrategyOptions; the Compare and Budget pages). Ratios are floats read as
     # their shortest decimal (0.9 is 9/10 exactly), as StrategyOptions reads them.
     kernel_block_size: int | None = ENGINE_DEFAULTS.kernel_block_size  # None: the model's
@@ -314,6 +315,12 @@ def _ratio(bounds: tuple[Fraction, Fraction]) -> Callable[[str, str], float]:
     return parse
 
 
+def _flag(key: str, text: str) -> bool:
+    if text not in ("0", "1"):
+        raise ValueError(f"{key}={text!r} is not 0 or 1")
+    return text == "1"
+
+
 def _auto(parse: Callable[[str, str], object]) -> Callable[[str, str], object]:
     """A setting whose default (None) is "auto" in a link."""
     return lambda key, text: None if text in ("", "auto") else parse(key, text)
@@ -356,6 +363,7 @@ _SETTINGS: dict[str, tuple[str, Callable[[str, str], object], Callable[[object],
     "tp": ("tp", _int(1, MAX_TP), str),
     "ctx": ("context", _int(1, MAX_CONTEXT), str),
     "req": ("requests", _int(1, MAX_REQUESTS), str),
+    "uniform": ("uniform_rows", _flag, lambda v: "1" if v else "0"),
     "kernel": ("kernel_block_size", _auto(_int(1, MAX_BLOCK_SIZE)), _write_auto(str)),
     "mamba": ("mamba_cache_mode", _choice(lambda: list(MAMBA_CACHE_MODES)), str),
     "chunk": ("mamba_chunk_size", _int(1, MAX_BLOCK_SIZE), str),

@@ -948,6 +948,21 @@ def test_a_widget_on_the_next_page_shows_the_view_not_its_minimum():
         assert shown["w.max_batched_tokens"] == 4096, page  # every page offers it for sliding
 
 
+def test_layout_keeps_the_uniform_pages_view_across_pages_and_in_the_link():
+    at = open_app("app_pages/layout.py", QWEN35_LINK)
+    assert '"padding"' not in at.get("plotly_chart")[0].proto.spec  # packed rows: no padding
+    at.toggle(key="w.uniform_rows").set_value(True).run()
+    assert_clean(at)
+    assert at.query_params["uniform"] == "1"
+    at.switch_page("app_pages/compare.py").run()
+    at.switch_page("app_pages/layout.py").run()
+    assert at.toggle(key="w.uniform_rows").value
+    # the rows are drawn padded to the page row: a padding trace is there
+    assert '"name":"padding' in at.get("plotly_chart")[0].proto.spec.replace(" ", "")
+    again = open_app("app_pages/layout.py", dict(at.query_params))
+    assert again.toggle(key="w.uniform_rows").value
+
+
 def test_layout_workload_schedules_the_max_batched_tokens():
     # gpt-oss-20b, P 16, 4 requests of 32,768 tokens (SPEC 3.5): full ceil(4 x 32,768 / 16)
     # + 4 + 1 = 8,197; sliding 4 x ceil(127 / 16) + ceil(S / 16) + 4 + 1: 549 at S = 8,192

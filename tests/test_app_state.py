@@ -333,6 +333,10 @@ def test_notices_write_defaults_as_a_link_would():
     _, notices = decode_query({"gpu_mem": "lots", "align": "-3"})
     assert any(n.endswith("using the default (gpu_mem=80GB).") for n in notices)
     assert any(n.endswith("using the default (align=auto).") for n in notices)
+    state, notices = decode_query({"uniform": "yes"})
+    assert (state.uniform_rows, notices) == (
+        False, ["uniform='yes' is not 0 or 1; using the default (uniform=0)."])
+    assert decode_query({"uniform": "1"})[0].uniform_rows
     _, notices = decode_query({"gpu": "Custom", "gpu_mem": "0"})
     assert notices == ["gpu_mem is 0: give the memory of one GPU, e.g. 80GB or 141GB; using the "
                        "default (gpu_mem=80GB)."]
