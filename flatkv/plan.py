@@ -333,12 +333,12 @@ class Equalizer:
         if self.max_linear == 0:
             return [
                 f"{requested}.",
-                "No linear (KV history) row: state rows do not depend on P, so P stays the "
+                "No per-token (KV history) row: state rows do not depend on P, so P stays the "
                 "requested block size.",
             ]
         steps = [
             f"{requested}, alignment {self.alignment:,}.",
-            f"Widest linear (KV history) row: {self.max_linear:,} B per slot, so "
+            f"Widest per-token (KV history) row: {self.max_linear:,} B per slot, so "
             f"{self.max_linear * self.requested_block_size:,} B per page at the requested size.",
         ]
         if self.max_const == 0:

@@ -88,7 +88,7 @@ def test_state_only_model_per_component_keeps_requested_p():
                 planner="per-component")
     assert a.totals.block_size == 16
     assert a.totals.num_blocks == 10**9 // (4 * (CONV + SSM))
-    assert "No linear (KV history) row" in a.why_block_size()[1]
+    assert "No per-token (KV history) row" in a.why_block_size()[1]
     with pytest.raises(ValueError, match="need a linear"):
         analyze(state_only.components(), block_size=16, budget_bytes=10**9)
 

@@ -65,7 +65,7 @@ def run_flat(
     if not profile.has_attention:
         return no_attention_layer(
             name, budget_bytes,
-            "the equalizer sizes P against a history row and there is none",
+            "packed slabs size P against a KV history row, and this model has none",
             profile_name=profile.name, context_tokens=context_tokens,
         )
     comps = profile.components()
