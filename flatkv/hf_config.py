@@ -170,7 +170,11 @@ _POSITIVE_FIELDS = (
 def _precheck_positive(cfg: Mapping[str, Any], where: str = "") -> None:
     for key in _POSITIVE_FIELDS:
         value = cfg.get(key)
-        if isinstance(value, (int, float)) and not isinstance(value, bool) and value <= 0:
+        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
+            raise ValueError(  # transformers' own message names a dataclass, not the field
+                f"config.json {where}{key} = {value!r} must be a number: fix or remove the field"
+            )
+        if isinstance(value, (int, float)) and value <= 0:
             raise ValueError(
                 f"config.json {where}{key} = {value} must be positive: fix or remove the field"
             )
@@ -231,6 +235,10 @@ def _precheck_pattern(cfg: Mapping[str, Any]) -> None:
 # Resolving with transformers.
 
 
+_FIELD_ERROR = re.compile(r"Validation error for field '(?P<field>\w+)': \w+: (?P<why>.+)")
+_CLASS_ERROR = re.compile(r"Class validation error for validator '\w+': \w+: (?P<why>.+)")
+
+
 def resolve_config(cfg: Mapping[str, Any]) -> Any:
     """The transformers configuration object of ``cfg`` (lazy import; errors become ValueError)."""
     model_type = cfg.get("model_type")
@@ -272,12 +280,32 @@ def resolve_config(cfg: Mapping[str, Any]) -> Any:
         return AutoConfig.for_model(_READ_AS.get(model_type, model_type), **kwargs)
     except Exception as exc:  # transformers raises many kinds; the user needs one message
         text = textwrap.shorten(" ".join(str(exc).split()), 300, placeholder=" ...")
+        field = _FIELD_ERROR.search(text)  # transformers 5's strict dataclass checks
+        if field:
+            raise ValueError(f"config.json {field['field']}: {field['why']}; fix or remove the "
+                             "field") from None
+        check = _CLASS_ERROR.search(text)
+        if check:
+            raise ValueError(f"this {model_type} config.json does not hold together: "
+                             f"{check['why']}") from None
         raise ValueError(
             f"transformers could not read this {model_type} config.json: "
             f"{type(exc).__name__}: {text}"
         ) from None
     finally:
         hf_logging.set_verbosity(verbosity)
+
+
+class _Recorded:
+    """A resolved config that remembers the sizes the reader used (through ``_get``), so the
+    model's source line can name those the config.json did not give: transformers filled them
+    in (``{"model_type": "llama"}`` alone is a 32-layer model with 32 KV heads)."""
+
+    def __init__(self, conf: Any) -> None:
+        self.__dict__.update(conf=conf, used={})
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.__dict__["conf"], name)
 
 
 def _get(conf: Any, attr: str, model_type: str, *, default: Any = None) -> Any:
@@ -288,7 +316,26 @@ def _get(conf: Any, attr: str, model_type: str, *, default: Any = None) -> Any:
         raise ValueError(f"{model_type} config.json {attr} must be a whole number, got {value!r}")
     if value <= 0:
         raise ValueError(f"{model_type} config.json {attr} must be positive, got {value}")
+    if isinstance(conf, _Recorded):
+        conf.used[attr] = value
     return value
+
+
+def _not_given_note(cfg: Mapping[str, Any], used: Mapping[str, int]) -> str:
+    """The sizes the reader used that the config.json does not hold (at its top level or in
+    its text_config / llm_config): transformers supplied them."""
+    given = dict(cfg)
+    for key in ("text_config", "llm_config"):
+        if isinstance(cfg.get(key), Mapping):
+            given.update(cfg[key])
+    hidden, heads = given.get("hidden_size"), given.get("num_attention_heads")
+    if isinstance(hidden, int) and isinstance(heads, int) and heads > 0:
+        given.setdefault("head_dim", hidden // heads)  # derived from the config, as the models do
+    missing = [f"{attr} {value:,}" for attr, value in used.items()
+               if given.get(attr) != value]
+    if not missing:
+        return ""
+    return f"not in the config.json, so transformers' values: {', '.join(missing)}"
 
 
 def _attention(text: Any, model_type: str, window: int | None) -> AttentionLayer:
@@ -482,7 +529,8 @@ def spec_from_hf_config(
     resolved = resolve_config(cfg)
     model_type = cfg["model_type"]
     text = resolved.get_text_config() if hasattr(resolved, "get_text_config") else resolved
-    layers = _layers_of(text, model_type)
+    recorded = _Recorded(text)
+    layers = _layers_of(recorded, model_type)
     model_dtype, dtype_note = _dtype_of(text, resolved)
     has_kv = any(not layer.is_state for layer in layers)
     # a state-only model has no KV cache for a quantization_config to change
@@ -500,7 +548,7 @@ def spec_from_hf_config(
         where = f" at {config}" if is_file else ""
         source = f"config.json{where} (model_type {model_type}), resolved with transformers"
     ssm_dtype, ssm_why = _ssm_dtype_of(text, model_dtype, cfg)
-    for note in (dtype_note, kv_note):
+    for note in (_not_given_note(cfg, recorded.used), dtype_note, kv_note):
         if note:
             source += f"; {note}"
     if any(layer.is_state for layer in layers):  # say where the ssm state's dtype comes from

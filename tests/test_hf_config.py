@@ -114,6 +114,25 @@ def test_preset_config_round_trip(name):
     assert spec.model_layers == preset.model_layers
 
 
+def test_the_source_names_the_sizes_transformers_filled_in():
+    # {"model_type": "llama"} alone is LlamaConfig's defaults: 32 layers of 32 KV heads of 128
+    bare = spec_from_hf_config({"model_type": "llama"})
+    assert bare.profile().kv_bytes_per_slot == 32 * 2 * 128 * 2  # 16 KiB per token per layer
+    assert bare.source.endswith(
+        "; not in the config.json, so transformers' values: num_hidden_layers 32, "
+        "num_attention_heads 32, num_key_value_heads 32, head_dim 128")
+    # every size given (head_dim as hidden_size / heads, as the models derive it): nothing said
+    full = spec_from_hf_config({"model_type": "llama", "num_hidden_layers": 32,
+                                "num_attention_heads": 32, "num_key_value_heads": 8,
+                                "hidden_size": 4096})
+    assert "transformers' values" not in full.source
+    # Gemma 2's head_dim is its own default (256), not hidden / heads (3,584 / 16 = 224)
+    gemma = spec_from_hf_config({"model_type": "gemma2", "num_hidden_layers": 42,
+                                 "num_attention_heads": 16, "num_key_value_heads": 8,
+                                 "hidden_size": 3584})
+    assert "transformers' values: sliding_window 4,096, head_dim 256" in gemma.source
+
+
 def test_qwen3_next_defaults_alone_are_the_80b_a3b():
     """SPEC §2: Qwen3-Next-80B-A3B's cache geometry is transformers' qwen3_next defaults."""
     spec = spec_from_hf_config({"model_type": "qwen3_next"})
@@ -416,7 +435,15 @@ def test_path_and_pasted_text(tmp_path):
         ({"model_type": "nemotron_h", "hybrid_override_pattern": "M" * 20000},
          "too large to be real"),
         ({"model_type": "llama", "num_attention_heads": "many"},
-         "transformers could not read this llama config.json"),
+         "config.json num_attention_heads = 'many' must be a number: fix or remove the field"),
+        ({"model_type": "llama", "text_config": {"num_hidden_layers": "thirty"}},
+         "text_config.num_hidden_layers = 'thirty' must be a number"),
+        ({"model_type": "qwen3_next", "layer_types": ["full_attention"]},
+         "this qwen3_next config.json does not hold together: `num_hidden_layers` \\(48\\) must "
+         "be equal to the number of `layer_types` \\(1\\)"),
+        ({"model_type": "llama", "vocab_size": "lots"},  # a field FlatKV does not read
+         "config.json vocab_size: Field 'vocab_size' expected int, got str \\(value: 'lots'\\); "
+         "fix or remove the field"),
         ({"model_type": "llama", "torch_dtype": "float64"},
          "config.json torch_dtype = 'float64': unknown dtype"),
         ({"model_type": "gemma3", "text_config": {"torch_dtype": "float128"}},
