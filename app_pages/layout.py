@@ -27,7 +27,7 @@ def headline(analysis) -> None:
     c = metric_row()
     c.metric("P (tokens per page)", f"{h.block_size:,}",
                 delta=f"requested {h.requested_block_size:,}" if h.block_size !=
-                h.requested_block_size else None, delta_color="off")
+                h.requested_block_size else None, delta_color="off", delta_arrow="off")
     c.metric("Block bytes", format_bytes(h.block_bytes), help=f"{h.block_bytes:,} B")
     c.metric("Blocks", f"{h.num_blocks:,}")
     if state().profile().has_attention:

@@ -7,6 +7,7 @@ texts carry exact byte counts; axes use binary units (KiB, MiB, GiB) for readabi
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 
 import plotly.graph_objects as go
@@ -244,7 +245,8 @@ def sweep_figure(
                              hovertemplate="current<br>%{y:.2f} requests<extra></extra>"),
                   row=rows, col=1)
     fig.update_yaxes(title="requests", rangemode="tozero", row=rows, col=1)
-    fig.update_xaxes(type="log" if log_x else "linear")
+    if log_x:  # block sizes are powers of two: tick 1, 2, 4, ... (a log axis says 1 2 5 10)
+        fig.update_xaxes(type="log", dtick=math.log10(2), tickformat=",")
     fig.update_xaxes(title=x_title, row=rows, col=1)
     return _layout(fig, title=title, height=460 if rows == 2 else 340)
 

@@ -96,6 +96,8 @@ def test_sweep_figure_marks_the_current_point():
     assert fig.layout.xaxis.matches == "x2" or fig.layout.xaxis2.matches == "x"
     assert fig.layout.yaxis.title.text == "tokens" and fig.layout.yaxis2.title.text == "requests"
     assert fig.layout.xaxis.type == fig.layout.xaxis2.type == "log"
+    # ticks at powers of two (10 ** (n x log10 2) = 2 ** n), not a log axis' 1 2 5 10
+    assert fig.layout.xaxis2.dtick == pytest.approx(0.30103, abs=1e-5)
     # concurrency is drawn as shown (0.998 -> 0.99); a state-only model draws no capacity
     fig = charts.sweep_figure([1, 2], None, [652 / 653, 2.0], current_x=1, current_capacity=None,
                               current_concurrency=652 / 653, x_title="block", context=4096)
