@@ -178,7 +178,8 @@ def spec_editor(spec: ModelSpec | None) -> None:
                      help="The name the layer pattern uses; empty: a name from the type.")
         c3.button("Add kind", key="spec.add", on_click=_add_kind, icon=":material/add:")
     if ss.get("spec.error"):
-        st.error(ss["spec.error"])
+        st.error(ss["spec.error"].rstrip(".") + ". Until it is fixed, every page (and the "
+                 "summary below) shows the last valid model.")
     elif not draft.kinds:
         st.info("No kinds yet: add one above, then write the layer pattern over the names. "
                 "The current model stays until the draft is complete.")
