@@ -423,9 +423,10 @@ def dead_weight_text(results: Sequence[StrategyResult]) -> str:
     if worst.concurrency and counted:
         best = max(counted, key=lambda r: r.concurrency)
         if best.concurrency > worst.concurrency and not best.bytes_of("dead_weight"):
-            text += (f" At this context {STRATEGY_TITLES[best.strategy]} holds "
+            text += (f" At this context "
                      f"{concurrency_text(best.concurrency / worst.concurrency)}x as many "
-                     f"requests: {NO_DEAD_WEIGHT_BECAUSE[best.strategy]}.")
+                     f"requests fit under {STRATEGY_TITLES[best.strategy]}: "
+                     f"{NO_DEAD_WEIGHT_BECAUSE[best.strategy]}.")
     return text
 
 

@@ -240,7 +240,7 @@ def test_dead_weight_text_says_what_one_page_id_space_costs():
     assert app_data.dead_weight_text(results) == (
         "FlatKV packed slabs: 3.86 GiB (50.0% of the budget) is dead weight. Every page id "
         "takes a row in every slot tensor, and a page one group uses leaves the other groups' "
-        "rows in it idle. At this context vLLM v1 holds 2.00x as many requests: a block id "
+        "rows in it idle. At this context 2.00x as many requests fit under vLLM v1: a block id "
         "belongs to one group and addresses only its layers' pages.")
     # one group, one kind of row: no dead weight, nothing to say
     assert app_data.dead_weight_text(compare(llama_31_8b(), budget_bytes=budget)) == ""
