@@ -68,6 +68,10 @@ def why(analysis) -> None:
         if analysis.finer_alignments and analysis.equalizer.inflated:
             st.caption("P with finer alignments: " + ", ".join(
                 f"{a:,} → {p:,}" for a, p in analysis.finer_alignments))
+        if bars := app_data.inflation_bars(analysis):
+            chart(charts.inflation_figure(
+                bars, title="A state row does not fit a page of the requested P: P grows "
+                "until the KV row covers it"), key="layout.inflation", file_name="inflation.html")
 
 
 def layout(analysis) -> None:

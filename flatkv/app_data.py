@@ -201,6 +201,30 @@ def bytes_tree(analysis: PlanAnalysis) -> list[TreeNode]:
 
 
 @dataclass(frozen=True)
+class RowBar:
+    """One bar of the page-inflation picture: a row's bytes, and what kind of row it is."""
+
+    label: str
+    nbytes: int
+    kind: str  # "kv" or "ssm" (the chart colours)
+
+
+def inflation_bars(analysis: PlanAnalysis) -> list[RowBar]:
+    """Why a state row inflates P, as three bars: the widest KV history row at the requested
+    P, the widest state row (constant in P), and the KV row at the P that covers it. Empty when
+    P was not inflated (no state row, or the requested P already covers it)."""
+    eq = analysis.equalizer
+    if not eq.inflated:
+        return []
+    return [
+        RowBar(f"KV row at the requested P = {eq.requested_block_size:,}",
+               eq.max_linear * eq.requested_block_size, "kv"),
+        RowBar("state row (the same at any P)", eq.max_const, "ssm"),
+        RowBar(f"KV row at P = {eq.block_size:,}", eq.max_linear * eq.block_size, "kv"),
+    ]
+
+
+@dataclass(frozen=True)
 class PageMap:
     """Page id -> owning group for a workload (SPEC section 3.5); id 0 is the null page."""
 

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from flatkv.app_data import PageMap, Segment, TreeNode
+from flatkv.app_data import PageMap, RowBar, Segment, TreeNode
 from flatkv.gpu_view import PAGE_MAJOR, TRITON_KERNEL, Series
 from flatkv.units import concurrency_text, concurrency_value, format_bytes, tokens_text
 
@@ -103,6 +103,24 @@ def byte_unit(max_bytes: int) -> tuple[int, str]:
 
 # --------------------------------------------------------------------------------------------
 # Layout page
+
+
+def inflation_figure(bars: Sequence[RowBar], *, title: str = "") -> go.Figure:
+    """The page-inflation picture: one horizontal bar per row (top to bottom as given), its
+    size written on it; exact bytes on hover."""
+    scale, unit = byte_unit(max(b.nbytes for b in bars)) if bars else (1, "B")
+    labels = [b.label for b in bars]
+    fig = go.Figure(go.Bar(
+        orientation="h", y=labels, x=[b.nbytes / scale for b in bars],
+        marker_color=[color_of(b.kind) for b in bars],
+        text=[format_bytes(b.nbytes) for b in bars], textposition="outside", cliponaxis=False,
+        customdata=[f"{b.nbytes:,}" for b in bars],
+        hovertemplate="%{y}<br>%{customdata} B<extra></extra>",
+    ))
+    fig.update_yaxes(autorange="reversed")
+    longest = max((b.nbytes for b in bars), default=0) / scale
+    fig.update_xaxes(title=f"bytes ({unit})", range=[0, longest * 1.2])  # room for the labels
+    return _layout(fig, title=title, height=200 + (40 if title else 0))
 
 
 def layout_figure(segments: Sequence[Segment], *, title: str = "") -> go.Figure:

@@ -244,3 +244,16 @@ def test_dead_weight_text_says_what_one_page_id_space_costs():
         "belongs to one group and addresses only its layers' pages.")
     # one group, one kind of row: no dead weight, nothing to say
     assert app_data.dead_weight_text(compare(llama_31_8b(), budget_bytes=budget)) == ""
+
+
+def test_inflation_bars_show_why_the_state_row_inflates_p(analysis):
+    # the worked example: at the requested P = 64 a KV row is 2,048 x 64 = 131,072 B, the
+    # state row 2,146,304 B; P = 1,056 makes the KV row 2,162,688 B, which covers it
+    bars = app_data.inflation_bars(analysis)
+    assert [(b.nbytes, b.kind) for b in bars] == [(2048 * 64, "kv"), (STATE_ROW, "ssm"),
+                                                  (KV_ROW, "kv")]
+    assert [b.label for b in bars] == ["KV row at the requested P = 64",
+                                       "state row (the same at any P)", "KV row at P = 1,056"]
+    # a requested P that already covers the state row is not inflated: nothing to draw
+    wide = analyze(QWEN35.components(), block_size=2048, alignment=16, budget_bytes=80 * 10**9)
+    assert app_data.inflation_bars(wide) == []

@@ -55,6 +55,9 @@ def test_layout_shows_the_worked_example_from_a_link():
     assert help_texts["Block bytes"] == "103,219,200 B"
     why = " ".join(md.value for md in at.markdown)
     assert "ceil(2,146,304 / 2,048) = 1,048" in why and "P = 1,056" in why
+    # and drawn: the KV row at the requested 64 (131,072 B), the state row, the KV row at P
+    (inflation,) = [c for c in at.get("plotly_chart") if "KV row at P = 1,056" in c.proto.spec]
+    assert "2,146,304" in inflation.proto.spec and "131,072" in inflation.proto.spec
     assert at.query_params["block"] == "64"  # the view stays in the URL
 
 
@@ -952,7 +955,12 @@ def test_a_widget_on_the_next_page_shows_the_view_not_its_minimum():
 
 def test_layout_keeps_the_uniform_pages_view_across_pages_and_in_the_link():
     at = open_app("app_pages/layout.py", QWEN35_LINK)
-    assert '"padding"' not in at.get("plotly_chart")[0].proto.spec  # packed rows: no padding
+
+    def rows_chart():  # the page-row chart (the inflation chart above it has no padding)
+        (rows,) = [c for c in at.get("plotly_chart") if "flat_slab_0" in c.proto.spec]
+        return rows.proto.spec.replace(" ", "")
+
+    assert '"name":"padding' not in rows_chart()  # packed rows: no padding
     at.toggle(key="w.uniform_rows").set_value(True).run()
     assert_clean(at)
     assert at.query_params["uniform"] == "1"
@@ -960,7 +968,7 @@ def test_layout_keeps_the_uniform_pages_view_across_pages_and_in_the_link():
     at.switch_page("app_pages/layout.py").run()
     assert at.toggle(key="w.uniform_rows").value
     # the rows are drawn padded to the page row: a padding trace is there
-    assert '"name":"padding' in at.get("plotly_chart")[0].proto.spec.replace(" ", "")
+    assert '"name":"padding' in rows_chart()
     again = open_app("app_pages/layout.py", dict(at.query_params))
     assert again.toggle(key="w.uniform_rows").value
 
@@ -983,6 +991,8 @@ def test_layout_workload_schedules_the_max_batched_tokens():
     # an attention-only model without sliding layers has no S to set here
     llama = open_app("app_pages/layout.py", {"model": "Llama-3.1-8B"})
     assert "w.max_batched_tokens" not in {w.key for w in llama.number_input}
+    # and no state row inflates its P: no inflation chart
+    assert not any("KV row at the requested" in c.proto.spec for c in llama.get("plotly_chart"))
 
 
 def test_sliding_model_says_why_concurrency_passes_one_above_the_capacity():

@@ -204,3 +204,18 @@ def test_each_page_move_has_its_own_colour():
     moves = ["copy", "gather", "scatter", "state_copy", "d2h", "h2d"]
     assert len({COLORS[m] for m in moves}) == len(moves)
     assert COLORS["state_copy"] == COLORS["state"]  # it moves state rows
+
+
+def test_inflation_figure_draws_each_row_with_its_size():
+    from flatkv.app_data import RowBar
+
+    bars = [RowBar("KV row at the requested P = 16", 32_768, "kv"),
+            RowBar("state row (the same at any P)", 1_097_728, "ssm"),
+            RowBar("KV row at P = 544", 1_114_112, "kv")]
+    fig = charts.inflation_figure(bars)
+    (bar,) = fig.data
+    assert list(bar.x) == [32_768 / 2**20, 1_097_728 / 2**20, 1_114_112 / 2**20]  # MiB
+    assert list(bar.text) == ["32.00 KiB", "1.05 MiB", "1.06 MiB"]
+    assert list(bar.customdata) == ["32,768", "1,097,728", "1,114,112"]
+    assert list(bar.marker.color) == [COLORS["kv"], COLORS["ssm"], COLORS["kv"]]
+    assert fig.layout.xaxis.title.text == "bytes (MiB)"
