@@ -170,7 +170,8 @@ _POSITIVE_FIELDS = (
 def _precheck_positive(cfg: Mapping[str, Any], where: str = "") -> None:
     for key in _POSITIVE_FIELDS:
         value = cfg.get(key)
-        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
+        if value is not None and value != "auto" and (  # mamba_d_head may be "auto"
+                isinstance(value, bool) or not isinstance(value, (int, float))):
             raise ValueError(  # transformers' own message names a dataclass, not the field
                 f"config.json {where}{key} = {value!r} must be a number: fix or remove the field"
             )
@@ -282,8 +283,11 @@ def resolve_config(cfg: Mapping[str, Any]) -> Any:
         text = textwrap.shorten(" ".join(str(exc).split()), 300, placeholder=" ...")
         field = _FIELD_ERROR.search(text)  # transformers 5's strict dataclass checks
         if field:
-            raise ValueError(f"config.json {field['field']}: {field['why']}; fix or remove the "
-                             "field") from None
+            where = next((f"{key}." for key in ("text_config", "llm_config")
+                          if field["field"] not in cfg and isinstance(cfg.get(key), Mapping)
+                          and field["field"] in cfg[key]), "")
+            raise ValueError(f"config.json {where}{field['field']}: {field['why']}; fix or "
+                             "remove the field") from None
         check = _CLASS_ERROR.search(text)
         if check:
             raise ValueError(f"this {model_type} config.json does not hold together: "
@@ -323,14 +327,19 @@ def _get(conf: Any, attr: str, model_type: str, *, default: Any = None) -> Any:
 
 def _not_given_note(cfg: Mapping[str, Any], used: Mapping[str, int]) -> str:
     """The sizes the reader used that the config.json does not hold (at its top level or in
-    its text_config / llm_config): transformers supplied them."""
+    its text_config / llm_config): transformers supplied them. Sizes only: a layer pattern that
+    comes from a class default (qwen3_next's full_attention_interval 4) is not named."""
     given = dict(cfg)
     for key in ("text_config", "llm_config"):
         if isinstance(cfg.get(key), Mapping):
             given.update(cfg[key])
     hidden, heads = given.get("hidden_size"), given.get("num_attention_heads")
     if isinstance(hidden, int) and isinstance(heads, int) and heads > 0:
-        given.setdefault("head_dim", hidden // heads)  # derived from the config, as the models do
+        # derived from the config, as the models do (a "head_dim": null too)
+        if given.get("head_dim") is None:
+            given["head_dim"] = hidden // heads
+        if given.get("attention_head_dim") is None:  # zamba2: attention over 2 x hidden
+            given["attention_head_dim"] = 2 * hidden // heads
     missing = [f"{attr} {value:,}" for attr, value in used.items()
                if given.get(attr) != value]
     if not missing:

@@ -131,6 +131,18 @@ def test_the_source_names_the_sizes_transformers_filled_in():
                                  "num_attention_heads": 16, "num_key_value_heads": 8,
                                  "hidden_size": 3584})
     assert "transformers' values: sliding_window 4,096, head_dim 256" in gemma.source
+    # a head_dim of null is derived as hidden / heads too (Mistral-7B-Instruct-v0.3's config),
+    # and zamba2's attention_head_dim as 2 x hidden / heads (its configs leave it out)
+    mistral = spec_from_hf_config({"model_type": "mistral", "num_hidden_layers": 32,
+                                   "num_attention_heads": 32, "num_key_value_heads": 8,
+                                   "hidden_size": 4096, "head_dim": None, "sliding_window": None})
+    assert "transformers' values" not in mistral.source
+    zamba = spec_from_hf_config({"model_type": "zamba2", "num_hidden_layers": 54,
+                                 "num_attention_heads": 32, "hidden_size": 2560})
+    assert "attention_head_dim" not in zamba.source and "n_mamba_heads 8" in zamba.source
+    # "auto" is a value mamba_d_head takes (transformers works it out), not a bad field
+    falcon = spec_from_hf_config({"model_type": "falcon_h1", "mamba_d_head": "auto"})
+    assert falcon.profile().has_state and "mamba_d_head" in falcon.source
 
 
 def test_qwen3_next_defaults_alone_are_the_80b_a3b():
@@ -441,6 +453,8 @@ def test_path_and_pasted_text(tmp_path):
         ({"model_type": "qwen3_next", "layer_types": ["full_attention"]},
          "this qwen3_next config.json does not hold together: `num_hidden_layers` \\(48\\) must "
          "be equal to the number of `layer_types` \\(1\\)"),
+        ({"model_type": "gemma3", "text_config": {"vocab_size": "lots"}},
+         "config.json text_config.vocab_size: Field 'vocab_size' expected int"),
         ({"model_type": "llama", "vocab_size": "lots"},  # a field FlatKV does not read
          "config.json vocab_size: Field 'vocab_size' expected int, got str \\(value: 'lots'\\); "
          "fix or remove the field"),
