@@ -68,20 +68,30 @@ STRATEGY_FIELDS: dict[str, tuple[str, ...]] = {
 _NEEDS_STATE = {"mamba_cache_mode", "mamba_chunk_size", "sglang_slots_per_request"}
 
 
+def _two_level_pads(profile: CacheProfile) -> bool:
+    """Whether two-level parents of an attention-only model can carry padding at some P: groups
+    of unequal layer counts, or a group whose bytes per token (layers x KV bytes) are not a
+    multiple of the parent alignment (DeepSeek-V3: 61 x 1,152 B; at P 1 that pads)."""
+    groups = label_groups(profile)
+    align = ENGINE_DEFAULTS.lcm_alignment_bytes
+    return (len({g.layers for g in groups}) > 1
+            or any(g.layers * profile.kv_bytes_per_slot % align for g in groups))
+
+
 def strategy_fields(strategy: str, profile: CacheProfile) -> tuple[str, ...]:
     """The options of ``strategy`` that change its figures for ``profile``: state options need
     state layers, max batched tokens sliding ones (it sizes their pages per request), SGLang's
     memory ratio both a state and a KV pool, its sliding / full ratio both kinds of attention,
-    its page size attention; two-level pages' padding bound needs payloads that differ (a state
-    row, or attention groups of unequal layer counts: 3 full + 5 sliding layers pad the full
-    group's parents by 2/3)."""
+    its page size attention; two-level pages' padding bound needs parents that can pad (a state
+    row; attention groups of unequal layer counts: 3 full + 5 sliding layers pad the full
+    group's parents by 2/3; or payloads off the parent alignment)."""
     types = set(profile.layer_types)
 
     def acts(field: str) -> bool:
         if field in _NEEDS_STATE:
             return profile.has_state
         if field == "lcm_padding_bound":
-            return profile.has_state or len({g.layers for g in label_groups(profile)}) > 1
+            return profile.has_state or _two_level_pads(profile)
         if field == "mamba_full_memory_ratio":  # splits the budget between state and KV pools
             return profile.has_state and profile.has_attention
         if field == "max_batched_tokens":

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from dataclasses import replace
@@ -357,11 +358,17 @@ def test_layout_fields_are_the_options_that_act_on_the_model():
 # 3 full + 5 sliding layers: two-level pages pad the full group's parents by 5/3 - 1 = 2/3
 UNEQUAL_ATTENTION = CacheProfile(layer_types=("full_attention",) * 3 + ("sliding_attention",) * 5,
                                  kv_bytes_per_slot=1024, sliding_window=128, name="3+5")
-# Each engine option set away from its default (every one of them changes some figure somewhere)
-OTHER_VALUES = dict(kernel_block_size=64, mamba_cache_mode="all", mamba_chunk_size=128,
-                    mamba_full_memory_ratio=Fraction(1, 2), swa_full_tokens_ratio=Fraction(1, 2),
-                    sglang_slots_per_request=5, sglang_page_size=64, max_batched_tokens=512,
-                    lcm_padding_bound=Fraction(7, 10))
+# Each engine option set away from its default, both ways where it has two (every one of them
+# changes some figure somewhere); the padding bound lower too, to 0, where any padding shows
+OTHER_VALUES = dict(kernel_block_size=(64,), mamba_cache_mode=("align", "all"),
+                    mamba_chunk_size=(128,), mamba_full_memory_ratio=(Fraction(1, 2),),
+                    swa_full_tokens_ratio=(Fraction(1, 2),), sglang_slots_per_request=(5,),
+                    sglang_page_size=(64,), max_batched_tokens=(512,),
+                    lcm_padding_bound=(Fraction(7, 10), Fraction(0)))
+# A raw model whose 3 layers of 100 B per token pad two-level parents (300 B is off the 256 B
+# parent alignment) though its groups are alike
+OFF_ALIGNMENT = CacheProfile(layer_types=("full_attention",) * 3, kv_bytes_per_slot=100,
+                             name="3x100")
 
 
 def figures(result) -> tuple:
@@ -370,21 +377,29 @@ def figures(result) -> tuple:
             result.concurrency_numerator, result.concurrency_denominator, result.breakdown)
 
 
-@pytest.mark.parametrize("model", [*list_presets(), "3+5"])
+@pytest.mark.parametrize("model", [*list_presets(), "3+5", "3x100"])
 def test_an_option_not_offered_for_a_model_changes_none_of_its_figures(model):
     # strategy_fields decides which engine options Budget and Compare show; an option it
-    # leaves out for a model must not move that model's figures under that layout
-    profile = UNEQUAL_ATTENTION if model == "3+5" else load_preset(model).profile()
+    # leaves out for a model must not move that model's figures under that layout, at the
+    # default block size or at 1 (the smallest payloads, the most alignment padding)
+    profile = {"3+5": UNEQUAL_ATTENTION, "3x100": OFF_ALIGNMENT}.get(model) or load_preset(
+        model).profile()
     assert set(OTHER_VALUES) == set(ENGINE_FIELDS)
     budget = 40 * 2**30
-    for strategy in STRATEGIES:
+    for strategy, block_size in itertools.product(STRATEGIES, (16, 1)):
         offered = strategy_fields(strategy, profile)
-        base = run_strategy(strategy, profile, budget_bytes=budget, context_tokens=32_768)
-        for field, value in OTHER_VALUES.items():
-            moved = run_strategy(strategy, profile, budget_bytes=budget, context_tokens=32_768,
-                                 options=StrategyOptions(**{field: value}))
-            if field not in offered:
-                assert figures(moved) == figures(base), (strategy, field)
+        base = run_strategy(strategy, profile, budget_bytes=budget, context_tokens=32_768,
+                            options=StrategyOptions(block_size=block_size))
+        for field, values in OTHER_VALUES.items():
+            for value in values:
+                moved = run_strategy(
+                    strategy, profile, budget_bytes=budget, context_tokens=32_768,
+                    options=StrategyOptions(block_size=block_size, **{field: value}))
+                if field not in offered:
+                    assert figures(moved) == figures(base), (strategy, block_size, field, value)
+    # the models that need the bound for no other reason than alignment are offered it
+    if model in ("DeepSeek-V3", "3x100"):
+        assert "lcm_padding_bound" in strategy_fields("lcm", profile)
 
 
 def test_the_padding_bound_decides_two_level_pages_for_unequal_attention_groups():
