@@ -12,6 +12,7 @@ import io
 import json
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 from itertools import islice
 
 from flatkv.analysis import PlanAnalysis, analysis_to_dict
@@ -446,11 +447,11 @@ def dead_weight_text(results: Sequence[StrategyResult]) -> str:
     counted = [r for r in applying if r.concurrency is not None]
     if worst.concurrency and counted:
         best = max(counted, key=lambda r: r.concurrency)
-        if best.concurrency > worst.concurrency and not best.bytes_of("dead_weight"):
-            text += (f" At this context "
-                     f"{concurrency_text(best.concurrency / worst.concurrency)}x as many "
-                     f"requests fit under {STRATEGY_TITLES[best.strategy]}: "
-                     f"{NO_DEAD_WEIGHT_BECAUSE[best.strategy]}.")
+        ratio = best.concurrency / worst.concurrency
+        if ratio >= Fraction(101, 100) and not best.bytes_of("dead_weight"):  # shows as > 1.00
+            why = NO_DEAD_WEIGHT_BECAUSE.get(best.strategy, "it keeps no dead weight")
+            text += (f" At this context {concurrency_text(ratio)}x as many requests fit under "
+                     f"{STRATEGY_TITLES.get(best.strategy, best.strategy)}: {why}.")
     return text
 
 

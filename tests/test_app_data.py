@@ -244,6 +244,10 @@ def test_dead_weight_text_says_what_one_page_id_space_costs():
         "belongs to one group and addresses only its layers' pages.")
     # one group, one kind of row: no dead weight, nothing to say
     assert app_data.dead_weight_text(compare(llama_31_8b(), budget_bytes=budget)) == ""
+    # a best layout that holds no more requests than the flat one (within 1%): no comparison
+    flat_only = [by["flat"], by["per-component"]]
+    assert app_data.dead_weight_text(flat_only).endswith("leaves the other groups' rows in it "
+                                                         "idle.")
 
 
 def test_inflation_bars_show_why_the_state_row_inflates_p(analysis):

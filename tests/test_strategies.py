@@ -252,7 +252,13 @@ def test_sglang_concurrency_keeps_the_page_counts_it_divides():
     text = "\n".join(r.formulas)
     assert f"= {full_raw:,}, {full:,} in whole pages of 64" in text
     # 0.8 x 970,880 is a whole number of pages already: one figure
-    assert f"swa tokens = r_swa x full = 0.8 x {full:,} = 776,704\n" in text
+    assert f"swa tokens = floor(r_swa x full) = floor(0.8 x {full:,}) = 776,704\n" in text
+    # at page 1 the product is not whole: floor(0.8 x 970,903) = 776,722 (776,722.4)
+    one = run_strategy("sglang", gpt_oss_20b(), budget_bytes=40 * 2**30, context_tokens=131_072)
+    assert one.extras["swa_tokens"] == 970_903 * 4 // 5 == 776_722
+    assert "floor(0.8 x 970,903) = 776,722" in "\n".join(one.formulas)
+    assert ("full tokens = KV memory // (F x n_full + r_swa x F x n_swa) = 42,949,672,960 // "
+            "(2,048 x 12 + 0.8 x 2,048 x 12) = 970,903") in "\n".join(one.formulas)
 
 
 def test_sglang_too_small_for_one_request_names_the_budget_that_fits():

@@ -104,9 +104,10 @@ def run_sglang(
             full_tokens, full_text = whole_pages(int(kv_memory // per_token), page)
             swa_tokens, swa_text = whole_pages(int(rs * full_tokens), page)
             formulas += [
-                f"full tokens = KV memory / (F x n_full + r_swa x F x n_swa) = {n(kv_memory)} / "
-                f"({n(kv)} x {n_full} + {ratio_text(rs)} x {n(kv)} x {n_swa}) = {full_text}",
-                f"swa tokens = r_swa x full = {ratio_text(rs)} x {n(full_tokens)} = {swa_text}",
+                f"full tokens = KV memory // (F x n_full + r_swa x F x n_swa) = {n(kv_memory)} "
+                f"// ({n(kv)} x {n_full} + {ratio_text(rs)} x {n(kv)} x {n_swa}) = {full_text}",
+                f"swa tokens = floor(r_swa x full) = floor({ratio_text(rs)} x {n(full_tokens)}) "
+                f"= {swa_text}",
             ]
             extras.update(swa_full_tokens_ratio=rs, swa_tokens=swa_tokens)
         elif n_full:
