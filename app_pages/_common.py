@@ -35,7 +35,7 @@ from flatkv.strategies import STRATEGIES, StrategyOptions, StrategyResult, run_s
 from flatkv.strategies.base import MAMBA_CACHE_MODES, PADDING_BOUND_RANGE, RATIO_RANGE
 from flatkv.strategies.vllm import DEFAULT_KERNEL_BLOCK_SIZE
 from flatkv.strategies.vllm import kernel_block_size as vllm_kernel_block_size
-from flatkv.units import format_bytes, format_size, parse_size
+from flatkv.units import exact_bytes, format_bytes, format_size, parse_size
 
 STATE_KEY = "flatkv.state"
 NOTICES_KEY = "flatkv.notices"
@@ -228,9 +228,9 @@ def current_analysis(s: AppState | None = None, *, planner: str | None = None) -
                                planner)
     except BudgetTooSmall as small:
         raise ValueError(
-            f"The cache budget per rank, {fmt_bytes(small.budget_bytes)}, holds "
-            f"{small.blocks} block(s) of {fmt_bytes(small.block_bytes)}; a plan needs at least "
-            f"2, that is {fmt_bytes(2 * small.block_bytes)}: raise the GPU memory or the "
+            f"The cache budget per rank, {exact_bytes(small.budget_bytes)}, holds "
+            f"{small.blocks} block(s) of {exact_bytes(small.block_bytes)}; a plan needs at least "
+            f"2, that is {exact_bytes(2 * small.block_bytes)}: raise the GPU memory or the "
             "memory fraction, or lower the model weights, in the sidebar"
         ) from None
     except ValueError:
@@ -242,11 +242,6 @@ def current_analysis(s: AppState | None = None, *, planner: str | None = None) -
 
 # --------------------------------------------------------------------------------------------
 # Display helpers
-
-
-def fmt_bytes(n: int) -> str:
-    """``103,219,200 B (98.44 MiB)``: exact bytes first, the readable size after."""
-    return f"{n:,} B ({format_bytes(n)})" if abs(n) >= 1024 else f"{n:,} B"
 
 
 def metric_row():

@@ -13,13 +13,13 @@ from app_pages._common import (
     chart,
     current_strategies,
     engine_options,
-    fmt_bytes,
     state,
     table,
     user_errors,
 )
 from flatkv import app_data, charts
 from flatkv.app_state import MAX_CONTEXT
+from flatkv.units import exact_bytes
 
 
 def charts_of(shown, applies, frame, has_history: bool, context: int) -> None:
@@ -42,7 +42,7 @@ def charts_of(shown, applies, frame, has_history: bool, context: int) -> None:
 st.title("Compare")
 with user_errors():
     s = state()
-    st.caption(f"{s.profile().name} · budget {fmt_bytes(s.budget().cache_bytes)} per rank · "
+    st.caption(f"{s.profile().name} · budget {exact_bytes(s.budget().cache_bytes)} per rank · "
                f"block size {s.block_size:,}, alignment {s.effective_alignment:,} · "
                f"{s.engine_options_text(acting_fields(s))}")
     bind(st.number_input, "context", "Context length (tokens per request)", min_value=1,

@@ -14,7 +14,6 @@ from app_pages._common import (
     bind,
     chart,
     current_analysis,
-    fmt_bytes,
     metric_row,
     state,
     table,
@@ -24,7 +23,7 @@ from app_pages._common import (
 from flatkv import charts, gpu_view
 from flatkv.analysis import PlanAnalysis
 from flatkv.app_state import MAX_BLOCK_SIZE
-from flatkv.units import format_bytes
+from flatkv.units import exact_bytes, format_bytes
 
 LAST_RUN = "gpu.last_run"
 # The run settings every sweep shows (AppState fields); each sweep adds its own list.
@@ -249,8 +248,8 @@ def show(last: gpu_view.LabRun, a: PlanAnalysis, cfg: dict | None) -> None:
                     help=f"{gpu_view.value_span(calls)} B = {gpu_view.value_span(pages)} pages x "
                     f"{first.page_bytes:,} B")
         st.caption(f"Pool limited by {al.limited_by}: {al.allocated_blocks:,} blocks x "
-                   f"{al.page_bytes:,} B = {fmt_bytes(al.allocated_bytes)} of the planned "
-                   f"{fmt_bytes(al.planned_bytes)}.")
+                   f"{al.page_bytes:,} B = {exact_bytes(al.allocated_bytes)} of the planned "
+                   f"{exact_bytes(al.planned_bytes)}.")
     else:
         st.caption("Pools allocated, one per plan (each pool layout holds the same blocks):")
         table([r.table_row() for r in allocation])
@@ -302,7 +301,7 @@ def main() -> None:
     if a is None:  # the model or the sidebar settings are invalid: the error says why
         return
     st.caption(f"{state().profile().name} · {a.planner} planner · budget "
-               f"{fmt_bytes(a.totals.budget_bytes)}")
+               f"{exact_bytes(a.totals.budget_bytes)}")
     plan_headline(a)
     cfg = None  # the run settings, once valid
     with user_errors():

@@ -11,7 +11,6 @@ from app_pages._common import (
     chart,
     current_analysis,
     engine_widget,
-    fmt_bytes,
     metric_row,
     state,
     table,
@@ -19,7 +18,7 @@ from app_pages._common import (
 )
 from flatkv import app_data, charts
 from flatkv.app_state import MAX_CONTEXT, MAX_REQUESTS
-from flatkv.units import format_bytes
+from flatkv.units import exact_bytes, format_bytes
 
 
 def headline(analysis) -> None:
@@ -159,7 +158,7 @@ st.title("Layout")
 with user_errors():
     a = current_analysis()
     st.caption(f"{state().profile().name} · {a.planner} planner · budget "
-               f"{fmt_bytes(a.totals.budget_bytes)}")
+               f"{exact_bytes(a.totals.budget_bytes)}")
     headline(a)
     why(a)
     layout(a)

@@ -16,7 +16,7 @@ from flatkv.analysis import PLANNERS, PlanAnalysis, analysis_to_dict, analyze
 from flatkv.patterns import parse_layer_pattern
 from flatkv.profile import CacheProfile
 from flatkv.texttable import text_table
-from flatkv.units import format_bytes, parse_named_sizes, parse_size
+from flatkv.units import exact_bytes, format_bytes, parse_named_sizes, parse_size
 
 PROG = "python -m flatkv"
 
@@ -178,10 +178,6 @@ def _plan_command(args: argparse.Namespace) -> str:
     return format_analysis(analysis, title=profile.name)
 
 
-def _bytes(n: int) -> str:
-    return f"{n:,} B ({format_bytes(n)})" if n >= 1024 else f"{n:,} B"
-
-
 def format_analysis(analysis: PlanAnalysis, *, title: str = "", max_slots: int = 12) -> str:
     """The plan as a terminal report: why P, totals, dead weight, then the slot rows."""
     t = analysis.totals
@@ -193,16 +189,16 @@ def format_analysis(analysis: PlanAnalysis, *, title: str = "", max_slots: int =
             ["figure", "value"],
             [
                 ["block_size (P)", f"{t.block_size:,} tokens"],
-                ["block_bytes", _bytes(t.block_bytes)],
+                ["block_bytes", exact_bytes(t.block_bytes)],
                 ["num_blocks", f"{t.num_blocks:,}"],
                 ["token slots (num_blocks x P)", f"{t.token_slots:,}"],
-                ["budget", _bytes(t.budget_bytes)],
+                ["budget", exact_bytes(t.budget_bytes)],
                 # rows in every block, whoever owns it; `compare` splits them by owner
-                ["KV history rows (all blocks)", _bytes(t.kv_history_bytes)],
-                ["state rows (all blocks)", _bytes(t.state_bytes)],
-                ["reserved", _bytes(t.reserved_bytes)],
-                ["unused", _bytes(t.unused_bytes)],
-                ["uniform-page padding (not allocated)", _bytes(t.uniform_padding_bytes)],
+                ["KV history rows (all blocks)", exact_bytes(t.kv_history_bytes)],
+                ["state rows (all blocks)", exact_bytes(t.state_bytes)],
+                ["reserved", exact_bytes(t.reserved_bytes)],
+                ["unused", exact_bytes(t.unused_bytes)],
+                ["uniform-page padding (not allocated)", exact_bytes(t.uniform_padding_bytes)],
             ],
         ),
     ]

@@ -83,6 +83,12 @@ def format_bytes(nbytes: int, *, digits: int = 2) -> str:
     raise AssertionError("unreachable")
 
 
+def exact_bytes(nbytes: int) -> str:
+    """``103,219,200 B (98.44 MiB)``: exact bytes first, the readable size after (under 1 KiB
+    the bytes alone)."""
+    return f"{nbytes:,} B ({format_bytes(nbytes)})" if abs(nbytes) >= 1024 else f"{nbytes:,} B"
+
+
 def format_size(nbytes: int) -> str:
     """A byte count as a person would type it, exactly: ``80GB``, ``12GiB``, or plain bytes.
 

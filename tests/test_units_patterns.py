@@ -140,3 +140,10 @@ def test_vllm_math_gives_the_logged_concurrency_where_ours_stays_under_a_request
     text = out.getvalue()
     assert "max concurrency  6.99x at 16,384 tokens (7,167 / 1,024)" in text
     assert "an engine's %.2f log prints 7.00x: 6.9990 requests" in text
+
+
+def test_exact_bytes_gives_the_bytes_then_the_readable_size():
+    from flatkv.units import exact_bytes
+
+    assert exact_bytes(103_219_200) == "103,219,200 B (98.44 MiB)"
+    assert (exact_bytes(1023), exact_bytes(1024)) == ("1,023 B", "1,024 B (1.00 KiB)")
