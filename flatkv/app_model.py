@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import base64
 import json
-import re
 import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -22,8 +21,14 @@ from typing import Any
 
 from flatkv import presets
 from flatkv.jsonfile import parse_json_object
-from flatkv.models import LAYER_KINDS, AttentionLayer, ModelSpec
-from flatkv.patterns import format_layer_pattern, format_pattern, parse_layer_pattern, parse_pattern
+from flatkv.models import LAYER_KINDS, AttentionLayer, ModelSpec, kind_name, layer_from_dict
+from flatkv.patterns import (
+    check_kind_name,
+    format_layer_pattern,
+    format_pattern,
+    parse_layer_pattern,
+    parse_pattern,
+)
 from flatkv.plan import FULL_ATTENTION, LINEAR_ATTENTION, SLIDING_ATTENTION, occurrence_index
 from flatkv.profile import CacheProfile
 from flatkv.units import parse_named_sizes
@@ -305,9 +310,6 @@ KIND_TEMPLATES: dict[str, dict[str, Any]] = {
                "conv_kernel": 4},
     "Mamba1": {"kind": "mamba1", "d_inner": 8192, "d_state": 16, "conv_kernel": 4},
 }
-_TEMPLATE_NAMES = {"full attention": "full", "sliding attention": "sliding", "MLA": "mla",
-                   "GDN": "gdn", "Mamba2": "mamba2", "Mamba1": "mamba1"}
-KIND_NAME_RULE = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*")
 DTYPE_FIELDS = ("kv_dtype", "conv_dtype", "ssm_dtype")
 
 
@@ -347,7 +349,7 @@ class SpecDraft:
 
     def new_kind_name(self, template: str) -> str:
         """``full``, ``mamba2`` ...; ``full_2`` when the name is taken."""
-        base = _TEMPLATE_NAMES[template]
+        base = kind_name(layer_from_dict(KIND_TEMPLATES[template]))  # as a preset names it
         name, k = base, 2
         while name in self.kind_names:
             name, k = f"{base}_{k}", k + 1
@@ -361,11 +363,7 @@ class SpecDraft:
                 f"kind type {template!r} is unknown: pick one of {', '.join(KIND_TEMPLATES)}"
             )
         name = name.strip() or self.new_kind_name(template)
-        if not KIND_NAME_RULE.fullmatch(name):
-            raise ValueError(
-                f"kind name {name!r} must start with a letter or '_' and hold only letters, "
-                "digits, '_', '.', '-' (it is used in the layer pattern)"
-            )
+        check_kind_name(name)
         if name in self.kind_names:
             raise ValueError(f"kind name {name!r} is taken: choose another name")
         return replace(self, kinds=(*self.kinds, (name, _freeze(KIND_TEMPLATES[template]))),

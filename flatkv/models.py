@@ -21,13 +21,12 @@ e.g. ``(3*gdn,full)*12``: a UI can edit the pattern as text or as a list of runs
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import Any, ClassVar
 
 from flatkv.dtypes import canonical_dtype, dtype_bytes
-from flatkv.patterns import MAX_CACHE_LAYERS, format_pattern, parse_pattern
+from flatkv.patterns import MAX_CACHE_LAYERS, check_kind_name, format_pattern, parse_pattern
 from flatkv.plan import FULL_ATTENTION, LINEAR_ATTENTION, SLIDING_ATTENTION, check_int
 from flatkv.plan import state_const_bytes as _state_const_bytes
 from flatkv.profile import CacheProfile
@@ -297,7 +296,9 @@ _BASE_NAMES = {
 }
 
 
-def _kind_name(layer: CacheLayer) -> str:
+def kind_name(layer: CacheLayer) -> str:
+    """The name a spec gives a kind of layer unless told otherwise: full, sliding, mla, gdn,
+    mamba2, mamba1 (presets, config.json imports and the Model page's new kinds alike)."""
     if isinstance(layer, AttentionLayer) and layer.sliding_window is not None:
         return "sliding"
     return _BASE_NAMES[layer.kind]
@@ -381,7 +382,7 @@ class ModelSpec:
             layer.kv_bytes_per_slot(self.tp, self.kv_dtype)
             layer.state_bytes(self.tp, self.conv_dtype, self.ssm_dtype)
             if layer not in names:
-                base = _kind_name(layer)
+                base = kind_name(layer)
                 name, k = base, 2
                 while name in used:
                     name, k = f"{base}_{k}", k + 1
@@ -531,16 +532,10 @@ class ModelSpec:
         """A spec from named geometries and a layer pattern over their names."""
         if not isinstance(kinds, Mapping) or not kinds:
             raise ValueError("kinds must name at least one cache-layer geometry")
-        for kind_name, layer in kinds.items():
-            if not isinstance(kind_name, str) or not re.fullmatch(
-                r"[A-Za-z_][A-Za-z0-9_.\-]*", kind_name
-            ):
-                raise ValueError(
-                    f"kind name {kind_name!r} must start with a letter or '_' and hold only "
-                    "letters, digits, '_', '.', '-'"
-                )
+        for name_of_kind, layer in kinds.items():
+            check_kind_name(name_of_kind)
             if not isinstance(layer, CacheLayer):
-                raise ValueError(f"kinds[{kind_name!r}] must be a cache layer, got {layer!r}")
+                raise ValueError(f"kinds[{name_of_kind!r}] must be a cache layer, got {layer!r}")
         order = parse_pattern(pattern)
         unknown = sorted(set(order) - set(kinds))
         if unknown:

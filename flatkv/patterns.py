@@ -41,7 +41,17 @@ ALIASES = {
     "state": LINEAR_ATTENTION,
 }
 
-_TOKEN = re.compile(r"\s*(?:(\d+)|([A-Za-z_][A-Za-z0-9_.\-]*)|(.))")
+# A name a layer pattern can hold: a kind name of a model spec.
+NAME = r"[A-Za-z_][A-Za-z0-9_.\-]*"
+_TOKEN = re.compile(rf"\s*(?:(\d+)|({NAME})|(.))")
+
+
+def check_kind_name(name: object) -> str:
+    """``name`` when a layer pattern can hold it; else ValueError saying what a name may hold."""
+    if not isinstance(name, str) or not re.fullmatch(NAME, name):
+        raise ValueError(f"kind name {name!r} must start with a letter or '_' and hold only "
+                         "letters, digits, '_', '.', '-' (the layer pattern names it)")
+    return name
 
 
 def _tokenize(text: str) -> list[tuple[str, str]]:
