@@ -15,7 +15,7 @@ from fractions import Fraction
 
 from flatkv import app_model, gpu_view
 from flatkv.analysis import PLANNERS
-from flatkv.models import ModelSpec
+from flatkv.models import MAX_TP, ModelSpec
 from flatkv.plan import FULL_ATTENTION, SLIDING_ATTENTION, alignment_or_block_size, check_int
 from flatkv.profile import CacheProfile
 from flatkv.strategies import STRATEGIES, StrategyOptions
@@ -42,7 +42,6 @@ GPU_PRESETS: dict[str, int] = {
     "RTX 4090 24GB": 24_564 * MiB,
 }
 CUSTOM_GPU = "Custom"
-MAX_TP = 1024
 MAX_BLOCK_SIZE = 1 << 20
 MAX_CONTEXT = 1 << 24
 MAX_REQUESTS = 4096
