@@ -198,7 +198,7 @@ def bytes_tree(analysis: PlanAnalysis) -> list[TreeNode]:
 
 
 # --------------------------------------------------------------------------------------------
-# Which page ids a workload hands to which group
+# Why P grows: a state row against the KV rows
 
 
 @dataclass(frozen=True)
@@ -223,6 +223,10 @@ def inflation_bars(analysis: PlanAnalysis) -> list[RowBar]:
         RowBar("state row (the same at any P)", eq.max_const, "ssm"),
         RowBar(f"KV row at P = {eq.block_size:,}", eq.max_linear * eq.block_size, "kv"),
     ]
+
+
+# --------------------------------------------------------------------------------------------
+# Which page ids a workload hands to which group
 
 
 @dataclass(frozen=True)
