@@ -42,7 +42,8 @@ QWEN35 = {
     "align": "16",
 }
 # page path -> (title, charts it draws)
-PAGES = {"": ("Model", 1), "layout": ("Layout", 3), "budget": ("Budget", 2),
+# Layout: why P grows (the worked example inflates P), page rows, bytes icicle, page ids
+PAGES = {"": ("Model", 1), "layout": ("Layout", 4), "budget": ("Budget", 2),
          "compare": ("Compare", 2), "gpu": ("GPU lab", 0)}
 TIMEOUT = 30_000
 
