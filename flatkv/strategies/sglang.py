@@ -38,6 +38,53 @@ def whole_pages(tokens: int, page: int) -> tuple[int, str]:
     return kept, text
 
 
+def _concurrency(
+    profile: CacheProfile, options: StrategyOptions, context_tokens: int, *, full_tokens: int,
+    swa_tokens: int, slots: int | None, slot_bytes: int | None, formulas: list[str],
+    extras: dict[str, object],
+) -> tuple[int, int]:
+    """Requests of ``context_tokens`` the pools hold at once, as (units held, units one request
+    needs) of the pool that binds: a request holds whole pages of each token pool,
+    ceil(tokens / page) of them, and S state slots. Adds its formulas and, with state and
+    attention, what the static split leaves idle at that many requests."""
+    kv, page = profile.kv_bytes_per_slot, options.sglang_page_size
+    s = options.sglang_slots_per_request
+    n_full, n_swa = profile.count(FULL_ATTENTION), profile.count(SLIDING_ATTENTION)
+    limits: list[tuple[int, int, str, str]] = []  # (held, per request, name, formula)
+    request_pages = -(-context_tokens // page)
+    if n_full:
+        limits.append((full_tokens // page, request_pages, "kv tokens",
+                       f"kv tokens / L = {n(full_tokens)} / {n(context_tokens)}" if page == 1
+                       else f"kv pages / ceil(L / {n(page)}) = {n(full_tokens // page)} / "
+                       f"{n(request_pages)}"))
+    if n_swa:
+        span = min(profile.sliding_window - 1 + options.max_batched_tokens, context_tokens)
+        window = f"min(W - 1 + {n(options.max_batched_tokens)}, L)"
+        limits.append((swa_tokens // page, -(-span // page), "swa tokens",
+                       f"swa tokens / {window} = {n(swa_tokens)} / {n(span)}" if page == 1
+                       else f"swa pages / ceil({window} / {n(page)}) = "
+                       f"{n(swa_tokens // page)} / {n(-(-span // page))}"))
+    if slots is not None:
+        limits.append((slots // s, 1, "running cap", f"running cap {n(slots // s)}"))
+    numerator, denominator, binding, _ = min(limits, key=lambda item: Fraction(item[0], item[1]))
+    best = Fraction(numerator, denominator)
+    extras["binding_limit"] = binding
+    formulas.append("max_concurrency = min(" + ", ".join(t for *_, t in limits)
+                    + f") = {concurrency_text(best)} ({binding} binds)")
+    if slots is not None and slot_bytes is not None and profile.has_attention:
+        running = int(best)
+        idle_slots = slots - running * s
+        idle_tokens = max(full_tokens - running * request_pages * page, 0) if n_full else 0
+        extras.update(idle_state_bytes_at_context=idle_slots * slot_bytes,
+                      idle_kv_bytes_at_context=idle_tokens * kv * n_full)
+        formulas.append(
+            f"static split at {n(running)} requests: {n(idle_slots)} state "
+            f"slot{'' if idle_slots == 1 else 's'} ({n(idle_slots * slot_bytes)} B) and "
+            f"{n(idle_tokens)} kv tokens ({n(idle_tokens * kv * n_full)} B) sit idle"
+        )
+    return numerator, denominator
+
+
 def run_sglang(
     profile: CacheProfile, *, budget_bytes: int, context_tokens: int | None,
     options: StrategyOptions,
@@ -136,46 +183,9 @@ def run_sglang(
 
     numerator = denominator = None
     if context_tokens is not None:
-        # (units held, units one request needs, name, formula): a request holds whole pages
-        # of a pool, ceil(tokens / page) of them (page 1: its tokens)
-        limits: list[tuple[int, int, str, str]] = []
-        request_pages = -(-context_tokens // page)
-        if n_full:
-            limits.append((full_tokens // page, request_pages, "kv tokens",
-                           f"kv tokens / L = {n(full_tokens)} / {n(context_tokens)}" if page == 1
-                           else f"kv pages / ceil(L / {n(page)}) = {n(full_tokens // page)} / "
-                           f"{n(request_pages)}"))
-        if n_swa:
-            span = min(profile.sliding_window - 1 + options.max_batched_tokens, context_tokens)
-            window = f"min(W - 1 + {n(options.max_batched_tokens)}, L)"
-            limits.append((swa_tokens // page, -(-span // page), "swa tokens",
-                           f"swa tokens / {window} = {n(swa_tokens)} / {n(span)}" if page == 1
-                           else f"swa pages / ceil({window} / {n(page)}) = "
-                           f"{n(swa_tokens // page)} / {n(-(-span // page))}"))
-        if n_state:
-            limits.append((running_cap, 1, "running cap", f"running cap {n(running_cap)}"))
-        numerator, denominator, binding, _ = min(
-            limits, key=lambda item: Fraction(item[0], item[1]))
-        best = Fraction(numerator, denominator)
-        extras["binding_limit"] = binding
-        formulas.append(
-            "max_concurrency = min(" + ", ".join(t for *_, t in limits)
-            + f") = {concurrency_text(best)} ({binding} binds)"
-        )
-        if n_state and profile.has_attention:
-            running = int(best)
-            idle_slots = slots - running * s
-            idle_tokens = full_tokens - running * request_pages * page if n_full else 0
-            extras.update(
-                idle_state_bytes_at_context=idle_slots * slot_bytes,
-                idle_kv_bytes_at_context=max(idle_tokens, 0) * kv * n_full,
-            )
-            formulas.append(
-                f"static split at {n(running)} requests: {n(idle_slots)} state "
-                f"slot{'' if idle_slots == 1 else 's'} "
-                f"({n(idle_slots * slot_bytes)} B) and {n(max(idle_tokens, 0))} kv tokens "
-                f"({n(max(idle_tokens, 0) * kv * n_full)} B) sit idle"
-            )
+        numerator, denominator = _concurrency(
+            profile, options, context_tokens, full_tokens=full_tokens, swa_tokens=swa_tokens,
+            slots=slots, slot_bytes=slot_bytes, formulas=formulas, extras=extras)
 
     totals = dict.fromkeys(CATEGORIES, 0)
     totals["kv_history"] = kv_bytes
