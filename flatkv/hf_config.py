@@ -262,6 +262,10 @@ def resolve_config(cfg: Mapping[str, Any]) -> Any:
             f"model_type {model_type!r} is not supported: supported types are "
             f"{', '.join(SUPPORTED_MODEL_TYPES)}; or {_BY_HAND}"
         )
+    for key in ("text_config", "llm_config"):  # a nested config is an object, or absent
+        if cfg.get(key) is not None and not isinstance(cfg[key], Mapping):
+            raise ValueError(f"config.json {key} = {cfg[key]!r} must be an object (the language "
+                             "model's config): fix or remove it")
     _precheck_sizes(cfg)
     _precheck_positive(cfg)
     _precheck_pattern(cfg)

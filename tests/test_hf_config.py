@@ -453,6 +453,8 @@ def test_path_and_pasted_text(tmp_path):
         ({"model_type": "qwen3_next", "layer_types": ["full_attention"]},
          "this qwen3_next config.json does not hold together: `num_hidden_layers` \\(48\\) must "
          "be equal to the number of `layer_types` \\(1\\)"),
+        ({"model_type": "llama", "text_config": 5},
+         "config.json text_config = 5 must be an object \\(the language model's config\\)"),
         ({"model_type": "gemma3", "text_config": {"vocab_size": "lots"}},
          "config.json text_config.vocab_size: Field 'vocab_size' expected int"),
         ({"model_type": "llama", "vocab_size": "lots"},  # a field FlatKV does not read
