@@ -134,6 +134,10 @@ def load_config_dict(config: dict | str | bytes | Path) -> dict[str, Any]:
     raise ValueError(f"config must be a dict, JSON text or a path, got {type(config).__name__}")
 
 
+# Where multimodal configs keep the language model's own config.
+_NESTED = ("text_config", "llm_config")
+
+
 def _precheck_sizes(cfg: Mapping[str, Any], where: str = "") -> None:
     """Refuse absurd layer counts before transformers builds per-layer lists from them."""
     for key in ("num_hidden_layers", "n_layer", "num_layers"):
@@ -149,7 +153,7 @@ def _precheck_sizes(cfg: Mapping[str, Any], where: str = "") -> None:
                 f"{where}{key} has {len(value)} entries: too large to be real "
                 f"(at most {MAX_CACHE_LAYERS})"
             )
-    for key in ("text_config", "llm_config"):
+    for key in _NESTED:
         if isinstance(cfg.get(key), Mapping):
             _precheck_sizes(cfg[key], f"{key}.")
 
@@ -179,7 +183,7 @@ def _precheck_positive(cfg: Mapping[str, Any], where: str = "") -> None:
             raise ValueError(
                 f"config.json {where}{key} = {value} must be positive: fix or remove the field"
             )
-    for key in ("text_config", "llm_config"):
+    for key in _NESTED:
         if isinstance(cfg.get(key), Mapping):
             _precheck_positive(cfg[key], f"{key}.")
 
@@ -194,7 +198,7 @@ def _precheck_dtype(cfg: Mapping[str, Any], where: str = "") -> None:
                 canonical_dtype(value)
             except ValueError as exc:
                 raise ValueError(f"config.json {where}{key} = {value!r}: {exc}") from None
-    for key in ("text_config", "llm_config"):
+    for key in _NESTED:
         if isinstance(cfg.get(key), Mapping):
             _precheck_dtype(cfg[key], f"{key}.")
 
@@ -262,7 +266,7 @@ def resolve_config(cfg: Mapping[str, Any]) -> Any:
             f"model_type {model_type!r} is not supported: supported types are "
             f"{', '.join(SUPPORTED_MODEL_TYPES)}; or {_BY_HAND}"
         )
-    for key in ("text_config", "llm_config"):  # a nested config is an object, or absent
+    for key in _NESTED:  # a nested config is an object, or absent
         if cfg.get(key) is not None and not isinstance(cfg[key], Mapping):
             raise ValueError(f"config.json {key} = {cfg[key]!r} must be an object (the language "
                              "model's config): fix or remove it")
@@ -287,7 +291,7 @@ def resolve_config(cfg: Mapping[str, Any]) -> Any:
         text = textwrap.shorten(" ".join(str(exc).split()), 300, placeholder=" ...")
         field = _FIELD_ERROR.search(text)  # transformers 5's strict dataclass checks
         if field:
-            where = next((f"{key}." for key in ("text_config", "llm_config")
+            where = next((f"{key}." for key in _NESTED
                           if field["field"] not in cfg and isinstance(cfg.get(key), Mapping)
                           and field["field"] in cfg[key]), "")
             raise ValueError(f"config.json {where}{field['field']}: {field['why']}; fix or "
@@ -334,7 +338,7 @@ def _not_given_note(cfg: Mapping[str, Any], used: Mapping[str, int]) -> str:
     its text_config / llm_config): transformers supplied them. Sizes only: a layer pattern that
     comes from a class default (qwen3_next's full_attention_interval 4) is not named."""
     given = dict(cfg)
-    for key in ("text_config", "llm_config"):
+    for key in _NESTED:
         if isinstance(cfg.get(key), Mapping):
             given.update(cfg[key])
     hidden, heads = given.get("hidden_size"), given.get("num_attention_heads")

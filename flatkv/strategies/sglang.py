@@ -28,6 +28,7 @@ from flatkv.strategies.base import (
     ratio_text,
 )
 from flatkv.units import concurrency_text
+from flatkv.workload import cdiv
 
 
 def whole_pages(tokens: int, page: int) -> tuple[int, str]:
@@ -51,7 +52,7 @@ def _concurrency(
     s = options.sglang_slots_per_request
     n_full, n_swa = profile.count(FULL_ATTENTION), profile.count(SLIDING_ATTENTION)
     limits: list[tuple[int, int, str, str]] = []  # (held, per request, name, formula)
-    request_pages = -(-context_tokens // page)
+    request_pages = cdiv(context_tokens, page)
     if n_full:
         limits.append((full_tokens // page, request_pages, "kv tokens",
                        f"kv tokens / L = {n(full_tokens)} / {n(context_tokens)}" if page == 1
@@ -60,10 +61,11 @@ def _concurrency(
     if n_swa:
         span = min(profile.sliding_window - 1 + options.max_batched_tokens, context_tokens)
         window = f"min(W - 1 + {n(options.max_batched_tokens)}, L)"
-        limits.append((swa_tokens // page, -(-span // page), "swa tokens",
+        span_pages = cdiv(span, page)
+        limits.append((swa_tokens // page, span_pages, "swa tokens",
                        f"swa tokens / {window} = {n(swa_tokens)} / {n(span)}" if page == 1
                        else f"swa pages / ceil({window} / {n(page)}) = "
-                       f"{n(swa_tokens // page)} / {n(-(-span // page))}"))
+                       f"{n(swa_tokens // page)} / {n(span_pages)}"))
     if slots is not None:
         limits.append((slots // s, 1, "running cap", f"running cap {n(slots // s)}"))
     numerator, denominator, binding, _ = min(limits, key=lambda item: Fraction(item[0], item[1]))
