@@ -109,10 +109,11 @@ def test_a_narrow_window_shows_whole_figures_and_the_exact_fraction(browser, app
         open_view(page, f"{app_url}/layout?{urlencode(query)}", "Layout")
         expect(metric(page, "Block bytes")).to_have_text("768.00 KiB", timeout=TIMEOUT)
         metrics = page.locator('[data-testid="stMetric"]')
+        expect(metrics.nth(7)).to_be_visible(timeout=TIMEOUT)  # the page has drawn them all
         cut = metrics.evaluate_all(  # a label or figure wider than its box ends in an ellipsis
             "els => els.filter(e => [...e.querySelectorAll('*')].some("
             "c => c.scrollWidth > c.clientWidth + 1)).map(e => e.textContent)")
-        assert metrics.count() >= 8 and cut == []
+        assert cut == []
         slider = page.locator('[data-testid="stSlider"]').filter(has_text="Memory fraction")
         expect(slider.get_by_text("0.955", exact=True)).to_be_visible()
     finally:
