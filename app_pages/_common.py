@@ -32,7 +32,12 @@ from flatkv.app_state import (
 from flatkv.plan import BudgetTooSmall
 from flatkv.profile import CacheProfile
 from flatkv.strategies import STRATEGIES, StrategyOptions, StrategyResult, run_strategy
-from flatkv.strategies.base import MAMBA_CACHE_MODES, PADDING_BOUND_RANGE, RATIO_RANGE
+from flatkv.strategies.base import (
+    MAMBA_CACHE_MODES,
+    PADDING_BOUND_RANGE,
+    RATIO_RANGE,
+    SGLANG_SSM_DTYPES,
+)
 from flatkv.strategies.vllm import DEFAULT_KERNEL_BLOCK_SIZE
 from flatkv.strategies.vllm import kernel_block_size as vllm_kernel_block_size
 from flatkv.units import exact_bytes, format_bytes, format_size, parse_size
@@ -427,6 +432,11 @@ def engine_widget(field: str) -> None:
              max_value=MAX_BLOCK_SIZE, step=1,
              help="SGLang's --page-size: tokens per page of its token pool (1 on most "
              "attention backends, 64 for some).")
+    elif field == "sglang_ssm_dtype":
+        bind(st.selectbox, field, "ssm state dtype", options=list(SGLANG_SSM_DTYPES),
+             help="SGLang keeps every state layer's ssm tensor in this dtype, whatever the "
+             "model's: float32 unless the config's mamba_ssm_dtype or SGLANG_MAMBA_SSM_DTYPE "
+             "names another. vLLM keeps the model's.")
     elif field == "sglang_slots_per_request":
         bind(st.number_input, field, "State slots per request S", min_value=1,
              max_value=MAX_SLOTS_PER_REQUEST, step=1,
@@ -469,7 +479,7 @@ def _model_kernel_block_size() -> int:
 ENGINE_COLUMNS = (
     ("vLLM", ("kernel_block_size", "mamba_cache_mode", "mamba_chunk_size")),
     ("SGLang", ("mamba_full_memory_ratio", "swa_full_tokens_ratio", "sglang_slots_per_request",
-                "sglang_page_size")),
+                "sglang_page_size", "sglang_ssm_dtype")),
     ("Scheduling and two-level pages", ("max_batched_tokens", "lcm_padding_bound")),
 )
 

@@ -23,6 +23,7 @@ from flatkv.strategies.base import (
     MAMBA_CACHE_MODES,
     PADDING_BOUND_RANGE,
     RATIO_RANGE,
+    SGLANG_SSM_DTYPES,
     to_fraction,
 )
 from flatkv.strategies.paged import label_groups
@@ -52,7 +53,8 @@ ENGINE_DEFAULTS = StrategyOptions()  # each engine's own defaults
 # The AppState fields that are engine options (StrategyOptions knobs of the same names).
 ENGINE_FIELDS = ("kernel_block_size", "mamba_cache_mode", "mamba_chunk_size",
                  "mamba_full_memory_ratio", "swa_full_tokens_ratio", "sglang_slots_per_request",
-                 "sglang_page_size", "max_batched_tokens", "lcm_padding_bound")
+                 "sglang_page_size", "sglang_ssm_dtype", "max_batched_tokens",
+                 "lcm_padding_bound")
 # The engine options each strategy reads (StrategyOptions knobs). Every paged layout counts a
 # request's pages with the mamba cache mode and max batched tokens (sliding windows).
 STRATEGY_FIELDS: dict[str, tuple[str, ...]] = {
@@ -60,7 +62,7 @@ STRATEGY_FIELDS: dict[str, tuple[str, ...]] = {
     "per-component": ("mamba_cache_mode", "max_batched_tokens"),
     "vllm": ("kernel_block_size", "mamba_cache_mode", "mamba_chunk_size", "max_batched_tokens"),
     "sglang": ("mamba_full_memory_ratio", "swa_full_tokens_ratio", "sglang_slots_per_request",
-               "sglang_page_size", "max_batched_tokens"),
+               "sglang_page_size", "sglang_ssm_dtype", "max_batched_tokens"),
     "aliased": ("max_batched_tokens",),
     "lcm": ("mamba_cache_mode", "max_batched_tokens", "lcm_padding_bound"),
 }
@@ -99,6 +101,8 @@ def strategy_fields(strategy: str, profile: CacheProfile) -> tuple[str, ...]:
             return {SLIDING_ATTENTION, FULL_ATTENTION} <= types
         if field == "sglang_page_size":
             return profile.has_attention
+        if field == "sglang_ssm_dtype":  # re-sizes the ssm tensors of a model's state layers
+            return profile.ssm_element_bytes is not None
         return True
 
     return tuple(f for f in STRATEGY_FIELDS[strategy] if acts(f))
@@ -109,7 +113,7 @@ ENGINE_LABELS = {
     "mamba_chunk_size": "mamba chunk", "mamba_full_memory_ratio": "SGLang mamba/full ratio",
     "swa_full_tokens_ratio": "SGLang sliding/full tokens ratio",
     "sglang_slots_per_request": "SGLang slots per request",
-    "sglang_page_size": "SGLang page size",
+    "sglang_page_size": "SGLang page size", "sglang_ssm_dtype": "SGLang ssm dtype",
     "max_batched_tokens": "max batched tokens", "lcm_padding_bound": "padding bound",
 }
 
@@ -141,6 +145,7 @@ class AppState:
     swa_full_tokens_ratio: float = float(ENGINE_DEFAULTS.swa_full_tokens_ratio)
     sglang_slots_per_request: int = ENGINE_DEFAULTS.sglang_slots_per_request
     sglang_page_size: int = ENGINE_DEFAULTS.sglang_page_size
+    sglang_ssm_dtype: str = ENGINE_DEFAULTS.sglang_ssm_dtype
     max_batched_tokens: int = ENGINE_DEFAULTS.max_batched_tokens
     lcm_padding_bound: float = float(ENGINE_DEFAULTS.lcm_padding_bound)
     budget_strategy: str | None = None  # the Budget page's layout; None: the planner's own
@@ -380,6 +385,7 @@ _SETTINGS: dict[str, tuple[str, Callable[[str, str], object], Callable[[object],
     "sg_swa": ("swa_full_tokens_ratio", _ratio(SWA_RATIO_RANGE), repr),
     "sg_slots": ("sglang_slots_per_request", _int(1, MAX_SLOTS_PER_REQUEST), str),
     "sg_page": ("sglang_page_size", _int(1, MAX_BLOCK_SIZE), str),
+    "sg_ssm": ("sglang_ssm_dtype", _choice(lambda: list(SGLANG_SSM_DTYPES)), str),
     "mbt": ("max_batched_tokens", _int(1, MAX_CONTEXT), str),
     "lcm_pad": ("lcm_padding_bound", _ratio(PADDING_BOUND_RANGE), repr),
     "b_layout": ("budget_strategy", _auto(_choice(lambda: list(STRATEGIES))), _write_auto(str)),

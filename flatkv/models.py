@@ -476,6 +476,8 @@ class ModelSpec:
             name=self.name,
             kernel_block_size=MLA_KERNEL_BLOCK_SIZE if any(
                 layer.kind == MLALayer.kind for layer in self.kinds.values()) else None,
+            ssm_element_bytes=dtype_bytes(self.ssm_dtype) if any(
+                layer.is_state for layer in self.kinds.values()) else None,
         )
 
     def summary(self) -> list[KindSummary]:

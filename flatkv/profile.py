@@ -38,6 +38,9 @@ class CacheProfile:
     name: what the UI and the CLI call it.
     kernel_block_size: the smallest kernel block size the model's attention needs in vLLM, when
         it is not the backends' usual 16: 64 for MLA (FlashMLA). vLLM's P starts from it.
+    ssm_element_bytes: bytes of one element of the ``ssm`` state tensor (2 for bfloat16, 4 for
+        float32) when the profile comes from a model; None for raw bytes. An engine that keeps
+        the ssm state in its own dtype re-sizes it from this (SGLang: float32 unless told).
     """
 
     layer_types: tuple[str, ...]
@@ -46,6 +49,7 @@ class CacheProfile:
     sliding_window: int | None = None
     name: str = "custom"
     kernel_block_size: int | None = None
+    ssm_element_bytes: int | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "layer_types", tuple(self.layer_types))
@@ -62,6 +66,16 @@ class CacheProfile:
             check_int("kernel_block_size", self.kernel_block_size, minimum=1)
         for name, nbytes in self.state_const_bytes.items():
             check_int(f"state_const_bytes[{name!r}]", nbytes, minimum=1)
+        if self.ssm_element_bytes is not None:
+            check_int("ssm_element_bytes", self.ssm_element_bytes, minimum=1,
+                      hint="or None when the ssm dtype is unknown")
+            ssm = self.state_const_bytes.get("ssm")
+            if ssm is None or ssm % self.ssm_element_bytes:
+                raise ValueError(
+                    f"ssm_element_bytes is {self.ssm_element_bytes} but state_const_bytes has "
+                    f"{'no ssm tensor' if ssm is None else f'an ssm tensor of {ssm} B'}: give "
+                    "the element size of an ssm tensor that is whole elements, or None"
+                )
         if self.has_attention and self.kv_bytes_per_slot == 0:
             raise ValueError(
                 "kv_bytes_per_slot is 0 but layer_types has attention layers: give the bytes one "

@@ -24,7 +24,7 @@ from flatkv.strategies import (
     compare,
 )
 from flatkv.strategies import run_strategy as _run_strategy
-from flatkv.strategies.base import MAMBA_CACHE_MODES, ratio_text
+from flatkv.strategies.base import MAMBA_CACHE_MODES, SGLANG_SSM_DTYPES, ratio_text
 from flatkv.texttable import text_table
 from flatkv.units import concurrency_text, tokens_text
 
@@ -113,6 +113,10 @@ def add_strategy_arguments(
          f"{defaults.sglang_slots_per_request})")
     parser.add_argument("--sglang-page-size", type=int, default=defaults.sglang_page_size,
          help=f"sglang: tokens per KV page (default {defaults.sglang_page_size})")
+    parser.add_argument("--sglang-ssm-dtype", choices=SGLANG_SSM_DTYPES,
+         default=defaults.sglang_ssm_dtype,
+         help="sglang: the dtype of its ssm state, whatever the model's (default "
+         f"{defaults.sglang_ssm_dtype}; set the config's mamba_ssm_dtype when it names one)")
     parser.add_argument("--max-batched-tokens", type=int, default=defaults.max_batched_tokens,
          help="tokens scheduled per step; sizes sliding-window pages (default "
          f"{defaults.max_batched_tokens})")

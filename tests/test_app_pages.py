@@ -756,6 +756,30 @@ def test_compare_takes_sglang_page_size_and_sliding_ratio():
     assert not [w for w in plain.number_input if w.key == "w.swa_full_tokens_ratio"]
 
 
+def test_compare_sizes_sglang_ssm_state_in_its_own_dtype():
+    # Qwen3-Next TP 2, a 40 GiB budget: SGLang keeps the ssm state (262,144 elements) in
+    # float32 unless told; the state pool is 40 GiB x 9 / 19, a slot 36 GDN layers
+    link = {"model": "Qwen3-Next-80B-A3B", "tp": "2", "gpu": "Custom", "gpu_mem": "40GiB",
+            "frac": "1"}
+    budget = 40 * 2**30
+
+    def tokens(ssm_bytes: int) -> int:
+        slot = 36 * (24_576 + 262_144 * ssm_bytes)
+        return (budget - budget * 9 // 19 // slot * slot) // (12 * 1_024)
+
+    at = open_app("app_pages/compare.py", link)
+    sglang = at.dataframe[0].value.set_index("strategy").loc["SGLang"]
+    assert sglang["capacity (tokens)"] == tokens(4) == 1_841_509
+    at.selectbox(key="w.sglang_ssm_dtype").set_value("bfloat16").run()
+    assert_clean(at)
+    assert at.query_params["sg_ssm"] == "bfloat16"
+    sglang = at.dataframe[0].value.set_index("strategy").loc["SGLang"]
+    assert sglang["capacity (tokens)"] == tokens(2)
+    # a model without state layers is not offered it
+    plain = open_app("app_pages/compare.py", {**link, "model": "Llama-3.1-8B", "tp": "1"})
+    assert not [w for w in plain.selectbox if w.key == "w.sglang_ssm_dtype"]
+
+
 def test_compare_a_state_only_model_shows_no_capacity_and_no_none():
     at = open_app("app_pages/compare.py", {"model": "custom", "layers": "4*linear", "kv": "0",
                                            "state": "conv=49152"})

@@ -51,10 +51,11 @@ def test_round_trip_of_a_custom_model_and_every_setting():
 def test_engine_options_round_trip_and_feed_strategy_options():
     state = AppState(kernel_block_size=64, mamba_cache_mode="all", mamba_chunk_size=128,
                      mamba_full_memory_ratio=0.5, sglang_slots_per_request=5,
-                     max_batched_tokens=2048, lcm_padding_bound=0.1)
+                     sglang_ssm_dtype="bfloat16", max_batched_tokens=2048,
+                     lcm_padding_bound=0.1)
     query = encode_query(state)
     assert query == {"kernel": "64", "mamba": "all", "chunk": "128", "sg_ratio": "0.5",
-                     "sg_slots": "5", "mbt": "2048", "lcm_pad": "0.1"}
+                     "sg_slots": "5", "sg_ssm": "bfloat16", "mbt": "2048", "lcm_pad": "0.1"}
     assert decode_query(query) == (state, [])
     options = state.strategy_options()
     assert (options.kernel_block_size, options.mamba_cache_mode, options.mamba_chunk_size) == (
@@ -63,6 +64,7 @@ def test_engine_options_round_trip_and_feed_strategy_options():
     assert (options.mamba_full_memory_ratio, options.lcm_padding_bound) == (
         Fraction(1, 2), Fraction(1, 10))
     assert (options.sglang_slots_per_request, options.max_batched_tokens) == (5, 2048)
+    assert options.sglang_ssm_dtype == "bfloat16"
     # the engines' own defaults: nothing in the link, nothing changed
     assert DEFAULT.changed_engine_options() == {}
     assert DEFAULT.strategy_options() == StrategyOptions(block_size=16, alignment=16)
@@ -122,6 +124,8 @@ def test_a_preset_is_linked_by_name():
         ({"sg_slots": "0"}, "sglang_slots_per_request", "sg_slots=0 is outside"),
         ({"sg_swa": "2"}, "swa_full_tokens_ratio", "sg_swa is '2': give a number in [1e-06, 1]"),
         ({"sg_page": "0"}, "sglang_page_size", "sg_page=0 is outside"),
+        ({"sg_ssm": "int8"}, "sglang_ssm_dtype",
+         "sg_ssm='int8' is not one of float32, bfloat16, float16"),
         ({"mbt": "-1"}, "max_batched_tokens", "mbt=-1 is outside"),
         ({"lcm_pad": "11"}, "lcm_padding_bound", "lcm_pad is '11': give a number in [0, 10]"),
         ({"device": "tpu:0"}, "lab_device", "device='tpu:0' is not a device"),
@@ -363,12 +367,16 @@ UNEQUAL_ATTENTION = CacheProfile(layer_types=("full_attention",) * 3 + ("sliding
 OTHER_VALUES = dict(kernel_block_size=(64,), mamba_cache_mode=("align", "all"),
                     mamba_chunk_size=(128,), mamba_full_memory_ratio=(Fraction(1, 2),),
                     swa_full_tokens_ratio=(Fraction(1, 2),), sglang_slots_per_request=(5,),
-                    sglang_page_size=(64,), max_batched_tokens=(512,),
-                    lcm_padding_bound=(Fraction(7, 10), Fraction(0)))
+                    sglang_page_size=(64,), sglang_ssm_dtype=("bfloat16", "float16"),
+                    max_batched_tokens=(512,), lcm_padding_bound=(Fraction(7, 10), Fraction(0)))
 # A raw model whose 3 layers of 100 B per token pad two-level parents (300 B is off the 256 B
 # parent alignment) though its groups are alike
 OFF_ALIGNMENT = CacheProfile(layer_types=("full_attention",) * 3, kv_bytes_per_slot=100,
                              name="3x100")
+# SPEC section 1's hybrid as raw bytes: no ssm dtype, so SGLang's ssm dtype cannot re-size it
+RAW_HYBRID = CacheProfile(layer_types=("linear_attention",) * 3 + ("full_attention",),
+                          kv_bytes_per_slot=2048,
+                          state_const_bytes={"conv": 49152, "ssm": 2097152}, name="raw")
 
 
 def figures(result) -> tuple:
@@ -377,13 +385,13 @@ def figures(result) -> tuple:
             result.concurrency_numerator, result.concurrency_denominator, result.breakdown)
 
 
-@pytest.mark.parametrize("model", [*list_presets(), "3+5", "3x100"])
+@pytest.mark.parametrize("model", [*list_presets(), "3+5", "3x100", "raw"])
 def test_an_option_not_offered_for_a_model_changes_none_of_its_figures(model):
     # strategy_fields decides which engine options Budget and Compare show; an option it
     # leaves out for a model must not move that model's figures under that layout, at the
     # default block size or at 1 (the smallest payloads, the most alignment padding)
-    profile = {"3+5": UNEQUAL_ATTENTION, "3x100": OFF_ALIGNMENT}.get(model) or load_preset(
-        model).profile()
+    raws = {"3+5": UNEQUAL_ATTENTION, "3x100": OFF_ALIGNMENT, "raw": RAW_HYBRID}
+    profile = raws.get(model) or load_preset(model).profile()
     assert set(OTHER_VALUES) == set(ENGINE_FIELDS)
     budget = 40 * 2**30
     for strategy, block_size in itertools.product(STRATEGIES, (16, 1)):
@@ -423,6 +431,10 @@ def test_strategy_fields_are_what_each_layout_reads_of_the_model():
                                                  "sglang_slots_per_request", "sglang_page_size")
     assert strategy_fields("sglang", sliding) == ("swa_full_tokens_ratio", "sglang_page_size",
                                                   "max_batched_tokens")
+    # SGLang's ssm dtype re-sizes a model's ssm tensors; raw bytes (QWEN35 here) have no dtype
+    assert strategy_fields("sglang", load_preset("Qwen3-Next-80B-A3B").profile()) == (
+        "mamba_full_memory_ratio", "sglang_slots_per_request", "sglang_page_size",
+        "sglang_ssm_dtype")
     # two-level pages pad only where payloads differ: a state row beside KV rows, or attention
     # groups of unequal layer counts (gpt-oss: 12 + 12 alike; 3 full + 5 sliding: not)
     assert strategy_fields("lcm", load_preset("Llama-3.1-8B").profile()) == ()

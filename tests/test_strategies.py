@@ -191,6 +191,46 @@ def test_sglang_qwen3_next():
     assert bd(r)["unused"] == kv_memory - tokens * 12 * 1024
 
 
+def test_sglang_keeps_the_ssm_state_in_float32_unless_told():
+    # SGLang's mamba2_state_dtype: ssm float32 unless the config's mamba_ssm_dtype or
+    # SGLANG_MAMBA_SSM_DTYPE says otherwise; vLLM keeps the model's (bf16 for Qwen3-Next).
+    # SPEC 2, TP 2: conv 24,576 B; ssm (32 / 2) x 128 x 128 = 262,144 elements
+    from flatkv.presets import load_preset
+
+    profile = load_preset("Qwen3-Next-80B-A3B").with_options(tp=2).profile()
+    assert profile.ssm_element_bytes == 2
+    assert profile.state_const_bytes == {"conv": 24_576, "ssm": 262_144 * 2}
+    r = run_strategy("sglang", profile, budget_bytes=ANCHOR_BUDGET, context_tokens=ANCHOR_CONTEXT)
+    layer = 24_576 + 262_144 * 4
+    slots = ANCHOR_BUDGET * 9 // 19 // (36 * layer)
+    assert (r.extras["sglang_ssm_dtype"], r.extras["state_layer_bytes"]) == ("float32", layer)
+    assert r.extras["state_slots"] == slots == 587
+    assert r.capacity_tokens == (ANCHOR_BUDGET - slots * 36 * layer) // (12 * 1024)
+    assert r.formulas[0] == (
+        "state bytes per layer = conv 24,576 + ssm 262,144 elements x 4 B (float32, SGLang's "
+        "ssm dtype) = 1,073,152 (the model's 2-byte ssm elements take 524,288 B)")
+    # told bfloat16 (the env variable or the config), it matches the model's bytes: the raw
+    # profile's figures of test_sglang_qwen3_next, whose bytes are taken as given
+    told = run_strategy("sglang", profile, budget_bytes=ANCHOR_BUDGET,
+                        context_tokens=ANCHOR_CONTEXT,
+                        options=StrategyOptions(sglang_ssm_dtype="bf16"))
+    raw = run_strategy("sglang", qwen3_next_tp2(), budget_bytes=ANCHOR_BUDGET,
+                       context_tokens=ANCHOR_CONTEXT)
+    assert told.extras["state_slots"] == raw.extras["state_slots"] == 1_147
+    assert told.capacity_tokens == raw.capacity_tokens == 2_051_957
+    assert told.formulas[0].endswith("x 2 B (bfloat16, SGLang's ssm dtype) = 548,864")
+    assert raw.formulas[0] == ("state bytes per layer = 548,864 as given (raw bytes: the ssm "
+                               "dtype is unknown, so SGLang's float32 is not applied)")
+    # vLLM is not touched by it
+    assert run_strategy("vllm", profile, budget_bytes=ANCHOR_BUDGET).num_blocks == 7_162
+
+
+def test_sglang_ssm_dtype_is_one_sglang_has():
+    with pytest.raises(ValueError, match="sglang_ssm_dtype is 'int8': SGLang keeps the ssm "
+                       "state in one of float32, bfloat16, float16"):
+        StrategyOptions(sglang_ssm_dtype="int8")
+
+
 def test_sglang_ratio_and_slots_options():
     opts = StrategyOptions(mamba_full_memory_ratio=0.5, sglang_slots_per_request=5)
     r = run_strategy("sglang", qwen3_next_tp2(), budget_bytes=ANCHOR_BUDGET, options=opts)

@@ -110,6 +110,13 @@ def test_options_reach_the_strategies():
     code, out, _ = run(["plan", *QWEN_ARGS, "--strategy", "sglang", "--budget", "44.59GiB",
                         "--mamba-full-memory-ratio", "0.5", "--json"])
     assert json.loads(out)["state_slots"] == ANCHOR_BUDGET // 3 // (36 * 548_864)
+    # a preset's ssm tensors take SGLang's ssm dtype: float32 by default, bfloat16 when told
+    for dtype, ssm_bytes in (("float32", 4), ("bfloat16", 2)):
+        code, out, _ = run(["plan", "--preset", "Qwen3-Next-80B-A3B", "--tp", "2", "--strategy",
+                            "sglang", "--budget", "44.59GiB", "--sglang-ssm-dtype", dtype,
+                            "--json"])
+        assert json.loads(out)["state_slots"] == ANCHOR_BUDGET * 9 // 19 // (
+            36 * (24_576 + 262_144 * ssm_bytes))
 
 
 @pytest.mark.parametrize(
@@ -119,6 +126,7 @@ def test_options_reach_the_strategies():
         (["--budget", "1GiB", "--context", "0"], "--context"),
         (["--budget", "1GiB", "--mamba-full-memory-ratio", "x"], "mamba_full_memory_ratio"),
         (["--budget", "1GiB", "--strategy", "nope"], "--strategy"),
+        (["--budget", "1GiB", "--sglang-ssm-dtype", "int8"], "--sglang-ssm-dtype"),
     ],
 )
 def test_bad_input_exits_2_with_one_line(extra, needle):

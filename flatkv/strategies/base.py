@@ -53,6 +53,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
 
+from flatkv.dtypes import canonical_dtype
 from flatkv.plan import (
     FULL_ATTENTION,
     LINEAR_ATTENTION,
@@ -79,6 +80,8 @@ CATEGORIES = (
 )
 
 MAMBA_CACHE_MODES = ("none", "align", "all")
+# The dtypes SGLang keeps a state layer's ssm tensor in (its SGLANG_MAMBA_SSM_DTYPE names).
+SGLANG_SSM_DTYPES = ("float32", "bfloat16", "float16")
 
 # Bounds on ratio options (an exact Fraction is computed from them, so they must stay small).
 RATIO_RANGE = (Fraction(1, 10**6), Fraction(10**6))
@@ -180,6 +183,11 @@ class StrategyOptions:
         depending on the radix-cache mode: the live state plus cached / tracked states); the
         running-request cap is ``slots // S``. Default 3, the lower end.
     sglang_page_size: tokens per page of SGLang's token pool (1 on most backends).
+    sglang_ssm_dtype: the dtype SGLang keeps every state layer's ssm tensor in, whatever the
+        model's: float32 unless the config's ``mamba_ssm_dtype`` or the SGLANG_MAMBA_SSM_DTYPE
+        environment variable (``--mamba-ssm-dtype`` in older releases) names another. vLLM
+        keeps it in the model's ssm dtype. Its conv state is bfloat16 (SGLANG_MAMBA_CONV_DTYPE),
+        as a bfloat16 model's; the strategy keeps the model's conv bytes.
     max_batched_tokens: tokens scheduled per step (vLLM's default 8192); it sizes the pages a
         sliding-window request holds and the S of the SPEC section 3.5 workload.
     lcm_padding_bound: the largest padding a two-level layout accepts for any group,
@@ -199,6 +207,7 @@ class StrategyOptions:
     swa_full_tokens_ratio: Fraction | float | str = Fraction(4, 5)
     sglang_slots_per_request: int = 3
     sglang_page_size: int = 1
+    sglang_ssm_dtype: str = "float32"
     max_batched_tokens: int = DEFAULT_SCHEDULED_TOKENS
     lcm_padding_bound: Fraction | float | str = Fraction(1, 4)
     lcm_alignment_bytes: int = 256
@@ -228,6 +237,16 @@ class StrategyOptions:
             object.__setattr__(self, name, frac)
         check_int("sglang_slots_per_request", self.sglang_slots_per_request, minimum=1)
         check_int("sglang_page_size", self.sglang_page_size, minimum=1)
+        try:
+            ssm_dtype = canonical_dtype(self.sglang_ssm_dtype)
+        except ValueError:
+            ssm_dtype = None
+        if ssm_dtype not in SGLANG_SSM_DTYPES:
+            raise ValueError(
+                f"sglang_ssm_dtype is {self.sglang_ssm_dtype!r}: SGLang keeps the ssm state in "
+                f"one of {', '.join(SGLANG_SSM_DTYPES)} (SGLANG_MAMBA_SSM_DTYPE)"
+            )
+        object.__setattr__(self, "sglang_ssm_dtype", ssm_dtype)
         check_int("max_batched_tokens", self.max_batched_tokens, minimum=1)
         check_int("lcm_alignment_bytes", self.lcm_alignment_bytes, minimum=1)
         check_int("reserved_bytes_per_block", self.reserved_bytes_per_block)

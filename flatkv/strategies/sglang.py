@@ -1,6 +1,8 @@
 """SGLang's separate pools (SPEC section 3.2): no shared page ids, a static split.
 
-- State: a per-request slot pool. With attention layers it gets ``budget * r / (1 + r)``
+- State: a per-request slot pool, its ssm tensors in SGLang's own dtype (float32 unless the
+  config's ``mamba_ssm_dtype`` or SGLANG_MAMBA_SSM_DTYPE says otherwise; vLLM keeps the
+  model's). With attention layers it gets ``budget * r / (1 + r)``
   (``r = --mamba-full-memory-ratio``, 0.9); slots = that // (state bytes of all state layers);
   the KV pool gets the rest, ``budget - slots * slot_bytes``. Running requests are capped by
   ``slots // S`` (S slots per request, ``sglang_slots_per_request``).
@@ -17,6 +19,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+from flatkv.dtypes import dtype_bytes
 from flatkv.plan import FULL_ATTENTION, LINEAR_ATTENTION, SLIDING_ATTENTION
 from flatkv.profile import CacheProfile
 from flatkv.strategies.base import (
@@ -37,6 +40,32 @@ def whole_pages(tokens: int, page: int) -> tuple[int, str]:
     kept = tokens // page * page
     text = n(tokens) if kept == tokens else f"{n(tokens)}, {n(kept)} in whole pages of {n(page)}"
     return kept, text
+
+
+def state_layer_bytes(profile: CacheProfile, options: StrategyOptions) -> tuple[int, str]:
+    """One state layer's bytes as SGLang allocates them, and the formula that says so.
+
+    SGLang keeps every ssm tensor in its own dtype (``options.sglang_ssm_dtype``: float32 unless
+    told), whatever the model's, so the ssm tensor is re-sized from the model's element count.
+    Raw bytes (``ssm_element_bytes`` None) have no known dtype and are taken as given.
+    """
+    per_layer = profile.state_bytes_per_layer
+    element = profile.ssm_element_bytes
+    dtype = options.sglang_ssm_dtype
+    if element is None:
+        return per_layer, (f"state bytes per layer = {n(per_layer)} as given (raw bytes: the ssm "
+                           f"dtype is unknown, so SGLang's {dtype} is not applied)")
+    ssm = profile.state_const_bytes["ssm"]
+    elements = ssm // element
+    sglang_ssm = elements * dtype_bytes(dtype)
+    others = " + ".join(f"{name} {n(nbytes)}" for name, nbytes in
+                        profile.state_const_bytes.items() if name != "ssm")
+    total = per_layer - ssm + sglang_ssm
+    text = (f"state bytes per layer = {others + ' + ' if others else ''}ssm {n(elements)} "
+            f"elements x {dtype_bytes(dtype)} B ({dtype}, SGLang's ssm dtype) = {n(total)}")
+    if sglang_ssm != ssm:
+        text += f" (the model's {element}-byte ssm elements take {n(ssm)} B)"
+    return total, text
 
 
 def _concurrency(
@@ -105,7 +134,9 @@ def run_sglang(
     slots = slot_bytes = running_cap = None
     state_bytes = 0
     if n_state:
-        slot_bytes = n_state * profile.state_bytes_per_layer
+        layer_bytes, layer_text = state_layer_bytes(profile, options)
+        formulas.append(layer_text)
+        slot_bytes = n_state * layer_bytes
         if profile.has_attention:
             state_pool = budget_bytes * r.numerator // (r.denominator + r.numerator)
             formulas.append(
@@ -120,11 +151,12 @@ def run_sglang(
         running_cap = slots // s
         formulas += [
             f"state slots = state pool // ({n_state} layers x "
-            f"{n(profile.state_bytes_per_layer)} B) = {n(state_pool)} // {n(slot_bytes)} = "
+            f"{n(layer_bytes)} B) = {n(state_pool)} // {n(slot_bytes)} = "
             f"{n(slots)}",
             f"running requests <= slots // S = {n(slots)} // {s} = {n(running_cap)}",
         ]
         extras.update(
+            sglang_ssm_dtype=options.sglang_ssm_dtype, state_layer_bytes=layer_bytes,
             mamba_full_memory_ratio=r, state_pool_bytes=state_pool, state_slot_bytes=slot_bytes,
             state_slots=slots, slots_per_request=s, running_request_cap=running_cap,
         )
