@@ -891,10 +891,14 @@ def test_compare_says_when_not_one_request_fits():
     # and 3 state pages of 4 groups' blocks, and 2 blocks hold only half of one
     at = open_app("app_pages/compare.py", {"block": "1048576"})
     assert_clean(at)
-    vllm = vllm_row(at)
-    assert vllm["concurrency"] == 0.5
+    # vLLM checks every layer's pages for one request before it starts: 48 layers x one page
+    # of 1,048,576 x 2,048 B = 103,079,215,104 B (96 GiB) > the 71.68 GiB budget
+    assert "vLLM v1" not in at.dataframe[0].value["strategy"].tolist()
+    refusal = (f"**vLLM v1** does not apply: vLLM refuses to start: one request of 32,768 "
+               f"tokens needs {48 * 1_048_576 * 2_048:,} B of KV cache (96.00 GiB")
+    assert any(c.value.startswith(refusal) for c in at.caption)
     notes = [c.value for c in at.caption if c.value.startswith("Not even one request")]
-    assert len(notes) == 1 and "vLLM v1 (0.50)" in notes[0] and "two-level pages (0.99)" in notes[0]
+    assert len(notes) == 1 and "two-level pages (0.99)" in notes[0]
     assert "FlatKV packed slabs" not in notes[0]  # 1.00: one request fits there
 
 

@@ -191,6 +191,37 @@ def test_sglang_qwen3_next():
     assert bd(r)["unused"] == kv_memory - tokens * 12 * 1024
 
 
+def test_vllm_refuses_to_start_when_one_request_does_not_fit():
+    # check_enough_kv_cache_memory: every layer's pages for one request of max_model_len.
+    # Llama-3.1-8B at 1 GiB: 32 layers x cdiv(L, 16) pages of 16 x 4,096 = 65,536 B
+    budget = 2**30
+    fits = run_strategy("vllm", llama_31_8b(), budget_bytes=budget, context_tokens=8_192)
+    assert fits.applies and fits.concurrency == 1  # 32 x 512 x 65,536 = 2**30 exactly
+    refused = run_strategy("vllm", llama_31_8b(), budget_bytes=budget, context_tokens=131_072)
+    assert not refused.applies
+    assert refused.reason.startswith(
+        f"vLLM refuses to start: one request of 131,072 tokens needs {32 * 8_192 * 65_536:,} B "
+        "of KV cache (16.00 GiB, every layer's pages at P 16), more than the 1,073,741,824 B "
+        "(1.00 GiB) available")
+    assert refused.reason.endswith("its estimated maximum model length is 8,192: give a "
+                                   "context of at most 8,192 or a budget of at least "
+                                   "17,179,869,184 B")
+    # gpt-oss-20b at 3 GiB, L 131,072: pages of 16 x 2,048 = 32,768 B, 98,304 of them; a
+    # sliding layer holds cdiv(128 - 1 + 8,192, 16) + 1 = 521 pages whatever L beyond 8,319,
+    # a full layer cdiv(L, 16): 12 x cdiv(L, 16) + 12 x 521 <= 98,304 up to cdiv(L, 16) = 7,671
+    r = run_strategy("vllm", gpt_oss_20b(), budget_bytes=3 * 2**30, context_tokens=131_072)
+    assert f"needs {(12 * 8_192 + 12 * 521) * 32_768:,} B" in r.reason
+    assert f"estimated maximum model length is {7_671 * 16:,}:" in r.reason
+    assert run_strategy("vllm", gpt_oss_20b(), budget_bytes=3 * 2**30,
+                        context_tokens=7_671 * 16).applies
+    # Qwen3-Next TP 2 at P 1,024 (pages of 1 MiB): 30 MiB holds 30 // 12 = 2 blocks of the
+    # 4 groups, but a request of one token needs a page in each of the 48 layers
+    huge = run_strategy("vllm", qwen3_next_tp2(), budget_bytes=30 * 2**20, context_tokens=1,
+                        options=StrategyOptions(block_size=1_024))
+    assert huge.reason.endswith("not even one token fits: give a budget of at least "
+                                f"{48 * 2**20:,} B")
+
+
 def test_sglang_keeps_the_ssm_state_in_float32_unless_told():
     # SGLang's mamba2_state_dtype: ssm float32 unless the config's mamba_ssm_dtype or
     # SGLANG_MAMBA_SSM_DTYPE says otherwise; vLLM keeps the model's (bf16 for Qwen3-Next).
