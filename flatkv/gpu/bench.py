@@ -18,6 +18,7 @@ share one process, so ``device_lock`` keeps to one benchmark per device at a tim
 
 from __future__ import annotations
 
+import os
 import statistics
 import threading
 import time
@@ -43,6 +44,7 @@ from flatkv.gpu_view import (
     BENCH_REPEATS,
     DEFAULT_CALL_BYTES,
     DEFAULT_POOL_BYTES,
+    MAX_REPEATS,
     POOL_LAYOUTS,
     SLOT_MAJOR,
     TORCH_KERNEL,
@@ -534,11 +536,15 @@ def run_sweep(
             check_int(f"pages_per_call[{i}]", n, minimum=1)
     if max_blocks is not None:
         check_int("max_blocks", max_blocks, minimum=2, hint="a benchmark needs two pages")
-    reps = BENCH_REPEATS[dev.type] if repeats is None else check_int("repeats", repeats,
-                                                                      minimum=1)
-    check_int("warmup", warmup, minimum=0)
+    reps = BENCH_REPEATS[dev.type] if repeats is None else check_int(
+        "repeats", repeats, minimum=1, maximum=MAX_REPEATS)
+    check_int("warmup", warmup, minimum=0, maximum=MAX_REPEATS)
     if cpu_threads is not None:
         check_int("cpu_threads", cpu_threads, minimum=1, hint="or None for torch's setting")
+        cores = os.cpu_count() or 1
+        if cpu_threads > cores:  # it would time the scheduler; torch crashes at 100,000
+            raise ValueError(f"cpu_threads = {cpu_threads} is more than this machine's {cores} "
+                             f"cores: give at most {cores}")
     if isinstance(layouts, str):
         raise ValueError(f"layouts={layouts!r} is one name: pass a list, e.g. [{layouts!r}]")
     layouts = [check_layout(f"layouts[{i}]", name) for i, name in enumerate(layouts)]

@@ -167,6 +167,16 @@ def test_lock_is_shared_per_device_and_refuses_a_second_run():
     assert not lock.locked()
 
 
+def test_repeats_and_threads_are_bounded(monkeypatch):
+    # a hundred million rounds would run for days; torch.set_num_threads(100_000) crashes
+    with pytest.raises(ValueError, match=r"repeats = 101 is too large to be real \(at most 100\)"):
+        run_benchmark(small_plan(), device="cpu", max_blocks=4, repeats=101)
+    monkeypatch.setattr(bench.os, "cpu_count", lambda: 16)
+    with pytest.raises(ValueError, match="cpu_threads = 17 is more than this machine's 16 "
+                       "cores: give at most 16"):
+        run_benchmark(small_plan(), device="cpu", max_blocks=4, repeats=1, cpu_threads=17)
+
+
 def test_lock_is_released_after_a_failed_run(monkeypatch):
     # refused before anything is held: more pages per call than the pool has blocks
     with pytest.raises(ValueError, match=r"pages_per_call\[0\]=99 is more than the 4 blocks a "
