@@ -21,6 +21,9 @@ from flatkv.plan import (
 )
 
 KNOWN_LABELS = (FULL_ATTENTION, SLIDING_ATTENTION, LINEAR_ATTENTION)
+# Bytes one token adds to a layer, or one state tensor: real models stay under a few MiB; a
+# terabyte is a typo (and a browser's number field cannot hold much more than 2**53)
+MAX_ROW_BYTES = 1 << 40
 
 
 @dataclass(frozen=True)
@@ -61,11 +64,11 @@ class CacheProfile:
             raise ValueError(
                 f"layer_types has unknown label(s) {unknown}: use one of {list(KNOWN_LABELS)}"
             )
-        check_int("kv_bytes_per_slot", self.kv_bytes_per_slot)
+        check_int("kv_bytes_per_slot", self.kv_bytes_per_slot, maximum=MAX_ROW_BYTES)
         if self.kernel_block_size is not None:
             check_int("kernel_block_size", self.kernel_block_size, minimum=1)
         for name, nbytes in self.state_const_bytes.items():
-            check_int(f"state_const_bytes[{name!r}]", nbytes, minimum=1)
+            check_int(f"state_const_bytes[{name!r}]", nbytes, minimum=1, maximum=MAX_ROW_BYTES)
         if self.ssm_element_bytes is not None:
             check_int("ssm_element_bytes", self.ssm_element_bytes, minimum=1,
                       hint="or None when the ssm dtype is unknown")

@@ -32,7 +32,20 @@ def test_profile_components_and_counts():
      (dict(layer_types=["linear_attention"], kv_bytes_per_slot=0,
            state_const_bytes={"ssm": 0}), r"state_const_bytes\['ssm'\] must be positive"),
      (dict(layer_types=["sliding_attention"], kv_bytes_per_slot=8, sliding_window=0),
-      "sliding_window must be positive")],
+      "sliding_window must be positive"),
+     # a terabyte per token or per state tensor is a typo; a link's 2**60 became 0 in the
+     # browser's number field
+     (dict(layer_types=["full_attention"], kv_bytes_per_slot=2**40 + 1),
+      r"kv_bytes_per_slot = 1099511627777 is too large to be real \(at most 1099511627776\)"),
+     (dict(layer_types=["linear_attention"], kv_bytes_per_slot=0,
+           state_const_bytes={"conv": 2**60}), r"state_const_bytes\['conv'\] = 1152921504606846976"
+      " is too large"),
+     (dict(layer_types=["linear_attention"], kv_bytes_per_slot=0,
+           state_const_bytes={"conv": 8, "ssm": 6}, ssm_element_bytes=4),
+      "ssm_element_bytes is 4 but state_const_bytes has an ssm tensor of 6 B"),
+     (dict(layer_types=["linear_attention"], kv_bytes_per_slot=0,
+           state_const_bytes={"conv": 8}, ssm_element_bytes=2),
+      "ssm_element_bytes is 2 but state_const_bytes has no ssm tensor")],
 )
 def test_profile_errors(kwargs, match):
     with pytest.raises(ValueError, match=match):
