@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from flatkv import bench_cli, model_cli, strategy_cli
 from flatkv.analysis import PLANNERS, PlanAnalysis, analysis_to_dict, analyze
 from flatkv.patterns import parse_layer_pattern
+from flatkv.plan import LINEAR_ATTENTION
 from flatkv.profile import CacheProfile
 from flatkv.texttable import text_table
 from flatkv.units import exact_bytes, format_bytes, parse_named_sizes, parse_size
@@ -73,6 +74,9 @@ def profile_from_args(args: argparse.Namespace) -> CacheProfile:
         raise UsageError("--tp and the dtype options apply to a model (--preset, --hf-config); "
                          "with --layers give bytes per TP rank directly")
     labels = parse_layer_pattern(args.layers)
+    if args.state and LINEAR_ATTENTION not in labels:
+        raise UsageError(f"--state is given but --layers {args.layers!r} has no linear "
+                         "(state) layer: drop --state or add linear layers")
     return CacheProfile(
         layer_types=tuple(labels),
         kv_bytes_per_slot=parse_size(args.kv_bytes_per_slot, field="--kv-bytes-per-slot",
@@ -165,6 +169,9 @@ def _plan_command(args: argparse.Namespace) -> str:
     if args.context is not None:
         raise UsageError("--context needs a layout to count requests in: add --strategy NAME "
                          "(e.g. --strategy flat), or use compare")
+    if (args.planner or "packed") == "packed" and not profile.has_attention:
+        raise UsageError("packed slabs size P against a KV history row and this model has "
+                         "state layers only: add --planner per-component")
     analysis = analyze(
         profile.components(),
         block_size=args.block_size,

@@ -158,34 +158,38 @@ def _precheck_sizes(cfg: Mapping[str, Any], where: str = "") -> None:
             _precheck_sizes(cfg[key], f"{key}.")
 
 
-# Geometry fields that must be positive where a config gives them (transformers would divide by
-# zero or build empty tensors before saying anything useful).
-_POSITIVE_FIELDS = (
+# Sizes and layer-pattern fields that must be whole numbers, at least 1 (0 for an offset), where
+# a config gives them: transformers would divide by zero, build empty tensors, or take 1.5 as a
+# period, before saying anything useful.
+_WHOLE_FIELDS = dict.fromkeys((
     "num_hidden_layers", "num_attention_heads", "num_key_value_heads", "head_dim", "hidden_size",
     "linear_num_key_heads", "linear_num_value_heads", "linear_key_head_dim",
     "linear_value_head_dim", "linear_conv_kernel_dim", "mamba_num_heads", "mamba_head_dim",
     "ssm_state_size", "n_groups", "conv_kernel", "expand", "mamba_n_heads", "mamba_d_head",
     "mamba_d_state", "mamba_n_groups", "mamba_d_conv", "mamba_expand", "mamba_d_ssm",
-    "kv_lora_rank", "qk_rope_head_dim", "sliding_window", "full_attention_interval",
-    "attn_layer_period",
-)
+    "n_mamba_heads", "mamba_ngroups", "kv_lora_rank", "qk_rope_head_dim", "sliding_window",
+    "full_attention_interval", "sliding_window_pattern", "attn_layer_period",
+), 1) | {"attn_layer_offset": 0}
 
 
-def _precheck_positive(cfg: Mapping[str, Any], where: str = "") -> None:
-    for key in _POSITIVE_FIELDS:
+def _precheck_whole(cfg: Mapping[str, Any], where: str = "") -> None:
+    for key, least in _WHOLE_FIELDS.items():
         value = cfg.get(key)
-        if value is not None and value != "auto" and (  # mamba_d_head may be "auto"
-                isinstance(value, bool) or not isinstance(value, (int, float))):
+        if value is None or value == "auto":  # null: the class default; mamba_d_head "auto"
+            continue
+        if isinstance(value, bool) or not isinstance(value, int):
             raise ValueError(  # transformers' own message names a dataclass, not the field
-                f"config.json {where}{key} = {value!r} must be a number: fix or remove the field"
+                f"config.json {where}{key} = {value!r} must be a whole number: fix or remove "
+                "the field"
             )
-        if isinstance(value, (int, float)) and value <= 0:
+        if value < least:
             raise ValueError(
-                f"config.json {where}{key} = {value} must be positive: fix or remove the field"
+                f"config.json {where}{key} = {value} must be "
+                f"{'positive' if least else 'at least 0'}: fix or remove the field"
             )
     for key in _NESTED:
         if isinstance(cfg.get(key), Mapping):
-            _precheck_positive(cfg[key], f"{key}.")
+            _precheck_whole(cfg[key], f"{key}.")
 
 
 def _precheck_dtype(cfg: Mapping[str, Any], where: str = "") -> None:
@@ -271,7 +275,7 @@ def resolve_config(cfg: Mapping[str, Any]) -> Any:
             raise ValueError(f"config.json {key} = {cfg[key]!r} must be an object (the language "
                              "model's config): fix or remove it")
     _precheck_sizes(cfg)
-    _precheck_positive(cfg)
+    _precheck_whole(cfg)
     _precheck_pattern(cfg)
     _precheck_dtype(cfg)
     try:
@@ -283,10 +287,12 @@ def resolve_config(cfg: Mapping[str, Any]) -> Any:
     for key in ("torch_dtype", "dtype"):  # "torch.bfloat16" is FlatKV's, not transformers'
         if isinstance(kwargs.get(key), str):
             kwargs[key] = kwargs[key].removeprefix("torch.")
+    read_as = _READ_AS.get(model_type, model_type)
     verbosity = hf_logging.get_verbosity()
-    hf_logging.set_verbosity_error()
+    # its errors too: "Can't set layer_types ..." prints the whole config before it raises
+    hf_logging.set_verbosity(hf_logging.CRITICAL)
     try:
-        return AutoConfig.for_model(_READ_AS.get(model_type, model_type), **kwargs)
+        conf = AutoConfig.for_model(read_as, **kwargs)
     except Exception as exc:  # transformers raises many kinds; the user needs one message
         text = textwrap.shorten(" ".join(str(exc).split()), 300, placeholder=" ...")
         field = _FIELD_ERROR.search(text)  # transformers 5's strict dataclass checks
@@ -300,12 +306,60 @@ def resolve_config(cfg: Mapping[str, Any]) -> Any:
         if check:
             raise ValueError(f"this {model_type} config.json does not hold together: "
                              f"{check['why']}") from None
+        culprit = _culprit(AutoConfig, read_as, kwargs)
+        if culprit is not None:
+            key, value = culprit
+            raise ValueError(
+                f"config.json {key} = {textwrap.shorten(repr(value), 60, placeholder=' ...')} "
+                f"is not a value transformers' {model_type} config takes "
+                f"({type(exc).__name__}: {text}): fix or remove the field"
+            ) from None
         raise ValueError(
             f"transformers could not read this {model_type} config.json: "
             f"{type(exc).__name__}: {text}"
         ) from None
     finally:
         hf_logging.set_verbosity(verbosity)
+    _check_layer_count(cfg, conf)
+    return conf
+
+
+def _culprit(auto_config: Any, read_as: str, kwargs: dict[str, Any]) -> tuple[str, Any] | None:
+    """The one field of a config transformers failed on without naming it (a ``layer_types`` of
+    5, a ``hybrid_override_pattern`` list): the first whose removal lets the config build, as
+    ``text_config.dtype`` for a nested one; None when no single field is to blame."""
+    def builds(changed: dict[str, Any]) -> bool:
+        try:
+            auto_config.for_model(read_as, **changed)
+        except Exception:  # noqa: BLE001 - any failure means "still broken"
+            return False
+        return True
+
+    for outer in _NESTED:  # a nested field first: dropping all of text_config would build too
+        inner = kwargs.get(outer)
+        if isinstance(inner, Mapping):
+            for key in inner:
+                if builds({**kwargs, outer: {k: v for k, v in inner.items() if k != key}}):
+                    return f"{outer}.{key}", inner[key]
+    for key in kwargs:
+        if builds({k: v for k, v in kwargs.items() if k != key}):
+            return key, kwargs[key]
+    return None
+
+
+def _check_layer_count(cfg: Mapping[str, Any], conf: Any) -> None:
+    """A num_hidden_layers the config gives must be the layers its pattern gives: nemotron_h
+    counts its layer_types and drops the 52 a config says for the 3 its layer_types list."""
+    levels = [("", cfg, conf)] + [(f"{key}.", cfg[key], getattr(conf, key, None))
+                                  for key in _NESTED if isinstance(cfg.get(key), Mapping)]
+    for where, given, resolved in levels:
+        said, counted = given.get("num_hidden_layers"), getattr(resolved, "num_hidden_layers",
+                                                                 None)
+        if isinstance(said, int) and isinstance(counted, int) and said != counted:
+            raise ValueError(
+                f"config.json {where}num_hidden_layers = {said} but its layer pattern "
+                f"(layer_types / hybrid_override_pattern) has {counted} layers: make them agree"
+            )
 
 
 class _Recorded:

@@ -18,6 +18,7 @@ def parse_json_object(text: str | bytes, where: str) -> dict[str, Any]:
                          f"(at most {MAX_JSON_BYTES:,})")
     if isinstance(text, bytes):
         text = text.decode("utf-8", errors="replace")
+    text = text.removeprefix("\ufeff")  # a byte-order mark, as Windows editors save files
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:

@@ -63,6 +63,9 @@ def spec_from_hf_argument(value: str) -> ModelSpec:
     from flatkv.hf_config import is_model_id, spec_from_hf_config, spec_from_model_id
 
     text = value.strip()
+    if not text:
+        raise ValueError("--hf-config is empty: give a config.json path, its JSON text, or a "
+                         "model id such as Qwen/Qwen3-Next-80B-A3B-Instruct")
     if text.startswith("{"):
         return spec_from_hf_config(text)
     if Path(text).is_dir() and (Path(text) / "config.json").is_file():

@@ -447,9 +447,37 @@ def test_path_and_pasted_text(tmp_path):
         ({"model_type": "nemotron_h", "hybrid_override_pattern": "M" * 20000},
          "too large to be real"),
         ({"model_type": "llama", "num_attention_heads": "many"},
-         "config.json num_attention_heads = 'many' must be a number: fix or remove the field"),
+         "config.json num_attention_heads = 'many' must be a whole number: fix or remove the "
+         "field"),
         ({"model_type": "llama", "text_config": {"num_hidden_layers": "thirty"}},
-         "text_config.num_hidden_layers = 'thirty' must be a number"),
+         "text_config.num_hidden_layers = 'thirty' must be a whole number"),
+        # a period of 1.5 read as 3 (16 full layers of 48), NaN as none, an offset of -1 as none
+        ({"model_type": "qwen3_next", "full_attention_interval": 1.5},
+         "full_attention_interval = 1.5 must be a whole number"),
+        ({"model_type": "qwen3_next", "full_attention_interval": float("nan")},
+         "full_attention_interval = nan must be a whole number"),
+        ({"model_type": "jamba", "attn_layer_offset": -1}, "attn_layer_offset = -1 must be at "
+         "least 0"),
+        ({"model_type": "bamba", "head_dim": float("inf")}, "head_dim = inf must be a whole"),
+        ({"model_type": "zamba2", "n_mamba_heads": 0}, "n_mamba_heads = 0 must be positive"),
+        # fields transformers fails on without naming them: the one to blame is found
+        ({"model_type": "llama", "layer_types": 5},
+         "config.json layer_types = 5 is not a value transformers' llama config takes "
+         "\\(TypeError: 'int' object is not iterable\\): fix or remove the field"),
+        ({"model_type": "qwen3_next", "full_attention_interval": None},
+         "config.json full_attention_interval = None is not a value transformers' qwen3_next"),
+        ({"model_type": "nemotron_h", "hybrid_override_pattern": 1.5},
+         "config.json hybrid_override_pattern = 1.5 is not a value"),
+        ({"model_type": "qwen3_5", "text_config": {"quantization_config": "abc"}},
+         "config.json text_config.quantization_config = 'abc' is not a value"),
+        ({"model_type": "jamba", "layer_types": None},  # a property: transformers derives it
+         "config.json layer_types = None is not a value transformers' jamba config takes "
+         "\\(AttributeError: property 'layer_types' of 'JambaConfig' object has no setter\\)"),
+        # nemotron_h counts its layer_types and would drop the config's 52 layers for 3
+        ({"model_type": "nemotron_h", "num_hidden_layers": 52,
+          "layer_types": ["full_attention"] * 3},
+         "config.json num_hidden_layers = 52 but its layer pattern \\(layer_types / "
+         "hybrid_override_pattern\\) has 3 layers: make them agree"),
         ({"model_type": "qwen3_next", "layer_types": ["full_attention"]},
          "this qwen3_next config.json does not hold together: `num_hidden_layers` \\(48\\) must "
          "be equal to the number of `layer_types` \\(1\\)"),
@@ -469,9 +497,10 @@ def test_path_and_pasted_text(tmp_path):
         ({"model_type": "falcon_h1", "mamba_d_state": None}, "has no mamba_d_state"),
     ],
 )
-def test_bad_configs_give_one_clear_error(config, message):
+def test_bad_configs_give_one_clear_error(config, message, capfd):
     with pytest.raises(ValueError, match=message):
         spec_from_hf_config(config).profile()
+    assert capfd.readouterr().err == ""  # transformers' own dump of the config stays quiet
 
 
 def test_tp_not_dividing_heads_from_a_config():

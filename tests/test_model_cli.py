@@ -111,6 +111,7 @@ def test_plan_style_options():
         (["model", "--hf-config", '{"model_type": "t5"}'], "not supported"),
         (["model", "--hf-config", "no/such"], "could not fetch config.json of no/such: offline"),
         (["model", "--hf-config", "/no/such/config.json"], "config.json not found"),
+        (["model", "--hf-config", ""], "--hf-config is empty: give a config.json path"),
     ],
 )
 def test_errors_are_one_line_exit_2(argv, message, capsys):
@@ -120,6 +121,13 @@ def test_errors_are_one_line_exit_2(argv, message, capsys):
     lines = captured.err.splitlines()
     assert len(lines) == 1 and lines[0].startswith("python -m flatkv: error: ")
     assert message in lines[0]
+
+
+def test_a_config_json_saved_with_a_byte_order_mark_reads(tmp_path, capsys):
+    path = tmp_path / "config.json"
+    path.write_bytes(b"\xef\xbb\xbf" + b'{"model_type": "llama", "num_hidden_layers": 2}')
+    assert main(["model", "--hf-config", str(path), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["cache_layers"] == 2
 
 
 def test_malformed_model_file(tmp_path, capsys):
