@@ -7,6 +7,7 @@ the profile's bytes), so a reader can check it without running the code.
 from __future__ import annotations
 
 import json
+import re
 from fractions import Fraction
 
 import pytest
@@ -340,9 +341,27 @@ def test_sglang_too_small_for_one_request_names_the_budget_that_fits():
     assert not r.applies
     assert r.reason == (
         "the state pool (47,368,421 B) holds 2 slot(s) of 19,759,104 B, fewer than the 3 one "
-        "running request needs: give a budget of at least 125,140,992 B")
+        "running request needs: a budget of 125,140,992 B or more holds them")
     assert run_strategy("sglang", qwen3_next_tp2(), budget_bytes=125_140_992).applies
     assert not run_strategy("sglang", qwen3_next_tp2(), budget_bytes=125_140_991).applies
+
+
+@pytest.mark.parametrize("page", [1, 64])
+@pytest.mark.parametrize("ratio", [Fraction(9, 10), Fraction(1, 100), Fraction(1000)])
+def test_sglang_budget_it_names_holds_a_request(page, ratio):
+    # whichever pool runs short, the budget the reason names applies (a sliding + full + state
+    # model was once told 36,588 B, which failed again on its KV pool)
+    mixed = CacheProfile(layer_types=(SLIDING, FULL, LINEAR), kv_bytes_per_slot=2048,
+                         sliding_window=128, state_const_bytes={"conv": 4096, "ssm": 8192})
+    options = StrategyOptions(sglang_page_size=page, mamba_full_memory_ratio=ratio)
+    for profile in (mixed, qwen3_next_tp2(), gpt_oss_20b(), llama_31_8b(), pure_mamba()):
+        for budget in (1, 1_000, 40_000, 10**6, 10**8):
+            r = run_strategy("sglang", profile, budget_bytes=budget, options=options)
+            if r.applies:
+                continue
+            named = int(re.search(r"a budget of ([\d,]+) B or more", r.reason)[1].replace(",", ""))
+            assert named > budget
+            assert run_strategy("sglang", profile, budget_bytes=named, options=options).applies
 
 
 def test_lcm_qwen3_next():

@@ -17,6 +17,7 @@ max_batched_tokens, L)`` sliding tokens and S state slots.
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 
 from flatkv.dtypes import dtype_bytes
@@ -66,6 +67,29 @@ def state_layer_bytes(profile: CacheProfile, options: StrategyOptions) -> tuple[
     if sglang_ssm != ssm:
         text += f" (the model's {element}-byte ssm elements take {n(ssm)} B)"
     return total, text
+
+
+def enough_budget(profile: CacheProfile, options: StrategyOptions,
+                  slot_bytes: int | None) -> int:
+    """A budget that holds one running request's S state slots and a page of the token pool.
+
+    The state pool is ``B x r / (1 + r)``, and it takes at most that, so the KV memory is at
+    least ``B / (1 + r)``: ``B >= (1 + r) x`` (one page of the pool's bytes per token) is enough
+    for the KV pool. The exact least budget can be lower (slots come whole); this one always
+    works.
+    """
+    kv, page = profile.kv_bytes_per_slot, options.sglang_page_size
+    n_full, n_swa = profile.count(FULL_ATTENTION), profile.count(SLIDING_ATTENTION)
+    per_token = (kv * n_full + options.swa_full_tokens_ratio * kv * n_swa if n_full
+                 else Fraction(kv * n_swa))  # bytes of one token of the binding pool
+    kv_need = math.ceil(page * per_token)
+    if slot_bytes is None:
+        return kv_need
+    state_need = options.sglang_slots_per_request * slot_bytes
+    if not profile.has_attention:
+        return state_need
+    r = options.mamba_full_memory_ratio
+    return max(math.ceil(state_need * (1 + r) / r), math.ceil(kv_need * (1 + r)))
 
 
 def _concurrency(
@@ -161,14 +185,11 @@ def run_sglang(
             state_slots=slots, slots_per_request=s, running_request_cap=running_cap,
         )
         if running_cap < 1:
-            need = s * slot_bytes  # the state pool one running request needs
-            least_budget = (-(-need * (r.denominator + r.numerator) // r.numerator)
-                            if profile.has_attention else need)
             return not_applicable(
                 name, budget_bytes,
                 f"the state pool ({n(state_pool)} B) holds {n(slots)} slot(s) of "
-                f"{n(slot_bytes)} B, fewer than the {s} one running request needs: give a "
-                f"budget of at least {n(least_budget)} B",
+                f"{n(slot_bytes)} B, fewer than the {s} one running request needs: a budget of "
+                f"{n(enough_budget(profile, options, slot_bytes))} B or more holds them",
                 profile_name=profile.name, context_tokens=context_tokens,
             )
 
@@ -210,8 +231,10 @@ def run_sglang(
     if profile.has_attention and pool_tokens < page:
         return not_applicable(
             name, budget_bytes,
-            f"the KV pool ({n(kv_memory)} B) holds no page of {page} tokens: give a larger budget "
-            "or a smaller SGLang mamba/full memory ratio (--mamba-full-memory-ratio)",
+            f"the KV pool ({n(kv_memory)} B) holds no page of {page} tokens: a budget of "
+            f"{n(enough_budget(profile, options, slot_bytes))} B or more holds one"
+            + (", as does a smaller SGLang mamba/full memory ratio (--mamba-full-memory-ratio)"
+               if slot_bytes else ""),
             profile_name=profile.name, context_tokens=context_tokens,
         )
 
