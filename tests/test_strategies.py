@@ -733,6 +733,19 @@ def test_workload_line_names_its_state_snapshots():
     assert "2 x R + T // P + 1" in text and "max_concurrency counts 1" in text
 
 
+def test_workload_line_says_why_sliding_layers_fit_more_requests():
+    # gpt-oss-20b at 40 GiB, L 8,192: vLLM's log counts 513 sliding pages per request (W - 1 +
+    # S tokens each), the workload S once for all requests. 109,226 page ids (54,560 + 54,666
+    # owned). R = 208: full 208 x 512 + 209 = 106,705, sliding 208 x ceil(127 / 16) + 8,192 / 16
+    # + 209 = 2,385: 109,090 fit; R = 209: 107,218 + 2,394 = 109,612 do not
+    r = run_strategy("vllm", gpt_oss_20b(), budget_bytes=40 * 2**30, context_tokens=8_192)
+    assert r.num_blocks == 109_226 and r.concurrency == Fraction(109_226, 512 + 513)
+    assert r.extras["workload_max_requests"] == 208
+    assert ("while max_concurrency counts ceil(min(128 - 1 + 8,192, 8,192) / 16) + 1 = 513 "
+            "sliding page(s) per request (S for each, as the engine's log does)") in "\n".join(
+        r.formulas)
+
+
 # ------------------------------------------------------------------------------------------
 # vLLM: P = A for attention-only models; mamba cache mode all.
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from fractions import Fraction
 
-from flatkv.plan import LINEAR_ATTENTION
+from flatkv.plan import LINEAR_ATTENTION, SLIDING_ATTENTION
 from flatkv.profile import CacheProfile
 from flatkv.strategies.base import (
     StrategyOptions,
@@ -200,6 +200,16 @@ def finish_paged(
                                      window)
                 + " state page(s) per request, as the engine's log does; both hold, for "
                 "different workloads"
+            )
+        if window is not None:
+            lines.append(
+                "  it charges a sliding group R x ceil(min(W - 1, L) / P) + ceil(min(S, R x L) / "
+                "P) + R + 1 pages (the S tokens scheduled per step once, for all requests), "
+                "while max_concurrency counts "
+                + request_pages_text(SLIDING_ATTENTION, context_tokens, block_size, options,
+                                     window)
+                + " sliding page(s) per request (S for each, as the engine's log does); both "
+                "hold, for different workloads"
             )
     extras.setdefault("groups", [
         {"name": g.name, "kind": g.kind, "layers": g.layers, "pages_per_unit": g.pages_per_unit}
