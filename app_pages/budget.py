@@ -25,7 +25,7 @@ from flatkv import app_data, charts
 from flatkv.app_data import PLANNER_STRATEGY, STRATEGY_TITLES
 from flatkv.app_state import MAX_CONTEXT, strategy_fields
 from flatkv.profile import CacheProfile
-from flatkv.strategies import STRATEGIES, StrategyOptions, run_strategy
+from flatkv.strategies import LOGGED_AS, STRATEGIES, StrategyOptions, run_strategy
 from flatkv.units import concurrency_text, concurrency_value, format_bytes, tokens_text
 
 
@@ -124,6 +124,10 @@ with user_errors():
     history = r.capacity_tokens is not None  # a state-only model keeps no token history
     c.metric("Capacity (tokens)", f"{r.capacity_tokens:,}" if history else NOT_APPLICABLE,
                 help=CAPACITY_HELP if history else NO_HISTORY_HELP)
+    if history and r.logged_tokens is not None and r.logged_tokens != r.capacity_tokens:
+        c.metric(f"{LOGGED_AS[strategy]} (tokens)", f"{r.logged_tokens:,}",
+                 help="The token count the engine's log prints: one page per P tokens in every "
+                 "group, state groups included (The math shows it).")
     c.metric(f"Concurrency at {tokens_text(s.context)}", concurrency_text(r.max_concurrency))
     c.metric("Blocks", f"{r.num_blocks:,}", help=f"{r.block_bytes:,} B each, " + (
         f"P = {r.block_size:,}" if r.block_size else "state slots: no pages of tokens"))

@@ -57,7 +57,8 @@ with user_errors():
     applies = frame[frame["applies"].astype(bool)]
     # a state-only model keeps no token history: no capacity column or chart
     has_history = s.profile().has_attention
-    columns = [c for c in app_data.HEADLINE_COLUMNS if has_history or c != "capacity (tokens)"]
+    columns = [c for c in app_data.HEADLINE_COLUMNS
+               if has_history or c not in ("capacity (tokens)", app_data.LOGGED_COLUMN)]
     # accounting: thousands separators and always two decimals (65.50, 391,483.00)
     table(applies[columns], formats={"concurrency": "accounting"})
     for r in rows:

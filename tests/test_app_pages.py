@@ -330,7 +330,8 @@ def test_compare_page_lists_every_strategy():
     assert_clean(at)
     # the figures a reviewer reads first come first (a narrow window cuts from the right)
     assert list(at.dataframe[0].value.columns) == ["strategy", "concurrency", "capacity (tokens)",
-                                                   "P (tokens)", "blocks", "block bytes"]
+                                                   "engine log (tokens)", "P (tokens)", "blocks",
+                                                   "block bytes"]
     table = at.dataframe[0].value.set_index("strategy")
     assert list(table.index) == ["FlatKV packed slabs", "FlatKV per component", "vLLM v1",
                                  "SGLang", "two-level pages"]
@@ -339,6 +340,12 @@ def test_compare_page_lists_every_strategy():
     vllm = table.loc["vLLM v1"]
     # P = 64 x cdiv(2,146,304, 64 x 2,048) = 1,088; 80e9 // 2,228,224 // 12 = 2,991 blocks
     assert (vllm["P (tokens)"], vllm["blocks"]) == (1088, 2991)
+    # the log's "GPU KV cache size": 2,991 // 4 groups x 1,088; SGLang logs its token pool; our
+    # layouts log nothing (a dash)
+    assert vllm["engine log (tokens)"] == f"{2991 // 4 * 1088:,}" == "812,736"
+    sglang = table.loc["SGLang"]
+    assert sglang["engine log (tokens)"] == f"{sglang['capacity (tokens)']:,}"
+    assert flat["engine log (tokens)"] == "—"  # NOT_APPLICABLE
     # state layers: no equal history groups, so aliasing is listed with its reason instead
     assert any("slab aliasing** does not apply: the model has linear_attention state layers"
                in c.value for c in at.caption)
@@ -1136,6 +1143,8 @@ def test_budget_sweeps_an_engine_layout_picked_on_the_page():
     # as on Compare: P = 64 x cdiv(2,146,304, 64 x 2,048) = 1,088; page 2,228,224 B;
     # 80e9 // 2,228,224 // 12 groups = 2,991 blocks
     assert metrics(at)["Blocks"] == "2,991"
+    # beside the capacity, the figure vLLM's log prints: 2,991 // 4 groups x 1,088
+    assert metrics(at)['vLLM\'s "GPU KV cache size" (tokens)'] == f"{2991 // 4 * 1088:,}"
     # vLLM's own option, at the model's kernel block 16: A = max(16, block 64) = 64 above
     assert at.number_input(key="w.kernel_block_size").value == 16
     assert len(at.get("plotly_chart")) == 2  # over the budget and over the block size
@@ -1148,6 +1157,7 @@ def test_budget_sweeps_an_engine_layout_picked_on_the_page():
     oss = open_app("app_pages/budget.py", {"model": "gpt-oss-20b", "gpu": "Custom",
                                            "gpu_mem": "10GB", "frac": "1", "b_layout": "sglang"})
     assert metrics(oss)["Capacity (tokens)"] == "226,056"
+    assert not [k for k in metrics(oss) if "log" in k]  # SGLang logs its capacity: no second
     assert any(c.value.startswith("SGLang: capacity is the full-attention token pool; the "
                                   "sliding-window layers have a pool of their own, 180,844")
                for c in oss.caption)
