@@ -90,14 +90,23 @@ def exact_bytes(nbytes: int) -> str:
 
 
 def format_size(nbytes: int) -> str:
-    """A byte count as a person would type it, exactly: ``80GB``, ``12GiB``, or plain bytes.
+    """A byte count as a person would type it, exactly: ``80GB``, ``12GiB``, ``44.59GiB`` (the
+    floor of 44.59 x 2**30, as a log's rounded figure reads), or plain bytes.
 
     ``parse_size(format_size(n)) == n`` for every n >= 0 (the input fields and links use it).
     """
-    for scale, unit in ((10**12, "TB"), (2**40, "TiB"), (10**9, "GB"), (2**30, "GiB"),
-                        (10**6, "MB"), (2**20, "MiB")):
+    units = ((10**12, "TB"), (2**40, "TiB"), (10**9, "GB"), (2**30, "GiB"), (10**6, "MB"),
+             (2**20, "MiB"))
+    for scale, unit in units:
         if nbytes and nbytes % scale == 0:
             return f"{nbytes // scale}{unit}"
+    # what an engine's log wrote: 44.59GiB reads as floor(44.59 x 2**30) = 47,878,147,932 B
+    # (a GB or MB figure of two decimals is a whole number of MB, written above)
+    if 2**30 <= nbytes <= MAX_BYTES // 2:
+        for digits in (1, 2):
+            text = f"{nbytes / 2**30:.{digits}f}GiB"
+            if parse_size(text) == nbytes:
+                return text
     return str(nbytes)
 
 

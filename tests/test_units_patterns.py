@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from flatkv.patterns import format_layer_pattern, parse_layer_pattern
 from flatkv.units import (
+    MAX_BYTES,
     concurrency_text,
     concurrency_value,
     format_bytes,
@@ -98,10 +99,18 @@ def test_format_layer_pattern_is_compact():
 def test_format_size_is_exact_and_parses_back():
     assert format_size(80 * 10**9) == "80GB"
     assert format_size(12 * 2**30) == "12GiB"
-    assert format_size(47_878_147_932) == "47878147932"  # 44.59 GiB is no whole unit
+    # a log's rounded figure as typed: floor(44.59 x 2**30) = floor(47,878,147,932.16)
+    assert format_size(47_878_147_932) == "44.59GiB"
+    assert format_size(47_878_147_933) == "47878147933"  # no short form reads back as it
+    assert format_size(int(79.5 * 2**30)) == "81408MiB"  # a whole unit first
     assert format_size(0) == "0"
-    for n in (1, 999, 2**20, 3 * 10**12, 2**40 + 1, 47_878_147_932):
+    for n in (1, 999, 2**20, 3 * 10**12, 2**40 + 1, 47_878_147_932, 47_878_147_933):
         assert parse_size(format_size(n)) == n
+
+
+@given(st.integers(min_value=0, max_value=MAX_BYTES))
+def test_format_size_reads_back_exactly(n):
+    assert parse_size(format_size(n)) == n
 
 
 def test_parse_named_sizes():
