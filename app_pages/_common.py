@@ -16,6 +16,7 @@ from flatkv.app_state import (
     CUSTOM_GPU,
     ENGINE_FIELDS,
     GPU_PRESETS,
+    KV_MEMORY,
     MAX_BLOCK_SIZE,
     MAX_CONTEXT,
     MAX_SLOTS_PER_REQUEST,
@@ -27,6 +28,7 @@ from flatkv.app_state import (
     decode_query,
     encode_query,
     gpu_memory_size,
+    kv_memory_size,
     strategy_fields,
 )
 from flatkv.plan import BudgetTooSmall
@@ -140,13 +142,15 @@ def bind(
     *,
     to_widget: Callable[[Any], Any] = lambda v: v,
     from_widget: Callable[[Any], Any] = lambda v: v,
+    also: Callable[[Any], dict[str, Any]] = lambda v: {},
     **kwargs: Any,
 ) -> Any:
     """A widget whose value is the AppState field ``field``.
 
     The state, not the widget, is the source of truth: a widget that was not drawn on the last
     run (another page) is set from the state, so it shows the current view. A value the field
-    rejects leaves the state as it was and shows why under the widget.
+    rejects leaves the state as it was and shows why under the widget. ``also`` gives other
+    fields to change with it, from the new value and the state before the change.
     """
     ss = st.session_state
     key = f"w.{field}"
@@ -155,7 +159,8 @@ def bind(
 
     def changed() -> None:
         try:
-            update(**{field: from_widget(ss[key])})
+            value = from_widget(ss[key])
+            update(**{field: value, **also(value)})
             ss[ERRORS_KEY].pop(field, None)
         except ValueError as exc:
             ss[ERRORS_KEY][field] = str(exc)
@@ -319,6 +324,20 @@ def frame(page: str, *, page_shows_budget: bool = True) -> None:
     sidebar(page_shows_budget)
 
 
+def _start_memory_fields(gpu: str) -> dict[str, int]:
+    """Where a newly picked memory source starts: Custom from the GPU picked before, KV cache
+    memory from the budget the sidebar had, so neither quietly changes the figures."""
+    s = state()
+    if gpu == CUSTOM_GPU and s.gpu in GPU_PRESETS:
+        return {"gpu_memory": GPU_PRESETS[s.gpu]}
+    if gpu == KV_MEMORY and s.gpu != KV_MEMORY:
+        try:
+            return {"kv_memory": s.budget().cache_bytes}
+        except ValueError:  # no budget to start from: the field keeps its value
+            return {}
+    return {}
+
+
 def sidebar(page_shows_budget: bool = True) -> None:
     side = st.sidebar
     model_ok = True
@@ -330,18 +349,28 @@ def sidebar(page_shows_budget: bool = True) -> None:
         side.caption(":red[Model: not valid with these settings; the page says why.]")
 
     side.subheader("Memory", divider="gray")
-    gpu = bind(side.selectbox, "gpu", "GPU", options=[*GPU_PRESETS, CUSTOM_GPU],
-               help="Memory one GPU (one TP rank) offers, as nvidia-smi reports it.")
+    gpu = bind(side.selectbox, "gpu", "GPU", options=[*GPU_PRESETS, CUSTOM_GPU, KV_MEMORY],
+               format_func=lambda g: "KV cache memory (from a log)" if g == KV_MEMORY else g,
+               also=_start_memory_fields,
+               help="Memory one GPU (one TP rank) offers, as nvidia-smi reports it; or the KV "
+               "cache memory of one rank itself, as an engine's log gives it.")
     if gpu == CUSTOM_GPU:
         bind(side.text_input, "gpu_memory", "GPU memory", to_widget=format_size,
              from_widget=gpu_memory_size,
              help="e.g. 80GB, 141GB, 79.2GiB or bytes")
-    bind(side.slider, "mem_fraction", "Memory fraction", min_value=MIN_MEM_FRACTION, max_value=1.0,
-         step=0.01, format="%.4g",  # a link's 0.955 shows as 0.955, not as the step's 0.95
-         help="Share of the GPU memory the engine may use (vLLM's gpu_memory_utilization).")
-    bind(side.text_input, "weights", "Model weights (all ranks)", to_widget=format_size,
-         from_widget=lambda t: parse_size(t, field="weights"),
-         help="Weights, activations and anything else resident; each TP rank holds 1/TP.")
+    if gpu == KV_MEMORY:
+        bind(side.text_input, "kv_memory", "KV cache memory per rank", to_widget=format_size,
+             from_widget=kv_memory_size,
+             help="What the engine has for the cache on one rank, e.g. 44.59GiB from vLLM's "
+             "\"Available KV cache memory: 44.59 GiB\" (read as floor(44.59 x 2**30) bytes). "
+             "The memory fraction and weights do not apply.")
+    else:
+        bind(side.slider, "mem_fraction", "Memory fraction", min_value=MIN_MEM_FRACTION,
+             max_value=1.0, step=0.01, format="%.4g",  # a link's 0.955 shows as 0.955
+             help="Share of the GPU memory the engine may use (vLLM's gpu_memory_utilization).")
+        bind(side.text_input, "weights", "Model weights (all ranks)", to_widget=format_size,
+             from_widget=lambda t: parse_size(t, field="weights"),
+             help="Weights, activations and anything else resident; each TP rank holds 1/TP.")
     bind(side.number_input, "tp", "Tensor parallel (TP)", min_value=1, max_value=MAX_TP,
          step=1, help="Each rank holds weights / TP, and a model's KV heads and state "
          "tensors split across the ranks (SPEC section 2): every figure is per rank. A model "
@@ -350,7 +379,7 @@ def sidebar(page_shows_budget: bool = True) -> None:
         budget = state().budget()
         side.metric("Cache budget per rank", format_bytes(budget.cache_bytes),
                     help=f"{budget.cache_bytes:,} B")
-        if state().weights == 0:
+        if state().weights == 0 and gpu != KV_MEMORY:
             side.caption("Model weights 0 B: all of the memory share goes to the cache. An "
                          "engine loads the weights first: enter them (2 B per parameter in "
                          "bf16, so 160GB for 80B) for the budget it would have.")

@@ -27,7 +27,7 @@ from flatkv.strategies.base import (
     to_fraction,
 )
 from flatkv.strategies.paged import label_groups
-from flatkv.units import format_bytes, format_size, parse_size
+from flatkv.units import exact_bytes, format_bytes, format_size, parse_size
 
 MiB = 2**20
 
@@ -43,6 +43,9 @@ GPU_PRESETS: dict[str, int] = {
     "RTX 4090 24GB": 24_564 * MiB,
 }
 CUSTOM_GPU = "Custom"
+# The cache budget per rank given as such, the way an engine logs it (vLLM's "Available KV cache
+# memory: 44.59 GiB"): no GPU, memory fraction or weights to derive it from.
+KV_MEMORY = "KV cache memory"
 MAX_BLOCK_SIZE = 1 << 20
 MAX_CONTEXT = 1 << 24
 MAX_REQUESTS = 4096
@@ -130,6 +133,7 @@ class AppState:
     planner: str = "packed"
     gpu: str = "H100 80GB"
     gpu_memory: int = 80 * 10**9  # used when gpu == "Custom"
+    kv_memory: int = 40 * 2**30  # used when gpu == KV_MEMORY: the cache budget per rank itself
     mem_fraction: float = 0.9
     weights: int = 0  # model weights, all ranks together; each rank holds weights / tp
     tp: int = 1
@@ -213,6 +217,8 @@ class AppState:
         return GPU_PRESETS.get(self.gpu, self.gpu_memory)
 
     def budget(self) -> Budget:
+        if self.gpu == KV_MEMORY:
+            return Budget(self.kv_memory, self.kv_memory, 0, self.kv_memory, given=True)
         return cache_budget(self.gpu_bytes, self.mem_fraction, self.weights, self.tp)
 
 
@@ -224,8 +230,13 @@ class Budget:
     usable_bytes: int  # floor(gpu_bytes * fraction)
     weights_per_rank: int  # ceil(weights / tp)
     cache_bytes: int  # usable - weights per rank
+    given: bool = False  # the cache budget as an engine logs it (KV_MEMORY), not derived
 
     def explain(self, fraction: float, tp: int) -> str:
+        if self.given:
+            return (f"{exact_bytes(self.cache_bytes)} of KV cache memory per rank, as given "
+                    "(vLLM logs it as \"Available KV cache memory\"): the memory fraction and "
+                    "the weights do not apply")
         return (
             f"{format_bytes(self.gpu_bytes)} x {fraction:g} = {format_bytes(self.usable_bytes)}"
             f" usable - weights {format_bytes(self.weights_per_rank)} per rank (TP {tp})"
@@ -290,6 +301,15 @@ def gpu_memory_size(text: str, field: str = "GPU memory") -> int:
     nbytes = parse_size(text, field=field)
     if nbytes == 0:
         raise ValueError(f"{field} is 0: give the memory of one GPU, e.g. 80GB or 141GB")
+    return nbytes
+
+
+def kv_memory_size(text: str, field: str = "KV cache memory") -> int:
+    """The KV cache memory of one rank from ``text`` (the sidebar's field, a link's kv_mem)."""
+    nbytes = parse_size(text, field=field)
+    if nbytes == 0:
+        raise ValueError(f"{field} is 0: give the KV cache memory of one rank, e.g. 44.59GiB "
+                         "as vLLM logs it")
     return nbytes
 
 
@@ -370,8 +390,9 @@ _SETTINGS: dict[str, tuple[str, Callable[[str, str], object], Callable[[object],
     "block": ("block_size", _int(1, MAX_BLOCK_SIZE), str),
     "align": ("alignment", _alignment, lambda v: "auto" if v is None else str(v)),
     "planner": ("planner", _choice(lambda: list(PLANNERS)), str),
-    "gpu": ("gpu", _choice(lambda: [*GPU_PRESETS, CUSTOM_GPU]), str),
+    "gpu": ("gpu", _choice(lambda: [*GPU_PRESETS, CUSTOM_GPU, KV_MEMORY]), str),
     "gpu_mem": ("gpu_memory", lambda key, text: gpu_memory_size(text, key), format_size),
+    "kv_mem": ("kv_memory", lambda key, text: kv_memory_size(text, key), format_size),
     "frac": ("mem_fraction", _fraction, lambda v: f"{v:g}"),
     "weights": ("weights", _size, format_size),
     "tp": ("tp", _int(1, MAX_TP), str),

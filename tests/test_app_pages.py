@@ -763,6 +763,34 @@ def test_compare_takes_sglang_page_size_and_sliding_ratio():
     assert not [w for w in plain.number_input if w.key == "w.swa_full_tokens_ratio"]
 
 
+def test_a_vllm_log_checks_out_from_its_kv_cache_memory():
+    # SPEC 3.1's anchor as a reviewer has it: Qwen3-Next TP 2, "Available KV cache memory:
+    # 44.59 GiB", max_model_len 262,144; vLLM logged 973,760 tokens and 14.77x
+    link = {"model": "Qwen3-Next-80B-A3B", "tp": "2", "gpu": "KV cache memory",
+            "kv_mem": "44.59GiB", "ctx": "262144"}
+    at = open_app("app_pages/compare.py", link)
+    assert_clean(at)
+    vllm = vllm_row(at)
+    assert (vllm["P (tokens)"], vllm["blocks"], vllm["engine log (tokens)"],
+            vllm["concurrency"]) == (544, 7_162, "973,760", 14.77)
+    assert [w.value for w in at.sidebar.text_input] == ["44.59GiB"]  # no fraction, no weights
+    assert not at.sidebar.slider
+    budget = open_app("app_pages/budget.py", {**link, "b_layout": "vllm"})
+    assert metrics(budget)['vLLM\'s "GPU KV cache size" (tokens)'] == "973,760"
+
+
+def test_a_new_memory_source_starts_from_the_figures_shown():
+    # Custom starts at the GPU picked before (the H200's 143,771 MiB, not 80 GB); KV cache
+    # memory at the budget the sidebar had: floor(143,771 MiB x 0.9) = 135,679,338,086 B
+    at = open_app("app_pages/compare.py", {"gpu": "H200 141GB"})
+    before = at.sidebar.metric[0].help
+    at.sidebar.selectbox(key="w.gpu").set_value("Custom").run()
+    assert at.query_params["gpu_mem"] == "143771MiB" and at.sidebar.metric[0].help == before
+    at.sidebar.selectbox(key="w.gpu").set_value("KV cache memory").run()
+    assert at.query_params["kv_mem"] == str(143_771 * 2**20 * 9 // 10) == "135679338086"
+    assert at.sidebar.metric[0].help == before == "135,679,338,086 B"
+
+
 def test_compare_sizes_sglang_ssm_state_in_its_own_dtype():
     # Qwen3-Next TP 2, a 40 GiB budget: SGLang keeps the ssm state (262,144 elements) in
     # float32 unless told; the state pool is 40 GiB x 9 / 19, a slot 36 GDN layers

@@ -347,6 +347,22 @@ def test_notices_write_defaults_as_a_link_would():
                        "default (gpu_mem=80GB)."]
 
 
+def test_kv_cache_memory_is_the_budget_as_a_log_gives_it():
+    # vLLM's "Available KV cache memory: 44.59 GiB" reads as floor(44.59 x 2**30) bytes; the
+    # fraction and the weights do not apply
+    query = {"gpu": "KV cache memory", "kv_mem": "44.59GiB", "frac": "0.5", "weights": "80GB"}
+    state, notices = decode_query(query)
+    assert notices == []
+    budget = state.budget()
+    assert budget.cache_bytes == 47_878_147_932 and budget.given
+    assert budget.explain(state.mem_fraction, state.tp).startswith(
+        "47,878,147,932 B (44.59 GiB) of KV cache memory per rank, as given")
+    assert encode_query(state) == query
+    _, notices = decode_query({"gpu": "KV cache memory", "kv_mem": "0"})
+    assert notices == ["kv_mem is 0: give the KV cache memory of one rank, e.g. 44.59GiB as "
+                       "vLLM logs it; using the default (kv_mem=40GiB)."]
+
+
 def test_no_usable_memory_names_the_gpu_not_the_weights():
     with pytest.raises(ValueError, match="GPU memory 1 B x memory fraction 0.9 leaves no usable"):
         cache_budget(1, 0.9, 0, 1)
