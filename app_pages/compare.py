@@ -34,8 +34,8 @@ def charts_of(shown, applies, frame, has_history: bool, context: int) -> None:
           key="compare.breakdown", file_name="breakdown.html")
     st.caption("By use: in one page-id space each page id goes to one group, in proportion to "
                "the pages a request needs in each at this context length; its rows in the other "
-               "groups' tensors are dead weight. Layout's \"Bytes by group, layer and "
-               "component\" splits the same budget by tensor instead.")
+               "groups' tensors are dead weight. Layout's \"Bytes by group, component and "
+               "layer\" splits the same budget by tensor instead.")
     table(applies[["strategy"] + [c for c in frame.columns if c.endswith(" (B)")]])
 
 

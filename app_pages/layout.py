@@ -92,12 +92,13 @@ def layout(analysis) -> None:
 
 
 def where_bytes_go(analysis) -> None:
-    st.subheader("Bytes by group, layer and component", divider="gray")
+    st.subheader("Bytes by group, component and layer", divider="gray")
     st.caption("By tensor: the bytes each component's rows take in every block, whichever "
                "group owns the block. Compare's \"Where the budget goes\" splits the same "
                "budget by use: each page id goes to one group (in proportion to the pages a "
                "request needs in each at the context length), and its rows in the other "
-               "groups' tensors are dead weight.")
+               "groups' tensors are dead weight. Click a component for its layers, the budget "
+               "to go back.")
     chart(charts.bytes_icicle(app_data.bytes_tree(analysis)), key="layout.tree",
           file_name="bytes.html")
 

@@ -8,6 +8,7 @@ texts carry exact byte counts; axes use binary units (KiB, MiB, GiB) for readabi
 from __future__ import annotations
 
 import math
+import textwrap
 from collections.abc import Mapping, Sequence
 
 import plotly.graph_objects as go
@@ -78,13 +79,17 @@ def color_of(kind: str) -> str:
     return COLORS.get(kind, COLORS["state"])
 
 
+TITLE_WIDTH = 60  # characters a title line holds in a narrow column (Plotly does not wrap)
+
+
 def _layout(fig: go.Figure, *, title: str = "", height: int | None = None) -> go.Figure:
+    lines = textwrap.wrap(title, TITLE_WIDTH)
     fig.update_layout(
-        title={"text": title, "x": 0, "xanchor": "left", "y": 0.99, "yanchor": "top",
-               "yref": "container", "font": {"size": 15}} if title else None,
+        title={"text": "<br>".join(lines), "x": 0, "xanchor": "left", "y": 0.99,
+               "yanchor": "top", "yref": "container", "font": {"size": 15}} if title else None,
         template="plotly_white",
         font={"family": FONT, "size": 13},
-        margin={"l": 10, "r": 10, "t": 78 if title else 40, "b": 10},
+        margin={"l": 10, "r": 10, "t": 60 + 18 * len(lines) if title else 40, "b": 10},
         # the legend sits on its own line under the title, never over it
         legend={"orientation": "h", "yanchor": "bottom", "y": 1.01, "x": 0, "xanchor": "left"},
         height=height,
@@ -119,8 +124,8 @@ def inflation_figure(bars: Sequence[RowBar], *, title: str = "") -> go.Figure:
     ))
     fig.update_yaxes(autorange="reversed")
     longest = max((b.nbytes for b in bars), default=0) / scale
-    fig.update_xaxes(title=f"bytes ({unit})", range=[0, longest * 1.2])  # room for the labels
-    return _layout(fig, title=title, height=200 + (40 if title else 0))
+    fig.update_xaxes(title=f"bytes ({unit})", range=[0, longest * 1.4])  # room for the labels
+    return _layout(fig, title=title, height=200 + 20 * len(textwrap.wrap(title, TITLE_WIDTH)))
 
 
 def layout_figure(segments: Sequence[Segment], *, title: str = "") -> go.Figure:
@@ -170,7 +175,8 @@ def layout_figure(segments: Sequence[Segment], *, title: str = "") -> go.Figure:
 
 
 def bytes_icicle(nodes: Sequence[TreeNode], *, title: str = "") -> go.Figure:
-    """Bytes of the budget by group, layer and component (values exact in the hover)."""
+    """Bytes of the budget by group, component and layer (values exact in the hover); the
+    layers show when a component is clicked."""
     fig = go.Figure(
         go.Icicle(
             ids=[n.id for n in nodes],
@@ -192,37 +198,40 @@ def bytes_icicle(nodes: Sequence[TreeNode], *, title: str = "") -> go.Figure:
 
 
 def page_map_figure(pages: PageMap, *, columns: int = 64, title: str = "") -> go.Figure:
-    """Page ids as a grid of squares, coloured by the group that owns each id."""
-    fig = go.Figure()
-    groups: dict[str, list[int]] = {}
-    free: list[int] = []
-    for pid, owner in enumerate(pages.owners):
-        (free if owner is None else groups.setdefault(owner, [])).append(pid)
-
-    def add(name: str, ids: list[int], color: str, hover: list[str]) -> None:
-        fig.add_trace(
-            go.Scatter(
-                name=name,
-                x=[i % columns for i in ids],
-                y=[i // columns for i in ids],
-                mode="markers",
-                marker={"symbol": "square", "size": 11, "color": color,
-                        "line": {"color": "white", "width": 0.5}},
-                text=hover,
-                hovertemplate="%{text}<extra></extra>",
-            )
-        )
-
-    for gid, ids in groups.items():
+    """Page ids as a grid of cells (row by row, ``columns`` a row), coloured by the group that
+    owns each id. A heatmap: its cells scale with the plot, where fixed-size markers overlapped
+    at narrow widths and the last group drawn hid the others. The legend names each group."""
+    names: list[str] = []  # legend labels, by colour index
+    colors: list[str] = []
+    index: dict[str | None, int] = {}
+    for gid in dict.fromkeys(o for o in pages.owners if o is not None):
         n = pages.per_group[gid]
-        add(f"{gid} ({n:,} page{'' if n == 1 else 's'})", ids,
-            color_of(GROUP_KIND.get(gid, "state")), [f"page {i}: {gid}" for i in ids])
-    add("free / null page", free, COLORS["free"],
-        ["page 0: null page" if i == 0 else f"page {i}: free" for i in free])
-    rows = -(-len(pages.owners) // columns)
+        index[gid] = len(names)
+        names.append(f"{gid} ({n:,} page{'' if n == 1 else 's'})")
+        colors.append(color_of(GROUP_KIND.get(gid, "state")))
+    index[None] = len(names)
+    names.append("free / null page")
+    colors.append(COLORS["free"])
+    rows = max(1, -(-len(pages.owners) // columns))
+    z: list[list[int | None]] = [[None] * columns for _ in range(rows)]
+    text: list[list[str]] = [[""] * columns for _ in range(rows)]
+    for pid, owner in enumerate(pages.owners):
+        r, c = divmod(pid, columns)
+        z[r][c] = index[owner]
+        text[r][c] = (f"page {pid}: {owner}" if owner is not None
+                      else "page 0: null page" if pid == 0 else f"page {pid}: free")
+    k = len(colors)  # one flat band of the colour scale per colour index
+    scale = [[edge / k, color] for i, color in enumerate(colors) for edge in (i, i + 1)]
+    fig = go.Figure(go.Heatmap(
+        z=z, text=text, hovertemplate="%{text}<extra></extra>", colorscale=scale,
+        zmin=-0.5, zmax=k - 0.5, showscale=False, xgap=1, ygap=1, name="page ids",
+    ))
+    for name, color in zip(names, colors, strict=True):  # legend entries only
+        fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", name=name,
+                                 marker={"symbol": "square", "size": 11, "color": color}))
     fig.update_xaxes(visible=False)
     fig.update_yaxes(visible=False, autorange="reversed")
-    return _layout(fig, title=title, height=min(900, 90 + 14 * max(rows, 1)))
+    return _layout(fig, title=title, height=min(900, 90 + 14 * rows))
 
 
 # --------------------------------------------------------------------------------------------
@@ -281,7 +290,7 @@ def capacity_bars(
     concurrency when ``capacity`` is None (a state-only model keeps no token history)."""
     titles = ("capacity (tokens)",) if capacity is not None else ()
     fig = make_subplots(rows=1, cols=len(titles) + 1,
-                        subplot_titles=(*titles, f"concurrency at {tokens_text(context)}"))
+                        subplot_titles=(*titles, f"concurrency<br>at {tokens_text(context)}"))
     if capacity is not None:
         fig.add_trace(go.Bar(x=list(names), y=list(capacity), marker_color=COLORS["kv"],
                              name="capacity", text=[f"{c:,}" for c in capacity],

@@ -829,7 +829,7 @@ def test_compare_a_state_only_model_shows_no_capacity_and_no_none():
     assert table.loc["vLLM v1", "blocks"] == budget // 196_608
     assert any("no token history" in c.value for c in at.caption)
     fig = at.get("plotly_chart")[0].proto.spec
-    assert '"capacity (tokens)"' not in fig and "concurrency at 32,768 tokens" in fig
+    assert '"capacity (tokens)"' not in fig and "concurrency\\u003cbr\\u003eat 32,768 tokens" in fig
 
 
 def test_kernel_block_size_starts_at_the_models_own():

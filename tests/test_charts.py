@@ -74,13 +74,20 @@ def test_page_map_marks_each_owner():
                                  None, None, None, None),
                              {"linear_attention": 1, "full_attention": 2}, True)
     fig = charts.page_map_figure(pages, columns=4)
-    full = _trace(fig, "full_attention (2 pages)")
-    assert list(zip(full.x, full.y)) == [(2, 0), (3, 0)]  # ids 2 and 3
-    assert full.marker.color == COLORS["kv"]
-    free = _trace(fig, "free / null page")
-    assert list(zip(free.x, free.y)) == [(0, 0), (0, 1), (1, 1), (2, 1), (3, 1)]
-    assert free.text[0] == "page 0: null page"
-    assert _trace(fig, "linear_attention (1 page)").text == ("page 1: linear_attention",)
+    grid = fig.data[0]  # a heatmap: its cells scale with the plot, so none overlap
+    # colour index by id, 4 a row: linear 0, full 1, free 2
+    assert [list(row) for row in grid.z] == [[2, 0, 1, 1], [2, 2, 2, 2]]
+    assert list(grid.text[0][:2]) == ["page 0: null page", "page 1: linear_attention"]
+    assert grid.text[1][3] == "page 7: free"
+
+    def colour(index):  # the flat band of the colour scale that index falls in
+        k = len(fig.data) - 1
+        return next(c for edge, c in grid.colorscale if edge > (index + 0.5) / k)
+
+    legend = [t.name for t in fig.data[1:]]
+    assert legend == ["linear_attention (1 page)", "full_attention (2 pages)", "free / null page"]
+    assert colour(1) == _trace(fig, "full_attention (2 pages)").marker.color == COLORS["kv"]
+    assert colour(2) == _trace(fig, "free / null page").marker.color == COLORS["free"]
 
 
 def test_sweep_figure_marks_the_current_point():
