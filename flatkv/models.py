@@ -35,6 +35,7 @@ FORMAT = "flatkv-model/1"
 
 # Sanity caps: a value past these is a typo or a hostile file, not a model.
 MAX_TP = 1024
+SHOWN_TP = 64  # an error that a tp does not split a model lists the ones up to this that do
 MAX_DIM = 1 << 20  # any head count, head dim, state dim or latent rank
 MAX_CONV_KERNEL = 64
 MAX_WINDOW = 1 << 31
@@ -378,9 +379,14 @@ class ModelSpec:
         # Name each distinct geometry once (first appearance order) and check it at this tp.
         names: dict[CacheLayer, str] = dict(self._kind_names)
         used = set(names.values())
+        try:
+            self._check_split(self.tp)
+        except ValueError as exc:
+            fits = [str(t) for t in range(1, SHOWN_TP + 1) if self._splits(t)]
+            raise ValueError(f"{exc} (tp up to {SHOWN_TP} that split this model: "
+                             f"{', '.join(fits[:8])}{', ...' if len(fits) > 8 else ''})"
+                             if fits else str(exc)) from None
         for layer in dict.fromkeys(layers):
-            layer.kv_bytes_per_slot(self.tp, self.kv_dtype)
-            layer.state_bytes(self.tp, self.conv_dtype, self.ssm_dtype)
             if layer not in names:
                 base = kind_name(layer)
                 name, k = base, 2
@@ -391,6 +397,19 @@ class ModelSpec:
         object.__setattr__(
             self, "_kind_names", tuple((layer, names[layer]) for layer in dict.fromkeys(layers))
         )
+
+    def _check_split(self, tp: int) -> None:
+        """Raise the ValueError of the first layer kind that does not split over ``tp``."""
+        for layer in dict.fromkeys(self.layers):
+            layer.kv_bytes_per_slot(tp, self.kv_dtype)
+            layer.state_bytes(tp, self.conv_dtype, self.ssm_dtype)
+
+    def _splits(self, tp: int) -> bool:
+        try:
+            self._check_split(tp)
+        except ValueError:
+            return False
+        return True
 
     # ---- views ---------------------------------------------------------------------------
 

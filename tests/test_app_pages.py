@@ -238,7 +238,8 @@ def test_a_config_json_that_does_not_split_over_the_sidebar_tp_is_refused():
         "num_key_value_heads": 12, "hidden_size": 768})).run()
     at.button(key="hf.load").click().run()
     assert [e.value for e in at.error] == [
-        "attention.kv_heads = 12 is not divisible by tp = 8: choose a tp that divides it"]
+        "attention.kv_heads = 12 is not divisible by tp = 8: choose a tp that divides it (tp "
+        "up to 64 that split this model: 1, 2, 3, 4, 6, 12, 24, 36, ...)"]
     assert at.query_params["model"] == "Llama-3.1-8B" and at.subheader[0].value == "Llama-3.1-8B"
 
 
@@ -732,7 +733,8 @@ def test_a_bad_setting_is_explained_once_on_the_page(page):
     assert not at.exception
     # one error box; the sidebar only points at it
     assert [e.value for e in at.error] == [
-        "gdn.k_heads = 16 is not divisible by tp = 3: choose a tp that divides it"]
+        "gdn.k_heads = 16 is not divisible by tp = 3: choose a tp that divides it (tp up to 64 "
+        "that split this model: 1, 2, 4, 8, 16)"]
     assert any("the page says why" in c.value for c in at.sidebar.caption)
     at.sidebar.number_input(key="w.tp").set_value(1).run()
     at.sidebar.text_input(key="w.weights").set_value("200GB").run()
@@ -949,7 +951,8 @@ def test_with_both_model_and_budget_wrong_the_sidebar_names_the_budget_reason():
     at = open_app("app_pages/layout.py", {"model": "Qwen3-Next-80B-A3B", "weights": "500GB"})
     at.sidebar.number_input(key="w.tp").set_value(3).run()
     assert [e.value for e in at.error] == [
-        "gdn.k_heads = 16 is not divisible by tp = 3: choose a tp that divides it"]
+        "gdn.k_heads = 16 is not divisible by tp = 3: choose a tp that divides it (tp up to 64 "
+        "that split this model: 1, 2, 4, 8, 16)"]
     side = " ".join(c.value for c in at.sidebar.caption)
     assert "weights per rank" in side and "fill the usable memory" in side
 
