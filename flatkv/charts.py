@@ -249,27 +249,30 @@ def sweep_figure(
     the budget, so on twin axes from zero their lines lie on top of each other. Concurrency is
     drawn as shown elsewhere (``units.concurrency_value``)."""
     rows = 2 if capacity is not None else 1
+    at = f"{x_title}: %{{x:{',' if log_x else ',.2f'}}}"  # hovers name the x axis
     fig = make_subplots(rows=rows, cols=1, shared_xaxes=True, vertical_spacing=0.08)
     current = {"color": "#222", "size": 11, "symbol": "diamond"}
     if capacity is not None:
         fig.add_trace(go.Scatter(x=list(x), y=list(capacity), name="capacity (tokens)",
                                  mode="lines", line={"color": COLORS["kv"], "width": 2.5},
-                                 hovertemplate="%{x}<br>%{y:,} tokens<extra></extra>"),
+                                 hovertemplate=at + "<br>%{y:,} tokens<extra></extra>"),
                       row=1, col=1)
         fig.add_trace(go.Scatter(x=[current_x], y=[current_capacity], name="current",
                                  mode="markers", marker=current,
-                                 hovertemplate="current<br>%{x}<br>%{y:,} tokens<extra></extra>"),
+                                 hovertemplate="current<br>" + at
+                                 + "<br>%{y:,} tokens<extra></extra>"),
                       row=1, col=1)
         fig.update_yaxes(title="tokens", rangemode="tozero", row=1, col=1)
     fig.add_trace(go.Scatter(x=list(x), y=[concurrency_value(c) for c in concurrency],
                              name=f"concurrency at {tokens_text(context)}", mode="lines",
                              line={"color": COLORS["conv"], "width": 2.5},
-                             hovertemplate="%{x}<br>%{y:.2f} requests<extra></extra>"),
+                             hovertemplate=at + "<br>%{y:.2f} requests<extra></extra>"),
                   row=rows, col=1)
     fig.add_trace(go.Scatter(x=[current_x], y=[concurrency_value(current_concurrency)],
                              showlegend=capacity is None, name="current", mode="markers",
                              marker=current,
-                             hovertemplate="current<br>%{y:.2f} requests<extra></extra>"),
+                             hovertemplate="current<br>" + at
+                             + "<br>%{y:.2f} requests<extra></extra>"),
                   row=rows, col=1)
     fig.update_yaxes(title="requests", rangemode="tozero", row=rows, col=1)
     if log_x:  # block sizes are powers of two: tick 1, 2, 4, ... (a log axis says 1 2 5 10)
@@ -318,14 +321,15 @@ def breakdown_bars(
     for cat in categories:
         values = [dict(b).get(cat, 0) for b in breakdowns]
         kind = CATEGORY_KIND.get(cat, "state")
+        label = cat.replace("_", " ")  # the legend's words in the hover too
         fig.add_trace(go.Bar(
-            name=cat.replace("_", " "), orientation="h", y=list(names),
+            name=label, orientation="h", y=list(names),
             x=[v / scale for v in values],
             marker={"color": PADDING_SHADES.get(cat, color_of(kind)),
                     "line": {"color": "white", "width": 0.5},
                     "pattern": {"shape": HATCH.get(cat, ""), "fgcolor": "#7F7F7F"}},
             customdata=[[f"{v:,}", format_bytes(v)] for v in values],
-            hovertemplate=f"%{{y}}<br>{cat}: %{{customdata[0]}} B (%{{customdata[1]}})"
+            hovertemplate=f"%{{y}}<br>{label}: %{{customdata[0]}} B (%{{customdata[1]}})"
             "<extra></extra>",
         ))
     fig.update_layout(barmode="stack")

@@ -103,6 +103,9 @@ def test_sweep_figure_marks_the_current_point():
     assert fig.layout.xaxis.matches == "x2" or fig.layout.xaxis2.matches == "x"
     assert fig.layout.yaxis.title.text == "tokens" and fig.layout.yaxis2.title.text == "requests"
     assert fig.layout.xaxis.type == fig.layout.xaxis2.type == "log"
+    # a hover names its x axis: "block 2: 20 tokens", not a bare "2"
+    assert current.hovertemplate == ("current<br>block: %{x:,}<br>%{y:,} tokens"
+                                     "<extra></extra>")
     # ticks at powers of two (10 ** (n x log10 2) = 2 ** n), not a log axis' 1 2 5 10
     assert fig.layout.xaxis2.dtick == pytest.approx(0.30103, abs=1e-5)
     # concurrency is drawn as shown (0.998 -> 0.99); a state-only model draws no capacity
@@ -120,6 +123,7 @@ def test_compare_bars_keep_category_colours():
     assert list(kv.x) == [3.0, 1.0] and kv.marker.color == COLORS["kv"]
     pad = _trace(fig, "row padding")
     assert list(pad.x) == [1.0, 0.0] and pad.marker.pattern.shape == "/"
+    assert "<br>row padding: %{customdata[0]} B" in pad.hovertemplate  # the legend's words
     assert _trace(fig, "unused").marker.color == COLORS["unused"]
     assert fig.layout.barmode == "stack"
     # the three paddings: three greys, so a thin slice is told apart without its hatch
