@@ -15,6 +15,7 @@ from flatkv.dtypes import KNOWN_DTYPES
 from flatkv.hf_config import is_model_id, spec_from_hf_config
 from flatkv.jsonfile import parse_json_object
 from flatkv.models import ModelSpec
+from flatkv.units import count_text
 
 SOURCES = ("Preset", "config.json", "Model JSON", "Edit by hand", "Raw bytes")
 RAW = ("edit.layers", "edit.kv", "edit.state", "edit.window")
@@ -289,7 +290,8 @@ def summary() -> None:
     metrics = metric_row()
     metrics.metric("Cache layers", f"{len(profile.layer_types):,}")
     for kind in kinds:
-        metrics.metric(kind["kind"][0].upper() + kind["kind"][1:], f"{kind['layers']:,} layers")
+        metrics.metric(kind["kind"][0].upper() + kind["kind"][1:],
+                       count_text(kind["layers"], "layer"))
     dtypes = (f" · cache dtypes: KV {spec.kv_dtype}"
               + (f", conv {spec.conv_dtype}, ssm {spec.ssm_dtype}" if profile.has_state else "")
               if spec is not None else "")

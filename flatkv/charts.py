@@ -362,7 +362,8 @@ def layer_strip(layers: Sequence[Mapping], *, title: str = "") -> go.Figure:
         ))
     fig.update_layout(barmode="overlay", bargap=0.05)
     fig.update_yaxes(visible=False)
-    fig.update_xaxes(title="cache layer")
+    last = max((r["cache layer"] for r in layers), default=0)  # whole layers on the axis
+    fig.update_xaxes(title="cache layer", range=[-0.5, last + 0.5], tickformat="d")
     return _layout(fig, title=title, height=190)
 
 

@@ -157,6 +157,11 @@ def concurrency_text(requests: float | Fraction) -> str:
     return f"{concurrency_value(requests):,.2f}"
 
 
+def count_text(count: int, noun: str) -> str:
+    """``1 layer``, ``36 layers``: a count and its noun, singular for one."""
+    return f"{count:,} {noun}{'' if count == 1 else 's'}"
+
+
 def tokens_text(tokens: int) -> str:
     """``1 token``, ``32,768 tokens``: a context length as the pages say it."""
-    return f"{tokens:,} token{'' if tokens == 1 else 's'}"
+    return count_text(tokens, "token")

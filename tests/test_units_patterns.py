@@ -15,11 +15,13 @@ from flatkv.units import (
     MAX_BYTES,
     concurrency_text,
     concurrency_value,
+    count_text,
     format_bytes,
     format_size,
     logged_concurrency_note,
     parse_named_sizes,
     parse_size,
+    tokens_text,
 )
 
 
@@ -111,6 +113,11 @@ def test_format_size_is_exact_and_parses_back():
 @given(st.integers(min_value=0, max_value=MAX_BYTES))
 def test_format_size_reads_back_exactly(n):
     assert parse_size(format_size(n)) == n
+
+
+def test_counts_are_singular_for_one():
+    assert (count_text(1, "layer"), count_text(36, "layer")) == ("1 layer", "36 layers")
+    assert (tokens_text(1), tokens_text(32_768)) == ("1 token", "32,768 tokens")
 
 
 def test_parse_named_sizes():
