@@ -461,6 +461,12 @@ def engine_widget(field: str) -> None:
              max_value=MAX_BLOCK_SIZE, step=1,
              help="SGLang's --page-size: tokens per page of its token pool (1 on most "
              "attention backends, 64 for some).")
+    elif field == "sglang_swa_pool":
+        bind(st.toggle, field, "Sliding-window pool",
+             help="SGLang keeps sliding-window layers in a token pool of their own (its hybrid "
+             "SWA pool) only for the architectures on its list: gpt-oss, Llama 4, MiMo-V2, "
+             "Step3.5, Gemma 4. Turn it off for the others (Gemma 2 / 3, Cohere2, Mistral): "
+             "every layer then keeps every token in one pool.")
     elif field == "sglang_ssm_dtype":
         bind(st.selectbox, field, "ssm state dtype", options=list(SGLANG_SSM_DTYPES),
              help="SGLang keeps every state layer's ssm tensor in this dtype, whatever the "
@@ -489,9 +495,11 @@ def acting_fields(s: AppState) -> tuple[str, ...]:
 
 def _acts(field: str) -> bool:
     """Whether to offer an engine option: one some layout reads for this model, the chunk size
-    in mamba cache mode "all" only."""
+    in mamba cache mode "all" only, SGLang's sliding / full ratio with its sliding pool only."""
     s = state()
     if field == "mamba_chunk_size" and s.mamba_cache_mode != "all":
+        return False
+    if field == "swa_full_tokens_ratio" and not s.sglang_swa_pool:  # no sliding pool to size
         return False
     return field in acting_fields(s)
 
@@ -508,7 +516,7 @@ def _model_kernel_block_size() -> int:
 ENGINE_COLUMNS = (
     ("vLLM", ("kernel_block_size", "mamba_cache_mode", "mamba_chunk_size")),
     ("SGLang", ("mamba_full_memory_ratio", "swa_full_tokens_ratio", "sglang_slots_per_request",
-                "sglang_page_size", "sglang_ssm_dtype")),
+                "sglang_page_size", "sglang_ssm_dtype", "sglang_swa_pool")),
     ("Scheduling and two-level pages", ("max_batched_tokens", "lcm_padding_bound")),
 )
 

@@ -79,6 +79,11 @@ with user_errors():
                  app_data.short_of_one_request_text(rows, s.context)):
         if note:
             st.caption(note)
+    if "sliding_attention" in s.profile().layer_types and s.sglang_swa_pool:
+        st.caption("SGLang keeps sliding-window layers in a pool of their own only for the "
+                   "architectures on its list (gpt-oss, Llama 4, MiMo-V2, Step3.5, Gemma 4). "
+                   "For others, such as Gemma 2 / 3, turn off its sliding-window pool in the "
+                   "engine options: every layer then keeps every token.")
     if s.mamba_cache_mode == "all" and s.profile().has_state:
         st.caption("Mamba cache mode all: every paged layout keeps a state snapshot every P "
                    "tokens of its own P (vLLM first aligns its P to lcm(chunk, A)), so a small "

@@ -56,8 +56,8 @@ ENGINE_DEFAULTS = StrategyOptions()  # each engine's own defaults
 # The AppState fields that are engine options (StrategyOptions knobs of the same names).
 ENGINE_FIELDS = ("kernel_block_size", "mamba_cache_mode", "mamba_chunk_size",
                  "mamba_full_memory_ratio", "swa_full_tokens_ratio", "sglang_slots_per_request",
-                 "sglang_page_size", "sglang_ssm_dtype", "max_batched_tokens",
-                 "lcm_padding_bound")
+                 "sglang_page_size", "sglang_ssm_dtype", "sglang_swa_pool",
+                 "max_batched_tokens", "lcm_padding_bound")
 # The engine options each strategy reads (StrategyOptions knobs). Every paged layout counts a
 # request's pages with the mamba cache mode and max batched tokens (sliding windows).
 STRATEGY_FIELDS: dict[str, tuple[str, ...]] = {
@@ -65,7 +65,7 @@ STRATEGY_FIELDS: dict[str, tuple[str, ...]] = {
     "per-component": ("mamba_cache_mode", "max_batched_tokens"),
     "vllm": ("kernel_block_size", "mamba_cache_mode", "mamba_chunk_size", "max_batched_tokens"),
     "sglang": ("mamba_full_memory_ratio", "swa_full_tokens_ratio", "sglang_slots_per_request",
-               "sglang_page_size", "sglang_ssm_dtype", "max_batched_tokens"),
+               "sglang_page_size", "sglang_ssm_dtype", "sglang_swa_pool", "max_batched_tokens"),
     "aliased": ("max_batched_tokens",),
     "lcm": ("mamba_cache_mode", "max_batched_tokens", "lcm_padding_bound"),
 }
@@ -102,6 +102,8 @@ def strategy_fields(strategy: str, profile: CacheProfile) -> tuple[str, ...]:
             return SLIDING_ATTENTION in types
         if field == "swa_full_tokens_ratio":
             return {SLIDING_ATTENTION, FULL_ATTENTION} <= types
+        if field == "sglang_swa_pool":
+            return SLIDING_ATTENTION in types
         if field == "sglang_page_size":
             return profile.has_attention
         if field == "sglang_ssm_dtype":  # re-sizes the ssm tensors of a model's state layers
@@ -117,6 +119,7 @@ ENGINE_LABELS = {
     "swa_full_tokens_ratio": "SGLang sliding/full tokens ratio",
     "sglang_slots_per_request": "SGLang slots per request",
     "sglang_page_size": "SGLang page size", "sglang_ssm_dtype": "SGLang ssm dtype",
+    "sglang_swa_pool": "SGLang sliding-window pool",
     "max_batched_tokens": "max batched tokens", "lcm_padding_bound": "padding bound",
 }
 
@@ -150,6 +153,7 @@ class AppState:
     sglang_slots_per_request: int = ENGINE_DEFAULTS.sglang_slots_per_request
     sglang_page_size: int = ENGINE_DEFAULTS.sglang_page_size
     sglang_ssm_dtype: str = ENGINE_DEFAULTS.sglang_ssm_dtype
+    sglang_swa_pool: bool = ENGINE_DEFAULTS.sglang_swa_pool
     max_batched_tokens: int = ENGINE_DEFAULTS.max_batched_tokens
     lcm_padding_bound: float = float(ENGINE_DEFAULTS.lcm_padding_bound)
     budget_strategy: str | None = None  # the Budget page's layout; None: the planner's own
@@ -208,8 +212,12 @@ class AppState:
         changed = self.changed_engine_options(names)
         if not changed:
             return defaults
-        return "engine options: " + ", ".join(f"{ENGINE_LABELS[k]} {v:g}" if isinstance(v, float)
-                                              else f"{ENGINE_LABELS[k]} {v}"
+        def shown(v: object) -> str:
+            if isinstance(v, bool):
+                return "on" if v else "off"
+            return f"{v:g}" if isinstance(v, float) else str(v)
+
+        return "engine options: " + ", ".join(f"{ENGINE_LABELS[k]} {shown(v)}"
                                               for k, v in changed.items())
 
     @property
@@ -407,6 +415,7 @@ _SETTINGS: dict[str, tuple[str, Callable[[str, str], object], Callable[[object],
     "sg_slots": ("sglang_slots_per_request", _int(1, MAX_SLOTS_PER_REQUEST), str),
     "sg_page": ("sglang_page_size", _int(1, MAX_BLOCK_SIZE), str),
     "sg_ssm": ("sglang_ssm_dtype", _choice(lambda: list(SGLANG_SSM_DTYPES)), str),
+    "sg_swa_pool": ("sglang_swa_pool", _flag, lambda v: "1" if v else "0"),
     "mbt": ("max_batched_tokens", _int(1, MAX_CONTEXT), str),
     "lcm_pad": ("lcm_padding_bound", _ratio(PADDING_BOUND_RANGE), repr),
     "b_layout": ("budget_strategy", _auto(_choice(lambda: list(STRATEGIES))), _write_auto(str)),

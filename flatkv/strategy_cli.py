@@ -117,6 +117,11 @@ def add_strategy_arguments(
          default=defaults.sglang_ssm_dtype,
          help="sglang: the dtype of its ssm state, whatever the model's (default "
          f"{defaults.sglang_ssm_dtype}; set the config's mamba_ssm_dtype when it names one)")
+    parser.add_argument("--sglang-swa-pool", action=argparse.BooleanOptionalAction,
+         default=None, help="sglang: sliding-window layers in a token pool of their own (SGLang "
+         "does this for gpt-oss, Llama 4, MiMo-V2, Step3.5, Gemma 4); --no-sglang-swa-pool for "
+         "other architectures (Gemma 2 / 3, Cohere2, Mistral): one pool, every token in every "
+         "layer (default: a pool of their own)")
     parser.add_argument("--max-batched-tokens", type=int, default=defaults.max_batched_tokens,
          help="tokens scheduled per step; sizes sliding-window pages (default "
          f"{defaults.max_batched_tokens})")

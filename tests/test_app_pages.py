@@ -763,6 +763,16 @@ def test_compare_takes_sglang_page_size_and_sliding_ratio():
     # a model without sliding layers is not offered the sliding ratio
     plain = open_app("app_pages/compare.py", {**link, "model": "Llama-3.1-8B"})
     assert not [w for w in plain.number_input if w.key == "w.swa_full_tokens_ratio"]
+    assert not [w for w in plain.toggle if w.key == "w.sglang_swa_pool"]
+    # without its hybrid SWA pool (an architecture not on SGLang's list) one pool holds every
+    # token of all 24 layers: 10**10 // 49,152 = 203,450, in whole pages of 64: 203,392; the
+    # ratio of a pool it no longer has is not offered
+    at.toggle(key="w.sglang_swa_pool").set_value(False).run()
+    assert_clean(at)
+    assert at.query_params["sg_swa_pool"] == "0"
+    assert at.dataframe[0].value.set_index("strategy").loc["SGLang",
+                                                             "capacity (tokens)"] == 203_392
+    assert not [w for w in at.number_input if w.key == "w.swa_full_tokens_ratio"]
 
 
 def test_a_vllm_log_checks_out_from_its_kv_cache_memory():

@@ -384,6 +384,7 @@ OTHER_VALUES = dict(kernel_block_size=(64,), mamba_cache_mode=("align", "all"),
                     mamba_chunk_size=(128,), mamba_full_memory_ratio=(Fraction(1, 2),),
                     swa_full_tokens_ratio=(Fraction(1, 2),), sglang_slots_per_request=(5,),
                     sglang_page_size=(64,), sglang_ssm_dtype=("bfloat16", "float16"),
+                    sglang_swa_pool=(False,),
                     max_batched_tokens=(512,), lcm_padding_bound=(Fraction(7, 10), Fraction(0)))
 # A raw model whose 3 layers of 100 B per token pad two-level parents (300 B is off the 256 B
 # parent alignment) though its groups are alike
@@ -446,7 +447,7 @@ def test_strategy_fields_are_what_each_layout_reads_of_the_model():
     assert strategy_fields("sglang", hybrid) == ("mamba_full_memory_ratio",
                                                  "sglang_slots_per_request", "sglang_page_size")
     assert strategy_fields("sglang", sliding) == ("swa_full_tokens_ratio", "sglang_page_size",
-                                                  "max_batched_tokens")
+                                                  "sglang_swa_pool", "max_batched_tokens")
     # SGLang's ssm dtype re-sizes a model's ssm tensors; raw bytes (QWEN35 here) have no dtype
     assert strategy_fields("sglang", load_preset("Qwen3-Next-80B-A3B").profile()) == (
         "mamba_full_memory_ratio", "sglang_slots_per_request", "sglang_page_size",

@@ -192,6 +192,28 @@ def test_sglang_qwen3_next():
     assert bd(r)["unused"] == kv_memory - tokens * 12 * 1024
 
 
+def test_sglang_without_its_hybrid_swa_pool_keeps_every_token_in_every_layer():
+    # SGLang splits the pools only for the architectures on its list; for the others (Gemma
+    # 2 / 3, Mistral) a sliding layer keeps every token. gpt-oss-20b's 24 layers at 10 GB:
+    # 10**10 // (24 x 2,048) = 203,450 tokens (226,056 with the split), L per request
+    one = StrategyOptions(sglang_swa_pool=False)
+    r = run_strategy("sglang", gpt_oss_20b(), budget_bytes=10**10, context_tokens=131_072,
+                     options=one)
+    assert r.capacity_tokens == r.logged_tokens == 10**10 // (24 * 2048) == 203_450
+    assert r.concurrency == Fraction(203_450, 131_072) and "swa_tokens" not in r.extras
+    assert r.formulas[0].startswith("no hybrid SWA pool (--sglang-swa-pool off")
+    split = run_strategy("sglang", gpt_oss_20b(), budget_bytes=10**10, context_tokens=131_072)
+    assert split.capacity_tokens == 226_056
+    # sliding layers only (Mistral-like): a request holds L tokens, not its window
+    mistral = CacheProfile(layer_types=(SLIDING,) * 32, kv_bytes_per_slot=4096,
+                           sliding_window=4096)
+    kept = run_strategy("sglang", mistral, budget_bytes=2**30, context_tokens=32_768,
+                        options=one)
+    windowed = run_strategy("sglang", mistral, budget_bytes=2**30, context_tokens=32_768)
+    assert kept.concurrency == Fraction(2**30 // (32 * 4096), 32_768)
+    assert windowed.concurrency == Fraction(2**30 // (32 * 4096), 4095 + 8192)
+
+
 def test_vllm_refuses_to_start_when_one_request_does_not_fit():
     # check_enough_kv_cache_memory: every layer's pages for one request of max_model_len.
     # Llama-3.1-8B at 1 GiB: 32 layers x cdiv(L, 16) pages of 16 x 4,096 = 65,536 B

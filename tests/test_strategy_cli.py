@@ -110,6 +110,9 @@ def test_options_reach_the_strategies():
     code, out, _ = run(["plan", *QWEN_ARGS, "--strategy", "sglang", "--budget", "44.59GiB",
                         "--mamba-full-memory-ratio", "0.5", "--json"])
     assert json.loads(out)["state_slots"] == ANCHOR_BUDGET // 3 // (36 * 548_864)
+    code, out, _ = run(["plan", "--preset", "gpt-oss-20b", "--strategy", "sglang", "--budget",
+                        "10GB", "--no-sglang-swa-pool", "--json"])
+    assert json.loads(out)["capacity_tokens"] == 10**10 // (24 * 2048)
     # a preset's ssm tensors take SGLang's ssm dtype: float32 by default, bfloat16 when told
     for dtype, ssm_bytes in (("float32", 4), ("bfloat16", 2)):
         code, out, _ = run(["plan", "--preset", "Qwen3-Next-80B-A3B", "--tp", "2", "--strategy",

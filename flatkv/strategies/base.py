@@ -183,6 +183,11 @@ class StrategyOptions:
         depending on the radix-cache mode: the live state plus cached / tracked states); the
         running-request cap is ``slots // S``. Default 3, the lower end.
     sglang_page_size: tokens per page of SGLang's token pool (1 on most backends).
+    sglang_swa_pool: whether SGLang keeps sliding-window layers in a token pool of their own
+        (its hybrid SWA pool, sized by ``swa_full_tokens_ratio``). SGLang does so only for the
+        architectures on its list (gpt-oss, Llama 4, MiMo-V2, Step3.5, Gemma 4); for the others
+        (Gemma 2 / 3, Cohere2, Mistral, Phi-3) set it False: every attention layer then keeps
+        every token in one pool.
     sglang_ssm_dtype: the dtype SGLang keeps every state layer's ssm tensor in, whatever the
         model's: float32 unless the config's ``mamba_ssm_dtype`` or the SGLANG_MAMBA_SSM_DTYPE
         environment variable (``--mamba-ssm-dtype`` in older releases) names another. vLLM
@@ -208,6 +213,7 @@ class StrategyOptions:
     sglang_slots_per_request: int = 3
     sglang_page_size: int = 1
     sglang_ssm_dtype: str = "float32"
+    sglang_swa_pool: bool = True
     max_batched_tokens: int = DEFAULT_SCHEDULED_TOKENS
     lcm_padding_bound: Fraction | float | str = Fraction(1, 4)
     lcm_alignment_bytes: int = 256
@@ -247,6 +253,9 @@ class StrategyOptions:
                 f"one of {', '.join(SGLANG_SSM_DTYPES)} (SGLANG_MAMBA_SSM_DTYPE)"
             )
         object.__setattr__(self, "sglang_ssm_dtype", ssm_dtype)
+        if not isinstance(self.sglang_swa_pool, bool):
+            raise ValueError(f"sglang_swa_pool is {self.sglang_swa_pool!r}: give True (a pool "
+                             "of its own for sliding layers) or False (one pool)")
         check_int("max_batched_tokens", self.max_batched_tokens, minimum=1)
         check_int("lcm_alignment_bytes", self.lcm_alignment_bytes, minimum=1)
         check_int("reserved_bytes_per_block", self.reserved_bytes_per_block)

@@ -8,7 +8,10 @@
   ``slots // S`` (S slots per request, ``sglang_slots_per_request``).
 - KV: a token pool over the full-attention layers, ``kv_tokens = kv_memory // (bytes per token
   over those layers)``, rounded down to whole pages. With sliding layers, ``full = kv_memory /
-  (F * n_full + r_swa * F * n_swa)`` tokens and ``swa = r_swa * full`` tokens.
+  (F * n_full + r_swa * F * n_swa)`` tokens and ``swa = r_swa * full`` tokens. SGLang keeps
+  that second pool (its hybrid SWA pool) only for the architectures on its list (gpt-oss,
+  Llama 4, MiMo-V2, Step3.5, Gemma 4); for the others, such as Gemma 2 / 3, every attention
+  layer keeps every token in one pool (``sglang_swa_pool`` off).
 
 Exact integer arithmetic on the ratios (0.9 is 9/10); SGLang computes in float GiB, which can
 move a count by one. A request at context L holds L full tokens, ``min(W - 1 +
@@ -69,6 +72,14 @@ def state_layer_bytes(profile: CacheProfile, options: StrategyOptions) -> tuple[
     return total, text
 
 
+def pool_layers(profile: CacheProfile, options: StrategyOptions) -> tuple[int, int]:
+    """Attention layers in SGLang's full and sliding-window token pools. Without its hybrid SWA
+    pool (``sglang_swa_pool`` off: the architectures not on SGLang's list, such as Gemma 2 / 3)
+    a sliding layer keeps every token in the one pool, as a full layer does."""
+    n_full, n_swa = profile.count(FULL_ATTENTION), profile.count(SLIDING_ATTENTION)
+    return (n_full, n_swa) if options.sglang_swa_pool else (n_full + n_swa, 0)
+
+
 def enough_budget(profile: CacheProfile, options: StrategyOptions,
                   slot_bytes: int | None) -> int:
     """A budget that holds one running request's S state slots and a page of the token pool.
@@ -79,7 +90,7 @@ def enough_budget(profile: CacheProfile, options: StrategyOptions,
     works.
     """
     kv, page = profile.kv_bytes_per_slot, options.sglang_page_size
-    n_full, n_swa = profile.count(FULL_ATTENTION), profile.count(SLIDING_ATTENTION)
+    n_full, n_swa = pool_layers(profile, options)
     per_token = (kv * n_full + options.swa_full_tokens_ratio * kv * n_swa if n_full
                  else Fraction(kv * n_swa))  # bytes of one token of the binding pool
     kv_need = math.ceil(page * per_token)
@@ -103,7 +114,7 @@ def _concurrency(
     attention, what the static split leaves idle at that many requests."""
     kv, page = profile.kv_bytes_per_slot, options.sglang_page_size
     s = options.sglang_slots_per_request
-    n_full, n_swa = profile.count(FULL_ATTENTION), profile.count(SLIDING_ATTENTION)
+    n_full, n_swa = pool_layers(profile, options)
     limits: list[tuple[int, int, str, str]] = []  # (held, per request, name, formula)
     request_pages = cdiv(context_tokens, page)
     if n_full:
@@ -146,8 +157,7 @@ def run_sglang(
 ) -> StrategyResult:
     name = "sglang"
     kv = profile.kv_bytes_per_slot
-    n_full = profile.count(FULL_ATTENTION)
-    n_swa = profile.count(SLIDING_ATTENTION)
+    n_full, n_swa = pool_layers(profile, options)
     n_state = profile.count(LINEAR_ATTENTION)
     r = options.mamba_full_memory_ratio
     s = options.sglang_slots_per_request
@@ -195,6 +205,11 @@ def run_sglang(
 
     kv_memory = budget_bytes - state_bytes
     full_tokens = swa_tokens = 0
+    if not options.sglang_swa_pool and profile.count(SLIDING_ATTENTION):
+        formulas.append(
+            f"no hybrid SWA pool (--sglang-swa-pool off, as for an architecture not on SGLang's "
+            f"list): the {profile.count(SLIDING_ATTENTION)} sliding layers keep every token in "
+            "the one pool, as full layers do")
     if profile.has_attention:
         formulas.append(
             f"KV memory = budget - slots x slot bytes = {n(budget_bytes)} - {n(state_bytes)} = "
