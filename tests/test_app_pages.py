@@ -938,7 +938,7 @@ def test_compare_says_when_not_one_request_fits():
     # and 3 state pages of 4 groups' blocks, and 2 blocks hold only half of one
     at = open_app("app_pages/compare.py", {"block": "1048576"})
     assert_clean(at)
-    # vLLM checks every layer's pages for one request before it starts: 48 layers x one page
+    # vLLM checks one request's pages in every group before it starts: 48 layers x one page
     # of 1,048,576 x 2,048 B = 103,079,215,104 B (96 GiB) > the 71.68 GiB budget
     assert "vLLM v1" not in at.dataframe[0].value["strategy"].tolist()
     refusal = (f"**vLLM v1** does not apply: vLLM refuses to start: one request of 32,768 "

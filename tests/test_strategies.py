@@ -215,8 +215,8 @@ def test_sglang_without_its_hybrid_swa_pool_keeps_every_token_in_every_layer():
 
 
 def test_vllm_refuses_to_start_when_one_request_does_not_fit():
-    # check_enough_kv_cache_memory: every layer's pages for one request of max_model_len.
-    # Llama-3.1-8B at 1 GiB: 32 layers x cdiv(L, 16) pages of 16 x 4,096 = 65,536 B
+    # vLLM's start check: one request of max_model_len, its pages in every group, a page
+    # group_size layers wide. Llama-3.1-8B at 1 GiB: 32 layers x cdiv(L, 16) pages of 65,536 B
     budget = 2**30
     fits = run_strategy("vllm", llama_31_8b(), budget_bytes=budget, context_tokens=8_192)
     assert fits.applies and fits.concurrency == 1  # 32 x 512 x 65,536 = 2**30 exactly
@@ -224,8 +224,8 @@ def test_vllm_refuses_to_start_when_one_request_does_not_fit():
     assert not refused.applies
     assert refused.reason.startswith(
         f"vLLM refuses to start: one request of 131,072 tokens needs {32 * 8_192 * 65_536:,} B "
-        "of KV cache (16.00 GiB, every layer's pages at P 16), more than the 1,073,741,824 B "
-        "(1.00 GiB) available")
+        "of KV cache (16.00 GiB: its pages in every group, 32 layers a page, at P 16), more "
+        "than the 1,073,741,824 B (1.00 GiB) available")
     assert refused.reason.endswith("its estimated maximum model length is 8,192: give a "
                                    "context of at most 8,192 or a budget of at least "
                                    "17,179,869,184 B")
@@ -237,6 +237,16 @@ def test_vllm_refuses_to_start_when_one_request_does_not_fit():
     assert f"estimated maximum model length is {7_671 * 16:,}:" in r.reason
     assert run_strategy("vllm", gpt_oss_20b(), budget_bytes=3 * 2**30,
                         context_tokens=7_671 * 16).applies
+    # padding layers count (vLLM's _max_memory_usage_bytes_from_groups): 3 full + 5 sliding
+    # layers make groups of 3, the sliding ones in 2 groups (one padding layer). At L 1,024 a
+    # request needs 64 full pages + 2 x (cdiv(1,024, 16) + 1) = 194 blocks of 3 x 16 x 1,024 B:
+    # 9,535,488 B, where its layers alone hold (3 x 64 + 5 x 65) x 16,384 = 8,470,528 B
+    uneven = CacheProfile(layer_types=(FULL,) * 3 + (SLIDING,) * 5, kv_bytes_per_slot=1024,
+                          sliding_window=128)
+    fits = run_strategy("vllm", uneven, budget_bytes=194 * 49_152, context_tokens=1_024)
+    assert fits.applies and fits.concurrency == 1
+    short = run_strategy("vllm", uneven, budget_bytes=194 * 49_152 - 1, context_tokens=1_024)
+    assert "needs 9,535,488 B of KV cache" in short.reason
     # Qwen3-Next TP 2 at P 1,024 (pages of 1 MiB): 30 MiB holds 30 // 12 = 2 blocks of the
     # 4 groups, but a request of one token needs a page in each of the 48 layers
     huge = run_strategy("vllm", qwen3_next_tp2(), budget_bytes=30 * 2**20, context_tokens=1,

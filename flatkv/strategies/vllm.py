@@ -14,9 +14,9 @@
   ``num_blocks // num_groups * P`` (``logged_tokens``; ``capacity_tokens`` keeps the convention
   every strategy shares, so the Compare figures line up);
   "Maximum concurrency" is ``num_blocks`` over the blocks one request needs summed over groups.
-- vLLM refuses to start when one request of the context does not fit the budget (every layer's
-  pages, ``check_enough_kv_cache_memory``); the layout then does not apply, and says the longest
-  context that fits (vLLM's "estimated maximum model length").
+- vLLM refuses to start when one request of the context does not fit the budget (its pages in
+  every group, padding layers included: max concurrency under 1); the layout then does not
+  apply, and says the longest context that fits (vLLM's "estimated maximum model length").
 """
 
 from __future__ import annotations
@@ -63,22 +63,24 @@ def kernel_block_size(profile: CacheProfile, options: StrategyOptions) -> tuple[
 
 
 def request_bytes(profile: CacheProfile, options: StrategyOptions, counts: dict[str, int],
-                  context_tokens: int, block_size: int, page_bytes: int) -> int:
-    """What vLLM checks before it starts (``check_enough_kv_cache_memory``): the KV cache one
-    request of ``context_tokens`` needs, every layer's pages (``max_memory_usage_bytes``) summed
-    over the model's layers; padding layers hold none."""
-    return page_bytes * sum(
-        count * request_pages(kind, context_tokens, block_size, options, profile.sliding_window)
+                  group_size: int, context_tokens: int, block_size: int, page_bytes: int) -> int:
+    """What vLLM checks before it starts (``_max_memory_usage_bytes_from_groups``): the KV
+    cache one request of ``context_tokens`` needs, its pages in every group, each page
+    ``group_size`` layers' pages (padding layers included). It fits exactly when the request's
+    blocks fit ``num_blocks``: when max concurrency is at least 1."""
+    return group_size * page_bytes * sum(
+        cdiv(count, group_size)
+        * request_pages(kind, context_tokens, block_size, options, profile.sliding_window)
         for kind, count in counts.items())
 
 
 def longest_context(profile: CacheProfile, options: StrategyOptions, counts: dict[str, int],
-                    budget_bytes: int, context_tokens: int, block_size: int,
+                    group_size: int, budget_bytes: int, context_tokens: int, block_size: int,
                     page_bytes: int) -> int:
     """vLLM's "estimated maximum model length": the longest context up to ``context_tokens``
     whose request fits ``budget_bytes`` (its binary search), 0 when not even one token does."""
     def fits(tokens: int) -> bool:
-        return request_bytes(profile, options, counts, tokens, block_size,
+        return request_bytes(profile, options, counts, group_size, tokens, block_size,
                              page_bytes) <= budget_bytes
 
     if not fits(1):
@@ -206,15 +208,16 @@ def run_vllm(
         page_bytes=page,
     )
     if context_tokens is not None:
-        needed = request_bytes(profile, options, counts, context_tokens, p, page)
+        needed = request_bytes(profile, options, counts, group_size, context_tokens, p, page)
         if needed > budget_bytes:
-            longest = longest_context(profile, options, counts, budget_bytes, context_tokens, p,
-                                      page)
+            longest = longest_context(profile, options, counts, group_size, budget_bytes,
+                                      context_tokens, p, page)
             return not_applicable(
                 name, budget_bytes,
                 f"vLLM refuses to start: one request of {n(context_tokens)} tokens needs "
-                f"{n(needed)} B of KV cache ({needed / 2**30:.2f} GiB, every layer's pages at "
-                f"P {n(p)}), more than the {n(budget_bytes)} B ({budget_bytes / 2**30:.2f} GiB) "
+                f"{n(needed)} B of KV cache ({needed / 2**30:.2f} GiB: its pages in every "
+                f"group, {group_size} layers a page, at P {n(p)}), more than the "
+                f"{n(budget_bytes)} B ({budget_bytes / 2**30:.2f} GiB) "
                 f"available (\"To serve at least one request with the models's max seq len\"); "
                 + (f"its estimated maximum model length is {n(longest)}: give a context of at "
                    f"most {n(longest)} or a budget of at least {n(needed)} B" if longest else
