@@ -155,11 +155,30 @@ def exports(analysis) -> None:
                        on_click="ignore", icon=":material/download:")
 
 
+# The reference planner's words, for a reader new to them (teaching, design reviews).
+TERMS = """
+- **Component**: one cache tensor of one cache layer: the K/V history of an attention layer,
+  the conv or ssm state of a GDN / Mamba layer.
+- **Row**: everything one (group, layer) keeps in one block: its components side by side. A
+  history row grows with P (bytes per token x P); a state row is the same at any P.
+- **Slot tensor** (`flat_slab_j`): packed slabs put the j-th layer of every group in tensor j;
+  its row in a block is the sum of those layers' rows.
+- **Block, page id**: one index into every slot tensor at once; a block holds P tokens of
+  history (**P**: the requested block size, grown until the widest history row covers the
+  widest state row).
+- **Padding**: bytes a row leaves empty when every row is padded to the widest one (uniform
+  pages: vLLM pads its state page to the attention page); packed slabs do not allocate it.
+- **Dead weight**: a page id owned by one group still has rows in every other group's slot
+  tensor; those rows hold nothing.
+"""
+
 st.title("Layout")
 with user_errors():
     a = current_analysis()
     st.caption(f"{state().profile().name} · {a.planner} planner · budget "
                f"{exact_bytes(a.totals.budget_bytes)}")
+    with st.expander("Terms", icon=":material/menu_book:"):
+        st.markdown(TERMS)
     headline(a)
     why(a)
     layout(a)

@@ -726,6 +726,15 @@ def test_layout_names_the_padding_its_planner_has():
     assert metrics(at)["Padding share (per component)"] == "0.00%"
 
 
+def test_layout_explains_its_terms():
+    at = open_app("app_pages/layout.py")
+    (terms,) = [e for e in at.expander if e.label == "Terms"]
+    text = terms.markdown[0].value
+    for term in ("**Component**", "**Row**", "**Slot tensor** (`flat_slab_j`)",
+                 "**Block, page id**", "**Padding**", "**Dead weight**"):
+        assert term in text
+
+
 @pytest.mark.parametrize("page", PAGES)
 def test_a_bad_setting_is_explained_once_on_the_page(page):
     at = open_app(page, {"model": "Qwen3-Next-80B-A3B"})
