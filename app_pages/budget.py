@@ -94,11 +94,11 @@ with user_errors():
     ours = PLANNER_STRATEGY[s.planner]  # the sidebar's planner, unless another layout is picked
     c1, c2 = st.columns(2)
     with c1:
-        bind(st.selectbox, "budget_strategy", "Layout", options=list(STRATEGIES),
+        bind(st.selectbox, "budget_strategy", "Whose layout", options=list(STRATEGIES),
              format_func=STRATEGY_TITLES.get, to_widget=lambda v: v or ours,
              from_widget=lambda v: None if v == ours else v,
              help="Whose capacity the what-if sweeps: our planner (the sidebar's) or an "
-             "engine's layout, counted as on Compare.")
+             "engine's layout (vLLM v1, SGLang), counted as on Compare.")
     with c2:
         bind(st.number_input, "context", "Context length (tokens per request)", min_value=1,
              max_value=MAX_CONTEXT, step=1024)
