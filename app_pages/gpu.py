@@ -56,7 +56,7 @@ def settings(bench, devices: tuple[str, ...], a: PlanAnalysis) -> dict | None:
         st.warning(f"{' and '.join(missing)} does not run on {device} here: timing "
                    f"{', '.join(gpu_view.pick_kernels(state().lab_kernels, impls))}.",
                    icon=":material/link_off:")
-    c = st.columns([1, 1, 1, 1])
+    c = st.columns(2)  # rows of two: pills side by side are cut short in a narrow column
     bind(c[0].selectbox, "lab_device", "Device", options=devices,
          to_widget=lambda v: gpu_view.pick_device(v, devices)[0],
          help="cpu, or each CUDA GPU torch sees; the first GPU when there is one")
@@ -65,17 +65,18 @@ def settings(bench, devices: tuple[str, ...], a: PlanAnalysis) -> dict | None:
          from_widget=lambda chosen: _kernels_from_widget(chosen, impls),
          help="torch: the reference movers (index_select / index_copy_). triton: one fused "
          "launch over all slots (CUDA with triton installed).")
-    bind(c[2].pills, "lab_layouts", "Pool layout", options=gpu_view.POOL_LAYOUTS,
+    c = st.columns(2)
+    bind(c[0].pills, "lab_layouts", "Pool layout", options=gpu_view.POOL_LAYOUTS,
          selection_mode="multi", to_widget=list, from_widget=_layouts_from_widget,
          help=gpu_view.POOL_LAYOUT_HELP + " Pick both to time them side by side, in the same "
          "rounds against one copy.")
     default_rounds = gpu_view.PAGE_REPEATS[kind]
-    bind(c[3].number_input, "lab_rounds", "Timed rounds", min_value=1,
+    bind(c[1].number_input, "lab_rounds", "Timed rounds", min_value=1,
          max_value=gpu_view.MAX_REPEATS, step=1,
          to_widget=lambda v: min(v or default_rounds, gpu_view.MAX_REPEATS),
          from_widget=lambda v: None if int(v) == default_rounds else int(v),
          help=f"Medians over this many rounds, after {gpu_view.WARMUP_ROUNDS} warm-up rounds.")
-    c = st.columns([1, 1, 1])
+    c = st.columns(2)
     bind(c[0].number_input, "lab_max_blocks", "Max blocks (0 = automatic)", min_value=0,
          max_value=gpu_view.MAX_POOL_BLOCKS, step=1, from_widget=int,
          help="Allocate at most this many of the plan's blocks. Automatic: "
@@ -89,7 +90,8 @@ def settings(bench, devices: tuple[str, ...], a: PlanAnalysis) -> dict | None:
          help="Pages one gather / scatter moves. Automatic: "
          f"{gpu_view.per_device_text(gpu_view.DEFAULT_CALL_BYTES)} of pages, at most half the "
          "pool.")
-    bind(c[2].segmented_control, "lab_sweep", "Sweep", options=gpu_view.SWEEPS, required=True,
+    # a row of its own: three choices side by side are wider than a third of the page
+    bind(st.segmented_control, "lab_sweep", "Sweep", options=gpu_view.SWEEPS, required=True,
          from_widget=lambda v: v or gpu_view.SWEEPS[0])
     s = state()
     # the pool a run would get, for the suggestions; no free-memory query here (on CUDA that
