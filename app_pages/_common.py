@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import astuple, dataclass, replace
+from dataclasses import astuple, dataclass, fields, replace
 from typing import Any
 
 import plotly.graph_objects as go
@@ -39,6 +39,7 @@ from flatkv.strategies.base import (
     PADDING_BOUND_RANGE,
     RATIO_RANGE,
     SGLANG_SSM_DTYPES,
+    SGLANG_SWA_ARCHITECTURES,
 )
 from flatkv.strategies.vllm import DEFAULT_KERNEL_BLOCK_SIZE
 from flatkv.strategies.vllm import kernel_block_size as vllm_kernel_block_size
@@ -187,8 +188,9 @@ def user_errors() -> Iterator[None]:
 
 
 def _profile_key(p: CacheProfile) -> tuple:
-    return (p.layer_types, p.kv_bytes_per_slot, tuple(p.state_const_bytes.items()),
-            p.sliding_window, p.name, p.kernel_block_size)
+    """Every field of the profile (a new field cannot be left out of the cache key)."""
+    return tuple(tuple(v.items()) if isinstance(v, dict) else v
+                 for v in (getattr(p, f.name) for f in fields(p)))
 
 
 @st.cache_data(max_entries=128, show_spinner=False, hash_funcs={CacheProfile: _profile_key})
@@ -464,14 +466,15 @@ def engine_widget(field: str) -> None:
     elif field == "sglang_swa_pool":
         bind(st.toggle, field, "Sliding-window pool",
              help="SGLang keeps sliding-window layers in a token pool of their own (its hybrid "
-             "SWA pool) only for the architectures on its list: gpt-oss, Llama 4, MiMo-V2, "
-             "Step3.5, Gemma 4. Turn it off for the others (Gemma 2 / 3, Cohere2, Mistral): "
+             f"SWA pool) only for the architectures on its list: {SGLANG_SWA_ARCHITECTURES}. "
+             "Turn it off for the others (Gemma 2 / 3, Cohere2, Mistral): "
              "every layer then keeps every token in one pool.")
     elif field == "sglang_ssm_dtype":
         bind(st.selectbox, field, "ssm state dtype", options=list(SGLANG_SSM_DTYPES),
              help="SGLang keeps every state layer's ssm tensor in this dtype, whatever the "
              "model's: float32 unless the config's mamba_ssm_dtype or SGLANG_MAMBA_SSM_DTYPE "
-             "names another. vLLM keeps the model's.")
+             "names another; set it to that here (the model's own ssm dtype does not). vLLM "
+             "keeps the model's.")
     elif field == "sglang_slots_per_request":
         bind(st.number_input, field, "State slots per request S", min_value=1,
              max_value=MAX_SLOTS_PER_REQUEST, step=1,
@@ -489,19 +492,19 @@ def acting_fields(s: AppState) -> tuple[str, ...]:
         profile = s.profile()
     except ValueError:
         return ENGINE_FIELDS
-    return tuple(f for f in ENGINE_FIELDS
-                 if any(f in strategy_fields(name, profile) for name in STRATEGY_FIELDS))
+
+    def idle(field: str) -> bool:  # another option's setting leaves it nothing to act on
+        return ((field == "mamba_chunk_size" and s.mamba_cache_mode != "all")
+                or (field == "swa_full_tokens_ratio" and not s.sglang_swa_pool))
+
+    return tuple(f for f in ENGINE_FIELDS if not idle(f)
+                 and any(f in strategy_fields(name, profile) for name in STRATEGY_FIELDS))
 
 
 def _acts(field: str) -> bool:
     """Whether to offer an engine option: one some layout reads for this model, the chunk size
     in mamba cache mode "all" only, SGLang's sliding / full ratio with its sliding pool only."""
-    s = state()
-    if field == "mamba_chunk_size" and s.mamba_cache_mode != "all":
-        return False
-    if field == "swa_full_tokens_ratio" and not s.sglang_swa_pool:  # no sliding pool to size
-        return False
-    return field in acting_fields(s)
+    return field in acting_fields(state())
 
 
 def _model_kernel_block_size() -> int:

@@ -138,7 +138,8 @@ with user_errors():
         st.caption(f"SGLang: capacity is the full-attention token pool; the sliding-window "
                    f"layers have a pool of their own, {r.extras['swa_tokens']:,} tokens (sliding "
                    "/ full tokens ratio in the layout options).")
-    elif history and (note := app_data.sliding_capacity_text(s.profile())):
+    elif (history and not (strategy == "sglang" and not s.sglang_swa_pool)  # one pool: L each
+          and (note := app_data.sliding_capacity_text(s.profile()))):
         st.caption(note)
     with st.expander("The math"):
         st.code("\n".join(r.formulas), language=None, wrap_lines=True)

@@ -19,6 +19,7 @@ from app_pages._common import (
 )
 from flatkv import app_data, charts
 from flatkv.app_state import MAX_CONTEXT
+from flatkv.strategies.base import SGLANG_SWA_ARCHITECTURES
 from flatkv.units import exact_bytes
 
 
@@ -81,7 +82,7 @@ with user_errors():
             st.caption(note)
     if "sliding_attention" in s.profile().layer_types and s.sglang_swa_pool:
         st.caption("SGLang keeps sliding-window layers in a pool of their own only for the "
-                   "architectures on its list (gpt-oss, Llama 4, MiMo-V2, Step3.5, Gemma 4). "
+                   f"architectures on its list ({SGLANG_SWA_ARCHITECTURES}). "
                    "For others, such as Gemma 2 / 3, turn off its sliding-window pool in the "
                    "engine options: every layer then keeps every token.")
     if s.mamba_cache_mode == "all" and s.profile().has_state:

@@ -398,7 +398,8 @@ def short_of_one_request_text(rows: Sequence[CompareRow], context: int) -> str:
     if not short:
         return ""
     return (f"Not even one request of {tokens_text(context)} fits in: {', '.join(short)}. An "
-            "engine would refuse to start (vLLM checks that one request of max_model_len fits).")
+            "engine laid out so would refuse to start, as vLLM does when one request of "
+            "max_model_len does not fit.")
 
 
 def sliding_capacity_text(profile: CacheProfile) -> str:

@@ -304,21 +304,23 @@ def _size(key: str, text: str) -> int:
     return parse_size(text, field=key)
 
 
-def gpu_memory_size(text: str, field: str = "GPU memory") -> int:
-    """One GPU's memory from ``text`` (the sidebar's field, a link's gpu_mem): a size above 0."""
+def _memory_size(text: str, field: str, fix: str) -> int:
+    """A size above 0 from ``text``: ``fix`` says what to give instead of 0."""
     nbytes = parse_size(text, field=field)
     if nbytes == 0:
-        raise ValueError(f"{field} is 0: give the memory of one GPU, e.g. 80GB or 141GB")
+        raise ValueError(f"{field} is 0: give {fix}")
     return nbytes
+
+
+def gpu_memory_size(text: str, field: str = "GPU memory") -> int:
+    """One GPU's memory from ``text`` (the sidebar's field, a link's gpu_mem)."""
+    return _memory_size(text, field, "the memory of one GPU, e.g. 80GB or 141GB")
 
 
 def kv_memory_size(text: str, field: str = "KV cache memory") -> int:
     """The KV cache memory of one rank from ``text`` (the sidebar's field, a link's kv_mem)."""
-    nbytes = parse_size(text, field=field)
-    if nbytes == 0:
-        raise ValueError(f"{field} is 0: give the KV cache memory of one rank, e.g. 44.59GiB "
-                         "as vLLM logs it")
-    return nbytes
+    return _memory_size(text, field, "the KV cache memory of one rank, e.g. 44.59GiB as vLLM "
+                        "logs it")
 
 
 # The sidebar slider's range: a link must not hold what the slider cannot show.

@@ -383,7 +383,7 @@ class ModelSpec:
             self._check_split(self.tp)
         except ValueError as exc:
             fits = [str(t) for t in range(1, SHOWN_TP + 1) if self._splits(t)]
-            raise ValueError(f"{exc} (tp up to {SHOWN_TP} that split this model: "
+            raise ValueError(f"{exc} (tp up to {SHOWN_TP} that split its cache layers: "
                              f"{', '.join(fits[:8])}{', ...' if len(fits) > 8 else ''})"
                              if fits else str(exc)) from None
         for layer in dict.fromkeys(layers):

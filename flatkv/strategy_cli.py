@@ -24,7 +24,12 @@ from flatkv.strategies import (
     compare,
 )
 from flatkv.strategies import run_strategy as _run_strategy
-from flatkv.strategies.base import MAMBA_CACHE_MODES, SGLANG_SSM_DTYPES, ratio_text
+from flatkv.strategies.base import (
+    MAMBA_CACHE_MODES,
+    SGLANG_SSM_DTYPES,
+    SGLANG_SWA_ARCHITECTURES,
+    ratio_text,
+)
 from flatkv.texttable import text_table
 from flatkv.units import concurrency_text, tokens_text
 
@@ -113,13 +118,13 @@ def add_strategy_arguments(
          f"{defaults.sglang_slots_per_request})")
     parser.add_argument("--sglang-page-size", type=int, default=defaults.sglang_page_size,
          help=f"sglang: tokens per KV page (default {defaults.sglang_page_size})")
-    parser.add_argument("--sglang-ssm-dtype", choices=SGLANG_SSM_DTYPES,
-         default=defaults.sglang_ssm_dtype,
-         help="sglang: the dtype of its ssm state, whatever the model's (default "
-         f"{defaults.sglang_ssm_dtype}; set the config's mamba_ssm_dtype when it names one)")
+    parser.add_argument("--sglang-ssm-dtype", default=defaults.sglang_ssm_dtype, metavar="DTYPE",
+         help=f"sglang: the dtype of its ssm state, one of {', '.join(SGLANG_SSM_DTYPES)}, "
+         f"whatever the model's (default {defaults.sglang_ssm_dtype}, SGLang's own; SGLang "
+         "reads a config's mamba_ssm_dtype first, this does not: give it here)")
     parser.add_argument("--sglang-swa-pool", action=argparse.BooleanOptionalAction,
          default=None, help="sglang: sliding-window layers in a token pool of their own (SGLang "
-         "does this for gpt-oss, Llama 4, MiMo-V2, Step3.5, Gemma 4); --no-sglang-swa-pool for "
+         f"does this for {SGLANG_SWA_ARCHITECTURES}); --no-sglang-swa-pool for "
          "other architectures (Gemma 2 / 3, Cohere2, Mistral): one pool, every token in every "
          "layer (default: a pool of their own)")
     parser.add_argument("--max-batched-tokens", type=int, default=defaults.max_batched_tokens,

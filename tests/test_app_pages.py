@@ -239,7 +239,7 @@ def test_a_config_json_that_does_not_split_over_the_sidebar_tp_is_refused():
     at.button(key="hf.load").click().run()
     assert [e.value for e in at.error] == [
         "attention.kv_heads = 12 is not divisible by tp = 8: choose a tp that divides it (tp "
-        "up to 64 that split this model: 1, 2, 3, 4, 6, 12, 24, 36, ...)"]
+        "up to 64 that split its cache layers: 1, 2, 3, 4, 6, 12, 24, 36, ...)"]
     assert at.query_params["model"] == "Llama-3.1-8B" and at.subheader[0].value == "Llama-3.1-8B"
 
 
@@ -743,7 +743,7 @@ def test_a_bad_setting_is_explained_once_on_the_page(page):
     # one error box; the sidebar only points at it
     assert [e.value for e in at.error] == [
         "gdn.k_heads = 16 is not divisible by tp = 3: choose a tp that divides it (tp up to 64 "
-        "that split this model: 1, 2, 4, 8, 16)"]
+        "that split its cache layers: 1, 2, 4, 8, 16)"]
     assert any("the page says why" in c.value for c in at.sidebar.caption)
     at.sidebar.number_input(key="w.tp").set_value(1).run()
     at.sidebar.text_input(key="w.weights").set_value("200GB").run()
@@ -971,7 +971,7 @@ def test_with_both_model_and_budget_wrong_the_sidebar_names_the_budget_reason():
     at.sidebar.number_input(key="w.tp").set_value(3).run()
     assert [e.value for e in at.error] == [
         "gdn.k_heads = 16 is not divisible by tp = 3: choose a tp that divides it (tp up to 64 "
-        "that split this model: 1, 2, 4, 8, 16)"]
+        "that split its cache layers: 1, 2, 4, 8, 16)"]
     side = " ".join(c.value for c in at.sidebar.caption)
     assert "weights per rank" in side and "fill the usable memory" in side
 
@@ -1236,6 +1236,6 @@ def test_budget_says_when_not_one_request_fits():
     assert_clean(at)
     notes = [c.value for c in at.caption if c.value.startswith("Not even one request")]
     assert notes == ["Not even one request of 1,000,000 tokens fits in: FlatKV packed slabs "
-                     "(0.79). An engine would refuse to start (vLLM checks that one request of "
-                     "max_model_len fits)."]
+                     "(0.79). An engine laid out so would refuse to start, as vLLM does when "
+                     "one request of max_model_len does not fit."]
     assert metrics(at)["Concurrency at 1,000,000 tokens"] == "0.79"

@@ -115,6 +115,16 @@ def test_format_size_reads_back_exactly(n):
     assert parse_size(format_size(n)) == n
 
 
+@given(st.integers(min_value=100, max_value=10**7))
+def test_a_two_decimal_gib_figure_reads_back_as_typed(hundredths):
+    # what a log prints, e.g. 44.59 GiB: the floor of that many bytes is written back short
+    n = hundredths * 2**30 // 100
+    text = format_size(n)
+    assert parse_size(text) == n
+    assert text.endswith(("GiB", "MiB", "GB", "MB"))  # never plain bytes
+    assert len(text) <= len(f"{hundredths / 100:.2f}GiB")
+
+
 def test_counts_are_singular_for_one():
     assert (count_text(1, "layer"), count_text(36, "layer")) == ("1 layer", "36 layers")
     assert (tokens_text(1), tokens_text(32_768)) == ("1 token", "32,768 tokens")

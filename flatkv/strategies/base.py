@@ -82,6 +82,9 @@ CATEGORIES = (
 MAMBA_CACHE_MODES = ("none", "align", "all")
 # The dtypes SGLang keeps a state layer's ssm tensor in (its SGLANG_MAMBA_SSM_DTYPE names).
 SGLANG_SSM_DTYPES = ("float32", "bfloat16", "float16")
+# The architectures SGLang gives sliding-window layers a token pool of their own (its hybrid SWA
+# pool; model_config.is_hybrid_swa_model), as the help texts name them.
+SGLANG_SWA_ARCHITECTURES = "gpt-oss, Llama 4, MiMo-V2, Step3.5, Gemma 4"
 
 # Bounds on ratio options (an exact Fraction is computed from them, so they must stay small).
 RATIO_RANGE = (Fraction(1, 10**6), Fraction(10**6))
@@ -185,13 +188,14 @@ class StrategyOptions:
     sglang_page_size: tokens per page of SGLang's token pool (1 on most backends).
     sglang_swa_pool: whether SGLang keeps sliding-window layers in a token pool of their own
         (its hybrid SWA pool, sized by ``swa_full_tokens_ratio``). SGLang does so only for the
-        architectures on its list (gpt-oss, Llama 4, MiMo-V2, Step3.5, Gemma 4); for the others
+        architectures on its list (SGLANG_SWA_ARCHITECTURES); for the others
         (Gemma 2 / 3, Cohere2, Mistral, Phi-3) set it False: every attention layer then keeps
         every token in one pool.
     sglang_ssm_dtype: the dtype SGLang keeps every state layer's ssm tensor in, whatever the
         model's: float32 unless the config's ``mamba_ssm_dtype`` or the SGLANG_MAMBA_SSM_DTYPE
-        environment variable (``--mamba-ssm-dtype`` in older releases) names another. vLLM
-        keeps it in the model's ssm dtype. Its conv state is bfloat16 (SGLANG_MAMBA_CONV_DTYPE),
+        environment variable (``--mamba-ssm-dtype`` in older releases) names another; the
+        profile does not carry the config's field over, so set this to it. vLLM keeps the
+        model's ssm dtype. Its conv state is bfloat16 (SGLANG_MAMBA_CONV_DTYPE),
         as a bfloat16 model's; the strategy keeps the model's conv bytes.
     max_batched_tokens: tokens scheduled per step (vLLM's default 8192); it sizes the pages a
         sliding-window request holds and the S of the SPEC section 3.5 workload.

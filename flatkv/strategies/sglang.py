@@ -9,9 +9,9 @@
 - KV: a token pool over the full-attention layers, ``kv_tokens = kv_memory // (bytes per token
   over those layers)``, rounded down to whole pages. With sliding layers, ``full = kv_memory /
   (F * n_full + r_swa * F * n_swa)`` tokens and ``swa = r_swa * full`` tokens. SGLang keeps
-  that second pool (its hybrid SWA pool) only for the architectures on its list (gpt-oss,
-  Llama 4, MiMo-V2, Step3.5, Gemma 4); for the others, such as Gemma 2 / 3, every attention
-  layer keeps every token in one pool (``sglang_swa_pool`` off).
+  that second pool (its hybrid SWA pool) only for the architectures on its list
+  (``SGLANG_SWA_ARCHITECTURES``); for the others, such as Gemma 2 / 3, every attention layer
+  keeps every token in one pool (``sglang_swa_pool`` off).
 
 Exact integer arithmetic on the ratios (0.9 is 9/10); SGLang computes in float GiB, which can
 move a count by one. A request at context L holds L full tokens, ``min(W - 1 +
