@@ -138,6 +138,13 @@ def load_config_dict(config: dict | str | bytes | Path) -> dict[str, Any]:
 _NESTED = ("text_config", "llm_config")
 
 
+def _levels(cfg: Mapping[str, Any]) -> list[tuple[str, Mapping[str, Any]]]:
+    """The config and its nested language-model configs, each with the prefix its fields are
+    named by in messages (``""``, ``"text_config."``)."""
+    return [("", cfg)] + [(f"{key}.", cfg[key]) for key in _NESTED
+                          if isinstance(cfg.get(key), Mapping)]
+
+
 def _precheck_sizes(cfg: Mapping[str, Any], where: str = "") -> None:
     """Refuse absurd layer counts before transformers builds per-layer lists from them."""
     for key in ("num_hidden_layers", "n_layer", "num_layers"):
@@ -153,9 +160,6 @@ def _precheck_sizes(cfg: Mapping[str, Any], where: str = "") -> None:
                 f"{where}{key} has {len(value)} entries: too large to be real "
                 f"(at most {MAX_CACHE_LAYERS})"
             )
-    for key in _NESTED:
-        if isinstance(cfg.get(key), Mapping):
-            _precheck_sizes(cfg[key], f"{key}.")
 
 
 # Sizes and layer-pattern fields that must be whole numbers, at least 1 (0 for an offset), where
@@ -187,9 +191,6 @@ def _precheck_whole(cfg: Mapping[str, Any], where: str = "") -> None:
                 f"config.json {where}{key} = {value} must be "
                 f"{'positive' if least else 'at least 0'}: fix or remove the field"
             )
-    for key in _NESTED:
-        if isinstance(cfg.get(key), Mapping):
-            _precheck_whole(cfg[key], f"{key}.")
 
 
 def _precheck_dtype(cfg: Mapping[str, Any], where: str = "") -> None:
@@ -202,9 +203,6 @@ def _precheck_dtype(cfg: Mapping[str, Any], where: str = "") -> None:
                 canonical_dtype(value)
             except ValueError as exc:
                 raise ValueError(f"config.json {where}{key} = {value!r}: {exc}") from None
-    for key in _NESTED:
-        if isinstance(cfg.get(key), Mapping):
-            _precheck_dtype(cfg[key], f"{key}.")
 
 
 # transformers 5 writes floats JSON cannot hold (nemotron_h's and falcon_h1's time_step_limit
@@ -274,10 +272,11 @@ def resolve_config(cfg: Mapping[str, Any]) -> Any:
         if cfg.get(key) is not None and not isinstance(cfg[key], Mapping):
             raise ValueError(f"config.json {key} = {cfg[key]!r} must be an object (the language "
                              "model's config): fix or remove it")
-    _precheck_sizes(cfg)
-    _precheck_whole(cfg)
+    for where, level in _levels(cfg):
+        _precheck_sizes(level, where)
+        _precheck_whole(level, where)
+        _precheck_dtype(level, where)
     _precheck_pattern(cfg)
-    _precheck_dtype(cfg)
     try:
         from transformers import AutoConfig
         from transformers.utils import logging as hf_logging
@@ -350,9 +349,8 @@ def _culprit(auto_config: Any, read_as: str, kwargs: dict[str, Any]) -> tuple[st
 def _check_layer_count(cfg: Mapping[str, Any], conf: Any) -> None:
     """A num_hidden_layers the config gives must be the layers its pattern gives: nemotron_h
     counts its layer_types and drops the 52 a config says for the 3 its layer_types list."""
-    levels = [("", cfg, conf)] + [(f"{key}.", cfg[key], getattr(conf, key, None))
-                                  for key in _NESTED if isinstance(cfg.get(key), Mapping)]
-    for where, given, resolved in levels:
+    for where, given in _levels(cfg):
+        resolved = getattr(conf, where[:-1], None) if where else conf
         said, counted = given.get("num_hidden_layers"), getattr(resolved, "num_hidden_layers",
                                                                  None)
         if isinstance(said, int) and isinstance(counted, int) and said != counted:
