@@ -784,6 +784,63 @@ def test_compare_takes_sglang_page_size_and_sliding_ratio():
     assert not [w for w in at.number_input if w.key == "w.swa_full_tokens_ratio"]
 
 
+def test_options_another_option_idles_are_neither_offered_nor_named():
+    # a sliding ratio of 0.5 in the link: named while SGLang keeps its sliding pool, dropped from
+    # the caption (and the field) once the pool is off; the chunk size likewise outside mode all
+    link = {"model": "gpt-oss-20b", "gpu": "Custom", "gpu_mem": "10GB", "frac": "1",
+            "sg_swa": "0.5"}
+    at = open_app("app_pages/compare.py", link)
+    assert "SGLang sliding/full tokens ratio 0.5" in at.caption[0].value
+    at = open_app("app_pages/compare.py", {**link, "sg_swa_pool": "0"})
+    assert_clean(at)
+    assert at.caption[0].value.endswith("engine options: SGLang sliding-window pool off")
+    chunk = {**QWEN35_LINK, "chunk": "128"}
+    assert "mamba chunk" not in open_app("app_pages/compare.py", chunk).caption[0].value
+    at = open_app("app_pages/compare.py", {**chunk, "mamba": "all"})
+    assert at.caption[0].value.endswith(
+        "engine options: mamba cache mode all, mamba chunk 128")
+
+
+def test_budget_says_sliding_pages_count_as_history_only_where_they_do():
+    # vLLM counts gpt-oss-20b's sliding pages like history: the window note; SGLang without its
+    # sliding pool keeps every token of every layer (no window): no note; with it, its own note
+    link = {"model": "gpt-oss-20b", "gpu": "Custom", "gpu_mem": "10GB", "frac": "1"}
+
+    def notes(query: dict) -> list[str]:
+        at = open_app("app_pages/budget.py", {**link, **query})
+        assert_clean(at)
+        return [c.value.split(":")[0] for c in at.caption
+                if c.value.startswith(("Sliding-window layers", "SGLang: capacity"))]
+
+    assert notes({"b_layout": "vllm"}) == ["Sliding-window layers"]
+    assert notes({"b_layout": "sglang"}) == ["SGLang"]
+    assert notes({"b_layout": "sglang", "sg_swa_pool": "0"}) == []
+
+
+def test_the_profile_cache_key_changes_with_every_field():
+    # a field left out of the key lets two models share cached figures: ssm tensors of equal
+    # bytes in bfloat16 and in float32 size SGLang's float32 state differently
+    from dataclasses import fields, replace
+
+    from app_pages._common import _profile_key
+    from flatkv.app_model import profile_for
+
+    qwen = profile_for("Qwen3-Next-80B-A3B", None, 2)
+    gpt = profile_for("gpt-oss-20b", None, 1)
+    assert (qwen.ssm_element_bytes, gpt.sliding_window) == (2, 128)
+    changes = [
+        (qwen, "layer_types", qwen.layer_types[::-1]), (qwen, "kv_bytes_per_slot", 1),
+        (qwen, "state_const_bytes", {**qwen.state_const_bytes, "conv": 1}),
+        (gpt, "sliding_window", 256), (qwen, "name", "other"), (qwen, "kernel_block_size", 64),
+        (qwen, "ssm_element_bytes", 4),
+    ]
+    assert {f.name for f in fields(qwen)} == {name for _, name, _ in changes}, \
+        "give each new field of CacheProfile a change here"
+    for profile, name, value in changes:
+        assert _profile_key(replace(profile, **{name: value})) != _profile_key(profile), name
+    assert _profile_key(replace(qwen)) == _profile_key(qwen)
+
+
 def test_a_vllm_log_checks_out_from_its_kv_cache_memory():
     # SPEC 3.1's anchor as a reviewer has it: Qwen3-Next TP 2, "Available KV cache memory:
     # 44.59 GiB", max_model_len 262,144; vLLM logged 973,760 tokens and 14.77x
