@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from fractions import Fraction
 
-from flatkv import app_model, gpu_view
+from flatkv import app_model, gpu_view, presets
 from flatkv.analysis import PLANNERS
 from flatkv.models import MAX_TP, ModelSpec
 from flatkv.plan import FULL_ATTENTION, SLIDING_ATTENTION, alignment_or_block_size, check_int
@@ -524,9 +524,11 @@ def _decode_model(q: Mapping[str, str]) -> tuple[str, app_model.RawModel | None,
             notice = f"The model in the link is not valid ({exc}); {fallback}"
             return DEFAULT.model, None, None, notice
     if name != app_model.CUSTOM:
-        if name in app_model.model_names():
-            return name, None, None, ""
-        return DEFAULT.model, None, None, f"model={name!r} is not a known model; {fallback}"
+        if (preset := presets.preset_name(name)) is not None:  # any case, or the file's stem
+            return preset, None, None, ""
+        return DEFAULT.model, None, None, (
+            f"model={name!r} is not a known model (one of {', '.join(app_model.model_names())}); "
+            f"{fallback}")
     try:
         window, kernel = q.get("window"), q.get("model_kernel")
         raw = app_model.RawModel(

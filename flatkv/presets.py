@@ -36,6 +36,13 @@ def list_presets() -> list[str]:
     return sorted({name for name, _ in _index().values()}, key=str.lower)
 
 
+def preset_name(name: str) -> str | None:
+    """The display name of the preset ``name`` calls (display name or file stem, any case), or
+    None: ``jamba-1.5-mini`` in a hand-typed link is ``Jamba-1.5-Mini``."""
+    entry = _index().get(str(name).strip().lower())
+    return None if entry is None else entry[0]
+
+
 def load_preset(name: str) -> ModelSpec:
     """The preset called ``name`` (display name or file stem, any case)."""
     entry = _index().get(str(name).strip().lower())

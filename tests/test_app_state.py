@@ -10,7 +10,7 @@ from fractions import Fraction
 
 import pytest
 
-from flatkv import app_model
+from flatkv import app_model, presets
 from flatkv.app_model import CUSTOM, RawModel
 from flatkv.app_state import (
     DEFAULT,
@@ -149,12 +149,23 @@ def test_a_bad_setting_falls_back_to_its_default_with_a_notice(params, field, wo
 def test_a_stale_model_or_a_broken_custom_model_falls_back_to_the_default_model():
     state, notices = decode_query({"model": "GPT-9"})
     assert state.model == DEFAULT.model and "'GPT-9' is not a known model" in notices[0]
+    assert "(one of DeepSeek-V3, Falcon-H1-7B, gpt-oss-120b," in notices[0]
     state, notices = decode_query({"model": "custom", "layers": "full*x", "kv": "2048"})
     assert state.model == DEFAULT.model and state.raw is None
     assert "custom model in the link is not valid" in notices[0] and "full*x" in notices[0]
     # state layers without state tensors: the profile rejects it
     state, notices = decode_query({"model": "custom", "layers": "linear*4,full", "kv": "64"})
     assert state.model == DEFAULT.model and "state_const_bytes is empty" in notices[0]
+
+
+def test_a_hand_typed_preset_name_finds_its_preset_in_any_case_or_by_its_file():
+    # the CLI's --preset takes these too; the link is then written with the display name
+    for typed in ("jamba-1.5-mini", "JAMBA-1.5-MINI", "nemotron-h-8b", " Qwen3.5-27b "):
+        state, notices = decode_query({"model": typed})
+        assert notices == [] and state.model == presets.preset_name(typed)
+        assert encode_query(state)["model"] == state.model
+    assert [decode_query({"model": t})[0].model for t in ("jamba-1.5-mini", "qwen3.5-27b")] == [
+        "Jamba-1.5-Mini", "Qwen3.5-27B"]
 
 
 def test_unknown_parameters_are_named_and_streamlit_ones_ignored():
