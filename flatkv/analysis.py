@@ -158,7 +158,7 @@ class PlanAnalysis:
             )
         steps.append(
             f"Page row at P: max({eq.max_linear:,} x {self.totals.block_size:,}, "
-            f"{eq.max_const:,}) = {eq.block_bytes:,} B."
+            f"{eq.max_const:,}) = {eq.page_row_bytes:,} B."
         )
         return steps
 
@@ -203,7 +203,7 @@ def analyze(
         )
     geo = plan.geometry
     p = geo.block_size
-    page_row = eq.block_bytes  # the widest row at P (both planners plan at the equalizer's P)
+    page_row = eq.page_row_bytes  # the widest row at P (both planners plan at the equalizer's P)
     state_components = {(c.group_id, c.layer, c.component) for c in comps if not c.is_linear}
 
     slots: list[SlotUse] = []

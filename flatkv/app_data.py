@@ -86,7 +86,7 @@ def headline(analysis: PlanAnalysis) -> Headline:
         unused_bytes=t.unused_bytes,
         uniform_padding_per_block=t.uniform_padding_bytes // t.num_blocks,
         dead_share_by_group=tuple((g.group_id, g.dead_share) for g in analysis.groups),
-        page_row_bytes=analysis.equalizer.block_bytes,
+        page_row_bytes=analysis.equalizer.page_row_bytes,
         state_row_bytes=analysis.equalizer.max_const,
     )
 

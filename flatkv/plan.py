@@ -22,7 +22,7 @@ Vocabulary
                 (``TensorPlan.nbytes // num_blocks``; ``row_bytes`` of a slot in analysis and
                 flatkv.gpu) is one slot's rows side by side. ``BlockGeometry.block_bytes``: one
                 block id over all slots. The page row: the widest row at P, what a uniform-page
-                engine pads every row to (``Equalizer.block_bytes``; vLLM's page size). The GPU
+                engine pads every row to (``Equalizer.page_row_bytes``; vLLM's page size). The GPU
                 benchmark's ``page_bytes`` is what one page id moves: the block's bytes.
 """
 
@@ -317,7 +317,7 @@ class Equalizer:
     max_const: int
     needed: int  # 0 when there is no constant row
     block_size: int
-    block_bytes: int  # max(max_linear * P, max_const): the widest row at P
+    page_row_bytes: int  # max(max_linear * P, max_const): the widest row at P
 
     @property
     def inflated(self) -> bool:
@@ -403,7 +403,7 @@ def equalize_rows(rows: Sequence[Row], block_size: int, alignment: int) -> Equal
         max_const=max_const,
         needed=needed,
         block_size=p,
-        block_bytes=max(max_linear * p, max_const),
+        page_row_bytes=max(max_linear * p, max_const),
     )
 
 
@@ -417,9 +417,11 @@ def solve_page_geometry(
     components: Iterable[ComponentSpec], *, block_size: int, alignment: int
 ) -> BlockGeometry:
     """Smallest P >= block_size (a multiple of ``alignment`` when inflated) such that the widest
-    linear row covers the widest constant row; block_bytes is that widest row at P."""
+    linear row covers the widest constant row. Its block_bytes is that widest row at P, the
+    page row, as in the reference planner's ``solve_page_geometry``; a TensorPlan's geometry
+    (``plan_tensors``) holds a whole block's bytes over all slots instead."""
     eq = equalize(components, block_size=block_size, alignment=alignment)
-    return BlockGeometry(block_size=eq.block_size, block_bytes=eq.block_bytes)
+    return BlockGeometry(block_size=eq.block_size, block_bytes=eq.page_row_bytes)
 
 
 def config_equalizer(rows: Sequence[Row], block_size: int, alignment: int) -> Equalizer:
