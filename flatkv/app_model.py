@@ -29,7 +29,13 @@ from flatkv.patterns import (
     parse_layer_pattern,
     parse_pattern,
 )
-from flatkv.plan import FULL_ATTENTION, LINEAR_ATTENTION, SLIDING_ATTENTION, occurrence_index
+from flatkv.plan import (
+    FULL_ATTENTION,
+    LAYER_LABELS,
+    LINEAR_ATTENTION,
+    SLIDING_ATTENTION,
+    occurrence_index,
+)
 from flatkv.profile import CacheProfile
 from flatkv.units import parse_named_sizes
 
@@ -271,7 +277,7 @@ def layer_rows(profile: CacheProfile, names: Sequence[str] | None = None) -> lis
 def kind_summary(profile: CacheProfile) -> list[dict]:
     """Per kind of cache layer: how many, bytes per token per layer and over all its layers."""
     out = []
-    for label in (FULL_ATTENTION, SLIDING_ATTENTION, LINEAR_ATTENTION):
+    for label in LAYER_LABELS:
         n = profile.count(label)
         if not n:
             continue

@@ -34,6 +34,8 @@ from dataclasses import dataclass
 FULL_ATTENTION = "full_attention"
 SLIDING_ATTENTION = "sliding_attention"
 LINEAR_ATTENTION = "linear_attention"
+# Every cache-layer label the profile, the engine layouts and the app know, in display order.
+LAYER_LABELS = (FULL_ATTENTION, SLIDING_ATTENTION, LINEAR_ATTENTION)
 
 # Labels whose layers carry recurrent state (constant rows), not KV history.
 STATE_LAYER_TYPES = frozenset({LINEAR_ATTENTION})
@@ -232,7 +234,7 @@ def components_from_layers(
         if not isinstance(label, str) or not label:
             raise ValueError(f"layer_types[{i}] must be a non-empty string, got {label!r}")
     has_history = any(label not in STATE_LAYER_TYPES for label in labels)
-    has_state = len(labels) > 0 and any(label in STATE_LAYER_TYPES for label in labels)
+    has_state = any(label in STATE_LAYER_TYPES for label in labels)
     if has_history:
         check_int(
             "kv_bytes_per_slot",

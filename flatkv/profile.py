@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from flatkv.plan import (
-    FULL_ATTENTION,
+    LAYER_LABELS,
     LINEAR_ATTENTION,
     SLIDING_ATTENTION,
     ComponentSpec,
@@ -20,10 +20,13 @@ from flatkv.plan import (
     components_from_layers,
 )
 
-KNOWN_LABELS = (FULL_ATTENTION, SLIDING_ATTENTION, LINEAR_ATTENTION)
 # Bytes one token adds to a layer, or one state tensor: real models stay under a few MiB; a
 # terabyte is a typo (and a browser's number field cannot hold much more than 2**53)
 MAX_ROW_BYTES = 1 << 40
+SLIDING_WINDOW_MISSING = (
+    "sliding_window is not set but the model has sliding_attention layers: give the window in "
+    "tokens (sliding_window in the profile or config, --sliding-window on the command line)"
+)
 
 
 @dataclass(frozen=True)
@@ -59,10 +62,10 @@ class CacheProfile:
         object.__setattr__(self, "state_const_bytes", dict(self.state_const_bytes))
         if not self.layer_types:
             raise ValueError("layer_types is empty: give at least one cache layer")
-        unknown = sorted(set(self.layer_types) - set(KNOWN_LABELS))
+        unknown = sorted(set(self.layer_types) - set(LAYER_LABELS))
         if unknown:
             raise ValueError(
-                f"layer_types has unknown label(s) {unknown}: use one of {list(KNOWN_LABELS)}"
+                f"layer_types has unknown label(s) {unknown}: use one of {list(LAYER_LABELS)}"
             )
         check_int("kv_bytes_per_slot", self.kv_bytes_per_slot, maximum=MAX_ROW_BYTES)
         if self.kernel_block_size is not None:
@@ -98,10 +101,7 @@ class CacheProfile:
                     "sliding_attention layer: drop the window or add sliding layers"
                 )
         elif has_sliding:
-            raise ValueError(
-                "sliding_window is missing but layer_types has sliding_attention layers: give "
-                "the tokens a sliding layer keeps (--sliding-window)"
-            )
+            raise ValueError(SLIDING_WINDOW_MISSING)
 
     @property
     def has_attention(self) -> bool:

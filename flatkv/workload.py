@@ -24,18 +24,13 @@ from dataclasses import dataclass
 
 from flatkv.plan import (
     FULL_ATTENTION,
+    LAYER_LABELS,
     LINEAR_ATTENTION,
     SLIDING_ATTENTION,
     FlatMemoryPlan,
     check_int,
 )
-
-GROUP_KINDS = (FULL_ATTENTION, SLIDING_ATTENTION, LINEAR_ATTENTION)
-
-SLIDING_WINDOW_MISSING = (
-    "sliding_window is not set but the model has sliding_attention layers: give the window in "
-    "tokens (sliding_window in the profile or config, --sliding-window on the command line)"
-)
+from flatkv.profile import SLIDING_WINDOW_MISSING
 
 
 def cdiv(a: int, b: int) -> int:
@@ -59,9 +54,9 @@ class PoolGroup:
     pages_per_unit: int = 1
 
     def __post_init__(self) -> None:
-        if self.kind not in GROUP_KINDS:
+        if self.kind not in LAYER_LABELS:
             raise ValueError(
-                f"PoolGroup.kind is {self.kind!r}: use one of {list(GROUP_KINDS)}"
+                f"PoolGroup.kind is {self.kind!r}: use one of {list(LAYER_LABELS)}"
             )
         check_int(f"PoolGroup({self.name}).layers", self.layers, minimum=1)
         check_int(f"PoolGroup({self.name}).pages_per_unit", self.pages_per_unit, minimum=1)
@@ -135,7 +130,7 @@ def pages_needed(
         return r * cdiv(min(w - 1, lc), p) + cdiv(min(workload.scheduled_tokens, t), p) + r + 1 + m
     if kind == LINEAR_ATTENTION:
         return min(2 * r + t // p + 1 + m, full)
-    raise ValueError(f"kind is {kind!r}: use one of {list(GROUP_KINDS)}")
+    raise ValueError(f"kind is {kind!r}: use one of {list(LAYER_LABELS)}")
 
 
 def pool_from_plan(plan: FlatMemoryPlan, *, sliding_window: int | None = None) -> PagePool:

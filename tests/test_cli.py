@@ -85,7 +85,7 @@ def test_per_component_planner(capsys):
      (["plan", "--layers", "linear", "--state", "conv=5,conv=6", "--budget", "1GB"],
       "names 'conv' twice"),
      (["compare", "--layers", "2*sliding,2*full", "--kv-bytes-per-slot", "2048", "--budget",
-       "1GiB"], "sliding_window is missing"),
+       "1GiB"], "sliding_window is not set"),
      (["plan", "--layers", "full", "--kv-bytes-per-slot", "8", "--sliding-window", "128",
        "--budget", "1GiB"], "no sliding_attention layer"),
      (["model", "--model-file", "/dev/zero"], "too large for a model file"),

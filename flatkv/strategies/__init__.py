@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from flatkv.plan import SLIDING_ATTENTION, check_int
+from flatkv.plan import check_int
 from flatkv.profile import CacheProfile
 from flatkv.strategies.aliased import run_aliased
 from flatkv.strategies.base import CATEGORIES, StrategyOptions, StrategyResult
@@ -23,7 +23,6 @@ from flatkv.strategies.flat import run_flat, run_per_component
 from flatkv.strategies.lcm import run_lcm
 from flatkv.strategies.sglang import run_sglang
 from flatkv.strategies.vllm import run_vllm
-from flatkv.workload import SLIDING_WINDOW_MISSING
 
 Runner = Callable[..., StrategyResult]
 
@@ -60,8 +59,6 @@ def _check_inputs(profile, budget_bytes, context_tokens, options) -> None:
             f"profile must be a CacheProfile, got {type(profile).__name__}: build one with "
             "flatkv.profile.CacheProfile(...) or a model spec's .profile()"
         )
-    if profile.count(SLIDING_ATTENTION) and profile.sliding_window is None:
-        raise ValueError(SLIDING_WINDOW_MISSING)
     check_int("budget_bytes", budget_bytes, minimum=1, hint="give the cache budget in bytes")
     if context_tokens is not None:
         check_int("context_tokens", context_tokens, minimum=1,

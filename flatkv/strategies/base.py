@@ -56,14 +56,15 @@ from fractions import Fraction
 from flatkv.dtypes import canonical_dtype
 from flatkv.plan import (
     FULL_ATTENTION,
+    LAYER_LABELS,
     LINEAR_ATTENTION,
     SLIDING_ATTENTION,
     alignment_or_block_size,
     check_int,
 )
+from flatkv.profile import SLIDING_WINDOW_MISSING
 from flatkv.workload import (
     DEFAULT_SCHEDULED_TOKENS,
-    SLIDING_WINDOW_MISSING,
     PagePool,
     PoolGroup,
     cdiv,
@@ -488,7 +489,7 @@ def request_pages(
         return cdiv(span, block_size) + 1
     if kind == LINEAR_ATTENTION:
         return state_pages_per_request(options.mamba_cache_mode, context_tokens, block_size)
-    raise ValueError(f"unknown group kind {kind!r}")
+    raise ValueError(f"kind is {kind!r}: use one of {list(LAYER_LABELS)}")
 
 
 def request_pages_text(kind: str, context_tokens: int, block_size: int, options, window) -> str:

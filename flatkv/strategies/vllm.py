@@ -24,7 +24,7 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-from flatkv.plan import FULL_ATTENTION, LINEAR_ATTENTION, SLIDING_ATTENTION
+from flatkv.plan import LAYER_LABELS, LINEAR_ATTENTION
 from flatkv.profile import CacheProfile
 from flatkv.strategies.base import (
     StrategyOptions,
@@ -38,8 +38,6 @@ from flatkv.strategies.base import (
 )
 from flatkv.strategies.paged import finish_paged
 from flatkv.workload import PoolGroup, cdiv
-
-KIND_ORDER = (FULL_ATTENTION, SLIDING_ATTENTION, LINEAR_ATTENTION)
 
 
 def group_size_for(counts: dict[str, int]) -> int:
@@ -99,7 +97,7 @@ def run_vllm(
     name = "vllm"
     kv = profile.kv_bytes_per_slot
     state = profile.state_bytes_per_layer
-    counts = {k: profile.count(k) for k in KIND_ORDER if profile.count(k)}
+    counts = {k: profile.count(k) for k in LAYER_LABELS if profile.count(k)}
     formulas: list[str] = []
     extras: dict[str, object] = {"mamba_cache_mode": options.mamba_cache_mode}
 
