@@ -256,7 +256,6 @@ def format_analysis(analysis: PlanAnalysis, *, title: str = "", max_slots: int =
 # Entry point
 
 
-Command = Callable[[argparse.Namespace], str]
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -38,7 +38,7 @@ def result(pages=8, page=PAGE, gbps=(20.0, 10.0, 16.0), peak=None, cap="max_bloc
         figure("scatter", "torch", call, scatter, copy_gbps=copy, peak=peak),
         figure("state_copy", "torch", pages * 1056, 5.0, copy_gbps=copy, peak=peak),
     )
-    allocation = AllocationReport("cpu", page, 637, 40, 637 * page, 40 * page, (), 10**10, cap,
+    allocation = AllocationReport("cpu", page, 637, 40, 637 * page, 40 * page, (), cap,
                                   layout)
     return BenchResult("cpu", "test cpu", "2.x", None, allocation, page, block, pages, call, 1056,
                        peak, 1, 1, ("torch",), "torch", figures)

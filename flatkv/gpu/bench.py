@@ -56,7 +56,6 @@ from flatkv.plan import FlatMemoryPlan, check_int
 from flatkv.units import format_bytes
 
 MiB = 1 << 20
-GiB = 1 << 30
 
 # Nominal memory bandwidth (GB/s, 1e9 bytes/s, read + write together) by device-name fragment;
 # the first fragment found in torch's device name wins, None means "known, but no single figure".
@@ -427,6 +426,16 @@ def _check_fits(plan: FlatMemoryPlan, device: torch.device, cap: int,
         )
 
 
+def _check_sweep_args(max_blocks: int | None, counts: Sequence[int | None]) -> None:
+    if max_blocks is not None:
+        check_int("max_blocks", max_blocks, minimum=2, hint="a benchmark needs two pages")
+    if not counts:
+        raise ValueError("pages_per_call is empty: give at least one value (None = default)")
+    for i, n in enumerate(counts):
+        if n is not None:
+            check_int(f"pages_per_call[{i}]", n, minimum=1)
+
+
 def check_sweep_fits(plans: Sequence[FlatMemoryPlan], device: str | torch.device,
                      max_blocks: int | None, counts: Sequence[int | None],
                      pools: int = 1) -> list[int]:
@@ -436,11 +445,8 @@ def check_sweep_fits(plans: Sequence[FlatMemoryPlan], device: str | torch.device
     memory. On the CPU reading free memory is cheap, so a page can call this before offering
     Run; on CUDA it opens a context on the GPU."""
     dev = resolve_device(device)
-    if max_blocks is not None:
-        check_int("max_blocks", max_blocks, minimum=2, hint="a benchmark needs two pages")
+    _check_sweep_args(max_blocks, counts)
     check_int("pools", pools, minimum=1)
-    if not counts:
-        raise ValueError("pages_per_call is empty: give at least one value (None = default)")
     free = _free_bytes(dev)  # read once for the whole sweep
     caps = [max_blocks if max_blocks is not None
             else default_max_blocks(plan, dev, free[dev.type] // pools) for plan in plans]
@@ -529,13 +535,7 @@ def run_sweep(
     if not plans or not all(isinstance(p, FlatMemoryPlan) for p in plans):
         raise ValueError("plans must be a non-empty list of FlatMemoryPlan")
     counts = list(pages_per_call)
-    if not counts:
-        raise ValueError("pages_per_call is empty: give at least one value (None = default)")
-    for i, n in enumerate(counts):
-        if n is not None:
-            check_int(f"pages_per_call[{i}]", n, minimum=1)
-    if max_blocks is not None:
-        check_int("max_blocks", max_blocks, minimum=2, hint="a benchmark needs two pages")
+    _check_sweep_args(max_blocks, counts)  # before waiting on the device lock
     reps = BENCH_REPEATS[dev.type] if repeats is None else check_int(
         "repeats", repeats, minimum=1, maximum=MAX_REPEATS)
     check_int("warmup", warmup, minimum=0, maximum=MAX_REPEATS)

@@ -132,9 +132,7 @@ class SlotLayout:
     state_ranges: tuple[tuple[int, int], ...]
 
 
-def slot_layout(
-    tensor: TensorPlan, num_blocks: int, state_groups: Iterable[str] = STATE_LAYER_TYPES
-) -> SlotLayout:
+def slot_layout(tensor: TensorPlan, num_blocks: int) -> SlotLayout:
     """Lay out one TensorPlan's row: accumulate (group, layer) rows in binding order.
 
     Checks that each binding's ``row_offset`` is where its row packs it and that the planned
@@ -142,7 +140,6 @@ def slot_layout(
     """
     if not tensor.bindings:
         raise ValueError(f"tensor {tensor.name!r} has no bindings: a slot needs at least one row")
-    state = frozenset(state_groups)
     offsets: list[int] = []
     ranges: list[tuple[int, int]] = []
     row_start = 0  # start of the current (group, layer) row within the slot row
@@ -161,7 +158,7 @@ def slot_layout(
             )
         offsets.append(offset)
         cursor = offset + b.nbytes_per_block
-        if b.group_id in state:
+        if b.group_id in STATE_LAYER_TYPES:
             if ranges and ranges[-1][1] == offset:
                 ranges[-1] = (ranges[-1][0], cursor)
             else:
@@ -194,7 +191,6 @@ class AllocationReport:
     planned_bytes: int
     allocated_bytes: int
     tensors: tuple[TensorAllocation, ...]
-    free_bytes_before: int
     cap_reason: str  # "plan", "max_blocks" or "free memory": what set allocated_blocks
     layout: str = SLOT_MAJOR  # or page-major (flatkv.gpu_view.POOL_LAYOUTS)
 
@@ -260,10 +256,6 @@ def empty_bytes(shape: tuple[int, ...] | int, device: torch.device) -> torch.Ten
     if t.device.type == "cpu":
         advise_huge_pages(t)
     return t
-
-
-def _empty_uint8(shape: tuple[int, int], device: torch.device) -> torch.Tensor:
-    return empty_bytes(shape, device)
 
 
 class FlatPool:
@@ -395,8 +387,7 @@ def allocate_pool(
     max_blocks: int | None = None,
     *,
     share_percent: int = DEFAULT_SHARE_PERCENT,
-    state_groups: Iterable[str] = STATE_LAYER_TYPES,
-    allocator: Allocator = _empty_uint8,
+    allocator: Allocator = empty_bytes,
     layout: str = SLOT_MAJOR,
 ) -> FlatPool:
     """Allocate ``plan`` on ``device`` with at most ``max_blocks`` blocks, in ``layout``
@@ -405,8 +396,7 @@ def allocate_pool(
     Without ``max_blocks`` the cap is what fits in ``share_percent`` % of free memory; a pool
     larger than free memory is refused before anything is allocated (host memory is
     overcommitted: it would not fail, the process would be killed). Contents are
-    uninitialised (see ``fill_random``). ``state_groups`` names the groups whose rows are state
-    (what ``copy_state_rows`` moves). Raises PoolAllocationError when nothing fits or the device
+    uninitialised (see ``fill_random``). Raises PoolAllocationError when nothing fits or the device
     runs out of memory, after freeing what it allocated.
     """
     if not isinstance(plan, FlatMemoryPlan):
@@ -415,7 +405,7 @@ def allocate_pool(
     dev = resolve_device(device)
     planned_blocks = plan.geometry.num_blocks
     check_int("plan.geometry.num_blocks", planned_blocks, minimum=1)
-    slots = tuple(slot_layout(t, planned_blocks, state_groups) for t in plan.tensors)
+    slots = tuple(slot_layout(t, planned_blocks) for t in plan.tensors)
     page_bytes = sum(s.row_bytes for s in slots)
     free = free_memory_bytes(dev)
     if max_blocks is None:
@@ -473,7 +463,6 @@ def allocate_pool(
             TensorAllocation(s.name, s.row_bytes, s.planned_bytes, num_blocks * s.row_bytes)
             for s in slots
         ),
-        free_bytes_before=free,
         cap_reason=cap_reason,
         layout=layout,
     )

@@ -29,7 +29,7 @@ def run(layout, gbps, *, page=8192, pages=8192, device="cpu", impls=("torch",)):
             figures.append(Figure(op, impl, call, 2 * call, 1.0, (1.0,), gbps[impl], "copy",
                                   gbps[impl] / 20.0, None))
     allocation = AllocationReport(device, page, 10**6, 2 * pages, 10**6 * page, 2 * pages * page,
-                                  (), 10**12, "max_blocks", layout)
+                                  (), "max_blocks", layout)
     return BenchResult(device, "test", "2.x", None, allocation, page, 16, pages, call, 0, None,
                        1, 1, impls, impls[-1], tuple(figures))
 
