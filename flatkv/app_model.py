@@ -21,7 +21,7 @@ from typing import Any
 
 from flatkv import presets
 from flatkv.jsonfile import parse_json_object
-from flatkv.models import LAYER_KINDS, AttentionLayer, ModelSpec, kind_name, layer_from_dict
+from flatkv.models import FORMAT, LAYER_KINDS, AttentionLayer, ModelSpec, kind_name, layer_from_dict
 from flatkv.patterns import (
     check_kind_name,
     format_layer_pattern,
@@ -218,7 +218,7 @@ def load_model_json(text: str | bytes) -> ModelSpec | CacheProfile:
         )
     if data.get("format") == PROFILE_FORMAT:
         return profile_from_dict(data)
-    if data.get("format", "flatkv-model/1") == "flatkv-model/1":
+    if data.get("format", FORMAT) == FORMAT:
         return ModelSpec.from_dict(data)
     raise ValueError(
         f"model JSON format is {data.get('format')!r}: this "
@@ -397,7 +397,7 @@ class SpecDraft:
 
     def to_dict(self) -> dict[str, Any]:
         """The spec export format (``ModelSpec.from_dict``) of this draft."""
-        return {"format": "flatkv-model/1", "name": self.name.strip() or "edited model",
+        return {"format": FORMAT, "name": self.name.strip() or "edited model",
                 **{d: getattr(self, d) for d in DTYPE_FIELDS},
                 "kinds": {n: dict(g) for n, g in self.kinds}, "pattern": self.pattern}
 

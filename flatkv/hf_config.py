@@ -507,7 +507,7 @@ def _layers_of(text: Any, model_type: str) -> list[CacheLayer]:
                 raise ValueError(
                     f"{model_type} layer {i} has layer type {label!r}, which FlatKV does not "
                     "model: known types are full_attention, sliding_attention, "
-                    "linear_attention, mlp, moe"
+                    "linear_attention, mlp, moe (and hybrid in zamba2)"
                 )
         entry = cache[label]
         layers.extend(entry if isinstance(entry, tuple) else (entry,))

@@ -22,7 +22,7 @@ e.g. ``(3*gdn,full)*12``: a UI can edit the pattern as text or as a list of runs
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import MISSING, dataclass, field, fields, replace
 from typing import Any, ClassVar
 
 from flatkv.dtypes import canonical_dtype, dtype_bytes
@@ -275,7 +275,7 @@ def layer_from_dict(data: object, *, where: str = "layer") -> CacheLayer:
     unknown = sorted(set(data) - set(names) - {"kind"})
     if unknown:
         raise ValueError(f"{where} ({kind}) has unknown field(s) {unknown}: fields are {names}")
-    required = [f.name for f in fields(cls) if f.default is not None]
+    required = [f.name for f in fields(cls) if f.default is MISSING]  # those without defaults
     missing = [n for n in required if n not in data]
     if missing:
         raise ValueError(f"{where} ({kind}) is missing {missing}: fields are {names}")
@@ -565,8 +565,8 @@ class ModelSpec:
             )
         # Keep the caller's names: first name given for each geometry.
         names: dict[CacheLayer, str] = {}
-        for kind_name in dict.fromkeys(order):
-            names.setdefault(kinds[kind_name], kind_name)
+        for given in dict.fromkeys(order):
+            names.setdefault(kinds[given], given)
         layers = tuple(kinds[n] for n in order)
         return cls(name=name, layers=layers, _kind_names=tuple(names.items()), **options)
 

@@ -62,7 +62,7 @@ def parse_size(text: str | int, *, field: str = "size", whole: bool = False) -> 
         low = int(exact)
         raise ValueError(f"{field} {text!r} is not a whole number of bytes (between {low:,} "
                          f"and {low + 1:,}): give whole bytes, e.g. 4096 or 4KiB")
-    nbytes = int(exact)  # floor: value is never negative here
+    nbytes = int(exact)  # floor: a text's number has no sign; an int is exact (and may be < 0)
     if nbytes < 0:
         raise ValueError(f"{field} must not be negative, got {text!r}")
     if nbytes > MAX_BYTES:
