@@ -31,7 +31,7 @@ from flatkv.app_state import (
     kv_memory_size,
     strategy_fields,
 )
-from flatkv.plan import BudgetTooSmall
+from flatkv.plan import PACKED_NEEDS_HISTORY, BudgetTooSmall
 from flatkv.profile import CacheProfile
 from flatkv.strategies import STRATEGIES, StrategyOptions, StrategyResult, run_strategy
 from flatkv.strategies.base import (
@@ -225,8 +225,7 @@ def state_only_message(s: AppState, planner: str) -> str | None:
     """What every page says when packed slabs refuse a model without attention, in the reader's
     terms (the planner's own words name a library function); None where it does not apply."""
     if planner == "packed" and not s.profile().has_attention:
-        return ("Packed slabs size the page against a KV history row, and this model has none "
-                "(no attention layer, only state): pick the planner \"one tensor per "
+        return (f"P{PACKED_NEEDS_HISTORY[1:]}: pick the planner \"one tensor per "
                 "component\" in the sidebar")
     return None
 

@@ -17,6 +17,7 @@ from app_pages._common import (
     user_errors,
 )
 from flatkv import app_data, charts
+from flatkv.analysis import plan_json
 from flatkv.app_state import MAX_CONTEXT, MAX_REQUESTS
 from flatkv.units import exact_bytes, format_bytes
 
@@ -147,7 +148,7 @@ def exports(analysis) -> None:
     st.subheader("Export", divider="gray")
     profile = state().profile()
     c1, c2 = st.columns(2)
-    c1.download_button("Plan as JSON", data=app_data.plan_json(analysis, profile),
+    c1.download_button("Plan as JSON", data=plan_json(analysis, profile.name),
                        file_name="plan.json", mime="application/json", key="layout.json",
                        on_click="ignore", icon=":material/download:")
     c2.download_button("Bindings as CSV", data=app_data.bindings_csv(analysis),

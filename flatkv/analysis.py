@@ -19,6 +19,7 @@ Two kinds of "waste" are kept apart, because engineers argue about both:
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
@@ -389,6 +390,11 @@ def sweep_budgets(
     return tuple(
         model.point(block_size, alignment, b) for b in _check_points("budgets", budgets, 0)
     )
+
+
+def plan_json(analysis: PlanAnalysis, model_name: str) -> str:
+    """The plan as the CLI prints it (``plan --json``) and the Layout page downloads it."""
+    return json.dumps({"model": model_name, **analysis_to_dict(analysis)}, indent=2)
 
 
 def analysis_to_dict(analysis: PlanAnalysis) -> dict:

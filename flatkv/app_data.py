@@ -9,13 +9,12 @@ from __future__ import annotations
 import csv
 import heapq
 import io
-import json
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from itertools import islice
 
-from flatkv.analysis import PlanAnalysis, analysis_to_dict
+from flatkv.analysis import PlanAnalysis
 from flatkv.plan import SLIDING_ATTENTION
 from flatkv.profile import CacheProfile
 from flatkv.strategies import LOGGED_AS, StrategyResult
@@ -287,10 +286,6 @@ def budget_candidates(current: int, *, points: int = 40) -> list[int]:
 
 # --------------------------------------------------------------------------------------------
 # Exports
-
-
-def plan_json(analysis: PlanAnalysis, profile: CacheProfile) -> str:
-    return json.dumps({"model": profile.name, **analysis_to_dict(analysis)}, indent=2)
 
 
 def bindings_csv(analysis: PlanAnalysis) -> str:

@@ -7,14 +7,13 @@ prints a readable table, or JSON with ``--json``. Bad input exits with status 2 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Callable, Sequence
 
 from flatkv import bench_cli, model_cli, strategy_cli
-from flatkv.analysis import PLANNERS, PlanAnalysis, analysis_to_dict, analyze
+from flatkv.analysis import PLANNERS, PlanAnalysis, analyze, plan_json
 from flatkv.patterns import parse_layer_pattern
-from flatkv.plan import LINEAR_ATTENTION
+from flatkv.plan import LINEAR_ATTENTION, PACKED_NEEDS_HISTORY
 from flatkv.profile import CacheProfile
 from flatkv.texttable import text_table
 from flatkv.units import exact_bytes, format_bytes, parse_named_sizes, parse_size
@@ -170,8 +169,7 @@ def _plan_command(args: argparse.Namespace) -> str:
         raise UsageError("--context needs a layout to count requests in: add --strategy NAME "
                          "(e.g. --strategy flat), or use compare")
     if (args.planner or "packed") == "packed" and not profile.has_attention:
-        raise UsageError("packed slabs size P against a KV history row and this model has "
-                         "state layers only: add --planner per-component")
+        raise UsageError(f"{PACKED_NEEDS_HISTORY}: add --planner per-component")
     analysis = analyze(
         profile.components(),
         block_size=args.block_size,
@@ -181,7 +179,7 @@ def _plan_command(args: argparse.Namespace) -> str:
         reserved_bytes_per_block=args.reserved_bytes_per_block,
     )
     if args.json:
-        return json.dumps({"model": profile.name, **analysis_to_dict(analysis)}, indent=2)
+        return plan_json(analysis, profile.name)
     return format_analysis(analysis, title=profile.name)
 
 

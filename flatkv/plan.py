@@ -37,6 +37,10 @@ LINEAR_ATTENTION = "linear_attention"
 # Every cache-layer label the profile, the engine layouts and the app know, in display order.
 LAYER_LABELS = (FULL_ATTENTION, SLIDING_ATTENTION, LINEAR_ATTENTION)
 
+# Why packed slabs refuse a model without attention layers; each caller adds its own fix.
+PACKED_NEEDS_HISTORY = ("packed slabs size P against a KV history row, and this model has none "
+                        "(no attention layer, only state)")
+
 # Labels whose layers carry recurrent state (constant rows), not KV history.
 STATE_LAYER_TYPES = frozenset({LINEAR_ATTENTION})
 
@@ -392,10 +396,8 @@ def equalize_rows(rows: Sequence[Row], block_size: int, alignment: int) -> Equal
     needed = 0
     if max_const > 0:
         if max_linear == 0:
-            raise ValueError(
-                "constant (state) rows need a linear (KV history) row to size P against: add an "
-                "attention layer, or plan state-only models with plan_component_tensors"
-            )
+            raise ValueError(f"{PACKED_NEEDS_HISTORY}: add an attention layer, or plan "
+                             "state-only models with plan_component_tensors")
         needed = -(-max_const // max_linear)
     p = _equalize(block_size, alignment, needed)
     return Equalizer(

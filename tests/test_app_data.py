@@ -9,7 +9,7 @@ import json
 import pytest
 
 from flatkv import app_data
-from flatkv.analysis import analyze
+from flatkv.analysis import analyze, plan_json
 from flatkv.profile import CacheProfile
 
 # SPEC section 1: 12 x (3 linear + 1 full); KV 2,048 B/slot; conv 49,152 B; ssm 2,097,152 B.
@@ -135,7 +135,7 @@ def test_sweep_candidates():
 
 
 def test_exports(analysis):
-    data = json.loads(app_data.plan_json(analysis, QWEN35))
+    data = json.loads(plan_json(analysis, QWEN35.name))
     assert data["geometry"] == {"block_size": 1056, "block_bytes": 103_219_200,
                                 "num_blocks": 775}
     lines = list(csv.DictReader(io.StringIO(app_data.bindings_csv(analysis))))

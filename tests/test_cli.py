@@ -88,6 +88,8 @@ def test_per_component_planner(capsys):
        "1GiB"], "sliding_window is not set"),
      (["plan", "--layers", "full", "--kv-bytes-per-slot", "8", "--sliding-window", "128",
        "--budget", "1GiB"], "no sliding_attention layer"),
+     (["plan", "--layers", "linear*4", "--state", "conv=49152", "--budget", "1GiB"],
+      "this model has none (no attention layer, only state): add --planner per-component"),
      (["model", "--model-file", "/dev/zero"], "too large for a model file"),
      (["bench", "--layers", "full*2", "--kv-bytes-per-slot", "64", "--reserved-bytes-per-block",
        "10"], "unrecognized arguments: --reserved-bytes-per-block"),  # packed slabs: none

@@ -24,6 +24,7 @@ from strategy_profiles import (
     qwen3_next_tp2,
 )
 
+from flatkv.plan import plan_tensors
 from flatkv.profile import CacheProfile
 from flatkv.strategies import (
     CATEGORIES,
@@ -583,6 +584,10 @@ def test_state_only_model():
         r = run_strategy(name, prof, budget_bytes=GIB8)
         assert not r.applies and r.reason, name
         assert r.block_size is None and r.max_concurrency is None
+    assert "packed slabs size P against a KV history row, and this model has none" in run_strategy(
+        "flat", prof, budget_bytes=GIB8).reason
+    with pytest.raises(ValueError, match="this model has none .* plan_component_tensors"):
+        plan_tensors(prof.components(), block_size=16, alignment=16, budget_bytes=GIB8)
     per = run_strategy("per-component", prof, budget_bytes=GIB8, context_tokens=4096)
     state = 24 * (61_440 + 2_097_152)
     assert per.applies and per.block_bytes == state and per.num_blocks == GIB8 // state

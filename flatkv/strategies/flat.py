@@ -10,6 +10,7 @@ the breakdown shows (ownership convention in ``flatkv.strategies.base``).
 from __future__ import annotations
 
 from flatkv.plan import (
+    PACKED_NEEDS_HISTORY,
     config_equalizer,
     equalize,
     group_rows,
@@ -65,7 +66,7 @@ def run_flat(
     if not profile.has_attention:
         return no_attention_layer(
             name, budget_bytes,
-            "packed slabs size P against a KV history row, and this model has none",
+            PACKED_NEEDS_HISTORY,
             profile_name=profile.name, context_tokens=context_tokens,
         )
     comps = profile.components()
