@@ -113,10 +113,20 @@ class Workload:
         return self.requests * self.context_tokens
 
 
+# pages_needed's rules in words (T = R x L tokens, S scheduled per step, m the margin); keep
+# them beside the code they describe.
+PAGES_NEEDED_TEXT = {
+    FULL_ATTENTION: "ceil(T / P) + R + 1 + m",
+    SLIDING_ATTENTION: "R x ceil(min(W - 1, L) / P) + ceil(min(S, T) / P) + R + 1 + m",
+    LINEAR_ATTENTION: "min(2 x R + T // P + 1 + m, a full group's)",
+}
+
+
 def pages_needed(
     kind: str, workload: Workload, *, block_size: int, sliding_window: int | None = None
 ) -> int:
-    """Pages one group of ``kind`` needs for ``workload`` (SPEC section 3.5)."""
+    """Pages one group of ``kind`` needs for ``workload`` (SPEC section 3.5;
+    ``PAGES_NEEDED_TEXT`` in words)."""
     check_int("block_size", block_size, minimum=1)
     r, lc, p = workload.requests, workload.context_tokens, block_size
     t, m = workload.total_tokens, workload.margin

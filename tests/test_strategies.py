@@ -767,7 +767,8 @@ def test_workload_line_names_its_state_snapshots():
     assert round(r.max_concurrency, 2) == 14.77  # both numbers stay
     text = "\n".join(r.formulas)
     assert "workload with prefix-cache state snapshots (SPEC 3.5" in text
-    assert "2 x R + T // P + 1" in text and "max_concurrency counts 1" in text
+    assert "charges each state group min(2 x R + T // P + 1 + m, a full group's) pages" in text
+    assert "max_concurrency counts 1" in text
 
 
 def test_workload_line_says_why_sliding_layers_fit_more_requests():

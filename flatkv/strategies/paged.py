@@ -27,7 +27,13 @@ from flatkv.strategies.base import (
     unit_breakdown,
 )
 from flatkv.units import concurrency_text, logged_concurrency_note
-from flatkv.workload import PagePool, PoolGroup, largest_fitting, max_requests
+from flatkv.workload import (
+    PAGES_NEEDED_TEXT,
+    PagePool,
+    PoolGroup,
+    largest_fitting,
+    max_requests,
+)
 
 
 def label_groups(profile: CacheProfile) -> list[PoolGroup]:
@@ -194,8 +200,9 @@ def finish_paged(
         )
         if profile.has_state:
             lines.append(
-                "  it charges each state group 2 x R + T // P + 1 pages (two live pages per "
-                "request plus a snapshot every P tokens), while max_concurrency counts "
+                f"  it charges each state group {PAGES_NEEDED_TEXT[LINEAR_ATTENTION]} pages (two "
+                "live pages per request plus a snapshot every P tokens), while max_concurrency "
+                "counts "
                 + request_pages_text(LINEAR_ATTENTION, context_tokens, block_size, options,
                                      window)
                 + " state page(s) per request, as the engine's log does; both hold, for "
@@ -203,9 +210,9 @@ def finish_paged(
             )
         if window is not None:
             lines.append(
-                "  it charges a sliding group R x ceil(min(W - 1, L) / P) + ceil(min(S, R x L) / "
-                "P) + R + 1 pages (the S tokens scheduled per step once, for all requests), "
-                "while max_concurrency counts "
+                f"  it charges a sliding group {PAGES_NEEDED_TEXT[SLIDING_ATTENTION]} pages (the "
+                "S tokens scheduled per step once, for all requests), while max_concurrency "
+                "counts "
                 + request_pages_text(SLIDING_ATTENTION, context_tokens, block_size, options,
                                      window)
                 + " sliding page(s) per request (S for each, as the engine's log does); both "
