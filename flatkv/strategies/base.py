@@ -485,11 +485,17 @@ def request_pages(
     if kind == SLIDING_ATTENTION:
         if sliding_window is None:
             raise ValueError(SLIDING_WINDOW_MISSING)
-        span = min(sliding_window - 1 + options.max_batched_tokens, context_tokens)
-        return cdiv(span, block_size) + 1
+        return cdiv(sliding_span(sliding_window, options, context_tokens), block_size) + 1
     if kind == LINEAR_ATTENTION:
         return state_pages_per_request(options.mamba_cache_mode, context_tokens, block_size)
     raise ValueError(f"kind is {kind!r}: use one of {list(LAYER_LABELS)}")
+
+
+def sliding_span(window: int, options: StrategyOptions, context_tokens: int) -> int:
+    """Tokens a running request keeps in a sliding layer: its window, plus the tokens scheduled
+    in one step (``W - 1 + max_batched_tokens``), at most its context L. vLLM and SGLang both
+    size a request's sliding pages from it."""
+    return min(window - 1 + options.max_batched_tokens, context_tokens)
 
 
 def request_pages_text(kind: str, context_tokens: int, block_size: int, options, window) -> str:

@@ -33,6 +33,7 @@ from flatkv.strategies.base import (
     n,
     not_applicable,
     ratio_text,
+    sliding_span,
 )
 from flatkv.units import concurrency_text
 from flatkv.workload import cdiv
@@ -123,7 +124,7 @@ def _concurrency(
                        else f"kv pages / ceil(L / {n(page)}) = {n(full_tokens // page)} / "
                        f"{n(request_pages)}"))
     if n_swa:
-        span = min(profile.sliding_window - 1 + options.max_batched_tokens, context_tokens)
+        span = sliding_span(profile.sliding_window, options, context_tokens)
         window = f"min(W - 1 + {n(options.max_batched_tokens)}, L)"
         span_pages = cdiv(span, page)
         limits.append((swa_tokens // page, span_pages, "swa tokens",
