@@ -261,3 +261,11 @@ def test_inflation_bars_show_why_the_state_row_inflates_p(analysis):
     # a requested P that already covers the state row is not inflated: nothing to draw
     wide = analyze(QWEN35.components(), block_size=2048, alignment=16, budget_bytes=80 * 10**9)
     assert app_data.inflation_bars(wide) == []
+
+
+def test_every_layout_has_a_title_and_its_options():
+    # a layout added to the runners without them would raise KeyError on a page
+    from flatkv.app_state import STRATEGY_FIELDS
+    from flatkv.strategies import STRATEGIES
+
+    assert tuple(app_data.STRATEGY_TITLES) == tuple(STRATEGY_FIELDS) == STRATEGIES
