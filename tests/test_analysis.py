@@ -89,7 +89,7 @@ def test_state_only_model_per_component_keeps_requested_p():
     assert a.totals.block_size == 16
     assert a.totals.num_blocks == 10**9 // (4 * (CONV + SSM))
     assert "No per-token (KV history) row" in a.why_block_size()[1]
-    with pytest.raises(ValueError, match="need a linear"):
+    with pytest.raises(ValueError, match="KV history row, and this model has none"):
         analyze(state_only.components(), block_size=16, budget_bytes=10**9)
 
 

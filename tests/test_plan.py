@@ -84,7 +84,7 @@ def test_plan_component_tensors_by_hand():
 
 def test_state_rows_without_linear_row_raise():
     comps = [ComponentSpec("linear_attention", 0, "ssm", 0, 100)]
-    with pytest.raises(ValueError, match="linear"):
+    with pytest.raises(ValueError, match="a KV history row, and this model has none"):
         plan.solve_page_geometry(comps, block_size=16, alignment=16)
 
 
