@@ -126,8 +126,10 @@ with user_errors():
                 help=CAPACITY_HELP if history else NO_HISTORY_HELP)
     if history and r.logged_tokens is not None and r.logged_tokens != r.capacity_tokens:
         c.metric(f"{LOGGED_AS[strategy]} (tokens)", f"{r.logged_tokens:,}",
-                 help="The token count the engine's log prints: one page per P tokens in every "
-                 "group, state groups included (The math shows it).")
+                 help="The token count the engine's log prints: max concurrency x "
+                 "max_model_len" + ("" if r.older_logged_tokens is None else
+                                    f"; {app_data.OLDER_VLLM_LOG} printed "
+                                    f"{r.older_logged_tokens:,}") + " (The math shows it).")
     c.metric(f"Concurrency at {tokens_text(s.context)}", concurrency_text(r.max_concurrency))
     c.metric("Blocks", f"{r.num_blocks:,}", help=f"{r.block_bytes:,} B each, " + (
         f"P = {r.block_size:,}" if r.block_size else "state slots: no pages of tokens"))

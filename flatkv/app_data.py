@@ -348,6 +348,7 @@ class CompareRow:
     max_concurrency: float | None
     breakdown: tuple[tuple[str, int], ...]  # (category, bytes), sums to the budget
     logged_tokens: int | None  # what the engine's own log says (LOGGED_AS), None for ours
+    older_logged_tokens: int | None  # what older vLLM releases logged (StrategyResult)
     formulas: tuple[str, ...]
     why_block_size: str = ""
 
@@ -364,6 +365,7 @@ class CompareRow:
             max_concurrency=result.max_concurrency,
             breakdown=tuple(result.breakdown),
             logged_tokens=result.logged_tokens,
+            older_logged_tokens=result.older_logged_tokens,
             formulas=tuple(result.formulas),
             why_block_size=result.why_block_size,
         )
@@ -464,21 +466,25 @@ def dead_weight_text(results: Sequence[StrategyResult]) -> str:
 
 
 def logged_capacity_text(results: Sequence[StrategyResult]) -> str:
-    """What the engines' own logs say, to check against a real log: vLLM's "GPU KV cache size"
-    counts one page per P tokens in every group, state groups too, so with state layers it
-    differs from the capacity above (except in mamba cache mode ``all``, where state groups
-    hold a page per P tokens as well). Empty when no engine logs one here."""
+    """What the engines' own logs say, to check against a real log. vLLM's "GPU KV cache size"
+    is max concurrency x max_model_len in current releases; older ones, which log max
+    concurrency on a line of its own, printed one page per P tokens in every group, state
+    groups too. Empty when no engine logs one here."""
     parts = [f"{LOGGED_AS.get(r.strategy, r.strategy)}: {r.logged_tokens:,} tokens"
              for r in results
              if r.applies and r.logged_tokens is not None]
     if not parts:
         return ""
     text = "In the engines' logs: " + "; ".join(parts) + "."
-    if any(r.strategy == "vllm" and r.applies and r.logged_tokens != r.capacity_tokens
-           for r in results):
-        text += (" vLLM's line counts one page per P tokens in every group, state groups "
-                 "included, where the capacity above holds one request's state pages.")
+    for r in results:
+        if r.strategy == "vllm" and r.applies and r.older_logged_tokens is not None:
+            text += (f" vLLM's line is max concurrency x max_model_len ({OLDER_VLLM_LOG}: "
+                     f"{r.older_logged_tokens:,}, num_blocks // groups x min block size).")
     return text
+
+
+# vLLM releases before the one-line "GPU KV cache size: N tokens, Maximum concurrency ..." log
+OLDER_VLLM_LOG = "older vLLM, with max concurrency on a line of its own"
 
 
 # What a reviewer reads first comes first: a narrow window cuts the table from the right.

@@ -194,6 +194,9 @@ def format_result_table(result: StrategyResult) -> str:
     if result.logged_tokens is not None:
         rows.append(("engine log", f"{_cell(result.logged_tokens)} tokens "
                      f"({LOGGED_AS.get(result.strategy, 'its log')})"))
+    if result.older_logged_tokens is not None:
+        rows.append(("older log", f"{_cell(result.older_logged_tokens)} tokens (vLLM releases "
+                     "that log max concurrency on a line of its own)"))
     if result.context_tokens is not None:
         rows.append((
             "max concurrency",
@@ -232,6 +235,8 @@ def format_comparison_table(results: Sequence[StrategyResult]) -> str:
     row("capacity (tokens)", each(lambda r: _cell(r.capacity_tokens)))
     if any(r.logged_tokens is not None for r in results):
         row("engine log (tokens)", each(lambda r: _cell(r.logged_tokens)))
+    if any(r.older_logged_tokens is not None for r in results):
+        row("older vLLM log (tokens)", each(lambda r: _cell(r.older_logged_tokens)))
     if any(r.context_tokens is not None for r in results):
         row("max concurrency", each(_concurrency_text))
     for category in CATEGORIES:

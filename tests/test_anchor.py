@@ -3,7 +3,8 @@ field by field, read through transformers, planned at TP=2 in bf16, laid out as 
 
 vLLM's own log for that run: "Setting attention block size to 544 tokens", "Padding mamba page
 size by 1.49%", 7,162 blocks, "GPU KV cache size: 973,760 tokens", "Maximum concurrency for
-262,144 tokens per request: 14.77x".
+262,144 tokens per request: 14.77x" (a release that logs them on two lines; current ones print
+max concurrency x max_model_len as the size, on one line with the concurrency).
 """
 
 from __future__ import annotations
@@ -50,7 +51,8 @@ def test_vllm_anchor_from_config_json(tmp_path):
     assert r.block_size == 16 * -(-(24_576 + 524_288) // (16 * 1_024)) == 544
     assert round(r.extras["state_padding_fraction"], 4) == 0.0149  # (557,056 - 548,864) / 548,864
     assert r.num_blocks == budget // 557_056 // 12 == 7_162
-    assert r.logged_tokens == 7_162 // 4 * 544 == 973_760  # "GPU KV cache size"
+    assert r.older_logged_tokens == 7_162 // 4 * 544 == 973_760  # "GPU KV cache size"
+    assert r.logged_tokens == 7_162 * 262_144 // 485 == 3_871_083  # current vLLM's line
     # the convention every strategy shares: 3 state groups hold one request's page each
     assert r.capacity_tokens == (7_162 - 3) * 544 == 3_894_496
     assert r.concurrency_denominator == -(-262_144 // 544) + 3 == 485
@@ -64,8 +66,9 @@ def test_vllm_anchor_through_the_cli(tmp_path, capsys):
                  "--strategy", "vllm", "--budget", "44.59GiB", "--context", "262144", "--json"])
     assert code == 0
     d = json.loads(capsys.readouterr().out)
-    assert (d["strategy"], d["block_size"], d["num_blocks"], d["logged_tokens"]) == (
+    assert (d["strategy"], d["block_size"], d["num_blocks"], d["older_logged_tokens"]) == (
         "vllm", 544, 7_162, 973_760)
+    assert d["logged_tokens"] == 3_871_083  # int(7,162 / 485 x 262,144)
     assert d["capacity_tokens"] == 3_894_496
     assert round(d["state_padding_fraction"], 4) == 0.0149
     assert round(d["max_concurrency"], 2) == 14.77

@@ -171,12 +171,16 @@ def test_compare_rows_carry_the_strategy_numbers():
     results = [run_strategy(name, QWEN35, budget_bytes=80 * 10**9, context_tokens=32768,
                             options=opts) for name in ("flat", "vllm", "sglang")]
     text = app_data.logged_capacity_text(results)
-    # vLLM: 2,991 // 4 groups x 1,088 = 812,736; SGLang: its token pool
+    # vLLM: max concurrency x L = 2,991 / (ceil(32,768 / 1,088) = 31 + 3 state pages) x 32,768;
+    # older releases 2,991 // 4 groups x 1,088 = 812,736; SGLang: its token pool
     # SGLang: 80e9 x 9 // 19 // (36 x 2,146,304 B) = 490 state slots; the rest // (12 x 2,048 B)
     assert (80 * 10**9 - 490 * 36 * 2_146_304) // (12 * 2048) == 1_714_648
-    assert text.startswith("In the engines' logs: vLLM's \"GPU KV cache size\": 812,736 tokens; "
-                           "SGLang's max_total_num_tokens: 1,714,648 tokens.")
-    assert "state groups included" in text
+    assert 2991 * 32768 // 34 == 2_882_620
+    assert text == (
+        "In the engines' logs: vLLM's \"GPU KV cache size\": 2,882,620 tokens; SGLang's "
+        "max_total_num_tokens: 1,714,648 tokens. vLLM's line is max concurrency x max_model_len "
+        "(older vLLM, with max concurrency on a line of its own: 812,736, num_blocks // groups x "
+        "min block size).")
     assert app_data.logged_capacity_text(results[:1]) == ""  # our layout logs nothing
     aliased = app_data.CompareRow.from_result(
         run_strategy("aliased", QWEN35, budget_bytes=80 * 10**9, context_tokens=32768))

@@ -341,9 +341,9 @@ def test_compare_page_lists_every_strategy():
     vllm = table.loc["vLLM v1"]
     # P = 64 x cdiv(2,146,304, 64 x 2,048) = 1,088; 80e9 // 2,228,224 // 12 = 2,991 blocks
     assert (vllm["P (tokens)"], vllm["blocks"]) == (1088, 2991)
-    # the log's "GPU KV cache size": 2,991 // 4 groups x 1,088; SGLang logs its token pool; our
-    # layouts log nothing (a dash)
-    assert vllm["engine log (tokens)"] == f"{2991 // 4 * 1088:,}" == "812,736"
+    # the log's "GPU KV cache size": max concurrency x L = 2,991 / (31 + 3 state pages) x
+    # 32,768; SGLang logs its token pool; our layouts log nothing (a dash)
+    assert vllm["engine log (tokens)"] == f"{2991 * 32768 // 34:,}" == "2,882,620"
     sglang = table.loc["SGLang"]
     assert sglang["engine log (tokens)"] == f"{sglang['capacity (tokens)']:,}"
     assert flat["engine log (tokens)"] == "—"  # NOT_APPLICABLE
@@ -362,9 +362,10 @@ def test_compare_page_lists_every_strategy():
     codes = " ".join(c.value for c in at.code)
     assert "num_blocks = budget // block_bytes = 80,000,000,000 // 103,219,200 = 775" in codes
     # one capacity convention in the table and chart: vLLM's 2,991 blocks less 3 state pages;
-    # its log line (2,991 // 4 groups x 1,088) is quoted apart
+    # its log lines, current and older (2,991 // 4 groups x 1,088), are quoted apart
     assert vllm["capacity (tokens)"] == (2991 - 3) * 1088
-    assert any("vLLM's \"GPU KV cache size\": 812,736 tokens" in c.value for c in at.caption)
+    assert any("vLLM's \"GPU KV cache size\": 2,882,620 tokens" in c.value
+               and "on a line of its own: 812,736" in c.value for c in at.caption)
     # a strategy that does not apply says why under the table and once in its expander
     assert sum("state layers: aliasing" in c.value for c in at.caption) == 2
     assert "state layers: aliasing" not in codes
@@ -850,11 +851,14 @@ def test_a_vllm_log_checks_out_from_its_kv_cache_memory():
     assert_clean(at)
     vllm = vllm_row(at)
     assert (vllm["P (tokens)"], vllm["blocks"], vllm["engine log (tokens)"],
-            vllm["concurrency"]) == (544, 7_162, "973,760", 14.77)
+            vllm["concurrency"]) == (544, 7_162, "3,871,083", 14.77)
+    # that log's two lines are an older release's: its 973,760 is named under the table
+    assert any("on a line of its own: 973,760" in c.value for c in at.caption)
     assert [w.value for w in at.sidebar.text_input] == ["44.59GiB"]  # no fraction, no weights
     assert not at.sidebar.slider
     budget = open_app("app_pages/budget.py", {**link, "b_layout": "vllm"})
-    assert metrics(budget)['vLLM\'s "GPU KV cache size" (tokens)'] == "973,760"
+    # int(7,162 / 485 x 262,144): current vLLM's one-line log
+    assert metrics(budget)['vLLM\'s "GPU KV cache size" (tokens)'] == f"{7_162 * 262_144 // 485:,}"
 
 
 def test_a_new_memory_source_starts_from_the_figures_shown():
@@ -1250,8 +1254,11 @@ def test_budget_sweeps_an_engine_layout_picked_on_the_page():
     # as on Compare: P = 64 x cdiv(2,146,304, 64 x 2,048) = 1,088; page 2,228,224 B;
     # 80e9 // 2,228,224 // 12 groups = 2,991 blocks
     assert metrics(at)["Blocks"] == "2,991"
-    # beside the capacity, the figure vLLM's log prints: 2,991 // 4 groups x 1,088
-    assert metrics(at)['vLLM\'s "GPU KV cache size" (tokens)'] == f"{2991 // 4 * 1088:,}"
+    # beside the capacity, the figure vLLM's log prints: 2,991 / 34 pages a request x 32,768,
+    # and in its help the older releases' 2,991 // 4 groups x 1,088
+    logged = next(m for m in at.metric if m.label == 'vLLM\'s "GPU KV cache size" (tokens)')
+    assert logged.value == f"{2991 * 32768 // 34:,}"
+    assert f"on a line of its own printed {2991 // 4 * 1088:,}" in logged.help
     # vLLM's own option, at the model's kernel block 16: A = max(16, block 64) = 64 above
     assert at.number_input(key="w.kernel_block_size").value == 16
     assert len(at.get("plotly_chart")) == 2  # over the budget and over the block size

@@ -57,14 +57,28 @@ def test_vllm_anchor_matches_vllm_log():
     assert r.block_size == 544  # "Setting attention block size to 544 tokens"
     assert round(r.extras["state_padding_fraction"], 4) == 0.0149  # "Padding ... by 1.49%"
     assert r.num_blocks == 7_162
-    assert r.logged_tokens == 973_760  # "GPU KV cache size: 973,760 tokens"
+    assert r.older_logged_tokens == 973_760  # "GPU KV cache size: 973,760 tokens"
+    assert r.logged_tokens == int(7_162 / 485 * 262_144) == 3_871_083  # current vLLM's line
     assert r.capacity_tokens == (7_162 - 3) * 544  # beside one request's 3 state pages
     assert round(r.max_concurrency, 2) == 14.77  # "Maximum concurrency ... 14.77x"
     d = r.to_dict()
-    assert (d["block_size"], d["num_blocks"], d["logged_tokens"]) == (544, 7_162, 973_760)
+    assert (d["block_size"], d["num_blocks"], d["older_logged_tokens"]) == (544, 7_162, 973_760)
+    assert d["logged_tokens"] == 3_871_083
     assert round(d["state_padding_fraction"], 4) == 0.0149
     assert round(d["max_concurrency"], 2) == 14.77
     json.dumps(d)  # JSON-ready
+
+
+def test_vllm_older_log_counts_max_model_len_when_a_state_block_is_shorter_than_p():
+    # Mode none sizes a state group's block at max_model_len; the older log line multiplies by
+    # the smallest block size of any group, so a context under P = 544 is what it counts.
+    r = run_strategy("vllm", qwen3_next_tp2(), budget_bytes=ANCHOR_BUDGET, context_tokens=500)
+    assert r.num_blocks == 7_162  # the budget alone fixes the blocks
+    assert r.older_logged_tokens == 7_162 // 4 * 500 == 895_000
+    assert r.logged_tokens == int(7_162 / 4 * 500) == 895_250  # 4 blocks per request
+    longer = run_strategy("vllm", qwen3_next_tp2(), budget_bytes=ANCHOR_BUDGET,
+                          context_tokens=544)
+    assert longer.older_logged_tokens == 7_162 // 4 * 544 == 973_760  # min(P, L) = P
 
 
 def test_vllm_anchor_by_hand():
@@ -78,7 +92,7 @@ def test_vllm_anchor_by_hand():
     assert (r.extras["group_size"], r.extras["num_groups"]) == (12, 4)
     assert r.block_bytes == 12 * page
     assert r.num_blocks == ANCHOR_BUDGET // page // 12
-    assert r.logged_tokens == r.num_blocks // 4 * p
+    assert r.older_logged_tokens == r.num_blocks // 4 * p
     assert r.capacity_tokens == (r.num_blocks - 3) * p
     # one request: ceil(262,144 / 544) = 482 full pages + 1 page in each of 3 state groups
     assert (r.concurrency_numerator, r.concurrency_denominator) == (7_162, 482 + 3)
@@ -451,7 +465,8 @@ def test_nemotron_flat_and_vllm():
     # group_size = min(4, 24) = 4 (24 is not under 1.5 x 4): 1 attention + 6 state groups
     assert (vllm.extras["group_size"], vllm.extras["num_groups"]) == (4, 7)
     assert vllm.num_blocks == GIB8 // page // 4 == 992
-    assert vllm.logged_tokens == 992 // 7 * 528
+    assert vllm.older_logged_tokens == 992 // 7 * 528
+    assert vllm.logged_tokens == 992 * 32_768 // (63 + 6) == 471_099  # max concurrency x L
     assert vllm.capacity_tokens == (992 - 6) * 528  # one request's page in each state group
     assert flat.logged_tokens is None  # our layouts log nothing of their own
     assert (vllm.concurrency_numerator, vllm.concurrency_denominator) == (992, 63 + 6)
@@ -512,7 +527,9 @@ def test_gpt_oss_concurrency_and_vllm():
     # group_size 12 (12 vs 12), page 16 x 2,048: a block id is one group's 12 pages
     assert vllm.block_bytes == 12 * 16 * 2048
     assert vllm.num_blocks == GPT_OSS_BUDGET // (16 * 2048) // 12 == 21_104
-    assert vllm.capacity_tokens == vllm.logged_tokens == 168_832  # no state: they agree
+    assert vllm.capacity_tokens == vllm.older_logged_tokens == 168_832  # no state: they agree
+    # current vLLM logs max concurrency x L: sliding pages are few per request, so more
+    assert vllm.logged_tokens == 21_104 * ctx // per_request == 317_473
     assert vllm.concurrency == aliased.concurrency
     lcm = run_strategy("lcm", gpt_oss_20b(), budget_bytes=GPT_OSS_BUDGET, context_tokens=ctx)
     assert lcm.block_bytes == 12 * 16 * 2048  # K = 1 for both equal groups
@@ -717,11 +734,13 @@ def test_capacity_counts_one_requests_state_pages_nemotron():
     assert 0.9 < float(lcm.concurrency) * 32_768 / lcm.capacity_tokens < 1
 
     vllm = run_strategy("vllm", prof, budget_bytes=GIB40, context_tokens=32_768)
-    # the common convention: 6 state groups x 1 page, the full group the rest; vLLM's log
-    # line (one page per P tokens in every one of the 7 groups) beside it
+    # the common convention: 6 state groups x 1 page, the full group the rest; older vLLM's
+    # log line (one page per P tokens in every one of the 7 groups) beside it
     assert vllm.num_blocks == GIB40 // (528 * 4096) // 4 == 4_964
     assert vllm.capacity_tokens == (4_964 - 6) * 528 == 2_617_824
-    assert vllm.logged_tokens == 4_964 // 7 * 528 == 374_352
+    assert vllm.older_logged_tokens == 4_964 // 7 * 528 == 374_352
+    # current vLLM's: 4,964 / (ceil(32,768 / 528) = 63 + 6) x 32,768
+    assert vllm.logged_tokens == 4_964 * 32_768 // 69 == 2_357_396
 
 
 def test_capacity_modes_qwen3_next_flat():

@@ -50,7 +50,8 @@ def test_plan_vllm_json_anchor():
     assert code == 0, err
     d = json.loads(out)
     assert d["strategy"] == "vllm"
-    assert (d["block_size"], d["num_blocks"], d["logged_tokens"]) == (544, 7_162, 973_760)
+    assert (d["block_size"], d["num_blocks"], d["older_logged_tokens"]) == (544, 7_162, 973_760)
+    assert d["logged_tokens"] == 7_162 * 262_144 // 485 == 3_871_083
     assert d["capacity_tokens"] == (7_162 - 3) * 544
     assert round(d["state_padding_fraction"], 4) == 0.0149
     assert round(d["max_concurrency"], 2) == 14.77
@@ -63,7 +64,8 @@ def test_plan_table_shows_the_math():
     assert code == 0
     assert "7,162" in out and "14.77x" in out
     assert "capacity         3,894,496 tokens" in out  # (7,162 - 3 state pages) x 544
-    assert 'engine log       973,760 tokens (vLLM\'s "GPU KV cache size")' in out
+    assert 'engine log       3,871,083 tokens (vLLM\'s "GPU KV cache size")' in out
+    assert "older log        973,760 tokens (vLLM releases that log max concurrency" in out
     assert "47,878,147,932 // 557,056 // 12 = 7,162" in out
     assert "total" in out
 
@@ -78,7 +80,9 @@ def test_compare_table_and_json():
     # flat, per-component, vllm, sglang, aliased, lcm: only the engines log a figure. SGLang:
     # 47,878,147,932 x 9 // 19 // 19,759,104 B = 1,147 state slots; the rest // 12,288 B
     assert (47_878_147_932 - 1_147 * 19_759_104) // 12_288 == 2_051_957
-    assert logged.split()[3:] == ["-", "-", "973,760", "2,051,957", "n/a", "-"]
+    assert logged.split()[3:] == ["-", "-", "3,871,083", "2,051,957", "n/a", "-"]
+    older = next(line for line in out.splitlines() if line.startswith("older vLLM log"))
+    assert older.split()[4:] == ["-", "-", "973,760", "-", "n/a", "-"]
     code, out, _ = run(["compare", *QWEN_ARGS, "--budget", "44.59GiB", "--json"])
     assert code == 0
     results = json.loads(out)

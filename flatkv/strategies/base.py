@@ -293,7 +293,10 @@ class StrategyResult:
         full-attention token pool, which its static split of the budget fixes (state lives in
         a pool of its own). None for a model without attention.
     logged_tokens: the token capacity the engine itself logs, for checking against its log
-        (vllm: "GPU KV cache size"; sglang: max_total_num_tokens); None for our layouts.
+        (vllm: "GPU KV cache size", max concurrency x max_model_len, so None without a
+        context; sglang: max_total_num_tokens); None for our layouts.
+    older_logged_tokens: vllm only, what releases before that log line (two lines, "GPU KV
+        cache size" then "Maximum concurrency") printed: num_blocks // groups x min block size.
     concurrency_numerator / concurrency_denominator: max_concurrency exactly (units / units one
         request needs at ``context_tokens``); None without a context.
     breakdown: ((category, bytes), ...) in CATEGORIES order, summing to budget_bytes.
@@ -313,6 +316,7 @@ class StrategyResult:
     num_blocks: int | None = None
     capacity_tokens: int | None = None
     logged_tokens: int | None = None
+    older_logged_tokens: int | None = None
     concurrency_numerator: int | None = None
     concurrency_denominator: int | None = None
     why_block_size: str = ""
@@ -387,6 +391,7 @@ class StrategyResult:
             "num_blocks": self.num_blocks,
             "capacity_tokens": self.capacity_tokens,
             "logged_tokens": self.logged_tokens,
+            "older_logged_tokens": self.older_logged_tokens,
             "max_concurrency": self.max_concurrency,
             "max_concurrency_exact": exact,
             "why_block_size": self.why_block_size,

@@ -122,12 +122,8 @@ def finish_paged(
     formulas: Sequence[str],
     extras: dict[str, object] | None = None,
     unit_name: str = "page ids",
-    logged: tuple[int, str] | None = None,
 ) -> StrategyResult:
-    """Assemble the result of a paged layout (see the module docstring).
-
-    ``logged`` (logged_tokens, formula line): the capacity the engine's own log reports, which
-    may count differently from capacity_tokens (vLLM's "GPU KV cache size")."""
+    """Assemble the result of a paged layout (see the module docstring)."""
     groups = [u.group for u in uses]
     window = profile.sliding_window
     lines = list(formulas)
@@ -139,8 +135,6 @@ def finish_paged(
         held = capacity_pages(groups, pages, options, block_size)
         capacity = pages * block_size
         lines.append(capacity_text(num_units, groups, options, pages, block_size, unit_name))
-        if logged is not None:
-            lines.append(logged[1])
     else:
         lines.append("capacity_tokens: none, a model without attention keeps no token history")
 
@@ -233,7 +227,6 @@ def finish_paged(
         block_bytes=unit_bytes,
         num_blocks=num_units,
         capacity_tokens=capacity,
-        logged_tokens=None if logged is None or capacity is None else logged[0],
         concurrency_numerator=numerator,
         concurrency_denominator=denominator,
         why_block_size=why_block_size,

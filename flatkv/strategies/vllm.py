@@ -10,10 +10,15 @@
   divide its count the groups that come up short hold padding layers (7 layers in groups of 3:
   3 / 2 / 2, two padding layers). Tensor i is shared by layer i of every group, all over
   one block-id space, so a block id is ``group_size`` pages and has no dead weight.
-- ``num_blocks = available // page_bytes // group_size``; the log's "GPU KV cache size" is
-  ``num_blocks // num_groups * P`` (``logged_tokens``; ``capacity_tokens`` keeps the convention
-  every strategy shares, so the Compare figures line up);
-  "Maximum concurrency" is ``num_blocks`` over the blocks one request needs summed over groups.
+- ``num_blocks = available // page_bytes // group_size``; "Maximum concurrency" is
+  ``num_blocks`` over the blocks one request needs summed over groups.
+- The log's "GPU KV cache size" (``logged_tokens``) is ``int(max_concurrency * max_model_len)``
+  in the one-line log of current releases ("GPU KV cache size: N tokens, Maximum concurrency
+  for L tokens per request: X.XXx", ``get_kv_cache_capacity``). Releases that logged the two
+  on separate lines (SPEC 3.1's anchor) printed ``num_blocks // num_groups * min block size``
+  (``older_logged_tokens``): the block size of every group is P, except a state group's in
+  mamba cache mode none, which is max_model_len. ``capacity_tokens`` keeps the convention every
+  strategy shares, so the Compare figures line up.
 - vLLM refuses to start when one request of the context does not fit the budget (its pages in
   every group, padding layers included: max concurrency under 1); the layout then does not
   apply, and says the longest context that fits (vLLM's "estimated maximum model length").
@@ -22,6 +27,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from fractions import Fraction
 
 from flatkv.plan import LAYER_LABELS, LINEAR_ATTENTION
@@ -226,11 +232,34 @@ def run_vllm(
         name, profile, budget_bytes=budget_bytes, context_tokens=context_tokens, options=options,
         block_size=p, unit_bytes=unit_bytes, num_units=num_blocks, uses=uses,
         why_block_size=why, formulas=formulas, extras=extras,
-        logged=(
-            num_blocks // num_groups * p,
-            f"logged_tokens = num_blocks // groups x P = {n(num_blocks)} // {num_groups} x "
-            f"{n(p)} = {n(num_blocks // num_groups * p)} (vLLM's \"GPU KV cache size\" log "
-            "line: one page per P tokens in every group, state groups included)",
-        ),
     )
-    return result
+    if result.capacity_tokens is None:  # no attention: no token history to log
+        return result
+    return with_logged_tokens(result, profile, options, num_groups)
+
+
+def with_logged_tokens(result: StrategyResult, profile: CacheProfile, options: StrategyOptions,
+                       num_groups: int) -> StrategyResult:
+    """The result with what vLLM's log prints as "GPU KV cache size", in current releases and
+    in older ones (see the module docstring), and the math of both."""
+    p, blocks, context = result.block_size, result.num_blocks, result.context_tokens
+    min_block, why_min = p, "P"
+    if (options.mamba_cache_mode == "none" and profile.has_state and context is not None
+            and context < p):  # a state group's block size is max_model_len in mode none
+        min_block, why_min = context, "max_model_len, a state group's block size in mode none"
+    older = blocks // num_groups * min_block
+    lines = [f"older_logged_tokens = num_blocks // groups x min block size = {n(blocks)} // "
+             f"{num_groups} x {n(min_block)} ({why_min}) = {n(older)} (the \"GPU KV cache "
+             "size\" line of vLLM releases that log max concurrency on a line of its own)"]
+    logged = None
+    if context is not None:
+        # vLLM: int(max_concurrency * max_model_len), max_concurrency = num_blocks / blocks per
+        # request, both Python floats: the same float operations give the same integer
+        concurrency = result.concurrency_numerator / result.concurrency_denominator
+        logged = int(concurrency * context)
+        lines.insert(0, f"logged_tokens = int(max_concurrency x max_model_len) = int({n(blocks)} "
+                        f"/ {n(result.concurrency_denominator)} x {n(context)}) = {n(logged)} "
+                        "(vLLM's \"GPU KV cache size: N tokens, Maximum concurrency for L "
+                        "tokens per request\" line)")
+    return replace(result, logged_tokens=logged, older_logged_tokens=older,
+                   formulas=(*result.formulas, *lines))
