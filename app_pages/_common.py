@@ -41,6 +41,7 @@ from flatkv.strategies.base import (
     SGLANG_SSM_DTYPES,
     SGLANG_SWA_ARCHITECTURES,
 )
+from flatkv.strategies.sglang import swa_pool as sglang_swa_pool
 from flatkv.strategies.vllm import DEFAULT_KERNEL_BLOCK_SIZE
 from flatkv.strategies.vllm import kernel_block_size as vllm_kernel_block_size
 from flatkv.units import exact_bytes, format_bytes, format_size, parse_size
@@ -463,11 +464,15 @@ def engine_widget(field: str) -> None:
              help="SGLang's --page-size: tokens per page of its token pool (1 on most "
              "attention backends, 64 for some).")
     elif field == "sglang_swa_pool":
-        bind(st.toggle, field, "Sliding-window pool",
+        by_model, why = sglang_swa_pool(state().profile(), StrategyOptions())
+        choices = {None: f"As SGLang decides: {'on' if by_model else 'off'}", True: "On",
+                   False: "Off"}
+        bind(st.selectbox, field, "Sliding-window pool", options=list(choices),
+             format_func=choices.get,
              help="SGLang keeps sliding-window layers in a token pool of their own (its hybrid "
-             f"SWA pool) only for the architectures on its list: {SGLANG_SWA_ARCHITECTURES}. "
-             "Turn it off for the others (Gemma 2 / 3, Cohere2, Mistral): "
-             "every layer then keeps every token in one pool.")
+             f"SWA pool) only for the architectures on its list: {SGLANG_SWA_ARCHITECTURES}; "
+             "for the others (Gemma 2 / 3, Cohere2, Mistral) every layer keeps every token in "
+             f"one pool. This model: {'on' if by_model else 'off'}, {why}.")
     elif field == "sglang_ssm_dtype":
         bind(st.selectbox, field, "ssm state dtype", options=list(SGLANG_SSM_DTYPES),
              help="SGLang keeps every state layer's ssm tensor in this dtype, whatever the "
@@ -494,7 +499,8 @@ def acting_fields(s: AppState) -> tuple[str, ...]:
 
     def idle(field: str) -> bool:  # another option's setting leaves it nothing to act on
         return ((field == "mamba_chunk_size" and s.mamba_cache_mode != "all")
-                or (field == "swa_full_tokens_ratio" and not s.sglang_swa_pool))
+                or (field == "swa_full_tokens_ratio"
+                    and not sglang_swa_pool(profile, s.strategy_options())[0]))
 
     return tuple(f for f in ENGINE_FIELDS if not idle(f)
                  and any(f in strategy_fields(name, profile) for name in STRATEGY_FIELDS))

@@ -136,11 +136,11 @@ with user_errors():
     if note := app_data.short_of_one_request_text([app_data.CompareRow.from_result(r)],
                                                   s.context):
         st.caption(note)
-    if strategy == "sglang" and "swa_tokens" in r.extras:  # a pool of its own for sliding layers
+    if strategy == "sglang" and r.extras.get("kv_tokens") and "swa_tokens" in r.extras:  # 2 pools
         st.caption(f"SGLang: capacity is the full-attention token pool; the sliding-window "
                    f"layers have a pool of their own, {r.extras['swa_tokens']:,} tokens (sliding "
                    "/ full tokens ratio in the layout options).")
-    elif (history and not (strategy == "sglang" and not s.sglang_swa_pool)  # one pool: L each
+    elif (history and r.extras.get("sglang_swa_pool", True)  # SGLang's one pool: L each
           and (note := app_data.sliding_capacity_text(s.profile()))):
         st.caption(note)
     with st.expander("The math"):

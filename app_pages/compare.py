@@ -19,7 +19,7 @@ from app_pages._common import (
 )
 from flatkv import app_data, charts
 from flatkv.app_state import MAX_CONTEXT
-from flatkv.strategies.base import SGLANG_SWA_ARCHITECTURES
+from flatkv.strategies.sglang import swa_pool as sglang_swa_pool
 from flatkv.units import exact_bytes
 
 
@@ -80,11 +80,11 @@ with user_errors():
                  app_data.short_of_one_request_text(rows, s.context)):
         if note:
             st.caption(note)
-    if "sliding_attention" in s.profile().layer_types and s.sglang_swa_pool:
-        st.caption("SGLang keeps sliding-window layers in a pool of their own only for the "
-                   f"architectures on its list ({SGLANG_SWA_ARCHITECTURES}). "
-                   "For others, such as Gemma 2 / 3, turn off its sliding-window pool in the "
-                   "engine options: every layer then keeps every token.")
+    if "sliding_attention" in s.profile().layer_types:
+        own_pool, why = sglang_swa_pool(s.profile(), s.strategy_options())
+        st.caption(("SGLang keeps the sliding-window layers in a token pool of their own"
+                    if own_pool else "SGLang keeps every token of every layer in one pool")
+                   + f": {why}. Its sliding-window pool in the engine options changes this.")
     if s.mamba_cache_mode == "all" and s.profile().has_state:
         st.caption("Mamba cache mode all: every paged layout keeps a state snapshot every P "
                    "tokens of its own P (vLLM first aligns its P to lcm(chunk, A)), so a small "

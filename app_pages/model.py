@@ -31,13 +31,15 @@ def _fill_raw(raw: RawModel) -> None:
     ss["edit.state"] = app_model.format_state_text(raw.state)
     ss["edit.window"] = raw.sliding_window or 0
     ss["edit.kernel"] = raw.kernel_block_size  # no widget: carried from the model edited
+    ss["edit.arch"] = raw.architectures  # as is this
 
 
 def _apply_raw() -> None:
     try:
         raw = RawModel(ss["edit.layers"], int(ss["edit.kv"]),
                        app_model.parse_state_text(ss["edit.state"]),
-                       int(ss["edit.window"]) or None, ss.get("edit.kernel"))
+                       int(ss["edit.window"]) or None, ss.get("edit.kernel"),
+                       ss.get("edit.arch", ()))
         raw.profile()
     except ValueError as exc:
         ss["edit.error"] = str(exc)
@@ -295,7 +297,10 @@ def summary() -> None:
     dtypes = (f" · cache dtypes: KV {spec.kv_dtype}"
               + (f", conv {spec.conv_dtype}, ssm {spec.ssm_dtype}" if profile.has_state else "")
               if spec is not None else "")
-    st.caption(f"Per TP rank (TP {s.tp if spec is not None else 'as given'}){dtypes}.")
+    architectures = (f" · architecture: {', '.join(profile.architectures)}"
+                     if profile.architectures else "")
+    st.caption(f"Per TP rank (TP {s.tp if spec is not None else 'as given'}){dtypes}"
+               f"{architectures}.")
     table(app_model.spec_kind_rows(spec) if spec is not None else kinds)
     if spec is not None and (note := app_model.replication_note(spec)):
         st.caption(note)

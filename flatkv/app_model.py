@@ -45,9 +45,10 @@ PROFILE_FORMAT = "flatkv-profile/1"
 
 CUSTOM_SPEC = "spec"  # the model is the edited specification carried in the URL
 DEFAULT_MODEL = "Qwen3-Next-80B-A3B"
-# what a link carries of a spec; the source says where it came from (a config.json's ssm dtype)
-_URL_SPEC_FIELDS = ("format", "name", "source", "model_layers", "kv_dtype", "conv_dtype",
-                    "ssm_dtype", "kinds", "pattern")
+# what a link carries of a spec; the source says where it came from (a config.json's ssm dtype),
+# the architectures how SGLang pools its sliding layers
+_URL_SPEC_FIELDS = ("format", "name", "source", "model_layers", "architectures", "kv_dtype",
+                    "conv_dtype", "ssm_dtype", "kinds", "pattern")
 MAX_SPEC_URL = 8192  # characters of a packed spec in a link
 
 
@@ -156,6 +157,8 @@ class RawModel:
     # Raw bytes have no layer kinds: an MLA model turned into raw bytes keeps the kernel block
     # size its attention needs (CacheProfile.kernel_block_size) here, as part of the model.
     kernel_block_size: int | None = None
+    # and the config's architectures, by which SGLang picks its sliding-window pool
+    architectures: tuple[str, ...] = ()
 
     def profile(self, name: str = CUSTOM) -> CacheProfile:
         return CacheProfile(
@@ -165,6 +168,7 @@ class RawModel:
             sliding_window=self.sliding_window,
             name=name,
             kernel_block_size=self.kernel_block_size,
+            architectures=self.architectures,
         )
 
     @classmethod
@@ -175,6 +179,7 @@ class RawModel:
             state=tuple(profile.state_const_bytes.items()),
             sliding_window=profile.sliding_window,
             kernel_block_size=profile.kernel_block_size,
+            architectures=profile.architectures,
         )
 
 
@@ -199,6 +204,7 @@ def profile_to_dict(profile: CacheProfile) -> dict:
         "sliding_window": profile.sliding_window,
         **({"kernel_block_size": profile.kernel_block_size}
            if profile.kernel_block_size is not None else {}),
+        **({"architectures": list(profile.architectures)} if profile.architectures else {}),
     }
 
 
@@ -244,6 +250,7 @@ def profile_from_dict(data: dict) -> CacheProfile:
         sliding_window=data.get("sliding_window"),
         name=str(data.get("name") or CUSTOM),
         kernel_block_size=data.get("kernel_block_size"),
+        architectures=data.get("architectures", ()),
     )
 
 
@@ -336,6 +343,7 @@ class SpecDraft:
     kv_dtype: str = "bfloat16"
     conv_dtype: str = "bfloat16"
     ssm_dtype: str = "bfloat16"
+    architectures: tuple[str, ...] = ()  # carried from the model edited (no widget)
 
     @classmethod
     def from_spec(cls, spec: ModelSpec) -> SpecDraft:
@@ -343,7 +351,7 @@ class SpecDraft:
             name=spec.name,
             kinds=tuple((n, _freeze(layer.geometry())) for n, layer in spec.kinds.items()),
             pattern=spec.pattern, kv_dtype=spec.kv_dtype, conv_dtype=spec.conv_dtype,
-            ssm_dtype=spec.ssm_dtype,
+            ssm_dtype=spec.ssm_dtype, architectures=spec.architectures,
         )
 
     @property
@@ -399,7 +407,8 @@ class SpecDraft:
         """The spec export format (``ModelSpec.from_dict``) of this draft."""
         return {"format": FORMAT, "name": self.name.strip() or "edited model",
                 **{d: getattr(self, d) for d in DTYPE_FIELDS},
-                "kinds": {n: dict(g) for n, g in self.kinds}, "pattern": self.pattern}
+                "kinds": {n: dict(g) for n, g in self.kinds}, "pattern": self.pattern,
+                **({"architectures": list(self.architectures)} if self.architectures else {})}
 
     def to_spec(self) -> ModelSpec:
         """The ModelSpec of this draft (TP 1); ValueError says what is missing or wrong."""

@@ -153,7 +153,7 @@ class AppState:
     sglang_slots_per_request: int = ENGINE_DEFAULTS.sglang_slots_per_request
     sglang_page_size: int = ENGINE_DEFAULTS.sglang_page_size
     sglang_ssm_dtype: str = ENGINE_DEFAULTS.sglang_ssm_dtype
-    sglang_swa_pool: bool = ENGINE_DEFAULTS.sglang_swa_pool
+    sglang_swa_pool: bool | None = ENGINE_DEFAULTS.sglang_swa_pool  # None: by architecture
     max_batched_tokens: int = ENGINE_DEFAULTS.max_batched_tokens
     lcm_padding_bound: float = float(ENGINE_DEFAULTS.lcm_padding_bound)
     budget_strategy: str | None = None  # the Budget page's layout; None: the planner's own
@@ -417,7 +417,7 @@ _SETTINGS: dict[str, tuple[str, Callable[[str, str], object], Callable[[object],
     "sg_slots": ("sglang_slots_per_request", _int(1, MAX_SLOTS_PER_REQUEST), str),
     "sg_page": ("sglang_page_size", _int(1, MAX_BLOCK_SIZE), str),
     "sg_ssm": ("sglang_ssm_dtype", _choice(lambda: list(SGLANG_SSM_DTYPES)), str),
-    "sg_swa_pool": ("sglang_swa_pool", _flag, lambda v: "1" if v else "0"),
+    "sg_swa_pool": ("sglang_swa_pool", _auto(_flag), _write_auto(lambda v: "1" if v else "0")),
     "mbt": ("max_batched_tokens", _int(1, MAX_CONTEXT), str),
     "lcm_pad": ("lcm_padding_bound", _ratio(PADDING_BOUND_RANGE), repr),
     "b_layout": ("budget_strategy", _auto(_choice(lambda: list(STRATEGIES))), _write_auto(str)),
@@ -433,7 +433,7 @@ _SETTINGS: dict[str, tuple[str, Callable[[str, str], object], Callable[[object],
     "sweep_blocks": ("lab_sweep_blocks", _auto(_counts(MAX_BLOCK_SIZE)),
                      _write_auto(_write_counts)),
 }
-_MODEL_KEYS = ("model", "layers", "kv", "state", "window", "model_kernel", "spec")
+_MODEL_KEYS = ("model", "layers", "kv", "state", "window", "model_kernel", "arch", "spec")
 
 
 def encode_query(state: AppState) -> dict[str, str]:
@@ -452,6 +452,8 @@ def encode_query(state: AppState) -> dict[str, str]:
             out["window"] = str(state.raw.sliding_window)
         if state.raw.kernel_block_size is not None:
             out["model_kernel"] = str(state.raw.kernel_block_size)
+        if state.raw.architectures:
+            out["arch"] = ",".join(state.raw.architectures)
     for key, (name, _parse, write) in _SETTINGS.items():
         value = getattr(state, name)
         if value != getattr(DEFAULT, name):
@@ -538,6 +540,7 @@ def _decode_model(q: Mapping[str, str]) -> tuple[str, app_model.RawModel | None,
             sliding_window=None if window in (None, "") else _int(1, 1 << 31)("window", window),
             kernel_block_size=None if kernel in (None, "") else _int(1, MAX_BLOCK_SIZE)(
                 "model_kernel", kernel),
+            architectures=tuple(a.strip() for a in q.get("arch", "").split(",") if a.strip()),
         )
         raw.profile()  # validate now, so a bad link never reaches a page
     except ValueError as exc:

@@ -38,6 +38,7 @@ from flatkv.models import (
     MLALayer,
     ModelSpec,
 )
+from flatkv.profile import check_architectures
 
 # model_type -> how its cache layers are read (see _layers_of). Attention models list their
 # layers in layer_types (gemma2/3, cohere2, olmo3, smollm3, gpt_oss) or slide every layer when
@@ -626,7 +627,21 @@ def spec_from_hf_config(
         name=name, layers=tuple(layers), kv_dtype=kv_dtype, conv_dtype=model_dtype,
         ssm_dtype=ssm_dtype, tp=1, source=source,
         model_layers=n_model if 0 < n_model <= MAX_CACHE_LAYERS else None,
+        architectures=_architectures_of(cfg),
     )
+
+
+def _architectures_of(cfg: Mapping[str, Any]) -> tuple[str, ...]:
+    """The config's ``architectures`` (engines choose code paths by them: SGLang its
+    sliding-window pool), empty when the config has none."""
+    names = cfg.get("architectures")
+    if names is None:
+        return ()
+    try:
+        return check_architectures(names)
+    except ValueError:
+        raise ValueError(f"config.json architectures = {names!r} must be a list of class names "
+                         "(e.g. [\"GptOssForCausalLM\"]): fix it or drop the field") from None
 
 
 # --------------------------------------------------------------------------------------------

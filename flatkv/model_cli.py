@@ -82,6 +82,7 @@ def model_report(spec: ModelSpec) -> dict[str, Any]:
     return {
         "name": spec.name,
         "source": spec.source,
+        "architectures": list(spec.architectures),
         "notes": spec.notes,
         "tp": spec.tp,
         "kv_dtype": spec.kv_dtype,
@@ -124,6 +125,8 @@ def format_model_text(report: dict[str, Any]) -> str:
         lines.append(f"source: {report['source']}")
     if report["notes"]:
         lines.append(f"notes: {report['notes']}")
+    if report["architectures"]:
+        lines.append(f"architectures: {', '.join(report['architectures'])}")
     counts = ", ".join(f"{n} {label}" for label, n in report["counts"].items())
     model_layers = (
         f" from {report['model_layers']} model layers" if report["model_layers"] else ""

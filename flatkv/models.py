@@ -29,7 +29,7 @@ from flatkv.dtypes import canonical_dtype, dtype_bytes
 from flatkv.patterns import MAX_CACHE_LAYERS, check_kind_name, format_pattern, parse_pattern
 from flatkv.plan import FULL_ATTENTION, LINEAR_ATTENTION, SLIDING_ATTENTION, check_int
 from flatkv.plan import state_const_bytes as _state_const_bytes
-from flatkv.profile import CacheProfile
+from flatkv.profile import CacheProfile, check_architectures
 
 FORMAT = "flatkv-model/1"
 
@@ -332,6 +332,8 @@ class ModelSpec:
     parallel size; every byte count is per TP rank. source: where the numbers come from.
     model_layers: the model's own layer count when it differs from the cache layers (MLP-only
     layers, Falcon-H1's double layers); informational. notes: free text (caveats).
+    architectures: the config's ``architectures`` class names, empty when unknown (a model
+    typed by hand); SGLang chooses its sliding-window pool by them.
     """
 
     name: str
@@ -343,6 +345,7 @@ class ModelSpec:
     source: str = ""
     model_layers: int | None = None
     notes: str = ""
+    architectures: tuple[str, ...] = ()
     _kind_names: tuple[tuple[CacheLayer, str], ...] = field(
         default=(), repr=False, compare=False
     )
@@ -353,6 +356,7 @@ class ModelSpec:
         for attr in ("source", "notes"):
             if not isinstance(getattr(self, attr), str):
                 raise ValueError(f"{attr} must be a string, got {getattr(self, attr)!r}")
+        object.__setattr__(self, "architectures", check_architectures(self.architectures))
         layers = self.layers
         if isinstance(layers, (str, bytes)) or not isinstance(layers, Iterable):
             raise ValueError(f"layers must be a list of cache layers, got {layers!r}")
@@ -497,6 +501,7 @@ class ModelSpec:
                 layer.kind == MLALayer.kind for layer in self.kinds.values()) else None,
             ssm_element_bytes=dtype_bytes(self.ssm_dtype) if any(
                 layer.is_state for layer in self.kinds.values()) else None,
+            architectures=self.architectures,
         )
 
     def summary(self) -> list[KindSummary]:
@@ -581,6 +586,8 @@ class ModelSpec:
             out["notes"] = self.notes
         if self.model_layers is not None:
             out["model_layers"] = self.model_layers
+        if self.architectures:
+            out["architectures"] = list(self.architectures)
         out.update(
             tp=self.tp, kv_dtype=self.kv_dtype, conv_dtype=self.conv_dtype,
             ssm_dtype=self.ssm_dtype,
@@ -598,7 +605,7 @@ class ModelSpec:
             )
         allowed = {
             "format", "name", "source", "notes", "model_layers", "tp", "kv_dtype",
-            "conv_dtype", "ssm_dtype", "kinds", "pattern",
+            "conv_dtype", "ssm_dtype", "kinds", "pattern", "architectures",
         }
         unknown = sorted(set(data) - allowed)
         if unknown:
@@ -627,7 +634,7 @@ class ModelSpec:
         options = {
             key: data[key]
             for key in ("source", "notes", "model_layers", "tp", "kv_dtype", "conv_dtype",
-                        "ssm_dtype")
+                        "ssm_dtype", "architectures")
             if key in data
         }
         return cls.from_pattern(name=data["name"], kinds=kinds, pattern=data["pattern"], **options)

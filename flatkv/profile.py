@@ -29,6 +29,15 @@ SLIDING_WINDOW_MISSING = (
 )
 
 
+def check_architectures(names: object) -> tuple[str, ...]:
+    """``names`` as a tuple of architecture class names, as a config.json lists them."""
+    if isinstance(names, str) or not isinstance(names, (list, tuple)) or not all(
+            isinstance(name, str) and name.strip() for name in names):
+        raise ValueError(f"architectures is {names!r}: give a list of class names, as "
+                         "config.json has them, e.g. [\"GptOssForCausalLM\"], or none")
+    return tuple(names)
+
+
 @dataclass(frozen=True)
 class CacheProfile:
     """Per-TP-rank cache shape of one model.
@@ -47,6 +56,8 @@ class CacheProfile:
     ssm_element_bytes: bytes of one element of the ``ssm`` state tensor (2 for bfloat16, 4 for
         float32) when the profile comes from a model; None for raw bytes. An engine that keeps
         the ssm state in its own dtype re-sizes it from this (SGLang: float32 unless told).
+    architectures: the config's ``architectures`` (``("GptOssForCausalLM",)``) when the profile
+        comes from one, else empty. SGLang picks its sliding-window pool by this name.
     """
 
     layer_types: tuple[str, ...]
@@ -56,9 +67,11 @@ class CacheProfile:
     name: str = "custom"
     kernel_block_size: int | None = None
     ssm_element_bytes: int | None = None
+    architectures: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "layer_types", tuple(self.layer_types))
+        object.__setattr__(self, "architectures", check_architectures(self.architectures))
         object.__setattr__(self, "state_const_bytes", dict(self.state_const_bytes))
         if not self.layer_types:
             raise ValueError("layer_types is empty: give at least one cache layer")

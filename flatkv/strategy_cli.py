@@ -124,9 +124,10 @@ def add_strategy_arguments(
          "reads a config's mamba_ssm_dtype first, this does not: give it here)")
     parser.add_argument("--sglang-swa-pool", action=argparse.BooleanOptionalAction,
          default=None, help="sglang: sliding-window layers in a token pool of their own (SGLang "
-         f"does this for {SGLANG_SWA_ARCHITECTURES}); --no-sglang-swa-pool for "
-         "other architectures (Gemma 2 / 3, Cohere2, Mistral): one pool, every token in every "
-         "layer (default: a pool of their own)")
+         f"does this for {SGLANG_SWA_ARCHITECTURES}) or not (one pool, every token in every "
+         "layer, as for Gemma 2 / 3, Cohere2, Mistral). Default: as SGLang decides by the "
+         "config's architectures; a model without them gets the pool when it has full and "
+         "sliding layers")
     parser.add_argument("--max-batched-tokens", type=int, default=defaults.max_batched_tokens,
          help="tokens scheduled per step; sizes sliding-window pages (default "
          f"{defaults.max_batched_tokens})")

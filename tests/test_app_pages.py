@@ -773,16 +773,42 @@ def test_compare_takes_sglang_page_size_and_sliding_ratio():
     # a model without sliding layers is not offered the sliding ratio
     plain = open_app("app_pages/compare.py", {**link, "model": "Llama-3.1-8B"})
     assert not [w for w in plain.number_input if w.key == "w.swa_full_tokens_ratio"]
-    assert not [w for w in plain.toggle if w.key == "w.sglang_swa_pool"]
+    assert not [w for w in plain.selectbox if w.key == "w.sglang_swa_pool"]
     # without its hybrid SWA pool (an architecture not on SGLang's list) one pool holds every
     # token of all 24 layers: 10**10 // 49,152 = 203,450, in whole pages of 64: 203,392; the
     # ratio of a pool it no longer has is not offered
-    at.toggle(key="w.sglang_swa_pool").set_value(False).run()
+    pool = at.selectbox(key="w.sglang_swa_pool")
+    assert pool.value is None and pool.format_func(None) == "As SGLang decides: on"
+    assert "This model: on, GptOssForCausalLM is on SGLang's hybrid SWA list." in pool.help
+    pool.set_value(False).run()
     assert_clean(at)
     assert at.query_params["sg_swa_pool"] == "0"
     assert at.dataframe[0].value.set_index("strategy").loc["SGLang",
                                                              "capacity (tokens)"] == 203_392
     assert not [w for w in at.number_input if w.key == "w.swa_full_tokens_ratio"]
+
+
+def test_compare_follows_sglangs_sliding_pool_choice_for_the_architecture():
+    # Gemma-3-12B's cache as raw bytes, its config's architecture carried in the link: SGLang
+    # keeps every token of all 48 layers in one pool, 40 GiB // (48 x 8,192) = 109,226 tokens
+    link = {"model": "custom", "layers": "(5*sliding_attention,full_attention)*8",
+            "kv": "8192", "window": "1024", "arch": "Gemma3ForConditionalGeneration",
+            "gpu": "Custom", "gpu_mem": "40GiB", "frac": "1"}
+    at = open_app("app_pages/compare.py", link)
+    assert_clean(at)
+    assert at.dataframe[0].value.set_index("strategy").loc[
+        "SGLang", "capacity (tokens)"] == 109_226
+    assert any(c.value.startswith("SGLang keeps every token of every layer in one pool: "
+                                  "Gemma3ForConditionalGeneration is not on SGLang's hybrid SWA "
+                                  "list") for c in at.caption)
+    assert at.selectbox(key="w.sglang_swa_pool").format_func(None) == "As SGLang decides: off"
+    assert not [w for w in at.number_input if w.key == "w.swa_full_tokens_ratio"]
+    # on, as the user may force it: 40 GiB x 5 // (8,192 x (5 x 8 + 4 x 40)) = 131,072
+    at.selectbox(key="w.sglang_swa_pool").set_value(True).run()
+    assert_clean(at)
+    assert at.query_params["sg_swa_pool"] == "1"
+    assert at.dataframe[0].value.set_index("strategy").loc[
+        "SGLang", "capacity (tokens)"] == 131_072
 
 
 def test_options_another_option_idles_are_neither_offered_nor_named():
@@ -833,7 +859,7 @@ def test_the_profile_cache_key_changes_with_every_field():
         (qwen, "layer_types", qwen.layer_types[::-1]), (qwen, "kv_bytes_per_slot", 1),
         (qwen, "state_const_bytes", {**qwen.state_const_bytes, "conv": 1}),
         (gpt, "sliding_window", 256), (qwen, "name", "other"), (qwen, "kernel_block_size", 64),
-        (qwen, "ssm_element_bytes", 4),
+        (qwen, "ssm_element_bytes", 4), (gpt, "architectures", ("Gemma3ForCausalLM",)),
     ]
     assert {f.name for f in fields(qwen)} == {name for _, name, _ in changes}, \
         "give each new field of CacheProfile a change here"
@@ -1217,6 +1243,9 @@ def test_model_page_names_the_cache_dtypes():
                "bfloat16." for c in at.caption)
     at = open_app("app_pages/model.py", {"model": "Llama-3.1-8B", "tp": "2"})
     assert any(c.value == "Per TP rank (TP 2) · cache dtypes: KV bfloat16." for c in at.caption)
+    at = open_app("app_pages/model.py", {"model": "gpt-oss-20b"})
+    assert any(c.value == "Per TP rank (TP 1) · cache dtypes: KV bfloat16 · architecture: "
+               "GptOssForCausalLM." for c in at.caption)
 
 
 def test_layout_gives_the_state_row_padding_vllm_logs():

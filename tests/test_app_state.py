@@ -100,6 +100,23 @@ def test_a_raw_model_carries_its_kernel_block_size_in_the_link():
     assert "custom model in the link is not valid (model_kernel=0 is outside" in notices[0]
 
 
+def test_a_raw_model_carries_its_architectures_in_the_link():
+    # Gemma 3 as raw bytes stays off SGLang's sliding-pool list, as its config says
+    raw = RawModel("(5*sliding_attention,full_attention)*8", 8192, sliding_window=1024,
+                   architectures=("Gemma3ForConditionalGeneration",))
+    state = AppState(model=CUSTOM, raw=raw)
+    query = encode_query(state)
+    assert query["arch"] == "Gemma3ForConditionalGeneration"
+    assert decode_query(query) == (state, [])
+    assert state.profile().architectures == ("Gemma3ForConditionalGeneration",)
+    assert RawModel.from_profile(state.profile()) == raw
+    assert "arch" not in encode_query(AppState(model=CUSTOM, raw=replace(raw, architectures=())))
+    # the SGLang pool option: None (by architecture) is the default, on / off are 1 / 0
+    assert decode_query({"sg_swa_pool": "0"})[0].sglang_swa_pool is False
+    assert encode_query(AppState(sglang_swa_pool=True)) == {"sg_swa_pool": "1"}
+    assert decode_query({"sg_swa_pool": "auto"}) == (DEFAULT, [])
+
+
 def test_a_preset_is_linked_by_name():
     state = AppState(model="Llama-3.1-8B")
     assert encode_query(state) == {"model": "Llama-3.1-8B"}
@@ -256,6 +273,10 @@ def test_an_edited_spec_travels_in_the_link():
     assert notices == [] and back == state
     assert back.profile().kv_bytes_per_slot == 8 * 256 * 1  # 8 KV heads x (128 + 128), fp8
     assert back.profile().name == "Llama fp8"
+    # a config's architectures travel too: SGLang's sliding pool depends on them
+    gpt = app_model.preset_spec("gpt-oss-20b").with_options(name="gpt-oss edited")
+    carried = decode_query(encode_query(AppState(model="spec", spec=app_model.spec_to_json(gpt))))
+    assert carried[0].profile().architectures == ("GptOssForCausalLM",)
 
 
 def test_a_damaged_spec_or_a_tp_the_heads_refuse_falls_back_with_a_notice():

@@ -17,8 +17,9 @@ from flatkv.hf_config import (  # noqa: E402
     spec_from_hf_config,
     spec_from_model_id,
 )
-from flatkv.models import AttentionLayer, Mamba2Layer  # noqa: E402
+from flatkv.models import AttentionLayer, Mamba2Layer, ModelSpec  # noqa: E402
 from flatkv.presets import load_preset  # noqa: E402
+from flatkv.strategies import run_strategy  # noqa: E402
 
 BF16, FP32 = 2, 4
 FULL, SLIDING, LINEAR = "full_attention", "sliding_attention", "linear_attention"
@@ -72,12 +73,14 @@ PRESET_CONFIGS = {
         "mamba_d_conv": 4, "mamba_expand": 2, "torch_dtype": "bfloat16",
     },
     "gpt-oss-20b": {
-        "model_type": "gpt_oss", "num_hidden_layers": 24, "num_attention_heads": 64,
+        "model_type": "gpt_oss", "architectures": ["GptOssForCausalLM"],
+        "num_hidden_layers": 24, "num_attention_heads": 64,
         "num_key_value_heads": 8, "head_dim": 64, "sliding_window": 128,
         "layer_types": ["sliding_attention", "full_attention"] * 12,
     },
     "gpt-oss-120b": {
-        "model_type": "gpt_oss", "num_hidden_layers": 36, "num_attention_heads": 64,
+        "model_type": "gpt_oss", "architectures": ["GptOssForCausalLM"],
+        "num_hidden_layers": 36, "num_attention_heads": 64,
         "num_key_value_heads": 8, "head_dim": 64, "sliding_window": 128,
         "layer_types": ["sliding_attention", "full_attention"] * 18,
     },
@@ -200,6 +203,22 @@ def test_gemma3_text_and_multimodal(nested):
     assert profile.layer_types == ((SLIDING,) * 5 + (FULL,)) * 2
     assert profile.sliding_window == 1024
     assert profile.kv_bytes_per_slot == 4 * (256 + 256) * BF16
+
+
+def test_architectures_come_from_the_config_and_choose_sglangs_pools():
+    # Gemma-3-12B's text layers; SGLang keeps no sliding pool for Gemma 3 (not on its list)
+    text = {"num_hidden_layers": 48, "num_attention_heads": 16, "num_key_value_heads": 8,
+            "head_dim": 256, "sliding_window": 1024, "sliding_window_pattern": 6}
+    cfg = {"model_type": "gemma3", "architectures": ["Gemma3ForConditionalGeneration"],
+           "text_config": text}
+    spec = spec_from_hf_config(cfg)
+    assert spec.architectures == ("Gemma3ForConditionalGeneration",)
+    assert ModelSpec.from_dict(spec.to_dict()).architectures == spec.architectures
+    r = run_strategy("sglang", spec.profile(), budget_bytes=40 * 2**30, context_tokens=32_768)
+    assert r.capacity_tokens == 40 * 2**30 // (48 * 8 * 512 * BF16) == 109_226
+    assert spec_from_hf_config({**cfg, "architectures": None}).architectures == ()
+    with pytest.raises(ValueError, match=r"config.json architectures = 'Gemma3' must be a list"):
+        spec_from_hf_config({**cfg, "architectures": "Gemma3"})
 
 
 def test_bamba_attention_indices():

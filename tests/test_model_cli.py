@@ -68,7 +68,7 @@ def test_model_text_and_export(capsys, tmp_path):
 
 def test_model_from_hf_config_path_and_dir(capsys, tmp_path):
     cfg = {"model_type": "gpt_oss", "num_hidden_layers": 4, "num_key_value_heads": 8,
-           "head_dim": 64, "sliding_window": 128}
+           "head_dim": 64, "sliding_window": 128, "architectures": ["GptOssForCausalLM"]}
     (tmp_path / "config.json").write_text(json.dumps(cfg))
     for arg in (str(tmp_path / "config.json"), str(tmp_path)):
         _, out = run(["model", "--hf-config", arg, "--json"], capsys)
@@ -76,6 +76,10 @@ def test_model_from_hf_config_path_and_dir(capsys, tmp_path):
         assert report["layer_types"] == ["sliding_attention", "full_attention"] * 2
         assert report["sliding_window"] == 128
         assert report["kv_bytes_per_slot"] == 8 * 128 * 2
+        assert report["architectures"] == report["spec"]["architectures"] == [
+            "GptOssForCausalLM"]
+    _, text = run(["model", "--hf-config", str(tmp_path)], capsys)
+    assert "\narchitectures: GptOssForCausalLM\n" in text
 
 
 def test_presets_lists_names(capsys):

@@ -216,17 +216,51 @@ def test_sglang_without_its_hybrid_swa_pool_keeps_every_token_in_every_layer():
                      options=one)
     assert r.capacity_tokens == r.logged_tokens == 10**10 // (24 * 2048) == 203_450
     assert r.concurrency == Fraction(203_450, 131_072) and "swa_tokens" not in r.extras
-    assert r.formulas[0].startswith("no hybrid SWA pool (--sglang-swa-pool off")
+    assert r.formulas[0].startswith("no hybrid SWA pool (as the option sets it")
+    assert r.extras["sglang_swa_pool"] is False
     split = run_strategy("sglang", gpt_oss_20b(), budget_bytes=10**10, context_tokens=131_072)
-    assert split.capacity_tokens == 226_056
-    # sliding layers only (Mistral-like): a request holds L tokens, not its window
+    assert split.capacity_tokens == 226_056 and split.extras["sglang_swa_pool"] is True
+    # sliding layers only (Mistral-like): a request holds L tokens, not its window; SGLang
+    # gives no model without full layers a sliding pool, and forced on it holds the window
     mistral = CacheProfile(layer_types=(SLIDING,) * 32, kv_bytes_per_slot=4096,
                            sliding_window=4096)
-    kept = run_strategy("sglang", mistral, budget_bytes=2**30, context_tokens=32_768,
-                        options=one)
-    windowed = run_strategy("sglang", mistral, budget_bytes=2**30, context_tokens=32_768)
+    kept = run_strategy("sglang", mistral, budget_bytes=2**30, context_tokens=32_768)
+    windowed = run_strategy("sglang", mistral, budget_bytes=2**30, context_tokens=32_768,
+                            options=StrategyOptions(sglang_swa_pool=True))
     assert kept.concurrency == Fraction(2**30 // (32 * 4096), 32_768)
+    assert "no full-attention layer beside the sliding ones" in kept.formulas[0]
     assert windowed.concurrency == Fraction(2**30 // (32 * 4096), 4095 + 8192)
+
+
+def gemma3_12b_like(architectures: tuple[str, ...]) -> CacheProfile:
+    """Gemma-3-12B's cache: 48 layers, five sliding (window 1,024) to one full, 8 KV heads x
+    256 -> 8,192 B per token per layer."""
+    return CacheProfile(layer_types=((SLIDING,) * 5 + (FULL,)) * 8, kv_bytes_per_slot=8192,
+                        sliding_window=1024, architectures=architectures)
+
+
+def test_sglang_picks_its_sliding_pool_by_the_configs_architectures():
+    # Gemma 3 is not on SGLang's hybrid SWA list: one pool, every token in all 48 layers.
+    # 40 GiB // (48 x 8,192) = 109,226 tokens; at 32,768 per request 3.33 requests
+    gemma = run_strategy("sglang", gemma3_12b_like(("Gemma3ForConditionalGeneration",)),
+                         budget_bytes=40 * 2**30, context_tokens=32_768)
+    assert gemma.capacity_tokens == 40 * 2**30 // (48 * 8192) == 109_226
+    assert gemma.concurrency == Fraction(109_226, 32_768)
+    assert "swa_tokens" not in gemma.extras
+    assert gemma.formulas[0].startswith("no hybrid SWA pool (Gemma3ForConditionalGeneration "
+                                        "is not on SGLang's hybrid SWA list")
+    # the same layers under an architecture on the list (or none named, full and sliding
+    # layers) get the split: full = 40 GiB // (8,192 x (8 + 0.8 x 40)) = 131,072
+    for named in (("GptOssForCausalLM",), ()):
+        split = run_strategy("sglang", gemma3_12b_like(named), budget_bytes=40 * 2**30,
+                             context_tokens=32_768)
+        assert split.capacity_tokens == 40 * 2**30 * 5 // (8192 * (5 * 8 + 4 * 40)) == 131_072
+        assert split.extras["swa_tokens"] == 131_072 * 4 // 5
+    # an explicit option wins over the architecture
+    forced = run_strategy("sglang", gemma3_12b_like(("Gemma3ForCausalLM",)),
+                          budget_bytes=40 * 2**30, context_tokens=32_768,
+                          options=StrategyOptions(sglang_swa_pool=True))
+    assert forced.capacity_tokens == 131_072
 
 
 def test_vllm_refuses_to_start_when_one_request_does_not_fit():

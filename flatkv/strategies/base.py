@@ -84,7 +84,11 @@ MAMBA_CACHE_MODES = ("none", "align", "all")
 # The dtypes SGLang keeps a state layer's ssm tensor in (its SGLANG_MAMBA_SSM_DTYPE names).
 SGLANG_SSM_DTYPES = ("float32", "bfloat16", "float16")
 # The architectures SGLang gives sliding-window layers a token pool of their own (its hybrid SWA
-# pool; model_config.is_hybrid_swa_model), as the help texts name them.
+# pool: model_config.is_hybrid_swa_model), by config.json class name and as help texts name them.
+SGLANG_SWA_ARCHITECTURE_CLASSES = frozenset({
+    "GptOssForCausalLM", "Llama4ForConditionalGeneration", "MiMoV2FlashForCausalLM", "MiMoV2MTP",
+    "Step3p5ForCausalLM", "Step3p5MTP", "Gemma4ForCausalLM", "Gemma4ForConditionalGeneration",
+})
 SGLANG_SWA_ARCHITECTURES = "gpt-oss, Llama 4, MiMo-V2, Step3.5, Gemma 4"
 
 # Bounds on ratio options (an exact Fraction is computed from them, so they must stay small).
@@ -188,10 +192,12 @@ class StrategyOptions:
         running-request cap is ``slots // S``. Default 3, the lower end.
     sglang_page_size: tokens per page of SGLang's token pool (1 on most backends).
     sglang_swa_pool: whether SGLang keeps sliding-window layers in a token pool of their own
-        (its hybrid SWA pool, sized by ``swa_full_tokens_ratio``). SGLang does so only for the
-        architectures on its list (SGLANG_SWA_ARCHITECTURES); for the others
-        (Gemma 2 / 3, Cohere2, Mistral, Phi-3) set it False: every attention layer then keeps
-        every token in one pool.
+        (its hybrid SWA pool, sized by ``swa_full_tokens_ratio``). None (default): as SGLang
+        decides for the model, a pool of their own only for the architectures on its list
+        (SGLANG_SWA_ARCHITECTURES); for the others (Gemma 2 / 3, Cohere2, Mistral, Phi-3)
+        every attention layer keeps every token in one pool. A profile that names no
+        architecture gets the pool when it has both full and sliding layers, as the models on
+        the list do. True / False force it either way.
     sglang_ssm_dtype: the dtype SGLang keeps every state layer's ssm tensor in, whatever the
         model's: float32 unless the config's ``mamba_ssm_dtype`` or the SGLANG_MAMBA_SSM_DTYPE
         environment variable (``--mamba-ssm-dtype`` in older releases) names another; the
@@ -218,7 +224,7 @@ class StrategyOptions:
     sglang_slots_per_request: int = 3
     sglang_page_size: int = 1
     sglang_ssm_dtype: str = "float32"
-    sglang_swa_pool: bool = True
+    sglang_swa_pool: bool | None = None
     max_batched_tokens: int = DEFAULT_SCHEDULED_TOKENS
     lcm_padding_bound: Fraction | float | str = Fraction(1, 4)
     lcm_alignment_bytes: int = 256
@@ -258,9 +264,10 @@ class StrategyOptions:
                 f"one of {', '.join(SGLANG_SSM_DTYPES)} (SGLANG_MAMBA_SSM_DTYPE)"
             )
         object.__setattr__(self, "sglang_ssm_dtype", ssm_dtype)
-        if not isinstance(self.sglang_swa_pool, bool):
+        if self.sglang_swa_pool is not None and not isinstance(self.sglang_swa_pool, bool):
             raise ValueError(f"sglang_swa_pool is {self.sglang_swa_pool!r}: give True (a pool "
-                             "of its own for sliding layers) or False (one pool)")
+                             "of its own for sliding layers), False (one pool) or None (as "
+                             "SGLang decides for the model's architecture)")
         check_int("max_batched_tokens", self.max_batched_tokens, minimum=1)
         check_int("lcm_alignment_bytes", self.lcm_alignment_bytes, minimum=1)
         check_int("reserved_bytes_per_block", self.reserved_bytes_per_block)

@@ -10,8 +10,8 @@
   over those layers)``, rounded down to whole pages. With sliding layers, ``full = kv_memory /
   (F * n_full + r_swa * F * n_swa)`` tokens and ``swa = r_swa * full`` tokens. SGLang keeps
   that second pool (its hybrid SWA pool) only for the architectures on its list
-  (``SGLANG_SWA_ARCHITECTURES``); for the others, such as Gemma 2 / 3, every attention layer
-  keeps every token in one pool (``sglang_swa_pool`` off).
+  (``SGLANG_SWA_ARCHITECTURES``, by the config's ``architectures``); for the others, such as
+  Gemma 2 / 3, every attention layer keeps every token in one pool (``swa_pool``).
 
 Exact integer arithmetic on the ratios (0.9 is 9/10); SGLang computes in float GiB, which can
 move a count by one. A request at context L holds L full tokens, ``min(W - 1 +
@@ -28,6 +28,8 @@ from flatkv.plan import FULL_ATTENTION, LINEAR_ATTENTION, SLIDING_ATTENTION
 from flatkv.profile import CacheProfile
 from flatkv.strategies.base import (
     CATEGORIES,
+    SGLANG_SWA_ARCHITECTURE_CLASSES,
+    SGLANG_SWA_ARCHITECTURES,
     StrategyOptions,
     StrategyResult,
     n,
@@ -73,12 +75,32 @@ def state_layer_bytes(profile: CacheProfile, options: StrategyOptions) -> tuple[
     return total, text
 
 
+def swa_pool(profile: CacheProfile, options: StrategyOptions) -> tuple[bool, str]:
+    """Whether SGLang keeps the sliding-window layers in a token pool of their own (its hybrid
+    SWA pool), and why: ``sglang_swa_pool`` when set, else what SGLang picks by the config's
+    architectures. A profile that names none (typed by hand) gets the pool when it has full
+    layers beside its sliding ones, as every model on SGLang's list does."""
+    if options.sglang_swa_pool is not None:
+        return options.sglang_swa_pool, "as the option sets it (--sglang-swa-pool / " \
+            "--no-sglang-swa-pool)"
+    listed = [a for a in profile.architectures if a in SGLANG_SWA_ARCHITECTURE_CLASSES]
+    if listed:
+        return True, f"{listed[0]} is on SGLang's hybrid SWA list"
+    if profile.architectures:
+        return False, (f"{', '.join(profile.architectures)} is not on SGLang's hybrid SWA list "
+                       f"({SGLANG_SWA_ARCHITECTURES})")
+    if not profile.count(FULL_ATTENTION):
+        return False, "no full-attention layer beside the sliding ones"
+    return True, ("the model names no architecture, and it has full and sliding layers as the "
+                  f"models on SGLang's hybrid SWA list ({SGLANG_SWA_ARCHITECTURES}) do")
+
+
 def pool_layers(profile: CacheProfile, options: StrategyOptions) -> tuple[int, int]:
     """Attention layers in SGLang's full and sliding-window token pools. Without its hybrid SWA
-    pool (``sglang_swa_pool`` off: the architectures not on SGLang's list, such as Gemma 2 / 3)
-    a sliding layer keeps every token in the one pool, as a full layer does."""
+    pool (``swa_pool``) a sliding layer keeps every token in the one pool, as a full layer
+    does."""
     n_full, n_swa = profile.count(FULL_ATTENTION), profile.count(SLIDING_ATTENTION)
-    return (n_full, n_swa) if options.sglang_swa_pool else (n_full + n_swa, 0)
+    return (n_full, n_swa) if swa_pool(profile, options)[0] else (n_full + n_swa, 0)
 
 
 def enough_budget(profile: CacheProfile, options: StrategyOptions,
@@ -206,11 +228,14 @@ def run_sglang(
 
     kv_memory = budget_bytes - state_bytes
     full_tokens = swa_tokens = 0
-    if not options.sglang_swa_pool and profile.count(SLIDING_ATTENTION):
+    if profile.count(SLIDING_ATTENTION):
+        own_pool, why = swa_pool(profile, options)
+        extras["sglang_swa_pool"] = own_pool
         formulas.append(
-            f"no hybrid SWA pool (--sglang-swa-pool off, as for an architecture not on SGLang's "
-            f"list): the {profile.count(SLIDING_ATTENTION)} sliding layers keep every token in "
-            "the one pool, as full layers do")
+            f"hybrid SWA pool: the {profile.count(SLIDING_ATTENTION)} sliding layers keep their "
+            f"window in a token pool of their own ({why})" if own_pool else
+            f"no hybrid SWA pool ({why}): the {profile.count(SLIDING_ATTENTION)} sliding layers "
+            "keep every token in the one pool, as full layers do")
     if profile.has_attention:
         formulas.append(
             f"KV memory = budget - slots x slot bytes = {n(budget_bytes)} - {n(state_bytes)} = "
