@@ -35,6 +35,7 @@ from flatkv.plan import (
     group_rows,
     plan_component_tensors,
     plan_tensors,
+    slot_offsets,
 )
 
 PLANNERS = ("packed", "per-component")
@@ -212,19 +213,20 @@ def analyze(
     kv_per_block = state_per_block = uniform_pad_per_block = 0
     for tensor in plan.tensors:
         rows: list[RowUse] = []
-        slot_offset = 0
+        offset_of = dict(zip(tensor.bindings, slot_offsets(tensor)))
         by_row: dict[tuple[str, int], list] = {}
         for b in tensor.bindings:
             by_row.setdefault((b.group_id, b.layer), []).append(b)
         for (gid, layer), members in by_row.items():
             used = sum(b.nbytes_per_block for b in members)
+            row_offset = min(offset_of[b] for b in members)
             uses = tuple(
                 BindingUse(
                     slot=b.slot,
                     group_id=gid,
                     layer=layer,
                     component=b.component,
-                    offset=slot_offset + b.row_offset,
+                    offset=offset_of[b],
                     row_offset=b.row_offset,
                     nbytes_per_block=b.nbytes_per_block,
                     is_state=(gid, layer, b.component) in state_components,
@@ -233,7 +235,7 @@ def analyze(
             )
             row_width = page_row if planner == "packed" else used
             rows.append(
-                RowUse(tensor.bindings[0].slot, gid, layer, slot_offset, used, row_width, uses)
+                RowUse(tensor.bindings[0].slot, gid, layer, row_offset, used, row_width, uses)
             )
             used_by_group[gid] += used
             for u in uses:
@@ -242,7 +244,6 @@ def analyze(
                 else:
                     kv_per_block += u.nbytes_per_block
             uniform_pad_per_block += row_width - used
-            slot_offset += used
         slot_row = tensor.nbytes // geo.num_blocks
         slots.append(SlotUse(len(slots), tensor.name, slot_row, tensor.nbytes, tuple(rows)))
 

@@ -527,6 +527,24 @@ def slot_rows(groups: Mapping[str, Sequence[Row]]) -> list[list[Row]]:
     return [[rows[j] for rows in groups.values() if j < len(rows)] for j in range(num_slots)]
 
 
+def slot_offsets(tensor: TensorPlan) -> tuple[int, ...]:
+    """Byte offset of each of ``tensor``'s bindings within one page's slot row.
+
+    A slot row holds its (group, layer) rows back to back in binding order, each component at
+    its ``row_offset`` within its row. The analysis tables and the GPU pool's typed views both
+    place bindings by this one rule, so a table never names a byte the pool puts elsewhere.
+    """
+    offsets: list[int] = []
+    row_start = row_end = 0
+    current: tuple[str, int] | None = None
+    for b in tensor.bindings:
+        if (b.group_id, b.layer) != current:
+            current, row_start = (b.group_id, b.layer), row_end
+        offsets.append(row_start + b.row_offset)
+        row_end = max(row_end, offsets[-1] + b.nbytes_per_block)
+    return tuple(offsets)
+
+
 def plan_tensors(
     components: Iterable[ComponentSpec], *, block_size: int, alignment: int, budget_bytes: int
 ) -> FlatMemoryPlan:

@@ -70,6 +70,9 @@ def test_plan_tensors_qwen35_by_hand():
         ("linear_attention", 0, "ssm", SSM, CONV),
         ("full_attention", 0, "kv", kv_row, 0),
     ]
+    # in the slot row the kv row starts where the state row [conv | ssm] ends
+    assert plan.slot_offsets(p.tensors[0]) == (0, CONV, CONV + SSM)
+    assert plan.slot_offsets(p.tensors[35]) == (0, CONV)
 
 
 def test_plan_component_tensors_by_hand():

@@ -39,7 +39,14 @@ from pathlib import Path
 import torch
 
 from flatkv.gpu_view import DEFAULT_SHARE_PERCENT, DEVICE_NAME, SLOT_MAJOR, check_layout
-from flatkv.plan import STATE_LAYER_TYPES, FlatMemoryPlan, LayerBinding, TensorPlan, check_int
+from flatkv.plan import (
+    STATE_LAYER_TYPES,
+    FlatMemoryPlan,
+    LayerBinding,
+    TensorPlan,
+    check_int,
+    slot_offsets,
+)
 
 
 class PoolAllocationError(ValueError):
@@ -140,23 +147,17 @@ def slot_layout(tensor: TensorPlan, num_blocks: int) -> SlotLayout:
     """
     if not tensor.bindings:
         raise ValueError(f"tensor {tensor.name!r} has no bindings: a slot needs at least one row")
-    offsets: list[int] = []
+    offsets = slot_offsets(tensor)
     ranges: list[tuple[int, int]] = []
-    row_start = 0  # start of the current (group, layer) row within the slot row
     cursor = 0  # end of the last binding
-    current: tuple[str, int] | None = None
-    for b in tensor.bindings:
-        key = (b.group_id, b.layer)
-        if key != current:
-            current, row_start = key, cursor
-        offset = row_start + b.row_offset
+    for b, offset in zip(tensor.bindings, offsets):
         if offset != cursor:
+            packed_at = b.row_offset + cursor - offset
             raise ValueError(
                 f"tensor {tensor.name!r}: binding {b.group_id}/{b.layer}/{b.component} has "
-                f"row_offset={b.row_offset}, but its row packs it at {cursor - row_start}: the "
-                "plan's bindings must list each row's components back to back"
+                f"row_offset={b.row_offset}, but its row packs it at {packed_at}: the plan's "
+                "bindings must list each row's components back to back"
             )
-        offsets.append(offset)
         cursor = offset + b.nbytes_per_block
         if b.group_id in STATE_LAYER_TYPES:
             if ranges and ranges[-1][1] == offset:
@@ -168,8 +169,7 @@ def slot_layout(tensor: TensorPlan, num_blocks: int) -> SlotLayout:
             f"tensor {tensor.name!r} plans {tensor.nbytes} bytes but {num_blocks} blocks of its "
             f"{cursor}-byte row take {num_blocks * cursor}: pass the plan the planner returned"
         )
-    return SlotLayout(tensor.name, cursor, tensor.nbytes, tensor.bindings, tuple(offsets),
-                      tuple(ranges))
+    return SlotLayout(tensor.name, cursor, tensor.nbytes, tensor.bindings, offsets, tuple(ranges))
 
 
 @dataclass(frozen=True)
