@@ -174,6 +174,80 @@ def _concurrency(
     return numerator, denominator
 
 
+def _state_slots(profile: CacheProfile, options: StrategyOptions, budget_bytes: int,
+                 formulas: list[str], extras: dict[str, object]) -> tuple[int, int, int]:
+    """SGLang's state pool: ``(slots, slot_bytes, state_pool)``. The pool takes ``r / (1 + r)``
+    of the budget beside attention (all of it without), cut into slots of every state layer's
+    conv + ssm; a running request holds S of them. Appends its formulas and extras."""
+    n_state = profile.count(LINEAR_ATTENTION)
+    r = options.mamba_full_memory_ratio
+    s = options.sglang_slots_per_request
+    layer_bytes, layer_text = state_layer_bytes(profile, options)
+    formulas.append(layer_text)
+    slot_bytes = n_state * layer_bytes
+    if profile.has_attention:
+        state_pool = budget_bytes * r.numerator // (r.denominator + r.numerator)
+        formulas.append(
+            f"state pool = budget x r / (1 + r) = {n(budget_bytes)} x {ratio_text(r)} / "
+            f"(1 + {ratio_text(r)}) = {n(state_pool)}"
+        )
+    else:
+        state_pool = budget_bytes
+        formulas.append(f"state pool = budget = {n(budget_bytes)} (no attention layers)")
+    slots = state_pool // slot_bytes
+    running_cap = slots // s
+    formulas += [
+        f"state slots = state pool // ({n_state} layers x "
+        f"{n(layer_bytes)} B) = {n(state_pool)} // {n(slot_bytes)} = "
+        f"{n(slots)}",
+        f"running requests <= slots // S = {n(slots)} // {s} = {n(running_cap)}",
+    ]
+    extras.update(
+        sglang_ssm_dtype=options.sglang_ssm_dtype, state_layer_bytes=layer_bytes,
+        mamba_full_memory_ratio=r, state_pool_bytes=state_pool, state_slot_bytes=slot_bytes,
+        state_slots=slots, slots_per_request=s, running_request_cap=running_cap,
+    )
+    return slots, slot_bytes, state_pool
+
+
+def _token_pools(profile: CacheProfile, options: StrategyOptions, kv_memory: int,
+                 formulas: list[str], extras: dict[str, object]) -> tuple[int, int]:
+    """SGLang's token pools over the KV memory: ``(full_tokens, swa_tokens)``, each in whole
+    pages. Full and sliding layers split it so that the sliding pool holds ``r_swa`` times the
+    full one's tokens; one kind alone takes it all. Appends its formulas and extras."""
+    kv = profile.kv_bytes_per_slot
+    n_full, n_swa = pool_layers(profile, options)
+    page = options.sglang_page_size
+    full_tokens = swa_tokens = 0
+    if n_swa and n_full:
+        rs = options.swa_full_tokens_ratio
+        per_token = kv * n_full + rs * kv * n_swa  # a Fraction
+        full_tokens, full_text = whole_pages(int(kv_memory // per_token), page)
+        swa_tokens, swa_text = whole_pages(int(rs * full_tokens), page)
+        formulas += [
+            f"full tokens = KV memory // (F x n_full + r_swa x F x n_swa) = {n(kv_memory)} "
+            f"// ({n(kv)} x {n_full} + {ratio_text(rs)} x {n(kv)} x {n_swa}) = {full_text}",
+            f"swa tokens = floor(r_swa x full) = floor({ratio_text(rs)} x {n(full_tokens)}) "
+            f"= {swa_text}",
+        ]
+        extras.update(swa_full_tokens_ratio=rs, swa_tokens=swa_tokens)
+    elif n_full:
+        full_tokens, text = whole_pages(kv_memory // (kv * n_full), page)
+        formulas.append(
+            f"kv tokens = KV memory // ({n_full} layers x {n(kv)} B) = {n(kv_memory)} // "
+            f"{n(kv * n_full)} = {text}"
+        )
+    else:  # sliding layers only: one token pool over them
+        swa_tokens, text = whole_pages(kv_memory // (kv * n_swa), page)
+        formulas.append(
+            f"swa tokens = KV memory // ({n_swa} layers x {n(kv)} B) = {n(kv_memory)} // "
+            f"{n(kv * n_swa)} = {text}"
+        )
+        extras.update(swa_tokens=swa_tokens)
+    extras["kv_tokens"] = full_tokens
+    return full_tokens, swa_tokens
+
+
 def run_sglang(
     profile: CacheProfile, *, budget_bytes: int, context_tokens: int | None,
     options: StrategyOptions,
@@ -182,42 +256,18 @@ def run_sglang(
     kv = profile.kv_bytes_per_slot
     n_full, n_swa = pool_layers(profile, options)
     n_state = profile.count(LINEAR_ATTENTION)
-    r = options.mamba_full_memory_ratio
     s = options.sglang_slots_per_request
     page = options.sglang_page_size
     formulas: list[str] = []
     extras: dict[str, object] = {}
 
-    slots = slot_bytes = running_cap = None
+    slots = slot_bytes = None
     state_bytes = 0
     if n_state:
-        layer_bytes, layer_text = state_layer_bytes(profile, options)
-        formulas.append(layer_text)
-        slot_bytes = n_state * layer_bytes
-        if profile.has_attention:
-            state_pool = budget_bytes * r.numerator // (r.denominator + r.numerator)
-            formulas.append(
-                f"state pool = budget x r / (1 + r) = {n(budget_bytes)} x {ratio_text(r)} / "
-                f"(1 + {ratio_text(r)}) = {n(state_pool)}"
-            )
-        else:
-            state_pool = budget_bytes
-            formulas.append(f"state pool = budget = {n(budget_bytes)} (no attention layers)")
-        slots = state_pool // slot_bytes
+        slots, slot_bytes, state_pool = _state_slots(profile, options, budget_bytes, formulas,
+                                                     extras)
         state_bytes = slots * slot_bytes
-        running_cap = slots // s
-        formulas += [
-            f"state slots = state pool // ({n_state} layers x "
-            f"{n(layer_bytes)} B) = {n(state_pool)} // {n(slot_bytes)} = "
-            f"{n(slots)}",
-            f"running requests <= slots // S = {n(slots)} // {s} = {n(running_cap)}",
-        ]
-        extras.update(
-            sglang_ssm_dtype=options.sglang_ssm_dtype, state_layer_bytes=layer_bytes,
-            mamba_full_memory_ratio=r, state_pool_bytes=state_pool, state_slot_bytes=slot_bytes,
-            state_slots=slots, slots_per_request=s, running_request_cap=running_cap,
-        )
-        if running_cap < 1:
+        if slots // s < 1:
             return not_applicable(
                 name, budget_bytes,
                 f"the state pool ({n(state_pool)} B) holds {n(slots)} slot(s) of "
@@ -227,7 +277,6 @@ def run_sglang(
             )
 
     kv_memory = budget_bytes - state_bytes
-    full_tokens = swa_tokens = 0
     if profile.count(SLIDING_ATTENTION):
         own_pool, why = swa_pool(profile, options)
         extras["sglang_swa_pool"] = own_pool
@@ -236,37 +285,13 @@ def run_sglang(
             f"window in a token pool of their own ({why})" if own_pool else
             f"no hybrid SWA pool ({why}): the {profile.count(SLIDING_ATTENTION)} sliding layers "
             "keep every token in the one pool, as full layers do")
+    full_tokens = swa_tokens = 0
     if profile.has_attention:
         formulas.append(
             f"KV memory = budget - slots x slot bytes = {n(budget_bytes)} - {n(state_bytes)} = "
             f"{n(kv_memory)}"
         )
-        if n_swa and n_full:
-            rs = options.swa_full_tokens_ratio
-            per_token = kv * n_full + rs * kv * n_swa  # a Fraction
-            full_tokens, full_text = whole_pages(int(kv_memory // per_token), page)
-            swa_tokens, swa_text = whole_pages(int(rs * full_tokens), page)
-            formulas += [
-                f"full tokens = KV memory // (F x n_full + r_swa x F x n_swa) = {n(kv_memory)} "
-                f"// ({n(kv)} x {n_full} + {ratio_text(rs)} x {n(kv)} x {n_swa}) = {full_text}",
-                f"swa tokens = floor(r_swa x full) = floor({ratio_text(rs)} x {n(full_tokens)}) "
-                f"= {swa_text}",
-            ]
-            extras.update(swa_full_tokens_ratio=rs, swa_tokens=swa_tokens)
-        elif n_full:
-            full_tokens, text = whole_pages(kv_memory // (kv * n_full), page)
-            formulas.append(
-                f"kv tokens = KV memory // ({n_full} layers x {n(kv)} B) = {n(kv_memory)} // "
-                f"{n(kv * n_full)} = {text}"
-            )
-        else:  # sliding layers only: one token pool over them
-            swa_tokens, text = whole_pages(kv_memory // (kv * n_swa), page)
-            formulas.append(
-                f"swa tokens = KV memory // ({n_swa} layers x {n(kv)} B) = {n(kv_memory)} // "
-                f"{n(kv * n_swa)} = {text}"
-            )
-            extras.update(swa_tokens=swa_tokens)
-        extras["kv_tokens"] = full_tokens
+        full_tokens, swa_tokens = _token_pools(profile, options, kv_memory, formulas, extras)
     kv_bytes = full_tokens * kv * n_full + swa_tokens * kv * n_swa
     pool_tokens = full_tokens if n_full else swa_tokens
     if profile.has_attention and pool_tokens < page:
