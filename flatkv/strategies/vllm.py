@@ -96,17 +96,14 @@ def longest_context(profile: CacheProfile, options: StrategyOptions, counts: dic
     return low
 
 
-def run_vllm(
-    profile: CacheProfile, *, budget_bytes: int, context_tokens: int | None,
-    options: StrategyOptions,
-) -> StrategyResult:
-    name = "vllm"
+def _page_size(profile: CacheProfile, options: StrategyOptions, formulas: list[str],
+               extras: dict[str, object]) -> tuple[int, int, int, str]:
+    """vLLM's block size P and page: ``(P, page_bytes, attention_page_bytes, why)``. With state
+    layers P is the smallest multiple of the attention block size (or of lcm(chunk, it) in
+    mamba cache mode all) whose attention page covers the state page, and the state page is
+    padded up to it; without, P is the attention block size. Appends formulas and extras."""
     kv = profile.kv_bytes_per_slot
     state = profile.state_bytes_per_layer
-    counts = {k: profile.count(k) for k in LAYER_LABELS if profile.count(k)}
-    formulas: list[str] = []
-    extras: dict[str, object] = {"mamba_cache_mode": options.mamba_cache_mode}
-
     kernel, kernel_why = kernel_block_size(profile, options)
     a = max(kernel, options.block_size)
     a_text = (f"A = max(kernel block size {kernel}{kernel_why}, block_size "
@@ -153,7 +150,7 @@ def run_vllm(
         extras.update(attention_page_bytes=attn_page)
     else:
         p = align
-        page = state
+        page, attn_page = state, 0
         why = (
             f"P = {sym} = {n(p)} nominal ({align_text}): a state-only model's page is one state "
             f"page ({n(state)} B), whatever the tokens"
@@ -161,7 +158,14 @@ def run_vllm(
         formulas.append(f"page_bytes = state page = {n(page)}")
         extras.update(state_page_bytes=state, state_padding_fraction=0.0)
 
-    group_size = group_size_for(counts)
+    return p, page, attn_page, why
+
+
+def _pool_groups(counts: dict[str, int], group_size: int, page: int, attn_page: int,
+                 state: int) -> tuple[list[PoolGroup], list[UnitUse], list[str]]:
+    """vLLM's KV cache groups: each layer type cut into ``cdiv(count, group_size)`` groups of
+    at most group_size layers, a group short of it padded with whole pages ("padding layers").
+    Returns the groups, what each uses of one block, and the padding lines of the log."""
     groups: list[PoolGroup] = []
     uses: list[UnitUse] = []
     pad_lines = []
@@ -187,6 +191,22 @@ def run_vllm(
             groups.append(group)
             uses.append(UnitUse(group, parts))
 
+    return groups, uses, pad_lines
+
+
+def run_vllm(
+    profile: CacheProfile, *, budget_bytes: int, context_tokens: int | None,
+    options: StrategyOptions,
+) -> StrategyResult:
+    name = "vllm"
+    counts = {k: profile.count(k) for k in LAYER_LABELS if profile.count(k)}
+    formulas: list[str] = []
+    extras: dict[str, object] = {"mamba_cache_mode": options.mamba_cache_mode}
+
+    p, page, attn_page, why = _page_size(profile, options, formulas, extras)
+    group_size = group_size_for(counts)
+    groups, uses, pad_lines = _pool_groups(counts, group_size, page, attn_page,
+                                           profile.state_bytes_per_layer)
     num_groups = len(groups)
     unit_bytes = page * group_size
     num_blocks = budget_bytes // page // group_size
