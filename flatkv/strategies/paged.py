@@ -107,6 +107,70 @@ def capacity_text(num_units: int, groups: Sequence[PoolGroup], options: Strategy
     )
 
 
+def _concurrency(groups: Sequence[PoolGroup], per_request: dict[str, int], num_units: int,
+                 context_tokens: int, block_size: int, options: StrategyOptions,
+                 window: int | None, unit_name: str, lines: list[str]) -> tuple[int, int]:
+    """max_concurrency as an exact fraction ``(numerator, denominator)``: the page ids over what
+    one request needs of them, a group's pages counted ``1 / pages_per_unit`` of a page id.
+    Appends the formula and each kind's pages per request."""
+    need = sum((Fraction(per_request[g.name], g.pages_per_unit) for g in groups), Fraction(0))
+    numerator, denominator = num_units * need.denominator, need.numerator
+    terms = " + ".join(
+        f"{n(per_request[g.name])} {g.name}"
+        + ("" if g.pages_per_unit == 1 else f" / {g.pages_per_unit}")
+        for g in groups
+    )
+    concurrency = Fraction(numerator, denominator)
+    lines.append(
+        f"max_concurrency = {unit_name} / {unit_name} per request = {n(num_units)} / "
+        f"({terms}) = {concurrency_text(concurrency)} at {n(context_tokens)} tokens"
+        + logged_concurrency_note(concurrency)
+    )
+    for kind in dict.fromkeys(g.kind for g in groups):
+        lines.append(
+            f"  pages per request, {kind}: "
+            + request_pages_text(kind, context_tokens, block_size, options, window)
+        )
+    return numerator, denominator
+
+
+def _workload_lines(profile: CacheProfile, pool: PagePool, context_tokens: int,
+                    options: StrategyOptions, extras: dict[str, object]) -> list[str]:
+    """The SPEC 3.5 workload (prefix-cache state snapshots) beside max_concurrency, and why the
+    two counts differ. Sets ``extras["workload_max_requests"]``."""
+    if not profile.has_attention:
+        return ["workload (SPEC 3.5): not computed, a state-only model has no history pages"]
+    block_size, window = pool.block_size, pool.sliding_window
+    fits = max_requests(
+        pool, context_tokens=context_tokens, scheduled_tokens=options.max_batched_tokens,
+        margin=options.margin,
+    )
+    extras["workload_max_requests"] = fits
+    lines = [
+        f"workload with prefix-cache state snapshots (SPEC 3.5, dummy page, margin "
+        f"{options.margin}): at most {n(fits)} request(s) of {n(context_tokens)} tokens fit"
+    ]
+    if profile.has_state:
+        lines.append(
+            f"  it charges each state group {PAGES_NEEDED_TEXT[LINEAR_ATTENTION]} pages (two "
+            "live pages per request plus a snapshot every P tokens), while max_concurrency "
+            "counts "
+            + request_pages_text(LINEAR_ATTENTION, context_tokens, block_size, options, window)
+            + " state page(s) per request, as the engine's log does; both hold, for "
+            "different workloads"
+        )
+    if window is not None:
+        lines.append(
+            f"  it charges a sliding group {PAGES_NEEDED_TEXT[SLIDING_ATTENTION]} pages (the "
+            "S tokens scheduled per step once, for all requests), while max_concurrency "
+            "counts "
+            + request_pages_text(SLIDING_ATTENTION, context_tokens, block_size, options, window)
+            + " sliding page(s) per request (S for each, as the engine's log does); both "
+            "hold, for different workloads"
+        )
+    return lines
+
+
 def finish_paged(
     strategy: str,
     profile: CacheProfile,
@@ -145,24 +209,8 @@ def finish_paged(
             g.name: request_pages(g.kind, context_tokens, block_size, options, window)
             for g in groups
         }
-        need = sum((Fraction(per_request[g.name], g.pages_per_unit) for g in groups), Fraction(0))
-        numerator, denominator = num_units * need.denominator, need.numerator
-        terms = " + ".join(
-            f"{n(per_request[g.name])} {g.name}"
-            + ("" if g.pages_per_unit == 1 else f" / {g.pages_per_unit}")
-            for g in groups
-        )
-        concurrency = Fraction(numerator, denominator)
-        lines.append(
-            f"max_concurrency = {unit_name} / {unit_name} per request = {n(num_units)} / "
-            f"({terms}) = {concurrency_text(concurrency)} at {n(context_tokens)} tokens"
-            + logged_concurrency_note(concurrency)
-        )
-        for kind in dict.fromkeys(g.kind for g in groups):
-            lines.append(
-                f"  pages per request, {kind}: "
-                + request_pages_text(kind, context_tokens, block_size, options, window)
-            )
+        numerator, denominator = _concurrency(groups, per_request, num_units, context_tokens,
+                                              block_size, options, window, unit_name, lines)
 
     breakdown, owned = unit_breakdown(
         budget_bytes=budget_bytes, unit_bytes=unit_bytes, num_units=num_units, uses=uses,
@@ -180,38 +228,8 @@ def finish_paged(
                  f"{n(num_units)} x {n(unit_bytes)} = {n(budget_bytes - num_units * unit_bytes)}")
 
     pool = PagePool(num_units, block_size, tuple(groups), window)
-    if context_tokens is not None and not profile.has_attention:
-        lines.append("workload (SPEC 3.5): not computed, a state-only model has no history pages")
-    elif context_tokens is not None:
-        fits = max_requests(
-            pool, context_tokens=context_tokens, scheduled_tokens=options.max_batched_tokens,
-            margin=options.margin,
-        )
-        extras["workload_max_requests"] = fits
-        lines.append(
-            f"workload with prefix-cache state snapshots (SPEC 3.5, dummy page, margin "
-            f"{options.margin}): at most {n(fits)} request(s) of {n(context_tokens)} tokens fit"
-        )
-        if profile.has_state:
-            lines.append(
-                f"  it charges each state group {PAGES_NEEDED_TEXT[LINEAR_ATTENTION]} pages (two "
-                "live pages per request plus a snapshot every P tokens), while max_concurrency "
-                "counts "
-                + request_pages_text(LINEAR_ATTENTION, context_tokens, block_size, options,
-                                     window)
-                + " state page(s) per request, as the engine's log does; both hold, for "
-                "different workloads"
-            )
-        if window is not None:
-            lines.append(
-                f"  it charges a sliding group {PAGES_NEEDED_TEXT[SLIDING_ATTENTION]} pages (the "
-                "S tokens scheduled per step once, for all requests), while max_concurrency "
-                "counts "
-                + request_pages_text(SLIDING_ATTENTION, context_tokens, block_size, options,
-                                     window)
-                + " sliding page(s) per request (S for each, as the engine's log does); both "
-                "hold, for different workloads"
-            )
+    if context_tokens is not None:
+        lines += _workload_lines(profile, pool, context_tokens, options, extras)
     extras.setdefault("groups", [
         {"name": g.name, "kind": g.kind, "layers": g.layers, "pages_per_unit": g.pages_per_unit}
         for g in groups
