@@ -113,6 +113,20 @@ def test_vllm_anchor_by_hand():
     }
 
 
+def test_vllm_capacity_formula_line_states_its_numbers_and_its_floor_at_zero():
+    r = run_strategy("vllm", qwen3_next_tp2(), budget_bytes=ANCHOR_BUDGET,
+                     context_tokens=ANCHOR_CONTEXT)
+    assert ("capacity_tokens = N x P, N = (7,162 - 3 state group(s) x 1 page(s) per request, "
+            "mode none) // 1 attention group(s) = 7,159; 7,159 x 544 = 3,894,496") in r.formulas
+    # 2 blocks of 12 pages: vLLM starts, but the 3 state groups' pages outnumber the blocks
+    tiny = run_strategy("vllm", qwen3_next_tp2(), budget_bytes=2 * 12 * 557_056,
+                        context_tokens=None)
+    assert (tiny.num_blocks, tiny.capacity_tokens) == (2, 0)
+    assert ("capacity_tokens = N x P, N = max(0, (2 - 3 state group(s) x 1 page(s) per request, "
+            "mode none) // 1 attention group(s)) (not even the state pages fit) = 0; 0 x 544 = 0"
+            ) in tiny.formulas
+
+
 def test_vllm_align_mode_holds_two_state_pages_per_group():
     r = run_strategy("vllm", qwen3_next_tp2(), budget_bytes=ANCHOR_BUDGET,
                      context_tokens=ANCHOR_CONTEXT,

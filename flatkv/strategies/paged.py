@@ -87,9 +87,12 @@ def capacity_text(num_units: int, groups: Sequence[PoolGroup], options: Strategy
             f"({n(num_units)} - {len(state)} state group(s) x {held} page(s) per request, mode "
             f"{mode})" if state else n(num_units)
         )
+        n_text = f"{state_term} // {len(history)} attention group(s)"
+        if num_units < len(state) * held:  # the state pages alone take more than the pool
+            n_text = f"max(0, {n_text}) (not even the state pages fit)"
         return (
-            f"capacity_tokens = N x P, N = {state_term} // {len(history)} attention group(s) = "
-            f"{n(pages)}; {n(pages)} x {n(block_size)} = {n(capacity)}"
+            f"capacity_tokens = N x P, N = {n_text} = {n(pages)}; {n(pages)} x {n(block_size)} = "
+            f"{n(capacity)}"
         )
     if all(g.pages_per_unit == 1 for g in groups):
         return (
