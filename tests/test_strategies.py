@@ -219,6 +219,13 @@ def test_sglang_qwen3_next():
     assert bd(r)["state"] == slots * slot
     assert bd(r)["kv_history"] == tokens * 12 * 1024
     assert bd(r)["unused"] == kv_memory - tokens * 12 * 1024
+    # the KV pool gets what the slots leave, as SGLang's _handle_max_mamba_cache returns it;
+    # SPEC 3.2's shorthand, (budget - state pool) // 12,288, gives 1,256 tokens fewer
+    assert (ANCHOR_BUDGET - pool) // (12 * 1024) == 2_050_701
+    assert (f"KV memory = budget - slots x slot bytes = 47,878,147,932 - {slots * slot:,} = "
+            f"{kv_memory:,} (the slots' bytes, not the whole state pool: its "
+            f"{pool - slots * slot:,} B short of one more slot go to the KV pool, as in SGLang's "
+            "_handle_max_mamba_cache)") in r.formulas
 
 
 def test_sglang_without_its_hybrid_swa_pool_keeps_every_token_in_every_layer():
@@ -332,7 +339,7 @@ def test_sglang_keeps_the_ssm_state_in_float32_unless_told():
     slots = ANCHOR_BUDGET * 9 // 19 // (36 * layer)
     assert (r.extras["sglang_ssm_dtype"], r.extras["state_layer_bytes"]) == ("float32", layer)
     assert r.extras["state_slots"] == slots == 587
-    assert r.capacity_tokens == (ANCHOR_BUDGET - slots * 36 * layer) // (12 * 1024)
+    assert r.capacity_tokens == (ANCHOR_BUDGET - slots * 36 * layer) // (12 * 1024) == 2_050_805
     assert r.formulas[0] == (
         "state bytes per layer = conv 24,576 + ssm 262,144 elements x 4 B (float32, SGLang's "
         "ssm dtype) = 1,073,152 (the model's 2-byte ssm elements take 524,288 B)")

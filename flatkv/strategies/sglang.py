@@ -262,7 +262,7 @@ def run_sglang(
     extras: dict[str, object] = {}
 
     slots = slot_bytes = None
-    state_bytes = 0
+    state_bytes = state_pool = 0
     if n_state:
         slots, slot_bytes, state_pool = _state_slots(profile, options, budget_bytes, formulas,
                                                      extras)
@@ -289,7 +289,10 @@ def run_sglang(
     if profile.has_attention:
         formulas.append(
             f"KV memory = budget - slots x slot bytes = {n(budget_bytes)} - {n(state_bytes)} = "
-            f"{n(kv_memory)}"
+            f"{n(kv_memory)}" + (
+                f" (the slots' bytes, not the whole state pool: its {n(state_pool - state_bytes)}"
+                " B short of one more slot go to the KV pool, as in SGLang's "
+                "_handle_max_mamba_cache)" if n_state else "")
         )
         full_tokens, swa_tokens = _token_pools(profile, options, kv_memory, formulas, extras)
     kv_bytes = full_tokens * kv * n_full + swa_tokens * kv * n_swa
