@@ -127,14 +127,17 @@ class AttentionLayer(CacheLayer):
         return FULL_ATTENTION if self.sliding_window is None else SLIDING_ATTENTION
 
     def kv_heads_per_rank(self, tp: int) -> int:
-        if self.kv_heads >= tp:
-            return _split("attention.kv_heads", self.kv_heads, tp)
-        if tp % self.kv_heads:
+        """KV heads on one rank: split over tp, or replicated (1 a rank) when tp is more."""
+        fix = "choose a tp that divides the KV heads or is a multiple of them"
+        if self.kv_heads >= tp and self.kv_heads % tp:
+            raise ValueError(
+                f"attention.kv_heads = {self.kv_heads} is not divisible by tp = {tp}: {fix}")
+        if self.kv_heads < tp and tp % self.kv_heads:
             raise ValueError(
                 f"attention.kv_heads = {self.kv_heads} cannot be replicated evenly over tp = {tp}:"
-                " choose a tp that divides the KV heads or is a multiple of them"
+                f" {fix}"
             )
-        return 1
+        return max(1, self.kv_heads // tp)
 
     def kv_bytes_per_slot(self, tp: int, kv_dtype: str) -> int:
         heads = self.kv_heads_per_rank(tp)
