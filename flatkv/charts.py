@@ -85,8 +85,11 @@ TITLE_WIDTH = 60  # characters a title line holds in a narrow column (Plotly doe
 def _layout(fig: go.Figure, *, title: str = "", height: int | None = None) -> go.Figure:
     lines = textwrap.wrap(title, TITLE_WIDTH)
     fig.update_layout(
+        # Plotly sets a title of n lines (n - 1) half lines too high under yanchor "top",
+        # cutting its first line off; the pad brings it back down
         title={"text": "<br>".join(lines), "x": 0, "xanchor": "left", "y": 0.99,
-               "yanchor": "top", "yref": "container", "font": {"size": 15}} if title else None,
+               "yanchor": "top", "yref": "container", "font": {"size": 15},
+               "pad": {"t": 10 * (len(lines) - 1)}} if title else None,
         template="plotly_white",
         font={"family": FONT, "size": 13},
         margin={"l": 10, "r": 10, "t": 60 + 18 * len(lines) if title else 40, "b": 10},

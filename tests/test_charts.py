@@ -231,3 +231,16 @@ def test_inflation_figure_draws_each_row_with_its_size():
     assert list(bar.customdata) == ["32,768", "1,097,728", "1,114,112"]
     assert list(bar.marker.color) == [COLORS["kv"], COLORS["ssm"], COLORS["kv"]]
     assert fig.layout.xaxis.title.text == "bytes (MiB)"
+
+
+def test_a_long_title_wraps_and_is_padded_down_into_view():
+    title = ("A state row does not fit a page of the requested P: P grows until the KV row "
+             "covers it")
+    fig = charts.inflation_figure([], title=title)
+    # 60 characters a line: two lines, the second pushed 10 px down (Plotly sets an n-line
+    # title (n - 1) half lines too high and cuts its first line off) with room above the plot
+    assert fig.layout.title.text == ("A state row does not fit a page of the requested P: P "
+                                     "grows<br>until the KV row covers it")
+    assert (fig.layout.title.pad.t, fig.layout.margin.t) == (10, 60 + 2 * 18)
+    one_line = charts.inflation_figure([], title="Short")
+    assert (one_line.layout.title.pad.t, one_line.layout.margin.t) == (0, 60 + 18)
