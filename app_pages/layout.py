@@ -10,6 +10,7 @@ from app_pages._common import (
     bind,
     chart,
     current_analysis,
+    current_strategies,
     engine_widget,
     metric_row,
     state,
@@ -31,10 +32,14 @@ def headline(analysis) -> None:
     c.metric("Block bytes", format_bytes(h.block_bytes), help=f"{h.block_bytes:,} B")
     c.metric("Blocks", f"{h.num_blocks:,}")
     if state().profile().has_attention:
+        (ours,) = current_strategies(names=(app_data.PLANNER_STRATEGY[analysis.planner],))
+        capacity = ours.capacity_tokens if ours.applies else None
         c.metric("Token slots (blocks x P)", f"{h.token_slots:,}",
+                    delta=f"capacity {capacity:,}" if capacity is not None and
+                    capacity != h.token_slots else None, delta_color="off", delta_arrow="off",
                     help="num_blocks x P: tokens if every page id held history. With several "
-                    "groups sharing the ids each group gets a share, so the capacity on Budget "
-                    "and Compare (history beside one request's state) is lower.")
+                    "groups sharing the ids each group gets a share, so the capacity (below, "
+                    "as on Budget and Compare: history beside one request's state) is lower.")
     else:
         c.metric("Token slots (blocks x P)", NOT_APPLICABLE, help="No attention layer: the "
                     "model keeps no token history, only a constant state per request.")

@@ -51,6 +51,10 @@ def test_layout_shows_the_worked_example_from_a_link():
     assert m["Block bytes"] == "98.44 MiB"  # 103,219,200 B
     assert m["Blocks"] == "775"  # 80e9 // 103,219,200
     assert m["Token slots (blocks x P)"] == "818,400"  # 775 x 1,056
+    # the capacity of Budget and Compare under it: one page id holds a request's state pages
+    # (mode none), the other 774 hold history: 774 x 1,056
+    deltas = {mm.label: mm.delta for mm in at.metric}
+    assert deltas["Token slots (blocks x P)"] == "capacity 817,344"
     help_texts = {mm.label: mm.help for mm in at.metric}
     assert help_texts["Block bytes"] == "103,219,200 B"
     why = " ".join(md.value for md in at.markdown)
