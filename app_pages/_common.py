@@ -222,16 +222,19 @@ def current_strategies(s: AppState | None = None, names: tuple[str, ...] = STRAT
                              else budget, s.context, s.strategy_options())
 
 
-def state_only_message(s: AppState, planner: str) -> str | None:
+def state_only_message(s: AppState, planner: str, other_choice: str = "") -> str | None:
     """What every page says when packed slabs refuse a model without attention, in the reader's
-    terms (the planner's own words name a library function); None where it does not apply."""
+    terms (the planner's own words name a library function); None where it does not apply.
+    ``other_choice`` names a control of the page that also picks another layout."""
     if planner == "packed" and not s.profile().has_attention:
         return (f"P{PACKED_NEEDS_HISTORY[1:]}: pick the planner \"one tensor per "
-                "component\" in the sidebar")
+                f"component\" in the sidebar{other_choice}")
     return None
 
 
-def current_analysis(s: AppState | None = None, *, planner: str | None = None) -> PlanAnalysis:
+def current_analysis(s: AppState | None = None, *, planner: str | None = None,
+                     other_choice: str = "") -> PlanAnalysis:
+    """The plan analysis of the current view, its refusals in the page's words."""
     s = s or state()
     planner = planner or s.planner
     profile, budget = s.profile(), s.budget()  # their errors carry no planner hint
@@ -246,7 +249,7 @@ def current_analysis(s: AppState | None = None, *, planner: str | None = None) -
             "memory fraction, or lower the model weights, in the sidebar"
         ) from None
     except ValueError:
-        message = state_only_message(s, planner)
+        message = state_only_message(s, planner, other_choice)
         if message is None:
             raise
         raise ValueError(message) from None

@@ -117,7 +117,8 @@ with user_errors():
     (r,) = current_strategies(s, (strategy,))
     if not r.applies:
         if strategy == ours:
-            current_analysis(s)  # says it in the page's words: budget too small, state only
+            # says it in the page's words: budget too small, state only
+            current_analysis(s, other_choice=", or another layout under \"Whose layout\"")
         raise ValueError(f"{STRATEGY_TITLES[strategy]} does not apply: {r.reason}")
     c = metric_row()
     c.metric("Cache budget", format_bytes(b.cache_bytes), help=f"{b.cache_bytes:,} B")
