@@ -46,7 +46,7 @@ def add_profile_arguments(parser: argparse.ArgumentParser) -> None:
         "(labels: full, sliding, linear)",
     )
     group.add_argument(
-        "--kv-bytes-per-slot", default="0", help="bytes one token adds to one attention layer"
+        "--kv-bytes-per-slot", help="bytes one token adds to one attention layer (default 0)"
     )
     group.add_argument(
         "--state", default="", help="state tensors of one linear layer, e.g. conv=49152,ssm=2097152"
@@ -59,9 +59,14 @@ def add_profile_arguments(parser: argparse.ArgumentParser) -> None:
 def profile_from_args(args: argparse.Namespace) -> CacheProfile:
     spec = model_cli.model_from_args(args)
     if spec is not None:
-        if args.layers:
-            raise UsageError("give either a model (--preset, --hf-config, --model-file) or "
-                             "--layers with raw bytes, not both")
+        raw = [flag for flag, value in (
+            ("--layers", args.layers), ("--kv-bytes-per-slot", args.kv_bytes_per_slot),
+            ("--state", args.state), ("--sliding-window", args.sliding_window))
+            if value is not None and value != ""]
+        if raw:
+            raise UsageError(f"give either a model (--preset, --hf-config, --model-file) or "
+                             f"raw bytes ({', '.join(raw)}), not both: the model's own values "
+                             "would be used and yours ignored")
         return spec.profile()
     if not args.layers:
         raise UsageError(
@@ -78,8 +83,8 @@ def profile_from_args(args: argparse.Namespace) -> CacheProfile:
                          "(state) layer: drop --state or add linear layers")
     return CacheProfile(
         layer_types=tuple(labels),
-        kv_bytes_per_slot=parse_size(args.kv_bytes_per_slot, field="--kv-bytes-per-slot",
-                                     whole=True),
+        kv_bytes_per_slot=parse_size(args.kv_bytes_per_slot or "0",
+                                     field="--kv-bytes-per-slot", whole=True),
         state_const_bytes=parse_named_sizes(args.state, field="--state"),
         sliding_window=args.sliding_window,
         name="custom",

@@ -91,6 +91,11 @@ def test_per_component_planner(capsys):
      (["plan", "--layers", "linear*4", "--state", "conv=49152", "--budget", "1GiB"],
       "this model has none (no attention layer, only state): add --planner per-component"),
      (["model", "--model-file", "/dev/zero"], "too large for a model file"),
+     (["compare", "--preset", "gpt-oss-20b", "--budget", "10GB", "--sliding-window", "4096"],
+      "or raw bytes (--sliding-window), not both: the model's own values would be used"),
+     (["plan", "--preset", "Qwen3.5-27B", "--budget", "80GB", "--kv-bytes-per-slot", "1",
+       "--state", "conv=1"], "raw bytes (--kv-bytes-per-slot, --state), not both"),
+     (["bench", "--preset", "Llama-3.1-8B", "--layers", "full"], "raw bytes (--layers), not"),
      (["bench", "--layers", "full*2", "--kv-bytes-per-slot", "64", "--reserved-bytes-per-block",
        "10"], "unrecognized arguments: --reserved-bytes-per-block"),  # packed slabs: none
      ([], "required: command")],
