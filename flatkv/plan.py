@@ -113,7 +113,8 @@ def check_int(field: str, value: object, *, minimum: int = 0, maximum: int | Non
         bound = "positive" if minimum == 1 else f"at least {minimum}"
         raise ValueError(f"{field} must be {bound}, got {value}{tail}")
     if maximum is not None and value > maximum:
-        raise ValueError(f"{field} = {value} is too large to be real (at most {maximum}){tail}")
+        shown = value if value < 10**30 else f"a {len(str(value))}-digit number"
+        raise ValueError(f"{field} = {shown} is too large to be real (at most {maximum}){tail}")
     return value
 
 

@@ -26,6 +26,7 @@ from flatkv.strategies import (
 from flatkv.strategies import run_strategy as _run_strategy
 from flatkv.strategies.base import (
     MAMBA_CACHE_MODES,
+    MAX_TOKENS,
     SGLANG_SSM_DTYPES,
     SGLANG_SWA_ARCHITECTURES,
     ratio_text,
@@ -33,8 +34,7 @@ from flatkv.strategies.base import (
 from flatkv.texttable import text_table
 from flatkv.units import concurrency_text, tokens_text
 
-# Far past any model's context: a larger value is a typo.
-MAX_CONTEXT_TOKENS = 2**40
+MAX_CONTEXT_TOKENS = MAX_TOKENS  # far past any model's context: a larger value is a typo
 
 
 # Suffixes as vLLM's --max-model-len reads them (vllm human_readable_int): lowercase decimal,

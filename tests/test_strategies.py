@@ -710,6 +710,11 @@ def test_unknown_strategy_lists_known_ones():
         ({"budget_bytes": 0}, "budget_bytes"),
         ({"budget_bytes": 1.5}, "budget_bytes"),
         ({"budget_bytes": GIB8, "context_tokens": 0}, "context_tokens"),
+        # past float range once multiplied out: refused with the cap, not an OverflowError
+        ({"budget_bytes": 10**400}, "budget_bytes = a 401-digit number is too large to be real "
+         r"\(at most 1152921504606846976\)"),
+        ({"budget_bytes": GIB8, "context_tokens": 2**40 + 1}, "context_tokens = 1099511627777 "
+         "is too large"),
     ],
 )
 def test_bad_inputs_name_the_field(kwargs, field):
@@ -727,6 +732,12 @@ def test_bad_inputs_name_the_field(kwargs, field):
         ({"block_size": 0}, "block_size"),
         ({"kernel_block_size": -16}, "kernel_block_size"),
         ({"lcm_padding_bound": -0.1}, "lcm_padding_bound"),
+        ({"block_size": 10**320}, "block_size = a 321-digit number is too large"),
+        ({"kernel_block_size": 2**40 + 1}, "kernel_block_size = 1099511627777 is too large"),
+        ({"mamba_chunk_size": 2**41}, "mamba_chunk_size = 2199023255552 is too large"),
+        ({"lcm_alignment_bytes": 2**61}, "lcm_alignment_bytes = 2305843009213693952 is too "
+         "large"),
+        ({"sglang_page_size": 2**40 + 1}, "sglang_page_size = 1099511627777 is too large"),
     ],
 )
 def test_bad_options_name_the_field(kwargs, field):

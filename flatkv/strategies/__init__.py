@@ -18,11 +18,12 @@ from collections.abc import Callable
 from flatkv.plan import check_int
 from flatkv.profile import CacheProfile
 from flatkv.strategies.aliased import run_aliased
-from flatkv.strategies.base import CATEGORIES, StrategyOptions, StrategyResult
+from flatkv.strategies.base import CATEGORIES, MAX_TOKENS, StrategyOptions, StrategyResult
 from flatkv.strategies.flat import run_flat, run_per_component
 from flatkv.strategies.lcm import run_lcm
 from flatkv.strategies.sglang import run_sglang
 from flatkv.strategies.vllm import run_vllm
+from flatkv.units import MAX_BYTES
 
 Runner = Callable[..., StrategyResult]
 
@@ -59,9 +60,10 @@ def _check_inputs(profile, budget_bytes, context_tokens, options) -> None:
             f"profile must be a CacheProfile, got {type(profile).__name__}: build one with "
             "flatkv.profile.CacheProfile(...) or a model spec's .profile()"
         )
-    check_int("budget_bytes", budget_bytes, minimum=1, hint="give the cache budget in bytes")
+    check_int("budget_bytes", budget_bytes, minimum=1, maximum=MAX_BYTES,
+              hint="give the cache budget in bytes")
     if context_tokens is not None:
-        check_int("context_tokens", context_tokens, minimum=1,
+        check_int("context_tokens", context_tokens, minimum=1, maximum=MAX_TOKENS,
                   hint="give the context length in tokens, or None")
     if not isinstance(options, StrategyOptions):
         raise ValueError(

@@ -63,6 +63,7 @@ from flatkv.plan import (
     check_int,
 )
 from flatkv.profile import SLIDING_WINDOW_MISSING
+from flatkv.units import MAX_BYTES
 from flatkv.workload import (
     DEFAULT_SCHEDULED_TOKENS,
     PagePool,
@@ -90,6 +91,10 @@ SGLANG_SWA_ARCHITECTURE_CLASSES = frozenset({
     "Step3p5ForCausalLM", "Step3p5MTP", "Gemma4ForCausalLM", "Gemma4ForConditionalGeneration",
 })
 SGLANG_SWA_ARCHITECTURES = "gpt-oss, Llama 4, MiMo-V2, Step3.5, Gemma 4"
+
+# Far past any model's context and any page: a larger token count is a typo (and past float
+# range once multiplied out, where the formulas print ratios).
+MAX_TOKENS = 2**40
 
 # Bounds on ratio options (an exact Fraction is computed from them, so they must stay small).
 RATIO_RANGE = (Fraction(1, 10**6), Fraction(10**6))
@@ -232,18 +237,19 @@ class StrategyOptions:
     margin: int = 0
 
     def __post_init__(self) -> None:
-        check_int("block_size", self.block_size, minimum=1)
+        check_int("block_size", self.block_size, minimum=1, maximum=MAX_TOKENS)
         if self.alignment is not None:
-            check_int("alignment", self.alignment, minimum=1, hint="or None for block_size")
+            check_int("alignment", self.alignment, minimum=1, maximum=MAX_TOKENS,
+                      hint="or None for block_size")
         if self.kernel_block_size is not None:
             check_int("kernel_block_size", self.kernel_block_size, minimum=1,
-                      hint="or None for the model's own")
+                      maximum=MAX_TOKENS, hint="or None for the model's own")
         if self.mamba_cache_mode not in MAMBA_CACHE_MODES:
             raise ValueError(
                 f"mamba_cache_mode is {self.mamba_cache_mode!r}: use one of "
                 f"{list(MAMBA_CACHE_MODES)}"
             )
-        check_int("mamba_chunk_size", self.mamba_chunk_size, minimum=1,
+        check_int("mamba_chunk_size", self.mamba_chunk_size, minimum=1, maximum=MAX_TOKENS,
                   hint="the model config's mamba_chunk_size / chunk_size")
         for name, bounds in (
             ("mamba_full_memory_ratio", RATIO_RANGE),
@@ -252,8 +258,9 @@ class StrategyOptions:
         ):
             frac = to_fraction(name, getattr(self, name), bounds=bounds, low_inclusive=True)
             object.__setattr__(self, name, frac)
-        check_int("sglang_slots_per_request", self.sglang_slots_per_request, minimum=1)
-        check_int("sglang_page_size", self.sglang_page_size, minimum=1)
+        check_int("sglang_slots_per_request", self.sglang_slots_per_request, minimum=1,
+                  maximum=MAX_TOKENS)
+        check_int("sglang_page_size", self.sglang_page_size, minimum=1, maximum=MAX_TOKENS)
         try:
             ssm_dtype = canonical_dtype(self.sglang_ssm_dtype)
         except ValueError:
@@ -268,10 +275,10 @@ class StrategyOptions:
             raise ValueError(f"sglang_swa_pool is {self.sglang_swa_pool!r}: give True (a pool "
                              "of its own for sliding layers), False (one pool) or None (as "
                              "SGLang decides for the model's architecture)")
-        check_int("max_batched_tokens", self.max_batched_tokens, minimum=1)
-        check_int("lcm_alignment_bytes", self.lcm_alignment_bytes, minimum=1)
-        check_int("reserved_bytes_per_block", self.reserved_bytes_per_block)
-        check_int("margin", self.margin)
+        check_int("max_batched_tokens", self.max_batched_tokens, minimum=1, maximum=MAX_TOKENS)
+        check_int("lcm_alignment_bytes", self.lcm_alignment_bytes, minimum=1, maximum=MAX_BYTES)
+        check_int("reserved_bytes_per_block", self.reserved_bytes_per_block, maximum=MAX_BYTES)
+        check_int("margin", self.margin, maximum=MAX_TOKENS)
 
     @property
     def effective_alignment(self) -> int:
