@@ -522,6 +522,25 @@ def test_bad_configs_give_one_clear_error(config, message, capfd):
     assert capfd.readouterr().err == ""  # transformers' own dump of the config stays quiet
 
 
+def test_the_field_to_blame_is_found_in_a_few_builds_among_many_fields():
+    # a config padded with 1,000 fields of its own: the culprit is still named, by halving
+    padded = {"model_type": "llama", **{f"extra_{i}": i for i in range(1_000)},
+              "layer_types": 5}
+    with pytest.raises(ValueError, match="config.json layer_types = 5 is not a value"):
+        spec_from_hf_config(padded)
+    builds = []
+
+    def builds_without(drop):
+        builds.append(drop)
+        return "k637" in drop
+
+    keys = [f"k{i}" for i in range(1_000)]
+    assert hf_config._one_to_blame(keys, builds_without) == "k637"
+    assert len(builds) <= 2 * 10 + 1  # 2 log2(1,000) and one check, not 1,000
+    # two fields that must both go: no single one is to blame
+    assert hf_config._one_to_blame(keys, lambda drop: {"k1", "k900"} <= drop) is None
+
+
 def test_tp_not_dividing_heads_from_a_config():
     spec = spec_from_hf_config(PRESET_CONFIGS["Llama-3.1-8B"])
     with pytest.raises(ValueError, match="kv_heads = 8 is not divisible by tp = 3"):
