@@ -123,9 +123,12 @@ def load_config_dict(config: dict | str | bytes | Path) -> dict[str, Any]:
     if isinstance(config, (str, Path)):
         path = Path(config)
         try:
-            is_file = path.is_file()
+            is_file, exists = path.is_file(), path.exists()
         except (OSError, ValueError):  # a NUL byte or an over-long name
-            is_file = False
+            is_file = exists = False
+        if exists and not is_file:
+            raise ValueError(f"config.json at {str(path)!r} is not a file (a directory, pipe or "
+                             "device): give the path of the config.json file")
         if not is_file:
             raise ValueError(
                 f"config.json not found at {str(path)!r}: give a path to a file, the JSON text, "

@@ -4,6 +4,8 @@ error, never a hang on ``/dev/zero`` or a RecursionError on a hostile nesting.""
 from __future__ import annotations
 
 import json
+import os
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -34,8 +36,12 @@ def parse_json_object(text: str | bytes, where: str) -> dict[str, Any]:
 
 def read_json_file(path: str | Path) -> dict[str, Any]:
     """The JSON object in the file at ``path``, reading at most MAX_JSON_BYTES + 1 bytes."""
+    if not isinstance(path, (str, Path)):  # an int would be read as a file descriptor
+        raise ValueError(f"path is {path!r}: give the path of a JSON file")
     where = repr(str(path))
     try:
+        if stat.S_ISFIFO(os.stat(path).st_mode):  # open() would wait for a writer, forever
+            raise OSError(0, "it is a pipe, not a file")
         with open(path, "rb") as handle:
             raw = handle.read(MAX_JSON_BYTES + 1)
     except (OSError, ValueError) as exc:  # ValueError: a NUL byte in the name

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 
+from flatkv.hf_config import spec_from_hf_config
 from flatkv.models import ModelSpec
 from flatkv.presets import PRESET_DIR, list_presets, load_preset, load_spec_file
 
@@ -148,3 +150,12 @@ def test_model_files_are_read_bounded(tmp_path):
     listed.write_text("[1, 2]")
     with pytest.raises(ValueError, match="must hold a JSON object, got list"):
         load_spec_file(listed)
+    # a pipe would block open() until a writer came: refused from its file type
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    with pytest.raises(ValueError, match="cannot read .*fifo.*: it is a pipe, not a file"):
+        load_spec_file(fifo)
+    with pytest.raises(ValueError, match="config.json at .*fifo.* is not a file"):
+        spec_from_hf_config(fifo)
+    with pytest.raises(ValueError, match="path is 0: give the path of a JSON file"):
+        load_spec_file(0)  # not file descriptor 0, standard input
