@@ -245,8 +245,7 @@ def current_analysis(s: AppState | None = None, *, planner: str | None = None,
         raise ValueError(
             f"The cache budget per rank, {exact_bytes(small.budget_bytes)}, holds "
             f"{small.blocks} block(s) of {exact_bytes(small.block_bytes)}; a plan needs at least "
-            f"2, that is {exact_bytes(2 * small.block_bytes)}: raise the GPU memory or the "
-            "memory fraction, or lower the model weights, in the sidebar"
+            f"2, that is {exact_bytes(2 * small.block_bytes)}: {budget.how_to_raise}"
         ) from None
     except ValueError:
         message = state_only_message(s, planner, other_choice)

@@ -90,8 +90,8 @@ with user_errors():
                    "tokens of its own P (vLLM first aligns its P to lcm(chunk, A)), so a small "
                    "P, such as two-level pages' requested block size, means many snapshots.")
     if not shown:
-        st.error("No layout fits this budget: each says why above. Raise the GPU memory or "
-                 "the memory fraction, or lower the model weights, in the sidebar.")
+        how = s.budget().how_to_raise
+        st.error(f"No layout fits this budget: each says why above. {how[0].upper()}{how[1:]}.")
     else:
         charts_of(shown, applies, frame, has_history, s.context)
     st.subheader("Formulas", divider="gray")

@@ -240,6 +240,14 @@ class Budget:
     cache_bytes: int  # usable - weights per rank
     given: bool = False  # the cache budget as an engine logs it (KV_MEMORY), not derived
 
+    @property
+    def how_to_raise(self) -> str:
+        """The sidebar settings that make this budget larger, for an error's fix."""
+        if self.given:
+            return "raise the KV cache memory in the sidebar"
+        return ("raise the GPU memory or the memory fraction, or lower the model weights, in "
+                "the sidebar")
+
     def explain(self, fraction: float, tp: int) -> str:
         if self.given:
             return (f"{exact_bytes(self.cache_bytes)} of KV cache memory per rank, as given "

@@ -1322,6 +1322,15 @@ def test_compare_when_no_layout_fits_blames_the_budget_not_the_model():
         "fraction, or lower the model weights, in the sidebar."]
     assert not at.get("plotly_chart")
     assert not any("the model has no attention layer" in c.value for c in at.caption)
+    # with the KV cache memory given, the fix is that memory: fraction and weights do not act
+    given = open_app("app_pages/compare.py", {"gpu": "KV cache memory", "kv_mem": "1"})
+    assert [e.value for e in given.error] == [
+        "No layout fits this budget: each says why above. Raise the KV cache memory in the "
+        "sidebar."]
+    layout = open_app("app_pages/layout.py", {"gpu": "KV cache memory", "kv_mem": "1"})
+    (error,) = [e.value for e in layout.error]
+    assert error.startswith("The cache budget per rank, 1 B, holds 0 block(s)")
+    assert error.endswith(": raise the KV cache memory in the sidebar")
     # an option no layout reads for the model is neither offered nor named as changed
     plain = open_app("app_pages/compare.py", {"model": "Llama-3.1-8B", "sg_swa": "0.5"})
     assert "sliding/full" not in plain.caption[0].value
