@@ -690,6 +690,18 @@ def test_lcm_padding_bound_not_met_says_why():
     assert bd(ok)["row_padding"] == ok.extras["owned_units"][SLIDING] * 16 * 1024
 
 
+def test_lcm_padding_past_any_bound_names_the_alignment():
+    # Llama's 32 x 4,096 B rows at P 4,096 (512 MiB) in parents aligned to 1 TiB: padding
+    # 2**40 / 2**29 - 1 = 2,047 (204,700%), past the bound's top of 10: the alignment is to blame
+    r = run_strategy("lcm", llama_31_8b(), budget_bytes=GIB8,
+                     options=StrategyOptions(lcm_alignment_bytes=2**40))
+    assert not r.applies
+    assert r.reason.endswith(
+        "the best, P = 4096, pads full_attention by 204700.0%; more than the padding bound "
+        "can accept (10): lower the parent alignment (--lcm-alignment-bytes, "
+        "1,099,511,627,776 B)")
+
+
 def test_budget_too_small_does_not_apply():
     for r in compare(qwen3_next_tp2(), budget_bytes=1_000_000):
         assert not r.applies and r.reason, r.strategy

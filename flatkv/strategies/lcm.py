@@ -23,6 +23,7 @@ from fractions import Fraction
 
 from flatkv.profile import CacheProfile
 from flatkv.strategies.base import (
+    PADDING_BOUND_RANGE,
     StrategyOptions,
     StrategyResult,
     UnitUse,
@@ -113,8 +114,12 @@ def run_lcm(
             name, budget_bytes,
             f"no P among {tried} candidates keeps every group's padding under "
             f"{ratio_text(bound)}: the best, P = {geo.block_size}, pads {worst} by "
-            f"{float(pad) * 100:.1f}%; raise the two-level padding bound "
-            "(--lcm-padding-bound) to accept it",
+            f"{float(pad) * 100:.1f}%; " + (
+                "raise the two-level padding bound (--lcm-padding-bound) to accept it"
+                if pad <= PADDING_BOUND_RANGE[1] else
+                f"more than the padding bound can accept ({ratio_text(PADDING_BOUND_RANGE[1])}): "
+                f"lower the parent alignment (--lcm-alignment-bytes, "
+                f"{options.lcm_alignment_bytes:,} B)"),
             profile_name=profile.name, context_tokens=context_tokens,
         )
     b = geo.parent_bytes
