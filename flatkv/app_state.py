@@ -17,7 +17,7 @@ from flatkv import app_model, gpu_view, presets
 from flatkv.analysis import PLANNERS
 from flatkv.models import MAX_TP, ModelSpec
 from flatkv.plan import FULL_ATTENTION, SLIDING_ATTENTION, alignment_or_block_size, check_int
-from flatkv.profile import CacheProfile
+from flatkv.profile import MAX_KERNEL_BLOCK_SIZE, MAX_WINDOW, CacheProfile
 from flatkv.strategies import STRATEGIES, StrategyOptions
 from flatkv.strategies.base import (
     MAMBA_CACHE_MODES,
@@ -545,8 +545,9 @@ def _decode_model(q: Mapping[str, str]) -> tuple[str, app_model.RawModel | None,
             layers=q.get("layers", ""),
             kv_bytes_per_slot=parse_size(q.get("kv", "0"), field="kv", whole=True),
             state=app_model.parse_state_text(q.get("state", "")),
-            sliding_window=None if window in (None, "") else _int(1, 1 << 31)("window", window),
-            kernel_block_size=None if kernel in (None, "") else _int(1, MAX_BLOCK_SIZE)(
+            sliding_window=None if window in (None, "") else _int(1, MAX_WINDOW)(
+                "window", window),
+            kernel_block_size=None if kernel in (None, "") else _int(1, MAX_KERNEL_BLOCK_SIZE)(
                 "model_kernel", kernel),
             architectures=tuple(a.strip() for a in q.get("arch", "").split(",") if a.strip()),
         )

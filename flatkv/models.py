@@ -29,7 +29,7 @@ from flatkv.dtypes import canonical_dtype, dtype_bytes
 from flatkv.patterns import MAX_CACHE_LAYERS, check_kind_name, format_pattern, parse_pattern
 from flatkv.plan import FULL_ATTENTION, LINEAR_ATTENTION, SLIDING_ATTENTION, check_int
 from flatkv.plan import state_const_bytes as _state_const_bytes
-from flatkv.profile import CacheProfile, check_architectures
+from flatkv.profile import MAX_WINDOW, CacheProfile, check_architectures
 
 FORMAT = "flatkv-model/1"
 
@@ -38,7 +38,6 @@ MAX_TP = 1024
 SHOWN_TP = 64  # an error that a tp does not split a model lists the ones up to this that do
 MAX_DIM = 1 << 20  # any head count, head dim, state dim or latent rank
 MAX_CONV_KERNEL = 64
-MAX_WINDOW = 1 << 31
 # vLLM's MLA attention backends need larger kernel blocks than the usual 16 (SPEC section 3.1):
 # FlashMLA (the Hopper default) 64; CUTLASS MLA on Blackwell 128 (pass --kernel-block-size).
 MLA_KERNEL_BLOCK_SIZE = 64

@@ -23,6 +23,10 @@ from flatkv.plan import (
 # Bytes one token adds to a layer, or one state tensor: real models stay under a few MiB; a
 # terabyte is a typo (and a browser's number field cannot hold much more than 2**53)
 MAX_ROW_BYTES = 1 << 40
+# Past any model's window or any attention kernel's block: a larger value is a typo (and the
+# link the app writes for a model would be refused when reopened).
+MAX_WINDOW = 1 << 31
+MAX_KERNEL_BLOCK_SIZE = 1 << 20
 SLIDING_WINDOW_MISSING = (
     "sliding_window is not set but the model has sliding_attention layers: give the window in "
     "tokens (sliding_window in the profile or config, --sliding-window on the command line)"
@@ -82,7 +86,8 @@ class CacheProfile:
             )
         check_int("kv_bytes_per_slot", self.kv_bytes_per_slot, maximum=MAX_ROW_BYTES)
         if self.kernel_block_size is not None:
-            check_int("kernel_block_size", self.kernel_block_size, minimum=1)
+            check_int("kernel_block_size", self.kernel_block_size, minimum=1,
+                      maximum=MAX_KERNEL_BLOCK_SIZE)
         for name, nbytes in self.state_const_bytes.items():
             check_int(f"state_const_bytes[{name!r}]", nbytes, minimum=1, maximum=MAX_ROW_BYTES)
         if self.ssm_element_bytes is not None:
@@ -107,7 +112,7 @@ class CacheProfile:
             )
         has_sliding = SLIDING_ATTENTION in self.layer_types
         if self.sliding_window is not None:
-            check_int("sliding_window", self.sliding_window, minimum=1)
+            check_int("sliding_window", self.sliding_window, minimum=1, maximum=MAX_WINDOW)
             if not has_sliding:
                 raise ValueError(
                     f"sliding_window is {self.sliding_window} but layer_types has no "

@@ -98,6 +98,11 @@ def test_a_raw_model_carries_its_kernel_block_size_in_the_link():
     assert state.profile().kernel_block_size == 64
     _, notices = decode_query({**query, "model_kernel": "0"})
     assert "custom model in the link is not valid (model_kernel=0 is outside" in notices[0]
+    # the largest window and kernel block a profile takes reopen from the link it writes
+    widest = AppState(model=CUSTOM, raw=RawModel("sliding,full", 8, sliding_window=2**31,
+                                                 kernel_block_size=2**20))
+    assert widest.profile().sliding_window == 2**31
+    assert decode_query(encode_query(widest)) == (widest, [])
 
 
 def test_a_raw_model_carries_its_architectures_in_the_link():

@@ -40,6 +40,11 @@ def test_profile_components_and_counts():
      (dict(layer_types=["linear_attention"], kv_bytes_per_slot=0,
            state_const_bytes={"conv": 2**60}), r"state_const_bytes\['conv'\] = 1152921504606846976"
       " is too large"),
+     # the caps the app's link reads them with: a model it writes, it reopens
+     (dict(layer_types=["sliding_attention"], kv_bytes_per_slot=8, sliding_window=2**31 + 1),
+      r"sliding_window = 2147483649 is too large to be real \(at most 2147483648\)"),
+     (dict(layer_types=["full_attention"], kv_bytes_per_slot=8, kernel_block_size=10**30),
+      "kernel_block_size = a 31-digit number is too large to be real"),
      (dict(layer_types=["linear_attention"], kv_bytes_per_slot=0,
            state_const_bytes={"conv": 8, "ssm": 6}, ssm_element_bytes=4),
       "ssm_element_bytes is 4 but state_const_bytes has an ssm tensor of 6 B"),
