@@ -344,6 +344,10 @@ class _Timer:
 # The benchmark.
 
 PAGE_SETS = 4  # page-id sets rotated over the rounds
+# Pages of a few bytes would fill the default pool with hundreds of millions of blocks, each
+# needing 8 B of page id and a row copy of its own: the default pool stops at 4 Mi blocks.
+MAX_DEFAULT_POOL_BLOCKS = 1 << 22
+INDEX_BYTES = 8  # a page id as the movers take it (int64)
 
 
 @dataclass(frozen=True)
@@ -375,7 +379,7 @@ def default_max_blocks(plan: FlatMemoryPlan, device: str | torch.device,
     pool_bytes = DEFAULT_POOL_BYTES[resolve_device(device).type]
     if free_bytes is not None:
         pool_bytes = min(pool_bytes, free_bytes * DEFAULT_SHARE_PERCENT // 100)
-    return max(2, pool_bytes // _page_bytes(plan))
+    return max(2, min(pool_bytes // _page_bytes(plan), MAX_DEFAULT_POOL_BLOCKS))
 
 
 def _free_bytes(device: torch.device) -> dict[str, int]:
@@ -397,11 +401,14 @@ def _check_fits(plan: FlatMemoryPlan, device: torch.device, cap: int,
     blocks = min(cap, plan.geometry.num_blocks)
     pages = max(n or default_pages_per_call(page, blocks, device) for n in counts)
     flush = _cache_flush_bytes(device)
+    # a permutation of the pool's block ids while a set is drawn, then 2 x pages ids a set
+    # (gather / scatter ids and the state copies' pairs) and the movers' ids of them
+    index = INDEX_BYTES * (blocks + 2 * PAGE_SETS * 2 * pages)
     pool_text = (f"a pool of {blocks:,} blocks" if pools == 1 else
                  f"{pools} pools (one per layout) of {blocks:,} blocks")
-    places = [(device, pools * blocks * page + 2 * pages * page + flush,
+    places = [(device, pools * blocks * page + 2 * pages * page + flush + index,
                f"{pool_text} of {page:,} bytes, {pages:,} page(s) per call in staging and copy "
-               "buffers, the cache flush")]
+               "buffers, the cache flush, the page ids")]
     if device.type == "cuda":
         places.append((torch.device("cpu"), pages * page,
                        f"a pinned buffer of {pages:,} page(s) of {page:,} bytes"))
@@ -410,7 +417,9 @@ def _check_fits(plan: FlatMemoryPlan, device: torch.device, cap: int,
         allowed = free * BENCH_SHARE_PERCENT // 100
         if nbytes <= allowed:
             continue
-        fits = (allowed - 2 * pages * page - flush) // (pools * page)  # blocks beside the rest
+        # blocks beside the rest
+        fits = ((allowed - 2 * pages * page - flush - INDEX_BYTES * 4 * PAGE_SETS * pages)
+                // (pools * page + INDEX_BYTES))
         if blocks <= 2 and pages == 1:
             fix = ("plan a smaller block size: two pages of this size are the least a benchmark "
                    "moves")
@@ -642,7 +651,9 @@ def _bench_pools(
     fill_random([staging, copy_dst] + ([host] if host is not None else []), seed=7)
 
     gen = torch.Generator().manual_seed(n)
-    sets = [torch.randperm(pool.num_blocks, generator=gen) for _ in range(PAGE_SETS)]
+    # the 2n ids a set uses, each whole permutation freed at once (int64: 8 B a block)
+    sets = [torch.randperm(pool.num_blocks, generator=gen)[:2 * n].clone()
+            for _ in range(PAGE_SETS)]
     ids = [kernels.page_ids(pool, s[:n]) for s in sets]  # valid in every pool: same blocks
     state_pairs = None
     state_n = min(n, pool.num_blocks // 2)

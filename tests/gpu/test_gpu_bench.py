@@ -194,7 +194,9 @@ def test_lock_is_released_after_a_failed_run(monkeypatch):
 
 def test_a_benchmark_that_would_not_fit_is_refused_before_allocating(monkeypatch):
     # 1 GB free: a benchmark may take 800,000,000 B. A page of 25,809,321,984 B (Qwen3-Next
-    # at block 2**20) needs 2 blocks + 2 x 1 page + the cache flush: refused, nothing held.
+    # at block 2**20) needs 2 blocks + 2 x 1 page + the cache flush + the page ids (8 B for
+    # each of the 2 blocks while a set is drawn, 2 x 4 sets x 2 x 1 page): refused, nothing
+    # held.
     monkeypatch.setattr(bench, "free_memory_bytes", lambda device: 10**9)
     monkeypatch.setattr(bench, "_cache_flush_bytes", lambda device: 1 << 20)
     page = 1568
@@ -203,7 +205,7 @@ def test_a_benchmark_that_would_not_fit_is_refused_before_allocating(monkeypatch
                         else page)
     allocated = []
     monkeypatch.setattr(bench, "allocate_pool", lambda *a, **k: allocated.append(a))
-    need = 2 * 25_809_321_984 + 2 * 25_809_321_984 + (1 << 20)
+    need = 2 * 25_809_321_984 + 2 * 25_809_321_984 + (1 << 20) + 8 * (2 + 16)
     with pytest.raises(bench.PoolAllocationError, match=(
             rf"this benchmark needs {need:,} bytes \(96.15 GiB\) on cpu .* has 1,000,000,000 "
             r"bytes \(953.67 MiB\) free and a benchmark may take 80% of it: plan a smaller "
@@ -227,19 +229,26 @@ def test_a_benchmark_that_would_not_fit_is_refused_before_allocating(monkeypatch
     monkeypatch.setattr(bench, "_page_bytes", lambda plan: page)
     cpu = torch.device("cpu")
     assert bench.default_max_blocks(small_plan(), cpu, bench.free_memory_bytes(cpu)) == 255_102
+    # pages of one byte would make 512 Mi blocks (4 GiB of page ids a set): 4 Mi at most
+    monkeypatch.setattr(bench, "_page_bytes", lambda plan: 1)
+    assert bench.default_max_blocks(small_plan(), cpu) == 1 << 22
+    monkeypatch.setattr(bench, "_page_bytes", lambda plan: page)
     # a pool too large for the share is refused with what to lower: 637 blocks x 1,568 B
-    # (998,816) + 2 x 1 page (3,136) + 1 MiB of flush = 2,050,528 B; 80% of 2 MB is 1.6 MB
+    # (998,816) + 2 x 1 page (3,136) + 1 MiB of flush + page ids 8 x (637 + 16) (5,224) =
+    # 2,055,752 B; 80% of 2 MB is 1.6 MB
     monkeypatch.setattr(bench, "free_memory_bytes", lambda device: 2 * 10**6)
-    # 1,600,000 - 3,136 - 1,048,576 = 548,288 B left for blocks: at most 349 of 1,568 B
-    with pytest.raises(bench.PoolAllocationError, match=r"needs 2,050,528 bytes \(1.96 MiB\) on "
-                       "cpu .* lower max_blocks to at most 349, or pages per call"):
+    # 1,600,000 - 3,136 - 1,048,576 - 8 x 16 = 548,160 B left for blocks of 1,568 B and an
+    # 8-byte id each: at most 347
+    with pytest.raises(bench.PoolAllocationError, match=r"needs 2,055,752 bytes \(1.96 MiB\) on "
+                       "cpu .* lower max_blocks to at most 347, or pages per call"):
         run_benchmark(small_plan(), device="cpu", max_blocks=637, pages_per_call=1)
     # a page asks the same before offering Run: the caps, or the same refusal
     assert bench.check_sweep_fits([small_plan()], "cpu", 300, [1], 1) == [300]
-    with pytest.raises(bench.PoolAllocationError, match="at most 349"):
+    with pytest.raises(bench.PoolAllocationError, match="at most 347"):
         bench.check_sweep_fits([small_plan()], "cpu", 637, [1], 1)
-    # both layouts hold two pools at once: 2 x 998,816 + 3,136 + 1 MiB, and half the blocks fit
-    with pytest.raises(bench.PoolAllocationError, match=r"needs 3,049,344 bytes .* \(2 pools "
+    # both layouts hold two pools at once (one set of page ids): 2 x 998,816 + 3,136 + 1 MiB +
+    # 5,224, and half the blocks fit
+    with pytest.raises(bench.PoolAllocationError, match=r"needs 3,054,568 bytes .* \(2 pools "
                        r"\(one per layout\) of 637 blocks of 1,568 bytes.* at most 174,"):
         bench.run_sweep([small_plan()], device="cpu", max_blocks=637, pages_per_call=[1],
                         layouts=["slot-major", "page-major"])
