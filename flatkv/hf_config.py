@@ -463,9 +463,14 @@ def _state_layer(text: Any, model_type: str) -> CacheLayer:
             d_state=g("ssm_state_size"), n_groups=g("n_groups"), conv_kernel=g("conv_kernel"),
         )
     if model_type == "zamba2":  # heads of (expand x hidden) // n_mamba_heads, as vLLM sizes them
-        n_heads = g("n_mamba_heads")
+        n_heads, d_inner = g("n_mamba_heads"), g("mamba_expand") * g("hidden_size")
+        if d_inner % n_heads:
+            raise ValueError(
+                f"config.json n_mamba_heads = {n_heads} does not divide mamba_expand x "
+                f"hidden_size = {d_inner:,}: the mamba heads would not cover the inner "
+                "dimension; check the model's values")
         return Mamba2Layer(
-            n_heads=n_heads, head_dim=g("mamba_expand") * g("hidden_size") // n_heads,
+            n_heads=n_heads, head_dim=d_inner // n_heads,
             d_state=g("mamba_d_state"), n_groups=g("mamba_ngroups"), conv_kernel=g("mamba_d_conv"),
         )
     if family == "mamba2":  # granitemoehybrid, bamba, falcon_h1 share the mamba_* names

@@ -479,6 +479,8 @@ def test_path_and_pasted_text(tmp_path):
          "least 0"),
         ({"model_type": "bamba", "head_dim": float("inf")}, "head_dim = inf must be a whole"),
         ({"model_type": "zamba2", "n_mamba_heads": 0}, "n_mamba_heads = 0 must be positive"),
+        ({"model_type": "zamba2", "n_mamba_heads": 7, "hidden_size": 2560, "mamba_expand": 2},
+         "config.json n_mamba_heads = 7 does not divide mamba_expand x hidden_size = 5,120"),
         # fields transformers fails on without naming them: the one to blame is found
         ({"model_type": "llama", "layer_types": 5},
          "config.json layer_types = 5 is not a value transformers' llama config takes "
