@@ -232,6 +232,12 @@ def components_from_layers(
     layers get one constant component per entry of ``state_const_bytes``, in its order (which
     becomes the row_offset order). ``layer`` is the occurrence index within the label.
     """
+    if isinstance(layer_types, str) or not isinstance(layer_types, Iterable):
+        raise ValueError(f"layer_types is {layer_types!r}: give a list of labels, e.g. "
+                         "['linear_attention', 'full_attention']")  # a str is one per letter
+    if not isinstance(state_const_bytes, Mapping):
+        raise ValueError(f"state_const_bytes is {state_const_bytes!r}: give a mapping of tensor "
+                         "name to bytes, e.g. {'conv': 49152, 'ssm': 2097152}, or {}")
     labels = list(layer_types)
     if not labels:
         raise ValueError("layer_types is empty: give at least one cache layer label")

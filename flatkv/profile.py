@@ -9,6 +9,7 @@ came from.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from flatkv.plan import (
@@ -74,6 +75,14 @@ class CacheProfile:
     architectures: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
+        if isinstance(self.layer_types, str) or not isinstance(self.layer_types, Iterable):
+            raise ValueError(f"layer_types is {self.layer_types!r}: give a list of labels, e.g. "
+                             "('linear_attention', 'full_attention')")
+        if not isinstance(self.state_const_bytes, Mapping):
+            raise ValueError(f"state_const_bytes is {self.state_const_bytes!r}: give a mapping "
+                             "of tensor name to bytes, e.g. {'conv': 49152}, or {}")
+        if not isinstance(self.name, str) or not self.name.strip():
+            raise ValueError(f"name is {self.name!r}: give the model's name, e.g. 'custom'")
         object.__setattr__(self, "layer_types", tuple(self.layer_types))
         object.__setattr__(self, "architectures", check_architectures(self.architectures))
         object.__setattr__(self, "state_const_bytes", dict(self.state_const_bytes))

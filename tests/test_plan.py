@@ -91,6 +91,15 @@ def test_state_rows_without_linear_row_raise():
         plan.solve_page_geometry(comps, block_size=16, alignment=16)
 
 
+def test_components_from_layers_refuses_a_string_or_no_mapping():
+    with pytest.raises(ValueError, match="layer_types is 'full_attention': give a list"):
+        plan.components_from_layers(layer_types="full_attention", kv_bytes_per_slot=1,
+                                    state_const_bytes={})
+    with pytest.raises(ValueError, match="state_const_bytes is \\[1\\]: give a mapping"):
+        plan.components_from_layers(layer_types=["linear_attention"], kv_bytes_per_slot=0,
+                                    state_const_bytes=[1])
+
+
 def test_row_mixing_linear_and_constant_raises():
     comps = [ComponentSpec("g", 0, "kv", 8, 0), ComponentSpec("g", 0, "ssm", 0, 100)]
     with pytest.raises(ValueError, match=r"row \(g, layer 0\) mixes linear and constant"):
