@@ -93,10 +93,10 @@ def _named_for_its_figures(draft: SpecDraft) -> SpecDraft:
     if preset not in app_model.model_names():
         return draft
     try:
-        ours = replace(draft.to_spec().profile(), name="")
+        ours = replace(draft.to_spec().profile(), name=preset)  # the figures, not the name
     except ValueError:  # not a model yet: named once it builds
         return draft
-    same = ours == replace(app_model.preset_spec(preset).profile(), name="")
+    same = ours == replace(app_model.preset_spec(preset).profile(), name=preset)
     name = preset if same else preset + EDITED
     return draft if name == draft.name else replace(draft, name=name)
 
