@@ -52,6 +52,10 @@ def bench_text(args: argparse.Namespace, profile: CacheProfile) -> str:
     """Plan ``profile`` at ``args.budget``, allocate at most ``--max-blocks`` of it, time it."""
     from flatkv.gpu.bench import DeviceBusy, run_benchmark
 
+    if not profile.has_attention:
+        raise ValueError("bench times the pages of packed slabs, which size P against a KV "
+                         "history row, and this model has none (no attention layer, only "
+                         "state): give a model with attention layers")
     plan = plan_tensors(
         profile.components(),
         block_size=args.block_size,
@@ -75,8 +79,9 @@ def format_result(result: BenchResult) -> str:
     lines = [
         f"device  {result.device} ({result.device_name}), torch {result.torch_version}"
         + (f", triton {result.triton_version}" if result.triton_version else ""),
-        f"plan    {a.planned_blocks} blocks x {a.page_bytes} B = {a.planned_bytes} B; allocated "
-        f"{a.allocated_blocks} blocks = {a.allocated_bytes} B (limited by {a.cap_reason})",
+        f"plan    {a.planned_blocks:,} blocks x {a.page_bytes:,} B = {a.planned_bytes:,} B; "
+        f"allocated {a.allocated_blocks:,} blocks = {a.allocated_bytes:,} B (limited by "
+        f"{a.cap_reason})",
         f"pool    {a.layout}: {len(a.tensors)} slot tensors"
         + (" in one buffer, each page's slot rows back to back" if a.layout != SLOT_MAJOR
            else ", one allocation each"),

@@ -29,6 +29,8 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # one line, not usage + message
         if message.endswith("expected one argument"):
             message += " (for a value that starts with '-', write --option=VALUE)"
+        elif "invalid int value" in message:
+            message += ": give a whole number, e.g. 2"
         raise UsageError(message)
 
 

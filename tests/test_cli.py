@@ -98,6 +98,8 @@ def test_per_component_planner(capsys):
      (["bench", "--preset", "Llama-3.1-8B", "--layers", "full"], "raw bytes (--layers), not"),
      (["bench", "--layers", "full*2", "--kv-bytes-per-slot", "64", "--reserved-bytes-per-block",
        "10"], "unrecognized arguments: --reserved-bytes-per-block"),  # packed slabs: none
+     (["model", "--preset", "Llama-3.1-8B", "--tp", "x"],
+      "argument --tp: invalid int value: 'x': give a whole number, e.g. 2"),
      ([], "required: command")],
 )
 def test_errors_are_one_line_exit_2(argv, needle, capsys):

@@ -301,10 +301,20 @@ def test_cli_json(capsys):
     assert (paged["page_bytes"], paged["allocated_bytes"]) == (1568, 20 * 1568)  # same pool
 
 
+def test_cli_refuses_a_state_only_model_in_one_line(capsys):
+    assert main(["bench", "--layers", "linear", "--state", "conv=100"]) == 2
+    assert capsys.readouterr().err.strip().endswith(
+        "bench times the pages of packed slabs, which size P against a KV history row, and "
+        "this model has none (no attention layer, only state): give a model with attention "
+        "layers")
+
+
 def test_cli_text(capsys):
     assert main(ARGS) == 0
     text = capsys.readouterr().out
-    assert "allocated 20 blocks = 31360 B (limited by max_blocks)" in text
+    # 20 blocks of 1,568 B
+    assert ("plan    43,826,196 blocks x 1,568 B = 68,719,475,328 B; allocated 20 blocks = "
+            "31,360 B (limited by max_blocks)") in text
     assert "gather" in text and "of copy" in text
     assert "(1 thread)" in text.splitlines()[0]  # the CPU default
     assert main([*ARGS, "--threads", "2"]) == 0
