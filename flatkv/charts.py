@@ -316,8 +316,9 @@ def capacity_bars(
 def breakdown_bars(
     names: Sequence[str], breakdowns: Sequence[Sequence[tuple[str, int]]], *, title: str = ""
 ) -> go.Figure:
-    """Stacked bars: where each strategy's budget goes (one trace per category)."""
-    categories = list(dict.fromkeys(c for b in breakdowns for c, _ in b))
+    """Stacked bars: where each strategy's budget goes (one trace per category that any bar
+    uses: a legend of seven entries for one used slice reads as missing data)."""
+    categories = list(dict.fromkeys(c for b in breakdowns for c, v in b if v))
     fig = go.Figure()
     biggest = max((sum(v for _, v in b) for b in breakdowns), default=1)
     scale, unit = byte_unit(biggest)

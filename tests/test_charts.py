@@ -134,6 +134,10 @@ def test_compare_bars_keep_category_colours():
     assert shades[0] == COLORS["padding"] and len(set(shades)) == 3
     red = [int(c[1:3], 16) for c in shades]
     assert red == sorted(red, reverse=True)
+    # a category no bar uses gets no trace, so no legend entry
+    used = charts.breakdown_bars(["a", "b"], [[("kv_history", 5), ("state", 0)],
+                                              [("kv_history", 2), ("state", 0), ("unused", 1)]])
+    assert [t.name for t in used.data] == ["kv history", "unused"]
     bars = charts.capacity_bars(["a", "b"], [818_400, 64_896], [23.48, 1.9], context=32768)
     assert list(bars.data[0].text) == ["818,400", "64,896"]
     assert list(bars.data[1].y) == [23.48, 1.9]
