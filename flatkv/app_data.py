@@ -430,6 +430,22 @@ def two_pool_text(results: Sequence[StrategyResult]) -> str:
     return ""
 
 
+def sglang_state_text(results: Sequence[StrategyResult], profile: CacheProfile) -> str:
+    """SGLang keeps every ssm tensor in a dtype of its own (float32 unless told): say so where
+    that makes its state per layer differ from the model's, which the other layouts use.
+    Empty when SGLang does not apply, the model has no state, or the bytes agree."""
+    for r in results:
+        if r.strategy != "sglang" or not r.applies or "state_layer_bytes" not in r.extras:
+            continue
+        ours, model = r.extras["state_layer_bytes"], profile.state_bytes_per_layer
+        if ours == model:
+            return ""
+        return (f"SGLang keeps the ssm state in {r.extras['sglang_ssm_dtype']} (its own dtype, "
+                "whatever the model's, unless told otherwise in the engine options): "
+                f"{ours:,} B of state per layer against the {model:,} B the other layouts keep.")
+    return ""
+
+
 # Why a layout keeps no dead weight, for the Compare page's dead-weight note.
 NO_DEAD_WEIGHT_BECAUSE = {
     "vllm": "a block id belongs to one group and addresses only its layers' pages",

@@ -187,6 +187,29 @@ def test_compare_rows_carry_the_strategy_numbers():
     assert not aliased.applies and aliased.table_row()["blocks"] is None
 
 
+def test_sglangs_own_ssm_dtype_is_named_where_it_changes_the_state():
+    from flatkv.app_model import profile_for
+    from flatkv.strategies import StrategyOptions, run_strategy
+
+    # Qwen3-Next at TP 2: conv 24,576 B + ssm 262,144 elements, 2 B in the model (bf16) and 4 B
+    # in SGLang's float32
+    qwen = profile_for("Qwen3-Next-80B-A3B", None, 2)
+    assert qwen.state_bytes_per_layer == 24_576 + 262_144 * 2 == 548_864
+    results = [run_strategy(name, qwen, budget_bytes=80 * 10**9, context_tokens=32768)
+               for name in ("flat", "sglang")]
+    assert app_data.sglang_state_text(results, qwen) == (
+        "SGLang keeps the ssm state in float32 (its own dtype, whatever the model's, unless "
+        "told otherwise in the engine options): 1,073,152 B of state per layer against the "
+        "548,864 B the other layouts keep.")
+    told = [run_strategy("sglang", qwen, budget_bytes=80 * 10**9,
+                         options=StrategyOptions(sglang_ssm_dtype="bfloat16"))]
+    assert app_data.sglang_state_text(told, qwen) == ""  # the same bytes: nothing to say
+    assert app_data.sglang_state_text(results[:1], qwen) == ""  # no SGLang here
+    llama = profile_for("Llama-3.1-8B", None, 1)
+    assert app_data.sglang_state_text(
+        [run_strategy("sglang", llama, budget_bytes=80 * 10**9)], llama) == ""  # no state
+
+
 def test_sliding_layers_explain_why_one_request_outruns_the_capacity():
     from flatkv.app_model import profile_for
 

@@ -1347,3 +1347,13 @@ def test_budget_says_when_not_one_request_fits():
                      "(0.79). An engine laid out so would refuse to start, as vLLM does when "
                      "one request of max_model_len does not fit."]
     assert metrics(at)["Concurrency at 1,000,000 tokens"] == "0.79"
+
+
+def test_compare_names_sglangs_own_ssm_dtype():
+    # the default model, Qwen3-Next at TP 1: conv 49,152 B + ssm 32 x 128 x 128 elements, bf16
+    # in the model (1,097,728 B a layer), float32 in SGLang (49,152 + 2,097,152 = 2,146,304 B)
+    at = open_app("app_pages/compare.py", {})
+    assert_clean(at)
+    assert ("SGLang keeps the ssm state in float32 (its own dtype, whatever the model's, unless "
+            "told otherwise in the engine options): 2,146,304 B of state per layer against the "
+            "1,097,728 B the other layouts keep.") in [c.value for c in at.caption]
