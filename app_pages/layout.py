@@ -141,10 +141,12 @@ def page_ids(analysis) -> None:
                 "plus a snapshot every P tokens. Budget and Compare count the state pages of "
                 f"mamba cache mode {MAMBA_MODE_TEXT[s.mamba_cache_mode]} per request, as the "
                 "engine's log does.")
-    if pages.fits:
-        st.caption(msg)
-    else:
-        st.warning(msg + " The workload does not fit in this budget.")
+    if not pages.fits:  # no map: it would hand out pages the pool does not have
+        st.warning(msg + f" The workload does not fit in this budget: at most "
+                   f"{pages.max_requests:,} request(s) of {s.context:,} tokens do; lower the "
+                   "live requests or the context length.")
+        return
+    st.caption(msg)
     chart(charts.page_map_figure(pages, title=f"First {len(pages.owners):,} page ids"),
           key="layout.pages", file_name="page_ids.html")
 

@@ -25,6 +25,7 @@ from flatkv.workload import (
     Workload,
     covers,
     group_pages,
+    max_requests,
     pool_from_plan,
 )
 
@@ -236,6 +237,7 @@ class PageMap:
     owners: tuple[str | None, ...]  # index = page id; None = the null page or free
     per_group: dict[str, int]  # pages each group needs (flatkv.workload.group_pages)
     fits: bool
+    max_requests: int  # requests of this context the pool holds (flatkv.workload.max_requests)
 
 
 def _page_run(index: int, group_id: str, pages: int) -> Iterator[tuple[float, int, str]]:
@@ -262,7 +264,8 @@ def page_assignment(
     order = islice(heapq.merge(*runs), max(0, shown - 1))
     owners: list[str | None] = [None] + [gid for _, _, gid in order]
     owners += [None] * (shown - len(owners))
-    return PageMap(pool.num_units, tuple(owners), per_group, covers(pool, work))
+    most = max_requests(pool, context_tokens=context, scheduled_tokens=scheduled_tokens)
+    return PageMap(pool.num_units, tuple(owners), per_group, covers(pool, work), most)
 
 
 # --------------------------------------------------------------------------------------------

@@ -97,6 +97,9 @@ def test_page_assignment_follows_the_spec_workload(analysis):
     big = app_data.page_assignment(analysis, requests=400, context=32768)
     # full: ceil(400 x 32,768 / 1,056) + 401 = 12,413 + 401 > 775 page ids
     assert not big.fits and len(big.owners) == 775
+    # R = 12: T = 393,216, full ceil(T / 1,056) + 13 = 386, state min(24 + 372 + 1, 386) = 386,
+    # 772 ids of 775; R = 13: full 404 + 14 = 418, twice that is 836: 12 fit
+    assert big.max_requests == 12
 
 
 def test_page_assignment_interleaves_unequal_groups_in_proportion():

@@ -1195,6 +1195,21 @@ def test_layout_takes_the_largest_workload_a_link_can_ask_for():
     assert f"full_attention: {-(-4096 * (1 << 24) // 544) + 4096 + 1:,}" in warning
 
 
+def test_layout_says_how_many_requests_fit_and_draws_no_map_of_pages_it_lacks():
+    # gpt-oss-20b, 97,870 page ids of P 16 at 2^20 tokens: one request needs 65,536 + 2 full
+    # and 8 + 512 + 2 sliding pages (66,060); two need 131,072 + 3 full pages alone
+    at = open_app("app_pages/layout.py", {"model": "gpt-oss-20b", "ctx": str(1 << 20)})
+    assert_clean(at)
+    (warning,) = [w.value for w in at.warning if "does not fit" in w.value]
+    assert warning.endswith("The workload does not fit in this budget: at most 1 request(s) "
+                            "of 1,048,576 tokens do; lower the live requests or the context "
+                            "length.")
+    assert not [c for c in at.get("plotly_chart") if "page ids" in c.proto.spec]
+    fits = open_app("app_pages/layout.py", {"model": "gpt-oss-20b", "ctx": str(1 << 20),
+                                            "req": "1"})
+    assert [c for c in fits.get("plotly_chart") if "First 2,048 page ids" in c.proto.spec]
+
+
 STATE_ONLY_LINK = {"model": "custom", "layers": "linear*24", "kv": "0",
                    "state": "conv=32768,ssm=1MiB"}
 
