@@ -252,6 +252,8 @@ _CLASS_ERROR = re.compile(r"Class validation error for validator '\w+': \w+: (?P
 
 def resolve_config(cfg: Mapping[str, Any]) -> Any:
     """The transformers configuration object of ``cfg`` (lazy import; errors become ValueError)."""
+    if not isinstance(cfg, Mapping):
+        raise ValueError(f"config is {type(cfg).__name__}: give the config.json as a dict")
     model_type = cfg.get("model_type")
     if model_type is None or model_type == "":
         raise ValueError(
@@ -638,6 +640,9 @@ def spec_from_hf_config(
     )
     if name is None:
         name = str(cfg.get("_name_or_path") or "") or model_type
+    if source is not None and not isinstance(source, str):
+        raise ValueError(f"source is {source!r}: give a line of text saying where the model "
+                         "comes from, or None")
     if source is None:
         where = f" at {config}" if is_file else ""
         source = f"config.json{where} (model_type {model_type}), resolved with transformers"
@@ -674,7 +679,8 @@ def _architectures_of(cfg: Mapping[str, Any]) -> tuple[str, ...]:
 
 def is_model_id(text: str) -> bool:
     """Whether ``text`` looks like a Hub model id (``owner/name``) rather than a file path."""
-    return bool(_MODEL_ID.fullmatch(text)) and not Path(text).exists()
+    return (isinstance(text, str) and bool(_MODEL_ID.fullmatch(text))
+            and not Path(text).exists())
 
 
 def _offline() -> bool:

@@ -127,6 +127,7 @@ class AttentionLayer(CacheLayer):
 
     def kv_heads_per_rank(self, tp: int) -> int:
         """KV heads on one rank: split over tp, or replicated (1 a rank) when tp is more."""
+        check_int("tp", tp, minimum=1, maximum=MAX_TP)
         fix = "choose a tp that divides the KV heads or is a multiple of them"
         if self.kv_heads >= tp and self.kv_heads % tp:
             raise ValueError(

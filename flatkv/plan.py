@@ -124,6 +124,9 @@ def _is_count(value: object) -> bool:
 
 def check_components(components: Iterable[ComponentSpec]) -> tuple[ComponentSpec, ...]:
     """Validate a component list: non-empty, well-typed, each all-linear or all-constant, unique."""
+    if not isinstance(components, Iterable):
+        raise ValueError(f"components is {components!r}: give a list of ComponentSpec (e.g. "
+                         "from components_from_layers)")
     comps = tuple(components)
     if not comps:
         raise ValueError("components is empty: a plan needs at least one ComponentSpec")

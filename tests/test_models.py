@@ -6,6 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from flatkv import hf_config, plan
 from flatkv.dtypes import canonical_dtype, dtype_bytes
 from flatkv.models import (
     AttentionLayer,
@@ -339,3 +340,27 @@ def test_from_dict_rejects_non_objects():
         ModelSpec.from_dict([1, 2])
     with pytest.raises(ValueError, match="must be an object with a 'kind'"):
         layer_from_dict("attention")
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda: hf_config.resolve_config(None),
+         "config is NoneType: give the config.json as a dict"),
+        (lambda: AttentionLayer(8, 64, 64).kv_bytes_per_slot(0, "bf16"),
+         "tp must be positive, got 0"),
+        (lambda: plan.plan_tensors(None, block_size=16, alignment=16, budget_bytes=10**9),
+         "components is None: give a list of ComponentSpec"),
+        (lambda: hf_config.spec_from_hf_config({"model_type": "llama"}, source=5),
+         "source is 5: give a line of text"),
+    ],
+)
+def test_library_calls_with_the_wrong_kind_of_argument_raise_valueerror(call, message):
+    # not a TypeError, AttributeError or ZeroDivisionError from deep inside
+    with pytest.raises(ValueError, match=message):
+        call()
+
+
+def test_a_model_id_is_a_string():
+    assert hf_config.is_model_id("Qwen/Qwen3-Next-80B-A3B-Instruct")
+    assert not hf_config.is_model_id(None)
