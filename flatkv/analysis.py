@@ -331,8 +331,8 @@ def _check_reserved(planner: str, reserved: int) -> None:
     check_int("reserved_bytes_per_block", reserved)
     if reserved and planner == "packed":
         raise ValueError(
-            "reserved_bytes_per_block is only used by the per-component planner: set "
-            "planner='per-component' or leave it 0"
+            "reserved_bytes_per_block is only used by the per-component planner: plan with "
+            "the per-component planner (planner 'per-component') or leave it 0"
         )
 
 

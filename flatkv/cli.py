@@ -7,6 +7,7 @@ prints a readable table, or JSON with ``--json``. Bad input exits with status 2 
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from collections.abc import Callable, Sequence
 
@@ -296,12 +297,42 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+# Library fields whose command-line option has another name.
+_OPTION_DEST = {"cpu_threads": "threads", "budget_bytes": "budget", "context_tokens": "context"}
+# Fields a config.json sets too: its message names where to set it, flag or config.
+_MODEL_FIELDS = {"sliding_window"}
+_LEADING_FIELD = re.compile(r"^([a-z][a-z0-9_]*)(\[\d+\])?(?= )")
+
+
+def _options(parser: argparse.ArgumentParser) -> dict[str, str]:
+    """Each option's dest and its long flag, over every subcommand."""
+    flags: dict[str, str] = {}
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                flags.update(_options(sub))
+        elif action.option_strings:
+            flags[action.dest] = max(action.option_strings, key=len)
+    return flags
+
+
+def in_option_terms(message: str, parser: argparse.ArgumentParser) -> str:
+    """``message`` with the library field it starts with (``mamba_full_memory_ratio is
+    '0'``) named by the option the user typed (``--mamba-full-memory-ratio is '0'``)."""
+    match = _LEADING_FIELD.match(message)
+    if match is None or match[1] in _MODEL_FIELDS:
+        return message
+    flag = _options(parser).get(_OPTION_DEST.get(match[1], match[1]))
+    return message if flag is None else flag + message[match.end():]
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
     try:
-        args = build_parser().parse_args(argv)
+        args = parser.parse_args(argv)
         text = args.run(args)
     except ValueError as exc:  # UsageError included
-        message = " ".join(str(exc).split())
+        message = in_option_terms(" ".join(str(exc).split()), parser)
         print(f"{PROG}: error: {message}", file=sys.stderr)
         return 2
     try:

@@ -58,7 +58,7 @@ def test_per_component_planner(capsys):
 
 @pytest.mark.parametrize(
     ("argv", "needle"),
-    [(["plan", "--layers", "full*4", "--budget", "1GB"], "kv_bytes_per_slot is 0"),
+    [(["plan", "--layers", "full*4", "--budget", "1GB"], "--kv-bytes-per-slot is 0"),
      (["plan", *QWEN35, "--budget", "lots"], "--budget 'lots' is not a size"),
      (["plan", *QWEN35, "--budget", "1MB"], "holds 0 block"),
      (["plan", *QWEN35, "--budget", "1GB", "--block-size", "0"], "must be positive"),
@@ -117,3 +117,17 @@ def test_module_entry_point():
     bad = subprocess.run([sys.executable, "-m", "flatkv", "plan", "--budget", "x"],
                          capture_output=True, text=True, check=False)
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1
+
+
+def test_errors_name_the_option_the_user_typed_not_the_library_field():
+    from flatkv.cli import build_parser, in_option_terms
+
+    parser = build_parser()
+    assert in_option_terms("cpu_threads = 100000 is more than this machine's 2 cores",
+                           parser) == "--threads = 100000 is more than this machine's 2 cores"
+    assert in_option_terms("pages_per_call[0] must be positive, got 0", parser) == (
+        "--pages-per-call must be positive, got 0")
+    # a config.json sets a window too: its message says where, so it stays as it is
+    assert in_option_terms("sliding_window is not set", parser) == "sliding_window is not set"
+    assert in_option_terms("config.json layer_types = 5 is bad", parser) == (
+        "config.json layer_types = 5 is bad")

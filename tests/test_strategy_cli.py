@@ -131,9 +131,10 @@ def test_options_reach_the_strategies():
     [
         (["--budget", "lots"], "--budget"),
         (["--budget", "1GiB", "--context", "0"], "--context"),
-        (["--budget", "1GiB", "--mamba-full-memory-ratio", "x"], "mamba_full_memory_ratio"),
+        (["--budget", "1GiB", "--mamba-full-memory-ratio", "x"],
+         "--mamba-full-memory-ratio is 'x'"),
         (["--budget", "1GiB", "--strategy", "nope"], "--strategy"),
-        (["--budget", "1GiB", "--sglang-ssm-dtype", "int8"], "sglang_ssm_dtype is 'int8'"),
+        (["--budget", "1GiB", "--sglang-ssm-dtype", "int8"], "--sglang-ssm-dtype is 'int8'"),
     ],
 )
 def test_bad_input_exits_2_with_one_line(extra, needle):

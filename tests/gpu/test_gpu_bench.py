@@ -337,7 +337,7 @@ def test_cli_preset_with_budget(capsys):
     (["--device", "cuda:99"], "cuda"),
     (["--layers", "LLXF"], "unknown layer kind(s) ['LLXF']"),
     (["--state", "conv"], "name=bytes"),
-    (["--max-blocks", "1"], "max_blocks must be at least 2"),
+    (["--max-blocks", "1"], "--max-blocks must be at least 2"),
     (["--pool-layout", "rows"], "argument --pool-layout: invalid choice: 'rows'"),
 ])
 def test_cli_bad_input_exits_2_with_one_line(capsys, extra, message):
