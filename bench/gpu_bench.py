@@ -18,14 +18,17 @@ prints page-major over slot-major for each page size.
 Known miss (CPU, 1 torch thread, slot-major): 8 KiB pages of 1 KiB rows reach 36 to 50% of copy;
 the same pages page-major reach 67 to 85% in 9 runs of 10 (one run: 47% gather): gather 1.8 to
 2.05x and scatter 1.6 to 2.0x slot-major's (AMD EPYC VM, 2026-12-01). From 512 KiB pages on,
-the layouts are within 0.77 to 1.22x of each other.
+the layouts are within 0.77 to 1.22x of each other. On another AMD EPYC VM (2 cores, 32 MiB L3,
+2026-12-02, 3 runs) the misses were wider: 8 KiB pages 41 to 44% gather and 34 to 36% scatter
+slot-major, 61 to 64% and 55 to 58% page-major; 32 KiB pages (4 KiB rows) 49 to 51% slot-major,
+77 to 88% page-major; 23 of 28 goals met in each run.
 
 Random 1 KiB reads are bound by memory latency on one core, not by torch: index_select,
 numpy.take on a 1 KiB void dtype and a plain C loop of memcpy per row all land at 41 to 45% of
 copy here. A hand-written C kernel with software prefetch 4 rows ahead and
 non-temporal stores reached 60% gather and 71% scatter, on the line rather than over it, at the
-price of a compiler at install time; this project does not carry it. Slot rows of 4 KiB and more
-meet the goal in either layout.
+price of a compiler at install time; this project does not carry it. Slot rows of 16 KiB and
+more meet the goal in either layout; 4 KiB rows page-major, and slot-major on some machines.
 
 Timings never go in tests: this script is where the numbers live.
 """
