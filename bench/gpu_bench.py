@@ -21,7 +21,9 @@ the same pages page-major reach 67 to 85% in 9 runs of 10 (one run: 47% gather):
 the layouts are within 0.77 to 1.22x of each other. On another AMD EPYC VM (2 cores, 32 MiB L3,
 2026-12-02, 3 runs) the misses were wider: 8 KiB pages 41 to 44% gather and 34 to 36% scatter
 slot-major, 61 to 64% and 55 to 58% page-major; 32 KiB pages (4 KiB rows) 49 to 51% slot-major,
-77 to 88% page-major; 23 of 28 goals met in each run.
+77 to 88% page-major; 23 of 28 goals met in each run. With --threads 2 on the same idle VM, 26
+to 27 of 28 in 3 runs: only 8 KiB pages slot-major still miss (scatter 35 to 55%, gather 43 to
+62%); the default stays 1 thread, since a busy neighbour on a 2-core VM stalls a 2-thread copy.
 
 Random 1 KiB reads are bound by memory latency on one core, not by torch: index_select,
 numpy.take on a 1 KiB void dtype and a plain C loop of memcpy per row all land at 41 to 45% of
