@@ -29,8 +29,9 @@ Random 1 KiB reads are bound by memory latency on one core, not by torch: index_
 numpy.take on a 1 KiB void dtype and a plain C loop of memcpy per row all land at 41 to 45% of
 copy here. A hand-written C kernel with software prefetch 4 rows ahead and
 non-temporal stores reached 60% gather and 71% scatter, on the line rather than over it, at the
-price of a compiler at install time; this project does not carry it. Slot rows of 16 KiB and
-more meet the goal in either layout; 4 KiB rows page-major, and slot-major on some machines.
+price of a compiler at install time; this project does not carry it. Slot rows of 64 KiB and
+more meet the goal in either layout; 16 KiB rows sit on the line slot-major (58 to 68% on the
+2026-12-02 VM) and meet it page-major; 4 KiB rows page-major, and slot-major on some machines.
 
 Timings never go in tests: this script is where the numbers live.
 """
