@@ -117,7 +117,8 @@ def spec_kind_rows(spec: ModelSpec) -> list[dict]:
             "KV bytes per token": k.kv_bytes_per_token,
             "state bytes per layer": k.state_bytes_per_layer,
             "state shapes": "; ".join(f"{n} {tuple(sh)}" for n, sh in k.state_shapes.items()),
-            "geometry": ", ".join(f"{key} {v}" for key, v in geometry.items()),
+            # the config's figures, whole model: the byte columns are per TP rank
+            "model geometry (all ranks)": ", ".join(f"{key} {v}" for key, v in geometry.items()),
         })
     return rows
 

@@ -512,6 +512,9 @@ def test_replication_note_when_tp_passes_the_kv_heads():
     # 1 x (128 + 128) x 2 B = 512 B per token, not 8 / 16 of 4,096
     spec = app_model.spec_for("Llama-3.1-8B", None, 16)
     assert app_model.spec_kind_rows(spec)[0]["KV bytes per token"] == 512
+    # beside it the config's own figures, for the whole model: 8 heads, not one a rank
+    assert app_model.spec_kind_rows(spec)[0]["model geometry (all ranks)"] == (
+        "kv_heads 8, head_dim_k 128, head_dim_v 128")
     assert app_model.replication_note(spec) == (
         "Fewer KV heads than TP ranks (8 KV heads over TP 16: each rank holds 1, each head sits "
         "on 2 ranks): kv_heads per rank = max(1, kv_heads // tp), SPEC §2, so such a kind's KV "
