@@ -64,7 +64,9 @@ class RowUse:
     layer: int
     offset: int  # where the row starts in the slot row
     used_bytes: int  # the sum of its bindings
-    page_row_bytes: int  # the widest row at P: what a uniform page would be
+    # packed planner: the widest row at P, what a uniform page would be; per-component
+    # planner: the row's own bytes (each component is a tensor of its own, nothing to pad to)
+    page_row_bytes: int
     bindings: tuple[BindingUse, ...]
 
     @property
@@ -104,7 +106,10 @@ class GroupShare:
 
 @dataclass(frozen=True)
 class PlanTotals:
-    """Where the budget goes. kv_history + state + reserved + unused == budget, exactly."""
+    """Where the budget goes, by tensor: kv_history + state + reserved + unused == budget,
+    exactly. ``kv_history_bytes`` and ``state_bytes`` are the bytes of the KV and state rows of
+    every block, whichever group owns the block; the strategies' breakdown (Compare) splits the
+    same budget by owner instead, with the rows a block's owner does not use as dead weight."""
 
     budget_bytes: int
     block_size: int

@@ -65,6 +65,14 @@ class ComponentSpec:
 
 @dataclass(frozen=True)
 class BlockGeometry:
+    """P, the bytes one block id takes, and how many block ids the budget holds.
+
+    ``block_bytes`` is what its producer sizes: ``solve_page_geometry`` one page row (the widest
+    (group, layer) row at P, before any budget); ``plan_tensors`` one row in every slot tensor
+    (a whole block id); ``plan_component_tensors`` every component's row plus the reserved
+    bytes per block.
+    """
+
     block_size: int
     block_bytes: int
     num_blocks: int = 0  # filled by the planners from the memory budget

@@ -128,7 +128,9 @@ class SlotLayout:
     """Where each binding of one slot tensor sits in the slot row.
 
     ``offsets[i]`` is the byte offset of ``bindings[i]`` within the slot row; ``state_ranges`` are
-    the merged byte ranges of the state (constant) bindings, what a state-row copy moves.
+    the merged byte ranges of the state bindings, what a state-row copy moves. A binding is state
+    by its group's label (STATE_LAYER_TYPES), as every plan built from layer types names it; a
+    LayerBinding carries no constant-or-linear flag of its own.
     """
 
     name: str

@@ -30,10 +30,11 @@ max_concurrency counts units). State costs a request, not a token, and max_concu
 the same way, so without sliding layers capacity_tokens is exactly the longest context (in whole
 pages) at which max_concurrency is still >= 1; R requests at context L take R x L tokens, less
 than capacity_tokens by about the other R - 1 requests' state pages. An engine's own logged
-figure, which may count differently, is ``logged_tokens``: vLLM's "GPU KV cache size"
-(``num_blocks // num_groups * P``, one page per P tokens in every group, state groups included,
-so it is lower than capacity_tokens whenever state groups hold one request's pages), SGLang's
-``max_total_num_tokens`` (its token pool, the same as capacity_tokens).
+figure, which may count differently, is ``logged_tokens``: vLLM's "GPU KV cache size" as
+current releases log it (``int(max_concurrency * max_model_len)``, so None without a context;
+older releases logged ``num_blocks // num_groups * min block size``, kept as
+``older_logged_tokens``), SGLang's ``max_total_num_tokens`` (its token pool, the same as
+capacity_tokens).
 
 Ownership convention (it decides kv_history / state / dead_weight of a shared page-id space): a
 unit belongs to one group at a time, so the bytes of a unit depend on who owns it. We split the
