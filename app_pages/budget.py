@@ -46,15 +46,14 @@ def _point(strategy, profile, budget, context, options) -> tuple[int, float, int
                hash_funcs={CacheProfile: _profile_key, StrategyOptions: options_key})
 def sweeps(
     profile: CacheProfile, strategy: str, budget: int, context: int, options: StrategyOptions,
-    alignment: int | None,
 ) -> tuple[list[int], list[tuple], list[int], list[tuple]]:
     """Both curves of one view (pure, cached): budgets and block sizes with their points. The
-    block-size sweep keeps ``alignment`` (None: each block size is its own alignment)."""
+    block-size sweep keeps the options' alignment (None: each block size is its own)."""
     budgets = app_data.budget_candidates(budget)
     by_budget = [_point(strategy, profile, b, context, options) for b in budgets]
     sizes = app_data.block_size_candidates(options.block_size)
     by_size = [_point(strategy, profile, budget, context,
-                      replace(options, block_size=b, alignment=alignment)) for b in sizes]
+                      replace(options, block_size=b)) for b in sizes]
     return budgets, by_budget, sizes, by_size
 
 
@@ -147,7 +146,7 @@ with user_errors():
     with st.expander("The math"):
         st.code("\n".join(r.formulas), language=None, wrap_lines=True)
     budgets, by_budget, sizes, by_size = sweeps(s.profile(), strategy, b.cache_bytes,
-                                                s.context, s.strategy_options(), s.alignment)
+                                                s.context, s.strategy_options())
     left, right = st.columns(2)
     with left:
         chart(charts.sweep_figure(

@@ -194,8 +194,8 @@ class AppState:
 
     def strategy_options(self) -> StrategyOptions:
         """The engine strategies' knobs for this view; ValueError names a bad one."""
-        return StrategyOptions(
-            block_size=self.block_size, alignment=self.effective_alignment,
+        return StrategyOptions(  # alignment None stays "the block size", whatever it becomes
+            block_size=self.block_size, alignment=self.alignment,
             **{name: getattr(self, name) for name in ENGINE_FIELDS},
         )
 

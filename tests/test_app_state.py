@@ -67,7 +67,14 @@ def test_engine_options_round_trip_and_feed_strategy_options():
     assert options.sglang_ssm_dtype == "bfloat16"
     # the engines' own defaults: nothing in the link, nothing changed
     assert DEFAULT.changed_engine_options() == {}
-    assert DEFAULT.strategy_options() == StrategyOptions(block_size=16, alignment=16)
+    assert DEFAULT.strategy_options() == StrategyOptions(block_size=16)
+    # alignment left to the block size stays so under another block size (a sweep's), not the
+    # 16 of the current one: Qwen3-Next's state row 1,097,728 B needs 1,097,728 / 2,048 = 536
+    # KV slots; packed slabs at block 64 round that to 576, not to the 544 of alignment 16
+    swept = replace(DEFAULT.strategy_options(), block_size=64)
+    assert swept.effective_alignment == 64
+    assert run_strategy("flat", DEFAULT.profile(), budget_bytes=10**11,
+                        options=swept).block_size == 576
     assert state.changed_engine_options()["kernel_block_size"] == 64
 
 
