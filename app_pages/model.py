@@ -30,16 +30,17 @@ def _fill_raw(raw: RawModel) -> None:
     ss["edit.kv"] = raw.kv_bytes_per_slot
     ss["edit.state"] = app_model.format_state_text(raw.state)
     ss["edit.window"] = raw.sliding_window or 0
-    ss["edit.kernel"] = raw.kernel_block_size  # no widget: carried from the model edited
-    ss["edit.arch"] = raw.architectures  # as is this
+    # the model edited: what no widget shows (kernel block size, architectures, ssm element
+    # size) is carried from it
+    ss["edit.raw"] = raw
 
 
 def _apply_raw() -> None:
     try:
-        raw = RawModel(ss["edit.layers"], int(ss["edit.kv"]),
-                       app_model.parse_state_text(ss["edit.state"]),
-                       int(ss["edit.window"]) or None, ss.get("edit.kernel"),
-                       ss.get("edit.arch", ()))
+        edited = ss.get("edit.raw") or RawModel("", 0)
+        raw = replace(edited, layers=ss["edit.layers"], kv_bytes_per_slot=int(ss["edit.kv"]),
+                      sliding_window=int(ss["edit.window"]) or None).with_state(
+            app_model.parse_state_text(ss["edit.state"]))
         raw.profile()
     except ValueError as exc:
         ss["edit.error"] = str(exc)

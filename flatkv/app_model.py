@@ -160,6 +160,8 @@ class RawModel:
     kernel_block_size: int | None = None
     # and the config's architectures, by which SGLang picks its sliding-window pool
     architectures: tuple[str, ...] = ()
+    # and the bytes of one ssm element, by which SGLang re-sizes the ssm state in its own dtype
+    ssm_element_bytes: int | None = None
 
     def profile(self, name: str = CUSTOM) -> CacheProfile:
         return CacheProfile(
@@ -170,6 +172,7 @@ class RawModel:
             name=name,
             kernel_block_size=self.kernel_block_size,
             architectures=self.architectures,
+            ssm_element_bytes=self.ssm_element_bytes,
         )
 
     @classmethod
@@ -181,7 +184,17 @@ class RawModel:
             sliding_window=profile.sliding_window,
             kernel_block_size=profile.kernel_block_size,
             architectures=profile.architectures,
+            ssm_element_bytes=profile.ssm_element_bytes,
         )
+
+    def with_state(self, state: tuple[tuple[str, int], ...]) -> RawModel:
+        """This model with other state tensors. The ssm element size stays while the new ssm
+        tensor is whole elements of it; else it is dropped (bytes taken as given)."""
+        ssm = dict(state).get("ssm")
+        keep = self.ssm_element_bytes is not None and ssm is not None and (
+            ssm % self.ssm_element_bytes == 0)
+        return replace(self, state=state, ssm_element_bytes=self.ssm_element_bytes if keep
+                       else None)
 
 
 def parse_state_text(text: str) -> tuple[tuple[str, int], ...]:
@@ -195,7 +208,7 @@ def format_state_text(state: tuple[tuple[str, int], ...] | Mapping[str, int]) ->
 
 
 def profile_to_dict(profile: CacheProfile) -> dict:
-    """The app's JSON for a model (export, and loadable again by ``profile_from_json``)."""
+    """The app's JSON for a model (export, and loadable again by ``load_model_json``)."""
     return {
         "format": PROFILE_FORMAT,
         "name": profile.name,
@@ -206,6 +219,8 @@ def profile_to_dict(profile: CacheProfile) -> dict:
         **({"kernel_block_size": profile.kernel_block_size}
            if profile.kernel_block_size is not None else {}),
         **({"architectures": list(profile.architectures)} if profile.architectures else {}),
+        **({"ssm_element_bytes": profile.ssm_element_bytes}
+           if profile.ssm_element_bytes is not None else {}),
     }
 
 
@@ -252,6 +267,7 @@ def profile_from_dict(data: dict) -> CacheProfile:
         name=str(data.get("name") or CUSTOM),
         kernel_block_size=data.get("kernel_block_size"),
         architectures=data.get("architectures", ()),
+        ssm_element_bytes=data.get("ssm_element_bytes"),
     )
 
 

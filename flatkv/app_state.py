@@ -441,7 +441,8 @@ _SETTINGS: dict[str, tuple[str, Callable[[str, str], object], Callable[[object],
     "sweep_blocks": ("lab_sweep_blocks", _auto(_counts(MAX_BLOCK_SIZE)),
                      _write_auto(_write_counts)),
 }
-_MODEL_KEYS = ("model", "layers", "kv", "state", "window", "model_kernel", "arch", "spec")
+_MODEL_KEYS = ("model", "layers", "kv", "state", "window", "model_kernel", "arch", "ssm_el",
+               "spec")
 
 
 def encode_query(state: AppState) -> dict[str, str]:
@@ -462,6 +463,8 @@ def encode_query(state: AppState) -> dict[str, str]:
             out["model_kernel"] = str(state.raw.kernel_block_size)
         if state.raw.architectures:
             out["arch"] = ",".join(state.raw.architectures)
+        if state.raw.ssm_element_bytes is not None:
+            out["ssm_el"] = str(state.raw.ssm_element_bytes)
     for key, (name, _parse, write) in _SETTINGS.items():
         value = getattr(state, name)
         if value != getattr(DEFAULT, name):
@@ -540,7 +543,7 @@ def _decode_model(q: Mapping[str, str]) -> tuple[str, app_model.RawModel | None,
             f"model={name!r} is not a known model (one of {', '.join(app_model.model_names())}); "
             f"{fallback}")
     try:
-        window, kernel = q.get("window"), q.get("model_kernel")
+        window, kernel, element = q.get("window"), q.get("model_kernel"), q.get("ssm_el")
         raw = app_model.RawModel(
             layers=q.get("layers", ""),
             kv_bytes_per_slot=parse_size(q.get("kv", "0"), field="kv", whole=True),
@@ -550,6 +553,7 @@ def _decode_model(q: Mapping[str, str]) -> tuple[str, app_model.RawModel | None,
             kernel_block_size=None if kernel in (None, "") else _int(1, MAX_KERNEL_BLOCK_SIZE)(
                 "model_kernel", kernel),
             architectures=tuple(a.strip() for a in q.get("arch", "").split(",") if a.strip()),
+            ssm_element_bytes=None if element in (None, "") else _int(1, 8)("ssm_el", element),
         )
         raw.profile()  # validate now, so a bad link never reaches a page
     except ValueError as exc:

@@ -975,6 +975,23 @@ def test_budget_page_for_a_state_only_model_has_no_capacity():
     assert "capacity (tokens)" not in at.dataframe[0].value.columns
 
 
+def test_a_state_model_keeps_its_ssm_element_size_as_raw_bytes():
+    # the default Qwen3-Next (TP 1, ssm 524,288 elements of 2 B) edited as raw bytes: SGLang
+    # still keeps the ssm state in float32, 49,152 + 524,288 x 4 = 2,146,304 B a layer
+    at = open_app("app_pages/model.py")
+    at.segmented_control(key="model.source").set_value("Raw bytes").run()
+    at.number_input(key="edit.kv").set_value(4096).run()  # now a raw profile
+    assert_clean(at)
+    assert at.query_params["model"] == "custom" and at.query_params["ssm_el"] == "2"
+    at.switch_page("app_pages/compare.py").run()
+    assert any("2,146,304 B of state per layer" in c.value for c in at.caption)
+    # an ssm tensor of 3 bytes is no whole count of 2-byte elements: its bytes taken as given
+    at.switch_page("app_pages/model.py").run()
+    at.text_input(key="edit.state").set_value("conv=49152,ssm=3").run()
+    assert_clean(at)
+    assert "ssm_el" not in at.query_params
+
+
 def test_an_mla_model_keeps_its_kernel_block_size_as_raw_bytes():
     from flatkv.app_model import load_model_json, profile_to_dict
     from flatkv.presets import load_preset

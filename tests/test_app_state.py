@@ -112,6 +112,29 @@ def test_a_raw_model_carries_its_kernel_block_size_in_the_link():
     assert decode_query(encode_query(widest)) == (widest, [])
 
 
+def test_a_preset_as_raw_bytes_keeps_its_ssm_element_size_and_sglangs_state():
+    # Qwen3-Next at TP 2 as raw bytes: ssm 262,144 elements of 2 B, which SGLang keeps in
+    # float32: 24,576 + 262,144 x 4 = 1,073,152 B a layer, as for the preset itself
+    preset = app_model.profile_for("Qwen3-Next-80B-A3B", None, 2)
+    raw = RawModel.from_profile(preset)
+    assert raw.ssm_element_bytes == 2 and raw.profile(preset.name) == preset
+    state = AppState(model=CUSTOM, raw=raw, tp=2)
+    query = encode_query(state)
+    assert query["ssm_el"] == "2" and decode_query(query) == (state, [])
+    sglang = run_strategy("sglang", state.profile(), budget_bytes=10**11)
+    assert sglang.extras["state_layer_bytes"] == 24_576 + 262_144 * 4 == 1_073_152
+    # exported and loaded again: the same profile
+    loaded = app_model.load_model_json(json.dumps(app_model.profile_to_dict(preset)))
+    assert loaded == preset
+    # new state tensors keep the element size while the ssm tensor is whole elements of it
+    assert raw.with_state((("conv", 8), ("ssm", 6))).ssm_element_bytes == 2
+    assert raw.with_state((("conv", 8), ("ssm", 7))).ssm_element_bytes is None
+    assert raw.with_state((("conv", 8),)).ssm_element_bytes is None
+    _, notices = decode_query({**query, "ssm_el": "3"})  # 524,288 B is no whole 3-byte count
+    assert "ssm_element_bytes is 3 but state_const_bytes has an ssm tensor of 524288 B" in (
+        notices[0])
+
+
 def test_a_raw_model_carries_its_architectures_in_the_link():
     # Gemma 3 as raw bytes stays off SGLang's sliding-pool list, as its config says
     raw = RawModel("(5*sliding_attention,full_attention)*8", 8192, sliding_window=1024,
