@@ -174,3 +174,18 @@ def test_mamba_cache_mode_all_and_chunk_size():
     code, out, _ = run([*base, "--mamba-chunk-size", "48"])
     # c = lcm(48, 16) = 48; P = 48 x cdiv(548,864, 48 x 1,024) = 48 x 12 = 576.
     assert code == 0 and json.loads(out)["block_size"] == 576
+
+
+def test_every_strategy_option_has_a_command_line_option_of_its_name():
+    # options_from_args matches by name and skips what it does not find: a renamed option
+    # would fall back to its default without a word, so every field must have its option
+    from dataclasses import fields
+
+    from flatkv.cli import build_parser
+    from flatkv.strategies import StrategyOptions
+
+    parser = build_parser()
+    for command in ("plan", "compare"):
+        args = parser.parse_args([command, "--preset", "Llama-3.1-8B", "--budget", "1GB"])
+        missing = [f.name for f in fields(StrategyOptions) if not hasattr(args, f.name)]
+        assert missing == [], (command, missing)
