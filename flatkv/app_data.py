@@ -237,7 +237,8 @@ class PageMap:
     owners: tuple[str | None, ...]  # index = page id; None = the null page or free
     per_group: dict[str, int]  # pages each group needs (flatkv.workload.group_pages)
     fits: bool
-    max_requests: int  # requests of this context the pool holds (flatkv.workload.max_requests)
+    # requests of this context the pool holds when the workload does not fit; None when it does
+    max_requests: int | None
 
 
 def _page_run(index: int, group_id: str, pages: int) -> Iterator[tuple[float, int, str]]:
@@ -264,8 +265,10 @@ def page_assignment(
     order = islice(heapq.merge(*runs), max(0, shown - 1))
     owners: list[str | None] = [None] + [gid for _, _, gid in order]
     owners += [None] * (shown - len(owners))
-    most = max_requests(pool, context_tokens=context, scheduled_tokens=scheduled_tokens)
-    return PageMap(pool.num_units, tuple(owners), per_group, covers(pool, work), most)
+    fits = covers(pool, work)
+    most = None if fits else max_requests(pool, context_tokens=context,
+                                          scheduled_tokens=scheduled_tokens)
+    return PageMap(pool.num_units, tuple(owners), per_group, fits, most)
 
 
 # --------------------------------------------------------------------------------------------

@@ -20,7 +20,7 @@ from flatkv.gpu_view import (
     SLOT_MAJOR,
     per_device_text,
 )
-from flatkv.plan import alignment_or_block_size, plan_tensors
+from flatkv.plan import PACKED_NEEDS_HISTORY, alignment_or_block_size, plan_tensors
 from flatkv.profile import CacheProfile
 
 if TYPE_CHECKING:
@@ -53,9 +53,8 @@ def bench_text(args: argparse.Namespace, profile: CacheProfile) -> str:
     from flatkv.gpu.bench import DeviceBusy, run_benchmark
 
     if not profile.has_attention:
-        raise ValueError("bench times the pages of packed slabs, which size P against a KV "
-                         "history row, and this model has none (no attention layer, only "
-                         "state): give a model with attention layers")
+        raise ValueError(f"{PACKED_NEEDS_HISTORY}; bench times packed slabs only: give a "
+                         "model with attention layers")
     plan = plan_tensors(
         profile.components(),
         block_size=args.block_size,

@@ -34,9 +34,6 @@ from flatkv.strategies.base import (
 from flatkv.texttable import text_table
 from flatkv.units import concurrency_text, tokens_text
 
-MAX_CONTEXT_TOKENS = MAX_TOKENS  # far past any model's context: a larger value is a typo
-
-
 # Suffixes as vLLM's --max-model-len reads them (vllm human_readable_int): lowercase decimal,
 # uppercase binary, so "128k" is 128,000 tokens and "128K" is 131,072, and a context copied from
 # a vLLM command line gives the same L and concurrency here. Ki / Mi (binary) are our addition.
@@ -69,8 +66,8 @@ def parse_tokens(text: str | int, field: str = "--context") -> int:
             raise ValueError(f"{field} is {shown}: give a whole number of tokens")
         else:
             exact = Fraction(int(number) * _BINARY_TOKENS.get(suffix or "", 1))
-        if exact > MAX_CONTEXT_TOKENS:
-            value = MAX_CONTEXT_TOKENS + 1  # refused below, with the cap
+        if exact > MAX_TOKENS:
+            value = MAX_TOKENS + 1  # refused below, with the cap
         elif exact.denominator != 1:
             raise ValueError(f"{field} is {shown}: that is {exact.numerator}/"
                              f"{exact.denominator} tokens; give a whole number of tokens")
@@ -78,8 +75,8 @@ def parse_tokens(text: str | int, field: str = "--context") -> int:
             value = int(exact)
     if value < 1:
         raise ValueError(f"{field} is {shown}: give a positive number of tokens")
-    if value > MAX_CONTEXT_TOKENS:
-        raise ValueError(f"{field} is {shown}: more than {MAX_CONTEXT_TOKENS:,} tokens is not a "
+    if value > MAX_TOKENS:
+        raise ValueError(f"{field} is {shown}: more than {MAX_TOKENS:,} tokens is not a "
                          "context length")
     return value
 

@@ -72,7 +72,7 @@ def test_icicle_values_and_colours(analysis):
 def test_page_map_marks_each_owner():
     pages = app_data.PageMap(8, (None, "linear_attention", "full_attention", "full_attention",
                                  None, None, None, None),
-                             {"linear_attention": 1, "full_attention": 2}, True, 1)
+                             {"linear_attention": 1, "full_attention": 2}, True, None)
     fig = charts.page_map_figure(pages, columns=4)
     grid = fig.data[0]  # a heatmap: its cells scale with the plot, so none overlap
     # colour index by id, 4 a row: linear 0, full 1, free 2

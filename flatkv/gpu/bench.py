@@ -403,7 +403,8 @@ def _check_fits(plan: FlatMemoryPlan, device: torch.device, cap: int,
     flush = _cache_flush_bytes(device)
     # a permutation of the pool's block ids while a set is drawn, then 2 x pages ids a set
     # (gather / scatter ids and the state copies' pairs) and the movers' ids of them
-    index = INDEX_BYTES * (blocks + 2 * PAGE_SETS * 2 * pages)
+    ids = INDEX_BYTES * 2 * PAGE_SETS * 2 * pages
+    index = INDEX_BYTES * blocks + ids
     pool_text = (f"a pool of {blocks:,} blocks" if pools == 1 else
                  f"{pools} pools (one per layout) of {blocks:,} blocks")
     places = [(device, pools * blocks * page + 2 * pages * page + flush + index,
@@ -418,8 +419,7 @@ def _check_fits(plan: FlatMemoryPlan, device: torch.device, cap: int,
         if nbytes <= allowed:
             continue
         # blocks beside the rest
-        fits = ((allowed - 2 * pages * page - flush - INDEX_BYTES * 4 * PAGE_SETS * pages)
-                // (pools * page + INDEX_BYTES))
+        fits = (allowed - 2 * pages * page - flush - ids) // (pools * page + INDEX_BYTES)
         if blocks <= 2 and pages == 1:
             fix = ("plan a smaller block size: two pages of this size are the least a benchmark "
                    "moves")

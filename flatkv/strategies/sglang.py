@@ -211,12 +211,13 @@ def _state_slots(profile: CacheProfile, options: StrategyOptions, budget_bytes: 
 
 
 def _token_pools(profile: CacheProfile, options: StrategyOptions, kv_memory: int,
-                 formulas: list[str], extras: dict[str, object]) -> tuple[int, int]:
-    """SGLang's token pools over the KV memory: ``(full_tokens, swa_tokens)``, each in whole
-    pages. Full and sliding layers split it so that the sliding pool holds ``r_swa`` times the
-    full one's tokens; one kind alone takes it all. Appends its formulas and extras."""
+                 n_full: int, n_swa: int, formulas: list[str],
+                 extras: dict[str, object]) -> tuple[int, int]:
+    """SGLang's token pools over the KV memory for its ``n_full`` / ``n_swa`` pooled layers
+    (``pool_layers``): ``(full_tokens, swa_tokens)``, each in whole pages. Full and sliding
+    layers split it so that the sliding pool holds ``r_swa`` times the full one's tokens; one
+    kind alone takes it all. Appends its formulas and extras."""
     kv = profile.kv_bytes_per_slot
-    n_full, n_swa = pool_layers(profile, options)
     page = options.sglang_page_size
     full_tokens = swa_tokens = 0
     if n_swa and n_full:
@@ -294,7 +295,8 @@ def run_sglang(
                 " B short of one more slot go to the KV pool, as in SGLang's "
                 "_handle_max_mamba_cache)" if n_state else "")
         )
-        full_tokens, swa_tokens = _token_pools(profile, options, kv_memory, formulas, extras)
+        full_tokens, swa_tokens = _token_pools(profile, options, kv_memory, n_full, n_swa,
+                                               formulas, extras)
     kv_bytes = full_tokens * kv * n_full + swa_tokens * kv * n_swa
     pool_tokens = full_tokens if n_full else swa_tokens
     if profile.has_attention and pool_tokens < page:

@@ -304,8 +304,8 @@ def test_cli_json(capsys):
 def test_cli_refuses_a_state_only_model_in_one_line(capsys):
     assert main(["bench", "--layers", "linear", "--state", "conv=100"]) == 2
     assert capsys.readouterr().err.strip().endswith(
-        "bench times the pages of packed slabs, which size P against a KV history row, and "
-        "this model has none (no attention layer, only state): give a model with attention "
+        "packed slabs size P against a KV history row, and this model has none (no attention "
+        "layer, only state); bench times packed slabs only: give a model with attention "
         "layers")
 
 
