@@ -147,20 +147,28 @@ def spec_for(model: str, spec_json: str | None, tp: int) -> ModelSpec:
     return spec.with_options(tp=tp) if spec.tp != tp else spec
 
 
+# CacheProfile fields a raw model, its link and its JSON keep as they are, under their own names
+# (the others: layer_types as a pattern, state_const_bytes as pairs, name, kv_bytes_per_slot).
+# Absent from a JSON means the field's default. A test checks this covers every CacheProfile field.
+CARRIED_FIELDS = ("sliding_window", "kernel_block_size", "architectures", "ssm_element_bytes")
+
+
 @dataclass(frozen=True)
 class RawModel:
-    """A hand-edited profile as the URL and the editor hold it: text fields, validated on use."""
+    """A hand-edited profile as the URL and the editor hold it: text fields, validated on use.
+
+    Raw bytes have no layer kinds, so what the planner and the engines read from a model's kinds
+    rides along as it is (``CARRIED_FIELDS``): the kernel block size an MLA model's attention
+    needs, the config's architectures (SGLang's sliding-window pool), the bytes of one ssm
+    element (SGLang re-sizes the ssm state in its own dtype).
+    """
 
     layers: str
     kv_bytes_per_slot: int
     state: tuple[tuple[str, int], ...] = ()
     sliding_window: int | None = None
-    # Raw bytes have no layer kinds: an MLA model turned into raw bytes keeps the kernel block
-    # size its attention needs (CacheProfile.kernel_block_size) here, as part of the model.
     kernel_block_size: int | None = None
-    # and the config's architectures, by which SGLang picks its sliding-window pool
     architectures: tuple[str, ...] = ()
-    # and the bytes of one ssm element, by which SGLang re-sizes the ssm state in its own dtype
     ssm_element_bytes: int | None = None
 
     def profile(self, name: str = CUSTOM) -> CacheProfile:
@@ -168,11 +176,8 @@ class RawModel:
             layer_types=tuple(parse_layer_pattern(self.layers)),
             kv_bytes_per_slot=self.kv_bytes_per_slot,
             state_const_bytes=dict(self.state),
-            sliding_window=self.sliding_window,
             name=name,
-            kernel_block_size=self.kernel_block_size,
-            architectures=self.architectures,
-            ssm_element_bytes=self.ssm_element_bytes,
+            **{f: getattr(self, f) for f in CARRIED_FIELDS},
         )
 
     @classmethod
@@ -181,10 +186,7 @@ class RawModel:
             layers=format_layer_pattern(profile.layer_types),
             kv_bytes_per_slot=profile.kv_bytes_per_slot,
             state=tuple(profile.state_const_bytes.items()),
-            sliding_window=profile.sliding_window,
-            kernel_block_size=profile.kernel_block_size,
-            architectures=profile.architectures,
-            ssm_element_bytes=profile.ssm_element_bytes,
+            **{f: getattr(profile, f) for f in CARRIED_FIELDS},
         )
 
     def with_state(self, state: tuple[tuple[str, int], ...]) -> RawModel:
@@ -208,7 +210,10 @@ def format_state_text(state: tuple[tuple[str, int], ...] | Mapping[str, int]) ->
 
 
 def profile_to_dict(profile: CacheProfile) -> dict:
-    """The app's JSON for a model (export, and loadable again by ``load_model_json``)."""
+    """The app's JSON for a model (export, and loadable again by ``load_model_json``). The
+    sliding window is always written (null without sliding layers); other carried fields only
+    when set."""
+    carried = {f: getattr(profile, f) for f in CARRIED_FIELDS}
     return {
         "format": PROFILE_FORMAT,
         "name": profile.name,
@@ -216,11 +221,8 @@ def profile_to_dict(profile: CacheProfile) -> dict:
         "kv_bytes_per_slot": profile.kv_bytes_per_slot,
         "state_const_bytes": dict(profile.state_const_bytes),
         "sliding_window": profile.sliding_window,
-        **({"kernel_block_size": profile.kernel_block_size}
-           if profile.kernel_block_size is not None else {}),
-        **({"architectures": list(profile.architectures)} if profile.architectures else {}),
-        **({"ssm_element_bytes": profile.ssm_element_bytes}
-           if profile.ssm_element_bytes is not None else {}),
+        **{f: list(v) if isinstance(v, tuple) else v for f, v in carried.items()
+           if v not in (None, ())},
     }
 
 
@@ -263,11 +265,8 @@ def profile_from_dict(data: dict) -> CacheProfile:
         layer_types=tuple(parse_layer_pattern(layers)),
         kv_bytes_per_slot=data.get("kv_bytes_per_slot", 0),
         state_const_bytes=state,
-        sliding_window=data.get("sliding_window"),
         name=str(data.get("name") or CUSTOM),
-        kernel_block_size=data.get("kernel_block_size"),
-        architectures=data.get("architectures", ()),
-        ssm_element_bytes=data.get("ssm_element_bytes"),
+        **{f: data[f] for f in CARRIED_FIELDS if f in data},
     )
 
 

@@ -441,8 +441,16 @@ _SETTINGS: dict[str, tuple[str, Callable[[str, str], object], Callable[[object],
     "sweep_blocks": ("lab_sweep_blocks", _auto(_counts(MAX_BLOCK_SIZE)),
                      _write_auto(_write_counts)),
 }
-_MODEL_KEYS = ("model", "layers", "kv", "state", "window", "model_kernel", "arch", "ssm_el",
-               "spec")
+# URL key -> (RawModel field, parser, writer): the fields a raw model carries as they are
+# (app_model.CARRIED_FIELDS), each written only when set.
+_CARRIED_KEYS: dict[str, tuple[str, Callable[[str, str], object], Callable[[object], str]]] = {
+    "window": ("sliding_window", _int(1, MAX_WINDOW), str),
+    "model_kernel": ("kernel_block_size", _int(1, MAX_KERNEL_BLOCK_SIZE), str),
+    "arch": ("architectures",
+             lambda key, text: tuple(a.strip() for a in text.split(",") if a.strip()), ",".join),
+    "ssm_el": ("ssm_element_bytes", _int(1, 8), str),
+}
+_MODEL_KEYS = ("model", "layers", "kv", "state", "spec", *_CARRIED_KEYS)
 
 
 def encode_query(state: AppState) -> dict[str, str]:
@@ -457,14 +465,9 @@ def encode_query(state: AppState) -> dict[str, str]:
         out["kv"] = str(state.raw.kv_bytes_per_slot)
         if state.raw.state:
             out["state"] = app_model.format_state_text(state.raw.state)
-        if state.raw.sliding_window is not None:
-            out["window"] = str(state.raw.sliding_window)
-        if state.raw.kernel_block_size is not None:
-            out["model_kernel"] = str(state.raw.kernel_block_size)
-        if state.raw.architectures:
-            out["arch"] = ",".join(state.raw.architectures)
-        if state.raw.ssm_element_bytes is not None:
-            out["ssm_el"] = str(state.raw.ssm_element_bytes)
+        for key, (name, _parse, write) in _CARRIED_KEYS.items():
+            if (value := getattr(state.raw, name)) not in (None, ()):
+                out[key] = write(value)
     for key, (name, _parse, write) in _SETTINGS.items():
         value = getattr(state, name)
         if value != getattr(DEFAULT, name):
@@ -543,17 +546,12 @@ def _decode_model(q: Mapping[str, str]) -> tuple[str, app_model.RawModel | None,
             f"model={name!r} is not a known model (one of {', '.join(app_model.model_names())}); "
             f"{fallback}")
     try:
-        window, kernel, element = q.get("window"), q.get("model_kernel"), q.get("ssm_el")
         raw = app_model.RawModel(
             layers=q.get("layers", ""),
             kv_bytes_per_slot=parse_size(q.get("kv", "0"), field="kv", whole=True),
             state=app_model.parse_state_text(q.get("state", "")),
-            sliding_window=None if window in (None, "") else _int(1, MAX_WINDOW)(
-                "window", window),
-            kernel_block_size=None if kernel in (None, "") else _int(1, MAX_KERNEL_BLOCK_SIZE)(
-                "model_kernel", kernel),
-            architectures=tuple(a.strip() for a in q.get("arch", "").split(",") if a.strip()),
-            ssm_element_bytes=None if element in (None, "") else _int(1, 8)("ssm_el", element),
+            **{name: parse(key, q[key]) for key, (name, parse, _write) in _CARRIED_KEYS.items()
+               if q.get(key, "") != ""},
         )
         raw.profile()  # validate now, so a bad link never reaches a page
     except ValueError as exc:

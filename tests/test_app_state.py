@@ -5,12 +5,12 @@ from __future__ import annotations
 import itertools
 import json
 import re
-from dataclasses import replace
+from dataclasses import fields, replace
 from fractions import Fraction
 
 import pytest
 
-from flatkv import app_model, presets
+from flatkv import app_model, app_state, presets
 from flatkv.app_model import CUSTOM, RawModel
 from flatkv.app_state import (
     DEFAULT,
@@ -137,14 +137,22 @@ def test_a_preset_as_raw_bytes_keeps_its_ssm_element_size_and_sglangs_state():
 
 @pytest.mark.parametrize("preset", presets.list_presets())
 def test_every_preset_survives_raw_bytes_the_link_and_the_export_whole(preset):
-    # RawModel, the link and the profile JSON each list CacheProfile's fields: one left out
-    # (as the ssm element size was) changes a figure without a word
+    # RawModel, the link and the profile JSON carry CacheProfile's fields: one left out (as the
+    # ssm element size once was) changes a figure without a word
     profile = app_model.profile_for(preset, None, 1)
     raw = RawModel.from_profile(profile)
     assert raw.profile(profile.name) == profile
     state = AppState(model=CUSTOM, raw=raw)
     assert decode_query(encode_query(state))[0].profile() == replace(profile, name=CUSTOM)
     assert app_model.load_model_json(json.dumps(app_model.profile_to_dict(profile))) == profile
+
+
+def test_raw_models_carry_every_cache_profile_field():
+    # a new CacheProfile field must join CARRIED_FIELDS (and a link key) or get its own form
+    own_form = {"layer_types", "kv_bytes_per_slot", "state_const_bytes", "name"}
+    assert {f.name for f in fields(CacheProfile)} == own_form | set(app_model.CARRIED_FIELDS)
+    assert [name for name, _p, _w in app_state._CARRIED_KEYS.values()] == list(
+        app_model.CARRIED_FIELDS)
 
 
 def test_a_raw_model_carries_its_architectures_in_the_link():
