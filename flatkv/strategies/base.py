@@ -86,12 +86,17 @@ MAMBA_CACHE_MODES = ("none", "align", "all")
 # The dtypes SGLang keeps a state layer's ssm tensor in (its SGLANG_MAMBA_SSM_DTYPE names).
 SGLANG_SSM_DTYPES = ("float32", "bfloat16", "float16")
 # The architectures SGLang gives sliding-window layers a token pool of their own (its hybrid SWA
-# pool: model_config.is_hybrid_swa_model), by config.json class name and as help texts name them.
-SGLANG_SWA_ARCHITECTURE_CLASSES = frozenset({
-    "GptOssForCausalLM", "Llama4ForConditionalGeneration", "MiMoV2FlashForCausalLM", "MiMoV2MTP",
-    "Step3p5ForCausalLM", "Step3p5MTP", "Gemma4ForCausalLM", "Gemma4ForConditionalGeneration",
-})
-SGLANG_SWA_ARCHITECTURES = "gpt-oss, Llama 4, MiMo-V2, Step3.5, Gemma 4"
+# pool: model_config.is_hybrid_swa_model): the name help texts use -> config.json class names.
+SGLANG_SWA_POOL_MODELS = {
+    "gpt-oss": ("GptOssForCausalLM",),
+    "Llama 4": ("Llama4ForConditionalGeneration",),
+    "MiMo-V2": ("MiMoV2FlashForCausalLM", "MiMoV2MTP"),
+    "Step3.5": ("Step3p5ForCausalLM", "Step3p5MTP"),
+    "Gemma 4": ("Gemma4ForCausalLM", "Gemma4ForConditionalGeneration"),
+}
+SGLANG_SWA_ARCHITECTURE_CLASSES = frozenset(
+    name for names in SGLANG_SWA_POOL_MODELS.values() for name in names)
+SGLANG_SWA_ARCHITECTURES = ", ".join(SGLANG_SWA_POOL_MODELS)
 
 # Far past any model's context and any page: a larger token count is a typo (and past float
 # range once multiplied out, where the formulas print ratios).
