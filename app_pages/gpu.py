@@ -20,7 +20,7 @@ from app_pages._common import (
     update,
     user_errors,
 )
-from flatkv import charts, gpu_view
+from flatkv import charts, gpu_settings, gpu_view
 from flatkv.analysis import PlanAnalysis
 from flatkv.app_state import MAX_BLOCK_SIZE
 from flatkv.units import exact_bytes, format_bytes
@@ -66,29 +66,29 @@ def settings(bench, devices: tuple[str, ...], a: PlanAnalysis) -> dict | None:
          help="torch: the reference movers (index_select / index_copy_). triton: one fused "
          "launch over all slots (CUDA with triton installed).")
     c = st.columns(2)
-    bind(c[0].pills, "lab_layouts", "Pool layout", options=gpu_view.POOL_LAYOUTS,
+    bind(c[0].pills, "lab_layouts", "Pool layout", options=gpu_settings.POOL_LAYOUTS,
          selection_mode="multi", to_widget=list, from_widget=_layouts_from_widget,
          help=gpu_view.POOL_LAYOUT_HELP + " Pick both to time them side by side, in the same "
          "rounds against one copy.")
     default_rounds = gpu_view.PAGE_REPEATS[kind]
     bind(c[1].number_input, "lab_rounds", "Timed rounds", min_value=1,
-         max_value=gpu_view.MAX_REPEATS, step=1,
-         to_widget=lambda v: min(v or default_rounds, gpu_view.MAX_REPEATS),
+         max_value=gpu_settings.MAX_REPEATS, step=1,
+         to_widget=lambda v: min(v or default_rounds, gpu_settings.MAX_REPEATS),
          from_widget=lambda v: None if int(v) == default_rounds else int(v),
-         help=f"Medians over this many rounds, after {gpu_view.WARMUP_ROUNDS} warm-up rounds.")
+         help=f"Medians over this many rounds, after {gpu_settings.WARMUP_ROUNDS} warm-up rounds.")
     c = st.columns(2)
     bind(c[0].number_input, "lab_max_blocks", "Max blocks (0 = automatic)", min_value=0,
          max_value=gpu_view.MAX_POOL_BLOCKS, step=1, from_widget=int,
          help="Allocate at most this many of the plan's blocks. Automatic: "
-         f"{gpu_view.per_device_text(gpu_view.DEFAULT_POOL_BYTES)} of pages, within "
-         f"{gpu_view.DEFAULT_SHARE_PERCENT}% of free memory and at least 2 pages. A run that would "
-         f"not fit in {bench.BENCH_SHARE_PERCENT}% of free memory is refused before anything is "
-         "allocated.")
+         f"{gpu_view.per_device_text(gpu_settings.DEFAULT_POOL_BYTES)} of pages, within "
+         f"{gpu_settings.DEFAULT_SHARE_PERCENT}% of free memory and at least 2 pages. A run "
+         f"that would not fit in {bench.BENCH_SHARE_PERCENT}% of free memory is refused before "
+         "anything is allocated.")
     bind(c[1].number_input, "lab_pages", "Pages per call (0 = automatic)", min_value=0,
          max_value=gpu_view.MAX_POOL_BLOCKS, step=1, from_widget=int,
          disabled=state().lab_sweep == "pages per call",  # the sweep list gives them
          help="Pages one gather / scatter moves. Automatic: "
-         f"{gpu_view.per_device_text(gpu_view.DEFAULT_CALL_BYTES)} of pages, at most half the "
+         f"{gpu_view.per_device_text(gpu_settings.DEFAULT_CALL_BYTES)} of pages, at most half the "
          "pool.")
     # a row of its own: three choices side by side are wider than a third of the page
     bind(st.segmented_control, "lab_sweep", "Sweep", options=gpu_view.SWEEPS, required=True,
@@ -162,14 +162,16 @@ def settings(bench, devices: tuple[str, ...], a: PlanAnalysis) -> dict | None:
 def _kernels_from_widget(chosen: list[str], available: tuple[str, ...]) -> tuple[str, ...] | None:
     if not chosen:
         raise ValueError("kernels: pick at least one (torch runs everywhere)")
-    return None if set(chosen) == set(available) else gpu_view.in_order(chosen, gpu_view.KERNELS)
+    if set(chosen) == set(available):
+        return None
+    return gpu_view.in_order(chosen, gpu_settings.KERNELS)
 
 
 def _layouts_from_widget(chosen: list[str]) -> tuple[str, ...]:
     if not chosen:
-        raise ValueError(f"pool layout: pick at least one ({gpu_view.SLOT_MAJOR} is the engines' "
-                         "default)")
-    return gpu_view.in_order(chosen, gpu_view.POOL_LAYOUTS)
+        raise ValueError(f"pool layout: pick at least one ({gpu_settings.SLOT_MAJOR} is the "
+                         "engines' default)")
+    return gpu_view.in_order(chosen, gpu_settings.POOL_LAYOUTS)
 
 
 def _counts_from_widget(text: str, field: str, maximum: int,
@@ -219,7 +221,7 @@ def show(last: gpu_view.LabRun, a: PlanAnalysis, cfg: dict | None) -> None:
     versions = f"torch {first.torch_version}" + (
         f", triton {first.triton_version}" if "triton" in first.implementations else "")
     rounds = f"{first.repeats} timed round{'s' if first.repeats != 1 else ''}"
-    layouts = gpu_view.in_order({r.layout for r in results}, gpu_view.POOL_LAYOUTS)
+    layouts = gpu_view.in_order({r.layout for r in results}, gpu_settings.POOL_LAYOUTS)
     st.caption(f"{last.model} on {first.device} ({first.device_name}) · {versions} · "
                f"{' and '.join(layouts)} pool{'s' if len(layouts) > 1 else ''} · "
                f"{rounds} after {first.warmup} warm-up · {last.seconds:.1f} s")
@@ -277,9 +279,9 @@ def show(last: gpu_view.LabRun, a: PlanAnalysis, cfg: dict | None) -> None:
         chart(fig, key=f"gpu.sweep.{x}", file_name=f"bandwidth_vs_{x}.html")
     compared = gpu_view.layout_rows(results)
     if compared:
-        st.markdown(f"**{gpu_view.PAGE_MAJOR.capitalize()} against {gpu_view.SLOT_MAJOR}**")
+        st.markdown(f"**{gpu_settings.PAGE_MAJOR.capitalize()} against {gpu_settings.SLOT_MAJOR}**")
         table(pd.DataFrame(gpu_view.varying_columns(compared)),
-              formats={f"{k} GB/s": "%.2f" for k in gpu_view.POOL_LAYOUTS})
+              formats={f"{k} GB/s": "%.2f" for k in gpu_settings.POOL_LAYOUTS})
         st.caption("Both layouts hold the same bytes and were timed in the same rounds against "
                    "one copy, so the ratio is the layout's effect. Where their rounds overlap, "
                    "the ratio is within this machine's noise: time more rounds.")

@@ -49,7 +49,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from flatkv.bench_cli import format_result  # noqa: E402
 from flatkv.gpu.bench import BenchResult, run_sweep  # noqa: E402
 from flatkv.gpu.pool import resolve_device  # noqa: E402
-from flatkv.gpu_view import PAGE_MAJOR, SLOT_MAJOR, layout_rows  # noqa: E402
+from flatkv.gpu_settings import PAGE_MAJOR, SLOT_MAJOR  # noqa: E402
+from flatkv.gpu_view import layout_rows  # noqa: E402
 from flatkv.plan import components_from_layers, plan_tensors  # noqa: E402
 
 MiB = 1 << 20

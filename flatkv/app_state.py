@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from fractions import Fraction
 
-from flatkv import app_model, gpu_view, presets
+from flatkv import app_model, gpu_settings, gpu_view, presets
 from flatkv.analysis import PLANNERS
 from flatkv.models import MAX_TP, ModelSpec
 from flatkv.plan import FULL_ATTENTION, SLIDING_ATTENTION, alignment_or_block_size, check_int
@@ -161,7 +161,7 @@ class AppState:
     # kernel the device runs, the device's rounds, a sweep suggested from the pool or P.
     lab_device: str | None = None
     lab_kernels: tuple[str, ...] | None = None
-    lab_layouts: tuple[str, ...] = (gpu_view.SLOT_MAJOR,)  # pool layouts to time
+    lab_layouts: tuple[str, ...] = (gpu_settings.SLOT_MAJOR,)  # pool layouts to time
     lab_rounds: int | None = None
     lab_max_blocks: int = 0  # 0: automatic
     lab_pages: int = 0  # pages per call, 0: automatic
@@ -430,9 +430,9 @@ _SETTINGS: dict[str, tuple[str, Callable[[str, str], object], Callable[[object],
     "lcm_pad": ("lcm_padding_bound", _ratio(PADDING_BOUND_RANGE), repr),
     "b_layout": ("budget_strategy", _auto(_choice(lambda: list(STRATEGIES))), _write_auto(str)),
     "device": ("lab_device", _auto(gpu_view.check_device_name), _write_auto(str)),
-    "kernels": ("lab_kernels", _auto(_names(gpu_view.KERNELS)), _write_auto(",".join)),
-    "layouts": ("lab_layouts", _names(gpu_view.POOL_LAYOUTS), ",".join),
-    "rounds": ("lab_rounds", _auto(_int(1, gpu_view.MAX_REPEATS)), _write_auto(str)),
+    "kernels": ("lab_kernels", _auto(_names(gpu_settings.KERNELS)), _write_auto(",".join)),
+    "layouts": ("lab_layouts", _names(gpu_settings.POOL_LAYOUTS), ",".join),
+    "rounds": ("lab_rounds", _auto(_int(1, gpu_settings.MAX_REPEATS)), _write_auto(str)),
     "max_blocks": ("lab_max_blocks", _int(0, gpu_view.MAX_POOL_BLOCKS), str),
     "pages": ("lab_pages", _int(0, gpu_view.MAX_POOL_BLOCKS), str),
     "sweep": ("lab_sweep", _choice(lambda: list(gpu_view.SWEEPS)), str),

@@ -10,16 +10,15 @@ import argparse
 import json
 from typing import TYPE_CHECKING
 
-from flatkv.gpu_view import (
+from flatkv.gpu_settings import (
     BENCH_REPEATS,
     DEFAULT_CALL_BYTES,
     DEFAULT_POOL_BYTES,
     DEFAULT_SHARE_PERCENT,
-    POOL_LAYOUT_HELP,
     POOL_LAYOUTS,
     SLOT_MAJOR,
-    per_device_text,
 )
+from flatkv.gpu_view import POOL_LAYOUT_HELP, per_device_text
 from flatkv.plan import PACKED_NEEDS_HISTORY, alignment_or_block_size, plan_tensors
 from flatkv.profile import CacheProfile
 

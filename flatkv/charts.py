@@ -15,7 +15,8 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from flatkv.app_data import PageMap, RowBar, Segment, TreeNode
-from flatkv.gpu_view import PAGE_MAJOR, TRITON_KERNEL, Series
+from flatkv.gpu_settings import PAGE_MAJOR, TRITON_KERNEL
+from flatkv.gpu_view import Series
 from flatkv.units import concurrency_text, concurrency_value, format_bytes, tokens_text
 
 COLORS: dict[str, str] = {

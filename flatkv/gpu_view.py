@@ -9,13 +9,20 @@ pinned by unit tests without a browser.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from flatkv.analysis import analyze
 from flatkv.app_data import rows_csv
+from flatkv.gpu_settings import (
+    DEFAULT_POOL_BYTES,
+    DEFAULT_SHARE_PERCENT,
+    DEVICE_NAME,
+    PAGE_MAJOR,
+    POOL_LAYOUTS,
+    SLOT_MAJOR,
+)
 from flatkv.plan import ComponentSpec, FlatMemoryPlan
 from flatkv.units import format_bytes
 
@@ -28,29 +35,7 @@ NO_HOST_MIRROR = ("No host mirror figures on the CPU: the pool already is host m
 # Timed rounds the page starts with: a CPU run of the default model then takes a few seconds;
 # a GPU round is milliseconds, so it can afford the library's 15 (BENCH_REPEATS).
 PAGE_REPEATS = {"cpu": 3, "cuda": 15}
-BENCH_REPEATS = {"cpu": 7, "cuda": 15}  # the library's and the CLI's timed rounds
-# The benchmark's defaults, kept here (torch-free) so the page can state them; flatkv.gpu uses
-# these very values.
-DEFAULT_POOL_BYTES = {"cpu": 512 << 20, "cuda": 8 << 30}  # pages allocated without a cap
-DEFAULT_CALL_BYTES = {"cpu": 64 << 20, "cuda": 256 << 20}  # what one call moves by default
-# Share of free memory a default cap leaves to the pool, in percent. The rest stays free for the
-# staging buffers of the page movers, the benchmark's cache-flush buffer and everything else.
-DEFAULT_SHARE_PERCENT = 40
-WARMUP_ROUNDS = 2  # untimed rounds before the timed ones
-MAX_REPEATS = 100
 SWEEPS = ("one run", "pages per call", "page bytes")
-# Every page mover flatkv.gpu has, by name; a device runs a subset (triton: CUDA with triton).
-# flatkv.gpu names its movers from these, so the page, the URL and the library agree.
-TORCH_KERNEL = "torch"
-TRITON_KERNEL = "triton"
-KERNELS = (TORCH_KERNEL, TRITON_KERNEL)
-# How a pool lays out its pages (flatkv.gpu.pool). Slot-major: one tensor per slot, as the plan's
-# TensorPlans and the engines' default allocation have it; a page's rows lie one per slot tensor,
-# far apart. Page-major: one buffer with each page's slot rows back to back (vLLM's "cross-layer
-# KV blocks"), so moving a page is one contiguous copy; the slot tensors are strided views.
-SLOT_MAJOR = "slot-major"
-PAGE_MAJOR = "page-major"
-POOL_LAYOUTS = (SLOT_MAJOR, PAGE_MAJOR)
 POOL_LAYOUT_HELP = (
     f"Where a page's bytes sit. {SLOT_MAJOR}: one tensor per slot (a slot pairs the j-th layer "
     "of every group: the plan's tensors, allocated as engines do by default), so a page is one "
@@ -59,8 +44,6 @@ POOL_LAYOUT_HELP = (
     "same blocks."
 )
 MAX_POOL_BLOCKS = 1 << 40  # a cap far past any plan; the plan's own block count bounds the pool
-# A device name: cpu, cuda or cuda:N (group 1: N). flatkv.gpu.pool resolves it on the machine.
-DEVICE_NAME = re.compile(r"^(?:cpu|cuda(?::(\d+))?)$")
 # The baselines each figure is a share of, measured in the same run (flatkv.gpu.bench).
 BASELINES = ("copy", "pinned_d2h", "pinned_h2d")
 OPERATION_TITLES = {
@@ -121,14 +104,6 @@ def pick_device(wanted: str | None, devices: Sequence[str]) -> tuple[str, str | 
         return wanted, None
     return default, (f"This machine has no {wanted} (it has {', '.join(devices)}): "
                      f"using {default}.")
-
-
-def check_layout(field: str, value: object) -> str:
-    """``value`` if it is one of POOL_LAYOUTS, else a ValueError naming ``field``."""
-    if value not in POOL_LAYOUTS:
-        raise ValueError(f"{field}={value!r} is not a pool layout: choose one of "
-                         f"{', '.join(POOL_LAYOUTS)}")
-    return value  # type: ignore[return-value]
 
 
 def in_order(names: Sequence[str], options: Sequence[str]) -> tuple[str, ...]:

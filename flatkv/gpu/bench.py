@@ -40,7 +40,7 @@ from flatkv.gpu.pool import (
     free_memory_bytes,
     resolve_device,
 )
-from flatkv.gpu_view import (
+from flatkv.gpu_settings import (
     BENCH_REPEATS,
     DEFAULT_CALL_BYTES,
     DEFAULT_POOL_BYTES,
@@ -537,7 +537,7 @@ def run_sweep(
     copy baseline, so their figures compare directly: timed one after the other, each against
     its own copy, drift of a shared machine between the two runs would read as a layout effect.
     ``flatkv.gpu_view.plans_for_block_sizes`` makes plans of one model at several page sizes;
-    ``layouts`` are pool layouts (flatkv.gpu_view.POOL_LAYOUTS).
+    ``layouts`` are pool layouts (flatkv.gpu_settings.POOL_LAYOUTS).
     """
     dev = resolve_device(device)
     plans = list(plans)

@@ -30,7 +30,7 @@ from math import gcd
 import torch
 
 from flatkv.gpu.pool import FlatPool, empty_bytes
-from flatkv.gpu_view import TORCH_KERNEL, TRITON_KERNEL
+from flatkv.gpu_settings import TORCH_KERNEL, TRITON_KERNEL
 
 # Element sizes tried for the copies, widest first: torch's indexing kernels copy one element at
 # a time within a row, so wider elements mean fewer, larger moves. complex128 is only a 16-byte

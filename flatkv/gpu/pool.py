@@ -1,7 +1,7 @@
 """A FlatMemoryPlan made of real tensors: a uint8 tensor per TensorPlan, page id on dim 0.
 
 Each slot tensor is ``(num_blocks, row_bytes)``: one block id addresses one row in every slot, as
-in the plan. Two layouts put those tensors in memory (``flatkv.gpu_view.POOL_LAYOUTS``):
+in the plan. Two layouts put those tensors in memory (``flatkv.gpu_settings.POOL_LAYOUTS``):
 
 - slot-major: one allocation per slot tensor, as the plan's TensorPlans (and engines, by default)
   have it. A page is one row in each slot tensor, so moving it touches one row per slot.
@@ -38,7 +38,7 @@ from pathlib import Path
 
 import torch
 
-from flatkv.gpu_view import DEFAULT_SHARE_PERCENT, DEVICE_NAME, SLOT_MAJOR, check_layout
+from flatkv.gpu_settings import DEFAULT_SHARE_PERCENT, DEVICE_NAME, SLOT_MAJOR, check_layout
 from flatkv.plan import (
     STATE_LAYER_TYPES,
     FlatMemoryPlan,
@@ -194,7 +194,7 @@ class AllocationReport:
     allocated_bytes: int
     tensors: tuple[TensorAllocation, ...]
     cap_reason: str  # "plan", "max_blocks" or "free memory": what set allocated_blocks
-    layout: str = SLOT_MAJOR  # or page-major (flatkv.gpu_view.POOL_LAYOUTS)
+    layout: str = SLOT_MAJOR  # or page-major (flatkv.gpu_settings.POOL_LAYOUTS)
 
     @property
     def capped(self) -> bool:

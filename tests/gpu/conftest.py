@@ -5,7 +5,7 @@ import pytest
 from gpu_plans import DEVICES
 
 from flatkv.gpu import bench
-from flatkv.gpu_view import POOL_LAYOUTS
+from flatkv.gpu_settings import POOL_LAYOUTS
 
 
 @pytest.fixture(params=DEVICES)

@@ -8,7 +8,7 @@ from gpu_plans import small_plan
 
 from flatkv.gpu import kernels, triton_kernels
 from flatkv.gpu.pool import allocate_pool, fill_random
-from flatkv.gpu_view import PAGE_MAJOR, SLOT_MAJOR
+from flatkv.gpu_settings import PAGE_MAJOR, SLOT_MAJOR
 from flatkv.plan import components_from_layers, plan_tensors
 
 IDS = [7, 3, 40, 11, 0, 49]
