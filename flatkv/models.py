@@ -197,8 +197,9 @@ class Mamba2Layer(CacheLayer):
     conv ``((n_heads*head_dim + 2*n_groups*d_state) / tp, K-1)``;
     ssm ``(n_heads/tp, head_dim, d_state)``.
 
-    When tp does not divide n_groups and there are fewer groups than ranks, the groups are
-    replicated up to tp (one per rank), as vLLM's MambaMixer2 does.
+    When tp does not divide n_groups, a single group is replicated up to tp (one per rank), as
+    vLLM's and SGLang's MambaMixer2 do; any other group count must be divisible by tp (their
+    assert: ``n_groups % tp == 0 or n_groups == 1``).
     """
 
     n_heads: int
@@ -222,11 +223,11 @@ class Mamba2Layer(CacheLayer):
         """n_groups after replication for tp (all ranks together)."""
         if self.n_groups % tp == 0:
             return self.n_groups
-        if self.n_groups < tp:
+        if self.n_groups == 1:
             return tp
         raise ValueError(
             f"mamba2.n_groups = {self.n_groups} is not divisible by tp = {tp}: choose a tp that "
-            "divides it"
+            "divides it (engines replicate only a single group across ranks)"
         )
 
     def state_shapes(self, tp: int) -> dict[str, tuple[int, ...]]:

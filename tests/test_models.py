@@ -113,6 +113,10 @@ def test_mamba2_state_per_rank_and_group_replication():
     with pytest.raises(ValueError, match="n_groups = 12 is not divisible by tp = 8"):
         Mamba2Layer(n_heads=128, head_dim=64, d_state=128, n_groups=12, conv_kernel=4
                     ).state_shapes(8)
+    # only a single group is replicated (vLLM's MambaMixer2 asserts n_groups % tp == 0 or
+    # n_groups == 1): Nemotron-H's 8 groups at TP 16 are refused, not raised to 16
+    with pytest.raises(ValueError, match="n_groups = 8 is not divisible by tp = 16"):
+        nemotron.state_shapes(16)
 
 
 def test_mamba1_state_per_rank():
