@@ -232,9 +232,10 @@ def test_two_pool_text_explains_sglang_blocks_over_the_budget():
     budget = 76_968_728_985
     results = compare(profile_for("gpt-oss-20b", None, 1), budget_bytes=budget,
                       context_tokens=None, options=StrategyOptions())
-    # F = 2,048 B per token per layer, 12 full + 12 sliding layers, r_swa = 0.8
-    full = int(budget / (2048 * 12 + 0.8 * 2048 * 12))
-    assert full == 1_739_925 and full * 24 * 2048 > budget
+    # F = 2,048 B per token per layer, 12 full + 12 sliding layers, r_swa = 0.8: SGLang's
+    # whole tokens of all 24 layers, then split over 12 + 0.8 x 12
+    full = budget // (2048 * 24) * 24 * 5 // 108
+    assert full == 1_739_924 and full * 24 * 2048 > budget
     assert app_data.two_pool_text(results) == (
         "SGLang: a block is one page in both token pools (24,576 B full + 24,576 B sliding), and "
         f"the sliding pool holds {int(0.8 * full):,} tokens against the full pool's {full:,} "

@@ -7,15 +7,18 @@
   the KV pool gets the rest, ``budget - slots * slot_bytes``. Running requests are capped by
   ``slots // S`` (S slots per request, ``sglang_slots_per_request``).
 - KV: a token pool over the full-attention layers, ``kv_tokens = kv_memory // (bytes per token
-  over those layers)``, rounded down to whole pages. With sliding layers, ``full = kv_memory /
-  (F * n_full + r_swa * F * n_swa)`` tokens and ``swa = r_swa * full`` tokens. SGLang keeps
+  over those layers)``, rounded down to whole pages. With sliding layers, SGLang counts
+  ``T = kv_memory // (F * (n_full + n_swa))`` tokens of every layer, then splits them:
+  ``full = T * (n_full + n_swa) / (n_full + r_swa * n_swa)`` and ``swa = r_swa * full``
+  tokens, each floored, then cut to whole pages. SGLang keeps
   that second pool (its hybrid SWA pool) only for the architectures on its list
   (``SGLANG_SWA_ARCHITECTURES``, by the config's ``architectures``); for the others, such as
   Gemma 2 / 3, every attention layer keeps every token in one pool (``swa_pool``).
 
-Exact integer arithmetic on the ratios (0.9 is 9/10); SGLang computes in float GiB, which can
-move a count by one. A request at context L holds L full tokens, ``min(W - 1 +
-max_batched_tokens, L)`` sliding tokens and S state slots.
+Exact integer arithmetic on the ratios (0.9 is 9/10); SGLang computes the ratios in float,
+which can move a count by one where a product lands exactly on a whole number. A request at
+context L holds L full tokens, ``min(W - 1 + max_batched_tokens, L)`` sliding tokens and S
+state slots.
 """
 
 from __future__ import annotations
@@ -114,9 +117,12 @@ def enough_budget(profile: CacheProfile, options: StrategyOptions,
     """
     kv, page = profile.kv_bytes_per_slot, options.sglang_page_size
     n_full, n_swa = pool_layers(profile, options)
-    per_token = (kv * n_full + options.swa_full_tokens_ratio * kv * n_swa if n_full
-                 else Fraction(kv * n_swa))  # bytes of one token of the binding pool
-    kv_need = math.ceil(page * per_token)
+    layers = n_full + n_swa
+    if n_full and n_swa:  # whole tokens of every layer enough for a page of the full pool
+        kv_need = kv * layers * math.ceil(
+            page * (n_full + options.swa_full_tokens_ratio * n_swa) / layers)
+    else:
+        kv_need = page * kv * layers
     if slot_bytes is None:
         return kv_need
     state_need = options.sglang_slots_per_request * slot_bytes
@@ -221,14 +227,22 @@ def _token_pools(profile: CacheProfile, options: StrategyOptions, kv_memory: int
     page = options.sglang_page_size
     full_tokens = swa_tokens = 0
     if n_swa and n_full:
+        # SGLang first counts whole tokens of every attention layer (its max_total_num_tokens),
+        # then splits those token-layers (set_num_token_hybrid); each pool is then cut to pages
         rs = options.swa_full_tokens_ratio
-        per_token = kv * n_full + rs * kv * n_swa  # a Fraction
-        full_tokens, full_text = whole_pages(int(kv_memory // per_token), page)
-        swa_tokens, swa_text = whole_pages(int(rs * full_tokens), page)
+        layers = n_full + n_swa
+        cells = kv_memory // (kv * layers)
+        full_raw = int(cells * layers / (n_full + rs * n_swa))  # a Fraction, floored
+        swa_raw = int(rs * full_raw)
+        full_tokens, full_text = whole_pages(full_raw, page)
+        swa_tokens, swa_text = whole_pages(swa_raw, page)
         formulas += [
-            f"full tokens = KV memory // (F x n_full + r_swa x F x n_swa) = {n(kv_memory)} "
-            f"// ({n(kv)} x {n_full} + {ratio_text(rs)} x {n(kv)} x {n_swa}) = {full_text}",
-            f"swa tokens = floor(r_swa x full) = floor({ratio_text(rs)} x {n(full_tokens)}) "
+            f"tokens of every layer = KV memory // (F x (n_full + n_swa)) = {n(kv_memory)} // "
+            f"({n(kv)} x {layers}) = {n(cells)}",
+            f"full tokens = floor(that x (n_full + n_swa) / (n_full + r_swa x n_swa)) = "
+            f"floor({n(cells)} x {layers} / ({n_full} + {ratio_text(rs)} x {n_swa})) = "
+            f"{full_text}",
+            f"swa tokens = floor(r_swa x full) = floor({ratio_text(rs)} x {n(full_raw)}) "
             f"= {swa_text}",
         ]
         extras.update(swa_full_tokens_ratio=rs, swa_tokens=swa_tokens)
