@@ -974,6 +974,15 @@ def test_budget_page_for_a_state_only_model_has_no_capacity():
     assert m["Blocks"] == f"{budget // 196_608:,}"
     assert m["Concurrency at 32,768 tokens"] == f"{budget // 196_608:,}.00"
     assert "capacity (tokens)" not in at.dataframe[0].value.columns
+    # in vLLM's layout its log still counts tokens: mode none, the mamba block size is
+    # max_model_len, one block a request: 10**10 // (4 x 49,152) = 50,862 blocks x 4,000
+    vllm = open_app("app_pages/budget.py", {
+        "model": "custom", "layers": "4*linear", "kv": "0", "state": "conv=49152",
+        "b_layout": "vllm", "ctx": "4000", "gpu": "Custom", "gpu_mem": "10GB", "frac": "1"})
+    assert_clean(vllm)
+    m = metrics(vllm)
+    assert m["Capacity (tokens)"] == "—" and m["Blocks"] == f"{10**10 // 196_608:,}" == "50,862"
+    assert m['vLLM\'s "GPU KV cache size" (tokens)'] == f"{50_862 * 4000:,}" == "203,448,000"
 
 
 def test_a_state_model_keeps_its_ssm_element_size_as_raw_bytes():

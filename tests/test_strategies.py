@@ -693,6 +693,27 @@ def test_state_only_model():
     assert sg.concurrency == (GIB8 // state) // 3
 
 
+def test_vllm_logs_a_state_only_model_in_blocks_of_its_mamba_block_size():
+    # one group of 24 Mamba2 layers: num_blocks = 8 GiB // 2,158,592 // 24 = 165. In mode none
+    # vLLM's mamba block size is max_model_len (MambaModelConfig), one block a request, so
+    # both log lines read 165 x 4,096 = 675,840; with prefix caching it is --block-size
+    # (two blocks a request in mode align: 82.5x)
+    prof = pure_mamba()
+    state = 61_440 + 2_097_152
+    none = run_strategy("vllm", prof, budget_bytes=GIB8, context_tokens=4096)
+    assert none.num_blocks == GIB8 // state // 24 == 165
+    assert none.capacity_tokens is None  # no token history, as every layout says
+    assert none.logged_tokens == none.older_logged_tokens == 165 * 4096 == 675_840
+    align = run_strategy("vllm", prof, budget_bytes=GIB8, context_tokens=4096,
+                         options=StrategyOptions(mamba_cache_mode="align", block_size=8))
+    assert align.concurrency == Fraction(165, 2)
+    assert align.logged_tokens == int(165 / 2 * 4096) == 337_920
+    assert align.older_logged_tokens == 165 * 8
+    # without a context the mode-none block size (max_model_len) is unknown: no log figure
+    unknown = run_strategy("vllm", prof, budget_bytes=GIB8)
+    assert unknown.logged_tokens is None and unknown.older_logged_tokens is None
+
+
 def test_aliased_unequal_groups_say_why():
     prof = CacheProfile(layer_types=(SLIDING,) * 5 + (FULL,), kv_bytes_per_slot=2048,
                         sliding_window=512)

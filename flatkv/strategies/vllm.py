@@ -253,8 +253,6 @@ def run_vllm(
         block_size=p, unit_bytes=unit_bytes, num_units=num_blocks, uses=uses,
         why_block_size=why, formulas=formulas, extras=extras,
     )
-    if result.capacity_tokens is None:  # no attention: no token history to log
-        return result
     return with_logged_tokens(result, profile, options, num_groups)
 
 
@@ -264,13 +262,24 @@ def with_logged_tokens(result: StrategyResult, profile: CacheProfile, options: S
     in older ones (see the module docstring), and the math of both."""
     p, blocks, context = result.block_size, result.num_blocks, result.context_tokens
     min_block, why_min = p, "P"
-    if (options.mamba_cache_mode == "none" and profile.has_state and context is not None
-            and context < p):  # a state group's block size is max_model_len in mode none
-        min_block, why_min = context, "max_model_len, a state group's block size in mode none"
-    older = blocks // num_groups * min_block
-    lines = [f"older_logged_tokens = num_blocks // groups x min block size = {n(blocks)} // "
-             f"{num_groups} x {n(min_block)} ({why_min}) = {n(older)} (the \"GPU KV cache "
-             "size\" line of vLLM releases that log max concurrency on a line of its own)"]
+    if options.mamba_cache_mode == "none" and profile.has_state:
+        # a state group's block size is max_model_len in mode none; a state-only model has no
+        # other group, so without a context its log cannot be told
+        if context is not None and (context < p or not profile.has_attention):
+            min_block, why_min = context, ("max_model_len, a state group's block size in mode "
+                                           "none")
+        elif not profile.has_attention:
+            min_block = None
+    elif not profile.has_attention:  # MambaModelConfig: --block-size when caching prefixes
+        min_block, why_min = options.block_size, "block_size, a state-only model's in mode " \
+            f"{options.mamba_cache_mode}"
+    older, lines = None, []
+    if min_block is not None:
+        older = blocks // num_groups * min_block
+        lines = [f"older_logged_tokens = num_blocks // groups x min block size = {n(blocks)} "
+                 f"// {num_groups} x {n(min_block)} ({why_min}) = {n(older)} (the \"GPU KV "
+                 "cache size\" line of vLLM releases that log max concurrency on a line of its "
+                 "own)"]
     logged = None
     if context is not None:
         # vLLM: int(max_concurrency * max_model_len), max_concurrency = num_blocks / blocks per
