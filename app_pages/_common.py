@@ -12,6 +12,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from flatkv.analysis import PLANNERS, PlanAnalysis, analyze
+from flatkv.app_data import markdown_literal as literal
 from flatkv.app_state import (
     CUSTOM_GPU,
     ENGINE_FIELDS,
@@ -171,7 +172,7 @@ def bind(
     error = ss[ERRORS_KEY].get(field)
     if error:
         owner = getattr(widget, "__self__", st)
-        owner.error(error)
+        owner.error(literal(error))
     return value
 
 
@@ -181,7 +182,7 @@ def user_errors() -> Iterator[None]:
     try:
         yield
     except ValueError as exc:
-        st.error(str(exc))
+        st.error(literal(str(exc)))
 
 
 # --------------------------------------------------------------------------------------------
@@ -324,7 +325,7 @@ def frame(page: str, *, page_shows_budget: bool = True) -> None:
     budget itself (all but Model)."""
     start_run(page)
     for notice in pop_notices():
-        st.warning(notice, icon=":material/link_off:")
+        st.warning(literal(notice), icon=":material/link_off:")
     sidebar(page_shows_budget)
 
 
@@ -347,7 +348,8 @@ def sidebar(page_shows_budget: bool = True) -> None:
     model_ok = True
     try:  # the page shows the full error; the sidebar only points at it
         profile = state().profile()
-        side.caption(f"Model: **{profile.name}** · {len(profile.layer_types)} cache layers")
+        side.caption(f"Model: **{literal(profile.name)}** · {len(profile.layer_types)} cache "
+                     "layers")
     except ValueError:
         model_ok = False
         side.caption(":red[Model: not valid with these settings; the page says why.]")

@@ -104,7 +104,7 @@ with user_errors():
     s = state()
     strategy = s.budget_strategy or ours
     acting = strategy_fields(strategy, s.profile())  # only the options that act on this model
-    st.caption(f"{s.profile().name} · {STRATEGY_TITLES[strategy]} · "
+    st.caption(f"{app_data.markdown_literal(s.profile().name)} · {STRATEGY_TITLES[strategy]} · "
                f"{s.engine_options_text(acting, defaults='default layout options')} · "
                "GPU, memory fraction, weights and TP are in the sidebar.")
     st.info(b.explain(s.mem_fraction, s.tp), icon=":material/calculate:")

@@ -43,7 +43,8 @@ def charts_of(shown, applies, frame, has_history: bool, context: int) -> None:
 st.title("Compare")
 with user_errors():
     s = state()
-    st.caption(f"{s.profile().name} · budget {exact_bytes(s.budget().cache_bytes)} per rank · "
+    st.caption(f"{app_data.markdown_literal(s.profile().name)} · budget "
+               f"{exact_bytes(s.budget().cache_bytes)} per rank · "
                f"block size {s.block_size:,}, alignment {s.effective_alignment:,} · "
                f"{s.engine_options_text(acting_fields(s))}")
     bind(st.number_input, "context", "Context length (tokens per request)", min_value=1,

@@ -22,6 +22,7 @@ from app_pages._common import (
 )
 from flatkv import charts, gpu_settings, gpu_view
 from flatkv.analysis import PlanAnalysis
+from flatkv.app_data import markdown_literal as literal
 from flatkv.app_state import MAX_BLOCK_SIZE
 from flatkv.units import exact_bytes, format_bytes
 
@@ -47,7 +48,7 @@ def settings(bench, devices: tuple[str, ...], a: PlanAnalysis) -> dict | None:
     None while a setting is rejected (its error shows under its widget)."""
     device, notice = gpu_view.pick_device(state().lab_device, devices)
     if notice:
-        st.warning(notice, icon=":material/link_off:")
+        st.warning(literal(notice), icon=":material/link_off:")
         update(lab_device=None)
     kind = gpu_view.device_type(device)
     impls = bench.available_implementations(device)
@@ -132,7 +133,7 @@ def settings(bench, devices: tuple[str, ...], a: PlanAnalysis) -> dict | None:
             counts = gpu_view.check_counts(s.lab_sweep_pages or suggested, "pages per call",
                                            maximum=top)
         except ValueError as exc:
-            st.error(str(exc))
+            st.error(literal(str(exc)))
             return None
     elif sweep_field == "lab_sweep_blocks":
         swept = gpu_view.plans_for_block_sizes(
@@ -151,7 +152,7 @@ def settings(bench, devices: tuple[str, ...], a: PlanAnalysis) -> dict | None:
             bench.check_sweep_fits(plans, device, s.lab_max_blocks or None, counts,
                                    len(s.lab_layouts))
         except bench.PoolAllocationError as exc:
-            st.error(str(exc))
+            st.error(literal(str(exc)))
             return None
     return {"device": device, "implementations": gpu_view.pick_kernels(s.lab_kernels, impls),
             "layouts": s.lab_layouts,
@@ -222,7 +223,7 @@ def show(last: gpu_view.LabRun, a: PlanAnalysis, cfg: dict | None) -> None:
         f", triton {first.triton_version}" if "triton" in first.implementations else "")
     rounds = f"{first.repeats} timed round{'s' if first.repeats != 1 else ''}"
     layouts = gpu_view.in_order({r.layout for r in results}, gpu_settings.POOL_LAYOUTS)
-    st.caption(f"{last.model} on {first.device} ({first.device_name}) · {versions} · "
+    st.caption(f"{literal(last.model)} on {first.device} ({first.device_name}) · {versions} · "
                f"{' and '.join(layouts)} pool{'s' if len(layouts) > 1 else ''} · "
                f"{rounds} after {first.warmup} warm-up · {last.seconds:.1f} s")
     if last.plan_key != gpu_view.plan_key(state().profile().name, a.plan):
@@ -304,7 +305,7 @@ def main() -> None:
         a = current_analysis()
     if a is None:  # the model or the sidebar settings are invalid: the error says why
         return
-    st.caption(f"{state().profile().name} · {a.planner} planner · budget "
+    st.caption(f"{literal(state().profile().name)} · {a.planner} planner · budget "
                f"{exact_bytes(a.totals.budget_bytes)}")
     plan_headline(a)
     cfg = None  # the run settings, once valid

@@ -183,8 +183,8 @@ TERMS = """
 st.title("Layout")
 with user_errors():
     a = current_analysis()
-    st.caption(f"{state().profile().name} · {a.planner} planner · budget "
-               f"{exact_bytes(a.totals.budget_bytes)}")
+    st.caption(f"{app_data.markdown_literal(state().profile().name)} · {a.planner} planner · "
+               f"budget {exact_bytes(a.totals.budget_bytes)}")
     with st.expander("Terms", icon=":material/menu_book:"):
         st.markdown(TERMS)
     headline(a)

@@ -10,6 +10,7 @@ import streamlit as st
 
 from app_pages._common import chart, metric_row, show_value, state, table, update, user_errors
 from flatkv import app_model, charts
+from flatkv.app_data import markdown_literal as literal
 from flatkv.app_model import CUSTOM, CUSTOM_SPEC, DTYPE_FIELDS, KIND_TEMPLATES, RawModel, SpecDraft
 from flatkv.dtypes import KNOWN_DTYPES
 from flatkv.hf_config import is_model_id, spec_from_hf_config
@@ -182,7 +183,7 @@ def spec_editor(spec: ModelSpec | None) -> None:
                      help="The name the layer pattern uses; empty: a name from the type.")
         c3.button("Add kind", key="spec.add", on_click=_add_kind, icon=":material/add:")
     if ss.get("spec.error"):
-        st.error(ss["spec.error"].rstrip(".") + ". Until it is fixed, every page (and the "
+        st.error(literal(ss["spec.error"].rstrip(".")) + ". Until it is fixed, every page (and the "
                  "summary below) shows the last valid model.")
     elif not draft.kinds:
         st.info("No kinds yet: add one above, then write the layer pattern over the names. "
@@ -277,7 +278,7 @@ def picker() -> None:
         c4.number_input("Sliding window (0 = none)", key="edit.window", min_value=0, step=1,
                         on_change=_apply_raw)
         if ss.get("edit.error"):
-            st.error(ss["edit.error"])
+            st.error(literal(ss["edit.error"]))
         st.caption("Bytes per TP rank, as an engine sees them; the sidebar's TP only splits the "
                    "weights here.")
 
@@ -286,7 +287,7 @@ def summary() -> None:
     s = state()
     profile = s.profile()
     spec = s.model_spec()
-    st.subheader(profile.name, divider="gray")
+    st.subheader(literal(profile.name), divider="gray")
     if spec is not None and spec.source:
         st.caption(spec.source)
     kinds = app_model.kind_summary(profile)

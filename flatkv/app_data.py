@@ -9,6 +9,7 @@ from __future__ import annotations
 import csv
 import heapq
 import io
+import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -28,6 +29,19 @@ from flatkv.workload import (
     max_requests,
     pool_from_plan,
 )
+
+# Streamlit renders text as Markdown (emphasis, links, code), LaTeX ($...$) and its own
+# directives (:red[...]). What a user typed (a model name, a layer pattern quoted back in an
+# error) must read as typed: a name like "a*b*c" would lose its stars, "[x](http://...)" would
+# become a link that a shared URL carries, and so would a bare "http://..." or "www." (the
+# escaped ":" and "." stop those). A backslash makes any ASCII punctuation literal.
+_MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]<>$~|#:.])")
+
+
+def markdown_literal(text: str) -> str:
+    """``text`` escaped so that streamlit's Markdown shows it character for character."""
+    return _MARKDOWN_SPECIAL.sub(r"\\\1", text)
+
 
 # --------------------------------------------------------------------------------------------
 # Component kinds: one colour and one name each, on every chart.

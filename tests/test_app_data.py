@@ -300,3 +300,12 @@ def test_every_layout_has_a_title_and_its_options():
     from flatkv.strategies import STRATEGIES
 
     assert tuple(app_data.STRATEGY_TITLES) == tuple(STRATEGY_FIELDS) == STRATEGIES
+
+
+def test_markdown_literal_escapes_what_streamlit_would_render():
+    # emphasis, code, links, LaTeX, HTML, tables, headings, bare-URL links, colour directives
+    assert app_data.markdown_literal("a*b_c`d`[e](f) $x$ <b> |t| #h ~s~ \\ :red[w] www.x") == (
+        "a\\*b\\_c\\`d\\`\\[e\\](f) \\$x\\$ \\<b\\> \\|t\\| \\#h \\~s\\~ \\\\ "
+        "\\:red\\[w\\] www\\.x")
+    assert app_data.markdown_literal("Qwen3-Next-80B-A3B (edited)") == (
+        "Qwen3-Next-80B-A3B (edited)")

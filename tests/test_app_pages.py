@@ -4,6 +4,7 @@ view, bad input shows st.error. Expected figures are derived by hand (SPEC.md se
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -34,13 +35,19 @@ def open_app(page: str | None = None, query: dict | None = None) -> AppTest:
     return at
 
 
+def shown(element) -> str:
+    """An element's text as the page shows it: user text is escaped for Markdown
+    (app_data.markdown_literal), and the backslashes do not show."""
+    return re.sub(r"\\(.)", r"\1", element.value)
+
+
 def metrics(at: AppTest) -> dict[str, str]:
     return {m.label: m.value for m in at.metric}
 
 
 def assert_clean(at: AppTest) -> None:
-    assert not at.exception, [e.value for e in at.exception]
-    assert not at.error, [e.value for e in at.error]
+    assert not at.exception, [shown(e) for e in at.exception]
+    assert not at.error, [shown(e) for e in at.error]
 
 
 def test_layout_shows_the_worked_example_from_a_link():
@@ -100,7 +107,7 @@ def test_url_round_trip_reopens_the_same_view():
 def test_bad_link_values_fall_back_with_a_notice():
     at = open_app(None, {"block": "lots", "model": "GPT-9", "zoom": "1"})
     assert_clean(at)
-    notices = " ".join(w.value for w in at.warning)
+    notices = " ".join(shown(w) for w in at.warning)
     assert "block='lots' is not a whole number" in notices
     assert "'GPT-9' is not a known model" in notices
     assert "zoom" in notices
@@ -114,21 +121,21 @@ def test_bad_inputs_show_st_error_not_a_traceback():
     at = open_app("app_pages/layout.py", QWEN35_LINK)
     at.sidebar.text_input(key="w.gpu_memory").set_value("lots").run()
     assert not at.exception
-    assert any("GPU memory 'lots' is not a size" in e.value for e in at.error)
+    assert any("GPU memory 'lots' is not a size" in shown(e) for e in at.error)
     # 0 is refused under the field like any other bad size, and never reaches the link
     at.sidebar.text_input(key="w.gpu_memory").set_value("0").run()
-    assert any(e.value == "GPU memory is 0: give the memory of one GPU, e.g. 80GB or 141GB"
+    assert any(shown(e) == "GPU memory is 0: give the memory of one GPU, e.g. 80GB or 141GB"
                for e in at.error)
     assert "gpu_mem" not in at.query_params  # still the default 80GB, which links leave out
     # a budget too small for two blocks: the planner's message, as st.error
     at.sidebar.text_input(key="w.gpu_memory").set_value("100MB").run()
     assert not at.exception
-    assert any("a plan needs at least 2" in e.value for e in at.error)
+    assert any("a plan needs at least 2" in shown(e) for e in at.error)
     # weights that fill the GPU
     at.sidebar.text_input(key="w.gpu_memory").set_value("80GB").run()
     at.sidebar.text_input(key="w.weights").set_value("200GB").run()
     assert not at.exception
-    assert any("fill the usable memory" in e.value for e in at.error)
+    assert any("fill the usable memory" in shown(e) for e in at.error)
 
 
 def test_model_page_edits_raw_bytes_and_rejects_a_bad_pattern():
@@ -137,7 +144,7 @@ def test_model_page_edits_raw_bytes_and_rejects_a_bad_pattern():
     at.segmented_control(key="model.source").set_value("Raw bytes").run()
     at.text_input(key="edit.layers").set_value("full*x").run()
     assert not at.exception
-    assert any("layer pattern 'full*x'" in e.value for e in at.error)
+    assert any("layer pattern 'full*x'" in shown(e) for e in at.error)
     at.text_input(key="edit.layers").set_value("full*32").run()
     at.text_input(key="edit.state").set_value("").run()
     at.number_input(key="edit.kv").set_value(4096).run()
@@ -147,6 +154,26 @@ def test_model_page_edits_raw_bytes_and_rejects_a_bad_pattern():
     at.switch_page("app_pages/layout.py").run()
     # full*32 at 4,096 B/slot, block 16: 32 x 4,096 x 16 = 2,097,152 B per block
     assert metrics(at)["Block bytes"] == "2.00 MiB"
+
+
+def test_text_a_user_typed_shows_as_typed_not_as_markdown():
+    # a pattern quoted back in an error keeps its stars; a name keeps its stars, its $...$ and
+    # its [x](url), which would otherwise render as emphasis, LaTeX and a link a URL carries
+    at = open_app("app_pages/model.py")
+    at.segmented_control(key="model.source").set_value("Raw bytes").run()
+    at.text_input(key="edit.layers").set_value("(3*gdn,full)*").run()
+    (error,) = at.error
+    assert "'(3\\*gdn,full)\\*'" in error.value and "'(3*gdn,full)*'" in shown(error)
+    at = open_app("app_pages/model.py", {"model": "Llama-3.1-8B"})
+    at.segmented_control(key="model.source").set_value("Edit by hand").run()
+    name = "my*fancy*model $E=mc^2$ [x](http://a.example)"
+    at.text_input(key="spec.name").set_value(name).run()
+    assert_clean(at)
+    escaped = ("my\\*fancy\\*model \\$E=mc^2\\$ \\[x\\](http\\://a\\.example)")
+    assert at.subheader[0].value == escaped and shown(at.subheader[0]) == name
+    assert f"**{escaped}**" in at.sidebar.caption[0].value
+    at.switch_page("app_pages/compare.py").run()
+    assert at.caption[0].value.startswith(escaped + " · budget ")
 
 
 def test_model_page_edits_heads_and_dtypes_of_a_preset():
@@ -161,22 +188,22 @@ def test_model_page_edits_heads_and_dtypes_of_a_preset():
     assert kinds.iloc[0]["KV bytes per token"] == 2048
     # an altered preset no longer goes by the preset's name, here or in the link
     assert at.text_input(key="spec.name").value == "Llama-3.1-8B (edited)"
-    assert at.subheader[0].value == "Llama-3.1-8B (edited)"
-    assert "Llama-3.1-8B (edited)" in at.sidebar.caption[0].value
+    assert shown(at.subheader[0]) == "Llama-3.1-8B (edited)"
+    assert "Llama-3.1-8B (edited)" in shown(at.sidebar.caption[0])
     at.text_input(key="spec.name").set_value("Llama-3.1-8B").run()  # not while it differs
-    assert at.subheader[0].value == "Llama-3.1-8B (edited)"
+    assert shown(at.subheader[0]) == "Llama-3.1-8B (edited)"
     at.number_input(key="spec.full.kv_heads").set_value(8).run()  # changed back: the preset
-    assert at.subheader[0].value == "Llama-3.1-8B"
+    assert shown(at.subheader[0]) == "Llama-3.1-8B"
     at.selectbox(key="spec.ssm_dtype").set_value("float32").run()  # no state layer: no change
-    assert at.subheader[0].value == "Llama-3.1-8B"
+    assert shown(at.subheader[0]) == "Llama-3.1-8B"
     at.number_input(key="spec.full.kv_heads").set_value(4).run()
     at.selectbox(key="spec.kv_dtype").set_value("float8_e4m3fn").run()
     assert at.dataframe[0].value.iloc[0]["KV bytes per token"] == 1024
-    assert at.subheader[0].value == "Llama-3.1-8B (edited)"
+    assert shown(at.subheader[0]) == "Llama-3.1-8B (edited)"
     # a pattern over an unknown kind name: the spec's own message, as st.error
     at.text_input(key="spec.pattern").set_value("full*30,mamba*2").run()
     assert not at.exception
-    assert any("unknown kind" in e.value for e in at.error)
+    assert any("unknown kind" in shown(e) for e in at.error)
     # the link reopens the edited model
     again = open_app("app_pages/model.py", dict(at.query_params))
     assert_clean(again)
@@ -222,8 +249,8 @@ def test_model_page_builds_a_hybrid_from_scratch():
     at.text_input(key="spec.new.name").set_value("2bad")
     at.button(key="spec.add").click().run()
     assert not at.exception
-    assert any("kind name '2bad' must start with a letter" in e.value for e in at.error)
-    assert any(e.value.endswith("Until it is fixed, every page (and the summary below) shows "
+    assert any("kind name '2bad' must start with a letter" in shown(e) for e in at.error)
+    assert any(shown(e).endswith("Until it is fixed, every page (and the summary below) shows "
                                 "the last valid model.") for e in at.error)
     # removing a kind removes its layers: (mamba2,full)*2 -> 2*mamba2, a state-only model
     at.button(key="spec.full.remove").click().run()
@@ -241,11 +268,11 @@ def test_a_config_json_that_does_not_split_over_the_sidebar_tp_is_refused():
         "model_type": "llama", "num_hidden_layers": 4, "num_attention_heads": 12,
         "num_key_value_heads": 12, "hidden_size": 768})).run()
     at.button(key="hf.load").click().run()
-    assert [e.value for e in at.error] == [
+    assert [shown(e) for e in at.error] == [
         "attention.kv_heads = 12 is not divisible by tp = 8: choose a tp that divides the KV "
         "heads or is a multiple of them (tp up to 64 that split its cache layers: 1, 2, 3, 4, 6, "
         "12, 24, 36, ...)"]
-    assert at.query_params["model"] == "Llama-3.1-8B" and at.subheader[0].value == "Llama-3.1-8B"
+    assert at.query_params["model"] == "Llama-3.1-8B" and shown(at.subheader[0]) == "Llama-3.1-8B"
 
 
 def test_model_page_loads_a_config_json_and_model_json():
@@ -264,12 +291,12 @@ def test_model_page_loads_a_config_json_and_model_json():
     assert metrics(at)["Cache layers"] == "4"
     # 2 KV heads x (64 + 64) x 2 B = 512 B per token per layer (head_dim 512 / 8 = 64)
     assert at.dataframe[0].value.iloc[0]["KV bytes per token"] == 512
-    assert at.subheader[0].value == "tiny-llama"
+    assert shown(at.subheader[0]) == "tiny-llama"
     assert at.text_input(key="hf.name").value == ""  # the name went with its config
     # a hybrid's source says where its ssm dtype came from, and the link keeps it
     at.text_area(key="hf.paste").set_value('{"model_type": "nemotron_h"}').run()
     at.button(key="hf.load").click().run()
-    assert at.subheader[0].value != "tiny-llama"  # named from its own config
+    assert shown(at.subheader[0]) != "tiny-llama"  # named from its own config
     why = "ssm state float32 from transformers' default for mamba_ssm_cache_dtype"
     assert any(c.value.endswith(why) for c in at.caption)
     again = open_app("app_pages/model.py", dict(at.query_params))
@@ -277,22 +304,22 @@ def test_model_page_loads_a_config_json_and_model_json():
     # pasted text is JSON, never taken for a path or a model id
     at.text_area(key="hf.paste").set_value("hello this is not json {").run()
     at.button(key="hf.load").click().run()
-    assert [e.value for e in at.error] == [
+    assert [shown(e) for e in at.error] == [
         "pasted config.json is not valid JSON (line 1, column 1: Expecting value)"]
     at.text_area(key="hf.paste").set_value(" meta-llama/Llama-3.1-8B\n").run()
     at.button(key="hf.load").click().run()
-    assert [e.value for e in at.error] == [
+    assert [shown(e) for e in at.error] == [
         "'meta-llama/Llama-3.1-8B' is not JSON: it looks like a model id or a path. Paste the "
         "contents of the config.json or upload the file (the app does not fetch from the Hub; "
         "`python -m flatkv model --hf-config ID` does)"]
     at.text_area(key="hf.paste").set_value("/models/llama/config.json").run()
     at.button(key="hf.load").click().run()
-    assert at.error[0].value.startswith("'/models/llama/config.json' is not JSON: it looks like "
+    assert shown(at.error[0]).startswith("'/models/llama/config.json' is not JSON: it looks like "
                                         "a model id or a path.")
     at.segmented_control(key="model.source").set_value("Model JSON").run()
     at.text_area(key="model.paste").set_value('{"model_type": "llama"}').run()
     at.button(key="model.load").click().run()
-    assert [e.value for e in at.error] == [
+    assert [shown(e) for e in at.error] == [
         "this is a Hugging Face config.json (model_type 'llama'), not a model JSON: load it "
         "under Source: config.json"]
     at.text_area(key="model.paste").set_value(
@@ -304,7 +331,7 @@ def test_model_page_loads_a_config_json_and_model_json():
     assert at.query_params["layers"] == "linear_attention,full_attention"
     at.text_area(key="model.paste").set_value("{broken").run()
     at.button(key="model.load").click().run()
-    assert any("not valid JSON" in e.value for e in at.error)
+    assert any("not valid JSON" in shown(e) for e in at.error)
 
 
 def test_budget_page_concurrency_by_hand():
@@ -496,7 +523,7 @@ def test_engine_options_round_trip_through_the_link():
 def test_bad_engine_options_in_the_link_fall_back_with_a_notice():
     at = open_app(None, {**QWEN35_LINK, "kernel": "0", "mamba": "bogus"})
     assert_clean(at)
-    notices = " ".join(w.value for w in at.warning)
+    notices = " ".join(shown(w) for w in at.warning)
     assert "kernel=0 is outside 1..1,048,576; using the default (kernel=auto)" in notices
     assert "mamba='bogus' is not one of none, align, all; using the default (mamba=none)" in notices
     assert "kernel" not in at.query_params and "mamba" not in at.query_params
@@ -617,7 +644,7 @@ def test_gpu_page_times_both_pool_layouts_side_by_side(small_flush):
         float(gather["page-major / slot-major"][:-1]) - ratio) < 0.011  # from unrounded GB/s
     assert list(compared.index) == ["gather", "scatter"]  # the shared copy has no row
     at.pills(key="w.lab_layouts").set_value([]).run()
-    assert any("pool layout: pick at least one" in e.value for e in at.error)
+    assert any("pool layout: pick at least one" in shown(e) for e in at.error)
     assert at.button(key="gpu.run").disabled
 
 
@@ -630,13 +657,13 @@ def test_gpu_page_says_the_device_is_busy(small_flush, monkeypatch):
         at = open_app("app_pages/gpu.py", TINY_LINK)
         tiny_run(at)
         assert not at.exception and not at.error
-        assert any("Another session is benchmarking cpu" in w.value for w in at.warning)
+        assert any("Another session is benchmarking cpu" in shown(w) for w in at.warning)
         assert not at.dataframe  # nothing ran
         # the other run holds the memory: still "busy", not "does not fit"
         monkeypatch.setattr(bench, "free_memory_bytes", lambda device: 1)
         at.run()
         assert not at.error
-        assert any("Another session is benchmarking cpu" in w.value for w in at.warning)
+        assert any("Another session is benchmarking cpu" in shown(w) for w in at.warning)
     finally:
         lock.release()
 
@@ -646,12 +673,12 @@ def test_gpu_page_shows_bad_settings_as_errors(small_flush):
     at.number_input(key="w.lab_max_blocks").set_value(1)
     at.button(key="gpu.run").click().run()
     assert not at.exception
-    assert any("max_blocks" in e.value and "two pages" in e.value for e in at.error)
+    assert any("max_blocks" in shown(e) and "two pages" in shown(e) for e in at.error)
     at.number_input(key="w.lab_max_blocks").set_value(8)
     at.segmented_control(key="w.lab_sweep").set_value("pages per call").run()
     at.text_input(key="w.lab_sweep_pages").set_value("2, lots").run()
     assert not at.exception
-    assert any("pages per call: 'lots' is not a whole number" in e.value for e in at.error)
+    assert any("pages per call: 'lots' is not a whole number" in shown(e) for e in at.error)
 
 
 def test_gpu_lab_settings_come_from_the_link_and_go_back_to_it(small_flush):
@@ -677,14 +704,14 @@ def test_gpu_lab_settings_come_from_the_link_and_go_back_to_it(small_flush):
 def test_gpu_lab_link_to_a_device_this_machine_lacks_falls_back():
     at = open_app("app_pages/gpu.py", {**TINY_LINK, "device": "cuda:7", "kernels": "triton"})
     assert not at.exception and not at.error
-    assert any("This machine has no cuda:7" in w.value for w in at.warning)
+    assert any("This machine has no cuda:7" in shown(w) for w in at.warning)
     assert "device" not in at.query_params  # the address bar shows the device in use
     import torch
 
     if not torch.cuda.is_available():
         assert at.selectbox(key="w.lab_device").value == "cpu"
         assert at.pills(key="w.lab_kernels").value == ["torch"]  # no triton without CUDA
-        assert any("triton does not run on cpu here: timing torch." in w.value
+        assert any("triton does not run on cpu here: timing torch." in shown(w)
                    for w in at.warning)
 
 
@@ -693,11 +720,11 @@ def test_gpu_lab_blocks_a_run_until_a_bad_setting_is_fixed(small_flush):
                                        "sweep": "pages per call", "sweep_pages": "1,16"})
     assert not at.exception
     # 16 pages per call in a pool of 8 blocks: a link's list meets a smaller pool
-    assert any("pages per call: 16 is out of range; give values from 1 to 8" in e.value
+    assert any("pages per call: 16 is out of range; give values from 1 to 8" in shown(e)
                for e in at.error)
     assert at.button(key="gpu.run").disabled  # shown, but not clickable until it is fixed
     at.text_input(key="w.lab_sweep_pages").set_value("1, x").run()
-    assert any("'x' is not a whole number" in e.value for e in at.error)
+    assert any("'x' is not a whole number" in shown(e) for e in at.error)
     assert at.button(key="gpu.run").disabled
     at.text_input(key="w.lab_sweep_pages").set_value("1, 2").run()
     assert_clean(at)
@@ -713,7 +740,7 @@ def test_gpu_lab_refuses_a_run_that_would_not_fit_in_memory(monkeypatch):
     at = open_app("app_pages/gpu.py", {"block": "1048576", "device": "cpu"})
     assert metrics(at)["Page bytes"] == "24.04 GiB"
     # said before Run on the CPU, where free memory is cheap to read: Run stays disabled
-    assert any("this benchmark needs" in e.value and "plan a smaller block size" in e.value
+    assert any("this benchmark needs" in shown(e) and "plan a smaller block size" in shown(e)
                for e in at.error)
     assert at.button(key="gpu.run").disabled
     assert not at.exception and not at.dataframe
@@ -747,7 +774,7 @@ def test_a_bad_setting_is_explained_once_on_the_page(page):
     at.sidebar.number_input(key="w.tp").set_value(3).run()
     assert not at.exception
     # one error box; the sidebar only points at it
-    assert [e.value for e in at.error] == [
+    assert [shown(e) for e in at.error] == [
         "gdn.k_heads = 16 is not divisible by tp = 3: choose a tp that divides it (tp up to 64 "
         "that split its cache layers: 1, 2, 4, 8, 16)"]
     assert any("the page says why" in c.value for c in at.sidebar.caption)
@@ -758,7 +785,7 @@ def test_a_bad_setting_is_explained_once_on_the_page(page):
     if page == "app_pages/model.py":  # no budget on the Model page: the sidebar says why
         assert not at.error and fill in side
     else:
-        assert [fill in e.value for e in at.error] == [True] and fill not in side
+        assert [fill in shown(e) for e in at.error] == [True] and fill not in side
 
 
 def test_compare_takes_sglang_page_size_and_sliding_ratio():
@@ -1051,7 +1078,7 @@ def test_gpu_lab_pages_per_call_follow_the_sweep_and_the_pool():
     at = open_app("app_pages/gpu.py", {**TINY_LINK, "max_blocks": "8", "pages": "99"})
     assert not at.exception
     # a single run may move the whole pool, not more
-    assert [e.value for e in at.error] == [
+    assert [shown(e) for e in at.error] == [
         "Pages per call: 99 is more than the 8 blocks of the pool; give at most that many, or "
         "raise Max blocks."]
     assert at.button(key="gpu.run").disabled
@@ -1081,14 +1108,14 @@ def test_budget_points_a_state_only_model_at_the_planner_that_takes_it():
     at = open_app("app_pages/budget.py", {"model": "custom", "layers": "4*linear", "kv": "0",
                                           "state": "conv=49152"})
     assert not at.exception
-    assert any("pick the planner \"one tensor per component\" in the sidebar" in e.value
+    assert any("pick the planner \"one tensor per component\" in the sidebar" in shown(e)
                for e in at.error)
 
 
 def test_with_both_model_and_budget_wrong_the_sidebar_names_the_budget_reason():
     at = open_app("app_pages/layout.py", {"model": "Qwen3-Next-80B-A3B", "weights": "500GB"})
     at.sidebar.number_input(key="w.tp").set_value(3).run()
-    assert [e.value for e in at.error] == [
+    assert [shown(e) for e in at.error] == [
         "gdn.k_heads = 16 is not divisible by tp = 3: choose a tp that divides it (tp up to 64 "
         "that split its cache layers: 1, 2, 4, 8, 16)"]
     side = " ".join(c.value for c in at.sidebar.caption)
@@ -1152,9 +1179,9 @@ def test_a_widget_on_the_next_page_shows_the_view_not_its_minimum():
                  "app_pages/budget.py", "app_pages/layout.py"):
         at.switch_page(page).run()
         assert_clean(at)
-        shown = {w.key: w.value for w in at.number_input}
-        assert shown["w.context"] == 65_536, page
-        assert shown["w.max_batched_tokens"] == 4096, page  # every page offers it for sliding
+        values = {w.key: w.value for w in at.number_input}
+        assert values["w.context"] == 65_536, page
+        assert values["w.max_batched_tokens"] == 4096, page  # every page offers it for sliding
 
 
 def test_layout_keeps_the_uniform_pages_view_across_pages_and_in_the_link():
@@ -1218,7 +1245,7 @@ def test_layout_takes_the_largest_workload_a_link_can_ask_for():
     # the pool's first ids (listing them all took 24 GB and killed the server)
     at = open_app("app_pages/layout.py", {"req": "4096", "ctx": str(1 << 24)})
     assert not at.exception
-    (warning,) = [w.value for w in at.warning if "does not fit" in w.value]
+    (warning,) = [shown(w) for w in at.warning if "does not fit" in shown(w)]
     assert f"full_attention: {-(-4096 * (1 << 24) // 544) + 4096 + 1:,}" in warning
 
 
@@ -1227,7 +1254,7 @@ def test_layout_says_how_many_requests_fit_and_draws_no_map_of_pages_it_lacks():
     # and 8 + 512 + 2 sliding pages (66,060); two need 131,072 + 3 full pages alone
     at = open_app("app_pages/layout.py", {"model": "gpt-oss-20b", "ctx": str(1 << 20)})
     assert_clean(at)
-    (warning,) = [w.value for w in at.warning if "does not fit" in w.value]
+    (warning,) = [shown(w) for w in at.warning if "does not fit" in shown(w)]
     assert warning.endswith("The workload does not fit in this budget: at most 1 request(s) "
                             "of 1,048,576 tokens do; lower the live requests or the context "
                             "length.")
@@ -1246,7 +1273,7 @@ STATE_ONLY_LINK = {"model": "custom", "layers": "linear*24", "kv": "0",
 def test_packed_slabs_refuse_a_state_only_model_naming_the_setting(page):
     at = open_app(page, STATE_ONLY_LINK)
     assert not at.exception
-    (error,) = [e.value for e in at.error]
+    (error,) = [shown(e) for e in at.error]
     assert error.endswith('pick the planner "one tensor per component" in the sidebar' + (
         ', or another layout under "Whose layout"' if page.endswith("budget.py") else ""))
 
@@ -1258,7 +1285,7 @@ def test_a_budget_too_small_for_two_blocks_names_the_sidebar_settings(page):
     # leaves 900 B, no block at all
     at = open_app(page, {"gpu": "Custom", "gpu_mem": "1KB"})
     assert not at.exception
-    assert [e.value for e in at.error] == [
+    assert [shown(e) for e in at.error] == [
         "The cache budget per rank, 900 B, holds 0 block(s) of 52,887,552 B (50.44 MiB); a "
         "plan needs at least 2, that is 105,775,104 B (100.88 MiB): raise the GPU memory or "
         "the memory fraction, or lower the model weights, in the sidebar"]
@@ -1310,7 +1337,7 @@ def test_the_planner_hint_stays_off_a_budget_error():
     # with the budget wrong as well, the page explains the budget, without the planner hint
     at = open_app("app_pages/layout.py", {**STATE_ONLY_LINK, "weights": "500GB"})
     assert not at.exception
-    (error,) = [e.value for e in at.error]
+    (error,) = [shown(e) for e in at.error]
     assert "weights" in error and "pick the planner" not in error
 
 
@@ -1359,18 +1386,18 @@ def test_budget_sweeps_an_engine_layout_picked_on_the_page():
 def test_compare_when_no_layout_fits_blames_the_budget_not_the_model():
     at = open_app("app_pages/compare.py", {"gpu": "Custom", "gpu_mem": "1KB"})
     assert not at.exception
-    assert [e.value for e in at.error] == [
+    assert [shown(e) for e in at.error] == [
         "No layout fits this budget: each says why above. Raise the GPU memory or the memory "
         "fraction, or lower the model weights, in the sidebar."]
     assert not at.get("plotly_chart")
     assert not any("the model has no attention layer" in c.value for c in at.caption)
     # with the KV cache memory given, the fix is that memory: fraction and weights do not act
     given = open_app("app_pages/compare.py", {"gpu": "KV cache memory", "kv_mem": "1"})
-    assert [e.value for e in given.error] == [
+    assert [shown(e) for e in given.error] == [
         "No layout fits this budget: each says why above. Raise the KV cache memory in the "
         "sidebar."]
     layout = open_app("app_pages/layout.py", {"gpu": "KV cache memory", "kv_mem": "1"})
-    (error,) = [e.value for e in layout.error]
+    (error,) = [shown(e) for e in layout.error]
     assert error.startswith("The cache budget per rank, 1 B, holds 0 block(s)")
     assert error.endswith(": raise the KV cache memory in the sidebar")
     # an option no layout reads for the model is neither offered nor named as changed
