@@ -38,6 +38,7 @@ from flatkv.models import (
     MLALayer,
     ModelSpec,
 )
+from flatkv.plan import int_text
 from flatkv.profile import check_architectures
 
 # model_type -> how its cache layers are read (see _layers_of). Attention models list their
@@ -155,7 +156,8 @@ def _precheck_sizes(cfg: Mapping[str, Any], where: str = "") -> None:
         value = cfg.get(key)
         if isinstance(value, int) and not isinstance(value, bool) and value > MAX_CACHE_LAYERS:
             raise ValueError(
-                f"{where}{key} = {value} is too large to be real (at most {MAX_CACHE_LAYERS})"
+                f"{where}{key} = {int_text(value)} is too large to be real (at most "
+                f"{MAX_CACHE_LAYERS})"
             )
     for key in ("layer_types", "layers_block_type", "hybrid_override_pattern"):
         value = cfg.get(key)
@@ -192,7 +194,7 @@ def _precheck_whole(cfg: Mapping[str, Any], where: str = "") -> None:
             )
         if value < least:
             raise ValueError(
-                f"config.json {where}{key} = {value} must be "
+                f"config.json {where}{key} = {int_text(value)} must be "
                 f"{'positive' if least else 'at least 0'}: fix or remove the field"
             )
 
@@ -405,6 +407,24 @@ def _get(conf: Any, attr: str, model_type: str, *, default: Any = None) -> Any:
     if isinstance(conf, _Recorded):
         conf.used[attr] = value
     return value
+
+
+def _refuse_top_level_text_fields(cfg: Mapping[str, Any], used: Mapping[str, int],
+                                  model_type: str) -> None:
+    """A multimodal config (gemma3, mistral3, qwen3_5, qwen3_vl) keeps its language model's
+    sizes in a nested config; the same names at the top level are not read, so a config that
+    gives them there would be planned with transformers' defaults without a word."""
+    nested = next((key for key in _NESTED if isinstance(cfg.get(key), Mapping)), _NESTED[0])
+    inner = cfg.get(nested) if isinstance(cfg.get(nested), Mapping) else {}
+    ignored = [attr for attr, value in used.items()
+               if attr in cfg and attr not in inner and cfg[attr] != value]
+    if ignored:
+        given = ", ".join(f"{attr} = {cfg[attr]!r}" for attr in ignored)
+        default = ", ".join(f"{attr} {used[attr]:,}" for attr in ignored)
+        raise ValueError(
+            f"config.json {given} at the top level is not read: {model_type} keeps its language "
+            f"model under {nested}, where transformers' defaults stand in ({default}); move "
+            f"the field{'s' if len(ignored) > 1 else ''} into {nested}")
 
 
 def _not_given_note(cfg: Mapping[str, Any], used: Mapping[str, int]) -> str:
@@ -646,6 +666,8 @@ def spec_from_hf_config(
     if source is None:
         where = f" at {config}" if is_file else ""
         source = f"config.json{where} (model_type {model_type}), resolved with transformers"
+    if text is not resolved:
+        _refuse_top_level_text_fields(cfg, recorded.used, model_type)
     ssm_dtype, ssm_why = _ssm_dtype_of(text, model_dtype, cfg)
     for note in (_not_given_note(cfg, recorded.used), dtype_note, kv_note):
         if note:

@@ -9,8 +9,26 @@ import stat
 from pathlib import Path
 from typing import Any
 
-# Real config.json files and model specs are a few KiB.
+# Real config.json files and model specs are a few KiB, nested a few levels (text_config,
+# rope_scaling, quantization_config); readers after this one recurse per level.
 MAX_JSON_BYTES = 8 * 1024 * 1024
+MAX_JSON_DEPTH = 32
+
+
+def _depth(data: Any) -> int:
+    """How deeply ``data`` nests objects and arrays (a scalar is 0), without recursion."""
+    deepest, todo = 0, [(data, 0)]
+    while todo:
+        value, level = todo.pop()
+        children = (value.values() if isinstance(value, dict)
+                    else value if isinstance(value, list) else None)
+        if children is None:
+            continue
+        deepest = max(deepest, level + 1)
+        if deepest > MAX_JSON_DEPTH:
+            break
+        todo.extend((child, level + 1) for child in children)
+    return deepest
 
 
 def parse_json_object(text: str | bytes, where: str) -> dict[str, Any]:
@@ -29,6 +47,12 @@ def parse_json_object(text: str | bytes, where: str) -> dict[str, Any]:
         ) from None
     except RecursionError:
         raise ValueError(f"{where} is nested too deeply to be a model file") from None
+    except ValueError as exc:  # an integer past Python's 4,300-digit conversion limit
+        raise ValueError(f"{where} holds a number too long to read ({exc.args[0].split(':')[0]}"
+                         "): no model field is that large, fix the number") from None
+    if _depth(data) > MAX_JSON_DEPTH:
+        raise ValueError(f"{where} nests objects or arrays more than {MAX_JSON_DEPTH} deep: "
+                         "too deep to be a model file")
     if not isinstance(data, dict):
         raise ValueError(f"{where} must hold a JSON object, got {type(data).__name__}")
     return data

@@ -119,11 +119,17 @@ def check_int(field: str, value: object, *, minimum: int = 0, maximum: int | Non
         )
     if value < minimum:
         bound = "positive" if minimum == 1 else f"at least {minimum}"
-        raise ValueError(f"{field} must be {bound}, got {value}{tail}")
+        raise ValueError(f"{field} must be {bound}, got {int_text(value)}{tail}")
     if maximum is not None and value > maximum:
-        shown = value if value < 10**30 else f"a {len(str(value))}-digit number"
-        raise ValueError(f"{field} = {shown} is too large to be real (at most {maximum}){tail}")
+        raise ValueError(
+            f"{field} = {int_text(value)} is too large to be real (at most {maximum}){tail}")
     return value
+
+
+def int_text(value: int) -> str:
+    """``value`` for an error message: its digits, or how many there are past 30 of them (a
+    4,000-digit number would fill the screen)."""
+    return str(value) if abs(value) < 10**30 else f"a {len(str(abs(value)))}-digit number"
 
 
 def _is_count(value: object) -> bool:

@@ -463,6 +463,28 @@ def test_path_and_pasted_text(tmp_path):
         ({"model_type": "qwen3_5", "text_config": {"head_dim": 0}},
          "text_config.head_dim = 0 must be positive"),
         ({"model_type": "qwen3_next", "num_hidden_layers": 10**7}, "too large to be real"),
+        # past 30 digits the count of digits, not the digits; past 4,300 Python will not read it
+        ("{\"model_type\": \"llama\", \"num_hidden_layers\": " + "1" * 4000 + "}",
+         "num_hidden_layers = a 4000-digit number is too large to be real \\(at most 10000\\)$"),
+        ("{\"model_type\": \"llama\", \"num_hidden_layers\": " + "1" * 4400 + "}",
+         "holds a number too long to read \\(Exceeds the limit \\(4300 digits\\) for integer "
+         "string conversion\\): no model field is that large, fix the number"),
+        # gemma3 reads its text_config: sizes at the top level would silently give way to
+        # transformers' defaults (26 layers, head_dim 256, window 4,096)
+        ({"model_type": "gemma3", "num_hidden_layers": 4, "num_attention_heads": 8,
+          "num_key_value_heads": 4, "head_dim": 128, "sliding_window": 512},
+         "config.json num_hidden_layers = 4, sliding_window = 512, head_dim = 128 at the top "
+         "level is not read: gemma3 keeps its language model under text_config, where "
+         "transformers' defaults stand in \\(num_hidden_layers 26, sliding_window 4,096, "
+         "head_dim 256\\); move the fields into text_config"),
+        ({"model_type": "qwen3_5", "text_config": {"head_dim": 128}, "num_hidden_layers": 8},
+         "config.json num_hidden_layers = 8 at the top level is not read: qwen3_5 keeps its "
+         "language model under text_config"),
+        # nested past what transformers and our own readers recurse through
+        ("{\"model_type\": \"llama\", \"x\": " + "[" * 600 + "1" + "]" * 600 + "}",
+         "nests objects or arrays more than 32 deep: too deep to be a model file"),
+        ("{\"model_type\": \"llama\", \"x\": " + "{\"a\": " * 40 + "1" + "}" * 40 + "}",
+         "nests objects or arrays more than 32 deep"),
         ({"model_type": "nemotron_h", "hybrid_override_pattern": "M" * 20000},
          "too large to be real"),
         ({"model_type": "llama", "num_attention_heads": "many"},
