@@ -226,6 +226,10 @@ def profile_to_dict(profile: CacheProfile) -> dict:
     }
 
 
+_PROFILE_KEYS = {"format", "name", "layers", "kv_bytes_per_slot", "state_const_bytes",
+                 *CARRIED_FIELDS}
+
+
 def load_model_json(text: str | bytes) -> ModelSpec | CacheProfile:
     """A model JSON the app exported: a spec (``flatkv-model/1``) or a raw profile
     (``flatkv-profile/1``). Raises ValueError naming what is wrong."""
@@ -252,7 +256,12 @@ def load_model_json(text: str | bytes) -> ModelSpec | CacheProfile:
 
 
 def profile_from_dict(data: dict) -> CacheProfile:
-    """A raw profile from its export dict (``profile_to_dict``)."""
+    """A raw profile from its export dict (``profile_to_dict``). Unknown keys are refused: a
+    misspelt ``kernel_block_sise`` would otherwise plan an MLA model at the wrong page size."""
+    unknown = sorted(set(data) - _PROFILE_KEYS)
+    if unknown:
+        raise ValueError(f"model JSON has unknown key(s) {unknown}: a {PROFILE_FORMAT} file "
+                         f"holds {sorted(_PROFILE_KEYS)}")
     state = data.get("state_const_bytes") or {}
     if not isinstance(state, dict):
         raise ValueError("model JSON state_const_bytes must be an object of name: bytes")

@@ -98,6 +98,12 @@ class CacheProfile:
             check_int("kernel_block_size", self.kernel_block_size, minimum=1,
                       maximum=MAX_KERNEL_BLOCK_SIZE)
         for name, nbytes in self.state_const_bytes.items():
+            # written as name=bytes pairs in a link and on the command line: a name must read
+            # back as itself
+            if (not isinstance(name, str) or not name or name != name.strip()
+                    or set(name) & {",", "="}):
+                raise ValueError(f"state_const_bytes has a tensor named {name!r}: give a name "
+                                 "without ',' or '=' or spaces around it, e.g. 'conv'")
             check_int(f"state_const_bytes[{name!r}]", nbytes, minimum=1, maximum=MAX_ROW_BYTES)
         if self.ssm_element_bytes is not None:
             check_int("ssm_element_bytes", self.ssm_element_bytes, minimum=1,

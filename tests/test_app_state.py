@@ -303,6 +303,18 @@ def test_model_json_round_trip_and_errors():
     with pytest.raises(ValueError, match="layer pattern"):
         app_model.load_model_json(json.dumps(
             {"format": app_model.PROFILE_FORMAT, "layers": "full*", "kv_bytes_per_slot": 4}))
+    # a misspelt key would plan DeepSeek-V3's MLA at block 16 instead of its kernel's 64
+    mla = {"format": app_model.PROFILE_FORMAT, "layers": "full*61", "kv_bytes_per_slot": 1152}
+    assert app_model.load_model_json(json.dumps({**mla, "kernel_block_size": 64})
+                                     ).kernel_block_size == 64
+    with pytest.raises(ValueError, match=r"unknown key\(s\) \['kernel_block_sise'\]"):
+        app_model.load_model_json(json.dumps({**mla, "kernel_block_sise": 64}))
+    # a state tensor name must read back from a link's name=bytes pairs
+    for name in ("a,b", "x=y", " conv", ""):
+        with pytest.raises(ValueError, match="state_const_bytes has a tensor named"):
+            app_model.load_model_json(json.dumps(
+                {"format": app_model.PROFILE_FORMAT, "layers": "linear,full",
+                 "kv_bytes_per_slot": 4, "state_const_bytes": {name: 64}}))
 
 
 def test_presets_and_tp_give_the_spec_reference_bytes():

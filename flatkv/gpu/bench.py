@@ -464,7 +464,7 @@ def check_sweep_fits(plans: Sequence[FlatMemoryPlan], device: str | torch.device
         for i, n in enumerate(counts):
             if n is not None and n > blocks:
                 raise ValueError(
-                    f"pages_per_call[{i}]={n:,} is more than the {blocks:,} blocks a pool of "
+                    f"pages_per_call[{i}] is {n:,}, more than the {blocks:,} blocks a pool of "
                     f"this plan gets: give at most {blocks:,} (or raise max_blocks)")
         _check_fits(plan, dev, cap, counts, free, pools=pools)
     return caps

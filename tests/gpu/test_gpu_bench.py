@@ -338,6 +338,9 @@ def test_cli_preset_with_budget(capsys):
     (["--layers", "LLXF"], "unknown layer kind(s) ['LLXF']"),
     (["--state", "conv"], "name=bytes"),
     (["--max-blocks", "1"], "--max-blocks must be at least 2"),
+    # argparse keeps the last --pages-per-call: 21 of a pool capped at 20 blocks
+    (["--pages-per-call", "21"], "--pages-per-call is 21, more than the 20 blocks a pool of "
+     "this plan gets: give at most 20"),
     (["--pool-layout", "rows"], "argument --pool-layout: invalid choice: 'rows'"),
 ])
 def test_cli_bad_input_exits_2_with_one_line(capsys, extra, message):
