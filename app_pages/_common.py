@@ -469,10 +469,14 @@ def engine_widget(field: str) -> None:
              "attention backends, 64 for some).")
     elif field == "sglang_swa_pool":
         by_model, why = sglang_swa_pool(state().profile(), StrategyOptions())
-        choices = {None: f"As SGLang decides: {'on' if by_model else 'off'}", True: "On",
-                   False: "Off"}
+        # text choices: a selectbox holding None shows its placeholder, not "As SGLang decides"
+        choices = {"auto": f"As SGLang decides: {'on' if by_model else 'off'}", "on": "On",
+                   "off": "Off"}
+        values = {"auto": None, "on": True, "off": False}
         bind(st.selectbox, field, "Sliding-window pool", options=list(choices),
              format_func=choices.get,
+             to_widget=lambda v: next(k for k, x in values.items() if x is v),
+             from_widget=values.get,
              help="SGLang keeps sliding-window layers in a token pool of their own (its hybrid "
              f"SWA pool) only for the architectures on its list: {SGLANG_SWA_ARCHITECTURES}; "
              "for the others (Gemma 2 / 3, Cohere2, Mistral) every layer keeps every token in "

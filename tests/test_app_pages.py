@@ -811,9 +811,10 @@ def test_compare_takes_sglang_page_size_and_sliding_ratio():
     # token of all 24 layers: 10**10 // 49,152 = 203,450, in whole pages of 64: 203,392; the
     # ratio of a pool it no longer has is not offered
     pool = at.selectbox(key="w.sglang_swa_pool")
-    assert pool.value is None and pool.format_func(None) == "As SGLang decides: on"
+    # the selectbox shows what is in effect, not an empty placeholder
+    assert pool.value == "auto" and pool.format_func("auto") == "As SGLang decides: on"
     assert "This model: on, GptOssForCausalLM is on SGLang's hybrid SWA list." in pool.help
-    pool.set_value(False).run()
+    pool.set_value("off").run()
     assert_clean(at)
     assert at.query_params["sg_swa_pool"] == "0"
     assert at.dataframe[0].value.set_index("strategy").loc["SGLang",
@@ -834,10 +835,10 @@ def test_compare_follows_sglangs_sliding_pool_choice_for_the_architecture():
     assert any(c.value.startswith("SGLang keeps every token of every layer in one pool: "
                                   "Gemma3ForConditionalGeneration is not on SGLang's hybrid SWA "
                                   "list") for c in at.caption)
-    assert at.selectbox(key="w.sglang_swa_pool").format_func(None) == "As SGLang decides: off"
+    assert at.selectbox(key="w.sglang_swa_pool").format_func("auto") == "As SGLang decides: off"
     assert not [w for w in at.number_input if w.key == "w.swa_full_tokens_ratio"]
     # on, as the user may force it: floor(109,226 x 48 / (8 + 0.8 x 40)) = 131,071
-    at.selectbox(key="w.sglang_swa_pool").set_value(True).run()
+    at.selectbox(key="w.sglang_swa_pool").set_value("on").run()
     assert_clean(at)
     assert at.query_params["sg_swa_pool"] == "1"
     assert at.dataframe[0].value.set_index("strategy").loc[
