@@ -258,11 +258,13 @@ def picker() -> None:
                 _fill_raw(raw)
             st.rerun()
     elif source == SOURCES[3]:
-        spec = s.model_spec()
+        # edited at TP 1: a TP that does not split the model leaves the editor usable (the
+        # summary below says what the TP breaks)
+        spec = None if s.model == CUSTOM else app_model.spec_for(s.model, s.spec, 1)
         if spec is None:
             st.info("The current model is a raw profile (edit it under Raw bytes): build a "
                     "model here from scratch, kind by kind.")
-        spec_editor(None if spec is None else spec.with_options(tp=1))
+        spec_editor(spec)
     else:
         if any(k not in ss for k in RAW) or ss.get("edit.filled") != (s.model, s.spec, s.tp):
             _fill_raw(s.raw or RawModel.from_profile(s.profile()))

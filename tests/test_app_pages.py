@@ -176,6 +176,20 @@ def test_text_a_user_typed_shows_as_typed_not_as_markdown():
     assert at.caption[0].value.startswith(escaped + " · budget ")
 
 
+def test_a_tp_that_does_not_split_the_model_leaves_the_editor_open():
+    # Qwen3-Next's 16 GDN key heads do not split over TP 3: one error, and the kinds stay
+    # editable (at TP 1) so the user can fix either
+    at = open_app("app_pages/model.py")
+    at.segmented_control(key="model.source").set_value("Edit by hand").run()
+    at.sidebar.number_input(key="w.tp").set_value(3).run()
+    assert not at.exception
+    assert [shown(e) for e in at.error] == [
+        "gdn.k_heads = 16 is not divisible by tp = 3: choose a tp that divides it (tp up to 64 "
+        "that split its cache layers: 1, 2, 4, 8, 16)"]
+    assert at.number_input(key="spec.gdn.k_heads").value == 16
+    assert at.text_input(key="spec.pattern").value == "(3*gdn,full)*12"
+
+
 def test_model_page_edits_heads_and_dtypes_of_a_preset():
     at = open_app("app_pages/model.py", {"model": "Llama-3.1-8B"})
     at.segmented_control(key="model.source").set_value("Edit by hand").run()
