@@ -61,11 +61,18 @@ with user_errors():
     has_history = s.profile().has_attention
     columns = [c for c in app_data.HEADLINE_COLUMNS
                if has_history or c not in ("capacity (tokens)", app_data.LOGGED_COLUMN)]
-    # accounting: thousands separators and always two decimals (65.50, 391,483.00)
-    table(applies[columns], formats={"concurrency": "accounting"})
+    if not shown:  # first what is wrong and how to fix it, then each layout's reason
+        how = s.budget().how_to_raise
+        st.error(f"No layout fits this budget: each says why below. {how[0].upper()}{how[1:]}.")
+    else:
+        # accounting: thousands separators and always two decimals (65.50, 391,483.00)
+        table(applies[columns], formats={"concurrency": "accounting"})
     for r in rows:
         if not r.applies:
             st.caption(f"**{r.name}** does not apply: {r.reason}")
+    if shown:
+        charts_of(shown, applies, frame, has_history, s.context)
+    # how to read the figures, under the charts they explain too
     st.caption(("Capacity: the history the pool holds beside one request's state, counted "
                 "the same way for every paged layout; SGLang: its token pool, which its "
                 "static split of the budget fixes. "
@@ -91,11 +98,6 @@ with user_errors():
         st.caption("Mamba cache mode all: every paged layout keeps a state snapshot every P "
                    "tokens of its own P (vLLM first aligns its P to lcm(chunk, A)), so a small "
                    "P, such as two-level pages' requested block size, means many snapshots.")
-    if not shown:
-        how = s.budget().how_to_raise
-        st.error(f"No layout fits this budget: each says why above. {how[0].upper()}{how[1:]}.")
-    else:
-        charts_of(shown, applies, frame, has_history, s.context)
     st.subheader("Formulas", divider="gray")
     for r in rows:
         with st.expander(r.name + ("" if r.applies else " (does not apply)")):

@@ -1402,14 +1402,14 @@ def test_compare_when_no_layout_fits_blames_the_budget_not_the_model():
     at = open_app("app_pages/compare.py", {"gpu": "Custom", "gpu_mem": "1KB"})
     assert not at.exception
     assert [shown(e) for e in at.error] == [
-        "No layout fits this budget: each says why above. Raise the GPU memory or the memory "
+        "No layout fits this budget: each says why below. Raise the GPU memory or the memory "
         "fraction, or lower the model weights, in the sidebar."]
-    assert not at.get("plotly_chart")
+    assert not at.get("plotly_chart") and not at.dataframe  # no empty table above the error
     assert not any("the model has no attention layer" in c.value for c in at.caption)
     # with the KV cache memory given, the fix is that memory: fraction and weights do not act
     given = open_app("app_pages/compare.py", {"gpu": "KV cache memory", "kv_mem": "1"})
     assert [shown(e) for e in given.error] == [
-        "No layout fits this budget: each says why above. Raise the KV cache memory in the "
+        "No layout fits this budget: each says why below. Raise the KV cache memory in the "
         "sidebar."]
     layout = open_app("app_pages/layout.py", {"gpu": "KV cache memory", "kv_mem": "1"})
     (error,) = [shown(e) for e in layout.error]
