@@ -291,17 +291,20 @@ def summary() -> None:
     spec = s.model_spec()
     st.subheader(literal(profile.name), divider="gray")
     if spec is not None and spec.source:
-        st.caption(spec.source)
+        st.caption(literal(spec.source))
     kinds = app_model.kind_summary(profile)
     metrics = metric_row()
     metrics.metric("Cache layers", f"{len(profile.layer_types):,}")
     for kind in kinds:
         metrics.metric(kind["kind"][0].upper() + kind["kind"][1:],
                        count_text(kind["layers"], "layer"))
+    if profile.sliding_window is not None:
+        metrics.metric("Sliding window", f"{profile.sliding_window:,} tokens",
+                       help="Tokens a sliding-window layer keeps (attends to)")
     dtypes = (f" · cache dtypes: KV {spec.kv_dtype}"
               + (f", conv {spec.conv_dtype}, ssm {spec.ssm_dtype}" if profile.has_state else "")
               if spec is not None else "")
-    architectures = (f" · architecture: {', '.join(profile.architectures)}"
+    architectures = (f" · architecture: {literal(', '.join(profile.architectures))}"
                      if profile.architectures else "")
     st.caption(f"Per TP rank (TP {s.tp if spec is not None else 'as given'}){dtypes}"
                f"{architectures}.")

@@ -190,6 +190,14 @@ def test_a_tp_that_does_not_split_the_model_leaves_the_editor_open():
     assert at.text_input(key="spec.pattern").value == "(3*gdn,full)*12"
 
 
+def test_model_page_shows_the_sliding_window():
+    # gpt-oss-20b slides over 128 tokens (SPEC section 2); Llama has no sliding layer
+    assert metrics(open_app("app_pages/model.py", {"model": "gpt-oss-20b"}))[
+        "Sliding window"] == "128 tokens"
+    assert "Sliding window" not in metrics(open_app("app_pages/model.py",
+                                                    {"model": "Llama-3.1-8B"}))
+
+
 def test_model_page_edits_heads_and_dtypes_of_a_preset():
     at = open_app("app_pages/model.py", {"model": "Llama-3.1-8B"})
     at.segmented_control(key="model.source").set_value("Edit by hand").run()
@@ -312,9 +320,9 @@ def test_model_page_loads_a_config_json_and_model_json():
     at.button(key="hf.load").click().run()
     assert shown(at.subheader[0]) != "tiny-llama"  # named from its own config
     why = "ssm state float32 from transformers' default for mamba_ssm_cache_dtype"
-    assert any(c.value.endswith(why) for c in at.caption)
+    assert any(shown(c).endswith(why) for c in at.caption)
     again = open_app("app_pages/model.py", dict(at.query_params))
-    assert any(c.value.endswith(why) for c in again.caption)
+    assert any(shown(c).endswith(why) for c in again.caption)
     # pasted text is JSON, never taken for a path or a model id
     at.text_area(key="hf.paste").set_value("hello this is not json {").run()
     at.button(key="hf.load").click().run()
