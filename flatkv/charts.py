@@ -241,6 +241,10 @@ def page_map_figure(pages: PageMap, *, columns: int = 64, title: str = "") -> go
 # --------------------------------------------------------------------------------------------
 # Budget page
 
+# Token axes in SI steps with no trailing zeros (500k, 1M, 1.5M), the same on every chart:
+# Plotly's default switches between 600k and 0.5M by range.
+TOKEN_TICKS = "~s"
+
 
 def sweep_figure(
     x: Sequence[float], capacity: Sequence[int] | None, concurrency: Sequence[float], *,
@@ -266,7 +270,8 @@ def sweep_figure(
                                  hovertemplate="current<br>" + at
                                  + "<br>%{y:,} tokens<extra></extra>"),
                       row=1, col=1)
-        fig.update_yaxes(title="tokens", rangemode="tozero", row=1, col=1)
+        fig.update_yaxes(title="tokens", rangemode="tozero", tickformat=TOKEN_TICKS, row=1,
+                         col=1)
     fig.add_trace(go.Scatter(x=list(x), y=[concurrency_value(c) for c in concurrency],
                              name=f"concurrency at {tokens_text(context)}", mode="lines",
                              line={"color": COLORS["conv"], "width": 2.5},
@@ -310,6 +315,8 @@ def capacity_bars(
                          textposition="outside", textangle=0, cliponaxis=False,
                          hovertemplate="%{x}<br>%{y:.2f} requests<extra></extra>"),
                   row=1, col=len(titles) + 1)
+    if capacity is not None:
+        fig.update_yaxes(tickformat=TOKEN_TICKS, row=1, col=1)
     fig.update_layout(showlegend=False)
     return _layout(fig, title=title, height=380)
 
@@ -398,7 +405,9 @@ def bandwidth_bars(series: Sequence[Series], *, title: str = "") -> go.Figure:
         fig.add_trace(go.Bar(
             name=s.name, orientation="h", y=[i], x=[s.gbps[0]],
             marker={"color": color_of(s.kind), "line": {"color": "white", "width": 0.5},
-                    "pattern": {"shape": "/" if s.is_baseline else "", "fgcolor": "white"}},
+                    # faint stripes: the bar's white label must stay readable over them
+                    "pattern": {"shape": "/" if s.is_baseline else "",
+                                "fgcolor": "rgba(255, 255, 255, 0.4)", "solidity": 0.2}},
             # inside the bar from its start where it fits: clear of the baseline line
             text=[f"{s.gbps[0]:,.2f} GB/s"], textposition="auto", insidetextanchor="start",
             cliponaxis=False,

@@ -102,6 +102,7 @@ def test_sweep_figure_marks_the_current_point():
     assert _trace(fig, "concurrency at 4,096 tokens").yaxis == "y2"
     assert fig.layout.xaxis.matches == "x2" or fig.layout.xaxis2.matches == "x"
     assert fig.layout.yaxis.title.text == "tokens" and fig.layout.yaxis2.title.text == "requests"
+    assert fig.layout.yaxis.tickformat == "~s"  # as on Compare's capacity bars
     assert fig.layout.xaxis.type == fig.layout.xaxis2.type == "log"
     # a hover names its x axis: "block 2: 20 tokens", not a bare "2"
     assert current.hovertemplate == ("current<br>block: %{x:,}<br>%{y:,} tokens"
@@ -141,6 +142,8 @@ def test_compare_bars_keep_category_colours():
     bars = charts.capacity_bars(["a", "b"], [818_400, 64_896], [23.48, 1.9], context=32768)
     assert list(bars.data[0].text) == ["818,400", "64,896"]
     assert list(bars.data[1].y) == [23.48, 1.9]
+    # token axes tick alike on every chart (500k, 1M, 1.5M), not 600k on one and 0.5M on another
+    assert bars.layout.yaxis.tickformat == "~s" and bars.layout.yaxis2.tickformat is None
 
 
 def test_one_colour_per_kind_across_charts(analysis):
