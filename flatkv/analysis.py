@@ -37,6 +37,7 @@ from flatkv.plan import (
     plan_tensors,
     slot_offsets,
 )
+from flatkv.units import MAX_BYTES, MAX_TOKENS
 
 PLANNERS = ("packed", "per-component")
 
@@ -194,6 +195,8 @@ def analyze(
     ``alignment`` defaults to ``block_size`` (as in ``equalized_block_size``).
     """
     _check_reserved(planner, reserved_bytes_per_block)
+    _check_sizes(block_size, alignment)
+    check_int("budget_bytes", budget_bytes, maximum=MAX_BYTES)
     comps = tuple(components)
     alignment = alignment_or_block_size(alignment, block_size)
     groups, eq = _rows_and_equalizer(comps, block_size, alignment)
@@ -341,6 +344,13 @@ def _check_reserved(planner: str, reserved: int) -> None:
         )
 
 
+def _check_sizes(block_size: int, alignment: int | None) -> None:
+    """Block size and alignment within the caps every layout shares (``units.MAX_TOKENS``)."""
+    check_int("block_size", block_size, minimum=1, maximum=MAX_TOKENS)
+    if alignment is not None:
+        check_int("alignment", alignment, minimum=1, maximum=MAX_TOKENS)
+
+
 def _sweep_model(components: Iterable[ComponentSpec], planner: str, reserved: int) -> _SweepModel:
     _check_reserved(planner, reserved)  # as analyze does: a sweep point is one of its plans
     rows = tuple(r for rs in group_rows(components).values() for r in rs)
@@ -350,13 +360,14 @@ def _sweep_model(components: Iterable[ComponentSpec], planner: str, reserved: in
     )
 
 
-def _check_points(field: str, values: Sequence[int], minimum: int) -> list[int]:
+def _check_points(field: str, values: Sequence[int], minimum: int, maximum: int) -> list[int]:
     values = list(values)
     if not values:
         raise ValueError(f"{field} is empty: give at least one value to sweep")
     if len(values) > 100_000:
         raise ValueError(f"{field} has {len(values):,} points: sweep at most 100,000")
-    return [check_int(f"{field}[{i}]", v, minimum=minimum) for i, v in enumerate(values)]
+    return [check_int(f"{field}[{i}]", v, minimum=minimum, maximum=maximum)
+            for i, v in enumerate(values)]
 
 
 def sweep_block_sizes(
@@ -370,10 +381,10 @@ def sweep_block_sizes(
 ) -> tuple[SweepPoint, ...]:
     """Headline figures for each requested block size; ``alignment`` None means the block size."""
     model = _sweep_model(components, planner, reserved_bytes_per_block)
-    sizes = _check_points("block_sizes", block_sizes, 1)
-    check_int("budget_bytes", budget_bytes)
+    sizes = _check_points("block_sizes", block_sizes, 1, MAX_TOKENS)
+    check_int("budget_bytes", budget_bytes, maximum=MAX_BYTES)
     if alignment is not None:
-        check_int("alignment", alignment, minimum=1)
+        check_int("alignment", alignment, minimum=1, maximum=MAX_TOKENS)
     return tuple(model.point(b, alignment_or_block_size(alignment, b), budget_bytes)
                  for b in sizes)
 
@@ -389,12 +400,11 @@ def sweep_budgets(
 ) -> tuple[SweepPoint, ...]:
     """Headline figures for each budget at one block size."""
     model = _sweep_model(components, planner, reserved_bytes_per_block)
-    check_int("block_size", block_size, minimum=1)
-    if alignment is not None:
-        check_int("alignment", alignment, minimum=1)
+    _check_sizes(block_size, alignment)
     alignment = alignment_or_block_size(alignment, block_size)
     return tuple(
-        model.point(block_size, alignment, b) for b in _check_points("budgets", budgets, 0)
+        model.point(block_size, alignment, b)
+        for b in _check_points("budgets", budgets, 0, MAX_BYTES)
     )
 
 

@@ -84,6 +84,10 @@ class CacheProfile:
         if not isinstance(self.name, str) or not self.name.strip():
             raise ValueError(f"name is {self.name!r}: give the model's name, e.g. 'custom'")
         object.__setattr__(self, "layer_types", tuple(self.layer_types))
+        odd = next((x for x in self.layer_types if not isinstance(x, str)), None)
+        if odd is not None:
+            raise ValueError(f"layer_types holds {odd!r}: give labels such as "
+                             f"{list(LAYER_LABELS)}")
         object.__setattr__(self, "architectures", check_architectures(self.architectures))
         object.__setattr__(self, "state_const_bytes", dict(self.state_const_bytes))
         if not self.layer_types:

@@ -25,6 +25,9 @@ _UNITS = {
 _SIZE = re.compile(r"^\s*([0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE]([+-]?[0-9]+))?\s*([A-Za-z]*)\s*$")
 # Anything above this is not a memory budget but a typo (about 1 EiB).
 MAX_BYTES = 2**60
+# Far past any model's context and any page: a larger token count is a typo (and past float
+# range once multiplied out, where the formulas print ratios).
+MAX_TOKENS = 2**40
 
 
 def parse_size(text: str | int, *, field: str = "size", whole: bool = False) -> int:

@@ -146,3 +146,12 @@ def test_sweep_errors():
         sweep_block_sizes(QWEN35.components(), [], budget_bytes=10)
     with pytest.raises(ValueError, match=r"budgets\[1\] must be at least 0, got -1"):
         sweep_budgets(QWEN35.components(), [1, -1], block_size=16)
+    # the caps every layout shares (units.MAX_BYTES, MAX_TOKENS), as run_strategy applies them
+    with pytest.raises(ValueError, match=r"budgets\[0\] = a 401-digit number is too large"):
+        sweep_budgets(QWEN35.components(), [10**400], block_size=16)
+    with pytest.raises(ValueError, match=r"block_sizes\[0\] = 1099511627777 is too large"):
+        sweep_block_sizes(QWEN35.components(), [2**40 + 1], budget_bytes=10)
+    with pytest.raises(ValueError, match="budget_bytes = a 401-digit number is too large"):
+        analyze(QWEN35.components(), block_size=16, budget_bytes=10**400)
+    with pytest.raises(ValueError, match=r"alignment = 1099511627777 is too large"):
+        analyze(QWEN35.components(), block_size=16, budget_bytes=2**30, alignment=2**40 + 1)

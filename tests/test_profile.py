@@ -58,7 +58,9 @@ def test_profile_components_and_counts():
       "ssm_element_bytes is 4 but state_const_bytes has an ssm tensor of 6 B"),
      (dict(layer_types=["linear_attention"], kv_bytes_per_slot=0,
            state_const_bytes={"conv": 8}, ssm_element_bytes=2),
-      "ssm_element_bytes is 2 but state_const_bytes has no ssm tensor")],
+      "ssm_element_bytes is 2 but state_const_bytes has no ssm tensor"),
+     (dict(layer_types=[["full_attention"]], kv_bytes_per_slot=8),
+      r"layer_types holds \['full_attention'\]: give labels such as")],
 )
 def test_profile_errors(kwargs, match):
     with pytest.raises(ValueError, match=match):

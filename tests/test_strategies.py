@@ -778,6 +778,11 @@ def test_bad_inputs_name_the_field(kwargs, field):
         run_strategy("flat", llama_31_8b(), **kwargs)
 
 
+def test_a_strategy_is_named_by_a_string():
+    with pytest.raises(ValueError, match=r"strategy is \['flat'\]: use one of flat, "):
+        run_strategy(["flat"], llama_31_8b(), budget_bytes=GIB8)
+
+
 @pytest.mark.parametrize(
     "kwargs, field",
     [

@@ -83,7 +83,7 @@ def run_strategy(
     ``context_tokens`` when given). A strategy that does not apply returns ``applies=False``
     and says why; bad input raises ValueError."""
     options = StrategyOptions() if options is None else options
-    if name not in _RUNNERS:
+    if not isinstance(name, str) or name not in _RUNNERS:
         raise ValueError(f"strategy is {name!r}: use one of {', '.join(STRATEGIES)}")
     _check_inputs(profile, budget_bytes, context_tokens, options)
     return _RUNNERS[name](

@@ -64,7 +64,7 @@ from flatkv.plan import (
     check_int,
 )
 from flatkv.profile import SLIDING_WINDOW_MISSING
-from flatkv.units import MAX_BYTES
+from flatkv.units import MAX_BYTES, MAX_TOKENS
 from flatkv.workload import (
     DEFAULT_SCHEDULED_TOKENS,
     PagePool,
@@ -97,10 +97,6 @@ SGLANG_SWA_POOL_MODELS = {
 SGLANG_SWA_ARCHITECTURE_CLASSES = frozenset(
     name for names in SGLANG_SWA_POOL_MODELS.values() for name in names)
 SGLANG_SWA_ARCHITECTURES = ", ".join(SGLANG_SWA_POOL_MODELS)
-
-# Far past any model's context and any page: a larger token count is a typo (and past float
-# range once multiplied out, where the formulas print ratios).
-MAX_TOKENS = 2**40
 
 # Bounds on ratio options (an exact Fraction is computed from them, so they must stay small).
 RATIO_RANGE = (Fraction(1, 10**6), Fraction(10**6))

@@ -179,7 +179,7 @@ def test_repeats_and_threads_are_bounded(monkeypatch):
 
 def test_lock_is_released_after_a_failed_run(monkeypatch):
     # refused before anything is held: more pages per call than the pool has blocks
-    with pytest.raises(ValueError, match=r"pages_per_call\[0\]=99 is more than the 4 blocks a "
+    with pytest.raises(ValueError, match=r"pages_per_call\[0\] is 99, more than the 4 blocks a "
                        "pool of this plan gets: give at most 4"):
         run_benchmark(small_plan(), device="cpu", max_blocks=4, pages_per_call=99, repeats=1)
 
