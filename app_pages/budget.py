@@ -51,7 +51,7 @@ def sweeps(
     block-size sweep keeps the options' alignment (None: each block size is its own)."""
     budgets = app_data.budget_candidates(budget)
     by_budget = [_point(strategy, profile, b, context, options) for b in budgets]
-    sizes = app_data.block_size_candidates(options.block_size, strategy)
+    sizes = app_data.block_size_candidates(options.block_size)
     by_size = [_point(strategy, profile, budget, context,
                       replace(options, block_size=b)) for b in sizes]
     return budgets, by_budget, sizes, by_size

@@ -19,7 +19,7 @@ from flatkv.analysis import PlanAnalysis
 from flatkv.plan import SLIDING_ATTENTION
 from flatkv.profile import CacheProfile
 from flatkv.strategies import LOGGED_AS, StrategyResult
-from flatkv.strategies.base import VLLM_BLOCK_SIZES, ratio_text
+from flatkv.strategies.base import ratio_text
 from flatkv.units import concurrency_text, concurrency_value, format_bytes, tokens_text
 from flatkv.workload import (
     DEFAULT_SCHEDULED_TOKENS,
@@ -289,11 +289,8 @@ def page_assignment(
 # Sweeps for the budget page
 
 
-def block_size_candidates(current: int, strategy: str = "", *, top: int = 4096) -> list[int]:
-    """Powers of two up to ``top`` and the current block size, sorted; for vLLM the block
-    sizes its --block-size accepts (VLLM_BLOCK_SIZES), the current one when it is one."""
-    if strategy == "vllm":
-        return list(VLLM_BLOCK_SIZES)
+def block_size_candidates(current: int, *, top: int = 4096) -> list[int]:
+    """Powers of two up to ``top`` and the current block size, sorted."""
     sizes = {1 << k for k in range(top.bit_length()) if 1 << k <= top}
     sizes.add(current)
     return sorted(sizes)

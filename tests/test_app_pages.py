@@ -1112,16 +1112,16 @@ def test_gpu_lab_pages_per_call_follow_the_sweep_and_the_pool():
 
 
 def test_compare_says_when_not_one_request_fits():
-    # Qwen3-Next at block 2**20: a request of 32,768 tokens takes 1 full page and 3 state
-    # pages of 4 groups' blocks, and 2 blocks hold only half of one
+    # Qwen3-Next at block 2**20: vLLM P 1,048,576; a request of 32,768 tokens takes 1 full page
+    # and 3 state pages of 4 groups' blocks, and 2 blocks hold only half of one
     at = open_app("app_pages/compare.py", {"block": "1048576"})
     assert_clean(at)
-    # vLLM's argument parser takes no such --block-size (test_strategies has its refusal to
-    # start when one request does not fit)
+    # vLLM checks one request's pages in every group before it starts: 48 layers x one page
+    # of 1,048,576 x 2,048 B = 103,079,215,104 B (96 GiB) > the 71.68 GiB budget
     assert "vLLM v1" not in at.dataframe[0].value["strategy"].tolist()
-    refusal = ("**vLLM v1** does not apply: vLLM's --block-size takes one of 1, 8, 16, 32, 64, "
-               "128, 256: 1,048,576 is refused")
-    assert any(shown(c).startswith(refusal) for c in at.caption)
+    refusal = (f"**vLLM v1** does not apply: vLLM refuses to start: one request of 32,768 "
+               f"tokens needs {48 * 1_048_576 * 2_048:,} B of KV cache (96.00 GiB")
+    assert any(c.value.startswith(refusal) for c in at.caption)
     notes = [c.value for c in at.caption if c.value.startswith("Not even one request")]
     assert len(notes) == 1 and "two-level pages (0.99)" in notes[0]
     assert "FlatKV packed slabs" not in notes[0]  # 1.00: one request fits there

@@ -83,8 +83,6 @@ CATEGORIES = (
 )
 
 MAMBA_CACHE_MODES = ("none", "align", "all")
-# What vLLM's --block-size accepts (its CacheConfig's BlockSize); a hybrid's P it sets itself.
-VLLM_BLOCK_SIZES = (1, 8, 16, 32, 64, 128, 256)
 # The dtypes SGLang keeps a state layer's ssm tensor in (its SGLANG_MAMBA_SSM_DTYPE names).
 SGLANG_SSM_DTYPES = ("float32", "bfloat16", "float16")
 # The architectures SGLang gives sliding-window layers a token pool of their own (its hybrid SWA

@@ -33,7 +33,6 @@ from fractions import Fraction
 from flatkv.plan import LAYER_LABELS, LINEAR_ATTENTION
 from flatkv.profile import CacheProfile
 from flatkv.strategies.base import (
-    VLLM_BLOCK_SIZES,
     StrategyOptions,
     StrategyResult,
     UnitUse,
@@ -200,13 +199,6 @@ def run_vllm(
     options: StrategyOptions,
 ) -> StrategyResult:
     name = "vllm"
-    if options.block_size not in VLLM_BLOCK_SIZES:
-        return not_applicable(
-            name, budget_bytes,
-            f"vLLM's --block-size takes one of {', '.join(map(str, VLLM_BLOCK_SIZES))}: "
-            f"{n(options.block_size)} is refused before anything is planned (its own P, such "
-            "as 544 for a hybrid, it sets itself)",
-            profile_name=profile.name, context_tokens=context_tokens)
     counts = {k: profile.count(k) for k in LAYER_LABELS if profile.count(k)}
     formulas: list[str] = []
     extras: dict[str, object] = {"mamba_cache_mode": options.mamba_cache_mode}
