@@ -480,7 +480,7 @@ def engine_widget(field: str) -> None:
              help="SGLang keeps sliding-window layers in a token pool of their own (its hybrid "
              f"SWA pool) only for the architectures on its list: {SGLANG_SWA_ARCHITECTURES}; "
              "for the others (Gemma 2 / 3, Cohere2, Mistral) every layer keeps every token in "
-             f"one pool. This model: {'on' if by_model else 'off'}, {why}.")
+             f"one pool. This model: {'on' if by_model else 'off'}, {literal(why)}.")
     elif field == "sglang_ssm_dtype":
         bind(st.selectbox, field, "ssm state dtype", options=list(SGLANG_SSM_DTYPES),
              help="SGLang keeps every state layer's ssm tensor in this dtype, whatever the "

@@ -60,7 +60,7 @@ with user_errors():
     # a state-only model keeps no token history: no capacity column or chart
     has_history = s.profile().has_attention
     columns = [c for c in app_data.HEADLINE_COLUMNS
-               if has_history or c not in ("capacity (tokens)", app_data.LOGGED_COLUMN)]
+               if has_history or c != "capacity (tokens)"]
     if not shown:  # first what is wrong and how to fix it, then each layout's reason
         how = s.budget().how_to_raise
         st.error(f"No layout fits this budget: each says why below. {how[0].upper()}{how[1:]}.")
@@ -93,7 +93,8 @@ with user_errors():
         own_pool, why = sglang_swa_pool(s.profile(), s.strategy_options())
         st.caption(("SGLang keeps the sliding-window layers in a token pool of their own"
                     if own_pool else "SGLang keeps every token of every layer in one pool")
-                   + f": {why}. Its sliding-window pool in the engine options changes this.")
+                   + f": {app_data.markdown_literal(why)}. Its sliding-window pool in the "
+                   "engine options changes this.")
     if s.mamba_cache_mode == "all" and s.profile().has_state:
         st.caption("Mamba cache mode all: every paged layout keeps a state snapshot every P "
                    "tokens of its own P (vLLM first aligns its P to lcm(chunk, A)), so a small "

@@ -167,7 +167,7 @@ def spec_editor(spec: ModelSpec | None) -> None:
         kind = dict(geometry)["kind"]
         fields = [f for f, _ in geometry if f != "kind"]
         head, remove = st.columns([6, 1], vertical_alignment="bottom")
-        head.markdown(f"**{name}** · {kind}")
+        head.markdown(f"**{literal(name)}** · {kind}")
         remove.button("Remove", key=f"spec.{name}.remove", on_click=_remove_kind, args=(name,),
                       icon=":material/delete:", type="tertiary",
                       help="Remove this kind and its layers")
@@ -234,7 +234,7 @@ def picker() -> None:
                 raise ValueError(
                     f"{text!r} is not JSON: it looks like a model id or a path. Paste "
                     "the contents of the config.json or upload the file (the app does not fetch "
-                    "from the Hub; `python -m flatkv model --hf-config ID` does)"
+                    "from the Hub; python -m flatkv model --hf-config ID does)"
                 )
             config = (upload.getvalue() if upload is not None
                       else parse_json_object(pasted, "pasted config.json"))

@@ -213,7 +213,7 @@ def profile_to_dict(profile: CacheProfile) -> dict:
     """The app's JSON for a model (export, and loadable again by ``load_model_json``). The
     sliding window is always written (null without sliding layers); other carried fields only
     when set."""
-    carried = {f: getattr(profile, f) for f in CARRIED_FIELDS}
+    carried = {f: getattr(profile, f) for f in CARRIED_FIELDS if f != "sliding_window"}
     return {
         "format": PROFILE_FORMAT,
         "name": profile.name,

@@ -35,9 +35,11 @@ SLIDING_WINDOW_MISSING = (
 
 
 def check_architectures(names: object) -> tuple[str, ...]:
-    """``names`` as a tuple of architecture class names, as a config.json lists them."""
+    """``names`` as a tuple of architecture class names, as a config.json lists them. A link
+    writes them comma-separated, so a name holds no comma and no spaces around it."""
     if isinstance(names, str) or not isinstance(names, (list, tuple)) or not all(
-            isinstance(name, str) and name.strip() for name in names):
+            isinstance(name, str) and name.strip() and name == name.strip() and "," not in name
+            for name in names):
         raise ValueError(f"architectures is {names!r}: give a list of class names, as "
                          "config.json has them, e.g. [\"GptOssForCausalLM\"], or none")
     return tuple(names)

@@ -26,13 +26,12 @@ from flatkv.strategies import (
 from flatkv.strategies import run_strategy as _run_strategy
 from flatkv.strategies.base import (
     MAMBA_CACHE_MODES,
-    MAX_TOKENS,
     SGLANG_SSM_DTYPES,
     SGLANG_SWA_ARCHITECTURES,
     ratio_text,
 )
 from flatkv.texttable import text_table
-from flatkv.units import concurrency_text, tokens_text
+from flatkv.units import MAX_TOKENS, concurrency_text, tokens_text
 
 # Suffixes as vLLM's --max-model-len reads them (vllm human_readable_int): lowercase decimal,
 # uppercase binary, so "128k" is 128,000 tokens and "128K" is 131,072, and a context copied from

@@ -303,9 +303,11 @@ def test_every_layout_has_a_title_and_its_options():
 
 
 def test_markdown_literal_escapes_what_streamlit_would_render():
-    # emphasis, code, links, LaTeX, HTML, tables, headings, bare-URL links, colour directives
+    # emphasis, code, links, LaTeX, HTML, tables, headings, bare-URL links, colour directives,
+    # entities: every ASCII punctuation mark gets its backslash, letters and spaces do not
     assert app_data.markdown_literal("a*b_c`d`[e](f) $x$ <b> |t| #h ~s~ \\ :red[w] www.x") == (
-        "a\\*b\\_c\\`d\\`\\[e\\](f) \\$x\\$ \\<b\\> \\|t\\| \\#h \\~s\\~ \\\\ "
+        "a\\*b\\_c\\`d\\`\\[e\\]\\(f\\) \\$x\\$ \\<b\\> \\|t\\| \\#h \\~s\\~ \\\\ "
         "\\:red\\[w\\] www\\.x")
-    assert app_data.markdown_literal("Qwen3-Next-80B-A3B (edited)") == (
-        "Qwen3-Next-80B-A3B (edited)")
+    # a leading "- " would open a list, "&amp;" show as "&"; a line break ends the paragraph
+    assert app_data.markdown_literal("- Tom &amp; Jerry\n2") == "\\- Tom \\&amp\\; Jerry 2"
+    assert app_data.markdown_literal("Qwen3 Next") == "Qwen3 Next"

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from flatkv.app_data import markdown_literal
 from flatkv.app_model import model_names
 from flatkv.app_state import DEFAULT
 from flatkv.units import format_bytes
@@ -163,17 +164,27 @@ def test_text_a_user_typed_shows_as_typed_not_as_markdown():
     at.segmented_control(key="model.source").set_value("Raw bytes").run()
     at.text_input(key="edit.layers").set_value("(3*gdn,full)*").run()
     (error,) = at.error
-    assert "'(3\\*gdn,full)\\*'" in error.value and "'(3*gdn,full)*'" in shown(error)
+    assert markdown_literal("'(3*gdn,full)*'") in error.value
+    assert "'(3*gdn,full)*'" in shown(error)
     at = open_app("app_pages/model.py", {"model": "Llama-3.1-8B"})
     at.segmented_control(key="model.source").set_value("Edit by hand").run()
     name = "my*fancy*model $E=mc^2$ [x](http://a.example)"
     at.text_input(key="spec.name").set_value(name).run()
     assert_clean(at)
-    escaped = ("my\\*fancy\\*model \\$E=mc^2\\$ \\[x\\](http\\://a\\.example)")
+    escaped = markdown_literal(name)
     assert at.subheader[0].value == escaped and shown(at.subheader[0]) == name
     assert f"**{escaped}**" in at.sidebar.caption[0].value
     at.switch_page("app_pages/compare.py").run()
     assert at.caption[0].value.startswith(escaped + " · budget ")
+    # an architecture in SGLang's reason for its pools
+    arch = "My*Model[x](http://a.example)"
+    gem = open_app("app_pages/compare.py", {
+        "model": "custom", "layers": "(sliding,full)*4", "kv": "2048", "window": "128",
+        "arch": arch})
+    assert_clean(gem)
+    (why,) = [c for c in gem.caption if shown(c).startswith("SGLang keeps every token")]
+    assert markdown_literal(arch) in why.value and arch in shown(why)
+    assert markdown_literal(arch) in gem.selectbox(key="w.sglang_swa_pool").help
 
 
 def test_a_tp_that_does_not_split_the_model_leaves_the_editor_open():
@@ -333,7 +344,7 @@ def test_model_page_loads_a_config_json_and_model_json():
     assert [shown(e) for e in at.error] == [
         "'meta-llama/Llama-3.1-8B' is not JSON: it looks like a model id or a path. Paste the "
         "contents of the config.json or upload the file (the app does not fetch from the Hub; "
-        "`python -m flatkv model --hf-config ID` does)"]
+        "python -m flatkv model --hf-config ID does)"]
     at.text_area(key="hf.paste").set_value("/models/llama/config.json").run()
     at.button(key="hf.load").click().run()
     assert shown(at.error[0]).startswith("'/models/llama/config.json' is not JSON: it looks like "
@@ -835,7 +846,8 @@ def test_compare_takes_sglang_page_size_and_sliding_ratio():
     pool = at.selectbox(key="w.sglang_swa_pool")
     # the selectbox shows what is in effect, not an empty placeholder
     assert pool.value == "auto" and pool.format_func("auto") == "As SGLang decides: on"
-    assert "This model: on, GptOssForCausalLM is on SGLang's hybrid SWA list." in pool.help
+    assert "This model: on, GptOssForCausalLM is on SGLang's hybrid SWA list." in re.sub(
+        r"\\(.)", r"\1", pool.help)
     pool.set_value("off").run()
     assert_clean(at)
     assert at.query_params["sg_swa_pool"] == "0"
@@ -854,9 +866,9 @@ def test_compare_follows_sglangs_sliding_pool_choice_for_the_architecture():
     assert_clean(at)
     assert at.dataframe[0].value.set_index("strategy").loc[
         "SGLang", "capacity (tokens)"] == 109_226
-    assert any(c.value.startswith("SGLang keeps every token of every layer in one pool: "
-                                  "Gemma3ForConditionalGeneration is not on SGLang's hybrid SWA "
-                                  "list") for c in at.caption)
+    assert any(shown(c).startswith("SGLang keeps every token of every layer in one pool: "
+                                   "Gemma3ForConditionalGeneration is not on SGLang's hybrid SWA "
+                                   "list") for c in at.caption)
     assert at.selectbox(key="w.sglang_swa_pool").format_func("auto") == "As SGLang decides: off"
     assert not [w for w in at.number_input if w.key == "w.swa_full_tokens_ratio"]
     # on, as the user may force it: floor(109,226 x 48 / (8 + 0.8 x 40)) = 131,071
@@ -1033,6 +1045,11 @@ def test_budget_page_for_a_state_only_model_has_no_capacity():
     m = metrics(vllm)
     assert m["Capacity (tokens)"] == "—" and m["Blocks"] == f"{10**10 // 196_608:,}" == "50,862"
     assert m['vLLM\'s "GPU KV cache size" (tokens)'] == f"{50_862 * 4000:,}" == "203,448,000"
+    # Compare shows the same log figure, with no capacity column
+    compare = vllm.switch_page("app_pages/compare.py").run()
+    table = compare.dataframe[0].value.set_index("strategy")
+    assert "capacity (tokens)" not in table.columns
+    assert table.loc["vLLM v1", "engine log (tokens)"] == "203,448,000"  # with gaps: text
 
 
 def test_a_state_model_keeps_its_ssm_element_size_as_raw_bytes():

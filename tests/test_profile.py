@@ -60,7 +60,13 @@ def test_profile_components_and_counts():
            state_const_bytes={"conv": 8}, ssm_element_bytes=2),
       "ssm_element_bytes is 2 but state_const_bytes has no ssm tensor"),
      (dict(layer_types=[["full_attention"]], kv_bytes_per_slot=8),
-      r"layer_types holds \['full_attention'\]: give labels such as")],
+      r"layer_types holds \['full_attention'\]: give labels such as"),
+     # a link writes architectures comma-separated: "A,B" or " C " would not read back as
+     # itself (and "GptOssForCausalLM " would leave SGLang's list while its link joined it)
+     (dict(layer_types=["full_attention"], kv_bytes_per_slot=8, architectures=("A,B",)),
+      r"architectures is \('A,B',\): give a list of class names"),
+     (dict(layer_types=["full_attention"], kv_bytes_per_slot=8,
+           architectures=("GptOssForCausalLM ",)), "architectures is")],
 )
 def test_profile_errors(kwargs, match):
     with pytest.raises(ValueError, match=match):

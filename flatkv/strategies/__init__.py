@@ -18,12 +18,12 @@ from collections.abc import Callable
 from flatkv.plan import check_int
 from flatkv.profile import CacheProfile
 from flatkv.strategies.aliased import run_aliased
-from flatkv.strategies.base import CATEGORIES, MAX_TOKENS, StrategyOptions, StrategyResult
+from flatkv.strategies.base import CATEGORIES, StrategyOptions, StrategyResult
 from flatkv.strategies.flat import run_flat, run_per_component
 from flatkv.strategies.lcm import run_lcm
 from flatkv.strategies.sglang import run_sglang
 from flatkv.strategies.vllm import run_vllm
-from flatkv.units import MAX_BYTES
+from flatkv.units import MAX_BYTES, MAX_TOKENS
 
 Runner = Callable[..., StrategyResult]
 
