@@ -271,8 +271,8 @@ def with_logged_tokens(result: StrategyResult, profile: CacheProfile, options: S
         elif not profile.has_attention:
             min_block = None
     elif not profile.has_attention:  # MambaModelConfig: --block-size when caching prefixes
-        min_block, why_min = options.block_size, "block_size, a state-only model's in mode " \
-            f"{options.mamba_cache_mode}"
+        min_block = options.block_size
+        why_min = f"block_size, a state-only model's in mode {options.mamba_cache_mode}"
     older, lines = None, []
     if min_block is not None:
         older = blocks // num_groups * min_block
