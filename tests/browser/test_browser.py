@@ -141,12 +141,17 @@ def test_gpu_lab_runs_a_tiny_benchmark(page, app_url):
     # two full-attention layers at 4,096 B per token, block 16: pages of 131,072 B; 8 of them
     open_view(page, f"{app_url}/gpu?model=custom&layers=full*2&kv=4096&block=16&device=cpu",
               "GPU lab")
-    for name, value in (("Max blocks (0 = automatic)", "8"), ("Pages per call (0 = automatic)",
-                                                              "2"), ("Timed rounds", "1")):
+    for name, key, value in (("Max blocks (0 = automatic)", "max_blocks", "8"),
+                             ("Pages per call (0 = automatic)", "pages", "2"),
+                             ("Timed rounds", "rounds", "1")):
         box = page.get_by_role("spinbutton", name=name)
         box.fill(value)
         box.press("Enter")
         expect(box).to_have_value(value, timeout=TIMEOUT)
+        # the server took it (the view's link says so) before the next entry: an entry made
+        # while the previous one's rerun is still drawing was lost about 1 run in 5
+        page.wait_for_function(f"() => location.search.includes('{key}={value}')",
+                               timeout=TIMEOUT)
     # time both pool layouts: the page says what the run holds, then sets them side by side
     page.get_by_role("button", name="page-major").click()
     expect(page.get_by_text("1.00 MiB per pool layout, 2.00 MiB for all 2")).to_be_visible(
