@@ -18,6 +18,7 @@ from app_pages._common import (
     user_errors,
 )
 from flatkv import app_data, charts
+from flatkv.app_data import markdown_literal as literal
 from flatkv.app_state import MAX_CONTEXT
 from flatkv.strategies.sglang import swa_pool as sglang_swa_pool
 from flatkv.units import exact_bytes
@@ -43,7 +44,7 @@ def charts_of(shown, applies, frame, has_history: bool, context: int) -> None:
 st.title("Compare")
 with user_errors():
     s = state()
-    st.caption(f"{app_data.markdown_literal(s.profile().name)} · budget "
+    st.caption(f"{literal(s.profile().name)} · budget "
                f"{exact_bytes(s.budget().cache_bytes)} per rank · "
                f"block size {s.block_size:,}, alignment {s.effective_alignment:,} · "
                f"{s.engine_options_text(acting_fields(s))}")
@@ -93,7 +94,7 @@ with user_errors():
         own_pool, why = sglang_swa_pool(s.profile(), s.strategy_options())
         st.caption(("SGLang keeps the sliding-window layers in a token pool of their own"
                     if own_pool else "SGLang keeps every token of every layer in one pool")
-                   + f": {app_data.markdown_literal(why)}. Its sliding-window pool in the "
+                   + f": {literal(why)}. Its sliding-window pool in the "
                    "engine options changes this.")
     if s.mamba_cache_mode == "all" and s.profile().has_state:
         st.caption("Mamba cache mode all: every paged layout keeps a state snapshot every P "

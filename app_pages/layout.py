@@ -19,6 +19,7 @@ from app_pages._common import (
 )
 from flatkv import app_data, charts
 from flatkv.analysis import plan_json
+from flatkv.app_data import markdown_literal as literal
 from flatkv.app_state import MAX_CONTEXT, MAX_REQUESTS
 from flatkv.units import exact_bytes, format_bytes
 
@@ -183,7 +184,7 @@ TERMS = """
 st.title("Layout")
 with user_errors():
     a = current_analysis()
-    st.caption(f"{app_data.markdown_literal(state().profile().name)} · {a.planner} planner · "
+    st.caption(f"{literal(state().profile().name)} · {a.planner} planner · "
                f"budget {exact_bytes(a.totals.budget_bytes)}")
     with st.expander("Terms", icon=":material/menu_book:"):
         st.markdown(TERMS)

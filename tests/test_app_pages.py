@@ -36,10 +36,14 @@ def open_app(page: str | None = None, query: dict | None = None) -> AppTest:
     return at
 
 
-def shown(element) -> str:
-    """An element's text as the page shows it: user text is escaped for Markdown
+def unescaped(text: str) -> str:
+    """Markdown text as the page shows it: user text is escaped for Markdown
     (app_data.markdown_literal), and the backslashes do not show."""
-    return re.sub(r"\\(.)", r"\1", element.value)
+    return re.sub(r"\\(.)", r"\1", text)
+
+
+def shown(element) -> str:
+    return unescaped(element.value)
 
 
 def metrics(at: AppTest) -> dict[str, str]:
@@ -846,8 +850,8 @@ def test_compare_takes_sglang_page_size_and_sliding_ratio():
     pool = at.selectbox(key="w.sglang_swa_pool")
     # the selectbox shows what is in effect, not an empty placeholder
     assert pool.value == "auto" and pool.format_func("auto") == "As SGLang decides: on"
-    assert "This model: on, GptOssForCausalLM is on SGLang's hybrid SWA list." in re.sub(
-        r"\\(.)", r"\1", pool.help)
+    assert "This model: on, GptOssForCausalLM is on SGLang's hybrid SWA list." in unescaped(
+        pool.help)
     pool.set_value("off").run()
     assert_clean(at)
     assert at.query_params["sg_swa_pool"] == "0"
