@@ -42,6 +42,7 @@ from flatkv.strategies.base import (
     SGLANG_SSM_DTYPES,
     SGLANG_SWA_ARCHITECTURES,
 )
+from flatkv.strategies.sglang import ssm_dtype as sglang_ssm_dtype
 from flatkv.strategies.sglang import swa_pool as sglang_swa_pool
 from flatkv.strategies.vllm import DEFAULT_KERNEL_BLOCK_SIZE
 from flatkv.strategies.vllm import kernel_block_size as vllm_kernel_block_size
@@ -482,11 +483,17 @@ def engine_widget(field: str) -> None:
              "for the others (Gemma 2 / 3, Cohere2, Mistral) every layer keeps every token in "
              f"one pool. This model: {'on' if by_model else 'off'}, {literal(why)}.")
     elif field == "sglang_ssm_dtype":
-        bind(st.selectbox, field, "ssm state dtype", options=list(SGLANG_SSM_DTYPES),
-             help="SGLang keeps every state layer's ssm tensor in this dtype, whatever the "
-             "model's: float32 unless the config's mamba_ssm_dtype or SGLANG_MAMBA_SSM_DTYPE "
-             "names another; set it to that here (the model's own ssm dtype does not). vLLM "
-             "keeps the model's.")
+        by_model, why = sglang_ssm_dtype(state().profile(), StrategyOptions())
+        choices = {"auto": f"As SGLang decides: {by_model}",
+                   **{dtype: dtype for dtype in SGLANG_SSM_DTYPES}}
+        bind(st.selectbox, field, "ssm state dtype", options=list(choices),
+             format_func=choices.get,
+             to_widget=lambda v: "auto" if v is None else v,
+             from_widget=lambda k: None if k == "auto" else k,
+             help="SGLang keeps every state layer's ssm tensor in one dtype, whatever the "
+             "model's: SGLANG_MAMBA_SSM_DTYPE when set (choose it here), else the config's "
+             f"mamba_ssm_dtype, else float32. This model: {by_model}, {why}. vLLM keeps the "
+             "model's ssm dtype.")
     elif field == "sglang_slots_per_request":
         bind(st.number_input, field, "State slots per request S", min_value=1,
              max_value=MAX_SLOTS_PER_REQUEST, step=1,

@@ -453,8 +453,9 @@ def two_pool_text(results: Sequence[StrategyResult]) -> str:
 
 
 def sglang_state_text(results: Sequence[StrategyResult], profile: CacheProfile) -> str:
-    """SGLang keeps every ssm tensor in a dtype of its own (float32 unless told): say so where
-    that makes its state per layer differ from the model's, which the other layouts use.
+    """SGLang keeps every ssm tensor in a dtype of its own (float32 unless the config or the
+    engine options name another): say so where that makes its state per layer differ from the
+    model's, which the other layouts use.
     Empty when SGLang does not apply, the model has no state, or the bytes agree."""
     for r in results:
         if r.strategy != "sglang" or not r.applies or "state_layer_bytes" not in r.extras:
@@ -462,8 +463,9 @@ def sglang_state_text(results: Sequence[StrategyResult], profile: CacheProfile) 
         ours, model = r.extras["state_layer_bytes"], profile.state_bytes_per_layer
         if ours == model:
             return ""
-        return (f"SGLang keeps the ssm state in {r.extras['sglang_ssm_dtype']} (its own dtype, "
-                "whatever the model's, unless told otherwise in the engine options): "
+        dtype, why = r.extras["sglang_ssm_dtype"], r.extras["sglang_ssm_dtype_source"]
+        return (f"SGLang keeps the ssm state in {dtype} ({why}; one dtype of its own, whatever "
+                "the model's, set in the engine options): "
                 f"{ours:,} B of state per layer against the {model:,} B the other layouts keep.")
     return ""
 

@@ -48,7 +48,7 @@ DEFAULT_MODEL = "Qwen3-Next-80B-A3B"
 # what a link carries of a spec; the source says where it came from (a config.json's ssm dtype),
 # the architectures how SGLang pools its sliding layers
 _URL_SPEC_FIELDS = ("format", "name", "source", "model_layers", "architectures", "kv_dtype",
-                    "conv_dtype", "ssm_dtype", "kinds", "pattern")
+                    "conv_dtype", "ssm_dtype", "config_mamba_ssm_dtype", "kinds", "pattern")
 MAX_SPEC_URL = 8192  # characters of a packed spec in a link
 
 
@@ -150,7 +150,8 @@ def spec_for(model: str, spec_json: str | None, tp: int) -> ModelSpec:
 # CacheProfile fields a raw model, its link and its JSON keep as they are, under their own names
 # (the others: layer_types as a pattern, state_const_bytes as pairs, name, kv_bytes_per_slot).
 # Absent from a JSON means the field's default. A test checks this covers every CacheProfile field.
-CARRIED_FIELDS = ("sliding_window", "kernel_block_size", "architectures", "ssm_element_bytes")
+CARRIED_FIELDS = ("sliding_window", "kernel_block_size", "architectures", "ssm_element_bytes",
+                  "config_mamba_ssm_dtype")
 
 
 @dataclass(frozen=True)
@@ -160,7 +161,7 @@ class RawModel:
     Raw bytes have no layer kinds, so what the planner and the engines read from a model's kinds
     rides along as it is (``CARRIED_FIELDS``): the kernel block size an MLA model's attention
     needs, the config's architectures (SGLang's sliding-window pool), the bytes of one ssm
-    element (SGLang re-sizes the ssm state in its own dtype).
+    element and the config's mamba_ssm_dtype (SGLang re-sizes the ssm state in its own dtype).
     """
 
     layers: str
@@ -170,6 +171,7 @@ class RawModel:
     kernel_block_size: int | None = None
     architectures: tuple[str, ...] = ()
     ssm_element_bytes: int | None = None
+    config_mamba_ssm_dtype: str | None = None
 
     def profile(self, name: str = CUSTOM) -> CacheProfile:
         return CacheProfile(
@@ -368,7 +370,9 @@ class SpecDraft:
     kv_dtype: str = "bfloat16"
     conv_dtype: str = "bfloat16"
     ssm_dtype: str = "bfloat16"
-    architectures: tuple[str, ...] = ()  # carried from the model edited (no widget)
+    # carried from the model edited (no widget): what SGLang reads of its config
+    architectures: tuple[str, ...] = ()
+    config_mamba_ssm_dtype: str | None = None
 
     @classmethod
     def from_spec(cls, spec: ModelSpec) -> SpecDraft:
@@ -377,6 +381,7 @@ class SpecDraft:
             kinds=tuple((n, _freeze(layer.geometry())) for n, layer in spec.kinds.items()),
             pattern=spec.pattern, kv_dtype=spec.kv_dtype, conv_dtype=spec.conv_dtype,
             ssm_dtype=spec.ssm_dtype, architectures=spec.architectures,
+            config_mamba_ssm_dtype=spec.config_mamba_ssm_dtype,
         )
 
     @property
@@ -433,7 +438,9 @@ class SpecDraft:
         return {"format": FORMAT, "name": self.name.strip() or "edited model",
                 **{d: getattr(self, d) for d in DTYPE_FIELDS},
                 "kinds": {n: dict(g) for n, g in self.kinds}, "pattern": self.pattern,
-                **({"architectures": list(self.architectures)} if self.architectures else {})}
+                **({"architectures": list(self.architectures)} if self.architectures else {}),
+                **({"config_mamba_ssm_dtype": self.config_mamba_ssm_dtype}
+                   if self.config_mamba_ssm_dtype else {})}
 
     def to_spec(self) -> ModelSpec:
         """The ModelSpec of this draft (TP 1); ValueError says what is missing or wrong."""

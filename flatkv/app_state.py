@@ -152,7 +152,7 @@ class AppState:
     swa_full_tokens_ratio: float = float(ENGINE_DEFAULTS.swa_full_tokens_ratio)
     sglang_slots_per_request: int = ENGINE_DEFAULTS.sglang_slots_per_request
     sglang_page_size: int = ENGINE_DEFAULTS.sglang_page_size
-    sglang_ssm_dtype: str = ENGINE_DEFAULTS.sglang_ssm_dtype
+    sglang_ssm_dtype: str | None = ENGINE_DEFAULTS.sglang_ssm_dtype  # None: by the config
     sglang_swa_pool: bool | None = ENGINE_DEFAULTS.sglang_swa_pool  # None: by architecture
     max_batched_tokens: int = ENGINE_DEFAULTS.max_batched_tokens
     lcm_padding_bound: float = float(ENGINE_DEFAULTS.lcm_padding_bound)
@@ -424,7 +424,8 @@ _SETTINGS: dict[str, tuple[str, Callable[[str, str], object], Callable[[object],
     "sg_swa": ("swa_full_tokens_ratio", _ratio(SWA_RATIO_RANGE), repr),
     "sg_slots": ("sglang_slots_per_request", _int(1, MAX_SLOTS_PER_REQUEST), str),
     "sg_page": ("sglang_page_size", _int(1, MAX_BLOCK_SIZE), str),
-    "sg_ssm": ("sglang_ssm_dtype", _choice(lambda: list(SGLANG_SSM_DTYPES)), str),
+    "sg_ssm": ("sglang_ssm_dtype", _auto(_choice(lambda: list(SGLANG_SSM_DTYPES))),
+               _write_auto(str)),
     "sg_swa_pool": ("sglang_swa_pool", _auto(_flag), _write_auto(lambda v: "1" if v else "0")),
     "mbt": ("max_batched_tokens", _int(1, MAX_CONTEXT), str),
     "lcm_pad": ("lcm_padding_bound", _ratio(PADDING_BOUND_RANGE), repr),
@@ -449,6 +450,7 @@ _CARRIED_KEYS: dict[str, tuple[str, Callable[[str, str], object], Callable[[obje
     "arch": ("architectures",
              lambda key, text: tuple(a.strip() for a in text.split(",") if a.strip()), ",".join),
     "ssm_el": ("ssm_element_bytes", _int(1, 8), str),
+    "cfg_ssm": ("config_mamba_ssm_dtype", _choice(lambda: list(SGLANG_SSM_DTYPES)), str),
 }
 _MODEL_KEYS = ("model", "layers", "kv", "state", "spec", *_CARRIED_KEYS)
 

@@ -41,6 +41,21 @@ DTYPE_ALIASES: dict[str, str] = {
 }
 
 
+# The dtypes SGLang keeps a state layer's ssm tensor in: what its SGLANG_MAMBA_SSM_DTYPE and a
+# config's ``mamba_ssm_dtype`` may name (it ignores anything else, keeping float32).
+SGLANG_SSM_DTYPES = ("float32", "bfloat16", "float16")
+
+
+def check_config_ssm_dtype(value: object) -> str | None:
+    """``value`` as a config's ``mamba_ssm_dtype`` that SGLang reads (one of SGLANG_SSM_DTYPES,
+    spelt as SGLang spells it), or None; raises ValueError naming the field otherwise."""
+    if value is not None and value not in SGLANG_SSM_DTYPES:
+        raise ValueError(f"config_mamba_ssm_dtype is {value!r}: give the config's "
+                         f"mamba_ssm_dtype as SGLang reads it ({', '.join(SGLANG_SSM_DTYPES)}), "
+                         "or None when the config names none")
+    return value
+
+
 def canonical_dtype(name: object) -> str:
     """The canonical dtype name of ``name`` (a name, an alias or a torch dtype).
 

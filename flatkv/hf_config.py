@@ -11,9 +11,9 @@ Dtypes, as an engine with ``--dtype auto --kv-cache-dtype auto`` serves the chec
 conv state in the model dtype (bfloat16 when the config names none or names float32, which
 engines cast down); the KV cache in FP8 where a ModelOpt quantization_config asks for it; ssm
 state in the config's ``mamba_ssm_dtype`` / ``mamba_ssm_cache_dtype`` where the resolved config
-has one (nemotron_h's class default is float32), else the model dtype. Each choice that differs
-from the config's dtype is said in ``source``; all can be overridden afterwards with
-``ModelSpec.with_options``.
+has one (nemotron_h's class default is float32), else the model dtype; SGLang reads only
+``mamba_ssm_dtype`` (``config_mamba_ssm_dtype``). Each choice that differs from the config's
+dtype is said in ``source``; all can be overridden afterwards with ``ModelSpec.with_options``.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from flatkv.dtypes import canonical_dtype
+from flatkv.dtypes import SGLANG_SSM_DTYPES, canonical_dtype
 from flatkv.jsonfile import parse_json_object, read_json_file
 from flatkv.models import (
     MAX_CACHE_LAYERS,
@@ -637,6 +637,17 @@ def _ssm_dtype_of(text: Any, model_dtype: str, cfg: dict) -> tuple[str, str]:
     return model_dtype, "the model dtype"
 
 
+def _sglang_ssm_dtype_of(text: Any) -> tuple[str | None, str]:
+    """The config's ``mamba_ssm_dtype`` as SGLang reads it (the text config's, spelt exactly
+    float32, bfloat16 or float16; anything else it ignores, keeping float32), and a note when
+    the config names one SGLang ignores."""
+    value = getattr(text, "mamba_ssm_dtype", None)
+    if value is None or value in SGLANG_SSM_DTYPES:
+        return value, ""
+    return None, (f"SGLang ignores mamba_ssm_dtype {value!r} (it reads "
+                  f"{', '.join(SGLANG_SSM_DTYPES)}) and keeps its ssm state in float32")
+
+
 def spec_from_hf_config(
     config: dict | str | bytes | Path, *, name: str | None = None, source: str | None = None
 ) -> ModelSpec:
@@ -669,16 +680,19 @@ def spec_from_hf_config(
     if text is not resolved:
         _refuse_top_level_text_fields(cfg, recorded.used, model_type)
     ssm_dtype, ssm_why = _ssm_dtype_of(text, model_dtype, cfg)
+    sglang_ssm_dtype, sglang_note = _sglang_ssm_dtype_of(text)
     for note in (_not_given_note(cfg, recorded.used), dtype_note, kv_note):
         if note:
             source += f"; {note}"
     if any(layer.is_state for layer in layers):  # say where the ssm state's dtype comes from
         source += f"; ssm state {ssm_dtype} from {ssm_why}"
+        if sglang_note:
+            source += f"; {sglang_note}"
     return ModelSpec(
         name=name, layers=tuple(layers), kv_dtype=kv_dtype, conv_dtype=model_dtype,
         ssm_dtype=ssm_dtype, tp=1, source=source,
         model_layers=n_model if 0 < n_model <= MAX_CACHE_LAYERS else None,
-        architectures=_architectures_of(cfg),
+        architectures=_architectures_of(cfg), config_mamba_ssm_dtype=sglang_ssm_dtype,
     )
 
 

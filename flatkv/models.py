@@ -25,7 +25,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import MISSING, dataclass, field, fields, replace
 from typing import Any, ClassVar
 
-from flatkv.dtypes import canonical_dtype, dtype_bytes
+from flatkv.dtypes import canonical_dtype, check_config_ssm_dtype, dtype_bytes
 from flatkv.patterns import MAX_CACHE_LAYERS, check_kind_name, format_pattern, parse_pattern
 from flatkv.plan import FULL_ATTENTION, LINEAR_ATTENTION, SLIDING_ATTENTION, check_int
 from flatkv.plan import state_const_bytes as _state_const_bytes
@@ -338,6 +338,9 @@ class ModelSpec:
     layers, Falcon-H1's double layers); informational. notes: free text (caveats).
     architectures: the config's ``architectures`` class names, empty when unknown (a model
     typed by hand); SGLang chooses its sliding-window pool by them.
+    config_mamba_ssm_dtype: the config's ``mamba_ssm_dtype`` when it names a dtype SGLang reads,
+    else None; SGLang keeps the ssm state in it (``ssm_dtype`` is what vLLM keeps, and may come
+    from ``mamba_ssm_cache_dtype`` or the model dtype instead).
     """
 
     name: str
@@ -350,6 +353,7 @@ class ModelSpec:
     model_layers: int | None = None
     notes: str = ""
     architectures: tuple[str, ...] = ()
+    config_mamba_ssm_dtype: str | None = None
     _kind_names: tuple[tuple[CacheLayer, str], ...] = field(
         default=(), repr=False, compare=False
     )
@@ -361,6 +365,7 @@ class ModelSpec:
             if not isinstance(getattr(self, attr), str):
                 raise ValueError(f"{attr} must be a string, got {getattr(self, attr)!r}")
         object.__setattr__(self, "architectures", check_architectures(self.architectures))
+        check_config_ssm_dtype(self.config_mamba_ssm_dtype)
         layers = self.layers
         if isinstance(layers, (str, bytes)) or not isinstance(layers, Iterable):
             raise ValueError(f"layers must be a list of cache layers, got {layers!r}")
@@ -495,6 +500,7 @@ class ModelSpec:
 
     def profile(self) -> CacheProfile:
         """The per-TP-rank CacheProfile the planner and the engine strategies consume."""
+        has_state = any(layer.is_state for layer in self.kinds.values())
         return CacheProfile(
             layer_types=self.layer_types,
             kv_bytes_per_slot=self.kv_bytes_per_slot(),
@@ -503,9 +509,9 @@ class ModelSpec:
             name=self.name,
             kernel_block_size=MLA_KERNEL_BLOCK_SIZE if any(
                 layer.kind == MLALayer.kind for layer in self.kinds.values()) else None,
-            ssm_element_bytes=dtype_bytes(self.ssm_dtype) if any(
-                layer.is_state for layer in self.kinds.values()) else None,
+            ssm_element_bytes=dtype_bytes(self.ssm_dtype) if has_state else None,
             architectures=self.architectures,
+            config_mamba_ssm_dtype=self.config_mamba_ssm_dtype if has_state else None,
         )
 
     def summary(self) -> list[KindSummary]:
@@ -592,9 +598,11 @@ class ModelSpec:
             out["model_layers"] = self.model_layers
         if self.architectures:
             out["architectures"] = list(self.architectures)
+        out.update(tp=self.tp, kv_dtype=self.kv_dtype, conv_dtype=self.conv_dtype,
+                   ssm_dtype=self.ssm_dtype)
+        if self.config_mamba_ssm_dtype is not None:
+            out["config_mamba_ssm_dtype"] = self.config_mamba_ssm_dtype
         out.update(
-            tp=self.tp, kv_dtype=self.kv_dtype, conv_dtype=self.conv_dtype,
-            ssm_dtype=self.ssm_dtype,
             kinds={name: layer.geometry() for name, layer in self.kinds.items()},
             pattern=self.pattern,
         )
@@ -610,6 +618,7 @@ class ModelSpec:
         allowed = {
             "format", "name", "source", "notes", "model_layers", "tp", "kv_dtype",
             "conv_dtype", "ssm_dtype", "kinds", "pattern", "architectures",
+            "config_mamba_ssm_dtype",
         }
         unknown = sorted(set(data) - allowed)
         if unknown:
@@ -638,7 +647,7 @@ class ModelSpec:
         options = {
             key: data[key]
             for key in ("source", "notes", "model_layers", "tp", "kv_dtype", "conv_dtype",
-                        "ssm_dtype", "architectures")
+                        "ssm_dtype", "architectures", "config_mamba_ssm_dtype")
             if key in data
         }
         return cls.from_pattern(name=data["name"], kinds=kinds, pattern=data["pattern"], **options)

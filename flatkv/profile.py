@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
+from flatkv.dtypes import check_config_ssm_dtype
 from flatkv.plan import (
     LAYER_LABELS,
     LINEAR_ATTENTION,
@@ -65,6 +66,9 @@ class CacheProfile:
         the ssm state in its own dtype re-sizes it from this (SGLang: float32 unless told).
     architectures: the config's ``architectures`` (``("GptOssForCausalLM",)``) when the profile
         comes from one, else empty. SGLang picks its sliding-window pool by this name.
+    config_mamba_ssm_dtype: the config's ``mamba_ssm_dtype`` when it names one SGLang reads
+        (float32, bfloat16, float16), else None. SGLang keeps the ssm state in it unless told
+        otherwise (float32 without it), whatever ``ssm_element_bytes`` says.
     """
 
     layer_types: tuple[str, ...]
@@ -75,6 +79,7 @@ class CacheProfile:
     kernel_block_size: int | None = None
     ssm_element_bytes: int | None = None
     architectures: tuple[str, ...] = ()
+    config_mamba_ssm_dtype: str | None = None
 
     def __post_init__(self) -> None:
         if isinstance(self.layer_types, str) or not isinstance(self.layer_types, Iterable):
@@ -91,6 +96,7 @@ class CacheProfile:
             raise ValueError(f"layer_types holds {odd!r}: give labels such as "
                              f"{list(LAYER_LABELS)}")
         object.__setattr__(self, "architectures", check_architectures(self.architectures))
+        check_config_ssm_dtype(self.config_mamba_ssm_dtype)
         object.__setattr__(self, "state_const_bytes", dict(self.state_const_bytes))
         if not self.layer_types:
             raise ValueError("layer_types is empty: give at least one cache layer")

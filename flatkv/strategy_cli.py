@@ -114,10 +114,10 @@ def add_strategy_arguments(
          f"{defaults.sglang_slots_per_request})")
     parser.add_argument("--sglang-page-size", type=int, default=defaults.sglang_page_size,
          help=f"sglang: tokens per KV page (default {defaults.sglang_page_size})")
-    parser.add_argument("--sglang-ssm-dtype", default=defaults.sglang_ssm_dtype, metavar="DTYPE",
+    parser.add_argument("--sglang-ssm-dtype", default=None, metavar="DTYPE",
          help=f"sglang: the dtype of its ssm state, one of {', '.join(SGLANG_SSM_DTYPES)}, "
-         f"whatever the model's (default {defaults.sglang_ssm_dtype}, SGLang's own; SGLang "
-         "reads a config's mamba_ssm_dtype first, this does not: give it here)")
+         "whatever the model's, as SGLANG_MAMBA_SSM_DTYPE sets it (default: as SGLang "
+         "decides, the config's mamba_ssm_dtype, else float32)")
     parser.add_argument("--sglang-swa-pool", action=argparse.BooleanOptionalAction,
          default=None, help="sglang: sliding-window layers in a token pool of their own (SGLang "
          f"does this for {SGLANG_SWA_ARCHITECTURES}) or not (one pool, every token in every "

@@ -201,9 +201,9 @@ def test_sglangs_own_ssm_dtype_is_named_where_it_changes_the_state():
     results = [run_strategy(name, qwen, budget_bytes=80 * 10**9, context_tokens=32768)
                for name in ("flat", "sglang")]
     assert app_data.sglang_state_text(results, qwen) == (
-        "SGLang keeps the ssm state in float32 (its own dtype, whatever the model's, unless "
-        "told otherwise in the engine options): 1,073,152 B of state per layer against the "
-        "548,864 B the other layouts keep.")
+        "SGLang keeps the ssm state in float32 (SGLang's default ssm dtype; one dtype of its own, "
+        "whatever the model's, set in the engine options): 1,073,152 B of state per layer "
+        "against the 548,864 B the other layouts keep.")
     told = [run_strategy("sglang", qwen, budget_bytes=80 * 10**9,
                          options=StrategyOptions(sglang_ssm_dtype="bfloat16"))]
     assert app_data.sglang_state_text(told, qwen) == ""  # the same bytes: nothing to say

@@ -932,6 +932,7 @@ def test_the_profile_cache_key_changes_with_every_field():
         (qwen, "state_const_bytes", {**qwen.state_const_bytes, "conv": 1}),
         (gpt, "sliding_window", 256), (qwen, "name", "other"), (qwen, "kernel_block_size", 64),
         (qwen, "ssm_element_bytes", 4), (gpt, "architectures", ("Gemma3ForCausalLM",)),
+        (qwen, "config_mamba_ssm_dtype", "bfloat16"),
     ]
     assert {f.name for f in fields(qwen)} == {name for _, name, _ in changes}, \
         "give each new field of CacheProfile a change here"
@@ -993,6 +994,36 @@ def test_compare_sizes_sglang_ssm_state_in_its_own_dtype():
     # a model without state layers is not offered it
     plain = open_app("app_pages/compare.py", {**link, "model": "Llama-3.1-8B", "tp": "1"})
     assert not [w for w in plain.selectbox if w.key == "w.sglang_ssm_dtype"]
+
+
+def test_sglang_takes_the_ssm_dtype_a_config_names_unless_told():
+    # the same Qwen3-Next TP 2 as raw bytes whose config said mamba_ssm_dtype bfloat16 (the
+    # link's cfg_ssm): SGLang's default is then bfloat16, 2 B an element, as SGLang reads it
+    from dataclasses import replace
+
+    from flatkv.app_model import RawModel, profile_for
+    from flatkv.app_state import AppState, encode_query
+
+    preset = replace(profile_for("Qwen3-Next-80B-A3B", None, 2),
+                     config_mamba_ssm_dtype="bfloat16")
+    link = {**encode_query(AppState(model="custom", raw=RawModel.from_profile(preset), tp=2)),
+            "gpu": "Custom", "gpu_mem": "40GiB", "frac": "1"}
+    assert link["cfg_ssm"] == "bfloat16"
+    budget, slot = 40 * 2**30, 36 * (24_576 + 262_144 * 2)
+    at = open_app("app_pages/compare.py", link)
+    assert_clean(at)
+    sglang = at.dataframe[0].value.set_index("strategy").loc["SGLang"]
+    assert sglang["capacity (tokens)"] == (budget - budget * 9 // 19 // slot * slot) // (
+        12 * 1_024) == 1_840_621
+    ssm = at.selectbox(key="w.sglang_ssm_dtype")
+    assert ssm.format_func(ssm.value) == "As SGLang decides: bfloat16"
+    assert "This model: bfloat16, the config's mamba_ssm_dtype." in ssm.help
+    assert not any("SGLang keeps the ssm state" in c.value for c in at.caption)  # same bytes
+    ssm.set_value("float32").run()  # SGLANG_MAMBA_SSM_DTYPE overrides the config
+    assert at.query_params["sg_ssm"] == "float32"
+    slot = 36 * (24_576 + 262_144 * 4)
+    assert at.dataframe[0].value.set_index("strategy").loc["SGLang", "capacity (tokens)"] == (
+        budget - budget * 9 // 19 // slot * slot) // (12 * 1_024) == 1_841_509
 
 
 def test_compare_a_state_only_model_shows_no_capacity_and_no_none():
@@ -1467,6 +1498,7 @@ def test_compare_names_sglangs_own_ssm_dtype():
     # in the model (1,097,728 B a layer), float32 in SGLang (49,152 + 2,097,152 = 2,146,304 B)
     at = open_app("app_pages/compare.py", {})
     assert_clean(at)
-    assert ("SGLang keeps the ssm state in float32 (its own dtype, whatever the model's, unless "
-            "told otherwise in the engine options): 2,146,304 B of state per layer against the "
-            "1,097,728 B the other layouts keep.") in [c.value for c in at.caption]
+    assert ("SGLang keeps the ssm state in float32 (SGLang's default ssm dtype; one dtype of "
+            "its own, whatever the model's, set in the engine options): 2,146,304 B of state per "
+            "layer against the 1,097,728 B the other layouts keep.") in [unescaped(c.value)
+                                                                         for c in at.caption]

@@ -386,8 +386,11 @@ def test_a_draft_builds_a_hybrid_kind_by_kind():
     assert profile.kv_bytes_per_slot == 4096
     # SPEC section 2 Mamba2: conv ((8 x 64 + 2 x 1 x 16), 3) x 2 B; ssm (8, 64, 16) x 2 B
     assert profile.state_const_bytes == {"conv": 544 * 3 * 2, "ssm": 8 * 64 * 16 * 2}
-    # the draft of a spec gives the spec back
+    # the draft of a spec gives the spec back, with what SGLang reads of the config it came from
     assert app_model.SpecDraft.from_spec(spec).to_spec() == spec
+    from_config = replace(spec, architectures=("NemotronHForCausalLM",),
+                          config_mamba_ssm_dtype="float16")
+    assert app_model.SpecDraft.from_spec(from_config).to_spec() == from_config
 
 
 def test_draft_names_kinds_and_refuses_bad_names():

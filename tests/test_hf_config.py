@@ -252,6 +252,29 @@ def test_nemotron_layers_block_type_and_ssm_dtype_from_config():
     assert spec.layers[0] == Mamba2Layer(128, 64, 128, 8, 4)  # nemotron_h class defaults
 
 
+def test_sglang_reads_only_the_configs_mamba_ssm_dtype_spelt_as_it_spells_them():
+    # SGLang's mamba2_state_dtype: the (text) config's mamba_ssm_dtype when it is float32,
+    # bfloat16 or float16, else float32; nemotron_h's mamba_ssm_cache_dtype is vLLM's field
+    qwen = {"model_type": "qwen3_next", "num_hidden_layers": 4}
+    assert spec_from_hf_config(qwen).config_mamba_ssm_dtype is None
+    told = spec_from_hf_config({**qwen, "mamba_ssm_dtype": "bfloat16"})
+    assert (told.ssm_dtype, told.config_mamba_ssm_dtype) == ("bfloat16", "bfloat16")
+    assert told.profile().config_mamba_ssm_dtype == "bfloat16"
+    assert ModelSpec.from_dict(told.to_dict()) == told
+    alias = spec_from_hf_config({**qwen, "mamba_ssm_dtype": "bf16"})
+    assert (alias.ssm_dtype, alias.config_mamba_ssm_dtype) == ("bfloat16", None)
+    assert alias.source.endswith("; SGLang ignores mamba_ssm_dtype 'bf16' (it reads float32, "
+                                 "bfloat16, float16) and keeps its ssm state in float32")
+    nested = spec_from_hf_config(PRESET_CONFIGS["Qwen3.5-27B"])
+    assert nested.config_mamba_ssm_dtype == "float32"  # text_config's, as SGLang reads it
+    nemotron = spec_from_hf_config({"model_type": "nemotron_h",
+                                    "mamba_ssm_cache_dtype": "bfloat16"})
+    assert (nemotron.ssm_dtype, nemotron.config_mamba_ssm_dtype) == ("bfloat16", None)
+    # attention only: nothing for SGLang to re-size, and the profile carries nothing
+    llama = spec_from_hf_config({"model_type": "llama", "mamba_ssm_dtype": "bfloat16"})
+    assert llama.profile().config_mamba_ssm_dtype is None
+
+
 def test_ssm_dtype_source_is_the_model_dtype_where_no_entry_sets_it():
     spec = spec_from_hf_config({"model_type": "qwen3_next", "torch_dtype": "float16"})
     assert spec.ssm_dtype == "float16"

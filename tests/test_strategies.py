@@ -346,8 +346,8 @@ def test_sglang_keeps_the_ssm_state_in_float32_unless_told():
     assert r.extras["state_slots"] == slots == 587
     assert r.capacity_tokens == (ANCHOR_BUDGET - slots * 36 * layer) // (12 * 1024) == 2_050_805
     assert r.formulas[0] == (
-        "state bytes per layer = conv 24,576 + ssm 262,144 elements x 4 B (float32, SGLang's "
-        "ssm dtype) = 1,073,152 (the model's 2-byte ssm elements take 524,288 B)")
+        "state bytes per layer = conv 24,576 + ssm 262,144 elements x 4 B (float32: SGLang's "
+        "default ssm dtype) = 1,073,152 (the model's 2-byte ssm elements take 524,288 B)")
     # told bfloat16 (the env variable or the config), it matches the model's bytes: the raw
     # profile's figures of test_sglang_qwen3_next, whose bytes are taken as given
     told = run_strategy("sglang", profile, budget_bytes=ANCHOR_BUDGET,
@@ -357,7 +357,19 @@ def test_sglang_keeps_the_ssm_state_in_float32_unless_told():
                        context_tokens=ANCHOR_CONTEXT)
     assert told.extras["state_slots"] == raw.extras["state_slots"] == 1_147
     assert told.capacity_tokens == raw.capacity_tokens == 2_051_957
-    assert told.formulas[0].endswith("x 2 B (bfloat16, SGLang's ssm dtype) = 548,864")
+    assert told.formulas[0].endswith(
+        "x 2 B (bfloat16: SGLANG_MAMBA_SSM_DTYPE, as the option sets it) = 548,864")
+    # the same model from a config whose mamba_ssm_dtype is bfloat16: SGLang reads it, so the
+    # default is bfloat16 and the figures are the told ones; the option still overrides it
+    from_config = replace(profile, config_mamba_ssm_dtype="bfloat16")
+    by_config = run_strategy("sglang", from_config, budget_bytes=ANCHOR_BUDGET,
+                             context_tokens=ANCHOR_CONTEXT)
+    assert (by_config.extras["state_slots"], by_config.capacity_tokens) == (1_147, 2_051_957)
+    assert by_config.extras["sglang_ssm_dtype_source"] == "the config's mamba_ssm_dtype"
+    overridden = run_strategy("sglang", from_config, budget_bytes=ANCHOR_BUDGET,
+                              context_tokens=ANCHOR_CONTEXT,
+                              options=StrategyOptions(sglang_ssm_dtype="float32"))
+    assert (overridden.extras["state_slots"], overridden.capacity_tokens) == (587, 2_050_805)
     assert raw.formulas[0] == ("state bytes per layer = 548,864 as given (raw bytes: the ssm "
                                "dtype is unknown, so SGLang's float32 is not applied)")
     # vLLM is not touched by it

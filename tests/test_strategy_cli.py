@@ -126,6 +126,19 @@ def test_options_reach_the_strategies():
             36 * (24_576 + 262_144 * ssm_bytes))
 
 
+def test_sglang_reads_a_configs_mamba_ssm_dtype_unless_told(tmp_path):
+    # qwen3_next's defaults (SPEC 2) at TP 2 with mamba_ssm_dtype bfloat16 in the config: SGLang
+    # keeps 2-byte ssm elements by default, 4-byte ones when told float32
+    config = tmp_path / "config.json"
+    config.write_text(json.dumps({"model_type": "qwen3_next", "mamba_ssm_dtype": "bfloat16"}))
+    for told, ssm_bytes in (([], 2), (["--sglang-ssm-dtype", "float32"], 4)):
+        code, out, err = run(["plan", "--hf-config", str(config), "--tp", "2", "--strategy",
+                              "sglang", "--budget", "44.59GiB", "--json", *told])
+        assert code == 0, err
+        assert json.loads(out)["state_slots"] == ANCHOR_BUDGET * 9 // 19 // (
+            36 * (24_576 + 262_144 * ssm_bytes))
+
+
 @pytest.mark.parametrize(
     "extra, needle",
     [

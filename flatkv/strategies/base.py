@@ -54,7 +54,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
 
-from flatkv.dtypes import canonical_dtype
+from flatkv.dtypes import SGLANG_SSM_DTYPES, canonical_dtype
 from flatkv.plan import (
     FULL_ATTENTION,
     LAYER_LABELS,
@@ -83,8 +83,6 @@ CATEGORIES = (
 )
 
 MAMBA_CACHE_MODES = ("none", "align", "all")
-# The dtypes SGLang keeps a state layer's ssm tensor in (its SGLANG_MAMBA_SSM_DTYPE names).
-SGLANG_SSM_DTYPES = ("float32", "bfloat16", "float16")
 # The architectures SGLang gives sliding-window layers a token pool of their own (its hybrid SWA
 # pool: model_config.is_hybrid_swa_model): the name help texts use -> config.json class names.
 SGLANG_SWA_POOL_MODELS = {
@@ -206,11 +204,11 @@ class StrategyOptions:
         architecture gets the pool when it has both full and sliding layers, as the models on
         the list do. True / False force it either way.
     sglang_ssm_dtype: the dtype SGLang keeps every state layer's ssm tensor in, whatever the
-        model's: float32 unless the config's ``mamba_ssm_dtype`` or the SGLANG_MAMBA_SSM_DTYPE
-        environment variable (``--mamba-ssm-dtype`` in older releases) names another; the
-        profile does not carry the config's field over, so set this to it. vLLM keeps the
-        model's ssm dtype. Its conv state is bfloat16 (SGLANG_MAMBA_CONV_DTYPE),
-        as a bfloat16 model's; the strategy keeps the model's conv bytes.
+        model's ssm dtype (vLLM keeps the model's). None (default): as SGLang decides, the
+        config's ``mamba_ssm_dtype`` (``profile.config_mamba_ssm_dtype``), else float32. Set it
+        to what SGLANG_MAMBA_SSM_DTYPE (``--mamba-ssm-dtype`` in older releases) names: that
+        overrides the config. Its conv state is bfloat16 (SGLANG_MAMBA_CONV_DTYPE), as a
+        bfloat16 model's; the strategy keeps the model's conv bytes.
     max_batched_tokens: tokens scheduled per step (vLLM's default 8192); it sizes the pages a
         sliding-window request holds and the S of the SPEC section 3.5 workload.
     lcm_padding_bound: the largest padding a two-level layout accepts for any group,
@@ -230,7 +228,7 @@ class StrategyOptions:
     swa_full_tokens_ratio: Fraction | float | str = Fraction(4, 5)
     sglang_slots_per_request: int = 3
     sglang_page_size: int = 1
-    sglang_ssm_dtype: str = "float32"
+    sglang_ssm_dtype: str | None = None
     sglang_swa_pool: bool | None = None
     max_batched_tokens: int = DEFAULT_SCHEDULED_TOKENS
     lcm_padding_bound: Fraction | float | str = Fraction(1, 4)
@@ -263,16 +261,18 @@ class StrategyOptions:
         check_int("sglang_slots_per_request", self.sglang_slots_per_request, minimum=1,
                   maximum=MAX_TOKENS)
         check_int("sglang_page_size", self.sglang_page_size, minimum=1, maximum=MAX_TOKENS)
-        try:
-            ssm_dtype = canonical_dtype(self.sglang_ssm_dtype)
-        except ValueError:
-            ssm_dtype = None
-        if ssm_dtype not in SGLANG_SSM_DTYPES:
-            raise ValueError(
-                f"sglang_ssm_dtype is {self.sglang_ssm_dtype!r}: SGLang keeps the ssm state in "
-                f"one of {', '.join(SGLANG_SSM_DTYPES)} (SGLANG_MAMBA_SSM_DTYPE)"
-            )
-        object.__setattr__(self, "sglang_ssm_dtype", ssm_dtype)
+        if self.sglang_ssm_dtype is not None:
+            try:
+                ssm_dtype = canonical_dtype(self.sglang_ssm_dtype)
+            except ValueError:
+                ssm_dtype = None
+            if ssm_dtype not in SGLANG_SSM_DTYPES:
+                raise ValueError(
+                    f"sglang_ssm_dtype is {self.sglang_ssm_dtype!r}: SGLang keeps the ssm state "
+                    f"in one of {', '.join(SGLANG_SSM_DTYPES)} (SGLANG_MAMBA_SSM_DTYPE), or "
+                    "give None for its own choice (the config's mamba_ssm_dtype, else float32)"
+                )
+            object.__setattr__(self, "sglang_ssm_dtype", ssm_dtype)
         if self.sglang_swa_pool is not None and not isinstance(self.sglang_swa_pool, bool):
             raise ValueError(f"sglang_swa_pool is {self.sglang_swa_pool!r}: give True (a pool "
                              "of its own for sliding layers), False (one pool) or None (as "

@@ -1,7 +1,7 @@
 """SGLang's separate pools (SPEC section 3.2): no shared page ids, a static split.
 
-- State: a per-request slot pool, its ssm tensors in SGLang's own dtype (float32 unless the
-  config's ``mamba_ssm_dtype`` or SGLANG_MAMBA_SSM_DTYPE says otherwise; vLLM keeps the
+- State: a per-request slot pool, its ssm tensors in SGLang's own dtype (``ssm_dtype``:
+  SGLANG_MAMBA_SSM_DTYPE, else the config's ``mamba_ssm_dtype``, else float32; vLLM keeps the
   model's). With attention layers it gets ``budget * r / (1 + r)``
   (``r = --mamba-full-memory-ratio``, 0.9); slots = that // (state bytes of all state layers);
   the KV pool gets the rest, ``budget - slots * slot_bytes``. Running requests are capped by
@@ -52,16 +52,27 @@ def whole_pages(tokens: int, page: int) -> tuple[int, str]:
     return kept, text
 
 
+def ssm_dtype(profile: CacheProfile, options: StrategyOptions) -> tuple[str, str]:
+    """The dtype SGLang keeps every ssm tensor in, and why: ``sglang_ssm_dtype`` when set (as
+    SGLANG_MAMBA_SSM_DTYPE overrides the config), else the config's ``mamba_ssm_dtype``, else
+    float32 (SGLang's ``mamba2_state_dtype``)."""
+    if options.sglang_ssm_dtype is not None:
+        return options.sglang_ssm_dtype, "SGLANG_MAMBA_SSM_DTYPE, as the option sets it"
+    if profile.config_mamba_ssm_dtype is not None:
+        return profile.config_mamba_ssm_dtype, "the config's mamba_ssm_dtype"
+    return "float32", "SGLang's default ssm dtype"
+
+
 def state_layer_bytes(profile: CacheProfile, options: StrategyOptions) -> tuple[int, str]:
     """One state layer's bytes as SGLang allocates them, and the formula that says so.
 
-    SGLang keeps every ssm tensor in its own dtype (``options.sglang_ssm_dtype``: float32 unless
-    told), whatever the model's, so the ssm tensor is re-sized from the model's element count.
-    Raw bytes (``ssm_element_bytes`` None) have no known dtype and are taken as given.
+    SGLang keeps every ssm tensor in its own dtype (``ssm_dtype``), whatever the model's, so
+    the ssm tensor is re-sized from the model's element count. Raw bytes
+    (``ssm_element_bytes`` None) have no known dtype and are taken as given.
     """
     per_layer = profile.state_bytes_per_layer
     element = profile.ssm_element_bytes
-    dtype = options.sglang_ssm_dtype
+    dtype, why = ssm_dtype(profile, options)
     if element is None:
         return per_layer, (f"state bytes per layer = {n(per_layer)} as given (raw bytes: the ssm "
                            f"dtype is unknown, so SGLang's {dtype} is not applied)")
@@ -72,7 +83,7 @@ def state_layer_bytes(profile: CacheProfile, options: StrategyOptions) -> tuple[
                         profile.state_const_bytes.items() if name != "ssm")
     total = per_layer - ssm + sglang_ssm
     text = (f"state bytes per layer = {others + ' + ' if others else ''}ssm {n(elements)} "
-            f"elements x {dtype_bytes(dtype)} B ({dtype}, SGLang's ssm dtype) = {n(total)}")
+            f"elements x {dtype_bytes(dtype)} B ({dtype}: {why}) = {n(total)}")
     if sglang_ssm != ssm:
         text += f" (the model's {element}-byte ssm elements take {n(ssm)} B)"
     return total, text
@@ -208,8 +219,9 @@ def _state_slots(profile: CacheProfile, options: StrategyOptions, budget_bytes: 
         f"{n(slots)}",
         f"running requests <= slots // S = {n(slots)} // {s} = {n(running_cap)}",
     ]
+    ssm = ssm_dtype(profile, options)
     extras.update(
-        sglang_ssm_dtype=options.sglang_ssm_dtype, state_layer_bytes=layer_bytes,
+        sglang_ssm_dtype=ssm[0], sglang_ssm_dtype_source=ssm[1], state_layer_bytes=layer_bytes,
         mamba_full_memory_ratio=r, state_pool_bytes=state_pool, state_slot_bytes=slot_bytes,
         state_slots=slots, slots_per_request=s, running_request_cap=running_cap,
     )
