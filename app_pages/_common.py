@@ -23,14 +23,12 @@ from flatkv.app_state import (
     MAX_SLOTS_PER_REQUEST,
     MAX_TP,
     MIN_MEM_FRACTION,
-    STRATEGY_FIELDS,
     SWA_RATIO_RANGE,
     AppState,
     decode_query,
     encode_query,
     gpu_memory_size,
     kv_memory_size,
-    strategy_fields,
 )
 from flatkv.plan import PACKED_NEEDS_HISTORY, BudgetTooSmall
 from flatkv.profile import CacheProfile
@@ -504,29 +502,6 @@ def engine_widget(field: str) -> None:
              "request holds.")
 
 
-def acting_fields(s: AppState) -> tuple[str, ...]:
-    """The engine options some layout reads for this model (``strategy_fields``): the ones
-    Compare offers and names; every one where the model is in error (the page says why)."""
-    try:
-        profile = s.profile()
-    except ValueError:
-        return ENGINE_FIELDS
-
-    def idle(field: str) -> bool:  # another option's setting leaves it nothing to act on
-        return ((field == "mamba_chunk_size" and s.mamba_cache_mode != "all")
-                or (field == "swa_full_tokens_ratio"
-                    and not sglang_swa_pool(profile, s.strategy_options())[0]))
-
-    return tuple(f for f in ENGINE_FIELDS if not idle(f)
-                 and any(f in strategy_fields(name, profile) for name in STRATEGY_FIELDS))
-
-
-def _acts(field: str) -> bool:
-    """Whether to offer an engine option: one some layout reads for this model, the chunk size
-    in mamba cache mode "all" only, SGLang's sliding / full ratio with its sliding pool only."""
-    return field in acting_fields(state())
-
-
 def _model_kernel_block_size() -> int:
     """The kernel block size vLLM uses for the current model unless told otherwise."""
     try:
@@ -549,6 +524,9 @@ def engine_options(fields: tuple[str, ...] = ENGINE_FIELDS, *, label: str = "Eng
                    "change.") -> None:
     """An expander of engine options, each a bound AppState field (in the URL too); ``fields``
     picks the ones that change what the page shows."""
+    every_engine = fields == ENGINE_FIELDS  # then say whose options they are
+    acting = state().acting_engine_options()
+    fields = tuple(f for f in fields if f in acting)  # an idle option is neither shown nor counted
     changed = state().changed_engine_options(fields)
     # keyed: its label changes with the count, and it must stay open while the user edits
     with st.expander(label + (f" ({len(changed)} changed)" if changed else ""),
@@ -557,9 +535,8 @@ def engine_options(fields: tuple[str, ...] = ENGINE_FIELDS, *, label: str = "Eng
         columns = [(title, group) for title, group in columns if group]
         for (title, group), column in zip(columns, st.columns(3), strict=False):
             with column:
-                if fields == ENGINE_FIELDS:  # every engine's options: say whose they are
+                if every_engine:
                     st.markdown(f"**{title}**")
                 for field in group:
-                    if _acts(field):
-                        engine_widget(field)
+                    engine_widget(field)
         st.caption(note)

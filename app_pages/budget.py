@@ -24,7 +24,7 @@ from app_pages._common import (
 from flatkv import app_data, charts
 from flatkv.app_data import PLANNER_STRATEGY, STRATEGY_TITLES
 from flatkv.app_data import markdown_literal as literal
-from flatkv.app_state import MAX_CONTEXT, strategy_fields
+from flatkv.app_state import MAX_CONTEXT
 from flatkv.profile import CacheProfile
 from flatkv.strategies import LOGGED_AS, STRATEGIES, StrategyOptions, run_strategy
 from flatkv.units import concurrency_text, concurrency_value, format_bytes, tokens_text
@@ -104,7 +104,7 @@ with user_errors():
              max_value=MAX_CONTEXT, step=1024)
     s = state()
     strategy = s.budget_strategy or ours
-    acting = strategy_fields(strategy, s.profile())  # only the options that act on this model
+    acting = s.acting_engine_options((strategy,))  # only the options that act on this model
     st.caption(f"{literal(s.profile().name)} · {STRATEGY_TITLES[strategy]} · "
                f"{s.engine_options_text(acting, defaults='default layout options')} · "
                "GPU, memory fraction, weights and TP are in the sidebar.")

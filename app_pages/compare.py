@@ -8,7 +8,6 @@ import pandas as pd
 import streamlit as st
 
 from app_pages._common import (
-    acting_fields,
     bind,
     chart,
     current_strategies,
@@ -47,7 +46,7 @@ with user_errors():
     st.caption(f"{literal(s.profile().name)} · budget "
                f"{exact_bytes(s.budget().cache_bytes)} per rank · "
                f"block size {s.block_size:,}, alignment {s.effective_alignment:,} · "
-               f"{s.engine_options_text(acting_fields(s))}")
+               f"{s.engine_options_text(s.acting_engine_options())}")
     bind(st.number_input, "context", "Context length (tokens per request)", min_value=1,
          max_value=MAX_CONTEXT, step=1024)
     engine_options()

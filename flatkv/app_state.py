@@ -27,6 +27,7 @@ from flatkv.strategies.base import (
     to_fraction,
 )
 from flatkv.strategies.paged import label_groups
+from flatkv.strategies.sglang import swa_pool as sglang_swa_pool
 from flatkv.units import exact_bytes, format_bytes, format_size, parse_size
 
 MiB = 2**20
@@ -198,6 +199,25 @@ class AppState:
             block_size=self.block_size, alignment=self.alignment,
             **{name: getattr(self, name) for name in ENGINE_FIELDS},
         )
+
+    def acting_engine_options(self, strategies: tuple[str, ...] = tuple(STRATEGY_FIELDS)
+                              ) -> tuple[str, ...]:
+        """The engine options one of ``strategies`` reads for this model (``strategy_fields``)
+        and that act with the other options as set: the chunk size in mamba cache mode "all"
+        only, SGLang's sliding / full ratio with its sliding pool only. The pages offer, count
+        and name these; every option where the model is in error (the page says why)."""
+        try:
+            profile = self.profile()
+        except ValueError:
+            return ENGINE_FIELDS
+
+        def idle(field: str) -> bool:  # another option's setting leaves it nothing to act on
+            return ((field == "mamba_chunk_size" and self.mamba_cache_mode != "all")
+                    or (field == "swa_full_tokens_ratio"
+                        and not sglang_swa_pool(profile, self.strategy_options())[0]))
+
+        return tuple(f for f in ENGINE_FIELDS if not idle(f)
+                     and any(f in strategy_fields(name, profile) for name in strategies))
 
     def changed_engine_options(self, names: tuple[str, ...] = ENGINE_FIELDS
                                ) -> dict[str, object]:

@@ -1203,6 +1203,19 @@ def test_budget_caption_names_only_options_that_act():
     assert_clean(at)
     assert "engine options: mamba cache mode align" in at.caption[0].value
     assert "max batched tokens" not in at.caption[0].value
+    # the chunk size acts in mamba cache mode "all" only: in mode none it is not named, shown
+    # or counted as changed, on Budget or on Compare
+    link = {**QWEN35_LINK, "chunk": "128"}
+    budget = open_app("app_pages/budget.py", {**link, "b_layout": "vllm"})  # vLLM reads it
+    assert "default layout options" in budget.caption[0].value
+    assert [e.label for e in budget.expander][0] == "Layout options"
+    compare = open_app("app_pages/compare.py", link)
+    assert "each engine with its own defaults" in compare.caption[0].value
+    assert [e.label for e in compare.expander][0] == "Engine options"
+    assert not [w for w in compare.number_input if w.key == "w.mamba_chunk_size"]
+    compare = open_app("app_pages/compare.py", {**link, "mamba": "all"})
+    assert "mamba cache mode all, mamba chunk 128" in compare.caption[0].value
+    assert [e.label for e in compare.expander][0] == "Engine options (2 changed)"
 
 
 def test_an_edit_does_not_tell_the_browser_to_reset_the_other_widgets():
