@@ -11,6 +11,7 @@ from typing import Any
 import plotly.graph_objects as go
 import streamlit as st
 
+from flatkv import app_data
 from flatkv.analysis import PLANNERS, PlanAnalysis, analyze
 from flatkv.app_data import markdown_literal as literal
 from flatkv.app_state import (
@@ -30,7 +31,7 @@ from flatkv.app_state import (
     gpu_memory_size,
     kv_memory_size,
 )
-from flatkv.plan import PACKED_NEEDS_HISTORY, BudgetTooSmall
+from flatkv.plan import BudgetTooSmall
 from flatkv.profile import CacheProfile
 from flatkv.strategies import STRATEGIES, StrategyOptions, StrategyResult, run_strategy
 from flatkv.strategies.base import (
@@ -44,7 +45,7 @@ from flatkv.strategies.sglang import ssm_dtype as sglang_ssm_dtype
 from flatkv.strategies.sglang import swa_pool as sglang_swa_pool
 from flatkv.strategies.vllm import DEFAULT_KERNEL_BLOCK_SIZE
 from flatkv.strategies.vllm import kernel_block_size as vllm_kernel_block_size
-from flatkv.units import exact_bytes, format_bytes, format_size, parse_size
+from flatkv.units import format_bytes, format_size, parse_size
 
 STATE_KEY = "flatkv.state"
 NOTICES_KEY = "flatkv.notices"
@@ -214,41 +215,25 @@ def cached_strategies(profile: CacheProfile, names: tuple[str, ...], budget: int
                          options=options) for n in names]
 
 
-def current_strategies(s: AppState | None = None, names: tuple[str, ...] = STRATEGIES,
-                       budget: int | None = None) -> list[StrategyResult]:
+def current_strategies(s: AppState | None = None, names: tuple[str, ...] = STRATEGIES
+                       ) -> list[StrategyResult]:
     """The engine strategies for the current view (all of them by default)."""
     s = s or state()
-    return cached_strategies(s.profile(), names, s.budget().cache_bytes if budget is None
-                             else budget, s.context, s.strategy_options())
+    return cached_strategies(s.profile(), names, s.budget().cache_bytes, s.context,
+                             s.strategy_options())
 
 
-def state_only_message(s: AppState, planner: str, other_choice: str = "") -> str | None:
-    """What every page says when packed slabs refuse a model without attention, in the reader's
-    terms (the planner's own words name a library function); None where it does not apply.
-    ``other_choice`` names a control of the page that also picks another layout."""
-    if planner == "packed" and not s.profile().has_attention:
-        return (f"P{PACKED_NEEDS_HISTORY[1:]}: pick the planner \"one tensor per "
-                f"component\" in the sidebar{other_choice}")
-    return None
-
-
-def current_analysis(s: AppState | None = None, *, planner: str | None = None,
-                     other_choice: str = "") -> PlanAnalysis:
+def current_analysis(s: AppState | None = None, *, other_choice: str = "") -> PlanAnalysis:
     """The plan analysis of the current view, its refusals in the page's words."""
     s = s or state()
-    planner = planner or s.planner
     profile, budget = s.profile(), s.budget()  # their errors carry no planner hint
     try:
         return cached_analysis(profile, s.block_size, s.effective_alignment, budget.cache_bytes,
-                               planner)
+                               s.planner)
     except BudgetTooSmall as small:
-        raise ValueError(
-            f"The cache budget per rank, {exact_bytes(small.budget_bytes)}, holds "
-            f"{small.blocks} block(s) of {exact_bytes(small.block_bytes)}; a plan needs at least "
-            f"2, that is {exact_bytes(2 * small.block_bytes)}: {budget.how_to_raise}"
-        ) from None
+        raise ValueError(app_data.budget_too_small_text(small, budget.how_to_raise)) from None
     except ValueError:
-        message = state_only_message(s, planner, other_choice)
+        message = app_data.state_only_text(s.planner, profile, other_choice)
         if message is None:
             raise
         raise ValueError(message) from None
@@ -402,8 +387,7 @@ def sidebar(page_shows_budget: bool = True) -> None:
          from_widget=lambda v: int(v) or None,
          help="An inflated page size is rounded up to a multiple of this.")
     bind(side.selectbox, "planner", "Planner", options=list(PLANNERS),
-         format_func=lambda p: {"packed": "packed slabs", "per-component":
-                                "one tensor per component"}[p])
+         format_func=app_data.PLANNER_TITLES.get)
     side.caption("The link in the address bar holds this whole view: copy it to share.")
 
 
@@ -433,6 +417,12 @@ _RATIO_WIDGETS = {
     "lcm_padding_bound": ("Two-level padding bound", PADDING_BOUND_RANGE,
                           "The largest padding a two-level layout accepts for any group."),
 }
+
+
+def context_widget() -> None:
+    """The context length every page counts a request's pages at (one URL setting)."""
+    bind(st.number_input, "context", "Context length (tokens per request)", min_value=1,
+         max_value=MAX_CONTEXT, step=1024)
 
 
 def engine_widget(field: str) -> None:

@@ -12,6 +12,7 @@ from app_pages._common import (
     _profile_key,
     bind,
     chart,
+    context_widget,
     current_analysis,
     current_strategies,
     engine_options,
@@ -24,7 +25,6 @@ from app_pages._common import (
 from flatkv import app_data, charts
 from flatkv.app_data import PLANNER_STRATEGY, STRATEGY_TITLES
 from flatkv.app_data import markdown_literal as literal
-from flatkv.app_state import MAX_CONTEXT
 from flatkv.profile import CacheProfile
 from flatkv.strategies import LOGGED_AS, STRATEGIES, StrategyOptions, run_strategy
 from flatkv.units import concurrency_text, concurrency_value, format_bytes, tokens_text
@@ -32,12 +32,10 @@ from flatkv.units import concurrency_text, concurrency_value, format_bytes, toke
 
 def _point(strategy, profile, budget, context, options) -> tuple[int, float, int]:
     """(capacity tokens, concurrency, P) of one sweep point; zeros where nothing fits (and
-    capacity 0 for a state-only model, whose charts leave capacity out)."""
-    try:
-        r = run_strategy(strategy, profile, budget_bytes=budget, context_tokens=context,
-                         options=options)
-    except ValueError:
-        return 0, 0.0, 0
+    capacity 0 for a state-only model, whose charts leave capacity out). A ValueError is the
+    page's to show, never a zero."""
+    r = run_strategy(strategy, profile, budget_bytes=budget, context_tokens=context,
+                     options=options)
     if not r.applies:
         return 0, 0.0, 0
     return r.capacity_tokens or 0, r.max_concurrency or 0.0, r.block_size or 0
@@ -100,8 +98,7 @@ with user_errors():
              help="Whose capacity the what-if sweeps: our planner (the sidebar's) or an "
              "engine's layout (vLLM v1, SGLang), counted as on Compare.")
     with c2:
-        bind(st.number_input, "context", "Context length (tokens per request)", min_value=1,
-             max_value=MAX_CONTEXT, step=1024)
+        context_widget()
     s = state()
     strategy = s.budget_strategy or ours
     acting = s.acting_engine_options((strategy,))  # only the options that act on this model

@@ -8,8 +8,8 @@ import pandas as pd
 import streamlit as st
 
 from app_pages._common import (
-    bind,
     chart,
+    context_widget,
     current_strategies,
     engine_options,
     state,
@@ -18,7 +18,6 @@ from app_pages._common import (
 )
 from flatkv import app_data, charts
 from flatkv.app_data import markdown_literal as literal
-from flatkv.app_state import MAX_CONTEXT
 from flatkv.strategies.sglang import swa_pool as sglang_swa_pool
 from flatkv.units import exact_bytes
 
@@ -47,8 +46,7 @@ with user_errors():
                f"{exact_bytes(s.budget().cache_bytes)} per rank · "
                f"block size {s.block_size:,}, alignment {s.effective_alignment:,} · "
                f"{s.engine_options_text(s.acting_engine_options())}")
-    bind(st.number_input, "context", "Context length (tokens per request)", min_value=1,
-         max_value=MAX_CONTEXT, step=1024)
+    context_widget()
     engine_options()
     s = state()
     results = current_strategies(s)

@@ -9,6 +9,7 @@ from app_pages._common import (
     NOT_APPLICABLE,
     bind,
     chart,
+    context_widget,
     current_analysis,
     current_strategies,
     engine_widget,
@@ -20,7 +21,7 @@ from app_pages._common import (
 from flatkv import app_data, charts
 from flatkv.analysis import plan_json
 from flatkv.app_data import markdown_literal as literal
-from flatkv.app_state import MAX_CONTEXT, MAX_REQUESTS
+from flatkv.app_state import MAX_REQUESTS
 from flatkv.units import exact_bytes, format_bytes
 
 
@@ -125,8 +126,7 @@ def page_ids(analysis) -> None:
         bind(st.number_input, "requests", "Live requests", min_value=1, max_value=MAX_REQUESTS,
              step=1)
     with columns[1]:
-        bind(st.number_input, "context", "Context length (tokens per request)", min_value=1,
-             max_value=MAX_CONTEXT, step=1024)
+        context_widget()
     if sliding:
         with columns[2]:
             engine_widget("max_batched_tokens")

@@ -5,7 +5,8 @@
 totals that add up to the budget exactly; the dead weight of the single page-id space per group;
 and the equalizer's reasoning. ``sweep_block_sizes`` and ``sweep_budgets`` give the same headline
 figures over many points without building a plan per point (geometry is closed-form once the rows
-are known).
+are known): library and ``bench/plan_bench.py`` API. The Budget page sweeps through
+``run_strategy`` instead, so our planner and every engine's layout are counted alike.
 
 Two kinds of "waste" are kept apart, because engineers argue about both:
 

@@ -16,11 +16,17 @@ from fractions import Fraction
 from itertools import islice
 
 from flatkv.analysis import PlanAnalysis
-from flatkv.plan import SLIDING_ATTENTION
+from flatkv.plan import PACKED_NEEDS_HISTORY, SLIDING_ATTENTION, BudgetTooSmall
 from flatkv.profile import CacheProfile
 from flatkv.strategies import LOGGED_AS, StrategyResult
 from flatkv.strategies.base import ratio_text
-from flatkv.units import concurrency_text, concurrency_value, format_bytes, tokens_text
+from flatkv.units import (
+    concurrency_text,
+    concurrency_value,
+    exact_bytes,
+    format_bytes,
+    tokens_text,
+)
 from flatkv.workload import (
     DEFAULT_SCHEDULED_TOKENS,
     Workload,
@@ -349,8 +355,26 @@ STRATEGY_TITLES = {
     "aliased": "slab aliasing",
     "lcm": "two-level pages",
 }
-# The app's planner setting -> the strategy that plans the same way.
+# The app's planner setting -> the strategy that plans the same way, and its name in the sidebar.
 PLANNER_STRATEGY = {"packed": "flat", "per-component": "per-component"}
+PLANNER_TITLES = {"packed": "packed slabs", "per-component": "one tensor per component"}
+
+
+def state_only_text(planner: str, profile: CacheProfile, other_choice: str = "") -> str | None:
+    """What every page says when packed slabs refuse a model without attention, in the reader's
+    terms (the planner's own words name a library function); None where it does not apply.
+    ``other_choice`` names a control of the page that also picks another layout."""
+    if planner == "packed" and not profile.has_attention:
+        return (f"P{PACKED_NEEDS_HISTORY[1:]}: pick the planner "
+                f"\"{PLANNER_TITLES['per-component']}\" in the sidebar{other_choice}")
+    return None
+
+
+def budget_too_small_text(small: BudgetTooSmall, how_to_raise: str) -> str:
+    """A plan's refusal of a budget under two blocks, with the bytes it needs and the fix."""
+    return (f"The cache budget per rank, {exact_bytes(small.budget_bytes)}, holds "
+            f"{small.blocks} block(s) of {exact_bytes(small.block_bytes)}; a plan needs at least "
+            f"2, that is {exact_bytes(2 * small.block_bytes)}: {how_to_raise}")
 
 
 # The token count an engine logs (vLLM's "GPU KV cache size", SGLang's max_total_num_tokens),

@@ -16,7 +16,13 @@ from fractions import Fraction
 from flatkv import app_model, gpu_settings, gpu_view, presets
 from flatkv.analysis import PLANNERS
 from flatkv.models import MAX_TP, ModelSpec
-from flatkv.plan import FULL_ATTENTION, SLIDING_ATTENTION, alignment_or_block_size, check_int
+from flatkv.plan import (
+    FULL_ATTENTION,
+    SLIDING_ATTENTION,
+    alignment_or_block_size,
+    cdiv,
+    check_int,
+)
 from flatkv.profile import MAX_KERNEL_BLOCK_SIZE, MAX_WINDOW, CacheProfile
 from flatkv.strategies import STRATEGIES, StrategyOptions
 from flatkv.strategies.base import (
@@ -293,7 +299,7 @@ def cache_budget(gpu_bytes: int, fraction: float, weights: int, tp: int) -> Budg
     if not 0 < fraction <= 1:
         raise ValueError(f"memory fraction must be in (0, 1], got {fraction}")
     usable = int(gpu_bytes * exact_fraction(fraction))
-    per_rank = -(-weights // tp)
+    per_rank = cdiv(weights, tp)
     cache = usable - per_rank
     if usable <= 0:
         raise ValueError(
@@ -374,10 +380,6 @@ def _choice(options: Callable[[], list[str]]) -> Callable[[str, str], str]:
     return parse
 
 
-def _alignment(key: str, text: str) -> int | None:
-    return None if text in ("", "auto") else _int(1, MAX_BLOCK_SIZE)(key, text)
-
-
 def _ratio(bounds: tuple[Fraction, Fraction]) -> Callable[[str, str], float]:
     """A ratio option (StrategyOptions' own check, so the message gives the range)."""
 
@@ -426,7 +428,7 @@ def _counts(maximum: int) -> Callable[[str, str], tuple[int, ...]]:
 # URL key -> (AppState field, parser, writer). The model keys are handled apart.
 _SETTINGS: dict[str, tuple[str, Callable[[str, str], object], Callable[[object], str]]] = {
     "block": ("block_size", _int(1, MAX_BLOCK_SIZE), str),
-    "align": ("alignment", _alignment, lambda v: "auto" if v is None else str(v)),
+    "align": ("alignment", _auto(_int(1, MAX_BLOCK_SIZE)), _write_auto(str)),
     "planner": ("planner", _choice(lambda: list(PLANNERS)), str),
     "gpu": ("gpu", _choice(lambda: [*GPU_PRESETS, CUSTOM_GPU, KV_MEMORY]), str),
     "gpu_mem": ("gpu_memory", lambda key, text: gpu_memory_size(text, key), format_size),

@@ -17,6 +17,7 @@ from plotly.subplots import make_subplots
 from flatkv.app_data import PageMap, RowBar, Segment, TreeNode
 from flatkv.gpu_settings import PAGE_MAJOR, TRITON_KERNEL
 from flatkv.gpu_view import Series
+from flatkv.plan import cdiv
 from flatkv.units import concurrency_text, concurrency_value, format_bytes, tokens_text
 
 COLORS: dict[str, str] = {
@@ -216,7 +217,7 @@ def page_map_figure(pages: PageMap, *, columns: int = 64, title: str = "") -> go
     index[None] = len(names)
     names.append("free / null page")
     colors.append(COLORS["free"])
-    rows = max(1, -(-len(pages.owners) // columns))
+    rows = max(1, cdiv(len(pages.owners), columns))
     z: list[list[int | None]] = [[None] * columns for _ in range(rows)]
     text: list[list[str]] = [[""] * columns for _ in range(rows)]
     for pid, owner in enumerate(pages.owners):

@@ -104,7 +104,7 @@ def _positive_int(text: str) -> int:
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
     if value < 1:
-        raise argparse.ArgumentTypeError(f"{value} must be positive")
+        raise argparse.ArgumentTypeError(f"{value} must be positive: give 1 or more")
     return value
 
 

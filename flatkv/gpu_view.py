@@ -23,7 +23,7 @@ from flatkv.gpu_settings import (
     POOL_LAYOUTS,
     SLOT_MAJOR,
 )
-from flatkv.plan import ComponentSpec, FlatMemoryPlan
+from flatkv.plan import ComponentSpec, FlatMemoryPlan, cdiv
 from flatkv.units import format_bytes
 
 if TYPE_CHECKING:
@@ -205,7 +205,7 @@ def pages_per_call_values(pool_blocks: int, *, points: int = 5) -> tuple[int, ..
     if len(powers) <= points:
         return tuple(powers)
     last = len(powers) - 1
-    stride = -(-last // (points - 1))
+    stride = cdiv(last, points - 1)
     picked = [i for i in range(last, -1, -stride) if i == 0 or 2 * i >= stride]
     return tuple(sorted({powers[0], *(powers[i] for i in picked)}))
 

@@ -122,8 +122,13 @@ def check_int(field: str, value: object, *, minimum: int = 0, maximum: int | Non
         raise ValueError(f"{field} must be {bound}, got {int_text(value)}{tail}")
     if maximum is not None and value > maximum:
         raise ValueError(
-            f"{field} = {int_text(value)} is too large to be real (at most {maximum}){tail}")
+            f"{field} = {int_text(value)} is too large to be real (at most {maximum:,}){tail}")
     return value
+
+
+def cdiv(a: int, b: int) -> int:
+    """Exact integer ceiling of a / b for b > 0 (no floats: byte counts pass 2**53)."""
+    return -(-a // b)
 
 
 def int_text(value: int) -> str:
@@ -402,7 +407,7 @@ class Equalizer:
 def _equalize(block_size: int, alignment: int, needed: int) -> int:
     if needed <= block_size:
         return block_size
-    return alignment * (-(-needed // alignment))  # exact integer ceil, no floats
+    return alignment * cdiv(needed, alignment)
 
 
 def equalize(components: Iterable[ComponentSpec], *, block_size: int, alignment: int) -> Equalizer:
@@ -422,7 +427,7 @@ def equalize_rows(rows: Sequence[Row], block_size: int, alignment: int) -> Equal
         if max_linear == 0:
             raise ValueError(f"{PACKED_NEEDS_HISTORY}: add an attention layer, or plan "
                              "state-only models with plan_component_tensors")
-        needed = -(-max_const // max_linear)
+        needed = cdiv(max_const, max_linear)
     p = _equalize(block_size, alignment, needed)
     return Equalizer(
         requested_block_size=block_size,

@@ -28,14 +28,10 @@ from flatkv.plan import (
     LINEAR_ATTENTION,
     SLIDING_ATTENTION,
     FlatMemoryPlan,
+    cdiv,
     check_int,
 )
 from flatkv.profile import SLIDING_WINDOW_MISSING
-
-
-def cdiv(a: int, b: int) -> int:
-    """Exact integer ceiling of a / b for b > 0."""
-    return -(-a // b)
 
 
 @dataclass(frozen=True)

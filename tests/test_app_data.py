@@ -311,3 +311,24 @@ def test_markdown_literal_escapes_what_streamlit_would_render():
     # a leading "- " would open a list, "&amp;" show as "&"; a line break ends the paragraph
     assert app_data.markdown_literal("- Tom &amp; Jerry\n2") == "\\- Tom \\&amp\\; Jerry 2"
     assert app_data.markdown_literal("Qwen3 Next") == "Qwen3 Next"
+
+
+def test_refusals_in_the_pages_words():
+    from flatkv.plan import BudgetTooSmall
+
+    # 3,000 B of budget for blocks of 2,048 B: 1 block; a plan needs 2, 4,096 B
+    small = BudgetTooSmall(3_000, 2_048, "4 slots")
+    assert app_data.budget_too_small_text(small, "raise the KV cache memory in the sidebar") == (
+        "The cache budget per rank, 3,000 B (2.93 KiB), holds 1 block(s) of 2,048 B (2.00 KiB); a "
+        "plan needs at least 2, that is 4,096 B (4.00 KiB): raise the KV cache memory in the "
+        "sidebar")
+    state_only = CacheProfile(layer_types=("linear_attention",) * 4, kv_bytes_per_slot=0,
+                              state_const_bytes={"conv": 8, "ssm": 16})
+    assert app_data.state_only_text("packed", state_only, ", or another layout") == (
+        "Packed slabs size P against a KV history row, and this model has none (no attention "
+        "layer, only state): pick the planner \"one tensor per component\" in the sidebar, or "
+        "another layout")
+    assert app_data.state_only_text("per-component", state_only) is None
+    hybrid = CacheProfile(layer_types=("linear_attention", "full_attention"),
+                          kv_bytes_per_slot=64, state_const_bytes={"conv": 8})
+    assert app_data.state_only_text("packed", hybrid) is None

@@ -780,7 +780,7 @@ def test_unknown_strategy_lists_known_ones():
         ({"budget_bytes": GIB8, "context_tokens": 0}, "context_tokens"),
         # past float range once multiplied out: refused with the cap, not an OverflowError
         ({"budget_bytes": 10**400}, "budget_bytes = a 401-digit number is too large to be real "
-         r"\(at most 1152921504606846976\)"),
+         r"\(at most 1,152,921,504,606,846,976\)"),
         ({"budget_bytes": GIB8, "context_tokens": 2**40 + 1}, "context_tokens = 1099511627777 "
          "is too large"),
     ],

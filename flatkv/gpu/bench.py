@@ -52,7 +52,7 @@ from flatkv.gpu_settings import (
     WARMUP_ROUNDS,
     check_layout,
 )
-from flatkv.plan import FlatMemoryPlan, check_int
+from flatkv.plan import FlatMemoryPlan, cdiv, check_int
 from flatkv.units import format_bytes
 
 MiB = 1 << 20
@@ -472,7 +472,7 @@ def check_sweep_fits(plans: Sequence[FlatMemoryPlan], device: str | torch.device
 
 def default_pages_per_call(page_bytes: int, num_blocks: int, device: torch.device) -> int:
     """Enough pages to move the default call size, at most half the pool, at least one."""
-    want = -(-DEFAULT_CALL_BYTES[device.type] // page_bytes)
+    want = cdiv(DEFAULT_CALL_BYTES[device.type], page_bytes)
     return max(1, min(want, num_blocks // 2))
 
 

@@ -44,6 +44,7 @@ from flatkv.plan import (
     FlatMemoryPlan,
     LayerBinding,
     TensorPlan,
+    cdiv,
     check_int,
     slot_offsets,
 )
@@ -241,7 +242,7 @@ def advise_huge_pages(t: torch.Tensor) -> bool:
     if madvise is None or t.device.type != "cpu" or t.is_pinned():
         return False
     address = t.data_ptr()
-    start = -(-address // HUGE_PAGE_BYTES) * HUGE_PAGE_BYTES
+    start = cdiv(address, HUGE_PAGE_BYTES) * HUGE_PAGE_BYTES
     end = (address + t.numel() * t.element_size()) // HUGE_PAGE_BYTES * HUGE_PAGE_BYTES
     if end - start < HUGE_PAGE_BYTES:
         return False

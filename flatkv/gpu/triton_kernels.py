@@ -25,6 +25,7 @@ import torch
 
 from flatkv.gpu.kernels import PageIds, _unique_ids, check_staging, page_ids
 from flatkv.gpu.pool import FlatPool
+from flatkv.plan import cdiv
 
 try:
     import triton
@@ -156,7 +157,7 @@ def _block_and_chunk(max_row: int) -> tuple[int, int]:
     fit = 1 << max(0, (max_row - 1).bit_length())  # next power of two
     block_bytes = min(_BLOCK_BYTES, fit)
     chunk_bytes = max(block_bytes, min(_CHUNK_BYTES, fit))
-    while -(-max_row // chunk_bytes) > _MAX_GRID_Y:
+    while cdiv(max_row, chunk_bytes) > _MAX_GRID_Y:
         chunk_bytes *= 2
     return block_bytes, chunk_bytes
 
@@ -177,7 +178,7 @@ def launch_arguments(pool: FlatPool, pages: PageIds, staging: torch.Tensor,
     dtype = {8: torch.int64, 4: torch.int32, 2: torch.int16, 1: torch.uint8}[element]
     deltas, rows, offsets = _metadata(pool, unit)
     block_bytes, chunk_bytes = _block_and_chunk(max_row)
-    grid = (pages.count, -(-max_row // chunk_bytes), len(pool.page_parts))
+    grid = (pages.count, cdiv(max_row, chunk_bytes), len(pool.page_parts))
     base = pool.page_parts[0].view(-1).view(dtype)
     stage = staging.view(dtype) if staging.numel() % element == 0 else staging[
         : staging.numel() - staging.numel() % element].view(dtype)

@@ -21,6 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
+from flatkv.plan import cdiv
 from flatkv.profile import CacheProfile
 from flatkv.strategies.base import (
     PADDING_BOUND_RANGE,
@@ -35,7 +36,7 @@ from flatkv.strategies.base import (
     unit_parts,
 )
 from flatkv.strategies.paged import finish_paged, history_or_state, label_groups
-from flatkv.workload import PoolGroup, cdiv
+from flatkv.workload import PoolGroup
 
 MAX_CANDIDATES = 256
 

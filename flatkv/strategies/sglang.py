@@ -27,7 +27,7 @@ import math
 from fractions import Fraction
 
 from flatkv.dtypes import dtype_bytes
-from flatkv.plan import FULL_ATTENTION, LINEAR_ATTENTION, SLIDING_ATTENTION
+from flatkv.plan import FULL_ATTENTION, LINEAR_ATTENTION, SLIDING_ATTENTION, cdiv
 from flatkv.profile import CacheProfile
 from flatkv.strategies.base import (
     CATEGORIES,
@@ -41,7 +41,6 @@ from flatkv.strategies.base import (
     sliding_span,
 )
 from flatkv.units import concurrency_text
-from flatkv.workload import cdiv
 
 
 def whole_pages(tokens: int, page: int) -> tuple[int, str]:

@@ -30,7 +30,7 @@ import math
 from dataclasses import replace
 from fractions import Fraction
 
-from flatkv.plan import LAYER_LABELS, LINEAR_ATTENTION
+from flatkv.plan import LAYER_LABELS, LINEAR_ATTENTION, cdiv
 from flatkv.profile import CacheProfile
 from flatkv.strategies.base import (
     StrategyOptions,
@@ -43,7 +43,7 @@ from flatkv.strategies.base import (
     unit_parts,
 )
 from flatkv.strategies.paged import finish_paged
-from flatkv.workload import PoolGroup, cdiv
+from flatkv.workload import PoolGroup
 
 
 def group_size_for(counts: dict[str, int]) -> int:
