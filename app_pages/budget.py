@@ -121,7 +121,7 @@ with user_errors():
     c.metric("Cache budget", format_bytes(b.cache_bytes), help=f"{b.cache_bytes:,} B")
     history = r.capacity_tokens is not None  # a state-only model keeps no token history
     c.metric("Capacity (tokens)", f"{r.capacity_tokens:,}" if history else NOT_APPLICABLE,
-                help=CAPACITY_HELP if history else NO_HISTORY_HELP)
+             help=CAPACITY_HELP if history else NO_HISTORY_HELP)
     if r.logged_tokens is not None and r.logged_tokens != r.capacity_tokens:
         c.metric(f"{LOGGED_AS[strategy]} (tokens)", f"{r.logged_tokens:,}",
                  help="The token count the engine's log prints: max concurrency x "

@@ -37,7 +37,7 @@ def plan_headline(a: PlanAnalysis) -> None:
     c = metric_row()
     c.metric("P (tokens per page)", f"{geo.block_size:,}")
     c.metric("Page bytes", format_bytes(geo.block_bytes),
-                help=f"{geo.block_bytes:,} B: one page id over every slot (Layout's block bytes)")
+             help=f"{geo.block_bytes:,} B: one page id over every slot (Layout's block bytes)")
     c.metric("Planned blocks", f"{geo.num_blocks:,}")
     planned = sum(t.nbytes for t in a.plan.tensors)
     c.metric("Planned bytes", format_bytes(planned), help=f"{planned:,} B")
@@ -237,21 +237,21 @@ def show(last: gpu_view.LabRun, a: PlanAnalysis, cfg: dict | None) -> None:
         al = allocation[0]
         c = metric_row()
         c.metric("Allocated bytes", format_bytes(al.allocated_bytes),
-                    delta=f"of {format_bytes(al.planned_bytes)} planned", delta_color="off",
-                    delta_arrow="off",
-                    help=f"{al.allocated_bytes:,} B of {al.planned_bytes:,} B")
+                 delta=f"of {format_bytes(al.planned_bytes)} planned", delta_color="off",
+                 delta_arrow="off",
+                 help=f"{al.allocated_bytes:,} B of {al.planned_bytes:,} B")
         c.metric("Allocated blocks", f"{al.allocated_blocks:,}",
-                    delta=f"of {al.planned_blocks:,} planned", delta_color="off",
-                    delta_arrow="off")
+                 delta=f"of {al.planned_blocks:,} planned", delta_color="off",
+                 delta_arrow="off")
         # a pages-per-call sweep ran on this one pool: give the range it covered
         pages = [r.pages_per_call for r in results]
         calls = [r.call_bytes for r in results]
         c.metric("Pages per call", gpu_view.value_span(pages))
         c.metric("Bytes per call", format_bytes(max(calls)),  # a range would not fit
-                    delta=f"from {format_bytes(min(calls))}" if len(set(calls)) > 1 else None,
-                    delta_color="off", delta_arrow="off",
-                    help=f"{gpu_view.value_span(calls)} B = {gpu_view.value_span(pages)} pages x "
-                    f"{first.page_bytes:,} B")
+                 delta=f"from {format_bytes(min(calls))}" if len(set(calls)) > 1 else None,
+                 delta_color="off", delta_arrow="off",
+                 help=f"{gpu_view.value_span(calls)} B = {gpu_view.value_span(pages)} pages x "
+                 f"{first.page_bytes:,} B")
         st.caption(f"Pool limited by {al.limited_by}: {al.allocated_blocks:,} blocks x "
                    f"{al.page_bytes:,} B = {exact_bytes(al.allocated_bytes)} of the planned "
                    f"{exact_bytes(al.planned_bytes)}.")

@@ -29,43 +29,43 @@ def headline(analysis) -> None:
     h = app_data.headline(analysis)
     c = metric_row()
     c.metric("P (tokens per page)", f"{h.block_size:,}",
-                delta=f"requested {h.requested_block_size:,}" if h.block_size !=
-                h.requested_block_size else None, delta_color="off", delta_arrow="off")
+             delta=f"requested {h.requested_block_size:,}" if h.block_size !=
+             h.requested_block_size else None, delta_color="off", delta_arrow="off")
     c.metric("Block bytes", format_bytes(h.block_bytes), help=f"{h.block_bytes:,} B")
     c.metric("Blocks", f"{h.num_blocks:,}")
     if state().profile().has_attention:
         (ours,) = current_strategies(names=(app_data.PLANNER_STRATEGY[analysis.planner],))
         capacity = ours.capacity_tokens if ours.applies else None
         c.metric("Token slots (blocks x P)", f"{h.token_slots:,}",
-                    delta=f"capacity {capacity:,}" if capacity is not None and
-                    capacity != h.token_slots else None, delta_color="off", delta_arrow="off",
-                    help="num_blocks x P: tokens if every page id held history. With several "
-                    "groups sharing the ids each group gets a share, so the capacity (below, "
-                    "as on Budget and Compare: history beside one request's state) is lower.")
+                 delta=f"capacity {capacity:,}" if capacity is not None and
+                 capacity != h.token_slots else None, delta_color="off", delta_arrow="off",
+                 help="num_blocks x P: tokens if every page id held history. With several "
+                 "groups sharing the ids each group gets a share, so the capacity (below, "
+                 "as on Budget and Compare: history beside one request's state) is lower.")
     else:
         c.metric("Token slots (blocks x P)", NOT_APPLICABLE, help="No attention layer: the "
-                    "model keeps no token history, only a constant state per request.")
+                 "model keeps no token history, only a constant state per request.")
     c = metric_row()
     c.metric("Budget", format_bytes(h.budget_bytes), help=f"{h.budget_bytes:,} B")
     c.metric("Unused", format_bytes(h.unused_bytes), help=f"{h.unused_bytes:,} B")
     if analysis.planner == "packed":
         state_pad = h.state_row_padding
         c.metric("Padding share (uniform pages)", f"{h.padding_share:.2%}",
-                    delta=None if state_pad is None else f"state row +{state_pad:.2%}",
-                    delta_color="off", delta_arrow="off",
-                    help="Share of a block that padding every row to the page row would waste "
-                    "(as a uniform-page engine such as vLLM does). Packed slabs do not allocate "
-                    "it." + ("" if state_pad is None else " Below: the same padding as a share "
-                    f"of one state row ({h.state_row_bytes:,} B to {h.page_row_bytes:,} B), "
-                    "counted as vLLM logs it (\"Padding mamba page size by x%\"). vLLM pads "
-                    "at its own P (Compare), which can differ from this plan's."))
+                 delta=None if state_pad is None else f"state row +{state_pad:.2%}",
+                 delta_color="off", delta_arrow="off",
+                 help="Share of a block that padding every row to the page row would waste "
+                 "(as a uniform-page engine such as vLLM does). Packed slabs do not allocate "
+                 "it." + ("" if state_pad is None else " Below: the same padding as a share "
+                 f"of one state row ({h.state_row_bytes:,} B to {h.page_row_bytes:,} B), "
+                 "counted as vLLM logs it (\"Padding mamba page size by x%\"). vLLM pads "
+                 "at its own P (Compare), which can differ from this plan's."))
     else:
         c.metric("Padding share (per component)", f"{h.padding_share:.2%}",
-                    help="Every component is a tensor of its own row size: there is no page "
-                    "row to pad to, so no padding by construction.")
+                 help="Every component is a tensor of its own row size: there is no page "
+                 "row to pad to, so no padding by construction.")
     worst = max(h.dead_share_by_group, key=lambda g: g[1])
     c.metric("Dead weight (worst group)", f"{worst[1]:.2%}",
-                help=f"Share of a block owned by {worst[0]} that holds other groups' rows.")
+             help=f"Share of a block owned by {worst[0]} that holds other groups' rows.")
 
 
 def why(analysis) -> None:
