@@ -189,13 +189,13 @@ def user_errors() -> Iterator[None]:
 # Cached computations: pure functions of hashable arguments.
 
 
-def _profile_key(p: CacheProfile) -> tuple:
+def profile_key(p: CacheProfile) -> tuple:
     """Every field of the profile (a new field cannot be left out of the cache key)."""
     return tuple(tuple(v.items()) if isinstance(v, dict) else v
                  for v in (getattr(p, f.name) for f in fields(p)))
 
 
-@st.cache_data(max_entries=128, show_spinner=False, hash_funcs={CacheProfile: _profile_key})
+@st.cache_data(max_entries=128, show_spinner=False, hash_funcs={CacheProfile: profile_key})
 def cached_analysis(profile: CacheProfile, block_size: int, alignment: int, budget: int,
                     planner: str) -> PlanAnalysis:
     return analyze(profile.components(), block_size=block_size, alignment=alignment,
@@ -208,7 +208,7 @@ def options_key(o: StrategyOptions) -> tuple:
 
 
 @st.cache_data(max_entries=128, show_spinner=False,
-               hash_funcs={CacheProfile: _profile_key, StrategyOptions: options_key})
+               hash_funcs={CacheProfile: profile_key, StrategyOptions: options_key})
 def cached_strategies(profile: CacheProfile, names: tuple[str, ...], budget: int, context: int,
                       options: StrategyOptions) -> list[StrategyResult]:
     return [run_strategy(n, profile, budget_bytes=budget, context_tokens=context,

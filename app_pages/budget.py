@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import pandas as pd
 import streamlit as st
 
 from app_pages._common import (
     NOT_APPLICABLE,
-    _profile_key,
     bind,
     chart,
     context_widget,
@@ -18,6 +15,7 @@ from app_pages._common import (
     engine_options,
     metric_row,
     options_key,
+    profile_key,
     state,
     table,
     user_errors,
@@ -26,34 +24,15 @@ from flatkv import app_data, charts
 from flatkv.app_data import PLANNER_STRATEGY, STRATEGY_TITLES
 from flatkv.app_data import markdown_literal as literal
 from flatkv.profile import CacheProfile
-from flatkv.strategies import LOGGED_AS, STRATEGIES, StrategyOptions, run_strategy
+from flatkv.strategies import LOGGED_AS, STRATEGIES, StrategyOptions
 from flatkv.units import concurrency_text, concurrency_value, format_bytes, tokens_text
 
 
-def _point(strategy, profile, budget, context, options) -> tuple[int, float, int]:
-    """(capacity tokens, concurrency, P) of one sweep point; zeros where nothing fits (and
-    capacity 0 for a state-only model, whose charts leave capacity out). A ValueError is the
-    page's to show, never a zero."""
-    r = run_strategy(strategy, profile, budget_bytes=budget, context_tokens=context,
-                     options=options)
-    if not r.applies:
-        return 0, 0.0, 0
-    return r.capacity_tokens or 0, r.max_concurrency or 0.0, r.block_size or 0
-
-
 @st.cache_data(max_entries=64, show_spinner=False,
-               hash_funcs={CacheProfile: _profile_key, StrategyOptions: options_key})
-def sweeps(
-    profile: CacheProfile, strategy: str, budget: int, context: int, options: StrategyOptions,
-) -> tuple[list[int], list[tuple], list[int], list[tuple]]:
-    """Both curves of one view (pure, cached): budgets and block sizes with their points. The
-    block-size sweep keeps the options' alignment (None: each block size is its own)."""
-    budgets = app_data.budget_candidates(budget)
-    by_budget = [_point(strategy, profile, b, context, options) for b in budgets]
-    sizes = app_data.block_size_candidates(options.block_size)
-    by_size = [_point(strategy, profile, budget, context,
-                      replace(options, block_size=b)) for b in sizes]
-    return budgets, by_budget, sizes, by_size
+               hash_funcs={CacheProfile: profile_key, StrategyOptions: options_key})
+def curves(profile: CacheProfile, strategy: str, budget: int, context: int,
+           options: StrategyOptions) -> app_data.Curves:
+    return app_data.curves(profile, strategy, budget, context, options)
 
 
 CAPACITY_HELP = (
@@ -69,15 +48,17 @@ def block_size_sweep(s, r, sizes, by_size, history: bool, right) -> None:
     """The curve over the requested block size (in ``right``) and its table."""
     with right:
         chart(charts.sweep_figure(
-            sizes, [p[0] for p in by_size] if history else None, [p[1] for p in by_size],
+            sizes, [p.capacity_tokens for p in by_size] if history else None,
+            [p.concurrency for p in by_size],
             current_x=s.block_size,
             current_capacity=r.capacity_tokens, current_concurrency=r.max_concurrency,
             x_title="requested block size (tokens)", context=s.context, log_x=True,
             title="Over the block size"),
             key="budget.by_size", file_name="capacity_by_block_size.html")
-    sweep = pd.DataFrame({"requested block size": sizes, "P": [p[2] for p in by_size],
-                          **({"capacity (tokens)": [p[0] for p in by_size]} if history else {}),
-                          "concurrency": [concurrency_value(p[1]) for p in by_size]})
+    sweep = pd.DataFrame({"requested block size": sizes, "P": [p.block_size for p in by_size],
+                          **({"capacity (tokens)": [p.capacity_tokens for p in by_size]}
+                             if history else {}),
+                          "concurrency": [concurrency_value(p.concurrency) for p in by_size]})
     with st.expander("Block-size sweep as a table"):
         table(sweep, formats={"concurrency": "accounting"})
         st.download_button("Sweep as CSV", data=sweep.to_csv(index=False),
@@ -134,22 +115,20 @@ with user_errors():
     if note := app_data.short_of_one_request_text([app_data.CompareRow.from_result(r)],
                                                   s.context):
         st.caption(note)
-    if strategy == "sglang" and r.extras.get("kv_tokens") and "swa_tokens" in r.extras:  # 2 pools
-        st.caption(f"SGLang: capacity is the full-attention token pool; the sliding-window "
-                   f"layers have a pool of their own, {r.extras['swa_tokens']:,} tokens (sliding "
-                   "/ full tokens ratio in the layout options).")
+    if two_pools := app_data.sglang_two_pools_text(r):
+        st.caption(two_pools)
     elif (history and r.extras.get("sglang_swa_pool", True)  # SGLang's one pool: L each
           and (note := app_data.sliding_capacity_text(s.profile()))):
         st.caption(note)
     with st.expander("The math"):
         st.code("\n".join(r.formulas), language=None, wrap_lines=True)
-    budgets, by_budget, sizes, by_size = sweeps(s.profile(), strategy, b.cache_bytes,
-                                                s.context, s.strategy_options())
+    swept = curves(s.profile(), strategy, b.cache_bytes, s.context, s.strategy_options())
     left, right = st.columns(2)
     with left:
         chart(charts.sweep_figure(
-            [x / 2**30 for x in budgets], [p[0] for p in by_budget] if history else None,
-            [p[1] for p in by_budget],
+            [x / 2**30 for x in swept.budgets],
+            [p.capacity_tokens for p in swept.by_budget] if history else None,
+            [p.concurrency for p in swept.by_budget],
             current_x=b.cache_bytes / 2**30, current_capacity=r.capacity_tokens,
             current_concurrency=r.max_concurrency, x_title="cache budget per rank (GiB)",
             context=s.context, title="Over the budget"),
@@ -160,4 +139,4 @@ with user_errors():
                       if s.profile().has_attention else "SGLang keeps state in per-request "
                       "slots, not pages: there is no block-size sweep.")
     else:
-        block_size_sweep(s, r, sizes, by_size, history, right)
+        block_size_sweep(s, r, swept.block_sizes, swept.by_block_size, history, right)

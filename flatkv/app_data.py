@@ -11,14 +11,14 @@ import heapq
 import io
 import re
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from itertools import islice
 
 from flatkv.analysis import PlanAnalysis
 from flatkv.plan import PACKED_NEEDS_HISTORY, SLIDING_ATTENTION, BudgetTooSmall
 from flatkv.profile import CacheProfile
-from flatkv.strategies import LOGGED_AS, StrategyResult
+from flatkv.strategies import LOGGED_AS, StrategyOptions, StrategyResult, run_strategy
 from flatkv.strategies.base import ratio_text
 from flatkv.units import (
     concurrency_text,
@@ -310,6 +310,58 @@ def budget_candidates(current: int, *, points: int = 40) -> list[int]:
     step = (hi - lo) // (points - 1)
     values = {lo + i * step for i in range(points)} | {current}
     return sorted(values)
+
+
+@dataclass(frozen=True)
+class CurvePoint:
+    """One point of the Budget page's curves: a layout's figures at one budget or block size.
+    Zeros where nothing fits (capacity 0 too for a model without attention, whose charts leave
+    capacity out)."""
+
+    capacity_tokens: int
+    concurrency: float
+    block_size: int  # P; 0 where nothing fits
+
+    @classmethod
+    def of(cls, r: StrategyResult) -> CurvePoint:
+        if not r.applies:
+            return cls(0, 0.0, 0)
+        return cls(r.capacity_tokens or 0, r.max_concurrency or 0.0, r.block_size or 0)
+
+
+@dataclass(frozen=True)
+class Curves:
+    """A layout's figures over budgets around the current one and over block sizes (the
+    options' alignment kept: None makes each block size its own)."""
+
+    budgets: list[int]
+    by_budget: list[CurvePoint]
+    block_sizes: list[int]
+    by_block_size: list[CurvePoint]
+
+
+def curves(profile: CacheProfile, strategy: str, budget: int, context: int,
+           options: StrategyOptions) -> Curves:
+    """Both curves of the Budget page, each point a full ``run_strategy`` (so every layout is
+    counted as on Compare). A ValueError is the caller's to show, never a zero."""
+    def point(budget_bytes: int, opts: StrategyOptions) -> CurvePoint:
+        return CurvePoint.of(run_strategy(strategy, profile, budget_bytes=budget_bytes,
+                                          context_tokens=context, options=opts))
+
+    budgets = budget_candidates(budget)
+    sizes = block_size_candidates(options.block_size)
+    return Curves(budgets, [point(b, options) for b in budgets], sizes,
+                  [point(budget, replace(options, block_size=b)) for b in sizes])
+
+
+def sglang_two_pools_text(r: StrategyResult) -> str:
+    """SGLang with its sliding-window pool: capacity counts the full pool; name the other.
+    Empty for any other result."""
+    if r.strategy != "sglang" or not r.extras.get("kv_tokens") or "swa_tokens" not in r.extras:
+        return ""
+    return (f"SGLang: capacity is the full-attention token pool; the sliding-window layers have "
+            f"a pool of their own, {r.extras['swa_tokens']:,} tokens (sliding / full tokens "
+            "ratio in the layout options).")
 
 
 # --------------------------------------------------------------------------------------------

@@ -332,3 +332,49 @@ def test_refusals_in_the_pages_words():
     hybrid = CacheProfile(layer_types=("linear_attention", "full_attention"),
                           kv_bytes_per_slot=64, state_const_bytes={"conv": 8})
     assert app_data.state_only_text("packed", hybrid) is None
+
+
+def test_budget_curves_are_run_strategy_at_each_point():
+    from dataclasses import replace
+
+    from flatkv.app_model import profile_for
+    from flatkv.strategies import StrategyOptions, run_strategy
+
+    # Qwen3-Next TP 2 under vLLM at 44.59 GiB (SPEC 3.1: P 544, 7,162 blocks at block size 16)
+    qwen, budget = profile_for("Qwen3-Next-80B-A3B", None, 2), 47_878_147_932
+    options = StrategyOptions(block_size=16)
+    curves = app_data.curves(qwen, "vllm", budget, 262_144, options)
+    assert curves.budgets == app_data.budget_candidates(budget) and budget in curves.budgets
+    assert curves.block_sizes == [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096]
+    here = curves.by_budget[curves.budgets.index(budget)]
+    assert here == curves.by_block_size[curves.block_sizes.index(16)]
+    assert here.block_size == 544
+    anchor = run_strategy("vllm", qwen, budget_bytes=budget, context_tokens=262_144,
+                          options=options)
+    assert anchor.num_blocks == 7_162
+    assert (here.capacity_tokens, here.concurrency) == (anchor.capacity_tokens,
+                                                        anchor.max_concurrency)
+    big = run_strategy("vllm", qwen, budget_bytes=budget, context_tokens=262_144,
+                       options=replace(options, block_size=4096))
+    assert curves.by_block_size[-1] == app_data.CurvePoint(
+        big.capacity_tokens, big.max_concurrency, big.block_size)
+    # nothing fits a tenth of a tiny budget: zeros, not an error
+    tiny = app_data.curves(qwen, "vllm", 10**6, 262_144, options)
+    assert tiny.by_budget[0] == app_data.CurvePoint(0, 0.0, 0)
+
+
+def test_sglang_two_pools_are_named_only_for_sglang_with_its_sliding_pool():
+    from flatkv.app_model import profile_for
+    from flatkv.strategies import StrategyOptions, run_strategy
+
+    gpt = profile_for("gpt-oss-20b", None, 1)
+    pools = run_strategy("sglang", gpt, budget_bytes=10 * 10**9)
+    assert app_data.sglang_two_pools_text(pools) == (
+        "SGLang: capacity is the full-attention token pool; the sliding-window layers have a "
+        f"pool of their own, {pools.extras['swa_tokens']:,} tokens (sliding / full tokens ratio "
+        "in the layout options).")
+    assert pools.extras["swa_tokens"] == 180_844  # 226,055 full tokens x 0.8, floored
+    one_pool = run_strategy("sglang", gpt, budget_bytes=10 * 10**9,
+                            options=StrategyOptions(sglang_swa_pool=False))
+    assert app_data.sglang_two_pools_text(one_pool) == ""
+    assert app_data.sglang_two_pools_text(run_strategy("vllm", gpt, budget_bytes=10**10)) == ""

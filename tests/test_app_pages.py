@@ -921,7 +921,7 @@ def test_the_profile_cache_key_changes_with_every_field():
     # bytes in bfloat16 and in float32 size SGLang's float32 state differently
     from dataclasses import fields, replace
 
-    from app_pages._common import _profile_key
+    from app_pages._common import profile_key
     from flatkv.app_model import profile_for
 
     qwen = profile_for("Qwen3-Next-80B-A3B", None, 2)
@@ -937,8 +937,8 @@ def test_the_profile_cache_key_changes_with_every_field():
     assert {f.name for f in fields(qwen)} == {name for _, name, _ in changes}, \
         "give each new field of CacheProfile a change here"
     for profile, name, value in changes:
-        assert _profile_key(replace(profile, **{name: value})) != _profile_key(profile), name
-    assert _profile_key(replace(qwen)) == _profile_key(qwen)
+        assert profile_key(replace(profile, **{name: value})) != profile_key(profile), name
+    assert profile_key(replace(qwen)) == profile_key(qwen)
 
 
 def test_a_vllm_log_checks_out_from_its_kv_cache_memory():
