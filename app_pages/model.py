@@ -13,13 +13,11 @@ from flatkv import app_model, charts
 from flatkv.app_data import markdown_literal as literal
 from flatkv.app_model import CUSTOM, CUSTOM_SPEC, DTYPE_FIELDS, KIND_TEMPLATES, RawModel, SpecDraft
 from flatkv.dtypes import KNOWN_DTYPES
-from flatkv.hf_config import is_model_id, spec_from_hf_config
-from flatkv.jsonfile import parse_json_object
+from flatkv.hf_config import config_from_pasted_text, spec_from_hf_config
 from flatkv.models import ModelSpec
 from flatkv.units import count_text
 
-SOURCES = ("Preset", "config.json", "Model JSON", "Edit by hand", "Raw bytes")
-RAW = ("edit.layers", "edit.kv", "edit.state", "edit.window")
+RAW_KEYS = ("edit.layers", "edit.kv", "edit.state", "edit.window")  # the raw-bytes widgets
 ss = st.session_state
 
 
@@ -80,27 +78,8 @@ def _edited(change) -> bool:
     except ValueError as exc:
         ss["spec.error"] = str(exc)
         return False
-    _set_draft(_named_for_its_figures(draft))
+    _set_draft(draft.named_for_its_figures())
     return True
-
-
-EDITED = " (edited)"
-
-
-def _named_for_its_figures(draft: SpecDraft) -> SpecDraft:
-    """A preset's name only on a model with the preset's figures: a changed preset goes by
-    "<preset> (edited)", so pages and links never show altered figures under the preset's name,
-    and one changed back (or changed in nothing that reaches the cache) by the preset's name."""
-    preset = draft.name.removesuffix(EDITED)
-    if preset not in app_model.model_names():
-        return draft
-    try:
-        ours = replace(draft.to_spec().profile(), name=preset)  # the figures, not the name
-    except ValueError:  # not a model yet: named once it builds
-        return draft
-    same = ours == replace(app_model.preset_spec(preset).profile(), name=preset)
-    name = preset if same else preset + EDITED
-    return draft if name == draft.name else replace(draft, name=name)
 
 
 def _edit_text(field: str) -> None:
@@ -203,86 +182,90 @@ def _pick_preset() -> None:
     update(model=ss["w.model"], raw=None, spec=None)
 
 
+def _preset_source(s) -> None:
+    names = app_model.model_names()
+    shown = ss.get("w.model")  # a picked preset stays while the model is not a preset
+    show_value("w.model", s.model if s.model in names else shown if shown in names
+               else app_model.DEFAULT_MODEL)
+    st.selectbox("Preset", names, key="w.model", on_change=_pick_preset,
+                 help="Bundled model specifications (assets/presets), per SPEC.md section 2.")
+    if s.model not in names:
+        st.info("The current model is not a preset; pick one to replace it.")
+
+
+def _config_source(s) -> None:
+    upload = st.file_uploader("Hugging Face config.json", type=["json"], key="hf.upload")
+    pasted = st.text_area("…or paste it", key="hf.paste", height=140)
+    if ss.pop("hf.loaded", False):  # a name names one load, not the next config's
+        ss["hf.name"] = ""
+    name = st.text_input("Model name", key="hf.name", placeholder="from the config")
+    if st.button("Load config.json", key="hf.load", type="primary"):
+        config = upload.getvalue() if upload is not None else config_from_pasted_text(pasted)
+        _use_spec(spec_from_hf_config(config, name=name.strip() or None))
+        ss["hf.loaded"] = True
+        st.rerun()
+
+
+def _model_json_source(s) -> None:
+    upload = st.file_uploader("Model JSON (exported from this page)", type=["json"],
+                              key="model.upload")
+    pasted = st.text_area("…or paste it", key="model.paste", height=140)
+    if st.button("Load", key="model.load", type="primary"):
+        text = upload.getvalue() if upload is not None else pasted
+        if not text:
+            raise ValueError("Nothing to load: upload a model JSON file or paste one.")
+        loaded = app_model.load_model_json(text)
+        if isinstance(loaded, ModelSpec):
+            _use_spec(loaded)
+        else:
+            raw = RawModel.from_profile(loaded)
+            update(model=CUSTOM, raw=raw, spec=None)
+            _fill_raw(raw)
+        st.rerun()
+
+
+def _by_hand_source(s) -> None:
+    # edited at TP 1: a TP that does not split the model leaves the editor usable (the summary
+    # below says what the TP breaks)
+    spec = None if s.model == CUSTOM else app_model.spec_for(s.model, s.spec, 1)
+    if spec is None:
+        st.info("The current model is a raw profile (edit it under Raw bytes): build a model "
+                "here from scratch, kind by kind.")
+    spec_editor(spec)
+
+
+def _raw_bytes_source(s) -> None:
+    if any(k not in ss for k in RAW_KEYS) or ss.get("edit.filled") != (s.model, s.spec, s.tp):
+        _fill_raw(s.raw or RawModel.from_profile(s.profile()))
+        ss["edit.filled"] = (s.model, s.spec, s.tp)
+    c1, c2 = st.columns([3, 1])
+    c1.text_input("Layer pattern", key="edit.layers", on_change=_apply_raw,
+                  help="e.g. (3*linear,full)*12 or full*32; kinds: full, sliding, linear")
+    c2.number_input("KV bytes per token per layer", key="edit.kv", min_value=0, step=1,
+                    on_change=_apply_raw)
+    c3, c4 = st.columns([3, 1])
+    c3.text_input("State tensors of one linear layer (bytes)", key="edit.state",
+                  on_change=_apply_raw, help="name=bytes pairs, e.g. conv=49152,ssm=2MiB")
+    c4.number_input("Sliding window (0 = none)", key="edit.window", min_value=0, step=1,
+                    on_change=_apply_raw)
+    if ss.get("edit.error"):
+        st.error(literal(ss["edit.error"]))
+    st.caption("Bytes per TP rank, as an engine sees them; the sidebar's TP only splits the "
+               "weights here.")
+
+
+# The sources of a model, in the order the picker offers them, each with what it draws.
+SOURCES = {"Preset": _preset_source, "config.json": _config_source,
+           "Model JSON": _model_json_source, "Edit by hand": _by_hand_source,
+           "Raw bytes": _raw_bytes_source}
+
+
 def picker() -> None:
     s = state()
-    default = SOURCES[4] if s.model == CUSTOM else SOURCES[3] if s.model == CUSTOM_SPEC else \
-        SOURCES[0]
-    source = st.segmented_control("Source", SOURCES, key="model.source", default=default,
+    default = {CUSTOM: "Raw bytes", CUSTOM_SPEC: "Edit by hand"}.get(s.model, "Preset")
+    source = st.segmented_control("Source", list(SOURCES), key="model.source", default=default,
                                   required=True)  # a second click must not deselect it
-    if source == SOURCES[0]:
-        names = app_model.model_names()
-        shown = ss.get("w.model")  # a picked preset stays while the model is not a preset
-        show_value("w.model", s.model if s.model in names else shown if shown in names
-                   else app_model.DEFAULT_MODEL)
-        st.selectbox("Preset", names, key="w.model", on_change=_pick_preset,
-                     help="Bundled model specifications (assets/presets), per SPEC.md section 2.")
-        if s.model not in names:
-            st.info("The current model is not a preset; pick one to replace it.")
-    elif source == SOURCES[1]:
-        upload = st.file_uploader("Hugging Face config.json", type=["json"], key="hf.upload")
-        pasted = st.text_area("…or paste it", key="hf.paste", height=140)
-        if ss.pop("hf.loaded", False):  # a name names one load, not the next config's
-            ss["hf.name"] = ""
-        name = st.text_input("Model name", key="hf.name", placeholder="from the config")
-        if st.button("Load config.json", key="hf.load", type="primary"):
-            if upload is None and not pasted.strip():
-                raise ValueError("Nothing to load: upload a config.json or paste one.")
-            # pasted text is JSON, never a path or a model id
-            text = pasted.strip()
-            if upload is None and not text.startswith(("{", "[")) and (
-                    is_model_id(text) or text.endswith(".json") or "/" in text):
-                raise ValueError(
-                    f"{text!r} is not JSON: it looks like a model id or a path. Paste "
-                    "the contents of the config.json or upload the file (the app does not fetch "
-                    "from the Hub; python -m flatkv model --hf-config ID does)"
-                )
-            config = (upload.getvalue() if upload is not None
-                      else parse_json_object(pasted, "pasted config.json"))
-            _use_spec(spec_from_hf_config(config, name=name.strip() or None))
-            ss["hf.loaded"] = True
-            st.rerun()
-    elif source == SOURCES[2]:
-        upload = st.file_uploader("Model JSON (exported from this page)", type=["json"],
-                                  key="model.upload")
-        pasted = st.text_area("…or paste it", key="model.paste", height=140)
-        if st.button("Load", key="model.load", type="primary"):
-            text = upload.getvalue() if upload is not None else pasted
-            if not text:
-                raise ValueError("Nothing to load: upload a model JSON file or paste one.")
-            loaded = app_model.load_model_json(text)
-            if isinstance(loaded, ModelSpec):
-                _use_spec(loaded)
-            else:
-                raw = RawModel.from_profile(loaded)
-                update(model=CUSTOM, raw=raw, spec=None)
-                _fill_raw(raw)
-            st.rerun()
-    elif source == SOURCES[3]:
-        # edited at TP 1: a TP that does not split the model leaves the editor usable (the
-        # summary below says what the TP breaks)
-        spec = None if s.model == CUSTOM else app_model.spec_for(s.model, s.spec, 1)
-        if spec is None:
-            st.info("The current model is a raw profile (edit it under Raw bytes): build a "
-                    "model here from scratch, kind by kind.")
-        spec_editor(spec)
-    else:
-        if any(k not in ss for k in RAW) or ss.get("edit.filled") != (s.model, s.spec, s.tp):
-            _fill_raw(s.raw or RawModel.from_profile(s.profile()))
-            ss["edit.filled"] = (s.model, s.spec, s.tp)
-        c1, c2 = st.columns([3, 1])
-        c1.text_input("Layer pattern", key="edit.layers", on_change=_apply_raw,
-                      help="e.g. (3*linear,full)*12 or full*32; kinds: full, sliding, linear")
-        c2.number_input("KV bytes per token per layer", key="edit.kv", min_value=0, step=1,
-                        on_change=_apply_raw)
-        c3, c4 = st.columns([3, 1])
-        c3.text_input("State tensors of one linear layer (bytes)", key="edit.state",
-                      on_change=_apply_raw, help="name=bytes pairs, e.g. conv=49152,ssm=2MiB")
-        c4.number_input("Sliding window (0 = none)", key="edit.window", min_value=0, step=1,
-                        on_change=_apply_raw)
-        if ss.get("edit.error"):
-            st.error(literal(ss["edit.error"]))
-        st.caption("Bytes per TP rank, as an engine sees them; the sidebar's TP only splits the "
-                   "weights here.")
+    SOURCES[source](s)
 
 
 def summary() -> None:

@@ -357,6 +357,9 @@ def _freeze(geometry: Mapping[str, Any]) -> tuple[tuple[str, Any], ...]:
     return tuple(geometry.items())
 
 
+EDITED = " (edited)"  # what a preset changed by hand is called after its name
+
+
 @dataclass(frozen=True)
 class SpecDraft:
     """What the Model page's hand editor holds: named kinds (geometry dicts as exported, ``kind``
@@ -441,6 +444,22 @@ class SpecDraft:
                 **({"architectures": list(self.architectures)} if self.architectures else {}),
                 **({"config_mamba_ssm_dtype": self.config_mamba_ssm_dtype}
                    if self.config_mamba_ssm_dtype else {})}
+
+    def named_for_its_figures(self) -> SpecDraft:
+        """A preset's name only on a model with the preset's figures: a changed preset goes by
+        "<preset> (edited)", so pages and links never show altered figures under the preset's
+        name, and one changed back (or changed in nothing that reaches the cache) by the
+        preset's name."""
+        preset = self.name.removesuffix(EDITED)
+        if preset not in model_names():
+            return self
+        try:
+            ours = replace(self.to_spec().profile(), name=preset)  # the figures, not the name
+        except ValueError:  # not a model yet: named once it builds
+            return self
+        same = ours == replace(preset_spec(preset).profile(), name=preset)
+        name = preset if same else preset + EDITED
+        return self if name == self.name else replace(self, name=name)
 
     def to_spec(self) -> ModelSpec:
         """The ModelSpec of this draft (TP 1); ValueError says what is missing or wrong."""

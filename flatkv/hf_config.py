@@ -713,6 +713,22 @@ def _architectures_of(cfg: Mapping[str, Any]) -> tuple[str, ...]:
 # Fetching from the Hub.
 
 
+def config_from_pasted_text(text: str) -> dict:
+    """A config.json pasted into a text box: JSON, never a path or a model id (the app fetches
+    nothing), so a pasted id or path is refused with what to do instead."""
+    stripped = text.strip()
+    if not stripped:
+        raise ValueError("Nothing to load: upload a config.json or paste one.")
+    if not stripped.startswith(("{", "[")) and (
+            is_model_id(stripped) or stripped.endswith(".json") or "/" in stripped):
+        raise ValueError(
+            f"{stripped!r} is not JSON: it looks like a model id or a path. Paste the contents "
+            "of the config.json or upload the file (the app does not fetch from the Hub; "
+            "python -m flatkv model --hf-config ID does)"
+        )
+    return parse_json_object(text, "pasted config.json")
+
+
 def is_model_id(text: str) -> bool:
     """Whether ``text`` looks like a Hub model id (``owner/name``) rather than a file path."""
     return (isinstance(text, str) and bool(_MODEL_ID.fullmatch(text))

@@ -616,3 +616,16 @@ def test_a_link_whose_model_cannot_plan_falls_back_and_says_why():
     assert (state.model, state.tp) == (DEFAULT.model, 1)
     assert notices == [why + f"using the default model ({DEFAULT.model}) at TP 1."]
     state.profile()  # every fallback plans
+
+
+def test_an_edited_preset_goes_by_its_name_only_with_its_figures():
+    draft = app_model.SpecDraft.from_spec(load_preset("Llama-3.1-8B"))
+    assert draft.named_for_its_figures() == draft  # unchanged: the preset's name
+    fewer_heads = draft.with_field("full", "kv_heads", 4).named_for_its_figures()
+    assert fewer_heads.name == "Llama-3.1-8B (edited)"
+    back = fewer_heads.with_field("full", "kv_heads", 8).named_for_its_figures()
+    assert back.name == "Llama-3.1-8B"  # changed back: the preset's figures, its name
+    renamed = replace(draft, name="my llama")
+    assert renamed.named_for_its_figures() == renamed  # not a preset's name: left alone
+    broken = replace(fewer_heads, pattern="")
+    assert broken.named_for_its_figures() == broken  # not a model yet: named once it builds

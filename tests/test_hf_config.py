@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 
 import pytest
 
@@ -647,3 +648,16 @@ def test_fetch_unreachable_is_one_plain_error(monkeypatch):
     with pytest.raises(ValueError, match="not of the form owner/name"):
         fetch_hf_config("not a model id")
     assert hf_config.is_model_id("Qwen/Qwen3-Next-80B-A3B-Instruct")
+
+
+def test_pasted_config_text_is_json_never_a_path_or_an_id():
+    from flatkv.hf_config import config_from_pasted_text
+
+    assert config_from_pasted_text(' {"model_type": "llama"} ') == {"model_type": "llama"}
+    for text, needle in (("", "Nothing to load: upload a config.json or paste one."),
+                         ("Qwen/Qwen3-Next-80B-A3B-Instruct", "it looks like a model id or a path"),
+                         ("/tmp/config.json", "it looks like a model id or a path"),
+                         ("config.json", "it looks like a model id or a path"),
+                         ("{not json", "pasted config.json")):
+        with pytest.raises(ValueError, match=re.escape(needle)):
+            config_from_pasted_text(text)
