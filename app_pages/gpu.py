@@ -24,6 +24,7 @@ from flatkv import charts, gpu_settings, gpu_view
 from flatkv.analysis import PlanAnalysis
 from flatkv.app_data import markdown_literal as literal
 from flatkv.app_state import MAX_BLOCK_SIZE
+from flatkv.plan import FlatMemoryPlan
 from flatkv.units import exact_bytes, format_bytes
 
 LAST_RUN = "gpu.last_run"
@@ -43,9 +44,31 @@ def plan_headline(a: PlanAnalysis) -> None:
     c.metric("Planned bytes", format_bytes(planned), help=f"{planned:,} B")
 
 
-def settings(bench, devices: tuple[str, ...], a: PlanAnalysis) -> dict | None:
+def settings(bench, devices: tuple[str, ...], a: PlanAnalysis) -> gpu_view.LabSettings | None:
     """The run's settings: widgets bound to the view, so a link reopens the same run. Returns
-    None while a setting is rejected (its error shows under its widget)."""
+    None while a setting is rejected (its error shows under its widget or below them)."""
+    device, impls, default_rounds = _run_widgets(bench, devices)
+    s = state()
+    # the pool a run would get, for the suggestions; no free-memory query here (on CUDA that
+    # would open a context on the GPU at every render): the run checks memory itself
+    pool = min(s.lab_max_blocks or bench.default_max_blocks(a.plan, device),
+               a.plan.geometry.num_blocks)
+    swept = _sweep_widget(s, pool, a)
+    if swept is None:
+        return None
+    counts, plans = swept
+    if not _fits(bench, device, plans, counts):
+        return None
+    s = state()
+    return gpu_view.LabSettings(
+        device=device, implementations=gpu_view.pick_kernels(s.lab_kernels, impls),
+        layouts=s.lab_layouts, repeats=s.lab_rounds or default_rounds,
+        max_blocks=s.lab_max_blocks or None, counts=counts, plans=plans, sweep=s.lab_sweep)
+
+
+def _run_widgets(bench, devices: tuple[str, ...]) -> tuple[str, tuple[str, ...], int]:
+    """Device, kernels, pool layouts, rounds, block cap, pages per call and the sweep's kind;
+    returns the device, the kernels it runs and its default rounds."""
     device, notice = gpu_view.pick_device(state().lab_device, devices)
     if notice:
         st.warning(literal(notice), icon=":material/link_off:")
@@ -94,11 +117,13 @@ def settings(bench, devices: tuple[str, ...], a: PlanAnalysis) -> dict | None:
     # a row of its own: three choices side by side are wider than a third of the page
     bind(st.segmented_control, "lab_sweep", "Sweep", options=gpu_view.SWEEPS, required=True,
          from_widget=lambda v: v or gpu_view.SWEEPS[0])
-    s = state()
-    # the pool a run would get, for the suggestions; no free-memory query here (on CUDA that
-    # would open a context on the GPU at every render): the run checks memory itself
-    pool = min(s.lab_max_blocks or bench.default_max_blocks(a.plan, device),
-               a.plan.geometry.num_blocks)
+    return device, impls, default_rounds
+
+
+def _sweep_widget(s, pool: int, a: PlanAnalysis
+                  ) -> tuple[tuple[int | None, ...], tuple[FlatMemoryPlan, ...]] | None:
+    """The sweep's list (pages per call, or block sizes) and what the run then times: its pages
+    per call and its plans. None while an entry is rejected (the page shows why)."""
     sweep_field = None
     if s.lab_sweep == "pages per call":
         sweep_field, top = "lab_sweep_pages", pool  # a call's pages come from the pool
@@ -122,42 +147,46 @@ def settings(bench, devices: tuple[str, ...], a: PlanAnalysis) -> dict | None:
     if sweep_field != "lab_sweep_blocks":  # a page-bytes sweep plans other pages
         st.caption(gpu_view.pool_text(pool, a.plan.geometry.block_bytes, len(s.lab_layouts),
                                       capped_by_user=bool(s.lab_max_blocks)))
-    if sweep_field is None and s.lab_pages > pool:
-        st.error(f"Pages per call: {s.lab_pages:,} is more than the {pool:,} blocks of the "
-                 "pool; give at most that many, or raise Max blocks.")
-        return None
-    counts: tuple[int | None, ...] = (s.lab_pages or None,)
-    plans = (a.plan,)
-    if sweep_field == "lab_sweep_pages":
-        try:  # a link's list may exceed this pool: say so under the list, keep Run disabled
-            counts = gpu_view.check_counts(s.lab_sweep_pages or suggested, "pages per call",
-                                           maximum=top)
+    if sweep_field is None:
+        try:
+            gpu_settings.check_pages_fit_pool("Pages per call", s.lab_pages, pool, "Max blocks")
         except ValueError as exc:
             st.error(literal(str(exc)))
             return None
-    elif sweep_field == "lab_sweep_blocks":
-        swept = gpu_view.plans_for_block_sizes(
-            s.profile().components(), s.lab_sweep_blocks or suggested, alignment=s.alignment,
-            budget_bytes=s.budget().cache_bytes, planner=a.planner)
-        for why in swept.skipped:
-            st.caption(f"Skipped {why}")
-        if not swept.plans:
-            raise ValueError("block sizes: none of them gives a plan in this budget; try "
-                             "smaller ones")
-        plans = swept.plans
-    # cheap on the CPU (on CUDA it would open a context): refuse before Run; not while another
-    # session's run holds the memory (the page says the device is busy)
-    if kind == "cpu" and not bench.device_lock(device).locked():
-        try:
-            bench.check_sweep_fits(plans, device, s.lab_max_blocks or None, counts,
-                                   len(s.lab_layouts))
-        except bench.PoolAllocationError as exc:
+        return (s.lab_pages or None,), (a.plan,)
+    if sweep_field == "lab_sweep_pages":
+        try:  # a link's list may exceed this pool: say so under the list, keep Run disabled
+            return gpu_view.check_counts(s.lab_sweep_pages or suggested, "pages per call",
+                                         maximum=top), (a.plan,)
+        except ValueError as exc:
             st.error(literal(str(exc)))
             return None
-    return {"device": device, "implementations": gpu_view.pick_kernels(s.lab_kernels, impls),
-            "layouts": s.lab_layouts,
-            "repeats": s.lab_rounds or default_rounds, "max_blocks": s.lab_max_blocks or None,
-            "counts": counts, "plans": plans, "sweep": s.lab_sweep}
+    swept = gpu_view.plans_for_block_sizes(
+        s.profile().components(), s.lab_sweep_blocks or suggested, alignment=s.alignment,
+        budget_bytes=s.budget().cache_bytes, planner=a.planner)
+    for why in swept.skipped:
+        st.caption(f"Skipped {why}")
+    if not swept.plans:
+        raise ValueError("block sizes: none of them gives a plan in this budget; try smaller "
+                         "ones")
+    return (s.lab_pages or None,), tuple(swept.plans)
+
+
+def _fits(bench, device: str, plans: tuple[FlatMemoryPlan, ...],
+          counts: tuple[int | None, ...]) -> bool:
+    """Whether the run fits in free memory, said before Run where asking is cheap (the CPU; on
+    CUDA it would open a context), and not while another session's run holds the memory (the
+    page says the device is busy)."""
+    if gpu_view.device_type(device) != "cpu" or bench.device_lock(device).locked():
+        return True
+    s = state()
+    try:
+        bench.check_sweep_fits(plans, device, s.lab_max_blocks or None, counts,
+                               len(s.lab_layouts))
+    except bench.PoolAllocationError as exc:
+        st.error(literal(str(exc)))
+        return False
+    return True
 
 
 def _kernels_from_widget(chosen: list[str], available: tuple[str, ...]) -> tuple[str, ...] | None:
@@ -181,9 +210,9 @@ def _counts_from_widget(text: str, field: str, maximum: int,
     return None if values == suggested else values
 
 
-def run(bench, cfg: dict, a: PlanAnalysis) -> None:
+def run(bench, cfg: gpu_view.LabSettings, a: PlanAnalysis) -> None:
     """Time the settings with live progress; keep the result in the session (reruns show it)."""
-    device = cfg["device"]
+    device = cfg.device
     started = time.perf_counter()
     with st.status(f"Benchmarking on {device}", expanded=True) as status:
         bar = st.progress(0.0, text="starting")
@@ -193,9 +222,9 @@ def run(bench, cfg: dict, a: PlanAnalysis) -> None:
 
         try:
             results = bench.run_sweep(
-                cfg["plans"], device=device, max_blocks=cfg["max_blocks"],
-                pages_per_call=cfg["counts"], repeats=cfg["repeats"],
-                implementations=cfg["implementations"], layouts=cfg["layouts"],
+                cfg.plans, device=device, max_blocks=cfg.max_blocks,
+                pages_per_call=cfg.counts, repeats=cfg.repeats,
+                implementations=cfg.implementations, layouts=cfg.layouts,
                 progress=progress)
         except bench.DeviceBusy:
             status.update(label=f"{device} is busy", state="error", expanded=False)
@@ -210,11 +239,11 @@ def run(bench, cfg: dict, a: PlanAnalysis) -> None:
                       expanded=False)
     model = state().profile().name
     st.session_state[LAST_RUN] = gpu_view.LabRun(
-        results, cfg["sweep"], model, gpu_view.plan_key(model, a.plan), cfg["max_blocks"],
-        seconds, gpu_view.settings_key(cfg))
+        results, cfg.sweep, model, gpu_view.plan_key(model, a.plan), cfg.max_blocks,
+        seconds, cfg)
 
 
-def show(last: gpu_view.LabRun, a: PlanAnalysis, cfg: dict | None) -> None:
+def show(last: gpu_view.LabRun, a: PlanAnalysis, cfg: gpu_view.LabSettings | None) -> None:
     """The kept run; marked stale when the model, the plan or (valid) run settings moved."""
     results = last.results
     first = results[0]
@@ -229,7 +258,7 @@ def show(last: gpu_view.LabRun, a: PlanAnalysis, cfg: dict | None) -> None:
     if last.plan_key != gpu_view.plan_key(state().profile().name, a.plan):
         st.info("These results are for an earlier model or plan: run again for the current "
                 "one.", icon=":material/history:")
-    elif cfg is not None and last.settings != gpu_view.settings_key(cfg):
+    elif cfg is not None and last.settings != cfg:
         st.info("These results are for other run settings than the ones above: run again to "
                 "time these.", icon=":material/history:")
     allocation = gpu_view.allocation_rows(results, last.max_blocks)
@@ -316,8 +345,8 @@ def main() -> None:
         if not gpu_view.has_gpu(devices):
             st.info(gpu_view.NO_GPU, icon=":material/memory:")
         cfg = settings(bench, devices, a)
-        if cfg is not None and bench.device_lock(cfg["device"]).locked():
-            st.warning(f"Another session is benchmarking {cfg['device']} now.",
+        if cfg is not None and bench.device_lock(cfg.device).locked():
+            st.warning(f"Another session is benchmarking {cfg.device} now.",
                        icon=":material/hourglass_top:")
         if st.button("Run benchmark", type="primary", icon=":material/play_arrow:",
                      key="gpu.run", disabled=cfg is None,

@@ -34,6 +34,14 @@ POOL_LAYOUTS = (SLOT_MAJOR, PAGE_MAJOR)
 DEVICE_NAME = re.compile(r"^(?:cpu|cuda(?::(\d+))?)$")
 
 
+def check_pages_fit_pool(field: str, pages: int, pool_blocks: int, cap_field: str) -> None:
+    """A call moves pages of one pool, so it moves at most the pool's blocks: a ValueError
+    naming ``field``, the pool and ``cap_field`` (the setting that raises the pool) otherwise."""
+    if pages > pool_blocks:
+        raise ValueError(f"{field} is {pages:,}, more than the {pool_blocks:,} blocks of the "
+                         f"pool: give at most {pool_blocks:,}, or raise {cap_field}")
+
+
 def check_layout(field: str, value: object) -> str:
     """``value`` if it is one of POOL_LAYOUTS, else a ValueError naming ``field``."""
     if value not in POOL_LAYOUTS:

@@ -9,7 +9,7 @@ pinned by unit tests without a browser.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -271,6 +271,21 @@ def plans_for_block_sizes(
 
 
 @dataclass(frozen=True)
+class LabSettings:
+    """What one click of Run times, as the page's widgets set it: comparable with a later
+    render's, so a shown result that no longer matches the settings is marked stale."""
+
+    device: str
+    implementations: tuple[str, ...]  # the kernels, of KERNELS
+    layouts: tuple[str, ...]  # pool layouts, of POOL_LAYOUTS
+    repeats: int
+    max_blocks: int | None  # the user's cap (None: the benchmark's default)
+    counts: tuple[int | None, ...]  # pages per call (None: the benchmark's default)
+    plans: tuple[FlatMemoryPlan, ...]  # one, or one per block size of a page-bytes sweep
+    sweep: str  # one of SWEEPS
+
+
+@dataclass(frozen=True)
 class LabRun:
     """One click of Run: its results and what they were measured for."""
 
@@ -280,19 +295,13 @@ class LabRun:
     plan_key: tuple  # (model, plan) the page showed when it ran: stale when either moved
     max_blocks: int | None  # the user's cap (None: the benchmark's default)
     seconds: float
-    settings: tuple  # settings_key of the run: stale when the page's settings moved
+    settings: LabSettings  # what it timed: stale when the page's settings moved
 
 
 def plan_key(model: str, plan: FlatMemoryPlan) -> tuple:
     """What a run was measured for. The whole plan, not its geometry: packed slabs and one
     tensor per component share P and block bytes but allocate different tensors."""
     return (model, plan)
-
-
-def settings_key(settings: Mapping[str, object]) -> tuple:
-    """What a run was set to time (the GPU page's run settings: device, kernels, layouts,
-    rounds, pool cap, pages per call, sweep and its plans), comparable with a later render's."""
-    return tuple(sorted(settings.items()))
 
 
 # --------------------------------------------------------------------------------------------

@@ -1154,8 +1154,8 @@ def test_gpu_lab_pages_per_call_follow_the_sweep_and_the_pool():
     assert not at.exception
     # a single run may move the whole pool, not more
     assert [shown(e) for e in at.error] == [
-        "Pages per call: 99 is more than the 8 blocks of the pool; give at most that many, or "
-        "raise Max blocks."]
+        "Pages per call is 99, more than the 8 blocks of the pool: give at most 8, or raise Max "
+        "blocks"]
     assert at.button(key="gpu.run").disabled
     at.segmented_control(key="w.lab_sweep").set_value("pages per call").run()
     assert_clean(at)  # the sweep list gives the pages: the field is off, not in error

@@ -269,7 +269,7 @@ def test_pool_text_and_sweep_title_say_what_a_run_holds():
 
 
 def test_exports():
-    run = gpu_view.LabRun((result(),), "one run", "tiny", ("tiny", None), 40, 0.5, ())
+    run = gpu_view.LabRun((result(),), "one run", "tiny", ("tiny", None), 40, 0.5, None)
     data = json.loads(gpu_view.results_json(run))
     assert data["model"] == "tiny" and data["max_blocks"] == 40
     assert data["results"][0]["gather_gbps"] == 10.0

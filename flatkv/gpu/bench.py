@@ -51,6 +51,7 @@ from flatkv.gpu_settings import (
     TRITON_KERNEL,
     WARMUP_ROUNDS,
     check_layout,
+    check_pages_fit_pool,
 )
 from flatkv.plan import FlatMemoryPlan, cdiv, check_int
 from flatkv.units import format_bytes
@@ -462,10 +463,8 @@ def check_sweep_fits(plans: Sequence[FlatMemoryPlan], device: str | torch.device
     for plan, cap in zip(plans, caps, strict=True):
         blocks = min(cap, plan.geometry.num_blocks)
         for i, n in enumerate(counts):
-            if n is not None and n > blocks:
-                raise ValueError(
-                    f"pages_per_call[{i}] is {n:,}, more than the {blocks:,} blocks a pool of "
-                    f"this plan gets: give at most {blocks:,} (or raise max_blocks)")
+            if n is not None:
+                check_pages_fit_pool(f"pages_per_call[{i}]", n, blocks, "max_blocks")
         _check_fits(plan, dev, cap, counts, free, pools=pools)
     return caps
 

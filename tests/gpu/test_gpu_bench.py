@@ -179,8 +179,8 @@ def test_repeats_and_threads_are_bounded(monkeypatch):
 
 def test_lock_is_released_after_a_failed_run(monkeypatch):
     # refused before anything is held: more pages per call than the pool has blocks
-    with pytest.raises(ValueError, match=r"pages_per_call\[0\] is 99, more than the 4 blocks a "
-                       "pool of this plan gets: give at most 4"):
+    with pytest.raises(ValueError, match=r"pages_per_call\[0\] is 99, more than the 4 blocks of "
+                       "the pool: give at most 4, or raise max_blocks"):
         run_benchmark(small_plan(), device="cpu", max_blocks=4, pages_per_call=99, repeats=1)
 
     def fail(*args, **kwargs):
@@ -339,8 +339,8 @@ def test_cli_preset_with_budget(capsys):
     (["--state", "conv"], "name=bytes"),
     (["--max-blocks", "1"], "--max-blocks must be at least 2"),
     # argparse keeps the last --pages-per-call: 21 of a pool capped at 20 blocks
-    (["--pages-per-call", "21"], "--pages-per-call is 21, more than the 20 blocks a pool of "
-     "this plan gets: give at most 20"),
+    (["--pages-per-call", "21"], "--pages-per-call is 21, more than the 20 blocks of the pool: "
+     "give at most 20, or raise max_blocks"),
     (["--pool-layout", "rows"], "argument --pool-layout: invalid choice: 'rows'"),
 ])
 def test_cli_bad_input_exits_2_with_one_line(capsys, extra, message):
