@@ -300,26 +300,34 @@ def capacity_bars(
     context: int, title: str = "",
 ) -> go.Figure:
     """Capacity in tokens and concurrency at ``context`` per strategy, side by side; only
-    concurrency when ``capacity`` is None (a state-only model keeps no token history)."""
+    concurrency when ``capacity`` is None (a state-only model keeps no token history).
+    Horizontal bars: the layouts' names read once, on the left, at any page width (under
+    columns, rotated names ran into each other on a narrow page), as in the breakdown below."""
     titles = ("capacity (tokens)",) if capacity is not None else ()
-    fig = make_subplots(rows=1, cols=len(titles) + 1,
+    fig = make_subplots(rows=1, cols=len(titles) + 1, shared_yaxes=True,
+                        horizontal_spacing=0.06,
                         subplot_titles=(*titles, f"concurrency<br>at {tokens_text(context)}"))
+    values = [concurrency_value(c) for c in concurrency]
     if capacity is not None:
-        fig.add_trace(go.Bar(x=list(names), y=list(capacity), marker_color=COLORS["kv"],
-                             name="capacity", text=[f"{c:,}" for c in capacity],
-                             textposition="outside", textangle=0, cliponaxis=False,
-                             hovertemplate="%{x}<br>%{y:,} tokens<extra></extra>"),
+        fig.add_trace(go.Bar(y=list(names), x=list(capacity), orientation="h",
+                             marker_color=COLORS["kv"], name="capacity",
+                             text=[f"{c:,}" for c in capacity], textposition="outside",
+                             cliponaxis=False,
+                             hovertemplate="%{y}<br>%{x:,} tokens<extra></extra>"),
                       row=1, col=1)
-    fig.add_trace(go.Bar(x=list(names), y=[concurrency_value(c) for c in concurrency],
-                         marker_color=COLORS["conv"],
-                         name="concurrency", text=[concurrency_text(c) for c in concurrency],
-                         textposition="outside", textangle=0, cliponaxis=False,
-                         hovertemplate="%{x}<br>%{y:.2f} requests<extra></extra>"),
+        # room on the right for the longest label outside its bar
+        fig.update_xaxes(tickformat=TOKEN_TICKS, range=[0, max(capacity, default=0) * 1.45 or 1],
+                         row=1, col=1)
+    fig.add_trace(go.Bar(y=list(names), x=values, orientation="h",
+                         marker_color=COLORS["conv"], name="concurrency",
+                         text=[concurrency_text(c) for c in concurrency], textposition="outside",
+                         cliponaxis=False,
+                         hovertemplate="%{y}<br>%{x:.2f} requests<extra></extra>"),
                   row=1, col=len(titles) + 1)
-    if capacity is not None:
-        fig.update_yaxes(tickformat=TOKEN_TICKS, row=1, col=1)
+    fig.update_xaxes(range=[0, max(values, default=0) * 1.3 or 1], row=1, col=len(titles) + 1)
+    fig.update_yaxes(autorange="reversed")  # the table's order, top down
     fig.update_layout(showlegend=False)
-    return _layout(fig, title=title, height=380)
+    return _layout(fig, title=title, height=max(260, 120 + 40 * len(names)))
 
 
 def breakdown_bars(

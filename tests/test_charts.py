@@ -141,9 +141,13 @@ def test_compare_bars_keep_category_colours():
     assert [t.name for t in used.data] == ["kv history", "unused"]
     bars = charts.capacity_bars(["a", "b"], [818_400, 64_896], [23.48, 1.9], context=32768)
     assert list(bars.data[0].text) == ["818,400", "64,896"]
-    assert list(bars.data[1].y) == [23.48, 1.9]
+    assert list(bars.data[1].x) == [23.48, 1.9] and list(bars.data[1].y) == ["a", "b"]
+    assert bars.data[0].orientation == bars.data[1].orientation == "h"
     # token axes tick alike on every chart (500k, 1M, 1.5M), not 600k on one and 0.5M on another
-    assert bars.layout.yaxis.tickformat == "~s" and bars.layout.yaxis2.tickformat is None
+    assert bars.layout.xaxis.tickformat == "~s" and bars.layout.xaxis2.tickformat is None
+    # room for the labels outside the longest bars
+    assert list(bars.layout.xaxis.range) == [0, 818_400 * 1.45]
+    assert list(bars.layout.xaxis2.range) == [0, 23.48 * 1.3]
 
 
 def test_one_colour_per_kind_across_charts(analysis):
