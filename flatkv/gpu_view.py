@@ -358,7 +358,7 @@ def result_rows(results: Sequence[BenchResult], *, text: bool = True) -> list[di
             low, high = min(f.samples_s) * 1e3, max(f.samples_s) * 1e3
             if text:
                 row["rounds (ms)"] = f"{low:.3f} to {high:.3f}" if len(f.samples_s) > 1 else (
-                    "one round")
+                    f"{low:.3f} (one round)")
             else:
                 row["min (ms)"], row["max (ms)"] = round(low, 3), round(high, 3)
             row |= {
@@ -373,6 +373,16 @@ def result_rows(results: Sequence[BenchResult], *, text: bool = True) -> list[di
             row["bytes counted"] = f.counted_bytes
             rows.append(row)
     return rows
+
+
+MIN_ROUNDS_APART = 3  # timed rounds per layout before "rounds apart" says anything
+
+
+def _apart_text(apart: bool | None, rounds: int) -> str:
+    if apart is None:
+        return (f"cannot tell from {rounds} round{'s' if rounds != 1 else ''}: time "
+                f"{MIN_ROUNDS_APART} or more")
+    return "yes" if apart else "no: the rounds overlap"
 
 
 def layout_rows(results: Sequence[BenchResult], *, text: bool = True) -> list[dict]:
@@ -393,16 +403,20 @@ def layout_rows(results: Sequence[BenchResult], *, text: bool = True) -> list[di
             continue
         slot, whole = figures[SLOT_MAJOR], figures[PAGE_MAJOR]
         ratio = whole.gbps / slot.gbps
-        # apart: no timed round of one layout falls inside the other's range of rounds
-        apart = (max(slot.samples_s) < min(whole.samples_s)
-                 or max(whole.samples_s) < min(slot.samples_s))
+        # apart: no timed round of one layout falls inside the other's range of rounds. Two
+        # layouts alike still land apart by chance in 2 of 2 * C(2n, n) orders of n rounds
+        # each: a third of the time at 2 rounds, 10% at 3, so fewer cannot tell.
+        rounds = min(len(slot.samples_s), len(whole.samples_s))
+        apart = None if rounds < MIN_ROUNDS_APART else (
+            max(slot.samples_s) < min(whole.samples_s)
+            or max(whole.samples_s) < min(slot.samples_s))
         rows.append({
             "P (tokens)": block, "page bytes": page, "pages per call": pages,
             "operation": OPERATION_TITLES.get(op, op) if text else op, "implementation": impl,
             f"{SLOT_MAJOR} GB/s": round(slot.gbps, 2),
             f"{PAGE_MAJOR} GB/s": round(whole.gbps, 2),
             f"{PAGE_MAJOR} / {SLOT_MAJOR}": f"{ratio:.2f}x" if text else ratio,
-            "rounds apart": ("yes" if apart else "no: the rounds overlap") if text else apart,
+            "rounds apart": (_apart_text(apart, rounds) if text else apart),
         })
     return rows
 

@@ -167,7 +167,7 @@ def test_result_rows_show_bytes_and_shares():
                                                                                 "copy")
     assert rows[3]["bytes per call"] == 8 * 1056
     assert gather["median (ms)"] == round(25_088 / 10e9 * 1e3, 3)
-    assert gather["rounds (ms)"] == "one round"  # the hand-made figures have one sample
+    assert gather["rounds (ms)"] == f"{gather['median (ms)']:.3f} (one round)"  # one sample
     from dataclasses import replace
 
     spread = replace(result(), figures=(replace(result().figures[1], samples_s=(0.003, 0.0011,
@@ -227,17 +227,26 @@ def test_bandwidth_series_name_the_layout_when_a_run_timed_both():
         ("state-row copy", 5.0, 5.0, "1.00x")]
     assert gpu_view.layout_rows(runs, text=False)[0]["page-major / slot-major"] == 2.0
     assert gpu_view.layout_rows(runs[:1]) == []  # one layout: nothing to set side by side
-    # one round each: 8 and 16 GB/s are apart; the two state copies at 5 GB/s are not
-    assert [r["rounds apart"] for r in rows] == ["yes", "yes", "no: the rounds overlap"]
-    assert [r["rounds apart"] for r in gpu_view.layout_rows(runs, text=False)] == [
-        True, True, False]
-    # rounds of 1.0 to 3.0 ms against 2.5 ms: the ratio is inside the noise
-    slot_gather = runs[0].figures[1]
-    spread = replace(slot_gather, samples_s=(1.0e-3, 3.0e-3))
-    noisy = replace(runs[0], figures=(runs[0].figures[0], spread, *runs[0].figures[2:]))
-    whole = replace(runs[1].figures[1], samples_s=(2.5e-3,))
-    other = replace(runs[1], figures=(runs[1].figures[0], whole, *runs[1].figures[2:]))
-    assert gpu_view.layout_rows([noisy, other])[0]["rounds apart"] == "no: the rounds overlap"
+    # one round each cannot tell: any two different timings would be "apart"
+    assert [r["rounds apart"] for r in rows] == ["cannot tell from 1 round: time 3 or more"] * 3
+    assert [r["rounds apart"] for r in gpu_view.layout_rows(runs, text=False)] == [None] * 3
+
+    def gather_rounds(run, samples):
+        return replace(run, figures=(run.figures[0], replace(run.figures[1], samples_s=samples),
+                                     *run.figures[2:]))
+
+    # three rounds each: 1.0 to 1.2 ms against 2.0 to 2.2 ms are apart (by chance 1 time in 10)
+    apart = [gather_rounds(runs[0], (1.0e-3, 1.2e-3, 1.1e-3)),
+             gather_rounds(runs[1], (2.0e-3, 2.2e-3, 2.1e-3))]
+    assert gpu_view.layout_rows(apart)[0]["rounds apart"] == "yes"
+    assert gpu_view.layout_rows(apart, text=False)[0]["rounds apart"] is True
+    # rounds of 1.0 to 3.0 ms against 2.4 to 2.6 ms: the ratio is inside the noise
+    noisy = [gather_rounds(runs[0], (1.0e-3, 3.0e-3, 2.0e-3)),
+             gather_rounds(runs[1], (2.5e-3, 2.4e-3, 2.6e-3))]
+    assert gpu_view.layout_rows(noisy)[0]["rounds apart"] == "no: the rounds overlap"
+    two = [gather_rounds(runs[0], (1.0e-3, 1.1e-3)), gather_rounds(runs[1], (2.0e-3, 2.1e-3))]
+    assert gpu_view.layout_rows(two)[0]["rounds apart"] == (
+        "cannot tell from 2 rounds: time 3 or more")
     # the screen drops columns one run repeats on every row; a sweep's vary, and stay
     shown = gpu_view.varying_columns(gpu_view.result_rows(runs))
     assert "page bytes" not in shown[0] and shown[0]["operation"] == "device copy"
