@@ -69,7 +69,6 @@ def block_size_sweep(s, r, sizes, by_size, history: bool, right) -> None:
 st.title("Budget")
 with user_errors():
     s = state()
-    b = s.budget()
     ours = PLANNER_STRATEGY[s.planner]  # the sidebar's planner, unless another layout is picked
     c1, c2 = st.columns(2)
     with c1:
@@ -81,6 +80,7 @@ with user_errors():
     with c2:
         context_widget()
     s = state()
+    b = s.budget()  # after the page's own settings: a budget in error leaves them usable
     strategy = s.budget_strategy or ours
     acting = s.acting_engine_options((strategy,))  # only the options that act on this model
     st.caption(f"{literal(s.profile().name)} · {STRATEGY_TITLES[strategy]} · "

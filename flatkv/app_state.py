@@ -307,9 +307,11 @@ def cache_budget(gpu_bytes: int, fraction: float, weights: int, tp: int) -> Budg
             "memory: give the GPU's memory, e.g. 80GB"
         )
     if cache <= 0:
+        fits = weights // usable + 1  # the least TP whose share of the weights leaves room
         raise ValueError(
             f"weights per rank ({format_bytes(per_rank)}) fill the usable memory "
-            f"({format_bytes(usable)}): raise TP, the memory fraction, or pick a larger GPU"
+            f"({format_bytes(usable)}): raise TP to {fits} or more, the memory fraction, or pick "
+            "a larger GPU"
         )
     return Budget(gpu_bytes, usable, per_rank, cache)
 

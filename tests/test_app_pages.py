@@ -143,6 +143,16 @@ def test_bad_inputs_show_st_error_not_a_traceback():
     assert any("fill the usable memory" in shown(e) for e in at.error)
 
 
+def test_budget_keeps_its_own_settings_when_the_weights_fill_the_gpu():
+    at = open_app("app_pages/budget.py", {"weights": "160GB"})
+    assert not at.exception
+    # 160 GB over the H100's 76,968,728,985 usable bytes: TP 2 leaves 80 GB a rank, too much
+    assert [shown(e) for e in at.error] == [
+        "weights per rank (149.01 GiB) fill the usable memory (71.68 GiB): raise TP to 3 or "
+        "more, the memory fraction, or pick a larger GPU"]
+    assert at.selectbox(key="w.budget_strategy") and at.number_input(key="w.context")
+
+
 def test_model_page_edits_raw_bytes_and_rejects_a_bad_pattern():
     at = open_app("app_pages/model.py")
     assert_clean(at)

@@ -274,8 +274,14 @@ def test_every_gpu_preset_is_the_memory_its_name_says(gpu):
 
 
 def test_cache_budget_rejects_weights_that_fill_the_gpu():
-    with pytest.raises(ValueError, match="fill the usable memory"):
+    # 160 GB of weights in 72 GB usable: TP 2 leaves 80 GB a rank, still too much; TP 3 fits
+    with pytest.raises(ValueError, match=r"fill the usable memory \(67.06 GiB\): raise TP to 3 "
+                       "or more, the memory fraction, or pick a larger GPU"):
         cache_budget(80 * 10**9, 0.9, 160 * 10**9, 1)
+    assert cache_budget(80 * 10**9, 0.9, 160 * 10**9, 3).cache_bytes == (
+        72 * 10**9 - -(-160 * 10**9 // 3))
+    with pytest.raises(ValueError, match="raise TP to 3 or more"):  # exactly full at TP 2
+        cache_budget(80 * 10**9, 0.9, 144 * 10**9, 1)
     with pytest.raises(ValueError, match="memory fraction"):
         cache_budget(80 * 10**9, 0.0, 0, 1)
 
