@@ -49,7 +49,8 @@ from flatkv.units import format_bytes, format_size, parse_size
 
 STATE_KEY = "flatkv.state"
 NOTICES_KEY = "flatkv.notices"
-ERRORS_KEY = "flatkv.errors"
+ERRORS_KEY = "flatkv.errors"  # field -> why its widget's entry was rejected
+_LABELS: dict[str, str] = {}  # field -> its widget's label, for the page's note on rejections
 DRAWN_KEY = "flatkv.drawn"
 _UNSET = object()  # a key the session does not hold
 
@@ -168,6 +169,7 @@ def bind(
         except ValueError as exc:
             ss[ERRORS_KEY][field] = str(exc)
 
+    _LABELS[field] = label
     value = widget(label, key=key, on_change=changed, **kwargs)
     error = ss[ERRORS_KEY].get(field)
     if error:
@@ -310,6 +312,10 @@ def frame(page: str, *, page_shows_budget: bool = True) -> None:
     start_run(page)
     for notice in pop_notices():
         st.warning(literal(notice), icon=":material/link_off:")
+    if rejected := st.session_state[ERRORS_KEY]:  # the figures below do not use those entries
+        names = ", ".join(f'"{_LABELS.get(field, field)}"' for field in rejected)
+        st.warning(f"Rejected: {literal(names)}. Until fixed, every figure uses the last valid "
+                   "value; the error shows under the field.", icon=":material/error:")
     sidebar(page_shows_budget)
 
 
