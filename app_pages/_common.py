@@ -258,7 +258,8 @@ def table(rows: Any, *, height: int | str = "auto", formats: dict[str, str] | No
     that does not apply to a row) shows them as a dash, not as "None"."""
     import pandas as pd
 
-    df = rows if isinstance(rows, pd.DataFrame) else pd.DataFrame(rows)
+    # rows as given: a column of whole numbers with gaps stays whole numbers (not NaN floats)
+    df = rows if isinstance(rows, pd.DataFrame) else pd.DataFrame(rows, dtype=object)
     df = df.copy()
     config: dict[str, Any] = {}
     for col in df.columns:

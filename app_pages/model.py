@@ -292,6 +292,9 @@ def summary() -> None:
     st.caption(f"Per TP rank (TP {s.tp if spec is not None else 'as given'}){dtypes}"
                f"{architectures}.")
     table(app_model.spec_kind_rows(spec) if spec is not None else kinds)
+    if spec is not None:
+        st.caption("The config's figures, whole model (the bytes above are per TP rank):")
+        table(app_model.spec_geometry_rows(spec))
     if spec is not None and (note := app_model.replication_note(spec)):
         st.caption(note)
     layers = app_model.layer_rows(profile, spec.layer_names if spec is not None else None)

@@ -105,22 +105,25 @@ def profile_for(model: str, spec_json: str | None, tp: int) -> CacheProfile:
 
 
 def spec_kind_rows(spec: ModelSpec) -> list[dict]:
-    """One row per distinct layer geometry of a spec, per TP rank: what the Model page lists."""
-    rows = []
-    for k in spec.summary():
-        geometry = {key: v for key, v in k.geometry.items() if key != "kind" and v is not None}
-        rows.append({
-            "name": k.name,
-            "kind": k.kind,
-            "layers": k.count,
-            # the byte figures first: what a reviewer checks against a log stays on screen
-            "KV bytes per token": k.kv_bytes_per_token,
-            "state bytes per layer": k.state_bytes_per_layer,
-            "state shapes": "; ".join(f"{n} {tuple(sh)}" for n, sh in k.state_shapes.items()),
-            # the config's figures, whole model: the byte columns are per TP rank
-            "model geometry (all ranks)": ", ".join(f"{key} {v}" for key, v in geometry.items()),
-        })
-    return rows
+    """One row per distinct layer geometry of a spec, per TP rank: what the Model page lists
+    (its geometry, whole model, is ``spec_geometry_rows``)."""
+    return [{"name": k.name, "kind": k.kind, "layers": k.count,
+             "KV bytes per token": k.kv_bytes_per_token,
+             "state bytes per layer": k.state_bytes_per_layer,
+             "state shapes": "; ".join(f"{n} {tuple(sh)}" for n, sh in k.state_shapes.items())}
+            for k in spec.summary()]
+
+
+def spec_geometry_rows(spec: ModelSpec) -> list[dict]:
+    """One row per kind: the config's figures for the whole model (heads, dims, window, conv
+    kernel), one column per field any kind has, None where a kind has no such field. A column
+    each, not one text cell: a cell of five fields was cut off on a laptop's screen."""
+    geometries = {k.name: {key: v for key, v in k.geometry.items() if key != "kind"}
+                  for k in spec.summary()}
+    fields = list(dict.fromkeys(key for g in geometries.values() for key, v in g.items()
+                                if v is not None))
+    return [{"name": name, **{key: g.get(key) for key in fields}}
+            for name, g in geometries.items()]
 
 
 def replication_note(spec: ModelSpec) -> str | None:

@@ -247,6 +247,11 @@ def page_map_figure(pages: PageMap, *, columns: int = 64, title: str = "") -> go
 TOKEN_TICKS = "~s"
 
 
+def _power_text(n: int) -> str:
+    """A power of two as a tick: 512, 1k, 4k (1,024 tokens is "1k" to an engineer)."""
+    return f"{n >> 10}k" if n >= 1024 and n % 1024 == 0 else str(n)
+
+
 def sweep_figure(
     x: Sequence[float], capacity: Sequence[int] | None, concurrency: Sequence[float], *,
     current_x: float, current_capacity: int | None, current_concurrency: float, x_title: str,
@@ -259,7 +264,7 @@ def sweep_figure(
     drawn as shown elsewhere (``units.concurrency_value``)."""
     rows = 2 if capacity is not None else 1
     at = f"{x_title}: %{{x:{',' if log_x else ',.2f'}}}"  # hovers name the x axis
-    fig = make_subplots(rows=rows, cols=1, shared_xaxes=True, vertical_spacing=0.08)
+    fig = make_subplots(rows=rows, cols=1, shared_xaxes=True, vertical_spacing=0.12)
     current = {"color": "#222", "size": 11, "symbol": "diamond"}
     if capacity is not None:
         fig.add_trace(go.Scatter(x=list(x), y=list(capacity), name="capacity (tokens)",
@@ -285,8 +290,12 @@ def sweep_figure(
                              + "<br>%{y:.2f} requests<extra></extra>"),
                   row=rows, col=1)
     fig.update_yaxes(title="requests", rangemode="tozero", row=rows, col=1)
-    if log_x:  # block sizes are powers of two: tick 1, 2, 4, ... (a log axis says 1 2 5 10)
-        fig.update_xaxes(type="log", dtick=math.log10(2), tickformat=",")
+    if log_x:  # block sizes are powers of two: tick each (a log axis says 1 2 5 10), short
+        # enough to stay level (rotated, the last one fell off), the ends padded to show them
+        low, high = min(x), max(x)
+        ticks = [1 << k for k in range(int(high).bit_length()) if low <= 1 << k <= high]
+        fig.update_xaxes(type="log", tickvals=ticks, ticktext=[_power_text(t) for t in ticks],
+                         tickangle=0, range=[math.log10(low) - 0.08, math.log10(high) + 0.08])
     fig.update_xaxes(title=x_title, row=rows, col=1)
     return _layout(fig, title=title, height=460 if rows == 2 else 340)
 

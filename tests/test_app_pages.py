@@ -291,14 +291,17 @@ def test_model_page_builds_a_hybrid_from_scratch():
     # SPEC section 2, Mamba2 at TP 1: d_inner = 8 x 64 = 512; conv (512 + 2 x 1 x 16, 4 - 1) =
     # (544, 3) x 2 B = 3,264; ssm (8, 64, 16) x 4 B (float32) = 32,768; 36,032 B per layer
     assert kinds.loc["mamba2", "state bytes per layer"] == 544 * 3 * 2 + 8 * 64 * 16 * 4 == 36032
-    layers = at.dataframe[1].value
+    geometry = at.dataframe[1].value.set_index("name")  # the config's figures, whole model
+    assert (geometry.loc["mamba2", "n_heads"], geometry.loc["full", "kv_heads"]) == ("8", "8")
+    assert geometry.loc["full", "n_heads"] == "—"  # no such field: a dash
+    layers = at.dataframe[2].value
     assert list(layers["kind"]) == ["mamba2", "full", "mamba2", "full"]
     assert list(layers["bytes per token"]) == [0, 4096, 0, 4096]
     assert list(layers["state bytes"]) == [36032, 0, 36032, 0]
     assert at.query_params["model"] == "spec"
     again = open_app("app_pages/model.py", dict(at.query_params))  # the link holds the model
     assert_clean(again)
-    assert list(again.dataframe[1].value["state bytes"]) == [36032, 0, 36032, 0]
+    assert list(again.dataframe[2].value["state bytes"]) == [36032, 0, 36032, 0]
     # a taken or bad kind name is refused with the reason; the draft stays
     at.text_input(key="spec.new.name").set_value("2bad")
     at.button(key="spec.add").click().run()
@@ -311,7 +314,7 @@ def test_model_page_builds_a_hybrid_from_scratch():
     assert_clean(at)
     assert at.text_input(key="spec.pattern").value == "2*mamba2"
     assert metrics(at)["Cache layers"] == "2"
-    assert list(at.dataframe[1].value["state bytes"]) == [36032, 36032]
+    assert list(at.dataframe[2].value["state bytes"]) == [36032, 36032]
 
 
 def test_a_config_json_that_does_not_split_over_the_sidebar_tp_is_refused():

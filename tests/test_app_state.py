@@ -584,8 +584,15 @@ def test_replication_note_when_tp_passes_the_kv_heads():
     spec = app_model.spec_for("Llama-3.1-8B", None, 16)
     assert app_model.spec_kind_rows(spec)[0]["KV bytes per token"] == 512
     # beside it the config's own figures, for the whole model: 8 heads, not one a rank
-    assert app_model.spec_kind_rows(spec)[0]["model geometry (all ranks)"] == (
-        "kv_heads 8, head_dim_k 128, head_dim_v 128")
+    assert app_model.spec_geometry_rows(spec) == [
+        {"name": "full", "kv_heads": 8, "head_dim_k": 128, "head_dim_v": 128}]
+    # a hybrid: one column per field of any kind, None where a kind has none
+    qwen = app_model.spec_for("Qwen3-Next-80B-A3B", None, 1)
+    assert app_model.spec_geometry_rows(qwen) == [
+        {"name": "gdn", "k_heads": 16, "v_heads": 32, "head_dim_k": 128, "head_dim_v": 128,
+         "conv_kernel": 4, "kv_heads": None},
+        {"name": "full", "k_heads": None, "v_heads": None, "head_dim_k": 256, "head_dim_v": 256,
+         "conv_kernel": None, "kv_heads": 2}]
     assert app_model.replication_note(spec) == (
         "Fewer KV heads than TP ranks (8 KV heads over TP 16: each rank holds 1, each head sits "
         "on 2 ranks): kv_heads per rank = max(1, kv_heads // tp), SPEC §2, so such a kind's KV "

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 from flatkv import app_data, charts
@@ -107,8 +109,14 @@ def test_sweep_figure_marks_the_current_point():
     # a hover names its x axis: "block 2: 20 tokens", not a bare "2"
     assert current.hovertemplate == ("current<br>block: %{x:,}<br>%{y:,} tokens"
                                      "<extra></extra>")
-    # ticks at powers of two (10 ** (n x log10 2) = 2 ** n), not a log axis' 1 2 5 10
-    assert fig.layout.xaxis2.dtick == pytest.approx(0.30103, abs=1e-5)
+    # ticks at the powers of two, not a log axis' 1 2 5 10; level, the ends padded
+    assert list(fig.layout.xaxis2.tickvals) == [1, 2, 4]
+    assert fig.layout.xaxis2.tickangle == 0
+    assert list(fig.layout.xaxis2.range) == pytest.approx([-0.08, math.log10(4) + 0.08])
+    wide = charts.sweep_figure([1, 16, 1024, 4096], [1, 2, 3, 4], [1.0] * 4, current_x=16,
+                               current_capacity=2, current_concurrency=1.0, x_title="block",
+                               context=4096, log_x=True)
+    assert list(wide.layout.xaxis2.ticktext)[-4:] == ["512", "1k", "2k", "4k"]
     # concurrency is drawn as shown (0.998 -> 0.99); a state-only model draws no capacity
     fig = charts.sweep_figure([1, 2], None, [652 / 653, 2.0], current_x=1, current_capacity=None,
                               current_concurrency=652 / 653, x_title="block", context=4096)
