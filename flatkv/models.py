@@ -392,13 +392,6 @@ class ModelSpec:
         # Name each distinct geometry once (first appearance order) and check it at this tp.
         names: dict[CacheLayer, str] = dict(self._kind_names)
         used = set(names.values())
-        try:
-            self._check_split(self.tp)
-        except ValueError as exc:
-            fits = [str(t) for t in range(1, SHOWN_TP + 1) if self._splits(t)]
-            raise ValueError(f"{exc} (tp up to {SHOWN_TP} that split its cache layers: "
-                             f"{', '.join(fits[:8])}{', ...' if len(fits) > 8 else ''})"
-                             if fits else str(exc)) from None
         for layer in dict.fromkeys(layers):
             if layer not in names:
                 base = kind_name(layer)
@@ -410,12 +403,27 @@ class ModelSpec:
         object.__setattr__(
             self, "_kind_names", tuple((layer, names[layer]) for layer in dict.fromkeys(layers))
         )
+        try:
+            self._check_split(self.tp)
+        except ValueError as exc:
+            fits = [str(t) for t in range(1, SHOWN_TP + 1) if self._splits(t)]
+            raise ValueError(f"{exc} (tp up to {SHOWN_TP} that split its cache layers: "
+                             f"{', '.join(fits[:8])}{', ...' if len(fits) > 8 else ''})"
+                             if fits else str(exc)) from None
 
     def _check_split(self, tp: int) -> None:
-        """Raise the ValueError of the first layer kind that does not split over ``tp``."""
-        for layer in dict.fromkeys(self.layers):
-            layer.kv_bytes_per_slot(tp, self.kv_dtype)
-            layer.state_bytes(tp, self.conv_dtype, self.ssm_dtype)
+        """Raise the ValueError of the first layer kind that does not split over ``tp``, under
+        the kind's name in this model (``full.kv_heads``, not the type's ``attention.kv_heads``),
+        as the Model page and the spec JSON name it."""
+        for layer, name in self._kind_names:
+            try:
+                layer.kv_bytes_per_slot(tp, self.kv_dtype)
+                layer.state_bytes(tp, self.conv_dtype, self.ssm_dtype)
+            except ValueError as exc:
+                text = str(exc)
+                if text.startswith(layer.kind + "."):
+                    text = name + text[len(layer.kind):]
+                raise ValueError(text) from None
 
     def _splits(self, tp: int) -> bool:
         try:

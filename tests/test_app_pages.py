@@ -326,7 +326,7 @@ def test_a_config_json_that_does_not_split_over_the_sidebar_tp_is_refused():
         "num_key_value_heads": 12, "hidden_size": 768})).run()
     at.button(key="hf.load").click().run()
     assert [shown(e) for e in at.error] == [
-        "attention.kv_heads = 12 is not divisible by tp = 8: choose a tp that divides the KV "
+        "full.kv_heads = 12 is not divisible by tp = 8: choose a tp that divides the KV "
         "heads or is a multiple of them (tp up to 64 that split its cache layers: 1, 2, 3, 4, 6, "
         "12, 24, 36, ...)"]
     assert at.query_params["model"] == "Llama-3.1-8B" and shown(at.subheader[0]) == "Llama-3.1-8B"

@@ -612,7 +612,7 @@ def test_a_link_whose_model_cannot_plan_falls_back_and_says_why():
     # a TP the heads do not split over: the same model at TP 1
     state, notices = decode_query({"model": "Llama-3.1-8B", "tp": "3"})
     assert (state.model, state.tp) == ("Llama-3.1-8B", 1)
-    assert notices == ["attention.kv_heads = 8 is not divisible by tp = 3: choose a tp that "
+    assert notices == ["full.kv_heads = 8 is not divisible by tp = 3: choose a tp that "
                        "divides the KV heads or is a multiple of them (tp up to 64 that split "
                        "its cache layers: 1, 2, 4, 8, 16, 24, 32, 40, ...); using TP 1."]
     # a model that plans at no TP: the default model, at the link's TP where it splits

@@ -18,6 +18,7 @@ from flatkv.models import (
     layer_from_dict,
 )
 from flatkv.patterns import format_pattern, layer_runs, parse_pattern
+from flatkv.presets import load_preset
 from flatkv.profile import CacheProfile
 
 QWEN_NEXT_GDN = GDNLayer(k_heads=16, v_heads=32, head_dim_k=128, head_dim_v=128, conv_kernel=4)
@@ -368,3 +369,13 @@ def test_library_calls_with_the_wrong_kind_of_argument_raise_valueerror(call, me
 def test_a_model_id_is_a_string():
     assert hf_config.is_model_id("Qwen/Qwen3-Next-80B-A3B-Instruct")
     assert not hf_config.is_model_id(None)
+
+
+def test_a_tp_that_does_not_split_a_kind_names_the_kind_as_the_model_does():
+    # the error names "global", the kind's name in this model and on the Model page, not the
+    # layer type "attention" every attention kind shares
+    with pytest.raises(ValueError, match=r"^global\.kv_heads = 8 is not divisible by tp = 3"):
+        ModelSpec.from_pattern(name="m", kinds={"global": AttentionLayer(8, 128, 128)},
+                               pattern="global*4", tp=3)
+    with pytest.raises(ValueError, match=r"^gdn\.k_heads = 16 is not divisible by tp = 3"):
+        load_preset("Qwen3-Next-80B-A3B").with_options(tp=3)
