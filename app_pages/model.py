@@ -270,7 +270,17 @@ def picker() -> None:
 
 def summary() -> None:
     s = state()
-    profile = s.profile()
+    try:
+        profile = s.profile()
+    except ValueError as exc:  # a TP that does not split the model: show it at TP 1, say why
+        at_one = replace(s, tp=1)
+        try:
+            profile = at_one.profile()
+        except ValueError:
+            raise exc from None
+        st.error(f"{literal(str(exc))}. Shown below at TP 1; the other pages need a TP that "
+                 "splits the model (the sidebar's).")
+        s = at_one
     spec = s.model_spec()
     st.subheader(literal(profile.name), divider="gray")
     if spec is not None and spec.source:

@@ -217,9 +217,14 @@ def test_a_tp_that_does_not_split_the_model_leaves_the_editor_open():
     assert not at.exception
     assert [shown(e) for e in at.error] == [
         "gdn.k_heads = 16 is not divisible by tp = 3: choose a tp that divides it (tp up to 64 "
-        "that split its cache layers: 1, 2, 4, 8, 16)"]
+        "that split its cache layers: 1, 2, 4, 8, 16). Shown below at TP 1; the other pages "
+        "need a TP that splits the model (the sidebar's)."]
     assert at.number_input(key="spec.gdn.k_heads").value == 16
     assert at.text_input(key="spec.pattern").value == "(3*gdn,full)*12"
+    # the summary stays, at TP 1: 2 KV heads x (256 + 256) x 2 B = 2,048 B per token
+    assert metrics(at)["Cache layers"] == "48"
+    kinds = at.dataframe[0].value.set_index("name")
+    assert kinds.loc["full", "KV bytes per token"] == 2_048
 
 
 def test_model_page_shows_the_sliding_window():
@@ -831,7 +836,7 @@ def test_a_bad_setting_is_explained_once_on_the_page(page):
     at.sidebar.number_input(key="w.tp").set_value(3).run()
     assert not at.exception
     # one error box; the sidebar only points at it
-    assert [shown(e) for e in at.error] == [
+    assert [shown(e).split(". Shown below")[0] for e in at.error] == [
         "gdn.k_heads = 16 is not divisible by tp = 3: choose a tp that divides it (tp up to 64 "
         "that split its cache layers: 1, 2, 4, 8, 16)"]
     assert any("the page says why" in c.value for c in at.sidebar.caption)
