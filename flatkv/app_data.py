@@ -1,4 +1,5 @@
-"""What the app's pages show, derived from a plan analysis: pure data, exact ints, no streamlit.
+"""What the app's pages show, derived from a plan analysis or from the engine strategies'
+results: pure data, exact ints, no streamlit.
 
 Pages call these, hand the results to ``flatkv.charts`` and render. Every number a page shows
 comes from here or from ``flatkv.analysis``, so the tests pin them without a browser.
@@ -18,7 +19,13 @@ from itertools import islice
 from flatkv.analysis import PlanAnalysis
 from flatkv.plan import PACKED_NEEDS_HISTORY, SLIDING_ATTENTION, BudgetTooSmall
 from flatkv.profile import CacheProfile
-from flatkv.strategies import LOGGED_AS, StrategyOptions, StrategyResult, run_strategy
+from flatkv.strategies import (
+    LOGGED_AS,
+    LOGGED_COLUMN,
+    StrategyOptions,
+    StrategyResult,
+    run_strategy,
+)
 from flatkv.strategies.base import ratio_text
 from flatkv.units import (
     concurrency_text,
@@ -429,9 +436,6 @@ def budget_too_small_text(small: BudgetTooSmall, how_to_raise: str) -> str:
             f"2, that is {exact_bytes(2 * small.block_bytes)}: {how_to_raise}")
 
 
-# The token count an engine logs (vLLM's "GPU KV cache size", SGLang's max_total_num_tokens),
-# beside the capacity every layout counts alike: the figure a reviewer checks against a log.
-LOGGED_COLUMN = "engine log (tokens)"
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ from plotly.subplots import make_subplots
 from flatkv.app_data import PageMap, RowBar, Segment, TreeNode
 from flatkv.gpu_settings import PAGE_MAJOR, TRITON_KERNEL
 from flatkv.gpu_view import Series
-from flatkv.plan import cdiv
+from flatkv.plan import FULL_ATTENTION, LINEAR_ATTENTION, SLIDING_ATTENTION, cdiv
 from flatkv.units import concurrency_text, concurrency_value, format_bytes, tokens_text
 
 COLORS: dict[str, str] = {
@@ -71,8 +71,9 @@ HATCH: dict[str, str] = {"row_padding": "/", "state_page_padding": "x", "padding
 # hatches alone are lost on thin slices).
 PADDING_SHADES: dict[str, str] = {"row_padding": COLORS["padding"],
                                   "state_page_padding": "#9A918D", "padding_layers": "#7A716D"}
-GROUP_KIND = {"full_attention": "kv", "sliding_attention": "kv_sliding",
-              "linear_attention": "ssm"}
+# A page map's group (its layer label) -> the colour of its kind: attention groups as their KV,
+# a state group as its largest tensor
+GROUP_KIND = {FULL_ATTENTION: "kv", SLIDING_ATTENTION: "kv_sliding", LINEAR_ATTENTION: "ssm"}
 
 FONT = "Inter, Segoe UI, Helvetica, Arial, sans-serif"
 

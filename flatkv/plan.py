@@ -390,7 +390,8 @@ class Equalizer:
             steps.append(
                 f"{self.needed:,} > {self.requested_block_size:,}: round up to a multiple of "
                 f"{self.alignment:,} -> P = {self.block_size:,} "
-                f"({self.block_size - self.needed:,} slots of rounding)."
+                f"({self.block_size - self.needed:,} token slot"
+                f"{'' if self.block_size - self.needed == 1 else 's'} of rounding)."
             )
         return steps
 

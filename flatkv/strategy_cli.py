@@ -18,6 +18,7 @@ from flatkv.profile import CacheProfile
 from flatkv.strategies import (
     CATEGORIES,
     LOGGED_AS,
+    LOGGED_COLUMN,
     STRATEGIES,
     StrategyOptions,
     StrategyResult,
@@ -231,7 +232,7 @@ def format_comparison_table(results: Sequence[StrategyResult]) -> str:
     row("blocks", each(lambda r: _cell(r.num_blocks)))
     row("capacity (tokens)", each(lambda r: _cell(r.capacity_tokens)))
     if any(r.logged_tokens is not None for r in results):
-        row("engine log (tokens)", each(lambda r: _cell(r.logged_tokens)))
+        row(LOGGED_COLUMN, each(lambda r: _cell(r.logged_tokens)))
     if any(r.older_logged_tokens is not None for r in results):
         row("older vLLM log (tokens)", each(lambda r: _cell(r.older_logged_tokens)))
     if any(r.context_tokens is not None for r in results):

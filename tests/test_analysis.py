@@ -61,7 +61,7 @@ def test_equalizer_reasoning(qwen):
     assert qwen.finer_alignments == ((1, 1_048), (2, 1_048), (4, 1_048), (8, 1_048))
     why = "\n".join(qwen.why_block_size())
     assert "ceil(2,146,304 / 2,048) = 1,048" in why
-    assert "P = 1,056 (8 slots of rounding)" in why
+    assert "P = 1,056 (8 token slots of rounding)" in why
 
 
 def test_per_component_planner_reserved_bytes():

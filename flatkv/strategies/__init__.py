@@ -42,10 +42,14 @@ LOGGED_AS: dict[str, str] = {
     "vllm": 'vLLM\'s "GPU KV cache size"',
     "sglang": "SGLang's max_total_num_tokens",
 }
+# Its column in the app's tables and the CLI's: beside the capacity every layout counts alike,
+# the figure a reviewer checks against a log.
+LOGGED_COLUMN = "engine log (tokens)"
 
 __all__ = [
     "CATEGORIES",
     "LOGGED_AS",
+    "LOGGED_COLUMN",
     "STRATEGIES",
     "StrategyOptions",
     "StrategyResult",
