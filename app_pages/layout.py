@@ -64,8 +64,10 @@ def headline(analysis) -> None:
                  help="Every component is a tensor of its own row size: there is no page "
                  "row to pad to, so no padding by construction.")
     worst = max(h.dead_share_by_group, key=lambda g: g[1])
-    c.metric("Dead weight (worst group)", f"{worst[1]:.2%}",
-             help=f"Share of a block owned by {worst[0]} that holds other groups' rows.")
+    c.metric("Dead weight of a page (worst group)", f"{worst[1]:.2%}",
+             help=f"Share of a block owned by {worst[0]} that holds other groups' rows. "
+             "Compare counts dead weight over the whole budget instead: every group's pages "
+             "in the proportion one request needs them at the context length.")
 
 
 def why(analysis) -> None:

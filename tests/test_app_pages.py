@@ -178,6 +178,15 @@ def test_model_page_edits_raw_bytes_and_rejects_a_bad_pattern():
     assert metrics(at)["Block bytes"] == "2.00 MiB"
 
 
+def test_layout_names_the_dead_weight_of_one_page():
+    # Qwen3-Next at TP 1, P 544: a block holds 36 state rows of 49,152 + 1,048,576 B and 12 KV
+    # rows of 2,048 x 544 B; a page the full group owns carries the 36 state rows idle
+    at = open_app("app_pages/layout.py", {})
+    state_rows, kv_rows = 36 * (49_152 + 1_048_576), 12 * 2_048 * 544
+    assert metrics(at)["Dead weight of a page (worst group)"] == (
+        f"{state_rows / (state_rows + kv_rows):.2%}") == "74.72%"
+
+
 def test_text_a_user_typed_shows_as_typed_not_as_markdown():
     # a pattern quoted back in an error keeps its stars; a name keeps its stars, its $...$ and
     # its [x](url), which would otherwise render as emphasis, LaTeX and a link a URL carries
