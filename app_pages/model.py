@@ -262,9 +262,13 @@ SOURCES = {"Preset": _preset_source, "config.json": _config_source,
 
 def picker() -> None:
     s = state()
-    default = {CUSTOM: "Raw bytes", CUSTOM_SPEC: "Edit by hand"}.get(s.model, "Preset")
+    # back on the page, the source last used (streamlit forgets a widget another page did not
+    # draw): a loaded config.json comes back under config.json, a broken draft under its editor
+    default = ss.get("model.source.last") or {
+        CUSTOM: "Raw bytes", CUSTOM_SPEC: "Edit by hand"}.get(s.model, "Preset")
     source = st.segmented_control("Source", list(SOURCES), key="model.source", default=default,
                                   required=True)  # a second click must not deselect it
+    ss["model.source.last"] = source
     SOURCES[source](s)
 
 

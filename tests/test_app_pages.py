@@ -364,6 +364,10 @@ def test_model_page_loads_a_config_json_and_model_json():
     assert at.dataframe[0].value.iloc[0]["KV bytes per token"] == 512
     assert shown(at.subheader[0]) == "tiny-llama"
     assert at.text_input(key="hf.name").value == ""  # the name went with its config
+    # back from another page, the source is still config.json (the model came from it)
+    at.switch_page("app_pages/layout.py").run()
+    at.switch_page("app_pages/model.py").run()
+    assert at.segmented_control(key="model.source").value == "config.json"
     # a hybrid's source says where its ssm dtype came from, and the link keeps it
     at.text_area(key="hf.paste").set_value('{"model_type": "nemotron_h"}').run()
     at.button(key="hf.load").click().run()
