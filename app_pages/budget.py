@@ -112,8 +112,7 @@ with user_errors():
     c.metric(f"Concurrency at {tokens_text(s.context)}", concurrency_text(r.max_concurrency))
     c.metric("Blocks", f"{r.num_blocks:,}", help=f"{r.block_bytes:,} B each, " + (
         f"P = {r.block_size:,}" if r.block_size else "state slots: no pages of tokens"))
-    if note := app_data.short_of_one_request_text([app_data.CompareRow.from_result(r)],
-                                                  s.context):
+    if note := app_data.short_of_one_request_text([r], s.context):
         st.caption(note)
     if two_pools := app_data.sglang_two_pools_text(r):
         st.caption(two_pools)

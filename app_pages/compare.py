@@ -84,7 +84,7 @@ with user_errors():
                  app_data.sliding_capacity_text(s.profile()) if has_history else "",
                  app_data.logged_capacity_text(results), app_data.two_pool_text(results),
                  app_data.sglang_state_text(results, s.profile()),
-                 app_data.short_of_one_request_text(rows, s.context)):
+                 app_data.short_of_one_request_text(results, s.context)):
         if note:
             st.caption(note)
     if "sliding_attention" in s.profile().layer_types:

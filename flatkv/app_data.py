@@ -488,11 +488,12 @@ class CompareRow:
         }
 
 
-def short_of_one_request_text(rows: Sequence[CompareRow], context: int) -> str:
+def short_of_one_request_text(results: Sequence[StrategyResult], context: int) -> str:
     """The layouts whose concurrency is under one request at ``context``: their figures are
     fractions of a request that does not fit (vLLM refuses to start when one request of
     max_model_len does not fit). Empty when every layout holds one."""
-    short = [f"{r.name} ({concurrency_text(r.max_concurrency)})" for r in rows
+    short = [f"{STRATEGY_TITLES.get(r.strategy, r.strategy)} "
+             f"({concurrency_text(r.max_concurrency)})" for r in results
              if r.applies and r.max_concurrency is not None and r.max_concurrency < 1]
     if not short:
         return ""

@@ -378,3 +378,20 @@ def test_sglang_two_pools_are_named_only_for_sglang_with_its_sliding_pool():
                             options=StrategyOptions(sglang_swa_pool=False))
     assert app_data.sglang_two_pools_text(one_pool) == ""
     assert app_data.sglang_two_pools_text(run_strategy("vllm", gpt, budget_bytes=10**10)) == ""
+
+
+def test_layouts_short_of_one_request_are_named_with_their_concurrency():
+    from flatkv.app_model import profile_for
+    from flatkv.strategies import run_strategy
+
+    # Llama-3.1-8B: 32 layers x 8 KV heads x (128 + 128) x 2 B = 131,072 B a token; 10 GB holds
+    # 76,293 tokens, so a 100,000-token request does not fit (76,288 / 100,000 in whole blocks)
+    llama = profile_for("Llama-3.1-8B", None, 1)
+    flat = run_strategy("flat", llama, budget_bytes=10**10, context_tokens=100_000)
+    assert flat.capacity_tokens == 10**10 // (131_072 * 16) * 16 == 76_288
+    assert app_data.short_of_one_request_text([flat], 100_000) == (
+        "Not even one request of 100,000 tokens fits in: FlatKV packed slabs (0.76). An engine "
+        "laid out so would refuse to start, as vLLM does when one request of max_model_len "
+        "does not fit.")
+    fits = run_strategy("flat", llama, budget_bytes=10**10, context_tokens=50_000)
+    assert app_data.short_of_one_request_text([fits], 50_000) == ""
