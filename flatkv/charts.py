@@ -313,8 +313,8 @@ def capacity_bars(
     concurrency when ``capacity`` is None (a state-only model keeps no token history).
     Horizontal bars: the layouts' names read once, on the left, at any page width (under
     columns, rotated names ran into each other on a narrow page), as in the breakdown below."""
-    titles = ("capacity (tokens)",) if capacity is not None else ()
-    fig = make_subplots(rows=1, cols=len(titles) + 1, shared_yaxes=True,
+    titles = ("capacity<br>(tokens)",) if capacity is not None else ()  # two lines, as
+    fig = make_subplots(rows=1, cols=len(titles) + 1, shared_yaxes=True,  # concurrency's
                         horizontal_spacing=0.06,
                         subplot_titles=(*titles, f"concurrency<br>at {tokens_text(context)}"))
     values = [concurrency_value(c) for c in concurrency]
