@@ -50,6 +50,7 @@ from flatkv.units import format_bytes, format_size, parse_size
 STATE_KEY = "flatkv.state"
 NOTICES_KEY = "flatkv.notices"
 ERRORS_KEY = "flatkv.errors"  # field -> why its widget's entry was rejected
+REJECTED_SLOT = "flatkv.rejected"  # this run's place, atop the page, to say entries were rejected
 _LABELS: dict[str, str] = {}  # field -> its widget's label, for the page's note on rejections
 DRAWN_KEY = "flatkv.drawn"
 _UNSET = object()  # a key the session does not hold
@@ -79,10 +80,22 @@ def start_run(page: str) -> None:
 
 
 def end_run() -> None:
-    """Mark this run as drawn to the end (app.py calls it after the page)."""
-    drawn = st.session_state.get(DRAWN_KEY)
+    """Mark this run as drawn to the end (app.py calls it after the page), and forget the
+    rejected entries of widgets it did not draw: another setting hid them (a GPU memory field
+    gone with GPU Custom), or the page is another; streamlit drops such a widget's entry too,
+    so the figures are current again and the page must not say otherwise."""
+    ss = st.session_state
+    drawn = ss.get(DRAWN_KEY)
     if drawn is not None:
         drawn.finished = True
+        errors = ss.get(ERRORS_KEY) or {}
+        for field in [f for f in errors if f"w.{f}" not in drawn.now]:
+            del errors[field]
+        if errors and REJECTED_SLOT in ss:  # the figures below do not use those entries
+            names = ", ".join(f'"{_LABELS.get(field, field)}"' for field in errors)
+            ss[REJECTED_SLOT].warning(
+                f"Rejected: {literal(names)}. Until fixed, every figure uses the last valid "
+                "value; the error shows under the field.", icon=":material/error:")
 
 
 def show_value(key: str, value: Any, *, write: bool = True) -> None:
@@ -313,10 +326,7 @@ def frame(page: str, *, page_shows_budget: bool = True) -> None:
     start_run(page)
     for notice in pop_notices():
         st.warning(literal(notice), icon=":material/link_off:")
-    if rejected := st.session_state[ERRORS_KEY]:  # the figures below do not use those entries
-        names = ", ".join(f'"{_LABELS.get(field, field)}"' for field in rejected)
-        st.warning(f"Rejected: {literal(names)}. Until fixed, every figure uses the last valid "
-                   "value; the error shows under the field.", icon=":material/error:")
+    st.session_state[REJECTED_SLOT] = st.empty()  # end_run fills it: which widgets are drawn
     sidebar(page_shows_budget)
 
 

@@ -80,18 +80,18 @@ with user_errors():
     with c2:
         context_widget()
     s = state()
-    b = s.budget()  # after the page's own settings: a budget in error leaves them usable
     strategy = s.budget_strategy or ours
     acting = s.acting_engine_options((strategy,))  # only the options that act on this model
     st.caption(f"{literal(s.profile().name)} · {STRATEGY_TITLES[strategy]} · "
                f"{s.engine_options_text(acting, defaults='default layout options')} · "
                "GPU, memory fraction, weights and TP are in the sidebar.")
-    st.info(b.explain(s.mem_fraction, s.tp), icon=":material/calculate:")
     if acting:
         engine_options(acting, label="Layout options",
                        note="What this layout reads of the engine options; the link keeps what "
                        "you change.")
     s = state()
+    b = s.budget()  # after the page's own settings: a budget in error leaves them usable
+    st.info(b.explain(s.mem_fraction, s.tp), icon=":material/calculate:")
     (r,) = current_strategies(s, (strategy,))
     if not r.applies:
         if strategy == ours:
@@ -114,7 +114,7 @@ with user_errors():
         f"P = {r.block_size:,}" if r.block_size else "state slots: no pages of tokens"))
     if note := app_data.short_of_one_request_text([r], s.context):
         st.caption(note)
-    if two_pools := app_data.sglang_two_pools_text(r):
+    if two_pools := app_data.sglang_sliding_pool_text(r):
         st.caption(two_pools)
     elif (history and r.extras.get("sglang_swa_pool", True)  # SGLang's one pool: L each
           and (note := app_data.sliding_capacity_text(s.profile()))):

@@ -30,7 +30,7 @@ def _fill_raw(raw: RawModel) -> None:
     ss["edit.state"] = app_model.format_state_text(raw.state)
     ss["edit.window"] = raw.sliding_window or 0
     # the model edited: what no widget shows (kernel block size, architectures, ssm element
-    # size) is carried from it
+    # size, the config's mamba_ssm_dtype: app_model.CARRIED_FIELDS) is carried from it
     ss["edit.raw"] = raw
 
 
@@ -303,8 +303,10 @@ def summary() -> None:
               if spec is not None else "")
     architectures = (f" · architecture: {literal(', '.join(profile.architectures))}"
                      if profile.architectures else "")
+    config_ssm = (f" · config mamba_ssm_dtype: {profile.config_mamba_ssm_dtype} (SGLang's ssm "
+                  "dtype)" if profile.config_mamba_ssm_dtype else "")
     st.caption(f"Per TP rank (TP {s.tp if spec is not None else 'as given'}){dtypes}"
-               f"{architectures}.")
+               f"{architectures}{config_ssm}.")
     table(app_model.spec_kind_rows(spec) if spec is not None else kinds)
     if spec is not None:
         st.caption("The config's figures, whole model (the bytes above are per TP rank):")

@@ -361,7 +361,7 @@ def curves(profile: CacheProfile, strategy: str, budget: int, context: int,
                   [point(budget, replace(options, block_size=b)) for b in sizes])
 
 
-def sglang_two_pools_text(r: StrategyResult) -> str:
+def sglang_sliding_pool_text(r: StrategyResult) -> str:
     """SGLang with its sliding-window pool: capacity counts the full pool; name the other.
     Empty for any other result."""
     if r.strategy != "sglang" or not r.extras.get("kv_tokens") or "swa_tokens" not in r.extras:
@@ -414,6 +414,11 @@ STRATEGY_TITLES = {
     "aliased": "slab aliasing",
     "lcm": "two-level pages",
 }
+def title_of(result: StrategyResult) -> str:
+    """A result's layout as the pages name it (``STRATEGY_TITLES``)."""
+    return STRATEGY_TITLES.get(result.strategy, result.strategy)
+
+
 # The app's planner setting -> the strategy that plans the same way, and its name in the sidebar.
 PLANNER_STRATEGY = {"packed": "flat", "per-component": "per-component"}
 PLANNER_TITLES = {"packed": "packed slabs", "per-component": "one tensor per component"}
@@ -457,7 +462,7 @@ class CompareRow:
     @classmethod
     def from_result(cls, result: StrategyResult) -> CompareRow:
         return cls(
-            name=STRATEGY_TITLES.get(result.strategy, result.strategy),
+            name=title_of(result),
             applies=result.applies,
             reason=result.reason,
             block_size=result.block_size,
@@ -492,8 +497,7 @@ def short_of_one_request_text(results: Sequence[StrategyResult], context: int) -
     """The layouts whose concurrency is under one request at ``context``: their figures are
     fractions of a request that does not fit (vLLM refuses to start when one request of
     max_model_len does not fit). Empty when every layout holds one."""
-    short = [f"{STRATEGY_TITLES.get(r.strategy, r.strategy)} "
-             f"({concurrency_text(r.max_concurrency)})" for r in results
+    short = [f"{title_of(r)} ({concurrency_text(r.max_concurrency)})" for r in results
              if r.applies and r.max_concurrency is not None and r.max_concurrency < 1]
     if not short:
         return ""
@@ -515,7 +519,7 @@ def sliding_capacity_text(profile: CacheProfile) -> str:
             "counts that.")
 
 
-def two_pool_text(results: Sequence[StrategyResult]) -> str:
+def two_pool_blocks_text(results: Sequence[StrategyResult]) -> str:
     """Why blocks x block bytes can exceed the budget: SGLang with full and sliding layers keeps
     two token pools, and its block is one page in both while the swa pool holds only r_swa x as
     many pages. Empty when no layout here has two pools, or the product stays within the budget
@@ -524,7 +528,7 @@ def two_pool_text(results: Sequence[StrategyResult]) -> str:
         if (r.applies and "swa_page_bytes" in r.extras
                 and r.num_blocks * r.block_bytes > r.budget_bytes):  # r_swa < 1
             x = r.extras
-            return (f"{STRATEGY_TITLES.get(r.strategy, r.strategy)}: a block is one page in both "
+            return (f"{title_of(r)}: a block is one page in both "
                     f"token pools ({x['full_page_bytes']:,} B full + {x['swa_page_bytes']:,} B "
                     f"sliding), and the sliding pool holds {x['swa_tokens']:,} tokens against "
                     f"the full pool's {r.num_blocks * r.block_size:,} (r_swa = "

@@ -253,7 +253,17 @@ class AppState:
     def budget(self) -> Budget:
         if self.gpu == KV_MEMORY:
             return Budget(self.kv_memory, self.kv_memory, 0, self.kv_memory, given=True)
-        return cache_budget(self.gpu_bytes, self.mem_fraction, self.weights, self.tp)
+        return cache_budget(self.gpu_bytes, self.mem_fraction, self.weights, self.tp,
+                            splits=self._splits_over)
+
+    def _splits_over(self, tp: int) -> bool:
+        """Whether the model plans at ``tp`` (a raw profile is per rank: any TP)."""
+        if self.model == app_model.CUSTOM:
+            return True
+        try:
+            return app_model.spec_for(self.model, self.spec, 1).splits_over(tp)
+        except ValueError:
+            return False
 
 
 @dataclass(frozen=True)
@@ -291,8 +301,20 @@ def exact_fraction(fraction: float) -> Fraction:
     return Fraction(f"{fraction:.4f}")
 
 
-def cache_budget(gpu_bytes: int, fraction: float, weights: int, tp: int) -> Budget:
-    """Bytes left for the KV cache on one rank; ValueError when nothing is left."""
+def least_tp_with_room(weights: int, usable: int, splits: Callable[[int], bool]) -> int | None:
+    """The least TP up to MAX_TP whose share of the weights leaves cache room on a rank of
+    ``usable`` bytes and that ``splits`` the model; None when there is none. Room means
+    ``usable - ceil(weights / tp) >= 1``, that is ``tp >= ceil(weights / (usable - 1))``."""
+    if usable < 2:
+        return None
+    return next((t for t in range(max(1, cdiv(weights, usable - 1)), MAX_TP + 1) if splits(t)),
+                None)
+
+
+def cache_budget(gpu_bytes: int, fraction: float, weights: int, tp: int, *,
+                 splits: Callable[[int], bool] = lambda tp: True) -> Budget:
+    """Bytes left for the KV cache on one rank; ValueError when nothing is left, naming the
+    least TP that leaves room among those that ``splits`` the model."""
     check_int("GPU memory", gpu_bytes, minimum=1)
     check_int("weights", weights)
     check_int("TP", tp, minimum=1)
@@ -307,12 +329,13 @@ def cache_budget(gpu_bytes: int, fraction: float, weights: int, tp: int) -> Budg
             "memory: give the GPU's memory, e.g. 80GB"
         )
     if cache <= 0:
-        fits = weights // usable + 1  # the least TP whose share of the weights leaves room
-        raise ValueError(
-            f"weights per rank ({format_bytes(per_rank)}) fill the usable memory "
-            f"({format_bytes(usable)}): raise TP to {fits} or more, the memory fraction, or pick "
-            "a larger GPU"
-        )
+        least = least_tp_with_room(weights, usable, splits)
+        fix = ("raise the memory fraction or pick a larger GPU (no TP up to "
+               f"{MAX_TP:,} that splits the model leaves room)" if least is None else
+               f"raise TP ({least} is the least that splits the model and leaves room), the "
+               "memory fraction, or pick a larger GPU")
+        raise ValueError(f"weights per rank ({format_bytes(per_rank)}) fill the usable memory "
+                         f"({format_bytes(usable)}): {fix}")
     return Budget(gpu_bytes, usable, per_rank, cache)
 
 

@@ -249,7 +249,9 @@ TOKEN_TICKS = "~s"
 
 
 def _power_text(n: int) -> str:
-    """A power of two as a tick: 512, 1k, 4k (1,024 tokens is "1k" to an engineer)."""
+    """A power of two as a tick: 512, 1k, 4k, 1M (1,024 tokens is "1k" to an engineer)."""
+    if n >= 1 << 20 and n % (1 << 20) == 0:
+        return f"{n >> 20}M"
     return f"{n >> 10}k" if n >= 1024 and n % 1024 == 0 else str(n)
 
 

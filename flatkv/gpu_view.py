@@ -404,7 +404,7 @@ def layout_rows(results: Sequence[BenchResult], *, text: bool = True) -> list[di
         slot, whole = figures[SLOT_MAJOR], figures[PAGE_MAJOR]
         ratio = whole.gbps / slot.gbps
         # apart: no timed round of one layout falls inside the other's range of rounds. Two
-        # layouts alike still land apart by chance in 2 of 2 * C(2n, n) orders of n rounds
+        # layouts alike still land apart by chance in 2 of the C(2n, n) orders of n rounds
         # each: a third of the time at 2 rounds, 10% at 3, so fewer cannot tell.
         rounds = min(len(slot.samples_s), len(whole.samples_s))
         apart = None if rounds < MIN_ROUNDS_APART else (

@@ -83,6 +83,7 @@ def model_report(spec: ModelSpec) -> dict[str, Any]:
         "name": spec.name,
         "source": spec.source,
         "architectures": list(spec.architectures),
+        "config_mamba_ssm_dtype": spec.config_mamba_ssm_dtype,  # SGLang's ssm dtype, if set
         "notes": spec.notes,
         "tp": spec.tp,
         "kv_dtype": spec.kv_dtype,
@@ -121,6 +122,9 @@ def format_model_text(report: dict[str, Any]) -> str:
         f"{report['name']}  (tp {report['tp']}; kv {report['kv_dtype']}, conv "
         f"{report['conv_dtype']}, ssm {report['ssm_dtype']}; bytes per TP rank)",
     ]
+    if report["config_mamba_ssm_dtype"]:
+        lines.append(f"config mamba_ssm_dtype: {report['config_mamba_ssm_dtype']} (SGLang keeps "
+                     "its ssm state in it)")
     if report["source"]:
         lines.append(f"source: {report['source']}")
     if report["notes"]:

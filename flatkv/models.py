@@ -406,7 +406,7 @@ class ModelSpec:
         try:
             self._check_split(self.tp)
         except ValueError as exc:
-            fits = [str(t) for t in range(1, SHOWN_TP + 1) if self._splits(t)]
+            fits = [str(t) for t in range(1, SHOWN_TP + 1) if self.splits_over(t)]
             raise ValueError(f"{exc} (tp up to {SHOWN_TP} that split its cache layers: "
                              f"{', '.join(fits[:8])}{', ...' if len(fits) > 8 else ''})"
                              if fits else str(exc)) from None
@@ -425,7 +425,8 @@ class ModelSpec:
                     text = name + text[len(layer.kind):]
                 raise ValueError(text) from None
 
-    def _splits(self, tp: int) -> bool:
+    def splits_over(self, tp: int) -> bool:
+        """Whether every cache layer kind splits over ``tp`` ranks (heads, groups)."""
         try:
             self._check_split(tp)
         except ValueError:

@@ -63,12 +63,14 @@ class CacheProfile:
         it is not the backends' usual 16: 64 for MLA (FlashMLA). vLLM's P starts from it.
     ssm_element_bytes: bytes of one element of the ``ssm`` state tensor (2 for bfloat16, 4 for
         float32) when the profile comes from a model; None for raw bytes. An engine that keeps
-        the ssm state in its own dtype re-sizes it from this (SGLang: float32 unless told).
+        the ssm state in its own dtype re-sizes it from this (SGLang: the config's
+        ``mamba_ssm_dtype``, else float32, unless told).
     architectures: the config's ``architectures`` (``("GptOssForCausalLM",)``) when the profile
         comes from one, else empty. SGLang picks its sliding-window pool by this name.
     config_mamba_ssm_dtype: the config's ``mamba_ssm_dtype`` when it names one SGLang reads
         (float32, bfloat16, float16), else None. SGLang keeps the ssm state in it unless told
-        otherwise (float32 without it), whatever ``ssm_element_bytes`` says.
+        otherwise (float32 without it), whatever the model's own ssm dtype; it re-sizes the
+        ssm tensor only when ``ssm_element_bytes`` is known (raw bytes are taken as given).
     """
 
     layer_types: tuple[str, ...]

@@ -236,7 +236,7 @@ def test_two_pool_text_explains_sglang_blocks_over_the_budget():
     # whole tokens of all 24 layers, then split over 12 + 0.8 x 12
     full = budget // (2048 * 24) * 24 * 5 // 108
     assert full == 1_739_924 and full * 24 * 2048 > budget
-    assert app_data.two_pool_text(results) == (
+    assert app_data.two_pool_blocks_text(results) == (
         "SGLang: a block is one page in both token pools (24,576 B full + 24,576 B sliding), and "
         f"the sliding pool holds {int(0.8 * full):,} tokens against the full pool's {full:,} "
         "(r_swa = 0.8), so blocks x block bytes is more than the budget.")
@@ -245,10 +245,10 @@ def test_two_pool_text_explains_sglang_blocks_over_the_budget():
                    options=StrategyOptions(swa_full_tokens_ratio=1))
     sglang = next(r for r in even if r.strategy == "sglang")
     assert sglang.num_blocks * sglang.block_bytes <= budget
-    assert app_data.two_pool_text(even) == ""
+    assert app_data.two_pool_blocks_text(even) == ""
     qwen = compare(profile_for("Qwen3-Next-80B-A3B", None, 1), budget_bytes=budget,
                    context_tokens=None, options=StrategyOptions())
-    assert app_data.two_pool_text(qwen) == ""
+    assert app_data.two_pool_blocks_text(qwen) == ""
 
 
 def test_dead_weight_text_says_what_one_page_id_space_costs():
@@ -369,15 +369,15 @@ def test_sglang_two_pools_are_named_only_for_sglang_with_its_sliding_pool():
 
     gpt = profile_for("gpt-oss-20b", None, 1)
     pools = run_strategy("sglang", gpt, budget_bytes=10 * 10**9)
-    assert app_data.sglang_two_pools_text(pools) == (
+    assert app_data.sglang_sliding_pool_text(pools) == (
         "SGLang: capacity is the full-attention token pool; the sliding-window layers have a "
         f"pool of their own, {pools.extras['swa_tokens']:,} tokens (sliding / full tokens ratio "
         "in the layout options).")
     assert pools.extras["swa_tokens"] == 180_844  # 226,055 full tokens x 0.8, floored
     one_pool = run_strategy("sglang", gpt, budget_bytes=10 * 10**9,
                             options=StrategyOptions(sglang_swa_pool=False))
-    assert app_data.sglang_two_pools_text(one_pool) == ""
-    assert app_data.sglang_two_pools_text(run_strategy("vllm", gpt, budget_bytes=10**10)) == ""
+    assert app_data.sglang_sliding_pool_text(one_pool) == ""
+    assert app_data.sglang_sliding_pool_text(run_strategy("vllm", gpt, budget_bytes=10**10)) == ""
 
 
 def test_layouts_short_of_one_request_are_named_with_their_concurrency():

@@ -134,6 +134,13 @@ def test_bad_inputs_show_st_error_not_a_traceback():
     at.switch_page("app_pages/compare.py").run()
     assert [shown(w) for w in at.warning] == [rejected]
     at.switch_page("app_pages/layout.py").run()
+    # a GPU from the list hides the field and its entry: the figures are current, no warning
+    hidden = open_app("app_pages/layout.py", QWEN35_LINK)
+    hidden.sidebar.text_input(key="w.gpu_memory").set_value("lots").run()
+    hidden.sidebar.selectbox(key="w.gpu").set_value("H200 141GB").run()
+    assert not hidden.warning and not hidden.error
+    hidden.switch_page("app_pages/compare.py").run()
+    assert not hidden.warning
     # 0 is refused under the field like any other bad size, and never reaches the link
     at.sidebar.text_input(key="w.gpu_memory").set_value("0").run()
     assert any(shown(e) == "GPU memory is 0: give the memory of one GPU, e.g. 80GB or 141GB"
@@ -153,11 +160,14 @@ def test_bad_inputs_show_st_error_not_a_traceback():
 def test_budget_keeps_its_own_settings_when_the_weights_fill_the_gpu():
     at = open_app("app_pages/budget.py", {"weights": "160GB"})
     assert not at.exception
-    # 160 GB over the H100's 76,968,728,985 usable bytes: TP 2 leaves 80 GB a rank, too much
+    # 160 GB over the H100's 76,968,728,985 usable bytes: TP 2 leaves 80 GB a rank, too much;
+    # TP 3 would leave room but does not split Qwen3-Next's 16 GDN key heads: TP 4
     assert [shown(e) for e in at.error] == [
-        "weights per rank (149.01 GiB) fill the usable memory (71.68 GiB): raise TP to 3 or "
-        "more, the memory fraction, or pick a larger GPU"]
+        "weights per rank (149.01 GiB) fill the usable memory (71.68 GiB): raise TP (4 is the "
+        "least that splits the model and leaves room), the memory fraction, or pick a larger "
+        "GPU"]
     assert at.selectbox(key="w.budget_strategy") and at.number_input(key="w.context")
+    assert [e.label for e in at.expander] == ["Layout options"]  # flat reads the mamba mode
 
 
 def test_model_page_edits_raw_bytes_and_rejects_a_bad_pattern():
@@ -234,6 +244,14 @@ def test_a_tp_that_does_not_split_the_model_leaves_the_editor_open():
     assert metrics(at)["Cache layers"] == "48"
     kinds = at.dataframe[0].value.set_index("name")
     assert kinds.loc["full", "KV bytes per token"] == 2_048
+
+
+def test_model_page_names_the_configs_mamba_ssm_dtype():
+    at = open_app("app_pages/model.py", {"model": "Qwen3.5-27B"})
+    assert any(shown(c).endswith(" · config mamba_ssm_dtype: float32 (SGLang's ssm dtype).")
+               for c in at.caption)
+    at = open_app("app_pages/model.py", {})  # Qwen3-Next's config names none
+    assert not any("mamba_ssm_dtype:" in shown(c) for c in at.caption)
 
 
 def test_model_page_shows_the_sliding_window():

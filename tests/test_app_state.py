@@ -20,6 +20,7 @@ from flatkv.app_state import (
     cache_budget,
     decode_query,
     encode_query,
+    least_tp_with_room,
     strategy_fields,
 )
 from flatkv.presets import list_presets, load_preset
@@ -275,13 +276,21 @@ def test_every_gpu_preset_is_the_memory_its_name_says(gpu):
 
 def test_cache_budget_rejects_weights_that_fill_the_gpu():
     # 160 GB of weights in 72 GB usable: TP 2 leaves 80 GB a rank, still too much; TP 3 fits
-    with pytest.raises(ValueError, match=r"fill the usable memory \(67.06 GiB\): raise TP to 3 "
-                       "or more, the memory fraction, or pick a larger GPU"):
+    with pytest.raises(ValueError, match=r"fill the usable memory \(67.06 GiB\): raise TP \(3 "
+                       r"is the least that splits the model and leaves room\), the memory "
+                       "fraction, or pick a larger GPU"):
         cache_budget(80 * 10**9, 0.9, 160 * 10**9, 1)
     assert cache_budget(80 * 10**9, 0.9, 160 * 10**9, 3).cache_bytes == (
         72 * 10**9 - -(-160 * 10**9 // 3))
-    with pytest.raises(ValueError, match="raise TP to 3 or more"):  # exactly full at TP 2
+    with pytest.raises(ValueError, match=r"raise TP \(3 is"):  # exactly full at TP 2: no room
         cache_budget(80 * 10**9, 0.9, 144 * 10**9, 1)
+    # 19 B of weights on 5 usable: TP 4 leaves ceil(19 / 4) = 5 B a rank, no room; TP 5 does
+    assert least_tp_with_room(19, 5, lambda tp: True) == 5
+    assert cache_budget(5, 1.0, 19, 5).cache_bytes == 1
+    assert least_tp_with_room(19, 5, lambda tp: tp % 8 == 0) == 8  # the least that splits
+    assert least_tp_with_room(19, 1, lambda tp: True) is None  # 1 B usable: no TP leaves room
+    with pytest.raises(ValueError, match=r"no TP up to 1,024 that splits the model leaves room"):
+        cache_budget(10**9, 0.001, 10**13, 1)
     with pytest.raises(ValueError, match="memory fraction"):
         cache_budget(80 * 10**9, 0.0, 0, 1)
 

@@ -117,6 +117,7 @@ def test_sweep_figure_marks_the_current_point():
                                current_capacity=2, current_concurrency=1.0, x_title="block",
                                context=4096, log_x=True)
     assert list(wide.layout.xaxis2.ticktext)[-4:] == ["512", "1k", "2k", "4k"]
+    assert charts._power_text(1 << 20) == "1M" and charts._power_text(1 << 19) == "512k"
     # concurrency is drawn as shown (0.998 -> 0.99); a state-only model draws no capacity
     fig = charts.sweep_figure([1, 2], None, [652 / 653, 2.0], current_x=1, current_capacity=None,
                               current_concurrency=652 / 653, x_title="block", context=4096)

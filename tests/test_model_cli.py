@@ -43,6 +43,17 @@ def test_model_json_qwen3_next_tp2(capsys):
     assert report["tp"] == 2 and report["pattern"] == "(3*gdn,full)*12"
     assert report["kv_bytes_per_token_all_layers"] == 12 * 1024
     assert report["state_bytes_per_request"] == 36 * (24576 + 524288)
+    assert report["config_mamba_ssm_dtype"] is None  # Qwen3-Next's config names none
+
+
+def test_model_names_the_configs_mamba_ssm_dtype_sglang_reads(capsys):
+    # Qwen3.5's text_config says mamba_ssm_dtype float32: SGLang keeps its ssm state in it
+    _, out = run(["model", "--preset", "Qwen3.5-27B", "--json"], capsys)
+    report = json.loads(out)
+    assert report["config_mamba_ssm_dtype"] == report["spec"]["config_mamba_ssm_dtype"] == (
+        "float32")
+    _, text = run(["model", "--preset", "Qwen3.5-27B"], capsys)
+    assert "\nconfig mamba_ssm_dtype: float32 (SGLang keeps its ssm state in it)\n" in text
 
 
 def test_model_json_without_state_has_empty_state(capsys):
