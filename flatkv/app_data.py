@@ -414,6 +414,8 @@ STRATEGY_TITLES = {
     "aliased": "slab aliasing",
     "lcm": "two-level pages",
 }
+
+
 def title_of(result: StrategyResult) -> str:
     """A result's layout as the pages name it (``STRATEGY_TITLES``)."""
     return STRATEGY_TITLES.get(result.strategy, result.strategy)
@@ -439,8 +441,6 @@ def budget_too_small_text(small: BudgetTooSmall, how_to_raise: str) -> str:
     return (f"The cache budget per rank, {exact_bytes(small.budget_bytes)}, holds "
             f"{small.blocks} block(s) of {exact_bytes(small.block_bytes)}; a plan needs at least "
             f"2, that is {exact_bytes(2 * small.block_bytes)}: {how_to_raise}")
-
-
 
 
 @dataclass(frozen=True)
