@@ -98,9 +98,14 @@ def format_size(nbytes: int) -> str:
 
     ``parse_size(format_size(n)) == n`` for every n >= 0 (the input fields and links use it).
     """
-    units = ((10**12, "TB"), (2**40, "TiB"), (10**9, "GB"), (2**30, "GiB"), (10**6, "MB"),
-             (2**20, "MiB"))
+    units = ((10**12, "TB"), (2**40, "TiB"), (10**9, "GB"), (2**30, "GiB"))
     for scale, unit in units:
+        if nbytes and nbytes % scale == 0:
+            return f"{nbytes // scale}{unit}"
+    # a GPU's GB times a memory fraction: 141GB x 0.9 reads 126.9GB, not 126900MB
+    if nbytes >= 10**9 and nbytes * 100 % 10**9 == 0:
+        return f"{nbytes / 10**9:.2f}".rstrip("0") + "GB"
+    for scale, unit in ((10**6, "MB"), (2**20, "MiB")):
         if nbytes and nbytes % scale == 0:
             return f"{nbytes // scale}{unit}"
     # what an engine's log wrote: 44.59GiB reads as floor(44.59 x 2**30) = 47,878,147,932 B

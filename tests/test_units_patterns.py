@@ -108,6 +108,9 @@ def test_format_size_is_exact_and_parses_back():
     assert format_size(47_878_147_932) == "44.59GiB"
     assert format_size(47_878_147_933) == "47878147933"  # no short form reads back as it
     assert format_size(int(79.5 * 2**30)) == "81408MiB"  # a whole unit first
+    # a GPU's GB times a memory fraction, as typed: 141GB x 0.9, not 126900MB
+    assert format_size(126_900_000_000) == "126.9GB" and format_size(1_010_000_000) == "1.01GB"
+    assert format_size(12_345_000_000) == "12345MB"  # three decimals: whole MB
     assert format_size(0) == "0"
     for n in (1, 999, 2**20, 3 * 10**12, 2**40 + 1, 47_878_147_932, 47_878_147_933):
         assert parse_size(format_size(n)) == n
