@@ -42,8 +42,9 @@ def charts_of(shown, applies, frame, has_history: bool, context: int) -> None:
 st.title("Compare")
 with user_errors():
     s = state()
-    st.caption(f"{literal(s.profile().name)} · budget "
-               f"{exact_bytes(s.budget().cache_bytes)} per rank · "
+    b = s.budget()
+    st.caption(f"{literal(s.profile().name)} · budget {exact_bytes(b.cache_bytes)} per rank "
+               f"({b.derivation(s.mem_fraction)}) · "
                f"block size {s.block_size:,}, alignment {s.effective_alignment:,} · "
                f"{s.engine_options_text(s.acting_engine_options())}")
     context_widget()

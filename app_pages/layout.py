@@ -187,7 +187,8 @@ st.title("Layout")
 with user_errors():
     a = current_analysis()
     st.caption(f"{literal(state().profile().name)} · {a.planner} planner · "
-               f"budget {exact_bytes(a.totals.budget_bytes)}")
+               f"budget {exact_bytes(a.totals.budget_bytes)} "
+               f"({state().budget().derivation(state().mem_fraction)})")
     with st.expander("Terms", icon=":material/menu_book:"):
         st.markdown(TERMS)
     headline(a)

@@ -284,6 +284,14 @@ class Budget:
         return ("raise the GPU memory or the memory fraction, or lower the model weights, in "
                 "the sidebar")
 
+    def derivation(self, fraction: float) -> str:
+        """Where the budget comes from, short, for a page's caption: a screenshot of the page
+        then carries its assumptions (the weights above all, 0 B unless entered)."""
+        if self.given:
+            return "KV cache memory as given"
+        return (f"{format_bytes(self.gpu_bytes)} x {fraction:g} - "
+                f"{format_bytes(self.weights_per_rank)} of weights")
+
     def explain(self, fraction: float, tp: int) -> str:
         if self.given:
             return (f"{exact_bytes(self.cache_bytes)} of KV cache memory per rank, as given "

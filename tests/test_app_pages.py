@@ -188,6 +188,19 @@ def test_model_page_edits_raw_bytes_and_rejects_a_bad_pattern():
     assert metrics(at)["Block bytes"] == "2.00 MiB"
 
 
+def test_captions_say_where_the_budget_comes_from():
+    # a screenshot carries its assumptions: the H100's 85,520,809,984 B (79.65 GiB) x 0.9, the
+    # weights (0 B unless entered), or the KV cache memory a log gave
+    compare = open_app("app_pages/compare.py", {})
+    assert shown(compare.caption[0]).startswith(
+        "Qwen3-Next-80B-A3B · budget 76,968,728,985 B (71.68 GiB) per rank (79.65 GiB x 0.9 - "
+        "0 B of weights) · ")
+    layout = open_app("app_pages/layout.py", {"weights": "80GB", "tp": "2"})
+    assert shown(layout.caption[0]).endswith("(79.65 GiB x 0.9 - 37.25 GiB of weights)")
+    given = open_app("app_pages/compare.py", {"gpu": "KV cache memory", "kv_mem": "40GiB"})
+    assert "per rank (KV cache memory as given) · " in shown(given.caption[0])
+
+
 def test_layout_names_the_dead_weight_of_one_page():
     # Qwen3-Next at TP 1, P 544: a block holds 36 state rows of 49,152 + 1,048,576 B and 12 KV
     # rows of 2,048 x 544 B; a page the full group owns carries the 36 state rows idle
