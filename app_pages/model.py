@@ -48,6 +48,12 @@ def _apply_raw() -> None:
     update(model=CUSTOM, raw=raw, spec=None)
 
 
+def _drop_ssm_element() -> None:
+    """The ssm tensor's bytes taken as given from now on (the box cleared)."""
+    ss["edit.raw"] = replace(ss["edit.raw"], ssm_element_bytes=None)
+    _apply_raw()
+
+
 # ---- spec editor -----------------------------------------------------------------------------
 # The draft (app_model.SpecDraft) is the editor's source of truth: every run shows it in the
 # widgets (show_value), every change makes a new draft, and a draft that builds a valid model
@@ -248,6 +254,14 @@ def _raw_bytes_source(s) -> None:
                   on_change=_apply_raw, help="name=bytes pairs, e.g. conv=49152,ssm=2MiB")
     c4.number_input("Sliding window (0 = none)", key="edit.window", min_value=0, step=1,
                     on_change=_apply_raw)
+    carried = ss.get("edit.raw")
+    if carried is not None and carried.ssm_element_bytes:  # say so: it changes SGLang's bytes
+        show_value("edit.ssm_el", True)
+        st.checkbox(f"ssm tensor in {carried.ssm_element_bytes}-byte elements, as the model "
+                    "edited had it", key="edit.ssm_el", on_change=_drop_ssm_element,
+                    help="SGLang keeps the ssm state in a dtype of its own, so it re-sizes an "
+                    "ssm tensor whose element size is known (Compare says by how much). Clear "
+                    "it to take the bytes as given, as the command line's --state does.")
     if ss.get("edit.error"):
         st.error(literal(ss["edit.error"]))
     st.caption("Bytes per TP rank, as an engine sees them; the sidebar's TP only splits the "

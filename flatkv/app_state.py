@@ -33,7 +33,9 @@ from flatkv.strategies.base import (
     to_fraction,
 )
 from flatkv.strategies.paged import label_groups
+from flatkv.strategies.sglang import ssm_dtype as sglang_ssm_dtype
 from flatkv.strategies.sglang import swa_pool as sglang_swa_pool
+from flatkv.strategies.vllm import kernel_block_size as vllm_kernel_block_size
 from flatkv.units import exact_bytes, format_bytes, format_size, parse_size
 
 MiB = 2**20
@@ -227,9 +229,24 @@ class AppState:
 
     def changed_engine_options(self, names: tuple[str, ...] = ENGINE_FIELDS
                                ) -> dict[str, object]:
-        """The engine options among ``names`` that differ from the engines' defaults."""
-        return {name: getattr(self, name) for name in names
-                if getattr(self, name) != getattr(DEFAULT, name)}
+        """The engine options among ``names`` that differ from the engines' defaults. An option
+        whose default is the model's own (None: "as the engine decides") counts as changed only
+        where its value differs from what the engine decides for this model: a kernel block of
+        16 kept from an MLA model is no change on Qwen3-Next, whose own is 16."""
+        own = self._engine_choices()
+        return {name: value for name in names
+                if (value := getattr(self, name)) != getattr(DEFAULT, name)
+                and not (name in own and value == own[name])}
+
+    def _engine_choices(self) -> dict[str, object]:
+        """What the engines pick for this model where an option is left to them."""
+        try:
+            profile, defaults = self.profile(), StrategyOptions()
+        except ValueError:
+            return {}
+        return {"kernel_block_size": vllm_kernel_block_size(profile, defaults)[0],
+                "sglang_ssm_dtype": sglang_ssm_dtype(profile, defaults)[0],
+                "sglang_swa_pool": sglang_swa_pool(profile, defaults)[0]}
 
     def engine_options_text(self, names: tuple[str, ...] = ENGINE_FIELDS, *,
                             defaults: str = "each engine with its own defaults") -> str:

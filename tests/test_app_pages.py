@@ -1166,8 +1166,19 @@ def test_a_state_model_keeps_its_ssm_element_size_as_raw_bytes():
     assert at.query_params["model"] == "custom" and at.query_params["ssm_el"] == "2"
     at.switch_page("app_pages/compare.py").run()
     assert any("2,146,304 B of state per layer" in c.value for c in at.caption)
-    # an ssm tensor of 3 bytes is no whole count of 2-byte elements: its bytes taken as given
+    # the form says so, and clearing the box takes the bytes as given (as --state does)
     at.switch_page("app_pages/model.py").run()
+    assert at.checkbox(key="edit.ssm_el").value is True
+    assert at.checkbox(key="edit.ssm_el").label == (
+        "ssm tensor in 2-byte elements, as the model edited had it")
+    at.checkbox(key="edit.ssm_el").uncheck().run()
+    assert_clean(at)
+    assert "ssm_el" not in at.query_params and not at.checkbox
+    at.switch_page("app_pages/compare.py").run()
+    assert not any("of state per layer" in c.value for c in at.caption)  # as given: no re-size
+    # an ssm tensor of 3 bytes is no whole count of 2-byte elements: its bytes taken as given
+    at = open_app("app_pages/model.py")
+    at.segmented_control(key="model.source").set_value("Raw bytes").run()
     at.text_input(key="edit.state").set_value("conv=49152,ssm=3").run()
     assert_clean(at)
     assert "ssm_el" not in at.query_params

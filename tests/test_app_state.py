@@ -651,3 +651,19 @@ def test_an_edited_preset_goes_by_its_name_only_with_its_figures():
     assert renamed.named_for_its_figures() == renamed  # not a preset's name: left alone
     broken = replace(fewer_heads, pattern="")
     assert broken.named_for_its_figures() == broken  # not a model yet: named once it builds
+
+
+def test_an_option_set_to_what_the_engine_picks_for_the_model_is_no_change():
+    # vLLM's kernel block: Qwen3-Next's own is 16, DeepSeek's MLA 64; SGLang's ssm dtype:
+    # float32 without a config mamba_ssm_dtype; its sliding pool: on for gpt-oss (on its list)
+    qwen, deepseek = AppState(kernel_block_size=16), AppState(model="DeepSeek-V3",
+                                                               kernel_block_size=16, tp=8)
+    assert qwen.changed_engine_options() == {}
+    assert deepseek.changed_engine_options() == {"kernel_block_size": 16}
+    assert AppState(sglang_ssm_dtype="float32").changed_engine_options() == {}
+    assert AppState(sglang_ssm_dtype="bfloat16").changed_engine_options() == {
+        "sglang_ssm_dtype": "bfloat16"}
+    gpt = AppState(model="gpt-oss-20b", sglang_swa_pool=True)
+    assert gpt.changed_engine_options() == {}
+    assert replace(gpt, sglang_swa_pool=False).engine_options_text() == (
+        "engine options: SGLang sliding-window pool off")
