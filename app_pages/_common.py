@@ -45,7 +45,7 @@ from flatkv.strategies.sglang import ssm_dtype as sglang_ssm_dtype
 from flatkv.strategies.sglang import swa_pool as sglang_swa_pool
 from flatkv.strategies.vllm import DEFAULT_KERNEL_BLOCK_SIZE
 from flatkv.strategies.vllm import kernel_block_size as vllm_kernel_block_size
-from flatkv.units import format_bytes, format_size, parse_size
+from flatkv.units import exact_bytes, format_bytes, format_size, parse_size
 
 STATE_KEY = "flatkv.state"
 NOTICES_KEY = "flatkv.notices"
@@ -95,7 +95,8 @@ def end_run() -> None:
             names = ", ".join(f'"{_LABELS.get(field, field)}"' for field in errors)
             ss[REJECTED_SLOT].warning(
                 f"Rejected: {literal(names)}. Until fixed, every figure uses the last valid "
-                "value; the error shows under the field.", icon=":material/error:")
+                f"value; the error shows under the field{'s' if len(errors) > 1 else ''}.",
+                icon=":material/error:")
 
 
 def show_value(key: str, value: Any, *, write: bool = True) -> None:
@@ -236,6 +237,14 @@ def current_strategies(s: AppState | None = None, names: tuple[str, ...] = STRAT
     s = s or state()
     return cached_strategies(s.profile(), names, s.budget().cache_bytes, s.context,
                              s.strategy_options())
+
+
+def plan_caption(a: PlanAnalysis) -> str:
+    """The line under a plan page's title: model, planner, budget and where the budget comes
+    from (a screenshot then carries its assumptions)."""
+    s = state()
+    return (f"{literal(s.profile().name)} · {a.planner} planner · budget "
+            f"{exact_bytes(a.totals.budget_bytes)} ({s.budget().derivation(s.mem_fraction)})")
 
 
 def current_analysis(s: AppState | None = None, *, other_choice: str = "") -> PlanAnalysis:

@@ -15,6 +15,7 @@ from app_pages._common import (
     chart,
     current_analysis,
     metric_row,
+    plan_caption,
     state,
     table,
     update,
@@ -334,8 +335,7 @@ def main() -> None:
         a = current_analysis()
     if a is None:  # the model or the sidebar settings are invalid: the error says why
         return
-    st.caption(f"{literal(state().profile().name)} · {a.planner} planner · budget "
-               f"{exact_bytes(a.totals.budget_bytes)}")
+    st.caption(plan_caption(a))
     plan_headline(a)
     cfg = None  # the run settings, once valid
     with user_errors():

@@ -14,15 +14,15 @@ from app_pages._common import (
     current_strategies,
     engine_widget,
     metric_row,
+    plan_caption,
     state,
     table,
     user_errors,
 )
 from flatkv import app_data, charts
 from flatkv.analysis import plan_json
-from flatkv.app_data import markdown_literal as literal
 from flatkv.app_state import MAX_REQUESTS
-from flatkv.units import exact_bytes, format_bytes
+from flatkv.units import format_bytes
 
 
 def headline(analysis) -> None:
@@ -186,9 +186,7 @@ TERMS = """
 st.title("Layout")
 with user_errors():
     a = current_analysis()
-    st.caption(f"{literal(state().profile().name)} · {a.planner} planner · "
-               f"budget {exact_bytes(a.totals.budget_bytes)} "
-               f"({state().budget().derivation(state().mem_fraction)})")
+    st.caption(plan_caption(a))
     with st.expander("Terms", icon=":material/menu_book:"):
         st.markdown(TERMS)
     headline(a)

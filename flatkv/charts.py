@@ -398,7 +398,8 @@ def layer_strip(layers: Sequence[Mapping], *, title: str = "") -> go.Figure:
     fig.update_layout(barmode="overlay", bargap=0.05)
     fig.update_yaxes(visible=False)
     last = max((r["cache layer"] for r in layers), default=0)  # whole layers on the axis
-    fig.update_xaxes(title="cache layer", range=[-0.5, last + 0.5], tickformat="d")
+    fig.update_xaxes(title="cache layer", range=[-0.5, last + 0.5], tickformat="d",
+                     **({"dtick": 1} if last < 16 else {}))  # auto steps of 0.5 read 0 1 1 2
     return _layout(fig, title=title, height=190)
 
 

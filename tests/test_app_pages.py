@@ -197,6 +197,8 @@ def test_captions_say_where_the_budget_comes_from():
         "0 B of weights) · ")
     layout = open_app("app_pages/layout.py", {"weights": "80GB", "tp": "2"})
     assert shown(layout.caption[0]).endswith("(79.65 GiB x 0.9 - 37.25 GiB of weights)")
+    lab = open_app("app_pages/gpu.py", {"weights": "80GB", "tp": "2"})
+    assert shown(layout.caption[0]) in [shown(c) for c in lab.caption]
     given = open_app("app_pages/compare.py", {"gpu": "KV cache memory", "kv_mem": "40GiB"})
     assert "per rank (KV cache memory as given) · " in shown(given.caption[0])
 

@@ -167,6 +167,10 @@ def test_one_colour_per_kind_across_charts(analysis):
     # 12 full layers at 3, 7, ..., 47: each drawn one layer wide, not as wide as their spacing.
     assert list(full.x) == list(range(3, 48, 4)) and list(full.width) == [0.9] * 12
     assert list(strip.layout.xaxis.range) == [-0.5, 47.5]  # whole layers, not -0.4 .. 0.4
+    assert strip.layout.xaxis.dtick is None  # 48 layers: plotly's own steps (0, 5, 10, ...)
+    small = charts.layer_strip(layer_rows(CacheProfile(("linear_attention",) * 4, 0,
+                                                       {"conv": 8})))
+    assert small.layout.xaxis.dtick == 1  # 4 layers: 0 1 2 3, not half steps read 0 1 1 2
     layout = charts.layout_figure(app_data.layout_segments(analysis))
     bars = charts.breakdown_bars(["x"], [[("kv_history", 1)]])
     assert (_trace(layout, "KV (full attention)").marker.color
