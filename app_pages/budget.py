@@ -114,8 +114,8 @@ with user_errors():
         f"P = {r.block_size:,}" if r.block_size else "state slots: no pages of tokens"))
     if note := app_data.short_of_one_request_text([r], s.context):
         st.caption(note)
-    if two_pools := app_data.sglang_sliding_pool_text(r):
-        st.caption(two_pools)
+    if sliding_pool := app_data.sglang_sliding_pool_text(r):
+        st.caption(sliding_pool)
     elif (history and r.extras.get("sglang_swa_pool", True)  # SGLang's one pool: L each
           and (note := app_data.sliding_capacity_text(s.profile()))):
         st.caption(note)
