@@ -385,7 +385,7 @@ def sidebar(page_shows_budget: bool = True) -> None:
              max_value=1.0, step=0.01, format="%.4g",  # a link's 0.955 shows as 0.955
              help="Share of the GPU memory the engine may use (vLLM's gpu_memory_utilization).")
         bind(side.text_input, "weights", "Model weights (all ranks)", to_widget=format_size,
-             from_widget=lambda t: parse_size(t, field="weights"),
+             from_widget=lambda t: parse_size(t, field="Model weights"),
              help="Weights, activations and anything else resident; each TP rank holds 1/TP.")
     bind(side.number_input, "tp", "Tensor parallel (TP)", min_value=1, max_value=MAX_TP,
          step=1, help="Each rank holds weights / TP, and a model's KV heads and state "

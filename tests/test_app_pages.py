@@ -141,6 +141,11 @@ def test_bad_inputs_show_st_error_not_a_traceback():
     assert not hidden.warning and not hidden.error
     hidden.switch_page("app_pages/compare.py").run()
     assert not hidden.warning
+    # the error names the field by its label, as the warning does
+    hidden.sidebar.text_input(key="w.weights").set_value("abc").run()
+    assert any(shown(e).startswith("Model weights 'abc' is not a size") for e in hidden.error)
+    assert [shown(w) for w in hidden.warning] == [rejected.replace("GPU memory",
+                                                                   "Model weights (all ranks)")]
     # 0 is refused under the field like any other bad size, and never reaches the link
     at.sidebar.text_input(key="w.gpu_memory").set_value("0").run()
     assert any(shown(e) == "GPU memory is 0: give the memory of one GPU, e.g. 80GB or 141GB"

@@ -270,7 +270,8 @@ class StrategyOptions:
                 raise ValueError(
                     f"sglang_ssm_dtype is {self.sglang_ssm_dtype!r}: SGLang keeps the ssm state "
                     f"in one of {', '.join(SGLANG_SSM_DTYPES)} (SGLANG_MAMBA_SSM_DTYPE), or "
-                    "give None for its own choice (the config's mamba_ssm_dtype, else float32)"
+                    "leave it unset (None) for SGLang's own choice (the config's mamba_ssm_dtype, "
+                    "else float32)"
                 )
             object.__setattr__(self, "sglang_ssm_dtype", ssm_dtype)
         if self.sglang_swa_pool is not None and not isinstance(self.sglang_swa_pool, bool):
