@@ -516,9 +516,13 @@ def bandwidth_series(results: Sequence[BenchResult], x: str) -> list[Series]:
 
 
 def results_json(run: LabRun) -> str:
-    """Every result's summary (the CLI's --json) with what the run was for."""
-    return json.dumps({"model": run.model, "sweep": run.sweep, "max_blocks": run.max_blocks,
-                       "results": [r.summary() for r in run.results]}, indent=2)
+    """Every result's summary (the CLI's --json) with what the run was for, and the layouts
+    side by side when the run timed both (``layout_rows``; absent otherwise)."""
+    data = {"model": run.model, "sweep": run.sweep, "max_blocks": run.max_blocks,
+            "results": [r.summary() for r in run.results]}
+    if layouts := layout_rows(run.results, text=False):
+        data["layouts"] = layouts
+    return json.dumps(data, indent=2)
 
 
 def results_csv(results: Sequence[BenchResult]) -> str:

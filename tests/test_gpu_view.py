@@ -286,6 +286,14 @@ def test_exports():
     rows = list(csv.DictReader(io.StringIO(gpu_view.results_csv(run.results))))
     assert rows[1]["operation"] == "gather" and rows[1]["bytes per call"] == "12544"
     assert rows[1]["share of baseline"] == "0.5"
+    assert "layouts" not in data  # one layout timed: nothing side by side
+    # both layouts timed: the JSON sets them side by side as the page does (gather 10 vs 16)
+    both = gpu_view.LabRun((result(), result(gbps=(20.0, 16.0, 18.0), layout="page-major")),
+                           "one run", "tiny", ("tiny", None), 40, 0.5, None)
+    layouts = json.loads(gpu_view.results_json(both))["layouts"]
+    assert [(r["operation"], r["page-major / slot-major"]) for r in layouts] == [
+        ("gather", 1.6), ("scatter", 18.0 / 16.0), ("state_copy", 1.0)]
+    assert layouts[0]["rounds apart"] is None  # one round each cannot tell
 
 
 def test_summary_keeps_the_state_copy_when_triton_is_preferred():
