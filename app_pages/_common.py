@@ -395,7 +395,8 @@ def sidebar(page_shows_budget: bool = True) -> None:
         budget = state().budget()
         side.metric("Cache budget per rank", format_bytes(budget.cache_bytes),
                     help=f"{budget.cache_bytes:,} B")
-        if state().weights == 0 and gpu != KV_MEMORY:
+        if (state().weights == 0 and gpu != KV_MEMORY
+                and "weights" not in st.session_state[ERRORS_KEY]):  # its error says enough
             side.caption("Model weights 0 B: all of the memory share goes to the cache. An "
                          "engine loads the weights first: enter them (2 B per parameter in "
                          "bf16, so 160GB for 80B) for the budget it would have.")

@@ -144,6 +144,7 @@ def test_bad_inputs_show_st_error_not_a_traceback():
     # the error names the field by its label, as the warning does
     hidden.sidebar.text_input(key="w.weights").set_value("abc").run()
     assert any(shown(e).startswith("Model weights 'abc' is not a size") for e in hidden.error)
+    assert not any("Model weights 0 B" in c.value for c in hidden.sidebar.caption)
     assert [shown(w) for w in hidden.warning] == [rejected.replace("GPU memory",
                                                                    "Model weights (all ranks)")]
     # 0 is refused under the field like any other bad size, and never reaches the link
