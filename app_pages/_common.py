@@ -41,10 +41,7 @@ from flatkv.strategies.base import (
     SGLANG_SSM_DTYPES,
     SGLANG_SWA_ARCHITECTURES,
 )
-from flatkv.strategies.sglang import ssm_dtype as sglang_ssm_dtype
-from flatkv.strategies.sglang import swa_pool as sglang_swa_pool
 from flatkv.strategies.vllm import DEFAULT_KERNEL_BLOCK_SIZE
-from flatkv.strategies.vllm import kernel_block_size as vllm_kernel_block_size
 from flatkv.units import exact_bytes, format_bytes, format_size, parse_size
 
 STATE_KEY = "flatkv.state"
@@ -460,7 +457,10 @@ def engine_widget(field: str) -> None:
              step=0.05, format="%.4g", from_widget=_ratio, help=text)
         return
     if field == "kernel_block_size":
-        model_default = _model_kernel_block_size()
+        try:
+            model_default = state().engine_choices()[field][0]  # the model's own
+        except ValueError:  # the page shows why; the widget still needs a value
+            model_default = DEFAULT_KERNEL_BLOCK_SIZE
         bind(st.number_input, field, "Kernel block size A (tokens)", min_value=1,
              max_value=MAX_BLOCK_SIZE, step=16,
              to_widget=lambda v: v or model_default,
@@ -484,7 +484,7 @@ def engine_widget(field: str) -> None:
              help="SGLang's --page-size: tokens per page of its token pool (1 on most "
              "attention backends, 64 for some).")
     elif field == "sglang_swa_pool":
-        by_model, why = sglang_swa_pool(state().profile(), StrategyOptions())
+        by_model, why = state().engine_choices()[field]
         # text choices: a selectbox holding None shows its placeholder, not "As SGLang decides"
         choices = {"auto": f"As SGLang decides: {'on' if by_model else 'off'}", "on": "On",
                    "off": "Off"}
@@ -498,7 +498,7 @@ def engine_widget(field: str) -> None:
              "for the others (Gemma 2 / 3, Cohere2, Mistral) every layer keeps every token in "
              f"one pool. This model: {'on' if by_model else 'off'}, {literal(why)}.")
     elif field == "sglang_ssm_dtype":
-        by_model, why = sglang_ssm_dtype(state().profile(), StrategyOptions())
+        by_model, why = state().engine_choices()[field]
         choices = {"auto": f"As SGLang decides: {by_model}",
                    **{dtype: dtype for dtype in SGLANG_SSM_DTYPES}}
         bind(st.selectbox, field, "ssm state dtype", options=list(choices),
@@ -517,14 +517,6 @@ def engine_widget(field: str) -> None:
         bind(st.number_input, field, "Max batched tokens", min_value=1, max_value=MAX_CONTEXT,
              step=1024, help="Tokens scheduled per step; sizes the pages a sliding-window "
              "request holds.")
-
-
-def _model_kernel_block_size() -> int:
-    """The kernel block size vLLM uses for the current model unless told otherwise."""
-    try:
-        return vllm_kernel_block_size(state().profile(), StrategyOptions())[0]
-    except ValueError:  # the page shows why; the widget still needs a value
-        return DEFAULT_KERNEL_BLOCK_SIZE
 
 
 # Engine options by column of the expander; the chunk size shows in mamba cache mode "all" only.

@@ -233,20 +233,22 @@ class AppState:
         whose default is the model's own (None: "as the engine decides") counts as changed only
         where its value differs from what the engine decides for this model: a kernel block of
         16 kept from an MLA model is no change on Qwen3-Next, whose own is 16."""
-        own = self._engine_choices()
+        try:
+            own = self.engine_choices()
+        except ValueError:  # the model is in error: the defaults are all there is to compare
+            own = {}
         return {name: value for name in names
                 if (value := getattr(self, name)) != getattr(DEFAULT, name)
-                and not (name in own and value == own[name])}
+                and not (name in own and value == own[name][0])}
 
-    def _engine_choices(self) -> dict[str, object]:
-        """What the engines pick for this model where an option is left to them."""
-        try:
-            profile, defaults = self.profile(), StrategyOptions()
-        except ValueError:
-            return {}
-        return {"kernel_block_size": vllm_kernel_block_size(profile, defaults)[0],
-                "sglang_ssm_dtype": sglang_ssm_dtype(profile, defaults)[0],
-                "sglang_swa_pool": sglang_swa_pool(profile, defaults)[0]}
+    def engine_choices(self) -> dict[str, tuple[object, str]]:
+        """What the engines pick for this model where an option is left to them (None), and
+        why: the widgets' "as SGLang decides" and the change count both read it. ValueError
+        while the model is in error."""
+        profile, defaults = self.profile(), StrategyOptions()
+        return {"kernel_block_size": vllm_kernel_block_size(profile, defaults),
+                "sglang_ssm_dtype": sglang_ssm_dtype(profile, defaults),
+                "sglang_swa_pool": sglang_swa_pool(profile, defaults)}
 
     def engine_options_text(self, names: tuple[str, ...] = ENGINE_FIELDS, *,
                             defaults: str = "each engine with its own defaults") -> str:
@@ -271,16 +273,17 @@ class AppState:
         if self.gpu == KV_MEMORY:
             return Budget(self.kv_memory, self.kv_memory, 0, self.kv_memory, given=True)
         return cache_budget(self.gpu_bytes, self.mem_fraction, self.weights, self.tp,
-                            splits=self._splits_over)
+                            splits=self._splits_over())
 
-    def _splits_over(self, tp: int) -> bool:
-        """Whether the model plans at ``tp`` (a raw profile is per rank: any TP)."""
+    def _splits_over(self) -> Callable[[int], bool]:
+        """Whether the model plans at a TP (a raw profile is per rank: any TP; a model in
+        error: none), the spec built once for the search over TPs."""
         if self.model == app_model.CUSTOM:
-            return True
+            return lambda tp: True
         try:
-            return app_model.spec_for(self.model, self.spec, 1).splits_over(tp)
+            return app_model.spec_for(self.model, self.spec, 1).splits_over
         except ValueError:
-            return False
+            return lambda tp: False
 
 
 @dataclass(frozen=True)

@@ -62,16 +62,15 @@ def ssm_dtype(profile: CacheProfile, options: StrategyOptions) -> tuple[str, str
     return "float32", "SGLang's default ssm dtype"
 
 
-def state_layer_bytes(profile: CacheProfile, options: StrategyOptions) -> tuple[int, str]:
+def state_layer_bytes(profile: CacheProfile, dtype: str, why: str) -> tuple[int, str]:
     """One state layer's bytes as SGLang allocates them, and the formula that says so.
 
-    SGLang keeps every ssm tensor in its own dtype (``ssm_dtype``), whatever the model's, so
-    the ssm tensor is re-sized from the model's element count. Raw bytes
-    (``ssm_element_bytes`` None) have no known dtype and are taken as given.
+    SGLang keeps every ssm tensor in its own dtype (``dtype``, from ``ssm_dtype``, ``why`` it is
+    that one), whatever the model's, so the ssm tensor is re-sized from the model's element
+    count. Raw bytes (``ssm_element_bytes`` None) have no known dtype and are taken as given.
     """
     per_layer = profile.state_bytes_per_layer
     element = profile.ssm_element_bytes
-    dtype, why = ssm_dtype(profile, options)
     if element is None:
         return per_layer, (f"state bytes per layer = {n(per_layer)} as given (raw bytes: the ssm "
                            f"dtype is unknown, so SGLang's {dtype} is not applied)")
@@ -198,7 +197,8 @@ def _state_slots(profile: CacheProfile, options: StrategyOptions, budget_bytes: 
     n_state = profile.count(LINEAR_ATTENTION)
     r = options.mamba_full_memory_ratio
     s = options.sglang_slots_per_request
-    layer_bytes, layer_text = state_layer_bytes(profile, options)
+    dtype, why = ssm_dtype(profile, options)
+    layer_bytes, layer_text = state_layer_bytes(profile, dtype, why)
     formulas.append(layer_text)
     slot_bytes = n_state * layer_bytes
     if profile.has_attention:
@@ -218,9 +218,8 @@ def _state_slots(profile: CacheProfile, options: StrategyOptions, budget_bytes: 
         f"{n(slots)}",
         f"running requests <= slots // S = {n(slots)} // {s} = {n(running_cap)}",
     ]
-    ssm = ssm_dtype(profile, options)
     extras.update(
-        sglang_ssm_dtype=ssm[0], sglang_ssm_dtype_source=ssm[1], state_layer_bytes=layer_bytes,
+        sglang_ssm_dtype=dtype, sglang_ssm_dtype_source=why, state_layer_bytes=layer_bytes,
         mamba_full_memory_ratio=r, state_pool_bytes=state_pool, state_slot_bytes=slot_bytes,
         state_slots=slots, slots_per_request=s, running_request_cap=running_cap,
     )
