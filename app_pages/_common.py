@@ -228,6 +228,14 @@ def cached_strategies(profile: CacheProfile, names: tuple[str, ...], budget: int
                          options=options) for n in names]
 
 
+@st.cache_data(max_entries=64, show_spinner=False,
+               hash_funcs={CacheProfile: profile_key, StrategyOptions: options_key})
+def cached_curves(profile: CacheProfile, strategy: str, budget: int, context: int,
+                  options: StrategyOptions) -> app_data.Curves:
+    """The Budget page's curves: a run of every layout point each, so worth keeping."""
+    return app_data.curves(profile, strategy, budget, context, options)
+
+
 def current_strategies(s: AppState | None = None, names: tuple[str, ...] = STRATEGIES
                        ) -> list[StrategyResult]:
     """The engine strategies for the current view (all of them by default)."""
@@ -241,7 +249,7 @@ def plan_caption(a: PlanAnalysis) -> str:
     from (a screenshot then carries its assumptions)."""
     s = state()
     return (f"{literal(s.profile().name)} · {a.planner} planner · budget "
-            f"{exact_bytes(a.totals.budget_bytes)} ({s.budget().derivation(s.mem_fraction)})")
+            f"{exact_bytes(a.totals.budget_bytes)} ({s.budget().derivation})")
 
 
 def current_analysis(s: AppState | None = None, *, other_choice: str = "") -> PlanAnalysis:
@@ -415,8 +423,6 @@ def sidebar(page_shows_budget: bool = True) -> None:
     side.caption("The link in the address bar holds this whole view: copy it to share.")
 
 
-
-
 # --------------------------------------------------------------------------------------------
 # Engine options: the strategies' knobs (Compare and Budget pages share them).
 
@@ -427,7 +433,7 @@ MAMBA_MODE_TEXT = {
 }
 
 
-def _ratio(v: float) -> float:
+def _typed_ratio(v: float) -> float:
     return round(float(v), 6)  # the widget's float steps (0.9500000000000001) as typed
 
 
@@ -454,7 +460,7 @@ def engine_widget(field: str) -> None:
     if field in _RATIO_WIDGETS:
         label, (low, high), text = _RATIO_WIDGETS[field]
         bind(st.number_input, field, label, min_value=float(low), max_value=float(high),
-             step=0.05, format="%.4g", from_widget=_ratio, help=text)
+             step=0.05, format="%.4g", from_widget=_typed_ratio, help=text)
         return
     if field == "kernel_block_size":
         try:
@@ -517,6 +523,8 @@ def engine_widget(field: str) -> None:
         bind(st.number_input, field, "Max batched tokens", min_value=1, max_value=MAX_CONTEXT,
              step=1024, help="Tokens scheduled per step; sizes the pages a sliding-window "
              "request holds.")
+    else:  # a new ENGINE_FIELDS entry needs its widget here
+        raise KeyError(f"no widget for the engine option {field!r}")
 
 
 # Engine options by column of the expander; the chunk size shows in mamba cache mode "all" only.

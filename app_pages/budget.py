@@ -4,18 +4,18 @@ from __future__ import annotations
 
 import pandas as pd
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 from app_pages._common import (
     NOT_APPLICABLE,
     bind,
+    cached_curves,
     chart,
     context_widget,
     current_analysis,
     current_strategies,
     engine_options,
     metric_row,
-    options_key,
-    profile_key,
     state,
     table,
     user_errors,
@@ -23,17 +23,9 @@ from app_pages._common import (
 from flatkv import app_data, charts
 from flatkv.app_data import PLANNER_STRATEGY, STRATEGY_TITLES
 from flatkv.app_data import markdown_literal as literal
-from flatkv.profile import CacheProfile
-from flatkv.strategies import LOGGED_AS, STRATEGIES, StrategyOptions
-from flatkv.units import concurrency_text, concurrency_value, format_bytes, tokens_text
-
-
-@st.cache_data(max_entries=64, show_spinner=False,
-               hash_funcs={CacheProfile: profile_key, StrategyOptions: options_key})
-def curves(profile: CacheProfile, strategy: str, budget: int, context: int,
-           options: StrategyOptions) -> app_data.Curves:
-    return app_data.curves(profile, strategy, budget, context, options)
-
+from flatkv.app_state import AppState
+from flatkv.strategies import LOGGED_AS, STRATEGIES, StrategyResult
+from flatkv.units import concurrency_text, format_bytes, tokens_text
 
 CAPACITY_HELP = (
     "The history the pool holds beside one request's state: every attention group (sliding "
@@ -44,21 +36,20 @@ NO_HISTORY_HELP = ("No attention layer: the model keeps no token history, only a
                    "per request, so there is no capacity in tokens; concurrency still counts.")
 
 
-def block_size_sweep(s, r, sizes, by_size, history: bool, right) -> None:
+def block_size_sweep(s: AppState, r: StrategyResult, swept: app_data.Curves, history: bool,
+                     right: DeltaGenerator) -> None:
     """The curve over the requested block size (in ``right``) and its table."""
+    by_size = swept.by_block_size
     with right:
         chart(charts.sweep_figure(
-            sizes, [p.capacity_tokens for p in by_size] if history else None,
+            swept.block_sizes, [p.capacity_tokens for p in by_size] if history else None,
             [p.concurrency for p in by_size],
             current_x=s.block_size,
             current_capacity=r.capacity_tokens, current_concurrency=r.max_concurrency,
             x_title="requested block size (tokens)", context=s.context, log_x=True,
             title="Over the block size"),
             key="budget.by_size", file_name="capacity_by_block_size.html")
-    sweep = pd.DataFrame({"requested block size": sizes, "P": [p.block_size for p in by_size],
-                          **({"capacity (tokens)": [p.capacity_tokens for p in by_size]}
-                             if history else {}),
-                          "concurrency": [concurrency_value(p.concurrency) for p in by_size]})
+    sweep = pd.DataFrame(app_data.block_size_sweep_rows(swept, history))
     with st.expander("Block-size sweep as a table"):
         table(sweep, formats={"concurrency": "accounting"})
         st.download_button("Sweep as CSV", data=sweep.to_csv(index=False),
@@ -79,7 +70,6 @@ with user_errors():
              "engine's layout (vLLM v1, SGLang), counted as on Compare.")
     with c2:
         context_widget()
-    s = state()
     strategy = s.budget_strategy or ours
     acting = s.acting_engine_options((strategy,))  # only the options that act on this model
     st.caption(f"{literal(s.profile().name)} · {STRATEGY_TITLES[strategy]} · "
@@ -89,9 +79,8 @@ with user_errors():
         engine_options(acting, label="Layout options",
                        note="What this layout reads of the engine options; the link keeps what "
                        "you change.")
-    s = state()
     b = s.budget()  # after the page's own settings: a budget in error leaves them usable
-    st.info(b.explain(s.mem_fraction, s.tp), icon=":material/calculate:")
+    st.info(b.explanation, icon=":material/calculate:")
     (r,) = current_strategies(s, (strategy,))
     if not r.applies:
         if strategy == ours:
@@ -105,23 +94,17 @@ with user_errors():
              help=CAPACITY_HELP if history else NO_HISTORY_HELP)
     if r.logged_tokens is not None and r.logged_tokens != r.capacity_tokens:
         c.metric(f"{LOGGED_AS[strategy]} (tokens)", f"{r.logged_tokens:,}",
-                 help="The token count the engine's log prints: max concurrency x "
-                 "max_model_len" + ("" if r.older_logged_tokens is None else
-                                    f"; {app_data.OLDER_VLLM_LOG} printed "
-                                    f"{r.older_logged_tokens:,}") + " (The math shows it).")
+                 help=app_data.logged_tokens_help(r))
     c.metric(f"Concurrency at {tokens_text(s.context)}", concurrency_text(r.max_concurrency))
     c.metric("Blocks", f"{r.num_blocks:,}", help=f"{r.block_bytes:,} B each, " + (
         f"P = {r.block_size:,}" if r.block_size else "state slots: no pages of tokens"))
     if note := app_data.short_of_one_request_text([r], s.context):
         st.caption(note)
-    if sliding_pool := app_data.sglang_sliding_pool_text(r):
-        st.caption(sliding_pool)
-    elif (history and r.extras.get("sglang_swa_pool", True)  # SGLang's one pool: L each
-          and (note := app_data.sliding_capacity_text(s.profile()))):
+    if note := app_data.capacity_note(r, s.profile()):
         st.caption(note)
     with st.expander("The math"):
         st.code("\n".join(r.formulas), language=None, wrap_lines=True)
-    swept = curves(s.profile(), strategy, b.cache_bytes, s.context, s.strategy_options())
+    swept = cached_curves(s.profile(), strategy, b.cache_bytes, s.context, s.strategy_options())
     left, right = st.columns(2)
     with left:
         chart(charts.sweep_figure(
@@ -138,4 +121,4 @@ with user_errors():
                       if s.profile().has_attention else "SGLang keeps state in per-request "
                       "slots, not pages: there is no block-size sweep.")
     else:
-        block_size_sweep(s, r, swept.block_sizes, swept.by_block_size, history, right)
+        block_size_sweep(s, r, swept, history, right)

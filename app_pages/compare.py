@@ -18,13 +18,15 @@ from app_pages._common import (
 )
 from flatkv import app_data, charts
 from flatkv.app_data import markdown_literal as literal
-from flatkv.strategies.sglang import swa_pool as sglang_swa_pool
-from flatkv.units import exact_bytes
+from flatkv.app_data import title_of
+from flatkv.strategies import StrategyResult
+from flatkv.units import exact_bytes, sentence_case
 
 
-def charts_of(shown, applies, frame, has_history: bool, context: int) -> None:
-    """Capacity and concurrency bars, and where each layout's budget goes."""
-    names = [r.name for r in shown]
+def charts_of(shown: list[StrategyResult], applying_rows: pd.DataFrame, has_history: bool,
+              context: int) -> None:
+    """Capacity and concurrency bars, and where each layout's budget goes (with its table)."""
+    names = [title_of(r) for r in shown]
     chart(charts.capacity_bars(names, [r.capacity_tokens or 0 for r in shown] if has_history
                                else None,
                                [r.max_concurrency or 0.0 for r in shown], context=context),
@@ -36,7 +38,7 @@ def charts_of(shown, applies, frame, has_history: bool, context: int) -> None:
                "the pages a request needs in each at this context length; its rows in the other "
                "groups' tensors are dead weight. Layout's \"Bytes by group, component and "
                "layer\" splits the same budget by tensor instead.")
-    table(applies[["strategy"] + [c for c in frame.columns if c.endswith(" (B)")]])
+    table(applying_rows[["strategy"] + [c for c in applying_rows.columns if c.endswith(" (B)")]])
 
 
 st.title("Compare")
@@ -44,63 +46,45 @@ with user_errors():
     s = state()
     b = s.budget()
     st.caption(f"{literal(s.profile().name)} · budget {exact_bytes(b.cache_bytes)} per rank "
-               f"({b.derivation(s.mem_fraction)}) · "
+               f"({b.derivation}) · "
                f"block size {s.block_size:,}, alignment {s.effective_alignment:,} · "
                f"{s.engine_options_text(s.acting_engine_options())}")
     context_widget()
     engine_options()
-    s = state()
     results = current_strategies(s)
-    rows = [app_data.CompareRow.from_result(r) for r in results]
-    shown = [r for r in rows if r.applies]
+    shown = [r for r in results if r.applies]
     # object columns keep whole numbers whole where a figure does not apply (None, not NaN)
-    frame = pd.DataFrame([r.table_row() for r in rows], dtype=object)
+    frame = pd.DataFrame([app_data.compare_table_row(r) for r in results], dtype=object)
     applies = frame[frame["applies"].astype(bool)]
     # a state-only model keeps no token history: no capacity column or chart
     has_history = s.profile().has_attention
     columns = [c for c in app_data.HEADLINE_COLUMNS
                if has_history or c != "capacity (tokens)"]
     if not shown:  # first what is wrong and how to fix it, then each layout's reason
-        how = s.budget().how_to_raise
-        st.error(f"No layout fits this budget: each says why below. {how[0].upper()}{how[1:]}.")
+        st.error(f"No layout fits this budget: each says why below. "
+                 f"{sentence_case(s.budget().how_to_raise)}.")
     else:
         # accounting: thousands separators and always two decimals (65.50, 391,483.00)
         table(applies[columns], formats={"concurrency": "accounting"})
-    for r in rows:
+    for r in results:
         if not r.applies:
-            st.caption(f"**{r.name}** does not apply: {r.reason}")
+            st.caption(f"**{title_of(r)}** does not apply: {r.reason}")
     if shown:
-        charts_of(shown, applies, frame, has_history, s.context)
+        charts_of(shown, applies, has_history, s.context)
     # how to read the figures, under the charts they explain too
-    st.caption(("Capacity: the history the pool holds beside one request's state, counted "
-                "the same way for every paged layout; SGLang: its token pool, which its "
-                "static split of the budget fixes. "
-                if has_history else "No capacity in tokens: the model has no attention layer, "
-                "so it keeps no token history, only a constant state per request. ")
-               + "Concurrency: requests of this context length the layout holds at once, "
-               "counted with the engine's pages per request. vLLM and SGLang as they serve "
-               "without speculative decoding: MTP or EAGLE adds draft layers and state pages "
-               "(README).")
+    st.caption(app_data.how_to_read_text(has_history))
     for note in (app_data.dead_weight_text(results),
                  app_data.sliding_capacity_text(s.profile()) if has_history else "",
                  app_data.logged_capacity_text(results), app_data.two_pool_blocks_text(results),
                  app_data.sglang_state_text(results, s.profile()),
-                 app_data.short_of_one_request_text(results, s.context)):
+                 app_data.short_of_one_request_text(results, s.context),
+                 app_data.sglang_pools_text(s.profile(), s.strategy_options()),
+                 app_data.mamba_all_text(s.mamba_cache_mode, s.profile())):
         if note:
             st.caption(note)
-    if "sliding_attention" in s.profile().layer_types:
-        own_pool, why = sglang_swa_pool(s.profile(), s.strategy_options())
-        st.caption(("SGLang keeps the sliding-window layers in a token pool of their own"
-                    if own_pool else "SGLang keeps every token of every layer in one pool")
-                   + f": {literal(why)}. Its sliding-window pool in the "
-                   "engine options changes this.")
-    if s.mamba_cache_mode == "all" and s.profile().has_state:
-        st.caption("Mamba cache mode all: every paged layout keeps a state snapshot every P "
-                   "tokens of its own P (vLLM first aligns its P to lcm(chunk, A)), so a small "
-                   "P, such as two-level pages' requested block size, means many snapshots.")
     st.subheader("Formulas", divider="gray")
-    for r in rows:
-        with st.expander(r.name + ("" if r.applies else " (does not apply)")):
+    for r in results:
+        with st.expander(title_of(r) + ("" if r.applies else " (does not apply)")):
             if not r.applies:
                 st.caption(r.reason)
                 continue

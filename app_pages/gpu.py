@@ -26,7 +26,7 @@ from flatkv.analysis import PlanAnalysis
 from flatkv.app_data import markdown_literal as literal
 from flatkv.app_state import MAX_BLOCK_SIZE
 from flatkv.plan import FlatMemoryPlan
-from flatkv.units import exact_bytes, format_bytes
+from flatkv.units import exact_bytes, format_bytes, sentence_case
 
 LAST_RUN = "gpu.last_run"
 # The run settings every sweep shows (AppState fields); each sweep adds its own list.
@@ -294,7 +294,7 @@ def show(last: gpu_view.LabRun, a: PlanAnalysis, cfg: gpu_view.LabSettings | Non
         st.caption(gpu_view.NO_HOST_MIRROR)
     if first.nominal_peak_gbps is None:
         st.caption(f"No nominal peak bandwidth is known for {first.device_name}.")
-    st.caption(first.counting[0].upper() + first.counting[1:] + ". The copy is torch's copy_ "
+    st.caption(sentence_case(first.counting) + ". The copy is torch's copy_ "
                "of the same bytes in the same rounds: a reference, not a ceiling, so a move "
                "can beat it (over 100%) where its kernel streams memory better.")
     if last.sweep == "one run":

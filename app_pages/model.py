@@ -15,7 +15,7 @@ from flatkv.app_model import CUSTOM, CUSTOM_SPEC, DTYPE_FIELDS, KIND_TEMPLATES, 
 from flatkv.dtypes import KNOWN_DTYPES
 from flatkv.hf_config import config_from_pasted_text, spec_from_hf_config
 from flatkv.models import ModelSpec
-from flatkv.units import count_text
+from flatkv.units import count_text, sentence_case
 
 RAW_KEYS = ("edit.layers", "edit.kv", "edit.state", "edit.window")  # the raw-bytes widgets
 ss = st.session_state
@@ -307,7 +307,7 @@ def summary() -> None:
     metrics = metric_row()
     metrics.metric("Cache layers", f"{len(profile.layer_types):,}")
     for kind in kinds:
-        metrics.metric(kind["kind"][0].upper() + kind["kind"][1:],
+        metrics.metric(sentence_case(kind["kind"]),
                        count_text(kind["layers"], "layer"))
     if profile.sliding_window is not None:
         metrics.metric("Sliding window", f"{profile.sliding_window:,} tokens",

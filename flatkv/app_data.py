@@ -27,6 +27,7 @@ from flatkv.strategies import (
     run_strategy,
 )
 from flatkv.strategies.base import ratio_text
+from flatkv.strategies.sglang import swa_pool as sglang_swa_pool
 from flatkv.units import (
     concurrency_text,
     concurrency_value,
@@ -443,54 +444,85 @@ def budget_too_small_text(small: BudgetTooSmall, how_to_raise: str) -> str:
             f"2, that is {exact_bytes(2 * small.block_bytes)}: {how_to_raise}")
 
 
-@dataclass(frozen=True)
-class CompareRow:
-    name: str
-    applies: bool
-    reason: str
-    block_size: int | None
-    block_bytes: int | None
-    num_blocks: int | None
-    capacity_tokens: int | None
-    max_concurrency: float | None
-    breakdown: tuple[tuple[str, int], ...]  # (category, bytes), sums to the budget
-    logged_tokens: int | None  # what the engine's own log says (LOGGED_AS), None for ours
-    older_logged_tokens: int | None  # what older vLLM releases logged (StrategyResult)
-    formulas: tuple[str, ...]
-    why_block_size: str = ""
+def compare_table_row(result: StrategyResult) -> dict:
+    """One layout's line of the Compare table and its CSV: None where a figure does not apply
+    (the page shows a dash)."""
+    return {
+        "strategy": title_of(result),
+        "applies": result.applies,
+        "P (tokens)": result.block_size,
+        "block bytes": result.block_bytes,
+        "blocks": result.num_blocks,
+        "capacity (tokens)": result.capacity_tokens,
+        LOGGED_COLUMN: result.logged_tokens,
+        "concurrency": (None if result.max_concurrency is None
+                        else concurrency_value(result.max_concurrency)),
+        **{breakdown_column(cat): v for cat, v in result.breakdown},
+        "note": result.reason,
+    }
 
-    @classmethod
-    def from_result(cls, result: StrategyResult) -> CompareRow:
-        return cls(
-            name=title_of(result),
-            applies=result.applies,
-            reason=result.reason,
-            block_size=result.block_size,
-            block_bytes=result.block_bytes,
-            num_blocks=result.num_blocks,
-            capacity_tokens=result.capacity_tokens,
-            max_concurrency=result.max_concurrency,
-            breakdown=tuple(result.breakdown),
-            logged_tokens=result.logged_tokens,
-            older_logged_tokens=result.older_logged_tokens,
-            formulas=tuple(result.formulas),
-            why_block_size=result.why_block_size,
-        )
 
-    def table_row(self) -> dict:
-        return {
-            "strategy": self.name,
-            "applies": self.applies,
-            "P (tokens)": self.block_size,
-            "block bytes": self.block_bytes,
-            "blocks": self.num_blocks,
-            "capacity (tokens)": self.capacity_tokens,
-            LOGGED_COLUMN: self.logged_tokens,
-            "concurrency": (None if self.max_concurrency is None
-                            else concurrency_value(self.max_concurrency)),
-            **{breakdown_column(cat): v for cat, v in self.breakdown},
-            "note": self.reason,
-        }
+def how_to_read_text(has_history: bool) -> str:
+    """What Compare's capacity and concurrency count, under the charts they explain too."""
+    capacity = ("Capacity: the history the pool holds beside one request's state, counted the "
+                "same way for every paged layout; SGLang: its token pool, which its static "
+                "split of the budget fixes. " if has_history else
+                "No capacity in tokens: the model has no attention layer, so it keeps no token "
+                "history, only a constant state per request. ")
+    return (capacity + "Concurrency: requests of this context length the layout holds at once, "
+            "counted with the engine's pages per request. vLLM and SGLang as they serve "
+            "without speculative decoding: MTP or EAGLE adds draft layers and state pages "
+            "(README).")
+
+
+def sglang_pools_text(profile: CacheProfile, options: StrategyOptions) -> str:
+    """Whether SGLang gives the sliding-window layers a token pool of their own (only for the
+    architectures on its list, unless the options say otherwise), and why. Empty without
+    sliding layers."""
+    if SLIDING_ATTENTION not in profile.layer_types:
+        return ""
+    own_pool, why = sglang_swa_pool(profile, options)
+    return (("SGLang keeps the sliding-window layers in a token pool of their own" if own_pool
+             else "SGLang keeps every token of every layer in one pool")
+            + f": {markdown_literal(why)}. Its sliding-window pool in the engine options "
+            "changes this.")
+
+
+def mamba_all_text(mamba_cache_mode: str, profile: CacheProfile) -> str:
+    """Mamba cache mode all keeps a snapshot every P tokens, so a layout's P decides how many:
+    say so where it acts (a model with state). Empty otherwise."""
+    if mamba_cache_mode != "all" or not profile.has_state:
+        return ""
+    return ("Mamba cache mode all: every paged layout keeps a state snapshot every P tokens of "
+            "its own P (vLLM first aligns its P to lcm(chunk, A)), so a small P, such as "
+            "two-level pages' requested block size, means many snapshots.")
+
+
+def capacity_note(r: StrategyResult, profile: CacheProfile) -> str:
+    """The Budget page's note under one layout's capacity: SGLang's sliding-window pool where
+    it has one, else why sliding layers let one request outrun the capacity (a layout that
+    keeps every token in one pool). Empty for a model without history or sliding layers."""
+    if text := sglang_sliding_pool_text(r):
+        return text
+    if r.capacity_tokens is None or not r.extras.get("sglang_swa_pool", True):
+        return ""
+    return sliding_capacity_text(profile)
+
+
+def logged_tokens_help(r: StrategyResult) -> str:
+    """Where the engine log's token count comes from, for the Budget page's metric."""
+    older = ("" if r.older_logged_tokens is None else
+             f"; {OLDER_VLLM_LOG}, printed {r.older_logged_tokens:,}")
+    return ("The token count the engine's log prints: max concurrency x max_model_len"
+            f"{older} (The math shows it).")
+
+
+def block_size_sweep_rows(curves: Curves, has_history: bool) -> list[dict]:
+    """The Budget page's block-size sweep as table rows (capacity left out without history)."""
+    return [{"requested block size": size, "P": p.block_size,
+             **({"capacity (tokens)": p.capacity_tokens} if has_history else {}),
+             "concurrency": concurrency_value(p.concurrency)}
+            for size, p in zip(curves.block_sizes, curves.by_block_size, strict=True)]
 
 
 def short_of_one_request_text(results: Sequence[StrategyResult], context: int) -> str:
@@ -575,7 +607,7 @@ def dead_weight_text(results: Sequence[StrategyResult]) -> str:
         return ""
     worst = max(heavy, key=lambda r: r.bytes_of("dead_weight"))
     dead = worst.bytes_of("dead_weight")
-    text = (f"{STRATEGY_TITLES[worst.strategy]}: {format_bytes(dead)} "
+    text = (f"{title_of(worst)}: {format_bytes(dead)} "
             f"({dead / worst.budget_bytes:.1%} of the budget) is dead weight. Every page id "
             "takes a row in every slot tensor, and a page one group uses leaves the other "
             "groups' rows in it idle.")
@@ -586,7 +618,7 @@ def dead_weight_text(results: Sequence[StrategyResult]) -> str:
         if ratio >= Fraction(101, 100) and not best.bytes_of("dead_weight"):  # shows as > 1.00
             why = NO_DEAD_WEIGHT_BECAUSE.get(best.strategy, "it keeps no dead weight")
             text += (f" At this context {concurrency_text(ratio)}x as many requests fit under "
-                     f"{STRATEGY_TITLES.get(best.strategy, best.strategy)}: {why}.")
+                     f"{title_of(best)}: {why}.")
     return text
 
 

@@ -15,13 +15,12 @@ from fractions import Fraction
 
 from flatkv import app_model, gpu_settings, gpu_view, presets
 from flatkv.analysis import PLANNERS
+from flatkv.budget import Budget, cache_budget, given_budget
 from flatkv.models import MAX_TP, ModelSpec
 from flatkv.plan import (
     FULL_ATTENTION,
     SLIDING_ATTENTION,
     alignment_or_block_size,
-    cdiv,
-    check_int,
 )
 from flatkv.profile import MAX_KERNEL_BLOCK_SIZE, MAX_WINDOW, CacheProfile
 from flatkv.strategies import STRATEGIES, StrategyOptions
@@ -36,7 +35,7 @@ from flatkv.strategies.paged import label_groups
 from flatkv.strategies.sglang import ssm_dtype as sglang_ssm_dtype
 from flatkv.strategies.sglang import swa_pool as sglang_swa_pool
 from flatkv.strategies.vllm import kernel_block_size as vllm_kernel_block_size
-from flatkv.units import exact_bytes, format_bytes, format_size, parse_size
+from flatkv.units import format_size, parse_size
 
 MiB = 2**20
 
@@ -271,7 +270,7 @@ class AppState:
 
     def budget(self) -> Budget:
         if self.gpu == KV_MEMORY:
-            return Budget(self.kv_memory, self.kv_memory, 0, self.kv_memory, given=True)
+            return given_budget(self.kv_memory, self.tp)
         return cache_budget(self.gpu_bytes, self.mem_fraction, self.weights, self.tp,
                             splits=self._splits_over())
 
@@ -284,87 +283,6 @@ class AppState:
             return app_model.spec_for(self.model, self.spec, 1).splits_over
         except ValueError:
             return lambda tp: False
-
-
-@dataclass(frozen=True)
-class Budget:
-    """The cache budget of one GPU (one TP rank), and how it was derived."""
-
-    gpu_bytes: int
-    usable_bytes: int  # floor(gpu_bytes * fraction)
-    weights_per_rank: int  # ceil(weights / tp)
-    cache_bytes: int  # usable - weights per rank
-    given: bool = False  # the cache budget as an engine logs it (KV_MEMORY), not derived
-
-    @property
-    def how_to_raise(self) -> str:
-        """The sidebar settings that make this budget larger, for an error's fix."""
-        if self.given:
-            return "raise the KV cache memory in the sidebar"
-        return ("raise the GPU memory or the memory fraction, or lower the model weights, in "
-                "the sidebar")
-
-    def derivation(self, fraction: float) -> str:
-        """Where the budget comes from, short, for a page's caption: a screenshot of the page
-        then carries its assumptions (the weights above all, 0 B unless entered)."""
-        if self.given:
-            return "KV cache memory as given"
-        return (f"{format_bytes(self.gpu_bytes)} x {fraction:g} - "
-                f"{format_bytes(self.weights_per_rank)} of weights")
-
-    def explain(self, fraction: float, tp: int) -> str:
-        if self.given:
-            return (f"{exact_bytes(self.cache_bytes)} of KV cache memory per rank, as given "
-                    "(vLLM logs it as \"Available KV cache memory\"): the memory fraction and "
-                    "the weights do not apply")
-        return (
-            f"{format_bytes(self.gpu_bytes)} x {fraction:g} = {format_bytes(self.usable_bytes)}"
-            f" usable - weights {format_bytes(self.weights_per_rank)} per rank (TP {tp})"
-            f" = {format_bytes(self.cache_bytes)} for the cache"
-        )
-
-
-def exact_fraction(fraction: float) -> Fraction:
-    """The fraction as the user typed it (4 decimals), not the binary float."""
-    return Fraction(f"{fraction:.4f}")
-
-
-def least_tp_with_room(weights: int, usable: int, splits: Callable[[int], bool]) -> int | None:
-    """The least TP up to MAX_TP whose share of the weights leaves cache room on a rank of
-    ``usable`` bytes and that ``splits`` the model; None when there is none. Room means
-    ``usable - ceil(weights / tp) >= 1``, that is ``tp >= ceil(weights / (usable - 1))``."""
-    if usable < 2:
-        return None
-    return next((t for t in range(max(1, cdiv(weights, usable - 1)), MAX_TP + 1) if splits(t)),
-                None)
-
-
-def cache_budget(gpu_bytes: int, fraction: float, weights: int, tp: int, *,
-                 splits: Callable[[int], bool] = lambda tp: True) -> Budget:
-    """Bytes left for the KV cache on one rank; ValueError when nothing is left, naming the
-    least TP that leaves room among those that ``splits`` the model."""
-    check_int("GPU memory", gpu_bytes, minimum=1)
-    check_int("weights", weights)
-    check_int("TP", tp, minimum=1)
-    if not 0 < fraction <= 1:
-        raise ValueError(f"memory fraction must be in (0, 1], got {fraction}")
-    usable = int(gpu_bytes * exact_fraction(fraction))
-    per_rank = cdiv(weights, tp)
-    cache = usable - per_rank
-    if usable <= 0:
-        raise ValueError(
-            f"GPU memory {gpu_bytes:,} B x memory fraction {fraction:g} leaves no usable "
-            "memory: give the GPU's memory, e.g. 80GB"
-        )
-    if cache <= 0:
-        least = least_tp_with_room(weights, usable, splits)
-        fix = ("raise the memory fraction or pick a larger GPU (no TP up to "
-               f"{MAX_TP:,} that splits the model leaves room)" if least is None else
-               f"raise TP ({least} is the least that splits the model and leaves room), the "
-               "memory fraction, or pick a larger GPU")
-        raise ValueError(f"weights per rank ({format_bytes(per_rank)}) fill the usable memory "
-                         f"({format_bytes(usable)}): {fix}")
-    return Budget(gpu_bytes, usable, per_rank, cache)
 
 
 # --------------------------------------------------------------------------------------------

@@ -173,3 +173,9 @@ def count_text(count: int, noun: str) -> str:
 def tokens_text(tokens: int) -> str:
     """``1 token``, ``32,768 tokens``: a context length as the pages say it."""
     return count_text(tokens, "token")
+
+
+def sentence_case(text: str) -> str:
+    """``raise TP`` -> ``Raise TP``: a phrase made to follow a colon, starting a sentence (the
+    rest as written, so names and units keep their case)."""
+    return text[:1].upper() + text[1:]

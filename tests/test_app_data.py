@@ -154,40 +154,41 @@ def test_compare_rows_carry_the_strategy_numbers():
     from flatkv.strategies import StrategyOptions, run_strategy
 
     opts = StrategyOptions(block_size=64, alignment=16)
-    flat = app_data.CompareRow.from_result(
-        run_strategy("flat", QWEN35, budget_bytes=80 * 10**9, context_tokens=32768, options=opts))
-    assert flat.name == "FlatKV packed slabs"
-    assert (flat.block_size, flat.block_bytes, flat.num_blocks) == (1056, 103_219_200, 775)
-    # 775 page ids / (32 full pages + 1 state page) at 32,768 tokens
-    assert flat.max_concurrency == pytest.approx(775 / 33)
-    assert sum(v for _, v in flat.breakdown) == 80 * 10**9
-    row = flat.table_row()
-    assert row["blocks"] == 775 and row["concurrency"] == 23.48
-    vllm = app_data.CompareRow.from_result(
+    flat = run_strategy("flat", QWEN35, budget_bytes=80 * 10**9, context_tokens=32768,
+                        options=opts)
+    row = app_data.compare_table_row(flat)
+    assert row["strategy"] == "FlatKV packed slabs" and row["applies"]
+    assert (row["P (tokens)"], row["block bytes"], row["blocks"]) == (1056, BLOCK_BYTES, 775)
+    # 775 page ids / (32 full pages + 1 state page) at 32,768 tokens = 23.4848...
+    assert row["concurrency"] == 23.48
+    # the breakdown columns sum to the budget; unused: what 775 whole blocks leave
+    breakdown = {k: v for k, v in row.items() if k.endswith(" (B)")}
+    assert sum(breakdown.values()) == 80 * 10**9
+    assert breakdown["unused (B)"] == 80 * 10**9 - 775 * BLOCK_BYTES == 5_120_000
+    vllm = app_data.compare_table_row(
         run_strategy("vllm", QWEN35, budget_bytes=80 * 10**9, context_tokens=32768, options=opts))
     # A = max(16, 64) = 64; P = 64 x cdiv(2,146,304, 64 x 2,048) = 64 x 17 = 1,088
-    assert vllm.block_size == 1088
     # page 1,088 x 2,048 = 2,228,224 B; 80e9 // 2,228,224 // 12 layers per group = 2,991
-    assert vllm.num_blocks == 80 * 10**9 // 2_228_224 // 12 == 2991
-    # beside one request's page in each of the 3 state groups, as every strategy counts
-    assert vllm.capacity_tokens == (2991 - 3) * 1088 == 3_250_944
+    assert (vllm["P (tokens)"], vllm["blocks"]) == (1088, 2991)
+    # beside one request's page in each of the 3 state groups, as every strategy counts:
+    # (2,991 - 3) x 1,088
+    assert vllm["capacity (tokens)"] == 3_250_944
     results = [run_strategy(name, QWEN35, budget_bytes=80 * 10**9, context_tokens=32768,
                             options=opts) for name in ("flat", "vllm", "sglang")]
     text = app_data.logged_capacity_text(results)
     # vLLM: max concurrency x L = 2,991 / (ceil(32,768 / 1,088) = 31 + 3 state pages) x 32,768;
     # older releases 2,991 // 4 groups x 1,088 = 812,736; SGLang: its token pool
     # SGLang: 80e9 x 9 // 19 // (36 x 2,146,304 B) = 490 state slots; the rest // (12 x 2,048 B)
-    assert (80 * 10**9 - 490 * 36 * 2_146_304) // (12 * 2048) == 1_714_648
-    assert 2991 * 32768 // 34 == 2_882_620
+    # = (80e9 - 490 x 77,266,944) // 24,576 = 1,714,648; vLLM 2,991 x 32,768 // 34 = 2,882,620
     assert text == (
         "In the engines' logs: vLLM's \"GPU KV cache size\": 2,882,620 tokens; SGLang's "
         "max_total_num_tokens: 1,714,648 tokens. vLLM's line is max concurrency x max_model_len "
         "(older vLLM, with max concurrency on a line of its own: 812,736, num_blocks // groups x "
         "min block size).")
     assert app_data.logged_capacity_text(results[:1]) == ""  # our layout logs nothing
-    aliased = app_data.CompareRow.from_result(
+    aliased = app_data.compare_table_row(
         run_strategy("aliased", QWEN35, budget_bytes=80 * 10**9, context_tokens=32768))
-    assert not aliased.applies and aliased.table_row()["blocks"] is None
+    assert not aliased["applies"] and aliased["blocks"] is None
 
 
 def test_sglangs_own_ssm_dtype_is_named_where_it_changes_the_state():
@@ -334,11 +335,10 @@ def test_refusals_in_the_pages_words():
     assert app_data.state_only_text("packed", hybrid) is None
 
 
-def test_budget_curves_are_run_strategy_at_each_point():
-    from dataclasses import replace
+def test_budget_curves_by_hand():
 
     from flatkv.app_model import profile_for
-    from flatkv.strategies import StrategyOptions, run_strategy
+    from flatkv.strategies import StrategyOptions
 
     # Qwen3-Next TP 2 under vLLM at 44.59 GiB (SPEC 3.1: P 544, 7,162 blocks at block size 16)
     qwen, budget = profile_for("Qwen3-Next-80B-A3B", None, 2), 47_878_147_932
@@ -349,15 +349,16 @@ def test_budget_curves_are_run_strategy_at_each_point():
     here = curves.by_budget[curves.budgets.index(budget)]
     assert here == curves.by_block_size[curves.block_sizes.index(16)]
     assert here.block_size == 544
-    anchor = run_strategy("vllm", qwen, budget_bytes=budget, context_tokens=262_144,
-                          options=options)
-    assert anchor.num_blocks == 7_162
-    assert (here.capacity_tokens, here.concurrency) == (anchor.capacity_tokens,
-                                                        anchor.max_concurrency)
-    big = run_strategy("vllm", qwen, budget_bytes=budget, context_tokens=262_144,
-                       options=replace(options, block_size=4096))
-    assert curves.by_block_size[-1] == app_data.CurvePoint(
-        big.capacity_tokens, big.max_concurrency, big.block_size)
+    # 12 full + 36 GDN layers: 3 state groups; (7,162 - 3 state pages) x 544 tokens; a request
+    # of 262,144 tokens takes cdiv(262,144, 544) = 482 pages + 3 state pages: 7,162 / 485
+    assert here == app_data.CurvePoint(3_894_496, 7162 / 485, 544)
+    # block size 4,096: page 4,096 x 1,024 B = 4,194,304 B > the 548,864 B state; 12 layers a
+    # block: 47,878,147,932 // 4,194,304 // 12 = 951 blocks, (951 - 3) x 4,096 tokens, 951 / 67
+    assert curves.by_block_size[-1] == app_data.CurvePoint(3_883_008, 951 / 67, 4096)
+    rows = app_data.block_size_sweep_rows(curves, True)
+    assert rows[-1] == {"requested block size": 4096, "P": 4096, "capacity (tokens)": 3_883_008,
+                        "concurrency": 14.19}
+    assert "capacity (tokens)" not in app_data.block_size_sweep_rows(curves, False)[0]
     # nothing fits a tenth of a tiny budget: zeros, not an error
     tiny = app_data.curves(qwen, "vllm", 10**6, 262_144, options)
     assert tiny.by_budget[0] == app_data.CurvePoint(0, 0.0, 0)
@@ -395,3 +396,42 @@ def test_layouts_short_of_one_request_are_named_with_their_concurrency():
         "does not fit.")
     fits = run_strategy("flat", llama, budget_bytes=10**10, context_tokens=50_000)
     assert app_data.short_of_one_request_text([fits], 50_000) == ""
+
+
+def test_notes_under_the_figures_say_which_layout_does_what():
+    from flatkv.app_model import profile_for
+    from flatkv.strategies import StrategyOptions, run_strategy
+
+    gpt, qwen = profile_for("gpt-oss-20b", None, 1), profile_for("Qwen3-Next-80B-A3B", None, 1)
+    llama = profile_for("Llama-3.1-8B", None, 1)
+    # SGLang's pools: its own list decides, the option overrides; nothing to say without sliding
+    assert app_data.sglang_pools_text(gpt, StrategyOptions()) == (
+        "SGLang keeps the sliding-window layers in a token pool of their own: GptOssForCausalLM "
+        "is on SGLang\\'s hybrid SWA list. Its sliding-window pool in the engine options "
+        "changes this.")
+    assert app_data.sglang_pools_text(gpt, StrategyOptions(sglang_swa_pool=False)).startswith(
+        "SGLang keeps every token of every layer in one pool: as the option sets it")
+    assert app_data.sglang_pools_text(llama, StrategyOptions()) == ""
+    # mode all: only where there is state to snapshot
+    assert app_data.mamba_all_text("all", qwen).startswith("Mamba cache mode all: every paged")
+    assert app_data.mamba_all_text("none", qwen) == app_data.mamba_all_text("all", llama) == ""
+    assert app_data.how_to_read_text(True).startswith("Capacity: the history the pool holds")
+    assert app_data.how_to_read_text(False).startswith("No capacity in tokens: the model has no")
+    # Budget's note under the capacity: SGLang's second pool, or the window's caveat where one
+    # pool counts sliding pages like full history; SGLang's single pool keeps every token
+    two_pools = run_strategy("sglang", gpt, budget_bytes=10**10)
+    assert app_data.capacity_note(two_pools, gpt) == app_data.sglang_sliding_pool_text(two_pools)
+    one_pool = run_strategy("sglang", gpt, budget_bytes=10**10,
+                            options=StrategyOptions(sglang_swa_pool=False))
+    assert app_data.capacity_note(one_pool, gpt) == ""
+    vllm = run_strategy("vllm", gpt, budget_bytes=10**10)
+    assert app_data.capacity_note(vllm, gpt) == app_data.sliding_capacity_text(gpt) != ""
+    assert app_data.capacity_note(run_strategy("vllm", qwen, budget_bytes=10**10), qwen) == ""
+    # Qwen3-Next TP 1 at 44.59 GiB, L 262,144 under vLLM: older releases logged num_blocks //
+    # 4 groups x P
+    r = run_strategy("vllm", qwen, budget_bytes=47_878_147_932, context_tokens=262_144)
+    assert app_data.logged_tokens_help(r) == (
+        "The token count the engine's log prints: max concurrency x max_model_len; older vLLM, "
+        f"with max concurrency on a line of its own, printed {r.older_logged_tokens:,} (The "
+        "math shows it).")
+    assert r.older_logged_tokens == r.num_blocks // 4 * r.block_size

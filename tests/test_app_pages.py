@@ -544,6 +544,21 @@ def test_compare_kernel_block_size_drives_vllm_p():
     assert "engine options: kernel block 64" in at.caption[0].value
 
 
+def test_every_engine_option_has_a_column_and_a_widget():
+    from app_pages._common import ENGINE_COLUMNS
+    from flatkv.app_state import ENGINE_FIELDS
+
+    in_columns = [f for _, group in ENGINE_COLUMNS for f in group]
+    assert sorted(in_columns) == sorted(ENGINE_FIELDS)  # each once, none left out
+    drawn = set()
+    # state (mode all shows the chunk size) and sliding-window layers between them
+    for query in ({"model": "Qwen3-Next-80B-A3B", "mamba": "all"}, {"model": "gpt-oss-20b"}):
+        at = open_app("app_pages/compare.py", query)
+        assert_clean(at)
+        drawn |= {w.key for kind in (at.number_input, at.selectbox) for w in kind}
+    assert {f"w.{f}" for f in ENGINE_FIELDS} <= drawn
+
+
 def test_mamba_cache_mode_align_drives_concurrency_on_compare_and_budget():
     at = open_app("app_pages/compare.py", QWEN35_LINK)
     table = at.dataframe[0].value.set_index("strategy")
@@ -1538,7 +1553,7 @@ def test_budget_sweeps_an_engine_layout_picked_on_the_page():
     # and in its help the older releases' 2,991 // 4 groups x 1,088
     logged = next(m for m in at.metric if m.label == 'vLLM\'s "GPU KV cache size" (tokens)')
     assert logged.value == f"{2991 * 32768 // 34:,}"
-    assert f"on a line of its own printed {2991 // 4 * 1088:,}" in logged.help
+    assert f"on a line of its own, printed {2991 // 4 * 1088:,}" in logged.help
     # vLLM's own option, at the model's kernel block 16: A = max(16, block 64) = 64 above
     assert at.number_input(key="w.kernel_block_size").value == 16
     assert len(at.get("plotly_chart")) == 2  # over the budget and over the block size

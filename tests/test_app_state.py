@@ -17,10 +17,8 @@ from flatkv.app_state import (
     ENGINE_FIELDS,
     GPU_PRESETS,
     AppState,
-    cache_budget,
     decode_query,
     encode_query,
-    least_tp_with_room,
     strategy_fields,
 )
 from flatkv.presets import list_presets, load_preset
@@ -247,20 +245,6 @@ def test_unknown_parameters_are_named_and_streamlit_ones_ignored():
     assert notices == ["Ignored unknown link parameter(s): zoom."]
 
 
-def test_cache_budget_by_hand():
-    # 80 GB, all of it, no weights: the SPEC worked example's budget.
-    assert cache_budget(80 * 10**9, 1.0, 0, 1).cache_bytes == 80_000_000_000
-    # H100: 81,559 MiB = 85,520,809,984 B; x 0.9 = 76,968,728,985.6 -> floor; 16 GB over TP 2.
-    b = cache_budget(81_559 * 2**20, 0.9, 16 * 10**9, 2)
-    assert b.gpu_bytes == 85_520_809_984
-    assert b.usable_bytes == 76_968_728_985
-    assert b.weights_per_rank == 8_000_000_000
-    assert b.cache_bytes == 68_968_728_985
-    assert AppState(gpu="H100 80GB", weights=16 * 10**9, tp=2).budget() == b
-    # an odd weight count rounds up per rank
-    assert cache_budget(1000, 1.0, 7, 2).weights_per_rank == 4
-
-
 @pytest.mark.parametrize("gpu", sorted(GPU_PRESETS))
 def test_every_gpu_preset_is_the_memory_its_name_says(gpu):
     # nvidia-smi's MiB; vendors name a card in GB (B200 192GB: 183,359 MiB = 192.3 GB) or in
@@ -272,27 +256,6 @@ def test_every_gpu_preset_is_the_memory_its_name_says(gpu):
     # the sidebar's budget starts from exactly these bytes
     budget = AppState(gpu=gpu, mem_fraction=1.0, weights=0).budget()
     assert budget.gpu_bytes == budget.cache_bytes == nbytes
-
-
-def test_cache_budget_rejects_weights_that_fill_the_gpu():
-    # 160 GB of weights in 72 GB usable: TP 2 leaves 80 GB a rank, still too much; TP 3 fits
-    with pytest.raises(ValueError, match=r"fill the usable memory \(67.06 GiB\): raise TP \(3 "
-                       r"is the least that splits the model and leaves room\), the memory "
-                       "fraction, or pick a larger GPU"):
-        cache_budget(80 * 10**9, 0.9, 160 * 10**9, 1)
-    assert cache_budget(80 * 10**9, 0.9, 160 * 10**9, 3).cache_bytes == (
-        72 * 10**9 - -(-160 * 10**9 // 3))
-    with pytest.raises(ValueError, match=r"raise TP \(3 is"):  # exactly full at TP 2: no room
-        cache_budget(80 * 10**9, 0.9, 144 * 10**9, 1)
-    # 19 B of weights on 5 usable: TP 4 leaves ceil(19 / 4) = 5 B a rank, no room; TP 5 does
-    assert least_tp_with_room(19, 5, lambda tp: True) == 5
-    assert cache_budget(5, 1.0, 19, 5).cache_bytes == 1
-    assert least_tp_with_room(19, 5, lambda tp: tp % 8 == 0) == 8  # the least that splits
-    assert least_tp_with_room(19, 1, lambda tp: True) is None  # 1 B usable: no TP leaves room
-    with pytest.raises(ValueError, match=r"no TP up to 1,024 that splits the model leaves room"):
-        cache_budget(10**9, 0.001, 10**13, 1)
-    with pytest.raises(ValueError, match="memory fraction"):
-        cache_budget(80 * 10**9, 0.0, 0, 1)
 
 
 def test_state_text_parses_units_and_rejects_junk():
@@ -472,17 +435,12 @@ def test_kv_cache_memory_is_the_budget_as_a_log_gives_it():
     assert notices == []
     budget = state.budget()
     assert budget.cache_bytes == 47_878_147_932 and budget.given
-    assert budget.explain(state.mem_fraction, state.tp).startswith(
+    assert budget.explanation.startswith(
         "47,878,147,932 B (44.59 GiB) of KV cache memory per rank, as given")
     assert encode_query(state) == query
     _, notices = decode_query({"gpu": "KV cache memory", "kv_mem": "0"})
     assert notices == ["kv_mem is 0: give the KV cache memory of one rank, e.g. 44.59GiB as "
                        "vLLM logs it; using the default (kv_mem=40GiB)."]
-
-
-def test_no_usable_memory_names_the_gpu_not_the_weights():
-    with pytest.raises(ValueError, match="GPU memory 1 B x memory fraction 0.9 leaves no usable"):
-        cache_budget(1, 0.9, 0, 1)
 
 
 def test_layout_fields_are_the_options_that_act_on_the_model():

@@ -1,0 +1,111 @@
+"""The KV cache budget of one GPU (one TP rank), derived the way engines derive it.
+
+vLLM and SGLang both start from the memory a process sees on the GPU, keep a fraction of it
+(``--gpu-memory-utilization`` / ``--mem-fraction-static``) and give the cache what the model's
+weights leave of that; or the budget is given as an engine logs it ("Available KV cache
+memory"). Pure Python: the sidebar, the captions and the tests share one derivation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from fractions import Fraction
+
+from flatkv.models import MAX_TP
+from flatkv.plan import cdiv, check_int
+from flatkv.units import exact_bytes, format_bytes
+
+
+@dataclass(frozen=True)
+class Budget:
+    """The cache budget of one GPU (one TP rank), and what it was derived from: the captions
+    read the fraction and TP from here, so they always describe this budget."""
+
+    gpu_bytes: int
+    fraction: float  # the share of the GPU an engine may use (1.0 for a given budget)
+    tp: int
+    usable_bytes: int  # floor(gpu_bytes * fraction)
+    weights_per_rank: int  # ceil(weights / tp)
+    cache_bytes: int  # usable - weights per rank
+    given: bool = False  # the cache budget as an engine logs it, not derived
+
+    @property
+    def how_to_raise(self) -> str:
+        """The sidebar settings that make this budget larger, for an error's fix."""
+        if self.given:
+            return "raise the KV cache memory in the sidebar"
+        return ("raise the GPU memory or the memory fraction, or lower the model weights, in "
+                "the sidebar")
+
+    @property
+    def derivation(self) -> str:
+        """Where the budget comes from, short, for a page's caption: a screenshot of the page
+        then carries its assumptions (the weights above all, 0 B unless entered)."""
+        if self.given:
+            return "KV cache memory as given"
+        return (f"{format_bytes(self.gpu_bytes)} x {self.fraction:g} - "
+                f"{format_bytes(self.weights_per_rank)} of weights")
+
+    @property
+    def explanation(self) -> str:
+        """The derivation with every step's figure, for the Budget page."""
+        if self.given:
+            return (f"{exact_bytes(self.cache_bytes)} of KV cache memory per rank, as given "
+                    "(vLLM logs it as \"Available KV cache memory\"): the memory fraction and "
+                    "the weights do not apply")
+        return (
+            f"{format_bytes(self.gpu_bytes)} x {self.fraction:g} = "
+            f"{format_bytes(self.usable_bytes)} usable - weights "
+            f"{format_bytes(self.weights_per_rank)} per rank (TP {self.tp}) = "
+            f"{format_bytes(self.cache_bytes)} for the cache"
+        )
+
+
+def given_budget(cache_bytes: int, tp: int) -> Budget:
+    """A budget as an engine logs it (vLLM's "Available KV cache memory: 44.59 GiB")."""
+    check_int("KV cache memory", cache_bytes, minimum=1)
+    return Budget(cache_bytes, 1.0, tp, cache_bytes, 0, cache_bytes, given=True)
+
+
+def exact_fraction(fraction: float) -> Fraction:
+    """The fraction as the user typed it (4 decimals), not the binary float."""
+    return Fraction(f"{fraction:.4f}")
+
+
+def least_tp_with_room(weights: int, usable: int, splits: Callable[[int], bool]) -> int | None:
+    """The least TP up to MAX_TP whose share of the weights leaves cache room on a rank of
+    ``usable`` bytes and that ``splits`` the model; None when there is none. Room means
+    ``usable - ceil(weights / tp) >= 1``, that is ``tp >= ceil(weights / (usable - 1))``."""
+    if usable < 2:
+        return None
+    return next((t for t in range(max(1, cdiv(weights, usable - 1)), MAX_TP + 1) if splits(t)),
+                None)
+
+
+def cache_budget(gpu_bytes: int, fraction: float, weights: int, tp: int, *,
+                 splits: Callable[[int], bool] = lambda tp: True) -> Budget:
+    """Bytes left for the KV cache on one rank; ValueError when nothing is left, naming the
+    least TP that leaves room among those that ``splits`` the model."""
+    check_int("GPU memory", gpu_bytes, minimum=1)
+    check_int("weights", weights)
+    check_int("TP", tp, minimum=1)
+    if not 0 < fraction <= 1:
+        raise ValueError(f"memory fraction must be in (0, 1], got {fraction}")
+    usable = int(gpu_bytes * exact_fraction(fraction))
+    per_rank = cdiv(weights, tp)
+    cache = usable - per_rank
+    if usable <= 0:
+        raise ValueError(
+            f"GPU memory {gpu_bytes:,} B x memory fraction {fraction:g} leaves no usable "
+            "memory: give the GPU's memory, e.g. 80GB"
+        )
+    if cache <= 0:
+        least = least_tp_with_room(weights, usable, splits)
+        fix = ("raise the memory fraction or pick a larger GPU (no TP up to "
+               f"{MAX_TP:,} that splits the model leaves room)" if least is None else
+               f"raise TP ({least} is the least that splits the model and leaves room), the "
+               "memory fraction, or pick a larger GPU")
+        raise ValueError(f"weights per rank ({format_bytes(per_rank)}) fill the usable memory "
+                         f"({format_bytes(usable)}): {fix}")
+    return Budget(gpu_bytes, fraction, tp, usable, per_rank, cache)

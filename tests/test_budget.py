@@ -1,0 +1,59 @@
+"""The cache budget of one rank: derived by hand from the GPU, the fraction and the weights."""
+
+import pytest
+
+from flatkv.app_state import AppState
+from flatkv.budget import cache_budget, given_budget, least_tp_with_room
+
+
+def test_cache_budget_by_hand():
+    # 80 GB, all of it, no weights: the SPEC worked example's budget.
+    assert cache_budget(80 * 10**9, 1.0, 0, 1).cache_bytes == 80_000_000_000
+    # H100: 81,559 MiB = 85,520,809,984 B; x 0.9 = 76,968,728,985.6 -> floor; 16 GB over TP 2.
+    b = cache_budget(81_559 * 2**20, 0.9, 16 * 10**9, 2)
+    assert b.gpu_bytes == 85_520_809_984
+    assert b.usable_bytes == 76_968_728_985
+    assert b.weights_per_rank == 8_000_000_000
+    assert b.cache_bytes == 68_968_728_985
+    assert AppState(gpu="H100 80GB", weights=16 * 10**9, tp=2).budget() == b
+    # an odd weight count rounds up per rank
+    assert cache_budget(1000, 1.0, 7, 2).weights_per_rank == 4
+
+
+def test_cache_budget_rejects_weights_that_fill_the_gpu():
+    # 160 GB of weights in 72 GB usable: TP 2 leaves 80 GB a rank, still too much; TP 3 fits
+    with pytest.raises(ValueError, match=r"fill the usable memory \(67.06 GiB\): raise TP \(3 "
+                       r"is the least that splits the model and leaves room\), the memory "
+                       "fraction, or pick a larger GPU"):
+        cache_budget(80 * 10**9, 0.9, 160 * 10**9, 1)
+    assert cache_budget(80 * 10**9, 0.9, 160 * 10**9, 3).cache_bytes == (
+        72 * 10**9 - -(-160 * 10**9 // 3))
+    with pytest.raises(ValueError, match=r"raise TP \(3 is"):  # exactly full at TP 2: no room
+        cache_budget(80 * 10**9, 0.9, 144 * 10**9, 1)
+    # 19 B of weights on 5 usable: TP 4 leaves ceil(19 / 4) = 5 B a rank, no room; TP 5 does
+    assert least_tp_with_room(19, 5, lambda tp: True) == 5
+    assert cache_budget(5, 1.0, 19, 5).cache_bytes == 1
+    assert least_tp_with_room(19, 5, lambda tp: tp % 8 == 0) == 8  # the least that splits
+    assert least_tp_with_room(19, 1, lambda tp: True) is None  # 1 B usable: no TP leaves room
+    with pytest.raises(ValueError, match=r"no TP up to 1,024 that splits the model leaves room"):
+        cache_budget(10**9, 0.001, 10**13, 1)
+    with pytest.raises(ValueError, match="memory fraction"):
+        cache_budget(80 * 10**9, 0.0, 0, 1)
+
+
+def test_no_usable_memory_names_the_gpu_not_the_weights():
+    with pytest.raises(ValueError, match="GPU memory 1 B x memory fraction 0.9 leaves no usable"):
+        cache_budget(1, 0.9, 0, 1)
+
+
+def test_captions_describe_the_budget_they_come_with():
+    b = cache_budget(81_559 * 2**20, 0.9, 16 * 10**9, 2)
+    assert (b.fraction, b.tp) == (0.9, 2)
+    assert b.derivation == "79.65 GiB x 0.9 - 7.45 GiB of weights"
+    assert b.explanation == ("79.65 GiB x 0.9 = 71.68 GiB usable - weights 7.45 GiB per rank "
+                             "(TP 2) = 64.23 GiB for the cache")
+    given = given_budget(47_878_147_932, 2)
+    assert given.cache_bytes == given.usable_bytes == 47_878_147_932 and given.given
+    assert given.derivation == "KV cache memory as given"
+    with pytest.raises(ValueError, match="KV cache memory"):
+        given_budget(0, 1)
