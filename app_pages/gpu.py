@@ -103,21 +103,21 @@ def _run_widgets(bench, devices: tuple[str, ...]) -> tuple[str, tuple[str, ...],
          help=f"Medians over this many rounds, after {gpu_settings.WARMUP_ROUNDS} warm-up rounds.")
     c = st.columns(2)
     bind(c[0].number_input, "lab_max_blocks", "Max blocks (0 = automatic)", min_value=0,
-         max_value=gpu_view.MAX_POOL_BLOCKS, step=1, from_widget=int,
+         max_value=gpu_settings.MAX_POOL_BLOCKS, step=1, from_widget=int,
          help="Allocate at most this many of the plan's blocks. Automatic: "
          f"{gpu_view.per_device_text(gpu_settings.DEFAULT_POOL_BYTES)} of pages, within "
          f"{gpu_settings.DEFAULT_SHARE_PERCENT}% of free memory and at least 2 pages. A run "
          f"that would not fit in {bench.BENCH_SHARE_PERCENT}% of free memory is refused before "
          "anything is allocated.")
     bind(c[1].number_input, "lab_pages", "Pages per call (0 = automatic)", min_value=0,
-         max_value=gpu_view.MAX_POOL_BLOCKS, step=1, from_widget=int,
-         disabled=state().lab_sweep == "pages per call",  # the sweep list gives them
+         max_value=gpu_settings.MAX_POOL_BLOCKS, step=1, from_widget=int,
+         disabled=state().lab_sweep == gpu_settings.PAGES_PER_CALL,  # the sweep list gives them
          help="Pages one gather / scatter moves. Automatic: "
          f"{gpu_view.per_device_text(gpu_settings.DEFAULT_CALL_BYTES)} of pages, at most half the "
          "pool.")
     # a row of its own: three choices side by side are wider than a third of the page
-    bind(st.segmented_control, "lab_sweep", "Sweep", options=gpu_view.SWEEPS, required=True,
-         from_widget=lambda v: v or gpu_view.SWEEPS[0])
+    bind(st.segmented_control, "lab_sweep", "Sweep", options=gpu_settings.SWEEPS, required=True,
+         from_widget=lambda v: v or gpu_settings.SWEEPS[0])
     return device, impls, default_rounds
 
 
@@ -126,19 +126,19 @@ def _sweep_widget(s, pool: int, a: PlanAnalysis
     """The sweep's list (pages per call, or block sizes) and what the run then times: its pages
     per call and its plans. None while an entry is rejected (the page shows why)."""
     sweep_field = None
-    if s.lab_sweep == "pages per call":
+    if s.lab_sweep == gpu_settings.PAGES_PER_CALL:
         sweep_field, top = "lab_sweep_pages", pool  # a call's pages come from the pool
         suggested = gpu_view.pages_per_call_values(pool)
         bind(st.text_input, sweep_field, "Pages per call to sweep",
-             to_widget=lambda v: gpu_view.counts_text(v or suggested),
+             to_widget=lambda v: gpu_settings.counts_text(v or suggested),
              from_widget=lambda t: _counts_from_widget(t, "pages per call", top, suggested),
              help=f"At most the pool's {pool:,} blocks; the suggestion goes up to half of it.")
-    elif s.lab_sweep == "page bytes":
+    elif s.lab_sweep == gpu_settings.PAGE_BYTES:
         sweep_field, top = "lab_sweep_blocks", MAX_BLOCK_SIZE
         suggested = gpu_view.block_size_values(s.block_size, a.plan.geometry.block_size,
                                                top=top)
         bind(st.text_input, sweep_field, "Block sizes to sweep (tokens)",
-             to_widget=lambda v: gpu_view.counts_text(v or suggested),
+             to_widget=lambda v: gpu_settings.counts_text(v or suggested),
              from_widget=lambda t: _counts_from_widget(t, "block sizes", top, suggested),
              help="Each is planned like the current one (same model, budget, planner and "
              "alignment); P may round up to cover the state rows.")
@@ -157,7 +157,7 @@ def _sweep_widget(s, pool: int, a: PlanAnalysis
         return (s.lab_pages or None,), (a.plan,)
     if sweep_field == "lab_sweep_pages":
         try:  # a link's list may exceed this pool: say so under the list, keep Run disabled
-            return gpu_view.check_counts(s.lab_sweep_pages or suggested, "pages per call",
+            return gpu_settings.check_counts(s.lab_sweep_pages or suggested, "pages per call",
                                          maximum=top), (a.plan,)
         except ValueError as exc:
             st.error(literal(str(exc)))
@@ -195,19 +195,19 @@ def _kernels_from_widget(chosen: list[str], available: tuple[str, ...]) -> tuple
         raise ValueError("kernels: pick at least one (torch runs everywhere)")
     if set(chosen) == set(available):
         return None
-    return gpu_view.in_order(chosen, gpu_settings.KERNELS)
+    return gpu_settings.in_order(chosen, gpu_settings.KERNELS)
 
 
 def _layouts_from_widget(chosen: list[str]) -> tuple[str, ...]:
     if not chosen:
         raise ValueError(f"pool layout: pick at least one ({gpu_settings.SLOT_MAJOR} is the "
                          "engines' default)")
-    return gpu_view.in_order(chosen, gpu_settings.POOL_LAYOUTS)
+    return gpu_settings.in_order(chosen, gpu_settings.POOL_LAYOUTS)
 
 
 def _counts_from_widget(text: str, field: str, maximum: int,
                         suggested: tuple[int, ...]) -> tuple[int, ...] | None:
-    values = gpu_view.parse_counts(text, field, maximum=maximum)
+    values = gpu_settings.parse_counts(text, field, maximum=maximum)
     return None if values == suggested else values
 
 
@@ -240,8 +240,7 @@ def run(bench, cfg: gpu_view.LabSettings, a: PlanAnalysis) -> None:
                       expanded=False)
     model = state().profile().name
     st.session_state[LAST_RUN] = gpu_view.LabRun(
-        results, cfg.sweep, model, gpu_view.plan_key(model, a.plan), cfg.max_blocks,
-        seconds, cfg)
+        results, model, gpu_view.plan_key(model, a.plan), seconds, cfg)
 
 
 def show(last: gpu_view.LabRun, a: PlanAnalysis, cfg: gpu_view.LabSettings | None) -> None:
@@ -249,20 +248,10 @@ def show(last: gpu_view.LabRun, a: PlanAnalysis, cfg: gpu_view.LabSettings | Non
     results = last.results
     first = results[0]
     st.subheader("Results", divider="gray")
-    versions = f"torch {first.torch_version}" + (
-        f", triton {first.triton_version}" if "triton" in first.implementations else "")
-    rounds = f"{first.repeats} timed round{'s' if first.repeats != 1 else ''}"
-    layouts = gpu_view.in_order({r.layout for r in results}, gpu_settings.POOL_LAYOUTS)
-    st.caption(f"{literal(last.model)} on {first.device} ({first.device_name}) · {versions} · "
-               f"{' and '.join(layouts)} pool{'s' if len(layouts) > 1 else ''} · "
-               f"{rounds} after {first.warmup} warm-up · {last.seconds:.1f} s")
-    if last.plan_key != gpu_view.plan_key(state().profile().name, a.plan):
-        st.info("These results are for an earlier model or plan: run again for the current "
-                "one.", icon=":material/history:")
-    elif cfg is not None and last.settings != cfg:
-        st.info("These results are for other run settings than the ones above: run again to "
-                "time these.", icon=":material/history:")
-    allocation = gpu_view.allocation_rows(results, last.max_blocks)
+    st.caption(gpu_view.run_caption(last))
+    if stale := gpu_view.stale_text(last, state().profile().name, a.plan, cfg):
+        st.info(stale, icon=":material/history:")
+    allocation = gpu_view.allocation_rows(results, last.settings.max_blocks)
     if len(allocation) == 1:
         al = allocation[0]
         c = metric_row()
@@ -297,16 +286,14 @@ def show(last: gpu_view.LabRun, a: PlanAnalysis, cfg: gpu_view.LabSettings | Non
     st.caption(sentence_case(first.counting) + ". The copy is torch's copy_ "
                "of the same bytes in the same rounds: a reference, not a ceiling, so a move "
                "can beat it (over 100%) where its kernel streams memory better.")
-    if last.sweep == "one run":
+    if last.settings.sweep == gpu_settings.ONE_RUN:
         fig = charts.bandwidth_bars(gpu_view.bandwidth_series(results, "pages_per_call"),
-                                    title=f"Bandwidth, {first.pages_per_call:,} pages of "
-                                    f"{format_bytes(first.page_bytes)} per call, "
-                                    f"{' vs '.join(layouts)}")
+                                    title=gpu_view.bars_title(results))
         chart(fig, key="gpu.bars", file_name="bandwidth.html")
     else:
-        x = "pages_per_call" if last.sweep == "pages per call" else "page_bytes"
+        x = "pages_per_call" if last.settings.sweep == gpu_settings.PAGES_PER_CALL else "page_bytes"
         fig = charts.bandwidth_sweep(gpu_view.bandwidth_series(results, x), x=x,
-                                     title=gpu_view.sweep_title(results, last.sweep))
+                                     title=gpu_view.sweep_title(results, last.settings.sweep))
         chart(fig, key=f"gpu.sweep.{x}", file_name=f"bandwidth_vs_{x}.html")
     compared = gpu_view.layout_rows(results)
     if compared:

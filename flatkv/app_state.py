@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from fractions import Fraction
 
-from flatkv import app_model, gpu_settings, gpu_view, presets
+from flatkv import app_model, gpu_settings, presets
 from flatkv.analysis import PLANNERS
 from flatkv.budget import Budget, cache_budget, given_budget
 from flatkv.models import MAX_TP, ModelSpec
@@ -173,7 +173,7 @@ class AppState:
     lab_rounds: int | None = None
     lab_max_blocks: int = 0  # 0: automatic
     lab_pages: int = 0  # pages per call, 0: automatic
-    lab_sweep: str = gpu_view.SWEEPS[0]
+    lab_sweep: str = gpu_settings.SWEEPS[0]
     lab_sweep_pages: tuple[int, ...] | None = None
     lab_sweep_blocks: tuple[int, ...] | None = None
 
@@ -383,7 +383,7 @@ def _names(options: tuple[str, ...]) -> Callable[[str, str], tuple[str, ...]]:
         unknown = sorted(set(names) - set(options))
         if unknown or not names:
             raise ValueError(f"{key}={text!r} is not a list of {' / '.join(options)}")
-        return gpu_view.in_order(names, options)
+        return gpu_settings.in_order(names, options)
 
     return parse
 
@@ -393,7 +393,7 @@ def _write_counts(values: object) -> str:
 
 
 def _counts(maximum: int) -> Callable[[str, str], tuple[int, ...]]:
-    return lambda key, text: gpu_view.parse_counts(text, key, maximum=maximum)
+    return lambda key, text: gpu_settings.parse_counts(text, key, maximum=maximum)
 
 
 # URL key -> (AppState field, parser, writer). The model keys are handled apart.
@@ -423,14 +423,14 @@ _SETTINGS: dict[str, tuple[str, Callable[[str, str], object], Callable[[object],
     "mbt": ("max_batched_tokens", _int(1, MAX_CONTEXT), str),
     "lcm_pad": ("lcm_padding_bound", _ratio(PADDING_BOUND_RANGE), repr),
     "b_layout": ("budget_strategy", _auto(_choice(lambda: list(STRATEGIES))), _write_auto(str)),
-    "device": ("lab_device", _auto(gpu_view.check_device_name), _write_auto(str)),
+    "device": ("lab_device", _auto(gpu_settings.check_device_name), _write_auto(str)),
     "kernels": ("lab_kernels", _auto(_names(gpu_settings.KERNELS)), _write_auto(",".join)),
     "layouts": ("lab_layouts", _names(gpu_settings.POOL_LAYOUTS), ",".join),
     "rounds": ("lab_rounds", _auto(_int(1, gpu_settings.MAX_REPEATS)), _write_auto(str)),
-    "max_blocks": ("lab_max_blocks", _int(0, gpu_view.MAX_POOL_BLOCKS), str),
-    "pages": ("lab_pages", _int(0, gpu_view.MAX_POOL_BLOCKS), str),
-    "sweep": ("lab_sweep", _choice(lambda: list(gpu_view.SWEEPS)), str),
-    "sweep_pages": ("lab_sweep_pages", _auto(_counts(gpu_view.MAX_POOL_BLOCKS)),
+    "max_blocks": ("lab_max_blocks", _int(0, gpu_settings.MAX_POOL_BLOCKS), str),
+    "pages": ("lab_pages", _int(0, gpu_settings.MAX_POOL_BLOCKS), str),
+    "sweep": ("lab_sweep", _choice(lambda: list(gpu_settings.SWEEPS)), str),
+    "sweep_pages": ("lab_sweep_pages", _auto(_counts(gpu_settings.MAX_POOL_BLOCKS)),
                     _write_auto(_write_counts)),
     "sweep_blocks": ("lab_sweep_blocks", _auto(_counts(MAX_BLOCK_SIZE)),
                      _write_auto(_write_counts)),

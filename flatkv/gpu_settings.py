@@ -1,13 +1,15 @@
-"""The GPU lab's vocabulary and defaults, shared by the library (``flatkv.gpu``) and the page
-(``flatkv.gpu_view``): mover and layout names, device names, default pool and call sizes, rounds.
+"""The GPU lab's vocabulary and defaults, shared by the library (``flatkv.gpu``), the page
+(``flatkv.gpu_view``) and its link (``flatkv.app_state``): mover, layout, device and sweep names,
+default pool and call sizes, rounds, and the checks of the values a link or the CLI gives.
 
-Torch-free and app-free, so ``flatkv.gpu`` depends on no view code and the page can state the
-very values the library uses without importing torch.
+Torch-free and app-free, so ``flatkv.gpu`` and the URL code depend on no view code, and the page
+can state the very values the library uses without importing torch.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 BENCH_REPEATS = {"cpu": 7, "cuda": 15}  # the library's and the CLI's timed rounds
 # The benchmark's defaults (the page states them).
@@ -32,6 +34,12 @@ PAGE_MAJOR = "page-major"
 POOL_LAYOUTS = (SLOT_MAJOR, PAGE_MAJOR)
 # A device name: cpu, cuda or cuda:N (group 1: N). flatkv.gpu.pool resolves it on the machine.
 DEVICE_NAME = re.compile(r"^(?:cpu|cuda(?::(\d+))?)$")
+MAX_POOL_BLOCKS = 1 << 40  # a cap far past any plan; the plan's own block count bounds the pool
+# What the lab sweeps: one run at the page's settings, or a sweep over one of them.
+ONE_RUN = "one run"
+PAGES_PER_CALL = "pages per call"
+PAGE_BYTES = "page bytes"
+SWEEPS = (ONE_RUN, PAGES_PER_CALL, PAGE_BYTES)
 
 
 def check_pages_fit_pool(field: str, pages: int, pool_blocks: int, cap_field: str) -> None:
@@ -48,3 +56,48 @@ def check_layout(field: str, value: object) -> str:
         raise ValueError(f"{field}={value!r} is not a pool layout: choose one of "
                          f"{', '.join(POOL_LAYOUTS)}")
     return value  # type: ignore[return-value]
+
+
+def check_device_name(field: str, text: str) -> str:
+    """``cpu``, ``cuda`` or ``cuda:N`` (whether this machine has it is the page's question)."""
+    if not DEVICE_NAME.match(text):
+        raise ValueError(f"{field}={text!r} is not a device: give cpu, cuda or cuda:N")
+    return text
+
+
+def in_order(names: Sequence[str], options: Sequence[str]) -> tuple[str, ...]:
+    """``names`` among ``options`` (KERNELS, POOL_LAYOUTS), in ``options``' order: a link and
+    the widget write a choice alike."""
+    return tuple(k for k in options if k in names)
+
+
+def parse_counts(text: str, field: str, *, maximum: int) -> tuple[int, ...]:
+    """``"1, 4, 16"`` -> ``(1, 4, 16)``: whole numbers from 1 to ``maximum``, sorted, once each."""
+    values: set[int] = set()
+    for part in text.replace(";", ",").split(","):
+        part = part.strip().replace("_", "")
+        if not part:
+            continue
+        try:
+            values.add(int(part))
+        except ValueError:
+            raise ValueError(
+                f"{field}: {part!r} is not a whole number; give a list such as 1, 4, 16"
+            ) from None
+    if not values:
+        raise ValueError(f"{field} is empty; give a list such as 1, 4, 16")
+    return check_counts(sorted(values), field, maximum=maximum)
+
+
+def check_counts(values: Sequence[int], field: str, *, maximum: int) -> tuple[int, ...]:
+    """``values`` if each is from 1 to ``maximum``: a list kept from a link is checked against
+    the pool it now meets."""
+    for n in values:
+        if not 1 <= n <= maximum:
+            raise ValueError(f"{field}: {n:,} is out of range; give values from 1 to {maximum:,}")
+    return tuple(values)
+
+
+def counts_text(values: Sequence[int]) -> str:
+    """``(1, 4, 16)`` -> ``"1, 4, 16"``, as parse_counts reads it back."""
+    return ", ".join(map(str, values))

@@ -14,17 +14,18 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from flatkv.analysis import analyze
-from flatkv.app_data import rows_csv
+from flatkv.app_data import markdown_literal, rows_csv
 from flatkv.gpu_settings import (
+    BENCH_REPEATS,
     DEFAULT_POOL_BYTES,
     DEFAULT_SHARE_PERCENT,
-    DEVICE_NAME,
     PAGE_MAJOR,
     POOL_LAYOUTS,
     SLOT_MAJOR,
+    in_order,
 )
 from flatkv.plan import ComponentSpec, FlatMemoryPlan, cdiv
-from flatkv.units import format_bytes
+from flatkv.units import count_text, format_bytes
 
 if TYPE_CHECKING:
     from flatkv.gpu.bench import BenchResult, Figure
@@ -34,8 +35,7 @@ NO_HOST_MIRROR = ("No host mirror figures on the CPU: the pool already is host m
                   "is no bus to cross (pages to and from a pinned host buffer are timed on CUDA).")
 # Timed rounds the page starts with: a CPU run of the default model then takes a few seconds;
 # a GPU round is milliseconds, so it can afford the library's 15 (BENCH_REPEATS).
-PAGE_REPEATS = {"cpu": 3, "cuda": 15}
-SWEEPS = ("one run", "pages per call", "page bytes")
+PAGE_REPEATS = {"cpu": 3, "cuda": BENCH_REPEATS["cuda"]}
 POOL_LAYOUT_HELP = (
     f"Where a page's bytes sit. {SLOT_MAJOR}: one tensor per slot (a slot pairs the j-th layer "
     "of every group: the plan's tensors, allocated as engines do by default), so a page is one "
@@ -43,7 +43,6 @@ POOL_LAYOUT_HELP = (
     "(vLLM's opt-in cross-layer KV blocks), so a page moves as one contiguous row. Same bytes, "
     "same blocks."
 )
-MAX_POOL_BLOCKS = 1 << 40  # a cap far past any plan; the plan's own block count bounds the pool
 # The baselines each figure is a share of, measured in the same run (flatkv.gpu.bench).
 BASELINES = ("copy", "pinned_d2h", "pinned_h2d")
 OPERATION_TITLES = {
@@ -82,13 +81,6 @@ def has_gpu(devices: Sequence[str]) -> bool:
     return any(device_type(d) == "cuda" for d in devices)
 
 
-def check_device_name(field: str, text: str) -> str:
-    """``cpu``, ``cuda`` or ``cuda:N`` (whether this machine has it is the page's question)."""
-    if not DEVICE_NAME.match(text):
-        raise ValueError(f"{field}={text!r} is not a device: give cpu, cuda or cuda:N")
-    return text
-
-
 def pick_device(wanted: str | None, devices: Sequence[str]) -> tuple[str, str | None]:
     """The device the lab uses, and a notice when it is not the one asked for.
 
@@ -104,12 +96,6 @@ def pick_device(wanted: str | None, devices: Sequence[str]) -> tuple[str, str | 
         return wanted, None
     return default, (f"This machine has no {wanted} (it has {', '.join(devices)}): "
                      f"using {default}.")
-
-
-def in_order(names: Sequence[str], options: Sequence[str]) -> tuple[str, ...]:
-    """``names`` among ``options`` (KERNELS, POOL_LAYOUTS), in ``options``' order: a link and
-    the widget write a choice alike."""
-    return tuple(k for k in options if k in names)
 
 
 def pick_kernels(wanted: Sequence[str] | None, available: Sequence[str]) -> tuple[str, ...]:
@@ -161,38 +147,6 @@ def cap_reason_text(reason: str, max_blocks: int | None) -> str:
 
 # --------------------------------------------------------------------------------------------
 # Sweeps
-
-
-def parse_counts(text: str, field: str, *, maximum: int) -> tuple[int, ...]:
-    """``"1, 4, 16"`` -> ``(1, 4, 16)``: whole numbers from 1 to ``maximum``, sorted, once each."""
-    values: set[int] = set()
-    for part in text.replace(";", ",").split(","):
-        part = part.strip().replace("_", "")
-        if not part:
-            continue
-        try:
-            values.add(int(part))
-        except ValueError:
-            raise ValueError(
-                f"{field}: {part!r} is not a whole number; give a list such as 1, 4, 16"
-            ) from None
-    if not values:
-        raise ValueError(f"{field} is empty; give a list such as 1, 4, 16")
-    return check_counts(sorted(values), field, maximum=maximum)
-
-
-def check_counts(values: Sequence[int], field: str, *, maximum: int) -> tuple[int, ...]:
-    """``values`` if each is from 1 to ``maximum``: a list kept from a link is checked against
-    the pool it now meets."""
-    for n in values:
-        if not 1 <= n <= maximum:
-            raise ValueError(f"{field}: {n:,} is out of range; give values from 1 to {maximum:,}")
-    return tuple(values)
-
-
-def counts_text(values: Sequence[int]) -> str:
-    """``(1, 4, 16)`` -> ``"1, 4, 16"``, as parse_counts reads it back."""
-    return ", ".join(map(str, values))
 
 
 def pages_per_call_values(pool_blocks: int, *, points: int = 5) -> tuple[int, ...]:
@@ -290,18 +244,55 @@ class LabRun:
     """One click of Run: its results and what they were measured for."""
 
     results: tuple[BenchResult, ...]
-    sweep: str  # one of SWEEPS
     model: str
     plan_key: tuple  # (model, plan) the page showed when it ran: stale when either moved
-    max_blocks: int | None  # the user's cap (None: the benchmark's default)
     seconds: float
-    settings: LabSettings  # what it timed: stale when the page's settings moved
+    settings: LabSettings  # what it timed (its sweep, the cap): stale when the page's moved
 
 
 def plan_key(model: str, plan: FlatMemoryPlan) -> tuple:
     """What a run was measured for. The whole plan, not its geometry: packed slabs and one
     tensor per component share P and block bytes but allocate different tensors."""
     return (model, plan)
+
+
+def timed_layouts(results: Sequence[BenchResult]) -> tuple[str, ...]:
+    """The pool layouts a run timed, in POOL_LAYOUTS' order."""
+    return in_order({r.layout for r in results}, POOL_LAYOUTS)
+
+
+def bars_title(results: Sequence[BenchResult]) -> str:
+    """``Bandwidth, 8 pages of 1.53 KiB per call, slot-major vs page-major``: one run's chart
+    title (its pages and page bytes are the same in every result)."""
+    first = results[0]
+    return (f"Bandwidth, {first.pages_per_call:,} pages of {format_bytes(first.page_bytes)} per "
+            f"call, {' vs '.join(timed_layouts(results))}")
+
+
+def run_caption(run: LabRun) -> str:
+    """What a kept run measured on: model, device, versions, pool layouts, rounds, seconds
+    (Markdown: the model's name as typed)."""
+    first = run.results[0]
+    versions = f"torch {first.torch_version}" + (
+        f", triton {first.triton_version}" if "triton" in first.implementations else "")
+    layouts = timed_layouts(run.results)
+    return (f"{markdown_literal(run.model)} on {first.device} ({first.device_name}) · {versions} · "
+            f"{' and '.join(layouts)} pool{'s' if len(layouts) > 1 else ''} · "
+            f"{count_text(first.repeats, 'timed round')} after {first.warmup} warm-up · "
+            f"{run.seconds:.1f} s")
+
+
+def stale_text(run: LabRun, model: str, plan: FlatMemoryPlan,
+               settings: LabSettings | None) -> str:
+    """Why a kept run no longer shows what the page would time now: another model or plan, or
+    other run settings (``settings`` None while an entry is rejected: those cannot tell).
+    Empty while it still does."""
+    if run.plan_key != plan_key(model, plan):
+        return "These results are for an earlier model or plan: run again for the current one."
+    if settings is not None and run.settings != settings:
+        return ("These results are for other run settings than the ones above: run again to "
+                "time these.")
+    return ""
 
 
 # --------------------------------------------------------------------------------------------
@@ -518,7 +509,8 @@ def bandwidth_series(results: Sequence[BenchResult], x: str) -> list[Series]:
 def results_json(run: LabRun) -> str:
     """Every result's summary (the CLI's --json) with what the run was for, and the layouts
     side by side when the run timed both (``layout_rows``; absent otherwise)."""
-    data = {"model": run.model, "sweep": run.sweep, "max_blocks": run.max_blocks,
+    data = {"model": run.model, "sweep": run.settings.sweep,
+            "max_blocks": run.settings.max_blocks,
             "results": [r.summary() for r in run.results]}
     if layouts := layout_rows(run.results, text=False):
         data["layouts"] = layouts

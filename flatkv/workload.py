@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from flatkv.plan import (
     FULL_ATTENTION,
@@ -32,6 +33,9 @@ from flatkv.plan import (
     check_int,
 )
 from flatkv.profile import SLIDING_WINDOW_MISSING
+
+if TYPE_CHECKING:
+    from flatkv.strategies.base import StrategyResult
 
 
 @dataclass(frozen=True)
@@ -151,7 +155,7 @@ def pool_from_plan(plan: FlatMemoryPlan, *, sliding_window: int | None = None) -
     return PagePool(geo.num_blocks, geo.block_size, groups, sliding_window)
 
 
-def as_pool(plan: object) -> PagePool:
+def as_pool(plan: PagePool | FlatMemoryPlan | StrategyResult) -> PagePool:
     """A PagePool from a PagePool, a strategy result (its ``pool``) or a FlatMemoryPlan."""
     if isinstance(plan, PagePool):
         return plan
@@ -166,7 +170,8 @@ def as_pool(plan: object) -> PagePool:
     )
 
 
-def group_pages(pool: PagePool, workload: Workload) -> dict[str, int]:
+def group_pages(pool: PagePool | FlatMemoryPlan | StrategyResult,
+                workload: Workload) -> dict[str, int]:
     """Pages each group of ``pool`` needs for ``workload``, by group name."""
     pool = as_pool(pool)
     return {
@@ -177,14 +182,14 @@ def group_pages(pool: PagePool, workload: Workload) -> dict[str, int]:
     }
 
 
-def units_needed(pool: PagePool, workload: Workload) -> int:
+def units_needed(pool: PagePool | FlatMemoryPlan | StrategyResult, workload: Workload) -> int:
     """Units the workload takes: ``sum over groups of ceil(pages_g / pages_per_unit_g)``."""
     pool = as_pool(pool)
     pages: Mapping[str, int] = group_pages(pool, workload)
     return sum(cdiv(pages[g.name], g.pages_per_unit) for g in pool.groups)
 
 
-def covers(pool: PagePool, workload: Workload) -> bool:
+def covers(pool: PagePool | FlatMemoryPlan | StrategyResult, workload: Workload) -> bool:
     """Whether ``pool`` (a PagePool, FlatMemoryPlan or paged strategy result) holds every page
     ``workload`` needs."""
     pool = as_pool(pool)
@@ -192,7 +197,8 @@ def covers(pool: PagePool, workload: Workload) -> bool:
 
 
 def max_requests(
-    pool: PagePool, *, context_tokens: int, scheduled_tokens: int = DEFAULT_SCHEDULED_TOKENS,
+    pool: PagePool | FlatMemoryPlan | StrategyResult, *, context_tokens: int,
+    scheduled_tokens: int = DEFAULT_SCHEDULED_TOKENS,
     margin: int = 0
 ) -> int:
     """Largest R such that R requests at ``context_tokens`` fit in ``pool`` (0 if none fits).

@@ -12,7 +12,7 @@ from dataclasses import replace
 
 import pytest
 
-from flatkv import gpu_view
+from flatkv import gpu_settings, gpu_view
 from flatkv.gpu.bench import BenchResult, Figure
 from flatkv.gpu.pool import AllocationReport
 from flatkv.plan import components_from_layers, plan_component_tensors, plan_tensors
@@ -48,27 +48,33 @@ def test_the_module_and_the_charts_import_without_torch():
     code = ("import sys, flatkv.gpu_view, flatkv.charts; "
             "sys.exit('torch' in sys.modules)")
     assert subprocess.run([sys.executable, "-c", code]).returncode == 0
+    # the URL code reads the lab's settings from gpu_settings, not from the page's view code
+    code = ("import sys, flatkv.app_state; "
+            "sys.exit('flatkv.gpu_view' in sys.modules or 'torch' in sys.modules)")
+    assert subprocess.run([sys.executable, "-c", code]).returncode == 0
 
 
 def test_parse_counts():
-    assert gpu_view.parse_counts(" 16, 4,1 ,4", "pages per call", maximum=20) == (1, 4, 16)
-    assert gpu_view.parse_counts("1_024", "block sizes", maximum=2048) == (1024,)
+    assert gpu_settings.parse_counts(" 16, 4,1 ,4", "pages per call", maximum=20) == (1, 4, 16)
+    assert gpu_settings.parse_counts("1_024", "block sizes", maximum=2048) == (1024,)
     with pytest.raises(ValueError, match="pages per call: 'x' is not a whole number"):
-        gpu_view.parse_counts("1, x", "pages per call", maximum=20)
+        gpu_settings.parse_counts("1, x", "pages per call", maximum=20)
     with pytest.raises(ValueError, match="pages per call: 21 is out of range; give values "
                        "from 1 to 20"):
-        gpu_view.parse_counts("21", "pages per call", maximum=20)
+        gpu_settings.parse_counts("21", "pages per call", maximum=20)
     with pytest.raises(ValueError, match="block sizes is empty"):
-        gpu_view.parse_counts(" , ", "block sizes", maximum=20)
+        gpu_settings.parse_counts(" , ", "block sizes", maximum=20)
 
 
 def test_check_counts_and_counts_text():
-    assert gpu_view.check_counts((1, 4), "pages per call", maximum=4) == (1, 4)
+    assert gpu_settings.check_counts((1, 4), "pages per call", maximum=4) == (1, 4)
     with pytest.raises(ValueError, match="pages per call: 8 is out of range; give values from "
                        "1 to 4"):
-        gpu_view.check_counts((1, 8), "pages per call", maximum=4)  # a link's list, a small pool
-    assert gpu_view.counts_text((1, 4, 16)) == "1, 4, 16"
-    assert gpu_view.parse_counts(gpu_view.counts_text((1, 4, 16)), "x", maximum=16) == (1, 4, 16)
+        # a link's list, a small pool
+        gpu_settings.check_counts((1, 8), "pages per call", maximum=4)
+    assert gpu_settings.counts_text((1, 4, 16)) == "1, 4, 16"
+    text = gpu_settings.counts_text((1, 4, 16))
+    assert gpu_settings.parse_counts(text, "x", maximum=16) == (1, 4, 16)
 
 
 def test_pick_device_prefers_the_first_gpu_and_falls_back_with_a_notice():
@@ -82,7 +88,7 @@ def test_pick_device_prefers_the_first_gpu_and_falls_back_with_a_notice():
         "cpu", "This machine has no cuda:1 (it has cpu): using cpu.")
     assert gpu_view.pick_device("cuda:2", gpus)[0] == "cuda:0"
     with pytest.raises(ValueError, match="device='tpu' is not a device: give cpu, cuda or cuda:N"):
-        gpu_view.check_device_name("device", "tpu")
+        gpu_settings.check_device_name("device", "tpu")
 
 
 def test_pick_kernels_keeps_what_runs_here():
@@ -278,9 +284,11 @@ def test_pool_text_and_sweep_title_say_what_a_run_holds():
 
 
 def test_exports():
-    run = gpu_view.LabRun((result(),), "one run", "tiny", ("tiny", None), 40, 0.5, None)
+    settings = gpu_view.LabSettings("cpu", ("torch",), ("slot-major",), 1, 40, (8,), (),
+                                    "one run")
+    run = gpu_view.LabRun((result(),), "tiny", ("tiny", None), 0.5, settings)
     data = json.loads(gpu_view.results_json(run))
-    assert data["model"] == "tiny" and data["max_blocks"] == 40
+    assert (data["model"], data["sweep"], data["max_blocks"]) == ("tiny", "one run", 40)
     assert data["results"][0]["gather_gbps"] == 10.0
     assert data["results"][0]["call_bytes"] == 12_544
     rows = list(csv.DictReader(io.StringIO(gpu_view.results_csv(run.results))))
@@ -289,7 +297,7 @@ def test_exports():
     assert "layouts" not in data  # one layout timed: nothing side by side
     # both layouts timed: the JSON sets them side by side as the page does (gather 10 vs 16)
     both = gpu_view.LabRun((result(), result(gbps=(20.0, 16.0, 18.0), layout="page-major")),
-                           "one run", "tiny", ("tiny", None), 40, 0.5, None)
+                           "tiny", ("tiny", None), 0.5, settings)
     layouts = json.loads(gpu_view.results_json(both))["layouts"]
     assert [(r["operation"], r["page-major / slot-major"]) for r in layouts] == [
         ("gather", 1.6), ("scatter", 18.0 / 16.0), ("state_copy", 1.0)]
@@ -325,3 +333,29 @@ def test_a_run_is_stale_when_the_planner_changes_though_p_and_block_bytes_do_not
     assert gpu_view.plan_key("m", packed) == gpu_view.plan_key(
         "m", plan_tensors(comps, block_size=16, alignment=16, budget_bytes=10**9))
     assert gpu_view.plan_key("m", packed) != gpu_view.plan_key("other", packed)
+    # what the page says of a kept run: current, another plan, other settings
+    settings = gpu_view.LabSettings("cpu", ("torch",), ("slot-major",), 3, None, (None,),
+                                    (packed,), "one run")
+    run = gpu_view.LabRun((result(),), "m", gpu_view.plan_key("m", packed), 0.5, settings)
+    assert gpu_view.stale_text(run, "m", packed, settings) == ""
+    assert gpu_view.stale_text(run, "m", packed, None) == ""  # an entry rejected: cannot tell
+    assert gpu_view.stale_text(run, "m", each, settings).startswith(
+        "These results are for an earlier model or plan")
+    more_rounds = gpu_view.LabSettings("cpu", ("torch",), ("slot-major",), 5, None, (None,),
+                                       (packed,), "one run")
+    assert gpu_view.stale_text(run, "m", packed, more_rounds).startswith(
+        "These results are for other run settings")
+
+
+def test_a_kept_run_says_what_it_measured_on():
+    settings = gpu_view.LabSettings("cpu", ("torch",), ("slot-major", "page-major"), 1, 40,
+                                    (8,), (), "one run")
+    both = (result(layout="page-major"), result())
+    run = gpu_view.LabRun(both, "a*b", ("a*b", None), 1.5, settings)
+    # the name as typed (no Markdown emphasis), the layouts in their usual order
+    assert gpu_view.run_caption(run) == (
+        "a\\*b on cpu (test cpu) · torch 2.x · slot-major and page-major pools · 1 timed "
+        "round after 1 warm-up · 1.5 s")
+    # 8 pages of 1,568 B
+    assert gpu_view.bars_title(both) == (
+        "Bandwidth, 8 pages of 1.53 KiB per call, slot-major vs page-major")
