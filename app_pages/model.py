@@ -92,6 +92,10 @@ def _edit_text(field: str) -> None:
     _edited(lambda d: replace(d, **{field: ss[_spec_key(field)]}))
 
 
+def _edit_heads() -> None:
+    _edited(lambda d: replace(d, attention_heads=int(ss[_spec_key("attention_heads")]) or None))
+
+
 def _edit_field(kind: str, field: str) -> None:
     _edited(lambda d: d.with_field(kind, field, int(ss[_spec_key(field, kind)])))
 
@@ -125,6 +129,7 @@ def _show_draft(draft: SpecDraft) -> None:
     show_value(_spec_key("pattern"), draft.pattern)
     for d in DTYPE_FIELDS:
         show_value(_spec_key(d), getattr(draft, d))
+    show_value(_spec_key("attention_heads"), draft.attention_heads or 0)
     for kind, geometry in draft.kinds:
         for field, value in geometry:
             if field != "kind":
@@ -144,10 +149,15 @@ def spec_editor(spec: ModelSpec | None) -> None:
     c2.text_input("Layer pattern (over the kind names below)", key="spec.pattern",
                   on_change=_edit_text, args=("pattern",),
                   help="e.g. (3*gdn,full)*12 or (mamba2,full)*2; the names are the kinds")
-    c = st.columns(3)
+    c = st.columns(4)
     for col, d in zip(c, DTYPE_FIELDS):
         col.selectbox(d.replace("_", " "), KNOWN_DTYPES, key=_spec_key(d),
                       on_change=_edit_text, args=(d,))
+    c[3].number_input("attention heads (0 = not checked)", key=_spec_key("attention_heads"),
+                      min_value=0, step=1, on_change=_edit_heads,
+                      help="The config's num_attention_heads (query heads). No cache holds "
+                      "them, but engines split them over TP and refuse a TP that does not "
+                      "divide them.")
     for name, geometry in draft.kinds:
         kind = dict(geometry)["kind"]
         fields = [f for f, _ in geometry if f != "kind"]
@@ -319,8 +329,10 @@ def summary() -> None:
                      if profile.architectures else "")
     config_ssm = (f" · config mamba_ssm_dtype: {profile.config_mamba_ssm_dtype} (SGLang's ssm "
                   "dtype)" if profile.config_mamba_ssm_dtype else "")
+    heads = (f" · {spec.attention_heads:,} attention heads (a TP must divide them)"
+             if spec is not None and spec.attention_heads else "")
     st.caption(f"Per TP rank (TP {s.tp if spec is not None else 'as given'}){dtypes}"
-               f"{architectures}{config_ssm}.")
+               f"{heads}{architectures}{config_ssm}.")
     table(app_model.spec_kind_rows(spec) if spec is not None else kinds)
     if spec is not None:
         st.caption("The config's figures, whole model (the bytes above are per TP rank):")

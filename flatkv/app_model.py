@@ -47,8 +47,9 @@ CUSTOM_SPEC = "spec"  # the model is the edited specification carried in the URL
 DEFAULT_MODEL = "Qwen3-Next-80B-A3B"
 # what a link carries of a spec; the source says where it came from (a config.json's ssm dtype),
 # the architectures how SGLang pools its sliding layers
-_URL_SPEC_FIELDS = ("format", "name", "source", "model_layers", "architectures", "kv_dtype",
-                    "conv_dtype", "ssm_dtype", "config_mamba_ssm_dtype", "kinds", "pattern")
+_URL_SPEC_FIELDS = ("format", "name", "source", "model_layers", "attention_heads",
+                    "architectures", "kv_dtype", "conv_dtype", "ssm_dtype",
+                    "config_mamba_ssm_dtype", "kinds", "pattern")
 MAX_SPEC_URL = 8192  # characters of a packed spec in a link
 
 
@@ -376,6 +377,7 @@ class SpecDraft:
     kv_dtype: str = "bfloat16"
     conv_dtype: str = "bfloat16"
     ssm_dtype: str = "bfloat16"
+    attention_heads: int | None = None  # query heads, which decide the TPs the model takes
     # carried from the model edited (no widget): what SGLang reads of its config
     architectures: tuple[str, ...] = ()
     config_mamba_ssm_dtype: str | None = None
@@ -386,8 +388,8 @@ class SpecDraft:
             name=spec.name,
             kinds=tuple((n, _freeze(layer.geometry())) for n, layer in spec.kinds.items()),
             pattern=spec.pattern, kv_dtype=spec.kv_dtype, conv_dtype=spec.conv_dtype,
-            ssm_dtype=spec.ssm_dtype, architectures=spec.architectures,
-            config_mamba_ssm_dtype=spec.config_mamba_ssm_dtype,
+            ssm_dtype=spec.ssm_dtype, attention_heads=spec.attention_heads,
+            architectures=spec.architectures, config_mamba_ssm_dtype=spec.config_mamba_ssm_dtype,
         )
 
     @property
@@ -444,6 +446,7 @@ class SpecDraft:
         return {"format": FORMAT, "name": self.name.strip() or "edited model",
                 **{d: getattr(self, d) for d in DTYPE_FIELDS},
                 "kinds": {n: dict(g) for n, g in self.kinds}, "pattern": self.pattern,
+                **({"attention_heads": self.attention_heads} if self.attention_heads else {}),
                 **({"architectures": list(self.architectures)} if self.architectures else {}),
                 **({"config_mamba_ssm_dtype": self.config_mamba_ssm_dtype}
                    if self.config_mamba_ssm_dtype else {})}

@@ -484,15 +484,23 @@ def _state_layer(text: Any, model_type: str) -> CacheLayer:
             n_heads=g("mamba_num_heads"), head_dim=g("mamba_head_dim"),
             d_state=g("ssm_state_size"), n_groups=g("n_groups"), conv_kernel=g("conv_kernel"),
         )
-    if model_type == "zamba2":  # heads of (expand x hidden) // n_mamba_heads, as vLLM sizes them
+    if model_type == "zamba2":
+        # vLLM sizes the conv state by mamba_expand x hidden_size and the ssm state by
+        # n_mamba_heads x mamba_headdim (transformers derives the heads from the two)
         n_heads, d_inner = g("n_mamba_heads"), g("mamba_expand") * g("hidden_size")
         if d_inner % n_heads:
             raise ValueError(
                 f"config.json n_mamba_heads = {n_heads} does not divide mamba_expand x "
                 f"hidden_size = {d_inner:,}: the mamba heads would not cover the inner "
                 "dimension; check the model's values")
+        head_dim = g("mamba_headdim")
+        if n_heads * head_dim != d_inner:
+            raise ValueError(
+                f"config.json n_mamba_heads x mamba_headdim = {n_heads} x {head_dim} is not "
+                f"mamba_expand x hidden_size = {d_inner:,}: the mamba heads would not cover "
+                "the inner dimension; check the model's values")
         return Mamba2Layer(
-            n_heads=n_heads, head_dim=d_inner // n_heads,
+            n_heads=n_heads, head_dim=head_dim,
             d_state=g("mamba_d_state"), n_groups=g("mamba_ngroups"), conv_kernel=g("mamba_d_conv"),
         )
     if family == "mamba2":  # granitemoehybrid, bamba, falcon_h1 share the mamba_* names
@@ -621,19 +629,36 @@ def _kv_dtype_of(cfg: Mapping[str, Any], model_dtype: str) -> tuple[str, str]:
     return model_dtype, f"quantization_config's {key} {shown} not applied: {why}"
 
 
-def _ssm_dtype_of(text: Any, model_dtype: str, cfg: dict) -> tuple[str, str]:
-    """The ssm state dtype and where it comes from: the config's own entry, or a default the
-    transformers class fills in (Nemotron-H: float32, twice the state of the model dtype)."""
+# The config field vLLM takes the ssm state's dtype from, by model type: its per-model hooks
+# read Qwen3.5's mamba_ssm_dtype and Nemotron-H's mamba_ssm_cache_dtype (which transformers
+# defaults to float32); every other model keeps the state in the model dtype
+# (--mamba-ssm-cache-dtype auto), whatever its config says.
+_VLLM_SSM_DTYPE_FIELD = {
+    "qwen3_5": "mamba_ssm_dtype", "qwen3_5_text": "mamba_ssm_dtype",
+    "qwen3_5_moe": "mamba_ssm_dtype", "qwen3_5_moe_text": "mamba_ssm_dtype",
+    "nemotron_h": "mamba_ssm_cache_dtype",
+}
+
+
+def _ssm_dtype_of(text: Any, model_dtype: str, cfg: dict, model_type: str) -> tuple[str, str]:
+    """The ssm state dtype vLLM keeps and where it comes from: the config entry its hook for
+    this model reads, or the default the transformers class fills in (Nemotron-H: float32,
+    twice the state of the model dtype); else the model dtype, saying so when the config names
+    an ssm dtype vLLM does not read for this model."""
     given = {**cfg, **(cfg.get("text_config") or {})}
-    for attr in ("mamba_ssm_dtype", "mamba_ssm_cache_dtype"):
-        value = getattr(text, attr, None)
-        if value is not None and str(value) != "auto":
-            try:
-                dtype = canonical_dtype(value)
-            except ValueError as exc:
-                raise ValueError(f"config.json {attr}: {exc}") from None
-            whose = "the config's" if attr in given else "transformers' default for"
-            return dtype, f"{whose} {attr}"
+    attr = _VLLM_SSM_DTYPE_FIELD.get(model_type)
+    value = getattr(text, attr, None) if attr else None
+    if value is not None and str(value) != "auto":
+        try:
+            dtype = canonical_dtype(value)
+        except ValueError as exc:
+            raise ValueError(f"config.json {attr}: {exc}") from None
+        whose = "the config's" if attr in given else "transformers' default for"
+        return dtype, f"{whose} {attr}"
+    readers = {"mamba_ssm_dtype": "Qwen3.5", "mamba_ssm_cache_dtype": "Nemotron-H"}
+    ignored = next((f for f in readers if f in given), None)
+    if ignored:
+        return model_dtype, f"the model dtype (vLLM reads {ignored} only for {readers[ignored]})"
     return model_dtype, "the model dtype"
 
 
@@ -662,6 +687,10 @@ def spec_from_hf_config(
     has_kv = any(not layer.is_state for layer in layers)
     # a state-only model has no KV cache for a quantization_config to change
     kv_dtype, kv_note = _kv_dtype_of(cfg, model_dtype) if has_kv else (model_dtype, "")
+    # the query heads: engines split them over TP, so they decide which TPs the model takes
+    attention_heads = recorded.used.get("num_attention_heads")
+    if attention_heads is None and has_kv:  # MLA reads no head count for its cache
+        attention_heads = _get(recorded, "num_attention_heads", model_type)
     try:
         n_model = int(getattr(text, "num_hidden_layers", 0) or 0)
     except (TypeError, ValueError):
@@ -679,7 +708,7 @@ def spec_from_hf_config(
         source = f"config.json{where} (model_type {model_type}), resolved with transformers"
     if text is not resolved:
         _refuse_top_level_text_fields(cfg, recorded.used, model_type)
-    ssm_dtype, ssm_why = _ssm_dtype_of(text, model_dtype, cfg)
+    ssm_dtype, ssm_why = _ssm_dtype_of(text, model_dtype, cfg, model_type)
     sglang_ssm_dtype, sglang_note = _sglang_ssm_dtype_of(text)
     for note in (_not_given_note(cfg, recorded.used), dtype_note, kv_note):
         if note:
@@ -693,6 +722,7 @@ def spec_from_hf_config(
         ssm_dtype=ssm_dtype, tp=1, source=source,
         model_layers=n_model if 0 < n_model <= MAX_CACHE_LAYERS else None,
         architectures=_architectures_of(cfg), config_mamba_ssm_dtype=sglang_ssm_dtype,
+        attention_heads=attention_heads,
     )
 
 

@@ -95,6 +95,7 @@ def model_report(spec: ModelSpec) -> dict[str, Any]:
         "sliding_window": profile.sliding_window,
         "cache_layers": len(spec.layers),
         "model_layers": spec.model_layers,
+        "attention_heads": spec.attention_heads,  # query heads: they limit the TPs
         "counts": {label: profile.count(label) for label in dict.fromkeys(profile.layer_types)},
         "pattern": spec.pattern,
         "kinds": [
@@ -136,6 +137,9 @@ def format_model_text(report: dict[str, Any]) -> str:
         f" from {report['model_layers']} model layers" if report["model_layers"] else ""
     )
     lines.append(f"cache layers: {report['cache_layers']}{model_layers} ({counts})")
+    if report["attention_heads"]:
+        lines.append(f"attention heads: {report['attention_heads']} (query heads; a tp must "
+                     "divide them)")
     lines.append(f"pattern: {report['pattern']}")
     for row in report["kinds"]:
         geometry = ", ".join(f"{k}={v}" for k, v in row["geometry"].items() if k != "kind")

@@ -341,6 +341,10 @@ class ModelSpec:
     config_mamba_ssm_dtype: the config's ``mamba_ssm_dtype`` when it names a dtype SGLang reads,
     else None; SGLang keeps the ssm state in it (``ssm_dtype`` is what vLLM keeps, and may come
     from ``mamba_ssm_cache_dtype`` or the model dtype instead).
+    attention_heads: the config's ``num_attention_heads`` (query heads), None when unknown. No
+    cache holds query heads, but engines split them over the ranks and refuse a tp that does
+    not divide them (vLLM: "Total number of attention heads (28) must be divisible by tensor
+    parallel size (8)"), so such a tp is refused here too.
     """
 
     name: str
@@ -354,6 +358,7 @@ class ModelSpec:
     notes: str = ""
     architectures: tuple[str, ...] = ()
     config_mamba_ssm_dtype: str | None = None
+    attention_heads: int | None = None
     _kind_names: tuple[tuple[CacheLayer, str], ...] = field(
         default=(), repr=False, compare=False
     )
@@ -389,6 +394,8 @@ class ModelSpec:
                   hint="give the number of GPUs the model is split over")
         if self.model_layers is not None:
             _check_dim("model_layers", self.model_layers, maximum=MAX_CACHE_LAYERS)
+        if self.attention_heads is not None:
+            _check_dim("attention_heads", self.attention_heads)
         # Name each distinct geometry once (first appearance order) and check it at this tp.
         names: dict[CacheLayer, str] = dict(self._kind_names)
         used = set(names.values())
@@ -407,14 +414,15 @@ class ModelSpec:
             self._check_split(self.tp)
         except ValueError as exc:
             fits = [str(t) for t in range(1, SHOWN_TP + 1) if self.splits_over(t)]
-            raise ValueError(f"{exc} (tp up to {SHOWN_TP} that split its cache layers: "
+            raise ValueError(f"{exc} (tp up to {SHOWN_TP} that split the model: "
                              f"{', '.join(fits[:8])}{', ...' if len(fits) > 8 else ''})"
                              if fits else str(exc)) from None
 
     def _check_split(self, tp: int) -> None:
         """Raise the ValueError of the first layer kind that does not split over ``tp``, under
         the kind's name in this model (``full.kv_heads``, not the type's ``attention.kv_heads``),
-        as the Model page and the spec JSON name it."""
+        as the Model page and the spec JSON name it; then the query heads, which no cache
+        holds but every attention layer splits."""
         for layer, name in self._kind_names:
             try:
                 layer.kv_bytes_per_slot(tp, self.kv_dtype)
@@ -424,6 +432,10 @@ class ModelSpec:
                 if text.startswith(layer.kind + "."):
                     text = name + text[len(layer.kind):]
                 raise ValueError(text) from None
+        if self.attention_heads is not None and self.attention_heads % tp:
+            raise ValueError(
+                f"attention_heads = {self.attention_heads} is not divisible by tp = {tp}: "
+                "choose a tp that divides it (engines split the query heads over the ranks)")
 
     def splits_over(self, tp: int) -> bool:
         """Whether every cache layer kind splits over ``tp`` ranks (heads, groups)."""
@@ -605,6 +617,8 @@ class ModelSpec:
             out["notes"] = self.notes
         if self.model_layers is not None:
             out["model_layers"] = self.model_layers
+        if self.attention_heads is not None:
+            out["attention_heads"] = self.attention_heads
         if self.architectures:
             out["architectures"] = list(self.architectures)
         out.update(tp=self.tp, kv_dtype=self.kv_dtype, conv_dtype=self.conv_dtype,
@@ -627,7 +641,7 @@ class ModelSpec:
         allowed = {
             "format", "name", "source", "notes", "model_layers", "tp", "kv_dtype",
             "conv_dtype", "ssm_dtype", "kinds", "pattern", "architectures",
-            "config_mamba_ssm_dtype",
+            "config_mamba_ssm_dtype", "attention_heads",
         }
         unknown = sorted(set(data) - allowed)
         if unknown:
@@ -656,7 +670,8 @@ class ModelSpec:
         options = {
             key: data[key]
             for key in ("source", "notes", "model_layers", "tp", "kv_dtype", "conv_dtype",
-                        "ssm_dtype", "architectures", "config_mamba_ssm_dtype")
+                        "ssm_dtype", "architectures", "config_mamba_ssm_dtype",
+                        "attention_heads")
             if key in data
         }
         return cls.from_pattern(name=data["name"], kinds=kinds, pattern=data["pattern"], **options)

@@ -257,7 +257,7 @@ def test_a_tp_that_does_not_split_the_model_leaves_the_editor_open():
     assert not at.exception
     assert [shown(e) for e in at.error] == [
         "gdn.k_heads = 16 is not divisible by tp = 3: choose a tp that divides it (tp up to 64 "
-        "that split its cache layers: 1, 2, 4, 8, 16). Shown below at TP 1; the other pages "
+        "that split the model: 1, 2, 4, 8, 16). Shown below at TP 1; the other pages "
         "need a TP that splits the model (the sidebar's)."]
     assert at.number_input(key="spec.gdn.k_heads").value == 16
     assert at.text_input(key="spec.pattern").value == "(3*gdn,full)*12"
@@ -317,6 +317,29 @@ def test_model_page_edits_heads_and_dtypes_of_a_preset():
     assert again.dataframe[0].value.iloc[0]["KV bytes per token"] == 1024
 
 
+def test_the_editor_keeps_and_edits_the_attention_heads():
+    # Llama's 32 query heads come with the preset; 24 heads do not split over TP 16 (8 KV heads
+    # would): the edit is refused with the reason, the model stays at 32
+    at = open_app("app_pages/model.py", {"model": "Llama-3.1-8B", "tp": "16"})
+    at.segmented_control(key="model.source").set_value("Edit by hand").run()
+    assert at.number_input(key="spec.attention_heads").value == 32
+    at.number_input(key="spec.attention_heads").set_value(24).run()
+    assert not at.exception
+    assert [shown(e) for e in at.error] == [
+        "attention_heads = 24 is not divisible by tp = 16: choose a tp that divides it (engines "
+        "split the query heads over the ranks) (tp up to 64 that split the model: 1, 2, 4, 8, "
+        "24). Until it is fixed, every page (and the summary below) shows the last valid model."]
+    assert at.query_params["model"] == "Llama-3.1-8B"
+    # 0: not checked, so any TP the KV heads take; the link carries the edit
+    at.number_input(key="spec.attention_heads").set_value(0).run()
+    assert_clean(at)
+    assert at.query_params["model"] == "spec"
+    again = open_app("app_pages/model.py", {**at.query_params, "tp": "48"})
+    assert_clean(again)  # 8 KV heads, each on 6 of 48 ranks
+    assert any("attention heads" not in c.value and c.value.startswith("Per TP rank (TP 48)")
+               for c in again.caption)
+
+
 def test_model_page_builds_a_hybrid_from_scratch():
     at = open_app("app_pages/model.py")
     at.segmented_control(key="model.source").set_value("Edit by hand").run()
@@ -371,7 +394,8 @@ def test_model_page_builds_a_hybrid_from_scratch():
 
 
 def test_a_config_json_that_does_not_split_over_the_sidebar_tp_is_refused():
-    # 12 KV heads over TP 8: the load says why and the current model stays
+    # 12 KV heads over TP 8: the load says why and the current model stays; TP 24 would
+    # replicate the KV heads but not split the 12 query heads
     at = open_app("app_pages/model.py", {"model": "Llama-3.1-8B", "tp": "8"})
     at.segmented_control(key="model.source").set_value("config.json").run()
     at.text_area(key="hf.paste").set_value(json.dumps({
@@ -380,8 +404,8 @@ def test_a_config_json_that_does_not_split_over_the_sidebar_tp_is_refused():
     at.button(key="hf.load").click().run()
     assert [shown(e) for e in at.error] == [
         "full.kv_heads = 12 is not divisible by tp = 8: choose a tp that divides the KV "
-        "heads or is a multiple of them (tp up to 64 that split its cache layers: 1, 2, 3, 4, 6, "
-        "12, 24, 36, ...)"]
+        "heads or is a multiple of them (tp up to 64 that split the model: 1, 2, 3, 4, 6, "
+        "12)"]
     assert at.query_params["model"] == "Llama-3.1-8B" and shown(at.subheader[0]) == "Llama-3.1-8B"
 
 
@@ -905,7 +929,7 @@ def test_a_bad_setting_is_explained_once_on_the_page(page):
     # one error box; the sidebar only points at it
     assert [shown(e).split(". Shown below")[0] for e in at.error] == [
         "gdn.k_heads = 16 is not divisible by tp = 3: choose a tp that divides it (tp up to 64 "
-        "that split its cache layers: 1, 2, 4, 8, 16)"]
+        "that split the model: 1, 2, 4, 8, 16)"]
     assert any("the page says why" in c.value for c in at.sidebar.caption)
     at.sidebar.number_input(key="w.tp").set_value(1).run()
     at.sidebar.text_input(key="w.weights").set_value("200GB").run()
@@ -1295,7 +1319,7 @@ def test_with_both_model_and_budget_wrong_the_sidebar_names_the_budget_reason():
     at.sidebar.number_input(key="w.tp").set_value(3).run()
     assert [shown(e) for e in at.error] == [
         "gdn.k_heads = 16 is not divisible by tp = 3: choose a tp that divides it (tp up to 64 "
-        "that split its cache layers: 1, 2, 4, 8, 16)"]
+        "that split the model: 1, 2, 4, 8, 16)"]
     side = " ".join(c.value for c in at.sidebar.caption)
     assert "weights per rank" in side and "fill the usable memory" in side
 
@@ -1506,12 +1530,13 @@ def test_layout_says_how_its_state_pages_differ_from_budget():
 def test_model_page_names_the_cache_dtypes():
     at = open_app("app_pages/model.py", {"model": "Nemotron-H-8B"})
     assert any(c.value == "Per TP rank (TP 1) · cache dtypes: KV bfloat16, conv bfloat16, ssm "
-               "bfloat16." for c in at.caption)
+               "bfloat16 · 32 attention heads (a TP must divide them)." for c in at.caption)
     at = open_app("app_pages/model.py", {"model": "Llama-3.1-8B", "tp": "2"})
-    assert any(c.value == "Per TP rank (TP 2) · cache dtypes: KV bfloat16." for c in at.caption)
+    assert any(c.value == "Per TP rank (TP 2) · cache dtypes: KV bfloat16 · 32 attention heads "
+               "(a TP must divide them)." for c in at.caption)
     at = open_app("app_pages/model.py", {"model": "gpt-oss-20b"})
-    assert any(c.value == "Per TP rank (TP 1) · cache dtypes: KV bfloat16 · architecture: "
-               "GptOssForCausalLM." for c in at.caption)
+    assert any(c.value == "Per TP rank (TP 1) · cache dtypes: KV bfloat16 · 64 attention heads "
+               "(a TP must divide them) · architecture: GptOssForCausalLM." for c in at.caption)
 
 
 def test_layout_gives_the_state_row_padding_vllm_logs():

@@ -116,6 +116,7 @@ def test_preset_config_round_trip(name):
         preset.kv_dtype, preset.conv_dtype, preset.ssm_dtype)
     assert spec.profile() == preset.profile()
     assert spec.model_layers == preset.model_layers
+    assert spec.attention_heads == preset.attention_heads
 
 
 def test_the_source_names_the_sizes_transformers_filled_in():
@@ -274,6 +275,24 @@ def test_sglang_reads_only_the_configs_mamba_ssm_dtype_spelt_as_it_spells_them()
     # attention only: nothing for SGLang to re-size, and the profile carries nothing
     llama = spec_from_hf_config({"model_type": "llama", "mamba_ssm_dtype": "bfloat16"})
     assert llama.profile().config_mamba_ssm_dtype is None
+
+
+def test_vllm_reads_a_configs_ssm_dtype_only_for_the_models_its_hooks_name():
+    # Qwen3-Next with mamba_ssm_dtype float32: vLLM keeps the state in the model dtype (only
+    # Qwen3.5's hook reads the field): conv 49,152 B + ssm 32 x 128 x 128 x 2 B; SGLang reads it
+    qwen = spec_from_hf_config({**PRESET_CONFIGS["Qwen3-Next-80B-A3B"],
+                                "mamba_ssm_dtype": "float32"})
+    assert (qwen.ssm_dtype, qwen.config_mamba_ssm_dtype) == ("bfloat16", "float32")
+    assert qwen.state_const_bytes() == {"conv": 49_152, "ssm": 1_048_576}
+    assert "; ssm state bfloat16 from the model dtype (vLLM reads mamba_ssm_dtype only for " \
+        "Qwen3.5)" in qwen.source
+    # Bamba with Nemotron-H's field: the model dtype too
+    bamba = spec_from_hf_config({"model_type": "bamba", "mamba_ssm_cache_dtype": "float32"})
+    assert bamba.ssm_dtype == bamba.conv_dtype == "bfloat16"
+    assert bamba.source.endswith("from the model dtype (vLLM reads mamba_ssm_cache_dtype only "
+                                 "for Nemotron-H)")
+    # Qwen3.5's own field: float32, 2,097,152 B of ssm state per layer (SPEC section 2)
+    assert spec_from_hf_config(PRESET_CONFIGS["Qwen3.5-27B"]).ssm_dtype == "float32"
 
 
 def test_ssm_dtype_source_is_the_model_dtype_where_no_entry_sets_it():
@@ -527,6 +546,10 @@ def test_path_and_pasted_text(tmp_path):
         ({"model_type": "zamba2", "n_mamba_heads": 0}, "n_mamba_heads = 0 must be positive"),
         ({"model_type": "zamba2", "n_mamba_heads": 7, "hidden_size": 2560, "mamba_expand": 2},
          "config.json n_mamba_heads = 7 does not divide mamba_expand x hidden_size = 5,120"),
+        # vLLM sizes the ssm state by mamba_headdim, the conv state by expand x hidden: 8 heads
+        # of 128 do not make 5,120
+        ({"model_type": "zamba2", "hidden_size": 2560, "mamba_headdim": 128},
+         "n_mamba_heads x mamba_headdim = 8 x 128 is not mamba_expand x hidden_size = 5,120"),
         # fields transformers fails on without naming them: the one to blame is found
         ({"model_type": "llama", "layer_types": 5},
          "config.json layer_types = 5 is not a value transformers' llama config takes "
@@ -593,6 +616,25 @@ def test_tp_not_dividing_heads_from_a_config():
     spec = spec_from_hf_config(PRESET_CONFIGS["Llama-3.1-8B"])
     with pytest.raises(ValueError, match="kv_heads = 8 is not divisible by tp = 3"):
         spec.with_options(tp=3)
+    # 8 KV heads are replicated over 24 ranks, but 32 query heads do not split over them: vLLM
+    # refuses ("Total number of attention heads (32) must be divisible by tensor parallel size")
+    assert spec.attention_heads == 32 and not spec.splits_over(24)
+    with pytest.raises(ValueError, match=r"^attention_heads = 32 is not divisible by tp = 24"):
+        spec.with_options(tp=24)
+    # Qwen2.5-7B: 28 query heads, 4 KV heads; TP 8 replicates the KV heads but splits 28 unevenly
+    qwen25 = spec_from_hf_config({"model_type": "qwen2", "num_hidden_layers": 28,
+                                  "hidden_size": 3584, "num_attention_heads": 28,
+                                  "num_key_value_heads": 4})
+    with pytest.raises(ValueError, match=r"attention_heads = 28 is not divisible by tp = 8: "
+                       r".*\(tp up to 64 that split the model: 1, 2, 4, 28\)"):
+        qwen25.with_options(tp=8)
+    # Falcon-H1-7B: 12 query heads; the Mamba2 heads (24) and its one group would take TP 8
+    falcon = spec_from_hf_config(PRESET_CONFIGS["Falcon-H1-7B"])
+    assert [t for t in range(1, 13) if falcon.splits_over(t)] == [1, 2, 4, 6, 12]
+    # MLA keeps one latent for every head, but its query heads split all the same
+    deepseek = spec_from_hf_config(PRESET_CONFIGS["DeepSeek-V3"])
+    assert deepseek.attention_heads == 128 and not deepseek.splits_over(3)
+    assert deepseek.with_options(tp=8).profile().kv_bytes_per_slot == (512 + 64) * 2
 
 
 def test_missing_file():

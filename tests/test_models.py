@@ -291,15 +291,30 @@ def test_format_then_parse_round_trips(names):
 
 
 def test_to_dict_from_dict_round_trip_is_exact():
-    spec = qwen_next(tp=2, ssm_dtype="fp32", source="test", notes="n", model_layers=48)
+    spec = qwen_next(tp=2, ssm_dtype="fp32", source="test", notes="n", model_layers=48,
+                     attention_heads=16)
     data = spec.to_dict()
-    assert data["pattern"] == "(3*gdn,full)*12"
+    assert data["pattern"] == "(3*gdn,full)*12" and data["attention_heads"] == 16
     assert data["kinds"]["full"] == {"kind": "attention", "kv_heads": 2, "head_dim_k": 256,
                                      "head_dim_v": 256, "sliding_window": None}
     back = ModelSpec.from_dict(data)
     assert back == spec
     assert back.to_dict() == data
     assert back.kinds == spec.kinds
+
+
+def test_query_heads_given_limit_the_tp_and_unknown_ones_do_not():
+    assert qwen_next(tp=16, attention_heads=16).attention_heads == 16  # 16 splits every count
+    with pytest.raises(ValueError, match="attention_heads must be positive, got 0"):
+        qwen_next(attention_heads=0)
+    # 2 KV heads and 6 query heads: TP 4 replicates the KV heads but splits 6 unevenly; TP 6
+    # replicates the KV heads three times and splits 6
+    layer = {"full": AttentionLayer(2, 128, 128)}
+    assert ModelSpec.from_pattern(name="m", kinds=layer, pattern="full*2", tp=4).splits_over(4)
+    with pytest.raises(ValueError, match=r"^attention_heads = 6 is not divisible by tp = 4: "
+                       r"choose a tp that divides it \(engines split the query heads over the "
+                       r"ranks\) \(tp up to 64 that split the model: 1, 2, 6\)"):
+        ModelSpec.from_pattern(name="m", kinds=layer, pattern="full*2", tp=4, attention_heads=6)
 
 
 def test_from_dict_keeps_user_kind_names():
