@@ -29,6 +29,7 @@ from flatkv.strategies import (
 from flatkv.strategies.base import ratio_text
 from flatkv.strategies.sglang import swa_pool as sglang_swa_pool
 from flatkv.units import (
+    MAX_BYTES,
     concurrency_text,
     concurrency_value,
     exact_bytes,
@@ -313,8 +314,9 @@ def block_size_candidates(current: int, *, top: int = 4096) -> list[int]:
 
 
 def budget_candidates(current: int, *, points: int = 40) -> list[int]:
-    """From a tenth of the current budget to twice it, evenly, with the current budget in."""
-    lo, hi = max(1, current // 10), current * 2
+    """From a tenth of the current budget to twice it (at most MAX_BYTES, the largest budget a
+    plan takes), evenly, with the current budget in."""
+    lo, hi = max(1, current // 10), min(current * 2, max(current, MAX_BYTES))
     step = (hi - lo) // (points - 1)
     values = {lo + i * step for i in range(points)} | {current}
     return sorted(values)

@@ -17,7 +17,7 @@ from flatkv.patterns import parse_layer_pattern
 from flatkv.plan import LINEAR_ATTENTION, PACKED_NEEDS_HISTORY
 from flatkv.profile import CacheProfile
 from flatkv.texttable import text_table
-from flatkv.units import exact_bytes, format_bytes, parse_named_sizes, parse_size
+from flatkv.units import exact_bytes, format_bytes, parse_named_sizes, parse_size, quoted
 
 PROG = "python -m flatkv"
 
@@ -100,9 +100,11 @@ def profile_from_args(args: argparse.Namespace) -> CacheProfile:
 
 def _positive_int(text: str) -> int:
     try:
-        value = int(text)
+        value = int(text) if len(text) <= 20 else None  # past 2**64 is no block size
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        value = None
+    if value is None:
+        raise argparse.ArgumentTypeError(f"{quoted(text)} is not a whole number up to 2**64")
     if value < 1:
         raise argparse.ArgumentTypeError(f"{value} must be positive: give 1 or more")
     return value

@@ -40,6 +40,7 @@ from flatkv.models import (
 )
 from flatkv.plan import int_text
 from flatkv.profile import check_architectures
+from flatkv.units import quoted
 
 # model_type -> how its cache layers are read (see _layers_of). Attention models list their
 # layers in layer_types (gemma2/3, cohere2, olmo3, smollm3, gpt_oss) or slide every layer when
@@ -132,8 +133,8 @@ def load_config_dict(config: dict | str | bytes | Path) -> dict[str, Any]:
                              "device): give the path of the config.json file")
         if not is_file:
             raise ValueError(
-                f"config.json not found at {str(path)!r}: give a path to a file, the JSON text, "
-                "or a model id"
+                f"config.json not found at {quoted(str(path))}: give a path to a file, the JSON "
+                "text, or a model id"
             )
         return read_json_file(path)
     raise ValueError(f"config must be a dict, JSON text or a path, got {type(config).__name__}")

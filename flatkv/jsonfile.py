@@ -9,6 +9,8 @@ import stat
 from pathlib import Path
 from typing import Any
 
+from flatkv.units import quoted
+
 # Real config.json files and model specs are a few KiB, nested a few levels (text_config,
 # rope_scaling, quantization_config); readers after this one recurse per level.
 MAX_JSON_BYTES = 8 * 1024 * 1024
@@ -62,7 +64,7 @@ def read_json_file(path: str | Path) -> dict[str, Any]:
     """The JSON object in the file at ``path``, reading at most MAX_JSON_BYTES + 1 bytes."""
     if not isinstance(path, (str, Path)):  # an int would be read as a file descriptor
         raise ValueError(f"path is {path!r}: give the path of a JSON file")
-    where = repr(str(path))
+    where = quoted(str(path))
     try:
         if stat.S_ISFIFO(os.stat(path).st_mode):  # open() would wait for a writer, forever
             raise OSError(0, "it is a pipe, not a file")

@@ -68,7 +68,11 @@ def spec_from_hf_argument(value: str) -> ModelSpec:
                          "model id such as Qwen/Qwen3-Next-80B-A3B-Instruct")
     if text.startswith("{"):
         return spec_from_hf_config(text)
-    if Path(text).is_dir() and (Path(text) / "config.json").is_file():
+    try:
+        folder = Path(text).is_dir() and (Path(text) / "config.json").is_file()
+    except OSError:  # a name too long for the file system: read_json_file says so
+        folder = False
+    if folder:
         return spec_from_hf_config(Path(text) / "config.json")
     if is_model_id(text):
         return spec_from_model_id(text)

@@ -30,6 +30,7 @@ from flatkv.patterns import MAX_CACHE_LAYERS, check_kind_name, format_pattern, p
 from flatkv.plan import FULL_ATTENTION, LINEAR_ATTENTION, SLIDING_ATTENTION, check_int
 from flatkv.plan import state_const_bytes as _state_const_bytes
 from flatkv.profile import MAX_WINDOW, CacheProfile, check_architectures
+from flatkv.units import quoted_names
 
 FORMAT = "flatkv-model/1"
 
@@ -179,6 +180,10 @@ class GDNLayer(CacheLayer):
     def __post_init__(self) -> None:
         self._validate()
         _check_dim("gdn.conv_kernel", self.conv_kernel, minimum=2, maximum=MAX_CONV_KERNEL)
+        if self.v_heads % self.k_heads:  # each key head serves whole value heads
+            raise ValueError(f"gdn.v_heads = {self.v_heads} is not a multiple of gdn.k_heads = "
+                             f"{self.k_heads}: no engine loads such a model; check the model's "
+                             "values")
 
     def state_shapes(self, tp: int) -> dict[str, tuple[int, ...]]:
         k_heads = _split("gdn.k_heads", self.k_heads, tp)
@@ -214,6 +219,10 @@ class Mamba2Layer(CacheLayer):
     def __post_init__(self) -> None:
         self._validate()
         _check_dim("mamba2.conv_kernel", self.conv_kernel, minimum=2, maximum=MAX_CONV_KERNEL)
+        if self.n_heads % self.n_groups:  # each group serves whole heads
+            raise ValueError(f"mamba2.n_heads = {self.n_heads} is not a multiple of "
+                             f"mamba2.n_groups = {self.n_groups}: no engine loads such a model; "
+                             "check the model's values")
 
     @property
     def d_inner(self) -> int:
@@ -597,7 +606,8 @@ class ModelSpec:
         unknown = sorted(set(order) - set(kinds))
         if unknown:
             raise ValueError(
-                f"layer pattern names unknown kind(s) {unknown}: known kinds are {list(kinds)}"
+                f"layer pattern names unknown kind(s) {quoted_names(unknown)}: known kinds are "
+                f"{quoted_names(list(kinds))}"
             )
         # Keep the caller's names: first name given for each geometry.
         names: dict[CacheLayer, str] = {}

@@ -20,9 +20,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from flatkv.plan import FULL_ATTENTION, LINEAR_ATTENTION, SLIDING_ATTENTION
+from flatkv.units import quoted, quoted_names
 
-# More cache layers than any real model has: a pattern past this is a typo.
-MAX_CACHE_LAYERS = 10_000
+# More cache layers than any real model has (the deepest have about 130, Falcon-H1 counts two a
+# layer): a pattern past this is a typo. It also bounds the app's slowest page: Budget plans
+# 54 points, so at 10,000 layers it took 20 s.
+MAX_CACHE_LAYERS = 2_048
 # Deeper nesting than any pattern a person writes.
 MAX_NESTING = 32
 
@@ -46,13 +49,6 @@ NAME = r"[A-Za-z_][A-Za-z0-9_.\-]*"
 _TOKEN = re.compile(rf"\s*(?:(\d+)|({NAME})|(.))")
 
 
-
-def _shown(text: str, limit: int = 80) -> str:
-    """``text`` as an error names it: whole when short, else its start and its length (a
-    pasted pattern of 100,000 characters made a 100 KB error line)."""
-    if len(text) <= limit:
-        return repr(text)
-    return f"{text[:limit]!r}... ({len(text):,} characters)"
 
 def check_kind_name(name: object) -> str:
     """``name`` when a layer pattern can hold it; else ValueError saying what a name may hold."""
@@ -79,7 +75,7 @@ def _tokenize(text: str) -> list[tuple[str, str]]:
             tokens.append((m.group(3), m.group(3)))
         else:
             raise ValueError(
-                f"layer pattern {_shown(text)} has unexpected {m.group(3)!r}: write names, counts, "
+                f"layer pattern {quoted(text)} has unexpected {m.group(3)!r}: write names, counts, "
                 "'*', ',' and parentheses, e.g. (3*gdn,full)*12"
             )
     return tokens
@@ -109,17 +105,21 @@ def parse_pattern(text: str, *, max_layers: int = MAX_CACHE_LAYERS) -> list[str]
         if peek() != kind:
             got = repr(tokens[pos][1]) if pos < len(tokens) else "the end of the pattern"
             raise ValueError(
-                f"layer pattern {_shown(text)}: expected {_EXPECTED.get(kind, repr(kind))}, got "
+                f"layer pattern {quoted(text)}: expected {_EXPECTED.get(kind, repr(kind))}, got "
                 f"{got} (write it like (3*linear,full)*12)"
             )
         pos += 1
         return tokens[pos - 1][1]
 
     def count() -> int:
-        n = int(take("num"))
+        digits = take("num").lstrip("0") or "0"
+        if len(digits) > 18:  # past any layer count, and int() refuses 4,300 digits
+            raise ValueError(f"layer pattern {quoted(text)} expands to more than {max_layers} "
+                             "cache layers: too large to be real")
+        n = int(digits)
         if n < 1:
             raise ValueError(
-                f"layer pattern {_shown(text)}: a repeat count must be positive, got {n}")
+                f"layer pattern {quoted(text)}: a repeat count must be positive, got {n}")
         return n
 
     depth: list[int] = []  # open parentheses, so hostile nesting is an error, not a RecursionError
@@ -159,7 +159,7 @@ def parse_pattern(text: str, *, max_layers: int = MAX_CACHE_LAYERS) -> list[str]
             total += repeat * (1 if isinstance(atom, str) else length(atom))
             if total > max_layers:
                 raise ValueError(
-                    f"layer pattern {_shown(text)} expands to more than {max_layers} cache layers: "
+                    f"layer pattern {quoted(text)} expands to more than {max_layers} cache layers: "
                     "too large to be real"
                 )
         return total
@@ -172,7 +172,7 @@ def parse_pattern(text: str, *, max_layers: int = MAX_CACHE_LAYERS) -> list[str]
 
     tree = sequence()
     if pos != len(tokens):
-        raise ValueError(f"layer pattern {_shown(text)}: unexpected {tokens[pos][1]!r}")
+        raise ValueError(f"layer pattern {quoted(text)}: unexpected {tokens[pos][1]!r}")
     length(tree)
     return expand(tree)
 
@@ -227,7 +227,8 @@ def parse_layer_pattern(text: str) -> list[str]:
     unknown = sorted({name for name in names if name.lower() not in ALIASES})
     if unknown:
         raise ValueError(
-            f"layer pattern {_shown(text)} has unknown layer kind(s) {unknown}: use one of "
+            f"layer pattern {quoted(text)} has unknown layer kind(s) {quoted_names(unknown)}: use "
+            "one of "
             f"{', '.join(sorted(ALIASES))}"
         )
     return [ALIASES[name.lower()] for name in names]

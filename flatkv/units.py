@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Sequence
 from fractions import Fraction
 
 _UNITS = {
@@ -30,6 +31,9 @@ MAX_BYTES = 2**60
 MAX_TOKENS = 2**40
 
 
+MAX_SIZE_DIGITS = 40  # digits of a size's number (1 EiB has 19)
+
+
 def parse_size(text: str | int, *, field: str = "size", whole: bool = False) -> int:
     """Bytes in ``text``: a plain integer, a decimal with exponent, or a number with a unit
     (B, KB, MB, GB, TB decimal; KiB, MiB, GiB, TiB binary; case-insensitive).
@@ -50,7 +54,10 @@ def parse_size(text: str | int, *, field: str = "size", whole: bool = False) -> 
                 "80GB, 10GiB, 1.5TiB, 12e9 or 4096"
             )
         number, exponent, unit = match.groups()
-        if exponent and abs(int(exponent)) > 30:
+        if len(number) > MAX_SIZE_DIGITS:  # past any real size, and past what int() parses
+            raise ValueError(f"{field} {quoted(text)} has too many digits: a size is at most "
+                             "1 EiB; write e.g. 80GB or 12e9")
+        if exponent and (len(exponent) > 4 or abs(int(exponent)) > 30):
             raise ValueError(f"{field} {text!r}: exponent {exponent} is out of range; write e.g. "
                              "80GB or 12e9")
         value = Fraction(number) * Fraction(10) ** int(exponent or 0)
@@ -179,3 +186,18 @@ def sentence_case(text: str) -> str:
     """``raise TP`` -> ``Raise TP``: a phrase made to follow a colon, starting a sentence (the
     rest as written, so names and units keep their case)."""
     return text[:1].upper() + text[1:]
+
+
+def quoted(text: str, limit: int = 80) -> str:
+    """``text`` as an error names it: whole when short, else its start and its length (a pasted
+    pattern or path of 100,000 characters made a 100 KB error line)."""
+    if len(text) <= limit:
+        return repr(text)
+    return f"{text[:limit]!r}... ({len(text):,} characters)"
+
+
+def quoted_names(names: Sequence[str], limit: int = 5) -> str:
+    """``['a', 'b']``: a few names for an error, each short, with how many more."""
+    shown = ", ".join(quoted(n, 40) for n in names[:limit])
+    more = f", and {len(names) - limit:,} more" if len(names) > limit else ""
+    return f"[{shown}{more}]"

@@ -135,6 +135,9 @@ def test_sweep_candidates():
     assert 48 in app_data.block_size_candidates(48)
     b = app_data.budget_candidates(10**9)
     assert b[0] == 10**8 and 10**9 in b and b == sorted(b) and b[-1] <= 2 * 10**9
+    # near the largest budget a plan takes (2**60 B) the sweep stops there, not at twice it
+    huge = app_data.budget_candidates(9 * 10**17)
+    assert 1.15e18 < huge[-1] <= 2**60 and 9 * 10**17 in huge
 
 
 def test_exports(analysis):

@@ -100,12 +100,24 @@ def test_per_component_planner(capsys):
        "10"], "unrecognized arguments: --reserved-bytes-per-block"),  # packed slabs: none
      (["model", "--preset", "Llama-3.1-8B", "--tp", "x"],
       "argument --tp: invalid int value: 'x': give a whole number, e.g. 2"),
-     ([], "required: command")],
+     ([], "required: command"),
+     # numbers past what int() parses, and names past a screen, said short
+     (["plan", "--layers", "full*1" + "0" * 5000, "--kv-bytes-per-slot", "1", "--budget",
+       "1GB"], "(5,006 characters) expands to more than 2048 cache layers"),
+     (["plan", "--layers", "full", "--kv-bytes-per-slot", "9" * 5000, "--budget", "1GB"],
+      "(5,000 characters) has too many digits: a size is at most 1 EiB"),
+     (["plan", *QWEN35, "--budget", "1GB", "--block-size", "9" * 5000],
+      "(5,000 characters) is not a whole number up to 2**64"),
+     (["plan", "--layers", "full," + "y" * 300, "--kv-bytes-per-slot", "1", "--budget", "1GB"],
+      "unknown layer kind(s) ['" + "y" * 40 + "'... (300 characters)]"),
+     (["model", "--hf-config", "x" * 300], "config.json not found at '" + "x" * 80 + "'... "
+      "(300 characters)")],
 )
 def test_errors_are_one_line_exit_2(argv, needle, capsys):
     code, out, err = run(argv, capsys)
     assert code == 2 and out == ""
     assert err.count("\n") == 1 and needle in err and "Traceback" not in err
+    assert len(err) < 600  # nothing echoed whole
 
 
 def test_module_entry_point():

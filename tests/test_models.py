@@ -111,9 +111,17 @@ def test_mamba2_state_per_rank_and_group_replication():
     # tp 2 does not divide 1 group: groups are raised to 2, one per rank
     assert one_group.state_shapes(2)["conv"] == ((128 * 64 + 2 * 2 * 128) // 2, 3)
     assert one_group.state_shapes(1)["conv"] == (128 * 64 + 2 * 1 * 128, 3)
-    with pytest.raises(ValueError, match="n_groups = 12 is not divisible by tp = 8"):
-        Mamba2Layer(n_heads=128, head_dim=64, d_state=128, n_groups=12, conv_kernel=4
-                    ).state_shapes(8)
+    with pytest.raises(ValueError, match="n_groups = 16 is not divisible by tp = 32"):
+        Mamba2Layer(n_heads=128, head_dim=64, d_state=128, n_groups=16, conv_kernel=4
+                    ).state_shapes(32)
+    # every group serves whole heads, and every key head whole value heads: engines refuse
+    # anything else, so does the model
+    with pytest.raises(ValueError, match=r"^mamba2.n_heads = 128 is not a multiple of "
+                       "mamba2.n_groups = 12: no engine loads such a model"):
+        Mamba2Layer(n_heads=128, head_dim=64, d_state=128, n_groups=12, conv_kernel=4)
+    with pytest.raises(ValueError, match=r"^gdn.v_heads = 3 is not a multiple of gdn.k_heads "
+                       "= 16"):
+        GDNLayer(k_heads=16, v_heads=3, head_dim_k=128, head_dim_v=128, conv_kernel=4)
     # only a single group is replicated (vLLM's MambaMixer2 asserts n_groups % tp == 0 or
     # n_groups == 1): Nemotron-H's 8 groups at TP 16 are refused, not raised to 16
     with pytest.raises(ValueError, match="n_groups = 8 is not divisible by tp = 16"):
@@ -264,8 +272,8 @@ def test_parse_pattern_forms():
         ("a,,b", "expected a layer name, got ','"),
         ("0*a", "positive"),
         ("a;b", "unexpected ';'"),
-        ("(a)*10000000", "more than 10000 cache layers"),
-        ("((a)*1000)*1000000000", "more than 10000 cache layers"),
+        ("(a)*10000000", "more than 2048 cache layers"),
+        ("((a)*1000)*1000000000", "more than 2048 cache layers"),
         ("a b", "unexpected 'b'"),
     ],
 )

@@ -78,11 +78,11 @@ def test_layer_patterns():
     [("", "non-empty"), ("full*", "expected a repeat count, got the end of the pattern"),
      ("(full", r"expected '\)'"),
      ("mlp*3", r"unknown layer kind\(s\) \['mlp'\]"), ("full*0", "must be positive"),
-     ("full)", "unexpected '\\)'"), ("full*1000000*1000000", "more than 10000 cache layers"),
+     ("full)", "unexpected '\\)'"), ("full*1000000*1000000", "more than 2048 cache layers"),
      ("(" * 500 + "full" + ")" * 500, "nests parentheses more than 32 deep"),
      # a long pattern is named by its start and length, not echoed whole
      ("full," * 20_000 + "x", r"^layer pattern 'full,full,.*,'\.\.\. \(100,001 characters\) "
-      "expands to more than 10000 cache layers")],
+      "expands to more than 2048 cache layers")],
 )
 def test_layer_pattern_errors(text, match):
     with pytest.raises(ValueError, match=match):
