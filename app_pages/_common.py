@@ -30,6 +30,7 @@ from flatkv.app_state import (
     encode_query,
     gpu_memory_size,
     kv_memory_size,
+    memory_size,
 )
 from flatkv.plan import BudgetTooSmall
 from flatkv.profile import CacheProfile
@@ -42,7 +43,7 @@ from flatkv.strategies.base import (
     SGLANG_SWA_ARCHITECTURES,
 )
 from flatkv.strategies.vllm import DEFAULT_KERNEL_BLOCK_SIZE
-from flatkv.units import exact_bytes, format_bytes, format_size, parse_size
+from flatkv.units import exact_bytes, format_bytes, format_size
 
 STATE_KEY = "flatkv.state"
 NOTICES_KEY = "flatkv.notices"
@@ -390,7 +391,7 @@ def sidebar(page_shows_budget: bool = True) -> None:
              max_value=1.0, step=0.01, format="%.4g",  # a link's 0.955 shows as 0.955
              help="Share of the GPU memory the engine may use (vLLM's gpu_memory_utilization).")
         bind(side.text_input, "weights", "Model weights (all ranks)", to_widget=format_size,
-             from_widget=lambda t: parse_size(t, field="Model weights"),
+             from_widget=lambda t: memory_size(t, "Model weights"),
              help="Weights, activations and anything else resident; each TP rank holds 1/TP.")
     bind(side.number_input, "tp", "Tensor parallel (TP)", min_value=1, max_value=MAX_TP,
          step=1, help="Each rank holds weights / TP, and a model's KV heads and state "

@@ -305,13 +305,23 @@ def _int(lo: int, hi: int) -> Callable[[str, str], int]:
     return parse
 
 
-def _size(key: str, text: str) -> int:
-    return parse_size(text, field=key)
+BARE_BYTES_LIMIT = 1 << 20  # a unitless number under this is a size typed without its unit
+
+
+def memory_size(text: str, field: str) -> int:
+    """Bytes of memory from ``text``; a bare number under a MiB (``80``) is refused as a size
+    typed without its unit: 80 B of weights or of GPU memory is never meant."""
+    nbytes = parse_size(text, field=field)
+    bare = str(text).strip()
+    if bare and bare[-1].isdigit() and 0 < nbytes < BARE_BYTES_LIMIT:
+        raise ValueError(f"{field} {bare!r} reads as {nbytes:,} B: give a unit, e.g. "
+                         f"{bare}GB or {bare}GiB")
+    return nbytes
 
 
 def _memory_size(text: str, field: str, fix: str) -> int:
     """A size above 0 from ``text``: ``fix`` says what to give instead of 0."""
-    nbytes = parse_size(text, field=field)
+    nbytes = memory_size(text, field)
     if nbytes == 0:
         raise ValueError(f"{field} is 0: give {fix}")
     return nbytes
@@ -405,7 +415,7 @@ _SETTINGS: dict[str, tuple[str, Callable[[str, str], object], Callable[[object],
     "gpu_mem": ("gpu_memory", lambda key, text: gpu_memory_size(text, key), format_size),
     "kv_mem": ("kv_memory", lambda key, text: kv_memory_size(text, key), format_size),
     "frac": ("mem_fraction", _fraction, lambda v: f"{v:g}"),
-    "weights": ("weights", _size, format_size),
+    "weights": ("weights", lambda key, text: memory_size(text, key), format_size),
     "tp": ("tp", _int(1, MAX_TP), str),
     "ctx": ("context", _int(1, MAX_CONTEXT), str),
     "req": ("requests", _int(1, MAX_REQUESTS), str),

@@ -101,7 +101,8 @@ def exact_bytes(nbytes: int) -> str:
 
 def format_size(nbytes: int) -> str:
     """A byte count as a person would type it, exactly: ``80GB``, ``12GiB``, ``44.59GiB`` (the
-    floor of 44.59 x 2**30, as a log's rounded figure reads), or plain bytes.
+    floor of 44.59 x 2**30, as a log's rounded figure reads), or bytes (``5B``: a bare ``5``
+    reads as a size typed without its unit).
 
     ``parse_size(format_size(n)) == n`` for every n >= 0 (the input fields and links use it).
     """
@@ -122,7 +123,7 @@ def format_size(nbytes: int) -> str:
             text = f"{nbytes / 2**30:.{digits}f}GiB"
             if parse_size(text) == nbytes:
                 return text
-    return str(nbytes)
+    return f"{nbytes}B" if nbytes else "0"
 
 
 def parse_named_sizes(text: str, *, field: str) -> dict[str, int]:

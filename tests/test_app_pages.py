@@ -142,6 +142,9 @@ def test_bad_inputs_show_st_error_not_a_traceback():
     hidden.switch_page("app_pages/compare.py").run()
     assert not hidden.warning
     # the error names the field by its label, as the warning does
+    hidden.sidebar.text_input(key="w.weights").set_value("80").run()  # 80 B? never meant
+    assert any(shown(e) == "Model weights '80' reads as 80 B: give a unit, e.g. 80GB or 80GiB"
+               for e in hidden.error)
     hidden.sidebar.text_input(key="w.weights").set_value("abc").run()
     assert any(shown(e).startswith("Model weights 'abc' is not a size") for e in hidden.error)
     assert not any("Model weights 0 B" in c.value for c in hidden.sidebar.caption)
@@ -1084,7 +1087,7 @@ def test_a_new_memory_source_starts_from_the_figures_shown():
     at.sidebar.selectbox(key="w.gpu").set_value("Custom").run()
     assert at.query_params["gpu_mem"] == "143771MiB" and at.sidebar.metric[0].help == before
     at.sidebar.selectbox(key="w.gpu").set_value("KV cache memory").run()
-    assert at.query_params["kv_mem"] == str(143_771 * 2**20 * 9 // 10) == "135679338086"
+    assert at.query_params["kv_mem"] == f"{143_771 * 2**20 * 9 // 10}B" == "135679338086B"
     assert at.sidebar.metric[0].help == before == "135,679,338,086 B"
 
 
@@ -1608,11 +1611,11 @@ def test_compare_when_no_layout_fits_blames_the_budget_not_the_model():
     assert not at.get("plotly_chart") and not at.dataframe  # no empty table above the error
     assert not any("the model has no attention layer" in c.value for c in at.caption)
     # with the KV cache memory given, the fix is that memory: fraction and weights do not act
-    given = open_app("app_pages/compare.py", {"gpu": "KV cache memory", "kv_mem": "1"})
+    given = open_app("app_pages/compare.py", {"gpu": "KV cache memory", "kv_mem": "1B"})
     assert [shown(e) for e in given.error] == [
         "No layout fits this budget: each says why below. Raise the KV cache memory in the "
         "sidebar."]
-    layout = open_app("app_pages/layout.py", {"gpu": "KV cache memory", "kv_mem": "1"})
+    layout = open_app("app_pages/layout.py", {"gpu": "KV cache memory", "kv_mem": "1B"})
     (error,) = [shown(e) for e in layout.error]
     assert error.startswith("The cache budget per rank, 1 B, holds 0 block(s)")
     assert error.endswith(": raise the KV cache memory in the sidebar")

@@ -186,6 +186,10 @@ def test_a_preset_is_linked_by_name():
         ({"frac": "1.5"}, "mem_fraction", "frac='1.5' must be between 0.05 and 1"),
         ({"gpu": "Z900"}, "gpu", "gpu='Z900' is not one of"),
         ({"weights": "lots"}, "weights", "weights 'lots' is not a size"),
+        # a bare number under a MiB is a size typed without its unit, not 80 B of weights
+        ({"weights": "80"}, "weights", "weights '80' reads as 80 B: give a unit, e.g. 80GB or "
+         "80GiB"),
+        ({"gpu": "Custom", "gpu_mem": "141"}, "gpu_memory", "gpu_mem '141' reads as 141 B"),
         ({"planner": "magic"}, "planner", "planner='magic'"),
         ({"tp": "-2"}, "tp", "tp=-2 is outside"),
         ({"kernel": "0"}, "kernel_block_size", "kernel=0 is outside"),

@@ -106,7 +106,8 @@ def test_format_size_is_exact_and_parses_back():
     assert format_size(12 * 2**30) == "12GiB"
     # a log's rounded figure as typed: floor(44.59 x 2**30) = floor(47,878,147,932.16)
     assert format_size(47_878_147_932) == "44.59GiB"
-    assert format_size(47_878_147_933) == "47878147933"  # no short form reads back as it
+    assert format_size(47_878_147_933) == "47878147933B"  # no short form reads back as it
+    assert format_size(5) == "5B"  # the unit said: a bare 5 is a size typed without one
     assert format_size(int(79.5 * 2**30)) == "81408MiB"  # a whole unit first
     # a GPU's GB times a memory fraction, as typed: 141GB x 0.9, not 126900MB
     assert format_size(126_900_000_000) == "126.9GB" and format_size(1_010_000_000) == "1.01GB"
