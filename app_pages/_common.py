@@ -249,7 +249,7 @@ def plan_caption(a: PlanAnalysis) -> str:
     """The line under a plan page's title: model, planner, budget and where the budget comes
     from (a screenshot then carries its assumptions)."""
     s = state()
-    return (f"{literal(s.profile().name)} · {a.planner} planner · budget "
+    return (f"{literal(s.profile().name)} · {app_data.PLANNER_TITLES[a.planner]} · budget "
             f"{exact_bytes(a.totals.budget_bytes)} ({s.budget().derivation})")
 
 

@@ -94,8 +94,9 @@ def unpack_spec(text: str) -> str:
     try:
         raw = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
         out = zlib.decompressobj().decompress(raw, 1 << 20).decode()
-    except (ValueError, zlib.error, UnicodeDecodeError) as exc:
-        raise ValueError(f"spec value is damaged ({exc})") from None
+    except (ValueError, zlib.error, UnicodeDecodeError):
+        raise ValueError("spec value is damaged: it is not a model packed by this app (a link "
+                         "cut short?); copy the whole link again") from None
     spec_from_json(out)  # validate
     return out
 

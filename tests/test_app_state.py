@@ -231,6 +231,11 @@ def test_a_stale_model_or_a_broken_custom_model_falls_back_to_the_default_model(
     # state layers without state tensors: the profile rejects it
     state, notices = decode_query({"model": "custom", "layers": "linear*4,full", "kv": "64"})
     assert state.model == DEFAULT.model and "state_const_bytes is empty" in notices[0]
+    # an edited model's packed spec cut or mangled: said in the link's words, not zlib's
+    state, notices = decode_query({"model": "spec", "spec": "garbage"})
+    assert state.model == DEFAULT.model
+    assert "spec value is damaged: it is not a model packed by this app (a link cut short?)" \
+        in notices[0] and "Error -3" not in notices[0]
 
 
 def test_a_hand_typed_preset_name_finds_its_preset_in_any_case_or_by_its_file():
