@@ -108,12 +108,23 @@ def profile_for(model: str, spec_json: str | None, tp: int) -> CacheProfile:
 
 def spec_kind_rows(spec: ModelSpec) -> list[dict]:
     """One row per distinct layer geometry of a spec, per TP rank: what the Model page lists
-    (its geometry, whole model, is ``spec_geometry_rows``)."""
-    return [{"name": k.name, "kind": k.kind, "layers": k.count,
-             "KV bytes per token": k.kv_bytes_per_token,
-             "state bytes per layer": k.state_bytes_per_layer,
-             "state shapes": "; ".join(f"{n} {tuple(sh)}" for n, sh in k.state_shapes.items())}
-            for k in spec.summary()]
+    (its geometry, whole model, is ``spec_geometry_rows``). None where a kind has no such
+    figure (an attention kind's state), so the table shows a dash, not a 0 to misread; a
+    column no kind fills is left out."""
+    rows = []
+    for k in spec.summary():
+        is_state = bool(k.state_shapes)
+        rows.append({
+            "name": k.name, "kind": k.kind, "layers": k.count,
+            "KV bytes per token": None if is_state else k.kv_bytes_per_token,
+            "state bytes per layer": k.state_bytes_per_layer if is_state else None,
+            **{f"{tensor} shape": " x ".join(map(str, shape))
+               for tensor, shape in k.state_shapes.items()},
+        })
+    # every kind's columns, but none that no kind fills (an attention-only model's state)
+    columns = [key for key in dict.fromkeys(key for row in rows for key in row)
+               if any(row.get(key) is not None for row in rows)]
+    return [{key: row.get(key) for key in columns} for row in rows]
 
 
 def spec_geometry_rows(spec: ModelSpec) -> list[dict]:

@@ -270,7 +270,8 @@ def test_a_tp_that_does_not_split_the_model_leaves_the_editor_open():
     # the summary stays, at TP 1: 2 KV heads x (256 + 256) x 2 B = 2,048 B per token
     assert metrics(at)["Cache layers"] == "48"
     kinds = at.dataframe[0].value.set_index("name")
-    assert kinds.loc["full", "KV bytes per token"] == 2_048
+    assert kinds.loc["full", "KV bytes per token"] == "2,048"  # a column with gaps: text
+    assert kinds.loc["gdn", "KV bytes per token"] == "—"  # a state kind keeps no KV
 
 
 def test_model_page_names_the_configs_mamba_ssm_dtype():
@@ -369,10 +370,13 @@ def test_model_page_builds_a_hybrid_from_scratch():
     assert metrics(at)["Cache layers"] == "4"
     kinds = at.dataframe[0].value.set_index("name")
     # full: 8 KV heads x (128 + 128) x 2 B (bf16) = 4,096 B per token
-    assert kinds.loc["full", "KV bytes per token"] == 8 * 256 * 2 == 4096
+    assert kinds.loc["full", "KV bytes per token"] == f"{8 * 256 * 2:,}" == "4,096"
     # SPEC section 2, Mamba2 at TP 1: d_inner = 8 x 64 = 512; conv (512 + 2 x 1 x 16, 4 - 1) =
     # (544, 3) x 2 B = 3,264; ssm (8, 64, 16) x 4 B (float32) = 32,768; 36,032 B per layer
-    assert kinds.loc["mamba2", "state bytes per layer"] == 544 * 3 * 2 + 8 * 64 * 16 * 4 == 36032
+    assert kinds.loc["mamba2", "state bytes per layer"] == f"{544 * 3 * 2 + 8 * 64 * 16 * 4:,}" \
+        == "36,032"
+    assert (kinds.loc["mamba2", "conv shape"], kinds.loc["mamba2", "ssm shape"]) == (
+        "544 x 3", "8 x 64 x 16")
     geometry = at.dataframe[1].value.set_index("name")  # the config's figures, whole model
     assert (geometry.loc["mamba2", "n_heads"], geometry.loc["full", "kv_heads"]) == ("8", "8")
     assert geometry.loc["full", "n_heads"] == "—"  # no such field: a dash
