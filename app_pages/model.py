@@ -322,17 +322,7 @@ def summary() -> None:
     if profile.sliding_window is not None:
         metrics.metric("Sliding window", f"{profile.sliding_window:,} tokens",
                        help="Tokens a sliding-window layer keeps (attends to)")
-    dtypes = (f" · cache dtypes: KV {spec.kv_dtype}"
-              + (f", conv {spec.conv_dtype}, ssm {spec.ssm_dtype}" if profile.has_state else "")
-              if spec is not None else "")
-    architectures = (f" · architecture: {literal(', '.join(profile.architectures))}"
-                     if profile.architectures else "")
-    config_ssm = (f" · config mamba_ssm_dtype: {profile.config_mamba_ssm_dtype} (SGLang's ssm "
-                  "dtype)" if profile.config_mamba_ssm_dtype else "")
-    heads = (f" · {spec.attention_heads:,} attention heads (a TP must divide them)"
-             if spec is not None and spec.attention_heads else "")
-    st.caption(f"Per TP rank (TP {s.tp if spec is not None else 'as given'}){dtypes}"
-               f"{heads}{architectures}{config_ssm}.")
+    st.caption(app_model.summary_caption(profile, spec))
     table(app_model.spec_kind_rows(spec) if spec is not None else kinds)
     if spec is not None:
         st.caption("The config's figures, whole model (the bytes above are per TP rank):")

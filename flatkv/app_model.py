@@ -20,6 +20,7 @@ from functools import lru_cache
 from typing import Any
 
 from flatkv import presets
+from flatkv.app_data import markdown_literal
 from flatkv.jsonfile import parse_json_object
 from flatkv.models import FORMAT, LAYER_KINDS, AttentionLayer, ModelSpec, kind_name, layer_from_dict
 from flatkv.patterns import (
@@ -104,6 +105,24 @@ def unpack_spec(text: str) -> str:
 @lru_cache(maxsize=256)
 def profile_for(model: str, spec_json: str | None, tp: int) -> CacheProfile:
     return spec_for(model, spec_json, tp).profile()
+
+
+def summary_caption(profile: CacheProfile, spec: ModelSpec | None) -> str:
+    """The Model page's line above its tables (Markdown: names as typed): per TP rank, the
+    cache dtypes, the query heads, and what SGLang reads of the config. ``spec`` None: a
+    model given as raw bytes, per rank already."""
+    parts = [f"Per TP rank (TP {spec.tp if spec is not None else 'as given'})"]
+    if spec is not None:
+        parts.append(f"cache dtypes: KV {spec.kv_dtype}" + (
+            f", conv {spec.conv_dtype}, ssm {spec.ssm_dtype}" if profile.has_state else ""))
+        if spec.attention_heads:
+            parts.append(f"{spec.attention_heads:,} attention heads (a TP must divide them)")
+    if profile.architectures:
+        parts.append(f"architecture: {markdown_literal(', '.join(profile.architectures))}")
+    if profile.config_mamba_ssm_dtype:
+        parts.append(f"config mamba_ssm_dtype: {profile.config_mamba_ssm_dtype} (SGLang's ssm "
+                     "dtype)")
+    return " · ".join(parts) + "."
 
 
 def spec_kind_rows(spec: ModelSpec) -> list[dict]:
@@ -475,7 +494,9 @@ class SpecDraft:
             ours = replace(self.to_spec().profile(), name=preset)  # the figures, not the name
         except ValueError:  # not a model yet: named once it builds
             return self
-        same = ours == replace(preset_spec(preset).profile(), name=preset)
+        theirs = preset_spec(preset)  # the query heads decide the TPs, not the bytes
+        same = (ours == replace(theirs.profile(), name=preset)
+                and self.attention_heads == theirs.attention_heads)
         name = preset if same else preset + EDITED
         return self if name == self.name else replace(self, name=name)
 

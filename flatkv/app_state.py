@@ -313,7 +313,8 @@ def memory_size(text: str, field: str) -> int:
     typed without its unit: 80 B of weights or of GPU memory is never meant."""
     nbytes = parse_size(text, field=field)
     bare = str(text).strip()
-    if bare and bare[-1].isdigit() and 0 < nbytes < BARE_BYTES_LIMIT:
+    # the number as typed: 0.5 (meant 0.5 GB) is 0 bytes once floored, but not 0
+    if bare and bare[-1].isdigit() and nbytes < BARE_BYTES_LIMIT and float(bare) != 0:
         raise ValueError(f"{field} {bare!r} reads as {nbytes:,} B: give a unit, e.g. "
                          f"{bare}GB or {bare}GiB")
     return nbytes

@@ -447,7 +447,8 @@ class ModelSpec:
                 "choose a tp that divides it (engines split the query heads over the ranks)")
 
     def splits_over(self, tp: int) -> bool:
-        """Whether every cache layer kind splits over ``tp`` ranks (heads, groups)."""
+        """Whether the model splits over ``tp`` ranks: every cache layer kind (heads, groups)
+        and the query heads."""
         try:
             self._check_split(tp)
         except ValueError:

@@ -41,8 +41,10 @@ def parse_size(text: str | int, *, field: str = "size", whole: bool = False) -> 
     A budget's fractional byte rounds down (``44.59GiB`` as an engine logs it is not a whole
     number of bytes). A row size must be exact: with ``whole=True`` a fraction of a byte is
     refused rather than rounded (``1.5`` bytes per slot is a typo, not 1 byte)."""
+    # as typed, a pasted page of digits by its start; a number given as such as it is
+    shown = quoted(text) if isinstance(text, str) else repr(text)
     if isinstance(text, bool):
-        raise ValueError(f"{field} must be a size such as 80GB or 10GiB, got {text!r}")
+        raise ValueError(f"{field} must be a size such as 80GB or 10GiB, got {shown}")
     if isinstance(text, int):
         value = Fraction(text)
         unit = ""
@@ -50,33 +52,34 @@ def parse_size(text: str | int, *, field: str = "size", whole: bool = False) -> 
         match = _SIZE.match(str(text))
         if not match:
             raise ValueError(
-                f"{field} {text!r} is not a size: write a number with an optional unit, e.g. "
+                f"{field} {shown} is not a size: write a number with an optional unit, e.g. "
                 "80GB, 10GiB, 1.5TiB, 12e9 or 4096"
             )
         number, exponent, unit = match.groups()
         if len(number) > MAX_SIZE_DIGITS:  # past any real size, and past what int() parses
-            raise ValueError(f"{field} {quoted(text)} has too many digits: a size is at most "
+            raise ValueError(f"{field} {shown} has too many digits: a size is at most "
                              "1 EiB; write e.g. 80GB or 12e9")
         if exponent and (len(exponent) > 4 or abs(int(exponent)) > 30):
-            raise ValueError(f"{field} {text!r}: exponent {exponent} is out of range; write e.g. "
+            said = exponent if len(exponent) <= 12 else f"of {len(exponent):,} digits"
+            raise ValueError(f"{field} {shown}: exponent {said} is out of range; write e.g. "
                              "80GB or 12e9")
         value = Fraction(number) * Fraction(10) ** int(exponent or 0)
         unit = unit.lower()
         if unit not in _UNITS:
             raise ValueError(
-                f"{field} {text!r} has unknown unit {unit!r}: use B, KB, MB, GB, TB, KiB, MiB, "
-                "GiB or TiB"
+                f"{field} {shown} has unknown unit {quoted(unit, 20)}: use B, KB, MB, GB, TB, KiB, "
+                "MiB, GiB or TiB"
             )
     exact = value * _UNITS[unit]
     if whole and exact.denominator != 1:
         low = int(exact)
-        raise ValueError(f"{field} {text!r} is not a whole number of bytes (between {low:,} "
+        raise ValueError(f"{field} {shown} is not a whole number of bytes (between {low:,} "
                          f"and {low + 1:,}): give whole bytes, e.g. 4096 or 4KiB")
     nbytes = int(exact)  # floor: a text's number has no sign; an int is exact (and may be < 0)
     if nbytes < 0:
-        raise ValueError(f"{field} must not be negative, got {text!r}")
+        raise ValueError(f"{field} must not be negative, got {shown}")
     if nbytes > MAX_BYTES:
-        raise ValueError(f"{field} {text!r} is over 1 EiB: check the unit (GB, not B?)")
+        raise ValueError(f"{field} {shown} is over 1 EiB: check the unit (GB, not B?)")
     return nbytes
 
 

@@ -190,6 +190,7 @@ def test_a_preset_is_linked_by_name():
         ({"weights": "80"}, "weights", "weights '80' reads as 80 B: give a unit, e.g. 80GB or "
          "80GiB"),
         ({"gpu": "Custom", "gpu_mem": "141"}, "gpu_memory", "gpu_mem '141' reads as 141 B"),
+        ({"weights": "0.5"}, "weights", "weights '0.5' reads as 0 B: give a unit"),  # not 0 B
         ({"planner": "magic"}, "planner", "planner='magic'"),
         ({"tp": "-2"}, "tp", "tp=-2 is outside"),
         ({"kernel": "0"}, "kernel_block_size", "kernel=0 is outside"),
@@ -554,6 +555,23 @@ def test_strategy_fields_are_what_each_layout_reads_of_the_model():
     assert "b_layout" not in encode_query(decode_query({})[0])
 
 
+def test_the_summary_caption_says_what_the_bytes_are_per():
+    falcon = app_model.spec_for("Falcon-H1-7B", None, 2)
+    assert app_model.summary_caption(falcon.profile(), falcon) == (
+        "Per TP rank (TP 2) · cache dtypes: KV bfloat16, conv bfloat16, ssm bfloat16 · 12 "
+        "attention heads (a TP must divide them).")
+    qwen35 = app_model.spec_for("Qwen3.5-27B", None, 1)  # its config names float32 for SGLang
+    assert app_model.summary_caption(qwen35.profile(), qwen35) == (
+        "Per TP rank (TP 1) · cache dtypes: KV bfloat16, conv bfloat16, ssm float32 · 24 "
+        "attention heads (a TP must divide them) · config mamba_ssm_dtype: float32 (SGLang's "
+        "ssm dtype).")
+    gpt = app_model.spec_for("gpt-oss-20b", None, 1)  # the architecture as typed (Markdown)
+    assert app_model.summary_caption(gpt.profile(), gpt).endswith(
+        " · architecture: GptOssForCausalLM.")
+    # raw bytes are per rank already: no dtypes or heads to name
+    assert app_model.summary_caption(QWEN35.profile(), None) == "Per TP rank (TP as given)."
+
+
 def test_replication_note_when_tp_passes_the_kv_heads():
     # Llama-3.1-8B: 8 KV heads of 128; at TP 16 each rank holds one whole head (SPEC §2):
     # 1 x (128 + 128) x 2 B = 512 B per token, not 8 / 16 of 4,096
@@ -629,6 +647,9 @@ def test_an_edited_preset_goes_by_its_name_only_with_its_figures():
     assert renamed.named_for_its_figures() == renamed  # not a preset's name: left alone
     broken = replace(fewer_heads, pattern="")
     assert broken.named_for_its_figures() == broken  # not a model yet: named once it builds
+    # the query heads hold no bytes but decide the TPs: other heads, another model
+    assert replace(draft, attention_heads=None).named_for_its_figures().name == (
+        "Llama-3.1-8B (edited)")
 
 
 def test_an_option_set_to_what_the_engine_picks_for_the_model_is_no_change():

@@ -111,7 +111,9 @@ def test_per_component_planner(capsys):
      (["plan", "--layers", "full," + "y" * 300, "--kv-bytes-per-slot", "1", "--budget", "1GB"],
       "unknown layer kind(s) ['" + "y" * 40 + "'... (300 characters)]"),
      (["model", "--hf-config", "x" * 300], "config.json not found at '" + "x" * 80 + "'... "
-      "(300 characters)")],
+      "(300 characters)"),
+     (["plan", *QWEN35, "--budget", "x" * 5000], "(5,000 characters) is not a size"),
+     (["plan", *QWEN35, "--budget", "1e" + "9" * 5000], "exponent of 5,000 digits is out of")],
 )
 def test_errors_are_one_line_exit_2(argv, needle, capsys):
     code, out, err = run(argv, capsys)
