@@ -250,7 +250,7 @@ def plan_caption(a: PlanAnalysis) -> str:
     from (a screenshot then carries its assumptions)."""
     s = state()
     return (f"{literal(s.profile().name)} · {app_data.PLANNER_TITLES[a.planner]} · budget "
-            f"{exact_bytes(a.totals.budget_bytes)} ({s.budget().derivation})")
+            f"{exact_bytes(a.totals.budget_bytes)} per rank ({s.budget().derivation})")
 
 
 def current_analysis(s: AppState | None = None, *, other_choice: str = "") -> PlanAnalysis:

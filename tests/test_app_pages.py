@@ -207,8 +207,8 @@ def test_captions_say_where_the_budget_comes_from():
     layout = open_app("app_pages/layout.py", {"weights": "80GB", "tp": "2"})
     # 76,968,728,985 B usable - 40e9 B of weights per rank; the planner named as the sidebar does
     assert shown(layout.caption[0]) == (
-        "Qwen3-Next-80B-A3B · packed slabs · budget 36,968,728,985 B (34.43 GiB) (79.65 GiB x "
-        "0.9 - 37.25 GiB of weights)")
+        "Qwen3-Next-80B-A3B · packed slabs · budget 36,968,728,985 B (34.43 GiB) per rank "
+        "(79.65 GiB x 0.9 - 37.25 GiB of weights)")
     lab = open_app("app_pages/gpu.py", {"weights": "80GB", "tp": "2"})
     assert shown(layout.caption[0]) in [shown(c) for c in lab.caption]
     given = open_app("app_pages/compare.py", {"gpu": "KV cache memory", "kv_mem": "40GiB"})
