@@ -427,13 +427,6 @@ def sidebar(page_shows_budget: bool = True) -> None:
 # --------------------------------------------------------------------------------------------
 # Engine options: the strategies' knobs (Compare and Budget pages share them).
 
-MAMBA_MODE_TEXT = {
-    "none": "none (1 state page)",
-    "align": "align (2 state pages)",
-    "all": "all (1 per P tokens)",
-}
-
-
 def _typed_ratio(v: float) -> float:
     return round(float(v), 6)  # the widget's float steps (0.9500000000000001) as typed
 
@@ -477,7 +470,7 @@ def engine_widget(field: str) -> None:
              "MLA). A = max(this, block size). Starts at the model's own.")
     elif field == "mamba_cache_mode":
         bind(st.selectbox, field, "Mamba cache mode", options=list(MAMBA_CACHE_MODES),
-             format_func=MAMBA_MODE_TEXT.get,
+             format_func=app_data.MAMBA_MODE_TEXT.get,
              help="State pages one request holds: 1 (none), 2 (align), or one every P tokens "
              "(all: prefix caching of state). Every paged layout counts them this way.")
     elif field == "mamba_chunk_size":

@@ -5,7 +5,6 @@ from __future__ import annotations
 import streamlit as st
 
 from app_pages._common import (
-    MAMBA_MODE_TEXT,
     NOT_APPLICABLE,
     bind,
     chart,
@@ -136,18 +135,12 @@ def page_ids(analysis) -> None:
     pages = app_data.page_assignment(analysis, requests=s.requests, context=s.context,
                                      sliding_window=profile.sliding_window,
                                      scheduled_tokens=s.max_batched_tokens, limit=2048)
-    per = ", ".join(f"{g}: {n:,}" for g, n in pages.per_group.items())
-    msg = (f"Pages the groups need (SPEC 3.5: history, live state and snapshots, one dummy "
-           f"page each): {per}; {pages.num_blocks:,} page ids in the pool.")
-    if profile.has_state:
-        msg += (" State is charged as with state prefix caching: two live pages per request "
-                "plus a snapshot every P tokens. Budget and Compare count the state pages of "
-                f"mamba cache mode {MAMBA_MODE_TEXT[s.mamba_cache_mode]} per request, as the "
-                "engine's log does.")
+    (ours,) = current_strategies(names=(app_data.PLANNER_STRATEGY[analysis.planner],))
+    msg = app_data.workload_text(pages, profile, context=s.context,
+                                 mamba_cache_mode=s.mamba_cache_mode,
+                                 concurrency=ours.max_concurrency if ours.applies else None)
     if not pages.fits:  # no map: it would hand out pages the pool does not have
-        st.warning(msg + f" The workload does not fit in this budget: at most "
-                   f"{pages.max_requests:,} request(s) of {s.context:,} tokens do; lower the "
-                   "live requests or the context length.")
+        st.warning(msg)
         return
     st.caption(msg)
     chart(charts.page_map_figure(pages, title=f"First {len(pages.owners):,} page ids"),

@@ -306,6 +306,36 @@ def page_assignment(
 # Sweeps for the budget page
 
 
+# Each mamba cache mode with the state pages it gives one request (the engine option's choices).
+MAMBA_MODE_TEXT = {
+    "none": "none (1 state page)",
+    "align": "align (2 state pages)",
+    "all": "all (1 per P tokens)",
+}
+
+
+def workload_text(pages: PageMap, profile: CacheProfile, *, context: int, mamba_cache_mode: str,
+                  concurrency: float | None) -> str:
+    """What the Layout page's workload needs of the pool (SPEC 3.5), and where its state count
+    differs from Budget's and Compare's: it charges prefix-cache snapshots, they the mode's
+    state pages, so both figures are given; then whether it fits."""
+    per = ", ".join(f"{g}: {n:,}" for g, n in pages.per_group.items())
+    text = (f"Pages the groups need (SPEC 3.5: history, live state and snapshots, one dummy "
+            f"page each): {per}; {pages.num_blocks:,} page ids in the pool.")
+    if profile.has_state:
+        held = ("" if concurrency is None else
+                f", and hold {concurrency_text(concurrency)} requests of {tokens_text(context)}")
+        text += (" State is charged as with state prefix caching: two live pages per request "
+                 "plus a snapshot every P tokens. Budget and Compare count the state pages of "
+                 f"mamba cache mode {MAMBA_MODE_TEXT[mamba_cache_mode]} per request, as the "
+                 f"engine's log does{held}.")
+    if not pages.fits:
+        text += (f" The workload does not fit in this budget: at most {pages.max_requests:,} "
+                 f"request(s) of {tokens_text(context)} do; lower the live requests or the "
+                 "context length.")
+    return text
+
+
 def block_size_candidates(current: int, *, top: int = 4096) -> list[int]:
     """Powers of two up to ``top`` and the current block size, sorted."""
     sizes = {1 << k for k in range(top.bit_length()) if 1 << k <= top}

@@ -438,3 +438,29 @@ def test_notes_under_the_figures_say_which_layout_does_what():
         f"with max concurrency on a line of its own, printed {r.older_logged_tokens:,} (The "
         "math shows it).")
     assert r.older_logged_tokens == r.num_blocks // 4 * r.block_size
+
+
+def test_workload_text_gives_both_state_counts_where_they_differ():
+    from flatkv.app_model import profile_for
+    from flatkv.strategies import run_strategy
+
+    # SPEC's anchor: Qwen3-Next TP 2 in 44.59 GiB, P 544, 1,810 page ids; 3 requests of 262,144
+    # tokens (T = 786,432): full ceil(T / 544) + 3 + 1 = 1,450; state min(2 x 3 + T // 544 + 1,
+    # 1,450) = 1,450; 2,900 > 1,810. One request: 484 + 484 fits; two: 967 + 967 do not.
+    qwen, budget = profile_for("Qwen3-Next-80B-A3B", None, 2), 47_878_147_932
+    a = analyze(qwen.components(), block_size=16, alignment=None, budget_bytes=budget)
+    pages = app_data.page_assignment(a, requests=3, context=262_144, sliding_window=None,
+                                     scheduled_tokens=8192, limit=2048)
+    # the engine's count: 482 full pages + 1 state page a request, 1,810 / 483 = 3.75
+    flat = run_strategy("flat", qwen, budget_bytes=budget, context_tokens=262_144)
+    assert flat.max_concurrency == pytest.approx(1810 / 483)
+    text = app_data.workload_text(pages, qwen, context=262_144, mamba_cache_mode="none",
+                                  concurrency=flat.max_concurrency)
+    assert text == (
+        "Pages the groups need (SPEC 3.5: history, live state and snapshots, one dummy page "
+        "each): linear_attention: 1,450, full_attention: 1,450; 1,810 page ids in the pool. "
+        "State is charged as with state prefix caching: two live pages per request plus a "
+        "snapshot every P tokens. Budget and Compare count the state pages of mamba cache mode "
+        "none (1 state page) per request, as the engine's log does, and hold 3.75 requests of "
+        "262,144 tokens. The workload does not fit in this budget: at most 1 request(s) of "
+        "262,144 tokens do; lower the live requests or the context length.")
