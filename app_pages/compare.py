@@ -55,7 +55,7 @@ with user_errors():
     shown = [r for r in results if r.applies]
     # object columns keep whole numbers whole where a figure does not apply (None, not NaN)
     frame = pd.DataFrame([app_data.compare_table_row(r) for r in results], dtype=object)
-    applies = frame[frame["applies"].astype(bool)]
+    applying_rows = frame[frame["applies"].astype(bool)]
     # a state-only model keeps no token history: no capacity column or chart
     has_history = s.profile().has_attention
     columns = [c for c in app_data.HEADLINE_COLUMNS
@@ -65,12 +65,12 @@ with user_errors():
                  f"{sentence_case(s.budget().how_to_raise)}.")
     else:
         # accounting: thousands separators and always two decimals (65.50, 391,483.00)
-        table(applies[columns], formats={"concurrency": "accounting"})
+        table(applying_rows[columns], formats={"concurrency": "accounting"})
     for r in results:
         if not r.applies:
             st.caption(f"**{title_of(r)}** does not apply: {r.reason}")
     if shown:
-        charts_of(shown, applies, has_history, s.context)
+        charts_of(shown, applying_rows, has_history, s.context)
     # how to read the figures, under the charts they explain too
     st.caption(app_data.how_to_read_text(has_history))
     for note in (app_data.dead_weight_text(results),
