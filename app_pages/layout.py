@@ -84,13 +84,16 @@ def why(analysis) -> None:
 
 def layout(analysis) -> None:
     st.subheader("Page rows", divider="gray")
-    uniform = bind(st.toggle, "uniform_rows",
-                   "Draw rows padded to the page row (uniform pages, as vLLM)",
-                   help="Packed slabs allocate rows side by side; a uniform-page engine pads "
-                   "each row to the widest one (hatched).")
+    packed = analysis.planner == "packed"  # one tensor per component holds one row kind
+    uniform = packed and bind(st.toggle, "uniform_rows",
+                              "Draw rows padded to the page row (uniform pages, as vLLM)",
+                              help="Packed slabs allocate rows side by side; a uniform-page "
+                              "engine pads each row to the widest one (hatched).")
     segments = app_data.layout_segments(analysis, uniform=uniform)
-    chart(charts.layout_figure(segments, title="One row per slot tensor: one block id's bytes"),
-          key="layout.rows", file_name="layout.html")
+    title = "One row per {}: one block id's bytes".format(
+        "slot tensor" if packed else "component tensor")
+    chart(charts.layout_figure(segments, title=title), key="layout.rows",
+          file_name="layout.html")
     rows = [{"group": g.group_id, "layers": g.num_layers,
              "used bytes per block": g.used_bytes_per_block,
              "dead bytes per block": g.dead_bytes_per_block,

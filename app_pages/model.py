@@ -313,6 +313,8 @@ def summary() -> None:
     st.subheader(literal(profile.name), divider="gray")
     if spec is not None and spec.source:
         st.caption(literal(spec.source))
+    if spec is not None and spec.notes:  # a preset's caveat (Nemotron-H's ssm dtype)
+        st.info(literal(spec.notes), icon=":material/info:")
     kinds = app_model.kind_summary(profile)
     metrics = metric_row()
     metrics.metric("Cache layers", f"{len(profile.layer_types):,}")

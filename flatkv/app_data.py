@@ -572,13 +572,15 @@ def short_of_one_request_text(results: Sequence[StrategyResult], context: int) -
 
 def sliding_capacity_text(profile: CacheProfile) -> str:
     """Why, with sliding-window layers, one request can outrun the capacity: capacity counts
-    their pages like full history (no window eviction, as SPEC 3.3 and vLLM's log count them),
-    while a request keeps only its window there. Empty without sliding layers."""
+    their pages like full history (no window eviction, as SPEC 3.3's measured pools and older
+    vLLM logs count them), while a request keeps only its window there. Empty without sliding
+    layers."""
     if SLIDING_ATTENTION not in profile.layer_types:
         return ""
     window = f" of {profile.sliding_window:,} tokens" if profile.sliding_window else ""
     return ("Sliding-window layers: capacity counts their pages like full history (no window "
-            f"eviction, as SPEC 3.3 and vLLM's log count them). A request keeps only its window"
+            "eviction, as SPEC 3.3's measured pools and older vLLM logs count them). A request "
+            f"keeps only its window"
             f"{window} there, so one request can run longer than the capacity; concurrency "
             "counts that.")
 

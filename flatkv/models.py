@@ -444,7 +444,7 @@ class ModelSpec:
         if self.attention_heads is not None and self.attention_heads % tp:
             raise ValueError(
                 f"attention_heads = {self.attention_heads} is not divisible by tp = {tp}: "
-                "choose a tp that divides it (engines split the query heads over the ranks)")
+                "choose a tp that divides it, as engines split the query heads over the ranks")
 
     def splits_over(self, tp: int) -> bool:
         """Whether the model splits over ``tp`` ranks: every cache layer kind (heads, groups)

@@ -223,7 +223,8 @@ def test_sliding_layers_explain_why_one_request_outruns_the_capacity():
     gpt = profile_for("gpt-oss-20b", None, 1)
     assert app_data.sliding_capacity_text(gpt) == (
         "Sliding-window layers: capacity counts their pages like full history (no window "
-        "eviction, as SPEC 3.3 and vLLM's log count them). A request keeps only its window of "
+        "eviction, as SPEC 3.3's measured pools and older vLLM logs count them). A request "
+        "keeps only its window of "
         "128 tokens there, so one request can run longer than the capacity; concurrency counts "
         "that.")
     assert app_data.sliding_capacity_text(profile_for("Qwen3-Next-80B-A3B", None, 1)) == ""

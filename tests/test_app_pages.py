@@ -333,9 +333,10 @@ def test_the_editor_keeps_and_edits_the_attention_heads():
     at.number_input(key="spec.attention_heads").set_value(24).run()
     assert not at.exception
     assert [shown(e) for e in at.error] == [
-        "attention_heads = 24 is not divisible by tp = 16: choose a tp that divides it (engines "
-        "split the query heads over the ranks) (tp up to 64 that split the model: 1, 2, 4, 8, "
-        "24). Until it is fixed, every page (and the summary below) shows the last valid model."]
+        "attention_heads = 24 is not divisible by tp = 16: choose a tp that divides it, as "
+        "engines split the query heads over the ranks (tp up to 64 that split the model: 1, 2, "
+        "4, 8, 24). Until it is fixed, every page (and the summary below) shows the last valid "
+        "model."]
     assert at.query_params["model"] == "Llama-3.1-8B"
     # 0: not checked, so any TP the KV heads take; the link carries the edit
     at.number_input(key="spec.attention_heads").set_value(0).run()
@@ -1427,6 +1428,13 @@ def test_layout_keeps_the_uniform_pages_view_across_pages_and_in_the_link():
     assert '"name":"padding' in rows_chart()
     again = open_app("app_pages/layout.py", dict(at.query_params))
     assert again.toggle(key="w.uniform_rows").value
+    # one tensor per component: every row is its component's own, nothing to pad: no toggle,
+    # and the chart says what its rows are
+    each = open_app("app_pages/layout.py", {**at.query_params, "planner": "per-component"})
+    assert_clean(each)
+    assert not [t for t in each.toggle if t.key == "w.uniform_rows"]
+    (rows,) = [c for c in each.get("plotly_chart") if "component tensor" in c.proto.spec]
+    assert '"name":"padding' not in rows.proto.spec.replace(" ", "")
 
 
 def test_layout_workload_schedules_the_max_batched_tokens():
@@ -1535,6 +1543,17 @@ def test_layout_says_how_its_state_pages_differ_from_budget():
     # ceil(131,072 / 544) + 4 + 1) = min(249, 246)
     assert "linear_attention: 246, full_attention: 246" in msg
     assert "mamba cache mode align (2 state pages) per request" in msg
+
+
+def test_a_presets_caveat_shows_where_its_figures_do():
+    # Nemotron-H-8B is planned in bf16 as SPEC.md has it; vLLM and transformers keep float32
+    for page in ("app_pages/model.py", "app_pages/compare.py"):
+        at = open_app(page, {"model": "Nemotron-H-8B"})
+        shown_text = [shown(e) for e in at.info] + [shown(c) for c in at.caption]
+        assert any("default nemotron_h ssm state to float32 (mamba_ssm_cache_dtype), twice these "
+                   "state bytes" in t for t in shown_text), page
+    assert not any("Note on this model" in shown(c)
+                   for c in open_app("app_pages/compare.py", {}).caption)  # no notes: no line
 
 
 def test_model_page_names_the_cache_dtypes():

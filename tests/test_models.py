@@ -320,8 +320,8 @@ def test_query_heads_given_limit_the_tp_and_unknown_ones_do_not():
     layer = {"full": AttentionLayer(2, 128, 128)}
     assert ModelSpec.from_pattern(name="m", kinds=layer, pattern="full*2", tp=4).splits_over(4)
     with pytest.raises(ValueError, match=r"^attention_heads = 6 is not divisible by tp = 4: "
-                       r"choose a tp that divides it \(engines split the query heads over the "
-                       r"ranks\) \(tp up to 64 that split the model: 1, 2, 6\)"):
+                       r"choose a tp that divides it, as engines split the query heads over the "
+                       r"ranks \(tp up to 64 that split the model: 1, 2, 6\)"):
         ModelSpec.from_pattern(name="m", kinds=layer, pattern="full*2", tp=4, attention_heads=6)
 
 
