@@ -87,6 +87,9 @@ TITLE_WIDTH = 60  # characters a title line holds in a narrow column (Plotly doe
 
 def _layout(fig: go.Figure, *, title: str = "", height: int | None = None) -> go.Figure:
     lines = textwrap.wrap(title, TITLE_WIDTH)
+    if fig.layout.showlegend is None:  # Plotly hides the key of a one-trace chart; keep it
+        fig.update_layout(showlegend=any(getattr(t, "showlegend", False) is not False
+                                         for t in fig.data))
     fig.update_layout(
         # Plotly sets a title of n lines (n - 1) half lines too high under yanchor "top",
         # cutting its first line off; the pad brings it back down

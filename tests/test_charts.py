@@ -269,3 +269,13 @@ def test_a_long_title_wraps_and_is_padded_down_into_view():
     assert (fig.layout.title.pad.t, fig.layout.margin.t) == (10, 60 + 2 * 18)
     one_line = charts.inflation_figure([], title="Short")
     assert (one_line.layout.title.pad.t, one_line.layout.margin.t) == (0, 60 + 18)
+
+
+def test_a_one_kind_chart_keeps_its_key():
+    # DeepSeek-V3: 61 MLA layers, one trace; Plotly would hide the legend of a lone trace
+    spec = preset_spec("DeepSeek-V3")
+    strip = charts.layer_strip(layer_rows(spec.profile(), spec.layer_names), title="layers")
+    assert len(strip.data) == 1 and strip.layout.showlegend is True
+    # a chart that hides its legend on purpose (the capacity bars name each bar) keeps it hidden
+    bars = charts.capacity_bars(["a"], [10], [1.0], context=16)
+    assert bars.layout.showlegend is False
