@@ -530,6 +530,10 @@ ENGINE_COLUMNS = (
 )
 
 
+# A shared column that shows one of its options is titled by that option's part alone.
+_ONE_OPTION_TITLES = {"max_batched_tokens": "Scheduling", "lcm_padding_bound": "Two-level pages"}
+
+
 def engine_options(fields: tuple[str, ...] = ENGINE_FIELDS, *, label: str = "Engine options",
                    note: str = "Each engine's defaults until changed; the link keeps what you "
                    "change.") -> None:
@@ -543,7 +547,8 @@ def engine_options(fields: tuple[str, ...] = ENGINE_FIELDS, *, label: str = "Eng
     with st.expander(label + (f" ({len(changed)} changed)" if changed else ""),
                      icon=":material/tune:", key=f"options.{label}"):
         columns = [(title, [f for f in group if f in fields]) for title, group in ENGINE_COLUMNS]
-        columns = [(title, group) for title, group in columns if group]
+        columns = [(_ONE_OPTION_TITLES.get(group[0], title) if len(group) == 1 else title, group)
+                   for title, group in columns if group]
         for (title, group), column in zip(columns, st.columns(3), strict=False):
             with column:
                 if every_engine:

@@ -592,6 +592,11 @@ def test_every_engine_option_has_a_column_and_a_widget():
         assert_clean(at)
         drawn |= {w.key for kind in (at.number_input, at.selectbox) for w in kind}
     assert {f"w.{f}" for f in ENGINE_FIELDS} <= drawn
+    # a column showing one option is titled by its part: Qwen3-Next has no sliding layers, so
+    # no max batched tokens; gpt-oss (the last opened) no two-level padding bound
+    qwen = open_app("app_pages/compare.py", {"model": "Qwen3-Next-80B-A3B"})
+    assert {"**vLLM**", "**SGLang**", "**Two-level pages**"} <= {shown(m) for m in qwen.markdown}
+    assert "**Scheduling**" in {shown(m) for m in at.markdown}
 
 
 def test_mamba_cache_mode_align_drives_concurrency_on_compare_and_budget():
