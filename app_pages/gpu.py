@@ -60,7 +60,6 @@ def settings(bench, devices: tuple[str, ...], a: PlanAnalysis) -> gpu_view.LabSe
     counts, plans = swept
     if not _fits(bench, device, plans, counts):
         return None
-    s = state()
     return gpu_view.LabSettings(
         device=device, implementations=gpu_view.pick_kernels(s.lab_kernels, impls),
         layouts=s.lab_layouts, repeats=s.lab_rounds or default_rounds,
@@ -158,7 +157,7 @@ def _sweep_widget(s, pool: int, a: PlanAnalysis
     if sweep_field == "lab_sweep_pages":
         try:  # a link's list may exceed this pool: say so under the list, keep Run disabled
             return gpu_settings.check_counts(s.lab_sweep_pages or suggested, "pages per call",
-                                         maximum=top), (a.plan,)
+                                             maximum=top), (a.plan,)
         except ValueError as exc:
             st.error(literal(str(exc)))
             return None

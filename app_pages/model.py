@@ -297,18 +297,11 @@ def picker() -> None:
 
 
 def summary() -> None:
-    s = state()
-    try:
-        profile = s.profile()
-    except ValueError as exc:  # a TP that does not split the model: show it at TP 1, say why
-        at_one = replace(s, tp=1)
-        try:
-            profile = at_one.profile()
-        except ValueError:
-            raise exc from None
-        st.error(f"{literal(str(exc))}. Shown below at TP 1; the other pages need a TP that "
+    s, tp_problem = state().plannable_tp()  # a TP that does not split the model: TP 1, why
+    if tp_problem:
+        st.error(f"{literal(tp_problem)}. Shown below at TP 1; the other pages need a TP that "
                  "splits the model (the sidebar's).")
-        s = at_one
+    profile = s.profile()
     spec = s.model_spec()
     st.subheader(literal(profile.name), divider="gray")
     if spec is not None and spec.source:

@@ -17,11 +17,7 @@ from flatkv import app_model, gpu_settings, presets
 from flatkv.analysis import PLANNERS
 from flatkv.budget import Budget, cache_budget, given_budget
 from flatkv.models import MAX_TP, ModelSpec
-from flatkv.plan import (
-    FULL_ATTENTION,
-    SLIDING_ATTENTION,
-    alignment_or_block_size,
-)
+from flatkv.plan import FULL_ATTENTION, SLIDING_ATTENTION, alignment_or_block_size
 from flatkv.profile import MAX_KERNEL_BLOCK_SIZE, MAX_WINDOW, CacheProfile
 from flatkv.strategies import STRATEGIES, StrategyOptions
 from flatkv.strategies.base import (
@@ -274,6 +270,18 @@ class AppState:
         return cache_budget(self.gpu_bytes, self.mem_fraction, self.weights, self.tp,
                             splits=self._splits_over())
 
+    def plannable_tp(self) -> tuple[AppState, str]:
+        """This view, or the same at TP 1 when its TP does not split the model, and why (empty
+        when it plans as it is); the model's own ValueError when it plans at no TP."""
+        try:
+            self.profile()
+            return self, ""
+        except ValueError as at_tp:
+            problem = str(at_tp)
+        at_one = replace(self, tp=1)
+        at_one.profile()
+        return at_one, problem
+
     def _splits_over(self) -> Callable[[int], bool]:
         """Whether the model plans at a TP (a raw profile is per rank: any TP; a model in
         error: none), the spec built once for the search over TPs."""
@@ -314,7 +322,7 @@ def memory_size(text: str, field: str) -> int:
     nbytes = parse_size(text, field=field)
     bare = str(text).strip()
     # the number as typed: 0.5 (meant 0.5 GB) is 0 bytes once floored, but not 0
-    if bare and bare[-1].isdigit() and nbytes < BARE_BYTES_LIMIT and float(bare) != 0:
+    if bare and not bare[-1].isalpha() and nbytes < BARE_BYTES_LIMIT and float(bare) != 0:
         raise ValueError(f"{field} {bare!r} reads as {nbytes:,} B: give a unit, e.g. "
                          f"{bare}GB or {bare}GiB")
     return nbytes
@@ -518,13 +526,8 @@ def _plannable(state: AppState) -> tuple[AppState, str]:
     split over), else the default model (a spec that plans at no TP, e.g. attention kinds of
     different bytes per token); and the notice that says why, empty when nothing changed."""
     try:
-        state.profile()
-        return state, ""
-    except ValueError as at_tp:
-        tp_problem = str(at_tp)
-    try:
-        replace(state, tp=1).profile()
-        return replace(state, tp=1), f"{tp_problem}; using TP 1."
+        plannable, tp_problem = state.plannable_tp()
+        return plannable, f"{tp_problem}; using TP 1." if tp_problem else ""
     except ValueError as at_tp1:
         model_problem = str(at_tp1)
     default = replace(state, model=DEFAULT.model, raw=None, spec=None)

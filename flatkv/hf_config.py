@@ -10,10 +10,11 @@ A config.json is resolved with ``transformers``' own configuration class for its
 Dtypes, as an engine with ``--dtype auto --kv-cache-dtype auto`` serves the checkpoint: KV and
 conv state in the model dtype (bfloat16 when the config names none or names float32, which
 engines cast down); the KV cache in FP8 where a ModelOpt quantization_config asks for it; ssm
-state in the config's ``mamba_ssm_dtype`` / ``mamba_ssm_cache_dtype`` where the resolved config
-has one (nemotron_h's class default is float32), else the model dtype; SGLang reads only
-``mamba_ssm_dtype`` (``config_mamba_ssm_dtype``). Each choice that differs from the config's
-dtype is said in ``source``; all can be overridden afterwards with ``ModelSpec.with_options``.
+state as vLLM keeps it: Qwen3.5's ``mamba_ssm_dtype`` and Nemotron-H's
+``mamba_ssm_cache_dtype`` (its class default is float32), the only fields vLLM reads, else the
+model dtype; SGLang reads ``mamba_ssm_dtype`` for any model (``config_mamba_ssm_dtype``). Each
+choice that differs from the config's dtype is said in ``source``; all can be overridden
+afterwards with ``ModelSpec.with_options``.
 """
 
 from __future__ import annotations
@@ -630,14 +631,13 @@ def _kv_dtype_of(cfg: Mapping[str, Any], model_dtype: str) -> tuple[str, str]:
     return model_dtype, f"quantization_config's {key} {shown} not applied: {why}"
 
 
-# The config field vLLM takes the ssm state's dtype from, by model type: its per-model hooks
-# read Qwen3.5's mamba_ssm_dtype and Nemotron-H's mamba_ssm_cache_dtype (which transformers
-# defaults to float32); every other model keeps the state in the model dtype
-# (--mamba-ssm-cache-dtype auto), whatever its config says.
-_VLLM_SSM_DTYPE_FIELD = {
-    "qwen3_5": "mamba_ssm_dtype", "qwen3_5_text": "mamba_ssm_dtype",
-    "qwen3_5_moe": "mamba_ssm_dtype", "qwen3_5_moe_text": "mamba_ssm_dtype",
-    "nemotron_h": "mamba_ssm_cache_dtype",
+# The config fields vLLM takes the ssm state's dtype from, each with the model types whose hook
+# reads it (Nemotron-H's field transformers defaults to float32); every other model keeps the
+# state in the model dtype (--mamba-ssm-cache-dtype auto), whatever its config says.
+_VLLM_SSM_DTYPE_READERS = {
+    "mamba_ssm_dtype": ("Qwen3.5", ("qwen3_5", "qwen3_5_text", "qwen3_5_moe",
+                                    "qwen3_5_moe_text")),
+    "mamba_ssm_cache_dtype": ("Nemotron-H", ("nemotron_h",)),
 }
 
 
@@ -647,7 +647,8 @@ def _ssm_dtype_of(text: Any, model_dtype: str, cfg: dict, model_type: str) -> tu
     twice the state of the model dtype); else the model dtype, saying so when the config names
     an ssm dtype vLLM does not read for this model."""
     given = {**cfg, **(cfg.get("text_config") or {})}
-    attr = _VLLM_SSM_DTYPE_FIELD.get(model_type)
+    attr = next((f for f, (_, types) in _VLLM_SSM_DTYPE_READERS.items() if model_type in types),
+                None)
     value = getattr(text, attr, None) if attr else None
     if value is not None and str(value) != "auto":
         try:
@@ -656,10 +657,10 @@ def _ssm_dtype_of(text: Any, model_dtype: str, cfg: dict, model_type: str) -> tu
             raise ValueError(f"config.json {attr}: {exc}") from None
         whose = "the config's" if attr in given else "transformers' default for"
         return dtype, f"{whose} {attr}"
-    readers = {"mamba_ssm_dtype": "Qwen3.5", "mamba_ssm_cache_dtype": "Nemotron-H"}
-    ignored = next((f for f in readers if f in given), None)
+    ignored = next((f for f in _VLLM_SSM_DTYPE_READERS if f in given), None)
     if ignored:
-        return model_dtype, f"the model dtype (vLLM reads {ignored} only for {readers[ignored]})"
+        reader = _VLLM_SSM_DTYPE_READERS[ignored][0]
+        return model_dtype, f"the model dtype (vLLM reads {ignored} only for {reader})"
     return model_dtype, "the model dtype"
 
 

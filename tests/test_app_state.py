@@ -191,6 +191,7 @@ def test_a_preset_is_linked_by_name():
          "80GiB"),
         ({"gpu": "Custom", "gpu_mem": "141"}, "gpu_memory", "gpu_mem '141' reads as 141 B"),
         ({"weights": "0.5"}, "weights", "weights '0.5' reads as 0 B: give a unit"),  # not 0 B
+        ({"weights": "80."}, "weights", "weights '80.' reads as 80 B: give a unit"),
         ({"planner": "magic"}, "planner", "planner='magic'"),
         ({"tp": "-2"}, "tp", "tp=-2 is outside"),
         ({"kernel": "0"}, "kernel_block_size", "kernel=0 is outside"),
@@ -611,6 +612,15 @@ TWO_KV_SIZES = json.dumps({
     "kinds": {"a": {"kind": "attention", "kv_heads": 8, "head_dim_k": 64, "head_dim_v": 64},
               "b": {"kind": "attention", "kv_heads": 8, "head_dim_k": 128, "head_dim_v": 128}},
     "pattern": "a,b"})
+
+
+def test_a_tp_the_model_does_not_split_falls_back_to_tp_1_with_the_reason():
+    falcon = AppState(model="Falcon-H1-7B", tp=8)  # 12 query heads
+    at_one, why = falcon.plannable_tp()
+    assert at_one == AppState(model="Falcon-H1-7B", tp=1)
+    assert why.startswith("attention_heads = 12 is not divisible by tp = 8")
+    assert AppState(model="Falcon-H1-7B", tp=4).plannable_tp() == (
+        AppState(model="Falcon-H1-7B", tp=4), "")
 
 
 def test_a_link_whose_model_cannot_plan_falls_back_and_says_why():
