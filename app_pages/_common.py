@@ -283,7 +283,8 @@ def table(rows: Any, *, height: int | str = "auto", formats: dict[str, str] | No
     """A dataframe with thousands separators on its whole numbers (exact bytes stay readable);
     ``formats`` gives a column another NumberColumn format (e.g. ``"accounting"``: two decimals
     and thousands separators, as the charts label). A whole-number column with gaps (a figure
-    that does not apply to a row) shows them as a dash, not as "None"."""
+    that does not apply to a row) shows them as a dash, not as "None". A first column of text
+    names the rows, so it stays pinned while a wide table scrolls sideways (at 1000 px)."""
     import pandas as pd
 
     # rows as given: a column of whole numbers with gaps stays whole numbers (not NaN floats)
@@ -314,6 +315,9 @@ def table(rows: Any, *, height: int | str = "auto", formats: dict[str, str] | No
         for col in df.columns
         if pd.api.types.is_numeric_dtype(df[col]) and not pd.api.types.is_bool_dtype(df[col])
     })
+    first = df.columns[0] if len(df.columns) else None
+    if first is not None and first not in config and pd.api.types.is_object_dtype(df[first]):
+        config[first] = st.column_config.TextColumn(pinned=True)
     st.dataframe(df, hide_index=True, width="stretch", column_config=config, height=height)
 
 

@@ -514,6 +514,10 @@ def test_compare_page_lists_every_strategy():
     assert list(at.dataframe[0].value.columns) == ["strategy", "concurrency", "capacity (tokens)",
                                                    "engine log (tokens)", "P (tokens)", "blocks",
                                                    "block bytes"]
+    # the row names stay in view while a narrow window scrolls the figures sideways
+    columns = json.loads(at.dataframe[0].proto.columns)
+    assert columns["strategy"]["pinned"] is True
+    assert "pinned" not in columns["concurrency"]
     table = at.dataframe[0].value.set_index("strategy")
     assert list(table.index) == ["FlatKV packed slabs", "FlatKV per component", "vLLM v1",
                                  "SGLang", "two-level pages"]
