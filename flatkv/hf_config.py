@@ -451,6 +451,37 @@ def _not_given_note(cfg: Mapping[str, Any], used: Mapping[str, int]) -> str:
     return f"not in the config.json, so transformers' values: {', '.join(missing)}"
 
 
+# model types whose transformers config slides the layers from max_window_layers on when
+# use_sliding_window is set; the engines read the same fields otherwise (see _window_split_note)
+_WINDOW_SPLIT_TYPES = ("qwen2", "qwen3")
+
+
+def _window_split_note(text: Any, model_type: str) -> str:
+    """Where engines part from transformers' layer_types for a Qwen2/Qwen3 config that sets
+    use_sliding_window: transformers slides layers max_window_layers.. num_hidden_layers - 1;
+    vLLM gives every layer one window (its Qwen2Model asserts max_window_layers ==
+    num_hidden_layers when the layers differ, and reads a uniform window when they do not);
+    SGLang's qwen2 / qwen3 attention takes no window. No released checkpoint sets it, so the
+    plan follows transformers and says so rather than guess an engine."""
+    if model_type not in _WINDOW_SPLIT_TYPES or not getattr(text, "use_sliding_window", False):
+        return ""
+    if getattr(text, "sliding_window", None) is None:
+        return ""
+    split = getattr(text, "max_window_layers", None)
+    layers = getattr(text, "num_hidden_layers", None)
+    if not (isinstance(split, int) and isinstance(layers, int)):
+        return ""
+    if split >= layers:
+        ours, vllm = "no layer slides", "; vLLM slides every layer"
+    elif split == 0:
+        ours, vllm = "every layer slides", "; vLLM too"
+    else:
+        ours = f"layers {split} to {layers - 1} slide"
+        vllm = "; vLLM refuses the split (max_window_layers must equal num_hidden_layers)"
+    return (f"use_sliding_window with max_window_layers {split}: {ours}, as transformers reads "
+            f"it{vllm}; SGLang slides no layer")
+
+
 def _attention(text: Any, model_type: str, window: int | None) -> AttentionLayer:
     heads = _get(text, "num_attention_heads", model_type)
     if model_type == "zamba2":  # vLLM: one KV head per query head, of attention_head_dim
@@ -712,7 +743,8 @@ def spec_from_hf_config(
         _refuse_top_level_text_fields(cfg, recorded.used, model_type)
     ssm_dtype, ssm_why = _ssm_dtype_of(text, model_dtype, cfg, model_type)
     sglang_ssm_dtype, sglang_note = _sglang_ssm_dtype_of(text)
-    for note in (_not_given_note(cfg, recorded.used), dtype_note, kv_note):
+    for note in (_not_given_note(cfg, recorded.used), dtype_note, kv_note,
+                 _window_split_note(text, model_type)):
         if note:
             source += f"; {note}"
     if any(layer.is_state for layer in layers):  # say where the ssm state's dtype comes from

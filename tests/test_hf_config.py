@@ -185,8 +185,24 @@ def test_qwen2_qwen3_max_window_layers(model_type):
     profile = spec_from_hf_config(cfg).profile()
     assert profile.layer_types == (FULL,) * 4 + (SLIDING,) * 2
     assert profile.kv_bytes_per_slot == 4 * (64 + 64) * BF16
-    cfg["use_sliding_window"] = False
-    assert spec_from_hf_config(cfg).layer_types == (FULL,) * 6
+    # the engines part from transformers here, and the source line says how
+    assert spec_from_hf_config(cfg).source.endswith(
+        "; use_sliding_window with max_window_layers 4: layers 4 to 5 slide, as transformers "
+        "reads it; vLLM refuses the split (max_window_layers must equal num_hidden_layers); "
+        "SGLang slides no layer")
+    cfg["max_window_layers"] = 6
+    spec = spec_from_hf_config(cfg)
+    assert spec.layer_types == (FULL,) * 6
+    assert spec.source.endswith(": no layer slides, as transformers reads it; vLLM slides every "
+                                "layer; SGLang slides no layer")
+    cfg["max_window_layers"] = 0
+    spec = spec_from_hf_config(cfg)
+    assert spec.layer_types == (SLIDING,) * 6
+    assert spec.source.endswith(": every layer slides, as transformers reads it; vLLM too; "
+                                "SGLang slides no layer")
+    cfg["use_sliding_window"] = False  # Qwen2.5's checkpoints: sliding_window set, unused
+    spec = spec_from_hf_config(cfg)
+    assert spec.layer_types == (FULL,) * 6 and "use_sliding_window" not in spec.source
 
 
 def test_qwen2_head_dim_falls_back_to_hidden_over_heads():
