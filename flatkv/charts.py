@@ -88,8 +88,9 @@ TITLE_WIDTH = 60  # characters a title line holds in a narrow column (Plotly doe
 def _layout(fig: go.Figure, *, title: str = "", height: int | None = None) -> go.Figure:
     lines = textwrap.wrap(title, TITLE_WIDTH)
     if fig.layout.showlegend is None:  # Plotly hides the key of a one-trace chart; keep it
+        # when a trace is named (an unnamed one would be keyed "trace 0")
         fig.update_layout(showlegend=any(getattr(t, "showlegend", False) is not False
-                                         for t in fig.data))
+                                         and getattr(t, "name", None) for t in fig.data))
     fig.update_layout(
         # Plotly sets a title of n lines (n - 1) half lines too high under yanchor "top",
         # cutting its first line off; the pad brings it back down

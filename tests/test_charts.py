@@ -271,7 +271,7 @@ def test_a_long_title_wraps_and_is_padded_down_into_view():
     assert (one_line.layout.title.pad.t, one_line.layout.margin.t) == (0, 60 + 18)
 
 
-def test_a_one_kind_chart_keeps_its_key():
+def test_a_one_kind_chart_keeps_its_key(analysis):
     # DeepSeek-V3: 61 MLA layers, one trace; Plotly would hide the legend of a lone trace
     spec = preset_spec("DeepSeek-V3")
     strip = charts.layer_strip(layer_rows(spec.profile(), spec.layer_names), title="layers")
@@ -279,3 +279,6 @@ def test_a_one_kind_chart_keeps_its_key():
     # a chart that hides its legend on purpose (the capacity bars name each bar) keeps it hidden
     bars = charts.capacity_bars(["a"], [10], [1.0], context=16)
     assert bars.layout.showlegend is False
+    # a lone unnamed trace (the bars name their rows on the axis) gets no "trace 0" key
+    why = charts.inflation_figure(app_data.inflation_bars(analysis))
+    assert len(why.data) == 1 and not why.data[0].name and why.layout.showlegend is False
