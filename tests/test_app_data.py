@@ -237,10 +237,10 @@ def test_two_pool_text_explains_sglang_blocks_over_the_budget():
     budget = 76_968_728_985
     results = compare(profile_for("gpt-oss-20b", None, 1), budget_bytes=budget,
                       context_tokens=None, options=StrategyOptions())
-    # F = 2,048 B per token per layer, 12 full + 12 sliding layers, r_swa = 0.8: SGLang's
-    # whole tokens of all 24 layers, then split over 12 + 0.8 x 12
-    full = budget // (2048 * 24) * 24 * 5 // 108
-    assert full == 1_739_924 and full * 24 * 2048 > budget
+    # F = 2,048 B per token per layer, 12 full + 12 sliding layers, r_swa = 0.8: a full-pool
+    # token costs 2,048 x (12 + 0.8 x 12) = 44,236.8 B
+    full = budget * 5 // (2048 * 108)
+    assert full == 1_739_925 and full * 24 * 2048 > budget
     assert app_data.two_pool_blocks_text(results) == (
         "SGLang: a block is one page in both token pools (24,576 B full + 24,576 B sliding), and "
         f"the sliding pool holds {int(0.8 * full):,} tokens against the full pool's {full:,} "
@@ -378,7 +378,7 @@ def test_sglang_two_pools_are_named_only_for_sglang_with_its_sliding_pool():
         "SGLang: capacity is the full-attention token pool; the sliding-window layers have a "
         f"pool of their own, {pools.extras['swa_tokens']:,} tokens (sliding / full tokens ratio "
         "in the layout options).")
-    assert pools.extras["swa_tokens"] == 180_844  # 226,055 full tokens x 0.8, floored
+    assert pools.extras["swa_tokens"] == 180_844  # 226,056 full tokens x 0.8, floored
     one_pool = run_strategy("sglang", gpt, budget_bytes=10 * 10**9,
                             options=StrategyOptions(sglang_swa_pool=False))
     assert app_data.sglang_sliding_pool_text(one_pool) == ""

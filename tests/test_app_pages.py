@@ -966,14 +966,14 @@ def test_compare_takes_sglang_page_size_and_sliding_ratio():
     link = {"model": "gpt-oss-20b", "gpu": "Custom", "gpu_mem": "10GB", "frac": "1"}
     at = open_app("app_pages/compare.py", link)
     sglang = at.dataframe[0].value.set_index("strategy").loc["SGLang"]
-    # defaults r_swa 0.8, page 1: 10**10 // (24 x 2,048) = 203,450 whole tokens of every
-    # layer, split: floor(203,450 x 24 / (12 + 0.8 x 12)) = 226,055
-    assert sglang["capacity (tokens)"] == 226_055
+    # defaults r_swa 0.8, page 1: a full-pool token costs 2,048 x (12 + 0.8 x 12) = 44,236.8 B,
+    # 10**10 // 44,236.8 = 226,056 (226,056.7)
+    assert sglang["capacity (tokens)"] == 226_056
     at.number_input(key="w.swa_full_tokens_ratio").set_value(0.5).run()
     at.number_input(key="w.sglang_page_size").set_value(64).run()
     assert_clean(at)
     assert (at.query_params["sg_swa"], at.query_params["sg_page"]) == ("0.5", "64")
-    # floor(203,450 x 24 / (12 + 0.5 x 12)) = 271,266, whole pages of 64: 271,232
+    # 10**10 // (2,048 x (12 + 0.5 x 12)) = 271,267 (271,267.4), whole pages of 64: 271,232
     sglang = at.dataframe[0].value.set_index("strategy").loc["SGLang"]
     assert (sglang["capacity (tokens)"], sglang["P (tokens)"]) == (271_232, 64)
     # a model without sliding layers is not offered the sliding ratio
@@ -1011,12 +1011,12 @@ def test_compare_follows_sglangs_sliding_pool_choice_for_the_architecture():
                                    "list") for c in at.caption)
     assert at.selectbox(key="w.sglang_swa_pool").format_func("auto") == "As SGLang decides: off"
     assert not [w for w in at.number_input if w.key == "w.swa_full_tokens_ratio"]
-    # on, as the user may force it: floor(109,226 x 48 / (8 + 0.8 x 40)) = 131,071
+    # on, as the user may force it: 40 GiB // (8,192 x (8 + 0.8 x 40)) = 131,072 (exactly)
     at.selectbox(key="w.sglang_swa_pool").set_value("on").run()
     assert_clean(at)
     assert at.query_params["sg_swa_pool"] == "1"
     assert at.dataframe[0].value.set_index("strategy").loc[
-        "SGLang", "capacity (tokens)"] == 131_071
+        "SGLang", "capacity (tokens)"] == 131_072
 
 
 def test_options_another_option_idles_are_neither_offered_nor_named():
@@ -1624,11 +1624,11 @@ def test_budget_sweeps_an_engine_layout_picked_on_the_page():
     assert_clean(at)
     assert len(at.get("plotly_chart")) == 1  # no block-size sweep: SGLang pages by its own
     assert any("does not page by the block size" in c.value for c in at.caption)
-    # gpt-oss-20b, 10 GB: full pool floor(10**10 // (24 x 2,048) x 24 / 21.6) = 226,055
-    # tokens; the sliding pool int(0.8 x 226,055) = 180,844
+    # gpt-oss-20b, 10 GB: full pool 10**10 // (2,048 x (12 + 0.8 x 12)) = 226,056 tokens;
+    # the sliding pool floor(0.8 x 226,056) = 180,844
     oss = open_app("app_pages/budget.py", {"model": "gpt-oss-20b", "gpu": "Custom",
                                            "gpu_mem": "10GB", "frac": "1", "b_layout": "sglang"})
-    assert metrics(oss)["Capacity (tokens)"] == "226,055"
+    assert metrics(oss)["Capacity (tokens)"] == "226,056"
     assert not [k for k in metrics(oss) if "log" in k]  # SGLang logs its capacity: no second
     assert any(c.value.startswith("SGLang: capacity is the full-attention token pool; the "
                                   "sliding-window layers have a pool of their own, 180,844")

@@ -232,9 +232,8 @@ def test_sglang_qwen3_next():
 def test_sglang_without_its_hybrid_swa_pool_keeps_every_token_in_every_layer():
     # SGLang splits the pools only for the architectures on its list; for the others (Gemma
     # 2 / 3, Mistral) a sliding layer keeps every token. gpt-oss-20b's 24 layers at 10 GB:
-    # 10**10 // (24 x 2,048) = 203,450 tokens, L per request. With the split SGLang spreads
-    # those 203,450 tokens of 24 layers over 12 full + 0.8 x 12 sliding: floor(203,450 x 24 /
-    # 21.6) = 226,055 (not 226,056 = 10**10 // (2,048 x 21.6): the whole tokens come first)
+    # 10**10 // (24 x 2,048) = 203,450 tokens, L per request. With the split a full-pool token
+    # costs 2,048 x (12 + 0.8 x 12) = 44,236.8 B: 10**10 // 44,236.8 = 226,056 (226,056.7)
     one = StrategyOptions(sglang_swa_pool=False)
     r = run_strategy("sglang", gpt_oss_20b(), budget_bytes=10**10, context_tokens=131_072,
                      options=one)
@@ -243,7 +242,7 @@ def test_sglang_without_its_hybrid_swa_pool_keeps_every_token_in_every_layer():
     assert r.formulas[0].startswith("no hybrid SWA pool (as the option sets it")
     assert r.extras["sglang_swa_pool"] is False
     split = run_strategy("sglang", gpt_oss_20b(), budget_bytes=10**10, context_tokens=131_072)
-    assert split.capacity_tokens == 203_450 * 24 * 5 // 108 == 226_055
+    assert split.capacity_tokens == 10**10 * 5 // (2048 * 108) == 226_056
     assert split.extras["sglang_swa_pool"] is True
     # sliding layers only (Mistral-like): a request holds L tokens, not its window; SGLang
     # gives no model without full layers a sliding pool, and forced on it holds the window
@@ -275,18 +274,18 @@ def test_sglang_picks_its_sliding_pool_by_the_configs_architectures():
     assert gemma.formulas[0].startswith("no hybrid SWA pool (Gemma3ForConditionalGeneration "
                                         "is not on SGLang's hybrid SWA list")
     # the same layers under an architecture on the list (or none named, full and sliding
-    # layers) get the split of those 109,226 tokens of 48 layers: full = floor(109,226 x 48
-    # / (8 + 0.8 x 40)) = 131,071 (131,071.2), swa = floor(0.8 x 131,071) = 104,856
+    # layers) get the split: full = 40 GiB // (8,192 x (8 + 0.8 x 40)) = 131,072 (exactly:
+    # 40 GiB / 327,680 B), swa = floor(0.8 x 131,072) = 104,857 (104,857.6)
     for named in (("GptOssForCausalLM",), ()):
         split = run_strategy("sglang", gemma3_12b_like(named), budget_bytes=40 * 2**30,
                              context_tokens=32_768)
-        assert split.capacity_tokens == 109_226 * 48 * 5 // (5 * 8 + 4 * 40) == 131_071
-        assert split.extras["swa_tokens"] == 131_071 * 4 // 5 == 104_856
+        assert split.capacity_tokens == 40 * 2**30 * 5 // (8192 * (5 * 8 + 4 * 40)) == 131_072
+        assert split.extras["swa_tokens"] == 131_072 * 4 // 5 == 104_857
     # an explicit option wins over the architecture
     forced = run_strategy("sglang", gemma3_12b_like(("Gemma3ForCausalLM",)),
                           budget_bytes=40 * 2**30, context_tokens=32_768,
                           options=StrategyOptions(sglang_swa_pool=True))
-    assert forced.capacity_tokens == 131_071
+    assert forced.capacity_tokens == 131_072
 
 
 def test_vllm_refuses_to_start_when_one_request_does_not_fit():
@@ -433,41 +432,61 @@ def test_sglang_concurrency_keeps_the_page_counts_it_divides():
     # as every layout's units / units per request (15,170 / 2,048, not 7,585 / 1,024)
     r = run_strategy("sglang", gpt_oss_20b(), budget_bytes=40 * 2**30, context_tokens=131_072,
                      options=StrategyOptions(sglang_page_size=64))
-    # whole tokens of all 24 layers first: 40 GiB // (24 x 2,048) = 873,813; then the split
-    cells = 40 * 2**30 // (24 * 2048)
-    full_raw = cells * 24 * 5 // (9 * 12)  # floor(873,813 x 24 / (12 + 0.8 x 12))
+    # a full-pool token costs 2,048 x (12 + 0.8 x 12) = 44,236.8 B (221,184 / 5)
+    full_raw = 40 * 2**30 * 5 // 221_184  # 970,903.7
     full = full_raw // 64 * 64
-    assert (cells, full_raw, full) == (873_813, 970_903, 970_880)
-    swa_raw = full_raw * 4 // 5  # from the unrounded full pool, as SGLang does
-    swa = swa_raw // 64 * 64
+    assert (full_raw, full) == (970_903, 970_880)
+    swa = full * 4 // 5  # from the full pool in whole pages: 776,704 is 12,136 pages
     assert r.capacity_tokens == full and r.extras["swa_tokens"] == swa == 776_704
     assert (r.concurrency_numerator, r.concurrency_denominator) == (full // 64, 2_048)
     assert (r.concurrency_numerator, r.concurrency_denominator) == (15_170, 2_048)
     text = "\n".join(r.formulas)
-    assert ("tokens of every layer = KV memory // (F x (n_full + n_swa)) = 42,949,672,960 // "
-            "(2,048 x 24) = 873,813\n") in text
-    assert ("full tokens = floor(that x (n_full + n_swa) / (n_full + r_swa x n_swa)) = "
-            f"floor(873,813 x 24 / (12 + 0.8 x 12)) = {full_raw:,}, {full:,} in whole pages "
-            "of 64\n") in text
-    assert (f"swa tokens = floor(r_swa x full) = floor(0.8 x {full_raw:,}) = 776,722, 776,704 "
-            "in whole pages of 64\n") in text
+    assert ("bytes per full-pool token = F x (n_full + r_swa x n_swa) = 2,048 x (12 + 0.8 x 12) "
+            "= 44236.8\n") in text
+    assert ("full tokens = KV memory // that = 42,949,672,960 // 44236.8 = 970,903, 970,880 in "
+            "whole pages of 64\n") in text
+    assert ("swa tokens = floor(r_swa x full) = floor(0.8 x 970,880) = 776,704\n") in text
     # at page 1 no cut: floor(0.8 x 970,903) = 776,722 (776,722.4)
     one = run_strategy("sglang", gpt_oss_20b(), budget_bytes=40 * 2**30, context_tokens=131_072)
     assert one.extras["swa_tokens"] == 970_903 * 4 // 5 == 776_722
     assert "floor(0.8 x 970,903) = 776,722" in "\n".join(one.formulas)
 
 
-def test_sglang_counts_whole_tokens_of_every_layer_before_its_split():
-    # gpt-oss-20b at TP 2 in fp8: 512 B per token per layer. SGLang's max_total_num_tokens is
-    # 3,000,012,345 // (512 x 24) = 244,141 whole tokens; its split gives floor(244,141 x 24 /
-    # 21.6) = 271,267 full and floor(0.8 x 271,267) = 217,013 swa tokens. Dividing the memory
-    # straight by 512 x 21.6 B would give 271,268.
+def test_sglang_divides_the_memory_by_one_full_pool_token():
+    # SGLang's HybridSWAPoolConfigurator (since April 2026), SPEC 3.2: full = memory // (F x
+    # n_full + r_swa x F x n_swa). gpt-oss-20b at TP 2 in fp8: 512 B per token per layer, so a
+    # full-pool token costs 512 x 21.6 = 11,059.2 B: 3,000,012,345 // 11,059.2 = 271,268
+    # (271,268.3) full and floor(0.8 x 271,268) = 217,014 (217,014.4) swa tokens. The older
+    # set_num_token_hybrid counted whole tokens of all 24 layers first (3,000,012,345 //
+    # 12,288 = 244,141) and split those: floor(244,141 x 24 / 21.6) = 271,267.
     profile = replace(gpt_oss_20b(), kv_bytes_per_slot=512)
     r = run_strategy("sglang", profile, budget_bytes=3_000_012_345, context_tokens=100_001)
-    assert 3_000_012_345 // (512 * 24) == 244_141
-    assert r.capacity_tokens == r.logged_tokens == 244_141 * 24 * 5 // 108 == 271_267
-    assert r.extras["swa_tokens"] == 271_267 * 4 // 5 == 217_013
-    assert int(Fraction(3_000_012_345) / (512 * Fraction(108, 5))) == 271_268
+    assert r.capacity_tokens == r.logged_tokens == 3_000_012_345 * 5 // (512 * 108) == 271_268
+    assert r.extras["swa_tokens"] == 271_268 * 4 // 5 == 217_014
+    # the swa pool is r_swa times the full pool in whole pages, not its unrounded tokens: at
+    # page 64, 64,483,354,767 // 44,236.8 = 1,457,685 full tokens, 1,457,664 in whole pages;
+    # floor(0.8 x 1,457,664) = 1,166,131, so 1,166,080 (0.8 x 1,457,685 would give 1,166,144)
+    paged = run_strategy("sglang", gpt_oss_20b(), budget_bytes=64_483_354_767,
+                         options=StrategyOptions(sglang_page_size=64))
+    assert paged.capacity_tokens == 64_483_354_767 * 5 // 221_184 // 64 * 64 == 1_457_664
+    assert paged.extras["swa_tokens"] == 1_457_664 * 4 // 5 // 64 * 64 == 1_166_080
+
+
+def test_sglang_refuses_a_swa_pool_that_holds_no_request():
+    # SGLang will not start when its swa pool holds sliding_window + page_size tokens or fewer
+    # ("SWA pool ... cannot hold even one request"). gpt-oss-20b (W 128, 24 x 2,048 B): at
+    # page 1, 129 swa tokens or fewer. A budget of 7,122,124 B: 7,122,124 // 44,236.8 = 160
+    # full tokens (160.99), floor(0.8 x 160) = 128 swa tokens, refused; 130 swa tokens need
+    # ceil(130 / 0.8) = 163 full tokens, ceil(163 x 44,236.8) = ceil(7,210,598.4) = 7,210,599 B.
+    small = run_strategy("sglang", gpt_oss_20b(), budget_bytes=7_122_124)
+    assert not small.applies
+    assert small.reason == (
+        "the swa pool (128 tokens) cannot hold one request: SGLang needs more than "
+        "sliding_window + page size = 128 + 1 tokens in it; a budget of 7,210,599 B or more "
+        "has them, as does a larger SGLang sliding/full tokens ratio (--swa-full-tokens-ratio)")
+    enough = run_strategy("sglang", gpt_oss_20b(), budget_bytes=7_210_599)
+    assert enough.applies and enough.extras["swa_tokens"] == 130
+    assert not run_strategy("sglang", gpt_oss_20b(), budget_bytes=7_210_598).applies
 
 
 def test_sglang_too_small_for_one_request_names_the_budget_that_fits():

@@ -7,10 +7,11 @@
   the KV pool gets the rest, ``budget - slots * slot_bytes``. Running requests are capped by
   ``slots // S`` (S slots per request, ``sglang_slots_per_request``).
 - KV: a token pool over the full-attention layers, ``kv_tokens = kv_memory // (bytes per token
-  over those layers)``, rounded down to whole pages. With sliding layers, SGLang counts
-  ``T = kv_memory // (F * (n_full + n_swa))`` tokens of every layer, then splits them:
-  ``full = T * (n_full + n_swa) / (n_full + r_swa * n_swa)`` and ``swa = r_swa * full``
-  tokens, each floored, then cut to whole pages. SGLang keeps
+  over those layers)``, rounded down to whole pages. With sliding layers (SPEC 3.2),
+  ``full = kv_memory // (F * n_full + r_swa * F * n_swa)`` in whole pages and ``swa =
+  floor(r_swa * full)`` in whole pages (SGLang's HybridSWAPoolConfigurator since April 2026;
+  before it, set_num_token_hybrid split whole tokens of every layer, which can differ by a
+  token or a page). SGLang refuses a swa pool of at most ``W + page`` tokens. SGLang keeps
   that second pool (its hybrid SWA pool) only for the architectures on its list
   (``SGLANG_SWA_ARCHITECTURES``, by the config's ``architectures``); for the others, such as
   Gemma 2 / 3, every attention layer keeps every token in one pool (``swa_pool``).
@@ -115,6 +116,12 @@ def pool_layers(profile: CacheProfile, options: StrategyOptions) -> tuple[int, i
     return (n_full, n_swa) if swa_pool(profile, options)[0] else (n_full + n_swa, 0)
 
 
+def _least_swa_pool(profile: CacheProfile, page: int) -> int:
+    """The fewest tokens SGLang starts a hybrid SWA pool with: whole pages, more than
+    ``sliding_window + page`` (its prefill admission floor)."""
+    return (cdiv(profile.sliding_window + page + 1, page)) * page
+
+
 def enough_budget(profile: CacheProfile, options: StrategyOptions,
                   slot_bytes: int | None) -> int:
     """A budget that holds one running request's S state slots and a page of the token pool.
@@ -126,12 +133,12 @@ def enough_budget(profile: CacheProfile, options: StrategyOptions,
     """
     kv, page = profile.kv_bytes_per_slot, options.sglang_page_size
     n_full, n_swa = pool_layers(profile, options)
-    layers = n_full + n_swa
-    if n_full and n_swa:  # whole tokens of every layer enough for a page of the full pool
-        kv_need = kv * layers * math.ceil(
-            page * (n_full + options.swa_full_tokens_ratio * n_swa) / layers)
+    if n_full and n_swa:  # full-pool tokens enough for a page, and a swa pool over W + page
+        rs = options.swa_full_tokens_ratio
+        full_need = max(page, cdiv(math.ceil(_least_swa_pool(profile, page) / rs), page) * page)
+        kv_need = math.ceil(full_need * kv * (n_full + rs * n_swa))
     else:
-        kv_need = page * kv * layers
+        kv_need = page * kv * (n_full + n_swa)
     if slot_bytes is None:
         return kv_need
     state_need = options.sglang_slots_per_request * slot_bytes
@@ -237,22 +244,20 @@ def _token_pools(profile: CacheProfile, options: StrategyOptions, kv_memory: int
     page = options.sglang_page_size
     full_tokens = swa_tokens = 0
     if n_swa and n_full:
-        # SGLang first counts whole tokens of every attention layer (its max_total_num_tokens),
-        # then splits those token-layers (set_num_token_hybrid); each pool is then cut to pages
+        # SGLang's HybridSWAPoolConfigurator: one full-pool token costs F x n_full plus r_swa
+        # tokens of the swa pool; the full pool is the memory over that, in whole pages, and
+        # the swa pool r_swa times those whole pages, in whole pages
         rs = options.swa_full_tokens_ratio
-        layers = n_full + n_swa
-        cells = kv_memory // (kv * layers)
-        full_raw = int(cells * layers / (n_full + rs * n_swa))  # a Fraction, floored
-        swa_raw = int(rs * full_raw)
-        full_tokens, full_text = whole_pages(full_raw, page)
-        swa_tokens, swa_text = whole_pages(swa_raw, page)
+        cell = kv * (n_full + rs * n_swa)
+        total = kv_memory // cell  # a Fraction: the floor, exact
+        full_tokens, full_text = whole_pages(total, page)
+        swa_tokens, swa_text = whole_pages(int(rs * full_tokens), page)
         formulas += [
-            f"tokens of every layer = KV memory // (F x (n_full + n_swa)) = {n(kv_memory)} // "
-            f"({n(kv)} x {layers}) = {n(cells)}",
-            f"full tokens = floor(that x (n_full + n_swa) / (n_full + r_swa x n_swa)) = "
-            f"floor({n(cells)} x {layers} / ({n_full} + {ratio_text(rs)} x {n_swa})) = "
+            f"bytes per full-pool token = F x (n_full + r_swa x n_swa) = {n(kv)} x ({n_full} + "
+            f"{ratio_text(rs)} x {n_swa}) = {ratio_text(cell)}",
+            f"full tokens = KV memory // that = {n(kv_memory)} // {ratio_text(cell)} = "
             f"{full_text}",
-            f"swa tokens = floor(r_swa x full) = floor({ratio_text(rs)} x {n(full_raw)}) "
+            f"swa tokens = floor(r_swa x full) = floor({ratio_text(rs)} x {n(full_tokens)}) "
             f"= {swa_text}",
         ]
         extras.update(swa_full_tokens_ratio=rs, swa_tokens=swa_tokens)
@@ -323,6 +328,15 @@ def run_sglang(
                                                formulas, extras)
     kv_bytes = full_tokens * kv * n_full + swa_tokens * kv * n_swa
     pool_tokens = full_tokens if n_full else swa_tokens
+    if n_full and n_swa and pool_tokens >= page and swa_tokens < _least_swa_pool(profile, page):
+        return not_applicable(
+            name, budget_bytes,
+            f"the swa pool ({n(swa_tokens)} tokens) cannot hold one request: SGLang needs more "
+            f"than sliding_window + page size = {n(profile.sliding_window)} + {page} tokens in "
+            f"it; a budget of {n(enough_budget(profile, options, slot_bytes))} B or more has "
+            "them, as does a larger SGLang sliding/full tokens ratio (--swa-full-tokens-ratio)",
+            profile_name=profile.name, context_tokens=context_tokens,
+        )
     if profile.has_attention and pool_tokens < page:
         return not_applicable(
             name, budget_bytes,
