@@ -42,7 +42,7 @@ from flatkv.strategies.base import (
     SGLANG_SSM_DTYPES,
     SGLANG_SWA_ARCHITECTURES,
 )
-from flatkv.strategies.vllm import DEFAULT_KERNEL_BLOCK_SIZE
+from flatkv.strategies.vllm import DEFAULT_KERNEL_BLOCK_SIZE, DEFAULT_MAMBA_CHUNK_SIZE
 from flatkv.units import exact_bytes, format_bytes, format_size
 
 STATE_KEY = "flatkv.state"
@@ -446,6 +446,22 @@ _RATIO_WIDGETS = {
                           "The largest padding a two-level layout accepts for any group."),
 }
 
+# Engine options whose default is the model's own (None in the state): label, step, help; the
+# widget shows what the engine picks for the model and stores None while it is left there.
+_OWN_DEFAULT_WIDGETS = {
+    "kernel_block_size": (
+        "Kernel block size A (tokens)", 16,
+        "vLLM: the attention backend's smallest kernel block size: 16 on most, 32 for "
+        "FlashInfer with head 256 on Blackwell, 64 for MLA (FlashMLA; 128 for CUTLASS MLA). "
+        "A = max(this, block size). Starts at the model's own."),
+    "mamba_chunk_size": (
+        "Mamba chunk size (tokens)", 64,
+        "vLLM, mamba cache mode all: P aligns to lcm(chunk, A). Starts at the model's own: "
+        "its config's mamba_chunk_size / chunk_size, else 2,048 as vLLM takes it."),
+}
+_FALLBACK = {"kernel_block_size": DEFAULT_KERNEL_BLOCK_SIZE,
+             "mamba_chunk_size": DEFAULT_MAMBA_CHUNK_SIZE}
+
 
 def context_widget() -> None:
     """The context length every page counts a request's pages at (one URL setting)."""
@@ -460,28 +476,20 @@ def engine_widget(field: str) -> None:
         bind(st.number_input, field, label, min_value=float(low), max_value=float(high),
              step=0.05, format="%.4g", from_widget=_typed_ratio, help=text)
         return
-    if field == "kernel_block_size":
+    if field in _OWN_DEFAULT_WIDGETS:
+        label, step, text = _OWN_DEFAULT_WIDGETS[field]
         try:
             model_default = state().engine_choices()[field][0]  # the model's own
         except ValueError:  # the page shows why; the widget still needs a value
-            model_default = DEFAULT_KERNEL_BLOCK_SIZE
-        bind(st.number_input, field, "Kernel block size A (tokens)", min_value=1,
-             max_value=MAX_BLOCK_SIZE, step=16,
+            model_default = _FALLBACK[field]
+        bind(st.number_input, field, label, min_value=1, max_value=MAX_BLOCK_SIZE, step=step,
              to_widget=lambda v: v or model_default,
-             from_widget=lambda v: None if int(v) == model_default else int(v),
-             help="vLLM: the attention backend's smallest kernel block size: 16 on most, 32 "
-             "for FlashInfer with head 256 on Blackwell, 64 for MLA (FlashMLA; 128 for CUTLASS "
-             "MLA). A = max(this, block size). Starts at the model's own.")
+             from_widget=lambda v: None if int(v) == model_default else int(v), help=text)
     elif field == "mamba_cache_mode":
         bind(st.selectbox, field, "Mamba cache mode", options=list(MAMBA_CACHE_MODES),
              format_func=app_data.MAMBA_MODE_TEXT.get,
              help="State pages one request holds: 1 (none), 2 (align), or one every P tokens "
              "(all: prefix caching of state). Every paged layout counts them this way.")
-    elif field == "mamba_chunk_size":
-        bind(st.number_input, field, "Mamba chunk size (tokens)", min_value=1,
-             max_value=MAX_BLOCK_SIZE, step=64,
-             help="The model config's mamba_chunk_size / chunk_size; in mode all vLLM aligns "
-             "P to lcm(chunk, A).")
     elif field == "sglang_page_size":
         bind(st.number_input, field, "Page size (tokens)", min_value=1,
              max_value=MAX_BLOCK_SIZE, step=1,

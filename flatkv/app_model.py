@@ -49,7 +49,7 @@ DEFAULT_MODEL = "Qwen3-Next-80B-A3B"
 # what a link carries of a spec; the source says where it came from (a config.json's ssm dtype),
 # the architectures how SGLang pools its sliding layers
 _URL_SPEC_FIELDS = ("format", "name", "source", "model_layers", "attention_heads",
-                    "architectures", "kv_dtype", "conv_dtype", "ssm_dtype",
+                    "mamba_chunk_size", "architectures", "kv_dtype", "conv_dtype", "ssm_dtype",
                     "config_mamba_ssm_dtype", "kinds", "pattern")
 MAX_SPEC_URL = 8192  # characters of a packed spec in a link
 
@@ -122,6 +122,9 @@ def summary_caption(profile: CacheProfile, spec: ModelSpec | None) -> str:
     if profile.config_mamba_ssm_dtype:
         parts.append(f"config mamba_ssm_dtype: {profile.config_mamba_ssm_dtype} (SGLang's ssm "
                      "dtype)")
+    if profile.mamba_chunk_size:
+        parts.append(f"mamba chunk {profile.mamba_chunk_size:,} tokens (vLLM's P aligns to it "
+                     "in mamba cache mode all)")
     return " · ".join(parts) + "."
 
 
@@ -186,7 +189,7 @@ def spec_for(model: str, spec_json: str | None, tp: int) -> ModelSpec:
 # (the others: layer_types as a pattern, state_const_bytes as pairs, name, kv_bytes_per_slot).
 # Absent from a JSON means the field's default. A test checks this covers every CacheProfile field.
 CARRIED_FIELDS = ("sliding_window", "kernel_block_size", "architectures", "ssm_element_bytes",
-                  "config_mamba_ssm_dtype")
+                  "config_mamba_ssm_dtype", "mamba_chunk_size")
 
 
 @dataclass(frozen=True)
@@ -196,7 +199,8 @@ class RawModel:
     Raw bytes have no layer kinds, so what the planner and the engines read from a model's kinds
     rides along as it is (``CARRIED_FIELDS``): the kernel block size an MLA model's attention
     needs, the config's architectures (SGLang's sliding-window pool), the bytes of one ssm
-    element and the config's mamba_ssm_dtype (SGLang re-sizes the ssm state in its own dtype).
+    element and the config's mamba_ssm_dtype (SGLang re-sizes the ssm state in its own dtype),
+    the state kernel's chunk (vLLM's P in mamba cache mode all).
     """
 
     layers: str
@@ -207,6 +211,7 @@ class RawModel:
     architectures: tuple[str, ...] = ()
     ssm_element_bytes: int | None = None
     config_mamba_ssm_dtype: str | None = None
+    mamba_chunk_size: int | None = None
 
     def profile(self, name: str = CUSTOM) -> CacheProfile:
         return CacheProfile(
@@ -409,9 +414,10 @@ class SpecDraft:
     conv_dtype: str = "bfloat16"
     ssm_dtype: str = "bfloat16"
     attention_heads: int | None = None  # query heads, which decide the TPs the model takes
-    # carried from the model edited (no widget): what SGLang reads of its config
+    # carried from the model edited (no widget): what SGLang and vLLM read of its config
     architectures: tuple[str, ...] = ()
     config_mamba_ssm_dtype: str | None = None
+    mamba_chunk_size: int | None = None
 
     @classmethod
     def from_spec(cls, spec: ModelSpec) -> SpecDraft:
@@ -421,6 +427,7 @@ class SpecDraft:
             pattern=spec.pattern, kv_dtype=spec.kv_dtype, conv_dtype=spec.conv_dtype,
             ssm_dtype=spec.ssm_dtype, attention_heads=spec.attention_heads,
             architectures=spec.architectures, config_mamba_ssm_dtype=spec.config_mamba_ssm_dtype,
+            mamba_chunk_size=spec.mamba_chunk_size,
         )
 
     @property
@@ -480,7 +487,8 @@ class SpecDraft:
                 **({"attention_heads": self.attention_heads} if self.attention_heads else {}),
                 **({"architectures": list(self.architectures)} if self.architectures else {}),
                 **({"config_mamba_ssm_dtype": self.config_mamba_ssm_dtype}
-                   if self.config_mamba_ssm_dtype else {})}
+                   if self.config_mamba_ssm_dtype else {}),
+                **({"mamba_chunk_size": self.mamba_chunk_size} if self.mamba_chunk_size else {})}
 
     def named_for_its_figures(self) -> SpecDraft:
         """A preset's name only on a model with the preset's figures: a changed preset goes by

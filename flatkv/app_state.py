@@ -18,7 +18,7 @@ from flatkv.analysis import PLANNERS
 from flatkv.budget import Budget, cache_budget, given_budget
 from flatkv.models import MAX_TP, ModelSpec
 from flatkv.plan import FULL_ATTENTION, SLIDING_ATTENTION, alignment_or_block_size
-from flatkv.profile import MAX_KERNEL_BLOCK_SIZE, MAX_WINDOW, CacheProfile
+from flatkv.profile import MAX_CHUNK_SIZE, MAX_KERNEL_BLOCK_SIZE, MAX_WINDOW, CacheProfile
 from flatkv.strategies import STRATEGIES, StrategyOptions
 from flatkv.strategies.base import (
     MAMBA_CACHE_MODES,
@@ -31,6 +31,7 @@ from flatkv.strategies.paged import label_groups
 from flatkv.strategies.sglang import ssm_dtype as sglang_ssm_dtype
 from flatkv.strategies.sglang import swa_pool as sglang_swa_pool
 from flatkv.strategies.vllm import kernel_block_size as vllm_kernel_block_size
+from flatkv.strategies.vllm import mamba_chunk_size as vllm_mamba_chunk_size
 from flatkv.units import format_size, parse_size
 
 MiB = 2**20
@@ -151,7 +152,7 @@ class AppState:
     # their shortest decimal (0.9 is 9/10 exactly), as StrategyOptions reads them.
     kernel_block_size: int | None = ENGINE_DEFAULTS.kernel_block_size  # None: the model's
     mamba_cache_mode: str = ENGINE_DEFAULTS.mamba_cache_mode
-    mamba_chunk_size: int = ENGINE_DEFAULTS.mamba_chunk_size
+    mamba_chunk_size: int | None = ENGINE_DEFAULTS.mamba_chunk_size  # None: the model's
     mamba_full_memory_ratio: float = float(ENGINE_DEFAULTS.mamba_full_memory_ratio)
     swa_full_tokens_ratio: float = float(ENGINE_DEFAULTS.swa_full_tokens_ratio)
     sglang_slots_per_request: int = ENGINE_DEFAULTS.sglang_slots_per_request
@@ -242,6 +243,7 @@ class AppState:
         while the model is in error."""
         profile, defaults = self.profile(), StrategyOptions()
         return {"kernel_block_size": vllm_kernel_block_size(profile, defaults),
+                "mamba_chunk_size": vllm_mamba_chunk_size(profile, defaults),
                 "sglang_ssm_dtype": sglang_ssm_dtype(profile, defaults),
                 "sglang_swa_pool": sglang_swa_pool(profile, defaults)}
 
@@ -431,7 +433,7 @@ _SETTINGS: dict[str, tuple[str, Callable[[str, str], object], Callable[[object],
     "uniform": ("uniform_rows", _flag, lambda v: "1" if v else "0"),
     "kernel": ("kernel_block_size", _auto(_int(1, MAX_BLOCK_SIZE)), _write_auto(str)),
     "mamba": ("mamba_cache_mode", _choice(lambda: list(MAMBA_CACHE_MODES)), str),
-    "chunk": ("mamba_chunk_size", _int(1, MAX_BLOCK_SIZE), str),
+    "chunk": ("mamba_chunk_size", _auto(_int(1, MAX_BLOCK_SIZE)), _write_auto(str)),
     "sg_ratio": ("mamba_full_memory_ratio", _ratio(RATIO_RANGE), repr),
     "sg_swa": ("swa_full_tokens_ratio", _ratio(SWA_RATIO_RANGE), repr),
     "sg_slots": ("sglang_slots_per_request", _int(1, MAX_SLOTS_PER_REQUEST), str),
@@ -463,6 +465,7 @@ _CARRIED_KEYS: dict[str, tuple[str, Callable[[str, str], object], Callable[[obje
              lambda key, text: tuple(a.strip() for a in text.split(",") if a.strip()), ",".join),
     "ssm_el": ("ssm_element_bytes", _int(1, 8), str),
     "cfg_ssm": ("config_mamba_ssm_dtype", _choice(lambda: list(SGLANG_SSM_DTYPES)), str),
+    "model_chunk": ("mamba_chunk_size", _int(1, MAX_CHUNK_SIZE), str),
 }
 _MODEL_KEYS = ("model", "layers", "kv", "state", "spec", *_CARRIED_KEYS)
 

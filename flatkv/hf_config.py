@@ -757,7 +757,24 @@ def spec_from_hf_config(
         model_layers=n_model if 0 < n_model <= MAX_CACHE_LAYERS else None,
         architectures=_architectures_of(cfg), config_mamba_ssm_dtype=sglang_ssm_dtype,
         attention_heads=attention_heads,
+        mamba_chunk_size=_chunk_size_of(text) if any(layer.is_state for layer in layers)
+        else None,
     )
+
+
+def _chunk_size_of(text: Any) -> int | None:
+    """The state kernel's chunk as vLLM's ``get_mamba_chunk_size`` reads the resolved config
+    (class defaults included): ``mamba_chunk_size`` (Bamba, Falcon-H1, Granite), else
+    ``chunk_size`` (Mamba2, Nemotron-H, Zamba2); None without either (Mamba1, GDN), where vLLM
+    takes 2,048."""
+    for attr in ("mamba_chunk_size", "chunk_size"):
+        value = getattr(text, attr, None)
+        if value is not None:
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"config.json {attr} = {value!r} must be a whole number of "
+                                 "tokens (the state kernel's chunk, e.g. 128)")
+            return value
+    return None
 
 
 def _architectures_of(cfg: Mapping[str, Any]) -> tuple[str, ...]:

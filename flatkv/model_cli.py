@@ -100,6 +100,7 @@ def model_report(spec: ModelSpec) -> dict[str, Any]:
         "cache_layers": len(spec.layers),
         "model_layers": spec.model_layers,
         "attention_heads": spec.attention_heads,  # query heads: they limit the TPs
+        "mamba_chunk_size": profile.mamba_chunk_size,  # vLLM's P aligns to it in mode all
         "counts": {label: profile.count(label) for label in dict.fromkeys(profile.layer_types)},
         "pattern": spec.pattern,
         "kinds": [
@@ -144,6 +145,9 @@ def format_model_text(report: dict[str, Any]) -> str:
     if report["attention_heads"]:
         lines.append(f"attention heads: {report['attention_heads']} (query heads; a tp must "
                      "divide them)")
+    if report["mamba_chunk_size"]:
+        lines.append(f"mamba chunk: {report['mamba_chunk_size']} tokens (vLLM aligns P to it "
+                     "in mamba cache mode all)")
     lines.append(f"pattern: {report['pattern']}")
     for row in report["kinds"]:
         geometry = ", ".join(f"{k}={v}" for k, v in row["geometry"].items() if k != "kind")

@@ -29,7 +29,7 @@ from flatkv.dtypes import canonical_dtype, check_config_ssm_dtype, dtype_bytes
 from flatkv.patterns import MAX_CACHE_LAYERS, check_kind_name, format_pattern, parse_pattern
 from flatkv.plan import FULL_ATTENTION, LINEAR_ATTENTION, SLIDING_ATTENTION, check_int
 from flatkv.plan import state_const_bytes as _state_const_bytes
-from flatkv.profile import MAX_WINDOW, CacheProfile, check_architectures
+from flatkv.profile import MAX_CHUNK_SIZE, MAX_WINDOW, CacheProfile, check_architectures
 from flatkv.units import quoted_names
 
 FORMAT = "flatkv-model/1"
@@ -354,6 +354,8 @@ class ModelSpec:
     cache holds query heads, but engines split them over the ranks and refuse a tp that does
     not divide them (vLLM: "Total number of attention heads (28) must be divisible by tensor
     parallel size (8)"), so such a tp is refused here too.
+    mamba_chunk_size: the config's ``mamba_chunk_size`` (or ``chunk_size``) of a state model,
+        None when it has none or is unknown; vLLM aligns P to it in mamba cache mode all.
     """
 
     name: str
@@ -368,6 +370,7 @@ class ModelSpec:
     architectures: tuple[str, ...] = ()
     config_mamba_ssm_dtype: str | None = None
     attention_heads: int | None = None
+    mamba_chunk_size: int | None = None
     _kind_names: tuple[tuple[CacheLayer, str], ...] = field(
         default=(), repr=False, compare=False
     )
@@ -405,6 +408,8 @@ class ModelSpec:
             _check_dim("model_layers", self.model_layers, maximum=MAX_CACHE_LAYERS)
         if self.attention_heads is not None:
             _check_dim("attention_heads", self.attention_heads)
+        if self.mamba_chunk_size is not None:
+            _check_dim("mamba_chunk_size", self.mamba_chunk_size, maximum=MAX_CHUNK_SIZE)
         # Name each distinct geometry once (first appearance order) and check it at this tp.
         names: dict[CacheLayer, str] = dict(self._kind_names)
         used = set(names.values())
@@ -543,6 +548,7 @@ class ModelSpec:
             ssm_element_bytes=dtype_bytes(self.ssm_dtype) if has_state else None,
             architectures=self.architectures,
             config_mamba_ssm_dtype=self.config_mamba_ssm_dtype if has_state else None,
+            mamba_chunk_size=self.mamba_chunk_size if has_state else None,
         )
 
     def summary(self) -> list[KindSummary]:
@@ -630,6 +636,8 @@ class ModelSpec:
             out["model_layers"] = self.model_layers
         if self.attention_heads is not None:
             out["attention_heads"] = self.attention_heads
+        if self.mamba_chunk_size is not None:
+            out["mamba_chunk_size"] = self.mamba_chunk_size
         if self.architectures:
             out["architectures"] = list(self.architectures)
         out.update(tp=self.tp, kv_dtype=self.kv_dtype, conv_dtype=self.conv_dtype,
@@ -652,7 +660,7 @@ class ModelSpec:
         allowed = {
             "format", "name", "source", "notes", "model_layers", "tp", "kv_dtype",
             "conv_dtype", "ssm_dtype", "kinds", "pattern", "architectures",
-            "config_mamba_ssm_dtype", "attention_heads",
+            "config_mamba_ssm_dtype", "attention_heads", "mamba_chunk_size",
         }
         unknown = sorted(set(data) - allowed)
         if unknown:
@@ -682,7 +690,7 @@ class ModelSpec:
             key: data[key]
             for key in ("source", "notes", "model_layers", "tp", "kv_dtype", "conv_dtype",
                         "ssm_dtype", "architectures", "config_mamba_ssm_dtype",
-                        "attention_heads")
+                        "attention_heads", "mamba_chunk_size")
             if key in data
         }
         return cls.from_pattern(name=data["name"], kinds=kinds, pattern=data["pattern"], **options)

@@ -30,6 +30,7 @@ MAX_ROW_BYTES = 1 << 40
 # link the app writes for a model would be refused when reopened).
 MAX_WINDOW = 1 << 31
 MAX_KERNEL_BLOCK_SIZE = 1 << 20
+MAX_CHUNK_SIZE = 1 << 20  # a state kernel's chunk in tokens (configs say 128 to 2,048)
 SLIDING_WINDOW_MISSING = (
     "sliding_window is not set but the model has sliding_attention layers: give the window in "
     "tokens (sliding_window in the profile or config, --sliding-window on the command line)"
@@ -72,6 +73,8 @@ class CacheProfile:
         (float32, bfloat16, float16), else None. SGLang keeps the ssm state in it unless told
         otherwise (float32 without it), whatever the model's own ssm dtype; it re-sizes the
         ssm tensor only when ``ssm_element_bytes`` is known (raw bytes are taken as given).
+    mamba_chunk_size: the config's ``mamba_chunk_size`` (or ``chunk_size``) of a state model,
+        else None; vLLM aligns P to it in mamba cache mode all (2,048 when a config has none).
     """
 
     layer_types: tuple[str, ...]
@@ -83,6 +86,7 @@ class CacheProfile:
     ssm_element_bytes: int | None = None
     architectures: tuple[str, ...] = ()
     config_mamba_ssm_dtype: str | None = None
+    mamba_chunk_size: int | None = None
 
     def __post_init__(self) -> None:
         if isinstance(self.layer_types, str) or not isinstance(self.layer_types, Iterable):
@@ -113,6 +117,9 @@ class CacheProfile:
         if self.kernel_block_size is not None:
             check_int("kernel_block_size", self.kernel_block_size, minimum=1,
                       maximum=MAX_KERNEL_BLOCK_SIZE)
+        if self.mamba_chunk_size is not None:
+            check_int("mamba_chunk_size", self.mamba_chunk_size, minimum=1,
+                      maximum=MAX_CHUNK_SIZE, hint="the config's mamba_chunk_size / chunk_size")
         for name, nbytes in self.state_const_bytes.items():
             # written as name=bytes pairs in a link and on the command line: a name must read
             # back as itself

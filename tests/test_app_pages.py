@@ -1068,7 +1068,7 @@ def test_the_profile_cache_key_changes_with_every_field():
         (qwen, "state_const_bytes", {**qwen.state_const_bytes, "conv": 1}),
         (gpt, "sliding_window", 256), (qwen, "name", "other"), (qwen, "kernel_block_size", 64),
         (qwen, "ssm_element_bytes", 4), (gpt, "architectures", ("Gemma3ForCausalLM",)),
-        (qwen, "config_mamba_ssm_dtype", "bfloat16"),
+        (qwen, "config_mamba_ssm_dtype", "bfloat16"), (qwen, "mamba_chunk_size", 64),
     ]
     assert {f.name for f in fields(qwen)} == {name for _, name, _ in changes}, \
         "give each new field of CacheProfile a change here"
@@ -1568,7 +1568,8 @@ def test_a_presets_caveat_shows_where_its_figures_do():
 def test_model_page_names_the_cache_dtypes():
     at = open_app("app_pages/model.py", {"model": "Nemotron-H-8B"})
     assert any(c.value == "Per TP rank (TP 1) · cache dtypes: KV bfloat16, conv bfloat16, ssm "
-               "bfloat16 · 32 attention heads (a TP must divide them)." for c in at.caption)
+               "bfloat16 · 32 attention heads (a TP must divide them) · mamba chunk 128 tokens "
+               "(vLLM's P aligns to it in mamba cache mode all)." for c in at.caption)
     at = open_app("app_pages/model.py", {"model": "Llama-3.1-8B", "tp": "2"})
     assert any(c.value == "Per TP rank (TP 2) · cache dtypes: KV bfloat16 · 32 attention heads "
                "(a TP must divide them)." for c in at.caption)
@@ -1681,3 +1682,28 @@ def test_compare_names_sglangs_own_ssm_dtype():
             "its own, whatever the model's, set in the engine options): 2,146,304 B of state per "
             "layer against the 1,097,728 B the other layouts keep.") in [unescaped(c.value)
                                                                          for c in at.caption]
+
+
+def test_mamba_chunk_starts_at_the_models_own_in_mode_all():
+    # Nemotron-H-8B's config says chunk_size 128: in mamba cache mode all vLLM aligns P to
+    # c = lcm(128, 16) = 128, P = 128 x cdiv(2,158,592, 128 x 4,096) = 128 x 5 = 640
+    link = {"model": "Nemotron-H-8B", "gpu": "Custom", "gpu_mem": "80GB", "frac": "1",
+            "mamba": "all"}
+    at = open_app("app_pages/compare.py", link)
+    assert_clean(at)
+    chunk = at.number_input(key="w.mamba_chunk_size")
+    assert chunk.value == 128 and "chunk" not in at.query_params  # the model's own: no link key
+    assert at.dataframe[0].value.set_index("strategy").loc["vLLM v1", "P (tokens)"] == 640
+    # another chunk is the user's: 256 x cdiv(2,158,592, 256 x 4,096) = 256 x 3 = 768
+    chunk.set_value(256).run()
+    assert_clean(at)
+    assert at.query_params["chunk"] == "256"
+    assert at.dataframe[0].value.set_index("strategy").loc["vLLM v1", "P (tokens)"] == 768
+    # back to 128 is the model's own again, and the link forgets it
+    at.number_input(key="w.mamba_chunk_size").set_value(128).run()
+    assert "chunk" not in at.query_params
+    # a model whose config names no chunk (Qwen3-Next, GDN) starts at vLLM's 2,048:
+    # P = 2,048 x cdiv(1,097,728, 2,048 x 2,048) = 2,048
+    qwen = open_app("app_pages/compare.py", {**link, "model": "Qwen3-Next-80B-A3B"})
+    assert qwen.number_input(key="w.mamba_chunk_size").value == 2048
+    assert qwen.dataframe[0].value.set_index("strategy").loc["vLLM v1", "P (tokens)"] == 2048

@@ -53,7 +53,7 @@ PRESET_CONFIGS = {
         "hybrid_override_pattern": NEMOTRON_PATTERN, "hidden_size": 4096,
         "num_attention_heads": 32, "num_key_value_heads": 8, "head_dim": 128,
         "mamba_num_heads": 128, "mamba_head_dim": 64, "ssm_state_size": 128, "n_groups": 8,
-        "conv_kernel": 4, "expand": 2, "torch_dtype": "bfloat16",
+        "conv_kernel": 4, "expand": 2, "chunk_size": 128, "torch_dtype": "bfloat16",
     },
     "Jamba-1.5-Mini": {
         "model_type": "jamba", "num_hidden_layers": 32, "attn_layer_period": 8,
@@ -65,13 +65,15 @@ PRESET_CONFIGS = {
         "model_type": "falcon_h1", "num_hidden_layers": 44, "hidden_size": 3072,
         "num_attention_heads": 12, "num_key_value_heads": 2, "head_dim": 128,
         "mamba_d_ssm": 3072, "mamba_n_heads": 24, "mamba_d_head": 128, "mamba_d_state": 256,
-        "mamba_n_groups": 1, "mamba_d_conv": 4, "torch_dtype": "bfloat16",
+        "mamba_n_groups": 1, "mamba_d_conv": 4, "mamba_chunk_size": 128,
+        "torch_dtype": "bfloat16",
     },
     "granite-4.0-h-small": {
         "model_type": "granitemoehybrid", "num_hidden_layers": 40, "layer_types": GRANITE_TYPES,
         "hidden_size": 4096, "num_attention_heads": 32, "num_key_value_heads": 8,
         "mamba_n_heads": 128, "mamba_d_head": 64, "mamba_d_state": 128, "mamba_n_groups": 1,
-        "mamba_d_conv": 4, "mamba_expand": 2, "torch_dtype": "bfloat16",
+        "mamba_d_conv": 4, "mamba_expand": 2, "mamba_chunk_size": 256,
+        "torch_dtype": "bfloat16",
     },
     "gpt-oss-20b": {
         "model_type": "gpt_oss", "architectures": ["GptOssForCausalLM"],
@@ -154,6 +156,7 @@ def test_qwen3_next_defaults_alone_are_the_80b_a3b():
     """SPEC §2: Qwen3-Next-80B-A3B's cache geometry is transformers' qwen3_next defaults."""
     spec = spec_from_hf_config({"model_type": "qwen3_next"})
     assert spec.layers == load_preset("Qwen3-Next-80B-A3B").layers
+    assert spec.mamba_chunk_size is None  # no chunk in a GDN config: vLLM takes 2,048
     tp2 = spec.with_options(tp=2).profile()
     assert (tp2.count(FULL), tp2.count(LINEAR)) == (12, 36)
     assert tp2.kv_bytes_per_slot == 1024
@@ -601,6 +604,8 @@ def test_path_and_pasted_text(tmp_path):
         ({"model_type": "nemotron_h", "layers_block_type": ["mlp", "moe"]}, "no cache layers"),
         ({"model_type": "gpt_oss", "sliding_window": None}, "sliding_window is not set"),
         ({"model_type": "falcon_h1", "mamba_d_state": None}, "has no mamba_d_state"),
+        ({"model_type": "nemotron_h", "chunk_size": 0},
+         "config.json chunk_size = 0 must be a whole number of tokens"),
     ],
 )
 def test_bad_configs_give_one_clear_error(config, message, capfd):

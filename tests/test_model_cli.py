@@ -67,6 +67,8 @@ def test_model_text_and_export(capsys, tmp_path):
     _, text = run(["model", "--preset", "nemotron-h-8b", "--ssm-dtype", "fp32"], capsys)
     assert "cache layers: 28 from 52 model layers" in text
     assert "\nattention heads: 32 (query heads; a tp must divide them)\n" in text
+    # the config's chunk_size 128, which vLLM's P aligns to in mamba cache mode all
+    assert "\nmamba chunk: 128 tokens (vLLM aligns P to it in mamba cache mode all)\n" in text
     assert "ssm 4,194,304" in text  # 128 * 64 * 128 * 4
     _, exported = run(["model", "--preset", "nemotron-h-8b", "--tp", "2", "--export"], capsys)
     path = tmp_path / "nemotron-tp2.json"
@@ -75,6 +77,7 @@ def test_model_text_and_export(capsys, tmp_path):
     report = json.loads(again)
     assert report["tp"] == 2
     assert report["attention_heads"] == report["spec"]["attention_heads"] == 32  # exported too
+    assert report["mamba_chunk_size"] == report["spec"]["mamba_chunk_size"] == 128
     assert report["state_const_bytes"] == {"conv": (128 * 64 + 2 * 8 * 128) // 2 * 3 * 2,
                                            "ssm": 64 * 64 * 128 * 2}
 

@@ -977,10 +977,21 @@ def test_vllm_attention_only_p_is_a():
 
 
 def test_vllm_mamba_cache_mode_all():
-    opts = StrategyOptions(mamba_cache_mode="all")  # mamba_chunk_size 256 by default
+    # Qwen3-Next's config names no chunk size: vLLM's get_mamba_chunk_size gives 2,048, so
+    # c = lcm(2,048, 16) = 2,048 and P = 2,048 x cdiv(548,864, 2,048 x 1,024) = 2,048
+    r = run_strategy("vllm", qwen3_next_tp2(), budget_bytes=ANCHOR_BUDGET,
+                     context_tokens=ANCHOR_CONTEXT,
+                     options=StrategyOptions(mamba_cache_mode="all"))
+    assert r.block_size == 2048 and r.extras["mamba_chunk_size"] == 2048
+    assert ("c = lcm(mamba_chunk_size 2048 (vLLM's for a config without one), A) = 2048"
+            in r.why_block_size)
+    assert r.num_blocks == ANCHOR_BUDGET // (2048 * 1024) // 12 == 1_902
+    # 128 state pages per request (one every P tokens) in each of 3 groups, 128 full pages
+    assert (r.concurrency_numerator, r.concurrency_denominator) == (1_902, 128 * 4)
+    # a chunk of 256 given: c = lcm(256, 16) = 256; P = 256 x cdiv(548,864, 256 x 1,024) = 768
+    opts = StrategyOptions(mamba_cache_mode="all", mamba_chunk_size=256)
     r = run_strategy("vllm", qwen3_next_tp2(), budget_bytes=ANCHOR_BUDGET,
                      context_tokens=ANCHOR_CONTEXT, options=opts)
-    # c = lcm(256, 16) = 256; P = 256 x cdiv(548,864, 256 x 1,024) = 256 x 3 = 768
     assert r.block_size == 768
     page = 768 * 1024
     assert r.extras["state_padding_exact"] == [page - 548_864, 548_864]
@@ -992,10 +1003,18 @@ def test_vllm_mamba_cache_mode_all():
     r = run_strategy("vllm", qwen3_next_tp2(), budget_bytes=ANCHOR_BUDGET, options=StrategyOptions(
         mamba_cache_mode="all", mamba_chunk_size=48, kernel_block_size=32))
     assert r.block_size == 576
-    # Nemotron-H's own chunk 128: c = 128; P = 128 x cdiv(2,158,592, 128 x 4,096) = 128 x 5
-    r = run_strategy("vllm", nemotron_h_8b(), budget_bytes=GIB8,
-                     options=StrategyOptions(mamba_cache_mode="all", mamba_chunk_size=128))
+    # Nemotron-H's own chunk (its config's chunk_size 128): c = 128; P = 128 x cdiv(2,158,592,
+    # 128 x 4,096) = 128 x 5 = 640, where vLLM's 2,048 for a config without one gives 2,048
+    own = replace(nemotron_h_8b(), mamba_chunk_size=128)
+    r = run_strategy("vllm", own, budget_bytes=GIB8,
+                     options=StrategyOptions(mamba_cache_mode="all"))
     assert r.block_size == 640
+    assert "lcm(mamba_chunk_size 128 (the model's own), A) = 128" in r.why_block_size
+    assert run_strategy("vllm", nemotron_h_8b(), budget_bytes=GIB8, options=StrategyOptions(
+        mamba_cache_mode="all")).block_size == 2048
+    # the option wins over the model's own
+    assert run_strategy("vllm", own, budget_bytes=GIB8, options=StrategyOptions(
+        mamba_cache_mode="all", mamba_chunk_size=256)).block_size == 768
 
 
 # ------------------------------------------------------------------------------------------

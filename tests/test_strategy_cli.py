@@ -182,6 +182,10 @@ def test_mamba_cache_mode_all_and_chunk_size():
             "262144", "--mamba-cache-mode", "all", "--json"]
     code, out, _ = run(base)
     assert code == 0
+    # Qwen3-Next's config names no chunk: vLLM's 2,048; c = lcm(2,048, 16) = 2,048 and
+    # P = 2,048 x cdiv(548,864, 2,048 x 1,024) = 2,048
+    assert json.loads(out)["block_size"] == 2048
+    code, out, _ = run([*base, "--mamba-chunk-size", "256"])
     # c = lcm(256, 16) = 256; P = 256 x cdiv(548,864, 256 x 1,024) = 768.
     assert json.loads(out)["block_size"] == 256 * -(-548_864 // (256 * 1024)) == 768
     code, out, _ = run([*base, "--mamba-chunk-size", "48"])

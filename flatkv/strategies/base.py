@@ -184,10 +184,10 @@ class StrategyOptions:
         ``all`` cdiv(L, P) (a state snapshot every P tokens, prefix caching of state). Every
         paged strategy counts state pages per request this way. In ``all`` mode vLLM also
         aligns P to ``c = lcm(mamba_chunk_size, A)`` instead of A (SPEC section 3.1).
-    mamba_chunk_size: the chunk size of the state kernel (vLLM reads the config's
-        ``mamba_chunk_size`` or ``chunk_size``); used by vllm in ``all`` mode only. SPEC gives no
-        default: 256 is the Mamba2 / Bamba / Falcon-H1 config default (Nemotron-H's config says
-        128; vLLM uses 2048 when a config has none, e.g. Mamba1); pass the model's own value.
+    mamba_chunk_size: the chunk size of the state kernel; used by vllm in ``all`` mode only.
+        None (default): the model's own, as vLLM's ``get_mamba_chunk_size`` reads it (the
+        config's ``mamba_chunk_size``, else ``chunk_size``: ``CacheProfile.mamba_chunk_size``),
+        else 2,048, vLLM's value for a config without one (Mamba1, GDN).
     mamba_full_memory_ratio: SGLang's r; the state pool gets ``budget * r / (1 + r)``; in
         [1e-6, 1e6].
     swa_full_tokens_ratio: SGLang's sliding-window pool size relative to the full pool (0.8);
@@ -223,7 +223,7 @@ class StrategyOptions:
     alignment: int | None = None
     kernel_block_size: int | None = None
     mamba_cache_mode: str = "none"
-    mamba_chunk_size: int = 256
+    mamba_chunk_size: int | None = None
     mamba_full_memory_ratio: Fraction | float | str = Fraction(9, 10)
     swa_full_tokens_ratio: Fraction | float | str = Fraction(4, 5)
     sglang_slots_per_request: int = 3
@@ -249,8 +249,9 @@ class StrategyOptions:
                 f"mamba_cache_mode is {self.mamba_cache_mode!r}: use one of "
                 f"{list(MAMBA_CACHE_MODES)}"
             )
-        check_int("mamba_chunk_size", self.mamba_chunk_size, minimum=1, maximum=MAX_TOKENS,
-                  hint="the model config's mamba_chunk_size / chunk_size")
+        if self.mamba_chunk_size is not None:
+            check_int("mamba_chunk_size", self.mamba_chunk_size, minimum=1, maximum=MAX_TOKENS,
+                      hint="or None for the model's own (its config's mamba_chunk_size)")
         for name, bounds in (
             ("mamba_full_memory_ratio", RATIO_RANGE),
             ("swa_full_tokens_ratio", RATIO_RANGE),

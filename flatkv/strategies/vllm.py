@@ -54,6 +54,8 @@ def group_size_for(counts: dict[str, int]) -> int:
 
 
 DEFAULT_KERNEL_BLOCK_SIZE = 16  # most attention backends (SPEC section 3.1)
+# vLLM's get_mamba_chunk_size for a config without mamba_chunk_size / chunk_size (Mamba1, GDN)
+DEFAULT_MAMBA_CHUNK_SIZE = 2048
 
 
 def kernel_block_size(profile: CacheProfile, options: StrategyOptions) -> tuple[int, str]:
@@ -64,6 +66,16 @@ def kernel_block_size(profile: CacheProfile, options: StrategyOptions) -> tuple[
     if profile.kernel_block_size is not None:
         return profile.kernel_block_size, " (the model's own)"
     return DEFAULT_KERNEL_BLOCK_SIZE, ""
+
+
+def mamba_chunk_size(profile: CacheProfile, options: StrategyOptions) -> tuple[int, str]:
+    """The state kernel's chunk P aligns to in mamba cache mode all, and why when it is not
+    given: the option, else the model's own (its config's), else vLLM's 2,048."""
+    if options.mamba_chunk_size is not None:
+        return options.mamba_chunk_size, ""
+    if profile.mamba_chunk_size is not None:
+        return profile.mamba_chunk_size, " (the model's own)"
+    return DEFAULT_MAMBA_CHUNK_SIZE, " (vLLM's for a config without one)"
 
 
 def request_bytes(profile: CacheProfile, options: StrategyOptions, counts: dict[str, int],
@@ -110,13 +122,14 @@ def _page_size(profile: CacheProfile, options: StrategyOptions, formulas: list[s
               f"{options.block_size}) = {a}")
     align, align_text, sym = a, a_text, "A"
     if options.mamba_cache_mode == "all" and profile.has_state:
-        align = math.lcm(options.mamba_chunk_size, a)
+        chunk, chunk_why = mamba_chunk_size(profile, options)
+        align = math.lcm(chunk, a)
         align_text = (
             f"{a_text}; mamba cache mode all: c = lcm(mamba_chunk_size "
-            f"{options.mamba_chunk_size}, A) = {align} replaces A"
+            f"{chunk}{chunk_why}, A) = {align} replaces A"
         )
         sym = "c"
-        extras["mamba_chunk_size"] = options.mamba_chunk_size
+        extras["mamba_chunk_size"] = chunk
     extras["kernel_block_size"] = kernel  # the backend's; A = max(it, block_size)
     extras["attention_block_size"] = a
     if profile.has_state and profile.has_attention:
