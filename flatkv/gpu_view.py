@@ -123,11 +123,14 @@ def pool_text(blocks: int, page_bytes: int, layouts: int, *, capped_by_user: boo
 
 def sweep_title(results: Sequence[BenchResult], sweep: str) -> str:
     """``Bandwidth vs page bytes, 2,048 pages per call``: the chart title names what the sweep
-    held fixed: bytes per call, else pages per call (a page-bytes sweep under a small pool)."""
+    held fixed: bytes per call (and the pages that took, where they differ), else pages per
+    call (a page-bytes sweep under a small pool)."""
     calls = {r.call_bytes for r in results}
     pages = {r.pages_per_call for r in results}
     if len(calls) == 1:
         fixed = f"{format_bytes(calls.pop())} per call"
+        if len(pages) > 1:
+            fixed += f" ({value_span(sorted(pages))} pages)"
     elif len(pages) == 1:
         fixed = f"{pages.pop():,} pages per call ({value_span(sorted(calls), format_bytes)})"
     else:

@@ -278,7 +278,10 @@ def test_pool_text_and_sweep_title_say_what_a_run_holds():
     assert gpu_view.sweep_title(mixed, "page bytes") == (
         "Bandwidth vs page bytes, 8 pages per call (12.25 KiB to 24.50 KiB)")
     same = [result(pages=8, page=3136), result(pages=16)]  # 25,088 B per call both
-    assert gpu_view.sweep_title(same, "page bytes") == "Bandwidth vs page bytes, 24.50 KiB per call"
+    assert gpu_view.sweep_title(same, "page bytes") == (
+        "Bandwidth vs page bytes, 24.50 KiB per call (8 to 16 pages)")
+    assert gpu_view.sweep_title(same[:1], "page bytes") == (
+        "Bandwidth vs page bytes, 24.50 KiB per call")
     assert gpu_view.sweep_title([result(pages=2), result(pages=4, page=3136)],
                                 "page bytes").endswith("3.06 KiB to 12.25 KiB per call")
 
