@@ -330,9 +330,10 @@ def workload_text(pages: PageMap, profile: CacheProfile, *, context: int, mamba_
                  f"mamba cache mode {MAMBA_MODE_TEXT[mamba_cache_mode]} per request, as the "
                  f"engine's log does{held}.")
     if not pages.fits:
-        text += (f" The workload does not fit in this budget: at most {pages.max_requests:,} "
-                 f"request(s) of {tokens_text(context)} do; lower the live requests or the "
-                 "context length.")
+        charged = " with its snapshots" if profile.has_state else ""
+        text += (f" The workload{charged} does not fit in this budget: at most "
+                 f"{pages.max_requests:,} request(s) of {tokens_text(context)} do; lower the "
+                 "live requests or the context length.")
     return text
 
 

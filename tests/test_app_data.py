@@ -463,5 +463,6 @@ def test_workload_text_gives_both_state_counts_where_they_differ():
         "State is charged as with state prefix caching: two live pages per request plus a "
         "snapshot every P tokens. Budget and Compare count the state pages of mamba cache mode "
         "none (1 state page) per request, as the engine's log does, and hold 3.75 requests of "
-        "262,144 tokens. The workload does not fit in this budget: at most 1 request(s) of "
+        "262,144 tokens. The workload with its snapshots does not fit in this budget: at most "
+        "1 request(s) of "
         "262,144 tokens do; lower the live requests or the context length.")
