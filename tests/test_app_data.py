@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+from fractions import Fraction
 
 import pytest
 
@@ -115,6 +116,11 @@ def test_page_assignment_interleaves_unequal_groups_in_proportion():
     assert fewer.per_group == {"sliding_attention": 3 * 8 + 32 + 3 + 1, "full_attention": 772}
     handed = pages.owners[1:1 + 540 + 772]
     assert handed.count("sliding_attention") == 540 and handed.count("full_attention") == 772
+    # the k-th page of a group of n sits at (2k + 1) / 2n of the run: full at 1/1,544,
+    # 3/1,544, 5/1,544, 7/1,544 (6.5, 19.4, 32.4, 45.3 per 10^4), sliding at 1/1,080, 3/1,080,
+    # 5/1,080 (9.3, 27.8, 46.3 per 10^4); so F S F S F F S
+    s, f = "sliding_attention", "full_attention"
+    assert handed[:7] == (f, s, f, s, f, f, s)
     # every prefix of the run gives each group its share of the ids, give or take one
     for k in range(1, len(handed) + 1):
         sliding = handed[:k].count("sliding_attention")
@@ -284,6 +290,19 @@ def test_dead_weight_text_says_what_one_page_id_space_costs():
     flat_only = [by["flat"], by["per-component"]]
     assert app_data.dead_weight_text(flat_only).endswith("leaves the other groups' rows in it "
                                                          "idle.")
+    # 0.5% more requests would show as 1.00x: no comparison; 1% more shows as 1.01x
+    from dataclasses import replace as with_
+
+    def vllm_at(ratio):
+        c = by["flat"].concurrency * ratio
+        return with_(by["vllm"], concurrency_numerator=c.numerator,
+                     concurrency_denominator=c.denominator)
+
+    assert app_data.dead_weight_text([by["flat"], vllm_at(Fraction(201, 200))]).endswith(
+        "rows in it idle.")
+    assert app_data.dead_weight_text([by["flat"], vllm_at(Fraction(101, 100))]).endswith(
+        "1.01x as many requests fit under vLLM v1: a block id belongs to one group and "
+        "addresses only its layers' pages.")
 
 
 def test_inflation_bars_show_why_the_state_row_inflates_p(analysis):

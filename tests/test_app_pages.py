@@ -925,8 +925,10 @@ def test_gpu_lab_refuses_a_run_that_would_not_fit_in_memory(monkeypatch):
 def test_layout_names_the_padding_its_planner_has():
     at = open_app("app_pages/layout.py", QWEN35_LINK)
     # packed, P 1,056: the page row is the widest row, a KV row of 1,056 x 2,048 = 2,162,688 B;
-    # each of the 36 state rows (2,146,304 B) pads 16,384 B: 589,824 of 103,219,200 B a block
-    assert metrics(at)["Padding share (uniform pages)"] == f"{589_824 / 103_219_200:.2%}"
+    # each of the 36 state rows (2,146,304 B) pads 16,384 B: 589,824 B of a uniform-page
+    # block of 103,219,200 + 589,824 = 103,809,024 B, 0.568% (as app_data's headline)
+    assert metrics(at)["Padding share (uniform pages)"] == f"{589_824 / 103_809_024:.2%}" == (
+        "0.57%")
     at = open_app("app_pages/layout.py", {**QWEN35_LINK, "planner": "per-component"})
     assert_clean(at)
     assert metrics(at)["Padding share (per component)"] == "0.00%"
@@ -1707,3 +1709,28 @@ def test_mamba_chunk_starts_at_the_models_own_in_mode_all():
     qwen = open_app("app_pages/compare.py", {**link, "model": "Qwen3-Next-80B-A3B"})
     assert qwen.number_input(key="w.mamba_chunk_size").value == 2048
     assert qwen.dataframe[0].value.set_index("strategy").loc["vLLM v1", "P (tokens)"] == 2048
+
+
+def test_planned_blocks_bytes_budget_and_unused_are_the_worked_example():
+    # (3 GDN + 1 full) x 12 at block 64 / align 16 on 80 GB (SPEC section 1): P 1,056,
+    # 103,219,200 B a block, 80e9 // that = 775 blocks; 775 x 103,219,200 = 79,994,880,000 B
+    # planned; 80e9 - that = 5,120,000 B unused
+    lab = open_app("app_pages/gpu.py", QWEN35_LINK)
+    assert_clean(lab)
+    m = metrics(lab)
+    assert (m["Planned blocks"], m["Planned bytes"]) == ("775", "74.50 GiB")
+    assert next(x.help for x in lab.metric if x.label == "Planned bytes") == (
+        "79,994,880,000 B")
+    layout = open_app("app_pages/layout.py", QWEN35_LINK)
+    m = {x.label: (x.value, x.help) for x in layout.metric}
+    assert m["Budget"] == ("74.51 GiB", "80,000,000,000 B")
+    assert m["Unused"] == ("4.88 MiB", "5,120,000 B")
+
+
+def test_the_sidebar_shows_the_cache_budget_per_rank():
+    # 81,559 MiB x 0.9 = 76,968,728,985 B usable (floored); weights 16 GB over TP 2 leave
+    # 76,968,728,985 - 8,000,000,000 = 68,968,728,985 B = 64.23 GiB for the cache
+    at = open_app("app_pages/model.py", {"gpu": "H100 80GB", "frac": "0.9", "weights": "16GB",
+                                         "tp": "2"})
+    (side,) = [x for x in at.sidebar.metric if x.label == "Cache budget per rank"]
+    assert (side.value, side.help) == ("64.23 GiB", "68,968,728,985 B")

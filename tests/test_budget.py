@@ -18,6 +18,9 @@ def test_cache_budget_by_hand():
     assert AppState(gpu="H100 80GB", weights=16 * 10**9, tp=2).budget() == b
     # an odd weight count rounds up per rank
     assert cache_budget(1000, 1.0, 7, 2).weights_per_rank == 4
+    # the fraction as typed, 57/100 exactly: 80e9 x 0.57 = 45,600,000,000 (the float product
+    # is 45,599,999,999.99, which would floor a byte short)
+    assert cache_budget(80 * 10**9, 0.57, 0, 1).cache_bytes == 45_600_000_000
 
 
 def test_cache_budget_rejects_weights_that_fill_the_gpu():

@@ -676,6 +676,23 @@ def test_vllm_padding_layers_12_sliding_13_full():
     assert bd(r)["unused"] == 0
 
 
+def test_vllm_group_size_at_exactly_one_and_a_half():
+    # 8 full + 12 sliding: 12 is not under 1.5 x 8 = 12, so group_size is the smallest, 8;
+    # the sliding layers make cdiv(12, 8) = 2 groups, the second with 4 padding layers
+    prof = CacheProfile(layer_types=(FULL,) * 8 + (SLIDING,) * 12, kv_bytes_per_slot=2048,
+                        sliding_window=128)
+    r = run_strategy("vllm", prof, budget_bytes=1_000 * 8 * 16 * 2048)
+    assert r.extras["group_size"] == 8
+    assert r.extras["padding_layers_per_type"] == {FULL: 0, SLIDING: 4}
+    assert r.num_blocks == 1_000
+    # one fewer sliding layer (11 < 12): group_size 11, the full group padded by 3
+    fewer = CacheProfile(layer_types=(FULL,) * 8 + (SLIDING,) * 11, kv_bytes_per_slot=2048,
+                         sliding_window=128)
+    r = run_strategy("vllm", fewer, budget_bytes=1_000 * 11 * 16 * 2048)
+    assert r.extras["group_size"] == 11
+    assert r.extras["padding_layers_per_type"] == {FULL: 3, SLIDING: 0}
+
+
 # ------------------------------------------------------------------------------------------
 # Llama-3.1-8B (pure full attention): every strategy that applies agrees.
 
@@ -1112,3 +1129,15 @@ def test_vllm_starts_an_mla_model_from_flashmla_kernel_blocks_of_64():
     assert (r16.block_size, r16.num_blocks) == (16, 80 * 10**9 // (16 * 1_152) // 61)
     # a model without MLA starts from 16
     assert load_preset("Llama-3.1-8B").profile().kernel_block_size is None
+
+
+def test_apportion_gives_remainders_largest_first_ties_to_the_earlier():
+    from flatkv.strategies.base import apportion
+
+    # 10 over 1 : 2 : 3 is 1.67, 3.33, 5: floors 1, 3, 5 and the one left goes to 0.67
+    assert apportion(10, [Fraction(1), Fraction(2), Fraction(3)]) == [2, 3, 5]
+    # equal remainders: the earlier weight first
+    assert apportion(3, [Fraction(1), Fraction(1)]) == [2, 1]
+    assert apportion(1, [Fraction(1)] * 3) == [1, 0, 0]
+    with pytest.raises(ValueError, match="positive total weight"):
+        apportion(1, [Fraction(0)])

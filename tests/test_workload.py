@@ -34,6 +34,18 @@ def test_pages_needed_by_hand():
     assert pages_needed(LINEAR, Workload(3, 100), block_size=544) == min(6 + 0 + 1, 1 + 3 + 1)
 
 
+def test_pages_needed_at_the_edges_of_its_roundings():
+    w = Workload(requests=1, context_tokens=1000, scheduled_tokens=256)
+    # a window of W = 17 keeps W - 1 = 16 earlier tokens: one page of 16, not two:
+    # 1 x ceil(16 / 16) + ceil(256 / 16) + 1 + 1 = 1 + 16 + 2
+    assert pages_needed(SLIDING, w, block_size=16, sliding_window=17) == 19
+    assert pages_needed(SLIDING, w, block_size=16, sliding_window=18) == 20  # 17 tokens: 2
+    # one request, T not a whole number of pages: the state count 2 + 1,000 // 16 + 1 = 65
+    # meets the full count ceil(1,000 / 16) + 1 + 1 = 65 (for R >= 1 it is never below it:
+    # 2R + floor(T/P) + 1 - (ceil(T/P) + R + 1) = R - 1 or R)
+    assert pages_needed(LINEAR, w, block_size=16) == 65 == pages_needed(FULL, w, block_size=16)
+
+
 def test_sliding_window_shorter_than_context_uses_the_context():
     w = Workload(requests=2, context_tokens=50, scheduled_tokens=8192)
     # min(W - 1, L) = 50; min(S, T) = 100

@@ -96,22 +96,49 @@ def test_sweep_over_pool_layouts_allocates_each_plan_in_each_layout():
 
 
 def test_each_layouts_figures_come_from_its_own_pool(monkeypatch):
-    # a gather that takes 50 ms more on the page-major pool: only that result's median shows it
-    import time
-
+    # a gather that (by a stand-in clock) takes 50 ms on the page-major pool and 1 ms on the
+    # slot-major one: only that result's median shows it (no real time is measured)
     from flatkv.gpu import kernels
 
+    slow = []
+
     def gather(pool, ids, staging):
-        if pool.layout == "page-major":
-            time.sleep(0.05)
+        slow.append(pool.layout == "page-major")
         return kernels.gather(pool, ids, staging)
+
+    class Clock:
+        def __init__(self, device):
+            self.flush = torch.empty(8, dtype=torch.int64)  # the run frees it with its buffers
+
+        def __call__(self, fn, key=None):
+            slow.clear()
+            fn()
+            return 0.05 if any(slow) else 0.001
 
     mover = kernels.Mover("torch", gather, kernels.scatter)
     monkeypatch.setattr(kernels, "available_movers", lambda device: (mover,))
+    monkeypatch.setattr(bench, "_Timer", Clock)
     slot, paged = bench.run_sweep([small_plan()], device="cpu", max_blocks=8, pages_per_call=[2],
                                   repeats=3, warmup=0, layouts=["slot-major", "page-major"])
     assert (slot.layout, paged.layout) == ("slot-major", "page-major")
-    assert paged.figure("gather").median_s >= 0.05 > slot.figure("gather").median_s
+    assert paged.figure("gather").samples_s == (0.05,) * 3
+    assert slot.figure("gather").samples_s == (0.001,) * 3
+    assert slot.figure("scatter").samples_s == paged.figure("scatter").samples_s == (0.001,) * 3
+
+
+def test_figures_are_medians_over_bytes_read_and_written():
+    # copy and gather of 2,000 B counted (1,000 read + 1,000 written), timed three rounds:
+    # medians 2 us and 4 us (not the fastest round), so 1.0 and 0.5 GB/s, gather at 50% of copy
+    variants = [bench._Variant("copy", "copy", 1000, 2000, "copy", lambda r: None),
+                bench._Variant("gather", "torch", 1000, 2000, "copy", lambda r: None, pool=0)]
+    figures = dict(bench._figures(variants, [[1e-6, 3e-6, 2e-6], [4e-6, 5e-6, 4e-6]],
+                                  peak=4.0))
+    copy, gather = figures[None], figures[0]
+    assert (copy.median_s, gather.median_s) == (2e-6, 4e-6)
+    assert copy.gbps == pytest.approx(2000 / 2e-6 / 1e9) == pytest.approx(1.0)
+    assert gather.gbps == pytest.approx(0.5)
+    assert gather.share_of_baseline == pytest.approx(0.5)
+    assert gather.share_of_peak == pytest.approx(0.5 / 4.0)
 
 
 def test_both_layouts_share_the_default_share_of_free_memory(monkeypatch):
