@@ -161,7 +161,8 @@ def spec_editor(spec: ModelSpec | None) -> None:
     for name, geometry in draft.kinds:
         kind = dict(geometry)["kind"]
         fields = [f for f, _ in geometry if f != "kind"]
-        head, remove = st.columns([6, 1], vertical_alignment="bottom")
+        # button columns wide enough for their labels in a 1000 px window (else "Rem…")
+        head, remove = st.columns([3, 1], vertical_alignment="bottom")
         head.markdown(f"**{literal(name)}** · {kind}")
         remove.button("Remove", key=f"spec.{name}.remove", on_click=_remove_kind, args=(name,),
                       icon=":material/delete:", type="tertiary",
@@ -172,7 +173,7 @@ def spec_editor(spec: ModelSpec | None) -> None:
                              "sliding_window" else ""), key=_spec_key(field, name),
                              min_value=0, step=1, on_change=_edit_field, args=(name, field))
     with st.container(border=True):
-        a, b, c3 = st.columns([2, 2, 1], vertical_alignment="bottom")
+        a, b, c3 = st.columns([2, 2, 1.3], vertical_alignment="bottom")
         a.selectbox("New kind", list(KIND_TEMPLATES), key="spec.new.type")
         b.text_input("Its name", key="spec.new.name", placeholder="e.g. full, gdn, mamba2",
                      help="The name the layer pattern uses; empty: a name from the type.")
@@ -183,7 +184,7 @@ def spec_editor(spec: ModelSpec | None) -> None:
     elif not draft.kinds:
         st.info("No kinds yet: add one above, then write the layer pattern over the names. "
                 "The current model stays until the draft is complete.")
-    left, right = st.columns([3, 1], vertical_alignment="center")
+    left, right = st.columns([2, 1], vertical_alignment="center")
     left.caption("Heads, dims and state shapes per kind; TP is in the sidebar. Any change makes "
                  "an edited copy, carried whole in the link; the model changes when the draft "
                  "is complete.")
