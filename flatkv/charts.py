@@ -32,7 +32,7 @@ COLORS: dict[str, str] = {
     "unused": "#E2E2E2",
     "group": "#DCE3EC",
     "layer": "#EEF1F5",
-    "budget": "#FFFFFF",
+    "budget": "#EEF1F5",  # the icicle's root tile: the whole budget, a light grey, not blank
     "free": "#F0F0F0",
     # GPU lab: one colour per page move; the state-row copy moves state, so it wears its colour
     "copy": "#3B3B3B",  # the plain device copy every device figure is a share of (dashed)
