@@ -122,7 +122,7 @@ def summary_caption(profile: CacheProfile, spec: ModelSpec | None) -> str:
     if profile.config_mamba_ssm_dtype:
         parts.append(f"config mamba_ssm_dtype: {profile.config_mamba_ssm_dtype} (SGLang's ssm "
                      "dtype)")
-    if profile.mamba_chunk_size:
+    if profile.mamba_chunk_size and profile.has_state:
         parts.append(f"mamba chunk {profile.mamba_chunk_size:,} tokens (vLLM's P aligns to it "
                      "in mamba cache mode all)")
     return " · ".join(parts) + "."

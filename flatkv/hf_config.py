@@ -40,7 +40,7 @@ from flatkv.models import (
     ModelSpec,
 )
 from flatkv.plan import int_text
-from flatkv.profile import check_architectures
+from flatkv.profile import MAX_CHUNK_SIZE, check_architectures
 from flatkv.units import quoted
 
 # model_type -> how its cache layers are read (see _layers_of). Attention models list their
@@ -181,7 +181,8 @@ _WHOLE_FIELDS = dict.fromkeys((
     "mamba_d_state", "mamba_n_groups", "mamba_d_conv", "mamba_expand", "mamba_d_ssm",
     "n_mamba_heads", "mamba_ngroups", "kv_lora_rank", "qk_rope_head_dim", "sliding_window",
     "full_attention_interval", "sliding_window_pattern", "attn_layer_period",
-), 1) | {"attn_layer_offset": 0}
+    "mamba_chunk_size", "chunk_size",
+), 1) | {"attn_layer_offset": 0, "max_window_layers": 0}
 
 
 def _precheck_whole(cfg: Mapping[str, Any], where: str = "") -> None:
@@ -456,14 +457,16 @@ def _not_given_note(cfg: Mapping[str, Any], used: Mapping[str, int]) -> str:
 _WINDOW_SPLIT_TYPES = ("qwen2", "qwen3")
 
 
-def _window_split_note(text: Any, model_type: str) -> str:
+def _window_split_note(text: Any, model_type: str, cfg: Mapping[str, Any]) -> str:
     """Where engines part from transformers' layer_types for a Qwen2/Qwen3 config that sets
     use_sliding_window: transformers slides layers max_window_layers.. num_hidden_layers - 1;
     vLLM gives every layer one window (its Qwen2Model asserts max_window_layers ==
     num_hidden_layers when the layers differ, and reads a uniform window when they do not);
     SGLang's qwen2 / qwen3 attention takes no window. No released checkpoint sets it, so the
-    plan follows transformers and says so rather than guess an engine."""
-    if model_type not in _WINDOW_SPLIT_TYPES or not getattr(text, "use_sliding_window", False):
+    plan follows transformers and says so rather than guess an engine. A config that lists its
+    layer_types is planned as listed, and needs no note."""
+    if (model_type not in _WINDOW_SPLIT_TYPES or "layer_types" in cfg
+            or not getattr(text, "use_sliding_window", False)):
         return ""
     if getattr(text, "sliding_window", None) is None:
         return ""
@@ -744,7 +747,7 @@ def spec_from_hf_config(
     ssm_dtype, ssm_why = _ssm_dtype_of(text, model_dtype, cfg, model_type)
     sglang_ssm_dtype, sglang_note = _sglang_ssm_dtype_of(text)
     for note in (_not_given_note(cfg, recorded.used), dtype_note, kv_note,
-                 _window_split_note(text, model_type)):
+                 _window_split_note(text, model_type, cfg)):
         if note:
             source += f"; {note}"
     if any(layer.is_state for layer in layers):  # say where the ssm state's dtype comes from
@@ -773,6 +776,9 @@ def _chunk_size_of(text: Any) -> int | None:
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"config.json {attr} = {value!r} must be a whole number of "
                                  "tokens (the state kernel's chunk, e.g. 128)")
+            if value > MAX_CHUNK_SIZE:
+                raise ValueError(f"config.json {attr} = {int_text(value)} is too large to be "
+                                 f"real (at most {MAX_CHUNK_SIZE:,}): fix or remove the field")
             return value
     return None
 

@@ -408,8 +408,9 @@ class ModelSpec:
             _check_dim("model_layers", self.model_layers, maximum=MAX_CACHE_LAYERS)
         if self.attention_heads is not None:
             _check_dim("attention_heads", self.attention_heads)
-        if self.mamba_chunk_size is not None:
-            _check_dim("mamba_chunk_size", self.mamba_chunk_size, maximum=MAX_CHUNK_SIZE)
+        if self.mamba_chunk_size is not None:  # "the model's": not the strategy option's flag
+            _check_dim("the model's mamba_chunk_size", self.mamba_chunk_size,
+                       maximum=MAX_CHUNK_SIZE)
         # Name each distinct geometry once (first appearance order) and check it at this tp.
         names: dict[CacheLayer, str] = dict(self._kind_names)
         used = set(names.values())

@@ -572,6 +572,9 @@ def test_the_summary_caption_says_what_the_bytes_are_per():
         " · architecture: GptOssForCausalLM.")
     # raw bytes are per rank already: no dtypes or heads to name
     assert app_model.summary_caption(QWEN35.profile(), None) == "Per TP rank (TP as given)."
+    # a chunk carried by a model without state layers names nothing that acts
+    attention_only = RawModel("4*full", 4096, mamba_chunk_size=128).profile()
+    assert app_model.summary_caption(attention_only, None) == "Per TP rank (TP as given)."
 
 
 def test_replication_note_when_tp_passes_the_kv_heads():

@@ -203,6 +203,9 @@ def test_qwen2_qwen3_max_window_layers(model_type):
     assert spec.layer_types == (SLIDING,) * 6
     assert spec.source.endswith(": every layer slides, as transformers reads it; vLLM too; "
                                 "SGLang slides no layer")
+    # layer_types listed in the config are planned as listed: no note to contradict them
+    spec = spec_from_hf_config({**cfg, "max_window_layers": 3, "layer_types": [FULL] * 6})
+    assert spec.layer_types == (FULL,) * 6 and "use_sliding_window" not in spec.source
     cfg["use_sliding_window"] = False  # Qwen2.5's checkpoints: sliding_window set, unused
     spec = spec_from_hf_config(cfg)
     assert spec.layer_types == (FULL,) * 6 and "use_sliding_window" not in spec.source
@@ -604,8 +607,14 @@ def test_path_and_pasted_text(tmp_path):
         ({"model_type": "nemotron_h", "layers_block_type": ["mlp", "moe"]}, "no cache layers"),
         ({"model_type": "gpt_oss", "sliding_window": None}, "sliding_window is not set"),
         ({"model_type": "falcon_h1", "mamba_d_state": None}, "has no mamba_d_state"),
-        ({"model_type": "nemotron_h", "chunk_size": 0},
-         "config.json chunk_size = 0 must be a whole number of tokens"),
+        ({"model_type": "nemotron_h", "chunk_size": 0}, "config.json chunk_size = 0 must be "
+         "positive"),
+        ({"model_type": "nemotron_h", "chunk_size": 1_048_577}, r"config.json chunk_size = "
+         r"1048577 is too large to be real \(at most 1,048,576\)"),
+        ({"model_type": "falcon_h1", "mamba_chunk_size": 10**30}, "config.json "
+         "mamba_chunk_size = a 31-digit number is too large"),
+        ({"model_type": "qwen2", "max_window_layers": -1}, "config.json max_window_layers = -1 "
+         "must be at least 0"),
     ],
 )
 def test_bad_configs_give_one_clear_error(config, message, capfd):

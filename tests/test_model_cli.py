@@ -78,6 +78,13 @@ def test_model_text_and_export(capsys, tmp_path):
     assert report["tp"] == 2
     assert report["attention_heads"] == report["spec"]["attention_heads"] == 32  # exported too
     assert report["mamba_chunk_size"] == report["spec"]["mamba_chunk_size"] == 128
+    # a bad chunk in a model file is the model's field, not the plan's --mamba-chunk-size
+    path.write_text(exported.replace('"mamba_chunk_size": 128', '"mamba_chunk_size": 0'))
+    capsys.readouterr()
+    assert main(["model", "--model-file", str(path)]) == 2
+    assert capsys.readouterr().err == (
+        "python -m flatkv: error: the model's mamba_chunk_size must be positive, got 0; check "
+        "the model's value\n")
     assert report["state_const_bytes"] == {"conv": (128 * 64 + 2 * 8 * 128) // 2 * 3 * 2,
                                            "ssm": 64 * 64 * 128 * 2}
 

@@ -487,6 +487,19 @@ def test_sglang_refuses_a_swa_pool_that_holds_no_request():
     enough = run_strategy("sglang", gpt_oss_20b(), budget_bytes=7_210_599)
     assert enough.applies and enough.extras["swa_tokens"] == 130
     assert not run_strategy("sglang", gpt_oss_20b(), budget_bytes=7_210_598).applies
+    # at r_swa 1 (the app's largest) a full-pool token costs 2,048 x 24 = 49,152 B and 130
+    # swa tokens need 130 x 49,152 = 6,389,760 B; a larger ratio is not offered as the fix
+    even = StrategyOptions(swa_full_tokens_ratio=1)
+    refused = run_strategy("sglang", gpt_oss_20b(), budget_bytes=6_389_759, options=even)
+    assert refused.reason.endswith("; a budget of 6,389,760 B or more has them")
+    assert run_strategy("sglang", gpt_oss_20b(), budget_bytes=6_389_760, options=even).applies
+    # sliding layers alone in SGLang's pool (forced on): no full pool, so no such floor, as in
+    # SGLang's all-SWA path; 4 layers x 4,096 B: 1,638,400 // 16,384 = 100 tokens
+    alone = CacheProfile(layer_types=(SLIDING,) * 4, kv_bytes_per_slot=4096,
+                         sliding_window=4096)
+    r = run_strategy("sglang", alone, budget_bytes=1_638_400,
+                     options=StrategyOptions(sglang_swa_pool=True))
+    assert r.applies and r.extras["swa_tokens"] == 100
 
 
 def test_sglang_too_small_for_one_request_names_the_budget_that_fits():

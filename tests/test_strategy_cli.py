@@ -188,6 +188,10 @@ def test_mamba_cache_mode_all_and_chunk_size():
     code, out, _ = run([*base, "--mamba-chunk-size", "256"])
     # c = lcm(256, 16) = 256; P = 256 x cdiv(548,864, 256 x 1,024) = 768.
     assert json.loads(out)["block_size"] == 256 * -(-548_864 // (256 * 1024)) == 768
+    code, _, err = run([*base, "--mamba-chunk-size", "0"])
+    assert code == 2 and err == ("python -m flatkv: error: --mamba-chunk-size must be positive, "
+                                 "got 0; or leave it unset for the model's own (its config's "
+                                 "chunk)\n")
     code, out, _ = run([*base, "--mamba-chunk-size", "48"])
     # c = lcm(48, 16) = 48; P = 48 x cdiv(548,864, 48 x 1,024) = 48 x 12 = 576.
     assert code == 0 and json.loads(out)["block_size"] == 576

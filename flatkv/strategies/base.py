@@ -63,7 +63,7 @@ from flatkv.plan import (
     alignment_or_block_size,
     check_int,
 )
-from flatkv.profile import SLIDING_WINDOW_MISSING
+from flatkv.profile import MAX_CHUNK_SIZE, SLIDING_WINDOW_MISSING
 from flatkv.units import MAX_BYTES, MAX_TOKENS
 from flatkv.workload import (
     DEFAULT_SCHEDULED_TOKENS,
@@ -243,15 +243,16 @@ class StrategyOptions:
                       hint="or None for block_size")
         if self.kernel_block_size is not None:
             check_int("kernel_block_size", self.kernel_block_size, minimum=1,
-                      maximum=MAX_TOKENS, hint="or None for the model's own")
+                      maximum=MAX_TOKENS, hint="or leave it unset for the model's own")
         if self.mamba_cache_mode not in MAMBA_CACHE_MODES:
             raise ValueError(
                 f"mamba_cache_mode is {self.mamba_cache_mode!r}: use one of "
                 f"{list(MAMBA_CACHE_MODES)}"
             )
         if self.mamba_chunk_size is not None:
-            check_int("mamba_chunk_size", self.mamba_chunk_size, minimum=1, maximum=MAX_TOKENS,
-                      hint="or None for the model's own (its config's mamba_chunk_size)")
+            check_int("mamba_chunk_size", self.mamba_chunk_size, minimum=1,
+                      maximum=MAX_CHUNK_SIZE,
+                      hint="or leave it unset for the model's own (its config's chunk)")
         for name, bounds in (
             ("mamba_full_memory_ratio", RATIO_RANGE),
             ("swa_full_tokens_ratio", RATIO_RANGE),

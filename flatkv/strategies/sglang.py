@@ -11,7 +11,8 @@
   ``full = kv_memory // (F * n_full + r_swa * F * n_swa)`` in whole pages and ``swa =
   floor(r_swa * full)`` in whole pages (SGLang's HybridSWAPoolConfigurator since April 2026;
   before it, set_num_token_hybrid split whole tokens of every layer, which can differ by a
-  token or a page). SGLang refuses a swa pool of at most ``W + page`` tokens. SGLang keeps
+  token or a page). SGLang refuses a swa pool of at most ``W + page`` tokens beside a full
+  pool (a pool of sliding layers alone has no such floor). SGLang keeps
   that second pool (its hybrid SWA pool) only for the architectures on its list
   (``SGLANG_SWA_ARCHITECTURES``, by the config's ``architectures``); for the others, such as
   Gemma 2 / 3, every attention layer keeps every token in one pool (``swa_pool``).
@@ -334,7 +335,8 @@ def run_sglang(
             f"the swa pool ({n(swa_tokens)} tokens) cannot hold one request: SGLang needs more "
             f"than sliding_window + page size = {n(profile.sliding_window)} + {page} tokens in "
             f"it; a budget of {n(enough_budget(profile, options, slot_bytes))} B or more has "
-            "them, as does a larger SGLang sliding/full tokens ratio (--swa-full-tokens-ratio)",
+            "them" + (", as does a larger SGLang sliding/full tokens ratio "
+                      "(--swa-full-tokens-ratio)" if options.swa_full_tokens_ratio < 1 else ""),
             profile_name=profile.name, context_tokens=context_tokens,
         )
     if profile.has_attention and pool_tokens < page:
