@@ -26,7 +26,10 @@ to 27 of 28 in 3 runs: only 8 KiB pages slot-major still miss (scatter 35 to 55%
 62%); the default stays 1 thread, since a busy neighbour on a 2-core VM stalls a 2-thread copy.
 Three more runs there (2026-12-02, later): 22, 23 and 22 of 28; 8 KiB pages slot-major 42 to
 46% gather, 34 to 36% scatter, page-major scatter 55 to 60% (59.6% once); 32 KiB pages
-slot-major 48 to 52%; 128 KiB pages slot-major scatter 51 to 60%, gather 69%.
+slot-major 48 to 52%; 128 KiB pages slot-major scatter 51 to 60%, gather 69%. Two more there
+(2026-12-02, late: 21 and 23 of 28): 8 KiB pages slot-major 41 to 43% gather, 34 to 35%
+scatter, page-major scatter 56 to 57%; 32 KiB pages slot-major 41 to 53%; 128 KiB pages
+slot-major 50 to 68%.
 
 Random 1 KiB reads are bound by memory latency on one core, not by torch: index_select,
 numpy.take on a 1 KiB void dtype and a plain C loop of memcpy per row all land at 41 to 45% of
