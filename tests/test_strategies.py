@@ -442,8 +442,8 @@ def test_sglang_concurrency_keeps_the_page_counts_it_divides():
     assert (r.concurrency_numerator, r.concurrency_denominator) == (15_170, 2_048)
     text = "\n".join(r.formulas)
     assert ("bytes per full-pool token = F x (n_full + r_swa x n_swa) = 2,048 x (12 + 0.8 x 12) "
-            "= 44236.8\n") in text
-    assert ("full tokens = KV memory // that = 42,949,672,960 // 44236.8 = 970,903, 970,880 in "
+            "= 44,236.8\n") in text
+    assert ("full tokens = KV memory // that = 42,949,672,960 // 44,236.8 = 970,903, 970,880 in "
             "whole pages of 64\n") in text
     assert ("swa tokens = floor(r_swa x full) = floor(0.8 x 970,880) = 776,704\n") in text
     # at page 1 no cut: floor(0.8 x 970,903) = 776,722 (776,722.4)
@@ -470,6 +470,25 @@ def test_sglang_divides_the_memory_by_one_full_pool_token():
                          options=StrategyOptions(sglang_page_size=64))
     assert paged.capacity_tokens == 64_483_354_767 * 5 // 221_184 // 64 * 64 == 1_457_664
     assert paged.extras["swa_tokens"] == 1_457_664 * 4 // 5 // 64 * 64 == 1_166_080
+
+
+def test_sglang_pools_and_their_floor_in_sglangs_own_float_arithmetic():
+    # gpt-oss-20b at page 64: 320 full tokens of 44,236.8 B are 14,155,776 B exactly, but
+    # SGLang's float cell (2,048 x 12 + 0.8 x 2,048 x 12) is a hair over 44,236.8, so
+    # 14,155,776 // it is 319.99...: 319 tokens, 256 in whole pages, swa 192 = W + page:
+    # refused. The budget named is the next byte, which SGLang starts with (320 and 256).
+    page64 = StrategyOptions(sglang_page_size=64)
+    cell = 2048 * 12 + 0.8 * 2048 * 12
+    assert Fraction(cell) > Fraction(442_368, 10) and int(14_155_776 // cell) == 319
+    r = run_strategy("sglang", gpt_oss_20b(), budget_bytes=14_155_776, options=page64)
+    assert not r.applies
+    assert "; a budget of 14,155,777 B or more has them" in r.reason
+    ok = run_strategy("sglang", gpt_oss_20b(), budget_bytes=14_155_777, options=page64)
+    assert ok.applies and (ok.capacity_tokens, ok.extras["swa_tokens"]) == (320, 256)
+    # a ratio whose float falls short: 0.57 x 100 is 56.99..., so int() gives 56, as SGLang
+    low = StrategyOptions(swa_full_tokens_ratio=0.57)
+    r = run_strategy("sglang", gpt_oss_20b(), budget_bytes=10**10, options=low)
+    assert r.extras["swa_tokens"] == int(r.capacity_tokens * 0.57)
 
 
 def test_sglang_refuses_a_swa_pool_that_holds_no_request():

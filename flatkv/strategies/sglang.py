@@ -17,8 +17,10 @@
   (``SGLANG_SWA_ARCHITECTURES``, by the config's ``architectures``); for the others, such as
   Gemma 2 / 3, every attention layer keeps every token in one pool (``swa_pool``).
 
-Exact integer arithmetic on the ratios (0.9 is 9/10); SGLang computes the ratios in float,
-which can move a count by one where a product lands exactly on a whole number. A request at
+The sliding / full split is computed in SGLang's own float arithmetic (``swa_split``): its
+float cell can move a pool by a token, or at a page size over 1 by a page, and the log prints
+what the float gives. The state split keeps exact arithmetic on r (0.9 is 9/10), where SGLang's
+float can move a slot count by one when a product lands exactly on a whole number. A request at
 context L holds L full tokens, ``min(W - 1 + max_batched_tokens, L)`` sliding tokens and S
 state slots.
 """
@@ -43,6 +45,16 @@ from flatkv.strategies.base import (
     sliding_span,
 )
 from flatkv.units import concurrency_text
+
+
+def bytes_text(value: float) -> str:
+    """A byte count SGLang computes in float, as a formula shows it: ``44,236.8``, or
+    ``49,152`` when whole (at most 6 decimals, as the float prints them)."""
+    whole = int(value)
+    if value == whole:
+        return n(whole)
+    decimals = repr(value).split(".")[1] if "e" not in repr(value) else ""
+    return f"{whole:,}.{decimals[:6]}" if decimals else f"{value:,.6f}"
 
 
 def whole_pages(tokens: int, page: int) -> tuple[int, str]:
@@ -123,21 +135,43 @@ def _least_swa_pool(profile: CacheProfile, page: int) -> int:
     return (cdiv(profile.sliding_window + page + 1, page)) * page
 
 
+def swa_split(kv_memory: int, kv: int, n_full: int, n_swa: int, ratio: Fraction,
+              page: int) -> tuple[float, int, int, int]:
+    """SGLang's HybridSWAPoolConfigurator over ``kv_memory``, in its own float arithmetic (the
+    ratio as the float SGLang parses from the same decimal), so the pools are the ones its log
+    prints to the token: ``(cell, total, full, swa)`` with ``cell = F x n_full + r x F x n_swa``
+    bytes per full-pool token, ``total = int(memory // cell)``, ``full`` that in whole pages
+    and ``swa = int(full x r)`` in whole pages. Exact fractions would differ where a quotient
+    lands on a whole number, by a token or, at a page size over 1, by a page."""
+    r = float(ratio)
+    cell = kv * n_full + r * kv * n_swa  # as SGLang's F * nf + r * S * ns
+    total = int(kv_memory // cell)
+    full = total // page * page
+    return cell, total, full, int(full * r) // page * page
+
+
 def enough_budget(profile: CacheProfile, options: StrategyOptions,
                   slot_bytes: int | None) -> int:
-    """A budget that holds one running request's S state slots and a page of the token pool.
+    """A budget that holds one running request's S state slots and a page of the token pool,
+    and with a hybrid SWA pool a swa pool over ``sliding_window + page`` (SGLang's floor).
 
     The state pool is ``B x r / (1 + r)``, and it takes at most that, so the KV memory is at
-    least ``B / (1 + r)``: ``B >= (1 + r) x`` (one page of the pool's bytes per token) is enough
-    for the KV pool. The exact least budget can be lower (slots come whole); this one always
-    works.
+    least ``B / (1 + r)``: ``B >= (1 + r) x`` (the KV memory the pools need) is enough. The
+    exact least budget can be lower (slots come whole); this one always works, in SGLang's own
+    float arithmetic too.
     """
     kv, page = profile.kv_bytes_per_slot, options.sglang_page_size
     n_full, n_swa = pool_layers(profile, options)
-    if n_full and n_swa:  # full-pool tokens enough for a page, and a swa pool over W + page
-        rs = options.swa_full_tokens_ratio
-        full_need = max(page, cdiv(math.ceil(_least_swa_pool(profile, page) / rs), page) * page)
-        kv_need = math.ceil(full_need * kv * (n_full + rs * n_swa))
+    if n_full and n_swa:
+        rs, least = options.swa_full_tokens_ratio, _least_swa_pool(profile, page)
+        full_need = max(page, cdiv(math.ceil(least / rs), page) * page)
+        # the float ratio can fall short of the decimal (0.57 x 100 is 56.99...): a page more
+        while int(full_need * float(rs)) // page * page < least:
+            full_need += page
+        cell = swa_split(0, kv, n_full, n_swa, rs, page)[0]
+        kv_need = math.ceil(full_need * Fraction(cell))  # memory // cell >= full_need
+        if swa_split(kv_need, kv, n_full, n_swa, rs, page)[2] < full_need:
+            kv_need += math.ceil(cell)  # one token more: past any rounding of the division
     else:
         kv_need = page * kv * (n_full + n_swa)
     if slot_bytes is None:
@@ -249,14 +283,13 @@ def _token_pools(profile: CacheProfile, options: StrategyOptions, kv_memory: int
         # tokens of the swa pool; the full pool is the memory over that, in whole pages, and
         # the swa pool r_swa times those whole pages, in whole pages
         rs = options.swa_full_tokens_ratio
-        cell = kv * (n_full + rs * n_swa)
-        total = kv_memory // cell  # a Fraction: the floor, exact
-        full_tokens, full_text = whole_pages(total, page)
-        swa_tokens, swa_text = whole_pages(int(rs * full_tokens), page)
+        cell, total, full_tokens, swa_tokens = swa_split(kv_memory, kv, n_full, n_swa, rs, page)
+        _, full_text = whole_pages(total, page)
+        _, swa_text = whole_pages(int(full_tokens * float(rs)), page)
         formulas += [
             f"bytes per full-pool token = F x (n_full + r_swa x n_swa) = {n(kv)} x ({n_full} + "
-            f"{ratio_text(rs)} x {n_swa}) = {ratio_text(cell)}",
-            f"full tokens = KV memory // that = {n(kv_memory)} // {ratio_text(cell)} = "
+            f"{ratio_text(rs)} x {n_swa}) = {bytes_text(cell)}",
+            f"full tokens = KV memory // that = {n(kv_memory)} // {bytes_text(cell)} = "
             f"{full_text}",
             f"swa tokens = floor(r_swa x full) = floor({ratio_text(rs)} x {n(full_tokens)}) "
             f"= {swa_text}",
