@@ -101,8 +101,9 @@ def add_strategy_arguments(
                         help="state pages per request: none = 1, align = 2, all = cdiv(L, P) "
                         "(default none)")
     parser.add_argument("--mamba-chunk-size", type=int, default=defaults.mamba_chunk_size,
-                        help="vllm, mamba cache mode all: P aligns to lcm(chunk, A) (default: "
-                        "the config's mamba_chunk_size / chunk_size, else 2048, as vLLM)")
+                        help="vllm, mamba cache mode all: P aligns to lcm(chunk, A), as vLLM's "
+                        "--mamba-block-size sets it (default: the config's mamba_chunk_size / "
+                        "chunk_size, else 2048, as vLLM)")
     parser.add_argument("--mamba-full-memory-ratio", default=None, metavar="R",
          help="sglang: state pool gets budget x R / (1 + R) (default "
          f"{ratio_text(defaults.mamba_full_memory_ratio)})")

@@ -1704,11 +1704,17 @@ def test_mamba_chunk_starts_at_the_models_own_in_mode_all():
     # back to 128 is the model's own again, and the link forgets it
     at.number_input(key="w.mamba_chunk_size").set_value(128).run()
     assert "chunk" not in at.query_params
-    # a model whose config names no chunk (Qwen3-Next, GDN) starts at vLLM's 2,048:
-    # P = 2,048 x cdiv(1,097,728, 2,048 x 2,048) = 2,048
+    # a model whose config names no chunk (Jamba, Mamba1) starts at vLLM's 2,048:
+    # P = 2,048 x cdiv(311,296, 2,048 x 4,096) = 2,048
+    jamba = open_app("app_pages/compare.py", {**link, "model": "Jamba-1.5-Mini"})
+    assert jamba.number_input(key="w.mamba_chunk_size").value == 2048
+    assert jamba.dataframe[0].value.set_index("strategy").loc["vLLM v1", "P (tokens)"] == 2048
+    # vLLM's Qwen3-Next refuses mode all: no vLLM row, and the reason under the table
     qwen = open_app("app_pages/compare.py", {**link, "model": "Qwen3-Next-80B-A3B"})
-    assert qwen.number_input(key="w.mamba_chunk_size").value == 2048
-    assert qwen.dataframe[0].value.set_index("strategy").loc["vLLM v1", "P (tokens)"] == 2048
+    assert_clean(qwen)
+    assert "vLLM v1" not in set(qwen.dataframe[0].value["strategy"])
+    assert any("vLLM's Qwen3NextForCausalLM does not support mamba cache mode all" in c.value
+               for c in qwen.caption)
 
 
 def test_planned_blocks_bytes_budget_and_unused_are_the_worked_example():

@@ -565,8 +565,8 @@ def test_the_summary_caption_says_what_the_bytes_are_per():
     qwen35 = app_model.spec_for("Qwen3.5-27B", None, 1)  # its config names float32 for SGLang
     assert app_model.summary_caption(qwen35.profile(), qwen35) == (
         "Per TP rank (TP 1) · cache dtypes: KV bfloat16, conv bfloat16, ssm float32 · 24 "
-        "attention heads (a TP must divide them) · config mamba_ssm_dtype: float32 (SGLang's "
-        "ssm dtype).")
+        "attention heads (a TP must divide them) · architecture: Qwen3\\_5ForConditionalGeneration "
+        "· config mamba_ssm_dtype: float32 (SGLang's ssm dtype).")
     gpt = app_model.spec_for("gpt-oss-20b", None, 1)  # the architecture as typed (Markdown)
     assert app_model.summary_caption(gpt.profile(), gpt).endswith(
         " · architecture: GptOssForCausalLM.")

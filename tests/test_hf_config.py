@@ -35,10 +35,10 @@ PRESET_CONFIGS = {
         "hidden_size": 2048, "num_attention_heads": 16, "num_key_value_heads": 2,
         "head_dim": 256, "linear_num_key_heads": 16, "linear_num_value_heads": 32,
         "linear_key_head_dim": 128, "linear_value_head_dim": 128, "linear_conv_kernel_dim": 4,
-        "torch_dtype": "bfloat16",
+        "torch_dtype": "bfloat16", "architectures": ["Qwen3NextForCausalLM"],
     },
     "Qwen3.5-27B": {
-        "model_type": "qwen3_5",
+        "model_type": "qwen3_5", "architectures": ["Qwen3_5ForConditionalGeneration"],
         "text_config": {
             "model_type": "qwen3_5_text", "num_hidden_layers": 64, "full_attention_interval": 4,
             "hidden_size": 5120, "num_attention_heads": 24, "num_key_value_heads": 4,

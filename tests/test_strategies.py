@@ -1026,8 +1026,17 @@ def test_vllm_attention_only_p_is_a():
 
 
 def test_vllm_mamba_cache_mode_all():
-    # Qwen3-Next's config names no chunk size: vLLM's get_mamba_chunk_size gives 2,048, so
-    # c = lcm(2,048, 16) = 2,048 and P = 2,048 x cdiv(548,864, 2,048 x 1,024) = 2,048
+    # vLLM's Qwen3-Next refuses mode all, by its architecture
+    named = replace(qwen3_next_tp2(), architectures=("Qwen3NextForCausalLM",))
+    refused = run_strategy("vllm", named, budget_bytes=ANCHOR_BUDGET,
+                           options=StrategyOptions(mamba_cache_mode="all"))
+    assert not refused.applies and refused.reason == (
+        "vLLM's Qwen3NextForCausalLM does not support mamba cache mode all (\"please use "
+        "'--mamba-cache-mode=align' instead\"): pick align or none")
+    assert run_strategy("vllm", named, budget_bytes=ANCHOR_BUDGET, options=StrategyOptions(
+        mamba_cache_mode="align")).applies
+    # the same bytes given raw (no architecture, no chunk): vLLM's get_mamba_chunk_size gives
+    # 2,048, so c = lcm(2,048, 16) = 2,048 and P = 2,048 x cdiv(548,864, 2,048 x 1,024) = 2,048
     r = run_strategy("vllm", qwen3_next_tp2(), budget_bytes=ANCHOR_BUDGET,
                      context_tokens=ANCHOR_CONTEXT,
                      options=StrategyOptions(mamba_cache_mode="all"))

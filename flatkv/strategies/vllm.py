@@ -22,6 +22,8 @@
 - vLLM refuses to start when one request of the context does not fit the budget (its pages in
   every group, padding layers included: max concurrency under 1); the layout then does not
   apply, and says the longest context that fits (vLLM's "estimated maximum model length").
+  Its Qwen3-Next and Qwen3.5 models refuse mamba cache mode all ("does not support 'all'
+  prefix caching, please use '--mamba-cache-mode=align'"), known by the config's architectures.
 """
 
 from __future__ import annotations
@@ -207,6 +209,15 @@ def _pool_groups(counts: dict[str, int], group_size: int, page: int, attn_page: 
     return groups, uses, pad_lines
 
 
+# Model classes whose vLLM code raises NotImplementedError in mamba cache mode all (qwen3_next.py,
+# qwen3_5.py and their MTP drafts)
+NO_ALL_MODE_ARCHITECTURES = frozenset({
+    "Qwen3NextForCausalLM", "Qwen3NextMTP", "Qwen3_5ForCausalLM",
+    "Qwen3_5ForConditionalGeneration", "Qwen3_5MoeForCausalLM",
+    "Qwen3_5MoeForConditionalGeneration", "Qwen3_5MTP", "Qwen3_5MoeMTP",
+})
+
+
 def run_vllm(
     profile: CacheProfile, *, budget_bytes: int, context_tokens: int | None,
     options: StrategyOptions,
@@ -215,6 +226,13 @@ def run_vllm(
     counts = {k: profile.count(k) for k in LAYER_LABELS if profile.count(k)}
     formulas: list[str] = []
     extras: dict[str, object] = {"mamba_cache_mode": options.mamba_cache_mode}
+    refusing = sorted(NO_ALL_MODE_ARCHITECTURES.intersection(profile.architectures))
+    if options.mamba_cache_mode == "all" and profile.has_state and refusing:
+        return not_applicable(
+            name, budget_bytes,
+            f"vLLM's {refusing[0]} does not support mamba cache mode all (\"please use "
+            "'--mamba-cache-mode=align' instead\"): pick align or none",
+            profile_name=profile.name, context_tokens=context_tokens)
 
     p, page, attn_page, why = _page_size(profile, options, formulas, extras)
     group_size = group_size_for(counts)
