@@ -33,7 +33,7 @@ from flatkv.app_state import (
     memory_size,
 )
 from flatkv.plan import BudgetTooSmall
-from flatkv.profile import CacheProfile
+from flatkv.profile import MAX_CHUNK_SIZE, CacheProfile
 from flatkv.strategies import STRATEGIES, StrategyOptions, StrategyResult, run_strategy
 from flatkv.strategies.base import (
     MAMBA_CACHE_MODES,
@@ -316,7 +316,8 @@ def table(rows: Any, *, height: int | str = "auto", formats: dict[str, str] | No
         if pd.api.types.is_numeric_dtype(df[col]) and not pd.api.types.is_bool_dtype(df[col])
     })
     first = df.columns[0] if len(df.columns) else None
-    if first is not None and first not in config and pd.api.types.is_object_dtype(df[first]):
+    if first is not None and first not in config and (
+            pd.api.types.is_object_dtype(df[first]) or pd.api.types.is_string_dtype(df[first])):
         config[first] = st.column_config.TextColumn(pinned=True)
     st.dataframe(df, hide_index=True, width="stretch", column_config=config, height=height)
 
@@ -446,16 +447,17 @@ _RATIO_WIDGETS = {
                           "The largest padding a two-level layout accepts for any group."),
 }
 
-# Engine options whose default is the model's own (None in the state): label, step, help; the
-# widget shows what the engine picks for the model and stores None while it is left there.
+# Engine options whose default is the model's own (None in the state): label, step, largest
+# value, help; the widget shows what the engine picks for the model and stores None while it is
+# left there.
 _OWN_DEFAULT_WIDGETS = {
     "kernel_block_size": (
-        "Kernel block size A (tokens)", 16,
+        "Kernel block size A (tokens)", 16, MAX_BLOCK_SIZE,
         "vLLM: the attention backend's smallest kernel block size: 16 on most, 32 for "
         "FlashInfer with head 256 on Blackwell, 64 for MLA (FlashMLA; 128 for CUTLASS MLA). "
         "A = max(this, block size). Starts at the model's own."),
     "mamba_chunk_size": (
-        "Mamba chunk size (tokens)", 64,
+        "Mamba chunk size (tokens)", 64, MAX_CHUNK_SIZE,
         "vLLM, mamba cache mode all: P aligns to lcm(chunk, A). Starts at the model's own: "
         "its config's mamba_chunk_size / chunk_size, else 2,048 as vLLM takes it."),
 }
@@ -477,12 +479,12 @@ def engine_widget(field: str) -> None:
              step=0.05, format="%.4g", from_widget=_typed_ratio, help=text)
         return
     if field in _OWN_DEFAULT_WIDGETS:
-        label, step, text = _OWN_DEFAULT_WIDGETS[field]
+        label, step, largest, text = _OWN_DEFAULT_WIDGETS[field]
         try:
             model_default = state().engine_choices()[field][0]  # the model's own
         except ValueError:  # the page shows why; the widget still needs a value
             model_default = _FALLBACK[field]
-        bind(st.number_input, field, label, min_value=1, max_value=MAX_BLOCK_SIZE, step=step,
+        bind(st.number_input, field, label, min_value=1, max_value=largest, step=step,
              to_widget=lambda v: v or model_default,
              from_widget=lambda v: None if int(v) == model_default else int(v), help=text)
     elif field == "mamba_cache_mode":

@@ -30,7 +30,7 @@ def _fill_raw(raw: RawModel) -> None:
     ss["edit.state"] = app_model.format_state_text(raw.state)
     ss["edit.window"] = raw.sliding_window or 0
     # the model edited: what no widget shows (kernel block size, architectures, ssm element
-    # size, the config's mamba_ssm_dtype: app_model.CARRIED_FIELDS) is carried from it
+    # size, the config's mamba_ssm_dtype and chunk: app_model.CARRIED_FIELDS) is carried from it
     ss["edit.raw"] = raw
 
 

@@ -746,11 +746,14 @@ def spec_from_hf_config(
         _refuse_top_level_text_fields(cfg, recorded.used, model_type)
     ssm_dtype, ssm_why = _ssm_dtype_of(text, model_dtype, cfg, model_type)
     sglang_ssm_dtype, sglang_note = _sglang_ssm_dtype_of(text)
+    has_state = any(layer.is_state for layer in layers)
+    # read through recorded: a chunk transformers' defaults give is named in the note below
+    chunk = _chunk_size_of(recorded, model_type) if has_state else None
     for note in (_not_given_note(cfg, recorded.used), dtype_note, kv_note,
                  _window_split_note(text, model_type, cfg)):
         if note:
             source += f"; {note}"
-    if any(layer.is_state for layer in layers):  # say where the ssm state's dtype comes from
+    if has_state:  # say where the ssm state's dtype comes from
         source += f"; ssm state {ssm_dtype} from {ssm_why}"
         if sglang_note:
             source += f"; {sglang_note}"
@@ -760,22 +763,18 @@ def spec_from_hf_config(
         model_layers=n_model if 0 < n_model <= MAX_CACHE_LAYERS else None,
         architectures=_architectures_of(cfg), config_mamba_ssm_dtype=sglang_ssm_dtype,
         attention_heads=attention_heads,
-        mamba_chunk_size=_chunk_size_of(text) if any(layer.is_state for layer in layers)
-        else None,
+        mamba_chunk_size=chunk,
     )
 
 
-def _chunk_size_of(text: Any) -> int | None:
+def _chunk_size_of(text: Any, model_type: str) -> int | None:
     """The state kernel's chunk as vLLM's ``get_mamba_chunk_size`` reads the resolved config
     (class defaults included): ``mamba_chunk_size`` (Bamba, Falcon-H1, Granite), else
     ``chunk_size`` (Mamba2, Nemotron-H, Zamba2); None without either (Mamba1, GDN), where vLLM
     takes 2,048."""
     for attr in ("mamba_chunk_size", "chunk_size"):
-        value = getattr(text, attr, None)
-        if value is not None:
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"config.json {attr} = {value!r} must be a whole number of "
-                                 "tokens (the state kernel's chunk, e.g. 128)")
+        if getattr(text, attr, None) is not None:  # whole and positive: _precheck_whole
+            value = _get(text, attr, model_type)
             if value > MAX_CHUNK_SIZE:
                 raise ValueError(f"config.json {attr} = {int_text(value)} is too large to be "
                                  f"real (at most {MAX_CHUNK_SIZE:,}): fix or remove the field")

@@ -17,6 +17,7 @@ from typing import Any
 
 from flatkv.models import ModelSpec
 from flatkv.presets import list_presets, load_preset, load_spec_file
+from flatkv.strategies.vllm import DEFAULT_MAMBA_CHUNK_SIZE
 
 
 def add_model_arguments(parser: argparse.ArgumentParser) -> None:
@@ -100,7 +101,8 @@ def model_report(spec: ModelSpec) -> dict[str, Any]:
         "cache_layers": len(spec.layers),
         "model_layers": spec.model_layers,
         "attention_heads": spec.attention_heads,  # query heads: they limit the TPs
-        "mamba_chunk_size": profile.mamba_chunk_size,  # vLLM's P aligns to it in mode all
+        # the config's chunk, which vLLM's P aligns to in mode all; null: none (vLLM: 2,048)
+        "mamba_chunk_size": profile.mamba_chunk_size,
         "counts": {label: profile.count(label) for label in dict.fromkeys(profile.layer_types)},
         "pattern": spec.pattern,
         "kinds": [
@@ -147,6 +149,9 @@ def format_model_text(report: dict[str, Any]) -> str:
                      "divide them)")
     if report["mamba_chunk_size"]:
         lines.append(f"mamba chunk: {report['mamba_chunk_size']} tokens (vLLM aligns P to it "
+                     "in mamba cache mode all)")
+    elif report["state_const_bytes"]:
+        lines.append(f"mamba chunk: none in the config (vLLM takes {DEFAULT_MAMBA_CHUNK_SIZE:,} "
                      "in mamba cache mode all)")
     lines.append(f"pattern: {report['pattern']}")
     for row in report["kinds"]:

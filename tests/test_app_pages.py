@@ -748,6 +748,9 @@ def test_gpu_page_runs_a_cpu_benchmark(small_flush):
     assert not at.dataframe  # nothing measured yet
     tiny_run(at)
     assert_clean(at)
+    # the first column (text, pandas' str dtype here) stays pinned as the table scrolls
+    first = at.dataframe[0].value.columns[0]
+    assert json.loads(at.dataframe[0].proto.columns)[first]["pinned"] is True
     rows = at.dataframe[0].value.set_index("operation")
     # named as the chart names them; no state rows in this model
     assert list(rows.index) == ["device copy", "gather", "scatter"]

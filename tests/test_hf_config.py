@@ -152,6 +152,17 @@ def test_the_source_names_the_sizes_transformers_filled_in():
     assert falcon.profile().has_state and "mamba_d_head" in falcon.source
 
 
+def test_a_chunk_size_from_transformers_defaults_is_named():
+    # bamba's config class defaults mamba_chunk_size to 256: vLLM reads it so, and the source
+    # line names it among the values the config.json did not give
+    spec = spec_from_hf_config({"model_type": "bamba"})
+    assert spec.mamba_chunk_size == 256
+    assert spec.source.split("transformers' values: ")[1].split(";")[0].endswith(
+        ", mamba_chunk_size 256")
+    given = spec_from_hf_config({"model_type": "bamba", "mamba_chunk_size": 128})
+    assert given.mamba_chunk_size == 128 and "mamba_chunk_size" not in given.source
+
+
 def test_qwen3_next_defaults_alone_are_the_80b_a3b():
     """SPEC §2: Qwen3-Next-80B-A3B's cache geometry is transformers' qwen3_next defaults."""
     spec = spec_from_hf_config({"model_type": "qwen3_next"})

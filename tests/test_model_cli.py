@@ -69,6 +69,11 @@ def test_model_text_and_export(capsys, tmp_path):
     assert "\nattention heads: 32 (query heads; a tp must divide them)\n" in text
     # the config's chunk_size 128, which vLLM's P aligns to in mamba cache mode all
     assert "\nmamba chunk: 128 tokens (vLLM aligns P to it in mamba cache mode all)\n" in text
+    _, jamba = run(["model", "--preset", "jamba-1.5-mini"], capsys)  # Mamba1: no chunk
+    assert "\nmamba chunk: none in the config (vLLM takes 2,048 in mamba cache mode all)\n" in (
+        jamba)
+    _, llama = run(["model", "--preset", "llama-3.1-8b"], capsys)
+    assert "mamba chunk" not in llama  # no state
     assert "ssm 4,194,304" in text  # 128 * 64 * 128 * 4
     _, exported = run(["model", "--preset", "nemotron-h-8b", "--tp", "2", "--export"], capsys)
     path = tmp_path / "nemotron-tp2.json"
