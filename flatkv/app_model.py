@@ -47,8 +47,8 @@ PROFILE_FORMAT = "flatkv-profile/1"
 CUSTOM_SPEC = "spec"  # the model is the edited specification carried in the URL
 DEFAULT_MODEL = "Qwen3-Next-80B-A3B"
 # what a link carries of a spec; the source says where it came from (a config.json's ssm dtype),
-# the architectures how SGLang pools its sliding layers
-_URL_SPEC_FIELDS = ("format", "name", "source", "model_layers", "attention_heads",
+# the notes what engines read differently, the architectures how SGLang pools its sliding layers
+_URL_SPEC_FIELDS = ("format", "name", "source", "notes", "model_layers", "attention_heads",
                     "mamba_chunk_size", "architectures", "kv_dtype", "conv_dtype", "ssm_dtype",
                     "config_mamba_ssm_dtype", "kinds", "pattern")
 MAX_SPEC_URL = 8192  # characters of a packed spec in a link
@@ -76,8 +76,8 @@ def spec_from_json(text: str) -> ModelSpec:
 
 
 def spec_to_json(spec: ModelSpec) -> str:
-    """Canonical compact JSON of a spec as the app carries it (no notes, TP 1: the sidebar's TP
-    applies on top)."""
+    """Canonical compact JSON of a spec as the app carries it (TP 1: the sidebar's TP applies on
+    top; its notes, a caveat the pages show beside the figures, ride along)."""
     data = spec.with_options(tp=1).to_dict()
     return json.dumps({k: data[k] for k in _URL_SPEC_FIELDS if k in data},
                       separators=(",", ":"))

@@ -482,7 +482,8 @@ def _window_split_note(text: Any, model_type: str, cfg: Mapping[str, Any]) -> st
         ours = f"layers {split} to {layers - 1} slide"
         vllm = "; vLLM refuses the split (max_window_layers must equal num_hidden_layers)"
     return (f"use_sliding_window with max_window_layers {split}: {ours}, as transformers reads "
-            f"it{vllm}; SGLang slides no layer")
+            f"it{vllm}; SGLang slides no layer. Every layout here plans the layers as "
+            "transformers reads them")
 
 
 def _attention(text: Any, model_type: str, window: int | None) -> AttentionLayer:
@@ -749,8 +750,7 @@ def spec_from_hf_config(
     has_state = any(layer.is_state for layer in layers)
     # read through recorded: a chunk transformers' defaults give is named in the note below
     chunk = _chunk_size_of(recorded, model_type) if has_state else None
-    for note in (_not_given_note(cfg, recorded.used), dtype_note, kv_note,
-                 _window_split_note(text, model_type, cfg)):
+    for note in (_not_given_note(cfg, recorded.used), dtype_note, kv_note):
         if note:
             source += f"; {note}"
     if has_state:  # say where the ssm state's dtype comes from
@@ -764,6 +764,8 @@ def spec_from_hf_config(
         architectures=_architectures_of(cfg), config_mamba_ssm_dtype=sglang_ssm_dtype,
         attention_heads=attention_heads,
         mamba_chunk_size=chunk,
+        # a caveat on every engine's figures, shown beside them (not only in the source line)
+        notes=_window_split_note(text, model_type, cfg),
     )
 
 

@@ -1743,3 +1743,27 @@ def test_the_sidebar_shows_the_cache_budget_per_rank():
                                          "tp": "2"})
     (side,) = [x for x in at.sidebar.metric if x.label == "Cache budget per rank"]
     assert (side.value, side.help) == ("64.23 GiB", "68,968,728,985 B")
+
+
+def test_a_config_engines_read_differently_says_so_beside_every_figure():
+    # qwen2 with use_sliding_window and max_window_layers 14 of 28: transformers slides layers
+    # 14 to 27, vLLM refuses the split, SGLang slides none; the note travels in the link and
+    # shows on Model (an info box) and Compare (beside the engines' rows)
+    from flatkv.app_model import pack_spec, spec_to_json
+    from flatkv.hf_config import spec_from_hf_config
+
+    spec = spec_from_hf_config({
+        "model_type": "qwen2", "num_hidden_layers": 28, "hidden_size": 3584,
+        "num_attention_heads": 28, "num_key_value_heads": 4, "use_sliding_window": True,
+        "sliding_window": 4096, "max_window_layers": 14}, name="qwen2-swa")
+    link = {"model": "spec", "spec": pack_spec(spec_to_json(spec))}
+    note = ("use_sliding_window with max_window_layers 14: layers 14 to 27 slide, as "
+            "transformers reads it; vLLM refuses the split (max_window_layers must equal "
+            "num_hidden_layers); SGLang slides no layer. Every layout here plans the layers as "
+            "transformers reads them")
+    model = open_app("app_pages/model.py", link)
+    assert_clean(model)
+    assert markdown_literal(note) in [i.value for i in model.info]
+    compare = open_app("app_pages/compare.py", link)
+    assert_clean(compare)
+    assert any(c.value == f"Note on this model: {markdown_literal(note)}" for c in compare.caption)

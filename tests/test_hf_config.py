@@ -199,27 +199,32 @@ def test_qwen2_qwen3_max_window_layers(model_type):
     profile = spec_from_hf_config(cfg).profile()
     assert profile.layer_types == (FULL,) * 4 + (SLIDING,) * 2
     assert profile.kv_bytes_per_slot == 4 * (64 + 64) * BF16
-    # the engines part from transformers here, and the source line says how
-    assert spec_from_hf_config(cfg).source.endswith(
-        "; use_sliding_window with max_window_layers 4: layers 4 to 5 slide, as transformers "
+    # the engines part from transformers here, and the model's note (shown beside every
+    # engine's figures) says how
+    spec = spec_from_hf_config(cfg)
+    assert spec.notes == (
+        "use_sliding_window with max_window_layers 4: layers 4 to 5 slide, as transformers "
         "reads it; vLLM refuses the split (max_window_layers must equal num_hidden_layers); "
-        "SGLang slides no layer")
+        "SGLang slides no layer. Every layout here plans the layers as transformers reads them")
+    assert "use_sliding_window" not in spec.source
     cfg["max_window_layers"] = 6
     spec = spec_from_hf_config(cfg)
     assert spec.layer_types == (FULL,) * 6
-    assert spec.source.endswith(": no layer slides, as transformers reads it; vLLM slides every "
-                                "layer; SGLang slides no layer")
+    assert spec.notes.startswith("use_sliding_window with max_window_layers 6: no layer slides, "
+                                 "as transformers reads it; vLLM slides every layer; SGLang "
+                                 "slides no layer.")
     cfg["max_window_layers"] = 0
     spec = spec_from_hf_config(cfg)
     assert spec.layer_types == (SLIDING,) * 6
-    assert spec.source.endswith(": every layer slides, as transformers reads it; vLLM too; "
-                                "SGLang slides no layer")
+    assert spec.notes.startswith("use_sliding_window with max_window_layers 0: every layer "
+                                 "slides, as transformers reads it; vLLM too; SGLang slides no "
+                                 "layer.")
     # layer_types listed in the config are planned as listed: no note to contradict them
     spec = spec_from_hf_config({**cfg, "max_window_layers": 3, "layer_types": [FULL] * 6})
-    assert spec.layer_types == (FULL,) * 6 and "use_sliding_window" not in spec.source
+    assert spec.layer_types == (FULL,) * 6 and spec.notes == ""
     cfg["use_sliding_window"] = False  # Qwen2.5's checkpoints: sliding_window set, unused
     spec = spec_from_hf_config(cfg)
-    assert spec.layer_types == (FULL,) * 6 and "use_sliding_window" not in spec.source
+    assert spec.layer_types == (FULL,) * 6 and spec.notes == ""
 
 
 def test_qwen2_head_dim_falls_back_to_hidden_over_heads():
