@@ -465,6 +465,13 @@ _FALLBACK = {"kernel_block_size": DEFAULT_KERNEL_BLOCK_SIZE,
              "mamba_chunk_size": DEFAULT_MAMBA_CHUNK_SIZE}
 
 
+def model_note(s: AppState) -> None:
+    """The model's caveat on its figures (a preset's, or what engines read differently in its
+    config.json) beside the engines' figures."""
+    if (spec := s.model_spec()) is not None and spec.notes:
+        st.caption(f"Note on this model: {literal(spec.notes)}")
+
+
 def context_widget() -> None:
     """The context length every page counts a request's pages at (one URL setting)."""
     bind(st.number_input, "context", "Context length (tokens per request)", min_value=1,

@@ -16,6 +16,7 @@ from app_pages._common import (
     current_strategies,
     engine_options,
     metric_row,
+    model_note,
     state,
     table,
     user_errors,
@@ -75,6 +76,7 @@ with user_errors():
     st.caption(f"{literal(s.profile().name)} · {STRATEGY_TITLES[strategy]} · "
                f"{s.engine_options_text(acting, defaults='default layout options')} · "
                "GPU, memory fraction, weights and TP are in the sidebar.")
+    model_note(s)
     if acting:
         engine_options(acting, label="Layout options",
                        note="What this layout reads of the engine options; the link keeps what "

@@ -12,6 +12,7 @@ from app_pages._common import (
     context_widget,
     current_strategies,
     engine_options,
+    model_note,
     state,
     table,
     user_errors,
@@ -49,8 +50,7 @@ with user_errors():
                f"({b.derivation}) · "
                f"block size {s.block_size:,}, alignment {s.effective_alignment:,} · "
                f"{s.engine_options_text(s.acting_engine_options())}")
-    if (spec := s.model_spec()) is not None and spec.notes:  # a preset's caveat on its figures
-        st.caption(f"Note on this model: {literal(spec.notes)}")
+    model_note(s)
     context_widget()
     engine_options()
     results = current_strategies(s)

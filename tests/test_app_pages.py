@@ -1764,6 +1764,8 @@ def test_a_config_engines_read_differently_says_so_beside_every_figure():
     model = open_app("app_pages/model.py", link)
     assert_clean(model)
     assert markdown_literal(note) in [i.value for i in model.info]
-    compare = open_app("app_pages/compare.py", link)
-    assert_clean(compare)
-    assert any(c.value == f"Note on this model: {markdown_literal(note)}" for c in compare.caption)
+    for page in ("app_pages/compare.py", "app_pages/budget.py"):
+        at = open_app(page, link)
+        assert_clean(at)
+        assert any(c.value == f"Note on this model: {markdown_literal(note)}"
+                   for c in at.caption), page
