@@ -207,18 +207,15 @@ def test_qwen2_qwen3_max_window_layers(model_type):
         "reads it; vLLM refuses the split (max_window_layers must equal num_hidden_layers); "
         "SGLang slides no layer. Every layout here plans the layers as transformers reads them")
     assert "use_sliding_window" not in spec.source
-    cfg["max_window_layers"] = 6
-    spec = spec_from_hf_config(cfg)
-    assert spec.layer_types == (FULL,) * 6
-    assert spec.notes.startswith("use_sliding_window with max_window_layers 6: no layer slides, "
-                                 "as transformers reads it; vLLM slides every layer; SGLang "
-                                 "slides no layer.")
-    cfg["max_window_layers"] = 0
-    spec = spec_from_hf_config(cfg)
-    assert spec.layer_types == (SLIDING,) * 6
-    assert spec.notes.startswith("use_sliding_window with max_window_layers 0: every layer "
-                                 "slides, as transformers reads it; vLLM too; SGLang slides no "
-                                 "layer.")
+    for split, kind, says in ((6, FULL, "no layer slides, as transformers reads it; vLLM slides "
+                                        "every layer"),
+                              (0, SLIDING, "every layer slides, as transformers reads it; vLLM "
+                                           "too")):
+        cfg["max_window_layers"] = split
+        spec = spec_from_hf_config(cfg)
+        assert spec.layer_types == (kind,) * 6
+        assert spec.notes.startswith(f"use_sliding_window with max_window_layers {split}: "
+                                     f"{says}; SGLang slides no layer.")
     # layer_types listed in the config are planned as listed: no note to contradict them
     spec = spec_from_hf_config({**cfg, "max_window_layers": 3, "layer_types": [FULL] * 6})
     assert spec.layer_types == (FULL,) * 6 and spec.notes == ""
