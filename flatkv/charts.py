@@ -85,7 +85,10 @@ def color_of(kind: str) -> str:
 TITLE_WIDTH = 60  # characters a title line holds in a narrow column (Plotly does not wrap)
 
 
-def _layout(fig: go.Figure, *, title: str = "", height: int | None = None) -> go.Figure:
+def _layout(fig: go.Figure, *, title: str = "", height: int | None = None,
+            legend_lines: int = 1) -> go.Figure:
+    """The house style. ``legend_lines``: the lines a horizontal legend may wrap to in a narrow
+    column (a half-width chart at 1000 px), each given room under the title."""
     lines = textwrap.wrap(title, TITLE_WIDTH)
     if fig.layout.showlegend is None:  # Plotly hides the key of a one-trace chart; keep it
         # when a trace is named (an unnamed one would be keyed "trace 0")
@@ -99,7 +102,8 @@ def _layout(fig: go.Figure, *, title: str = "", height: int | None = None) -> go
                "pad": {"t": 10 * (len(lines) - 1)}} if title else None,
         template="plotly_white",
         font={"family": FONT, "size": 13},
-        margin={"l": 10, "r": 10, "t": 60 + 18 * len(lines) if title else 40, "b": 10},
+        margin={"l": 10, "r": 10, "b": 10,
+                "t": (60 + 18 * len(lines) if title else 40) + 20 * (legend_lines - 1)},
         # the legend sits on its own line under the title, never over it
         legend={"orientation": "h", "yanchor": "bottom", "y": 1.01, "x": 0, "xanchor": "left"},
         height=height,
@@ -306,7 +310,8 @@ def sweep_figure(
         fig.update_xaxes(type="log", tickvals=ticks, ticktext=[_power_text(t) for t in ticks],
                          tickangle=0, range=[math.log10(low) - 0.08, math.log10(high) + 0.08])
     fig.update_xaxes(title=x_title, row=rows, col=1)
-    return _layout(fig, title=title, height=460 if rows == 2 else 340)
+    # three legend entries: one line each in a half-width column at 1000 px
+    return _layout(fig, title=title, height=500 if rows == 2 else 380, legend_lines=3)
 
 
 # --------------------------------------------------------------------------------------------
