@@ -17,7 +17,7 @@ from typing import Any
 
 from flatkv.models import ModelSpec
 from flatkv.presets import list_presets, load_preset, load_spec_file
-from flatkv.strategies.vllm import DEFAULT_MAMBA_CHUNK_SIZE
+from flatkv.strategies.vllm import DEFAULT_MAMBA_CHUNK_SIZE, NO_ALL_MODE_ARCHITECTURES
 
 
 def add_model_arguments(parser: argparse.ArgumentParser) -> None:
@@ -150,6 +150,8 @@ def format_model_text(report: dict[str, Any]) -> str:
     if report["mamba_chunk_size"]:
         lines.append(f"mamba chunk: {report['mamba_chunk_size']} tokens (vLLM aligns P to it "
                      "in mamba cache mode all)")
+    elif refusing := sorted(NO_ALL_MODE_ARCHITECTURES.intersection(report["architectures"])):
+        lines.append(f"mamba chunk: none (vLLM's {refusing[0]} refuses mamba cache mode all)")
     elif report["state_const_bytes"]:
         lines.append(f"mamba chunk: none in the config (vLLM takes {DEFAULT_MAMBA_CHUNK_SIZE:,} "
                      "in mamba cache mode all)")
