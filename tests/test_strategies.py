@@ -446,6 +446,10 @@ def test_sglang_concurrency_keeps_the_page_counts_it_divides():
     assert ("full tokens = KV memory // that = 42,949,672,960 // 44,236.8 = 970,903, 970,880 in "
             "whole pages of 64\n") in text
     assert ("swa tokens = floor(r_swa x full) = floor(0.8 x 970,880) = 776,704\n") in text
+    # SGLang's KV tensors hold a page more than the pool (slot 0's dummy writes), outside its
+    # sizing: 64 tokens x 2,048 B x 24 layers
+    assert ": 64 x 2,048 x 24 layers = 3,145,728 B past the pools, which its sizing leaves out" in (
+        text)
     # at page 1 no cut: floor(0.8 x 970,903) = 776,722 (776,722.4)
     one = run_strategy("sglang", gpt_oss_20b(), budget_bytes=40 * 2**30, context_tokens=131_072)
     assert one.extras["swa_tokens"] == 970_903 * 4 // 5 == 776_722

@@ -396,6 +396,12 @@ def run_sglang(
         f"unused = budget - kv - state = {n(budget_bytes)} - {n(kv_bytes)} - {n(state_bytes)} = "
         f"{n(totals['unused'])}"
     )
+    if profile.has_attention:  # its KV pools are sized from the budget, then allocated a page up
+        pad = page * kv * (n_full + n_swa)
+        formulas.append(
+            f"beyond these, SGLang allocates each KV layer a page more (rows of tokens + page "
+            f"size; slot 0 takes padded tokens' dummy writes): {page} x {n(kv)} x "
+            f"{n_full + n_swa} layers = {n(pad)} B past the pools, which its sizing leaves out")
     if profile.has_attention:
         # A page of P tokens takes P x F bytes in every KV layer it lives in: the full pool's
         # layers, plus the sliding pool's while the page is inside the window.
