@@ -15,6 +15,7 @@ from flatkv.app_model import CUSTOM, CUSTOM_SPEC, DTYPE_FIELDS, KIND_TEMPLATES, 
 from flatkv.dtypes import KNOWN_DTYPES
 from flatkv.hf_config import config_from_pasted_text, spec_from_hf_config
 from flatkv.models import ModelSpec
+from flatkv.profile import MAX_CHUNK_SIZE
 from flatkv.units import count_text, sentence_case
 
 RAW_KEYS = ("edit.layers", "edit.kv", "edit.state", "edit.window")  # the raw-bytes widgets
@@ -92,8 +93,9 @@ def _edit_text(field: str) -> None:
     _edited(lambda d: replace(d, **{field: ss[_spec_key(field)]}))
 
 
-def _edit_heads() -> None:
-    _edited(lambda d: replace(d, attention_heads=int(ss[_spec_key("attention_heads")]) or None))
+def _edit_optional(field: str) -> None:
+    """A whole-number field of the draft where 0 means none (query heads, the mamba chunk)."""
+    _edited(lambda d: replace(d, **{field: int(ss[_spec_key(field)]) or None}))
 
 
 def _edit_field(kind: str, field: str) -> None:
@@ -130,6 +132,7 @@ def _show_draft(draft: SpecDraft) -> None:
     for d in DTYPE_FIELDS:
         show_value(_spec_key(d), getattr(draft, d))
     show_value(_spec_key("attention_heads"), draft.attention_heads or 0)
+    show_value(_spec_key("mamba_chunk_size"), draft.mamba_chunk_size or 0)
     for kind, geometry in draft.kinds:
         for field, value in geometry:
             if field != "kind":
@@ -149,15 +152,21 @@ def spec_editor(spec: ModelSpec | None) -> None:
     c2.text_input("Layer pattern (over the kind names below)", key="spec.pattern",
                   on_change=_edit_text, args=("pattern",),
                   help="e.g. (3*gdn,full)*12 or (mamba2,full)*2; the names are the kinds")
-    c = st.columns(4)
-    for col, d in zip(c, DTYPE_FIELDS):
+    for col, d in zip(st.columns(len(DTYPE_FIELDS)), DTYPE_FIELDS):
         col.selectbox(d.replace("_", " "), KNOWN_DTYPES, key=_spec_key(d),
                       on_change=_edit_text, args=(d,))
-    c[3].number_input("attention heads (0 = not checked)", key=_spec_key("attention_heads"),
-                      min_value=0, step=1, on_change=_edit_heads,
-                      help="The config's num_attention_heads (query heads). No cache holds "
-                      "them, but engines split them over TP and refuse a TP that does not "
-                      "divide them.")
+    heads, chunk = st.columns(2)
+    heads.number_input("attention heads (0 = not checked)", key=_spec_key("attention_heads"),
+                       min_value=0, step=1, on_change=_edit_optional, args=("attention_heads",),
+                       help="The config's num_attention_heads (query heads). No cache holds "
+                       "them, but engines split them over TP and refuse a TP that does not "
+                       "divide them.")
+    chunk.number_input("mamba chunk, tokens (0 = none)", key=_spec_key("mamba_chunk_size"),
+                       min_value=0, max_value=MAX_CHUNK_SIZE, step=64,
+                       on_change=_edit_optional, args=("mamba_chunk_size",),
+                       help="The config's mamba_chunk_size / chunk_size (128 or 256 in Mamba2 "
+                       "configs): vLLM aligns P to it in mamba cache mode all, 2,048 with none. "
+                       "Only a model with state layers reads it.")
     for name, geometry in draft.kinds:
         kind = dict(geometry)["kind"]
         fields = [f for f, _ in geometry if f != "kind"]

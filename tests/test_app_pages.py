@@ -324,6 +324,24 @@ def test_model_page_edits_heads_and_dtypes_of_a_preset():
     assert again.dataframe[0].value.iloc[0]["KV bytes per token"] == 1024
 
 
+def test_the_editor_keeps_and_edits_the_mamba_chunk():
+    # Nemotron-H's chunk 128 comes with the preset; 256 is an edit the link carries, and vLLM
+    # in mode all aligns P to it: 256 x cdiv(2,158,592, 256 x 4,096) = 768 (640 at 128)
+    at = open_app("app_pages/model.py", {"model": "Nemotron-H-8B", "mamba": "all"})
+    at.segmented_control(key="model.source").set_value("Edit by hand").run()
+    assert at.number_input(key="spec.mamba_chunk_size").value == 128
+    at.number_input(key="spec.mamba_chunk_size").set_value(256).run()
+    assert_clean(at)
+    assert at.query_params["model"] == "spec"
+    compare = open_app("app_pages/compare.py", dict(at.query_params))
+    assert compare.dataframe[0].value.set_index("strategy").loc["vLLM v1", "P (tokens)"] == 768
+    # 0: none in the config, so vLLM's 2,048: P = 2,048 x cdiv(2,158,592, 2,048 x 4,096)
+    at.number_input(key="spec.mamba_chunk_size").set_value(0).run()
+    assert_clean(at)
+    compare = open_app("app_pages/compare.py", dict(at.query_params))
+    assert compare.dataframe[0].value.set_index("strategy").loc["vLLM v1", "P (tokens)"] == 2048
+
+
 def test_the_editor_keeps_and_edits_the_attention_heads():
     # Llama's 32 query heads come with the preset; 24 heads do not split over TP 16 (8 KV heads
     # would): the edit is refused with the reason, the model stays at 32
