@@ -414,10 +414,10 @@ class SpecDraft:
     conv_dtype: str = "bfloat16"
     ssm_dtype: str = "bfloat16"
     attention_heads: int | None = None  # query heads, which decide the TPs the model takes
+    mamba_chunk_size: int | None = None  # the config's chunk (vLLM's P in mamba cache mode all)
     # carried from the model edited (no widget): what SGLang and vLLM read of its config
     architectures: tuple[str, ...] = ()
     config_mamba_ssm_dtype: str | None = None
-    mamba_chunk_size: int | None = None
 
     @classmethod
     def from_spec(cls, spec: ModelSpec) -> SpecDraft:

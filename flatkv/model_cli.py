@@ -17,7 +17,7 @@ from typing import Any
 
 from flatkv.models import ModelSpec
 from flatkv.presets import list_presets, load_preset, load_spec_file
-from flatkv.strategies.vllm import DEFAULT_MAMBA_CHUNK_SIZE, NO_ALL_MODE_ARCHITECTURES
+from flatkv.strategies.vllm import DEFAULT_MAMBA_CHUNK_SIZE, refuses_mode_all
 
 
 def add_model_arguments(parser: argparse.ArgumentParser) -> None:
@@ -147,11 +147,12 @@ def format_model_text(report: dict[str, Any]) -> str:
     if report["attention_heads"]:
         lines.append(f"attention heads: {report['attention_heads']} (query heads; a tp must "
                      "divide them)")
-    if report["mamba_chunk_size"]:
+    refusing = refuses_mode_all(tuple(report["architectures"]))
+    if report["state_const_bytes"] and refusing:
+        lines.append(f"mamba chunk: unused (vLLM's {refusing} refuses mamba cache mode all)")
+    elif report["mamba_chunk_size"]:
         lines.append(f"mamba chunk: {report['mamba_chunk_size']} tokens (vLLM aligns P to it "
                      "in mamba cache mode all)")
-    elif refusing := sorted(NO_ALL_MODE_ARCHITECTURES.intersection(report["architectures"])):
-        lines.append(f"mamba chunk: none (vLLM's {refusing[0]} refuses mamba cache mode all)")
     elif report["state_const_bytes"]:
         lines.append(f"mamba chunk: none in the config (vLLM takes {DEFAULT_MAMBA_CHUNK_SIZE:,} "
                      "in mamba cache mode all)")

@@ -73,7 +73,7 @@ def test_model_text_and_export(capsys, tmp_path):
     assert "\nmamba chunk: none in the config (vLLM takes 2,048 in mamba cache mode all)\n" in (
         jamba)
     _, qwen = run(["model", "--preset", "qwen3-next-80b-a3b"], capsys)
-    assert ("\nmamba chunk: none (vLLM's Qwen3NextForCausalLM refuses mamba cache mode all)\n"
+    assert ("\nmamba chunk: unused (vLLM's Qwen3NextForCausalLM refuses mamba cache mode all)\n"
             in qwen)
     _, llama = run(["model", "--preset", "llama-3.1-8b"], capsys)
     assert "mamba chunk" not in llama  # no state

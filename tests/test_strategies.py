@@ -489,10 +489,26 @@ def test_sglang_pools_and_their_floor_in_sglangs_own_float_arithmetic():
     assert "; a budget of 14,155,777 B or more has them" in r.reason
     ok = run_strategy("sglang", gpt_oss_20b(), budget_bytes=14_155_777, options=page64)
     assert ok.applies and (ok.capacity_tokens, ok.extras["swa_tokens"]) == (320, 256)
-    # a ratio whose float falls short: 0.57 x 100 is 56.99..., so int() gives 56, as SGLang
+    # at 44,236,800 B (1,000 cells of 44,236.8 exactly) that float cell gives 999 tokens, and
+    # the formula says why rather than print a false division
+    r = run_strategy("sglang", gpt_oss_20b(), budget_bytes=44_236_800)
+    assert r.capacity_tokens == 999 and r.extras["swa_tokens"] == 799  # floor(0.8 x 999)
+    assert ("= 999 (SGLang's float cell, 44236.800000000003, is a hair off; exact arithmetic "
+            "gives 1,000)") in "\n".join(r.formulas)
+    # a ratio whose float falls short: 2,048 x (12 + 0.57 x 12) = 38,584.32 B a token, and
+    # 1,003,194,880 B hold 26,000 of them; 0.57 x 26,000 is 14,820 exactly, but the float
+    # 0.57 (0.56999...) gives 14,819.99..., so SGLang's swa pool is 14,819
     low = StrategyOptions(swa_full_tokens_ratio=0.57)
-    r = run_strategy("sglang", gpt_oss_20b(), budget_bytes=10**10, options=low)
-    assert r.extras["swa_tokens"] == int(r.capacity_tokens * 0.57)
+    r = run_strategy("sglang", gpt_oss_20b(), budget_bytes=1_003_194_880, options=low)
+    assert (r.capacity_tokens, r.extras["swa_tokens"]) == (26_000, 14_819)
+    assert ("floor(0.57 x 26,000) = 14,819 (SGLang's float of 0.57 is a hair off; exact "
+            "arithmetic gives 14,820)") in "\n".join(r.formulas)
+    # past 2**53 B a float budget can round up past the memory: the exact count, never a
+    # pool larger than the budget (3 x 2**58 - 1 B, r_swa 1: 49,152 B a token)
+    huge = run_strategy("sglang", gpt_oss_20b(), budget_bytes=3 * 2**58 - 1,
+                        options=StrategyOptions(swa_full_tokens_ratio=1))
+    assert huge.capacity_tokens == (3 * 2**58 - 1) // 49_152
+    assert dict(huge.breakdown)["unused"] >= 0
 
 
 def test_sglang_refuses_a_swa_pool_that_holds_no_request():

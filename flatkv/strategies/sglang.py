@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
+from typing import NamedTuple
 
 from flatkv.dtypes import dtype_bytes
 from flatkv.plan import FULL_ATTENTION, LINEAR_ATTENTION, SLIDING_ATTENTION, cdiv
@@ -135,19 +136,32 @@ def _least_swa_pool(profile: CacheProfile, page: int) -> int:
     return (cdiv(profile.sliding_window + page + 1, page)) * page
 
 
+class SwaSplit(NamedTuple):
+    """SGLang's hybrid SWA pools over some KV memory (``swa_split``)."""
+
+    cell: float  # bytes per full-pool token, F x n_full + r x F x n_swa, as SGLang's float
+    total: int  # int(memory // cell): full-pool tokens before whole pages
+    full: int  # the full pool, whole pages
+    swa_raw: int  # int(full x r): swa tokens before whole pages
+    swa: int  # the swa pool, whole pages
+
+
 def swa_split(kv_memory: int, kv: int, n_full: int, n_swa: int, ratio: Fraction,
-              page: int) -> tuple[float, int, int, int]:
+              page: int) -> SwaSplit:
     """SGLang's HybridSWAPoolConfigurator over ``kv_memory``, in its own float arithmetic (the
     ratio as the float SGLang parses from the same decimal), so the pools are the ones its log
-    prints to the token: ``(cell, total, full, swa)`` with ``cell = F x n_full + r x F x n_swa``
-    bytes per full-pool token, ``total = int(memory // cell)``, ``full`` that in whole pages
-    and ``swa = int(full x r)`` in whole pages. Exact fractions would differ where a quotient
-    lands on a whole number, by a token or, at a page size over 1, by a page."""
+    prints to the token. Exact fractions would differ where a quotient lands on a whole number,
+    by a token or, at a page size over 1, by a page. Past 2**53 B a float budget can round up
+    to more tokens than the memory holds; there the count is the exact one (no engine has
+    that much memory)."""
     r = float(ratio)
     cell = kv * n_full + r * kv * n_swa  # as SGLang's F * nf + r * S * ns
     total = int(kv_memory // cell)
+    if kv_memory > 2**53:
+        total = min(total, int(kv_memory // Fraction(cell)))
     full = total // page * page
-    return cell, total, full, int(full * r) // page * page
+    swa_raw = int(full * r)
+    return SwaSplit(cell, total, full, swa_raw, swa_raw // page * page)
 
 
 def enough_budget(profile: CacheProfile, options: StrategyOptions,
@@ -168,10 +182,10 @@ def enough_budget(profile: CacheProfile, options: StrategyOptions,
         # the float ratio can fall short of the decimal (0.57 x 100 is 56.99...): a page more
         while int(full_need * float(rs)) // page * page < least:
             full_need += page
-        cell = swa_split(0, kv, n_full, n_swa, rs, page)[0]
+        cell = swa_split(0, kv, n_full, n_swa, rs, page).cell
         kv_need = math.ceil(full_need * Fraction(cell))  # memory // cell >= full_need
-        if swa_split(kv_need, kv, n_full, n_swa, rs, page)[2] < full_need:
-            kv_need += math.ceil(cell)  # one token more: past any rounding of the division
+        if swa_split(kv_need, kv, n_full, n_swa, rs, page).full < full_need:
+            kv_need += math.ceil(cell)  # past 2**53 B, where a float budget rounds
     else:
         kv_need = page * kv * (n_full + n_swa)
     if slot_bytes is None:
@@ -283,16 +297,24 @@ def _token_pools(profile: CacheProfile, options: StrategyOptions, kv_memory: int
         # tokens of the swa pool; the full pool is the memory over that, in whole pages, and
         # the swa pool r_swa times those whole pages, in whole pages
         rs = options.swa_full_tokens_ratio
-        cell, total, full_tokens, swa_tokens = swa_split(kv_memory, kv, n_full, n_swa, rs, page)
-        _, full_text = whole_pages(total, page)
-        _, swa_text = whole_pages(int(full_tokens * float(rs)), page)
+        split = swa_split(kv_memory, kv, n_full, n_swa, rs, page)
+        full_tokens, swa_tokens = split.full, split.swa
+        _, full_text = whole_pages(split.total, page)
+        _, swa_text = whole_pages(split.swa_raw, page)
+        # a printed equation holds: where SGLang's float parts from the decimals, say so
+        exact_total = kv_memory // (kv * (n_full + rs * n_swa))
+        exact_swa = int(rs * full_tokens)
         formulas += [
             f"bytes per full-pool token = F x (n_full + r_swa x n_swa) = {n(kv)} x ({n_full} + "
-            f"{ratio_text(rs)} x {n_swa}) = {bytes_text(cell)}",
-            f"full tokens = KV memory // that = {n(kv_memory)} // {bytes_text(cell)} = "
-            f"{full_text}",
+            f"{ratio_text(rs)} x {n_swa}) = {bytes_text(split.cell)}",
+            f"full tokens = KV memory // that = {n(kv_memory)} // {bytes_text(split.cell)} = "
+            f"{full_text}" + (f" (SGLang's float cell, {split.cell:.17g}, is a hair off; exact "
+                              f"arithmetic gives {n(exact_total)})"
+                              if exact_total != split.total else ""),
             f"swa tokens = floor(r_swa x full) = floor({ratio_text(rs)} x {n(full_tokens)}) "
-            f"= {swa_text}",
+            f"= {swa_text}" + (f" (SGLang's float of {ratio_text(rs)} is a hair off; exact "
+                               f"arithmetic gives {n(exact_swa)})"
+                               if exact_swa != split.swa_raw else ""),
         ]
         extras.update(swa_full_tokens_ratio=rs, swa_tokens=swa_tokens)
     elif n_full:

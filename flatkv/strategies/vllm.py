@@ -218,6 +218,12 @@ NO_ALL_MODE_ARCHITECTURES = frozenset({
 })
 
 
+def refuses_mode_all(architectures: tuple[str, ...]) -> str | None:
+    """The model class of ``architectures`` whose vLLM code refuses mamba cache mode all, if
+    any."""
+    return next(iter(sorted(NO_ALL_MODE_ARCHITECTURES.intersection(architectures))), None)
+
+
 def run_vllm(
     profile: CacheProfile, *, budget_bytes: int, context_tokens: int | None,
     options: StrategyOptions,
@@ -226,11 +232,11 @@ def run_vllm(
     counts = {k: profile.count(k) for k in LAYER_LABELS if profile.count(k)}
     formulas: list[str] = []
     extras: dict[str, object] = {"mamba_cache_mode": options.mamba_cache_mode}
-    refusing = sorted(NO_ALL_MODE_ARCHITECTURES.intersection(profile.architectures))
+    refusing = refuses_mode_all(profile.architectures)
     if options.mamba_cache_mode == "all" and profile.has_state and refusing:
         return not_applicable(
             name, budget_bytes,
-            f"vLLM's {refusing[0]} does not support mamba cache mode all (\"please use "
+            f"vLLM's {refusing} does not support mamba cache mode all (\"please use "
             "'--mamba-cache-mode=align' instead\"): pick align or none",
             profile_name=profile.name, context_tokens=context_tokens)
 
