@@ -133,7 +133,7 @@ def update(**changes: Any) -> AppState:
     """Change the view; the URL follows at once. Widget callbacks call it before the page
     draws; a page may also drop a setting this machine cannot honour while it draws (the GPU
     lab's device from a link), before the widget that shows it."""
-    new = replace(state(), **changes)
+    new = replace(state(), **changes).after(state())
     st.session_state[STATE_KEY] = new
     sync_url()
     return new

@@ -247,6 +247,18 @@ class AppState:
                 "sglang_ssm_dtype": sglang_ssm_dtype(profile, defaults),
                 "sglang_swa_pool": sglang_swa_pool(profile, defaults)}
 
+    def after(self, old: AppState) -> AppState:
+        """This view, come from ``old``: a chunk set for a model stays with models of the same
+        own chunk; a model whose config says another starts at its own (a chunk is a property
+        of the model's state kernel, not of the engine, unlike the kernel block size)."""
+        if self.mamba_chunk_size is None or old.mamba_chunk_size != self.mamba_chunk_size:
+            return self  # nothing set, or set just now
+        try:
+            ours, theirs = (s.engine_choices()["mamba_chunk_size"][0] for s in (self, old))
+        except ValueError:  # a model in error: keep the setting until it plans again
+            return self
+        return self if ours == theirs else replace(self, mamba_chunk_size=None)
+
     def engine_options_text(self, names: tuple[str, ...] = ENGINE_FIELDS, *,
                             defaults: str = "each engine with its own defaults") -> str:
         """``engine options: kernel block 64, mamba cache mode align``, or ``defaults``;

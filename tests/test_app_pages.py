@@ -1787,3 +1787,16 @@ def test_a_config_engines_read_differently_says_so_beside_every_figure():
         assert_clean(at)
         assert any(c.value == f"Note on this model: {markdown_literal(note)}"
                    for c in at.caption), page
+
+
+def test_a_chunk_set_for_one_model_goes_with_models_of_the_same_own_chunk():
+    # Nemotron-H-8B's own chunk is 128; 256 set for it stays on Falcon-H1-7B (own 128 too)
+    # and is dropped on granite-4.0-h-small (own 256) or Jamba (none: 2,048), which start at
+    # their own
+    link = {"model": "Nemotron-H-8B", "mamba": "all", "chunk": "256"}
+    for preset, kept in (("Falcon-H1-7B", True), ("granite-4.0-h-small", False),
+                         ("Jamba-1.5-Mini", False)):
+        at = open_app("app_pages/model.py", link)
+        at.selectbox(key="w.model").set_value(preset).run()
+        assert_clean(at)
+        assert at.query_params.get("chunk") == ("256" if kept else None), preset

@@ -680,3 +680,15 @@ def test_an_option_set_to_what_the_engine_picks_for_the_model_is_no_change():
     assert gpt.changed_engine_options() == {}
     assert replace(gpt, sglang_swa_pool=False).engine_options_text() == (
         "engine options: SGLang sliding-window pool off")
+
+
+def test_a_chunk_stays_only_with_models_of_the_same_own_chunk():
+    nemotron = AppState(model="Nemotron-H-8B", mamba_chunk_size=256)
+    # set just now, or nothing set: kept as it is
+    assert nemotron.after(AppState(model="Nemotron-H-8B")) == nemotron
+    assert AppState(model="Falcon-H1-7B").after(nemotron).mamba_chunk_size is None
+    # another model of the same own chunk (128) keeps it; another own chunk (granite's 256,
+    # Llama's none) drops it
+    assert replace(nemotron, model="Falcon-H1-7B").after(nemotron).mamba_chunk_size == 256
+    assert replace(nemotron, model="granite-4.0-h-small").after(nemotron).mamba_chunk_size is None
+    assert replace(nemotron, model="Llama-3.1-8B").after(nemotron).mamba_chunk_size is None
