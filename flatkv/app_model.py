@@ -400,6 +400,11 @@ def _freeze(geometry: Mapping[str, Any]) -> tuple[tuple[str, Any], ...]:
 EDITED = " (edited)"  # what a preset changed by hand is called after its name
 
 
+# what a draft writes into its spec only when set (the spec's defaults otherwise)
+_OPTIONAL_DRAFT_FIELDS = ("attention_heads", "architectures", "config_mamba_ssm_dtype",
+                          "mamba_chunk_size")
+
+
 @dataclass(frozen=True)
 class SpecDraft:
     """What the Model page's hand editor holds: named kinds (geometry dicts as exported, ``kind``
@@ -484,11 +489,8 @@ class SpecDraft:
         return {"format": FORMAT, "name": self.name.strip() or "edited model",
                 **{d: getattr(self, d) for d in DTYPE_FIELDS},
                 "kinds": {n: dict(g) for n, g in self.kinds}, "pattern": self.pattern,
-                **({"attention_heads": self.attention_heads} if self.attention_heads else {}),
-                **({"architectures": list(self.architectures)} if self.architectures else {}),
-                **({"config_mamba_ssm_dtype": self.config_mamba_ssm_dtype}
-                   if self.config_mamba_ssm_dtype else {}),
-                **({"mamba_chunk_size": self.mamba_chunk_size} if self.mamba_chunk_size else {})}
+                **{f: list(v) if isinstance(v, tuple) else v for f in _OPTIONAL_DRAFT_FIELDS
+                   if (v := getattr(self, f))}}
 
     def named_for_its_figures(self) -> SpecDraft:
         """A preset's name only on a model with the preset's figures: a changed preset goes by

@@ -465,14 +465,12 @@ def _window_split_note(text: Any, model_type: str, cfg: Mapping[str, Any]) -> st
     SGLang's qwen2 / qwen3 attention takes no window. No released checkpoint sets it, so the
     plan follows transformers and says so rather than guess an engine. A config that lists its
     layer_types is planned as listed, and needs no note."""
-    if (model_type not in _WINDOW_SPLIT_TYPES or "layer_types" in cfg
-            or not getattr(text, "use_sliding_window", False)):
-        return ""
-    if getattr(text, "sliding_window", None) is None:
-        return ""
     split = getattr(text, "max_window_layers", None)
     layers = getattr(text, "num_hidden_layers", None)
-    if not (isinstance(split, int) and isinstance(layers, int)):
+    if (model_type not in _WINDOW_SPLIT_TYPES or "layer_types" in cfg
+            or not getattr(text, "use_sliding_window", False)
+            or getattr(text, "sliding_window", None) is None
+            or not (isinstance(split, int) and isinstance(layers, int))):
         return ""
     if split >= layers:
         ours, vllm = "no layer slides", "; vLLM slides every layer"

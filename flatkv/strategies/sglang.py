@@ -133,7 +133,7 @@ def pool_layers(profile: CacheProfile, options: StrategyOptions) -> tuple[int, i
 def _least_swa_pool(profile: CacheProfile, page: int) -> int:
     """The fewest tokens SGLang starts a hybrid SWA pool with: whole pages, more than
     ``sliding_window + page`` (its prefill admission floor)."""
-    return (cdiv(profile.sliding_window + page + 1, page)) * page
+    return cdiv(profile.sliding_window + page + 1, page) * page
 
 
 class SwaSplit(NamedTuple):
@@ -154,14 +154,18 @@ def swa_split(kv_memory: int, kv: int, n_full: int, n_swa: int, ratio: Fraction,
     by a token or, at a page size over 1, by a page. Past 2**53 B a float budget can round up
     to more tokens than the memory holds; there the count is the exact one (no engine has
     that much memory)."""
-    r = float(ratio)
-    cell = kv * n_full + r * kv * n_swa  # as SGLang's F * nf + r * S * ns
+    cell = _swa_cell(kv, n_full, n_swa, ratio)
     total = int(kv_memory // cell)
     if kv_memory > 2**53:
         total = min(total, int(kv_memory // Fraction(cell)))
     full = total // page * page
-    swa_raw = int(full * r)
+    swa_raw = int(full * float(ratio))
     return SwaSplit(cell, total, full, swa_raw, swa_raw // page * page)
+
+
+def _swa_cell(kv: int, n_full: int, n_swa: int, ratio: Fraction) -> float:
+    """Bytes per full-pool token as SGLang computes them: ``F * nf + r * S * ns`` in float."""
+    return kv * n_full + float(ratio) * kv * n_swa
 
 
 def enough_budget(profile: CacheProfile, options: StrategyOptions,
@@ -178,12 +182,13 @@ def enough_budget(profile: CacheProfile, options: StrategyOptions,
     n_full, n_swa = pool_layers(profile, options)
     if n_full and n_swa:
         rs, least = options.swa_full_tokens_ratio, _least_swa_pool(profile, page)
+        cell = _swa_cell(kv, n_full, n_swa, rs)
         full_need = max(page, cdiv(math.ceil(least / rs), page) * page)
-        # the float ratio can fall short of the decimal (0.57 x 100 is 56.99...): a page more
-        while int(full_need * float(rs)) // page * page < least:
-            full_need += page
-        cell = swa_split(0, kv, n_full, n_swa, rs, page).cell
         kv_need = math.ceil(full_need * Fraction(cell))  # memory // cell >= full_need
+        # the float ratio can fall short of the decimal (0.57 x 100 is 56.99...): a page more
+        while swa_split(kv_need, kv, n_full, n_swa, rs, page).swa < least:
+            full_need += page
+            kv_need = math.ceil(full_need * Fraction(cell))
         if swa_split(kv_need, kv, n_full, n_swa, rs, page).full < full_need:
             kv_need += math.ceil(cell)  # past 2**53 B, where a float budget rounds
     else:
@@ -418,13 +423,13 @@ def run_sglang(
         f"unused = budget - kv - state = {n(budget_bytes)} - {n(kv_bytes)} - {n(state_bytes)} = "
         f"{n(totals['unused'])}"
     )
-    if profile.has_attention:  # its KV pools are sized from the budget, then allocated a page up
-        pad = page * kv * (n_full + n_swa)
+    if profile.has_attention:
+        # its KV pools are sized from the budget, then allocated a page up
         formulas.append(
             f"beyond these, SGLang allocates each KV layer a page more (rows of tokens + page "
             f"size; slot 0 takes padded tokens' dummy writes): {page} x {n(kv)} x "
-            f"{n_full + n_swa} layers = {n(pad)} B past the pools, which its sizing leaves out")
-    if profile.has_attention:
+            f"{n_full + n_swa} layers = {n(page * kv * (n_full + n_swa))} B past the pools, "
+            "which its sizing leaves out")
         # A page of P tokens takes P x F bytes in every KV layer it lives in: the full pool's
         # layers, plus the sliding pool's while the page is inside the window.
         block_size, num_blocks = page, pool_tokens // page
