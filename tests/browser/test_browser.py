@@ -45,7 +45,8 @@ QWEN35 = {
 # Layout: why P grows (the worked example inflates P), page rows, bytes icicle, page ids
 PAGES = {"": ("Model", 1), "layout": ("Layout", 4), "budget": ("Budget", 2),
          "compare": ("Compare", 2), "gpu": ("GPU lab", 0)}
-TIMEOUT = 30_000
+TIMEOUT = 30_000  # ms; a loaded 2-core CI machine can take seconds to draw a page
+expect.set_options(timeout=TIMEOUT)  # every expect waits this long, not the 5 s default
 
 
 def metric(page, label: str):
@@ -55,7 +56,7 @@ def metric(page, label: str):
 
 def open_view(page, url: str, title: str):
     page.goto(url)
-    expect(page.locator("h1").filter(has_text=title)).to_be_visible(timeout=TIMEOUT)
+    expect(page.locator("h1").filter(has_text=title)).to_be_visible()
 
 
 @pytest.mark.parametrize("path", list(PAGES))
@@ -65,9 +66,9 @@ def test_each_page_loads_and_draws_its_charts(page, app_url, path):
     page.on("request", lambda r: None if r.url.startswith(app_url) else outside.append(r.url))
     open_view(page, f"{app_url}/{path}?{urlencode(QWEN35)}", title)
     plots = page.locator('[data-testid="stPlotlyChart"] .js-plotly-plot')
-    expect(plots).to_have_count(charts, timeout=TIMEOUT)
+    expect(plots).to_have_count(charts)
     for i in range(charts):
-        expect(plots.nth(i).locator(".main-svg").first).to_be_visible(timeout=TIMEOUT)
+        expect(plots.nth(i).locator(".main-svg").first).to_be_visible()
     assert page.locator('[data-testid="stException"]').count() == 0
     assert page.locator('[data-testid="stAlertContentError"]').count() == 0
     assert outside == []
@@ -75,14 +76,14 @@ def test_each_page_loads_and_draws_its_charts(page, app_url, path):
 
 def test_layout_numbers_and_a_shared_link_restore_the_view(page, browser, app_url):
     open_view(page, f"{app_url}/layout?{urlencode(QWEN35)}", "Layout")
-    expect(metric(page, "P (tokens per page)")).to_have_text("1,056", timeout=TIMEOUT)
+    expect(metric(page, "P (tokens per page)")).to_have_text("1,056")
     expect(metric(page, "Blocks")).to_have_text("775")
     expect(metric(page, "Token slots (blocks x P)")).to_have_text("818,400")
     # change the block size in the sidebar: P no longer inflates (2,048 covers the state row)
     box = page.get_by_role("spinbutton", name="Block size (tokens)")
     box.fill("2048")
     box.press("Enter")
-    expect(metric(page, "P (tokens per page)")).to_have_text("2,048", timeout=TIMEOUT)
+    expect(metric(page, "P (tokens per page)")).to_have_text("2,048")
     expect(metric(page, "Blocks")).to_have_text("626")
     page.wait_for_function("() => location.search.includes('block=2048')", timeout=TIMEOUT)
     link = page.url
@@ -91,7 +92,7 @@ def test_layout_numbers_and_a_shared_link_restore_the_view(page, browser, app_ur
     try:
         fresh = other.new_page()
         open_view(fresh, link, "Layout")
-        expect(metric(fresh, "P (tokens per page)")).to_have_text("2,048", timeout=TIMEOUT)
+        expect(metric(fresh, "P (tokens per page)")).to_have_text("2,048")
         expect(metric(fresh, "Token slots (blocks x P)")).to_have_text(f"{626 * 2048:,}")
         assert fresh.locator('[data-testid="stAlert"]').count() == 0  # no fallback notice
     finally:
@@ -107,9 +108,9 @@ def test_a_narrow_window_shows_whole_figures_and_the_exact_fraction(browser, app
         page = context.new_page()
         query = {"model": "gpt-oss-20b", "gpu": "H200 141GB", "weights": "14GB", "frac": "0.955"}
         open_view(page, f"{app_url}/layout?{urlencode(query)}", "Layout")
-        expect(metric(page, "Block bytes")).to_have_text("768.00 KiB", timeout=TIMEOUT)
+        expect(metric(page, "Block bytes")).to_have_text("768.00 KiB")
         metrics = page.locator('[data-testid="stMetric"]')
-        expect(metrics.nth(7)).to_be_visible(timeout=TIMEOUT)  # the page has drawn them all
+        expect(metrics.nth(7)).to_be_visible()  # the page has drawn them all
         cut = metrics.evaluate_all(  # a label or figure wider than its box ends in an ellipsis
             "els => els.filter(e => [...e.querySelectorAll('*')].some("
             "c => c.scrollWidth > c.clientWidth + 1)).map(e => e.textContent)")
@@ -123,7 +124,7 @@ def test_a_narrow_window_shows_whole_figures_and_the_exact_fraction(browser, app
 def test_switching_pages_keeps_the_view_in_the_url(page, app_url):
     open_view(page, f"{app_url}/layout?{urlencode(QWEN35)}", "Layout")
     page.get_by_role("link", name="Compare").click()
-    expect(page.locator("h1").filter(has_text="Compare")).to_be_visible(timeout=TIMEOUT)
+    expect(page.locator("h1").filter(has_text="Compare")).to_be_visible()
     page.wait_for_function("() => location.search.includes('block=64')", timeout=TIMEOUT)
     assert urlparse(page.url).path.endswith("/compare")
     assert parse_qs(urlparse(page.url).query)["layers"] == ["(3*linear,full)*12"]
@@ -132,7 +133,7 @@ def test_switching_pages_keeps_the_view_in_the_url(page, app_url):
 def test_a_bad_link_opens_with_a_notice(page, app_url):
     open_view(page, f"{app_url}/layout?block=lots&model=GPT-9", "Layout")
     alert = page.locator('[data-testid="stAlert"]').filter(has_text="not a known model")
-    expect(alert).to_be_visible(timeout=TIMEOUT)
+    expect(alert).to_be_visible()
     expect(metric(page, "P (tokens per page)")).to_have_text("544")  # the default model
     assert page.locator('[data-testid="stException"]').count() == 0
 
@@ -147,21 +148,20 @@ def test_gpu_lab_runs_a_tiny_benchmark(page, app_url):
         box = page.get_by_role("spinbutton", name=name)
         box.fill(value)
         box.press("Enter")
-        expect(box).to_have_value(value, timeout=TIMEOUT)
+        expect(box).to_have_value(value)
         # the server took it (the view's link says so) before the next entry: an entry made
         # while the previous one's rerun is still drawing was lost about 1 run in 5
         page.wait_for_function(f"() => location.search.includes('{key}={value}')",
                                timeout=TIMEOUT)
     # time both pool layouts: the page says what the run holds, then sets them side by side
     page.get_by_role("button", name="page-major").click()
-    expect(page.get_by_text("1.00 MiB per pool layout, 2.00 MiB for all 2")).to_be_visible(
-        timeout=TIMEOUT)
+    expect(page.get_by_text("1.00 MiB per pool layout, 2.00 MiB for all 2")).to_be_visible()
     page.get_by_role("button", name="Run benchmark").click()
-    expect(page.get_by_text("Measured on cpu")).to_be_visible(timeout=TIMEOUT)
+    expect(page.get_by_text("Measured on cpu")).to_be_visible()
     expect(metric(page, "Bytes per call")).to_have_text("256.00 KiB")  # 2 x 131,072 B
-    expect(page.get_by_text("Page-major against slot-major")).to_be_visible(timeout=TIMEOUT)
+    expect(page.get_by_text("Page-major against slot-major")).to_be_visible()
     plots = page.locator('[data-testid="stPlotlyChart"] .js-plotly-plot')
-    expect(plots).to_have_count(1, timeout=TIMEOUT)
+    expect(plots).to_have_count(1)
     assert page.locator('[data-testid="stException"]').count() == 0
     assert page.locator('[data-testid="stAlertContentError"]').count() == 0
 
@@ -171,11 +171,11 @@ def test_engine_options_stay_open_while_editing(page, app_url):
     open_view(page, f"{app_url}/compare", "Compare")
     page.get_by_text("Engine options").first.click()
     box = page.get_by_role("spinbutton", name="Kernel block size A (tokens)")
-    expect(box).to_be_visible(timeout=TIMEOUT)
+    expect(box).to_be_visible()
     box.fill("32")
     box.press("Enter")
     page.wait_for_function("() => location.search.includes('kernel=32')", timeout=TIMEOUT)
-    expect(page.get_by_text("Engine options (1 changed)")).to_be_visible(timeout=TIMEOUT)
+    expect(page.get_by_text("Engine options (1 changed)")).to_be_visible()
     expect(box).to_be_visible()
     expect(box).to_have_value("32")
 
@@ -183,7 +183,7 @@ def test_engine_options_stay_open_while_editing(page, app_url):
 def test_a_second_click_on_the_model_source_keeps_it(page, app_url):
     open_view(page, f"{app_url}/", "Model")
     preset = page.get_by_role("radio", name="Preset")
-    expect(preset).to_have_attribute("aria-checked", "true", timeout=TIMEOUT)
+    expect(preset).to_have_attribute("aria-checked", "true")
     preset.click()  # already selected: it used to deselect and open the raw-bytes editor
     page.wait_for_timeout(1500)
     expect(preset).to_have_attribute("aria-checked", "true")
