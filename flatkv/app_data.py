@@ -28,6 +28,7 @@ from flatkv.strategies import (
 )
 from flatkv.strategies.base import ratio_text
 from flatkv.strategies.sglang import swa_pool as sglang_swa_pool
+from flatkv.strategies.vllm import all_as_align_why, runs_all_as_align
 from flatkv.units import (
     MAX_BYTES,
     concurrency_text,
@@ -523,12 +524,17 @@ def sglang_pools_text(profile: CacheProfile, options: StrategyOptions) -> str:
 
 def mamba_all_text(mamba_cache_mode: str, profile: CacheProfile) -> str:
     """Mamba cache mode all keeps a snapshot every P tokens, so a layout's P decides how many:
-    say so where it acts (a model with state). Empty otherwise."""
+    say so where it acts (a model with state), and where vLLM runs the model in align instead.
+    Empty otherwise."""
     if mamba_cache_mode != "all" or not profile.has_state:
         return ""
-    return ("Mamba cache mode all: every paged layout keeps a state snapshot every P tokens of "
+    text = ("Mamba cache mode all: every paged layout keeps a state snapshot every P tokens of "
             "its own P (vLLM first aligns its P to lcm(chunk, A)), so a small P, such as "
             "two-level pages' requested block size, means many snapshots.")
+    if aligning := runs_all_as_align(profile.architectures):
+        text += (f" Not vLLM here: {all_as_align_why(aligning)}; its column counts align's "
+                 "2 state pages a request, and its P is not aligned to the chunk.")
+    return text
 
 
 def capacity_note(r: StrategyResult, profile: CacheProfile) -> str:

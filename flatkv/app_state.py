@@ -32,6 +32,7 @@ from flatkv.strategies.sglang import ssm_dtype as sglang_ssm_dtype
 from flatkv.strategies.sglang import swa_pool as sglang_swa_pool
 from flatkv.strategies.vllm import kernel_block_size as vllm_kernel_block_size
 from flatkv.strategies.vllm import mamba_chunk_size as vllm_mamba_chunk_size
+from flatkv.strategies.vllm import runs_all_as_align
 from flatkv.units import format_size, parse_size
 
 MiB = 2**20
@@ -91,12 +92,15 @@ def strategy_fields(strategy: str, profile: CacheProfile) -> tuple[str, ...]:
     """The options of ``strategy`` that change its figures for ``profile``: state options need
     state layers, max batched tokens sliding ones (it sizes their pages per request), SGLang's
     memory ratio both a state and a KV pool, its sliding / full ratio both kinds of attention,
-    its page size attention; two-level pages' padding bound needs parents that can pad (a state
+    its page size attention; vLLM's mamba chunk a model it runs in mode all (not one it runs as
+    align); two-level pages' padding bound needs parents that can pad (a state
     row; attention groups of unequal layer counts: 3 full + 5 sliding layers pad the full
     group's parents by 2/3; or payloads off the parent alignment)."""
     types = set(profile.layer_types)
 
     def acts(field: str) -> bool:
+        if field == "mamba_chunk_size":  # vLLM's, in mode all, which some models run as align
+            return profile.has_state and runs_all_as_align(profile.architectures) is None
         if field in _NEEDS_STATE:
             return profile.has_state
         if field == "lcm_padding_bound":

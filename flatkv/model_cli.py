@@ -17,7 +17,7 @@ from typing import Any
 
 from flatkv.models import ModelSpec
 from flatkv.presets import list_presets, load_preset, load_spec_file
-from flatkv.strategies.vllm import DEFAULT_MAMBA_CHUNK_SIZE, refuses_mode_all
+from flatkv.strategies.vllm import DEFAULT_MAMBA_CHUNK_SIZE, runs_all_as_align
 
 
 def add_model_arguments(parser: argparse.ArgumentParser) -> None:
@@ -147,9 +147,10 @@ def format_model_text(report: dict[str, Any]) -> str:
     if report["attention_heads"]:
         lines.append(f"attention heads: {report['attention_heads']} (query heads; a tp must "
                      "divide them)")
-    refusing = refuses_mode_all(tuple(report["architectures"]))
-    if report["state_const_bytes"] and refusing:
-        lines.append(f"mamba chunk: unused (vLLM's {refusing} refuses mamba cache mode all)")
+    aligning = runs_all_as_align(tuple(report["architectures"]))
+    if report["state_const_bytes"] and aligning:
+        lines.append(f"mamba chunk: unused (vLLM runs {aligning} in mamba cache mode align "
+                     "when asked for all)")
     elif report["mamba_chunk_size"]:
         lines.append(f"mamba chunk: {report['mamba_chunk_size']} tokens (vLLM aligns P to it "
                      "in mamba cache mode all)")

@@ -608,8 +608,9 @@ def test_every_engine_option_has_a_column_and_a_widget():
     in_columns = [f for _, group in ENGINE_COLUMNS for f in group]
     assert sorted(in_columns) == sorted(ENGINE_FIELDS)  # each once, none left out
     drawn = set()
-    # state (mode all shows the chunk size) and sliding-window layers between them
-    for query in ({"model": "Qwen3-Next-80B-A3B", "mamba": "all"}, {"model": "gpt-oss-20b"}):
+    # state (mode all shows the chunk size, for a model vLLM runs in mode all) and
+    # sliding-window layers between them
+    for query in ({"model": "Nemotron-H-8B", "mamba": "all"}, {"model": "gpt-oss-20b"}):
         at = open_app("app_pages/compare.py", query)
         assert_clean(at)
         drawn |= {w.key for kind in (at.number_input, at.selectbox) for w in kind}
@@ -1730,12 +1731,14 @@ def test_mamba_chunk_starts_at_the_models_own_in_mode_all():
     jamba = open_app("app_pages/compare.py", {**link, "model": "Jamba-1.5-Mini"})
     assert jamba.number_input(key="w.mamba_chunk_size").value == 2048
     assert jamba.dataframe[0].value.set_index("strategy").loc["vLLM v1", "P (tokens)"] == 2048
-    # vLLM's Qwen3-Next refuses mode all: no vLLM row, and the reason under the table
+    # vLLM runs Qwen3-Next in align when asked for all: no chunk to set, P at TP 1 is
+    # 16 x cdiv(1,097,728, 16 x 2,048) = 16 x 34 = 544, not lcm(2,048, 16) x 1 = 2,048 (all)
     qwen = open_app("app_pages/compare.py", {**link, "model": "Qwen3-Next-80B-A3B"})
     assert_clean(qwen)
-    assert "vLLM v1" not in set(qwen.dataframe[0].value["strategy"])
-    assert any("vLLM's Qwen3NextForCausalLM does not support mamba cache mode all" in c.value
-               for c in qwen.caption)
+    assert not [w for w in qwen.number_input if w.key == "w.mamba_chunk_size"]
+    assert qwen.dataframe[0].value.set_index("strategy").loc["vLLM v1", "P (tokens)"] == 544
+    assert any("Not vLLM here: vLLM's Qwen3NextForCausalLM does not support prefix caching of "
+               "state in mode all" in c.value for c in qwen.caption)
 
 
 def test_planned_blocks_bytes_budget_and_unused_are_the_worked_example():

@@ -35,6 +35,7 @@ from flatkv.strategies import (
     compare,
     run_strategy,
 )
+from flatkv.strategies.vllm import runs_all_as_align
 
 GIB8 = 8 * 2**30
 
@@ -1046,15 +1047,28 @@ def test_vllm_attention_only_p_is_a():
 
 
 def test_vllm_mamba_cache_mode_all():
-    # vLLM's Qwen3-Next refuses mode all, by its architecture
+    # vLLM's Qwen3-Next has no prefix caching of state in mode all: vLLM falls back to align.
+    # Align's figures at the SPEC anchor: P 544, 7,162 blocks; a request needs cdiv(262,144,
+    # 544) = 482 full pages and 2 state pages in each of 3 GDN groups: 7,162 / 488
     named = replace(qwen3_next_tp2(), architectures=("Qwen3NextForCausalLM",))
-    refused = run_strategy("vllm", named, budget_bytes=ANCHOR_BUDGET,
-                           options=StrategyOptions(mamba_cache_mode="all"))
-    assert not refused.applies and refused.reason == (
-        "vLLM's Qwen3NextForCausalLM does not support mamba cache mode all (\"please use "
-        "'--mamba-cache-mode=align' instead\"): pick align or none")
-    assert run_strategy("vllm", named, budget_bytes=ANCHOR_BUDGET, options=StrategyOptions(
-        mamba_cache_mode="align")).applies
+    asked, align = (run_strategy("vllm", named, budget_bytes=ANCHOR_BUDGET,
+                                 context_tokens=ANCHOR_CONTEXT,
+                                 options=StrategyOptions(mamba_cache_mode=mode))
+                    for mode in ("all", "align"))
+    assert asked.applies and (asked.block_size, asked.num_blocks) == (544, 7_162)
+    assert (asked.concurrency_numerator, asked.concurrency_denominator) == (7_162, 482 + 3 * 2)
+    assert asked.extras["mamba_cache_mode"] == "align"
+    assert asked.extras["mamba_cache_mode_asked"] == "all"
+    assert asked.formulas[0] == (
+        "mamba cache mode all runs as align: vLLM's Qwen3NextForCausalLM does not support "
+        "prefix caching of state in mode all, so vLLM starts it in align (\"falling back to "
+        "'align' mode\")")
+    assert asked.formulas[1:] == align.formulas
+    assert asked.logged_tokens == align.logged_tokens == 7_162 * ANCHOR_CONTEXT // 488
+    assert "mamba_cache_mode_asked" not in align.extras
+    for model_class in ("KimiLinearForCausalLM", "Lfm2ForCausalLM", "Qwen3_5MoeMTP"):
+        assert runs_all_as_align(("Other", model_class)) == model_class
+    assert runs_all_as_align(("NemotronHForCausalLM",)) is None  # supports mode all
     # the same bytes given raw (no architecture, no chunk): vLLM's get_mamba_chunk_size gives
     # 2,048, so c = lcm(2,048, 16) = 2,048 and P = 2,048 x cdiv(548,864, 2,048 x 1,024) = 2,048
     r = run_strategy("vllm", qwen3_next_tp2(), budget_bytes=ANCHOR_BUDGET,

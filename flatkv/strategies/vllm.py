@@ -22,8 +22,10 @@
 - vLLM refuses to start when one request of the context does not fit the budget (its pages in
   every group, padding layers included: max concurrency under 1); the layout then does not
   apply, and says the longest context that fits (vLLM's "estimated maximum model length").
-  Its Qwen3-Next and Qwen3.5 models refuse mamba cache mode all ("does not support 'all'
-  prefix caching, please use '--mamba-cache-mode=align'"), known by the config's architectures.
+- Mamba cache mode all needs a model class that supports prefix caching of state
+  (``SupportsMambaPrefixCaching``). Asked for it, a model without (Qwen3-Next, Qwen3.5, Kimi
+  Linear, MiniMax-Text-01, LFM2, PLaMo 2) starts in align ("falling back to 'align' mode"),
+  known by the config's architectures; the layout is then align's.
 """
 
 from __future__ import annotations
@@ -209,19 +211,30 @@ def _pool_groups(counts: dict[str, int], group_size: int, page: int, attn_page: 
     return groups, uses, pad_lines
 
 
-# Model classes whose vLLM code raises NotImplementedError in mamba cache mode all (qwen3_next.py,
-# qwen3_5.py and their MTP drafts)
-NO_ALL_MODE_ARCHITECTURES = frozenset({
+# vLLM model classes (and their MTP drafts) that do not declare SupportsMambaPrefixCaching. Asked
+# for mamba cache mode all, vLLM runs them in align: MambaModelConfig.verify_and_update_config
+# logs "Hybrid or mamba-based model detected without support for prefix caching with Mamba cache
+# 'all' mode: falling back to 'align' mode." (Qwen3-Next's own code raises in mode all, but the
+# fallback comes first, so the raise is not reached from the command line.)
+ALIGN_INSTEAD_OF_ALL = frozenset({
     "Qwen3NextForCausalLM", "Qwen3NextMTP", "Qwen3_5ForCausalLM",
     "Qwen3_5ForConditionalGeneration", "Qwen3_5MoeForCausalLM",
     "Qwen3_5MoeForConditionalGeneration", "Qwen3_5MTP", "Qwen3_5MoeMTP",
+    "KimiLinearForCausalLM", "MiniMaxText01ForCausalLM", "Lfm2ForCausalLM",
+    "Lfm2MoeForCausalLM", "Plamo2ForCausalLM",
 })
 
 
-def refuses_mode_all(architectures: tuple[str, ...]) -> str | None:
-    """The model class of ``architectures`` whose vLLM code refuses mamba cache mode all, if
-    any."""
-    return next(iter(sorted(NO_ALL_MODE_ARCHITECTURES.intersection(architectures))), None)
+def runs_all_as_align(architectures: tuple[str, ...]) -> str | None:
+    """The model class of ``architectures`` that vLLM runs in mamba cache mode align when asked
+    for all (no prefix caching of state in mode all), if any."""
+    return next(iter(sorted(ALIGN_INSTEAD_OF_ALL.intersection(architectures))), None)
+
+
+def all_as_align_why(model_class: str) -> str:
+    """Why vLLM runs ``model_class`` in align when asked for mamba cache mode all."""
+    return (f"vLLM's {model_class} does not support prefix caching of state in mode all, so "
+            "vLLM starts it in align (\"falling back to 'align' mode\")")
 
 
 def run_vllm(
@@ -231,14 +244,13 @@ def run_vllm(
     name = "vllm"
     counts = {k: profile.count(k) for k in LAYER_LABELS if profile.count(k)}
     formulas: list[str] = []
-    extras: dict[str, object] = {"mamba_cache_mode": options.mamba_cache_mode}
-    refusing = refuses_mode_all(profile.architectures)
-    if options.mamba_cache_mode == "all" and profile.has_state and refusing:
-        return not_applicable(
-            name, budget_bytes,
-            f"vLLM's {refusing} does not support mamba cache mode all (\"please use "
-            "'--mamba-cache-mode=align' instead\"): pick align or none",
-            profile_name=profile.name, context_tokens=context_tokens)
+    extras: dict[str, object] = {}
+    aligning = runs_all_as_align(profile.architectures)
+    if options.mamba_cache_mode == "all" and profile.has_state and aligning:
+        options = replace(options, mamba_cache_mode="align")
+        formulas.append(f"mamba cache mode all runs as align: {all_as_align_why(aligning)}")
+        extras["mamba_cache_mode_asked"] = "all"
+    extras["mamba_cache_mode"] = options.mamba_cache_mode
 
     p, page, attn_page, why = _page_size(profile, options, formulas, extras)
     group_size = group_size_for(counts)
