@@ -533,7 +533,8 @@ def engine_widget(field: str) -> None:
     elif field == "sglang_slots_per_request":
         bind(st.number_input, field, "State slots per request S", min_value=1,
              max_value=MAX_SLOTS_PER_REQUEST, step=1,
-             help="SGLang: 3 to 5 by radix-cache mode: the running-request cap is slots // S.")
+             help="SGLang: 3 to 5 by radix-cache mode: the running-request cap is "
+             "(slots - 1) // S, slot 0 being the padding slot.")
     elif field == "max_batched_tokens":
         bind(st.number_input, field, "Max batched tokens", min_value=1, max_value=MAX_CONTEXT,
              step=1024, help="Tokens scheduled per step; sizes the pages a sliding-window "

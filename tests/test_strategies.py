@@ -214,7 +214,11 @@ def test_sglang_qwen3_next():
     kv_memory = ANCHOR_BUDGET - slots * slot
     tokens = kv_memory // (12 * 1024)
     assert r.extras["state_slots"] == slots
-    assert r.extras["running_request_cap"] == 1_147 // 3
+    assert r.extras["request_state_slots"] == 1_146  # slot 0 is SGLang's padding slot
+    assert r.extras["running_request_cap"] == 1_146 // 3 == 382
+    assert ("state slots = state pool // (36 layers x 548,864 B) = 22,679,122,704 // 19,759,104 = "
+            "1,147, one of them the padding slot: max_mamba_cache_size = 1,147 - 1 = 1,146 for "
+            "requests") in r.formulas
     assert r.capacity_tokens == tokens == 2_051_957
     assert r.concurrency == Fraction(tokens, ANCHOR_CONTEXT)  # 7.83 < 382: KV binds
     assert r.extras["binding_limit"] == "kv tokens"
@@ -386,8 +390,8 @@ def test_sglang_ratio_and_slots_options():
     opts = StrategyOptions(mamba_full_memory_ratio=0.5, sglang_slots_per_request=5)
     r = run_strategy("sglang", qwen3_next_tp2(), budget_bytes=ANCHOR_BUDGET, options=opts)
     slots = ANCHOR_BUDGET * 1 // 3 // (36 * 548_864)  # 0.5 / 1.5 = 1/3
-    assert r.extras["state_slots"] == slots
-    assert r.extras["running_request_cap"] == slots // 5
+    assert r.extras["state_slots"] == slots == 807
+    assert r.extras["running_request_cap"] == (807 - 1) // 5 == 161
 
 
 def test_sglang_page_size_rounds_the_pool_and_each_request_to_pages():
@@ -410,11 +414,17 @@ def test_sglang_static_split_counts_idle_slots_and_whole_pages():
     kv_memory = 2**30 - 25 * slot
     assert kv_memory == 579_764_224
     one = run_strategy("sglang", qwen3_next_tp2(), budget_bytes=2**30, context_tokens=1000)
-    # 47,181 tokens; 25 // 3 = 8 requests run (the cap binds); 47,181 - 8 x 1,000 sit idle
+    # 47,181 tokens; slot 0 pads, so (25 - 1) // 3 = 8 requests run (the cap binds) and hold
+    # all 24 request slots; 47,181 - 8 x 1,000 tokens sit idle
     assert one.capacity_tokens == kv_memory // 12_288 == 47_181
     assert one.extras["binding_limit"] == "running cap" and one.max_concurrency == 8
-    assert one.extras["idle_state_bytes_at_context"] == (25 - 8 * 3) * slot
+    assert one.extras["idle_state_bytes_at_context"] == 0
     assert one.extras["idle_kv_bytes_at_context"] == (47_181 - 8_000) * 12_288
+    # 5 slots a request: 24 // 5 = 4 run, 24 - 4 x 5 = 4 request slots sit idle
+    five = run_strategy("sglang", qwen3_next_tp2(), budget_bytes=2**30, context_tokens=1000,
+                        options=StrategyOptions(sglang_slots_per_request=5))
+    assert five.max_concurrency == 4
+    assert five.extras["idle_state_bytes_at_context"] == 4 * slot
     # page 64: 737 whole pages = 47,168 tokens; a request holds ceil(1,000 / 64) = 16 pages
     paged = run_strategy("sglang", qwen3_next_tp2(), budget_bytes=2**30, context_tokens=1000,
                          options=StrategyOptions(sglang_page_size=64))
@@ -544,15 +554,16 @@ def test_sglang_refuses_a_swa_pool_that_holds_no_request():
 
 def test_sglang_too_small_for_one_request_names_the_budget_that_fits():
     # Qwen3-Next TP 2: a slot is 36 layers x 548,864 B = 19,759,104 B; 3 slots per running
-    # request need a state pool of 59,277,312 B, which is budget x 0.9 / 1.9 from a budget of
-    # 59,277,312 x 19 / 9 = 125,140,992 B (exact)
+    # request and SGLang's padding slot need a state pool of 4 x 19,759,104 = 79,036,416 B,
+    # which is budget x 0.9 / 1.9 from a budget of 79,036,416 x 19 / 9 = 166,854,656 B (exact)
     r = run_strategy("sglang", qwen3_next_tp2(), budget_bytes=10**8, context_tokens=1000)
     assert not r.applies
     assert r.reason == (
         "the state pool (47,368,421 B) holds 2 slot(s) of 19,759,104 B, fewer than the 3 one "
-        "running request needs: a budget of 125,140,992 B or more holds them")
-    assert run_strategy("sglang", qwen3_next_tp2(), budget_bytes=125_140_992).applies
-    assert not run_strategy("sglang", qwen3_next_tp2(), budget_bytes=125_140_991).applies
+        "running request needs and SGLang's padding slot: a budget of 166,854,656 B or more "
+        "holds them")
+    assert run_strategy("sglang", qwen3_next_tp2(), budget_bytes=166_854_656).applies
+    assert not run_strategy("sglang", qwen3_next_tp2(), budget_bytes=166_854_655).applies
 
 
 @pytest.mark.parametrize("page", [1, 64])
@@ -642,7 +653,7 @@ def test_nemotron_sglang():
     assert slots == 78
     tokens = (GIB8 - slots * slot) // (4 * 4096)
     assert r.capacity_tokens == r.logged_tokens == tokens == 277_652  # max_total_num_tokens
-    assert r.extras["running_request_cap"] == 26
+    assert r.extras["running_request_cap"] == (78 - 1) // 3 == 25  # slot 0 pads
     assert r.concurrency == Fraction(tokens, 32_768)
 
 
@@ -790,8 +801,8 @@ def test_state_only_model():
     assert per.capacity_tokens is None
     assert per.concurrency == GIB8 // state  # one state page per request
     sg = run_strategy("sglang", prof, budget_bytes=GIB8, context_tokens=4096)
-    assert sg.extras["state_slots"] == GIB8 // state
-    assert sg.concurrency == (GIB8 // state) // 3
+    assert sg.extras["state_slots"] == GIB8 // state == 165
+    assert sg.concurrency == (165 - 1) // 3 == 54  # slot 0 is SGLang's padding slot
 
 
 def test_vllm_logs_a_state_only_model_in_blocks_of_its_mamba_block_size():

@@ -195,7 +195,7 @@ class StrategyOptions:
         in [1e-6, 1e6].
     sglang_slots_per_request: S, state slots one running request holds in SGLang (3 to 5
         depending on the radix-cache mode: the live state plus cached / tracked states); the
-        running-request cap is ``slots // S``. Default 3, the lower end.
+        running-request cap is ``(slots - 1) // S`` (slot 0 pads). Default 3, the lower end.
     sglang_page_size: tokens per page of SGLang's token pool (1 on most backends).
     sglang_swa_pool: whether SGLang keeps sliding-window layers in a token pool of their own
         (its hybrid SWA pool, sized by ``swa_full_tokens_ratio``). None (default): as SGLang

@@ -170,8 +170,9 @@ def _swa_cell(kv: int, n_full: int, n_swa: int, ratio: Fraction) -> float:
 
 def enough_budget(profile: CacheProfile, options: StrategyOptions,
                   slot_bytes: int | None) -> int:
-    """A budget that holds one running request's S state slots and a page of the token pool,
-    and with a hybrid SWA pool a swa pool over ``sliding_window + page`` (SGLang's floor).
+    """A budget that holds one running request's S state slots and SGLang's padding slot, a
+    page of the token pool, and with a hybrid SWA pool a swa pool over ``sliding_window +
+    page`` (SGLang's floor).
 
     The state pool is ``B x r / (1 + r)``, and it takes at most that, so the KV memory is at
     least ``B / (1 + r)``: ``B >= (1 + r) x`` (the KV memory the pools need) is enough. The
@@ -195,7 +196,7 @@ def enough_budget(profile: CacheProfile, options: StrategyOptions,
         kv_need = page * kv * (n_full + n_swa)
     if slot_bytes is None:
         return kv_need
-    state_need = options.sglang_slots_per_request * slot_bytes
+    state_need = (options.sglang_slots_per_request + 1) * slot_bytes  # and the padding slot
     if not profile.has_attention:
         return state_need
     r = options.mamba_full_memory_ratio
@@ -229,8 +230,8 @@ def _concurrency(
                        f"swa tokens / {window} = {n(swa_tokens)} / {n(span)}" if page == 1
                        else f"swa pages / ceil({window} / {n(page)}) = "
                        f"{n(swa_tokens // page)} / {n(span_pages)}"))
-    if slots is not None:
-        limits.append((slots // s, 1, "running cap", f"running cap {n(slots // s)}"))
+    if slots is not None:  # one slot is the padding slot
+        limits.append(((slots - 1) // s, 1, "running cap", f"running cap {n((slots - 1) // s)}"))
     numerator, denominator, binding, _ = min(limits, key=lambda item: Fraction(item[0], item[1]))
     best = Fraction(numerator, denominator)
     extras["binding_limit"] = binding
@@ -238,7 +239,7 @@ def _concurrency(
                     + f") = {concurrency_text(best)} ({binding} binds)")
     if slots is not None and slot_bytes is not None and profile.has_attention:
         running = int(best)
-        idle_slots = slots - running * s
+        idle_slots = slots - 1 - running * s  # the padding slot is not idle
         idle_tokens = max(full_tokens - running * request_pages * page, 0) if n_full else 0
         extras.update(idle_state_bytes_at_context=idle_slots * slot_bytes,
                       idle_kv_bytes_at_context=idle_tokens * kv * n_full)
@@ -254,7 +255,10 @@ def _state_slots(profile: CacheProfile, options: StrategyOptions, budget_bytes: 
                  formulas: list[str], extras: dict[str, object]) -> tuple[int, int, int]:
     """SGLang's state pool: ``(slots, slot_bytes, state_pool)``. The pool takes ``r / (1 + r)``
     of the budget beside attention (all of it without), cut into slots of every state layer's
-    conv + ssm; a running request holds S of them. Appends its formulas and extras."""
+    conv + ssm. One slot is MambaPool's padding slot (slot 0, for padded tokens' dummy
+    writes), which SGLang's sizing charges since its PR #32184: ``max_mamba_cache_size`` is the
+    other ``slots - 1``, and a running request holds S of those. Appends its formulas and
+    extras."""
     n_state = profile.count(LINEAR_ATTENTION)
     r = options.mamba_full_memory_ratio
     s = options.sglang_slots_per_request
@@ -272,17 +276,21 @@ def _state_slots(profile: CacheProfile, options: StrategyOptions, budget_bytes: 
         state_pool = budget_bytes
         formulas.append(f"state pool = budget = {n(budget_bytes)} (no attention layers)")
     slots = state_pool // slot_bytes
-    running_cap = slots // s
+    request_slots = max(slots - 1, 0)
+    running_cap = request_slots // s
     formulas += [
         f"state slots = state pool // ({n_state} layers x "
         f"{n(layer_bytes)} B) = {n(state_pool)} // {n(slot_bytes)} = "
-        f"{n(slots)}",
-        f"running requests <= slots // S = {n(slots)} // {s} = {n(running_cap)}",
+        f"{n(slots)}, one of them the padding slot: max_mamba_cache_size = {n(slots)} - 1 = "
+        f"{n(request_slots)} for requests",
+        f"running requests <= max_mamba_cache_size // S = {n(request_slots)} // {s} = "
+        f"{n(running_cap)}",
     ]
     extras.update(
         sglang_ssm_dtype=dtype, sglang_ssm_dtype_source=why, state_layer_bytes=layer_bytes,
         mamba_full_memory_ratio=r, state_pool_bytes=state_pool, state_slot_bytes=slot_bytes,
-        state_slots=slots, slots_per_request=s, running_request_cap=running_cap,
+        state_slots=slots, request_state_slots=request_slots, slots_per_request=s,
+        running_request_cap=running_cap,
     )
     return slots, slot_bytes, state_pool
 
@@ -358,12 +366,13 @@ def run_sglang(
         slots, slot_bytes, state_pool = _state_slots(profile, options, budget_bytes, formulas,
                                                      extras)
         state_bytes = slots * slot_bytes
-        if slots // s < 1:
+        if (slots - 1) // s < 1:
             return not_applicable(
                 name, budget_bytes,
                 f"the state pool ({n(state_pool)} B) holds {n(slots)} slot(s) of "
-                f"{n(slot_bytes)} B, fewer than the {s} one running request needs: a budget of "
-                f"{n(enough_budget(profile, options, slot_bytes))} B or more holds them",
+                f"{n(slot_bytes)} B, fewer than the {s} one running request needs and SGLang's "
+                f"padding slot: a budget of {n(enough_budget(profile, options, slot_bytes))} B "
+                "or more holds them",
                 profile_name=profile.name, context_tokens=context_tokens,
             )
 
