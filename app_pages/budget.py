@@ -25,7 +25,7 @@ from flatkv import app_data, charts
 from flatkv.app_data import PLANNER_STRATEGY, STRATEGY_TITLES
 from flatkv.app_data import markdown_literal as literal
 from flatkv.app_state import AppState
-from flatkv.strategies import LOGGED_AS, STRATEGIES, StrategyResult
+from flatkv.strategies import STRATEGIES, StrategyResult, logged_as
 from flatkv.units import concurrency_text, format_bytes, tokens_text
 
 CAPACITY_HELP = (
@@ -95,7 +95,7 @@ with user_errors():
     c.metric("Capacity (tokens)", f"{r.capacity_tokens:,}" if history else NOT_APPLICABLE,
              help=CAPACITY_HELP if history else NO_HISTORY_HELP)
     if r.logged_tokens is not None and r.logged_tokens != r.capacity_tokens:
-        c.metric(f"{LOGGED_AS[strategy]} (tokens)", f"{r.logged_tokens:,}",
+        c.metric(f"{logged_as(strategy)} (tokens)", f"{r.logged_tokens:,}",
                  help=app_data.logged_tokens_help(r))
     c.metric(f"Concurrency at {tokens_text(s.context)}", concurrency_text(r.max_concurrency))
     c.metric("Blocks", f"{r.num_blocks:,}", help=f"{r.block_bytes:,} B each, " + (

@@ -1,8 +1,10 @@
 """What the app's pages show, derived from a plan analysis or from the engine strategies'
 results: pure data, exact ints, no streamlit.
 
-Pages call these, hand the results to ``flatkv.charts`` and render. Every number a page shows
-comes from here or from ``flatkv.analysis``, so the tests pin them without a browser.
+Pages call these, hand the results to ``flatkv.charts`` and render, so the tests pin what they
+show without a browser. Headline metrics read the fields of a ``PlanAnalysis``,
+``StrategyResult`` or ``Budget`` directly; the Model page's tables come from
+``flatkv.app_model`` and the GPU lab's from ``flatkv.gpu_view``.
 """
 
 from __future__ import annotations
@@ -20,10 +22,10 @@ from flatkv.analysis import PlanAnalysis
 from flatkv.plan import PACKED_NEEDS_HISTORY, SLIDING_ATTENTION, BudgetTooSmall
 from flatkv.profile import CacheProfile
 from flatkv.strategies import (
-    LOGGED_AS,
     LOGGED_COLUMN,
     StrategyOptions,
     StrategyResult,
+    logged_as,
     run_strategy,
 )
 from flatkv.strategies.base import ratio_text
@@ -35,6 +37,7 @@ from flatkv.units import (
     concurrency_value,
     exact_bytes,
     format_bytes,
+    sentence_case,
     tokens_text,
 )
 from flatkv.workload import (
@@ -303,10 +306,6 @@ def page_assignment(
     return PageMap(pool.num_units, tuple(owners), per_group, fits, most)
 
 
-# --------------------------------------------------------------------------------------------
-# Sweeps for the budget page
-
-
 # Each mamba cache mode with the state pages it gives one request (the engine option's choices).
 MAMBA_MODE_TEXT = {
     "none": "none (1 state page)",
@@ -336,6 +335,10 @@ def workload_text(pages: PageMap, profile: CacheProfile, *, context: int, mamba_
                  f"{pages.max_requests:,} request(s) of {tokens_text(context)} do; lower the "
                  "live requests or the context length.")
     return text
+
+
+# --------------------------------------------------------------------------------------------
+# Sweeps for the budget page
 
 
 def block_size_candidates(current: int, *, top: int = 4096) -> list[int]:
@@ -439,7 +442,8 @@ def rows_csv(rows: Sequence[dict]) -> str:
 
 
 # --------------------------------------------------------------------------------------------
-# Comparison rows: one per engine strategy (flatkv.strategies)
+# Engine strategies (flatkv.strategies): Compare's rows, and the notes Compare and Budget
+# print under their figures
 
 STRATEGY_TITLES = {
     "flat": "FlatKV packed slabs",
@@ -466,7 +470,7 @@ def state_only_text(planner: str, profile: CacheProfile, other_choice: str = "")
     terms (the planner's own words name a library function); None where it does not apply.
     ``other_choice`` names a control of the page that also picks another layout."""
     if planner == "packed" and not profile.has_attention:
-        return (f"P{PACKED_NEEDS_HISTORY[1:]}: pick the planner "
+        return (f"{sentence_case(PACKED_NEEDS_HISTORY)}: pick the planner "
                 f"\"{PLANNER_TITLES['per-component']}\" in the sidebar{other_choice}")
     return None
 
@@ -668,7 +672,7 @@ def logged_capacity_text(results: Sequence[StrategyResult]) -> str:
     is max concurrency x max_model_len in current releases; older ones, which log max
     concurrency on a line of its own, printed one page per P tokens in every group, state
     groups too. Empty when no engine logs one here."""
-    parts = [f"{LOGGED_AS.get(r.strategy, r.strategy)}: {r.logged_tokens:,} tokens"
+    parts = [f"{logged_as(r.strategy)}: {r.logged_tokens:,} tokens"
              for r in results
              if r.applies and r.logged_tokens is not None]
     if not parts:

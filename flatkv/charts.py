@@ -62,7 +62,6 @@ CATEGORY_KIND: dict[str, str] = {
     "state_page_padding": "padding",
     "padding_layers": "padding",
     "dead_weight": "dead_weight",
-    "reserved": "reserved",
     "unused": "unused",
 }
 HATCH: dict[str, str] = {"row_padding": "/", "state_page_padding": "x", "padding_layers": "\\",
@@ -364,7 +363,7 @@ def breakdown_bars(
     scale, unit = byte_unit(biggest)
     for cat in categories:
         values = [dict(b).get(cat, 0) for b in breakdowns]
-        kind = CATEGORY_KIND.get(cat, "state")
+        kind = CATEGORY_KIND[cat]  # every breakdown category has one (a test keeps them so)
         label = cat.replace("_", " ")  # the legend's words in the hover too
         fig.add_trace(go.Bar(
             name=label, orientation="h", y=list(names),

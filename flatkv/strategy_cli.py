@@ -17,12 +17,12 @@ from fractions import Fraction
 from flatkv.profile import CacheProfile
 from flatkv.strategies import (
     CATEGORIES,
-    LOGGED_AS,
     LOGGED_COLUMN,
     STRATEGIES,
     StrategyOptions,
     StrategyResult,
     compare,
+    logged_as,
 )
 from flatkv.strategies import run_strategy as _run_strategy
 from flatkv.strategies.base import (
@@ -192,7 +192,7 @@ def format_result_table(result: StrategyResult) -> str:
     ]
     if result.logged_tokens is not None:
         rows.append(("engine log", f"{_cell(result.logged_tokens)} tokens "
-                     f"({LOGGED_AS.get(result.strategy, 'its log')})"))
+                     f"({logged_as(result.strategy)})"))
     if result.older_logged_tokens is not None:
         rows.append(("older log", f"{_cell(result.older_logged_tokens)} tokens (vLLM releases "
                      "that log max concurrency on a line of its own)"))

@@ -10,7 +10,7 @@ from fractions import Fraction
 
 import pytest
 
-from flatkv import app_model, app_state, presets
+from flatkv import app_model, app_state, gpu_settings, presets
 from flatkv.app_model import CUSTOM, RawModel
 from flatkv.app_state import (
     DEFAULT,
@@ -44,6 +44,32 @@ def test_round_trip_of_a_custom_model_and_every_setting():
     assert query["state"] == "conv=49152,ssm=2097152"
     assert query["block"] == "64" and query["align"] == "16" and query["frac"] == "0.85"
     assert all(isinstance(v, str) for v in query.values())
+    assert decode_query(query) == (state, [])
+
+
+def test_every_setting_of_the_view_has_a_link_key_and_round_trips():
+    # a field left out of the link codec would silently drop out of shared links: every
+    # AppState field but the model's (model, raw, spec, encoded apart) is a URL setting, and a
+    # view with each of them off its default reads back the same
+    off_default = {
+        "block_size": 64, "alignment": 32, "planner": "per-component", "gpu": "Custom",
+        "gpu_memory": 96 * 10**9, "kv_memory": 30 * 2**30, "mem_fraction": 0.85,
+        "weights": 16 * 10**9, "tp": 2, "context": 8192, "requests": 3, "uniform_rows": True,
+        "kernel_block_size": 64, "mamba_cache_mode": "all", "mamba_chunk_size": 128,
+        "mamba_full_memory_ratio": 0.5, "swa_full_tokens_ratio": 0.25,
+        "sglang_slots_per_request": 5, "sglang_page_size": 64, "sglang_ssm_dtype": "bfloat16",
+        "sglang_swa_pool": False, "max_batched_tokens": 4096, "lcm_padding_bound": 0.1,
+        "budget_strategy": "vllm", "lab_device": "cpu", "lab_kernels": ("torch",),
+        "lab_layouts": ("slot-major", "page-major"), "lab_rounds": 3, "lab_max_blocks": 8,
+        "lab_pages": 2, "lab_sweep": gpu_settings.SWEEPS[-1], "lab_sweep_pages": (1, 4),
+        "lab_sweep_blocks": (16, 64),
+    }
+    settings = {f.name for f in fields(AppState)} - {"model", "raw", "spec"}
+    assert set(off_default) == settings == {name for name, _, _ in app_state._SETTINGS.values()}
+    state = replace(DEFAULT, **off_default)
+    assert all(getattr(state, f) != getattr(DEFAULT, f) for f in settings)
+    query = encode_query(state)
+    assert len(query) == len(settings)  # one key each
     assert decode_query(query) == (state, [])
 
 

@@ -11,6 +11,7 @@ from flatkv.analysis import analyze
 from flatkv.app_model import layer_rows, preset_spec
 from flatkv.charts import COLORS
 from flatkv.profile import CacheProfile
+from flatkv.strategies import CATEGORIES
 
 QWEN35 = CacheProfile((("linear_attention",) * 3 + ("full_attention",)) * 12, 2048,
                       {"conv": 49152, "ssm": 2097152})
@@ -145,6 +146,10 @@ def test_compare_bars_keep_category_colours():
     assert shades[0] == COLORS["padding"] and len(set(shades)) == 3
     red = [int(c[1:3], 16) for c in shades]
     assert red == sorted(red, reverse=True)
+    # every category a strategy's breakdown can hold has its colour; state is the state's
+    assert set(charts.CATEGORY_KIND) == set(CATEGORIES)
+    state = charts.breakdown_bars(["a"], [[("state", 1), ("dead_weight", 1)]])
+    assert [t.marker.color for t in state.data] == [COLORS["state"], COLORS["dead_weight"]]
     # a category no bar uses gets no trace, so no legend entry
     used = charts.breakdown_bars(["a", "b"], [[("kv_history", 5), ("state", 0)],
                                               [("kv_history", 2), ("state", 0), ("unused", 1)]])

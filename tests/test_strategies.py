@@ -33,6 +33,7 @@ from flatkv.strategies import (
     StrategyOptions,
     StrategyResult,
     compare,
+    logged_as,
     run_strategy,
 )
 from flatkv.strategies.vllm import runs_all_as_align
@@ -1227,3 +1228,15 @@ def test_apportion_gives_remainders_largest_first_ties_to_the_earlier():
     assert apportion(1, [Fraction(1)] * 3) == [1, 0, 0]
     with pytest.raises(ValueError, match="positive total weight"):
         apportion(1, [Fraction(0)])
+
+
+def test_every_layout_that_logs_a_figure_names_its_log_line():
+    # the Budget page titles a logged figure by its engine's log line: a strategy that sets
+    # logged_tokens without a LOGGED_AS entry would have shown "<name>'s log"
+    logging = {r.strategy for r in compare(qwen3_next_tp2(), budget_bytes=ANCHOR_BUDGET,
+                                           context_tokens=ANCHOR_CONTEXT)
+               if r.logged_tokens is not None}
+    assert logging == {"vllm", "sglang"}
+    assert [logged_as(name) for name in sorted(logging)] == [
+        "SGLang's max_total_num_tokens", 'vLLM\'s "GPU KV cache size"']
+    assert logged_as("trtllm") == "trtllm's log"

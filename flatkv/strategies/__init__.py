@@ -42,6 +42,14 @@ LOGGED_AS: dict[str, str] = {
     "vllm": 'vLLM\'s "GPU KV cache size"',
     "sglang": "SGLang's max_total_num_tokens",
 }
+
+
+def logged_as(strategy: str) -> str:
+    """What ``strategy``'s engine log calls its ``logged_tokens`` (a strategy not listed in
+    LOGGED_AS: "<name>'s log", never a KeyError)."""
+    return LOGGED_AS.get(strategy, f"{strategy}'s log")
+
+
 # Its column in the app's tables and the CLI's: beside the capacity every layout counts alike,
 # the figure a reviewer checks against a log.
 LOGGED_COLUMN = "engine log (tokens)"
@@ -50,6 +58,7 @@ __all__ = [
     "CATEGORIES",
     "LOGGED_AS",
     "LOGGED_COLUMN",
+    "logged_as",
     "STRATEGIES",
     "StrategyOptions",
     "StrategyResult",
