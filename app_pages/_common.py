@@ -379,8 +379,11 @@ def sidebar(page_shows_budget: bool = True) -> None:
     gpu = bind(side.selectbox, "gpu", "GPU", options=[*GPU_PRESETS, CUSTOM_GPU, KV_MEMORY],
                format_func=lambda g: "KV cache memory (from a log)" if g == KV_MEMORY else g,
                also=_start_memory_fields,
-               help="Memory one GPU (one TP rank) offers, as nvidia-smi reports it; or the KV "
-               "cache memory of one rank itself, as an engine's log gives it.")
+               help="Memory one GPU (one TP rank) offers, as nvidia-smi reports it (H100 "
+               "80GB: 81,559 MiB); or the KV cache memory of one rank itself, as an engine's "
+               "log gives it. CUDA, whose total vLLM's gpu_memory_utilization multiplies, "
+               "reports a little less (about 0.5 GiB on an H100): to match a log, choose "
+               "Custom with that total, or the KV cache memory the log names.")
     if gpu == CUSTOM_GPU:
         bind(side.text_input, "gpu_memory", "GPU memory", to_widget=format_size,
              from_widget=gpu_memory_size,

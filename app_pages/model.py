@@ -205,15 +205,17 @@ def spec_editor(spec: ModelSpec | None) -> None:
 
 
 def _pick_preset() -> None:
-    update(model=ss["w.model"], raw=None, spec=None)
+    if ss["w.model"] is not None:
+        update(model=ss["w.model"], raw=None, spec=None)
 
 
 def _preset_source(s) -> None:
     names = app_model.model_names()
-    shown = ss.get("w.model")  # a picked preset stays while the model is not a preset
-    show_value("w.model", s.model if s.model in names else shown if shown in names
-               else app_model.DEFAULT_MODEL)
+    # no preset shown while the model is not one: any preset picked then is a change, the one
+    # last shown included
+    show_value("w.model", s.model if s.model in names else None)
     st.selectbox("Preset", names, key="w.model", on_change=_pick_preset,
+                 placeholder="Pick a preset",
                  help="Bundled model specifications (assets/presets), per SPEC.md section 2.")
     if s.model not in names:
         st.info("The current model is not a preset; pick one to replace it.")
@@ -226,7 +228,8 @@ def _config_source(s) -> None:
         ss["hf.name"] = ""
     name = st.text_input("Model name", key="hf.name", placeholder="from the config")
     if st.button("Load config.json", key="hf.load", type="primary"):
-        config = upload.getvalue() if upload is not None else config_from_pasted_text(pasted)
+        given = app_model.one_source(upload and upload.getvalue(), pasted, "config.json")
+        config = given if isinstance(given, bytes) else config_from_pasted_text(given or "")
         _use_spec(spec_from_hf_config(config, name=name.strip() or None))
         ss["hf.loaded"] = True
         st.rerun()
@@ -237,7 +240,7 @@ def _model_json_source(s) -> None:
                               key="model.upload")
     pasted = st.text_area("…or paste it", key="model.paste", height=140)
     if st.button("Load", key="model.load", type="primary"):
-        text = upload.getvalue() if upload is not None else pasted
+        text = app_model.one_source(upload and upload.getvalue(), pasted, "model JSON")
         if not text:
             raise ValueError("Nothing to load: upload a model JSON file or paste one.")
         loaded = app_model.load_model_json(text)

@@ -102,6 +102,16 @@ def unpack_spec(text: str) -> str:
     return out
 
 
+def one_source(upload: bytes | None, pasted: str, what: str) -> bytes | str | None:
+    """The one input a load reads: an uploaded file or pasted text, not both (which one the
+    user meant is unknowable, and loading the other under the name they typed misleads).
+    None when neither is given."""
+    if upload is not None and pasted.strip():
+        raise ValueError(f"Both an uploaded {what} and pasted text are given: remove the file "
+                         "(the x beside its name) or clear the pasted text, then load again.")
+    return upload if upload is not None else pasted or None
+
+
 @lru_cache(maxsize=256)
 def profile_for(model: str, spec_json: str | None, tp: int) -> CacheProfile:
     return spec_for(model, spec_json, tp).profile()

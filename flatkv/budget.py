@@ -44,8 +44,9 @@ class Budget:
         then carries its assumptions (the weights above all, 0 B unless entered)."""
         if self.given:
             return "KV cache memory as given"
+        per_rank = " per rank" if self.tp > 1 else ""
         return (f"{format_bytes(self.gpu_bytes)} x {self.fraction:g} - "
-                f"{format_bytes(self.weights_per_rank)} of weights")
+                f"{format_bytes(self.weights_per_rank)} of weights{per_rank}")
 
     @property
     def explanation(self) -> str:

@@ -208,7 +208,7 @@ def test_captions_say_where_the_budget_comes_from():
     # 76,968,728,985 B usable - 40e9 B of weights per rank; the planner named as the sidebar does
     assert shown(layout.caption[0]) == (
         "Qwen3-Next-80B-A3B · packed slabs · budget 36,968,728,985 B (34.43 GiB) per rank "
-        "(79.65 GiB x 0.9 - 37.25 GiB of weights)")
+        "(79.65 GiB x 0.9 - 37.25 GiB of weights per rank)")
     lab = open_app("app_pages/gpu.py", {"weights": "80GB", "tp": "2"})
     assert shown(layout.caption[0]) in [shown(c) for c in lab.caption]
     given = open_app("app_pages/compare.py", {"gpu": "KV cache memory", "kv_mem": "40GiB"})
@@ -436,6 +436,25 @@ def test_a_config_json_that_does_not_split_over_the_sidebar_tp_is_refused():
         "heads or is a multiple of them (tp up to 64 that split the model: 1, 2, 3, 4, 6, "
         "12)"]
     assert at.query_params["model"] == "Llama-3.1-8B" and shown(at.subheader[0]) == "Llama-3.1-8B"
+
+
+def test_after_a_config_json_the_last_preset_can_be_picked_again():
+    # the picker showed the last preset while a loaded config.json was the model, so picking
+    # that preset changed nothing; now it shows none, and any preset picked is a change
+    at = open_app("app_pages/model.py", {"model": "Llama-3.1-8B"})
+    at.segmented_control(key="model.source").set_value("config.json").run()
+    at.text_area(key="hf.paste").set_value(json.dumps({
+        "model_type": "llama", "num_hidden_layers": 4, "num_attention_heads": 8,
+        "num_key_value_heads": 2, "hidden_size": 512})).run()
+    at.button(key="hf.load").click().run()
+    assert metrics(at)["Cache layers"] == "4"
+    at.segmented_control(key="model.source").set_value("Preset").run()
+    assert_clean(at)
+    assert at.selectbox(key="w.model").value is None
+    assert "The current model is not a preset" in shown(at.info[0])
+    at.selectbox(key="w.model").set_value("Llama-3.1-8B").run()
+    assert_clean(at)
+    assert at.query_params["model"] == "Llama-3.1-8B" and metrics(at)["Cache layers"] == "32"
 
 
 def test_model_page_loads_a_config_json_and_model_json():

@@ -304,6 +304,18 @@ def test_state_text_parses_units_and_rejects_junk():
             app_model.parse_state_text(bad)
 
 
+def test_a_load_reads_one_source_the_upload_or_the_paste():
+    assert app_model.one_source(b"{}", "", "config.json") == b"{}"
+    assert app_model.one_source(None, '{"a": 1}', "config.json") == '{"a": 1}'
+    assert app_model.one_source(None, "", "config.json") is None
+    assert app_model.one_source(b"", "  \n", "config.json") == b""  # blank paste: the file
+    # both given: neither is loaded under the name the user typed for the other
+    with pytest.raises(ValueError, match=re.escape(
+            "Both an uploaded model JSON and pasted text are given: remove the file (the x "
+            "beside its name) or clear the pasted text, then load again.")):
+        app_model.one_source(b"{}", '{"a": 1}', "model JSON")
+
+
 def test_model_json_round_trip_and_errors():
     profile = QWEN35.profile("Qwen3.5-like")
     assert app_model.load_model_json(json.dumps(app_model.profile_to_dict(profile))) == profile

@@ -52,7 +52,10 @@ def test_no_usable_memory_names_the_gpu_not_the_weights():
 def test_captions_describe_the_budget_they_come_with():
     b = cache_budget(81_559 * 2**20, 0.9, 16 * 10**9, 2)
     assert (b.fraction, b.tp) == (0.9, 2)
-    assert b.derivation == "79.65 GiB x 0.9 - 7.45 GiB of weights"
+    # 16e9 / 2 = 8e9 B = 7.45 GiB a rank, said so (the sidebar's weights are all ranks')
+    assert b.derivation == "79.65 GiB x 0.9 - 7.45 GiB of weights per rank"
+    assert cache_budget(81_559 * 2**20, 0.9, 16 * 10**9, 1).derivation == (
+        "79.65 GiB x 0.9 - 14.90 GiB of weights")
     assert b.explanation == ("79.65 GiB x 0.9 = 71.68 GiB usable - weights 7.45 GiB per rank "
                              "(TP 2) = 64.23 GiB for the cache")
     given = given_budget(47_878_147_932, 2)

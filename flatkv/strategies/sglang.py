@@ -283,7 +283,7 @@ def _state_slots(profile: CacheProfile, options: StrategyOptions, budget_bytes: 
         f"{n(layer_bytes)} B) = {n(state_pool)} // {n(slot_bytes)} = "
         f"{n(slots)}, one of them the padding slot: max_mamba_cache_size = {n(slots)} - 1 = "
         f"{n(request_slots)} for requests",
-        f"running requests <= max_mamba_cache_size // S = {n(request_slots)} // {s} = "
+        f"max_running_requests <= max_mamba_cache_size // S = {n(request_slots)} // {s} = "
         f"{n(running_cap)}",
     ]
     extras.update(
