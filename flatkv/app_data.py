@@ -19,6 +19,7 @@ from fractions import Fraction
 from itertools import islice
 
 from flatkv.analysis import PlanAnalysis
+from flatkv.budget import printed_range
 from flatkv.plan import PACKED_NEEDS_HISTORY, SLIDING_ATTENTION, BudgetTooSmall
 from flatkv.profile import CacheProfile
 from flatkv.strategies import (
@@ -397,6 +398,35 @@ def curves(profile: CacheProfile, strategy: str, budget: int, context: int,
     sizes = block_size_candidates(options.block_size)
     return Curves(budgets, [point(b, options) for b in budgets], sizes,
                   [point(budget, replace(options, block_size=b)) for b in sizes])
+
+
+def printed_budget_text(profile: CacheProfile, strategy: str, cache_bytes: int, context: int,
+                        options: StrategyOptions) -> str:
+    """A budget typed from a log line is rounded to 0.01 GiB: what the layout's figures are
+    over every budget that prints the same (``budget.printed_range``), so a block or a few
+    logged tokens off the engine's log read as rounding, not as a wrong formula. The paged
+    layouts' figures grow with the budget, so the ends of the range bound them. Empty when the
+    budget is not such a printed value, the layout does not apply at both ends, or for
+    SGLang: its pools trade a state slot for KV tokens within the range (not monotonic), and
+    it logs its pools' sizes, not a budget line."""
+    if strategy == "sglang" or (span := printed_range(cache_bytes)) is None:
+        return ""
+    low, high = (run_strategy(strategy, profile, budget_bytes=b, context_tokens=context,
+                              options=options) for b in span)
+    if not (low.applies and high.applies):
+        return ""
+
+    def between(a: int | None, b: int | None) -> str:
+        return f"{a:,}" if a == b else f"{a:,} to {b:,}"
+
+    figures = [f"blocks {between(low.num_blocks, high.num_blocks)}"]
+    if low.logged_tokens is not None and high.logged_tokens is not None:
+        figures.append(f"{logged_as(strategy)} {between(low.logged_tokens, high.logged_tokens)}"
+                       " tokens")
+    return (f"A log prints this memory to 0.01 GiB ({cache_bytes / 2**30:.2f} GiB), so the "
+            f"budget is any of {low.budget_bytes:,} to {high.budget_bytes:,} B; over those, "
+            + "; ".join(figures) + ". The figures above read it as "
+            f"{cache_bytes:,} B.")
 
 
 def sglang_sliding_pool_text(r: StrategyResult) -> str:

@@ -63,6 +63,24 @@ class Budget:
         )
 
 
+GIB = 2**30
+
+
+def printed_range(cache_bytes: int, decimals: int = 2) -> tuple[int, int] | None:
+    """The budgets a log line that prints ``cache_bytes`` in GiB to ``decimals`` places can stand
+    for: vLLM's "Available KV cache memory: 44.59 GiB" is any of about 0.01 GiB of budgets
+    (10,737,418 B), and a figure counted from one of them can be off by a block from the
+    engine's. ``(lowest, highest)`` bytes that print the same, or None when ``cache_bytes`` is
+    not such a printed value read back (``floor(44.59 x 2**30)``, as the sidebar reads it)."""
+    shown = round(Fraction(cache_bytes, GIB), decimals)
+    if shown * GIB // 1 != cache_bytes:
+        return None
+    half = Fraction(1, 2 * 10**decimals)
+    low = max(1, cdiv((shown - half).numerator * GIB, (shown - half).denominator))
+    high = cdiv((shown + half).numerator * GIB, (shown + half).denominator) - 1
+    return low, high
+
+
 def given_budget(cache_bytes: int, tp: int) -> Budget:
     """A budget as an engine logs it (vLLM's "Available KV cache memory: 44.59 GiB")."""
     check_int("KV cache memory", cache_bytes, minimum=1)

@@ -1137,6 +1137,20 @@ def test_a_vllm_log_checks_out_from_its_kv_cache_memory():
     budget = open_app("app_pages/budget.py", {**link, "b_layout": "vllm"})
     # int(7,162 / 485 x 262,144): current vLLM's one-line log
     assert metrics(budget)['vLLM\'s "GPU KV cache size" (tokens)'] == f"{7_162 * 262_144 // 485:,}"
+    # the log's 44.59 GiB is any of 44.585 to 44.595 GiB: 47,872,779,224 to 47,883,516,641 B
+    # (test_budget), // 6,684,672 B a block (12 pages of 544 x 1,024 B) = 7,161 to 7,163
+    # blocks, int(7,161 / 485 x 262,144) to int(7,163 / 485 x 262,144) tokens logged
+    assert (47_872_779_224 // 6_684_672, 47_883_516_641 // 6_684_672) == (7_161, 7_163)
+    rounding = (
+        "A log prints this memory to 0.01 GiB (44.59 GiB), so the budget is any of "
+        "47,872,779,224 to 47,883,516,641 B; over those, blocks 7,161 to 7,163; vLLM's \"GPU "
+        f"KV cache size\" {7_161 * 262_144 // 485:,} to {7_163 * 262_144 // 485:,} tokens. The "
+        "figures above read it as 47,878,147,932 B.")
+    assert rounding in [unescaped(c.value) for c in budget.caption]
+    assert rounding in [unescaped(c.value) for c in at.caption]
+    # a budget not typed from a log says nothing of rounding
+    typed = open_app("app_pages/budget.py", {**link, "kv_mem": "47878147933B", "b_layout": "vllm"})
+    assert not [c for c in typed.caption if "prints this memory" in c.value]
 
 
 def test_a_new_memory_source_starts_from_the_figures_shown():

@@ -3,7 +3,8 @@
 import pytest
 
 from flatkv.app_state import AppState
-from flatkv.budget import cache_budget, given_budget, least_tp_with_room
+from flatkv.budget import cache_budget, given_budget, least_tp_with_room, printed_range
+from flatkv.plan import cdiv
 
 
 def test_cache_budget_by_hand():
@@ -63,3 +64,14 @@ def test_captions_describe_the_budget_they_come_with():
     assert given.derivation == "KV cache memory as given"
     with pytest.raises(ValueError, match="KV cache memory"):
         given_budget(0, 1)
+
+
+def test_a_printed_budget_stands_for_every_budget_that_prints_the_same():
+    # "44.59 GiB" is any budget from 44.585 GiB (47,872,779,223.04 B, so 47,872,779,224) up to
+    # below 44.595 GiB (47,883,516,641.28 B, so 47,883,516,641); read back as floor(44.59 x
+    # 2**30) = 47,878,147,932
+    assert printed_range(47_878_147_932) == (47_872_779_224, 47_883_516_641)
+    assert printed_range(47_878_147_933) is None  # not a printed figure read back
+    # 40.00 GiB: 39.995 GiB rounds up to a whole byte; 40.005 GiB is 42,955,041,669.12 B, so
+    # the last byte that prints 40.00 is its floor
+    assert printed_range(40 * 2**30) == (cdiv(39_995 * 2**30, 1000), 42_955_041_669)
