@@ -67,6 +67,9 @@ def headline(analysis) -> None:
              help=f"Share of a block owned by {worst[0]} that holds other groups' rows. "
              "Compare counts dead weight over the whole budget instead: every group's pages "
              "in the proportion one request needs them at the context length.")
+    (ours,) = current_strategies(names=(app_data.PLANNER_STRATEGY[analysis.planner],))
+    if note := app_data.engines_beside_text(ours, current_strategies(names=("vllm", "sglang"))):
+        st.caption(note)
 
 
 def why(analysis) -> None:
@@ -86,9 +89,12 @@ def layout(analysis) -> None:
     st.subheader("Page rows", divider="gray")
     packed = analysis.planner == "packed"  # one tensor per component holds one row kind
     uniform = packed and bind(st.toggle, "uniform_rows",
-                              "Draw rows padded to the page row (uniform pages, as vLLM)",
+                              "Draw rows padded to the widest row (vLLM's page padding)",
                               help="Packed slabs allocate rows side by side; a uniform-page "
-                              "engine pads each row to the widest one (hatched).")
+                              "engine such as vLLM pads each row to the widest one (hatched). "
+                              "Only the padding is vLLM's: vLLM gives each block id to one "
+                              "group, whose layers' pages it holds, not a row of every group "
+                              "(Compare counts its layout).")
     segments = app_data.layout_segments(analysis, uniform=uniform)
     title = "One row per {}: one block id's bytes".format(
         "slot tensor" if packed else "component tensor")

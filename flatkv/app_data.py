@@ -505,6 +505,22 @@ def state_only_text(planner: str, profile: CacheProfile, other_choice: str = "")
     return None
 
 
+def engines_beside_text(ours: StrategyResult, engines: Sequence[StrategyResult]) -> str:
+    """Layout draws our plan only; one line puts its concurrency beside the engines' in the
+    same budget (a design review's first question), each as a multiple of ours. Empty when
+    ours has no concurrency (no context, or it does not apply)."""
+    if not ours.applies or not ours.max_concurrency:
+        return ""
+    beside = [f"{title_of(r)} {concurrency_text(r.max_concurrency)} "
+              f"({float(r.concurrency / ours.concurrency):,.2f}x)"
+              for r in engines if r.applies and r.max_concurrency is not None]
+    if not beside:
+        return ""
+    return (f"At {tokens_text(ours.context_tokens or 0)} a request this plan holds "
+            f"{concurrency_text(ours.max_concurrency)} requests; in the same budget "
+            + ", ".join(beside) + ". Compare shows where each layout's bytes go.")
+
+
 def budget_too_small_text(small: BudgetTooSmall, how_to_raise: str) -> str:
     """A plan's refusal of a budget under two blocks, with the bytes it needs and the fix."""
     return (f"The cache budget per rank, {exact_bytes(small.budget_bytes)}, holds "

@@ -1774,6 +1774,24 @@ def test_mamba_chunk_starts_at_the_models_own_in_mode_all():
                "state in mode all" in c.value for c in qwen.caption)
 
 
+def test_layout_sets_its_plan_beside_the_engines():
+    # the worked example at 32,768 tokens: packed slabs 775 blocks / (32 full + 1 state pages)
+    # = 23.48; vLLM 2,991 / 34 = 87.97, 2,991 x 33 / (34 x 775) = 3.75x ours; SGLang: 80e9 x
+    # 9 // 19 holds 490 slots of 36 x 2,146,304 B, the KV pool (80e9 - 490 x 77,266,944) //
+    # (12 x 2,048) = 1,714,648 tokens / 32,768 = 52.33, 1,714,648 x 33 / (32,768 x 775) = 2.23x
+    assert (80 * 10**9 - 490 * 77_266_944) // 24_576 == 1_714_648
+    at = open_app("app_pages/layout.py", QWEN35_LINK)
+    assert_clean(at)
+    assert (round(2_991 * 33 / (34 * 775), 2), round(1_714_648 * 33 / (32_768 * 775), 2)) == (
+        3.75, 2.23)
+    assert ("At 32,768 tokens a request this plan holds 23.48 requests; in the same budget "
+            "vLLM v1 87.97 (3.75x), SGLang 52.33 (2.23x). Compare shows where each layout's "
+            "bytes go.") in [unescaped(c.value) for c in at.caption]
+    compare = open_app("app_pages/compare.py", QWEN35_LINK).dataframe[0].value
+    assert list(compare.set_index("strategy").loc[["FlatKV packed slabs", "vLLM v1", "SGLang"],
+                                                  "concurrency"]) == [23.48, 87.97, 52.33]
+
+
 def test_planned_blocks_bytes_budget_and_unused_are_the_worked_example():
     # (3 GDN + 1 full) x 12 at block 64 / align 16 on 80 GB (SPEC section 1): P 1,056,
     # 103,219,200 B a block, 80e9 // that = 775 blocks; 775 x 103,219,200 = 79,994,880,000 B
