@@ -501,7 +501,10 @@ def engine_widget(field: str) -> None:
         bind(st.selectbox, field, "Mamba cache mode", options=list(MAMBA_CACHE_MODES),
              format_func=app_data.MAMBA_MODE_TEXT.get,
              help="State pages one request holds: 1 (none), 2 (align), or one every P tokens "
-             "(all: prefix caching of state). Every paged layout counts them this way.")
+             "(all: prefix caching of state). Every paged layout counts them this way. vLLM "
+             "0.28 and later turn prefix caching on for hybrid models, in align by default "
+             "(the log names the mode); none is --no-enable-prefix-caching or vLLM up to "
+             "0.27, as SPEC's anchor.")
     elif field == "sglang_page_size":
         bind(st.number_input, field, "Page size (tokens)", min_value=1,
              max_value=MAX_BLOCK_SIZE, step=1,

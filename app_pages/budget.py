@@ -102,6 +102,8 @@ with user_errors():
         f"P = {r.block_size:,}" if r.block_size else "state slots: no pages of tokens"))
     if note := app_data.short_of_one_request_text([r], s.context):
         st.caption(note)
+    if note := app_data.mode_fallback_text(r, s.profile()):
+        st.caption(note)
     if b.given and (note := app_data.printed_budget_text(s.profile(), strategy, b.cache_bytes,
                                                          s.context, s.strategy_options())):
         st.caption(note)

@@ -31,7 +31,7 @@ from flatkv.strategies import (
 )
 from flatkv.strategies.base import ratio_text
 from flatkv.strategies.sglang import swa_pool as sglang_swa_pool
-from flatkv.strategies.vllm import all_as_align_why, runs_all_as_align
+from flatkv.strategies.vllm import ALIGN_BY_DEFAULT, all_as_align_why, runs_all_as_align
 from flatkv.units import (
     MAX_BYTES,
     concurrency_text,
@@ -405,27 +405,32 @@ def printed_budget_text(profile: CacheProfile, strategy: str, cache_bytes: int, 
     """A budget typed from a log line is rounded to 0.01 GiB: what the layout's figures are
     over every budget that prints the same (``budget.printed_range``), so a block or a few
     logged tokens off the engine's log read as rounding, not as a wrong formula. The paged
-    layouts' figures grow with the budget, so the ends of the range bound them. Empty when the
-    budget is not such a printed value, the layout does not apply at both ends, or for
+    layouts' figures grow with the budget, so the ends of the range bound them; where the
+    layout applies at the top only, it says so. Empty when the budget is not such a printed
+    value, the layout does not apply at the top, or for
     SGLang: its pools trade a state slot for KV tokens within the range (not monotonic), and
     it logs its pools' sizes, not a budget line."""
     if strategy == "sglang" or (span := printed_range(cache_bytes)) is None:
         return ""
     low, high = (run_strategy(strategy, profile, budget_bytes=b, context_tokens=context,
                               options=options) for b in span)
-    if not (low.applies and high.applies):
+    if not high.applies:
         return ""
+    text = (f"A log prints this memory to 0.01 GiB ({cache_bytes / 2**30:.2f} GiB), so the "
+            f"budget is any of {low.budget_bytes:,} to {high.budget_bytes:,} B")
+    name = title_of(high)
+    if not low.applies:
+        return (f"{text}, and {name} does not apply at {low.budget_bytes:,} B: whether the "
+                "engine had enough, the log's rounding hides.")
 
     def between(a: int | None, b: int | None) -> str:
         return f"{a:,}" if a == b else f"{a:,} to {b:,}"
 
-    figures = [f"blocks {between(low.num_blocks, high.num_blocks)}"]
+    figures = [f"{name}'s blocks {between(low.num_blocks, high.num_blocks)}"]
     if low.logged_tokens is not None and high.logged_tokens is not None:
         figures.append(f"{logged_as(strategy)} {between(low.logged_tokens, high.logged_tokens)}"
                        " tokens")
-    return (f"A log prints this memory to 0.01 GiB ({cache_bytes / 2**30:.2f} GiB), so the "
-            f"budget is any of {low.budget_bytes:,} to {high.budget_bytes:,} B; over those, "
-            + "; ".join(figures) + ". The figures above read it as "
+    return (f"{text}; over those, " + "; ".join(figures) + ". The figures above read it as "
             f"{cache_bytes:,} B.")
 
 
@@ -582,9 +587,18 @@ def mamba_all_text(mamba_cache_mode: str, profile: CacheProfile) -> str:
             "its own P (vLLM first aligns its P to lcm(chunk, A)), so a small P, such as "
             "two-level pages' requested block size, means many snapshots.")
     if aligning := runs_all_as_align(profile.architectures):
-        text += (f" Not vLLM here: {all_as_align_why(aligning)}; its column counts align's "
+        text += (f" Not vLLM here: {all_as_align_why(aligning)}; its row counts align's "
                  "2 state pages a request, and its P is not aligned to the chunk.")
     return text
+
+
+def mode_fallback_text(r: StrategyResult, profile: CacheProfile) -> str:
+    """Budget's word where vLLM ran the mamba cache mode asked for as another (all as align):
+    the figures are the other mode's. Empty otherwise."""
+    if r.extras.get("mamba_cache_mode_asked") != "all" or not (
+            aligning := runs_all_as_align(profile.architectures)):
+        return ""
+    return f"{all_as_align_why(aligning)}: these are align's figures."
 
 
 def capacity_note(r: StrategyResult, profile: CacheProfile) -> str:
@@ -728,6 +742,9 @@ def logged_capacity_text(results: Sequence[StrategyResult]) -> str:
         if r.strategy == "vllm" and r.applies and r.older_logged_tokens is not None:
             text += (f" vLLM's line is max concurrency x max_model_len ({OLDER_VLLM_LOG}: "
                      f"{r.older_logged_tokens:,}, num_blocks // groups x min block size).")
+        if (r.strategy == "vllm" and r.applies and "state_page_bytes" in r.extras
+                and r.extras["mamba_cache_mode"] == "none"):
+            text += f" These count mamba cache mode none: {ALIGN_BY_DEFAULT}."
     return text
 
 

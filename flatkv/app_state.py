@@ -75,7 +75,7 @@ STRATEGY_FIELDS: dict[str, tuple[str, ...]] = {
     "aliased": ("max_batched_tokens",),
     "lcm": ("mamba_cache_mode", "max_batched_tokens", "lcm_padding_bound"),
 }
-_NEEDS_STATE = {"mamba_cache_mode", "mamba_chunk_size", "sglang_slots_per_request"}
+_NEEDS_STATE = {"mamba_cache_mode", "sglang_slots_per_request"}
 
 
 def _two_level_pads(profile: CacheProfile) -> bool:

@@ -8,13 +8,14 @@ memory"). Pure Python: the sidebar, the captions and the tests share one derivat
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 
 from flatkv.models import MAX_TP
 from flatkv.plan import cdiv, check_int
-from flatkv.units import exact_bytes, format_bytes
+from flatkv.units import MAX_BYTES, exact_bytes, format_bytes
 
 
 @dataclass(frozen=True)
@@ -69,16 +70,23 @@ GIB = 2**30
 def printed_range(cache_bytes: int, decimals: int = 2) -> tuple[int, int] | None:
     """The budgets a log line that prints ``cache_bytes`` in GiB to ``decimals`` places can stand
     for: vLLM's "Available KV cache memory: 44.59 GiB" is any of about 0.01 GiB of budgets
-    (10,737,418 B), and a figure counted from one of them can be off by a block from the
-    engine's. ``(lowest, highest)`` bytes that print the same, or None when ``cache_bytes`` is
-    not such a printed value read back (``floor(44.59 x 2**30)``, as the sidebar reads it)."""
+    (10,737,418 B), and a figure counted from one of them can be off the engine's by a few
+    blocks. ``(lowest, highest)`` bytes that print the same (an exact tie such as 44.625 GiB
+    prints as the even digit, 44.62, as Python's format does), at most MAX_BYTES; None when
+    ``cache_bytes`` is not such a printed value read back (``floor(44.59 x 2**30)``, as the
+    sidebar reads it)."""
     shown = round(Fraction(cache_bytes, GIB), decimals)
     if shown * GIB // 1 != cache_bytes:
         return None
     half = Fraction(1, 2 * 10**decimals)
-    low = max(1, cdiv((shown - half).numerator * GIB, (shown - half).denominator))
-    high = cdiv((shown + half).numerator * GIB, (shown + half).denominator) - 1
-    return low, high
+
+    def prints_shown(b: int) -> bool:
+        return round(Fraction(b, GIB), decimals) == shown
+
+    low, high = math.ceil((shown - half) * GIB), math.floor((shown + half) * GIB)
+    low += not prints_shown(low)  # a tie at either end goes to the even neighbour
+    high -= not prints_shown(high)
+    return low, min(high, MAX_BYTES)
 
 
 def given_budget(cache_bytes: int, tp: int) -> Budget:

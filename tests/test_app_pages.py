@@ -1143,11 +1143,28 @@ def test_a_vllm_log_checks_out_from_its_kv_cache_memory():
     assert (47_872_779_224 // 6_684_672, 47_883_516_641 // 6_684_672) == (7_161, 7_163)
     rounding = (
         "A log prints this memory to 0.01 GiB (44.59 GiB), so the budget is any of "
-        "47,872,779,224 to 47,883,516,641 B; over those, blocks 7,161 to 7,163; vLLM's \"GPU "
+        "47,872,779,224 to 47,883,516,641 B; over those, vLLM v1's blocks 7,161 to 7,163; "
+        "vLLM's \"GPU "
         f"KV cache size\" {7_161 * 262_144 // 485:,} to {7_163 * 262_144 // 485:,} tokens. The "
         "figures above read it as 47,878,147,932 B.")
     assert rounding in [unescaped(c.value) for c in budget.caption]
     assert rounding in [unescaped(c.value) for c in at.caption]
+    # where the rounding decides whether vLLM starts: Llama-3.1-8B at 131,072 tokens needs
+    # exactly 16 GiB (32 layers x 131,072 x 4,096 B), which 16.00 GiB's low end lacks
+    assert 32 * 131_072 * 4_096 == 16 * 2**30
+    edge = open_app("app_pages/budget.py", {"model": "Llama-3.1-8B", "gpu": "KV cache memory",
+                                            "kv_mem": "16GiB", "ctx": "131072",
+                                            "b_layout": "vllm"})
+    assert_clean(edge)
+    low = 16 * 2**30 - 2**30 // 200  # ceil(15.995 GiB)
+    assert (f"so the budget is any of {low:,} to {16 * 2**30 + 2**30 // 200:,} B, and vLLM v1 "
+            f"does not apply at {low:,} B: whether the engine had enough, the log's rounding "
+            "hides.") in unescaped(next(c.value for c in edge.caption if "prints" in c.value))
+    # the largest budget a plan takes: the range stops there, the page draws
+    top = open_app("app_pages/budget.py", {"model": "Llama-3.1-8B", "gpu": "KV cache memory",
+                                           "kv_mem": "1073741824GiB", "b_layout": "vllm"})
+    assert_clean(top)
+    assert any(f"to {2**60:,} B; over those" in unescaped(c.value) for c in top.caption)
     # a budget not typed from a log says nothing of rounding
     typed = open_app("app_pages/budget.py", {**link, "kv_mem": "47878147933B", "b_layout": "vllm"})
     assert not [c for c in typed.caption if "prints this memory" in c.value]
@@ -1772,6 +1789,13 @@ def test_mamba_chunk_starts_at_the_models_own_in_mode_all():
     assert qwen.dataframe[0].value.set_index("strategy").loc["vLLM v1", "P (tokens)"] == 544
     assert any("Not vLLM here: vLLM's Qwen3NextForCausalLM does not support prefix caching of "
                "state in mode all" in c.value for c in qwen.caption)
+    # Budget on vLLM says so beside its figures, not only in the math
+    budget = open_app("app_pages/budget.py", {**link, "model": "Qwen3-Next-80B-A3B",
+                                              "b_layout": "vllm"})
+    assert_clean(budget)
+    assert ("vLLM's Qwen3NextForCausalLM does not support prefix caching of state in mode all, "
+            "so vLLM starts it in align (\"falling back to 'align' mode\"): these are align's "
+            "figures.") in [unescaped(c.value) for c in budget.caption]
 
 
 def test_layout_sets_its_plan_beside_the_engines():

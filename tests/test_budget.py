@@ -75,3 +75,18 @@ def test_a_printed_budget_stands_for_every_budget_that_prints_the_same():
     # 40.00 GiB: 39.995 GiB rounds up to a whole byte; 40.005 GiB is 42,955,041,669.12 B, so
     # the last byte that prints 40.00 is its floor
     assert printed_range(40 * 2**30) == (cdiv(39_995 * 2**30, 1000), 42_955_041_669)
+    # an exact tie prints as the even digit: 44.625 GiB = 47,915,728,896 B prints "44.62",
+    # so it is 44.62's last byte, and 44.63's first is the byte after
+    assert f"{47_915_728_896 / 2**30:.2f}" == "44.62"
+    assert printed_range(floor_gib("44.62"))[1] == 47_915_728_896
+    assert printed_range(floor_gib("44.63"))[0] == 47_915_728_897
+    # the largest budget a plan takes (2**60 B = 1,073,741,824.00 GiB) bounds the range
+    # 0.005 GiB is 5,368,709.12 B, so the range starts 5,368,709 B below
+    assert printed_range(2**60) == (2**60 - 5_368_709, 2**60)
+
+
+def floor_gib(text: str) -> int:
+    """A log's GiB figure as the sidebar reads it: floor(x * 2**30)."""
+    from fractions import Fraction
+
+    return int(Fraction(text) * 2**30)

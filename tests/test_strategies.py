@@ -560,9 +560,9 @@ def test_sglang_too_small_for_one_request_names_the_budget_that_fits():
     r = run_strategy("sglang", qwen3_next_tp2(), budget_bytes=10**8, context_tokens=1000)
     assert not r.applies
     assert r.reason == (
-        "the state pool (47,368,421 B) holds 2 slot(s) of 19,759,104 B, fewer than the 3 one "
-        "running request needs and SGLang's padding slot: a budget of 166,854,656 B or more "
-        "holds them")
+        "the state pool (47,368,421 B) holds 2 slot(s) of 19,759,104 B, fewer than 4: one "
+        "running request needs 3 and SGLang keeps one for padding; a budget of 166,854,656 B "
+        "or more holds them")
     assert run_strategy("sglang", qwen3_next_tp2(), budget_bytes=166_854_656).applies
     assert not run_strategy("sglang", qwen3_next_tp2(), budget_bytes=166_854_655).applies
 

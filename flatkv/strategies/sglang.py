@@ -4,8 +4,9 @@
   SGLANG_MAMBA_SSM_DTYPE, else the config's ``mamba_ssm_dtype``, else float32; vLLM keeps the
   model's). With attention layers it gets ``budget * r / (1 + r)``
   (``r = --mamba-full-memory-ratio``, 0.9); slots = that // (state bytes of all state layers);
-  the KV pool gets the rest, ``budget - slots * slot_bytes``. Running requests are capped by
-  ``slots // S`` (S slots per request, ``sglang_slots_per_request``).
+  the KV pool gets the rest, ``budget - slots * slot_bytes``. One slot is MambaPool's padding
+  slot, so running requests are capped by ``(slots - 1) // S`` (S slots per request,
+  ``sglang_slots_per_request``).
 - KV: a token pool over the full-attention layers, ``kv_tokens = kv_memory // (bytes per token
   over those layers)``, rounded down to whole pages. With sliding layers (SPEC 3.2),
   ``full = kv_memory // (F * n_full + r_swa * F * n_swa)`` in whole pages and ``swa =
@@ -231,7 +232,8 @@ def _concurrency(
                        else f"swa pages / ceil({window} / {n(page)}) = "
                        f"{n(swa_tokens // page)} / {n(span_pages)}"))
     if slots is not None:  # one slot is the padding slot
-        limits.append(((slots - 1) // s, 1, "running cap", f"running cap {n((slots - 1) // s)}"))
+        cap = request_slots(slots) // s
+        limits.append((cap, 1, "running cap", f"running cap {n(cap)}"))
     numerator, denominator, binding, _ = min(limits, key=lambda item: Fraction(item[0], item[1]))
     best = Fraction(numerator, denominator)
     extras["binding_limit"] = binding
@@ -239,7 +241,7 @@ def _concurrency(
                     + f") = {concurrency_text(best)} ({binding} binds)")
     if slots is not None and slot_bytes is not None and profile.has_attention:
         running = int(best)
-        idle_slots = slots - 1 - running * s  # the padding slot is not idle
+        idle_slots = request_slots(slots) - running * s  # the padding slot is not idle
         idle_tokens = max(full_tokens - running * request_pages * page, 0) if n_full else 0
         extras.update(idle_state_bytes_at_context=idle_slots * slot_bytes,
                       idle_kv_bytes_at_context=idle_tokens * kv * n_full)
@@ -249,6 +251,12 @@ def _concurrency(
             f"{n(idle_tokens)} kv tokens ({n(idle_tokens * kv * n_full)} B) sit idle"
         )
     return numerator, denominator
+
+
+def request_slots(slots: int) -> int:
+    """The state slots of SGLang's MambaPool that hold requests' states: all but its padding
+    slot (slot 0, for padded tokens' dummy writes), SGLang's ``max_mamba_cache_size``."""
+    return max(slots - 1, 0)
 
 
 def _state_slots(profile: CacheProfile, options: StrategyOptions, budget_bytes: int,
@@ -276,20 +284,20 @@ def _state_slots(profile: CacheProfile, options: StrategyOptions, budget_bytes: 
         state_pool = budget_bytes
         formulas.append(f"state pool = budget = {n(budget_bytes)} (no attention layers)")
     slots = state_pool // slot_bytes
-    request_slots = max(slots - 1, 0)
-    running_cap = request_slots // s
+    for_requests = request_slots(slots)
+    running_cap = for_requests // s
     formulas += [
         f"state slots = state pool // ({n_state} layers x "
         f"{n(layer_bytes)} B) = {n(state_pool)} // {n(slot_bytes)} = "
         f"{n(slots)}, one of them the padding slot: max_mamba_cache_size = {n(slots)} - 1 = "
-        f"{n(request_slots)} for requests",
-        f"max_running_requests <= max_mamba_cache_size // S = {n(request_slots)} // {s} = "
+        f"{n(for_requests)} for requests",
+        f"max_running_requests <= max_mamba_cache_size // S = {n(for_requests)} // {s} = "
         f"{n(running_cap)}",
     ]
     extras.update(
         sglang_ssm_dtype=dtype, sglang_ssm_dtype_source=why, state_layer_bytes=layer_bytes,
         mamba_full_memory_ratio=r, state_pool_bytes=state_pool, state_slot_bytes=slot_bytes,
-        state_slots=slots, request_state_slots=request_slots, slots_per_request=s,
+        state_slots=slots, request_state_slots=for_requests, slots_per_request=s,
         running_request_cap=running_cap,
     )
     return slots, slot_bytes, state_pool
@@ -366,13 +374,13 @@ def run_sglang(
         slots, slot_bytes, state_pool = _state_slots(profile, options, budget_bytes, formulas,
                                                      extras)
         state_bytes = slots * slot_bytes
-        if (slots - 1) // s < 1:
+        if request_slots(slots) // s < 1:
             return not_applicable(
                 name, budget_bytes,
                 f"the state pool ({n(state_pool)} B) holds {n(slots)} slot(s) of "
-                f"{n(slot_bytes)} B, fewer than the {s} one running request needs and SGLang's "
-                f"padding slot: a budget of {n(enough_budget(profile, options, slot_bytes))} B "
-                "or more holds them",
+                f"{n(slot_bytes)} B, fewer than {s + 1}: one running request needs {s} and "
+                "SGLang keeps one for padding; a budget of "
+                f"{n(enough_budget(profile, options, slot_bytes))} B or more holds them",
                 profile_name=profile.name, context_tokens=context_tokens,
             )
 

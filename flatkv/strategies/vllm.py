@@ -231,6 +231,17 @@ def runs_all_as_align(architectures: tuple[str, ...]) -> str | None:
     return next(iter(sorted(ALIGN_INSTEAD_OF_ALL.intersection(architectures))), None)
 
 
+# Since vLLM 0.28 (PR #50991, "enable prefix cache by default", which names align the default
+# mode) a hybrid model starts with prefix caching on; before, and with
+# --no-enable-prefix-caching, in mode none (SPEC 3.1's anchor). Its log names the mode.
+ALIGN_BY_DEFAULT = (
+    "vLLM 0.28 and later start a hybrid model with prefix caching on, in mamba cache mode align "
+    "by default; the log says which (\"Mamba cache mode is set to ...\"): set the same mode "
+    "here to match such a log. None is --no-enable-prefix-caching or vLLM up to 0.27, as "
+    "SPEC 3.1's anchor"
+)
+
+
 def all_as_align_why(model_class: str) -> str:
     """Why vLLM runs ``model_class`` in align when asked for mamba cache mode all."""
     return (f"vLLM's {model_class} does not support prefix caching of state in mode all, so "
@@ -251,6 +262,8 @@ def run_vllm(
         formulas.append(f"mamba cache mode all runs as align: {all_as_align_why(aligning)}")
         extras["mamba_cache_mode_asked"] = "all"
     extras["mamba_cache_mode"] = options.mamba_cache_mode
+    if options.mamba_cache_mode == "none" and profile.has_state:
+        formulas.append(f"mamba cache mode none (1 state page a request): {ALIGN_BY_DEFAULT}")
 
     p, page, attn_page, why = _page_size(profile, options, formulas, extras)
     group_size = group_size_for(counts)
