@@ -27,7 +27,7 @@ def layout(page, url: str) -> None:
     page.goto(f"{url}/layout?{QUERY}")
     expect(page.locator("h1").filter(has_text="Layout")).to_be_visible(timeout=30_000)
     page.get_by_text("Why this P, step by step").click()  # fold it: show the page rows
-    page.get_by_text("Draw rows padded to the page row").click()  # hatched padding
+    page.get_by_text("Draw rows padded to the widest row").click()  # hatched padding
     expect(page.locator(".js-plotly-plot >> visible=true").first).to_be_visible(timeout=30_000)
     page.wait_for_timeout(2500)
     page.screenshot(path=str(HERE / "layout.png"))
