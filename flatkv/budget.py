@@ -72,9 +72,13 @@ def printed_range(cache_bytes: int, decimals: int = 2) -> tuple[int, int] | None
     for: vLLM's "Available KV cache memory: 44.59 GiB" is any of about 0.01 GiB of budgets
     (10,737,418 B), and a figure counted from one of them can be off the engine's by a few
     blocks. ``(lowest, highest)`` bytes that print the same (an exact tie such as 44.625 GiB
-    prints as the even digit, 44.62, as Python's format does), at most MAX_BYTES; None when
+    prints as the even digit, 44.62, as Python's format does); None when
     ``cache_bytes`` is not such a printed value read back (``floor(44.59 x 2**30)``, as the
-    sidebar reads it)."""
+    sidebar reads it), or past 2**53 B, where the log's float print parts from exact
+    rounding."""
+    check_int("cache_bytes", cache_bytes, minimum=1, maximum=MAX_BYTES)
+    if cache_bytes >= 2**53:
+        return None
     shown = round(Fraction(cache_bytes, GIB), decimals)
     if shown * GIB // 1 != cache_bytes:
         return None
@@ -86,7 +90,7 @@ def printed_range(cache_bytes: int, decimals: int = 2) -> tuple[int, int] | None
     low, high = math.ceil((shown - half) * GIB), math.floor((shown + half) * GIB)
     low += not prints_shown(low)  # a tie at either end goes to the even neighbour
     high -= not prints_shown(high)
-    return low, min(high, MAX_BYTES)
+    return low, high
 
 
 def given_budget(cache_bytes: int, tp: int) -> Budget:

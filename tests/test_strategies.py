@@ -1078,6 +1078,15 @@ def test_vllm_mamba_cache_mode_all():
     assert asked.formulas[1:] == align.formulas
     assert asked.logged_tokens == align.logged_tokens == 7_162 * ANCHOR_CONTEXT // 488
     assert "mamba_cache_mode_asked" not in align.extras
+    # a refusal in align says it ran as align: one request of 16,777,216 tokens needs
+    # cdiv(16,777,216, 544) = 30,841 full pages + 6 state pages, more than 7,162 blocks
+    refused = run_strategy("vllm", named, budget_bytes=ANCHOR_BUDGET, context_tokens=2**24,
+                           options=StrategyOptions(mamba_cache_mode="all"))
+    assert not refused.applies and refused.reason.startswith("vLLM refuses to start")
+    assert refused.reason.endswith(
+        "(mamba cache mode all runs as align: vLLM's Qwen3NextForCausalLM does not support "
+        "prefix caching of state in mode all, so vLLM starts it in align (\"falling back to "
+        "'align' mode\"))")
     for model_class in ("KimiLinearForCausalLM", "Lfm2ForCausalLM", "Qwen3_5MoeMTP"):
         assert runs_all_as_align(("Other", model_class)) == model_class
     assert runs_all_as_align(("NemotronHForCausalLM",)) is None  # supports mode all

@@ -252,16 +252,29 @@ def run_vllm(
     profile: CacheProfile, *, budget_bytes: int, context_tokens: int | None,
     options: StrategyOptions,
 ) -> StrategyResult:
+    """vLLM's layout; a model it runs in align when asked for mamba cache mode all gets align's,
+    and the result says so (its first formula line, or its reason when vLLM refuses)."""
+    aligning = runs_all_as_align(profile.architectures)
+    if not (options.mamba_cache_mode == "all" and profile.has_state and aligning):
+        return _run_vllm(profile, budget_bytes=budget_bytes, context_tokens=context_tokens,
+                         options=options)
+    result = _run_vllm(profile, budget_bytes=budget_bytes, context_tokens=context_tokens,
+                       options=replace(options, mamba_cache_mode="align"))
+    why = f"mamba cache mode all runs as align: {all_as_align_why(aligning)}"
+    if not result.applies:
+        return replace(result, reason=f"{result.reason} ({why})")
+    return replace(result, formulas=(why, *result.formulas),
+                   extras={**result.extras, "mamba_cache_mode_asked": "all"})
+
+
+def _run_vllm(
+    profile: CacheProfile, *, budget_bytes: int, context_tokens: int | None,
+    options: StrategyOptions,
+) -> StrategyResult:
     name = "vllm"
     counts = {k: profile.count(k) for k in LAYER_LABELS if profile.count(k)}
     formulas: list[str] = []
-    extras: dict[str, object] = {}
-    aligning = runs_all_as_align(profile.architectures)
-    if options.mamba_cache_mode == "all" and profile.has_state and aligning:
-        options = replace(options, mamba_cache_mode="align")
-        formulas.append(f"mamba cache mode all runs as align: {all_as_align_why(aligning)}")
-        extras["mamba_cache_mode_asked"] = "all"
-    extras["mamba_cache_mode"] = options.mamba_cache_mode
+    extras: dict[str, object] = {"mamba_cache_mode": options.mamba_cache_mode}
     if options.mamba_cache_mode == "none" and profile.has_state:
         formulas.append(f"mamba cache mode none (1 state page a request): {ALIGN_BY_DEFAULT}")
 
