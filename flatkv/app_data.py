@@ -407,9 +407,9 @@ def printed_budget_text(profile: CacheProfile, strategy: str, cache_bytes: int, 
     logged tokens off the engine's log read as rounding, not as a wrong formula. The paged
     layouts' figures grow with the budget, so the ends of the range bound them; where the
     layout applies at the top only, it says so. Empty when the budget is not such a printed
-    value, the layout does not apply at the top, or for
-    SGLang: its pools trade a state slot for KV tokens within the range (not monotonic), and
-    it logs its pools' sizes, not a budget line."""
+    value, the layout does not apply at the top, or for SGLang: its pools trade a state slot
+    for KV tokens within the range (not monotonic), and it logs its pools' sizes, not a
+    budget line."""
     if strategy == "sglang" or (span := printed_range(cache_bytes)) is None:
         return ""
     low, high = (run_strategy(strategy, profile, budget_bytes=b, context_tokens=context,
