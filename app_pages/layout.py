@@ -21,10 +21,11 @@ from app_pages._common import (
 from flatkv import app_data, charts
 from flatkv.analysis import plan_json
 from flatkv.app_state import MAX_REQUESTS
+from flatkv.strategies import StrategyResult
 from flatkv.units import format_bytes
 
 
-def headline(analysis) -> None:
+def headline(analysis, ours: StrategyResult, engines: list[StrategyResult]) -> None:
     h = app_data.headline(analysis)
     c = metric_row()
     c.metric("P (tokens per page)", f"{h.block_size:,}",
@@ -33,7 +34,6 @@ def headline(analysis) -> None:
     c.metric("Block bytes", format_bytes(h.block_bytes), help=f"{h.block_bytes:,} B")
     c.metric("Blocks", f"{h.num_blocks:,}")
     if state().profile().has_attention:
-        (ours,) = current_strategies(names=(app_data.PLANNER_STRATEGY[analysis.planner],))
         capacity = ours.capacity_tokens if ours.applies else None
         c.metric("Token slots (blocks x P)", f"{h.token_slots:,}",
                  delta=f"capacity {capacity:,}" if capacity is not None and
@@ -67,8 +67,7 @@ def headline(analysis) -> None:
              help=f"Share of a block owned by {worst[0]} that holds other groups' rows. "
              "Compare counts dead weight over the whole budget instead: every group's pages "
              "in the proportion one request needs them at the context length.")
-    (ours,) = current_strategies(names=(app_data.PLANNER_STRATEGY[analysis.planner],))
-    if note := app_data.engines_beside_text(ours, current_strategies(names=("vllm", "sglang"))):
+    if note := app_data.engines_beside_text(ours, engines):
         st.caption(note)
 
 
@@ -121,7 +120,7 @@ def where_bytes_go(analysis) -> None:
           file_name="bytes.html")
 
 
-def page_ids(analysis) -> None:
+def page_ids(analysis, ours: StrategyResult) -> None:
     st.subheader("Which page ids a workload hands to which group", divider="gray")
     profile = state().profile()
     if not profile.has_attention:
@@ -144,7 +143,6 @@ def page_ids(analysis) -> None:
     pages = app_data.page_assignment(analysis, requests=s.requests, context=s.context,
                                      sliding_window=profile.sliding_window,
                                      scheduled_tokens=s.max_batched_tokens, limit=2048)
-    (ours,) = current_strategies(names=(app_data.PLANNER_STRATEGY[analysis.planner],))
     msg = app_data.workload_text(pages, profile, context=s.context,
                                  mamba_cache_mode=s.mamba_cache_mode,
                                  concurrency=ours.max_concurrency if ours.applies else None)
@@ -191,9 +189,13 @@ with user_errors():
     st.caption(plan_caption(a))
     with st.expander("Terms", icon=":material/menu_book:"):
         st.markdown(TERMS)
-    headline(a)
+    # our planner's strategy and the engines', in one cached run: the headline's capacity, its
+    # line beside the engines and the workload note read them
+    ours, *engines = current_strategies(
+        names=(app_data.PLANNER_STRATEGY[a.planner], "vllm", "sglang"))
+    headline(a, ours, engines)
     why(a)
     layout(a)
     where_bytes_go(a)
-    page_ids(a)
+    page_ids(a, ours)
     exports(a)

@@ -187,8 +187,8 @@ class StrategyOptions:
     mamba_chunk_size: the chunk size of the state kernel; used by vllm in ``all`` mode only.
         None (default): the model's own, as vLLM's ``get_mamba_chunk_size`` reads it (the
         config's ``mamba_chunk_size``, else ``chunk_size``: ``CacheProfile.mamba_chunk_size``),
-        else 2,048, vLLM's value for a config without one (Mamba1; its Qwen GDN models refuse
-        mode all).
+        else 2,048, vLLM's value for a config without one (Mamba1; its Qwen GDN models run
+        mode all as align, so no chunk).
     mamba_full_memory_ratio: SGLang's r; the state pool gets ``budget * r / (1 + r)``; in
         [1e-6, 1e6].
     swa_full_tokens_ratio: SGLang's sliding-window pool size relative to the full pool (0.8);
