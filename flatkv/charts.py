@@ -12,7 +12,7 @@ import textwrap
 from collections.abc import Mapping, Sequence
 
 import plotly.graph_objects as go
-from plotly.subplots import make_subplots
+import plotly.io as pio
 
 from flatkv.app_data import PageMap, RowBar, Segment, TreeNode
 from flatkv.gpu_settings import PAGE_MAJOR, TRITON_KERNEL
@@ -81,34 +81,59 @@ def color_of(kind: str) -> str:
     return COLORS.get(kind, COLORS["state"])
 
 
+def _house_template() -> dict:
+    """plotly_white, cut to what these charts draw: the page, the x and y axes, and bar, scatter
+    and heatmap traces.
+
+    Why cut: plotly validates and deep-copies a figure's whole template at every assignment, and
+    st.plotly_chart rebuilds the figure once more. The full template (7 KB of JSON, styling
+    every trace type and 3-D, polar and map axes) cost about 80 ms a chart, most of a page's
+    rerun; the cut one draws the same pixels.
+    """
+    white = pio.templates["plotly_white"].to_plotly_json()
+    page = ("autotypenumbers", "colorway", "font", "hovermode", "hoverlabel", "paper_bgcolor",
+            "plot_bgcolor", "xaxis", "yaxis", "shapedefaults", "annotationdefaults", "title")
+    return {"layout": {key: white["layout"][key] for key in page},
+            "data": {trace: white["data"][trace] for trace in ("bar", "scatter", "heatmap")}}
+
+
+HOUSE_TEMPLATE = _house_template()
+
+
 TITLE_WIDTH = 60  # characters a title line holds in a narrow column (Plotly does not wrap)
 
 
-def _layout(fig: go.Figure, *, title: str = "", height: int | None = None,
-            legend_lines: int = 1) -> go.Figure:
-    """The house style. ``legend_lines``: the lines a horizontal legend may wrap to in a narrow
-    column (a half-width chart at 1000 px), each given room under the title."""
+def _house_figure(traces: Sequence, layout: Mapping | None = None, *, title: str = "",
+                  height: int | None = None, legend_lines: int = 1) -> go.Figure:
+    """The figure of ``traces`` and ``layout`` in the house style, built in one go.
+
+    Why in one go: plotly re-validates the layout and dispatches callbacks at every
+    ``update_layout`` or ``update_xaxes``, 10 to 40 ms each, where the same properties given to
+    the constructor cost a few ms; a chart built step by step took 50 to 90 ms of a rerun.
+    ``legend_lines``: the lines a horizontal legend may wrap to in a narrow column (a
+    half-width chart at 1000 px), each given room under the title."""
+    layout = dict(layout or {})
     lines = textwrap.wrap(title, TITLE_WIDTH)
-    if fig.layout.showlegend is None:  # Plotly hides the key of a one-trace chart; keep it
-        # when a trace is named (an unnamed one would be keyed "trace 0")
-        fig.update_layout(showlegend=any(getattr(t, "showlegend", False) is not False
-                                         and getattr(t, "name", None) for t in fig.data))
-    fig.update_layout(
+    # Plotly hides the key of a one-trace chart; keep it when a trace is named (an unnamed one
+    # would be keyed "trace 0")
+    layout.setdefault("showlegend", any(getattr(t, "showlegend", False) is not False
+                                        and getattr(t, "name", None) for t in traces))
+    return go.Figure(data=list(traces), layout=layout | {
+        "template": HOUSE_TEMPLATE,
         # Plotly sets a title of n lines (n - 1) half lines too high under yanchor "top",
         # cutting its first line off; the pad brings it back down
-        title={"text": "<br>".join(lines), "x": 0, "xanchor": "left", "y": 0.99,
-               "yanchor": "top", "yref": "container", "font": {"size": 15},
-               "pad": {"t": 10 * (len(lines) - 1)}} if title else None,
-        template="plotly_white",
-        font={"family": FONT, "size": 13},
-        margin={"l": 10, "r": 10, "b": 10,
-                "t": (60 + 18 * len(lines) if title else 40) + 20 * (legend_lines - 1)},
+        "title": {"text": "<br>".join(lines), "x": 0, "xanchor": "left", "y": 0.99,
+                  "yanchor": "top", "yref": "container", "font": {"size": 15},
+                  "pad": {"t": 10 * (len(lines) - 1)}} if title else None,
+        "font": {"family": FONT, "size": 13},
+        "margin": {"l": 10, "r": 10, "b": 10,
+                   "t": (60 + 18 * len(lines) if title else 40) + 20 * (legend_lines - 1)},
         # the legend sits on its own line under the title, never over it
-        legend={"orientation": "h", "yanchor": "bottom", "y": 1.01, "x": 0, "xanchor": "left"},
-        height=height,
-        hoverlabel={"font": {"family": "ui-monospace, monospace"}},
-    )
-    return fig
+        "legend": {"orientation": "h", "yanchor": "bottom", "y": 1.01, "x": 0,
+                   "xanchor": "left"},
+        "height": height,
+        "hoverlabel": {"font": {"family": "ui-monospace, monospace"}},
+    })
 
 
 def byte_unit(max_bytes: int) -> tuple[int, str]:
@@ -128,17 +153,18 @@ def inflation_figure(bars: Sequence[RowBar], *, title: str = "") -> go.Figure:
     size written on it; exact bytes on hover."""
     scale, unit = byte_unit(max(b.nbytes for b in bars)) if bars else (1, "B")
     labels = [b.label for b in bars]
-    fig = go.Figure(go.Bar(
+    bar = go.Bar(
         orientation="h", y=labels, x=[b.nbytes / scale for b in bars],
         marker_color=[color_of(b.kind) for b in bars],
         text=[format_bytes(b.nbytes) for b in bars], textposition="outside", cliponaxis=False,
         customdata=[f"{b.nbytes:,}" for b in bars],
         hovertemplate="%{y}<br>%{customdata} B<extra></extra>",
-    ))
-    fig.update_yaxes(autorange="reversed")
+    )
     longest = max((b.nbytes for b in bars), default=0) / scale
-    fig.update_xaxes(title=f"bytes ({unit})", range=[0, longest * 1.4])  # room for the labels
-    return _layout(fig, title=title, height=200 + 20 * len(textwrap.wrap(title, TITLE_WIDTH)))
+    layout = {"yaxis": {"autorange": "reversed"},
+              "xaxis": {"title": f"bytes ({unit})", "range": [0, longest * 1.4]}}  # label room
+    return _house_figure([bar], layout, title=title,
+                         height=200 + 20 * len(textwrap.wrap(title, TITLE_WIDTH)))
 
 
 def layout_figure(segments: Sequence[Segment], *, title: str = "") -> go.Figure:
@@ -146,17 +172,17 @@ def layout_figure(segments: Sequence[Segment], *, title: str = "") -> go.Figure:
 
     One trace per kind (not per segment) keeps the figure small for models with 100+ layers.
     """
-    fig = go.Figure()
     if not segments:
-        return _layout(fig, title=title)
+        return _house_figure([], title=title)
     scale, unit = byte_unit(max(s.end for s in segments))
     slot_names = list(dict.fromkeys(s.slot_name for s in segments))
     by_kind: dict[str, list[Segment]] = {}
     for s in segments:
         by_kind.setdefault(s.kind, []).append(s)
+    traces = []
     for kind, segs in by_kind.items():
         padding = kind == "padding"
-        fig.add_trace(
+        traces.append(
             go.Bar(
                 name=LABELS.get(kind, kind),
                 orientation="h",
@@ -180,34 +206,33 @@ def layout_figure(segments: Sequence[Segment], *, title: str = "") -> go.Figure:
                 ),
             )
         )
-    fig.update_yaxes(categoryorder="array", categoryarray=slot_names, autorange="reversed",
-                     title=None)
-    fig.update_xaxes(title=f"offset in the slot row ({unit})", rangemode="tozero")
-    fig.update_layout(barmode="overlay", bargap=0.25)
-    return _layout(fig, title=title, height=max(260, 120 + 22 * len(slot_names)))
+    layout = {"yaxis": {"categoryorder": "array", "categoryarray": slot_names,
+                        "autorange": "reversed", "title": None},
+              "xaxis": {"title": f"offset in the slot row ({unit})", "rangemode": "tozero"},
+              "barmode": "overlay", "bargap": 0.25}
+    return _house_figure(traces, layout, title=title,
+                         height=max(260, 120 + 22 * len(slot_names)))
 
 
 def bytes_icicle(nodes: Sequence[TreeNode], *, title: str = "") -> go.Figure:
     """Bytes of the budget by group, component and layer (values exact in the hover); the
     layers show when a component is clicked."""
-    fig = go.Figure(
-        go.Icicle(
-            ids=[n.id for n in nodes],
-            labels=[n.label for n in nodes],
-            parents=[n.parent for n in nodes],
-            values=[n.value for n in nodes],
-            branchvalues="total",
-            marker={"colors": [color_of(n.kind) for n in nodes],
-                    "line": {"color": "white", "width": 1}},
-            customdata=[[f"{n.value:,}", format_bytes(n.value)] for n in nodes],
-            hovertemplate="%{label}<br>%{customdata[0]} B (%{customdata[1]})<br>"
-            "%{percentRoot:.2%} of the budget<extra></extra>",
-            texttemplate="%{label}<br>%{customdata[1]}",
-            maxdepth=3,
-            tiling={"orientation": "h"},
-        )
+    icicle = go.Icicle(
+        ids=[n.id for n in nodes],
+        labels=[n.label for n in nodes],
+        parents=[n.parent for n in nodes],
+        values=[n.value for n in nodes],
+        branchvalues="total",
+        marker={"colors": [color_of(n.kind) for n in nodes],
+                "line": {"color": "white", "width": 1}},
+        customdata=[[f"{n.value:,}", format_bytes(n.value)] for n in nodes],
+        hovertemplate="%{label}<br>%{customdata[0]} B (%{customdata[1]})<br>"
+        "%{percentRoot:.2%} of the budget<extra></extra>",
+        texttemplate="%{label}<br>%{customdata[1]}",
+        maxdepth=3,
+        tiling={"orientation": "h"},
     )
-    return _layout(fig, title=title, height=420)
+    return _house_figure([icicle], title=title, height=420)
 
 
 def page_map_figure(pages: PageMap, *, columns: int = 64, title: str = "") -> go.Figure:
@@ -235,16 +260,16 @@ def page_map_figure(pages: PageMap, *, columns: int = 64, title: str = "") -> go
                       else "page 0: null page" if pid == 0 else f"page {pid}: free")
     k = len(colors)  # one flat band of the colour scale per colour index
     scale = [[edge / k, color] for i, color in enumerate(colors) for edge in (i, i + 1)]
-    fig = go.Figure(go.Heatmap(
+    cells = go.Heatmap(
         z=z, text=text, hovertemplate="%{text}<extra></extra>", colorscale=scale,
         zmin=-0.5, zmax=k - 0.5, showscale=False, xgap=1, ygap=1, name="page ids",
-    ))
-    for name, color in zip(names, colors, strict=True):  # legend entries only
-        fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", name=name,
-                                 marker={"symbol": "square", "size": 11, "color": color}))
-    fig.update_xaxes(visible=False)
-    fig.update_yaxes(visible=False, autorange="reversed")
-    return _layout(fig, title=title, height=min(900, 90 + 14 * rows))
+    )
+    keys = [go.Scatter(x=[None], y=[None], mode="markers", name=name,  # legend entries only
+                       marker={"symbol": "square", "size": 11, "color": color})
+            for name, color in zip(names, colors, strict=True)]
+    layout = {"xaxis": {"visible": False}, "yaxis": {"visible": False, "autorange": "reversed"}}
+    return _house_figure([cells, *keys], layout, title=title,
+                         height=min(900, 90 + 14 * rows))
 
 
 # --------------------------------------------------------------------------------------------
@@ -274,43 +299,54 @@ def sweep_figure(
     drawn as shown elsewhere (``units.concurrency_value``)."""
     rows = 2 if capacity is not None else 1
     at = f"{x_title}: %{{x:{',' if log_x else ',.2f'}}}"  # hovers name the x axis
-    fig = make_subplots(rows=rows, cols=1, shared_xaxes=True, vertical_spacing=0.12)
     current = {"color": "#222", "size": 11, "symbol": "diamond"}
-    if capacity is not None:
-        fig.add_trace(go.Scatter(x=list(x), y=list(capacity), name="capacity (tokens)",
-                                 mode="lines", line={"color": COLORS["kv"], "width": 2.5},
-                                 hovertemplate=at + "<br>%{y:,} tokens<extra></extra>"),
-                      row=1, col=1)
-        fig.add_trace(go.Scatter(x=[current_x], y=[current_capacity], name="current",
-                                 mode="markers", marker=current,
-                                 hovertemplate="current<br>" + at
-                                 + "<br>%{y:,} tokens<extra></extra>"),
-                      row=1, col=1)
-        fig.update_yaxes(title="tokens", rangemode="tozero", tickformat=TOKEN_TICKS, row=1,
-                         col=1)
-    fig.add_trace(go.Scatter(x=list(x), y=[concurrency_value(c) for c in concurrency],
-                             name=f"concurrency at {tokens_text(context)}", mode="lines",
-                             line={"color": COLORS["conv"], "width": 2.5},
-                             hovertemplate=at + "<br>%{y:.2f} requests<extra></extra>"),
-                  row=rows, col=1)
-    fig.add_trace(go.Scatter(x=[current_x], y=[concurrency_value(current_concurrency)],
-                             showlegend=capacity is None, name="current", mode="markers",
-                             marker=current,
-                             hovertemplate="current<br>" + at
-                             + "<br>%{y:.2f} requests<extra></extra>"),
-                  row=rows, col=1)
-    fig.update_yaxes(title="requests", rangemode="tozero", row=rows, col=1)
+    # the panels' axes by hand, as make_subplots(rows, shared_xaxes=True) sets them (it took
+    # 35 ms a chart): the bottom x axis carries the ticks, the top one follows it
+    x_axis = {"title": x_title}
     if log_x:  # block sizes are powers of two: tick each (a log axis says 1 2 5 10), short
         # enough to stay level (rotated, the last one fell off), the ends padded to show them
         low, high = min(x), max(x)
         ticks = [1 << k for k in range(int(high).bit_length()) if low <= 1 << k <= high]
         if len(ticks) > 8:  # every other power, from the top: 13 ran together in half a page
             ticks = ticks[::-2][::-1]
-        fig.update_xaxes(type="log", tickvals=ticks, ticktext=[_power_text(t) for t in ticks],
-                         tickangle=0, range=[math.log10(low) - 0.08, math.log10(high) + 0.08])
-    fig.update_xaxes(title=x_title, row=rows, col=1)
+        x_axis |= {"type": "log", "tickvals": ticks, "ticktext": [_power_text(t) for t in ticks],
+                   "tickangle": 0, "range": [math.log10(low) - 0.08, math.log10(high) + 0.08]}
+    requests = {"title": "requests", "rangemode": "tozero"}
+    traces = []
+    top = {"xaxis": "x", "yaxis": "y"}
+    if capacity is None:
+        axes = {"xaxis": x_axis, "yaxis": requests}
+        bottom = top
+    else:
+        axes = {"xaxis": {k: v for k, v in x_axis.items() if k != "title"}
+                | {"anchor": "y", "matches": "x2", "showticklabels": False},
+                "yaxis": {"anchor": "x", "domain": [0.56, 1.0], "title": "tokens",
+                          "rangemode": "tozero", "tickformat": TOKEN_TICKS},
+                "xaxis2": x_axis | {"anchor": "y2"},
+                "yaxis2": requests | {"anchor": "x2", "domain": [0.0, 0.44]}}
+        bottom = {"xaxis": "x2", "yaxis": "y2"}
+        traces += [
+            go.Scatter(x=list(x), y=list(capacity), name="capacity (tokens)", mode="lines",
+                       line={"color": COLORS["kv"], "width": 2.5},
+                       hovertemplate=at + "<br>%{y:,} tokens<extra></extra>", **top),
+            go.Scatter(x=[current_x], y=[current_capacity], name="current", mode="markers",
+                       marker=current,
+                       hovertemplate="current<br>" + at + "<br>%{y:,} tokens<extra></extra>",
+                       **top),
+        ]
+    traces += [
+        go.Scatter(x=list(x), y=[concurrency_value(c) for c in concurrency],
+                   name=f"concurrency at {tokens_text(context)}", mode="lines",
+                   line={"color": COLORS["conv"], "width": 2.5},
+                   hovertemplate=at + "<br>%{y:.2f} requests<extra></extra>", **bottom),
+        go.Scatter(x=[current_x], y=[concurrency_value(current_concurrency)],
+                   showlegend=capacity is None, name="current", mode="markers", marker=current,
+                   hovertemplate="current<br>" + at + "<br>%{y:.2f} requests<extra></extra>",
+                   **bottom),
+    ]
     # three legend entries: one line each in a half-width column at 1000 px
-    return _layout(fig, title=title, height=500 if rows == 2 else 380, legend_lines=3)
+    return _house_figure(traces, axes, title=title, height=500 if rows == 2 else 380,
+                         legend_lines=3)
 
 
 # --------------------------------------------------------------------------------------------
@@ -325,31 +361,42 @@ def capacity_bars(
     concurrency when ``capacity`` is None (a state-only model keeps no token history).
     Horizontal bars: the layouts' names read once, on the left, at any page width (under
     columns, rotated names ran into each other on a narrow page), as in the breakdown below."""
-    titles = ("capacity<br>(tokens)",) if capacity is not None else ()  # two lines, as
-    fig = make_subplots(rows=1, cols=len(titles) + 1, shared_yaxes=True,  # concurrency's
-                        horizontal_spacing=0.06,
-                        subplot_titles=(*titles, f"concurrency<br>at {tokens_text(context)}"))
     values = [concurrency_value(c) for c in concurrency]
+    concurrency_bars = go.Bar(y=list(names), x=values, orientation="h",
+                              marker_color=COLORS["conv"], name="concurrency",
+                              text=[concurrency_text(c) for c in concurrency],
+                              textposition="outside", cliponaxis=False,
+                              hovertemplate="%{y}<br>%{x:.2f} requests<extra></extra>")
+    concurrency_axis = {"range": [0, max(values, default=0) * 1.3 or 1]}
+    panels = [(f"concurrency<br>at {tokens_text(context)}", concurrency_bars, concurrency_axis)]
     if capacity is not None:
-        fig.add_trace(go.Bar(y=list(names), x=list(capacity), orientation="h",
-                             marker_color=COLORS["kv"], name="capacity",
-                             text=[f"{c:,}" for c in capacity], textposition="outside",
-                             cliponaxis=False,
-                             hovertemplate="%{y}<br>%{x:,} tokens<extra></extra>"),
-                      row=1, col=1)
+        token_bars = go.Bar(y=list(names), x=list(capacity), orientation="h",
+                            marker_color=COLORS["kv"], name="capacity",
+                            text=[f"{c:,}" for c in capacity], textposition="outside",
+                            cliponaxis=False,
+                            hovertemplate="%{y}<br>%{x:,} tokens<extra></extra>")
         # room on the right for the longest label outside its bar
-        fig.update_xaxes(tickformat=TOKEN_TICKS, range=[0, max(capacity, default=0) * 1.45 or 1],
-                         row=1, col=1)
-    fig.add_trace(go.Bar(y=list(names), x=values, orientation="h",
-                         marker_color=COLORS["conv"], name="concurrency",
-                         text=[concurrency_text(c) for c in concurrency], textposition="outside",
-                         cliponaxis=False,
-                         hovertemplate="%{y}<br>%{x:.2f} requests<extra></extra>"),
-                  row=1, col=len(titles) + 1)
-    fig.update_xaxes(range=[0, max(values, default=0) * 1.3 or 1], row=1, col=len(titles) + 1)
-    fig.update_yaxes(autorange="reversed")  # the table's order, top down
-    fig.update_layout(showlegend=False)
-    return _layout(fig, title=title, height=max(260, 120 + 40 * len(names)))
+        capacity_axis = {"tickformat": TOKEN_TICKS,
+                         "range": [0, max(capacity, default=0) * 1.45 or 1]}
+        panels.insert(0, ("capacity<br>(tokens)", token_bars, capacity_axis))
+    # side by side on one y axis, as make_subplots(cols, shared_yaxes=True) sets them (it took
+    # 35 ms a chart); each panel titled above it
+    gap = 0.06
+    width = (1 - gap * (len(panels) - 1)) / len(panels)
+    traces, layout, headings = [], {"showlegend": False}, []
+    for i, (heading, bars, x_axis) in enumerate(panels):
+        n = "" if i == 0 else str(i + 1)
+        left = i * (width + gap)
+        traces.append(bars.update(xaxis=f"x{n}", yaxis=f"y{n}"))
+        layout[f"xaxis{n}"] = x_axis | {"anchor": f"y{n}", "domain": [left, left + width]}
+        # the table's order, top down; the names read once, on the left
+        layout[f"yaxis{n}"] = {"anchor": f"x{n}", "autorange": "reversed"} | (
+            {"matches": "y", "showticklabels": False} if i else {})
+        headings.append({"text": heading, "x": left + width / 2, "xanchor": "center",
+                         "xref": "paper", "y": 1.0, "yanchor": "bottom", "yref": "paper",
+                         "showarrow": False, "font": {"size": 16}})
+    layout["annotations"] = headings
+    return _house_figure(traces, layout, title=title, height=max(260, 120 + 40 * len(names)))
 
 
 def breakdown_bars(
@@ -358,14 +405,14 @@ def breakdown_bars(
     """Stacked bars: where each strategy's budget goes (one trace per category that any bar
     uses: a legend of seven entries for one used slice reads as missing data)."""
     categories = list(dict.fromkeys(c for b in breakdowns for c, v in b if v))
-    fig = go.Figure()
+    traces = []
     biggest = max((sum(v for _, v in b) for b in breakdowns), default=1)
     scale, unit = byte_unit(biggest)
     for cat in categories:
         values = [dict(b).get(cat, 0) for b in breakdowns]
         kind = CATEGORY_KIND[cat]  # every breakdown category has one (a test keeps them so)
         label = cat.replace("_", " ")  # the legend's words in the hover too
-        fig.add_trace(go.Bar(
+        traces.append(go.Bar(
             name=label, orientation="h", y=list(names),
             x=[v / scale for v in values],
             marker={"color": PADDING_SHADES.get(cat, color_of(kind)),
@@ -375,10 +422,9 @@ def breakdown_bars(
             hovertemplate=f"%{{y}}<br>{label}: %{{customdata[0]}} B (%{{customdata[1]}})"
             "<extra></extra>",
         ))
-    fig.update_layout(barmode="stack")
-    fig.update_xaxes(title=f"bytes of the budget ({unit})")
-    fig.update_yaxes(autorange="reversed")
-    return _layout(fig, title=title, height=max(260, 140 + 44 * len(names)))
+    layout = {"barmode": "stack", "xaxis": {"title": f"bytes of the budget ({unit})"},
+              "yaxis": {"autorange": "reversed"}}
+    return _house_figure(traces, layout, title=title, height=max(260, 140 + 44 * len(names)))
 
 
 # --------------------------------------------------------------------------------------------
@@ -387,12 +433,12 @@ def breakdown_bars(
 
 def layer_strip(layers: Sequence[Mapping], *, title: str = "") -> go.Figure:
     """The cache layers in model order, one cell each, coloured by kind (from layer_rows)."""
-    fig = go.Figure()
+    traces = []
     by_group: dict[str, list[Mapping]] = {}
     for row in layers:
         by_group.setdefault(row["group"], []).append(row)
     for gid, rows in by_group.items():
-        fig.add_trace(go.Bar(
+        traces.append(go.Bar(
             name=rows[0]["kind"], x=[r["cache layer"] for r in rows], y=[1] * len(rows),
             # One layer wide each: plotly would size a bar by its trace's spacing of x values.
             width=[0.9] * len(rows),
@@ -403,12 +449,11 @@ def layer_strip(layers: Sequence[Mapping], *, title: str = "") -> go.Figure:
             hovertemplate="cache layer %{x} (" + gid + " #%{customdata[0]})<br>"
             "%{customdata[1]} B per token, %{customdata[2]} B state<extra></extra>",
         ))
-    fig.update_layout(barmode="overlay", bargap=0.05)
-    fig.update_yaxes(visible=False)
     last = max((r["cache layer"] for r in layers), default=0)  # whole layers on the axis
-    fig.update_xaxes(title="cache layer", range=[-0.5, last + 0.5], tickformat="d",
-                     **({"dtick": 1} if last < 16 else {}))  # auto steps of 0.5 read 0 1 1 2
-    return _layout(fig, title=title, height=190)
+    layout = {"barmode": "overlay", "bargap": 0.05, "yaxis": {"visible": False},
+              "xaxis": {"title": "cache layer", "range": [-0.5, last + 0.5], "tickformat": "d",
+                        **({"dtick": 1} if last < 16 else {})}}  # auto steps of 0.5: 0 1 1 2
+    return _house_figure(traces, layout, title=title, height=190)
 
 
 # --------------------------------------------------------------------------------------------
@@ -431,10 +476,10 @@ def bandwidth_bars(series: Sequence[Series], *, title: str = "") -> go.Figure:
     """One run: a bar per figure (GB/s), baselines hatched, and the device copy drawn as a dashed
     line across all bars (the first point of each series is shown; host figures have their own
     pinned baselines, drawn as bars)."""
-    fig = go.Figure()
+    traces = []
     names = [s.name for s in series]
     for i, s in enumerate(series):
-        fig.add_trace(go.Bar(
+        traces.append(go.Bar(
             name=s.name, orientation="h", y=[i], x=[s.gbps[0]],
             marker={"color": color_of(s.kind), "line": {"color": "white", "width": 0.5},
                     # faint stripes: the bar's white label must stay readable over them
@@ -450,18 +495,18 @@ def bandwidth_bars(series: Sequence[Series], *, title: str = "") -> go.Figure:
         ))
     copy = next((s for s in series if s.operation == "copy"), None)
     if copy is not None:
-        fig.add_trace(go.Scatter(
+        traces.append(go.Scatter(
             name="device copy (baseline)", x=[copy.gbps[0]] * 2, y=[-0.5, len(series) - 0.5],
             mode="lines", line={"color": COLORS["copy"], "width": 2, "dash": "dash"},
             hovertemplate="device copy: %{x:,.2f} GB/s<extra></extra>",
         ))
-    fig.update_yaxes(tickvals=list(range(len(names))), ticktext=names, autorange="reversed",
-                     title=None)
     top = max((s.gbps[0] for s in series), default=1.0)
-    # room on the right for the label of the longest bar
-    fig.update_xaxes(title="GB/s (1e9 bytes per second)", range=[0, top * 1.18])
-    fig.update_layout(bargap=0.3)
-    return _layout(fig, title=title, height=max(260, 130 + 40 * len(series)))
+    layout = {"yaxis": {"tickvals": list(range(len(names))), "ticktext": names,
+                        "autorange": "reversed", "title": None},
+              # room on the right for the label of the longest bar
+              "xaxis": {"title": "GB/s (1e9 bytes per second)", "range": [0, top * 1.18]},
+              "bargap": 0.3}
+    return _house_figure(traces, layout, title=title, height=max(260, 130 + 40 * len(series)))
 
 
 def bandwidth_sweep(
@@ -469,12 +514,12 @@ def bandwidth_sweep(
 ) -> go.Figure:
     """GB/s of every figure over pages per call (``x="pages_per_call"``) or page bytes
     (``x="page_bytes"``), log x; the device copy (and the host baselines) dashed."""
-    fig = go.Figure()
+    traces = []
     pages = x == "pages_per_call"
     biggest = max((v for s in series for v in s.x), default=1)
     scale = 1 if pages else byte_unit(biggest)[0]
     for s in series:
-        fig.add_trace(go.Scatter(
+        traces.append(go.Scatter(
             name=s.name, x=[v / scale for v in s.x], y=list(s.gbps), mode="lines+markers",
             **_series_style(s),
             customdata=[[f"{v:,}", f"{c:,}", format_bytes(c)] for v, c in zip(s.x, s.call_bytes)],
@@ -484,8 +529,8 @@ def bandwidth_sweep(
         ))
     # ticks at the swept values only: a log axis would label 1.5 or 3 pages per call
     swept = sorted({v for s in series for v in s.x})
-    fig.update_xaxes(type="log", title="pages per call" if pages else "page bytes",
-                     tickmode="array", tickvals=[v / scale for v in swept],
-                     ticktext=[f"{v:,}" if pages else format_bytes(v) for v in swept])
-    fig.update_yaxes(title="GB/s (1e9 bytes per second)", rangemode="tozero")
-    return _layout(fig, title=title, height=420)
+    layout = {"xaxis": {"type": "log", "title": "pages per call" if pages else "page bytes",
+                        "tickmode": "array", "tickvals": [v / scale for v in swept],
+                        "ticktext": [f"{v:,}" if pages else format_bytes(v) for v in swept]},
+              "yaxis": {"title": "GB/s (1e9 bytes per second)", "rangemode": "tozero"}}
+    return _house_figure(traces, layout, title=title, height=420)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import math
 
+import plotly.graph_objects as go
+import plotly.io as pio
 import pytest
 
 from flatkv import app_data, charts
@@ -287,3 +289,70 @@ def test_a_one_kind_chart_keeps_its_key(analysis):
     # a lone unnamed trace (the bars name their rows on the axis) gets no "trace 0" key
     why = charts.inflation_figure(app_data.inflation_bars(analysis))
     assert len(why.data) == 1 and not why.data[0].name and why.layout.showlegend is False
+
+
+def _every_chart(analysis) -> dict:
+    """One figure of each builder, from the data the app gives it."""
+    series = _lab_series()
+    return {
+        "inflation": charts.inflation_figure(app_data.inflation_bars(analysis), title="t"),
+        "layout": charts.layout_figure(app_data.layout_segments(analysis), title="t"),
+        "icicle": charts.bytes_icicle(app_data.bytes_tree(analysis), title="t"),
+        "page map": charts.page_map_figure(app_data.PageMap(2, (None, "full_attention"), {
+            "full_attention": 1}, True, None), title="t"),
+        "sweep": charts.sweep_figure([1, 2], [1, 2], [1.0, 2.0], current_x=1,
+                                     current_capacity=1, current_concurrency=1.0, x_title="x",
+                                     context=16),
+        "capacity": charts.capacity_bars(["a"], [10], [1.0], context=16),
+        "breakdown": charts.breakdown_bars(["a"], [[("kv_history", 1)]]),
+        "strip": charts.layer_strip(layer_rows(QWEN35)),
+        "bandwidth": charts.bandwidth_bars(series),
+        "bandwidth sweep": charts.bandwidth_sweep(series, x="pages_per_call"),
+    }
+
+
+def test_every_chart_wears_plotly_white_cut_to_what_it_draws(analysis):
+    white = pio.templates["plotly_white"].to_plotly_json()
+    house = charts.HOUSE_TEMPLATE
+    # what the cut template keeps is plotly_white's own styling, unchanged
+    assert all(house["layout"][key] == white["layout"][key] for key in house["layout"])
+    assert house["layout"]["plot_bgcolor"] == "white" and "polar" not in house["layout"]
+    for name, fig in _every_chart(analysis).items():
+        assert fig.layout.template == go.layout.Template(house), name
+        # each trace type a chart draws keeps plotly_white's styling of it (a new trace type
+        # needs its entry in the cut template, or it would draw in plotly's defaults)
+        for trace in fig.data:
+            assert trace.type in house["data"] or trace.type not in white["data"], (name,
+                                                                                    trace.type)
+
+
+def test_the_capacity_panels_sit_side_by_side_on_one_axis_of_names():
+    # built by hand as make_subplots(cols=2, shared_yaxes=True, horizontal_spacing=0.06) would
+    bars = charts.capacity_bars(["a", "b"], [818_400, 64_896], [23.48, 1.9], context=32768)
+    assert (bars.data[0].xaxis, bars.data[0].yaxis, bars.data[1].xaxis, bars.data[1].yaxis) == (
+        "x", "y", "x2", "y2")
+    assert list(bars.layout.xaxis.domain) == [0.0, 0.47]
+    assert list(bars.layout.xaxis2.domain) == pytest.approx([0.53, 1.0])
+    # one column of names, on the left; the right panel follows it, top down as the table
+    assert bars.layout.yaxis2.matches == "y" and bars.layout.yaxis2.showticklabels is False
+    assert bars.layout.yaxis.autorange == bars.layout.yaxis2.autorange == "reversed"
+    headings = [(a.text, a.x) for a in bars.layout.annotations]
+    assert headings == [("capacity<br>(tokens)", 0.235),
+                        ("concurrency<br>at 32,768 tokens", pytest.approx(0.765))]
+    alone = charts.capacity_bars(["a"], None, [1.0], context=16)  # a state-only model
+    assert [(a.text, a.x) for a in alone.layout.annotations] == [("concurrency<br>at 16 tokens",
+                                                                   0.5)]
+    assert list(alone.layout.xaxis.domain) == [0.0, 1.0] and "xaxis2" not in alone.layout
+
+
+def test_the_sweep_panels_share_one_x_axis():
+    fig = charts.sweep_figure([1, 2, 4], [10, 20, 30], [1.0, 2.0, 3.0], current_x=2,
+                              current_capacity=20, current_concurrency=2.0, x_title="block",
+                              context=4096, log_x=True)
+    # tokens on top, requests below; the bottom axis carries the ticks and the top follows it
+    assert list(fig.layout.yaxis.domain) == [0.56, 1.0]
+    assert list(fig.layout.yaxis2.domain) == [0.0, 0.44]
+    assert fig.layout.xaxis.matches == "x2" and fig.layout.xaxis.showticklabels is False
+    assert fig.layout.xaxis2.title.text == "block" and fig.layout.xaxis.title.text is None
+    assert fig.layout.xaxis.type == fig.layout.xaxis2.type == "log"
+    assert [(t.xaxis, t.yaxis) for t in fig.data] == [("x", "y")] * 2 + [("x2", "y2")] * 2
