@@ -403,7 +403,7 @@ def sidebar(page_shows_budget: bool = True) -> None:
              help="Weights, activations and anything else resident; each TP rank holds 1/TP.")
     bind(side.number_input, "tp", "Tensor parallel (TP)", min_value=1, max_value=MAX_TP,
          step=1, help="Each rank holds weights / TP, and a model's KV heads and state "
-         "tensors split across the ranks (SPEC section 2): every figure is per rank. A model "
+         "tensors split across the ranks: every figure is per rank. A model "
          "given in raw bytes is already per rank, so TP only splits its weights.")
     try:
         budget = state().budget()
@@ -503,8 +503,8 @@ def engine_widget(field: str) -> None:
              help="State pages one request holds: 1 (none), 2 (align), or one every P tokens "
              "(all: prefix caching of state). Every paged layout counts them this way. vLLM "
              "0.28 and later turn prefix caching on for hybrid models, in align by default "
-             "(the log names the mode); none is --no-enable-prefix-caching or vLLM up to "
-             "0.27, as SPEC's anchor.")
+             "(the log names the mode); none, the default here, is "
+             "--no-enable-prefix-caching or vLLM up to 0.27.")
     elif field == "sglang_page_size":
         bind(st.number_input, field, "Page size (tokens)", min_value=1,
              max_value=MAX_BLOCK_SIZE, step=1,

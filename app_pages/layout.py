@@ -125,7 +125,7 @@ def page_ids(analysis, ours: StrategyResult) -> None:
     profile = state().profile()
     if not profile.has_attention:
         st.info("A state-only model keeps no history pages: a request holds its state pages "
-                "only, whatever its length, so the SPEC 3.5 workload (history plus a state "
+                "only, whatever its length, so the workload model (history plus a state "
                 "snapshot every P tokens) does not apply. Budget and Compare count the requests "
                 "that fit.")
         return

@@ -216,7 +216,8 @@ def _preset_source(s) -> None:
     show_value("w.model", s.model if s.model in names else None)
     st.selectbox("Preset", names, key="w.model", on_change=_pick_preset,
                  placeholder="Pick a preset",
-                 help="Bundled model specifications (assets/presets), per SPEC.md section 2.")
+                 help="Bundled model specifications (assets/presets): layer kinds, head "
+                 "geometry, state shapes and dtypes from each model's config.json.")
     if s.model not in names:
         st.info("The current model is not a preset; pick one to replace it.")
 

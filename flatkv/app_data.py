@@ -321,7 +321,7 @@ def workload_text(pages: PageMap, profile: CacheProfile, *, context: int, mamba_
     differs from Budget's and Compare's: it charges prefix-cache snapshots, they the mode's
     state pages, so both figures are given; then whether it fits."""
     per = ", ".join(f"{g}: {n:,}" for g, n in pages.per_group.items())
-    text = (f"Pages the groups need (SPEC 3.5: history, live state and snapshots, one dummy "
+    text = (f"Pages the groups need (history, live state and snapshots, one dummy "
             f"page each): {per}; {pages.num_blocks:,} page ids in the pool.")
     if profile.has_state:
         held = ("" if concurrency is None else
@@ -650,7 +650,7 @@ def sliding_capacity_text(profile: CacheProfile) -> str:
         return ""
     window = f" of {profile.sliding_window:,} tokens" if profile.sliding_window else ""
     return ("Sliding-window layers: capacity counts their pages like full history (no window "
-            "eviction, as SPEC 3.3's measured pools and older vLLM logs count them). A request "
+            "eviction, as older vLLM logs count them). A request "
             f"keeps only its window"
             f"{window} there, so one request can run longer than the capacity; concurrency "
             "counts that.")

@@ -181,7 +181,8 @@ def replication_note(spec: ModelSpec) -> str | None:
     each = "; ".join(f"{h} KV head{'s' if h > 1 else ''} over TP {spec.tp}: each rank holds 1, "
                      f"each head sits on {spec.tp // h} ranks" for h in heads)
     return (f"Fewer KV heads than TP ranks ({each}): kv_heads per rank = max(1, kv_heads // "
-            "tp), SPEC §2, so such a kind's KV bytes per token above are one whole head's.")
+            "tp), each head replicated, so such a kind's KV bytes per token above are one "
+            "whole head's.")
 
 
 def spec_for(model: str, spec_json: str | None, tp: int) -> ModelSpec:

@@ -195,8 +195,8 @@ def test_compare_rows_carry_the_strategy_numbers():
         "(older vLLM, with max concurrency on a line of its own: 812,736, num_blocks // groups x "
         "min block size). These count mamba cache mode none: vLLM 0.28 and later start a hybrid "
         "model with prefix caching on, in mamba cache mode align by default; the log says which "
-        "(\"Mamba cache mode is set to ...\"): set the same mode here to match such a log. None "
-        "is --no-enable-prefix-caching or vLLM up to 0.27, as SPEC 3.1's anchor.")
+        "(\"Mamba cache mode is set to ...\"): set the same mode here to match such a log. None, "
+        "the default here, is --no-enable-prefix-caching or vLLM up to 0.27.")
     # in align, vLLM's own default for a hybrid, nothing to warn of: 2 state pages a request
     # in each of 3 groups, 2,991 x 32,768 // (31 + 6) = 2,648,894
     align = run_strategy("vllm", QWEN35, budget_bytes=80 * 10**9, context_tokens=32768,
@@ -240,7 +240,7 @@ def test_sliding_layers_explain_why_one_request_outruns_the_capacity():
     gpt = profile_for("gpt-oss-20b", None, 1)
     assert app_data.sliding_capacity_text(gpt) == (
         "Sliding-window layers: capacity counts their pages like full history (no window "
-        "eviction, as SPEC 3.3's measured pools and older vLLM logs count them). A request "
+        "eviction, as older vLLM logs count them). A request "
         "keeps only its window of "
         "128 tokens there, so one request can run longer than the capacity; concurrency counts "
         "that.")
@@ -488,7 +488,7 @@ def test_workload_text_gives_both_state_counts_where_they_differ():
     text = app_data.workload_text(pages, qwen, context=262_144, mamba_cache_mode="none",
                                   concurrency=flat.max_concurrency)
     assert text == (
-        "Pages the groups need (SPEC 3.5: history, live state and snapshots, one dummy page "
+        "Pages the groups need (history, live state and snapshots, one dummy page "
         "each): linear_attention: 1,450, full_attention: 1,450; 1,810 page ids in the pool. "
         "State is charged as with state prefix caching: two live pages per request plus a "
         "snapshot every P tokens. Budget and Compare count the state pages of mamba cache mode "

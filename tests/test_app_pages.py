@@ -1622,7 +1622,7 @@ def test_layout_of_a_state_only_model_has_no_token_slots_and_no_workload():
 
 def test_layout_says_how_its_state_pages_differ_from_budget():
     at = open_app("app_pages/layout.py", {"mamba": "align"})
-    (msg,) = [c.value for c in at.caption if "SPEC 3.5" in c.value]
+    (msg,) = [c.value for c in at.caption if "Pages the groups need" in c.value]
     # default view: 4 requests of 32,768 tokens at P 544; state min(2 x 4 + 131,072 // 544 + 1,
     # ceil(131,072 / 544) + 4 + 1) = min(249, 246)
     assert "linear_attention: 246, full_attention: 246" in msg

@@ -643,8 +643,8 @@ def test_replication_note_when_tp_passes_the_kv_heads():
          "conv_kernel": None, "kv_heads": 2}]
     assert app_model.replication_note(spec) == (
         "Fewer KV heads than TP ranks (8 KV heads over TP 16: each rank holds 1, each head sits "
-        "on 2 ranks): kv_heads per rank = max(1, kv_heads // tp), SPEC §2, so such a kind's KV "
-        "bytes per token above are one whole head's.")
+        "on 2 ranks): kv_heads per rank = max(1, kv_heads // tp), each head replicated, so such a "
+        "kind's KV bytes per token above are one whole head's.")
     assert app_model.replication_note(app_model.spec_for("Llama-3.1-8B", None, 8)) is None
 
 

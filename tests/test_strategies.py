@@ -1025,7 +1025,7 @@ def test_workload_line_names_its_state_snapshots():
     assert r.extras["workload_max_requests"] == 3
     assert round(r.max_concurrency, 2) == 14.77  # both numbers stay
     text = "\n".join(r.formulas)
-    assert "workload with prefix-cache state snapshots (SPEC 3.5" in text
+    assert "workload with prefix-cache state snapshots (one dummy page" in text
     assert "charges each state group min(2 x R + T // P + 1 + m, a full group's) pages" in text
     assert "max_concurrency counts 1" in text
 

@@ -142,7 +142,7 @@ def _workload_lines(profile: CacheProfile, pool: PagePool, context_tokens: int,
     """The SPEC 3.5 workload (prefix-cache state snapshots) beside max_concurrency, and why the
     two counts differ. Sets ``extras["workload_max_requests"]``."""
     if not profile.has_attention:
-        return ["workload (SPEC 3.5): not computed, a state-only model has no history pages"]
+        return ["workload: not computed, a state-only model has no history pages"]
     block_size, window = pool.block_size, pool.sliding_window
     fits = max_requests(
         pool, context_tokens=context_tokens, scheduled_tokens=options.max_batched_tokens,
@@ -150,7 +150,7 @@ def _workload_lines(profile: CacheProfile, pool: PagePool, context_tokens: int,
     )
     extras["workload_max_requests"] = fits
     lines = [
-        f"workload with prefix-cache state snapshots (SPEC 3.5, dummy page, margin "
+        f"workload with prefix-cache state snapshots (one dummy page, margin "
         f"{options.margin}): at most {n(fits)} request(s) of {n(context_tokens)} tokens fit"
     ]
     if profile.has_state:

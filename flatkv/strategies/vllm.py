@@ -237,8 +237,8 @@ def runs_all_as_align(architectures: tuple[str, ...]) -> str | None:
 ALIGN_BY_DEFAULT = (
     "vLLM 0.28 and later start a hybrid model with prefix caching on, in mamba cache mode align "
     "by default; the log says which (\"Mamba cache mode is set to ...\"): set the same mode "
-    "here to match such a log. None is --no-enable-prefix-caching or vLLM up to 0.27, as "
-    "SPEC 3.1's anchor"
+    "here to match such a log. None, the default here, is --no-enable-prefix-caching or "
+    "vLLM up to 0.27"
 )
 
 
