@@ -22,6 +22,7 @@ from flatkv.app_state import (
     MAX_BLOCK_SIZE,
     MAX_CONTEXT,
     MAX_SLOTS_PER_REQUEST,
+    MAX_SPECULATIVE_TOKENS,
     MAX_TP,
     MIN_MEM_FRACTION,
     SWA_RATIO_RANGE,
@@ -501,7 +502,8 @@ def engine_widget(field: str) -> None:
         bind(st.selectbox, field, "Mamba cache mode", options=list(MAMBA_CACHE_MODES),
              format_func=app_data.MAMBA_MODE_TEXT.get,
              help="State pages one request holds: 1 (none), 2 (align), or one every P tokens "
-             "(all: prefix caching of state). Every paged layout counts them this way. vLLM "
+             "(all: prefix caching of state), plus one per speculative token. Every paged "
+             "layout counts them this way. vLLM "
              "0.28 and later turn prefix caching on for hybrid models, in align by default "
              "(the log names the mode); none, the default here, is "
              "--no-enable-prefix-caching or vLLM up to 0.27.")
@@ -541,6 +543,15 @@ def engine_widget(field: str) -> None:
              max_value=MAX_SLOTS_PER_REQUEST, step=1,
              help="SGLang: 3 to 5 by radix-cache mode: the running-request cap is "
              "(slots - 1) // S, slot 0 being the padding slot.")
+    elif field == "speculative_tokens":
+        bind(st.number_input, field, "Speculative tokens", min_value=0,
+             max_value=MAX_SPECULATIVE_TOKENS, step=1,
+             help="Tokens drafted per step (vLLM's num_speculative_tokens, MTP or EAGLE); 0 "
+             "serves without speculative decoding. A request holds that many more state pages "
+             "in each state group, in every paged layout, as vLLM counts them; vLLM also "
+             "widens GDN and Mamba2 conv states by a row per drafted token, which can raise "
+             "its P. Not modelled for SGLang. An MTP drafter's own layers (Qwen3-Next: one "
+             "full-attention layer) are not added: add them to the model to count them.")
     elif field == "max_batched_tokens":
         bind(st.number_input, field, "Max batched tokens", min_value=1, max_value=MAX_CONTEXT,
              step=1024, help="Tokens scheduled per step; sizes the pages a sliding-window "
@@ -554,12 +565,21 @@ ENGINE_COLUMNS = (
     ("vLLM", ("kernel_block_size", "mamba_cache_mode", "mamba_chunk_size")),
     ("SGLang", ("mamba_full_memory_ratio", "swa_full_tokens_ratio", "sglang_slots_per_request",
                 "sglang_page_size", "sglang_ssm_dtype", "sglang_swa_pool")),
-    ("Scheduling and two-level pages", ("max_batched_tokens", "lcm_padding_bound")),
+    ("Scheduling and two-level pages", ("speculative_tokens", "max_batched_tokens",
+                                        "lcm_padding_bound")),
 )
 
 
-# A shared column that shows one of its options is titled by that option's part alone.
-_ONE_OPTION_TITLES = {"max_batched_tokens": "Scheduling", "lcm_padding_bound": "Two-level pages"}
+
+
+def _column_title(title: str, shown: list[str]) -> str:
+    """The title of a column of engine options: the shared last column is titled by the parts
+    it shows (scheduling options, the two-level pages' bound, or both)."""
+    if title != ENGINE_COLUMNS[-1][0]:
+        return title
+    parts = (["Scheduling"] if any(f != "lcm_padding_bound" for f in shown) else []) + (
+        ["two-level pages"] if "lcm_padding_bound" in shown else [])
+    return " and ".join(parts).capitalize()
 
 
 def engine_options(fields: tuple[str, ...] = ENGINE_FIELDS, *, label: str = "Engine options",
@@ -575,8 +595,7 @@ def engine_options(fields: tuple[str, ...] = ENGINE_FIELDS, *, label: str = "Eng
     with st.expander(label + (f" ({len(changed)} changed)" if changed else ""),
                      icon=":material/tune:", key=f"options.{label}"):
         columns = [(title, [f for f in group if f in fields]) for title, group in ENGINE_COLUMNS]
-        columns = [(_ONE_OPTION_TITLES.get(group[0], title) if len(group) == 1 else title, group)
-                   for title, group in columns if group]
+        columns = [(_column_title(title, group), group) for title, group in columns if group]
         for (title, group), column in zip(columns, st.columns(3), strict=False):
             with column:
                 if every_engine:

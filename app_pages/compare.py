@@ -74,14 +74,15 @@ with user_errors():
     if shown:
         charts_of(shown, applying_rows, has_history, s.context)
     # how to read the figures, under the charts they explain too
-    st.caption(app_data.how_to_read_text(has_history))
+    st.caption(app_data.how_to_read_text(s.profile(), s.speculative_tokens))
     for note in (app_data.dead_weight_text(results),
                  app_data.sliding_capacity_text(s.profile()) if has_history else "",
                  app_data.logged_capacity_text(results), app_data.two_pool_blocks_text(results),
                  app_data.sglang_state_text(results, s.profile()),
                  app_data.short_of_one_request_text(results, s.context),
                  app_data.sglang_pools_text(s.profile(), s.strategy_options()),
-                 app_data.mamba_all_text(s.mamba_cache_mode, s.profile()),
+                 app_data.mamba_all_text(s.mamba_cache_mode, s.profile(),
+                                         s.speculative_tokens),
                  app_data.printed_budget_text(s.profile(), "vllm", b.cache_bytes, s.context,
                                               s.strategy_options()) if b.given else ""):
         if note:

@@ -145,7 +145,8 @@ def page_ids(analysis, ours: StrategyResult) -> None:
                                      scheduled_tokens=s.max_batched_tokens, limit=2048)
     msg = app_data.workload_text(pages, profile, context=s.context,
                                  mamba_cache_mode=s.mamba_cache_mode,
-                                 concurrency=ours.max_concurrency if ours.applies else None)
+                                 concurrency=ours.max_concurrency if ours.applies else None,
+                                 speculative_tokens=s.speculative_tokens)
     if not pages.fits:  # no map: it would hand out pages the pool does not have
         st.warning(msg)
         return

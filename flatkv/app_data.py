@@ -316,7 +316,7 @@ MAMBA_MODE_TEXT = {
 
 
 def workload_text(pages: PageMap, profile: CacheProfile, *, context: int, mamba_cache_mode: str,
-                  concurrency: float | None) -> str:
+                  concurrency: float | None, speculative_tokens: int = 0) -> str:
     """What the Layout page's workload needs of the pool (SPEC 3.5), and where its state count
     differs from Budget's and Compare's: it charges prefix-cache snapshots, they the mode's
     state pages, so both figures are given; then whether it fits."""
@@ -328,8 +328,10 @@ def workload_text(pages: PageMap, profile: CacheProfile, *, context: int, mamba_
                 f", and hold {concurrency_text(concurrency)} requests of {tokens_text(context)}")
         text += (" State is charged as with state prefix caching: two live pages per request "
                  "plus a snapshot every P tokens. Budget and Compare count the state pages of "
-                 f"mamba cache mode {MAMBA_MODE_TEXT[mamba_cache_mode]} per request, as the "
-                 f"engine's log does{held}.")
+                 f"mamba cache mode {MAMBA_MODE_TEXT[mamba_cache_mode]}"
+                 + (f" and {speculative_tokens} more for drafted tokens" if speculative_tokens
+                    else "")
+                 + f" per request, as the engine's log does{held}.")
     if not pages.fits:
         charged = " with its snapshots" if profile.has_state else ""
         text += (f" The workload{charged} does not fit in this budget: at most "
@@ -551,17 +553,30 @@ def compare_table_row(result: StrategyResult) -> dict:
     }
 
 
-def how_to_read_text(has_history: bool) -> str:
-    """What Compare's capacity and concurrency count, under the charts they explain too."""
+def how_to_read_text(profile: CacheProfile, speculative_tokens: int) -> str:
+    """What Compare's capacity and concurrency count, under the charts they explain too, and
+    what they count of speculative decoding."""
+    has_history = profile.has_attention
     capacity = ("Capacity: the history the pool holds beside one request's state, counted the "
                 "same way for every paged layout; SGLang: its token pool, which its static "
                 "split of the budget fixes. " if has_history else
                 "No capacity in tokens: the model has no attention layer, so it keeps no token "
                 "history, only a constant state per request. ")
+    drafter = ("A drafter's own KV layers are not counted: add them to the model (an MTP "
+               "module is one full-attention layer in Qwen3-Next and Qwen3.5).")
+    if not profile.has_state:
+        drafting = f"Speculative decoding adds no state pages here. {drafter}"
+    elif speculative_tokens:
+        drafting = (f"With {speculative_tokens} drafted token(s) a step, a request holds "
+                    f"{speculative_tokens} more state page(s) in each state group in every "
+                    "paged layout, and vLLM widens GDN and Mamba2 conv states by a row per "
+                    "drafted token (the other layouts keep the model's conv rows); SGLang's "
+                    f"figures are without speculative decoding. {drafter}")
+    else:
+        drafting = ("Without speculative decoding: set Speculative tokens under Engine options "
+                    f"to count the state pages drafted tokens hold. {drafter}")
     return (capacity + "Concurrency: requests of this context length the layout holds at once, "
-            "counted with the engine's pages per request. vLLM and SGLang as they serve "
-            "without speculative decoding: MTP or EAGLE adds draft layers and state pages "
-            "(README).")
+            "counted with the engine's pages per request. " + drafting)
 
 
 def sglang_pools_text(profile: CacheProfile, options: StrategyOptions) -> str:
@@ -577,7 +592,8 @@ def sglang_pools_text(profile: CacheProfile, options: StrategyOptions) -> str:
             "changes this.")
 
 
-def mamba_all_text(mamba_cache_mode: str, profile: CacheProfile) -> str:
+def mamba_all_text(mamba_cache_mode: str, profile: CacheProfile,
+                   speculative_tokens: int = 0) -> str:
     """Mamba cache mode all keeps a snapshot every P tokens, so a layout's P decides how many:
     say so where it acts (a model with state), and where vLLM runs the model in align instead.
     Empty otherwise."""
@@ -587,8 +603,10 @@ def mamba_all_text(mamba_cache_mode: str, profile: CacheProfile) -> str:
             "its own P (vLLM first aligns its P to lcm(chunk, A)), so a small P, such as "
             "two-level pages' requested block size, means many snapshots.")
     if aligning := runs_all_as_align(profile.architectures):
+        held = (f"2 + {speculative_tokens} state pages" if speculative_tokens
+                else "2 state pages")
         text += (f" Not vLLM here: {all_as_align_why(aligning)}; its row counts align's "
-                 "2 state pages a request, and its P is not aligned to the chunk.")
+                 f"{held} a request, and its P is not aligned to the chunk.")
     return text
 
 

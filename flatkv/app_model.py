@@ -200,7 +200,7 @@ def spec_for(model: str, spec_json: str | None, tp: int) -> ModelSpec:
 # (the others: layer_types as a pattern, state_const_bytes as pairs, name, kv_bytes_per_slot).
 # Absent from a JSON means the field's default. A test checks this covers every CacheProfile field.
 CARRIED_FIELDS = ("sliding_window", "kernel_block_size", "architectures", "ssm_element_bytes",
-                  "config_mamba_ssm_dtype", "mamba_chunk_size")
+                  "config_mamba_ssm_dtype", "mamba_chunk_size", "conv_rows")
 
 
 @dataclass(frozen=True)
@@ -211,7 +211,8 @@ class RawModel:
     rides along as it is (``CARRIED_FIELDS``): the kernel block size an MLA model's attention
     needs, the config's architectures (SGLang's sliding-window pool), the bytes of one ssm
     element and the config's mamba_ssm_dtype (SGLang re-sizes the ssm state in its own dtype),
-    the state kernel's chunk (vLLM's P in mamba cache mode all).
+    the state kernel's chunk (vLLM's P in mamba cache mode all), the conv state's rows (vLLM
+    widens them per speculative token).
     """
 
     layers: str
@@ -223,6 +224,7 @@ class RawModel:
     ssm_element_bytes: int | None = None
     config_mamba_ssm_dtype: str | None = None
     mamba_chunk_size: int | None = None
+    conv_rows: int | None = None
 
     def profile(self, name: str = CUSTOM) -> CacheProfile:
         return CacheProfile(
@@ -244,12 +246,16 @@ class RawModel:
 
     def with_state(self, state: tuple[tuple[str, int], ...]) -> RawModel:
         """This model with other state tensors. The ssm element size stays while the new ssm
-        tensor is whole elements of it; else it is dropped (bytes taken as given)."""
-        ssm = dict(state).get("ssm")
+        tensor is whole elements of it, the conv rows while the conv tensor is unchanged; else
+        they are dropped (bytes taken as given)."""
+        tensors = dict(state)
+        ssm = tensors.get("ssm")
         keep = self.ssm_element_bytes is not None and ssm is not None and (
             ssm % self.ssm_element_bytes == 0)
-        return replace(self, state=state, ssm_element_bytes=self.ssm_element_bytes if keep
-                       else None)
+        same_conv = tensors.get("conv") == dict(self.state).get("conv")
+        return replace(self, state=state,
+                       ssm_element_bytes=self.ssm_element_bytes if keep else None,
+                       conv_rows=self.conv_rows if same_conv else None)
 
 
 def parse_state_text(text: str) -> tuple[tuple[str, int], ...]:

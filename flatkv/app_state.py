@@ -16,12 +16,13 @@ from fractions import Fraction
 from flatkv import app_model, gpu_settings, presets
 from flatkv.analysis import PLANNERS
 from flatkv.budget import Budget, cache_budget, given_budget
-from flatkv.models import MAX_TP, ModelSpec
+from flatkv.models import MAX_CONV_KERNEL, MAX_TP, ModelSpec
 from flatkv.plan import FULL_ATTENTION, SLIDING_ATTENTION, alignment_or_block_size
 from flatkv.profile import MAX_CHUNK_SIZE, MAX_KERNEL_BLOCK_SIZE, MAX_WINDOW, CacheProfile
 from flatkv.strategies import STRATEGIES, StrategyOptions
 from flatkv.strategies.base import (
     MAMBA_CACHE_MODES,
+    MAX_SPECULATIVE_TOKENS,
     PADDING_BOUND_RANGE,
     RATIO_RANGE,
     SGLANG_SSM_DTYPES,
@@ -60,22 +61,24 @@ MAX_SLOTS_PER_REQUEST = 1024
 SWA_RATIO_RANGE = (RATIO_RANGE[0], Fraction(1))
 ENGINE_DEFAULTS = StrategyOptions()  # each engine's own defaults
 # The AppState fields that are engine options (StrategyOptions knobs of the same names).
-ENGINE_FIELDS = ("kernel_block_size", "mamba_cache_mode", "mamba_chunk_size",
-                 "mamba_full_memory_ratio", "swa_full_tokens_ratio", "sglang_slots_per_request",
-                 "sglang_page_size", "sglang_ssm_dtype", "sglang_swa_pool",
-                 "max_batched_tokens", "lcm_padding_bound")
+ENGINE_FIELDS = ("kernel_block_size", "mamba_cache_mode", "speculative_tokens",
+                 "mamba_chunk_size", "mamba_full_memory_ratio", "swa_full_tokens_ratio",
+                 "sglang_slots_per_request", "sglang_page_size", "sglang_ssm_dtype",
+                 "sglang_swa_pool", "max_batched_tokens", "lcm_padding_bound")
 # The engine options each strategy reads (StrategyOptions knobs). Every paged layout counts a
-# request's pages with the mamba cache mode and max batched tokens (sliding windows).
+# request's pages with the mamba cache mode, the speculative tokens and max batched tokens
+# (sliding windows).
 STRATEGY_FIELDS: dict[str, tuple[str, ...]] = {
-    "flat": ("mamba_cache_mode", "max_batched_tokens"),
-    "per-component": ("mamba_cache_mode", "max_batched_tokens"),
-    "vllm": ("kernel_block_size", "mamba_cache_mode", "mamba_chunk_size", "max_batched_tokens"),
+    "flat": ("mamba_cache_mode", "speculative_tokens", "max_batched_tokens"),
+    "per-component": ("mamba_cache_mode", "speculative_tokens", "max_batched_tokens"),
+    "vllm": ("kernel_block_size", "mamba_cache_mode", "speculative_tokens", "mamba_chunk_size",
+             "max_batched_tokens"),
     "sglang": ("mamba_full_memory_ratio", "swa_full_tokens_ratio", "sglang_slots_per_request",
                "sglang_page_size", "sglang_ssm_dtype", "sglang_swa_pool", "max_batched_tokens"),
     "aliased": ("max_batched_tokens",),
-    "lcm": ("mamba_cache_mode", "max_batched_tokens", "lcm_padding_bound"),
+    "lcm": ("mamba_cache_mode", "speculative_tokens", "max_batched_tokens", "lcm_padding_bound"),
 }
-_NEEDS_STATE = {"mamba_cache_mode", "sglang_slots_per_request"}
+_NEEDS_STATE = {"mamba_cache_mode", "speculative_tokens", "sglang_slots_per_request"}
 
 
 def _two_level_pads(profile: CacheProfile) -> bool:
@@ -124,6 +127,7 @@ def strategy_fields(strategy: str, profile: CacheProfile) -> tuple[str, ...]:
 
 ENGINE_LABELS = {
     "kernel_block_size": "kernel block", "mamba_cache_mode": "mamba cache mode",
+    "speculative_tokens": "speculative tokens",
     "mamba_chunk_size": "mamba chunk", "mamba_full_memory_ratio": "SGLang mamba/full ratio",
     "swa_full_tokens_ratio": "SGLang sliding/full tokens ratio",
     "sglang_slots_per_request": "SGLang slots per request",
@@ -156,6 +160,7 @@ class AppState:
     # their shortest decimal (0.9 is 9/10 exactly), as StrategyOptions reads them.
     kernel_block_size: int | None = ENGINE_DEFAULTS.kernel_block_size  # None: the model's
     mamba_cache_mode: str = ENGINE_DEFAULTS.mamba_cache_mode
+    speculative_tokens: int = ENGINE_DEFAULTS.speculative_tokens
     mamba_chunk_size: int | None = ENGINE_DEFAULTS.mamba_chunk_size  # None: the model's
     mamba_full_memory_ratio: float = float(ENGINE_DEFAULTS.mamba_full_memory_ratio)
     swa_full_tokens_ratio: float = float(ENGINE_DEFAULTS.swa_full_tokens_ratio)
@@ -449,6 +454,7 @@ _SETTINGS: dict[str, tuple[str, Callable[[str, str], object], Callable[[object],
     "uniform": ("uniform_rows", _flag, lambda v: "1" if v else "0"),
     "kernel": ("kernel_block_size", _auto(_int(1, MAX_BLOCK_SIZE)), _write_auto(str)),
     "mamba": ("mamba_cache_mode", _choice(lambda: list(MAMBA_CACHE_MODES)), str),
+    "spec_tokens": ("speculative_tokens", _int(0, MAX_SPECULATIVE_TOKENS), str),
     "chunk": ("mamba_chunk_size", _auto(_int(1, MAX_CHUNK_SIZE)), _write_auto(str)),
     "sg_ratio": ("mamba_full_memory_ratio", _ratio(RATIO_RANGE), repr),
     "sg_swa": ("swa_full_tokens_ratio", _ratio(SWA_RATIO_RANGE), repr),
@@ -482,6 +488,7 @@ _CARRIED_KEYS: dict[str, tuple[str, Callable[[str, str], object], Callable[[obje
     "ssm_el": ("ssm_element_bytes", _int(1, 8), str),
     "cfg_ssm": ("config_mamba_ssm_dtype", _choice(lambda: list(SGLANG_SSM_DTYPES)), str),
     "model_chunk": ("mamba_chunk_size", _int(1, MAX_CHUNK_SIZE), str),
+    "conv_rows": ("conv_rows", _int(1, MAX_CONV_KERNEL - 1), str),
 }
 _MODEL_KEYS = ("model", "layers", "kv", "state", "spec", *_CARRIED_KEYS)
 

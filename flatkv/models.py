@@ -550,7 +550,18 @@ class ModelSpec:
             architectures=self.architectures,
             config_mamba_ssm_dtype=self.config_mamba_ssm_dtype if has_state else None,
             mamba_chunk_size=self.mamba_chunk_size if has_state else None,
+            conv_rows=self.conv_rows(),
         )
+
+    def conv_rows(self) -> int | None:
+        """The conv state's rows (K - 1) when every state kind is one whose conv vLLM widens
+        per speculative token (GDN, Mamba2), else None."""
+        states = [layer for layer in self.kinds.values() if layer.is_state]
+        rows = {layer.conv_kernel - 1 for layer in states}
+        if not states or len(rows) > 1 or not all(
+                isinstance(layer, (GDNLayer, Mamba2Layer)) for layer in states):
+            return None
+        return rows.pop()
 
     def summary(self) -> list[KindSummary]:
         """One row per distinct cache-layer geometry: count, per-token and per-layer bytes."""

@@ -75,6 +75,10 @@ class CacheProfile:
         ssm tensor only when ``ssm_element_bytes`` is known (raw bytes are taken as given).
     mamba_chunk_size: the config's ``mamba_chunk_size`` (or ``chunk_size``) of a state model,
         else None; vLLM aligns P to it in mamba cache mode all (2,048 when a config has none).
+    conv_rows: the rows of the ``conv`` state (the conv kernel's K - 1) when the profile comes
+        from a model whose state layers are GDN or Mamba2: vLLM widens their conv state by a
+        row per speculative token (``num_spec`` in its state shapes). None otherwise (Mamba1,
+        whose conv vLLM keeps at K - 1, or raw bytes).
     """
 
     layer_types: tuple[str, ...]
@@ -87,6 +91,7 @@ class CacheProfile:
     architectures: tuple[str, ...] = ()
     config_mamba_ssm_dtype: str | None = None
     mamba_chunk_size: int | None = None
+    conv_rows: int | None = None
 
     def __post_init__(self) -> None:
         if isinstance(self.layer_types, str) or not isinstance(self.layer_types, Iterable):
@@ -148,6 +153,15 @@ class CacheProfile:
                 "state_const_bytes is empty but layer_types has linear_attention layers: give "
                 "the state tensors, e.g. {'conv': 49152, 'ssm': 2097152}"
             )
+        if self.conv_rows is not None:
+            check_int("conv_rows", self.conv_rows, minimum=1,
+                      hint="or None when the conv state is not widened per speculative token")
+            conv = self.state_const_bytes.get("conv")
+            if conv is None or conv % self.conv_rows:
+                raise ValueError(
+                    f"conv_rows is {self.conv_rows} but state_const_bytes has "
+                    f"{'no conv tensor' if conv is None else f'a conv tensor of {conv} B'}: give "
+                    "the rows of a conv tensor that is whole rows, or None")
         has_sliding = SLIDING_ATTENTION in self.layer_types
         if self.sliding_window is not None:
             check_int("sliding_window", self.sliding_window, minimum=1, maximum=MAX_WINDOW)
@@ -171,6 +185,14 @@ class CacheProfile:
     def state_bytes_per_layer(self) -> int:
         """Bytes of all state tensors of one state layer (one request's state in that layer)."""
         return sum(self.state_const_bytes.values())
+
+    def conv_bytes_with_drafts(self, speculative_tokens: int) -> int:
+        """Bytes of the conv state when vLLM widens it to ``conv_rows + speculative_tokens``
+        rows; the conv bytes as given when it does not (``conv_rows`` None)."""
+        conv = self.state_const_bytes.get("conv", 0)
+        if self.conv_rows is None:
+            return conv
+        return conv // self.conv_rows * (self.conv_rows + speculative_tokens)
 
     def count(self, label: str) -> int:
         """How many cache layers carry ``label``."""

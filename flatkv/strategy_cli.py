@@ -98,8 +98,13 @@ def add_strategy_arguments(
          "an MLA model, as FlashMLA; else 16)")
     parser.add_argument("--mamba-cache-mode", choices=MAMBA_CACHE_MODES,
                         default=defaults.mamba_cache_mode,
-                        help="state pages per request: none = 1, align = 2, all = cdiv(L, P) "
-                        "(default none)")
+                        help="state pages per request: none = 1, align = 2, all = cdiv(L, P), "
+                        "each plus --speculative-tokens (default none)")
+    parser.add_argument("--speculative-tokens", type=int, default=defaults.speculative_tokens,
+                        metavar="N", help="tokens drafted per step (vLLM's "
+                        "num_speculative_tokens): N more state pages a request in every paged "
+                        "layout; vllm also widens GDN / Mamba2 conv states by N rows; not "
+                        "modelled for sglang (default 0)")
     parser.add_argument("--mamba-chunk-size", type=int, default=defaults.mamba_chunk_size,
                         help="vllm, mamba cache mode all: P aligns to lcm(chunk, A), as vLLM's "
                         "--mamba-block-size sets it (default: the config's mamba_chunk_size / "

@@ -449,8 +449,21 @@ def test_notes_under_the_figures_say_which_layout_does_what():
     # mode all: only where there is state to snapshot
     assert app_data.mamba_all_text("all", qwen).startswith("Mamba cache mode all: every paged")
     assert app_data.mamba_all_text("none", qwen) == app_data.mamba_all_text("all", llama) == ""
-    assert app_data.how_to_read_text(True).startswith("Capacity: the history the pool holds")
-    assert app_data.how_to_read_text(False).startswith("No capacity in tokens: the model has no")
+    state_only = CacheProfile(("linear_attention",) * 2, 0, {"conv": 8})
+    assert app_data.how_to_read_text(qwen, 0).startswith("Capacity: the history the pool holds")
+    assert app_data.how_to_read_text(state_only, 0).startswith(
+        "No capacity in tokens: the model has no")
+    # what the figures count of speculative decoding: nothing until asked, then the state
+    # pages every paged layout adds and vLLM's wider conv state, never a drafter's layers
+    assert ("Without speculative decoding: set Speculative tokens under Engine options"
+            in app_data.how_to_read_text(qwen, 0))
+    assert ("With 2 drafted token(s) a step, a request holds 2 more state page(s) in each "
+            "state group in every paged layout, and vLLM widens GDN and Mamba2 conv states by "
+            "a row per drafted token (the other layouts keep the model's conv rows); SGLang's "
+            "figures are without speculative decoding. A drafter's own KV layers are not "
+            "counted") in app_data.how_to_read_text(qwen, 2)
+    assert ("Speculative decoding adds no state pages here. A drafter's own KV layers"
+            in app_data.how_to_read_text(llama, 2))
     # Budget's note under the capacity: SGLang's second pool, or the window's caveat where one
     # pool counts sliding pages like full history; SGLang's single pool keeps every token
     two_pools = run_strategy("sglang", gpt, budget_bytes=10**10)
@@ -496,3 +509,7 @@ def test_workload_text_gives_both_state_counts_where_they_differ():
         "262,144 tokens. The workload with its snapshots does not fit in this budget: at most "
         "1 request(s) of "
         "262,144 tokens do; lower the live requests or the context length.")
+    drafting = app_data.workload_text(pages, qwen, context=262_144, mamba_cache_mode="align",
+                                      concurrency=flat.max_concurrency, speculative_tokens=2)
+    assert ("Budget and Compare count the state pages of mamba cache mode align (2 state pages) "
+            "and 2 more for drafted tokens per request, as the engine's log does") in drafting

@@ -592,7 +592,7 @@ def test_compare_page_lists_every_strategy():
     assert sum("state layers: aliasing" in c.value for c in at.caption) == 2
     assert "state layers: aliasing" not in codes
     # what the engine figures leave out is said beside them
-    assert any("without speculative decoding" in c.value for c in at.caption)
+    assert any("Without speculative decoding" in c.value for c in at.caption)
     # and why the flat layout holds fewer requests: its dead weight, from the breakdown above
     dead = int(breakdown.loc["FlatKV packed slabs"]["dead weight (B)"])
     assert any(c.value.startswith(f"FlatKV packed slabs: {format_bytes(dead)} ")
@@ -634,11 +634,15 @@ def test_every_engine_option_has_a_column_and_a_widget():
         assert_clean(at)
         drawn |= {w.key for kind in (at.number_input, at.selectbox) for w in kind}
     assert {f"w.{f}" for f in ENGINE_FIELDS} <= drawn
-    # a column showing one option is titled by its part: Qwen3-Next has no sliding layers, so
-    # no max batched tokens; gpt-oss (the last opened) no two-level padding bound
+    # the shared column is titled by the parts it shows: Qwen3-Next has speculative tokens (a
+    # scheduling option) and the two-level bound; gpt-oss (the last opened) no state to draft
+    # for and no two-level padding bound, only max batched tokens
     qwen = open_app("app_pages/compare.py", {"model": "Qwen3-Next-80B-A3B"})
-    assert {"**vLLM**", "**SGLang**", "**Two-level pages**"} <= {shown(m) for m in qwen.markdown}
+    assert {"**vLLM**", "**SGLang**", "**Scheduling and two-level pages**"} <= {
+        shown(m) for m in qwen.markdown}
     assert "**Scheduling**" in {shown(m) for m in at.markdown}
+    llama = open_app("app_pages/compare.py", {"model": "DeepSeek-V3"})  # MLA: 61 x 1,152 B pads
+    assert "**Two-level pages**" in {shown(m) for m in llama.markdown}
 
 
 def test_mamba_cache_mode_align_drives_concurrency_on_compare_and_budget():
@@ -1108,16 +1112,34 @@ def test_the_profile_cache_key_changes_with_every_field():
     assert (qwen.ssm_element_bytes, gpt.sliding_window) == (2, 128)
     changes = [
         (qwen, "layer_types", qwen.layer_types[::-1]), (qwen, "kv_bytes_per_slot", 1),
-        (qwen, "state_const_bytes", {**qwen.state_const_bytes, "conv": 1}),
+        (qwen, "state_const_bytes", {**qwen.state_const_bytes, "conv": 3}),
         (gpt, "sliding_window", 256), (qwen, "name", "other"), (qwen, "kernel_block_size", 64),
         (qwen, "ssm_element_bytes", 4), (gpt, "architectures", ("Gemma3ForCausalLM",)),
         (qwen, "config_mamba_ssm_dtype", "bfloat16"), (qwen, "mamba_chunk_size", 64),
+        (qwen, "conv_rows", 1),
     ]
     assert {f.name for f in fields(qwen)} == {name for _, name, _ in changes}, \
         "give each new field of CacheProfile a change here"
     for profile, name, value in changes:
         assert profile_key(replace(profile, **{name: value})) != profile_key(profile), name
     assert profile_key(replace(qwen)) == profile_key(qwen)
+
+
+def test_a_vllm_log_taken_with_speculative_decoding_checks_out():
+    # the anchor served with 2 drafted tokens in align (vLLM 0.28's default with prefix
+    # caching): GDN conv 3 -> 5 rows, state 565,248 B, P 560, 47,878,147,932 // 573,440 // 12
+    # = 6,957 blocks, a request 469 + 3 x (2 + 2) = 481 of them
+    link = {"model": "Qwen3-Next-80B-A3B", "tp": "2", "gpu": "KV cache memory",
+            "kv_mem": "44.59GiB", "ctx": "262144", "mamba": "align", "spec_tokens": "2"}
+    at = open_app("app_pages/compare.py", link)
+    assert_clean(at)
+    vllm = vllm_row(at)
+    assert (vllm["P (tokens)"], vllm["blocks"], vllm["engine log (tokens)"],
+            vllm["concurrency"]) == (560, 6_957, f"{6_957 * 262_144 // 481:,}", 14.46)
+    assert [w.value for w in at.number_input if w.label == "Speculative tokens"] == [2]
+    assert any("With 2 drafted token(s) a step" in c.value for c in at.caption)
+    at.number_input(key="w.speculative_tokens").set_value(0).run()  # back to the default
+    assert vllm_row(at)["P (tokens)"] == 544 and "spec_tokens" not in at.query_params
 
 
 def test_a_vllm_log_checks_out_from_its_kv_cache_memory():
@@ -1643,8 +1665,9 @@ def test_a_presets_caveat_shows_where_its_figures_do():
 def test_model_page_names_the_cache_dtypes():
     at = open_app("app_pages/model.py", {"model": "Nemotron-H-8B"})
     assert any(c.value == "Per TP rank (TP 1) · cache dtypes: KV bfloat16, conv bfloat16, ssm "
-               "bfloat16 · 32 attention heads (a TP must divide them) · mamba chunk 128 tokens "
-               "(vLLM's P aligns to it in mamba cache mode all)." for c in at.caption)
+               "bfloat16 · 32 attention heads (a TP must divide them) · architecture: "
+               "NemotronHForCausalLM · mamba chunk 128 tokens (vLLM's P aligns to it in mamba "
+               "cache mode all)." for c in at.caption)
     at = open_app("app_pages/model.py", {"model": "Llama-3.1-8B", "tp": "2"})
     assert any(c.value == "Per TP rank (TP 2) · cache dtypes: KV bfloat16 · 32 attention heads "
                "(a TP must divide them)." for c in at.caption)

@@ -56,6 +56,7 @@ def test_every_setting_of_the_view_has_a_link_key_and_round_trips():
         "gpu_memory": 96 * 10**9, "kv_memory": 30 * 2**30, "mem_fraction": 0.85,
         "weights": 16 * 10**9, "tp": 2, "context": 8192, "requests": 3, "uniform_rows": True,
         "kernel_block_size": 64, "mamba_cache_mode": "all", "mamba_chunk_size": 128,
+        "speculative_tokens": 2,
         "mamba_full_memory_ratio": 0.5, "swa_full_tokens_ratio": 0.25,
         "sglang_slots_per_request": 5, "sglang_page_size": 64, "sglang_ssm_dtype": "bfloat16",
         "sglang_swa_pool": False, "max_batched_tokens": 4096, "lcm_padding_bound": 0.1,
@@ -158,6 +159,11 @@ def test_a_preset_as_raw_bytes_keeps_its_ssm_element_size_and_sglangs_state():
     _, notices = decode_query({**query, "ssm_el": "3"})  # 524,288 B is no whole 3-byte count
     assert "ssm_element_bytes is 3 but state_const_bytes has an ssm tensor of 524288 B" in (
         notices[0])
+    # its conv rows (3, which vLLM widens per drafted token) ride in the link, and stay while
+    # the conv tensor does: other conv bytes may be other rows, so they are then taken as given
+    assert (raw.conv_rows, query["conv_rows"]) == (3, "3")
+    assert raw.with_state((("conv", 24_576), ("ssm", 6))).conv_rows == 3
+    assert raw.with_state((("conv", 32_768), ("ssm", 6))).conv_rows is None
 
 
 @pytest.mark.parametrize("preset", presets.list_presets())
@@ -494,7 +500,8 @@ def test_kv_cache_memory_is_the_budget_as_a_log_gives_it():
 
 def test_layout_fields_are_the_options_that_act_on_the_model():
 
-    assert strategy_fields("flat", QWEN35.profile()) == ("mamba_cache_mode",)  # state, no sliding
+    # state, no sliding: the state pages a request holds
+    assert strategy_fields("flat", QWEN35.profile()) == ("mamba_cache_mode", "speculative_tokens")
     assert strategy_fields("flat", load_preset("gpt-oss-20b").profile()) == ("max_batched_tokens",)
     assert strategy_fields("flat", load_preset("Llama-3.1-8B").profile()) == ()
 
@@ -505,6 +512,7 @@ UNEQUAL_ATTENTION = CacheProfile(layer_types=("full_attention",) * 3 + ("sliding
 # Each engine option set away from its default, both ways where it has two (every one of them
 # changes some figure somewhere); the padding bound lower too, to 0, where any padding shows
 OTHER_VALUES = dict(kernel_block_size=(64,), mamba_cache_mode=("align", "all"),
+                    speculative_tokens=(2,),
                     mamba_chunk_size=(128,), mamba_full_memory_ratio=(Fraction(1, 2),),
                     swa_full_tokens_ratio=(Fraction(1, 2),), sglang_slots_per_request=(5,),
                     sglang_page_size=(64,), sglang_ssm_dtype=("bfloat16", "float16"),
@@ -566,7 +574,7 @@ def test_strategy_fields_are_what_each_layout_reads_of_the_model():
 
     hybrid, sliding = QWEN35.profile(), load_preset("gpt-oss-20b").profile()
     assert strategy_fields("vllm", hybrid) == ("kernel_block_size", "mamba_cache_mode",
-                                               "mamba_chunk_size")
+                                               "speculative_tokens", "mamba_chunk_size")
     assert strategy_fields("vllm", sliding) == ("kernel_block_size", "max_batched_tokens")
     assert strategy_fields("sglang", hybrid) == ("mamba_full_memory_ratio",
                                                  "sglang_slots_per_request", "sglang_page_size")
@@ -580,7 +588,10 @@ def test_strategy_fields_are_what_each_layout_reads_of_the_model():
     # groups of unequal layer counts (gpt-oss: 12 + 12 alike; 3 full + 5 sliding: not)
     assert strategy_fields("lcm", load_preset("Llama-3.1-8B").profile()) == ()
     assert strategy_fields("lcm", sliding) == ("max_batched_tokens",)
-    assert strategy_fields("lcm", hybrid) == ("mamba_cache_mode", "lcm_padding_bound")
+    assert strategy_fields("lcm", hybrid) == ("mamba_cache_mode", "speculative_tokens",
+                                              "lcm_padding_bound")
+    # SGLang's speculative buffers are not modelled: it does not read the drafted tokens
+    assert "speculative_tokens" not in strategy_fields("sglang", hybrid)
     assert strategy_fields("lcm", UNEQUAL_ATTENTION) == ("max_batched_tokens",
                                                          "lcm_padding_bound")
     # a state-only model: SGLang's state pool is the whole budget, r splits nothing
@@ -598,8 +609,8 @@ def test_the_summary_caption_says_what_the_bytes_are_per():
     falcon = app_model.spec_for("Falcon-H1-7B", None, 2)
     assert app_model.summary_caption(falcon.profile(), falcon) == (
         "Per TP rank (TP 2) · cache dtypes: KV bfloat16, conv bfloat16, ssm bfloat16 · 12 "
-        "attention heads (a TP must divide them) · mamba chunk 128 tokens (vLLM's P aligns to "
-        "it in mamba cache mode all).")
+        "attention heads (a TP must divide them) · architecture: FalconH1ForCausalLM · mamba "
+        "chunk 128 tokens (vLLM's P aligns to it in mamba cache mode all).")
     qwen35 = app_model.spec_for("Qwen3.5-27B", None, 1)  # its config names float32 for SGLang
     assert app_model.summary_caption(qwen35.profile(), qwen35) == (
         "Per TP rank (TP 1) · cache dtypes: KV bfloat16, conv bfloat16, ssm float32 · 24 "

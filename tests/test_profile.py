@@ -71,3 +71,22 @@ def test_profile_components_and_counts():
 def test_profile_errors(kwargs, match):
     with pytest.raises(ValueError, match=match):
         CacheProfile(**kwargs)
+
+
+def test_conv_rows_name_the_conv_state_vllm_widens_per_drafted_token():
+    from flatkv.app_model import profile_for
+
+    # GDN (Qwen3-Next) and Mamba2 (Nemotron-H) conv states are K - 1 = 3 rows; Mamba1 (Jamba)
+    # is kept at K - 1 by vLLM, so it names none
+    qwen = profile_for("Qwen3-Next-80B-A3B", None, 2)
+    assert qwen.conv_rows == 3 and qwen.conv_bytes_with_drafts(2) == 24_576 // 3 * 5
+    assert profile_for("Nemotron-H-8B", None, 1).conv_rows == 3
+    jamba = profile_for("Jamba-1.5-Mini", None, 1)
+    assert jamba.conv_rows is None
+    assert jamba.conv_bytes_with_drafts(2) == jamba.state_const_bytes["conv"]
+    assert profile_for("Llama-3.1-8B", None, 1).conv_rows is None  # no state layers
+    with pytest.raises(ValueError, match="conv_rows is 5 but state_const_bytes has a conv "
+                                         "tensor of 24576 B"):
+        CacheProfile(("linear_attention",), 0, {"conv": 24_576, "ssm": 8}, conv_rows=5)
+    with pytest.raises(ValueError, match="conv_rows is 3 but state_const_bytes has no conv"):
+        CacheProfile(("linear_attention",), 0, {"ssm": 8}, conv_rows=3)

@@ -36,6 +36,7 @@ from flatkv.strategies import (
     logged_as,
     run_strategy,
 )
+from flatkv.strategies.base import request_pages
 from flatkv.strategies.vllm import runs_all_as_align
 
 GIB8 = 8 * 2**30
@@ -1249,3 +1250,142 @@ def test_every_layout_that_logs_a_figure_names_its_log_line():
     assert [logged_as(name) for name in sorted(logging)] == [
         "SGLang's max_total_num_tokens", 'vLLM\'s "GPU KV cache size"']
     assert logged_as("trtllm") == "trtllm's log"
+
+
+# ------------------------------------------------------------------------------------------
+# Speculative decoding: N drafted tokens a step (vLLM's num_speculative_tokens)
+
+
+def _drafting(rows: int | None = 3) -> CacheProfile:
+    """Qwen3-Next at TP 2 as a model gives it: its GDN conv state is 3 rows (K = 4) of
+    4,096 x 2 B = 8,192 B each."""
+    return replace(qwen3_next_tp2(), conv_rows=rows)
+
+
+def test_vllm_widens_the_gdn_conv_state_and_holds_n_more_state_pages():
+    # N = 2: conv 24,576 B of 3 rows -> 5 rows = 40,960 B; state 40,960 + 524,288 = 565,248;
+    # P = 16 x cdiv(565,248, 16 x 1,024) = 16 x 35 = 560; page 560 x 1,024 = 573,440
+    r = run_strategy("vllm", _drafting(), budget_bytes=ANCHOR_BUDGET,
+                     context_tokens=ANCHOR_CONTEXT,
+                     options=StrategyOptions(mamba_cache_mode="align", speculative_tokens=2))
+    assert r.extras["drafted_conv_bytes"] == 24_576 // 3 * 5 == 40_960
+    assert (r.block_size, r.block_bytes) == (560, 12 * 573_440)
+    assert r.extras["state_padding_exact"] == [573_440 - 565_248, 565_248]
+    assert r.num_blocks == ANCHOR_BUDGET // 573_440 // 12 == 6_957
+    # a request: ceil(262,144 / 560) = 469 full pages and 2 + 2 pages in each of 3 GDN groups
+    assert (r.concurrency_numerator, r.concurrency_denominator) == (6_957, 469 + 3 * (2 + 2))
+    assert r.logged_tokens == int(6_957 / 481 * 262_144) == 3_791_550
+    assert ("  pages per request, linear_attention: 2 + 2 speculative = 4 (mamba cache mode "
+            "align; a state page per drafted token)") in r.formulas
+    assert ("capacity_tokens = N x P, N = (6,957 - 3 state group(s) x 4 page(s) per request, "
+            "mode align, 2 speculative) // 1 attention group(s) = 6,945; 6,945 x 560 = "
+            "3,889,200") in r.formulas
+    assert bd(r)["state"] == r.extras["owned_units"]["linear_attention.0"] * 3 * 12 * 565_248
+    # N = 1 in mode none: conv 4 rows = 32,768 B, state 557,056 = 544 x 1,024: P stays 544,
+    # the state page no longer padded; a request holds 482 + 3 x (1 + 1) pages
+    one = run_strategy("vllm", _drafting(), budget_bytes=ANCHOR_BUDGET,
+                       context_tokens=ANCHOR_CONTEXT,
+                       options=StrategyOptions(speculative_tokens=1))
+    assert (one.block_size, one.num_blocks) == (544, 7_162)
+    assert one.extras["state_padding_exact"] == [0, 557_056]
+    assert (one.concurrency_numerator, one.concurrency_denominator) == (7_162, 482 + 3 * 2)
+    # mode all: cdiv(L, P) + N state pages per group (vLLM 0.28)
+    assert (request_pages(LINEAR, 1_000, 544, StrategyOptions(mamba_cache_mode="all",
+                                                              speculative_tokens=3), None)
+            == 2 + 3)
+
+
+def test_vllm_counts_drafted_state_pages_in_its_start_up_check():
+    # 1 request of 262,144 tokens at N = 2 in align: 12 x 573,440 x (469 + 3 x 4) B
+    need = 12 * 573_440 * 481
+    fits = run_strategy("vllm", _drafting(), budget_bytes=need, context_tokens=ANCHOR_CONTEXT,
+                        options=StrategyOptions(mamba_cache_mode="align", speculative_tokens=2))
+    short = run_strategy("vllm", _drafting(), budget_bytes=need - 1,
+                         context_tokens=ANCHOR_CONTEXT,
+                         options=StrategyOptions(mamba_cache_mode="align", speculative_tokens=2))
+    assert fits.applies and fits.max_concurrency == 1
+    assert not short.applies and f"needs {need:,} B of KV cache" in short.reason
+
+
+def test_a_conv_state_vllm_does_not_widen_keeps_its_bytes():
+    # Mamba1 (Jamba) and raw bytes name no conv rows: the state page stays, the pages grow
+    kept = run_strategy("vllm", _drafting(None), budget_bytes=ANCHOR_BUDGET,
+                        context_tokens=ANCHOR_CONTEXT,
+                        options=StrategyOptions(speculative_tokens=2))
+    assert (kept.block_size, kept.num_blocks) == (544, 7_162)
+    assert kept.concurrency_denominator == 482 + 3 * (1 + 2)
+    assert "drafted_conv_bytes" not in kept.extras
+    assert any(f.startswith("speculative tokens 2: the conv state is kept as given")
+               for f in kept.formulas)
+
+
+def test_every_paged_layout_holds_n_more_state_pages_a_request():
+    options = StrategyOptions(speculative_tokens=2)
+    for name in ("flat", "per-component", "lcm"):
+        plain = run_strategy(name, qwen3_next_tp2(), budget_bytes=ANCHOR_BUDGET,
+                             context_tokens=ANCHOR_CONTEXT)
+        drafted = run_strategy(name, qwen3_next_tp2(), budget_bytes=ANCHOR_BUDGET,
+                               context_tokens=ANCHOR_CONTEXT, options=options)
+        # the same pages and P (only vLLM widens the conv state), 2 more state pages a group
+        assert drafted.block_size == plain.block_size and drafted.num_blocks == plain.num_blocks
+        assert drafted.max_concurrency < plain.max_concurrency, name
+    flat = run_strategy("flat", qwen3_next_tp2(), budget_bytes=ANCHOR_BUDGET,
+                        context_tokens=ANCHOR_CONTEXT, options=options)
+    assert ("  pages per request, linear_attention: 1 + 2 speculative = 3 (mamba cache mode "
+            "none; a state page per drafted token)") in flat.formulas
+
+
+def test_speculative_tokens_is_checked():
+    with pytest.raises(ValueError, match="speculative_tokens must be at least 0, got -1; 0 "
+                       "without speculative decoding"):
+        StrategyOptions(speculative_tokens=-1)
+    with pytest.raises(ValueError, match=r"speculative_tokens = 1025 is too large to be real "
+                       r"\(at most 1,024\)"):
+        StrategyOptions(speculative_tokens=1025)
+
+
+def test_sglang_says_it_is_not_drafting():
+    plain = run_strategy("sglang", qwen3_next_tp2(), budget_bytes=ANCHOR_BUDGET,
+                         context_tokens=ANCHOR_CONTEXT)
+    told = run_strategy("sglang", qwen3_next_tp2(), budget_bytes=ANCHOR_BUDGET,
+                        context_tokens=ANCHOR_CONTEXT,
+                        options=StrategyOptions(speculative_tokens=2))
+    assert told.capacity_tokens == plain.capacity_tokens  # unchanged: not modelled
+    assert told.formulas[0].startswith("speculative tokens: not modelled for SGLang")
+    assert not plain.formulas[0].startswith("speculative tokens")
+
+
+def test_vllm_sizes_falcon_h1_by_the_narrow_state_and_dies_when_the_wide_one_overflows():
+    from flatkv.app_model import profile_for
+
+    # FalconH1ForCausalLM's config shape passes no num_spec: P comes from conv 21,504 +
+    # ssm 1,572,864 = 1,594,368 B, 16 x cdiv(1,594,368, 16,384) = 16 x 98 = 1,568, page
+    # 1,605,632 B; its Mamba2 layers keep 7,168 B more per drafted token in that page
+    falcon = profile_for("Falcon-H1-7B", None, 1)
+    assert falcon.architectures == ("FalconH1ForCausalLM",) and falcon.conv_rows == 3
+    plain = run_strategy("vllm", falcon, budget_bytes=40 * 2**30, context_tokens=32_768)
+    one = run_strategy("vllm", falcon, budget_bytes=40 * 2**30, context_tokens=32_768,
+                       options=StrategyOptions(speculative_tokens=1))
+    assert (one.block_size, one.num_blocks) == (plain.block_size, plain.num_blocks) == (1_568,
+                                                                                       607)
+    assert one.extras["state_padding_exact"] == [1_605_632 - 1_601_536, 1_601_536]
+    assert any(f.startswith("speculative tokens 1: conv state 21,504 B of 3 rows widened to "
+                            "3 + 1 rows = 28,672 B")
+               and f.endswith("P is sized from the state without them (FalconH1ForCausalLM's "
+                              "get_mamba_state_shape_from_config passes no num_spec)")
+               for f in one.formulas)
+    assert "the layers keep the widened state (1,601,536 B) in that page: padded by 4,096 B" in (
+        one.formulas)
+    two = run_strategy("vllm", falcon, budget_bytes=40 * 2**30, context_tokens=32_768,
+                       options=StrategyOptions(speculative_tokens=2))
+    assert not two.applies  # 21,504 + 2 x 7,168 + 1,572,864 = 1,608,704 > 1,605,632
+    assert two.reason.startswith("vLLM fails at start-up: it sizes P (1,568) and the page "
+                                 "(1,605,632 B) from the state without the drafted conv rows, "
+                                 "and its layers keep the widened state of 1,608,704 B")
+    # Nemotron-H's config shape passes num_spec: P grows with the drafted rows instead
+    nemotron = profile_for("Nemotron-H-8B", None, 1)
+    wide = run_strategy("vllm", nemotron, budget_bytes=40 * 2**30, context_tokens=32_768,
+                        options=StrategyOptions(speculative_tokens=4))
+    # conv 61,440 = 3 rows of 20,480 -> 7 rows 143,360; + ssm 2,097,152 = 2,240,512 B;
+    # 16 x cdiv(2,240,512, 16 x 4,096) = 16 x 35 = 560
+    assert wide.applies and wide.block_size == 560

@@ -111,6 +111,14 @@ def test_options_reach_the_strategies():
     d = json.loads(out)
     assert d["block_size"] == 64 * 9  # 64 x cdiv(548,864, 64 x 1,024)
     assert d["max_concurrency_exact"][1] == -(-262_144 // 576) + 3 * 2
+    # 2 drafted tokens: a preset's GDN conv state grows from 3 to 5 rows (24,576 -> 40,960 B),
+    # P to 16 x cdiv(565,248, 16,384) = 560, and each GDN group holds 2 + 2 pages a request
+    code, out, _ = run(["plan", "--preset", "Qwen3-Next-80B-A3B", "--tp", "2", "--strategy",
+                        "vllm", "--budget", "44.59GiB", "--context", "262144",
+                        "--mamba-cache-mode", "align", "--speculative-tokens", "2", "--json"])
+    d = json.loads(out)
+    assert (d["block_size"], d["num_blocks"]) == (560, ANCHOR_BUDGET // (560 * 1024) // 12)
+    assert d["max_concurrency_exact"] == [6_957, -(-262_144 // 560) + 3 * (2 + 2)]
     code, out, _ = run(["plan", *QWEN_ARGS, "--strategy", "sglang", "--budget", "44.59GiB",
                         "--mamba-full-memory-ratio", "0.5", "--json"])
     assert json.loads(out)["state_slots"] == ANCHOR_BUDGET // 3 // (36 * 548_864)
@@ -148,6 +156,8 @@ def test_sglang_reads_a_configs_mamba_ssm_dtype_unless_told(tmp_path):
          "--mamba-full-memory-ratio is 'x'"),
         (["--budget", "1GiB", "--strategy", "nope"], "--strategy"),
         (["--budget", "1GiB", "--sglang-ssm-dtype", "int8"], "--sglang-ssm-dtype is 'int8'"),
+        (["--budget", "1GiB", "--speculative-tokens", "-1"],
+         "--speculative-tokens must be at least 0, got -1"),
     ],
 )
 def test_bad_input_exits_2_with_one_line(extra, needle):

@@ -99,6 +99,7 @@ SGLANG_SWA_ARCHITECTURES = ", ".join(SGLANG_SWA_POOL_MODELS)
 # Bounds on ratio options (an exact Fraction is computed from them, so they must stay small).
 RATIO_RANGE = (Fraction(1, 10**6), Fraction(10**6))
 PADDING_BOUND_RANGE = (Fraction(0), Fraction(10))
+MAX_SPECULATIVE_TOKENS = 1024  # drafted tokens per step (vLLM's runs use 1 to 8)
 MAX_NUMBER_TEXT = 64  # characters of a ratio given as text
 MAX_DECIMAL_EXPONENT = 30  # |exponent| of a ratio given as decimal text or a float
 
@@ -184,6 +185,15 @@ class StrategyOptions:
         ``all`` cdiv(L, P) (a state snapshot every P tokens, prefix caching of state). Every
         paged strategy counts state pages per request this way. In ``all`` mode vLLM also
         aligns P to ``c = lcm(mamba_chunk_size, A)`` instead of A (SPEC section 3.1).
+    speculative_tokens: N, the tokens a speculative decoder drafts per step (vLLM's
+        ``num_speculative_tokens``). A state group keeps a state page for each, so a request
+        holds N more state pages in every mode (vLLM's ``MambaSpec.num_speculative_blocks``,
+        ``MambaManager``: 1 + N pages in none, 2 + N in align, cdiv(L, P) + N in all), and
+        vLLM counts them in its start-up check and its "Maximum concurrency" (0.28; 0.18 did
+        not add N in mode all, 0.14 and older in no mode). Every paged strategy counts them
+        so. Not the draft's own KV: an MTP drafter's attention layers join the full-attention
+        group as more layers of the model. SGLang's speculative state buffers are not
+        modelled (its figures are without speculative decoding).
     mamba_chunk_size: the chunk size of the state kernel; used by vllm in ``all`` mode only.
         None (default): the model's own, as vLLM's ``get_mamba_chunk_size`` reads it (the
         config's ``mamba_chunk_size``, else ``chunk_size``: ``CacheProfile.mamba_chunk_size``),
@@ -224,6 +234,7 @@ class StrategyOptions:
     alignment: int | None = None
     kernel_block_size: int | None = None
     mamba_cache_mode: str = "none"
+    speculative_tokens: int = 0
     mamba_chunk_size: int | None = None
     mamba_full_memory_ratio: Fraction | float | str = Fraction(9, 10)
     swa_full_tokens_ratio: Fraction | float | str = Fraction(4, 5)
@@ -250,6 +261,8 @@ class StrategyOptions:
                 f"mamba_cache_mode is {self.mamba_cache_mode!r}: use one of "
                 f"{list(MAMBA_CACHE_MODES)}"
             )
+        check_int("speculative_tokens", self.speculative_tokens, maximum=MAX_SPECULATIVE_TOKENS,
+                  hint="0 without speculative decoding")
         if self.mamba_chunk_size is not None:
             check_int("mamba_chunk_size", self.mamba_chunk_size, minimum=1,
                       maximum=MAX_CHUNK_SIZE,
@@ -490,14 +503,13 @@ def unit_parts(**nbytes: int) -> dict[str, int]:
     return parts
 
 
-def state_pages_per_request(mode: str, context_tokens: int, block_size: int) -> int:
+def state_pages_per_request(options: StrategyOptions, context_tokens: int,
+                            block_size: int) -> int:
     """Pages one request holds in a state group at context L: ``none`` 1, ``align`` 2, ``all``
-    cdiv(L, P) (vLLM's mamba cache modes)."""
-    if mode == "none":
-        return 1
-    if mode == "align":
-        return 2
-    return cdiv(context_tokens, block_size)
+    cdiv(L, P) (vLLM's mamba cache modes), each plus one page per speculative token."""
+    mode = options.mamba_cache_mode
+    held = 1 if mode == "none" else 2 if mode == "align" else cdiv(context_tokens, block_size)
+    return held + options.speculative_tokens
 
 
 def request_pages(
@@ -512,7 +524,7 @@ def request_pages(
             raise ValueError(SLIDING_WINDOW_MISSING)
         return cdiv(sliding_span(sliding_window, options, context_tokens), block_size) + 1
     if kind == LINEAR_ATTENTION:
-        return state_pages_per_request(options.mamba_cache_mode, context_tokens, block_size)
+        return state_pages_per_request(options, context_tokens, block_size)
     raise ValueError(f"kind is {kind!r}: use one of {list(LAYER_LABELS)}")
 
 
@@ -533,11 +545,16 @@ def request_pages_text(kind: str, context_tokens: int, block_size: int, options,
             f"ceil(min({n(window)} - 1 + {n(options.max_batched_tokens)}, {n(context_tokens)}) / "
             f"{n(block_size)}) + 1 = {n(pages)}"
         )
+    drafted = options.speculative_tokens
+    spec = f" + {drafted} speculative" if drafted else ""
     if options.mamba_cache_mode == "all":
         return (
-            f"ceil({n(context_tokens)} / {n(block_size)}) = {n(pages)} (mamba cache mode all: a "
-            "state snapshot every P tokens)"
+            f"ceil({n(context_tokens)} / {n(block_size)}){spec} = {n(pages)} (mamba cache mode "
+            "all: a state snapshot every P tokens)"
         )
+    if drafted:
+        return (f"{pages - drafted}{spec} = {pages} (mamba cache mode "
+                f"{options.mamba_cache_mode}; a state page per drafted token)")
     return f"{pages} (mamba cache mode {options.mamba_cache_mode})"
 
 

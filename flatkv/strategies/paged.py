@@ -48,9 +48,9 @@ def capacity_pages(groups: Sequence[PoolGroup], pages: int, options: StrategyOpt
                    block_size: int) -> dict[str, int]:
     """Pages each group holds at the capacity convention (``base``) when every attention group
     holds ``pages`` pages: a state group holds one request's state pages at ``pages * P``
-    tokens (1 in mode none, 2 in align, ``pages`` in all)."""
+    tokens (1 in mode none, 2 in align, ``pages`` in all; plus one per speculative token)."""
     return {
-        g.name: state_pages_per_request(options.mamba_cache_mode, pages * block_size, block_size)
+        g.name: state_pages_per_request(options, pages * block_size, block_size)
         if g.kind == LINEAR_ATTENTION else pages
         for g in groups
     }
@@ -81,11 +81,12 @@ def capacity_text(num_units: int, groups: Sequence[PoolGroup], options: Strategy
     history = [g for g in groups if g.kind != LINEAR_ATTENTION]
     state = [g for g in groups if g.kind == LINEAR_ATTENTION]
     mode = options.mamba_cache_mode
+    drafted = f", {options.speculative_tokens} speculative" if options.speculative_tokens else ""
     if all(g.pages_per_unit == 1 for g in groups) and (not state or mode != "all"):
-        held = state_pages_per_request(mode, 0, block_size)
+        held = state_pages_per_request(options, 0, block_size)
         state_term = (
             f"({n(num_units)} - {len(state)} state group(s) x {held} page(s) per request, mode "
-            f"{mode})" if state else n(num_units)
+            f"{mode}{drafted})" if state else n(num_units)
         )
         n_text = f"{state_term} // {len(history)} attention group(s)"
         if num_units < len(state) * held:  # the state pages alone take more than the pool
@@ -94,14 +95,15 @@ def capacity_text(num_units: int, groups: Sequence[PoolGroup], options: Strategy
             f"capacity_tokens = N x P, N = {n_text} = {n(pages)}; {n(pages)} x {n(block_size)} = "
             f"{n(capacity)}"
         )
-    if all(g.pages_per_unit == 1 for g in groups):
+    if all(g.pages_per_unit == 1 for g in groups) and not options.speculative_tokens:
         return (
             f"capacity_tokens = N x P, N = {n(num_units)} // {len(groups)} groups (mode all: a "
             f"state group holds N pages too) = {n(pages)}; {n(pages)} x {n(block_size)} = "
             f"{n(capacity)}"
         )
     state_part = (
-        f" and each state group one request's state pages (mode {mode})" if state else ""
+        f" and each state group one request's state pages (mode {mode}{drafted})" if state
+        else ""
     )
     return (
         f"capacity_tokens = N x P = {n(pages)} x {n(block_size)} = {n(capacity)}, N the most "
@@ -150,7 +152,7 @@ def _workload_lines(profile: CacheProfile, pool: PagePool, context_tokens: int,
     )
     extras["workload_max_requests"] = fits
     lines = [
-        f"workload with prefix-cache state snapshots (one dummy page, margin "
+        f"workload with prefix-cache state snapshots (one dummy page a group, margin "
         f"{options.margin}): at most {n(fits)} request(s) of {n(context_tokens)} tokens fit"
     ]
     if profile.has_state:

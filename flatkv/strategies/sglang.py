@@ -355,6 +355,18 @@ def _token_pools(profile: CacheProfile, options: StrategyOptions, kv_memory: int
     return full_tokens, swa_tokens
 
 
+# SGLang's speculative decoding is sized apart from its pools as modelled here: MambaPool keeps
+# draft-token states (intermediate ssm / conv window caches, [layers, requests + 1, draft
+# tokens, ...]) per running request, solved jointly with the slots out of the state budget
+# (kv_cache_configurator._handle_max_mamba_cache, 0.5.23), and the drafter's KV grows the
+# token pool's cell size by its layers when the config names them (num_nextn_predict_layers).
+SPECULATIVE_NOT_MODELLED = (
+    "speculative tokens: not modelled for SGLang, whose figures here are without speculative "
+    "decoding (it keeps the drafted tokens' states in buffers per running request, sized with "
+    "its state slots out of the state budget)"
+)
+
+
 def run_sglang(
     profile: CacheProfile, *, budget_bytes: int, context_tokens: int | None,
     options: StrategyOptions,
@@ -366,6 +378,8 @@ def run_sglang(
     s = options.sglang_slots_per_request
     page = options.sglang_page_size
     formulas: list[str] = []
+    if options.speculative_tokens and profile.has_state:
+        formulas.append(SPECULATIVE_NOT_MODELLED)
     extras: dict[str, object] = {}
 
     slots = slot_bytes = None

@@ -178,6 +178,54 @@ def _page_size(profile: CacheProfile, options: StrategyOptions, formulas: list[s
     return p, page, attn_page, why
 
 
+# vLLM model classes whose get_mamba_state_shape_from_config passes num_spec (0.28): the config
+# check sizes P from the state with its drafted conv rows. The others with a Mamba2 mixer
+# (FalconH1ForCausalLM, GraniteMoeHybridForCausalLM, Zamba2ForCausalLM) size P from the state
+# without them, while their layers (MambaMixer2.get_state_shape) keep the widened state in that
+# page: MambaSpec.page_size_bytes asserts page_size_padded >= page_size, so it must fit, else
+# vLLM dies at start-up (vLLM issue #57721: granite-4.0-h-tiny with 2 ngram tokens; PR #47635).
+SIZES_P_WITH_DRAFTED_CONV = frozenset({
+    "Qwen3NextForCausalLM", "Qwen3_5ForCausalLM", "Qwen3_5MoeForCausalLM",
+    "Qwen3_5ForConditionalGeneration", "Qwen3_5MoeForConditionalGeneration",
+    "NemotronHForCausalLM", "Mamba2ForCausalLM", "OlmoHybridForCausalLM",
+})
+
+
+def drafted_profiles(profile: CacheProfile, speculative_tokens: int, formulas: list[str],
+                     extras: dict[str, object]) -> tuple[CacheProfile, CacheProfile]:
+    """``(sizing, kept)``: the profile vLLM sizes P from and the one whose state its layers
+    keep, with ``speculative_tokens`` drafted a step. vLLM widens the conv state of GDN and
+    Mamba2 layers from K - 1 to K - 1 + N rows (``num_spec`` in
+    ``MambaStateShapeCalculator.gated_delta_net_state_shape`` / ``mamba2_state_shape``);
+    Mamba1's stays. P is sized from the widened state only for the classes of
+    SIZES_P_WITH_DRAFTED_CONV (or a profile that names no class). Appends the formula line."""
+    if not speculative_tokens or not profile.has_state:
+        return profile, profile
+    conv = profile.state_const_bytes.get("conv")
+    pages = (f"and each state group holds {speculative_tokens} more state page(s) a request "
+             "(MambaSpec.num_speculative_blocks)")
+    if conv is None or profile.conv_rows is None:
+        formulas.append(f"speculative tokens {speculative_tokens}: the conv state is kept as "
+                        "given (vLLM widens only GDN and Mamba2 conv states, and a model given "
+                        f"in bytes names no conv rows), {pages}")
+        return profile, profile
+    widened = profile.conv_bytes_with_drafts(speculative_tokens)
+    rows = profile.conv_rows
+    kept = replace(profile, state_const_bytes={**profile.state_const_bytes, "conv": widened},
+                   conv_rows=rows + speculative_tokens)
+    extras["drafted_conv_bytes"] = widened
+    line = (f"speculative tokens {speculative_tokens}: conv state {n(conv)} B of {rows} rows "
+            f"widened to {rows} + {speculative_tokens} rows = {n(widened)} B (num_spec in vLLM's "
+            f"state shapes), {pages}")
+    unwidened = [a for a in profile.architectures if a not in SIZES_P_WITH_DRAFTED_CONV]
+    if profile.architectures and len(unwidened) == len(profile.architectures):
+        formulas.append(f"{line}; P is sized from the state without them ({unwidened[0]}'s "
+                        "get_mamba_state_shape_from_config passes no num_spec)")
+        return profile, kept
+    formulas.append(line)
+    return kept, kept
+
+
 def _pool_groups(counts: dict[str, int], group_size: int, page: int, attn_page: int,
                  state: int) -> tuple[list[PoolGroup], list[UnitUse], list[str]]:
     """vLLM's KV cache groups: each layer type cut into ``cdiv(count, group_size)`` groups of
@@ -277,8 +325,24 @@ def _run_vllm(
     extras: dict[str, object] = {"mamba_cache_mode": options.mamba_cache_mode}
     if options.mamba_cache_mode == "none" and profile.has_state:
         formulas.append(f"mamba cache mode none (1 state page a request): {ALIGN_BY_DEFAULT}")
+    sizing, profile = drafted_profiles(profile, options.speculative_tokens, formulas, extras)
 
-    p, page, attn_page, why = _page_size(profile, options, formulas, extras)
+    p, page, attn_page, why = _page_size(sizing, options, formulas, extras)
+    if profile is not sizing:  # its layers keep a wider state in the page P was sized for
+        state = profile.state_bytes_per_layer
+        if state > page:
+            return not_applicable(
+                name, budget_bytes,
+                f"vLLM fails at start-up: it sizes P ({n(p)}) and the page ({n(page)} B) from "
+                f"the state without the drafted conv rows, and its layers keep the widened "
+                f"state of {n(state)} B, which the page does not hold (MambaSpec.page_size_bytes "
+                "asserts page_size_padded >= page_size); give fewer speculative tokens",
+                profile_name=profile.name, context_tokens=context_tokens,
+            )
+        extras.update(state_page_bytes=state, state_padding_exact=[page - state, state],
+                      state_padding_fraction=float(Fraction(page - state, state)))
+        formulas.append(f"the layers keep the widened state ({n(state)} B) in that page: "
+                        f"padded by {n(page - state)} B")
     group_size = group_size_for(counts)
     groups, uses, pad_lines = _pool_groups(counts, group_size, page, attn_page,
                                            profile.state_bytes_per_layer)
