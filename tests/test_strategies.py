@@ -1382,6 +1382,13 @@ def test_vllm_sizes_falcon_h1_by_the_narrow_state_and_dies_when_the_wide_one_ove
     assert two.reason.startswith("vLLM fails at start-up: it sizes P (1,568) and the page "
                                  "(1,605,632 B) from the state without the drafted conv rows, "
                                  "and its layers keep the widened state of 1,608,704 B")
+    # the page's 11,264 B of padding holds one 7,168 B row
+    assert two.reason.endswith("give at most 1 speculative token(s)")
+    granite = run_strategy("vllm", profile_for("granite-4.0-h-small", None, 1),
+                           budget_bytes=40 * 2**30, options=StrategyOptions(speculative_tokens=1))
+    # padding 14,848 B, a conv row 50,688 / 3 = 16,896 B: not one fits
+    assert granite.reason.endswith("it starts only without speculative decoding (speculative "
+                                   "tokens 0)")
     # Nemotron-H's config shape passes num_spec: P grows with the drafted rows instead
     nemotron = profile_for("Nemotron-H-8B", None, 1)
     wide = run_strategy("vllm", nemotron, budget_bytes=40 * 2**30, context_tokens=32_768,

@@ -331,12 +331,16 @@ def _run_vllm(
     if profile is not sizing:  # its layers keep a wider state in the page P was sized for
         state = profile.state_bytes_per_layer
         if state > page:
+            row = sizing.state_const_bytes["conv"] // sizing.conv_rows
+            most = (page - sizing.state_bytes_per_layer) // row  # drafted rows the page holds
             return not_applicable(
                 name, budget_bytes,
                 f"vLLM fails at start-up: it sizes P ({n(p)}) and the page ({n(page)} B) from "
                 f"the state without the drafted conv rows, and its layers keep the widened "
                 f"state of {n(state)} B, which the page does not hold (MambaSpec.page_size_bytes "
-                "asserts page_size_padded >= page_size); give fewer speculative tokens",
+                "asserts page_size_padded >= page_size); "
+                + (f"give at most {most} speculative token(s)" if most else
+                   "it starts only without speculative decoding (speculative tokens 0)"),
                 profile_name=profile.name, context_tokens=context_tokens,
             )
         extras.update(state_page_bytes=state, state_padding_exact=[page - state, state],
