@@ -1389,6 +1389,11 @@ def test_vllm_sizes_falcon_h1_by_the_narrow_state_and_dies_when_the_wide_one_ove
     # padding 14,848 B, a conv row 50,688 / 3 = 16,896 B: not one fits
     assert granite.reason.endswith("it starts only without speculative decoding (speculative "
                                    "tokens 0)")
+    # a state-only model's page is its own state, sized by no config ahead: never refused
+    alone = replace(pure_mamba(), conv_rows=3, architectures=("Zamba2ForCausalLM",))
+    drafted = run_strategy("vllm", alone, budget_bytes=GIB8,
+                           options=StrategyOptions(speculative_tokens=2))
+    assert drafted.applies and drafted.block_bytes == 24 * (61_440 // 3 * 5 + 2_097_152)
     # Nemotron-H's config shape passes num_spec: P grows with the drafted rows instead
     nemotron = profile_for("Nemotron-H-8B", None, 1)
     wide = run_strategy("vllm", nemotron, budget_bytes=40 * 2**30, context_tokens=32_768,

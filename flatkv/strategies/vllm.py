@@ -197,7 +197,7 @@ def drafted_profiles(profile: CacheProfile, speculative_tokens: int, formulas: l
     keep, with ``speculative_tokens`` drafted a step. vLLM widens the conv state of GDN and
     Mamba2 layers from K - 1 to K - 1 + N rows (``num_spec`` in
     ``MambaStateShapeCalculator.gated_delta_net_state_shape`` / ``mamba2_state_shape``);
-    Mamba1's stays. P is sized from the widened state only for the classes of
+    Mamba1's stays. A hybrid's P is sized from the widened state only for the classes of
     SIZES_P_WITH_DRAFTED_CONV (or a profile that names no class). Appends the formula line."""
     if not speculative_tokens or not profile.has_state:
         return profile, profile
@@ -218,7 +218,8 @@ def drafted_profiles(profile: CacheProfile, speculative_tokens: int, formulas: l
             f"widened to {rows} + {speculative_tokens} rows = {n(widened)} B (num_spec in vLLM's "
             f"state shapes), {pages}")
     unwidened = [a for a in profile.architectures if a not in SIZES_P_WITH_DRAFTED_CONV]
-    if profile.architectures and len(unwidened) == len(profile.architectures):
+    # (only a hybrid's page is sized ahead by its config: a state-only model's is its state's)
+    if profile.has_attention and unwidened and len(unwidened) == len(profile.architectures):
         formulas.append(f"{line}; P is sized from the state without them ({unwidened[0]}'s "
                         "get_mamba_state_shape_from_config passes no num_spec)")
         return profile, kept
