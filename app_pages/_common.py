@@ -499,8 +499,10 @@ def engine_widget(field: str) -> None:
              to_widget=lambda v: v or model_default,
              from_widget=lambda v: None if int(v) == model_default else int(v), help=text)
     elif field == "mamba_cache_mode":
+        drafted = state().speculative_tokens  # the pages a mode holds, drafted ones too
         bind(st.selectbox, field, "Mamba cache mode", options=list(MAMBA_CACHE_MODES),
-             format_func=app_data.MAMBA_MODE_TEXT.get,
+             format_func=lambda mode: app_data.MAMBA_MODE_TEXT[mode] + (
+                 f" + {drafted} drafted" if drafted else ""),
              help="State pages one request holds: 1 (none), 2 (align), or one every P tokens "
              "(all: prefix caching of state), plus one per speculative token. Every paged "
              "layout counts them this way. vLLM "

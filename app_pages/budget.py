@@ -104,6 +104,8 @@ with user_errors():
         st.caption(note)
     if note := app_data.mode_fallback_text(r, s.profile()):
         st.caption(note)
+    if note := app_data.speculative_text(s.profile(), strategy, s.speculative_tokens):
+        st.caption(note)
     if b.given and (note := app_data.printed_budget_text(s.profile(), strategy, b.cache_bytes,
                                                          s.context, s.strategy_options())):
         st.caption(note)

@@ -69,6 +69,8 @@ def headline(analysis, ours: StrategyResult, engines: list[StrategyResult]) -> N
              "in the proportion one request needs them at the context length.")
     if note := app_data.engines_beside_text(ours, engines):
         st.caption(note)
+    if note := app_data.speculative_text(state().profile(), "", state().speculative_tokens):
+        st.caption(note)
 
 
 def why(analysis) -> None:

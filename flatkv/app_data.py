@@ -553,6 +553,28 @@ def compare_table_row(result: StrategyResult) -> dict:
     }
 
 
+# A drafter's attention layers are the model's to add: vLLM puts an MTP module's layer in the
+# model's full-attention group (equal specs group together), which no engine option models.
+DRAFTER_TEXT = ("A drafter's own KV layers are not counted: add them to the model (Model page, "
+                "Edit by hand; an MTP module is one more full-attention layer in Qwen3-Next "
+                "and Qwen3.5, (3*gdn,full)*12,full for Qwen3-Next, which vLLM groups with the "
+                "model's: groups of 13).")
+
+
+def speculative_text(profile: CacheProfile, strategy: str, speculative_tokens: int) -> str:
+    """Budget's and Layout's word on speculative decoding where tokens are drafted: what the
+    layout's figures count of it (SGLang: nothing), and that a drafter's layers are not
+    counted. Empty without drafted tokens or attention layers."""
+    if not speculative_tokens or not profile.has_attention:
+        return ""
+    if strategy == "sglang":
+        return ("Speculative decoding is not modelled for SGLang: these figures are without "
+                "it. " + DRAFTER_TEXT)
+    counted = (f"these figures count the {speculative_tokens} drafted token(s)' state pages. "
+               if profile.has_state else "")
+    return f"Speculative decoding: {counted}{DRAFTER_TEXT}"
+
+
 def how_to_read_text(profile: CacheProfile, speculative_tokens: int) -> str:
     """What Compare's capacity and concurrency count, under the charts they explain too, and
     what they count of speculative decoding."""
@@ -562,8 +584,7 @@ def how_to_read_text(profile: CacheProfile, speculative_tokens: int) -> str:
                 "split of the budget fixes. " if has_history else
                 "No capacity in tokens: the model has no attention layer, so it keeps no token "
                 "history, only a constant state per request. ")
-    drafter = ("A drafter's own KV layers are not counted: add them to the model (an MTP "
-               "module is one full-attention layer in Qwen3-Next and Qwen3.5).")
+    drafter = DRAFTER_TEXT
     if not profile.has_state:
         drafting = f"Speculative decoding adds no state pages here. {drafter}"
     elif speculative_tokens:

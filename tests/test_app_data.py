@@ -464,6 +464,15 @@ def test_notes_under_the_figures_say_which_layout_does_what():
             "counted") in app_data.how_to_read_text(qwen, 2)
     assert ("Speculative decoding adds no state pages here. A drafter's own KV layers"
             in app_data.how_to_read_text(llama, 2))
+    # Budget and Layout say it beside their figures, SGLang's that it is not modelled
+    assert app_data.speculative_text(qwen, "vllm", 2) == (
+        "Speculative decoding: these figures count the 2 drafted token(s)' state pages. "
+        + app_data.DRAFTER_TEXT)
+    assert app_data.speculative_text(qwen, "sglang", 2).startswith(
+        "Speculative decoding is not modelled for SGLang: these figures are without it.")
+    assert app_data.speculative_text(llama, "vllm", 2) == (
+        "Speculative decoding: " + app_data.DRAFTER_TEXT)
+    assert app_data.speculative_text(qwen, "vllm", 0) == ""
     # Budget's note under the capacity: SGLang's second pool, or the window's caveat where one
     # pool counts sliding pages like full history; SGLang's single pool keeps every token
     two_pools = run_strategy("sglang", gpt, budget_bytes=10**10)

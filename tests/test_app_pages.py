@@ -1126,9 +1126,9 @@ def test_the_profile_cache_key_changes_with_every_field():
 
 
 def test_a_vllm_log_taken_with_speculative_decoding_checks_out():
-    # the anchor served with 2 drafted tokens in align (vLLM 0.28's default with prefix
-    # caching): GDN conv 3 -> 5 rows, state 565,248 B, P 560, 47,878,147,932 // 573,440 // 12
-    # = 6,957 blocks, a request 469 + 3 x (2 + 2) = 481 of them
+    # the anchor served with 2 drafted tokens and no drafter layers (ngram) in align (vLLM
+    # 0.28's default with prefix caching): GDN conv 3 -> 5 rows, state 565,248 B, P 560,
+    # 47,878,147,932 // 573,440 // 12 = 6,957 blocks, a request 469 + 3 x (2 + 2) = 481
     link = {"model": "Qwen3-Next-80B-A3B", "tp": "2", "gpu": "KV cache memory",
             "kv_mem": "44.59GiB", "ctx": "262144", "mamba": "align", "spec_tokens": "2"}
     at = open_app("app_pages/compare.py", link)
@@ -1137,7 +1137,12 @@ def test_a_vllm_log_taken_with_speculative_decoding_checks_out():
     assert (vllm["P (tokens)"], vllm["blocks"], vllm["engine log (tokens)"],
             vllm["concurrency"]) == (560, 6_957, f"{6_957 * 262_144 // 481:,}", 14.46)
     assert [w.value for w in at.number_input if w.label == "Speculative tokens"] == [2]
+    # the mode's pages read with the drafted ones
+    assert "align (2 state pages) + 2 drafted" in at.selectbox(key="w.mamba_cache_mode").options
     assert any("With 2 drafted token(s) a step" in c.value for c in at.caption)
+    budget = open_app("app_pages/budget.py", {**link, "b_layout": "vllm"})
+    assert any(c.value.startswith("Speculative decoding: these figures count the 2 drafted")
+               for c in budget.caption)
     at.number_input(key="w.speculative_tokens").set_value(0).run()  # back to the default
     assert vllm_row(at)["P (tokens)"] == 544 and "spec_tokens" not in at.query_params
 

@@ -1295,6 +1295,19 @@ def test_vllm_widens_the_gdn_conv_state_and_holds_n_more_state_pages():
             == 2 + 3)
 
 
+def test_an_mtp_layer_added_to_the_model_joins_vllms_full_attention_group():
+    # MTP with 2 drafted tokens: the model plus one full-attention layer (13 full, 36 GDN):
+    # groups of 13 (36 >= 1.5 x 13), 3 padding GDN layers, 47,878,147,932 // 573,440 // 13
+    # = 6,422 blocks; a request still 469 + 3 x (2 + 2) = 481 of them: 13.35x
+    mtp = replace(_drafting(), layer_types=(*qwen3_next_tp2().layer_types, FULL))
+    r = run_strategy("vllm", mtp, budget_bytes=ANCHOR_BUDGET, context_tokens=ANCHOR_CONTEXT,
+                     options=StrategyOptions(mamba_cache_mode="align", speculative_tokens=2))
+    assert (r.block_size, r.extras["group_size"], r.num_blocks) == (560, 13, 6_422)
+    assert r.extras["padding_layers_per_type"] == {LINEAR: 3, FULL: 0}
+    assert (r.concurrency_numerator, r.concurrency_denominator) == (6_422, 481)
+    assert round(r.max_concurrency, 2) == 13.35
+
+
 def test_vllm_counts_drafted_state_pages_in_its_start_up_check():
     # 1 request of 262,144 tokens at N = 2 in align: 12 x 573,440 x (469 + 3 x 4) B
     need = 12 * 573_440 * 481
@@ -1383,12 +1396,18 @@ def test_vllm_sizes_falcon_h1_by_the_narrow_state_and_dies_when_the_wide_one_ove
                                  "(1,605,632 B) from the state without the drafted conv rows, "
                                  "and its layers keep the widened state of 1,608,704 B")
     # the page's 11,264 B of padding holds one 7,168 B row
-    assert two.reason.endswith("give at most 1 speculative token(s)")
+    assert ("at this P it starts with at most 1 speculative token(s); a larger P (kernel block "
+            "size, block size or mode all) pads the page more, and may hold the drafted rows"
+            ) in two.reason
+    # A = 64: P = 64 x cdiv(1,594,368, 64 x 1,024) = 64 x 25 = 1,600, 1,638,400 B a page
+    roomy = run_strategy("vllm", falcon, budget_bytes=40 * 2**30, context_tokens=32_768,
+                         options=StrategyOptions(speculative_tokens=2, kernel_block_size=64))
+    assert roomy.applies and roomy.block_size == 1_600
     granite = run_strategy("vllm", profile_for("granite-4.0-h-small", None, 1),
                            budget_bytes=40 * 2**30, options=StrategyOptions(speculative_tokens=1))
     # padding 14,848 B, a conv row 50,688 / 3 = 16,896 B: not one fits
-    assert granite.reason.endswith("it starts only without speculative decoding (speculative "
-                                   "tokens 0)")
+    assert "at this P it starts only without speculative decoding; a larger P" in (
+        granite.reason)
     # a state-only model's page is its own state, sized by no config ahead: never refused
     alone = replace(pure_mamba(), conv_rows=3, architectures=("Zamba2ForCausalLM",))
     drafted = run_strategy("vllm", alone, budget_bytes=GIB8,

@@ -340,8 +340,10 @@ def _run_vllm(
                 f"the state without the drafted conv rows, and its layers keep the widened "
                 f"state of {n(state)} B, which the page does not hold (MambaSpec.page_size_bytes "
                 "asserts page_size_padded >= page_size); "
-                + (f"give at most {most} speculative token(s)" if most else
-                   "it starts only without speculative decoding (speculative tokens 0)"),
+                + (f"at this P it starts with at most {most} speculative token(s)" if most
+                   else "at this P it starts only without speculative decoding")
+                + "; a larger P (kernel block size, block size or mode all) pads the page "
+                "more, and may hold the drafted rows",
                 profile_name=profile.name, context_tokens=context_tokens,
             )
         extras.update(state_page_bytes=state, state_padding_exact=[page - state, state],
