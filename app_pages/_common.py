@@ -11,9 +11,10 @@ from typing import Any
 import plotly.graph_objects as go
 import streamlit as st
 
-from flatkv import app_data
+from flatkv import app_data, app_model
 from flatkv.analysis import PLANNERS, PlanAnalysis, analyze
 from flatkv.app_data import markdown_literal as literal
+from flatkv.app_model import CUSTOM_SPEC
 from flatkv.app_state import (
     CUSTOM_GPU,
     ENGINE_FIELDS,
@@ -33,6 +34,7 @@ from flatkv.app_state import (
     kv_memory_size,
     memory_size,
 )
+from flatkv.models import ModelSpec
 from flatkv.plan import BudgetTooSmall
 from flatkv.profile import MAX_CHUNK_SIZE, CacheProfile
 from flatkv.strategies import STRATEGIES, StrategyOptions, StrategyResult, run_strategy
@@ -252,6 +254,48 @@ def plan_caption(a: PlanAnalysis) -> str:
     s = state()
     return (f"{literal(s.profile().name)} · {app_data.PLANNER_TITLES[a.planner]} · budget "
             f"{exact_bytes(a.totals.budget_bytes)} per rank ({s.budget().derivation})")
+
+
+def use_spec(spec: ModelSpec) -> None:
+    """Make ``spec`` the current model, an edited one (the Model page shows it so)."""
+    text = app_model.spec_to_json(spec)
+    update(model=CUSTOM_SPEC, spec=text, raw=None)
+    st.session_state["spec.filled"] = (CUSTOM_SPEC, text)
+
+
+def mtp_added() -> bool:
+    """Whether the current model carries an added MTP layer (``app_model.with_mtp_layer``)."""
+    s = state()
+    return s.model == CUSTOM_SPEC and s.model_spec().name.endswith(app_model.MTP_SUFFIX)
+
+
+def speculative_note(strategy: str) -> None:
+    """Where tokens are drafted: what ``strategy``'s figures count of speculative decoding,
+    and a button that adds an MTP module's attention layer to the model when it has none (no
+    engine option counts a drafter's layers)."""
+    s = state()
+    added = mtp_added()
+    note = app_data.speculative_text(s.profile(), strategy, s.speculative_tokens,
+                                     mtp_added=added)
+    if note:
+        st.caption(note)
+        mtp_button()
+
+
+def mtp_button() -> None:
+    """With drafted tokens, a button that adds an MTP module's attention layer to a model that
+    has a full-attention layer and no added one yet."""
+    s = state()
+    spec = s.model_spec()
+    if not s.speculative_tokens or spec is None or mtp_added():
+        return
+    try:
+        with_mtp = app_model.with_mtp_layer(spec)
+    except ValueError:  # no full-attention layer to copy
+        return
+    st.button("Add an MTP layer", on_click=use_spec, args=(with_mtp,), icon=":material/add:",
+              key="mtp.add", help=f"Makes the model {with_mtp.name}: one more cache layer "
+              "shaped as its last full-attention layer, an edited model (Model page).")
 
 
 def current_analysis(s: AppState | None = None, *, other_choice: str = "") -> PlanAnalysis:

@@ -17,6 +17,7 @@ from app_pages._common import (
     engine_options,
     metric_row,
     model_note,
+    speculative_note,
     state,
     table,
     user_errors,
@@ -104,8 +105,7 @@ with user_errors():
         st.caption(note)
     if note := app_data.mode_fallback_text(r, s.profile()):
         st.caption(note)
-    if note := app_data.speculative_text(s.profile(), strategy, s.speculative_tokens):
-        st.caption(note)
+    speculative_note(strategy)
     if b.given and (note := app_data.printed_budget_text(s.profile(), strategy, b.cache_bytes,
                                                          s.context, s.strategy_options())):
         st.caption(note)

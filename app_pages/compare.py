@@ -13,6 +13,8 @@ from app_pages._common import (
     current_strategies,
     engine_options,
     model_note,
+    mtp_added,
+    mtp_button,
     state,
     table,
     user_errors,
@@ -74,7 +76,9 @@ with user_errors():
     if shown:
         charts_of(shown, applying_rows, has_history, s.context)
     # how to read the figures, under the charts they explain too
-    st.caption(app_data.how_to_read_text(s.profile(), s.speculative_tokens))
+    st.caption(app_data.how_to_read_text(s.profile(), s.speculative_tokens,
+                                         mtp_added=mtp_added()))
+    mtp_button()
     for note in (app_data.dead_weight_text(results),
                  app_data.sliding_capacity_text(s.profile()) if has_history else "",
                  app_data.logged_capacity_text(results), app_data.two_pool_blocks_text(results),

@@ -14,6 +14,7 @@ from app_pages._common import (
     engine_widget,
     metric_row,
     plan_caption,
+    speculative_note,
     state,
     table,
     user_errors,
@@ -69,8 +70,7 @@ def headline(analysis, ours: StrategyResult, engines: list[StrategyResult]) -> N
              "in the proportion one request needs them at the context length.")
     if note := app_data.engines_beside_text(ours, engines):
         st.caption(note)
-    if note := app_data.speculative_text(state().profile(), "", state().speculative_tokens):
-        st.caption(note)
+    speculative_note(state().planner)
 
 
 def why(analysis) -> None:

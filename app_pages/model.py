@@ -8,7 +8,16 @@ from dataclasses import replace
 
 import streamlit as st
 
-from app_pages._common import chart, metric_row, show_value, state, table, update, user_errors
+from app_pages._common import (
+    chart,
+    metric_row,
+    show_value,
+    state,
+    table,
+    update,
+    use_spec,
+    user_errors,
+)
 from flatkv import app_model, charts
 from flatkv.app_data import markdown_literal as literal
 from flatkv.app_model import CUSTOM, CUSTOM_SPEC, DTYPE_FIELDS, KIND_TEMPLATES, RawModel, SpecDraft
@@ -120,9 +129,7 @@ def _use_spec(spec: ModelSpec) -> None:
     """Make ``spec`` the current model; ValueError, and nothing changes, when it does not plan
     at the sidebar's TP (a loaded config.json or model JSON as much as an edit)."""
     spec.with_options(tp=state().tp).profile()
-    text = app_model.spec_to_json(spec)
-    update(model=CUSTOM_SPEC, spec=text, raw=None)
-    ss["spec.filled"] = (CUSTOM_SPEC, text)
+    use_spec(spec)
 
 
 def _show_draft(draft: SpecDraft) -> None:

@@ -555,27 +555,33 @@ def compare_table_row(result: StrategyResult) -> dict:
 
 # A drafter's attention layers are the model's to add: vLLM puts an MTP module's layer in the
 # model's full-attention group (equal specs group together), which no engine option models.
-DRAFTER_TEXT = ("A drafter's own KV layers are not counted: add them to the model (Model page, "
-                "Edit by hand; an MTP module is one more full-attention layer in Qwen3-Next "
-                "and Qwen3.5, (3*gdn,full)*12,full for Qwen3-Next, which vLLM groups with the "
-                "model's: groups of 13).")
+DRAFTER_TEXT = ("A drafter's own KV layers are not counted until they are added to the "
+                "model: an MTP module (Qwen3-Next, Qwen3.5, DeepSeek-V3) is one more "
+                "full-attention layer, which vLLM groups with the model's (Qwen3-Next: groups "
+                "of 13). \"Add an MTP layer\" does it; the Model page shows it.")
+DRAFTER_ADDED_TEXT = ("The model's MTP layer is counted as one more full-attention layer, "
+                      "grouped with the model's as vLLM does.")
 
 
-def speculative_text(profile: CacheProfile, strategy: str, speculative_tokens: int) -> str:
+def speculative_text(profile: CacheProfile, strategy: str, speculative_tokens: int, *,
+                     mtp_added: bool = False) -> str:
     """Budget's and Layout's word on speculative decoding where tokens are drafted: what the
-    layout's figures count of it (SGLang: nothing), and that a drafter's layers are not
-    counted. Empty without drafted tokens or attention layers."""
+    layout's figures count of it (SGLang: its state buffers, nothing), and whether a drafter's
+    layers are in the model (``mtp_added``: an MTP layer was added). Empty without drafted
+    tokens or attention layers."""
     if not speculative_tokens or not profile.has_attention:
         return ""
+    drafter = DRAFTER_ADDED_TEXT if mtp_added else DRAFTER_TEXT
     if strategy == "sglang":
-        return ("Speculative decoding is not modelled for SGLang: these figures are without "
-                "it. " + DRAFTER_TEXT)
+        return ("Speculative decoding's state buffers are not modelled for SGLang: these "
+                f"figures are without them. {drafter}")
     counted = (f"these figures count the {speculative_tokens} drafted token(s)' state pages. "
                if profile.has_state else "")
-    return f"Speculative decoding: {counted}{DRAFTER_TEXT}"
+    return f"Speculative decoding: {counted}{drafter}"
 
 
-def how_to_read_text(profile: CacheProfile, speculative_tokens: int) -> str:
+def how_to_read_text(profile: CacheProfile, speculative_tokens: int, *,
+                     mtp_added: bool = False) -> str:
     """What Compare's capacity and concurrency count, under the charts they explain too, and
     what they count of speculative decoding."""
     has_history = profile.has_attention
@@ -584,7 +590,7 @@ def how_to_read_text(profile: CacheProfile, speculative_tokens: int) -> str:
                 "split of the budget fixes. " if has_history else
                 "No capacity in tokens: the model has no attention layer, so it keeps no token "
                 "history, only a constant state per request. ")
-    drafter = DRAFTER_TEXT
+    drafter = DRAFTER_ADDED_TEXT if mtp_added else DRAFTER_TEXT
     if not profile.has_state:
         drafting = f"Speculative decoding adds no state pages here. {drafter}"
     elif speculative_tokens:

@@ -469,7 +469,13 @@ def test_notes_under_the_figures_say_which_layout_does_what():
         "Speculative decoding: these figures count the 2 drafted token(s)' state pages. "
         + app_data.DRAFTER_TEXT)
     assert app_data.speculative_text(qwen, "sglang", 2).startswith(
-        "Speculative decoding is not modelled for SGLang: these figures are without it.")
+        "Speculative decoding's state buffers are not modelled for SGLang: these figures are "
+        "without them.")
+    # once the model carries its MTP layer, the texts say it is counted
+    assert app_data.speculative_text(qwen, "vllm", 2, mtp_added=True).endswith(
+        "The model's MTP layer is counted as one more full-attention layer, grouped with the "
+        "model's as vLLM does.")
+    assert app_data.DRAFTER_ADDED_TEXT in app_data.how_to_read_text(qwen, 2, mtp_added=True)
     assert app_data.speculative_text(llama, "vllm", 2) == (
         "Speculative decoding: " + app_data.DRAFTER_TEXT)
     assert app_data.speculative_text(qwen, "vllm", 0) == ""

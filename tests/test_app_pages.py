@@ -1143,6 +1143,16 @@ def test_a_vllm_log_taken_with_speculative_decoding_checks_out():
     budget = open_app("app_pages/budget.py", {**link, "b_layout": "vllm"})
     assert any(c.value.startswith("Speculative decoding: these figures count the 2 drafted")
                for c in budget.caption)
+    # with its MTP layer (one click): 13 full-attention layers, groups of 13, 47,878,147,932
+    # // 573,440 // 13 = 6,422 blocks, the same 481 a request: 13.35x
+    budget.button(key="mtp.add").click().run()
+    assert_clean(budget)
+    shown = metrics(budget)
+    assert (shown["Blocks"], shown["Concurrency at 262,144 tokens"]) == ("6,422", "13.35")
+    assert shown['vLLM\'s "GPU KV cache size" (tokens)'] == f"{int(6_422 / 481 * 262_144):,}"
+    assert budget.query_params["model"] == "spec"  # an edited model now
+    assert not budget.button  # added once
+    assert any("The model's MTP layer is counted" in c.value for c in budget.caption)
     at.number_input(key="w.speculative_tokens").set_value(0).run()  # back to the default
     assert vllm_row(at)["P (tokens)"] == 544 and "spec_tokens" not in at.query_params
 
