@@ -133,16 +133,8 @@ class CacheProfile:
                 raise ValueError(f"state_const_bytes has a tensor named {name!r}: give a name "
                                  "without ',' or '=' or spaces around it, e.g. 'conv'")
             check_int(f"state_const_bytes[{name!r}]", nbytes, minimum=1, maximum=MAX_ROW_BYTES)
-        if self.ssm_element_bytes is not None:
-            check_int("ssm_element_bytes", self.ssm_element_bytes, minimum=1,
-                      hint="or None when the ssm dtype is unknown")
-            ssm = self.state_const_bytes.get("ssm")
-            if ssm is None or ssm % self.ssm_element_bytes:
-                raise ValueError(
-                    f"ssm_element_bytes is {self.ssm_element_bytes} but state_const_bytes has "
-                    f"{'no ssm tensor' if ssm is None else f'an ssm tensor of {ssm} B'}: give "
-                    "the element size of an ssm tensor that is whole elements, or None"
-                )
+        self._check_whole("ssm_element_bytes", "an ssm", ("element size", "elements"),
+                          hint="or None when the ssm dtype is unknown")
         if self.has_attention and self.kv_bytes_per_slot == 0:
             raise ValueError(
                 "kv_bytes_per_slot is 0 but layer_types has attention layers: give the bytes one "
@@ -153,15 +145,8 @@ class CacheProfile:
                 "state_const_bytes is empty but layer_types has linear_attention layers: give "
                 "the state tensors, e.g. {'conv': 49152, 'ssm': 2097152}"
             )
-        if self.conv_rows is not None:
-            check_int("conv_rows", self.conv_rows, minimum=1,
-                      hint="or None when the conv state is not widened per speculative token")
-            conv = self.state_const_bytes.get("conv")
-            if conv is None or conv % self.conv_rows:
-                raise ValueError(
-                    f"conv_rows is {self.conv_rows} but state_const_bytes has "
-                    f"{'no conv tensor' if conv is None else f'a conv tensor of {conv} B'}: give "
-                    "the rows of a conv tensor that is whole rows, or None")
+        self._check_whole("conv_rows", "a conv", ("rows", "rows"),
+                          hint="or None when the conv state is not widened per speculative token")
         has_sliding = SLIDING_ATTENTION in self.layer_types
         if self.sliding_window is not None:
             check_int("sliding_window", self.sliding_window, minimum=1, maximum=MAX_WINDOW)
@@ -172,6 +157,20 @@ class CacheProfile:
                 )
         elif has_sliding:
             raise ValueError(SLIDING_WINDOW_MISSING)
+
+    def _check_whole(self, field: str, tensor: str, units: tuple[str, str], hint: str) -> None:
+        """``field``, when set, is a size that divides the state tensor ``tensor`` ("an ssm"):
+        ``units`` name what it counts (its name, the plural of what the tensor is made of)."""
+        size = getattr(self, field)
+        if size is None:
+            return
+        check_int(field, size, minimum=1, hint=hint)
+        name = tensor.split()[-1]
+        nbytes = self.state_const_bytes.get(name)
+        if nbytes is None or nbytes % size:
+            has = f"no {name} tensor" if nbytes is None else f"{tensor} tensor of {nbytes} B"
+            raise ValueError(f"{field} is {size} but state_const_bytes has {has}: give the "
+                             f"{units[0]} of {tensor} tensor that is whole {units[1]}, or None")
 
     @property
     def has_attention(self) -> bool:
