@@ -596,8 +596,8 @@ def engine_widget(field: str) -> None:
              "serves without speculative decoding. A request holds that many more state pages "
              "in each state group, in every paged layout, as vLLM counts them; vLLM also "
              "widens GDN and Mamba2 conv states by a row per drafted token, which can raise "
-             "its P. Not modelled for SGLang. An MTP drafter's own layers (Qwen3-Next: one "
-             "full-attention layer) are not added: add them to the model to count them.")
+             "its P. Not modelled for SGLang. A drafter's own layers count once they are in "
+             "the model: \"Add an MTP layer\", beside the figures, adds an MTP module's.")
     elif field == "max_batched_tokens":
         bind(st.number_input, field, "Max batched tokens", min_value=1, max_value=MAX_CONTEXT,
              step=1024, help="Tokens scheduled per step; sizes the pages a sliding-window "
@@ -614,8 +614,6 @@ ENGINE_COLUMNS = (
     ("Scheduling and two-level pages", ("speculative_tokens", "max_batched_tokens",
                                         "lcm_padding_bound")),
 )
-
-
 
 
 def _column_title(title: str, shown: list[str]) -> str:

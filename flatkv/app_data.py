@@ -558,7 +558,8 @@ def compare_table_row(result: StrategyResult) -> dict:
 DRAFTER_TEXT = ("A drafter's own KV layers are not counted until they are added to the "
                 "model: an MTP module (Qwen3-Next, Qwen3.5, DeepSeek-V3) is one more "
                 "full-attention layer, which vLLM groups with the model's (Qwen3-Next: groups "
-                "of 13). \"Add an MTP layer\" does it; the Model page shows it.")
+                "of 13). With tokens drafted, \"Add an MTP layer\" adds it; the Model page "
+                "edits any model.")
 DRAFTER_ADDED_TEXT = ("The model's MTP layer is counted as one more full-attention layer, "
                       "grouped with the model's as vLLM does.")
 
