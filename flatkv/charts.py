@@ -130,7 +130,7 @@ def _house_figure(traces: Sequence, layout: Mapping | None = None, *, title: str
                    "t": (60 + 18 * len(lines) if title else 40) + 20 * (legend_lines - 1)},
         # the legend sits on its own line under the title, never over it
         "legend": {"orientation": "h", "yanchor": "bottom", "y": 1.01, "x": 0,
-                   "xanchor": "left"},
+                   "xanchor": "left", **layout.get("legend", {})},
         "height": height,
         "hoverlabel": {"font": {"family": "ui-monospace, monospace"}},
     })
@@ -423,7 +423,9 @@ def breakdown_bars(
             "<extra></extra>",
         ))
     layout = {"barmode": "stack", "xaxis": {"title": f"bytes of the budget ({unit})"},
-              "yaxis": {"autorange": "reversed"}}
+              "yaxis": {"autorange": "reversed"},
+              # keys left to right as the slices stack (plotly reverses a stacked bar's key)
+              "legend": {"traceorder": "normal"}}
     return _house_figure(traces, layout, title=title, height=max(260, 140 + 44 * len(names)))
 
 

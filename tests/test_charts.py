@@ -140,6 +140,8 @@ def test_compare_bars_keep_category_colours():
     assert "<br>row padding: %{customdata[0]} B" in pad.hovertemplate  # the legend's words
     assert _trace(fig, "unused").marker.color == COLORS["unused"]
     assert fig.layout.barmode == "stack"
+    # the key reads left to right as the slices stack, under the title as every chart's
+    assert (fig.layout.legend.traceorder, fig.layout.legend.orientation) == ("normal", "h")
     # the three paddings: three greys, so a thin slice is told apart without its hatch
     pads = charts.breakdown_bars(["a"], [[("row_padding", 1), ("state_page_padding", 1),
                                           ("padding_layers", 1)]])
