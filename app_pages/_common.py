@@ -46,7 +46,7 @@ from flatkv.strategies.base import (
     SGLANG_SWA_ARCHITECTURES,
 )
 from flatkv.strategies.vllm import DEFAULT_KERNEL_BLOCK_SIZE, DEFAULT_MAMBA_CHUNK_SIZE
-from flatkv.units import exact_bytes, format_bytes, format_size
+from flatkv.units import exact_bytes, format_bytes, format_size, parse_tokens
 
 STATE_KEY = "flatkv.state"
 NOTICES_KEY = "flatkv.notices"
@@ -520,10 +520,18 @@ def model_note(s: AppState) -> None:
         st.caption(f"Note on this model: {literal(spec.notes)}")
 
 
+def tokens_widget(field: str, label: str, help: str) -> None:
+    """A token count typed as vLLM's command line takes it (262144, 256K or 128k), shown with
+    thousands separators; an emptied or unreadable entry is refused under the field."""
+    bind(st.text_input, field, label, to_widget=lambda v: f"{v:,}",
+         from_widget=lambda text: parse_tokens(text, label, maximum=MAX_CONTEXT), help=help)
+
+
 def context_widget() -> None:
     """The context length every page counts a request's pages at (one URL setting)."""
-    bind(st.number_input, "context", "Context length (tokens per request)", min_value=1,
-         max_value=MAX_CONTEXT, step=1024)
+    tokens_widget("context", "Context length (tokens per request)",
+                  "Tokens one request holds: 262144, 256K (262,144) or 128k (128,000), as "
+                  "vLLM's --max-model-len reads them.")
 
 
 def engine_widget(field: str) -> None:
@@ -599,9 +607,9 @@ def engine_widget(field: str) -> None:
              "its P. Not modelled for SGLang. A drafter's own layers count once they are in "
              "the model: \"Add an MTP layer\", beside the figures, adds an MTP module's.")
     elif field == "max_batched_tokens":
-        bind(st.number_input, field, "Max batched tokens", min_value=1, max_value=MAX_CONTEXT,
-             step=1024, help="Tokens scheduled per step; sizes the pages a sliding-window "
-             "request holds.")
+        tokens_widget(field, "Max batched tokens", "Tokens scheduled per step (vLLM's "
+                      "--max-num-batched-tokens); sizes the pages a sliding-window request "
+                      "holds.")
     else:  # a new ENGINE_FIELDS entry needs its widget here
         raise KeyError(f"no widget for the engine option {field!r}")
 

@@ -144,7 +144,8 @@ def page_ids(analysis, ours: StrategyResult) -> None:
     s = state()
     pages = app_data.page_assignment(analysis, requests=s.requests, context=s.context,
                                      sliding_window=profile.sliding_window,
-                                     scheduled_tokens=s.max_batched_tokens, limit=2048)
+                                     scheduled_tokens=s.max_batched_tokens,
+                                     speculative_tokens=s.speculative_tokens, limit=2048)
     msg = app_data.workload_text(pages, profile, context=s.context,
                                  mamba_cache_mode=s.mamba_cache_mode,
                                  concurrency=ours.max_concurrency if ours.applies else None,

@@ -284,14 +284,15 @@ def _page_run(index: int, group_id: str, pages: int) -> Iterator[tuple[float, in
 
 def page_assignment(
     analysis: PlanAnalysis, *, requests: int, context: int, sliding_window: int | None = None,
-    scheduled_tokens: int = DEFAULT_SCHEDULED_TOKENS, limit: int = 4096,
+    scheduled_tokens: int = DEFAULT_SCHEDULED_TOKENS, speculative_tokens: int = 0,
+    limit: int = 4096,
 ) -> PageMap:
     """The pages each group needs for ``requests`` at ``context`` with ``scheduled_tokens`` per
-    step (SPEC 3.5, through ``flatkv.workload``), handed out from one page-id space as the
-    requests grow: the groups' pages interleave in proportion, so every id belongs to exactly
-    one group at a time. At most ``limit`` ids are listed."""
+    step and ``speculative_tokens`` drafted (SPEC 3.5, through ``flatkv.workload``), handed out
+    from one page-id space as the requests grow: the groups' pages interleave in proportion, so
+    every id belongs to exactly one group at a time. At most ``limit`` ids are listed."""
     pool = pool_from_plan(analysis.plan, sliding_window=sliding_window)
-    work = Workload(requests, context, scheduled_tokens)
+    work = Workload(requests, context, scheduled_tokens, speculative_tokens=speculative_tokens)
     per_group = group_pages(pool, work)
     shown = min(pool.num_units, limit)
     # k-th page of group g lands at fraction (k + 1/2) / n_g of the run: a proportional merge.
@@ -303,7 +304,8 @@ def page_assignment(
     owners += [None] * (shown - len(owners))
     fits = covers(pool, work)
     most = None if fits else max_requests(pool, context_tokens=context,
-                                          scheduled_tokens=scheduled_tokens)
+                                          scheduled_tokens=scheduled_tokens,
+                                          speculative_tokens=speculative_tokens)
     return PageMap(pool.num_units, tuple(owners), per_group, fits, most)
 
 
@@ -327,7 +329,10 @@ def workload_text(pages: PageMap, profile: CacheProfile, *, context: int, mamba_
         held = ("" if concurrency is None else
                 f", and hold {concurrency_text(concurrency)} requests of {tokens_text(context)}")
         text += (" State is charged as with state prefix caching: two live pages per request "
-                 "plus a snapshot every P tokens. Budget and Compare count the state pages of "
+                 "plus a snapshot every P tokens"
+                 + (f", and {speculative_tokens} more per request for drafted tokens"
+                    if speculative_tokens else "")
+                 + ". Budget and Compare count the state pages of "
                  f"mamba cache mode {MAMBA_MODE_TEXT[mamba_cache_mode]}"
                  + (f" and {speculative_tokens} more for drafted tokens" if speculative_tokens
                     else "")

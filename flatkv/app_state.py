@@ -34,7 +34,7 @@ from flatkv.strategies.sglang import swa_pool as sglang_swa_pool
 from flatkv.strategies.vllm import kernel_block_size as vllm_kernel_block_size
 from flatkv.strategies.vllm import mamba_chunk_size as vllm_mamba_chunk_size
 from flatkv.strategies.vllm import runs_all_as_align
-from flatkv.units import format_size, parse_size
+from flatkv.units import format_size, parse_size, parse_tokens
 
 MiB = 2**20
 
@@ -402,6 +402,11 @@ def _ratio(bounds: tuple[Fraction, Fraction]) -> Callable[[str, str], float]:
     return parse
 
 
+def _tokens(maximum: int) -> Callable[[str, str], int]:
+    """A token count, with the suffixes vLLM's command line reads (``ctx=256K``)."""
+    return lambda key, text: parse_tokens(text, key, maximum=maximum)
+
+
 def _flag(key: str, text: str) -> bool:
     if text not in ("0", "1"):
         raise ValueError(f"{key}={text!r} is not 0 or 1")
@@ -449,7 +454,7 @@ _SETTINGS: dict[str, tuple[str, Callable[[str, str], object], Callable[[object],
     "frac": ("mem_fraction", _fraction, lambda v: f"{v:g}"),
     "weights": ("weights", lambda key, text: memory_size(text, key), format_size),
     "tp": ("tp", _int(1, MAX_TP), str),
-    "ctx": ("context", _int(1, MAX_CONTEXT), str),
+    "ctx": ("context", _tokens(MAX_CONTEXT), str),
     "req": ("requests", _int(1, MAX_REQUESTS), str),
     "uniform": ("uniform_rows", _flag, lambda v: "1" if v else "0"),
     "kernel": ("kernel_block_size", _auto(_int(1, MAX_BLOCK_SIZE)), _write_auto(str)),
@@ -463,7 +468,7 @@ _SETTINGS: dict[str, tuple[str, Callable[[str, str], object], Callable[[object],
     "sg_ssm": ("sglang_ssm_dtype", _auto(_choice(lambda: list(SGLANG_SSM_DTYPES))),
                _write_auto(str)),
     "sg_swa_pool": ("sglang_swa_pool", _auto(_flag), _write_auto(lambda v: "1" if v else "0")),
-    "mbt": ("max_batched_tokens", _int(1, MAX_CONTEXT), str),
+    "mbt": ("max_batched_tokens", _tokens(MAX_CONTEXT), str),
     "lcm_pad": ("lcm_padding_bound", _ratio(PADDING_BOUND_RANGE), repr),
     "b_layout": ("budget_strategy", _auto(_choice(lambda: list(STRATEGIES))), _write_auto(str)),
     "device": ("lab_device", _auto(gpu_settings.check_device_name), _write_auto(str)),

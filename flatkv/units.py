@@ -31,6 +31,56 @@ MAX_BYTES = 2**60
 MAX_TOKENS = 2**40
 
 
+# Suffixes as vLLM's --max-model-len reads them (vllm human_readable_int): lowercase decimal,
+# uppercase binary, so "128k" is 128,000 tokens and "128K" is 131,072, and a context copied from
+# a vLLM command line gives the same L and concurrency here. Ki / Mi (binary) are our addition.
+_DECIMAL_TOKENS = {"k": 10**3, "m": 10**6}
+_BINARY_TOKENS = {"K": 2**10, "M": 2**20, "Ki": 2**10, "Mi": 2**20}
+_TOKENS = re.compile(r"(\d+(?:\.\d+)?)(Ki|Mi|k|m|K|M)?")
+
+
+def parse_tokens(text: str | int, field: str = "--context", *, maximum: int = MAX_TOKENS) -> int:
+    """Tokens from ``"262144"``, ``"262,144"``, ``"256K"`` (262,144) or ``"128k"`` (128,000):
+    suffixes as vLLM's ``--max-model-len`` reads them, lowercase k / m decimal (25.6k is
+    25,600), uppercase K / M and Ki / Mi binary (whole numbers only). The CLI and the app's
+    token fields read them alike, so a context copied from a vLLM command line means the same."""
+    if not str(text).strip():
+        shown = "empty"
+    else:
+        shown = repr(text) if len(str(text)) <= 30 else repr(str(text)[:24] + "...")
+    if isinstance(text, int) and not isinstance(text, bool):
+        value = text
+    else:
+        raw = str(text).strip().replace(",", "").replace("_", "")
+        # a context of 2**40 tokens is 13 digits: a longer entry is no context length
+        match = _TOKENS.fullmatch(raw) if raw.isascii() and len(raw) <= 24 else None
+        if match is None:
+            raise ValueError(f"{field} is {shown}: give whole tokens such as 262144, 256K "
+                             "(262,144) or 128k (128,000)")
+        number, suffix = match.groups()
+        if suffix in _DECIMAL_TOKENS:
+            exact = Fraction(number) * _DECIMAL_TOKENS[suffix]
+        elif "." in number and suffix:
+            raise ValueError(f"{field} is {shown}: binary {suffix} takes a whole number; use "
+                             f"{number}{suffix[0].lower()} for decimal thousands or millions")
+        elif "." in number:
+            raise ValueError(f"{field} is {shown}: give a whole number of tokens")
+        else:
+            exact = Fraction(int(number) * _BINARY_TOKENS.get(suffix or "", 1))
+        if exact > maximum:
+            value = maximum + 1  # refused below, with the cap
+        elif exact.denominator != 1:
+            raise ValueError(f"{field} is {shown}: that is {exact.numerator}/"
+                             f"{exact.denominator} tokens; give a whole number of tokens")
+        else:
+            value = int(exact)
+    if value < 1:
+        raise ValueError(f"{field} is {shown}: give a positive number of tokens")
+    if value > maximum:
+        raise ValueError(f"{field} is {shown}: give at most {maximum:,} tokens")
+    return value
+
+
 MAX_SIZE_DIGITS = 40  # digits of a size's number (1 EiB has 19)
 
 

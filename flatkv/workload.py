@@ -94,18 +94,22 @@ DEFAULT_SCHEDULED_TOKENS = 8192
 
 @dataclass(frozen=True)
 class Workload:
-    """R live requests at context L; S tokens scheduled per step; a safety margin of pages."""
+    """R live requests at context L; S tokens scheduled per step; a safety margin of pages;
+    N tokens a speculative decoder drafts per step (each request then holds N more state pages
+    in every state group, as vLLM's ``num_speculative_blocks``)."""
 
     requests: int
     context_tokens: int
     scheduled_tokens: int = DEFAULT_SCHEDULED_TOKENS
     margin: int = 0
+    speculative_tokens: int = 0
 
     def __post_init__(self) -> None:
         check_int("requests", self.requests)
         check_int("context_tokens", self.context_tokens, minimum=1)
         check_int("scheduled_tokens", self.scheduled_tokens, minimum=1)
         check_int("margin", self.margin)
+        check_int("speculative_tokens", self.speculative_tokens)
 
     @property
     def total_tokens(self) -> int:
@@ -113,12 +117,12 @@ class Workload:
         return self.requests * self.context_tokens
 
 
-# pages_needed's rules in words (T = R x L tokens, S scheduled per step, m the margin); keep
-# them beside the code they describe.
+# pages_needed's rules in words (T = R x L tokens, S scheduled per step, m the margin, N drafted
+# tokens); keep them beside the code they describe.
 PAGES_NEEDED_TEXT = {
     FULL_ATTENTION: "ceil(T / P) + R + 1 + m",
     SLIDING_ATTENTION: "R x ceil(min(W - 1, L) / P) + ceil(min(S, T) / P) + R + 1 + m",
-    LINEAR_ATTENTION: "min(2 x R + T // P + 1 + m, a full group's)",
+    LINEAR_ATTENTION: "min(2 x R + T // P + 1 + m, a full group's) + R x N",
 }
 
 
@@ -138,8 +142,8 @@ def pages_needed(
             raise ValueError(SLIDING_WINDOW_MISSING)
         w = check_int("sliding_window", sliding_window, minimum=1)
         return r * cdiv(min(w - 1, lc), p) + cdiv(min(workload.scheduled_tokens, t), p) + r + 1 + m
-    if kind == LINEAR_ATTENTION:
-        return min(2 * r + t // p + 1 + m, full)
+    if kind == LINEAR_ATTENTION:  # the drafted tokens' pages come on top of the snapshots
+        return min(2 * r + t // p + 1 + m, full) + r * workload.speculative_tokens
     raise ValueError(f"kind is {kind!r}: use one of {list(LAYER_LABELS)}")
 
 
@@ -199,7 +203,7 @@ def covers(pool: PagePool | FlatMemoryPlan | StrategyResult, workload: Workload)
 def max_requests(
     pool: PagePool | FlatMemoryPlan | StrategyResult, *, context_tokens: int,
     scheduled_tokens: int = DEFAULT_SCHEDULED_TOKENS,
-    margin: int = 0
+    margin: int = 0, speculative_tokens: int = 0,
 ) -> int:
     """Largest R such that R requests at ``context_tokens`` fit in ``pool`` (0 if none fits).
 
@@ -210,7 +214,8 @@ def max_requests(
     pool = as_pool(pool)
 
     def fits(r: int) -> bool:
-        return covers(pool, Workload(r, context_tokens, scheduled_tokens, margin))
+        return covers(pool, Workload(r, context_tokens, scheduled_tokens, margin,
+                                     speculative_tokens))
 
     if not fits(0):
         return 0

@@ -175,7 +175,7 @@ def test_budget_keeps_its_own_settings_when_the_weights_fill_the_gpu():
         "weights per rank (149.01 GiB) fill the usable memory (71.68 GiB): raise TP (4 is the "
         "least that splits the model and leaves room), the memory fraction, or pick a larger "
         "GPU"]
-    assert at.selectbox(key="w.budget_strategy") and at.number_input(key="w.context")
+    assert at.selectbox(key="w.budget_strategy") and at.text_input(key="w.context")
     assert [e.label for e in at.expander] == ["Layout options"]  # flat reads the mamba mode
 
 
@@ -530,9 +530,31 @@ def test_budget_page_concurrency_by_hand():
     assert m["Capacity (tokens)"] == f"{774 * 1056:,}" == "817,344"
     # 32,768 tokens: ceil(32,768 / 1,056) = 32 full pages + 1 state page; 775 / 33 = 23.48
     assert m["Concurrency at 32,768 tokens"] == "23.48"
-    at.number_input(key="w.context").set_value(1056).run()
+    at.text_input(key="w.context").set_value("1056").run()
     assert metrics(at)["Concurrency at 1,056 tokens"] == f"{775 / 2:.2f}"
     assert len(at.get("plotly_chart")) == 2
+
+
+def test_context_reads_vllm_suffixes_and_refuses_an_emptied_field():
+    at = open_app("app_pages/budget.py", QWEN35_LINK)
+    # 128k is 128,000 tokens, as vLLM's --max-model-len reads it: ceil(128,000 / 1,056) = 122
+    # full pages + 1 state page; 775 / 123 = 6.30
+    at.text_input(key="w.context").set_value("128k").run()
+    assert_clean(at)
+    assert metrics(at)["Concurrency at 128,000 tokens"] == f"{775 / 123:.2f}" == "6.30"
+    assert at.query_params["ctx"] == "128000"
+    assert at.text_input(key="w.context").value == "128,000"
+    # an emptied field is refused under it, and the figures keep the last valid context, not 1
+    at.text_input(key="w.context").set_value("").run()
+    assert not at.exception
+    assert any(shown(e).startswith("Context length (tokens per request) is empty: give whole "
+                                   "tokens such as 262144, 256K") for e in at.error)
+    assert "Concurrency at 128,000 tokens" in metrics(at)
+    assert at.query_params["ctx"] == "128000"
+    # a link may use the suffixes too
+    again = open_app("app_pages/budget.py", {**QWEN35_LINK, "ctx": "256K"})
+    assert_clean(again)
+    assert "Concurrency at 262,144 tokens" in metrics(again)
 
 
 def test_budget_page_follows_the_gpu_settings():
@@ -632,7 +654,7 @@ def test_every_engine_option_has_a_column_and_a_widget():
     for query in ({"model": "Nemotron-H-8B", "mamba": "all"}, {"model": "gpt-oss-20b"}):
         at = open_app("app_pages/compare.py", query)
         assert_clean(at)
-        drawn |= {w.key for kind in (at.number_input, at.selectbox) for w in kind}
+        drawn |= {w.key for kind in (at.number_input, at.selectbox, at.text_input) for w in kind}
     assert {f"w.{f}" for f in ENGINE_FIELDS} <= drawn
     # the shared column is titled by the parts it shows: Qwen3-Next has speculative tokens (a
     # scheduling option) and the two-level bound; gpt-oss (the last opened) no state to draft
@@ -677,14 +699,14 @@ def test_budget_page_names_and_offers_only_the_options_its_layout_reads():
     # vLLM's kernel block, SGLang's ratio and the two-level bound do not act on the flat layout
     assert "default layout options" in at.caption[0].value
     assert "kernel block" not in at.caption[0].value
-    keys = {w.key for w in (*at.number_input, *at.selectbox)}
+    keys = {w.key for w in (*at.number_input, *at.selectbox, *at.text_input)}
     # state layers, no sliding ones: the mamba cache mode acts, max batched tokens does not
     assert "w.mamba_cache_mode" in keys
     assert not keys & {"w.kernel_block_size", "w.mamba_full_memory_ratio",
                        "w.sglang_slots_per_request", "w.lcm_padding_bound",
                        "w.max_batched_tokens"}
     sliding = open_app("app_pages/budget.py", {"model": "gpt-oss-20b"})
-    keys = {w.key for w in (*sliding.number_input, *sliding.selectbox)}
+    keys = {w.key for w in (*sliding.number_input, *sliding.selectbox, *sliding.text_input)}
     assert "w.max_batched_tokens" in keys and "w.mamba_cache_mode" not in keys
     help_text = {m.label: m.help for m in at.metric}["Capacity (tokens)"]
     assert "beside one request's state" in help_text
@@ -714,7 +736,7 @@ def test_engine_options_round_trip_through_the_link():
     at.number_input(key="w.lcm_padding_bound").set_value(0.1).run()
     assert_clean(at)
     # no sliding layers: max batched tokens (a sliding request's pages) acts on nothing here
-    assert not [w for w in at.number_input if w.key == "w.max_batched_tokens"]
+    assert not [w for w in at.text_input if w.key == "w.max_batched_tokens"]
     link = dict(at.query_params)
     assert {k: link[k] for k in ("kernel", "mamba", "sg_ratio", "sg_slots", "lcm_pad")} \
         == {"kernel": "128", "mamba": "align", "sg_ratio": "0.5", "sg_slots": "5",
@@ -728,7 +750,7 @@ def test_engine_options_round_trip_through_the_link():
     assert vllm_row(again)["P (tokens)"] == 1152
     assert again.number_input(key="w.sglang_slots_per_request").value == 5
     sliding = open_app("app_pages/compare.py", {"model": "gpt-oss-20b"})
-    sliding.number_input(key="w.max_batched_tokens").set_value(2048).run()
+    sliding.text_input(key="w.max_batched_tokens").set_value("2K").run()
     assert_clean(sliding)
     assert sliding.query_params["mbt"] == "2048"
     # no state layers: the mamba options act on nothing
@@ -1526,9 +1548,9 @@ def test_a_widget_on_the_next_page_shows_the_view_not_its_minimum():
                  "app_pages/budget.py", "app_pages/layout.py"):
         at.switch_page(page).run()
         assert_clean(at)
-        values = {w.key: w.value for w in at.number_input}
-        assert values["w.context"] == 65_536, page
-        assert values["w.max_batched_tokens"] == 4096, page  # every page offers it for sliding
+        values = {w.key: w.value for w in at.text_input}
+        assert values["w.context"] == "65,536", page
+        assert values["w.max_batched_tokens"] == "4,096", page  # every page offers it for sliding
 
 
 def test_layout_keeps_the_uniform_pages_view_across_pages_and_in_the_link():
@@ -1569,13 +1591,13 @@ def test_layout_workload_schedules_the_max_batched_tokens():
         return text
 
     assert "sliding_attention: 549, full_attention: 8,197" in pages_caption()
-    at.number_input(key="w.max_batched_tokens").set_value(512).run()
+    at.text_input(key="w.max_batched_tokens").set_value("512").run()
     assert_clean(at)
     assert "sliding_attention: 69, full_attention: 8,197" in pages_caption()  # 32 + 32 + 5
     assert at.query_params["mbt"] == "512"
     # an attention-only model without sliding layers has no S to set here
     llama = open_app("app_pages/layout.py", {"model": "Llama-3.1-8B"})
-    assert "w.max_batched_tokens" not in {w.key for w in llama.number_input}
+    assert "w.max_batched_tokens" not in {w.key for w in llama.text_input}
     # and no state row inflates its P: no inflation chart
     assert not any("KV row at the requested" in c.proto.spec for c in llama.get("plotly_chart"))
 
@@ -1664,6 +1686,14 @@ def test_layout_says_how_its_state_pages_differ_from_budget():
     # ceil(131,072 / 544) + 4 + 1) = min(249, 246)
     assert "linear_attention: 246, full_attention: 246" in msg
     assert "mamba cache mode align (2 state pages) per request" in msg
+    # 2 drafted tokens: each of the 4 requests holds 2 more state pages, 246 + 8; the flat
+    # layout keeps the model's conv rows, so P stays 544 and the history pages stay 246
+    at = open_app("app_pages/layout.py", {"mamba": "align", "spec_tokens": "2"})
+    (msg,) = [c.value for c in at.caption if "Pages the groups need" in c.value]
+    assert "linear_attention: 254, full_attention: 246" in msg
+    assert ("a snapshot every P tokens, and 2 more per request for drafted tokens. Budget and "
+            "Compare count the state pages of mamba cache mode align (2 state pages) and 2 more "
+            "for drafted tokens per request") in msg
 
 
 def test_a_presets_caveat_shows_where_its_figures_do():

@@ -1027,7 +1027,9 @@ def test_workload_line_names_its_state_snapshots():
     assert round(r.max_concurrency, 2) == 14.77  # both numbers stay
     text = "\n".join(r.formulas)
     assert "workload with prefix-cache state snapshots (one dummy page" in text
-    assert "charges each state group min(2 x R + T // P + 1 + m, a full group's) pages" in text
+    assert ("charges each state group min(2 x R + T // P + 1 + m, a full group's) + R x N pages "
+            "(two live pages per request plus a snapshot every P tokens, and one per drafted "
+            "token: N = 0)") in text
     assert "max_concurrency counts 1" in text
 
 

@@ -9,7 +9,6 @@ from contextlib import redirect_stderr, redirect_stdout
 import pytest
 from strategy_profiles import ANCHOR_BUDGET
 
-from flatkv import strategy_cli
 from flatkv.cli import main
 from flatkv.strategies import STRATEGIES
 
@@ -24,24 +23,6 @@ def run(argv):
     with redirect_stdout(out), redirect_stderr(err):
         code = main(argv)
     return code, out.getvalue(), err.getvalue()
-
-
-def test_parse_tokens_reads_suffixes_as_vllm_does():
-    # vLLM's --max-model-len: lowercase decimal, uppercase binary (human_readable_int)
-    parse = strategy_cli.parse_tokens
-    assert parse("262144") == parse("262,144") == parse("256K") == parse("256Ki") == 262_144
-    assert parse("128k") == 128_000 and parse("25.6k") == 25_600 and parse("1m") == 1_000_000
-    assert parse("1M") == parse("1Mi") == 1_048_576
-    for text, words in (("long", "give whole tokens such as 262144, 256K"),
-                        ("1.5M", "binary M takes a whole number; use 1.5m"),
-                        ("1.5", "give a whole number of tokens"),
-                        ("0.0001k", "that is 1/10 tokens"), ("0", "positive"),
-                        ("2000000000000k", "more than 1,099,511,627,776 tokens")):
-        with pytest.raises(ValueError, match=f"--context is '{text}': .*{words}"):
-            parse(text)
-    # a runaway entry is refused in one short line, not a traceback
-    with pytest.raises(ValueError, match=r"^--context is '9{24}\.\.\.': give whole tokens"):
-        parse("9" * 400 + ".0001k")
 
 
 def test_plan_vllm_json_anchor():

@@ -21,6 +21,7 @@ from flatkv.units import (
     logged_concurrency_note,
     parse_named_sizes,
     parse_size,
+    parse_tokens,
     tokens_text,
 )
 
@@ -57,6 +58,33 @@ def test_a_row_size_must_be_whole_bytes():
         parse_named_sizes("conv=1,ssm=0.3KiB", field="--state")
     with pytest.raises(ValueError, match=r"between 123,456,789 and 123,456,790"):  # exact, not 1e8
         parse_size("123456789.5", whole=True)
+
+
+def test_parse_tokens_reads_suffixes_as_vllm_does():
+    # vLLM's --max-model-len: lowercase decimal, uppercase binary (human_readable_int)
+    parse = parse_tokens
+    assert parse("262144") == parse("262,144") == parse("256K") == parse("256Ki") == 262_144
+    assert parse("128k") == 128_000 and parse("25.6k") == 25_600 and parse("1m") == 1_000_000
+    assert parse("1M") == parse("1Mi") == 1_048_576
+    for text, words in (("long", "give whole tokens such as 262144, 256K"),
+                        ("1.5M", "binary M takes a whole number; use 1.5m"),
+                        ("1.5", "give a whole number of tokens"),
+                        ("0.0001k", "that is 1/10 tokens"), ("0", "positive"),
+                        ("2000000000000k", "give at most 1,099,511,627,776 tokens")):
+        with pytest.raises(ValueError, match=f"--context is '{text}': .*{words}"):
+            parse(text)
+    # a runaway entry is refused in one short line, not a traceback
+    with pytest.raises(ValueError, match=r"^--context is '9{24}\.\.\.': give whole tokens"):
+        parse("9" * 400 + ".0001k")
+
+
+def test_parse_tokens_names_an_empty_entry_and_the_callers_cap():
+    # the app's token fields read the CLI's suffixes, within their own cap, and say what is wrong
+    with pytest.raises(ValueError, match=r"^Context length is empty: give whole tokens such as"):
+        parse_tokens("  ", "Context length")
+    assert parse_tokens("16M", "Context length", maximum=2**24) == 2**24
+    with pytest.raises(ValueError, match=r"^Context length is '17m': give at most 16,777,216"):
+        parse_tokens("17m", "Context length", maximum=2**24)
 
 
 def test_format_bytes():

@@ -32,6 +32,13 @@ def test_pages_needed_by_hand():
     # state with a large P: min(6 + 3,000 // 544 + 3, ceil(3,000 / 544) + 6) = min(14, 12)
     assert pages_needed(LINEAR, w, block_size=544) == 12
     assert pages_needed(LINEAR, Workload(3, 100), block_size=544) == min(6 + 0 + 1, 1 + 3 + 1)
+    # N = 2 drafted tokens: each request holds 2 more state pages, on top of the capped count
+    # (min(196, 194) + 3 x 2); history pages do not change
+    drafted = Workload(requests=3, context_tokens=1000, scheduled_tokens=256, margin=2,
+                       speculative_tokens=2)
+    assert pages_needed(LINEAR, drafted, block_size=16) == 194 + 6 == 200
+    assert pages_needed(FULL, drafted, block_size=16) == 194
+    assert pages_needed(SLIDING, drafted, block_size=16, sliding_window=128) == 46
 
 
 def test_pages_needed_at_the_edges_of_its_roundings():
@@ -90,14 +97,15 @@ def test_max_requests_is_fast_on_huge_pools():
     ctx=st.integers(1, 50_000),
     margin=st.integers(0, 5),
     k=st.integers(1, 50),
+    drafted=st.integers(0, 4),
 )
-def test_max_requests_is_the_largest_fit(units, p, ctx, margin, k):
+def test_max_requests_is_the_largest_fit(units, p, ctx, margin, k, drafted):
     pool = PagePool(units, p, [PoolGroup(FULL, FULL, 1, k), PoolGroup(SLIDING, SLIDING, 1),
                                PoolGroup(LINEAR, LINEAR, 1)], 128)
-    r = max_requests(pool, context_tokens=ctx, margin=margin)
+    r = max_requests(pool, context_tokens=ctx, margin=margin, speculative_tokens=drafted)
     if r > 0:
-        assert covers(pool, Workload(r, ctx, margin=margin))
-    assert not covers(pool, Workload(r + 1, ctx, margin=margin))
+        assert covers(pool, Workload(r, ctx, margin=margin, speculative_tokens=drafted))
+    assert not covers(pool, Workload(r + 1, ctx, margin=margin, speculative_tokens=drafted))
 
 
 @pytest.mark.parametrize(
@@ -105,6 +113,7 @@ def test_max_requests_is_the_largest_fit(units, p, ctx, margin, k):
     [
         (lambda: Workload(-1, 10), "requests"),
         (lambda: Workload(1, 0), "context_tokens"),
+        (lambda: Workload(1, 10, speculative_tokens=-1), "speculative_tokens"),
         (lambda: PoolGroup("x", "moe", 1), "kind"),
         (lambda: PagePool(10, 16, [PoolGroup(SLIDING, SLIDING, 1)]), "sliding_window"),
         (lambda: PagePool(10, 16, []), "groups"),

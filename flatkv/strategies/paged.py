@@ -148,7 +148,7 @@ def _workload_lines(profile: CacheProfile, pool: PagePool, context_tokens: int,
     block_size, window = pool.block_size, pool.sliding_window
     fits = max_requests(
         pool, context_tokens=context_tokens, scheduled_tokens=options.max_batched_tokens,
-        margin=options.margin,
+        margin=options.margin, speculative_tokens=options.speculative_tokens,
     )
     extras["workload_max_requests"] = fits
     lines = [
@@ -158,7 +158,8 @@ def _workload_lines(profile: CacheProfile, pool: PagePool, context_tokens: int,
     if profile.has_state:
         lines.append(
             f"  it charges each state group {PAGES_NEEDED_TEXT[LINEAR_ATTENTION]} pages (two "
-            "live pages per request plus a snapshot every P tokens), while max_concurrency "
+            "live pages per request plus a snapshot every P tokens, and one per drafted token: "
+            f"N = {options.speculative_tokens}), while max_concurrency "
             "counts "
             + request_pages_text(LINEAR_ATTENTION, context_tokens, block_size, options, window)
             + " state page(s) per request, as the engine's log does; both hold, for "
