@@ -442,7 +442,10 @@ def sidebar(page_shows_budget: bool = True) -> None:
     else:
         bind(side.slider, "mem_fraction", "Memory fraction", min_value=MIN_MEM_FRACTION,
              max_value=1.0, step=0.01, format="%.4g",  # a link's 0.955 shows as 0.955
-             help="Share of the GPU memory the engine may use (vLLM's gpu_memory_utilization).")
+             help="Share of the GPU memory the engine may use (vLLM's gpu_memory_utilization: "
+             "0.92 by default since vLLM 0.20, 0.9 before; SGLang's --mem-fraction-static). "
+             "vLLM 0.34 sizes its cache after warm-up: to match its log, pick \"KV cache memory\" "
+             "above and give the memory it logs.")
         bind(side.text_input, "weights", "Model weights (all ranks)", to_widget=format_size,
              from_widget=lambda t: memory_size(t, "Model weights"),
              help="Weights, activations and anything else resident; each TP rank holds 1/TP.")

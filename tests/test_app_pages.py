@@ -1208,11 +1208,12 @@ def test_a_vllm_log_checks_out_from_its_kv_cache_memory():
         "figures above read it as 47,878,147,932 B.")
     assert rounding in [unescaped(c.value) for c in budget.caption]
     assert rounding in [unescaped(c.value) for c in at.caption]
-    # where the rounding decides whether vLLM starts: Llama-3.1-8B at 131,072 tokens needs
-    # exactly 16 GiB (32 layers x 131,072 x 4,096 B), which 16.00 GiB's low end lacks
-    assert 32 * 131_072 * 4_096 == 16 * 2**30
+    # where the rounding decides whether vLLM starts: Llama-3.1-8B at 131,056 tokens needs
+    # 8,191 blocks of 32 x 16 x 4,096 = 2 MiB, and the null block one more: exactly 16 GiB,
+    # which 16.00 GiB's low end lacks
+    assert (8_191 + 1) * 32 * 16 * 4_096 == 16 * 2**30 and 131_056 == 8_191 * 16
     edge = open_app("app_pages/budget.py", {"model": "Llama-3.1-8B", "gpu": "KV cache memory",
-                                            "kv_mem": "16GiB", "ctx": "131072",
+                                            "kv_mem": "16GiB", "ctx": "131056",
                                             "b_layout": "vllm"})
     assert_clean(edge)
     low = 16 * 2**30 - 2**30 // 200  # ceil(15.995 GiB)

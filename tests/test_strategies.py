@@ -297,43 +297,58 @@ def test_sglang_picks_its_sliding_pool_by_the_configs_architectures():
 
 def test_vllm_refuses_to_start_when_one_request_does_not_fit():
     # vLLM's start check: one request of max_model_len, its pages in every group, a page
-    # group_size layers wide. Llama-3.1-8B at 1 GiB: 32 layers x cdiv(L, 16) pages of 65,536 B
-    budget = 2**30
-    fits = run_strategy("vllm", llama_31_8b(), budget_bytes=budget, context_tokens=8_192)
-    assert fits.applies and fits.concurrency == 1  # 32 x 512 x 65,536 = 2**30 exactly
+    # group_size layers wide, against the budget less one block (the null block its pool holds
+    # back; vLLM 0.29+, PR #47272). Llama-3.1-8B: 32 layers x cdiv(L, 16) pages of 65,536 B, a
+    # block 32 x 65,536 = 2,097,152 B. At 1 GiB, 512 blocks: a request of 8,192 tokens needs
+    # all 512 (2**30 B), one more than the 511 left beside the null block
+    block, budget = 32 * 65_536, 2**30
+    exact = run_strategy("vllm", llama_31_8b(), budget_bytes=budget, context_tokens=8_192)
+    assert not exact.applies
+    assert exact.reason.endswith("its estimated maximum model length is 8,176: give a context "
+                                 f"of at most 8,176 or a budget of at least {2**30 + block:,} B")
+    fits = run_strategy("vllm", llama_31_8b(), budget_bytes=budget + block, context_tokens=8_192)
+    assert fits.applies and fits.num_blocks == 513 and fits.concurrency == Fraction(513, 512)
+    assert run_strategy("vllm", llama_31_8b(), budget_bytes=budget,
+                        context_tokens=511 * 16).applies
     refused = run_strategy("vllm", llama_31_8b(), budget_bytes=budget, context_tokens=131_072)
     assert not refused.applies
     assert refused.reason.startswith(
         f"vLLM refuses to start: one request of 131,072 tokens needs {32 * 8_192 * 65_536:,} B "
         "of KV cache (16.00 GiB: its pages in every group, 32 layers a page, at P 16), more "
-        "than the 1,073,741,824 B (1.00 GiB) available")
-    assert refused.reason.endswith("its estimated maximum model length is 8,192: give a "
-                                   "context of at most 8,192 or a budget of at least "
-                                   "17,179,869,184 B")
-    # gpt-oss-20b at 3 GiB, L 131,072: pages of 16 x 2,048 = 32,768 B, 98,304 of them; a
-    # sliding layer holds cdiv(128 - 1 + 8,192, 16) + 1 = 521 pages whatever L beyond 8,319,
-    # a full layer cdiv(L, 16): 12 x cdiv(L, 16) + 12 x 521 <= 98,304 up to cdiv(L, 16) = 7,671
+        "than the 1,073,741,824 B (1.00 GiB) available less the 2,097,152 B block vLLM holds "
+        "back as its null block")
+    assert refused.reason.endswith("its estimated maximum model length is 8,176: give a "
+                                   "context of at most 8,176 or a budget of at least "
+                                   f"{17_179_869_184 + block:,} B")
+    # gpt-oss-20b at 3 GiB, L 131,072: groups of 12 layers, blocks of 12 x 16 x 2,048 =
+    # 393,216 B, 8,192 of them; a sliding group holds cdiv(128 - 1 + 8,192, 16) + 1 = 521
+    # blocks whatever L beyond 8,319, the full group cdiv(L, 16): cdiv(L, 16) + 521 <= 8,191
+    # up to cdiv(L, 16) = 7,670
     r = run_strategy("vllm", gpt_oss_20b(), budget_bytes=3 * 2**30, context_tokens=131_072)
     assert f"needs {(12 * 8_192 + 12 * 521) * 32_768:,} B" in r.reason
-    assert f"estimated maximum model length is {7_671 * 16:,}:" in r.reason
+    assert f"estimated maximum model length is {7_670 * 16:,}:" in r.reason
     assert run_strategy("vllm", gpt_oss_20b(), budget_bytes=3 * 2**30,
-                        context_tokens=7_671 * 16).applies
+                        context_tokens=7_670 * 16).applies
+    assert not run_strategy("vllm", gpt_oss_20b(), budget_bytes=3 * 2**30,
+                            context_tokens=7_670 * 16 + 1).applies
     # padding layers count (vLLM's _max_memory_usage_bytes_from_groups): 3 full + 5 sliding
     # layers make groups of 3, the sliding ones in 2 groups (one padding layer). At L 1,024 a
     # request needs 64 full pages + 2 x (cdiv(1,024, 16) + 1) = 194 blocks of 3 x 16 x 1,024 B:
-    # 9,535,488 B, where its layers alone hold (3 x 64 + 5 x 65) x 16,384 = 8,470,528 B
+    # 9,535,488 B, where its layers alone hold (3 x 64 + 5 x 65) x 16,384 = 8,470,528 B; with
+    # the null block, 195 blocks' bytes
     uneven = CacheProfile(layer_types=(FULL,) * 3 + (SLIDING,) * 5, kv_bytes_per_slot=1024,
                           sliding_window=128)
-    fits = run_strategy("vllm", uneven, budget_bytes=194 * 49_152, context_tokens=1_024)
-    assert fits.applies and fits.concurrency == 1
-    short = run_strategy("vllm", uneven, budget_bytes=194 * 49_152 - 1, context_tokens=1_024)
+    fits = run_strategy("vllm", uneven, budget_bytes=195 * 49_152, context_tokens=1_024)
+    assert fits.applies and fits.concurrency == Fraction(195, 194)
+    short = run_strategy("vllm", uneven, budget_bytes=195 * 49_152 - 1, context_tokens=1_024)
     assert "needs 9,535,488 B of KV cache" in short.reason
     # Qwen3-Next TP 2 at P 1,024 (pages of 1 MiB): 30 MiB holds 30 // 12 = 2 blocks of the
-    # 4 groups, but a request of one token needs a page in each of the 48 layers
+    # 4 groups, but a request of one token needs a page in each of the 48 layers, and the
+    # null block 12 more
     huge = run_strategy("vllm", qwen3_next_tp2(), budget_bytes=30 * 2**20, context_tokens=1,
                         options=StrategyOptions(block_size=1_024))
     assert huge.reason.endswith("not even one token fits: give a budget of at least "
-                                f"{48 * 2**20:,} B")
+                                f"{60 * 2**20:,} B")
 
 
 def test_sglang_keeps_the_ssm_state_in_float32_unless_told():
@@ -1311,14 +1326,17 @@ def test_an_mtp_layer_added_to_the_model_joins_vllms_full_attention_group():
 
 
 def test_vllm_counts_drafted_state_pages_in_its_start_up_check():
-    # 1 request of 262,144 tokens at N = 2 in align: 12 x 573,440 x (469 + 3 x 4) B
-    need = 12 * 573_440 * 481
-    fits = run_strategy("vllm", _drafting(), budget_bytes=need, context_tokens=ANCHOR_CONTEXT,
+    # 1 request of 262,144 tokens at N = 2 in align: 12 x 573,440 x (469 + 3 x 4) B, and the
+    # null block's 12 x 573,440 B beside it
+    block = 12 * 573_440
+    need = block * 481
+    fits = run_strategy("vllm", _drafting(), budget_bytes=need + block,
+                        context_tokens=ANCHOR_CONTEXT,
                         options=StrategyOptions(mamba_cache_mode="align", speculative_tokens=2))
-    short = run_strategy("vllm", _drafting(), budget_bytes=need - 1,
+    short = run_strategy("vllm", _drafting(), budget_bytes=need + block - 1,
                          context_tokens=ANCHOR_CONTEXT,
                          options=StrategyOptions(mamba_cache_mode="align", speculative_tokens=2))
-    assert fits.applies and fits.max_concurrency == 1
+    assert fits.applies and fits.concurrency == Fraction(482, 481)
     assert not short.applies and f"needs {need:,} B of KV cache" in short.reason
 
 

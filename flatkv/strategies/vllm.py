@@ -19,9 +19,11 @@
   (``older_logged_tokens``): the block size of every group is P, except a state group's in
   mamba cache mode none, which is max_model_len. ``capacity_tokens`` keeps the convention every
   strategy shares, so the Compare figures line up.
-- vLLM refuses to start when one request of the context does not fit the budget (its pages in
-  every group, padding layers included: max concurrency under 1); the layout then does not
-  apply, and says the longest context that fits (vLLM's "estimated maximum model length").
+- vLLM refuses to start when one request of the context does not fit the budget less one block
+  (its pages in every group, padding layers included). The block is the null block its block
+  pool holds back (block 0): since 0.29 (PR #47272) the start-up check subtracts it, while
+  "Maximum concurrency" and the KV cache size still count it. The layout then does not apply,
+  and says the longest context that fits (vLLM's "estimated maximum model length").
 - Mamba cache mode all needs a model class that supports prefix caching of state
   (``SupportsMambaPrefixCaching``). Asked for it, a model without (Qwen3-Next, Qwen3.5, Kimi
   Linear, MiniMax-Text-01, LFM2, PLaMo 2) starts in align ("falling back to 'align' mode"),
@@ -86,8 +88,9 @@ def request_bytes(profile: CacheProfile, options: StrategyOptions, counts: dict[
                   group_size: int, context_tokens: int, block_size: int, page_bytes: int) -> int:
     """What vLLM checks before it starts (``_max_memory_usage_bytes_from_groups``): the KV
     cache one request of ``context_tokens`` needs, its pages in every group, each page
-    ``group_size`` layers' pages (padding layers included). It fits exactly when the request's
-    blocks fit ``num_blocks``: when max concurrency is at least 1."""
+    ``group_size`` layers' pages (padding layers included). vLLM 0.29+ checks it against the
+    budget less one block (the null block), so it fits exactly when the request's blocks fit
+    ``num_blocks - 1``."""
     return group_size * page_bytes * sum(
         cdiv(count, group_size)
         * request_pages(kind, context_tokens, block_size, options, profile.sliding_window)
@@ -379,19 +382,22 @@ def _run_vllm(
     )
     if context_tokens is not None:
         needed = request_bytes(profile, options, counts, group_size, context_tokens, p, page)
-        if needed > budget_bytes:
-            longest = longest_context(profile, options, counts, group_size, budget_bytes,
+        usable = budget_bytes - unit_bytes  # less the null block, as vLLM 0.29+ checks
+        if needed > usable:
+            longest = longest_context(profile, options, counts, group_size, usable,
                                       context_tokens, p, page)
+            least = needed + unit_bytes
             return not_applicable(
                 name, budget_bytes,
                 f"vLLM refuses to start: one request of {n(context_tokens)} tokens needs "
                 f"{n(needed)} B of KV cache ({needed / 2**30:.2f} GiB: its pages in every "
                 f"group, {group_size} layers a page, at P {n(p)}), more than the "
-                f"{n(budget_bytes)} B ({budget_bytes / 2**30:.2f} GiB) "
-                f"available (\"To serve at least one request with the models's max seq len\"); "
+                f"{n(budget_bytes)} B ({budget_bytes / 2**30:.2f} GiB) available less the "
+                f"{n(unit_bytes)} B block vLLM holds back as its null block (\"To serve at "
+                f"least one request with the models's max seq len\"); "
                 + (f"its estimated maximum model length is {n(longest)}: give a context of at "
-                   f"most {n(longest)} or a budget of at least {n(needed)} B" if longest else
-                   f"not even one token fits: give a budget of at least {n(needed)} B"),
+                   f"most {n(longest)} or a budget of at least {n(least)} B" if longest else
+                   f"not even one token fits: give a budget of at least {n(least)} B"),
                 profile_name=profile.name, context_tokens=context_tokens,
             )
     result = finish_paged(
