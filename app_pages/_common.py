@@ -173,6 +173,8 @@ def bind(
     """
     ss = st.session_state
     key = f"w.{field}"
+    if getattr(widget, "__name__", "") == "number_input":
+        kwargs, from_widget = _checked_number(label, kwargs, from_widget)
     # a rejected entry stays on screen, next to its error
     show_value(key, to_widget(getattr(state(), field)), write=field not in ss[ERRORS_KEY])
 
@@ -191,6 +193,26 @@ def bind(
         owner = getattr(widget, "__self__", st)
         owner.error(literal(error))
     return value
+
+
+def _checked_number(label: str, kwargs: dict[str, Any],
+                    from_widget: Callable[[Any], Any]) -> tuple[dict[str, Any], Callable]:
+    """A number input's range, checked here rather than by streamlit: streamlit puts the
+    minimum into an emptied field (a context of 1, TP 1, and every figure follows) and keeps an
+    entry out of range on screen without sending it (the figures stay as they were, unsaid).
+    Here an emptied or out-of-range entry is refused under the field, like any bad entry."""
+    low, high = kwargs.pop("min_value"), kwargs.pop("max_value")
+    shown = (lambda v: f"{v:,}") if isinstance(low, int) else (lambda v: f"{v:g}")
+    wanted = f"give a number from {shown(low)} to {shown(high)}"
+
+    def checked(value: Any) -> Any:
+        if value is None:
+            raise ValueError(f"{label} is empty: {wanted}")
+        if not low <= value <= high:
+            raise ValueError(f"{label} is {shown(value)}: {wanted}")
+        return from_widget(value)
+
+    return {**kwargs, "value": None}, checked
 
 
 @contextmanager

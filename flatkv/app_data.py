@@ -337,11 +337,14 @@ def workload_text(pages: PageMap, profile: CacheProfile, *, context: int, mamba_
                  + (f" and {speculative_tokens} more for drafted tokens" if speculative_tokens
                     else "")
                  + f" per request, as the engine's log does{held}.")
-    if not pages.fits:
-        charged = " with its snapshots" if profile.has_state else ""
-        text += (f" The workload{charged} does not fit in this budget: at most "
-                 f"{pages.max_requests:,} request(s) of {tokens_text(context)} do; lower the "
-                 "live requests or the context length.")
+    if not pages.fits:  # said first: it is what the reader acts on
+        charged = " with its state snapshots" if profile.has_state else ""
+        counted = ("" if not profile.has_state or concurrency is None else
+                   f" (the {concurrency_text(concurrency)} above count the mode's state pages "
+                   "only)")
+        text = (f"This workload{charged} does not fit in this budget: at most "
+                f"{pages.max_requests:,} request(s) of {tokens_text(context)} do{counted}; "
+                f"lower the live requests or the context length. {text}")
     return text
 
 
@@ -433,7 +436,7 @@ def printed_budget_text(profile: CacheProfile, strategy: str, cache_bytes: int, 
     def between(a: int | None, b: int | None) -> str:
         return f"{a:,}" if a == b else f"{a:,} to {b:,}"
 
-    figures = [f"{name}'s blocks {between(low.num_blocks, high.num_blocks)}"]
+    figures = [f"blocks {between(low.num_blocks, high.num_blocks)} ({name})"]
     if low.logged_tokens is not None and high.logged_tokens is not None:
         figures.append(f"{logged_as(strategy)} {between(low.logged_tokens, high.logged_tokens)}"
                        " tokens")

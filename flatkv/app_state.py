@@ -341,13 +341,21 @@ BARE_BYTES_LIMIT = 1 << 20  # a unitless number under this is a size typed witho
 
 def memory_size(text: str, field: str) -> int:
     """Bytes of memory from ``text``; a bare number under a MiB (``80``) is refused as a size
-    typed without its unit: 80 B of weights or of GPU memory is never meant."""
+    typed without its unit: 80 B of weights or of GPU memory is never meant. So is a number of
+    bytes under a MiB (``70B``): that is how a model's parameter count is written (70 billion),
+    not bytes of memory."""
     nbytes = parse_size(text, field=field)
     bare = str(text).strip()
     # the number as typed: 0.5 (meant 0.5 GB) is 0 bytes once floored, but not 0
     if bare and not bare[-1].isalpha() and nbytes < BARE_BYTES_LIMIT and float(bare) != 0:
         raise ValueError(f"{field} {bare!r} reads as {nbytes:,} B: give a unit, e.g. "
                          f"{bare}GB or {bare}GiB")
+    number = bare[:-1].strip()
+    if (bare[-1:] in ("b", "B") and 0 < nbytes < BARE_BYTES_LIMIT
+            and number.replace(".", "", 1).isdigit()):
+        raise ValueError(f"{field} {bare!r} reads as {nbytes:,} B (B is bytes, not billions): "
+                         f"give {number}GB or {number}GiB; a model of {number} billion "
+                         "parameters takes twice that many GB in bf16")
     return nbytes
 
 

@@ -516,14 +516,15 @@ def test_workload_text_gives_both_state_counts_where_they_differ():
     text = app_data.workload_text(pages, qwen, context=262_144, mamba_cache_mode="none",
                                   concurrency=flat.max_concurrency)
     assert text == (
+        "This workload with its state snapshots does not fit in this budget: at most 1 "
+        "request(s) of 262,144 tokens do (the 3.75 above count the mode's state pages only); "
+        "lower the live requests or the context length. "
         "Pages the groups need (history, live state and snapshots, one dummy page "
         "each): linear_attention: 1,450, full_attention: 1,450; 1,810 page ids in the pool. "
         "State is charged as with state prefix caching: two live pages per request plus a "
         "snapshot every P tokens. Budget and Compare count the state pages of mamba cache mode "
         "none (1 state page) per request, as the engine's log does, and hold 3.75 requests of "
-        "262,144 tokens. The workload with its snapshots does not fit in this budget: at most "
-        "1 request(s) of "
-        "262,144 tokens do; lower the live requests or the context length.")
+        "262,144 tokens.")
     drafting = app_data.workload_text(pages, qwen, context=262_144, mamba_cache_mode="align",
                                       concurrency=flat.max_concurrency, speculative_tokens=2)
     assert ("Budget and Compare count the state pages of mamba cache mode align (2 state pages) "

@@ -557,6 +557,35 @@ def test_context_reads_vllm_suffixes_and_refuses_an_emptied_field():
     assert "Concurrency at 262,144 tokens" in metrics(again)
 
 
+def test_an_emptied_or_out_of_range_number_is_refused_under_its_field():
+    # streamlit would put an emptied field's minimum in (TP 1, block size 1) or keep an entry out
+    # of range on screen unsent; here both are refused, and the figures keep the last valid value
+    at = open_app("app_pages/budget.py", QWEN35_LINK)
+    before = metrics(at)
+    at.sidebar.number_input(key="w.tp").set_value(None).run()
+    assert not at.exception
+    assert [shown(e) for e in at.error] == [
+        "Tensor parallel (TP) is empty: give a number from 1 to 1,024"]
+    assert metrics(at) == before and "tp" not in at.query_params  # still TP 1
+    at.sidebar.number_input(key="w.tp").set_value(0).run()
+    assert [shown(e) for e in at.error] == [
+        "Tensor parallel (TP) is 0: give a number from 1 to 1,024"]
+    at.sidebar.number_input(key="w.block_size").set_value(0).run()
+    assert ("Block size (tokens) is 0: give a number from 1 to 1,048,576"
+            in [shown(e) for e in at.error])
+    assert metrics(at) == before
+    # a ratio says its range as it reads it
+    sg = open_app("app_pages/compare.py", QWEN35_LINK)
+    sg.number_input(key="w.lcm_padding_bound").set_value(50.0).run()
+    assert "Two-level padding bound is 50: give a number from 0 to 10" in [
+        shown(e) for e in sg.error]
+    # mended, the field's value is taken again
+    at.sidebar.number_input(key="w.tp").set_value(2).run()
+    at.sidebar.number_input(key="w.block_size").set_value(64).run()
+    assert_clean(at)
+    assert at.query_params["tp"] == "2" and at.query_params["block"] == "64"
+
+
 def test_budget_page_follows_the_gpu_settings():
     at = open_app("app_pages/budget.py", {"gpu": "H100 80GB", "frac": "0.9",
                                           "weights": "16GB", "tp": "2"})
@@ -1202,7 +1231,7 @@ def test_a_vllm_log_checks_out_from_its_kv_cache_memory():
     assert (47_872_779_224 // 6_684_672, 47_883_516_641 // 6_684_672) == (7_161, 7_163)
     rounding = (
         "A log prints this memory to 0.01 GiB (44.59 GiB), so the budget is any of "
-        "47,872,779,224 to 47,883,516,641 B; over those, vLLM v1's blocks 7,161 to 7,163; "
+        "47,872,779,224 to 47,883,516,641 B; over those, blocks 7,161 to 7,163 (vLLM v1); "
         "vLLM's \"GPU "
         f"KV cache size\" {7_161 * 262_144 // 485:,} to {7_163 * 262_144 // 485:,} tokens. The "
         "figures above read it as 47,878,147,932 B.")
@@ -1632,9 +1661,10 @@ def test_layout_says_how_many_requests_fit_and_draws_no_map_of_pages_it_lacks():
     at = open_app("app_pages/layout.py", {"model": "gpt-oss-20b", "ctx": str(1 << 20)})
     assert_clean(at)
     (warning,) = [shown(w) for w in at.warning if "does not fit" in shown(w)]
-    assert warning.endswith("The workload does not fit in this budget: at most 1 request(s) "
-                            "of 1,048,576 tokens do; lower the live requests or the context "
-                            "length.")
+    # the conclusion first; no state layers, so no state pages to set apart
+    assert warning.startswith("This workload does not fit in this budget: at most 1 "
+                              "request(s) of 1,048,576 tokens do; lower the live requests or "
+                              "the context length. Pages the groups need")
     assert not [c for c in at.get("plotly_chart") if "page ids" in c.proto.spec]
     fits = open_app("app_pages/layout.py", {"model": "gpt-oss-20b", "ctx": str(1 << 20),
                                             "req": "1"})
@@ -1791,13 +1821,13 @@ def test_compare_when_no_layout_fits_blames_the_budget_not_the_model():
     assert not at.get("plotly_chart") and not at.dataframe  # no empty table above the error
     assert not any("the model has no attention layer" in c.value for c in at.caption)
     # with the KV cache memory given, the fix is that memory: fraction and weights do not act
-    given = open_app("app_pages/compare.py", {"gpu": "KV cache memory", "kv_mem": "1B"})
+    given = open_app("app_pages/compare.py", {"gpu": "KV cache memory", "kv_mem": "1KB"})
     assert [shown(e) for e in given.error] == [
         "No layout fits this budget: each says why below. Raise the KV cache memory in the "
         "sidebar."]
-    layout = open_app("app_pages/layout.py", {"gpu": "KV cache memory", "kv_mem": "1B"})
+    layout = open_app("app_pages/layout.py", {"gpu": "KV cache memory", "kv_mem": "1KB"})
     (error,) = [shown(e) for e in layout.error]
-    assert error.startswith("The cache budget per rank, 1 B, holds 0 block(s)")
+    assert error.startswith("The cache budget per rank, 1,000 B, holds 0 block(s)")
     assert error.endswith(": raise the KV cache memory in the sidebar")
     # an option no layout reads for the model is neither offered nor named as changed
     plain = open_app("app_pages/compare.py", {"model": "Llama-3.1-8B", "sg_swa": "0.5"})

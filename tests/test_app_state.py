@@ -225,6 +225,10 @@ def test_a_preset_is_linked_by_name():
         ({"gpu": "Custom", "gpu_mem": "141"}, "gpu_memory", "gpu_mem '141' reads as 141 B"),
         ({"weights": "0.5"}, "weights", "weights '0.5' reads as 0 B: give a unit"),  # not 0 B
         ({"weights": "80."}, "weights", "weights '80.' reads as 80 B: give a unit"),
+        # 70B is how a parameter count is written, not 70 bytes of weights
+        ({"weights": "70B"}, "weights", "weights '70B' reads as 70 B (B is bytes, not billions): "
+         "give 70GB or 70GiB; a model of 70 billion parameters takes twice that many GB in bf16"),
+        ({"gpu": "Custom", "gpu_mem": "141 B"}, "gpu_memory", "gpu_mem '141 B' reads as 141 B (B"),
         ({"planner": "magic"}, "planner", "planner='magic'"),
         ({"tp": "-2"}, "tp", "tp=-2 is outside"),
         ({"kernel": "0"}, "kernel_block_size", "kernel=0 is outside"),
