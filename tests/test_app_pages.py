@@ -599,9 +599,10 @@ def test_compare_page_lists_every_strategy():
     at = open_app("app_pages/compare.py", QWEN35_LINK)
     assert_clean(at)
     # the figures a reviewer reads first come first (a narrow window cuts from the right)
-    assert list(at.dataframe[0].value.columns) == ["strategy", "concurrency", "capacity (tokens)",
+    # the ones an engine's log prints, then this tool's capacity convention
+    assert list(at.dataframe[0].value.columns) == ["strategy", "concurrency",
                                                    "engine log (tokens)", "P (tokens)", "blocks",
-                                                   "block bytes"]
+                                                   "capacity (tokens)", "block bytes"]
     # the row names stay in view while a narrow window scrolls the figures sideways
     columns = json.loads(at.dataframe[0].proto.columns)
     assert columns["strategy"]["pinned"] is True
