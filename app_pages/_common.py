@@ -18,6 +18,7 @@ from flatkv.app_model import CUSTOM_SPEC
 from flatkv.app_state import (
     CUSTOM_GPU,
     ENGINE_FIELDS,
+    ENGINE_OPTIONS,
     GPU_PRESETS,
     KV_MEMORY,
     MAX_BLOCK_SIZE,
@@ -26,7 +27,10 @@ from flatkv.app_state import (
     MAX_SPECULATIVE_TOKENS,
     MAX_TP,
     MIN_MEM_FRACTION,
+    SCHEDULING_COLUMN,
+    SGLANG_COLUMN,
     SWA_RATIO_RANGE,
+    VLLM_COLUMN,
     AppState,
     decode_query,
     encode_query,
@@ -640,19 +644,15 @@ def engine_widget(field: str) -> None:
 
 
 # Engine options by column of the expander; the chunk size shows in mamba cache mode "all" only.
-ENGINE_COLUMNS = (
-    ("vLLM", ("kernel_block_size", "mamba_cache_mode", "mamba_chunk_size")),
-    ("SGLang", ("mamba_full_memory_ratio", "swa_full_tokens_ratio", "sglang_slots_per_request",
-                "sglang_page_size", "sglang_ssm_dtype", "sglang_swa_pool")),
-    ("Scheduling and two-level pages", ("speculative_tokens", "max_batched_tokens",
-                                        "lcm_padding_bound")),
-)
+ENGINE_COLUMNS = tuple(
+    (title, tuple(o.field for o in ENGINE_OPTIONS if o.column == title))
+    for title in (VLLM_COLUMN, SGLANG_COLUMN, SCHEDULING_COLUMN))
 
 
 def _column_title(title: str, shown: list[str]) -> str:
     """The title of a column of engine options: the shared last column is titled by the parts
     it shows (scheduling options, the two-level pages' bound, or both)."""
-    if title != ENGINE_COLUMNS[-1][0]:
+    if title != SCHEDULING_COLUMN:
         return title
     parts = (["Scheduling"] if any(f != "lcm_padding_bound" for f in shown) else []) + (
         ["two-level pages"] if "lcm_padding_bound" in shown else [])

@@ -60,25 +60,7 @@ MAX_SLOTS_PER_REQUEST = 1024
 # SGLang documents --swa-full-tokens-ratio as between 0 and 1 (the library takes any RATIO_RANGE)
 SWA_RATIO_RANGE = (RATIO_RANGE[0], Fraction(1))
 ENGINE_DEFAULTS = StrategyOptions()  # each engine's own defaults
-# The AppState fields that are engine options (StrategyOptions knobs of the same names).
-ENGINE_FIELDS = ("kernel_block_size", "mamba_cache_mode", "speculative_tokens",
-                 "mamba_chunk_size", "mamba_full_memory_ratio", "swa_full_tokens_ratio",
-                 "sglang_slots_per_request", "sglang_page_size", "sglang_ssm_dtype",
-                 "sglang_swa_pool", "max_batched_tokens", "lcm_padding_bound")
-# The engine options each strategy reads (StrategyOptions knobs). Every paged layout counts a
-# request's pages with the mamba cache mode, the speculative tokens and max batched tokens
-# (sliding windows).
-STRATEGY_FIELDS: dict[str, tuple[str, ...]] = {
-    "flat": ("mamba_cache_mode", "speculative_tokens", "max_batched_tokens"),
-    "per-component": ("mamba_cache_mode", "speculative_tokens", "max_batched_tokens"),
-    "vllm": ("kernel_block_size", "mamba_cache_mode", "speculative_tokens", "mamba_chunk_size",
-             "max_batched_tokens"),
-    "sglang": ("mamba_full_memory_ratio", "swa_full_tokens_ratio", "sglang_slots_per_request",
-               "sglang_page_size", "sglang_ssm_dtype", "sglang_swa_pool", "max_batched_tokens"),
-    "aliased": ("max_batched_tokens",),
-    "lcm": ("mamba_cache_mode", "speculative_tokens", "max_batched_tokens", "lcm_padding_bound"),
-}
-_NEEDS_STATE = {"mamba_cache_mode", "speculative_tokens", "sglang_slots_per_request"}
+VLLM_COLUMN, SGLANG_COLUMN, SCHEDULING_COLUMN = "vLLM", "SGLang", "Scheduling and two-level pages"
 
 
 def _two_level_pads(profile: CacheProfile) -> bool:
@@ -91,50 +73,75 @@ def _two_level_pads(profile: CacheProfile) -> bool:
             or any(g.layers * profile.kv_bytes_per_slot % align for g in groups))
 
 
+def _has_state(profile: CacheProfile) -> bool:
+    return profile.has_state
+
+
+def _always(profile: CacheProfile) -> bool:
+    return True
+
+
+@dataclass(frozen=True)
+class EngineOption:
+    """One engine option: a StrategyOptions knob, the AppState field of the same name, a
+    setting in the link (``_SETTINGS``), a widget (``app_pages._common.engine_widget``) and a
+    CLI flag (``strategy_cli``). The facts the app derives its tables from live here, once."""
+
+    field: str
+    label: str  # how a caption names it once changed ("kernel block 64")
+    read_by: tuple[str, ...]  # the layouts (STRATEGIES) whose figures it can change
+    column: str  # its column in the engine options' expander
+    # whether it changes the figures of a model (given the layouts that read it)
+    acts: Callable[[CacheProfile], bool] = _always
+
+
+# Every paged layout counts a request's pages with the mamba cache mode, the speculative tokens
+# and max batched tokens (sliding windows). In the expander's and the link's order.
+_PAGED = ("flat", "per-component", "vllm", "lcm")
+ENGINE_OPTIONS = (
+    EngineOption("kernel_block_size", "kernel block", ("vllm",), VLLM_COLUMN),
+    EngineOption("mamba_cache_mode", "mamba cache mode", _PAGED, VLLM_COLUMN, _has_state),
+    EngineOption("speculative_tokens", "speculative tokens", _PAGED, SCHEDULING_COLUMN,
+                 _has_state),
+    # vLLM's, in mode all, which some models run as align
+    EngineOption("mamba_chunk_size", "mamba chunk", ("vllm",), VLLM_COLUMN,
+                 lambda p: p.has_state and runs_all_as_align(p.architectures) is None),
+    # splits the budget between a state pool and a KV pool
+    EngineOption("mamba_full_memory_ratio", "SGLang mamba/full ratio", ("sglang",),
+                 SGLANG_COLUMN, lambda p: p.has_state and p.has_attention),
+    EngineOption("swa_full_tokens_ratio", "SGLang sliding/full tokens ratio", ("sglang",),
+                 SGLANG_COLUMN,
+                 lambda p: {SLIDING_ATTENTION, FULL_ATTENTION} <= set(p.layer_types)),
+    EngineOption("sglang_slots_per_request", "SGLang slots per request", ("sglang",),
+                 SGLANG_COLUMN, _has_state),
+    EngineOption("sglang_page_size", "SGLang page size", ("sglang",), SGLANG_COLUMN,
+                 lambda p: p.has_attention),
+    # re-sizes the ssm tensors of a model's state layers
+    EngineOption("sglang_ssm_dtype", "SGLang ssm dtype", ("sglang",), SGLANG_COLUMN,
+                 lambda p: p.ssm_element_bytes is not None),
+    EngineOption("sglang_swa_pool", "SGLang sliding-window pool", ("sglang",), SGLANG_COLUMN,
+                 lambda p: SLIDING_ATTENTION in p.layer_types),
+    # sizes the pages a sliding-window request holds
+    EngineOption("max_batched_tokens", "max batched tokens", (*_PAGED, "sglang", "aliased"),
+                 SCHEDULING_COLUMN, lambda p: SLIDING_ATTENTION in p.layer_types),
+    # parents pad with a state row, with attention groups of unequal layer counts (3 full + 5
+    # sliding layers pad the full group's parents by 2/3), or with payloads off the alignment
+    EngineOption("lcm_padding_bound", "padding bound", ("lcm",), SCHEDULING_COLUMN,
+                 lambda p: p.has_state or _two_level_pads(p)),
+)
+ENGINE_FIELDS = tuple(o.field for o in ENGINE_OPTIONS)
+ENGINE_LABELS = {o.field: o.label for o in ENGINE_OPTIONS}
+# The engine options each layout reads, in ENGINE_FIELDS' order.
+STRATEGY_FIELDS: dict[str, tuple[str, ...]] = {
+    s: tuple(o.field for o in ENGINE_OPTIONS if s in o.read_by) for s in STRATEGIES}
+
+
 def strategy_fields(strategy: str, profile: CacheProfile) -> tuple[str, ...]:
-    """The options of ``strategy`` that change its figures for ``profile``: state options need
-    state layers, max batched tokens sliding ones (it sizes their pages per request), SGLang's
-    memory ratio both a state and a KV pool, its sliding / full ratio both kinds of attention,
-    its page size attention; vLLM's mamba chunk a model it runs in mode all (not one it runs as
-    align); two-level pages' padding bound needs parents that can pad (a state
-    row; attention groups of unequal layer counts: 3 full + 5 sliding layers pad the full
-    group's parents by 2/3; or payloads off the parent alignment)."""
-    types = set(profile.layer_types)
-
-    def acts(field: str) -> bool:
-        if field == "mamba_chunk_size":  # vLLM's, in mode all, which some models run as align
-            return profile.has_state and runs_all_as_align(profile.architectures) is None
-        if field in _NEEDS_STATE:
-            return profile.has_state
-        if field == "lcm_padding_bound":
-            return profile.has_state or _two_level_pads(profile)
-        if field == "mamba_full_memory_ratio":  # splits the budget between state and KV pools
-            return profile.has_state and profile.has_attention
-        if field == "max_batched_tokens":
-            return SLIDING_ATTENTION in types
-        if field == "swa_full_tokens_ratio":
-            return {SLIDING_ATTENTION, FULL_ATTENTION} <= types
-        if field == "sglang_swa_pool":
-            return SLIDING_ATTENTION in types
-        if field == "sglang_page_size":
-            return profile.has_attention
-        if field == "sglang_ssm_dtype":  # re-sizes the ssm tensors of a model's state layers
-            return profile.ssm_element_bytes is not None
-        return True
-
-    return tuple(f for f in STRATEGY_FIELDS[strategy] if acts(f))
-
-
-ENGINE_LABELS = {
-    "kernel_block_size": "kernel block", "mamba_cache_mode": "mamba cache mode",
-    "speculative_tokens": "speculative tokens",
-    "mamba_chunk_size": "mamba chunk", "mamba_full_memory_ratio": "SGLang mamba/full ratio",
-    "swa_full_tokens_ratio": "SGLang sliding/full tokens ratio",
-    "sglang_slots_per_request": "SGLang slots per request",
-    "sglang_page_size": "SGLang page size", "sglang_ssm_dtype": "SGLang ssm dtype",
-    "sglang_swa_pool": "SGLang sliding-window pool",
-    "max_batched_tokens": "max batched tokens", "lcm_padding_bound": "padding bound",
-}
+    """The options of ``strategy`` that change its figures for ``profile`` (each option's
+    ``acts``): a mode no state layer reads, a window size no sliding layer keeps, are not
+    offered."""
+    return tuple(o.field for o in ENGINE_OPTIONS
+                 if strategy in o.read_by and o.acts(profile))
 
 
 @dataclass(frozen=True)

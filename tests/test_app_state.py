@@ -576,6 +576,22 @@ def test_the_padding_bound_decides_two_level_pages_for_unequal_attention_groups(
     assert r.applies and r.block_size == 16
 
 
+def test_each_engine_option_is_a_strategy_knob_an_app_field_and_a_link_setting():
+    # ENGINE_OPTIONS is the one list the app derives its option tables from; what it cannot
+    # derive (the knob, the field, the link key, the layouts) must exist for each entry
+    knobs = {f.name for f in fields(StrategyOptions)}
+    state_fields = {f.name: f.default for f in fields(AppState)}
+    link_fields = {field for field, _, _ in app_state._SETTINGS.values()}
+    for option in app_state.ENGINE_OPTIONS:
+        assert option.field in knobs and option.field in link_fields, option.field
+        # the app starts where the engines do
+        default = getattr(StrategyOptions(), option.field)
+        assert state_fields[option.field] == (float(default) if isinstance(default, Fraction)
+                                              else default), option.field
+        assert option.read_by and set(option.read_by) <= set(STRATEGIES), option.field
+    assert len(set(ENGINE_FIELDS)) == len(ENGINE_FIELDS)
+
+
 def test_strategy_fields_are_what_each_layout_reads_of_the_model():
 
     hybrid, sliding = QWEN35.profile(), load_preset("gpt-oss-20b").profile()
