@@ -22,6 +22,7 @@ from flatkv.app_state import (
     GPU_PRESETS,
     KV_MEMORY,
     MAX_BLOCK_SIZE,
+    MAX_CHECKPOINT_BLOCKS,
     MAX_CONTEXT,
     MAX_SLOTS_PER_REQUEST,
     MAX_SPECULATIVE_TOKENS,
@@ -113,7 +114,7 @@ def show_value(key: str, value: Any, *, write: bool = True) -> None:
     run is always written, even when the key holds the same value: that value may belong to the
     same-key widget of another page (streamlit 1.60+ tells keyed widgets apart by key and page
     only, so a widget whose other arguments change keeps its identity), and the new widget
-    would start from its minimum. ``write=False`` only records that the widget is drawn.
+    would start from that value or empty. ``write=False`` only records that the widget is drawn.
     """
     ss = st.session_state
     drawn = ss.get(DRAWN_KEY)
@@ -179,6 +180,8 @@ def bind(
     key = f"w.{field}"
     if getattr(widget, "__name__", "") == "number_input":
         kwargs, from_widget = _checked_number(label, kwargs, from_widget)
+    if kwargs.get("disabled"):  # a field that is off takes no entry: show the state's value
+        ss[ERRORS_KEY].pop(field, None)
     # a rejected entry stays on screen, next to its error
     show_value(key, to_widget(getattr(state(), field)), write=field not in ss[ERRORS_KEY])
 
@@ -202,9 +205,12 @@ def bind(
 def _checked_number(label: str, kwargs: dict[str, Any],
                     from_widget: Callable[[Any], Any]) -> tuple[dict[str, Any], Callable]:
     """A number input's range, checked here rather than by streamlit: streamlit puts the
-    minimum into an emptied field (a context of 1, TP 1, and every figure follows) and keeps an
+    minimum into an emptied field (TP 1, block size 1, and every figure follows) and keeps an
     entry out of range on screen without sending it (the figures stay as they were, unsaid).
-    Here an emptied or out-of-range entry is refused under the field, like any bad entry."""
+    Here an emptied or out-of-range entry is refused under the field, like any bad entry. So
+    streamlit gets no bounds: its - / + step past them too, and the field says why it refuses."""
+    if "min_value" not in kwargs or "max_value" not in kwargs:
+        raise TypeError(f"bind(number_input, {label!r}) needs min_value and max_value")
     low, high = kwargs.pop("min_value"), kwargs.pop("max_value")
     shown = (lambda v: f"{v:,}") if isinstance(low, int) else (lambda v: f"{v:g}")
     wanted = f"give a number from {shown(low)} to {shown(high)}"
@@ -473,7 +479,7 @@ def sidebar(page_shows_budget: bool = True) -> None:
              "vLLM 0.34 sizes its cache after warm-up: to match its log, pick \"KV cache memory\" "
              "above and give the memory it logs.")
         bind(side.text_input, "weights", "Model weights (all ranks)", to_widget=format_size,
-             from_widget=lambda t: memory_size(t, "Model weights"),
+             from_widget=lambda t: memory_size(t, "Model weights", weights=True),
              help="Weights, activations and anything else resident; each TP rank holds 1/TP.")
     bind(side.number_input, "tp", "Tensor parallel (TP)", min_value=1, max_value=MAX_TP,
          step=1, help="Each rank holds weights / TP, and a model's KV heads and state "
@@ -580,16 +586,17 @@ def engine_widget(field: str) -> None:
              to_widget=lambda v: v or model_default,
              from_widget=lambda v: None if int(v) == model_default else int(v), help=text)
     elif field == "mamba_cache_mode":
-        drafted = state().speculative_tokens  # the pages a mode holds, drafted ones too
+        s = state()  # the pages a mode holds, checkpoints and drafted ones too
         bind(st.selectbox, field, "Mamba cache mode", options=list(MAMBA_CACHE_MODES),
-             format_func=lambda mode: app_data.MAMBA_MODE_TEXT[mode] + (
-                 f" + {drafted} drafted" if drafted else ""),
+             format_func=lambda mode: app_data.mamba_mode_text(
+                 mode, s.prefill_checkpoint_blocks, s.speculative_tokens),
              help="State pages one request holds: 1 (none), 2 (align), or one every P tokens "
              "(all: prefix caching of state), plus one per speculative token. Every paged "
              "layout counts them this way. vLLM "
              "0.28 and later turn prefix caching on for hybrid models, in align by default "
              "(the log names the mode); none, the default here, is "
-             "--no-enable-prefix-caching or vLLM up to 0.27.")
+             "--no-enable-prefix-caching or vLLM up to 0.27. vLLM 0.33 and later have no "
+             "mode all, and keep prefill checkpoint blocks in align (its own field).")
     elif field == "sglang_page_size":
         bind(st.number_input, field, "Page size (tokens)", min_value=1,
              max_value=MAX_BLOCK_SIZE, step=1,
@@ -626,6 +633,14 @@ def engine_widget(field: str) -> None:
              max_value=MAX_SLOTS_PER_REQUEST, step=1,
              help="SGLang: 3 to 5 by radix-cache mode: the running-request cap is "
              "(slots - 1) // S, slot 0 being the padding slot.")
+    elif field == "prefill_checkpoint_blocks":
+        bind(st.number_input, field, "Prefill checkpoint blocks", min_value=0,
+             max_value=MAX_CHECKPOINT_BLOCKS, step=1,
+             help="Mamba cache mode align: state pages a request holds beyond its 2 for "
+             "prefill checkpoints. vLLM 0.33 and later keep 1 for Mamba2 layers (Nemotron-H, "
+             "Falcon-H1, Granite 4.0-H) and for GDN layers whose prefill runs on FlashInfer "
+             "(Qwen3-Next and Qwen3.5 on Hopper, which also align P to 64: set the kernel "
+             "block size to 64); 0 otherwise and in earlier releases.")
     elif field == "speculative_tokens":
         bind(st.number_input, field, "Speculative tokens", min_value=0,
              max_value=MAX_SPECULATIVE_TOKENS, step=1,

@@ -149,7 +149,8 @@ def page_ids(analysis, ours: StrategyResult) -> None:
     msg = app_data.workload_text(pages, profile, context=s.context,
                                  mamba_cache_mode=s.mamba_cache_mode,
                                  concurrency=ours.max_concurrency if ours.applies else None,
-                                 speculative_tokens=s.speculative_tokens)
+                                 speculative_tokens=s.speculative_tokens,
+                                 checkpoint_blocks=s.prefill_checkpoint_blocks)
     if not pages.fits:  # no map: it would hand out pages the pool does not have
         st.warning(msg)
         return

@@ -317,13 +317,24 @@ MAMBA_MODE_TEXT = {
 }
 
 
+def mamba_mode_text(mode: str, checkpoint_blocks: int = 0, speculative_tokens: int = 0) -> str:
+    """A mode with the state pages it gives one request: ``align (2 state pages) + 1
+    checkpoint + 2 drafted``; checkpoint blocks count in align only, as vLLM keeps them."""
+    text = MAMBA_MODE_TEXT[mode]
+    if mode == "align" and checkpoint_blocks:
+        text += f" + {checkpoint_blocks} checkpoint"
+    return text + (f" + {speculative_tokens} drafted" if speculative_tokens else "")
+
+
 def workload_text(pages: PageMap, profile: CacheProfile, *, context: int, mamba_cache_mode: str,
-                  concurrency: float | None, speculative_tokens: int = 0) -> str:
+                  concurrency: float | None, speculative_tokens: int = 0,
+                  checkpoint_blocks: int = 0) -> str:
     """What the Layout page's workload needs of the pool (SPEC 3.5), and where its state count
     differs from Budget's and Compare's: it charges prefix-cache snapshots, they the mode's
     state pages, so both figures are given; then whether it fits."""
     per = ", ".join(f"{g}: {n:,}" for g, n in pages.per_group.items())
-    text = (f"Pages the groups need (history, live state and snapshots, one dummy "
+    drafted = " and drafted tokens' pages" if speculative_tokens and profile.has_state else ""
+    text = (f"Pages the groups need (history, live state and snapshots{drafted}, one dummy "
             f"page each): {per}; {pages.num_blocks:,} page ids in the pool.")
     if profile.has_state:
         held = ("" if concurrency is None else
@@ -333,15 +344,15 @@ def workload_text(pages: PageMap, profile: CacheProfile, *, context: int, mamba_
                  + (f", and {speculative_tokens} more per request for drafted tokens"
                     if speculative_tokens else "")
                  + ". Budget and Compare count the state pages of "
-                 f"mamba cache mode {MAMBA_MODE_TEXT[mamba_cache_mode]}"
+                 f"mamba cache mode {mamba_mode_text(mamba_cache_mode, checkpoint_blocks)}"
                  + (f" and {speculative_tokens} more for drafted tokens" if speculative_tokens
                     else "")
                  + f" per request, as the engine's log does{held}.")
     if not pages.fits:  # said first: it is what the reader acts on
         charged = " with its state snapshots" if profile.has_state else ""
         counted = ("" if not profile.has_state or concurrency is None else
-                   f" (the {concurrency_text(concurrency)} above count the mode's state pages "
-                   "only)")
+                   f" (Budget's and Compare's {concurrency_text(concurrency)} count the mode's "
+                   "state pages only)")
         text = (f"This workload{charged} does not fit in this budget: at most "
                 f"{pages.max_requests:,} request(s) of {tokens_text(context)} do{counted}; "
                 f"lower the live requests or the context length. {text}")

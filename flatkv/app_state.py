@@ -22,6 +22,7 @@ from flatkv.profile import MAX_CHUNK_SIZE, MAX_KERNEL_BLOCK_SIZE, MAX_WINDOW, Ca
 from flatkv.strategies import STRATEGIES, StrategyOptions
 from flatkv.strategies.base import (
     MAMBA_CACHE_MODES,
+    MAX_CHECKPOINT_BLOCKS,
     MAX_SPECULATIVE_TOKENS,
     PADDING_BOUND_RANGE,
     RATIO_RANGE,
@@ -95,14 +96,19 @@ class EngineOption:
     acts: Callable[[CacheProfile], bool] = _always
 
 
-# Every paged layout counts a request's pages with the mamba cache mode, the speculative tokens
-# and max batched tokens (sliding windows). In the expander's and the link's order.
-_PAGED = ("flat", "per-component", "vllm", "lcm")
+# The paged layouts that take state layers (aliased refuses a state hybrid) count a request's
+# state pages with the mamba cache mode, the speculative tokens and the checkpoint blocks; every
+# layout sizes sliding-window pages with max batched tokens. In the expander's and the link's
+# order.
+_PAGED_WITH_STATE = ("flat", "per-component", "vllm", "lcm")
 ENGINE_OPTIONS = (
     EngineOption("kernel_block_size", "kernel block", ("vllm",), VLLM_COLUMN),
-    EngineOption("mamba_cache_mode", "mamba cache mode", _PAGED, VLLM_COLUMN, _has_state),
-    EngineOption("speculative_tokens", "speculative tokens", _PAGED, SCHEDULING_COLUMN,
+    EngineOption("mamba_cache_mode", "mamba cache mode", _PAGED_WITH_STATE, VLLM_COLUMN,
                  _has_state),
+    EngineOption("speculative_tokens", "speculative tokens", _PAGED_WITH_STATE,
+                 SCHEDULING_COLUMN, _has_state),
+    EngineOption("prefill_checkpoint_blocks", "prefill checkpoint blocks", _PAGED_WITH_STATE,
+                 VLLM_COLUMN, _has_state),
     # vLLM's, in mode all, which some models run as align
     EngineOption("mamba_chunk_size", "mamba chunk", ("vllm",), VLLM_COLUMN,
                  lambda p: p.has_state and runs_all_as_align(p.architectures) is None),
@@ -122,8 +128,9 @@ ENGINE_OPTIONS = (
     EngineOption("sglang_swa_pool", "SGLang sliding-window pool", ("sglang",), SGLANG_COLUMN,
                  lambda p: SLIDING_ATTENTION in p.layer_types),
     # sizes the pages a sliding-window request holds
-    EngineOption("max_batched_tokens", "max batched tokens", (*_PAGED, "sglang", "aliased"),
-                 SCHEDULING_COLUMN, lambda p: SLIDING_ATTENTION in p.layer_types),
+    EngineOption("max_batched_tokens", "max batched tokens",
+                 (*_PAGED_WITH_STATE, "sglang", "aliased"), SCHEDULING_COLUMN,
+                 lambda p: SLIDING_ATTENTION in p.layer_types),
     # parents pad with a state row, with attention groups of unequal layer counts (3 full + 5
     # sliding layers pad the full group's parents by 2/3), or with payloads off the alignment
     EngineOption("lcm_padding_bound", "padding bound", ("lcm",), SCHEDULING_COLUMN,
@@ -168,6 +175,7 @@ class AppState:
     kernel_block_size: int | None = ENGINE_DEFAULTS.kernel_block_size  # None: the model's
     mamba_cache_mode: str = ENGINE_DEFAULTS.mamba_cache_mode
     speculative_tokens: int = ENGINE_DEFAULTS.speculative_tokens
+    prefill_checkpoint_blocks: int = ENGINE_DEFAULTS.prefill_checkpoint_blocks
     mamba_chunk_size: int | None = ENGINE_DEFAULTS.mamba_chunk_size  # None: the model's
     mamba_full_memory_ratio: float = float(ENGINE_DEFAULTS.mamba_full_memory_ratio)
     swa_full_tokens_ratio: float = float(ENGINE_DEFAULTS.swa_full_tokens_ratio)
@@ -233,6 +241,8 @@ class AppState:
 
         def idle(field: str) -> bool:  # another option's setting leaves it nothing to act on
             return ((field == "mamba_chunk_size" and self.mamba_cache_mode != "all")
+                    or (field == "prefill_checkpoint_blocks"
+                        and self.mamba_cache_mode != "align")
                     or (field == "swa_full_tokens_ratio"
                         and not sglang_swa_pool(profile, self.strategy_options())[0]))
 
@@ -346,11 +356,11 @@ def _int(lo: int, hi: int) -> Callable[[str, str], int]:
 BARE_BYTES_LIMIT = 1 << 20  # a unitless number under this is a size typed without its unit
 
 
-def memory_size(text: str, field: str) -> int:
+def memory_size(text: str, field: str, *, weights: bool = False) -> int:
     """Bytes of memory from ``text``; a bare number under a MiB (``80``) is refused as a size
     typed without its unit: 80 B of weights or of GPU memory is never meant. So is a number of
-    bytes under a MiB (``70B``): that is how a model's parameter count is written (70 billion),
-    not bytes of memory."""
+    bytes under a MiB (``70B``, ``0.5B``): that is how a model's parameter count is written (70
+    billion), not bytes of memory; ``weights`` says how many bytes such a model's weights take."""
     nbytes = parse_size(text, field=field)
     bare = str(text).strip()
     # the number as typed: 0.5 (meant 0.5 GB) is 0 bytes once floored, but not 0
@@ -358,11 +368,13 @@ def memory_size(text: str, field: str) -> int:
         raise ValueError(f"{field} {bare!r} reads as {nbytes:,} B: give a unit, e.g. "
                          f"{bare}GB or {bare}GiB")
     number = bare[:-1].strip()
-    if (bare[-1:] in ("b", "B") and 0 < nbytes < BARE_BYTES_LIMIT
-            and number.replace(".", "", 1).isdigit()):
-        raise ValueError(f"{field} {bare!r} reads as {nbytes:,} B (B is bytes, not billions): "
-                         f"give {number}GB or {number}GiB; a model of {number} billion "
-                         "parameters takes twice that many GB in bf16")
+    if (bare[-1:] in ("b", "B") and nbytes < BARE_BYTES_LIMIT
+            and number.replace(".", "", 1).isdigit() and float(number) != 0):
+        bf16 = f"{float(2 * Fraction(number)):g}GB"  # 2 B a parameter: 70B 140GB, 0.5B 1GB
+        raise ValueError(
+            f"{field} {bare!r} reads as {nbytes:,} B (B is bytes, not billions): "
+            + (f"a model of {number} billion parameters takes {bf16} in bf16: give {bf16}"
+               if weights else f"give {number}GB or {number}GiB"))
     return nbytes
 
 
@@ -467,7 +479,7 @@ _SETTINGS: dict[str, tuple[str, Callable[[str, str], object], Callable[[object],
     "gpu_mem": ("gpu_memory", lambda key, text: gpu_memory_size(text, key), format_size),
     "kv_mem": ("kv_memory", lambda key, text: kv_memory_size(text, key), format_size),
     "frac": ("mem_fraction", _fraction, lambda v: f"{v:g}"),
-    "weights": ("weights", lambda key, text: memory_size(text, key), format_size),
+    "weights": ("weights", lambda key, text: memory_size(text, key, weights=True), format_size),
     "tp": ("tp", _int(1, MAX_TP), str),
     "ctx": ("context", _tokens(MAX_CONTEXT), str),
     "req": ("requests", _int(1, MAX_REQUESTS), str),
@@ -475,6 +487,7 @@ _SETTINGS: dict[str, tuple[str, Callable[[str, str], object], Callable[[object],
     "kernel": ("kernel_block_size", _auto(_int(1, MAX_BLOCK_SIZE)), _write_auto(str)),
     "mamba": ("mamba_cache_mode", _choice(lambda: list(MAMBA_CACHE_MODES)), str),
     "spec_tokens": ("speculative_tokens", _int(0, MAX_SPECULATIVE_TOKENS), str),
+    "ckpt": ("prefill_checkpoint_blocks", _int(0, MAX_CHECKPOINT_BLOCKS), str),
     "chunk": ("mamba_chunk_size", _auto(_int(1, MAX_CHUNK_SIZE)), _write_auto(str)),
     "sg_ratio": ("mamba_full_memory_ratio", _ratio(RATIO_RANGE), repr),
     "sg_swa": ("swa_full_tokens_ratio", _ratio(SWA_RATIO_RANGE), repr),

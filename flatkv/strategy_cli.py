@@ -33,6 +33,18 @@ from flatkv.texttable import text_table
 from flatkv.units import concurrency_text, parse_tokens, tokens_text
 
 
+def _tokens_argument(flag: str) -> Callable[[str], int]:
+    """An argparse type for a token count with vLLM's suffixes (``2K``, ``8192``); a bad entry
+    is argparse's one-line error, in parse_tokens' words."""
+    def parse(text: str) -> int:
+        try:
+            return parse_tokens(text, flag)
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+
+    return parse
+
+
 def add_strategy_arguments(
     parser: argparse.ArgumentParser, *, include_strategy: bool = True
 ) -> None:
@@ -57,6 +69,12 @@ def add_strategy_arguments(
                         "num_speculative_tokens): N more state pages a request in every paged "
                         "layout; vllm also widens GDN / Mamba2 conv states by N rows; not "
                         "modelled for sglang (default 0)")
+    parser.add_argument("--prefill-checkpoint-blocks", type=int,
+                        default=defaults.prefill_checkpoint_blocks, metavar="K",
+                        help="mamba cache mode align: K more state pages a request for prefill "
+                        "checkpoints (vLLM 0.33+: 1 for Mamba2 layers, and for GDN layers on "
+                        "FlashInfer, on Hopper, where P also aligns to 64: add "
+                        "--kernel-block-size 64); default 0, as vLLM up to 0.32")
     parser.add_argument("--mamba-chunk-size", type=int, default=defaults.mamba_chunk_size,
                         help="vllm, mamba cache mode all: P aligns to lcm(chunk, A), as vLLM's "
                         "--mamba-block-size sets it (default: the config's mamba_chunk_size / "
@@ -83,7 +101,8 @@ def add_strategy_arguments(
          "layer, as for Gemma 2 / 3, Cohere2, Mistral). Default: as SGLang decides by the "
          "config's architectures; a model without them gets the pool when it has full and "
          "sliding layers")
-    parser.add_argument("--max-batched-tokens", type=int, default=defaults.max_batched_tokens,
+    parser.add_argument("--max-batched-tokens", default=defaults.max_batched_tokens,
+         type=_tokens_argument("--max-batched-tokens"), metavar="S",
          help="tokens scheduled per step; sizes sliding-window pages (default "
          f"{defaults.max_batched_tokens})")
     parser.add_argument("--lcm-padding-bound", default=None, metavar="F",

@@ -129,8 +129,9 @@ PAGES_NEEDED_TEXT = {
 def pages_needed(
     kind: str, workload: Workload, *, block_size: int, sliding_window: int | None = None
 ) -> int:
-    """Pages one group of ``kind`` needs for ``workload`` (SPEC section 3.5;
-    ``PAGES_NEEDED_TEXT`` in words)."""
+    """Pages one group of ``kind`` needs for ``workload`` (SPEC section 3.5, whose state count
+    gains R x N pages with N drafted tokens: N = 0 gives SPEC's; ``PAGES_NEEDED_TEXT`` in
+    words)."""
     check_int("block_size", block_size, minimum=1)
     r, lc, p = workload.requests, workload.context_tokens, block_size
     t, m = workload.total_tokens, workload.margin

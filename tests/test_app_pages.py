@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from flatkv import gpu_settings
 from flatkv.app_data import markdown_literal
 from flatkv.app_model import model_names
 from flatkv.app_state import DEFAULT
@@ -655,6 +656,28 @@ def vllm_row(at: AppTest):
     return at.dataframe[0].value.set_index("strategy").loc["vLLM v1"]
 
 
+def test_prefill_checkpoint_blocks_show_in_align_and_reach_the_figures():
+    # Qwen3-Next TP 2 in 44.59 GiB as vLLM 0.33+ runs it on Hopper (test_strategies): kernel
+    # block 64, align, 1 checkpoint block: P 576, 6,764 blocks, 6,764 / (456 + 3 x 3) = 14.55x
+    link = {"model": "Qwen3-Next-80B-A3B", "tp": "2", "gpu": "KV cache memory",
+            "kv_mem": "44.59GiB", "ctx": "262144", "kernel": "64"}
+    at = open_app("app_pages/compare.py", link)
+    assert not [w for w in at.number_input if w.key == "w.prefill_checkpoint_blocks"]  # none
+    at.selectbox(key="w.mamba_cache_mode").set_value("align").run()
+    at.number_input(key="w.prefill_checkpoint_blocks").set_value(1).run()
+    assert_clean(at)
+    vllm = vllm_row(at)
+    assert (vllm["P (tokens)"], vllm["blocks"], vllm["concurrency"]) == (576, 6_764, 14.55)
+    assert vllm["engine log (tokens)"] == f"{6_764 * 262_144 // 465:,}"
+    assert at.query_params["ckpt"] == "1"
+    assert "align (2 state pages) + 1 checkpoint" in at.selectbox(
+        key="w.mamba_cache_mode").options
+    assert "prefill checkpoint blocks 1" in at.caption[0].value
+    # back in mode none the blocks are not held and the field goes
+    at.selectbox(key="w.mamba_cache_mode").set_value("none").run()
+    assert not [w for w in at.number_input if w.key == "w.prefill_checkpoint_blocks"]
+
+
 def test_compare_kernel_block_size_drives_vllm_p():
     # block 16: A = max(kernel 16, 16) = 16; P = 16 x cdiv(2,146,304, 16 x 2,048 = 32,768) =
     # 16 x 66 = 1,056; page max(1,056 x 2,048, 2,146,304) = 2,162,688; 36 linear + 12 full
@@ -681,18 +704,21 @@ def test_every_engine_option_has_a_column_and_a_widget():
     drawn = set()
     # state (mode all shows the chunk size, for a model vLLM runs in mode all) and
     # sliding-window layers between them
-    for query in ({"model": "Nemotron-H-8B", "mamba": "all"}, {"model": "gpt-oss-20b"}):
+    # (align the prefill checkpoint blocks)
+    for query in ({"model": "Nemotron-H-8B", "mamba": "all"}, {"model": "gpt-oss-20b"},
+                  {"model": "Nemotron-H-8B", "mamba": "align"}):
         at = open_app("app_pages/compare.py", query)
         assert_clean(at)
         drawn |= {w.key for kind in (at.number_input, at.selectbox, at.text_input) for w in kind}
     assert {f"w.{f}" for f in ENGINE_FIELDS} <= drawn
     # the shared column is titled by the parts it shows: Qwen3-Next has speculative tokens (a
-    # scheduling option) and the two-level bound; gpt-oss (the last opened) no state to draft
-    # for and no two-level padding bound, only max batched tokens
+    # scheduling option) and the two-level bound; gpt-oss no state to draft for and no
+    # two-level padding bound, only max batched tokens
     qwen = open_app("app_pages/compare.py", {"model": "Qwen3-Next-80B-A3B"})
     assert {"**vLLM**", "**SGLang**", "**Scheduling and two-level pages**"} <= {
         shown(m) for m in qwen.markdown}
-    assert "**Scheduling**" in {shown(m) for m in at.markdown}
+    sliding = open_app("app_pages/compare.py", {"model": "gpt-oss-20b"})
+    assert "**Scheduling**" in {shown(m) for m in sliding.markdown}
     llama = open_app("app_pages/compare.py", {"model": "DeepSeek-V3"})  # MLA: 61 x 1,152 B pads
     assert "**Two-level pages**" in {shown(m) for m in llama.markdown}
 
@@ -949,6 +975,19 @@ def test_gpu_page_shows_bad_settings_as_errors(small_flush):
     at.text_input(key="w.lab_sweep_pages").set_value("2, lots").run()
     assert not at.exception
     assert any("pages per call: 'lots' is not a whole number" in shown(e) for e in at.error)
+    # an emptied field that the sweep then turns off drops its entry: nothing left in error
+    # holds the run back (the field shows the view's value again)
+    empty = open_app("app_pages/gpu.py", {**TINY_LINK, "max_blocks": "8"})
+    empty.number_input(key="w.lab_pages").set_value(None).run()
+    assert [shown(e) for e in empty.error] == [
+        "Pages per call (0 = automatic) is empty: give a number from 0 to "
+        f"{gpu_settings.MAX_POOL_BLOCKS:,}"]
+    empty.segmented_control(key="w.lab_sweep").set_value("pages per call").run()
+    assert_clean(empty)
+    assert not empty.warning
+    assert empty.number_input(key="w.lab_pages").disabled
+    assert empty.number_input(key="w.lab_pages").value == 0
+    assert not empty.button(key="gpu.run").disabled
 
 
 def test_gpu_lab_settings_come_from_the_link_and_go_back_to_it(small_flush):

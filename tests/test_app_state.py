@@ -57,7 +57,7 @@ def test_every_setting_of_the_view_has_a_link_key_and_round_trips():
         "gpu_memory": 96 * 10**9, "kv_memory": 30 * 2**30, "mem_fraction": 0.85,
         "weights": 16 * 10**9, "tp": 2, "context": 8192, "requests": 3, "uniform_rows": True,
         "kernel_block_size": 64, "mamba_cache_mode": "all", "mamba_chunk_size": 128,
-        "speculative_tokens": 2,
+        "speculative_tokens": 2, "prefill_checkpoint_blocks": 1,
         "mamba_full_memory_ratio": 0.5, "swa_full_tokens_ratio": 0.25,
         "sglang_slots_per_request": 5, "sglang_page_size": 64, "sglang_ssm_dtype": "bfloat16",
         "sglang_swa_pool": False, "max_batched_tokens": 4096, "lcm_padding_bound": 0.1,
@@ -227,8 +227,11 @@ def test_a_preset_is_linked_by_name():
         ({"weights": "80."}, "weights", "weights '80.' reads as 80 B: give a unit"),
         # 70B is how a parameter count is written, not 70 bytes of weights
         ({"weights": "70B"}, "weights", "weights '70B' reads as 70 B (B is bytes, not billions): "
-         "give 70GB or 70GiB; a model of 70 billion parameters takes twice that many GB in bf16"),
-        ({"gpu": "Custom", "gpu_mem": "141 B"}, "gpu_memory", "gpu_mem '141 B' reads as 141 B (B"),
+         "a model of 70 billion parameters takes 140GB in bf16: give 140GB"),
+        ({"weights": "0.5B"}, "weights", "weights '0.5B' reads as 0 B (B is bytes, not "
+         "billions): a model of 0.5 billion parameters takes 1GB in bf16: give 1GB"),
+        ({"gpu": "Custom", "gpu_mem": "141 B"}, "gpu_memory",
+         "gpu_mem '141 B' reads as 141 B (B is bytes, not billions): give 141GB or 141GiB"),
         ({"planner": "magic"}, "planner", "planner='magic'"),
         ({"tp": "-2"}, "tp", "tp=-2 is outside"),
         ({"kernel": "0"}, "kernel_block_size", "kernel=0 is outside"),
@@ -507,7 +510,8 @@ def test_kv_cache_memory_is_the_budget_as_a_log_gives_it():
 def test_layout_fields_are_the_options_that_act_on_the_model():
 
     # state, no sliding: the state pages a request holds
-    assert strategy_fields("flat", QWEN35.profile()) == ("mamba_cache_mode", "speculative_tokens")
+    assert strategy_fields("flat", QWEN35.profile()) == ("mamba_cache_mode", "speculative_tokens",
+                                                        "prefill_checkpoint_blocks")
     assert strategy_fields("flat", load_preset("gpt-oss-20b").profile()) == ("max_batched_tokens",)
     assert strategy_fields("flat", load_preset("Llama-3.1-8B").profile()) == ()
 
@@ -518,7 +522,7 @@ UNEQUAL_ATTENTION = CacheProfile(layer_types=("full_attention",) * 3 + ("sliding
 # Each engine option set away from its default, both ways where it has two (every one of them
 # changes some figure somewhere); the padding bound lower too, to 0, where any padding shows
 OTHER_VALUES = dict(kernel_block_size=(64,), mamba_cache_mode=("align", "all"),
-                    speculative_tokens=(2,),
+                    speculative_tokens=(2,), prefill_checkpoint_blocks=(1,),
                     mamba_chunk_size=(128,), mamba_full_memory_ratio=(Fraction(1, 2),),
                     swa_full_tokens_ratio=(Fraction(1, 2),), sglang_slots_per_request=(5,),
                     sglang_page_size=(64,), sglang_ssm_dtype=("bfloat16", "float16"),
@@ -596,7 +600,8 @@ def test_strategy_fields_are_what_each_layout_reads_of_the_model():
 
     hybrid, sliding = QWEN35.profile(), load_preset("gpt-oss-20b").profile()
     assert strategy_fields("vllm", hybrid) == ("kernel_block_size", "mamba_cache_mode",
-                                               "speculative_tokens", "mamba_chunk_size")
+                                               "speculative_tokens", "prefill_checkpoint_blocks",
+                                               "mamba_chunk_size")
     assert strategy_fields("vllm", sliding) == ("kernel_block_size", "max_batched_tokens")
     assert strategy_fields("sglang", hybrid) == ("mamba_full_memory_ratio",
                                                  "sglang_slots_per_request", "sglang_page_size")
@@ -611,7 +616,7 @@ def test_strategy_fields_are_what_each_layout_reads_of_the_model():
     assert strategy_fields("lcm", load_preset("Llama-3.1-8B").profile()) == ()
     assert strategy_fields("lcm", sliding) == ("max_batched_tokens",)
     assert strategy_fields("lcm", hybrid) == ("mamba_cache_mode", "speculative_tokens",
-                                              "lcm_padding_bound")
+                                              "prefill_checkpoint_blocks", "lcm_padding_bound")
     # SGLang's speculative buffers are not modelled: it does not read the drafted tokens
     assert "speculative_tokens" not in strategy_fields("sglang", hybrid)
     assert strategy_fields("lcm", UNEQUAL_ATTENTION) == ("max_batched_tokens",

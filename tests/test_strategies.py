@@ -1340,6 +1340,43 @@ def test_vllm_counts_drafted_state_pages_in_its_start_up_check():
     assert not short.applies and f"needs {need:,} B of KV cache" in short.reason
 
 
+def test_vllm_033_holds_a_prefill_checkpoint_block_in_align():
+    # vLLM 0.33+ on Hopper: Qwen3-Next's GDN prefill on FlashInfer keeps 1 prefill checkpoint
+    # block a request in align and aligns P to 64. A = 64: P = 64 x cdiv(548,864, 64 x 1,024) =
+    # 64 x 9 = 576; 47,878,147,932 // (576 x 1,024) // 12 = 6,764 blocks; a request of 262,144
+    # tokens holds cdiv(262,144, 576) = 456 full blocks and 2 + 1 in each of 3 GDN groups
+    hopper = StrategyOptions(mamba_cache_mode="align", prefill_checkpoint_blocks=1,
+                             kernel_block_size=64)
+    r = run_strategy("vllm", qwen3_next_tp2(), budget_bytes=ANCHOR_BUDGET,
+                     context_tokens=ANCHOR_CONTEXT, options=hopper)
+    assert (r.block_size, r.num_blocks) == (576, 6_764)
+    assert r.concurrency == Fraction(6_764, 456 + 3 * 3) and round(r.max_concurrency, 2) == 14.55
+    assert r.logged_tokens == 6_764 * ANCHOR_CONTEXT // 465 == 3_813_208
+    text = "\n".join(r.formulas)
+    assert ("pages per request, linear_attention: 2 + 1 prefill checkpoint = 3 (mamba cache mode "
+            "align; vLLM 0.33+'s prefill checkpoint blocks)") in text
+    assert "3 page(s) per request, mode align, 1 prefill checkpoint)" in text
+    # every paged layout counts them, as the mode's pages: the flat plan (P 544, 1,810 page
+    # ids, one state group) holds 482 full pages and 2 + 1 state pages a request
+    flat = run_strategy("flat", qwen3_next_tp2(), budget_bytes=ANCHOR_BUDGET,
+                        context_tokens=ANCHOR_CONTEXT, options=hopper)
+    plain = run_strategy("flat", qwen3_next_tp2(), budget_bytes=ANCHOR_BUDGET,
+                         context_tokens=ANCHOR_CONTEXT,
+                         options=replace(hopper, prefill_checkpoint_blocks=0))
+    assert (flat.num_blocks, flat.concurrency) == (1_810, Fraction(1_810, 482 + 3))
+    assert plain.concurrency == Fraction(1_810, 482 + 2)
+    # only align keeps them: modes none and all give the same figures with or without
+    for mode in ("none", "all"):
+        kept, without = (run_strategy("vllm", qwen3_next_tp2(), budget_bytes=ANCHOR_BUDGET,
+                                      context_tokens=ANCHOR_CONTEXT,
+                                      options=StrategyOptions(mamba_cache_mode=mode,
+                                                              prefill_checkpoint_blocks=k))
+                         for k in (1, 0))
+        assert kept.concurrency == without.concurrency, mode
+    with pytest.raises(ValueError, match="prefill_checkpoint_blocks"):
+        StrategyOptions(prefill_checkpoint_blocks=-1)
+
+
 def test_a_conv_state_vllm_does_not_widen_keeps_its_bytes():
     # Mamba1 (Jamba) and raw bytes name no conv rows: the state page stays, the pages grow
     kept = run_strategy("vllm", _drafting(None), budget_bytes=ANCHOR_BUDGET,

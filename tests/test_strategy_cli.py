@@ -25,6 +25,21 @@ def run(argv):
     return code, out.getvalue(), err.getvalue()
 
 
+def test_max_batched_tokens_reads_vllms_suffixes():
+    # gpt-oss-20b, S = 2K = 2,048: a sliding request holds ceil(min(127 + 2,048, 8,192) / 16)
+    # + 1 = 137 pages, as vLLM's --max-num-batched-tokens 2K would size it
+    code, out, err = run(["plan", "--preset", "gpt-oss-20b", "--budget", "40GiB", "--strategy",
+                          "vllm", "--context", "8K", "--max-batched-tokens", "2K"])
+    assert code == 0, err
+    assert "ceil(min(128 - 1 + 2,048, 8,192) / 16) + 1 = 137" in out
+    code, out, err = run(["plan", "--preset", "gpt-oss-20b", "--budget", "40GiB",
+                          "--max-batched-tokens", "2x"])
+    assert code == 2 and err.strip().endswith(
+        "--max-batched-tokens is '2x': give whole tokens such as 262144, 256K (262,144) or "
+        "128k (128,000)")
+    assert len(err.strip().splitlines()) == 1
+
+
 def test_plan_vllm_json_anchor():
     code, out, err = run(["plan", *QWEN_ARGS, "--strategy", "vllm", "--budget", "44.59GiB",
                           "--context", "262144", "--json"])

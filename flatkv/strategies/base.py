@@ -100,6 +100,7 @@ SGLANG_SWA_ARCHITECTURES = ", ".join(SGLANG_SWA_POOL_MODELS)
 RATIO_RANGE = (Fraction(1, 10**6), Fraction(10**6))
 PADDING_BOUND_RANGE = (Fraction(0), Fraction(10))
 MAX_SPECULATIVE_TOKENS = 1024  # drafted tokens per step (vLLM's runs use 1 to 8)
+MAX_CHECKPOINT_BLOCKS = 64  # prefill checkpoint blocks a request holds in align (vLLM: 0 or 1)
 MAX_NUMBER_TEXT = 64  # characters of a ratio given as text
 MAX_DECIMAL_EXPONENT = 30  # |exponent| of a ratio given as decimal text or a float
 
@@ -194,6 +195,12 @@ class StrategyOptions:
         so. Not the draft's own KV: an MTP drafter's attention layers join the full-attention
         group as more layers of the model. SGLang's speculative state buffers are not
         modelled (its figures are without speculative decoding).
+    prefill_checkpoint_blocks: state pages a request holds in mode ``align`` beyond its 2 for
+        prefill checkpoints (vLLM 0.33+, ``MambaSpec.num_prefill_checkpoint_blocks``): 1 for
+        Mamba2 layers (Nemotron-H, Falcon-H1, Granite 4.0-H) and for GDN layers whose prefill
+        runs on FlashInfer (Qwen3-Next and Qwen3.5 on Hopper, where vLLM also aligns P to a
+        multiple of 64: set the kernel block size to 64), else 0. ``align`` then holds 2 + this
+        + N pages; other modes ignore it. Default 0, as vLLM up to 0.32.
     mamba_chunk_size: the chunk size of the state kernel; used by vllm in ``all`` mode only.
         None (default): the model's own, as vLLM's ``get_mamba_chunk_size`` reads it (the
         config's ``mamba_chunk_size``, else ``chunk_size``: ``CacheProfile.mamba_chunk_size``),
@@ -235,6 +242,7 @@ class StrategyOptions:
     kernel_block_size: int | None = None
     mamba_cache_mode: str = "none"
     speculative_tokens: int = 0
+    prefill_checkpoint_blocks: int = 0
     mamba_chunk_size: int | None = None
     mamba_full_memory_ratio: Fraction | float | str = Fraction(9, 10)
     swa_full_tokens_ratio: Fraction | float | str = Fraction(4, 5)
@@ -263,6 +271,8 @@ class StrategyOptions:
             )
         check_int("speculative_tokens", self.speculative_tokens, maximum=MAX_SPECULATIVE_TOKENS,
                   hint="0 without speculative decoding")
+        check_int("prefill_checkpoint_blocks", self.prefill_checkpoint_blocks,
+                  maximum=MAX_CHECKPOINT_BLOCKS, hint="vLLM keeps 0 or 1")
         if self.mamba_chunk_size is not None:
             check_int("mamba_chunk_size", self.mamba_chunk_size, minimum=1,
                       maximum=MAX_CHUNK_SIZE,
@@ -505,10 +515,12 @@ def unit_parts(**nbytes: int) -> dict[str, int]:
 
 def state_pages_per_request(options: StrategyOptions, context_tokens: int,
                             block_size: int) -> int:
-    """Pages one request holds in a state group at context L: ``none`` 1, ``align`` 2, ``all``
-    cdiv(L, P) (vLLM's mamba cache modes), each plus one page per speculative token."""
+    """Pages one request holds in a state group at context L: ``none`` 1, ``align`` 2 plus its
+    prefill checkpoint blocks, ``all`` cdiv(L, P) (vLLM's mamba cache modes), each plus one page
+    per speculative token."""
     mode = options.mamba_cache_mode
-    held = 1 if mode == "none" else 2 if mode == "align" else cdiv(context_tokens, block_size)
+    held = (1 if mode == "none" else 2 + options.prefill_checkpoint_blocks if mode == "align"
+            else cdiv(context_tokens, block_size))
     return held + options.speculative_tokens
 
 
@@ -552,10 +564,15 @@ def request_pages_text(kind: str, context_tokens: int, block_size: int, options,
             f"ceil({n(context_tokens)} / {n(block_size)}){spec} = {n(pages)} (mamba cache mode "
             "all: a state snapshot every P tokens)"
         )
-    if drafted:
-        return (f"{pages - drafted}{spec} = {pages} (mamba cache mode "
-                f"{options.mamba_cache_mode}; a state page per drafted token)")
-    return f"{pages} (mamba cache mode {options.mamba_cache_mode})"
+    mode = options.mamba_cache_mode
+    checkpoints = options.prefill_checkpoint_blocks if mode == "align" else 0
+    if not drafted and not checkpoints:
+        return f"{pages} (mamba cache mode {mode})"
+    held = pages - drafted - checkpoints
+    kept = f" + {checkpoints} prefill checkpoint" if checkpoints else ""
+    why = "; ".join([*(["a state page per drafted token"] if drafted else []),
+                     *(["vLLM 0.33+'s prefill checkpoint blocks"] if checkpoints else [])])
+    return f"{held}{kept}{spec} = {pages} (mamba cache mode {mode}; {why})"
 
 
 def apportion(total: int, weights: Sequence[Fraction]) -> list[int]:

@@ -82,6 +82,8 @@ def capacity_text(num_units: int, groups: Sequence[PoolGroup], options: Strategy
     state = [g for g in groups if g.kind == LINEAR_ATTENTION]
     mode = options.mamba_cache_mode
     drafted = f", {options.speculative_tokens} speculative" if options.speculative_tokens else ""
+    if mode == "align" and options.prefill_checkpoint_blocks:
+        drafted = f", {options.prefill_checkpoint_blocks} prefill checkpoint" + drafted
     if all(g.pages_per_unit == 1 for g in groups) and (not state or mode != "all"):
         held = state_pages_per_request(options, 0, block_size)
         state_term = (
