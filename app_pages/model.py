@@ -44,11 +44,21 @@ def _fill_raw(raw: RawModel) -> None:
     ss["edit.raw"] = raw
 
 
+def _whole(key: str, label: str) -> int:
+    """A number field's whole value; an emptied field is refused (streamlit would otherwise
+    put its minimum, 0, in: a sliding window or chunk silently turned off)."""
+    value = ss[key]
+    if value is None:
+        raise ValueError(f"{label} is empty: give a whole number")
+    return int(value)
+
+
 def _apply_raw() -> None:
     try:
         edited = ss.get("edit.raw") or RawModel("", 0)
-        raw = replace(edited, layers=ss["edit.layers"], kv_bytes_per_slot=int(ss["edit.kv"]),
-                      sliding_window=int(ss["edit.window"]) or None).with_state(
+        raw = replace(edited, layers=ss["edit.layers"],
+                      kv_bytes_per_slot=_whole("edit.kv", "KV bytes per token per layer"),
+                      sliding_window=_whole("edit.window", "Sliding window") or None).with_state(
             app_model.parse_state_text(ss["edit.state"]))
         raw.profile()
     except ValueError as exc:
@@ -104,11 +114,16 @@ def _edit_text(field: str) -> None:
 
 def _edit_optional(field: str) -> None:
     """A whole-number field of the draft where 0 means none (query heads, the mamba chunk)."""
-    _edited(lambda d: replace(d, **{field: int(ss[_spec_key(field)]) or None}))
+    _edited(lambda d: replace(d, **{field: _whole(_spec_key(field), _label(field)) or None}))
 
 
 def _edit_field(kind: str, field: str) -> None:
-    _edited(lambda d: d.with_field(kind, field, int(ss[_spec_key(field, kind)])))
+    _edited(lambda d: d.with_field(kind, field, _whole(_spec_key(field, kind),
+                                                       f"{kind}: {_label(field)}")))
+
+
+def _label(field: str) -> str:
+    return field.replace("_", " ")
 
 
 def _add_kind() -> None:
@@ -164,12 +179,13 @@ def spec_editor(spec: ModelSpec | None) -> None:
                       on_change=_edit_text, args=(d,))
     heads, chunk = st.columns(2)
     heads.number_input("attention heads (0 = not checked)", key=_spec_key("attention_heads"),
-                       min_value=0, step=1, on_change=_edit_optional, args=("attention_heads",),
+                       min_value=0, step=1, value=None, on_change=_edit_optional,
+                       args=("attention_heads",),
                        help="The config's num_attention_heads (query heads). No cache holds "
                        "them, but engines split them over TP and refuse a TP that does not "
                        "divide them.")
     chunk.number_input("mamba chunk, tokens (0 = none)", key=_spec_key("mamba_chunk_size"),
-                       min_value=0, max_value=MAX_CHUNK_SIZE, step=64,
+                       min_value=0, max_value=MAX_CHUNK_SIZE, step=64, value=None,
                        on_change=_edit_optional, args=("mamba_chunk_size",),
                        help="The config's mamba_chunk_size / chunk_size (128 or 256 in Mamba2 "
                        "configs): vLLM aligns P to it in mamba cache mode all, 2,048 with none. "
@@ -187,7 +203,8 @@ def spec_editor(spec: ModelSpec | None) -> None:
         for col, field in zip(cols, fields):
             col.number_input(field.replace("_", " ") + (" (0 = none)" if field ==
                              "sliding_window" else ""), key=_spec_key(field, name),
-                             min_value=0, step=1, on_change=_edit_field, args=(name, field))
+                             min_value=0, step=1, value=None, on_change=_edit_field,
+                             args=(name, field))
     with st.container(border=True):
         a, b, c3 = st.columns([2, 2, 1.3], vertical_alignment="bottom")
         a.selectbox("New kind", list(KIND_TEMPLATES), key="spec.new.type")
@@ -279,12 +296,12 @@ def _raw_bytes_source(s) -> None:
     c1.text_input("Layer pattern", key="edit.layers", on_change=_apply_raw,
                   help="e.g. (3*linear,full)*12 or full*32; kinds: full, sliding, linear")
     c2.number_input("KV bytes per token per layer", key="edit.kv", min_value=0, step=1,
-                    on_change=_apply_raw)
+                    value=None, on_change=_apply_raw)
     c3, c4 = st.columns([3, 1])
     c3.text_input("State tensors of one linear layer (bytes)", key="edit.state",
                   on_change=_apply_raw, help="name=bytes pairs, e.g. conv=49152,ssm=2MiB")
     c4.number_input("Sliding window (0 = none)", key="edit.window", min_value=0, step=1,
-                    on_change=_apply_raw)
+                    value=None, on_change=_apply_raw)
     carried = ss.get("edit.raw")
     if carried is not None and carried.ssm_element_bytes:  # say so: it changes SGLang's bytes
         show_value("edit.ssm_el", True)

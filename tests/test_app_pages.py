@@ -196,6 +196,26 @@ def test_model_page_edits_raw_bytes_and_rejects_a_bad_pattern():
     at.switch_page("app_pages/layout.py").run()
     # full*32 at 4,096 B/slot, block 16: 32 x 4,096 x 16 = 2,097,152 B per block
     assert metrics(at)["Block bytes"] == "2.00 MiB"
+    # an emptied number is refused, not read as 0 (no sliding window, no KV): the model stays
+    at.switch_page("app_pages/model.py").run()
+    at.number_input(key="edit.kv").set_value(None).run()
+    assert not at.exception
+    assert any(shown(e) == "KV bytes per token per layer is empty: give a whole number"
+               for e in at.error)
+    assert at.query_params["kv"] == "4096"
+
+
+def test_model_editor_refuses_an_emptied_number():
+    # gpt-oss-20b's sliding window emptied: not 0 (no window, every layer full), an error
+    at = open_app("app_pages/model.py", {"model": "gpt-oss-20b"})
+    at.segmented_control(key="model.source").set_value("Edit by hand").run()
+    at.number_input(key="spec.sliding.sliding_window").set_value(None).run()
+    assert not at.exception
+    assert any(shown(e).startswith("sliding: sliding window is empty: give a whole number")
+               for e in at.error)
+    assert at.query_params.get("model", "gpt-oss-20b") == "gpt-oss-20b"  # still the preset
+    at.number_input(key="spec.mamba_chunk_size").set_value(None).run()
+    assert any(shown(e).startswith("mamba chunk size is empty") for e in at.error)
 
 
 def test_captions_say_where_the_budget_comes_from():
