@@ -519,6 +519,33 @@ def _typed_ratio(v: float) -> float:
     return round(float(v), 6)  # the widget's float steps (0.9500000000000001) as typed
 
 
+# Engine options that are counts: label, range and help.
+_COUNT_WIDGETS = {
+    "sglang_page_size": (
+        "Page size (tokens)", 1, MAX_BLOCK_SIZE,
+        "SGLang's --page-size: tokens per page of its token pool (1 on most attention "
+        "backends, 64 for some)."),
+    "sglang_slots_per_request": (
+        "State slots per request S", 1, MAX_SLOTS_PER_REQUEST,
+        "SGLang: 3 to 5 by radix-cache mode: the running-request cap is (slots - 1) // S, slot 0 "
+        "being the padding slot."),
+    "prefill_checkpoint_blocks": (
+        "Prefill checkpoint blocks", 0, MAX_CHECKPOINT_BLOCKS,
+        "Mamba cache mode align: state pages a request holds beyond its 2 for prefill "
+        "checkpoints. vLLM 0.33 and later keep 1 for Mamba2 layers (Nemotron-H, Falcon-H1, "
+        "Granite 4.0-H) and for GDN layers whose prefill runs on FlashInfer (Qwen3-Next and "
+        "Qwen3.5 on Hopper, which also align P to 64: set the kernel block size to 64); 0 "
+        "otherwise and in earlier releases."),
+    "speculative_tokens": (
+        "Speculative tokens", 0, MAX_SPECULATIVE_TOKENS,
+        "Tokens drafted per step (vLLM's num_speculative_tokens, MTP or EAGLE); 0 serves "
+        "without speculative decoding. A request holds that many more state pages in each "
+        "state group, in every paged layout, as vLLM counts them; vLLM also widens GDN and "
+        "Mamba2 conv states by a row per drafted token, which can raise its P. Not modelled "
+        "for SGLang. A drafter's own layers count once they are in the model: \"Add an MTP "
+        "layer\", beside the figures, adds an MTP module's."),
+}
+
 # Engine options that are ratios: label, range (as the URL reads it) and help.
 _RATIO_WIDGETS = {
     "mamba_full_memory_ratio": ("Mamba / full memory ratio r", RATIO_RANGE,
@@ -576,6 +603,10 @@ def engine_widget(field: str) -> None:
         bind(st.number_input, field, label, min_value=float(low), max_value=float(high),
              step=0.05, format="%.4g", from_widget=_typed_ratio, help=text)
         return
+    if field in _COUNT_WIDGETS:
+        label, low, high, text = _COUNT_WIDGETS[field]
+        bind(st.number_input, field, label, min_value=low, max_value=high, step=1, help=text)
+        return
     if field in _OWN_DEFAULT_WIDGETS:
         label, step, largest, text = _OWN_DEFAULT_WIDGETS[field]
         try:
@@ -597,11 +628,6 @@ def engine_widget(field: str) -> None:
              "(the log names the mode); none, the default here, is "
              "--no-enable-prefix-caching or vLLM up to 0.27. vLLM 0.33 and later have no "
              "mode all, and keep prefill checkpoint blocks in align (its own field).")
-    elif field == "sglang_page_size":
-        bind(st.number_input, field, "Page size (tokens)", min_value=1,
-             max_value=MAX_BLOCK_SIZE, step=1,
-             help="SGLang's --page-size: tokens per page of its token pool (1 on most "
-             "attention backends, 64 for some).")
     elif field == "sglang_swa_pool":
         by_model, why = state().engine_choices()[field]
         # text choices: a selectbox holding None shows its placeholder, not "As SGLang decides"
@@ -628,28 +654,6 @@ def engine_widget(field: str) -> None:
              "model's: SGLANG_MAMBA_SSM_DTYPE when set (choose it here), else the config's "
              f"mamba_ssm_dtype, else float32. This model: {by_model}, {why}. vLLM keeps the "
              "model's ssm dtype.")
-    elif field == "sglang_slots_per_request":
-        bind(st.number_input, field, "State slots per request S", min_value=1,
-             max_value=MAX_SLOTS_PER_REQUEST, step=1,
-             help="SGLang: 3 to 5 by radix-cache mode: the running-request cap is "
-             "(slots - 1) // S, slot 0 being the padding slot.")
-    elif field == "prefill_checkpoint_blocks":
-        bind(st.number_input, field, "Prefill checkpoint blocks", min_value=0,
-             max_value=MAX_CHECKPOINT_BLOCKS, step=1,
-             help="Mamba cache mode align: state pages a request holds beyond its 2 for "
-             "prefill checkpoints. vLLM 0.33 and later keep 1 for Mamba2 layers (Nemotron-H, "
-             "Falcon-H1, Granite 4.0-H) and for GDN layers whose prefill runs on FlashInfer "
-             "(Qwen3-Next and Qwen3.5 on Hopper, which also align P to 64: set the kernel "
-             "block size to 64); 0 otherwise and in earlier releases.")
-    elif field == "speculative_tokens":
-        bind(st.number_input, field, "Speculative tokens", min_value=0,
-             max_value=MAX_SPECULATIVE_TOKENS, step=1,
-             help="Tokens drafted per step (vLLM's num_speculative_tokens, MTP or EAGLE); 0 "
-             "serves without speculative decoding. A request holds that many more state pages "
-             "in each state group, in every paged layout, as vLLM counts them; vLLM also "
-             "widens GDN and Mamba2 conv states by a row per drafted token, which can raise "
-             "its P. Not modelled for SGLang. A drafter's own layers count once they are in "
-             "the model: \"Add an MTP layer\", beside the figures, adds an MTP module's.")
     elif field == "max_batched_tokens":
         tokens_widget(field, "Max batched tokens", "Tokens scheduled per step (vLLM's "
                       "--max-num-batched-tokens); sizes the pages a sliding-window request "
