@@ -85,8 +85,7 @@ with user_errors():
                  app_data.sglang_state_text(results, s.profile()),
                  app_data.short_of_one_request_text(results, s.context),
                  app_data.sglang_pools_text(s.profile(), s.strategy_options()),
-                 app_data.mamba_all_text(s.mamba_cache_mode, s.profile(),
-                                         s.speculative_tokens),
+                 app_data.mamba_all_text(s.strategy_options(), s.profile()),
                  app_data.printed_budget_text(s.profile(), "vllm", b.cache_bytes, s.context,
                                               s.strategy_options()) if b.given else ""):
         if note:

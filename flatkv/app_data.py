@@ -29,7 +29,7 @@ from flatkv.strategies import (
     logged_as,
     run_strategy,
 )
-from flatkv.strategies.base import ratio_text
+from flatkv.strategies.base import ratio_text, state_pages_per_request
 from flatkv.strategies.sglang import swa_pool as sglang_swa_pool
 from flatkv.strategies.vllm import ALIGN_BY_DEFAULT, all_as_align_why, runs_all_as_align
 from flatkv.units import (
@@ -639,21 +639,19 @@ def sglang_pools_text(profile: CacheProfile, options: StrategyOptions) -> str:
             "changes this.")
 
 
-def mamba_all_text(mamba_cache_mode: str, profile: CacheProfile,
-                   speculative_tokens: int = 0) -> str:
+def mamba_all_text(options: StrategyOptions, profile: CacheProfile) -> str:
     """Mamba cache mode all keeps a snapshot every P tokens, so a layout's P decides how many:
-    say so where it acts (a model with state), and where vLLM runs the model in align instead.
-    Empty otherwise."""
-    if mamba_cache_mode != "all" or not profile.has_state:
+    say so where it acts (a model with state), and where vLLM runs the model in align instead,
+    with the state pages align holds under ``options``. Empty otherwise."""
+    if options.mamba_cache_mode != "all" or not profile.has_state:
         return ""
     text = ("Mamba cache mode all: every paged layout keeps a state snapshot every P tokens of "
             "its own P (vLLM first aligns its P to lcm(chunk, A)), so a small P, such as "
             "two-level pages' requested block size, means many snapshots.")
     if aligning := runs_all_as_align(profile.architectures):
-        held = (f"2 + {speculative_tokens} state pages" if speculative_tokens
-                else "2 state pages")
+        held = state_pages_per_request(replace(options, mamba_cache_mode="align"), 0, 1)
         text += (f" Not vLLM here: {all_as_align_why(aligning)}; its row counts align's "
-                 f"{held} a request, and its P is not aligned to the chunk.")
+                 f"{held} state pages a request, and its P is not aligned to the chunk.")
     return text
 
 

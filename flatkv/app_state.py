@@ -94,6 +94,7 @@ class EngineOption:
     column: str  # its column in the engine options' expander
     # whether it changes the figures of a model (given the layouts that read it)
     acts: Callable[[CacheProfile], bool] = _always
+    only_in_mode: str | None = None  # the mamba cache mode it needs to act, if one
 
 
 # The paged layouts that take state layers (aliased refuses a state hybrid) count a request's
@@ -108,10 +109,11 @@ ENGINE_OPTIONS = (
     EngineOption("speculative_tokens", "speculative tokens", _PAGED_WITH_STATE,
                  SCHEDULING_COLUMN, _has_state),
     EngineOption("prefill_checkpoint_blocks", "prefill checkpoint blocks", _PAGED_WITH_STATE,
-                 VLLM_COLUMN, _has_state),
+                 VLLM_COLUMN, _has_state, only_in_mode="align"),
     # vLLM's, in mode all, which some models run as align
     EngineOption("mamba_chunk_size", "mamba chunk", ("vllm",), VLLM_COLUMN,
-                 lambda p: p.has_state and runs_all_as_align(p.architectures) is None),
+                 lambda p: p.has_state and runs_all_as_align(p.architectures) is None,
+                 only_in_mode="all"),
     # splits the budget between a state pool and a KV pool
     EngineOption("mamba_full_memory_ratio", "SGLang mamba/full ratio", ("sglang",),
                  SGLANG_COLUMN, lambda p: p.has_state and p.has_attention),
@@ -231,23 +233,22 @@ class AppState:
     def acting_engine_options(self, strategies: tuple[str, ...] = tuple(STRATEGY_FIELDS)
                               ) -> tuple[str, ...]:
         """The engine options one of ``strategies`` reads for this model (``strategy_fields``)
-        and that act with the other options as set: the chunk size in mamba cache mode "all"
-        only, SGLang's sliding / full ratio with its sliding pool only. The pages offer, count
-        and name these; every option where the model is in error (the page says why)."""
+        and that act with the other options as set: an option in its mamba cache mode only
+        (``only_in_mode``: the chunk size in "all", checkpoint blocks in "align"), SGLang's
+        sliding / full ratio with its sliding pool only. The pages offer, count and name these;
+        every option where the model is in error (the page says why)."""
         try:
             profile = self.profile()
         except ValueError:
             return ENGINE_FIELDS
+        offered = {f for name in strategies for f in strategy_fields(name, profile)}
 
-        def idle(field: str) -> bool:  # another option's setting leaves it nothing to act on
-            return ((field == "mamba_chunk_size" and self.mamba_cache_mode != "all")
-                    or (field == "prefill_checkpoint_blocks"
-                        and self.mamba_cache_mode != "align")
-                    or (field == "swa_full_tokens_ratio"
+        def idle(option: EngineOption) -> bool:  # another option leaves it nothing to act on
+            return (option.only_in_mode not in (None, self.mamba_cache_mode)
+                    or (option.field == "swa_full_tokens_ratio"
                         and not sglang_swa_pool(profile, self.strategy_options())[0]))
 
-        return tuple(f for f in ENGINE_FIELDS if not idle(f)
-                     and any(f in strategy_fields(name, profile) for name in strategies))
+        return tuple(o.field for o in ENGINE_OPTIONS if o.field in offered and not idle(o))
 
     def changed_engine_options(self, names: tuple[str, ...] = ENGINE_FIELDS
                                ) -> dict[str, object]:

@@ -185,13 +185,21 @@ class CacheProfile:
         """Bytes of all state tensors of one state layer (one request's state in that layer)."""
         return sum(self.state_const_bytes.values())
 
+    @property
+    def conv_row_bytes(self) -> int | None:
+        """Bytes of one row of the conv state (whole: checked on construction), None when its
+        rows are not known."""
+        if self.conv_rows is None:
+            return None
+        return self.state_const_bytes["conv"] // self.conv_rows
+
     def conv_bytes_with_drafts(self, speculative_tokens: int) -> int:
         """Bytes of the conv state when vLLM widens it to ``conv_rows + speculative_tokens``
         rows; the conv bytes as given when it does not (``conv_rows`` None)."""
-        conv = self.state_const_bytes.get("conv", 0)
-        if self.conv_rows is None:
-            return conv
-        return conv // self.conv_rows * (self.conv_rows + speculative_tokens)
+        row = self.conv_row_bytes
+        if row is None:
+            return self.state_const_bytes.get("conv", 0)
+        return row * (self.conv_rows + speculative_tokens)
 
     def count(self, label: str) -> int:
         """How many cache layers carry ``label``."""

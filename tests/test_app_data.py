@@ -450,8 +450,15 @@ def test_notes_under_the_figures_say_which_layout_does_what():
         "SGLang keeps every token of every layer in one pool: as the option sets it")
     assert app_data.sglang_pools_text(llama, StrategyOptions()) == ""
     # mode all: only where there is state to snapshot
-    assert app_data.mamba_all_text("all", qwen).startswith("Mamba cache mode all: every paged")
-    assert app_data.mamba_all_text("none", qwen) == app_data.mamba_all_text("all", llama) == ""
+    mode_all, mode_none = (StrategyOptions(mamba_cache_mode=m) for m in ("all", "none"))
+    assert app_data.mamba_all_text(mode_all, qwen).startswith("Mamba cache mode all: every paged")
+    assert app_data.mamba_all_text(mode_none, qwen) == app_data.mamba_all_text(mode_all,
+                                                                               llama) == ""
+    # vLLM runs Qwen3-Next's mode all as align: 2 state pages, + 1 checkpoint + 2 drafted = 5
+    drafting = StrategyOptions(mamba_cache_mode="all", prefill_checkpoint_blocks=1,
+                               speculative_tokens=2)
+    assert "its row counts align's 5 state pages a request" in app_data.mamba_all_text(drafting,
+                                                                                      qwen)
     state_only = CacheProfile(("linear_attention",) * 2, 0, {"conv": 8})
     assert app_data.how_to_read_text(qwen, 0).startswith("Capacity: the history the pool holds")
     assert app_data.how_to_read_text(state_only, 0).startswith(

@@ -81,14 +81,15 @@ def capacity_text(num_units: int, groups: Sequence[PoolGroup], options: Strategy
     history = [g for g in groups if g.kind != LINEAR_ATTENTION]
     state = [g for g in groups if g.kind == LINEAR_ATTENTION]
     mode = options.mamba_cache_mode
-    drafted = f", {options.speculative_tokens} speculative" if options.speculative_tokens else ""
+    # what the mode's state pages include beyond its own: checkpoint blocks, drafted tokens
+    more = f", {options.speculative_tokens} speculative" if options.speculative_tokens else ""
     if mode == "align" and options.prefill_checkpoint_blocks:
-        drafted = f", {options.prefill_checkpoint_blocks} prefill checkpoint" + drafted
+        more = f", {options.prefill_checkpoint_blocks} prefill checkpoint" + more
     if all(g.pages_per_unit == 1 for g in groups) and (not state or mode != "all"):
         held = state_pages_per_request(options, 0, block_size)
         state_term = (
             f"({n(num_units)} - {len(state)} state group(s) x {held} page(s) per request, mode "
-            f"{mode}{drafted})" if state else n(num_units)
+            f"{mode}{more})" if state else n(num_units)
         )
         n_text = f"{state_term} // {len(history)} attention group(s)"
         if num_units < len(state) * held:  # the state pages alone take more than the pool
@@ -104,7 +105,7 @@ def capacity_text(num_units: int, groups: Sequence[PoolGroup], options: Strategy
             f"{n(capacity)}"
         )
     state_part = (
-        f" and each state group one request's state pages (mode {mode}{drafted})" if state
+        f" and each state group one request's state pages (mode {mode}{more})" if state
         else ""
     )
     return (

@@ -335,8 +335,8 @@ def _run_vllm(
     if profile is not sizing:  # its layers keep a wider state in the page P was sized for
         state = profile.state_bytes_per_layer
         if state > page:
-            row = sizing.state_const_bytes["conv"] // sizing.conv_rows
-            most = (page - sizing.state_bytes_per_layer) // row  # drafted rows the page holds
+            # drafted rows the page holds
+            most = (page - sizing.state_bytes_per_layer) // sizing.conv_row_bytes
             return not_applicable(
                 name, budget_bytes,
                 f"vLLM fails at start-up: it sizes P ({n(p)}) and the page ({n(page)} B) from "
