@@ -441,6 +441,12 @@ def _start_memory_fields(gpu: str) -> dict[str, int]:
     return {}
 
 
+def _size_text(nbytes: int) -> str:
+    """A memory field's text: short where a unit says it exactly, else bytes grouped in threes
+    (a budget carried over from a GPU: 76,968,728,985B)."""
+    return format_size(nbytes, grouped=True)
+
+
 def sidebar(page_shows_budget: bool = True) -> None:
     side = st.sidebar
     model_ok = True
@@ -462,11 +468,11 @@ def sidebar(page_shows_budget: bool = True) -> None:
                "reports a little less (about 0.5 GiB on an H100): to match a log, choose "
                "Custom with that total, or the KV cache memory the log names.")
     if gpu == CUSTOM_GPU:
-        bind(side.text_input, "gpu_memory", "GPU memory", to_widget=format_size,
+        bind(side.text_input, "gpu_memory", "GPU memory", to_widget=_size_text,
              from_widget=gpu_memory_size,
              help="e.g. 80GB, 141GB, 79.2GiB or bytes")
     if gpu == KV_MEMORY:
-        bind(side.text_input, "kv_memory", "KV cache memory per rank", to_widget=format_size,
+        bind(side.text_input, "kv_memory", "KV cache memory per rank", to_widget=_size_text,
              from_widget=kv_memory_size,
              help="What the engine has for the cache on one rank, e.g. 44.59GiB from vLLM's "
              "\"Available KV cache memory: 44.59 GiB\" (read as floor(44.59 x 2**30) bytes). "
@@ -478,7 +484,7 @@ def sidebar(page_shows_budget: bool = True) -> None:
              "0.92 by default since vLLM 0.20, 0.9 before; SGLang's --mem-fraction-static). "
              "vLLM 0.34 sizes its cache after warm-up: to match its log, pick \"KV cache memory\" "
              "above and give the memory it logs.")
-        bind(side.text_input, "weights", "Model weights (all ranks)", to_widget=format_size,
+        bind(side.text_input, "weights", "Model weights (all ranks)", to_widget=_size_text,
              from_widget=lambda t: memory_size(t, "Model weights", weights=True),
              help="Weights, activations and anything else resident; each TP rank holds 1/TP.")
     bind(side.number_input, "tp", "Tensor parallel (TP)", min_value=1, max_value=MAX_TP,

@@ -23,7 +23,10 @@ _UNITS = {
     "gib": 2**30,
     "tib": 2**40,
 }
-_SIZE = re.compile(r"^\s*([0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE]([+-]?[0-9]+))?\s*([A-Za-z]*)\s*$")
+# digits may be grouped in threes by commas, as the app prints bytes (76,968,728,985B); a comma
+# anywhere else (1,5GB: a decimal comma?) is refused, not guessed
+_SIZE = re.compile(r"^\s*((?:[0-9]{1,3}(?:,[0-9]{3})+|[0-9]+)(?:\.[0-9]*)?|\.[0-9]+)"
+                   r"(?:[eE]([+-]?[0-9]+))?\s*([A-Za-z]*)\s*$")
 # Anything above this is not a memory budget but a typo (about 1 EiB).
 MAX_BYTES = 2**60
 # Far past any model's context and any page: a larger token count is a typo (and past float
@@ -101,11 +104,14 @@ def parse_size(text: str | int, *, field: str = "size", whole: bool = False) -> 
     else:
         match = _SIZE.match(str(text))
         if not match:
+            comma = " (a decimal point, not a comma; commas only group thousands)" \
+                if "," in str(text) else ""
             raise ValueError(
                 f"{field} {shown} is not a size: write a number with an optional unit, e.g. "
-                "80GB, 10GiB, 1.5TiB, 12e9 or 4096"
+                f"80GB, 10GiB, 1.5TiB, 12e9 or 4096{comma}"
             )
         number, exponent, unit = match.groups()
+        number = number.replace(",", "")
         if len(number) > MAX_SIZE_DIGITS:  # past any real size, and past what int() parses
             raise ValueError(f"{field} {shown} has too many digits: a size is at most "
                              "1 EiB; write e.g. 80GB or 12e9")
@@ -152,10 +158,11 @@ def exact_bytes(nbytes: int) -> str:
     return f"{nbytes:,} B ({format_bytes(nbytes)})" if abs(nbytes) >= 1024 else f"{nbytes:,} B"
 
 
-def format_size(nbytes: int) -> str:
+def format_size(nbytes: int, *, grouped: bool = False) -> str:
     """A byte count as a person would type it, exactly: ``80GB``, ``12GiB``, ``44.59GiB`` (the
     floor of 44.59 x 2**30, as a log's rounded figure reads), or bytes (``5B``: a bare ``5``
-    reads as a size typed without its unit).
+    reads as a size typed without its unit). ``grouped``: bytes with thousands separators
+    (``76,968,728,985B``), for a field a person reads; a link keeps the digits plain.
 
     ``parse_size(format_size(n)) == n`` for every n >= 0 (the input fields and links use it).
     """
@@ -176,7 +183,7 @@ def format_size(nbytes: int) -> str:
             text = f"{nbytes / 2**30:.{digits}f}GiB"
             if parse_size(text) == nbytes:
                 return text
-    return f"{nbytes}B" if nbytes else "0"
+    return (f"{nbytes:,}B" if grouped else f"{nbytes}B") if nbytes else "0"
 
 
 def parse_named_sizes(text: str, *, field: str) -> dict[str, int]:

@@ -1330,6 +1330,12 @@ def test_a_new_memory_source_starts_from_the_figures_shown():
     at.sidebar.selectbox(key="w.gpu").set_value("KV cache memory").run()
     assert at.query_params["kv_mem"] == f"{143_771 * 2**20 * 9 // 10}B" == "135679338086B"
     assert at.sidebar.metric[0].help == before == "135,679,338,086 B"
+    # the field groups the bytes as the help does; the link keeps them plain
+    assert at.sidebar.text_input(key="w.kv_memory").value == "135,679,338,086B"
+    at.sidebar.text_input(key="w.kv_memory").set_value("135,679,338,087B").run()
+    assert_clean(at)
+    assert at.query_params["kv_mem"] == "135679338087B"
+    assert at.sidebar.metric[0].help == "135,679,338,087 B"
 
 
 def test_compare_sizes_sglang_ssm_state_in_its_own_dtype():

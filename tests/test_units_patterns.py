@@ -31,7 +31,9 @@ from flatkv.units import (
     [("10GiB", 10 * 2**30), ("80GB", 80 * 10**9), ("1.5TiB", 3 * 2**39), ("12e9", 12 * 10**9),
      ("4096", 4096), (4096, 4096), ("512 MiB", 512 * 2**20), ("2kb", 2000), ("1.5e3B", 1500),
      # 44.59 GiB as vLLM logs it: 44.59 * 2**30 = 47,878,147,932.16 bytes, rounded down.
-     ("44.59GiB", 47_878_147_932), (".5KiB", 512)],
+     ("44.59GiB", 47_878_147_932), (".5KiB", 512),
+     # thousands grouped as the app prints bytes
+     ("76,968,728,985B", 76_968_728_985), ("1,024.5KiB", 1_049_088), ("2,000", 2000)],
 )
 def test_parse_size(text, expected):
     assert parse_size(text) == expected
@@ -40,7 +42,10 @@ def test_parse_size(text, expected):
 @pytest.mark.parametrize(
     ("text", "match"),
     [("ten", "is not a size"), ("10 parsecs", "unknown unit 'parsecs'"), ("-5GB", "not a size"),
-     ("", "not a size"), ("1e30", "over 1 EiB"), (True, "must be a size")],
+     ("", "not a size"), ("1e30", "over 1 EiB"), (True, "must be a size"),
+     # a decimal comma, or commas not in threes, is refused rather than guessed
+     ("1,5GB", r"not a size: .* \(a decimal point, not a comma; commas only group thousands\)"),
+     ("12,34,567", "not a comma"), (",5GB", "not a comma"), ("1,000.5,5", "not a comma")],
 )
 def test_parse_size_errors(text, match):
     with pytest.raises(ValueError, match=match):
@@ -141,6 +146,9 @@ def test_format_size_is_exact_and_parses_back():
     assert format_size(126_900_000_000) == "126.9GB" and format_size(1_010_000_000) == "1.01GB"
     assert format_size(12_345_000_000) == "12345MB"  # three decimals: whole MB
     assert format_size(0) == "0"
+    # for a field a person reads, bytes grouped in threes; short forms as they are
+    assert format_size(47_878_147_933, grouped=True) == "47,878,147,933B"
+    assert format_size(80 * 10**9, grouped=True) == "80GB" and format_size(5, grouped=True) == "5B"
     for n in (1, 999, 2**20, 3 * 10**12, 2**40 + 1, 47_878_147_932, 47_878_147_933):
         assert parse_size(format_size(n)) == n
 
@@ -148,6 +156,7 @@ def test_format_size_is_exact_and_parses_back():
 @given(st.integers(min_value=0, max_value=MAX_BYTES))
 def test_format_size_reads_back_exactly(n):
     assert parse_size(format_size(n)) == n
+    assert parse_size(format_size(n, grouped=True)) == n
 
 
 @given(st.integers(min_value=100, max_value=10**7))
