@@ -185,7 +185,14 @@ def bind(
     # a rejected entry stays on screen, next to its error
     show_value(key, to_widget(getattr(state(), field)), write=field not in ss[ERRORS_KEY])
 
+    is_selectbox = getattr(widget, "__name__", "") == "selectbox"
+
     def changed() -> None:
+        if is_selectbox and ss[key] not in kwargs["options"]:
+            # streamlit sends a selectbox's label back, and deserializes one that a label
+            # function no longer gives to that text itself: keep the state, show it again
+            ss[key] = to_widget(getattr(state(), field))
+            return
         try:
             value = from_widget(ss[key])
             update(**{field: value, **also(value)})
@@ -623,10 +630,9 @@ def engine_widget(field: str) -> None:
              to_widget=lambda v: v or model_default,
              from_widget=lambda v: None if int(v) == model_default else int(v), help=text)
     elif field == "mamba_cache_mode":
-        s = state()  # the pages a mode holds, checkpoints and drafted ones too
+        # fixed labels (bind says why); the pages with checkpoints and drafted ones below
         bind(st.selectbox, field, "Mamba cache mode", options=list(MAMBA_CACHE_MODES),
-             format_func=lambda mode: app_data.mamba_mode_text(
-                 mode, s.prefill_checkpoint_blocks, s.speculative_tokens),
+             format_func=app_data.mamba_mode_text,
              help="State pages one request holds: 1 (none), 2 (align), or one every P tokens "
              "(all: prefix caching of state), plus one per speculative token. Every paged "
              "layout counts them this way. vLLM "
@@ -634,6 +640,11 @@ def engine_widget(field: str) -> None:
              "(the log names the mode); none, the default here, is "
              "--no-enable-prefix-caching or vLLM up to 0.27. vLLM 0.33 and later have no "
              "mode all, and keep prefill checkpoint blocks in align (its own field).")
+        s = state()
+        held = app_data.mamba_mode_text(s.mamba_cache_mode, s.prefill_checkpoint_blocks,
+                                        s.speculative_tokens)
+        if held != app_data.mamba_mode_text(s.mamba_cache_mode):
+            st.caption(f"A request holds {held}.")
     elif field == "sglang_swa_pool":
         by_model, why = state().engine_choices()[field]
         # text choices: a selectbox holding None shows its placeholder, not "As SGLang decides"

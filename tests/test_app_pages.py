@@ -690,8 +690,8 @@ def test_prefill_checkpoint_blocks_show_in_align_and_reach_the_figures():
     assert (vllm["P (tokens)"], vllm["blocks"], vllm["concurrency"]) == (576, 6_764, 14.55)
     assert vllm["engine log (tokens)"] == f"{6_764 * 262_144 // 465:,}"
     assert at.query_params["ckpt"] == "1"
-    assert "align (2 state pages) + 1 checkpoint" in at.selectbox(
-        key="w.mamba_cache_mode").options
+    assert "A request holds align (2 state pages) + 1 checkpoint." in [c.value
+                                                                      for c in at.caption]
     assert "prefill checkpoint blocks 1" in at.caption[0].value
     # back in mode none the blocks are not held and the field goes
     at.selectbox(key="w.mamba_cache_mode").set_value("none").run()
@@ -1248,8 +1248,10 @@ def test_a_vllm_log_taken_with_speculative_decoding_checks_out():
     assert (vllm["P (tokens)"], vllm["blocks"], vllm["engine log (tokens)"],
             vllm["concurrency"]) == (560, 6_957, f"{6_957 * 262_144 // 481:,}", 14.46)
     assert [w.value for w in at.number_input if w.label == "Speculative tokens"] == [2]
-    # the mode's pages read with the drafted ones
-    assert "align (2 state pages) + 2 drafted" in at.selectbox(key="w.mamba_cache_mode").options
+    # the mode's pages read with the drafted ones, under the mode's fixed choices
+    assert at.selectbox(key="w.mamba_cache_mode").options == [
+        "none (1 state page)", "align (2 state pages)", "all (1 per P tokens)"]
+    assert "A request holds align (2 state pages) + 2 drafted." in [c.value for c in at.caption]
     assert any("With 2 drafted token(s) a step" in c.value for c in at.caption)
     budget = open_app("app_pages/budget.py", {**link, "b_layout": "vllm"})
     assert any(c.value.startswith("Speculative decoding: these figures count the 2 drafted")

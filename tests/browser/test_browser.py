@@ -188,3 +188,24 @@ def test_a_second_click_on_the_model_source_keeps_it(page, app_url):
     page.wait_for_timeout(1500)
     expect(preset).to_have_attribute("aria-checked", "true")
     assert page.get_by_text("KV bytes per token per layer").count() == 0
+
+
+def test_counts_beside_the_mamba_cache_mode_keep_the_mode(page, app_url):
+    # the mode's choices used to be labelled with the drafted and checkpoint pages: a new count
+    # changed the labels, streamlit sent the old label back as the value, and every figure
+    # gave way to "mamba_cache_mode is 'align (2 state pages) + 1 drafted'"
+    open_view(page, f"{app_url}/compare?mamba=align", "Compare")
+    page.get_by_text("Engine options (1 changed)").click()
+    for field, key in (("Speculative tokens", "spec_tokens"),
+                       ("Prefill checkpoint blocks", "ckpt")):
+        box = page.locator(f'input[aria-label="{field}"]')
+        for n in (1, 2, 3):
+            box.fill(str(n))
+            box.press("Enter")
+            page.wait_for_function(f"() => location.search.includes('{key}={n}')",
+                                   timeout=TIMEOUT)
+            page.wait_for_timeout(800)
+            assert "mamba=align" in page.url and "%28" not in page.url
+            assert page.locator('[data-testid="stAlertContentError"]').count() == 0
+    expect(page.get_by_text("align (2 state pages) + 3 checkpoint + 3 drafted")).to_be_visible()
+    assert page.locator('[data-testid="stException"]').count() == 0
