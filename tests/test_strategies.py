@@ -1042,6 +1042,8 @@ def test_workload_line_names_its_state_snapshots():
     assert round(r.max_concurrency, 2) == 14.77  # both numbers stay
     text = "\n".join(r.formulas)
     assert "workload with prefix-cache state snapshots (one dummy page" in text
+    assert ("fit, a what-if that charges a snapshot every P tokens in any mamba cache mode, not "
+            "max_concurrency") in text
     assert ("charges each state group min(2 x R + T // P + 1 + m, a full group's) + R x N pages "
             "(two live pages per request plus a snapshot every P tokens, and one per drafted "
             "token: N = 0)") in text

@@ -157,6 +157,8 @@ def _workload_lines(profile: CacheProfile, pool: PagePool, context_tokens: int,
     lines = [
         f"workload with prefix-cache state snapshots (one dummy page a group, margin "
         f"{options.margin}): at most {n(fits)} request(s) of {n(context_tokens)} tokens fit"
+        + (", a what-if that charges a snapshot every P tokens in any mamba cache mode, not "
+           "max_concurrency" if profile.has_state else "")
     ]
     if profile.has_state:
         lines.append(
