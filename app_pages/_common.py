@@ -51,7 +51,7 @@ from flatkv.strategies.base import (
     SGLANG_SWA_ARCHITECTURES,
 )
 from flatkv.strategies.vllm import DEFAULT_KERNEL_BLOCK_SIZE, DEFAULT_MAMBA_CHUNK_SIZE
-from flatkv.units import exact_bytes, format_bytes, format_size, parse_tokens
+from flatkv.units import decimal_unit_note, exact_bytes, format_bytes, format_size, parse_tokens
 
 STATE_KEY = "flatkv.state"
 NOTICES_KEY = "flatkv.notices"
@@ -484,6 +484,9 @@ def sidebar(page_shows_budget: bool = True) -> None:
              help="What the engine has for the cache on one rank, e.g. 44.59GiB from vLLM's "
              "\"Available KV cache memory: 44.59 GiB\" (read as floor(44.59 x 2**30) bytes). "
              "The memory fraction and weights do not apply.")
+        if "kv_memory" not in st.session_state[ERRORS_KEY] and (
+                note := decimal_unit_note(state().kv_memory)):
+            side.caption(note)
     else:
         bind(side.slider, "mem_fraction", "Memory fraction", min_value=MIN_MEM_FRACTION,
              max_value=1.0, step=0.01, format="%.4g",  # a link's 0.955 shows as 0.955

@@ -186,6 +186,22 @@ def format_size(nbytes: int, *, grouped: bool = False) -> str:
     return (f"{nbytes:,}B" if grouped else f"{nbytes}B") if nbytes else "0"
 
 
+def decimal_unit_note(nbytes: int) -> str | None:
+    """What a size written in decimal units (``44.59GB``) means here, beside what the same
+    digits mean in binary units, or None where the size is not written in decimal units.
+    Engines log their memory in GiB, SGLang as "GB" (it divides by 2**30): a figure copied
+    from its log with its "GB" is 7% short of what the engine had, with no error to say so."""
+    text = format_size(nbytes)
+    match = re.fullmatch(r"([0-9.]+)([KMGT])B", text)
+    if match is None:
+        return None
+    number, prefix = match.groups()
+    binary = f"{number}{prefix}iB"
+    return (f"{text} is {nbytes:,} B ({prefix}B: 10^{3 * ' KMGT'.index(prefix)} bytes). If it "
+            f"comes from an engine's log, write {binary} ({parse_size(binary):,} B): logs "
+            f"count {prefix}iB, SGLang's too where it prints \"{prefix}B\".")
+
+
 def parse_named_sizes(text: str, *, field: str) -> dict[str, int]:
     """``conv=49152,ssm=2MiB`` -> ``{"conv": 49152, "ssm": 2097152}``, in order; "" -> {}.
 

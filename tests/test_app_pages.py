@@ -1340,6 +1340,20 @@ def test_a_new_memory_source_starts_from_the_figures_shown():
     assert at.sidebar.metric[0].help == "135,679,338,087 B"
 
 
+def test_a_kv_memory_in_decimal_units_says_what_the_binary_one_would_be():
+    # SGLang prints GiB as "GB": 44.59GB typed from its log is 10^9 bytes here, 7% short
+    at = open_app("app_pages/compare.py", {"gpu": "KV cache memory", "kv_mem": "44.59GB"})
+    assert_clean(at)
+    assert at.sidebar.metric[0].help == "44,590,000,000 B"
+    assert [c.value for c in at.sidebar.caption if "comes from an engine's log" in c.value] == [
+        "44.59GB is 44,590,000,000 B (GB: 10^9 bytes). If it comes from an engine's log, write "
+        f"44.59GiB ({4459 * 2**30 // 100:,} B): logs count GiB, SGLang's too where it prints "
+        '"GB".']
+    at.sidebar.text_input(key="w.kv_memory").set_value("44.59GiB").run()
+    assert at.sidebar.metric[0].help == "47,878,147,932 B"
+    assert not [c for c in at.sidebar.caption if "comes from an engine's log" in c.value]
+
+
 def test_compare_sizes_sglang_ssm_state_in_its_own_dtype():
     # Qwen3-Next TP 2, a 40 GiB budget: SGLang keeps the ssm state (262,144 elements) in
     # float32 unless told; the state pool is 40 GiB x 9 / 19, a slot 36 GDN layers

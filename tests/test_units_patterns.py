@@ -16,6 +16,7 @@ from flatkv.units import (
     concurrency_text,
     concurrency_value,
     count_text,
+    decimal_unit_note,
     format_bytes,
     format_size,
     logged_concurrency_note,
@@ -151,6 +152,18 @@ def test_format_size_is_exact_and_parses_back():
     assert format_size(80 * 10**9, grouped=True) == "80GB" and format_size(5, grouped=True) == "5B"
     for n in (1, 999, 2**20, 3 * 10**12, 2**40 + 1, 47_878_147_932, 47_878_147_933):
         assert parse_size(format_size(n)) == n
+
+
+def test_a_size_in_decimal_units_names_its_binary_reading():
+    # 44.59GB copied from SGLang's log (which divides by 2**30) is 44.59GiB, 7.4% more bytes
+    assert decimal_unit_note(44_590_000_000) == (
+        "44.59GB is 44,590,000,000 B (GB: 10^9 bytes). If it comes from an engine's log, write "
+        "44.59GiB (47,878,147,932 B): logs count GiB, SGLang's too where it prints \"GB\".")
+    assert decimal_unit_note(500 * 10**6).startswith("500MB is 500,000,000 B (MB: 10^6 bytes)")
+    assert "write 500MiB (524,288,000 B)" in decimal_unit_note(500 * 10**6)
+    assert "1TiB (1,099,511,627,776 B)" in decimal_unit_note(10**12)
+    for binary_or_bytes in (47_878_147_932, 12 * 2**30, 12_345, 0):
+        assert decimal_unit_note(binary_or_bytes) is None
 
 
 @given(st.integers(min_value=0, max_value=MAX_BYTES))
