@@ -60,6 +60,9 @@ def add_profile_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def profile_from_args(args: argparse.Namespace) -> CacheProfile:
+    """The model the arguments name, per TP rank. A model's notes (caveats on every figure:
+    sizes transformers filled in, Nemotron-H's ssm dtype) ride on ``args.model_notes``: main
+    prints them to stderr once the command succeeds (an error stays one line)."""
     spec = model_cli.model_from_args(args)
     if spec is not None:
         raw = [flag for flag, value in (
@@ -70,6 +73,7 @@ def profile_from_args(args: argparse.Namespace) -> CacheProfile:
             raise UsageError(f"give either a model (--preset, --hf-config, --model-file) or "
                              f"raw bytes ({', '.join(raw)}), not both: the model's own values "
                              "would be used and yours ignored")
+        args.model_notes = spec.notes
         return spec.profile()
     if not args.layers:
         raise UsageError(
@@ -339,6 +343,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     try:
         print(text)
+        if notes := getattr(args, "model_notes", ""):  # as the app shows them beside figures
+            print(f"{PROG}: note on this model: {' '.join(notes.split())}", file=sys.stderr)
     except BrokenPipeError:  # `| head` closed the pipe: not an error of ours
         sys.stderr.close()
     return 0

@@ -432,8 +432,11 @@ def _refuse_top_level_text_fields(cfg: Mapping[str, Any], used: Mapping[str, int
 
 def _not_given_note(cfg: Mapping[str, Any], used: Mapping[str, int]) -> str:
     """The sizes the reader used that the config.json does not hold (at its top level or in
-    its text_config / llm_config): transformers supplied them. Sizes only: a layer pattern that
-    comes from a class default (qwen3_next's full_attention_interval 4) is not named."""
+    its text_config / llm_config): transformers supplied them. A caveat on every figure (a
+    thin config such as {"model_type": "llama"} plans as LlamaConfig's 32 layers of 32 heads),
+    so it goes in the notes, which the pages show beside the figures. Sizes only: a layer
+    pattern that comes from a class default (qwen3_next's full_attention_interval 4) is not
+    named."""
     given = dict(cfg)
     for key in _NESTED:
         if isinstance(cfg.get(key), Mapping):
@@ -449,7 +452,8 @@ def _not_given_note(cfg: Mapping[str, Any], used: Mapping[str, int]) -> str:
                if given.get(attr) != value]
     if not missing:
         return ""
-    return f"not in the config.json, so transformers' values: {', '.join(missing)}"
+    return (f"Sizes not in the config.json, so transformers' defaults: {', '.join(missing)}; "
+            "every figure rests on them: check them against the model's config.")
 
 
 # model types whose transformers config slides the layers from max_window_layers on when
@@ -748,7 +752,7 @@ def spec_from_hf_config(
     has_state = any(layer.is_state for layer in layers)
     # read through recorded: a chunk transformers' defaults give is named in the note below
     chunk = _chunk_size_of(recorded, model_type) if has_state else None
-    for note in (_not_given_note(cfg, recorded.used), dtype_note, kv_note):
+    for note in (dtype_note, kv_note):
         if note:
             source += f"; {note}"
     if has_state:  # say where the ssm state's dtype comes from
@@ -763,7 +767,8 @@ def spec_from_hf_config(
         attention_heads=attention_heads,
         mamba_chunk_size=chunk,
         # a caveat on every engine's figures, shown beside them (not only in the source line)
-        notes=_window_split_note(text, model_type, cfg),
+        notes=" ".join(note for note in (_not_given_note(cfg, recorded.used),
+                                         _window_split_note(text, model_type, cfg)) if note),
     )
 
 

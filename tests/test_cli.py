@@ -145,3 +145,22 @@ def test_errors_name_the_option_the_user_typed_not_the_library_field():
     assert in_option_terms("sliding_window is not set", parser) == "sliding_window is not set"
     assert in_option_terms("config.json layer_types = 5 is bad", parser) == (
         "config.json layer_types = 5 is bad")
+
+
+def test_a_models_notes_go_to_stderr_beside_the_figures(tmp_path, capsys):
+    # {"model_type": "llama"} plans as LlamaConfig's 32 layers of 32 KV heads: the figures
+    # (stdout) are the defaults', and stderr says so in one line; JSON stays clean
+    config = tmp_path / "config.json"
+    config.write_text('{"model_type": "llama"}')
+    code, out, err = run(["plan", "--hf-config", str(config), "--budget", "80GB", "--json"],
+                         capsys)
+    assert code == 0 and json.loads(out)["geometry"]["block_bytes"] == 32 * 16 * 16_384
+    assert err == ("python -m flatkv: note on this model: Sizes not in the config.json, so "
+                   "transformers' defaults: num_hidden_layers 32, num_attention_heads 32, "
+                   "num_key_value_heads 32, head_dim 128; every figure rests on them: check "
+                   "them against the model's config.\n")
+    code, out, err = run(["compare", "--preset", "Nemotron-H-8B", "--budget", "80GB"], capsys)
+    assert code == 0 and err.startswith("python -m flatkv: note on this model: This preset "
+                                        "keeps the ssm state in bfloat16")
+    code, out, err = run(["compare", "--preset", "Llama-3.1-8B", "--budget", "80GB"], capsys)
+    assert code == 0 and err == ""

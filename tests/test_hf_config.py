@@ -125,46 +125,49 @@ def test_preset_config_round_trip(name):
     assert spec.attention_heads == preset.attention_heads
 
 
-def test_the_source_names_the_sizes_transformers_filled_in():
+def test_the_notes_name_the_sizes_transformers_filled_in():
     # {"model_type": "llama"} alone is LlamaConfig's defaults: 32 layers of 32 KV heads of 128
     bare = spec_from_hf_config({"model_type": "llama"})
     assert bare.profile().kv_bytes_per_slot == 32 * 2 * 128 * 2  # 16 KiB per token per layer
-    assert bare.source.endswith(
-        "; not in the config.json, so transformers' values: num_hidden_layers 32, "
-        "num_attention_heads 32, num_key_value_heads 32, head_dim 128")
+    # a caveat on every figure: in the notes, which every page shows beside its figures
+    assert bare.notes == (
+        "Sizes not in the config.json, so transformers' defaults: num_hidden_layers 32, "
+        "num_attention_heads 32, num_key_value_heads 32, head_dim 128; every figure rests on "
+        "them: check them against the model's config.")
+    assert "transformers' defaults" not in bare.source
     # every size given (head_dim as hidden_size / heads, as the models derive it): nothing said
     full = spec_from_hf_config({"model_type": "llama", "num_hidden_layers": 32,
                                 "num_attention_heads": 32, "num_key_value_heads": 8,
                                 "hidden_size": 4096})
-    assert "transformers' values" not in full.source
+    assert full.notes == ""
     # Gemma 2's head_dim is its own default (256), not hidden / heads (3,584 / 16 = 224)
     gemma = spec_from_hf_config({"model_type": "gemma2", "num_hidden_layers": 42,
                                  "num_attention_heads": 16, "num_key_value_heads": 8,
                                  "hidden_size": 3584})
-    assert "transformers' values: sliding_window 4,096, head_dim 256" in gemma.source
+    assert "transformers' defaults: sliding_window 4,096, head_dim 256;" in gemma.notes
     # a head_dim of null is derived as hidden / heads too (Mistral-7B-Instruct-v0.3's config),
     # and zamba2's attention_head_dim as 2 x hidden / heads (its configs leave it out)
     mistral = spec_from_hf_config({"model_type": "mistral", "num_hidden_layers": 32,
                                    "num_attention_heads": 32, "num_key_value_heads": 8,
                                    "hidden_size": 4096, "head_dim": None, "sliding_window": None})
-    assert "transformers' values" not in mistral.source
+    assert mistral.notes == ""
     zamba = spec_from_hf_config({"model_type": "zamba2", "num_hidden_layers": 54,
                                  "num_attention_heads": 32, "hidden_size": 2560})
-    assert "attention_head_dim" not in zamba.source and "n_mamba_heads 8" in zamba.source
+    assert "attention_head_dim" not in zamba.notes and "n_mamba_heads 8" in zamba.notes
     # "auto" is a value mamba_d_head takes (transformers works it out), not a bad field
     falcon = spec_from_hf_config({"model_type": "falcon_h1", "mamba_d_head": "auto"})
-    assert falcon.profile().has_state and "mamba_d_head" in falcon.source
+    assert falcon.profile().has_state and "mamba_d_head" in falcon.notes
 
 
 def test_a_chunk_size_from_transformers_defaults_is_named():
     # bamba's config class defaults mamba_chunk_size to 256: vLLM reads it so, and the source
-    # line names it among the values the config.json did not give
+    # notes name it among the values the config.json did not give
     spec = spec_from_hf_config({"model_type": "bamba"})
     assert spec.mamba_chunk_size == 256
-    assert spec.source.split("transformers' values: ")[1].split(";")[0].endswith(
+    assert spec.notes.split("transformers' defaults: ")[1].split(";")[0].endswith(
         ", mamba_chunk_size 256")
     given = spec_from_hf_config({"model_type": "bamba", "mamba_chunk_size": 128})
-    assert given.mamba_chunk_size == 128 and "mamba_chunk_size" not in given.source
+    assert given.mamba_chunk_size == 128 and "mamba_chunk_size" not in given.notes
 
 
 def test_qwen3_next_defaults_alone_are_the_80b_a3b():
