@@ -606,10 +606,24 @@ def tokens_widget(field: str, label: str, help: str) -> None:
 
 
 def context_widget() -> None:
-    """The context length every page counts a request's pages at (one URL setting)."""
+    """The context length every page counts a request's pages at (one URL setting), with the
+    model's own (vLLM's default --max-model-len) a click away when it differs."""
     tokens_widget("context", "Context length (tokens per request)",
                   "Tokens one request holds: 262144, 256K (262,144) or 128k (128,000), as "
                   "vLLM's --max-model-len reads them.")
+    s = state()
+    try:
+        spec = s.model_spec()
+    except ValueError:  # the page says why the model is in error
+        return
+    own = spec.max_position_embeddings if spec is not None else None
+    if "context" in st.session_state[ERRORS_KEY] or not (
+            note := app_data.model_context_text(s.context, own)):
+        return
+    st.caption(note)
+    if own <= MAX_CONTEXT:
+        st.button(f"Use {own:,} tokens", key="context.own", type="tertiary",
+                  on_click=update, kwargs={"context": own}, icon=":material/straighten:")
 
 
 def engine_widget(field: str) -> None:

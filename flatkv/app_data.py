@@ -363,6 +363,22 @@ def workload_text(pages: PageMap, profile: CacheProfile, *, context: int, mamba_
 # Sweeps for the budget page
 
 
+def model_context_text(context: int, max_position_embeddings: int | None) -> str | None:
+    """What the context set here is beside the one vLLM serves the model at unless told (its
+    --max-model-len defaults to the config's max_position_embeddings, and the log's "Maximum
+    concurrency for N tokens per request" is at that N); None where they agree or the model's
+    is unknown."""
+    if max_position_embeddings is None or context == max_position_embeddings:
+        return None
+    if context > max_position_embeddings:
+        return (f"Past this model's max_position_embeddings ({max_position_embeddings:,}): "
+                "vLLM refuses a --max-model-len above it unless "
+                "VLLM_ALLOW_LONG_MAX_MODEL_LEN=1.")
+    return (f"vLLM serves this model at {max_position_embeddings:,} tokens unless told (its "
+            "--max-model-len defaults to the config's max_position_embeddings), and logs its "
+            "maximum concurrency at that length.")
+
+
 def block_size_candidates(current: int, *, top: int = 4096) -> list[int]:
     """Powers of two up to ``top`` and the current block size, sorted."""
     sizes = {1 << k for k in range(top.bit_length()) if 1 << k <= top}

@@ -766,10 +766,24 @@ def spec_from_hf_config(
         architectures=_architectures_of(cfg), config_mamba_ssm_dtype=sglang_ssm_dtype,
         attention_heads=attention_heads,
         mamba_chunk_size=chunk,
+        max_position_embeddings=_max_position_embeddings_of(text),
         # a caveat on every engine's figures, shown beside them (not only in the source line)
         notes=" ".join(note for note in (_not_given_note(cfg, recorded.used),
                                          _window_split_note(text, model_type, cfg)) if note),
     )
+
+
+def _max_position_embeddings_of(text: Any) -> int | None:
+    """The context vLLM serves the model at unless told (its --max-model-len defaults to the
+    config's max_position_embeddings): the resolved config's, class default included, as vLLM
+    reads it; None where the model has none. A value that is no token count is refused."""
+    value = getattr(text, "max_position_embeddings", None)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ValueError(f"config.json max_position_embeddings is {value!r}: give the model's "
+                         "context length as a positive whole number of tokens, e.g. 131072")
+    return value
 
 
 def _chunk_size_of(text: Any, model_type: str) -> int | None:

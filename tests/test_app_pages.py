@@ -1814,8 +1814,8 @@ def test_a_presets_caveat_shows_where_its_figures_do():
     for page in ("app_pages/model.py", "app_pages/compare.py"):
         at = open_app(page, {"model": "Nemotron-H-8B"})
         shown_text = [shown(e) for e in at.info] + [shown(c) for c in at.caption]
-        assert any("default nemotron_h ssm state to float32 (mamba_ssm_cache_dtype), twice these "
-                   "state bytes" in t for t in shown_text), page
+        assert any("default nemotron_h's to float32 (mamba_ssm_cache_dtype), twice the state "
+                   "bytes" in t for t in shown_text), page
     assert not any("Note on this model" in shown(c)
                    for c in open_app("app_pages/compare.py", {}).caption)  # no notes: no line
 
@@ -1823,15 +1823,19 @@ def test_a_presets_caveat_shows_where_its_figures_do():
 def test_model_page_names_the_cache_dtypes():
     at = open_app("app_pages/model.py", {"model": "Nemotron-H-8B"})
     assert any(c.value == "Per TP rank (TP 1) · cache dtypes: KV bfloat16, conv bfloat16, ssm "
-               "bfloat16 · 32 attention heads (a TP must divide them) · architecture: "
+               "bfloat16 · 32 attention heads (a TP must divide them) · context 8,192 tokens "
+               "(max_position_embeddings, vLLM's --max-model-len unless given) · architecture: "
                "NemotronHForCausalLM · mamba chunk 128 tokens (vLLM's P aligns to it in mamba "
                "cache mode all)." for c in at.caption)
     at = open_app("app_pages/model.py", {"model": "Llama-3.1-8B", "tp": "2"})
     assert any(c.value == "Per TP rank (TP 2) · cache dtypes: KV bfloat16 · 32 attention heads "
-               "(a TP must divide them)." for c in at.caption)
+               "(a TP must divide them) · context 131,072 tokens (max_position_embeddings, "
+               "vLLM's --max-model-len unless given)." for c in at.caption)
     at = open_app("app_pages/model.py", {"model": "gpt-oss-20b"})
     assert any(c.value == "Per TP rank (TP 1) · cache dtypes: KV bfloat16 · 64 attention heads "
-               "(a TP must divide them) · architecture: GptOssForCausalLM." for c in at.caption)
+               "(a TP must divide them) · context 131,072 tokens (max_position_embeddings, "
+               "vLLM's --max-model-len unless given) · architecture: GptOssForCausalLM."
+               for c in at.caption)
 
 
 def test_layout_gives_the_state_row_padding_vllm_logs():
@@ -2060,3 +2064,29 @@ def test_a_chunk_set_for_one_model_goes_with_models_of_the_same_own_chunk():
         at.selectbox(key="w.model").set_value(preset).run()
         assert_clean(at)
         assert at.query_params.get("chunk") == ("256" if kept else None), preset
+
+
+def test_the_context_vllm_serves_the_model_at_is_a_click_away():
+    # Qwen3-Next's config.json: max_position_embeddings 262,144, vLLM's --max-model-len unless
+    # given; the app starts every model at 32,768
+    at = open_app("app_pages/compare.py", {"model": "Qwen3-Next-80B-A3B"})
+    assert_clean(at)
+    assert [c.value for c in at.caption if "unless told" in c.value] == [
+        "vLLM serves this model at 262,144 tokens unless told (its --max-model-len defaults to "
+        "the config's max_position_embeddings), and logs its maximum concurrency at that "
+        "length."]
+    at.button(key="context.own").click().run()
+    assert_clean(at)
+    assert at.query_params["ctx"] == "262144"
+    assert at.text_input(key="w.context").value == "262,144"
+    assert not [c for c in at.caption if "unless told" in c.value]
+    assert not [b for b in at.button if b.key == "context.own"]
+    # past it: vLLM refuses such a --max-model-len unless told to allow it
+    past = open_app("app_pages/budget.py", {"model": "Nemotron-H-8B", "ctx": "16384"})
+    assert [c.value for c in past.caption if "Past this" in c.value] == [
+        "Past this model's max_position_embeddings (8,192): vLLM refuses a --max-model-len "
+        "above it unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1."]
+    # a model whose context is not known (granite-4.0-h-small's config was not seen) says nothing
+    granite = open_app("app_pages/layout.py", {"model": "granite-4.0-h-small"})
+    assert_clean(granite)
+    assert not [c for c in granite.caption if "max_position_embeddings" in c.value]

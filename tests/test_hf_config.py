@@ -159,6 +159,22 @@ def test_the_notes_name_the_sizes_transformers_filled_in():
     assert falcon.profile().has_state and "mamba_d_head" in falcon.notes
 
 
+def test_the_context_vllm_serves_at_is_the_configs_max_position_embeddings():
+    # vLLM's --max-model-len defaults to it; a multimodal config keeps it in text_config
+    spec = spec_from_hf_config({"model_type": "qwen3_next", "max_position_embeddings": 262_144})
+    assert spec.max_position_embeddings == 262_144
+    assert ModelSpec.from_dict(spec.to_dict()).max_position_embeddings == 262_144
+    assert "max_position_embeddings" not in spec.notes
+    nested = spec_from_hf_config({"model_type": "qwen3_5",
+                                  "text_config": {"max_position_embeddings": 262_144}})
+    assert nested.max_position_embeddings == 262_144
+    # a thin config's is transformers' default (LlamaConfig: 2,048), as vLLM reads it too
+    assert spec_from_hf_config({"model_type": "llama"}).max_position_embeddings == 2_048
+    with pytest.raises(ValueError, match="config.json max_position_embeddings is 0: give "
+                       "the model's context length as a positive whole number of tokens"):
+        spec_from_hf_config({"model_type": "llama", "max_position_embeddings": 0})
+
+
 def test_a_chunk_size_from_transformers_defaults_is_named():
     # bamba's config class defaults mamba_chunk_size to 256: vLLM reads it so, and the source
     # notes name it among the values the config.json did not give
