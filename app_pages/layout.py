@@ -50,8 +50,8 @@ def headline(analysis, ours: StrategyResult, engines: list[StrategyResult]) -> N
     c.metric("Unused", format_bytes(h.unused_bytes), help=f"{h.unused_bytes:,} B")
     if analysis.planner == "packed":
         state_pad = h.state_row_padding
-        c.metric("Padding share (uniform pages)", f"{h.padding_share:.2%}",
-                 delta=None if state_pad is None else f"state row +{state_pad:.2%}",
+        c.metric("Padding of a block (uniform pages)", f"{h.padding_share:.2%}",
+                 delta=None if state_pad is None else f"state row padded by {state_pad:.2%}",
                  delta_color="off", delta_arrow="off",
                  help="Share of a block that padding every row to the page row would waste "
                  "(as a uniform-page engine such as vLLM does). Packed slabs do not allocate "
@@ -60,7 +60,7 @@ def headline(analysis, ours: StrategyResult, engines: list[StrategyResult]) -> N
                  "counted as vLLM logs it (\"Padding mamba page size by x%\"). vLLM pads "
                  "at its own P (Compare), which can differ from this plan's."))
     else:
-        c.metric("Padding share (per component)", f"{h.padding_share:.2%}",
+        c.metric("Padding of a block (per component)", f"{h.padding_share:.2%}",
                  help="Every component is a tensor of its own row size: there is no page "
                  "row to pad to, so no padding by construction.")
     worst = max(h.dead_share_by_group, key=lambda g: g[1])

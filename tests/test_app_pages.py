@@ -884,7 +884,7 @@ def test_gpu_page_runs_a_cpu_benchmark(small_flush):
     no_gpu = any("No CUDA GPU on this machine" in i.value for i in at.info)
     assert no_gpu == (not torch.cuda.is_available())
     assert at.selectbox(key="w.lab_device").options[0] == "cpu"
-    assert metrics(at)["Page bytes"] == "128.00 KiB"
+    assert metrics(at)["Block bytes"] == "128.00 KiB"
     assert not at.dataframe  # nothing measured yet
     tiny_run(at)
     assert_clean(at)
@@ -1067,7 +1067,7 @@ def test_gpu_lab_refuses_a_run_that_would_not_fit_in_memory(monkeypatch):
     # Qwen3-Next at block 2**20: P = 2**20, pages of 25,809,321,984 B; two of them are the
     # least a benchmark moves, far past 80% of 8 GB: an error, not an out-of-memory kill
     at = open_app("app_pages/gpu.py", {"block": "1048576", "device": "cpu"})
-    assert metrics(at)["Page bytes"] == "24.04 GiB"
+    assert metrics(at)["Block bytes"] == "24.04 GiB"
     # said before Run on the CPU, where free memory is cheap to read: Run stays disabled
     assert any("this benchmark needs" in shown(e) and "plan a smaller block size" in shown(e)
                for e in at.error)
@@ -1083,11 +1083,11 @@ def test_layout_names_the_padding_its_planner_has():
     # packed, P 1,056: the page row is the widest row, a KV row of 1,056 x 2,048 = 2,162,688 B;
     # each of the 36 state rows (2,146,304 B) pads 16,384 B: 589,824 B of a uniform-page
     # block of 103,219,200 + 589,824 = 103,809,024 B, 0.568% (as app_data's headline)
-    assert metrics(at)["Padding share (uniform pages)"] == f"{589_824 / 103_809_024:.2%}" == (
+    assert metrics(at)["Padding of a block (uniform pages)"] == f"{589_824 / 103_809_024:.2%}" == (
         "0.57%")
     at = open_app("app_pages/layout.py", {**QWEN35_LINK, "planner": "per-component"})
     assert_clean(at)
-    assert metrics(at)["Padding share (per component)"] == "0.00%"
+    assert metrics(at)["Padding of a block (per component)"] == "0.00%"
 
 
 def test_layout_explains_its_terms():
@@ -1843,9 +1843,10 @@ def test_layout_gives_the_state_row_padding_vllm_logs():
     # "Padding mamba page size by 1.49%", as SPEC 3.1 anchors it at TP 2 (both halve); of the
     # whole block (36 state rows of 48) it is 1.10%
     at = open_app("app_pages/layout.py")
-    (pad,) = [m for m in at.metric if m.label == "Padding share (uniform pages)"]
+    (pad,) = [m for m in at.metric if m.label == "Padding of a block (uniform pages)"]
     assert pad.value == f"{36 * 16_384 / (48 * 1_114_112):.2%}" == "1.10%"
-    assert pad.proto.delta == f"state row +{16_384 / 1_097_728:.2%}" == "state row +1.49%"
+    assert pad.proto.delta == f"state row padded by {16_384 / 1_097_728:.2%}" == (
+        "state row padded by 1.49%")
 
 
 def test_the_planner_hint_stays_off_a_budget_error():
