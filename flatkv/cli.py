@@ -74,6 +74,7 @@ def profile_from_args(args: argparse.Namespace) -> CacheProfile:
                              f"raw bytes ({', '.join(raw)}), not both: the model's own values "
                              "would be used and yours ignored")
         args.model_notes = spec.notes
+        args.model_context = spec.max_position_embeddings  # --context's default, as vLLM's
         return spec.profile()
     if not args.layers:
         raise UsageError(
@@ -345,6 +346,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(text)
         if notes := getattr(args, "model_notes", ""):  # as the app shows them beside figures
             print(f"{PROG}: note on this model: {' '.join(notes.split())}", file=sys.stderr)
+        if getattr(args, "context_from_model", False):
+            print(f"{PROG}: note: context {args.model_context:,} tokens, the model's "
+                  "max_position_embeddings (vLLM's default --max-model-len); --context sets "
+                  "another", file=sys.stderr)
     except BrokenPipeError:  # `| head` closed the pipe: not an error of ours
         sys.stderr.close()
     return 0

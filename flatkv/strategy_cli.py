@@ -56,7 +56,8 @@ def add_strategy_arguments(
              help="lay the cache out as this engine / layout would (default: the flat plan)")
     parser.add_argument("--context", default=None, metavar="L",
          help="context length in tokens for max concurrency and the workload: 262144, 256K "
-         "(262,144) or 128k (128,000), suffixes as vLLM's --max-model-len reads them")
+         "(262,144) or 128k (128,000), suffixes as vLLM's --max-model-len reads them "
+         "(default: the model's max_position_embeddings, as vLLM's)")
     parser.add_argument("--kernel-block-size", type=int, default=defaults.kernel_block_size,
          metavar="A", help="vllm: the attention backend's kernel block size A (default: 64 for "
          "an MLA model, as FlashMLA; else 16)")
@@ -124,8 +125,15 @@ def options_from_args(args: argparse.Namespace) -> StrategyOptions:
 
 
 def context_from_args(args: argparse.Namespace) -> int | None:
+    """--context, else the model's max_position_embeddings (``args.model_context``, set by
+    ``cli.profile_from_args``), as vLLM takes --max-model-len; None for raw bytes without one.
+    Taking the model's sets ``args.context_from_model``, so the CLI says where it came from."""
     context = getattr(args, "context", None)
-    return None if context is None else parse_tokens(context)
+    if context is not None:
+        return parse_tokens(context)
+    own = getattr(args, "model_context", None)
+    args.context_from_model = own is not None
+    return own
 
 
 # --------------------------------------------------------------------------------------------

@@ -162,5 +162,24 @@ def test_a_models_notes_go_to_stderr_beside_the_figures(tmp_path, capsys):
     code, out, err = run(["compare", "--preset", "Nemotron-H-8B", "--budget", "80GB"], capsys)
     assert code == 0 and err.startswith("python -m flatkv: note on this model: This preset "
                                         "keeps the ssm state in bfloat16")
-    code, out, err = run(["compare", "--preset", "Llama-3.1-8B", "--budget", "80GB"], capsys)
+    code, out, err = run(["compare", "--preset", "Llama-3.1-8B", "--budget", "80GB",
+                          "--context", "8192"], capsys)
     assert code == 0 and err == ""
+
+
+def test_the_context_defaults_to_the_models_max_position_embeddings(capsys):
+    # as vLLM's --max-model-len: Qwen3-Next's 262,144 gives SPEC 3.1's anchor with no --context
+    args = ["--preset", "Qwen3-Next-80B-A3B", "--tp", "2", "--budget", "44.59GiB"]
+    code, out, err = run(["plan", *args, "--strategy", "vllm", "--json"], capsys)
+    assert code == 0
+    result = json.loads(out)
+    assert (result["context_tokens"], result["num_blocks"]) == (262_144, 7_162)
+    assert result["max_concurrency_exact"] == [7_162, 485]  # 14.77x, as README derives it
+    assert err == ("python -m flatkv: note: context 262,144 tokens, the model's "
+                   "max_position_embeddings (vLLM's default --max-model-len); --context sets "
+                   "another\n")
+    code, out, err = run(["compare", *args, "--context", "32K"], capsys)
+    assert code == 0 and err == "" and "context 32,768 tokens" in out.splitlines()[0]
+    # raw bytes have no config to take it from: no context, no concurrency
+    code, out, err = run(["compare", *QWEN35, "--budget", "80GB"], capsys)
+    assert code == 0 and err == "" and "context" not in out.splitlines()[0]
