@@ -496,7 +496,9 @@ def sidebar(page_shows_budget: bool = True) -> None:
              "above and give the memory it logs.")
         bind(side.text_input, "weights", "Model weights (all ranks)", to_widget=_size_text,
              from_widget=lambda t: memory_size(t, "Model weights", weights=True),
-             help="Weights, activations and anything else resident; each TP rank holds 1/TP.")
+             help="The model's weights, all ranks together (2 B a parameter in bf16); add "
+             "the activations and anything else the engine keeps resident for the budget it "
+             "would have. Each TP rank holds 1/TP of it.")
     bind(side.number_input, "tp", "Tensor parallel (TP)", min_value=1, max_value=MAX_TP,
          step=1, help="Each rank holds weights / TP, and a model's KV heads and state "
          "tensors split across the ranks: every figure is per rank. A model "
