@@ -17,6 +17,7 @@ from flatkv.app_data import markdown_literal as literal
 from flatkv.app_model import CUSTOM_SPEC
 from flatkv.app_state import (
     CUSTOM_GPU,
+    DEFAULT_CONTEXT,
     ENGINE_FIELDS,
     ENGINE_OPTIONS,
     GPU_PRESETS,
@@ -283,7 +284,7 @@ def current_strategies(s: AppState | None = None, names: tuple[str, ...] = STRAT
                        ) -> list[StrategyResult]:
     """The engine strategies for the current view (all of them by default)."""
     s = s or state()
-    return cached_strategies(s.profile(), names, s.budget().cache_bytes, s.context,
+    return cached_strategies(s.profile(), names, s.budget().cache_bytes, s.context_length(),
                              s.strategy_options())
 
 
@@ -600,32 +601,37 @@ def model_note(s: AppState) -> None:
         st.caption(f"Note on this model: {literal(spec.notes)}")
 
 
-def tokens_widget(field: str, label: str, help: str) -> None:
+def tokens_widget(field: str, label: str, help: str,
+                  shown: Callable[[Any], int] = lambda v: v) -> None:
     """A token count typed as vLLM's command line takes it (262144, 256K or 128k), shown with
-    thousands separators; an emptied or unreadable entry is refused under the field."""
-    bind(st.text_input, field, label, to_widget=lambda v: f"{v:,}",
+    thousands separators (``shown``: the count a field's value stands for); an emptied or
+    unreadable entry is refused under the field."""
+    bind(st.text_input, field, label, to_widget=lambda v: f"{shown(v):,}",
          from_widget=lambda text: parse_tokens(text, label, maximum=MAX_CONTEXT), help=help)
 
 
 def context_widget() -> None:
-    """The context length every page counts a request's pages at (one URL setting), with the
-    model's own (vLLM's default --max-model-len) a click away when it differs."""
+    """The context length every page counts a request's pages at (one URL setting): the
+    model's own (vLLM's default --max-model-len) until one is typed, and a click away after."""
     tokens_widget("context", "Context length (tokens per request)",
                   "Tokens one request holds: 262144, 256K (262,144) or 128k (128,000), as "
-                  "vLLM's --max-model-len reads them.")
+                  "vLLM's --max-model-len reads them. Until you give one: the model's "
+                  "max_model_len, vLLM's default, from its config (max_position_embeddings, "
+                  f"times a rope scaling factor where one applies), else {DEFAULT_CONTEXT:,}.",
+                  shown=lambda _: state().context_length())
     s = state()
     try:
         spec = s.model_spec()
     except ValueError:  # the page says why the model is in error
         return
-    own = spec.max_position_embeddings if spec is not None else None
+    own = spec.max_model_len if spec is not None else None
     if "context" in st.session_state[ERRORS_KEY] or not (
             note := app_data.model_context_text(s.context, own)):
         return
     st.caption(note)
     if own <= MAX_CONTEXT:
-        st.button(f"Use {own:,} tokens", key="context.own", type="tertiary",
-                  on_click=update, kwargs={"context": own}, icon=":material/straighten:")
+        st.button(f"Use the model's {own:,} tokens", key="context.own", type="tertiary",
+                  on_click=update, kwargs={"context": None}, icon=":material/straighten:")
 
 
 def engine_widget(field: str) -> None:

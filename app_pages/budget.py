@@ -48,7 +48,7 @@ def block_size_sweep(s: AppState, r: StrategyResult, swept: app_data.Curves, his
             [p.concurrency for p in by_size],
             current_x=s.block_size,
             current_capacity=r.capacity_tokens, current_concurrency=r.max_concurrency,
-            x_title="requested block size (tokens)", context=s.context, log_x=True,
+            x_title="requested block size (tokens)", context=s.context_length(), log_x=True,
             title="Over the block size"),
             key="budget.by_size", file_name="capacity_by_block_size.html")
     sweep = pd.DataFrame(app_data.block_size_sweep_rows(swept, history))
@@ -85,6 +85,7 @@ with user_errors():
     b = s.budget()  # after the page's own settings: a budget in error leaves them usable
     st.info(b.explanation, icon=":material/calculate:")
     (r,) = current_strategies(s, (strategy,))
+    context = s.context_length()
     if not r.applies:
         if strategy == ours:
             # says it in the page's words: budget too small, state only
@@ -98,22 +99,22 @@ with user_errors():
     if r.logged_tokens is not None and r.logged_tokens != r.capacity_tokens:
         c.metric(f"{logged_as(strategy)} (tokens)", f"{r.logged_tokens:,}",
                  help=app_data.logged_tokens_help(r))
-    c.metric(f"Concurrency at {tokens_text(s.context)}", concurrency_text(r.max_concurrency))
+    c.metric(f"Concurrency at {tokens_text(context)}", concurrency_text(r.max_concurrency))
     c.metric("Blocks", f"{r.num_blocks:,}", help=f"{r.block_bytes:,} B each, " + (
         f"P = {r.block_size:,}" if r.block_size else "state slots: no pages of tokens"))
-    if note := app_data.short_of_one_request_text([r], s.context):
+    if note := app_data.short_of_one_request_text([r], context):
         st.caption(note)
     if note := app_data.mode_fallback_text(r, s.profile()):
         st.caption(note)
     speculative_note(strategy)
     if b.given and (note := app_data.printed_budget_text(s.profile(), strategy, b.cache_bytes,
-                                                         s.context, s.strategy_options())):
+                                                         context, s.strategy_options())):
         st.caption(note)
     if note := app_data.capacity_note(r, s.profile()):
         st.caption(note)
     with st.expander("The math"):
         st.code("\n".join(r.formulas), language=None, wrap_lines=True)
-    swept = cached_curves(s.profile(), strategy, b.cache_bytes, s.context, s.strategy_options())
+    swept = cached_curves(s.profile(), strategy, b.cache_bytes, context, s.strategy_options())
     left, right = st.columns(2)
     with left:
         chart(charts.sweep_figure(
@@ -122,7 +123,7 @@ with user_errors():
             [p.concurrency for p in swept.by_budget],
             current_x=b.cache_bytes / 2**30, current_capacity=r.capacity_tokens,
             current_concurrency=r.max_concurrency, x_title="cache budget per rank (GiB)",
-            context=s.context, title="Over the budget"),
+            context=context, title="Over the budget"),
             key="budget.by_budget", file_name="capacity_by_budget.html")
     if strategy == "sglang":  # its token pool pages by its own page size, not the block size
         right.caption("SGLang's token pool does not page by the block size, so there is no "

@@ -56,6 +56,7 @@ with user_errors():
     context_widget()
     engine_options()
     results = current_strategies(s)
+    context = s.context_length()
     shown = [r for r in results if r.applies]
     # object columns keep whole numbers whole where a figure does not apply (None, not NaN)
     frame = pd.DataFrame([app_data.compare_table_row(r) for r in results], dtype=object)
@@ -74,7 +75,7 @@ with user_errors():
         if not r.applies:
             st.caption(f"**{title_of(r)}** does not apply: {r.reason}")
     if shown:
-        charts_of(shown, applying_rows, has_history, s.context)
+        charts_of(shown, applying_rows, has_history, context)
     # how to read the figures, under the charts they explain too
     st.caption(app_data.how_to_read_text(s.profile(), s.speculative_tokens,
                                          mtp_added=mtp_added()))
@@ -83,10 +84,10 @@ with user_errors():
                  app_data.sliding_capacity_text(s.profile()) if has_history else "",
                  app_data.logged_capacity_text(results), app_data.two_pool_blocks_text(results),
                  app_data.sglang_state_text(results, s.profile()),
-                 app_data.short_of_one_request_text(results, s.context),
+                 app_data.short_of_one_request_text(results, context),
                  app_data.sglang_pools_text(s.profile(), s.strategy_options()),
                  app_data.mamba_all_text(s.strategy_options(), s.profile()),
-                 app_data.printed_budget_text(s.profile(), "vllm", b.cache_bytes, s.context,
+                 app_data.printed_budget_text(s.profile(), "vllm", b.cache_bytes, context,
                                               s.strategy_options()) if b.given else ""):
         if note:
             st.caption(note)

@@ -142,11 +142,11 @@ def page_ids(analysis, ours: StrategyResult) -> None:
         with columns[2]:
             engine_widget("max_batched_tokens")
     s = state()
-    pages = app_data.page_assignment(analysis, requests=s.requests, context=s.context,
+    pages = app_data.page_assignment(analysis, requests=s.requests, context=s.context_length(),
                                      sliding_window=profile.sliding_window,
                                      scheduled_tokens=s.max_batched_tokens,
                                      speculative_tokens=s.speculative_tokens, limit=2048)
-    msg = app_data.workload_text(pages, profile, context=s.context,
+    msg = app_data.workload_text(pages, profile, context=s.context_length(),
                                  mamba_cache_mode=s.mamba_cache_mode,
                                  concurrency=ours.max_concurrency if ours.applies else None,
                                  speculative_tokens=s.speculative_tokens,

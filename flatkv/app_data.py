@@ -363,20 +363,21 @@ def workload_text(pages: PageMap, profile: CacheProfile, *, context: int, mamba_
 # Sweeps for the budget page
 
 
-def model_context_text(context: int, max_position_embeddings: int | None) -> str | None:
-    """What the context set here is beside the one vLLM serves the model at unless told (its
-    --max-model-len defaults to the config's max_position_embeddings, and the log's "Maximum
-    concurrency for N tokens per request" is at that N); None where they agree or the model's
-    is unknown."""
-    if max_position_embeddings is None or context == max_position_embeddings:
+def model_context_text(context: int | None, max_model_len: int | None) -> str | None:
+    """The context set (None: the model's) beside the one vLLM serves the model at unless told
+    (its --max-model-len default, from the config: its log's "Maximum concurrency for N tokens
+    per request" is at that N); None where the pages count at the model's own, or it is
+    unknown."""
+    if context is None or max_model_len is None or context == max_model_len:
         return None
-    if context > max_position_embeddings:
-        return (f"Past this model's max_position_embeddings ({max_position_embeddings:,}): "
-                "vLLM refuses a --max-model-len above it unless "
-                "VLLM_ALLOW_LONG_MAX_MODEL_LEN=1.")
-    return (f"vLLM serves this model at {max_position_embeddings:,} tokens unless told (its "
-            "--max-model-len defaults to the config's max_position_embeddings), and logs its "
-            "maximum concurrency at that length.")
+    if context > max_model_len:
+        return (f"Past this model's {max_model_len:,} tokens: vLLM refuses a `--max-model-len` "
+                "above the length its config gives unless `VLLM_ALLOW_LONG_MAX_MODEL_LEN=1`, "
+                "SGLang a `--context-length` unless "
+                "`SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1`.")
+    return (f"vLLM serves this model at {max_model_len:,} tokens unless told: its default "
+            "`--max-model-len`, from the config, and the length its log gives the maximum "
+            "concurrency at.")
 
 
 def block_size_candidates(current: int, *, top: int = 4096) -> list[int]:

@@ -56,9 +56,9 @@ CUSTOM_SPEC = "spec"  # the model is the edited specification carried in the URL
 DEFAULT_MODEL = "Qwen3-Next-80B-A3B"
 # what a link carries of a spec; the source says where it came from (a config.json's ssm dtype),
 # the notes what engines read differently, the architectures how SGLang pools its sliding layers,
-# max_position_embeddings the context vLLM serves it at unless told
+# max_model_len the context vLLM serves it at unless told
 _URL_SPEC_FIELDS = ("format", "name", "source", "notes", "model_layers", "attention_heads",
-                    "mamba_chunk_size", "max_position_embeddings", "architectures", "kv_dtype",
+                    "mamba_chunk_size", "max_model_len", "architectures", "kv_dtype",
                     "conv_dtype", "ssm_dtype", "config_mamba_ssm_dtype", "kinds", "pattern")
 MAX_SPEC_URL = 8192  # characters of a packed spec in a link
 
@@ -137,9 +137,9 @@ def summary_caption(profile: CacheProfile, spec: ModelSpec | None) -> str:
             f", conv {spec.conv_dtype}, ssm {spec.ssm_dtype}" if profile.has_state else ""))
         if spec.attention_heads:
             parts.append(f"{spec.attention_heads:,} attention heads (a TP must divide them)")
-        if spec.max_position_embeddings:
-            parts.append(f"context {spec.max_position_embeddings:,} tokens "
-                         "(max_position_embeddings, vLLM's --max-model-len unless given)")
+        if spec.max_model_len:
+            parts.append(f"context {spec.max_model_len:,} tokens (vLLM's default "
+                         "`--max-model-len`, from the config)")
     if profile.architectures:
         parts.append(f"architecture: {markdown_literal(', '.join(profile.architectures))}")
     if profile.config_mamba_ssm_dtype:
@@ -451,7 +451,7 @@ EDITED = " (edited)"  # what a preset changed by hand is called after its name
 
 # what a draft writes into its spec only when set (the spec's defaults otherwise)
 _OPTIONAL_DRAFT_FIELDS = ("attention_heads", "architectures", "config_mamba_ssm_dtype",
-                          "mamba_chunk_size", "max_position_embeddings")
+                          "mamba_chunk_size", "max_model_len")
 
 
 @dataclass(frozen=True)
@@ -472,7 +472,7 @@ class SpecDraft:
     # carried from the model edited (no widget): what SGLang and vLLM read of its config
     architectures: tuple[str, ...] = ()
     config_mamba_ssm_dtype: str | None = None
-    max_position_embeddings: int | None = None
+    max_model_len: int | None = None
 
     @classmethod
     def from_spec(cls, spec: ModelSpec) -> SpecDraft:
@@ -483,7 +483,7 @@ class SpecDraft:
             ssm_dtype=spec.ssm_dtype, attention_heads=spec.attention_heads,
             architectures=spec.architectures, config_mamba_ssm_dtype=spec.config_mamba_ssm_dtype,
             mamba_chunk_size=spec.mamba_chunk_size,
-            max_position_embeddings=spec.max_position_embeddings,
+            max_model_len=spec.max_model_len,
         )
 
     @property

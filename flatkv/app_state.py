@@ -56,6 +56,8 @@ CUSTOM_GPU = "Custom"
 KV_MEMORY = "KV cache memory"
 MAX_BLOCK_SIZE = 1 << 20
 MAX_CONTEXT = 1 << 24
+# The context of a model that gives no max_model_len (one given as raw bytes)
+DEFAULT_CONTEXT = 32_768
 MAX_REQUESTS = 4096
 MAX_SLOTS_PER_REQUEST = 1024
 # SGLang documents --swa-full-tokens-ratio as between 0 and 1 (the library takes any RATIO_RANGE)
@@ -169,7 +171,7 @@ class AppState:
     mem_fraction: float = 0.9
     weights: int = 0  # model weights, all ranks together; each rank holds weights / tp
     tp: int = 1
-    context: int = 32_768  # tokens per request, for concurrency
+    context: int | None = None  # tokens per request; None: the model's (context_length)
     requests: int = 4  # live requests in the page-id view
     uniform_rows: bool = False  # Layout draws rows padded to the page row (uniform pages)
     # Engine options (StrategyOptions; the Compare and Budget pages). Ratios are floats read as
@@ -212,6 +214,20 @@ class AppState:
                 f"model {self.model!r} is unknown: pick one of {', '.join(app_model.model_names())}"
             )
         return app_model.profile_for(self.model, self.spec, self.tp)
+
+    def context_length(self) -> int:
+        """The tokens a request holds on every page: the context set, else the model's
+        max_model_len (vLLM's default --max-model-len, so the figures are those of vLLM's
+        log), else DEFAULT_CONTEXT for a model that does not give one (raw bytes, or a model
+        in error, which the page explains)."""
+        if self.context is not None:
+            return self.context
+        try:
+            spec = self.model_spec()
+        except ValueError:
+            return DEFAULT_CONTEXT
+        own = spec.max_model_len if spec is not None else None
+        return own if own is not None and own <= MAX_CONTEXT else DEFAULT_CONTEXT
 
     def model_spec(self) -> ModelSpec | None:
         """The current ModelSpec at this TP, or None for a raw profile."""

@@ -20,6 +20,9 @@ from flatkv.texttable import text_table
 from flatkv.units import exact_bytes, format_bytes, parse_named_sizes, parse_size, quoted
 
 PROG = "python -m flatkv"
+# where a strategy command's context came from when --context is not given
+CONTEXT_FROM_MODEL = ("context {:,} tokens, the model's max_model_len (vLLM's default "
+                      "--max-model-len); --context sets another")
 
 
 class UsageError(ValueError):
@@ -74,7 +77,7 @@ def profile_from_args(args: argparse.Namespace) -> CacheProfile:
                              f"raw bytes ({', '.join(raw)}), not both: the model's own values "
                              "would be used and yours ignored")
         args.model_notes = spec.notes
-        args.model_context = spec.max_position_embeddings  # --context's default, as vLLM's
+        args.model_context = spec.max_model_len  # --context's default, as vLLM's
         return spec.profile()
     if not args.layers:
         raise UsageError(
@@ -335,11 +338,14 @@ def in_option_terms(message: str, parser: argparse.ArgumentParser) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
+    args = None  # until parsed
     try:
         args = parser.parse_args(argv)
         text = args.run(args)
     except ValueError as exc:  # UsageError included
         message = in_option_terms(" ".join(str(exc).split()), parser)
+        if getattr(args, "context_from_model", False):  # a figure the user did not give
+            message += f" ({CONTEXT_FROM_MODEL.format(args.model_context)})"
         print(f"{PROG}: error: {message}", file=sys.stderr)
         return 2
     try:
@@ -347,9 +353,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if notes := getattr(args, "model_notes", ""):  # as the app shows them beside figures
             print(f"{PROG}: note on this model: {' '.join(notes.split())}", file=sys.stderr)
         if getattr(args, "context_from_model", False):
-            print(f"{PROG}: note: context {args.model_context:,} tokens, the model's "
-                  "max_position_embeddings (vLLM's default --max-model-len); --context sets "
-                  "another", file=sys.stderr)
+            print(f"{PROG}: note: {CONTEXT_FROM_MODEL.format(args.model_context)}",
+                  file=sys.stderr)
     except BrokenPipeError:  # `| head` closed the pipe: not an error of ours
         sys.stderr.close()
     return 0

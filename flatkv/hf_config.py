@@ -452,8 +452,8 @@ def _not_given_note(cfg: Mapping[str, Any], used: Mapping[str, int]) -> str:
                if given.get(attr) != value]
     if not missing:
         return ""
-    return (f"Sizes not in the config.json, so transformers' defaults: {', '.join(missing)}; "
-            "every figure rests on them: check them against the model's config.")
+    return (f"Not in the config.json, so transformers' defaults: {', '.join(missing)}; check "
+            "them against the model's config.")
 
 
 # model types whose transformers config slides the layers from max_window_layers on when
@@ -752,6 +752,9 @@ def spec_from_hf_config(
     has_state = any(layer.is_state for layer in layers)
     # read through recorded: a chunk transformers' defaults give is named in the note below
     chunk = _chunk_size_of(recorded, model_type) if has_state else None
+    max_model_len, length_from = _max_model_len_of(recorded, model_type)
+    if max_model_len is not None and length_from not in _LENGTH_FIELDS:
+        source += f"; max_model_len {max_model_len:,} from {length_from}, as vLLM derives it"
     for note in (dtype_note, kv_note):
         if note:
             source += f"; {note}"
@@ -766,24 +769,56 @@ def spec_from_hf_config(
         architectures=_architectures_of(cfg), config_mamba_ssm_dtype=sglang_ssm_dtype,
         attention_heads=attention_heads,
         mamba_chunk_size=chunk,
-        max_position_embeddings=_max_position_embeddings_of(text),
+        max_model_len=max_model_len,
         # a caveat on every engine's figures, shown beside them (not only in the source line)
         notes=" ".join(note for note in (_not_given_note(cfg, recorded.used),
                                          _window_split_note(text, model_type, cfg)) if note),
     )
 
 
-def _max_position_embeddings_of(text: Any) -> int | None:
-    """The context vLLM serves the model at unless told (its --max-model-len defaults to the
-    config's max_position_embeddings): the resolved config's, class default included, as vLLM
-    reads it; None where the model has none. A value that is no token count is refused."""
-    value = getattr(text, "max_position_embeddings", None)
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ValueError(f"config.json max_position_embeddings is {value!r}: give the model's "
-                         "context length as a positive whole number of tokens, e.g. 131072")
-    return value
+# The config fields vLLM reads a model's length from (the smallest given wins), and the rope
+# types whose factor it does not apply to that length (vllm ModelConfig's
+# _get_and_verify_max_len); Gemma 3's length is scaled already, so no factor applies to it.
+_LENGTH_FIELDS = ("max_position_embeddings", "n_positions", "max_seq_len", "seq_length",
+                  "model_max_length", "max_sequence_length", "max_seq_length", "seq_len")
+_UNSCALED_ROPE_TYPES = ("default", "su", "longrope", "llama3")
+
+
+def _max_model_len_of(text: Any, model_type: str) -> tuple[int | None, str]:
+    """The context vLLM serves the model at unless told (its --max-model-len default), and
+    where it comes from, as vLLM derives it: the smallest length field of the resolved config
+    (class defaults included), times the rope scaling factor where one applies (yarn scales
+    original_max_position_embeddings). None where the config gives no length. A length that is
+    no token count is refused."""
+    lengths = {}
+    for attr in _LENGTH_FIELDS:
+        value = getattr(text, attr, None)
+        if value is None:
+            continue
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise ValueError(f"config.json {attr} is {value!r}: give the model's context length "
+                             "as a positive whole number of tokens, e.g. 131072")
+        lengths[attr] = value
+        if isinstance(text, _Recorded):  # a transformers default is named in the notes
+            text.used[attr] = value
+    if not lengths:
+        return None, ""
+    attr = min(lengths, key=lengths.__getitem__)
+    rope = getattr(text, "rope_parameters", None) or getattr(text, "rope_scaling", None)
+    if isinstance(rope, Mapping) and not {"rope_type", "type"} & set(rope):
+        rope = rope.get("full_attention")  # transformers 5 keeps one per layer type
+    rope_type = rope.get("rope_type", rope.get("type")) if isinstance(rope, Mapping) else None
+    factor = rope.get("factor") if isinstance(rope, Mapping) else None
+    if (rope_type in (None, *_UNSCALED_ROPE_TYPES) or not isinstance(factor, (int, float))
+            or model_type.startswith("gemma3")):
+        return lengths[attr], attr
+    base_attr = "original_max_position_embeddings" if rope_type == "yarn" else attr
+    base = rope.get(base_attr) if rope_type == "yarn" else lengths[attr]
+    if isinstance(base, bool) or not isinstance(base, int) or base < 1:
+        raise ValueError(f"config.json rope scaling's {base_attr} is {base!r}: give the length "
+                         "the model was trained at, e.g. 32768")
+    derived = int(base * factor)  # as vLLM multiplies it
+    return derived, f"{base_attr} {base:,} x {rope_type} factor {factor:g}"
 
 
 def _chunk_size_of(text: Any, model_type: str) -> int | None:

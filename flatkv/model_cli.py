@@ -103,8 +103,8 @@ def model_report(spec: ModelSpec) -> dict[str, Any]:
         "attention_heads": spec.attention_heads,  # query heads: they limit the TPs
         # the config's chunk, which vLLM's P aligns to in mode all; null: none (vLLM: 2,048)
         "mamba_chunk_size": profile.mamba_chunk_size,
-        # the config's context: vLLM's --max-model-len when none is given; null: unknown
-        "max_position_embeddings": spec.max_position_embeddings,
+        # vLLM's default --max-model-len, from the config; null: unknown
+        "max_model_len": spec.max_model_len,
         "counts": {label: profile.count(label) for label in dict.fromkeys(profile.layer_types)},
         "pattern": spec.pattern,
         "kinds": [
@@ -149,9 +149,9 @@ def format_model_text(report: dict[str, Any]) -> str:
     if report["attention_heads"]:
         lines.append(f"attention heads: {report['attention_heads']} (query heads; a tp must "
                      "divide them)")
-    if report["max_position_embeddings"]:
-        lines.append(f"max_position_embeddings: {report['max_position_embeddings']:,} tokens "
-                     "(vLLM's --max-model-len unless given)")
+    if report["max_model_len"]:
+        lines.append(f"max_model_len: {report['max_model_len']:,} tokens (vLLM's default "
+                     "--max-model-len, from the config; --context's default)")
     aligning = runs_all_as_align(tuple(report["architectures"]))
     if report["state_const_bytes"] and aligning:
         lines.append(f"mamba chunk: unused (vLLM runs {aligning} in mamba cache mode align "

@@ -356,9 +356,10 @@ class ModelSpec:
     parallel size (8)"), so such a tp is refused here too.
     mamba_chunk_size: the config's ``mamba_chunk_size`` (or ``chunk_size``) of a state model,
         None when it has none or is unknown; vLLM aligns P to it in mamba cache mode all.
-    max_position_embeddings: the config's context length, None when unknown. vLLM takes it as
-        --max-model-len when none is given (and refuses a longer one), so its log's "Maximum
-        concurrency for N tokens per request" is at this N unless told otherwise.
+    max_model_len: the context vLLM serves the model at unless told (its --max-model-len
+        default: the config's max_position_embeddings, times a rope scaling factor where one
+        applies), None when unknown; its log's "Maximum concurrency for N tokens per request"
+        is at this N, and it refuses a longer --max-model-len unless allowed.
     """
 
     name: str
@@ -374,7 +375,7 @@ class ModelSpec:
     config_mamba_ssm_dtype: str | None = None
     attention_heads: int | None = None
     mamba_chunk_size: int | None = None
-    max_position_embeddings: int | None = None
+    max_model_len: int | None = None
     _kind_names: tuple[tuple[CacheLayer, str], ...] = field(
         default=(), repr=False, compare=False
     )
@@ -415,8 +416,8 @@ class ModelSpec:
         if self.mamba_chunk_size is not None:  # "the model's": not the strategy option's flag
             _check_dim("the model's mamba_chunk_size", self.mamba_chunk_size,
                        maximum=MAX_CHUNK_SIZE)
-        if self.max_position_embeddings is not None:
-            _check_dim("max_position_embeddings", self.max_position_embeddings,
+        if self.max_model_len is not None:
+            _check_dim("max_model_len", self.max_model_len,
                        maximum=MAX_TOKENS)
         # Name each distinct geometry once (first appearance order) and check it at this tp.
         names: dict[CacheLayer, str] = dict(self._kind_names)
@@ -657,8 +658,8 @@ class ModelSpec:
             out["attention_heads"] = self.attention_heads
         if self.mamba_chunk_size is not None:
             out["mamba_chunk_size"] = self.mamba_chunk_size
-        if self.max_position_embeddings is not None:
-            out["max_position_embeddings"] = self.max_position_embeddings
+        if self.max_model_len is not None:
+            out["max_model_len"] = self.max_model_len
         if self.architectures:
             out["architectures"] = list(self.architectures)
         out.update(tp=self.tp, kv_dtype=self.kv_dtype, conv_dtype=self.conv_dtype,
@@ -682,7 +683,7 @@ class ModelSpec:
             "format", "name", "source", "notes", "model_layers", "tp", "kv_dtype",
             "conv_dtype", "ssm_dtype", "kinds", "pattern", "architectures",
             "config_mamba_ssm_dtype", "attention_heads", "mamba_chunk_size",
-            "max_position_embeddings",
+            "max_model_len",
         }
         unknown = sorted(set(data) - allowed)
         if unknown:
@@ -712,7 +713,7 @@ class ModelSpec:
             key: data[key]
             for key in ("source", "notes", "model_layers", "tp", "kv_dtype", "conv_dtype",
                         "ssm_dtype", "architectures", "config_mamba_ssm_dtype",
-                        "attention_heads", "mamba_chunk_size", "max_position_embeddings")
+                        "attention_heads", "mamba_chunk_size", "max_model_len")
             if key in data
         }
         return cls.from_pattern(name=data["name"], kinds=kinds, pattern=data["pattern"], **options)

@@ -57,7 +57,7 @@ def add_strategy_arguments(
     parser.add_argument("--context", default=None, metavar="L",
          help="context length in tokens for max concurrency and the workload: 262144, 256K "
          "(262,144) or 128k (128,000), suffixes as vLLM's --max-model-len reads them "
-         "(default: the model's max_position_embeddings, as vLLM's)")
+         "(default: the model's max_model_len, as vLLM's --max-model-len)")
     parser.add_argument("--kernel-block-size", type=int, default=defaults.kernel_block_size,
          metavar="A", help="vllm: the attention backend's kernel block size A (default: 64 for "
          "an MLA model, as FlashMLA; else 16)")
@@ -125,7 +125,7 @@ def options_from_args(args: argparse.Namespace) -> StrategyOptions:
 
 
 def context_from_args(args: argparse.Namespace) -> int | None:
-    """--context, else the model's max_position_embeddings (``args.model_context``, set by
+    """--context, else the model's max_model_len (``args.model_context``, set by
     ``cli.profile_from_args``), as vLLM takes --max-model-len; None for raw bytes without one.
     Taking the model's sets ``args.context_from_model``, so the CLI says where it came from."""
     context = getattr(args, "context", None)

@@ -111,7 +111,7 @@ def test_url_round_trip_reopens_the_same_view():
 
 
 def test_bad_link_values_fall_back_with_a_notice():
-    at = open_app(None, {"block": "lots", "model": "GPT-9", "zoom": "1"})
+    at = open_app(None, {"block": "lots", "model": "GPT-9", "zoom": "1", "ctx": "32768"})
     assert_clean(at)
     notices = " ".join(shown(w) for w in at.warning)
     assert "block='lots' is not a whole number" in notices
@@ -1559,7 +1559,7 @@ def test_gpu_lab_pages_per_call_follow_the_sweep_and_the_pool():
 def test_compare_says_when_not_one_request_fits():
     # Qwen3-Next at block 2**20: vLLM P 1,048,576; a request of 32,768 tokens takes 1 full page
     # and 3 state pages of 4 groups' blocks, and 2 blocks hold only half of one
-    at = open_app("app_pages/compare.py", {"block": "1048576"})
+    at = open_app("app_pages/compare.py", {"block": "1048576", "ctx": "32768"})
     assert_clean(at)
     # vLLM checks one request's pages in every group before it starts: 48 layers x one page
     # of 1,048,576 x 2,048 B = 103,079,215,104 B (96 GiB) > the 71.68 GiB budget
@@ -1793,7 +1793,7 @@ def test_layout_of_a_state_only_model_has_no_token_slots_and_no_workload():
 
 
 def test_layout_says_how_its_state_pages_differ_from_budget():
-    at = open_app("app_pages/layout.py", {"mamba": "align"})
+    at = open_app("app_pages/layout.py", {"mamba": "align", "ctx": "32768"})
     (msg,) = [c.value for c in at.caption if "Pages the groups need" in c.value]
     # default view: 4 requests of 32,768 tokens at P 544; state min(2 x 4 + 131,072 // 544 + 1,
     # ceil(131,072 / 544) + 4 + 1) = min(249, 246)
@@ -1824,17 +1824,17 @@ def test_model_page_names_the_cache_dtypes():
     at = open_app("app_pages/model.py", {"model": "Nemotron-H-8B"})
     assert any(c.value == "Per TP rank (TP 1) · cache dtypes: KV bfloat16, conv bfloat16, ssm "
                "bfloat16 · 32 attention heads (a TP must divide them) · context 8,192 tokens "
-               "(max_position_embeddings, vLLM's --max-model-len unless given) · architecture: "
+               "(vLLM's default `--max-model-len`, from the config) · architecture: "
                "NemotronHForCausalLM · mamba chunk 128 tokens (vLLM's P aligns to it in mamba "
                "cache mode all)." for c in at.caption)
     at = open_app("app_pages/model.py", {"model": "Llama-3.1-8B", "tp": "2"})
     assert any(c.value == "Per TP rank (TP 2) · cache dtypes: KV bfloat16 · 32 attention heads "
-               "(a TP must divide them) · context 131,072 tokens (max_position_embeddings, "
-               "vLLM's --max-model-len unless given)." for c in at.caption)
+               "(a TP must divide them) · context 131,072 tokens (vLLM's default "
+               "`--max-model-len`, from the config)." for c in at.caption)
     at = open_app("app_pages/model.py", {"model": "gpt-oss-20b"})
     assert any(c.value == "Per TP rank (TP 1) · cache dtypes: KV bfloat16 · 64 attention heads "
-               "(a TP must divide them) · context 131,072 tokens (max_position_embeddings, "
-               "vLLM's --max-model-len unless given) · architecture: GptOssForCausalLM."
+               "(a TP must divide them) · context 131,072 tokens (vLLM's default "
+               "`--max-model-len`, from the config) · architecture: GptOssForCausalLM."
                for c in at.caption)
 
 
@@ -2038,7 +2038,8 @@ def test_a_config_engines_read_differently_says_so_beside_every_figure():
     spec = spec_from_hf_config({
         "model_type": "qwen2", "num_hidden_layers": 28, "hidden_size": 3584,
         "num_attention_heads": 28, "num_key_value_heads": 4, "use_sliding_window": True,
-        "sliding_window": 4096, "max_window_layers": 14}, name="qwen2-swa")
+        "sliding_window": 4096, "max_window_layers": 14, "max_position_embeddings": 32768},
+        name="qwen2-swa")
     link = {"model": "spec", "spec": pack_spec(spec_to_json(spec))}
     note = ("use_sliding_window with max_window_layers 14: layers 14 to 27 slide, as "
             "transformers reads it; vLLM refuses the split (max_window_layers must equal "
@@ -2067,27 +2068,36 @@ def test_a_chunk_set_for_one_model_goes_with_models_of_the_same_own_chunk():
         assert at.query_params.get("chunk") == ("256" if kept else None), preset
 
 
-def test_the_context_vllm_serves_the_model_at_is_a_click_away():
-    # Qwen3-Next's config.json: max_position_embeddings 262,144, vLLM's --max-model-len unless
-    # given; the app starts every model at 32,768
+def test_the_context_is_the_models_until_one_is_typed():
+    # Qwen3-Next's config.json: max_position_embeddings 262,144, vLLM's default --max-model-len:
+    # the pages count a request at it, as vLLM's log does, until a context is typed
     at = open_app("app_pages/compare.py", {"model": "Qwen3-Next-80B-A3B"})
     assert_clean(at)
-    assert [c.value for c in at.caption if "unless told" in c.value] == [
-        "vLLM serves this model at 262,144 tokens unless told (its --max-model-len defaults to "
-        "the config's max_position_embeddings), and logs its maximum concurrency at that "
-        "length."]
-    at.button(key="context.own").click().run()
-    assert_clean(at)
-    assert at.query_params["ctx"] == "262144"
-    assert at.text_input(key="w.context").value == "262,144"
+    assert at.text_input(key="w.context").value == "262,144" and "ctx" not in at.query_params
     assert not [c for c in at.caption if "unless told" in c.value]
+    at.text_input(key="w.context").set_value("32K").run()
+    assert at.query_params["ctx"] == "32768"
+    assert [c.value for c in at.caption if "unless told" in c.value] == [
+        "vLLM serves this model at 262,144 tokens unless told: its default `--max-model-len`, "
+        "from the config, and the length its log gives the maximum concurrency at."]
+    at.button(key="context.own").click().run()  # "Use the model's 262,144 tokens"
+    assert_clean(at)
+    assert "ctx" not in at.query_params and at.text_input(key="w.context").value == "262,144"
     assert not [b for b in at.button if b.key == "context.own"]
-    # past it: vLLM refuses such a --max-model-len unless told to allow it
+    # following the model, the context follows a new one: Llama-3.1-8B's 131,072
+    at.switch_page("app_pages/model.py").run()
+    at.selectbox(key="w.model").set_value("Llama-3.1-8B").run()
+    at.switch_page("app_pages/budget.py").run()
+    assert at.text_input(key="w.context").value == "131,072"
+    assert "Concurrency at 131,072 tokens" in metrics(at)
+    # past it: vLLM and SGLang refuse such a length unless told to allow it
     past = open_app("app_pages/budget.py", {"model": "Nemotron-H-8B", "ctx": "16384"})
-    assert [c.value for c in past.caption if "Past this" in c.value] == [
-        "Past this model's max_position_embeddings (8,192): vLLM refuses a --max-model-len "
-        "above it unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1."]
-    # a model whose context is not known (granite-4.0-h-small's config was not seen) says nothing
+    assert [unescaped(c.value) for c in past.caption if "Past this" in c.value] == [
+        "Past this model's 8,192 tokens: vLLM refuses a `--max-model-len` above the length its "
+        "config gives unless `VLLM_ALLOW_LONG_MAX_MODEL_LEN=1`, SGLang a `--context-length` "
+        "unless `SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1`."]
+    # a model whose length is not known (granite-4.0-h-small's config was not seen): 32,768
     granite = open_app("app_pages/layout.py", {"model": "granite-4.0-h-small"})
     assert_clean(granite)
-    assert not [c for c in granite.caption if "max_position_embeddings" in c.value]
+    assert granite.text_input(key="w.context").value == "32,768"
+    assert not [c for c in granite.caption if "unless told" in c.value]

@@ -387,9 +387,9 @@ def test_an_edited_spec_travels_in_the_link():
     carried = decode_query(encode_query(AppState(model="spec", spec=app_model.spec_to_json(gpt))))
     assert carried[0].profile().architectures == ("GptOssForCausalLM",)
     # and its context, vLLM's --max-model-len unless given
-    assert carried[0].model_spec().max_position_embeddings == 131_072
+    assert carried[0].model_spec().max_model_len == 131_072
     draft = app_model.SpecDraft.from_spec(gpt).with_field("full", "kv_heads", 4)
-    assert draft.to_spec().max_position_embeddings == 131_072  # an edit keeps it
+    assert draft.to_spec().max_model_len == 131_072  # an edit keeps it
 
 
 def test_a_damaged_spec_or_a_tp_the_heads_refuse_falls_back_with_a_notice():
@@ -641,14 +641,14 @@ def test_the_summary_caption_says_what_the_bytes_are_per():
     assert app_model.summary_caption(falcon.profile(), falcon) == (
         "Per TP rank (TP 2) · cache dtypes: KV bfloat16, conv bfloat16, ssm bfloat16 · 12 "
         "attention heads (a TP must divide them) · context 262,144 tokens "
-        "(max_position_embeddings, vLLM's --max-model-len unless given) · architecture: "
+        "(vLLM's default `--max-model-len`, from the config) · architecture: "
         "FalconH1ForCausalLM · mamba "
         "chunk 128 tokens (vLLM's P aligns to it in mamba cache mode all).")
     qwen35 = app_model.spec_for("Qwen3.5-27B", None, 1)  # its config names float32 for SGLang
     assert app_model.summary_caption(qwen35.profile(), qwen35) == (
         "Per TP rank (TP 1) · cache dtypes: KV bfloat16, conv bfloat16, ssm float32 · 24 "
         "attention heads (a TP must divide them) · context 262,144 tokens "
-        "(max_position_embeddings, vLLM's --max-model-len unless given) · architecture: "
+        "(vLLM's default `--max-model-len`, from the config) · architecture: "
         "Qwen3\\_5ForConditionalGeneration "
         "· config mamba_ssm_dtype: float32 (SGLang's ssm dtype).")
     gpt = app_model.spec_for("gpt-oss-20b", None, 1)  # the architecture as typed (Markdown)

@@ -155,9 +155,9 @@ def test_a_models_notes_go_to_stderr_beside_the_figures(tmp_path, capsys):
     code, out, err = run(["plan", "--hf-config", str(config), "--budget", "80GB", "--json"],
                          capsys)
     assert code == 0 and json.loads(out)["geometry"]["block_bytes"] == 32 * 16 * 16_384
-    assert err == ("python -m flatkv: note on this model: Sizes not in the config.json, so "
+    assert err == ("python -m flatkv: note on this model: Not in the config.json, so "
                    "transformers' defaults: num_hidden_layers 32, num_attention_heads 32, "
-                   "num_key_value_heads 32, head_dim 128; every figure rests on them: check "
+                   "num_key_value_heads 32, head_dim 128, max_position_embeddings 2,048; check "
                    "them against the model's config.\n")
     code, out, err = run(["compare", "--preset", "Nemotron-H-8B", "--budget", "80GB"], capsys)
     assert code == 0 and err.startswith("python -m flatkv: note on this model: This preset "
@@ -167,7 +167,7 @@ def test_a_models_notes_go_to_stderr_beside_the_figures(tmp_path, capsys):
     assert code == 0 and err == ""
 
 
-def test_the_context_defaults_to_the_models_max_position_embeddings(capsys):
+def test_the_context_defaults_to_the_models_max_model_len(capsys):
     # as vLLM's --max-model-len: Qwen3-Next's 262,144 gives SPEC 3.1's anchor with no --context
     args = ["--preset", "Qwen3-Next-80B-A3B", "--tp", "2", "--budget", "44.59GiB"]
     code, out, err = run(["plan", *args, "--strategy", "vllm", "--json"], capsys)
@@ -175,9 +175,16 @@ def test_the_context_defaults_to_the_models_max_position_embeddings(capsys):
     result = json.loads(out)
     assert (result["context_tokens"], result["num_blocks"]) == (262_144, 7_162)
     assert result["max_concurrency_exact"] == [7_162, 485]  # 14.77x, as README derives it
-    assert err == ("python -m flatkv: note: context 262,144 tokens, the model's "
-                   "max_position_embeddings (vLLM's default --max-model-len); --context sets "
-                   "another\n")
+    assert err == ("python -m flatkv: note: context 262,144 tokens, the model's max_model_len "
+                   "(vLLM's default --max-model-len); --context sets another\n")
+    # where that default does not fit, the error says where the context came from
+    code, out, err = run(["plan", "--preset", "Llama-3.1-8B", "--budget", "10GiB",
+                          "--strategy", "vllm"], capsys)
+    assert code == 2 and len(err.splitlines()) == 1
+    assert err.startswith("python -m flatkv: error: --strategy vllm does not apply: vLLM "
+                          "refuses to start: one request of 131,072 tokens needs")
+    assert err.endswith(" (context 131,072 tokens, the model's max_model_len (vLLM's default "
+                        "--max-model-len); --context sets another)\n")
     code, out, err = run(["compare", *args, "--context", "32K"], capsys)
     assert code == 0 and err == "" and "context 32,768 tokens" in out.splitlines()[0]
     # raw bytes have no config to take it from: no context, no concurrency

@@ -131,25 +131,26 @@ def test_the_notes_name_the_sizes_transformers_filled_in():
     assert bare.profile().kv_bytes_per_slot == 32 * 2 * 128 * 2  # 16 KiB per token per layer
     # a caveat on every figure: in the notes, which every page shows beside its figures
     assert bare.notes == (
-        "Sizes not in the config.json, so transformers' defaults: num_hidden_layers 32, "
-        "num_attention_heads 32, num_key_value_heads 32, head_dim 128; every figure rests on "
-        "them: check them against the model's config.")
+        "Not in the config.json, so transformers' defaults: num_hidden_layers 32, "
+        "num_attention_heads 32, num_key_value_heads 32, head_dim 128, max_position_embeddings "
+        "2,048; check them against the model's config.")
     assert "transformers' defaults" not in bare.source
     # every size given (head_dim as hidden_size / heads, as the models derive it): nothing said
     full = spec_from_hf_config({"model_type": "llama", "num_hidden_layers": 32,
                                 "num_attention_heads": 32, "num_key_value_heads": 8,
-                                "hidden_size": 4096})
+                                "hidden_size": 4096, "max_position_embeddings": 131_072})
     assert full.notes == ""
     # Gemma 2's head_dim is its own default (256), not hidden / heads (3,584 / 16 = 224)
     gemma = spec_from_hf_config({"model_type": "gemma2", "num_hidden_layers": 42,
                                  "num_attention_heads": 16, "num_key_value_heads": 8,
                                  "hidden_size": 3584})
-    assert "transformers' defaults: sliding_window 4,096, head_dim 256;" in gemma.notes
+    assert "transformers' defaults: sliding_window 4,096, head_dim 256," in gemma.notes
     # a head_dim of null is derived as hidden / heads too (Mistral-7B-Instruct-v0.3's config),
     # and zamba2's attention_head_dim as 2 x hidden / heads (its configs leave it out)
     mistral = spec_from_hf_config({"model_type": "mistral", "num_hidden_layers": 32,
                                    "num_attention_heads": 32, "num_key_value_heads": 8,
-                                   "hidden_size": 4096, "head_dim": None, "sliding_window": None})
+                                   "hidden_size": 4096, "head_dim": None, "sliding_window": None,
+                                   "max_position_embeddings": 32_768})
     assert mistral.notes == ""
     zamba = spec_from_hf_config({"model_type": "zamba2", "num_hidden_layers": 54,
                                  "num_attention_heads": 32, "hidden_size": 2560})
@@ -159,17 +160,45 @@ def test_the_notes_name_the_sizes_transformers_filled_in():
     assert falcon.profile().has_state and "mamba_d_head" in falcon.notes
 
 
-def test_the_context_vllm_serves_at_is_the_configs_max_position_embeddings():
-    # vLLM's --max-model-len defaults to it; a multimodal config keeps it in text_config
+def test_max_model_len_is_derived_from_the_config_as_vllm_derives_it():
+    # vLLM's --max-model-len defaults to max_position_embeddings; a multimodal config keeps it
+    # in text_config
     spec = spec_from_hf_config({"model_type": "qwen3_next", "max_position_embeddings": 262_144})
-    assert spec.max_position_embeddings == 262_144
-    assert ModelSpec.from_dict(spec.to_dict()).max_position_embeddings == 262_144
-    assert "max_position_embeddings" not in spec.notes
+    assert spec.max_model_len == 262_144
+    assert ModelSpec.from_dict(spec.to_dict()).max_model_len == 262_144
+    assert "max_position_embeddings" not in spec.notes and "max_model_len" not in spec.source
     nested = spec_from_hf_config({"model_type": "qwen3_5",
                                   "text_config": {"max_position_embeddings": 262_144}})
-    assert nested.max_position_embeddings == 262_144
-    # a thin config's is transformers' default (LlamaConfig: 2,048), as vLLM reads it too
-    assert spec_from_hf_config({"model_type": "llama"}).max_position_embeddings == 2_048
+    assert nested.max_model_len == 262_144
+    # a thin config's is transformers' default (LlamaConfig: 2,048), as vLLM reads it too, and
+    # the notes name it with the other defaults
+    thin = spec_from_hf_config({"model_type": "llama"})
+    assert thin.max_model_len == 2_048 and "max_position_embeddings 2,048;" in thin.notes
+    # yarn scales original_max_position_embeddings: Qwen2.5's long-context recipe, 32,768 x 4
+    yarn = spec_from_hf_config({"model_type": "qwen2", "max_position_embeddings": 32_768,
+                                "rope_scaling": {"type": "yarn", "factor": 4.0,
+                                                 "original_max_position_embeddings": 32_768}})
+    assert yarn.max_model_len == 32_768 * 4
+    assert yarn.source.endswith("; max_model_len 131,072 from original_max_position_embeddings "
+                                "32,768 x yarn factor 4, as vLLM derives it")
+    # linear / dynamic scale max_position_embeddings; llama3 (Llama 3.1) and Gemma 3 (its
+    # length is scaled already) keep theirs
+    linear = spec_from_hf_config({"model_type": "llama", "max_position_embeddings": 4_096,
+                                  "rope_scaling": {"type": "linear", "factor": 2.0}})
+    assert linear.max_model_len == 8_192
+    llama31 = spec_from_hf_config({"model_type": "llama", "max_position_embeddings": 131_072,
+                                   "rope_scaling": {"rope_type": "llama3", "factor": 8.0,
+                                                    "original_max_position_embeddings": 8_192,
+                                                    "low_freq_factor": 1.0,
+                                                    "high_freq_factor": 4.0}})
+    assert llama31.max_model_len == 131_072
+    gemma3 = spec_from_hf_config({"model_type": "gemma3_text", "max_position_embeddings": 131_072,
+                                  "rope_scaling": {"rope_type": "linear", "factor": 8.0}})
+    assert gemma3.max_model_len == 131_072
+    # the smallest length field wins
+    short = spec_from_hf_config({"model_type": "llama", "max_position_embeddings": 131_072,
+                                 "seq_length": 8_192})
+    assert short.max_model_len == 8_192
     with pytest.raises(ValueError, match="config.json max_position_embeddings is 0: give "
                        "the model's context length as a positive whole number of tokens"):
         spec_from_hf_config({"model_type": "llama", "max_position_embeddings": 0})
@@ -180,8 +209,7 @@ def test_a_chunk_size_from_transformers_defaults_is_named():
     # notes name it among the values the config.json did not give
     spec = spec_from_hf_config({"model_type": "bamba"})
     assert spec.mamba_chunk_size == 256
-    assert spec.notes.split("transformers' defaults: ")[1].split(";")[0].endswith(
-        ", mamba_chunk_size 256")
+    assert ", mamba_chunk_size 256, " in spec.notes.split("transformers' defaults: ")[1]
     given = spec_from_hf_config({"model_type": "bamba", "mamba_chunk_size": 128})
     assert given.mamba_chunk_size == 128 and "mamba_chunk_size" not in given.notes
 
@@ -218,7 +246,8 @@ def test_mistral_slides_every_layer_when_window_is_set():
 def test_qwen2_qwen3_max_window_layers(model_type):
     cfg = {"model_type": model_type, "num_hidden_layers": 6, "hidden_size": 1024,
            "num_attention_heads": 16, "num_key_value_heads": 4, "head_dim": 64,
-           "use_sliding_window": True, "sliding_window": 2048, "max_window_layers": 4}
+           "use_sliding_window": True, "sliding_window": 2048, "max_window_layers": 4,
+           "max_position_embeddings": 32_768}
     profile = spec_from_hf_config(cfg).profile()
     assert profile.layer_types == (FULL,) * 4 + (SLIDING,) * 2
     assert profile.kv_bytes_per_slot == 4 * (64 + 64) * BF16

@@ -212,17 +212,22 @@ def test_counts_beside_the_mamba_cache_mode_keep_the_mode(page, app_url):
 
 
 def test_the_models_context_is_one_click_and_the_field_still_takes_entries(page, app_url):
-    # Qwen3-Next's max_position_embeddings, 262,144, is vLLM's --max-model-len unless told;
-    # after the button sets it, the field shows it and still takes a typed context
+    # Qwen3-Next's max_model_len, 262,144, is vLLM's --max-model-len unless told: the field
+    # starts there; a typed context sticks, the button goes back to the model's, and the field
+    # still takes a typed context after it
     open_view(page, f"{app_url}/compare", "Compare")
-    page.get_by_role("button", name="Use 262,144 tokens").click()
-    page.wait_for_function("() => location.search.includes('ctx=262144')", timeout=TIMEOUT)
     box = page.locator('input[aria-label="Context length (tokens per request)"]')
     expect(box).to_have_value("262,144")
-    expect(page.get_by_role("button", name="Use 262,144 tokens")).to_have_count(0)
+    box.fill("32K")
+    box.press("Enter")
+    page.wait_for_function("() => location.search.includes('ctx=32768')", timeout=TIMEOUT)
+    page.get_by_role("button", name="Use the model's 262,144 tokens").click()
+    page.wait_for_function("() => !location.search.includes('ctx=')", timeout=TIMEOUT)
+    expect(box).to_have_value("262,144")
+    expect(page.get_by_role("button", name="Use the model's 262,144 tokens")).to_have_count(0)
     box.fill("512K")
     box.press("Enter")
     page.wait_for_function("() => location.search.includes('ctx=524288')", timeout=TIMEOUT)
-    expect(page.get_by_text("Past this model's max_position_embeddings (262,144)")).to_be_visible()
+    expect(page.get_by_text("Past this model's 262,144 tokens")).to_be_visible()
     assert page.locator('[data-testid="stAlertContentError"]').count() == 0
     assert page.locator('[data-testid="stException"]').count() == 0
