@@ -21,11 +21,12 @@ from app_pages._common import (
 from flatkv import app_model, charts
 from flatkv.app_data import markdown_literal as literal
 from flatkv.app_model import CUSTOM, CUSTOM_SPEC, DTYPE_FIELDS, KIND_TEMPLATES, RawModel, SpecDraft
+from flatkv.app_state import DEFAULT_CONTEXT
 from flatkv.dtypes import KNOWN_DTYPES
 from flatkv.hf_config import config_from_pasted_text, spec_from_hf_config
 from flatkv.models import ModelSpec
 from flatkv.profile import MAX_CHUNK_SIZE
-from flatkv.units import count_text, sentence_case
+from flatkv.units import MAX_TOKENS, count_text, sentence_case
 
 RAW_KEYS = ("edit.layers", "edit.kv", "edit.state", "edit.window")  # the raw-bytes widgets
 ss = st.session_state
@@ -155,6 +156,7 @@ def _show_draft(draft: SpecDraft) -> None:
         show_value(_spec_key(d), getattr(draft, d))
     show_value(_spec_key("attention_heads"), draft.attention_heads or 0)
     show_value(_spec_key("mamba_chunk_size"), draft.mamba_chunk_size or 0)
+    show_value(_spec_key("max_model_len"), draft.max_model_len or 0)
     for kind, geometry in draft.kinds:
         for field, value in geometry:
             if field != "kind":
@@ -177,7 +179,7 @@ def spec_editor(spec: ModelSpec | None) -> None:
     for col, d in zip(st.columns(len(DTYPE_FIELDS)), DTYPE_FIELDS):
         col.selectbox(d.replace("_", " "), KNOWN_DTYPES, key=_spec_key(d),
                       on_change=_edit_text, args=(d,))
-    heads, chunk = st.columns(2)
+    heads, chunk, length = st.columns(3)
     heads.number_input("attention heads (0 = not checked)", key=_spec_key("attention_heads"),
                        min_value=0, step=1, value=None, on_change=_edit_optional,
                        args=("attention_heads",),
@@ -190,6 +192,13 @@ def spec_editor(spec: ModelSpec | None) -> None:
                        help="The config's mamba_chunk_size / chunk_size (128 or 256 in Mamba2 "
                        "configs): vLLM aligns P to it in mamba cache mode all, 2,048 with none. "
                        "Only a model with state layers reads it.")
+    length.number_input("max model len, tokens (0 = unknown)", key=_spec_key("max_model_len"),
+                        min_value=0, max_value=MAX_TOKENS, step=1024, value=None,
+                        on_change=_edit_optional, args=("max_model_len",),
+                        help="vLLM's default --max-model-len: the config's "
+                        "max_position_embeddings, times a rope scaling factor where one "
+                        "applies. Every page counts a request at it until a context is typed; "
+                        f"with none, at {DEFAULT_CONTEXT:,}.")
     for name, geometry in draft.kinds:
         kind = dict(geometry)["kind"]
         fields = [f for f, _ in geometry if f != "kind"]

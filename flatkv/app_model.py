@@ -555,9 +555,10 @@ class SpecDraft:
             ours = replace(self.to_spec().profile(), name=preset)  # the figures, not the name
         except ValueError:  # not a model yet: named once it builds
             return self
-        theirs = preset_spec(preset)  # the query heads decide the TPs, not the bytes
+        theirs = preset_spec(preset)  # the query heads decide the TPs, the length the context
         same = (ours == replace(theirs.profile(), name=preset)
-                and self.attention_heads == theirs.attention_heads)
+                and self.attention_heads == theirs.attention_heads
+                and self.max_model_len == theirs.max_model_len)
         name = preset if same else preset + EDITED
         return self if name == self.name else replace(self, name=name)
 

@@ -355,6 +355,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         if getattr(args, "context_from_model", False):
             print(f"{PROG}: note: {CONTEXT_FROM_MODEL.format(args.model_context)}",
                   file=sys.stderr)
+        if getattr(args, "context_past_model", False):
+            print(f"{PROG}: note: the context is past the model's max_model_len "
+                  f"({args.model_context:,} tokens): vLLM refuses such a --max-model-len unless "
+                  "VLLM_ALLOW_LONG_MAX_MODEL_LEN=1, SGLang such a --context-length unless "
+                  "SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1", file=sys.stderr)
     except BrokenPipeError:  # `| head` closed the pipe: not an error of ours
         sys.stderr.close()
     return 0

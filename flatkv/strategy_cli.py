@@ -127,11 +127,14 @@ def options_from_args(args: argparse.Namespace) -> StrategyOptions:
 def context_from_args(args: argparse.Namespace) -> int | None:
     """--context, else the model's max_model_len (``args.model_context``, set by
     ``cli.profile_from_args``), as vLLM takes --max-model-len; None for raw bytes without one.
-    Taking the model's sets ``args.context_from_model``, so the CLI says where it came from."""
+    Taking the model's sets ``args.context_from_model``, so the CLI says where it came from;
+    one past the model's sets ``args.context_past_model``, so it says the engines refuse it."""
     context = getattr(args, "context", None)
-    if context is not None:
-        return parse_tokens(context)
     own = getattr(args, "model_context", None)
+    if context is not None:
+        tokens = parse_tokens(context)
+        args.context_past_model = own is not None and tokens > own  # the CLI says so
+        return tokens
     args.context_from_model = own is not None
     return own
 

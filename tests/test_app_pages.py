@@ -363,6 +363,26 @@ def test_the_editor_keeps_and_edits_the_mamba_chunk():
     assert compare.dataframe[0].value.set_index("strategy").loc["vLLM v1", "P (tokens)"] == 2048
 
 
+def test_the_editor_keeps_and_edits_the_max_model_len():
+    # Qwen3-Next's 262,144 comes with the preset; 131,072 is an edit: the model is renamed,
+    # and every page counts a request at the new length until a context is typed
+    at = open_app("app_pages/model.py", {"model": "Qwen3-Next-80B-A3B"})
+    at.segmented_control(key="model.source").set_value("Edit by hand").run()
+    assert at.number_input(key="spec.max_model_len").value == 262_144
+    at.number_input(key="spec.max_model_len").set_value(131_072).run()
+    assert_clean(at)
+    assert at.query_params["model"] == "spec"
+    assert unescaped(at.subheader[0].value) == "Qwen3-Next-80B-A3B (edited)"
+    budget = open_app("app_pages/budget.py", dict(at.query_params))
+    assert budget.text_input(key="w.context").value == "131,072"
+    assert "Concurrency at 131,072 tokens" in metrics(budget)
+    # 0: unknown, so the pages count at 32,768
+    at.number_input(key="spec.max_model_len").set_value(0).run()
+    assert_clean(at)
+    budget = open_app("app_pages/budget.py", dict(at.query_params))
+    assert budget.text_input(key="w.context").value == "32,768"
+
+
 def test_the_editor_keeps_and_edits_the_attention_heads():
     # Llama's 32 query heads come with the preset; 24 heads do not split over TP 16 (8 KV heads
     # would): the edit is refused with the reason, the model stays at 32
@@ -884,7 +904,7 @@ def test_gpu_page_runs_a_cpu_benchmark(small_flush):
     no_gpu = any("No CUDA GPU on this machine" in i.value for i in at.info)
     assert no_gpu == (not torch.cuda.is_available())
     assert at.selectbox(key="w.lab_device").options[0] == "cpu"
-    assert metrics(at)["Block bytes"] == "128.00 KiB"
+    assert metrics(at)["Page bytes"] == "128.00 KiB"
     assert not at.dataframe  # nothing measured yet
     tiny_run(at)
     assert_clean(at)
@@ -1067,7 +1087,7 @@ def test_gpu_lab_refuses_a_run_that_would_not_fit_in_memory(monkeypatch):
     # Qwen3-Next at block 2**20: P = 2**20, pages of 25,809,321,984 B; two of them are the
     # least a benchmark moves, far past 80% of 8 GB: an error, not an out-of-memory kill
     at = open_app("app_pages/gpu.py", {"block": "1048576", "device": "cpu"})
-    assert metrics(at)["Block bytes"] == "24.04 GiB"
+    assert metrics(at)["Page bytes"] == "24.04 GiB"
     # said before Run on the CPU, where free memory is cheap to read: Run stays disabled
     assert any("this benchmark needs" in shown(e) and "plan a smaller block size" in shown(e)
                for e in at.error)

@@ -187,6 +187,12 @@ def test_the_context_defaults_to_the_models_max_model_len(capsys):
                         "--max-model-len); --context sets another)\n")
     code, out, err = run(["compare", *args, "--context", "32K"], capsys)
     assert code == 0 and err == "" and "context 32,768 tokens" in out.splitlines()[0]
+    code, out, err = run(["compare", *args, "--context", "300K"], capsys)
+    assert code == 0 and "context 307,200 tokens" in out.splitlines()[0]
+    assert err == ("python -m flatkv: note: the context is past the model's max_model_len "
+                   "(262,144 tokens): vLLM refuses such a --max-model-len unless "
+                   "VLLM_ALLOW_LONG_MAX_MODEL_LEN=1, SGLang such a --context-length unless "
+                   "SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1\n")
     # raw bytes have no config to take it from: no context, no concurrency
     code, out, err = run(["compare", *QWEN35, "--budget", "80GB"], capsys)
     assert code == 0 and err == "" and "context" not in out.splitlines()[0]
