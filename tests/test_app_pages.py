@@ -1821,7 +1821,7 @@ def test_layout_says_how_its_state_pages_differ_from_budget():
     assert "mamba cache mode align (2 state pages) per request" in msg
     # 2 drafted tokens: each of the 4 requests holds 2 more state pages, 246 + 8; the flat
     # layout keeps the model's conv rows, so P stays 544 and the history pages stay 246
-    at = open_app("app_pages/layout.py", {"mamba": "align", "spec_tokens": "2"})
+    at = open_app("app_pages/layout.py", {"mamba": "align", "spec_tokens": "2", "ctx": "32768"})
     (msg,) = [c.value for c in at.caption if "Pages the groups need" in c.value]
     assert "linear_attention: 254, full_attention: 246" in msg
     assert ("a snapshot every P tokens, and 2 more per request for drafted tokens. Budget and "
