@@ -624,14 +624,13 @@ def context_widget() -> None:
         spec = s.model_spec()
     except ValueError:  # the page says why the model is in error
         return
-    own = spec.max_model_len if spec is not None else None
+    own = spec.max_model_len if spec is not None else None  # as context_length reads it
     if "context" in st.session_state[ERRORS_KEY] or not (
             note := app_data.model_context_text(s.context, own)):
         return
     st.caption(note)
-    if own <= MAX_CONTEXT:
-        st.button(f"Use the model's {own:,} tokens", key="context.own", type="tertiary",
-                  on_click=update, kwargs={"context": None}, icon=":material/straighten:")
+    st.button(f"Use the model's {own:,} tokens", key="context.own", type="tertiary",
+              on_click=update, kwargs={"context": None}, icon=":material/straighten:")
 
 
 def engine_widget(field: str) -> None:

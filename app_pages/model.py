@@ -114,7 +114,8 @@ def _edit_text(field: str) -> None:
 
 
 def _edit_optional(field: str) -> None:
-    """A whole-number field of the draft where 0 means none (query heads, the mamba chunk)."""
+    """A whole-number field of the draft where 0 means none (query heads, the mamba chunk,
+    the max model len)."""
     _edited(lambda d: replace(d, **{field: _whole(_spec_key(field), _label(field)) or None}))
 
 

@@ -218,16 +218,18 @@ class AppState:
     def context_length(self) -> int:
         """The tokens a request holds on every page: the context set, else the model's
         max_model_len (vLLM's default --max-model-len, so the figures are those of vLLM's
-        log), else DEFAULT_CONTEXT for a model that does not give one (raw bytes, or a model
-        in error, which the page explains)."""
+        log), else DEFAULT_CONTEXT for a model that does not give one (raw bytes, or a spec
+        in error, which the page explains). The length does not depend on the TP: a TP the
+        model refuses leaves it as it is."""
         if self.context is not None:
             return self.context
+        if self.model == app_model.CUSTOM:
+            return DEFAULT_CONTEXT
         try:
-            spec = self.model_spec()
+            own = app_model.spec_for(self.model, self.spec, 1).max_model_len
         except ValueError:
             return DEFAULT_CONTEXT
-        own = spec.max_model_len if spec is not None else None
-        return own if own is not None and own <= MAX_CONTEXT else DEFAULT_CONTEXT
+        return DEFAULT_CONTEXT if own is None else own
 
     def model_spec(self) -> ModelSpec | None:
         """The current ModelSpec at this TP, or None for a raw profile."""

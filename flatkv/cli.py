@@ -344,7 +344,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         text = args.run(args)
     except ValueError as exc:  # UsageError included
         message = in_option_terms(" ".join(str(exc).split()), parser)
-        if getattr(args, "context_from_model", False):  # a figure the user did not give
+        if getattr(args, "context_from_model", False) and f"{args.model_context:,} tokens" in (
+                message):  # the error is about a context the user did not give
             message += f" ({CONTEXT_FROM_MODEL.format(args.model_context)})"
         print(f"{PROG}: error: {message}", file=sys.stderr)
         return 2

@@ -20,6 +20,7 @@ afterwards with ``ModelSpec.with_options``.
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import textwrap
@@ -776,11 +777,15 @@ def spec_from_hf_config(
     )
 
 
-# The config fields vLLM reads a model's length from (the smallest given wins), and the rope
-# types whose factor it does not apply to that length (vllm ModelConfig's
-# _get_and_verify_max_len); Gemma 3's length is scaled already, so no factor applies to it.
+# The config fields vLLM reads a model's length from (the smallest given wins, but Cohere's
+# model_max_length overrides them), and the rope types whose factor it does not apply to that
+# length (vllm ModelConfig's _get_and_verify_max_len); Gemma 3's length is scaled already, so
+# no factor applies to it. LongRoPE models (Phi-3 128k) keep max_position_embeddings, as that
+# function has it; a vLLM release that serves them at original_max_position_embeddings
+# instead needs that context typed.
 _LENGTH_FIELDS = ("max_position_embeddings", "n_positions", "max_seq_len", "seq_length",
-                  "model_max_length", "max_sequence_length", "max_seq_length", "seq_len")
+                  "model_max_length", "max_sequence_length", "max_seq_length", "seq_len",
+                  "max_target_positions")
 _UNSCALED_ROPE_TYPES = ("default", "su", "longrope", "llama3")
 
 
@@ -803,15 +808,23 @@ def _max_model_len_of(text: Any, model_type: str) -> tuple[int | None, str]:
             text.used[attr] = value
     if not lengths:
         return None, ""
-    attr = min(lengths, key=lengths.__getitem__)
+    # Command-R / Cohere: model_max_length, where given, is the length whatever the others say
+    attr = "model_max_length" if "model_max_length" in lengths else min(
+        lengths, key=lengths.__getitem__)
     rope = getattr(text, "rope_parameters", None) or getattr(text, "rope_scaling", None)
     if isinstance(rope, Mapping) and not {"rope_type", "type"} & set(rope):
-        rope = rope.get("full_attention")  # transformers 5 keeps one per layer type
+        # transformers 5 keeps one per layer type: the full-attention layers' decide the length
+        rope = rope.get("full_attention") or next(
+            (v for v in rope.values() if isinstance(v, Mapping)), None)
     rope_type = rope.get("rope_type", rope.get("type")) if isinstance(rope, Mapping) else None
     factor = rope.get("factor") if isinstance(rope, Mapping) else None
-    if (rope_type in (None, *_UNSCALED_ROPE_TYPES) or not isinstance(factor, (int, float))
+    if (rope_type in (None, *_UNSCALED_ROPE_TYPES) or factor is None
             or model_type.startswith("gemma3")):
         return lengths[attr], attr
+    if (isinstance(factor, bool) or not isinstance(factor, (int, float))
+            or not math.isfinite(factor) or factor <= 0):
+        raise ValueError(f"config.json rope scaling's factor is {factor!r}: give the {rope_type} "
+                         "scaling factor as a positive number, e.g. 4.0")
     base_attr = "original_max_position_embeddings" if rope_type == "yarn" else attr
     base = rope.get(base_attr) if rope_type == "yarn" else lengths[attr]
     if isinstance(base, bool) or not isinstance(base, int) or base < 1:

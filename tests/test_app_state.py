@@ -377,7 +377,7 @@ def test_an_edited_spec_travels_in_the_link():
                                                               name="Llama fp8")
     state = AppState(model="spec", spec=app_model.spec_to_json(spec), block_size=32)
     query = encode_query(state)
-    assert query["model"] == "spec" and len(query["spec"]) < 400
+    assert query["model"] == "spec" and len(query["spec"]) < 500
     back, notices = decode_query(query)
     assert notices == [] and back == state
     assert back.profile().kv_bytes_per_slot == 8 * 256 * 1  # 8 KV heads x (128 + 128), fp8
@@ -796,3 +796,24 @@ def test_an_mtp_layer_is_the_models_last_full_attention_layer_once_more():
     state_only = ModelSpec("mamba", (app_model.preset_spec("Nemotron-H-8B").layers[0],))
     with pytest.raises(ValueError, match="mamba has no full-attention layer: an MTP module's"):
         app_model.with_mtp_layer(state_only)
+
+
+def test_the_context_is_the_models_max_model_len_until_one_is_set():
+    # vLLM's default --max-model-len: Qwen3-Next's 262,144, Nemotron-H-8B's 8,192
+    assert DEFAULT.context is None and DEFAULT.context_length() == 262_144
+    assert AppState(model="Nemotron-H-8B").context_length() == 8_192
+    assert AppState(model="Nemotron-H-8B", context=16_384).context_length() == 16_384
+    # the length does not depend on the TP: Llama at TP 3 (32 heads do not split) keeps 131,072
+    assert AppState(model="Llama-3.1-8B", tp=3).context_length() == 131_072
+    # no length to take: raw bytes, a preset whose length is not known, a spec in error
+    raw = AppState(model=CUSTOM, raw=RawModel("4*full", 4096))
+    assert raw.context_length() == app_state.DEFAULT_CONTEXT == 32_768
+    assert AppState(model="granite-4.0-h-small").context_length() == 32_768
+    assert AppState(model="spec", spec="not a spec").context_length() == 32_768
+    # a length past the context field's range is still the model's (the CLI takes it too)
+    long = app_model.preset_spec("Llama-3.1-8B").with_options(name="long")
+    long = replace(long, max_model_len=2**30)
+    assert AppState(model="spec", spec=app_model.spec_to_json(long)).context_length() == 2**30
+    # a link without ctx follows the model; one with it keeps what it says
+    assert decode_query({"model": "DeepSeek-V3"})[0].context_length() == 163_840
+    assert encode_query(AppState(model="DeepSeek-V3", context=163_840))["ctx"] == "163840"

@@ -185,6 +185,10 @@ def test_the_context_defaults_to_the_models_max_model_len(capsys):
                           "refuses to start: one request of 131,072 tokens needs")
     assert err.endswith(" (context 131,072 tokens, the model's max_model_len (vLLM's default "
                         "--max-model-len); --context sets another)\n")
+    # an error that is not about the context says nothing of it
+    code, out, err = run(["plan", "--preset", "DeepSeek-V3", "--budget", "1GiB",
+                          "--strategy", "aliased"], capsys)
+    assert code == 2 and "aliased does not apply" in err and "max_model_len" not in err
     code, out, err = run(["compare", *args, "--context", "32K"], capsys)
     assert code == 0 and err == "" and "context 32,768 tokens" in out.splitlines()[0]
     code, out, err = run(["compare", *args, "--context", "300K"], capsys)

@@ -29,6 +29,9 @@ NEMOTRON_PATTERN = "M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M-"
 GRANITE_TYPES = ["attention" if i in (5, 15, 25, 35) else "mamba" for i in range(40)]
 
 # Configs as their checkpoints write them (cache-relevant fields), one per preset.
+# gpt-oss's rope: yarn over 4,096 trained positions, x 32 = its max_position_embeddings
+GPT_OSS_ROPE = {"rope_type": "yarn", "factor": 32.0, "beta_fast": 32.0, "beta_slow": 1.0,
+                "truncate": False, "original_max_position_embeddings": 4_096}
 PRESET_CONFIGS = {
     "Qwen3-Next-80B-A3B": {
         "model_type": "qwen3_next", "num_hidden_layers": 48, "full_attention_interval": 4,
@@ -36,6 +39,7 @@ PRESET_CONFIGS = {
         "head_dim": 256, "linear_num_key_heads": 16, "linear_num_value_heads": 32,
         "linear_key_head_dim": 128, "linear_value_head_dim": 128, "linear_conv_kernel_dim": 4,
         "torch_dtype": "bfloat16", "architectures": ["Qwen3NextForCausalLM"],
+        "max_position_embeddings": 262_144,
     },
     "Qwen3.5-27B": {
         "model_type": "qwen3_5", "architectures": ["Qwen3_5ForConditionalGeneration"],
@@ -45,6 +49,7 @@ PRESET_CONFIGS = {
             "head_dim": 256, "linear_num_key_heads": 16, "linear_num_value_heads": 48,
             "linear_key_head_dim": 128, "linear_value_head_dim": 128,
             "linear_conv_kernel_dim": 4, "mamba_ssm_dtype": "float32", "dtype": "bfloat16",
+            "max_position_embeddings": 262_144,
         },
         "vision_config": {"model_type": "qwen3_5_vision"},
     },
@@ -55,13 +60,14 @@ PRESET_CONFIGS = {
         "num_attention_heads": 32, "num_key_value_heads": 8, "head_dim": 128,
         "mamba_num_heads": 128, "mamba_head_dim": 64, "ssm_state_size": 128, "n_groups": 8,
         "conv_kernel": 4, "expand": 2, "chunk_size": 128, "torch_dtype": "bfloat16",
+        "max_position_embeddings": 8_192,
     },
     "Jamba-1.5-Mini": {
         "model_type": "jamba", "architectures": ["JambaForCausalLM"], "num_hidden_layers": 32,
         "attn_layer_period": 8,
         "attn_layer_offset": 4, "hidden_size": 4096, "num_attention_heads": 32,
         "num_key_value_heads": 8, "mamba_expand": 2, "mamba_d_state": 16, "mamba_d_conv": 4,
-        "torch_dtype": "bfloat16",
+        "torch_dtype": "bfloat16", "max_position_embeddings": 262_144,
     },
     "Falcon-H1-7B": {
         "model_type": "falcon_h1", "architectures": ["FalconH1ForCausalLM"],
@@ -69,7 +75,7 @@ PRESET_CONFIGS = {
         "num_attention_heads": 12, "num_key_value_heads": 2, "head_dim": 128,
         "mamba_d_ssm": 3072, "mamba_n_heads": 24, "mamba_d_head": 128, "mamba_d_state": 256,
         "mamba_n_groups": 1, "mamba_d_conv": 4, "mamba_chunk_size": 128,
-        "torch_dtype": "bfloat16",
+        "torch_dtype": "bfloat16", "max_position_embeddings": 262_144,
     },
     "granite-4.0-h-small": {
         "model_type": "granitemoehybrid", "architectures": ["GraniteMoeHybridForCausalLM"],
@@ -84,22 +90,30 @@ PRESET_CONFIGS = {
         "num_hidden_layers": 24, "num_attention_heads": 64,
         "num_key_value_heads": 8, "head_dim": 64, "sliding_window": 128,
         "layer_types": ["sliding_attention", "full_attention"] * 12,
+        "max_position_embeddings": 131_072, "rope_scaling": GPT_OSS_ROPE,
     },
     "gpt-oss-120b": {
         "model_type": "gpt_oss", "architectures": ["GptOssForCausalLM"],
         "num_hidden_layers": 36, "num_attention_heads": 64,
         "num_key_value_heads": 8, "head_dim": 64, "sliding_window": 128,
         "layer_types": ["sliding_attention", "full_attention"] * 18,
+        "max_position_embeddings": 131_072, "rope_scaling": GPT_OSS_ROPE,
     },
     "Llama-3.1-8B": {
         "model_type": "llama", "num_hidden_layers": 32, "hidden_size": 4096,
         "num_attention_heads": 32, "num_key_value_heads": 8, "torch_dtype": "bfloat16",
+        "max_position_embeddings": 131_072,
+        "rope_scaling": {"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0,
+                         "high_freq_factor": 4.0, "original_max_position_embeddings": 8_192},
     },
     "DeepSeek-V3": {
         "model_type": "deepseek_v3", "num_hidden_layers": 61, "hidden_size": 7168,
         "num_attention_heads": 128, "num_key_value_heads": 128, "kv_lora_rank": 512,
         "qk_rope_head_dim": 64, "qk_nope_head_dim": 128, "v_head_dim": 128,
-        "q_lora_rank": 1536, "torch_dtype": "bfloat16",
+        "q_lora_rank": 1536, "torch_dtype": "bfloat16", "max_position_embeddings": 163_840,
+        "rope_scaling": {"type": "yarn", "factor": 40, "original_max_position_embeddings": 4_096,
+                         "beta_fast": 32, "beta_slow": 1, "mscale": 1.0,
+                         "mscale_all_dim": 1.0},
     },
 }
 
@@ -123,6 +137,13 @@ def test_preset_config_round_trip(name):
     assert spec.profile() == preset.profile()
     assert spec.model_layers == preset.model_layers
     assert spec.attention_heads == preset.attention_heads
+    # the context vLLM serves it at (DeepSeek-V3 and gpt-oss through yarn, Llama's llama3 rope
+    # not applied again); granite-4.0-h-small's config length was not seen, so none is claimed
+    if name == "granite-4.0-h-small":
+        assert preset.max_model_len is None
+    else:
+        assert spec.max_model_len == preset.max_model_len
+        assert f"max_model_len {preset.max_model_len:,}" in preset.source
 
 
 def test_the_notes_name_the_sizes_transformers_filled_in():
@@ -195,10 +216,23 @@ def test_max_model_len_is_derived_from_the_config_as_vllm_derives_it():
     gemma3 = spec_from_hf_config({"model_type": "gemma3_text", "max_position_embeddings": 131_072,
                                   "rope_scaling": {"rope_type": "linear", "factor": 8.0}})
     assert gemma3.max_model_len == 131_072
-    # the smallest length field wins
+    # the smallest length field wins, but Cohere's model_max_length is the length where given
     short = spec_from_hf_config({"model_type": "llama", "max_position_embeddings": 131_072,
                                  "seq_length": 8_192})
     assert short.max_model_len == 8_192
+    cohere = spec_from_hf_config({"model_type": "cohere2", "max_position_embeddings": 8_192,
+                                  "model_max_length": 131_072})
+    assert cohere.max_model_len == 131_072
+    # a factor that is no scaling is refused with the field, not a traceback
+    for factor in (float("inf"), float("nan"), -2.0, 0):
+        with pytest.raises(ValueError, match="config.json rope scaling's factor is .*: give "
+                           "the linear scaling factor as a positive number"):
+            spec_from_hf_config({"model_type": "llama", "max_position_embeddings": 4_096,
+                                 "rope_scaling": {"rope_type": "linear", "factor": factor}})
+    # a null factor scales nothing (vLLM takes 1.0)
+    null = spec_from_hf_config({"model_type": "llama", "max_position_embeddings": 4_096,
+                                "rope_scaling": {"rope_type": "dynamic", "factor": None}})
+    assert null.max_model_len == 4_096
     with pytest.raises(ValueError, match="config.json max_position_embeddings is 0: give "
                        "the model's context length as a positive whole number of tokens"):
         spec_from_hf_config({"model_type": "llama", "max_position_embeddings": 0})
