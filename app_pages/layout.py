@@ -17,13 +17,14 @@ from app_pages._common import (
     speculative_note,
     state,
     table,
+    update,
     user_errors,
 )
 from flatkv import app_data, charts
 from flatkv.analysis import plan_json
 from flatkv.app_state import MAX_REQUESTS
 from flatkv.strategies import StrategyResult
-from flatkv.units import format_bytes
+from flatkv.units import count_text, format_bytes, tokens_text
 
 
 def headline(analysis, ours: StrategyResult, engines: list[StrategyResult]) -> None:
@@ -153,6 +154,11 @@ def page_ids(analysis, ours: StrategyResult) -> None:
                                  checkpoint_blocks=s.prefill_checkpoint_blocks)
     if not pages.fits:  # no map: it would hand out pages the pool does not have
         st.warning(msg)
+        if pages.max_requests:  # the map of the workload that does fit, a click away
+            st.button(f"Show {count_text(pages.max_requests, 'request')} of "
+                      f"{tokens_text(s.context_length())}", key="layout.fit", type="tertiary",
+                      on_click=update, kwargs={"requests": pages.max_requests},
+                      icon=":material/fit_screen:")
         return
     st.caption(msg)
     chart(charts.page_map_figure(pages, title=f"First {len(pages.owners):,} page ids"),

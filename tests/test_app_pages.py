@@ -2121,3 +2121,21 @@ def test_the_context_is_the_models_until_one_is_typed():
     assert_clean(granite)
     assert granite.text_input(key="w.context").value == "32,768"
     assert not [c for c in granite.caption if "unless told" in c.value]
+
+
+def test_a_workload_that_does_not_fit_offers_the_one_that_does():
+    # Qwen3-Next at its own 262,144 tokens on an H100 (71.68 GiB, P 544): 4 requests with their
+    # state snapshots need more page ids than the pool has, 1 fits; the button shows that map
+    at = open_app("app_pages/layout.py")
+    assert_clean(at)
+    (warning,) = [w.value for w in at.warning]
+    assert warning.startswith("This workload with its state snapshots does not fit in this "
+                              "budget: at most 1 request(s) of 262,144 tokens do")
+    at.button(key="layout.fit").click().run()
+    assert_clean(at)
+    assert at.query_params["req"] == "1" and not at.warning
+    (msg,) = [c.value for c in at.caption if c.value.startswith("Pages the groups need")]
+    # SPEC 3.5, one request of 262,144 tokens at P 544, no margin: history ceil(262,144 / 544)
+    # + 1 + 1 = 484; state min(2 x 1 + 262,144 // 544 + 1, 484) = min(484, 484)
+    assert f"linear_attention: {min(2 + 262_144 // 544 + 1, 482 + 2)}, full_attention: " \
+        f"{-(-262_144 // 544) + 1 + 1}" in msg
