@@ -620,11 +620,7 @@ def context_widget() -> None:
                   f"times a rope scaling factor where one applies), else {DEFAULT_CONTEXT:,}.",
                   shown=lambda _: state().context_length())
     s = state()
-    try:
-        spec = s.model_spec()
-    except ValueError:  # the page says why the model is in error
-        return
-    own = spec.max_model_len if spec is not None else None  # as context_length reads it
+    own = s.model_max_len()
     if "context" in st.session_state[ERRORS_KEY] or not (
             note := app_data.model_context_text(s.context, own)):
         return

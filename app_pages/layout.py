@@ -143,11 +143,12 @@ def page_ids(analysis, ours: StrategyResult) -> None:
         with columns[2]:
             engine_widget("max_batched_tokens")
     s = state()
-    pages = app_data.page_assignment(analysis, requests=s.requests, context=s.context_length(),
+    context = s.context_length()
+    pages = app_data.page_assignment(analysis, requests=s.requests, context=context,
                                      sliding_window=profile.sliding_window,
                                      scheduled_tokens=s.max_batched_tokens,
                                      speculative_tokens=s.speculative_tokens, limit=2048)
-    msg = app_data.workload_text(pages, profile, context=s.context_length(),
+    msg = app_data.workload_text(pages, profile, context=context,
                                  mamba_cache_mode=s.mamba_cache_mode,
                                  concurrency=ours.max_concurrency if ours.applies else None,
                                  speculative_tokens=s.speculative_tokens,
@@ -156,7 +157,7 @@ def page_ids(analysis, ours: StrategyResult) -> None:
         st.warning(msg)
         if pages.max_requests:  # the map of the workload that does fit, a click away
             st.button(f"Show {count_text(pages.max_requests, 'request')} of "
-                      f"{tokens_text(s.context_length())}", key="layout.fit", type="tertiary",
+                      f"{tokens_text(context)}", key="layout.fit", type="tertiary",
                       on_click=update, kwargs={"requests": pages.max_requests},
                       icon=":material/fit_screen:")
         return

@@ -359,10 +359,6 @@ def workload_text(pages: PageMap, profile: CacheProfile, *, context: int, mamba_
     return text
 
 
-# --------------------------------------------------------------------------------------------
-# Sweeps for the budget page
-
-
 def model_context_text(context: int | None, max_model_len: int | None) -> str | None:
     """The context set (None: the model's) beside the one vLLM serves the model at unless told
     (its --max-model-len default, from the config: its log's "Maximum concurrency for N tokens
@@ -378,6 +374,10 @@ def model_context_text(context: int | None, max_model_len: int | None) -> str | 
     return (f"vLLM serves this model at {max_model_len:,} tokens unless told: its default "
             "`--max-model-len`, from the config, and the length its log gives the maximum "
             "concurrency at.")
+
+
+# --------------------------------------------------------------------------------------------
+# Sweeps for the budget page
 
 
 def block_size_candidates(current: int, *, top: int = 4096) -> list[int]:

@@ -129,8 +129,7 @@ def profile_for(model: str, spec_json: str | None, tp: int) -> CacheProfile:
 def summary_caption(profile: CacheProfile, spec: ModelSpec | None) -> str:
     """The Model page's line above its tables (Markdown: names as typed): per TP rank, the
     cache dtypes, the query heads, the context vLLM serves it at, and what SGLang reads of the
-    config. ``spec`` None: a
-    model given as raw bytes, per rank already."""
+    config. ``spec`` None: a model given as raw bytes, per rank already."""
     parts = [f"Per TP rank (TP {spec.tp if spec is not None else 'as given'})"]
     if spec is not None:
         parts.append(f"cache dtypes: KV {spec.kv_dtype}" + (

@@ -223,13 +223,18 @@ class AppState:
         model refuses leaves it as it is."""
         if self.context is not None:
             return self.context
-        if self.model == app_model.CUSTOM:
-            return DEFAULT_CONTEXT
-        try:
-            own = app_model.spec_for(self.model, self.spec, 1).max_model_len
-        except ValueError:
-            return DEFAULT_CONTEXT
+        own = self.model_max_len()
         return DEFAULT_CONTEXT if own is None else own
+
+    def model_max_len(self) -> int | None:
+        """The model's max_model_len (vLLM's default --max-model-len), read at TP 1 since no
+        TP changes it; None for raw bytes, a model that gives none, or a spec in error."""
+        if self.model == app_model.CUSTOM:
+            return None
+        try:
+            return app_model.spec_for(self.model, self.spec, 1).max_model_len
+        except ValueError:
+            return None
 
     def model_spec(self) -> ModelSpec | None:
         """The current ModelSpec at this TP, or None for a raw profile."""
