@@ -610,23 +610,33 @@ def tokens_widget(field: str, label: str, help: str,
          from_widget=lambda text: parse_tokens(text, label, maximum=MAX_CONTEXT), help=help)
 
 
-def context_widget() -> None:
+def context_widget(*, with_note: bool = True) -> None:
     """The context length every page counts a request's pages at (one URL setting): the
-    model's own (vLLM's default --max-model-len) until one is typed, and a click away after."""
+    model's own (vLLM's default --max-model-len) until one is typed, and a click away after.
+    ``with_note`` False: a page that puts the field in a column calls ``context_note`` below
+    the columns, where its line does not wrap in a third of the page."""
     tokens_widget("context", "Context length (tokens per request)",
                   "Tokens one request holds: 262144, 256K (262,144) or 128k (128,000), as "
                   "vLLM's --max-model-len reads them. Until you give one: the model's "
                   "max_model_len, vLLM's default, from its config (max_position_embeddings, "
                   f"times a rope scaling factor where one applies), else {DEFAULT_CONTEXT:,}.",
                   shown=lambda _: state().context_length())
+    if with_note:
+        context_note()
+
+
+def context_note() -> None:
+    """What the context field's figure rests on, where it is not the model's own length: a
+    typed context past or below it (with a button back to it), or an assumed one."""
     s = state()
     own = s.model_max_len()
     if "context" in st.session_state[ERRORS_KEY] or not (
-            note := app_data.model_context_text(s.context, own)):
+            note := app_data.model_context_text(s.context, own, DEFAULT_CONTEXT)):
         return
     st.caption(note)
-    st.button(f"Use the model's {own:,} tokens", key="context.own", type="tertiary",
-              on_click=update, kwargs={"context": None}, icon=":material/straighten:")
+    if own is not None:
+        st.button(f"Use the model's {own:,} tokens", key="context.own", type="tertiary",
+                  on_click=update, kwargs={"context": None}, icon=":material/straighten:")
 
 
 def engine_widget(field: str) -> None:

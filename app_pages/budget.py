@@ -11,6 +11,7 @@ from app_pages._common import (
     bind,
     cached_curves,
     chart,
+    context_note,
     context_widget,
     current_analysis,
     current_strategies,
@@ -71,7 +72,8 @@ with user_errors():
              help="Whose capacity the what-if sweeps: our planner (the sidebar's) or an "
              "engine's layout (vLLM v1, SGLang), counted as on Compare.")
     with c2:
-        context_widget()
+        context_widget(with_note=False)
+    context_note()
     strategy = s.budget_strategy or ours
     acting = s.acting_engine_options((strategy,))  # only the options that act on this model
     st.caption(f"{literal(s.profile().name)} · {STRATEGY_TITLES[strategy]} · "

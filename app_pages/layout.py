@@ -8,6 +8,7 @@ from app_pages._common import (
     NOT_APPLICABLE,
     bind,
     chart,
+    context_note,
     context_widget,
     current_analysis,
     current_strategies,
@@ -138,10 +139,11 @@ def page_ids(analysis, ours: StrategyResult) -> None:
         bind(st.number_input, "requests", "Live requests", min_value=1, max_value=MAX_REQUESTS,
              step=1)
     with columns[1]:
-        context_widget()
+        context_widget(with_note=False)
     if sliding:
         with columns[2]:
             engine_widget("max_batched_tokens")
+    context_note()
     s = state()
     context = s.context_length()
     pages = app_data.page_assignment(analysis, requests=s.requests, context=context,

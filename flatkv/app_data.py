@@ -36,6 +36,7 @@ from flatkv.units import (
     MAX_BYTES,
     concurrency_text,
     concurrency_value,
+    count_text,
     exact_bytes,
     format_bytes,
     sentence_case,
@@ -351,19 +352,25 @@ def workload_text(pages: PageMap, profile: CacheProfile, *, context: int, mamba_
     if not pages.fits:  # said first: it is what the reader acts on
         charged = " with its state snapshots" if profile.has_state else ""
         counted = ("" if not profile.has_state or concurrency is None else
-                   f" (Budget's and Compare's {concurrency_text(concurrency)} count the mode's "
-                   "state pages only)")
-        text = (f"This workload{charged} does not fit in this budget: at most "
-                f"{pages.max_requests:,} request(s) of {tokens_text(context)} do{counted}; "
-                f"lower the live requests or the context length. {text}")
+                   f" (Budget's and Compare's {concurrency_text(concurrency)} count the state "
+                   "pages as the engine's log does, below)")
+        text = (f"This workload{charged} does not fit in this budget: it holds at most "
+                f"{count_text(pages.max_requests, 'request')} of {tokens_text(context)}"
+                f"{counted}; lower the live requests or the context length. {text}")
     return text
 
 
-def model_context_text(context: int | None, max_model_len: int | None) -> str | None:
+def model_context_text(context: int | None, max_model_len: int | None,
+                       fallback: int) -> str | None:
     """The context set (None: the model's) beside the one vLLM serves the model at unless told
     (its --max-model-len default, from the config: its log's "Maximum concurrency for N tokens
-    per request" is at that N); None where the pages count at the model's own, or it is
-    unknown."""
+    per request" is at that N); None where the pages count at the model's own or at a typed
+    one for a model of unknown length. With neither, the pages count at ``fallback``, an
+    assumption every figure rests on, so the text says so."""
+    if context is None and max_model_len is None:
+        return (f"No max_model_len is known for this model, so the pages count at {fallback:,} "
+                "tokens, an assumption: type the context you serve at (vLLM's log names it "
+                "in \"Maximum concurrency for N tokens per request\").")
     if context is None or max_model_len is None or context == max_model_len:
         return None
     if context > max_model_len:

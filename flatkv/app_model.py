@@ -128,7 +128,8 @@ def profile_for(model: str, spec_json: str | None, tp: int) -> CacheProfile:
 
 def summary_caption(profile: CacheProfile, spec: ModelSpec | None) -> str:
     """The Model page's line above its tables (Markdown: names as typed): per TP rank, the
-    cache dtypes, the query heads, the context vLLM serves it at, and what SGLang reads of the
+    cache dtypes, the query heads, the length vLLM serves it at unless told (not the context
+    typed, which the context field shows), and what SGLang reads of the
     config. ``spec`` None: a model given as raw bytes, per rank already."""
     parts = [f"Per TP rank (TP {spec.tp if spec is not None else 'as given'})"]
     if spec is not None:
@@ -136,9 +137,9 @@ def summary_caption(profile: CacheProfile, spec: ModelSpec | None) -> str:
             f", conv {spec.conv_dtype}, ssm {spec.ssm_dtype}" if profile.has_state else ""))
         if spec.attention_heads:
             parts.append(f"{spec.attention_heads:,} attention heads (a TP must divide them)")
-        if spec.max_model_len:
-            parts.append(f"context {spec.max_model_len:,} tokens (vLLM's default "
-                         "`--max-model-len`, from the config)")
+        parts.append(f"max_model_len {spec.max_model_len:,} tokens (vLLM's default "
+                     "`--max-model-len`, from the config)" if spec.max_model_len else
+                     "max_model_len not known (none given: type the context you serve at)")
     if profile.architectures:
         parts.append(f"architecture: {markdown_literal(', '.join(profile.architectures))}")
     if profile.config_mamba_ssm_dtype:

@@ -356,6 +356,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         if getattr(args, "context_from_model", False):
             print(f"{PROG}: note: {CONTEXT_FROM_MODEL.format(args.model_context)}",
                   file=sys.stderr)
+        if getattr(args, "context_unknown", False):
+            print(f"{PROG}: note: no --context, and the model gives no max_model_len: no "
+                  "concurrency is counted; --context N counts requests of N tokens",
+                  file=sys.stderr)
         if getattr(args, "context_past_model", False):
             print(f"{PROG}: note: the context is past the model's max_model_len "
                   f"({args.model_context:,} tokens): vLLM refuses such a --max-model-len unless "

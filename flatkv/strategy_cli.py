@@ -128,7 +128,8 @@ def context_from_args(args: argparse.Namespace) -> int | None:
     """--context, else the model's max_model_len (``args.model_context``, set by
     ``cli.profile_from_args``), as vLLM takes --max-model-len; None for raw bytes without one.
     Taking the model's sets ``args.context_from_model``, so the CLI says where it came from;
-    one past the model's sets ``args.context_past_model``, so it says the engines refuse it."""
+    one past the model's sets ``args.context_past_model``, so it says the engines refuse it;
+    neither sets ``args.context_unknown``, so it says why no concurrency is counted."""
     context = getattr(args, "context", None)
     own = getattr(args, "model_context", None)
     if context is not None:
@@ -136,6 +137,7 @@ def context_from_args(args: argparse.Namespace) -> int | None:
         args.context_past_model = own is not None and tokens > own  # the CLI says so
         return tokens
     args.context_from_model = own is not None
+    args.context_unknown = own is None
     return own
 
 

@@ -526,9 +526,9 @@ def test_workload_text_gives_both_state_counts_where_they_differ():
     text = app_data.workload_text(pages, qwen, context=262_144, mamba_cache_mode="none",
                                   concurrency=flat.max_concurrency)
     assert text == (
-        "This workload with its state snapshots does not fit in this budget: at most 1 "
-        "request(s) of 262,144 tokens do (Budget's and Compare's 3.75 count the mode's state "
-        "pages only); "
+        "This workload with its state snapshots does not fit in this budget: it holds at "
+        "most 1 request of 262,144 tokens (Budget's and Compare's 3.75 count the state pages "
+        "as the engine's log does, below); "
         "lower the live requests or the context length. "
         "Pages the groups need (history, live state and snapshots, one dummy page "
         "each): linear_attention: 1,450, full_attention: 1,450; 1,810 page ids in the pool. "

@@ -51,6 +51,12 @@ def metrics(at: AppTest) -> dict[str, str]:
     return {m.label: m.value for m in at.metric}
 
 
+def budget_caption(at: AppTest) -> str:
+    """Budget's line under its inputs: the model, the layout and the options that act."""
+    (line,) = [c.value for c in at.caption if c.value.endswith("are in the sidebar.")]
+    return line
+
+
 def assert_clean(at: AppTest) -> None:
     assert not at.exception, [shown(e) for e in at.exception]
     assert not at.error, [shown(e) for e in at.error]
@@ -783,7 +789,7 @@ def test_mamba_cache_mode_align_drives_concurrency_on_compare_and_budget():
     at.switch_page("app_pages/budget.py").run()  # the Budget page uses the same options
     assert_clean(at)
     m = metrics(at)
-    assert "engine options: mamba cache mode align" in at.caption[0].value
+    assert "engine options: mamba cache mode align" in budget_caption(at)
     assert m["Concurrency at 32,768 tokens"] == "22.79"
     assert m["Capacity (tokens)"] == f"{773 * 1056:,}" == "816,288"
 
@@ -793,8 +799,8 @@ def test_budget_page_names_and_offers_only_the_options_its_layout_reads():
                                           "lcm_pad": "0.1"})
     assert_clean(at)
     # vLLM's kernel block, SGLang's ratio and the two-level bound do not act on the flat layout
-    assert "default layout options" in at.caption[0].value
-    assert "kernel block" not in at.caption[0].value
+    assert "default layout options" in budget_caption(at)
+    assert "kernel block" not in budget_caption(at)
     keys = {w.key for w in (*at.number_input, *at.selectbox, *at.text_input)}
     # state layers, no sliding ones: the mamba cache mode acts, max batched tokens does not
     assert "w.mamba_cache_mode" in keys
@@ -1614,13 +1620,13 @@ def test_budget_caption_names_only_options_that_act():
     # max batched tokens sizes sliding-window pages; Qwen3.5-like layers have none
     at = open_app("app_pages/budget.py", {**QWEN35_LINK, "mbt": "2048", "mamba": "align"})
     assert_clean(at)
-    assert "engine options: mamba cache mode align" in at.caption[0].value
-    assert "max batched tokens" not in at.caption[0].value
+    assert "engine options: mamba cache mode align" in budget_caption(at)
+    assert "max batched tokens" not in budget_caption(at)
     # the chunk size acts in mamba cache mode "all" only: in mode none it is not named, shown
     # or counted as changed, on Budget or on Compare
     link = {**QWEN35_LINK, "chunk": "128"}
     budget = open_app("app_pages/budget.py", {**link, "b_layout": "vllm"})  # vLLM reads it
-    assert "default layout options" in budget.caption[0].value
+    assert "default layout options" in budget_caption(budget)
     assert [e.label for e in budget.expander][0] == "Layout options"
     compare = open_app("app_pages/compare.py", link)
     assert "each engine with its own defaults" in compare.caption[0].value
@@ -1764,8 +1770,8 @@ def test_layout_says_how_many_requests_fit_and_draws_no_map_of_pages_it_lacks():
     assert_clean(at)
     (warning,) = [shown(w) for w in at.warning if "does not fit" in shown(w)]
     # the conclusion first; no state layers, so no state pages to set apart
-    assert warning.startswith("This workload does not fit in this budget: at most 1 "
-                              "request(s) of 1,048,576 tokens do; lower the live requests or "
+    assert warning.startswith("This workload does not fit in this budget: it holds at most "
+                              "1 request of 1,048,576 tokens; lower the live requests or "
                               "the context length. Pages the groups need")
     assert not [c for c in at.get("plotly_chart") if "page ids" in c.proto.spec]
     fits = open_app("app_pages/layout.py", {"model": "gpt-oss-20b", "ctx": str(1 << 20),
@@ -1843,17 +1849,17 @@ def test_a_presets_caveat_shows_where_its_figures_do():
 def test_model_page_names_the_cache_dtypes():
     at = open_app("app_pages/model.py", {"model": "Nemotron-H-8B"})
     assert any(c.value == "Per TP rank (TP 1) · cache dtypes: KV bfloat16, conv bfloat16, ssm "
-               "bfloat16 · 32 attention heads (a TP must divide them) · context 8,192 tokens "
+               "bfloat16 · 32 attention heads (a TP must divide them) · max_model_len 8,192 tokens "
                "(vLLM's default `--max-model-len`, from the config) · architecture: "
                "NemotronHForCausalLM · mamba chunk 128 tokens (vLLM's P aligns to it in mamba "
                "cache mode all)." for c in at.caption)
     at = open_app("app_pages/model.py", {"model": "Llama-3.1-8B", "tp": "2"})
     assert any(c.value == "Per TP rank (TP 2) · cache dtypes: KV bfloat16 · 32 attention heads "
-               "(a TP must divide them) · context 131,072 tokens (vLLM's default "
+               "(a TP must divide them) · max_model_len 131,072 tokens (vLLM's default "
                "`--max-model-len`, from the config)." for c in at.caption)
     at = open_app("app_pages/model.py", {"model": "gpt-oss-20b"})
     assert any(c.value == "Per TP rank (TP 1) · cache dtypes: KV bfloat16 · 64 attention heads "
-               "(a TP must divide them) · context 131,072 tokens (vLLM's default "
+               "(a TP must divide them) · max_model_len 131,072 tokens (vLLM's default "
                "`--max-model-len`, from the config) · architecture: GptOssForCausalLM."
                for c in at.caption)
 
@@ -2121,6 +2127,24 @@ def test_the_context_is_the_models_until_one_is_typed():
     assert_clean(granite)
     assert granite.text_input(key="w.context").value == "32,768"
     assert not [c for c in granite.caption if "unless told" in c.value]
+    # every figure rests on that 32,768, so the field says it is assumed (no length to go back to)
+    assumed = ("No max_model_len is known for this model, so the pages count at 32,768 tokens, "
+               "an assumption: type the context you serve at (vLLM's log names it in \"Maximum "
+               "concurrency for N tokens per request\").")
+    assert [unescaped(c.value) for c in granite.caption if "No max_model_len" in c.value] == [
+        assumed]
+    assert not [b for b in granite.button if b.key == "context.own"]
+    granite.text_input(key="w.context").set_value("128K").run()
+    assert granite.query_params["ctx"] == "131072"
+    assert not [c for c in granite.caption if "No max_model_len" in c.value]
+    model = open_app("app_pages/model.py", {"model": "granite-4.0-h-small", "ctx": "65536"})
+    assert [c.value for c in model.caption if "max_model_len" in c.value][0].startswith(
+        "Per TP rank (TP 1) · cache dtypes: KV bfloat16, conv bfloat16, ssm bfloat16 · 32 "
+        "attention heads (a TP must divide them) · max_model_len not known (none given: type "
+        "the context you serve at)")
+    # a typed context leaves the model's own length as the config gives it
+    nemotron = open_app("app_pages/model.py", {"model": "Nemotron-H-8B", "ctx": "16384"})
+    assert any("max_model_len 8,192 tokens" in c.value for c in nemotron.caption)
 
 
 def test_a_workload_that_does_not_fit_offers_the_one_that_does():
@@ -2130,7 +2154,7 @@ def test_a_workload_that_does_not_fit_offers_the_one_that_does():
     assert_clean(at)
     (warning,) = [w.value for w in at.warning]
     assert warning.startswith("This workload with its state snapshots does not fit in this "
-                              "budget: at most 1 request(s) of 262,144 tokens do")
+                              "budget: it holds at most 1 request of 262,144 tokens")
     at.button(key="layout.fit").click().run()
     assert_clean(at)
     assert at.query_params["req"] == "1" and not at.warning

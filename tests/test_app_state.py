@@ -640,14 +640,14 @@ def test_the_summary_caption_says_what_the_bytes_are_per():
     falcon = app_model.spec_for("Falcon-H1-7B", None, 2)
     assert app_model.summary_caption(falcon.profile(), falcon) == (
         "Per TP rank (TP 2) · cache dtypes: KV bfloat16, conv bfloat16, ssm bfloat16 · 12 "
-        "attention heads (a TP must divide them) · context 262,144 tokens "
+        "attention heads (a TP must divide them) · max_model_len 262,144 tokens "
         "(vLLM's default `--max-model-len`, from the config) · architecture: "
         "FalconH1ForCausalLM · mamba "
         "chunk 128 tokens (vLLM's P aligns to it in mamba cache mode all).")
     qwen35 = app_model.spec_for("Qwen3.5-27B", None, 1)  # its config names float32 for SGLang
     assert app_model.summary_caption(qwen35.profile(), qwen35) == (
         "Per TP rank (TP 1) · cache dtypes: KV bfloat16, conv bfloat16, ssm float32 · 24 "
-        "attention heads (a TP must divide them) · context 262,144 tokens "
+        "attention heads (a TP must divide them) · max_model_len 262,144 tokens "
         "(vLLM's default `--max-model-len`, from the config) · architecture: "
         "Qwen3\\_5ForConditionalGeneration "
         "· config mamba_ssm_dtype: float32 (SGLang's ssm dtype).")

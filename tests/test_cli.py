@@ -197,6 +197,15 @@ def test_the_context_defaults_to_the_models_max_model_len(capsys):
                    "(262,144 tokens): vLLM refuses such a --max-model-len unless "
                    "VLLM_ALLOW_LONG_MAX_MODEL_LEN=1, SGLang such a --context-length unless "
                    "SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1\n")
-    # raw bytes have no config to take it from: no context, no concurrency
+    # raw bytes have no config to take it from: no context, no concurrency, and stderr says why
+    no_context = ("python -m flatkv: note: no --context, and the model gives no max_model_len: "
+                  "no concurrency is counted; --context N counts requests of N tokens\n")
     code, out, err = run(["compare", *QWEN35, "--budget", "80GB"], capsys)
-    assert code == 0 and err == "" and "context" not in out.splitlines()[0]
+    assert code == 0 and err == no_context and "context" not in out.splitlines()[0]
+    # nor does a preset whose config was not seen (granite-4.0-h-small)
+    code, out, err = run(["plan", "--preset", "granite-4.0-h-small", "--budget", "40GiB",
+                          "--strategy", "vllm"], capsys)
+    assert code == 0 and "max concurrency" not in out and err.endswith(no_context)
+    code, out, err = run(["plan", "--preset", "granite-4.0-h-small", "--budget", "40GiB",
+                          "--strategy", "vllm", "--context", "32K"], capsys)
+    assert code == 0 and "max concurrency  68.94x" in out and "no --context" not in err
