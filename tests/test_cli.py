@@ -205,7 +205,7 @@ def test_the_context_defaults_to_the_models_max_model_len(capsys):
     # nor does a preset whose config was not seen (granite-4.0-h-small)
     code, out, err = run(["plan", "--preset", "granite-4.0-h-small", "--budget", "40GiB",
                           "--strategy", "vllm"], capsys)
-    assert code == 0 and "max concurrency" not in out and err.endswith(no_context)
+    assert code == 0 and "max concurrency  " not in out and err.endswith(no_context)
     code, out, err = run(["plan", "--preset", "granite-4.0-h-small", "--budget", "40GiB",
                           "--strategy", "vllm", "--context", "32K"], capsys)
     assert code == 0 and "max concurrency  68.94x" in out and "no --context" not in err
