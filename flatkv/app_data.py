@@ -20,6 +20,7 @@ from itertools import islice
 
 from flatkv.analysis import PlanAnalysis
 from flatkv.budget import printed_range
+from flatkv.models import past_max_model_len_text
 from flatkv.plan import PACKED_NEEDS_HISTORY, SLIDING_ATTENTION, BudgetTooSmall
 from flatkv.profile import CacheProfile
 from flatkv.strategies import (
@@ -374,10 +375,7 @@ def model_context_text(context: int | None, max_model_len: int | None,
     if context is None or max_model_len is None or context == max_model_len:
         return None
     if context > max_model_len:
-        return (f"Past this model's {max_model_len:,} tokens: vLLM refuses a `--max-model-len` "
-                "above the length its config gives unless `VLLM_ALLOW_LONG_MAX_MODEL_LEN=1`, "
-                "SGLang a `--context-length` unless "
-                "`SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1`.")
+        return past_max_model_len_text(max_model_len, code=lambda flag: f"`{flag}`")
     return (f"vLLM serves this model at {max_model_len:,} tokens unless told: its default "
             "`--max-model-len`, from the config, and the length its log gives the maximum "
             "concurrency at.")

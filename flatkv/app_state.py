@@ -56,7 +56,7 @@ CUSTOM_GPU = "Custom"
 KV_MEMORY = "KV cache memory"
 MAX_BLOCK_SIZE = 1 << 20
 MAX_CONTEXT = 1 << 24
-# The context of a model that gives no max_model_len (one given as raw bytes)
+# The context assumed for a model that gives no max_model_len (raw bytes, granite-4.0-h-small)
 DEFAULT_CONTEXT = 32_768
 MAX_REQUESTS = 4096
 MAX_SLOTS_PER_REQUEST = 1024
@@ -387,11 +387,12 @@ def memory_size(text: str, field: str, *, weights: bool = False) -> int:
     billion), not bytes of memory; ``weights`` says how many bytes such a model's weights take."""
     nbytes = parse_size(text, field=field)
     bare = str(text).strip()
+    plain = bare.replace(",", "")  # thousands commas, as parse_size reads them: 1,000 is 1000
     # the number as typed: 0.5 (meant 0.5 GB) is 0 bytes once floored, but not 0
-    if bare and not bare[-1].isalpha() and nbytes < BARE_BYTES_LIMIT and float(bare) != 0:
+    if plain and not plain[-1].isalpha() and nbytes < BARE_BYTES_LIMIT and float(plain) != 0:
         raise ValueError(f"{field} {bare!r} reads as {nbytes:,} B: give a unit, e.g. "
-                         f"{bare}GB or {bare}GiB")
-    number = bare[:-1].strip()
+                         f"{plain}GB or {plain}GiB")
+    number = plain[:-1].strip()
     if (bare[-1:] in ("b", "B") and nbytes < BARE_BYTES_LIMIT
             and number.replace(".", "", 1).isdigit() and float(number) != 0):
         bf16 = f"{float(2 * Fraction(number)):g}GB"  # 2 B a parameter: 70B 140GB, 0.5B 1GB
@@ -590,8 +591,11 @@ def decode_query(params: Mapping[str, str | list[str]]) -> tuple[AppState, list[
         try:
             changes[name] = parse(key, q[key])
         except ValueError as exc:
-            # The default as a link would write it: 80GB, auto, 0.9, never a Python repr.
-            notices.append(f"{exc}; using the default ({key}={write(getattr(DEFAULT, name))}).")
+            # The default as a link would write it: 80GB, auto, 0.9, never a Python repr; the
+            # context's default is no figure but the model's length
+            default = ("the model's max_model_len" if name == "context"
+                       else f"{key}={write(getattr(DEFAULT, name))}")
+            notices.append(f"{exc}; using the default ({default}).")
     model, raw, spec, model_notice = _decode_model(q)
     if model_notice:
         notices.append(model_notice)

@@ -10,12 +10,15 @@ import argparse
 import re
 import sys
 from collections.abc import Callable, Sequence
+from dataclasses import fields
 
 from flatkv import bench_cli, model_cli, strategy_cli
 from flatkv.analysis import PLANNERS, PlanAnalysis, analyze, plan_json
+from flatkv.models import past_max_model_len_text
 from flatkv.patterns import parse_layer_pattern
 from flatkv.plan import LINEAR_ATTENTION, PACKED_NEEDS_HISTORY
 from flatkv.profile import CacheProfile
+from flatkv.strategies.base import StrategyOptions
 from flatkv.texttable import text_table
 from flatkv.units import exact_bytes, format_bytes, parse_named_sizes, parse_size, quoted
 
@@ -174,7 +177,7 @@ def add_plan_arguments(
 
 def _plan_command(args: argparse.Namespace) -> str:
     profile = profile_from_args(args)
-    strategy_cli.options_from_args(args)  # validate every option, used or not
+    options = strategy_cli.options_from_args(args)  # validate every option, used or not
     if args.strategy:
         if args.planner is not None:
             raise UsageError("--planner chooses the planner without --strategy; with --strategy "
@@ -186,6 +189,9 @@ def _plan_command(args: argparse.Namespace) -> str:
     if args.context is not None:
         raise UsageError("--context needs a layout to count requests in: add --strategy NAME "
                          "(e.g. --strategy flat), or use compare")
+    if engine := _engine_options_given(options):
+        raise UsageError(f"{engine} sets an engine's layout, which the planner alone does not "
+                         "read: add --strategy NAME (e.g. --strategy vllm), or use compare")
     if (args.planner or "packed") == "packed" and not profile.has_attention:
         raise UsageError(f"{PACKED_NEEDS_HISTORY}: add --planner per-component")
     analysis = analyze(
@@ -199,6 +205,19 @@ def _plan_command(args: argparse.Namespace) -> str:
     if args.json:
         return plan_json(analysis, profile.name)
     return format_analysis(analysis, title=profile.name)
+
+
+# The options the planner reads without --strategy; the others are the engines' layouts'.
+_PLANNER_OPTIONS = ("block_size", "alignment", "reserved_bytes_per_block")
+
+
+def _engine_options_given(options: StrategyOptions) -> str:
+    """The flag of the first engine option set to other than its default (``--mamba-cache-mode``),
+    or empty: without --strategy, plan would print the same plan and drop the option unsaid."""
+    defaults = StrategyOptions()
+    return next((f"--{f.name.replace('_', '-')}" for f in fields(StrategyOptions)
+                 if f.name not in _PLANNER_OPTIONS
+                 and getattr(options, f.name) != getattr(defaults, f.name)), "")
 
 
 def format_analysis(analysis: PlanAnalysis, *, title: str = "", max_slots: int = 12) -> str:
@@ -308,10 +327,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 # Library fields whose command-line option has another name.
-_OPTION_DEST = {"cpu_threads": "threads", "budget_bytes": "budget", "context_tokens": "context"}
+_OPTION_DEST = {"cpu_threads": "threads", "budget_bytes": "budget", "context_tokens": "context",
+                "state_const_bytes": "state"}
 # Fields a config.json sets too: its message names where to set it, flag or config.
 _MODEL_FIELDS = {"sliding_window"}
-_LEADING_FIELD = re.compile(r"^([a-z][a-z0-9_]*)(\[\d+\])?(?= )")
+# A field, then a list index (dropped: the flag's value is the list) or a state name (kept).
+_LEADING_FIELD = re.compile(r"^([a-z][a-z0-9_]*)(?:\[\d+\]|\['([^']*)'\])?(?= )")
 
 
 def _options(parser: argparse.ArgumentParser) -> dict[str, str]:
@@ -333,7 +354,9 @@ def in_option_terms(message: str, parser: argparse.ArgumentParser) -> str:
     if match is None or match[1] in _MODEL_FIELDS:
         return message
     flag = _options(parser).get(_OPTION_DEST.get(match[1], match[1]))
-    return message if flag is None else flag + message[match.end():]
+    if flag is None:
+        return message
+    return flag + (f" {match[2]}" if match[2] else "") + message[match.end():]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -361,10 +384,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                   "concurrency is counted; --context N counts requests of N tokens",
                   file=sys.stderr)
         if getattr(args, "context_past_model", False):
-            print(f"{PROG}: note: the context is past the model's max_model_len "
-                  f"({args.model_context:,} tokens): vLLM refuses such a --max-model-len unless "
-                  "VLLM_ALLOW_LONG_MAX_MODEL_LEN=1, SGLang such a --context-length unless "
-                  "SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1", file=sys.stderr)
+            print(f"{PROG}: note: {past_max_model_len_text(args.model_context)}",
+                  file=sys.stderr)
     except BrokenPipeError:  # `| head` closed the pipe: not an error of ours
         sys.stderr.close()
     return 0

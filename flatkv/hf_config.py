@@ -42,7 +42,7 @@ from flatkv.models import (
 )
 from flatkv.plan import int_text
 from flatkv.profile import MAX_CHUNK_SIZE, check_architectures
-from flatkv.units import quoted
+from flatkv.units import MAX_TOKENS, quoted
 
 # model_type -> how its cache layers are read (see _layers_of). Attention models list their
 # layers in layer_types (gemma2/3, cohere2, olmo3, smollm3, gpt_oss) or slide every layer when
@@ -830,7 +830,12 @@ def _max_model_len_of(text: Any, model_type: str) -> tuple[int | None, str]:
     if isinstance(base, bool) or not isinstance(base, int) or base < 1:
         raise ValueError(f"config.json rope scaling's {base_attr} is {base!r}: give the length "
                          "the model was trained at, e.g. 32768")
-    derived = int(base * factor)  # as vLLM multiplies it
+    scaled = base * factor  # as vLLM multiplies it
+    if not math.isfinite(scaled) or scaled >= MAX_TOKENS + 1:
+        raise ValueError(f"config.json rope scaling's factor is {factor!r}: {base_attr} {base:,} "
+                         f"x {factor:g} is past {MAX_TOKENS:,} tokens; give the {rope_type} "
+                         "scaling factor the model was trained with, e.g. 4.0")
+    derived = int(scaled)
     return derived, f"{base_attr} {base:,} x {rope_type} factor {factor:g}"
 
 

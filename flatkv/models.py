@@ -21,7 +21,7 @@ e.g. ``(3*gdn,full)*12``: a UI can edit the pattern as text or as a list of runs
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import MISSING, dataclass, field, fields, replace
 from typing import Any, ClassVar
 
@@ -274,6 +274,15 @@ class Mamba1Layer(CacheLayer):
 LAYER_KINDS: dict[str, type[CacheLayer]] = {
     cls.kind: cls for cls in (AttentionLayer, MLALayer, GDNLayer, Mamba2Layer, Mamba1Layer)
 }
+
+
+def past_max_model_len_text(max_model_len: int, code: Callable[[str], str] = str) -> str:
+    """What the engines do with a context past the model's max_model_len, for the app (``code``
+    wraps a flag in a Markdown code span) and the CLI (plain) alike."""
+    return (f"Past this model's {max_model_len:,} tokens: vLLM refuses a "
+            f"{code('--max-model-len')} above the length its config gives unless "
+            f"{code('VLLM_ALLOW_LONG_MAX_MODEL_LEN=1')}, SGLang a {code('--context-length')} "
+            f"unless {code('SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1')}.")
 
 
 def layer_from_dict(data: object, *, where: str = "layer") -> CacheLayer:

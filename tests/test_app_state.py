@@ -225,6 +225,11 @@ def test_a_preset_is_linked_by_name():
         ({"gpu": "Custom", "gpu_mem": "141"}, "gpu_memory", "gpu_mem '141' reads as 141 B"),
         ({"weights": "0.5"}, "weights", "weights '0.5' reads as 0 B: give a unit"),  # not 0 B
         ({"weights": "80."}, "weights", "weights '80.' reads as 80 B: give a unit"),
+        # thousands commas read as parse_size reads them, not as Python's float() error
+        ({"weights": "1,000"}, "weights", "weights '1,000' reads as 1,000 B: give a unit, e.g. "
+         "1000GB or 1000GiB"),
+        ({"weights": "1,000B"}, "weights", "weights '1,000B' reads as 1,000 B (B is bytes, not "
+         "billions): a model of 1000 billion parameters takes 2000GB in bf16: give 2000GB"),
         # 70B is how a parameter count is written, not 70 bytes of weights
         ({"weights": "70B"}, "weights", "weights '70B' reads as 70 B (B is bytes, not billions): "
          "a model of 70 billion parameters takes 140GB in bf16: give 140GB"),
@@ -479,6 +484,10 @@ def test_a_memory_fraction_the_slider_cannot_show_falls_back():
     state, notices = decode_query({"frac": "0.01"})
     assert state.mem_fraction == DEFAULT.mem_fraction
     assert notices == ["frac='0.01' must be between 0.05 and 1; using the default (frac=0.9)."]
+    # the context's default is the model's length, not a figure (nor "ctx=None")
+    state, notices = decode_query({"ctx": "0"})
+    assert state.context is None and len(notices) == 1
+    assert notices[0].endswith("; using the default (the model's max_model_len).")
     assert decode_query({"frac": "0.05"})[0].mem_fraction == 0.05
 
 

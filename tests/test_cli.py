@@ -141,10 +141,31 @@ def test_errors_name_the_option_the_user_typed_not_the_library_field():
                            parser) == "--threads = 100000 is more than this machine's 2 cores"
     assert in_option_terms("pages_per_call[0] must be positive, got 0", parser) == (
         "--pages-per-call must be positive, got 0")
+    # a state row's name stays with its flag: --state ssm=0
+    assert in_option_terms("state_const_bytes['ssm'] must be positive, got 0", parser) == (
+        "--state ssm must be positive, got 0")
     # a config.json sets a window too: its message says where, so it stays as it is
     assert in_option_terms("sliding_window is not set", parser) == "sliding_window is not set"
     assert in_option_terms("config.json layer_types = 5 is bad", parser) == (
         "config.json layer_types = 5 is bad")
+
+
+def test_plan_without_a_strategy_refuses_the_engine_options_it_would_drop(capsys):
+    # the planner alone reads the block size, the alignment and the reserved bytes: an engine's
+    # option would leave the plan as it is, so it is refused rather than dropped unsaid
+    args = ["plan", "--preset", "Qwen3-Next-80B-A3B", "--tp", "2", "--budget", "44.59GiB"]
+    for option in (["--mamba-cache-mode", "all"], ["--kernel-block-size", "64"],
+                   ["--swa-full-tokens-ratio", "0.5"]):
+        code, out, err = run([*args, *option], capsys)
+        assert (code, out) == (2, "")
+        assert err == (f"python -m flatkv: error: {option[0]} sets an engine's layout, which the "
+                       "planner alone does not read: add --strategy NAME (e.g. --strategy vllm), "
+                       "or use compare\n")
+    # its default changes nothing, and the planner's own options still apply
+    code, out, err = run([*args, "--mamba-cache-mode", "none", "--block-size", "32"], capsys)
+    assert code == 0 and err == "" and out.startswith("Plan (packed): Qwen3-Next-80B-A3B")
+    code, out, err = run([*args, "--mamba-cache-mode", "all", "--strategy", "vllm"], capsys)
+    assert code == 0 and "mode all" in out
 
 
 def test_a_models_notes_go_to_stderr_beside_the_figures(tmp_path, capsys):
@@ -193,10 +214,10 @@ def test_the_context_defaults_to_the_models_max_model_len(capsys):
     assert code == 0 and err == "" and "context 32,768 tokens" in out.splitlines()[0]
     code, out, err = run(["compare", *args, "--context", "300K"], capsys)
     assert code == 0 and "context 307,200 tokens" in out.splitlines()[0]
-    assert err == ("python -m flatkv: note: the context is past the model's max_model_len "
-                   "(262,144 tokens): vLLM refuses such a --max-model-len unless "
-                   "VLLM_ALLOW_LONG_MAX_MODEL_LEN=1, SGLang such a --context-length unless "
-                   "SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1\n")
+    assert err == ("python -m flatkv: note: Past this model's 262,144 tokens: vLLM refuses a "
+                   "--max-model-len above the length its config gives unless "
+                   "VLLM_ALLOW_LONG_MAX_MODEL_LEN=1, SGLang a --context-length unless "
+                   "SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1.\n")
     # raw bytes have no config to take it from: no context, no concurrency, and stderr says why
     no_context = ("python -m flatkv: note: no --context, and the model gives no max_model_len: "
                   "no concurrency is counted; --context N counts requests of N tokens\n")

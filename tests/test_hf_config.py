@@ -229,6 +229,14 @@ def test_max_model_len_is_derived_from_the_config_as_vllm_derives_it():
                            "the linear scaling factor as a positive number"):
             spec_from_hf_config({"model_type": "llama", "max_position_embeddings": 4_096,
                                  "rope_scaling": {"rope_type": "linear", "factor": factor}})
+    # one so large the length overflows (1e308 x 8,192 is inf) or passes 2**40 tokens: refused
+    for factor in (1e308, 2.0**40 / 8_192 + 1):
+        with pytest.raises(ValueError, match=r"config.json rope scaling's factor is .*: "
+                           r"original_max_position_embeddings 8,192 x .* is past "
+                           r"1,099,511,627,776 tokens; give the yarn scaling factor"):
+            spec_from_hf_config({"model_type": "qwen2", "max_position_embeddings": 32_768,
+                                 "rope_scaling": {"rope_type": "yarn", "factor": factor,
+                                                  "original_max_position_embeddings": 8_192}})
     # a null factor scales nothing (vLLM takes 1.0)
     null = spec_from_hf_config({"model_type": "llama", "max_position_embeddings": 4_096,
                                 "rope_scaling": {"rope_type": "dynamic", "factor": None}})
