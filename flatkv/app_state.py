@@ -23,10 +23,12 @@ from flatkv.strategies import STRATEGIES, StrategyOptions
 from flatkv.strategies.base import (
     MAMBA_CACHE_MODES,
     MAX_CHECKPOINT_BLOCKS,
+    MAX_SLOTS_PER_REQUEST,
     MAX_SPECULATIVE_TOKENS,
     PADDING_BOUND_RANGE,
     RATIO_RANGE,
     SGLANG_SSM_DTYPES,
+    SWA_RATIO_RANGE,
     to_fraction,
 )
 from flatkv.strategies.paged import label_groups
@@ -59,9 +61,6 @@ MAX_CONTEXT = 1 << 24
 # The context assumed for a model that gives no max_model_len (raw bytes, granite-4.0-h-small)
 DEFAULT_CONTEXT = 32_768
 MAX_REQUESTS = 4096
-MAX_SLOTS_PER_REQUEST = 1024
-# SGLang documents --swa-full-tokens-ratio as between 0 and 1 (the library takes any RATIO_RANGE)
-SWA_RATIO_RANGE = (RATIO_RANGE[0], Fraction(1))
 ENGINE_DEFAULTS = StrategyOptions()  # each engine's own defaults
 VLLM_COLUMN, SGLANG_COLUMN, SCHEDULING_COLUMN = "vLLM", "SGLang", "Scheduling and two-level pages"
 

@@ -928,6 +928,12 @@ def test_a_strategy_is_named_by_a_string():
         ({"lcm_alignment_bytes": 2**61}, "lcm_alignment_bytes = 2305843009213693952 is too "
          "large"),
         ({"sglang_page_size": 2**40 + 1}, "sglang_page_size = 1099511627777 is too large"),
+        # the bounds the app's fields and links take, so the CLI and the app agree: SGLang's
+        # sliding pool is at most the full one's tokens, S at most 1,024 slots
+        ({"swa_full_tokens_ratio": 2},
+         r"swa_full_tokens_ratio is 2: give a number in \[1e-06, 1\]"),
+        ({"sglang_slots_per_request": 1025}, "sglang_slots_per_request = 1025 is too large to "
+         "be real \\(at most 1,024\\)"),
     ],
 )
 def test_bad_options_name_the_field(kwargs, field):

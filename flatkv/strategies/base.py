@@ -99,6 +99,9 @@ SGLANG_SWA_ARCHITECTURES = ", ".join(SGLANG_SWA_POOL_MODELS)
 # Bounds on ratio options (an exact Fraction is computed from them, so they must stay small).
 RATIO_RANGE = (Fraction(1, 10**6), Fraction(10**6))
 PADDING_BOUND_RANGE = (Fraction(0), Fraction(10))
+# SGLang documents --swa-full-tokens-ratio as between 0 and 1: the sliding pool is the smaller
+SWA_RATIO_RANGE = (RATIO_RANGE[0], Fraction(1))
+MAX_SLOTS_PER_REQUEST = 1024  # SGLang's state slots a running request holds (its default: 3)
 MAX_SPECULATIVE_TOKENS = 1024  # drafted tokens per step (vLLM's runs use 1 to 8)
 MAX_CHECKPOINT_BLOCKS = 64  # prefill checkpoint blocks a request holds in align (vLLM: 0 or 1)
 MAX_NUMBER_TEXT = 64  # characters of a ratio given as text
@@ -279,13 +282,13 @@ class StrategyOptions:
                       hint="or leave it unset for the model's own (its config's chunk)")
         for name, bounds in (
             ("mamba_full_memory_ratio", RATIO_RANGE),
-            ("swa_full_tokens_ratio", RATIO_RANGE),
+            ("swa_full_tokens_ratio", SWA_RATIO_RANGE),
             ("lcm_padding_bound", PADDING_BOUND_RANGE),
         ):
             frac = to_fraction(name, getattr(self, name), bounds=bounds, low_inclusive=True)
             object.__setattr__(self, name, frac)
         check_int("sglang_slots_per_request", self.sglang_slots_per_request, minimum=1,
-                  maximum=MAX_TOKENS)
+                  maximum=MAX_SLOTS_PER_REQUEST)
         check_int("sglang_page_size", self.sglang_page_size, minimum=1, maximum=MAX_TOKENS)
         if self.sglang_ssm_dtype is not None:
             try:
