@@ -46,6 +46,7 @@ from flatkv.plan import (
     occurrence_index,
 )
 from flatkv.profile import CacheProfile
+from flatkv.strategies.vllm import mamba_chunk_text
 from flatkv.units import parse_named_sizes
 
 CUSTOM = "custom"
@@ -145,9 +146,10 @@ def summary_caption(profile: CacheProfile, spec: ModelSpec | None) -> str:
     if profile.config_mamba_ssm_dtype:
         parts.append(f"config mamba_ssm_dtype: {profile.config_mamba_ssm_dtype} (SGLang's ssm "
                      "dtype)")
-    if profile.mamba_chunk_size and profile.has_state:
-        parts.append(f"mamba chunk {profile.mamba_chunk_size:,} tokens (vLLM's P aligns to it "
-                     "in mamba cache mode all)")
+    # raw bytes name a chunk only where one is given: they have no config to have none
+    if (spec is not None or profile.mamba_chunk_size) and (
+            chunk := mamba_chunk_text(profile, name=markdown_literal)):
+        parts.append(f"mamba chunk: {chunk}")
     return " · ".join(parts) + "."
 
 

@@ -17,7 +17,7 @@ from typing import Any
 
 from flatkv.models import ModelSpec
 from flatkv.presets import list_presets, load_preset, load_spec_file
-from flatkv.strategies.vllm import DEFAULT_MAMBA_CHUNK_SIZE, runs_all_as_align
+from flatkv.strategies.vllm import mamba_chunk_text
 
 
 def add_model_arguments(parser: argparse.ArgumentParser) -> None:
@@ -126,8 +126,9 @@ def model_report(spec: ModelSpec) -> dict[str, Any]:
     }
 
 
-def format_model_text(report: dict[str, Any]) -> str:
+def format_model_text(spec: ModelSpec) -> str:
     """The human-readable `model` output (exact integers, thousands separated)."""
+    report = model_report(spec)
     lines = [
         f"{report['name']}  (tp {report['tp']}; kv {report['kv_dtype']}, conv "
         f"{report['conv_dtype']}, ssm {report['ssm_dtype']}; bytes per TP rank)",
@@ -152,16 +153,8 @@ def format_model_text(report: dict[str, Any]) -> str:
     if report["max_model_len"]:
         lines.append(f"max_model_len: {report['max_model_len']:,} tokens (vLLM's default "
                      "--max-model-len, from the config; --context's default)")
-    aligning = runs_all_as_align(tuple(report["architectures"]))
-    if report["state_const_bytes"] and aligning:
-        lines.append(f"mamba chunk: unused (vLLM runs {aligning} in mamba cache mode align "
-                     "when asked for all)")
-    elif report["mamba_chunk_size"]:
-        lines.append(f"mamba chunk: {report['mamba_chunk_size']} tokens (vLLM aligns P to it "
-                     "in mamba cache mode all)")
-    elif report["state_const_bytes"]:
-        lines.append(f"mamba chunk: none in the config (vLLM takes {DEFAULT_MAMBA_CHUNK_SIZE:,} "
-                     "in mamba cache mode all)")
+    if chunk := mamba_chunk_text(spec.profile()):
+        lines.append(f"mamba chunk: {chunk}")
     lines.append(f"pattern: {report['pattern']}")
     for row in report["kinds"]:
         geometry = ", ".join(f"{k}={v}" for k, v in row["geometry"].items() if k != "kind")
@@ -194,10 +187,9 @@ def model_command(args: argparse.Namespace) -> str:
         )
     if getattr(args, "export", False):
         return json.dumps(spec.to_dict(), indent=2)
-    report = model_report(spec)
     if getattr(args, "json", False):
-        return json.dumps(report, indent=2)
-    return format_model_text(report)
+        return json.dumps(model_report(spec), indent=2)
+    return format_model_text(spec)
 
 
 def presets_command(args: argparse.Namespace) -> str:

@@ -303,7 +303,7 @@ def test_a_tp_that_does_not_split_the_model_leaves_the_editor_open():
 
 def test_model_page_names_the_configs_mamba_ssm_dtype():
     at = open_app("app_pages/model.py", {"model": "Qwen3.5-27B"})
-    assert any(shown(c).endswith(" · config mamba_ssm_dtype: float32 (SGLang's ssm dtype).")
+    assert any(" · config mamba_ssm_dtype: float32 (SGLang's ssm dtype) · " in shown(c)
                for c in at.caption)
     at = open_app("app_pages/model.py", {})  # Qwen3-Next's config names none
     assert not any("mamba_ssm_dtype:" in shown(c) for c in at.caption)
@@ -1851,7 +1851,7 @@ def test_model_page_names_the_cache_dtypes():
     assert any(c.value == "Per TP rank (TP 1) · cache dtypes: KV bfloat16, conv bfloat16, ssm "
                "bfloat16 · 32 attention heads (a TP must divide them) · max_model_len 8,192 tokens "
                "(vLLM's default `--max-model-len`, from the config) · architecture: "
-               "NemotronHForCausalLM · mamba chunk 128 tokens (vLLM's P aligns to it in mamba "
+               "NemotronHForCausalLM · mamba chunk: 128 tokens (vLLM aligns P to it in mamba "
                "cache mode all)." for c in at.caption)
     at = open_app("app_pages/model.py", {"model": "Llama-3.1-8B", "tp": "2"})
     assert any(c.value == "Per TP rank (TP 2) · cache dtypes: KV bfloat16 · 32 attention heads "

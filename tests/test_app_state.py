@@ -652,14 +652,20 @@ def test_the_summary_caption_says_what_the_bytes_are_per():
         "attention heads (a TP must divide them) · max_model_len 262,144 tokens "
         "(vLLM's default `--max-model-len`, from the config) · architecture: "
         "FalconH1ForCausalLM · mamba "
-        "chunk 128 tokens (vLLM's P aligns to it in mamba cache mode all).")
+        "chunk: 128 tokens (vLLM aligns P to it in mamba cache mode all).")
     qwen35 = app_model.spec_for("Qwen3.5-27B", None, 1)  # its config names float32 for SGLang
     assert app_model.summary_caption(qwen35.profile(), qwen35) == (
         "Per TP rank (TP 1) · cache dtypes: KV bfloat16, conv bfloat16, ssm float32 · 24 "
         "attention heads (a TP must divide them) · max_model_len 262,144 tokens "
         "(vLLM's default `--max-model-len`, from the config) · architecture: "
         "Qwen3\\_5ForConditionalGeneration "
-        "· config mamba_ssm_dtype: float32 (SGLang's ssm dtype).")
+        "· config mamba_ssm_dtype: float32 (SGLang's ssm dtype) · mamba chunk: unused "
+        "(vLLM runs Qwen3\\_5ForConditionalGeneration in mamba cache mode align when asked "
+        "for all).")
+    # the Model page and the CLI's model report say the same of the chunk: Jamba has none
+    jamba = app_model.spec_for("Jamba-1.5-Mini", None, 1)
+    assert app_model.summary_caption(jamba.profile(), jamba).endswith(
+        " · mamba chunk: none in the config (vLLM takes 2,048 in mamba cache mode all).")
     gpt = app_model.spec_for("gpt-oss-20b", None, 1)  # the architecture as typed (Markdown)
     assert app_model.summary_caption(gpt.profile(), gpt).endswith(
         " · architecture: GptOssForCausalLM.")

@@ -33,6 +33,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import replace
 from fractions import Fraction
 
@@ -281,6 +282,23 @@ def runs_all_as_align(architectures: tuple[str, ...]) -> str | None:
     """The model class of ``architectures`` that vLLM runs in mamba cache mode align when asked
     for all (no prefix caching of state in mode all), if any."""
     return next(iter(sorted(ALIGN_INSTEAD_OF_ALL.intersection(architectures))), None)
+
+
+def mamba_chunk_text(profile: CacheProfile, name: Callable[[str], str] = str) -> str | None:
+    """What vLLM does with the model's mamba chunk, for the Model page and the CLI's model
+    report alike: unused where it runs mode all as align, the config's chunk (P aligns to it in
+    mode all), or its default where the config has none; None without state layers. ``name``
+    writes the architecture (the page: as Markdown that shows it as typed)."""
+    if not profile.has_state:
+        return None
+    if aligning := runs_all_as_align(profile.architectures):
+        return (f"unused (vLLM runs {name(aligning)} in mamba cache mode align when asked for "
+                "all)")
+    if profile.mamba_chunk_size:
+        return (f"{profile.mamba_chunk_size:,} tokens (vLLM aligns P to it in mamba cache mode "
+                "all)")
+    return (f"none in the config (vLLM takes {DEFAULT_MAMBA_CHUNK_SIZE:,} in mamba cache mode "
+            "all)")
 
 
 # Since vLLM 0.28 (PR #50991, "enable prefix cache by default", which names align the default
