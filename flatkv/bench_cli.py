@@ -18,7 +18,7 @@ from flatkv.gpu_settings import (
     POOL_LAYOUTS,
     SLOT_MAJOR,
 )
-from flatkv.gpu_view import POOL_LAYOUT_HELP, per_device_text
+from flatkv.gpu_view import POOL_LAYOUT_HELP, cap_reason_text, per_device_text
 from flatkv.plan import PACKED_NEEDS_HISTORY, alignment_or_block_size, plan_tensors
 from flatkv.profile import CacheProfile
 
@@ -54,6 +54,9 @@ def bench_text(args: argparse.Namespace, profile: CacheProfile) -> str:
     if not profile.has_attention:
         raise ValueError(f"{PACKED_NEEDS_HISTORY}; bench times packed slabs only: give a "
                          "model with attention layers")
+    if args.threads < 0:  # the library's own hint (None) is no value this flag takes
+        raise ValueError(f"--threads is {args.threads}: give 1 or more threads, or 0 for "
+                         "torch's choice")
     plan = plan_tensors(
         profile.components(),
         block_size=args.block_size,
@@ -68,22 +71,24 @@ def bench_text(args: argparse.Namespace, profile: CacheProfile) -> str:
         raise ValueError(str(err)) from None
     if args.json:
         return json.dumps(result.summary(), indent=2)
-    return format_result(result)
+    return format_result(result, args.max_blocks)
 
 
-def format_result(result: BenchResult) -> str:
-    """The result as a short human-readable table."""
+def format_result(result: BenchResult, max_blocks: int | None = None) -> str:
+    """The result as a short human-readable table; ``max_blocks``: the user's cap, if any, so
+    the pool's limit is said as the GPU lab says it."""
     a = result.allocation
     lines = [
         f"device  {result.device} ({result.device_name}), torch {result.torch_version}"
         + (f", triton {result.triton_version}" if result.triton_version else ""),
         f"plan    {a.planned_blocks:,} blocks x {a.page_bytes:,} B = {a.planned_bytes:,} B; "
         f"allocated {a.allocated_blocks:,} blocks = {a.allocated_bytes:,} B (limited by "
-        f"{a.cap_reason})",
+        f"{cap_reason_text(a.cap_reason, max_blocks)})",
         f"pool    {a.layout}: {len(a.tensors)} slot tensors"
         + (" in one buffer, each page's slot rows back to back" if a.layout != SLOT_MAJOR
            else ", one allocation each"),
-        f"call    {result.pages_per_call} pages x {result.page_bytes} B = {result.call_bytes} B",
+        f"call    {result.pages_per_call:,} pages x {result.page_bytes:,} B = "
+        f"{result.call_bytes:,} B",
         "",
         f"{'operation':<12}{'impl':<8}{'GB/s':>10}  share",
     ]

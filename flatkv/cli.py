@@ -291,8 +291,6 @@ def format_analysis(analysis: PlanAnalysis, *, title: str = "", max_slots: int =
 # Entry point
 
 
-
-
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog=PROG,

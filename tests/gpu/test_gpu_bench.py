@@ -341,12 +341,16 @@ def test_cli_text(capsys):
     text = capsys.readouterr().out
     # 20 blocks of 1,568 B
     assert ("plan    43,826,196 blocks x 1,568 B = 68,719,475,328 B; allocated 20 blocks = "
-            "31,360 B (limited by max_blocks)") in text
+            "31,360 B (limited by your cap of 20 blocks)") in text
+    assert "call    4 pages x 1,568 B = 6,272 B" in text
     assert "gather" in text and "of copy" in text
     assert "(1 thread)" in text.splitlines()[0]  # the CPU default
     assert main([*ARGS, "--threads", "2"]) == 0
     assert "(2 threads)" in capsys.readouterr().out.splitlines()[0]
     assert "pool    slot-major: 3 slot tensors, one allocation each" in text
+    assert main([*ARGS, "--threads", "-1"]) == 2
+    assert capsys.readouterr().err == ("python -m flatkv: error: --threads is -1: give 1 or more "
+                                       "threads, or 0 for torch's choice\n")
     assert main([*ARGS, "--pool-layout", "page-major"]) == 0
     assert ("pool    page-major: 3 slot tensors in one buffer, each page's slot rows back to "
             "back") in capsys.readouterr().out
