@@ -95,6 +95,10 @@ def profile_from_args(args: argparse.Namespace) -> CacheProfile:
     if args.state and LINEAR_ATTENTION not in labels:
         raise UsageError(f"--state is given but --layers {args.layers!r} has no linear "
                          "(state) layer: drop --state or add linear layers")
+    if not args.state and LINEAR_ATTENTION in labels:
+        raise UsageError(f"--layers {args.layers!r} has linear (state) layers but no --state "
+                         "gives their bytes: add e.g. --state conv=49152,ssm=2097152 (bytes per "
+                         "layer per TP rank)")
     return CacheProfile(
         layer_types=tuple(labels),
         kv_bytes_per_slot=parse_size(args.kv_bytes_per_slot or "0",

@@ -30,7 +30,7 @@ from flatkv.patterns import MAX_CACHE_LAYERS, check_kind_name, format_pattern, p
 from flatkv.plan import FULL_ATTENTION, LINEAR_ATTENTION, SLIDING_ATTENTION, check_int
 from flatkv.plan import state_const_bytes as _state_const_bytes
 from flatkv.profile import MAX_CHUNK_SIZE, MAX_WINDOW, CacheProfile, check_architectures
-from flatkv.units import MAX_TOKENS, quoted_names
+from flatkv.units import MAX_TOKENS, names_text, quoted_names
 
 FORMAT = "flatkv-model/1"
 
@@ -642,7 +642,7 @@ class ModelSpec:
         unknown = sorted(set(order) - set(kinds))
         if unknown:
             raise ValueError(
-                f"layer pattern names unknown kind(s) {quoted_names(unknown)}: known kinds are "
+                f"layer pattern names unknown {names_text('kind', unknown)}: known kinds are "
                 f"{quoted_names(list(kinds))}"
             )
         # Keep the caller's names: first name given for each geometry.

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from flatkv.plan import FULL_ATTENTION, LINEAR_ATTENTION, SLIDING_ATTENTION
-from flatkv.units import quoted, quoted_names
+from flatkv.units import names_text, quoted
 
 # More cache layers than any real model has (the deepest have about 130, Falcon-H1 counts two a
 # layer): a pattern past this is a typo. It also bounds the app's slowest page: Budget plans
@@ -227,7 +227,7 @@ def parse_layer_pattern(text: str) -> list[str]:
     unknown = sorted({name for name in names if name.lower() not in ALIASES})
     if unknown:
         raise ValueError(
-            f"layer pattern {quoted(text)} has unknown layer kind(s) {quoted_names(unknown)}: use "
+            f"layer pattern {quoted(text)} has unknown layer {names_text('kind', unknown)}: use "
             "one of "
             f"{', '.join(sorted(ALIASES))}"
         )

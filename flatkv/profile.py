@@ -21,7 +21,7 @@ from flatkv.plan import (
     check_int,
     components_from_layers,
 )
-from flatkv.units import quoted_names
+from flatkv.units import names_text
 
 # Bytes one token adds to a layer, or one state tensor: real models stay under a few MiB; a
 # terabyte is a typo (and a browser's number field cannot hold much more than 2**53)
@@ -115,8 +115,8 @@ class CacheProfile:
         unknown = sorted(set(self.layer_types) - set(LAYER_LABELS))
         if unknown:
             raise ValueError(
-                f"layer_types has unknown label(s) {quoted_names(unknown)}: use one of "
-                f"{list(LAYER_LABELS)}"
+                f"layer_types has unknown {names_text('label', unknown)}: use one of "
+                f"{', '.join(LAYER_LABELS)}"
             )
         check_int("kv_bytes_per_slot", self.kv_bytes_per_slot, maximum=MAX_ROW_BYTES)
         if self.kernel_block_size is not None:

@@ -274,7 +274,12 @@ def quoted(text: str, limit: int = 80) -> str:
 
 
 def quoted_names(names: Sequence[str], limit: int = 5) -> str:
-    """``['a', 'b']``: a few names for an error, each short, with how many more."""
+    """``'a', 'b'``: a few names for an error, each short, with how many more."""
     shown = ", ".join(quoted(n, 40) for n in names[:limit])
     more = f", and {len(names) - limit:,} more" if len(names) > limit else ""
-    return f"[{shown}{more}]"
+    return shown + more
+
+
+def names_text(noun: str, names: Sequence[str]) -> str:
+    """``kind 'foo'``, ``kinds 'a', 'b'``: the noun, plural for more than one, then the names."""
+    return f"{noun}{'' if len(names) == 1 else 's'} {quoted_names(names)}"

@@ -109,7 +109,7 @@ def test_per_component_planner(capsys):
      (["plan", *QWEN35, "--budget", "1GB", "--block-size", "9" * 5000],
       "(5,000 characters) is not a whole number up to 2**64"),
      (["plan", "--layers", "full," + "y" * 300, "--kv-bytes-per-slot", "1", "--budget", "1GB"],
-      "unknown layer kind(s) ['" + "y" * 40 + "'... (300 characters)]"),
+      "unknown layer kind '" + "y" * 40 + "'... (300 characters):"),
      (["model", "--hf-config", "x" * 300], "config.json not found at '" + "x" * 80 + "'... "
       "(300 characters)"),
      (["plan", *QWEN35, "--budget", "x" * 5000], "(5,000 characters) is not a size"),
@@ -148,6 +148,23 @@ def test_errors_name_the_option_the_user_typed_not_the_library_field():
     assert in_option_terms("sliding_window is not set", parser) == "sliding_window is not set"
     assert in_option_terms("config.json layer_types = 5 is bad", parser) == (
         "config.json layer_types = 5 is bad")
+
+
+def test_raw_layers_and_state_are_refused_together_in_flag_terms(capsys):
+    # state layers need their bytes, and --state needs state layers: each names the flag to fix
+    code, out, err = run(["plan", "--layers", "(3*linear,full)*12", "--kv-bytes-per-slot",
+                          "2048", "--budget", "80GB"], capsys)
+    assert (code, err) == (2, "python -m flatkv: error: --layers '(3*linear,full)*12' has "
+                              "linear (state) layers but no --state gives their bytes: add e.g. "
+                              "--state conv=49152,ssm=2097152 (bytes per layer per TP rank)\n")
+    code, out, err = run(["plan", "--layers", "full*4", "--kv-bytes-per-slot", "2048",
+                          "--state", "conv=100", "--budget", "80GB"], capsys)
+    assert (code, err) == (2, "python -m flatkv: error: --state is given but --layers 'full*4' "
+                              "has no linear (state) layer: drop --state or add linear layers\n")
+    # a refusal's GiB figures carry thousands separators, as its bytes do
+    code, out, err = run(["plan", "--preset", "Llama-3.1-8B", "--budget", "80GB", "--strategy",
+                          "vllm", "--context", "16M"], capsys)
+    assert code == 2 and "(2,048.00 GiB: its pages in every group" in err
 
 
 def test_plan_without_a_strategy_refuses_the_engine_options_it_would_drop(capsys):

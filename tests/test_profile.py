@@ -22,7 +22,8 @@ def test_profile_components_and_counts():
 @pytest.mark.parametrize(
     ("kwargs", "match"),
     [(dict(layer_types=[], kv_bytes_per_slot=1), "layer_types is empty"),
-     (dict(layer_types=["mlp"], kv_bytes_per_slot=1), r"unknown label\(s\) \['mlp'\]"),
+     (dict(layer_types=["mlp"], kv_bytes_per_slot=1),
+      "unknown label 'mlp': use one of full_attention"),
      # a string is no list of labels (it would be one per letter), None no mapping
      (dict(layer_types="full_attention", kv_bytes_per_slot=1),
       "layer_types is 'full_attention': give a list of labels"),

@@ -111,7 +111,7 @@ def test_layer_patterns():
     ("text", "match"),
     [("", "non-empty"), ("full*", "expected a repeat count, got the end of the pattern"),
      ("(full", r"expected '\)'"),
-     ("mlp*3", r"unknown layer kind\(s\) \['mlp'\]"), ("full*0", "must be positive"),
+     ("mlp*3", "unknown layer kind 'mlp': use one of"), ("full*0", "must be positive"),
      ("full)", "unexpected '\\)'"), ("full*1000000*1000000", "more than 2048 cache layers"),
      ("(" * 500 + "full" + ")" * 500, "nests parentheses more than 32 deep"),
      # a long pattern is named by its start and length, not echoed whole

@@ -408,9 +408,9 @@ def _run_vllm(
             return not_applicable(
                 name, budget_bytes,
                 f"vLLM refuses to start: one request of {n(context_tokens)} tokens needs "
-                f"{n(needed)} B of KV cache ({needed / 2**30:.2f} GiB: its pages in every "
+                f"{n(needed)} B of KV cache ({needed / 2**30:,.2f} GiB: its pages in every "
                 f"group, {group_size} layers a page, at P {n(p)}), more than the "
-                f"{n(budget_bytes)} B ({budget_bytes / 2**30:.2f} GiB) available less the "
+                f"{n(budget_bytes)} B ({budget_bytes / 2**30:,.2f} GiB) available less the "
                 f"{n(unit_bytes)} B block vLLM holds back as its null block (\"To serve at "
                 f"least one request with the models's max seq len\"); "
                 + (f"its estimated maximum model length is {n(longest)}: give a context of at "

@@ -366,7 +366,7 @@ def test_cli_preset_with_budget(capsys):
 
 @pytest.mark.parametrize(("extra", "message"), [
     (["--device", "cuda:99"], "cuda"),
-    (["--layers", "LLXF"], "unknown layer kind(s) ['LLXF']"),
+    (["--layers", "LLXF"], "unknown layer kind 'LLXF':"),
     (["--state", "conv"], "name=bytes"),
     (["--max-blocks", "1"], "--max-blocks must be at least 2"),
     # argparse keeps the last --pages-per-call: 21 of a pool capped at 20 blocks
