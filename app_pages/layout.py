@@ -23,7 +23,7 @@ from app_pages._common import (
 )
 from flatkv import app_data, charts
 from flatkv.analysis import plan_json
-from flatkv.app_state import MAX_REQUESTS
+from flatkv.app_state import DEFAULT_REQUESTS, MAX_REQUESTS
 from flatkv.strategies import StrategyResult
 from flatkv.units import count_text, format_bytes, tokens_text
 
@@ -107,8 +107,9 @@ def layout(analysis) -> None:
              "used bytes per block": g.used_bytes_per_block,
              "dead bytes per block": g.dead_bytes_per_block,
              "dead share": f"{g.dead_share:.2%}"} for g in analysis.groups]
-    st.caption("A block id owned by one group still addresses a row in every slot tensor; the "
-               "other groups' rows at that id are dead weight.")
+    if len(analysis.groups) > 1:  # one group owns every block id: no one else's rows
+        st.caption("A block id owned by one group still addresses a row in every slot tensor; "
+                   "the other groups' rows at that id are dead weight.")
     table(rows)
 
 
@@ -133,23 +134,36 @@ def page_ids(analysis, ours: StrategyResult) -> None:
                 "snapshot every P tokens) does not apply. Budget and Compare count the requests "
                 "that fit.")
         return
+    # the map before the fields: until a number is typed, the field shows the requests drawn
+    s = state()
+    context = s.context_length()
+    workload = {"context": context, "sliding_window": profile.sliding_window,
+                "scheduled_tokens": s.max_batched_tokens,
+                "speculative_tokens": s.speculative_tokens, "limit": 2048}
+    pages = app_data.page_assignment(analysis, requests=s.requests or DEFAULT_REQUESTS,
+                                     **workload)
+    fitted = s.requests is None and not pages.fits and bool(pages.max_requests)
+    drawn = s.requests or (pages.max_requests if fitted else DEFAULT_REQUESTS)
+    if fitted:  # the default workload, cut to the requests that fit
+        pages = app_data.page_assignment(analysis, requests=drawn, **workload)
     sliding = profile.sliding_window is not None  # S sizes a sliding request's window pages
     columns = st.columns(3 if sliding else 2)
     with columns[0]:
         bind(st.number_input, "requests", "Live requests", min_value=1, max_value=MAX_REQUESTS,
-             step=1)
+             step=1, to_widget=lambda v: drawn if v is None else v,
+             help=f"Requests of the context length, each with its history and state pages. "
+             f"Until you give a number: {DEFAULT_REQUESTS}, or as many as fit if fewer.")
     with columns[1]:
         context_widget(with_note=False)
     if sliding:
         with columns[2]:
             engine_widget("max_batched_tokens")
     context_note()
-    s = state()
-    context = s.context_length()
-    pages = app_data.page_assignment(analysis, requests=s.requests, context=context,
-                                     sliding_window=profile.sliding_window,
-                                     scheduled_tokens=s.max_batched_tokens,
-                                     speculative_tokens=s.speculative_tokens, limit=2048)
+    if fitted:
+        snapshots = " with their state snapshots" if profile.has_state else ""
+        st.caption(f"{count_text(DEFAULT_REQUESTS, 'live request')} of {tokens_text(context)} "
+                   f"do not fit{snapshots}: the map draws the {drawn:,} that "
+                   f"{'fits' if drawn == 1 else 'fit'}.")
     msg = app_data.workload_text(pages, profile, context=context,
                                  mamba_cache_mode=s.mamba_cache_mode,
                                  concurrency=ours.max_concurrency if ours.applies else None,

@@ -336,8 +336,9 @@ def workload_text(pages: PageMap, profile: CacheProfile, *, context: int, mamba_
     state pages, so both figures are given; then whether it fits."""
     per = ", ".join(f"{g}: {n:,}" for g, n in pages.per_group.items())
     drafted = " and drafted tokens' pages" if speculative_tokens and profile.has_state else ""
-    text = (f"Pages the groups need (history, live state and snapshots{drafted}, one dummy "
-            f"page each): {per}; {pages.num_blocks:,} page ids in the pool.")
+    kept = f"history, live state and snapshots{drafted}" if profile.has_state else "history"
+    text = (f"Pages the groups need ({kept}, one dummy page each): {per}; "
+            f"{pages.num_blocks:,} page ids in the pool.")
     if profile.has_state:
         held = ("" if concurrency is None else
                 f", and hold {concurrency_text(concurrency)} requests of {tokens_text(context)}")

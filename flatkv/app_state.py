@@ -61,6 +61,7 @@ MAX_CONTEXT = 1 << 24
 # The context assumed for a model that gives no max_model_len (raw bytes, granite-4.0-h-small)
 DEFAULT_CONTEXT = 32_768
 MAX_REQUESTS = 4096
+DEFAULT_REQUESTS = 4  # Layout's live requests until one is typed (fewer where fewer fit)
 ENGINE_DEFAULTS = StrategyOptions()  # each engine's own defaults
 VLLM_COLUMN, SGLANG_COLUMN, SCHEDULING_COLUMN = "vLLM", "SGLang", "Scheduling and two-level pages"
 
@@ -171,7 +172,8 @@ class AppState:
     weights: int = 0  # model weights, all ranks together; each rank holds weights / tp
     tp: int = 1
     context: int | None = None  # tokens per request; None: the model's (context_length)
-    requests: int = 4  # live requests in the page-id view
+    # live requests in the page-id view; None: DEFAULT_REQUESTS, or as many as fit if fewer
+    requests: int | None = None
     uniform_rows: bool = False  # Layout draws rows padded to the page row (uniform pages)
     # Engine options (StrategyOptions; the Compare and Budget pages). Ratios are floats read as
     # their shortest decimal (0.9 is 9/10 exactly), as StrategyOptions reads them.
@@ -494,6 +496,10 @@ def _counts(maximum: int) -> Callable[[str, str], tuple[int, ...]]:
     return lambda key, text: gpu_settings.parse_counts(text, key, maximum=maximum)
 
 
+# Defaults that are no figure a link writes, in words (a bad link's notice names them).
+_NONE_DEFAULTS = {"context": "the model's max_model_len",
+                  "requests": f"{DEFAULT_REQUESTS} live requests, or as many as fit"}
+
 # URL key -> (AppState field, parser, writer). The model keys are handled apart.
 _SETTINGS: dict[str, tuple[str, Callable[[str, str], object], Callable[[object], str]]] = {
     "block": ("block_size", _int(1, MAX_BLOCK_SIZE), str),
@@ -592,8 +598,7 @@ def decode_query(params: Mapping[str, str | list[str]]) -> tuple[AppState, list[
         except ValueError as exc:
             # The default as a link would write it: 80GB, auto, 0.9, never a Python repr; the
             # context's default is no figure but the model's length
-            default = ("the model's max_model_len" if name == "context"
-                       else f"{key}={write(getattr(DEFAULT, name))}")
+            default = _NONE_DEFAULTS.get(name) or f"{key}={write(getattr(DEFAULT, name))}"
             notices.append(f"{exc}; using the default ({default}).")
     model, raw, spec, model_notice = _decode_model(q)
     if model_notice:

@@ -1766,17 +1766,26 @@ def test_layout_takes_the_largest_workload_a_link_can_ask_for():
 def test_layout_says_how_many_requests_fit_and_draws_no_map_of_pages_it_lacks():
     # gpt-oss-20b, 97,870 page ids of P 16 at 2^20 tokens: one request needs 65,536 + 2 full
     # and 8 + 512 + 2 sliding pages (66,060); two need 131,072 + 3 full pages alone
-    at = open_app("app_pages/layout.py", {"model": "gpt-oss-20b", "ctx": str(1 << 20)})
+    at = open_app("app_pages/layout.py", {"model": "gpt-oss-20b", "ctx": str(1 << 20),
+                                          "req": "4"})
     assert_clean(at)
     (warning,) = [shown(w) for w in at.warning if "does not fit" in shown(w)]
     # the conclusion first; no state layers, so no state pages to set apart
     assert warning.startswith("This workload does not fit in this budget: it holds at most "
                               "1 request of 1,048,576 tokens; lower the live requests or "
-                              "the context length. Pages the groups need")
+                              "the context length. Pages the groups need (history, one dummy "
+                              "page each): ")
     assert not [c for c in at.get("plotly_chart") if "page ids" in c.proto.spec]
     fits = open_app("app_pages/layout.py", {"model": "gpt-oss-20b", "ctx": str(1 << 20),
                                             "req": "1"})
     assert [c for c in fits.get("plotly_chart") if "First 2,048 page ids" in c.proto.spec]
+    # two groups (full, sliding): the rows of the other's at a block id are dead weight; Llama
+    # has one group, whose rows are every row
+    other_rows = "the other groups' rows at that id are dead weight"
+    assert [c for c in fits.caption if other_rows in c.value]
+    llama = open_app("app_pages/layout.py", {"model": "Llama-3.1-8B"})
+    assert_clean(llama)
+    assert not [c for c in llama.caption if other_rows in c.value]
 
 
 STATE_ONLY_LINK = {"model": "custom", "layers": "linear*24", "kv": "0",
@@ -2149,8 +2158,21 @@ def test_the_context_is_the_models_until_one_is_typed():
 
 def test_a_workload_that_does_not_fit_offers_the_one_that_does():
     # Qwen3-Next at its own 262,144 tokens on an H100 (71.68 GiB, P 544): 4 requests with their
-    # state snapshots need more page ids than the pool has, 1 fits; the button shows that map
-    at = open_app("app_pages/layout.py")
+    # state snapshots need more page ids than the pool has, 1 fits. Until a number is typed the
+    # map draws the 1 and says why; 4 typed get the warning, and the button shows that map.
+    default = open_app("app_pages/layout.py")
+    assert_clean(default)
+    assert not default.warning and "req" not in default.query_params
+    assert default.number_input(key="w.requests").value == 1
+    assert "4 live requests of 262,144 tokens do not fit with their state snapshots: the map " \
+        "draws the 1 that fits." in [c.value for c in default.caption]
+    # the pool's 1,455 page ids, all drawn (under the map's 2,048)
+    assert [c for c in default.get("plotly_chart") if "First 1,455 page ids" in c.proto.spec]
+    # gpt-oss-20b at 32,768 tokens: its 4 fit, and the field says 4 (no caption)
+    roomy = open_app("app_pages/layout.py", {"model": "gpt-oss-20b", "ctx": "32768"})
+    assert roomy.number_input(key="w.requests").value == 4
+    assert not [c for c in roomy.caption if "do not fit" in c.value]
+    at = open_app("app_pages/layout.py", {"req": "4"})
     assert_clean(at)
     (warning,) = [w.value for w in at.warning]
     assert warning.startswith("This workload with its state snapshots does not fit in this "

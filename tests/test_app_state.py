@@ -488,6 +488,10 @@ def test_a_memory_fraction_the_slider_cannot_show_falls_back():
     state, notices = decode_query({"ctx": "0"})
     assert state.context is None and len(notices) == 1
     assert notices[0].endswith("; using the default (the model's max_model_len).")
+    state, notices = decode_query({"req": "0"})
+    assert state.requests is None
+    assert notices == ["req=0 is outside 1..4,096; using the default (4 live requests, or as "
+                       "many as fit)."]
     assert decode_query({"frac": "0.05"})[0].mem_fraction == 0.05
 
 
