@@ -799,7 +799,7 @@ def dead_weight_text(results: Sequence[StrategyResult]) -> str:
     worst = max(heavy, key=lambda r: r.bytes_of("dead_weight"))
     dead = worst.bytes_of("dead_weight")
     text = (f"{title_of(worst)}: {format_bytes(dead)} "
-            f"({dead / worst.budget_bytes:.1%} of the budget) is dead weight. Every page id "
+            f"({dead / worst.budget_bytes:.2%} of the budget) is dead weight. Every page id "
             "takes a row in every slot tensor, and a page one group uses leaves the other "
             "groups' rows in it idle.")
     counted = [r for r in applying if r.concurrency is not None]

@@ -291,7 +291,7 @@ def test_dead_weight_text_says_what_one_page_id_space_costs():
     assert by["vllm"].concurrency == 2 * by["flat"].concurrency
     assert max(r.concurrency for r in results if r.applies) == by["vllm"].concurrency
     assert app_data.dead_weight_text(results) == (
-        "FlatKV packed slabs: 3.86 GiB (50.0% of the budget) is dead weight. Every page id "
+        "FlatKV packed slabs: 3.86 GiB (50.00% of the budget) is dead weight. Every page id "
         "takes a row in every slot tensor, and a page one group uses leaves the other groups' "
         "rows in it idle. At this context 2.00x as many requests fit under vLLM v1: a block id "
         "belongs to one group and addresses only its layers' pages.")
