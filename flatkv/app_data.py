@@ -561,7 +561,7 @@ def engines_beside_text(ours: StrategyResult, engines: Sequence[StrategyResult])
     if not ours.applies or not ours.max_concurrency:
         return ""
     beside = [f"{title_of(r)} {concurrency_text(r.max_concurrency)} "
-              f"({float(r.concurrency / ours.concurrency):,.2f}x)"
+              f"({float(r.concurrency / ours.concurrency):,.2f}x ours)"
               for r in engines if r.applies and r.max_concurrency is not None]
     if not beside:
         return ""
