@@ -195,7 +195,7 @@ def analyze(
 
     ``alignment`` defaults to ``block_size`` (as in ``equalized_block_size``).
     """
-    _check_reserved(planner, reserved_bytes_per_block)
+    _check_planner(planner, reserved_bytes_per_block)
     _check_sizes(block_size, alignment)
     check_int("budget_bytes", budget_bytes, maximum=MAX_BYTES)
     comps = tuple(components)
@@ -333,8 +333,9 @@ class _SweepModel:
         )
 
 
-def _check_reserved(planner: str, reserved: int) -> None:
-    """Reserved co-resident bytes per block id exist in the per-component planner only."""
+def _check_planner(planner: str, reserved: int) -> None:
+    """The planner is one we have, and reserved co-resident bytes per block id, which exist in
+    the per-component planner only, are asked of it alone."""
     if planner not in PLANNERS:
         raise ValueError(f"planner {planner!r} is unknown: use one of {', '.join(PLANNERS)}")
     check_int("reserved_bytes_per_block", reserved)
@@ -353,7 +354,7 @@ def _check_sizes(block_size: int, alignment: int | None) -> None:
 
 
 def _sweep_model(components: Iterable[ComponentSpec], planner: str, reserved: int) -> _SweepModel:
-    _check_reserved(planner, reserved)  # as analyze does: a sweep point is one of its plans
+    _check_planner(planner, reserved)  # as analyze does: a sweep point is one of its plans
     rows = tuple(r for rs in group_rows(components).values() for r in rs)
     eq = equalize_rows(rows, 1, 1) if planner == "packed" else config_equalizer(rows, 1, 1)
     return _SweepModel(

@@ -2031,8 +2031,8 @@ def test_layout_sets_its_plan_beside_the_engines():
     assert (round(2_991 * 33 / (34 * 775), 2), round(1_714_648 * 33 / (32_768 * 775), 2)) == (
         3.75, 2.23)
     assert ("At 32,768 tokens a request this plan holds 23.48 requests; in the same budget "
-            "vLLM v1 87.97 (3.75x ours), SGLang 52.33 (2.23x ours). Compare shows where each layout's "
-            "bytes go.") in [unescaped(c.value) for c in at.caption]
+            "vLLM v1 87.97 (3.75x ours), SGLang 52.33 (2.23x ours). Compare shows where each "
+            "layout's bytes go.") in [unescaped(c.value) for c in at.caption]
     compare = open_app("app_pages/compare.py", QWEN35_LINK).dataframe[0].value
     assert list(compare.set_index("strategy").loc[["FlatKV packed slabs", "vLLM v1", "SGLang"],
                                                   "concurrency"]) == [23.48, 87.97, 52.33]
