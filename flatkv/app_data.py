@@ -573,8 +573,8 @@ def engines_beside_text(ours: StrategyResult, engines: Sequence[StrategyResult])
 def budget_too_small_text(small: BudgetTooSmall, how_to_raise: str) -> str:
     """A plan's refusal of a budget under two blocks, with the bytes it needs and the fix."""
     return (f"The cache budget per rank, {exact_bytes(small.budget_bytes)}, holds "
-            f"{small.blocks} block(s) of {exact_bytes(small.block_bytes)}; a plan needs at least "
-            f"2, that is {exact_bytes(2 * small.block_bytes)}: {how_to_raise}")
+            f"{count_text(small.blocks, 'block')} of {exact_bytes(small.block_bytes)}; a plan "
+            f"needs at least 2, that is {exact_bytes(2 * small.block_bytes)}: {how_to_raise}")
 
 
 def compare_table_row(result: StrategyResult) -> dict:

@@ -504,7 +504,8 @@ class BudgetTooSmall(ValueError):
         self.budget_bytes, self.block_bytes = budget_bytes, block_bytes
         self.blocks = budget_bytes // block_bytes
         super().__init__(
-            f"the budget of {budget_bytes:,} B holds {self.blocks} block(s) of {block_bytes:,} B "
+            f"the budget of {budget_bytes:,} B holds {self.blocks} "
+            f"block{'' if self.blocks == 1 else 's'} of {block_bytes:,} B "
             f"({what}); a plan needs at least 2: give a budget of at least "
             f"{2 * block_bytes:,} B"
         )

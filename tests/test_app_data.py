@@ -357,7 +357,7 @@ def test_refusals_in_the_pages_words():
     # 3,000 B of budget for blocks of 2,048 B: 1 block; a plan needs 2, 4,096 B
     small = BudgetTooSmall(3_000, 2_048, "4 slots")
     assert app_data.budget_too_small_text(small, "raise the KV cache memory in the sidebar") == (
-        "The cache budget per rank, 3,000 B (2.93 KiB), holds 1 block(s) of 2,048 B (2.00 KiB); a "
+        "The cache budget per rank, 3,000 B (2.93 KiB), holds 1 block of 2,048 B (2.00 KiB); a "
         "plan needs at least 2, that is 4,096 B (4.00 KiB): raise the KV cache memory in the "
         "sidebar")
     state_only = CacheProfile(layer_types=("linear_attention",) * 4, kv_bytes_per_slot=0,

@@ -1810,7 +1810,7 @@ def test_a_budget_too_small_for_two_blocks_names_the_sidebar_settings(page):
     at = open_app(page, {"gpu": "Custom", "gpu_mem": "1KB"})
     assert not at.exception
     assert [shown(e) for e in at.error] == [
-        "The cache budget per rank, 900 B, holds 0 block(s) of 52,887,552 B (50.44 MiB); a "
+        "The cache budget per rank, 900 B, holds 0 blocks of 52,887,552 B (50.44 MiB); a "
         "plan needs at least 2, that is 105,775,104 B (100.88 MiB): raise the GPU memory or "
         "the memory fraction, or lower the model weights, in the sidebar"]
 
@@ -1949,7 +1949,7 @@ def test_compare_when_no_layout_fits_blames_the_budget_not_the_model():
         "sidebar."]
     layout = open_app("app_pages/layout.py", {"gpu": "KV cache memory", "kv_mem": "1KB"})
     (error,) = [shown(e) for e in layout.error]
-    assert error.startswith("The cache budget per rank, 1,000 B, holds 0 block(s)")
+    assert error.startswith("The cache budget per rank, 1,000 B, holds 0 blocks")
     assert error.endswith(": raise the KV cache memory in the sidebar")
     # an option no layout reads for the model is neither offered nor named as changed
     plain = open_app("app_pages/compare.py", {"model": "Llama-3.1-8B", "sg_swa": "0.5"})

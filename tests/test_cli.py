@@ -60,7 +60,7 @@ def test_per_component_planner(capsys):
     ("argv", "needle"),
     [(["plan", "--layers", "full*4", "--budget", "1GB"], "--kv-bytes-per-slot is 0"),
      (["plan", *QWEN35, "--budget", "lots"], "--budget 'lots' is not a size"),
-     (["plan", *QWEN35, "--budget", "1MB"], "holds 0 block"),
+     (["plan", *QWEN35, "--budget", "1MB"], "holds 0 blocks of"),
      (["plan", *QWEN35, "--budget", "1GB", "--block-size", "0"], "must be positive"),
      (["plan", "--layers", "full*", "--kv-bytes-per-slot", "8", "--budget", "1GB"],
       "layer pattern"),

@@ -158,7 +158,7 @@ GOOD = [ComponentSpec("full_attention", 0, "kv", 4096, 0)]
         (lambda: plan.plan_tensors(GOOD * 2, block_size=16, alignment=16, budget_bytes=10**9),
          r"repeats \(group, layer, component\)"),
         (lambda: plan.plan_tensors(GOOD, block_size=16, alignment=16, budget_bytes=65536 * 2 - 1),
-         "the budget of 131,071 B holds 1 block.* give a budget of at least 131,072 B"),
+         "the budget of 131,071 B holds 1 block of 65,536 B.* give a budget of at least 131,072 B"),
         (lambda: plan.plan_tensors(GOOD, block_size=16, alignment=16, budget_bytes=-5),
          "budget_bytes must be at least 0, got -5"),
         (lambda: plan.plan_tensors(GOOD, block_size=16, alignment=16, budget_bytes=1e12),

@@ -21,6 +21,7 @@ from flatkv.strategies.base import (
     unit_parts,
 )
 from flatkv.strategies.paged import finish_paged, label_groups
+from flatkv.units import count_text
 
 
 def aliasing_blocker(profile: CacheProfile) -> str:
@@ -67,7 +68,7 @@ def run_aliased(
     num_blocks = budget_bytes // block_bytes
     if num_blocks <= 1:
         return budget_too_small(
-            name, budget_bytes, holds=f"{n(num_blocks)} block(s) of {n(block_bytes)} B",
+            name, budget_bytes, holds=f"{count_text(num_blocks, 'block')} of {n(block_bytes)} B",
             least_bytes=2 * block_bytes, profile_name=profile.name,
             context_tokens=context_tokens,
         )

@@ -36,6 +36,7 @@ from flatkv.strategies.base import (
     unit_parts,
 )
 from flatkv.strategies.paged import finish_paged, history_or_state, label_groups
+from flatkv.units import count_text
 from flatkv.workload import PoolGroup
 
 MAX_CANDIDATES = 256
@@ -129,7 +130,8 @@ def run_lcm(
     if parents < 1:
         return budget_too_small(
             name, budget_bytes,
-            holds=f"{n(total_parents)} parent block(s) of {n(b)} B and one is the null parent",
+            holds=f"{count_text(total_parents, 'parent block')} of {n(b)} B and one is the null "
+            "parent",
             least_bytes=2 * b, profile_name=profile.name, context_tokens=context_tokens,
         )
     uses = []
