@@ -25,6 +25,7 @@ import os
 import re
 import textwrap
 from collections.abc import Callable, Mapping
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -821,21 +822,23 @@ def _max_model_len_of(text: Any, model_type: str) -> tuple[int | None, str]:
     if (rope_type in (None, *_UNSCALED_ROPE_TYPES) or factor is None
             or model_type.startswith("gemma3")):
         return lengths[attr], attr
+    # a whole-number factor is exact and unbounded: compared, never turned into a float
+    shown = int_text(factor) if type(factor) is int else repr(factor)
     if (isinstance(factor, bool) or not isinstance(factor, (int, float))
-            or not math.isfinite(factor) or factor <= 0):
-        raise ValueError(f"config.json rope scaling's factor is {factor!r}: give the {rope_type} "
+            or (isinstance(factor, float) and not math.isfinite(factor)) or factor <= 0):
+        raise ValueError(f"config.json rope scaling's factor is {shown}: give the {rope_type} "
                          "scaling factor as a positive number, e.g. 4.0")
     base_attr = "original_max_position_embeddings" if rope_type == "yarn" else attr
     base = rope.get(base_attr) if rope_type == "yarn" else lengths[attr]
-    if isinstance(base, bool) or not isinstance(base, int) or base < 1:
-        raise ValueError(f"config.json rope scaling's {base_attr} is {base!r}: give the length "
-                         "the model was trained at, e.g. 32768")
-    scaled = base * factor  # as vLLM multiplies it
-    if not math.isfinite(scaled) or scaled >= MAX_TOKENS + 1:
-        raise ValueError(f"config.json rope scaling's factor is {factor!r}: {base_attr} {base:,} "
-                         f"x {factor:g} is past {MAX_TOKENS:,} tokens; give the {rope_type} "
-                         "scaling factor the model was trained with, e.g. 4.0")
-    derived = int(scaled)
+    if isinstance(base, bool) or not isinstance(base, int) or not 1 <= base <= MAX_TOKENS:
+        said = int_text(base) if type(base) is int else repr(base)
+        raise ValueError(f"config.json rope scaling's {base_attr} is {said}: give the length "
+                         f"the model was trained at (at most {MAX_TOKENS:,}), e.g. 32768")
+    if factor >= Fraction(MAX_TOKENS + 1, base):  # base x factor past any length, exactly
+        raise ValueError(f"config.json rope scaling's factor is {shown}: {base_attr} {base:,} "
+                         f"times it is past {MAX_TOKENS:,} tokens; give the {rope_type} scaling "
+                         "factor the model was trained with, e.g. 4.0")
+    derived = int(base * factor)  # as vLLM multiplies it; under 2**40 + 1, so a float is exact
     return derived, f"{base_attr} {base:,} x {rope_type} factor {factor:g}"
 
 

@@ -229,14 +229,26 @@ def test_max_model_len_is_derived_from_the_config_as_vllm_derives_it():
                            "the linear scaling factor as a positive number"):
             spec_from_hf_config({"model_type": "llama", "max_position_embeddings": 4_096,
                                  "rope_scaling": {"rope_type": "linear", "factor": factor}})
-    # one so large the length overflows (1e308 x 8,192 is inf) or passes 2**40 tokens: refused
-    for factor in (1e308, 2.0**40 / 8_192 + 1):
-        with pytest.raises(ValueError, match=r"config.json rope scaling's factor is .*: "
-                           r"original_max_position_embeddings 8,192 x .* is past "
-                           r"1,099,511,627,776 tokens; give the yarn scaling factor"):
+    # one so large the length overflows (1e308 x 8,192 is inf; 10**305 is no float) or passes
+    # 2**40 tokens: refused, the factor shown short
+    for factor, shown in ((1e308, "1e+308"), (2.0**40 / 8_192 + 1, "134217729.0"),
+                          (10**305, "a 306-digit number"), (2**27 + 1, "134217729")):
+        with pytest.raises(ValueError, match="config.json rope scaling's factor is "
+                           fr"{re.escape(shown)}: original_max_position_embeddings 8,192 times "
+                           r"it is past 1,099,511,627,776 tokens; give the yarn scaling factor"):
             spec_from_hf_config({"model_type": "qwen2", "max_position_embeddings": 32_768,
                                  "rope_scaling": {"rope_type": "yarn", "factor": factor,
                                                   "original_max_position_embeddings": 8_192}})
+    # 2**27 x 8,192 is 2**40 itself: the largest length taken
+    edge = spec_from_hf_config({"model_type": "qwen2", "max_position_embeddings": 32_768,
+                                "rope_scaling": {"rope_type": "yarn", "factor": 2**27,
+                                                 "original_max_position_embeddings": 8_192}})
+    assert edge.max_model_len == 2**40
+    with pytest.raises(ValueError, match="original_max_position_embeddings is a 401-digit "
+                       "number: give the length the model was trained at"):
+        spec_from_hf_config({"model_type": "qwen2", "max_position_embeddings": 32_768,
+                             "rope_scaling": {"rope_type": "yarn", "factor": 4,
+                                              "original_max_position_embeddings": 10**400}})
     # a null factor scales nothing (vLLM takes 1.0)
     null = spec_from_hf_config({"model_type": "llama", "max_position_embeddings": 4_096,
                                 "rope_scaling": {"rope_type": "dynamic", "factor": None}})
