@@ -67,7 +67,7 @@ OPERATION_KIND = {
     "pinned_h2d": "h2d",
 }
 CAP_REASONS = {
-    "plan": "the whole plan fits",
+    "plan": "the plan's own size (the whole plan fits)",
     "free memory": "a share of the device's free memory",
 }
 

@@ -148,7 +148,7 @@ def test_cap_reason_text():
     assert gpu_view.cap_reason_text("max_blocks", None) == (
         "the default pool size (512.00 MiB on the CPU, 8.00 GiB on CUDA, within 40% of free "
         "memory)")
-    assert gpu_view.cap_reason_text("plan", None) == "the whole plan fits"
+    assert gpu_view.cap_reason_text("plan", None) == "the plan's own size (the whole plan fits)"
 
 
 def test_result_rows_show_bytes_and_shares():
@@ -192,7 +192,8 @@ def test_allocation_rows_one_per_plan():
     rows = gpu_view.allocation_rows([result(pages=2), result(pages=4),
                                      result(page=3136, cap="plan")], max_blocks=40)
     assert [(r.page_bytes, r.allocated_bytes, r.limited_by) for r in rows] == [
-        (PAGE, 40 * PAGE, "your cap of 40 blocks"), (3136, 40 * 3136, "the whole plan fits")]
+        (PAGE, 40 * PAGE, "your cap of 40 blocks"),
+        (3136, 40 * 3136, "the plan's own size (the whole plan fits)")]
     assert rows[0].table_row()["planned bytes"] == 637 * PAGE
 
 

@@ -348,6 +348,14 @@ def test_cli_text(capsys):
     assert main([*ARGS, "--threads", "2"]) == 0
     assert "(2 threads)" in capsys.readouterr().out.splitlines()[0]
     assert "pool    slot-major: 3 slot tensors, one allocation each" in text
+    # the default cap, and a plan small enough to fit whole, say what limited the pool
+    assert main([a for a in ARGS if a not in ("--max-blocks", "20")]) == 0
+    assert "(limited by the default pool size (512.00 MiB on the CPU, 8.00 GiB on CUDA, within " \
+        "40% of free memory))" in capsys.readouterr().out
+    small = ["bench", "--layers", "full*2", "--kv-bytes-per-slot", "64", "--budget", "64KiB",
+             "--device", "cpu", "--pages-per-call", "2", "--repeats", "1"]
+    assert main(small) == 0
+    assert "(limited by the plan's own size (the whole plan fits))" in capsys.readouterr().out
     assert main([*ARGS, "--threads", "-1"]) == 2
     assert capsys.readouterr().err == ("python -m flatkv: error: --threads is -1: give 1 or more "
                                        "threads, or 0 for torch's choice\n")
