@@ -14,6 +14,7 @@ from dataclasses import fields
 
 from flatkv import bench_cli, model_cli, strategy_cli
 from flatkv.analysis import PLANNERS, PlanAnalysis, analyze, plan_json
+from flatkv.app_state import ENGINE_OPTIONS
 from flatkv.models import past_max_model_len_text
 from flatkv.patterns import parse_layer_pattern
 from flatkv.plan import LINEAR_ATTENTION, PACKED_NEEDS_HISTORY
@@ -189,13 +190,20 @@ def _plan_command(args: argparse.Namespace) -> str:
         if args.reserved_bytes_per_block and args.strategy != "per-component":
             raise UsageError(f"--reserved-bytes-per-block applies to the per-component layout, "
                              f"not --strategy {args.strategy}")
+        if unread := _option_not_read(options, args.strategy):
+            flag, layout = unread
+            raise UsageError(f"{flag} is not read by --strategy {args.strategy}: use --strategy "
+                             f"{layout} (a layout that reads it), or compare, which shows every "
+                             "layout")
         return strategy_cli.plan_strategy_text(args, profile)
     if args.context is not None:
         raise UsageError("--context needs a layout to count requests in: add --strategy NAME "
                          "(e.g. --strategy flat), or use compare")
-    if engine := _engine_options_given(options):
-        raise UsageError(f"{engine} sets an engine's layout, which the planner alone does not "
-                         "read: add --strategy NAME (e.g. --strategy vllm), or use compare")
+    if unread := _option_not_read(options, None):
+        flag, layout = unread
+        raise UsageError(f"{flag} acts on a layout's figures, which the planner alone does not "
+                         f"count: add --strategy {layout} (a layout that reads it), or use "
+                         "compare")
     if (args.planner or "packed") == "packed" and not profile.has_attention:
         raise UsageError(f"{PACKED_NEEDS_HISTORY}: add --planner per-component")
     analysis = analyze(
@@ -211,17 +219,29 @@ def _plan_command(args: argparse.Namespace) -> str:
     return format_analysis(analysis, title=profile.name)
 
 
-# The options the planner reads without --strategy; the others are the engines' layouts'.
+# The options the planner reads without --strategy; the others act on layouts' figures.
 _PLANNER_OPTIONS = ("block_size", "alignment", "reserved_bytes_per_block")
+# The layouts that read each of the others: the app's engine options, the two-level layout's
+# alignment, and the workload margin of the paged layouts (the first is the one suggested).
+_READ_BY = {**{o.field: o.read_by for o in ENGINE_OPTIONS},
+            "lcm_alignment_bytes": ("lcm",),
+            "margin": ("flat", "per-component", "vllm", "aliased", "lcm")}
 
 
-def _engine_options_given(options: StrategyOptions) -> str:
-    """The flag of the first engine option set to other than its default (``--mamba-cache-mode``),
-    or empty: without --strategy, plan would print the same plan and drop the option unsaid."""
+def _option_not_read(options: StrategyOptions, strategy: str | None) -> tuple[str, str] | None:
+    """The flag as typed (``--mamba-cache-mode``, ``--no-sglang-swa-pool``) of the first option
+    set to other than its default that ``strategy`` (None: the planner alone) does not read,
+    and a layout that does; None where there is none. plan would print the same figures and
+    drop such an option unsaid."""
     defaults = StrategyOptions()
-    return next((f"--{f.name.replace('_', '-')}" for f in fields(StrategyOptions)
-                 if f.name not in _PLANNER_OPTIONS
-                 and getattr(options, f.name) != getattr(defaults, f.name)), "")
+    for f in fields(StrategyOptions):
+        value = getattr(options, f.name)
+        if (f.name in _PLANNER_OPTIONS or value == getattr(defaults, f.name)
+                or strategy in _READ_BY[f.name]):
+            continue
+        flag = f"--{'no-' if value is False else ''}{f.name.replace('_', '-')}"
+        return flag, _READ_BY[f.name][0]
+    return None
 
 
 def format_analysis(analysis: PlanAnalysis, *, title: str = "", max_slots: int = 12) -> str:

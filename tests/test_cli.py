@@ -167,22 +167,33 @@ def test_raw_layers_and_state_are_refused_together_in_flag_terms(capsys):
     assert code == 2 and "(2,048.00 GiB: its pages in every group" in err
 
 
-def test_plan_without_a_strategy_refuses_the_engine_options_it_would_drop(capsys):
-    # the planner alone reads the block size, the alignment and the reserved bytes: an engine's
-    # option would leave the plan as it is, so it is refused rather than dropped unsaid
+def test_plan_refuses_the_options_its_layout_would_drop(capsys):
+    # the planner alone reads the block size, the alignment and the reserved bytes: a layout's
+    # option would leave the plan as it is, so it is refused with a layout that reads it
     args = ["plan", "--preset", "Qwen3-Next-80B-A3B", "--tp", "2", "--budget", "44.59GiB"]
-    for option in (["--mamba-cache-mode", "all"], ["--kernel-block-size", "64"],
-                   ["--swa-full-tokens-ratio", "0.5"]):
+    for option, flag, layout in ((["--mamba-cache-mode", "all"], "--mamba-cache-mode", "flat"),
+                                 (["--kernel-block-size", "64"], "--kernel-block-size", "vllm"),
+                                 (["--swa-full-tokens-ratio", "0.5"], "--swa-full-tokens-ratio",
+                                  "sglang"),
+                                 (["--no-sglang-swa-pool"], "--no-sglang-swa-pool", "sglang")):
         code, out, err = run([*args, *option], capsys)
         assert (code, out) == (2, "")
-        assert err == (f"python -m flatkv: error: {option[0]} sets an engine's layout, which the "
-                       "planner alone does not read: add --strategy NAME (e.g. --strategy vllm), "
-                       "or use compare\n")
+        assert err == (f"python -m flatkv: error: {flag} acts on a layout's figures, which the "
+                       f"planner alone does not count: add --strategy {layout} (a layout that "
+                       "reads it), or use compare\n")
     # its default changes nothing, and the planner's own options still apply
     code, out, err = run([*args, "--mamba-cache-mode", "none", "--block-size", "32"], capsys)
     assert code == 0 and err == "" and out.startswith("Plan (packed): Qwen3-Next-80B-A3B")
     code, out, err = run([*args, "--mamba-cache-mode", "all", "--strategy", "vllm"], capsys)
     assert code == 0 and "mode all" in out
+    # a layout that does not read an option says which one does
+    code, out, err = run([*args, "--strategy", "vllm", "--swa-full-tokens-ratio", "0.5"], capsys)
+    assert (code, out) == (2, "")
+    assert err == ("python -m flatkv: error: --swa-full-tokens-ratio is not read by --strategy "
+                   "vllm: use --strategy sglang (a layout that reads it), or compare, which "
+                   "shows every layout\n")
+    code, out, err = run([*args, "--strategy", "sglang", "--swa-full-tokens-ratio", "0.5"], capsys)
+    assert code == 0 and out.startswith("sglang: Qwen3-Next-80B-A3B")
 
 
 def test_a_models_notes_go_to_stderr_beside_the_figures(tmp_path, capsys):
