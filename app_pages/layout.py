@@ -151,8 +151,9 @@ def page_ids(analysis, ours: StrategyResult) -> None:
     with columns[0]:
         bind(st.number_input, "requests", "Live requests", min_value=1, max_value=MAX_REQUESTS,
              step=1, to_widget=lambda v: drawn if v is None else v,
-             help=f"Requests of the context length, each with its history and state pages. "
-             f"Until you give a number: {DEFAULT_REQUESTS}, or as many as fit if fewer.")
+             help="Requests of the context length, each with its history"
+             + (" and state pages" if profile.has_state else " pages")
+             + f". Until you give a number: {DEFAULT_REQUESTS}, or as many as fit if fewer.")
     with columns[1]:
         context_widget(with_note=False)
     if sliding:

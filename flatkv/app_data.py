@@ -376,7 +376,8 @@ def model_context_text(context: int | None, max_model_len: int | None,
     if context is None or max_model_len is None or context == max_model_len:
         return None
     if context > max_model_len:
-        return past_max_model_len_text(max_model_len, code=lambda flag: f"`{flag}`")
+        return sentence_case(past_max_model_len_text(max_model_len,
+                                                     code=lambda flag: f"`{flag}`")) + "."
     return (f"vLLM serves this model at {max_model_len:,} tokens unless told: its default "
             "`--max-model-len`, from the config, and the length its log gives the maximum "
             "concurrency at.")

@@ -47,7 +47,7 @@ from flatkv.plan import (
 )
 from flatkv.profile import CacheProfile
 from flatkv.strategies.vllm import mamba_chunk_text
-from flatkv.units import parse_named_sizes
+from flatkv.units import names_text, parse_named_sizes
 
 CUSTOM = "custom"
 PROFILE_FORMAT = "flatkv-profile/1"
@@ -55,6 +55,8 @@ PROFILE_FORMAT = "flatkv-profile/1"
 
 CUSTOM_SPEC = "spec"  # the model is the edited specification carried in the URL
 DEFAULT_MODEL = "Qwen3-Next-80B-A3B"
+# The context assumed for a model that gives no max_model_len (raw bytes, granite-4.0-h-small)
+DEFAULT_CONTEXT = 32_768
 # what a link carries of a spec; the source says where it came from (a config.json's ssm dtype),
 # the notes what engines read differently, the architectures how SGLang pools its sliding layers,
 # max_model_len the context vLLM serves it at unless told
@@ -140,7 +142,8 @@ def summary_caption(profile: CacheProfile, spec: ModelSpec | None) -> str:
             parts.append(f"{spec.attention_heads:,} attention heads (a TP must divide them)")
         parts.append(f"max_model_len {spec.max_model_len:,} tokens (vLLM's default "
                      "`--max-model-len`, from the config)" if spec.max_model_len else
-                     "max_model_len not known (none given: type the context you serve at)")
+                     f"max_model_len not known (the pages count at {DEFAULT_CONTEXT:,} tokens "
+                     "until a context is typed on Layout, Budget or Compare)")
     if profile.architectures:
         parts.append(f"architecture: {markdown_literal(', '.join(profile.architectures))}")
     if profile.config_mamba_ssm_dtype:
@@ -353,8 +356,8 @@ def profile_from_dict(data: dict) -> CacheProfile:
     misspelt ``kernel_block_sise`` would otherwise plan an MLA model at the wrong page size."""
     unknown = sorted(set(data) - _PROFILE_KEYS)
     if unknown:
-        raise ValueError(f"model JSON has unknown key(s) {unknown}: a {PROFILE_FORMAT} file "
-                         f"holds {sorted(_PROFILE_KEYS)}")
+        raise ValueError(f"model JSON has unknown {names_text('key', unknown)}: a "
+                         f"{PROFILE_FORMAT} file holds {', '.join(sorted(_PROFILE_KEYS))}")
     state = data.get("state_const_bytes") or {}
     if not isinstance(state, dict):
         raise ValueError("model JSON state_const_bytes must be an object of name: bytes")

@@ -58,8 +58,7 @@ CUSTOM_GPU = "Custom"
 KV_MEMORY = "KV cache memory"
 MAX_BLOCK_SIZE = 1 << 20
 MAX_CONTEXT = 1 << 24
-# The context assumed for a model that gives no max_model_len (raw bytes, granite-4.0-h-small)
-DEFAULT_CONTEXT = 32_768
+DEFAULT_CONTEXT = app_model.DEFAULT_CONTEXT
 MAX_REQUESTS = 4096
 DEFAULT_REQUESTS = 4  # Layout's live requests until one is typed (fewer where fewer fit)
 ENGINE_DEFAULTS = StrategyOptions()  # each engine's own defaults
@@ -497,7 +496,7 @@ def _counts(maximum: int) -> Callable[[str, str], tuple[int, ...]]:
 
 
 # Defaults that are no figure a link writes, in words (a bad link's notice names them).
-_NONE_DEFAULTS = {"context": "the model's max_model_len",
+_NONE_DEFAULTS = {"context": f"the model's max_model_len, else {DEFAULT_CONTEXT:,}",
                   "requests": f"{DEFAULT_REQUESTS} live requests, or as many as fit"}
 
 # URL key -> (AppState field, parser, writer). The model keys are handled apart.
@@ -596,8 +595,8 @@ def decode_query(params: Mapping[str, str | list[str]]) -> tuple[AppState, list[
         try:
             changes[name] = parse(key, q[key])
         except ValueError as exc:
-            # The default as a link would write it: 80GB, auto, 0.9, never a Python repr; the
-            # context's default is no figure but the model's length
+            # The default as a link would write it: 80GB, auto, 0.9, never a Python repr; a
+            # default that is no figure (the context's, the live requests') in words
             default = _NONE_DEFAULTS.get(name) or f"{key}={write(getattr(DEFAULT, name))}"
             notices.append(f"{exc}; using the default ({default}).")
     model, raw, spec, model_notice = _decode_model(q)

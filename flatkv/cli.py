@@ -94,10 +94,10 @@ def profile_from_args(args: argparse.Namespace) -> CacheProfile:
                          "with --layers give bytes per TP rank directly")
     labels = parse_layer_pattern(args.layers)
     if args.state and LINEAR_ATTENTION not in labels:
-        raise UsageError(f"--state is given but --layers {args.layers!r} has no linear "
+        raise UsageError(f"--state is given but --layers {quoted(args.layers)} has no linear "
                          "(state) layer: drop --state or add linear layers")
     if not args.state and LINEAR_ATTENTION in labels:
-        raise UsageError(f"--layers {args.layers!r} has linear (state) layers but no --state "
+        raise UsageError(f"--layers {quoted(args.layers)} has linear (state) layers but no --state "
                          "gives their bytes: add e.g. --state conv=49152,ssm=2097152 (bytes per "
                          "layer per TP rank)")
     return CacheProfile(
@@ -406,7 +406,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                   "concurrency is counted; --context N counts requests of N tokens",
                   file=sys.stderr)
         if getattr(args, "context_past_model", False):
-            print(f"{PROG}: note: {past_max_model_len_text(args.model_context)}",
+            print(f"{PROG}: note: the context is {past_max_model_len_text(args.model_context)}",
                   file=sys.stderr)
     except BrokenPipeError:  # `| head` closed the pipe: not an error of ours
         sys.stderr.close()

@@ -278,11 +278,12 @@ LAYER_KINDS: dict[str, type[CacheLayer]] = {
 
 def past_max_model_len_text(max_model_len: int, code: Callable[[str], str] = str) -> str:
     """What the engines do with a context past the model's max_model_len, for the app (``code``
-    wraps a flag in a Markdown code span) and the CLI (plain) alike."""
-    return (f"Past this model's {max_model_len:,} tokens: vLLM refuses a "
+    wraps a flag in a Markdown code span; it starts the sentence) and the CLI (plain, after
+    "the context is") alike."""
+    return (f"past this model's {max_model_len:,} tokens: vLLM refuses a "
             f"{code('--max-model-len')} above the length its config gives unless "
             f"{code('VLLM_ALLOW_LONG_MAX_MODEL_LEN=1')}, SGLang a {code('--context-length')} "
-            f"unless {code('SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1')}.")
+            f"unless {code('SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1')}")
 
 
 def layer_from_dict(data: object, *, where: str = "layer") -> CacheLayer:
@@ -296,7 +297,8 @@ def layer_from_dict(data: object, *, where: str = "layer") -> CacheLayer:
     names = [f.name for f in fields(cls)]
     unknown = sorted(set(data) - set(names) - {"kind"})
     if unknown:
-        raise ValueError(f"{where} ({kind}) has unknown field(s) {unknown}: fields are {names}")
+        raise ValueError(f"{where} ({kind}) has unknown {names_text('field', unknown)}: fields "
+                         f"are {', '.join(names)}")
     required = [f.name for f in fields(cls) if f.default is MISSING]  # those without defaults
     missing = [n for n in required if n not in data]
     if missing:
@@ -697,7 +699,8 @@ class ModelSpec:
         unknown = sorted(set(data) - allowed)
         if unknown:
             raise ValueError(
-                f"model specification has unknown field(s) {unknown}: fields are {sorted(allowed)}"
+                f"model specification has unknown {names_text('field', unknown)}: fields are "
+                f"{', '.join(sorted(allowed))}"
             )
         fmt = data.get("format", FORMAT)
         if fmt != FORMAT:

@@ -2149,8 +2149,8 @@ def test_the_context_is_the_models_until_one_is_typed():
     model = open_app("app_pages/model.py", {"model": "granite-4.0-h-small", "ctx": "65536"})
     assert [c.value for c in model.caption if "max_model_len" in c.value][0].startswith(
         "Per TP rank (TP 1) · cache dtypes: KV bfloat16, conv bfloat16, ssm bfloat16 · 32 "
-        "attention heads (a TP must divide them) · max_model_len not known (none given: type "
-        "the context you serve at)")
+        "attention heads (a TP must divide them) · max_model_len not known (the pages count at "
+        "32,768 tokens until a context is typed on Layout, Budget or Compare)")
     # a typed context leaves the model's own length as the config gives it
     nemotron = open_app("app_pages/model.py", {"model": "Nemotron-H-8B", "ctx": "16384"})
     assert any("max_model_len 8,192 tokens" in c.value for c in nemotron.caption)

@@ -167,6 +167,12 @@ def test_raw_layers_and_state_are_refused_together_in_flag_terms(capsys):
     assert code == 2 and "(2,048.00 GiB: its pages in every group" in err
 
 
+def test_a_state_rows_error_names_its_flag_and_name(capsys):
+    code, out, err = run(["plan", "--layers", "full,linear", "--kv-bytes-per-slot", "512",
+                          "--state", "ssm=0", "--budget", "1GiB"], capsys)
+    assert (code, err) == (2, "python -m flatkv: error: --state ssm must be positive, got 0\n")
+
+
 def test_plan_refuses_the_options_its_layout_would_drop(capsys):
     # the planner alone reads the block size, the alignment and the reserved bytes: a layout's
     # option would leave the plan as it is, so it is refused with a layout that reads it
@@ -242,10 +248,10 @@ def test_the_context_defaults_to_the_models_max_model_len(capsys):
     assert code == 0 and err == "" and "context 32,768 tokens" in out.splitlines()[0]
     code, out, err = run(["compare", *args, "--context", "300K"], capsys)
     assert code == 0 and "context 307,200 tokens" in out.splitlines()[0]
-    assert err == ("python -m flatkv: note: Past this model's 262,144 tokens: vLLM refuses a "
-                   "--max-model-len above the length its config gives unless "
+    assert err == ("python -m flatkv: note: the context is past this model's 262,144 tokens: "
+                   "vLLM refuses a --max-model-len above the length its config gives unless "
                    "VLLM_ALLOW_LONG_MAX_MODEL_LEN=1, SGLang a --context-length unless "
-                   "SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1.\n")
+                   "SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1\n")
     # raw bytes have no config to take it from: no context, no concurrency, and stderr says why
     no_context = ("python -m flatkv: note: no --context, and the model gives no max_model_len: "
                   "no concurrency is counted; --context N counts requests of N tokens\n")
