@@ -132,8 +132,8 @@ def profile_for(model: str, spec_json: str | None, tp: int) -> CacheProfile:
 def summary_caption(profile: CacheProfile, spec: ModelSpec | None) -> str:
     """The Model page's line above its tables (Markdown: names as typed): per TP rank, the
     cache dtypes, the query heads, the length vLLM serves it at unless told (not the context
-    typed, which the context field shows), and what SGLang reads of the
-    config. ``spec`` None: a model given as raw bytes, per rank already."""
+    typed, which the context field shows), what SGLang reads of the config, and what vLLM does
+    with its mamba chunk. ``spec`` None: a model given as raw bytes, per rank already."""
     parts = [f"Per TP rank (TP {spec.tp if spec is not None else 'as given'})"]
     if spec is not None:
         parts.append(f"cache dtypes: KV {spec.kv_dtype}" + (

@@ -838,7 +838,7 @@ def _max_model_len_of(text: Any, model_type: str) -> tuple[int | None, str]:
         raise ValueError(f"config.json rope scaling's factor is {shown}: {base_attr} {base:,} "
                          f"times it is past {MAX_TOKENS:,} tokens; give the {rope_type} scaling "
                          "factor the model was trained with, e.g. 4.0")
-    derived = int(base * factor)  # as vLLM multiplies it; under 2**40 + 1, so a float is exact
+    derived = int(base * factor)  # as vLLM multiplies it (and truncates); at most 2**40 here
     return derived, f"{base_attr} {base:,} x {rope_type} factor {factor:g}"
 
 
