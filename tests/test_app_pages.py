@@ -2168,6 +2168,12 @@ def test_a_workload_that_does_not_fit_offers_the_one_that_does():
         "draws the 1 that fits." in [c.value for c in default.caption]
     # the pool's 1,455 page ids, all drawn (under the map's 2,048)
     assert [c for c in default.get("plotly_chart") if "First 1,455 page ids" in c.proto.spec]
+    # untyped, the field follows the context: 4 fit at 32,768 tokens, 1 again at 262,144
+    default.text_input(key="w.context").set_value("32K").run()
+    assert default.number_input(key="w.requests").value == 4
+    assert not [c for c in default.caption if "do not fit" in c.value]
+    default.text_input(key="w.context").set_value("256K").run()
+    assert default.number_input(key="w.requests").value == 1 and "req" not in default.query_params
     # gpt-oss-20b at 32,768 tokens: its 4 fit, and the field says 4 (no caption)
     roomy = open_app("app_pages/layout.py", {"model": "gpt-oss-20b", "ctx": "32768"})
     assert roomy.number_input(key="w.requests").value == 4
