@@ -251,7 +251,7 @@ def show(last: gpu_view.LabRun, a: PlanAnalysis, cfg: gpu_view.LabSettings | Non
     st.caption(gpu_view.run_caption(last))
     if stale := gpu_view.stale_text(last, state().profile().name, a.plan, cfg):
         st.info(stale, icon=":material/history:")
-    allocation = gpu_view.allocation_rows(results, last.settings.max_blocks)
+    allocation = gpu_view.allocation_rows(results)
     if len(allocation) == 1:
         al = allocation[0]
         c = metric_row()

@@ -84,14 +84,10 @@ def hybrid_plan(block_size: int):
                         budget_bytes=80 << 30)
 
 
-def run(device: str, quick: bool, threads: int | None
-        ) -> tuple[list[BenchResult], dict[int, int]]:
-    """The sweeps' results, and the block cap each plan ran under (by its page bytes), so the
-    report says which cap limited a pool."""
+def run(device: str, quick: bool, threads: int | None) -> list[BenchResult]:
     dev = resolve_device(device)
     cuda = dev.type == "cuda"
     results: list[BenchResult] = []
-    caps: dict[int, int] = {}
 
     def progress(fraction: float, message: str) -> None:
         print(f"\r  {fraction:5.1%} {message:<60}", end="", file=sys.stderr, flush=True)
@@ -114,12 +110,12 @@ def run(device: str, quick: bool, threads: int | None
         for plan in plans:
             page = plan.geometry.block_bytes  # packed slabs: the sum of the slot rows
             per_plan_counts = [c if c is not None else max(1, call // page) for c in counts]
-            max_blocks = caps[page] = max(2 * max(per_plan_counts), pool_bytes // page)
+            max_blocks = max(2 * max(per_plan_counts), pool_bytes // page)
             results += run_sweep([plan], device=dev, max_blocks=max_blocks, cpu_threads=threads,
                                  pages_per_call=per_plan_counts, progress=progress,
                                  layouts=layouts)
         print(file=sys.stderr)
-    return results, caps
+    return results
 
 
 def layout_ratios(results: list[BenchResult]) -> list[str]:
@@ -178,14 +174,13 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     start = time.perf_counter()
     try:
-        results, caps = run(args.device, args.quick, args.threads or None)
+        results = run(args.device, args.quick, args.threads or None)
     except ValueError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
     cuda = results[0].device.startswith("cuda")
     for r in results:
-        print(format_result(r, caps[r.allocation.page_bytes]).rsplit("\n\n", 1)[0],
-              end="\n\n")
+        print(format_result(r).rsplit("\n\n", 1)[0], end="\n\n")
     print(results[0].counting)
     print()
     for line in layout_ratios(results):

@@ -71,19 +71,19 @@ def bench_text(args: argparse.Namespace, profile: CacheProfile) -> str:
         raise ValueError(str(err)) from None
     if args.json:
         return json.dumps(result.summary(), indent=2)
-    return format_result(result, args.max_blocks)
+    return format_result(result)
 
 
-def format_result(result: BenchResult, max_blocks: int | None = None) -> str:
-    """The result as a short human-readable table; ``max_blocks``: the user's cap, if any, so
-    the pool's limit is said as the GPU lab says it."""
+def format_result(result: BenchResult) -> str:
+    """The result as a short human-readable table (the pool's limit said as the GPU lab says
+    it)."""
     a = result.allocation
     lines = [
         f"device  {result.device} ({result.device_name}), torch {result.torch_version}"
         + (f", triton {result.triton_version}" if result.triton_version else ""),
         f"plan    {a.planned_blocks:,} blocks x {a.page_bytes:,} B = {a.planned_bytes:,} B; "
         f"allocated {a.allocated_blocks:,} blocks = {a.allocated_bytes:,} B (limited by "
-        f"{cap_reason_text(a.cap_reason, max_blocks)})",
+        f"{cap_reason_text(a.cap_reason, a.allocated_blocks)})",
         f"pool    {a.layout}: {len(a.tensors)} slot tensors"
         + (" in one buffer, each page's slot rows back to back" if a.layout != SLOT_MAJOR
            else ", one allocation each"),

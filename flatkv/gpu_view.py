@@ -138,12 +138,14 @@ def sweep_title(results: Sequence[BenchResult], sweep: str) -> str:
     return f"Bandwidth vs {sweep}, {fixed}"
 
 
-def cap_reason_text(reason: str, max_blocks: int | None) -> str:
-    """Why the pool has the blocks it has, in words. Without a user cap the benchmark passes its
-    own (DEFAULT_POOL_BYTES of pages), which the report names ``max_blocks``."""
+def cap_reason_text(reason: str, blocks: int) -> str:
+    """Why the pool has the ``blocks`` it has (the report's cap_reason), in words: the user's
+    cap, the benchmark's own default pool (DEFAULT_POOL_BYTES of pages), the plan, or free
+    memory."""
     if reason == "max_blocks":
-        return (f"your cap of {max_blocks:,} blocks" if max_blocks is not None else
-                f"the default pool size ({per_device_text(DEFAULT_POOL_BYTES)}, within "
+        return f"your cap of {blocks:,} blocks"
+    if reason == "default pool":
+        return (f"the default pool size ({per_device_text(DEFAULT_POOL_BYTES)}, within "
                 f"{DEFAULT_SHARE_PERCENT}% of free memory)")
     return CAP_REASONS.get(reason, reason)
 
@@ -445,7 +447,7 @@ class AllocationRow:
                 "allocated bytes": self.allocated_bytes, "limited by": self.limited_by}
 
 
-def allocation_rows(results: Sequence[BenchResult], max_blocks: int | None) -> list[AllocationRow]:
+def allocation_rows(results: Sequence[BenchResult]) -> list[AllocationRow]:
     """One row per plan allocated (a pages-per-call sweep reuses one allocation; each layout
     allocates the same blocks)."""
     rows: dict[int, AllocationRow] = {}
@@ -453,7 +455,7 @@ def allocation_rows(results: Sequence[BenchResult], max_blocks: int | None) -> l
         a = r.allocation
         rows.setdefault(a.page_bytes, AllocationRow(
             a.page_bytes, a.planned_blocks, a.allocated_blocks, a.planned_bytes,
-            a.allocated_bytes, cap_reason_text(a.cap_reason, max_blocks)))
+            a.allocated_bytes, cap_reason_text(a.cap_reason, a.allocated_blocks)))
     return list(rows.values())
 
 

@@ -145,10 +145,10 @@ def test_plans_for_block_sizes_keeps_each_page_once():
 
 def test_cap_reason_text():
     assert gpu_view.cap_reason_text("max_blocks", 40) == "your cap of 40 blocks"
-    assert gpu_view.cap_reason_text("max_blocks", None) == (
+    assert gpu_view.cap_reason_text("default pool", 256) == (
         "the default pool size (512.00 MiB on the CPU, 8.00 GiB on CUDA, within 40% of free "
         "memory)")
-    assert gpu_view.cap_reason_text("plan", None) == "the plan's own size (the whole plan fits)"
+    assert gpu_view.cap_reason_text("plan", 637) == "the plan's own size (the whole plan fits)"
 
 
 def test_result_rows_show_bytes_and_shares():
@@ -190,7 +190,7 @@ def test_result_rows_show_bytes_and_shares():
 
 def test_allocation_rows_one_per_plan():
     rows = gpu_view.allocation_rows([result(pages=2), result(pages=4),
-                                     result(page=3136, cap="plan")], max_blocks=40)
+                                     result(page=3136, cap="plan")])
     assert [(r.page_bytes, r.allocated_bytes, r.limited_by) for r in rows] == [
         (PAGE, 40 * PAGE, "your cap of 40 blocks"),
         (3136, 40 * 3136, "the plan's own size (the whole plan fits)")]
@@ -225,7 +225,7 @@ def test_bandwidth_series_name_the_layout_when_a_run_timed_both():
     # one layout: the caption says which, the names stay short
     assert gpu_view.bandwidth_series(runs[1:], "pages_per_call")[1].name == "gather (torch)"
     # allocation rows: the same blocks and bytes in both layouts, so one row per plan
-    assert len(gpu_view.allocation_rows(runs, max_blocks=40)) == 1
+    assert len(gpu_view.allocation_rows(runs)) == 1
     # page-major against slot-major: one row per move, none for the shared copy
     rows = gpu_view.layout_rows(runs)
     assert [(r["operation"], r["slot-major GB/s"], r["page-major GB/s"],

@@ -575,8 +575,11 @@ def run_sweep(
             report(p_index * len(counts) / steps,
                    f"allocating plan {p_index + 1} ({', '.join(layouts)}) on {dev}")
             with ExitStack() as held_pools:  # a failed allocation frees the pools before it
+                # without the user's cap, the cap is the benchmark's own default pool
+                cap_name = "max_blocks" if max_blocks is not None else "default pool"
                 pools = [held_pools.enter_context(allocate_pool(plan, dev, max_blocks=cap,
-                                                                layout=layout))
+                                                                layout=layout,
+                                                                cap_name=cap_name))
                          for layout in layouts]
                 if pools[0].num_blocks < 2:
                     raise PoolAllocationError(

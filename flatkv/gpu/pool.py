@@ -194,7 +194,8 @@ class AllocationReport:
     planned_bytes: int
     allocated_bytes: int
     tensors: tuple[TensorAllocation, ...]
-    cap_reason: str  # "plan", "max_blocks" or "free memory": what set allocated_blocks
+    # "plan", "max_blocks", "default pool" or "free memory": what set allocated_blocks
+    cap_reason: str
     layout: str = SLOT_MAJOR  # or page-major (flatkv.gpu_settings.POOL_LAYOUTS)
 
     @property
@@ -392,9 +393,12 @@ def allocate_pool(
     share_percent: int = DEFAULT_SHARE_PERCENT,
     allocator: Allocator = empty_bytes,
     layout: str = SLOT_MAJOR,
+    cap_name: str = "max_blocks",
 ) -> FlatPool:
     """Allocate ``plan`` on ``device`` with at most ``max_blocks`` blocks, in ``layout``
-    (slot-major or page-major, see the module docstring).
+    (slot-major or page-major, see the module docstring). ``cap_name``: the report's
+    ``cap_reason`` where ``max_blocks`` limits the pool (a benchmark's own default cap is
+    "default pool", not the user's).
 
     Without ``max_blocks`` the cap is what fits in ``share_percent`` % of free memory; a pool
     larger than free memory is refused before anything is allocated (host memory is
@@ -416,7 +420,7 @@ def allocate_pool(
         cap_reason = "free memory"
     else:
         cap = check_int("max_blocks", max_blocks, minimum=1)
-        cap_reason = "max_blocks"
+        cap_reason = cap_name
     if cap >= planned_blocks:
         num_blocks, cap_reason = planned_blocks, "plan"
     else:
