@@ -1,7 +1,8 @@
 """``python -m flatkv``: the planner, the models and the comparisons on the command line.
 
-Every command reads a model the same way (``add_profile_arguments`` / ``profile_from_args``) and
-prints a readable table, or JSON with ``--json``. Bad input exits with status 2 and one line.
+Every command reads a model the same way (``add_profile_arguments`` / ``given_model``) and
+prints a readable table, or JSON with ``--json``, with notes on the model and the context on
+stderr (``CommandOutput``). Bad input exits with status 2 and one line.
 """
 
 from __future__ import annotations
@@ -10,12 +11,11 @@ import argparse
 import re
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import fields
+from dataclasses import dataclass, fields
 
 from flatkv import bench_cli, model_cli, strategy_cli
 from flatkv.analysis import PLANNERS, PlanAnalysis, analyze, plan_json
 from flatkv.app_state import ENGINE_OPTIONS
-from flatkv.models import past_max_model_len_text
 from flatkv.patterns import parse_layer_pattern
 from flatkv.plan import LINEAR_ATTENTION, PACKED_NEEDS_HISTORY
 from flatkv.profile import CacheProfile
@@ -24,9 +24,6 @@ from flatkv.texttable import text_table
 from flatkv.units import exact_bytes, format_bytes, parse_named_sizes, parse_size, quoted
 
 PROG = "python -m flatkv"
-# where a strategy command's context came from when --context is not given
-CONTEXT_FROM_MODEL = ("context {:,} tokens, the model's max_model_len (vLLM's default "
-                      "--max-model-len); --context sets another")
 
 
 class UsageError(ValueError):
@@ -66,10 +63,33 @@ def add_profile_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def profile_from_args(args: argparse.Namespace) -> CacheProfile:
-    """The model the arguments name, per TP rank. A model's notes (caveats on every figure:
-    sizes transformers filled in, Nemotron-H's ssm dtype) ride on ``args.model_notes``: main
-    prints them to stderr once the command succeeds (an error stays one line)."""
+@dataclass(frozen=True)
+class GivenModel:
+    """The model the arguments name, per TP rank, with what a command says beside its figures:
+    the model's notes (sizes transformers filled in, Nemotron-H's ssm dtype) and its
+    max_model_len (--context's default, as vLLM's --max-model-len). Raw bytes have neither."""
+
+    profile: CacheProfile
+    notes: str = ""
+    max_model_len: int | None = None
+
+    def stderr_notes(self) -> tuple[str, ...]:
+        """The notes as one line, as the app shows them beside the figures."""
+        return (f"note on this model: {' '.join(self.notes.split())}",) if self.notes else ()
+
+
+@dataclass(frozen=True)
+class CommandOutput:
+    """What a command prints: its figures on stdout, then notes on stderr, each one line (a
+    caveat on every figure, kept off stdout so that --json stays clean). An error prints neither:
+    it is one line of its own."""
+
+    text: str
+    notes: tuple[str, ...] = ()
+
+
+def given_model(args: argparse.Namespace) -> GivenModel:
+    """The model of --preset / --hf-config / --model-file, or of raw bytes (--layers ...)."""
     spec = model_cli.model_from_args(args)
     if spec is not None:
         raw = [flag for flag, value in (
@@ -80,9 +100,13 @@ def profile_from_args(args: argparse.Namespace) -> CacheProfile:
             raise UsageError(f"give either a model (--preset, --hf-config, --model-file) or "
                              f"raw bytes ({', '.join(raw)}), not both: the model's own values "
                              "would be used and yours ignored")
-        args.model_notes = spec.notes
-        args.model_context = spec.max_model_len  # --context's default, as vLLM's
-        return spec.profile()
+        return GivenModel(spec.profile(), spec.notes, spec.max_model_len)
+    return GivenModel(_raw_profile(args))
+
+
+def _raw_profile(args: argparse.Namespace) -> CacheProfile:
+    """Bytes per TP rank as --layers, --kv-bytes-per-slot, --state and --sliding-window give
+    them."""
     if not args.layers:
         raise UsageError(
             "no model given: pass --preset NAME (see `presets`), --hf-config PATH, or --layers "
@@ -180,8 +204,9 @@ def add_plan_arguments(
     parser.add_argument("--json", action="store_true", help="print JSON instead of tables")
 
 
-def _plan_command(args: argparse.Namespace) -> str:
-    profile = profile_from_args(args)
+def _plan_command(args: argparse.Namespace) -> CommandOutput:
+    model = given_model(args)
+    profile = model.profile
     options = strategy_cli.options_from_args(args)  # validate every option, used or not
     if args.strategy:
         if args.planner is not None:
@@ -195,7 +220,7 @@ def _plan_command(args: argparse.Namespace) -> str:
             raise UsageError(f"{flag} is not read by --strategy {args.strategy}: use --strategy "
                              f"{layout} (a layout that reads it), or compare, which shows every "
                              "layout")
-        return strategy_cli.plan_strategy_text(args, profile)
+        return _counting_requests(model, args, strategy_cli.plan_strategy_text)
     if args.context is not None:
         raise UsageError("--context needs a layout to count requests in: add --strategy NAME "
                          "(e.g. --strategy flat), or use compare")
@@ -214,9 +239,28 @@ def _plan_command(args: argparse.Namespace) -> str:
         planner=args.planner or "packed",
         reserved_bytes_per_block=args.reserved_bytes_per_block,
     )
-    if args.json:
-        return plan_json(analysis, profile.name)
-    return format_analysis(analysis, title=profile.name)
+    text = (plan_json(analysis, profile.name) if args.json
+            else format_analysis(analysis, title=profile.name))
+    return CommandOutput(text, model.stderr_notes())
+
+
+def _counting_requests(
+    model: GivenModel, args: argparse.Namespace,
+    command: Callable[[argparse.Namespace, CacheProfile, int | None], str],
+) -> CommandOutput:
+    """A strategy command at --context, else the model's max_model_len; its notes say where the
+    context came from, and an error about a context the user did not type says so too."""
+    context = strategy_cli.RequestContext.from_args(args, model.max_model_len)
+    try:
+        text = command(args, model.profile, context.tokens)
+    except ValueError as exc:
+        raise ValueError(context.explain(" ".join(str(exc).split()))) from None
+    return CommandOutput(text, model.stderr_notes() + context.notes())
+
+
+def _bench_command(args: argparse.Namespace) -> CommandOutput:
+    model = given_model(args)
+    return CommandOutput(bench_cli.bench_text(args, model.profile), model.stderr_notes())
 
 
 # The options the planner reads without --strategy; the others act on layouts' figures.
@@ -331,7 +375,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_profile_arguments(compare)
     add_plan_arguments(compare, planner=False)
     strategy_cli.add_strategy_arguments(compare, include_strategy=False)
-    compare.set_defaults(run=lambda args: strategy_cli.compare_text(args, profile_from_args(args)))
+    compare.set_defaults(
+        run=lambda args: _counting_requests(given_model(args), args, strategy_cli.compare_text))
 
     bench = sub.add_parser(
         "bench",
@@ -342,7 +387,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_profile_arguments(bench)
     add_plan_arguments(bench, planner=False, default_budget=64 * 2**30, reserved=False)
     bench_cli.add_bench_arguments(bench)
-    bench.set_defaults(run=lambda args: bench_cli.bench_text(args, profile_from_args(args)))
+    bench.set_defaults(run=_bench_command)
 
     model_cli.register(sub)
     return parser
@@ -383,31 +428,19 @@ def in_option_terms(message: str, parser: argparse.ArgumentParser) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = None  # until parsed
     try:
         args = parser.parse_args(argv)
-        text = args.run(args)
+        output = args.run(args)
     except ValueError as exc:  # UsageError included
         message = in_option_terms(" ".join(str(exc).split()), parser)
-        if getattr(args, "context_from_model", False) and f"{args.model_context:,} tokens" in (
-                message):  # the error is about a context the user did not give
-            message += f" ({CONTEXT_FROM_MODEL.format(args.model_context)})"
         print(f"{PROG}: error: {message}", file=sys.stderr)
         return 2
+    if isinstance(output, str):  # `model` and `presets` have no notes
+        output = CommandOutput(output)
     try:
-        print(text)
-        if notes := getattr(args, "model_notes", ""):  # as the app shows them beside figures
-            print(f"{PROG}: note on this model: {' '.join(notes.split())}", file=sys.stderr)
-        if getattr(args, "context_from_model", False):
-            print(f"{PROG}: note: {CONTEXT_FROM_MODEL.format(args.model_context)}",
-                  file=sys.stderr)
-        if getattr(args, "context_unknown", False):
-            print(f"{PROG}: note: no --context, and the model gives no max_model_len: no "
-                  "concurrency is counted; --context N counts requests of N tokens",
-                  file=sys.stderr)
-        if getattr(args, "context_past_model", False):
-            print(f"{PROG}: note: the context is {past_max_model_len_text(args.model_context)}",
-                  file=sys.stderr)
+        print(output.text)
+        for note in output.notes:
+            print(f"{PROG}: {note}", file=sys.stderr)
     except BrokenPipeError:  # `| head` closed the pipe: not an error of ours
         sys.stderr.close()
     return 0

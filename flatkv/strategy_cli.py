@@ -10,8 +10,9 @@ from __future__ import annotations
 import argparse
 import json
 from collections.abc import Callable, Sequence
-from dataclasses import fields
+from dataclasses import dataclass, fields
 
+from flatkv.models import past_max_model_len_text
 from flatkv.profile import CacheProfile
 from flatkv.strategies import (
     CATEGORIES,
@@ -31,6 +32,10 @@ from flatkv.strategies.base import (
 )
 from flatkv.texttable import text_table
 from flatkv.units import concurrency_text, parse_tokens, tokens_text
+
+# where a strategy command's context came from when --context is not given
+CONTEXT_FROM_MODEL = ("context {:,} tokens, the model's max_model_len (vLLM's default "
+                      "--max-model-len); --context sets another")
 
 
 def _tokens_argument(flag: str) -> Callable[[str], int]:
@@ -124,21 +129,41 @@ def options_from_args(args: argparse.Namespace) -> StrategyOptions:
     return StrategyOptions(**given)
 
 
-def context_from_args(args: argparse.Namespace) -> int | None:
-    """--context, else the model's max_model_len (``args.model_context``, set by
-    ``cli.profile_from_args``), as vLLM takes --max-model-len; None for raw bytes without one.
-    Taking the model's sets ``args.context_from_model``, so the CLI says where it came from;
-    one past the model's sets ``args.context_past_model``, so it says the engines refuse it;
-    neither sets ``args.context_unknown``, so it says why no concurrency is counted."""
-    context = getattr(args, "context", None)
-    own = getattr(args, "model_context", None)
-    if context is not None:
-        tokens = parse_tokens(context)
-        args.context_past_model = own is not None and tokens > own  # the CLI says so
-        return tokens
-    args.context_from_model = own is not None
-    args.context_unknown = own is None
-    return own
+@dataclass(frozen=True)
+class RequestContext:
+    """The context a strategy command counts requests at: --context, else the model's
+    max_model_len as vLLM takes --max-model-len (None for raw bytes without one), and what the
+    user is told of where it came from."""
+
+    tokens: int | None
+    model_len: int | None  # the model's max_model_len, where its config gives one
+    typed: bool  # --context was given
+
+    @classmethod
+    def from_args(cls, args: argparse.Namespace, model_len: int | None) -> RequestContext:
+        context = getattr(args, "context", None)
+        if context is not None:
+            return cls(parse_tokens(context), model_len, typed=True)
+        return cls(model_len, model_len, typed=False)
+
+    def notes(self) -> tuple[str, ...]:
+        """Notes for stderr: where an untyped context came from, why none is counted, or that
+        a typed one is past what the engines take without an override."""
+        if not self.typed:
+            if self.model_len is None:
+                return ("note: no --context, and the model gives no max_model_len: no "
+                        "concurrency is counted; --context N counts requests of N tokens",)
+            return (f"note: {CONTEXT_FROM_MODEL.format(self.model_len)}",)
+        if self.model_len is not None and self.tokens > self.model_len:
+            return (f"note: the context is {past_max_model_len_text(self.model_len)}",)
+        return ()
+
+    def explain(self, message: str) -> str:
+        """``message`` with where the context came from, when it is about a context the user
+        did not type (a default that does not fit); other messages as they are."""
+        if self.typed or self.model_len is None or f"{self.model_len:,} tokens" not in message:
+            return message
+        return f"{message} ({CONTEXT_FROM_MODEL.format(self.model_len)})"
 
 
 # --------------------------------------------------------------------------------------------
@@ -242,11 +267,12 @@ def format_comparison_table(results: Sequence[StrategyResult]) -> str:
 # Commands.
 
 
-def plan_strategy_text(args: argparse.Namespace, profile: CacheProfile) -> str:
+def plan_strategy_text(args: argparse.Namespace, profile: CacheProfile,
+                       context: int | None) -> str:
     """``plan --strategy NAME``: one result as a table, or JSON with --json. A layout that does
     not apply is an error (exit 2, as ``plan`` without --strategy); ``compare`` lists it."""
     result = _run_strategy(args.strategy, profile, budget_bytes=args.budget,
-                           context_tokens=context_from_args(args), options=options_from_args(args))
+                           context_tokens=context, options=options_from_args(args))
     if not result.applies:
         raise ValueError(f"--strategy {args.strategy} does not apply: {result.reason}")
     if args.json:
@@ -254,11 +280,10 @@ def plan_strategy_text(args: argparse.Namespace, profile: CacheProfile) -> str:
     return format_result_table(result)
 
 
-def compare_text(args: argparse.Namespace, profile: CacheProfile) -> str:
+def compare_text(args: argparse.Namespace, profile: CacheProfile, context: int | None) -> str:
     """``compare``: every strategy side by side, as a table or a JSON list with --json."""
     options = options_from_args(args)
-    results = compare(profile, budget_bytes=args.budget, context_tokens=context_from_args(args),
-                      options=options)
+    results = compare(profile, budget_bytes=args.budget, context_tokens=context, options=options)
     if args.json:
         return json.dumps([r.to_dict() for r in results], indent=2)
     table = format_comparison_table(results)

@@ -216,3 +216,29 @@ def test_every_strategy_option_has_a_command_line_option_of_its_name():
         args = parser.parse_args([command, "--preset", "Llama-3.1-8B", "--budget", "1GB"])
         missing = [f.name for f in fields(StrategyOptions) if not hasattr(args, f.name)]
         assert missing == [], (command, missing)
+
+
+def test_request_context_says_where_the_context_came_from():
+    import argparse
+
+    from flatkv.strategy_cli import RequestContext
+
+    untyped = RequestContext.from_args(argparse.Namespace(context=None), 131_072)
+    assert (untyped.tokens, untyped.typed) == (131_072, False)
+    assert untyped.notes() == ("note: context 131,072 tokens, the model's max_model_len (vLLM's "
+                               "default --max-model-len); --context sets another",)
+    # an error about that default says so; one about anything else is left as it is
+    assert untyped.explain("one request of 131,072 tokens needs 17 GiB") == (
+        "one request of 131,072 tokens needs 17 GiB (context 131,072 tokens, the model's "
+        "max_model_len (vLLM's default --max-model-len); --context sets another)")
+    assert untyped.explain("budget too small") == "budget too small"
+    typed = RequestContext.from_args(argparse.Namespace(context="128K"), 131_072)
+    assert (typed.tokens, typed.notes()) == (131_072, ())
+    assert typed.explain("one request of 131,072 tokens") == "one request of 131,072 tokens"
+    past = RequestContext.from_args(argparse.Namespace(context="131073"), 131_072)
+    assert past.tokens == 131_073 and past.notes()[0].startswith(
+        "note: the context is past this model's 131,072 tokens: vLLM refuses")
+    unknown = RequestContext.from_args(argparse.Namespace(context=None), None)
+    assert unknown.tokens is None and unknown.notes() == (
+        "note: no --context, and the model gives no max_model_len: no concurrency is counted; "
+        "--context N counts requests of N tokens",)
