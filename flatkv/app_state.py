@@ -37,7 +37,7 @@ from flatkv.strategies.sglang import swa_pool as sglang_swa_pool
 from flatkv.strategies.vllm import kernel_block_size as vllm_kernel_block_size
 from flatkv.strategies.vllm import mamba_chunk_size as vllm_mamba_chunk_size
 from flatkv.strategies.vllm import runs_all_as_align
-from flatkv.units import format_size, parse_size, parse_tokens
+from flatkv.units import MAX_TOKENS, format_size, parse_size, parse_tokens
 
 MiB = 2**20
 
@@ -57,7 +57,7 @@ CUSTOM_GPU = "Custom"
 # memory: 44.59 GiB"): no GPU, memory fraction or weights to derive it from.
 KV_MEMORY = "KV cache memory"
 MAX_BLOCK_SIZE = 1 << 20
-MAX_CONTEXT = 1 << 24
+MAX_CONTEXT = MAX_TOKENS
 DEFAULT_CONTEXT = app_model.DEFAULT_CONTEXT
 MAX_REQUESTS = 4096
 DEFAULT_REQUESTS = 4  # Layout's live requests until one is typed (fewer where fewer fit)

@@ -1755,12 +1755,17 @@ def test_sliding_model_says_why_concurrency_passes_one_above_the_capacity():
 
 
 def test_layout_takes_the_largest_workload_a_link_can_ask_for():
-    # 4,096 requests of 2^24 tokens: 126,326,665 pages per group, of which the page lists only
-    # the pool's first ids (listing them all took 24 GB and killed the server)
-    at = open_app("app_pages/layout.py", {"req": "4096", "ctx": str(1 << 24)})
+    # 4,096 requests of 2^40 tokens, the library's own bound (as the CLI's --context): the
+    # page lists only the pool's first ids (listing 2^24 tokens' all took 24 GB and killed the
+    # server)
+    at = open_app("app_pages/layout.py", {"req": "4096", "ctx": str(1 << 40)})
     assert not at.exception
     (warning,) = [shown(w) for w in at.warning if "does not fit" in shown(w)]
-    assert f"full_attention: {-(-4096 * (1 << 24) // 544) + 4096 + 1:,}" in warning
+    assert f"full_attention: {-(-4096 * (1 << 40) // 544) + 4096 + 1:,}" in warning
+    # one past it is the link's notice, not a figure
+    at = open_app(None, {"ctx": str((1 << 40) + 1)})
+    assert any("ctx is '1099511627777': give at most 1,099,511,627,776 tokens" in shown(w)
+               for w in at.warning)
 
 
 def test_layout_says_how_many_requests_fit_and_draws_no_map_of_pages_it_lacks():
