@@ -299,7 +299,7 @@ def page_assignment(
     shown = min(pool.num_units, limit)
     # k-th page of group g lands at fraction (k + 1/2) / n_g of the run: a proportional merge.
     # Each group's run is already in order, so a lazy merge yields the first ids without
-    # listing every page (a link may ask for 4,096 requests of 2**40 tokens: 10^13 pages).
+    # listing every page (a link may ask for 4,096 requests of 2**40 tokens: up to 10^14 pages).
     runs = [_page_run(i, gid, n) for i, (gid, n) in enumerate(per_group.items())]
     order = islice(heapq.merge(*runs), max(0, shown - 1))
     owners: list[str | None] = [None] + [gid for _, _, gid in order]
