@@ -410,9 +410,16 @@ def table(rows: Any, *, height: int | str = "auto", formats: dict[str, str] | No
 NOT_APPLICABLE = "—"  # a table cell whose figure does not apply to its row
 
 
+CHART_CONFIG = {"displaylogo": False,
+                "modeBarButtonsToRemove": ["select2d", "lasso2d", "zoomIn2d", "zoomOut2d",
+                                           "autoScale2d"]}
+
+
 def chart(fig: go.Figure, *, key: str, file_name: str) -> None:
-    """A chart and its HTML export (built only when downloaded)."""
-    st.plotly_chart(fig, key=key, config={"displaylogo": False})
+    """A chart and its HTML export (built only when downloaded). The toolbar keeps zoom, pan,
+    reset and the PNG export: box and lasso select and the zoom steps select nothing here, and
+    the full toolbar covered a half-width chart's title at 1000 px."""
+    st.plotly_chart(fig, key=key, config=CHART_CONFIG)
     st.download_button(
         "Chart as HTML", data=lambda: fig.to_html(include_plotlyjs="cdn", full_html=True),
         file_name=file_name, mime="text/html", key=f"{key}.html", on_click="ignore",

@@ -580,6 +580,12 @@ def test_budget_page_concurrency_by_hand():
     at.text_input(key="w.context").set_value("1056").run()
     assert metrics(at)["Concurrency at 1,056 tokens"] == f"{775 / 2:.2f}"
     assert len(at.get("plotly_chart")) == 2
+    # a short toolbar (zoom, pan, reset, PNG): no select tools over a half-width chart's title
+    for element in at.get("plotly_chart"):
+        config = json.loads(element.proto.config)
+        assert config["displaylogo"] is False
+        assert set(config["modeBarButtonsToRemove"]) == {
+            "select2d", "lasso2d", "zoomIn2d", "zoomOut2d", "autoScale2d"}
 
 
 def test_context_reads_vllm_suffixes_and_refuses_an_emptied_field():
