@@ -367,6 +367,61 @@ SPECULATIVE_NOT_MODELLED = (
 )
 
 
+def _pool_refusal(profile: CacheProfile, options: StrategyOptions, kv_memory: int,
+                  full_tokens: int, swa_tokens: int, slot_bytes: int | None) -> str | None:
+    """Why SGLang would not start on these token pools (a swa pool short of one window, or a
+    KV pool short of one page), with the budget that would do; None where they serve."""
+    n_full, n_swa = pool_layers(profile, options)
+    page = options.sglang_page_size
+    pool_tokens = full_tokens if n_full else swa_tokens
+    if n_full and n_swa and pool_tokens >= page and swa_tokens < _least_swa_pool(profile, page):
+        return (
+            f"the swa pool ({n(swa_tokens)} tokens) cannot hold one request: SGLang needs more "
+            f"than sliding_window + page size = {n(profile.sliding_window)} + {page} tokens in "
+            f"it; a budget of {n(enough_budget(profile, options, slot_bytes))} B or more has "
+            "them" + (", as does a larger SGLang sliding/full tokens ratio "
+                      "(--swa-full-tokens-ratio)" if options.swa_full_tokens_ratio < 1 else ""))
+    if profile.has_attention and pool_tokens < page:
+        return (
+            f"the KV pool ({n(kv_memory)} B) holds no page of {page} tokens: a budget of "
+            f"{n(enough_budget(profile, options, slot_bytes))} B or more holds one"
+            + (", as does a smaller SGLang mamba/full memory ratio (--mamba-full-memory-ratio)"
+               if slot_bytes else ""))
+    return None
+
+
+def _token_pages(
+    profile: CacheProfile, options: StrategyOptions, pool_tokens: int, n_full: int, n_swa: int,
+    formulas: list[str], extras: dict[str, object],
+) -> tuple[int, int, int, int, str]:
+    """The token pool as pages: block size, block bytes, blocks, capacity and why this P, with
+    their formulas (and the two pools' page bytes in ``extras`` where there are two)."""
+    kv = profile.kv_bytes_per_slot
+    page = options.sglang_page_size
+    # its KV pools are sized from the budget, then allocated a page up
+    formulas.append(
+        f"beyond these, SGLang allocates each KV layer a page more (rows of tokens + page "
+        f"size; slot 0 takes padded tokens' dummy writes): {page} x {n(kv)} x "
+        f"{n_full + n_swa} layers = {n(page * kv * (n_full + n_swa))} B past the pools, "
+        "which its sizing leaves out")
+    # A page of P tokens takes P x F bytes in every KV layer it lives in: the full pool's
+    # layers, plus the sliding pool's while the page is inside the window.
+    block_bytes = page * kv * (n_full + n_swa)
+    formulas.append(f"logged_tokens = max_total_num_tokens = the token pool = "
+                    f"{n(pool_tokens)} (SGLang's log)")
+    if n_full and n_swa:
+        extras.update(full_page_bytes=page * kv * n_full, swa_page_bytes=page * kv * n_swa)
+        formulas.append(
+            f"block_bytes = one page in both pools = {page} x {n(kv)} x ({n_full} full + "
+            f"{n_swa} sliding layers) = {n(block_bytes)} (full pool {n(page * kv * n_full)} "
+            f"+ swa pool {n(page * kv * n_swa)}); blocks = full-pool pages (the swa pool holds "
+            f"r_swa x as many)"
+        )
+    why = (f"P = {page}: SGLang's token pool pages KV by --page-size ({page}); state needs no "
+           "page, it lives in per-request slots")
+    return page, block_bytes, pool_tokens // page, pool_tokens, why
+
+
 def run_sglang(
     profile: CacheProfile, *, budget_bytes: int, context_tokens: int | None,
     options: StrategyOptions,
@@ -376,7 +431,6 @@ def run_sglang(
     n_full, n_swa = pool_layers(profile, options)
     n_state = profile.count(LINEAR_ATTENTION)
     s = options.sglang_slots_per_request
-    page = options.sglang_page_size
     formulas: list[str] = []
     if options.speculative_tokens and profile.has_state:
         formulas.append(SPECULATIVE_NOT_MODELLED)
@@ -420,25 +474,10 @@ def run_sglang(
                                                formulas, extras)
     kv_bytes = full_tokens * kv * n_full + swa_tokens * kv * n_swa
     pool_tokens = full_tokens if n_full else swa_tokens
-    if n_full and n_swa and pool_tokens >= page and swa_tokens < _least_swa_pool(profile, page):
-        return not_applicable(
-            name, budget_bytes,
-            f"the swa pool ({n(swa_tokens)} tokens) cannot hold one request: SGLang needs more "
-            f"than sliding_window + page size = {n(profile.sliding_window)} + {page} tokens in "
-            f"it; a budget of {n(enough_budget(profile, options, slot_bytes))} B or more has "
-            "them" + (", as does a larger SGLang sliding/full tokens ratio "
-                      "(--swa-full-tokens-ratio)" if options.swa_full_tokens_ratio < 1 else ""),
-            profile_name=profile.name, context_tokens=context_tokens,
-        )
-    if profile.has_attention and pool_tokens < page:
-        return not_applicable(
-            name, budget_bytes,
-            f"the KV pool ({n(kv_memory)} B) holds no page of {page} tokens: a budget of "
-            f"{n(enough_budget(profile, options, slot_bytes))} B or more holds one"
-            + (", as does a smaller SGLang mamba/full memory ratio (--mamba-full-memory-ratio)"
-               if slot_bytes else ""),
-            profile_name=profile.name, context_tokens=context_tokens,
-        )
+    if refusal := _pool_refusal(profile, options, kv_memory, full_tokens, swa_tokens,
+                                slot_bytes):
+        return not_applicable(name, budget_bytes, refusal, profile_name=profile.name,
+                              context_tokens=context_tokens)
 
     numerator = denominator = None
     if context_tokens is not None:
@@ -455,31 +494,8 @@ def run_sglang(
         f"{n(totals['unused'])}"
     )
     if profile.has_attention:
-        # its KV pools are sized from the budget, then allocated a page up
-        formulas.append(
-            f"beyond these, SGLang allocates each KV layer a page more (rows of tokens + page "
-            f"size; slot 0 takes padded tokens' dummy writes): {page} x {n(kv)} x "
-            f"{n_full + n_swa} layers = {n(page * kv * (n_full + n_swa))} B past the pools, "
-            "which its sizing leaves out")
-        # A page of P tokens takes P x F bytes in every KV layer it lives in: the full pool's
-        # layers, plus the sliding pool's while the page is inside the window.
-        block_size, num_blocks = page, pool_tokens // page
-        block_bytes = page * kv * (n_full + n_swa)
-        capacity = pool_tokens
-        formulas.append(f"logged_tokens = max_total_num_tokens = the token pool = "
-                        f"{n(capacity)} (SGLang's log)")
-        if n_full and n_swa:
-            extras.update(full_page_bytes=page * kv * n_full, swa_page_bytes=page * kv * n_swa)
-            formulas.append(
-                f"block_bytes = one page in both pools = {page} x {n(kv)} x ({n_full} full + "
-                f"{n_swa} sliding layers) = {n(block_bytes)} (full pool {n(page * kv * n_full)} "
-                f"+ swa pool {n(page * kv * n_swa)}); blocks = full-pool pages (the swa pool holds "
-                f"r_swa x as many)"
-            )
-        why = (
-            f"P = {page}: SGLang's token pool pages KV by --page-size ({page}); state needs no "
-            "page, it lives in per-request slots"
-        )
+        block_size, block_bytes, num_blocks, capacity, why = _token_pages(
+            profile, options, pool_tokens, n_full, n_swa, formulas, extras)
     else:
         block_size, block_bytes, num_blocks, capacity = None, slot_bytes, slots, None
         why = "no page size: a state-only model keeps one state slot per request"
