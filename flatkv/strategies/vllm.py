@@ -337,6 +337,38 @@ def run_vllm(
                    extras={**result.extras, "mamba_cache_mode_asked": "all"})
 
 
+def _drafted_state_refusal(sizing: CacheProfile, state: int, p: int, page: int) -> str:
+    """Why vLLM fails at start-up when the drafted conv rows widen the state past the page P
+    was sized for (without them), and how many speculative tokens this P would take."""
+    most = (page - sizing.state_bytes_per_layer) // sizing.conv_row_bytes  # drafted rows held
+    return (
+        f"vLLM fails at start-up: it sizes P ({n(p)}) and the page ({n(page)} B) from the state "
+        f"without the drafted conv rows, and its layers keep the widened state of {n(state)} B, "
+        "which the page does not hold (MambaSpec.page_size_bytes asserts page_size_padded >= "
+        "page_size); "
+        + (f"at this P it starts with at most {most} speculative token(s)" if most
+           else "at this P it starts only without speculative decoding")
+        + "; a larger P (kernel block size, block size or mode all) pads the page more, and "
+        "may hold the drafted rows")
+
+
+def _one_request_refusal(context_tokens: int, needed: int, budget_bytes: int, unit_bytes: int,
+                         group_size: int, p: int, longest: int) -> str:
+    """vLLM's start-up check that one request of max_model_len fits (less the null block), in
+    its words, with the longest context that would fit and the budget this one needs."""
+    least = needed + unit_bytes
+    return (
+        f"vLLM refuses to start: one request of {n(context_tokens)} tokens needs {n(needed)} B "
+        f"of KV cache ({needed / 2**30:,.2f} GiB: its pages in every group, {group_size} layers "
+        f"a page, at P {n(p)}), more than the {n(budget_bytes)} B "
+        f"({budget_bytes / 2**30:,.2f} GiB) available less the {n(unit_bytes)} B block vLLM "
+        "holds back as its null block (\"To serve at least one request with the models's max "
+        "seq len\"); "
+        + (f"its estimated maximum model length is {n(longest)}: give a context of at most "
+           f"{n(longest)} or a budget of at least {n(least)} B" if longest else
+           f"not even one token fits: give a budget of at least {n(least)} B"))
+
+
 def _run_vllm(
     profile: CacheProfile, *, budget_bytes: int, context_tokens: int | None,
     options: StrategyOptions,
@@ -353,20 +385,9 @@ def _run_vllm(
     if profile is not sizing:  # its layers keep a wider state in the page P was sized for
         state = profile.state_bytes_per_layer
         if state > page:
-            # drafted rows the page holds
-            most = (page - sizing.state_bytes_per_layer) // sizing.conv_row_bytes
-            return not_applicable(
-                name, budget_bytes,
-                f"vLLM fails at start-up: it sizes P ({n(p)}) and the page ({n(page)} B) from "
-                f"the state without the drafted conv rows, and its layers keep the widened "
-                f"state of {n(state)} B, which the page does not hold (MambaSpec.page_size_bytes "
-                "asserts page_size_padded >= page_size); "
-                + (f"at this P it starts with at most {most} speculative token(s)" if most
-                   else "at this P it starts only without speculative decoding")
-                + "; a larger P (kernel block size, block size or mode all) pads the page "
-                "more, and may hold the drafted rows",
-                profile_name=profile.name, context_tokens=context_tokens,
-            )
+            return not_applicable(name, budget_bytes,
+                                  _drafted_state_refusal(sizing, state, p, page),
+                                  profile_name=profile.name, context_tokens=context_tokens)
         extras.update(state_page_bytes=state, state_padding_exact=[page - state, state],
                       state_padding_fraction=float(Fraction(page - state, state)))
         formulas.append(f"the layers keep the widened state ({n(state)} B) in that page: "
@@ -404,18 +425,10 @@ def _run_vllm(
         if needed > usable:
             longest = longest_context(profile, options, counts, group_size, usable,
                                       context_tokens, p, page)
-            least = needed + unit_bytes
             return not_applicable(
                 name, budget_bytes,
-                f"vLLM refuses to start: one request of {n(context_tokens)} tokens needs "
-                f"{n(needed)} B of KV cache ({needed / 2**30:,.2f} GiB: its pages in every "
-                f"group, {group_size} layers a page, at P {n(p)}), more than the "
-                f"{n(budget_bytes)} B ({budget_bytes / 2**30:,.2f} GiB) available less the "
-                f"{n(unit_bytes)} B block vLLM holds back as its null block (\"To serve at "
-                f"least one request with the models's max seq len\"); "
-                + (f"its estimated maximum model length is {n(longest)}: give a context of at "
-                   f"most {n(longest)} or a budget of at least {n(least)} B" if longest else
-                   f"not even one token fits: give a budget of at least {n(least)} B"),
+                _one_request_refusal(context_tokens, needed, budget_bytes, unit_bytes,
+                                     group_size, p, longest),
                 profile_name=profile.name, context_tokens=context_tokens,
             )
     result = finish_paged(
