@@ -29,6 +29,7 @@ from flatkv.plan import (
     Equalizer,
     FlatMemoryPlan,
     Row,
+    TensorPlan,
     alignment_or_block_size,
     check_int,
     config_equalizer,
@@ -213,48 +214,18 @@ def analyze(
             reserved_bytes_per_block=reserved_bytes_per_block,
         )
     geo = plan.geometry
-    p = geo.block_size
-    page_row = eq.page_row_bytes  # the widest row at P (both planners plan at the equalizer's P)
     state_components = {(c.group_id, c.layer, c.component) for c in comps if not c.is_linear}
-
-    slots: list[SlotUse] = []
+    # packed rows are as wide as the widest row at P (both planners plan at the equalizer's P)
+    row_width = eq.page_row_bytes if planner == "packed" else None
+    slots = tuple(_slot_use(i, tensor, geo.num_blocks, row_width, state_components)
+                  for i, tensor in enumerate(plan.tensors))
+    rows = [r for s in slots for r in s.rows]
     used_by_group: dict[str, int] = dict.fromkeys(groups, 0)
-    kv_per_block = state_per_block = uniform_pad_per_block = 0
-    for tensor in plan.tensors:
-        rows: list[RowUse] = []
-        offset_of = dict(zip(tensor.bindings, slot_offsets(tensor)))
-        by_row: dict[tuple[str, int], list] = {}
-        for b in tensor.bindings:
-            by_row.setdefault((b.group_id, b.layer), []).append(b)
-        for (gid, layer), members in by_row.items():
-            used = sum(b.nbytes_per_block for b in members)
-            row_offset = min(offset_of[b] for b in members)
-            uses = tuple(
-                BindingUse(
-                    slot=b.slot,
-                    group_id=gid,
-                    layer=layer,
-                    component=b.component,
-                    offset=offset_of[b],
-                    row_offset=b.row_offset,
-                    nbytes_per_block=b.nbytes_per_block,
-                    is_state=(gid, layer, b.component) in state_components,
-                )
-                for b in members
-            )
-            row_width = page_row if planner == "packed" else used
-            rows.append(
-                RowUse(tensor.bindings[0].slot, gid, layer, row_offset, used, row_width, uses)
-            )
-            used_by_group[gid] += used
-            for u in uses:
-                if u.is_state:
-                    state_per_block += u.nbytes_per_block
-                else:
-                    kv_per_block += u.nbytes_per_block
-            uniform_pad_per_block += row_width - used
-        slot_row = tensor.nbytes // geo.num_blocks
-        slots.append(SlotUse(len(slots), tensor.name, slot_row, tensor.nbytes, tuple(rows)))
+    for r in rows:
+        used_by_group[r.group_id] += r.used_bytes
+    kv_per_block = sum(u.nbytes_per_block for r in rows for u in r.bindings if not u.is_state)
+    state_per_block = sum(u.nbytes_per_block for r in rows for u in r.bindings if u.is_state)
+    uniform_pad_per_block = sum(r.padding_bytes for r in rows)
 
     reserved_per_block = geo.block_bytes - kv_per_block - state_per_block
     # reserved rows belong to no group of the plan (a draft model's KV): not dead weight, as in
@@ -267,7 +238,7 @@ def analyze(
     n = geo.num_blocks
     totals = PlanTotals(
         budget_bytes=budget_bytes,
-        block_size=p,
+        block_size=geo.block_size,
         block_bytes=geo.block_bytes,
         num_blocks=n,
         kv_history_bytes=n * kv_per_block,
@@ -276,7 +247,32 @@ def analyze(
         unused_bytes=budget_bytes - n * geo.block_bytes,
         uniform_padding_bytes=n * uniform_pad_per_block,
     )
-    return PlanAnalysis(planner, plan, eq, tuple(slots), group_shares, totals)
+    return PlanAnalysis(planner, plan, eq, slots, group_shares, totals)
+
+
+def _slot_use(index: int, tensor: TensorPlan, num_blocks: int, page_row_bytes: int | None,
+              state_components: set[tuple[str, int, str]]) -> SlotUse:
+    """One slot tensor's rows: its bindings grouped by (group, layer), each at its byte offset
+    in the slot row; a row's width is ``page_row_bytes`` (the packed planner's uniform page
+    row) or, for the per-component planner (None), its own bytes."""
+    offset_of = dict(zip(tensor.bindings, slot_offsets(tensor)))
+    by_row: dict[tuple[str, int], list] = {}
+    for b in tensor.bindings:
+        by_row.setdefault((b.group_id, b.layer), []).append(b)
+    rows = []
+    for (gid, layer), members in by_row.items():
+        used = sum(b.nbytes_per_block for b in members)
+        uses = tuple(
+            BindingUse(slot=b.slot, group_id=gid, layer=layer, component=b.component,
+                       offset=offset_of[b], row_offset=b.row_offset,
+                       nbytes_per_block=b.nbytes_per_block,
+                       is_state=(gid, layer, b.component) in state_components)
+            for b in members
+        )
+        rows.append(RowUse(tensor.bindings[0].slot, gid, layer,
+                           min(offset_of[b] for b in members), used,
+                           used if page_row_bytes is None else page_row_bytes, uses))
+    return SlotUse(index, tensor.name, tensor.nbytes // num_blocks, tensor.nbytes, tuple(rows))
 
 
 # --------------------------------------------------------------------------------------------
