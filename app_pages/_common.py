@@ -463,6 +463,7 @@ def _size_text(nbytes: int) -> str:
 
 
 def sidebar(page_shows_budget: bool = True) -> None:
+    """The model in one line, then the memory and paging settings every page shares."""
     side = st.sidebar
     model_ok = True
     try:  # the page shows the full error; the sidebar only points at it
@@ -472,7 +473,15 @@ def sidebar(page_shows_budget: bool = True) -> None:
     except ValueError:
         model_ok = False
         side.caption(":red[Model: not valid with these settings; the page says why.]")
+    _memory_settings(side, explained_on_page=page_shows_budget and model_ok)
+    _paging_settings(side)
+    side.caption("The link in the address bar holds this whole view: copy it to share.")
 
+
+def _memory_settings(side: Any, *, explained_on_page: bool) -> None:
+    """GPU (or an engine's logged KV cache memory), memory fraction, weights and TP, and the
+    cache budget per rank they give; ``explained_on_page``: a bad budget is the page's error
+    (the sidebar points at it), else the sidebar says it."""
     side.subheader("Memory", divider="gray")
     gpu = bind(side.selectbox, "gpu", "GPU", options=[*GPU_PRESETS, CUSTOM_GPU, KV_MEMORY],
                format_func=lambda g: "KV cache memory (from a log)" if g == KV_MEMORY else g,
@@ -523,9 +532,11 @@ def sidebar(page_shows_budget: bool = True) -> None:
     except ValueError as exc:
         # a page stops at the first error: with the model wrong too, it explains only that
         side.caption(":red[Cache budget per rank: none; the page says why.]"
-                     if page_shows_budget and model_ok
-                     else f":red[Cache budget per rank: none. {exc}]")
+                     if explained_on_page else f":red[Cache budget per rank: none. {exc}]")
 
+
+def _paging_settings(side: Any) -> None:
+    """Block size, alignment and planner: how the planner pages the cache."""
     side.subheader("Paging", divider="gray")
     bind(side.number_input, "block_size", "Block size (tokens)", min_value=1,
          max_value=MAX_BLOCK_SIZE, step=1, help="Requested tokens per page (vLLM --block-size).")
@@ -535,7 +546,6 @@ def sidebar(page_shows_budget: bool = True) -> None:
          help="An inflated page size is rounded up to a multiple of this.")
     bind(side.selectbox, "planner", "Planner", options=list(PLANNERS),
          format_func=app_data.PLANNER_TITLES.get)
-    side.caption("The link in the address bar holds this whole view: copy it to share.")
 
 
 # --------------------------------------------------------------------------------------------

@@ -79,6 +79,8 @@ _FAMILIES: dict[str, str] = {
     "qwen3_5_text": "gdn",
     "qwen3_5_moe": "gdn",
     "qwen3_5_moe_text": "gdn",
+    "olmo_hybrid": "gdn",
+    "kimi_linear": "kda",  # Kimi Delta Attention layers with MLA full layers
     "nemotron_h": "mamba2",
     "granitemoehybrid": "mamba2",
     "bamba": "mamba2",
@@ -432,17 +434,30 @@ def _refuse_top_level_text_fields(cfg: Mapping[str, Any], used: Mapping[str, int
             f"the field{'s' if len(ignored) > 1 else ''} into {nested}")
 
 
-def _not_given_note(cfg: Mapping[str, Any], used: Mapping[str, int]) -> str:
+# Kimi Linear's checkpoint keeps its KDA sizes in linear_attn_config, under these names
+# (KimiLinearConfig copies them to the attributes read here).
+_KDA_GIVEN_AS = {"linear_num_heads": "num_heads", "linear_head_dim": "head_dim",
+                 "linear_conv_kernel_dim": "short_conv_kernel_size"}
+
+
+def _not_given_note(cfg: Mapping[str, Any], used: Mapping[str, int],
+                    aliases: Mapping[str, str]) -> str:
     """The sizes the reader used that the config.json does not hold (at its top level or in
     its text_config / llm_config): transformers supplied them. A caveat on every figure (a
     thin config such as {"model_type": "llama"} plans as LlamaConfig's 32 layers of 32 heads),
     so it goes in the notes, which the pages show beside the figures. Sizes only: a layer
     pattern that comes from a class default (qwen3_next's full_attention_interval 4) is not
-    named."""
+    named. ``aliases``: the config class's attribute_map (Kimi Linear's max_position_embeddings
+    is its model_max_length)."""
     given = dict(cfg)
     for key in _NESTED:
         if isinstance(cfg.get(key), Mapping):
             given.update(cfg[key])
+    for alias, attr in aliases.items():
+        if alias not in given and attr in given:
+            given[alias] = given[attr]
+    if isinstance(linear := given.get("linear_attn_config"), Mapping):
+        given.update({attr: linear[key] for attr, key in _KDA_GIVEN_AS.items() if key in linear})
     hidden, heads = given.get("hidden_size"), given.get("num_attention_heads")
     if isinstance(hidden, int) and isinstance(heads, int) and heads > 0:
         # derived from the config, as the models do (a "head_dim": null too)
@@ -511,9 +526,21 @@ def _attention(text: Any, model_type: str, window: int | None) -> AttentionLayer
                           sliding_window=window)
 
 
+def _mla(text: Any, model_type: str) -> MLALayer:
+    """The latent KV of an MLA layer (DeepSeek's, Kimi Linear's full layers)."""
+    return MLALayer(kv_lora_rank=_get(text, "kv_lora_rank", model_type),
+                    qk_rope_head_dim=_get(text, "qk_rope_head_dim", model_type))
+
+
 def _state_layer(text: Any, model_type: str) -> CacheLayer:
     family = _FAMILIES[model_type]
     g = lambda attr: _get(text, attr, model_type)  # noqa: E731
+    if family == "kda":
+        # vLLM's kda_state_shape: conv (heads x d + 2 x heads x d) / tp by K - 1, recurrent
+        # (heads / tp, d, d): GDN's shapes with as many key heads as value heads
+        heads, head_dim = g("linear_num_heads"), g("linear_head_dim")
+        return GDNLayer(k_heads=heads, v_heads=heads, head_dim_k=head_dim, head_dim_v=head_dim,
+                        conv_kernel=g("linear_conv_kernel_dim"))
     if family == "gdn":
         return GDNLayer(
             k_heads=g("linear_num_key_heads"), v_heads=g("linear_num_value_heads"),
@@ -563,9 +590,7 @@ def _layers_of(text: Any, model_type: str) -> list[CacheLayer]:
     family = _FAMILIES[model_type]
     n_layers = _get(text, "num_hidden_layers", model_type)
     if family == "mla":
-        mla = MLALayer(kv_lora_rank=_get(text, "kv_lora_rank", model_type),
-                       qk_rope_head_dim=_get(text, "qk_rope_head_dim", model_type))
-        return [mla] * n_layers
+        return [_mla(text, model_type)] * n_layers
     window = getattr(text, "sliding_window", None)
     if model_type == "falcon_h1":  # every layer runs attention and Mamba2 side by side
         return [_attention(text, model_type, None), _state_layer(text, model_type)] * n_layers
@@ -584,7 +609,8 @@ def _layers_of(text: Any, model_type: str) -> list[CacheLayer]:
             continue
         if label not in cache:
             if label == "full_attention":
-                cache[label] = _attention(text, model_type, None)
+                cache[label] = (_mla(text, model_type) if family == "kda"
+                                else _attention(text, model_type, None))
             elif label == "sliding_attention":
                 if window is None:
                     raise ValueError(
@@ -685,6 +711,9 @@ def _ssm_dtype_of(text: Any, model_dtype: str, cfg: dict, model_type: str) -> tu
     this model reads, or the default the transformers class fills in (Nemotron-H: float32,
     twice the state of the model dtype); else the model dtype, saying so when the config names
     an ssm dtype vLLM does not read for this model."""
+    if _FAMILIES[model_type] == "kda":
+        return "float32", ("vLLM's kda_state_dtype, which keeps Kimi Delta Attention's recurrent "
+                           "state in float32 whatever the model dtype")
     given = {**cfg, **(cfg.get("text_config") or {})}
     attr = next((f for f, (_, types) in _VLLM_SSM_DTYPE_READERS.items() if model_type in types),
                 None)
@@ -764,7 +793,11 @@ def spec_from_hf_config(
         source += f"; ssm state {ssm_dtype} from {ssm_why}"
         if sglang_note:
             source += f"; {sglang_note}"
+    # Kimi Delta Attention layers keep GDN's state shapes: named for what they are
+    kind_names = tuple((layer, "kda") for layer in dict.fromkeys(layers)
+                       if _FAMILIES[model_type] == "kda" and layer.is_state)
     return ModelSpec(
+        _kind_names=kind_names,
         name=name, layers=tuple(layers), kv_dtype=kv_dtype, conv_dtype=model_dtype,
         ssm_dtype=ssm_dtype, tp=1, source=source,
         model_layers=n_model if 0 < n_model <= MAX_CACHE_LAYERS else None,
@@ -773,7 +806,8 @@ def spec_from_hf_config(
         mamba_chunk_size=chunk,
         max_model_len=max_model_len,
         # a caveat on every engine's figures, shown beside them (not only in the source line)
-        notes=" ".join(note for note in (_not_given_note(cfg, recorded.used),
+        notes=" ".join(note for note in (_not_given_note(cfg, recorded.used,
+                                                         getattr(text, "attribute_map", {})),
                                          _window_split_note(text, model_type, cfg)) if note),
     )
 

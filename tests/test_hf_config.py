@@ -20,7 +20,7 @@ from flatkv.hf_config import (  # noqa: E402
 )
 from flatkv.models import AttentionLayer, Mamba2Layer, ModelSpec  # noqa: E402
 from flatkv.presets import load_preset  # noqa: E402
-from flatkv.strategies import run_strategy  # noqa: E402
+from flatkv.strategies import StrategyOptions, run_strategy  # noqa: E402
 
 BF16, FP32 = 2, 4
 FULL, SLIDING, LINEAR = "full_attention", "sliding_attention", "linear_attention"
@@ -606,6 +606,74 @@ def test_kimi_k2_reads_as_deepseek_v3_mla():
     assert len(spec.layers) == 61
     assert spec.kv_bytes_per_slot() == (512 + 64) * BF16
     assert spec.with_options(tp=8).kv_bytes_per_slot() == (512 + 64) * BF16  # not split by TP
+
+
+# moonshotai/Kimi-Linear-48B-A3B-Instruct's geometry, written as its config.json writes it: the
+# KDA sizes and the 1-indexed layer lists in linear_attn_config, the length as model_max_length
+# (the sizes equal transformers' KimiLinearConfig defaults, which name that checkpoint)
+KIMI_LINEAR = {
+    "model_type": "kimi_linear", "architectures": ["KimiLinearForCausalLM"],
+    "hidden_size": 2304, "num_hidden_layers": 27, "num_attention_heads": 32,
+    "num_key_value_heads": 32, "kv_lora_rank": 512, "qk_rope_head_dim": 64,
+    "qk_nope_head_dim": 128, "v_head_dim": 128, "model_max_length": 1_048_576,
+    "torch_dtype": "bfloat16",
+    "linear_attn_config": {
+        "full_attn_layers": [4, 8, 12, 16, 20, 24, 27],
+        "kda_layers": [1, 2, 3, 5, 6, 7, 9, 10, 11, 13, 14, 15, 17, 18, 19, 21, 22, 23, 25, 26],
+        "num_heads": 32, "head_dim": 128, "short_conv_kernel_size": 4},
+}
+
+
+def test_kimi_linear_is_kda_state_layers_and_mla_full_layers():
+    spec = spec_from_hf_config(KIMI_LINEAR)
+    assert spec.pattern == "(3*kda,mla)*6,2*kda,mla"  # full layers 4, 8, ..., 24 and 27
+    assert spec.notes == ""  # every size read is in the config (linear_attn_config's names)
+    assert (spec.max_model_len, spec.attention_heads) == (1_048_576, 32)
+    profile = spec.profile()
+    # MLA: one latent row of kv_lora_rank + qk_rope_head_dim per token, not split by TP
+    assert profile.kv_bytes_per_slot == (512 + 64) * BF16 == 1152
+    # vLLM's kda_state_shape: conv (32 x 128 + 2 x 32 x 128) by K - 1 = 3 in the model dtype,
+    # recurrent (32, 128, 128) in float32 (kda_state_dtype), whatever the model dtype
+    assert profile.state_const_bytes == {"conv": 12_288 * 3 * BF16, "ssm": 32 * 128 * 128 * FP32}
+    assert spec.ssm_dtype == "float32" and "kda_state_dtype" in spec.source
+    tp2 = spec.with_options(tp=2).profile()
+    assert tp2.state_const_bytes == {"conv": 6_144 * 3 * BF16, "ssm": 16 * 128 * 128 * FP32}
+    assert tp2.kv_bytes_per_slot == 1152
+    # vLLM: P from the state over the MLA row, to FlashMLA's 64: ceil(1,085,440 / 1,152) = 943
+    # -> 960; 7 MLA and 20 KDA layers page in groups of 7: 3 groups of KDA (1 padding layer)
+    result = run_strategy("vllm", tp2, budget_bytes=60 * 2**30, context_tokens=None)
+    assert result.block_size == 960 and result.extras["group_size"] == 7
+    assert result.num_blocks == 60 * 2**30 // (960 * 1152) // 7
+    # the layer lists decide the pattern: transformers' own default would differ
+    default = spec_from_hf_config({k: v for k, v in KIMI_LINEAR.items()
+                                   if k != "linear_attn_config"})
+    assert default.pattern == "4*kda,(mla,3*kda)*5,mla,2*kda"
+    assert default.notes.startswith("Not in the config.json, so transformers' defaults: "
+                                    "linear_num_heads 32, linear_head_dim 128, "
+                                    "linear_conv_kernel_dim 4")
+
+
+def test_olmo_hybrid_reads_gdn_layers_as_qwen3_next():
+    # OLMo hybrid's GDN layers: vLLM's gated_delta_net_state_shape over the linear_* fields,
+    # ssm state in the model dtype (no config field changes it)
+    cfg = {"model_type": "olmo_hybrid", "architectures": ["OlmoHybridForCausalLM"],
+           "num_hidden_layers": 8, "hidden_size": 3840, "num_attention_heads": 30,
+           "num_key_value_heads": 30, "linear_num_key_heads": 30, "linear_num_value_heads": 30,
+           "linear_key_head_dim": 96, "linear_value_head_dim": 192, "linear_conv_kernel_dim": 4,
+           "max_position_embeddings": 65_536, "torch_dtype": "bfloat16",
+           "layer_types": ["linear_attention"] * 3 + ["full_attention"]
+           + ["linear_attention"] * 3 + ["full_attention"]}
+    spec = spec_from_hf_config(cfg)
+    assert spec.pattern == "(3*gdn,full)*2" and spec.notes == ""
+    profile = spec.profile()
+    assert profile.kv_bytes_per_slot == 30 * (128 + 128) * BF16  # head_dim 3,840 / 30 = 128
+    # conv (2 x 30 x 96 + 30 x 192) x 3, ssm 30 x 96 x 192
+    assert profile.state_const_bytes == {"conv": 11_520 * 3 * BF16, "ssm": 30 * 96 * 192 * BF16}
+    # vLLM has no prefix caching of its state in mode all: it runs align instead
+    result = run_strategy("vllm", profile, budget_bytes=40 * 2**30, context_tokens=65_536,
+                          options=StrategyOptions(mamba_cache_mode="all"))
+    assert result.formulas[0].startswith("mamba cache mode all runs as align: vLLM's "
+                                         "OlmoHybridForCausalLM")
 
 
 def test_path_and_pasted_text(tmp_path):

@@ -274,7 +274,7 @@ ALIGN_INSTEAD_OF_ALL = frozenset({
     "Qwen3_5ForConditionalGeneration", "Qwen3_5MoeForCausalLM",
     "Qwen3_5MoeForConditionalGeneration", "Qwen3_5MTP", "Qwen3_5MoeMTP",
     "KimiLinearForCausalLM", "MiniMaxText01ForCausalLM", "Lfm2ForCausalLM",
-    "Lfm2MoeForCausalLM", "Plamo2ForCausalLM",
+    "Lfm2MoeForCausalLM", "Plamo2ForCausalLM", "OlmoHybridForCausalLM",
 })
 
 
