@@ -87,7 +87,13 @@ _FAMILIES: dict[str, str] = {
     "falcon_h1": "mamba2",
     "zamba2": "mamba2",
     "jamba": "mamba1",
+    "mamba": "mamba1",
+    "falcon_mamba": "mamba1",
+    "mamba2": "mamba2",
 }
+
+# Attention-free model types: every layer is a state layer (no KV cache, no token history).
+_STATE_ONLY = ("mamba", "falcon_mamba", "mamba2")
 
 SUPPORTED_MODEL_TYPES: tuple[str, ...] = tuple(sorted(_FAMILIES))
 
@@ -526,6 +532,30 @@ def _attention(text: Any, model_type: str, window: int | None) -> AttentionLayer
                           sliding_window=window)
 
 
+# The Mamba2 fields of a model type: heads, expand, head dim, d_state, groups, conv kernel.
+_MAMBA2_NAMES = {
+    "zamba2": ("n_mamba_heads", "mamba_expand", "mamba_headdim", "mamba_d_state",
+               "mamba_ngroups", "mamba_d_conv"),
+    "mamba2": ("num_heads", "expand", "head_dim", "state_size", "n_groups", "conv_kernel"),
+}
+
+
+def _check_heads_cover(heads: int, head_dim: int, d_inner: int, names: tuple[str, ...]) -> None:
+    """The Mamba2 heads cover the inner dimension (expand x hidden_size) exactly, as the
+    model's conv and ssm states both assume."""
+    heads_name, expand_name, head_dim_name = names[:3]
+    if d_inner % heads:
+        raise ValueError(
+            f"config.json {heads_name} = {heads} does not divide {expand_name} x hidden_size = "
+            f"{d_inner:,}: the mamba heads would not cover the inner dimension; check the "
+            "model's values")
+    if heads * head_dim != d_inner:
+        raise ValueError(
+            f"config.json {heads_name} x {head_dim_name} = {heads} x {head_dim} is not "
+            f"{expand_name} x hidden_size = {d_inner:,}: the mamba heads would not cover the "
+            "inner dimension; check the model's values")
+
+
 def _mla(text: Any, model_type: str) -> MLALayer:
     """The latent KV of an MLA layer (DeepSeek's, Kimi Linear's full layers)."""
     return MLALayer(kv_lora_rank=_get(text, "kv_lora_rank", model_type),
@@ -552,25 +582,17 @@ def _state_layer(text: Any, model_type: str) -> CacheLayer:
             n_heads=g("mamba_num_heads"), head_dim=g("mamba_head_dim"),
             d_state=g("ssm_state_size"), n_groups=g("n_groups"), conv_kernel=g("conv_kernel"),
         )
-    if model_type == "zamba2":
-        # vLLM sizes the conv state by mamba_expand x hidden_size and the ssm state by
-        # n_mamba_heads x mamba_headdim (transformers derives the heads from the two)
-        n_heads, d_inner = g("n_mamba_heads"), g("mamba_expand") * g("hidden_size")
-        if d_inner % n_heads:
-            raise ValueError(
-                f"config.json n_mamba_heads = {n_heads} does not divide mamba_expand x "
-                f"hidden_size = {d_inner:,}: the mamba heads would not cover the inner "
-                "dimension; check the model's values")
-        head_dim = g("mamba_headdim")
-        if n_heads * head_dim != d_inner:
-            raise ValueError(
-                f"config.json n_mamba_heads x mamba_headdim = {n_heads} x {head_dim} is not "
-                f"mamba_expand x hidden_size = {d_inner:,}: the mamba heads would not cover "
-                "the inner dimension; check the model's values")
-        return Mamba2Layer(
-            n_heads=n_heads, head_dim=head_dim,
-            d_state=g("mamba_d_state"), n_groups=g("mamba_ngroups"), conv_kernel=g("mamba_d_conv"),
-        )
+    if model_type in ("zamba2", "mamba2"):
+        # vLLM sizes the conv state by expand x hidden_size and the ssm state by heads x head
+        # dim (zamba2's transformers class derives the heads from the two)
+        names = _MAMBA2_NAMES[model_type]
+        heads, expand, head_dim, d_state, groups, kernel = (g(attr) for attr in names)
+        _check_heads_cover(heads, head_dim, expand * g("hidden_size"), names)
+        return Mamba2Layer(n_heads=heads, head_dim=head_dim, d_state=d_state, n_groups=groups,
+                           conv_kernel=kernel)
+    if model_type in ("mamba", "falcon_mamba"):  # vLLM's mamba1_state_shape over these
+        return Mamba1Layer(d_inner=g("intermediate_size"), d_state=g("state_size"),
+                           conv_kernel=g("conv_kernel"))
     if family == "mamba2":  # granitemoehybrid, bamba, falcon_h1 share the mamba_* names
         return Mamba2Layer(
             n_heads=g("mamba_n_heads"), head_dim=g("mamba_d_head"), d_state=g("mamba_d_state"),
@@ -591,6 +613,8 @@ def _layers_of(text: Any, model_type: str) -> list[CacheLayer]:
     n_layers = _get(text, "num_hidden_layers", model_type)
     if family == "mla":
         return [_mla(text, model_type)] * n_layers
+    if model_type in _STATE_ONLY:  # no attention: every layer keeps a state
+        return [_state_layer(text, model_type)] * n_layers
     window = getattr(text, "sliding_window", None)
     if model_type == "falcon_h1":  # every layer runs attention and Mamba2 side by side
         return [_attention(text, model_type, None), _state_layer(text, model_type)] * n_layers

@@ -676,6 +676,40 @@ def test_olmo_hybrid_reads_gdn_layers_as_qwen3_next():
                                          "OlmoHybridForCausalLM")
 
 
+@pytest.mark.parametrize("model_type", ["mamba", "falcon_mamba"])
+def test_attention_free_mamba1_models_are_state_layers_only(model_type):
+    # tiiuae/falcon-mamba-7b's sizes: vLLM's mamba1_state_shape(intermediate_size, state_size,
+    # conv_kernel): conv (8,192, 3), ssm (8,192, 16), in the model dtype
+    cfg = {"model_type": model_type, "num_hidden_layers": 64, "hidden_size": 4096,
+           "intermediate_size": 8192, "state_size": 16, "conv_kernel": 4,
+           "torch_dtype": "bfloat16"}
+    spec = spec_from_hf_config(cfg)
+    assert spec.pattern == "64*mamba1" and spec.notes == ""
+    assert spec.max_model_len is None  # no length field: the context is the user's to give
+    profile = spec.profile()
+    assert not profile.has_attention and profile.kv_bytes_per_slot == 0
+    assert profile.state_const_bytes == {"conv": 8192 * 3 * BF16, "ssm": 8192 * 16 * BF16}
+    assert spec.with_options(tp=4).profile().state_const_bytes == {
+        "conv": 2048 * 3 * BF16, "ssm": 2048 * 16 * BF16}
+
+
+def test_attention_free_mamba2_model_is_state_layers_only():
+    # mistralai/Mamba-Codestral-7B-v0.1's sizes: vLLM's mamba2_state_shape with intermediate
+    # expand x hidden = 8,192 = 128 heads x 64: conv (8,192 + 2 x 8 x 128, 3), ssm (128, 64, 128)
+    cfg = {"model_type": "mamba2", "num_hidden_layers": 64, "hidden_size": 4096, "expand": 2,
+           "num_heads": 128, "head_dim": 64, "n_groups": 8, "state_size": 128,
+           "conv_kernel": 4, "chunk_size": 256, "torch_dtype": "bfloat16"}
+    spec = spec_from_hf_config(cfg)
+    assert spec.pattern == "64*mamba2" and spec.mamba_chunk_size == 256 and spec.notes == ""
+    assert spec.profile().state_const_bytes == {"conv": 10_240 * 3 * BF16,
+                                                "ssm": 128 * 64 * 128 * BF16}
+    # heads that do not cover expand x hidden_size are refused (transformers' class says so)
+    with pytest.raises(ValueError, match=r"^this mamba2 config.json does not hold together: .*"
+                                         r"hidden_size \* expand \(8192\) must equal "
+                                         r"num_heads \* head_dim \(4096\)"):
+        spec_from_hf_config({**cfg, "head_dim": 32})
+
+
 def test_path_and_pasted_text(tmp_path):
     cfg = PRESET_CONFIGS["Llama-3.1-8B"]
     path = tmp_path / "config.json"
