@@ -142,9 +142,9 @@ def page_ids(analysis, ours: StrategyResult) -> None:
                 "speculative_tokens": s.speculative_tokens, "limit": 2048}
     pages = app_data.page_assignment(analysis, requests=s.requests or DEFAULT_REQUESTS,
                                      **workload)
-    fitted = s.requests is None and not pages.fits and bool(pages.max_requests)
-    drawn = s.requests or (pages.max_requests if fitted else DEFAULT_REQUESTS)
-    if fitted:  # the default workload, cut to the requests that fit
+    fitted = s.requests is None and not pages.fits  # the default, cut to what fits (or 1)
+    drawn = s.requests or (max(pages.max_requests, 1) if fitted else DEFAULT_REQUESTS)
+    if fitted:
         pages = app_data.page_assignment(analysis, requests=drawn, **workload)
     sliding = profile.sliding_window is not None  # S sizes a sliding request's window pages
     columns = st.columns(3 if sliding else 2)
@@ -160,7 +160,7 @@ def page_ids(analysis, ours: StrategyResult) -> None:
         with columns[2]:
             engine_widget("max_batched_tokens")
     context_note()
-    if fitted:
+    if fitted and pages.fits:
         snapshots = " with their state snapshots" if profile.has_state else ""
         st.caption(f"{count_text(DEFAULT_REQUESTS, 'live request')} of {tokens_text(context)} "
                    f"do not fit{snapshots}: the map draws the {drawn:,} that "
@@ -171,7 +171,9 @@ def page_ids(analysis, ours: StrategyResult) -> None:
                                  speculative_tokens=s.speculative_tokens,
                                  checkpoint_blocks=s.prefill_checkpoint_blocks)
     if not pages.fits:  # no map: it would hand out pages the pool does not have
-        st.warning(msg)
+        # a warning for a workload typed; the default one is only said (the context is the
+        # model's own, and no fewer requests fit)
+        (st.warning if s.requests is not None else st.info)(msg)
         if pages.max_requests:  # the map of the workload that does fit, a click away
             st.button(f"Show {count_text(pages.max_requests, 'request')} of "
                       f"{tokens_text(context)}", key="layout.fit", type="tertiary",

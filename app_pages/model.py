@@ -164,6 +164,9 @@ def _show_draft(draft: SpecDraft) -> None:
                 show_value(_spec_key(field, kind), value or 0)
 
 
+FIELDS_PER_ROW = 3  # a kind's geometry fields
+
+
 def spec_editor(spec: ModelSpec | None) -> None:
     key = (state().model, state().spec)
     if DRAFT not in ss or ss.get("spec.filled") != key:
@@ -209,7 +212,10 @@ def spec_editor(spec: ModelSpec | None) -> None:
         remove.button("Remove", key=f"spec.{name}.remove", on_click=_remove_kind, args=(name,),
                       icon=":material/delete:", type="tertiary",
                       help="Remove this kind and its layers")
-        cols = st.columns(max(len(fields), 1))
+        # three fields a row: five in one row cut 128 to "12" beside the field's buttons at
+        # 1000 px
+        cols = [col for start in range(0, len(fields), FIELDS_PER_ROW)
+                for col in st.columns(FIELDS_PER_ROW)][:len(fields)]
         for col, field in zip(cols, fields):
             col.number_input(field.replace("_", " ") + (" (0 = none)" if field ==
                              "sliding_window" else ""), key=_spec_key(field, name),

@@ -356,9 +356,13 @@ def workload_text(pages: PageMap, profile: CacheProfile, *, context: int, mamba_
         counted = ("" if not profile.has_state or concurrency is None else
                    f" (Budget's and Compare's {concurrency_text(concurrency)} count the state "
                    "pages as the engine's log does, below)")
-        text = (f"This workload{charged} does not fit in this budget: it holds at most "
-                f"{count_text(pages.max_requests, 'request')} of {tokens_text(context)}"
-                f"{counted}; lower the live requests or the context length. {text}")
+        if pages.max_requests:
+            text = (f"This workload{charged} does not fit in this budget: it holds at most "
+                    f"{count_text(pages.max_requests, 'request')} of {tokens_text(context)}"
+                    f"{counted}; lower the live requests or the context length. {text}")
+        else:  # fewer requests would not help
+            text = (f"Not even one request of {tokens_text(context)} fits this workload"
+                    f"{charged} in this budget{counted}: lower the context length. {text}")
     return text
 
 

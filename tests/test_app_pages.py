@@ -1766,7 +1766,8 @@ def test_layout_takes_the_largest_workload_a_link_can_ask_for():
     # server)
     at = open_app("app_pages/layout.py", {"req": "4096", "ctx": str(1 << 40)})
     assert not at.exception
-    (warning,) = [shown(w) for w in at.warning if "does not fit" in shown(w)]
+    (warning,) = [shown(w) for w in at.warning
+                  if "Not even one request of 1,099,511,627,776 tokens fits" in shown(w)]
     assert f"full_attention: {-(-4096 * (1 << 40) // 544) + 4096 + 1:,}" in warning
     # one past it is the link's notice, not a figure
     at = open_app(None, {"ctx": str((1 << 40) + 1)})
@@ -2165,6 +2166,29 @@ def test_the_context_is_the_models_until_one_is_typed():
     # a typed context leaves the model's own length as the config gives it
     nemotron = open_app("app_pages/model.py", {"model": "Nemotron-H-8B", "ctx": "16384"})
     assert any("max_model_len 8,192 tokens" in c.value for c in nemotron.caption)
+
+
+def test_a_default_workload_of_which_not_one_request_fits_is_said_not_warned():
+    # Qwen3.5-27B at its own 262,144 tokens on an H100: P 784, 374 page ids. Budget counts one
+    # state page a request (mode none, as the engine's log): 374 / (ceil(262,144 / 784) + 1) =
+    # 374 / 336 = 1.11; the map's workload charges the state snapshots too, and one request
+    # needs 337 page ids in each group: not one fits. Untyped, that is said (info, the field at
+    # 1, no "lower the live requests"); typed, it is a warning.
+    at = open_app("app_pages/layout.py", {"model": "Qwen3.5-27B"})
+    assert_clean(at)
+    assert (metrics(at)["P (tokens per page)"], metrics(at)["Blocks"]) == ("784", "374")
+    assert not at.warning and at.number_input(key="w.requests").value == 1
+    (info,) = [shown(i) for i in at.info]
+    assert info.startswith(
+        "Not even one request of 262,144 tokens fits this workload with its state snapshots in "
+        f"this budget (Budget's and Compare's {374 / (-(-262_144 // 784) + 1):.2f} count the "
+        "state pages as the engine's log does, below): lower the context length. Pages the "
+        "groups need (history, live state and snapshots, one dummy page each): "
+        "linear_attention: 337, full_attention: 337; 374 page ids in the pool.")
+    budget = open_app("app_pages/budget.py", {"model": "Qwen3.5-27B"})
+    assert metrics(budget)["Concurrency at 262,144 tokens"] == "1.11"
+    typed = open_app("app_pages/layout.py", {"model": "Qwen3.5-27B", "req": "1"})
+    assert not typed.info and [shown(w) for w in typed.warning] == [info]
 
 
 def test_a_workload_that_does_not_fit_offers_the_one_that_does():
