@@ -26,7 +26,7 @@ from flatkv.dtypes import KNOWN_DTYPES
 from flatkv.hf_config import config_from_pasted_text, spec_from_hf_config
 from flatkv.models import ModelSpec
 from flatkv.profile import MAX_CHUNK_SIZE
-from flatkv.units import MAX_TOKENS, count_text, sentence_case
+from flatkv.units import MAX_TOKENS, count_text, format_bytes, sentence_case
 
 RAW_KEYS = ("edit.layers", "edit.kv", "edit.state", "edit.window")  # the raw-bytes widgets
 ss = st.session_state
@@ -371,6 +371,15 @@ def summary() -> None:
     if profile.sliding_window is not None:
         metrics.metric("Sliding window", f"{profile.sliding_window:,} tokens",
                        help="Tokens a sliding-window layer keeps (attends to)")
+    # the two figures a cache is sized by, per TP rank (the CLI's model report's "all layers")
+    if profile.has_attention:
+        metrics.metric("KV per token", format_bytes(profile.kv_bytes_per_token),
+                       help=f"{profile.kv_bytes_per_token:,} B: every attention layer, one "
+                       "TP rank")
+    if profile.has_state:
+        metrics.metric("State per request", format_bytes(profile.state_bytes_per_request),
+                       help=f"{profile.state_bytes_per_request:,} B: every state layer, one "
+                       "TP rank")
     st.caption(app_model.summary_caption(profile, spec))
     table(app_model.spec_kind_rows(spec) if spec is not None else kinds)
     if spec is not None:

@@ -186,6 +186,17 @@ class CacheProfile:
         return sum(self.state_const_bytes.values())
 
     @property
+    def kv_bytes_per_token(self) -> int:
+        """Bytes one token adds across every attention layer (full and sliding) of one TP rank:
+        what a request's history grows by, before any window drops it."""
+        return self.kv_bytes_per_slot * (len(self.layer_types) - self.count(LINEAR_ATTENTION))
+
+    @property
+    def state_bytes_per_request(self) -> int:
+        """Bytes of one request's state across every state layer of one TP rank."""
+        return self.state_bytes_per_layer * self.count(LINEAR_ATTENTION)
+
+    @property
     def conv_row_bytes(self) -> int | None:
         """Bytes of one row of the conv state (whole: checked on construction), None when its
         rows are not known."""

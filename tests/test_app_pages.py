@@ -351,6 +351,24 @@ def test_model_page_edits_heads_and_dtypes_of_a_preset():
     assert again.dataframe[0].value.iloc[0]["KV bytes per token"] == 1024
 
 
+def test_the_model_summary_gives_kv_per_token_and_state_per_request():
+    # Nemotron-H-8B (SPEC.md section 2): 4 attention layers of 8 KV heads x (128 + 128) x 2 B,
+    # 24 Mamba2 layers of conv (8,192 + 2 x 8 x 128) x 3 x 2 B + ssm 128 x 64 x 128 x 2 B
+    at = open_app("app_pages/model.py", {"model": "Nemotron-H-8B"})
+    m = {e.label: (e.value, e.help) for e in at.metric}
+    kv, state = 4 * 8 * 256 * 2, 24 * (10_240 * 3 * 2 + 128 * 64 * 128 * 2)
+    assert (kv, state) == (16_384, 51_806_208)  # python -m flatkv model's "all layers"
+    assert m["KV per token"] == ("16.00 KiB", f"{kv:,} B: every attention layer, one TP rank")
+    assert m["State per request"] == ("49.41 MiB", f"{state:,} B: every state layer, one TP "
+                                      "rank")
+    assert f"{state / 2**20:.2f}" == "49.41"
+    # TP 2 halves both; a model without state has no state figure
+    tp2 = open_app("app_pages/model.py", {"model": "Nemotron-H-8B", "tp": "2"})
+    assert {e.label: e.value for e in tp2.metric}["KV per token"] == "8.00 KiB"
+    llama = open_app("app_pages/model.py", {"model": "Llama-3.1-8B"})
+    assert "State per request" not in {e.label for e in llama.metric}
+
+
 def test_the_editor_keeps_and_edits_the_mamba_chunk():
     # Nemotron-H's chunk 128 comes with the preset; 256 is an edit the link carries, and vLLM
     # in mode all aligns P to it: 256 x cdiv(2,158,592, 256 x 4,096) = 768 (640 at 128)

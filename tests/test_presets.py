@@ -83,6 +83,12 @@ def test_preset_bytes(name):
     assert profile.state_const_bytes == state
     assert spec.tp == 1
     assert spec.source  # each preset names its source
+    # the totals the Model page shows: a token's KV over every attention layer, a request's
+    # state over every state layer (the model report's, from the spec's kinds)
+    attention = len(profile.layer_types) - counts.get(LINEAR, 0)
+    assert profile.kv_bytes_per_token == kv * attention == spec.kv_bytes_per_token_all_layers()
+    assert (profile.state_bytes_per_request == sum(state.values()) * counts.get(LINEAR, 0)
+            == spec.state_bytes_per_request())
 
 
 def test_preset_orders_and_windows():
