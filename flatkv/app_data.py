@@ -566,13 +566,19 @@ def engines_beside_text(ours: StrategyResult, engines: Sequence[StrategyResult])
     if not ours.applies or not ours.max_concurrency:
         return ""
     beside = [f"{title_of(r)} {concurrency_text(r.max_concurrency)} "
-              f"({float(r.concurrency / ours.concurrency):,.2f}x ours)"
-              for r in engines if r.applies and r.max_concurrency is not None]
-    if not beside:
+              f"({float(r.concurrency / ours.concurrency):,.2f}x ours)" if r.applies else
+              f"{title_of(r)} does not start" for r in engines
+              if not r.applies or r.max_concurrency is not None]
+    if not any(r.applies for r in engines):
         return ""
-    return (f"At {tokens_text(ours.context_tokens or 0)} a request this plan holds "
-            f"{concurrency_text(ours.max_concurrency)} requests; in the same budget "
-            + ", ".join(beside) + ". Compare shows where each layout's bytes go.")
+    held = concurrency_text(ours.max_concurrency)
+    held = (f"holds {held} requests" if ours.max_concurrency >= 1
+            else f"holds no whole request ({held} of one)")
+    return (f"At {tokens_text(ours.context_tokens or 0)} per request, this plan {held}; in the "
+            "same budget " + ", ".join(beside) + ". Compare shows where each layout's bytes go"
+            + (" and why a layout does not start." if len(beside) > sum(r.applies
+                                                                       for r in engines)
+               else "."))
 
 
 def budget_too_small_text(small: BudgetTooSmall, how_to_raise: str) -> str:

@@ -2060,12 +2060,22 @@ def test_layout_sets_its_plan_beside_the_engines():
     assert_clean(at)
     assert (round(2_991 * 33 / (34 * 775), 2), round(1_714_648 * 33 / (32_768 * 775), 2)) == (
         3.75, 2.23)
-    assert ("At 32,768 tokens a request this plan holds 23.48 requests; in the same budget "
+    assert ("At 32,768 tokens per request, this plan holds 23.48 requests; in the same budget "
             "vLLM v1 87.97 (3.75x ours), SGLang 52.33 (2.23x ours). Compare shows where each "
             "layout's bytes go.") in [unescaped(c.value) for c in at.caption]
     compare = open_app("app_pages/compare.py", QWEN35_LINK).dataframe[0].value
     assert list(compare.set_index("strategy").loc[["FlatKV packed slabs", "vLLM v1", "SGLang"],
                                                   "concurrency"]) == [23.48, 87.97, 52.33]
+    # at 4M tokens: 775 / (ceil(4,194,304 / 1,056) + 1) = 0.20 of one request; vLLM's one
+    # request needs more than its budget (it does not start); SGLang's pool 1,714,648 tokens
+    long = open_app("app_pages/layout.py", {**QWEN35_LINK, "ctx": "4M"})
+    (line,) = [unescaped(c.value) for c in long.caption if c.value.startswith("At ")]
+    assert f"{775 / (-(-4_194_304 // 1_056) + 1):.2f}" == "0.20"
+    assert line == (
+        "At 4,194,304 tokens per request, this plan holds no whole request (0.20 of one); in "
+        "the same budget vLLM v1 does not start, SGLang 0.41 "
+        f"({1_714_648 * 3_973 / (4_194_304 * 775):.2f}x ours). Compare shows where each "
+        "layout's bytes go and why a layout does not start.")
 
 
 def test_planned_blocks_bytes_budget_and_unused_are_the_worked_example():
