@@ -103,6 +103,8 @@ def parse_size(text: str | int, *, field: str = "size", whole: bool = False) -> 
         unit = ""
     else:
         match = _SIZE.match(str(text))
+        if not match and _SIZE.match(str(text).strip().removeprefix("-")):
+            raise ValueError(f"{field} {shown} is negative: give 0 or more, e.g. 80GB")
         if not match:
             comma = " (a decimal point, not a comma; commas only group thousands)" \
                 if "," in str(text) else ""
