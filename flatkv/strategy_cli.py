@@ -31,7 +31,7 @@ from flatkv.strategies.base import (
     ratio_text,
 )
 from flatkv.texttable import text_table
-from flatkv.units import concurrency_text, parse_tokens, tokens_text
+from flatkv.units import concurrency_text, exact_bytes, format_bytes, parse_tokens, tokens_text
 
 # where a strategy command's context came from when --context is not given
 CONTEXT_FROM_MODEL = ("context {:,} tokens, the model's max_model_len (vLLM's default "
@@ -170,10 +170,6 @@ class RequestContext:
 # Formatting.
 
 
-def _gib(nbytes: int) -> str:
-    return f"{nbytes / 2**30:,.2f} GiB"
-
-
 def _cell(value: object) -> str:
     if value is None:
         return "-"
@@ -192,7 +188,7 @@ def format_result_table(result: StrategyResult) -> str:
     """One result that applies as aligned text: figures, breakdown (exact bytes and share), the
     math."""
     head = f"{result.strategy}: {result.profile_name or 'profile'}, "
-    head += f"budget {result.budget_bytes:,} B ({_gib(result.budget_bytes)})"
+    head += f"budget {exact_bytes(result.budget_bytes)}"
     if result.context_tokens is not None:
         head += f", context {tokens_text(result.context_tokens)}"
     lines = [head]
@@ -253,7 +249,8 @@ def format_comparison_table(results: Sequence[StrategyResult]) -> str:
     if any(r.context_tokens is not None for r in results):
         row("max concurrency", each(_concurrency_text))
     for category in CATEGORIES:
-        row(category, each(lambda r, c=category: _gib(r.bytes_of(c))))
+        # each in its own unit: 14,745 B is 14.40 KiB, not a 0.00 GiB that reads as none
+        row(category, each(lambda r, c=category: format_bytes(r.bytes_of(c))))
     lines = text_table(["", *(r.strategy for r in results)], table).splitlines()
     first = results[0]
     title = f"{first.profile_name or 'profile'}: budget {first.budget_bytes:,} B"

@@ -79,6 +79,13 @@ def test_compare_table_and_json():
     assert logged.split()[3:] == ["-", "-", "3,871,083", "2,051,957", "n/a", "-"]
     older = next(line for line in out.splitlines() if line.startswith("older vLLM log"))
     assert older.split()[4:] == ["-", "-", "973,760", "-", "n/a", "-"]
+    # each byte figure in its own unit: SGLang leaves 47,878,147,932 - 1,147 x 19,759,104 -
+    # 2,051,957 x 12,288 = 8,028 B unused, 7.84 KiB (not a "0.00 GiB" that reads as none)
+    assert 47_878_147_932 - 1_147 * 19_759_104 - 2_051_957 * 12_288 == 8_028
+    unused = next(line for line in out.splitlines() if line.startswith("unused"))
+    assert unused.split()[7:9] == [f"{8_028 / 1024:.2f}", "KiB"]
+    dead = next(line for line in out.splitlines() if line.startswith("dead_weight"))
+    assert dead.split()[5:9] == ["0", "B", "0", "B"]  # vLLM and SGLang carry none
     code, out, _ = run(["compare", *QWEN_ARGS, "--budget", "44.59GiB", "--json"])
     assert code == 0
     results = json.loads(out)
