@@ -36,14 +36,18 @@ def headline(analysis, ours: StrategyResult, engines: list[StrategyResult]) -> N
              h.requested_block_size else None, delta_color="off", delta_arrow="off")
     c.metric("Block bytes", format_bytes(h.block_bytes), help=f"{h.block_bytes:,} B")
     c.metric("Blocks", f"{h.num_blocks:,}")
-    if state().profile().has_attention:
-        capacity = ours.capacity_tokens if ours.applies else None
+    capacity = ours.capacity_tokens if ours.applies else None
+    if capacity is not None:  # the figure Budget and Compare give, the token slots under it
+        c.metric("Capacity (tokens)", f"{capacity:,}",
+                 delta=f"token slots {h.token_slots:,} (blocks x P)"
+                 if capacity != h.token_slots else None, delta_color="off", delta_arrow="off",
+                 help="Tokens of history the pool holds beside one request's state, as Budget "
+                 "and Compare count it. Under it, num_blocks x P: tokens if every page id held "
+                 "history; with several groups sharing the ids, each gets a share, so the "
+                 "capacity is lower.")
+    elif state().profile().has_attention:
         c.metric("Token slots (blocks x P)", f"{h.token_slots:,}",
-                 delta=f"capacity {capacity:,}" if capacity is not None and
-                 capacity != h.token_slots else None, delta_color="off", delta_arrow="off",
-                 help="num_blocks x P: tokens if every page id held history. With several "
-                 "groups sharing the ids each group gets a share, so the capacity (below, "
-                 "as on Budget and Compare: history beside one request's state) is lower.")
+                 help="num_blocks x P: tokens if every page id held history.")
     else:
         c.metric("Token slots (blocks x P)", NOT_APPLICABLE, help="No attention layer: the "
                  "model keeps no token history, only a constant state per request.")
@@ -66,10 +70,12 @@ def headline(analysis, ours: StrategyResult, engines: list[StrategyResult]) -> N
                  help="Every component is a tensor of its own row size: there is no page "
                  "row to pad to, so no padding by construction.")
     worst = max(h.dead_share_by_group, key=lambda g: g[1])
-    c.metric("Dead weight of a page (worst group)", f"{worst[1]:.2%}",
-             help=f"Share of a block owned by {worst[0]} that holds other groups' rows. "
-             "Compare counts dead weight over the whole budget instead: every group's pages "
-             "in the proportion one request needs them at the context length.")
+    # per block of one group, named so: Compare's dead weight is a share of the whole budget
+    c.metric(f"Dead share of a {worst[0]} block", f"{worst[1]:.2%}",
+             help=f"Share of a block owned by {worst[0]} (the group whose blocks carry the "
+             "most) that holds other groups' rows. Compare counts dead weight over the whole "
+             "budget instead: every group's pages in the proportion one request needs them "
+             "at the context length.")
     if note := app_data.engines_beside_text(ours, engines):
         st.caption(note)
     speculative_note(state().planner)

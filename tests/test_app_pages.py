@@ -69,11 +69,11 @@ def test_layout_shows_the_worked_example_from_a_link():
     assert m["P (tokens per page)"] == "1,056"  # ceil(2,146,304 / 2,048) = 1,048 -> x16
     assert m["Block bytes"] == "98.44 MiB"  # 103,219,200 B
     assert m["Blocks"] == "775"  # 80e9 // 103,219,200
-    assert m["Token slots (blocks x P)"] == "818,400"  # 775 x 1,056
-    # the capacity of Budget and Compare under it: one page id holds a request's state pages
-    # (mode none), the other 774 hold history: 774 x 1,056
+    # the capacity of Budget and Compare: one page id holds a request's state pages (mode
+    # none), the other 774 hold history: 774 x 1,056; the token slots under it, 775 x 1,056
+    assert m["Capacity (tokens)"] == "817,344"
     deltas = {mm.label: mm.delta for mm in at.metric}
-    assert deltas["Token slots (blocks x P)"] == "capacity 817,344"
+    assert deltas["Capacity (tokens)"] == "token slots 818,400 (blocks x P)"
     help_texts = {mm.label: mm.help for mm in at.metric}
     assert help_texts["Block bytes"] == "103,219,200 B"
     why = " ".join(md.value for md in at.markdown)
@@ -88,10 +88,12 @@ def test_layout_shows_the_worked_example_from_a_link():
     ("widget", "value", "p", "blocks", "capacity"),
     [
         # block 2,048 already covers the state row: 12 x 2,048 x 2,048 + 36 state rows per
-        # block = 127,598,592 B; 80e9 // that = 626 blocks of 2,048 tokens
-        ("w.block_size", 2048, "2,048", "626", "1,282,048"),
+        # block = 127,598,592 B; 80e9 // that = 626 blocks of 2,048 tokens, one of them a
+        # request's state: 625 x 2,048 tokens of history
+        ("w.block_size", 2048, "2,048", "626", "1,280,000"),
         # alignment 64: P = 1,088; block bytes 12 x 2,048 x 1,088 + 36 state rows = 104,005,632
-        ("w.alignment", 64, "1,088", "769", "836,672"),
+        # (769 blocks, 768 x 1,088 tokens)
+        ("w.alignment", 64, "1,088", "769", "835,584"),
     ],
 )
 def test_paging_widgets_drive_p_and_blocks(widget, value, p, blocks, capacity):
@@ -99,7 +101,7 @@ def test_paging_widgets_drive_p_and_blocks(widget, value, p, blocks, capacity):
     at.sidebar.number_input(key=widget).set_value(value).run()
     assert_clean(at)
     m = metrics(at)
-    assert (m["P (tokens per page)"], m["Blocks"], m["Token slots (blocks x P)"]) == (
+    assert (m["P (tokens per page)"], m["Blocks"], m["Capacity (tokens)"]) == (
         p, blocks, capacity)
 
 
@@ -247,7 +249,7 @@ def test_layout_names_the_dead_weight_of_one_page():
     # rows of 2,048 x 544 B; a page the full group owns carries the 36 state rows idle
     at = open_app("app_pages/layout.py", {})
     state_rows, kv_rows = 36 * (49_152 + 1_048_576), 12 * 2_048 * 544
-    assert metrics(at)["Dead weight of a page (worst group)"] == (
+    assert metrics(at)["Dead share of a full_attention block"] == (
         f"{state_rows / (state_rows + kv_rows):.2%}") == "74.72%"
 
 

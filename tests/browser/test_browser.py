@@ -78,7 +78,7 @@ def test_layout_numbers_and_a_shared_link_restore_the_view(page, browser, app_ur
     open_view(page, f"{app_url}/layout?{urlencode(QWEN35)}", "Layout")
     expect(metric(page, "P (tokens per page)")).to_have_text("1,056")
     expect(metric(page, "Blocks")).to_have_text("775")
-    expect(metric(page, "Token slots (blocks x P)")).to_have_text("818,400")
+    expect(metric(page, "Capacity (tokens)")).to_have_text("817,344")  # 774 x 1,056
     # change the block size in the sidebar: P no longer inflates (2,048 covers the state row)
     box = page.get_by_role("spinbutton", name="Block size (tokens)")
     box.fill("2048")
@@ -93,7 +93,7 @@ def test_layout_numbers_and_a_shared_link_restore_the_view(page, browser, app_ur
         fresh = other.new_page()
         open_view(fresh, link, "Layout")
         expect(metric(fresh, "P (tokens per page)")).to_have_text("2,048")
-        expect(metric(fresh, "Token slots (blocks x P)")).to_have_text(f"{626 * 2048:,}")
+        expect(metric(fresh, "Capacity (tokens)")).to_have_text(f"{625 * 2048:,}")
         assert fresh.locator('[data-testid="stAlert"]').count() == 0  # no fallback notice
     finally:
         other.close()
