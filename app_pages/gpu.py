@@ -38,9 +38,10 @@ def plan_headline(a: PlanAnalysis) -> None:
     geo = a.plan.geometry
     c = metric_row()
     c.metric("P (tokens per page)", f"{geo.block_size:,}")
-    c.metric("Page bytes", format_bytes(geo.block_bytes),
-             help=f"{geo.block_bytes:,} B: one page id over every slot tensor, Layout's "
-             "Block bytes; the sweeps and tables below call it page bytes too")
+    c.metric("Block bytes", format_bytes(geo.block_bytes),
+             help=f"{geo.block_bytes:,} B: one page id over every slot tensor, as Layout's "
+             "Block bytes. The movers move it as one page: the sweeps and tables below call it "
+             "page bytes")
     c.metric("Planned blocks", f"{geo.num_blocks:,}")
     planned = sum(t.nbytes for t in a.plan.tensors)
     c.metric("Planned bytes", format_bytes(planned), help=f"{planned:,} B")

@@ -936,7 +936,7 @@ def test_gpu_page_runs_a_cpu_benchmark(small_flush):
     no_gpu = any("No CUDA GPU on this machine" in i.value for i in at.info)
     assert no_gpu == (not torch.cuda.is_available())
     assert at.selectbox(key="w.lab_device").options[0] == "cpu"
-    assert metrics(at)["Page bytes"] == "128.00 KiB"
+    assert metrics(at)["Block bytes"] == "128.00 KiB"
     assert not at.dataframe  # nothing measured yet
     tiny_run(at)
     assert_clean(at)
@@ -1119,7 +1119,7 @@ def test_gpu_lab_refuses_a_run_that_would_not_fit_in_memory(monkeypatch):
     # Qwen3-Next at block 2**20: P = 2**20, pages of 25,809,321,984 B; two of them are the
     # least a benchmark moves, far past 80% of 8 GB: an error, not an out-of-memory kill
     at = open_app("app_pages/gpu.py", {"block": "1048576", "device": "cpu"})
-    assert metrics(at)["Page bytes"] == "24.04 GiB"
+    assert metrics(at)["Block bytes"] == "24.04 GiB"
     # said before Run on the CPU, where free memory is cheap to read: Run stays disabled
     assert any("this benchmark needs" in shown(e) and "plan a smaller block size" in shown(e)
                for e in at.error)
