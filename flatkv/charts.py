@@ -66,10 +66,11 @@ CATEGORY_KIND: dict[str, str] = {
 }
 HATCH: dict[str, str] = {"row_padding": "/", "state_page_padding": "x", "padding_layers": "\\",
                          "padding": "/"}
-# The three kinds of padding side by side in one bar: one grey each, lighter to darker (their
-# hatches alone are lost on thin slices).
+# The three kinds of padding side by side in one bar, each a colour of its own (their hatches
+# alone are lost on thin slices, and two greys read as one): rows padded to the page row in
+# grey, state pages padded in a pale shade of the state's colour, whole padding layers dark.
 PADDING_SHADES: dict[str, str] = {"row_padding": COLORS["padding"],
-                                  "state_page_padding": "#9A918D", "padding_layers": "#7A716D"}
+                                  "state_page_padding": "#F6CFC9", "padding_layers": "#6B625E"}
 # A page map's group (its layer label) -> the colour of its kind: attention groups as their KV,
 # a state group as its largest tensor
 GROUP_KIND = {FULL_ATTENTION: "kv", SLIDING_ATTENTION: "kv_sliding", LINEAR_ATTENTION: "ssm"}
