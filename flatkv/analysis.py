@@ -406,9 +406,13 @@ def sweep_budgets(
     )
 
 
-def plan_json(analysis: PlanAnalysis, model_name: str) -> str:
-    """The plan as the CLI prints it (``plan --json``) and the Layout page downloads it."""
-    return json.dumps({"model": model_name, **analysis_to_dict(analysis)}, indent=2)
+def plan_json(analysis: PlanAnalysis, model_name: str, requests: dict | None = None) -> str:
+    """The plan as the CLI prints it (``plan --json``) and the Layout page downloads it;
+    ``requests``: how many requests of a context the plan holds (``plan --context``)."""
+    data = {"model": model_name, **analysis_to_dict(analysis)}
+    if requests is not None:
+        data["requests"] = requests
+    return json.dumps(data, indent=2)
 
 
 def analysis_to_dict(analysis: PlanAnalysis) -> dict:

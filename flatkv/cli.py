@@ -15,13 +15,23 @@ from dataclasses import dataclass, fields
 
 from flatkv import bench_cli, model_cli, strategy_cli
 from flatkv.analysis import PLANNERS, PlanAnalysis, analyze, plan_json
+from flatkv.app_data import PLANNER_STRATEGY
 from flatkv.app_state import ENGINE_OPTIONS
 from flatkv.patterns import parse_layer_pattern
 from flatkv.plan import LINEAR_ATTENTION, PACKED_NEEDS_HISTORY
 from flatkv.profile import CacheProfile
+from flatkv.strategies import StrategyResult, run_strategy
 from flatkv.strategies.base import StrategyOptions
 from flatkv.texttable import text_table
-from flatkv.units import exact_bytes, format_bytes, parse_named_sizes, parse_size, quoted
+from flatkv.units import (
+    concurrency_text,
+    exact_bytes,
+    format_bytes,
+    parse_named_sizes,
+    parse_size,
+    quoted,
+    tokens_text,
+)
 
 PROG = "python -m flatkv"
 
@@ -221,9 +231,6 @@ def _plan_command(args: argparse.Namespace) -> CommandOutput:
                              f"{layout} (a layout that reads it), or compare, which shows every "
                              "layout")
         return _counting_requests(model, args, strategy_cli.plan_strategy_text)
-    if args.context is not None:
-        raise UsageError("--context needs a layout to count requests in: add --strategy NAME "
-                         "(e.g. --strategy flat), or use compare")
     if unread := _option_not_read(options, None):
         flag, layout = unread
         raise UsageError(f"{flag} acts on a layout's figures, which the planner alone does not "
@@ -239,9 +246,41 @@ def _plan_command(args: argparse.Namespace) -> CommandOutput:
         planner=args.planner or "packed",
         reserved_bytes_per_block=args.reserved_bytes_per_block,
     )
-    text = (plan_json(analysis, profile.name) if args.json
-            else format_analysis(analysis, title=profile.name))
-    return CommandOutput(text, model.stderr_notes())
+    # with --context, this plan's layout counted at it, as Layout counts its plan
+    context = (strategy_cli.RequestContext.from_args(args, model.max_model_len)
+               if args.context is not None else None)
+    requests = None if context is None else _requests_at(context, model.profile, analysis.planner,
+                                                         args.budget, options)
+    if args.json:
+        text = plan_json(analysis, profile.name, requests=None if requests is None else {
+            "layout": requests.strategy, "context_tokens": requests.context_tokens,
+            "max_concurrency": requests.max_concurrency,
+            "max_concurrency_exact": [requests.concurrency_numerator,
+                                      requests.concurrency_denominator]})
+    else:
+        text = format_analysis(analysis, title=profile.name)
+        if requests is not None:
+            text += "\n\n" + requests_text(requests)
+    return CommandOutput(text, model.stderr_notes() + (context.notes() if context else ()))
+
+
+def _requests_at(context: strategy_cli.RequestContext, profile: CacheProfile, planner: str,
+                 budget: int, options: StrategyOptions) -> StrategyResult:
+    """This plan's layout (flat for packed slabs, per-component for one tensor per component)
+    counted at the context, as the app's Layout page counts its plan."""
+    result = run_strategy(PLANNER_STRATEGY[planner], profile, budget_bytes=budget,
+                          context_tokens=context.tokens, options=options)
+    if not result.applies:
+        raise ValueError(f"--context {context.tokens:,}: {result.reason}")
+    return result
+
+
+def requests_text(result: StrategyResult) -> str:
+    """How many requests of the context the plan holds, the exact fraction beside it."""
+    return (f"Requests of {tokens_text(result.context_tokens or 0)} (--context): "
+            f"{concurrency_text(result.max_concurrency or 0.0)} = "
+            f"{result.concurrency_numerator:,} / {result.concurrency_denominator:,}, as "
+            f"`plan --strategy {result.strategy}` and `compare` count them")
 
 
 def _counting_requests(

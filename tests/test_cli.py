@@ -70,7 +70,8 @@ def test_per_component_planner(capsys):
      (["frobnicate"], "invalid choice"),
      (["plan", *QWEN35, "--budget", "1e999999999"], "exponent 999999999 is out of range"),
      (["plan", *QWEN35, "--budget", "-5GiB"], "write --option=VALUE"),
-     (["plan", *QWEN35, "--budget", "80GB", "--context", "128k"], "--context needs a layout"),
+     (["plan", *QWEN35, "--budget", "80GB", "--context", "0"], "--context is '0': give a "
+      "positive number of tokens"),
      (["plan", *QWEN35, "--budget", "80GB", "--strategy", "flat", "--context", "²"],
       "--context is '²'"),
      (["plan", *QWEN35, "--budget", "80GB", "--margin", "-1"], "margin must be at least 0"),
@@ -264,3 +265,26 @@ def test_the_context_defaults_to_the_models_max_model_len(capsys):
     code, out, err = run(["plan", "--preset", "granite-4.0-h-small", "--budget", "40GiB",
                           "--strategy", "vllm", "--context", "32K"], capsys)
     assert code == 0 and "max concurrency  68.94x" in out and "no --context" not in err
+
+
+def test_plan_with_a_context_says_how_many_requests_the_plan_holds(capsys):
+    # the worked example at the default block 16: P 1,056, 80e9 // 103,219,200 = 775 blocks; a
+    # request of 128k = 128,000 tokens holds ceil(128,000 / 1,056) = 122 history pages and 1
+    # state page: 775 / 123 = 6.30, as Layout counts its plan (and plan --strategy flat)
+    code, out, err = run(["plan", *QWEN35, "--budget", "80GB", "--context", "128k"], capsys)
+    assert code == 0 and err == ""
+    assert out.rstrip().endswith(
+        "Requests of 128,000 tokens (--context): 6.30 = 775 / 123, as `plan --strategy flat` "
+        "and `compare` count them")
+    assert f"{775 / 123:.2f}" == "6.30"
+    code, out, _ = run(["plan", *QWEN35, "--budget", "80GB", "--context", "128k", "--json"],
+                       capsys)
+    assert json.loads(out)["requests"] == {
+        "layout": "flat", "context_tokens": 128_000, "max_concurrency": 775 / 123,
+        "max_concurrency_exact": [775, 123]}
+    # one tensor per component counts its own layout; without --context, no requests
+    code, out, _ = run(["plan", *QWEN35, "--budget", "80GB", "--context", "128k",
+                        "--planner", "per-component"], capsys)
+    assert "as `plan --strategy per-component` and `compare` count them" in out
+    code, out, _ = run(["plan", *QWEN35, "--budget", "80GB", "--json"], capsys)
+    assert "requests" not in json.loads(out)
