@@ -443,6 +443,7 @@ KIND_TEMPLATES: dict[str, dict[str, Any]] = {
     "Mamba2": {"kind": "mamba2", "n_heads": 128, "head_dim": 64, "d_state": 128, "n_groups": 8,
                "conv_kernel": 4},
     "Mamba1": {"kind": "mamba1", "d_inner": 8192, "d_state": 16, "conv_kernel": 4},
+    "short conv": {"kind": "short_conv", "channels": 2048, "conv_kernel": 3},
 }
 DTYPE_FIELDS = ("kv_dtype", "conv_dtype", "ssm_dtype")
 

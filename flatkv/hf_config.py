@@ -40,6 +40,7 @@ from flatkv.models import (
     Mamba2Layer,
     MLALayer,
     ModelSpec,
+    ShortConvLayer,
 )
 from flatkv.plan import int_text
 from flatkv.profile import MAX_CHUNK_SIZE, check_architectures
@@ -87,6 +88,8 @@ _FAMILIES: dict[str, str] = {
     "falcon_h1": "mamba2",
     "zamba2": "mamba2",
     "jamba": "mamba1",
+    "lfm2": "short_conv",  # gated short convolutions ("conv" layers) with attention
+    "lfm2_moe": "short_conv",
     "mamba": "mamba1",
     "falcon_mamba": "mamba1",
     "mamba2": "mamba2",
@@ -108,7 +111,6 @@ _NOT_MODELLED = {
     "gemma3n": "layers that share another layer's KV cache",
     "deepseek_v32": "the lightning indexer's second per-token cache",
     "minimax": "lightning attention's state",
-    "lfm2": "short-convolution state",
 }
 
 _BY_HAND = ("describe the model by hand instead (the Model page's 'Edit by hand', or `python -m "
@@ -565,6 +567,8 @@ def _mla(text: Any, model_type: str) -> MLALayer:
 def _state_layer(text: Any, model_type: str) -> CacheLayer:
     family = _FAMILIES[model_type]
     g = lambda attr: _get(text, attr, model_type)  # noqa: E731
+    if family == "short_conv":  # vLLM's short_conv_state_shape(hidden_size, conv_L_cache)
+        return ShortConvLayer(channels=g("hidden_size"), conv_kernel=g("conv_L_cache"))
     if family == "kda":
         # vLLM's kda_state_shape: conv (heads x d + 2 x heads x d) / tp by K - 1, recurrent
         # (heads / tp, d, d): GDN's shapes with as many key heads as value heads
@@ -643,7 +647,7 @@ def _layers_of(text: Any, model_type: str) -> list[CacheLayer]:
                     )
                 cache[label] = _attention(text, model_type, _get(text, "sliding_window",
                                                                  model_type))
-            elif label == "linear_attention":
+            elif label == "linear_attention" or (label == "conv" and family == "short_conv"):
                 cache[label] = _state_layer(text, model_type)
             elif label == "hybrid" and model_type == "zamba2":
                 # the shared attention block (a KV cache of its own at every use), then Mamba2
@@ -653,7 +657,7 @@ def _layers_of(text: Any, model_type: str) -> list[CacheLayer]:
                 raise ValueError(
                     f"{model_type} layer {i} has layer type {label!r}, which FlatKV does not "
                     "model: known types are full_attention, sliding_attention, "
-                    "linear_attention, mlp, moe (and hybrid in zamba2)"
+                    "linear_attention, mlp, moe (hybrid in zamba2, conv in lfm2)"
                 )
         entry = cache[label]
         layers.extend(entry if isinstance(entry, tuple) else (entry,))
@@ -813,7 +817,7 @@ def spec_from_hf_config(
     for note in (dtype_note, kv_note):
         if note:
             source += f"; {note}"
-    if has_state:  # say where the ssm state's dtype comes from
+    if any("ssm" in layer.state_shapes(1) for layer in layers):  # where its dtype comes from
         source += f"; ssm state {ssm_dtype} from {ssm_why}"
         if sglang_note:
             source += f"; {sglang_note}"

@@ -88,7 +88,7 @@ class CacheLayer:
         if not shapes:
             return {}
         return _state_const_bytes(
-            shapes["conv"], dtype_bytes(conv_dtype), shapes["ssm"], dtype_bytes(ssm_dtype)
+            shapes["conv"], dtype_bytes(conv_dtype), shapes.get("ssm"), dtype_bytes(ssm_dtype)
         )
 
     def geometry(self) -> dict[str, Any]:
@@ -271,8 +271,30 @@ class Mamba1Layer(CacheLayer):
         return {"conv": (d_inner, self.conv_kernel - 1), "ssm": (d_inner, self.d_state)}
 
 
+@dataclass(frozen=True)
+class ShortConvLayer(CacheLayer):
+    """A gated short convolution (LFM2's conv layers): a conv state and no ssm state, per TP
+    rank ``(channels / tp, K-1)``, as vLLM's short_conv_state_shape over hidden_size and
+    conv_L_cache (SGLang keeps the same, as a Mamba2 state with an empty ssm)."""
+
+    channels: int
+    conv_kernel: int
+
+    kind: ClassVar[str] = "short_conv"
+    is_state: ClassVar[bool] = True
+
+    def __post_init__(self) -> None:
+        self._validate()
+        _check_dim("short_conv.conv_kernel", self.conv_kernel, minimum=2,
+                   maximum=MAX_CONV_KERNEL)
+
+    def state_shapes(self, tp: int) -> dict[str, tuple[int, ...]]:
+        return {"conv": (_split("short_conv.channels", self.channels, tp), self.conv_kernel - 1)}
+
+
 LAYER_KINDS: dict[str, type[CacheLayer]] = {
-    cls.kind: cls for cls in (AttentionLayer, MLALayer, GDNLayer, Mamba2Layer, Mamba1Layer)
+    cls.kind: cls for cls in (AttentionLayer, MLALayer, GDNLayer, Mamba2Layer, Mamba1Layer,
+                              ShortConvLayer)
 }
 
 
@@ -318,6 +340,7 @@ _BASE_NAMES = {
     "gdn": "gdn",
     "mamba2": "mamba2",
     "mamba1": "mamba1",
+    "short_conv": "conv",
 }
 
 
@@ -557,15 +580,16 @@ class ModelSpec:
     def profile(self) -> CacheProfile:
         """The per-TP-rank CacheProfile the planner and the engine strategies consume."""
         has_state = any(layer.is_state for layer in self.kinds.values())
+        state = self.state_const_bytes()
         return CacheProfile(
             layer_types=self.layer_types,
             kv_bytes_per_slot=self.kv_bytes_per_slot(),
-            state_const_bytes=self.state_const_bytes(),
+            state_const_bytes=state,
             sliding_window=self.sliding_window(),
             name=self.name,
             kernel_block_size=MLA_KERNEL_BLOCK_SIZE if any(
                 layer.kind == MLALayer.kind for layer in self.kinds.values()) else None,
-            ssm_element_bytes=dtype_bytes(self.ssm_dtype) if has_state else None,
+            ssm_element_bytes=dtype_bytes(self.ssm_dtype) if "ssm" in state else None,
             architectures=self.architectures,
             config_mamba_ssm_dtype=self.config_mamba_ssm_dtype if has_state else None,
             mamba_chunk_size=self.mamba_chunk_size if has_state else None,
@@ -574,7 +598,8 @@ class ModelSpec:
 
     def conv_rows(self) -> int | None:
         """The conv state's rows (K - 1) when every state kind is one whose conv vLLM widens
-        per speculative token (GDN, Mamba2), else None."""
+        per speculative token (GDN, Mamba2; not the short conv: short_conv_state_shape takes
+        no speculative tokens), else None."""
         states = [layer for layer in self.kinds.values() if layer.is_state]
         rows = {layer.conv_kernel - 1 for layer in states}
         if not states or len(rows) > 1 or not all(

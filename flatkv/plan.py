@@ -216,17 +216,19 @@ def occurrence_index(labels: Iterable[object]) -> list[int]:
 
 
 def state_const_bytes(
-    conv_shape: Sequence[int], conv_dtype: object, ssm_shape: Sequence[int], ssm_dtype: object
+    conv_shape: Sequence[int], conv_dtype: object, ssm_shape: Sequence[int] | None,
+    ssm_dtype: object,
 ) -> dict[str, int]:
-    """Constant per-page bytes of one state layer: ``{"conv": ..., "ssm": ...}``, in row order.
+    """Constant per-page bytes of one state layer: ``{"conv": ..., "ssm": ...}``, in row order;
+    a layer with no ssm state (``ssm_shape`` None: LFM2's short convolution) has conv only.
 
     Shapes are the per-layer state tensor shapes; a dtype is anything with an ``itemsize``
     (a numpy or torch dtype) or a plain int of bytes per element.
     """
-    return {
-        "conv": _shape_bytes("conv_shape", conv_shape, "conv_dtype", conv_dtype),
-        "ssm": _shape_bytes("ssm_shape", ssm_shape, "ssm_dtype", ssm_dtype),
-    }
+    conv = {"conv": _shape_bytes("conv_shape", conv_shape, "conv_dtype", conv_dtype)}
+    if ssm_shape is None:
+        return conv
+    return conv | {"ssm": _shape_bytes("ssm_shape", ssm_shape, "ssm_dtype", ssm_dtype)}
 
 
 def _shape_bytes(shape_field: str, shape: Sequence[int], dtype_field: str, dtype: object) -> int:

@@ -433,6 +433,29 @@ def test_the_editor_keeps_and_edits_the_attention_heads():
                for c in again.caption)
 
 
+def test_model_page_builds_a_short_convolution_hybrid_by_hand():
+    # LFM2-style: the "short conv" kind keeps a conv state only, (channels, K - 1)
+    at = open_app("app_pages/model.py")
+    at.segmented_control(key="model.source").set_value("Edit by hand").run()
+    at.button(key="spec.scratch").click().run()
+    at.selectbox(key="spec.new.type").set_value("full attention")
+    at.button(key="spec.add").click().run()
+    for field, value in (("kv_heads", 8), ("head_dim_k", 64), ("head_dim_v", 64)):
+        at.number_input(key=f"spec.full.{field}").set_value(value).run()
+    at.selectbox(key="spec.new.type").set_value("short conv")
+    at.button(key="spec.add").click().run()
+    assert_clean(at)
+    assert at.number_input(key="spec.conv.channels").value == 2048  # the template's
+    at.text_input(key="spec.pattern").set_value("(2*conv,full)*2").run()
+    assert_clean(at)
+    kinds = at.dataframe[0].value.set_index("name")
+    # (2,048, 3 - 1) x 2 B = 8,192 B a layer; no ssm tensor, so no ssm column
+    assert kinds.loc["conv", "state bytes per layer"] == f"{2048 * 2 * 2:,}" == "8,192"
+    assert kinds.loc["conv", "conv shape"] == "2048 x 2" and "ssm shape" not in kinds.columns
+    assert {m.label: m.value for m in at.metric}["State per request"] == "32.00 KiB"  # 4 x 8 KiB
+    assert_clean(open_app("app_pages/compare.py", dict(at.query_params)))
+
+
 def test_model_page_builds_a_hybrid_from_scratch():
     at = open_app("app_pages/model.py")
     at.segmented_control(key="model.source").set_value("Edit by hand").run()

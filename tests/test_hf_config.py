@@ -710,6 +710,43 @@ def test_attention_free_mamba2_model_is_state_layers_only():
         spec_from_hf_config({**cfg, "head_dim": 32})
 
 
+# LiquidAI/LFM2-1.2B's geometry: 16 layers, 6 of them attention, 10 gated short convolutions
+LFM2 = {
+    "model_type": "lfm2", "architectures": ["Lfm2ForCausalLM"], "hidden_size": 2048,
+    "num_hidden_layers": 16, "num_attention_heads": 32, "num_key_value_heads": 8,
+    "conv_L_cache": 3, "max_position_embeddings": 128_000, "torch_dtype": "bfloat16",
+    "layer_types": ["conv", "conv", "full_attention"] * 3 + ["conv", "full_attention"] * 3
+    + ["conv"],
+}
+
+
+@pytest.mark.parametrize("model_type", ["lfm2", "lfm2_moe"])
+def test_lfm2_short_convolutions_keep_a_conv_state_only(model_type):
+    spec = spec_from_hf_config({**LFM2, "model_type": model_type})
+    assert spec.pattern == "(2*conv,full)*3,(conv,full)*3,conv" and spec.notes == ""
+    assert "ssm state" not in spec.source  # there is none to name a dtype for
+    profile = spec.profile()
+    # attention: 8 KV heads x (64 + 64) x 2 B (head_dim 2,048 / 32 = 64)
+    assert profile.kv_bytes_per_slot == 8 * 128 * BF16 == 2048
+    # vLLM's short_conv_state_shape(hidden_size, conv_L_cache): (2,048, 3 - 1) in the model
+    # dtype, no ssm (SGLang: a Mamba2 state of state_size 0)
+    assert profile.state_const_bytes == {"conv": 2048 * 2 * BF16}
+    assert profile.ssm_element_bytes is None and profile.conv_rows is None
+    tp2 = spec.with_options(tp=2).profile()
+    assert tp2.state_const_bytes == {"conv": 1024 * 2 * BF16}
+    # vLLM: the attention page at P 16 (32,768 B) holds the 8,192 B state; 6 attention and 10
+    # conv layers page in groups of 6: 3 groups (2 padding layers), 32,768 x 6 B a block
+    budget = 8 * 2**30
+    vllm = run_strategy("vllm", profile, budget_bytes=budget, context_tokens=128_000)
+    assert (vllm.block_size, vllm.block_bytes) == (16, 32_768 * 6)
+    assert vllm.num_blocks == budget // 32_768 // 6 == 43_690
+    # one request: 128,000 / 16 = 8,000 attention pages and a state page in each conv group
+    assert (vllm.concurrency_numerator, vllm.concurrency_denominator) == (43_690, 8_002)
+    sglang = run_strategy("sglang", profile, budget_bytes=budget, context_tokens=128_000)
+    assert sglang.applies and any("state bytes per layer = conv 8,192 (no ssm state)" in f
+                                  for f in sglang.formulas)
+
+
 def test_path_and_pasted_text(tmp_path):
     cfg = PRESET_CONFIGS["Llama-3.1-8B"]
     path = tmp_path / "config.json"

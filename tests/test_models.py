@@ -15,6 +15,7 @@ from flatkv.models import (
     Mamba2Layer,
     MLALayer,
     ModelSpec,
+    ShortConvLayer,
     layer_from_dict,
 )
 from flatkv.patterns import format_pattern, layer_runs, parse_pattern
@@ -134,10 +135,25 @@ def test_mamba1_state_per_rank():
     assert jamba.state_bytes(2, "bf16", "fp32") == {"conv": 4096 * 3 * 2, "ssm": 4096 * 16 * 4}
 
 
+def test_short_conv_state_per_rank_is_conv_only():
+    # LFM2's gated short convolution: (channels / tp, K - 1) in the conv dtype, no ssm tensor
+    lfm2 = ShortConvLayer(channels=2048, conv_kernel=3)
+    assert lfm2.state_bytes(1, "bf16", "fp32") == {"conv": 2048 * 2 * 2}
+    assert lfm2.state_bytes(4, "fp32", "bf16") == {"conv": 512 * 2 * 4}
+    with pytest.raises(ValueError, match=r"short_conv.channels = 2048 is not divisible by tp = 3"):
+        lfm2.state_shapes(3)
+    spec = ModelSpec.from_pattern(name="lfm2-like", pattern="(2*conv,full)*2", kinds={
+        "conv": lfm2, "full": AttentionLayer(kv_heads=8, head_dim_k=64, head_dim_v=64)})
+    assert ModelSpec.from_dict(spec.to_dict()) == spec  # the kind exports and reads back
+    assert spec.to_dict()["kinds"]["conv"] == {"kind": "short_conv", "channels": 2048,
+                                               "conv_kernel": 3}
+
+
 @pytest.mark.parametrize(
     ("cls", "kwargs", "message"),
     [
         (AttentionLayer, {"kv_heads": 0, "head_dim_k": 128, "head_dim_v": 128}, "kv_heads"),
+        (ShortConvLayer, {"channels": 2048, "conv_kernel": 1}, "short_conv.conv_kernel"),
         (AttentionLayer, {"kv_heads": 8, "head_dim_k": 0, "head_dim_v": 128}, "head_dim_k"),
         (AttentionLayer, {"kv_heads": 8, "head_dim_k": 128, "head_dim_v": 128.0}, "head_dim_v"),
         (AttentionLayer, {"kv_heads": True, "head_dim_k": 1, "head_dim_v": 1}, "kv_heads"),

@@ -87,6 +87,8 @@ def state_layer_bytes(profile: CacheProfile, dtype: str, why: str) -> tuple[int,
     """
     per_layer = profile.state_bytes_per_layer
     element = profile.ssm_element_bytes
+    if "ssm" not in profile.state_const_bytes:  # a short conv: its state is the conv alone
+        return per_layer, f"state bytes per layer = conv {n(per_layer)} (no ssm state)"
     if element is None:
         return per_layer, (f"state bytes per layer = {n(per_layer)} as given (raw bytes: the ssm "
                            f"dtype is unknown, so SGLang's {dtype} is not applied)")
