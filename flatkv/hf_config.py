@@ -568,7 +568,14 @@ def _state_layer(text: Any, model_type: str) -> CacheLayer:
     family = _FAMILIES[model_type]
     g = lambda attr: _get(text, attr, model_type)  # noqa: E731
     if family == "short_conv":  # vLLM's short_conv_state_shape(hidden_size, conv_L_cache)
-        return ShortConvLayer(channels=g("hidden_size"), conv_kernel=g("conv_L_cache"))
+        channels = g("hidden_size")
+        if getattr(text, "conv_dim", None) is not None and g("conv_dim") != channels:
+            raise ValueError(
+                f"{model_type} config.json conv_dim = {g('conv_dim'):,} is not hidden_size = "
+                f"{channels:,}: vLLM's LFM2 sizes its conv state by conv_dim, SGLang's (and "
+                "vLLM's LFM2-MoE) by hidden_size, so the engines would differ; check the "
+                "model's values")
+        return ShortConvLayer(channels=channels, conv_kernel=g("conv_L_cache"))
     if family == "kda":
         # vLLM's kda_state_shape: conv (heads x d + 2 x heads x d) / tp by K - 1, recurrent
         # (heads / tp, d, d): GDN's shapes with as many key heads as value heads
@@ -771,6 +778,28 @@ def _sglang_ssm_dtype_of(text: Any) -> tuple[str | None, str]:
                   f"{', '.join(SGLANG_SSM_DTYPES)}) and keeps its ssm state in float32")
 
 
+# Fields a model type's engines read with no default of theirs, though transformers' class
+# fills one in: without them the class's default plans a model no engine serves.
+_ENGINES_NEED = {
+    "kimi_linear": ("linear_attn_config", "vLLM's and SGLang's Kimi Linear read its KDA layers "
+                    "and sizes from it (kda_layers, full_attn_layers, num_heads, head_dim, "
+                    "short_conv_kernel_size)"),
+    "lfm2_moe": ("layer_types", "vLLM's LFM2-MoE reads each layer's type from it (conv or "
+                 "full_attention)"),
+}
+
+
+def _check_engines_need(cfg: Mapping[str, Any], model_type: str) -> None:
+    """Refuse a config without a field its engines need (``_ENGINES_NEED``)."""
+    if model_type not in _ENGINES_NEED:
+        return
+    field, why = _ENGINES_NEED[model_type]
+    if not any(isinstance(where, Mapping) and where.get(field) is not None
+               for where in (cfg, cfg.get("text_config"))):
+        raise ValueError(f"{model_type} config.json has no {field}: {why}; add it as the "
+                         "checkpoint's config.json gives it")
+
+
 def spec_from_hf_config(
     config: dict | str | bytes | Path, *, name: str | None = None, source: str | None = None
 ) -> ModelSpec:
@@ -778,6 +807,7 @@ def spec_from_hf_config(
     cfg = load_config_dict(config)
     resolved = resolve_config(cfg)
     model_type = cfg["model_type"]
+    _check_engines_need(cfg, model_type)
     text = resolved.get_text_config() if hasattr(resolved, "get_text_config") else resolved
     recorded = _Recorded(text)
     layers = _layers_of(recorded, model_type)

@@ -598,12 +598,12 @@ class ModelSpec:
 
     def conv_rows(self) -> int | None:
         """The conv state's rows (K - 1) when every state kind is one whose conv vLLM widens
-        per speculative token (GDN, Mamba2; not the short conv: short_conv_state_shape takes
-        no speculative tokens), else None."""
+        per speculative token (GDN, Mamba2, and the short conv since vLLM PR #50272), else
+        None."""
         states = [layer for layer in self.kinds.values() if layer.is_state]
         rows = {layer.conv_kernel - 1 for layer in states}
         if not states or len(rows) > 1 or not all(
-                isinstance(layer, (GDNLayer, Mamba2Layer)) for layer in states):
+                isinstance(layer, (GDNLayer, Mamba2Layer, ShortConvLayer)) for layer in states):
             return None
         return rows.pop()
 

@@ -280,7 +280,15 @@ def test_qwen3_next_defaults_alone_are_the_80b_a3b():
 
 
 def test_every_supported_type_imports_from_transformers_defaults():
+    # but a type whose engines need a field the class defaults (kimi_linear's
+    # linear_attn_config, lfm2_moe's layer_types) is refused without it, naming the field
+    needs = {"kimi_linear": "linear_attn_config", "lfm2_moe": "layer_types"}
     for model_type in SUPPORTED_MODEL_TYPES:
+        if model_type in needs:
+            with pytest.raises(ValueError, match=f"^{model_type} config.json has no "
+                                                 f"{needs[model_type]}: "):
+                spec_from_hf_config({"model_type": model_type})
+            continue
         profile = spec_from_hf_config({"model_type": model_type}).profile()
         assert profile.layer_types, model_type
 
@@ -644,13 +652,18 @@ def test_kimi_linear_is_kda_state_layers_and_mla_full_layers():
     result = run_strategy("vllm", tp2, budget_bytes=60 * 2**30, context_tokens=None)
     assert result.block_size == 960 and result.extras["group_size"] == 7
     assert result.num_blocks == 60 * 2**30 // (960 * 1152) // 7
-    # the layer lists decide the pattern: transformers' own default would differ
-    default = spec_from_hf_config({k: v for k, v in KIMI_LINEAR.items()
-                                   if k != "linear_attn_config"})
-    assert default.pattern == "4*kda,(mla,3*kda)*5,mla,2*kda"
-    assert default.notes.startswith("Not in the config.json, so transformers' defaults: "
-                                    "linear_num_heads 32, linear_head_dim 128, "
-                                    "linear_conv_kernel_dim 4")
+    # 2 drafted tokens: kda_state_shape widens the conv to 3 + 2 rows, and Kimi Linear sizes
+    # P with them: 6,144 x 5 x 2 + 1,048,576 = 1,110,016 B, 64 x cdiv(1,110,016, 73,728) =
+    # 1,024; 60 GiB // (1,024 x 1,152) // 7 = 7,801 blocks
+    drafted = run_strategy("vllm", tp2, budget_bytes=60 * 2**30, context_tokens=None,
+                           options=StrategyOptions(speculative_tokens=2))
+    assert drafted.extras["drafted_conv_bytes"] == 6_144 * 5 * BF16
+    assert (drafted.block_size, drafted.num_blocks) == (1_024, 60 * 2**30 // (1_024 * 1_152) // 7)
+    assert drafted.num_blocks == 7_801
+    # without linear_attn_config, transformers' class would give a KDA pattern of its own
+    # that vLLM and SGLang do not read (their layer lists and sizes live in that dict)
+    with pytest.raises(ValueError, match=r"^kimi_linear config.json has no linear_attn_config"):
+        spec_from_hf_config({k: v for k, v in KIMI_LINEAR.items() if k != "linear_attn_config"})
 
 
 def test_olmo_hybrid_reads_gdn_layers_as_qwen3_next():
@@ -731,7 +744,7 @@ def test_lfm2_short_convolutions_keep_a_conv_state_only(model_type):
     # vLLM's short_conv_state_shape(hidden_size, conv_L_cache): (2,048, 3 - 1) in the model
     # dtype, no ssm (SGLang: a Mamba2 state of state_size 0)
     assert profile.state_const_bytes == {"conv": 2048 * 2 * BF16}
-    assert profile.ssm_element_bytes is None and profile.conv_rows is None
+    assert profile.ssm_element_bytes is None and profile.conv_rows == 2  # K - 1, widened by N
     tp2 = spec.with_options(tp=2).profile()
     assert tp2.state_const_bytes == {"conv": 1024 * 2 * BF16}
     # vLLM: the attention page at P 16 (32,768 B) holds the 8,192 B state; 6 attention and 10
@@ -745,6 +758,29 @@ def test_lfm2_short_convolutions_keep_a_conv_state_only(model_type):
     sglang = run_strategy("sglang", profile, budget_bytes=budget, context_tokens=128_000)
     assert sglang.applies and any("state bytes per layer = conv 8,192 (no ssm state)" in f
                                   for f in sglang.formulas)
+    # drafted tokens: vLLM's ShortConv keeps K - 1 + N rows (PR #50272), LFM2 sizes P without
+    # them; 8 rows more = (2,048, 10) x 2 B = 40,960 B, past the 32,768 B page: it fails to
+    # start, and (32,768 - 8,192) // (2,048 x 2) = 6 tokens would fit
+    eight = run_strategy("vllm", profile, budget_bytes=budget, context_tokens=128_000,
+                         options=StrategyOptions(speculative_tokens=8))
+    assert not eight.applies and "keep the widened state of 40,960 B" in eight.reason
+    assert "at most 6 speculative token(s)" in eight.reason
+    six = run_strategy("vllm", profile, budget_bytes=budget, context_tokens=128_000,
+                       options=StrategyOptions(speculative_tokens=6))
+    assert six.block_size == 16 and six.extras["drafted_conv_bytes"] == 2048 * 8 * BF16
+
+
+def test_lfm2_conv_dim_and_layer_types_as_the_engines_read_them():
+    # a conv_dim equal to hidden_size is the published checkpoints'; one apart would size
+    # vLLM's LFM2 (conv_dim) and SGLang's (hidden_size) differently: refused
+    same = spec_from_hf_config({**LFM2, "conv_dim": 2048})
+    assert same.profile().state_const_bytes == {"conv": 2048 * 2 * BF16}
+    with pytest.raises(ValueError, match=r"^lfm2 config.json conv_dim = 1,024 is not "
+                                         r"hidden_size = 2,048: vLLM's LFM2 sizes"):
+        spec_from_hf_config({**LFM2, "conv_dim": 1024})
+    with pytest.raises(ValueError, match=r"^lfm2_moe config.json has no layer_types"):
+        spec_from_hf_config({k: v for k, v in LFM2.items() if k != "layer_types"}
+                            | {"model_type": "lfm2_moe"})
 
 
 def test_path_and_pasted_text(tmp_path):

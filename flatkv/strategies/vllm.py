@@ -183,26 +183,30 @@ def _page_size(profile: CacheProfile, options: StrategyOptions, formulas: list[s
 
 
 # vLLM model classes whose get_mamba_state_shape_from_config passes num_spec (0.28): the config
-# check sizes P from the state with its drafted conv rows. The others with a Mamba2 mixer
-# (FalconH1ForCausalLM, GraniteMoeHybridForCausalLM, Zamba2ForCausalLM) size P from the state
-# without them, while their layers (MambaMixer2.get_state_shape) keep the widened state in that
-# page: MambaSpec.page_size_bytes asserts page_size_padded >= page_size, so it must fit, else
-# vLLM dies at start-up (vLLM issue #57721: granite-4.0-h-tiny with 2 ngram tokens; PR #47635).
+# check sizes P from the state with its drafted conv rows (KimiLinearForCausalLM through
+# kda_state_shape). The others with a widened conv (FalconH1ForCausalLM,
+# GraniteMoeHybridForCausalLM, Zamba2ForCausalLM with a Mamba2 mixer; Lfm2ForCausalLM and
+# Lfm2MoeForCausalLM, whose ShortConv.get_state_shape takes num_spec since vLLM PR #50272)
+# size P from the state without them, while their layers keep the widened state in that page:
+# MambaSpec.page_size_bytes asserts page_size_padded >= page_size, so it must fit, else vLLM
+# dies at start-up (vLLM issue #57721: granite-4.0-h-tiny with 2 ngram tokens; PR #47635).
 SIZES_P_WITH_DRAFTED_CONV = frozenset({
     "Qwen3NextForCausalLM", "Qwen3_5ForCausalLM", "Qwen3_5MoeForCausalLM",
     "Qwen3_5ForConditionalGeneration", "Qwen3_5MoeForConditionalGeneration",
     "NemotronHForCausalLM", "Mamba2ForCausalLM", "OlmoHybridForCausalLM",
+    "KimiLinearForCausalLM",
 })
 
 
 def drafted_profiles(profile: CacheProfile, speculative_tokens: int, formulas: list[str],
                      extras: dict[str, object]) -> tuple[CacheProfile, CacheProfile]:
     """``(sizing, kept)``: the profile vLLM sizes P from and the one whose state its layers
-    keep, with ``speculative_tokens`` drafted a step. vLLM widens the conv state of GDN and
-    Mamba2 layers from K - 1 to K - 1 + N rows (``num_spec`` in
-    ``MambaStateShapeCalculator.gated_delta_net_state_shape`` / ``mamba2_state_shape``);
-    Mamba1's stays. A hybrid's P is sized from the widened state only for the classes of
-    SIZES_P_WITH_DRAFTED_CONV (or a profile that names no class). Appends the formula line."""
+    keep, with ``speculative_tokens`` drafted a step. vLLM widens the conv state of GDN (and
+    KDA), Mamba2 and short-conv layers from K - 1 to K - 1 + N rows (``num_spec`` in
+    ``MambaStateShapeCalculator.gated_delta_net_state_shape`` / ``kda_state_shape`` /
+    ``mamba2_state_shape`` / ``short_conv_state_shape``); Mamba1's stays. A hybrid's P is
+    sized from the widened state only for the classes of SIZES_P_WITH_DRAFTED_CONV (or a
+    profile that names no class). Appends the formula line."""
     if not speculative_tokens or not profile.has_state:
         return profile, profile
     conv = profile.state_const_bytes.get("conv")
@@ -210,8 +214,8 @@ def drafted_profiles(profile: CacheProfile, speculative_tokens: int, formulas: l
              "(MambaSpec.num_speculative_blocks)")
     if conv is None or profile.conv_rows is None:
         formulas.append(f"speculative tokens {speculative_tokens}: the conv state is kept as "
-                        "given (vLLM widens only GDN and Mamba2 conv states, and a model given "
-                        f"in bytes names no conv rows), {pages}")
+                        "given (vLLM widens only GDN, KDA, Mamba2 and short-conv conv states, and "
+                        f"a model given in bytes names no conv rows), {pages}")
         return profile, profile
     widened = profile.conv_bytes_with_drafts(speculative_tokens)
     rows = profile.conv_rows
