@@ -361,8 +361,8 @@ def workload_text(pages: PageMap, profile: CacheProfile, *, context: int, mamba_
                     f"{count_text(pages.max_requests, 'request')} of {tokens_text(context)}"
                     f"{counted}; lower the live requests or the context length. {text}")
         else:  # fewer requests would not help
-            text = (f"Not even one request of {tokens_text(context)} fits this workload"
-                    f"{charged} in this budget{counted}: lower the context length. {text}")
+            text = (f"One request of {tokens_text(context)}{charged} does not fit in this "
+                    f"budget{counted}: lower the context length. {text}")
     return text
 
 

@@ -231,8 +231,14 @@ def _plan_command(args: argparse.Namespace) -> CommandOutput:
                              f"{layout} (a layout that reads it), or compare, which shows every "
                              "layout")
         return _counting_requests(model, args, strategy_cli.plan_strategy_text)
-    if unread := _option_not_read(options, None):
+    # with --context the plan's own layout counts requests, and reads its options
+    counting = PLANNER_STRATEGY[args.planner or "packed"] if args.context is not None else None
+    if unread := _option_not_read(options, counting):
         flag, layout = unread
+        if counting is not None:
+            raise UsageError(f"{flag} is not read by this plan's layout ({counting}), which "
+                             f"counts the requests: use --strategy {layout} (a layout that "
+                             "reads it), or compare")
         raise UsageError(f"{flag} acts on a layout's figures, which the planner alone does not "
                          f"count: add --strategy {layout} (a layout that reads it), or use "
                          "compare")

@@ -104,7 +104,7 @@ def parse_size(text: str | int, *, field: str = "size", whole: bool = False) -> 
     else:
         match = _SIZE.match(str(text))
         if not match and _SIZE.match(str(text).strip().removeprefix("-")):
-            raise ValueError(f"{field} {shown} is negative: give 0 or more, e.g. 80GB")
+            raise ValueError(f"{field} {shown} is negative: give a size of 0 or more")
         if not match:
             comma = " (a decimal point, not a comma; commas only group thousands)" \
                 if "," in str(text) else ""

@@ -1810,7 +1810,7 @@ def test_layout_takes_the_largest_workload_a_link_can_ask_for():
     at = open_app("app_pages/layout.py", {"req": "4096", "ctx": str(1 << 40)})
     assert not at.exception
     (warning,) = [shown(w) for w in at.warning
-                  if "Not even one request of 1,099,511,627,776 tokens fits" in shown(w)]
+                  if shown(w).startswith("One request of 1,099,511,627,776 tokens with")]
     assert f"full_attention: {-(-4096 * (1 << 40) // 544) + 4096 + 1:,}" in warning
     # one past it is the link's notice, not a figure
     at = open_app(None, {"ctx": str((1 << 40) + 1)})
@@ -2233,8 +2233,8 @@ def test_a_default_workload_of_which_not_one_request_fits_is_said_not_warned():
     assert not at.warning and at.number_input(key="w.requests").value == 1
     (info,) = [shown(i) for i in at.info]
     assert info.startswith(
-        "Not even one request of 262,144 tokens fits this workload with its state snapshots in "
-        f"this budget (Budget's and Compare's {374 / (-(-262_144 // 784) + 1):.2f} count the "
+        "One request of 262,144 tokens with its state snapshots does not fit in this budget "
+        f"(Budget's and Compare's {374 / (-(-262_144 // 784) + 1):.2f} count the "
         "state pages as the engine's log does, below): lower the context length. Pages the "
         "groups need (history, live state and snapshots, one dummy page each): "
         "linear_attention: 337, full_attention: 337; 374 page ids in the pool.")

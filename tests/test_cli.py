@@ -288,3 +288,16 @@ def test_plan_with_a_context_says_how_many_requests_the_plan_holds(capsys):
     assert "as `plan --strategy per-component` and `compare` count them" in out
     code, out, _ = run(["plan", *QWEN35, "--budget", "80GB", "--json"], capsys)
     assert "requests" not in json.loads(out)
+    # the layout that counts them reads its options: gpt-oss-20b at 40 GiB (54,613 blocks of
+    # P 16), 32K tokens with 16 tokens scheduled a step: 2,048 full pages and
+    # ceil((127 + 16) / 16) + 1 = 10 sliding pages a request
+    args = ["plan", "--preset", "gpt-oss-20b", "--budget", "40GiB", "--context", "32K"]
+    code, out, _ = run([*args, "--max-batched-tokens", "16"], capsys)
+    assert code == 0 and out.rstrip().endswith(
+        f"Requests of 32,768 tokens (--context): {54_613 / 2_058:.2f} = 54,613 / 2,058, as "
+        "`plan --strategy flat` and `compare` count them")
+    code, _, err = run([*args, "--swa-full-tokens-ratio", "0.5"], capsys)
+    assert code == 2 and err == (
+        "python -m flatkv: error: --swa-full-tokens-ratio is not read by this plan's layout "
+        "(flat), which counts the requests: use --strategy sglang (a layout that reads it), or "
+        "compare\n")

@@ -43,7 +43,7 @@ def test_parse_size(text, expected):
 @pytest.mark.parametrize(
     ("text", "match"),
     [("ten", "is not a size"), ("10 parsecs", "unknown unit 'parsecs'"),
-     ("-5GB", r"^--budget '-5GB' is negative: give 0 or more, e.g. 80GB$"),
+     ("-5GB", r"^--budget '-5GB' is negative: give a size of 0 or more$"),
      ("", "not a size"), ("1e30", "over 1 EiB"), (True, "must be a size"),
      # a decimal comma, or commas not in threes, is refused rather than guessed
      ("1,5GB", r"not a size: .* \(a decimal point, not a comma; commas only group thousands\)"),
