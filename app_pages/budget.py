@@ -24,7 +24,8 @@ from app_pages._common import (
     user_errors,
 )
 from flatkv import app_data, charts
-from flatkv.app_data import PLANNER_STRATEGY, STRATEGY_TITLES
+from flatkv.analysis import PLANNER_STRATEGY
+from flatkv.app_data import STRATEGY_TITLES
 from flatkv.app_data import markdown_literal as literal
 from flatkv.app_state import AppState
 from flatkv.strategies import STRATEGIES, StrategyResult, logged_as

@@ -22,7 +22,7 @@ from app_pages._common import (
     user_errors,
 )
 from flatkv import app_data, charts
-from flatkv.analysis import plan_json
+from flatkv.analysis import PLANNER_STRATEGY, plan_json
 from flatkv.app_state import DEFAULT_REQUESTS, MAX_REQUESTS
 from flatkv.strategies import StrategyResult
 from flatkv.units import count_text, format_bytes, tokens_text
@@ -229,7 +229,7 @@ with user_errors():
     # our planner's strategy and the engines', in one cached run: the headline's capacity, its
     # line beside the engines and the workload note read them
     ours, *engines = current_strategies(
-        names=(app_data.PLANNER_STRATEGY[a.planner], "vllm", "sglang"))
+        names=(PLANNER_STRATEGY[a.planner], "vllm", "sglang"))
     headline(a, ours, engines)
     why(a)
     layout(a)

@@ -42,6 +42,9 @@ from flatkv.plan import (
 from flatkv.units import MAX_BYTES, MAX_TOKENS
 
 PLANNERS = ("packed", "per-component")
+# Each planner -> the layout (strategies.STRATEGIES) that plans the same way, so counts its
+# requests: packed slabs are the flat layout, one tensor per component the per-component one.
+PLANNER_STRATEGY = {"packed": "flat", "per-component": "per-component"}
 
 
 @dataclass(frozen=True)

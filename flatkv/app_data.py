@@ -544,8 +544,8 @@ def title_of(result: StrategyResult) -> str:
     return STRATEGY_TITLES.get(result.strategy, result.strategy)
 
 
-# The app's planner setting -> the strategy that plans the same way, and its name in the sidebar.
-PLANNER_STRATEGY = {"packed": "flat", "per-component": "per-component"}
+# The app's planner setting -> its name in the sidebar (PLANNER_STRATEGY: the layout that plans
+# the same way).
 PLANNER_TITLES = {"packed": "packed slabs", "per-component": "one tensor per component"}
 
 

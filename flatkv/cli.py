@@ -14,8 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, fields
 
 from flatkv import bench_cli, model_cli, strategy_cli
-from flatkv.analysis import PLANNERS, PlanAnalysis, analyze, plan_json
-from flatkv.app_data import PLANNER_STRATEGY
+from flatkv.analysis import PLANNER_STRATEGY, PLANNERS, PlanAnalysis, analyze, plan_json
 from flatkv.app_state import ENGINE_OPTIONS
 from flatkv.patterns import parse_layer_pattern
 from flatkv.plan import LINEAR_ATTENTION, PACKED_NEEDS_HISTORY
