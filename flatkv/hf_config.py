@@ -12,9 +12,10 @@ conv state in the model dtype (bfloat16 when the config names none or names floa
 engines cast down); the KV cache in FP8 where a ModelOpt quantization_config asks for it; ssm
 state as vLLM keeps it: Qwen3.5's ``mamba_ssm_dtype`` and Nemotron-H's
 ``mamba_ssm_cache_dtype`` (its class default is float32), the only fields vLLM reads, else the
-model dtype; SGLang reads ``mamba_ssm_dtype`` for any model (``config_mamba_ssm_dtype``). Each
-choice that differs from the config's dtype is said in ``source``; all can be overridden
-afterwards with ``ModelSpec.with_options``.
+model dtype (Kimi Linear's KDA state always float32, as vLLM's ``kda_state_dtype``); SGLang
+reads ``mamba_ssm_dtype`` for any model (``config_mamba_ssm_dtype``). Each choice that differs
+from the config's dtype is said in ``source``; all can be overridden afterwards with
+``ModelSpec.with_options``.
 """
 
 from __future__ import annotations
