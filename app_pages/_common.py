@@ -694,8 +694,9 @@ def engine_widget(field: str) -> None:
             st.caption(f"A request holds {held}.")
     elif field == "sglang_swa_pool":
         by_model, why = state().engine_choices()[field]
-        # text choices: a selectbox holding None shows its placeholder, not "As SGLang decides"
-        choices = {"auto": f"As SGLang decides: {'on' if by_model else 'off'}", "on": "On",
+        # text choices: a selectbox holding None shows its placeholder, not SGLang's choice;
+        # "auto" short enough that the choice shows in a third of the page at 1000 px
+        choices = {"auto": f"auto ({'on' if by_model else 'off'})", "on": "On",
                    "off": "Off"}
         values = {"auto": None, "on": True, "off": False}
         bind(st.selectbox, field, "Sliding-window pool", options=list(choices),
@@ -705,10 +706,11 @@ def engine_widget(field: str) -> None:
              help="SGLang keeps sliding-window layers in a token pool of their own (its hybrid "
              f"SWA pool) only for the architectures on its list: {SGLANG_SWA_ARCHITECTURES}; "
              "for the others (Gemma 2 / 3, Cohere2, Mistral) every layer keeps every token in "
-             f"one pool. This model: {'on' if by_model else 'off'}, {literal(why)}.")
+             f"one pool. auto is SGLang's own choice; for this model "
+             f"{'on' if by_model else 'off'}, {literal(why)}.")
     elif field == "sglang_ssm_dtype":
         by_model, why = state().engine_choices()[field]
-        choices = {"auto": f"As SGLang decides: {by_model}",
+        choices = {"auto": f"auto ({by_model})",
                    **{dtype: dtype for dtype in SGLANG_SSM_DTYPES}}
         bind(st.selectbox, field, "ssm state dtype", options=list(choices),
              format_func=choices.get,
@@ -716,8 +718,8 @@ def engine_widget(field: str) -> None:
              from_widget=lambda k: None if k == "auto" else k,
              help="SGLang keeps every state layer's ssm tensor in one dtype, whatever the "
              "model's: SGLANG_MAMBA_SSM_DTYPE when set (choose it here), else the config's "
-             f"mamba_ssm_dtype, else float32. This model: {by_model}, {why}. vLLM keeps the "
-             "model's ssm dtype.")
+             f"mamba_ssm_dtype, else float32. auto is SGLang's own choice; for this model "
+             f"{by_model}, {why}. vLLM keeps the model's ssm dtype.")
     elif field == "max_batched_tokens":
         tokens_widget(field, "Max batched tokens", "Tokens scheduled per step (vLLM's "
                       "--max-num-batched-tokens); sizes the pages a sliding-window request "

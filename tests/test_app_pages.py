@@ -1218,9 +1218,9 @@ def test_compare_takes_sglang_page_size_and_sliding_ratio():
     # ratio of a pool it no longer has is not offered
     pool = at.selectbox(key="w.sglang_swa_pool")
     # the selectbox shows what is in effect, not an empty placeholder
-    assert pool.value == "auto" and pool.format_func("auto") == "As SGLang decides: on"
-    assert "This model: on, GptOssForCausalLM is on SGLang's hybrid SWA list." in unescaped(
-        pool.help)
+    assert pool.value == "auto" and pool.format_func("auto") == "auto (on)"
+    assert ("auto is SGLang's own choice; for this model on, GptOssForCausalLM is on SGLang's "
+            "hybrid SWA list.") in unescaped(pool.help)
     pool.set_value("off").run()
     assert_clean(at)
     assert at.query_params["sg_swa_pool"] == "0"
@@ -1242,7 +1242,7 @@ def test_compare_follows_sglangs_sliding_pool_choice_for_the_architecture():
     assert any(shown(c).startswith("SGLang keeps every token of every layer in one pool: "
                                    "Gemma3ForConditionalGeneration is not on SGLang's hybrid SWA "
                                    "list") for c in at.caption)
-    assert at.selectbox(key="w.sglang_swa_pool").format_func("auto") == "As SGLang decides: off"
+    assert at.selectbox(key="w.sglang_swa_pool").format_func("auto") == "auto (off)"
     assert not [w for w in at.number_input if w.key == "w.swa_full_tokens_ratio"]
     # on, as the user may force it: 40 GiB // (8,192 x (8 + 0.8 x 40)) = 131,072 (exactly)
     at.selectbox(key="w.sglang_swa_pool").set_value("on").run()
@@ -1473,8 +1473,8 @@ def test_sglang_takes_the_ssm_dtype_a_config_names_unless_told():
     assert sglang["capacity (tokens)"] == (budget - budget * 9 // 19 // slot * slot) // (
         12 * 1_024) == 1_840_621
     ssm = at.selectbox(key="w.sglang_ssm_dtype")
-    assert ssm.format_func(ssm.value) == "As SGLang decides: bfloat16"
-    assert "This model: bfloat16, the config's mamba_ssm_dtype." in ssm.help
+    assert ssm.format_func(ssm.value) == "auto (bfloat16)"
+    assert "for this model bfloat16, the config's mamba_ssm_dtype." in ssm.help
     assert not any("SGLang keeps the ssm state" in c.value for c in at.caption)  # same bytes
     ssm.set_value("float32").run()  # SGLANG_MAMBA_SSM_DTYPE overrides the config
     assert at.query_params["sg_ssm"] == "float32"
