@@ -625,12 +625,13 @@ class ModelSpec:
         ]
 
     def kv_bytes_per_token_all_layers(self) -> int:
-        """Bytes one token adds across all attention cache layers of one TP rank."""
-        return sum(row.count * row.kv_bytes_per_token for row in self.summary())
+        """Bytes one token adds across all attention cache layers of one TP rank (the
+        profile's, one formula for the Model page and the model report)."""
+        return self.profile().kv_bytes_per_token
 
     def state_bytes_per_request(self) -> int:
         """Bytes of one request's state across all state cache layers of one TP rank."""
-        return sum(row.count * row.state_bytes_per_layer for row in self.summary())
+        return self.profile().state_bytes_per_request
 
     # ---- changes -------------------------------------------------------------------------
 
