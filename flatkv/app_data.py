@@ -650,7 +650,8 @@ def how_to_read_text(profile: CacheProfile, speculative_tokens: int, *,
     elif speculative_tokens:
         drafting = (f"With {speculative_tokens} drafted token(s) a step, a request holds "
                     f"{speculative_tokens} more state page(s) in each state group in every "
-                    "paged layout, and vLLM widens GDN and Mamba2 conv states by a row per "
+                    "paged layout, and vLLM widens GDN, KDA, Mamba2 and short-conv conv states "
+                    "by a row per "
                     "drafted token (the other layouts keep the model's conv rows); SGLang's "
                     f"figures are without speculative decoding. {drafter}")
     else:

@@ -572,7 +572,7 @@ class SpecDraft:
         """The ModelSpec of this draft (TP 1); ValueError says what is missing or wrong."""
         if not self.kinds:
             raise ValueError("the model has no kinds yet: add a kind (attention, MLA, GDN, "
-                             "Mamba2 or Mamba1)")
+                             "Mamba2, Mamba1 or short conv)")
         if not self.pattern.strip():
             raise ValueError(
                 f"the layer pattern is empty: list the layers over the kind names, e.g. "

@@ -76,9 +76,9 @@ class CacheProfile:
     mamba_chunk_size: the config's ``mamba_chunk_size`` (or ``chunk_size``) of a state model,
         else None; vLLM aligns P to it in mamba cache mode all (2,048 when a config has none).
     conv_rows: the rows of the ``conv`` state (the conv kernel's K - 1) when the profile comes
-        from a model whose state layers are GDN or Mamba2: vLLM widens their conv state by a
-        row per speculative token (``num_spec`` in its state shapes). None otherwise (Mamba1,
-        whose conv vLLM keeps at K - 1, or raw bytes).
+        from a model whose state layers are GDN (KDA), Mamba2 or short convolutions: vLLM
+        widens their conv state by a row per speculative token (``num_spec`` in its state
+        shapes). None otherwise (Mamba1, whose conv vLLM keeps at K - 1, or raw bytes).
     """
 
     layer_types: tuple[str, ...]

@@ -73,7 +73,8 @@ def add_strategy_arguments(
     parser.add_argument("--speculative-tokens", type=int, default=defaults.speculative_tokens,
                         metavar="N", help="tokens drafted per step (vLLM's "
                         "num_speculative_tokens): N more state pages a request in every paged "
-                        "layout; vllm also widens GDN / Mamba2 conv states by N rows; not "
+                        "layout; vllm also widens GDN / KDA / Mamba2 / short-conv conv states "
+                        "by N rows; not "
                         "modelled for sglang (default 0)")
     parser.add_argument("--prefill-checkpoint-blocks", type=int,
                         default=defaults.prefill_checkpoint_blocks, metavar="K",

@@ -468,8 +468,9 @@ def test_notes_under_the_figures_say_which_layout_does_what():
     assert ("Without speculative decoding: set Speculative tokens under Engine options"
             in app_data.how_to_read_text(qwen, 0))
     assert ("With 2 drafted token(s) a step, a request holds 2 more state page(s) in each "
-            "state group in every paged layout, and vLLM widens GDN and Mamba2 conv states by "
-            "a row per drafted token (the other layouts keep the model's conv rows); SGLang's "
+            "state group in every paged layout, and vLLM widens GDN, KDA, Mamba2 and "
+            "short-conv conv states by a row per drafted token (the other layouts keep the "
+            "model's conv rows); SGLang's "
             "figures are without speculative decoding. A drafter's own KV layers are not "
             "counted") in app_data.how_to_read_text(qwen, 2)
     assert ("Speculative decoding adds no state pages here. A drafter's own KV layers"
