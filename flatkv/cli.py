@@ -230,8 +230,9 @@ def _plan_command(args: argparse.Namespace) -> CommandOutput:
                              f"{layout} (a layout that reads it), or compare, which shows every "
                              "layout")
         return _counting_requests(model, args, strategy_cli.plan_strategy_text)
+    planner = args.planner or "packed"
     # with --context the plan's own layout counts requests, and reads its options
-    counting = PLANNER_STRATEGY[args.planner or "packed"] if args.context is not None else None
+    counting = PLANNER_STRATEGY[planner] if args.context is not None else None
     if unread := _option_not_read(options, counting):
         flag, layout = unread
         if counting is not None:
@@ -241,21 +242,21 @@ def _plan_command(args: argparse.Namespace) -> CommandOutput:
         raise UsageError(f"{flag} acts on a layout's figures, which the planner alone does not "
                          f"count: add --strategy {layout} (a layout that reads it), or use "
                          "compare")
-    if (args.planner or "packed") == "packed" and not profile.has_attention:
+    if planner == "packed" and not profile.has_attention:
         raise UsageError(f"{PACKED_NEEDS_HISTORY}: add --planner per-component")
     analysis = analyze(
         profile.components(),
         block_size=args.block_size,
         alignment=args.alignment,
         budget_bytes=args.budget,
-        planner=args.planner or "packed",
+        planner=planner,
         reserved_bytes_per_block=args.reserved_bytes_per_block,
     )
     # with --context, this plan's layout counted at it, as Layout counts its plan
     context = (strategy_cli.RequestContext.from_args(args, model.max_model_len)
                if args.context is not None else None)
-    requests = None if context is None else _requests_at(context, model.profile, analysis.planner,
-                                                         args.budget, options)
+    requests = None if context is None else _requests_at(context, profile, planner, args.budget,
+                                                         options)
     if args.json:
         text = plan_json(analysis, profile.name, requests=None if requests is None else {
             "layout": requests.strategy, "context_tokens": requests.context_tokens,

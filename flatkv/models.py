@@ -96,8 +96,14 @@ class CacheLayer:
         return {"kind": self.kind, **{f.name: getattr(self, f.name) for f in fields(self)}}
 
     def _validate(self) -> None:
+        """Every field a positive size; a conv kernel at least 2 (its state keeps K - 1 rows)
+        and at most MAX_CONV_KERNEL."""
         for f in fields(self):
-            _check_dim(f"{self.kind}.{f.name}", getattr(self, f.name))
+            if f.name == "conv_kernel":
+                _check_dim(f"{self.kind}.conv_kernel", self.conv_kernel, minimum=2,
+                           maximum=MAX_CONV_KERNEL)
+            else:
+                _check_dim(f"{self.kind}.{f.name}", getattr(self, f.name))
 
 
 @dataclass(frozen=True)
@@ -179,7 +185,6 @@ class GDNLayer(CacheLayer):
 
     def __post_init__(self) -> None:
         self._validate()
-        _check_dim("gdn.conv_kernel", self.conv_kernel, minimum=2, maximum=MAX_CONV_KERNEL)
         if self.v_heads % self.k_heads:  # each key head serves whole value heads
             raise ValueError(f"gdn.v_heads = {self.v_heads} is not a multiple of gdn.k_heads = "
                              f"{self.k_heads}: no engine loads such a model; check the model's "
@@ -218,7 +223,6 @@ class Mamba2Layer(CacheLayer):
 
     def __post_init__(self) -> None:
         self._validate()
-        _check_dim("mamba2.conv_kernel", self.conv_kernel, minimum=2, maximum=MAX_CONV_KERNEL)
         if self.n_heads % self.n_groups:  # each group serves whole heads
             raise ValueError(f"mamba2.n_heads = {self.n_heads} is not a multiple of "
                              f"mamba2.n_groups = {self.n_groups}: no engine loads such a model; "
@@ -264,7 +268,6 @@ class Mamba1Layer(CacheLayer):
 
     def __post_init__(self) -> None:
         self._validate()
-        _check_dim("mamba1.conv_kernel", self.conv_kernel, minimum=2, maximum=MAX_CONV_KERNEL)
 
     def state_shapes(self, tp: int) -> dict[str, tuple[int, ...]]:
         d_inner = _split("mamba1.d_inner", self.d_inner, tp)
@@ -285,8 +288,6 @@ class ShortConvLayer(CacheLayer):
 
     def __post_init__(self) -> None:
         self._validate()
-        _check_dim("short_conv.conv_kernel", self.conv_kernel, minimum=2,
-                   maximum=MAX_CONV_KERNEL)
 
     def state_shapes(self, tp: int) -> dict[str, tuple[int, ...]]:
         return {"conv": (_split("short_conv.channels", self.channels, tp), self.conv_kernel - 1)}
