@@ -258,11 +258,8 @@ def _plan_command(args: argparse.Namespace) -> CommandOutput:
     requests = None if context is None else _requests_at(context, profile, planner, args.budget,
                                                          options)
     if args.json:
-        text = plan_json(analysis, profile.name, requests=None if requests is None else {
-            "layout": requests.strategy, "context_tokens": requests.context_tokens,
-            "max_concurrency": requests.max_concurrency,
-            "max_concurrency_exact": [requests.concurrency_numerator,
-                                      requests.concurrency_denominator]})
+        text = plan_json(analysis, profile.name,
+                         requests=None if requests is None else _requests_json(requests))
     else:
         text = format_analysis(analysis, title=profile.name)
         if requests is not None:
@@ -279,6 +276,15 @@ def _requests_at(context: strategy_cli.RequestContext, profile: CacheProfile, pl
     if not result.applies:
         raise ValueError(f"--context {context.tokens:,}: {result.reason}")
     return result
+
+
+def _requests_json(result: StrategyResult) -> dict[str, object]:
+    """The plan's requests in --json: the counting layout's own fields, as its to_dict
+    writes them, under "layout" rather than "strategy" (a plan is no strategy)."""
+    fields = result.to_dict()
+    return {"layout": fields["strategy"],
+            **{key: fields[key] for key in ("context_tokens", "max_concurrency",
+                                            "max_concurrency_exact")}}
 
 
 def requests_text(result: StrategyResult) -> str:
