@@ -301,3 +301,43 @@ def test_plan_with_a_context_says_how_many_requests_the_plan_holds(capsys):
         "python -m flatkv: error: --swa-full-tokens-ratio is not read by this plan's layout "
         "(flat), which counts the requests: use --strategy sglang (a layout that reads it), or "
         "compare\n")
+
+
+# A value off its default for each option the CLI's _READ_BY names the readers of.
+_OFF_DEFAULT = {
+    "kernel_block_size": 32, "mamba_cache_mode": "align", "speculative_tokens": 2,
+    "prefill_checkpoint_blocks": 1, "mamba_chunk_size": 128, "mamba_full_memory_ratio": "0.5",
+    "swa_full_tokens_ratio": "0.5", "sglang_slots_per_request": 5, "sglang_page_size": 64,
+    "sglang_ssm_dtype": "bfloat16", "sglang_swa_pool": True, "max_batched_tokens": 65_536,
+    "lcm_padding_bound": "0.01", "lcm_alignment_bytes": 1 << 20, "margin": 4}
+
+
+@pytest.mark.parametrize("field", sorted(_OFF_DEFAULT))
+def test_the_layouts_said_to_read_an_option_are_those_whose_figures_it_changes(field):
+    """_READ_BY (the app's EngineOption.read_by, and two of the CLI's own) decides which flags
+    a layout refuses as unread, and the app's captions: a layout it leaves out must keep its
+    figures and formulas under the option, and each it names must change them for some
+    preset. SGLang's note that it does not model speculative tokens is no reading."""
+    from dataclasses import replace
+
+    from flatkv.cli import _READ_BY
+    from flatkv.presets import list_presets, load_preset
+    from flatkv.strategies import STRATEGIES, StrategyOptions, run_strategy
+    from flatkv.strategies.sglang import SPECULATIVE_NOT_MODELLED
+
+    profiles = [load_preset(name).profile() for name in list_presets()]
+
+    def figures(strategy, profile, options):
+        result = run_strategy(strategy, profile, budget_bytes=40 << 30,
+                              context_tokens=131_072, options=options).to_dict()
+        result["formulas"] = [f for f in result["formulas"] if f != SPECULATIVE_NOT_MODELLED]
+        return result
+
+    readers = set()
+    for mode in ("none", "align", "all"):  # the chunk acts in "all", checkpoints in "align"
+        base = StrategyOptions(mamba_cache_mode=mode)
+        changed = replace(base, **{field: _OFF_DEFAULT[field]})
+        readers |= {s for s in STRATEGIES
+                    if any(figures(s, p, base) != figures(s, p, changed) for p in profiles)}
+    assert readers == set(_READ_BY[field])
+    assert set(_OFF_DEFAULT) == set(_READ_BY)
