@@ -136,8 +136,12 @@ def summary_caption(profile: CacheProfile, spec: ModelSpec | None) -> str:
     with its mamba chunk. ``spec`` None: a model given as raw bytes, per rank already."""
     parts = [f"Per TP rank (TP {spec.tp if spec is not None else 'as given'})"]
     if spec is not None:
-        parts.append(f"cache dtypes: KV {spec.kv_dtype}" + (
-            f", conv {spec.conv_dtype}, ssm {spec.ssm_dtype}" if profile.has_state else ""))
+        # a state tensor's dtype where the model keeps one (no ssm in LFM2's short conv, no
+        # conv in MiniMax's lightning attention)
+        parts.append(f"cache dtypes: KV {spec.kv_dtype}" + "".join(
+            f", {tensor} {dtype}" for tensor, dtype in (("conv", spec.conv_dtype),
+                                                        ("ssm", spec.ssm_dtype))
+            if tensor in profile.state_const_bytes))
         if spec.attention_heads:
             parts.append(f"{spec.attention_heads:,} attention heads (a TP must divide them)")
         parts.append(f"max_model_len {spec.max_model_len:,} tokens (vLLM's default "
@@ -431,7 +435,8 @@ def kind_summary(profile: CacheProfile) -> list[dict]:
 
 # Kind types the editor offers -> the geometry a new kind starts from (SPEC section 2 reference
 # models: Llama / Nemotron-H attention 8 x 128, gpt-oss window 128, DeepSeek-V3 MLA, Qwen3-Next
-# GDN, Nemotron-H Mamba2, Jamba Mamba1). Every field is then edited by hand.
+# GDN, Nemotron-H Mamba2, Jamba Mamba1, LFM2's short conv, MiniMax-M1's lightning attention).
+# Every field is then edited by hand.
 KIND_TEMPLATES: dict[str, dict[str, Any]] = {
     "full attention": {"kind": "attention", "kv_heads": 8, "head_dim_k": 128,
                        "head_dim_v": 128, "sliding_window": None},
@@ -444,6 +449,7 @@ KIND_TEMPLATES: dict[str, dict[str, Any]] = {
                "conv_kernel": 4},
     "Mamba1": {"kind": "mamba1", "d_inner": 8192, "d_state": 16, "conv_kernel": 4},
     "short conv": {"kind": "short_conv", "channels": 2048, "conv_kernel": 3},
+    "lightning": {"kind": "lightning", "heads": 64, "head_dim": 128},
 }
 DTYPE_FIELDS = ("kv_dtype", "conv_dtype", "ssm_dtype")
 

@@ -37,6 +37,7 @@ from flatkv.models import (
     AttentionLayer,
     CacheLayer,
     GDNLayer,
+    LightningLayer,
     Mamba1Layer,
     Mamba2Layer,
     MLALayer,
@@ -94,6 +95,11 @@ _FAMILIES: dict[str, str] = {
     "mamba": "mamba1",
     "falcon_mamba": "mamba1",
     "mamba2": "mamba2",
+    # lightning (linear) attention layers with full attention: MiniMax-Text-01 / M1 ship their
+    # own config classes; transformers' minimax is the -hf conversion of the same model
+    "minimax": "lightning",
+    "minimax_m1": "lightning",
+    "minimax_text_01": "lightning",
 }
 
 # Attention-free model types: every layer is a state layer (no KV cache, no token history).
@@ -102,8 +108,9 @@ _STATE_ONLY = ("mamba", "falcon_mamba", "mamba2")
 SUPPORTED_MODEL_TYPES: tuple[str, ...] = tuple(sorted(_FAMILIES))
 
 # Model types transformers does not know, read with the configuration class of the model they
-# are built on (Kimi K2 ships DeepSeek-V3's architecture under its own name).
-_READ_AS = {"kimi_k2": "deepseek_v3"}
+# are built on (Kimi K2 ships DeepSeek-V3's architecture under its own name; MiniMax-Text-01
+# and M1 the architecture transformers reads as minimax, their layers named in attn_type_list).
+_READ_AS = {"kimi_k2": "deepseek_v3", "minimax_m1": "minimax", "minimax_text_01": "minimax"}
 
 # Known model types whose cache FlatKV does not model yet, and why (a plain "not supported"
 # would leave the user guessing whether a config field is at fault).
@@ -111,7 +118,6 @@ _NOT_MODELLED = {
     "llama4": "its chunked local attention layers",
     "gemma3n": "layers that share another layer's KV cache",
     "deepseek_v32": "the lightning indexer's second per-token cache",
-    "minimax": "lightning attention's state",
 }
 
 _BY_HAND = ("describe the model by hand instead (the Model page's 'Edit by hand', or `python -m "
@@ -310,6 +316,7 @@ def resolve_config(cfg: Mapping[str, Any]) -> Any:
     for key in ("torch_dtype", "dtype"):  # "torch.bfloat16" is FlatKV's, not transformers'
         if isinstance(kwargs.get(key), str):
             kwargs[key] = kwargs[key].removeprefix("torch.")
+    kwargs = _lightning_layer_types(model_type, kwargs)
     read_as = _READ_AS.get(model_type, model_type)
     verbosity = hf_logging.get_verbosity()
     # its errors too: "Can't set layer_types ..." prints the whole config before it raises
@@ -345,6 +352,41 @@ def resolve_config(cfg: Mapping[str, Any]) -> Any:
         hf_logging.set_verbosity(verbosity)
     _check_layer_count(cfg, conf)
     return conf
+
+
+# MiniMax's configs say which layers are lightning attention in attn_type_list; vLLM's
+# MiniMaxText01Model reads it first, then decoder_attention_types, then layer_types.
+_ATTN_TYPE_LISTS = ("attn_type_list", "decoder_attention_types")
+_ATTN_TYPES = {0: "linear_attention", 1: "full_attention"}
+
+
+def _lightning_layer_types(model_type: str, kwargs: dict[str, Any]) -> dict[str, Any]:
+    """A MiniMax config's layer list as transformers' minimax class reads it: ``layer_types``
+    from ``attn_type_list`` (0 lightning attention, 1 full), which vLLM reads before it. A
+    MiniMax-Text-01 / M1 config (its own class, not transformers') with neither is refused:
+    vLLM would make every layer full attention, transformers alternate them."""
+    if _FAMILIES.get(model_type) != "lightning":
+        return kwargs
+    key = next((k for k in _ATTN_TYPE_LISTS if kwargs.get(k) is not None), None)
+    if key is None:
+        if model_type != "minimax" and kwargs.get("layer_types") is None:
+            raise ValueError(
+                f"{model_type} config.json has no attn_type_list: vLLM's MiniMax reads which "
+                "layers are lightning attention from it (0 linear, 1 full) and makes every layer "
+                "full attention without it; add it as the checkpoint's config.json gives it")
+        return kwargs
+    values = kwargs[key]
+    if not isinstance(values, list) or not values or any(
+            isinstance(v, bool) or v not in _ATTN_TYPES for v in values):
+        shown = textwrap.shorten(repr(values), 60, placeholder=" ...")
+        raise ValueError(f"config.json {key} = {shown} must be a list of 0 (lightning "
+                         "attention) and 1 (full attention), one per layer, as vLLM's MiniMax "
+                         "reads it: fix the field")
+    layers = kwargs.get("num_hidden_layers")
+    if isinstance(layers, int) and len(values) != layers:
+        raise ValueError(f"config.json {key} has {len(values)} entries but num_hidden_layers = "
+                         f"{layers}: give one per layer (0 lightning attention, 1 full)")
+    return {**kwargs, "layer_types": [_ATTN_TYPES[v] for v in values]}
 
 
 def _culprit(auto_config: Any, read_as: str, kwargs: dict[str, Any]) -> tuple[str, Any] | None:
@@ -568,6 +610,9 @@ def _mla(text: Any, model_type: str) -> MLALayer:
 def _state_layer(text: Any, model_type: str) -> CacheLayer:
     family = _FAMILIES[model_type]
     g = lambda attr: _get(text, attr, model_type)  # noqa: E731
+    if family == "lightning":  # vLLM's linear_attention_state_shape(num_attention_heads, tp,
+        # head_dim): the query heads, not the KV heads; head_dim with no fallback
+        return LightningLayer(heads=g("num_attention_heads"), head_dim=g("head_dim"))
     if family == "short_conv":  # vLLM's short_conv_state_shape(hidden_size, conv_L_cache)
         channels = g("hidden_size")
         if getattr(text, "conv_dim", None) is not None and g("conv_dim") != channels:
@@ -750,6 +795,10 @@ def _ssm_dtype_of(text: Any, model_dtype: str, cfg: dict, model_type: str) -> tu
     if _FAMILIES[model_type] == "kda":
         return "float32", ("vLLM's kda_state_dtype, which keeps Kimi Delta Attention's recurrent "
                            "state in float32 whatever the model dtype")
+    if _FAMILIES[model_type] == "lightning":
+        return model_dtype, ("vLLM's linear_attention_state_dtype, which keeps lightning "
+                             "attention's state in the model dtype (it refuses a float32 state "
+                             "for MiniMax)")
     given = {**cfg, **(cfg.get("text_config") or {})}
     attr = next((f for f, (_, types) in _VLLM_SSM_DTYPE_READERS.items() if model_type in types),
                 None)
@@ -787,6 +836,9 @@ _ENGINES_NEED = {
                     "short_conv_kernel_size)"),
     "lfm2_moe": ("layer_types", "vLLM's LFM2-MoE reads each layer's type from it (conv or "
                  "full_attention)"),
+    **dict.fromkeys(("minimax", "minimax_m1", "minimax_text_01"), (
+        "head_dim", "vLLM's MiniMax sizes lightning attention's state by it "
+        "(linear_attention_state_shape takes the config's head_dim, with no fallback)")),
 }
 
 

@@ -12,7 +12,9 @@ Kinds (``kind`` -> class):
     mla        multi-head latent attention (DeepSeek V2/V3): one latent + rope key per token
     gdn        gated delta net (qwen3_next, qwen3_5 linear attention): conv + ssm state
     mamba2     Mamba2 (nemotron_h, granitemoehybrid, falcon_h1, bamba): conv + ssm state
-    mamba1     Mamba1 (jamba): conv + ssm state
+    mamba1     Mamba1 (jamba, mamba, falcon_mamba): conv + ssm state
+    short_conv gated short convolution (lfm2): conv state only
+    lightning  lightning attention (MiniMax-Text-01 / M1): ssm state only
 
 The export format (``to_dict`` / ``from_dict``, also the preset format) names each distinct layer
 geometry once under ``kinds`` and lists the layer order as a compact pattern over those names,
@@ -88,7 +90,8 @@ class CacheLayer:
         if not shapes:
             return {}
         return _state_const_bytes(
-            shapes["conv"], dtype_bytes(conv_dtype), shapes.get("ssm"), dtype_bytes(ssm_dtype)
+            shapes.get("conv"), dtype_bytes(conv_dtype), shapes.get("ssm"),
+            dtype_bytes(ssm_dtype)
         )
 
     def geometry(self) -> dict[str, Any]:
@@ -293,9 +296,28 @@ class ShortConvLayer(CacheLayer):
         return {"conv": (_split("short_conv.channels", self.channels, tp), self.conv_kernel - 1)}
 
 
+@dataclass(frozen=True)
+class LightningLayer(CacheLayer):
+    """Lightning attention (MiniMax-Text-01 / M1's linear attention): a recurrent state of
+    ``(heads / tp, head_dim, head_dim)`` per TP rank and no conv state, as vLLM's
+    linear_attention_state_shape over num_attention_heads (query heads) and head_dim."""
+
+    heads: int
+    head_dim: int
+
+    kind: ClassVar[str] = "lightning"
+    is_state: ClassVar[bool] = True
+
+    def __post_init__(self) -> None:
+        self._validate()
+
+    def state_shapes(self, tp: int) -> dict[str, tuple[int, ...]]:
+        return {"ssm": (_split("lightning.heads", self.heads, tp), self.head_dim, self.head_dim)}
+
+
 LAYER_KINDS: dict[str, type[CacheLayer]] = {
     cls.kind: cls for cls in (AttentionLayer, MLALayer, GDNLayer, Mamba2Layer, Mamba1Layer,
-                              ShortConvLayer)
+                              ShortConvLayer, LightningLayer)
 }
 
 
@@ -342,12 +364,14 @@ _BASE_NAMES = {
     "mamba2": "mamba2",
     "mamba1": "mamba1",
     "short_conv": "conv",
+    "lightning": "lightning",
 }
 
 
 def kind_name(layer: CacheLayer) -> str:
     """The name a spec gives a kind of layer unless told otherwise: full, sliding, mla, gdn,
-    mamba2, mamba1 (presets, config.json imports and the Model page's new kinds alike)."""
+    mamba2, mamba1, conv, lightning (presets, config.json imports and the Model page's new kinds
+    alike)."""
     if isinstance(layer, AttentionLayer) and layer.sliding_window is not None:
         return "sliding"
     return _BASE_NAMES[layer.kind]
@@ -602,11 +626,11 @@ class ModelSpec:
         per speculative token (GDN, Mamba2, and the short conv since vLLM PR #50272), else
         None."""
         states = [layer for layer in self.kinds.values() if layer.is_state]
-        rows = {layer.conv_kernel - 1 for layer in states}
-        if not states or len(rows) > 1 or not all(
+        if not states or not all(
                 isinstance(layer, (GDNLayer, Mamba2Layer, ShortConvLayer)) for layer in states):
             return None
-        return rows.pop()
+        rows = {layer.conv_kernel - 1 for layer in states}
+        return rows.pop() if len(rows) == 1 else None
 
     def summary(self) -> list[KindSummary]:
         """One row per distinct cache-layer geometry: count, per-token and per-layer bytes."""

@@ -216,19 +216,25 @@ def occurrence_index(labels: Iterable[object]) -> list[int]:
 
 
 def state_const_bytes(
-    conv_shape: Sequence[int], conv_dtype: object, ssm_shape: Sequence[int] | None,
+    conv_shape: Sequence[int] | None, conv_dtype: object, ssm_shape: Sequence[int] | None,
     ssm_dtype: object,
 ) -> dict[str, int]:
     """Constant per-page bytes of one state layer: ``{"conv": ..., "ssm": ...}``, in row order;
-    a layer with no ssm state (``ssm_shape`` None: LFM2's short convolution) has conv only.
+    a layer with no ssm state (``ssm_shape`` None: LFM2's short convolution) has conv only, one
+    with no conv state (``conv_shape`` None: MiniMax's lightning attention) ssm only.
 
     Shapes are the per-layer state tensor shapes; a dtype is anything with an ``itemsize``
     (a numpy or torch dtype) or a plain int of bytes per element.
     """
-    conv = {"conv": _shape_bytes("conv_shape", conv_shape, "conv_dtype", conv_dtype)}
-    if ssm_shape is None:
-        return conv
-    return conv | {"ssm": _shape_bytes("ssm_shape", ssm_shape, "ssm_dtype", ssm_dtype)}
+    if conv_shape is None and ssm_shape is None:
+        raise ValueError("conv_shape and ssm_shape are both None: a state layer keeps at least "
+                         "one state tensor; give its shape")
+    tensors = {}
+    if conv_shape is not None:
+        tensors["conv"] = _shape_bytes("conv_shape", conv_shape, "conv_dtype", conv_dtype)
+    if ssm_shape is not None:
+        tensors["ssm"] = _shape_bytes("ssm_shape", ssm_shape, "ssm_dtype", ssm_dtype)
+    return tensors
 
 
 def _shape_bytes(shape_field: str, shape: Sequence[int], dtype_field: str, dtype: object) -> int:

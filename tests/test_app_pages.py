@@ -453,7 +453,35 @@ def test_model_page_builds_a_short_convolution_hybrid_by_hand():
     assert kinds.loc["conv", "state bytes per layer"] == f"{2048 * 2 * 2:,}" == "8,192"
     assert kinds.loc["conv", "conv shape"] == "2048 x 2" and "ssm shape" not in kinds.columns
     assert {m.label: m.value for m in at.metric}["State per request"] == "32.00 KiB"  # 4 x 8 KiB
+    assert any("cache dtypes: KV bfloat16, conv bfloat16 · " in c.value for c in at.caption)
     assert_clean(open_app("app_pages/compare.py", dict(at.query_params)))
+
+
+def test_model_page_builds_a_lightning_attention_hybrid_by_hand():
+    # MiniMax-style: the "lightning" kind keeps an ssm state only, (heads, head_dim, head_dim)
+    at = open_app("app_pages/model.py")
+    at.segmented_control(key="model.source").set_value("Edit by hand").run()
+    at.button(key="spec.scratch").click().run()
+    at.selectbox(key="spec.new.type").set_value("full attention")
+    at.button(key="spec.add").click().run()
+    at.selectbox(key="spec.new.type").set_value("lightning")
+    at.button(key="spec.add").click().run()
+    assert_clean(at)
+    assert at.number_input(key="spec.lightning.heads").value == 64  # the template's
+    at.text_input(key="spec.pattern").set_value("(7*lightning,full)*2").run()
+    assert_clean(at)
+    kinds = at.dataframe[0].value.set_index("name")
+    # (64, 128, 128) x 2 B = 2,097,152 B a layer; no conv tensor, so no conv column
+    assert kinds.loc["lightning", "state bytes per layer"] == f"{64 * 128 * 128 * 2:,}"
+    assert kinds.loc["lightning", "ssm shape"] == "64 x 128 x 128"
+    assert "conv shape" not in kinds.columns
+    assert {m.label: m.value for m in at.metric}["State per request"] == "28.00 MiB"  # 14 x 2
+    # the dtypes of the state tensors it keeps: no conv dtype to name
+    assert any("cache dtypes: KV bfloat16, ssm bfloat16 · " in c.value for c in at.caption)
+    compare = open_app("app_pages/compare.py", dict(at.query_params))
+    assert_clean(compare)
+    assert any("**SGLang** does not apply: the state layers keep no conv state" in c.value
+               for c in compare.caption)
 
 
 def test_model_page_builds_a_hybrid_from_scratch():

@@ -21,12 +21,22 @@ from flatkv.hf_config import (  # noqa: E402
 from flatkv.models import AttentionLayer, Mamba2Layer, ModelSpec  # noqa: E402
 from flatkv.presets import load_preset  # noqa: E402
 from flatkv.strategies import StrategyOptions, run_strategy  # noqa: E402
+from flatkv.strategies.vllm import runs_all_as_align  # noqa: E402
 
 BF16, FP32 = 2, 4
 FULL, SLIDING, LINEAR = "full_attention", "sliding_attention", "linear_attention"
 
 NEMOTRON_PATTERN = "M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M-"
 GRANITE_TYPES = ["attention" if i in (5, 15, 25, 35) else "mamba" for i in range(40)]
+
+# MiniMax-M1's config.json (its own config class; the sizes of MiniMax-Text-01 too): 70
+# lightning attention layers, 10 full attention layers.
+MINIMAX_M1 = {
+    "model_type": "minimax_m1", "architectures": ["MiniMaxM1ForCausalLM"],
+    "attn_type_list": ([0] * 7 + [1]) * 10, "num_hidden_layers": 80, "hidden_size": 6144,
+    "num_attention_heads": 64, "num_key_value_heads": 8, "head_dim": 128, "rotary_dim": 64,
+    "max_position_embeddings": 10_240_000, "num_local_experts": 32, "num_experts_per_tok": 2,
+    "postnorm": True, "torch_dtype": "bfloat16"}
 
 # Configs as their checkpoints write them (cache-relevant fields), one per preset.
 # gpt-oss's rope: yarn over 4,096 trained positions, x 32 = its max_position_embeddings
@@ -115,6 +125,7 @@ PRESET_CONFIGS = {
                          "beta_fast": 32, "beta_slow": 1, "mscale": 1.0,
                          "mscale_all_dim": 1.0},
     },
+    "MiniMax-M1": MINIMAX_M1,
 }
 
 
@@ -281,8 +292,11 @@ def test_qwen3_next_defaults_alone_are_the_80b_a3b():
 
 def test_every_supported_type_imports_from_transformers_defaults():
     # but a type whose engines need a field the class defaults (kimi_linear's
-    # linear_attn_config, lfm2_moe's layer_types) is refused without it, naming the field
-    needs = {"kimi_linear": "linear_attn_config", "lfm2_moe": "layer_types"}
+    # linear_attn_config, lfm2_moe's layer_types, minimax's head_dim) or that transformers does
+    # not know (MiniMax-M1's attn_type_list) is refused without it, naming the field
+    needs = {"kimi_linear": "linear_attn_config", "lfm2_moe": "layer_types",
+             "minimax": "head_dim", "minimax_m1": "attn_type_list",
+             "minimax_text_01": "attn_type_list"}
     for model_type in SUPPORTED_MODEL_TYPES:
         if model_type in needs:
             with pytest.raises(ValueError, match=f"^{model_type} config.json has no "
@@ -781,6 +795,62 @@ def test_lfm2_conv_dim_and_layer_types_as_the_engines_read_them():
     with pytest.raises(ValueError, match=r"^lfm2_moe config.json has no layer_types"):
         spec_from_hf_config({k: v for k, v in LFM2.items() if k != "layer_types"}
                             | {"model_type": "lfm2_moe"})
+
+
+def test_minimax_m1_is_lightning_state_layers_and_full_attention():
+    spec = spec_from_hf_config(MINIMAX_M1)
+    assert spec.pattern == "(7*lightning,full)*10" and spec.notes == ""
+    assert (spec.max_model_len, spec.attention_heads) == (10_240_000, 64)
+    assert "linear_attention_state_dtype" in spec.source and spec.ssm_dtype == "bfloat16"
+    profile = spec.profile()
+    assert profile.kv_bytes_per_slot == 8 * (128 + 128) * BF16 == 4_096
+    # vLLM's linear_attention_state_shape(num_attention_heads, tp, head_dim): (64, 128, 128)
+    # in the model dtype, no conv state
+    assert profile.state_const_bytes == {"ssm": 64 * 128 * 128 * BF16} == {"ssm": 2_097_152}
+    tp8 = spec.with_options(tp=8).profile()
+    assert tp8.state_const_bytes == {"ssm": 8 * 128 * 128 * BF16}
+    assert tp8.kv_bytes_per_slot == 1 * 256 * BF16
+    # vLLM: P = 16 x ceil(2,097,152 / (16 x 4,096)) = 512, whose attention page is the state
+    # page exactly; 70 lightning and 10 full layers page in groups of 10 (8 groups)
+    budget = 60 * 2**30
+    vllm = run_strategy("vllm", profile, budget_bytes=budget, context_tokens=131_072)
+    assert (vllm.block_size, vllm.extras["group_size"]) == (512, 10)
+    assert vllm.num_blocks == budget // 2_097_152 // 10 == 3_072
+    # a request: 131,072 / 512 = 256 attention pages and a state page in each of 7 groups
+    assert (vllm.concurrency_numerator, vllm.concurrency_denominator) == (3_072, 256 + 7)
+    # no prefix caching of state in mode all: vLLM runs MiniMax in align
+    assert runs_all_as_align(profile.architectures) == "MiniMaxM1ForCausalLM"
+    sglang = run_strategy("sglang", profile, budget_bytes=budget, context_tokens=131_072)
+    assert not sglang.applies and "SGLang does not serve MiniMax's lightning" in sglang.reason
+
+
+def test_minimax_layer_lists_as_vllm_reads_them():
+    # transformers' minimax (the -hf conversions) names the layers in layer_types: the same
+    hf = {k: v for k, v in MINIMAX_M1.items() if k != "attn_type_list"} | {
+        "model_type": "minimax", "architectures": ["MiniMaxForCausalLM"],
+        "layer_types": (["linear_attention"] * 7 + ["full_attention"]) * 10}
+    assert spec_from_hf_config(hf).layers == spec_from_hf_config(MINIMAX_M1).layers
+    # attn_type_list first, as vLLM's MiniMaxText01Model reads it, then decoder_attention_types
+    first = spec_from_hf_config(hf | {"attn_type_list": [1, 0] * 40})
+    assert first.pattern == "(full,lightning)*40"
+    second = {k: v for k, v in MINIMAX_M1.items() if k != "attn_type_list"} | {
+        "decoder_attention_types": [0, 1] * 40, "model_type": "minimax_text_01"}
+    assert spec_from_hf_config(second).pattern == "(lightning,full)*40"
+    for bad in ([2] * 80, [True] * 80, "01" * 40, []):
+        with pytest.raises(ValueError, match=r"^config.json attn_type_list = .* must be a list "
+                                             r"of 0 \(lightning attention\) and 1"):
+            spec_from_hf_config(MINIMAX_M1 | {"attn_type_list": bad})
+    with pytest.raises(ValueError, match=r"^config.json attn_type_list has 40 entries but "
+                                         r"num_hidden_layers = 80: give one per layer"):
+        spec_from_hf_config(MINIMAX_M1 | {"attn_type_list": [0, 1] * 20})
+    # MiniMax-M1's own class without a layer list: vLLM makes every layer full attention,
+    # transformers' minimax alternates them; refused rather than guessed
+    with pytest.raises(ValueError, match=r"^minimax_m1 config.json has no attn_type_list"):
+        spec_from_hf_config({k: v for k, v in MINIMAX_M1.items() if k != "attn_type_list"})
+    # the state's head_dim has no fallback in vLLM's shape calculator
+    with pytest.raises(ValueError, match=r"^minimax_m1 config.json has no head_dim: vLLM's "
+                                         r"MiniMax sizes lightning attention's state by it"):
+        spec_from_hf_config({k: v for k, v in MINIMAX_M1.items() if k != "head_dim"})
 
 
 def test_path_and_pasted_text(tmp_path):

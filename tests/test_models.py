@@ -11,6 +11,7 @@ from flatkv.dtypes import canonical_dtype, dtype_bytes
 from flatkv.models import (
     AttentionLayer,
     GDNLayer,
+    LightningLayer,
     Mamba1Layer,
     Mamba2Layer,
     MLALayer,
@@ -149,11 +150,32 @@ def test_short_conv_state_per_rank_is_conv_only():
                                                "conv_kernel": 3}
 
 
+def test_lightning_state_per_rank_is_ssm_only():
+    # MiniMax's lightning attention: vLLM's linear_attention_state_shape (heads / tp, head_dim,
+    # head_dim) in the ssm dtype, no conv tensor
+    m1 = LightningLayer(heads=64, head_dim=128)
+    assert m1.state_bytes(1, "bf16", "bf16") == {"ssm": 64 * 128 * 128 * 2} == {"ssm": 2_097_152}
+    assert m1.state_bytes(8, "fp32", "bf16") == {"ssm": 8 * 128 * 128 * 2}
+    with pytest.raises(ValueError, match=r"lightning.heads = 64 is not divisible by tp = 3"):
+        m1.state_shapes(3)
+    spec = ModelSpec.from_pattern(name="m1-like", pattern="(7*lightning,full)*2", kinds={
+        "lightning": m1, "full": AttentionLayer(kv_heads=8, head_dim_k=128, head_dim_v=128)})
+    assert ModelSpec.from_dict(spec.to_dict()) == spec  # the kind exports and reads back
+    assert spec.to_dict()["kinds"]["lightning"] == {"kind": "lightning", "heads": 64,
+                                                    "head_dim": 128}
+    profile = spec.profile()
+    assert profile.state_const_bytes == {"ssm": 2_097_152} and profile.conv_rows is None
+    assert profile.ssm_element_bytes == 2
+    with pytest.raises(ValueError, match=r"both None: a state layer keeps at least one"):
+        plan.state_const_bytes(None, 2, None, 2)
+
+
 @pytest.mark.parametrize(
     ("cls", "kwargs", "message"),
     [
         (AttentionLayer, {"kv_heads": 0, "head_dim_k": 128, "head_dim_v": 128}, "kv_heads"),
         (ShortConvLayer, {"channels": 2048, "conv_kernel": 1}, "short_conv.conv_kernel"),
+        (LightningLayer, {"heads": 64, "head_dim": 0}, "lightning.head_dim"),
         (AttentionLayer, {"kv_heads": 8, "head_dim_k": 0, "head_dim_v": 128}, "head_dim_k"),
         (AttentionLayer, {"kv_heads": 8, "head_dim_k": 128, "head_dim_v": 128.0}, "head_dim_v"),
         (AttentionLayer, {"kv_heads": True, "head_dim_k": 1, "head_dim_v": 1}, "kv_heads"),

@@ -54,6 +54,11 @@ EXPECTED = {
     "gpt-oss-120b": ({SLIDING: 18, FULL: 18}, 8 * (64 + 64) * BF16, {}),
     "Llama-3.1-8B": ({FULL: 32}, 8 * (128 + 128) * BF16, {}),
     "DeepSeek-V3": ({FULL: 61}, (512 + 64) * BF16, {}),  # 1,152
+    "MiniMax-M1": (
+        {FULL: 10, LINEAR: 70},
+        8 * (128 + 128) * BF16,  # 4,096
+        {"ssm": 64 * 128 * 128 * BF16},  # 2,097,152: lightning attention keeps no conv state
+    ),
 }
 
 

@@ -369,6 +369,15 @@ SPECULATIVE_NOT_MODELLED = (
 )
 
 
+# SGLang's MambaPool keeps a conv state for every state layer (LFM2's short conv: a conv state
+# and an empty ssm one); a state without a conv tensor is MiniMax's lightning attention, which
+# SGLang does not serve (its MiniMax PRs, #7443, #8124 and #11466, were closed unmerged).
+NO_CONV_STATE = (
+    "the state layers keep no conv state (lightning attention, as MiniMax-Text-01 / M1): "
+    "SGLang's MambaPool holds a conv state for every state layer, and SGLang does not serve "
+    "MiniMax's lightning attention; compare vLLM's layout")
+
+
 def _pool_refusal(profile: CacheProfile, options: StrategyOptions, kv_memory: int,
                   full_tokens: int, swa_tokens: int, slot_bytes: int | None) -> str | None:
     """Why SGLang would not start on these token pools (a swa pool short of one window, or a
@@ -437,6 +446,9 @@ def run_sglang(
     if options.speculative_tokens and profile.has_state:
         formulas.append(SPECULATIVE_NOT_MODELLED)
     extras: dict[str, object] = {}
+    if n_state and "conv" not in profile.state_const_bytes:
+        return not_applicable(name, budget_bytes, NO_CONV_STATE, profile_name=profile.name,
+                              context_tokens=context_tokens)
 
     slots = slot_bytes = None
     state_bytes = state_pool = 0

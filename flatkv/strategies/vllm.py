@@ -272,12 +272,15 @@ def _pool_groups(counts: dict[str, int], group_size: int, page: int, attn_page: 
 # for mamba cache mode all, vLLM runs them in align: MambaModelConfig.verify_and_update_config
 # logs "Hybrid or mamba-based model detected without support for prefix caching with Mamba cache
 # 'all' mode: falling back to 'align' mode." (Qwen3-Next's own code raises in mode all, but the
-# fallback comes first, so the raise is not reached from the command line.)
+# fallback comes first, so the raise is not reached from the command line.) The registry's other
+# names for a class are listed too, as configs name them: MiniMaxM1ForCausalLM and
+# MiniMaxForCausalLM run MiniMaxText01ForCausalLM.
 ALIGN_INSTEAD_OF_ALL = frozenset({
     "Qwen3NextForCausalLM", "Qwen3NextMTP", "Qwen3_5ForCausalLM",
     "Qwen3_5ForConditionalGeneration", "Qwen3_5MoeForCausalLM",
     "Qwen3_5MoeForConditionalGeneration", "Qwen3_5MTP", "Qwen3_5MoeMTP",
-    "KimiLinearForCausalLM", "MiniMaxText01ForCausalLM", "Lfm2ForCausalLM",
+    "KimiLinearForCausalLM", "MiniMaxText01ForCausalLM", "MiniMaxM1ForCausalLM",
+    "MiniMaxForCausalLM", "Lfm2ForCausalLM",
     "Lfm2MoeForCausalLM", "Plamo2ForCausalLM", "OlmoHybridForCausalLM",
 })
 
