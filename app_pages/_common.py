@@ -679,7 +679,7 @@ def engine_widget(field: str) -> None:
     elif field == "mamba_cache_mode":
         # fixed labels (bind says why); the pages with checkpoints and drafted ones below
         bind(st.selectbox, field, "Mamba cache mode", options=list(MAMBA_CACHE_MODES),
-             format_func=app_data.mamba_mode_text,
+             format_func=app_data.MAMBA_MODE_CHOICES.get,
              help="State pages one request holds: 1 (none), 2 (align), or one every P tokens "
              "(all: prefix caching of state), plus one per speculative token. Every paged "
              "layout counts them this way. vLLM "

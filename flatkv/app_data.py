@@ -317,6 +317,9 @@ MAMBA_MODE_TEXT = {
     "align": "align (2 state pages)",
     "all": "all (1 per P tokens)",
 }
+# The same, short enough for the engine options' selectbox in a third of the page at 1000 px
+# (its label says they are state pages).
+MAMBA_MODE_CHOICES = {"none": "none (1 page)", "align": "align (2 pages)", "all": "all (1 per P)"}
 
 
 def mamba_mode_text(mode: str, checkpoint_blocks: int = 0, speculative_tokens: int = 0) -> str:

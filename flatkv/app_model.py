@@ -136,12 +136,8 @@ def summary_caption(profile: CacheProfile, spec: ModelSpec | None) -> str:
     with its mamba chunk. ``spec`` None: a model given as raw bytes, per rank already."""
     parts = [f"Per TP rank (TP {spec.tp if spec is not None else 'as given'})"]
     if spec is not None:
-        # a state tensor's dtype where the model keeps one (no ssm in LFM2's short conv, no
-        # conv in MiniMax's lightning attention)
         parts.append(f"cache dtypes: KV {spec.kv_dtype}" + "".join(
-            f", {tensor} {dtype}" for tensor, dtype in (("conv", spec.conv_dtype),
-                                                        ("ssm", spec.ssm_dtype))
-            if tensor in profile.state_const_bytes))
+            f", {tensor} {dtype}" for tensor, dtype in spec.state_dtypes().items()))
         if spec.attention_heads:
             parts.append(f"{spec.attention_heads:,} attention heads (a TP must divide them)")
         parts.append(f"max_model_len {spec.max_model_len:,} tokens (vLLM's default "
@@ -577,8 +573,8 @@ class SpecDraft:
     def to_spec(self) -> ModelSpec:
         """The ModelSpec of this draft (TP 1); ValueError says what is missing or wrong."""
         if not self.kinds:
-            raise ValueError("the model has no kinds yet: add a kind (attention, MLA, GDN, "
-                             "Mamba2, Mamba1 or short conv)")
+            raise ValueError("the model has no kinds yet: add a kind "
+                             f"({', '.join(KIND_TEMPLATES)})")
         if not self.pattern.strip():
             raise ValueError(
                 f"the layer pattern is empty: list the layers over the kind names, e.g. "

@@ -19,7 +19,7 @@ from flatkv.budget import Budget, cache_budget, given_budget
 from flatkv.models import MAX_CONV_KERNEL, MAX_TP, ModelSpec
 from flatkv.plan import FULL_ATTENTION, SLIDING_ATTENTION, alignment_or_block_size
 from flatkv.profile import MAX_CHUNK_SIZE, MAX_KERNEL_BLOCK_SIZE, MAX_WINDOW, CacheProfile
-from flatkv.strategies import STRATEGIES, StrategyOptions
+from flatkv.strategies import STRATEGIES, StrategyOptions, model_blocker
 from flatkv.strategies.base import (
     MAMBA_CACHE_MODES,
     MAX_CHECKPOINT_BLOCKS,
@@ -149,7 +149,9 @@ STRATEGY_FIELDS: dict[str, tuple[str, ...]] = {
 def strategy_fields(strategy: str, profile: CacheProfile) -> tuple[str, ...]:
     """The options of ``strategy`` that change its figures for ``profile`` (each option's
     ``acts``): a mode no state layer reads, a window size no sliding layer keeps, are not
-    offered."""
+    offered; nor is any option of a layout that serves no such model (``model_blocker``)."""
+    if model_blocker(strategy, profile):
+        return ()
     return tuple(o.field for o in ENGINE_OPTIONS
                  if strategy in o.read_by and o.acts(profile))
 

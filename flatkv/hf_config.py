@@ -367,7 +367,7 @@ def _lightning_layer_types(model_type: str, kwargs: dict[str, Any]) -> dict[str,
     vLLM would make every layer full attention, transformers alternate them."""
     if _FAMILIES.get(model_type) != "lightning":
         return kwargs
-    key = next((k for k in _ATTN_TYPE_LISTS if kwargs.get(k) is not None), None)
+    key = next((k for k in _ATTN_TYPE_LISTS if kwargs.get(k)), None)  # vLLM's `or`: [] is none
     if key is None:
         if model_type != "minimax" and kwargs.get("layer_types") is None:
             raise ValueError(
@@ -376,7 +376,7 @@ def _lightning_layer_types(model_type: str, kwargs: dict[str, Any]) -> dict[str,
                 "full attention without it; add it as the checkpoint's config.json gives it")
         return kwargs
     values = kwargs[key]
-    if not isinstance(values, list) or not values or any(
+    if not isinstance(values, list) or any(
             isinstance(v, bool) or v not in _ATTN_TYPES for v in values):
         shown = textwrap.shorten(repr(values), 60, placeholder=" ...")
         raise ValueError(f"config.json {key} = {shown} must be a list of 0 (lightning "
@@ -836,7 +836,7 @@ _ENGINES_NEED = {
                     "short_conv_kernel_size)"),
     "lfm2_moe": ("layer_types", "vLLM's LFM2-MoE reads each layer's type from it (conv or "
                  "full_attention)"),
-    **dict.fromkeys(("minimax", "minimax_m1", "minimax_text_01"), (
+    **dict.fromkeys((t for t, family in _FAMILIES.items() if family == "lightning"), (
         "head_dim", "vLLM's MiniMax sizes lightning attention's state by it "
         "(linear_attention_state_shape takes the config's head_dim, with no fallback)")),
 }

@@ -129,10 +129,9 @@ def model_report(spec: ModelSpec) -> dict[str, Any]:
 def format_model_text(spec: ModelSpec) -> str:
     """The human-readable `model` output (exact integers, thousands separated)."""
     report = model_report(spec)
-    lines = [
-        f"{report['name']}  (tp {report['tp']}; kv {report['kv_dtype']}, conv "
-        f"{report['conv_dtype']}, ssm {report['ssm_dtype']}; bytes per TP rank)",
-    ]
+    dtypes = "".join(f", {tensor} {dtype}" for tensor, dtype in spec.state_dtypes().items())
+    lines = [f"{report['name']}  (tp {report['tp']}; kv {report['kv_dtype']}{dtypes}; bytes per "
+             "TP rank)"]
     if report["config_mamba_ssm_dtype"]:
         lines.append(f"config mamba_ssm_dtype: {report['config_mamba_ssm_dtype']} (SGLang keeps "
                      "its ssm state in it)")

@@ -589,6 +589,14 @@ class ModelSpec:
             )
         return dict(distinct.pop()) if distinct else {}
 
+    def state_dtypes(self) -> dict[str, str]:
+        """The dtype of each state tensor the model keeps, in row order: conv and ssm, each
+        where a state layer keeps one (no ssm in a short conv, no conv in lightning attention);
+        empty without state layers. The dtype of a tensor it does not keep says nothing."""
+        kept = {tensor for layer in self.kinds.values() for tensor in layer.state_shapes(self.tp)}
+        return {tensor: dtype for tensor, dtype in (("conv", self.conv_dtype),
+                                                    ("ssm", self.ssm_dtype)) if tensor in kept}
+
     def sliding_window(self) -> int | None:
         windows = {
             layer.sliding_window

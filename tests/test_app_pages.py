@@ -433,21 +433,29 @@ def test_the_editor_keeps_and_edits_the_attention_heads():
                for c in again.caption)
 
 
-def test_model_page_builds_a_short_convolution_hybrid_by_hand():
-    # LFM2-style: the "short conv" kind keeps a conv state only, (channels, K - 1)
+def built_by_hand(templates: tuple[str, ...], pattern: str,
+                  fields: tuple[tuple[str, int], ...] = ()) -> AppTest:
+    """The Model page's editor from scratch: a kind of each template, ``fields`` set (``kind.field``
+    keys), then the layer pattern; clean at each step."""
     at = open_app("app_pages/model.py")
     at.segmented_control(key="model.source").set_value("Edit by hand").run()
     at.button(key="spec.scratch").click().run()
-    at.selectbox(key="spec.new.type").set_value("full attention")
-    at.button(key="spec.add").click().run()
-    for field, value in (("kv_heads", 8), ("head_dim_k", 64), ("head_dim_v", 64)):
-        at.number_input(key=f"spec.full.{field}").set_value(value).run()
-    at.selectbox(key="spec.new.type").set_value("short conv")
-    at.button(key="spec.add").click().run()
+    for template in templates:
+        at.selectbox(key="spec.new.type").set_value(template)
+        at.button(key="spec.add").click().run()
+    for key, value in fields:
+        at.number_input(key=f"spec.{key}").set_value(value).run()
     assert_clean(at)
+    at.text_input(key="spec.pattern").set_value(pattern).run()
+    assert_clean(at)
+    return at
+
+
+def test_model_page_builds_a_short_convolution_hybrid_by_hand():
+    # LFM2-style: the "short conv" kind keeps a conv state only, (channels, K - 1)
+    at = built_by_hand(("full attention", "short conv"), "(2*conv,full)*2", (
+        ("full.kv_heads", 8), ("full.head_dim_k", 64), ("full.head_dim_v", 64)))
     assert at.number_input(key="spec.conv.channels").value == 2048  # the template's
-    at.text_input(key="spec.pattern").set_value("(2*conv,full)*2").run()
-    assert_clean(at)
     kinds = at.dataframe[0].value.set_index("name")
     # (2,048, 3 - 1) x 2 B = 8,192 B a layer; no ssm tensor, so no ssm column
     assert kinds.loc["conv", "state bytes per layer"] == f"{2048 * 2 * 2:,}" == "8,192"
@@ -459,17 +467,8 @@ def test_model_page_builds_a_short_convolution_hybrid_by_hand():
 
 def test_model_page_builds_a_lightning_attention_hybrid_by_hand():
     # MiniMax-style: the "lightning" kind keeps an ssm state only, (heads, head_dim, head_dim)
-    at = open_app("app_pages/model.py")
-    at.segmented_control(key="model.source").set_value("Edit by hand").run()
-    at.button(key="spec.scratch").click().run()
-    at.selectbox(key="spec.new.type").set_value("full attention")
-    at.button(key="spec.add").click().run()
-    at.selectbox(key="spec.new.type").set_value("lightning")
-    at.button(key="spec.add").click().run()
-    assert_clean(at)
+    at = built_by_hand(("full attention", "lightning"), "(7*lightning,full)*2")
     assert at.number_input(key="spec.lightning.heads").value == 64  # the template's
-    at.text_input(key="spec.pattern").set_value("(7*lightning,full)*2").run()
-    assert_clean(at)
     kinds = at.dataframe[0].value.set_index("name")
     # (64, 128, 128) x 2 B = 2,097,152 B a layer; no conv tensor, so no conv column
     assert kinds.loc["lightning", "state bytes per layer"] == f"{64 * 128 * 128 * 2:,}"
@@ -1353,7 +1352,7 @@ def test_a_vllm_log_taken_with_speculative_decoding_checks_out():
     assert [w.value for w in at.number_input if w.label == "Speculative tokens"] == [2]
     # the mode's pages read with the drafted ones, under the mode's fixed choices
     assert at.selectbox(key="w.mamba_cache_mode").options == [
-        "none (1 state page)", "align (2 state pages)", "all (1 per P tokens)"]
+        "none (1 page)", "align (2 pages)", "all (1 per P)"]
     assert "A request holds align (2 state pages) + 2 drafted." in [c.value for c in at.caption]
     assert any("With 2 drafted token(s) a step" in c.value for c in at.caption)
     budget = open_app("app_pages/budget.py", {**link, "b_layout": "vllm"})

@@ -557,18 +557,24 @@ RAW_HYBRID = CacheProfile(layer_types=("linear_attention",) * 3 + ("full_attenti
                           state_const_bytes={"conv": 49152, "ssm": 2097152}, name="raw")
 
 
+# An attention-free model (Mamba's): flat and two-level pages have no history to page
+STATE_ONLY = CacheProfile(layer_types=("linear_attention",) * 4, kv_bytes_per_slot=0,
+                          state_const_bytes={"conv": 49152, "ssm": 2097152}, name="state only")
+
+
 def figures(result) -> tuple:
     return (result.applies, result.reason, result.block_size, result.block_bytes,
             result.num_blocks, result.capacity_tokens, result.logged_tokens,
             result.concurrency_numerator, result.concurrency_denominator, result.breakdown)
 
 
-@pytest.mark.parametrize("model", [*list_presets(), "3+5", "3x100", "raw"])
+@pytest.mark.parametrize("model", [*list_presets(), "3+5", "3x100", "raw", "state only"])
 def test_an_option_not_offered_for_a_model_changes_none_of_its_figures(model):
     # strategy_fields decides which engine options Budget and Compare show; an option it
     # leaves out for a model must not move that model's figures under that layout, at the
     # default block size or at 1 (the smallest payloads, the most alignment padding)
-    raws = {"3+5": UNEQUAL_ATTENTION, "3x100": OFF_ALIGNMENT, "raw": RAW_HYBRID}
+    raws = {"3+5": UNEQUAL_ATTENTION, "3x100": OFF_ALIGNMENT, "raw": RAW_HYBRID,
+            "state only": STATE_ONLY}
     profile = raws.get(model) or load_preset(model).profile()
     assert set(OTHER_VALUES) == set(ENGINE_FIELDS)
     budget = 40 * 2**30
@@ -576,13 +582,21 @@ def test_an_option_not_offered_for_a_model_changes_none_of_its_figures(model):
         offered = strategy_fields(strategy, profile)
         base = run_strategy(strategy, profile, budget_bytes=budget, context_tokens=32_768,
                             options=StrategyOptions(block_size=block_size))
+        applies = base.applies
         for field, values in OTHER_VALUES.items():
             for value in values:
                 moved = run_strategy(
                     strategy, profile, budget_bytes=budget, context_tokens=32_768,
                     options=StrategyOptions(block_size=block_size, **{field: value}))
+                applies |= moved.applies
                 if field not in offered:
                     assert figures(moved) == figures(base), (strategy, block_size, field, value)
+        # and a layout that serves the model under none of them (SGLang for a state without a
+        # conv tensor, aliasing for a state hybrid) is offered none
+        assert applies or offered == (), (strategy, offered)
+    if model == "MiniMax-M1":  # SGLang serves no state without a conv tensor
+        assert strategy_fields("sglang", profile) == ()
+        assert strategy_fields("vllm", profile) != ()
     # the models that need the bound for no other reason than alignment are offered it
     if model in ("DeepSeek-V3", "3x100"):
         assert "lcm_padding_bound" in strategy_fields("lcm", profile)

@@ -821,7 +821,14 @@ def test_minimax_m1_is_lightning_state_layers_and_full_attention():
     # no prefix caching of state in mode all: vLLM runs MiniMax in align
     assert runs_all_as_align(profile.architectures) == "MiniMaxM1ForCausalLM"
     sglang = run_strategy("sglang", profile, budget_bytes=budget, context_tokens=131_072)
-    assert not sglang.applies and "SGLang does not serve MiniMax's lightning" in sglang.reason
+    assert not sglang.applies and sglang.reason.startswith(
+        "the state layers keep no conv state: SGLang's MambaPool holds a conv state for every")
+    # drafted tokens: a state page more per token in each state group, nothing to widen
+    drafted = run_strategy("vllm", profile, budget_bytes=budget, context_tokens=131_072,
+                           options=StrategyOptions(speculative_tokens=2))
+    assert drafted.block_size == 512 and drafted.concurrency_denominator == 256 + 7 * 3
+    assert any(f.startswith("speculative tokens 2: no conv state to widen") for f in
+               drafted.formulas)
 
 
 def test_minimax_layer_lists_as_vllm_reads_them():
@@ -836,7 +843,7 @@ def test_minimax_layer_lists_as_vllm_reads_them():
     second = {k: v for k, v in MINIMAX_M1.items() if k != "attn_type_list"} | {
         "decoder_attention_types": [0, 1] * 40, "model_type": "minimax_text_01"}
     assert spec_from_hf_config(second).pattern == "(lightning,full)*40"
-    for bad in ([2] * 80, [True] * 80, "01" * 40, []):
+    for bad in ([2] * 80, [True] * 80, "01" * 40):
         with pytest.raises(ValueError, match=r"^config.json attn_type_list = .* must be a list "
                                              r"of 0 \(lightning attention\) and 1"):
             spec_from_hf_config(MINIMAX_M1 | {"attn_type_list": bad})
@@ -845,8 +852,10 @@ def test_minimax_layer_lists_as_vllm_reads_them():
         spec_from_hf_config(MINIMAX_M1 | {"attn_type_list": [0, 1] * 20})
     # MiniMax-M1's own class without a layer list: vLLM makes every layer full attention,
     # transformers' minimax alternates them; refused rather than guessed
-    with pytest.raises(ValueError, match=r"^minimax_m1 config.json has no attn_type_list"):
-        spec_from_hf_config({k: v for k, v in MINIMAX_M1.items() if k != "attn_type_list"})
+    for without in ({k: v for k, v in MINIMAX_M1.items() if k != "attn_type_list"},
+                    MINIMAX_M1 | {"attn_type_list": []}):  # an empty list is none, as in vLLM
+        with pytest.raises(ValueError, match=r"^minimax_m1 config.json has no attn_type_list"):
+            spec_from_hf_config(without)
     # the state's head_dim has no fallback in vLLM's shape calculator
     with pytest.raises(ValueError, match=r"^minimax_m1 config.json has no head_dim: vLLM's "
                                          r"MiniMax sizes lightning attention's state by it"):

@@ -201,3 +201,13 @@ def test_registers_on_the_main_cli_parser_class():
     assert report["kv_bytes_per_slot"] == (512 + 64) * 2  # MLA is not split by tp
     with pytest.raises(ValueError, match="expected one argument"):
         parser.parse_args(["model", "--tp"])
+
+
+@pytest.mark.parametrize(("preset", "dtypes"), [
+    ("Llama-3.1-8B", "kv bfloat16"),  # no state: no state dtype to name
+    ("Qwen3.5-27B", "kv bfloat16, conv bfloat16, ssm float32"),  # its config's mamba_ssm_dtype
+    ("MiniMax-M1", "kv bfloat16, ssm bfloat16"),  # lightning attention keeps no conv state
+])
+def test_model_report_names_the_dtypes_of_the_tensors_the_model_keeps(preset, dtypes, capsys):
+    _, out = run(["model", "--preset", preset], capsys)
+    assert out.splitlines()[0] == f"{preset}  (tp 1; {dtypes}; bytes per TP rank)"

@@ -17,11 +17,11 @@ from collections.abc import Callable
 
 from flatkv.plan import check_int
 from flatkv.profile import CacheProfile
-from flatkv.strategies.aliased import run_aliased
+from flatkv.strategies.aliased import aliasing_blocker, run_aliased
 from flatkv.strategies.base import CATEGORIES, StrategyOptions, StrategyResult
 from flatkv.strategies.flat import run_flat, run_per_component
 from flatkv.strategies.lcm import run_lcm
-from flatkv.strategies.sglang import run_sglang
+from flatkv.strategies.sglang import run_sglang, sglang_blocker
 from flatkv.strategies.vllm import run_vllm
 from flatkv.units import MAX_BYTES, MAX_TOKENS
 
@@ -37,6 +37,26 @@ _RUNNERS: dict[str, Runner] = {
 }
 
 STRATEGIES: tuple[str, ...] = tuple(_RUNNERS)
+
+
+def _needs_attention(profile: CacheProfile) -> str:
+    return "" if profile.has_attention else "the model has no attention layer"
+
+
+# Why a layout serves no model of a profile, whatever its options and budget ("" when it may):
+# the app offers such a layout none of its options. Each runner refuses the same models.
+_MODEL_BLOCKERS: dict[str, Callable[[CacheProfile], str]] = {
+    "flat": _needs_attention,
+    "lcm": _needs_attention,
+    "aliased": aliasing_blocker,
+    "sglang": sglang_blocker,
+}
+
+
+def model_blocker(strategy: str, profile: CacheProfile) -> str:
+    """Why ``strategy`` serves no model of ``profile`` under any options ("" when it may)."""
+    blocker = _MODEL_BLOCKERS.get(strategy)
+    return blocker(profile) if blocker else ""
 # What each engine's log calls the figure in ``StrategyResult.logged_tokens``.
 LOGGED_AS: dict[str, str] = {
     "vllm": 'vLLM\'s "GPU KV cache size"',
@@ -59,6 +79,7 @@ __all__ = [
     "LOGGED_AS",
     "LOGGED_COLUMN",
     "logged_as",
+    "model_blocker",
     "STRATEGIES",
     "StrategyOptions",
     "StrategyResult",

@@ -373,9 +373,15 @@ SPECULATIVE_NOT_MODELLED = (
 # and an empty ssm one); a state without a conv tensor is MiniMax's lightning attention, which
 # SGLang does not serve (its MiniMax PRs, #7443, #8124 and #11466, were closed unmerged).
 NO_CONV_STATE = (
-    "the state layers keep no conv state (lightning attention, as MiniMax-Text-01 / M1): "
-    "SGLang's MambaPool holds a conv state for every state layer, and SGLang does not serve "
-    "MiniMax's lightning attention; compare vLLM's layout")
+    "the state layers keep no conv state: SGLang's MambaPool holds a conv state for every "
+    "state layer, so it serves no such model (MiniMax-Text-01 / M1's lightning attention is "
+    "one: SGLang does not serve it); compare vLLM's layout")
+
+
+def sglang_blocker(profile: CacheProfile) -> str:
+    """Why SGLang serves no model of this profile, whatever its options and budget ("" when it
+    may): a state without a conv tensor."""
+    return NO_CONV_STATE if profile.has_state and "conv" not in profile.state_const_bytes else ""
 
 
 def _pool_refusal(profile: CacheProfile, options: StrategyOptions, kv_memory: int,
@@ -446,8 +452,8 @@ def run_sglang(
     if options.speculative_tokens and profile.has_state:
         formulas.append(SPECULATIVE_NOT_MODELLED)
     extras: dict[str, object] = {}
-    if n_state and "conv" not in profile.state_const_bytes:
-        return not_applicable(name, budget_bytes, NO_CONV_STATE, profile_name=profile.name,
+    if blocker := sglang_blocker(profile):
+        return not_applicable(name, budget_bytes, blocker, profile_name=profile.name,
                               context_tokens=context_tokens)
 
     slots = slot_bytes = None

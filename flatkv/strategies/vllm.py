@@ -212,7 +212,11 @@ def drafted_profiles(profile: CacheProfile, speculative_tokens: int, formulas: l
     conv = profile.state_const_bytes.get("conv")
     pages = (f"and each state group holds {speculative_tokens} more state page(s) a request "
              "(MambaSpec.num_speculative_blocks)")
-    if conv is None or profile.conv_rows is None:
+    if conv is None:
+        formulas.append(f"speculative tokens {speculative_tokens}: no conv state to widen (the "
+                        f"state is ssm only, as lightning attention's), {pages}")
+        return profile, profile
+    if profile.conv_rows is None:
         formulas.append(f"speculative tokens {speculative_tokens}: the conv state is kept as "
                         "given (vLLM widens only GDN, KDA, Mamba2 and short-conv conv states, and "
                         f"a model given in bytes names no conv rows), {pages}")
