@@ -38,6 +38,30 @@ MINIMAX_M1 = {
     "max_position_embeddings": 10_240_000, "num_local_experts": 32, "num_experts_per_tok": 2,
     "postnorm": True, "torch_dtype": "bfloat16"}
 
+# moonshotai/Kimi-Linear-48B-A3B-Instruct's geometry, written as its config.json writes it: the
+# KDA sizes and the 1-indexed layer lists in linear_attn_config, the length as model_max_length
+# (the sizes equal transformers' KimiLinearConfig defaults, which name that checkpoint)
+KIMI_LINEAR = {
+    "model_type": "kimi_linear", "architectures": ["KimiLinearForCausalLM"],
+    "hidden_size": 2304, "num_hidden_layers": 27, "num_attention_heads": 32,
+    "num_key_value_heads": 32, "kv_lora_rank": 512, "qk_rope_head_dim": 64,
+    "qk_nope_head_dim": 128, "v_head_dim": 128, "model_max_length": 1_048_576,
+    "torch_dtype": "bfloat16",
+    "linear_attn_config": {
+        "full_attn_layers": [4, 8, 12, 16, 20, 24, 27],
+        "kda_layers": [1, 2, 3, 5, 6, 7, 9, 10, 11, 13, 14, 15, 17, 18, 19, 21, 22, 23, 25, 26],
+        "num_heads": 32, "head_dim": 128, "short_conv_kernel_size": 4},
+}
+
+# LiquidAI/LFM2-1.2B's geometry: 16 layers, 6 of them attention, 10 gated short convolutions
+LFM2 = {
+    "model_type": "lfm2", "architectures": ["Lfm2ForCausalLM"], "hidden_size": 2048,
+    "num_hidden_layers": 16, "num_attention_heads": 32, "num_key_value_heads": 8,
+    "conv_L_cache": 3, "max_position_embeddings": 128_000, "torch_dtype": "bfloat16",
+    "layer_types": ["conv", "conv", "full_attention"] * 3 + ["conv", "full_attention"] * 3
+    + ["conv"],
+}
+
 # Configs as their checkpoints write them (cache-relevant fields), one per preset.
 # gpt-oss's rope: yarn over 4,096 trained positions, x 32 = its max_position_embeddings
 GPT_OSS_ROPE = {"rope_type": "yarn", "factor": 32.0, "beta_fast": 32.0, "beta_slow": 1.0,
@@ -126,6 +150,8 @@ PRESET_CONFIGS = {
                          "mscale_all_dim": 1.0},
     },
     "MiniMax-M1": MINIMAX_M1,
+    "Kimi-Linear-48B-A3B": KIMI_LINEAR,
+    "LFM2-1.2B": LFM2,
 }
 
 
@@ -630,20 +656,6 @@ def test_kimi_k2_reads_as_deepseek_v3_mla():
     assert spec.with_options(tp=8).kv_bytes_per_slot() == (512 + 64) * BF16  # not split by TP
 
 
-# moonshotai/Kimi-Linear-48B-A3B-Instruct's geometry, written as its config.json writes it: the
-# KDA sizes and the 1-indexed layer lists in linear_attn_config, the length as model_max_length
-# (the sizes equal transformers' KimiLinearConfig defaults, which name that checkpoint)
-KIMI_LINEAR = {
-    "model_type": "kimi_linear", "architectures": ["KimiLinearForCausalLM"],
-    "hidden_size": 2304, "num_hidden_layers": 27, "num_attention_heads": 32,
-    "num_key_value_heads": 32, "kv_lora_rank": 512, "qk_rope_head_dim": 64,
-    "qk_nope_head_dim": 128, "v_head_dim": 128, "model_max_length": 1_048_576,
-    "torch_dtype": "bfloat16",
-    "linear_attn_config": {
-        "full_attn_layers": [4, 8, 12, 16, 20, 24, 27],
-        "kda_layers": [1, 2, 3, 5, 6, 7, 9, 10, 11, 13, 14, 15, 17, 18, 19, 21, 22, 23, 25, 26],
-        "num_heads": 32, "head_dim": 128, "short_conv_kernel_size": 4},
-}
 
 
 def test_kimi_linear_is_kda_state_layers_and_mla_full_layers():
@@ -737,14 +749,6 @@ def test_attention_free_mamba2_model_is_state_layers_only():
         spec_from_hf_config({**cfg, "head_dim": 32})
 
 
-# LiquidAI/LFM2-1.2B's geometry: 16 layers, 6 of them attention, 10 gated short convolutions
-LFM2 = {
-    "model_type": "lfm2", "architectures": ["Lfm2ForCausalLM"], "hidden_size": 2048,
-    "num_hidden_layers": 16, "num_attention_heads": 32, "num_key_value_heads": 8,
-    "conv_L_cache": 3, "max_position_embeddings": 128_000, "torch_dtype": "bfloat16",
-    "layer_types": ["conv", "conv", "full_attention"] * 3 + ["conv", "full_attention"] * 3
-    + ["conv"],
-}
 
 
 @pytest.mark.parametrize("model_type", ["lfm2", "lfm2_moe"])

@@ -54,6 +54,17 @@ EXPECTED = {
     "gpt-oss-120b": ({SLIDING: 18, FULL: 18}, 8 * (64 + 64) * BF16, {}),
     "Llama-3.1-8B": ({FULL: 32}, 8 * (128 + 128) * BF16, {}),
     "DeepSeek-V3": ({FULL: 61}, (512 + 64) * BF16, {}),  # 1,152
+    "Kimi-Linear-48B-A3B": (
+        {FULL: 7, LINEAR: 20},
+        (512 + 64) * BF16,  # 1,152: MLA full layers
+        {"conv": (32 * 128 + 2 * 32 * 128) * (4 - 1) * BF16,  # 73,728
+         "ssm": 32 * 128 * 128 * FP32},  # 2,097,152: KDA's recurrent state in float32
+    ),
+    "LFM2-1.2B": (
+        {FULL: 6, LINEAR: 10},
+        8 * (64 + 64) * BF16,  # 2,048
+        {"conv": 2048 * (3 - 1) * BF16},  # 8,192: a short conv keeps no ssm state
+    ),
     "MiniMax-M1": (
         {FULL: 10, LINEAR: 70},
         8 * (128 + 128) * BF16,  # 4,096
