@@ -76,7 +76,7 @@ def headline(analysis, ours: StrategyResult, engines: list[StrategyResult]) -> N
              "most) that holds other groups' rows. Compare counts dead weight over the whole "
              "budget instead: every group's pages in the proportion one request needs them "
              "at the context length.")
-    if note := app_data.engines_beside_text(ours, engines):
+    if note := app_data.engines_beside_text(ours, engines, state().profile()):
         st.caption(note)
     speculative_note(state().planner)
 
@@ -206,7 +206,8 @@ def exports(analysis) -> None:
 # The reference planner's words, for a reader new to them (teaching, design reviews).
 TERMS = """
 - **Component**: one cache tensor of one cache layer: the K/V history of an attention layer,
-  the conv or ssm state of a GDN / Mamba layer.
+  the conv or ssm state of a GDN / Mamba layer (a short conv keeps conv only, lightning
+  attention ssm only).
 - **Row**: everything one (group, layer) keeps in one block: its components side by side. A
   history row grows with P (bytes per token x P); a state row is the same at any P.
 - **Slot tensor** (`flat_slab_j`): packed slabs put the j-th layer of every group in tensor j;

@@ -165,6 +165,14 @@ def _show_draft(draft: SpecDraft) -> None:
 
 
 FIELDS_PER_ROW = 3  # a kind's geometry fields
+# which layers' tensors each dtype sizes (a kind without the tensor ignores it)
+_DTYPE_HELP = {
+    "kv_dtype": "K and V of attention and MLA layers.",
+    "conv_dtype": "The conv state of GDN, Mamba and short-conv layers (lightning attention "
+                  "keeps none).",
+    "ssm_dtype": "The recurrent state of GDN, Mamba and lightning attention layers (a short "
+                 "conv keeps none).",
+}
 
 
 def spec_editor(spec: ModelSpec | None) -> None:
@@ -182,7 +190,7 @@ def spec_editor(spec: ModelSpec | None) -> None:
                   help="e.g. (3*gdn,full)*12 or (mamba2,full)*2; the names are the kinds")
     for col, d in zip(st.columns(len(DTYPE_FIELDS)), DTYPE_FIELDS):
         col.selectbox(d.replace("_", " "), KNOWN_DTYPES, key=_spec_key(d),
-                      on_change=_edit_text, args=(d,))
+                      on_change=_edit_text, args=(d,), help=_DTYPE_HELP[d])
     heads, chunk, length = st.columns(3)
     heads.number_input("attention heads (0 = not checked)", key=_spec_key("attention_heads"),
                        min_value=0, step=1, value=None, on_change=_edit_optional,

@@ -28,6 +28,7 @@ from flatkv.strategies import (
     StrategyOptions,
     StrategyResult,
     logged_as,
+    model_blocker,
     run_strategy,
 )
 from flatkv.strategies.base import ratio_text, state_pages_per_request
@@ -562,15 +563,18 @@ def state_only_text(planner: str, profile: CacheProfile, other_choice: str = "")
     return None
 
 
-def engines_beside_text(ours: StrategyResult, engines: Sequence[StrategyResult]) -> str:
+def engines_beside_text(ours: StrategyResult, engines: Sequence[StrategyResult],
+                        profile: CacheProfile) -> str:
     """Layout draws our plan only; one line puts its concurrency beside the engines' in the
-    same budget (a design review's first question), each as a multiple of ours. Empty when
-    ours has no concurrency (no context, or it does not apply)."""
+    same budget (a design review's first question), each as a multiple of ours; an engine that
+    refuses says whether it serves no such model (``model_blocker``) or does not start here.
+    Empty when ours has no concurrency (no context, or it does not apply)."""
     if not ours.applies or not ours.max_concurrency:
         return ""
     beside = [f"{title_of(r)} {concurrency_text(r.max_concurrency)} "
               f"({float(r.concurrency / ours.concurrency):,.2f}x ours)" if r.applies else
-              f"{title_of(r)} does not start" for r in engines
+              f"{title_of(r)} does not serve this model" if model_blocker(r.strategy, profile)
+              else f"{title_of(r)} does not start" for r in engines
               if not r.applies or r.max_concurrency is not None]
     if not any(r.applies for r in engines):
         return ""
@@ -579,7 +583,7 @@ def engines_beside_text(ours: StrategyResult, engines: Sequence[StrategyResult])
             else f"holds no whole request ({held} of one)")
     return (f"At {tokens_text(ours.context_tokens or 0)} per request, this plan {held}; in the "
             "same budget " + ", ".join(beside) + ". Compare shows where each layout's bytes go"
-            + (" and why a layout does not start." if len(beside) > sum(r.applies
+            + (" and why a layout does not apply." if len(beside) > sum(r.applies
                                                                        for r in engines)
                else "."))
 
@@ -686,7 +690,7 @@ def mamba_all_text(options: StrategyOptions, profile: CacheProfile) -> str:
     text = ("Mamba cache mode all: every paged layout keeps a state snapshot every P tokens of "
             "its own P (vLLM first aligns its P to lcm(chunk, A)), so a small P, such as "
             "two-level pages' requested block size, means many snapshots.")
-    if aligning := runs_all_as_align(profile.architectures):
+    if aligning := runs_all_as_align(profile):
         held = state_pages_per_request(replace(options, mamba_cache_mode="align"), 0, 1)
         text += (f" Not vLLM here: {all_as_align_why(aligning)}; its row counts align's "
                  f"{held} state pages a request, and its P is not aligned to the chunk.")
@@ -697,7 +701,7 @@ def mode_fallback_text(r: StrategyResult, profile: CacheProfile) -> str:
     """Budget's word where vLLM ran the mamba cache mode asked for as another (all as align):
     the figures are the other mode's. Empty otherwise."""
     if r.extras.get("mamba_cache_mode_asked") != "all" or not (
-            aligning := runs_all_as_align(profile.architectures)):
+            aligning := runs_all_as_align(profile)):
         return ""
     return f"{all_as_align_why(aligning)}: these are align's figures."
 

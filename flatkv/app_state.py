@@ -113,7 +113,7 @@ ENGINE_OPTIONS = (
                  VLLM_COLUMN, _has_state, only_in_mode="align"),
     # vLLM's, in mode all, which some models run as align
     EngineOption("mamba_chunk_size", "mamba chunk", ("vllm",), VLLM_COLUMN,
-                 lambda p: p.has_state and runs_all_as_align(p.architectures) is None,
+                 lambda p: p.has_state and runs_all_as_align(p) is None,
                  only_in_mode="all"),
     # splits the budget between a state pool and a KV pool
     EngineOption("mamba_full_memory_ratio", "SGLang mamba/full ratio", ("sglang",),

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
@@ -2127,7 +2128,25 @@ def test_layout_sets_its_plan_beside_the_engines():
         "At 4,194,304 tokens per request, this plan holds no whole request (0.20 of one); in "
         "the same budget vLLM v1 does not start, SGLang 0.41 "
         f"({1_714_648 * 3_973 / (4_194_304 * 775):.2f}x ours). Compare shows where each "
-        "layout's bytes go and why a layout does not start.")
+        "layout's bytes go and why a layout does not apply.")
+
+
+def test_layout_says_which_engine_serves_no_such_model():
+    # MiniMax-M1 at 131,072 tokens in the default budget (79.65 GiB x 0.9 = 76,968,728,985 B):
+    # our plan's blocks of 80 rows of 2 MiB (P 512), a request 256 full pages and one state
+    # page; vLLM's 2 MiB pages in 8 groups of 10 layers, a request 256 + 7 state pages. SGLang
+    # keeps no state without a conv tensor: it serves no such model, whatever the budget.
+    at = open_app("app_pages/layout.py", {"model": "MiniMax-M1", "ctx": "131072"})
+    assert_clean(at)
+    ours = Fraction(76_968_728_985 // (80 * 2**21), 256 + 1)
+    vllm = Fraction(76_968_728_985 // 2**21 // 10, 256 + 7)
+    (line,) = [unescaped(c.value) for c in at.caption if c.value.startswith("At ")]
+    assert line == (
+        f"At 131,072 tokens per request, this plan holds {float(ours):.2f} requests; in the "
+        f"same budget vLLM v1 {float(vllm):.2f} ({float(vllm / ours):.2f}x ours), SGLang does "
+        "not serve this model. Compare shows where each layout's bytes go and why a layout "
+        "does not apply.")
+    assert f"{float(ours):.2f}" == "1.78"
 
 
 def test_planned_blocks_bytes_budget_and_unused_are_the_worked_example():

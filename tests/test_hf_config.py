@@ -823,7 +823,7 @@ def test_minimax_m1_is_lightning_state_layers_and_full_attention():
     # a request: 131,072 / 512 = 256 attention pages and a state page in each of 7 groups
     assert (vllm.concurrency_numerator, vllm.concurrency_denominator) == (3_072, 256 + 7)
     # no prefix caching of state in mode all: vLLM runs MiniMax in align
-    assert runs_all_as_align(profile.architectures) == "MiniMaxM1ForCausalLM"
+    assert runs_all_as_align(profile) == "MiniMaxM1ForCausalLM"
     sglang = run_strategy("sglang", profile, budget_bytes=budget, context_tokens=131_072)
     assert not sglang.applies and sglang.reason.startswith(
         "the state layers keep no conv state: SGLang's MambaPool holds a conv state for every")

@@ -1114,8 +1114,21 @@ def test_vllm_mamba_cache_mode_all():
         "prefix caching of state in mode all, so vLLM starts it in align (\"falling back to "
         "'align' mode\"))")
     for model_class in ("KimiLinearForCausalLM", "Lfm2ForCausalLM", "Qwen3_5MoeMTP"):
-        assert runs_all_as_align(("Other", model_class)) == model_class
-    assert runs_all_as_align(("NemotronHForCausalLM",)) is None  # supports mode all
+        assert runs_all_as_align(replace(named, architectures=("Other", model_class))) \
+            == model_class
+    # supports mode all
+    assert runs_all_as_align(replace(named, architectures=("NemotronHForCausalLM",))) is None
+    # a state without a conv tensor is lightning attention's, whatever the model is called:
+    # vLLM serves it with MiniMaxText01ForCausalLM, which runs all as align
+    lightning = CacheProfile(("linear_attention",) * 7 + ("full_attention",), 4096,
+                             {"ssm": 2_097_152}, name="typed by hand")
+    assert runs_all_as_align(lightning) == "MiniMaxText01ForCausalLM"
+    as_all, as_align = (run_strategy("vllm", lightning, budget_bytes=ANCHOR_BUDGET,
+                                     context_tokens=131_072,
+                                     options=StrategyOptions(mamba_cache_mode=mode))
+                        for mode in ("all", "align"))
+    assert as_all.formulas[1:] == as_align.formulas and as_all.block_size == 512
+    assert as_all.logged_tokens == as_align.logged_tokens
     # the same bytes given raw (no architecture, no chunk): vLLM's get_mamba_chunk_size gives
     # 2,048, so c = lcm(2,048, 16) = 2,048 and P = 2,048 x cdiv(548,864, 2,048 x 1,024) = 2,048
     r = run_strategy("vllm", qwen3_next_tp2(), budget_bytes=ANCHOR_BUDGET,

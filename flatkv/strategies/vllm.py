@@ -289,10 +289,19 @@ ALIGN_INSTEAD_OF_ALL = frozenset({
 })
 
 
-def runs_all_as_align(architectures: tuple[str, ...]) -> str | None:
-    """The model class of ``architectures`` that vLLM runs in mamba cache mode align when asked
-    for all (no prefix caching of state in mode all), if any."""
-    return next(iter(sorted(ALIGN_INSTEAD_OF_ALL.intersection(architectures))), None)
+# The one vLLM class whose state layers keep no conv state (lightning attention): a state
+# without one is served by it whatever the model is called (a model typed by hand names none).
+LIGHTNING_CLASS = "MiniMaxText01ForCausalLM"
+
+
+def runs_all_as_align(profile: CacheProfile) -> str | None:
+    """The model class vLLM runs in mamba cache mode align when asked for all (no prefix caching
+    of state in mode all), if any: one of the profile's ``architectures``, else the class that
+    serves every state without a conv tensor (MiniMax's lightning attention)."""
+    named = next(iter(sorted(ALIGN_INSTEAD_OF_ALL.intersection(profile.architectures))), None)
+    if named is None and profile.has_state and "conv" not in profile.state_const_bytes:
+        return LIGHTNING_CLASS
+    return named
 
 
 def mamba_chunk_text(profile: CacheProfile, name: Callable[[str], str] = str) -> str | None:
@@ -302,7 +311,7 @@ def mamba_chunk_text(profile: CacheProfile, name: Callable[[str], str] = str) ->
     writes the architecture (the page: as Markdown that shows it as typed)."""
     if not profile.has_state:
         return None
-    if aligning := runs_all_as_align(profile.architectures):
+    if aligning := runs_all_as_align(profile):
         return (f"unused (vLLM runs {name(aligning)} in mamba cache mode align when asked for "
                 "all)")
     if profile.mamba_chunk_size:
@@ -335,7 +344,7 @@ def run_vllm(
 ) -> StrategyResult:
     """vLLM's layout; a model it runs in align when asked for mamba cache mode all gets align's,
     and the result says so (its first formula line, or its reason when vLLM refuses)."""
-    aligning = runs_all_as_align(profile.architectures)
+    aligning = runs_all_as_align(profile)
     if not (options.mamba_cache_mode == "all" and profile.has_state and aligning):
         return _run_vllm(profile, budget_bytes=budget_bytes, context_tokens=context_tokens,
                          options=options)
