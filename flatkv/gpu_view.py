@@ -270,8 +270,8 @@ def bars_title(results: Sequence[BenchResult]) -> str:
     """``Bandwidth, 8 pages of 1.53 KiB per call, slot-major vs page-major``: one run's chart
     title (its pages and page bytes are the same in every result)."""
     first = results[0]
-    return (f"Bandwidth, {first.pages_per_call:,} pages of {format_bytes(first.page_bytes)} per "
-            f"call, {' vs '.join(timed_layouts(results))}")
+    return (f"Bandwidth, {count_text(first.pages_per_call, 'page')} of "
+            f"{format_bytes(first.page_bytes)} per call, {' vs '.join(timed_layouts(results))}")
 
 
 def run_caption(run: LabRun) -> str:

@@ -363,3 +363,5 @@ def test_a_kept_run_says_what_it_measured_on():
     # 8 pages of 1,568 B
     assert gpu_view.bars_title(both) == (
         "Bandwidth, 8 pages of 1.53 KiB per call, slot-major vs page-major")
+    one = [replace(r, pages_per_call=1) for r in both]  # one page a call: no plural
+    assert gpu_view.bars_title(one).startswith("Bandwidth, 1 page of 1.53 KiB per call")
