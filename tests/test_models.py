@@ -136,6 +136,15 @@ def test_mamba1_state_per_rank():
     assert jamba.state_bytes(2, "bf16", "fp32") == {"conv": 4096 * 3 * 2, "ssm": 4096 * 16 * 4}
 
 
+def read_back_hybrid(state_layer, name: str) -> ModelSpec:
+    """``(2*name,full)*2`` of ``state_layer`` and 8 x 128 attention, which exports and reads
+    back as itself."""
+    spec = ModelSpec.from_pattern(name=f"{name}-like", pattern=f"(2*{name},full)*2", kinds={
+        name: state_layer, "full": AttentionLayer(kv_heads=8, head_dim_k=128, head_dim_v=128)})
+    assert ModelSpec.from_dict(spec.to_dict()) == spec
+    return spec
+
+
 def test_short_conv_state_per_rank_is_conv_only():
     # LFM2's gated short convolution: (channels / tp, K - 1) in the conv dtype, no ssm tensor
     lfm2 = ShortConvLayer(channels=2048, conv_kernel=3)
@@ -143,9 +152,7 @@ def test_short_conv_state_per_rank_is_conv_only():
     assert lfm2.state_bytes(4, "fp32", "bf16") == {"conv": 512 * 2 * 4}
     with pytest.raises(ValueError, match=r"short_conv.channels = 2048 is not divisible by tp = 3"):
         lfm2.state_shapes(3)
-    spec = ModelSpec.from_pattern(name="lfm2-like", pattern="(2*conv,full)*2", kinds={
-        "conv": lfm2, "full": AttentionLayer(kv_heads=8, head_dim_k=64, head_dim_v=64)})
-    assert ModelSpec.from_dict(spec.to_dict()) == spec  # the kind exports and reads back
+    spec = read_back_hybrid(lfm2, "conv")
     assert spec.to_dict()["kinds"]["conv"] == {"kind": "short_conv", "channels": 2048,
                                                "conv_kernel": 3}
 
@@ -158,9 +165,7 @@ def test_lightning_state_per_rank_is_ssm_only():
     assert m1.state_bytes(8, "fp32", "bf16") == {"ssm": 8 * 128 * 128 * 2}
     with pytest.raises(ValueError, match=r"lightning.heads = 64 is not divisible by tp = 3"):
         m1.state_shapes(3)
-    spec = ModelSpec.from_pattern(name="m1-like", pattern="(7*lightning,full)*2", kinds={
-        "lightning": m1, "full": AttentionLayer(kv_heads=8, head_dim_k=128, head_dim_v=128)})
-    assert ModelSpec.from_dict(spec.to_dict()) == spec  # the kind exports and reads back
+    spec = read_back_hybrid(m1, "lightning")
     assert spec.to_dict()["kinds"]["lightning"] == {"kind": "lightning", "heads": 64,
                                                     "head_dim": 128}
     profile = spec.profile()
