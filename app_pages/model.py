@@ -20,7 +20,15 @@ from app_pages._common import (
 )
 from flatkv import app_model, charts
 from flatkv.app_data import markdown_literal as literal
-from flatkv.app_model import CUSTOM, CUSTOM_SPEC, DTYPE_FIELDS, KIND_TEMPLATES, RawModel, SpecDraft
+from flatkv.app_model import (
+    CUSTOM,
+    CUSTOM_SPEC,
+    DTYPE_FIELDS,
+    KIND_TEMPLATES,
+    OPTIONAL_FIELDS,
+    RawModel,
+    SpecDraft,
+)
 from flatkv.app_state import DEFAULT_CONTEXT
 from flatkv.dtypes import KNOWN_DTYPES
 from flatkv.hf_config import config_from_pasted_text, spec_from_hf_config
@@ -225,8 +233,8 @@ def spec_editor(spec: ModelSpec | None) -> None:
         cols = [col for start in range(0, len(fields), FIELDS_PER_ROW)
                 for col in st.columns(FIELDS_PER_ROW)][:len(fields)]
         for col, field in zip(cols, fields):
-            col.number_input(field.replace("_", " ") + (" (0 = none)" if field ==
-                             "sliding_window" else ""), key=_spec_key(field, name),
+            col.number_input(field.replace("_", " ") + (" (0 = none)" if field in
+                             OPTIONAL_FIELDS else ""), key=_spec_key(field, name),
                              min_value=0, step=1, value=None, on_change=_edit_field,
                              args=(name, field))
     with st.container(border=True):

@@ -438,7 +438,7 @@ KIND_TEMPLATES: dict[str, dict[str, Any]] = {
                        "head_dim_v": 128, "sliding_window": None},
     "sliding attention": {"kind": "attention", "kv_heads": 8, "head_dim_k": 128,
                           "head_dim_v": 128, "sliding_window": 128},
-    "MLA": {"kind": "mla", "kv_lora_rank": 512, "qk_rope_head_dim": 64},
+    "MLA": {"kind": "mla", "kv_lora_rank": 512, "qk_rope_head_dim": 64, "index_head_dim": None},
     "GDN": {"kind": "gdn", "k_heads": 16, "v_heads": 32, "head_dim_k": 128, "head_dim_v": 128,
             "conv_kernel": 4},
     "Mamba2": {"kind": "mamba2", "n_heads": 128, "head_dim": 64, "d_state": 128, "n_groups": 8,
@@ -448,6 +448,8 @@ KIND_TEMPLATES: dict[str, dict[str, Any]] = {
     "lightning": {"kind": "lightning", "heads": 64, "head_dim": 128},
 }
 DTYPE_FIELDS = ("kv_dtype", "conv_dtype", "ssm_dtype")
+# geometry fields a kind may leave out (None); the editor shows none as 0
+OPTIONAL_FIELDS = ("sliding_window", "index_head_dim")
 
 
 def _freeze(geometry: Mapping[str, Any]) -> tuple[tuple[str, Any], ...]:
@@ -532,10 +534,10 @@ class SpecDraft:
                        pattern=pattern_without(self.pattern, name))
 
     def with_field(self, name: str, field: str, value: int | None) -> SpecDraft:
-        """Kind ``name``'s geometry with ``field`` set (validated by ``to_spec``); a sliding
-        window of 0 means none (full attention)."""
+        """Kind ``name``'s geometry with ``field`` set (validated by ``to_spec``); an optional
+        field of 0 means none (a sliding window: full attention; an indexer: plain MLA)."""
         geometry = self.geometry(name)
-        if field == "sliding_window" and not value:
+        if field in OPTIONAL_FIELDS and not value:
             value = None
         if field == "kind" or field not in LAYER_KINDS[geometry["kind"]].__dataclass_fields__:
             raise ValueError(f"{geometry['kind']} kind {name!r} has no field {field!r}")

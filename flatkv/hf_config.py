@@ -77,6 +77,7 @@ _FAMILIES: dict[str, str] = {
     "deepseek_v2": "mla",
     "deepseek_v3": "mla",
     "kimi_k2": "mla",
+    "deepseek_v32": "mla",  # MLA with the lightning indexer's key cache
     "qwen3_next": "gdn",
     "qwen3_5": "gdn",
     "qwen3_5_text": "gdn",
@@ -117,7 +118,6 @@ _READ_AS = {"kimi_k2": "deepseek_v3", "minimax_m1": "minimax", "minimax_text_01"
 _NOT_MODELLED = {
     "llama4": "its chunked local attention layers",
     "gemma3n": "layers that share another layer's KV cache",
-    "deepseek_v32": "the lightning indexer's second per-token cache",
 }
 
 _BY_HAND = ("describe the model by hand instead (the Model page's 'Edit by hand', or `python -m "
@@ -602,9 +602,12 @@ def _check_heads_cover(heads: int, head_dim: int, d_inner: int, names: tuple[str
 
 
 def _mla(text: Any, model_type: str) -> MLALayer:
-    """The latent KV of an MLA layer (DeepSeek's, Kimi Linear's full layers)."""
+    """The latent KV of an MLA layer (DeepSeek's, Kimi Linear's full layers), with the lightning
+    indexer's keys where the config has an index_topk, as vLLM tells DeepSeek-V3.2 apart."""
+    indexed = getattr(text, "index_topk", None) is not None
     return MLALayer(kv_lora_rank=_get(text, "kv_lora_rank", model_type),
-                    qk_rope_head_dim=_get(text, "qk_rope_head_dim", model_type))
+                    qk_rope_head_dim=_get(text, "qk_rope_head_dim", model_type),
+                    index_head_dim=_get(text, "index_head_dim", model_type) if indexed else None)
 
 
 def _state_layer(text: Any, model_type: str) -> CacheLayer:
@@ -900,6 +903,11 @@ def spec_from_hf_config(
     for note in (dtype_note, kv_note):
         if note:
             source += f"; {note}"
+    if indexer := next((layer.index_head_dim for layer in layers
+                        if isinstance(layer, MLALayer) and layer.index_head_dim), None):
+        source += (f"; each MLA layer keeps the lightning indexer's keys too, {indexer} fp8 B and "
+                   f"a float32 scale per 128 a token (vLLM's DeepseekV32IndexerCache), in the "
+                   "same pages")
     if any("ssm" in layer.state_shapes(1) for layer in layers):  # where its dtype comes from
         source += f"; ssm state {ssm_dtype} from {ssm_why}"
         if sglang_note:

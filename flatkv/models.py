@@ -156,18 +156,35 @@ class AttentionLayer(CacheLayer):
 
 @dataclass(frozen=True)
 class MLALayer(CacheLayer):
-    """Multi-head latent attention: ``kv_lora_rank + qk_rope_head_dim`` per token, not split."""
+    """Multi-head latent attention: ``kv_lora_rank + qk_rope_head_dim`` per token, not split.
+
+    With ``index_head_dim`` (DeepSeek-V3.2's lightning indexer) each token also keeps an
+    indexer key of ``index_head_dim`` fp8 bytes with a float32 scale per 128 (vLLM's
+    DeepseekV32IndexerCache, SGLang's index_k buffer: 132 B at 128), in the same pages: vLLM
+    puts both caches of every layer in one group of one block size, so they count as one row
+    per token. Such a model's fp8 latent is vLLM's fp8_ds_mla (FlashMLA sparse) and SGLang's:
+    the latent in fp8 with a float32 scale per 128, the rope part in bfloat16 (656 B at 512 +
+    64), where a plain MLA layer keeps 576 fp8 bytes."""
 
     kv_lora_rank: int
     qk_rope_head_dim: int
+    index_head_dim: int | None = None
 
     kind: ClassVar[str] = "mla"
 
     def __post_init__(self) -> None:
-        self._validate()
+        _check_dim("mla.kv_lora_rank", self.kv_lora_rank)
+        _check_dim("mla.qk_rope_head_dim", self.qk_rope_head_dim)
+        if self.index_head_dim is not None:
+            _check_dim("mla.index_head_dim", self.index_head_dim)
 
     def kv_bytes_per_slot(self, tp: int, kv_dtype: str) -> int:
-        return (self.kv_lora_rank + self.qk_rope_head_dim) * dtype_bytes(kv_dtype)
+        element = dtype_bytes(kv_dtype)
+        if self.index_head_dim is None:
+            return (self.kv_lora_rank + self.qk_rope_head_dim) * element
+        latent = ((self.kv_lora_rank + self.kv_lora_rank // 128 * 4 + self.qk_rope_head_dim * 2)
+                  if element == 1 else (self.kv_lora_rank + self.qk_rope_head_dim) * element)
+        return latent + self.index_head_dim + self.index_head_dim // 128 * 4
 
 
 @dataclass(frozen=True)

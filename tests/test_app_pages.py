@@ -484,6 +484,17 @@ def test_model_page_builds_a_lightning_attention_hybrid_by_hand():
                for c in compare.caption)
 
 
+def test_model_page_gives_an_mla_kind_the_lightning_indexer_by_hand():
+    # DeepSeek-V3.2-style: MLA's index head dim (0 = none) adds 128 + 4 B a token per layer
+    plain = built_by_hand(("MLA",), "4*mla")
+    assert plain.number_input(key="spec.mla.index_head_dim").value == 0  # none: plain MLA
+    assert plain.dataframe[0].value.set_index("name").loc["mla", "KV bytes per token"] == 1_152
+    at = built_by_hand(("MLA",), "4*mla", (("mla.index_head_dim", 128),))
+    assert at.dataframe[0].value.set_index("name").loc["mla", "KV bytes per token"] == (
+        576 * 2 + 128 + 4)
+    assert metrics(at)["KV per token"] == "5.02 KiB"  # 4 x 1,284 = 5,136 B
+
+
 def test_model_page_builds_a_hybrid_from_scratch():
     at = open_app("app_pages/model.py")
     at.segmented_control(key="model.source").set_value("Edit by hand").run()

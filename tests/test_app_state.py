@@ -273,7 +273,7 @@ def test_a_bad_setting_falls_back_to_its_default_with_a_notice(params, field, wo
 def test_a_stale_model_or_a_broken_custom_model_falls_back_to_the_default_model():
     state, notices = decode_query({"model": "GPT-9"})
     assert state.model == DEFAULT.model and "'GPT-9' is not a known model" in notices[0]
-    assert "(one of DeepSeek-V3, Falcon-H1-7B, gpt-oss-120b," in notices[0]
+    assert "(one of DeepSeek-V3, DeepSeek-V3.2, Falcon-H1-7B, gpt-oss-120b," in notices[0]
     state, notices = decode_query({"model": "custom", "layers": "full*x", "kv": "2048"})
     assert state.model == DEFAULT.model and state.raw is None
     assert "custom model in the link is not valid" in notices[0] and "full*x" in notices[0]

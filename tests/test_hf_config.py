@@ -62,6 +62,19 @@ LFM2 = {
     + ["conv"],
 }
 
+# deepseek-ai/DeepSeek-V3.2's config.json (cache-relevant fields): DeepSeek-V3's MLA with the
+# lightning indexer (index_topk, index_head_dim)
+DEEPSEEK_V32 = {
+    "model_type": "deepseek_v32", "architectures": ["DeepseekV32ForCausalLM"],
+    "hidden_size": 7168, "num_hidden_layers": 61, "num_attention_heads": 128,
+    "num_key_value_heads": 128, "kv_lora_rank": 512, "q_lora_rank": 1536,
+    "qk_rope_head_dim": 64, "qk_nope_head_dim": 128, "v_head_dim": 128, "index_head_dim": 128,
+    "index_n_heads": 64, "index_topk": 2048, "num_nextn_predict_layers": 1,
+    "max_position_embeddings": 163_840, "torch_dtype": "bfloat16",
+    "rope_scaling": {"type": "yarn", "factor": 40, "original_max_position_embeddings": 4_096,
+                     "beta_fast": 32, "beta_slow": 1, "mscale": 1.0, "mscale_all_dim": 1.0},
+}
+
 # Configs as their checkpoints write them (cache-relevant fields), one per preset.
 # gpt-oss's rope: yarn over 4,096 trained positions, x 32 = its max_position_embeddings
 GPT_OSS_ROPE = {"rope_type": "yarn", "factor": 32.0, "beta_fast": 32.0, "beta_slow": 1.0,
@@ -150,6 +163,7 @@ PRESET_CONFIGS = {
                          "mscale_all_dim": 1.0},
     },
     "MiniMax-M1": MINIMAX_M1,
+    "DeepSeek-V3.2": DEEPSEEK_V32,
     "Kimi-Linear-48B-A3B": KIMI_LINEAR,
     "LFM2-1.2B": LFM2,
 }
@@ -833,6 +847,35 @@ def test_minimax_m1_is_lightning_state_layers_and_full_attention():
     assert drafted.block_size == 512 and drafted.concurrency_denominator == 256 + 7 * 3
     assert any(f.startswith("speculative tokens 2: no conv state to widen") for f in
                drafted.formulas)
+
+
+def test_deepseek_v32_keeps_the_indexer_keys_beside_the_latent():
+    spec = spec_from_hf_config(DEEPSEEK_V32)
+    assert spec.pattern == "61*mla" and spec.max_model_len == 163_840
+    assert "lightning indexer's keys" in spec.source
+    profile = spec.profile()
+    # the latent (512 + 64) x 2 B and the indexer's 128 fp8 keys + a float32 scale per 128
+    assert profile.kv_bytes_per_slot == 576 * BF16 + 128 + 4 == 1_284
+    assert profile.kernel_block_size == 64  # FlashMLA sparse's kernel block, vLLM's P
+    # vLLM: one group of 61 MLA and 61 indexer caches (UniformTypeKVCacheSpecs), its block the
+    # sum of their pages: 61 x (64 x 1,152 + 64 x 132) = 5,012,736 B
+    budget = 100 * 2**30
+    vllm = run_strategy("vllm", profile, budget_bytes=budget, context_tokens=163_840)
+    assert (vllm.block_size, vllm.block_bytes) == (64, 61 * (73_728 + 8_448)) == (64, 5_012_736)
+    assert vllm.num_blocks == budget // 5_012_736 == 21_420
+    assert vllm.logged_tokens == 21_420 * 64 * 163_840 // 163_840  # 2,560 blocks a request
+    # SGLang: its cell of 61 x (576 x 2 + 132) B, the tokens floored to its NSA page of 64
+    # whatever page size it is given
+    sglang = run_strategy("sglang", profile, budget_bytes=budget, context_tokens=163_840)
+    assert budget // (61 * 1_284) == 1_370_897
+    assert sglang.logged_tokens == 1_370_897 // 64 * 64 == 1_370_880
+    assert sglang.formulas[0].startswith("page size 64, not 1: SGLang serves DeepSeek's sparse")
+    # an fp8 cache: vLLM's fp8_ds_mla latent, 512 fp8 + 4 float32 scales + 64 bf16 rope = 656 B
+    fp8 = spec.with_options(kv_dtype="fp8").profile()
+    assert fp8.kv_bytes_per_slot == 512 + 4 * 4 + 64 * 2 + 132 == 788
+    # DeepSeek-V3 (no index_topk) keeps the plain latent, 576 fp8 bytes
+    v3 = spec_from_hf_config(PRESET_CONFIGS["DeepSeek-V3"]).with_options(kv_dtype="fp8")
+    assert v3.profile().kv_bytes_per_slot == 576
 
 
 def test_minimax_layer_lists_as_vllm_reads_them():

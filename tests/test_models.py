@@ -136,6 +136,18 @@ def test_mamba1_state_per_rank():
     assert jamba.state_bytes(2, "bf16", "fp32") == {"conv": 4096 * 3 * 2, "ssm": 4096 * 16 * 4}
 
 
+def test_mla_with_the_lightning_indexer_keeps_its_keys_per_token():
+    # DeepSeek-V3.2: the latent and 128 fp8 indexer bytes with a float32 scale per 128; in fp8
+    # the latent is FlashMLA sparse's, 512 fp8 + 4 float32 scales + 64 bfloat16 rope values
+    v32 = MLALayer(kv_lora_rank=512, qk_rope_head_dim=64, index_head_dim=128)
+    assert v32.kv_bytes_per_slot(1, "bf16") == 576 * 2 + 132 == 1_284
+    assert v32.kv_bytes_per_slot(8, "fp8") == 512 + 16 + 128 + 132 == 788  # not split by TP
+    assert MLALayer(512, 64).kv_bytes_per_slot(1, "fp8") == 576  # a plain latent
+    with pytest.raises(ValueError, match=r"mla.index_head_dim must be"):
+        MLALayer(512, 64, index_head_dim=0)
+    assert layer_from_dict(v32.geometry()) == v32
+
+
 def read_back_hybrid(state_layer, name: str) -> ModelSpec:
     """``(2*name,full)*2`` of ``state_layer`` and 8 x 128 attention, which exports and reads
     back as itself."""

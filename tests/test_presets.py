@@ -54,6 +54,8 @@ EXPECTED = {
     "gpt-oss-120b": ({SLIDING: 18, FULL: 18}, 8 * (64 + 64) * BF16, {}),
     "Llama-3.1-8B": ({FULL: 32}, 8 * (128 + 128) * BF16, {}),
     "DeepSeek-V3": ({FULL: 61}, (512 + 64) * BF16, {}),  # 1,152
+    # and the lightning indexer's keys: 128 fp8 bytes and a float32 scale = 132 B a token
+    "DeepSeek-V3.2": ({FULL: 61}, (512 + 64) * BF16 + 128 + 4, {}),  # 1,284
     "Kimi-Linear-48B-A3B": (
         {FULL: 7, LINEAR: 20},
         (512 + 64) * BF16,  # 1,152: MLA full layers

@@ -29,6 +29,7 @@ state slots.
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from fractions import Fraction
 from typing import NamedTuple
 
@@ -439,16 +440,29 @@ def _token_pages(
     return page, block_bytes, pool_tokens // page, pool_tokens, why
 
 
+# DeepSeek's sparse attention (NSA: V3.2's lightning indexer) runs at one page size in SGLang,
+# whatever --page-size says (server_args: page_size 64 for NSA models; NSATokenToKVPool asserts
+# it on CUDA).
+NSA_ARCHITECTURES = frozenset({"DeepseekV32ForCausalLM"})
+NSA_PAGE_SIZE = 64
+
+
 def run_sglang(
     profile: CacheProfile, *, budget_bytes: int, context_tokens: int | None,
     options: StrategyOptions,
 ) -> StrategyResult:
     name = "sglang"
+    formulas: list[str] = []
+    if NSA_ARCHITECTURES.intersection(profile.architectures) and (
+            options.sglang_page_size != NSA_PAGE_SIZE):
+        formulas.append(f"page size {NSA_PAGE_SIZE}, not {options.sglang_page_size}: SGLang "
+                        "serves DeepSeek's sparse attention (NSA) at it, whatever --page-size "
+                        "says")
+        options = replace(options, sglang_page_size=NSA_PAGE_SIZE)
     kv = profile.kv_bytes_per_slot
     n_full, n_swa = pool_layers(profile, options)
     n_state = profile.count(LINEAR_ATTENTION)
     s = options.sglang_slots_per_request
-    formulas: list[str] = []
     if options.speculative_tokens and profile.has_state:
         formulas.append(SPECULATIVE_NOT_MODELLED)
     extras: dict[str, object] = {}
