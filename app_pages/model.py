@@ -175,7 +175,7 @@ def _show_draft(draft: SpecDraft) -> None:
 FIELDS_PER_ROW = 3  # a kind's geometry fields
 # which layers' tensors each dtype sizes (a kind without the tensor ignores it)
 _DTYPE_HELP = {
-    "kv_dtype": "K and V of attention and MLA layers.",
+    "kv_dtype": "K and V of attention layers, MLA's latent (an indexer's keys stay fp8).",
     "conv_dtype": "The conv state of GDN, Mamba and short-conv layers (lightning attention "
                   "keeps none).",
     "ssm_dtype": "The recurrent state of GDN, Mamba and lightning attention layers (a short "

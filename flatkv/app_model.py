@@ -237,7 +237,8 @@ def spec_for(model: str, spec_json: str | None, tp: int) -> ModelSpec:
 # (the others: layer_types as a pattern, state_const_bytes as pairs, name, kv_bytes_per_slot).
 # Absent from a JSON means the field's default. A test checks this covers every CacheProfile field.
 CARRIED_FIELDS = ("sliding_window", "kernel_block_size", "architectures", "ssm_element_bytes",
-                  "config_mamba_ssm_dtype", "mamba_chunk_size", "conv_rows")
+                  "config_mamba_ssm_dtype", "mamba_chunk_size", "conv_rows",
+                  "indexer_bytes_per_slot")
 
 
 @dataclass(frozen=True)
@@ -249,7 +250,8 @@ class RawModel:
     needs, the config's architectures (SGLang's sliding-window pool), the bytes of one ssm
     element and the config's mamba_ssm_dtype (SGLang re-sizes the ssm state in its own dtype),
     the state kernel's chunk (vLLM's P in mamba cache mode all), the conv state's rows (vLLM
-    widens them per speculative token).
+    widens them per speculative token), the lightning indexer's bytes (both engines page such a
+    model by 64 tokens).
     """
 
     layers: str
@@ -262,6 +264,7 @@ class RawModel:
     config_mamba_ssm_dtype: str | None = None
     mamba_chunk_size: int | None = None
     conv_rows: int | None = None
+    indexer_bytes_per_slot: int | None = None
 
     def profile(self, name: str = CUSTOM) -> CacheProfile:
         return CacheProfile(

@@ -37,7 +37,7 @@ from flatkv.strategies.sglang import swa_pool as sglang_swa_pool
 from flatkv.strategies.vllm import kernel_block_size as vllm_kernel_block_size
 from flatkv.strategies.vllm import mamba_chunk_size as vllm_mamba_chunk_size
 from flatkv.strategies.vllm import runs_all_as_align
-from flatkv.units import MAX_TOKENS, format_size, parse_size, parse_tokens
+from flatkv.units import MAX_BYTES, MAX_TOKENS, format_size, parse_size, parse_tokens
 
 MiB = 2**20
 
@@ -104,7 +104,9 @@ class EngineOption:
 # order.
 _PAGED_WITH_STATE = ("flat", "per-component", "vllm", "lcm")
 ENGINE_OPTIONS = (
-    EngineOption("kernel_block_size", "kernel block", ("vllm",), VLLM_COLUMN),
+    # vLLM runs DeepSeek-V3.2's sparse MLA at its own block of 64, whatever it is told
+    EngineOption("kernel_block_size", "kernel block", ("vllm",), VLLM_COLUMN,
+                 lambda p: p.indexer_bytes_per_slot is None),
     EngineOption("mamba_cache_mode", "mamba cache mode", _PAGED_WITH_STATE, VLLM_COLUMN,
                  _has_state),
     EngineOption("speculative_tokens", "speculative tokens", _PAGED_WITH_STATE,
@@ -124,7 +126,7 @@ ENGINE_OPTIONS = (
     EngineOption("sglang_slots_per_request", "SGLang slots per request", ("sglang",),
                  SGLANG_COLUMN, _has_state),
     EngineOption("sglang_page_size", "SGLang page size", ("sglang",), SGLANG_COLUMN,
-                 lambda p: p.has_attention),
+                 lambda p: p.has_attention and p.indexer_bytes_per_slot is None),
     # re-sizes the ssm tensors of a model's state layers
     EngineOption("sglang_ssm_dtype", "SGLang ssm dtype", ("sglang",), SGLANG_COLUMN,
                  lambda p: p.ssm_element_bytes is not None),
@@ -553,6 +555,7 @@ _CARRIED_KEYS: dict[str, tuple[str, Callable[[str, str], object], Callable[[obje
     "cfg_ssm": ("config_mamba_ssm_dtype", _choice(lambda: list(SGLANG_SSM_DTYPES)), str),
     "model_chunk": ("mamba_chunk_size", _int(1, MAX_CHUNK_SIZE), str),
     "conv_rows": ("conv_rows", _int(1, MAX_CONV_KERNEL - 1), str),
+    "indexer": ("indexer_bytes_per_slot", _int(1, MAX_BYTES), str),
 }
 _MODEL_KEYS = ("model", "layers", "kv", "state", "spec", *_CARRIED_KEYS)
 

@@ -9,7 +9,8 @@ Falcon-H1 layer carries attention KV *and* Mamba state and is listed as two cach
 
 Kinds (``kind`` -> class):
     attention  full or sliding-window attention (MHA / GQA / MQA), K and V head dims may differ
-    mla        multi-head latent attention (DeepSeek V2/V3): one latent + rope key per token
+    mla        multi-head latent attention (DeepSeek V2/V3): one latent + rope key per token,
+               and V3.2's lightning indexer keys where index_head_dim is set
     gdn        gated delta net (qwen3_next, qwen3_5 linear attention): conv + ssm state
     mamba2     Mamba2 (nemotron_h, granitemoehybrid, falcon_h1, bamba): conv + ssm state
     mamba1     Mamba1 (jamba, mamba, falcon_mamba): conv + ssm state
@@ -178,13 +179,20 @@ class MLALayer(CacheLayer):
         if self.index_head_dim is not None:
             _check_dim("mla.index_head_dim", self.index_head_dim)
 
+    @property
+    def indexer_bytes_per_slot(self) -> int | None:
+        """The indexer's key bytes a token (fp8 whatever the KV dtype), None without one."""
+        if self.index_head_dim is None:
+            return None
+        return self.index_head_dim + self.index_head_dim // 128 * 4
+
     def kv_bytes_per_slot(self, tp: int, kv_dtype: str) -> int:
         element = dtype_bytes(kv_dtype)
         if self.index_head_dim is None:
             return (self.kv_lora_rank + self.qk_rope_head_dim) * element
         latent = ((self.kv_lora_rank + self.kv_lora_rank // 128 * 4 + self.qk_rope_head_dim * 2)
                   if element == 1 else (self.kv_lora_rank + self.qk_rope_head_dim) * element)
-        return latent + self.index_head_dim + self.index_head_dim // 128 * 4
+        return latent + self.indexer_bytes_per_slot
 
 
 @dataclass(frozen=True)
@@ -644,6 +652,9 @@ class ModelSpec:
             config_mamba_ssm_dtype=self.config_mamba_ssm_dtype if has_state else None,
             mamba_chunk_size=self.mamba_chunk_size if has_state else None,
             conv_rows=self.conv_rows(),
+            indexer_bytes_per_slot=next((layer.indexer_bytes_per_slot for layer in
+                                         self.kinds.values() if isinstance(layer, MLALayer)
+                                         and layer.indexer_bytes_per_slot), None),
         )
 
     def conv_rows(self) -> int | None:

@@ -79,6 +79,10 @@ class CacheProfile:
         from a model whose state layers are GDN (KDA), Mamba2 or short convolutions: vLLM
         widens their conv state by a row per speculative token (``num_spec`` in its state
         shapes). None otherwise (Mamba1, whose conv vLLM keeps at K - 1, or raw bytes).
+    indexer_bytes_per_slot: the bytes of ``kv_bytes_per_slot`` that are DeepSeek-V3.2's
+        lightning indexer keys (132 at index_head_dim 128), None without an indexer. Both
+        engines page such a model by 64 tokens whatever they are told (FlashMLA sparse's block
+        in vLLM, the NSA page in SGLang).
     """
 
     layer_types: tuple[str, ...]
@@ -92,6 +96,7 @@ class CacheProfile:
     config_mamba_ssm_dtype: str | None = None
     mamba_chunk_size: int | None = None
     conv_rows: int | None = None
+    indexer_bytes_per_slot: int | None = None
 
     def __post_init__(self) -> None:
         if isinstance(self.layer_types, str) or not isinstance(self.layer_types, Iterable):
@@ -147,6 +152,10 @@ class CacheProfile:
             )
         self._check_whole("conv_rows", "a conv", ("rows", "rows"),
                           hint="or None when the conv state is not widened per speculative token")
+        if self.indexer_bytes_per_slot is not None:
+            check_int("indexer_bytes_per_slot", self.indexer_bytes_per_slot, minimum=1,
+                      maximum=self.kv_bytes_per_slot - 1,
+                      hint="the indexer's part of kv_bytes_per_slot, or None without one")
         has_sliding = SLIDING_ATTENTION in self.layer_types
         if self.sliding_window is not None:
             check_int("sliding_window", self.sliding_window, minimum=1, maximum=MAX_WINDOW)

@@ -1341,7 +1341,7 @@ def test_the_profile_cache_key_changes_with_every_field():
         (gpt, "sliding_window", 256), (qwen, "name", "other"), (qwen, "kernel_block_size", 64),
         (qwen, "ssm_element_bytes", 4), (gpt, "architectures", ("Gemma3ForCausalLM",)),
         (qwen, "config_mamba_ssm_dtype", "bfloat16"), (qwen, "mamba_chunk_size", 64),
-        (qwen, "conv_rows", 1),
+        (qwen, "conv_rows", 1), (gpt, "indexer_bytes_per_slot", 132),
     ]
     assert {f.name for f in fields(qwen)} == {name for _, name, _ in changes}, \
         "give each new field of CacheProfile a change here"

@@ -12,13 +12,14 @@ import pytest
 os.environ["HF_HUB_OFFLINE"] = "1"  # tests never touch the network
 
 from flatkv import hf_config  # noqa: E402
+from flatkv.app_state import strategy_fields  # noqa: E402
 from flatkv.hf_config import (  # noqa: E402
     SUPPORTED_MODEL_TYPES,
     fetch_hf_config,
     spec_from_hf_config,
     spec_from_model_id,
 )
-from flatkv.models import AttentionLayer, Mamba2Layer, ModelSpec  # noqa: E402
+from flatkv.models import AttentionLayer, Mamba2Layer, MLALayer, ModelSpec  # noqa: E402
 from flatkv.presets import load_preset  # noqa: E402
 from flatkv.strategies import StrategyOptions, run_strategy  # noqa: E402
 from flatkv.strategies.vllm import runs_all_as_align  # noqa: E402
@@ -870,6 +871,22 @@ def test_deepseek_v32_keeps_the_indexer_keys_beside_the_latent():
     assert budget // (61 * 1_284) == 1_370_897
     assert sglang.logged_tokens == 1_370_897 // 64 * 64 == 1_370_880
     assert sglang.formulas[0].startswith("page size 64, not 1: SGLang serves DeepSeek's sparse")
+    assert any(f.startswith("with an fp8 KV cache SGLang counts a token as 576 + 132 B")
+               for f in sglang.formulas)
+    # vLLM too pages it by 64 whatever it is told (FlashMLA sparse's block), and says so
+    for told in ({"block_size": 128}, {"kernel_block_size": 128}):
+        forced = run_strategy("vllm", profile, budget_bytes=budget, context_tokens=163_840,
+                              options=StrategyOptions(**told))
+        assert (forced.block_size, forced.num_blocks) == (64, 21_420)
+        assert forced.formulas[0].startswith("block size 64, not 128: vLLM forces it")
+    assert not vllm.formulas[0].startswith("block size 64")  # the default comes to 64 anyway
+    # neither page size is offered for it, as neither engine reads it
+    assert "kernel_block_size" not in strategy_fields("vllm", profile)
+    assert "sglang_page_size" not in strategy_fields("sglang", profile)
+    # the indexer decides, not the name: MLA with an indexer typed by hand pages by 64 too
+    by_hand = ModelSpec(name="indexed", layers=(MLALayer(512, 64, index_head_dim=128),) * 2)
+    assert by_hand.profile().indexer_bytes_per_slot == 132
+    assert run_strategy("sglang", by_hand.profile(), budget_bytes=2**30).block_size == 64
     # an fp8 cache: vLLM's fp8_ds_mla latent, 512 fp8 + 4 float32 scales + 64 bf16 rope = 656 B
     fp8 = spec.with_options(kv_dtype="fp8").profile()
     assert fp8.kv_bytes_per_slot == 512 + 4 * 4 + 64 * 2 + 132 == 788

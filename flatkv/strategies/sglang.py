@@ -435,16 +435,23 @@ def _token_pages(
             f"+ swa pool {n(page * kv * n_swa)}); blocks = full-pool pages (the swa pool holds "
             f"r_swa x as many)"
         )
-    why = (f"P = {page}: SGLang's token pool pages KV by --page-size ({page}); state needs no "
-           "page, it lives in per-request slots")
+    told = ("its NSA page for DeepSeek's sparse attention, whatever --page-size says"
+            if profile.indexer_bytes_per_slot else f"--page-size ({page})")
+    why = (f"P = {page}: SGLang's token pool pages KV by {told}; state needs no page, it lives "
+           "in per-request slots")
     return page, block_bytes, pool_tokens // page, pool_tokens, why
 
 
 # DeepSeek's sparse attention (NSA: V3.2's lightning indexer) runs at one page size in SGLang,
 # whatever --page-size says (server_args: page_size 64 for NSA models; NSATokenToKVPool asserts
-# it on CUDA).
-NSA_ARCHITECTURES = frozenset({"DeepseekV32ForCausalLM"})
+# it on CUDA). Its token count takes (kv_lora_rank + rope) x the KV dtype's bytes + the indexer's
+# a layer (profile_max_num_token's cell size): in bfloat16 the bytes its pool stores, in an fp8
+# cache 576 + 132 = 708 where the pool stores 656 + 132 = 788.
 NSA_PAGE_SIZE = 64
+NSA_FP8_NOTE = (
+    "with an fp8 KV cache SGLang counts a token as 576 + 132 B a layer though its pool stores "
+    "656 + 132 (the fp8 latent's scales and bfloat16 rope): its log's max_total_num_tokens is "
+    "then about 11% above what these figures hold, which is what the bytes fit")
 
 
 def run_sglang(
@@ -453,12 +460,13 @@ def run_sglang(
 ) -> StrategyResult:
     name = "sglang"
     formulas: list[str] = []
-    if NSA_ARCHITECTURES.intersection(profile.architectures) and (
-            options.sglang_page_size != NSA_PAGE_SIZE):
-        formulas.append(f"page size {NSA_PAGE_SIZE}, not {options.sglang_page_size}: SGLang "
-                        "serves DeepSeek's sparse attention (NSA) at it, whatever --page-size "
-                        "says")
-        options = replace(options, sglang_page_size=NSA_PAGE_SIZE)
+    if profile.indexer_bytes_per_slot:
+        if options.sglang_page_size != NSA_PAGE_SIZE:
+            formulas.append(f"page size {NSA_PAGE_SIZE}, not {options.sglang_page_size}: SGLang "
+                            "serves DeepSeek's sparse attention (NSA) at it, whatever "
+                            "--page-size says")
+            options = replace(options, sglang_page_size=NSA_PAGE_SIZE)
+        formulas.append(NSA_FP8_NOTE)
     kv = profile.kv_bytes_per_slot
     n_full, n_swa = pool_layers(profile, options)
     n_state = profile.count(LINEAR_ATTENTION)

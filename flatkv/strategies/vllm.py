@@ -338,12 +338,31 @@ def all_as_align_why(model_class: str) -> str:
             "vLLM starts it in align (\"falling back to 'align' mode\")")
 
 
+# DeepSeek-V3.2's sparse MLA: vLLM's CUDA platform sets the cache block size to 64 whenever the
+# config has an index_topk, whatever --block-size says (FlashMLA sparse's only kernel block).
+SPARSE_MLA_BLOCK_SIZE = 64
+
+
 def run_vllm(
     profile: CacheProfile, *, budget_bytes: int, context_tokens: int | None,
     options: StrategyOptions,
 ) -> StrategyResult:
     """vLLM's layout; a model it runs in align when asked for mamba cache mode all gets align's,
-    and the result says so (its first formula line, or its reason when vLLM refuses)."""
+    and a DeepSeek-V3.2 (indexer) model vLLM's forced block of 64, and the result says so (its
+    first formula line, or its reason when vLLM refuses)."""
+    # a block size under 64 comes to 64 anyway (P starts from the kernel block of 64)
+    kernel_off = options.kernel_block_size not in (None, SPARSE_MLA_BLOCK_SIZE)
+    if profile.indexer_bytes_per_slot is not None and (
+            kernel_off or options.block_size > SPARSE_MLA_BLOCK_SIZE):
+        asked = options.kernel_block_size if kernel_off else options.block_size
+        result = run_vllm(profile, budget_bytes=budget_bytes, context_tokens=context_tokens,
+                          options=replace(options, block_size=SPARSE_MLA_BLOCK_SIZE,
+                                          kernel_block_size=None))
+        why = (f"block size {SPARSE_MLA_BLOCK_SIZE}, not {asked}: vLLM forces it for FlashMLA "
+               "sparse (\"Forcing kv cache block size to 64 for FlashMLASparse backend\")")
+        if not result.applies:
+            return replace(result, reason=f"{result.reason} ({why})")
+        return replace(result, formulas=(why, *result.formulas))
     aligning = runs_all_as_align(profile)
     if not (options.mamba_cache_mode == "all" and profile.has_state and aligning):
         return _run_vllm(profile, budget_bytes=budget_bytes, context_tokens=context_tokens,
