@@ -65,6 +65,8 @@ _FAMILIES: dict[str, str] = {
     "gemma2": "attention",
     "gemma3": "attention",
     "gemma3_text": "attention",
+    "gemma3n": "attention",  # its last num_kv_shared_layers layers keep no cache of their own
+    "gemma3n_text": "attention",
     "cohere2": "attention",
     "olmo2": "attention",
     "olmo3": "attention",
@@ -117,7 +119,6 @@ _READ_AS = {"kimi_k2": "deepseek_v3", "minimax_m1": "minimax", "minimax_text_01"
 # would leave the user guessing whether a config field is at fault).
 _NOT_MODELLED = {
     "llama4": "its chunked local attention layers",
-    "gemma3n": "layers that share another layer's KV cache",
 }
 
 _BY_HAND = ("describe the model by hand instead (the Model page's 'Edit by hand', or `python -m "
@@ -686,6 +687,9 @@ def _layers_of(text: Any, model_type: str) -> list[CacheLayer]:
     labels = list(labels)
     if not labels:
         raise ValueError(f"{model_type} config.json resolves to no layers: set num_hidden_layers")
+    # Gemma 3n's last num_kv_shared_layers layers read the KV of an earlier layer of their type
+    # (kv_sharing_target_layer_name in vLLM's gemma3n): no cache of their own
+    labels = labels[:len(labels) - _kv_shared_layers(text, model_type, len(labels))]
     cache: dict[str, CacheLayer | tuple[CacheLayer, ...]] = {}
     layers: list[CacheLayer] = []
     for i, label in enumerate(labels):
@@ -720,6 +724,28 @@ def _layers_of(text: Any, model_type: str) -> list[CacheLayer]:
     if not layers:
         raise ValueError(f"{model_type} config.json has no cache layers (only MLP / MoE layers)")
     return layers
+
+
+def _kv_shared_layers(text: Any, model_type: str, n_layers: int) -> int:
+    """How many of the last layers reuse an earlier layer's KV cache (Gemma 3n's
+    num_kv_shared_layers), 0 for other models; at least one layer must keep its own."""
+    if not model_type.startswith("gemma3n") or not getattr(text, "num_kv_shared_layers", 0):
+        return 0
+    shared = _get(text, "num_kv_shared_layers", model_type)
+    if shared >= n_layers:
+        raise ValueError(f"{model_type} config.json num_kv_shared_layers = {shared} leaves none "
+                         f"of its {n_layers} layers a KV cache of its own: give fewer than "
+                         f"{n_layers}")
+    return shared
+
+
+def _kv_shared_note(model_type: str, n_model: int, n_cache: int) -> str:
+    """What is not known of SGLang's pool for a model whose layers share KV (Gemma 3n)."""
+    if not model_type.startswith("gemma3n") or n_model <= n_cache:
+        return ""
+    return (f"SGLang's Gemma 3n shares the KV too, but its pool may still count all {n_model} "
+            f"layers, the {n_model - n_cache} shared ones storing nothing (not confirmed from "
+            f"its source): its figures here count the {n_cache} that keep a cache.")
 
 
 def _dtype_of(*confs: Any) -> tuple[str, str]:
@@ -903,6 +929,10 @@ def spec_from_hf_config(
     for note in (dtype_note, kv_note):
         if note:
             source += f"; {note}"
+    if n_model > len(layers) and model_type.startswith("gemma3n"):
+        source += (f"; its last {n_model - len(layers)} layers read an earlier layer's KV "
+                   "(num_kv_shared_layers, vLLM's kv_sharing_target_layer_name): no cache of "
+                   "their own")
     if indexer := next((layer.index_head_dim for layer in layers
                         if isinstance(layer, MLALayer) and layer.index_head_dim), None):
         source += (f"; each MLA layer keeps the lightning indexer's keys too, {indexer} fp8 B and "
@@ -927,7 +957,9 @@ def spec_from_hf_config(
         # a caveat on every engine's figures, shown beside them (not only in the source line)
         notes=" ".join(note for note in (_not_given_note(cfg, recorded.used,
                                                          getattr(text, "attribute_map", {})),
-                                         _window_split_note(text, model_type, cfg)) if note),
+                                         _window_split_note(text, model_type, cfg),
+                                         _kv_shared_note(model_type, n_model, len(layers)))
+                    if note),
     )
 
 

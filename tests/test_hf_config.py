@@ -895,6 +895,30 @@ def test_deepseek_v32_keeps_the_indexer_keys_beside_the_latent():
     assert v3.profile().kv_bytes_per_slot == 576
 
 
+@pytest.mark.parametrize(("layers", "shared"), [(35, 15), (30, 10)])  # E4B, E2B
+def test_gemma3n_shared_layers_keep_no_cache(layers, shared):
+    cfg = {"model_type": "gemma3n", "architectures": ["Gemma3nForConditionalGeneration"],
+           "text_config": {"model_type": "gemma3n_text", "num_hidden_layers": layers,
+                           "num_kv_shared_layers": shared, "num_attention_heads": 8,
+                           "num_key_value_heads": 2, "head_dim": 256, "hidden_size": 2048,
+                           "sliding_window": 512, "max_position_embeddings": 32_768}}
+    spec = spec_from_hf_config(cfg)
+    # vLLM's gemma3n: layers from num_hidden_layers - num_kv_shared_layers on read layer 18's
+    # (sliding) or 19's (full) KV and get no cache: 20 cache layers, four sliding then a full
+    assert spec.pattern == "(4*sliding,full)*4" and spec.model_layers == layers
+    assert f"its last {shared} layers read an earlier layer's KV" in spec.source
+    assert f"its pool may still count all {layers} layers" in spec.notes
+    profile = spec.profile()
+    assert (profile.kv_bytes_per_slot, profile.sliding_window) == (2 * 512 * BF16, 512)
+    # vLLM: 16 sliding layers in 4 groups of 4 beside the 4 full: 8 GiB // (16 x 2,048) // 4
+    vllm = run_strategy("vllm", profile, budget_bytes=8 * 2**30, context_tokens=32_768)
+    assert (vllm.block_bytes, vllm.num_blocks) == (16 * 2_048 * 4, 65_536)
+    with pytest.raises(ValueError, match=rf"num_kv_shared_layers = {layers} leaves none of its "
+                                         rf"{layers} layers a KV cache of its own"):
+        spec_from_hf_config({**cfg, "text_config": {**cfg["text_config"],
+                                                    "num_kv_shared_layers": layers}})
+
+
 def test_minimax_layer_lists_as_vllm_reads_them():
     # transformers' minimax (the -hf conversions) names the layers in layer_types: the same
     hf = {k: v for k, v in MINIMAX_M1.items() if k != "attn_type_list"} | {
