@@ -739,13 +739,14 @@ def _kv_shared_layers(text: Any, model_type: str, n_layers: int) -> int:
     return shared
 
 
-def _kv_shared_note(model_type: str, n_model: int, n_cache: int) -> str:
-    """What is not known of SGLang's pool for a model whose layers share KV (Gemma 3n)."""
-    if not model_type.startswith("gemma3n") or n_model <= n_cache:
+def _kv_shared_note(shared: int, n_model: int) -> str:
+    """What is not known of SGLang's pool for a model whose last ``shared`` layers share KV
+    (Gemma 3n); empty without such layers."""
+    if shared <= 0:
         return ""
     return (f"SGLang's Gemma 3n shares the KV too, but its pool may still count all {n_model} "
-            f"layers, the {n_model - n_cache} shared ones storing nothing (not confirmed from "
-            f"its source): its figures here count the {n_cache} that keep a cache.")
+            f"layers, the {shared} shared ones storing nothing (not confirmed from its source): "
+            f"its figures here count the {n_model - shared} that keep a cache.")
 
 
 def _dtype_of(*confs: Any) -> tuple[str, str]:
@@ -929,8 +930,10 @@ def spec_from_hf_config(
     for note in (dtype_note, kv_note):
         if note:
             source += f"; {note}"
-    if n_model > len(layers) and model_type.startswith("gemma3n"):
-        source += (f"; its last {n_model - len(layers)} layers read an earlier layer's KV "
+    # Gemma 3n's layers past its cache layers read an earlier layer's KV (_kv_shared_layers)
+    shared = n_model - len(layers) if model_type.startswith("gemma3n") else 0
+    if shared > 0:
+        source += (f"; its last {shared} layers read an earlier layer's KV "
                    "(num_kv_shared_layers, vLLM's kv_sharing_target_layer_name): no cache of "
                    "their own")
     if indexer := next((layer.index_head_dim for layer in layers
@@ -958,7 +961,7 @@ def spec_from_hf_config(
         notes=" ".join(note for note in (_not_given_note(cfg, recorded.used,
                                                          getattr(text, "attribute_map", {})),
                                          _window_split_note(text, model_type, cfg),
-                                         _kv_shared_note(model_type, n_model, len(layers)))
+                                         _kv_shared_note(shared, n_model))
                     if note),
     )
 

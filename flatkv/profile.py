@@ -190,6 +190,12 @@ class CacheProfile:
         return LINEAR_ATTENTION in self.layer_types
 
     @property
+    def conv_free_state(self) -> bool:
+        """State layers that keep no conv tensor: lightning attention's (MiniMax), which vLLM
+        serves with one class and SGLang not at all."""
+        return self.has_state and "conv" not in self.state_const_bytes
+
+    @property
     def state_bytes_per_layer(self) -> int:
         """Bytes of all state tensors of one state layer (one request's state in that layer)."""
         return sum(self.state_const_bytes.values())

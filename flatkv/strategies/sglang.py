@@ -382,7 +382,7 @@ NO_CONV_STATE = (
 def sglang_blocker(profile: CacheProfile) -> str:
     """Why SGLang serves no model of this profile, whatever its options and budget ("" when it
     may): a state without a conv tensor."""
-    return NO_CONV_STATE if profile.has_state and "conv" not in profile.state_const_bytes else ""
+    return NO_CONV_STATE if profile.conv_free_state else ""
 
 
 def _pool_refusal(profile: CacheProfile, options: StrategyOptions, kv_memory: int,

@@ -299,7 +299,7 @@ def runs_all_as_align(profile: CacheProfile) -> str | None:
     of state in mode all), if any: one of the profile's ``architectures``, else the class that
     serves every state without a conv tensor (MiniMax's lightning attention)."""
     named = next(iter(sorted(ALIGN_INSTEAD_OF_ALL.intersection(profile.architectures))), None)
-    if named is None and profile.has_state and "conv" not in profile.state_const_bytes:
+    if named is None and profile.conv_free_state:
         return LIGHTNING_CLASS
     return named
 
