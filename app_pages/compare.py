@@ -82,7 +82,8 @@ with user_errors():
     mtp_button()
     for note in (app_data.dead_weight_text(results),
                  app_data.sliding_capacity_text(s.profile()) if has_history else "",
-                 app_data.logged_capacity_text(results), app_data.two_pool_blocks_text(results),
+                 app_data.logged_capacity_text(results),
+                 app_data.two_pool_blocks_text(results, s.profile()),
                  app_data.sglang_state_text(results, s.profile()),
                  app_data.short_of_one_request_text(results, context),
                  app_data.sglang_pools_text(s.profile(), s.strategy_options()),

@@ -144,6 +144,7 @@ def page_ids(analysis, ours: StrategyResult) -> None:
     s = state()
     context = s.context_length()
     workload = {"context": context, "sliding_window": profile.sliding_window,
+                "attention_chunk_size": profile.attention_chunk_size,
                 "scheduled_tokens": s.max_batched_tokens,
                 "speculative_tokens": s.speculative_tokens, "limit": 2048}
     pages = app_data.page_assignment(analysis, requests=s.requests or DEFAULT_REQUESTS,
@@ -152,7 +153,8 @@ def page_ids(analysis, ours: StrategyResult) -> None:
     drawn = s.requests or (max(pages.max_requests, 1) if fitted else DEFAULT_REQUESTS)
     if fitted:
         pages = app_data.page_assignment(analysis, requests=drawn, **workload)
-    sliding = profile.sliding_window is not None  # S sizes a sliding request's window pages
+    # S sizes the window pages of a sliding or chunked request
+    sliding = profile.sliding_window is not None or profile.attention_chunk_size is not None
     columns = st.columns(3 if sliding else 2)
     with columns[0]:
         bind(st.number_input, "requests", "Live requests", min_value=1, max_value=MAX_REQUESTS,

@@ -24,6 +24,7 @@ from flatkv.app_model import (
     CUSTOM,
     CUSTOM_SPEC,
     DTYPE_FIELDS,
+    FIELD_LABELS,
     KIND_TEMPLATES,
     OPTIONAL_FIELDS,
     RawModel,
@@ -36,7 +37,8 @@ from flatkv.models import ModelSpec
 from flatkv.profile import MAX_CHUNK_SIZE
 from flatkv.units import MAX_TOKENS, count_text, format_bytes, sentence_case
 
-RAW_KEYS = ("edit.layers", "edit.kv", "edit.state", "edit.window")  # the raw-bytes widgets
+# the raw-bytes widgets
+RAW_KEYS = ("edit.layers", "edit.kv", "edit.state", "edit.window", "edit.chunk")
 ss = st.session_state
 
 
@@ -48,6 +50,7 @@ def _fill_raw(raw: RawModel) -> None:
     ss["edit.kv"] = raw.kv_bytes_per_slot
     ss["edit.state"] = app_model.format_state_text(raw.state)
     ss["edit.window"] = raw.sliding_window or 0
+    ss["edit.chunk"] = raw.attention_chunk_size or 0
     # the model edited: what no widget shows (kernel block size, architectures, ssm element
     # size, the config's mamba_ssm_dtype and chunk: app_model.CARRIED_FIELDS) is carried from it
     ss["edit.raw"] = raw
@@ -67,7 +70,9 @@ def _apply_raw() -> None:
         edited = ss.get("edit.raw") or RawModel("", 0)
         raw = replace(edited, layers=ss["edit.layers"],
                       kv_bytes_per_slot=_whole("edit.kv", "KV bytes per token per layer"),
-                      sliding_window=_whole("edit.window", "Sliding window") or None).with_state(
+                      sliding_window=_whole("edit.window", "Sliding window") or None,
+                      attention_chunk_size=_whole("edit.chunk", "Attention chunk") or None,
+                      ).with_state(
             app_model.parse_state_text(ss["edit.state"]))
         raw.profile()
     except ValueError as exc:
@@ -133,7 +138,7 @@ def _edit_field(kind: str, field: str) -> None:
 
 
 def _label(field: str) -> str:
-    return field.replace("_", " ")
+    return FIELD_LABELS.get(field, field.replace("_", " "))
 
 
 def _add_kind() -> None:
@@ -233,8 +238,8 @@ def spec_editor(spec: ModelSpec | None) -> None:
         cols = [col for start in range(0, len(fields), FIELDS_PER_ROW)
                 for col in st.columns(FIELDS_PER_ROW)][:len(fields)]
         for col, field in zip(cols, fields):
-            col.number_input(field.replace("_", " ") + (" (0 = none)" if field in
-                             OPTIONAL_FIELDS else ""), key=_spec_key(field, name),
+            col.number_input(_label(field) + (" (0 = none)" if field in OPTIONAL_FIELDS else ""),
+                             key=_spec_key(field, name),
                              min_value=0, step=1, value=None, on_change=_edit_field,
                              args=(name, field))
     with st.container(border=True):
@@ -324,16 +329,23 @@ def _raw_bytes_source(s) -> None:
     if any(k not in ss for k in RAW_KEYS) or ss.get("edit.filled") != (s.model, s.spec, s.tp):
         _fill_raw(s.raw or RawModel.from_profile(s.profile()))
         ss["edit.filled"] = (s.model, s.spec, s.tp)
-    c1, c2 = st.columns([3, 1])
+    c1, c2 = st.columns([2, 1])
     c1.text_input("Layer pattern", key="edit.layers", on_change=_apply_raw,
-                  help="e.g. (3*linear,full)*12 or full*32; kinds: full, sliding, linear")
-    c2.number_input("KV bytes per token per layer", key="edit.kv", min_value=0, step=1,
-                    value=None, on_change=_apply_raw)
-    c3, c4 = st.columns([3, 1])
-    c3.text_input("State tensors of one linear layer (bytes)", key="edit.state",
+                  help="e.g. (3*linear,full)*12 or full*32; kinds: full, sliding, chunked, "
+                  "linear")
+    c2.text_input("State tensors of one linear layer (bytes)", key="edit.state",
                   on_change=_apply_raw, help="name=bytes pairs, e.g. conv=49152,ssm=2MiB")
-    c4.number_input("Sliding window (0 = none)", key="edit.window", min_value=0, step=1,
+    # the numbers a row of their own: beside the pattern, 4,096 showed as "409" at 1000 px
+    c3, c4, c5 = st.columns(3)
+    c3.number_input("KV bytes per token per layer", key="edit.kv", min_value=0, step=1,
                     value=None, on_change=_apply_raw)
+    c4.number_input("Sliding window (0 = none)", key="edit.window", min_value=0, step=1,
+                    value=None, on_change=_apply_raw,
+                    help="Tokens a sliding layer keeps: its last W")
+    c5.number_input("Attention chunk (0 = none)", key="edit.chunk", min_value=0, step=1,
+                    value=None, on_change=_apply_raw,
+                    help="Tokens of a chunk of chunked layers (Llama 4's chunked local "
+                    "attention): a chunked layer keeps the tokens of its own chunk")
     carried = ss.get("edit.raw")
     if carried is not None and carried.ssm_element_bytes:  # say so: it changes SGLang's bytes
         show_value("edit.ssm_el", True)
@@ -387,6 +399,9 @@ def summary() -> None:
     if profile.sliding_window is not None:
         metrics.metric("Sliding window", f"{profile.sliding_window:,} tokens",
                        help="Tokens a sliding-window layer keeps (attends to)")
+    if profile.attention_chunk_size is not None:
+        metrics.metric("Attention chunk", f"{profile.attention_chunk_size:,} tokens",
+                       help="A chunked layer attends to (and keeps) the tokens of its own chunk")
     # the two figures a cache is sized by, per TP rank (the CLI's model report's "all layers")
     if profile.has_attention:
         metrics.metric("KV per token", format_bytes(profile.kv_bytes_per_token),

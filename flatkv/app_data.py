@@ -21,8 +21,8 @@ from itertools import islice
 from flatkv.analysis import PlanAnalysis
 from flatkv.budget import printed_range
 from flatkv.models import past_max_model_len_text
-from flatkv.plan import PACKED_NEEDS_HISTORY, SLIDING_ATTENTION, BudgetTooSmall
-from flatkv.profile import CacheProfile
+from flatkv.plan import CHUNKED_ATTENTION, PACKED_NEEDS_HISTORY, SLIDING_ATTENTION, BudgetTooSmall
+from flatkv.profile import WINDOWED, CacheProfile
 from flatkv.strategies import (
     LOGGED_COLUMN,
     StrategyOptions,
@@ -32,6 +32,7 @@ from flatkv.strategies import (
     run_strategy,
 )
 from flatkv.strategies.base import ratio_text, state_pages_per_request
+from flatkv.strategies.sglang import swa_label
 from flatkv.strategies.sglang import swa_pool as sglang_swa_pool
 from flatkv.strategies.vllm import ALIGN_BY_DEFAULT, all_as_align_why, runs_all_as_align
 from flatkv.units import (
@@ -73,9 +74,11 @@ def markdown_literal(text: str) -> str:
 
 
 def component_kind(group_id: str, component: str) -> str:
-    """``kv`` (full attention), ``kv_sliding``, ``conv``, ``ssm`` or ``state`` (other state)."""
+    """``kv`` (full attention), ``kv_sliding``, ``kv_chunked``, ``conv``, ``ssm`` or ``state``
+    (other state)."""
     if component == "kv":
-        return "kv_sliding" if group_id == SLIDING_ATTENTION else "kv"
+        return {SLIDING_ATTENTION: "kv_sliding", CHUNKED_ATTENTION: "kv_chunked"}.get(group_id,
+                                                                                     "kv")
     return component if component in ("conv", "ssm") else "state"
 
 
@@ -287,14 +290,15 @@ def _page_run(index: int, group_id: str, pages: int) -> Iterator[tuple[float, in
 
 def page_assignment(
     analysis: PlanAnalysis, *, requests: int, context: int, sliding_window: int | None = None,
-    scheduled_tokens: int = DEFAULT_SCHEDULED_TOKENS, speculative_tokens: int = 0,
-    limit: int = 4096,
+    attention_chunk_size: int | None = None, scheduled_tokens: int = DEFAULT_SCHEDULED_TOKENS,
+    speculative_tokens: int = 0, limit: int = 4096,
 ) -> PageMap:
     """The pages each group needs for ``requests`` at ``context`` with ``scheduled_tokens`` per
     step and ``speculative_tokens`` drafted (SPEC 3.5, through ``flatkv.workload``), handed out
     from one page-id space as the requests grow: the groups' pages interleave in proportion, so
     every id belongs to exactly one group at a time. At most ``limit`` ids are listed."""
-    pool = pool_from_plan(analysis.plan, sliding_window=sliding_window)
+    pool = pool_from_plan(analysis.plan, sliding_window=sliding_window,
+                          attention_chunk_size=attention_chunk_size)
     work = Workload(requests, context, scheduled_tokens, speculative_tokens=speculative_tokens)
     per_group = group_pages(pool, work)
     shown = min(pool.num_units, limit)
@@ -487,13 +491,20 @@ def printed_budget_text(profile: CacheProfile, strategy: str, cache_bytes: int, 
             f"{cache_bytes:,} B.")
 
 
-def sglang_sliding_pool_text(r: StrategyResult) -> str:
+def swa_layers_text(profile: CacheProfile) -> str:
+    """What SGLang's sliding-window pool holds of this model: its sliding-window layers, or
+    Llama 4's chunked layers, which SGLang runs as sliding ones."""
+    return ("chunked layers" if swa_label(profile) == CHUNKED_ATTENTION
+            else "sliding-window layers")
+
+
+def sglang_sliding_pool_text(r: StrategyResult, profile: CacheProfile) -> str:
     """SGLang with its sliding-window pool: capacity counts the full pool; name the other.
     Empty for any other result."""
     if r.strategy != "sglang" or not r.extras.get("kv_tokens") or "swa_tokens" not in r.extras:
         return ""
-    return (f"SGLang: capacity is the full-attention token pool; the sliding-window layers have "
-            f"a pool of their own, {r.extras['swa_tokens']:,} tokens (sliding / full tokens "
+    return (f"SGLang: capacity is the full-attention token pool; the {swa_layers_text(profile)} "
+            f"have a pool of their own, {r.extras['swa_tokens']:,} tokens (sliding / full tokens "
             "ratio in the layout options).")
 
 
@@ -669,14 +680,14 @@ def how_to_read_text(profile: CacheProfile, speculative_tokens: int, *,
 
 
 def sglang_pools_text(profile: CacheProfile, options: StrategyOptions) -> str:
-    """Whether SGLang gives the sliding-window layers a token pool of their own (only for the
-    architectures on its list, unless the options say otherwise), and why. Empty without
-    sliding layers."""
-    if SLIDING_ATTENTION not in profile.layer_types:
+    """Whether SGLang gives the sliding-window (or chunked) layers a token pool of their own
+    (only for the architectures on its list, unless the options say otherwise), and why. Empty
+    without such layers."""
+    if swa_label(profile) is None:
         return ""
     own_pool, why = sglang_swa_pool(profile, options)
-    return (("SGLang keeps the sliding-window layers in a token pool of their own" if own_pool
-             else "SGLang keeps every token of every layer in one pool")
+    return ((f"SGLang keeps the {swa_layers_text(profile)} in a token pool of their own"
+             if own_pool else "SGLang keeps every token of every layer in one pool")
             + f": {markdown_literal(why)}. Its sliding-window pool in the engine options "
             "changes this.")
 
@@ -710,7 +721,7 @@ def capacity_note(r: StrategyResult, profile: CacheProfile) -> str:
     """The Budget page's note under one layout's capacity: SGLang's sliding-window pool where
     it has one, else why sliding layers let one request outrun the capacity (a layout that
     keeps every token in one pool). Empty for a model without history or sliding layers."""
-    if text := sglang_sliding_pool_text(r):
+    if text := sglang_sliding_pool_text(r, profile):
         return text
     if r.capacity_tokens is None or not r.extras.get("sglang_swa_pool", True):
         return ""
@@ -747,32 +758,36 @@ def short_of_one_request_text(results: Sequence[StrategyResult], context: int) -
 
 
 def sliding_capacity_text(profile: CacheProfile) -> str:
-    """Why, with sliding-window layers, one request can outrun the capacity: capacity counts
-    their pages like full history (no window eviction, as SPEC 3.3's measured pools and older
-    vLLM logs count them), while a request keeps only its window there. Empty without sliding
-    layers."""
-    if SLIDING_ATTENTION not in profile.layer_types:
+    """Why, with sliding-window or chunked layers, one request can outrun the capacity:
+    capacity counts their pages like full history (no window eviction, as SPEC 3.3's measured
+    pools and older vLLM logs count them), while a request keeps only its window or chunk
+    there. Empty without such layers."""
+    kept = [f"{what} of {profile.window(label):,} tokens" for label, what in (
+        (SLIDING_ATTENTION, "its window"), (CHUNKED_ATTENTION, "its chunk"))
+        if label in profile.layer_types]
+    if not kept:
         return ""
-    window = f" of {profile.sliding_window:,} tokens" if profile.sliding_window else ""
-    return ("Sliding-window layers: capacity counts their pages like full history (no window "
-            "eviction, as older vLLM logs count them). A request "
-            f"keeps only its window"
-            f"{window} there, so one request can run longer than the capacity; concurrency "
-            "counts that.")
+    layers = " and ".join(name for label, name in ((SLIDING_ATTENTION, "Sliding-window"),
+                                                   (CHUNKED_ATTENTION, "chunked")) if
+                          label in profile.layer_types)
+    return (f"{sentence_case(layers)} layers: capacity counts their pages like full history "
+            "(no window eviction, as older vLLM logs count them). A request keeps only "
+            f"{' and '.join(kept)} there, so one request can run longer than the capacity; "
+            "concurrency counts that.")
 
 
-def two_pool_blocks_text(results: Sequence[StrategyResult]) -> str:
-    """Why blocks x block bytes can exceed the budget: SGLang with full and sliding layers keeps
-    two token pools, and its block is one page in both while the swa pool holds only r_swa x as
-    many pages. Empty when no layout here has two pools, or the product stays within the budget
-    (r_swa of 1 or more)."""
+def two_pool_blocks_text(results: Sequence[StrategyResult], profile: CacheProfile) -> str:
+    """Why blocks x block bytes can exceed the budget: SGLang with full and sliding (or chunked)
+    layers keeps two token pools, and its block is one page in both while the swa pool holds
+    only r_swa x as many pages. Empty when no layout here has two pools, or the product stays
+    within the budget (r_swa of 1 or more)."""
     for r in results:
         if (r.applies and "swa_page_bytes" in r.extras
                 and r.num_blocks * r.block_bytes > r.budget_bytes):  # r_swa < 1
-            x = r.extras
+            x, which = r.extras, WINDOWED[swa_label(profile)].name
             return (f"{title_of(r)}: a block is one page in both "
                     f"token pools ({x['full_page_bytes']:,} B full + {x['swa_page_bytes']:,} B "
-                    f"sliding), and the sliding pool holds {x['swa_tokens']:,} tokens against "
+                    f"{which}), and the {which} pool holds {x['swa_tokens']:,} tokens against "
                     f"the full pool's {r.num_blocks * r.block_size:,} (r_swa = "
                     f"{ratio_text(x['swa_full_tokens_ratio'])}), so blocks x block bytes is more "
                     "than the budget.")

@@ -39,6 +39,7 @@ from flatkv.patterns import (
     parse_pattern,
 )
 from flatkv.plan import (
+    CHUNKED_ATTENTION,
     FULL_ATTENTION,
     LAYER_LABELS,
     LINEAR_ATTENTION,
@@ -212,7 +213,7 @@ def with_mtp_layer(spec: ModelSpec) -> ModelSpec:
     keeps in the same pool. vLLM groups it with the model's full-attention layers (equal
     specs). Raises ValueError for a model without a full-attention layer."""
     full = [layer for layer in spec.layers if isinstance(layer, MLALayer) or (
-        isinstance(layer, AttentionLayer) and layer.sliding_window is None)]
+        isinstance(layer, AttentionLayer) and layer.label == FULL_ATTENTION)]
     if not full:
         raise ValueError(f"{spec.name} has no full-attention layer: an MTP module's attention "
                          "needs one to copy")
@@ -238,7 +239,7 @@ def spec_for(model: str, spec_json: str | None, tp: int) -> ModelSpec:
 # Absent from a JSON means the field's default. A test checks this covers every CacheProfile field.
 CARRIED_FIELDS = ("sliding_window", "kernel_block_size", "architectures", "ssm_element_bytes",
                   "config_mamba_ssm_dtype", "mamba_chunk_size", "conv_rows",
-                  "indexer_bytes_per_slot")
+                  "indexer_bytes_per_slot", "attention_chunk_size")
 
 
 @dataclass(frozen=True)
@@ -251,7 +252,7 @@ class RawModel:
     element and the config's mamba_ssm_dtype (SGLang re-sizes the ssm state in its own dtype),
     the state kernel's chunk (vLLM's P in mamba cache mode all), the conv state's rows (vLLM
     widens them per speculative token), the lightning indexer's bytes (both engines page such a
-    model by 64 tokens).
+    model by 64 tokens), the chunk of chunked attention layers.
     """
 
     layers: str
@@ -265,6 +266,7 @@ class RawModel:
     mamba_chunk_size: int | None = None
     conv_rows: int | None = None
     indexer_bytes_per_slot: int | None = None
+    attention_chunk_size: int | None = None
 
     def profile(self, name: str = CUSTOM) -> CacheProfile:
         return CacheProfile(
@@ -381,6 +383,7 @@ def profile_from_dict(data: dict) -> CacheProfile:
 KIND_NAMES = {
     FULL_ATTENTION: "full attention",
     SLIDING_ATTENTION: "sliding attention",
+    CHUNKED_ATTENTION: "chunked attention",
     LINEAR_ATTENTION: "state (linear attention / Mamba)",
 }
 
@@ -433,14 +436,17 @@ def kind_summary(profile: CacheProfile) -> list[dict]:
 # The hand editor's draft: a model built kind by kind, valid or not yet.
 
 # Kind types the editor offers -> the geometry a new kind starts from (SPEC section 2 reference
-# models: Llama / Nemotron-H attention 8 x 128, gpt-oss window 128, DeepSeek-V3 MLA, Qwen3-Next
-# GDN, Nemotron-H Mamba2, Jamba Mamba1, LFM2's short conv, MiniMax-M1's lightning attention).
+# models: Llama / Nemotron-H attention 8 x 128, gpt-oss window 128, Llama 4's chunk of 8,192,
+# DeepSeek-V3 MLA, Qwen3-Next GDN, Nemotron-H Mamba2, Jamba Mamba1, LFM2's short conv, MiniMax-M1's
+# lightning attention).
 # Every field is then edited by hand.
 KIND_TEMPLATES: dict[str, dict[str, Any]] = {
     "full attention": {"kind": "attention", "kv_heads": 8, "head_dim_k": 128,
-                       "head_dim_v": 128, "sliding_window": None},
+                       "head_dim_v": 128, "sliding_window": None, "attention_chunk_size": None},
     "sliding attention": {"kind": "attention", "kv_heads": 8, "head_dim_k": 128,
-                          "head_dim_v": 128, "sliding_window": 128},
+                          "head_dim_v": 128, "sliding_window": 128, "attention_chunk_size": None},
+    "chunked attention": {"kind": "attention", "kv_heads": 8, "head_dim_k": 128,
+                          "head_dim_v": 128, "sliding_window": None, "attention_chunk_size": 8192},
     "MLA": {"kind": "mla", "kv_lora_rank": 512, "qk_rope_head_dim": 64, "index_head_dim": None},
     "GDN": {"kind": "gdn", "k_heads": 16, "v_heads": 32, "head_dim_k": 128, "head_dim_v": 128,
             "conv_kernel": 4},
@@ -452,7 +458,9 @@ KIND_TEMPLATES: dict[str, dict[str, Any]] = {
 }
 DTYPE_FIELDS = ("kv_dtype", "conv_dtype", "ssm_dtype")
 # geometry fields a kind may leave out (None); the editor shows none as 0
-OPTIONAL_FIELDS = ("sliding_window", "index_head_dim")
+OPTIONAL_FIELDS = ("sliding_window", "attention_chunk_size", "index_head_dim")
+# an editor label shorter than the field's name, where the name would wrap at 1000 px
+FIELD_LABELS = {"attention_chunk_size": "chunk size"}
 
 
 def _freeze(geometry: Mapping[str, Any]) -> tuple[tuple[str, Any], ...]:
@@ -538,7 +546,8 @@ class SpecDraft:
 
     def with_field(self, name: str, field: str, value: int | None) -> SpecDraft:
         """Kind ``name``'s geometry with ``field`` set (validated by ``to_spec``); an optional
-        field of 0 means none (a sliding window: full attention; an indexer: plain MLA)."""
+        field of 0 means none (no sliding window or chunk: full attention; no indexer: plain
+        MLA)."""
         geometry = self.geometry(name)
         if field in OPTIONAL_FIELDS and not value:
             value = None

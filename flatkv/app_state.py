@@ -17,8 +17,14 @@ from flatkv import app_model, gpu_settings, presets
 from flatkv.analysis import PLANNERS
 from flatkv.budget import Budget, cache_budget, given_budget
 from flatkv.models import MAX_CONV_KERNEL, MAX_TP, ModelSpec
-from flatkv.plan import FULL_ATTENTION, SLIDING_ATTENTION, alignment_or_block_size
-from flatkv.profile import MAX_CHUNK_SIZE, MAX_KERNEL_BLOCK_SIZE, MAX_WINDOW, CacheProfile
+from flatkv.plan import FULL_ATTENTION, alignment_or_block_size
+from flatkv.profile import (
+    MAX_CHUNK_SIZE,
+    MAX_KERNEL_BLOCK_SIZE,
+    MAX_WINDOW,
+    WINDOWED,
+    CacheProfile,
+)
 from flatkv.strategies import STRATEGIES, StrategyOptions, model_blocker
 from flatkv.strategies.base import (
     MAMBA_CACHE_MODES,
@@ -79,6 +85,11 @@ def _has_state(profile: CacheProfile) -> bool:
     return profile.has_state
 
 
+def _has_window(profile: CacheProfile) -> bool:
+    """Sliding or chunked layers: their pages per request count the tokens of one step."""
+    return any(label in profile.layer_types for label in WINDOWED)
+
+
 def _always(profile: CacheProfile) -> bool:
     return True
 
@@ -122,7 +133,7 @@ ENGINE_OPTIONS = (
                  SGLANG_COLUMN, lambda p: p.has_state and p.has_attention),
     EngineOption("swa_full_tokens_ratio", "SGLang sliding/full tokens ratio", ("sglang",),
                  SGLANG_COLUMN,
-                 lambda p: {SLIDING_ATTENTION, FULL_ATTENTION} <= set(p.layer_types)),
+                 lambda p: FULL_ATTENTION in p.layer_types and _has_window(p)),
     EngineOption("sglang_slots_per_request", "SGLang slots per request", ("sglang",),
                  SGLANG_COLUMN, _has_state),
     EngineOption("sglang_page_size", "SGLang page size", ("sglang",), SGLANG_COLUMN,
@@ -131,11 +142,10 @@ ENGINE_OPTIONS = (
     EngineOption("sglang_ssm_dtype", "SGLang ssm dtype", ("sglang",), SGLANG_COLUMN,
                  lambda p: p.ssm_element_bytes is not None),
     EngineOption("sglang_swa_pool", "SGLang sliding-window pool", ("sglang",), SGLANG_COLUMN,
-                 lambda p: SLIDING_ATTENTION in p.layer_types),
-    # sizes the pages a sliding-window request holds
+                 _has_window),
+    # sizes the pages a sliding-window (or chunked) request holds
     EngineOption("max_batched_tokens", "max batched tokens",
-                 (*_PAGED_WITH_STATE, "sglang", "aliased"), SCHEDULING_COLUMN,
-                 lambda p: SLIDING_ATTENTION in p.layer_types),
+                 (*_PAGED_WITH_STATE, "sglang", "aliased"), SCHEDULING_COLUMN, _has_window),
     # parents pad with a state row, with attention groups of unequal layer counts (3 full + 5
     # sliding layers pad the full group's parents by 2/3), or with payloads off the alignment
     EngineOption("lcm_padding_bound", "padding bound", ("lcm",), SCHEDULING_COLUMN,
@@ -556,6 +566,7 @@ _CARRIED_KEYS: dict[str, tuple[str, Callable[[str, str], object], Callable[[obje
     "model_chunk": ("mamba_chunk_size", _int(1, MAX_CHUNK_SIZE), str),
     "conv_rows": ("conv_rows", _int(1, MAX_CONV_KERNEL - 1), str),
     "indexer": ("indexer_bytes_per_slot", _int(1, MAX_BYTES), str),
+    "attn_chunk": ("attention_chunk_size", _int(1, MAX_WINDOW), str),
 }
 _MODEL_KEYS = ("model", "layers", "kv", "state", "spec", *_CARRIED_KEYS)
 

@@ -17,12 +17,13 @@ import plotly.io as pio
 from flatkv.app_data import PageMap, RowBar, Segment, TreeNode
 from flatkv.gpu_settings import PAGE_MAJOR, TRITON_KERNEL
 from flatkv.gpu_view import Series
-from flatkv.plan import FULL_ATTENTION, LINEAR_ATTENTION, SLIDING_ATTENTION, cdiv
+from flatkv.plan import CHUNKED_ATTENTION, FULL_ATTENTION, LINEAR_ATTENTION, SLIDING_ATTENTION, cdiv
 from flatkv.units import concurrency_text, concurrency_value, format_bytes, tokens_text
 
 COLORS: dict[str, str] = {
     "kv": "#4C78A8",  # full-attention KV history
     "kv_sliding": "#72B7B2",  # sliding-window KV history
+    "kv_chunked": "#9ECAE9",  # chunked-attention KV history (Llama 4)
     "conv": "#F58518",  # conv state
     "ssm": "#E45756",  # ssm state
     "state": "#EE9A8F",  # all state tensors together (or one that is neither conv nor ssm)
@@ -45,6 +46,7 @@ COLORS: dict[str, str] = {
 LABELS: dict[str, str] = {
     "kv": "KV (full attention)",
     "kv_sliding": "KV (sliding window)",
+    "kv_chunked": "KV (chunked attention)",
     "conv": "conv state",
     "ssm": "ssm state",
     "state": "state",
@@ -73,7 +75,8 @@ PADDING_SHADES: dict[str, str] = {"row_padding": COLORS["padding"],
                                   "state_page_padding": "#F6CFC9", "padding_layers": "#6B625E"}
 # A page map's group (its layer label) -> the colour of its kind: attention groups as their KV,
 # a state group as its largest tensor
-GROUP_KIND = {FULL_ATTENTION: "kv", SLIDING_ATTENTION: "kv_sliding", LINEAR_ATTENTION: "ssm"}
+GROUP_KIND = {FULL_ATTENTION: "kv", SLIDING_ATTENTION: "kv_sliding",
+              CHUNKED_ATTENTION: "kv_chunked", LINEAR_ATTENTION: "ssm"}
 
 FONT = "Inter, Segoe UI, Helvetica, Arial, sans-serif"
 

@@ -59,7 +59,7 @@ def add_profile_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--layers",
         help="cache layer pattern, e.g. '(3*linear_attention,full_attention)*12' "
-        "(labels: full, sliding, linear)",
+        "(labels: full, sliding, chunked, linear)",
     )
     group.add_argument(
         "--kv-bytes-per-slot", help="bytes one token adds to one attention layer (default 0)"
@@ -69,6 +69,10 @@ def add_profile_arguments(parser: argparse.ArgumentParser) -> None:
     )
     group.add_argument(
         "--sliding-window", type=int, default=None, help="tokens a sliding layer keeps"
+    )
+    group.add_argument(
+        "--attention-chunk-size", type=int, default=None,
+        help="tokens of a chunk of the chunked layers (Llama 4's chunked local attention)"
     )
 
 
@@ -103,7 +107,8 @@ def given_model(args: argparse.Namespace) -> GivenModel:
     if spec is not None:
         raw = [flag for flag, value in (
             ("--layers", args.layers), ("--kv-bytes-per-slot", args.kv_bytes_per_slot),
-            ("--state", args.state), ("--sliding-window", args.sliding_window))
+            ("--state", args.state), ("--sliding-window", args.sliding_window),
+            ("--attention-chunk-size", args.attention_chunk_size))
             if value is not None and value != ""]
         if raw:
             raise UsageError(f"give either a model (--preset, --hf-config, --model-file) or "
@@ -114,8 +119,8 @@ def given_model(args: argparse.Namespace) -> GivenModel:
 
 
 def _raw_profile(args: argparse.Namespace) -> CacheProfile:
-    """Bytes per TP rank as --layers, --kv-bytes-per-slot, --state and --sliding-window give
-    them."""
+    """Bytes per TP rank as --layers, --kv-bytes-per-slot, --state, --sliding-window and
+    --attention-chunk-size give them."""
     if not args.layers:
         raise UsageError(
             "no model given: pass --preset NAME (see `presets`), --hf-config PATH, or --layers "
@@ -139,6 +144,7 @@ def _raw_profile(args: argparse.Namespace) -> CacheProfile:
                                      field="--kv-bytes-per-slot", whole=True),
         state_const_bytes=parse_named_sizes(args.state, field="--state"),
         sliding_window=args.sliding_window,
+        attention_chunk_size=args.attention_chunk_size,
         name="custom",
     )
 
@@ -448,7 +454,7 @@ def build_parser() -> argparse.ArgumentParser:
 _OPTION_DEST = {"cpu_threads": "threads", "budget_bytes": "budget", "context_tokens": "context",
                 "state_const_bytes": "state"}
 # Fields a config.json sets too: its message names where to set it, flag or config.
-_MODEL_FIELDS = {"sliding_window"}
+_MODEL_FIELDS = {"sliding_window", "attention_chunk_size"}
 # A field, then a list index (dropped: the flag's value is the list) or a state name (kept).
 _LEADING_FIELD = re.compile(r"^([a-z][a-z0-9_]*)(?:\[\d+\]|\['([^']*)'\])?(?= )")
 

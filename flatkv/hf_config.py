@@ -26,6 +26,7 @@ import os
 import re
 import textwrap
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -71,6 +72,8 @@ _FAMILIES: dict[str, str] = {
     "olmo2": "attention",
     "olmo3": "attention",
     "smollm3": "attention",
+    "llama4": "attention",  # chunked local attention with global NoPE layers (Llama 4)
+    "llama4_text": "attention",
     "glm4": "attention",
     "glm4_moe": "attention",
     "granite": "attention",
@@ -114,12 +117,6 @@ SUPPORTED_MODEL_TYPES: tuple[str, ...] = tuple(sorted(_FAMILIES))
 # are built on (Kimi K2 ships DeepSeek-V3's architecture under its own name; MiniMax-Text-01
 # and M1 the architecture transformers reads as minimax, their layers named in attn_type_list).
 _READ_AS = {"kimi_k2": "deepseek_v3", "minimax_m1": "minimax", "minimax_text_01": "minimax"}
-
-# Known model types whose cache FlatKV does not model yet, and why (a plain "not supported"
-# would leave the user guessing whether a config field is at fault).
-_NOT_MODELLED = {
-    "llama4": "its chunked local attention layers",
-}
 
 _BY_HAND = ("describe the model by hand instead (the Model page's 'Edit by hand', or `python -m "
             "flatkv model --preset NAME --export` edited and read back with --model-file)")
@@ -200,6 +197,7 @@ _WHOLE_FIELDS = dict.fromkeys((
     "ssm_state_size", "n_groups", "conv_kernel", "expand", "mamba_n_heads", "mamba_d_head",
     "mamba_d_state", "mamba_n_groups", "mamba_d_conv", "mamba_expand", "mamba_d_ssm",
     "n_mamba_heads", "mamba_ngroups", "kv_lora_rank", "qk_rope_head_dim", "sliding_window",
+    "attention_chunk_size",
     "full_attention_interval", "sliding_window_pattern", "attn_layer_period",
     "mamba_chunk_size", "chunk_size",
 ), 1) | {"attn_layer_offset": 0, "max_window_layers": 0}
@@ -288,11 +286,6 @@ def resolve_config(cfg: Mapping[str, Any]) -> Any:
     if not isinstance(model_type, str):
         raise ValueError(
             f"config.json model_type must be a string such as \"llama\", got {model_type!r}"
-        )
-    if model_type in _NOT_MODELLED:
-        raise ValueError(
-            f"model_type {model_type!r} is not supported: FlatKV does not model "
-            f"{_NOT_MODELLED[model_type]} yet; {_BY_HAND}"
         )
     if model_type not in _FAMILIES:
         raise ValueError(
@@ -707,6 +700,12 @@ def _layers_of(text: Any, model_type: str) -> list[CacheLayer]:
                     )
                 cache[label] = _attention(text, model_type, _get(text, "sliding_window",
                                                                  model_type))
+            elif label == "chunked_attention":
+                # Llama 4: layer_types as transformers derives it from no_rope_layers (1 = RoPE
+                # = chunked, as vLLM's llama4 reads it) and attention_chunk_size
+                cache[label] = replace(_attention(text, model_type, None),
+                                       attention_chunk_size=_get(text, "attention_chunk_size",
+                                                                 model_type))
             elif label == "linear_attention" or (label == "conv" and family == "short_conv"):
                 cache[label] = _state_layer(text, model_type)
             elif label == "hybrid" and model_type == "zamba2":
@@ -717,7 +716,8 @@ def _layers_of(text: Any, model_type: str) -> list[CacheLayer]:
                 raise ValueError(
                     f"{model_type} layer {i} has layer type {label!r}, which FlatKV does not "
                     "model: known types are full_attention, sliding_attention, "
-                    "linear_attention, mlp, moe (hybrid in zamba2, conv in lfm2)"
+                    "chunked_attention, linear_attention, mlp, moe (hybrid in zamba2, conv in "
+                    "lfm2)"
                 )
         entry = cache[label]
         layers.extend(entry if isinstance(entry, tuple) else (entry,))

@@ -98,6 +98,7 @@ def model_report(spec: ModelSpec) -> dict[str, Any]:
         "kv_bytes_per_slot": profile.kv_bytes_per_slot,
         "state_const_bytes": dict(profile.state_const_bytes),
         "sliding_window": profile.sliding_window,
+        "attention_chunk_size": profile.attention_chunk_size,
         "cache_layers": len(spec.layers),
         "model_layers": spec.model_layers,
         "attention_heads": spec.attention_heads,  # query heads: they limit the TPs
@@ -156,7 +157,9 @@ def format_model_text(spec: ModelSpec) -> str:
         lines.append(f"mamba chunk: {chunk}")
     lines.append(f"pattern: {report['pattern']}")
     for row in report["kinds"]:
-        geometry = ", ".join(f"{k}={v}" for k, v in row["geometry"].items() if k != "kind")
+        # a field left unset (no window, no chunk, no indexer) is not part of the geometry
+        geometry = ", ".join(f"{k}={v}" for k, v in row["geometry"].items()
+                             if k != "kind" and v is not None)
         if row["state_bytes"]:
             parts = " + ".join(f"{k} {v:,}" for k, v in row["state_bytes"].items())
             total = sum(row["state_bytes"].values())
@@ -168,8 +171,9 @@ def format_model_text(spec: ModelSpec) -> str:
     if report["state_const_bytes"]:
         parts = ", ".join(f"{k} {v:,}" for k, v in report["state_const_bytes"].items())
         lines.append(f"state_const_bytes: {parts}")
-    if report["sliding_window"] is not None:
-        lines.append(f"sliding_window: {report['sliding_window']:,}")
+    for field_name in ("sliding_window", "attention_chunk_size"):
+        if report[field_name] is not None:
+            lines.append(f"{field_name}: {report[field_name]:,}")
     lines.append(
         f"all layers: {report['kv_bytes_per_token_all_layers']:,} B KV per token, "
         f"{report['state_bytes_per_request']:,} B state per request"

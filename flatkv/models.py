@@ -8,7 +8,8 @@ Cache layers, not model layers: an MLP / MoE-only layer carries no cache and is 
 Falcon-H1 layer carries attention KV *and* Mamba state and is listed as two cache layers.
 
 Kinds (``kind`` -> class):
-    attention  full or sliding-window attention (MHA / GQA / MQA), K and V head dims may differ
+    attention  full, sliding-window or chunked attention (MHA / GQA / MQA), K and V head dims
+               may differ
     mla        multi-head latent attention (DeepSeek V2/V3): one latent + rope key per token,
                and V3.2's lightning indexer keys where index_head_dim is set
     gdn        gated delta net (qwen3_next, qwen3_5 linear attention): conv + ssm state
@@ -30,7 +31,13 @@ from typing import Any, ClassVar
 
 from flatkv.dtypes import canonical_dtype, check_config_ssm_dtype, dtype_bytes
 from flatkv.patterns import MAX_CACHE_LAYERS, check_kind_name, format_pattern, parse_pattern
-from flatkv.plan import FULL_ATTENTION, LINEAR_ATTENTION, SLIDING_ATTENTION, check_int
+from flatkv.plan import (
+    CHUNKED_ATTENTION,
+    FULL_ATTENTION,
+    LINEAR_ATTENTION,
+    SLIDING_ATTENTION,
+    check_int,
+)
 from flatkv.plan import state_const_bytes as _state_const_bytes
 from flatkv.profile import MAX_CHUNK_SIZE, MAX_WINDOW, CacheProfile, check_architectures
 from flatkv.units import MAX_TOKENS, names_text, quoted_names
@@ -112,7 +119,9 @@ class CacheLayer:
 
 @dataclass(frozen=True)
 class AttentionLayer(CacheLayer):
-    """Full or sliding-window attention: ``kv_heads * (head_dim_k + head_dim_v)`` per token.
+    """Full, sliding-window or chunked attention: ``kv_heads * (head_dim_k + head_dim_v)`` per
+    token. A sliding layer keeps its last ``sliding_window`` tokens; a chunked one (Llama 4's
+    chunked local attention) the tokens of its own chunk of ``attention_chunk_size``.
 
     Per TP rank the KV heads are split by tp, or replicated (one head per rank) when there are
     fewer heads than ranks, as vLLM and SGLang do.
@@ -122,6 +131,7 @@ class AttentionLayer(CacheLayer):
     head_dim_k: int
     head_dim_v: int
     sliding_window: int | None = None
+    attention_chunk_size: int | None = None
 
     kind: ClassVar[str] = "attention"
 
@@ -129,12 +139,19 @@ class AttentionLayer(CacheLayer):
         _check_dim("attention.kv_heads", self.kv_heads)
         _check_dim("attention.head_dim_k", self.head_dim_k)
         _check_dim("attention.head_dim_v", self.head_dim_v)
-        if self.sliding_window is not None:
-            _check_dim("attention.sliding_window", self.sliding_window, maximum=MAX_WINDOW)
+        for name in ("sliding_window", "attention_chunk_size"):
+            if getattr(self, name) is not None:
+                _check_dim(f"attention.{name}", getattr(self, name), maximum=MAX_WINDOW)
+        if self.sliding_window is not None and self.attention_chunk_size is not None:
+            raise ValueError(
+                f"attention has sliding_window = {self.sliding_window} and attention_chunk_size"
+                f" = {self.attention_chunk_size}: a layer is sliding or chunked, give one")
 
     @property
     def label(self) -> str:
-        return FULL_ATTENTION if self.sliding_window is None else SLIDING_ATTENTION
+        if self.sliding_window is not None:
+            return SLIDING_ATTENTION
+        return FULL_ATTENTION if self.attention_chunk_size is None else CHUNKED_ATTENTION
 
     def kv_heads_per_rank(self, tp: int) -> int:
         """KV heads on one rank: split over tp, or replicated (1 a rank) when tp is more."""
@@ -394,11 +411,11 @@ _BASE_NAMES = {
 
 
 def kind_name(layer: CacheLayer) -> str:
-    """The name a spec gives a kind of layer unless told otherwise: full, sliding, mla, gdn,
-    mamba2, mamba1, conv, lightning (presets, config.json imports and the Model page's new kinds
-    alike)."""
-    if isinstance(layer, AttentionLayer) and layer.sliding_window is not None:
-        return "sliding"
+    """The name a spec gives a kind of layer unless told otherwise: full, sliding, chunked, mla,
+    gdn, mamba2, mamba1, conv, lightning (presets, config.json imports and the Model page's new
+    kinds alike)."""
+    if isinstance(layer, AttentionLayer) and layer.label != FULL_ATTENTION:
+        return "sliding" if layer.label == SLIDING_ATTENTION else "chunked"
     return _BASE_NAMES[layer.kind]
 
 
@@ -623,15 +640,19 @@ class ModelSpec:
                                                     ("ssm", self.ssm_dtype)) if tensor in kept}
 
     def sliding_window(self) -> int | None:
-        windows = {
-            layer.sliding_window
-            for layer in self.kinds.values()
-            if isinstance(layer, AttentionLayer) and layer.sliding_window is not None
-        }
+        return self._one_window("sliding_window", "sliding layers", "windows")
+
+    def attention_chunk_size(self) -> int | None:
+        return self._one_window("attention_chunk_size", "chunked layers", "chunks")
+
+    def _one_window(self, field_name: str, layers: str, what: str) -> int | None:
+        """The one ``field_name`` of the attention kinds that set it (None when none does)."""
+        windows = {getattr(layer, field_name) for layer in self.kinds.values()
+                   if isinstance(layer, AttentionLayer)} - {None}
         if len(windows) > 1:
             raise ValueError(
-                f"sliding layers of {self.name!r} have different windows {sorted(windows)}: the "
-                "planner takes one sliding_window"
+                f"{layers} of {self.name!r} have different {what} {sorted(windows)}: the "
+                f"planner takes one {field_name}"
             )
         return windows.pop() if windows else None
 
@@ -644,6 +665,7 @@ class ModelSpec:
             kv_bytes_per_slot=self.kv_bytes_per_slot(),
             state_const_bytes=state,
             sliding_window=self.sliding_window(),
+            attention_chunk_size=self.attention_chunk_size(),
             name=self.name,
             kernel_block_size=MLA_KERNEL_BLOCK_SIZE if any(
                 layer.kind == MLALayer.kind for layer in self.kinds.values()) else None,

@@ -9,7 +9,7 @@ Grammar (whitespace is ignored)::
 ``(3*linear_attention,full_attention)*12`` is Qwen3.5's 48 cache layers; ``full*32`` is a Llama.
 ``parse_pattern`` expands any names (a model spec names its own kinds: ``(3*gdn,full)*12``);
 ``parse_layer_pattern`` takes planner labels or their short aliases (``full``, ``sliding``/``swa``,
-``linear``/``gdn``/``mamba``). Lengths are checked before anything is expanded, so
+``chunked``, ``linear``/``gdn``/``mamba``). Lengths are checked before anything is expanded, so
 ``full*10**12`` is an error, not a hang.
 """
 
@@ -19,7 +19,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from flatkv.plan import FULL_ATTENTION, LINEAR_ATTENTION, SLIDING_ATTENTION
+from flatkv.plan import CHUNKED_ATTENTION, FULL_ATTENTION, LINEAR_ATTENTION, SLIDING_ATTENTION
 from flatkv.units import names_text, quoted
 
 # More cache layers than any real model has (the deepest have about 130, Falcon-H1 counts two a
@@ -37,6 +37,8 @@ ALIASES = {
     SLIDING_ATTENTION: SLIDING_ATTENTION,
     "sliding": SLIDING_ATTENTION,
     "swa": SLIDING_ATTENTION,
+    CHUNKED_ATTENTION: CHUNKED_ATTENTION,
+    "chunked": CHUNKED_ATTENTION,
     LINEAR_ATTENTION: LINEAR_ATTENTION,
     "linear": LINEAR_ATTENTION,
     "gdn": LINEAR_ATTENTION,

@@ -33,9 +33,12 @@ from dataclasses import dataclass
 
 FULL_ATTENTION = "full_attention"
 SLIDING_ATTENTION = "sliding_attention"
+# Llama 4's chunked local attention: a layer sees only the tokens of its own chunk of
+# attention_chunk_size (transformers' layer_types name), so it keeps at most a chunk of history.
+CHUNKED_ATTENTION = "chunked_attention"
 LINEAR_ATTENTION = "linear_attention"
 # Every cache-layer label the profile, the engine layouts and the app know, in display order.
-LAYER_LABELS = (FULL_ATTENTION, SLIDING_ATTENTION, LINEAR_ATTENTION)
+LAYER_LABELS = (FULL_ATTENTION, SLIDING_ATTENTION, CHUNKED_ATTENTION, LINEAR_ATTENTION)
 
 # Why packed slabs refuse a model without attention layers; each caller adds its own fix.
 PACKED_NEEDS_HISTORY = ("packed slabs size P against a KV history row, and this model has none "

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from flatkv.dtypes import check_config_ssm_dtype
 from flatkv.plan import (
+    CHUNKED_ATTENTION,
     LAYER_LABELS,
     LINEAR_ATTENTION,
     SLIDING_ATTENTION,
@@ -35,6 +36,52 @@ SLIDING_WINDOW_MISSING = (
     "sliding_window is not set but the model has sliding_attention layers: give the window in "
     "tokens (sliding_window in the profile or config, --sliding-window on the command line)"
 )
+CHUNK_SIZE_MISSING = (
+    "attention_chunk_size is not set but the model has chunked_attention layers: give the chunk "
+    "in tokens (attention_chunk_size in the profile or config, --attention-chunk-size on the "
+    "command line)"
+)
+
+
+@dataclass(frozen=True)
+class WindowedLabel:
+    """A label whose layers keep a bounded span of history: what the text calls its layers,
+    the profile field that gives the span in tokens, and the error when that field is not
+    given."""
+
+    name: str
+    field: str
+    missing: str
+
+
+WINDOWED = {SLIDING_ATTENTION: WindowedLabel("sliding", "sliding_window", SLIDING_WINDOW_MISSING),
+            CHUNKED_ATTENTION: WindowedLabel("chunked", "attention_chunk_size",
+                                             CHUNK_SIZE_MISSING)}
+
+
+def check_window(tokens: int | None, label: str, labels: Iterable[str]) -> None:
+    """A windowed label's tokens (``sliding_window`` of sliding layers, ``attention_chunk_size``
+    of chunked ones) are given exactly when some layer carries the label."""
+    field_name = WINDOWED[label].field
+    if tokens is not None:
+        check_int(field_name, tokens, minimum=1, maximum=MAX_WINDOW)
+        if label not in labels:
+            raise ValueError(f"{field_name} is {tokens} but layer_types has no {label} layer: "
+                             f"drop {field_name} or add {label} layers")
+    elif label in labels:
+        raise ValueError(WINDOWED[label].missing)
+
+
+def window_tokens(label: str, *, sliding_window: int | None,
+                  attention_chunk_size: int | None) -> int | None:
+    """The tokens a layer of ``label`` keeps at most (its window or chunk), None for full
+    attention and state; ValueError naming the missing field when a windowed label has none."""
+    if label not in WINDOWED:
+        return None
+    tokens = sliding_window if label == SLIDING_ATTENTION else attention_chunk_size
+    if tokens is None:
+        raise ValueError(WINDOWED[label].missing)
+    return tokens
 
 
 def check_architectures(names: object) -> tuple[str, ...]:
@@ -83,6 +130,9 @@ class CacheProfile:
         lightning indexer keys (132 at index_head_dim 128), None without an indexer. Both
         engines page such a model by 64 tokens whatever they are told (FlashMLA sparse's block
         in vLLM, the NSA page in SGLang).
+    attention_chunk_size: tokens of a chunk of Llama 4's chunked local attention: a
+        ``chunked_attention`` layer attends only within its chunk, so it keeps at most one chunk
+        of history. ``None`` without chunked layers.
     """
 
     layer_types: tuple[str, ...]
@@ -97,6 +147,7 @@ class CacheProfile:
     mamba_chunk_size: int | None = None
     conv_rows: int | None = None
     indexer_bytes_per_slot: int | None = None
+    attention_chunk_size: int | None = None
 
     def __post_init__(self) -> None:
         if isinstance(self.layer_types, str) or not isinstance(self.layer_types, Iterable):
@@ -156,16 +207,8 @@ class CacheProfile:
             check_int("indexer_bytes_per_slot", self.indexer_bytes_per_slot, minimum=1,
                       maximum=self.kv_bytes_per_slot - 1,
                       hint="the indexer's part of kv_bytes_per_slot, or None without one")
-        has_sliding = SLIDING_ATTENTION in self.layer_types
-        if self.sliding_window is not None:
-            check_int("sliding_window", self.sliding_window, minimum=1, maximum=MAX_WINDOW)
-            if not has_sliding:
-                raise ValueError(
-                    f"sliding_window is {self.sliding_window} but layer_types has no "
-                    "sliding_attention layer: drop the window or add sliding layers"
-                )
-        elif has_sliding:
-            raise ValueError(SLIDING_WINDOW_MISSING)
+        for label, windowed in WINDOWED.items():
+            check_window(getattr(self, windowed.field), label, self.layer_types)
 
     def _check_whole(self, field: str, tensor: str, units: tuple[str, str], hint: str) -> None:
         """``field``, when set, is a size that divides the state tensor ``tensor`` ("an ssm"):
@@ -226,6 +269,12 @@ class CacheProfile:
         if row is None:
             return self.state_const_bytes.get("conv", 0)
         return row * (self.conv_rows + speculative_tokens)
+
+    def window(self, label: str) -> int | None:
+        """Tokens a layer of ``label`` keeps at most: the sliding window, the attention chunk,
+        None for full attention and state."""
+        return window_tokens(label, sliding_window=self.sliding_window,
+                             attention_chunk_size=self.attention_chunk_size)
 
     def count(self, label: str) -> int:
         """How many cache layers carry ``label``."""

@@ -10,6 +10,8 @@ scheduled per step, window W, one dummy page and a safety margin, group g needs:
 
 - full history:   ``ceil(T / P) + R + 1 + margin``
 - sliding window: ``R * ceil(min(W - 1, L) / P) + ceil(min(S, T) / P) + R + 1 + margin``
+- chunked:        the same with the chunk C for W (a chunked layer keeps at most the C - 1
+                  earlier tokens of its chunk, as a sliding one the W - 1 of its window)
 - state:          ``min(2 * R + T // P + 1 + margin, the full-history count)``
   (two live pages per request plus one snapshot page per P tokens)
 
@@ -24,6 +26,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from flatkv.plan import (
+    CHUNKED_ATTENTION,
     FULL_ATTENTION,
     LAYER_LABELS,
     LINEAR_ATTENTION,
@@ -32,7 +35,7 @@ from flatkv.plan import (
     cdiv,
     check_int,
 )
-from flatkv.profile import SLIDING_WINDOW_MISSING
+from flatkv.profile import WINDOWED, window_tokens
 
 if TYPE_CHECKING:
     from flatkv.strategies.base import StrategyResult
@@ -43,7 +46,8 @@ class PoolGroup:
     """One group drawing pages from a pool.
 
     name: unique within the pool (``full_attention``, or ``linear_attention.2`` for vLLM's third
-        state group). kind: full_attention, sliding_attention or linear_attention.
+        state group). kind: a layer label (full_attention, sliding_attention, chunked_attention or
+        linear_attention).
     layers: real cache layers whose rows one page of this group holds.
     pages_per_unit: pages of this group one unit holds (K_g of a two-level layout, else 1).
     """
@@ -70,6 +74,7 @@ class PagePool:
     block_size: int
     groups: tuple[PoolGroup, ...]
     sliding_window: int | None = None
+    attention_chunk_size: int | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "groups", tuple(self.groups))
@@ -80,11 +85,16 @@ class PagePool:
         names = [g.name for g in self.groups]
         if len(set(names)) != len(names):
             raise ValueError(f"PagePool.groups has repeated names {names}: name each group once")
-        if any(g.kind == SLIDING_ATTENTION for g in self.groups):
-            if self.sliding_window is None:
-                raise ValueError(SLIDING_WINDOW_MISSING)
-            check_int("sliding_window", self.sliding_window, minimum=1,
-                      hint="the window of the sliding_attention layers, in tokens")
+        for g in self.groups:
+            self.window(g.kind)  # a windowed group's tokens are given
+        for name in ("sliding_window", "attention_chunk_size"):
+            if getattr(self, name) is not None:
+                check_int(name, getattr(self, name), minimum=1)
+
+    def window(self, kind: str) -> int | None:
+        """Tokens a layer of a ``kind`` group keeps at most (window or chunk), None if all."""
+        return window_tokens(kind, sliding_window=self.sliding_window,
+                             attention_chunk_size=self.attention_chunk_size)
 
 
 # Tokens scheduled per step when not told: vLLM's default max_num_batched_tokens. It sizes the
@@ -122,33 +132,36 @@ class Workload:
 PAGES_NEEDED_TEXT = {
     FULL_ATTENTION: "ceil(T / P) + R + 1 + m",
     SLIDING_ATTENTION: "R x ceil(min(W - 1, L) / P) + ceil(min(S, T) / P) + R + 1 + m",
+    CHUNKED_ATTENTION: "R x ceil(min(C - 1, L) / P) + ceil(min(S, T) / P) + R + 1 + m",
     LINEAR_ATTENTION: "min(2 x R + T // P + 1 + m, a full group's) + R x N",
 }
 
 
 def pages_needed(
-    kind: str, workload: Workload, *, block_size: int, sliding_window: int | None = None
+    kind: str, workload: Workload, *, block_size: int, sliding_window: int | None = None,
+    attention_chunk_size: int | None = None,
 ) -> int:
     """Pages one group of ``kind`` needs for ``workload`` (SPEC section 3.5, whose state count
-    gains R x N pages with N drafted tokens: N = 0 gives SPEC's; ``PAGES_NEEDED_TEXT`` in
-    words)."""
+    gains R x N pages with N drafted tokens: N = 0 gives SPEC's; a chunked group counts as a
+    sliding one whose window is the chunk; ``PAGES_NEEDED_TEXT`` in words)."""
     check_int("block_size", block_size, minimum=1)
     r, lc, p = workload.requests, workload.context_tokens, block_size
     t, m = workload.total_tokens, workload.margin
     full = cdiv(t, p) + r + 1 + m
     if kind == FULL_ATTENTION:
         return full
-    if kind == SLIDING_ATTENTION:
-        if sliding_window is None:
-            raise ValueError(SLIDING_WINDOW_MISSING)
-        w = check_int("sliding_window", sliding_window, minimum=1)
+    if kind in WINDOWED:
+        w = window_tokens(kind, sliding_window=sliding_window,
+                          attention_chunk_size=attention_chunk_size)
+        check_int(WINDOWED[kind].field, w, minimum=1)
         return r * cdiv(min(w - 1, lc), p) + cdiv(min(workload.scheduled_tokens, t), p) + r + 1 + m
     if kind == LINEAR_ATTENTION:  # the drafted tokens' pages come on top of the snapshots
         return min(2 * r + t // p + 1 + m, full) + r * workload.speculative_tokens
     raise ValueError(f"kind is {kind!r}: use one of {list(LAYER_LABELS)}")
 
 
-def pool_from_plan(plan: FlatMemoryPlan, *, sliding_window: int | None = None) -> PagePool:
+def pool_from_plan(plan: FlatMemoryPlan, *, sliding_window: int | None = None,
+                   attention_chunk_size: int | None = None) -> PagePool:
     """The page pool of a planner result (``plan_tensors`` / ``plan_component_tensors``): one
     page-id space of ``num_blocks`` ids shared by its groups (group ids are layer labels)."""
     layers: dict[str, set[int]] = {}
@@ -157,7 +170,7 @@ def pool_from_plan(plan: FlatMemoryPlan, *, sliding_window: int | None = None) -
             layers.setdefault(b.group_id, set()).add(b.layer)
     groups = tuple(PoolGroup(gid, gid, len(ls)) for gid, ls in layers.items())
     geo = plan.geometry
-    return PagePool(geo.num_blocks, geo.block_size, groups, sliding_window)
+    return PagePool(geo.num_blocks, geo.block_size, groups, sliding_window, attention_chunk_size)
 
 
 def as_pool(plan: PagePool | FlatMemoryPlan | StrategyResult) -> PagePool:
@@ -180,9 +193,9 @@ def group_pages(pool: PagePool | FlatMemoryPlan | StrategyResult,
     """Pages each group of ``pool`` needs for ``workload``, by group name."""
     pool = as_pool(pool)
     return {
-        g.name: pages_needed(
-            g.kind, workload, block_size=pool.block_size, sliding_window=pool.sliding_window
-        )
+        g.name: pages_needed(g.kind, workload, block_size=pool.block_size,
+                             sliding_window=pool.sliding_window,
+                             attention_chunk_size=pool.attention_chunk_size)
         for g in pool.groups
     }
 

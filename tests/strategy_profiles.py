@@ -9,6 +9,7 @@ from __future__ import annotations
 from flatkv.profile import CacheProfile
 
 FULL, SLIDING, LINEAR = "full_attention", "sliding_attention", "linear_attention"
+CHUNKED = "chunked_attention"
 
 # 44.59 GiB, vLLM's "Available KV cache memory" for the anchor: floor(44.59 * 2**30)
 # = floor(47,878,147,932.16).
@@ -45,6 +46,18 @@ def gpt_oss_20b() -> CacheProfile:
         kv_bytes_per_slot=2048,
         sliding_window=128,
         name="gpt-oss-20b",
+    )
+
+
+def llama4_scout() -> CacheProfile:
+    """Llama-4-Scout-17B-16E: 48 layers, every 4th global (NoPE), the others chunked local
+    attention over chunks of 8,192; 8 x 128 -> 4,096 B/token."""
+    return CacheProfile(
+        layer_types=(CHUNKED, CHUNKED, CHUNKED, FULL) * 12,
+        kv_bytes_per_slot=4096,
+        attention_chunk_size=8192,
+        architectures=("Llama4ForConditionalGeneration",),
+        name="Llama-4-Scout-17B-16E",
     )
 
 

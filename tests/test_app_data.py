@@ -245,6 +245,14 @@ def test_sliding_layers_explain_why_one_request_outruns_the_capacity():
         "128 tokens there, so one request can run longer than the capacity; concurrency counts "
         "that.")
     assert app_data.sliding_capacity_text(profile_for("Qwen3-Next-80B-A3B", None, 1)) == ""
+    assert app_data.sliding_capacity_text(profile_for("Llama-4-Scout-17B-16E", None, 1)) == (
+        "Chunked layers: capacity counts their pages like full history (no window eviction, as "
+        "older vLLM logs count them). A request keeps only its chunk of 8,192 tokens there, so "
+        "one request can run longer than the capacity; concurrency counts that.")
+    # the layout chart colours a chunked layer's KV apart from full and sliding KV
+    assert [app_data.component_kind(g, "kv") for g in (
+        "full_attention", "sliding_attention", "chunked_attention")] == [
+        "kv", "kv_sliding", "kv_chunked"]
 
 
 def test_two_pool_text_explains_sglang_blocks_over_the_budget():
@@ -252,13 +260,13 @@ def test_two_pool_text_explains_sglang_blocks_over_the_budget():
     from flatkv.strategies import StrategyOptions, compare
 
     budget = 76_968_728_985
-    results = compare(profile_for("gpt-oss-20b", None, 1), budget_bytes=budget,
-                      context_tokens=None, options=StrategyOptions())
+    gpt = profile_for("gpt-oss-20b", None, 1)
+    results = compare(gpt, budget_bytes=budget, context_tokens=None, options=StrategyOptions())
     # F = 2,048 B per token per layer, 12 full + 12 sliding layers, r_swa = 0.8: a full-pool
     # token costs 2,048 x (12 + 0.8 x 12) = 44,236.8 B
     full = budget * 5 // (2048 * 108)
     assert full == 1_739_925 and full * 24 * 2048 > budget
-    assert app_data.two_pool_blocks_text(results) == (
+    assert app_data.two_pool_blocks_text(results, gpt) == (
         "SGLang: a block is one page in both token pools (24,576 B full + 24,576 B sliding), and "
         f"the sliding pool holds {int(0.8 * full):,} tokens against the full pool's {full:,} "
         "(r_swa = 0.8), so blocks x block bytes is more than the budget.")
@@ -267,10 +275,18 @@ def test_two_pool_text_explains_sglang_blocks_over_the_budget():
                    options=StrategyOptions(swa_full_tokens_ratio=1))
     sglang = next(r for r in even if r.strategy == "sglang")
     assert sglang.num_blocks * sglang.block_bytes <= budget
-    assert app_data.two_pool_blocks_text(even) == ""
+    assert app_data.two_pool_blocks_text(even, gpt) == ""
     qwen = compare(profile_for("Qwen3-Next-80B-A3B", None, 1), budget_bytes=budget,
                    context_tokens=None, options=StrategyOptions())
-    assert app_data.two_pool_blocks_text(qwen) == ""
+    assert app_data.two_pool_blocks_text(qwen, profile_for("Qwen3-Next-80B-A3B", None, 1)) == ""
+    # Llama 4: the second pool holds its chunked layers, 36 x 4,096 B a token
+    scout = profile_for("Llama-4-Scout-17B-16E", None, 1)
+    chunked = compare(scout, budget_bytes=budget, context_tokens=None, options=StrategyOptions())
+    full = budget * 5 // (4096 * (5 * 12 + 4 * 36))
+    assert app_data.two_pool_blocks_text(chunked, scout) == (
+        "SGLang: a block is one page in both token pools (49,152 B full + 147,456 B chunked), "
+        f"and the chunked pool holds {int(0.8 * full):,} tokens against the full pool's "
+        f"{full:,} (r_swa = 0.8), so blocks x block bytes is more than the budget.")
 
 
 def test_dead_weight_text_says_what_one_page_id_space_costs():
@@ -407,15 +423,28 @@ def test_sglang_two_pools_are_named_only_for_sglang_with_its_sliding_pool():
 
     gpt = profile_for("gpt-oss-20b", None, 1)
     pools = run_strategy("sglang", gpt, budget_bytes=10 * 10**9)
-    assert app_data.sglang_sliding_pool_text(pools) == (
+    assert app_data.sglang_sliding_pool_text(pools, gpt) == (
         "SGLang: capacity is the full-attention token pool; the sliding-window layers have a "
         f"pool of their own, {pools.extras['swa_tokens']:,} tokens (sliding / full tokens ratio "
         "in the layout options).")
     assert pools.extras["swa_tokens"] == 180_844  # 226,056 full tokens x 0.8, floored
     one_pool = run_strategy("sglang", gpt, budget_bytes=10 * 10**9,
                             options=StrategyOptions(sglang_swa_pool=False))
-    assert app_data.sglang_sliding_pool_text(one_pool) == ""
-    assert app_data.sglang_sliding_pool_text(run_strategy("vllm", gpt, budget_bytes=10**10)) == ""
+    assert app_data.sglang_sliding_pool_text(one_pool, gpt) == ""
+    assert app_data.sglang_sliding_pool_text(run_strategy("vllm", gpt, budget_bytes=10**10),
+                                             gpt) == ""
+    # Llama 4's chunked layers ride SGLang's sliding pool, and are named for what they are
+    scout = profile_for("Llama-4-Scout-17B-16E", None, 1)
+    chunked = run_strategy("sglang", scout, budget_bytes=10 * 10**9)
+    assert app_data.sglang_sliding_pool_text(chunked, scout) == (
+        "SGLang: capacity is the full-attention token pool; the chunked layers have a pool of "
+        f"their own, {chunked.extras['swa_tokens']:,} tokens (sliding / full tokens ratio in "
+        "the layout options).")
+    # 10**10 x 5 // ((5 x 12 + 4 x 36) x 4,096) = 59,838 full tokens, x 0.8
+    assert chunked.extras["swa_tokens"] == int(59_838 * 0.8) == 47_870
+    assert app_data.sglang_pools_text(scout, StrategyOptions()).startswith(
+        "SGLang keeps the chunked layers in a token pool of their own: "
+        "Llama4ForConditionalGeneration is on SGLang\\'s hybrid SWA list.")  # Markdown-escaped
 
 
 def test_layouts_short_of_one_request_are_named_with_their_concurrency():
@@ -493,7 +522,8 @@ def test_notes_under_the_figures_say_which_layout_does_what():
     # Budget's note under the capacity: SGLang's second pool, or the window's caveat where one
     # pool counts sliding pages like full history; SGLang's single pool keeps every token
     two_pools = run_strategy("sglang", gpt, budget_bytes=10**10)
-    assert app_data.capacity_note(two_pools, gpt) == app_data.sglang_sliding_pool_text(two_pools)
+    assert app_data.capacity_note(two_pools, gpt) == app_data.sglang_sliding_pool_text(
+        two_pools, gpt)
     one_pool = run_strategy("sglang", gpt, budget_bytes=10**10,
                             options=StrategyOptions(sglang_swa_pool=False))
     assert app_data.capacity_note(one_pool, gpt) == ""

@@ -1334,6 +1334,7 @@ def test_the_profile_cache_key_changes_with_every_field():
 
     qwen = profile_for("Qwen3-Next-80B-A3B", None, 2)
     gpt = profile_for("gpt-oss-20b", None, 1)
+    scout = profile_for("Llama-4-Scout-17B-16E", None, 1)
     assert (qwen.ssm_element_bytes, gpt.sliding_window) == (2, 128)
     changes = [
         (qwen, "layer_types", qwen.layer_types[::-1]), (qwen, "kv_bytes_per_slot", 1),
@@ -1342,6 +1343,7 @@ def test_the_profile_cache_key_changes_with_every_field():
         (qwen, "ssm_element_bytes", 4), (gpt, "architectures", ("Gemma3ForCausalLM",)),
         (qwen, "config_mamba_ssm_dtype", "bfloat16"), (qwen, "mamba_chunk_size", 64),
         (qwen, "conv_rows", 1), (gpt, "indexer_bytes_per_slot", 132),
+        (scout, "attention_chunk_size", 4096),
     ]
     assert {f.name for f in fields(qwen)} == {name for _, name, _ in changes}, \
         "give each new field of CacheProfile a change here"

@@ -185,6 +185,18 @@ def test_raw_models_carry_every_cache_profile_field():
     assert {f.name for f in fields(CacheProfile)} == own_form | set(app_model.CARRIED_FIELDS)
     assert [name for name, _p, _w in app_state._CARRIED_KEYS.values()] == list(
         app_model.CARRIED_FIELDS)
+    # a link key names one thing: a model's field or a setting, never both (Llama 4's chunk
+    # once took the mamba chunk option's "chunk")
+    assert not set(app_state._CARRIED_KEYS) & set(app_state._SETTINGS)
+
+
+def test_a_raw_model_carries_its_attention_chunk_in_the_link():
+    raw = RawModel("(3*chunked,full)*12", 4096, attention_chunk_size=8192)
+    state = AppState(model=CUSTOM, raw=raw, mamba_chunk_size=256)
+    query = encode_query(state)
+    assert query["attn_chunk"] == "8192" and query["chunk"] == "256"
+    assert decode_query(query) == (state, [])
+    assert state.profile().attention_chunk_size == 8192
 
 
 def test_a_raw_model_carries_its_architectures_in_the_link():

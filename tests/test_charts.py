@@ -186,8 +186,8 @@ def test_one_colour_per_kind_across_charts(analysis):
     bars = charts.breakdown_bars(["x"], [[("kv_history", 1)]])
     assert (_trace(layout, "KV (full attention)").marker.color
             == _trace(bars, "kv history").marker.color == COLORS["kv"])
-    assert len(set(COLORS[k] for k in ("kv", "kv_sliding", "conv", "ssm", "state", "padding",
-                                       "dead_weight", "reserved", "unused"))) == 9
+    assert len(set(COLORS[k] for k in ("kv", "kv_sliding", "kv_chunked", "conv", "ssm", "state",
+                                       "padding", "dead_weight", "reserved", "unused"))) == 10
 
 
 # GPU lab: series built by hand (flatkv.gpu_view.Series), GB/s in, traces out.

@@ -94,6 +94,13 @@ def test_per_component_planner(capsys):
      (["model", "--model-file", "/dev/zero"], "too large for a model file"),
      (["compare", "--preset", "gpt-oss-20b", "--budget", "10GB", "--sliding-window", "4096"],
       "or raw bytes (--sliding-window), not both: the model's own values would be used"),
+     (["compare", "--layers", "3*chunked,full", "--kv-bytes-per-slot", "4096", "--budget",
+       "1GiB"], "attention_chunk_size is not set but the model has chunked_attention layers"),
+     (["plan", "--layers", "full", "--kv-bytes-per-slot", "8", "--attention-chunk-size", "8192",
+       "--budget", "1GiB"], "attention_chunk_size is 8192 but layer_types has no "
+      "chunked_attention layer"),
+     (["compare", "--preset", "Llama-4-Scout-17B-16E", "--budget", "10GB",
+       "--attention-chunk-size", "4096"], "or raw bytes (--attention-chunk-size), not both"),
      (["plan", "--preset", "Qwen3.5-27B", "--budget", "80GB", "--kv-bytes-per-slot", "1",
        "--state", "conv=1"], "raw bytes (--kv-bytes-per-slot, --state), not both"),
      (["bench", "--preset", "Llama-3.1-8B", "--layers", "full"], "raw bytes (--layers), not"),

@@ -39,6 +39,22 @@ MINIMAX_M1 = {
     "max_position_embeddings": 10_240_000, "num_local_experts": 32, "num_experts_per_tok": 2,
     "postnorm": True, "torch_dtype": "bfloat16"}
 
+# meta-llama/Llama-4-Scout-17B-16E-Instruct's language model (its text_config): 48 layers,
+# no_rope_layers [] (transformers: a NoPE global layer every 4th, the others chunked local
+# attention over attention_chunk_size tokens), 8 KV heads x 128
+LLAMA4_SCOUT = {
+    "model_type": "llama4", "architectures": ["Llama4ForConditionalGeneration"],
+    "torch_dtype": "bfloat16",
+    "text_config": {
+        "model_type": "llama4_text", "num_hidden_layers": 48, "hidden_size": 5120,
+        "num_attention_heads": 40, "num_key_value_heads": 8, "head_dim": 128,
+        "attention_chunk_size": 8192, "no_rope_layers": [], "interleave_moe_layer_step": 1,
+        "max_position_embeddings": 10_485_760, "num_local_experts": 16,
+        "rope_scaling": {"rope_type": "llama3", "factor": 16.0, "low_freq_factor": 1.0,
+                         "high_freq_factor": 1.0, "original_max_position_embeddings": 8192},
+        "torch_dtype": "bfloat16"},
+}
+
 # moonshotai/Kimi-Linear-48B-A3B-Instruct's geometry, written as its config.json writes it: the
 # KDA sizes and the 1-indexed layer lists in linear_attn_config, the length as model_max_length
 # (the sizes equal transformers' KimiLinearConfig defaults, which name that checkpoint)
@@ -164,6 +180,7 @@ PRESET_CONFIGS = {
                          "mscale_all_dim": 1.0},
     },
     "MiniMax-M1": MINIMAX_M1,
+    "Llama-4-Scout-17B-16E": LLAMA4_SCOUT,
     "DeepSeek-V3.2": DEEPSEEK_V32,
     "Kimi-Linear-48B-A3B": KIMI_LINEAR,
     "LFM2-1.2B": LFM2,
@@ -816,6 +833,29 @@ def test_lfm2_conv_dim_and_layer_types_as_the_engines_read_them():
                             | {"model_type": "lfm2_moe"})
 
 
+def test_llama4_reads_chunked_layers_from_no_rope_layers():
+    spec = spec_from_hf_config(LLAMA4_SCOUT)
+    assert spec.pattern == "(3*chunked,full)*12"
+    profile = spec.profile()
+    assert profile.attention_chunk_size == 8192 and profile.kv_bytes_per_slot == 8 * 256 * BF16
+    assert spec.architectures == ("Llama4ForConditionalGeneration",)
+    assert spec.max_model_len == 10_485_760  # llama3 rope scaling is not applied again
+    text = LLAMA4_SCOUT["text_config"]
+    # no_rope_layers given: 1 = RoPE = chunked (vLLM's llama4: nope = value == 0)
+    given = LLAMA4_SCOUT | {"text_config": text | {"no_rope_layers": [1, 0] * 24}}
+    assert spec_from_hf_config(given).pattern == "(chunked,full)*24"
+    # no chunk: every layer attends globally (transformers' layer_types, vLLM's Attention)
+    unchunked = LLAMA4_SCOUT | {"text_config": text | {"attention_chunk_size": None}}
+    assert spec_from_hf_config(unchunked).pattern == "48*full"
+    assert spec_from_hf_config(unchunked).profile().attention_chunk_size is None
+    # the layer list as transformers writes it
+    listed = LLAMA4_SCOUT | {"text_config": text | {
+        "layer_types": ["chunked_attention", "full_attention"] * 24}}
+    assert spec_from_hf_config(listed).pattern == "(chunked,full)*24"
+    with pytest.raises(ValueError, match="text_config.attention_chunk_size = 0 must be positive"):
+        spec_from_hf_config(LLAMA4_SCOUT | {"text_config": text | {"attention_chunk_size": 0}})
+
+
 def test_minimax_m1_is_lightning_state_layers_and_full_attention():
     spec = spec_from_hf_config(MINIMAX_M1)
     assert spec.pattern == "(7*lightning,full)*10" and spec.notes == ""
@@ -977,8 +1017,6 @@ def test_path_and_pasted_text(tmp_path):
         ({}, "no model_type"),
         ({"model_type": "bert"}, "model_type 'bert' is not supported: supported types are .*"
          "; or describe the model by hand instead"),
-        ({"model_type": "llama4"}, "FlatKV does not model its chunked local attention layers "
-         "yet; describe the model by hand"),
         ({"model_type": ["llama"]}, "model_type must be a string such as \"llama\", got"),
         ({"model_type": "llama", "num_attention_heads": 32, "num_key_value_heads": 5},
          "num_attention_heads = 32 is not a multiple of num_key_value_heads = 5"),

@@ -63,6 +63,21 @@ def test_model_json_without_state_has_empty_state(capsys):
     assert report["kv_bytes_per_slot"] == 8 * (128 + 128) * 1
 
 
+def test_model_report_of_chunked_attention(capsys):
+    _, text = run(["model", "--preset", "Llama-4-Scout-17B-16E"], capsys)
+    assert "cache layers: 48 from 48 model layers (36 chunked_attention, 12 full_attention)" in text
+    # unset fields (no window, no chunk) are no part of a kind's geometry
+    assert ("\n     36 x chunked (attention: kv_heads=8, head_dim_k=128, head_dim_v=128, "
+            "attention_chunk_size=8192): 4,096 B per token per layer\n"
+            "     12 x full (attention: kv_heads=8, head_dim_k=128, head_dim_v=128): 4,096 B per "
+            "token per layer\n") in text
+    assert "\nattention_chunk_size: 8,192\n" in text and "sliding_window" not in text
+    assert "all layers: 196,608 B KV per token" in text  # 48 x 4,096
+    _, out = run(["model", "--preset", "Llama-4-Scout-17B-16E", "--json"], capsys)
+    report = json.loads(out)
+    assert (report["attention_chunk_size"], report["sliding_window"]) == (8192, None)
+
+
 def test_model_text_and_export(capsys, tmp_path):
     _, text = run(["model", "--preset", "nemotron-h-8b", "--ssm-dtype", "fp32"], capsys)
     assert "cache layers: 28 from 52 model layers" in text

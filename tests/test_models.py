@@ -17,6 +17,7 @@ from flatkv.models import (
     MLALayer,
     ModelSpec,
     ShortConvLayer,
+    kind_name,
     layer_from_dict,
 )
 from flatkv.patterns import format_pattern, layer_runs, parse_pattern
@@ -264,6 +265,27 @@ def test_falcon_style_double_layers_and_mixed_sliding():
     assert profile.kv_bytes_per_slot == 8 * 128 * 2
 
 
+def test_chunked_attention_layers_carry_their_chunk_to_the_profile():
+    spec = ModelSpec.from_pattern(
+        name="llama4-like",
+        kinds={"c": AttentionLayer(8, 128, 128, attention_chunk_size=8192),
+               "f": AttentionLayer(8, 128, 128)},
+        pattern="(3*c,f)*2")
+    profile = spec.profile()
+    assert profile.layer_types == ("chunked_attention",) * 3 + ("full_attention",) + (
+        "chunked_attention",) * 3 + ("full_attention",)
+    assert profile.attention_chunk_size == 8192 and profile.sliding_window is None
+    assert profile.kv_bytes_per_slot == 8 * 256 * 2
+    assert kind_name(AttentionLayer(8, 128, 128, attention_chunk_size=8192)) == "chunked"
+    with pytest.raises(ValueError, match="a layer is sliding or chunked, give one"):
+        AttentionLayer(8, 128, 128, sliding_window=128, attention_chunk_size=8192)
+    two = ModelSpec(name="two", layers=(AttentionLayer(8, 64, 64, attention_chunk_size=8192),
+                                        AttentionLayer(8, 64, 64, attention_chunk_size=4096)))
+    with pytest.raises(ValueError, match="chunked layers of 'two' have different chunks "
+                       r"\[4096, 8192\]: the planner takes one attention_chunk_size"):
+        two.profile()
+
+
 def test_profile_refuses_attention_layers_of_different_bytes():
     layers = (AttentionLayer(8, 128, 128), AttentionLayer(4, 128, 128))
     spec = ModelSpec(name="mixed", layers=layers)
@@ -359,7 +381,8 @@ def test_to_dict_from_dict_round_trip_is_exact():
     data = spec.to_dict()
     assert data["pattern"] == "(3*gdn,full)*12" and data["attention_heads"] == 16
     assert data["kinds"]["full"] == {"kind": "attention", "kv_heads": 2, "head_dim_k": 256,
-                                     "head_dim_v": 256, "sliding_window": None}
+                                     "head_dim_v": 256, "sliding_window": None,
+                                     "attention_chunk_size": None}
     back = ModelSpec.from_dict(data)
     assert back == spec
     assert back.to_dict() == data

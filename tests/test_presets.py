@@ -13,6 +13,7 @@ from flatkv.presets import PRESET_DIR, list_presets, load_preset, load_spec_file
 
 BF16, FP32 = 2, 4
 FULL, SLIDING, LINEAR = "full_attention", "sliding_attention", "linear_attention"
+CHUNKED = "chunked_attention"
 
 # name -> (cache layers by label, kv_bytes_per_slot, state_const_bytes), TP 1, arithmetic of SPEC §2
 EXPECTED = {
@@ -53,6 +54,8 @@ EXPECTED = {
     "gpt-oss-20b": ({SLIDING: 12, FULL: 12}, 8 * (64 + 64) * BF16, {}),
     "gpt-oss-120b": ({SLIDING: 18, FULL: 18}, 8 * (64 + 64) * BF16, {}),
     "Llama-3.1-8B": ({FULL: 32}, 8 * (128 + 128) * BF16, {}),
+    # 36 chunked local attention layers (chunks of 8,192) and 12 global ones, 8 x 128
+    "Llama-4-Scout-17B-16E": ({CHUNKED: 36, FULL: 12}, 8 * (128 + 128) * BF16, {}),
     "DeepSeek-V3": ({FULL: 61}, (512 + 64) * BF16, {}),  # 1,152
     # and the lightning indexer's keys: 128 fp8 bytes and a float32 scale = 132 B a token
     "DeepSeek-V3.2": ({FULL: 61}, (512 + 64) * BF16 + 128 + 4, {}),  # 1,284
@@ -120,6 +123,9 @@ def test_preset_orders_and_windows():
     assert load_preset("Falcon-H1-7B").layer_types == (FULL, LINEAR) * 44
     gpt = load_preset("gpt-oss-20b").profile()
     assert gpt.layer_types == (SLIDING, FULL) * 12 and gpt.sliding_window == 128
+    scout = load_preset("Llama-4-Scout-17B-16E").profile()
+    assert scout.layer_types == (CHUNKED, CHUNKED, CHUNKED, FULL) * 12
+    assert scout.attention_chunk_size == 8192 and scout.sliding_window is None
     assert load_preset("Nemotron-H-8B").model_layers == 52
 
 

@@ -42,6 +42,15 @@ def test_profile_components_and_counts():
            state_const_bytes={"ssm": 0}), r"state_const_bytes\['ssm'\] must be positive"),
      (dict(layer_types=["sliding_attention"], kv_bytes_per_slot=8, sliding_window=0),
       "sliding_window must be positive"),
+     # Llama 4's chunked layers take their chunk, and a chunk needs chunked layers
+     (dict(layer_types=["chunked_attention", "full_attention"], kv_bytes_per_slot=8),
+      "attention_chunk_size is not set but the model has chunked_attention layers: give the "
+      "chunk in tokens"),
+     (dict(layer_types=["full_attention"], kv_bytes_per_slot=8, attention_chunk_size=8192),
+      "attention_chunk_size is 8192 but layer_types has no chunked_attention layer: drop "
+      "attention_chunk_size or add chunked_attention layers"),
+     (dict(layer_types=["chunked_attention"], kv_bytes_per_slot=8, attention_chunk_size=0),
+      "attention_chunk_size must be positive"),
      # a terabyte per token or per state tensor is a typo; a link's 2**60 became 0 in the
      # browser's number field
      (dict(layer_types=["full_attention"], kv_bytes_per_slot=2**40 + 1),
@@ -91,3 +100,15 @@ def test_conv_rows_name_the_conv_state_vllm_widens_per_drafted_token():
         CacheProfile(("linear_attention",), 0, {"conv": 24_576, "ssm": 8}, conv_rows=5)
     with pytest.raises(ValueError, match="conv_rows is 3 but state_const_bytes has no conv"):
         CacheProfile(("linear_attention",), 0, {"ssm": 8}, conv_rows=3)
+
+
+def test_window_is_the_sliding_window_or_the_chunk_of_a_label():
+    profile = CacheProfile(layer_types=("sliding_attention", "chunked_attention",
+                                        "full_attention"), kv_bytes_per_slot=8,
+                           sliding_window=128, attention_chunk_size=8192)
+    assert profile.window("sliding_attention") == 128
+    assert profile.window("chunked_attention") == 8192
+    assert profile.window("full_attention") is None
+    assert profile.window("linear_attention") is None
+    # both keep history: every token adds to them
+    assert profile.kv_bytes_per_token == 3 * 8

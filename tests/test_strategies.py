@@ -15,10 +15,12 @@ import pytest
 from strategy_profiles import (
     ANCHOR_BUDGET,
     ANCHOR_CONTEXT,
+    CHUNKED,
     FULL,
     LINEAR,
     SLIDING,
     gpt_oss_20b,
+    llama4_scout,
     llama_31_8b,
     nemotron_h_8b,
     pure_mamba,
@@ -738,6 +740,72 @@ def test_gpt_oss_sglang_swa_pools():
     assert r.extras["swa_tokens"] == swa
     assert bd(r)["kv_history"] == (full + swa) * per_layer_set
     assert r.concurrency == min(Fraction(full, 131_072), Fraction(swa, 127 + 8_192))
+
+
+# Llama 4 Scout: 36 chunked layers (chunks of 8,192) and 12 global ones, 4,096 B a token each.
+LLAMA4_BUDGET = 60 * 2**30  # 64,424,509,440 B
+
+
+def test_chunked_pages_per_request_are_the_chunk_and_a_step_without_a_page_more():
+    # vLLM's ChunkedLocalAttentionSpec: cdiv(min(C + max_batched_tokens, L), P), no +1 block as
+    # a SlidingWindowSpec's W - 1 + S has
+    options = StrategyOptions()
+    assert options.max_batched_tokens == 8192
+    assert request_pages(CHUNKED, 131_072, 16, options, 8192) == (8192 + 8192) // 16 == 1024
+    assert request_pages(SLIDING, 131_072, 16, options, 8192) == 1024 + 1  # 16,383 / 16 + 1
+    assert request_pages(CHUNKED, 1000, 16, options, 8192) == 63  # ceil(1,000 / 16): L binds
+    with pytest.raises(ValueError, match="attention_chunk_size is not set"):
+        request_pages(CHUNKED, 1000, 16, options, None)
+
+
+def test_llama4_vllm_groups_chunked_layers_and_holds_a_chunk_of_pages_per_request():
+    ctx = 131_072
+    r = run_strategy("vllm", llama4_scout(), budget_bytes=LLAMA4_BUDGET, context_tokens=ctx)
+    # group_size 12 (36 >= 1.5 x 12): 3 chunked groups and 1 full, one page 16 x 4,096 B
+    assert [g["kind"] for g in r.extras["groups"]].count(CHUNKED) == 3
+    assert [g["kind"] for g in r.extras["groups"]].count(FULL) == 1
+    assert r.block_size == 16 and r.block_bytes == 12 * 16 * 4096 == 786_432
+    assert r.num_blocks == LLAMA4_BUDGET // (16 * 4096) // 12 == 81_920
+    # a request: 8,192 full pages, and (8,192 + 8,192) / 16 = 1,024 in each chunked group
+    per_request = ctx // 16 + 3 * 1024
+    assert r.concurrency == Fraction(81_920, per_request) == Fraction(80, 11)
+    assert r.logged_tokens == 81_920 * ctx // per_request == 953_250
+    assert r.capacity_tokens == 81_920 // 4 * 16  # every group's pages counted as history
+    assert any("pages per request, chunked_attention: ceil(min(8,192 + 8,192, 131,072) / 16) "
+               "= 1,024" in f for f in r.formulas)
+    # the same layers as full attention (vLLM without its hybrid manager): 2.5 requests
+    full = replace(llama4_scout(), layer_types=(FULL,) * 48, attention_chunk_size=None)
+    one_group = run_strategy("vllm", full, budget_bytes=LLAMA4_BUDGET, context_tokens=ctx)
+    assert one_group.concurrency == Fraction(LLAMA4_BUDGET // (16 * 4096) // 48, ctx // 16)
+    assert one_group.concurrency == Fraction(5, 2)
+
+
+def test_llama4_sglang_keeps_chunked_layers_in_its_swa_pool():
+    ctx = 131_072
+    r = run_strategy("sglang", llama4_scout(), budget_bytes=LLAMA4_BUDGET, context_tokens=ctx)
+    assert r.extras["sglang_swa_pool"] is True  # Llama4ForConditionalGeneration is listed
+    # full = mem / (F x 12 + 0.8 x F x 36) = mem x 5 / (5 x 12 + 4 x 36) / F
+    full = LLAMA4_BUDGET * 5 // ((5 * 12 + 4 * 36) * 4096)
+    assert full == 385_505
+    assert r.capacity_tokens == full and r.extras["swa_tokens"] == full * 4 // 5 == 308_404
+    # a request holds L full tokens and min(C + S, L) chunked ones
+    assert r.concurrency == min(Fraction(full, ctx), Fraction(308_404, 8192 + 8192))
+    assert any("hybrid SWA pool: the 36 chunked layers keep their chunk in a token pool of "
+               "their own" in f for f in r.formulas)
+    one_pool = run_strategy("sglang", llama4_scout(), budget_bytes=LLAMA4_BUDGET,
+                            context_tokens=ctx, options=StrategyOptions(sglang_swa_pool=False))
+    assert one_pool.capacity_tokens == LLAMA4_BUDGET // (48 * 4096) == 327_680
+
+
+def test_sglang_refuses_sliding_and_chunked_layers_together():
+    both = CacheProfile(layer_types=(SLIDING, CHUNKED, FULL), kv_bytes_per_slot=4096,
+                        sliding_window=128, attention_chunk_size=8192)
+    r = run_strategy("sglang", both, budget_bytes=LLAMA4_BUDGET, context_tokens=4096)
+    assert not r.applies
+    assert "holds one kind of windowed layer" in r.reason
+    # vLLM groups them apart: 1 sliding, 1 chunked, 1 full group, each its own page count
+    v = run_strategy("vllm", both, budget_bytes=LLAMA4_BUDGET, context_tokens=4096)
+    assert v.concurrency == Fraction(LLAMA4_BUDGET // (16 * 4096), 256 + (256 + 1) + 256)
 
 
 def test_vllm_padding_layers_12_sliding_13_full():

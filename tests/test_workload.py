@@ -18,6 +18,7 @@ from flatkv.workload import (
 )
 
 FULL, SLIDING, LINEAR = "full_attention", "sliding_attention", "linear_attention"
+CHUNKED = "chunked_attention"
 
 
 def test_pages_needed_by_hand():
@@ -57,6 +58,22 @@ def test_sliding_window_shorter_than_context_uses_the_context():
     w = Workload(requests=2, context_tokens=50, scheduled_tokens=8192)
     # min(W - 1, L) = 50; min(S, T) = 100
     assert pages_needed(SLIDING, w, block_size=16, sliding_window=4096) == 2 * 4 + 7 + 2 + 1
+
+
+def test_a_chunked_group_counts_as_a_sliding_one_over_its_chunk():
+    # a chunked layer keeps at most the C - 1 earlier tokens of its chunk: R x ceil(min(C - 1,
+    # L) / P) + ceil(min(S, T) / P) + R + 1 + m, with C = 8,192, P 16, S 8,192, L 20,000
+    w = Workload(requests=2, context_tokens=20_000, scheduled_tokens=8192, margin=1)
+    assert pages_needed(CHUNKED, w, block_size=16, attention_chunk_size=8192) == (
+        2 * 512 + 512 + 2 + 1 + 1) == 1540
+    assert pages_needed(CHUNKED, w, block_size=16, attention_chunk_size=8192) == pages_needed(
+        SLIDING, w, block_size=16, sliding_window=8192)
+    with pytest.raises(ValueError, match="attention_chunk_size is not set"):
+        pages_needed(CHUNKED, w, block_size=16, sliding_window=8192)
+    pool = PagePool(10_000, 16, [PoolGroup(FULL, FULL, 12), PoolGroup(CHUNKED, CHUNKED, 36)],
+                    attention_chunk_size=8192)
+    # full: ceil(40,000 / 16) + 2 + 1 + 1 = 2,504; chunked 1,540: 4,044 of 10,000 page ids
+    assert units_needed(pool, w) == 2504 + 1540
 
 
 def pool_of(units, p=16, window=None, k_full=1):
@@ -116,6 +133,7 @@ def test_max_requests_is_the_largest_fit(units, p, ctx, margin, k, drafted):
         (lambda: Workload(1, 10, speculative_tokens=-1), "speculative_tokens"),
         (lambda: PoolGroup("x", "moe", 1), "kind"),
         (lambda: PagePool(10, 16, [PoolGroup(SLIDING, SLIDING, 1)]), "sliding_window"),
+        (lambda: PagePool(10, 16, [PoolGroup(CHUNKED, CHUNKED, 1)]), "attention_chunk_size"),
         (lambda: PagePool(10, 16, []), "groups"),
         (lambda: PagePool(10, 0, [PoolGroup(FULL, FULL, 1)]), "block_size"),
     ],

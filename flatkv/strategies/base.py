@@ -20,31 +20,31 @@ Breakdown categories (disjoint; they add up to the budget exactly):
     unused              budget no unit takes (the remainder of ``budget // unit_bytes``, and a
                         two-level layout's null parent)
 
-Capacity convention (``capacity_tokens`` of every paged strategy): the tokens of
-history the pool holds when every attention group (full and sliding alike, window eviction not
-assumed, as vLLM's log and SPEC section 3.3 count them) holds N pages and every state group
-holds the state pages of ONE request of N x P tokens (1 in mamba cache mode ``none``, 2 in
-``align``, N in ``all``): capacity_tokens = N x P for the largest N whose pages fit the units,
-``sum over groups of pages_g / K_g <= units`` (K_g pages per unit; exact fractions, as
-max_concurrency counts units). State costs a request, not a token, and max_concurrency counts it
-the same way, so without sliding layers capacity_tokens is exactly the longest context (in whole
-pages) at which max_concurrency is still >= 1; R requests at context L take R x L tokens, less
-than capacity_tokens by about the other R - 1 requests' state pages. An engine's own logged
-figure, which may count differently, is ``logged_tokens``: vLLM's "GPU KV cache size" as
-current releases log it (``int(max_concurrency * max_model_len)``, so None without a context;
-older releases logged ``num_blocks // num_groups * min block size``, kept as
-``older_logged_tokens``), SGLang's ``max_total_num_tokens`` (its token pool, the same as
-capacity_tokens).
+Capacity convention (``capacity_tokens`` of every paged strategy): the tokens of history the pool
+holds when every attention group (full, sliding and chunked alike, window eviction not assumed, as
+vLLM's log and SPEC section 3.3 count them) holds N pages and every state group holds the state
+pages of ONE request of N x P tokens (1 in mamba cache mode ``none``, 2 in ``align``, N in ``all``):
+capacity_tokens = N x P for the largest N whose pages fit the units, ``sum over groups of pages_g /
+K_g <= units`` (K_g pages per unit; exact fractions, as max_concurrency counts units). State costs a
+request, not a token, and max_concurrency counts it the same way, so without windowed layers
+capacity_tokens is exactly the longest context (in whole pages) at which max_concurrency is still >=
+1; R requests at context L take R x L tokens, less than capacity_tokens by about the other R - 1
+requests' state pages. An engine's own logged figure, which may count differently, is
+``logged_tokens``: vLLM's "GPU KV cache size" as current releases log it (``int(max_concurrency *
+max_model_len)``, so None without a context; older releases logged ``num_blocks // num_groups * min
+block size``, kept as ``older_logged_tokens``), SGLang's ``max_total_num_tokens`` (its token pool,
+the same as capacity_tokens).
 
-Ownership convention (it decides kv_history / state / dead_weight of a shared page-id space): a
-unit belongs to one group at a time, so the bytes of a unit depend on who owns it. We split the
-units across groups in proportion to the pages one request needs in each group at the given
-context (the same per-request pages that give ``max_concurrency``); without a context, in
-proportion to the pages each group holds at capacity_tokens (equal pages in every attention
-group; equal pages in every group of a state-only model). The split is a largest-remainder
-apportionment of whole units, so every category is an exact integer. Pages per request (engine
-view, vLLM's formula): full ``ceil(L / P)``; sliding ``ceil(min(W - 1 + max_batched_tokens, L) /
-P) + 1``; state 1 (mamba cache mode ``none``), 2 (``align``) or ``ceil(L / P)`` (``all``).
+Ownership convention (it decides kv_history / state / dead_weight of a shared page-id space): a unit
+belongs to one group at a time, so the bytes of a unit depend on who owns it. We split the units
+across groups in proportion to the pages one request needs in each group at the given context (the
+same per-request pages that give ``max_concurrency``); without a context, in proportion to the pages
+each group holds at capacity_tokens (equal pages in every attention group; equal pages in every
+group of a state-only model). The split is a largest-remainder apportionment of whole units, so
+every category is an exact integer. Pages per request (engine view, vLLM's formula): full ``ceil(L /
+P)``; sliding ``ceil(min(W - 1 + max_batched_tokens, L) / P) + 1``; chunked ``ceil(min(C +
+max_batched_tokens, L) / P)``; state 1 (mamba cache mode ``none``), 2 (``align``) or ``ceil(L / P)``
+(``all``).
 """
 
 from __future__ import annotations
@@ -56,6 +56,7 @@ from fractions import Fraction
 
 from flatkv.dtypes import SGLANG_SSM_DTYPES, canonical_dtype
 from flatkv.plan import (
+    CHUNKED_ATTENTION,
     FULL_ATTENTION,
     LAYER_LABELS,
     LINEAR_ATTENTION,
@@ -63,7 +64,7 @@ from flatkv.plan import (
     alignment_or_block_size,
     check_int,
 )
-from flatkv.profile import MAX_CHUNK_SIZE, SLIDING_WINDOW_MISSING
+from flatkv.profile import MAX_CHUNK_SIZE, WINDOWED
 from flatkv.units import MAX_BYTES, MAX_TOKENS
 from flatkv.workload import (
     DEFAULT_SCHEDULED_TOKENS,
@@ -529,25 +530,34 @@ def state_pages_per_request(options: StrategyOptions, context_tokens: int,
 
 def request_pages(
     kind: str, context_tokens: int, block_size: int, options: StrategyOptions,
-    sliding_window: int | None,
+    window: int | None,
 ) -> int:
-    """Pages one request holds in one group at context L (vLLM's per-request count)."""
+    """Pages one request holds in one group at context L (vLLM's per-request count);
+    ``window`` is the group's window or chunk (``CacheProfile.window(kind)``). A sliding group
+    holds a page more than its span (``SlidingWindowSpec``), a chunked one none
+    (``ChunkedLocalAttentionSpec``)."""
     if kind == FULL_ATTENTION:
         return cdiv(context_tokens, block_size)
-    if kind == SLIDING_ATTENTION:
-        if sliding_window is None:
-            raise ValueError(SLIDING_WINDOW_MISSING)
-        return cdiv(sliding_span(sliding_window, options, context_tokens), block_size) + 1
+    if kind in WINDOWED:
+        if window is None:
+            raise ValueError(WINDOWED[kind].missing)
+        extra = 1 if kind == SLIDING_ATTENTION else 0
+        return cdiv(window_span(kind, window, options, context_tokens), block_size) + extra
     if kind == LINEAR_ATTENTION:
         return state_pages_per_request(options, context_tokens, block_size)
     raise ValueError(f"kind is {kind!r}: use one of {list(LAYER_LABELS)}")
 
 
-def sliding_span(window: int, options: StrategyOptions, context_tokens: int) -> int:
-    """Tokens a running request keeps in a sliding layer: its window, plus the tokens scheduled
-    in one step (``W - 1 + max_batched_tokens``), at most its context L. vLLM and SGLang both
-    size a request's sliding pages from it."""
-    return min(window - 1 + options.max_batched_tokens, context_tokens)
+def window_span(kind: str, window: int, options: StrategyOptions, context_tokens: int) -> int:
+    """Tokens a running request keeps in a sliding or chunked layer, plus the tokens scheduled
+    in one step, at most its context L: ``W - 1 + max_batched_tokens`` for a sliding window W,
+    ``C + max_batched_tokens`` for a chunk C (vLLM's SlidingWindowSpec and
+    ChunkedLocalAttentionSpec). vLLM and SGLang both size a request's window pages from it."""
+    kept = window - 1 if kind == SLIDING_ATTENTION else window
+    return min(kept + options.max_batched_tokens, context_tokens)
+
+
+WINDOW_SPAN_TEXT = {SLIDING_ATTENTION: "W - 1", CHUNKED_ATTENTION: "C"}
 
 
 def request_pages_text(kind: str, context_tokens: int, block_size: int, options, window) -> str:
@@ -560,6 +570,9 @@ def request_pages_text(kind: str, context_tokens: int, block_size: int, options,
             f"ceil(min({n(window)} - 1 + {n(options.max_batched_tokens)}, {n(context_tokens)}) / "
             f"{n(block_size)}) + 1 = {n(pages)}"
         )
+    if kind == CHUNKED_ATTENTION:
+        return (f"ceil(min({n(window)} + {n(options.max_batched_tokens)}, {n(context_tokens)}) / "
+                f"{n(block_size)}) = {n(pages)}")
     drafted = options.speculative_tokens
     spec = f" + {drafted} speculative" if drafted else ""
     if options.mamba_cache_mode == "all":

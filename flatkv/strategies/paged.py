@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from fractions import Fraction
 
-from flatkv.plan import LINEAR_ATTENTION, SLIDING_ATTENTION
-from flatkv.profile import CacheProfile
+from flatkv.plan import LINEAR_ATTENTION
+from flatkv.profile import WINDOWED, CacheProfile
 from flatkv.strategies.base import (
     StrategyOptions,
     StrategyResult,
@@ -117,7 +117,7 @@ def capacity_text(num_units: int, groups: Sequence[PoolGroup], options: Strategy
 
 def _concurrency(groups: Sequence[PoolGroup], per_request: dict[str, int], num_units: int,
                  context_tokens: int, block_size: int, options: StrategyOptions,
-                 window: int | None, unit_name: str, lines: list[str]) -> tuple[int, int]:
+                 profile: CacheProfile, unit_name: str, lines: list[str]) -> tuple[int, int]:
     """max_concurrency as an exact fraction ``(numerator, denominator)``: the page ids over what
     one request needs of them, a group's pages counted ``1 / pages_per_unit`` of a page id.
     Appends the formula and each kind's pages per request."""
@@ -137,7 +137,7 @@ def _concurrency(groups: Sequence[PoolGroup], per_request: dict[str, int], num_u
     for kind in dict.fromkeys(g.kind for g in groups):
         lines.append(
             f"  pages per request, {kind}: "
-            + request_pages_text(kind, context_tokens, block_size, options, window)
+            + request_pages_text(kind, context_tokens, block_size, options, profile.window(kind))
         )
     return numerator, denominator
 
@@ -148,7 +148,7 @@ def _workload_lines(profile: CacheProfile, pool: PagePool, context_tokens: int,
     two counts differ. Sets ``extras["workload_max_requests"]``."""
     if not profile.has_attention:
         return ["workload: not computed, a state-only model has no history pages"]
-    block_size, window = pool.block_size, pool.sliding_window
+    block_size = pool.block_size
     fits = max_requests(
         pool, context_tokens=context_tokens, scheduled_tokens=options.max_batched_tokens,
         margin=options.margin, speculative_tokens=options.speculative_tokens,
@@ -166,19 +166,20 @@ def _workload_lines(profile: CacheProfile, pool: PagePool, context_tokens: int,
             "live pages per request plus a snapshot every P tokens, and one per drafted token: "
             f"N = {options.speculative_tokens}), while max_concurrency "
             "counts "
-            + request_pages_text(LINEAR_ATTENTION, context_tokens, block_size, options, window)
+            + request_pages_text(LINEAR_ATTENTION, context_tokens, block_size, options, None)
             + " state page(s) per request, as the engine's log does; both hold, for "
             "different workloads"
         )
-    if window is not None:
-        lines.append(
-            f"  it charges a sliding group {PAGES_NEEDED_TEXT[SLIDING_ATTENTION]} pages (the "
-            "S tokens scheduled per step once, for all requests), while max_concurrency "
-            "counts "
-            + request_pages_text(SLIDING_ATTENTION, context_tokens, block_size, options, window)
-            + " sliding page(s) per request (S for each, as the engine's log does); both "
-            "hold, for different workloads"
-        )
+    for kind, windowed in WINDOWED.items():
+        if kind in profile.layer_types:
+            window, name = profile.window(kind), windowed.name
+            lines.append(
+                f"  it charges a {name} group {PAGES_NEEDED_TEXT[kind]} pages (the S tokens "
+                "scheduled per step once, for all requests), while max_concurrency counts "
+                + request_pages_text(kind, context_tokens, block_size, options, window)
+                + f" {name} page(s) per request (S for each, as the engine's log does); both "
+                "hold, for different workloads"
+            )
     return lines
 
 
@@ -200,7 +201,6 @@ def finish_paged(
 ) -> StrategyResult:
     """Assemble the result of a paged layout (see the module docstring)."""
     groups = [u.group for u in uses]
-    window = profile.sliding_window
     lines = list(formulas)
     extras = dict(extras or {})
 
@@ -217,11 +217,12 @@ def finish_paged(
     per_request = None
     if context_tokens is not None:
         per_request = {
-            g.name: request_pages(g.kind, context_tokens, block_size, options, window)
+            g.name: request_pages(g.kind, context_tokens, block_size, options,
+                                  profile.window(g.kind))
             for g in groups
         }
         numerator, denominator = _concurrency(groups, per_request, num_units, context_tokens,
-                                              block_size, options, window, unit_name, lines)
+                                              block_size, options, profile, unit_name, lines)
 
     breakdown, owned = unit_breakdown(
         budget_bytes=budget_bytes, unit_bytes=unit_bytes, num_units=num_units, uses=uses,
@@ -238,7 +239,8 @@ def finish_paged(
     lines.append(f"unused = budget - {unit_name} x block_bytes = {n(budget_bytes)} - "
                  f"{n(num_units)} x {n(unit_bytes)} = {n(budget_bytes - num_units * unit_bytes)}")
 
-    pool = PagePool(num_units, block_size, tuple(groups), window)
+    pool = PagePool(num_units, block_size, tuple(groups), profile.sliding_window,
+                    profile.attention_chunk_size)
     if context_tokens is not None:
         lines += _workload_lines(profile, pool, context_tokens, options, extras)
     extras.setdefault("groups", [

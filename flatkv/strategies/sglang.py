@@ -22,7 +22,8 @@ The sliding / full split is computed in SGLang's own float arithmetic (``swa_spl
 float cell can move a pool by a token, or at a page size over 1 by a page, and the log prints
 what the float gives. The state split keeps exact arithmetic on r (0.9 is 9/10), where SGLang's
 float can move a slot count by one when a product lands exactly on a whole number. A request at
-context L holds L full tokens, ``min(W - 1 + max_batched_tokens, L)`` sliding tokens and S
+context L holds L full tokens, ``min(W - 1 + max_batched_tokens, L)`` sliding tokens (Llama 4's
+chunked layers ride the sliding pool: ``min(C + max_batched_tokens, L)``, C the chunk) and S
 state slots.
 """
 
@@ -35,17 +36,18 @@ from typing import NamedTuple
 
 from flatkv.dtypes import dtype_bytes
 from flatkv.plan import FULL_ATTENTION, LINEAR_ATTENTION, SLIDING_ATTENTION, cdiv
-from flatkv.profile import CacheProfile
+from flatkv.profile import WINDOWED, CacheProfile
 from flatkv.strategies.base import (
     CATEGORIES,
     SGLANG_SWA_ARCHITECTURE_CLASSES,
     SGLANG_SWA_ARCHITECTURES,
+    WINDOW_SPAN_TEXT,
     StrategyOptions,
     StrategyResult,
     n,
     not_applicable,
     ratio_text,
-    sliding_span,
+    window_span,
 )
 from flatkv.units import concurrency_text
 
@@ -126,18 +128,27 @@ def swa_pool(profile: CacheProfile, options: StrategyOptions) -> tuple[bool, str
                   f"models on SGLang's hybrid SWA list ({SGLANG_SWA_ARCHITECTURES}) do")
 
 
+def swa_label(profile: CacheProfile) -> str | None:
+    """The label of the layers SGLang's hybrid SWA pool may hold: sliding, or Llama 4's chunked
+    layers (SGLang runs them as its sliding layers, the chunk as their window); None with
+    neither. ``sglang_blocker`` refuses a model with both."""
+    return next((label for label in WINDOWED if label in profile.layer_types), None)
+
+
 def pool_layers(profile: CacheProfile, options: StrategyOptions) -> tuple[int, int]:
     """Attention layers in SGLang's full and sliding-window token pools. Without its hybrid SWA
-    pool (``swa_pool``) a sliding layer keeps every token in the one pool, as a full layer
-    does."""
-    n_full, n_swa = profile.count(FULL_ATTENTION), profile.count(SLIDING_ATTENTION)
+    pool (``swa_pool``) a sliding (or chunked) layer keeps every token in the one pool, as a
+    full layer does."""
+    label = swa_label(profile)
+    n_full, n_swa = profile.count(FULL_ATTENTION), profile.count(label) if label else 0
     return (n_full, n_swa) if swa_pool(profile, options)[0] else (n_full + n_swa, 0)
 
 
 def _least_swa_pool(profile: CacheProfile, page: int) -> int:
     """The fewest tokens SGLang starts a hybrid SWA pool with: whole pages, more than
-    ``sliding_window + page`` (its prefill admission floor)."""
-    return cdiv(profile.sliding_window + page + 1, page) * page
+    ``window + page`` (its prefill admission floor; the window is the chunk for chunked
+    layers)."""
+    return cdiv(profile.window(swa_label(profile)) + page + 1, page) * page
 
 
 class SwaSplit(NamedTuple):
@@ -227,8 +238,9 @@ def _concurrency(
                        else f"kv pages / ceil(L / {n(page)}) = {n(full_tokens // page)} / "
                        f"{n(request_pages)}"))
     if n_swa:
-        span = sliding_span(profile.sliding_window, options, context_tokens)
-        window = f"min(W - 1 + {n(options.max_batched_tokens)}, L)"
+        label = swa_label(profile)
+        span = window_span(label, profile.window(label), options, context_tokens)
+        window = f"min({WINDOW_SPAN_TEXT[label]} + {n(options.max_batched_tokens)}, L)"
         span_pages = cdiv(span, page)
         limits.append((swa_tokens // page, span_pages, "swa tokens",
                        f"swa tokens / {window} = {n(swa_tokens)} / {n(span)}" if page == 1
@@ -379,10 +391,17 @@ NO_CONV_STATE = (
     "one: SGLang does not serve it); compare vLLM's layout")
 
 
+# Why SGLang serves no model with both sliding and chunked layers.
+TWO_WINDOWS = ("SGLang's hybrid SWA pool holds one kind of windowed layer, and this model has "
+               "both sliding and chunked layers (no model it serves has)")
+
+
 def sglang_blocker(profile: CacheProfile) -> str:
     """Why SGLang serves no model of this profile, whatever its options and budget ("" when it
-    may): a state without a conv tensor."""
-    return NO_CONV_STATE if profile.conv_free_state else ""
+    may): a state without a conv tensor, sliding and chunked layers together."""
+    if profile.conv_free_state:
+        return NO_CONV_STATE
+    return TWO_WINDOWS if all(label in profile.layer_types for label in WINDOWED) else ""
 
 
 def _pool_refusal(profile: CacheProfile, options: StrategyOptions, kv_memory: int,
@@ -393,9 +412,11 @@ def _pool_refusal(profile: CacheProfile, options: StrategyOptions, kv_memory: in
     page = options.sglang_page_size
     pool_tokens = full_tokens if n_full else swa_tokens
     if n_full and n_swa and pool_tokens >= page and swa_tokens < _least_swa_pool(profile, page):
+        label = swa_label(profile)
         return (
             f"the swa pool ({n(swa_tokens)} tokens) cannot hold one request: SGLang needs more "
-            f"than sliding_window + page size = {n(profile.sliding_window)} + {page} tokens in "
+            f"than {WINDOWED[label].field} + page size = {n(profile.window(label))} + {page} "
+            "tokens in "
             f"it; a budget of {n(enough_budget(profile, options, slot_bytes))} B or more has "
             "them" + (", as does a larger SGLang sliding/full tokens ratio "
                       "(--swa-full-tokens-ratio)" if options.swa_full_tokens_ratio < 1 else ""))
@@ -495,14 +516,15 @@ def run_sglang(
             )
 
     kv_memory = budget_bytes - state_bytes
-    if profile.count(SLIDING_ATTENTION):
+    if label := swa_label(profile):
         own_pool, why = swa_pool(profile, options)
         extras["sglang_swa_pool"] = own_pool
+        layers = f"the {profile.count(label)} {WINDOWED[label].name} layers"
+        kept = "window" if label == SLIDING_ATTENTION else "chunk"
         formulas.append(
-            f"hybrid SWA pool: the {profile.count(SLIDING_ATTENTION)} sliding layers keep their "
-            f"window in a token pool of their own ({why})" if own_pool else
-            f"no hybrid SWA pool ({why}): the {profile.count(SLIDING_ATTENTION)} sliding layers "
-            "keep every token in the one pool, as full layers do")
+            f"hybrid SWA pool: {layers} keep their {kept} in a token pool of their own ({why})"
+            if own_pool else f"no hybrid SWA pool ({why}): {layers} keep every token in the "
+            "one pool, as full layers do")
     full_tokens = swa_tokens = 0
     if profile.has_attention:
         formulas.append(

@@ -11,7 +11,12 @@
   3 / 2 / 2, two padding layers). Tensor i is shared by layer i of every group, all over
   one block-id space, so a block id is ``group_size`` pages and has no dead weight.
 - ``num_blocks = available // page_bytes // group_size``; "Maximum concurrency" is
-  ``num_blocks`` over the blocks one request needs summed over groups.
+  ``num_blocks`` over the blocks one request needs summed over groups. A chunked group (Llama
+  4's chunked local attention, ``ChunkedLocalAttentionSpec``) needs ``cdiv(min(C +
+  max_batched_tokens, L), P)`` blocks, a sliding one a block more than its span. Chunked layers
+  get groups of their own since the hybrid manager serves them by default
+  (VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE defaults to 1 since PR #29627); releases
+  before it, or that variable at 0, ran them as full attention, every layer in one group.
 - The log's "GPU KV cache size" (``logged_tokens``) is ``int(max_concurrency * max_model_len)``
   in the one-line log of current releases ("GPU KV cache size: N tokens, Maximum concurrency
   for L tokens per request: X.XXx", ``get_kv_cache_capacity``). Releases that logged the two
@@ -94,7 +99,7 @@ def request_bytes(profile: CacheProfile, options: StrategyOptions, counts: dict[
     ``num_blocks - 1``."""
     return group_size * page_bytes * sum(
         cdiv(count, group_size)
-        * request_pages(kind, context_tokens, block_size, options, profile.sliding_window)
+        * request_pages(kind, context_tokens, block_size, options, profile.window(kind))
         for kind, count in counts.items())
 
 
