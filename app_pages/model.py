@@ -71,7 +71,7 @@ def _apply_raw() -> None:
         raw = replace(edited, layers=ss["edit.layers"],
                       kv_bytes_per_slot=_whole("edit.kv", "KV bytes per token per layer"),
                       sliding_window=_whole("edit.window", "Sliding window") or None,
-                      attention_chunk_size=_whole("edit.chunk", "Attention chunk") or None,
+                      attention_chunk_size=_whole("edit.chunk", "Chunk size") or None,
                       ).with_state(
             app_model.parse_state_text(ss["edit.state"]))
         raw.profile()
@@ -342,7 +342,7 @@ def _raw_bytes_source(s) -> None:
     c4.number_input("Sliding window (0 = none)", key="edit.window", min_value=0, step=1,
                     value=None, on_change=_apply_raw,
                     help="Tokens a sliding layer keeps: its last W")
-    c5.number_input("Attention chunk (0 = none)", key="edit.chunk", min_value=0, step=1,
+    c5.number_input("Chunk size (0 = none)", key="edit.chunk", min_value=0, step=1,
                     value=None, on_change=_apply_raw,
                     help="Tokens of a chunk of chunked layers (Llama 4's chunked local "
                     "attention): a chunked layer keeps the tokens of its own chunk")

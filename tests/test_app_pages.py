@@ -214,6 +214,38 @@ def test_model_page_edits_raw_bytes_and_rejects_a_bad_pattern():
     assert at.query_params["kv"] == "4096"
 
 
+def test_a_chunked_model_shows_its_chunk_and_edits_it_as_raw_bytes():
+    at = open_app("app_pages/model.py", {"model": "Llama-4-Scout-17B-16E"})
+    assert_clean(at)
+    m = metrics(at)
+    assert (m["Full attention"], m["Chunked attention"]) == ("12 layers", "36 layers")
+    assert m["Attention chunk"] == "8,192 tokens"
+    assert m["KV per token"] == "192.00 KiB"  # 48 layers x 4,096 B
+    at.segmented_control(key="model.source").set_value("Raw bytes").run()
+    assert at.number_input(key="edit.chunk").value == 8192
+    at.number_input(key="edit.chunk").set_value(4096).run()
+    assert_clean(at)
+    assert at.query_params["model"] == "custom" and at.query_params["attn_chunk"] == "4096"
+    assert metrics(at)["Attention chunk"] == "4,096 tokens"
+    # vLLM on the default H100 (76,968,728,985 B) at 131,072 tokens: blocks of 12 pages of
+    # 16 x 4,096 B over 8,192 full pages and 3 chunked groups of ceil((4,096 + 8,192) / 16) =
+    # 768 pages a request
+    compare = at.switch_page("app_pages/compare.py").run()
+    compare.text_input(key="w.context").set_value("131072").run()
+    table = compare.dataframe[0].value.set_index("strategy")
+    blocks = 76_968_728_985 // (16 * 4096) // 12
+    assert blocks == 97_870
+    assert table.loc["vLLM v1", "blocks"] == blocks
+    assert table.loc["vLLM v1", "concurrency"] == round(blocks / (8192 + 3 * 768), 2) == 9.32
+    # no chunk for chunked layers: refused, and the model stays
+    at.switch_page("app_pages/model.py").run()
+    at.number_input(key="edit.chunk").set_value(0).run()
+    assert not at.exception
+    assert any(shown(e).startswith("attention_chunk_size is not set but the model has "
+                                   "chunked_attention layers") for e in at.error)
+    assert at.query_params["attn_chunk"] == "4096"
+
+
 def test_model_editor_refuses_an_emptied_number():
     # gpt-oss-20b's sliding window emptied: not 0 (no window, every layer full), an error
     at = open_app("app_pages/model.py", {"model": "gpt-oss-20b"})

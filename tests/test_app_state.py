@@ -479,6 +479,20 @@ def test_draft_window_zero_is_full_attention_and_sliding_kinds_keep_theirs():
         ("full_attention",))
 
 
+def test_draft_chunked_kind_takes_llama4s_chunk_and_a_window_or_a_chunk_not_both():
+    draft = app_model.SpecDraft().with_kind("full attention").with_kind("chunked attention")
+    assert draft.kind_names == ["full", "chunked"]
+    profile = replace(draft, pattern="(3*chunked,full)*2").to_spec().profile()
+    assert profile.attention_chunk_size == 8192 and profile.count("chunked_attention") == 6
+    # a chunk of 0 is none: the kind attends globally
+    unchunked = draft.with_field("chunked", "attention_chunk_size", 0)
+    assert replace(unchunked, pattern="chunked").to_spec().profile().layer_types == (
+        "full_attention",)
+    with pytest.raises(ValueError, match="a layer is sliding or chunked, give one"):
+        replace(draft.with_field("chunked", "sliding_window", 128),
+                pattern="chunked").to_spec()
+
+
 def test_removing_a_kind_drops_its_layers_from_the_pattern():
     draft = small_hybrid().without_kind("full")
     assert draft.kind_names == ["mamba2"] and draft.pattern == "2*mamba2"
