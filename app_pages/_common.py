@@ -692,6 +692,12 @@ def engine_widget(field: str) -> None:
                                         s.speculative_tokens)
         if held != app_data.mamba_mode_text(s.mamba_cache_mode):
             st.caption(f"A request holds {held}.")
+    elif field == "vllm_hybrid_manager":
+        bind(st.toggle, field, "Hybrid KV cache manager",
+             help="vLLM's default. Off is --disable-hybrid-kv-cache-manager (some KV "
+             "connectors turn it off too): sliding and chunked layers then keep every token, "
+             "allocated as full attention in one group, and a model with state layers does "
+             "not start.")
     elif field == "sglang_swa_pool":
         by_model, why = state().engine_choices()[field]
         # text choices: a selectbox holding None shows its placeholder, not SGLang's choice;

@@ -128,6 +128,10 @@ ENGINE_OPTIONS = (
     EngineOption("mamba_chunk_size", "mamba chunk", ("vllm",), VLLM_COLUMN,
                  lambda p: p.has_state and runs_all_as_align(p) is None,
                  only_in_mode="all"),
+    # off, vLLM keeps every token of sliding and chunked layers, and refuses a state hybrid
+    EngineOption("vllm_hybrid_manager", "vLLM hybrid KV cache manager", ("vllm",), VLLM_COLUMN,
+                 lambda p: (p.has_state and p.has_attention)
+                 or (FULL_ATTENTION in p.layer_types and _has_window(p))),
     # splits the budget between a state pool and a KV pool
     EngineOption("mamba_full_memory_ratio", "SGLang mamba/full ratio", ("sglang",),
                  SGLANG_COLUMN, lambda p: p.has_state and p.has_attention),
@@ -195,6 +199,7 @@ class AppState:
     speculative_tokens: int = ENGINE_DEFAULTS.speculative_tokens
     prefill_checkpoint_blocks: int = ENGINE_DEFAULTS.prefill_checkpoint_blocks
     mamba_chunk_size: int | None = ENGINE_DEFAULTS.mamba_chunk_size  # None: the model's
+    vllm_hybrid_manager: bool = ENGINE_DEFAULTS.vllm_hybrid_manager
     mamba_full_memory_ratio: float = float(ENGINE_DEFAULTS.mamba_full_memory_ratio)
     swa_full_tokens_ratio: float = float(ENGINE_DEFAULTS.swa_full_tokens_ratio)
     sglang_slots_per_request: int = ENGINE_DEFAULTS.sglang_slots_per_request
@@ -532,6 +537,7 @@ _SETTINGS: dict[str, tuple[str, Callable[[str, str], object], Callable[[object],
     "spec_tokens": ("speculative_tokens", _int(0, MAX_SPECULATIVE_TOKENS), str),
     "ckpt": ("prefill_checkpoint_blocks", _int(0, MAX_CHECKPOINT_BLOCKS), str),
     "chunk": ("mamba_chunk_size", _auto(_int(1, MAX_CHUNK_SIZE)), _write_auto(str)),
+    "v_hybrid": ("vllm_hybrid_manager", _flag, lambda v: "1" if v else "0"),
     "sg_ratio": ("mamba_full_memory_ratio", _ratio(RATIO_RANGE), repr),
     "sg_swa": ("swa_full_tokens_ratio", _ratio(SWA_RATIO_RANGE), repr),
     "sg_slots": ("sglang_slots_per_request", _int(1, MAX_SLOTS_PER_REQUEST), str),

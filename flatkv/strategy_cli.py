@@ -86,6 +86,10 @@ def add_strategy_arguments(
                         help="vllm, mamba cache mode all: P aligns to lcm(chunk, A), as vLLM's "
                         "--mamba-block-size sets it (default: the config's mamba_chunk_size / "
                         "chunk_size, else 2048, as vLLM)")
+    parser.add_argument("--vllm-hybrid-manager", action=argparse.BooleanOptionalAction,
+         default=None, help="vllm: its hybrid KV cache manager (default on); "
+         "--no-vllm-hybrid-manager is vLLM's --disable-hybrid-kv-cache-manager: sliding and "
+         "chunked layers keep every token, as full attention, and a state hybrid does not start")
     parser.add_argument("--mamba-full-memory-ratio", default=None, metavar="R",
          help="sglang: state pool gets budget x R / (1 + R) (default "
          f"{ratio_text(defaults.mamba_full_memory_ratio)})")

@@ -246,6 +246,28 @@ def test_a_chunked_model_shows_its_chunk_and_edits_it_as_raw_bytes():
     assert at.query_params["attn_chunk"] == "4096"
 
 
+def test_compare_turns_vllms_hybrid_manager_off():
+    # Llama 4 Scout on the default H100 at 131,072 tokens: with the manager, 97,870 blocks of
+    # 12 pages over 8,192 + 3 x 1,024 pages a request; without, one group of 48 layers
+    at = open_app("app_pages/compare.py", {"model": "Llama-4-Scout-17B-16E", "ctx": "131072"})
+    assert_clean(at)
+    table = at.dataframe[0].value.set_index("strategy")
+    assert table.loc["vLLM v1", "concurrency"] == round(97_870 / (8192 + 3 * 1024), 2) == 8.69
+    at.toggle(key="w.vllm_hybrid_manager").set_value(False).run()
+    assert_clean(at)
+    assert at.query_params["v_hybrid"] == "0"
+    assert at.caption[0].value.endswith("engine options: vLLM hybrid KV cache manager off")
+    table = at.dataframe[0].value.set_index("strategy")
+    blocks = 76_968_728_985 // (16 * 4096) // 48
+    assert table.loc["vLLM v1", "blocks"] == blocks == 24_467
+    assert table.loc["vLLM v1", "concurrency"] == round(blocks / 8192, 2) == 2.99
+    # a state hybrid: vLLM does not start without it, and Compare says why
+    qwen = open_app("app_pages/compare.py", {"model": "Qwen3-Next-80B-A3B", "v_hybrid": "0"})
+    assert not qwen.exception
+    assert any("vLLM v1** does not apply: with its hybrid KV cache manager off" in c.value
+               for c in qwen.caption)
+
+
 def test_model_editor_refuses_an_emptied_number():
     # gpt-oss-20b's sliding window emptied: not 0 (no window, every layer full), an error
     at = open_app("app_pages/model.py", {"model": "gpt-oss-20b"})
@@ -875,7 +897,8 @@ def test_every_engine_option_has_a_column_and_a_widget():
                   {"model": "Nemotron-H-8B", "mamba": "align"}):
         at = open_app("app_pages/compare.py", query)
         assert_clean(at)
-        drawn |= {w.key for kind in (at.number_input, at.selectbox, at.text_input) for w in kind}
+        drawn |= {w.key for kind in (at.number_input, at.selectbox, at.text_input, at.toggle)
+                  for w in kind}
     assert {f"w.{f}" for f in ENGINE_FIELDS} <= drawn
     # the shared column is titled by the parts it shows: Qwen3-Next has speculative tokens (a
     # scheduling option) and the two-level bound; gpt-oss no state to draft for and no

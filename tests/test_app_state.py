@@ -61,6 +61,7 @@ def test_every_setting_of_the_view_has_a_link_key_and_round_trips():
         "mamba_full_memory_ratio": 0.5, "swa_full_tokens_ratio": 0.25,
         "sglang_slots_per_request": 5, "sglang_page_size": 64, "sglang_ssm_dtype": "bfloat16",
         "sglang_swa_pool": False, "max_batched_tokens": 4096, "lcm_padding_bound": 0.1,
+        "vllm_hybrid_manager": False,
         "budget_strategy": "vllm", "lab_device": "cpu", "lab_kernels": ("torch",),
         "lab_layouts": ("slot-major", "page-major"), "lab_rounds": 3, "lab_max_blocks": 8,
         "lab_pages": 2, "lab_sweep": gpu_settings.SWEEPS[-1], "lab_sweep_pages": (1, 4),
@@ -571,7 +572,7 @@ OTHER_VALUES = dict(kernel_block_size=(64,), mamba_cache_mode=("align", "all"),
                     mamba_chunk_size=(128,), mamba_full_memory_ratio=(Fraction(1, 2),),
                     swa_full_tokens_ratio=(Fraction(1, 2),), sglang_slots_per_request=(5,),
                     sglang_page_size=(64,), sglang_ssm_dtype=("bfloat16", "float16"),
-                    sglang_swa_pool=(False,),
+                    sglang_swa_pool=(False,), vllm_hybrid_manager=(False,),
                     max_batched_tokens=(512,), lcm_padding_bound=(Fraction(7, 10), Fraction(0)))
 # A raw model whose 3 layers of 100 B per token pad two-level parents (300 B is off the 256 B
 # parent alignment) though its groups are alike
@@ -658,10 +659,15 @@ def test_each_engine_option_is_a_strategy_knob_an_app_field_and_a_link_setting()
 def test_strategy_fields_are_what_each_layout_reads_of_the_model():
 
     hybrid, sliding = QWEN35.profile(), load_preset("gpt-oss-20b").profile()
+    # vLLM's hybrid manager off: a state hybrid does not start, sliding layers keep every token
     assert strategy_fields("vllm", hybrid) == ("kernel_block_size", "mamba_cache_mode",
                                                "speculative_tokens", "prefill_checkpoint_blocks",
-                                               "mamba_chunk_size")
-    assert strategy_fields("vllm", sliding) == ("kernel_block_size", "max_batched_tokens")
+                                               "mamba_chunk_size", "vllm_hybrid_manager")
+    assert strategy_fields("vllm", sliding) == ("kernel_block_size", "vllm_hybrid_manager",
+                                                "max_batched_tokens")
+    # ... and a model of one kind is the same either way
+    assert "vllm_hybrid_manager" not in strategy_fields("vllm",
+                                                        load_preset("Llama-3.1-8B").profile())
     assert strategy_fields("sglang", hybrid) == ("mamba_full_memory_ratio",
                                                  "sglang_slots_per_request", "sglang_page_size")
     assert strategy_fields("sglang", sliding) == ("swa_full_tokens_ratio", "sglang_page_size",

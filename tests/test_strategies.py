@@ -773,11 +773,52 @@ def test_llama4_vllm_groups_chunked_layers_and_holds_a_chunk_of_pages_per_reques
     assert r.capacity_tokens == 81_920 // 4 * 16  # every group's pages counted as history
     assert any("pages per request, chunked_attention: ceil(min(8,192 + 8,192, 131,072) / 16) "
                "= 1,024" in f for f in r.formulas)
-    # the same layers as full attention (vLLM without its hybrid manager): 2.5 requests
+    # without its hybrid manager vLLM allocates the chunked layers as full attention, one group
+    # of 48: 2.5 requests
+    off = StrategyOptions(vllm_hybrid_manager=False)
+    one_group = run_strategy("vllm", llama4_scout(), budget_bytes=LLAMA4_BUDGET,
+                             context_tokens=ctx, options=off)
+    assert one_group.block_bytes == 48 * 16 * 4096
+    assert one_group.num_blocks == LLAMA4_BUDGET // (16 * 4096) // 48 == 20_480
+    assert one_group.concurrency == Fraction(20_480, ctx // 16) == Fraction(5, 2)
+    assert one_group.formulas[0] == (
+        "hybrid KV cache manager off (--disable-hybrid-kv-cache-manager): the 36 chunked layers "
+        "are allocated as full attention, every token kept (vLLM's _promote_local_kv_cache_specs)"
+        ", all 48 layers in one group")
     full = replace(llama4_scout(), layer_types=(FULL,) * 48, attention_chunk_size=None)
-    one_group = run_strategy("vllm", full, budget_bytes=LLAMA4_BUDGET, context_tokens=ctx)
-    assert one_group.concurrency == Fraction(LLAMA4_BUDGET // (16 * 4096) // 48, ctx // 16)
-    assert one_group.concurrency == Fraction(5, 2)
+    assert run_strategy("vllm", full, budget_bytes=LLAMA4_BUDGET,
+                        context_tokens=ctx).breakdown == one_group.breakdown
+
+
+def test_vllm_without_its_hybrid_manager_keeps_every_token_or_does_not_start():
+    off = StrategyOptions(vllm_hybrid_manager=False)
+    # gpt-oss-20b: 24 layers of 2,048 B in one group; a request holds 131,072 / 16 pages
+    gpt = run_strategy("vllm", gpt_oss_20b(), budget_bytes=GPT_OSS_BUDGET,
+                       context_tokens=131_072, options=off)
+    assert gpt.num_blocks == GPT_OSS_BUDGET // (16 * 2048) // 24
+    assert gpt.concurrency == Fraction(gpt.num_blocks, 8192)
+    # a state hybrid: vLLM cannot make its layers one kind
+    qwen = run_strategy("vllm", qwen3_next_tp2(), budget_bytes=ANCHOR_BUDGET, options=off)
+    assert not qwen.applies
+    assert qwen.reason.startswith(
+        "with its hybrid KV cache manager off (--disable-hybrid-kv-cache-manager) vLLM does not "
+        "start on a model whose layers cannot all be allocated as one kind (\"Failed to promote "
+        "local KV cache specs to one unified type\"): state layers keep no token history")
+    # sliding and chunked layers without full ones cannot be promoted either
+    windows = CacheProfile(layer_types=(SLIDING, CHUNKED), kv_bytes_per_slot=4096,
+                           sliding_window=128, attention_chunk_size=8192)
+    assert "sliding and chunked layers without full ones" in run_strategy(
+        "vllm", windows, budget_bytes=GIB8, options=off).reason
+    # a model of one kind is the same either way, and the formulas say so
+    plain = run_strategy("vllm", llama_31_8b(), budget_bytes=GIB8, context_tokens=8192)
+    same = run_strategy("vllm", llama_31_8b(), budget_bytes=GIB8, context_tokens=8192,
+                        options=off)
+    assert same.concurrency == plain.concurrency and same.breakdown == plain.breakdown
+    assert same.formulas[0].endswith("no change, every cache layer of this model is of one kind")
+    # Mamba alone is one kind too
+    assert run_strategy("vllm", pure_mamba(), budget_bytes=GIB8, options=off).applies
+    with pytest.raises(ValueError, match="vllm_hybrid_manager is 0: give True"):
+        StrategyOptions(vllm_hybrid_manager=0)
 
 
 def test_llama4_sglang_keeps_chunked_layers_in_its_swa_pool():

@@ -248,6 +248,7 @@ class StrategyOptions:
     speculative_tokens: int = 0
     prefill_checkpoint_blocks: int = 0
     mamba_chunk_size: int | None = None
+    vllm_hybrid_manager: bool = True
     mamba_full_memory_ratio: Fraction | float | str = Fraction(9, 10)
     swa_full_tokens_ratio: Fraction | float | str = Fraction(4, 5)
     sglang_slots_per_request: int = 3
@@ -304,6 +305,10 @@ class StrategyOptions:
                     "else float32)"
                 )
             object.__setattr__(self, "sglang_ssm_dtype", ssm_dtype)
+        if not isinstance(self.vllm_hybrid_manager, bool):
+            raise ValueError(f"vllm_hybrid_manager is {self.vllm_hybrid_manager!r}: give True "
+                             "(vLLM's hybrid KV cache manager, its default) or False "
+                             "(--disable-hybrid-kv-cache-manager)")
         if self.sglang_swa_pool is not None and not isinstance(self.sglang_swa_pool, bool):
             raise ValueError(f"sglang_swa_pool is {self.sglang_swa_pool!r}: give True (a pool "
                              "of its own for sliding layers), False (one pool) or None (as "

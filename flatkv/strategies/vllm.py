@@ -42,8 +42,8 @@ from collections.abc import Callable
 from dataclasses import replace
 from fractions import Fraction
 
-from flatkv.plan import LAYER_LABELS, LINEAR_ATTENTION, cdiv
-from flatkv.profile import CacheProfile
+from flatkv.plan import FULL_ATTENTION, LAYER_LABELS, LINEAR_ATTENTION, cdiv
+from flatkv.profile import WINDOWED, CacheProfile
 from flatkv.strategies.base import (
     StrategyOptions,
     StrategyResult,
@@ -413,13 +413,51 @@ def _one_request_refusal(context_tokens: int, needed: int, budget_bytes: int, un
            f"not even one token fits: give a budget of at least {n(least)} B"))
 
 
+HYBRID_MANAGER_OFF = "hybrid KV cache manager off (--disable-hybrid-kv-cache-manager)"
+
+
+def without_hybrid_manager(profile: CacheProfile, formulas: list[str]) -> CacheProfile | str:
+    """The profile vLLM allocates without its hybrid KV cache manager, or why it does not
+    start. It promotes sliding and chunked layers to full attention where the model has full
+    layers (``_promote_local_kv_cache_specs``: every token kept, one group), keeps a model of
+    one kind as it is, and refuses what it cannot make one kind: state layers beside attention,
+    sliding beside chunked layers without full ones."""
+    windowed = [label for label in WINDOWED if label in profile.layer_types]
+    kinds = set(profile.layer_types)
+    if ((profile.has_state and len(kinds) > 1)
+            or (len(windowed) > 1 and FULL_ATTENTION not in kinds)):
+        return (f"with its {HYBRID_MANAGER_OFF} vLLM does not start on a model whose layers "
+                "cannot all be allocated as one kind (\"Failed to promote local KV cache specs "
+                "to one unified type\"): "
+                + ("state layers keep no token history" if profile.has_state else
+                   "sliding and chunked layers without full ones")
+                + "; keep the hybrid manager on")
+    if not windowed or FULL_ATTENTION not in kinds:
+        formulas.append(f"{HYBRID_MANAGER_OFF}: no change, every cache layer of this model is "
+                        "of one kind")
+        return profile
+    promoted = ", ".join(f"{profile.count(label)} {WINDOWED[label].name}" for label in windowed)
+    formulas.append(f"{HYBRID_MANAGER_OFF}: the {promoted} layers are allocated as full "
+                    "attention, every token kept (vLLM's _promote_local_kv_cache_specs), all "
+                    f"{len(profile.layer_types)} layers in one group")
+    return replace(profile, sliding_window=None, attention_chunk_size=None,
+                   layer_types=tuple(FULL_ATTENTION if label in WINDOWED else label
+                                     for label in profile.layer_types))
+
+
 def _run_vllm(
     profile: CacheProfile, *, budget_bytes: int, context_tokens: int | None,
     options: StrategyOptions,
 ) -> StrategyResult:
     name = "vllm"
-    counts = {k: profile.count(k) for k in LAYER_LABELS if profile.count(k)}
     formulas: list[str] = []
+    if not options.vllm_hybrid_manager:
+        unified = without_hybrid_manager(profile, formulas)
+        if isinstance(unified, str):
+            return not_applicable(name, budget_bytes, unified, profile_name=profile.name,
+                                  context_tokens=context_tokens)
+        profile = unified
+    counts = {k: profile.count(k) for k in LAYER_LABELS if profile.count(k)}
     extras: dict[str, object] = {"mamba_cache_mode": options.mamba_cache_mode}
     if options.mamba_cache_mode == "none" and profile.has_state:
         formulas.append(f"mamba cache mode none (1 state page a request): {ALIGN_BY_DEFAULT}")
