@@ -693,11 +693,14 @@ def engine_widget(field: str) -> None:
         if held != app_data.mamba_mode_text(s.mamba_cache_mode):
             st.caption(f"A request holds {held}.")
     elif field == "vllm_hybrid_manager":
-        bind(st.toggle, field, "Hybrid KV cache manager",
-             help="vLLM's default. Off is --disable-hybrid-kv-cache-manager (some KV "
-             "connectors turn it off too): sliding and chunked layers then keep every token, "
-             "allocated as full attention in one group, and a model with state layers does "
-             "not start.")
+        # short: a third of the page at 1000 px cut "Hybrid KV cache manager"
+        bind(st.toggle, field, "Hybrid manager",
+             help="vLLM's hybrid KV cache manager, on by default. Off is "
+             "--disable-hybrid-kv-cache-manager (some KV connectors turn it off too): sliding "
+             "and chunked layers then keep every token, allocated as full attention in one "
+             "group, and a model with state layers does not start. vLLM releases before PR "
+             "#29627 ran Llama 4's chunked layers so by default (unless "
+             "VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE=1).")
     elif field == "sglang_swa_pool":
         by_model, why = state().engine_choices()[field]
         # text choices: a selectbox holding None shows its placeholder, not SGLang's choice;
@@ -709,7 +712,8 @@ def engine_widget(field: str) -> None:
              format_func=choices.get,
              to_widget=lambda v: next(k for k, x in values.items() if x is v),
              from_widget=values.get,
-             help="SGLang keeps sliding-window layers in a token pool of their own (its hybrid "
+             help="SGLang keeps sliding-window layers (and Llama 4's chunked ones) in a token "
+             "pool of their own (its hybrid "
              f"SWA pool) only for the architectures on its list: {SGLANG_SWA_ARCHITECTURES}; "
              "for the others (Gemma 2 / 3, Cohere2, Mistral) every layer keeps every token in "
              f"one pool. auto is SGLang's own choice; for this model "
@@ -728,8 +732,10 @@ def engine_widget(field: str) -> None:
              f"{by_model}, {why}. vLLM keeps the model's ssm dtype.")
     elif field == "max_batched_tokens":
         tokens_widget(field, "Max batched tokens", "Tokens scheduled per step (vLLM's "
-                      "--max-num-batched-tokens); sizes the pages a sliding-window request "
-                      "holds.")
+                      "--max-num-batched-tokens); sizes the pages a sliding-window or "
+                      "chunked request holds. Recent vLLM releases size them by the tokens in "
+                      "flight, this times the batches in flight (2 with async scheduling): "
+                      "give that product.")
     else:  # a new ENGINE_FIELDS entry needs its widget here
         raise KeyError(f"no widget for the engine option {field!r}")
 

@@ -33,9 +33,9 @@ from flatkv.units import concurrency_text, format_bytes, tokens_text
 
 CAPACITY_HELP = (
     "The history the pool holds beside one request's state: every attention group (sliding "
-    "ones too, without window eviction) N pages of P tokens, each state group that request's "
-    "state pages (the mamba cache mode's count, plus one per speculative token), as on "
-    "Compare. \"The math\" shows it with the numbers.")
+    "and chunked ones too, without window eviction) N pages of P tokens, each state group "
+    "that request's state pages (the mamba cache mode's count, plus one per speculative "
+    "token), as on Compare. \"The math\" shows it with the numbers.")
 NO_HISTORY_HELP = ("No attention layer: the model keeps no token history, only a constant state "
                    "per request, so there is no capacity in tokens; concurrency still counts.")
 

@@ -71,7 +71,7 @@ def _apply_raw() -> None:
         raw = replace(edited, layers=ss["edit.layers"],
                       kv_bytes_per_slot=_whole("edit.kv", "KV bytes per token per layer"),
                       sliding_window=_whole("edit.window", "Sliding window") or None,
-                      attention_chunk_size=_whole("edit.chunk", "Chunk size") or None,
+                      attention_chunk_size=_whole("edit.chunk", "Attention chunk") or None,
                       ).with_state(
             app_model.parse_state_text(ss["edit.state"]))
         raw.profile()
@@ -342,7 +342,7 @@ def _raw_bytes_source(s) -> None:
     c4.number_input("Sliding window (0 = none)", key="edit.window", min_value=0, step=1,
                     value=None, on_change=_apply_raw,
                     help="Tokens a sliding layer keeps: its last W")
-    c5.number_input("Chunk size (0 = none)", key="edit.chunk", min_value=0, step=1,
+    c5.number_input("Attention chunk (0 = none)", key="edit.chunk", min_value=0, step=1,
                     value=None, on_change=_apply_raw,
                     help="Tokens of a chunk of chunked layers (Llama 4's chunked local "
                     "attention): a chunked layer keeps the tokens of its own chunk")
@@ -355,7 +355,8 @@ def _raw_bytes_source(s) -> None:
                     "ssm tensor whose element size is known (Compare says by how much). Clear "
                     "it to take the bytes as given, as the command line's --state does.")
     if ss.get("edit.error"):
-        st.error(literal(ss["edit.error"]))
+        st.error(literal(ss["edit.error"].rstrip(".")) + ". Until it is fixed, every page (and "
+                 "the summary below) shows the last valid model.")
     st.caption("Bytes per TP rank, as an engine sees them; the sidebar's TP only splits the "
                "weights here.")
 

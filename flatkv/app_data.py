@@ -494,8 +494,7 @@ def printed_budget_text(profile: CacheProfile, strategy: str, cache_bytes: int, 
 def swa_layers_text(profile: CacheProfile) -> str:
     """What SGLang's sliding-window pool holds of this model: its sliding-window layers, or
     Llama 4's chunked layers, which SGLang runs as sliding ones."""
-    return ("chunked layers" if swa_label(profile) == CHUNKED_ATTENTION
-            else "sliding-window layers")
+    return WINDOWED[swa_label(profile) or SLIDING_ATTENTION].layers
 
 
 def sglang_sliding_pool_text(r: StrategyResult, profile: CacheProfile) -> str:
@@ -762,18 +761,16 @@ def sliding_capacity_text(profile: CacheProfile) -> str:
     capacity counts their pages like full history (no window eviction, as SPEC 3.3's measured
     pools and older vLLM logs count them), while a request keeps only its window or chunk
     there. Empty without such layers."""
-    kept = [f"{what} of {profile.window(label):,} tokens" for label, what in (
-        (SLIDING_ATTENTION, "its window"), (CHUNKED_ATTENTION, "its chunk"))
-        if label in profile.layer_types]
-    if not kept:
+    windowed = [(label, w) for label, w in WINDOWED.items() if label in profile.layer_types]
+    if not windowed:
         return ""
-    layers = " and ".join(name for label, name in ((SLIDING_ATTENTION, "Sliding-window"),
-                                                   (CHUNKED_ATTENTION, "chunked")) if
-                          label in profile.layer_types)
+    layers = " and ".join(w.layers.removesuffix(" layers") for _, w in windowed)
+    kept = " and ".join(f"its {w.noun} of {profile.window(label):,} tokens"
+                        for label, w in windowed)
     return (f"{sentence_case(layers)} layers: capacity counts their pages like full history "
             "(no window eviction, as older vLLM logs count them). A request keeps only "
-            f"{' and '.join(kept)} there, so one request can run longer than the capacity; "
-            "concurrency counts that.")
+            f"{kept} there, so one request can run longer than the capacity; concurrency "
+            "counts that.")
 
 
 def two_pool_blocks_text(results: Sequence[StrategyResult], profile: CacheProfile) -> str:

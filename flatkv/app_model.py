@@ -247,12 +247,13 @@ class RawModel:
     """A hand-edited profile as the URL and the editor hold it: text fields, validated on use.
 
     Raw bytes have no layer kinds, so what the planner and the engines read from a model's kinds
-    rides along as it is (``CARRIED_FIELDS``): the kernel block size an MLA model's attention
+    rides along as it is (``CARRIED_FIELDS``; the editor shows the sliding window and the
+    chunk, no widget the others): the kernel block size an MLA model's attention
     needs, the config's architectures (SGLang's sliding-window pool), the bytes of one ssm
     element and the config's mamba_ssm_dtype (SGLang re-sizes the ssm state in its own dtype),
     the state kernel's chunk (vLLM's P in mamba cache mode all), the conv state's rows (vLLM
     widens them per speculative token), the lightning indexer's bytes (both engines page such a
-    model by 64 tokens), the chunk of chunked attention layers.
+    model by 64 tokens), the chunk of chunked attention layers (Llama 4).
     """
 
     layers: str
@@ -312,8 +313,8 @@ def format_state_text(state: tuple[tuple[str, int], ...] | Mapping[str, int]) ->
 
 def profile_to_dict(profile: CacheProfile) -> dict:
     """The app's JSON for a model (export, and loadable again by ``load_model_json``). The
-    sliding window is always written (null without sliding layers); other carried fields only
-    when set."""
+    sliding window is always written (null without sliding layers), as exports before the
+    other fields had it; every other carried field (the attention chunk too) only when set."""
     carried = {f: getattr(profile, f) for f in CARRIED_FIELDS if f != "sliding_window"}
     return {
         "format": PROFILE_FORMAT,
@@ -460,7 +461,7 @@ DTYPE_FIELDS = ("kv_dtype", "conv_dtype", "ssm_dtype")
 # geometry fields a kind may leave out (None); the editor shows none as 0
 OPTIONAL_FIELDS = ("sliding_window", "attention_chunk_size", "index_head_dim")
 # an editor label shorter than the field's name, where the name would wrap at 1000 px
-FIELD_LABELS = {"attention_chunk_size": "chunk size"}
+FIELD_LABELS = {"attention_chunk_size": "attention chunk"}
 
 
 def _freeze(geometry: Mapping[str, Any]) -> tuple[tuple[str, Any], ...]:

@@ -45,7 +45,7 @@ from flatkv.models import (
     ModelSpec,
     ShortConvLayer,
 )
-from flatkv.plan import int_text
+from flatkv.plan import CHUNKED_ATTENTION, int_text
 from flatkv.profile import MAX_CHUNK_SIZE, check_architectures
 from flatkv.units import MAX_TOKENS, quoted
 
@@ -672,7 +672,8 @@ def _layers_of(text: Any, model_type: str) -> list[CacheLayer]:
     window = getattr(text, "sliding_window", None)
     if model_type == "falcon_h1":  # every layer runs attention and Mamba2 side by side
         return [_attention(text, model_type, None), _state_layer(text, model_type)] * n_layers
-    labels = getattr(text, "layer_types", None)
+    labels = (_llama4_layer_types(text, model_type) if model_type.startswith("llama4")
+              else getattr(text, "layer_types", None))
     if labels is None:
         # llama, mistral, mixtral: one kind for all layers; Mistral-style configs slide them all.
         label = "sliding_attention" if window is not None else "full_attention"
@@ -724,6 +725,37 @@ def _layers_of(text: Any, model_type: str) -> list[CacheLayer]:
     if not layers:
         raise ValueError(f"{model_type} config.json has no cache layers (only MLP / MoE layers)")
     return layers
+
+
+def _llama4_layer_types(text: Any, model_type: str) -> list[str]:
+    """Llama 4's layers as vLLM's llama4 decides them: chunked local attention where
+    ``no_rope_layers[i]`` is not 0 (a RoPE layer) and ``attention_chunk_size`` is set, global
+    attention elsewhere. vLLM never reads ``layer_types``, so a config whose layer_types say
+    otherwise is refused rather than planned as vLLM would not run it."""
+    chunk = getattr(text, "attention_chunk_size", None)
+    # transformers fills no_rope_layers in (a NoPE layer every 4th) and checks its length
+    derived = ["chunked_attention" if flag and chunk else "full_attention"
+               for flag in text.no_rope_layers]
+    given = getattr(text, "layer_types", None)
+    if given is not None and list(given) != derived:
+        raise ValueError(
+            f"{model_type} config.json layer_types disagree with no_rope_layers and "
+            f"attention_chunk_size, which vLLM's llama4 reads (chunked where no_rope_layers is 1 "
+            f"and a chunk is set): drop layer_types or make them agree")
+    return derived
+
+
+def _llama4_sglang_note(layers: list[CacheLayer], model_type: str) -> str:
+    """SGLang's hybrid SWA pool takes Llama 4's every 4th layer as full attention and the
+    others as chunked, whatever the config says: a note where this model's layers differ."""
+    if not model_type.startswith("llama4"):
+        return ""
+    chunked = [layer.label == CHUNKED_ATTENTION for layer in layers]
+    if chunked == [(i + 1) % 4 != 0 for i in range(len(layers))]:
+        return ""
+    return ("SGLang takes every 4th layer as global attention and the others as chunked, "
+            "whatever no_rope_layers says (its get_hybrid_layer_ids): its figures here follow "
+            "this config's layers, not SGLang's")
 
 
 def _kv_shared_layers(text: Any, model_type: str, n_layers: int) -> int:
@@ -961,7 +993,8 @@ def spec_from_hf_config(
         notes=" ".join(note for note in (_not_given_note(cfg, recorded.used,
                                                          getattr(text, "attribute_map", {})),
                                          _window_split_note(text, model_type, cfg),
-                                         _kv_shared_note(shared, n_model))
+                                         _kv_shared_note(shared, n_model),
+                                         _llama4_sglang_note(layers, model_type))
                     if note),
     )
 

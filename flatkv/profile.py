@@ -45,18 +45,23 @@ CHUNK_SIZE_MISSING = (
 
 @dataclass(frozen=True)
 class WindowedLabel:
-    """A label whose layers keep a bounded span of history: what the text calls its layers,
-    the profile field that gives the span in tokens, and the error when that field is not
-    given."""
+    """A label whose layers keep a bounded span of history: what the text calls such a layer
+    (``name``), such layers (``layers``) and their span (``noun``), the profile field that
+    gives the span in tokens, and the error when that field is not given."""
 
     name: str
+    layers: str
+    noun: str
     field: str
     missing: str
 
 
-WINDOWED = {SLIDING_ATTENTION: WindowedLabel("sliding", "sliding_window", SLIDING_WINDOW_MISSING),
-            CHUNKED_ATTENTION: WindowedLabel("chunked", "attention_chunk_size",
-                                             CHUNK_SIZE_MISSING)}
+WINDOWED = {
+    SLIDING_ATTENTION: WindowedLabel("sliding", "sliding-window layers", "window",
+                                     "sliding_window", SLIDING_WINDOW_MISSING),
+    CHUNKED_ATTENTION: WindowedLabel("chunked", "chunked layers", "chunk",
+                                     "attention_chunk_size", CHUNK_SIZE_MISSING),
+}
 
 
 def check_window(tokens: int | None, label: str, labels: Iterable[str]) -> None:

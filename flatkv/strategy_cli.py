@@ -107,14 +107,14 @@ def add_strategy_arguments(
          "whatever the model's, as SGLANG_MAMBA_SSM_DTYPE sets it (default: as SGLang "
          "decides, the config's mamba_ssm_dtype, else float32)")
     parser.add_argument("--sglang-swa-pool", action=argparse.BooleanOptionalAction,
-         default=None, help="sglang: sliding-window layers in a token pool of their own (SGLang "
-         f"does this for {SGLANG_SWA_ARCHITECTURES}) or not (one pool, every token in every "
-         "layer, as for Gemma 2 / 3, Cohere2, Mistral). Default: as SGLang decides by the "
-         "config's architectures; a model without them gets the pool when it has full and "
-         "sliding layers")
+         default=None, help="sglang: sliding-window (or chunked) layers in a token pool of "
+         f"their own (SGLang does this for {SGLANG_SWA_ARCHITECTURES}) or not (one pool, "
+         "every token in every layer, as for Gemma 2 / 3, Cohere2, Mistral). Default: as "
+         "SGLang decides by the config's architectures; a model without them gets the pool "
+         "when it has full and sliding or chunked layers")
     parser.add_argument("--max-batched-tokens", default=defaults.max_batched_tokens,
          type=_tokens_argument("--max-batched-tokens"), metavar="S",
-         help="tokens scheduled per step; sizes sliding-window pages (default "
+         help="tokens scheduled per step; sizes sliding-window and chunked pages (default "
          f"{defaults.max_batched_tokens})")
     parser.add_argument("--lcm-padding-bound", default=None, metavar="F",
          help="lcm: largest padding accepted for any group (default "

@@ -35,7 +35,7 @@ from flatkv.plan import (
     cdiv,
     check_int,
 )
-from flatkv.profile import WINDOWED, window_tokens
+from flatkv.profile import WINDOWED, check_window, window_tokens
 
 if TYPE_CHECKING:
     from flatkv.strategies.base import StrategyResult
@@ -85,11 +85,9 @@ class PagePool:
         names = [g.name for g in self.groups]
         if len(set(names)) != len(names):
             raise ValueError(f"PagePool.groups has repeated names {names}: name each group once")
-        for g in self.groups:
-            self.window(g.kind)  # a windowed group's tokens are given
-        for name in ("sliding_window", "attention_chunk_size"):
-            if getattr(self, name) is not None:
-                check_int(name, getattr(self, name), minimum=1)
+        kinds = {g.kind for g in self.groups}
+        for label, windowed in WINDOWED.items():  # given, and only, where a group keeps one
+            check_window(getattr(self, windowed.field), label, kinds)
 
     def window(self, kind: str) -> int | None:
         """Tokens a layer of a ``kind`` group keeps at most (window or chunk), None if all."""

@@ -209,7 +209,8 @@ def test_model_page_edits_raw_bytes_and_rejects_a_bad_pattern():
     at.switch_page("app_pages/model.py").run()
     at.number_input(key="edit.kv").set_value(None).run()
     assert not at.exception
-    assert any(shown(e) == "KV bytes per token per layer is empty: give a whole number"
+    assert any(shown(e) == "KV bytes per token per layer is empty: give a whole number. Until "
+               "it is fixed, every page (and the summary below) shows the last valid model."
                for e in at.error)
     assert at.query_params["kv"] == "4096"
 

@@ -841,17 +841,27 @@ def test_llama4_reads_chunked_layers_from_no_rope_layers():
     assert spec.architectures == ("Llama4ForConditionalGeneration",)
     assert spec.max_model_len == 10_485_760  # llama3 rope scaling is not applied again
     text = LLAMA4_SCOUT["text_config"]
-    # no_rope_layers given: 1 = RoPE = chunked (vLLM's llama4: nope = value == 0)
+    assert spec.notes == ""  # SGLang's every 4th layer is this config's too
+    # no_rope_layers given: 1 = RoPE = chunked (vLLM's llama4: nope = value == 0); SGLang still
+    # takes every 4th layer as full, and the notes say so
     given = LLAMA4_SCOUT | {"text_config": text | {"no_rope_layers": [1, 0] * 24}}
     assert spec_from_hf_config(given).pattern == "(chunked,full)*24"
+    assert spec_from_hf_config(given).notes.startswith(
+        "SGLang takes every 4th layer as global attention and the others as chunked, whatever "
+        "no_rope_layers says")
     # no chunk: every layer attends globally (transformers' layer_types, vLLM's Attention)
     unchunked = LLAMA4_SCOUT | {"text_config": text | {"attention_chunk_size": None}}
     assert spec_from_hf_config(unchunked).pattern == "48*full"
     assert spec_from_hf_config(unchunked).profile().attention_chunk_size is None
-    # the layer list as transformers writes it
-    listed = LLAMA4_SCOUT | {"text_config": text | {
-        "layer_types": ["chunked_attention", "full_attention"] * 24}}
-    assert spec_from_hf_config(listed).pattern == "(chunked,full)*24"
+    # the layer list as transformers writes it: vLLM never reads it, so it must agree
+    agreeing = LLAMA4_SCOUT | {"text_config": text | {
+        "layer_types": ["chunked_attention"] * 3 + ["full_attention"]}}
+    agreeing["text_config"]["layer_types"] = agreeing["text_config"]["layer_types"] * 12
+    assert spec_from_hf_config(agreeing).pattern == "(3*chunked,full)*12"
+    other = LLAMA4_SCOUT | {"text_config": text | {"layer_types": ["full_attention"] * 48}}
+    with pytest.raises(ValueError, match="llama4 config.json layer_types disagree with "
+                       "no_rope_layers and attention_chunk_size, which vLLM's llama4 reads"):
+        spec_from_hf_config(other)
     with pytest.raises(ValueError, match="text_config.attention_chunk_size = 0 must be positive"):
         spec_from_hf_config(LLAMA4_SCOUT | {"text_config": text | {"attention_chunk_size": 0}})
 

@@ -754,6 +754,9 @@ def test_chunked_pages_per_request_are_the_chunk_and_a_step_without_a_page_more(
     assert request_pages(CHUNKED, 131_072, 16, options, 8192) == (8192 + 8192) // 16 == 1024
     assert request_pages(SLIDING, 131_072, 16, options, 8192) == 1024 + 1  # 16,383 / 16 + 1
     assert request_pages(CHUNKED, 1000, 16, options, 8192) == 63  # ceil(1,000 / 16): L binds
+    # one-token pages tell C from W - 1: 8,192 + 8,192 against 8,191 + 8,192 and a page more
+    assert request_pages(CHUNKED, 131_072, 1, options, 8192) == 16_384
+    assert request_pages(SLIDING, 131_072, 1, options, 8192) == 16_383 + 1
     with pytest.raises(ValueError, match="attention_chunk_size is not set"):
         request_pages(CHUNKED, 1000, 16, options, None)
 
@@ -788,6 +791,14 @@ def test_llama4_vllm_groups_chunked_layers_and_holds_a_chunk_of_pages_per_reques
     full = replace(llama4_scout(), layer_types=(FULL,) * 48, attention_chunk_size=None)
     assert run_strategy("vllm", full, budget_bytes=LLAMA4_BUDGET,
                         context_tokens=ctx).breakdown == one_group.breakdown
+    # drafted tokens keep no state pages here; vLLM's EAGLE-family drafters turn the manager off
+    # for chunked layers, which the formulas say (the figures stay the manager's)
+    drafted = run_strategy("vllm", llama4_scout(), budget_bytes=LLAMA4_BUDGET,
+                           context_tokens=ctx, options=StrategyOptions(speculative_tokens=2))
+    assert drafted.concurrency == r.concurrency
+    assert drafted.formulas[0].startswith(
+        "with speculative decoding: vLLM turns its hybrid KV cache manager off for chunked "
+        "local attention when the drafter is EAGLE-family")
 
 
 def test_vllm_without_its_hybrid_manager_keeps_every_token_or_does_not_start():
@@ -833,6 +844,13 @@ def test_llama4_sglang_keeps_chunked_layers_in_its_swa_pool():
     assert r.concurrency == min(Fraction(full, ctx), Fraction(308_404, 8192 + 8192))
     assert any("hybrid SWA pool: the 36 chunked layers keep their chunk in a token pool of "
                "their own" in f for f in r.formulas)
+    # a small chunked pool binds: r_swa 0.05 leaves it 0.05 x full tokens over C + S a request
+    small = run_strategy("sglang", llama4_scout(), budget_bytes=LLAMA4_BUDGET, context_tokens=ctx,
+                         options=StrategyOptions(swa_full_tokens_ratio="0.05"))
+    full = LLAMA4_BUDGET * 20 // ((20 * 12 + 36) * 4096)
+    assert small.capacity_tokens == full == 1_139_756
+    assert small.extras["swa_tokens"] == int(full * 0.05) == 56_987
+    assert small.concurrency == Fraction(56_987, 8192 + 8192)  # 3.48, under 1,139,756 / L
     one_pool = run_strategy("sglang", llama4_scout(), budget_bytes=LLAMA4_BUDGET,
                             context_tokens=ctx, options=StrategyOptions(sglang_swa_pool=False))
     assert one_pool.capacity_tokens == LLAMA4_BUDGET // (48 * 4096) == 327_680

@@ -232,7 +232,9 @@ class StrategyOptions:
         overrides the config. Its conv state is bfloat16 (SGLANG_MAMBA_CONV_DTYPE), as a
         bfloat16 model's; the strategy keeps the model's conv bytes.
     max_batched_tokens: tokens scheduled per step (vLLM's default 8192); it sizes the pages a
-        sliding-window request holds and the S of the SPEC section 3.5 workload.
+        sliding-window or chunked request holds and the S of the SPEC section 3.5 workload.
+        Recent vLLM releases size those pages by the tokens in flight (max_num_batched_tokens
+        times the batches in flight, 2 with async scheduling): give that product here.
     lcm_padding_bound: the largest padding a two-level layout accepts for any group,
         ``(B / K_g - payload_g) / payload_g`` (0.25); in [0, 10].
     lcm_alignment_bytes: parent block bytes B are a multiple of this (256).
@@ -533,21 +535,36 @@ def state_pages_per_request(options: StrategyOptions, context_tokens: int,
     return held + options.speculative_tokens
 
 
+@dataclass(frozen=True)
+class WindowSpan:
+    """How a windowed group's pages per request are sized (vLLM's ``SlidingWindowSpec`` and
+    ``ChunkedLocalAttentionSpec``): a request keeps ``window + offset`` tokens before the step,
+    plus the step's ``max_batched_tokens``, at most its context, in whole pages, and
+    ``extra_pages`` more. ``kept`` writes the kept tokens in the formulas."""
+
+    offset: int
+    extra_pages: int
+    kept: str
+
+
+# a sliding window W keeps W - 1 earlier tokens and vLLM adds a page; a chunk C counts whole
+WINDOW_SPANS = {SLIDING_ATTENTION: WindowSpan(-1, 1, "W - 1"),
+                CHUNKED_ATTENTION: WindowSpan(0, 0, "C")}
+
+
 def request_pages(
     kind: str, context_tokens: int, block_size: int, options: StrategyOptions,
     window: int | None,
 ) -> int:
     """Pages one request holds in one group at context L (vLLM's per-request count);
-    ``window`` is the group's window or chunk (``CacheProfile.window(kind)``). A sliding group
-    holds a page more than its span (``SlidingWindowSpec``), a chunked one none
-    (``ChunkedLocalAttentionSpec``)."""
+    ``window`` is the group's window or chunk (``CacheProfile.window(kind)``)."""
     if kind == FULL_ATTENTION:
         return cdiv(context_tokens, block_size)
-    if kind in WINDOWED:
+    if kind in WINDOW_SPANS:
         if window is None:
             raise ValueError(WINDOWED[kind].missing)
-        extra = 1 if kind == SLIDING_ATTENTION else 0
-        return cdiv(window_span(kind, window, options, context_tokens), block_size) + extra
+        return (cdiv(window_span(kind, window, options, context_tokens), block_size)
+                + WINDOW_SPANS[kind].extra_pages)
     if kind == LINEAR_ATTENTION:
         return state_pages_per_request(options, context_tokens, block_size)
     raise ValueError(f"kind is {kind!r}: use one of {list(LAYER_LABELS)}")
@@ -556,13 +573,10 @@ def request_pages(
 def window_span(kind: str, window: int, options: StrategyOptions, context_tokens: int) -> int:
     """Tokens a running request keeps in a sliding or chunked layer, plus the tokens scheduled
     in one step, at most its context L: ``W - 1 + max_batched_tokens`` for a sliding window W,
-    ``C + max_batched_tokens`` for a chunk C (vLLM's SlidingWindowSpec and
-    ChunkedLocalAttentionSpec). vLLM and SGLang both size a request's window pages from it."""
-    kept = window - 1 if kind == SLIDING_ATTENTION else window
+    ``C + max_batched_tokens`` for a chunk C (``WINDOW_SPANS``). vLLM and SGLang both size a
+    request's window pages from it."""
+    kept = window + WINDOW_SPANS[kind].offset
     return min(kept + options.max_batched_tokens, context_tokens)
-
-
-WINDOW_SPAN_TEXT = {SLIDING_ATTENTION: "W - 1", CHUNKED_ATTENTION: "C"}
 
 
 def request_pages_text(kind: str, context_tokens: int, block_size: int, options, window) -> str:
@@ -570,14 +584,12 @@ def request_pages_text(kind: str, context_tokens: int, block_size: int, options,
     pages = request_pages(kind, context_tokens, block_size, options, window)
     if kind == FULL_ATTENTION:
         return f"ceil({n(context_tokens)} / {n(block_size)}) = {n(pages)}"
-    if kind == SLIDING_ATTENTION:
-        return (
-            f"ceil(min({n(window)} - 1 + {n(options.max_batched_tokens)}, {n(context_tokens)}) / "
-            f"{n(block_size)}) + 1 = {n(pages)}"
-        )
-    if kind == CHUNKED_ATTENTION:
-        return (f"ceil(min({n(window)} + {n(options.max_batched_tokens)}, {n(context_tokens)}) / "
-                f"{n(block_size)}) = {n(pages)}")
+    if kind in WINDOW_SPANS:
+        span = WINDOW_SPANS[kind]
+        offset = f" - {-span.offset}" if span.offset else ""
+        extra = f" + {span.extra_pages}" if span.extra_pages else ""
+        return (f"ceil(min({n(window)}{offset} + {n(options.max_batched_tokens)}, "
+                f"{n(context_tokens)}) / {n(block_size)}){extra} = {n(pages)}")
     drafted = options.speculative_tokens
     spec = f" + {drafted} speculative" if drafted else ""
     if options.mamba_cache_mode == "all":

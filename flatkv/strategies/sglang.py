@@ -41,7 +41,7 @@ from flatkv.strategies.base import (
     CATEGORIES,
     SGLANG_SWA_ARCHITECTURE_CLASSES,
     SGLANG_SWA_ARCHITECTURES,
-    WINDOW_SPAN_TEXT,
+    WINDOW_SPANS,
     StrategyOptions,
     StrategyResult,
     n,
@@ -122,9 +122,10 @@ def swa_pool(profile: CacheProfile, options: StrategyOptions) -> tuple[bool, str
     if profile.architectures:
         return False, (f"{', '.join(profile.architectures)} is not on SGLang's hybrid SWA list "
                        f"({SGLANG_SWA_ARCHITECTURES})")
+    name = WINDOWED[swa_label(profile) or SLIDING_ATTENTION].name
     if not profile.count(FULL_ATTENTION):
-        return False, "no full-attention layer beside the sliding ones"
-    return True, ("the model names no architecture, and it has full and sliding layers as the "
+        return False, f"no full-attention layer beside the {name} ones"
+    return True, (f"the model names no architecture, and it has full and {name} layers as the "
                   f"models on SGLang's hybrid SWA list ({SGLANG_SWA_ARCHITECTURES}) do")
 
 
@@ -186,8 +187,8 @@ def _swa_cell(kv: int, n_full: int, n_swa: int, ratio: Fraction) -> float:
 def enough_budget(profile: CacheProfile, options: StrategyOptions,
                   slot_bytes: int | None) -> int:
     """A budget that holds one running request's S state slots and SGLang's padding slot, a
-    page of the token pool, and with a hybrid SWA pool a swa pool over ``sliding_window +
-    page`` (SGLang's floor).
+    page of the token pool, and with a hybrid SWA pool a swa pool over ``window + page``
+    (SGLang's floor; the window is the chunk for chunked layers).
 
     The state pool is ``B x r / (1 + r)``, and it takes at most that, so the KV memory is at
     least ``B / (1 + r)``: ``B >= (1 + r) x`` (the KV memory the pools need) is enough. The
@@ -240,7 +241,7 @@ def _concurrency(
     if n_swa:
         label = swa_label(profile)
         span = window_span(label, profile.window(label), options, context_tokens)
-        window = f"min({WINDOW_SPAN_TEXT[label]} + {n(options.max_batched_tokens)}, L)"
+        window = f"min({WINDOW_SPANS[label].kept} + {n(options.max_batched_tokens)}, L)"
         span_pages = cdiv(span, page)
         limits.append((swa_tokens // page, span_pages, "swa tokens",
                        f"swa tokens / {window} = {n(swa_tokens)} / {n(span)}" if page == 1
@@ -452,7 +453,8 @@ def _token_pages(
         extras.update(full_page_bytes=page * kv * n_full, swa_page_bytes=page * kv * n_swa)
         formulas.append(
             f"block_bytes = one page in both pools = {page} x {n(kv)} x ({n_full} full + "
-            f"{n_swa} sliding layers) = {n(block_bytes)} (full pool {n(page * kv * n_full)} "
+            f"{n_swa} {WINDOWED[swa_label(profile)].name} layers) = {n(block_bytes)} (full pool "
+            f"{n(page * kv * n_full)} "
             f"+ swa pool {n(page * kv * n_swa)}); blocks = full-pool pages (the swa pool holds "
             f"r_swa x as many)"
         )
@@ -520,9 +522,9 @@ def run_sglang(
         own_pool, why = swa_pool(profile, options)
         extras["sglang_swa_pool"] = own_pool
         layers = f"the {profile.count(label)} {WINDOWED[label].name} layers"
-        kept = "window" if label == SLIDING_ATTENTION else "chunk"
         formulas.append(
-            f"hybrid SWA pool: {layers} keep their {kept} in a token pool of their own ({why})"
+            f"hybrid SWA pool: {layers} keep their {WINDOWED[label].noun} in a token pool of "
+            f"their own ({why})"
             if own_pool else f"no hybrid SWA pool ({why}): {layers} keep every token in the "
             "one pool, as full layers do")
     full_tokens = swa_tokens = 0

@@ -42,7 +42,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from fractions import Fraction
 
-from flatkv.plan import FULL_ATTENTION, LAYER_LABELS, LINEAR_ATTENTION, cdiv
+from flatkv.plan import CHUNKED_ATTENTION, FULL_ATTENTION, LAYER_LABELS, LINEAR_ATTENTION, cdiv
 from flatkv.profile import WINDOWED, CacheProfile
 from flatkv.strategies.base import (
     StrategyOptions,
@@ -414,6 +414,11 @@ def _one_request_refusal(context_tokens: int, needed: int, budget_bytes: int, un
 
 
 HYBRID_MANAGER_OFF = "hybrid KV cache manager off (--disable-hybrid-kv-cache-manager)"
+# vLLM's config turns the manager off itself for chunked attention with an EAGLE-family drafter
+EAGLE_WITH_CHUNKS = (
+    "with speculative decoding: vLLM turns its hybrid KV cache manager off for chunked local "
+    "attention when the drafter is EAGLE-family (EAGLE, EAGLE-3, MTP); with such a drafter, "
+    "count that with the hybrid KV cache manager off (--no-vllm-hybrid-manager)")
 
 
 def without_hybrid_manager(profile: CacheProfile, formulas: list[str]) -> CacheProfile | str:
@@ -457,6 +462,8 @@ def _run_vllm(
             return not_applicable(name, budget_bytes, unified, profile_name=profile.name,
                                   context_tokens=context_tokens)
         profile = unified
+    elif options.speculative_tokens and CHUNKED_ATTENTION in profile.layer_types:
+        formulas.append(EAGLE_WITH_CHUNKS)
     counts = {k: profile.count(k) for k in LAYER_LABELS if profile.count(k)}
     extras: dict[str, object] = {"mamba_cache_mode": options.mamba_cache_mode}
     if options.mamba_cache_mode == "none" and profile.has_state:
