@@ -154,7 +154,7 @@ def page_ids(analysis, ours: StrategyResult) -> None:
     if fitted:
         pages = app_data.page_assignment(analysis, requests=drawn, **workload)
     # S sizes the window pages of a sliding or chunked request
-    sliding = profile.sliding_window is not None or profile.attention_chunk_size is not None
+    sliding = bool(profile.windowed_labels)
     columns = st.columns(3 if sliding else 2)
     with columns[0]:
         bind(st.number_input, "requests", "Live requests", min_value=1, max_value=MAX_REQUESTS,

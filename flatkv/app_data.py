@@ -761,7 +761,7 @@ def sliding_capacity_text(profile: CacheProfile) -> str:
     capacity counts their pages like full history (no window eviction, as SPEC 3.3's measured
     pools and older vLLM logs count them), while a request keeps only its window or chunk
     there. Empty without such layers."""
-    windowed = [(label, w) for label, w in WINDOWED.items() if label in profile.layer_types]
+    windowed = [(label, WINDOWED[label]) for label in profile.windowed_labels]
     if not windowed:
         return ""
     layers = " and ".join(w.layers.removesuffix(" layers") for _, w in windowed)

@@ -22,7 +22,6 @@ from flatkv.profile import (
     MAX_CHUNK_SIZE,
     MAX_KERNEL_BLOCK_SIZE,
     MAX_WINDOW,
-    WINDOWED,
     CacheProfile,
 )
 from flatkv.strategies import STRATEGIES, StrategyOptions, model_blocker
@@ -87,7 +86,7 @@ def _has_state(profile: CacheProfile) -> bool:
 
 def _has_window(profile: CacheProfile) -> bool:
     """Sliding or chunked layers: their pages per request count the tokens of one step."""
-    return any(label in profile.layer_types for label in WINDOWED)
+    return bool(profile.windowed_labels)
 
 
 def _always(profile: CacheProfile) -> bool:

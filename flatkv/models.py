@@ -39,7 +39,13 @@ from flatkv.plan import (
     check_int,
 )
 from flatkv.plan import state_const_bytes as _state_const_bytes
-from flatkv.profile import MAX_CHUNK_SIZE, MAX_WINDOW, CacheProfile, check_architectures
+from flatkv.profile import (
+    MAX_CHUNK_SIZE,
+    MAX_WINDOW,
+    WINDOWED,
+    CacheProfile,
+    check_architectures,
+)
 from flatkv.units import MAX_TOKENS, names_text, quoted_names
 
 FORMAT = "flatkv-model/1"
@@ -139,7 +145,7 @@ class AttentionLayer(CacheLayer):
         _check_dim("attention.kv_heads", self.kv_heads)
         _check_dim("attention.head_dim_k", self.head_dim_k)
         _check_dim("attention.head_dim_v", self.head_dim_v)
-        for name in ("sliding_window", "attention_chunk_size"):
+        for name in (windowed.field for windowed in WINDOWED.values()):
             if getattr(self, name) is not None:
                 _check_dim(f"attention.{name}", getattr(self, name), maximum=MAX_WINDOW)
         if self.sliding_window is not None and self.attention_chunk_size is not None:
@@ -414,8 +420,8 @@ def kind_name(layer: CacheLayer) -> str:
     """The name a spec gives a kind of layer unless told otherwise: full, sliding, chunked, mla,
     gdn, mamba2, mamba1, conv, lightning (presets, config.json imports and the Model page's new
     kinds alike)."""
-    if isinstance(layer, AttentionLayer) and layer.label != FULL_ATTENTION:
-        return "sliding" if layer.label == SLIDING_ATTENTION else "chunked"
+    if layer.label in WINDOWED:
+        return WINDOWED[layer.label].name
     return _BASE_NAMES[layer.kind]
 
 
@@ -640,19 +646,20 @@ class ModelSpec:
                                                     ("ssm", self.ssm_dtype)) if tensor in kept}
 
     def sliding_window(self) -> int | None:
-        return self._one_window("sliding_window", "sliding layers", "windows")
+        return self._one_window(SLIDING_ATTENTION)
 
     def attention_chunk_size(self) -> int | None:
-        return self._one_window("attention_chunk_size", "chunked layers", "chunks")
+        return self._one_window(CHUNKED_ATTENTION)
 
-    def _one_window(self, field_name: str, layers: str, what: str) -> int | None:
-        """The one ``field_name`` of the attention kinds that set it (None when none does)."""
-        windows = {getattr(layer, field_name) for layer in self.kinds.values()
+    def _one_window(self, label: str) -> int | None:
+        """The one window (or chunk) of this model's ``label`` layers, None without them."""
+        windowed = WINDOWED[label]
+        windows = {getattr(layer, windowed.field) for layer in self.kinds.values()
                    if isinstance(layer, AttentionLayer)} - {None}
         if len(windows) > 1:
             raise ValueError(
-                f"{layers} of {self.name!r} have different {what} {sorted(windows)}: the "
-                f"planner takes one {field_name}"
+                f"{windowed.name} layers of {self.name!r} have different {windowed.noun}s "
+                f"{sorted(windows)}: the planner takes one {windowed.field}"
             )
         return windows.pop() if windows else None
 

@@ -83,7 +83,8 @@ def window_tokens(label: str, *, sliding_window: int | None,
     attention and state; ValueError naming the missing field when a windowed label has none."""
     if label not in WINDOWED:
         return None
-    tokens = sliding_window if label == SLIDING_ATTENTION else attention_chunk_size
+    tokens = {"sliding_window": sliding_window,
+              "attention_chunk_size": attention_chunk_size}[WINDOWED[label].field]
     if tokens is None:
         raise ValueError(WINDOWED[label].missing)
     return tokens
@@ -274,6 +275,12 @@ class CacheProfile:
         if row is None:
             return self.state_const_bytes.get("conv", 0)
         return row * (self.conv_rows + speculative_tokens)
+
+    @property
+    def windowed_labels(self) -> tuple[str, ...]:
+        """The labels of this model's layers that keep a bounded span (``WINDOWED``: sliding,
+        chunked), in that order; empty when every attention layer keeps all its history."""
+        return tuple(label for label in WINDOWED if label in self.layer_types)
 
     def window(self, label: str) -> int | None:
         """Tokens a layer of ``label`` keeps at most: the sliding window, the attention chunk,

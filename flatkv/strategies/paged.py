@@ -170,16 +170,15 @@ def _workload_lines(profile: CacheProfile, pool: PagePool, context_tokens: int,
             + " state page(s) per request, as the engine's log does; both hold, for "
             "different workloads"
         )
-    for kind, windowed in WINDOWED.items():
-        if kind in profile.layer_types:
-            window, name = profile.window(kind), windowed.name
-            lines.append(
-                f"  it charges a {name} group {PAGES_NEEDED_TEXT[kind]} pages (the S tokens "
-                "scheduled per step once, for all requests), while max_concurrency counts "
-                + request_pages_text(kind, context_tokens, block_size, options, window)
-                + f" {name} page(s) per request (S for each, as the engine's log does); both "
-                "hold, for different workloads"
-            )
+    for kind in profile.windowed_labels:
+        name = WINDOWED[kind].name
+        lines.append(
+            f"  it charges a {name} group {PAGES_NEEDED_TEXT[kind]} pages (the S tokens "
+            "scheduled per step once, for all requests), while max_concurrency counts "
+            + request_pages_text(kind, context_tokens, block_size, options, profile.window(kind))
+            + f" {name} page(s) per request (S for each, as the engine's log does); both "
+            "hold, for different workloads"
+        )
     return lines
 
 

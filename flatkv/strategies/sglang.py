@@ -133,7 +133,7 @@ def swa_label(profile: CacheProfile) -> str | None:
     """The label of the layers SGLang's hybrid SWA pool may hold: sliding, or Llama 4's chunked
     layers (SGLang runs them as its sliding layers, the chunk as their window); None with
     neither. ``sglang_blocker`` refuses a model with both."""
-    return next((label for label in WINDOWED if label in profile.layer_types), None)
+    return next(iter(profile.windowed_labels), None)
 
 
 def pool_layers(profile: CacheProfile, options: StrategyOptions) -> tuple[int, int]:

@@ -427,7 +427,7 @@ def without_hybrid_manager(profile: CacheProfile, formulas: list[str]) -> CacheP
     layers (``_promote_local_kv_cache_specs``: every token kept, one group), keeps a model of
     one kind as it is, and refuses what it cannot make one kind: state layers beside attention,
     sliding beside chunked layers without full ones."""
-    windowed = [label for label in WINDOWED if label in profile.layer_types]
+    windowed = profile.windowed_labels
     kinds = set(profile.layer_types)
     if ((profile.has_state and len(kinds) > 1)
             or (len(windowed) > 1 and FULL_ATTENTION not in kinds)):
