@@ -38,13 +38,15 @@ def headline(analysis, ours: StrategyResult, engines: list[StrategyResult]) -> N
     c.metric("Blocks", f"{h.num_blocks:,}")
     capacity = ours.capacity_tokens if ours.applies else None
     if capacity is not None:  # the figure Budget and Compare give, the token slots under it
+        # windowed layers: the capacity counts their pages like full history, as Budget says
+        windowed_note = " " + app_data.sliding_capacity_text(state().profile())
         c.metric("Capacity (tokens)", f"{capacity:,}",
                  delta=f"token slots {h.token_slots:,} (blocks x P)"
                  if capacity != h.token_slots else None, delta_color="off", delta_arrow="off",
                  help="Tokens of history the pool holds beside one request's state, as Budget "
                  "and Compare count it. Under it, num_blocks x P: tokens if every page id held "
                  "history; with several groups sharing the ids, each gets a share, so the "
-                 "capacity is lower.")
+                 "capacity is lower." + windowed_note)
     elif state().profile().has_attention:
         c.metric("Token slots (blocks x P)", f"{h.token_slots:,}",
                  help="num_blocks x P: tokens if every page id held history.")

@@ -254,6 +254,8 @@ def spec_editor(spec: ModelSpec | None) -> None:
     elif not draft.kinds:
         st.info("No kinds yet: add one above, then write the layer pattern over the names. "
                 "The current model stays until the draft is complete.")
+    for note in draft.unbuilt_kind_notes():
+        st.warning(literal(note), icon=":material/warning:")
     left, right = st.columns([2, 1], vertical_alignment="center")
     left.caption("Heads, dims and state shapes per kind; TP is in the sidebar. Any change makes "
                  "an edited copy, carried whole in the link; the model changes when the draft "

@@ -585,6 +585,32 @@ class SpecDraft:
         name = preset if same else preset + EDITED
         return self if name == self.name else replace(self, name=name)
 
+    def unbuilt_kind_notes(self) -> list[str]:
+        """Why a kind of this draft is not a kind of the model it builds: no layer in the
+        pattern names it, or another kind has the same geometry (a model's kinds are its
+        distinct geometries, so the two are counted as one under the first name). Said beside
+        the editor, else a kind seems to vanish from the summary. Empty while the draft does
+        not build (its error says why)."""
+        try:
+            spec = self.to_spec()
+        except ValueError:
+            return []
+        order = parse_pattern(self.pattern)
+        name_of = {layer: name for name, layer in spec.kinds.items()}
+        notes = []
+        for name in self.kind_names:
+            if name in spec.kinds:
+                continue
+            if name not in order:
+                notes.append(f"Kind {name!r} is in no layer: the layer pattern does not name "
+                             "it, so it adds nothing to the model.")
+            else:
+                first = name_of[spec.layers[order.index(name)]]
+                notes.append(f"Kinds {first!r} and {name!r} have the same geometry, so the "
+                             f"model counts them as one kind, {first!r}: change a field of one "
+                             "to keep them apart.")
+        return notes
+
     def to_spec(self) -> ModelSpec:
         """The ModelSpec of this draft (TP 1); ValueError says what is missing or wrong."""
         if not self.kinds:

@@ -282,6 +282,18 @@ def test_model_editor_refuses_an_emptied_number():
     assert any(shown(e).startswith("mamba chunk size is empty") for e in at.error)
 
 
+def test_model_editor_warns_of_a_kind_no_layer_uses():
+    at = open_app("app_pages/model.py", {"model": "gpt-oss-20b"})
+    at.segmented_control(key="model.source").set_value("Edit by hand").run()
+    assert not at.warning
+    at.text_input(key="spec.pattern").set_value("24*full").run()
+    assert not at.exception and not at.error
+    assert [shown(w) for w in at.warning] == [
+        "Kind 'sliding' is in no layer: the layer pattern does not name it, so it adds nothing "
+        "to the model."]
+    assert "Sliding window" not in metrics(at)  # the model is 24 full layers now
+
+
 def test_captions_say_where_the_budget_comes_from():
     # a screenshot carries its assumptions: the H100's 85,520,809,984 B (79.65 GiB) x 0.9, the
     # weights (0 B unless entered), or the KV cache memory a log gave
@@ -1898,6 +1910,12 @@ def test_sliding_model_says_why_concurrency_passes_one_above_the_capacity():
     assert len(note) == 1 and "window of 128 tokens" in note[0]
     at.switch_page("app_pages/compare.py").run()
     assert sum(c.value.startswith("Sliding-window layers") for c in at.caption) == 1
+    # Layout gives the same capacity; its help says the same why, a windowless model's does not
+    at.switch_page("app_pages/layout.py").run()
+    help_text = {m.label: m.help for m in at.metric}["Capacity (tokens)"]
+    assert note[0] in help_text and metrics(at)["Capacity (tokens)"] == f"{97_870 // 2 * 16:,}"
+    llama = open_app("app_pages/layout.py", {"model": "Llama-3.1-8B"})
+    assert "Sliding" not in {m.label: m.help for m in llama.metric}["Capacity (tokens)"]
 
 
 def test_layout_takes_the_largest_workload_a_link_can_ask_for():

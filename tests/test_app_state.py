@@ -494,6 +494,24 @@ def test_draft_chunked_kind_takes_llama4s_chunk_and_a_window_or_a_chunk_not_both
                 pattern="chunked").to_spec()
 
 
+def test_a_draft_says_why_a_kind_is_not_in_its_model():
+    # a kind no layer names adds nothing; two kinds of one geometry are one kind of the model
+    draft = replace(app_model.SpecDraft().with_kind("full attention").with_kind("full attention")
+                    .with_kind("GDN"), pattern="(3*gdn,full)*2,full_2")
+    assert list(draft.to_spec().kinds) == ["gdn", "full"]
+    assert draft.unbuilt_kind_notes() == [
+        "Kinds 'full' and 'full_2' have the same geometry, so the model counts them as one kind, "
+        "'full': change a field of one to keep them apart."]
+    apart = draft.with_field("full_2", "kv_heads", 4)
+    assert list(apart.to_spec().kinds) == ["gdn", "full", "full_2"]
+    assert apart.unbuilt_kind_notes() == []
+    unused = replace(apart, pattern="(3*gdn,full)*2")
+    assert unused.unbuilt_kind_notes() == [
+        "Kind 'full_2' is in no layer: the layer pattern does not name it, so it adds nothing "
+        "to the model."]
+    assert replace(unused, pattern="full*(").unbuilt_kind_notes() == []  # its error says why
+
+
 def test_removing_a_kind_drops_its_layers_from_the_pattern():
     draft = small_hybrid().without_kind("full")
     assert draft.kind_names == ["mamba2"] and draft.pattern == "2*mamba2"
