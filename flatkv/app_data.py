@@ -502,9 +502,16 @@ def sglang_sliding_pool_text(r: StrategyResult, profile: CacheProfile) -> str:
     Empty for any other result."""
     if r.strategy != "sglang" or not r.extras.get("kv_tokens") or "swa_tokens" not in r.extras:
         return ""
-    return (f"SGLang: capacity is the full-attention token pool; the {swa_layers_text(profile)} "
+    text = (f"SGLang: capacity is the full-attention token pool; the {swa_layers_text(profile)} "
             f"have a pool of their own, {r.extras['swa_tokens']:,} tokens (sliding / full tokens "
             "ratio in the layout options).")
+    idle = r.extras.get("idle_swa_bytes_at_context")
+    # the breakdown counts that pool as kv history whole; a request keeps only its window in it
+    # (none running: the note that not one request fits says so)
+    if idle is not None and (running := int(r.max_concurrency)):
+        text += (f" With {count_text(running, 'request')} of {tokens_text(r.context_tokens)} "
+                 f"running, {format_bytes(idle)} of it sits idle ({idle:,} B).")
+    return text
 
 
 # --------------------------------------------------------------------------------------------

@@ -440,6 +440,16 @@ def test_sglang_two_pools_are_named_only_for_sglang_with_its_sliding_pool():
         "SGLang: capacity is the full-attention token pool; the chunked layers have a pool of "
         f"their own, {chunked.extras['swa_tokens']:,} tokens (sliding / full tokens ratio in "
         "the layout options).")
+    # at a context, how much of that pool the requests that run leave idle: 47,870 // 16,384
+    # = 2 requests (the chunked pool binds) hold 2 x min(8,192 + 8,192, L) chunked tokens
+    at_context = run_strategy("sglang", scout, budget_bytes=10 * 10**9, context_tokens=16_384)
+    idle = (47_870 - 2 * 16_384) * 4096 * 36
+    assert idle == 2_226_880_512
+    assert app_data.sglang_sliding_pool_text(at_context, scout).endswith(
+        " With 2 requests of 16,384 tokens running, 2.07 GiB of it sits idle (2,226,880,512 B).")
+    # none running (59,838 full tokens < 131,072): no idle sentence, the short-of-one note says it
+    short = run_strategy("sglang", scout, budget_bytes=10 * 10**9, context_tokens=131_072)
+    assert app_data.sglang_sliding_pool_text(short, scout).endswith("in the layout options).")
     # 10**10 x 5 // ((5 x 12 + 4 x 36) x 4,096) = 59,838 full tokens, x 0.8
     assert chunked.extras["swa_tokens"] == int(59_838 * 0.8) == 47_870
     assert app_data.sglang_pools_text(scout, StrategyOptions()).startswith(

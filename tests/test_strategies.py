@@ -851,6 +851,18 @@ def test_llama4_sglang_keeps_chunked_layers_in_its_swa_pool():
     assert small.capacity_tokens == full == 1_139_756
     assert small.extras["swa_tokens"] == int(full * 0.05) == 56_987
     assert small.concurrency == Fraction(56_987, 8192 + 8192)  # 3.48, under 1,139,756 / L
+    # the static split at the requests that run: 2 (full pool binds) hold 2 x L full tokens and
+    # 2 x 16,384 chunked ones; the rest of each pool sits idle
+    idle_full, idle_swa = 385_505 - 2 * ctx, 308_404 - 2 * 16_384
+    assert (idle_full, idle_swa) == (123_361, 275_636)
+    assert r.extras["idle_kv_bytes_at_context"] == idle_full * 4096 * 12
+    assert r.extras["idle_swa_bytes_at_context"] == idle_swa * 4096 * 36 == 40_644_182_016
+    assert ("static split at 2 requests: 123,361 kv tokens (6,063,439,872 B) and 275,636 swa "
+            "tokens (40,644,182,016 B) sit idle") in r.formulas
+    # 3 run when the chunked pool binds: 56,987 - 3 x 16,384 = 7,835 of it idle
+    split = next(f for f in small.formulas if f.startswith("static split"))
+    assert split.startswith("static split at 3 requests: ")
+    assert split.endswith(f"and 7,835 swa tokens ({7_835 * 4096 * 36:,} B) sit idle")
     one_pool = run_strategy("sglang", llama4_scout(), budget_bytes=LLAMA4_BUDGET,
                             context_tokens=ctx, options=StrategyOptions(sglang_swa_pool=False))
     assert one_pool.capacity_tokens == LLAMA4_BUDGET // (48 * 4096) == 327_680

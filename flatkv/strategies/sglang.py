@@ -255,17 +255,23 @@ def _concurrency(
     extras["binding_limit"] = binding
     formulas.append("max_concurrency = min(" + ", ".join(t for *_, t in limits)
                     + f") = {concurrency_text(best)} ({binding} binds)")
+    running = int(best)
+    idle = []  # what the static split between pools leaves unused at ``running`` requests
     if slots is not None and slot_bytes is not None and profile.has_attention:
-        running = int(best)
         idle_slots = request_slots(slots) - running * s  # the padding slot is not idle
+        extras["idle_state_bytes_at_context"] = idle_slots * slot_bytes
+        idle.append(f"{n(idle_slots)} state slot{'' if idle_slots == 1 else 's'} "
+                    f"({n(idle_slots * slot_bytes)} B)")
+    if idle or n_swa and n_full:
         idle_tokens = max(full_tokens - running * request_pages * page, 0) if n_full else 0
-        extras.update(idle_state_bytes_at_context=idle_slots * slot_bytes,
-                      idle_kv_bytes_at_context=idle_tokens * kv * n_full)
-        formulas.append(
-            f"static split at {n(running)} requests: {n(idle_slots)} state "
-            f"slot{'' if idle_slots == 1 else 's'} ({n(idle_slots * slot_bytes)} B) and "
-            f"{n(idle_tokens)} kv tokens ({n(idle_tokens * kv * n_full)} B) sit idle"
-        )
+        extras["idle_kv_bytes_at_context"] = idle_tokens * kv * n_full
+        idle.append(f"{n(idle_tokens)} kv tokens ({n(idle_tokens * kv * n_full)} B)")
+    if idle and n_swa:
+        idle_swa = max(swa_tokens - running * span_pages * page, 0)
+        extras["idle_swa_bytes_at_context"] = idle_swa * kv * n_swa
+        idle.append(f"{n(idle_swa)} swa tokens ({n(idle_swa * kv * n_swa)} B)")
+    if idle:
+        formulas.append(f"static split at {n(running)} requests: {' and '.join(idle)} sit idle")
     return numerator, denominator
 
 
