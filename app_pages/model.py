@@ -414,7 +414,7 @@ def summary() -> None:
         metrics.metric("State per request", format_bytes(profile.state_bytes_per_request),
                        help=f"{profile.state_bytes_per_request:,} B: every state layer, one "
                        "TP rank")
-    st.caption(app_model.summary_caption(profile, spec))
+    st.caption(app_model.summary_caption(profile, spec, s.context))
     table(app_model.spec_kind_rows(spec) if spec is not None else kinds)
     if spec is not None:
         st.caption("The config's figures, whole model (the bytes above are per TP rank):")

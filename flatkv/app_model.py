@@ -130,11 +130,13 @@ def profile_for(model: str, spec_json: str | None, tp: int) -> CacheProfile:
     return spec_for(model, spec_json, tp).profile()
 
 
-def summary_caption(profile: CacheProfile, spec: ModelSpec | None) -> str:
+def summary_caption(profile: CacheProfile, spec: ModelSpec | None,
+                    typed_context: int | None = None) -> str:
     """The Model page's line above its tables (Markdown: names as typed): per TP rank, the
     cache dtypes, the query heads, the length vLLM serves it at unless told (not the context
-    typed, which the context field shows), what SGLang reads of the config, and what vLLM does
-    with its mamba chunk. ``spec`` None: a model given as raw bytes, per rank already."""
+    typed, which the context field shows; with no length known, what the pages count at),
+    what SGLang reads of the config, and what vLLM does with its mamba chunk. ``spec`` None:
+    a model given as raw bytes, per rank already."""
     parts = [f"Per TP rank (TP {spec.tp if spec is not None else 'as given'})"]
     if spec is not None:
         parts.append(f"cache dtypes: KV {spec.kv_dtype}" + "".join(
@@ -143,8 +145,10 @@ def summary_caption(profile: CacheProfile, spec: ModelSpec | None) -> str:
             parts.append(f"{spec.attention_heads:,} attention heads (a TP must divide them)")
         parts.append(f"max_model_len {spec.max_model_len:,} tokens (vLLM's default "
                      "`--max-model-len`, from the config)" if spec.max_model_len else
-                     f"max_model_len not known (the pages count at {DEFAULT_CONTEXT:,} tokens "
-                     "until a context is typed on Layout, Budget or Compare)")
+                     ("max_model_len not known (the pages count at the "
+                      f"{typed_context:,} tokens typed)" if typed_context else
+                      f"max_model_len not known (the pages count at {DEFAULT_CONTEXT:,} tokens "
+                      "until a context is typed on Layout, Budget or Compare)"))
     if profile.architectures:
         parts.append(f"architecture: {markdown_literal(', '.join(profile.architectures))}")
     if profile.config_mamba_ssm_dtype:

@@ -45,9 +45,11 @@ class Budget:
         then carries its assumptions (the weights above all, 0 B unless entered)."""
         if self.given:
             return "KV cache memory as given"
+        share = f"{format_bytes(self.gpu_bytes)} x {self.fraction:g}"
+        if not self.weights_per_rank:  # the default: said so, else it reads as a weightless model
+            return f"{share}, no weights entered: the sidebar takes them"
         per_rank = " per rank" if self.tp > 1 else ""
-        return (f"{format_bytes(self.gpu_bytes)} x {self.fraction:g} - "
-                f"{format_bytes(self.weights_per_rank)} of weights{per_rank}")
+        return f"{share} - {format_bytes(self.weights_per_rank)} of weights{per_rank}"
 
     @property
     def explanation(self) -> str:

@@ -23,7 +23,8 @@ from flatkv.units import concurrency_text, concurrency_value, format_bytes, toke
 COLORS: dict[str, str] = {
     "kv": "#4C78A8",  # full-attention KV history
     "kv_sliding": "#72B7B2",  # sliding-window KV history
-    "kv_chunked": "#9ECAE9",  # chunked-attention KV history (Llama 4)
+    # chunked-attention KV history (Llama 4): a hue of its own, a light blue read as full
+    "kv_chunked": "#EECA3B",
     "conv": "#F58518",  # conv state
     "ssm": "#E45756",  # ssm state
     "state": "#EE9A8F",  # all state tensors together (or one that is neither conv nor ssm)

@@ -299,8 +299,8 @@ def test_captions_say_where_the_budget_comes_from():
     # weights (0 B unless entered), or the KV cache memory a log gave
     compare = open_app("app_pages/compare.py", {})
     assert shown(compare.caption[0]).startswith(
-        "Qwen3-Next-80B-A3B · budget 76,968,728,985 B (71.68 GiB) per rank (79.65 GiB x 0.9 - "
-        "0 B of weights) · ")
+        "Qwen3-Next-80B-A3B · budget 76,968,728,985 B (71.68 GiB) per rank (79.65 GiB x 0.9, "
+        "no weights entered: the sidebar takes them) · ")
     layout = open_app("app_pages/layout.py", {"weights": "80GB", "tp": "2"})
     # 76,968,728,985 B usable - 40e9 B of weights per rank; the planner named as the sidebar does
     assert shown(layout.caption[0]) == (
@@ -2348,7 +2348,11 @@ def test_the_context_is_the_models_until_one_is_typed():
     assert [c.value for c in model.caption if "max_model_len" in c.value][0].startswith(
         "Per TP rank (TP 1) · cache dtypes: KV bfloat16, conv bfloat16, ssm bfloat16 · 32 "
         "attention heads (a TP must divide them) · max_model_len not known (the pages count at "
-        "32,768 tokens until a context is typed on Layout, Budget or Compare)")
+        "the 65,536 tokens typed)")
+    untyped = open_app("app_pages/model.py", {"model": "granite-4.0-h-small"})
+    assert "max_model_len not known (the pages count at 32,768 tokens until a context is typed " \
+        "on Layout, Budget or Compare)" in [c.value for c in untyped.caption
+                                             if "max_model_len" in c.value][0]
     # a typed context leaves the model's own length as the config gives it
     nemotron = open_app("app_pages/model.py", {"model": "Nemotron-H-8B", "ctx": "16384"})
     assert any("max_model_len 8,192 tokens" in c.value for c in nemotron.caption)
