@@ -657,17 +657,16 @@ def context_note() -> None:
 
 
 def engine_widget(field: str) -> None:
-    """The bound widget of one engine option (an AppState field of ENGINE_FIELDS)."""
+    """The bound widget of one engine option (an AppState field of ENGINE_FIELDS): a number
+    field from one of the tables above, else the option's own widget below."""
     if field in _RATIO_WIDGETS:
         label, (low, high), text = _RATIO_WIDGETS[field]
         bind(st.number_input, field, label, min_value=float(low), max_value=float(high),
              step=0.05, format="%.4g", from_widget=_typed_ratio, help=text)
-        return
-    if field in _COUNT_WIDGETS:
+    elif field in _COUNT_WIDGETS:
         label, low, high, text = _COUNT_WIDGETS[field]
         bind(st.number_input, field, label, min_value=low, max_value=high, step=1, help=text)
-        return
-    if field in _OWN_DEFAULT_WIDGETS:
+    elif field in _OWN_DEFAULT_WIDGETS:
         label, step, largest, text = _OWN_DEFAULT_WIDGETS[field]
         try:
             model_default = state().engine_choices()[field][0]  # the model's own
@@ -676,68 +675,88 @@ def engine_widget(field: str) -> None:
         bind(st.number_input, field, label, min_value=1, max_value=largest, step=step,
              to_widget=lambda v: v or model_default,
              from_widget=lambda v: None if int(v) == model_default else int(v), help=text)
-    elif field == "mamba_cache_mode":
-        # fixed labels (bind says why); the pages with checkpoints and drafted ones below
-        bind(st.selectbox, field, "Mamba cache mode", options=list(MAMBA_CACHE_MODES),
-             format_func=app_data.MAMBA_MODE_CHOICES.get,
-             help="State pages one request holds: 1 (none), 2 (align), or one every P tokens "
-             "(all: prefix caching of state), plus one per speculative token. Every paged "
-             "layout counts them this way. vLLM "
-             "0.28 and later turn prefix caching on for hybrid models, in align by default "
-             "(the log names the mode); none, the default here, is "
-             "--no-enable-prefix-caching or vLLM up to 0.27. vLLM 0.33 and later have no "
-             "mode all, and keep prefill checkpoint blocks in align (its own field).")
-        s = state()
-        held = app_data.mamba_mode_text(s.mamba_cache_mode, s.prefill_checkpoint_blocks,
-                                        s.speculative_tokens)
-        if held != app_data.mamba_mode_text(s.mamba_cache_mode):
-            st.caption(f"A request holds {held}.")
-    elif field == "vllm_hybrid_manager":
-        # short: a third of the page at 1000 px cut "Hybrid KV cache manager"
-        bind(st.toggle, field, "Hybrid manager",
-             help="vLLM's hybrid KV cache manager, on by default. Off is "
-             "--disable-hybrid-kv-cache-manager (some KV connectors turn it off too): sliding "
-             "and chunked layers then keep every token, allocated as full attention in one "
-             "group, and a model with state layers does not start. vLLM releases before PR "
-             "#29627 ran Llama 4's chunked layers so by default (unless "
-             "VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE=1).")
-    elif field == "sglang_swa_pool":
-        by_model, why = state().engine_choices()[field]
-        # text choices: a selectbox holding None shows its placeholder, not SGLang's choice;
-        # "auto" short enough that the choice shows in a third of the page at 1000 px
-        choices = {"auto": f"auto ({'on' if by_model else 'off'})", "on": "On",
-                   "off": "Off"}
-        values = {"auto": None, "on": True, "off": False}
-        bind(st.selectbox, field, "Sliding-window pool", options=list(choices),
-             format_func=choices.get,
-             to_widget=lambda v: next(k for k, x in values.items() if x is v),
-             from_widget=values.get,
-             help="SGLang keeps sliding-window layers (and Llama 4's chunked ones) in a token "
-             "pool of their own (its hybrid "
-             f"SWA pool) only for the architectures on its list: {SGLANG_SWA_ARCHITECTURES}; "
-             "for the others (Gemma 2 / 3, Cohere2, Mistral) every layer keeps every token in "
-             f"one pool. auto is SGLang's own choice; for this model "
-             f"{'on' if by_model else 'off'}, {literal(why)}.")
-    elif field == "sglang_ssm_dtype":
-        by_model, why = state().engine_choices()[field]
-        choices = {"auto": f"auto ({by_model})",
-                   **{dtype: dtype for dtype in SGLANG_SSM_DTYPES}}
-        bind(st.selectbox, field, "ssm state dtype", options=list(choices),
-             format_func=choices.get,
-             to_widget=lambda v: "auto" if v is None else v,
-             from_widget=lambda k: None if k == "auto" else k,
-             help="SGLang keeps every state layer's ssm tensor in one dtype, whatever the "
-             "model's: SGLANG_MAMBA_SSM_DTYPE when set (choose it here), else the config's "
-             f"mamba_ssm_dtype, else float32. auto is SGLang's own choice; for this model "
-             f"{by_model}, {why}. vLLM keeps the model's ssm dtype.")
-    elif field == "max_batched_tokens":
-        tokens_widget(field, "Max batched tokens", "Tokens scheduled per step (vLLM's "
-                      "--max-num-batched-tokens); sizes the pages a sliding-window or "
-                      "chunked request holds. Recent vLLM releases size them by the tokens in "
-                      "flight, this times the batches in flight (2 with async scheduling): "
-                      "give that product.")
+    elif field in _OWN_WIDGETS:
+        _OWN_WIDGETS[field]()
     else:  # a new ENGINE_FIELDS entry needs its widget here
         raise KeyError(f"no widget for the engine option {field!r}")
+
+
+def _mamba_cache_mode_widget() -> None:
+    # fixed labels (bind says why); the pages with checkpoints and drafted ones below
+    bind(st.selectbox, "mamba_cache_mode", "Mamba cache mode", options=list(MAMBA_CACHE_MODES),
+         format_func=app_data.MAMBA_MODE_CHOICES.get,
+         help="State pages one request holds: 1 (none), 2 (align), or one every P tokens "
+         "(all: prefix caching of state), plus one per speculative token. Every paged "
+         "layout counts them this way. vLLM "
+         "0.28 and later turn prefix caching on for hybrid models, in align by default "
+         "(the log names the mode); none, the default here, is "
+         "--no-enable-prefix-caching or vLLM up to 0.27. vLLM 0.33 and later have no "
+         "mode all, and keep prefill checkpoint blocks in align (its own field).")
+    s = state()
+    held = app_data.mamba_mode_text(s.mamba_cache_mode, s.prefill_checkpoint_blocks,
+                                    s.speculative_tokens)
+    if held != app_data.mamba_mode_text(s.mamba_cache_mode):
+        st.caption(f"A request holds {held}.")
+
+
+def _vllm_hybrid_manager_widget() -> None:
+    # short: a third of the page at 1000 px cut "Hybrid KV cache manager"
+    bind(st.toggle, "vllm_hybrid_manager", "Hybrid manager",
+         help="vLLM's hybrid KV cache manager, on by default. Off is "
+         "--disable-hybrid-kv-cache-manager (some KV connectors turn it off too): sliding "
+         "and chunked layers then keep every token, allocated as full attention in one "
+         "group, and a model with state layers does not start. vLLM releases before PR "
+         "#29627 ran Llama 4's chunked layers so by default (unless "
+         "VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE=1).")
+
+
+def _sglang_swa_pool_widget() -> None:
+    by_model, why = state().engine_choices()["sglang_swa_pool"]
+    # text choices: a selectbox holding None shows its placeholder, not SGLang's choice;
+    # "auto" short enough that the choice shows in a third of the page at 1000 px
+    choices = {"auto": f"auto ({'on' if by_model else 'off'})", "on": "On", "off": "Off"}
+    values = {"auto": None, "on": True, "off": False}
+    bind(st.selectbox, "sglang_swa_pool", "Sliding-window pool", options=list(choices),
+         format_func=choices.get,
+         to_widget=lambda v: next(k for k, x in values.items() if x is v),
+         from_widget=values.get,
+         help="SGLang keeps sliding-window layers (and Llama 4's chunked ones) in a token "
+         "pool of their own (its hybrid "
+         f"SWA pool) only for the architectures on its list: {SGLANG_SWA_ARCHITECTURES}; "
+         "for the others (Gemma 2 / 3, Cohere2, Mistral) every layer keeps every token in "
+         f"one pool. auto is SGLang's own choice; for this model "
+         f"{'on' if by_model else 'off'}, {literal(why)}.")
+
+
+def _sglang_ssm_dtype_widget() -> None:
+    by_model, why = state().engine_choices()["sglang_ssm_dtype"]
+    choices = {"auto": f"auto ({by_model})", **{dtype: dtype for dtype in SGLANG_SSM_DTYPES}}
+    bind(st.selectbox, "sglang_ssm_dtype", "ssm state dtype", options=list(choices),
+         format_func=choices.get,
+         to_widget=lambda v: "auto" if v is None else v,
+         from_widget=lambda k: None if k == "auto" else k,
+         help="SGLang keeps every state layer's ssm tensor in one dtype, whatever the "
+         "model's: SGLANG_MAMBA_SSM_DTYPE when set (choose it here), else the config's "
+         f"mamba_ssm_dtype, else float32. auto is SGLang's own choice; for this model "
+         f"{by_model}, {why}. vLLM keeps the model's ssm dtype.")
+
+
+def _max_batched_tokens_widget() -> None:
+    tokens_widget("max_batched_tokens", "Max batched tokens", "Tokens scheduled per step "
+                  "(vLLM's --max-num-batched-tokens); sizes the pages a sliding-window or "
+                  "chunked request holds. Recent vLLM releases size them by the tokens in "
+                  "flight, this times the batches in flight (2 with async scheduling): "
+                  "give that product.")
+
+
+# the engine options whose widget is not a plain number field: field -> draws it
+_OWN_WIDGETS = {
+    "mamba_cache_mode": _mamba_cache_mode_widget,
+    "vllm_hybrid_manager": _vllm_hybrid_manager_widget,
+    "sglang_swa_pool": _sglang_swa_pool_widget,
+    "sglang_ssm_dtype": _sglang_ssm_dtype_widget,
+    "max_batched_tokens": _max_batched_tokens_widget,
+}
 
 
 # Engine options by column of the expander; the chunk size shows in mamba cache mode "all" only.
