@@ -39,7 +39,8 @@ def headline(analysis, ours: StrategyResult, engines: list[StrategyResult]) -> N
     capacity = ours.capacity_tokens if ours.applies else None
     if capacity is not None:  # the figure Budget and Compare give, the token slots under it
         # windowed layers: the capacity counts their pages like full history, as Budget says
-        windowed_note = " " + app_data.sliding_capacity_text(state().profile())
+        windowed_note = (f" {text}" if (text := app_data.sliding_capacity_text(state().profile()))
+                         else "")
         c.metric("Capacity (tokens)", f"{capacity:,}",
                  delta=f"token slots {h.token_slots:,} (blocks x P)"
                  if capacity != h.token_slots else None, delta_color="off", delta_arrow="off",

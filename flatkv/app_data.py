@@ -508,9 +508,10 @@ def sglang_sliding_pool_text(r: StrategyResult, profile: CacheProfile) -> str:
     idle = r.extras.get("idle_swa_bytes_at_context")
     # the breakdown counts that pool as kv history whole; a request keeps only its window in it
     # (none running: the note that not one request fits says so)
-    if idle is not None and (running := int(r.max_concurrency)):
+    if idle is not None and (running := int(r.concurrency)):
         text += (f" With {count_text(running, 'request')} of {tokens_text(r.context_tokens)} "
-                 f"running, {format_bytes(idle)} of it sits idle ({idle:,} B).")
+                 f"running, {r.extras['idle_swa_tokens_at_context']:,} of its tokens sit idle "
+                 f"({format_bytes(idle)}, {idle:,} B).")
     return text
 
 

@@ -611,8 +611,8 @@ class SpecDraft:
             else:
                 first = name_of[spec.layers[order.index(name)]]
                 notes.append(f"Kinds {first!r} and {name!r} have the same geometry, so the "
-                             f"model counts them as one kind, {first!r}: change a field of one "
-                             "to keep them apart.")
+                             f"model counts them as one kind, {first!r} (the cache is the "
+                             "same).")
         return notes
 
     def to_spec(self) -> ModelSpec:

@@ -47,7 +47,7 @@ class Budget:
             return "KV cache memory as given"
         share = f"{format_bytes(self.gpu_bytes)} x {self.fraction:g}"
         if not self.weights_per_rank:  # the default: said so, else it reads as a weightless model
-            return f"{share}, no weights entered: the sidebar takes them"
+            return f"{share}, no weights entered: enter them in the sidebar"
         per_rank = " per rank" if self.tp > 1 else ""
         return f"{share} - {format_bytes(self.weights_per_rank)} of weights{per_rank}"
 

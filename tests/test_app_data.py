@@ -446,7 +446,8 @@ def test_sglang_two_pools_are_named_only_for_sglang_with_its_sliding_pool():
     idle = (47_870 - 2 * 16_384) * 4096 * 36
     assert idle == 2_226_880_512
     assert app_data.sglang_sliding_pool_text(at_context, scout).endswith(
-        " With 2 requests of 16,384 tokens running, 2.07 GiB of it sits idle (2,226,880,512 B).")
+        " With 2 requests of 16,384 tokens running, 15,102 of its tokens sit idle (2.07 GiB, "
+        "2,226,880,512 B).")
     # none running (59,838 full tokens < 131,072): no idle sentence, the short-of-one note says it
     short = run_strategy("sglang", scout, budget_bytes=10 * 10**9, context_tokens=131_072)
     assert app_data.sglang_sliding_pool_text(short, scout).endswith("in the layout options).")

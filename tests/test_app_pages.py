@@ -300,7 +300,7 @@ def test_captions_say_where_the_budget_comes_from():
     compare = open_app("app_pages/compare.py", {})
     assert shown(compare.caption[0]).startswith(
         "Qwen3-Next-80B-A3B · budget 76,968,728,985 B (71.68 GiB) per rank (79.65 GiB x 0.9, "
-        "no weights entered: the sidebar takes them) · ")
+        "no weights entered: enter them in the sidebar) · ")
     layout = open_app("app_pages/layout.py", {"weights": "80GB", "tp": "2"})
     # 76,968,728,985 B usable - 40e9 B of weights per rank; the planner named as the sidebar does
     assert shown(layout.caption[0]) == (

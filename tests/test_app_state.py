@@ -501,9 +501,10 @@ def test_a_draft_says_why_a_kind_is_not_in_its_model():
     assert list(draft.to_spec().kinds) == ["gdn", "full"]
     assert draft.unbuilt_kind_notes() == [
         "Kinds 'full' and 'full_2' have the same geometry, so the model counts them as one kind, "
-        "'full': change a field of one to keep them apart."]
-    apart = draft.with_field("full_2", "kv_heads", 4)
+        "'full' (the cache is the same)."]
+    apart = draft.with_field("full_2", "sliding_window", 128)  # a sliding kind now
     assert list(apart.to_spec().kinds) == ["gdn", "full", "full_2"]
+    assert apart.to_spec().profile().count("sliding_attention") == 1
     assert apart.unbuilt_kind_notes() == []
     unused = replace(apart, pattern="(3*gdn,full)*2")
     assert unused.unbuilt_kind_notes() == [

@@ -59,7 +59,7 @@ def test_captions_describe_the_budget_they_come_with():
         "79.65 GiB x 0.9 - 14.90 GiB of weights")
     # none entered (the default): said so, not "- 0 B of weights", which reads as a model without
     assert cache_budget(81_559 * 2**20, 0.9, 0, 2).derivation == (
-        "79.65 GiB x 0.9, no weights entered: the sidebar takes them")
+        "79.65 GiB x 0.9, no weights entered: enter them in the sidebar")
     assert b.explanation == ("79.65 GiB x 0.9 = 71.68 GiB usable - weights 7.45 GiB per rank "
                              "(TP 2) = 64.23 GiB for the cache")
     given = given_budget(47_878_147_932, 2)

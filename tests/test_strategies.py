@@ -740,6 +740,18 @@ def test_gpt_oss_sglang_swa_pools():
     assert r.extras["swa_tokens"] == swa
     assert bd(r)["kv_history"] == (full + swa) * per_layer_set
     assert r.concurrency == min(Fraction(full, 131_072), Fraction(swa, 127 + 8_192))
+    # pages of 16 at L = 100,000: full 226,056 // 16 = 14,128 pages, swa int(226,048 x 0.8) =
+    # 180,838 // 16 = 11,302 pages; a request holds ceil(100,000 / 16) = 6,250 full pages and
+    # ceil((128 - 1 + 8,192) / 16) = 520 sliding ones, so 2 run (the full pool binds)
+    paged = run_strategy("sglang", gpt_oss_20b(), budget_bytes=10**10, context_tokens=100_000,
+                         options=StrategyOptions(sglang_page_size=16))
+    assert paged.capacity_tokens == 14_128 * 16 and paged.extras["swa_tokens"] == 11_302 * 16
+    assert int(paged.concurrency) == 2 and paged.extras["binding_limit"] == "kv tokens"
+    idle_full, idle_swa = 14_128 * 16 - 2 * 6_250 * 16, 11_302 * 16 - 2 * 520 * 16
+    assert (idle_full, idle_swa) == (26_048, 164_192)
+    assert paged.extras["idle_swa_tokens_at_context"] == idle_swa
+    assert (f"static split at 2 requests: 26,048 kv tokens ({idle_full * 2048 * 12:,} B) and "
+            f"164,192 swa tokens ({idle_swa * 2048 * 12:,} B) sit idle") in paged.formulas
 
 
 # Llama 4 Scout: 36 chunked layers (chunks of 8,192) and 12 global ones, 4,096 B a token each.
@@ -844,13 +856,6 @@ def test_llama4_sglang_keeps_chunked_layers_in_its_swa_pool():
     assert r.concurrency == min(Fraction(full, ctx), Fraction(308_404, 8192 + 8192))
     assert any("hybrid SWA pool: the 36 chunked layers keep their chunk in a token pool of "
                "their own" in f for f in r.formulas)
-    # a small chunked pool binds: r_swa 0.05 leaves it 0.05 x full tokens over C + S a request
-    small = run_strategy("sglang", llama4_scout(), budget_bytes=LLAMA4_BUDGET, context_tokens=ctx,
-                         options=StrategyOptions(swa_full_tokens_ratio="0.05"))
-    full = LLAMA4_BUDGET * 20 // ((20 * 12 + 36) * 4096)
-    assert small.capacity_tokens == full == 1_139_756
-    assert small.extras["swa_tokens"] == int(full * 0.05) == 56_987
-    assert small.concurrency == Fraction(56_987, 8192 + 8192)  # 3.48, under 1,139,756 / L
     # the static split at the requests that run: 2 (full pool binds) hold 2 x L full tokens and
     # 2 x 16,384 chunked ones; the rest of each pool sits idle
     idle_full, idle_swa = 385_505 - 2 * ctx, 308_404 - 2 * 16_384
@@ -859,6 +864,13 @@ def test_llama4_sglang_keeps_chunked_layers_in_its_swa_pool():
     assert r.extras["idle_swa_bytes_at_context"] == idle_swa * 4096 * 36 == 40_644_182_016
     assert ("static split at 2 requests: 123,361 kv tokens (6,063,439,872 B) and 275,636 swa "
             "tokens (40,644,182,016 B) sit idle") in r.formulas
+    # a small chunked pool binds: r_swa 0.05 leaves it 0.05 x full tokens over C + S a request
+    small = run_strategy("sglang", llama4_scout(), budget_bytes=LLAMA4_BUDGET, context_tokens=ctx,
+                         options=StrategyOptions(swa_full_tokens_ratio="0.05"))
+    full = LLAMA4_BUDGET * 20 // ((20 * 12 + 36) * 4096)
+    assert small.capacity_tokens == full == 1_139_756
+    assert small.extras["swa_tokens"] == int(full * 0.05) == 56_987
+    assert small.concurrency == Fraction(56_987, 8192 + 8192)  # 3.48, under 1,139,756 / L
     # 3 run when the chunked pool binds: 56,987 - 3 x 16,384 = 7,835 of it idle
     split = next(f for f in small.formulas if f.startswith("static split"))
     assert split.startswith("static split at 3 requests: ")

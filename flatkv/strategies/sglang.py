@@ -226,8 +226,9 @@ def _concurrency(
 ) -> tuple[int, int]:
     """Requests of ``context_tokens`` the pools hold at once, as (units held, units one request
     needs) of the pool that binds: a request holds whole pages of each token pool,
-    ceil(tokens / page) of them, and S state slots. Adds its formulas and, with state and
-    attention, what the static split leaves idle at that many requests."""
+    ceil(tokens / page) of them, and S state slots. Adds its formulas and, where the budget is
+    split statically between pools (state slots beside attention, or a full and a sliding /
+    chunked token pool), what the split leaves idle at the requests that run."""
     kv, page = profile.kv_bytes_per_slot, options.sglang_page_size
     s = options.sglang_slots_per_request
     n_full, n_swa = pool_layers(profile, options)
@@ -256,18 +257,22 @@ def _concurrency(
     formulas.append("max_concurrency = min(" + ", ".join(t for *_, t in limits)
                     + f") = {concurrency_text(best)} ({binding} binds)")
     running = int(best)
+    with_state = slots is not None and slot_bytes is not None and profile.has_attention
+    if not (with_state or (n_full and n_swa)):  # one pool: nothing is split
+        return numerator, denominator
     idle = []  # what the static split between pools leaves unused at ``running`` requests
-    if slots is not None and slot_bytes is not None and profile.has_attention:
+    if with_state:
         idle_slots = request_slots(slots) - running * s  # the padding slot is not idle
         extras["idle_state_bytes_at_context"] = idle_slots * slot_bytes
         idle.append(f"{n(idle_slots)} state slot{'' if idle_slots == 1 else 's'} "
                     f"({n(idle_slots * slot_bytes)} B)")
-    if idle or n_swa and n_full:
-        idle_tokens = max(full_tokens - running * request_pages * page, 0) if n_full else 0
-        extras["idle_kv_bytes_at_context"] = idle_tokens * kv * n_full
+    idle_tokens = max(full_tokens - running * request_pages * page, 0) if n_full else 0
+    extras["idle_kv_bytes_at_context"] = idle_tokens * kv * n_full
+    if n_full:
         idle.append(f"{n(idle_tokens)} kv tokens ({n(idle_tokens * kv * n_full)} B)")
-    if idle and n_swa:
+    if n_swa:  # a request keeps its window (or chunk) and a step of tokens there
         idle_swa = max(swa_tokens - running * span_pages * page, 0)
+        extras["idle_swa_tokens_at_context"] = idle_swa
         extras["idle_swa_bytes_at_context"] = idle_swa * kv * n_swa
         idle.append(f"{n(idle_swa)} swa tokens ({n(idle_swa * kv * n_swa)} B)")
     if idle:
