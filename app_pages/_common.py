@@ -11,7 +11,7 @@ from typing import Any
 import plotly.graph_objects as go
 import streamlit as st
 
-from flatkv import app_data, app_model
+from flatkv import app_data, app_model, sizing
 from flatkv.analysis import PLANNERS, PlanAnalysis, analyze
 from flatkv.app_data import markdown_literal as literal
 from flatkv.app_model import CUSTOM_SPEC
@@ -278,6 +278,15 @@ def cached_curves(profile: CacheProfile, strategy: str, budget: int, context: in
                   options: StrategyOptions) -> app_data.Curves:
     """The Budget page's curves: a run of every layout point each, so worth keeping."""
     return app_data.curves(profile, strategy, budget, context, options)
+
+
+@st.cache_data(max_entries=64, show_spinner=False,
+               hash_funcs={CacheProfile: profile_key, StrategyOptions: options_key})
+def cached_least_budget(profile: CacheProfile, strategy: str, requests: int, context: int,
+                        options: StrategyOptions) -> int | None:
+    """The Budget page's least budget for its requests to hold: a bisection of many runs."""
+    return sizing.least_budget_for_requests(strategy, profile, requests=requests,
+                                            context_tokens=context, options=options)
 
 
 def current_strategies(s: AppState | None = None, names: tuple[str, ...] = STRATEGIES

@@ -10,6 +10,7 @@ from app_pages._common import (
     NOT_APPLICABLE,
     bind,
     cached_curves,
+    cached_least_budget,
     chart,
     context_note,
     context_widget,
@@ -27,9 +28,10 @@ from flatkv import app_data, charts
 from flatkv.analysis import PLANNER_STRATEGY
 from flatkv.app_data import STRATEGY_TITLES
 from flatkv.app_data import markdown_literal as literal
-from flatkv.app_state import AppState
+from flatkv.app_state import MAX_REQUESTS, AppState
+from flatkv.budget import Budget, gpu_bytes_for
 from flatkv.strategies import STRATEGIES, StrategyResult, logged_as
-from flatkv.units import concurrency_text, format_bytes, tokens_text
+from flatkv.units import MAX_BYTES, concurrency_text, count_text, format_bytes, tokens_text
 
 CAPACITY_HELP = (
     "The history the pool holds beside one request's state: every attention group (sliding "
@@ -59,6 +61,45 @@ def block_size_sweep(s: AppState, r: StrategyResult, swept: app_data.Curves, his
         st.download_button("Sweep as CSV", data=sweep.to_csv(index=False),
                            file_name="block_size_sweep.csv", mime="text/csv",
                            key="budget.csv", on_click="ignore", icon=":material/download:")
+
+
+def budget_to_hold(s: AppState, r: StrategyResult, b: Budget, strategy: str,
+                   context: int) -> None:
+    """The what-if backwards: the least cache budget (and GPU memory) for R requests of the
+    context, R one more than fit until a number is typed."""
+    default = int(r.concurrency) + 1
+    left, middle, right = st.columns(3)
+    with left:
+        bind(st.number_input, "hold_requests", "Requests to hold", min_value=1,
+             max_value=MAX_REQUESTS, step=1, to_widget=lambda v: v or default,
+             from_widget=lambda v: None if int(v) == default else int(v),
+             help=f"Requests of {tokens_text(context)} at once. Until you give a number: one "
+             "more than this budget holds.")
+    requests = s.hold_requests or default
+    need = cached_least_budget(s.profile(), strategy, requests, context, s.strategy_options())
+    label = f"Budget for {count_text(requests, 'request')}"
+    if need is None:
+        middle.metric(label, NOT_APPLICABLE, help=f"No budget up to {format_bytes(MAX_BYTES)} "
+                      f"holds {requests:,} requests of {tokens_text(context)} in this layout.")
+        return
+    more = need - b.cache_bytes
+    middle.metric(label, format_bytes(need),
+                  delta=f"{format_bytes(abs(more))} {'more' if more >= 0 else 'less'} than now",
+                  delta_color="off", delta_arrow="off",
+                  help=f"{need:,} B per rank: the least cache budget "
+                  + ("from which every larger one " if strategy == "sglang" else "that ")
+                  + f"holds {requests:,} requests of {tokens_text(context)}, counted as the "
+                  "concurrency above"
+                  + (" (SGLang's state pool gains a slot at some budgets and its KV memory "
+                     "loses that slot's bytes, so a budget just below such a step can hold "
+                     "them too)." if strategy == "sglang" else "."))
+    if b.given:
+        return
+    gpu = gpu_bytes_for(need, b.fraction, s.weights, b.tp)
+    right.metric("GPU memory for it", format_bytes(gpu),
+                 help=f"ceil(({need:,} B + {b.weights_per_rank:,} B of weights per rank) / "
+                 f"{b.fraction:g}) = {gpu:,} B: the least GPU memory that leaves that budget at "
+                 "this memory fraction and these weights.")
 
 
 st.title("Budget")
@@ -105,6 +146,7 @@ with user_errors():
     c.metric(f"Concurrency at {tokens_text(context)}", concurrency_text(r.max_concurrency))
     c.metric("Blocks", f"{r.num_blocks:,}", help=f"{r.block_bytes:,} B each, " + (
         f"P = {r.block_size:,}" if r.block_size else "state slots: no pages of tokens"))
+    budget_to_hold(s, r, b, strategy, context)
     if note := app_data.short_of_one_request_text([r], context):
         st.caption(note)
     if note := app_data.mode_fallback_text(r, s.profile()):

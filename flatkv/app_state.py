@@ -190,6 +190,8 @@ class AppState:
     context: int | None = None  # tokens per request; None: the model's (context_length)
     # live requests in the page-id view; None: DEFAULT_REQUESTS, or as many as fit if fewer
     requests: int | None = None
+    # requests the Budget page gives the least budget for; None: one more than fit
+    hold_requests: int | None = None
     uniform_rows: bool = False  # Layout draws rows padded to the page row (uniform pages)
     # Engine options (StrategyOptions; the Compare and Budget pages). Ratios are floats read as
     # their shortest decimal (0.9 is 9/10 exactly), as StrategyOptions reads them.
@@ -515,7 +517,8 @@ def _counts(maximum: int) -> Callable[[str, str], tuple[int, ...]]:
 
 # Defaults that are no figure a link writes, in words (a bad link's notice names them).
 _NONE_DEFAULTS = {"context": f"the model's max_model_len, else {DEFAULT_CONTEXT:,}",
-                  "requests": f"{DEFAULT_REQUESTS} live requests, or as many as fit"}
+                  "requests": f"{DEFAULT_REQUESTS} live requests, or as many as fit",
+                  "hold_requests": "one request more than fit"}
 
 # URL key -> (AppState field, parser, writer). The model keys are handled apart.
 _SETTINGS: dict[str, tuple[str, Callable[[str, str], object], Callable[[object], str]]] = {
@@ -530,6 +533,7 @@ _SETTINGS: dict[str, tuple[str, Callable[[str, str], object], Callable[[object],
     "tp": ("tp", _int(1, MAX_TP), str),
     "ctx": ("context", _tokens(MAX_CONTEXT), str),
     "req": ("requests", _int(1, MAX_REQUESTS), str),
+    "hold": ("hold_requests", _int(1, MAX_REQUESTS), str),
     "uniform": ("uniform_rows", _flag, lambda v: "1" if v else "0"),
     "kernel": ("kernel_block_size", _auto(_int(1, MAX_BLOCK_SIZE)), _write_auto(str)),
     "mamba": ("mamba_cache_mode", _choice(lambda: list(MAMBA_CACHE_MODES)), str),

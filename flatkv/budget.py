@@ -95,6 +95,16 @@ def printed_range(cache_bytes: int, decimals: int = 2) -> tuple[int, int] | None
     return low, high
 
 
+def gpu_bytes_for(cache_bytes: int, fraction: float, weights: int, tp: int) -> int:
+    """The least GPU memory whose ``fraction``, less the weights per rank, leaves
+    ``cache_bytes`` for the cache (``cache_budget``'s derivation run backwards):
+    ``ceil((cache + ceil(weights / tp)) / fraction)``."""
+    check_int("cache bytes", cache_bytes, minimum=1)
+    check_int("weights", weights)
+    check_int("TP", tp, minimum=1)
+    return math.ceil((cache_bytes + cdiv(weights, tp)) / exact_fraction(fraction))
+
+
 def given_budget(cache_bytes: int, tp: int) -> Budget:
     """A budget as an engine logs it (vLLM's "Available KV cache memory: 44.59 GiB")."""
     check_int("KV cache memory", cache_bytes, minimum=1)

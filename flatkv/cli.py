@@ -432,6 +432,10 @@ def build_parser() -> argparse.ArgumentParser:
     add_profile_arguments(compare)
     add_plan_arguments(compare, planner=False)
     strategy_cli.add_strategy_arguments(compare, include_strategy=False)
+    compare.add_argument("--requests", type=_positive_int, default=None, metavar="R",
+                         help="also give each layout's least cache budget per rank that holds R "
+                         "requests of the context at once (SGLang beside a state pool: the "
+                         "least from which every larger budget holds them)")
     compare.set_defaults(
         run=lambda args: _counting_requests(given_model(args), args, strategy_cli.compare_text))
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass, fields
 
 from flatkv.models import past_max_model_len_text
 from flatkv.profile import CacheProfile
+from flatkv.sizing import least_budget_for_requests
 from flatkv.strategies import (
     CATEGORIES,
     LOGGED_COLUMN,
@@ -31,7 +32,14 @@ from flatkv.strategies.base import (
     ratio_text,
 )
 from flatkv.texttable import text_table
-from flatkv.units import concurrency_text, exact_bytes, format_bytes, parse_tokens, tokens_text
+from flatkv.units import (
+    concurrency_text,
+    count_text,
+    exact_bytes,
+    format_bytes,
+    parse_tokens,
+    tokens_text,
+)
 
 # where a strategy command's context came from when --context is not given
 CONTEXT_FROM_MODEL = ("context {:,} tokens, the model's max_model_len (vLLM's default "
@@ -230,9 +238,11 @@ def format_result_table(result: StrategyResult) -> str:
     return "\n".join(lines)
 
 
-def format_comparison_table(results: Sequence[StrategyResult]) -> str:
+def format_comparison_table(results: Sequence[StrategyResult],
+                            held: tuple[int, Sequence[int | None]] | None = None) -> str:
     """Strategies side by side: one column each, figures then the breakdown in GiB; strategies
-    that do not apply are listed with their reason under the table."""
+    that do not apply are listed with their reason under the table. ``held``: (R, each
+    strategy's least budget for R requests, None where none holds them), a row of its own."""
     if not results:
         return "(no strategies)"
     table: list[list[str]] = []
@@ -253,6 +263,11 @@ def format_comparison_table(results: Sequence[StrategyResult]) -> str:
         row("older vLLM log (tokens)", each(lambda r: _cell(r.older_logged_tokens)))
     if any(r.context_tokens is not None for r in results):
         row("max concurrency", each(_concurrency_text))
+    if held is not None:
+        requests, budgets = held
+        row(f"budget for {count_text(requests, 'request')}",
+            ["n/a" if not r.applies else _cell(b) if b is not None else "none"
+             for r, b in zip(results, budgets, strict=True)])
     for category in CATEGORIES:
         # each in its own unit: 14,745 B is 14.40 KiB, not a 0.00 GiB that reads as none
         row(category, each(lambda r, c=category: format_bytes(r.bytes_of(c))))
@@ -286,9 +301,21 @@ def compare_text(args: argparse.Namespace, profile: CacheProfile, context: int |
     """``compare``: every strategy side by side, as a table or a JSON list with --json."""
     options = options_from_args(args)
     results = compare(profile, budget_bytes=args.budget, context_tokens=context, options=options)
+    held = None
+    if args.requests is not None:
+        if context is None:
+            raise ValueError(f"--requests {args.requests} counts requests of a context: give "
+                             "--context (the model gives no max_model_len)")
+        held = (args.requests, [least_budget_for_requests(
+            r.strategy, profile, requests=args.requests, context_tokens=context,
+            options=options) for r in results])
     if args.json:
-        return json.dumps([r.to_dict() for r in results], indent=2)
-    table = format_comparison_table(results)
+        dicts = [r.to_dict() for r in results]
+        if held is not None:
+            for d, budget in zip(dicts, held[1], strict=True):
+                d.update(requests_to_hold=held[0], least_budget_bytes=budget)
+        return json.dumps(dicts, indent=2)
+    table = format_comparison_table(results, held)
     reserved = options.reserved_bytes_per_block
     if reserved:  # one column carries rows the others do not: say so beside the figures
         table += (f"\nper-component carries {reserved:,} reserved B per page id "

@@ -2416,3 +2416,31 @@ def test_a_workload_that_does_not_fit_offers_the_one_that_does():
     # + 1 + 1 = 484; state min(2 x 1 + 262,144 // 544 + 1, 484) = min(484, 484)
     assert f"linear_attention: {min(2 + 262_144 // 544 + 1, 482 + 2)}, full_attention: " \
         f"{-(-262_144 // 544) + 1 + 1}" in msg
+
+
+def test_budget_gives_the_least_budget_and_gpu_for_the_requests_to_hold():
+    # Llama-3.1-8B (131,072 B a token) on the default H100: 76,968,728,985 B holds 4.48
+    # requests of 131,072 tokens (16 GiB each), so the field offers 5: 80 GiB of cache, and
+    # the GPU memory whose 0.9 leaves it, ceil(85,899,345,920 / 0.9)
+    at = open_app("app_pages/budget.py", {"model": "Llama-3.1-8B", "ctx": "131072"})
+    assert_clean(at)
+    assert at.number_input(key="w.hold_requests").value == 5
+    m = metrics(at)
+    assert m["Budget for 5 requests"] == "80.00 GiB"
+    deltas = {mm.label: mm.delta for mm in at.metric}
+    assert 5 * 2**34 - 76_968_728_985 == 8_930_616_935  # 8.32 GiB
+    assert deltas["Budget for 5 requests"] == "8.32 GiB more than now"
+    assert -(-5 * 2**34 * 10 // 9) == 95_443_717_689
+    assert m["GPU memory for it"] == "88.89 GiB"
+    assert "= 95,443,717,689 B" in {mm.label: mm.help for mm in at.metric}["GPU memory for it"]
+    # a number typed travels in the link; 2 requests need 32 GiB, 39.68 GiB less than now
+    at.number_input(key="w.hold_requests").set_value(2).run()
+    assert at.query_params["hold"] == "2"
+    assert metrics(at)["Budget for 2 requests"] == "32.00 GiB"
+    assert {mm.label: mm.delta for mm in at.metric}["Budget for 2 requests"] == (
+        "39.68 GiB less than now")
+    # a budget given as an engine logs it has no GPU to size
+    given = open_app("app_pages/budget.py", {"model": "Llama-3.1-8B", "ctx": "131072",
+                                             "gpu": "KV cache memory", "kv_mem": "40GiB"})
+    assert metrics(given)["Budget for 3 requests"] == "48.00 GiB"  # 2.5 fit: 3 x 16 GiB
+    assert "GPU memory for it" not in metrics(given)

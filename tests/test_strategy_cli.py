@@ -249,3 +249,28 @@ def test_request_context_says_where_the_context_came_from():
     assert unknown.tokens is None and unknown.notes() == (
         "note: no --context, and the model gives no max_model_len: no concurrency is counted; "
         "--context N counts requests of N tokens",)
+
+
+def test_compare_gives_each_layouts_budget_for_the_requests():
+    # Llama 4 Scout, 8 requests of 131,072 tokens: vLLM needs 8 x (8,192 + 3 x 1,024) blocks of
+    # 786,432 B (tests/test_sizing.py derives it); aliasing does not apply to Scout's groups
+    argv = ["compare", "--preset", "Llama-4-Scout-17B-16E", "--budget", "60GiB", "--context",
+            "131072", "--requests", "8"]
+    code, out, err = run(argv)
+    assert code == 0, err
+    row = next(line for line in out.splitlines() if line.startswith("budget for 8 requests"))
+    cells = row.removeprefix("budget for 8 requests").split()
+    assert cells[STRATEGIES.index("vllm")] == f"{8 * 11_264 * 786_432:,}" == "70,866,960,384"
+    assert cells[STRATEGIES.index("aliased")] == "n/a"
+    code, out, err = run([*argv, "--json"])
+    by_name = {r["strategy"]: r for r in json.loads(out)}
+    assert by_name["vllm"]["least_budget_bytes"] == 70_866_960_384
+    assert by_name["vllm"]["requests_to_hold"] == 8 and by_name["aliased"]["least_budget_bytes"] \
+        is None
+    # a model of unknown length with no --context: one line, exit 2
+    code, out, err = run(["compare", *QWEN_ARGS, "--budget", "1GiB", "--requests", "2"])
+    assert code == 2 and err.strip().endswith(
+        "--requests 2 counts requests of a context: give --context (the model gives no "
+        "max_model_len)")
+    code, out, err = run(["compare", *QWEN_ARGS, "--budget", "1GiB", "--requests", "0"])
+    assert code == 2 and "0 must be positive" in err

@@ -280,6 +280,20 @@ def _concurrency(
     return numerator, denominator
 
 
+def budget_of_next_slot(r: StrategyResult, profile: CacheProfile) -> int | None:
+    """The least budget at which SGLang's state pool (``r``'s run) holds one slot more; None
+    for a model without state beside attention, whose pools do not trade bytes so. Past that
+    budget the KV memory is a slot's bytes smaller (budget - slots x slot bytes), so SGLang's
+    concurrency is not monotone in the budget: one byte more can hold fewer requests. The pool
+    is ``budget x r // (1 + r)``, so ``k`` slots start at ``ceil(k x slot x (1 + r) / r)``."""
+    x = r.extras
+    if not profile.has_attention or "state_slot_bytes" not in x:
+        return None
+    ratio = Fraction(x["mamba_full_memory_ratio"])
+    more = (x["state_slots"] + 1) * x["state_slot_bytes"]
+    return cdiv(more * (ratio.numerator + ratio.denominator), ratio.numerator)
+
+
 def request_slots(slots: int) -> int:
     """The state slots of SGLang's MambaPool that hold requests' states: all but its padding
     slot (slot 0, for padded tokens' dummy writes), SGLang's ``max_mamba_cache_size``."""

@@ -1,0 +1,63 @@
+"""The least KV cache budget a layout needs to hold R requests of a context length: the what-if
+run backwards ("what must a rank give the cache for 32 requests of 128K?").
+
+A layout holds R requests when its max concurrency at the context is at least R, counted as
+Budget and Compare count it. Every paged layout's concurrency grows with the budget (a byte
+more never takes a block away), so the least budget is found by bisection over exact
+integers. SGLang's is not monotone beside a state pool: the pool takes ``r / (1 + r)`` of the
+budget in whole slots, and where it gains a slot the KV memory loses that slot's bytes, so a
+budget a byte larger can hold fewer requests. For SGLang the answer is therefore the least
+budget *from which every larger one* holds R (what a capacity plan needs); a few budgets just
+below a slot boundary can hold R too. Pure Python, like the strategies it runs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from flatkv.plan import check_int
+from flatkv.profile import CacheProfile
+from flatkv.strategies import StrategyOptions, run_strategy
+from flatkv.strategies.sglang import budget_of_next_slot
+from flatkv.units import MAX_BYTES
+from flatkv.workload import largest_fitting
+
+
+def least_budget_for_requests(
+    strategy: str, profile: CacheProfile, *, requests: int, context_tokens: int,
+    options: StrategyOptions | None = None,
+) -> int | None:
+    """The least cache budget per rank, in bytes, from which ``strategy`` holds ``requests``
+    requests of ``context_tokens`` tokens at once; None when no budget up to MAX_BYTES does
+    (the layout does not apply to the model, or a request outgrows any pool)."""
+    check_int("requests", requests, minimum=1)
+    check_int("context", context_tokens, minimum=1)
+
+    def run(budget: int):
+        return run_strategy(strategy, profile, budget_bytes=budget,
+                            context_tokens=context_tokens, options=options)
+
+    def enough(r) -> bool:
+        return r.applies and r.concurrency is not None and r.concurrency >= requests
+
+    def holds(budget: int) -> bool:
+        if not enough(r := run(budget)):
+            return False
+        # SGLang beside a state pool: also at the next slot, past which the KV memory is
+        # least (later slots start with more), so every larger budget holds them too
+        step = budget_of_next_slot(r, profile) if strategy == "sglang" else None
+        return step is None or enough(run(step))
+
+    return _least(holds)
+
+
+def _least(holds: Callable[[int], bool]) -> int | None:
+    """The least budget in [1, MAX_BYTES] where ``holds`` (monotone: false, then true) is
+    true; None when it is false at MAX_BYTES."""
+    low, high = 0, 1 << 20  # no layout holds a request in 0 B
+    while not holds(high):
+        if high == MAX_BYTES:
+            return None
+        low, high = high, min(high * 2, MAX_BYTES)
+    # the last budget past ``low`` that does not hold them, and one byte more
+    return low + 1 + largest_fitting(lambda more: not holds(low + more), high - low)
