@@ -25,6 +25,7 @@ from flatkv.app_state import (
     MAX_BLOCK_SIZE,
     MAX_CHECKPOINT_BLOCKS,
     MAX_CONTEXT,
+    MAX_REQUESTS,
     MAX_SLOTS_PER_REQUEST,
     MAX_SPECULATIVE_TOKENS,
     MAX_TP,
@@ -52,7 +53,14 @@ from flatkv.strategies.base import (
     SGLANG_SWA_ARCHITECTURES,
 )
 from flatkv.strategies.vllm import DEFAULT_KERNEL_BLOCK_SIZE, DEFAULT_MAMBA_CHUNK_SIZE
-from flatkv.units import decimal_unit_note, exact_bytes, format_bytes, format_size, parse_tokens
+from flatkv.units import (
+    decimal_unit_note,
+    exact_bytes,
+    format_bytes,
+    format_size,
+    parse_tokens,
+    tokens_text,
+)
 
 STATE_KEY = "flatkv.state"
 NOTICES_KEY = "flatkv.notices"
@@ -649,6 +657,17 @@ def context_widget(*, with_note: bool = True) -> None:
                   shown=lambda _: state().context_length())
     if with_note:
         context_note()
+
+
+def hold_requests_widget(default: int, context: int) -> int:
+    """The requests the least budget is asked for (one URL setting, Budget's and Compare's):
+    ``default`` until one is typed. Returns the number to size for."""
+    bind(st.number_input, "hold_requests", "Requests to hold", min_value=1,
+         max_value=MAX_REQUESTS, step=1, to_widget=lambda v: v or default,
+         from_widget=lambda v: None if int(v) == default else int(v),
+         help=f"Requests of {tokens_text(context)} at once, for the least cache budget that "
+         f"holds them. Until you give a number: {default:,}, one more than fit.")
+    return state().hold_requests or default
 
 
 def context_note() -> None:

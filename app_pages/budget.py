@@ -17,6 +17,7 @@ from app_pages._common import (
     current_analysis,
     current_strategies,
     engine_options,
+    hold_requests_widget,
     metric_row,
     model_note,
     speculative_note,
@@ -28,8 +29,8 @@ from flatkv import app_data, charts
 from flatkv.analysis import PLANNER_STRATEGY
 from flatkv.app_data import STRATEGY_TITLES
 from flatkv.app_data import markdown_literal as literal
-from flatkv.app_state import MAX_REQUESTS, AppState
-from flatkv.budget import Budget, gpu_bytes_for
+from flatkv.app_state import AppState
+from flatkv.budget import Budget
 from flatkv.strategies import STRATEGIES, StrategyResult, logged_as
 from flatkv.units import MAX_BYTES, concurrency_text, count_text, format_bytes, tokens_text
 
@@ -67,15 +68,9 @@ def budget_to_hold(s: AppState, r: StrategyResult, b: Budget, strategy: str,
                    context: int) -> None:
     """The what-if backwards: the least cache budget (and GPU memory) for R requests of the
     context, R one more than fit until a number is typed."""
-    default = int(r.concurrency) + 1
     left, middle, right = st.columns(3)
     with left:
-        bind(st.number_input, "hold_requests", "Requests to hold", min_value=1,
-             max_value=MAX_REQUESTS, step=1, to_widget=lambda v: v or default,
-             from_widget=lambda v: None if int(v) == default else int(v),
-             help=f"Requests of {tokens_text(context)} at once. Until you give a number: one "
-             "more than this budget holds.")
-    requests = s.hold_requests or default
+        requests = hold_requests_widget(int(r.concurrency) + 1, context)
     need = cached_least_budget(s.profile(), strategy, requests, context, s.strategy_options())
     label = f"Budget for {count_text(requests, 'request')}"
     if need is None:
@@ -95,7 +90,7 @@ def budget_to_hold(s: AppState, r: StrategyResult, b: Budget, strategy: str,
                      "them too)." if strategy == "sglang" else "."))
     if b.given:
         return
-    gpu = gpu_bytes_for(need, b.fraction, s.weights, b.tp)
+    gpu = b.gpu_bytes_for(need)
     right.metric("GPU memory for it", format_bytes(gpu),
                  help=f"ceil(({need:,} B + {b.weights_per_rank:,} B of weights per rank) / "
                  f"{b.fraction:g}) = {gpu:,} B: the least GPU memory that leaves that budget at "

@@ -8,10 +8,12 @@ import pandas as pd
 import streamlit as st
 
 from app_pages._common import (
+    cached_least_budget,
     chart,
     context_widget,
     current_strategies,
     engine_options,
+    hold_requests_widget,
     model_note,
     mtp_added,
     mtp_button,
@@ -22,8 +24,9 @@ from app_pages._common import (
 from flatkv import app_data, charts
 from flatkv.app_data import markdown_literal as literal
 from flatkv.app_data import title_of
+from flatkv.app_state import AppState
 from flatkv.strategies import StrategyResult
-from flatkv.units import exact_bytes, sentence_case
+from flatkv.units import count_text, exact_bytes, sentence_case, tokens_text
 
 
 def charts_of(shown: list[StrategyResult], applying_rows: pd.DataFrame, has_history: bool,
@@ -42,6 +45,23 @@ def charts_of(shown: list[StrategyResult], applying_rows: pd.DataFrame, has_hist
                "groups' tensors are dead weight. Layout's \"Bytes by group, component and "
                "layer\" splits the same budget by tensor instead.")
     table(applying_rows[["strategy"] + [c for c in applying_rows.columns if c.endswith(" (B)")]])
+
+
+def budgets_to_hold(s: AppState, shown: list[StrategyResult], context: int) -> None:
+    """Each layout's least cache budget (and GPU memory) for R requests of the context, R one
+    more than the layout that holds most until a number is typed (Budget's field)."""
+    left, right = st.columns([1, 2], vertical_alignment="bottom")
+    with left:
+        most = max(int(r.concurrency) for r in shown)
+        requests = hold_requests_widget(most + 1, context)
+    budgets = [cached_least_budget(s.profile(), r.strategy, requests, context,
+                                   s.strategy_options()) for r in shown]
+    right.caption(f"The least cache budget per rank that holds "
+                  f"{count_text(requests, 'request')} of {tokens_text(context)} in each layout "
+                  "(SGLang beside a state pool: from which every larger one holds them), and "
+                  "the GPU memory that leaves it.")
+    b = s.budget()
+    table(app_data.hold_rows(shown, budgets, None if b.given else b.gpu_bytes_for))
 
 
 st.title("Compare")
@@ -75,6 +95,7 @@ with user_errors():
         if not r.applies:
             st.caption(f"**{title_of(r)}** does not apply: {r.reason}")
     if shown:
+        budgets_to_hold(s, shown, context)
         charts_of(shown, applying_rows, has_history, context)
     # how to read the figures, under the charts they explain too
     st.caption(app_data.how_to_read_text(s.profile(), s.speculative_tokens,

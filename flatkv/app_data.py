@@ -13,7 +13,7 @@ import csv
 import heapq
 import io
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from itertools import islice
@@ -629,6 +629,19 @@ def compare_table_row(result: StrategyResult) -> dict:
         **{breakdown_column(cat): v for cat, v in result.breakdown},
         "note": result.reason,
     }
+
+
+def hold_rows(results: Sequence[StrategyResult], budgets: Sequence[int | None],
+              gpu_for: Callable[[int], int] | None) -> list[dict]:
+    """Compare's table of the least cache budget each layout needs for the requests to hold
+    (``budgets``, None where no budget does) and the GPU memory that leaves it (``gpu_for``:
+    the page's budget run backwards; None for a budget given as a log gives it, and the
+    column is left out)."""
+    return [{"strategy": title_of(r), "cache budget (B)": need,
+             "cache budget": "none holds them" if need is None else format_bytes(need),
+             **({} if gpu_for is None else
+                {"GPU memory (B)": None if need is None else gpu_for(need)})}
+            for r, need in zip(results, budgets, strict=True)]
 
 
 # A drafter's attention layers are the model's to add: vLLM puts an MTP module's layer in the

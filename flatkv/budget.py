@@ -51,6 +51,14 @@ class Budget:
         per_rank = " per rank" if self.tp > 1 else ""
         return f"{share} - {format_bytes(self.weights_per_rank)} of weights{per_rank}"
 
+    def gpu_bytes_for(self, cache_bytes: int) -> int | None:
+        """The least GPU memory that leaves ``cache_bytes`` at this budget's memory fraction,
+        weights and TP (``gpu_bytes_for``); None for a budget given as an engine logs it."""
+        if self.given:
+            return None
+        return gpu_bytes_for(cache_bytes, self.fraction, self.weights_per_rank * self.tp,
+                             self.tp)
+
     @property
     def explanation(self) -> str:
         """The derivation with every step's figure, for the Budget page."""

@@ -582,3 +582,20 @@ def test_workload_text_gives_both_state_counts_where_they_differ():
                                       concurrency=flat.max_concurrency, speculative_tokens=2)
     assert ("Budget and Compare count the state pages of mamba cache mode align (2 state pages) "
             "and 2 more for drafted tokens per request, as the engine's log does") in drafting
+
+
+def test_hold_rows_name_a_layout_no_budget_holds_and_leave_out_a_gpu_not_derived():
+    from flatkv.app_model import profile_for
+    from flatkv.strategies import run_strategy
+
+    llama = profile_for("Llama-3.1-8B", None, 1)
+    results = [run_strategy(s, llama, budget_bytes=10**10, context_tokens=4096)
+               for s in ("vllm", "sglang")]
+    rows = app_data.hold_rows(results, [2**30, None], lambda need: need * 2)
+    assert rows == [
+        {"strategy": "vLLM v1", "cache budget (B)": 2**30, "cache budget": "1.00 GiB",
+         "GPU memory (B)": 2**31},
+        {"strategy": "SGLang", "cache budget (B)": None, "cache budget": "none holds them",
+         "GPU memory (B)": None}]
+    given = app_data.hold_rows(results, [2**30, None], None)
+    assert [set(r) for r in given] == [{"strategy", "cache budget (B)", "cache budget"}] * 2

@@ -827,7 +827,7 @@ def test_compare_page_lists_every_strategy():
     assert any("slab aliasing** does not apply: the model has linear_attention state layers"
                in c.value for c in at.caption)
     assert len(at.get("plotly_chart")) == 2
-    breakdown = at.dataframe[1].value.set_index("strategy")
+    breakdown = at.dataframe[2].value.set_index("strategy")  # after the budgets to hold
     assert list(breakdown.columns) == ["kv history (B)", "state (B)", "row padding (B)",
                                        "state page padding (B)", "padding layers (B)",
                                        "dead weight (B)", "unused (B)"]
@@ -2444,3 +2444,26 @@ def test_budget_gives_the_least_budget_and_gpu_for_the_requests_to_hold():
                                              "gpu": "KV cache memory", "kv_mem": "40GiB"})
     assert metrics(given)["Budget for 3 requests"] == "48.00 GiB"  # 2.5 fit: 3 x 16 GiB
     assert "GPU memory for it" not in metrics(given)
+
+
+def test_compare_gives_each_layouts_budget_for_the_requests_to_hold():
+    # Scout on an H200 at 131,072 tokens: vLLM holds 15.32 requests, the most, so the field
+    # offers 16; vLLM needs 16 x (8,192 + 3 x 1,024) blocks of 786,432 B (tests/test_sizing.py)
+    # and the GPU whose 0.9 leaves that, ceil(141,733,920,768 / 0.9)
+    link = {"model": "Llama-4-Scout-17B-16E", "gpu": "H200 141GB", "ctx": "131072"}
+    at = open_app("app_pages/compare.py", link)
+    assert_clean(at)
+    assert at.number_input(key="w.hold_requests").value == 16
+    held = next(df.value for df in at.dataframe if "cache budget (B)" in df.value.columns)
+    vllm = held[held["strategy"] == "vLLM v1"].iloc[0]
+    assert vllm["cache budget (B)"] == 16 * 11_264 * 786_432 == 141_733_920_768
+    assert vllm["cache budget"] == "132.00 GiB"
+    assert vllm["GPU memory (B)"] == -(-141_733_920_768 * 10 // 9) == 157_482_134_187
+    assert "slab aliasing" not in set(held["strategy"])  # it does not apply to Scout
+    # the same setting as Budget's: a number typed there sizes here, and no GPU for a given
+    # budget
+    given = open_app("app_pages/compare.py", {**link, "hold": "8", "gpu": "KV cache memory",
+                                              "kv_mem": "60GiB"})
+    held = next(df.value for df in given.dataframe if "cache budget (B)" in df.value.columns)
+    assert held[held["strategy"] == "vLLM v1"].iloc[0]["cache budget (B)"] == 70_866_960_384
+    assert "GPU memory (B)" not in held.columns
