@@ -661,7 +661,9 @@ def context_widget(*, with_note: bool = True) -> None:
 
 def hold_requests_widget(default: int, context: int) -> int:
     """The requests the least budget is asked for (one URL setting, Budget's and Compare's):
-    ``default`` until one is typed. Returns the number to size for."""
+    ``default`` (at most the field's largest) until one is typed. Returns the number to size
+    for."""
+    default = min(default, MAX_REQUESTS)
     bind(st.number_input, "hold_requests", "Requests to hold", min_value=1,
          max_value=MAX_REQUESTS, step=1, to_widget=lambda v: v or default,
          from_widget=lambda v: None if int(v) == default else int(v),

@@ -69,8 +69,8 @@ def budget_to_hold(s: AppState, r: StrategyResult, b: Budget, strategy: str,
     """The what-if backwards: the least cache budget (and GPU memory) for R requests of the
     context, R one more than fit until a number is typed."""
     left, middle, right = st.columns(3)
-    with left:
-        requests = hold_requests_widget(int(r.concurrency) + 1, context)
+    with left:  # a layout that does not apply at this budget: what would hold one request
+        requests = hold_requests_widget(int(r.concurrency) + 1 if r.applies else 1, context)
     need = cached_least_budget(s.profile(), strategy, requests, context, s.strategy_options())
     label = f"Budget for {count_text(requests, 'request')}"
     if need is None:
@@ -78,16 +78,22 @@ def budget_to_hold(s: AppState, r: StrategyResult, b: Budget, strategy: str,
                       f"holds {requests:,} requests of {tokens_text(context)} in this layout.")
         return
     more = need - b.cache_bytes
+    # SGLang beside a state pool: its concurrency steps down where the pool gains a slot
+    steps = strategy == "sglang" and s.profile().has_state and s.profile().has_attention
     middle.metric(label, format_bytes(need),
                   delta=f"{format_bytes(abs(more))} {'more' if more >= 0 else 'less'} than now",
                   delta_color="off", delta_arrow="off",
                   help=f"{need:,} B per rank: the least cache budget "
-                  + ("from which every larger one " if strategy == "sglang" else "that ")
+                  + ("from which every larger one " if steps else "that ")
                   + f"holds {requests:,} requests of {tokens_text(context)}, counted as the "
                   "concurrency above"
                   + (" (SGLang's state pool gains a slot at some budgets and its KV memory "
                      "loses that slot's bytes, so a budget just below such a step can hold "
-                     "them too)." if strategy == "sglang" else "."))
+                     "them too)." if steps else "."))
+    if more > 0 and r.applies and r.concurrency >= requests:  # such a budget, below a step
+        st.caption(f"This budget holds {count_text(requests, 'request')} too, but some budgets "
+                   f"up to {format_bytes(need)} do not: SGLang's state pool gains a slot "
+                   "there and its KV memory loses that slot's bytes.")
     if b.given:
         return
     gpu = b.gpu_bytes_for(need)
@@ -126,6 +132,7 @@ with user_errors():
     (r,) = current_strategies(s, (strategy,))
     context = s.context_length()
     if not r.applies:
+        budget_to_hold(s, r, b, strategy, context)
         if strategy == ours:
             # says it in the page's words: budget too small, state only
             current_analysis(s, other_choice=", or another layout under \"Whose layout\"")

@@ -110,6 +110,8 @@ def gpu_bytes_for(cache_bytes: int, fraction: float, weights: int, tp: int) -> i
     check_int("cache bytes", cache_bytes, minimum=1)
     check_int("weights", weights)
     check_int("TP", tp, minimum=1)
+    if not 0 < fraction <= 1:
+        raise ValueError(f"memory fraction must be in (0, 1], got {fraction}")
     return math.ceil((cache_bytes + cdiv(weights, tp)) / exact_fraction(fraction))
 
 

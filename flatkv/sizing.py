@@ -8,7 +8,10 @@ integers. SGLang's is not monotone beside a state pool: the pool takes ``r / (1 
 budget in whole slots, and where it gains a slot the KV memory loses that slot's bytes, so a
 budget a byte larger can hold fewer requests. For SGLang the answer is therefore the least
 budget *from which every larger one* holds R (what a capacity plan needs); a few budgets just
-below a slot boundary can hold R too. Pure Python, like the strategies it runs.
+below a slot boundary can hold R too. vLLM's concurrency is the one its log prints, which
+leaves its null block out (its start-up check for one request counts it), so at R >= 2 the
+figure is the budget whose logged maximum concurrency reaches R. Pure Python, like the
+strategies it runs.
 """
 
 from __future__ import annotations
@@ -46,7 +49,7 @@ def least_budget_for_requests(
         # SGLang beside a state pool: also at the next slot, past which the KV memory is
         # least (later slots start with more), so every larger budget holds them too
         step = budget_of_next_slot(r, profile) if strategy == "sglang" else None
-        return step is None or enough(run(step))
+        return step is None or step > MAX_BYTES or enough(run(step))
 
     return _least(holds)
 
@@ -59,5 +62,7 @@ def _least(holds: Callable[[int], bool]) -> int | None:
         if high == MAX_BYTES:
             return None
         low, high = high, min(high * 2, MAX_BYTES)
-    # the last budget past ``low`` that does not hold them, and one byte more
+    # holds(low) is false and holds(high) true: bisect between them for the last budget that
+    # does not hold them (largest_fitting finds the last "fits", here "does not hold"); the
+    # answer is the byte after it
     return low + 1 + largest_fitting(lambda more: not holds(low + more), high - low)

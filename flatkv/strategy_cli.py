@@ -266,7 +266,7 @@ def format_comparison_table(results: Sequence[StrategyResult],
     if held is not None:
         requests, budgets = held
         row(f"budget for {count_text(requests, 'request')}",
-            ["n/a" if not r.applies else _cell(b) if b is not None else "none"
+            [_cell(b) if b is not None else "none" if r.applies else "n/a"
              for r, b in zip(results, budgets, strict=True)])
     for category in CATEGORIES:
         # each in its own unit: 14,745 B is 14.40 KiB, not a 0.00 GiB that reads as none

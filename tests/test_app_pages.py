@@ -2467,3 +2467,36 @@ def test_compare_gives_each_layouts_budget_for_the_requests_to_hold():
     held = next(df.value for df in given.dataframe if "cache budget (B)" in df.value.columns)
     assert held[held["strategy"] == "vLLM v1"].iloc[0]["cache budget (B)"] == 70_866_960_384
     assert "GPU memory (B)" not in held.columns
+
+
+def test_budget_to_hold_where_the_layout_refuses_steps_or_the_default_is_past_the_field():
+    # vLLM refuses Llama-3.1-8B at 1,000,000 tokens on an H100 (122.07 GiB a request): the page
+    # still says what holds one, ceil(1e6 / 16) = 62,500 blocks of 16 x 131,072 B and the null
+    # block its start-up check counts
+    refused = open_app("app_pages/budget.py", {"model": "Llama-3.1-8B", "ctx": "1000000",
+                                               "b_layout": "vllm"})
+    assert any("vLLM refuses to start" in shown(e) for e in refused.error)
+    assert refused.number_input(key="w.hold_requests").value == 1
+    assert metrics(refused)["Budget for 1 request"] == "122.07 GiB"
+    assert f"{62_501 * 16 * 131_072:,} B per rank" in {
+        m.label: m.help for m in refused.metric}["Budget for 1 request"]
+    # 100-token requests: 5,871 fit, more than the field takes: it offers its largest, 4,096
+    short = open_app("app_pages/budget.py", {"model": "Llama-3.1-8B", "ctx": "100"})
+    assert short.number_input(key="w.hold_requests").value == 4096
+    # SGLang, Qwen3-Next at TP 2, 1,386,512,383 B: 3.13 requests of 20,000 tokens fit, yet the
+    # budget from which every larger one holds 3 is 1,394,049,024 B (tests/test_sizing.py)
+    step = open_app("app_pages/budget.py", {
+        "model": "Qwen3-Next-80B-A3B", "tp": "2", "gpu": "KV cache memory",
+        "kv_mem": "1386512383B", "ctx": "20000", "b_layout": "sglang", "hold": "3"})
+    assert_clean(step)
+    assert metrics(step)["Concurrency at 20,000 tokens"] == "3.13"
+    assert metrics(step)["Budget for 3 requests"] == "1.30 GiB"  # 1,394,049,024 B
+    assert "from which every larger one holds 3" in {
+        m.label: m.help for m in step.metric}["Budget for 3 requests"]
+    assert any(c.value.startswith("This budget holds 3 requests too, but some budgets up to "
+                                  "1.30 GiB do not") for c in step.caption)
+    # Llama keeps no state: SGLang's figure is the plain least budget, no slot steps
+    llama = open_app("app_pages/budget.py", {"model": "Llama-3.1-8B", "ctx": "131072",
+                                             "b_layout": "sglang"})
+    assert "every larger one" not in {m.label: m.help for m in llama.metric}[
+        "Budget for 5 requests"]

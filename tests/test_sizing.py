@@ -59,7 +59,12 @@ def test_sglang_gives_the_budget_from_which_every_larger_one_holds():
     need = least_budget_for_requests("sglang", qwen, requests=3, context_tokens=20_000)
     assert need == 17 * 38_633_472 + 60_000 * 12_288 == 1_394_049_024
     assert not holds("sglang", qwen, need - 1, 3, 20_000)
-    assert holds("sglang", qwen, 18 * 38_633_472 * 19 // 9 + 1, 3, 20_000)
+    # and on either side of every later slot step (the k-th slot starts at
+    # ceil(k x 38,633,472 x 19 / 9)), checked here apart from the implementation's own step
+    for k in range(18, 60):
+        start = -(-k * 38_633_472 * 19 // 9)
+        assert holds("sglang", qwen, start - 1, 3, 20_000)
+        assert holds("sglang", qwen, start, 3, 20_000)
 
 
 def test_no_budget_is_none():
@@ -73,6 +78,11 @@ def test_no_budget_is_none():
                                      context_tokens=2**14) is None
     with pytest.raises(ValueError, match="requests"):
         least_budget_for_requests("vllm", llama, requests=0, context_tokens=4096)
+    # an answer near the largest budget, whose next slot step lies past it: no step to run
+    qwen = profile_for("Qwen3-Next-80B-A3B", None, 2)
+    need = least_budget_for_requests("sglang", qwen, requests=4096, context_tokens=8 * 10**9)
+    assert 2**59 < need <= 2**60
+    assert holds("sglang", qwen, need, 4096, 8 * 10**9)
 
 
 @settings(max_examples=25, deadline=None)
@@ -104,6 +114,8 @@ def test_gpu_memory_for_a_budget_is_the_derivation_backwards():
     assert gpu == -(-(128 * GiB + 8 * 10**9) * 10 // 9) == 161_598_837_192
     assert cache_budget(gpu, 0.9, 16 * 10**9, 2).cache_bytes >= 128 * GiB
     assert cache_budget(gpu - 1, 0.9, 16 * 10**9, 2).cache_bytes < 128 * GiB
+    with pytest.raises(ValueError, match="memory fraction must be in"):
+        gpu_bytes_for(GiB, 0.0, 0, 1)
 
 
 @settings(max_examples=40, deadline=None)

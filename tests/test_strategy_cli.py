@@ -272,5 +272,10 @@ def test_compare_gives_each_layouts_budget_for_the_requests():
     assert code == 2 and err.strip().endswith(
         "--requests 2 counts requests of a context: give --context (the model gives no "
         "max_model_len)")
+    # a layout that does not apply at the given budget still has a budget that holds them
+    code, out, err = run(["compare", "--preset", "Llama-3.1-8B", "--budget", "1GiB",
+                          "--context", "128K", "--requests", "8"])
+    row = next(line for line in out.splitlines() if line.startswith("budget for 8 requests"))
+    assert row.split()[4 + STRATEGIES.index("vllm")] == f"{128 * 2**30:,}"  # 8 x 16 GiB
     code, out, err = run(["compare", *QWEN_ARGS, "--budget", "1GiB", "--requests", "0"])
     assert code == 2 and "0 must be positive" in err
