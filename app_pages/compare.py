@@ -47,21 +47,22 @@ def charts_of(shown: list[StrategyResult], applying_rows: pd.DataFrame, has_hist
     table(applying_rows[["strategy"] + [c for c in applying_rows.columns if c.endswith(" (B)")]])
 
 
-def budgets_to_hold(s: AppState, shown: list[StrategyResult], context: int) -> None:
+def budgets_to_hold(s: AppState, results: list[StrategyResult], context: int) -> None:
     """Each layout's least cache budget (and GPU memory) for R requests of the context, R one
-    more than the layout that holds most until a number is typed (Budget's field)."""
+    more than the layout that holds most until a number is typed (Budget's field); a layout
+    that does not apply at this budget too, as one that holds none is where it helps most."""
     left, right = st.columns([1, 2], vertical_alignment="bottom")
     with left:
-        most = max(int(r.concurrency) for r in shown)
+        most = max((int(r.concurrency) for r in results if r.applies), default=0)
         requests = hold_requests_widget(most + 1, context)
     budgets = [cached_least_budget(s.profile(), r.strategy, requests, context,
-                                   s.strategy_options()) for r in shown]
+                                   s.strategy_options()) for r in results]
     right.caption(f"The least cache budget per rank that holds "
                   f"{count_text(requests, 'request')} of {tokens_text(context)} in each layout "
                   "(SGLang beside a state pool: from which every larger one holds them), and "
                   "the GPU memory that leaves it.")
     b = s.budget()
-    table(app_data.hold_rows(shown, budgets, None if b.given else b.gpu_bytes_for))
+    table(app_data.hold_rows(results, budgets, None if b.given else b.gpu_bytes_for))
 
 
 st.title("Compare")
@@ -94,8 +95,8 @@ with user_errors():
     for r in results:
         if not r.applies:
             st.caption(f"**{title_of(r)}** does not apply: {r.reason}")
+    budgets_to_hold(s, results, context)
     if shown:
-        budgets_to_hold(s, shown, context)
         charts_of(shown, applying_rows, has_history, context)
     # how to read the figures, under the charts they explain too
     st.caption(app_data.how_to_read_text(s.profile(), s.speculative_tokens,

@@ -56,6 +56,7 @@ class Budget:
         weights and TP (``gpu_bytes_for``); None for a budget given as an engine logs it."""
         if self.given:
             return None
+        # the weights of all ranks, which gpu_bytes_for splits by TP again
         return gpu_bytes_for(cache_bytes, self.fraction, self.weights_per_rank * self.tp,
                              self.tp)
 

@@ -20,7 +20,7 @@ from collections.abc import Callable
 
 from flatkv.plan import check_int
 from flatkv.profile import CacheProfile
-from flatkv.strategies import StrategyOptions, run_strategy
+from flatkv.strategies import StrategyOptions, StrategyResult, run_strategy
 from flatkv.strategies.sglang import budget_of_next_slot
 from flatkv.units import MAX_BYTES
 from flatkv.workload import largest_fitting
@@ -36,11 +36,11 @@ def least_budget_for_requests(
     check_int("requests", requests, minimum=1)
     check_int("context", context_tokens, minimum=1)
 
-    def run(budget: int):
+    def run(budget: int) -> StrategyResult:
         return run_strategy(strategy, profile, budget_bytes=budget,
                             context_tokens=context_tokens, options=options)
 
-    def enough(r) -> bool:
+    def enough(r: StrategyResult) -> bool:
         return r.applies and r.concurrency is not None and r.concurrency >= requests
 
     def holds(budget: int) -> bool:

@@ -2110,7 +2110,16 @@ def test_compare_when_no_layout_fits_blames_the_budget_not_the_model():
     assert [shown(e) for e in at.error] == [
         "No layout fits this budget: each says why below. Raise the GPU memory or the memory "
         "fraction, or lower the model weights, in the sidebar."]
-    assert not at.get("plotly_chart") and not at.dataframe  # no empty table above the error
+    assert not at.get("plotly_chart")  # no empty chart or table above the error
+    # the one table: what each layout needs to hold one request, the question this budget asks
+    (held,) = [df.value for df in at.dataframe]
+    assert at.number_input(key="w.hold_requests").value == 1
+    from flatkv.app_model import profile_for
+    from flatkv.sizing import least_budget_for_requests
+    need = least_budget_for_requests("vllm", profile_for("Qwen3-Next-80B-A3B", None, 1),
+                                     requests=1, context_tokens=262_144)
+    vllm = held[held["strategy"] == "vLLM v1"].iloc[0]
+    assert vllm["cache budget (B)"] == f"{need:,}" and need > 1000
     assert not any("the model has no attention layer" in c.value for c in at.caption)
     # with the KV cache memory given, the fix is that memory: fraction and weights do not act
     given = open_app("app_pages/compare.py", {"gpu": "KV cache memory", "kv_mem": "1KB"})
@@ -2456,16 +2465,18 @@ def test_compare_gives_each_layouts_budget_for_the_requests_to_hold():
     assert at.number_input(key="w.hold_requests").value == 16
     held = next(df.value for df in at.dataframe if "cache budget (B)" in df.value.columns)
     vllm = held[held["strategy"] == "vLLM v1"].iloc[0]
-    assert vllm["cache budget (B)"] == 16 * 11_264 * 786_432 == 141_733_920_768
+    # (as text: aliasing's row has no figure, so the column shows a dash there)
+    assert vllm["cache budget (B)"] == f"{16 * 11_264 * 786_432:,}" == "141,733,920,768"
     assert vllm["cache budget"] == "132.00 GiB"
-    assert vllm["GPU memory (B)"] == -(-141_733_920_768 * 10 // 9) == 157_482_134_187
-    assert "slab aliasing" not in set(held["strategy"])  # it does not apply to Scout
+    assert vllm["GPU memory (B)"] == f"{-(-141_733_920_768 * 10 // 9):,}" == "157,482,134,187"
+    # aliasing does not apply to Scout's groups at any budget
+    assert held[held["strategy"] == "slab aliasing"].iloc[0]["cache budget"] == "none holds them"
     # the same setting as Budget's: a number typed there sizes here, and no GPU for a given
     # budget
     given = open_app("app_pages/compare.py", {**link, "hold": "8", "gpu": "KV cache memory",
                                               "kv_mem": "60GiB"})
     held = next(df.value for df in given.dataframe if "cache budget (B)" in df.value.columns)
-    assert held[held["strategy"] == "vLLM v1"].iloc[0]["cache budget (B)"] == 70_866_960_384
+    assert held[held["strategy"] == "vLLM v1"].iloc[0]["cache budget (B)"] == "70,866,960,384"
     assert "GPU memory (B)" not in held.columns
 
 
