@@ -25,7 +25,7 @@ from app_pages._common import (
     table,
     user_errors,
 )
-from flatkv import app_data, charts
+from flatkv import app_data, charts, sizing
 from flatkv.analysis import PLANNER_STRATEGY
 from flatkv.app_data import STRATEGY_TITLES
 from flatkv.app_data import markdown_literal as literal
@@ -78,8 +78,7 @@ def budget_to_hold(s: AppState, r: StrategyResult, b: Budget, strategy: str,
                       f"holds {requests:,} requests of {tokens_text(context)} in this layout.")
         return
     more = need - b.cache_bytes
-    # SGLang beside a state pool: its concurrency steps down where the pool gains a slot
-    steps = strategy == "sglang" and s.profile().has_state and s.profile().has_attention
+    steps = sizing.steps_down(strategy, s.profile())
     middle.metric(label, format_bytes(need),
                   delta=f"{format_bytes(abs(more))} {'more' if more >= 0 else 'less'} than now",
                   delta_color="off", delta_arrow="off",

@@ -26,6 +26,13 @@ from flatkv.units import MAX_BYTES
 from flatkv.workload import largest_fitting
 
 
+def steps_down(strategy: str, profile: CacheProfile) -> bool:
+    """Whether one byte more of budget can hold fewer requests: SGLang with a state pool beside
+    attention (its slot steps). Then the least budget is the one from which every larger one
+    holds them."""
+    return strategy == "sglang" and profile.has_state and profile.has_attention
+
+
 def least_budget_for_requests(
     strategy: str, profile: CacheProfile, *, requests: int, context_tokens: int,
     options: StrategyOptions | None = None,
@@ -48,7 +55,7 @@ def least_budget_for_requests(
             return False
         # SGLang beside a state pool: also at the next slot, past which the KV memory is
         # least (later slots start with more), so every larger budget holds them too
-        step = budget_of_next_slot(r, profile) if strategy == "sglang" else None
+        step = budget_of_next_slot(r, profile) if steps_down(strategy, profile) else None
         return step is None or step > MAX_BYTES or enough(run(step))
 
     return _least(holds)
