@@ -35,6 +35,7 @@ from flatkv.dtypes import SGLANG_SSM_DTYPES, canonical_dtype
 from flatkv.jsonfile import parse_json_object, read_json_file
 from flatkv.models import (
     MAX_CACHE_LAYERS,
+    MAX_DIM,
     AttentionLayer,
     CacheLayer,
     GDNLayer,
@@ -46,7 +47,7 @@ from flatkv.models import (
     ShortConvLayer,
 )
 from flatkv.plan import CHUNKED_ATTENTION, int_text
-from flatkv.profile import MAX_CHUNK_SIZE, check_architectures
+from flatkv.profile import MAX_CHUNK_SIZE, MAX_WINDOW, check_architectures
 from flatkv.units import MAX_TOKENS, quoted
 
 # model_type -> how its cache layers are read (see _layers_of). Attention models list their
@@ -203,6 +204,10 @@ _WHOLE_FIELDS = dict.fromkeys((
 ), 1) | {"attn_layer_offset": 0, "max_window_layers": 0}
 
 
+# The most a whole field can be: a window or chunk in tokens, else a head count, dim or period.
+_WHOLE_MOST = {"sliding_window": MAX_WINDOW, "attention_chunk_size": MAX_WINDOW}
+
+
 def _precheck_whole(cfg: Mapping[str, Any], where: str = "") -> None:
     for key, least in _WHOLE_FIELDS.items():
         value = cfg.get(key)
@@ -218,6 +223,10 @@ def _precheck_whole(cfg: Mapping[str, Any], where: str = "") -> None:
                 f"config.json {where}{key} = {int_text(value)} must be "
                 f"{'positive' if least else 'at least 0'}: fix or remove the field"
             )
+        most = _WHOLE_MOST.get(key, MAX_DIM)
+        if value > most:
+            raise ValueError(f"config.json {where}{key} = {int_text(value)} is too large to be "
+                             f"real (at most {most:,}): fix the field")
 
 
 def _precheck_dtype(cfg: Mapping[str, Any], where: str = "") -> None:
@@ -225,11 +234,63 @@ def _precheck_dtype(cfg: Mapping[str, Any], where: str = "") -> None:
     field's name (a torch_dtype of "float128" is an AttributeError of torch there)."""
     for key in ("torch_dtype", "dtype"):
         value = cfg.get(key)
+        if value is not None and not isinstance(value, str):
+            raise ValueError(f"config.json {where}{key} = {value!r} must be a dtype name such as "
+                             "\"bfloat16\": fix or remove the field")
         if isinstance(value, str) and value != "auto":
             try:
                 canonical_dtype(value)
             except ValueError as exc:
                 raise ValueError(f"config.json {where}{key} = {value!r}: {exc}") from None
+
+
+# The rope types vLLM builds (its get_rope; "su" and "mrope" are older names it renames), and
+# the rope fields that are numbers. An unknown type ("Llama3", "yarm") would still have its
+# factor multiply the model's length, as vLLM's length rule reads any type but four, though no
+# engine builds the model: refused here, like a rope field that is no number (null: not given),
+# which transformers fails on without its name.
+_ROPE_TYPES = ("default", "linear", "dynamic", "ntk", "yarn", "deepseek_yarn", "longrope",
+               "llama3", "mllama4", "su", "mrope")
+_ROPE_NUMBERS = ("factor", "original_max_position_embeddings", "low_freq_factor",
+                 "high_freq_factor", "beta_fast", "beta_slow", "attention_factor", "mscale",
+                 "mscale_all_dim", "alpha", "rope_theta", "partial_rotary_factor")
+# the numbers transformers compares without a check of its own when a type is given
+_ROPE_NEEDS = {"llama3": ("factor", "low_freq_factor", "high_freq_factor",
+                          "original_max_position_embeddings")}
+
+
+def _precheck_rope(cfg: Mapping[str, Any], where: str = "") -> None:
+    for key in ("rope_scaling", "rope_parameters"):
+        rope = cfg.get(key)
+        if rope is None:
+            continue
+        if not isinstance(rope, Mapping):
+            raise ValueError(f"config.json {where}{key} = {rope!r} must be an object such as "
+                             "{\"rope_type\": \"yarn\", \"factor\": 4.0}: fix or remove the field")
+        # transformers 5 may keep one per layer type ({"full_attention": {...}, ...})
+        parts = [("", rope)] if {"rope_type", "type"} & set(rope) or not all(
+            isinstance(v, Mapping) for v in rope.values()) else [
+            (f"{kind}.", part) for kind, part in rope.items()]
+        for inner, part in parts:
+            for field in ("rope_type", "type"):
+                value = part.get(field)
+                if value is None or value in _ROPE_TYPES:
+                    continue
+                hint = (f"{value.lower()!r}: rope types are lowercase" if isinstance(value, str)
+                        and value.lower() in _ROPE_TYPES else
+                        f"one of {', '.join(_ROPE_TYPES)}")
+                raise ValueError(f"config.json {where}{key}.{inner}{field} = {value!r} is not "
+                                 f"a rope type vLLM builds: use {hint}")
+            rope_type = part.get("rope_type", part.get("type"))
+            for field in _ROPE_NUMBERS:
+                value = part.get(field)
+                if value is None and field in part and field in _ROPE_NEEDS.get(rope_type, ()):
+                    raise ValueError(f"config.json {where}{key}.{inner}{field} is null: "
+                                     f"{rope_type} rope scaling needs it as a number")
+                if value is not None and (isinstance(value, bool)
+                                          or not isinstance(value, (int, float))):
+                    raise ValueError(f"config.json {where}{key}.{inner}{field} = {value!r} must "
+                                     "be a number: fix or remove the field")
 
 
 # transformers 5 writes floats JSON cannot hold (nemotron_h's and falcon_h1's time_step_limit
@@ -300,6 +361,7 @@ def resolve_config(cfg: Mapping[str, Any]) -> Any:
         _precheck_sizes(level, where)
         _precheck_whole(level, where)
         _precheck_dtype(level, where)
+        _precheck_rope(level, where)
     _precheck_pattern(cfg)
     try:
         from transformers import AutoConfig
@@ -328,6 +390,14 @@ def resolve_config(cfg: Mapping[str, Any]) -> Any:
                              "remove the field") from None
         check = _CLASS_ERROR.search(text)
         if check:
+            # a null size overrides the class default, and its check computes with None
+            nulls = [f"{where}{key}" for where, level in _levels(cfg) for key in _WHOLE_FIELDS
+                     if key in level and level[key] is None] if "NoneType" in text else []
+            if nulls:
+                raise ValueError(f"config.json {' and '.join(nulls)} "
+                                 f"{'is' if len(nulls) == 1 else 'are'} null: transformers' "
+                                 f"{model_type} config computes with it ({check['why']}); give "
+                                 "a whole number or remove the field") from None
             raise ValueError(f"this {model_type} config.json does not hold together: "
                              f"{check['why']}") from None
         culprit = _culprit(AutoConfig, read_as, kwargs)
@@ -564,7 +634,12 @@ def _attention(text: Any, model_type: str, window: int | None) -> AttentionLayer
         )
     head_dim = getattr(text, "head_dim", None)
     if head_dim is None:  # the models' own fallback
-        head_dim = _get(text, "hidden_size", model_type) // heads
+        hidden = _get(text, "hidden_size", model_type)
+        if hidden < heads:
+            raise ValueError(f"{model_type} config.json num_attention_heads = {heads:,} is more "
+                             f"than hidden_size = {hidden:,}, which it divides into head_dim: "
+                             "fix the config, or give head_dim")
+        head_dim = hidden // heads
     else:
         head_dim = _get(text, "head_dim", model_type)
     return AttentionLayer(kv_heads=kv_heads, head_dim_k=head_dim, head_dim_v=head_dim,
@@ -1022,9 +1097,11 @@ def _max_model_len_of(text: Any, model_type: str) -> tuple[int | None, str]:
         value = getattr(text, attr, None)
         if value is None:
             continue
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise ValueError(f"config.json {attr} is {value!r}: give the model's context length "
-                             "as a positive whole number of tokens, e.g. 131072")
+        if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_TOKENS:
+            said = int_text(value) if type(value) is int else repr(value)
+            raise ValueError(f"config.json {attr} is {said}: give the model's context length "
+                             f"as a positive whole number of tokens (at most {MAX_TOKENS:,}), "
+                             "e.g. 131072")
         lengths[attr] = value
         if isinstance(text, _Recorded):  # a transformers default is named in the notes
             text.used[attr] = value

@@ -51,12 +51,24 @@ def model_from_args(args: argparse.Namespace) -> ModelSpec | None:
         spec = load_spec_file(model_file)
     else:
         return None
-    return spec.with_options(
-        tp=getattr(args, "tp", None),
-        kv_dtype=getattr(args, "kv_dtype", None),
-        conv_dtype=getattr(args, "conv_dtype", None),
-        ssm_dtype=getattr(args, "ssm_dtype", None),
-    )
+    dtypes = {key: getattr(args, key, None) for key in ("kv_dtype", "conv_dtype", "ssm_dtype")}
+    _refuse_unread_dtypes(spec, dtypes)
+    return spec.with_options(tp=getattr(args, "tp", None), **dtypes)
+
+
+def _refuse_unread_dtypes(spec: ModelSpec, dtypes: dict[str, str | None]) -> None:
+    """A dtype option for a tensor the model keeps none of would change no figure: refused, so
+    that --ssm-dtype fp8 on Llama-3.1-8B is not read as an answer about fp8 state."""
+    kept = set(spec.state_dtypes())
+    has_attention = any(not layer.is_state for layer in spec.kinds.values())
+    for key, value in dtypes.items():
+        tensor = key.removesuffix("_dtype")
+        if value is None or (has_attention if tensor == "kv" else tensor in kept):
+            continue
+        flag = f"--{tensor}-dtype"
+        what = "no attention layers" if tensor == "kv" else f"no {tensor} state"
+        raise ValueError(f"{flag} {value}: {spec.name} keeps {what}, so it changes no figure; "
+                         f"drop {flag}")
 
 
 def spec_from_hf_argument(value: str) -> ModelSpec:
@@ -67,7 +79,7 @@ def spec_from_hf_argument(value: str) -> ModelSpec:
     if not text:
         raise ValueError("--hf-config is empty: give a config.json path, its JSON text, or a "
                          "model id such as Qwen/Qwen3-Next-80B-A3B-Instruct")
-    if text.startswith("{"):
+    if text.startswith(("{", "[")):  # pasted JSON (a list is refused as no config)
         return spec_from_hf_config(text)
     try:
         folder = Path(text).is_dir() and (Path(text) / "config.json").is_file()

@@ -24,8 +24,9 @@ _UNITS = {
     "tib": 2**40,
 }
 # digits may be grouped in threes by commas, as the app prints bytes (76,968,728,985B); a comma
-# anywhere else (1,5GB: a decimal comma?) is refused, not guessed
-_SIZE = re.compile(r"^\s*((?:[0-9]{1,3}(?:,[0-9]{3})+|[0-9]+)(?:\.[0-9]*)?|\.[0-9]+)"
+# anywhere else (1,5GB: a decimal comma? 128,00: a lost digit?) is refused, not guessed
+_THOUSANDS = r"[0-9]{1,3}(?:,[0-9]{3})+"
+_SIZE = re.compile(rf"^\s*((?:{_THOUSANDS}|[0-9]+)(?:\.[0-9]*)?|\.[0-9]+)"
                    r"(?:[eE]([+-]?[0-9]+))?\s*([A-Za-z]*)\s*$")
 # Anything above this is not a memory budget but a typo (about 1 EiB).
 MAX_BYTES = 2**60
@@ -39,7 +40,8 @@ MAX_TOKENS = 2**40
 # a vLLM command line gives the same L and concurrency here. Ki / Mi (binary) are our addition.
 _DECIMAL_TOKENS = {"k": 10**3, "m": 10**6}
 _BINARY_TOKENS = {"K": 2**10, "M": 2**20, "Ki": 2**10, "Mi": 2**20}
-_TOKENS = re.compile(r"(\d+(?:\.\d+)?)(Ki|Mi|k|m|K|M)?")
+# commas group thousands; underscores sit between digits, as Python's int() (so vLLM) reads them
+_TOKENS = re.compile(rf"((?:{_THOUSANDS}|[0-9]+(?:_[0-9]+)*)(?:\.[0-9]+)?)(Ki|Mi|k|m|K|M)?")
 
 
 def parse_tokens(text: str | int, field: str = "--context", *, maximum: int = MAX_TOKENS) -> int:
@@ -54,13 +56,15 @@ def parse_tokens(text: str | int, field: str = "--context", *, maximum: int = MA
     if isinstance(text, int) and not isinstance(text, bool):
         value = text
     else:
-        raw = str(text).strip().replace(",", "").replace("_", "")
+        raw = str(text).strip()
         # a context of 2**40 tokens is 13 digits: a longer entry is no context length
-        match = _TOKENS.fullmatch(raw) if raw.isascii() and len(raw) <= 24 else None
+        match = _TOKENS.fullmatch(raw) if raw.isascii() and len(raw) <= 32 else None
         if match is None:
+            commas = "; commas only group thousands (262,144)" if "," in raw else ""
             raise ValueError(f"{field} is {shown}: give whole tokens such as 262144, 256K "
-                             "(262,144) or 128k (128,000)")
+                             f"(262,144) or 128k (128,000){commas}")
         number, suffix = match.groups()
+        number = number.replace(",", "").replace("_", "")
         if suffix in _DECIMAL_TOKENS:
             exact = Fraction(number) * _DECIMAL_TOKENS[suffix]
         elif "." in number and suffix:
@@ -204,18 +208,25 @@ def decimal_unit_note(nbytes: int) -> str | None:
             f"count {prefix}iB, SGLang's too where it prints \"{prefix}B\".")
 
 
+_STATE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
 def parse_named_sizes(text: str, *, field: str) -> dict[str, int]:
     """``conv=49152,ssm=2MiB`` -> ``{"conv": 49152, "ssm": 2097152}``, in order; "" -> {}.
 
     How state tensors are written on the command line and in the app.
     """
     out: dict[str, int] = {}
-    for part in filter(None, (p.strip() for p in str(text).split(","))):
+    parts = [p for p in (p.strip() for p in str(text).split(",")) if p]
+    if not parts and str(text).strip():  # ",,,": commas and no pair
+        parts = [str(text).strip()]
+    for part in parts:
         name, sep, value = part.partition("=")
         name = name.strip()
-        if not sep or not name:
+        if not sep or not _STATE_NAME.fullmatch(name):
             raise ValueError(
-                f"{field} {text!r}: write name=bytes pairs, e.g. conv=49152,ssm=2097152"
+                f"{field} {text!r}: write name=bytes pairs, e.g. conv=49152,ssm=2097152 (a "
+                "name is letters, digits and _)"
             )
         if name in out:
             raise ValueError(f"{field} {text!r} names {name!r} twice: give each once")

@@ -327,6 +327,64 @@ def test_max_model_len_is_derived_from_the_config_as_vllm_derives_it():
         spec_from_hf_config({"model_type": "llama", "max_position_embeddings": 0})
 
 
+def test_a_rope_type_or_rope_number_no_engine_reads_is_refused_by_its_field():
+    # "Llama3" or "yarm" would still scale the length by the factor (vLLM's length rule reads
+    # every type but four) though vLLM builds no such rope: refused, as a rope field that is no
+    # number, which transformers fails on without naming it
+    llama = PRESET_CONFIGS["Llama-3.1-8B"]
+    rope = llama["rope_scaling"]
+    for rope_type, use in (("Llama3", "use 'llama3': rope types are lowercase"),
+                           ("yarm", "use one of default, linear, dynamic, ntk, yarn, "),
+                           (5, "use one of default")):
+        with pytest.raises(ValueError, match=f"^config.json rope_scaling.rope_type = "
+                                             f"{rope_type!r} is not a rope type vLLM builds: "
+                                             f"{use}"):
+            spec_from_hf_config({**llama, "rope_scaling": {**rope, "rope_type": rope_type}})
+    for field, value in (("original_max_position_embeddings", "8192"), ("low_freq_factor", [1]),
+                         ("factor", True)):
+        with pytest.raises(ValueError, match=rf"^config.json rope_scaling.{field} = "
+                                             rf"{re.escape(repr(value))} must be a number: fix"):
+            spec_from_hf_config({**llama, "rope_scaling": {**rope, field: value}})
+    with pytest.raises(ValueError, match=r"^config.json rope_scaling.high_freq_factor is null: "
+                                         "llama3 rope scaling needs it as a number$"):
+        spec_from_hf_config({**llama, "rope_scaling": {**rope, "high_freq_factor": None}})
+    # nested configs and transformers 5's rope per layer type name their path
+    with pytest.raises(ValueError, match=r"^config.json text_config.rope_parameters."
+                                         r"full_attention.rope_type = 'YARN' is not"):
+        spec_from_hf_config({"model_type": "qwen3_5", "text_config": {
+            **PRESET_CONFIGS["Qwen3.5-27B"]["text_config"],
+            "rope_parameters": {"full_attention": {"rope_type": "YARN", "factor": 4.0}}}})
+    # the rope types vLLM builds pass, and so do nulls it reads as not given
+    assert spec_from_hf_config(llama).max_model_len == 131_072
+    assert spec_from_hf_config({**llama, "rope_scaling": {"type": "mrope", "factor": None,
+                                                          "mrope_section": [16, 24, 24]}}
+                               ).max_model_len == 131_072
+
+
+@pytest.mark.parametrize(("name", "change", "message"), [
+    # a null size overrides the class default: transformers multiplies None, unnamed
+    ("Falcon-H1-7B", {"mamba_d_head": None}, r"config.json mamba_d_head is null: transformers' "
+     r"falcon_h1 config computes with it \(unsupported operand .*\); give a whole number"),
+    ("Jamba-1.5-Mini", {"num_attention_heads": 8192}, r"jamba config.json num_attention_heads "
+     r"= 8,192 is more than hidden_size = 4,096, which it divides into head_dim: fix the "
+     r"config, or give head_dim"),
+    ("Llama-3.1-8B", {"torch_dtype": 16}, r"config.json torch_dtype = 16 must be a dtype name"),
+    ("Llama-3.1-8B", {"rope_scaling": "abc"}, r"config.json rope_scaling = 'abc' must be an "
+     r"object such as \{\"rope_type\": \"yarn\""),
+    ("Llama-3.1-8B", {"max_position_embeddings": 10**40}, r"config.json max_position_embeddings"
+     r" is a 41-digit number: give the model's context length .* \(at most 1,099,511,627,776\)"),
+    ("Nemotron-H-8B", {"mamba_num_heads": 2**62}, r"config.json mamba_num_heads = "
+     r"4611686018427387904 is too large to be real \(at most 1,048,576\): fix the field"),
+    ("gpt-oss-20b", {"sliding_window": 2**31 + 1}, r"config.json sliding_window = 2147483649 "
+     r"is too large to be real \(at most 2,147,483,648\)"),
+])
+def test_a_config_value_transformers_fails_on_is_named_as_the_config_writes_it(
+        name, change, message):
+    # not an internal name (mamba2.n_heads, attention.head_dim_k) or transformers' own field
+    with pytest.raises(ValueError, match=f"^{message}"):
+        spec_from_hf_config({**PRESET_CONFIGS[name], **change})
+
+
 def test_a_chunk_size_from_transformers_defaults_is_named():
     # bamba's config class defaults mamba_chunk_size to 256: vLLM reads it so, and the source
     # notes name it among the values the config.json did not give

@@ -162,6 +162,15 @@ def test_plan_style_options():
         (["model", "--hf-config", "no/such"], "could not fetch config.json of no/such: offline"),
         (["model", "--hf-config", "/no/such/config.json"], "config.json not found"),
         (["model", "--hf-config", ""], "--hf-config is empty: give a config.json path"),
+        (["model", "--hf-config", "[1]"], "pasted config.json must hold a JSON object, got list"),
+        # a dtype of a tensor the model keeps none of would change no figure
+        (["model", "--preset", "llama-3.1-8b", "--ssm-dtype", "fp8"],
+         "--ssm-dtype fp8: Llama-3.1-8B keeps no ssm state, so it changes no figure; drop "
+         "--ssm-dtype"),
+        (["model", "--preset", "minimax-m1", "--conv-dtype", "fp8"],
+         "--conv-dtype fp8: MiniMax-M1 keeps no conv state"),
+        (["model", "--hf-config", '{"model_type": "mamba", "num_hidden_layers": 2}',
+          "--kv-dtype", "fp8"], "keeps no attention layers, so it changes no figure"),
     ],
 )
 def test_errors_are_one_line_exit_2(argv, message, capsys):

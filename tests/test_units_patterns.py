@@ -85,6 +85,20 @@ def test_parse_tokens_reads_suffixes_as_vllm_does():
         parse("9" * 400 + ".0001k")
 
 
+def test_parse_tokens_refuses_a_comma_that_does_not_group_thousands():
+    # 128,00 is a lost digit, not 12,800 tokens; underscores sit between digits, as Python's
+    # int() (so vLLM's --max-model-len) reads them
+    assert parse_tokens("1,048,576") == parse_tokens("1_048_576") == 1_048_576
+    assert parse_tokens("1_28_000") == 128_000 and parse_tokens("1_0K") == 10_240
+    for text in ("128,00", "1,2,8,0,0,0", ",128", "128,000,"):
+        with pytest.raises(ValueError, match=f"^--context is '{text}': give whole tokens .*; "
+                                             r"commas only group thousands \(262,144\)$"):
+            parse_tokens(text)
+    for text in ("1__0K", "_128", "128_", "1,000_000"):
+        with pytest.raises(ValueError, match=f"^--context is '{text}': give whole tokens"):
+            parse_tokens(text)
+
+
 def test_parse_tokens_names_an_empty_entry_and_the_callers_cap():
     # the app's token fields read the CLI's suffixes, within their own cap, and say what is wrong
     with pytest.raises(ValueError, match=r"^Context length is empty: give whole tokens such as"):
@@ -196,6 +210,12 @@ def test_parse_named_sizes():
         parse_named_sizes("conv", field="--state")
     with pytest.raises(ValueError, match="names 'conv' twice"):
         parse_named_sizes("conv=1,conv=2", field="--state")
+    # empty pieces are skipped, but commas alone or a name that is no name are refused
+    assert parse_named_sizes("conv=1, ssm=2,", field="--state") == {"conv": 1, "ssm": 2}
+    for text in (",,,", "a b=5", "1x=3", "=5"):
+        with pytest.raises(ValueError, match=f"^--state '{text}': write name=bytes pairs, .* "
+                                             r"\(a name is letters, digits and _\)$"):
+            parse_named_sizes(text, field="--state")
 
 
 def test_concurrency_rounds_as_engines_log_it_but_never_up_to_a_whole_request():
