@@ -18,7 +18,7 @@ from flatkv.analysis import PLANNER_STRATEGY, PLANNERS, PlanAnalysis, analyze, p
 from flatkv.app_state import ENGINE_OPTIONS
 from flatkv.patterns import parse_layer_pattern
 from flatkv.plan import LINEAR_ATTENTION, PACKED_NEEDS_HISTORY
-from flatkv.profile import CacheProfile
+from flatkv.profile import MAX_WINDOW, CacheProfile
 from flatkv.strategies import StrategyResult, run_strategy
 from flatkv.strategies.base import StrategyOptions
 from flatkv.texttable import text_table
@@ -28,6 +28,7 @@ from flatkv.units import (
     format_bytes,
     parse_named_sizes,
     parse_size,
+    parse_tokens,
     quoted,
     tokens_text,
 )
@@ -68,10 +69,10 @@ def add_profile_arguments(parser: argparse.ArgumentParser) -> None:
         "--state", default="", help="state tensors of one linear layer, e.g. conv=49152,ssm=2097152"
     )
     group.add_argument(
-        "--sliding-window", type=int, default=None, help="tokens a sliding layer keeps"
+        "--sliding-window", default=None, help="tokens a sliding layer keeps (e.g. 4096, 4K)"
     )
     group.add_argument(
-        "--attention-chunk-size", type=int, default=None,
+        "--attention-chunk-size", default=None,
         help="tokens of a chunk of the chunked layers (Llama 4's chunked local attention)"
     )
 
@@ -118,6 +119,10 @@ def given_model(args: argparse.Namespace) -> GivenModel:
     return GivenModel(_raw_profile(args))
 
 
+def _window_tokens(text: str | None, flag: str) -> int | None:
+    return None if text is None else parse_tokens(text, flag, maximum=MAX_WINDOW)
+
+
 def _raw_profile(args: argparse.Namespace) -> CacheProfile:
     """Bytes per TP rank as --layers, --kv-bytes-per-slot, --state, --sliding-window and
     --attention-chunk-size give them."""
@@ -143,8 +148,8 @@ def _raw_profile(args: argparse.Namespace) -> CacheProfile:
         kv_bytes_per_slot=parse_size(args.kv_bytes_per_slot or "0",
                                      field="--kv-bytes-per-slot", whole=True),
         state_const_bytes=parse_named_sizes(args.state, field="--state"),
-        sliding_window=args.sliding_window,
-        attention_chunk_size=args.attention_chunk_size,
+        sliding_window=_window_tokens(args.sliding_window, "--sliding-window"),
+        attention_chunk_size=_window_tokens(args.attention_chunk_size, "--attention-chunk-size"),
         name="custom",
     )
 

@@ -96,6 +96,10 @@ def test_per_component_planner(capsys):
       "or raw bytes (--sliding-window), not both: the model's own values would be used"),
      (["compare", "--layers", "3*chunked,full", "--kv-bytes-per-slot", "4096", "--budget",
        "1GiB"], "attention_chunk_size is not set but the model has chunked_attention layers"),
+     (["plan", "--layers", "sliding", "--kv-bytes-per-slot", "8", "--sliding-window", "0",
+       "--budget", "1GiB"], "--sliding-window is '0': give a positive number of tokens"),
+     (["plan", "--layers", "chunked", "--kv-bytes-per-slot", "8", "--attention-chunk-size",
+       "8,19", "--budget", "1GiB"], "--attention-chunk-size is '8,19': give whole tokens"),
      (["plan", "--layers", "full", "--kv-bytes-per-slot", "8", "--attention-chunk-size", "8192",
        "--budget", "1GiB"], "attention_chunk_size is 8192 but layer_types has no "
       "chunked_attention layer"),
@@ -349,3 +353,13 @@ def test_the_layouts_said_to_read_an_option_are_those_whose_figures_it_changes(f
                     if any(figures(s, p, base) != figures(s, p, changed) for p in profiles)}
     assert readers == set(_READ_BY[field])
     assert set(_OFF_DEFAULT) == set(_READ_BY)
+
+
+def test_window_options_read_tokens_as_the_context_does(capsys):
+    # --sliding-window 4K is 4,096 tokens (vLLM's suffixes), not an argparse error
+    def compare(window: str) -> str:
+        assert main(["compare", "--layers", "(5*sliding,full)*2", "--kv-bytes-per-slot", "4096",
+                     "--sliding-window", window, "--budget", "10GiB", "--context", "32768",
+                     "--json"]) == 0
+        return capsys.readouterr().out
+    assert compare("4K") == compare("4096") != compare("4k")  # 4k: 4,000 tokens
