@@ -100,6 +100,8 @@ def budget_to_hold(s: AppState, r: StrategyResult, b: Budget, strategy: str,
                  help=f"ceil(({need:,} B + {b.weights_per_rank:,} B of weights per rank) / "
                  f"{b.fraction:g}) = {gpu:,} B: the least GPU memory that leaves that budget at "
                  "this memory fraction and these weights.")
+    if beyond := b.beyond_gpu_text(gpu):
+        right.caption(beyond[0].upper() + beyond[1:] + ".")
 
 
 st.title("Budget")

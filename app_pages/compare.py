@@ -61,8 +61,7 @@ def budgets_to_hold(s: AppState, results: list[StrategyResult], context: int) ->
                   f"{count_text(requests, 'request')} of {tokens_text(context)} in each layout "
                   "(SGLang beside a state pool: from which every larger one holds them), and "
                   "the GPU memory that leaves it.")
-    b = s.budget()
-    table(app_data.hold_rows(results, budgets, None if b.given else b.gpu_bytes_for))
+    table(app_data.hold_rows(results, budgets, s.budget()))
 
 
 st.title("Compare")

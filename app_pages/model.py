@@ -4,6 +4,8 @@ the cache layers and their bytes. The model chosen here is the current model on 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 
 import streamlit as st
@@ -285,6 +287,18 @@ def _preset_source(s) -> None:
         st.info("The current model is not a preset; pick one to replace it.")
 
 
+@contextmanager
+def _nothing_loaded_on_error(what: str) -> Iterator[None]:
+    """A load that fails says, beside why, that the current model stays on every page: the
+    page below still shows it, which must not read as the config's figures."""
+    try:
+        yield
+    except ValueError as exc:
+        current = state().profile().name
+        raise ValueError(f"{str(exc).rstrip('.')}. No {what} was loaded: every page still shows "
+                         f"{current}.") from None
+
+
 def _config_source(s) -> None:
     upload = st.file_uploader("Hugging Face config.json", type=["json"], key="hf.upload")
     pasted = st.text_area("…or paste it", key="hf.paste", height=140)
@@ -292,9 +306,10 @@ def _config_source(s) -> None:
         ss["hf.name"] = ""
     name = st.text_input("Model name", key="hf.name", placeholder="from the config")
     if st.button("Load config.json", key="hf.load", type="primary"):
-        given = app_model.one_source(upload and upload.getvalue(), pasted, "config.json")
-        config = given if isinstance(given, bytes) else config_from_pasted_text(given or "")
-        _use_spec(spec_from_hf_config(config, name=name.strip() or None))
+        with _nothing_loaded_on_error("config.json"):
+            given = app_model.one_source(upload and upload.getvalue(), pasted, "config.json")
+            config = given if isinstance(given, bytes) else config_from_pasted_text(given or "")
+            _use_spec(spec_from_hf_config(config, name=name.strip() or None))
         ss["hf.loaded"] = True
         st.rerun()
 
@@ -307,13 +322,14 @@ def _model_json_source(s) -> None:
         text = app_model.one_source(upload and upload.getvalue(), pasted, "model JSON")
         if not text:
             raise ValueError("Nothing to load: upload a model JSON file or paste one.")
-        loaded = app_model.load_model_json(text)
-        if isinstance(loaded, ModelSpec):
-            _use_spec(loaded)
-        else:
-            raw = RawModel.from_profile(loaded)
-            update(model=CUSTOM, raw=raw, spec=None)
-            _fill_raw(raw)
+        with _nothing_loaded_on_error("model JSON"):
+            loaded = app_model.load_model_json(text)
+            if isinstance(loaded, ModelSpec):
+                _use_spec(loaded)
+            else:
+                raw = RawModel.from_profile(loaded)
+                update(model=CUSTOM, raw=raw, spec=None)
+                _fill_raw(raw)
         st.rerun()
 
 

@@ -13,13 +13,13 @@ import csv
 import heapq
 import io
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from itertools import islice
 
 from flatkv.analysis import PlanAnalysis
-from flatkv.budget import printed_range
+from flatkv.budget import Budget, printed_range
 from flatkv.models import past_max_model_len_text
 from flatkv.plan import CHUNKED_ATTENTION, PACKED_NEEDS_HISTORY, SLIDING_ATTENTION, BudgetTooSmall
 from flatkv.profile import WINDOWED, CacheProfile
@@ -632,16 +632,23 @@ def compare_table_row(result: StrategyResult) -> dict:
 
 
 def hold_rows(results: Sequence[StrategyResult], budgets: Sequence[int | None],
-              gpu_for: Callable[[int], int] | None) -> list[dict]:
+              budget: Budget) -> list[dict]:
     """Compare's table of the least cache budget each layout needs for the requests to hold
-    (``budgets``, None where no budget does) and the GPU memory that leaves it (``gpu_for``:
-    the page's budget run backwards; None for a budget given as a log gives it, and the
-    column is left out)."""
-    return [{"strategy": title_of(r), "cache budget (B)": need,
-             "cache budget": "none holds them" if need is None else format_bytes(need),
-             **({} if gpu_for is None else
-                {"GPU memory (B)": None if need is None else gpu_for(need)})}
-            for r, need in zip(results, budgets, strict=True)]
+    (``budgets``, None where no budget does) and the GPU memory that leaves it at the page's
+    budget (its columns left out for a budget given as a log gives it), said where it is more
+    than the page's GPU."""
+    rows = []
+    for r, need in zip(results, budgets, strict=True):
+        row = {"strategy": title_of(r), "cache budget (B)": need,
+               "cache budget": "none holds them" if need is None else format_bytes(need)}
+        gpu = None if need is None else budget.gpu_bytes_for(need)
+        if not budget.given:
+            beyond = "" if gpu is None else budget.beyond_gpu_text(gpu).partition(":")[0]
+            row |= {"GPU memory (B)": gpu,
+                    "GPU memory": "" if gpu is None else
+                    format_bytes(gpu) + (f" ({beyond})" if beyond else "")}
+        rows.append(row)
+    return rows
 
 
 # A drafter's attention layers are the model's to add: vLLM puts an MTP module's layer in the

@@ -60,6 +60,14 @@ class Budget:
         return gpu_bytes_for(cache_bytes, self.fraction, self.weights_per_rank * self.tp,
                              self.tp)
 
+    def beyond_gpu_text(self, gpu_bytes: int) -> str:
+        """Where ``gpu_bytes`` (a GPU memory run backwards) is more than this budget's GPU,
+        saying so for the figure's reader; else ``""``."""
+        if self.given or gpu_bytes <= self.gpu_bytes:
+            return ""
+        return (f"more than this GPU's {format_bytes(self.gpu_bytes)}: a larger GPU, a higher "
+                "memory fraction, or more TP (weights and the model's heads split further)")
+
     @property
     def explanation(self) -> str:
         """The derivation with every step's figure, for the Budget page."""

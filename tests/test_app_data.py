@@ -586,16 +586,26 @@ def test_workload_text_gives_both_state_counts_where_they_differ():
 
 def test_hold_rows_name_a_layout_no_budget_holds_and_leave_out_a_gpu_not_derived():
     from flatkv.app_model import profile_for
+    from flatkv.budget import cache_budget, given_budget
     from flatkv.strategies import run_strategy
 
     llama = profile_for("Llama-3.1-8B", None, 1)
     results = [run_strategy(s, llama, budget_bytes=10**10, context_tokens=4096)
-               for s in ("vllm", "sglang")]
-    rows = app_data.hold_rows(results, [2**30, None], lambda need: need * 2)
+               for s in ("vllm", "sglang", "flat")]
+    # a 2,000,000,000 B GPU at half its memory: 2**30 B of cache needs ceil(2**30 / 0.5) = 2**31
+    # B of GPU, more than it has; 2**29 B needs 2**30 B, which it has
+    budget = cache_budget(2_000_000_000, 0.5, 0, 1)
+    rows = app_data.hold_rows(results, [2**30, None, 2**29], budget)
     assert rows == [
         {"strategy": "vLLM v1", "cache budget (B)": 2**30, "cache budget": "1.00 GiB",
-         "GPU memory (B)": 2**31},
+         "GPU memory (B)": 2**31, "GPU memory": "2.00 GiB (more than this GPU's 1.86 GiB)"},
         {"strategy": "SGLang", "cache budget (B)": None, "cache budget": "none holds them",
-         "GPU memory (B)": None}]
-    given = app_data.hold_rows(results, [2**30, None], None)
-    assert [set(r) for r in given] == [{"strategy", "cache budget (B)", "cache budget"}] * 2
+         "GPU memory (B)": None, "GPU memory": ""},
+        {"strategy": "FlatKV packed slabs", "cache budget (B)": 2**29,
+         "cache budget": "512.00 MiB", "GPU memory (B)": 2**30, "GPU memory": "1.00 GiB"}]
+    assert budget.beyond_gpu_text(2**31) == (
+        "more than this GPU's 1.86 GiB: a larger GPU, a higher memory fraction, or more TP "
+        "(weights and the model's heads split further)")
+    assert budget.beyond_gpu_text(2_000_000_000) == ""  # all of it: not more
+    given = app_data.hold_rows(results, [2**30, None, 2**29], given_budget(10**10, 1))
+    assert [set(r) for r in given] == [{"strategy", "cache budget (B)", "cache budget"}] * 3

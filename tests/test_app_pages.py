@@ -630,7 +630,7 @@ def test_a_config_json_that_does_not_split_over_the_sidebar_tp_is_refused():
     assert [shown(e) for e in at.error] == [
         "full.kv_heads = 12 is not divisible by tp = 8: choose a tp that divides the KV "
         "heads or is a multiple of them (tp up to 64 that split the model: 1, 2, 3, 4, 6, "
-        "12)"]
+        "12). No config.json was loaded: every page still shows Llama-3.1-8B."]
     assert at.query_params["model"] == "Llama-3.1-8B" and shown(at.subheader[0]) == "Llama-3.1-8B"
 
 
@@ -683,17 +683,21 @@ def test_model_page_loads_a_config_json_and_model_json():
     assert any(shown(c).endswith(why) for c in at.caption)
     again = open_app("app_pages/model.py", dict(at.query_params))
     assert any(shown(c).endswith(why) for c in again.caption)
-    # pasted text is JSON, never taken for a path or a model id
+    # pasted text is JSON, never taken for a path or a model id; a failed load says that the
+    # model shown (on every page) is still the one before
+    current = shown(at.subheader[0])
+    kept = f". No config.json was loaded: every page still shows {current}."
     at.text_area(key="hf.paste").set_value("hello this is not json {").run()
     at.button(key="hf.load").click().run()
     assert [shown(e) for e in at.error] == [
-        "pasted config.json is not valid JSON (line 1, column 1: Expecting value)"]
+        "pasted config.json is not valid JSON (line 1, column 1: Expecting value)" + kept]
+    assert shown(at.subheader[0]) == current
     at.text_area(key="hf.paste").set_value(" meta-llama/Llama-3.1-8B\n").run()
     at.button(key="hf.load").click().run()
     assert [shown(e) for e in at.error] == [
         "'meta-llama/Llama-3.1-8B' is not JSON: it looks like a model id or a path. Paste the "
         "contents of the config.json or upload the file (the app does not fetch from the Hub; "
-        "python -m flatkv model --hf-config ID does)"]
+        "python -m flatkv model --hf-config ID does)" + kept]
     at.text_area(key="hf.paste").set_value("/models/llama/config.json").run()
     at.button(key="hf.load").click().run()
     assert shown(at.error[0]).startswith("'/models/llama/config.json' is not JSON: it looks like "
@@ -703,7 +707,7 @@ def test_model_page_loads_a_config_json_and_model_json():
     at.button(key="model.load").click().run()
     assert [shown(e) for e in at.error] == [
         "this is a Hugging Face config.json (model_type 'llama'), not a model JSON: load it "
-        "under Source: config.json"]
+        f"under Source: config.json. No model JSON was loaded: every page still shows {current}."]
     at.text_area(key="model.paste").set_value(
         '{"format": "flatkv-profile/1", "name": "tiny", "layers": "linear,full",'
         ' "kv_bytes_per_slot": 64, "state_const_bytes": {"ssm": 4096}}').run()
@@ -746,6 +750,9 @@ def test_context_reads_vllm_suffixes_and_refuses_an_emptied_field():
     assert metrics(at)["Concurrency at 128,000 tokens"] == f"{775 / 123:.2f}" == "6.30"
     assert at.query_params["ctx"] == "128000"
     assert at.text_input(key="w.context").value == "128,000"
+    # and says so beside the uppercase count, 128 x 1,024, models' lengths are trained at
+    assert ("128,000 tokens is 128k (k: 10^3, as vLLM reads it); 128K is 131,072."
+            in [c.value for c in at.caption])
     # an emptied field is refused under it, and the figures keep the last valid context, not 1
     at.text_input(key="w.context").set_value("").run()
     assert not at.exception
@@ -757,6 +764,7 @@ def test_context_reads_vllm_suffixes_and_refuses_an_emptied_field():
     again = open_app("app_pages/budget.py", {**QWEN35_LINK, "ctx": "256K"})
     assert_clean(again)
     assert "Concurrency at 262,144 tokens" in metrics(again)
+    assert not [c.value for c in again.caption if "as vLLM reads it" in c.value]
 
 
 def test_an_emptied_or_out_of_range_number_is_refused_under_its_field():
@@ -2442,10 +2450,15 @@ def test_budget_gives_the_least_budget_and_gpu_for_the_requests_to_hold():
     assert -(-5 * 2**34 * 10 // 9) == 95_443_717_689
     assert m["GPU memory for it"] == "88.89 GiB"
     assert "= 95,443,717,689 B" in {mm.label: mm.help for mm in at.metric}["GPU memory for it"]
+    # more than the H100's 81,559 MiB (79.65 GiB): said beside the figure
+    assert 95_443_717_689 > 81_559 * 2**20
+    assert ("More than this GPU's 79.65 GiB: a larger GPU, a higher memory fraction, or more "
+            "TP (weights and the model's heads split further).") in [c.value for c in at.caption]
     # a number typed travels in the link; 2 requests need 32 GiB, 39.68 GiB less than now
     at.number_input(key="w.hold_requests").set_value(2).run()
     assert at.query_params["hold"] == "2"
     assert metrics(at)["Budget for 2 requests"] == "32.00 GiB"
+    assert not [c.value for c in at.caption if c.value.startswith("More than this GPU")]
     assert {mm.label: mm.delta for mm in at.metric}["Budget for 2 requests"] == (
         "39.68 GiB less than now")
     # a budget given as an engine logs it has no GPU to size
@@ -2469,6 +2482,8 @@ def test_compare_gives_each_layouts_budget_for_the_requests_to_hold():
     assert vllm["cache budget (B)"] == f"{16 * 11_264 * 786_432:,}" == "141,733,920,768"
     assert vllm["cache budget"] == "132.00 GiB"
     assert vllm["GPU memory (B)"] == f"{-(-141_733_920_768 * 10 // 9):,}" == "157,482,134,187"
+    # more than the H200's 143,771 MiB (140.40 GiB): 157,482,134,187 B is 146.67 GiB
+    assert vllm["GPU memory"] == "146.67 GiB (more than this GPU's 140.40 GiB)"
     # aliasing does not apply to Scout's groups at any budget
     assert held[held["strategy"] == "slab aliasing"].iloc[0]["cache budget"] == "none holds them"
     # the same setting as Budget's: a number typed there sizes here, and no GPU for a given

@@ -486,6 +486,15 @@ def test_sglang_concurrency_keeps_the_page_counts_it_divides():
     assert "floor(0.8 x 970,903) = 776,722" in "\n".join(one.formulas)
 
 
+def test_sglang_with_one_pool_and_no_state_takes_no_least_of_one_limit():
+    # full attention only: the kv tokens are the one limit, 80e9 // 131,072 = 610,351 tokens
+    # (Llama-3.1-8B: 32 layers x 8 heads x 128 x 2 x 2 B), 4.66 requests of 131,072
+    llama = CacheProfile(layer_types=("full_attention",) * 32, kv_bytes_per_slot=4_096)
+    r = run_strategy("sglang", llama, budget_bytes=80 * 10**9, context_tokens=131_072)
+    assert 80 * 10**9 // 131_072 == 610_351
+    assert "max_concurrency = kv tokens / L = 610,351 / 131,072 = 4.66" in r.formulas
+
+
 def test_sglang_divides_the_memory_by_one_full_pool_token():
     # SGLang's HybridSWAPoolConfigurator (since April 2026), SPEC 3.2: full = memory // (F x
     # n_full + r_swa x F x n_swa). gpt-oss-20b at TP 2 in fp8: 512 B per token per layer, so a

@@ -16,6 +16,7 @@ from flatkv.units import (
     concurrency_text,
     concurrency_value,
     count_text,
+    decimal_tokens_note,
     decimal_unit_note,
     format_bytes,
     format_size,
@@ -97,6 +98,16 @@ def test_parse_tokens_refuses_a_comma_that_does_not_group_thousands():
     for text in ("1__0K", "_128", "128_", "1,000_000"):
         with pytest.raises(ValueError, match=f"^--context is '{text}': give whole tokens"):
             parse_tokens(text)
+
+
+def test_decimal_tokens_note_names_the_binary_count_of_the_same_digits():
+    assert decimal_tokens_note(128_000) == (
+        "128,000 tokens is 128k (k: 10^3, as vLLM reads it); 128K is 131,072.")
+    assert decimal_tokens_note(2_000_000) == (
+        "2,000,000 tokens is 2m (m: 10^6, as vLLM reads it); 2M is 2,097,152.")
+    # a binary count, or thousands that are no power of two, say nothing
+    assert decimal_tokens_note(131_072) is decimal_tokens_note(100_000) is None
+    assert decimal_tokens_note(3_000) is None
 
 
 def test_parse_tokens_names_an_empty_entry_and_the_callers_cap():

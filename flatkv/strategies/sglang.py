@@ -254,8 +254,11 @@ def _concurrency(
     numerator, denominator, binding, _ = min(limits, key=lambda item: Fraction(item[0], item[1]))
     best = Fraction(numerator, denominator)
     extras["binding_limit"] = binding
-    formulas.append("max_concurrency = min(" + ", ".join(t for *_, t in limits)
-                    + f") = {concurrency_text(best)} ({binding} binds)")
+    if len(limits) == 1:  # one pool and no state: nothing to take the least of
+        formulas.append(f"max_concurrency = {limits[0][3]} = {concurrency_text(best)}")
+    else:
+        formulas.append("max_concurrency = min(" + ", ".join(t for *_, t in limits)
+                        + f") = {concurrency_text(best)} ({binding} binds)")
     running = int(best)
     with_state = slots is not None and slot_bytes is not None and profile.has_attention
     if not (with_state or (n_full and n_swa)):  # one pool: nothing is split
