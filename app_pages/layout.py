@@ -107,7 +107,8 @@ def layout(analysis) -> None:
                               "Only the padding is vLLM's: vLLM gives each block id to one "
                               "group, whose layers' pages it holds, not a row of every group "
                               "(Compare counts its layout).")
-    segments = app_data.layout_segments(analysis, uniform=uniform)
+    segments = app_data.layout_segments(analysis, uniform=uniform,
+                                        layer_types=state().profile().layer_types)
     title = "One row per {}: one block id's bytes".format(
         "slot tensor" if packed else "component tensor")
     chart(charts.layout_figure(segments, title=title), key="layout.rows",

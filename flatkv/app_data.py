@@ -149,19 +149,31 @@ class Segment:
     component: str  # "padding" for padding
     offset: int  # bytes from the start of the slot row
     nbytes: int
+    cache_layer: int | None = None  # the layer's index among the model's cache layers
 
     @property
     def end(self) -> int:
         return self.offset + self.nbytes
 
 
-def layout_segments(analysis: PlanAnalysis, *, uniform: bool = False) -> list[Segment]:
+def layout_segments(analysis: PlanAnalysis, *, uniform: bool = False,
+                    layer_types: Sequence[str] = ()) -> list[Segment]:
     """Segments of every slot row, in slot order.
 
     ``uniform=False`` is the plan as allocated (packed slabs: rows side by side, no padding).
     ``uniform=True`` draws each row padded to the page row, as a uniform-page engine (vLLM) lays
     it out: row k of a slot starts at ``k * page_row`` and its padding is a segment of its own.
+    ``layer_types`` (the profile's) names each binding's cache layer, as the Model page counts
+    them: a group's layer j is the j-th layer of its label.
     """
+    where: dict[str, list[int]] = {}
+    for i, label in enumerate(layer_types):
+        where.setdefault(label, []).append(i)
+
+    def cache_layer(group_id: str, layer: int) -> int | None:
+        indices = where.get(group_id, [])
+        return indices[layer] if layer < len(indices) else None
+
     out: list[Segment] = []
     for s in analysis.slots:
         for k, row in enumerate(s.rows):
@@ -177,6 +189,7 @@ def layout_segments(analysis: PlanAnalysis, *, uniform: bool = False) -> list[Se
                         b.component,
                         start + b.row_offset,
                         b.nbytes_per_block,
+                        cache_layer(b.group_id, b.layer),
                     )
                 )
             if uniform and row.padding_bytes:
@@ -190,6 +203,7 @@ def layout_segments(analysis: PlanAnalysis, *, uniform: bool = False) -> list[Se
                         "padding",
                         start + row.used_bytes,
                         row.padding_bytes,
+                        cache_layer(row.group_id, row.layer),
                     )
                 )
     return out

@@ -201,11 +201,14 @@ def layout_figure(segments: Sequence[Segment], *, title: str = "") -> go.Figure:
                 },
                 customdata=[
                     [s.group_id, s.layer, s.component, f"{s.nbytes:,}", f"{s.offset:,}",
-                     f"{s.end:,}", format_bytes(s.nbytes)]
+                     f"{s.end:,}", format_bytes(s.nbytes),
+                     "" if s.cache_layer is None else f" (cache layer {s.cache_layer})"]
                     for s in segs
                 ],
+                # the group's layer j, and the model's cache layer it is (the Model page's)
                 hovertemplate=(
-                    "%{y}<br>%{customdata[0]} layer %{customdata[1]}: %{customdata[2]}<br>"
+                    "%{y}<br>%{customdata[0]} #%{customdata[1]}%{customdata[7]}: "
+                    "%{customdata[2]}<br>"
                     "%{customdata[3]} B (%{customdata[6]})<br>"
                     "bytes %{customdata[4]} .. %{customdata[5]} of the row<extra></extra>"
                 ),

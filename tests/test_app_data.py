@@ -59,6 +59,19 @@ def test_packed_segments_sit_at_their_row_offsets(analysis):
     assert not any(s.kind == "padding" for s in segs)
 
 
+def test_segments_name_the_cache_layer_the_model_page_counts(analysis):
+    # (3 linear, 1 full) x 12: the full group's layer j is cache layer 4j + 3, the linear
+    # group's layer j is cache layer 4 (j // 3) + j % 3; the padding names its row's layer
+    segs = app_data.layout_segments(analysis, uniform=True, layer_types=QWEN35.layer_types)
+    for s in segs:
+        expected = (4 * s.layer + 3 if s.group_id == "full_attention"
+                    else 4 * (s.layer // 3) + s.layer % 3)
+        assert s.cache_layer == expected
+        assert QWEN35.layer_types[s.cache_layer] == s.group_id
+    assert {s.cache_layer for s in segs if s.kind == "kv"} == set(range(3, 48, 4))
+    assert not any(s.cache_layer is not None for s in app_data.layout_segments(analysis))
+
+
 def test_uniform_segments_pad_every_state_row_to_the_page_row(analysis):
     segs = app_data.layout_segments(analysis, uniform=True)
     slot0 = [(s.kind, s.offset, s.nbytes) for s in segs if s.slot == 0]
