@@ -44,6 +44,9 @@ def charts_of(shown: list[StrategyResult], applying_rows: pd.DataFrame, has_hist
                "the pages a request needs in each at this context length; its rows in the other "
                "groups' tensors are dead weight. Layout's \"Bytes by group, component and "
                "layer\" splits the same budget by tensor instead.")
+    for r in shown:
+        if note := app_data.sglang_idle_split_text(r):
+            st.caption(literal(note))
     table(applying_rows[["strategy"] + [c for c in applying_rows.columns if c.endswith(" (B)")]])
 
 

@@ -409,6 +409,28 @@ def model_context_text(context: int | None, max_model_len: int | None,
             "concurrency at.")
 
 
+def sglang_idle_split_text(r: StrategyResult) -> str:
+    """Under Compare's "Where the budget goes": SGLang's bars are its pools as reserved, and
+    its static split leaves part of them idle at the requests that run; a paged layout's idle
+    rows are its dead weight, which depends on no request count. Empty where nothing is split
+    (one pool) or no request runs."""
+    x = r.extras
+    if r.strategy != "sglang" or not r.applies or not (running := int(r.concurrency)) or not (
+            "idle_state_bytes_at_context" in x or "idle_swa_bytes_at_context" in x):
+        return ""
+    parts = [(what, x[key]) for what, key in (
+        ("state pool", "idle_state_bytes_at_context"), ("KV pool", "idle_kv_bytes_at_context"),
+        ("sliding pool", "idle_swa_bytes_at_context")) if x.get(key)]
+    if not parts:
+        return ""
+    idle = sum(nbytes for _, nbytes in parts)
+    return (f"SGLang's bars are its pools as reserved: with {count_text(running, 'request')} "
+            f"of {tokens_text(r.context_tokens)} running, "
+            + " and ".join(f"{format_bytes(nbytes)} of its {what}" for what, nbytes in parts)
+            + f" sit idle ({idle / r.budget_bytes:.2%} of the budget), left so by its static "
+            "split; a paged layout's idle rows are its dead weight.")
+
+
 # --------------------------------------------------------------------------------------------
 # Sweeps for the budget page
 

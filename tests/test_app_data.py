@@ -430,6 +430,32 @@ def test_budget_curves_by_hand():
     assert tiny.by_budget[0] == app_data.CurvePoint(0, 0.0, 0)
 
 
+def test_sglang_idle_split_says_what_its_static_pools_leave_idle_at_the_context():
+    from flatkv.app_model import profile_for
+    from flatkv.strategies import run_strategy
+
+    # Qwen3-Next at TP 2 with 55,679,338,086 B: 682 state slots of 38,633,472 B (one pads) and
+    # 2,386,988 kv tokens of 12,288 B; 18 requests of 131,072 run (3 slots each), so
+    # 681 - 54 = 627 slots and 2,386,988 - 18 x 131,072 = 27,692 tokens sit idle
+    qwen = profile_for("Qwen3-Next-80B-A3B", None, 2)
+    r = run_strategy("sglang", qwen, budget_bytes=55_679_338_086, context_tokens=131_072)
+    assert (r.extras["state_slots"], r.extras["state_slot_bytes"]) == (682, 38_633_472)
+    assert r.extras["kv_tokens"] == 2_386_988 and int(r.concurrency) == 18
+    idle = (681 - 18 * 3) * 38_633_472 + (2_386_988 - 18 * 131_072) * 12_288
+    assert idle == 24_223_186_944 + 340_279_296
+    assert f"{idle / 55_679_338_086:.2%}" == "44.12%"
+    assert app_data.sglang_idle_split_text(r) == (
+        "SGLang's bars are its pools as reserved: with 18 requests of 131,072 tokens running, "
+        "22.56 GiB of its state pool and 324.52 MiB of its KV pool sit idle (44.12% of the "
+        "budget), left so by its static split; a paged layout's idle rows are its dead weight.")
+    # one pool, another layout, or no request running: nothing to say
+    llama = profile_for("Llama-3.1-8B", None, 1)
+    assert app_data.sglang_idle_split_text(
+        run_strategy("sglang", llama, budget_bytes=10**10, context_tokens=4096)) == ""
+    assert app_data.sglang_idle_split_text(
+        run_strategy("vllm", qwen, budget_bytes=55_679_338_086, context_tokens=131_072)) == ""
+
+
 def test_sglang_two_pools_are_named_only_for_sglang_with_its_sliding_pool():
     from flatkv.app_model import profile_for
     from flatkv.strategies import StrategyOptions, run_strategy

@@ -2526,3 +2526,15 @@ def test_budget_to_hold_where_the_layout_refuses_steps_or_the_default_is_past_th
                                              "b_layout": "sglang"})
     assert "every larger one" not in {m.label: m.help for m in llama.metric}[
         "Budget for 5 requests"]
+
+
+def test_compare_says_what_sglangs_static_split_leaves_idle():
+    # the figures of tests/test_app_data.py's idle split, under "Where the budget goes"
+    at = open_app("app_pages/compare.py", {
+        "model": "Qwen3-Next-80B-A3B", "tp": "2", "gpu": "KV cache memory",
+        "kv_mem": "55679338086", "ctx": "131072"})
+    assert_clean(at)
+    assert ("SGLang's bars are its pools as reserved: with 18 requests of 131,072 tokens "
+            "running, 22.56 GiB of its state pool and 324.52 MiB of its KV pool sit idle "
+            "(44.12% of the budget), left so by its static split; a paged layout's idle rows "
+            "are its dead weight.") in [shown(c) for c in at.caption]
