@@ -682,7 +682,8 @@ def context_note() -> None:
     own = s.model_max_len()
     if "context" in st.session_state[ERRORS_KEY]:
         return
-    # 128k typed for 128K: 2.4% fewer tokens, said (no model's own length reads so)
+    # a typed context that reads as 128k (128,000) beside 128K (131,072), 2.4% more: said,
+    # unless it is the model's own length (LFM2's is 128,000)
     if s.context is not None and s.context != own and (
             decimal := decimal_tokens_note(s.context)):
         st.caption(decimal)

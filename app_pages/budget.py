@@ -32,7 +32,14 @@ from flatkv.app_data import markdown_literal as literal
 from flatkv.app_state import AppState
 from flatkv.budget import Budget
 from flatkv.strategies import STRATEGIES, StrategyResult, logged_as
-from flatkv.units import MAX_BYTES, concurrency_text, count_text, format_bytes, tokens_text
+from flatkv.units import (
+    MAX_BYTES,
+    concurrency_text,
+    count_text,
+    format_bytes,
+    sentence_case,
+    tokens_text,
+)
 
 CAPACITY_HELP = (
     "The history the pool holds beside one request's state: every attention group (sliding "
@@ -101,7 +108,7 @@ def budget_to_hold(s: AppState, r: StrategyResult, b: Budget, strategy: str,
                  f"{b.fraction:g}) = {gpu:,} B: the least GPU memory that leaves that budget at "
                  "this memory fraction and these weights.")
     if beyond := b.beyond_gpu_text(gpu):
-        right.caption(beyond[0].upper() + beyond[1:] + ".")
+        right.caption(f"{sentence_case(beyond)}: {b.beyond_gpu_fix}.")
 
 
 st.title("Budget")

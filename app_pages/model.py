@@ -294,8 +294,12 @@ def _nothing_loaded_on_error(what: str) -> Iterator[None]:
     try:
         yield
     except ValueError as exc:
-        current = state().profile().name
-        raise ValueError(f"{str(exc).rstrip('.')}. No {what} was loaded: every page still shows "
+        try:  # at TP 1 where the sidebar's TP does not split it, as the summary shows it
+            current = state().plannable_tp()[0].profile().name
+        except ValueError:  # a model that plans at no TP: the summary says why
+            current = "the model before"
+        said = str(exc) if str(exc).endswith(".") else f"{exc}."
+        raise ValueError(f"{said} No {what} was loaded: every page still shows "
                          f"{current}.") from None
 
 

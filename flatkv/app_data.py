@@ -411,16 +411,19 @@ def model_context_text(context: int | None, max_model_len: int | None,
 
 def sglang_idle_split_text(r: StrategyResult) -> str:
     """Under Compare's "Where the budget goes": SGLang's bars are its pools as reserved, and
-    its static split leaves part of them idle at the requests that run; a paged layout's idle
-    rows are its dead weight, which depends on no request count. Empty where nothing is split
-    (one pool) or no request runs."""
+    its static split leaves the pools that do not bind partly idle at the requests that run; a
+    paged layout's idle rows are its dead weight, which depends on no request count. Empty
+    where nothing is split (one pool) or no request runs."""
     x = r.extras
     if r.strategy != "sglang" or not r.applies or not (running := int(r.concurrency)) or not (
             "idle_state_bytes_at_context" in x or "idle_swa_bytes_at_context" in x):
         return ""
-    parts = [(what, x[key]) for what, key in (
-        ("state pool", "idle_state_bytes_at_context"), ("KV pool", "idle_kv_bytes_at_context"),
-        ("sliding pool", "idle_swa_bytes_at_context")) if x.get(key)]
+    # the pool that binds keeps less than a request idle, as any layout may: not the split's
+    parts = [(what, x[key]) for what, key, limit in (
+        ("state pool", "idle_state_bytes_at_context", "running cap"),
+        ("KV pool", "idle_kv_bytes_at_context", "kv tokens"),
+        ("sliding pool", "idle_swa_bytes_at_context", "swa tokens"))
+        if x.get(key) and x.get("binding_limit") != limit]
     if not parts:
         return ""
     idle = sum(nbytes for _, nbytes in parts)
@@ -679,7 +682,7 @@ def hold_rows(results: Sequence[StrategyResult], budgets: Sequence[int | None],
                "cache budget": "none holds them" if need is None else format_bytes(need)}
         gpu = None if need is None else budget.gpu_bytes_for(need)
         if not budget.given:
-            beyond = "" if gpu is None else budget.beyond_gpu_text(gpu).partition(":")[0]
+            beyond = "" if gpu is None else budget.beyond_gpu_text(gpu)
             row |= {"GPU memory (B)": gpu,
                     "GPU memory": "" if gpu is None else
                     format_bytes(gpu) + (f" ({beyond})" if beyond else "")}

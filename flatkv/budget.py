@@ -65,8 +65,14 @@ class Budget:
         saying so for the figure's reader; else ``""``."""
         if self.given or gpu_bytes <= self.gpu_bytes:
             return ""
-        return (f"more than this GPU's {format_bytes(self.gpu_bytes)}: a larger GPU, a higher "
-                "memory fraction, or more TP (weights and the model's heads split further)")
+        return f"more than this GPU's {format_bytes(self.gpu_bytes)}"
+
+    @property
+    def beyond_gpu_fix(self) -> str:
+        """What brings a GPU memory past this GPU's within it."""
+        fraction = ", a higher memory fraction," if self.fraction < 1 else ""
+        return (f"a larger GPU{fraction} or more TP (weights and the model's heads split "
+                "further)")
 
     @property
     def explanation(self) -> str:

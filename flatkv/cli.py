@@ -106,11 +106,11 @@ def given_model(args: argparse.Namespace) -> GivenModel:
     """The model of --preset / --hf-config / --model-file, or of raw bytes (--layers ...)."""
     spec = model_cli.model_from_args(args)
     if spec is not None:
-        raw = [flag for flag, value in (
+        raw = [flag for flag, value in (  # --state's default is "", the others' None
             ("--layers", args.layers), ("--kv-bytes-per-slot", args.kv_bytes_per_slot),
-            ("--state", args.state), ("--sliding-window", args.sliding_window),
+            ("--state", args.state or None), ("--sliding-window", args.sliding_window),
             ("--attention-chunk-size", args.attention_chunk_size))
-            if value is not None and value != ""]
+            if value is not None]
         if raw:
             raise UsageError(f"give either a model (--preset, --hf-config, --model-file) or "
                              f"raw bytes ({', '.join(raw)}), not both: the model's own values "

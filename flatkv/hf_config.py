@@ -205,7 +205,8 @@ _WHOLE_FIELDS = dict.fromkeys((
 
 
 # The most a whole field can be: a window or chunk in tokens, else a head count, dim or period.
-_WHOLE_MOST = {"sliding_window": MAX_WINDOW, "attention_chunk_size": MAX_WINDOW}
+_WHOLE_MOST = {"sliding_window": MAX_WINDOW, "attention_chunk_size": MAX_WINDOW,
+               "mamba_chunk_size": MAX_CHUNK_SIZE, "chunk_size": MAX_CHUNK_SIZE}
 
 
 def _precheck_whole(cfg: Mapping[str, Any], where: str = "") -> None:
@@ -259,6 +260,15 @@ _ROPE_NEEDS = {"llama3": ("factor", "low_freq_factor", "high_freq_factor",
                           "original_max_position_embeddings")}
 
 
+def _rope_by_layer_type(rope: Mapping[str, Any]) -> dict[str, Mapping[str, Any]] | None:
+    """transformers 5's rope kept per layer type (``{"full_attention": {...}, ...}``), or None
+    for one rope of the whole model."""
+    if {"rope_type", "type"} & set(rope) or not rope or not all(
+            isinstance(v, Mapping) for v in rope.values()):
+        return None
+    return dict(rope)
+
+
 def _precheck_rope(cfg: Mapping[str, Any], where: str = "") -> None:
     for key in ("rope_scaling", "rope_parameters"):
         rope = cfg.get(key)
@@ -267,10 +277,9 @@ def _precheck_rope(cfg: Mapping[str, Any], where: str = "") -> None:
         if not isinstance(rope, Mapping):
             raise ValueError(f"config.json {where}{key} = {rope!r} must be an object such as "
                              "{\"rope_type\": \"yarn\", \"factor\": 4.0}: fix or remove the field")
-        # transformers 5 may keep one per layer type ({"full_attention": {...}, ...})
-        parts = [("", rope)] if {"rope_type", "type"} & set(rope) or not all(
-            isinstance(v, Mapping) for v in rope.values()) else [
-            (f"{kind}.", part) for kind, part in rope.items()]
+        by_type = _rope_by_layer_type(rope)
+        parts = [("", rope)] if by_type is None else [
+            (f"{kind}.", part) for kind, part in by_type.items()]
         for inner, part in parts:
             for field in ("rope_type", "type"):
                 value = part.get(field)
@@ -391,13 +400,13 @@ def resolve_config(cfg: Mapping[str, Any]) -> Any:
         check = _CLASS_ERROR.search(text)
         if check:
             # a null size overrides the class default, and its check computes with None
-            nulls = [f"{where}{key}" for where, level in _levels(cfg) for key in _WHOLE_FIELDS
-                     if key in level and level[key] is None] if "NoneType" in text else []
+            nulls = _nulls_to_blame(AutoConfig, read_as, kwargs) if "NoneType" in text else []
             if nulls:
-                raise ValueError(f"config.json {' and '.join(nulls)} "
-                                 f"{'is' if len(nulls) == 1 else 'are'} null: transformers' "
-                                 f"{model_type} config computes with it ({check['why']}); give "
-                                 "a whole number or remove the field") from None
+                one = len(nulls) == 1
+                raise ValueError(f"config.json {' and '.join(nulls)} {'is' if one else 'are'} "
+                                 f"null: transformers' {model_type} config computes with "
+                                 f"{'it' if one else 'them'} ({check['why']}); give a whole "
+                                 f"number or remove the field{'' if one else 's'}") from None
             raise ValueError(f"this {model_type} config.json does not hold together: "
                              f"{check['why']}") from None
         culprit = _culprit(AutoConfig, read_as, kwargs)
@@ -453,16 +462,39 @@ def _lightning_layer_types(model_type: str, kwargs: dict[str, Any]) -> dict[str,
     return {**kwargs, "layer_types": [_ATTN_TYPES[v] for v in values]}
 
 
+def _builds(auto_config: Any, read_as: str, kwargs: dict[str, Any]) -> bool:
+    try:
+        auto_config.for_model(read_as, **kwargs)
+    except Exception:  # noqa: BLE001 - any failure means "still broken"
+        return False
+    return True
+
+
+def _nulls_to_blame(auto_config: Any, read_as: str, kwargs: dict[str, Any]) -> list[str]:
+    """The null size fields (``text_config.`` ones named so) transformers computed with: those
+    whose removal alone (the class default) lets the config build, else every null one. A
+    field its class takes as None (Falcon-H1's mamba_d_ssm) is no culprit."""
+    nulls = [(outer, key) for outer, level in [("", kwargs)] + [
+        (f"{k}.", kwargs[k]) for k in _NESTED if isinstance(kwargs.get(k), Mapping)]
+        for key in _WHOLE_FIELDS if key in level and level[key] is None]
+
+    def without(outer: str, key: str) -> dict[str, Any]:
+        if not outer:
+            return {k: v for k, v in kwargs.items() if k != key}
+        nested = outer.rstrip(".")
+        return {**kwargs, nested: {k: v for k, v in kwargs[nested].items() if k != key}}
+
+    blamed = [f"{outer}{key}" for outer, key in nulls
+              if _builds(auto_config, read_as, without(outer, key))]
+    return blamed or [f"{outer}{key}" for outer, key in nulls]
+
+
 def _culprit(auto_config: Any, read_as: str, kwargs: dict[str, Any]) -> tuple[str, Any] | None:
     """The one field of a config transformers failed on without naming it (a ``layer_types`` of
     5, a ``hybrid_override_pattern`` list): one whose removal lets the config build, as
     ``text_config.dtype`` for a nested one; None when no single field is to blame."""
     def builds(changed: dict[str, Any]) -> bool:
-        try:
-            auto_config.for_model(read_as, **changed)
-        except Exception:  # noqa: BLE001 - any failure means "still broken"
-            return False
-        return True
+        return _builds(auto_config, read_as, changed)
 
     for outer in _NESTED:  # a nested field first: dropping all of text_config would build too
         inner = kwargs.get(outer)
@@ -1111,10 +1143,9 @@ def _max_model_len_of(text: Any, model_type: str) -> tuple[int | None, str]:
     attr = "model_max_length" if "model_max_length" in lengths else min(
         lengths, key=lengths.__getitem__)
     rope = getattr(text, "rope_parameters", None) or getattr(text, "rope_scaling", None)
-    if isinstance(rope, Mapping) and not {"rope_type", "type"} & set(rope):
-        # transformers 5 keeps one per layer type: the full-attention layers' decide the length
-        rope = rope.get("full_attention") or next(
-            (v for v in rope.values() if isinstance(v, Mapping)), None)
+    if isinstance(rope, Mapping) and (by_type := _rope_by_layer_type(rope)) is not None:
+        # one per layer type: the full-attention layers' decide the length
+        rope = by_type.get("full_attention") or next(iter(by_type.values()))
     rope_type = rope.get("rope_type", rope.get("type")) if isinstance(rope, Mapping) else None
     factor = rope.get("factor") if isinstance(rope, Mapping) else None
     if (rope_type in (None, *_UNSCALED_ROPE_TYPES) or factor is None

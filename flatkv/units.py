@@ -40,7 +40,8 @@ MAX_TOKENS = 2**40
 # a vLLM command line gives the same L and concurrency here. Ki / Mi (binary) are our addition.
 _DECIMAL_TOKENS = {"k": 10**3, "m": 10**6}
 _BINARY_TOKENS = {"K": 2**10, "M": 2**20, "Ki": 2**10, "Mi": 2**20}
-# commas group thousands; underscores sit between digits, as Python's int() (so vLLM) reads them
+# commas group thousands; underscores sit between digits, as Python's int() reads them (and so
+# vLLM, in a number without a suffix)
 _TOKENS = re.compile(rf"((?:{_THOUSANDS}|[0-9]+(?:_[0-9]+)*)(?:\.[0-9]+)?)(Ki|Mi|k|m|K|M)?")
 
 
@@ -57,10 +58,11 @@ def parse_tokens(text: str | int, field: str = "--context", *, maximum: int = MA
         value = text
     else:
         raw = str(text).strip()
-        # a context of 2**40 tokens is 13 digits: a longer entry is no context length
+        # a context of 2**40 tokens is 13 digits (17 grouped): a longer entry is no context
         match = _TOKENS.fullmatch(raw) if raw.isascii() and len(raw) <= 32 else None
         if match is None:
-            commas = "; commas only group thousands (262,144)" if "," in raw else ""
+            commas = ("; commas only group thousands (262,144)" if "," in raw and "_" not in raw
+                      else "")
             raise ValueError(f"{field} is {shown}: give whole tokens such as 262144, 256K "
                              f"(262,144) or 128k (128,000){commas}")
         number, suffix = match.groups()
@@ -222,9 +224,6 @@ def decimal_tokens_note(tokens: int) -> str | None:
     return None
 
 
-_STATE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-
-
 def parse_named_sizes(text: str, *, field: str) -> dict[str, int]:
     """``conv=49152,ssm=2MiB`` -> ``{"conv": 49152, "ssm": 2097152}``, in order; "" -> {}.
 
@@ -237,10 +236,9 @@ def parse_named_sizes(text: str, *, field: str) -> dict[str, int]:
     for part in parts:
         name, sep, value = part.partition("=")
         name = name.strip()
-        if not sep or not _STATE_NAME.fullmatch(name):
+        if not sep or not name:
             raise ValueError(
-                f"{field} {text!r}: write name=bytes pairs, e.g. conv=49152,ssm=2097152 (a "
-                "name is letters, digits and _)"
+                f"{field} {text!r}: write name=bytes pairs, e.g. conv=49152,ssm=2097152"
             )
         if name in out:
             raise ValueError(f"{field} {text!r} names {name!r} twice: give each once")

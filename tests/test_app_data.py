@@ -435,19 +435,34 @@ def test_sglang_idle_split_says_what_its_static_pools_leave_idle_at_the_context(
     from flatkv.strategies import run_strategy
 
     # Qwen3-Next at TP 2 with 55,679,338,086 B: 682 state slots of 38,633,472 B (one pads) and
-    # 2,386,988 kv tokens of 12,288 B; 18 requests of 131,072 run (3 slots each), so
-    # 681 - 54 = 627 slots and 2,386,988 - 18 x 131,072 = 27,692 tokens sit idle
+    # 2,386,988 kv tokens of 12,288 B; the kv tokens bind: 18 requests of 131,072 run (3 slots
+    # each), so 681 - 54 = 627 slots sit idle (the kv pool's 2,386,988 - 18 x 131,072 = 27,692
+    # tokens left are less than a request, which any layout may leave)
     qwen = profile_for("Qwen3-Next-80B-A3B", None, 2)
     r = run_strategy("sglang", qwen, budget_bytes=55_679_338_086, context_tokens=131_072)
     assert (r.extras["state_slots"], r.extras["state_slot_bytes"]) == (682, 38_633_472)
     assert r.extras["kv_tokens"] == 2_386_988 and int(r.concurrency) == 18
-    idle = (681 - 18 * 3) * 38_633_472 + (2_386_988 - 18 * 131_072) * 12_288
-    assert idle == 24_223_186_944 + 340_279_296
-    assert f"{idle / 55_679_338_086:.2%}" == "44.12%"
+    assert r.extras["binding_limit"] == "kv tokens"
+    idle = (681 - 18 * 3) * 38_633_472
+    assert idle == 24_223_186_944 and f"{idle / 55_679_338_086:.2%}" == "43.50%"
     assert app_data.sglang_idle_split_text(r) == (
         "SGLang's bars are its pools as reserved: with 18 requests of 131,072 tokens running, "
-        "22.56 GiB of its state pool and 324.52 MiB of its KV pool sit idle (44.12% of the "
-        "budget), left so by its static split; a paged layout's idle rows are its dead weight.")
+        "22.56 GiB of its state pool sit idle (43.50% of the budget), left so by its static "
+        "split; a paged layout's idle rows are its dead weight.")
+    # gpt-oss-20b's sliding pool beside the full one: in 10 GB at 131,072 tokens the full
+    # pool binds (226,056 tokens: 1 request); the sliding pool's 180,844 tokens keep
+    # min(128 - 1 + 8,192, L) = 8,319 of them a request, the rest idle
+    gpt = profile_for("gpt-oss-20b", None, 1)
+    pools = run_strategy("sglang", gpt, budget_bytes=10 * 10**9, context_tokens=131_072)
+    assert (pools.extras["kv_tokens"], pools.extras["swa_tokens"]) == (226_056, 180_844)
+    assert pools.extras["binding_limit"] == "kv tokens" and int(pools.concurrency) == 1
+    # 172,525 tokens x 2,048 B x 12 sliding layers = 4,239,974,400 B (3.95 GiB, 42.40%)
+    idle_swa = (180_844 - 8_319) * 2_048 * 12
+    assert pools.extras["idle_swa_bytes_at_context"] == idle_swa == 4_239_974_400
+    assert app_data.sglang_idle_split_text(pools) == (
+        "SGLang's bars are its pools as reserved: with 1 request of 131,072 tokens running, "
+        "3.95 GiB of its sliding pool sit idle (42.40% of the budget), left so by its static "
+        "split; a paged layout's idle rows are its dead weight.")
     # one pool, another layout, or no request running: nothing to say
     llama = profile_for("Llama-3.1-8B", None, 1)
     assert app_data.sglang_idle_split_text(
@@ -642,9 +657,12 @@ def test_hold_rows_name_a_layout_no_budget_holds_and_leave_out_a_gpu_not_derived
          "GPU memory (B)": None, "GPU memory": ""},
         {"strategy": "FlatKV packed slabs", "cache budget (B)": 2**29,
          "cache budget": "512.00 MiB", "GPU memory (B)": 2**30, "GPU memory": "1.00 GiB"}]
-    assert budget.beyond_gpu_text(2**31) == (
-        "more than this GPU's 1.86 GiB: a larger GPU, a higher memory fraction, or more TP "
-        "(weights and the model's heads split further)")
+    assert budget.beyond_gpu_text(2**31) == "more than this GPU's 1.86 GiB"
     assert budget.beyond_gpu_text(2_000_000_000) == ""  # all of it: not more
+    assert budget.beyond_gpu_fix == ("a larger GPU, a higher memory fraction, or more TP "
+                                     "(weights and the model's heads split further)")
+    # at the whole GPU already, no higher fraction to offer
+    assert cache_budget(2_000_000_000, 1.0, 0, 1).beyond_gpu_fix == (
+        "a larger GPU or more TP (weights and the model's heads split further)")
     given = app_data.hold_rows(results, [2**30, None, 2**29], given_budget(10**10, 1))
     assert [set(r) for r in given] == [{"strategy", "cache budget (B)", "cache budget"}] * 3

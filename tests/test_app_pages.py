@@ -2535,6 +2535,20 @@ def test_compare_says_what_sglangs_static_split_leaves_idle():
         "kv_mem": "55679338086", "ctx": "131072"})
     assert_clean(at)
     assert ("SGLang's bars are its pools as reserved: with 18 requests of 131,072 tokens "
-            "running, 22.56 GiB of its state pool and 324.52 MiB of its KV pool sit idle "
-            "(44.12% of the budget), left so by its static split; a paged layout's idle rows "
-            "are its dead weight.") in [shown(c) for c in at.caption]
+            "running, 22.56 GiB of its state pool sit idle (43.50% of the budget), left so "
+            "by its static split; a paged layout's idle rows are its dead weight.") in [
+        shown(c) for c in at.caption]
+
+
+def test_a_failed_load_at_a_tp_that_does_not_split_the_model_keeps_its_own_error():
+    # Llama-3.1-8B's 8 KV heads do not split over TP 3 (the summary shows it at TP 1): a bad
+    # paste still says why it failed, not why the current model does not plan at TP 3
+    at = open_app("app_pages/model.py", {"model": "Llama-3.1-8B", "tp": "3"})
+    at.segmented_control(key="model.source").set_value("config.json").run()
+    at.text_area(key="hf.paste").set_value("{broken").run()
+    at.button(key="hf.load").click().run()
+    assert not at.exception
+    assert [shown(e) for e in at.error if "No config.json was loaded" in shown(e)] == [
+        "pasted config.json is not valid JSON (line 1, column 2: Expecting property name "
+        "enclosed in double quotes). No config.json was loaded: every page still shows "
+        "Llama-3.1-8B."]

@@ -94,6 +94,8 @@ def test_per_component_planner(capsys):
      (["model", "--model-file", "/dev/zero"], "too large for a model file"),
      (["compare", "--preset", "gpt-oss-20b", "--budget", "10GB", "--sliding-window", "4096"],
       "or raw bytes (--sliding-window), not both: the model's own values would be used"),
+     (["compare", "--preset", "gpt-oss-20b", "--budget", "10GB", "--sliding-window", ""],
+      "or raw bytes (--sliding-window), not both"),  # given empty is given, not dropped
      (["compare", "--layers", "3*chunked,full", "--kv-bytes-per-slot", "4096", "--budget",
        "1GiB"], "attention_chunk_size is not set but the model has chunked_attention layers"),
      (["plan", "--layers", "sliding", "--kv-bytes-per-slot", "8", "--sliding-window", "0",

@@ -365,6 +365,9 @@ def test_a_rope_type_or_rope_number_no_engine_reads_is_refused_by_its_field():
     # a null size overrides the class default: transformers multiplies None, unnamed
     ("Falcon-H1-7B", {"mamba_d_head": None}, r"config.json mamba_d_head is null: transformers' "
      r"falcon_h1 config computes with it \(unsupported operand .*\); give a whole number"),
+    # its mamba_d_ssm may be null (expand x hidden_size): not blamed beside mamba_d_head
+    ("Falcon-H1-7B", {"mamba_d_head": None, "mamba_d_ssm": None}, r"config.json mamba_d_head "
+     r"is null: transformers' falcon_h1 config computes with it \("),
     ("Jamba-1.5-Mini", {"num_attention_heads": 8192}, r"jamba config.json num_attention_heads "
      r"= 8,192 is more than hidden_size = 4,096, which it divides into head_dim: fix the "
      r"config, or give head_dim"),
