@@ -245,13 +245,14 @@ def _precheck_dtype(cfg: Mapping[str, Any], where: str = "") -> None:
                 raise ValueError(f"config.json {where}{key} = {value!r}: {exc}") from None
 
 
-# The rope types vLLM builds (its get_rope; "su" and "mrope" are older names it renames), and
-# the rope fields that are numbers. An unknown type ("Llama3", "yarm") would still have its
-# factor multiply the model's length, as vLLM's length rule reads any type but four, though no
-# engine builds the model: refused here, like a rope field that is no number (null: not given),
-# which transformers fails on without its name.
+# Rope types engines build ("su" and "mrope" are older names vLLM renames; Gemma 4's full layers
+# are "proportional"), and the rope fields that are numbers. A type that is no name, or one of
+# these in other case ("Llama3", "YARN"), would still have its factor multiply the model's
+# length (vLLM's length rule reads any type but four) though no engine builds it: refused, like
+# a rope field that is no number (null: not given), which transformers fails on unnamed. Other
+# names pass, as new types come with new models; the length's source line names the type.
 _ROPE_TYPES = ("default", "linear", "dynamic", "ntk", "yarn", "deepseek_yarn", "longrope",
-               "llama3", "mllama4", "su", "mrope")
+               "llama3", "mllama4", "su", "mrope", "proportional")
 _ROPE_NUMBERS = ("factor", "original_max_position_embeddings", "low_freq_factor",
                  "high_freq_factor", "beta_fast", "beta_slow", "attention_factor", "mscale",
                  "mscale_all_dim", "alpha", "rope_theta", "partial_rotary_factor")
@@ -283,11 +284,11 @@ def _precheck_rope(cfg: Mapping[str, Any], where: str = "") -> None:
         for inner, part in parts:
             for field in ("rope_type", "type"):
                 value = part.get(field)
-                if value is None or value in _ROPE_TYPES:
+                if value is None or (isinstance(value, str) and (
+                        value in _ROPE_TYPES or value.lower() not in _ROPE_TYPES)):
                     continue
                 hint = (f"{value.lower()!r}: rope types are lowercase" if isinstance(value, str)
-                        and value.lower() in _ROPE_TYPES else
-                        f"one of {', '.join(_ROPE_TYPES)}")
+                        else f"a name such as {', '.join(_ROPE_TYPES[:6])}")
                 raise ValueError(f"config.json {where}{key}.{inner}{field} = {value!r} is not "
                                  f"a rope type vLLM builds: use {hint}")
             rope_type = part.get("rope_type", part.get("type"))

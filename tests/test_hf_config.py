@@ -334,8 +334,7 @@ def test_a_rope_type_or_rope_number_no_engine_reads_is_refused_by_its_field():
     llama = PRESET_CONFIGS["Llama-3.1-8B"]
     rope = llama["rope_scaling"]
     for rope_type, use in (("Llama3", "use 'llama3': rope types are lowercase"),
-                           ("yarm", "use one of default, linear, dynamic, ntk, yarn, "),
-                           (5, "use one of default")):
+                           (5, "use a name such as default, linear, dynamic, ntk, yarn, ")):
         with pytest.raises(ValueError, match=f"^config.json rope_scaling.rope_type = "
                                              f"{rope_type!r} is not a rope type vLLM builds: "
                                              f"{use}"):
@@ -354,8 +353,14 @@ def test_a_rope_type_or_rope_number_no_engine_reads_is_refused_by_its_field():
         spec_from_hf_config({"model_type": "qwen3_5", "text_config": {
             **PRESET_CONFIGS["Qwen3.5-27B"]["text_config"],
             "rope_parameters": {"full_attention": {"rope_type": "YARN", "factor": 4.0}}}})
-    # the rope types vLLM builds pass, and so do nulls it reads as not given
+    # the rope types vLLM builds pass, and so do nulls it reads as not given; a name no list
+    # here knows passes too (new models bring new types), its factor applied as vLLM's length
+    # rule applies it, and named where the length comes from
     assert spec_from_hf_config(llama).max_model_len == 131_072
+    novel = spec_from_hf_config({**llama, "rope_scaling": {"rope_type": "yarm", "factor": 8.0}})
+    assert novel.max_model_len == 1_048_576
+    assert ("max_model_len 1,048,576 from max_position_embeddings 131,072 x yarm factor 8"
+            in novel.source)
     assert spec_from_hf_config({**llama, "rope_scaling": {"type": "mrope", "factor": None,
                                                           "mrope_section": [16, 24, 24]}}
                                ).max_model_len == 131_072
