@@ -414,9 +414,8 @@ def sglang_idle_split_text(r: StrategyResult) -> str:
     its static split leaves the pools that do not bind partly idle at the requests that run; a
     paged layout's idle rows are its dead weight, which depends on no request count. Empty
     where nothing is split (one pool) or no request runs."""
-    x = r.extras
-    if r.strategy != "sglang" or not r.applies or not (running := int(r.concurrency)) or not (
-            "idle_state_bytes_at_context" in x or "idle_swa_bytes_at_context" in x):
+    x = r.extras  # the idle figures exist only where the budget is split between pools
+    if r.strategy != "sglang" or not r.applies or not (running := int(r.concurrency)):
         return ""
     # the pool that binds keeps less than a request idle, as any layout may: not the split's
     parts = [(what, x[key]) for what, key, limit in (

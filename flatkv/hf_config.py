@@ -28,6 +28,7 @@ import textwrap
 from collections.abc import Callable, Mapping
 from dataclasses import replace
 from fractions import Fraction
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -475,9 +476,8 @@ def _nulls_to_blame(auto_config: Any, read_as: str, kwargs: dict[str, Any]) -> l
     """The null size fields (``text_config.`` ones named so) transformers computed with: those
     whose removal alone (the class default) lets the config build, else every null one. A
     field its class takes as None (Falcon-H1's mamba_d_ssm) is no culprit."""
-    nulls = [(outer, key) for outer, level in [("", kwargs)] + [
-        (f"{k}.", kwargs[k]) for k in _NESTED if isinstance(kwargs.get(k), Mapping)]
-        for key in _WHOLE_FIELDS if key in level and level[key] is None]
+    nulls = [(outer, key) for outer, level in _levels(kwargs)
+             for key in _WHOLE_FIELDS if key in level and level[key] is None]
 
     def without(outer: str, key: str) -> dict[str, Any]:
         if not outer:
@@ -494,9 +494,7 @@ def _culprit(auto_config: Any, read_as: str, kwargs: dict[str, Any]) -> tuple[st
     """The one field of a config transformers failed on without naming it (a ``layer_types`` of
     5, a ``hybrid_override_pattern`` list): one whose removal lets the config build, as
     ``text_config.dtype`` for a nested one; None when no single field is to blame."""
-    def builds(changed: dict[str, Any]) -> bool:
-        return _builds(auto_config, read_as, changed)
-
+    builds = partial(_builds, auto_config, read_as)
     for outer in _NESTED:  # a nested field first: dropping all of text_config would build too
         inner = kwargs.get(outer)
         if isinstance(inner, Mapping):

@@ -214,13 +214,12 @@ def decimal_tokens_note(tokens: int) -> str | None:
     """A token count that reads as vLLM's lowercase k or m of a power of two (128k: 128,000)
     beside what the uppercase suffix gives (128K: 131,072), the lengths models are trained at;
     None for other counts. The two differ by 2.4% (4.9% for m), about as many requests."""
-    for suffix, decimal in (("m", 10**6), ("k", 10**3)):
-        number, rest = divmod(tokens, decimal)
+    for suffix, exponent in (("m", 6), ("k", 3)):
+        number, rest = divmod(tokens, 10**exponent)
         if not rest and number and not number & (number - 1):
             binary = number * _BINARY_TOKENS[suffix.upper()]
-            return (f"{tokens:,} tokens is {number}{suffix} ({suffix}: 10^"
-                    f"{3 if suffix == 'k' else 6}, as vLLM reads it); {number}{suffix.upper()} "
-                    f"is {binary:,}.")
+            return (f"{tokens:,} tokens is {number}{suffix} ({suffix}: 10^{exponent}, as vLLM "
+                    f"reads it); {number}{suffix.upper()} is {binary:,}.")
     return None
 
 
