@@ -454,10 +454,11 @@ def layer_strip(layers: Sequence[Mapping], *, title: str = "") -> go.Figure:
             width=[0.9] * len(rows),
             marker={"color": color_of(GROUP_KIND.get(gid, "state")),
                     "line": {"color": "white", "width": 1}},
-            customdata=[[r["slot"], f"{r['bytes per token']:,}", f"{r['state bytes']:,}"]
-                        for r in rows],
-            hovertemplate="cache layer %{x} (" + gid + " #%{customdata[0]})<br>"
-            "%{customdata[1]} B per token, %{customdata[2]} B state<extra></extra>",
+            customdata=[[r["slot"], f"{r['bytes per token']:,}", f"{r['state bytes']:,}",
+                         r["kind"]] for r in rows],
+            # the legend's kind, and the planner's group and its layer j (Layout's words)
+            hovertemplate="cache layer %{x}: %{customdata[3]} (" + gid + " #%{customdata[0]})"
+            "<br>%{customdata[1]} B per token, %{customdata[2]} B state<extra></extra>",
         ))
     last = max((r["cache layer"] for r in layers), default=0)  # whole layers on the axis
     layout = {"barmode": "overlay", "bargap": 0.05, "yaxis": {"visible": False},

@@ -184,6 +184,10 @@ def test_one_colour_per_kind_across_charts(analysis):
     full = _trace(strip, "full attention")
     # 12 full layers at 3, 7, ..., 47: each drawn one layer wide, not as wide as their spacing.
     assert list(full.x) == list(range(3, 48, 4)) and list(full.width) == [0.9] * 12
+    # its hover names the legend's kind beside the group's layer, as Layout's hover does
+    assert full.hovertemplate.startswith("cache layer %{x}: %{customdata[3]} (full_attention "
+                                         "#%{customdata[0]})<br>")
+    assert full.customdata[1][0] == 1 and full.customdata[1][3] == "full attention"
     assert list(strip.layout.xaxis.range) == [-0.5, 47.5]  # whole layers, not -0.4 .. 0.4
     assert strip.layout.xaxis.dtick is None  # 48 layers: plotly's own steps (0, 5, 10, ...)
     small = charts.layer_strip(layer_rows(CacheProfile(("linear_attention",) * 4, 0,
