@@ -32,6 +32,7 @@ from flatkv.strategies import (
     run_strategy,
 )
 from flatkv.strategies.base import ratio_text, state_pages_per_request
+from flatkv.strategies.sglang import split_idle as sglang_split_idle
 from flatkv.strategies.sglang import swa_label
 from flatkv.strategies.sglang import swa_pool as sglang_swa_pool
 from flatkv.strategies.vllm import ALIGN_BY_DEFAULT, all_as_align_why, runs_all_as_align
@@ -414,16 +415,9 @@ def sglang_idle_split_text(r: StrategyResult) -> str:
     its static split leaves the pools that do not bind partly idle at the requests that run; a
     paged layout's idle rows are its dead weight, which depends on no request count. Empty
     where nothing is split (one pool) or no request runs."""
-    x = r.extras  # the idle figures exist only where the budget is split between pools
     if r.strategy != "sglang" or not r.applies or not (running := int(r.concurrency)):
         return ""
-    # the pool that binds keeps less than a request idle, as any layout may: not the split's
-    parts = [(what, x[key]) for what, key, limit in (
-        ("state pool", "idle_state_bytes_at_context", "running cap"),
-        ("KV pool", "idle_kv_bytes_at_context", "kv tokens"),
-        ("sliding pool", "idle_swa_bytes_at_context", "swa tokens"))
-        if x.get(key) and x.get("binding_limit") != limit]
-    if not parts:
+    if not (parts := sglang_split_idle(r)):
         return ""
     idle = sum(nbytes for _, nbytes in parts)
     return (f"SGLang's bars are its pools as reserved: with {count_text(running, 'request')} "

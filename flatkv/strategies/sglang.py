@@ -283,6 +283,21 @@ def _concurrency(
     return numerator, denominator
 
 
+# Each pool's limit in the concurrency formula, and the extra holding its idle bytes.
+_IDLE_OF_LIMIT = (("state pool", "running cap", "idle_state_bytes_at_context"),
+                  ("KV pool", "kv tokens", "idle_kv_bytes_at_context"),
+                  ("sliding pool", "swa tokens", "idle_swa_bytes_at_context"))
+
+
+def split_idle(r: StrategyResult) -> list[tuple[str, int]]:
+    """(pool, bytes) the static split leaves idle at the requests that run: every pool but the
+    one that binds, whose remainder (less than a request) any layout may leave. Empty where the
+    budget is not split between pools."""
+    x = r.extras
+    return [(pool, x[key]) for pool, limit, key in _IDLE_OF_LIMIT
+            if x.get(key) and x.get("binding_limit") != limit]
+
+
 def budget_of_next_slot(r: StrategyResult, profile: CacheProfile) -> int | None:
     """The least budget at which SGLang's state pool (``r``'s run) holds one slot more; None
     for a model without state beside attention, whose pools do not trade bytes so. Past that
