@@ -302,6 +302,9 @@ def _precheck_rope(cfg: Mapping[str, Any], where: str = "") -> None:
                                           or not isinstance(value, (int, float))):
                     raise ValueError(f"config.json {where}{key}.{inner}{field} = {value!r} must "
                                      "be a number: fix or remove the field")
+                if isinstance(value, float) and not math.isfinite(value):
+                    raise ValueError(f"config.json {where}{key}.{inner}{field} = {value} must "
+                                     "be a finite number: fix or remove the field")
 
 
 # transformers 5 writes floats JSON cannot hold (nemotron_h's and falcon_h1's time_step_limit
@@ -368,6 +371,7 @@ def resolve_config(cfg: Mapping[str, Any]) -> Any:
         if cfg.get(key) is not None and not isinstance(cfg[key], Mapping):
             raise ValueError(f"config.json {key} = {cfg[key]!r} must be an object (the language "
                              "model's config): fix or remove it")
+    cfg = _special_floats(cfg)  # the checks below read {"__float__": "NaN"} as the float it is
     for where, level in _levels(cfg):
         _precheck_sizes(level, where)
         _precheck_whole(level, where)
@@ -379,7 +383,7 @@ def resolve_config(cfg: Mapping[str, Any]) -> Any:
         from transformers.utils import logging as hf_logging
     except ImportError as exc:  # pragma: no cover - transformers is a runtime dependency
         raise ValueError(f"reading a config.json needs transformers: {exc}") from None
-    kwargs = _special_floats({k: v for k, v in cfg.items() if k != "model_type"})
+    kwargs = {k: v for k, v in cfg.items() if k != "model_type"}
     for key in ("torch_dtype", "dtype"):  # "torch.bfloat16" is FlatKV's, not transformers'
         if isinstance(kwargs.get(key), str):
             kwargs[key] = kwargs[key].removeprefix("torch.")
@@ -542,21 +546,29 @@ class _Recorded:
     model's source line can name those the config.json did not give: transformers filled them
     in (``{"model_type": "llama"}`` alone is a 32-layer model with 32 KV heads)."""
 
-    def __init__(self, conf: Any) -> None:
-        self.__dict__.update(conf=conf, used={})
+    def __init__(self, conf: Any, where: str = "") -> None:
+        self.__dict__.update(conf=conf, used={}, where=where)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.__dict__["conf"], name)
 
 
+def _named(conf: Any, attr: str) -> str:
+    """A field as config.json writes it: ``text_config.num_attention_heads`` where the model's
+    fields sit in a nested language-model config."""
+    return f"{conf.where}{attr}" if isinstance(conf, _Recorded) else attr
+
+
 def _get(conf: Any, attr: str, model_type: str, *, default: Any = None) -> Any:
     value = getattr(conf, attr, default)
+    field = _named(conf, attr)
     if value is None:
-        raise ValueError(f"{model_type} config.json has no {attr}: add it to the config")
+        raise ValueError(f"{model_type} config.json has no {field}: add it to the config")
     if isinstance(value, bool) or not isinstance(value, int):
-        raise ValueError(f"{model_type} config.json {attr} must be a whole number, got {value!r}")
+        raise ValueError(f"{model_type} config.json {field} must be a whole number, got "
+                         f"{value!r}")
     if value <= 0:
-        raise ValueError(f"{model_type} config.json {attr} must be positive, got {value}")
+        raise ValueError(f"{model_type} config.json {field} must be positive, got {value}")
     if isinstance(conf, _Recorded):
         conf.used[attr] = value
     return value
@@ -660,16 +672,18 @@ def _attention(text: Any, model_type: str, window: int | None) -> AttentionLayer
     kv_heads = heads if kv_heads is None else _get(text, "num_key_value_heads", model_type)
     if heads % kv_heads:  # grouped-query attention: every KV head serves whole query heads
         raise ValueError(
-            f"{model_type} config.json num_attention_heads = {heads} is not a multiple of "
-            f"num_key_value_heads = {kv_heads}: no engine loads such a model; fix the config"
+            f"{model_type} config.json {_named(text, 'num_attention_heads')} = {heads} is not a "
+            f"multiple of {_named(text, 'num_key_value_heads')} = {kv_heads}: no engine loads "
+            "such a model; fix the config"
         )
     head_dim = getattr(text, "head_dim", None)
     if head_dim is None:  # the models' own fallback
         hidden = _get(text, "hidden_size", model_type)
         if hidden < heads:
-            raise ValueError(f"{model_type} config.json num_attention_heads = {heads:,} is more "
-                             f"than hidden_size = {hidden:,}, which it divides into head_dim: "
-                             "fix the config, or give head_dim")
+            raise ValueError(f"{model_type} config.json {_named(text, 'num_attention_heads')} = "
+                             f"{heads:,} is more than {_named(text, 'hidden_size')} = "
+                             f"{hidden:,}, which it divides into head_dim: fix the config, or "
+                             "give head_dim")
         head_dim = hidden // heads
     else:
         head_dim = _get(text, "head_dim", model_type)
@@ -720,7 +734,8 @@ def _state_layer(text: Any, model_type: str) -> CacheLayer:
         channels = g("hidden_size")
         if getattr(text, "conv_dim", None) is not None and g("conv_dim") != channels:
             raise ValueError(
-                f"{model_type} config.json conv_dim = {g('conv_dim'):,} is not hidden_size = "
+                f"{model_type} config.json {_named(text, 'conv_dim')} = {g('conv_dim'):,} is "
+                f"not {_named(text, 'hidden_size')} = "
                 f"{channels:,}: vLLM's LFM2 sizes its conv state by conv_dim, SGLang's (and "
                 "vLLM's LFM2-MoE) by hidden_size, so the engines would differ; check the "
                 "model's values")
@@ -747,7 +762,8 @@ def _state_layer(text: Any, model_type: str) -> CacheLayer:
         # dim (zamba2's transformers class derives the heads from the two)
         names = _MAMBA2_NAMES[model_type]
         heads, expand, head_dim, d_state, groups, kernel = (g(attr) for attr in names)
-        _check_heads_cover(heads, head_dim, expand * g("hidden_size"), names)
+        _check_heads_cover(heads, head_dim, expand * g("hidden_size"),
+                           tuple(_named(text, attr) for attr in names))
         return Mamba2Layer(n_heads=heads, head_dim=head_dim, d_state=d_state, n_groups=groups,
                            conv_kernel=kernel)
     if model_type in ("mamba", "falcon_mamba"):  # vLLM's mamba1_state_shape over these
@@ -845,9 +861,9 @@ def _llama4_layer_types(text: Any, model_type: str) -> list[str]:
     given = getattr(text, "layer_types", None)
     if given is not None and list(given) != derived:
         raise ValueError(
-            f"{model_type} config.json layer_types disagree with no_rope_layers and "
-            f"attention_chunk_size, which vLLM's llama4 reads (chunked where no_rope_layers is 1 "
-            f"and a chunk is set): drop layer_types or make them agree")
+            f"{model_type} config.json {_named(text, 'layer_types')} disagree with "
+            "no_rope_layers and attention_chunk_size, which vLLM's llama4 reads (chunked where "
+            "no_rope_layers is 1 and a chunk is set): drop layer_types or make them agree")
     return derived
 
 
@@ -871,7 +887,8 @@ def _kv_shared_layers(text: Any, model_type: str, n_layers: int) -> int:
         return 0
     shared = _get(text, "num_kv_shared_layers", model_type)
     if shared >= n_layers:
-        raise ValueError(f"{model_type} config.json num_kv_shared_layers = {shared} leaves none "
+        raise ValueError(f"{model_type} config.json {_named(text, 'num_kv_shared_layers')} = "
+                         f"{shared} leaves none "
                          f"of its {n_layers} layers a KV cache of its own: give fewer than "
                          f"{n_layers}")
     return shared
@@ -1030,7 +1047,8 @@ def spec_from_hf_config(
     model_type = cfg["model_type"]
     _check_engines_need(cfg, model_type)
     text = resolved.get_text_config() if hasattr(resolved, "get_text_config") else resolved
-    recorded = _Recorded(text)
+    recorded = _Recorded(text, "" if text is resolved else next(
+        (f"{key}." for key in _NESTED if isinstance(cfg.get(key), Mapping)), ""))
     layers = _layers_of(recorded, model_type)
     model_dtype, dtype_note = _dtype_of(text, resolved)
     has_kv = any(not layer.is_state for layer in layers)

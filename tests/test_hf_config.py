@@ -292,8 +292,16 @@ def test_max_model_len_is_derived_from_the_config_as_vllm_derives_it():
     cohere = spec_from_hf_config({"model_type": "cohere2", "max_position_embeddings": 8_192,
                                   "model_max_length": 131_072})
     assert cohere.max_model_len == 131_072
-    # a factor that is no scaling is refused with the field, not a traceback
-    for factor in (float("inf"), float("nan"), -2.0, 0):
+    # a factor that is no scaling is refused with the field, not a traceback: Infinity or NaN,
+    # bare or as transformers 5 tags them, by its path whatever the rope type
+    for factor in (float("inf"), {"__float__": "NaN"}, {"__float__": "-Infinity"}):
+        for rope_type in ("linear", "llama3"):
+            with pytest.raises(ValueError, match=r"^config.json rope_scaling.factor = "
+                               "(inf|nan|-inf) must be a finite number: fix or remove the field$"):
+                spec_from_hf_config(json.dumps({
+                    "model_type": "llama", "max_position_embeddings": 4_096,
+                    "rope_scaling": {"rope_type": rope_type, "factor": factor}}))
+    for factor in (-2.0, 0):
         with pytest.raises(ValueError, match="config.json rope scaling's factor is .*: give "
                            "the linear scaling factor as a positive number"):
             spec_from_hf_config({"model_type": "llama", "max_position_embeddings": 4_096,
@@ -925,8 +933,8 @@ def test_llama4_reads_chunked_layers_from_no_rope_layers():
     agreeing["text_config"]["layer_types"] = agreeing["text_config"]["layer_types"] * 12
     assert spec_from_hf_config(agreeing).pattern == "(3*chunked,full)*12"
     other = LLAMA4_SCOUT | {"text_config": text | {"layer_types": ["full_attention"] * 48}}
-    with pytest.raises(ValueError, match="llama4 config.json layer_types disagree with "
-                       "no_rope_layers and attention_chunk_size, which vLLM's llama4 reads"):
+    with pytest.raises(ValueError, match="llama4 config.json text_config.layer_types disagree "
+                       "with no_rope_layers and attention_chunk_size, which vLLM's llama4 reads"):
         spec_from_hf_config(other)
     with pytest.raises(ValueError, match="text_config.attention_chunk_size = 0 must be positive"):
         spec_from_hf_config(LLAMA4_SCOUT | {"text_config": text | {"attention_chunk_size": 0}})
@@ -1102,6 +1110,11 @@ def test_path_and_pasted_text(tmp_path):
         ({"model_type": "qwen3", "head_dim": 0}, "head_dim = 0 must be positive"),
         ({"model_type": "qwen3_5", "text_config": {"head_dim": 0}},
          "text_config.head_dim = 0 must be positive"),
+        # what the reader checks past transformers names the nested field as config.json has it
+        ({"model_type": "gemma3", "text_config": {"num_attention_heads": 8,
+                                                  "num_key_value_heads": 3}},
+         "^gemma3 config.json text_config.num_attention_heads = 8 is not a multiple of "
+         "text_config.num_key_value_heads = 3: no engine loads such a model; fix the config$"),
         ({"model_type": "qwen3_next", "num_hidden_layers": 10**7}, "too large to be real"),
         # past 30 digits the count of digits, not the digits; past 4,300 Python will not read it
         ("{\"model_type\": \"llama\", \"num_hidden_layers\": " + "1" * 4000 + "}",
