@@ -279,7 +279,9 @@ def _slot_use(index: int, tensor: TensorPlan, num_blocks: int, page_row_bytes: i
 
 
 # --------------------------------------------------------------------------------------------
-# Sweeps: closed form per point, no plan built.
+# Sweeps: closed form per point, no plan built. For library users and bench/plan_bench.py
+# (1,000 points well under 50 ms); the app's Budget curves run each layout's strategy instead,
+# as they draw the engines' layouts beside ours.
 
 
 @dataclass(frozen=True)

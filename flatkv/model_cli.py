@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -200,6 +201,13 @@ def model_command(args: argparse.Namespace) -> str:
         raise ValueError(
             "model needs a source: give --preset NAME, --hf-config PATH or --model-file PATH"
         )
+    for flag in ("name", "source"):
+        text = getattr(args, flag, None)
+        if text is not None and not text.strip():
+            raise ValueError(f"--{flag} is empty: give the model's {flag}, or leave the flag out "
+                             "to keep the one it has")
+        if text is not None:
+            spec = replace(spec, **{flag: text.strip()})
     if getattr(args, "export", False):
         return json.dumps(spec.to_dict(), indent=2)
     if getattr(args, "json", False):
@@ -232,6 +240,12 @@ def register(subparsers: Any) -> None:
     out.add_argument("--json", action="store_true", help="print the report as JSON")
     out.add_argument("--export", action="store_true",
                      help="print the model specification (preset format) to save and reload")
+    named = model.add_argument_group(
+        "naming", "A config.json's model is named by its _name_or_path, else its model_type, and "
+        "its source says where it was read: give both before --export saves it as a preset.")
+    named.add_argument("--name", metavar="TEXT", help="the model's name, as the app lists it")
+    named.add_argument("--source", metavar="TEXT",
+                       help="where the numbers come from (the checkpoint, a link to its config)")
     model.set_defaults(run=model_command)
 
     presets = subparsers.add_parser("presets", help="list the bundled model presets")

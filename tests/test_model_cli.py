@@ -235,3 +235,28 @@ def test_registers_on_the_main_cli_parser_class():
 def test_model_report_names_the_dtypes_of_the_tensors_the_model_keeps(preset, dtypes, capsys):
     _, out = run(["model", "--preset", preset], capsys)
     assert out.splitlines()[0] == f"{preset}  (tp 1; {dtypes}; bytes per TP rank)"
+
+
+def test_an_export_from_a_config_json_takes_the_name_and_source_given(capsys, tmp_path):
+    # without them a config.json's model is named by its model_type and its source holds the
+    # path it was read at, which a preset must not carry
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps({"model_type": "qwen3", "num_hidden_layers": 4,
+                                "num_attention_heads": 8, "num_key_value_heads": 2,
+                                "head_dim": 64, "torch_dtype": "bfloat16"}))
+    _, plain = run(["model", "--hf-config", str(path), "--export"], capsys)
+    assert json.loads(plain)["name"] == "qwen3"
+    assert json.loads(plain)["source"].startswith(f"config.json at {path} (model_type qwen3)")
+    _, named = run(["model", "--hf-config", str(path), "--export", "--name", " Toy-4L ",
+                    "--source", "a made-up Qwen3 of 4 layers"], capsys)
+    spec = json.loads(named)
+    assert (spec["name"], spec["source"]) == ("Toy-4L", "a made-up Qwen3 of 4 layers")
+    assert {k: v for k, v in spec.items() if k not in ("name", "source")} == {
+        k: v for k, v in json.loads(plain).items() if k not in ("name", "source")}
+    _, text = run(["model", "--hf-config", str(path), "--name", "Toy-4L"], capsys)
+    assert text.startswith("Toy-4L")
+    capsys.readouterr()
+    assert main(["model", "--preset", "llama-3.1-8b", "--source", "  "]) == 2
+    assert capsys.readouterr().err == (
+        "python -m flatkv: error: --source is empty: give the model's source, or leave the flag "
+        "out to keep the one it has\n")

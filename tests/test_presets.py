@@ -1,4 +1,5 @@
-"""Bundled presets: every SPEC.md §2 row, computed by hand here, and the preset file format."""
+"""Bundled presets: every preset's layers and bytes computed by hand here (SPEC.md §2's rows
+from its arithmetic, the others from their checkpoints' config.json), and the file format."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ BF16, FP32 = 2, 4
 FULL, SLIDING, LINEAR = "full_attention", "sliding_attention", "linear_attention"
 CHUNKED = "chunked_attention"
 
-# name -> (cache layers by label, kv_bytes_per_slot, state_const_bytes), TP 1, arithmetic of SPEC §2
+# name -> (cache layers by label, kv_bytes_per_slot, state_const_bytes), TP 1, by hand
 EXPECTED = {
     "Qwen3-Next-80B-A3B": (
         {FULL: 12, LINEAR: 36},
@@ -89,7 +90,7 @@ def test_spec_literal_values():
     assert e["DeepSeek-V3"][1] == 1152 and e["gpt-oss-20b"][1] == 2048
 
 
-def test_all_required_presets_are_listed():
+def test_every_preset_has_its_bytes_derived_here():
     assert sorted(list_presets(), key=str.lower) == sorted(EXPECTED, key=str.lower)
 
 

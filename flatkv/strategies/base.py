@@ -416,6 +416,7 @@ class StrategyResult:
 
     @property
     def concurrency(self) -> Fraction | None:
+        """``max_concurrency`` exactly, for comparing layouts without float rounding."""
         if self.concurrency_denominator is None:
             return None
         return Fraction(self.concurrency_numerator, self.concurrency_denominator)

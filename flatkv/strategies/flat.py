@@ -104,8 +104,8 @@ def run_per_component(
     """One tensor per component (reference ``plan_component_tensors``), at the equalized P.
 
     The reference takes P as given; like the engine that calls it, we pass the P the equalizer
-    chose for this configuration (``equalized_block_size``), or the requested block size for a
-    state-only model, which has no history row to equalize against.
+    chose for this configuration (``config_equalizer``, as analysis plans it), or the requested
+    block size for a state-only model, which has no history row to equalize against.
     """
     name = "per-component"
     comps = profile.components()

@@ -48,7 +48,8 @@ def capacity_pages(groups: Sequence[PoolGroup], pages: int, options: StrategyOpt
                    block_size: int) -> dict[str, int]:
     """Pages each group holds at the capacity convention (``base``) when every attention group
     holds ``pages`` pages: a state group holds one request's state pages at ``pages * P``
-    tokens (1 in mode none, 2 in align, ``pages`` in all; plus one per speculative token)."""
+    tokens, as ``state_pages_per_request`` counts them (mode none 1, align 2 plus prefill
+    checkpoint blocks, all ``pages``; plus one per speculative token)."""
     return {
         g.name: state_pages_per_request(options, pages * block_size, block_size)
         if g.kind == LINEAR_ATTENTION else pages
@@ -115,9 +116,10 @@ def capacity_text(num_units: int, groups: Sequence[PoolGroup], options: Strategy
     )
 
 
-def _concurrency(groups: Sequence[PoolGroup], per_request: dict[str, int], num_units: int,
-                 context_tokens: int, block_size: int, options: StrategyOptions,
-                 profile: CacheProfile, unit_name: str, lines: list[str]) -> tuple[int, int]:
+def _paged_concurrency(groups: Sequence[PoolGroup], per_request: dict[str, int],
+                       num_units: int, context_tokens: int, block_size: int,
+                       options: StrategyOptions, profile: CacheProfile, unit_name: str,
+                       lines: list[str]) -> tuple[int, int]:
     """max_concurrency as an exact fraction ``(numerator, denominator)``: the page ids over what
     one request needs of them, a group's pages counted ``1 / pages_per_unit`` of a page id.
     Appends the formula and each kind's pages per request."""
@@ -220,8 +222,9 @@ def finish_paged(
                                   profile.window(g.kind))
             for g in groups
         }
-        numerator, denominator = _concurrency(groups, per_request, num_units, context_tokens,
-                                              block_size, options, profile, unit_name, lines)
+        numerator, denominator = _paged_concurrency(groups, per_request, num_units,
+                                                    context_tokens, block_size, options, profile,
+                                                    unit_name, lines)
 
     breakdown, owned = unit_breakdown(
         budget_bytes=budget_bytes, unit_bytes=unit_bytes, num_units=num_units, uses=uses,

@@ -219,7 +219,7 @@ def enough_budget(profile: CacheProfile, options: StrategyOptions,
     return max(math.ceil(state_need * (1 + r) / r), math.ceil(kv_need * (1 + r)))
 
 
-def _concurrency(
+def _sglang_concurrency(
     profile: CacheProfile, options: StrategyOptions, context_tokens: int, *, full_tokens: int,
     swa_tokens: int, slots: int | None, slot_bytes: int | None, formulas: list[str],
     extras: dict[str, object],
@@ -590,7 +590,7 @@ def run_sglang(
 
     numerator = denominator = None
     if context_tokens is not None:
-        numerator, denominator = _concurrency(
+        numerator, denominator = _sglang_concurrency(
             profile, options, context_tokens, full_tokens=full_tokens, swa_tokens=swa_tokens,
             slots=slots, slot_bytes=slot_bytes, formulas=formulas, extras=extras)
 

@@ -365,20 +365,23 @@ def run_vllm(
                                           kernel_block_size=None))
         why = (f"block size {SPARSE_MLA_BLOCK_SIZE}, not {asked}: vLLM forces it for FlashMLA "
                "sparse (\"Forcing kv cache block size to 64 for FlashMLASparse backend\")")
-        if not result.applies:
-            return replace(result, reason=f"{result.reason} ({why})")
-        return replace(result, formulas=(why, *result.formulas))
+        return _explained(result, why)
     aligning = runs_all_as_align(profile)
     if not (options.mamba_cache_mode == "all" and profile.has_state and aligning):
         return _run_vllm(profile, budget_bytes=budget_bytes, context_tokens=context_tokens,
                          options=options)
     result = _run_vllm(profile, budget_bytes=budget_bytes, context_tokens=context_tokens,
                        options=replace(options, mamba_cache_mode="align"))
-    why = f"mamba cache mode all runs as align: {all_as_align_why(aligning)}"
+    return _explained(result, f"mamba cache mode all runs as align: {all_as_align_why(aligning)}",
+                      mamba_cache_mode_asked="all")
+
+
+def _explained(result: StrategyResult, why: str, **extras: object) -> StrategyResult:
+    """``result`` of a setting vLLM overrode, saying why: after the reason it refuses with, or
+    as the first formula line (and ``extras`` beside the others) where it applies."""
     if not result.applies:
         return replace(result, reason=f"{result.reason} ({why})")
-    return replace(result, formulas=(why, *result.formulas),
-                   extras={**result.extras, "mamba_cache_mode_asked": "all"})
+    return replace(result, formulas=(why, *result.formulas), extras={**result.extras, **extras})
 
 
 def _drafted_state_refusal(sizing: CacheProfile, state: int, p: int, page: int) -> str:
@@ -454,6 +457,9 @@ def _run_vllm(
     profile: CacheProfile, *, budget_bytes: int, context_tokens: int | None,
     options: StrategyOptions,
 ) -> StrategyResult:
+    """vLLM's layout with every option as given (the module docstring's rules: P, groups,
+    ``num_blocks = available // page_bytes // group_size``, concurrency and the logged tokens);
+    ``run_vllm`` first applies what vLLM overrides."""
     name = "vllm"
     formulas: list[str] = []
     if not options.vllm_hybrid_manager:
@@ -556,8 +562,7 @@ def with_logged_tokens(result: StrategyResult, profile: CacheProfile, options: S
     if context is not None:
         # vLLM: int(max_concurrency * max_model_len), max_concurrency = num_blocks / blocks per
         # request, both Python floats: the same float operations give the same integer
-        concurrency = result.concurrency_numerator / result.concurrency_denominator
-        logged = int(concurrency * context)
+        logged = int(result.max_concurrency * context)
         lines.insert(0, f"logged_tokens = int(max_concurrency x max_model_len) = int({n(blocks)} "
                         f"/ {n(result.concurrency_denominator)} x {n(context)}) = {n(logged)} "
                         "(vLLM's \"GPU KV cache size: N tokens, Maximum concurrency for L "
