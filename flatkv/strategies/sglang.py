@@ -524,7 +524,13 @@ def run_sglang(
     profile: CacheProfile, *, budget_bytes: int, context_tokens: int | None,
     options: StrategyOptions,
 ) -> StrategyResult:
+    """SGLang's separate pools (module docstring): the state slots first (``_state_slots``),
+    then the token pools in what is left (``_token_pools``), then requests of the context over
+    the pool that binds (``_sglang_concurrency``) and the page view (``_token_pages``)."""
     name = "sglang"
+    if blocker := sglang_blocker(profile):
+        return not_applicable(name, budget_bytes, blocker, profile_name=profile.name,
+                              context_tokens=context_tokens)
     formulas: list[str] = []
     if profile.indexer_bytes_per_slot:
         if options.sglang_page_size != NSA_PAGE_SIZE:
@@ -536,13 +542,10 @@ def run_sglang(
     kv = profile.kv_bytes_per_slot
     n_full, n_swa = pool_layers(profile, options)
     n_state = profile.count(LINEAR_ATTENTION)
-    s = options.sglang_slots_per_request
+    per_request = options.sglang_slots_per_request
     if options.speculative_tokens and profile.has_state:
         formulas.append(SPECULATIVE_NOT_MODELLED)
     extras: dict[str, object] = {}
-    if blocker := sglang_blocker(profile):
-        return not_applicable(name, budget_bytes, blocker, profile_name=profile.name,
-                              context_tokens=context_tokens)
 
     slots = slot_bytes = None
     state_bytes = state_pool = 0
@@ -550,11 +553,12 @@ def run_sglang(
         slots, slot_bytes, state_pool = _state_slots(profile, options, budget_bytes, formulas,
                                                      extras)
         state_bytes = slots * slot_bytes
-        if request_slots(slots) // s < 1:
+        if request_slots(slots) // per_request < 1:
             return not_applicable(
                 name, budget_bytes,
                 f"the state pool ({n(state_pool)} B) holds {n(slots)} slot(s) of "
-                f"{n(slot_bytes)} B, fewer than {s + 1}: one running request needs {s} and "
+                f"{n(slot_bytes)} B, fewer than {per_request + 1}: one running request needs "
+                f"{per_request} and "
                 "SGLang keeps one for padding; a budget of "
                 f"{n(enough_budget(profile, options, slot_bytes))} B or more holds them",
                 profile_name=profile.name, context_tokens=context_tokens,
