@@ -106,7 +106,7 @@ def layout(analysis) -> None:
                               "engine such as vLLM pads each row to the widest one (hatched). "
                               "Only the padding is vLLM's: vLLM gives each block id to one "
                               "group, whose layers' pages it holds, not a row of every group "
-                              "(Compare counts its layout).")
+                              "(drawn below).")
     segments = app_data.layout_segments(analysis, uniform=uniform,
                                         layer_types=state().profile().layer_types)
     title = "One row per {}: one block id's bytes".format(
@@ -121,6 +121,19 @@ def layout(analysis) -> None:
         st.caption("A block id owned by one group still addresses a row in every slot tensor; "
                    "the other groups' rows at that id are dead weight.")
     table(rows)
+
+
+def vllm_blocks(analysis, vllm: StrategyResult) -> None:
+    st.subheader("The same cache under vLLM", divider="gray")
+    if not vllm.applies:
+        st.info(f"vLLM has no layout here: {vllm.reason}")
+        return
+    st.caption(app_data.vllm_block_text(vllm, analysis))
+    segments = app_data.vllm_block_segments(vllm, state().profile())
+    chart(charts.layout_figure(
+        segments, title="One row per vLLM group: a block id's bytes when it owns it",
+        x_title="offset in the block, tensor j's page from j pages on"),
+        key="layout.vllm", file_name="vllm_blocks.html")
 
 
 def where_bytes_go(analysis) -> None:
@@ -240,6 +253,7 @@ with user_errors():
     headline(a, ours, engines)
     why(a)
     layout(a)
+    vllm_blocks(a, engines[0])
     where_bytes_go(a)
     page_ids(a, ours)
     exports(a)

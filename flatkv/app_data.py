@@ -21,7 +21,14 @@ from itertools import islice
 from flatkv.analysis import PlanAnalysis
 from flatkv.budget import Budget, printed_range
 from flatkv.models import past_max_model_len_text
-from flatkv.plan import CHUNKED_ATTENTION, PACKED_NEEDS_HISTORY, SLIDING_ATTENTION, BudgetTooSmall
+from flatkv.plan import (
+    CHUNKED_ATTENTION,
+    FULL_ATTENTION,
+    LINEAR_ATTENTION,
+    PACKED_NEEDS_HISTORY,
+    SLIDING_ATTENTION,
+    BudgetTooSmall,
+)
 from flatkv.profile import WINDOWED, CacheProfile
 from flatkv.strategies import (
     LOGGED_COLUMN,
@@ -146,7 +153,7 @@ class Segment:
     slot_name: str
     kind: str  # component_kind(...) or "padding"
     group_id: str
-    layer: int
+    layer: int | None  # the group's layer j; None for a page no layer holds (padding layer)
     component: str  # "padding" for padding
     offset: int  # bytes from the start of the slot row
     nbytes: int
@@ -155,6 +162,15 @@ class Segment:
     @property
     def end(self) -> int:
         return self.offset + self.nbytes
+
+    @property
+    def holder(self) -> str:
+        """Whose bytes these are, as the hover names them: ``full_attention #4 (cache layer
+        19)``, or a padding layer's page."""
+        if self.layer is None:
+            return f"a padding layer of {self.group_id}"
+        where = "" if self.cache_layer is None else f" (cache layer {self.cache_layer})"
+        return f"{self.group_id} #{self.layer}{where}"
 
 
 def layout_segments(analysis: PlanAnalysis, *, uniform: bool = False,
@@ -208,6 +224,86 @@ def layout_segments(analysis: PlanAnalysis, *, uniform: bool = False,
                     )
                 )
     return out
+
+
+def vllm_block_segments(result: StrategyResult, profile: CacheProfile) -> list[Segment]:
+    """vLLM's layout drawn as ``layout_segments`` draws ours: one row per KV cache group, the
+    bytes of one block id when that group owns it (a block id is one group's in vLLM).
+
+    vLLM allocates ``group_size`` tensors of ``num_blocks`` pages; tensor j's page of a block
+    holds layer j of the group that owns it: its KV for P tokens, or its state (conv, ssm)
+    padded to the page ("Padding mamba page size"). A group short of ``group_size`` layers
+    leaves whole pages to padding layers. Row j of group i of a kind is the kind's layer
+    ``i + j x groups of the kind`` (vLLM deals ``layers[i::num]`` to group i); windowed layers
+    vLLM promoted to full attention (its hybrid manager off) count as full, as it allocates
+    them. Every row adds up to ``result.block_bytes``.
+    """
+    if not result.applies or result.strategy != "vllm":
+        raise ValueError(f"vllm_block_segments needs an applying vllm result, got "
+                         f"{result.strategy!r} (applies: {result.applies})")
+    extras = result.extras
+    page, size = extras["page_bytes"], extras["group_size"]
+    groups = extras["groups"]
+    kinds = {g["kind"] for g in groups}
+    where: dict[str, list[int]] = {}
+    for i, label in enumerate(profile.layer_types):
+        where.setdefault(label if label in kinds else FULL_ATTENTION, []).append(i)
+    state_parts = {**profile.state_const_bytes}
+    if "drafted_conv_bytes" in extras:  # the conv rows drafted tokens add, as vLLM keeps them
+        state_parts["conv"] = extras["drafted_conv_bytes"]
+    if profile.has_state and sum(state_parts.values()) != extras["state_page_bytes"]:
+        raise ValueError(f"state parts {state_parts} do not add up to vLLM's state page "
+                         f"{extras['state_page_bytes']:,} B (an accounting bug)")
+    of_kind = {kind: sum(g["kind"] == kind for g in groups) for kind in kinds}
+    out: list[Segment] = []
+    for row, group in enumerate(groups):
+        kind, name = group["kind"], group["name"]
+        index = int(name.rpartition(".")[2]) if "." in name else 0
+        if kind == LINEAR_ATTENTION:
+            parts = [(component_kind(kind, c), c, nbytes) for c, nbytes in state_parts.items()]
+        else:
+            parts = [(component_kind(kind, "kv"), "kv", extras["attention_page_bytes"])]
+        for j in range(size):
+            start = j * page
+            if j >= group["layers"]:
+                out.append(Segment(row, name, "padding", kind, None, "its whole page", start,
+                                   page))
+                continue
+            layer = index + j * of_kind[kind]
+            cache = where[kind][layer]
+            for part_kind, component, nbytes in parts:
+                out.append(Segment(row, name, part_kind, kind, layer, component, start, nbytes,
+                                   cache))
+                start += nbytes
+            if start < (j + 1) * page:
+                out.append(Segment(row, name, "padding", kind, layer, "padding",
+                                   start, (j + 1) * page - start, cache))
+    return out
+
+
+def vllm_block_text(result: StrategyResult, analysis: PlanAnalysis) -> str:
+    """What ``vllm_block_segments`` draws, in figures, beside one block id of our plan."""
+    extras = result.extras
+    page, size, groups = extras["page_bytes"], extras["group_size"], extras["groups"]
+    padding = [f"{kind}: {count_text(n_pad, 'padding layer')}"
+               for kind, n_pad in extras["padding_layers_per_type"].items() if n_pad]
+    state_pad = ""
+    if "attention_page_bytes" in extras and "state_page_bytes" in extras:
+        pad, state = extras["state_padding_exact"]
+        state_pad = (f" State pages ({state:,} B) are padded to the page by {pad / state:.2%} "
+                     "(\"Padding mamba page size\").")
+    ours = analysis.totals
+    return (
+        f"vLLM at these settings (Compare's column): P {result.block_size:,}, pages of "
+        f"{page:,} B in {size:,} tensors (group_size). A block id is one page in each, "
+        f"{result.block_bytes:,} B ({format_bytes(result.block_bytes)}), and belongs to one "
+        f"of {count_text(len(groups), 'group')}: tensor j's page holds that group's layer j, so "
+        "no other group's rows sit beside it (no dead weight)." + state_pad
+        + (f" Groups short of {size:,} layers keep whole pages for padding layers "
+           f"({'; '.join(padding)})." if padding else "")
+        + f" Our block id above: {ours.block_bytes:,} B ({format_bytes(ours.block_bytes)}) "
+        f"at P {ours.block_size:,}, a row for every group."
+    )
 
 
 # --------------------------------------------------------------------------------------------

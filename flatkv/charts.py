@@ -172,8 +172,10 @@ def inflation_figure(bars: Sequence[RowBar], *, title: str = "") -> go.Figure:
                          height=200 + 20 * len(textwrap.wrap(title, TITLE_WIDTH)))
 
 
-def layout_figure(segments: Sequence[Segment], *, title: str = "") -> go.Figure:
-    """One bar row per slot tensor; each binding drawn at its row offset, padding hatched.
+def layout_figure(segments: Sequence[Segment], *, title: str = "",
+                  x_title: str = "offset in the slot row") -> go.Figure:
+    """One bar row per slot tensor (or per engine group: ``app_data.vllm_block_segments``);
+    each binding drawn at its row offset, padding hatched.
 
     One trace per kind (not per segment) keeps the figure small for models with 100+ layers.
     """
@@ -200,23 +202,21 @@ def layout_figure(segments: Sequence[Segment], *, title: str = "") -> go.Figure:
                     "pattern": {"shape": "/" if padding else "", "fgcolor": "#7F7F7F"},
                 },
                 customdata=[
-                    [s.group_id, s.layer, s.component, f"{s.nbytes:,}", f"{s.offset:,}",
-                     f"{s.end:,}", format_bytes(s.nbytes),
-                     "" if s.cache_layer is None else f" (cache layer {s.cache_layer})"]
+                    [s.holder, s.component, f"{s.nbytes:,}", f"{s.offset:,}", f"{s.end:,}",
+                     format_bytes(s.nbytes)]
                     for s in segs
                 ],
                 # the group's layer j, and the model's cache layer it is (the Model page's)
                 hovertemplate=(
-                    "%{y}<br>%{customdata[0]} #%{customdata[1]}%{customdata[7]}: "
-                    "%{customdata[2]}<br>"
-                    "%{customdata[3]} B (%{customdata[6]})<br>"
-                    "bytes %{customdata[4]} .. %{customdata[5]} of the row<extra></extra>"
+                    "%{y}<br>%{customdata[0]}: %{customdata[1]}<br>"
+                    "%{customdata[2]} B (%{customdata[5]})<br>"
+                    "bytes %{customdata[3]} .. %{customdata[4]} of the row<extra></extra>"
                 ),
             )
         )
     layout = {"yaxis": {"categoryorder": "array", "categoryarray": slot_names,
                         "autorange": "reversed", "title": None},
-              "xaxis": {"title": f"offset in the slot row ({unit})", "rangemode": "tozero"},
+              "xaxis": {"title": f"{x_title} ({unit})", "rangemode": "tozero"},
               "barmode": "overlay", "bargap": 0.25}
     return _house_figure(traces, layout, title=title,
                          height=max(260, 120 + 22 * len(slot_names)))

@@ -666,3 +666,126 @@ def test_hold_rows_name_a_layout_no_budget_holds_and_leave_out_a_gpu_not_derived
         "a larger GPU or more TP (weights and the model's heads split further)")
     given = app_data.hold_rows(results, [2**30, None, 2**29], given_budget(10**10, 1))
     assert [set(r) for r in given] == [{"strategy", "cache budget (B)", "cache budget"}] * 3
+
+
+# vLLM's blocks on the Layout page (SPEC 3.1): the worked example's P and page, by hand.
+# A = 16; P = 16 x cdiv(2,146,304, 16 x 2,048) = 16 x 66 = 1,056; page = max(1,056 x 2,048,
+# 2,146,304) = 2,162,688, the state page padded by 16,384 B; group_size 12 (12 full, 36
+# linear): 4 groups, a block id = 12 pages = 25,952,256 B.
+VLLM_PAGE = 2_162_688
+
+
+def _vllm(profile, **options):
+    from flatkv.strategies import StrategyOptions, run_strategy
+    return run_strategy("vllm", profile, budget_bytes=80 * 10**9, context_tokens=32_768,
+                        options=StrategyOptions(**options))
+
+
+def _rows(segments):
+    rows: dict[str, list] = {}
+    for s in segments:
+        rows.setdefault(s.slot_name, []).append(s)
+    return rows
+
+
+def test_vllm_blocks_of_the_worked_example_one_row_per_group():
+    result = _vllm(QWEN35)
+    assert (result.block_size, result.block_bytes) == (1056, 12 * VLLM_PAGE) == (1056, 25_952_256)
+    rows = _rows(app_data.vllm_block_segments(result, QWEN35))
+    assert list(rows) == ["full_attention", "linear_attention.0", "linear_attention.1",
+                          "linear_attention.2"]
+    for segs in rows.values():
+        assert sum(s.nbytes for s in segs) == 25_952_256
+        assert segs[-1].end == 25_952_256  # drawn end to end, no gap
+    full = rows["full_attention"]
+    assert [(s.kind, s.offset, s.nbytes) for s in full[:2]] == [
+        ("kv", 0, VLLM_PAGE), ("kv", VLLM_PAGE, VLLM_PAGE)]  # 1,056 x 2,048: no padding
+    # tensor j's page of linear_attention.1 holds the type's layer 1 + 3j: conv, ssm, padding
+    linear = rows["linear_attention.1"]
+    assert [(s.component, s.offset, s.nbytes) for s in linear[3:6]] == [
+        ("conv", VLLM_PAGE, 49_152), ("ssm", VLLM_PAGE + 49_152, 2_097_152),
+        ("padding", VLLM_PAGE + STATE_ROW, 16_384)]
+    assert linear[3].holder == "linear_attention #4 (cache layer 5)"  # cache layers 0,1,2,4,5
+    assert full[4].holder == "full_attention #4 (cache layer 19)"  # every 4th: 3, 7, ..., 19
+    text = app_data.vllm_block_text(result, analyze(QWEN35.components(), block_size=16,
+                                                    alignment=16, budget_bytes=80 * 10**9))
+    assert text == (
+        "vLLM at these settings (Compare's column): P 1,056, pages of 2,162,688 B in 12 tensors "
+        "(group_size). A block id is one page in each, 25,952,256 B (24.75 MiB), and belongs "
+        "to one of 4 groups: tensor j's page holds that group's layer j, so no other group's "
+        "rows sit beside it (no dead weight). State pages (2,146,304 B) are padded to the page "
+        "by 0.76% (\"Padding mamba page size\"). Our block id above: 103,219,200 B (98.44 MiB) "
+        "at P 1,056, a row for every group.")
+
+
+def test_vllm_blocks_keep_whole_pages_for_padding_layers():
+    # LFM2-1.2B's pattern: 10 short-conv layers, 6 full; group_size 6 (2 x 10 >= 3 x 6), so the
+    # conv layers make 2 groups of 5 and each keeps one padding page. P = 16 x cdiv(8,192,
+    # 16 x 2,048) = 16; page = max(16 x 2,048, 8,192) = 32,768: conv 8,192 + 24,576 padding
+    kinds = {"c": "linear_attention", "f": "full_attention"}
+    layers = tuple(kinds[k] for k in "ccfccfccfcfcfcfc")
+    profile = CacheProfile(layers, 2048, {"conv": 8192})
+    result = _vllm(profile)
+    assert (result.block_size, result.extras["group_size"], result.block_bytes) == (
+        16, 6, 6 * 32_768)
+    rows = _rows(app_data.vllm_block_segments(result, profile))
+    conv = rows["linear_attention.0"]
+    assert [(s.kind, s.nbytes) for s in conv[:2]] == [("conv", 8192), ("padding", 24_576)]
+    assert (conv[-1].component, conv[-1].offset, conv[-1].nbytes, conv[-1].layer) == (
+        "its whole page", 5 * 32_768, 32_768, None)
+    assert conv[-1].holder == "a padding layer of linear_attention"
+    assert [s.cache_layer for s in conv if s.kind == "conv"] == [0, 3, 6, 9, 13]
+    assert "(linear_attention: 2 padding layers)" in app_data.vllm_block_text(
+        result, analyze(profile.components(), block_size=16, alignment=16,
+                        budget_bytes=80 * 10**9))
+
+
+def test_vllm_blocks_without_the_hybrid_manager_draw_windowed_layers_as_full():
+    # the sliding layers are allocated as full attention, all 8 layers in one group: 8 pages
+    # of 16 x 1,024 B, cache layers in model order
+    profile = CacheProfile(("sliding_attention", "full_attention") * 4, 1024, {},
+                           sliding_window=128)
+    (row,) = _rows(app_data.vllm_block_segments(
+        _vllm(profile, vllm_hybrid_manager=False), profile)).values()
+    assert [(s.kind, s.nbytes, s.cache_layer) for s in row] == [
+        ("kv", 16_384, i) for i in range(8)]
+    assert row[5].holder == "full_attention #5 (cache layer 5)"
+    hybrid = _rows(app_data.vllm_block_segments(_vllm(profile), profile))
+    assert [s.kind for s in hybrid["sliding_attention"]] == ["kv_sliding"] * 4
+
+
+def test_vllm_blocks_draw_the_drafted_conv_rows_vllm_keeps():
+    # Qwen3-Next with 2 speculative tokens: conv 8,192 channels x (3 + 2) rows x 2 B = 81,920;
+    # vLLM sizes its P with them: 16 x cdiv(81,920 + 1,048,576, 32,768) = 560, page 1,146,880
+    from flatkv.presets import load_preset
+    profile = load_preset("Qwen3-Next-80B-A3B").profile()
+    result = _vllm(profile, speculative_tokens=2)
+    assert (result.block_size, result.extras["page_bytes"]) == (560, 1_146_880)
+    linear = _rows(app_data.vllm_block_segments(result, profile))["linear_attention.0"]
+    assert [(s.component, s.nbytes) for s in linear[:3]] == [
+        ("conv", 81_920), ("ssm", 1_048_576), ("padding", 16_384)]
+
+
+def test_vllm_blocks_add_up_to_its_block_for_every_preset_and_mode():
+    from flatkv.presets import list_presets, load_preset
+    from flatkv.strategies import StrategyOptions
+    drawn = 0
+    for name in list_presets():
+        profile = load_preset(name).profile()
+        for options in ({}, {"mamba_cache_mode": "all"}, {"speculative_tokens": 2},
+                        {"vllm_hybrid_manager": False}, {"block_size": 64}):
+            result = _vllm(profile, **options)
+            if not result.applies:
+                continue
+            rows = _rows(app_data.vllm_block_segments(result, profile))
+            assert len(rows) == result.extras["num_groups"], (name, options)
+            for segs in rows.values():
+                assert sum(s.nbytes for s in segs) == result.block_bytes, (name, options)
+                assert all(a.end == b.offset for a, b in zip(segs, segs[1:])), (name, options)
+            drawn += 1
+    assert drawn >= 50
+    with pytest.raises(ValueError, match="needs an applying vllm result, got 'sglang'"):
+        from flatkv.strategies import run_strategy
+        app_data.vllm_block_segments(run_strategy(
+            "sglang", QWEN35, budget_bytes=80 * 10**9, context_tokens=None,
+            options=StrategyOptions()), QWEN35)

@@ -83,6 +83,24 @@ def test_layout_shows_the_worked_example_from_a_link():
     (inflation,) = [c for c in at.get("plotly_chart") if "KV row at P = 1,056" in c.proto.spec]
     assert "2,146,304" in inflation.proto.spec and "131,072" in inflation.proto.spec
     assert at.query_params["block"] == "64"  # the view stays in the URL
+    # vLLM's blocks beside ours, at the link's block size 64: A = 64, P = 64 x cdiv(2,146,304,
+    # 64 x 2,048) = 64 x 17 = 1,088; pages of 1,088 x 2,048 = 2,228,224 B, 12 a block id
+    (vllm,) = [unescaped(c.value) for c in at.caption if c.value.startswith("vLLM at these")]
+    assert vllm.startswith("vLLM at these settings (Compare's column): P 1,088, pages of "
+                           "2,228,224 B in 12 tensors (group_size). A block id is one page in "
+                           "each, 26,738,688 B (25.50 MiB), and belongs to one of 4 groups")
+    (rows,) = [c for c in at.get("plotly_chart") if "One row per vLLM group" in c.proto.spec]
+    assert "linear_attention.2" in rows.proto.spec and "2,228,224" in rows.proto.spec
+
+
+def test_layout_says_why_vllm_has_no_blocks_to_draw():
+    # 10,000,000 tokens of the worked example need 9,470 full pages of 2,162,688 B: 20.5 GB,
+    # and an 8 GB budget holds less; our plan still draws its rows
+    at = open_app("app_pages/layout.py", {**QWEN35_LINK, "gpu_mem": "8GB", "ctx": "10000000"})
+    assert not at.exception
+    (info,) = [unescaped(i.value) for i in at.info if i.value.startswith("vLLM has no layout")]
+    assert "vLLM has no layout here: " in info and "estimated maximum model length" in info
+    assert not [c for c in at.get("plotly_chart") if "One row per vLLM group" in c.proto.spec]
 
 
 @pytest.mark.parametrize(

@@ -45,14 +45,16 @@ def test_layout_figure_draws_each_binding_at_its_offset(analysis):
     # row 1 of slot 0 in uniform pages starts at one page row: 2,162,688 B = 2.0625 MiB
     assert kv.base[0] == pytest.approx(2_162_688 / MiB)
     assert kv.x[0] == pytest.approx(2_162_688 / MiB)
-    assert kv.customdata[0][3] == "2,162,688"  # exact bytes in the hover
+    assert kv.customdata[0][2] == "2,162,688"  # exact bytes in the hover
     # the group's layer, and its cache layer where the layer types are given
-    assert kv.hovertemplate.startswith("%{y}<br>%{customdata[0]} #%{customdata[1]}"
-                                       "%{customdata[7]}: %{customdata[2]}<br>")
-    assert kv.customdata[1][:2] == ["full_attention", 1] and kv.customdata[1][7] == ""
+    assert kv.hovertemplate.startswith("%{y}<br>%{customdata[0]}: %{customdata[1]}<br>"
+                                       "%{customdata[2]} B (%{customdata[5]})<br>")
+    assert kv.customdata[1][:2] == ["full_attention #1", "kv"]
     named = charts.layout_figure(app_data.layout_segments(analysis, uniform=True,
                                                           layer_types=QWEN35.layer_types))
-    assert _trace(named, "KV (full attention)").customdata[1][7] == " (cache layer 7)"
+    assert _trace(named, "KV (full attention)").customdata[1][0] == (
+        "full_attention #1 (cache layer 7)")
+    assert fig.layout.xaxis.title.text == "offset in the slot row (MiB)"
     assert kv.marker.color == COLORS["kv"]
     pad = _trace(fig, "padding")
     assert pad.marker.pattern.shape == "/" and pad.marker.color == COLORS["padding"]
