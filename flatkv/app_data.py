@@ -42,7 +42,13 @@ from flatkv.strategies.base import ratio_text, state_pages_per_request
 from flatkv.strategies.sglang import split_idle as sglang_split_idle
 from flatkv.strategies.sglang import swa_label
 from flatkv.strategies.sglang import swa_pool as sglang_swa_pool
-from flatkv.strategies.vllm import ALIGN_BY_DEFAULT, all_as_align_why, runs_all_as_align
+from flatkv.strategies.vllm import (
+    ALIGN_BY_DEFAULT,
+    OLDER_VLLM_LOG,
+    OLDER_VLLM_TELL,
+    all_as_align_why,
+    runs_all_as_align,
+)
 from flatkv.units import (
     MAX_BYTES,
     concurrency_text,
@@ -886,9 +892,9 @@ def capacity_note(r: StrategyResult, profile: CacheProfile) -> str:
 def logged_tokens_help(r: StrategyResult) -> str:
     """Where the engine log's token count comes from, for the Budget page's metric."""
     older = ("" if r.older_logged_tokens is None else
-             f"; {OLDER_VLLM_LOG}, printed {r.older_logged_tokens:,}")
-    return ("The token count the engine's log prints: max concurrency x max_model_len"
-            f"{older} (The math shows it).")
+             f" {OLDER_VLLM_LOG} printed {r.older_logged_tokens:,} instead: {OLDER_VLLM_TELL}.")
+    return ("The token count the engine's log prints: max concurrency x max_model_len."
+            f"{older} The math shows it.")
 
 
 def block_size_sweep_rows(curves: Curves, has_history: bool) -> list[dict]:
@@ -1002,9 +1008,8 @@ def dead_weight_text(results: Sequence[StrategyResult]) -> str:
 
 def logged_capacity_text(results: Sequence[StrategyResult]) -> str:
     """What the engines' own logs say, to check against a real log. vLLM's "GPU KV cache size"
-    is max concurrency x max_model_len in current releases; older ones, which log max
-    concurrency on a line of its own, printed one page per P tokens in every group, state
-    groups too. Empty when no engine logs one here."""
+    is max concurrency x max_model_len in current releases; 0.19 and earlier printed one page
+    per P tokens in every group, state groups too. Empty when no engine logs one here."""
     parts = [f"{logged_as(r.strategy)}: {r.logged_tokens:,} tokens"
              for r in results
              if r.applies and r.logged_tokens is not None]
@@ -1014,15 +1019,12 @@ def logged_capacity_text(results: Sequence[StrategyResult]) -> str:
     for r in results:
         if r.strategy == "vllm" and r.applies and r.older_logged_tokens is not None:
             text += (f" vLLM's line is max concurrency x max_model_len ({OLDER_VLLM_LOG}: "
-                     f"{r.older_logged_tokens:,}, num_blocks // groups x min block size).")
+                     f"{r.older_logged_tokens:,}, num_blocks // groups x min block size, "
+                     f"{OLDER_VLLM_TELL}).")
         if (r.strategy == "vllm" and r.applies and "state_page_bytes" in r.extras
                 and r.extras["mamba_cache_mode"] == "none"):
             text += f" These count mamba cache mode none: {ALIGN_BY_DEFAULT}."
     return text
-
-
-# vLLM releases before the one-line "GPU KV cache size: N tokens, Maximum concurrency ..." log
-OLDER_VLLM_LOG = "older vLLM, with max concurrency on a line of its own"
 
 
 # What a reviewer reads first comes first: a narrow window cuts the table from the right. The

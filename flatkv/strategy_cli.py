@@ -31,6 +31,7 @@ from flatkv.strategies.base import (
     SGLANG_SWA_ARCHITECTURES,
     ratio_text,
 )
+from flatkv.strategies.vllm import OLDER_VLLM_LOG
 from flatkv.texttable import text_table
 from flatkv.units import (
     concurrency_text,
@@ -217,8 +218,8 @@ def format_result_table(result: StrategyResult) -> str:
         rows.append(("engine log", f"{_cell(result.logged_tokens)} tokens "
                      f"({logged_as(result.strategy)})"))
     if result.older_logged_tokens is not None:
-        rows.append(("older log", f"{_cell(result.older_logged_tokens)} tokens (vLLM releases "
-                     "that log max concurrency on a line of its own)"))
+        rows.append(("older log", f"{_cell(result.older_logged_tokens)} tokens "
+                     f"({OLDER_VLLM_LOG})"))
     if result.context_tokens is not None:
         rows.append((
             "max concurrency",

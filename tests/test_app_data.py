@@ -205,8 +205,9 @@ def test_compare_rows_carry_the_strategy_numbers():
     assert text == (
         "In the engines' logs: vLLM's \"GPU KV cache size\": 2,882,620 tokens; SGLang's "
         "max_total_num_tokens: 1,714,648 tokens. vLLM's line is max concurrency x max_model_len "
-        "(older vLLM, with max concurrency on a line of its own: 812,736, num_blocks // groups x "
-        "min block size). These count mamba cache mode none: vLLM 0.28 and later start a hybrid "
+        "(vLLM 0.19 and earlier: 812,736, num_blocks // groups x min block size, a multiple of "
+        "the smallest block size; the current figure divided by max_model_len is the logged "
+        "concurrency). These count mamba cache mode none: vLLM 0.28 and later start a hybrid "
         "model with prefix caching on, in mamba cache mode align by default; the log says which "
         "(\"Mamba cache mode is set to ...\"): set the same mode here to match such a log. None, "
         "the default here, is --no-enable-prefix-caching or vLLM up to 0.27.")
@@ -599,9 +600,10 @@ def test_notes_under_the_figures_say_which_layout_does_what():
     # 4 groups x P
     r = run_strategy("vllm", qwen, budget_bytes=47_878_147_932, context_tokens=262_144)
     assert app_data.logged_tokens_help(r) == (
-        "The token count the engine's log prints: max concurrency x max_model_len; older vLLM, "
-        f"with max concurrency on a line of its own, printed {r.older_logged_tokens:,} (The "
-        "math shows it).")
+        "The token count the engine's log prints: max concurrency x max_model_len. vLLM 0.19 "
+        f"and earlier printed {r.older_logged_tokens:,} instead: a multiple of the smallest "
+        "block size; the current figure divided by max_model_len is the logged concurrency. "
+        "The math shows it.")
     assert r.older_logged_tokens == r.num_blocks // 4 * r.block_size
 
 

@@ -867,7 +867,7 @@ def test_compare_page_lists_every_strategy():
     # its log lines, current and older (2,991 // 4 groups x 1,088), are quoted apart
     assert vllm["capacity (tokens)"] == (2991 - 3) * 1088
     assert any("vLLM's \"GPU KV cache size\": 2,882,620 tokens" in c.value
-               and "on a line of its own: 812,736" in c.value for c in at.caption)
+               and "(vLLM 0.19 and earlier: 812,736, num_blocks" in c.value for c in at.caption)
     # a strategy that does not apply says why under the table and once in its expander
     assert sum("state layers: aliasing" in c.value for c in at.caption) == 2
     assert "state layers: aliasing" not in codes
@@ -1491,7 +1491,7 @@ def test_a_vllm_log_checks_out_from_its_kv_cache_memory():
     assert (vllm["P (tokens)"], vllm["blocks"], vllm["engine log (tokens)"],
             vllm["concurrency"]) == (544, 7_162, "3,871,083", 14.77)
     # that log's two lines are an older release's: its 973,760 is named under the table
-    assert any("on a line of its own: 973,760" in c.value for c in at.caption)
+    assert any("vLLM 0.19 and earlier: 973,760" in c.value for c in at.caption)
     assert [w.value for w in at.sidebar.text_input] == ["44.59GiB"]  # no fraction, no weights
     assert not at.sidebar.slider
     budget = open_app("app_pages/budget.py", {**link, "b_layout": "vllm"})
@@ -2109,7 +2109,8 @@ def test_budget_sweeps_an_engine_layout_picked_on_the_page():
     # and in its help the older releases' 2,991 // 4 groups x 1,088
     logged = next(m for m in at.metric if m.label == 'vLLM\'s "GPU KV cache size" (tokens)')
     assert logged.value == f"{2991 * 32768 // 34:,}"
-    assert f"on a line of its own, printed {2991 // 4 * 1088:,}" in logged.help
+    assert f"vLLM 0.19 and earlier printed {2991 // 4 * 1088:,} instead: a multiple" in (
+        logged.help)
     # vLLM's own option, at the model's kernel block 16: A = max(16, block 64) = 64 above
     assert at.number_input(key="w.kernel_block_size").value == 16
     assert len(at.get("plotly_chart")) == 2  # over the budget and over the block size

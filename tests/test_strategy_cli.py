@@ -61,7 +61,7 @@ def test_plan_table_shows_the_math():
     assert "7,162" in out and "14.77x" in out
     assert "capacity         3,894,496 tokens" in out  # (7,162 - 3 state pages) x 544
     assert 'engine log       3,871,083 tokens (vLLM\'s "GPU KV cache size")' in out
-    assert "older log        973,760 tokens (vLLM releases that log max concurrency" in out
+    assert "older log        973,760 tokens (vLLM 0.19 and earlier)" in out
     assert "47,878,147,932 // 557,056 // 12 = 7,162" in out
     assert "total" in out
 

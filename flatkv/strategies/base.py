@@ -349,8 +349,8 @@ class StrategyResult:
     logged_tokens: the token capacity the engine itself logs, for checking against its log
         (vllm: "GPU KV cache size", max concurrency x max_model_len, so None without a
         context; sglang: max_total_num_tokens); None for our layouts.
-    older_logged_tokens: vllm only, what releases before that log line (two lines, "GPU KV
-        cache size" then "Maximum concurrency") printed: num_blocks // groups x min block size.
+    older_logged_tokens: vllm only, what vLLM 0.19 and earlier printed as "GPU KV cache size":
+        num_blocks // groups x min block size.
     concurrency_numerator / concurrency_denominator: max_concurrency exactly (units / units one
         request needs at ``context_tokens``); None without a context.
     breakdown: ((category, bytes), ...) in CATEGORIES order, summing to budget_bytes.

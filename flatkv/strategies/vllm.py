@@ -18,12 +18,15 @@
   (VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE defaults to 1 since PR #29627); releases
   before it, or that variable at 0, ran them as full attention, every layer in one group.
 - The log's "GPU KV cache size" (``logged_tokens``) is ``int(max_concurrency * max_model_len)``
-  in the one-line log of current releases ("GPU KV cache size: N tokens, Maximum concurrency
-  for L tokens per request: X.XXx", ``get_kv_cache_capacity``). Releases that logged the two
-  on separate lines (SPEC 3.1's anchor) printed ``num_blocks // num_groups * min block size``
-  (``older_logged_tokens``): the block size of every group is P, except a state group's in
-  mamba cache mode none, which is max_model_len. ``capacity_tokens`` keeps the convention every
-  strategy shares, so the Compare figures line up.
+  in current releases (``get_kv_cache_capacity``; one line, "GPU KV cache size: N tokens,
+  Maximum concurrency for L tokens per request: X.XXx", since PR #50462; two lines before it,
+  as 0.26.0 logs them, issue #50456). vLLM 0.19 and earlier (SPEC 3.1's anchor; 0.19.0 in
+  issue #40691) printed ``num_blocks // num_groups * min block size``
+  (``older_logged_tokens``), also on two lines, so the line count does not tell them apart:
+  the older figure is a multiple of the smallest block size. The block size of every group is
+  P, except a state group's in mamba cache mode none, which is max_model_len.
+  ``capacity_tokens`` keeps the convention every strategy shares, so the Compare figures line
+  up.
 - vLLM refuses to start when one request of the context does not fit the budget less one block
   (its pages in every group, padding layers included). The block is the null block its block
   pool holds back (block 0): since 0.29 (PR #47272) the start-up check subtracts it, while
@@ -326,6 +329,12 @@ def mamba_chunk_text(profile: CacheProfile, name: Callable[[str], str] = str) ->
             "all)")
 
 
+# The releases whose "GPU KV cache size" is num_blocks // groups x min block size (module
+# docstring): 0.19.0 logs it (issue #40691), 0.26.0 logs max concurrency x max_model_len.
+OLDER_VLLM_LOG = "vLLM 0.19 and earlier"
+OLDER_VLLM_TELL = ("a multiple of the smallest block size; the current figure divided by "
+                   "max_model_len is the logged concurrency")
+
 # Since vLLM 0.28 (PR #50991, "enable prefix cache by default", which names align the default
 # mode) a hybrid model starts with prefix caching on; before, and with
 # --no-enable-prefix-caching, in mode none (SPEC 3.1's anchor). Its log names the mode.
@@ -556,8 +565,7 @@ def with_logged_tokens(result: StrategyResult, profile: CacheProfile, options: S
         older = blocks // num_groups * min_block
         lines = [f"older_logged_tokens = num_blocks // groups x min block size = {n(blocks)} "
                  f"// {num_groups} x {n(min_block)} ({why_min}) = {n(older)} (the \"GPU KV "
-                 "cache size\" line of vLLM releases that log max concurrency on a line of its "
-                 "own)"]
+                 f"cache size\" line of {OLDER_VLLM_LOG})"]
     logged = None
     if context is not None:
         # vLLM: int(max_concurrency * max_model_len), max_concurrency = num_blocks / blocks per
