@@ -510,14 +510,18 @@ def _token_pages(
 
 # DeepSeek's sparse attention (NSA: V3.2's lightning indexer) runs at one page size in SGLang,
 # whatever --page-size says (server_args: page_size 64 for NSA models; NSATokenToKVPool asserts
-# it on CUDA). Its token count takes (kv_lora_rank + rope) x the KV dtype's bytes + the indexer's
-# a layer (profile_max_num_token's cell size): in bfloat16 the bytes its pool stores, in an fp8
-# cache 576 + 132 = 708 where the pool stores 656 + 132 = 788.
+# it on CUDA). Its token count takes the bytes its pool stores a layer: in an fp8 cache 656 + 132
+# = 788 (pool_configurator's _compute_cell_size, calculate_mla_kv_cache_dim: the fp8 latent's
+# scales and a bfloat16 rope). Releases whose profile_max_num_token took (kv_lora_rank + rope) x
+# the dtype's bytes counted 576 + 132 = 708 there (and trtllm DSA backends still do), so they log
+# about 11% more tokens than the pool holds; in bfloat16 both counts are the bytes stored.
 NSA_PAGE_SIZE = 64
 NSA_FP8_NOTE = (
-    "with an fp8 KV cache SGLang counts a token as 576 + 132 B a layer though its pool stores "
-    "656 + 132 (the fp8 latent's scales and bfloat16 rope): its log's max_total_num_tokens is "
-    "then about 11% above what these figures hold, which is what the bytes fit")
+    "with an fp8 KV cache SGLang sizes its pool by the bytes it stores, 656 + 132 B a token a "
+    "layer (calculate_mla_kv_cache_dim: the fp8 latent's scales and a bfloat16 rope), as these "
+    "figures do; releases that counted 576 + 132 (profile_max_num_token's cell size before its "
+    "pool configurator), and the trtllm DSA backends, log a max_total_num_tokens about 11% "
+    "above what the bytes fit")
 
 
 def run_sglang(
