@@ -837,7 +837,9 @@ def how_to_read_text(profile: CacheProfile, speculative_tokens: int, *,
         drafting = ("Without speculative decoding: set Speculative tokens under Engine options "
                     f"to count the state pages drafted tokens hold. {drafter}")
     return (capacity + "Concurrency: requests of this context length the layout holds at once, "
-            "counted with the engine's pages per request. " + drafting)
+            "counted with the engine's pages per request (vLLM logs it as \"Maximum "
+            "concurrency\"; SGLang logs none: its figure is what its binding pool holds, "
+            "shown in its math). " + drafting)
 
 
 def sglang_pools_text(profile: CacheProfile, options: StrategyOptions) -> str:

@@ -558,6 +558,11 @@ def test_notes_under_the_figures_say_which_layout_does_what():
     assert app_data.how_to_read_text(qwen, 0).startswith("Capacity: the history the pool holds")
     assert app_data.how_to_read_text(state_only, 0).startswith(
         "No capacity in tokens: the model has no")
+    # which concurrency an engine logs, and what SGLang's is, as it logs none
+    assert ("Concurrency: requests of this context length the layout holds at once, counted "
+            "with the engine's pages per request (vLLM logs it as \"Maximum concurrency\"; "
+            "SGLang logs none: its figure is what its binding pool holds, shown in its math). "
+            ) in app_data.how_to_read_text(qwen, 0)
     # what the figures count of speculative decoding: nothing until asked, then the state
     # pages every paged layout adds and vLLM's wider conv state, never a drafter's layers
     assert ("Without speculative decoding: set Speculative tokens under Engine options"
