@@ -42,8 +42,9 @@ QWEN35 = {
     "align": "16",
 }
 # page path -> (title, charts it draws)
-# Layout: why P grows (the worked example inflates P), page rows, bytes icicle, page ids
-PAGES = {"": ("Model", 1), "layout": ("Layout", 4), "budget": ("Budget", 2),
+# Layout: why P grows (the worked example inflates P), page rows, vLLM's blocks, bytes icicle,
+# page ids
+PAGES = {"": ("Model", 1), "layout": ("Layout", 5), "budget": ("Budget", 2),
          "compare": ("Compare", 2), "gpu": ("GPU lab", 0)}
 TIMEOUT = 30_000  # ms; a loaded 2-core CI machine can take seconds to draw a page
 expect.set_options(timeout=TIMEOUT)  # every expect waits this long, not the 5 s default
