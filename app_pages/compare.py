@@ -125,6 +125,9 @@ with user_errors():
             if r.why_block_size:
                 st.caption(r.why_block_size)
             st.code("\n".join(r.formulas), language=None, wrap_lines=True)
+            if log := r.extras.get("log_lines"):
+                st.caption(app_data.start_up_log_text(r))
+                st.code("\n".join(log), language=None, wrap_lines=True)
     c1, c2 = st.columns(2)
     c1.download_button("Comparison as CSV", data=frame.to_csv(index=False),
                        file_name="comparison.csv", mime="text/csv", key="compare.csv",

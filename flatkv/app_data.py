@@ -1008,6 +1008,20 @@ def dead_weight_text(results: Sequence[StrategyResult]) -> str:
     return text
 
 
+def start_up_log_text(r: StrategyResult) -> str:
+    """What the start-up log lines under vLLM's math are, and how older releases print the
+    last of them."""
+    text = ("vLLM's start-up log at these settings, in a current release's words and number "
+            "formats: set it beside yours line by line.")
+    if r.logged_tokens is not None:
+        text += (" Releases before the one-line KV cache size print it and the concurrency on "
+                 f"two lines; {OLDER_VLLM_LOG} print {r.older_logged_tokens:,} tokens there "
+                 "(older_logged_tokens in the math)." if r.older_logged_tokens is not None else
+                 " Releases before the one-line KV cache size print it and the concurrency on "
+                 "two lines.")
+    return text
+
+
 def logged_capacity_text(results: Sequence[StrategyResult]) -> str:
     """What the engines' own logs say, to check against a real log. vLLM's "GPU KV cache size"
     is max concurrency x max_model_len in current releases; 0.19 and earlier printed one page

@@ -236,7 +236,17 @@ def format_result_table(result: StrategyResult) -> str:
         lines.append(f"    {category.ljust(cat_width)}  {nbytes:>{num_width},} B  {share:6.2f}%")
     lines.append("  math")
     lines += [f"    {f}" for f in result.formulas]
-    return "\n".join(lines)
+    return "\n".join(lines + _start_up_log_lines(result))
+
+
+def _start_up_log_lines(result: StrategyResult) -> list[str]:
+    """vLLM's start-up log lines at these settings, under a heading, to set beside a real log
+    (none for other layouts, or where vLLM does not start)."""
+    log = result.extras.get("log_lines") if result.applies else None
+    if not log:
+        return []
+    return ["vllm's start-up log at these settings (current release's words):",
+            *(f"  {line}" for line in log)]
 
 
 def format_comparison_table(results: Sequence[StrategyResult],
@@ -278,7 +288,8 @@ def format_comparison_table(results: Sequence[StrategyResult],
     if first.context_tokens is not None:
         title += f", context {tokens_text(first.context_tokens)}"
     notes = [f"{r.strategy} does not apply: {r.reason}" for r in results if not r.applies]
-    return "\n".join([title, *lines, *notes])
+    log = [line for r in results for line in _start_up_log_lines(r)]
+    return "\n".join([title, *lines, *notes, *log])
 
 
 # --------------------------------------------------------------------------------------------

@@ -72,3 +72,29 @@ def test_vllm_anchor_through_the_cli(tmp_path, capsys):
     assert d["capacity_tokens"] == 3_894_496
     assert round(d["state_padding_fraction"], 4) == 0.0149
     assert round(d["max_concurrency"], 2) == 14.77
+    # the lines vLLM logs at start-up, as it words and formats them (current release)
+    assert d["log_lines"] == [
+        "Setting attention block size to 544 tokens to ensure that attention page size is >= "
+        "mamba page size.",
+        # 100 x (557,056 - 548,864) / 548,864 = 1.4925...
+        "Padding mamba page size by 1.49% to ensure that mamba page size and attention page "
+        "size are exactly equal.",
+        "Available KV cache memory: 44.59 GiB",  # floor(44.59 x 2**30) B, to 0.01 GiB
+        "GPU KV cache size: 3,871,083 tokens, Maximum concurrency for 262,144 tokens per "
+        "request: 14.77x",
+    ]
+    main(["plan", "--hf-config", str(path), "--tp", "2", "--strategy", "vllm", "--budget",
+          "44.59GiB", "--context", "262144"])
+    text = capsys.readouterr().out
+    assert text.endswith(
+        "vllm's start-up log at these settings (current release's words):\n"
+        "  Setting attention block size to 544 tokens to ensure that attention page size is >= "
+        "mamba page size.\n"
+        "  Padding mamba page size by 1.49% to ensure that mamba page size and attention page "
+        "size are exactly equal.\n"
+        "  Available KV cache memory: 44.59 GiB\n"
+        "  GPU KV cache size: 3,871,083 tokens, Maximum concurrency for 262,144 tokens per "
+        "request: 14.77x\n")
+    main(["compare", "--hf-config", str(path), "--tp", "2", "--budget", "44.59GiB",
+          "--context", "262144"])
+    assert capsys.readouterr().out.endswith(text[text.index("vllm's start-up log"):])

@@ -863,6 +863,22 @@ def test_compare_page_lists_every_strategy():
     assert int(breakdown.loc["FlatKV packed slabs"]["unused (B)"]) == 80 * 10**9 - 775 * 103_219_200
     codes = " ".join(c.value for c in at.code)
     assert "num_blocks = budget // block_bytes = 80,000,000,000 // 103,219,200 = 775" in codes
+    # under vLLM's math, the lines its start-up log prints here, in its words: P 1,088 (as
+    # "%d"), the state page of 2,146,304 B padded to 2,228,224 (100 x 81,920 / 2,146,304 =
+    # 3.82%), 80e9 B = 74.51 GiB, and the KV cache size at 32,768 tokens
+    (log,) = [c.value for c in at.code if c.value.startswith("Setting attention block")]
+    assert log.splitlines() == [
+        "Setting attention block size to 1088 tokens to ensure that attention page size is >= "
+        "mamba page size.",
+        "Padding mamba page size by 3.82% to ensure that mamba page size and attention page "
+        "size are exactly equal.",
+        "Available KV cache memory: 74.51 GiB",
+        "GPU KV cache size: 2,882,620 tokens, Maximum concurrency for 32,768 tokens per "
+        "request: 87.97x"]
+    assert f"{2991 / 34:.2f}" == "87.97" and f"{80e9 / 2**30:.2f}" == "74.51"
+    assert any(c.value.startswith("vLLM's start-up log at these settings, in a current "
+                                  "release's words") and "vLLM 0.19 and earlier print 812,736 "
+               "tokens there" in c.value for c in at.caption)
     # one capacity convention in the table and chart: vLLM's 2,991 blocks less 3 state pages;
     # its log lines, current and older (2,991 // 4 groups x 1,088), are quoted apart
     assert vllm["capacity (tokens)"] == (2991 - 3) * 1088

@@ -1658,3 +1658,43 @@ def test_vllm_sizes_falcon_h1_by_the_narrow_state_and_dies_when_the_wide_one_ove
     # conv 61,440 = 3 rows of 20,480 -> 7 rows 143,360; + ssm 2,097,152 = 2,240,512 B;
     # 16 x cdiv(2,240,512, 16 x 4,096) = 16 x 35 = 560
     assert wide.applies and wide.block_size == 560
+
+
+def test_vllm_start_up_log_lines_follow_its_conditions():
+    """Which start-up lines vLLM prints, by hand: the block size line only where P exceeds
+    the block size asked, the padding line only where the pages differ, a padding-layers
+    warning per kind short of whole groups, the KV cache size only with a context."""
+    def log(profile, budget=10 * 2**30, context=None, **options):
+        result = run_strategy("vllm", profile, budget_bytes=budget, context_tokens=context,
+                              options=StrategyOptions(**options))
+        return result.extras["log_lines"]
+
+    # 10 short-conv layers of 8,192 B and 6 full: P stays 16 (its page 32,768 B covers the
+    # state), the state page is padded by 24,576 / 8,192 = 300%, and the conv layers, in
+    # groups of 6, leave 2 padding layers: 2 / 10 = 20% at most
+    kinds = {"c": "linear_attention", "f": "full_attention"}
+    lfm2 = CacheProfile(tuple(kinds[k] for k in "ccfccfccfcfcfcfc"), 2048, {"conv": 8192})
+    assert log(lfm2) == [
+        "Padding mamba page size by 300.00% to ensure that mamba page size and attention page "
+        "size are exactly equal.",
+        "Available KV cache memory: 10.0 GiB",  # format_gib: no trailing zero
+        "Add 2 padding layers, may waste at most 20.00% KV cache memory"]
+    # a state of exactly one page at P 16 (16 x 2,048 = 32,768 B) needs no padding line;
+    # asked for block 32, the page of 65,536 B pads it by 100 x 32,768 / 32,768 = 100%
+    exact = CacheProfile(("linear_attention", "full_attention"), 2048, {"conv": 32_768})
+    assert log(exact) == ["Available KV cache memory: 10.0 GiB"]
+    assert log(exact, block_size=32)[0].startswith("Padding mamba page size by 100.00%")
+    # a state of 40,000 B: P = 16 x cdiv(40,000, 32,768) = 32 > 16, said; block 64 asked: no
+    wide = CacheProfile(("linear_attention", "full_attention"), 2048, {"ssm": 40_000})
+    assert log(wide)[0] == ("Setting attention block size to 32 tokens to ensure that "
+                            "attention page size is >= mamba page size.")
+    assert not log(wide, block_size=64)[0].startswith("Setting")
+    # attention only, with a context: the budget and the KV cache size, 1,000,000,000 B =
+    # 0.93 GiB; 10**9 // (16 x 2,048) // 2 layers = 15,258 blocks, a request of 1,000 tokens
+    # 63 of them: 242.19 requests, int(15,258 / 63 x 1,000) = 242,190 tokens
+    llama = CacheProfile(("full_attention",) * 2, 2048, {})
+    assert log(llama, budget=10**9, context=1_000) == [
+        "Available KV cache memory: 0.93 GiB",
+        "GPU KV cache size: 242,190 tokens, Maximum concurrency for 1,000 tokens per request: "
+        "242.19x"]
+    assert 15_258 * 1_000 // 63 == 242_190

@@ -499,6 +499,7 @@ def _run_vllm(
     group_size = group_size_for(counts)
     groups, uses, pad_lines = _pool_groups(counts, group_size, page, attn_page,
                                            profile.state_bytes_per_layer)
+    extras["log_lines"] = _start_up_log(sizing, options, p, budget_bytes, counts, group_size)
     num_groups = len(groups)
     unit_bytes = page * group_size
     num_blocks = budget_bytes // page // group_size
@@ -543,6 +544,33 @@ def _run_vllm(
     return with_logged_tokens(result, profile, options, num_groups)
 
 
+def _start_up_log(sizing: CacheProfile, options: StrategyOptions, p: int, budget_bytes: int,
+                  counts: dict[str, int], group_size: int) -> list[str]:
+    """The lines vLLM logs at start-up from these figures, in its words and number formats, in
+    the order it logs them, for a reader to set beside an engine's log (the KV cache size line
+    follows in ``with_logged_tokens``):
+    ``Platform._align_hybrid_block_size`` raises the block size to P where P is larger (its
+    page covers the state page P was sized from) and pads that state page, the worker logs the
+    memory it has for the cache (``format_gib``: rounded to 0.01 GiB, no trailing zeros), and
+    ``_get_kv_cache_groups_uniform_page_size`` warns of padding layers."""
+    lines = []
+    if sizing.has_state and sizing.has_attention:
+        if options.block_size < p:
+            lines.append(f"Setting attention block size to {p} tokens to ensure that attention "
+                         "page size is >= mamba page size.")
+        attn_page, state = p * sizing.kv_bytes_per_slot, sizing.state_bytes_per_layer
+        if attn_page != state:
+            lines.append(f"Padding mamba page size by {100 * (attn_page - state) / state:.2f}% "
+                         "to ensure that mamba page size and attention page size are exactly "
+                         "equal.")
+    lines.append(f"Available KV cache memory: {round(budget_bytes / 2**30, 2)} GiB")
+    for count in counts.values():
+        if padding := cdiv(count, group_size) * group_size - count:
+            lines.append(f"Add {padding} padding layers, may waste at most "
+                         f"{padding / count * 100:.2f}% KV cache memory")
+    return lines
+
+
 def with_logged_tokens(result: StrategyResult, profile: CacheProfile, options: StrategyOptions,
                        num_groups: int) -> StrategyResult:
     """The result with what vLLM's log prints as "GPU KV cache size", in current releases and
@@ -575,5 +603,9 @@ def with_logged_tokens(result: StrategyResult, profile: CacheProfile, options: S
                         f"/ {n(result.concurrency_denominator)} x {n(context)}) = {n(logged)} "
                         "(vLLM's \"GPU KV cache size: N tokens, Maximum concurrency for L "
                         "tokens per request\" line)")
+    log = list(result.extras.get("log_lines", ()))
+    if logged is not None:
+        log.append(f"GPU KV cache size: {logged:,} tokens, Maximum concurrency for {context:,} "
+                   f"tokens per request: {result.max_concurrency:.2f}x")
     return replace(result, logged_tokens=logged, older_logged_tokens=older,
-                   formulas=(*result.formulas, *lines))
+                   formulas=(*result.formulas, *lines), extras={**result.extras, "log_lines": log})
