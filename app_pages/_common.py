@@ -506,9 +506,11 @@ def _memory_settings(side: Any, *, explained_on_page: bool) -> None:
                also=_start_memory_fields,
                help="Memory one GPU (one TP rank) offers, as nvidia-smi reports it (H100 "
                "80GB: 81,559 MiB); or the KV cache memory of one rank itself, as an engine's "
-               "log gives it. CUDA, whose total vLLM's gpu_memory_utilization multiplies, "
-               "reports a little less (about 0.5 GiB on an H100): to match a log, choose "
-               "Custom with that total, or the KV cache memory the log names.")
+               "log gives it. CUDA's total, which vLLM's gpu_memory_utilization and SGLang's "
+               "mem fraction multiply, is less by what the driver reserves (nvidia-smi -q: FB "
+               "Memory Total less Reserved; torch.cuda.mem_get_info()[1]), and varies with the "
+               "driver: about 79.19 GiB on an H100 80GB, 139.80 GiB on an H200. To match a "
+               "log, choose Custom with that total, or the KV cache memory the log names.")
     if gpu == CUSTOM_GPU:
         bind(side.text_input, "gpu_memory", "GPU memory", to_widget=_size_text,
              from_widget=gpu_memory_size,
