@@ -238,7 +238,9 @@ def vllm_block_segments(result: StrategyResult, profile: CacheProfile) -> list[S
 
     vLLM allocates ``group_size`` tensors of ``num_blocks`` pages; tensor j's page of a block
     holds layer j of the group that owns it: its KV for P tokens, or its state (conv, ssm)
-    padded to the page ("Padding mamba page size"). A group short of ``group_size`` layers
+    padded to the page ("Padding mamba page size"); DeepSeek-V3.2's indexer keys, which vLLM
+    caches in a tensor of their own in the same group, are drawn beside the latent's KV in
+    the page of their layer. A group short of ``group_size`` layers
     leaves whole pages to padding layers. Row j of group i of a kind is the kind's layer
     ``i + j x groups of the kind`` (vLLM deals ``layers[i::num]`` to group i); windowed layers
     vLLM promoted to full attention (its hybrid manager off) count as full, as it allocates
@@ -267,8 +269,12 @@ def vllm_block_segments(result: StrategyResult, profile: CacheProfile) -> list[S
         index = int(name.rpartition(".")[2]) if "." in name else 0
         if kind == LINEAR_ATTENTION:
             parts = [(component_kind(kind, c), c, nbytes) for c, nbytes in state_parts.items()]
-        else:
-            parts = [(component_kind(kind, "kv"), "kv", extras["attention_page_bytes"])]
+        else:  # DeepSeek-V3.2's indexer keys: a cache of their own beside the latent's
+            indexer = result.block_size * (profile.indexer_bytes_per_slot or 0)
+            kv_kind = component_kind(kind, "kv")
+            parts = [(kv_kind, "kv", extras["attention_page_bytes"] - indexer)]
+            if indexer:
+                parts.append((kv_kind, "indexer keys", indexer))
         for j in range(size):
             start = j * page
             if j >= group["layers"]:

@@ -773,6 +773,18 @@ def test_vllm_blocks_draw_the_drafted_conv_rows_vllm_keeps():
         ("conv", 81_920), ("ssm", 1_048_576), ("padding", 16_384)]
 
 
+def test_vllm_blocks_draw_deepseek_v32s_indexer_keys_beside_its_latent():
+    # one group of 61 layers at P 64 (FlashMLA sparse): a page of 64 x 1,152 B of latent KV and
+    # 64 x 132 B of indexer keys, which vLLM caches in a tensor of their own
+    from flatkv.presets import load_preset
+    profile = load_preset("DeepSeek-V3.2").profile()
+    result = _vllm(profile)
+    (row,) = _rows(app_data.vllm_block_segments(result, profile)).values()
+    assert [(s.component, s.offset, s.nbytes) for s in row[:3]] == [
+        ("kv", 0, 64 * 1_152), ("indexer keys", 73_728, 64 * 132), ("kv", 82_176, 73_728)]
+    assert len(row) == 2 * 61 and result.block_bytes == 61 * 82_176
+
+
 def test_vllm_blocks_add_up_to_its_block_for_every_preset_and_mode():
     from flatkv.presets import list_presets, load_preset
     from flatkv.strategies import StrategyOptions
