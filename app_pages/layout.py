@@ -128,7 +128,7 @@ def vllm_blocks(analysis, vllm: StrategyResult) -> None:
     if not vllm.applies:
         st.info(f"vLLM has no layout here: {vllm.reason}")
         return
-    st.caption(app_data.vllm_block_text(vllm, analysis))
+    st.caption(app_data.vllm_block_text(vllm, state().profile(), analysis))
     segments = app_data.vllm_block_segments(vllm, state().profile())
     chart(charts.layout_figure(
         segments, title="One row per vLLM group: a block id's bytes when it owns it",
@@ -253,7 +253,7 @@ with user_errors():
     headline(a, ours, engines)
     why(a)
     layout(a)
-    vllm_blocks(a, engines[0])
+    vllm_blocks(a, next(r for r in engines if r.strategy == "vllm"))
     where_bytes_go(a)
     page_ids(a, ours)
     exports(a)

@@ -47,6 +47,7 @@ from flatkv.strategies.vllm import (
     OLDER_VLLM_LOG,
     OLDER_VLLM_TELL,
     all_as_align_why,
+    mamba_padding_percent,
     runs_all_as_align,
 )
 from flatkv.units import (
@@ -159,7 +160,8 @@ class Segment:
     slot_name: str
     kind: str  # component_kind(...) or "padding"
     group_id: str
-    layer: int | None  # the group's layer j; None for a page no layer holds (padding layer)
+    layer: int | None  # the layer's index among those of its kind (our group's layer j);
+    # None for a page no layer holds (vLLM's padding layer)
     component: str  # "padding" for padding
     offset: int  # bytes from the start of the slot row
     nbytes: int
@@ -293,24 +295,34 @@ def vllm_block_segments(result: StrategyResult, profile: CacheProfile) -> list[S
     return out
 
 
-def vllm_block_text(result: StrategyResult, analysis: PlanAnalysis) -> str:
+def vllm_block_text(result: StrategyResult, profile: CacheProfile,
+                    analysis: PlanAnalysis) -> str:
     """What ``vllm_block_segments`` draws, in figures, beside one block id of our plan."""
     extras = result.extras
     page, size, groups = extras["page_bytes"], extras["group_size"], extras["groups"]
     padding = [f"{kind}: {count_text(n_pad, 'padding layer')}"
                for kind, n_pad in extras["padding_layers_per_type"].items() if n_pad]
+    tensors = f"pages of {page:,} B in {size:,} tensors (group_size)"
+    if profile.indexer_bytes_per_slot:  # two caches a layer: the latent's and the indexer's
+        indexer = result.block_size * profile.indexer_bytes_per_slot
+        tensors = (f"pages of {page:,} B, each in two tensors (group_size {size:,} x 2: "
+                   f"{page - indexer:,} B of latent KV, {indexer:,} B of indexer keys)")
     state_pad = ""
     if "attention_page_bytes" in extras and "state_page_bytes" in extras:
-        pad, state = extras["state_padding_exact"]
-        state_pad = (f" State pages ({state:,} B) are padded to the page by {pad / state:.2%} "
-                     "(\"Padding mamba page size\").")
+        kept = extras["state_page_bytes"]
+        sized = extras.get("sized_state_page_bytes", kept)  # what P and the log line count
+        state_pad = (f" State pages ({sized:,} B) are padded to the page by "
+                     f"{mamba_padding_percent(page, sized):.2f}% (\"Padding mamba page size\")"
+                     + (f"; the layers keep {kept:,} B in them, with the drafted conv rows"
+                        if kept != sized else "") + ".")
+    owner = ("belongs to its one group" if len(groups) == 1 else
+             f"belongs to one of {len(groups):,} groups")
     ours = analysis.totals
     return (
-        f"vLLM at these settings (Compare's column): P {result.block_size:,}, pages of "
-        f"{page:,} B in {size:,} tensors (group_size). A block id is one page in each, "
-        f"{result.block_bytes:,} B ({format_bytes(result.block_bytes)}), and belongs to one "
-        f"of {count_text(len(groups), 'group')}: tensor j's page holds that group's layer j, so "
-        "no other group's rows sit beside it (no dead weight)." + state_pad
+        f"vLLM at these settings (Compare's column): P {result.block_size:,}, {tensors}. A "
+        f"block id is one page in each, {result.block_bytes:,} B "
+        f"({format_bytes(result.block_bytes)}), and {owner}: tensor j's page holds that group's "
+        "layer j, so no other group's rows sit beside it (no dead weight)." + state_pad
         + (f" Groups short of {size:,} layers keep whole pages for padding layers "
            f"({'; '.join(padding)})." if padding else "")
         + f" Our block id above: {ours.block_bytes:,} B ({format_bytes(ours.block_bytes)}) "
@@ -844,8 +856,9 @@ def how_to_read_text(profile: CacheProfile, speculative_tokens: int, *,
                     f"to count the state pages drafted tokens hold. {drafter}")
     return (capacity + "Concurrency: requests of this context length the layout holds at once, "
             "counted with the engine's pages per request (vLLM logs it as \"Maximum "
-            "concurrency\"; SGLang logs none: its figure is what its binding pool holds, "
-            "shown in its math). " + drafting)
+            "concurrency\"; SGLang logs max_running_requests, a cap on requests running at "
+            "once, not a concurrency at this length: its figure here is what its binding pool "
+            "holds, shown in its math). " + drafting)
 
 
 def sglang_pools_text(profile: CacheProfile, options: StrategyOptions) -> str:
@@ -1019,12 +1032,18 @@ def start_up_log_text(r: StrategyResult) -> str:
     last of them."""
     text = ("vLLM's start-up log at these settings, in a current release's words and number "
             "formats: set it beside yours line by line.")
+    if r.extras.get("state_page_bytes") is not None:  # a state model: which mode it counts
+        mode = r.extras["mamba_cache_mode"]
+        text += (f" It counts mamba cache mode {mode}, as set here" + (
+            " (--no-enable-prefix-caching): vLLM 0.28 and later start a hybrid in align and "
+            "log \"Mamba cache mode is set to 'align'\"; set align to match such a log"
+            if mode == "none" else "") + ".")
     if r.logged_tokens is not None:
         text += (" Releases before the one-line KV cache size print it and the concurrency on "
-                 f"two lines; {OLDER_VLLM_LOG} print {r.older_logged_tokens:,} tokens there "
-                 "(older_logged_tokens in the math)." if r.older_logged_tokens is not None else
-                 " Releases before the one-line KV cache size print it and the concurrency on "
-                 "two lines.")
+                 "two lines")
+        text += (f"; {OLDER_VLLM_LOG} print {r.older_logged_tokens:,} tokens there "
+                 "(older_logged_tokens in the math)." if r.older_logged_tokens is not None
+                 else ".")
     return text
 
 

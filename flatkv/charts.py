@@ -206,7 +206,8 @@ def layout_figure(segments: Sequence[Segment], *, title: str = "",
                      format_bytes(s.nbytes)]
                     for s in segs
                 ],
-                # the group's layer j, and the model's cache layer it is (the Model page's)
+                # whose bytes (the layer among those of its kind, and the model's cache layer
+                # it is, as the Model page counts them)
                 hovertemplate=(
                     "%{y}<br>%{customdata[0]}: %{customdata[1]}<br>"
                     "%{customdata[2]} B (%{customdata[5]})<br>"

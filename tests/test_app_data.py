@@ -561,8 +561,9 @@ def test_notes_under_the_figures_say_which_layout_does_what():
     # which concurrency an engine logs, and what SGLang's is, as it logs none
     assert ("Concurrency: requests of this context length the layout holds at once, counted "
             "with the engine's pages per request (vLLM logs it as \"Maximum concurrency\"; "
-            "SGLang logs none: its figure is what its binding pool holds, shown in its math). "
-            ) in app_data.how_to_read_text(qwen, 0)
+            "SGLang logs max_running_requests, a cap on requests running at once, not a "
+            "concurrency at this length: its figure here is what its binding pool holds, shown "
+            "in its math). ") in app_data.how_to_read_text(qwen, 0)
     # what the figures count of speculative decoding: nothing until asked, then the state
     # pages every paged layout adds and vLLM's wider conv state, never a drafter's layers
     assert ("Without speculative decoding: set Speculative tokens under Engine options"
@@ -699,8 +700,9 @@ def test_vllm_blocks_of_the_worked_example_one_row_per_group():
     result = _vllm(QWEN35)
     assert (result.block_size, result.block_bytes) == (1056, 12 * VLLM_PAGE) == (1056, 25_952_256)
     rows = _rows(app_data.vllm_block_segments(result, QWEN35))
-    assert list(rows) == ["full_attention", "linear_attention.0", "linear_attention.1",
-                          "linear_attention.2"]
+    # in vLLM's order: each type's groups where its first layer comes (layer 0 is linear)
+    assert list(rows) == ["linear_attention.0", "linear_attention.1", "linear_attention.2",
+                          "full_attention"]
     for segs in rows.values():
         assert sum(s.nbytes for s in segs) == 25_952_256
         assert segs[-1].end == 25_952_256  # drawn end to end, no gap
@@ -714,7 +716,7 @@ def test_vllm_blocks_of_the_worked_example_one_row_per_group():
         ("padding", VLLM_PAGE + STATE_ROW, 16_384)]
     assert linear[3].holder == "linear_attention #4 (cache layer 5)"  # cache layers 0,1,2,4,5
     assert full[4].holder == "full_attention #4 (cache layer 19)"  # every 4th: 3, 7, ..., 19
-    text = app_data.vllm_block_text(result, analyze(QWEN35.components(), block_size=16,
+    text = app_data.vllm_block_text(result, QWEN35, analyze(QWEN35.components(), block_size=16,
                                                     alignment=16, budget_bytes=80 * 10**9))
     assert text == (
         "vLLM at these settings (Compare's column): P 1,056, pages of 2,162,688 B in 12 tensors "
@@ -743,7 +745,7 @@ def test_vllm_blocks_keep_whole_pages_for_padding_layers():
     assert conv[-1].holder == "a padding layer of linear_attention"
     assert [s.cache_layer for s in conv if s.kind == "conv"] == [0, 3, 6, 9, 13]
     assert "(linear_attention: 2 padding layers)" in app_data.vllm_block_text(
-        result, analyze(profile.components(), block_size=16, alignment=16,
+        result, profile, analyze(profile.components(), block_size=16, alignment=16,
                         budget_bytes=80 * 10**9))
 
 
@@ -783,6 +785,33 @@ def test_vllm_blocks_draw_deepseek_v32s_indexer_keys_beside_its_latent():
     assert [(s.component, s.offset, s.nbytes) for s in row[:3]] == [
         ("kv", 0, 64 * 1_152), ("indexer keys", 73_728, 64 * 132), ("kv", 82_176, 73_728)]
     assert len(row) == 2 * 61 and result.block_bytes == 61 * 82_176
+
+
+def test_vllm_block_text_quotes_the_padding_vllm_logs_and_the_state_its_layers_keep():
+    # LFM2-1.2B with 2 drafted tokens: vLLM sizes P from its short-conv state without them
+    # (Lfm2ForCausalLM), 2,048 channels x 2 rows x 2 B = 8,192 B, padded to the page of
+    # 16 x 2,048 = 32,768 B by 300%, and its layers keep 2,048 x (2 + 2) x 2 = 16,384 B there
+    from flatkv.presets import load_preset
+    profile = load_preset("LFM2-1.2B").profile()
+    result = _vllm(profile, speculative_tokens=2)
+    analysis = analyze(profile.components(), block_size=16, alignment=16,
+                       budget_bytes=80 * 10**9)
+    assert ("State pages (8,192 B) are padded to the page by 300.00% (\"Padding mamba page "
+            "size\"); the layers keep 16,384 B in them, with the drafted conv rows.") in (
+        app_data.vllm_block_text(result, profile, analysis))
+    assert result.extras["log_lines"][0].startswith("Padding mamba page size by 300.00% ")
+    # the log names the mamba cache mode it counts, and how a default recent run differs
+    assert ("It counts mamba cache mode none, as set here (--no-enable-prefix-caching): vLLM "
+            "0.28 and later start a hybrid in align") in app_data.start_up_log_text(result)
+    assert "It counts mamba cache mode align, as set here." in app_data.start_up_log_text(
+        _vllm(profile, mamba_cache_mode="align"))
+    # DeepSeek-V3.2: one group, two caches a layer (61 x 2 tensors)
+    v32 = load_preset("DeepSeek-V3.2").profile()
+    text = app_data.vllm_block_text(_vllm(v32), v32, analysis)
+    assert ("P 64, pages of 82,176 B, each in two tensors (group_size 61 x 2: 73,728 B of "
+            "latent KV, 8,448 B of indexer keys). A block id is one page in each, 5,012,736 B "
+            "(4.78 MiB), and belongs to its one group") in text
+    assert "mamba cache mode" not in app_data.start_up_log_text(_vllm(v32))  # no state
 
 
 def test_vllm_blocks_add_up_to_its_block_for_every_preset_and_mode():

@@ -1677,7 +1677,7 @@ def test_vllm_start_up_log_lines_follow_its_conditions():
     assert log(lfm2) == [
         "Padding mamba page size by 300.00% to ensure that mamba page size and attention page "
         "size are exactly equal.",
-        "Available KV cache memory: 10.0 GiB",  # format_gib: no trailing zero
+        "Available KV cache memory: 10.0 GiB",  # format_gib: round(10.0, 2) as Python prints it
         "Add 2 padding layers, may waste at most 20.00% KV cache memory"]
     # a state of exactly one page at P 16 (16 x 2,048 = 32,768 B) needs no padding line;
     # asked for block 32, the page of 65,536 B pads it by 100 x 32,768 / 32,768 = 100%
@@ -1688,7 +1688,11 @@ def test_vllm_start_up_log_lines_follow_its_conditions():
     wide = CacheProfile(("linear_attention", "full_attention"), 2048, {"ssm": 40_000})
     assert log(wide)[0] == ("Setting attention block size to 32 tokens to ensure that "
                             "attention page size is >= mamba page size.")
-    assert not log(wide, block_size=64)[0].startswith("Setting")
+    assert log(wide, block_size=64) == [  # page 64 x 2,048 = 131,072 B: 227.68% padding
+        "Padding mamba page size by 227.68% to ensure that mamba page size and attention page "
+        "size are exactly equal.",
+        "Available KV cache memory: 10.0 GiB"]
+    assert f"{100 * (131_072 - 40_000) / 40_000:.2f}" == "227.68"
     # attention only, with a context: the budget and the KV cache size, 1,000,000,000 B =
     # 0.93 GiB; 10**9 // (16 x 2,048) // 2 layers = 15,258 blocks, a request of 1,000 tokens
     # 63 of them: 242.19 requests, int(15,258 / 63 x 1,000) = 242,190 tokens

@@ -45,7 +45,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from fractions import Fraction
 
-from flatkv.plan import CHUNKED_ATTENTION, FULL_ATTENTION, LAYER_LABELS, LINEAR_ATTENTION, cdiv
+from flatkv.plan import CHUNKED_ATTENTION, FULL_ATTENTION, LINEAR_ATTENTION, cdiv
 from flatkv.profile import WINDOWED, CacheProfile
 from flatkv.strategies.base import (
     StrategyOptions,
@@ -247,6 +247,23 @@ def drafted_profiles(profile: CacheProfile, speculative_tokens: int, formulas: l
     return kept, kept
 
 
+def padding_layers(count: int, group_size: int) -> int:
+    """Padding layers vLLM adds to a type of ``count`` layers in groups of ``group_size``."""
+    return cdiv(count, group_size) * group_size - count
+
+
+def padding_layers_text(padding: int, count: int) -> str:
+    """vLLM's padding-layers warning (``_get_kv_cache_groups_uniform_page_size``), its words."""
+    return (f"Add {padding} padding layers, may waste at most {padding / count * 100:.2f}% KV "
+            "cache memory")
+
+
+def mamba_padding_percent(page: int, state: int) -> float:
+    """How much vLLM pads a state page to the page, in percent, as its log line computes it
+    ("Padding mamba page size by %.2f%%")."""
+    return 100 * (page - state) / state
+
+
 def _pool_groups(counts: dict[str, int], group_size: int, page: int, attn_page: int,
                  state: int) -> tuple[list[PoolGroup], list[UnitUse], list[str]]:
     """vLLM's KV cache groups: each layer type cut into ``cdiv(count, group_size)`` groups of
@@ -257,12 +274,9 @@ def _pool_groups(counts: dict[str, int], group_size: int, page: int, attn_page: 
     pad_lines = []
     for kind, count in counts.items():
         num = cdiv(count, group_size)
-        padding = num * group_size - count
-        if padding:
-            pad_lines.append(
-                f"{kind}: add {padding} padding layers, may waste at most "
-                f"{padding / count * 100:.2f}% (cdiv({count}, {group_size}) = {num} groups)"
-            )
+        if padding := padding_layers(count, group_size):
+            pad_lines.append(f"{kind}: {padding_layers_text(padding, count)} (cdiv({count}, "
+                             f"{group_size}) = {num} groups)")
         for i in range(num):
             layers = cdiv(count - i, num)  # layers[i::num] of the type go to group i
             gname = kind if num == 1 else f"{kind}.{i}"
@@ -479,7 +493,8 @@ def _run_vllm(
         profile = unified
     elif options.speculative_tokens and CHUNKED_ATTENTION in profile.layer_types:
         formulas.append(EAGLE_WITH_CHUNKS)
-    counts = {k: profile.count(k) for k in LAYER_LABELS if profile.count(k)}
+    # by each type's first layer, as vLLM's same_type_layers meets them: its group ids follow
+    counts = {k: profile.count(k) for k in dict.fromkeys(profile.layer_types)}
     extras: dict[str, object] = {"mamba_cache_mode": options.mamba_cache_mode}
     if options.mamba_cache_mode == "none" and profile.has_state:
         formulas.append(f"mamba cache mode none (1 state page a request): {ALIGN_BY_DEFAULT}")
@@ -493,13 +508,16 @@ def _run_vllm(
                                   _drafted_state_refusal(sizing, state, p, page),
                                   profile_name=profile.name, context_tokens=context_tokens)
         extras.update(state_page_bytes=state, state_padding_exact=[page - state, state],
-                      state_padding_fraction=float(Fraction(page - state, state)))
+                      state_padding_fraction=float(Fraction(page - state, state)),
+                      sized_state_page_bytes=sizing.state_bytes_per_layer)
         formulas.append(f"the layers keep the widened state ({n(state)} B) in that page: "
                         f"padded by {n(page - state)} B")
     group_size = group_size_for(counts)
     groups, uses, pad_lines = _pool_groups(counts, group_size, page, attn_page,
                                            profile.state_bytes_per_layer)
-    extras["log_lines"] = _start_up_log(sizing, options, p, budget_bytes, counts, group_size)
+    padding = {k: padding_layers(c, group_size) for k, c in counts.items()}
+    extras["log_lines"] = _start_up_log(sizing, options, p, attn_page, budget_bytes, counts,
+                                        padding)
     num_groups = len(groups)
     unit_bytes = page * group_size
     num_blocks = budget_bytes // page // group_size
@@ -519,9 +537,7 @@ def _run_vllm(
     ]
     extras.update(
         group_size=group_size, num_groups=num_groups,
-        padding_layers_per_type={
-            k: cdiv(c, group_size) * group_size - c for k, c in counts.items()
-        },
+        padding_layers_per_type=padding,
         page_bytes=page,
     )
     if context_tokens is not None:
@@ -544,30 +560,30 @@ def _run_vllm(
     return with_logged_tokens(result, profile, options, num_groups)
 
 
-def _start_up_log(sizing: CacheProfile, options: StrategyOptions, p: int, budget_bytes: int,
-                  counts: dict[str, int], group_size: int) -> list[str]:
-    """The lines vLLM logs at start-up from these figures, in its words and number formats, in
-    the order it logs them, for a reader to set beside an engine's log (the KV cache size line
-    follows in ``with_logged_tokens``):
+def _start_up_log(sizing: CacheProfile, options: StrategyOptions, p: int, attn_page: int,
+                  budget_bytes: int, counts: dict[str, int],
+                  padding: dict[str, int]) -> list[str]:
+    """The lines vLLM logs at start-up from these figures, in its words and number formats, for
+    a reader to set beside an engine's log (the KV cache size line follows in
+    ``with_logged_tokens``), in the order it logs them:
     ``Platform._align_hybrid_block_size`` raises the block size to P where P is larger (its
-    page covers the state page P was sized from) and pads that state page, the worker logs the
-    memory it has for the cache (``format_gib``: rounded to 0.01 GiB, no trailing zeros), and
-    ``_get_kv_cache_groups_uniform_page_size`` warns of padding layers."""
+    page covers the state page P was sized from) and pads that state page; the worker logs the
+    memory it has for the cache (``format_gib``: the float rounded to 0.01 GiB as Python prints
+    it, 10.0, 44.59); ``_get_kv_cache_groups_uniform_page_size`` warns of padding layers
+    (current releases print that warning once before the memory line too, while profiling
+    CUDA graphs)."""
     lines = []
     if sizing.has_state and sizing.has_attention:
         if options.block_size < p:
             lines.append(f"Setting attention block size to {p} tokens to ensure that attention "
                          "page size is >= mamba page size.")
-        attn_page, state = p * sizing.kv_bytes_per_slot, sizing.state_bytes_per_layer
+        state = sizing.state_bytes_per_layer
         if attn_page != state:
-            lines.append(f"Padding mamba page size by {100 * (attn_page - state) / state:.2f}% "
-                         "to ensure that mamba page size and attention page size are exactly "
+            lines.append(f"Padding mamba page size by {mamba_padding_percent(attn_page, state):.2f}"
+                         "% to ensure that mamba page size and attention page size are exactly "
                          "equal.")
     lines.append(f"Available KV cache memory: {round(budget_bytes / 2**30, 2)} GiB")
-    for count in counts.values():
-        if padding := cdiv(count, group_size) * group_size - count:
-            lines.append(f"Add {padding} padding layers, may waste at most "
-                         f"{padding / count * 100:.2f}% KV cache memory")
+    lines += [padding_layers_text(padding[k], c) for k, c in counts.items() if padding[k]]
     return lines
 
 
