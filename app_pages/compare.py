@@ -19,6 +19,7 @@ from app_pages._common import (
     mtp_button,
     state,
     table,
+    update,
     user_errors,
 )
 from flatkv import app_data, charts
@@ -128,6 +129,10 @@ with user_errors():
             if log := r.extras.get("log_lines"):
                 st.caption(app_data.start_up_log_text(r))
                 st.code("\n".join(log), language=None, wrap_lines=True)
+                if changes := s.recent_vllm_changes():
+                    st.button("Use a recent vLLM's defaults", on_click=update, kwargs=changes,
+                              key="compare.recent_vllm", icon=":material/update:",
+                              help=app_data.recent_vllm_help(changes))
     c1, c2 = st.columns(2)
     c1.download_button("Comparison as CSV", data=frame.to_csv(index=False),
                        file_name="comparison.csv", mime="text/csv", key="compare.csv",

@@ -1047,6 +1047,17 @@ def start_up_log_text(r: StrategyResult) -> str:
     return text
 
 
+def recent_vllm_help(changes: dict[str, object]) -> str:
+    """What the "recent vLLM's defaults" button sets (``AppState.recent_vllm_changes``)."""
+    said = {"mem_fraction": f"memory fraction {changes.get('mem_fraction')} (vLLM 0.20 and "
+                            "later)",
+            "mamba_cache_mode": "mamba cache mode align (vLLM 0.28 and later start a hybrid "
+                                "with prefix caching on)"}
+    return ("Sets " + " and ".join(said[k] for k in changes) + ", to match a log of a recent "
+            "vLLM run with its defaults; SPEC's anchor is the older defaults, kept here until "
+            "changed.")
+
+
 def logged_capacity_text(results: Sequence[StrategyResult]) -> str:
     """What the engines' own logs say, to check against a real log. vLLM's "GPU KV cache size"
     is max concurrency x max_model_len in current releases; 0.19 and earlier printed one page

@@ -58,6 +58,7 @@ GPU_PRESETS: dict[str, int] = {
     "RTX 4090 24GB": 24_564 * MiB,
 }
 CUSTOM_GPU = "Custom"
+RECENT_VLLM_FRACTION = 0.92  # vLLM's gpu_memory_utilization default since 0.20
 # The cache budget per rank given as such, the way an engine logs it (vLLM's "Available KV cache
 # memory: 44.59 GiB"): no GPU, memory fraction or weights to derive it from.
 KV_MEMORY = "KV cache memory"
@@ -221,6 +222,19 @@ class AppState:
     lab_sweep: str = gpu_settings.SWEEPS[0]
     lab_sweep_pages: tuple[int, ...] | None = None
     lab_sweep_blocks: tuple[int, ...] | None = None
+
+    def recent_vllm_changes(self) -> dict[str, object]:
+        """What this view sets apart from a recent vLLM's own defaults, where the app keeps SPEC
+        3.1's anchor (vLLM up to 0.19 run without prefix caching): the memory fraction, 0.92
+        since vLLM 0.20 (where the budget is the GPU's share, not a logged KV cache memory),
+        and, for a model with state, mamba cache mode align, in which vLLM 0.28 and later start
+        a hybrid (prefix caching on by default). Empty when the view already matches."""
+        changes: dict[str, object] = {}
+        if self.gpu != KV_MEMORY and self.mem_fraction != RECENT_VLLM_FRACTION:
+            changes["mem_fraction"] = RECENT_VLLM_FRACTION
+        if self.profile().has_state and self.mamba_cache_mode != "align":
+            changes["mamba_cache_mode"] = "align"
+        return changes
 
     def profile(self) -> CacheProfile:
         """The current model's CacheProfile at this TP (raw profiles are per rank already).

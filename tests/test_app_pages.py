@@ -93,6 +93,20 @@ def test_layout_shows_the_worked_example_from_a_link():
     assert "linear_attention.2" in rows.proto.spec and "2,228,224" in rows.proto.spec
 
 
+def test_compare_sets_a_recent_vllms_defaults_in_one_click():
+    # SPEC's anchor keeps 0.9 and mode none; the button under vLLM's start-up log sets what
+    # a recent vLLM starts a hybrid with, and the log follows (2 state pages a request)
+    at = open_app("app_pages/compare.py")
+    (button,) = [b for b in at.button if b.label == "Use a recent vLLM's defaults"]
+    assert button.help.startswith("Sets memory fraction 0.92 (vLLM 0.20 and later) and mamba "
+                                  "cache mode align")
+    button.click().run()
+    assert_clean(at)
+    assert (at.query_params["frac"], at.query_params["mamba"]) == ("0.92", "align")
+    assert not [b for b in at.button if b.label == "Use a recent vLLM's defaults"]
+    assert any("It counts mamba cache mode align, as set here." in c.value for c in at.caption)
+
+
 def test_layout_says_why_vllm_has_no_blocks_to_draw():
     # 10,000,000 tokens of the worked example need 9,470 full pages of 2,162,688 B: 20.5 GB,
     # and an 8 GB budget holds less; our plan still draws its rows

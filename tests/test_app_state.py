@@ -904,3 +904,15 @@ def test_the_context_is_the_models_max_model_len_until_one_is_set():
     # a link without ctx follows the model; one with it keeps what it says
     assert decode_query({"model": "DeepSeek-V3"})[0].context_length() == 163_840
     assert encode_query(AppState(model="DeepSeek-V3", context=163_840))["ctx"] == "163840"
+
+
+def test_what_a_recent_vllm_sets_apart_from_this_views_defaults():
+    default = app_state.DEFAULT  # Qwen3-Next on a GPU preset: SPEC's anchor, 0.9 and none
+    assert (default.mem_fraction, default.mamba_cache_mode) == (0.9, "none")
+    assert default.recent_vllm_changes() == {"mem_fraction": 0.92, "mamba_cache_mode": "align"}
+    # an attention-only model has no mamba cache mode to set; a logged KV memory no fraction
+    assert replace(default, model="Llama-3.1-8B").recent_vllm_changes() == {
+        "mem_fraction": 0.92}
+    assert replace(default, gpu=app_state.KV_MEMORY).recent_vllm_changes() == {
+        "mamba_cache_mode": "align"}
+    assert replace(default, mem_fraction=0.92, mamba_cache_mode="align").recent_vllm_changes() == {}
