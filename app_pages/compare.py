@@ -128,7 +128,7 @@ with user_errors():
             st.code("\n".join(r.formulas), language=None, wrap_lines=True)
             if log := r.extras.get("log_lines"):
                 st.caption(app_data.start_up_log_text(r))
-                st.code("\n".join(log), language=None, wrap_lines=True)
+                st.code("\n".join(log), language=None)  # one line a log line, as in a log
                 if changes := s.recent_vllm_changes():
                     st.button("Use a recent vLLM's defaults", on_click=update, kwargs=changes,
                               key="compare.recent_vllm", icon=":material/update:",

@@ -132,7 +132,7 @@ def vllm_blocks(analysis, vllm: StrategyResult) -> None:
     segments = app_data.vllm_block_segments(vllm, state().profile())
     chart(charts.layout_figure(
         segments, title="One row per vLLM group: a block id's bytes when it owns it",
-        x_title="offset in the block, tensor j's page from j pages on"),
+        x_title="offset in the block (page j = tensor j)", span="block"),
         key="layout.vllm", file_name="vllm_blocks.html")
 
 

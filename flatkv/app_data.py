@@ -276,12 +276,12 @@ def vllm_block_segments(result: StrategyResult, profile: CacheProfile) -> list[S
             kv_kind = component_kind(kind, "kv")
             parts = [(kv_kind, "kv", extras["attention_page_bytes"] - indexer)]
             if indexer:
-                parts.append((kv_kind, "indexer keys", indexer))
+                parts.append(("indexer", "indexer keys", indexer))
         for j in range(size):
             start = j * page
             if j >= group["layers"]:
-                out.append(Segment(row, name, "padding", kind, None, "its whole page", start,
-                                   page))
+                out.append(Segment(row, name, "padding_layer", kind, None, "its whole page",
+                                   start, page))
                 continue
             layer = index + j * of_kind[kind]
             cache = where[kind][layer]
@@ -302,11 +302,11 @@ def vllm_block_text(result: StrategyResult, profile: CacheProfile,
     page, size, groups = extras["page_bytes"], extras["group_size"], extras["groups"]
     padding = [f"{kind}: {count_text(n_pad, 'padding layer')}"
                for kind, n_pad in extras["padding_layers_per_type"].items() if n_pad]
-    tensors = f"pages of {page:,} B in {size:,} tensors (group_size)"
+    tensors = f"pages of {page:,} B in {count_text(size, 'tensor')} (group_size)"
     if profile.indexer_bytes_per_slot:  # two caches a layer: the latent's and the indexer's
         indexer = result.block_size * profile.indexer_bytes_per_slot
-        tensors = (f"pages of {page:,} B, each in two tensors (group_size {size:,} x 2: "
-                   f"{page - indexer:,} B of latent KV, {indexer:,} B of indexer keys)")
+        tensors = (f"pages of {page:,} B for each of {size:,} layers, in two tensors a layer "
+                   f"({page - indexer:,} B of latent KV, {indexer:,} B of indexer keys)")
     state_pad = ""
     if "attention_page_bytes" in extras and "state_page_bytes" in extras:
         kept = extras["state_page_bytes"]
@@ -315,19 +315,30 @@ def vllm_block_text(result: StrategyResult, profile: CacheProfile,
                      f"{mamba_padding_percent(page, sized):.2f}% (\"Padding mamba page size\")"
                      + (f"; the layers keep {kept:,} B in them, with the drafted conv rows"
                         if kept != sized else "") + ".")
-    owner = ("belongs to its one group" if len(groups) == 1 else
-             f"belongs to one of {len(groups):,} groups")
+    holds = ("holds a page of every layer (one group: no other group's rows to sit beside "
+             "them)" if len(groups) == 1 else
+             f"belongs to one of {len(groups):,} groups: tensor j's page holds that group's "
+             "layer j, so no other group's rows sit beside it (no dead weight)")
     ours = analysis.totals
     return (
         f"vLLM at these settings (Compare's column): P {result.block_size:,}, {tensors}. A "
-        f"block id is one page in each, {result.block_bytes:,} B "
-        f"({format_bytes(result.block_bytes)}), and {owner}: tensor j's page holds that group's "
-        "layer j, so no other group's rows sit beside it (no dead weight)." + state_pad
+        f"block id is {count_text(size, 'page')}, {result.block_bytes:,} B "
+        f"({format_bytes(result.block_bytes)}, {_per_token(result.block_bytes, result.block_size)})"
+        f", and {holds}." + state_pad
         + (f" Groups short of {size:,} layers keep whole pages for padding layers "
            f"({'; '.join(padding)})." if padding else "")
-        + f" Our block id above: {ours.block_bytes:,} B ({format_bytes(ours.block_bytes)}) "
-        f"at P {ours.block_size:,}, a row for every group."
+        + f" Our block id above: {ours.block_bytes:,} B ({format_bytes(ours.block_bytes)}, "
+        f"{_per_token(ours.block_bytes, ours.block_size)}) at P {ours.block_size:,}, a row for "
+        "every group."
     )
+
+
+def _per_token(block_bytes: int, block_size: int) -> str:
+    """A block's bytes per token of P, so blocks of different P compare: ``78,324 B a token``
+    (two decimals where P does not divide it)."""
+    per = Fraction(block_bytes, block_size)
+    shown = f"{per.numerator:,}" if per.denominator == 1 else f"{float(per):,.2f}"
+    return f"{shown} B a token"
 
 
 # --------------------------------------------------------------------------------------------
@@ -1034,13 +1045,17 @@ def start_up_log_text(r: StrategyResult) -> str:
             "formats: set it beside yours line by line.")
     if r.extras.get("state_page_bytes") is not None:  # a state model: which mode it counts
         mode = r.extras["mamba_cache_mode"]
-        text += (f" It counts mamba cache mode {mode}, as set here" + (
-            " (--no-enable-prefix-caching): vLLM 0.28 and later start a hybrid in align and "
-            "log \"Mamba cache mode is set to 'align'\"; set align to match such a log"
-            if mode == "none" else "") + ".")
+        if r.extras.get("mamba_cache_mode_asked") == "all":
+            text += (" It counts mamba cache mode align: asked for all, vLLM runs this model in "
+                     "align, as its first line says.")
+        else:
+            text += (f" It counts mamba cache mode {mode}, as set here" + (
+                " (--no-enable-prefix-caching): vLLM 0.28 and later start a hybrid in align and "
+                "log \"Mamba cache mode is set to 'align'\"; set align to match such a log"
+                if mode == "none" else "") + ".")
     if r.logged_tokens is not None:
-        text += (" Releases before the one-line KV cache size print it and the concurrency on "
-                 "two lines")
+        text += (" Releases before the one-line KV cache size (vLLM PR #50462; 0.26.0 still has "
+                 "two) print it and the concurrency on two lines")
         text += (f"; {OLDER_VLLM_LOG} print {r.older_logged_tokens:,} tokens there "
                  "(older_logged_tokens in the math)." if r.older_logged_tokens is not None
                  else ".")

@@ -29,6 +29,8 @@ COLORS: dict[str, str] = {
     "ssm": "#E45756",  # ssm state
     "state": "#EE9A8F",  # all state tensors together (or one that is neither conv nor ssm)
     "padding": "#BAB0AC",  # hatched
+    "padding_layer": "#8C8C8C",  # a whole page vLLM keeps for a padding layer, hatched darker
+    "indexer": "#9ECAE9",  # DeepSeek-V3.2's indexer keys, a light shade of the KV's blue
     "dead_weight": "#9D755D",
     "reserved": "#B279A2",
     "unused": "#E2E2E2",
@@ -52,6 +54,8 @@ LABELS: dict[str, str] = {
     "ssm": "ssm state",
     "state": "state",
     "padding": "padding",
+    "padding_layer": "padding layer",
+    "indexer": "indexer keys",
     "dead_weight": "dead weight",
     "reserved": "reserved",
     "unused": "unused",
@@ -80,6 +84,10 @@ GROUP_KIND = {FULL_ATTENTION: "kv", SLIDING_ATTENTION: "kv_sliding",
               CHUNKED_ATTENTION: "kv_chunked", LINEAR_ATTENTION: "ssm"}
 
 FONT = "Inter, Segoe UI, Helvetica, Arial, sans-serif"
+
+
+# the legend's order on every chart that draws kinds: KV, state, then padding
+_KIND_ORDER = {kind: i for i, kind in enumerate(COLORS)}
 
 
 def color_of(kind: str) -> str:
@@ -173,7 +181,7 @@ def inflation_figure(bars: Sequence[RowBar], *, title: str = "") -> go.Figure:
 
 
 def layout_figure(segments: Sequence[Segment], *, title: str = "",
-                  x_title: str = "offset in the slot row") -> go.Figure:
+                  x_title: str = "offset in the slot row", span: str = "row") -> go.Figure:
     """One bar row per slot tensor (or per engine group: ``app_data.vllm_block_segments``);
     each binding drawn at its row offset, padding hatched.
 
@@ -184,11 +192,10 @@ def layout_figure(segments: Sequence[Segment], *, title: str = "",
     scale, unit = byte_unit(max(s.end for s in segments))
     slot_names = list(dict.fromkeys(s.slot_name for s in segments))
     by_kind: dict[str, list[Segment]] = {}
-    for s in segments:
+    for s in sorted(segments, key=lambda s: _KIND_ORDER.get(s.kind, len(_KIND_ORDER))):
         by_kind.setdefault(s.kind, []).append(s)
     traces = []
     for kind, segs in by_kind.items():
-        padding = kind == "padding"
         traces.append(
             go.Bar(
                 name=LABELS.get(kind, kind),
@@ -199,7 +206,9 @@ def layout_figure(segments: Sequence[Segment], *, title: str = "",
                 marker={
                     "color": color_of(kind),
                     "line": {"color": "white", "width": 0.5},
-                    "pattern": {"shape": "/" if padding else "", "fgcolor": "#7F7F7F"},
+                    # a padding layer's whole page cross-hatched, a page's padding hatched
+                    "pattern": {"shape": {"padding": "/", "padding_layer": "x"}.get(kind, ""),
+                                "fgcolor": "#7F7F7F"},
                 },
                 customdata=[
                     [s.holder, s.component, f"{s.nbytes:,}", f"{s.offset:,}", f"{s.end:,}",
@@ -211,7 +220,8 @@ def layout_figure(segments: Sequence[Segment], *, title: str = "",
                 hovertemplate=(
                     "%{y}<br>%{customdata[0]}: %{customdata[1]}<br>"
                     "%{customdata[2]} B (%{customdata[5]})<br>"
-                    "bytes %{customdata[3]} .. %{customdata[4]} of the row<extra></extra>"
+                    f"bytes %{{customdata[3]}} .. %{{customdata[4]}} of the {span}"
+                    "<extra></extra>"
                 ),
             )
         )

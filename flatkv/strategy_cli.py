@@ -245,7 +245,9 @@ def _start_up_log_lines(result: StrategyResult) -> list[str]:
     log = result.extras.get("log_lines") if result.applies else None
     if not log:
         return []
-    return ["vllm's start-up log at these settings (current release's words):",
+    mode = (f"; mamba cache mode {result.extras['mamba_cache_mode']}"
+            if "state_page_bytes" in result.extras else "")
+    return [f"vLLM's start-up log at these settings (a current release's words{mode}):",
             *(f"  {line}" for line in log)]
 
 

@@ -87,7 +87,8 @@ def test_vllm_anchor_through_the_cli(tmp_path, capsys):
           "44.59GiB", "--context", "262144"])
     text = capsys.readouterr().out
     assert text.endswith(
-        "vllm's start-up log at these settings (current release's words):\n"
+        "vLLM's start-up log at these settings (a current release's words; mamba cache mode "
+        "none):\n"
         "  Setting attention block size to 544 tokens to ensure that attention page size is >= "
         "mamba page size.\n"
         "  Padding mamba page size by 1.49% to ensure that mamba page size and attention page "
@@ -97,4 +98,4 @@ def test_vllm_anchor_through_the_cli(tmp_path, capsys):
         "request: 14.77x\n")
     main(["compare", "--hf-config", str(path), "--tp", "2", "--budget", "44.59GiB",
           "--context", "262144"])
-    assert capsys.readouterr().out.endswith(text[text.index("vllm's start-up log"):])
+    assert capsys.readouterr().out.endswith(text[text.index("vLLM's start-up log"):])

@@ -720,11 +720,13 @@ def test_vllm_blocks_of_the_worked_example_one_row_per_group():
                                                     alignment=16, budget_bytes=80 * 10**9))
     assert text == (
         "vLLM at these settings (Compare's column): P 1,056, pages of 2,162,688 B in 12 tensors "
-        "(group_size). A block id is one page in each, 25,952,256 B (24.75 MiB), and belongs "
-        "to one of 4 groups: tensor j's page holds that group's layer j, so no other group's "
-        "rows sit beside it (no dead weight). State pages (2,146,304 B) are padded to the page "
-        "by 0.76% (\"Padding mamba page size\"). Our block id above: 103,219,200 B (98.44 MiB) "
-        "at P 1,056, a row for every group.")
+        "(group_size). A block id is 12 pages, 25,952,256 B (24.75 MiB, 24,576 B a token), and "
+        "belongs to one of 4 groups: tensor j's page holds that group's layer j, so no other "
+        "group's rows sit beside it (no dead weight). State pages (2,146,304 B) are padded to "
+        "the page by 0.76% (\"Padding mamba page size\"). Our block id above: 103,219,200 B "
+        "(98.44 MiB, 97,745.45 B a token) at P 1,056, a row for every group.")
+    # a token of P: 12 pages x 2,048 B a token; ours 103,219,200 / 1,056 = 97,745.4545...
+    assert 25_952_256 // 1056 == 12 * 2048 and f"{103_219_200 / 1056:,.2f}" == "97,745.45"
 
 
 def test_vllm_blocks_keep_whole_pages_for_padding_layers():
@@ -740,8 +742,8 @@ def test_vllm_blocks_keep_whole_pages_for_padding_layers():
     rows = _rows(app_data.vllm_block_segments(result, profile))
     conv = rows["linear_attention.0"]
     assert [(s.kind, s.nbytes) for s in conv[:2]] == [("conv", 8192), ("padding", 24_576)]
-    assert (conv[-1].component, conv[-1].offset, conv[-1].nbytes, conv[-1].layer) == (
-        "its whole page", 5 * 32_768, 32_768, None)
+    assert (conv[-1].kind, conv[-1].component, conv[-1].offset, conv[-1].nbytes,
+            conv[-1].layer) == ("padding_layer", "its whole page", 5 * 32_768, 32_768, None)
     assert conv[-1].holder == "a padding layer of linear_attention"
     assert [s.cache_layer for s in conv if s.kind == "conv"] == [0, 3, 6, 9, 13]
     assert "(linear_attention: 2 padding layers)" in app_data.vllm_block_text(
@@ -782,8 +784,9 @@ def test_vllm_blocks_draw_deepseek_v32s_indexer_keys_beside_its_latent():
     profile = load_preset("DeepSeek-V3.2").profile()
     result = _vllm(profile)
     (row,) = _rows(app_data.vllm_block_segments(result, profile)).values()
-    assert [(s.component, s.offset, s.nbytes) for s in row[:3]] == [
-        ("kv", 0, 64 * 1_152), ("indexer keys", 73_728, 64 * 132), ("kv", 82_176, 73_728)]
+    assert [(s.kind, s.component, s.offset, s.nbytes) for s in row[:3]] == [
+        ("kv", "kv", 0, 64 * 1_152), ("indexer", "indexer keys", 73_728, 64 * 132),
+        ("kv", "kv", 82_176, 73_728)]
     assert len(row) == 2 * 61 and result.block_bytes == 61 * 82_176
 
 
@@ -808,10 +811,43 @@ def test_vllm_block_text_quotes_the_padding_vllm_logs_and_the_state_its_layers_k
     # DeepSeek-V3.2: one group, two caches a layer (61 x 2 tensors)
     v32 = load_preset("DeepSeek-V3.2").profile()
     text = app_data.vllm_block_text(_vllm(v32), v32, analysis)
-    assert ("P 64, pages of 82,176 B, each in two tensors (group_size 61 x 2: 73,728 B of "
-            "latent KV, 8,448 B of indexer keys). A block id is one page in each, 5,012,736 B "
-            "(4.78 MiB), and belongs to its one group") in text
+    assert ("P 64, pages of 82,176 B for each of 61 layers, in two tensors a layer (73,728 B "
+            "of latent KV, 8,448 B of indexer keys). A block id is 61 pages, 5,012,736 B "
+            "(4.78 MiB, 78,324 B a token), and holds a page of every layer (one group: no other "
+            "group's rows to sit beside them).") in text
+    assert 5_012_736 // 64 == 61 * (1_152 + 132) == 78_324
     assert "mamba cache mode" not in app_data.start_up_log_text(_vllm(v32))  # no state
+
+
+def test_vllm_start_up_log_of_mode_all_run_as_align_begins_with_vllms_fallback():
+    from flatkv.presets import load_preset
+    from flatkv.strategies.vllm import ALL_AS_ALIGN_LOG
+    qwen = load_preset("Qwen3-Next-80B-A3B").profile()  # Qwen3NextForCausalLM: no mode all
+    result = _vllm(qwen, mamba_cache_mode="all")
+    assert result.extras["log_lines"][0] == ALL_AS_ALIGN_LOG == (
+        "Hybrid or mamba-based model detected without support for prefix caching with Mamba "
+        "cache 'all' mode: falling back to 'align' mode.")
+    assert result.extras["log_lines"][1:] == _vllm(qwen, mamba_cache_mode="align").extras[
+        "log_lines"]
+    assert ("It counts mamba cache mode align: asked for all, vLLM runs this model in align, "
+            "as its first line says.") in app_data.start_up_log_text(result)
+
+
+def test_vllm_block_chart_tells_padding_layers_and_indexer_keys_apart():
+    from flatkv import charts
+    from flatkv.presets import load_preset
+    lfm2 = load_preset("LFM2-1.2B").profile()
+    fig = charts.layout_figure(app_data.vllm_block_segments(_vllm(lfm2), lfm2),
+                               x_title="offset in the block", span="block")
+    # one legend order on every chart: KV, state, padding, then a padding layer's whole page
+    assert [t.name for t in fig.data] == ["KV (full attention)", "conv state", "padding",
+                                          "padding layer"]
+    assert [t.marker.pattern.shape for t in fig.data][2:] == ["/", "x"]
+    assert fig.data[0].hovertemplate.endswith("of the block<extra></extra>")
+    v32 = load_preset("DeepSeek-V3.2").profile()
+    names = [t.name for t in charts.layout_figure(
+        app_data.vllm_block_segments(_vllm(v32), v32)).data]
+    assert names == ["KV (full attention)", "indexer keys"]
 
 
 def test_vllm_blocks_add_up_to_its_block_for_every_preset_and_mode():

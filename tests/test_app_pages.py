@@ -87,8 +87,9 @@ def test_layout_shows_the_worked_example_from_a_link():
     # 64 x 2,048) = 64 x 17 = 1,088; pages of 1,088 x 2,048 = 2,228,224 B, 12 a block id
     (vllm,) = [unescaped(c.value) for c in at.caption if c.value.startswith("vLLM at these")]
     assert vllm.startswith("vLLM at these settings (Compare's column): P 1,088, pages of "
-                           "2,228,224 B in 12 tensors (group_size). A block id is one page in "
-                           "each, 26,738,688 B (25.50 MiB), and belongs to one of 4 groups")
+                           "2,228,224 B in 12 tensors (group_size). A block id is 12 pages, "
+                           "26,738,688 B (25.50 MiB, 24,576 B a token), and belongs to one of 4 "
+                           "groups")
     (rows,) = [c for c in at.get("plotly_chart") if "One row per vLLM group" in c.proto.spec]
     assert "linear_attention.2" in rows.proto.spec and "2,228,224" in rows.proto.spec
 

@@ -301,6 +301,8 @@ def _pool_groups(counts: dict[str, int], group_size: int, page: int, attn_page: 
 # fallback comes first, so the raise is not reached from the command line.) The registry's other
 # names for a class are listed too, as configs name them: MiniMaxM1ForCausalLM and
 # MiniMaxForCausalLM run MiniMaxText01ForCausalLM.
+ALL_AS_ALIGN_LOG = ("Hybrid or mamba-based model detected without support for prefix caching "
+                    "with Mamba cache 'all' mode: falling back to 'align' mode.")
 ALIGN_INSTEAD_OF_ALL = frozenset({
     "Qwen3NextForCausalLM", "Qwen3NextMTP", "Qwen3_5ForCausalLM",
     "Qwen3_5ForConditionalGeneration", "Qwen3_5MoeForCausalLM",
@@ -395,8 +397,12 @@ def run_vllm(
                          options=options)
     result = _run_vllm(profile, budget_bytes=budget_bytes, context_tokens=context_tokens,
                        options=replace(options, mamba_cache_mode="align"))
-    return _explained(result, f"mamba cache mode all runs as align: {all_as_align_why(aligning)}",
-                      mamba_cache_mode_asked="all")
+    explained = _explained(result, "mamba cache mode all runs as align: "
+                           f"{all_as_align_why(aligning)}", mamba_cache_mode_asked="all")
+    if not explained.applies:
+        return explained
+    log = [ALL_AS_ALIGN_LOG, *explained.extras["log_lines"]]
+    return replace(explained, extras={**explained.extras, "log_lines": log})
 
 
 def _explained(result: StrategyResult, why: str, **extras: object) -> StrategyResult:
