@@ -242,8 +242,8 @@ def vllm_block_segments(result: StrategyResult, profile: CacheProfile) -> list[S
     holds layer j of the group that owns it: its KV for P tokens, or its state (conv, ssm)
     padded to the page ("Padding mamba page size"); DeepSeek-V3.2's indexer keys, which vLLM
     caches in a tensor of their own in the same group, are drawn beside the latent's KV in
-    the page of their layer. A group short of ``group_size`` layers
-    leaves whole pages to padding layers. Row j of group i of a kind is the kind's layer
+    the page of their layer. A group short of ``group_size`` layers leaves whole pages to
+    padding layers. Row j of group i of a kind is the kind's layer
     ``i + j x groups of the kind`` (vLLM deals ``layers[i::num]`` to group i); windowed layers
     vLLM promoted to full attention (its hybrid manager off) count as full, as it allocates
     them. Every row adds up to ``result.block_bytes``.
@@ -265,10 +265,11 @@ def vllm_block_segments(result: StrategyResult, profile: CacheProfile) -> list[S
         raise ValueError(f"state parts {state_parts} do not add up to vLLM's state page "
                          f"{extras['state_page_bytes']:,} B (an accounting bug)")
     of_kind = {kind: sum(g["kind"] == kind for g in groups) for kind in kinds}
+    seen = dict.fromkeys(kinds, 0)  # groups of each kind met so far: this one's index i
     out: list[Segment] = []
     for row, group in enumerate(groups):
         kind, name = group["kind"], group["name"]
-        index = int(name.rpartition(".")[2]) if "." in name else 0
+        index, seen[kind] = seen[kind], seen[kind] + 1
         if kind == LINEAR_ATTENTION:
             parts = [(component_kind(kind, c), c, nbytes) for c, nbytes in state_parts.items()]
         else:  # DeepSeek-V3.2's indexer keys: a cache of their own beside the latent's

@@ -264,8 +264,8 @@ def mamba_padding_percent(page: int, state: int) -> float:
     return 100 * (page - state) / state
 
 
-def _pool_groups(counts: dict[str, int], group_size: int, page: int, attn_page: int,
-                 state: int) -> tuple[list[PoolGroup], list[UnitUse], list[str]]:
+def _pool_groups(counts: dict[str, int], padding: dict[str, int], group_size: int, page: int,
+                 attn_page: int, state: int) -> tuple[list[PoolGroup], list[UnitUse], list[str]]:
     """vLLM's KV cache groups: each layer type cut into ``cdiv(count, group_size)`` groups of
     at most group_size layers, a group short of it padded with whole pages ("padding layers").
     Returns the groups, what each uses of one block, and the padding lines of the log."""
@@ -274,9 +274,9 @@ def _pool_groups(counts: dict[str, int], group_size: int, page: int, attn_page: 
     pad_lines = []
     for kind, count in counts.items():
         num = cdiv(count, group_size)
-        if padding := padding_layers(count, group_size):
-            pad_lines.append(f"{kind}: {padding_layers_text(padding, count)} (cdiv({count}, "
-                             f"{group_size}) = {num} groups)")
+        if padding[kind]:
+            pad_lines.append(f"{kind}: {padding_layers_text(padding[kind], count)} "
+                             f"(cdiv({count}, {group_size}) = {num} groups)")
         for i in range(num):
             layers = cdiv(count - i, num)  # layers[i::num] of the type go to group i
             gname = kind if num == 1 else f"{kind}.{i}"
@@ -301,8 +301,6 @@ def _pool_groups(counts: dict[str, int], group_size: int, page: int, attn_page: 
 # fallback comes first, so the raise is not reached from the command line.) The registry's other
 # names for a class are listed too, as configs name them: MiniMaxM1ForCausalLM and
 # MiniMaxForCausalLM run MiniMaxText01ForCausalLM.
-ALL_AS_ALIGN_LOG = ("Hybrid or mamba-based model detected without support for prefix caching "
-                    "with Mamba cache 'all' mode: falling back to 'align' mode.")
 ALIGN_INSTEAD_OF_ALL = frozenset({
     "Qwen3NextForCausalLM", "Qwen3NextMTP", "Qwen3_5ForCausalLM",
     "Qwen3_5ForConditionalGeneration", "Qwen3_5MoeForCausalLM",
@@ -350,6 +348,10 @@ def mamba_chunk_text(profile: CacheProfile, name: Callable[[str], str] = str) ->
 OLDER_VLLM_LOG = "vLLM 0.19 and earlier"
 OLDER_VLLM_TELL = ("a multiple of the smallest block size; the current figure divided by "
                    "max_model_len is the logged concurrency")
+
+# vLLM's warning for a model of ALIGN_INSTEAD_OF_ALL asked for mode all, the start-up log's first
+ALL_AS_ALIGN_LOG = ("Hybrid or mamba-based model detected without support for prefix caching "
+                    "with Mamba cache 'all' mode: falling back to 'align' mode.")
 
 # Since vLLM 0.28 (PR #50991, "enable prefix cache by default", which names align the default
 # mode) a hybrid model starts with prefix caching on; before, and with
@@ -519,9 +521,9 @@ def _run_vllm(
         formulas.append(f"the layers keep the widened state ({n(state)} B) in that page: "
                         f"padded by {n(page - state)} B")
     group_size = group_size_for(counts)
-    groups, uses, pad_lines = _pool_groups(counts, group_size, page, attn_page,
-                                           profile.state_bytes_per_layer)
     padding = {k: padding_layers(c, group_size) for k, c in counts.items()}
+    groups, uses, pad_lines = _pool_groups(counts, padding, group_size, page, attn_page,
+                                           profile.state_bytes_per_layer)
     extras["log_lines"] = _start_up_log(sizing, options, p, attn_page, budget_bytes, counts,
                                         padding)
     num_groups = len(groups)
