@@ -115,3 +115,32 @@ def test_layout_and_compare_plan_our_layouts_alike(profile, budget, block_size, 
         assert result.applies, (strategy, result.reason)
         assert (result.block_size, result.block_bytes, result.num_blocks) == (
             geo.block_size, geo.block_bytes, geo.num_blocks), strategy
+
+
+@settings(max_examples=80, deadline=None)
+@given(profile=profiles(), budget=st.integers(1 << 30, 1 << 44), opts=options,
+       hybrid_manager=st.booleans(), speculative=st.integers(0, 3))
+def test_vllms_drawn_blocks_add_up_to_its_block(profile, budget, opts, hybrid_manager,
+                                                speculative):
+    """Layout draws vLLM's blocks from its result alone: every group's row is its pages end to
+    end, each page its layer's parts and padding, and adds up to the block's bytes."""
+    from dataclasses import replace
+
+    from flatkv.app_data import vllm_block_segments
+    opts = replace(opts, vllm_hybrid_manager=hybrid_manager, speculative_tokens=speculative)
+    result = run_strategy("vllm", profile, budget_bytes=budget, context_tokens=None,
+                          options=opts)
+    assume(result.applies)
+    rows: dict[str, list] = {}
+    for segment in vllm_block_segments(result, profile):
+        rows.setdefault(segment.slot_name, []).append(segment)
+    assert list(rows) == [g["name"] for g in result.extras["groups"]]
+    page = result.extras["page_bytes"]
+    for segments in rows.values():
+        assert segments[0].offset == 0 and segments[-1].end == result.block_bytes
+        assert all(a.end == b.offset and a.nbytes > 0 for a, b in zip(segments, segments[1:]))
+        # a page per tensor: no piece crosses from one tensor's page into the next
+        assert all(s.offset // page == (s.end - 1) // page for s in segments)
+    # every cache layer of the profile is drawn, in the groups of its kind
+    drawn = {s.cache_layer for segs in rows.values() for s in segs if s.cache_layer is not None}
+    assert drawn == set(range(len(profile.layer_types)))
