@@ -97,7 +97,7 @@ with user_errors():
         table(applying_rows[columns], formats={"concurrency": "accounting"})
     for r in results:
         if not r.applies:
-            st.caption(f"**{title_of(r)}** does not apply: {r.reason}")
+            st.caption(app_data.why_not_text(r))
     budgets_to_hold(s, results, context)
     if shown:
         charts_of(shown, applying_rows, has_history, context)
@@ -119,7 +119,7 @@ with user_errors():
             st.caption(note)
     st.subheader("Formulas", divider="gray")
     for r in results:
-        with st.expander(title_of(r) + ("" if r.applies else " (does not apply)")):
+        with st.expander(title_of(r) + ("" if r.applies else f" ({app_data.why_not_label(r)})")):
             if not r.applies:
                 st.caption(r.reason)
                 continue

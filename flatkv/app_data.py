@@ -44,8 +44,10 @@ from flatkv.strategies.sglang import swa_label
 from flatkv.strategies.sglang import swa_pool as sglang_swa_pool
 from flatkv.strategies.vllm import (
     ALIGN_BY_DEFAULT,
+    FAILS_AT_START_UP,
     OLDER_VLLM_LOG,
     OLDER_VLLM_TELL,
+    REFUSES_TO_START,
     all_as_align_why,
     mamba_padding_percent,
     runs_all_as_align,
@@ -728,6 +730,22 @@ STRATEGY_TITLES = {
 def title_of(result: StrategyResult) -> str:
     """A result's layout as the pages name it (``STRATEGY_TITLES``)."""
     return STRATEGY_TITLES.get(result.strategy, result.strategy)
+
+
+def why_not_label(result: StrategyResult) -> str:
+    """How a layout that has no figures here is labelled: vLLM that would start and then stop
+    "refuses to start" (its reason says how), any other "does not apply"."""
+    return ("refuses to start" if result.reason.startswith((REFUSES_TO_START, FAILS_AT_START_UP))
+            else "does not apply")
+
+
+def why_not_text(result: StrategyResult) -> str:
+    """A layout with no figures here and its reason, as Compare lists it under its table."""
+    label = why_not_label(result)
+    reason = result.reason
+    if label == "refuses to start":  # the reason says it already: not twice
+        reason = reason.split(": ", 1)[1]
+    return f"**{title_of(result)}** {label}: {reason}"
 
 
 # The app's planner setting -> its name in the sidebar (PLANNER_STRATEGY: the layout that plans

@@ -873,3 +873,23 @@ def test_vllm_blocks_add_up_to_its_block_for_every_preset_and_mode():
         app_data.vllm_block_segments(run_strategy(
             "sglang", QWEN35, budget_bytes=80 * 10**9, context_tokens=None,
             options=StrategyOptions()), QWEN35)
+
+
+def test_a_vllm_that_would_stop_at_start_up_is_said_to_refuse_not_to_not_apply():
+    from flatkv.app_model import profile_for
+    from flatkv.strategies import run_strategy
+    # Falcon-H1-7B with 2 drafted tokens: its widened state outgrows the page (test_strategies)
+    falcon = profile_for("Falcon-H1-7B", None, 1)
+    fails = _vllm(falcon, speculative_tokens=2)
+    assert app_data.why_not_label(fails) == "refuses to start"
+    assert app_data.why_not_text(fails).startswith(
+        "**vLLM v1** refuses to start: it sizes P (1,568) and the page (1,605,632 B)")
+    # one request past the budget: vLLM's start-up check (62,500 pages of 65,536 B > 1 MB)
+    llama = CacheProfile(("full_attention",) * 2, 2048, {})
+    refuses = run_strategy("vllm", llama, budget_bytes=10**6, context_tokens=10**6)
+    assert app_data.why_not_text(refuses).startswith(
+        "**vLLM v1** refuses to start: one request of 1,000,000 tokens")
+    # a layout with no answer for this model still "does not apply"
+    aliased = run_strategy("aliased", QWEN35, budget_bytes=10**10, context_tokens=None)
+    assert app_data.why_not_text(aliased).startswith(
+        "**slab aliasing** does not apply: the model has linear_attention state layers")

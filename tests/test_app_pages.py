@@ -1805,9 +1805,11 @@ def test_compare_says_when_not_one_request_fits():
     # vLLM checks one request's pages in every group before it starts: 48 layers x one page
     # of 1,048,576 x 2,048 B = 103,079,215,104 B (96 GiB) > the 71.68 GiB budget
     assert "vLLM v1" not in at.dataframe[0].value["strategy"].tolist()
-    refusal = (f"**vLLM v1** does not apply: vLLM refuses to start: one request of 32,768 "
+    refusal = (f"**vLLM v1** refuses to start: one request of 32,768 "
                f"tokens needs {48 * 1_048_576 * 2_048:,} B of KV cache (96.00 GiB")
     assert any(c.value.startswith(refusal) for c in at.caption)
+    assert [e.label for e in at.expander if e.label.startswith("vLLM v1")] == [
+        "vLLM v1 (refuses to start)"]
     notes = [c.value for c in at.caption if c.value.startswith("Not even one request")]
     assert len(notes) == 1 and "two-level pages (0.99)" in notes[0]
     assert "FlatKV packed slabs" not in notes[0]  # 1.00: one request fits there
@@ -2551,7 +2553,8 @@ def test_budget_to_hold_where_the_layout_refuses_steps_or_the_default_is_past_th
     # block its start-up check counts
     refused = open_app("app_pages/budget.py", {"model": "Llama-3.1-8B", "ctx": "1000000",
                                                "b_layout": "vllm"})
-    assert any("vLLM refuses to start" in shown(e) for e in refused.error)
+    assert any(shown(e).startswith("**vLLM v1** refuses to start: one request of ")
+               for e in refused.error)
     assert refused.number_input(key="w.hold_requests").value == 1
     assert metrics(refused)["Budget for 1 request"] == "122.07 GiB"
     assert f"{62_501 * 16 * 131_072:,} B per rank" in {

@@ -349,6 +349,9 @@ OLDER_VLLM_LOG = "vLLM 0.19 and earlier"
 OLDER_VLLM_TELL = ("a multiple of the smallest block size; the current figure divided by "
                    "max_model_len is the logged concurrency")
 
+# How a reason begins where vLLM would start and then stop (not a layout it has no answer for)
+REFUSES_TO_START, FAILS_AT_START_UP = "vLLM refuses to start", "vLLM fails at start-up"
+
 # vLLM's warning for a model of ALIGN_INSTEAD_OF_ALL asked for mode all, the start-up log's first
 ALL_AS_ALIGN_LOG = ("Hybrid or mamba-based model detected without support for prefix caching "
                     "with Mamba cache 'all' mode: falling back to 'align' mode.")
@@ -420,7 +423,7 @@ def _drafted_state_refusal(sizing: CacheProfile, state: int, p: int, page: int) 
     was sized for (without them), and how many speculative tokens this P would take."""
     most = (page - sizing.state_bytes_per_layer) // sizing.conv_row_bytes  # drafted rows held
     return (
-        f"vLLM fails at start-up: it sizes P ({n(p)}) and the page ({n(page)} B) from the state "
+        f"{FAILS_AT_START_UP}: it sizes P ({n(p)}) and the page ({n(page)} B) from the state "
         f"without the drafted conv rows, and its layers keep the widened state of {n(state)} B, "
         "which the page does not hold (MambaSpec.page_size_bytes asserts page_size_padded >= "
         "page_size); "
@@ -436,7 +439,7 @@ def _one_request_refusal(context_tokens: int, needed: int, budget_bytes: int, un
     its words, with the longest context that would fit and the budget this one needs."""
     least = needed + unit_bytes
     return (
-        f"vLLM refuses to start: one request of {n(context_tokens)} tokens needs {n(needed)} B "
+        f"{REFUSES_TO_START}: one request of {n(context_tokens)} tokens needs {n(needed)} B "
         f"of KV cache ({needed / 2**30:,.2f} GiB: its pages in every group, {group_size} layers "
         f"a page, at P {n(p)}), more than the {n(budget_bytes)} B "
         f"({budget_bytes / 2**30:,.2f} GiB) available less the {n(unit_bytes)} B block vLLM "
