@@ -323,16 +323,22 @@ def vllm_block_text(result: StrategyResult, profile: CacheProfile,
              f"belongs to one of {len(groups):,} groups: tensor j's page holds that group's "
              "layer j, so no other group's rows sit beside it (no dead weight)")
     ours = analysis.totals
+    # a state-only model's P is nominal (its page is one state page, whatever the tokens):
+    # no P and no bytes a token to compare
+    tokens = profile.has_attention
+    p = (f"P {result.block_size:,}" if tokens else
+         "no P (a state-only model's page is one state page, whatever the tokens)")
+    theirs = f", {_per_token(result.block_bytes, result.block_size)}" if tokens else ""
+    ours_per = (f", {_per_token(ours.block_bytes, ours.block_size)}) at P {ours.block_size:,}"
+                if tokens else ")")
     return (
-        f"vLLM at these settings (Compare's column): P {result.block_size:,}, {tensors}. A "
-        f"block id is {count_text(size, 'page')}, {result.block_bytes:,} B "
-        f"({format_bytes(result.block_bytes)}, {_per_token(result.block_bytes, result.block_size)})"
-        f", and {holds}." + state_pad
+        f"vLLM at these settings (Compare's column): {p}, {tensors}. A block id is "
+        f"{count_text(size, 'page')}, {result.block_bytes:,} B "
+        f"({format_bytes(result.block_bytes)}{theirs}), and {holds}." + state_pad
         + (f" Groups short of {size:,} layers keep whole pages for padding layers "
            f"({'; '.join(padding)})." if padding else "")
-        + f" Our block id above: {ours.block_bytes:,} B ({format_bytes(ours.block_bytes)}, "
-        f"{_per_token(ours.block_bytes, ours.block_size)}) at P {ours.block_size:,}, a row for "
-        "every group."
+        + f" Our block id above: {ours.block_bytes:,} B ({format_bytes(ours.block_bytes)}"
+        f"{ours_per}, a row for every group."
     )
 
 

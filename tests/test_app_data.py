@@ -850,6 +850,23 @@ def test_vllm_block_chart_tells_padding_layers_and_indexer_keys_apart():
     assert names == ["KV (full attention)", "indexer keys"]
 
 
+def test_vllm_block_text_of_a_state_only_model_gives_no_p():
+    # 24 state layers of 49,152 + 1,048,576 B: one group, a page one state page; P is nominal
+    # (16) in both layouts, so neither is given, nor bytes a token
+    profile = CacheProfile(("linear_attention",) * 24, 0, {"conv": 49152, "ssm": 1048576})
+    result = _vllm(profile)
+    text = app_data.vllm_block_text(result, profile, analyze(
+        profile.components(), block_size=16, alignment=16, budget_bytes=80 * 10**9,
+        planner="per-component"))
+    assert text == (
+        "vLLM at these settings (Compare's column): no P (a state-only model's page is one "
+        "state page, whatever the tokens), pages of 1,097,728 B in 24 tensors (group_size). A "
+        "block id is 24 pages, 26,345,472 B (25.12 MiB), and holds a page of every layer (one "
+        "group: no other group's rows to sit beside them). Our block id above: 26,345,472 B "
+        "(25.12 MiB), a row for every group.")
+    assert 24 * (49_152 + 1_048_576) == 26_345_472
+
+
 def test_vllm_blocks_add_up_to_its_block_for_every_preset_and_mode():
     from flatkv.presets import list_presets, load_preset
     from flatkv.strategies import StrategyOptions
