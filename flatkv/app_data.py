@@ -747,11 +747,10 @@ def why_not_label(result: StrategyResult) -> str:
 
 def why_not_text(result: StrategyResult) -> str:
     """A layout with no figures here and its reason, as Compare lists it under its table."""
-    label = why_not_label(result)
-    reason = result.reason
-    if label == "refuses to start":  # the reason says it already: not twice
-        reason = reason.split(": ", 1)[1]
-    return f"**{title_of(result)}** {label}: {reason}"
+    reason = result.reason  # a refusal's reason opens with it: not said twice
+    for opening in (REFUSES_TO_START, FAILS_AT_START_UP):
+        reason = reason.removeprefix(f"{opening}: ")
+    return f"**{title_of(result)}** {why_not_label(result)}: {reason}"
 
 
 # The app's planner setting -> its name in the sidebar (PLANNER_STRATEGY: the layout that plans
