@@ -129,7 +129,7 @@ with user_errors():
             if log := r.extras.get("log_lines"):
                 st.caption(app_data.start_up_log_text(r))
                 st.code("\n".join(log), language=None)  # one line a log line, as in a log
-                if changes := s.recent_vllm_changes():
+                if r.strategy == "vllm" and (changes := s.recent_vllm_changes()):
                     st.button("Use a recent vLLM's defaults", on_click=update, kwargs=changes,
                               key="compare.recent_vllm", icon=":material/update:",
                               help=app_data.recent_vllm_help(changes))

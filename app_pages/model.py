@@ -54,7 +54,8 @@ def _fill_raw(raw: RawModel) -> None:
     ss["edit.window"] = raw.sliding_window or 0
     ss["edit.chunk"] = raw.attention_chunk_size or 0
     # the model edited: what no widget shows (kernel block size, architectures, ssm element
-    # size, the config's mamba_ssm_dtype and chunk: app_model.CARRIED_FIELDS) is carried from it
+    # size, the config's mamba_ssm_dtype and chunk, the KV dtype and split:
+    # app_model.CARRIED_FIELDS) is carried from it
     ss["edit.raw"] = raw
 
 
@@ -71,10 +72,9 @@ def _apply_raw() -> None:
     try:
         edited = ss.get("edit.raw") or RawModel("", 0)
         raw = replace(edited, layers=ss["edit.layers"],
-                      kv_bytes_per_slot=_whole("edit.kv", "KV bytes per token per layer"),
                       sliding_window=_whole("edit.window", "Sliding window") or None,
                       attention_chunk_size=_whole("edit.chunk", "Attention chunk") or None,
-                      ).with_state(
+                      ).with_kv(_whole("edit.kv", "KV bytes per token per layer")).with_state(
             app_model.parse_state_text(ss["edit.state"]))
         raw.profile()
     except ValueError as exc:

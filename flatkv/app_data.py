@@ -39,6 +39,8 @@ from flatkv.strategies import (
     run_strategy,
 )
 from flatkv.strategies.base import ratio_text, state_pages_per_request
+from flatkv.strategies.sglang import OLDER_KV_LOG as OLDER_SGLANG_KV_LOG
+from flatkv.strategies.sglang import SPECULATIVE_NOT_MODELLED as SGLANG_SPECULATIVE_NOT_MODELLED
 from flatkv.strategies.sglang import split_idle as sglang_split_idle
 from flatkv.strategies.sglang import swa_label
 from flatkv.strategies.sglang import swa_pool as sglang_swa_pool
@@ -1063,8 +1065,10 @@ def dead_weight_text(results: Sequence[StrategyResult]) -> str:
 
 
 def start_up_log_text(r: StrategyResult) -> str:
-    """What the start-up log lines under vLLM's math are, and how older releases print the
-    last of them."""
+    """What the start-up log lines under an engine's math are, and how older releases print
+    them."""
+    if r.strategy == "sglang":
+        return sglang_start_up_log_text(r)
     text = ("vLLM's start-up log at these settings, in a current release's words and number "
             "formats: set it beside yours line by line.")
     if r.extras.get("state_page_bytes") is not None:  # a state model: which mode it counts
@@ -1084,6 +1088,30 @@ def start_up_log_text(r: StrategyResult) -> str:
                  "(older_logged_tokens in the math)." if r.older_logged_tokens is not None
                  else ".")
     return text
+
+
+def sglang_start_up_log_text(r: StrategyResult) -> str:
+    """What SGLang's start-up log lines are: its GB are GiB, its sizes count the rows its pool
+    counts leave out, and what it logs next and in older releases."""
+    x = r.extras
+    text = ("SGLang's start-up log at these settings, in a current release's words and number "
+            "formats: set it beside yours line by line. Its GB are GiB (2^30 B)")
+    counted, kv_lines = [], any(line.startswith("KV Cache") for line in x["log_lines"])
+    if kv_lines:
+        counted.append("each KV layer a page more than #tokens (the page of slot 0, for padded "
+                       "tokens' writes)")
+    if "state_slots" in x:
+        counted.append("the state pool its padding slot beside max_mamba_cache_size")
+    if counted:
+        text += "; its sizes count " + " and ".join(counted)
+    text += "."
+    if SGLANG_SPECULATIVE_NOT_MODELLED in r.formulas:
+        text += (" Without speculative decoding: with it, the Mamba line goes on to its draft "
+                 "tokens' buffers.")
+    if r.logged_tokens is not None:
+        text += (f" Its scheduler then logs max_total_num_tokens={r.logged_tokens} beside "
+                 "figures not modelled here (chunked prefill, available memory).")
+    return f"{text} {OLDER_SGLANG_KV_LOG}" if kv_lines else text
 
 
 def recent_vllm_help(changes: dict[str, object]) -> str:

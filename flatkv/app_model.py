@@ -243,7 +243,7 @@ def spec_for(model: str, spec_json: str | None, tp: int) -> ModelSpec:
 # Absent from a JSON means the field's default. A test checks this covers every CacheProfile field.
 CARRIED_FIELDS = ("sliding_window", "kernel_block_size", "architectures", "ssm_element_bytes",
                   "config_mamba_ssm_dtype", "mamba_chunk_size", "conv_rows",
-                  "indexer_bytes_per_slot", "attention_chunk_size")
+                  "indexer_bytes_per_slot", "attention_chunk_size", "kv_dtype", "kv_tensor_bytes")
 
 
 @dataclass(frozen=True)
@@ -257,7 +257,8 @@ class RawModel:
     element and the config's mamba_ssm_dtype (SGLang re-sizes the ssm state in its own dtype),
     the state kernel's chunk (vLLM's P in mamba cache mode all), the conv state's rows (vLLM
     widens them per speculative token), the lightning indexer's bytes (both engines page such a
-    model by 64 tokens), the chunk of chunked attention layers (Llama 4).
+    model by 64 tokens), the chunk of chunked attention layers (Llama 4), the KV dtype and the
+    K / V split (SGLang's KV log lines).
     """
 
     layers: str
@@ -272,6 +273,8 @@ class RawModel:
     conv_rows: int | None = None
     indexer_bytes_per_slot: int | None = None
     attention_chunk_size: int | None = None
+    kv_dtype: str | None = None
+    kv_tensor_bytes: tuple[int, ...] = ()
 
     def profile(self, name: str = CUSTOM) -> CacheProfile:
         return CacheProfile(
@@ -290,6 +293,14 @@ class RawModel:
             state=tuple(profile.state_const_bytes.items()),
             **{f: getattr(profile, f) for f in CARRIED_FIELDS},
         )
+
+    def with_kv(self, kv_bytes_per_slot: int) -> RawModel:
+        """This model with other KV bytes per token and layer. The KV dtype and the K / V split
+        stay while the bytes are unchanged; else they are dropped (bytes taken as given)."""
+        if kv_bytes_per_slot == self.kv_bytes_per_slot:
+            return self
+        return replace(self, kv_bytes_per_slot=kv_bytes_per_slot, kv_dtype=None,
+                       kv_tensor_bytes=())
 
     def with_state(self, state: tuple[tuple[str, int], ...]) -> RawModel:
         """This model with other state tensors. The ssm element size stays while the new ssm

@@ -16,6 +16,7 @@ from fractions import Fraction
 from flatkv import app_model, gpu_settings, presets
 from flatkv.analysis import PLANNERS
 from flatkv.budget import Budget, cache_budget, given_budget
+from flatkv.dtypes import KNOWN_DTYPES
 from flatkv.models import MAX_CONV_KERNEL, MAX_TP, ModelSpec
 from flatkv.plan import FULL_ATTENTION, alignment_or_block_size
 from flatkv.profile import (
@@ -470,6 +471,19 @@ def _fraction(key: str, text: str) -> float:
     return value
 
 
+def _sizes(hi: int, most: int) -> Callable[[str, str], tuple[int, ...]]:
+    """Up to ``most`` whole numbers of 1..``hi``, comma-separated (``1024,1024``)."""
+    one = _int(1, hi)
+
+    def parse(key: str, text: str) -> tuple[int, ...]:
+        parts = text.split(",")
+        if len(parts) > most:
+            raise ValueError(f"{key}={text!r} holds {len(parts)} numbers, at most {most}")
+        return tuple(one(key, part.strip()) for part in parts)
+
+    return parse
+
+
 def _choice(options: Callable[[], list[str]]) -> Callable[[str, str], str]:
     def parse(key: str, text: str) -> str:
         if text not in options():
@@ -590,6 +604,8 @@ _CARRIED_KEYS: dict[str, tuple[str, Callable[[str, str], object], Callable[[obje
     "conv_rows": ("conv_rows", _int(1, MAX_CONV_KERNEL - 1), str),
     "indexer": ("indexer_bytes_per_slot", _int(1, MAX_BYTES), str),
     "attn_chunk": ("attention_chunk_size", _int(1, MAX_WINDOW), str),
+    "kv_dtype": ("kv_dtype", _choice(lambda: list(KNOWN_DTYPES)), str),
+    "kv_split": ("kv_tensor_bytes", _sizes(MAX_BYTES, most=2), lambda v: ",".join(map(str, v))),
 }
 _MODEL_KEYS = ("model", "layers", "kv", "state", "spec", *_CARRIED_KEYS)
 

@@ -94,6 +94,11 @@ class CacheLayer:
         """Bytes one token adds to this layer's KV on one TP rank (0 for state layers)."""
         return 0
 
+    def kv_tensor_bytes(self, tp: int, kv_dtype: str) -> tuple[int, ...]:
+        """``kv_bytes_per_slot`` split by the tensors an engine keeps for this layer (empty for
+        state layers): what SGLang's "KV Cache is allocated" line sizes one by one."""
+        return ()
+
     def state_shapes(self, tp: int) -> dict[str, tuple[int, ...]]:
         """Per-TP-rank shapes of this layer's state tensors, in row order (empty for attention)."""
         return {}
@@ -174,8 +179,12 @@ class AttentionLayer(CacheLayer):
         return max(1, self.kv_heads // tp)
 
     def kv_bytes_per_slot(self, tp: int, kv_dtype: str) -> int:
-        heads = self.kv_heads_per_rank(tp)
-        return heads * (self.head_dim_k + self.head_dim_v) * dtype_bytes(kv_dtype)
+        return sum(self.kv_tensor_bytes(tp, kv_dtype))
+
+    def kv_tensor_bytes(self, tp: int, kv_dtype: str) -> tuple[int, ...]:
+        """K and V, each ``heads x head_dim x element``: two tensors a layer."""
+        heads, element = self.kv_heads_per_rank(tp), dtype_bytes(kv_dtype)
+        return heads * self.head_dim_k * element, heads * self.head_dim_v * element
 
 
 @dataclass(frozen=True)
@@ -216,6 +225,11 @@ class MLALayer(CacheLayer):
         latent = ((self.kv_lora_rank + self.kv_lora_rank // 128 * 4 + self.qk_rope_head_dim * 2)
                   if element == 1 else (self.kv_lora_rank + self.qk_rope_head_dim) * element)
         return latent + self.indexer_bytes_per_slot
+
+    def kv_tensor_bytes(self, tp: int, kv_dtype: str) -> tuple[int, ...]:
+        """One latent tensor a layer; the indexer keys count with it, as SGLang's DSA pool logs
+        both in one figure."""
+        return (self.kv_bytes_per_slot(tp, kv_dtype),)
 
 
 @dataclass(frozen=True)
@@ -667,6 +681,9 @@ class ModelSpec:
         """The per-TP-rank CacheProfile the planner and the engine strategies consume."""
         has_state = any(layer.is_state for layer in self.kinds.values())
         state = self.state_const_bytes()
+        # one split for every attention kind, or none said (kinds of equal bytes split apart)
+        kv_split = {layer.kv_tensor_bytes(self.tp, self.kv_dtype)
+                    for layer in self.kinds.values() if not layer.is_state}
         return CacheProfile(
             layer_types=self.layer_types,
             kv_bytes_per_slot=self.kv_bytes_per_slot(),
@@ -684,6 +701,8 @@ class ModelSpec:
             indexer_bytes_per_slot=next((layer.indexer_bytes_per_slot for layer in
                                          self.kinds.values() if isinstance(layer, MLALayer)
                                          and layer.indexer_bytes_per_slot), None),
+            kv_dtype=self.kv_dtype if kv_split else None,
+            kv_tensor_bytes=next(iter(kv_split)) if len(kv_split) == 1 else (),
         )
 
     def conv_rows(self) -> int | None:

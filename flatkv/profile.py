@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from flatkv.dtypes import check_config_ssm_dtype
+from flatkv.dtypes import KNOWN_DTYPES, check_config_ssm_dtype
 from flatkv.plan import (
     CHUNKED_ATTENTION,
     LAYER_LABELS,
@@ -139,6 +139,13 @@ class CacheProfile:
     attention_chunk_size: tokens of a chunk of Llama 4's chunked local attention: a
         ``chunked_attention`` layer attends only within its chunk, so it keeps at most one chunk
         of history. ``None`` without chunked layers.
+    kv_dtype: the KV cache's dtype (a canonical name, ``bfloat16``) when the profile comes from
+        a model with attention layers; None for raw bytes typed by hand.
+    kv_tensor_bytes: ``kv_bytes_per_slot`` split by the tensors an engine keeps for one
+        attention layer, when the profile comes from a model: (K, V) for multi-head attention,
+        (latent,) for MLA (DeepSeek-V3.2's indexer keys counted with it); empty for raw bytes
+        typed by hand.
+        SGLang logs each tensor's bytes ("K size: ..., V size: ..." or "KV size: ...").
     """
 
     layer_types: tuple[str, ...]
@@ -154,6 +161,8 @@ class CacheProfile:
     conv_rows: int | None = None
     indexer_bytes_per_slot: int | None = None
     attention_chunk_size: int | None = None
+    kv_dtype: str | None = None
+    kv_tensor_bytes: tuple[int, ...] = ()
 
     def __post_init__(self) -> None:
         if isinstance(self.layer_types, str) or not isinstance(self.layer_types, Iterable):
@@ -215,6 +224,24 @@ class CacheProfile:
                       hint="the indexer's part of kv_bytes_per_slot, or None without one")
         for label, windowed in WINDOWED.items():
             check_window(getattr(self, windowed.field), label, self.layer_types)
+        self._check_kv_tensors()
+
+    def _check_kv_tensors(self) -> None:
+        """``kv_dtype`` a known dtype and ``kv_tensor_bytes`` one or two sizes that add up to
+        ``kv_bytes_per_slot``."""
+        if self.kv_dtype is not None and self.kv_dtype not in KNOWN_DTYPES:
+            raise ValueError(f"kv_dtype is {self.kv_dtype!r}: give one of "
+                             f"{', '.join(KNOWN_DTYPES)}, or None when it is unknown")
+        split = self.kv_tensor_bytes
+        if isinstance(split, (str, bytes)) or not isinstance(split, Iterable):
+            raise ValueError(f"kv_tensor_bytes is {split!r}: give (K, V) or (latent,) bytes")
+        object.__setattr__(self, "kv_tensor_bytes", split := tuple(split))
+        for nbytes in split:
+            check_int("kv_tensor_bytes", nbytes, minimum=1, maximum=MAX_ROW_BYTES)
+        if split and (len(split) > 2 or sum(split) != self.kv_bytes_per_slot):
+            raise ValueError(f"kv_tensor_bytes {split} does not split kv_bytes_per_slot = "
+                             f"{self.kv_bytes_per_slot}: give (K, V) or (latent,) bytes that "
+                             "add up to it, or ()")
 
     def _check_whole(self, field: str, tensor: str, units: tuple[str, str], hint: str) -> None:
         """``field``, when set, is a size that divides the state tensor ``tensor`` ("an ssm"):

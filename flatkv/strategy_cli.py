@@ -26,6 +26,7 @@ from flatkv.strategies import (
 )
 from flatkv.strategies import run_strategy as _run_strategy
 from flatkv.strategies.base import (
+    ENGINE_NAMES,
     MAMBA_CACHE_MODES,
     SGLANG_SSM_DTYPES,
     SGLANG_SWA_ARCHITECTURES,
@@ -240,15 +241,15 @@ def format_result_table(result: StrategyResult) -> str:
 
 
 def _start_up_log_lines(result: StrategyResult) -> list[str]:
-    """vLLM's start-up log lines at these settings, under a heading, to set beside a real log
-    (none for other layouts, or where vLLM does not start)."""
+    """An engine's start-up log lines at these settings (vLLM's, SGLang's), under a heading, to
+    set beside a real log (none for other layouts, or where the engine does not start)."""
     log = result.extras.get("log_lines") if result.applies else None
     if not log:
         return []
     mode = (f"; mamba cache mode {result.extras['mamba_cache_mode']}"
             if "state_page_bytes" in result.extras else "")
-    return [f"vLLM's start-up log at these settings (a current release's words{mode}):",
-            *(f"  {line}" for line in log)]
+    return [f"{ENGINE_NAMES[result.strategy]}'s start-up log at these settings (a current "
+            f"release's words{mode}):", *(f"  {line}" for line in log)]
 
 
 def format_comparison_table(results: Sequence[StrategyResult],

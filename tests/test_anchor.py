@@ -98,4 +98,15 @@ def test_vllm_anchor_through_the_cli(tmp_path, capsys):
         "request: 14.77x\n")
     main(["compare", "--hf-config", str(path), "--tp", "2", "--budget", "44.59GiB",
           "--context", "262144"])
-    assert capsys.readouterr().out.endswith(text[text.index("vLLM's start-up log"):])
+    # SGLang's after vLLM's: 587 slots of 36 x (24,576 + 262,144 float32 elements x 4) B in
+    # its 22,679,122,704 B state pool, 2,050,805 tokens of 12 x 1,024 B in the rest; conv
+    # 587 x 36 x 24,576 B = 0.48 GiB, ssm 587 x 36 x 1,048,576 B = 20.64 GiB, K (and V) 12 x
+    # 2,050,806 x 512 B = 11.73 GiB
+    assert (4459 * 2**30 // 100 - 587 * 36 * 1_073_152) // 12_288 == 2_050_805
+    assert capsys.readouterr().out.endswith(
+        text[text.index("vLLM's start-up log"):]
+        + "SGLang's start-up log at these settings (a current release's words):\n"
+        "  Mamba Cache is allocated. max_mamba_cache_size: 586, conv_state size: 0.48GB, "
+        "ssm_state size: 20.64GB \n"
+        "  KV Cache is allocated. dtype: torch.bfloat16, #tokens: 2050805, K size: 11.73 GB, "
+        "V size: 11.73 GB\n")

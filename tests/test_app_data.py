@@ -819,6 +819,37 @@ def test_vllm_block_text_quotes_the_padding_vllm_logs_and_the_state_its_layers_k
     assert "mamba cache mode" not in app_data.start_up_log_text(_vllm(v32))  # no state
 
 
+def test_sglang_start_up_log_says_what_its_sizes_count():
+    from flatkv.presets import load_preset
+    from flatkv.strategies import StrategyOptions, run_strategy
+
+    def sglang(profile, **options):
+        return run_strategy("sglang", profile, budget_bytes=80 * 10**9, context_tokens=32_768,
+                            options=StrategyOptions(**options))
+
+    qwen = load_preset("Qwen3-Next-80B-A3B").profile()
+    result = sglang(qwen)
+    text = app_data.start_up_log_text(result)
+    assert text == (
+        "SGLang's start-up log at these settings, in a current release's words and number "
+        "formats: set it beside yours line by line. Its GB are GiB (2^30 B); its sizes count "
+        "each KV layer a page more than #tokens (the page of slot 0, for padded tokens' writes) "
+        "and the state pool its padding slot beside max_mamba_cache_size. Its scheduler then "
+        f"logs max_total_num_tokens={result.capacity_tokens} beside figures not modelled here "
+        "(chunked prefill, available memory). Releases before about August 2026 print the KV "
+        "lines without \"dtype: ...,\".")
+    # 80e9 x 9 // 19 B of state hold 490 slots of 77,266,944 B; the rest 1,714,648 tokens
+    assert result.capacity_tokens == (80 * 10**9 - 490 * 77_266_944) // (12 * 2048) == 1_714_648
+    # drafting: its Mamba line would go on to the draft buffers this does not model
+    assert "Without speculative decoding: with it, the Mamba line goes on" in (
+        app_data.start_up_log_text(sglang(qwen, speculative_tokens=2)))
+    # raw bytes: the state line alone, and nothing said of KV lines
+    raw = sglang(CacheProfile(layer_types=qwen.layer_types, kv_bytes_per_slot=2048,
+                              state_const_bytes=qwen.state_const_bytes))
+    assert [line.split(".")[0] for line in raw.extras["log_lines"]] == ["Mamba Cache is allocated"]
+    assert "KV" not in app_data.start_up_log_text(raw)
+
+
 def test_vllm_start_up_log_of_mode_all_run_as_align_begins_with_vllms_fallback():
     from flatkv.presets import load_preset
     from flatkv.strategies.vllm import ALL_AS_ALIGN_LOG

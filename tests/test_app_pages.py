@@ -891,6 +891,17 @@ def test_compare_page_lists_every_strategy():
         "GPU KV cache size: 2,882,620 tokens, Maximum concurrency for 32,768 tokens per "
         "request: 87.97x"]
     assert f"{2991 / 34:.2f}" == "87.97" and f"{80e9 / 2**30:.2f}" == "74.51"
+    # under SGLang's math, its state pool's line: 80e9 x 9 // 19 B hold 490 slots of 36 layers
+    # (489 for requests, one its padding slot), conv 490 x 36 x 49,152 B = 0.81 GiB, ssm 490 x
+    # 36 x 2,097,152 B = 34.45 GiB; a model typed as bytes names no K / V split: no KV line
+    assert 80 * 10**9 * 9 // 19 // (36 * 2_146_304) == 490
+    assert (f"{490 * 36 * 49_152 / 2**30:.2f}", f"{490 * 36 * 2_097_152 / 2**30:.2f}") == (
+        "0.81", "34.45")
+    (sglang_log,) = [c.value for c in at.code if c.value.startswith("Mamba Cache")]
+    assert sglang_log == ("Mamba Cache is allocated. max_mamba_cache_size: 489, conv_state size: "
+                          "0.81GB, ssm_state size: 34.45GB ")
+    assert any(c.value.startswith("SGLang's start-up log at these settings") and "Its scheduler "
+               "then logs max_total_num_tokens=" in c.value for c in at.caption)
     assert any(c.value.startswith("vLLM's start-up log at these settings, in a current "
                                   "release's words") and "vLLM 0.19 and earlier print 812,736 "
                "tokens there" in c.value for c in at.caption)
@@ -1462,13 +1473,15 @@ def test_the_profile_cache_key_changes_with_every_field():
     scout = profile_for("Llama-4-Scout-17B-16E", None, 1)
     assert (qwen.ssm_element_bytes, gpt.sliding_window) == (2, 128)
     changes = [
-        (qwen, "layer_types", qwen.layer_types[::-1]), (qwen, "kv_bytes_per_slot", 1),
+        (qwen, "layer_types", qwen.layer_types[::-1]),
+        (replace(qwen, kv_tensor_bytes=()), "kv_bytes_per_slot", 1),
         (qwen, "state_const_bytes", {**qwen.state_const_bytes, "conv": 3}),
         (gpt, "sliding_window", 256), (qwen, "name", "other"), (qwen, "kernel_block_size", 64),
         (qwen, "ssm_element_bytes", 4), (gpt, "architectures", ("Gemma3ForCausalLM",)),
         (qwen, "config_mamba_ssm_dtype", "bfloat16"), (qwen, "mamba_chunk_size", 64),
         (qwen, "conv_rows", 1), (gpt, "indexer_bytes_per_slot", 132),
-        (scout, "attention_chunk_size", 4096),
+        (scout, "attention_chunk_size", 4096), (qwen, "kv_dtype", "float16"),
+        (qwen, "kv_tensor_bytes", (1024,)),
     ]
     assert {f.name for f in fields(qwen)} == {name for _, name, _ in changes}, \
         "give each new field of CacheProfile a change here"

@@ -125,6 +125,26 @@ def test_gpu_lab_settings_round_trip_through_the_link():
     assert "layouts" not in encode_query(AppState(lab_layouts=("slot-major",)))  # the default
 
 
+def test_a_raw_model_carries_its_kv_dtype_and_split_while_its_kv_bytes_stand():
+    # Qwen3-Next as raw bytes keeps what SGLang's KV line needs: K and V of 1,024 B in bf16
+    raw = RawModel.from_profile(app_model.profile_for("Qwen3-Next-80B-A3B", None, 1))
+    assert (raw.kv_dtype, raw.kv_tensor_bytes) == ("bfloat16", (1024, 1024))
+    query = encode_query(AppState(model=CUSTOM, raw=raw))
+    assert (query["kv_dtype"], query["kv_split"]) == ("bfloat16", "1024,1024")
+    assert decode_query(query)[0].raw == raw
+    for bad, why in (("1024,1024,0", "kv_split='1024,1024,0' holds 3 numbers, at most 2"),
+                     ("1024,x", "kv_split='x' is not a whole number"),
+                     ("1000,1000", "kv_tensor_bytes (1000, 1000) does not split "
+                                   "kv_bytes_per_slot = 2048")):
+        state, notices = decode_query({**query, "kv_split": bad})
+        assert state.raw is None and why in notices[0]
+    # typed bytes: an unchanged 2,048 keeps them, another number drops them (bytes as given)
+    assert raw.with_kv(2048) is raw
+    other = raw.with_kv(4096)
+    assert (other.kv_bytes_per_slot, other.kv_dtype, other.kv_tensor_bytes) == (4096, None, ())
+    assert "kv_split" not in encode_query(AppState(model=CUSTOM, raw=other))
+
+
 def test_a_raw_model_carries_its_kernel_block_size_in_the_link():
     raw = RawModel("full*61", 1152, kernel_block_size=64)  # DeepSeek-V3 as raw bytes
     state = AppState(model=CUSTOM, raw=raw)

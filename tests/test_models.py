@@ -229,6 +229,9 @@ def test_qwen_next_profile_tp1_and_tp2():
     assert list(profile.state_const_bytes) == ["conv", "ssm"]  # row order
     comps = tp2.components()
     assert len(comps) == 12 + 36 * 2
+    # K and V apart, as SGLang logs them: 2 heads x 256 x 2 B each, one head at TP 2
+    assert (profile.kv_dtype, profile.kv_tensor_bytes) == ("bfloat16", (1024, 1024))
+    assert tp2.kv_tensor_bytes == (512, 512)
 
 
 def test_with_options_changes_only_what_is_given():
@@ -284,6 +287,24 @@ def test_chunked_attention_layers_carry_their_chunk_to_the_profile():
     with pytest.raises(ValueError, match="chunked layers of 'two' have different chunks "
                        r"\[4096, 8192\]: the planner takes one attention_chunk_size"):
         two.profile()
+
+
+def test_profile_names_the_tensors_sglang_logs_an_attention_layer_by():
+    # MLA: one latent tensor (V3.2's fp8 latent 656 B and its indexer keys 132 B counted in it)
+    v32 = ModelSpec(name="v32", layers=(MLALayer(512, 64, index_head_dim=128),),
+                    kv_dtype="fp8").profile()
+    assert (v32.kv_dtype, v32.kv_tensor_bytes) == ("float8_e4m3fn", (656 + 132,))
+    # K and V of different head dims: 8 heads x 192 and 8 x 128, 2 B each
+    mha = ModelSpec(name="kv", layers=(AttentionLayer(8, 192, 128),)).profile()
+    assert mha.kv_tensor_bytes == (8 * 192 * 2, 8 * 128 * 2) == (3072, 2048)
+    # kinds of equal bytes that split apart name no split (their dtype still); a state-only
+    # model neither
+    apart = ModelSpec(name="apart", layers=(AttentionLayer(8, 192, 128),
+                                            AttentionLayer(8, 160, 160))).profile()
+    assert (apart.kv_bytes_per_slot, apart.kv_tensor_bytes, apart.kv_dtype) == (
+        5120, (), "bfloat16")
+    state = ModelSpec(name="state", layers=(Mamba2Layer(8, 64, 128, 1, 4),)).profile()
+    assert (state.kv_tensor_bytes, state.kv_dtype) == ((), None)
 
 
 def test_profile_refuses_attention_layers_of_different_bytes():

@@ -76,7 +76,18 @@ def test_profile_components_and_counts():
      (dict(layer_types=["full_attention"], kv_bytes_per_slot=8, architectures=("A,B",)),
       r"architectures is \('A,B',\): give a list of class names"),
      (dict(layer_types=["full_attention"], kv_bytes_per_slot=8,
-           architectures=("GptOssForCausalLM ",)), "architectures is")],
+           architectures=("GptOssForCausalLM ",)), "architectures is"),
+     # the tensors SGLang logs an attention layer by add up to its bytes, in a known dtype
+     (dict(layer_types=["full_attention"], kv_bytes_per_slot=8, kv_tensor_bytes=(4, 2)),
+      r"kv_tensor_bytes \(4, 2\) does not split kv_bytes_per_slot = 8: give \(K, V\) or "
+      r"\(latent,\) bytes that add up to it, or \(\)"),
+     (dict(layer_types=["full_attention"], kv_bytes_per_slot=8, kv_tensor_bytes=(4, 0, 4)),
+      "kv_tensor_bytes must be positive"),
+     (dict(layer_types=["full_attention"], kv_bytes_per_slot=8, kv_dtype="bf16"),
+      "kv_dtype is 'bf16': give one of float32, bfloat16, float16, float8_e4m3fn, float8_e5m2, "
+      "int8, or None when it is unknown"),
+     (dict(layer_types=["linear_attention"], kv_bytes_per_slot=0, state_const_bytes={"conv": 8},
+           kv_tensor_bytes=(1,)), r"kv_tensor_bytes \(1,\) does not split kv_bytes_per_slot = 0")],
 )
 def test_profile_errors(kwargs, match):
     with pytest.raises(ValueError, match=match):

@@ -28,6 +28,7 @@ from strategy_profiles import (
 )
 
 from flatkv.plan import plan_tensors
+from flatkv.presets import load_preset
 from flatkv.profile import CacheProfile
 from flatkv.strategies import (
     CATEGORIES,
@@ -238,6 +239,58 @@ def test_sglang_qwen3_next():
             "_handle_max_mamba_cache)") in r.formulas
 
 
+def test_sglang_start_up_log_of_the_anchor():
+    # SGLang's pool lines (memory_pool.py, MambaPool and _finalize_allocation_log): sizes in
+    # GiB it calls GB, the state tensors for max_mamba_cache_size + 1 slots (its padding slot),
+    # each KV layer's K and V for #tokens + one page (slot 0's page) rows
+    profile = replace(qwen3_next_tp2(), kv_dtype="bfloat16", kv_tensor_bytes=(512, 512))
+    r = run_strategy("sglang", profile, budget_bytes=ANCHOR_BUDGET, context_tokens=ANCHOR_CONTEXT)
+    conv = 1_147 * 36 * 24_576  # 1,014,792,192 B = 0.945 GiB
+    ssm = 1_147 * 36 * 524_288  # 21,648,900,096 B = 20.162 GiB
+    k = 12 * (2_051_957 + 1) * 512  # 12,607,229,952 B = 11.741 GiB
+    assert (conv / 2**30, ssm / 2**30, k / 2**30) == pytest.approx((0.9451, 20.1621, 11.7414),
+                                                                   abs=1e-4)
+    assert r.extras["log_lines"] == [
+        "Mamba Cache is allocated. max_mamba_cache_size: 1146, conv_state size: 0.95GB, "
+        "ssm_state size: 20.16GB ",
+        "KV Cache is allocated. dtype: torch.bfloat16, #tokens: 2051957, K size: 11.74 GB, "
+        "V size: 11.74 GB",
+    ]
+    # raw bytes name no K / V split or dtype: the state line alone
+    raw = run_strategy("sglang", qwen3_next_tp2(), budget_bytes=ANCHOR_BUDGET)
+    assert raw.extras["log_lines"] == r.extras["log_lines"][:1]
+
+
+def test_sglang_start_up_log_of_its_hybrid_swa_pool_and_of_mla():
+    profile = replace(gpt_oss_20b(), kv_dtype="bfloat16", kv_tensor_bytes=(1024, 1024))
+    r = run_strategy("sglang", profile, budget_bytes=GPT_OSS_BUDGET)
+    full = GPT_OSS_BUDGET * 5 // (9 * 12 * 2048)  # as in test_gpt_oss_sglang_swa_pools
+    swa = full * 4 // 5
+    assert (full, swa) == (187_591, 150_072)
+    size = (12 * (full + 1) * 1024, 12 * (swa + 1) * 1024)  # K (or V) of each sub-pool
+    assert [round(b / 2**30, 4) for b in size] == [2.1468, 1.7174]
+    assert r.extras["log_lines"] == [
+        "Use sliding window memory pool. full_layer_tokens=187591, swa_layer_tokens=150072",
+        "KV Cache is allocated. dtype: torch.bfloat16, #tokens: 150072, K size: 1.72 GB, "
+        "V size: 1.72 GB",
+        "KV Cache is allocated. dtype: torch.bfloat16, #tokens: 187591, K size: 2.15 GB, "
+        "V size: 2.15 GB",
+        # K and V of both sub-pools: 2 x (2.1468 + 1.7174) GiB
+        "SWAKVPool mem usage: 7.73 GB, swa size: 150072, full size: 187591",
+    ]
+    assert round(2 * sum(size) / 2**30, 4) == 7.7285
+    # MLA keeps one latent tensor a layer: one figure, rows of #tokens + a page of 64 (V3.2's
+    # NSA page), the indexer keys (132 B a token) counted in it
+    v32 = load_preset("deepseek-v3.2").profile()
+    assert (v32.kv_tensor_bytes, v32.kv_dtype) == ((576 * 2 + 132,), "bfloat16")
+    mla = run_strategy("sglang", v32, budget_bytes=10 * 2**30)
+    tokens = 10 * 2**30 // (61 * 1284) // 64 * 64
+    assert mla.capacity_tokens == tokens == 137_088
+    assert round(61 * (tokens + 64) * 1284 / 2**30, 4) == 10.0045
+    assert mla.extras["log_lines"] == [
+        "KV Cache is allocated. dtype: torch.bfloat16, #tokens: 137088, KV size: 10.00 GB"]
+
+
 def test_sglang_without_its_hybrid_swa_pool_keeps_every_token_in_every_layer():
     # SGLang splits the pools only for the architectures on its list; for the others (Gemma
     # 2 / 3, Mistral) a sliding layer keeps every token. gpt-oss-20b's 24 layers at 10 GB:
@@ -357,7 +410,6 @@ def test_sglang_keeps_the_ssm_state_in_float32_unless_told():
     # SGLang's mamba2_state_dtype: ssm float32 unless the config's mamba_ssm_dtype or
     # SGLANG_MAMBA_SSM_DTYPE says otherwise; vLLM keeps the model's (bf16 for Qwen3-Next).
     # SPEC 2, TP 2: conv 24,576 B; ssm (32 / 2) x 128 x 128 = 262,144 elements
-    from flatkv.presets import load_preset
 
     profile = load_preset("Qwen3-Next-80B-A3B").with_options(tp=2).profile()
     assert profile.ssm_element_bytes == 2
@@ -1408,7 +1460,6 @@ def test_unit_parts_rejects_unknown_categories():
 
 
 def test_vllm_starts_an_mla_model_from_flashmla_kernel_blocks_of_64():
-    from flatkv.presets import load_preset
 
     profile = load_preset("DeepSeek-V3").profile()
     assert profile.kernel_block_size == 64  # MLA layers: vLLM's FlashMLA backend

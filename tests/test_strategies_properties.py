@@ -144,3 +144,48 @@ def test_vllms_drawn_blocks_add_up_to_its_block(profile, budget, opts, hybrid_ma
     # every cache layer of the profile is drawn, in the groups of its kind
     drawn = {s.cache_layer for segs in rows.values() for s in segs if s.cache_layer is not None}
     assert drawn == set(range(len(profile.layer_types)))
+
+
+@settings(max_examples=80, deadline=None)
+@given(profile=profiles(), budget=st.integers(1 << 30, 1 << 44), opts=options,
+       page=st.sampled_from([1, 16, 64]), swa_pool=st.sampled_from([None, True, False]))
+def test_sglangs_start_up_log_tells_its_own_pools(profile, budget, opts, page, swa_pool):
+    """SGLang's log lines read back as its figures: #tokens are its pools, max_mamba_cache_size
+    its slots for requests, and its sizes the pools' bytes with a page a layer more (or the
+    padding slot), each to the 0.005 GiB its two decimals round to."""
+    import re
+    from dataclasses import replace
+
+    kv = profile.kv_bytes_per_slot
+    if kv % 2 == 0 and kv:  # a model's K and V halves, as a spec reduces to
+        profile = replace(profile, kv_dtype="bfloat16", kv_tensor_bytes=(kv // 2, kv // 2))
+    opts = replace(opts, sglang_page_size=page, sglang_swa_pool=swa_pool)
+    r = run_strategy("sglang", profile, budget_bytes=budget, context_tokens=None, options=opts)
+    assume(r.applies)
+    x, log = r.extras, r.extras.get("log_lines", [])
+    gib = {}  # "name" -> GiB figures
+    for line in log:
+        gib.setdefault(line.split(".")[0], []).append(
+            [float(v) for v in re.findall(r"size: ([0-9.]+) ?GB", line)])
+    if "state_slots" in x:
+        (mamba,) = [line for line in log if line.startswith("Mamba Cache")]
+        assert mamba.startswith(
+            f"Mamba Cache is allocated. max_mamba_cache_size: {x['request_state_slots']}, ")
+        (conv, ssm), = gib["Mamba Cache is allocated"]
+        n_state = profile.count("linear_attention")
+        conv_bytes = x["state_slots"] * n_state * profile.state_const_bytes["conv"]
+        assert abs(conv - conv_bytes / 2**30) <= 0.005
+        assert abs(conv + ssm - x["state_slots"] * x["state_slot_bytes"] / 2**30) <= 0.01
+    kv_lines = [line for line in log if line.startswith("KV Cache")]
+    if not profile.kv_tensor_bytes or not x.get("kv_tokens"):
+        assert not kv_lines
+        return
+    assert kv_lines[-1].startswith(f"KV Cache is allocated. dtype: torch.bfloat16, #tokens: "
+                                   f"{r.capacity_tokens}, ")
+    layers = (profile.count("full_attention") + profile.count("sliding_attention")) if (
+        len(kv_lines) == 1) else profile.count("full_attention")
+    pages = layers * page * kv  # the page a layer more than the pool
+    swa_bytes = x.get("swa_tokens", 0) * kv * profile.count("sliding_attention")
+    pooled = r.bytes_of("kv_history") - (swa_bytes if len(kv_lines) == 2 else 0)
+    (k, v), = gib["KV Cache is allocated"][-1:]
+    assert abs(k + v - (pooled + pages) / 2**30) <= 0.01

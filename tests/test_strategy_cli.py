@@ -150,6 +150,27 @@ def test_sglang_reads_a_configs_mamba_ssm_dtype_unless_told(tmp_path):
             36 * (24_576 + 262_144 * ssm_bytes))
 
 
+def test_plan_prints_sglangs_start_up_log():
+    # Qwen3-Next TP 1 at the anchor's 44.59 GiB: SGLang keeps its 524,288 ssm elements in
+    # float32, so a slot is 36 x (49,152 + 2,097,152) = 77,266,944 B; 293 slots (292 for
+    # requests) take 22,639,214,592 B of the 22,679,122,704 B state pool, and the rest holds
+    # 1,026,974 tokens of 12 x 2,048 B
+    assert ANCHOR_BUDGET * 9 // 19 // (36 * 2_146_304) == 293
+    tokens = (ANCHOR_BUDGET - 293 * 36 * 2_146_304) // (12 * 2048)
+    assert tokens == 1_026_974
+    sizes = (293 * 36 * 49_152, 293 * 36 * 2_097_152, 12 * (tokens + 1) * 1024)
+    assert [f"{b / 2**30:.2f}" for b in sizes] == ["0.48", "20.60", "11.75"]
+    code, out, err = run(["plan", "--preset", "qwen3-next-80b-a3b", "--strategy", "sglang",
+                          "--budget", "44.59GiB"])
+    assert code == 0, err
+    assert out.endswith(
+        "SGLang's start-up log at these settings (a current release's words):\n"
+        "  Mamba Cache is allocated. max_mamba_cache_size: 292, conv_state size: 0.48GB, "
+        "ssm_state size: 20.60GB \n"
+        "  KV Cache is allocated. dtype: torch.bfloat16, #tokens: 1026974, K size: 11.75 GB, "
+        "V size: 11.75 GB\n")
+
+
 @pytest.mark.parametrize(
     "extra, needle",
     [

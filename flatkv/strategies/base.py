@@ -97,6 +97,9 @@ SGLANG_SWA_ARCHITECTURE_CLASSES = frozenset(
     name for names in SGLANG_SWA_POOL_MODELS.values() for name in names)
 SGLANG_SWA_ARCHITECTURES = ", ".join(SGLANG_SWA_POOL_MODELS)
 
+# The engines whose start-up log a strategy prints (its ``extras["log_lines"]``), by name.
+ENGINE_NAMES = {"vllm": "vLLM", "sglang": "SGLang"}
+
 # Bounds on ratio options (an exact Fraction is computed from them, so they must stay small).
 RATIO_RANGE = (Fraction(1, 10**6), Fraction(10**6))
 PADDING_BOUND_RANGE = (Fraction(0), Fraction(10))

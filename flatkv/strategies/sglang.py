@@ -524,6 +524,66 @@ NSA_FP8_NOTE = (
     "above what the bytes fit")
 
 
+# SGLang's "GB" in its pool logs is 1024**3 bytes (memory_pool.py: GB = 1024 * 1024 * 1024).
+GB = 1 << 30
+# How older releases print the KV pool lines: without their dtype (users' logs show it absent
+# in July 2026, present from late August 2026).
+OLDER_KV_LOG = "Releases before about August 2026 print the KV lines without \"dtype: ...,\"."
+
+
+def _gb(nbytes: int) -> str:
+    """Bytes as SGLang's pool logs print them: ``f"{nbytes / GB:.2f}"``."""
+    return f"{nbytes / GB:.2f}"
+
+
+def _kv_pool_line(profile: CacheProfile, tokens: int, layers: int, page: int) -> str:
+    """The line a token pool of ``tokens`` over ``layers`` layers logs when allocated
+    (``KVCache._finalize_allocation_log``): every layer's tensors have a page more than the pool
+    (``size + page_size`` rows: slot 0's page takes padded tokens' dummy writes), K and V apart
+    for multi-head attention, one figure for MLA's latent (with DeepSeek-V3.2's indexer keys,
+    which its DSA pool allocates for the same rows and logs with it)."""
+    sizes = [layers * (tokens + page) * nbytes for nbytes in profile.kv_tensor_bytes]
+    head = f"KV Cache is allocated. dtype: torch.{profile.kv_dtype}, #tokens: {tokens}, "
+    if len(sizes) == 2:
+        return head + f"K size: {_gb(sizes[0])} GB, V size: {_gb(sizes[1])} GB"
+    return head + f"KV size: {_gb(sizes[0])} GB"
+
+
+def _start_up_log(profile: CacheProfile, page: int, n_full: int, n_swa: int, full_tokens: int,
+                  swa_tokens: int, slots: int | None, layer_bytes: int | None) -> list[str]:
+    """The lines SGLang logs as it sizes and allocates these pools, in its words and number
+    formats (sizes in GiB that it calls GB, two decimals), in the order it logs them: the
+    hybrid SWA split (``HybridSWAPoolConfigurator``), the state pool (``MambaPool``: its
+    ``max_mamba_cache_size`` leaves out the padding slot, its sizes count it), then each token
+    pool (``_kv_pool_line``; a hybrid SWA pool's sliding sub-pool first, then its summary).
+    Lines whose tensors the profile does not name are left out: the state line needs conv (and
+    ssm) tensors, the KV lines the model's K / V split and dtype (raw bytes have neither). Its
+    scheduler's summary line (``max_total_num_tokens=...``) holds figures not modelled here."""
+    lines = []
+    if n_full and n_swa:
+        lines.append(f"Use sliding window memory pool. full_layer_tokens={full_tokens}, "
+                     f"swa_layer_tokens={swa_tokens}")
+    elif n_swa:
+        lines.append(f"Use sliding window memory pool (all SWA). swa_layer_tokens={swa_tokens}")
+    if slots is not None and layer_bytes is not None and set(profile.state_const_bytes) <= {
+            "conv", "ssm"}:
+        n_state, conv = profile.count(LINEAR_ATTENTION), profile.state_const_bytes["conv"]
+        lines.append(f"Mamba Cache is allocated. max_mamba_cache_size: {request_slots(slots)}, "
+                     f"conv_state size: {_gb(slots * n_state * conv)}GB, ssm_state size: "
+                     f"{_gb(slots * n_state * (layer_bytes - conv))}GB ")
+    if not (profile.kv_tensor_bytes and n_full):  # unknown split, or an all-SWA pool
+        return lines
+    if n_swa:
+        lines.append(_kv_pool_line(profile, swa_tokens, n_swa, page))
+    lines.append(_kv_pool_line(profile, full_tokens, n_full, page))
+    if n_swa and len(profile.kv_tensor_bytes) == 2:
+        both = sum((n_full * (full_tokens + page) + n_swa * (swa_tokens + page)) * nbytes
+                   for nbytes in profile.kv_tensor_bytes)
+        lines.append(f"SWAKVPool mem usage: {_gb(both)} GB, swa size: {swa_tokens}, full size: "
+                     f"{full_tokens}")
+    return lines
+
+
 def run_sglang(
     profile: CacheProfile, *, budget_bytes: int, context_tokens: int | None,
     options: StrategyOptions,
@@ -616,6 +676,9 @@ def run_sglang(
     else:
         block_size, block_bytes, num_blocks, capacity = None, slot_bytes, slots, None
         why = "no page size: a state-only model keeps one state slot per request"
+    if log := _start_up_log(profile, options.sglang_page_size, n_full, n_swa, full_tokens,
+                            swa_tokens, slots, extras.get("state_layer_bytes")):
+        extras["log_lines"] = log
     return StrategyResult(
         strategy=name, budget_bytes=budget_bytes, applies=True, profile_name=profile.name,
         context_tokens=context_tokens, block_size=block_size, block_bytes=block_bytes,
