@@ -1096,7 +1096,7 @@ def sglang_start_up_log_text(r: StrategyResult) -> str:
     x = r.extras
     text = ("SGLang's start-up log at these settings, in a current release's words and number "
             "formats: set it beside yours line by line. Its GB are GiB (2^30 B)")
-    counted, kv_lines = [], any(line.startswith("KV Cache") for line in x["log_lines"])
+    counted, kv_lines = [], any("KV Cache is allocated" in line for line in x["log_lines"])
     if kv_lines:
         counted.append("each KV layer a page more than #tokens (the page of slot 0, for padded "
                        "tokens' writes)")

@@ -836,8 +836,9 @@ def test_sglang_start_up_log_says_what_its_sizes_count():
         "each KV layer a page more than #tokens (the page of slot 0, for padded tokens' writes) "
         "and the state pool its padding slot beside max_mamba_cache_size. Its scheduler then "
         f"logs max_total_num_tokens={result.capacity_tokens} beside figures not modelled here "
-        "(chunked prefill, available memory). Releases before about August 2026 print the KV "
-        "lines without \"dtype: ...,\".")
+        "(chunked prefill, available memory). Releases before 0.5.13 (June 2026) print the KV "
+        "lines without \"dtype: ...,\"; before 0.5.17 (August 2026) a hybrid SWA pool's lines "
+        "carry no \"Full\" or \"SWA\" and its SWA line comes first.")
     # 80e9 x 9 // 19 B of state hold 490 slots of 77,266,944 B; the rest 1,714,648 tokens
     assert result.capacity_tokens == (80 * 10**9 - 490 * 77_266_944) // (12 * 2048) == 1_714_648
     # drafting: its Mamba line would go on to the draft buffers this does not model

@@ -271,10 +271,11 @@ def test_sglang_start_up_log_of_its_hybrid_swa_pool_and_of_mla():
     assert [round(b / 2**30, 4) for b in size] == [2.1468, 1.7174]
     assert r.extras["log_lines"] == [
         "Use sliding window memory pool. full_layer_tokens=187591, swa_layer_tokens=150072",
-        "KV Cache is allocated. dtype: torch.bfloat16, #tokens: 150072, K size: 1.72 GB, "
-        "V size: 1.72 GB",
-        "KV Cache is allocated. dtype: torch.bfloat16, #tokens: 187591, K size: 2.15 GB, "
+        # SWAKVPool builds its full sub-pool, then its sliding one, each labelled (0.5.17 on)
+        "Full KV Cache is allocated. dtype: torch.bfloat16, #tokens: 187591, K size: 2.15 GB, "
         "V size: 2.15 GB",
+        "SWA KV Cache is allocated. dtype: torch.bfloat16, #tokens: 150072, K size: 1.72 GB, "
+        "V size: 1.72 GB",
         # K and V of both sub-pools: 2 x (2.1468 + 1.7174) GiB
         "SWAKVPool mem usage: 7.73 GB, swa size: 150072, full size: 187591",
     ]
@@ -950,6 +951,20 @@ def test_sglang_refuses_sliding_and_chunked_layers_together():
     # vLLM groups them apart: 1 sliding, 1 chunked, 1 full group, each its own page count
     v = run_strategy("vllm", both, budget_bytes=LLAMA4_BUDGET, context_tokens=4096)
     assert v.concurrency == Fraction(LLAMA4_BUDGET // (16 * 4096), 256 + (256 + 1) + 256)
+
+
+def test_sglang_serves_no_jamba():
+    # SGLang has no Jamba model class: Compare says so rather than sizing pools it never builds;
+    # the same layers under another architecture (or none) are sized
+    jamba = load_preset("Jamba-1.5-Mini").profile()
+    assert jamba.architectures == ("JambaForCausalLM",)
+    r = run_strategy("sglang", jamba, budget_bytes=LLAMA4_BUDGET, context_tokens=4096)
+    assert not r.applies
+    assert r.reason == ("SGLang has no Jamba model (feature request #1190 is open, PR #20141 "
+                        "was closed unmerged): compare vLLM's layout")
+    assert run_strategy("sglang", replace(jamba, architectures=()), budget_bytes=LLAMA4_BUDGET,
+                        context_tokens=4096).applies
+    assert run_strategy("vllm", jamba, budget_bytes=LLAMA4_BUDGET, context_tokens=4096).applies
 
 
 def test_vllm_padding_layers_12_sliding_13_full():

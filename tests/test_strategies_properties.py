@@ -165,27 +165,28 @@ def test_sglangs_start_up_log_tells_its_own_pools(profile, budget, opts, page, s
     x, log = r.extras, r.extras.get("log_lines", [])
     gib = {}  # "name" -> GiB figures
     for line in log:
-        gib.setdefault(line.split(".")[0], []).append(
-            [float(v) for v in re.findall(r"size: ([0-9.]+) ?GB", line)])
+        gib[line.split(".")[0]] = [float(v) for v in re.findall(r"size: ([0-9.]+) ?GB", line)]
     if "state_slots" in x:
         (mamba,) = [line for line in log if line.startswith("Mamba Cache")]
         assert mamba.startswith(
             f"Mamba Cache is allocated. max_mamba_cache_size: {x['request_state_slots']}, ")
-        (conv, ssm), = gib["Mamba Cache is allocated"]
+        conv, ssm = gib["Mamba Cache is allocated"]
         n_state = profile.count("linear_attention")
         conv_bytes = x["state_slots"] * n_state * profile.state_const_bytes["conv"]
         assert abs(conv - conv_bytes / 2**30) <= 0.005
         assert abs(conv + ssm - x["state_slots"] * x["state_slot_bytes"] / 2**30) <= 0.01
-    kv_lines = [line for line in log if line.startswith("KV Cache")]
+    kv_lines = [line for line in log if "KV Cache is allocated" in line]
     if not profile.kv_tensor_bytes or not x.get("kv_tokens"):
         assert not kv_lines
         return
-    assert kv_lines[-1].startswith(f"KV Cache is allocated. dtype: torch.bfloat16, #tokens: "
-                                   f"{r.capacity_tokens}, ")
-    layers = (profile.count("full_attention") + profile.count("sliding_attention")) if (
-        len(kv_lines) == 1) else profile.count("full_attention")
-    pages = layers * page * kv  # the page a layer more than the pool
-    swa_bytes = x.get("swa_tokens", 0) * kv * profile.count("sliding_attention")
-    pooled = r.bytes_of("kv_history") - (swa_bytes if len(kv_lines) == 2 else 0)
-    (k, v), = gib["KV Cache is allocated"][-1:]
-    assert abs(k + v - (pooled + pages) / 2**30) <= 0.01
+    # one pool of every attention layer, or a hybrid SWA pool's full and sliding sub-pools
+    n_swa = profile.count("sliding_attention") if len(kv_lines) == 2 else 0
+    pools = [("KV Cache", r.capacity_tokens, profile.kv_bytes_per_token // kv)] if not n_swa \
+        else [("Full KV Cache", r.capacity_tokens, profile.count("full_attention")),
+              ("SWA KV Cache", x["swa_tokens"], n_swa)]
+    assert len(kv_lines) == len(pools)
+    for line, (name, tokens, layers) in zip(kv_lines, pools):
+        assert line.startswith(f"{name} is allocated. dtype: torch.bfloat16, #tokens: {tokens}, ")
+        k, v = gib[f"{name} is allocated"]
+        assert abs(k + v - layers * (tokens + page) * kv / 2**30) <= 0.01  # a page a layer more
+    assert r.bytes_of("kv_history") == sum(t * layers * kv for _, t, layers in pools)

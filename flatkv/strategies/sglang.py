@@ -440,9 +440,21 @@ TWO_WINDOWS = ("SGLang's hybrid SWA pool holds one kind of windowed layer, and t
                "both sliding and chunked layers (no model it serves has)")
 
 
+# Architectures with state layers SGLang has no model class for, and why (checked in its 0.5.23
+# wheel: no models/jamba.py, and its mamba configs list FalconH1, NemotronH, Lfm2, GraniteMoe-
+# Hybrid and a few others).
+NOT_SERVED = {
+    "JambaForCausalLM": "SGLang has no Jamba model (feature request #1190 is open, PR #20141 "
+                        "was closed unmerged): compare vLLM's layout",
+}
+
+
 def sglang_blocker(profile: CacheProfile) -> str:
     """Why SGLang serves no model of this profile, whatever its options and budget ("" when it
-    may): a state without a conv tensor, sliding and chunked layers together."""
+    may): an architecture it has no model for, a state without a conv tensor, sliding and
+    chunked layers together."""
+    if unserved := next((NOT_SERVED[a] for a in profile.architectures if a in NOT_SERVED), ""):
+        return unserved
     if profile.conv_free_state:
         return NO_CONV_STATE
     return TWO_WINDOWS if all(label in profile.layer_types for label in WINDOWED) else ""
@@ -526,9 +538,11 @@ NSA_FP8_NOTE = (
 
 # SGLang's "GB" in its pool logs is 1024**3 bytes (memory_pool.py: GB = 1024 * 1024 * 1024).
 GB = 1 << 30
-# How older releases print the KV pool lines: without their dtype (users' logs show it absent
-# in July 2026, present from late August 2026).
-OLDER_KV_LOG = "Releases before about August 2026 print the KV lines without \"dtype: ...,\"."
+# How older releases print the KV pool lines (their PyPI wheels): 0.5.12 and earlier without
+# the dtype, 0.5.16 and earlier a hybrid SWA pool's lines unlabelled, its SWA sub-pool's first.
+OLDER_KV_LOG = ("Releases before 0.5.13 (June 2026) print the KV lines without \"dtype: ...,\"; "
+                "before 0.5.17 (August 2026) a hybrid SWA pool's lines carry no \"Full\" or "
+                "\"SWA\" and its SWA line comes first.")
 
 
 def _gb(nbytes: int) -> str:
@@ -536,14 +550,18 @@ def _gb(nbytes: int) -> str:
     return f"{nbytes / GB:.2f}"
 
 
-def _kv_pool_line(profile: CacheProfile, tokens: int, layers: int, page: int) -> str:
+def _kv_pool_line(profile: CacheProfile, tokens: int, layers: int, page: int,
+                  label: str = "") -> str:
     """The line a token pool of ``tokens`` over ``layers`` layers logs when allocated
-    (``KVCache._finalize_allocation_log``): every layer's tensors have a page more than the pool
-    (``size + page_size`` rows: slot 0's page takes padded tokens' dummy writes), K and V apart
-    for multi-head attention, one figure for MLA's latent (with DeepSeek-V3.2's indexer keys,
-    which its DSA pool allocates for the same rows and logs with it)."""
+    (``KVCache._finalize_allocation_log``; ``label`` a hybrid SWA pool's sub-pool, ``Full`` or
+    ``SWA``): every layer's tensors have a page more than the pool (``size + page_size`` rows:
+    slot 0's page takes padded tokens' dummy writes), K and V apart for multi-head attention,
+    one figure for MLA's latent (with DeepSeek-V3.2's indexer keys, which its DSA pool
+    allocates for the same rows and logs with it). An fp8 cache is stored as uint8: its bytes
+    are the dtype's."""
     sizes = [layers * (tokens + page) * nbytes for nbytes in profile.kv_tensor_bytes]
-    head = f"KV Cache is allocated. dtype: torch.{profile.kv_dtype}, #tokens: {tokens}, "
+    head = (f"{label + ' ' if label else ''}KV Cache is allocated. dtype: "
+            f"torch.{profile.kv_dtype}, #tokens: {tokens}, ")
     if len(sizes) == 2:
         return head + f"K size: {_gb(sizes[0])} GB, V size: {_gb(sizes[1])} GB"
     return head + f"KV size: {_gb(sizes[0])} GB"
@@ -555,7 +573,8 @@ def _start_up_log(profile: CacheProfile, page: int, n_full: int, n_swa: int, ful
     formats (sizes in GiB that it calls GB, two decimals), in the order it logs them: the
     hybrid SWA split (``HybridSWAPoolConfigurator``), the state pool (``MambaPool``: its
     ``max_mamba_cache_size`` leaves out the padding slot, its sizes count it), then each token
-    pool (``_kv_pool_line``; a hybrid SWA pool's sliding sub-pool first, then its summary).
+    pool (``_kv_pool_line``; a hybrid SWA pool's full sub-pool, then its sliding one, each
+    labelled, then its summary).
     Lines whose tensors the profile does not name are left out: the state line needs conv (and
     ssm) tensors, the KV lines the model's K / V split and dtype (raw bytes have neither). Its
     scheduler's summary line (``max_total_num_tokens=...``) holds figures not modelled here."""
@@ -573,10 +592,11 @@ def _start_up_log(profile: CacheProfile, page: int, n_full: int, n_swa: int, ful
                      f"{_gb(slots * n_state * (layer_bytes - conv))}GB ")
     if not (profile.kv_tensor_bytes and n_full):  # unknown split, or an all-SWA pool
         return lines
-    if n_swa:
-        lines.append(_kv_pool_line(profile, swa_tokens, n_swa, page))
-    lines.append(_kv_pool_line(profile, full_tokens, n_full, page))
-    if n_swa and len(profile.kv_tensor_bytes) == 2:
+    if not n_swa:
+        return [*lines, _kv_pool_line(profile, full_tokens, n_full, page)]
+    lines += [_kv_pool_line(profile, full_tokens, n_full, page, "Full"),
+              _kv_pool_line(profile, swa_tokens, n_swa, page, "SWA")]
+    if len(profile.kv_tensor_bytes) == 2:
         both = sum((n_full * (full_tokens + page) + n_swa * (swa_tokens + page)) * nbytes
                    for nbytes in profile.kv_tensor_bytes)
         lines.append(f"SWAKVPool mem usage: {_gb(both)} GB, swa size: {swa_tokens}, full size: "
