@@ -1109,8 +1109,11 @@ def sglang_start_up_log_text(r: StrategyResult) -> str:
         text += (" Without speculative decoding: with it, the Mamba line goes on to its draft "
                  "tokens' buffers.")
     if r.logged_tokens is not None:
-        text += (f" Its scheduler then logs max_total_num_tokens={r.logged_tokens} beside "
-                 "figures not modelled here (chunked prefill, available memory).")
+        text += f" Its scheduler then logs max_total_num_tokens={r.logged_tokens}"
+        if (running := x.get("max_running_requests")) is not None:
+            text += (f", max_running_requests={running} and context_len={r.context_tokens} "
+                     "(without --max-running-requests, the context as its --context-length)")
+        text += " beside figures not modelled here (chunked prefill, available memory)."
     return f"{text} {OLDER_SGLANG_KV_LOG}" if kv_lines else text
 
 

@@ -835,12 +835,18 @@ def test_sglang_start_up_log_says_what_its_sizes_count():
         "formats: set it beside yours line by line. Its GB are GiB (2^30 B); its sizes count "
         "each KV layer a page more than #tokens (the page of slot 0, for padded tokens' writes) "
         "and the state pool its padding slot beside max_mamba_cache_size. Its scheduler then "
-        f"logs max_total_num_tokens={result.capacity_tokens} beside figures not modelled here "
-        "(chunked prefill, available memory). Releases before 0.5.13 (June 2026) print the KV "
+        f"logs max_total_num_tokens={result.capacity_tokens}, max_running_requests=163 and "
+        "context_len=32768 (without --max-running-requests, the context as its "
+        "--context-length) beside figures not modelled here (chunked prefill, available "
+        "memory). Releases before 0.5.13 (June 2026) print the KV "
         "lines without \"dtype: ...,\"; before 0.5.17 (August 2026) a hybrid SWA pool's lines "
         "carry no \"Full\" or \"SWA\" and its SWA line comes first.")
     # 80e9 x 9 // 19 B of state hold 490 slots of 77,266,944 B; the rest 1,714,648 tokens
     assert result.capacity_tokens == (80 * 10**9 - 490 * 77_266_944) // (12 * 2048) == 1_714_648
+    # SGLang's _resolve_max_num_reqs: min(4,096 (int(1,714,648 / 32,768 x 512) = 26,791, kept
+    # to 2,048..4,096), 1,714,648 // 2, 489 request slots // 3 = 163)
+    assert min(max(min(int(1_714_648 / 32_768 * 512), 4096), 2048), 1_714_648 // 2,
+               489 // 3) == 163 == result.extras["max_running_requests"]
     # drafting: its Mamba line would go on to the draft buffers this does not model
     assert "Without speculative decoding: with it, the Mamba line goes on" in (
         app_data.start_up_log_text(sglang(qwen, speculative_tokens=2)))

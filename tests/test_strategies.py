@@ -953,6 +953,24 @@ def test_sglang_refuses_sliding_and_chunked_layers_together():
     assert v.concurrency == Fraction(LLAMA4_BUDGET // (16 * 4096), 256 + (256 + 1) + 256)
 
 
+def test_sglang_logs_max_running_requests_from_its_token_pool():
+    # _resolve_max_num_reqs without --max-running-requests: int(T / context_len x 512) kept to
+    # 2,048..4,096, at most T // 2; Llama-3.1-8B's pool at the anchor's budget is
+    # 47,878,147,932 // (32 x 4,096) = 365,281 tokens
+    def running(context, budget=ANCHOR_BUDGET):
+        return run_strategy("sglang", llama_31_8b(), budget_bytes=budget,
+                            context_tokens=context).extras["max_running_requests"]
+
+    assert ANCHOR_BUDGET // (32 * 4096) == 365_281
+    assert int(365_281 / 8192 * 512) == 22_830 and running(8192) == 4096  # the ceiling
+    assert int(365_281 / 262_144 * 512) == 713 and running(262_144) == 2048  # the floor
+    assert running(262_144, budget=3000 * 32 * 4096) == 3000 // 2 == 1500  # half the pool
+    r = run_strategy("sglang", llama_31_8b(), budget_bytes=ANCHOR_BUDGET, context_tokens=8192)
+    assert ("max_running_requests = min(max(min(int(T / context_len x 512), 4,096), 2,048), "
+            "T // 2) = min(4,096, 182,640) = 4,096 (SGLang's log, T the token pool 365,281, "
+            "context_len 8,192: a cap on requests at once)") in r.formulas
+
+
 def test_sglang_serves_no_jamba():
     # SGLang has no Jamba model class: Compare says so rather than sizing pools it never builds;
     # the same layers under another architecture (or none) are sized

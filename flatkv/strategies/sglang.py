@@ -485,6 +485,25 @@ def _pool_refusal(profile: CacheProfile, options: StrategyOptions, kv_memory: in
     return None
 
 
+def _logged_running_requests(tokens: int, context: int, slots: int | None, per_request: int,
+                             formulas: list[str]) -> int:
+    """The max_running_requests SGLang logs when --max-running-requests is not given
+    (``_resolve_max_num_reqs``): ``tokens / context_len x 512`` in float, kept between 2,048
+    and 4,096, at most half the tokens, and with state at most its request slots // S. A cap on
+    requests at once, not the requests of the context that fit."""
+    estimated = max(min(int(tokens / context * 512), 4096), 2048)
+    running = min(estimated, tokens // 2)
+    text = ("max_running_requests = min(max(min(int(T / context_len x 512), 4,096), 2,048), "
+            "T // 2") + (", max_mamba_cache_size // S" if slots is not None else "")
+    values = f"min({n(estimated)}, {n(tokens // 2)}"
+    if slots is not None:
+        running = min(running, request_slots(slots) // per_request)
+        values += f", {n(request_slots(slots) // per_request)}"
+    formulas.append(f"{text}) = {values}) = {n(running)} (SGLang's log, T the token pool "
+                    f"{n(tokens)}, context_len {n(context)}: a cap on requests at once)")
+    return running
+
+
 def _token_pages(
     profile: CacheProfile, options: StrategyOptions, pool_tokens: int, n_full: int, n_swa: int,
     formulas: list[str], extras: dict[str, object],
@@ -681,6 +700,9 @@ def run_sglang(
         numerator, denominator = _sglang_concurrency(
             profile, options, context_tokens, full_tokens=full_tokens, swa_tokens=swa_tokens,
             slots=slots, slot_bytes=slot_bytes, formulas=formulas, extras=extras)
+        if profile.has_attention:
+            extras["max_running_requests"] = _logged_running_requests(
+                pool_tokens, context_tokens, slots, per_request, formulas)
 
     totals = dict.fromkeys(CATEGORIES, 0)
     totals["kv_history"] = kv_bytes
