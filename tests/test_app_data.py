@@ -195,6 +195,13 @@ def test_compare_rows_carry_the_strategy_numbers():
     # beside one request's page in each of the 3 state groups, as every strategy counts:
     # (2,991 - 3) x 1,088
     assert vllm["capacity (tokens)"] == 3_250_944
+    # a concurrency just under a whole number stays under it in the row (vLLM's log says 2.00x):
+    # 3,999 blocks of 2 MiB for Llama-3.1-8B, 2,000 a request of 32,000 tokens
+    llama = CacheProfile(layer_types=("full_attention",) * 32, kv_bytes_per_slot=4096)
+    under = run_strategy("vllm", llama, budget_bytes=3999 * 2**21, context_tokens=32_000)
+    assert under.concurrency == Fraction(3999, 2000)
+    assert app_data.compare_table_row(under)["concurrency"] == 1.99
+    assert under.extras["log_lines"][-1].endswith("per request: 2.00x")
     results = [run_strategy(name, QWEN35, budget_bytes=80 * 10**9, context_tokens=32768,
                             options=opts) for name in ("flat", "vllm", "sglang")]
     text = app_data.logged_capacity_text(results)
@@ -411,7 +418,14 @@ def test_budget_curves_by_hand():
     qwen, budget = profile_for("Qwen3-Next-80B-A3B", None, 2), 47_878_147_932
     options = StrategyOptions(block_size=16)
     curves = app_data.curves(qwen, "vllm", budget, 262_144, options)
-    assert curves.budgets == app_data.budget_candidates(budget) and budget in curves.budgets
+    # from a tenth of the budget to twice it in 39 even steps, the budget itself among them
+    lo, step = budget // 10, (2 * budget - budget // 10) // 39
+    assert curves.budgets == sorted({lo + i * step for i in range(40)} | {budget})
+    # 47,878,147,932 // 10; 39 steps of (95,756,295,864 - 4,787,814,793) // 39 =
+    # 2,332,525,155 B end 26 B short of twice the budget
+    assert (curves.budgets[0], curves.budgets[-1], len(curves.budgets)) == (
+        4_787_814_793, 4_787_814_793 + 39 * 2_332_525_155, 41) == (
+        4_787_814_793, 2 * budget - 26, 41)
     assert curves.block_sizes == [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096]
     here = curves.by_budget[curves.budgets.index(budget)]
     assert here == curves.by_block_size[curves.block_sizes.index(16)]

@@ -77,6 +77,15 @@ def test_layout_shows_the_worked_example_from_a_link():
     assert deltas["Capacity (tokens)"] == "token slots 818,400 (blocks x P)"
     help_texts = {mm.label: mm.help for mm in at.metric}
     assert help_texts["Block bytes"] == "103,219,200 B"
+    # by group: 36 state rows of 2,146,304 B and 12 KV rows of 1,056 x 2,048 B; a block one
+    # group owns carries the other's rows dead
+    groups = at.dataframe[0].value.set_index("group")
+    state_rows, kv_rows = 36 * 2_146_304, 12 * 1056 * 2048
+    assert (state_rows, kv_rows, state_rows + kv_rows) == (77_266_944, 25_952_256, 103_219_200)
+    assert groups.loc["linear_attention"].tolist() == [36, state_rows, kv_rows,
+                                                       f"{kv_rows / 103_219_200:.2%}"]
+    assert groups.loc["full_attention"].tolist() == [12, kv_rows, state_rows,
+                                                     f"{state_rows / 103_219_200:.2%}"]
     why = " ".join(md.value for md in at.markdown)
     assert "ceil(2,146,304 / 2,048) = 1,048" in why and "P = 1,056" in why
     # and drawn: the KV row at the requested 64 (131,072 B), the state row, the KV row at P
@@ -763,6 +772,22 @@ def test_budget_page_concurrency_by_hand():
     assert m["Capacity (tokens)"] == f"{774 * 1056:,}" == "817,344"
     # 32,768 tokens: ceil(32,768 / 1,056) = 32 full pages + 1 state page; 775 / 33 = 23.48
     assert m["Concurrency at 32,768 tokens"] == "23.48"
+    assert {mm.label: mm.help for mm in at.metric}["Blocks"] == "103,219,200 B each, P = 1,056"
+    # the curves: over the budget in GiB, from a tenth of it (8e9 B: 77 blocks, 76 x 1,056
+    # tokens, 77 / 33 = 2.33 requests) to the current point; over the block size, the
+    # current P = 64 on both curves
+    budget_traces, size_traces = (json.loads(c.proto.spec)["data"]
+                                  for c in at.get("plotly_chart"))
+    by_budget, by_size = ({t["name"]: t for t in traces}
+                          for traces in (budget_traces, size_traces))
+    tokens, requests = by_budget["capacity (tokens)"], by_budget["concurrency at 32,768 tokens"]
+    assert (tokens["x"][0], tokens["y"][0], requests["y"][0]) == (8e9 / 2**30, 80_256, 2.33)
+    assert 8 * 10**9 // 103_219_200 == 77 and round(77 / 33, 2) == 2.33
+    assert [(t["x"], t["y"]) for t in budget_traces if t["name"] == "current"] == [
+        ([80e9 / 2**30], [817_344]), ([80e9 / 2**30], [23.48])]
+    at_64 = by_size["capacity (tokens)"]["x"].index(64)
+    assert (by_size["capacity (tokens)"]["y"][at_64],
+            by_size["concurrency at 32,768 tokens"]["y"][at_64]) == (817_344, 23.48)
     at.text_input(key="w.context").set_value("1056").run()
     assert metrics(at)["Concurrency at 1,056 tokens"] == f"{775 / 2:.2f}"
     assert len(at.get("plotly_chart")) == 2
@@ -836,6 +861,13 @@ def test_budget_page_follows_the_gpu_settings():
     # 81,559 MiB x 0.9 floored, minus 8 GB per rank = 68,968,728,985 B
     assert metrics(at)["Cache budget"] == "64.23 GiB"
     assert at.sidebar.metric[0].help == "68,968,728,985 B"
+    # the budget to hold R requests is set against that cache budget, not the GPU's memory
+    from flatkv.units import format_bytes
+    (label, need), = [(mm.label, int(mm.help.split(" B ")[0].replace(",", "")))
+                      for mm in at.metric if mm.label.startswith("Budget for ")]
+    more = need - 68_968_728_985
+    assert {mm.label: mm.delta for mm in at.metric}[label] == (
+        f"{format_bytes(abs(more))} {'more' if more >= 0 else 'less'} than now")
 
 
 def test_compare_page_lists_every_strategy():
@@ -862,12 +894,30 @@ def test_compare_page_lists_every_strategy():
     # 32,768; SGLang logs its token pool; our layouts log nothing (a dash)
     assert vllm["engine log (tokens)"] == f"{2991 * 32768 // 34:,}" == "2,882,620"
     sglang = table.loc["SGLang"]
-    assert sglang["engine log (tokens)"] == f"{sglang['capacity (tokens)']:,}"
+    # its token pool: 80e9 x 9 // 19 B of state hold 490 slots of 36 x 2,146,304 B; the rest
+    # over 12 layers x 2,048 B
+    assert (80 * 10**9 - 490 * 36 * 2_146_304) // (12 * 2048) == 1_714_648
+    assert sglang["engine log (tokens)"] == "1,714,648" and sglang["capacity (tokens)"] == \
+        1_714_648
     assert flat["engine log (tokens)"] == "—"  # NOT_APPLICABLE
     # state layers: no equal history groups, so aliasing is listed with its reason instead
     assert any("slab aliasing** does not apply: the model has linear_attention state layers"
                in c.value for c in at.caption)
     assert len(at.get("plotly_chart")) == 2
+    # the bars draw the table's figures: capacity (vLLM's 2,991 blocks less 3 state pages,
+    # x 1,088), concurrency (2,991 / 34 = 87.97), and each layout's budget in GB (80e9 B =
+    # 74.51 GiB, its stack adding up to it)
+    capacity, where = (json.loads(c.proto.spec)["data"] for c in at.get("plotly_chart"))
+    tokens, requests = ({name: x for name, x in zip(bars["y"], bars["x"], strict=True)}
+                        for bars in capacity)
+    assert (tokens["vLLM v1"], tokens["SGLang"]) == ((2991 - 3) * 1088, 1_714_648)
+    assert requests["vLLM v1"] == 87.97
+    assert requests == {name: table.loc[name, "concurrency"] for name in table.index}
+    stacked = {}
+    for bars in where:
+        for name, x in zip(bars["y"], bars["x"], strict=True):
+            stacked[name] = stacked.get(name, 0) + x
+    assert all(round(total, 6) == round(80e9 / 2**30, 6) for total in stacked.values())
     breakdown = at.dataframe[2].value.set_index("strategy")  # after the budgets to hold
     assert list(breakdown.columns) == ["kv history (B)", "state (B)", "row padding (B)",
                                        "state page padding (B)", "padding layers (B)",
@@ -2218,6 +2268,11 @@ def test_budget_says_when_not_one_request_fits():
     assert notes == ["Not even one request of 1,000,000 tokens fits in: FlatKV packed slabs "
                      "(0.79). An engine laid out so would refuse to start, as vLLM does when "
                      "one request of max_model_len does not fit."]
+    # Qwen3-Next's 1,455 blocks of P 544; a request holds ceil(10**6 / 544) = 1,839 history
+    # pages and a state page: 1,455 / 1,840
+    assert metrics(at)["Blocks"] == "1,455"
+    assert {mm.label: mm.help for mm in at.metric}["Blocks"].endswith("P = 544")
+    assert f"{1455 / (-(-10**6 // 544) + 1):.2f}" == "0.79"
     assert metrics(at)["Concurrency at 1,000,000 tokens"] == "0.79"
 
 

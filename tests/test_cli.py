@@ -277,6 +277,9 @@ def test_the_context_defaults_to_the_models_max_model_len(capsys):
     assert code == 0 and "max concurrency  " not in out and err.endswith(no_context)
     code, out, err = run(["plan", "--preset", "granite-4.0-h-small", "--budget", "40GiB",
                           "--strategy", "vllm", "--context", "32K"], capsys)
+    # 40 GiB // 2,162,688 B pages // 4 layers a group = 4,964 blocks; a request of 32,768
+    # tokens holds 9 state pages and ceil(32,768 / 528) = 63 full ones: 4,964 / 72 = 68.94
+    assert 40 * 2**30 // 2_162_688 // 4 == 4964 and f"{4964 / (9 + 63):.2f}" == "68.94"
     assert code == 0 and "max concurrency  68.94x" in out and "no --context" not in err
 
 

@@ -280,6 +280,19 @@ def test_sglang_start_up_log_of_its_hybrid_swa_pool_and_of_mla():
         "SWAKVPool mem usage: 7.73 GB, swa size: 150072, full size: 187591",
     ]
     assert round(2 * sum(size) / 2**30, 4) == 7.7285
+    # pages of 64: each sub-pool's layers a page of 64 more, 12 x 64 x 2,048 B x 2 = 3 MiB in
+    # all, which moves the summary from 11.17 to 11.18 GB here
+    paged = run_strategy("sglang", profile, budget_bytes=12 * 10**9,
+                         options=StrategyOptions(sglang_page_size=64))
+    full, swa = paged.capacity_tokens, paged.extras["swa_tokens"]
+    # 12e9 // (24,576 + 0.8 x 24,576) = 271,267 tokens, 271,232 in pages; 0.8 x that 216,985,
+    # 216,960 in pages
+    assert (full, swa) == (int(12e9 // 44_236.8) // 64 * 64, 216_960) == (271_232, 216_960)
+    assert f"{(full + swa) * 12 * 2048 / 2**30:.2f}" == "11.17"
+    assert paged.extras["log_lines"][-1] == (
+        f"SWAKVPool mem usage: {(full + swa + 2 * 64) * 12 * 2048 / 2**30:.2f} GB, swa size: "
+        "216960, full size: 271232") == (
+        "SWAKVPool mem usage: 11.18 GB, swa size: 216960, full size: 271232")
     # MLA keeps one latent tensor a layer: one figure, rows of #tokens + a page of 64 (V3.2's
     # NSA page), the indexer keys (132 B a token) counted in it
     v32 = load_preset("deepseek-v3.2").profile()
@@ -1742,6 +1755,26 @@ def test_vllm_sizes_falcon_h1_by_the_narrow_state_and_dies_when_the_wide_one_ove
     # conv 61,440 = 3 rows of 20,480 -> 7 rows 143,360; + ssm 2,097,152 = 2,240,512 B;
     # 16 x cdiv(2,240,512, 16 x 4,096) = 16 x 35 = 560
     assert wide.applies and wide.block_size == 560
+
+
+def test_vllms_kv_cache_size_line_keeps_its_float_arithmetic_and_format():
+    # vLLM logs int(max_concurrency x max_model_len) with max_concurrency a Python float, and
+    # the concurrency as "%.2f": where exact arithmetic differs, the log is vLLM's, not ours.
+    # Llama-3.1-8B, blocks of 16 x 4,096 x 32 = 2 MiB: 1,001 blocks, 500 a request of 8,000
+    def log(blocks, context):
+        r = run_strategy("vllm", llama_31_8b(), budget_bytes=blocks * 2**21,
+                         context_tokens=context)
+        return r.logged_tokens, r.extras["log_lines"][-1]
+
+    assert 1001 / 500 * 8000 < 16_016 == 1001 * 8000 // 500  # 16,015.999...
+    assert log(1001, 8000) == (16_015, "GPU KV cache size: 16,015 tokens, Maximum concurrency "
+                                       "for 8,000 tokens per request: 2.00x")
+    # 3,999 / 2,000 = 1.9995 prints 2.00x (the page's tables say 1.99: no more fit)
+    assert log(3999, 32_000)[1].endswith("per request: 2.00x")
+    # past a thousand, no thousands separator: 80e9 B hold 38,146 blocks, one a request of 16
+    assert 80 * 10**9 // 2**21 == 38_146
+    assert log(38_146, 16)[1] == ("GPU KV cache size: 610,336 tokens, Maximum concurrency for "
+                                  "16 tokens per request: 38146.00x")
 
 
 def test_vllm_start_up_log_lines_follow_its_conditions():

@@ -190,3 +190,9 @@ def test_sglangs_start_up_log_tells_its_own_pools(profile, budget, opts, page, s
         k, v = gib[f"{name} is allocated"]
         assert abs(k + v - layers * (tokens + page) * kv / 2**30) <= 0.01  # a page a layer more
     assert r.bytes_of("kv_history") == sum(t * layers * kv for _, t, layers in pools)
+    if n_swa:  # its summary: K and V of both sub-pools, each a page a layer more
+        usage = next(line for line in log if line.startswith("SWAKVPool mem usage: "))
+        both = sum(layers * (tokens + page) * kv for _, tokens, layers in pools)
+        assert abs(float(usage.split()[3]) - both / 2**30) <= 0.005
+        assert usage.endswith(f" GB, swa size: {x['swa_tokens']}, full size: "
+                              f"{r.capacity_tokens}")
