@@ -40,6 +40,7 @@ from flatkv.strategies import (
     run_strategy,
 )
 from flatkv.strategies.base import request_pages
+from flatkv.strategies.sglang import ssm_dtype
 from flatkv.strategies.vllm import runs_all_as_align
 
 GIB8 = 8 * 2**30
@@ -418,6 +419,23 @@ def test_vllm_refuses_to_start_when_one_request_does_not_fit():
                         options=StrategyOptions(block_size=1_024))
     assert huge.reason.endswith("not even one token fits: give a budget of at least "
                                 f"{60 * 2**20:,} B")
+
+
+def test_sglang_kimi_linear_state_does_not_read_the_configs_ssm_dtype():
+    # KimiLinearCacheParams takes mamba2_state_dtype() without the config: float32 whatever
+    # the config's mamba_ssm_dtype says; the env variable (the option) still sets it
+    kimi = replace(load_preset("Kimi-Linear-48B-A3B").profile(),
+                   config_mamba_ssm_dtype="bfloat16")
+    options = StrategyOptions()
+    assert ssm_dtype(kimi, options) == (
+        "float32", "SGLang's default ssm dtype: its KimiLinearForCausalLM state does not read "
+        "the config's mamba_ssm_dtype")
+    assert ssm_dtype(replace(kimi, config_mamba_ssm_dtype=None), options) == (
+        "float32", "SGLang's default ssm dtype")
+    assert ssm_dtype(kimi, StrategyOptions(sglang_ssm_dtype="bf16"))[0] == "bfloat16"
+    # another architecture reads it
+    assert ssm_dtype(replace(kimi, architectures=("Qwen3NextForCausalLM",)), options) == (
+        "bfloat16", "the config's mamba_ssm_dtype")
 
 
 def test_sglang_keeps_the_ssm_state_in_float32_unless_told():

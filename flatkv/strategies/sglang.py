@@ -70,13 +70,24 @@ def whole_pages(tokens: int, page: int) -> tuple[int, str]:
     return kept, text
 
 
+# Architectures whose SGLang state params take mamba2_state_dtype() without the config, so a
+# config's mamba_ssm_dtype changes nothing there (KimiLinearCacheParams' dtype default_factory;
+# the env variable still applies).
+CONFIG_SSM_DTYPE_UNREAD = ("KimiLinearForCausalLM",)
+
+
 def ssm_dtype(profile: CacheProfile, options: StrategyOptions) -> tuple[str, str]:
     """The dtype SGLang keeps every ssm tensor in, and why: ``sglang_ssm_dtype`` when set (as
-    SGLANG_MAMBA_SSM_DTYPE overrides the config), else the config's ``mamba_ssm_dtype``, else
-    float32 (SGLang's ``mamba2_state_dtype``)."""
+    SGLANG_MAMBA_SSM_DTYPE overrides the config), else the config's ``mamba_ssm_dtype`` (unless
+    the architecture's state does not read it: ``CONFIG_SSM_DTYPE_UNREAD``), else float32
+    (SGLang's ``mamba2_state_dtype``)."""
     if options.sglang_ssm_dtype is not None:
         return options.sglang_ssm_dtype, "SGLANG_MAMBA_SSM_DTYPE, as the option sets it"
-    if profile.config_mamba_ssm_dtype is not None:
+    if blind := next((a for a in profile.architectures if a in CONFIG_SSM_DTYPE_UNREAD), None):
+        if profile.config_mamba_ssm_dtype is not None:
+            return "float32", f"SGLang's default ssm dtype: its {blind} state does not read " \
+                "the config's mamba_ssm_dtype"
+    elif profile.config_mamba_ssm_dtype is not None:
         return profile.config_mamba_ssm_dtype, "the config's mamba_ssm_dtype"
     return "float32", "SGLang's default ssm dtype"
 
