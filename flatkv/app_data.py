@@ -38,9 +38,9 @@ from flatkv.strategies import (
     model_blocker,
     run_strategy,
 )
-from flatkv.strategies.base import ratio_text, state_pages_per_request
+from flatkv.strategies.base import ratio_text, start_up_log_title, state_pages_per_request
 from flatkv.strategies.sglang import OLDER_KV_LOG as OLDER_SGLANG_KV_LOG
-from flatkv.strategies.sglang import SPECULATIVE_NOT_MODELLED as SGLANG_SPECULATIVE_NOT_MODELLED
+from flatkv.strategies.sglang import OLDER_SWA_LOG as OLDER_SGLANG_SWA_LOG
 from flatkv.strategies.sglang import split_idle as sglang_split_idle
 from flatkv.strategies.sglang import swa_label
 from flatkv.strategies.sglang import swa_pool as sglang_swa_pool
@@ -1069,8 +1069,7 @@ def start_up_log_text(r: StrategyResult) -> str:
     them."""
     if r.strategy == "sglang":
         return sglang_start_up_log_text(r)
-    text = ("vLLM's start-up log at these settings, in a current release's words and number "
-            "formats: set it beside yours line by line.")
+    text = _log_lines_are(r)
     if r.extras.get("state_page_bytes") is not None:  # a state model: which mode it counts
         mode = r.extras["mamba_cache_mode"]
         if r.extras.get("mamba_cache_mode_asked") == "all":
@@ -1092,20 +1091,21 @@ def start_up_log_text(r: StrategyResult) -> str:
 
 def sglang_start_up_log_text(r: StrategyResult) -> str:
     """What SGLang's start-up log lines are: its GB are GiB, its sizes count the rows its pool
-    counts leave out, and what it logs next and in older releases."""
+    counts leave out, which lines are left out and why, and what it logs next and in older
+    releases."""
     x = r.extras
-    text = ("SGLang's start-up log at these settings, in a current release's words and number "
-            "formats: set it beside yours line by line. Its GB are GiB (2^30 B)")
-    counted, kv_lines = [], any("KV Cache is allocated" in line for line in x["log_lines"])
-    if kv_lines:
-        counted.append("each KV layer a page more than #tokens (the page of slot 0, for padded "
-                       "tokens' writes)")
-    if "state_slots" in x:
-        counted.append("the state pool its padding slot beside max_mamba_cache_size")
+    pools = x.get("logged_pools", [])
+    text = f"{_log_lines_are(r)} Its GB are GiB (2^30 B)"
+    counted = (["each KV layer a page more than #tokens (the page of slot 0, for padded "
+                "tokens' writes)"] if "kv" in pools else []) + (
+        ["the state pool its padding slot beside max_mamba_cache_size"]
+        if "state" in pools else [])
     if counted:
         text += "; its sizes count " + " and ".join(counted)
     text += "."
-    if SGLANG_SPECULATIVE_NOT_MODELLED in r.formulas:
+    if left_out := x.get("log_left_out"):
+        text += f" Left out: {'; '.join(left_out)}."
+    if x.get("speculative_not_modelled"):
         text += (" Without speculative decoding: with it, the Mamba line goes on to its draft "
                  "tokens' buffers.")
     if r.logged_tokens is not None:
@@ -1114,7 +1114,17 @@ def sglang_start_up_log_text(r: StrategyResult) -> str:
             text += (f", max_running_requests={running} and context_len={r.context_tokens} "
                      "(without --max-running-requests, the context as its --context-length)")
         text += " beside figures not modelled here (chunked prefill, available memory)."
-    return f"{text} {OLDER_SGLANG_KV_LOG}" if kv_lines else text
+    if "kv" in pools:
+        text += f" {OLDER_SGLANG_KV_LOG}"
+    if "hybrid swa" in pools:
+        text += f" {OLDER_SGLANG_SWA_LOG}"
+    return text
+
+
+def _log_lines_are(r: StrategyResult) -> str:
+    """The opening of what an engine's start-up log lines under its math are."""
+    return (f"{start_up_log_title(r.strategy)}, in a current release's words and number "
+            "formats: set it beside yours line by line.")
 
 
 def recent_vllm_help(changes: dict[str, object]) -> str:

@@ -16,7 +16,7 @@ from fractions import Fraction
 from flatkv import app_model, gpu_settings, presets
 from flatkv.analysis import PLANNERS
 from flatkv.budget import Budget, cache_budget, given_budget
-from flatkv.dtypes import KNOWN_DTYPES
+from flatkv.dtypes import canonical_dtype
 from flatkv.models import MAX_CONV_KERNEL, MAX_TP, ModelSpec
 from flatkv.plan import FULL_ATTENTION, alignment_or_block_size
 from flatkv.profile import (
@@ -471,6 +471,14 @@ def _fraction(key: str, text: str) -> float:
     return value
 
 
+def _dtype(key: str, text: str) -> str:
+    """A dtype's canonical name from a name or an alias (``bf16``, ``fp8``)."""
+    try:
+        return canonical_dtype(text)
+    except ValueError as exc:
+        raise ValueError(f"{key}={text!r}: {exc}") from None
+
+
 def _sizes(hi: int, most: int) -> Callable[[str, str], tuple[int, ...]]:
     """Up to ``most`` whole numbers of 1..``hi``, comma-separated (``1024,1024``)."""
     one = _int(1, hi)
@@ -604,7 +612,7 @@ _CARRIED_KEYS: dict[str, tuple[str, Callable[[str, str], object], Callable[[obje
     "conv_rows": ("conv_rows", _int(1, MAX_CONV_KERNEL - 1), str),
     "indexer": ("indexer_bytes_per_slot", _int(1, MAX_BYTES), str),
     "attn_chunk": ("attention_chunk_size", _int(1, MAX_WINDOW), str),
-    "kv_dtype": ("kv_dtype", _choice(lambda: list(KNOWN_DTYPES)), str),
+    "kv_dtype": ("kv_dtype", lambda key, text: _dtype(key, text), str),
     "kv_split": ("kv_tensor_bytes", _sizes(MAX_BYTES, most=2), lambda v: ",".join(map(str, v))),
 }
 _MODEL_KEYS = ("model", "layers", "kv", "state", "spec", *_CARRIED_KEYS)
@@ -700,16 +708,34 @@ def _decode_model(q: Mapping[str, str]) -> tuple[str, app_model.RawModel | None,
             f"model={name!r} is not a known model (one of {', '.join(app_model.model_names())}); "
             f"{fallback}")
     try:
+        kv = parse_size(q.get("kv", "0"), field="kv", whole=True)
+        carried = {name: parse(key, q[key]) for key, (name, parse, _write)
+                   in _CARRIED_KEYS.items() if q.get(key, "") != ""}
+        notice = _kv_split_notice(carried, kv)
+        if notice:  # a kv edited in the link: the model stays, its bytes as given
+            carried.pop("kv_tensor_bytes"), carried.pop("kv_dtype", None)
         raw = app_model.RawModel(
-            layers=q.get("layers", ""),
-            kv_bytes_per_slot=parse_size(q.get("kv", "0"), field="kv", whole=True),
-            state=app_model.parse_state_text(q.get("state", "")),
-            **{name: parse(key, q[key]) for key, (name, parse, _write) in _CARRIED_KEYS.items()
-               if q.get(key, "") != ""},
-        )
+            layers=q.get("layers", ""), kv_bytes_per_slot=kv,
+            state=app_model.parse_state_text(q.get("state", "")), **carried)
         raw.profile()  # validate now, so a bad link never reaches a page
     except ValueError as exc:
         return (DEFAULT.model, None, None,
                 f"The custom model in the link is not valid ({exc}); {fallback}")
-    return app_model.CUSTOM, raw, None, ""
+    return app_model.CUSTOM, raw, None, notice
+
+
+def _kv_split_notice(carried: Mapping[str, object], kv: int) -> str:
+    """Why a link's K / V split cannot stand beside its kv (it does not add up to it, or no
+    KV dtype comes with it), or "" when it can or there is none."""
+    split = carried.get("kv_tensor_bytes")
+    if not split:
+        return ""
+    if sum(split) != kv:
+        why = f"does not add up to kv={kv}"
+    elif carried.get("kv_dtype") is None:
+        why = "comes without kv_dtype"
+    else:
+        return ""
+    return (f"kv_split={','.join(map(str, split))} {why}: the model is kept without its K / V "
+            "split and KV dtype, which only SGLang's KV log lines need.")
 

@@ -681,7 +681,8 @@ class ModelSpec:
         """The per-TP-rank CacheProfile the planner and the engine strategies consume."""
         has_state = any(layer.is_state for layer in self.kinds.values())
         state = self.state_const_bytes()
-        # one split for every attention kind, or none said (kinds of equal bytes split apart)
+        # the K / V split when every attention kind has the same one, else none (the dtype
+        # stays)
         kv_split = {layer.kv_tensor_bytes(self.tp, self.kv_dtype)
                     for layer in self.kinds.values() if not layer.is_state}
         return CacheProfile(

@@ -139,13 +139,15 @@ class CacheProfile:
     attention_chunk_size: tokens of a chunk of Llama 4's chunked local attention: a
         ``chunked_attention`` layer attends only within its chunk, so it keeps at most one chunk
         of history. ``None`` without chunked layers.
-    kv_dtype: the KV cache's dtype (a canonical name, ``bfloat16``) when the profile comes from
-        a model with attention layers; None for raw bytes typed by hand.
+    kv_dtype: the KV cache's dtype (a canonical name, ``bfloat16``) when it is known: a model
+        with attention layers gives it (raw bytes keep it while their KV bytes stand); None
+        for bytes typed by hand.
     kv_tensor_bytes: ``kv_bytes_per_slot`` split by the tensors an engine keeps for one
         attention layer, when the profile comes from a model: (K, V) for multi-head attention,
         (latent,) for MLA (DeepSeek-V3.2's indexer keys counted with it); empty for raw bytes
         typed by hand.
-        SGLang logs each tensor's bytes ("K size: ..., V size: ..." or "KV size: ...").
+        SGLang logs each tensor's bytes ("K size: ..., V size: ..." or "KV size: ..."); a split
+        needs ``kv_dtype`` beside it.
     """
 
     layer_types: tuple[str, ...]
@@ -242,6 +244,9 @@ class CacheProfile:
             raise ValueError(f"kv_tensor_bytes {split} does not split kv_bytes_per_slot = "
                              f"{self.kv_bytes_per_slot}: give (K, V) or (latent,) bytes that "
                              "add up to it, or ()")
+        if split and self.kv_dtype is None:
+            raise ValueError(f"kv_tensor_bytes {split} is given without kv_dtype: give the KV "
+                             "dtype too (the engines' logs name it), or ()")
 
     def _check_whole(self, field: str, tensor: str, units: tuple[str, str], hint: str) -> None:
         """``field``, when set, is a size that divides the state tensor ``tensor`` ("an ssm"):

@@ -26,11 +26,11 @@ from flatkv.strategies import (
 )
 from flatkv.strategies import run_strategy as _run_strategy
 from flatkv.strategies.base import (
-    ENGINE_NAMES,
     MAMBA_CACHE_MODES,
     SGLANG_SSM_DTYPES,
     SGLANG_SWA_ARCHITECTURES,
     ratio_text,
+    start_up_log_title,
 )
 from flatkv.strategies.vllm import OLDER_VLLM_LOG
 from flatkv.texttable import text_table
@@ -246,10 +246,12 @@ def _start_up_log_lines(result: StrategyResult) -> list[str]:
     log = result.extras.get("log_lines") if result.applies else None
     if not log:
         return []
-    mode = (f"; mamba cache mode {result.extras['mamba_cache_mode']}"
-            if "state_page_bytes" in result.extras else "")
-    return [f"{ENGINE_NAMES[result.strategy]}'s start-up log at these settings (a current "
-            f"release's words{mode}):", *(f"  {line}" for line in log)]
+    x = result.extras
+    said = ("; mamba cache mode " + x["mamba_cache_mode"] if "state_page_bytes" in x
+            else "; its GB are GiB, its sizes count the padding page and slot"
+            if result.strategy == "sglang" else "")
+    return [f"{start_up_log_title(result.strategy)} (a current release's words{said}):",
+            *(f"  {line}" for line in log), *(f"  ({why})" for why in x.get("log_left_out", ()))]
 
 
 def format_comparison_table(results: Sequence[StrategyResult],

@@ -853,8 +853,7 @@ def test_sglang_start_up_log_says_what_its_sizes_count():
         "context_len=32768 (without --max-running-requests, the context as its "
         "--context-length) beside figures not modelled here (chunked prefill, available "
         "memory). Releases before 0.5.13 (June 2026) print the KV "
-        "lines without \"dtype: ...,\"; before 0.5.17 (August 2026) a hybrid SWA pool's lines "
-        "carry no \"Full\" or \"SWA\" and its SWA line comes first.")
+        "lines without \"dtype: ...,\".")
     # 80e9 x 9 // 19 B of state hold 490 slots of 77,266,944 B; the rest 1,714,648 tokens
     assert result.capacity_tokens == (80 * 10**9 - 490 * 77_266_944) // (12 * 2048) == 1_714_648
     # SGLang's _resolve_max_num_reqs: min(4,096 (int(1,714,648 / 32,768 x 512) = 26,791, kept
@@ -868,7 +867,15 @@ def test_sglang_start_up_log_says_what_its_sizes_count():
     raw = sglang(CacheProfile(layer_types=qwen.layer_types, kv_bytes_per_slot=2048,
                               state_const_bytes=qwen.state_const_bytes))
     assert [line.split(".")[0] for line in raw.extras["log_lines"]] == ["Mamba Cache is allocated"]
-    assert "KV" not in app_data.start_up_log_text(raw)
+    raw_text = app_data.start_up_log_text(raw)
+    assert ("Left out: no KV Cache lines: they need the K / V split and KV dtype, which bytes "
+            "typed by hand (or attention kinds that split apart) do not give.") in raw_text
+    assert "page more than #tokens" not in raw_text and "dtype: ...," not in raw_text
+    # a hybrid SWA pool's lines are said to read otherwise before 0.5.17
+    gpt = load_preset("gpt-oss-20b").profile()
+    assert app_data.start_up_log_text(sglang(gpt)).endswith(
+        "Before 0.5.17 (August 2026) a hybrid SWA pool's lines carry no \"Full\" or \"SWA\" "
+        "and its SWA line comes first.")
 
 
 def test_vllm_start_up_log_of_mode_all_run_as_align_begins_with_vllms_fallback():

@@ -133,11 +133,21 @@ def test_a_raw_model_carries_its_kv_dtype_and_split_while_its_kv_bytes_stand():
     assert (query["kv_dtype"], query["kv_split"]) == ("bfloat16", "1024,1024")
     assert decode_query(query)[0].raw == raw
     for bad, why in (("1024,1024,0", "kv_split='1024,1024,0' holds 3 numbers, at most 2"),
-                     ("1024,x", "kv_split='x' is not a whole number"),
-                     ("1000,1000", "kv_tensor_bytes (1000, 1000) does not split "
-                                   "kv_bytes_per_slot = 2048")):
+                     ("1024,x", "kv_split='x' is not a whole number")):
         state, notices = decode_query({**query, "kv_split": bad})
         assert state.raw is None and why in notices[0]
+    # a kv edited in the link (fp8's 1,024 B), or a split without its dtype: the model stays,
+    # its bytes as given, and the notice says what was dropped
+    for link, why in (({**query, "kv": "1024"}, "does not add up to kv=1024"),
+                      ({k: v for k, v in query.items() if k != "kv_dtype"},
+                       "comes without kv_dtype")):
+        state, notices = decode_query(link)
+        assert (state.raw.kv_tensor_bytes, state.raw.kv_dtype) == ((), None)
+        assert state.raw.layers == raw.layers and notices == [
+            f"kv_split=1024,1024 {why}: the model is kept without its K / V split and KV "
+            "dtype, which only SGLang's KV log lines need."]
+    # an alias reads as the CLI reads it
+    assert decode_query({**query, "kv_dtype": "bf16"})[0].raw == raw
     # typed bytes: an unchanged 2,048 keeps them, another number drops them (bytes as given)
     assert raw.with_kv(2048) is raw
     other = raw.with_kv(4096)

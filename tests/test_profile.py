@@ -83,6 +83,8 @@ def test_profile_components_and_counts():
       r"\(latent,\) bytes that add up to it, or \(\)"),
      (dict(layer_types=["full_attention"], kv_bytes_per_slot=8, kv_tensor_bytes=(4, 0, 4)),
       "kv_tensor_bytes must be positive"),
+     (dict(layer_types=["full_attention"], kv_bytes_per_slot=8, kv_tensor_bytes=(4, 4)),
+      r"kv_tensor_bytes \(4, 4\) is given without kv_dtype: give the KV dtype too"),
      (dict(layer_types=["full_attention"], kv_bytes_per_slot=8, kv_dtype="bf16"),
       "kv_dtype is 'bf16': give one of float32, bfloat16, float16, float8_e4m3fn, float8_e5m2, "
       "int8, or None when it is unknown"),

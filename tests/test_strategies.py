@@ -240,12 +240,16 @@ def test_sglang_qwen3_next():
             "_handle_max_mamba_cache)") in r.formulas
 
 
-def test_sglang_start_up_log_of_the_anchor():
+def test_sglang_start_up_log_of_the_anchors_bytes_as_given():
     # SGLang's pool lines (memory_pool.py, MambaPool and _finalize_allocation_log): sizes in
     # GiB it calls GB, the state tensors for max_mamba_cache_size + 1 slots (its padding slot),
-    # each KV layer's K and V for #tokens + one page (slot 0's page) rows
+    # each KV layer's K and V for #tokens + one page (slot 0's page) rows. The anchor's bytes
+    # as given (bf16 ssm, as SGLANG_MAMBA_SSM_DTYPE=bfloat16 would keep them; its default
+    # float32 is tests/test_anchor.py's): 1,147 slots of 36 x 548,864 B, the rest in tokens
     profile = replace(qwen3_next_tp2(), kv_dtype="bfloat16", kv_tensor_bytes=(512, 512))
     r = run_strategy("sglang", profile, budget_bytes=ANCHOR_BUDGET, context_tokens=ANCHOR_CONTEXT)
+    assert ANCHOR_BUDGET * 9 // 19 // (36 * 548_864) == 1_147
+    assert (ANCHOR_BUDGET - 1_147 * 36 * 548_864) // 12_288 == 2_051_957
     conv = 1_147 * 36 * 24_576  # 1,014,792,192 B = 0.945 GiB
     ssm = 1_147 * 36 * 524_288  # 21,648,900,096 B = 20.162 GiB
     k = 12 * (2_051_957 + 1) * 512  # 12,607,229,952 B = 11.741 GiB
@@ -1009,8 +1013,8 @@ def test_sglang_serves_no_jamba():
     assert jamba.architectures == ("JambaForCausalLM",)
     r = run_strategy("sglang", jamba, budget_bytes=LLAMA4_BUDGET, context_tokens=4096)
     assert not r.applies
-    assert r.reason == ("SGLang has no Jamba model (feature request #1190 is open, PR #20141 "
-                        "was closed unmerged): compare vLLM's layout")
+    assert r.reason == ("SGLang has no Jamba model (none in its releases up to 0.5.23, October "
+                        "2026; feature request #1190 is open): compare vLLM's layout")
     assert run_strategy("sglang", replace(jamba, architectures=()), budget_bytes=LLAMA4_BUDGET,
                         context_tokens=4096).applies
     assert run_strategy("vllm", jamba, budget_bytes=LLAMA4_BUDGET, context_tokens=4096).applies

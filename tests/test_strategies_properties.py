@@ -148,20 +148,31 @@ def test_vllms_drawn_blocks_add_up_to_its_block(profile, budget, opts, hybrid_ma
 
 @settings(max_examples=80, deadline=None)
 @given(profile=profiles(), budget=st.integers(1 << 30, 1 << 44), opts=options,
-       page=st.sampled_from([1, 16, 64]), swa_pool=st.sampled_from([None, True, False]))
-def test_sglangs_start_up_log_tells_its_own_pools(profile, budget, opts, page, swa_pool):
+       page=st.sampled_from([1, 16, 64]), swa_pool=st.sampled_from([None, True, False]),
+       context=st.integers(1, 1 << 20), dtype=st.sampled_from(["bfloat16", "float8_e4m3fn"]))
+def test_sglangs_start_up_log_tells_its_own_pools(profile, budget, opts, page, swa_pool,
+                                                   context, dtype):
     """SGLang's log lines read back as its figures: #tokens are its pools, max_mamba_cache_size
     its slots for requests, and its sizes the pools' bytes with a page a layer more (or the
     padding slot), each to the 0.005 GiB its two decimals round to."""
     import re
     from dataclasses import replace
 
+    from flatkv.strategies.sglang import pool_layers
+
     kv = profile.kv_bytes_per_slot
     if kv % 2 == 0 and kv:  # a model's K and V halves, as a spec reduces to
-        profile = replace(profile, kv_dtype="bfloat16", kv_tensor_bytes=(kv // 2, kv // 2))
+        profile = replace(profile, kv_dtype=dtype, kv_tensor_bytes=(kv // 2, kv // 2))
     opts = replace(opts, sglang_page_size=page, sglang_swa_pool=swa_pool)
-    r = run_strategy("sglang", profile, budget_bytes=budget, context_tokens=None, options=opts)
+    r = run_strategy("sglang", profile, budget_bytes=budget, context_tokens=context,
+                     options=opts)
     assume(r.applies)
+    if profile.has_attention:  # _resolve_max_num_reqs over its token pool, and state's cap
+        tokens = r.capacity_tokens
+        caps = [max(min(int(tokens / context * 512), 4096), 2048), tokens // 2]
+        if "running_request_cap" in r.extras:
+            caps.append(r.extras["running_request_cap"])
+        assert r.extras["max_running_requests"] == min(caps)
     x, log = r.extras, r.extras.get("log_lines", [])
     gib = {}  # "name" -> GiB figures
     for line in log:
@@ -180,13 +191,15 @@ def test_sglangs_start_up_log_tells_its_own_pools(profile, budget, opts, page, s
         assert not kv_lines
         return
     # one pool of every attention layer, or a hybrid SWA pool's full and sliding sub-pools
-    n_swa = profile.count("sliding_attention") if len(kv_lines) == 2 else 0
+    n_swa = pool_layers(profile, opts)[1]
+    assert x["logged_pools"] == ["state"] * ("state_slots" in x) + ["kv"] + [
+        "hybrid swa"] * bool(n_swa)
     pools = [("KV Cache", r.capacity_tokens, profile.kv_bytes_per_token // kv)] if not n_swa \
         else [("Full KV Cache", r.capacity_tokens, profile.count("full_attention")),
               ("SWA KV Cache", x["swa_tokens"], n_swa)]
     assert len(kv_lines) == len(pools)
     for line, (name, tokens, layers) in zip(kv_lines, pools):
-        assert line.startswith(f"{name} is allocated. dtype: torch.bfloat16, #tokens: {tokens}, ")
+        assert line.startswith(f"{name} is allocated. dtype: torch.{dtype}, #tokens: {tokens}, ")
         k, v = gib[f"{name} is allocated"]
         assert abs(k + v - layers * (tokens + page) * kv / 2**30) <= 0.01  # a page a layer more
     assert r.bytes_of("kv_history") == sum(t * layers * kv for _, t, layers in pools)

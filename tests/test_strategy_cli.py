@@ -164,7 +164,8 @@ def test_plan_prints_sglangs_start_up_log():
                           "--budget", "44.59GiB"])
     assert code == 0, err
     assert out.endswith(
-        "SGLang's start-up log at these settings (a current release's words):\n"
+        "SGLang's start-up log at these settings (a current release's words; its GB are GiB, "
+        "its sizes count the padding page and slot):\n"
         "  Mamba Cache is allocated. max_mamba_cache_size: 292, conv_state size: 0.48GB, "
         "ssm_state size: 20.60GB \n"
         "  KV Cache is allocated. dtype: torch.bfloat16, #tokens: 1026974, K size: 11.75 GB, "

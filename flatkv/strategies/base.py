@@ -100,6 +100,12 @@ SGLANG_SWA_ARCHITECTURES = ", ".join(SGLANG_SWA_POOL_MODELS)
 # The engines whose start-up log a strategy prints (its ``extras["log_lines"]``), by name.
 ENGINE_NAMES = {"vllm": "vLLM", "sglang": "SGLang"}
 
+
+def start_up_log_title(strategy: str) -> str:
+    """What the CLI and Compare call an engine's log lines: ``vLLM's start-up log at these
+    settings``."""
+    return f"{ENGINE_NAMES[strategy]}'s start-up log at these settings"
+
 # Bounds on ratio options (an exact Fraction is computed from them, so they must stay small).
 RATIO_RANGE = (Fraction(1, 10**6), Fraction(10**6))
 PADDING_BOUND_RANGE = (Fraction(0), Fraction(10))

@@ -361,8 +361,8 @@ def _state_slots(profile: CacheProfile, options: StrategyOptions, budget_bytes: 
         f"{n(layer_bytes)} B) = {n(state_pool)} // {n(slot_bytes)} = "
         f"{n(slots)}, one of them the padding slot: max_mamba_cache_size = {n(slots)} - 1 = "
         f"{n(for_requests)} for requests",
-        f"max_running_requests <= max_mamba_cache_size // S = {n(for_requests)} // {s} = "
-        f"{n(running_cap)}",
+        f"running cap = max_mamba_cache_size // S = {n(for_requests)} // {s} = "
+        f"{n(running_cap)} (max_running_requests is at most this)",
     ]
     extras.update(
         sglang_ssm_dtype=dtype, sglang_ssm_dtype_source=why, state_layer_bytes=layer_bytes,
@@ -451,12 +451,12 @@ TWO_WINDOWS = ("SGLang's hybrid SWA pool holds one kind of windowed layer, and t
                "both sliding and chunked layers (no model it serves has)")
 
 
-# Architectures with state layers SGLang has no model class for, and why (checked in its 0.5.23
-# wheel: no models/jamba.py, and its mamba configs list FalconH1, NemotronH, Lfm2, GraniteMoe-
-# Hybrid and a few others).
+# Architectures with state layers SGLang has no model class for, and why (its 0.5.23 wheel,
+# October 2026: no models/jamba.py; its mamba configs list FalconH1, NemotronH, Lfm2,
+# GraniteMoeHybrid and a few others).
 NOT_SERVED = {
-    "JambaForCausalLM": "SGLang has no Jamba model (feature request #1190 is open, PR #20141 "
-                        "was closed unmerged): compare vLLM's layout",
+    "JambaForCausalLM": "SGLang has no Jamba model (none in its releases up to 0.5.23, October "
+                        "2026; feature request #1190 is open): compare vLLM's layout",
 }
 
 
@@ -496,22 +496,20 @@ def _pool_refusal(profile: CacheProfile, options: StrategyOptions, kv_memory: in
     return None
 
 
-def _logged_running_requests(tokens: int, context: int, slots: int | None, per_request: int,
+def _logged_running_requests(tokens: int, context: int, state_cap: int | None,
                              formulas: list[str]) -> int:
     """The max_running_requests SGLang logs when --max-running-requests is not given
     (``_resolve_max_num_reqs``): ``tokens / context_len x 512`` in float, kept between 2,048
-    and 4,096, at most half the tokens, and with state at most its request slots // S. A cap on
-    requests at once, not the requests of the context that fit."""
+    and 4,096, at most half the tokens, and with state at most ``state_cap`` (its request
+    slots // S). A cap on requests at once, not the requests of the context that fit."""
     estimated = max(min(int(tokens / context * 512), 4096), 2048)
-    running = min(estimated, tokens // 2)
-    text = ("max_running_requests = min(max(min(int(T / context_len x 512), 4,096), 2,048), "
-            "T // 2") + (", max_mamba_cache_size // S" if slots is not None else "")
-    values = f"min({n(estimated)}, {n(tokens // 2)}"
-    if slots is not None:
-        running = min(running, request_slots(slots) // per_request)
-        values += f", {n(request_slots(slots) // per_request)}"
-    formulas.append(f"{text}) = {values}) = {n(running)} (SGLang's log, T the token pool "
-                    f"{n(tokens)}, context_len {n(context)}: a cap on requests at once)")
+    limits = [estimated, tokens // 2] + ([] if state_cap is None else [state_cap])
+    running = min(limits)
+    formulas.append(
+        "max_running_requests = min(max(min(int(T / context_len x 512), 4,096), 2,048), T // 2"
+        + ("" if state_cap is None else ", running cap") + ") = min("
+        + ", ".join(n(x) for x in limits) + f") = {n(running)} (SGLang's log, T the token pool "
+        f"{n(tokens)}, context_len {n(context)}: a cap on requests at once)")
     return running
 
 
@@ -570,9 +568,9 @@ NSA_FP8_NOTE = (
 GB = 1 << 30
 # How older releases print the KV pool lines (their PyPI wheels): 0.5.12 and earlier without
 # the dtype, 0.5.16 and earlier a hybrid SWA pool's lines unlabelled, its SWA sub-pool's first.
-OLDER_KV_LOG = ("Releases before 0.5.13 (June 2026) print the KV lines without \"dtype: ...,\"; "
-                "before 0.5.17 (August 2026) a hybrid SWA pool's lines carry no \"Full\" or "
-                "\"SWA\" and its SWA line comes first.")
+OLDER_KV_LOG = "Releases before 0.5.13 (June 2026) print the KV lines without \"dtype: ...,\"."
+OLDER_SWA_LOG = ("Before 0.5.17 (August 2026) a hybrid SWA pool's lines carry no \"Full\" or "
+                 "\"SWA\" and its SWA line comes first.")
 
 
 def _gb(nbytes: int) -> str:
@@ -580,16 +578,21 @@ def _gb(nbytes: int) -> str:
     return f"{nbytes / GB:.2f}"
 
 
+def _kv_pool_bytes(profile: CacheProfile, tokens: int, layers: int, page: int) -> list[int]:
+    """The bytes of each tensor kind (K and V, or MLA's latent) a token pool of ``tokens``
+    over ``layers`` layers allocates: every layer has a page more than the pool (``size +
+    page_size`` rows: slot 0's page takes padded tokens' dummy writes). An fp8 cache is stored
+    as uint8: its bytes are the dtype's."""
+    return [layers * (tokens + page) * nbytes for nbytes in profile.kv_tensor_bytes]
+
+
 def _kv_pool_line(profile: CacheProfile, tokens: int, layers: int, page: int,
                   label: str = "") -> str:
-    """The line a token pool of ``tokens`` over ``layers`` layers logs when allocated
-    (``KVCache._finalize_allocation_log``; ``label`` a hybrid SWA pool's sub-pool, ``Full`` or
-    ``SWA``): every layer's tensors have a page more than the pool (``size + page_size`` rows:
-    slot 0's page takes padded tokens' dummy writes), K and V apart for multi-head attention,
-    one figure for MLA's latent (with DeepSeek-V3.2's indexer keys, which its DSA pool
-    allocates for the same rows and logs with it). An fp8 cache is stored as uint8: its bytes
-    are the dtype's."""
-    sizes = [layers * (tokens + page) * nbytes for nbytes in profile.kv_tensor_bytes]
+    """The line a token pool logs when allocated (``KVCache._finalize_allocation_log``;
+    ``label`` a hybrid SWA pool's sub-pool, ``Full`` or ``SWA``): K and V apart for
+    multi-head attention, one figure for MLA's latent (with DeepSeek-V3.2's indexer keys,
+    which its DSA pool allocates for the same rows and logs with it)."""
+    sizes = _kv_pool_bytes(profile, tokens, layers, page)
     head = (f"{label + ' ' if label else ''}KV Cache is allocated. dtype: "
             f"torch.{profile.kv_dtype}, #tokens: {tokens}, ")
     if len(sizes) == 2:
@@ -597,41 +600,70 @@ def _kv_pool_line(profile: CacheProfile, tokens: int, layers: int, page: int,
     return head + f"KV size: {_gb(sizes[0])} GB"
 
 
+class StartUpLog(NamedTuple):
+    """SGLang's start-up log lines (``_start_up_log``), which pools they log (``state``,
+    ``kv``, ``hybrid swa``) and why any line it prints is left out."""
+
+    lines: list[str]
+    pools: list[str]
+    left_out: list[str]
+
+
+# Why a line SGLang prints is left out: the profile does not say what it needs.
+NO_STATE_LINE = ("no Mamba Cache line: its state tensors are not named conv and ssm, as "
+                 "SGLang's are")
+NO_KV_LINES = ("no KV Cache lines: they need the K / V split and KV dtype, which bytes typed "
+               "by hand (or attention kinds that split apart) do not give")
+NO_ALL_SWA_LINES = "no KV Cache lines for a pool of sliding layers alone (not modelled here)"
+
+
 def _start_up_log(profile: CacheProfile, page: int, n_full: int, n_swa: int, full_tokens: int,
-                  swa_tokens: int, slots: int | None, layer_bytes: int | None) -> list[str]:
+                  swa_tokens: int, slots: int | None, layer_bytes: int | None) -> StartUpLog:
     """The lines SGLang logs as it sizes and allocates these pools, in its words and number
     formats (sizes in GiB that it calls GB, two decimals), in the order it logs them: the
     hybrid SWA split (``HybridSWAPoolConfigurator``), the state pool (``MambaPool``: its
     ``max_mamba_cache_size`` leaves out the padding slot, its sizes count it), then each token
     pool (``_kv_pool_line``; a hybrid SWA pool's full sub-pool, then its sliding one, each
-    labelled, then its summary).
-    Lines whose tensors the profile does not name are left out: the state line needs conv (and
-    ssm) tensors, the KV lines the model's K / V split and dtype (raw bytes have neither). Its
-    scheduler's summary line (``max_total_num_tokens=...``) holds figures not modelled here."""
-    lines = []
+    labelled, then its summary). Lines whose tensors the profile does not name are left out,
+    and said so. Its scheduler's summary line follows them (``max_total_num_tokens``,
+    ``max_running_requests`` beside figures not modelled here)."""
+    log = StartUpLog([], [], [])
     if n_full and n_swa:
-        lines.append(f"Use sliding window memory pool. full_layer_tokens={full_tokens}, "
-                     f"swa_layer_tokens={swa_tokens}")
+        log.lines.append(f"Use sliding window memory pool. full_layer_tokens={full_tokens}, "
+                         f"swa_layer_tokens={swa_tokens}")
     elif n_swa:
-        lines.append(f"Use sliding window memory pool (all SWA). swa_layer_tokens={swa_tokens}")
-    if slots is not None and layer_bytes is not None and set(profile.state_const_bytes) <= {
-            "conv", "ssm"}:
-        n_state, conv = profile.count(LINEAR_ATTENTION), profile.state_const_bytes["conv"]
-        lines.append(f"Mamba Cache is allocated. max_mamba_cache_size: {request_slots(slots)}, "
-                     f"conv_state size: {_gb(slots * n_state * conv)}GB, ssm_state size: "
-                     f"{_gb(slots * n_state * (layer_bytes - conv))}GB ")
-    if not (profile.kv_tensor_bytes and n_full):  # unknown split, or an all-SWA pool
-        return lines
+        log.lines.append("Use sliding window memory pool (all SWA). "
+                         f"swa_layer_tokens={swa_tokens}")
+    if slots is not None and layer_bytes is not None:
+        if set(profile.state_const_bytes) <= {"conv", "ssm"}:
+            n_state, conv = profile.count(LINEAR_ATTENTION), profile.state_const_bytes["conv"]
+            log.lines.append(
+                f"Mamba Cache is allocated. max_mamba_cache_size: {request_slots(slots)}, "
+                f"conv_state size: {_gb(slots * n_state * conv)}GB, ssm_state size: "
+                f"{_gb(slots * n_state * (layer_bytes - conv))}GB ")
+            log.pools.append("state")
+        else:
+            log.left_out.append(NO_STATE_LINE)
+    if not n_full:
+        if n_swa:
+            log.left_out.append(NO_ALL_SWA_LINES)
+        return log
+    if not profile.kv_tensor_bytes:
+        log.left_out.append(NO_KV_LINES)
+        return log
+    log.pools.append("kv")
     if not n_swa:
-        return [*lines, _kv_pool_line(profile, full_tokens, n_full, page)]
-    lines += [_kv_pool_line(profile, full_tokens, n_full, page, "Full"),
-              _kv_pool_line(profile, swa_tokens, n_swa, page, "SWA")]
+        log.lines.append(_kv_pool_line(profile, full_tokens, n_full, page))
+        return log
+    log.pools.append("hybrid swa")
+    log.lines.extend([_kv_pool_line(profile, full_tokens, n_full, page, "Full"),
+                      _kv_pool_line(profile, swa_tokens, n_swa, page, "SWA")])
     if len(profile.kv_tensor_bytes) == 2:
-        both = sum((n_full * (full_tokens + page) + n_swa * (swa_tokens + page)) * nbytes
-                   for nbytes in profile.kv_tensor_bytes)
-        lines.append(f"SWAKVPool mem usage: {_gb(both)} GB, swa size: {swa_tokens}, full size: "
-                     f"{full_tokens}")
-    return lines
+        both = (_kv_pool_bytes(profile, full_tokens, n_full, page)
+                + _kv_pool_bytes(profile, swa_tokens, n_swa, page))
+        log.lines.append(f"SWAKVPool mem usage: {_gb(sum(both))} GB, swa size: {swa_tokens}, "
+                         f"full size: {full_tokens}")
+    return log
 
 
 def run_sglang(
@@ -657,9 +689,10 @@ def run_sglang(
     n_full, n_swa = pool_layers(profile, options)
     n_state = profile.count(LINEAR_ATTENTION)
     per_request = options.sglang_slots_per_request
+    extras: dict[str, object] = {}
     if options.speculative_tokens and profile.has_state:
         formulas.append(SPECULATIVE_NOT_MODELLED)
-    extras: dict[str, object] = {}
+        extras["speculative_not_modelled"] = True
 
     slots = slot_bytes = None
     state_bytes = state_pool = 0
@@ -713,7 +746,7 @@ def run_sglang(
             slots=slots, slot_bytes=slot_bytes, formulas=formulas, extras=extras)
         if profile.has_attention:
             extras["max_running_requests"] = _logged_running_requests(
-                pool_tokens, context_tokens, slots, per_request, formulas)
+                pool_tokens, context_tokens, extras.get("running_request_cap"), formulas)
 
     totals = dict.fromkeys(CATEGORIES, 0)
     totals["kv_history"] = kv_bytes
@@ -729,9 +762,12 @@ def run_sglang(
     else:
         block_size, block_bytes, num_blocks, capacity = None, slot_bytes, slots, None
         why = "no page size: a state-only model keeps one state slot per request"
-    if log := _start_up_log(profile, options.sglang_page_size, n_full, n_swa, full_tokens,
-                            swa_tokens, slots, extras.get("state_layer_bytes")):
-        extras["log_lines"] = log
+    log = _start_up_log(profile, options.sglang_page_size, n_full, n_swa, full_tokens,
+                        swa_tokens, slots, extras.get("state_layer_bytes"))
+    if log.lines:
+        extras.update(log_lines=log.lines, logged_pools=log.pools)
+    if log.left_out:
+        extras["log_left_out"] = log.left_out
     return StrategyResult(
         strategy=name, budget_bytes=budget_bytes, applies=True, profile_name=profile.name,
         context_tokens=context_tokens, block_size=block_size, block_bytes=block_bytes,
