@@ -612,7 +612,7 @@ _CARRIED_KEYS: dict[str, tuple[str, Callable[[str, str], object], Callable[[obje
     "conv_rows": ("conv_rows", _int(1, MAX_CONV_KERNEL - 1), str),
     "indexer": ("indexer_bytes_per_slot", _int(1, MAX_BYTES), str),
     "attn_chunk": ("attention_chunk_size", _int(1, MAX_WINDOW), str),
-    "kv_dtype": ("kv_dtype", lambda key, text: _dtype(key, text), str),
+    "kv_dtype": ("kv_dtype", _dtype, str),
     "kv_split": ("kv_tensor_bytes", _sizes(MAX_BYTES, most=2), lambda v: ",".join(map(str, v))),
 }
 _MODEL_KEYS = ("model", "layers", "kv", "state", "spec", *_CARRIED_KEYS)
@@ -713,7 +713,8 @@ def _decode_model(q: Mapping[str, str]) -> tuple[str, app_model.RawModel | None,
                    in _CARRIED_KEYS.items() if q.get(key, "") != ""}
         notice = _kv_split_notice(carried, kv)
         if notice:  # a kv edited in the link: the model stays, its bytes as given
-            carried.pop("kv_tensor_bytes"), carried.pop("kv_dtype", None)
+            del carried["kv_tensor_bytes"]
+            carried.pop("kv_dtype", None)
         raw = app_model.RawModel(
             layers=q.get("layers", ""), kv_bytes_per_slot=kv,
             state=app_model.parse_state_text(q.get("state", "")), **carried)

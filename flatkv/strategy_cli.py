@@ -247,9 +247,11 @@ def _start_up_log_lines(result: StrategyResult) -> list[str]:
     if not log:
         return []
     x = result.extras
-    said = ("; mamba cache mode " + x["mamba_cache_mode"] if "state_page_bytes" in x
-            else "; its GB are GiB, its sizes count the padding page and slot"
-            if result.strategy == "sglang" else "")
+    said = ""
+    if "state_page_bytes" in x:  # vLLM with state: the mode it counts
+        said = f"; mamba cache mode {x['mamba_cache_mode']}"
+    elif result.strategy == "sglang":
+        said = "; its GB are GiB, its sizes count the padding page and slot"
     return [f"{start_up_log_title(result.strategy)} (a current release's words{said}):",
             *(f"  {line}" for line in log), *(f"  ({why})" for why in x.get("log_left_out", ()))]
 

@@ -83,12 +83,12 @@ def ssm_dtype(profile: CacheProfile, options: StrategyOptions) -> tuple[str, str
     (SGLang's ``mamba2_state_dtype``)."""
     if options.sglang_ssm_dtype is not None:
         return options.sglang_ssm_dtype, "SGLANG_MAMBA_SSM_DTYPE, as the option sets it"
-    if blind := next((a for a in profile.architectures if a in CONFIG_SSM_DTYPE_UNREAD), None):
-        if profile.config_mamba_ssm_dtype is not None:
-            return "float32", f"SGLang's default ssm dtype: its {blind} state does not read " \
-                "the config's mamba_ssm_dtype"
-    elif profile.config_mamba_ssm_dtype is not None:
-        return profile.config_mamba_ssm_dtype, "the config's mamba_ssm_dtype"
+    if profile.config_mamba_ssm_dtype is not None:
+        unread = next((a for a in profile.architectures if a in CONFIG_SSM_DTYPE_UNREAD), None)
+        if unread is None:
+            return profile.config_mamba_ssm_dtype, "the config's mamba_ssm_dtype"
+        return "float32", (f"SGLang's default ssm dtype: its {unread} state does not read the "
+                           "config's mamba_ssm_dtype")
     return "float32", "SGLang's default ssm dtype"
 
 
