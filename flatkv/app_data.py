@@ -1096,9 +1096,9 @@ def sglang_start_up_log_text(r: StrategyResult) -> str:
     x = r.extras
     pools = x.get("logged_pools", [])
     text = f"{_log_lines_are(r)} Its GB are GiB (2^30 B)"
-    counted = (["each KV layer a page more than #tokens (the page of slot 0, for padded "
-                "tokens' writes)"] if "kv" in pools else []) + (
-        ["the state pool its padding slot beside max_mamba_cache_size"]
+    counted = (["a page more than #tokens in each KV layer (the page of slot 0, for padded "
+                "tokens' writes)"] if {"kv", "hybrid swa"} & set(pools) else []) + (
+        ["the state pool's padding slot beyond max_mamba_cache_size"]
         if "state" in pools else [])
     if counted:
         text += "; its sizes count " + " and ".join(counted)

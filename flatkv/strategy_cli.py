@@ -250,8 +250,12 @@ def _start_up_log_lines(result: StrategyResult) -> list[str]:
     said = ""
     if "state_page_bytes" in x:  # vLLM with state: the mode it counts
         said = f"; mamba cache mode {x['mamba_cache_mode']}"
-    elif result.strategy == "sglang":
-        said = "; its GB are GiB, its sizes count the padding page and slot"
+    elif result.strategy == "sglang":  # what its sizes count beyond its own counts
+        pools = x.get("logged_pools", [])
+        padding = (["a page a KV layer"] if {"kv", "hybrid swa"} & set(pools) else []) + (
+            ["the padding slot"] if "state" in pools else [])
+        said = "; its GB are GiB" + (f", its sizes count {' and '.join(padding)}"
+                                     if padding else "")
     return [f"{start_up_log_title(result.strategy)} (a current release's words{said}):",
             *(f"  {line}" for line in log), *(f"  ({why})" for why in x.get("log_left_out", ()))]
 

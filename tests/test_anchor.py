@@ -106,7 +106,7 @@ def test_vllm_anchor_through_the_cli(tmp_path, capsys):
     assert capsys.readouterr().out.endswith(
         text[text.index("vLLM's start-up log"):]
         + "SGLang's start-up log at these settings (a current release's words; its GB are GiB, "
-        "its sizes count the padding page and slot):\n"
+        "its sizes count a page a KV layer and the padding slot):\n"
         "  Mamba Cache is allocated. max_mamba_cache_size: 586, conv_state size: 0.48GB, "
         "ssm_state size: 20.64GB \n"
         "  KV Cache is allocated. dtype: torch.bfloat16, #tokens: 2050805, K size: 11.73 GB, "

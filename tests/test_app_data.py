@@ -846,9 +846,9 @@ def test_sglang_start_up_log_says_what_its_sizes_count():
     text = app_data.start_up_log_text(result)
     assert text == (
         "SGLang's start-up log at these settings, in a current release's words and number "
-        "formats: set it beside yours line by line. Its GB are GiB (2^30 B); its sizes count "
-        "each KV layer a page more than #tokens (the page of slot 0, for padded tokens' writes) "
-        "and the state pool its padding slot beside max_mamba_cache_size. Its scheduler then "
+        "formats: set it beside yours line by line. Its GB are GiB (2^30 B); its sizes count a "
+        "page more than #tokens in each KV layer (the page of slot 0, for padded tokens' "
+        "writes) and the state pool's padding slot beyond max_mamba_cache_size. Its scheduler then "
         f"logs max_total_num_tokens={result.capacity_tokens}, max_running_requests=163 and "
         "context_len=32768 (without --max-running-requests, the context as its "
         "--context-length) beside figures not modelled here (chunked prefill, available "
@@ -869,7 +869,8 @@ def test_sglang_start_up_log_says_what_its_sizes_count():
     assert [line.split(".")[0] for line in raw.extras["log_lines"]] == ["Mamba Cache is allocated"]
     raw_text = app_data.start_up_log_text(raw)
     assert ("Left out: no KV Cache lines: they need the K / V split and KV dtype, which bytes "
-            "typed by hand (or attention kinds that split apart) do not give.") in raw_text
+            "typed by hand (or attention layer kinds whose K / V splits differ) do not give.") in (
+        raw_text)
     assert "page more than #tokens" not in raw_text and "dtype: ...," not in raw_text
     # a hybrid SWA pool's lines are said to read otherwise before 0.5.17
     gpt = load_preset("gpt-oss-20b").profile()

@@ -880,7 +880,7 @@ def test_lfm2_short_convolutions_keep_a_conv_state_only(model_type):
     # one request: 128,000 / 16 = 8,000 attention pages and a state page in each conv group
     assert (vllm.concurrency_numerator, vllm.concurrency_denominator) == (43_690, 8_002)
     sglang = run_strategy("sglang", profile, budget_bytes=budget, context_tokens=128_000)
-    assert sglang.applies and any("state bytes per layer = conv 8,192 (no ssm state)" in f
+    assert sglang.applies and any("state bytes per layer = conv 8,192 B (no ssm state)" in f
                                   for f in sglang.formulas)
     # drafted tokens: vLLM's ShortConv keeps K - 1 + N rows (PR #50272), LFM2 sizes P without
     # them; 8 rows more = (2,048, 10) x 2 B = 40,960 B, past the 32,768 B page: it fails to
@@ -995,8 +995,13 @@ def test_deepseek_v32_keeps_the_indexer_keys_beside_the_latent():
     assert budget // (61 * 1_284) == 1_370_897
     assert sglang.logged_tokens == 1_370_897 // 64 * 64 == 1_370_880
     assert sglang.formulas[0].startswith("page size 64, not 1: SGLang serves DeepSeek's sparse")
-    assert any(f.startswith("with an fp8 KV cache SGLang sizes its pool by the bytes it "
-                            "stores, 656 + 132 B a token a layer") for f in sglang.formulas)
+    # its fp8 note is said where the cache is fp8 (656 + 132 B a token a layer), not in bf16
+    fp8_note = "with an fp8 KV cache SGLang sizes its pool by the bytes it stores, 656 + 132 B"
+    assert not any(f.startswith(fp8_note) for f in sglang.formulas)
+    fp8 = run_strategy("sglang", spec.with_options(kv_dtype="fp8").profile(),
+                       budget_bytes=budget, context_tokens=163_840)
+    assert any(f.startswith(fp8_note) for f in fp8.formulas)
+    assert fp8.logged_tokens == budget // (61 * 788) // 64 * 64
     # vLLM too pages it by 64 whatever it is told (FlashMLA sparse's block), and says so
     for told in ({"block_size": 128}, {"kernel_block_size": 128}):
         forced = run_strategy("vllm", profile, budget_bytes=budget, context_tokens=163_840,

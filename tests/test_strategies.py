@@ -222,6 +222,9 @@ def test_sglang_qwen3_next():
     assert r.extras["state_slots"] == slots
     assert r.extras["request_state_slots"] == 1_146  # slot 0 is SGLang's padding slot
     assert r.extras["running_request_cap"] == 1_146 // 3 == 382
+    assert ("running cap = max_mamba_cache_size // S = 1,146 // 3 = 382 (S: the state slots a "
+            "running request holds, SGLang's mamba ratio, the option --sglang-slots-per-request; "
+            "max_running_requests is at most this)") in r.formulas
     assert ("state slots = state pool // (36 layers x 548,864 B) = 22,679,122,704 // 19,759,104 = "
             "1,147, one of them the padding slot: max_mamba_cache_size = 1,147 - 1 = 1,146 for "
             "requests") in r.formulas
@@ -298,6 +301,13 @@ def test_sglang_start_up_log_of_its_hybrid_swa_pool_and_of_mla():
         f"SWAKVPool mem usage: {(full + swa + 2 * 64) * 12 * 2048 / 2**30:.2f} GB, swa size: "
         "216960, full size: 271232") == (
         "SWAKVPool mem usage: 11.18 GB, swa size: 216960, full size: 271232")
+    # bytes typed by hand name no K / V split: the sub-pools' lines are left out (said), the
+    # split and the summary (K + V of both) are not
+    raw = run_strategy("sglang", gpt_oss_20b(), budget_bytes=GPT_OSS_BUDGET)
+    assert raw.extras["log_lines"] == [r.extras["log_lines"][0], r.extras["log_lines"][-1]]
+    assert raw.extras["log_left_out"] == [
+        "no KV Cache lines: they need the K / V split and KV dtype, which bytes typed by hand "
+        "(or attention layer kinds whose K / V splits differ) do not give"]
     # MLA keeps one latent tensor a layer: one figure, rows of #tokens + a page of 64 (V3.2's
     # NSA page), the indexer keys (132 B a token) counted in it
     v32 = load_preset("deepseek-v3.2").profile()
@@ -457,7 +467,7 @@ def test_sglang_keeps_the_ssm_state_in_float32_unless_told():
     assert r.extras["state_slots"] == slots == 587
     assert r.capacity_tokens == (ANCHOR_BUDGET - slots * 36 * layer) // (12 * 1024) == 2_050_805
     assert r.formulas[0] == (
-        "state bytes per layer = conv 24,576 + ssm 262,144 elements x 4 B (float32: SGLang's "
+        "state bytes per layer = conv 24,576 B + ssm 262,144 elements x 4 B (float32: SGLang's "
         "default ssm dtype) = 1,073,152 (the model's 2-byte ssm elements take 524,288 B)")
     # told bfloat16 (the env variable or the config), it matches the model's bytes: the raw
     # profile's figures of test_sglang_qwen3_next, whose bytes are taken as given

@@ -150,6 +150,17 @@ def test_sglang_reads_a_configs_mamba_ssm_dtype_unless_told(tmp_path):
             36 * (24_576 + 262_144 * ssm_bytes))
 
 
+def test_sglangs_log_heading_names_only_the_padding_its_lines_count():
+    # bytes typed by hand: no KV lines (said under them), so only the padding slot is counted
+    code, out, err = run(["plan", *QWEN_ARGS, "--strategy", "sglang", "--budget", "44.59GiB"])
+    assert code == 0, err
+    heading = "SGLang's start-up log at these settings (a current release's words; its GB are "
+    assert f"{heading}GiB, its sizes count the padding slot):\n  Mamba Cache" in out
+    assert out.endswith("  (no KV Cache lines: they need the K / V split and KV dtype, which "
+                        "bytes typed by hand (or attention layer kinds whose K / V splits "
+                        "differ) do not give)\n")
+
+
 def test_plan_prints_sglangs_start_up_log():
     # Qwen3-Next TP 1 at the anchor's 44.59 GiB: SGLang keeps its 524,288 ssm elements in
     # float32, so a slot is 36 x (49,152 + 2,097,152) = 77,266,944 B; 293 slots (292 for
@@ -165,7 +176,7 @@ def test_plan_prints_sglangs_start_up_log():
     assert code == 0, err
     assert out.endswith(
         "SGLang's start-up log at these settings (a current release's words; its GB are GiB, "
-        "its sizes count the padding page and slot):\n"
+        "its sizes count a page a KV layer and the padding slot):\n"
         "  Mamba Cache is allocated. max_mamba_cache_size: 292, conv_state size: 0.48GB, "
         "ssm_state size: 20.60GB \n"
         "  KV Cache is allocated. dtype: torch.bfloat16, #tokens: 1026974, K size: 11.75 GB, "

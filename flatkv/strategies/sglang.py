@@ -102,14 +102,14 @@ def state_layer_bytes(profile: CacheProfile, dtype: str, why: str) -> tuple[int,
     per_layer = profile.state_bytes_per_layer
     element = profile.ssm_element_bytes
     if "ssm" not in profile.state_const_bytes:  # a short conv: its state is the conv alone
-        return per_layer, f"state bytes per layer = conv {n(per_layer)} (no ssm state)"
+        return per_layer, f"state bytes per layer = conv {n(per_layer)} B (no ssm state)"
     if element is None:
         return per_layer, (f"state bytes per layer = {n(per_layer)} as given (raw bytes: the ssm "
                            f"dtype is unknown, so SGLang's {dtype} is not applied)")
     ssm = profile.state_const_bytes["ssm"]
     elements = ssm // element
     sglang_ssm = elements * dtype_bytes(dtype)
-    others = " + ".join(f"{name} {n(nbytes)}" for name, nbytes in
+    others = " + ".join(f"{name} {n(nbytes)} B" for name, nbytes in
                         profile.state_const_bytes.items() if name != "ssm")
     total = per_layer - ssm + sglang_ssm
     text = (f"state bytes per layer = {others + ' + ' if others else ''}ssm {n(elements)} "
@@ -362,7 +362,8 @@ def _state_slots(profile: CacheProfile, options: StrategyOptions, budget_bytes: 
         f"{n(slots)}, one of them the padding slot: max_mamba_cache_size = {n(slots)} - 1 = "
         f"{n(for_requests)} for requests",
         f"running cap = max_mamba_cache_size // S = {n(for_requests)} // {s} = "
-        f"{n(running_cap)} (max_running_requests is at most this)",
+        f"{n(running_cap)} (S: the state slots a running request holds, SGLang's mamba ratio, "
+        "the option --sglang-slots-per-request; max_running_requests is at most this)",
     ]
     extras.update(
         sglang_ssm_dtype=dtype, sglang_ssm_dtype_source=why, state_layer_bytes=layer_bytes,
@@ -613,7 +614,7 @@ class StartUpLog(NamedTuple):
 NO_STATE_LINE = ("no Mamba Cache line: its state tensors are not named conv and ssm, as "
                  "SGLang's are")
 NO_KV_LINES = ("no KV Cache lines: they need the K / V split and KV dtype, which bytes typed "
-               "by hand (or attention kinds that split apart) do not give")
+               "by hand (or attention layer kinds whose K / V splits differ) do not give")
 NO_ALL_SWA_LINES = "no KV Cache lines for a pool of sliding layers alone (not modelled here)"
 
 
@@ -648,20 +649,20 @@ def _start_up_log(profile: CacheProfile, page: int, n_full: int, n_swa: int, ful
         if n_swa:
             log.left_out.append(NO_ALL_SWA_LINES)
         return log
-    if not profile.kv_tensor_bytes:
+    if profile.kv_tensor_bytes:
+        log.pools.append("kv")
+        if not n_swa:
+            log.lines.append(_kv_pool_line(profile, full_tokens, n_full, page))
+            return log
+        log.lines.extend([_kv_pool_line(profile, full_tokens, n_full, page, "Full"),
+                          _kv_pool_line(profile, swa_tokens, n_swa, page, "SWA")])
+    else:
         log.left_out.append(NO_KV_LINES)
-        return log
-    log.pools.append("kv")
-    if not n_swa:
-        log.lines.append(_kv_pool_line(profile, full_tokens, n_full, page))
-        return log
-    log.pools.append("hybrid swa")
-    log.lines.extend([_kv_pool_line(profile, full_tokens, n_full, page, "Full"),
-                      _kv_pool_line(profile, swa_tokens, n_swa, page, "SWA")])
-    if len(profile.kv_tensor_bytes) == 2:
-        both = (_kv_pool_bytes(profile, full_tokens, n_full, page)
-                + _kv_pool_bytes(profile, swa_tokens, n_swa, page))
-        log.lines.append(f"SWAKVPool mem usage: {_gb(sum(both))} GB, swa size: {swa_tokens}, "
+    if n_swa and len(profile.kv_tensor_bytes) != 1:  # K + V of both sub-pools (not MLA's)
+        log.pools.append("hybrid swa")
+        both = profile.kv_bytes_per_slot * (n_full * (full_tokens + page)
+                                            + n_swa * (swa_tokens + page))
+        log.lines.append(f"SWAKVPool mem usage: {_gb(both)} GB, swa size: {swa_tokens}, "
                          f"full size: {full_tokens}")
     return log
 
@@ -684,7 +685,8 @@ def run_sglang(
                             "serves DeepSeek's sparse attention (NSA) at it, whatever "
                             "--page-size says")
             options = replace(options, sglang_page_size=NSA_PAGE_SIZE)
-        formulas.append(NSA_FP8_NOTE)
+        if profile.kv_dtype is None or dtype_bytes(profile.kv_dtype) == 1:  # fp8, or unknown
+            formulas.append(NSA_FP8_NOTE)
     kv = profile.kv_bytes_per_slot
     n_full, n_swa = pool_layers(profile, options)
     n_state = profile.count(LINEAR_ATTENTION)
