@@ -74,6 +74,18 @@ def canonical_dtype(name: object) -> str:
     )
 
 
+# What engines' flags call a canonical dtype, where they do not use its name: vLLM's and
+# SGLang's --kv-cache-dtype fp8 (e4m3 on CUDA) and fp8_e5m2.
+ENGINE_DTYPE_NAMES = {"float8_e4m3fn": "fp8", "float8_e5m2": "fp8_e5m2"}
+
+
+def dtype_label(name: str) -> str:
+    """A canonical dtype as a picker shows it, with the engines' flag name where it differs:
+    ``float8_e4m3fn (fp8)``."""
+    flag = ENGINE_DTYPE_NAMES.get(name)
+    return f"{name} ({flag})" if flag else name
+
+
 def dtype_bytes(name: object) -> int:
     """Bytes per element of dtype ``name`` (any name ``canonical_dtype`` accepts)."""
     return DTYPE_BYTES[canonical_dtype(name)]

@@ -450,6 +450,9 @@ def test_model_page_edits_heads_and_dtypes_of_a_preset():
     at.selectbox(key="spec.ssm_dtype").set_value("float32").run()  # no state layer: no change
     assert shown(at.subheader[0]) == "Llama-3.1-8B"
     at.number_input(key="spec.full.kv_heads").set_value(4).run()
+    # the picker names fp8 as the engines' --kv-cache-dtype does, beside torch's name
+    assert at.selectbox(key="spec.kv_dtype").options[3:5] == ["float8_e4m3fn (fp8)",
+                                                              "float8_e5m2 (fp8_e5m2)"]
     at.selectbox(key="spec.kv_dtype").set_value("float8_e4m3fn").run()
     assert at.dataframe[0].value.iloc[0]["KV bytes per token"] == 1024
     assert shown(at.subheader[0]) == "Llama-3.1-8B (edited)"
