@@ -41,6 +41,7 @@ from flatkv.strategies import (
 from flatkv.strategies.base import ratio_text, start_up_log_title, state_pages_per_request
 from flatkv.strategies.sglang import OLDER_KV_LOG as OLDER_SGLANG_KV_LOG
 from flatkv.strategies.sglang import OLDER_SWA_LOG as OLDER_SGLANG_SWA_LOG
+from flatkv.strategies.sglang import logged_padding as sglang_logged_padding
 from flatkv.strategies.sglang import split_idle as sglang_split_idle
 from flatkv.strategies.sglang import swa_label
 from flatkv.strategies.sglang import swa_pool as sglang_swa_pool
@@ -1096,10 +1097,10 @@ def sglang_start_up_log_text(r: StrategyResult) -> str:
     x = r.extras
     pools = x.get("logged_pools", [])
     text = f"{_log_lines_are(r)} Its GB are GiB (2^30 B)"
+    page, slot = sglang_logged_padding(x)
     counted = (["a page more than #tokens in each KV layer (the page of slot 0, for padded "
-                "tokens' writes)"] if {"kv", "hybrid swa"} & set(pools) else []) + (
-        ["the state pool's padding slot beyond max_mamba_cache_size"]
-        if "state" in pools else [])
+                "tokens' writes)"] if page else []) + (
+        ["the state pool's padding slot beyond max_mamba_cache_size"] if slot else [])
     if counted:
         text += "; its sizes count " + " and ".join(counted)
     text += "."

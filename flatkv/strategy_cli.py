@@ -32,6 +32,7 @@ from flatkv.strategies.base import (
     ratio_text,
     start_up_log_title,
 )
+from flatkv.strategies.sglang import logged_padding
 from flatkv.strategies.vllm import OLDER_VLLM_LOG
 from flatkv.texttable import text_table
 from flatkv.units import (
@@ -251,9 +252,8 @@ def _start_up_log_lines(result: StrategyResult) -> list[str]:
     if "state_page_bytes" in x:  # vLLM with state: the mode it counts
         said = f"; mamba cache mode {x['mamba_cache_mode']}"
     elif result.strategy == "sglang":  # what its sizes count beyond its own counts
-        pools = x.get("logged_pools", [])
-        padding = (["a page a KV layer"] if {"kv", "hybrid swa"} & set(pools) else []) + (
-            ["the padding slot"] if "state" in pools else [])
+        page, slot = logged_padding(x)
+        padding = ["a page a KV layer"] * page + ["the padding slot"] * slot
         said = "; its GB are GiB" + (f", its sizes count {' and '.join(padding)}"
                                      if padding else "")
     return [f"{start_up_log_title(result.strategy)} (a current release's words{said}):",

@@ -618,6 +618,13 @@ NO_KV_LINES = ("no KV Cache lines: they need the K / V split and KV dtype, which
 NO_ALL_SWA_LINES = "no KV Cache lines for a pool of sliding layers alone (not modelled here)"
 
 
+def logged_padding(extras: dict[str, object]) -> tuple[bool, bool]:
+    """Whether a result's SGLang log lines count rows beyond its own counts: a page a KV layer
+    beyond #tokens (any KV line), the state pool's padding slot beyond max_mamba_cache_size."""
+    pools = set(extras.get("logged_pools", ()))
+    return bool(pools & {"kv", "hybrid swa"}), "state" in pools
+
+
 def _start_up_log(profile: CacheProfile, page: int, n_full: int, n_swa: int, full_tokens: int,
                   swa_tokens: int, slots: int | None, layer_bytes: int | None) -> StartUpLog:
     """The lines SGLang logs as it sizes and allocates these pools, in its words and number
