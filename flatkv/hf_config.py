@@ -1082,7 +1082,7 @@ def spec_from_hf_config(
     chunk = _chunk_size_of(recorded, model_type) if has_state else None
     max_model_len, length_from = _max_model_len_of(recorded, model_type)
     if max_model_len is not None and length_from not in _LENGTH_FIELDS:
-        source += f"; max_model_len {max_model_len:,} from {length_from}, as vLLM derives it"
+        source += f"; max_model_len {max_model_len:,} from {length_from}"
     for note in (dtype_note, kv_note):
         if note:
             source += f"; {note}"
@@ -1125,22 +1125,27 @@ def spec_from_hf_config(
 
 # The config fields vLLM reads a model's length from (the smallest given wins, but Cohere's
 # model_max_length overrides them), and the rope types whose factor it does not apply to that
-# length (vllm ModelConfig's _get_and_verify_max_len); Gemma 3's length is scaled already, so
-# no factor applies to it. LongRoPE models (Phi-3 128k) keep max_position_embeddings, as that
-# function has it; a vLLM release that serves them at original_max_position_embeddings
-# instead needs that context typed.
+# length (vllm ModelConfig's _get_and_verify_max_len, 0.30 and later: yarn's
+# max_position_embeddings is scaled already, as transformers' yarn assumes); Gemma 3's length
+# is scaled already too, so no factor applies to it. LongRoPE models (Phi-3 128k, Phi-4-mini)
+# are served at original_max_position_embeddings unless told (vLLM 0.12 and later).
 _LENGTH_FIELDS = ("max_position_embeddings", "n_positions", "max_seq_len", "seq_length",
                   "model_max_length", "max_sequence_length", "max_seq_length", "seq_len",
                   "max_target_positions")
-_UNSCALED_ROPE_TYPES = ("default", "su", "longrope", "llama3")
+_UNSCALED_ROPE_TYPES = ("default", "su", "longrope", "llama3", "yarn", "deepseek_yarn",
+                        "deepseek_llama_scaling")
+# vLLM before 0.30 served a yarn model at original_max_position_embeddings x factor
+_YARN_SCALED_BEFORE = "0.30"
 
 
 def _max_model_len_of(text: Any, model_type: str) -> tuple[int | None, str]:
     """The context vLLM serves the model at unless told (its --max-model-len default), and
-    where it comes from, as vLLM derives it: the smallest length field of the resolved config
-    (class defaults included), times the rope scaling factor where one applies (yarn scales
-    original_max_position_embeddings). None where the config gives no length. A length that is
-    no token count is refused."""
+    where it comes from, as a current vLLM derives it: the smallest length field of the
+    resolved config (class defaults included), times the rope scaling factor of the types that
+    scale it (linear, dynamic); a LongRoPE model's original_max_position_embeddings. ("", a
+    field's name) where the length is that field's as given. Where vLLM before 0.30 served a
+    yarn model at another length, the source says so: a reviewer may hold an older log. None
+    where the config gives no length. A length that is no token count is refused."""
     lengths = {}
     for attr in _LENGTH_FIELDS:
         value = getattr(text, attr, None)
@@ -1159,33 +1164,54 @@ def _max_model_len_of(text: Any, model_type: str) -> tuple[int | None, str]:
     # Command-R / Cohere: model_max_length, where given, is the length whatever the others say
     attr = "model_max_length" if "model_max_length" in lengths else min(
         lengths, key=lengths.__getitem__)
+    length = lengths[attr]
     rope = getattr(text, "rope_parameters", None) or getattr(text, "rope_scaling", None)
     if isinstance(rope, Mapping) and (by_type := _rope_by_layer_type(rope)) is not None:
         # one per layer type: the full-attention layers' decide the length
         rope = by_type.get("full_attention") or next(iter(by_type.values()))
     rope_type = rope.get("rope_type", rope.get("type")) if isinstance(rope, Mapping) else None
     factor = rope.get("factor") if isinstance(rope, Mapping) else None
+    if rope_type in ("longrope", "su"):
+        original = getattr(text, "original_max_position_embeddings", None)
+        if type(original) is int and 1 <= original <= MAX_TOKENS and original != length:
+            return original, (f"original_max_position_embeddings, vLLM's default for a "
+                              f"LongRoPE model ({attr} {length:,} needs --max-model-len)")
+        return length, attr
+    if rope_type in ("yarn", "deepseek_yarn"):
+        return length, _yarn_before(rope, rope_type, factor, length, attr)
     if (rope_type in (None, *_UNSCALED_ROPE_TYPES) or factor is None
             or model_type.startswith("gemma3")):
-        return lengths[attr], attr
+        return length, attr
     # a whole-number factor is exact and unbounded: compared, never turned into a float
     shown = int_text(factor) if type(factor) is int else repr(factor)
     if (isinstance(factor, bool) or not isinstance(factor, (int, float))
             or (isinstance(factor, float) and not math.isfinite(factor)) or factor <= 0):
         raise ValueError(f"config.json rope scaling's factor is {shown}: give the {rope_type} "
                          "scaling factor as a positive number, e.g. 4.0")
-    base_attr = "original_max_position_embeddings" if rope_type == "yarn" else attr
-    base = rope.get(base_attr) if rope_type == "yarn" else lengths[attr]
-    if isinstance(base, bool) or not isinstance(base, int) or not 1 <= base <= MAX_TOKENS:
-        said = int_text(base) if type(base) is int else repr(base)
-        raise ValueError(f"config.json rope scaling's {base_attr} is {said}: give the length "
-                         f"the model was trained at (at most {MAX_TOKENS:,}), e.g. 32768")
-    if factor >= Fraction(MAX_TOKENS + 1, base):  # base x factor past any length, exactly
-        raise ValueError(f"config.json rope scaling's factor is {shown}: {base_attr} {base:,} "
+    if factor >= Fraction(MAX_TOKENS + 1, length):  # length x factor past any length, exactly
+        raise ValueError(f"config.json rope scaling's factor is {shown}: {attr} {length:,} "
                          f"times it is past {MAX_TOKENS:,} tokens; give the {rope_type} scaling "
                          "factor the model was trained with, e.g. 4.0")
-    derived = int(base * factor)  # as vLLM multiplies it (and truncates); at most 2**40 here
-    return derived, f"{base_attr} {base:,} x {rope_type} factor {factor:g}"
+    derived = int(length * factor)  # as vLLM multiplies it (and truncates); at most 2**40 here
+    return derived, f"{attr} {length:,} x {rope_type} factor {factor:g}, as vLLM derives it"
+
+
+def _yarn_before(rope: Mapping[str, Any], rope_type: str, factor: Any, length: int,
+                 attr: str) -> str:
+    """Where a yarn model's length comes from, naming the other length vLLM before 0.30
+    served it at where that differs (yarn: original_max_position_embeddings x factor;
+    deepseek_yarn: the length x factor), as a reviewer's log may be an older one's."""
+    base_attr = "original_max_position_embeddings" if rope_type == "yarn" else attr
+    base = rope.get(base_attr) if rope_type == "yarn" else length
+    usable = (not isinstance(factor, bool) and isinstance(factor, (int, float))
+              and math.isfinite(factor) and factor > 0
+              and not isinstance(base, bool) and isinstance(base, int)
+              and 1 <= base <= MAX_TOKENS and factor < Fraction(MAX_TOKENS + 1, base))
+    if not usable or int(base * factor) == length:
+        return attr
+    return (f"{attr}, as vLLM {_YARN_SCALED_BEFORE} and later derive it (releases before "
+            f"scaled it by {rope_type}'s factor: {base_attr} {base:,} x {factor:g} = "
+            f"{int(base * factor):,})")
 
 
 def _chunk_size_of(text: Any, model_type: str) -> int | None:

@@ -264,13 +264,41 @@ def test_max_model_len_is_derived_from_the_config_as_vllm_derives_it():
     # the notes name it with the other defaults
     thin = spec_from_hf_config({"model_type": "llama"})
     assert thin.max_model_len == 2_048 and "max_position_embeddings 2,048;" in thin.notes
-    # yarn scales original_max_position_embeddings: Qwen2.5's long-context recipe, 32,768 x 4
-    yarn = spec_from_hf_config({"model_type": "qwen2", "max_position_embeddings": 32_768,
+    # yarn's length is scaled already (vLLM 0.30 and later): Qwen3-8B with its model card's
+    # long-context recipe is served at its 40,960, where earlier releases took 32,768 x 4
+    yarn = spec_from_hf_config({"model_type": "qwen3", "max_position_embeddings": 40_960,
                                 "rope_scaling": {"type": "yarn", "factor": 4.0,
                                                  "original_max_position_embeddings": 32_768}})
-    assert yarn.max_model_len == 32_768 * 4
-    assert yarn.source.endswith("; max_model_len 131,072 from original_max_position_embeddings "
-                                "32,768 x yarn factor 4, as vLLM derives it")
+    assert yarn.max_model_len == 40_960
+    assert yarn.source.endswith(
+        "; max_model_len 40,960 from max_position_embeddings, as vLLM 0.30 and later derive it "
+        "(releases before scaled it by yarn's factor: original_max_position_embeddings 32,768 x "
+        "4 = 131,072)")
+    # where both agree (gpt-oss: 4,096 x 32 = 131,072) the field alone is named, as no factor
+    # applies; deepseek_yarn scaled the length itself before 0.30
+    agreed = spec_from_hf_config({"model_type": "qwen2", "max_position_embeddings": 131_072,
+                                  "rope_scaling": {"type": "yarn", "factor": 32,
+                                                   "original_max_position_embeddings": 4_096}})
+    assert agreed.max_model_len == 131_072 and "max_model_len" not in agreed.source
+    deepseek = spec_from_hf_config({"model_type": "qwen2", "max_position_embeddings": 4_096,
+                                    "rope_scaling": {"type": "deepseek_yarn", "factor": 4}})
+    assert deepseek.max_model_len == 4_096
+    assert deepseek.source.endswith("scaled it by deepseek_yarn's factor: "
+                                    "max_position_embeddings 4,096 x 4 = 16,384)")
+    # a yarn factor past any length is no length today: the older figure is left out, no error
+    huge = spec_from_hf_config({"model_type": "qwen2", "max_position_embeddings": 32_768,
+                                "rope_scaling": {"type": "yarn", "factor": 2**40,
+                                                 "original_max_position_embeddings": 8_192}})
+    assert huge.max_model_len == 32_768 and "max_model_len" not in huge.source
+    # LongRoPE (Phi-3 128k, Phi-4-mini): vLLM 0.12 and later serve the original length
+    phi = spec_from_hf_config({"model_type": "phi3", "max_position_embeddings": 131_072,
+                               "original_max_position_embeddings": 4_096,
+                               "rope_scaling": {"type": "longrope", "long_factor": [1.0] * 48,
+                                                "short_factor": [1.0] * 48}})
+    assert phi.max_model_len == 4_096
+    assert phi.source.endswith(
+        "; max_model_len 4,096 from original_max_position_embeddings, vLLM's default for a "
+        "LongRoPE model (max_position_embeddings 131,072 needs --max-model-len)")
     # linear / dynamic scale max_position_embeddings; llama3 (Llama 3.1) and Gemma 3 (its
     # length is scaled already) keep theirs
     linear = spec_from_hf_config({"model_type": "llama", "max_position_embeddings": 4_096,
@@ -311,21 +339,15 @@ def test_max_model_len_is_derived_from_the_config_as_vllm_derives_it():
     for factor, shown in ((1e308, "1e+308"), (2.0**40 / 8_192 + 1, "134217729.0"),
                           (10**305, "a 306-digit number"), (2**27 + 1, "134217729")):
         with pytest.raises(ValueError, match="config.json rope scaling's factor is "
-                           fr"{re.escape(shown)}: original_max_position_embeddings 8,192 times "
-                           r"it is past 1,099,511,627,776 tokens; give the yarn scaling factor"):
-            spec_from_hf_config({"model_type": "qwen2", "max_position_embeddings": 32_768,
-                                 "rope_scaling": {"rope_type": "yarn", "factor": factor,
-                                                  "original_max_position_embeddings": 8_192}})
+                           fr"{re.escape(shown)}: max_position_embeddings 8,192 times "
+                           r"it is past 1,099,511,627,776 tokens; give the dynamic scaling "
+                           "factor"):
+            spec_from_hf_config({"model_type": "qwen2", "max_position_embeddings": 8_192,
+                                 "rope_scaling": {"rope_type": "dynamic", "factor": factor}})
     # 2**27 x 8,192 is 2**40 itself: the largest length taken
-    edge = spec_from_hf_config({"model_type": "qwen2", "max_position_embeddings": 32_768,
-                                "rope_scaling": {"rope_type": "yarn", "factor": 2**27,
-                                                 "original_max_position_embeddings": 8_192}})
+    edge = spec_from_hf_config({"model_type": "qwen2", "max_position_embeddings": 8_192,
+                                "rope_scaling": {"rope_type": "dynamic", "factor": 2**27}})
     assert edge.max_model_len == 2**40
-    with pytest.raises(ValueError, match="original_max_position_embeddings is a 401-digit "
-                       "number: give the length the model was trained at"):
-        spec_from_hf_config({"model_type": "qwen2", "max_position_embeddings": 32_768,
-                             "rope_scaling": {"rope_type": "yarn", "factor": 4,
-                                              "original_max_position_embeddings": 10**400}})
     # a null factor scales nothing (vLLM takes 1.0)
     null = spec_from_hf_config({"model_type": "llama", "max_position_embeddings": 4_096,
                                 "rope_scaling": {"rope_type": "dynamic", "factor": None}})
