@@ -26,7 +26,7 @@ from flatkv import app_data, charts
 from flatkv.app_data import markdown_literal as literal
 from flatkv.app_data import title_of
 from flatkv.app_state import AppState
-from flatkv.strategies import StrategyResult
+from flatkv.strategies import StrategyResult, last_served_text
 from flatkv.units import count_text, exact_bytes, sentence_case, tokens_text
 
 
@@ -105,7 +105,9 @@ with user_errors():
     st.caption(app_data.how_to_read_text(s.profile(), s.speculative_tokens,
                                          mtp_added=mtp_added()))
     mtp_button()
-    for note in (app_data.dead_weight_text(results),
+    dropped = last_served_text(s.profile())  # the vLLM releases that serve it, if not all
+    for note in (f"{dropped}." if dropped else "",
+                 app_data.dead_weight_text(results),
                  app_data.sliding_capacity_text(s.profile()) if has_history else "",
                  app_data.logged_capacity_text(results),
                  app_data.two_pool_blocks_text(results, s.profile()),

@@ -24,7 +24,7 @@ from app_pages._common import (
 from flatkv import app_data, charts
 from flatkv.analysis import PLANNER_STRATEGY, plan_json
 from flatkv.app_state import DEFAULT_REQUESTS, MAX_REQUESTS
-from flatkv.strategies import StrategyResult
+from flatkv.strategies import StrategyResult, last_served_text
 from flatkv.units import count_text, format_bytes, tokens_text
 
 
@@ -129,6 +129,8 @@ def vllm_blocks(analysis, vllm: StrategyResult) -> None:
         st.info(f"vLLM has no layout here: {vllm.reason}")
         return
     st.caption(app_data.vllm_block_text(vllm, state().profile(), analysis))
+    if last := last_served_text(state().profile()):
+        st.caption(f"{last}.")
     segments = app_data.vllm_block_segments(vllm, state().profile())
     chart(charts.layout_figure(
         segments, title="One row per vLLM group: a block id's bytes when it owns it",

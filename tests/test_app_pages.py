@@ -2374,6 +2374,15 @@ def test_layout_says_which_engine_serves_no_such_model():
         "not serve this model. Compare shows where each layout's bytes go and why a layout "
         "does not apply.")
     assert f"{float(ours):.2f}" == "1.78"
+    # vLLM's figures stand, for the releases that serve it (its registry: up to 0.23.0), said
+    # under its blocks here and among Compare's notes
+    dropped = ("vLLM serves MiniMaxM1ForCausalLM up to 0.23.0 only, so a log of it comes from "
+               "such a release: later ones refuse it, their model registry listing it as "
+               "previously supported.")
+    assert dropped in [unescaped(c.value) for c in at.caption]
+    compare = open_app("app_pages/compare.py", {"model": "MiniMax-M1", "ctx": "131072"})
+    assert_clean(compare)
+    assert dropped in [unescaped(c.value) for c in compare.caption]
 
 
 def test_planned_blocks_bytes_budget_and_unused_are_the_worked_example():

@@ -41,7 +41,7 @@ from flatkv.strategies import (
 )
 from flatkv.strategies.base import request_pages
 from flatkv.strategies.sglang import ssm_dtype
-from flatkv.strategies.vllm import runs_all_as_align
+from flatkv.strategies.vllm import last_served_text, runs_all_as_align
 
 GIB8 = 8 * 2**30
 
@@ -1028,6 +1028,27 @@ def test_sglang_serves_no_jamba():
     assert run_strategy("sglang", replace(jamba, architectures=()), budget_bytes=LLAMA4_BUDGET,
                         context_tokens=4096).applies
     assert run_strategy("vllm", jamba, budget_bytes=LLAMA4_BUDGET, context_tokens=4096).applies
+
+
+def test_vllm_names_the_releases_that_serve_a_dropped_architecture():
+    # vLLM 0.34's registry lists MiniMax-M1 (and Bamba, MiniMax-Text-01) as previously supported,
+    # last in 0.23.0: the figures stand, as a log of it comes from such a release, and say so
+    m1 = load_preset("MiniMax-M1").profile()
+    said = ("vLLM serves MiniMaxM1ForCausalLM up to 0.23.0 only, so a log of it comes from such "
+            "a release: later ones refuse it, their model registry listing it as previously "
+            "supported")
+    r = run_strategy("vllm", m1, budget_bytes=40 * 2**30, context_tokens=100_000)
+    assert r.applies and r.formulas[0] == said
+    # the same layers under no architecture are current vLLM's, with nothing said
+    plain = run_strategy("vllm", replace(m1, architectures=()), budget_bytes=40 * 2**30,
+                         context_tokens=100_000)
+    assert plain.formulas == r.formulas[1:] and plain.num_blocks == r.num_blocks == 2_048
+    # a refusal says it after its reason; each dropped architecture has its release
+    refused = run_strategy("vllm", m1, budget_bytes=40 * 2**30, context_tokens=10_240_000)
+    assert not refused.applies and refused.reason.endswith(f" ({said})")
+    assert last_served_text(replace(m1, architectures=("BambaForCausalLM",))).startswith(
+        "vLLM serves BambaForCausalLM up to 0.23.0 only")
+    assert last_served_text(load_preset("Qwen3-Next-80B-A3B").profile()) == ""
 
 
 def test_vllm_padding_layers_12_sliding_13_full():

@@ -93,6 +93,20 @@ def test_compare_table_and_json():
     assert all(r["max_concurrency"] is None for r in results)
 
 
+def test_compare_names_the_vllm_releases_that_serve_minimax_m1():
+    # vLLM dropped MiniMax-M1 after 0.23.0: one line says so under a table where vLLM applies;
+    # where it refuses, its reason says it (not twice)
+    said = ("vllm: vLLM serves MiniMaxM1ForCausalLM up to 0.23.0 only, so a log of it comes "
+            "from such a release: later ones refuse it, their model registry listing it as "
+            "previously supported")
+    code, out, _ = run(["compare", "--preset", "minimax-m1", "--budget", "40GiB", "--context",
+                        "100000"])
+    assert code == 0 and out.splitlines()[-1] == said
+    code, out, _ = run(["compare", "--preset", "minimax-m1", "--budget", "40GiB"])
+    assert code == 0 and said not in out.splitlines()
+    assert out.count("vLLM serves MiniMaxM1ForCausalLM up to 0.23.0 only") == 1
+
+
 def test_compare_says_only_per_component_carries_reserved_rows():
     code, out, _ = run(["compare", "--layers", "full*4", "--kv-bytes-per-slot", "1024",
                         "--budget", "1GB", "--reserved-bytes-per-block", "4096"])

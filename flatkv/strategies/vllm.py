@@ -378,21 +378,51 @@ def all_as_align_why(model_class: str) -> str:
 SPARSE_MLA_BLOCK_SIZE = 64
 
 
+# Architectures vLLM has stopped serving, with the last release that serves them (its
+# registry's _PREVIOUSLY_SUPPORTED_MODELS, as of 0.34.0): later releases refuse them at start-up.
+LAST_SERVED_IN = {"BambaForCausalLM": "0.23.0", "MiniMaxForCausalLM": "0.23.0",
+                  "MiniMaxText01ForCausalLM": "0.23.0", "MiniMaxM1ForCausalLM": "0.23.0"}
+
+
+def last_served_text(profile: CacheProfile) -> str:
+    """Which vLLM releases serve the model where later ones have dropped its architecture (a
+    reviewer's log can only be from those), "" where current releases serve it."""
+    for arch in profile.architectures:
+        if release := LAST_SERVED_IN.get(arch):
+            return (f"vLLM serves {arch} up to {release} only, so a log of it comes from such "
+                    "a release: later ones refuse it, their model registry listing it as "
+                    "previously supported")
+    return ""
+
+
 def run_vllm(
     profile: CacheProfile, *, budget_bytes: int, context_tokens: int | None,
     options: StrategyOptions,
 ) -> StrategyResult:
     """vLLM's layout; a model it runs in align when asked for mamba cache mode all gets align's,
-    and a DeepSeek-V3.2 (indexer) model vLLM's forced block of 64, and the result says so (its
-    first formula line, or its reason when vLLM refuses)."""
+    a DeepSeek-V3.2 (indexer) model vLLM's forced block of 64, and an architecture current
+    releases dropped the releases that serve it; the result says so (its first formula line,
+    or its reason when vLLM refuses)."""
+    result = _run_overridden(profile, budget_bytes=budget_bytes, context_tokens=context_tokens,
+                             options=options)
+    last = last_served_text(profile)
+    return _explained(result, last) if last else result
+
+
+def _run_overridden(
+    profile: CacheProfile, *, budget_bytes: int, context_tokens: int | None,
+    options: StrategyOptions,
+) -> StrategyResult:
+    """vLLM's layout after the settings vLLM overrides (see ``run_vllm``)."""
     # a block size under 64 comes to 64 anyway (P starts from the kernel block of 64)
     kernel_off = options.kernel_block_size not in (None, SPARSE_MLA_BLOCK_SIZE)
     if profile.indexer_bytes_per_slot is not None and (
             kernel_off or options.block_size > SPARSE_MLA_BLOCK_SIZE):
         asked = options.kernel_block_size if kernel_off else options.block_size
-        result = run_vllm(profile, budget_bytes=budget_bytes, context_tokens=context_tokens,
-                          options=replace(options, block_size=SPARSE_MLA_BLOCK_SIZE,
-                                          kernel_block_size=None))
+        result = _run_overridden(profile, budget_bytes=budget_bytes,
+                                 context_tokens=context_tokens,
+                                 options=replace(options, block_size=SPARSE_MLA_BLOCK_SIZE,
+                                                 kernel_block_size=None))
         why = (f"block size {SPARSE_MLA_BLOCK_SIZE}, not {asked}: vLLM forces it for FlashMLA "
                "sparse (\"Forcing kv cache block size to 64 for FlashMLASparse backend\")")
         return _explained(result, why)
