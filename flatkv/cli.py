@@ -26,6 +26,7 @@ from flatkv.units import (
     concurrency_text,
     exact_bytes,
     format_bytes,
+    memory_size,
     parse_named_sizes,
     parse_size,
     parse_tokens,
@@ -170,9 +171,13 @@ def _positive_int(text: str) -> int:
     return value
 
 
-def _size(field: str, *, whole: bool = False) -> Callable[[str], int]:
+def _size(field: str, *, whole: bool = False, memory: bool = False) -> Callable[[str], int]:
+    """A size argument; ``memory``: read as the app's memory fields read one, a bare number
+    under a MiB (``44.59``) or bytes under a MiB (``70B``) refused as a unit left out."""
     def parse(text: str) -> int:
         try:
+            if memory:
+                return memory_size(text, field)
             return parse_size(text, field=field, whole=whole)
         except ValueError as exc:
             raise argparse.ArgumentTypeError(str(exc)) from None
@@ -203,8 +208,9 @@ def add_plan_arguments(
         "--budget",
         required=default_budget is None,
         default=default_budget,
-        type=_size("--budget"),
-        help="memory for the cache: 80GB, 10GiB, 1.5TiB, 12e9 or bytes"
+        type=_size("--budget", memory=True),
+        help="memory for the cache: 80GB, 10GiB, 1.5TiB or 12e9 bytes (a bare number under "
+        "a MiB is refused as a size missing its unit)"
         + (f" (default {format_bytes(default_budget)})" if default_budget else ""),
     )
     if reserved:

@@ -147,6 +147,32 @@ def parse_size(text: str | int, *, field: str = "size", whole: bool = False) -> 
     return nbytes
 
 
+
+BARE_BYTES_LIMIT = 1 << 20  # a unitless number under this is a size typed without its unit
+
+
+def memory_size(text: str, field: str, *, weights: bool = False) -> int:
+    """Bytes of memory from ``text``; a bare number under a MiB (``80``) is refused as a size
+    typed without its unit: 80 B of weights or of GPU memory is never meant. So is a number of
+    bytes under a MiB (``70B``, ``0.5B``): that is how a model's parameter count is written (70
+    billion), not bytes of memory; ``weights`` says how many bytes such a model's weights take."""
+    nbytes = parse_size(text, field=field)
+    bare = str(text).strip()
+    plain = bare.replace(",", "")  # thousands commas, as parse_size reads them: 1,000 is 1000
+    # the number as typed: 0.5 (meant 0.5 GB) is 0 bytes once floored, but not 0
+    if plain and not plain[-1].isalpha() and nbytes < BARE_BYTES_LIMIT and float(plain) != 0:
+        raise ValueError(f"{field} {bare!r} reads as {nbytes:,} B: give a unit, e.g. "
+                         f"{plain}GB or {plain}GiB")
+    number = plain[:-1].strip()
+    if (bare[-1:] in ("b", "B") and nbytes < BARE_BYTES_LIMIT
+            and number.replace(".", "", 1).isdigit() and float(number) != 0):
+        bf16 = f"{float(2 * Fraction(number)):g}GB"  # 2 B a parameter: 70B 140GB, 0.5B 1GB
+        raise ValueError(
+            f"{field} {bare!r} reads as {nbytes:,} B (B is bytes, not billions): "
+            + (f"a model of {number} billion parameters takes {bf16} in bf16: give {bf16}"
+               if weights else f"give {number}GB or {number}GiB"))
+    return nbytes
+
 def format_bytes(nbytes: int, *, digits: int = 2) -> str:
     """``1536`` -> ``1.50 KiB``: binary units for display only (figures stay exact ints)."""
     sign = "-" if nbytes < 0 else ""

@@ -127,6 +127,11 @@ def test_per_component_planner(capsys):
      (["model", "--hf-config", "x" * 300], "config.json not found at '" + "x" * 80 + "'... "
       "(300 characters)"),
      (["plan", *QWEN35, "--budget", "x" * 5000], "(5,000 characters) is not a size"),
+     # a unit left out is refused, as the app's memory fields refuse it, not read as 44 B
+     (["plan", *QWEN35, "--budget", "44.59"], "--budget '44.59' reads as 44 B: give a unit, "
+      "e.g. 44.59GB or 44.59GiB"),
+     (["plan", *QWEN35, "--budget", "70B"], "--budget '70B' reads as 70 B (B is bytes, not "
+      "billions): give 70GB or 70GiB"),
      (["plan", *QWEN35, "--budget", "1e" + "9" * 5000], "exponent of 5,000 digits is out of")],
 )
 def test_errors_are_one_line_exit_2(argv, needle, capsys):
@@ -138,7 +143,7 @@ def test_errors_are_one_line_exit_2(argv, needle, capsys):
 
 def test_module_entry_point():
     proc = subprocess.run([sys.executable, "-m", "flatkv", "plan", "--layers", "full*2",
-                           "--kv-bytes-per-slot", "1", "--budget", "100"],
+                           "--kv-bytes-per-slot", "1", "--budget", "1MiB"],
                           capture_output=True, text=True, check=False)
     assert proc.returncode == 0, proc.stderr
     assert "num_blocks" in proc.stdout
