@@ -77,12 +77,13 @@ def budget_to_hold(s: AppState, r: StrategyResult, b: Budget, strategy: str,
     context, R one more than fit until a number is typed."""
     left, middle, right = st.columns(3)
     with left:  # a layout that does not apply at this budget: what would hold one request
-        requests = hold_requests_widget(int(r.concurrency) + 1 if r.applies else 1, context)
+        requests = hold_requests_widget(int(r.concurrency) if r.applies else 0, context)
     need = cached_least_budget(s.profile(), strategy, requests, context, s.strategy_options())
     label = f"Budget for {count_text(requests, 'request')}"
     if need is None:
         middle.metric(label, NOT_APPLICABLE, help=f"No budget up to {format_bytes(MAX_BYTES)} "
-                      f"holds {requests:,} requests of {tokens_text(context)} in this layout.")
+                      f"holds {count_text(requests, 'request')} of {tokens_text(context)} in this "
+                      "layout.")
         return
     more = need - b.cache_bytes
     steps = sizing.steps_down(strategy, s.profile())
@@ -140,7 +141,11 @@ with user_errors():
     (r,) = current_strategies(s, (strategy,))
     context = s.context_length()
     if not r.applies:
-        budget_to_hold(s, r, b, strategy, context)
+        # what would hold one request, where some budget does (not for a model the layout
+        # cannot plan at all: the error below says why)
+        if cached_least_budget(s.profile(), strategy, 1, context,
+                               s.strategy_options()) is not None:
+            budget_to_hold(s, r, b, strategy, context)
         if strategy == ours:
             # says it in the page's words: budget too small, state only
             current_analysis(s, other_choice=", or another layout under \"Whose layout\"")

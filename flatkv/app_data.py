@@ -950,7 +950,7 @@ def capacity_note(r: StrategyResult, profile: CacheProfile) -> str:
 
 def logged_tokens_help(r: StrategyResult) -> str:
     """Where the engine log's token count comes from, for the Budget page's metric."""
-    older = ("" if r.older_logged_tokens is None else
+    older = ("" if r.older_logged_tokens in (None, r.logged_tokens) else
              f" {OLDER_VLLM_LOG} printed {r.older_logged_tokens:,} instead: {OLDER_VLLM_TELL}.")
     return ("The token count the engine's log prints: max concurrency x max_model_len."
             f"{older} The math shows it.")

@@ -1769,6 +1769,12 @@ def test_budget_page_for_a_state_only_model_has_no_capacity():
     m = metrics(vllm)
     assert m["Capacity (tokens)"] == "—" and m["Blocks"] == f"{10**10 // 196_608:,}" == "50,862"
     assert m['vLLM\'s "GPU KV cache size" (tokens)'] == f"{50_862 * 4000:,}" == "203,448,000"
+    # older releases printed num_blocks // groups x the block size, here the same figure: the
+    # help gives one
+    assert {x.label: x.help for x in vllm.metric}[
+        'vLLM\'s "GPU KV cache size" (tokens)'] == (
+        "The token count the engine's log prints: max concurrency x max_model_len. The math "
+        "shows it.")
     # Compare shows the same log figure, with no capacity column
     compare = vllm.switch_page("app_pages/compare.py").run()
     table = compare.dataframe[0].value.set_index("strategy")
@@ -1887,6 +1893,14 @@ def test_budget_points_a_state_only_model_at_the_planner_that_takes_it():
     assert not at.exception
     assert any("pick the planner \"one tensor per component\" in the sidebar" in shown(e)
                for e in at.error)
+    # no least budget for a layout that plans no such model at any budget: only the error
+    assert not [m for m in at.metric if m.label.startswith("Budget for")]
+    # a layout short of one request at this budget still says what would hold one: 4 layers
+    # of 49,152 B need 196,608 B a request, and a block more of vLLM's null
+    small = open_app("app_pages/budget.py", {"model": "custom", "layers": "4*linear", "kv": "0",
+                                             "state": "conv=49152", "b_layout": "vllm",
+                                             "gpu": "KV cache memory", "kv_mem": "100KB"})
+    assert small.error and metrics(small)["Budget for 1 request"] == format_bytes(2 * 196_608)
 
 
 def test_with_both_model_and_budget_wrong_the_sidebar_names_the_budget_reason():
@@ -2598,6 +2612,18 @@ def test_budget_gives_the_least_budget_and_gpu_for_the_requests_to_hold():
                                              "gpu": "KV cache memory", "kv_mem": "40GiB"})
     assert metrics(given)["Budget for 3 requests"] == "48.00 GiB"  # 2.5 fit: 3 x 16 GiB
     assert "GPU memory for it" not in metrics(given)
+    assert at.number_input(key="w.hold_requests").help == (
+        "Requests of 131,072 tokens at once, for the least cache budget that holds them. Until "
+        "you give a number: 5, one more than fit.")
+    # at 128 tokens 4,587 requests fit (76,968,728,985 // 2**21 = 36,701 blocks of 16 tokens,
+    # 8 a request): the field offers its largest, 4,096, and says so, as that budget is less
+    # than now, not one more than fit
+    short = open_app("app_pages/budget.py", {"model": "Llama-3.1-8B", "ctx": "128"})
+    assert 76_968_728_985 // 2**21 // 8 == 4_587
+    assert short.number_input(key="w.hold_requests").value == 4_096
+    assert short.number_input(key="w.hold_requests").help.endswith(
+        "Until you give a number: 4,096, the most this field takes (4,587 fit already).")
+    assert metrics(short)["Budget for 4,096 requests"] == format_bytes(4_096 * 8 * 2**21)
 
 
 def test_compare_gives_each_layouts_budget_for_the_requests_to_hold():
