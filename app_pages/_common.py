@@ -535,9 +535,11 @@ def _memory_settings(side: Any, *, explained_on_page: bool) -> None:
              "above and give the memory it logs.")
         bind(side.text_input, "weights", "Model weights (all ranks)", to_widget=_size_text,
              from_widget=lambda t: memory_size(t, "Model weights", weights=True),
-             help="The model's weights, all ranks together (2 B a parameter in bf16); add "
-             "the activations and anything else the engine keeps resident for the budget it "
-             "would have. Each TP rank holds 1/TP of it.")
+             help="The model's weights, all ranks together (2 B a parameter in bf16): each "
+             "TP rank holds 1/TP of it. For the budget an engine would have, add what each "
+             "rank keeps besides (activations, CUDA graphs) times TP, as that is per rank, "
+             "not split; or pick \"KV cache memory\" above and give the memory its log "
+             "prints.")
     bind(side.number_input, "tp", "Tensor parallel (TP)", min_value=1, max_value=MAX_TP,
          step=1, help="Each rank holds weights / TP, and a model's KV heads and state "
          "tensors split across the ranks: every figure is per rank. A model "
