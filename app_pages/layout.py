@@ -60,7 +60,8 @@ def headline(analysis, ours: StrategyResult, engines: list[StrategyResult]) -> N
     if analysis.planner == "packed":
         state_pad = h.state_row_padding
         c.metric("Padding of a block (uniform pages)", f"{h.padding_share:.2%}",
-                 delta=None if state_pad is None else f"state row padded by {state_pad:.2%}",
+                 delta=None if state_pad is None else
+                 f"state row padded by {state_pad:.2%} at P {h.block_size:,}",
                  delta_color="off", delta_arrow="off",
                  help="Share of a block that padding every row to the page row would waste "
                  "(as a uniform-page engine such as vLLM does). Packed slabs do not allocate "
