@@ -81,10 +81,23 @@ _FAMILIES: dict[str, str] = {
     "granite": "attention",
     "granitemoe": "attention",
     "gpt_oss": "attention",
+    # GQA throughout, as vLLM builds them (its own model class, or its transformers backend)
+    "minimax_m2": "attention",
+    "apertus": "attention",
+    "seed_oss": "attention",
+    "ernie4_5": "attention",
+    "ernie4_5_moe": "attention",
+    "olmoe": "attention",
+    "gemma": "attention",
+    "cohere": "attention",
+    "nemotron": "attention",
     "deepseek_v2": "mla",
     "deepseek_v3": "mla",
     "kimi_k2": "mla",
     "deepseek_v32": "mla",  # MLA with the lightning indexer's key cache
+    "glm4_moe_lite": "mla",  # GLM-4.7-Flash
+    "glm_moe_dsa": "mla",  # GLM-5: DeepSeek-V3.2's MLA and indexer (vLLM's deepseek_v32)
+    "kimi_k25": "mla",  # multimodal: its text_config is a DeepSeek-V3
     "qwen3_next": "gdn",
     "qwen3_5": "gdn",
     "qwen3_5_text": "gdn",

@@ -462,6 +462,56 @@ def test_every_supported_type_imports_from_transformers_defaults():
 
 
 # Written-out configs of the remaining types, with their expected bytes.
+# Plain GQA and MLA types from their published configs (the cache fields only): layers, and K + V
+# (or MLA's latent + rope key, the indexer's 132 B beside it) a token a layer, in bf16.
+@pytest.mark.parametrize("cfg, layers, per_token", [
+    # MiniMax-M2: attn_type_list all 1 (full), 8 KV heads of 128
+    ({"model_type": "minimax_m2", "num_hidden_layers": 62, "num_attention_heads": 48,
+      "num_key_value_heads": 8, "head_dim": 128, "hidden_size": 3072,
+      "attn_type_list": [1] * 62}, 62, 2 * 8 * 128 * BF16),
+    # Apertus-8B: head_dim 4,096 / 32 heads
+    ({"model_type": "apertus", "num_hidden_layers": 32, "hidden_size": 4096,
+      "num_attention_heads": 32, "num_key_value_heads": 8}, 32, 2 * 8 * 128 * BF16),
+    ({"model_type": "seed_oss", "num_hidden_layers": 64, "num_attention_heads": 80,
+      "num_key_value_heads": 8, "head_dim": 128, "hidden_size": 5120}, 64, 2 * 8 * 128 * BF16),
+    # ERNIE-4.5-21B-A3B: head_dim 128 given (not 2,560 / 20)
+    ({"model_type": "ernie4_5_moe", "num_hidden_layers": 28, "hidden_size": 2560,
+      "num_attention_heads": 20, "num_key_value_heads": 4, "head_dim": 128}, 28,
+     2 * 4 * 128 * BF16),
+    ({"model_type": "ernie4_5", "num_hidden_layers": 18, "hidden_size": 1024,
+      "num_attention_heads": 16, "num_key_value_heads": 2, "head_dim": 128}, 18,
+     2 * 2 * 128 * BF16),
+    ({"model_type": "olmoe", "num_hidden_layers": 16, "hidden_size": 2048,
+      "num_attention_heads": 16, "num_key_value_heads": 16}, 16, 2 * 16 * 128 * BF16),
+    # Gemma-2B: one KV head of 256
+    ({"model_type": "gemma", "num_hidden_layers": 18, "hidden_size": 2048,
+      "num_attention_heads": 8, "num_key_value_heads": 1, "head_dim": 256}, 18,
+     2 * 1 * 256 * BF16),
+    # Command-R: 64 KV heads of 8,192 / 64
+    ({"model_type": "cohere", "num_hidden_layers": 40, "hidden_size": 8192,
+      "num_attention_heads": 64, "num_key_value_heads": 64}, 40, 2 * 64 * 128 * BF16),
+    # Nemotron-4-Minitron-8B: 48 query heads, 8 KV heads of 128
+    ({"model_type": "nemotron", "num_hidden_layers": 32, "hidden_size": 4096,
+      "num_attention_heads": 48, "num_key_value_heads": 8, "head_dim": 128}, 32,
+     2 * 8 * 128 * BF16),
+    # GLM-4.7-Flash: MLA, kv_lora_rank 512 + qk_rope_head_dim 64
+    ({"model_type": "glm4_moe_lite", "num_hidden_layers": 47, "num_attention_heads": 20,
+      "kv_lora_rank": 512, "qk_rope_head_dim": 64}, 47, (512 + 64) * BF16),
+    # GLM-5: DeepSeek-V3.2's MLA and indexer keys (128 fp8 B + a float32 scale)
+    ({"model_type": "glm_moe_dsa", "num_hidden_layers": 78, "num_attention_heads": 64,
+      "kv_lora_rank": 512, "qk_rope_head_dim": 64, "index_head_dim": 128, "index_topk": 2048},
+     78, (512 + 64) * BF16 + 128 + 4),
+    # Kimi-K2.5: a DeepSeek-V3 language model under text_config
+    ({"model_type": "kimi_k25", "text_config": {
+        "model_type": "deepseek_v3", "num_hidden_layers": 61, "num_attention_heads": 64,
+        "kv_lora_rank": 512, "qk_rope_head_dim": 64}}, 61, (512 + 64) * BF16),
+])
+def test_plain_attention_and_mla_types(cfg, layers, per_token):
+    profile = spec_from_hf_config(cfg).profile()
+    assert profile.layer_types == (FULL,) * layers
+    assert profile.kv_bytes_per_slot == per_token
+
+
 def test_mistral_slides_every_layer_when_window_is_set():
     cfg = {"model_type": "mistral", "num_hidden_layers": 4, "hidden_size": 4096,
            "num_attention_heads": 32, "num_key_value_heads": 8, "sliding_window": 4096}
