@@ -361,12 +361,42 @@ _FIELD_ERROR = re.compile(r"Validation error for field '(?P<field>\w+)': \w+: (?
 _CLASS_ERROR = re.compile(r"Class validation error for validator '\w+': \w+: (?P<why>.+)")
 
 
+# Architectures of types transformers does not know, by the type FlatKV reads them as.
+_OWN_ARCHITECTURES = {"MiniMaxM1ForCausalLM": "minimax_m1",
+                      "MiniMaxText01ForCausalLM": "minimax_text_01"}
+
+
+def _model_type_named(architectures: Any) -> tuple[str, str] | None:
+    """(architecture, model_type) for the first of a config's ``architectures`` that names a
+    type FlatKV reads (vLLM picks a model by its architectures; transformers by model_type),
+    from transformers' causal-LM and image-text model tables; None where none does."""
+    if not isinstance(architectures, list):
+        return None
+    try:
+        from transformers.models.auto import modeling_auto
+    except ImportError:  # pragma: no cover - transformers is a runtime dependency
+        return None
+    by_class = dict(_OWN_ARCHITECTURES)
+    for table in (modeling_auto.MODEL_FOR_CAUSAL_LM_MAPPING_NAMES,
+                  modeling_auto.MODEL_FOR_IMAGE_TEXT_TO_TEXT_MAPPING_NAMES):
+        for model_type, names in table.items():
+            for name in (names,) if isinstance(names, str) else names:
+                by_class.setdefault(name, model_type)
+    return next(((a, by_class[a]) for a in architectures
+                 if isinstance(a, str) and by_class.get(a) in _FAMILIES), None)
+
+
 def resolve_config(cfg: Mapping[str, Any]) -> Any:
     """The transformers configuration object of ``cfg`` (lazy import; errors become ValueError)."""
     if not isinstance(cfg, Mapping):
         raise ValueError(f"config is {type(cfg).__name__}: give the config.json as a dict")
     model_type = cfg.get("model_type")
     if model_type is None or model_type == "":
+        if named := _model_type_named(cfg.get("architectures")):
+            architecture, named_type = named
+            raise ValueError(f"config.json has no model_type: its architectures name "
+                             f"{architecture}, which is model_type \"{named_type}\": add "
+                             f"\"model_type\": \"{named_type}\" to it")
         raise ValueError(
             "config.json has no model_type: cannot tell how to read it (supported: "
             f"{', '.join(SUPPORTED_MODEL_TYPES)})"
@@ -378,7 +408,9 @@ def resolve_config(cfg: Mapping[str, Any]) -> Any:
     if model_type not in _FAMILIES:
         raise ValueError(
             f"model_type {model_type!r} is not supported: supported types are "
-            f"{', '.join(SUPPORTED_MODEL_TYPES)}; or {_BY_HAND}"
+            f"{', '.join(SUPPORTED_MODEL_TYPES)}; a model whose layers are all full attention "
+            "(num_key_value_heads, head_dim, no sliding window) reads as one: set "
+            f"\"model_type\": \"llama\" in a copy; or {_BY_HAND}"
         )
     for key in _NESTED:  # a nested config is an object, or absent
         if cfg.get(key) is not None and not isinstance(cfg[key], Mapping):
@@ -722,10 +754,14 @@ def _check_heads_cover(heads: int, head_dim: int, d_inner: int, names: tuple[str
             f"{d_inner:,}: the mamba heads would not cover the inner dimension; check the "
             "model's values")
     if heads * head_dim != d_inner:
+        # the heads are often what a config leaves to transformers' default: name the count
+        fix = (f"; with {head_dim_name} {head_dim}, {heads_name} is {d_inner:,} / {head_dim} = "
+               f"{d_inner // head_dim:,} (a config without it gets transformers' default)"
+               if d_inner % head_dim == 0 else "")
         raise ValueError(
             f"config.json {heads_name} x {head_dim_name} = {heads} x {head_dim} is not "
             f"{expand_name} x hidden_size = {d_inner:,}: the mamba heads would not cover the "
-            "inner dimension; check the model's values")
+            f"inner dimension; check the model's values{fix}")
 
 
 def _mla(text: Any, model_type: str) -> MLALayer:

@@ -1177,7 +1177,17 @@ def test_path_and_pasted_text(tmp_path):
         ("[1, 2]", "must hold a JSON object"),
         ({}, "no model_type"),
         ({"model_type": "bert"}, "model_type 'bert' is not supported: supported types are .*"
-         "; or describe the model by hand instead"),
+         "; a model whose layers are all full attention \\(num_key_value_heads, head_dim, no "
+         "sliding window\\) reads as one: set \"model_type\": \"llama\" in a copy; or describe "
+         "the model by hand instead"),
+        # vLLM picks a model by its architectures: one FlatKV reads names the type to add
+        ({"architectures": ["Qwen3ForCausalLM"]}, "^config.json has no model_type: its "
+         "architectures name Qwen3ForCausalLM, which is model_type \"qwen3\": add "
+         "\"model_type\": \"qwen3\" to it$"),
+        ({"architectures": ["XForCausalLM", "MiniMaxM1ForCausalLM"]}, "name "
+         "MiniMaxM1ForCausalLM, which is model_type \"minimax_m1\""),
+        ({"architectures": ["BertForMaskedLM"]}, "^config.json has no model_type: cannot tell "
+         "how to read it \\(supported: "),
         ({"model_type": ["llama"]}, "model_type must be a string such as \"llama\", got"),
         ({"model_type": "llama", "num_attention_heads": 32, "num_key_value_heads": 5},
          "num_attention_heads = 32 is not a multiple of num_key_value_heads = 5"),
@@ -1236,7 +1246,10 @@ def test_path_and_pasted_text(tmp_path):
         # vLLM sizes the ssm state by mamba_headdim, the conv state by expand x hidden: 8 heads
         # of 128 do not make 5,120
         ({"model_type": "zamba2", "hidden_size": 2560, "mamba_headdim": 128},
-         "n_mamba_heads x mamba_headdim = 8 x 128 is not mamba_expand x hidden_size = 5,120"),
+         "n_mamba_heads x mamba_headdim = 8 x 128 is not mamba_expand x hidden_size = 5,120: "
+         "the mamba heads would not cover the inner dimension; check the model's values; with "
+         "mamba_headdim 128, n_mamba_heads is 5,120 / 128 = 40 \\(a config without it gets "
+         "transformers' default\\)$"),
         # fields transformers fails on without naming them: the one to blame is found
         ({"model_type": "llama", "layer_types": 5},
          "config.json layer_types = 5 is not a value transformers' llama config takes "
