@@ -504,7 +504,9 @@ def workload_text(pages: PageMap, profile: CacheProfile, *, context: int, mamba_
     drafted = " and drafted tokens' pages" if speculative_tokens and profile.has_state else ""
     kept = f"history, live state and snapshots{drafted}" if profile.has_state else "history"
     text = (f"Pages the groups need ({kept}, one dummy page each): {per}; "
-            f"{pages.num_blocks:,} page ids in the pool.")
+            f"{pages.num_blocks:,} page ids in the pool. A history group's count is the tokens "
+            "in flight over P, rounded up, and a page more a request for its part-filled last "
+            "page (at most).")
     if profile.has_state:
         held = ("" if concurrency is None else
                 f", and hold {concurrency_text(concurrency)} requests of {tokens_text(context)}")

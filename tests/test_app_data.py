@@ -650,6 +650,8 @@ def test_workload_text_gives_both_state_counts_where_they_differ():
         "lower the live requests or the context length. "
         "Pages the groups need (history, live state and snapshots, one dummy page "
         "each): linear_attention: 1,450, full_attention: 1,450; 1,810 page ids in the pool. "
+        "A history group's count is the tokens in flight over P, rounded up, and a page more a "
+        "request for its part-filled last page (at most). "
         "State is charged as with state prefix caching: two live pages per request plus a "
         "snapshot every P tokens. Budget and Compare count the state pages of mamba cache mode "
         "none (1 state page) per request, as the engine's log does, and hold 3.75 requests of "

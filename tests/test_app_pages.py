@@ -2539,7 +2539,9 @@ def test_a_default_workload_of_which_not_one_request_fits_is_said_not_warned():
         f"(Budget's and Compare's {374 / (-(-262_144 // 784) + 1):.2f} count the "
         "state pages as the engine's log does, below): lower the context length. Pages the "
         "groups need (history, live state and snapshots, one dummy page each): "
-        "linear_attention: 337, full_attention: 337; 374 page ids in the pool.")
+        "linear_attention: 337, full_attention: 337; 374 page ids in the pool. A history "
+        "group's count is the tokens in flight over P, rounded up, and a page more a request "
+        "for its part-filled last page (at most).")
     budget = open_app("app_pages/budget.py", {"model": "Qwen3.5-27B"})
     assert metrics(budget)["Concurrency at 262,144 tokens"] == "1.11"
     typed = open_app("app_pages/layout.py", {"model": "Qwen3.5-27B", "req": "1"})
