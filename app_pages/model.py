@@ -374,8 +374,9 @@ def _raw_bytes_source(s) -> None:
         st.checkbox(f"ssm tensor in {carried.ssm_element_bytes}-byte elements, as the model "
                     "edited had it", key="edit.ssm_el", on_change=_drop_ssm_element,
                     help="SGLang keeps the ssm state in a dtype of its own, so it re-sizes an "
-                    "ssm tensor whose element size is known (Compare says by how much). Clear "
-                    "it to take the bytes as given, as the command line's --state does.")
+                    "ssm tensor whose element size is known (Compare says by how much; the "
+                    "command line's --ssm-element-bytes N does the same). Clear it to take the "
+                    "bytes as given, as --state alone does.")
     if ss.get("edit.error"):
         st.error(literal(ss["edit.error"].rstrip(".")) + ". Until it is fixed, every page (and "
                  "the summary below) shows the last valid model.")

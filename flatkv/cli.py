@@ -76,6 +76,12 @@ def add_profile_arguments(parser: argparse.ArgumentParser) -> None:
         "--attention-chunk-size", default=None,
         help="tokens of a chunk of the chunked layers (Llama 4's chunked local attention)"
     )
+    group.add_argument(
+        "--ssm-element-bytes", type=_positive_int, default=None, metavar="N",
+        help="bytes of one element of --state's ssm tensor (2 bf16, 4 float32): SGLang "
+        "re-sizes the ssm state to its own dtype from it, as the app does for an edited "
+        "model; without it the ssm bytes are taken as given"
+    )
 
 
 @dataclass(frozen=True)
@@ -110,7 +116,8 @@ def given_model(args: argparse.Namespace) -> GivenModel:
         raw = [flag for flag, value in (  # --state's default is "", the others' None
             ("--layers", args.layers), ("--kv-bytes-per-slot", args.kv_bytes_per_slot),
             ("--state", args.state or None), ("--sliding-window", args.sliding_window),
-            ("--attention-chunk-size", args.attention_chunk_size))
+            ("--attention-chunk-size", args.attention_chunk_size),
+            ("--ssm-element-bytes", args.ssm_element_bytes))
             if value is not None]
         if raw:
             raise UsageError(f"give either a model (--preset, --hf-config, --model-file) or "
@@ -125,8 +132,8 @@ def _window_tokens(text: str | None, flag: str) -> int | None:
 
 
 def _raw_profile(args: argparse.Namespace) -> CacheProfile:
-    """Bytes per TP rank as --layers, --kv-bytes-per-slot, --state, --sliding-window and
-    --attention-chunk-size give them."""
+    """Bytes per TP rank as --layers, --kv-bytes-per-slot, --state, --sliding-window,
+    --attention-chunk-size and --ssm-element-bytes give them."""
     if not args.layers:
         raise UsageError(
             "no model given: pass --preset NAME (see `presets`), --hf-config PATH, or --layers "
@@ -151,6 +158,7 @@ def _raw_profile(args: argparse.Namespace) -> CacheProfile:
         state_const_bytes=parse_named_sizes(args.state, field="--state"),
         sliding_window=_window_tokens(args.sliding_window, "--sliding-window"),
         attention_chunk_size=_window_tokens(args.attention_chunk_size, "--attention-chunk-size"),
+        ssm_element_bytes=args.ssm_element_bytes,
         name="custom",
     )
 

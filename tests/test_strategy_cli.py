@@ -107,6 +107,28 @@ def test_compare_names_the_vllm_releases_that_serve_minimax_m1():
     assert out.count("vLLM serves MiniMaxM1ForCausalLM up to 0.23.0 only") == 1
 
 
+def test_raw_bytes_with_their_ssm_element_size_get_sglangs_figures_of_the_model():
+    # Qwen3-Next TP 2 as raw bytes per rank (QWEN_ARGS): its ssm 524,288 B are 262,144 bf16
+    # elements, which SGLang keeps in float32, as it does the preset's: the preset's 2,050,805
+    # tokens. Taken as given (no element size), the state is half as large and the KV pool
+    # larger: 1,147 slots of 36 x 548,864 B, (47,878,147,932 - that) // 12,288 B a token
+    raw = [*QWEN_ARGS, "--budget", "44.59GiB", "--context", "262144", "--strategy", "sglang"]
+
+    def logged(argv):
+        code, out, _ = run(["plan", *argv])
+        assert code == 0
+        return next(line for line in out.splitlines() if "engine log" in line)
+
+    preset = logged(["--preset", "Qwen3-Next-80B-A3B", "--tp", "2", *raw[len(QWEN_ARGS):]])
+    assert "2,050,805 tokens" in preset
+    assert logged([*raw, "--ssm-element-bytes", "2"]) == preset
+    assert (47_878_147_932 - 1_147 * 36 * (24_576 + 524_288)) // 12_288 == 2_051_957
+    assert "2,051,957 tokens" in logged(raw)
+    code, _, err = run(["plan", *raw, "--ssm-element-bytes", "3"])
+    assert code == 2 and "--ssm-element-bytes is 3 but state_const_bytes has an ssm tensor of " \
+        "524288 B" in err
+
+
 def test_compare_says_only_per_component_carries_reserved_rows():
     code, out, _ = run(["compare", "--layers", "full*4", "--kv-bytes-per-slot", "1024",
                         "--budget", "1GB", "--reserved-bytes-per-block", "4096"])
