@@ -1074,12 +1074,19 @@ def test_deepseek_v32_keeps_the_indexer_keys_beside_the_latent():
                        budget_bytes=budget, context_tokens=163_840)
     assert any(f.startswith(fp8_note) for f in fp8.formulas)
     assert fp8.logged_tokens == budget // (61 * 788) // 64 * 64
-    # vLLM too pages it by 64 whatever it is told (FlashMLA sparse's block), and says so
-    for told in ({"block_size": 128}, {"kernel_block_size": 128}):
+    # vLLM too pages it by 64 unless told a multiple of 64 (FlashMLA sparse's block: 0.34's
+    # kernel takes MultipleOf(64)), and says so; 128 stays, in half as many blocks
+    for told, asked in (({"block_size": 96}, 96), ({"kernel_block_size": 128}, 128)):
         forced = run_strategy("vllm", profile, budget_bytes=budget, context_tokens=163_840,
                               options=StrategyOptions(**told))
         assert (forced.block_size, forced.num_blocks) == (64, 21_420)
-        assert forced.formulas[0].startswith("block size 64, not 128: vLLM forces it")
+        assert forced.formulas[0] == (
+            f"block size 64, not {asked}: vLLM's FlashMLA sparse pages by multiples of 64 "
+            "tokens, so it takes no other size, and picks 64 itself (\"Setting kv cache block "
+            "size to 64 for FLASHMLA_SPARSE backend\")")
+    kept = run_strategy("vllm", profile, budget_bytes=budget, context_tokens=163_840,
+                        options=StrategyOptions(block_size=128))
+    assert (kept.block_size, kept.num_blocks) == (128, budget // (2 * 5_012_736)) == (128, 10_710)
     assert not vllm.formulas[0].startswith("block size 64")  # the default comes to 64 anyway
     # neither page size is offered for it, as neither engine reads it
     assert "kernel_block_size" not in strategy_fields("vllm", profile)

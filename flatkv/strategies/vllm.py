@@ -373,8 +373,10 @@ def all_as_align_why(model_class: str) -> str:
             "vLLM starts it in align (\"falling back to 'align' mode\")")
 
 
-# DeepSeek-V3.2's sparse MLA: vLLM's CUDA platform sets the cache block size to 64 whenever the
-# config has an index_topk, whatever --block-size says (FlashMLA sparse's only kernel block).
+# DeepSeek-V3.2's sparse MLA (a config with an index_topk): FlashMLA sparse pages by 64 tokens,
+# which vLLM picks itself (0.29 to 0.33 log "Setting kv cache block size to 64 for
+# FLASHMLA_SPARSE backend"; 0.34's default block size is 64); since 0.34 its kernel also takes
+# a --block-size that is a larger multiple of 64 (MultipleOf(64)), and no other size.
 SPARSE_MLA_BLOCK_SIZE = 64
 
 
@@ -414,17 +416,20 @@ def _run_overridden(
     options: StrategyOptions,
 ) -> StrategyResult:
     """vLLM's layout after the settings vLLM overrides (see ``run_vllm``)."""
-    # a block size under 64 comes to 64 anyway (P starts from the kernel block of 64)
+    # a block size under 64 comes to 64 anyway (P starts from the kernel block of 64); a
+    # larger multiple of 64 stays (0.34)
     kernel_off = options.kernel_block_size not in (None, SPARSE_MLA_BLOCK_SIZE)
     if profile.indexer_bytes_per_slot is not None and (
-            kernel_off or options.block_size > SPARSE_MLA_BLOCK_SIZE):
+            kernel_off or (options.block_size > SPARSE_MLA_BLOCK_SIZE
+                           and options.block_size % SPARSE_MLA_BLOCK_SIZE)):
         asked = options.kernel_block_size if kernel_off else options.block_size
         result = _run_overridden(profile, budget_bytes=budget_bytes,
                                  context_tokens=context_tokens,
                                  options=replace(options, block_size=SPARSE_MLA_BLOCK_SIZE,
                                                  kernel_block_size=None))
-        why = (f"block size {SPARSE_MLA_BLOCK_SIZE}, not {asked}: vLLM forces it for FlashMLA "
-               "sparse (\"Forcing kv cache block size to 64 for FlashMLASparse backend\")")
+        why = (f"block size {SPARSE_MLA_BLOCK_SIZE}, not {asked}: vLLM's FlashMLA sparse pages by "
+               "multiples of 64 tokens, so it takes no other size, and picks 64 itself "
+               "(\"Setting kv cache block size to 64 for FLASHMLA_SPARSE backend\")")
         return _explained(result, why)
     aligning = runs_all_as_align(profile)
     if not (options.mamba_cache_mode == "all" and profile.has_state and aligning):
