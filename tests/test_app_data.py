@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+from dataclasses import replace
 from fractions import Fraction
 
 import pytest
@@ -957,8 +958,9 @@ def test_vllm_blocks_add_up_to_its_block_for_every_preset_and_mode():
 def test_a_vllm_that_would_stop_at_start_up_is_said_to_refuse_not_to_not_apply():
     from flatkv.app_model import profile_for
     from flatkv.strategies import run_strategy
-    # Falcon-H1-7B with 2 drafted tokens: its widened state outgrows the page (test_strategies)
-    falcon = profile_for("Falcon-H1-7B", None, 1)
+    # Falcon-H1-7B's layers in a class whose config shape passes no num_spec (LFM2's), with 2
+    # drafted tokens: its widened state outgrows the page (test_strategies)
+    falcon = replace(profile_for("Falcon-H1-7B", None, 1), architectures=("Lfm2ForCausalLM",))
     fails = _vllm(falcon, speculative_tokens=2)
     assert app_data.why_not_label(fails) == "refuses to start"
     assert app_data.why_not_text(fails).startswith(

@@ -1756,28 +1756,31 @@ def test_sglang_says_it_is_not_drafting():
     assert not plain.formulas[0].startswith("speculative tokens")
 
 
-def test_vllm_sizes_falcon_h1_by_the_narrow_state_and_dies_when_the_wide_one_overflows():
+def test_vllm_sizes_p_by_the_narrow_state_where_the_config_passes_no_num_spec():
     from flatkv.app_model import profile_for
 
-    # FalconH1ForCausalLM's config shape passes no num_spec: P comes from conv 21,504 +
-    # ssm 1,572,864 = 1,594,368 B, 16 x cdiv(1,594,368, 16,384) = 16 x 98 = 1,568, page
-    # 1,605,632 B; its Mamba2 layers keep 7,168 B more per drafted token in that page
+    # A class whose config shape passes no num_spec (Lfm2ForCausalLM's short conv, up to vLLM
+    # 0.34; the Mamba2 mixers of Falcon-H1 and Granite 4.0-H before 0.32), here Falcon-H1's
+    # layers under that name: P comes from conv 21,504 + ssm 1,572,864 = 1,594,368 B, 16 x
+    # cdiv(1,594,368, 16,384) = 16 x 98 = 1,568, page 1,605,632 B; its layers keep 7,168 B
+    # more per drafted token in that page
     falcon = profile_for("Falcon-H1-7B", None, 1)
     assert falcon.architectures == ("FalconH1ForCausalLM",) and falcon.conv_rows == 3
-    plain = run_strategy("vllm", falcon, budget_bytes=40 * 2**30, context_tokens=32_768)
-    one = run_strategy("vllm", falcon, budget_bytes=40 * 2**30, context_tokens=32_768,
+    narrow = replace(falcon, architectures=("Lfm2ForCausalLM",))
+    plain = run_strategy("vllm", narrow, budget_bytes=40 * 2**30, context_tokens=32_768)
+    one = run_strategy("vllm", narrow, budget_bytes=40 * 2**30, context_tokens=32_768,
                        options=StrategyOptions(speculative_tokens=1))
     assert (one.block_size, one.num_blocks) == (plain.block_size, plain.num_blocks) == (1_568,
                                                                                        607)
     assert one.extras["state_padding_exact"] == [1_605_632 - 1_601_536, 1_601_536]
     assert any(f.startswith("speculative tokens 1: conv state 21,504 B of 3 rows widened to "
                             "3 + 1 rows = 28,672 B")
-               and f.endswith("P is sized from the state without them (FalconH1ForCausalLM's "
+               and f.endswith("P is sized from the state without them (Lfm2ForCausalLM's "
                               "get_mamba_state_shape_from_config passes no num_spec)")
                for f in one.formulas)
     assert "the layers keep the widened state (1,601,536 B) in that page: padded by 4,096 B" in (
         one.formulas)
-    two = run_strategy("vllm", falcon, budget_bytes=40 * 2**30, context_tokens=32_768,
+    two = run_strategy("vllm", narrow, budget_bytes=40 * 2**30, context_tokens=32_768,
                        options=StrategyOptions(speculative_tokens=2))
     assert not two.applies  # 21,504 + 2 x 7,168 + 1,572,864 = 1,608,704 > 1,605,632
     assert two.reason.startswith("vLLM fails at start-up: it sizes P (1,568) and the page "
@@ -1788,16 +1791,30 @@ def test_vllm_sizes_falcon_h1_by_the_narrow_state_and_dies_when_the_wide_one_ove
             "size, block size or mode all) pads the page more, and may hold the drafted rows"
             ) in two.reason
     # A = 64: P = 64 x cdiv(1,594,368, 64 x 1,024) = 64 x 25 = 1,600, 1,638,400 B a page
-    roomy = run_strategy("vllm", falcon, budget_bytes=40 * 2**30, context_tokens=32_768,
+    roomy = run_strategy("vllm", narrow, budget_bytes=40 * 2**30, context_tokens=32_768,
                          options=StrategyOptions(speculative_tokens=2, kernel_block_size=64))
     assert roomy.applies and roomy.block_size == 1_600
-    granite = run_strategy("vllm", profile_for("granite-4.0-h-small", None, 1),
-                           budget_bytes=40 * 2**30, options=StrategyOptions(speculative_tokens=1))
+    granite = profile_for("granite-4.0-h-small", None, 1)
+    old_granite = run_strategy("vllm", replace(granite, architectures=("Lfm2ForCausalLM",)),
+                               budget_bytes=40 * 2**30,
+                               options=StrategyOptions(speculative_tokens=1))
     # padding 14,848 B, a conv row 50,688 / 3 = 16,896 B: not one fits
     assert "at this P it starts only without speculative decoding; a larger P" in (
-        granite.reason)
+        old_granite.reason)
+    # since vLLM 0.32 Falcon-H1's own class sizes P with the drafted rows: 2 drafted make
+    # 1,608,704 B, 16 x cdiv(1,608,704, 16,384) = 16 x 99 = 1,584, and it says so
+    since = run_strategy("vllm", falcon, budget_bytes=40 * 2**30, context_tokens=32_768,
+                         options=StrategyOptions(speculative_tokens=2))
+    assert since.applies and since.block_size == 1_584
+    assert any(f.endswith("P is sized from the state with them (vLLM 0.32 and later; earlier "
+                          "releases sized it without them, and failed at start-up where that "
+                          "page did not hold them)") for f in since.formulas)
+    # granite-4.0-h-small with 1 drafted: 50,688 + 16,896 + 2,097,152 = 2,164,736 B of state,
+    # 16 x cdiv(2,164,736, 16 x 4,096) = 16 x 34 = 544
+    assert run_strategy("vllm", granite, budget_bytes=40 * 2**30,
+                        options=StrategyOptions(speculative_tokens=1)).block_size == 544
     # a state-only model's page is its own state, sized by no config ahead: never refused
-    alone = replace(pure_mamba(), conv_rows=3, architectures=("Zamba2ForCausalLM",))
+    alone = replace(pure_mamba(), conv_rows=3, architectures=("Lfm2ForCausalLM",))
     drafted = run_strategy("vllm", alone, budget_bytes=GIB8,
                            options=StrategyOptions(speculative_tokens=2))
     assert drafted.applies and drafted.block_bytes == 24 * (61_440 // 3 * 5 + 2_097_152)
