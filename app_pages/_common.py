@@ -520,7 +520,9 @@ def _memory_settings(side: Any, *, explained_on_page: bool) -> None:
              from_widget=kv_memory_size,
              help="What the engine has for the cache on one rank, e.g. 44.59GiB from vLLM's "
              "\"Available KV cache memory: 44.59 GiB\" (read as floor(44.59 x 2**30) bytes). "
-             "The memory fraction and weights do not apply.")
+             "vLLM 0.34 on CUDA sizes its cache after warm-up: give the GiB of its \"Memory "
+             "after warmup: ... N KV cache blocks (X GiB) fit\" line instead, whose N is the "
+             "blocks figure. The memory fraction and weights do not apply.")
         if "kv_memory" not in st.session_state[ERRORS_KEY] and (
                 note := decimal_unit_note(state().kv_memory)):
             side.caption(note)
@@ -563,7 +565,9 @@ def _paging_settings(side: Any) -> None:
     """Block size, alignment and planner: how the planner pages the cache."""
     side.subheader("Paging", divider="gray")
     bind(side.number_input, "block_size", "Block size (tokens)", min_value=1,
-         max_value=MAX_BLOCK_SIZE, step=1, help="Requested tokens per page (vLLM --block-size).")
+         max_value=MAX_BLOCK_SIZE, step=1, help="Requested tokens per page (vLLM's "
+         "--block-size: 16 by default up to 0.33, 64 from 0.34; SPEC's anchor, kept here, "
+         "is 16).")
     bind(side.number_input, "alignment", "Alignment (0 = block size)", min_value=0,
          max_value=MAX_BLOCK_SIZE, step=1, to_widget=lambda v: v or 0,
          from_widget=lambda v: int(v) or None,
@@ -592,10 +596,10 @@ _COUNT_WIDGETS = {
     "prefill_checkpoint_blocks": (
         "Prefill checkpoint blocks", 0, MAX_CHECKPOINT_BLOCKS,
         "Mamba cache mode align: state pages a request holds beyond its 2 for prefill "
-        "checkpoints. vLLM 0.33 and later keep 1 for Mamba2 layers (Nemotron-H, Falcon-H1, "
-        "Granite 4.0-H) and for GDN layers whose prefill runs on FlashInfer (Qwen3-Next and "
-        "Qwen3.5 on Hopper, which also align P to 64: set the kernel block size to 64); 0 "
-        "otherwise and in earlier releases."),
+        "checkpoints. vLLM 0.32 and later keep 1 for Mamba2 layers (Nemotron-H, Falcon-H1, "
+        "Granite 4.0-H), 0.33 and later for GDN layers whose prefill runs on FlashInfer "
+        "(Qwen3-Next and Qwen3.5 on Hopper, which also align P to 64: set the kernel block "
+        "size to 64); 0 otherwise and in earlier releases."),
     "speculative_tokens": (
         "Speculative tokens", 0, MAX_SPECULATIVE_TOKENS,
         "Tokens drafted per step (vLLM's num_speculative_tokens, MTP or EAGLE); 0 serves "
@@ -735,7 +739,7 @@ def _mamba_cache_mode_widget() -> None:
          "layout counts them this way. vLLM "
          "0.28 and later turn prefix caching on for hybrid models, in align by default "
          "(the log names the mode); none, the default here, is "
-         "--no-enable-prefix-caching or vLLM up to 0.27. vLLM 0.33 and later have no "
+         "--no-enable-prefix-caching or vLLM up to 0.27. vLLM 0.32 and later have no "
          "mode all, and keep prefill checkpoint blocks in align (its own field).")
     s = state()
     held = app_data.mamba_mode_text(s.mamba_cache_mode, s.prefill_checkpoint_blocks,

@@ -922,7 +922,8 @@ def mamba_all_text(options: StrategyOptions, profile: CacheProfile) -> str:
         return ""
     text = ("Mamba cache mode all: every paged layout keeps a state snapshot every P tokens of "
             "its own P (vLLM first aligns its P to lcm(chunk, A)), so a small P, such as "
-            "two-level pages' requested block size, means many snapshots.")
+            "two-level pages' requested block size, means many snapshots. vLLM has it up to "
+            "0.31 (0.32 and later run align with prefix caching, none without).")
     if aligning := runs_all_as_align(profile):
         held = state_pages_per_request(replace(options, mamba_cache_mode="align"), 0, 1)
         text += (f" Not vLLM here: {all_as_align_why(aligning)}; its row counts align's "
@@ -1134,11 +1135,16 @@ def recent_vllm_help(changes: dict[str, object]) -> str:
     """What the "recent vLLM's defaults" button sets (``AppState.recent_vllm_changes``)."""
     said = {"mem_fraction": f"memory fraction {changes.get('mem_fraction')} (vLLM 0.20 and "
                             "later)",
+            "block_size": f"block size {changes.get('block_size')} (vLLM 0.34's default "
+                          "--block-size)",
             "mamba_cache_mode": "mamba cache mode align (vLLM 0.28 and later start a hybrid "
-                                "with prefix caching on)"}
-    return ("Sets " + " and ".join(said[k] for k in changes) + ", to match a log of a recent "
-            "vLLM run with its defaults; SPEC's anchor is the older defaults, kept here until "
-            "changed.")
+                                "with prefix caching on)",
+            "prefill_checkpoint_blocks": "1 prefill checkpoint block (vLLM 0.32 and later, "
+                                         "for Mamba2 layers)"}
+    parts = [said[k] for k in changes]
+    listed = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+    return ("Sets " + listed + ", to match a log of a recent vLLM run with its defaults; "
+            "SPEC's anchor is the older defaults, kept here until changed.")
 
 
 def logged_capacity_text(results: Sequence[StrategyResult]) -> str:

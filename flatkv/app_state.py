@@ -40,9 +40,13 @@ from flatkv.strategies.base import (
 from flatkv.strategies.paged import label_groups
 from flatkv.strategies.sglang import ssm_dtype as sglang_ssm_dtype
 from flatkv.strategies.sglang import swa_pool as sglang_swa_pool
+from flatkv.strategies.vllm import (
+    PREFILL_CHECKPOINT_CLASSES,
+    RECENT_VLLM_BLOCK_SIZE,
+    runs_all_as_align,
+)
 from flatkv.strategies.vllm import kernel_block_size as vllm_kernel_block_size
 from flatkv.strategies.vllm import mamba_chunk_size as vllm_mamba_chunk_size
-from flatkv.strategies.vllm import runs_all_as_align
 from flatkv.units import (
     MAX_BYTES,
     MAX_TOKENS,
@@ -234,14 +238,22 @@ class AppState:
     def recent_vllm_changes(self) -> dict[str, object]:
         """What this view sets apart from a recent vLLM's own defaults, where the app keeps SPEC
         3.1's anchor (vLLM up to 0.19 run without prefix caching): the memory fraction, 0.92
-        since vLLM 0.20 (where the budget is the GPU's share, not a logged KV cache memory),
-        and, for a model with state, mamba cache mode align, in which vLLM 0.28 and later start
-        a hybrid (prefix caching on by default). Empty when the view already matches."""
+        since vLLM 0.20 (where the budget is the GPU's share, not a logged KV cache memory);
+        the block size, 64 since vLLM 0.34; for a model with state, mamba cache mode align, in
+        which vLLM 0.28 and later start a hybrid (prefix caching on by default), and for a
+        Mamba2 model its prefill checkpoint block (0.32). Empty when the view already
+        matches."""
         changes: dict[str, object] = {}
         if self.gpu != KV_MEMORY and self.mem_fraction != RECENT_VLLM_FRACTION:
             changes["mem_fraction"] = RECENT_VLLM_FRACTION
-        if self.profile().has_state and self.mamba_cache_mode != "align":
+        if self.block_size != RECENT_VLLM_BLOCK_SIZE:
+            changes["block_size"] = RECENT_VLLM_BLOCK_SIZE
+        profile = self.profile()
+        if profile.has_state and self.mamba_cache_mode != "align":
             changes["mamba_cache_mode"] = "align"
+        if (PREFILL_CHECKPOINT_CLASSES.intersection(profile.architectures)
+                and self.prefill_checkpoint_blocks != 1):
+            changes["prefill_checkpoint_blocks"] = 1
         return changes
 
     def profile(self) -> CacheProfile:

@@ -562,6 +562,9 @@ def test_notes_under_the_figures_say_which_layout_does_what():
     # mode all: only where there is state to snapshot
     mode_all, mode_none = (StrategyOptions(mamba_cache_mode=m) for m in ("all", "none"))
     assert app_data.mamba_all_text(mode_all, qwen).startswith("Mamba cache mode all: every paged")
+    # and only vLLM up to 0.31 has it (0.32's MambaCacheMode is align or none)
+    assert "vLLM has it up to 0.31 (0.32 and later run align with prefix caching, none " \
+        "without)." in app_data.mamba_all_text(mode_all, qwen)
     assert app_data.mamba_all_text(mode_none, qwen) == app_data.mamba_all_text(mode_all,
                                                                                llama) == ""
     # vLLM runs Qwen3-Next's mode all as align: 2 state pages, + 1 checkpoint + 2 drafted = 5

@@ -108,13 +108,33 @@ def test_compare_sets_a_recent_vllms_defaults_in_one_click():
     # a recent vLLM starts a hybrid with, and the log follows (2 state pages a request)
     at = open_app("app_pages/compare.py")
     (button,) = [b for b in at.button if b.label == "Use a recent vLLM's defaults"]
-    assert button.help.startswith("Sets memory fraction 0.92 (vLLM 0.20 and later) and mamba "
-                                  "cache mode align")
+    assert button.help.startswith("Sets memory fraction 0.92 (vLLM 0.20 and later), block size "
+                                  "64 (vLLM 0.34's default --block-size) and mamba cache mode "
+                                  "align")
     button.click().run()
     assert_clean(at)
-    assert (at.query_params["frac"], at.query_params["mamba"]) == ("0.92", "align")
+    assert (at.query_params["frac"], at.query_params["mamba"], at.query_params["block"]) == (
+        "0.92", "align", "64")
     assert not [b for b in at.button if b.label == "Use a recent vLLM's defaults"]
     assert any("It counts mamba cache mode align, as set here." in c.value for c in at.caption)
+    # a Mamba2 model also gets its prefill checkpoint block (vLLM 0.32 and later): Nemotron-H-8B
+    # in 40 GiB at 8,192 tokens, P = 64 x cdiv(2,158,592, 64 x 4,096) = 576, 40 GiB //
+    # 2,359,296 B pages // 4 layers a group = 4,551 blocks, a request 8,192 / 576 -> 15 pages
+    # + 6 state groups x (2 + 1) pages = 33: 137.91x, as vLLM 0.34 computes it
+    link = {"model": "Nemotron-H-8B", "gpu": "KV cache memory", "kv_mem": "40GiB",
+            "ctx": "8192"}
+    nemotron = open_app("app_pages/compare.py", link)
+    (button,) = [b for b in nemotron.button if b.label == "Use a recent vLLM's defaults"]
+    assert button.help.startswith("Sets block size 64 (vLLM 0.34's default --block-size), mamba "
+                                  "cache mode align (vLLM 0.28 and later start a hybrid with "
+                                  "prefix caching on) and 1 prefill checkpoint block (vLLM 0.32 "
+                                  "and later, for Mamba2 layers), to match")
+    button.click().run()
+    assert_clean(nemotron)
+    assert nemotron.query_params["block"] == "64"
+    table = nemotron.dataframe[0].value.set_index("strategy")
+    assert 40 * 2**30 // (576 * 4_096) // 4 == 4_551 and -(-8_192 // 576) + 6 * 3 == 33
+    assert table.loc["vLLM v1", "concurrency"] == round(4_551 / 33, 2) == 137.91
 
 
 def test_layout_says_why_vllm_has_no_blocks_to_draw():

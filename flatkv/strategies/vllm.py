@@ -353,6 +353,15 @@ def mamba_chunk_text(profile: CacheProfile, name: Callable[[str], str] = str) ->
             "all)")
 
 
+# vLLM classes whose state layers run MambaMixer2, which keeps one prefill checkpoint block a
+# request in mamba cache mode align since vLLM 0.32 (num_prefill_checkpoint_blocks=1).
+PREFILL_CHECKPOINT_CLASSES = frozenset({
+    "NemotronHForCausalLM", "FalconH1ForCausalLM", "GraniteMoeHybridForCausalLM",
+    "Zamba2ForCausalLM", "Mamba2ForCausalLM", "BambaForCausalLM",
+})
+# vLLM 0.34's default --block-size (16 before)
+RECENT_VLLM_BLOCK_SIZE = 64
+
 # The releases whose "GPU KV cache size" is num_blocks // groups x min block size (module
 # docstring): 0.19.0 logs it (issue #40691), 0.26.0 logs max concurrency x max_model_len.
 OLDER_VLLM_LOG = "vLLM 0.19 and earlier"
