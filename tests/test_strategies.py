@@ -917,7 +917,7 @@ def test_llama4_vllm_groups_chunked_layers_and_holds_a_chunk_of_pages_per_reques
     assert drafted.concurrency == r.concurrency
     assert drafted.formulas[0].startswith(
         "with speculative decoding: vLLM turns its hybrid KV cache manager off for chunked "
-        "local attention when the drafter is EAGLE-family")
+        "local attention when the drafter reads the target's hidden states")
 
 
 def test_vllm_without_its_hybrid_manager_keeps_every_token_or_does_not_start():
@@ -1048,6 +1048,8 @@ def test_vllm_names_the_releases_that_serve_a_dropped_architecture():
     assert not refused.applies and refused.reason.endswith(f" ({said})")
     assert last_served_text(replace(m1, architectures=("BambaForCausalLM",))).startswith(
         "vLLM serves BambaForCausalLM up to 0.23.0 only")
+    assert last_served_text(replace(m1, architectures=("Plamo2ForCausalLM",))).startswith(
+        "vLLM serves Plamo2ForCausalLM up to 0.26.0 only")
     assert last_served_text(load_preset("Qwen3-Next-80B-A3B").profile()) == ""
 
 

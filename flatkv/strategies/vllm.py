@@ -402,7 +402,8 @@ SPARSE_MLA_BLOCK_SIZE = 64
 # Architectures vLLM has stopped serving, with the last release that serves them (its
 # registry's _PREVIOUSLY_SUPPORTED_MODELS, as of 0.34.0): later releases refuse them at start-up.
 LAST_SERVED_IN = {"BambaForCausalLM": "0.23.0", "MiniMaxForCausalLM": "0.23.0",
-                  "MiniMaxText01ForCausalLM": "0.23.0", "MiniMaxM1ForCausalLM": "0.23.0"}
+                  "MiniMaxText01ForCausalLM": "0.23.0", "MiniMaxM1ForCausalLM": "0.23.0",
+                  "Plamo2ForCausalLM": "0.26.0"}
 
 
 def last_served_text(profile: CacheProfile) -> str:
@@ -497,7 +498,7 @@ def _one_request_refusal(context_tokens: int, needed: int, budget_bytes: int, un
         f"of KV cache ({needed / 2**30:,.2f} GiB: its pages in every group, {group_size} layers "
         f"a page, at P {n(p)}), more than the {n(budget_bytes)} B "
         f"({budget_bytes / 2**30:,.2f} GiB) available less the {n(unit_bytes)} B block vLLM "
-        "holds back as its null block (\"To serve at least one request with the models's max "
+        "holds back as its null block (\"To serve at least one request with the model's max "
         "seq len\"); "
         + (f"its estimated maximum model length is {n(longest)}: give a context of at most "
            f"{n(longest)} or a budget of at least {n(least)} B" if longest else
@@ -508,7 +509,8 @@ HYBRID_MANAGER_OFF = "hybrid KV cache manager off (--disable-hybrid-kv-cache-man
 # vLLM's config turns the manager off itself for chunked attention with an EAGLE-family drafter
 EAGLE_WITH_CHUNKS = (
     "with speculative decoding: vLLM turns its hybrid KV cache manager off for chunked local "
-    "attention when the drafter is EAGLE-family (EAGLE, EAGLE-3, MTP); with such a drafter, "
+    "attention when the drafter reads the target's hidden states (EAGLE, EAGLE-3, MTP and "
+    "the like); with such a drafter, "
     "count that with the hybrid KV cache manager off (--no-vllm-hybrid-manager)")
 
 
