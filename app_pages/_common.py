@@ -759,6 +759,14 @@ def _vllm_hybrid_manager_widget() -> None:
          "VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE=1).")
 
 
+def _vllm_async_scheduling_widget() -> None:
+    bind(st.toggle, "vllm_async_scheduling", "Async scheduling",
+         help="vLLM's --async-scheduling, on by default since it came: two batches in flight. "
+         "vLLM 0.26 and later size the pages a sliding-window or chunked request holds by "
+         "the tokens in flight, 2 x max batched tokens with it. Off (SPEC's anchor, vLLM "
+         "0.19) counts one step's.")
+
+
 def _sglang_swa_pool_widget() -> None:
     by_model, why = state().engine_choices()["sglang_swa_pool"]
     # text choices: a selectbox holding None shows its placeholder, not SGLang's choice;
@@ -793,15 +801,15 @@ def _sglang_ssm_dtype_widget() -> None:
 def _max_batched_tokens_widget() -> None:
     tokens_widget("max_batched_tokens", "Max batched tokens", "Tokens scheduled per step "
                   "(vLLM's --max-num-batched-tokens); sizes the pages a sliding-window or "
-                  "chunked request holds. Recent vLLM releases size them by the tokens in "
-                  "flight, this times the batches in flight (2 with async scheduling): "
-                  "give that product.")
+                  "chunked request holds. vLLM 0.26 and later size them by the tokens in "
+                  "flight, twice this with async scheduling (vLLM's own option).")
 
 
 # the engine options whose widget is not a plain number field: field -> draws it
 _OWN_WIDGETS = {
     "mamba_cache_mode": _mamba_cache_mode_widget,
     "vllm_hybrid_manager": _vllm_hybrid_manager_widget,
+    "vllm_async_scheduling": _vllm_async_scheduling_widget,
     "sglang_swa_pool": _sglang_swa_pool_widget,
     "sglang_ssm_dtype": _sglang_ssm_dtype_widget,
     "max_batched_tokens": _max_batched_tokens_widget,

@@ -1140,7 +1140,9 @@ def recent_vllm_help(changes: dict[str, object]) -> str:
             "mamba_cache_mode": "mamba cache mode align (vLLM 0.28 and later start a hybrid "
                                 "with prefix caching on)",
             "prefill_checkpoint_blocks": "1 prefill checkpoint block (vLLM 0.32 and later, "
-                                         "for Mamba2 layers)"}
+                                         "for Mamba2 layers)",
+            "vllm_async_scheduling": "async scheduling (two batches in flight in the window "
+                                     "pages, vLLM 0.26 and later)"}
     parts = [said[k] for k in changes]
     listed = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
     return ("Sets " + listed + ", to match a log of a recent vLLM run with its defaults; "

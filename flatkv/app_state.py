@@ -162,6 +162,9 @@ ENGINE_OPTIONS = (
     # sizes the pages a sliding-window (or chunked) request holds
     EngineOption("max_batched_tokens", "max batched tokens",
                  (*_PAGED_WITH_STATE, "sglang", "aliased"), SCHEDULING_COLUMN, _has_window),
+    # vLLM sizes them by two batches in flight with it (0.26 and later)
+    EngineOption("vllm_async_scheduling", "vLLM async scheduling", ("vllm",), VLLM_COLUMN,
+                 _has_window),
     # parents pad with a state row, with attention groups of unequal layer counts (3 full + 5
     # sliding layers pad the full group's parents by 2/3), or with payloads off the alignment
     EngineOption("lcm_padding_bound", "padding bound", ("lcm",), SCHEDULING_COLUMN,
@@ -214,6 +217,7 @@ class AppState:
     prefill_checkpoint_blocks: int = ENGINE_DEFAULTS.prefill_checkpoint_blocks
     mamba_chunk_size: int | None = ENGINE_DEFAULTS.mamba_chunk_size  # None: the model's
     vllm_hybrid_manager: bool = ENGINE_DEFAULTS.vllm_hybrid_manager
+    vllm_async_scheduling: bool = ENGINE_DEFAULTS.vllm_async_scheduling
     mamba_full_memory_ratio: float = float(ENGINE_DEFAULTS.mamba_full_memory_ratio)
     swa_full_tokens_ratio: float = float(ENGINE_DEFAULTS.swa_full_tokens_ratio)
     sglang_slots_per_request: int = ENGINE_DEFAULTS.sglang_slots_per_request
@@ -241,7 +245,8 @@ class AppState:
         since vLLM 0.20 (where the budget is the GPU's share, not a logged KV cache memory);
         the block size, 64 since vLLM 0.34; for a model with state, mamba cache mode align, in
         which vLLM 0.28 and later start a hybrid (prefix caching on by default), and for a
-        Mamba2 model its prefill checkpoint block (0.32). Empty when the view already
+        Mamba2 model its prefill checkpoint block (0.32); for a model with sliding or chunked
+        layers, async scheduling's two batches in flight (0.26). Empty when the view already
         matches."""
         changes: dict[str, object] = {}
         if self.gpu != KV_MEMORY and self.mem_fraction != RECENT_VLLM_FRACTION:
@@ -254,6 +259,8 @@ class AppState:
         if (PREFILL_CHECKPOINT_CLASSES.intersection(profile.architectures)
                 and self.prefill_checkpoint_blocks != 1):
             changes["prefill_checkpoint_blocks"] = 1
+        if profile.windowed_labels and not self.vllm_async_scheduling:
+            changes["vllm_async_scheduling"] = True
         return changes
 
     def profile(self) -> CacheProfile:
@@ -570,6 +577,7 @@ _SETTINGS: dict[str, tuple[str, Callable[[str, str], object], Callable[[object],
     "ckpt": ("prefill_checkpoint_blocks", _int(0, MAX_CHECKPOINT_BLOCKS), str),
     "chunk": ("mamba_chunk_size", _auto(_int(1, MAX_CHUNK_SIZE)), _write_auto(str)),
     "v_hybrid": ("vllm_hybrid_manager", _flag, lambda v: "1" if v else "0"),
+    "v_async": ("vllm_async_scheduling", _flag, lambda v: "1" if v else "0"),
     "sg_ratio": ("mamba_full_memory_ratio", _ratio(RATIO_RANGE), repr),
     "sg_swa": ("swa_full_tokens_ratio", _ratio(SWA_RATIO_RANGE), repr),
     "sg_slots": ("sglang_slots_per_request", _int(1, MAX_SLOTS_PER_REQUEST), str),

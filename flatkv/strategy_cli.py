@@ -127,6 +127,10 @@ def add_strategy_arguments(
          type=_tokens_argument("--max-batched-tokens"), metavar="S",
          help="tokens scheduled per step; sizes sliding-window and chunked pages (default "
          f"{defaults.max_batched_tokens})")
+    parser.add_argument("--vllm-async-scheduling", action=argparse.BooleanOptionalAction,
+         default=None, help="vllm: async scheduling's two batches in flight, by which vLLM "
+         "0.26 and later size sliding-window and chunked pages (2 x --max-batched-tokens; its "
+         "default); default off, one step's, as SPEC's anchor")
     parser.add_argument("--lcm-padding-bound", default=None, metavar="F",
          help="lcm: largest padding accepted for any group (default "
          f"{ratio_text(defaults.lcm_padding_bound)})")

@@ -137,6 +137,23 @@ def test_compare_sets_a_recent_vllms_defaults_in_one_click():
     assert table.loc["vLLM v1", "concurrency"] == round(4_551 / 33, 2) == 137.91
 
 
+def test_compare_counts_vllms_async_scheduling_for_a_sliding_model():
+    # gpt-oss-20b in 40 GiB at block 64: the recent defaults turn async scheduling on (two
+    # batches in flight in the window pages), 27,306 / (2,048 + 259) = 11.84x, as vLLM 0.34
+    link = {"model": "gpt-oss-20b", "gpu": "KV cache memory", "kv_mem": "40GiB",
+            "block": "64"}
+    at = open_app("app_pages/compare.py", link)
+    (button,) = [b for b in at.button if b.label == "Use a recent vLLM's defaults"]
+    assert button.help.startswith("Sets async scheduling (two batches in flight in the window "
+                                  "pages, vLLM 0.26 and later), to match")
+    assert at.toggle(key="w.vllm_async_scheduling").value is False
+    button.click().run()
+    assert_clean(at)
+    assert at.query_params["v_async"] == "1" and at.toggle(key="w.vllm_async_scheduling").value
+    table = at.dataframe[0].value.set_index("strategy")
+    assert table.loc["vLLM v1", "concurrency"] == round(27_306 / 2_307, 2) == 11.84
+
+
 def test_layout_says_why_vllm_has_no_blocks_to_draw():
     # 10,000,000 tokens of the worked example need 9,470 full pages of 2,162,688 B: 20.5 GB,
     # and an 8 GB budget holds less; our plan still draws its rows

@@ -62,7 +62,7 @@ def test_every_setting_of_the_view_has_a_link_key_and_round_trips():
         "mamba_full_memory_ratio": 0.5, "swa_full_tokens_ratio": 0.25,
         "sglang_slots_per_request": 5, "sglang_page_size": 64, "sglang_ssm_dtype": "bfloat16",
         "sglang_swa_pool": False, "max_batched_tokens": 4096, "lcm_padding_bound": 0.1,
-        "vllm_hybrid_manager": False,
+        "vllm_hybrid_manager": False, "vllm_async_scheduling": True,
         "budget_strategy": "vllm", "lab_device": "cpu", "lab_kernels": ("torch",),
         "lab_layouts": ("slot-major", "page-major"), "lab_rounds": 3, "lab_max_blocks": 8,
         "lab_pages": 2, "lab_sweep": gpu_settings.SWEEPS[-1], "lab_sweep_pages": (1, 4),
@@ -623,7 +623,8 @@ OTHER_VALUES = dict(kernel_block_size=(64,), mamba_cache_mode=("align", "all"),
                     swa_full_tokens_ratio=(Fraction(1, 2),), sglang_slots_per_request=(5,),
                     sglang_page_size=(64,), sglang_ssm_dtype=("bfloat16", "float16"),
                     sglang_swa_pool=(False,), vllm_hybrid_manager=(False,),
-                    max_batched_tokens=(512,), lcm_padding_bound=(Fraction(7, 10), Fraction(0)))
+                    max_batched_tokens=(512,), vllm_async_scheduling=(True,),
+                    lcm_padding_bound=(Fraction(7, 10), Fraction(0)))
 # A raw model whose 3 layers of 100 B per token pad two-level parents (300 B is off the 256 B
 # parent alignment) though its groups are alike
 OFF_ALIGNMENT = CacheProfile(layer_types=("full_attention",) * 3, kv_bytes_per_slot=100,
@@ -714,7 +715,7 @@ def test_strategy_fields_are_what_each_layout_reads_of_the_model():
                                                "speculative_tokens", "prefill_checkpoint_blocks",
                                                "mamba_chunk_size", "vllm_hybrid_manager")
     assert strategy_fields("vllm", sliding) == ("kernel_block_size", "vllm_hybrid_manager",
-                                                "max_batched_tokens")
+                                                "max_batched_tokens", "vllm_async_scheduling")
     # ... and a model of one kind is the same either way
     assert "vllm_hybrid_manager" not in strategy_fields("vllm",
                                                         load_preset("Llama-3.1-8B").profile())
@@ -949,6 +950,9 @@ def test_what_a_recent_vllm_sets_apart_from_this_views_defaults():
         "block_size": 64, "mamba_cache_mode": "align"}
     assert replace(default, mem_fraction=0.92, block_size=64,
                    mamba_cache_mode="align").recent_vllm_changes() == {}
+    # a sliding model's window pages count async scheduling's two batches in flight (0.26)
+    assert replace(default, model="gpt-oss-20b").recent_vllm_changes() == {
+        "mem_fraction": 0.92, "block_size": 64, "vllm_async_scheduling": True}
     # a Mamba2 model's layers keep a prefill checkpoint block in align (vLLM 0.32)
     assert replace(default, model="Nemotron-H-8B", mem_fraction=0.92, block_size=64,
                    mamba_cache_mode="align").recent_vllm_changes() == {

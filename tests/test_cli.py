@@ -331,7 +331,7 @@ _OFF_DEFAULT = {
     "swa_full_tokens_ratio": "0.5", "sglang_slots_per_request": 5, "sglang_page_size": 64,
     "sglang_ssm_dtype": "bfloat16", "sglang_swa_pool": True, "max_batched_tokens": 65_536,
     "lcm_padding_bound": "0.01", "lcm_alignment_bytes": 1 << 20, "margin": 4,
-    "vllm_hybrid_manager": False}
+    "vllm_hybrid_manager": False, "vllm_async_scheduling": True}
 
 
 @pytest.mark.parametrize("field", sorted(_OFF_DEFAULT))

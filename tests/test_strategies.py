@@ -1053,6 +1053,38 @@ def test_vllm_names_the_releases_that_serve_a_dropped_architecture():
     assert last_served_text(load_preset("Qwen3-Next-80B-A3B").profile()) == ""
 
 
+def test_vllm_sizes_window_pages_by_async_schedulings_tokens_in_flight():
+    # gpt-oss-20b in 40 GiB at 131,072 tokens, block size 64 as vLLM 0.34's default: pages of
+    # 64 x 2,048 B, 42,949,672,960 // 131,072 // 12 layers a group = 27,306 blocks. A request
+    # holds 2,048 full pages and, with async scheduling's 2 x 8,192 tokens in flight (vLLM
+    # 0.26 and later), ceil(min(127 + 16,384, 131,072) / 64) + 1 = 259 sliding ones (131 with
+    # one step's 8,192): 27,306 / 2,307 = 11.84x, "GPU KV cache size: 1,551,387 tokens"
+    gpt = load_preset("gpt-oss-20b").profile()
+    one, two = (run_strategy("vllm", gpt, budget_bytes=40 * 2**30, context_tokens=131_072,
+                             options=StrategyOptions(block_size=64, vllm_async_scheduling=a))
+                for a in (False, True))
+    assert one.num_blocks == two.num_blocks == 40 * 2**30 // (64 * 2_048) // 12 == 27_306
+    assert -(-(127 + 16_384) // 64) + 1 == 259 and -(-(127 + 8_192) // 64) + 1 == 131
+    assert Fraction(two.concurrency_numerator, two.concurrency_denominator) == Fraction(
+        27_306, 2_048 + 259)
+    assert Fraction(one.concurrency_numerator, one.concurrency_denominator) == Fraction(
+        27_306, 2_048 + 131)
+    assert two.logged_tokens == int(27_306 / 2_307 * 131_072) == 1_551_387
+    assert two.formulas[0] == (
+        "tokens in flight 2 x 8,192 = 16,384 in the window pages below: async scheduling keeps "
+        "2 batches in flight, and vLLM 0.26 and later size a windowed request's pages by them "
+        "(max_in_flight_tokens)")
+    assert "pages per request, sliding_attention: ceil(min(128 - 1 + 16,384, 131,072) / 64) + 1 " \
+        "= 259" in "\n".join(two.formulas)
+    # a model without windows reads nothing of it
+    llama = load_preset("Llama-3.1-8B").profile()
+    assert run_strategy("vllm", llama, budget_bytes=2**34, options=StrategyOptions(
+        vllm_async_scheduling=True)).formulas == run_strategy(
+        "vllm", llama, budget_bytes=2**34).formulas
+    with pytest.raises(ValueError, match="vllm_async_scheduling is 1: give True"):
+        StrategyOptions(vllm_async_scheduling=1)
+
+
 def test_vllm_padding_layers_12_sliding_13_full():
     # gpt-oss + a one-layer drafter: 12 sliding + 13 full; 13 < 1.5 x 12, so group_size 13 and
     # the sliding group gets 1 padding layer (vLLM: "Add 1 padding layers").

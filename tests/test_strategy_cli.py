@@ -129,6 +129,18 @@ def test_raw_bytes_with_their_ssm_element_size_get_sglangs_figures_of_the_model(
         "524288 B" in err
 
 
+def test_vllm_async_scheduling_flag_counts_two_batches_in_flight():
+    # gpt-oss-20b in 40 GiB at block 64 (tests/test_strategies.py): vLLM 0.34's own figures,
+    # 27,306 blocks / (2,048 + 259) pages a request, "GPU KV cache size: 1,551,387 tokens"
+    args = ["compare", "--preset", "gpt-oss-20b", "--budget", "40GiB", "--block-size", "64"]
+    code, out, _ = run([*args, "--vllm-async-scheduling"])
+    logged = next(line for line in out.splitlines() if line.startswith("engine log"))
+    assert code == 0 and logged.split()[5] == f"{int(27_306 / 2_307 * 131_072):,}" == "1,551,387"
+    code, out, _ = run(args)
+    logged = next(line for line in out.splitlines() if line.startswith("engine log"))
+    assert code == 0 and logged.split()[5] == f"{int(27_306 / 2_179 * 131_072):,}"
+
+
 def test_compare_says_only_per_component_carries_reserved_rows():
     code, out, _ = run(["compare", "--layers", "full*4", "--kv-bytes-per-slot", "1024",
                         "--budget", "1GB", "--reserved-bytes-per-block", "4096"])

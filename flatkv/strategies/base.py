@@ -242,8 +242,11 @@ class StrategyOptions:
         bfloat16 model's; the strategy keeps the model's conv bytes.
     max_batched_tokens: tokens scheduled per step (vLLM's default 8192); it sizes the pages a
         sliding-window or chunked request holds and the S of the SPEC section 3.5 workload.
-        Recent vLLM releases size those pages by the tokens in flight (max_num_batched_tokens
-        times the batches in flight, 2 with async scheduling): give that product here.
+    vllm_async_scheduling: vLLM's async scheduling (``--async-scheduling``), which keeps two
+        batches in flight: vLLM 0.26 and later size a sliding-window or chunked request's
+        pages by the tokens in flight (``VllmConfig.max_in_flight_tokens``), 2 x
+        max_batched_tokens with it (its default since then), 1 x without. Default False, as
+        SPEC's anchor (vLLM 0.19) counts one step.
     lcm_padding_bound: the largest padding a two-level layout accepts for any group,
         ``(B / K_g - payload_g) / payload_g`` (0.25); in [0, 10].
     lcm_alignment_bytes: parent block bytes B are a multiple of this (256).
@@ -267,6 +270,7 @@ class StrategyOptions:
     sglang_ssm_dtype: str | None = None
     sglang_swa_pool: bool | None = None
     max_batched_tokens: int = DEFAULT_SCHEDULED_TOKENS
+    vllm_async_scheduling: bool = False
     lcm_padding_bound: Fraction | float | str = Fraction(1, 4)
     lcm_alignment_bytes: int = 256
     reserved_bytes_per_block: int = 0
@@ -320,6 +324,10 @@ class StrategyOptions:
             raise ValueError(f"vllm_hybrid_manager is {self.vllm_hybrid_manager!r}: give True "
                              "(vLLM's hybrid KV cache manager, its default) or False "
                              "(--disable-hybrid-kv-cache-manager)")
+        if not isinstance(self.vllm_async_scheduling, bool):
+            raise ValueError(f"vllm_async_scheduling is {self.vllm_async_scheduling!r}: give "
+                             "True (two batches in flight, vLLM 0.26 and later's default) or "
+                             "False (one)")
         if self.sglang_swa_pool is not None and not isinstance(self.sglang_swa_pool, bool):
             raise ValueError(f"sglang_swa_pool is {self.sglang_swa_pool!r}: give True (a pool "
                              "of its own for sliding layers), False (one pool) or None (as "

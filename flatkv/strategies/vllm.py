@@ -359,6 +359,8 @@ PREFILL_CHECKPOINT_CLASSES = frozenset({
     "NemotronHForCausalLM", "FalconH1ForCausalLM", "GraniteMoeHybridForCausalLM",
     "Zamba2ForCausalLM", "Mamba2ForCausalLM", "BambaForCausalLM",
 })
+# batches in flight with async scheduling at one pipeline stage (VllmConfig.max_concurrent_batches)
+ASYNC_BATCHES_IN_FLIGHT = 2
 # vLLM 0.34's default --block-size (16 before)
 RECENT_VLLM_BLOCK_SIZE = 64
 
@@ -425,8 +427,19 @@ def run_vllm(
     a DeepSeek-V3.2 (indexer) model vLLM's forced block of 64, and an architecture current
     releases dropped the releases that serve it; the result says so (its first formula line,
     or its reason when vLLM refuses)."""
-    result = _run_overridden(profile, budget_bytes=budget_bytes, context_tokens=context_tokens,
-                             options=options)
+    if options.vllm_async_scheduling and profile.windowed_labels:
+        in_flight = ASYNC_BATCHES_IN_FLIGHT * options.max_batched_tokens
+        result = _run_overridden(profile, budget_bytes=budget_bytes,
+                                 context_tokens=context_tokens,
+                                 options=replace(options, max_batched_tokens=in_flight))
+        result = _explained(result, (
+            f"tokens in flight {ASYNC_BATCHES_IN_FLIGHT} x {n(options.max_batched_tokens)} = "
+            f"{n(in_flight)} in the window pages below: async scheduling keeps "
+            f"{ASYNC_BATCHES_IN_FLIGHT} batches in flight, and vLLM 0.26 and later size a "
+            "windowed request's pages by them (max_in_flight_tokens)"))
+    else:
+        result = _run_overridden(profile, budget_bytes=budget_bytes,
+                                 context_tokens=context_tokens, options=options)
     last = last_served_text(profile)
     return _explained(result, last) if last else result
 
