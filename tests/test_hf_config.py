@@ -851,13 +851,14 @@ def test_kimi_linear_is_kda_state_layers_and_mla_full_layers():
     tp2 = spec.with_options(tp=2).profile()
     assert tp2.state_const_bytes == {"conv": 6_144 * 3 * BF16, "ssm": 16 * 128 * 128 * FP32}
     assert tp2.kv_bytes_per_slot == 1152
-    # vLLM: P from the state over the MLA row, to FlashMLA's 64: ceil(1,085,440 / 1,152) = 943
-    # -> 960; 7 MLA and 20 KDA layers page in groups of 7: 3 groups of KDA (1 padding layer)
+    # vLLM: P from the state over the MLA row, to a multiple of 128 for an MLA hybrid (vLLM
+    # 0.27 and later; FlashMLA's 64 before: 960): ceil(1,085,440 / 1,152) = 943 -> 1,024; 7 MLA
+    # and 20 KDA layers page in groups of 7: 3 groups of KDA (1 padding layer)
     result = run_strategy("vllm", tp2, budget_bytes=60 * 2**30, context_tokens=None)
-    assert result.block_size == 960 and result.extras["group_size"] == 7
-    assert result.num_blocks == 60 * 2**30 // (960 * 1152) // 7
+    assert result.block_size == 1_024 and result.extras["group_size"] == 7
+    assert result.num_blocks == 60 * 2**30 // (1_024 * 1152) // 7
     # 2 drafted tokens: kda_state_shape widens the conv to 3 + 2 rows, and Kimi Linear sizes
-    # P with them: 6,144 x 5 x 2 + 1,048,576 = 1,110,016 B, 64 x cdiv(1,110,016, 73,728) =
+    # P with them: 6,144 x 5 x 2 + 1,048,576 = 1,110,016 B, 128 x cdiv(1,110,016, 147,456) =
     # 1,024; 60 GiB // (1,024 x 1,152) // 7 = 7,801 blocks
     drafted = run_strategy("vllm", tp2, budget_bytes=60 * 2**30, context_tokens=None,
                            options=StrategyOptions(speculative_tokens=2))

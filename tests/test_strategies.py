@@ -1085,6 +1085,26 @@ def test_vllm_sizes_window_pages_by_async_schedulings_tokens_in_flight():
         StrategyOptions(vllm_async_scheduling=1)
 
 
+def test_vllm_pages_an_mla_hybrid_by_a_multiple_of_128():
+    # Kimi Linear (MLA full layers, 1,152 B a token; KDA state 73,728 + 2,097,152 B): vLLM 0.27
+    # and later raise A to 128 for an MLA hybrid. With 2 drafted tokens the conv state is
+    # 122,880 B, the state 2,220,032 B: 128 x cdiv(2,220,032, 128 x 1,152) = 128 x 16 = 2,048
+    # (64 x cdiv(2,220,032, 64 x 1,152) = 64 x 31 = 1,984 without the rule); without drafts
+    # both give 1,920
+    kimi = load_preset("Kimi-Linear-48B-A3B").profile()
+    drafted = run_strategy("vllm", kimi, budget_bytes=40 * 2**30, context_tokens=131_072,
+                           options=StrategyOptions(speculative_tokens=2))
+    assert -(-2_220_032 // (128 * 1_152)) * 128 == drafted.block_size == 2_048
+    assert -(-2_220_032 // (64 * 1_152)) * 64 == 1_984
+    assert ("A = max(kernel block size 64 (the model's own), block_size 16) = 64, raised to "
+            "128: an MLA hybrid's block is a multiple of 128 (vLLM 0.27 and later, for its MLA "
+            "decode kernels)") in drafted.why_block_size
+    assert run_strategy("vllm", kimi, budget_bytes=40 * 2**30).block_size == 1_920
+    # an MLA model without state keeps its 64 (DeepSeek-V3)
+    assert run_strategy("vllm", load_preset("DeepSeek-V3").profile(),
+                        budget_bytes=40 * 2**30).block_size == 64
+
+
 def test_vllm_padding_layers_12_sliding_13_full():
     # gpt-oss + a one-layer drafter: 12 sliding + 13 full; 13 < 1.5 x 12, so group_size 13 and
     # the sliding group gets 1 padding layer (vLLM: "Add 1 padding layers").

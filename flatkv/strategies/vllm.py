@@ -136,6 +136,11 @@ def _page_size(profile: CacheProfile, options: StrategyOptions, formulas: list[s
     a = max(kernel, options.block_size)
     a_text = (f"A = max(kernel block size {kernel}{kernel_why}, block_size "
               f"{options.block_size}) = {a}")
+    if profile.kernel_block_size is not None and profile.has_state and a < MLA_HYBRID_BLOCK:
+        # an MLA model (its own kernel block) with state layers: Kimi Linear
+        a = MLA_HYBRID_BLOCK
+        a_text += (f", raised to {a}: an MLA hybrid's block is a multiple of {a} (vLLM 0.27 and "
+                   "later, for its MLA decode kernels)")
     align, align_text, sym = a, a_text, "A"
     if options.mamba_cache_mode == "all" and profile.has_state:
         chunk, chunk_why = mamba_chunk_size(profile, options)
@@ -359,6 +364,9 @@ PREFILL_CHECKPOINT_CLASSES = frozenset({
     "NemotronHForCausalLM", "FalconH1ForCausalLM", "GraniteMoeHybridForCausalLM",
     "Zamba2ForCausalLM", "Mamba2ForCausalLM", "BambaForCausalLM",
 })
+# An MLA model with state layers pages by a multiple of this (vLLM 0.27 and later:
+# _align_hybrid_block_size, as the TRTLLM / FlashInfer MLA decode kernels need)
+MLA_HYBRID_BLOCK = 128
 # batches in flight with async scheduling at one pipeline stage (VllmConfig.max_concurrent_batches)
 ASYNC_BATCHES_IN_FLIGHT = 2
 # vLLM 0.34's default --block-size (16 before)
