@@ -760,7 +760,8 @@ def _vllm_hybrid_manager_widget() -> None:
 
 
 def _vllm_async_scheduling_widget() -> None:
-    bind(st.toggle, "vllm_async_scheduling", "Async scheduling",
+    # short: a third of the page at 1000 px cut "Async scheduling"
+    bind(st.toggle, "vllm_async_scheduling", "Async sched.",
          help="vLLM's --async-scheduling, on by default since it came: two batches in flight. "
          "vLLM 0.26 and later size the pages a sliding-window or chunked request holds by "
          "the tokens in flight, 2 x max batched tokens with it. Off (SPEC's anchor, vLLM "
