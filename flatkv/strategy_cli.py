@@ -79,8 +79,8 @@ def add_strategy_arguments(
          "an MLA model, as FlashMLA; else 16)")
     parser.add_argument("--mamba-cache-mode", choices=MAMBA_CACHE_MODES,
                         default=defaults.mamba_cache_mode,
-                        help="state pages per request: none = 1, align = 2, all = cdiv(L, P), "
-                        "each plus --speculative-tokens (default none)")
+                        help="state pages per request: none = 1, align = 2, all = cdiv(L, P) "
+                        "(vLLM up to 0.31), each plus --speculative-tokens (default none)")
     parser.add_argument("--speculative-tokens", type=int, default=defaults.speculative_tokens,
                         metavar="N", help="tokens drafted per step (vLLM's "
                         "num_speculative_tokens): N more state pages a request in every paged "
@@ -90,9 +90,9 @@ def add_strategy_arguments(
     parser.add_argument("--prefill-checkpoint-blocks", type=int,
                         default=defaults.prefill_checkpoint_blocks, metavar="K",
                         help="mamba cache mode align: K more state pages a request for prefill "
-                        "checkpoints (vLLM 0.33+: 1 for Mamba2 layers, and for GDN layers on "
-                        "FlashInfer, on Hopper, where P also aligns to 64: add "
-                        "--kernel-block-size 64); default 0, as vLLM up to 0.32")
+                        "checkpoints (1 for Mamba2 layers in vLLM 0.32+, and for GDN layers on "
+                        "FlashInfer, on Hopper, in 0.33+, where P also aligns to 64: add "
+                        "--kernel-block-size 64); default 0, as vLLM up to 0.31")
     parser.add_argument("--mamba-chunk-size", type=int, default=defaults.mamba_chunk_size,
                         help="vllm, mamba cache mode all: P aligns to lcm(chunk, A), as vLLM's "
                         "--mamba-block-size sets it (default: the config's mamba_chunk_size / "
@@ -125,8 +125,8 @@ def add_strategy_arguments(
          "when it has full and sliding or chunked layers")
     parser.add_argument("--max-batched-tokens", default=defaults.max_batched_tokens,
          type=_tokens_argument("--max-batched-tokens"), metavar="S",
-         help="tokens scheduled per step; sizes sliding-window and chunked pages (default "
-         f"{defaults.max_batched_tokens})")
+         help="tokens scheduled per step; sizes sliding-window and chunked pages (vllm: twice "
+         f"this with --vllm-async-scheduling) (default {defaults.max_batched_tokens})")
     parser.add_argument("--vllm-async-scheduling", action=argparse.BooleanOptionalAction,
          default=None, help="vllm: async scheduling's two batches in flight, by which vLLM "
          "0.26 and later size sliding-window and chunked pages (2 x --max-batched-tokens; its "
