@@ -39,7 +39,6 @@ from flatkv.app_state import (
     encode_query,
     gpu_memory_size,
     kv_memory_size,
-    memory_size,
 )
 from flatkv.models import ModelSpec
 from flatkv.plan import BudgetTooSmall
@@ -59,6 +58,7 @@ from flatkv.units import (
     exact_bytes,
     format_bytes,
     format_size,
+    memory_size,
     parse_tokens,
     tokens_text,
 )
@@ -521,8 +521,9 @@ def _memory_settings(side: Any, *, explained_on_page: bool) -> None:
              help="What the engine has for the cache on one rank, e.g. 44.59GiB from vLLM's "
              "\"Available KV cache memory: 44.59 GiB\" (read as floor(44.59 x 2**30) bytes). "
              "vLLM 0.34 on CUDA sizes its cache after warm-up: give the GiB of its \"Memory "
-             "after warmup: ... N KV cache blocks (X GiB) fit\" line instead, whose N is the "
-             "blocks figure. The memory fraction and weights do not apply.")
+             "after warmup: ... N KV cache blocks (X GiB) fit\" line instead; its N is then the "
+             "blocks figure within a block or two (X is rounded to 0.01 GiB). The memory "
+             "fraction and weights do not apply.")
         if "kv_memory" not in st.session_state[ERRORS_KEY] and (
                 note := decimal_unit_note(state().kv_memory)):
             side.caption(note)
@@ -762,10 +763,11 @@ def _vllm_hybrid_manager_widget() -> None:
 def _vllm_async_scheduling_widget() -> None:
     # short: a third of the page at 1000 px cut "Async scheduling"
     bind(st.toggle, "vllm_async_scheduling", "Async sched.",
-         help="vLLM's --async-scheduling, on by default since it came: two batches in flight. "
-         "vLLM 0.26 and later size the pages a sliding-window or chunked request holds by "
-         "the tokens in flight, 2 x max batched tokens with it. Off (SPEC's anchor, vLLM "
-         "0.19) counts one step's.")
+         help="Window pages sized by async scheduling's two batches in flight: vLLM 0.26 and "
+         "later size the pages a sliding-window or chunked request holds by the tokens in "
+         "flight, 2 x max batched tokens with async scheduling (their default). Off counts "
+         "one step's tokens, as those releases with --no-async-scheduling and every release "
+         "before 0.26 do (SPEC's anchor).")
 
 
 def _sglang_swa_pool_widget() -> None:

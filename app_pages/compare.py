@@ -105,7 +105,9 @@ with user_errors():
     st.caption(app_data.how_to_read_text(s.profile(), s.speculative_tokens,
                                          mtp_added=mtp_added()))
     mtp_button()
-    dropped = last_served_text(s.profile())  # the vLLM releases that serve it, if not all
+    # the vLLM releases that serve it, if not all (a refusal's reason says it already)
+    vllm_applies = any(r.strategy == "vllm" and r.applies for r in results)
+    dropped = last_served_text(s.profile()) if vllm_applies else ""
     for note in (f"{dropped}." if dropped else "",
                  app_data.dead_weight_text(results),
                  app_data.sliding_capacity_text(s.profile()) if has_history else "",
@@ -132,7 +134,7 @@ with user_errors():
                 st.caption(app_data.start_up_log_text(r))
                 st.code("\n".join(log), language=None)  # one line a log line, as in a log
                 if r.strategy == "vllm" and (changes := s.recent_vllm_changes()):
-                    st.button("Use a recent vLLM's defaults", on_click=update, kwargs=changes,
+                    st.button("Use vLLM 0.34's defaults", on_click=update, kwargs=changes,
                               key="compare.recent_vllm", icon=":material/update:",
                               help=app_data.recent_vllm_help(changes))
     c1, c2 = st.columns(2)

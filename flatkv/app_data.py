@@ -504,9 +504,10 @@ def workload_text(pages: PageMap, profile: CacheProfile, *, context: int, mamba_
     drafted = " and drafted tokens' pages" if speculative_tokens and profile.has_state else ""
     kept = f"history, live state and snapshots{drafted}" if profile.has_state else "history"
     text = (f"Pages the groups need ({kept}, one dummy page each): {per}; "
-            f"{pages.num_blocks:,} page ids in the pool. A history group's count is the tokens "
-            "in flight over P, rounded up, and a page more a request for its part-filled last "
-            "page (at most).")
+            f"{pages.num_blocks:,} page ids in the pool. A full-history group's count is all "
+            "requests' tokens over P, rounded up, and a page more a request for its "
+            "part-filled last page; a sliding group's, each request's window pages and one "
+            "step's tokens.")
     if profile.has_state:
         held = ("" if concurrency is None else
                 f", and hold {concurrency_text(concurrency)} requests of {tokens_text(context)}")
@@ -1132,10 +1133,8 @@ def _log_lines_are(r: StrategyResult) -> str:
 
 
 def recent_vllm_help(changes: dict[str, object]) -> str:
-    """What the "recent vLLM's defaults" button sets (``AppState.recent_vllm_changes``)."""
-    said = {"mem_fraction": f"memory fraction {changes.get('mem_fraction')} (vLLM 0.20 and "
-                            "later)",
-            "block_size": f"block size {changes.get('block_size')} (vLLM 0.34's default "
+    """What the "vLLM 0.34's defaults" button sets (``AppState.recent_vllm_changes``)."""
+    said = {"block_size": f"block size {changes.get('block_size')} (vLLM 0.34's default "
                           "--block-size)",
             "mamba_cache_mode": "mamba cache mode align (vLLM 0.28 and later start a hybrid "
                                 "with prefix caching on)",
@@ -1145,8 +1144,11 @@ def recent_vllm_help(changes: dict[str, object]) -> str:
                                      "pages, vLLM 0.26 and later)"}
     parts = [said[k] for k in changes]
     listed = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
-    return ("Sets " + listed + ", to match a log of a recent vLLM run with its defaults; "
-            "SPEC's anchor is the older defaults, kept here until changed.")
+    return ("Sets " + listed + ", to match a log of vLLM 0.34 run with its defaults; SPEC's "
+            "anchor is the older defaults, kept here until changed. The budget stays: vLLM 0.34 "
+            "on CUDA sizes its cache after warm-up, so pick \"KV cache memory\" in the sidebar "
+            "and give the GiB of its \"Memory after warmup: ... N KV cache blocks (X GiB) fit\" "
+            "line (0.20 to 0.33: memory fraction 0.92).")
 
 
 def logged_capacity_text(results: Sequence[StrategyResult]) -> str:

@@ -25,7 +25,7 @@ from flatkv.profile import (
     MAX_WINDOW,
     CacheProfile,
 )
-from flatkv.strategies import STRATEGIES, StrategyOptions, model_blocker
+from flatkv.strategies import STRATEGIES, StrategyOptions, last_served_text, model_blocker
 from flatkv.strategies.base import (
     MAMBA_CACHE_MODES,
     MAX_CHECKPOINT_BLOCKS,
@@ -70,7 +70,6 @@ GPU_PRESETS: dict[str, int] = {
     "RTX 4090 24GB": 24_564 * MiB,
 }
 CUSTOM_GPU = "Custom"
-RECENT_VLLM_FRACTION = 0.92  # vLLM's gpu_memory_utilization default since 0.20
 # The cache budget per rank given as such, the way an engine logs it (vLLM's "Available KV cache
 # memory: 44.59 GiB"): no GPU, memory fraction or weights to derive it from.
 KV_MEMORY = "KV cache memory"
@@ -127,7 +126,7 @@ class EngineOption:
 # order.
 _PAGED_WITH_STATE = ("flat", "per-component", "vllm", "lcm")
 ENGINE_OPTIONS = (
-    # vLLM runs DeepSeek-V3.2's sparse MLA at its own block of 64, whatever it is told
+    # vLLM runs DeepSeek-V3.2's sparse MLA at its own kernel block of 64, whatever it is told
     EngineOption("kernel_block_size", "kernel block", ("vllm",), VLLM_COLUMN,
                  lambda p: p.indexer_bytes_per_slot is None),
     EngineOption("mamba_cache_mode", "mamba cache mode", _PAGED_WITH_STATE, VLLM_COLUMN,
@@ -240,20 +239,20 @@ class AppState:
     lab_sweep_blocks: tuple[int, ...] | None = None
 
     def recent_vllm_changes(self) -> dict[str, object]:
-        """What this view sets apart from a recent vLLM's own defaults, where the app keeps SPEC
-        3.1's anchor (vLLM up to 0.19 run without prefix caching): the memory fraction, 0.92
-        since vLLM 0.20 (where the budget is the GPU's share, not a logged KV cache memory);
-        the block size, 64 since vLLM 0.34; for a model with state, mamba cache mode align, in
-        which vLLM 0.28 and later start a hybrid (prefix caching on by default), and for a
-        Mamba2 model its prefill checkpoint block (0.32); for a model with sliding or chunked
-        layers, async scheduling's two batches in flight (0.26). Empty when the view already
-        matches."""
+        """What this view sets apart from vLLM 0.34's own layout defaults, where the app keeps
+        SPEC 3.1's anchor (vLLM up to 0.19 run without prefix caching): the block size, 64;
+        for a model with state, mamba cache mode align, in which vLLM 0.28 and later start a
+        hybrid (prefix caching on by default), and for a Mamba2 model its prefill checkpoint
+        block (0.32); for a model with sliding or chunked layers, async scheduling's two
+        batches in flight (0.26). Not the memory: 0.34 on CUDA sizes its cache after warm-up
+        (the help says which figure to give). Empty when the view already matches, and for a
+        model current vLLM no longer serves (its log is an older release's)."""
         changes: dict[str, object] = {}
-        if self.gpu != KV_MEMORY and self.mem_fraction != RECENT_VLLM_FRACTION:
-            changes["mem_fraction"] = RECENT_VLLM_FRACTION
+        profile = self.profile()
+        if last_served_text(profile):
+            return changes
         if self.block_size != RECENT_VLLM_BLOCK_SIZE:
             changes["block_size"] = RECENT_VLLM_BLOCK_SIZE
-        profile = self.profile()
         if profile.has_state and self.mamba_cache_mode != "align":
             changes["mamba_cache_mode"] = "align"
         if (PREFILL_CHECKPOINT_CLASSES.intersection(profile.architectures)

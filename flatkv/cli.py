@@ -151,11 +151,20 @@ def _raw_profile(args: argparse.Namespace) -> CacheProfile:
         raise UsageError(f"--layers {quoted(args.layers)} has linear (state) layers but no --state "
                          "gives their bytes: add e.g. --state conv=49152,ssm=2097152 (bytes per "
                          "layer per TP rank)")
+    state = parse_named_sizes(args.state, field="--state")
+    element = args.ssm_element_bytes
+    if element is not None and "ssm" not in state:
+        raise UsageError(f"--ssm-element-bytes {element} sizes an ssm tensor, but --state has "
+                         "none: add ssm=BYTES to --state, or drop the option")
+    if element is not None and state["ssm"] % element:
+        raise UsageError(f"--ssm-element-bytes {element} does not divide --state's ssm of "
+                         f"{state['ssm']:,} B: give the element size its ssm bytes are whole "
+                         "elements of (2 for bf16, 4 for float32), or drop the option")
     return CacheProfile(
         layer_types=tuple(labels),
         kv_bytes_per_slot=parse_size(args.kv_bytes_per_slot or "0",
                                      field="--kv-bytes-per-slot", whole=True),
-        state_const_bytes=parse_named_sizes(args.state, field="--state"),
+        state_const_bytes=state,
         sliding_window=_window_tokens(args.sliding_window, "--sliding-window"),
         attention_chunk_size=_window_tokens(args.attention_chunk_size, "--attention-chunk-size"),
         ssm_element_bytes=args.ssm_element_bytes,

@@ -376,14 +376,16 @@ def _model_type_named(architectures: Any) -> tuple[str, str] | None:
         from transformers.models.auto import modeling_auto
     except ImportError:  # pragma: no cover - transformers is a runtime dependency
         return None
+    # only the types read here: several share a class (LlamaForCausalLM is exaone's too)
     by_class = dict(_OWN_ARCHITECTURES)
     for table in (modeling_auto.MODEL_FOR_CAUSAL_LM_MAPPING_NAMES,
                   modeling_auto.MODEL_FOR_IMAGE_TEXT_TO_TEXT_MAPPING_NAMES):
         for model_type, names in table.items():
-            for name in (names,) if isinstance(names, str) else names:
-                by_class.setdefault(name, model_type)
+            if model_type in _FAMILIES:
+                for name in (names,) if isinstance(names, str) else names:
+                    by_class.setdefault(name, model_type)
     return next(((a, by_class[a]) for a in architectures
-                 if isinstance(a, str) and by_class.get(a) in _FAMILIES), None)
+                 if isinstance(a, str) and a in by_class), None)
 
 
 def resolve_config(cfg: Mapping[str, Any]) -> Any:
@@ -408,9 +410,10 @@ def resolve_config(cfg: Mapping[str, Any]) -> Any:
     if model_type not in _FAMILIES:
         raise ValueError(
             f"model_type {model_type!r} is not supported: supported types are "
-            f"{', '.join(SUPPORTED_MODEL_TYPES)}; a model whose layers are all full attention "
-            "(num_key_value_heads, head_dim, no sliding window) reads as one: set "
-            f"\"model_type\": \"llama\" in a copy; or {_BY_HAND}"
+            f"{', '.join(SUPPORTED_MODEL_TYPES)}; a model of full attention alone (no sliding "
+            "window) whose config names num_key_value_heads (else llama takes one KV head a "
+            "query head) reads as llama: set \"model_type\": \"llama\" in a copy; or "
+            f"{_BY_HAND}"
         )
     for key in _NESTED:  # a nested config is an object, or absent
         if cfg.get(key) is not None and not isinstance(cfg[key], Mapping):
@@ -755,8 +758,8 @@ def _check_heads_cover(heads: int, head_dim: int, d_inner: int, names: tuple[str
             "model's values")
     if heads * head_dim != d_inner:
         # the heads are often what a config leaves to transformers' default: name the count
-        fix = (f"; with {head_dim_name} {head_dim}, {heads_name} is {d_inner:,} / {head_dim} = "
-               f"{d_inner // head_dim:,} (a config without it gets transformers' default)"
+        fix = (f"; with {head_dim_name} {head_dim}, give {heads_name} {d_inner:,} / {head_dim} "
+               f"= {d_inner // head_dim:,} (a config without it gets transformers' default)"
                if d_inner % head_dim == 0 else "")
         raise ValueError(
             f"config.json {heads_name} x {head_dim_name} = {heads} x {head_dim} is not "
@@ -1183,7 +1186,9 @@ _LENGTH_FIELDS = ("max_position_embeddings", "n_positions", "max_seq_len", "seq_
                   "max_target_positions")
 _UNSCALED_ROPE_TYPES = ("default", "su", "longrope", "llama3", "yarn", "deepseek_yarn",
                         "deepseek_llama_scaling")
-# vLLM before 0.30 served a yarn model at original_max_position_embeddings x factor
+# The types whose length vLLM before 0.30 scaled (yarn: original_max_position_embeddings x
+# factor; the others: the length x factor) and 0.30 and later do not
+_SCALED_BEFORE_0_30 = ("yarn", "deepseek_yarn", "deepseek_llama_scaling")
 _YARN_SCALED_BEFORE = "0.30"
 
 
@@ -1191,10 +1196,11 @@ def _max_model_len_of(text: Any, model_type: str) -> tuple[int | None, str]:
     """The context vLLM serves the model at unless told (its --max-model-len default), and
     where it comes from, as a current vLLM derives it: the smallest length field of the
     resolved config (class defaults included), times the rope scaling factor of the types that
-    scale it (linear, dynamic); a LongRoPE model's original_max_position_embeddings. ("", a
-    field's name) where the length is that field's as given. Where vLLM before 0.30 served a
-    yarn model at another length, the source says so: a reviewer may hold an older log. None
-    where the config gives no length. A length that is no token count is refused."""
+    scale it (linear, dynamic); a LongRoPE model's original_max_position_embeddings. (length,
+    the field's name) where the length is that field's as given. Where vLLM before 0.30 served
+    a yarn model at another length, the source says so: a reviewer may hold an older log.
+    (None, "") where the config gives no length. A length that is no token count is
+    refused."""
     lengths = {}
     for attr in _LENGTH_FIELDS:
         value = getattr(text, attr, None)
@@ -1226,18 +1232,17 @@ def _max_model_len_of(text: Any, model_type: str) -> tuple[int | None, str]:
             return original, (f"original_max_position_embeddings, vLLM's default for a "
                               f"LongRoPE model ({attr} {length:,} needs --max-model-len)")
         return length, attr
-    if rope_type in ("yarn", "deepseek_yarn"):
+    if rope_type in _SCALED_BEFORE_0_30:
         return length, _yarn_before(rope, rope_type, factor, length, attr)
     if (rope_type in (None, *_UNSCALED_ROPE_TYPES) or factor is None
             or model_type.startswith("gemma3")):
         return length, attr
     # a whole-number factor is exact and unbounded: compared, never turned into a float
     shown = int_text(factor) if type(factor) is int else repr(factor)
-    if (isinstance(factor, bool) or not isinstance(factor, (int, float))
-            or (isinstance(factor, float) and not math.isfinite(factor)) or factor <= 0):
+    if not _positive_number(factor):
         raise ValueError(f"config.json rope scaling's factor is {shown}: give the {rope_type} "
                          "scaling factor as a positive number, e.g. 4.0")
-    if factor >= Fraction(MAX_TOKENS + 1, length):  # length x factor past any length, exactly
+    if not _within_tokens(length, factor):  # length x factor past any length, exactly
         raise ValueError(f"config.json rope scaling's factor is {shown}: {attr} {length:,} "
                          f"times it is past {MAX_TOKENS:,} tokens; give the {rope_type} scaling "
                          "factor the model was trained with, e.g. 4.0")
@@ -1245,17 +1250,28 @@ def _max_model_len_of(text: Any, model_type: str) -> tuple[int | None, str]:
     return derived, f"{attr} {length:,} x {rope_type} factor {factor:g}, as vLLM derives it"
 
 
+def _positive_number(factor: Any) -> bool:
+    """A rope factor that scales a length: a finite number above 0 (not a bool)."""
+    return (not isinstance(factor, bool) and isinstance(factor, (int, float))
+            and (not isinstance(factor, float) or math.isfinite(factor)) and factor > 0)
+
+
+def _within_tokens(base: int, factor: int | float) -> bool:
+    """``base`` x ``factor`` is at most MAX_TOKENS, compared exactly (no float overflow)."""
+    return factor < Fraction(MAX_TOKENS + 1, base)
+
+
 def _yarn_before(rope: Mapping[str, Any], rope_type: str, factor: Any, length: int,
                  attr: str) -> str:
     """Where a yarn model's length comes from, naming the other length vLLM before 0.30
     served it at where that differs (yarn: original_max_position_embeddings x factor;
-    deepseek_yarn: the length x factor), as a reviewer's log may be an older one's."""
+    deepseek_yarn and deepseek_llama_scaling: the length x factor), as a reviewer's log may
+    be an older one's."""
     base_attr = "original_max_position_embeddings" if rope_type == "yarn" else attr
     base = rope.get(base_attr) if rope_type == "yarn" else length
-    usable = (not isinstance(factor, bool) and isinstance(factor, (int, float))
-              and math.isfinite(factor) and factor > 0
-              and not isinstance(base, bool) and isinstance(base, int)
-              and 1 <= base <= MAX_TOKENS and factor < Fraction(MAX_TOKENS + 1, base))
+    usable = (_positive_number(factor) and not isinstance(base, bool)
+              and isinstance(base, int) and 1 <= base <= MAX_TOKENS
+              and _within_tokens(base, factor))
     if not usable or int(base * factor) == length:
         return attr
     return (f"{attr}, as vLLM {_YARN_SCALED_BEFORE} and later derive it (releases before "

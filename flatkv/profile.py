@@ -134,9 +134,9 @@ class CacheProfile:
         shapes). None otherwise (Mamba1, whose conv vLLM keeps at K - 1, or raw bytes).
     indexer_bytes_per_slot: the bytes of ``kv_bytes_per_slot`` that are DeepSeek-V3.2's
         lightning indexer keys (132 at index_head_dim 128), None without an indexer. Both
-        engines page such a model by 64 tokens unless told a larger multiple of 64 (FlashMLA
-        sparse's block in vLLM, which takes one since 0.34; the NSA page in SGLang, which
-        takes none).
+        engines page such a model by 64 tokens (FlashMLA sparse's kernel block in vLLM, which
+        takes a block size of a larger multiple of 64 and refuses any other; the NSA page in
+        SGLang, whatever it is told).
     attention_chunk_size: tokens of a chunk of Llama 4's chunked local attention: a
         ``chunked_attention`` layer attends only within its chunk, so it keeps at most one chunk
         of history. ``None`` without chunked layers.

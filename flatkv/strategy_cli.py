@@ -128,9 +128,9 @@ def add_strategy_arguments(
          help="tokens scheduled per step; sizes sliding-window and chunked pages (vllm: twice "
          f"this with --vllm-async-scheduling) (default {defaults.max_batched_tokens})")
     parser.add_argument("--vllm-async-scheduling", action=argparse.BooleanOptionalAction,
-         default=None, help="vllm: async scheduling's two batches in flight, by which vLLM "
-         "0.26 and later size sliding-window and chunked pages (2 x --max-batched-tokens; its "
-         "default); default off, one step's, as SPEC's anchor")
+         default=None, help="vllm: window pages sized by async scheduling's two batches in "
+         "flight, as vLLM 0.26 and later do by default (2 x --max-batched-tokens); default "
+         "off: one step's tokens, as --no-async-scheduling and releases before 0.26")
     parser.add_argument("--lcm-padding-bound", default=None, metavar="F",
          help="lcm: largest padding accepted for any group (default "
          f"{ratio_text(defaults.lcm_padding_bound)})")

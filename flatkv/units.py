@@ -147,7 +147,6 @@ def parse_size(text: str | int, *, field: str = "size", whole: bool = False) -> 
     return nbytes
 
 
-
 BARE_BYTES_LIMIT = 1 << 20  # a unitless number under this is a size typed without its unit
 
 
@@ -161,8 +160,10 @@ def memory_size(text: str, field: str, *, weights: bool = False) -> int:
     plain = bare.replace(",", "")  # thousands commas, as parse_size reads them: 1,000 is 1000
     # the number as typed: 0.5 (meant 0.5 GB) is 0 bytes once floored, but not 0
     if plain and not plain[-1].isalpha() and nbytes < BARE_BYTES_LIMIT and float(plain) != 0:
+        # the unit a number of this size was meant in: 44.59 GiB, not 100000 GiB
+        example = f"{plain}GB or {plain}GiB" if float(plain) < 10_000 else "80GB or 44.59GiB"
         raise ValueError(f"{field} {bare!r} reads as {nbytes:,} B: give a unit, e.g. "
-                         f"{plain}GB or {plain}GiB")
+                         f"{example}")
     number = plain[:-1].strip()
     if (bare[-1:] in ("b", "B") and nbytes < BARE_BYTES_LIMIT
             and number.replace(".", "", 1).isdigit() and float(number) != 0):
@@ -172,6 +173,7 @@ def memory_size(text: str, field: str, *, weights: bool = False) -> int:
             + (f"a model of {number} billion parameters takes {bf16} in bf16: give {bf16}"
                if weights else f"give {number}GB or {number}GiB"))
     return nbytes
+
 
 def format_bytes(nbytes: int, *, digits: int = 2) -> str:
     """``1536`` -> ``1.50 KiB``: binary units for display only (figures stay exact ints)."""

@@ -107,15 +107,17 @@ def test_compare_sets_a_recent_vllms_defaults_in_one_click():
     # SPEC's anchor keeps 0.9 and mode none; the button under vLLM's start-up log sets what
     # a recent vLLM starts a hybrid with, and the log follows (2 state pages a request)
     at = open_app("app_pages/compare.py")
-    (button,) = [b for b in at.button if b.label == "Use a recent vLLM's defaults"]
-    assert button.help.startswith("Sets memory fraction 0.92 (vLLM 0.20 and later), block size "
-                                  "64 (vLLM 0.34's default --block-size) and mamba cache mode "
-                                  "align")
+    (button,) = [b for b in at.button if b.label == "Use vLLM 0.34's defaults"]
+    assert button.help.startswith("Sets block size 64 (vLLM 0.34's default --block-size) and "
+                                  "mamba cache mode align")
+    # the budget stays: 0.34 sizes its cache after warm-up, which the help says how to give
+    assert button.help.endswith("give the GiB of its \"Memory after warmup: ... N KV cache "
+                                "blocks (X GiB) fit\" line (0.20 to 0.33: memory fraction 0.92).")
     button.click().run()
     assert_clean(at)
-    assert (at.query_params["frac"], at.query_params["mamba"], at.query_params["block"]) == (
-        "0.92", "align", "64")
-    assert not [b for b in at.button if b.label == "Use a recent vLLM's defaults"]
+    assert (at.query_params["mamba"], at.query_params["block"]) == ("align", "64")
+    assert "frac" not in at.query_params
+    assert not [b for b in at.button if b.label == "Use vLLM 0.34's defaults"]
     assert any("It counts mamba cache mode align, as set here." in c.value for c in at.caption)
     # a Mamba2 model also gets its prefill checkpoint block (vLLM 0.32 and later): Nemotron-H-8B
     # in 40 GiB at 8,192 tokens, P = 64 x cdiv(2,158,592, 64 x 4,096) = 576, 40 GiB //
@@ -124,7 +126,7 @@ def test_compare_sets_a_recent_vllms_defaults_in_one_click():
     link = {"model": "Nemotron-H-8B", "gpu": "KV cache memory", "kv_mem": "40GiB",
             "ctx": "8192"}
     nemotron = open_app("app_pages/compare.py", link)
-    (button,) = [b for b in nemotron.button if b.label == "Use a recent vLLM's defaults"]
+    (button,) = [b for b in nemotron.button if b.label == "Use vLLM 0.34's defaults"]
     assert button.help.startswith("Sets block size 64 (vLLM 0.34's default --block-size), mamba "
                                   "cache mode align (vLLM 0.28 and later start a hybrid with "
                                   "prefix caching on) and 1 prefill checkpoint block (vLLM 0.32 "
@@ -143,7 +145,7 @@ def test_compare_counts_vllms_async_scheduling_for_a_sliding_model():
     link = {"model": "gpt-oss-20b", "gpu": "KV cache memory", "kv_mem": "40GiB",
             "block": "64"}
     at = open_app("app_pages/compare.py", link)
-    (button,) = [b for b in at.button if b.label == "Use a recent vLLM's defaults"]
+    (button,) = [b for b in at.button if b.label == "Use vLLM 0.34's defaults"]
     assert button.help.startswith("Sets async scheduling (two batches in flight in the window "
                                   "pages, vLLM 0.26 and later), to match")
     assert at.toggle(key="w.vllm_async_scheduling").value is False
@@ -2436,6 +2438,15 @@ def test_layout_says_which_engine_serves_no_such_model():
     compare = open_app("app_pages/compare.py", {"model": "MiniMax-M1", "ctx": "131072"})
     assert_clean(compare)
     assert dropped in [unescaped(c.value) for c in compare.caption]
+    # no current release's defaults are offered for it; where vLLM refuses (its whole 10,240,000
+    # tokens do not fit), its reason says it, once
+    assert not [b for b in compare.button if b.label == "Use vLLM 0.34's defaults"]
+    refused = open_app("app_pages/compare.py", {"model": "MiniMax-M1"})
+    assert_clean(refused)
+    captions = [unescaped(c.value) for c in refused.caption]
+    assert dropped not in captions  # no note of its own beside the reason
+    assert any(c.startswith("**vLLM v1** refuses to start") and c.endswith(
+        f"({dropped[:-1]})") for c in captions)
 
 
 def test_planned_blocks_bytes_budget_and_unused_are_the_worked_example():
@@ -2576,9 +2587,10 @@ def test_a_default_workload_of_which_not_one_request_fits_is_said_not_warned():
         f"(Budget's and Compare's {374 / (-(-262_144 // 784) + 1):.2f} count the "
         "state pages as the engine's log does, below): lower the context length. Pages the "
         "groups need (history, live state and snapshots, one dummy page each): "
-        "linear_attention: 337, full_attention: 337; 374 page ids in the pool. A history "
-        "group's count is the tokens in flight over P, rounded up, and a page more a request "
-        "for its part-filled last page (at most).")
+        "linear_attention: 337, full_attention: 337; 374 page ids in the pool. A full-history "
+        "group's count is all requests' tokens over P, rounded up, and a page more a request "
+        "for its part-filled last page; a sliding group's, each request's window pages and "
+        "one step's tokens.")
     budget = open_app("app_pages/budget.py", {"model": "Qwen3.5-27B"})
     assert metrics(budget)["Concurrency at 262,144 tokens"] == "1.11"
     typed = open_app("app_pages/layout.py", {"model": "Qwen3.5-27B", "req": "1"})

@@ -938,22 +938,19 @@ def test_the_context_is_the_models_max_model_len_until_one_is_set():
 
 
 def test_what_a_recent_vllm_sets_apart_from_this_views_defaults():
-    default = app_state.DEFAULT  # Qwen3-Next on a GPU preset: SPEC's anchor, 0.9, 16, none
-    assert (default.mem_fraction, default.block_size, default.mamba_cache_mode) == (
-        0.9, 16, "none")
-    assert default.recent_vllm_changes() == {"mem_fraction": 0.92, "block_size": 64,
-                                             "mamba_cache_mode": "align"}
-    # an attention-only model has no mamba cache mode to set; a logged KV memory no fraction
-    assert replace(default, model="Llama-3.1-8B").recent_vllm_changes() == {
-        "mem_fraction": 0.92, "block_size": 64}
-    assert replace(default, gpu=app_state.KV_MEMORY).recent_vllm_changes() == {
-        "block_size": 64, "mamba_cache_mode": "align"}
-    assert replace(default, mem_fraction=0.92, block_size=64,
-                   mamba_cache_mode="align").recent_vllm_changes() == {}
+    default = app_state.DEFAULT  # Qwen3-Next on a GPU preset: SPEC's anchor, 16, none
+    assert (default.block_size, default.mamba_cache_mode) == (16, "none")
+    assert default.recent_vllm_changes() == {"block_size": 64, "mamba_cache_mode": "align"}
+    # an attention-only model has no mamba cache mode to set; the memory is never set (0.34
+    # sizes its cache after warm-up)
+    assert replace(default, model="Llama-3.1-8B").recent_vllm_changes() == {"block_size": 64}
+    assert replace(default, block_size=64, mamba_cache_mode="align").recent_vllm_changes() == {}
     # a sliding model's window pages count async scheduling's two batches in flight (0.26)
     assert replace(default, model="gpt-oss-20b").recent_vllm_changes() == {
-        "mem_fraction": 0.92, "block_size": 64, "vllm_async_scheduling": True}
+        "block_size": 64, "vllm_async_scheduling": True}
     # a Mamba2 model's layers keep a prefill checkpoint block in align (vLLM 0.32)
-    assert replace(default, model="Nemotron-H-8B", mem_fraction=0.92, block_size=64,
+    assert replace(default, model="Nemotron-H-8B", block_size=64,
                    mamba_cache_mode="align").recent_vllm_changes() == {
         "prefill_checkpoint_blocks": 1}
+    # a model current vLLM no longer serves gets no current defaults: its log is older
+    assert replace(default, model="MiniMax-M1").recent_vllm_changes() == {}

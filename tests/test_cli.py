@@ -132,6 +132,8 @@ def test_per_component_planner(capsys):
       "e.g. 44.59GB or 44.59GiB"),
      (["plan", *QWEN35, "--budget", "70B"], "--budget '70B' reads as 70 B (B is bytes, not "
       "billions): give 70GB or 70GiB"),
+     (["plan", *QWEN35, "--budget", "100000"], "--budget '100000' reads as 100,000 B: give a "
+      "unit, e.g. 80GB or 44.59GiB"),
      (["plan", *QWEN35, "--budget", "1e" + "9" * 5000], "exponent of 5,000 digits is out of")],
 )
 def test_errors_are_one_line_exit_2(argv, needle, capsys):

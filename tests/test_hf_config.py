@@ -285,6 +285,11 @@ def test_max_model_len_is_derived_from_the_config_as_vllm_derives_it():
     assert deepseek.max_model_len == 4_096
     assert deepseek.source.endswith("scaled it by deepseek_yarn's factor: "
                                     "max_position_embeddings 4,096 x 4 = 16,384)")
+    llama_scaling = spec_from_hf_config({"model_type": "qwen2", "max_position_embeddings": 4_096,
+                                         "rope_scaling": {"type": "deepseek_llama_scaling",
+                                                          "factor": 2}})
+    assert llama_scaling.max_model_len == 4_096
+    assert llama_scaling.source.endswith("max_position_embeddings 4,096 x 2 = 8,192)")
     # a yarn factor past any length is no length today: the older figure is left out, no error
     huge = spec_from_hf_config({"model_type": "qwen2", "max_position_embeddings": 32_768,
                                 "rope_scaling": {"type": "yarn", "factor": 2**40,
@@ -1075,16 +1080,21 @@ def test_deepseek_v32_keeps_the_indexer_keys_beside_the_latent():
                        budget_bytes=budget, context_tokens=163_840)
     assert any(f.startswith(fp8_note) for f in fp8.formulas)
     assert fp8.logged_tokens == budget // (61 * 788) // 64 * 64
-    # vLLM too pages it by 64 unless told a multiple of 64 (FlashMLA sparse's block: 0.34's
-    # kernel takes MultipleOf(64)), and says so; 128 stays, in half as many blocks
-    for told, asked in (({"block_size": 96}, 96), ({"kernel_block_size": 128}, 128)):
-        forced = run_strategy("vllm", profile, budget_bytes=budget, context_tokens=163_840,
-                              options=StrategyOptions(**told))
-        assert (forced.block_size, forced.num_blocks) == (64, 21_420)
-        assert forced.formulas[0] == (
-            f"block size 64, not {asked}: vLLM's FlashMLA sparse pages by multiples of 64 "
-            "tokens, so it takes no other size, and picks 64 itself (\"Setting kv cache block "
-            "size to 64 for FLASHMLA_SPARSE backend\")")
+    # vLLM too pages it by 64 (FlashMLA sparse's kernel block), whatever kernel block it is
+    # told, and says so; a block size of a multiple of 64 stays (vLLM 0.22 and later: a block
+    # of several kernel blocks), in half as many blocks at 128; any other does not start
+    forced = run_strategy("vllm", profile, budget_bytes=budget, context_tokens=163_840,
+                          options=StrategyOptions(kernel_block_size=128))
+    assert (forced.block_size, forced.num_blocks) == (64, 21_420)
+    assert forced.formulas[0] == (
+        "kernel block size 64, not 128: DeepSeek-V3.2's sparse MLA runs on FlashMLA sparse, "
+        "whose kernel block is 64")
+    odd = run_strategy("vllm", profile, budget_bytes=budget, context_tokens=163_840,
+                       options=StrategyOptions(block_size=96))
+    assert not odd.applies and odd.reason == (
+        "vLLM refuses to start: its FlashMLA sparse backend (DeepSeek-V3.2's sparse MLA) pages "
+        "by multiples of 64 tokens, and block size 96 is none: give 64 (what vLLM picks when "
+        "not told) or 128")
     kept = run_strategy("vllm", profile, budget_bytes=budget, context_tokens=163_840,
                         options=StrategyOptions(block_size=128))
     assert (kept.block_size, kept.num_blocks) == (128, budget // (2 * 5_012_736)) == (128, 10_710)
@@ -1185,15 +1195,18 @@ def test_path_and_pasted_text(tmp_path):
         ("[1, 2]", "must hold a JSON object"),
         ({}, "no model_type"),
         ({"model_type": "bert"}, "model_type 'bert' is not supported: supported types are .*"
-         "; a model whose layers are all full attention \\(num_key_value_heads, head_dim, no "
-         "sliding window\\) reads as one: set \"model_type\": \"llama\" in a copy; or describe "
-         "the model by hand instead"),
+         "; a model of full attention alone \\(no sliding window\\) whose config names "
+         "num_key_value_heads \\(else llama takes one KV head a query head\\) reads as llama: "
+         "set \"model_type\": \"llama\" in a copy; or describe the model by hand instead"),
         # vLLM picks a model by its architectures: one FlatKV reads names the type to add
         ({"architectures": ["Qwen3ForCausalLM"]}, "^config.json has no model_type: its "
          "architectures name Qwen3ForCausalLM, which is model_type \"qwen3\": add "
          "\"model_type\": \"qwen3\" to it$"),
         ({"architectures": ["XForCausalLM", "MiniMaxM1ForCausalLM"]}, "name "
          "MiniMaxM1ForCausalLM, which is model_type \"minimax_m1\""),
+        # a class several types share names the one read here (transformers lists exaone first)
+        ({"architectures": ["LlamaForCausalLM"]}, "name LlamaForCausalLM, which is model_type "
+         "\"llama\": add"),
         ({"architectures": ["BertForMaskedLM"]}, "^config.json has no model_type: cannot tell "
          "how to read it \\(supported: "),
         ({"model_type": ["llama"]}, "model_type must be a string such as \"llama\", got"),
@@ -1256,7 +1269,7 @@ def test_path_and_pasted_text(tmp_path):
         ({"model_type": "zamba2", "hidden_size": 2560, "mamba_headdim": 128},
          "n_mamba_heads x mamba_headdim = 8 x 128 is not mamba_expand x hidden_size = 5,120: "
          "the mamba heads would not cover the inner dimension; check the model's values; with "
-         "mamba_headdim 128, n_mamba_heads is 5,120 / 128 = 40 \\(a config without it gets "
+         "mamba_headdim 128, give n_mamba_heads 5,120 / 128 = 40 \\(a config without it gets "
          "transformers' default\\)$"),
         # fields transformers fails on without naming them: the one to blame is found
         ({"model_type": "llama", "layer_types": 5},

@@ -125,8 +125,14 @@ def test_raw_bytes_with_their_ssm_element_size_get_sglangs_figures_of_the_model(
     assert (47_878_147_932 - 1_147 * 36 * (24_576 + 524_288)) // 12_288 == 2_051_957
     assert "2,051,957 tokens" in logged(raw)
     code, _, err = run(["plan", *raw, "--ssm-element-bytes", "3"])
-    assert code == 2 and "--ssm-element-bytes is 3 but state_const_bytes has an ssm tensor of " \
-        "524288 B" in err
+    assert code == 2 and err == (
+        "python -m flatkv: error: --ssm-element-bytes 3 does not divide --state's ssm of "
+        "524,288 B: give the element size its ssm bytes are whole elements of (2 for bf16, 4 "
+        "for float32), or drop the option\n")
+    conv_only = ["--layers", "(3*linear,full)*12", "--kv-bytes-per-slot", "1024", "--state",
+                 "conv=24576", "--budget", "1GiB", "--ssm-element-bytes", "2"]
+    code, _, err = run(["plan", *conv_only])
+    assert code == 2 and "--state has none: add ssm=BYTES to --state, or drop the option" in err
 
 
 def test_vllm_async_scheduling_flag_counts_two_batches_in_flight():

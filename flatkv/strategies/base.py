@@ -242,11 +242,12 @@ class StrategyOptions:
         bfloat16 model's; the strategy keeps the model's conv bytes.
     max_batched_tokens: tokens scheduled per step (vLLM's default 8192); it sizes the pages a
         sliding-window or chunked request holds and the S of the SPEC section 3.5 workload.
-    vllm_async_scheduling: vLLM's async scheduling (``--async-scheduling``), which keeps two
-        batches in flight: vLLM 0.26 and later size a sliding-window or chunked request's
-        pages by the tokens in flight (``VllmConfig.max_in_flight_tokens``), 2 x
-        max_batched_tokens with it (its default since then), 1 x without. Default False, as
-        SPEC's anchor (vLLM 0.19) counts one step.
+    vllm_async_scheduling: window pages sized by async scheduling's two batches in flight:
+        vLLM 0.26 and later size a sliding-window or chunked request's pages by the tokens in
+        flight (``VllmConfig.max_in_flight_tokens``), 2 x max_batched_tokens with async
+        scheduling (their default), 1 x without (``--no-async-scheduling``). Releases before
+        0.26 count one step's tokens either way, as SPEC's anchor (0.19) does: the default,
+        False.
     lcm_padding_bound: the largest padding a two-level layout accepts for any group,
         ``(B / K_g - payload_g) / payload_g`` (0.25); in [0, 10].
     lcm_alignment_bytes: parent block bytes B are a multiple of this (256).
@@ -542,6 +543,11 @@ def unit_parts(**nbytes: int) -> dict[str, int]:
     return parts
 
 
+# Where vLLM's prefill checkpoint blocks come from (MambaSpec.num_prefill_checkpoint_blocks)
+PREFILL_CHECKPOINTS_SINCE = ("vLLM's prefill checkpoint blocks: 0.32+ for Mamba2 layers, 0.33+ for "
+                             "GDN on FlashInfer")
+
+
 def state_pages_per_request(options: StrategyOptions, context_tokens: int,
                             block_size: int) -> int:
     """Pages one request holds in a state group at context L: ``none`` 1, ``align`` 2 plus its
@@ -622,7 +628,7 @@ def request_pages_text(kind: str, context_tokens: int, block_size: int, options,
     held = pages - drafted - checkpoints
     kept = f" + {checkpoints} prefill checkpoint" if checkpoints else ""
     why = "; ".join([*(["a state page per drafted token"] if drafted else []),
-                     *(["vLLM 0.33+'s prefill checkpoint blocks"] if checkpoints else [])])
+                     *([PREFILL_CHECKPOINTS_SINCE] if checkpoints else [])])
     return f"{held}{kept}{spec} = {pages} (mamba cache mode {mode}; {why})"
 
 

@@ -362,7 +362,7 @@ def mamba_chunk_text(profile: CacheProfile, name: Callable[[str], str] = str) ->
 # request in mamba cache mode align since vLLM 0.32 (num_prefill_checkpoint_blocks=1).
 PREFILL_CHECKPOINT_CLASSES = frozenset({
     "NemotronHForCausalLM", "FalconH1ForCausalLM", "GraniteMoeHybridForCausalLM",
-    "Zamba2ForCausalLM", "Mamba2ForCausalLM", "BambaForCausalLM",
+    "Zamba2ForCausalLM", "Mamba2ForCausalLM",
 })
 # An MLA model with state layers pages by a multiple of this (vLLM 0.27 and later:
 # _align_hybrid_block_size, as the TRTLLM / FlashInfer MLA decode kernels need)
@@ -403,9 +403,10 @@ def all_as_align_why(model_class: str) -> str:
 
 
 # DeepSeek-V3.2's sparse MLA (a config with an index_topk): FlashMLA sparse pages by 64 tokens,
-# which vLLM picks itself (0.29 to 0.33 log "Setting kv cache block size to 64 for
-# FLASHMLA_SPARSE backend"; 0.34's default block size is 64); since 0.34 its kernel also takes
-# a --block-size that is a larger multiple of 64 (MultipleOf(64)), and no other size.
+# which vLLM picks itself when --block-size is not given (0.22 to 0.30 log "Setting kv cache
+# block size to 64 for FLASHMLA_SPARSE backend.", 0.31 to 0.33 "... backend(s)."; 0.34's
+# default is 64). A --block-size that is a multiple of 64 stays (a block may hold several
+# kernel blocks since 0.22); any other fails the backend's check and vLLM does not start.
 SPARSE_MLA_BLOCK_SIZE = 64
 
 
@@ -435,7 +436,8 @@ def run_vllm(
     a DeepSeek-V3.2 (indexer) model vLLM's forced block of 64, and an architecture current
     releases dropped the releases that serve it; the result says so (its first formula line,
     or its reason when vLLM refuses)."""
-    if options.vllm_async_scheduling and profile.windowed_labels:
+    # (with the hybrid manager off, windows are promoted to full attention: no window pages)
+    if options.vllm_async_scheduling and options.vllm_hybrid_manager and profile.windowed_labels:
         in_flight = ASYNC_BATCHES_IN_FLIGHT * options.max_batched_tokens
         result = _run_overridden(profile, budget_bytes=budget_bytes,
                                  context_tokens=context_tokens,
@@ -457,20 +459,25 @@ def _run_overridden(
     options: StrategyOptions,
 ) -> StrategyResult:
     """vLLM's layout after the settings vLLM overrides (see ``run_vllm``)."""
-    # a block size under 64 comes to 64 anyway (P starts from the kernel block of 64); a
-    # larger multiple of 64 stays (0.34)
+    # a block size under 64 comes to 64 anyway (P starts from the kernel block of 64, as vLLM
+    # picks it when not told); a larger multiple of 64 stays; any other does not start
+    block = options.block_size
+    if profile.indexer_bytes_per_slot is not None and block % SPARSE_MLA_BLOCK_SIZE and (
+            block > SPARSE_MLA_BLOCK_SIZE):
+        return not_applicable(
+            "vllm", budget_bytes,
+            f"{REFUSES_TO_START}: its FlashMLA sparse backend (DeepSeek-V3.2's sparse MLA) "
+            f"pages by multiples of {SPARSE_MLA_BLOCK_SIZE} tokens, and block size {n(block)} "
+            f"is none: give {SPARSE_MLA_BLOCK_SIZE} (what vLLM picks when not told) or "
+            f"{n(cdiv(block, SPARSE_MLA_BLOCK_SIZE) * SPARSE_MLA_BLOCK_SIZE)}",
+            profile_name=profile.name, context_tokens=context_tokens)
     kernel_off = options.kernel_block_size not in (None, SPARSE_MLA_BLOCK_SIZE)
-    if profile.indexer_bytes_per_slot is not None and (
-            kernel_off or (options.block_size > SPARSE_MLA_BLOCK_SIZE
-                           and options.block_size % SPARSE_MLA_BLOCK_SIZE)):
-        asked = options.kernel_block_size if kernel_off else options.block_size
+    if profile.indexer_bytes_per_slot is not None and kernel_off:
         result = _run_overridden(profile, budget_bytes=budget_bytes,
                                  context_tokens=context_tokens,
-                                 options=replace(options, block_size=SPARSE_MLA_BLOCK_SIZE,
-                                                 kernel_block_size=None))
-        why = (f"block size {SPARSE_MLA_BLOCK_SIZE}, not {asked}: vLLM's FlashMLA sparse pages by "
-               "multiples of 64 tokens, so it takes no other size, and picks 64 itself "
-               "(\"Setting kv cache block size to 64 for FLASHMLA_SPARSE backend\")")
+                                 options=replace(options, kernel_block_size=None))
+        why = (f"kernel block size {SPARSE_MLA_BLOCK_SIZE}, not {options.kernel_block_size}: "
+               "DeepSeek-V3.2's sparse MLA runs on FlashMLA sparse, whose kernel block is 64")
         return _explained(result, why)
     aligning = runs_all_as_align(profile)
     if not (options.mamba_cache_mode == "all" and profile.has_state and aligning):
