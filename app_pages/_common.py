@@ -706,6 +706,27 @@ def context_note() -> None:
                   on_click=update, kwargs={"context": None}, icon=":material/straighten:")
 
 
+# Engine options that are on / off toggles: field -> (label, help). Labels short: a third of
+# the page at 1000 px cut "Hybrid KV cache manager" and "Async scheduling".
+_TOGGLE_WIDGETS = {
+    "vllm_hybrid_manager": (
+        "Hybrid manager",
+        "vLLM's hybrid KV cache manager, on by default. Off is "
+        "--disable-hybrid-kv-cache-manager (some KV connectors turn it off too): sliding "
+        "and chunked layers then keep every token, allocated as full attention in one "
+        "group, and a model with state layers does not start. vLLM releases before PR "
+        "#29627 ran Llama 4's chunked layers so by default (unless "
+        "VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE=1)."),
+    "vllm_async_scheduling": (
+        "Async sched.",
+        "Window pages sized by async scheduling's two batches in flight: vLLM 0.26 and "
+        "later size the pages a sliding-window or chunked request holds by the tokens in "
+        "flight, 2 x max batched tokens with async scheduling (their default). Off counts "
+        "one step's tokens, as those releases with --no-async-scheduling and every release "
+        "before 0.26 do (SPEC's anchor)."),
+}
+
+
 def engine_widget(field: str) -> None:
     """The bound widget of one engine option (an AppState field of ENGINE_FIELDS): a number
     field from one of the tables above, else the option's own widget below."""
@@ -725,6 +746,9 @@ def engine_widget(field: str) -> None:
         bind(st.number_input, field, label, min_value=1, max_value=largest, step=step,
              to_widget=lambda v: v or model_default,
              from_widget=lambda v: None if int(v) == model_default else int(v), help=text)
+    elif field in _TOGGLE_WIDGETS:
+        label, text = _TOGGLE_WIDGETS[field]
+        bind(st.toggle, field, label, help=text)
     elif field in _OWN_WIDGETS:
         _OWN_WIDGETS[field]()
     else:  # a new ENGINE_FIELDS entry needs its widget here
@@ -747,27 +771,6 @@ def _mamba_cache_mode_widget() -> None:
                                     s.speculative_tokens)
     if held != app_data.mamba_mode_text(s.mamba_cache_mode):
         st.caption(f"A request holds {held}.")
-
-
-def _vllm_hybrid_manager_widget() -> None:
-    # short: a third of the page at 1000 px cut "Hybrid KV cache manager"
-    bind(st.toggle, "vllm_hybrid_manager", "Hybrid manager",
-         help="vLLM's hybrid KV cache manager, on by default. Off is "
-         "--disable-hybrid-kv-cache-manager (some KV connectors turn it off too): sliding "
-         "and chunked layers then keep every token, allocated as full attention in one "
-         "group, and a model with state layers does not start. vLLM releases before PR "
-         "#29627 ran Llama 4's chunked layers so by default (unless "
-         "VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE=1).")
-
-
-def _vllm_async_scheduling_widget() -> None:
-    # short: a third of the page at 1000 px cut "Async scheduling"
-    bind(st.toggle, "vllm_async_scheduling", "Async sched.",
-         help="Window pages sized by async scheduling's two batches in flight: vLLM 0.26 and "
-         "later size the pages a sliding-window or chunked request holds by the tokens in "
-         "flight, 2 x max batched tokens with async scheduling (their default). Off counts "
-         "one step's tokens, as those releases with --no-async-scheduling and every release "
-         "before 0.26 do (SPEC's anchor).")
 
 
 def _sglang_swa_pool_widget() -> None:
@@ -811,8 +814,6 @@ def _max_batched_tokens_widget() -> None:
 # the engine options whose widget is not a plain number field: field -> draws it
 _OWN_WIDGETS = {
     "mamba_cache_mode": _mamba_cache_mode_widget,
-    "vllm_hybrid_manager": _vllm_hybrid_manager_widget,
-    "vllm_async_scheduling": _vllm_async_scheduling_widget,
     "sglang_swa_pool": _sglang_swa_pool_widget,
     "sglang_ssm_dtype": _sglang_ssm_dtype_widget,
     "max_batched_tokens": _max_batched_tokens_widget,
