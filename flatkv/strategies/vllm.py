@@ -13,7 +13,8 @@
 - ``num_blocks = available // page_bytes // group_size``; "Maximum concurrency" is
   ``num_blocks`` over the blocks one request needs summed over groups. A chunked group (Llama
   4's chunked local attention, ``ChunkedLocalAttentionSpec``) needs ``cdiv(min(C +
-  max_batched_tokens, L), P)`` blocks, a sliding one a block more than its span. Chunked layers
+  max_batched_tokens, L), P)`` blocks, a sliding one a block more than its span (0.26 and later
+  count the tokens in flight there: 2 x max_batched_tokens with async scheduling). Chunked layers
   get groups of their own since the hybrid manager serves them by default
   (VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE defaults to 1 since PR #29627); releases
   before it, or that variable at 0, ran them as full attention, every layer in one group.
@@ -433,23 +434,22 @@ def run_vllm(
     options: StrategyOptions,
 ) -> StrategyResult:
     """vLLM's layout; a model it runs in align when asked for mamba cache mode all gets align's,
-    a DeepSeek-V3.2 (indexer) model vLLM's forced block of 64, and an architecture current
-    releases dropped the releases that serve it; the result says so (its first formula line,
-    or its reason when vLLM refuses)."""
+    a DeepSeek-V3.2 (indexer) model FlashMLA sparse's kernel block of 64 (and no block size
+    off its multiples), window pages async scheduling's tokens in flight, and an architecture
+    current releases dropped the releases that serve it; the result says so (its first
+    formula line, or its reason when vLLM refuses)."""
     # (with the hybrid manager off, windows are promoted to full attention: no window pages)
-    if options.vllm_async_scheduling and options.vllm_hybrid_manager and profile.windowed_labels:
-        in_flight = ASYNC_BATCHES_IN_FLIGHT * options.max_batched_tokens
-        result = _run_overridden(profile, budget_bytes=budget_bytes,
-                                 context_tokens=context_tokens,
-                                 options=replace(options, max_batched_tokens=in_flight))
+    in_flight = options.vllm_async_scheduling and options.vllm_hybrid_manager and bool(
+        profile.windowed_labels)
+    tokens = options.max_batched_tokens * (ASYNC_BATCHES_IN_FLIGHT if in_flight else 1)
+    result = _run_overridden(profile, budget_bytes=budget_bytes, context_tokens=context_tokens,
+                             options=replace(options, max_batched_tokens=tokens))
+    if in_flight:
         result = _explained(result, (
             f"tokens in flight {ASYNC_BATCHES_IN_FLIGHT} x {n(options.max_batched_tokens)} = "
-            f"{n(in_flight)} in the window pages below: async scheduling keeps "
+            f"{n(tokens)} in the window pages below: async scheduling keeps "
             f"{ASYNC_BATCHES_IN_FLIGHT} batches in flight, and vLLM 0.26 and later size a "
             "windowed request's pages by them (max_in_flight_tokens)"))
-    else:
-        result = _run_overridden(profile, budget_bytes=budget_bytes,
-                                 context_tokens=context_tokens, options=options)
     last = last_served_text(profile)
     return _explained(result, last) if last else result
 
