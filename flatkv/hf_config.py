@@ -83,6 +83,7 @@ _FAMILIES: dict[str, str] = {
     "gpt_oss": "attention",
     # GQA throughout, as vLLM builds them (its own model class, or its transformers backend)
     "minimax_m2": "attention",
+    "exaone4": "attention",  # layer_types, or a sliding_window_pattern such as "LLLG"
     "apertus": "attention",
     "seed_oss": "attention",
     "ernie4_5": "attention",
@@ -228,6 +229,8 @@ def _precheck_whole(cfg: Mapping[str, Any], where: str = "") -> None:
         value = cfg.get(key)
         if value is None or value == "auto":  # null: the class default; mamba_d_head "auto"
             continue
+        if key == "sliding_window_pattern" and isinstance(value, str):
+            continue  # EXAONE 4's letters, read by _exaone_layer_types
         if isinstance(value, bool) or not isinstance(value, int):
             raise ValueError(  # transformers' own message names a dataclass, not the field
                 f"config.json {where}{key} = {value!r} must be a whole number: fix or remove "
@@ -436,6 +439,7 @@ def resolve_config(cfg: Mapping[str, Any]) -> Any:
         if isinstance(kwargs.get(key), str):
             kwargs[key] = kwargs[key].removeprefix("torch.")
     kwargs = _lightning_layer_types(model_type, kwargs)
+    kwargs = _exaone_layer_types(model_type, kwargs)
     read_as = _READ_AS.get(model_type, model_type)
     verbosity = hf_logging.get_verbosity()
     # its errors too: "Can't set layer_types ..." prints the whole config before it raises
@@ -514,6 +518,37 @@ def _lightning_layer_types(model_type: str, kwargs: dict[str, Any]) -> dict[str,
         raise ValueError(f"config.json {key} has {len(values)} entries but num_hidden_layers = "
                          f"{layers}: give one per layer (0 lightning attention, 1 full)")
     return {**kwargs, "layer_types": [_ATTN_TYPES[v] for v in values]}
+
+
+# EXAONE 4's sliding_window_pattern letters: a local (sliding) or a global layer
+_EXAONE_LETTERS = {"L": "sliding_attention", "G": "full_attention"}
+
+
+def _exaone_layer_types(model_type: str, kwargs: dict[str, Any]) -> dict[str, Any]:
+    """A sliding_window_pattern written as letters ("LLLG", EXAONE 4.0) repeated over the
+    layers as layer_types, which vLLM reads (transformers' class takes only a number there
+    when it derives them), and an EXAONE 4 without a sliding window all full attention (the
+    class would divide by a pattern of 0); a config that lists its layer_types keeps them.
+    Others unchanged."""
+    pattern = kwargs.get("sliding_window_pattern")
+    if (model_type == "exaone4" and "sliding_window" in kwargs and kwargs["sliding_window"] is None
+            and kwargs.get("layer_types") is None
+            and isinstance(layers := kwargs.get("num_hidden_layers"), int)):
+        return {**kwargs, "layer_types": ["full_attention"] * layers}
+    if not isinstance(pattern, str):
+        return kwargs
+    if not pattern or set(pattern) - set(_EXAONE_LETTERS):
+        raise ValueError(f"config.json sliding_window_pattern = {quoted(pattern)}: write it as "
+                         "letters L (sliding) and G (global, full attention), e.g. \"LLLG\", "
+                         "or a whole number")
+    if kwargs.get("layer_types") is not None:
+        return kwargs
+    layers = kwargs.get("num_hidden_layers")
+    if layers is None:
+        raise ValueError(f"config.json sliding_window_pattern = {quoted(pattern)} needs "
+                         "num_hidden_layers to repeat it over: add it, or layer_types")
+    kinds = [_EXAONE_LETTERS[pattern[i % len(pattern)]] for i in range(layers)]
+    return {**kwargs, "layer_types": kinds}
 
 
 def _builds(auto_config: Any, read_as: str, kwargs: dict[str, Any]) -> bool:

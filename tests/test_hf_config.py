@@ -517,6 +517,29 @@ def test_plain_attention_and_mla_types(cfg, layers, per_token):
     assert profile.kv_bytes_per_slot == per_token
 
 
+def test_exaone4_reads_its_lettered_window_pattern():
+    # EXAONE-4.0-32B: sliding_window_pattern "LLLG" over 64 layers, 3 sliding (window 4,096)
+    # then 1 global, as vLLM reads layer_types; 8 KV heads of 128: 4,096 B a token a layer
+    cfg = {"model_type": "exaone4", "sliding_window_pattern": "LLLG", "num_hidden_layers": 64,
+           "sliding_window": 4096, "num_attention_heads": 40, "num_key_value_heads": 8,
+           "head_dim": 128, "hidden_size": 5120}
+    profile = spec_from_hf_config(cfg).profile()
+    assert profile.layer_types == (SLIDING, SLIDING, SLIDING, FULL) * 16
+    assert (profile.sliding_window, profile.kv_bytes_per_slot) == (4096, 2 * 8 * 128 * BF16)
+    # its layer_types, where listed, are read as listed
+    listed = {**cfg, "layer_types": [FULL] * 64}
+    assert spec_from_hf_config(listed).profile().layer_types == (FULL,) * 64
+    # EXAONE-4.0-1.2B has no window: every layer full (transformers' class divides by 0)
+    small = {"model_type": "exaone4", "sliding_window": None, "num_hidden_layers": 30,
+             "num_attention_heads": 32, "num_key_value_heads": 8, "head_dim": 64}
+    assert spec_from_hf_config(small).profile().layer_types == (FULL,) * 30
+    with pytest.raises(ValueError, match="^config.json sliding_window_pattern = 'LLXG': write it "
+                       "as letters L \\(sliding\\) and G"):
+        spec_from_hf_config({**cfg, "sliding_window_pattern": "LLXG"})
+    with pytest.raises(ValueError, match="needs num_hidden_layers to repeat it over"):
+        spec_from_hf_config({k: v for k, v in cfg.items() if k != "num_hidden_layers"})
+
+
 def test_mistral_slides_every_layer_when_window_is_set():
     cfg = {"model_type": "mistral", "num_hidden_layers": 4, "hidden_size": 4096,
            "num_attention_heads": 32, "num_key_value_heads": 8, "sliding_window": 4096}
