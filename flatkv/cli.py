@@ -389,13 +389,16 @@ def format_analysis(analysis: PlanAnalysis, *, title: str = "", max_slots: int =
                 ["token slots (num_blocks x P)", f"{t.token_slots:,}"],
                 ["budget", exact_bytes(t.budget_bytes)],
                 # rows in every block, whoever owns it; `compare` splits them by owner
-                ["KV history rows (all blocks)", exact_bytes(t.kv_history_bytes)],
-                ["state rows (all blocks)", exact_bytes(t.state_bytes)],
+                ["KV history rows (every block)", exact_bytes(t.kv_history_bytes)],
+                ["state rows (every block)", exact_bytes(t.state_bytes)],
                 ["reserved", exact_bytes(t.reserved_bytes)],
                 ["unused", exact_bytes(t.unused_bytes)],
                 ["uniform-page padding (not allocated)", exact_bytes(t.uniform_padding_bytes)],
             ],
         ),
+        "(rows by tensor, in every block whichever group owns it; --strategy flat splits the "
+        "same bytes by the group a page id goes to, and counts the other groups' rows as "
+        "dead_weight)",
     ]
     out += [
         "",

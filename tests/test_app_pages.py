@@ -2170,6 +2170,8 @@ def test_layout_of_a_state_only_model_has_no_token_slots_and_no_workload():
     # P 16: a page id is 24 x (32,768 + 1,048,576) B, whatever P
     assert shown["Blocks"] == f"{76_968_728_985 // (24 * (32_768 + 1_048_576)):,}"
     assert shown["Token slots (blocks x P)"] == "—"
+    (p,) = [m for m in at.metric if m.label == "P (tokens per page)"]
+    assert (p.value, p.proto.delta) == ("16", "nominal: no token history")
     (info,) = [i.value for i in at.info]
     assert info.startswith("A state-only model keeps no history pages")
     assert not at.warning  # the SPEC 3.5 workload of 4 requests is not charged

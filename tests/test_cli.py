@@ -41,8 +41,11 @@ def test_plan_table(capsys):
     assert "104,005,632 B" in out and "769" in out
     assert re.search(rf"\ntoken slots \(num_blocks x P\) +{769 * 1088:,}\n", out)
     # rows in every block, whoever owns it: 769 x 12 x 2,048 x 1,088 and 769 x 36 x 2,146,304
-    assert re.search(rf"\nKV history rows \(all blocks\) +{769 * 12 * 2048 * 1088:,} B", out)
-    assert re.search(rf"\nstate rows \(all blocks\) +{769 * 36 * 2_146_304:,} B", out)
+    assert re.search(rf"\nKV history rows \(every block\) +{769 * 12 * 2048 * 1088:,} B", out)
+    assert re.search(rf"\nstate rows \(every block\) +{769 * 36 * 2_146_304:,} B", out)
+    # and says how they differ from --strategy flat's kv_history, split by owner
+    assert "\n(rows by tensor, in every block whichever group owns it; --strategy flat splits " \
+        "the same bytes by the group a page id goes to" in out
 
 
 def test_per_component_planner(capsys):
