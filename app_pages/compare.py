@@ -26,7 +26,8 @@ from flatkv import app_data, charts
 from flatkv.app_data import markdown_literal as literal
 from flatkv.app_data import title_of
 from flatkv.app_state import AppState
-from flatkv.strategies import StrategyResult, last_served_text
+from flatkv.strategies import StrategyResult
+from flatkv.strategies.vllm import last_served_note
 from flatkv.units import count_text, exact_bytes, sentence_case, tokens_text
 
 
@@ -105,9 +106,7 @@ with user_errors():
     st.caption(app_data.how_to_read_text(s.profile(), s.speculative_tokens,
                                          mtp_added=mtp_added()))
     mtp_button()
-    # the vLLM releases that serve it, if not all (a refusal's reason says it already)
-    vllm_applies = any(r.strategy == "vllm" and r.applies for r in results)
-    dropped = last_served_text(s.profile()) if vllm_applies else ""
+    dropped = last_served_note(results, s.profile())  # the vLLM releases that serve it
     for note in (f"{dropped}." if dropped else "",
                  app_data.dead_weight_text(results),
                  app_data.sliding_capacity_text(s.profile()) if has_history else "",

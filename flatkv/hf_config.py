@@ -1219,8 +1219,7 @@ def spec_from_hf_config(
 _LENGTH_FIELDS = ("max_position_embeddings", "n_positions", "max_seq_len", "seq_length",
                   "model_max_length", "max_sequence_length", "max_seq_length", "seq_len",
                   "max_target_positions")
-_UNSCALED_ROPE_TYPES = ("default", "su", "longrope", "llama3", "yarn", "deepseek_yarn",
-                        "deepseek_llama_scaling")
+_UNSCALED_ROPE_TYPES = ("default", "llama3")  # LongRoPE and yarn's: their own branches
 # The types whose length vLLM before 0.30 scaled (yarn: original_max_position_embeddings x
 # factor; the others: the length x factor) and 0.30 and later do not
 _SCALED_BEFORE_0_30 = ("yarn", "deepseek_yarn", "deepseek_llama_scaling")

@@ -33,7 +33,7 @@ from flatkv.strategies.base import (
     start_up_log_title,
 )
 from flatkv.strategies.sglang import logged_padding
-from flatkv.strategies.vllm import OLDER_VLLM_LOG, last_served_text
+from flatkv.strategies.vllm import OLDER_VLLM_LOG, last_served_note
 from flatkv.texttable import text_table
 from flatkv.units import (
     concurrency_text,
@@ -348,7 +348,6 @@ def compare_text(args: argparse.Namespace, profile: CacheProfile, context: int |
         table += (f"\nper-component carries {reserved:,} reserved B per page id "
                   "(--reserved-bytes-per-block, counted as kv_history); the other layouts "
                   "have no reserved rows")
-    vllm_applies = any(r.strategy == "vllm" and r.applies for r in results)
-    if vllm_applies and (last := last_served_text(profile)):  # else its reason says it
+    if last := last_served_note(results, profile):
         table += f"\nvllm: {last}"
     return table

@@ -42,7 +42,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import replace
 from fractions import Fraction
 
@@ -426,6 +426,14 @@ def last_served_text(profile: CacheProfile) -> str:
             return (f"vLLM serves {arch} up to {release} only, so a log of it comes from such "
                     "a release: later ones refuse it, their model registry listing it as "
                     "previously supported")
+    return ""
+
+
+def last_served_note(results: Iterable[StrategyResult], profile: CacheProfile) -> str:
+    """``last_served_text`` beside a comparison where vLLM's figures stand; "" where vLLM
+    refuses, as its reason says it already."""
+    if any(r.strategy == "vllm" and r.applies for r in results):
+        return last_served_text(profile)
     return ""
 
 
