@@ -34,6 +34,15 @@ LAB_FIELDS = ("lab_device", "lab_kernels", "lab_layouts", "lab_rounds", "lab_max
               "lab_pages", "lab_sweep")
 
 
+def _max_blocks_from_widget(value: object) -> int:
+    """The lab's block cap: 0 (automatic), or at least the two pages a benchmark moves."""
+    blocks = int(value)
+    if blocks == 1:
+        raise ValueError("Max blocks is 1: a benchmark moves two pages at least; give 2 or "
+                         "more, or 0 for automatic")
+    return blocks
+
+
 def plan_headline(a: PlanAnalysis) -> None:
     geo = a.plan.geometry
     c = metric_row()
@@ -104,7 +113,7 @@ def _run_widgets(bench, devices: tuple[str, ...]) -> tuple[str, tuple[str, ...],
          help=f"Medians over this many rounds, after {gpu_settings.WARMUP_ROUNDS} warm-up rounds.")
     c = st.columns(2)
     bind(c[0].number_input, "lab_max_blocks", "Max blocks (0 = automatic)", min_value=0,
-         max_value=gpu_settings.MAX_POOL_BLOCKS, step=1, from_widget=int,
+         max_value=gpu_settings.MAX_POOL_BLOCKS, step=1, from_widget=_max_blocks_from_widget,
          help="Allocate at most this many of the plan's blocks. Automatic: "
          f"{gpu_view.per_device_text(gpu_settings.DEFAULT_POOL_BYTES)} of pages, within "
          f"{gpu_settings.DEFAULT_SHARE_PERCENT}% of free memory and at least 2 pages. A run "

@@ -157,10 +157,17 @@ def _start_empty() -> None:
     ss.pop("spec.error", None)
 
 
-def _use_spec(spec: ModelSpec) -> None:
-    """Make ``spec`` the current model; ValueError, and nothing changes, when it does not plan
-    at the sidebar's TP (a loaded config.json or model JSON as much as an edit)."""
-    spec.with_options(tp=state().tp).profile()
+def _use_spec(spec: ModelSpec, tp: int | None = None) -> None:
+    """Make ``spec`` the current model at ``tp`` (None: the sidebar's); ValueError, and nothing
+    changes, when it does not plan there (a loaded config.json or model JSON as much as an
+    edit)."""
+    at = state().tp if tp is None else tp
+    try:
+        spec.with_options(tp=at).profile()
+    except ValueError as exc:  # (a model file's own TP was checked as it was read)
+        raise ValueError(f"At the sidebar's TP {at}: {exc}") from None
+    if at != state().tp:
+        update(tp=at)
     use_spec(spec)
 
 
@@ -322,6 +329,10 @@ def _model_json_source(s) -> None:
     upload = st.file_uploader("Model JSON (exported from this page)", type=["json"],
                               key="model.upload")
     pasted = st.text_area("…or paste it", key="model.paste", height=140)
+    if tp_set := ss.pop("model.tp_set", None):
+        st.info(f"TP {tp_set[1]}, the model file's, replaces the sidebar's TP {tp_set[0]}: its "
+                "figures are the file's. Change TP in the sidebar to see another.",
+                icon=":material/info:")
     if st.button("Load", key="model.load", type="primary"):
         text = app_model.one_source(upload and upload.getvalue(), pasted, "model JSON")
         if not text:
@@ -329,7 +340,9 @@ def _model_json_source(s) -> None:
         with _nothing_loaded_on_error("model JSON"):
             loaded = app_model.load_model_json(text)
             if isinstance(loaded, ModelSpec):
-                _use_spec(loaded)
+                _use_spec(loaded, loaded.tp)
+                if loaded.tp != s.tp:  # said once, on the run the load reruns into
+                    ss["model.tp_set"] = (s.tp, loaded.tp)
             else:
                 raw = RawModel.from_profile(loaded)
                 update(model=CUSTOM, raw=raw, spec=None)

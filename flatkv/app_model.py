@@ -46,12 +46,11 @@ from flatkv.plan import (
     SLIDING_ATTENTION,
     occurrence_index,
 )
-from flatkv.profile import CacheProfile
+from flatkv.profile import PROFILE_FORMAT, CacheProfile
 from flatkv.strategies.vllm import mamba_chunk_text
 from flatkv.units import names_text, parse_named_sizes
 
 CUSTOM = "custom"
-PROFILE_FORMAT = "flatkv-profile/1"
 
 
 CUSTOM_SPEC = "spec"  # the model is the edited specification carried in the URL

@@ -35,6 +35,7 @@ from typing import Any
 from flatkv.dtypes import SGLANG_SSM_DTYPES, canonical_dtype
 from flatkv.jsonfile import parse_json_object, read_json_file
 from flatkv.models import (
+    FORMAT,
     MAX_CACHE_LAYERS,
     MAX_DIM,
     AttentionLayer,
@@ -48,7 +49,7 @@ from flatkv.models import (
     ShortConvLayer,
 )
 from flatkv.plan import CHUNKED_ATTENTION, int_text
-from flatkv.profile import MAX_CHUNK_SIZE, MAX_WINDOW, check_architectures
+from flatkv.profile import MAX_CHUNK_SIZE, MAX_WINDOW, PROFILE_FORMAT, check_architectures
 from flatkv.units import MAX_TOKENS, quoted
 
 # model_type -> how its cache layers are read (see _layers_of). Attention models list their
@@ -359,6 +360,9 @@ def _precheck_pattern(cfg: Mapping[str, Any]) -> None:
 # --------------------------------------------------------------------------------------------
 # Resolving with transformers.
 
+# FlatKV's own files, which a user may offer as a config.json
+_FLATKV_FORMATS = (FORMAT, PROFILE_FORMAT)
+
 
 _FIELD_ERROR = re.compile(r"Validation error for field '(?P<field>\w+)': \w+: (?P<why>.+)")
 _CLASS_ERROR = re.compile(r"Class validation error for validator '\w+': \w+: (?P<why>.+)")
@@ -397,6 +401,10 @@ def resolve_config(cfg: Mapping[str, Any]) -> Any:
         raise ValueError(f"config is {type(cfg).__name__}: give the config.json as a dict")
     model_type = cfg.get("model_type")
     if model_type is None or model_type == "":
+        if cfg.get("format") in _FLATKV_FORMATS:
+            raise ValueError(f"this is a FlatKV model file (format {cfg['format']!r}), not a "
+                             "config.json: load it as a model file (the Model page's Model "
+                             "JSON, or --model-file)")
         if named := _model_type_named(cfg.get("architectures")):
             architecture, named_type = named
             raise ValueError(f"config.json has no model_type: its architectures name "
@@ -411,6 +419,12 @@ def resolve_config(cfg: Mapping[str, Any]) -> Any:
             f"config.json model_type must be a string such as \"llama\", got {model_type!r}"
         )
     if model_type not in _FAMILIES:
+        inner = cfg.get("text_config")
+        if isinstance(inner, Mapping) and inner.get("model_type") in _FAMILIES:
+            raise ValueError(
+                f"model_type {model_type!r} is not read here, but its text_config is a "
+                f"{inner['model_type']} config, which is: load the text_config object alone as "
+                "the config.json (the language model keeps the KV cache the engines page)")
         raise ValueError(
             f"model_type {model_type!r} is not supported: supported types are "
             f"{', '.join(SUPPORTED_MODEL_TYPES)}; a model of full attention alone (no sliding "
@@ -465,6 +479,8 @@ def resolve_config(cfg: Mapping[str, Any]) -> Any:
                                  f"null: transformers' {model_type} config computes with "
                                  f"{'it' if one else 'them'} ({check['why']}); give a whole "
                                  f"number or remove the field{'' if one else 's'}") from None
+            if bad := _bad_layer_type(cfg, model_type, check["why"]):
+                raise ValueError(bad) from None
             raise ValueError(f"this {model_type} config.json does not hold together: "
                              f"{check['why']}") from None
         culprit = _culprit(AutoConfig, read_as, kwargs)
@@ -483,6 +499,31 @@ def resolve_config(cfg: Mapping[str, Any]) -> Any:
         hf_logging.set_verbosity(verbosity)
     _check_layer_count(cfg, conf)
     return conf
+
+
+def _bad_layer_type(cfg: Mapping[str, Any], model_type: str, why: str) -> str:
+    """Where transformers refused a ``layer_types`` entry (its message lists every label it
+    knows, cut short): the entry, its index and the labels beside it in that list, which are
+    the spellings this model type takes; "" when the refusal is another."""
+    if "`layer_types` entries must be in" not in why:
+        return ""
+    from transformers import configuration_utils
+
+    # the labels it takes, and the older spellings it renames (granite's mamba / attention)
+    known = {*configuration_utils.ALLOWED_LAYER_TYPES,
+             *getattr(configuration_utils, "_LEGACY_LAYER_TYPE_REMAP", {})}
+    for where, level in _levels(cfg):
+        labels = level.get("layer_types")
+        if not isinstance(labels, list):
+            continue
+        for i, label in enumerate(labels):
+            if label not in known:
+                others = ", ".join(map(str, dict.fromkeys(x for x in labels if x != label)))
+                beside = f" (the others in it: {others})" if others else ""
+                return (f"config.json {where}layer_types[{i}] is {label!r}, which transformers' "
+                        f"{model_type} config does not take{beside}: write the layer's type as "
+                        "the checkpoint's config.json does")
+    return ""
 
 
 # MiniMax's configs say which layers are lightning attention in attn_type_list; vLLM's
@@ -714,6 +755,36 @@ def _not_given_note(cfg: Mapping[str, Any], used: Mapping[str, int],
             "them against the model's config.")
 
 
+# The fields a supported config gives its layer pattern in (some its class pops, so they are
+# listed here, not read off the class)
+_PATTERN_KEYS = (
+    "layer_types", "layers_block_type", "hybrid_override_pattern", "full_attention_interval",
+    "sliding_window_pattern", "_sliding_window_pattern", "attn_layer_period", "attn_layer_offset",
+    "attn_layer_indices", "hybrid_layer_ids", "linear_attn_config", "attn_type_list",
+    "decoder_attention_types", "no_rope_layers", "no_rope_layer_interval", "full_attn_idxs",
+    "use_sliding_window", "max_window_layers",
+)
+
+
+def _pattern_note(cfg: Mapping[str, Any], model_type: str, layers: list[CacheLayer]) -> str:
+    """A layer pattern the config.json does not give, so transformers' class default made it
+    (a granite-4.0-h config without layer_types reads as 40 Mamba2 layers): named where the
+    pattern decides the model, a hybrid type's or one that came out of more than one kind."""
+    if any(key in level for _, level in _levels(cfg) for key in _PATTERN_KEYS):
+        return ""
+    counts: dict[str, int] = {}
+    for layer in layers:
+        counts[layer.label] = counts.get(layer.label, 0) + 1
+    hybrid_type = _FAMILIES[model_type] not in ("attention", "mla") and (
+        model_type not in _STATE_ONLY and model_type != "falcon_h1")
+    if not hybrid_type and len(counts) < 2:
+        return ""
+    made = " + ".join(f"{count} {label}" for label, count in counts.items())
+    return (f"No layer pattern in the config.json ({', '.join(_PATTERN_KEYS[:4])} or the like), "
+            f"so transformers' {model_type} default: {made} cache layers; check it against the "
+            "model's config.")
+
+
 # model types whose transformers config slides the layers from max_window_layers on when
 # use_sliding_window is set; the engines read the same fields otherwise (see _window_split_note)
 _WINDOW_SPLIT_TYPES = ("qwen2", "qwen3")
@@ -802,10 +873,36 @@ def _check_heads_cover(heads: int, head_dim: int, d_inner: int, names: tuple[str
             f"inner dimension; check the model's values{fix}")
 
 
+def _indexer_shared_layers(text: Any) -> set[int]:
+    """The layers that reuse an earlier layer's top-k and keep no indexer keys of their own, as
+    vLLM 0.34 tells them (``compute_skip_topk_layers``): ``indexer_types`` "shared", else every
+    layer off ``index_topk_freq`` past ``index_skip_topk_offset`` (2), or an "S" in
+    ``index_topk_pattern``. Empty for DeepSeek-V3.2 and GLM-5 as released."""
+    n_layers = getattr(text, "num_hidden_layers", 0) or 0
+    types = getattr(text, "indexer_types", None)
+    if isinstance(types, (list, tuple)):
+        return {i for i, kind in enumerate(types) if kind == "shared"}
+    freq = getattr(text, "index_topk_freq", 1)
+    pattern = getattr(text, "index_topk_pattern", None)
+    offset = getattr(text, "index_skip_topk_offset", 2)
+    if isinstance(pattern, (list, str)):
+        return {i for i in range(min(n_layers, len(pattern))) if pattern[i] == "S"}
+    if not isinstance(freq, int) or not isinstance(offset, int) or freq <= 1:
+        return set()
+    return {i for i in range(n_layers) if max(i - offset + 1, 0) % freq}
+
+
 def _mla(text: Any, model_type: str) -> MLALayer:
     """The latent KV of an MLA layer (DeepSeek's, Kimi Linear's full layers), with the lightning
     indexer's keys where the config has an index_topk, as vLLM tells DeepSeek-V3.2 apart."""
     indexed = getattr(text, "index_topk", None) is not None
+    if indexed and (shared := _indexer_shared_layers(text)):
+        raise ValueError(
+            f"{model_type} config.json shares the indexer's top-k on {len(shared)} of its "
+            f"layers (indexer_types, index_topk_freq or index_topk_pattern; the first is layer "
+            f"{min(shared)}): vLLM keeps the indexer's keys only on the others, so its MLA "
+            "layers differ in bytes per token, which FlatKV does not model (one KV size for "
+            "every attention layer)")
     return MLALayer(kv_lora_rank=_get(text, "kv_lora_rank", model_type),
                     qk_rope_head_dim=_get(text, "qk_rope_head_dim", model_type),
                     index_head_dim=_get(text, "index_head_dim", model_type) if indexed else None)
@@ -1125,6 +1222,24 @@ def _check_engines_need(cfg: Mapping[str, Any], model_type: str) -> None:
                          "checkpoint's config.json gives it")
 
 
+# Language-model types a wrapper's text_config may be beside those FlatKV reads on their own
+_TEXT_ONLY_TYPES = {"qwen3_vl_text": "attention", "qwen3_vl_moe_text": "attention",
+                    "ministral": "attention", "ministral3": "attention"}
+
+
+def _check_language_model(model_type: str, text: Any, resolved: Any) -> None:
+    """A wrapper's language model is one its reader takes: a mistral3 config whose text_config
+    is a mistral4 (MLA) would read as GQA heads it does not have."""
+    inner = getattr(text, "model_type", None) if text is not resolved else None
+    if inner is None or isinstance(text, Mapping):  # a plain dict: the caller refuses it
+        return
+    family = _FAMILIES[model_type]
+    if {**_FAMILIES, **_TEXT_ONLY_TYPES}.get(inner) != family:
+        raise ValueError(f"{model_type} config.json's text_config is model_type {inner!r}, which "
+                         f"FlatKV does not read as {model_type}'s language model (its cache is "
+                         f"not the {family} layers this reader takes); {_BY_HAND}")
+
+
 def spec_from_hf_config(
     config: dict | str | bytes | Path, *, name: str | None = None, source: str | None = None
 ) -> ModelSpec:
@@ -1134,6 +1249,13 @@ def spec_from_hf_config(
     model_type = cfg["model_type"]
     _check_engines_need(cfg, model_type)
     text = resolved.get_text_config() if hasattr(resolved, "get_text_config") else resolved
+    _check_language_model(model_type, text, resolved)
+    # a nested config the class does not read (it keeps it as a plain dict, or ignores it)
+    if key := next((key for key in _NESTED if isinstance(cfg.get(key), Mapping)
+                    and (text is resolved or isinstance(text, Mapping))), None):
+        raise ValueError(f"{model_type} config.json has a {key}, which transformers' "
+                         f"{model_type} config does not read: move its fields to the top level "
+                         "(or remove it)")
     recorded = _Recorded(text, "" if text is resolved else next(
         (f"{key}." for key in _NESTED if isinstance(cfg.get(key), Mapping)), ""))
     layers = _layers_of(recorded, model_type)
@@ -1203,6 +1325,7 @@ def spec_from_hf_config(
         # a caveat on every engine's figures, shown beside them (not only in the source line)
         notes=" ".join(note for note in (_not_given_note(cfg, recorded.used,
                                                          getattr(text, "attribute_map", {})),
+                                         _pattern_note(cfg, model_type, layers),
                                          _window_split_note(text, model_type, cfg),
                                          _kv_shared_note(shared, n_model),
                                          _llama4_sglang_note(layers, model_type))

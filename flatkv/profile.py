@@ -24,6 +24,8 @@ from flatkv.plan import (
 )
 from flatkv.units import names_text
 
+# The format name of a raw profile as the Model page exports it (a model file is models.FORMAT)
+PROFILE_FORMAT = "flatkv-profile/1"
 # Bytes one token adds to a layer, or one state tensor: real models stay under a few MiB; a
 # terabyte is a typo (and a browser's number field cannot hold much more than 2**53)
 MAX_ROW_BYTES = 1 << 40

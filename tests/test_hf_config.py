@@ -250,6 +250,29 @@ def test_the_notes_name_the_sizes_transformers_filled_in():
     assert falcon.profile().has_state and "mamba_d_head" in falcon.notes
 
 
+def test_a_layer_pattern_from_transformers_defaults_is_named():
+    # granite-4.0-h without layer_types: transformers' class makes every layer Mamba2
+    granite = spec_from_hf_config({"model_type": "granitemoehybrid", "num_hidden_layers": 40})
+    assert granite.profile().layer_types == ("linear_attention",) * 40
+    assert ("No layer pattern in the config.json (layer_types, layers_block_type, "
+            "hybrid_override_pattern, full_attention_interval or the like), so transformers' "
+            "granitemoehybrid default: 40 linear_attention cache layers; check it against the "
+            "model's config.") in granite.notes
+    # gpt-oss's class alternates sliding and full layers: 12 + 12 of 24
+    oss = spec_from_hf_config({"model_type": "gpt_oss", "num_hidden_layers": 24})
+    assert "default: 12 sliding_attention + 12 full_attention cache layers" in oss.notes
+    # given (any pattern field, nested too), or one kind of attention by the type's nature:
+    # nothing said
+    for cfg in ({"model_type": "gpt_oss", "num_hidden_layers": 2,
+                 "layer_types": ["sliding_attention", "full_attention"]},
+                {"model_type": "qwen3_next", "num_hidden_layers": 8, "full_attention_interval": 4},
+                {"model_type": "qwen3_5", "text_config": {"num_hidden_layers": 4,
+                                                          "full_attention_interval": 2}},
+                {"model_type": "qwen3", "num_hidden_layers": 4},
+                {"model_type": "mamba2", "num_hidden_layers": 4}):
+        assert "No layer pattern" not in spec_from_hf_config(cfg).notes, cfg
+
+
 def test_max_model_len_is_derived_from_the_config_as_vllm_derives_it():
     # vLLM's --max-model-len defaults to max_position_embeddings; a multimodal config keeps it
     # in text_config
@@ -600,6 +623,16 @@ def test_gemma3_text_and_multimodal(nested):
     assert profile.layer_types == ((SLIDING,) * 5 + (FULL,)) * 2
     assert profile.sliding_window == 1024
     assert profile.kv_bytes_per_slot == 4 * (256 + 256) * BF16
+
+
+def test_mistral3_reads_a_ministral3_language_model():
+    # Ministral 3's text_config under mistral3: GQA, 8 KV heads of 128, bf16 K and V
+    spec = spec_from_hf_config({"model_type": "mistral3", "text_config": {
+        "model_type": "ministral3", "num_hidden_layers": 34, "num_attention_heads": 32,
+        "num_key_value_heads": 8, "head_dim": 128}})
+    profile = spec.profile()
+    assert profile.layer_types == ("full_attention",) * 34
+    assert profile.kv_bytes_per_slot == 8 * 128 * 2 * 2
 
 
 def test_architectures_come_from_the_config_and_choose_sglangs_pools():
@@ -1221,6 +1254,54 @@ def test_path_and_pasted_text(tmp_path):
          "; a model of full attention alone \\(no sliding window\\) whose config names "
          "num_key_value_heads \\(else llama takes one KV head a query head\\) reads as llama: "
          "set \"model_type\": \"llama\" in a copy; or describe the model by hand instead"),
+        # a multimodal wrapper of a language model FlatKV reads: load its text_config alone
+        ({"model_type": "llava", "text_config": {"model_type": "llama", "num_hidden_layers": 32}},
+         "^model_type 'llava' is not read here, but its text_config is a llama config, which "
+         "is: load the text_config object alone as the config.json \\(the language model "
+         "keeps the KV cache the engines page\\)$"),
+        # ... and renamed llama, its class would leave text_config unread: say so
+        ({"model_type": "llama", "text_config": {"num_hidden_layers": 32}},
+         "^llama config.json has a text_config, which transformers' llama config does not "
+         "read: move its fields to the top level \\(or remove it\\)$"),
+        ({"model_type": "qwen3", "llm_config": {"num_hidden_layers": 40}},
+         "^qwen3 config.json has a llm_config, which"),
+        # a wrapper whose language model is not of the kind its reader takes (Mistral 4's MLA
+        # under mistral3 would read as GQA heads)
+        ({"model_type": "mistral3", "text_config": {"model_type": "mistral4"}},
+         "^mistral3 config.json's text_config is model_type 'mistral4', which FlatKV does not "
+         "read as mistral3's language model \\(its cache is not the attention layers this "
+         "reader takes\\); describe the model by hand instead"),
+        # indexer keys on some MLA layers only (vLLM's compute_skip_topk_layers): two sizes
+        ({"model_type": "deepseek_v32", "num_hidden_layers": 8, "index_topk_freq": 2},
+         "^deepseek_v32 config.json shares the indexer's top-k on 3 of its layers "
+         "\\(indexer_types, index_topk_freq or index_topk_pattern; the first is layer 2\\): "
+         "vLLM keeps the indexer's keys only on the others, so its MLA layers differ in bytes "
+         "per token, which FlatKV does not model \\(one KV size for every attention layer\\)$"),
+        ({"model_type": "glm_moe_dsa", "num_hidden_layers": 4, "index_topk_pattern": "FFFS"},
+         "shares the indexer's top-k on 1 of its layers .* the first is layer 3"),
+        ({"model_type": "deepseek_v32", "num_hidden_layers": 3,
+          "indexer_types": ["full", "shared", "shared"]}, "on 2 of its layers .* layer 1\\)"),
+        # FlatKV's own model file offered as a config.json
+        ({"format": "flatkv-model/1", "name": "x"}, "^this is a FlatKV model file \\(format "
+         "'flatkv-model/1'\\), not a config.json: load it as a model file \\(the Model page's "
+         "Model JSON, or --model-file\\)$"),
+        ({"format": "flatkv-profile/1"}, "^this is a FlatKV model file \\(format "
+         "'flatkv-profile/1'\\)"),
+        # a layer type transformers refuses: its index, and the spellings beside it (its own
+        # message lists every label it knows, cut short)
+        ({"model_type": "gpt_oss", "sliding_window": 128, "num_hidden_layers": 3,
+          "layer_types": ["sliding_attention", "foo_attention", "full_attention"]},
+         "^config.json layer_types\\[1\\] is 'foo_attention', which transformers' gpt_oss "
+         "config does not take \\(the others in it: sliding_attention, full_attention\\): "
+         "write the layer's type as the checkpoint's config.json does$"),
+        ({"model_type": "granitemoehybrid", "num_hidden_layers": 3,
+          "layer_types": ["mamba", "attention", "attn"]},
+         "^config.json layer_types\\[2\\] is 'attn', .* \\(the others in it: mamba, "
+         "attention\\)"),
+        ({"model_type": "qwen3_5", "text_config": {"num_hidden_layers": 2,
+                                                   "layer_types": ["linear_attention", "full"]}},
+         "^config.json text_config.layer_types\\[1\\] is 'full', which transformers' qwen3_5 "
+         "config"),
         # vLLM picks a model by its architectures: one FlatKV reads names the type to add
         ({"architectures": ["Qwen3ForCausalLM"]}, "^config.json has no model_type: its "
          "architectures name Qwen3ForCausalLM, which is model_type \"qwen3\": add "

@@ -27,6 +27,7 @@ from strategy_profiles import (
     qwen3_next_tp2,
 )
 
+from flatkv.hf_config import spec_from_hf_config
 from flatkv.plan import plan_tensors
 from flatkv.presets import load_preset
 from flatkv.profile import CacheProfile
@@ -1090,6 +1091,39 @@ def test_vllm_sizes_window_pages_by_async_schedulings_tokens_in_flight():
                      options=off).formulas)
     with pytest.raises(ValueError, match="vllm_async_scheduling is 1: give True"):
         StrategyOptions(vllm_async_scheduling=1)
+
+
+def test_vllm_keeps_a_token_more_in_cohere2s_windows():
+    # Command R7B (cohere2): 24 sliding layers of window 4,096 and 8 full, 8 KV heads of 128
+    r7b = spec_from_hf_config({
+        "model_type": "cohere2", "architectures": ["Cohere2ForCausalLM"],
+        "num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 8,
+        "hidden_size": 4096, "sliding_window": 4096, "sliding_window_pattern": 4}).profile()
+    assert (r7b.count("sliding_attention"), r7b.count("full_attention")) == (24, 8)
+    # vLLM 0.29+ passes sliding_window + 1 (commandr.py): with 8,193 tokens a step a request
+    # holds ceil((4,096 + 8,193) / 16) + 1 = 770 sliding pages, not ceil((4,095 + 8,193) / 16)
+    # + 1 = 769; 131,072 tokens of full attention are 8,192 pages
+    options = StrategyOptions(max_batched_tokens=8_193)
+    cohere = run_strategy("vllm", r7b, budget_bytes=40 * 2**30, context_tokens=131_072,
+                          options=options)
+    plain = run_strategy("vllm", replace(r7b, architectures=()), budget_bytes=40 * 2**30,
+                         context_tokens=131_072, options=options)
+    assert cohere.num_blocks == plain.num_blocks
+    assert plain.concurrency_denominator == 8_192 + 769 * 3  # 3 sliding groups of 8 layers
+    assert cohere.concurrency_denominator == 8_192 + 770 * 3
+    assert cohere.formulas[0] == (
+        "sliding window 4,096 + 1 = 4,097 tokens: vLLM 0.29 and later run Cohere2ForCausalLM's "
+        "sliding layers over sliding_window + 1 tokens, as the model was trained (earlier "
+        "releases over the window as given)")
+    assert "sliding_attention: ceil(min(4,097 - 1 + 8,193, 131,072) / 16) + 1 = 770" in (
+        "\n".join(cohere.formulas))
+    assert not plain.formulas[0].startswith("sliding window")
+    # with the hybrid manager off no layer keeps a window: nothing to widen, nothing said
+    off = replace(options, vllm_hybrid_manager=False)
+    assert run_strategy("vllm", r7b, budget_bytes=40 * 2**30, context_tokens=131_072,
+                        options=off).formulas == run_strategy(
+        "vllm", replace(r7b, architectures=()), budget_bytes=40 * 2**30,
+        context_tokens=131_072, options=off).formulas
 
 
 def test_vllm_pages_an_mla_hybrid_by_a_multiple_of_128():

@@ -425,10 +425,10 @@ def _check_fits(plan: FlatMemoryPlan, device: torch.device, cap: int,
             fix = ("plan a smaller block size: two pages of this size are the least a benchmark "
                    "moves")
         elif where == device and fits >= max(2, pages):
-            fix = (f"lower max_blocks to at most {fits:,}, or pages per call, or plan a smaller "
+            fix = (f"lower max blocks to at most {fits:,}, or pages per call, or plan a smaller "
                    "block size")
         else:
-            fix = "lower pages per call or max_blocks, or plan a smaller block size"
+            fix = "lower pages per call or max blocks, or plan a smaller block size"
         raise PoolAllocationError(
             f"this benchmark needs {nbytes:,} bytes ({format_bytes(nbytes)}) on {where} ({what}) "
             f"but {where} has {free:,} bytes ({format_bytes(free)}) free and a benchmark may take "
@@ -464,7 +464,7 @@ def check_sweep_fits(plans: Sequence[FlatMemoryPlan], device: str | torch.device
         blocks = min(cap, plan.geometry.num_blocks)
         for i, n in enumerate(counts):
             if n is not None:
-                check_pages_fit_pool(f"pages_per_call[{i}]", n, blocks, "max_blocks")
+                check_pages_fit_pool(f"pages_per_call[{i}]", n, blocks, "max blocks")
         _check_fits(plan, dev, cap, counts, free, pools=pools)
     return caps
 
@@ -584,7 +584,7 @@ def run_sweep(
                 if pools[0].num_blocks < 2:
                     raise PoolAllocationError(
                         f"only {pools[0].num_blocks} block fits on {dev}: a benchmark needs "
-                        "two; free memory or raise max_blocks"
+                        "two; free memory or raise max blocks"
                     )
                 for pool in pools:  # random bits, never zeros (timing does not depend on them)
                     fill_random(pool.page_parts, seed=p_index)
@@ -647,7 +647,7 @@ def _bench_pools(
         staging = copy_dst = host = None
         raise PoolAllocationError(
             f"out of memory on {dev} allocating staging buffers of {call} bytes "
-            f"({n} pages per call): pass fewer pages per call or a smaller max_blocks "
+            f"({n} pages per call): pass fewer pages per call or a smaller max blocks "
             f"({str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__})"
         ) from None
     fill_random([staging, copy_dst] + ([host] if host is not None else []), seed=7)

@@ -428,12 +428,12 @@ def allocate_pool(
     if num_blocks < 1:
         raise PoolAllocationError(
             f"{dev} has {free} bytes free; {share_percent}% of that holds no block of "
-            f"{page_bytes} bytes: free device memory or pass max_blocks"
+            f"{page_bytes} bytes: free device memory or give max blocks"
         )
     if num_blocks * page_bytes > free:  # host memory is overcommitted: refuse, do not get killed
         raise PoolAllocationError(
             f"{num_blocks} blocks of {page_bytes} bytes need {num_blocks * page_bytes} bytes "
-            f"but {dev} has {free} bytes free: pass max_blocks of at most "
+            f"but {dev} has {free} bytes free: give max blocks of at most "
             f"{free // page_bytes}"
         )
     # slot-major: one allocation per slot; page-major: one whose row is a page (name, row bytes)
@@ -451,7 +451,7 @@ def allocate_pool(
         raise PoolAllocationError(
             f"out of memory on {dev} allocating {failed_name} ({num_blocks * failed_row} "
             f"bytes, {num_blocks} blocks of {page_bytes} bytes over {len(slots)} slots); "
-            f"everything allocated was freed; pass a smaller max_blocks ({detail})"
+            f"everything allocated was freed; give a smaller max blocks ({detail})"
         ) from None
     if layout == SLOT_MAJOR:
         tensors = tuple(parts)

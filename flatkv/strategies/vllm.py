@@ -437,11 +437,34 @@ def last_served_note(results: Iterable[StrategyResult], profile: CacheProfile) -
     return ""
 
 
+# vLLM classes whose sliding layers keep one token more than the config's window (0.29 and
+# later: commandr.py passes sliding_window + 1, as Cohere2's sliding layers see [pos - W, pos]
+# in training; 0.28 and earlier passed the window as given)
+WINDOW_PLUS_ONE_CLASSES = frozenset({"Cohere2ForCausalLM"})
+WINDOW_PLUS_ONE_SINCE = "0.29"
+
+
+def _window_as_served(profile: CacheProfile,
+                      options: StrategyOptions) -> tuple[CacheProfile, str]:
+    """The profile with the window vLLM's sliding layers keep, and why where it is not the
+    config's (``WINDOW_PLUS_ONE_CLASSES``)."""
+    window = profile.sliding_window
+    model_class = next(iter(sorted(WINDOW_PLUS_ONE_CLASSES.intersection(profile.architectures))),
+                       None)
+    if window is None or model_class is None or not options.vllm_hybrid_manager:
+        return profile, ""  # (with the hybrid manager off, no layer keeps a window)
+    return replace(profile, sliding_window=window + 1), (
+        f"sliding window {n(window)} + 1 = {n(window + 1)} tokens: vLLM {WINDOW_PLUS_ONE_SINCE} "
+        f"and later run {model_class}'s sliding layers over sliding_window + 1 tokens, as the "
+        "model was trained (earlier releases over the window as given)")
+
+
 def run_vllm(
     profile: CacheProfile, *, budget_bytes: int, context_tokens: int | None,
     options: StrategyOptions,
 ) -> StrategyResult:
     """vLLM's layout; a model it runs in align when asked for mamba cache mode all gets align's,
+    Cohere2's sliding layers a window a token wider,
     a DeepSeek-V3.2 (indexer) model FlashMLA sparse's kernel block of 64 (and no block size
     off its multiples), window pages async scheduling's tokens in flight, and an architecture
     current releases dropped the releases that serve it; the result says so (its first
@@ -450,6 +473,7 @@ def run_vllm(
     in_flight = options.vllm_async_scheduling and options.vllm_hybrid_manager and bool(
         profile.windowed_labels)
     tokens = options.max_batched_tokens * (ASYNC_BATCHES_IN_FLIGHT if in_flight else 1)
+    profile, wider = _window_as_served(profile, options)
     result = _run_overridden(profile, budget_bytes=budget_bytes, context_tokens=context_tokens,
                              options=replace(options, max_batched_tokens=tokens))
     if in_flight:
@@ -458,6 +482,8 @@ def run_vllm(
             f"{n(tokens)} in the window pages below: async scheduling keeps "
             f"{ASYNC_BATCHES_IN_FLIGHT} batches in flight, and vLLM 0.26 and later size a "
             "windowed request's pages by them (max_in_flight_tokens)"))
+    if wider:
+        result = _explained(result, wider)
     last = last_served_text(profile)
     return _explained(result, last) if last else result
 

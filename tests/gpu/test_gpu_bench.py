@@ -207,7 +207,7 @@ def test_repeats_and_threads_are_bounded(monkeypatch):
 def test_lock_is_released_after_a_failed_run(monkeypatch):
     # refused before anything is held: more pages per call than the pool has blocks
     with pytest.raises(ValueError, match=r"pages_per_call\[0\] is 99, more than the 4 blocks of "
-                       "the pool: give at most 4, or raise max_blocks"):
+                       "the pool: give at most 4, or raise max blocks"):
         run_benchmark(small_plan(), device="cpu", max_blocks=4, pages_per_call=99, repeats=1)
 
     def fail(*args, **kwargs):
@@ -267,7 +267,7 @@ def test_a_benchmark_that_would_not_fit_is_refused_before_allocating(monkeypatch
     # 1,600,000 - 3,136 - 1,048,576 - 8 x 16 = 548,160 B left for blocks of 1,568 B and an
     # 8-byte id each: at most 347
     with pytest.raises(bench.PoolAllocationError, match=r"needs 2,055,752 bytes \(1.96 MiB\) on "
-                       "cpu .* lower max_blocks to at most 347, or pages per call"):
+                       "cpu .* lower max blocks to at most 347, or pages per call"):
         run_benchmark(small_plan(), device="cpu", max_blocks=637, pages_per_call=1)
     # a page asks the same before offering Run: the caps, or the same refusal
     assert bench.check_sweep_fits([small_plan()], "cpu", 300, [1], 1) == [300]
@@ -379,7 +379,7 @@ def test_cli_preset_with_budget(capsys):
     (["--max-blocks", "1"], "--max-blocks must be at least 2"),
     # argparse keeps the last --pages-per-call: 21 of a pool capped at 20 blocks
     (["--pages-per-call", "21"], "--pages-per-call is 21, more than the 20 blocks of the pool: "
-     "give at most 20, or raise max_blocks"),
+     "give at most 20, or raise max blocks"),
     (["--pool-layout", "rows"], "argument --pool-layout: invalid choice: 'rows'"),
 ])
 def test_cli_bad_input_exits_2_with_one_line(capsys, extra, message):

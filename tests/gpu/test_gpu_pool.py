@@ -204,7 +204,7 @@ def test_a_pool_past_free_memory_is_refused_before_allocating(monkeypatch):
         allocate_pool(plan, "cpu", max_blocks=1 << 40)
     # an explicit cap is checked against free memory too: 10 x 1,568 B > 10,000 B
     monkeypatch.setattr(pool_mod, "free_memory_bytes", lambda device: 10_000)
-    with pytest.raises(PoolAllocationError, match="cpu has 10000 bytes free: pass max_blocks of "
+    with pytest.raises(PoolAllocationError, match="cpu has 10000 bytes free: give max blocks of "
                        "at most 6$"):
         allocate_pool(small_plan(), "cpu", max_blocks=10)
     with allocate_pool(small_plan(), "cpu", max_blocks=6) as pool:
