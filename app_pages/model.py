@@ -450,6 +450,8 @@ def summary() -> None:
                        "TP rank")
     st.caption(app_model.summary_caption(profile, spec, s.context))
     table(app_model.spec_kind_rows(spec) if spec is not None else kinds)
+    for note in spec.kv_bytes_notes() if spec is not None else ():
+        st.caption(literal(note))
     if spec is not None:
         st.caption("The config's figures, whole model (the bytes above are per TP rank):")
         table(app_model.spec_geometry_rows(spec))

@@ -93,6 +93,16 @@ _FAMILIES: dict[str, str] = {
     "gemma": "attention",
     "cohere": "attention",
     "nemotron": "attention",
+    "phi": "attention",  # one KV head a query head unless told (transformers' and vLLM's)
+    "phimoe": "attention",  # a model-wide sliding_window slides every layer, as mixtral's
+    "starcoder2": "attention",  # likewise
+    "arcee": "attention",
+    "hunyuan_v1_dense": "attention",
+    "hunyuan_v1_moe": "attention",
+    "granitemoeshared": "attention",
+    "hy_v3": "attention",  # its MTP layers keep a cache only when drafting (not modelled)
+    "afmoe": "attention",  # layer_types of sliding and full layers
+    "flex_olmo": "attention",
     "deepseek_v2": "mla",
     "deepseek_v3": "mla",
     "kimi_k2": "mla",

@@ -180,6 +180,7 @@ def format_model_text(spec: ModelSpec) -> str:
         else:
             what = f"{row['kv_bytes_per_token']:,} B per token per layer"
         lines.append(f"  {row['count']:>5} x {row['name']} ({row['kind']}: {geometry}): {what}")
+    lines += [f"    {note}" for note in spec.kv_bytes_notes()]
     lines.append(f"kv_bytes_per_slot: {report['kv_bytes_per_slot']:,}")
     if report["state_const_bytes"]:
         parts = ", ".join(f"{k} {v:,}" for k, v in report["state_const_bytes"].items())

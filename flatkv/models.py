@@ -99,6 +99,11 @@ class CacheLayer:
         state layers): what SGLang's "KV Cache is allocated" line sizes one by one."""
         return ()
 
+    def kv_bytes_note(self, tp: int, kv_dtype: str) -> str:
+        """How ``kv_bytes_per_slot`` adds up, where heads x dims x dtype do not tell it; ""
+        elsewhere."""
+        return ""
+
     def state_shapes(self, tp: int) -> dict[str, tuple[int, ...]]:
         """Per-TP-rank shapes of this layer's state tensors, in row order (empty for attention)."""
         return {}
@@ -230,6 +235,21 @@ class MLALayer(CacheLayer):
         """One latent tensor a layer; the indexer keys count with it, as SGLang's DSA pool logs
         both in one figure."""
         return (self.kv_bytes_per_slot(tp, kv_dtype),)
+
+    def kv_bytes_note(self, tp: int, kv_dtype: str) -> str:
+        """An indexed layer's bytes a token: the latent (fp8_ds_mla's in fp8) and the keys."""
+        if self.index_head_dim is None:
+            return ""
+        rank, rope, keys = self.kv_lora_rank, self.qk_rope_head_dim, self.index_head_dim
+        total = self.kv_bytes_per_slot(tp, kv_dtype)
+        indexer = self.indexer_bytes_per_slot
+        element = dtype_bytes(kv_dtype)
+        latent = (f"{rank} + {rank // 128} x 4 + {rope} x 2 = {total - indexer:,} B of latent "
+                  "(fp8 with a float32 scale per 128, its rope part in bfloat16: vLLM's "
+                  "fp8_ds_mla, SGLang's alike)" if element == 1 else
+                  f"({rank} + {rope}) x {element} = {total - indexer:,} B of latent")
+        return (f"{total:,} B a token = {latent} + {keys} + {keys // 128} x 4 = {indexer} B of "
+                "the indexer's keys (fp8 with a float32 scale per 128, whatever the KV dtype)")
 
 
 @dataclass(frozen=True)
@@ -554,6 +574,13 @@ class ModelSpec:
         object.__setattr__(
             self, "_kind_names", tuple((layer, names[layer]) for layer in dict.fromkeys(layers))
         )
+        for layer, name in self._kind_names:  # a KV head serves a whole group of query heads
+            if (isinstance(layer, AttentionLayer) and self.attention_heads is not None
+                    and self.attention_heads % layer.kv_heads):
+                raise ValueError(
+                    f"attention_heads = {self.attention_heads} is not a multiple of "
+                    f"{name}.kv_heads = {layer.kv_heads}: no engine loads such a model; check "
+                    "the model's heads, or leave attention_heads unset")
         try:
             self._check_split(self.tp)
         except ValueError as exc:
@@ -733,6 +760,12 @@ class ModelSpec:
             )
             for name, layer in self.kinds.items()
         ]
+
+    def kv_bytes_notes(self) -> list[str]:
+        """``kind: how its bytes a token add up`` for each kind whose heads x dims x dtype do
+        not tell it (DeepSeek-V3.2's indexed MLA), for the Model page and the model report."""
+        return [f"{name}: {note}" for layer, name in self._kind_names
+                if (note := layer.kv_bytes_note(self.tp, self.kv_dtype))]
 
     def kv_bytes_per_token_all_layers(self) -> int:
         """Bytes one token adds across all attention cache layers of one TP rank (the

@@ -496,6 +496,14 @@ def test_model_page_edits_heads_and_dtypes_of_a_preset():
     at.selectbox(key="spec.kv_dtype").set_value("float8_e4m3fn").run()
     assert at.dataframe[0].value.iloc[0]["KV bytes per token"] == 1024
     assert shown(at.subheader[0]) == "Llama-3.1-8B (edited)"
+    # 64 KV heads under Llama's 32 query heads: no model, refused as the config reader does
+    at.number_input(key="spec.full.kv_heads").set_value(64).run()
+    assert [shown(e) for e in at.error if "kv_heads" in shown(e)] == [
+        "attention_heads = 32 is not a multiple of full.kv_heads = 64: no engine loads such a "
+        "model; check the model's heads, or leave attention_heads unset. Until it is fixed, "
+        "every page (and the summary below) shows the last valid model."]
+    assert at.dataframe[0].value.iloc[0]["KV bytes per token"] == 1024
+    at.number_input(key="spec.full.kv_heads").set_value(4).run()
     # a pattern over an unknown kind name: the spec's own message, as st.error
     at.text_input(key="spec.pattern").set_value("full*30,mamba*2").run()
     assert not at.exception
@@ -646,6 +654,11 @@ def test_model_page_gives_an_mla_kind_the_lightning_indexer_by_hand():
     assert at.dataframe[0].value.set_index("name").loc["mla", "KV bytes per token"] == (
         576 * 2 + 128 + 4)
     assert metrics(at)["KV per token"] == "5.02 KiB"  # 4 x 1,284 = 5,136 B
+    # how the 1,284 B add up, under the table (not for the plain latent)
+    assert any(shown(c).startswith("mla: 1,284 B a token = (512 + 64) x 2 = 1,152 B of latent "
+                                   "+ 128 + 1 x 4 = 132 B of the indexer's keys")
+               for c in at.caption)
+    assert not any("B of latent" in shown(c) for c in plain.caption)
 
 
 def test_model_page_builds_a_hybrid_from_scratch():

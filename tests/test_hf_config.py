@@ -522,6 +522,30 @@ def test_every_supported_type_imports_from_transformers_defaults():
     ({"model_type": "nemotron", "num_hidden_layers": 32, "hidden_size": 4096,
       "num_attention_heads": 48, "num_key_value_heads": 8, "head_dim": 128}, 32,
      2 * 8 * 128 * BF16),
+    # phi-2: no num_key_value_heads, so one KV head a query head, of 2,560 / 32 = 80
+    ({"model_type": "phi", "num_hidden_layers": 32, "hidden_size": 2560,
+      "num_attention_heads": 32}, 32, 2 * 32 * 80 * BF16),
+    # Phi-3.5-MoE: 8 KV heads of 4,096 / 32; no window given
+    ({"model_type": "phimoe", "num_hidden_layers": 32, "hidden_size": 4096,
+      "num_attention_heads": 32, "num_key_value_heads": 8, "sliding_window": None}, 32,
+     2 * 8 * 128 * BF16),
+    # AFM-4.5B (arcee): head_dim 128 given
+    ({"model_type": "arcee", "num_hidden_layers": 36, "hidden_size": 2560,
+      "num_attention_heads": 20, "num_key_value_heads": 4, "head_dim": 128}, 36,
+     2 * 4 * 128 * BF16),
+    # Hunyuan-7B and -A13B: head_dim null, so 4,096 / 32
+    ({"model_type": "hunyuan_v1_dense", "num_hidden_layers": 32, "hidden_size": 4096,
+      "num_attention_heads": 32, "num_key_value_heads": 8, "head_dim": None}, 32,
+     2 * 8 * 128 * BF16),
+    ({"model_type": "hunyuan_v1_moe", "num_hidden_layers": 32, "hidden_size": 4096,
+      "num_attention_heads": 32, "num_key_value_heads": 8}, 32, 2 * 8 * 128 * BF16),
+    ({"model_type": "granitemoeshared", "num_hidden_layers": 40, "hidden_size": 4096,
+      "num_attention_heads": 32, "num_key_value_heads": 8}, 40, 2 * 8 * 128 * BF16),
+    ({"model_type": "hy_v3", "num_hidden_layers": 80, "hidden_size": 4096,
+      "num_attention_heads": 64, "num_key_value_heads": 8, "head_dim": 128}, 80,
+     2 * 8 * 128 * BF16),
+    ({"model_type": "flex_olmo", "num_hidden_layers": 32, "hidden_size": 4096,
+      "num_attention_heads": 32, "num_key_value_heads": 32}, 32, 2 * 32 * 128 * BF16),
     # GLM-4.7-Flash: MLA, kv_lora_rank 512 + qk_rope_head_dim 64
     ({"model_type": "glm4_moe_lite", "num_hidden_layers": 47, "num_attention_heads": 20,
       "kv_lora_rank": 512, "qk_rope_head_dim": 64}, 47, (512 + 64) * BF16),
@@ -538,6 +562,24 @@ def test_plain_attention_and_mla_types(cfg, layers, per_token):
     profile = spec_from_hf_config(cfg).profile()
     assert profile.layer_types == (FULL,) * layers
     assert profile.kv_bytes_per_slot == per_token
+
+
+def test_starcoder2_and_afmoe_windows():
+    # StarCoder2-15B: a model-wide window slides every layer (vLLM's cache_config window)
+    star = spec_from_hf_config({
+        "model_type": "starcoder2", "num_hidden_layers": 40, "hidden_size": 6144,
+        "num_attention_heads": 48, "num_key_value_heads": 4, "sliding_window": 4096}).profile()
+    assert star.layer_types == (SLIDING,) * 40 and star.sliding_window == 4096
+    assert star.kv_bytes_per_slot == 2 * 4 * 128 * BF16
+    # AFMoE: its layer_types, three sliding layers to a full one
+    afmoe = spec_from_hf_config({
+        "model_type": "afmoe", "num_hidden_layers": 8, "hidden_size": 2048,
+        "num_attention_heads": 16, "num_key_value_heads": 4, "head_dim": 128,
+        "sliding_window": 1024, "layer_types": (["sliding_attention"] * 3
+                                                + ["full_attention"]) * 2})
+    assert afmoe.profile().layer_types == ((SLIDING,) * 3 + (FULL,)) * 2
+    assert afmoe.profile().kv_bytes_per_slot == 2 * 4 * 128 * BF16
+    assert "No layer pattern" not in afmoe.notes
 
 
 def test_exaone4_reads_its_lettered_window_pattern():

@@ -63,6 +63,19 @@ def test_model_json_without_state_has_empty_state(capsys):
     assert report["kv_bytes_per_slot"] == 8 * (128 + 128) * 1
 
 
+def test_model_report_says_how_deepseek_v32s_fp8_bytes_add_up(capsys):
+    # 512 fp8 + 4 float32 scales + 64 bfloat16 rope values, then 128 + 4 B of indexer keys
+    _, text = run(["model", "--preset", "DeepSeek-V3.2", "--kv-dtype", "fp8"], capsys)
+    assert ("\n     61 x mla (mla: kv_lora_rank=512, qk_rope_head_dim=64, index_head_dim=128): "
+            "788 B per token per layer\n    mla: 788 B a token = 512 + 4 x 4 + 64 x 2 = 656 B "
+            "of latent (fp8 with a float32 scale per 128, its rope part in bfloat16: vLLM's "
+            "fp8_ds_mla, SGLang's alike) + 128 + 1 x 4 = 132 B of the indexer's keys (fp8 with a "
+            "float32 scale per 128, whatever the KV dtype)\n") in text
+    assert 512 + 4 * 4 + 64 * 2 + 128 + 4 == 788
+    _, plain = run(["model", "--preset", "DeepSeek-V3", "--kv-dtype", "fp8"], capsys)
+    assert "B of latent" not in plain
+
+
 def test_model_report_of_chunked_attention(capsys):
     _, text = run(["model", "--preset", "Llama-4-Scout-17B-16E"], capsys)
     assert "cache layers: 48 from 48 model layers (36 chunked_attention, 12 full_attention)" in text

@@ -147,6 +147,18 @@ def test_mla_with_the_lightning_indexer_keeps_its_keys_per_token():
     with pytest.raises(ValueError, match=r"mla.index_head_dim must be"):
         MLALayer(512, 64, index_head_dim=0)
     assert layer_from_dict(v32.geometry()) == v32
+    # the Model page and the model report say how those bytes add up; plain layers need not
+    assert v32.kv_bytes_note(1, "fp8") == (
+        "788 B a token = 512 + 4 x 4 + 64 x 2 = 656 B of latent (fp8 with a float32 scale per "
+        "128, its rope part in bfloat16: vLLM's fp8_ds_mla, SGLang's alike) + 128 + 1 x 4 = 132 B "
+        "of the indexer's keys (fp8 with a float32 scale per 128, whatever the KV dtype)")
+    assert v32.kv_bytes_note(1, "bf16").startswith(
+        "1,284 B a token = (512 + 64) x 2 = 1,152 B of latent + 128 + 1 x 4 = 132 B of the ")
+    assert MLALayer(512, 64).kv_bytes_note(1, "fp8") == ""
+    assert AttentionLayer(8, 128, 128).kv_bytes_note(1, "bf16") == ""
+    spec = ModelSpec.from_pattern(name="v32", kinds={"mla": v32}, pattern="mla*2",
+                                  kv_dtype="fp8")
+    assert spec.kv_bytes_notes() == [f"mla: {v32.kv_bytes_note(1, 'fp8')}"]
 
 
 def read_back_hybrid(state_layer, name: str) -> ModelSpec:
@@ -422,6 +434,14 @@ def test_query_heads_given_limit_the_tp_and_unknown_ones_do_not():
                        r"choose a tp that divides it, as engines split the query heads over the "
                        r"ranks \(tp up to 64 that split the model: 1, 2, 6\)"):
         ModelSpec.from_pattern(name="m", kinds=layer, pattern="full*2", tp=4, attention_heads=6)
+    # a KV head serves a whole group of query heads: 64 KV heads under 32 query heads, or 8
+    # under 31, is no model (the config.json reader refuses it too), by the kind's own name
+    for heads, kv in ((32, 64), (31, 8)):
+        with pytest.raises(ValueError, match=rf"^attention_heads = {heads} is not a multiple of "
+                           rf"att.kv_heads = {kv}: no engine loads such a model; check the "
+                           "model's heads, or leave attention_heads unset$"):
+            ModelSpec.from_pattern(name="m", kinds={"att": AttentionLayer(kv, 128, 128)},
+                                   pattern="att*2", attention_heads=heads)
 
 
 def test_from_dict_keeps_user_kind_names():
