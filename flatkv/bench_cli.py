@@ -21,6 +21,7 @@ from flatkv.gpu_settings import (
 from flatkv.gpu_view import POOL_LAYOUT_HELP, cap_reason_text, per_device_text
 from flatkv.plan import PACKED_NEEDS_HISTORY, alignment_or_block_size, plan_tensors
 from flatkv.profile import CacheProfile
+from flatkv.units import count_text
 
 if TYPE_CHECKING:
     from flatkv.gpu.bench import BenchResult
@@ -87,7 +88,7 @@ def format_result(result: BenchResult) -> str:
         f"pool    {a.layout}: {len(a.tensors)} slot tensors"
         + (" in one buffer, each page's slot rows back to back" if a.layout != SLOT_MAJOR
            else ", one allocation each"),
-        f"call    {result.pages_per_call:,} pages x {result.page_bytes:,} B = "
+        f"call    {count_text(result.pages_per_call, 'page')} x {result.page_bytes:,} B = "
         f"{result.call_bytes:,} B",
         "",
         f"{'operation':<12}{'impl':<8}{'GB/s':>10}  share",

@@ -114,8 +114,8 @@ def pool_text(blocks: int, page_bytes: int, layouts: int, *, capped_by_user: boo
     """What a run will allocate, said before it runs: the pool's blocks and bytes, per layout.
     An automatic pool is "up to": the run fits it to free memory, shared by the layouts."""
     one = blocks * page_bytes
-    text = (f"A run allocates {'' if capped_by_user else 'up to '}{blocks:,} blocks x "
-            f"{page_bytes:,} B = {format_bytes(one)}")
+    text = (f"A run allocates {'' if capped_by_user else 'up to '}{count_text(blocks, 'block')} "
+            f"x {page_bytes:,} B = {format_bytes(one)}")
     if layouts > 1:
         text += f" per pool layout, {format_bytes(layouts * one)} for all {layouts}"
     return text + ", plus two call-sized buffers (staging and the copy's)."

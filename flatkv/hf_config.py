@@ -1300,7 +1300,8 @@ def spec_from_hf_config(
     # read through recorded: a chunk transformers' defaults give is named in the note below
     chunk = _chunk_size_of(recorded, model_type) if has_state else None
     max_model_len, length_from = _max_model_len_of(recorded, model_type)
-    if max_model_len is not None and length_from not in _LENGTH_FIELDS:
+    # said where it is not the usual field (the smallest of several, a rope scaling)
+    if max_model_len is not None and length_from != "max_position_embeddings":
         source += f"; max_model_len {max_model_len:,} from {length_from}"
     for note in (dtype_note, kv_note):
         if note:

@@ -38,8 +38,12 @@ def parse_json_object(text: str | bytes, where: str) -> dict[str, Any]:
     if len(text) > MAX_JSON_BYTES:
         raise ValueError(f"{where} is {len(text):,} characters: too large for a model file "
                          f"(at most {MAX_JSON_BYTES:,})")
+    undecoded = None
     if isinstance(text, bytes):
-        text = text.decode("utf-8", errors="replace")
+        try:
+            text = text.decode("utf-8")
+        except UnicodeDecodeError as exc:  # JSON is UTF-8: a Latin-1 "café" must not read
+            undecoded, text = exc, text.decode("utf-8", errors="replace")  # as "caf\ufffd"
     text = text.removeprefix("\ufeff")  # a byte-order mark, as Windows editors save files
     try:
         data = json.loads(text)
@@ -52,6 +56,9 @@ def parse_json_object(text: str | bytes, where: str) -> dict[str, Any]:
     except ValueError as exc:  # an integer past Python's 4,300-digit conversion limit
         raise ValueError(f"{where} holds a number too long to read ({exc.args[0].split(':')[0]}"
                          "): no model field is that large, fix the number") from None
+    if undecoded is not None:  # JSON but for its encoding (garbage is "not valid JSON")
+        raise ValueError(f"{where} is not UTF-8 (byte {undecoded.object[undecoded.start]:#04x} "
+                         f"at offset {undecoded.start:,}): save it as UTF-8, as JSON files are")
     if _depth(data) > MAX_JSON_DEPTH:
         raise ValueError(f"{where} nests objects or arrays more than {MAX_JSON_DEPTH} deep: "
                          "too deep to be a model file")

@@ -291,7 +291,7 @@ def format_comparison_table(results: Sequence[StrategyResult],
         row("max concurrency", each(_concurrency_text))
     if held is not None:
         requests, budgets = held
-        row(f"budget for {count_text(requests, 'request')}",
+        row(f"least budget for {count_text(requests, 'request')} (B)",
             [_cell(b) if b is not None else "none" if r.applies else "n/a"
              for r, b in zip(results, budgets, strict=True)])
     for category in CATEGORIES:

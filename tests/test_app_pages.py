@@ -734,6 +734,17 @@ def test_a_config_json_that_does_not_split_over_the_sidebar_tp_is_refused():
     assert at.query_params["model"] == "Llama-3.1-8B" and shown(at.subheader[0]) == "Llama-3.1-8B"
 
 
+def test_the_uploaders_limit_is_the_json_readers():
+    # streamlit's maxUploadSize is in MiB (x 1024 x 1024 where it receives a file): the
+    # uploader says the 8 MiB FlatKV reads, not streamlit's 200MB default
+    import tomllib
+
+    from flatkv.jsonfile import MAX_JSON_BYTES
+
+    config = tomllib.loads((Path(APP).parent / ".streamlit" / "config.toml").read_text())
+    assert config["server"]["maxUploadSize"] * 1024 * 1024 == MAX_JSON_BYTES == 8 * 2**20
+
+
 def test_a_model_file_comes_back_at_its_own_tp():
     # exported at TP 2, loaded at the sidebar's TP 1: its figures are TP 2's (1 of Qwen3-Next's
     # 2 KV heads of 256 a rank, K and V in bfloat16: 1,024 B a token a layer), said once

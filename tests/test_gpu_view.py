@@ -274,6 +274,7 @@ def test_pool_text_and_sweep_title_say_what_a_run_holds():
         8, 131_072, 2)
     assert gpu_view.pool_text(4096, 131_072, 1, capped_by_user=False).startswith(
         "A run allocates up to 4,096 blocks x 131,072 B = 512.00 MiB")
+    assert gpu_view.pool_text(1, 131_072, 1).startswith("A run allocates 1 block x 131,072 B")
     # 8 pages of 1,568 B and of 3,136 B: pages per call held, bytes per call moved
     mixed = [result(pages=8), result(pages=8, page=3136)]
     assert gpu_view.sweep_title(mixed, "page bytes") == (

@@ -287,6 +287,11 @@ def test_max_model_len_is_derived_from_the_config_as_vllm_derives_it():
     # the notes name it with the other defaults
     thin = spec_from_hf_config({"model_type": "llama"})
     assert thin.max_model_len == 2_048 and "max_position_embeddings 2,048;" in thin.notes
+    # vLLM takes the smallest length field: one other than max_position_embeddings is named
+    seq = spec_from_hf_config({"model_type": "llama", "max_position_embeddings": 8_192,
+                               "max_seq_len": 4_096})
+    assert seq.max_model_len == 4_096
+    assert seq.source.endswith("; max_model_len 4,096 from max_seq_len")
     # yarn's length is scaled already (vLLM 0.30 and later): Qwen3-8B with its model card's
     # long-context recipe is served at its 40,960, where earlier releases took 32,768 x 4
     yarn = spec_from_hf_config({"model_type": "qwen3", "max_position_embeddings": 40_960,
@@ -1279,6 +1284,13 @@ def test_path_and_pasted_text(tmp_path):
     assert str(path) in from_path.source
     with pytest.raises(ValueError, match="uploaded config.json is not valid JSON"):
         spec_from_hf_config(b"\x89PNG not json")
+    # JSON saved in Latin-1: said, not read with a replacement character in its name
+    latin = '{"model_type": "llama", "_name_or_path": "caf\u00e9"}'.encode("latin-1")
+    assert latin.index(b"\xe9") == 45
+    with pytest.raises(ValueError, match=r"^uploaded config.json is not UTF-8 \(byte 0xe9 at "
+                       r"offset 45\): save it as UTF-8, as JSON files are$"):
+        spec_from_hf_config(latin)
+    assert spec_from_hf_config(latin.decode("latin-1").encode()).name == "caf\u00e9"
     with pytest.raises(ValueError, match="config.json not found"):
         spec_from_hf_config("bad\x00path")
 

@@ -345,8 +345,9 @@ def test_compare_gives_each_layouts_budget_for_the_requests():
             "131072", "--requests", "8"]
     code, out, err = run(argv)
     assert code == 0, err
-    row = next(line for line in out.splitlines() if line.startswith("budget for 8 requests"))
-    cells = row.removeprefix("budget for 8 requests").split()
+    row = next(line for line in out.splitlines()
+               if line.startswith("least budget for 8 requests (B)"))
+    cells = row.removeprefix("least budget for 8 requests (B)").split()
     assert cells[STRATEGIES.index("vllm")] == f"{8 * 11_264 * 786_432:,}" == "70,866,960,384"
     assert cells[STRATEGIES.index("aliased")] == "n/a"
     code, out, err = run([*argv, "--json"])
@@ -362,7 +363,8 @@ def test_compare_gives_each_layouts_budget_for_the_requests():
     # a layout that does not apply at the given budget still has a budget that holds them
     code, out, err = run(["compare", "--preset", "Llama-3.1-8B", "--budget", "1GiB",
                           "--context", "128K", "--requests", "8"])
-    row = next(line for line in out.splitlines() if line.startswith("budget for 8 requests"))
+    row = next(line for line in out.splitlines()
+               if line.startswith("least budget for 8 requests (B)"))
     assert row.split()[4 + STRATEGIES.index("vllm")] == f"{128 * 2**30:,}"  # 8 x 16 GiB
     code, out, err = run(["compare", *QWEN_ARGS, "--budget", "1GiB", "--requests", "0"])
     assert code == 2 and "0 must be positive" in err
