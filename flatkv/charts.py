@@ -531,6 +531,23 @@ def bandwidth_bars(series: Sequence[Series], *, title: str = "") -> go.Figure:
     return _house_figure(traces, layout, title=title, height=max(260, 130 + 40 * len(series)))
 
 
+# A horizontal legend's room in the main column at 1000 px, and an entry's width: the symbol
+# and its gap, and the name at the house font (13 px, about 7 px a character)
+LEGEND_WIDTH_PX, LEGEND_ENTRY_PX, LEGEND_CHAR_PX = 680, 40, 7
+
+
+def legend_lines(names: Sequence[str]) -> int:
+    """The lines a horizontal legend of ``names`` wraps to in the main column at 1000 px, as
+    Plotly packs its entries: a legend of one line would grow up into a title over it."""
+    lines, used = 1, 0
+    for name in names:
+        width = LEGEND_ENTRY_PX + LEGEND_CHAR_PX * len(name)
+        if used and used + width > LEGEND_WIDTH_PX:
+            lines, used = lines + 1, 0
+        used += width
+    return lines
+
+
 def bandwidth_sweep(
     series: Sequence[Series], *, x: str, title: str = ""
 ) -> go.Figure:
@@ -555,4 +572,5 @@ def bandwidth_sweep(
                         "tickmode": "array", "tickvals": [v / scale for v in swept],
                         "ticktext": [f"{v:,}" if pages else format_bytes(v) for v in swept]},
               "yaxis": {"title": "GB/s (1e9 bytes per second)", "rangemode": "tozero"}}
-    return _house_figure(traces, layout, title=title, height=420)
+    return _house_figure(traces, layout, title=title, height=420,
+                         legend_lines=legend_lines([t.name for t in traces]))

@@ -230,6 +230,26 @@ def test_bandwidth_bars_draw_each_figure_and_the_copy_line():
     assert bars[1].customdata[0][0] == "1,568"  # exact bytes per call in the hover
 
 
+def test_a_sweeps_legend_gets_the_lines_it_wraps_to():
+    from flatkv.gpu_view import Series
+
+    # 40 px of symbol and 7 px a character packed into 680 px: three entries of 20 characters
+    # (180 px each) fit one line, a fourth wraps
+    assert charts.legend_lines(["x" * 20] * 3) == 1
+    assert charts.legend_lines(["x" * 20] * 4) == 2
+    assert charts.legend_lines(["x" * 200]) == 1  # one entry: one line, however long
+    # a sweep of six figures: room for two legend lines under a two-line title (60 + 2 x 18
+    # for the title, 20 for the second legend line), so the legend does not climb into it
+    names = ("copy", "copy"), ("gather", "torch"), ("scatter", "torch"), (
+        "state_copy", "torch"), ("d2h", "torch"), ("h2d", "torch")
+    fig = charts.bandwidth_sweep(
+        [Series(op, impl, (1, 4), (5.0, 8.0), (1568, 6272)) for op, impl in names],
+        x="pages_per_call", title="Bandwidth vs pages per call, 201.75 MiB per call across "
+        "the whole sweep of pages")
+    assert charts.legend_lines([t.name for t in fig.data]) == 2
+    assert fig.layout.margin.t == 60 + 2 * 18 + 20
+
+
 def test_bandwidth_sweep_over_pages_and_page_bytes():
     fig = charts.bandwidth_sweep(_lab_series(), x="pages_per_call")
     copy = _trace(fig, "device copy (baseline)")
