@@ -866,6 +866,9 @@ class ModelSpec:
             "max_model_len",
         }
         unknown = sorted(set(data) - allowed)
+        if isinstance(data.get("spec"), Mapping) and "kv_bytes_per_slot" in data:
+            raise ValueError("this is a model report (`model --json`), not a model file: its "
+                             "\"spec\" entry is one, or write one with `model --export`")
         if unknown:
             raise ValueError(
                 f"model specification has unknown {names_text('field', unknown)}: fields are "

@@ -207,6 +207,15 @@ def test_malformed_model_file(tmp_path, capsys):
     path.write_text('{"name": "x", "kinds": {}, "pattern": "a"}')
     assert main(["model", "--model-file", str(path)]) == 2
     assert "kinds must be a non-empty object" in capsys.readouterr().err
+    # the report `model --json` prints holds a model file under "spec": said, not its fields
+    _, report = run(["model", "--preset", "Llama-3.1-8B", "--json"], capsys)
+    path.write_text(report)
+    assert main(["model", "--model-file", str(path)]) == 2
+    assert capsys.readouterr().err == (
+        "python -m flatkv: error: this is a model report (`model --json`), not a model file: "
+        "its \"spec\" entry is one, or write one with `model --export`\n")
+    path.write_text(json.dumps(json.loads(report)["spec"]))
+    assert main(["model", "--model-file", str(path)]) == 0
 
 
 def test_module_entry_point():
