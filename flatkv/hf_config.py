@@ -103,6 +103,10 @@ _FAMILIES: dict[str, str] = {
     "hy_v3": "attention",  # its MTP layers keep a cache only when drafting (not modelled)
     "afmoe": "attention",  # layer_types of sliding and full layers
     "flex_olmo": "attention",
+    # layer_types of sliding and full layers (vLLM slides only the layers they mark)
+    "granite_swa": "attention",
+    "granitemoe_swa": "attention",
+    "cohere2_moe": "attention",  # vLLM 0.29+ keep a token more than its window, as cohere2's
     "deepseek_v2": "mla",
     "deepseek_v3": "mla",
     "kimi_k2": "mla",

@@ -587,6 +587,29 @@ def test_starcoder2_and_afmoe_windows():
     assert "No layer pattern" not in afmoe.notes
 
 
+def test_granite_swa_and_cohere2_moe_layer_types():
+    # Granite SWA: 20 query heads of 2,560 / 20 = 128, 4 KV heads; its layer_types
+    granite = spec_from_hf_config({
+        "model_type": "granite_swa", "num_hidden_layers": 4, "hidden_size": 2560,
+        "num_attention_heads": 20, "num_key_value_heads": 4, "sliding_window": 128,
+        "layer_types": ["full_attention"] + ["sliding_attention"] * 3}).profile()
+    assert granite.layer_types == (FULL,) + (SLIDING,) * 3 and granite.sliding_window == 128
+    assert granite.kv_bytes_per_slot == 2 * 4 * 128 * BF16
+    moe = spec_from_hf_config({
+        "model_type": "granitemoe_swa", "num_hidden_layers": 2, "hidden_size": 4096,
+        "num_attention_heads": 32, "num_key_value_heads": 8, "sliding_window": 512,
+        "layer_types": ["sliding_attention", "full_attention"]}).profile()
+    assert moe.layer_types == (SLIDING, FULL) and moe.kv_bytes_per_slot == 2 * 8 * 128 * BF16
+    # Command A-style MoE: 8 KV heads of 128, three sliding layers to a full one
+    cohere = spec_from_hf_config({
+        "model_type": "cohere2_moe", "architectures": ["Cohere2MoeForCausalLM"],
+        "num_hidden_layers": 8, "hidden_size": 8192, "num_attention_heads": 64,
+        "num_key_value_heads": 8, "head_dim": 128, "sliding_window": 4096,
+        "layer_types": (["sliding_attention"] * 3 + ["full_attention"]) * 2}).profile()
+    assert cohere.count(SLIDING) == 6 and cohere.kv_bytes_per_slot == 2 * 8 * 128 * BF16
+    assert cohere.architectures == ("Cohere2MoeForCausalLM",)
+
+
 def test_exaone4_reads_its_lettered_window_pattern():
     # EXAONE-4.0-32B: sliding_window_pattern "LLLG" over 64 layers, 3 sliding (window 4,096)
     # then 1 global, as vLLM reads layer_types; 8 KV heads of 128: 4,096 B a token a layer

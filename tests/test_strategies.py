@@ -1118,6 +1118,12 @@ def test_vllm_keeps_a_token_more_in_cohere2s_windows():
     assert "sliding_attention: ceil(min(4,097 - 1 + 8,193, 131,072) / 16) + 1 = 770" in (
         "\n".join(cohere.formulas))
     assert not plain.formulas[0].startswith("sliding window")
+    # the MoE class as much (cohere2_moe.py)
+    moe = run_strategy("vllm", replace(r7b, architectures=("Cohere2MoeForCausalLM",)),
+                       budget_bytes=40 * 2**30, context_tokens=131_072, options=options)
+    assert moe.concurrency_denominator == cohere.concurrency_denominator
+    assert moe.formulas[0].startswith("sliding window 4,096 + 1 = 4,097 tokens: vLLM 0.29 and "
+                                      "later run Cohere2MoeForCausalLM's sliding layers")
     # with the hybrid manager off no layer keeps a window: nothing to widen, nothing said
     off = replace(options, vllm_hybrid_manager=False)
     assert run_strategy("vllm", r7b, budget_bytes=40 * 2**30, context_tokens=131_072,

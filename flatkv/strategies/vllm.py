@@ -438,9 +438,9 @@ def last_served_note(results: Iterable[StrategyResult], profile: CacheProfile) -
 
 
 # vLLM classes whose sliding layers keep one token more than the config's window (0.29 and
-# later: commandr.py passes sliding_window + 1, as Cohere2's sliding layers see [pos - W, pos]
-# in training; 0.28 and earlier passed the window as given)
-WINDOW_PLUS_ONE_CLASSES = frozenset({"Cohere2ForCausalLM"})
+# later: commandr.py and cohere2_moe.py pass sliding_window + 1, as Cohere2's sliding layers see
+# [pos - W, pos] in training; 0.28 and earlier passed the window as given)
+WINDOW_PLUS_ONE_CLASSES = frozenset({"Cohere2ForCausalLM", "Cohere2MoeForCausalLM"})
 WINDOW_PLUS_ONE_SINCE = "0.29"
 
 
