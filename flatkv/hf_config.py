@@ -32,7 +32,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from flatkv.dtypes import SGLANG_SSM_DTYPES, canonical_dtype
+from flatkv.dtypes import SGLANG_SSM_DTYPES, canonical_dtype, dtype_bytes
 from flatkv.jsonfile import parse_json_object, read_json_file
 from flatkv.models import (
     FORMAT,
@@ -1078,6 +1078,25 @@ def _llama4_sglang_note(layers: list[CacheLayer], model_type: str) -> str:
             "this config's layers, not SGLang's")
 
 
+# vLLM classes whose KV cache vLLM keeps in fp8 on some GPUs unless --kv-cache-dtype is given,
+# with the releases and GPUs (GlmMoeDsaForCausalLM's verify_and_update_config, 0.32 and later)
+_FP8_KV_ON_GPUS = {"GlmMoeDsaForCausalLM": ("0.32", "SM 10.x GPUs (B200, B300, GB200)")}
+
+
+def _fp8_kv_note(architectures: tuple[str, ...], kv_dtype: str) -> str:
+    """Where vLLM stores the model's KV cache in fp8 by the GPU it runs on, a note: the figures
+    here keep the config's KV dtype, which such a log does not."""
+    if dtype_bytes(kv_dtype) == 1:
+        return ""
+    for arch in architectures:
+        if arch in _FP8_KV_ON_GPUS:
+            since, gpus = _FP8_KV_ON_GPUS[arch]
+            return (f"vLLM {since} and later keep {arch}'s KV cache in fp8 (fp8_e4m3) on {gpus} "
+                    f"unless --kv-cache-dtype is given (\"Using fp8 kv-cache for {arch} on "
+                    "SM10x\"): set the KV dtype to fp8 to match such a log.")
+    return ""
+
+
 def _kv_shared_layers(text: Any, model_type: str, n_layers: int) -> int:
     """How many of the last layers reuse an earlier layer's KV cache (Gemma 3n's
     num_kv_shared_layers), 0 for other models; at least one layer must keep its own."""
@@ -1343,7 +1362,8 @@ def spec_from_hf_config(
                                          _pattern_note(cfg, model_type, layers),
                                          _window_split_note(text, model_type, cfg),
                                          _kv_shared_note(shared, n_model),
-                                         _llama4_sglang_note(layers, model_type))
+                                         _llama4_sglang_note(layers, model_type),
+                                         _fp8_kv_note(_architectures_of(cfg), kv_dtype))
                     if note),
     )
 

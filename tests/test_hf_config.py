@@ -587,6 +587,23 @@ def test_starcoder2_and_afmoe_windows():
     assert "No layer pattern" not in afmoe.notes
 
 
+def test_glm5_says_vllm_keeps_its_kv_in_fp8_on_blackwell():
+    glm5 = {"model_type": "glm_moe_dsa", "architectures": ["GlmMoeDsaForCausalLM"],
+            "num_hidden_layers": 78, "num_attention_heads": 64, "kv_lora_rank": 512,
+            "qk_rope_head_dim": 64, "index_head_dim": 128, "index_topk": 2048,
+            "max_position_embeddings": 202_752}
+    assert spec_from_hf_config(glm5).notes == (
+        "vLLM 0.32 and later keep GlmMoeDsaForCausalLM's KV cache in fp8 (fp8_e4m3) on SM 10.x "
+        "GPUs (B200, B300, GB200) unless --kv-cache-dtype is given (\"Using fp8 kv-cache for "
+        "GlmMoeDsaForCausalLM on SM10x\"): set the KV dtype to fp8 to match such a log.")
+    # an fp8 checkpoint's cache is fp8 already; another class says nothing of it
+    fp8 = {**glm5, "quantization_config": {**MODELOPT, "kv_cache_quant_algo": "FP8"}}
+    assert spec_from_hf_config(fp8).kv_dtype == "float8_e4m3fn"
+    assert "Using fp8 kv-cache" not in spec_from_hf_config(fp8).notes
+    assert spec_from_hf_config({**glm5, "architectures": ["DeepseekV32ForCausalLM"],
+                                "model_type": "deepseek_v32"}).notes == ""
+
+
 def test_granite_swa_and_cohere2_moe_layer_types():
     # Granite SWA: 20 query heads of 2,560 / 20 = 128, 4 KV heads; its layer_types
     granite = spec_from_hf_config({
