@@ -35,6 +35,7 @@ from flatkv.app_model import (
 from flatkv.app_state import DEFAULT_CONTEXT
 from flatkv.dtypes import KNOWN_DTYPES, dtype_label
 from flatkv.hf_config import config_from_pasted_text, spec_from_hf_config
+from flatkv.jsonfile import parse_json_object
 from flatkv.models import ModelSpec
 from flatkv.profile import MAX_CHUNK_SIZE
 from flatkv.units import MAX_TOKENS, count_text, format_bytes, sentence_case
@@ -165,7 +166,7 @@ def _use_spec(spec: ModelSpec, tp: int | None = None) -> None:
     try:
         spec.with_options(tp=at).profile()
     except ValueError as exc:  # (a model file's own TP was checked as it was read)
-        raise ValueError(f"At the sidebar's TP {at}: {exc}") from None
+        raise ValueError(f"The sidebar's TP does not split it: {exc}") from None
     if at != state().tp:
         update(tp=at)
     use_spec(spec)
@@ -339,7 +340,10 @@ def _model_json_source(s) -> None:
             raise ValueError("Nothing to load: upload a model JSON file or paste one.")
         with _nothing_loaded_on_error("model JSON"):
             loaded = app_model.load_model_json(text)
-            if isinstance(loaded, ModelSpec):
+            # a file's own TP (an export's), where it gives one: not ModelSpec's default of 1
+            if isinstance(loaded, ModelSpec) and "tp" not in parse_json_object(text, "model JSON"):
+                _use_spec(loaded)
+            elif isinstance(loaded, ModelSpec):
                 _use_spec(loaded, loaded.tp)
                 if loaded.tp != s.tp:  # said once, on the run the load reruns into
                     ss["model.tp_set"] = (s.tp, loaded.tp)

@@ -374,8 +374,14 @@ def _precheck_pattern(cfg: Mapping[str, Any]) -> None:
 # --------------------------------------------------------------------------------------------
 # Resolving with transformers.
 
-# FlatKV's own files, which a user may offer as a config.json
-_FLATKV_FORMATS = (FORMAT, PROFILE_FORMAT)
+
+def _causal_lm_class(model_type: str) -> str:
+    """The language-model class of ``model_type`` as a config's architectures list
+    (``["LlamaForCausalLM"]``), or a description where transformers names none."""
+    from transformers.models.auto.modeling_auto import MODEL_FOR_CAUSAL_LM_MAPPING_NAMES
+
+    name = MODEL_FOR_CAUSAL_LM_MAPPING_NAMES.get(model_type)
+    return f'["{name}"]' if isinstance(name, str) else "naming its language model's class"
 
 
 _FIELD_ERROR = re.compile(r"Validation error for field '(?P<field>\w+)': \w+: (?P<why>.+)")
@@ -415,10 +421,18 @@ def resolve_config(cfg: Mapping[str, Any]) -> Any:
         raise ValueError(f"config is {type(cfg).__name__}: give the config.json as a dict")
     model_type = cfg.get("model_type")
     if model_type is None or model_type == "":
-        if cfg.get("format") in _FLATKV_FORMATS:
-            raise ValueError(f"this is a FlatKV model file (format {cfg['format']!r}), not a "
+        if cfg.get("format") == FORMAT:
+            raise ValueError(f"this is a FlatKV model file (format {FORMAT!r}), not a "
                              "config.json: load it as a model file (the Model page's Model "
                              "JSON, or --model-file)")
+        if cfg.get("format") == PROFILE_FORMAT:
+            raise ValueError(f"this is a FlatKV raw profile (format {PROFILE_FORMAT!r}), not a "
+                             "config.json: load it under the Model page's Model JSON (on the "
+                             "command line, give its fields as --layers, --kv-bytes-per-slot "
+                             "and --state)")
+        if isinstance(cfg.get("spec"), Mapping) and cfg["spec"].get("format") == FORMAT:
+            raise ValueError("this is a model report (`model --json`), not a config.json: its "
+                             "\"spec\" entry is a model file (--model-file)")
         if named := _model_type_named(cfg.get("architectures")):
             architecture, named_type = named
             raise ValueError(f"config.json has no model_type: its architectures name "
@@ -436,9 +450,11 @@ def resolve_config(cfg: Mapping[str, Any]) -> Any:
         inner = cfg.get("text_config")
         if isinstance(inner, Mapping) and inner.get("model_type") in _FAMILIES:
             raise ValueError(
-                f"model_type {model_type!r} is not read here, but its text_config is a "
-                f"{inner['model_type']} config, which is: load the text_config object alone as "
-                "the config.json (the language model keeps the KV cache the engines page)")
+                f"model_type {model_type!r} is not read here, but its text_config (model_type "
+                f"{inner['model_type']!r}) is: load a copy of the text_config alone (the "
+                "language model keeps the KV cache the engines page), with the wrapper's dtype "
+                "and quantization_config copied into it, and architectures "
+                f"{_causal_lm_class(inner['model_type'])}")
         raise ValueError(
             f"model_type {model_type!r} is not supported: supported types are "
             f"{', '.join(SUPPORTED_MODEL_TYPES)}; a model of full attention alone (no sliding "
@@ -776,21 +792,28 @@ _PATTERN_KEYS = (
     "sliding_window_pattern", "_sliding_window_pattern", "attn_layer_period", "attn_layer_offset",
     "attn_layer_indices", "hybrid_layer_ids", "linear_attn_config", "attn_type_list",
     "decoder_attention_types", "no_rope_layers", "no_rope_layer_interval", "full_attn_idxs",
-    "use_sliding_window", "max_window_layers",
+    "global_attn_every_n_layers",
 )
+# ... and those only qwen2 / qwen3 read their pattern from (_WINDOW_SPLIT_TYPES)
+_WINDOW_SPLIT_KEYS = ("use_sliding_window", "max_window_layers")
+# Types whose pattern the architecture fixes (Falcon-H1: attention and Mamba2 in every layer;
+# Gemma 2: sliding and full layers in turn), so their configs give none
+_FIXED_PATTERN_TYPES = ("falcon_h1", "gemma2")
 
 
 def _pattern_note(cfg: Mapping[str, Any], model_type: str, layers: list[CacheLayer]) -> str:
     """A layer pattern the config.json does not give, so transformers' class default made it
     (a granite-4.0-h config without layer_types reads as 40 Mamba2 layers): named where the
     pattern decides the model, a hybrid type's or one that came out of more than one kind."""
-    if any(key in level for _, level in _levels(cfg) for key in _PATTERN_KEYS):
+    keys = _PATTERN_KEYS + (_WINDOW_SPLIT_KEYS if model_type in _WINDOW_SPLIT_TYPES else ())
+    if model_type in _FIXED_PATTERN_TYPES or any(
+            level.get(key) is not None for _, level in _levels(cfg) for key in keys):
         return ""
     counts: dict[str, int] = {}
     for layer in layers:
         counts[layer.label] = counts.get(layer.label, 0) + 1
-    hybrid_type = _FAMILIES[model_type] not in ("attention", "mla") and (
-        model_type not in _STATE_ONLY and model_type != "falcon_h1")
+    hybrid_type = (_FAMILIES[model_type] not in ("attention", "mla")
+                   and model_type not in _STATE_ONLY)
     if not hybrid_type and len(counts) < 2:
         return ""
     made = " + ".join(f"{count} {label}" for label, count in counts.items())
@@ -887,36 +910,60 @@ def _check_heads_cover(heads: int, head_dim: int, d_inner: int, names: tuple[str
             f"inner dimension; check the model's values{fix}")
 
 
-def _indexer_shared_layers(text: Any) -> set[int]:
-    """The layers that reuse an earlier layer's top-k and keep no indexer keys of their own, as
-    vLLM 0.34 tells them (``compute_skip_topk_layers``): ``indexer_types`` "shared", else every
-    layer off ``index_topk_freq`` past ``index_skip_topk_offset`` (2), or an "S" in
-    ``index_topk_pattern``. Empty for DeepSeek-V3.2 and GLM-5 as released."""
+_INDEXER_LAYOUT_KEYS = ("indexer_types", "index_topk_pattern", "index_topk_freq")
+
+
+def _check_indexer_everywhere(text: Any, model_type: str, cfg: Mapping[str, Any]) -> None:
+    """Refuse a config whose layers do not all keep the indexer's keys, or that vLLM refuses,
+    as vLLM 0.34 reads it (``compute_skip_topk_layers``): layer i reuses an earlier layer's
+    top-k, and keeps no keys, where ``indexer_types[i]`` is "shared", else where
+    ``index_topk_pattern[i]`` is "S", else where ``max(i - offset + 1, 0) % index_topk_freq``
+    is not 0 (``index_skip_topk_offset``, 2 unless given). DeepSeek-V3.2 and GLM-5 as released
+    set none of them."""
     n_layers = getattr(text, "num_hidden_layers", 0) or 0
     types = getattr(text, "indexer_types", None)
-    if isinstance(types, (list, tuple)):
-        return {i for i, kind in enumerate(types) if kind == "shared"}
-    freq = getattr(text, "index_topk_freq", 1)
     pattern = getattr(text, "index_topk_pattern", None)
+    freq = getattr(text, "index_topk_freq", None)
     offset = getattr(text, "index_skip_topk_offset", 2)
-    if isinstance(pattern, (list, str)):
-        return {i for i in range(min(n_layers, len(pattern))) if pattern[i] == "S"}
-    if not isinstance(freq, int) or not isinstance(offset, int) or freq <= 1:
-        return set()
-    return {i for i in range(n_layers) if max(i - offset + 1, 0) % freq}
+    if types is not None:
+        if (not isinstance(types, (list, tuple)) or len(types) != n_layers
+                or not set(types) <= {"full", "shared"}):
+            raise ValueError(f"{model_type} config.json indexer_types must hold \"full\" or "
+                             f"\"shared\" for each of its {n_layers} layers (as vLLM checks it), "
+                             f"got {textwrap.shorten(repr(types), 60, placeholder=' ...')}")
+        field = "indexer_types"
+        shared = [i for i, kind in enumerate(types) if kind == "shared"]
+    elif pattern is not None:
+        field = "index_topk_pattern"
+        shared = [i for i in range(min(n_layers, len(pattern))) if pattern[i] == "S"]
+    elif freq is not None:
+        if isinstance(freq, bool) or not isinstance(freq, int) or freq <= 0:
+            raise ValueError(f"{model_type} config.json index_topk_freq = {freq!r} must be a "
+                             "positive whole number (as vLLM checks it): fix or remove it")
+        field = f"index_topk_freq = {freq} (index_skip_topk_offset {offset})"
+        shared = [i for i in range(n_layers) if max(i - offset + 1, 0) % freq]
+    else:
+        return
+    if shared:
+        listed = ", ".join(map(str, shared[:6])) + (", ..." if len(shared) > 6 else "")
+        # the field the config.json gives (transformers' class may derive indexer_types from it)
+        given = [key for key in _INDEXER_LAYOUT_KEYS
+                 if any(level.get(key) is not None for _, level in _levels(cfg))]
+        if given and not field.startswith(given[0]):
+            field = f"{given[0]} (as transformers reads it: {field})"
+        raise ValueError(
+            f"{model_type} config.json {field} leaves {len(shared)} of its {n_layers} layers "
+            f"without the indexer's keys (layer{'s' if len(shared) > 1 else ''} {listed}): "
+            "vLLM keeps them only on the "
+            "others, so its MLA layers differ in bytes per token, which FlatKV does not model "
+            "(one KV size for every attention layer); without the field, a copy plans every "
+            "layer with the keys, an upper bound")
 
 
 def _mla(text: Any, model_type: str) -> MLALayer:
     """The latent KV of an MLA layer (DeepSeek's, Kimi Linear's full layers), with the lightning
     indexer's keys where the config has an index_topk, as vLLM tells DeepSeek-V3.2 apart."""
     indexed = getattr(text, "index_topk", None) is not None
-    if indexed and (shared := _indexer_shared_layers(text)):
-        raise ValueError(
-            f"{model_type} config.json shares the indexer's top-k on {len(shared)} of its "
-            f"layers (indexer_types, index_topk_freq or index_topk_pattern; the first is layer "
-            f"{min(shared)}): vLLM keeps the indexer's keys only on the others, so its MLA "
-            "layers differ in bytes per token, which FlatKV does not model (one KV size for "
-            "every attention layer)")
     return MLALayer(kv_lora_rank=_get(text, "kv_lora_rank", model_type),
                     qk_rope_head_dim=_get(text, "qk_rope_head_dim", model_type),
                     index_head_dim=_get(text, "index_head_dim", model_type) if indexed else None)
@@ -1255,22 +1302,28 @@ def _check_engines_need(cfg: Mapping[str, Any], model_type: str) -> None:
                          "checkpoint's config.json gives it")
 
 
-# Language-model types a wrapper's text_config may be beside those FlatKV reads on their own
-_TEXT_ONLY_TYPES = {"qwen3_vl_text": "attention", "qwen3_vl_moe_text": "attention",
-                    "ministral": "attention", "ministral3": "attention"}
+# The language models a wrapper's reader takes under its text_config, by the wrapper's type
+# (a mistral3 whose text_config is a mistral4, MLA, would read as GQA heads it does not have; a
+# gemma3n_text would lose its own KV sharing rule, keyed on its type)
+_LANGUAGE_MODELS = {
+    "mistral3": ("mistral", "ministral", "ministral3", "mixtral", "llama"),
+    "gemma3": ("gemma3_text",), "gemma3n": ("gemma3n_text",), "llama4": ("llama4_text",),
+    "qwen3_5": ("qwen3_5_text",), "qwen3_5_moe": ("qwen3_5_moe_text",),
+    "qwen3_vl": ("qwen3_vl_text",), "qwen3_vl_moe": ("qwen3_vl_moe_text",),
+    "kimi_k25": ("deepseek_v3", "kimi_k2"),
+}
 
 
 def _check_language_model(model_type: str, text: Any, resolved: Any) -> None:
-    """A wrapper's language model is one its reader takes: a mistral3 config whose text_config
-    is a mistral4 (MLA) would read as GQA heads it does not have."""
+    """A wrapper's language model is one its reader takes (``_LANGUAGE_MODELS``)."""
     inner = getattr(text, "model_type", None) if text is not resolved else None
     if inner is None or isinstance(text, Mapping):  # a plain dict: the caller refuses it
         return
-    family = _FAMILIES[model_type]
-    if {**_FAMILIES, **_TEXT_ONLY_TYPES}.get(inner) != family:
+    takes = _LANGUAGE_MODELS.get(model_type, ())
+    if inner not in takes:
         raise ValueError(f"{model_type} config.json's text_config is model_type {inner!r}, which "
-                         f"FlatKV does not read as {model_type}'s language model (its cache is "
-                         f"not the {family} layers this reader takes); {_BY_HAND}")
+                         f"FlatKV does not read as {model_type}'s language model (it reads "
+                         f"{', '.join(takes) or 'none'}); {_BY_HAND}")
 
 
 def spec_from_hf_config(
@@ -1286,7 +1339,8 @@ def spec_from_hf_config(
     # a nested config the class does not read (it keeps it as a plain dict, or ignores it)
     if key := next((key for key in _NESTED if isinstance(cfg.get(key), Mapping)
                     and (text is resolved or isinstance(text, Mapping))), None):
-        raise ValueError(f"{model_type} config.json has a {key}, which transformers' "
+        raise ValueError(f"{model_type} config.json has {'an' if key[0] == 'l' else 'a'} {key}, "
+                         f"which transformers' "
                          f"{model_type} config does not read: move its fields to the top level "
                          "(or remove it)")
     recorded = _Recorded(text, "" if text is resolved else next(
@@ -1337,6 +1391,7 @@ def spec_from_hf_config(
                    "their own")
     if indexer := next((layer.index_head_dim for layer in layers
                         if isinstance(layer, MLALayer) and layer.index_head_dim), None):
+        _check_indexer_everywhere(text, model_type, cfg)
         source += (f"; each MLA layer keeps the lightning indexer's keys too, {indexer} fp8 B and "
                    f"a float32 scale per 128 a token (vLLM's DeepseekV32IndexerCache), in the "
                    "same pages")

@@ -223,13 +223,17 @@ class MLALayer(CacheLayer):
             return None
         return self.index_head_dim + self.index_head_dim // 128 * 4
 
+    def _latent(self, kv_dtype: str) -> tuple[int, str]:
+        """A token's latent bytes and their sum in words: an indexed layer's fp8 latent is
+        fp8_ds_mla's (a float32 scale per 128, the rope part in bfloat16)."""
+        rank, rope, element = self.kv_lora_rank, self.qk_rope_head_dim, dtype_bytes(kv_dtype)
+        if self.index_head_dim is not None and element == 1:
+            return (rank + rank // 128 * 4 + rope * 2,
+                    f"{rank} + {rank // 128} x 4 + {rope} x 2")
+        return (rank + rope) * element, f"({rank} + {rope}) x {element}"
+
     def kv_bytes_per_slot(self, tp: int, kv_dtype: str) -> int:
-        element = dtype_bytes(kv_dtype)
-        if self.index_head_dim is None:
-            return (self.kv_lora_rank + self.qk_rope_head_dim) * element
-        latent = ((self.kv_lora_rank + self.kv_lora_rank // 128 * 4 + self.qk_rope_head_dim * 2)
-                  if element == 1 else (self.kv_lora_rank + self.qk_rope_head_dim) * element)
-        return latent + self.indexer_bytes_per_slot
+        return self._latent(kv_dtype)[0] + (self.indexer_bytes_per_slot or 0)
 
     def kv_tensor_bytes(self, tp: int, kv_dtype: str) -> tuple[int, ...]:
         """One latent tensor a layer; the indexer keys count with it, as SGLang's DSA pool logs
@@ -240,16 +244,13 @@ class MLALayer(CacheLayer):
         """An indexed layer's bytes a token: the latent (fp8_ds_mla's in fp8) and the keys."""
         if self.index_head_dim is None:
             return ""
-        rank, rope, keys = self.kv_lora_rank, self.qk_rope_head_dim, self.index_head_dim
-        total = self.kv_bytes_per_slot(tp, kv_dtype)
-        indexer = self.indexer_bytes_per_slot
-        element = dtype_bytes(kv_dtype)
-        latent = (f"{rank} + {rank // 128} x 4 + {rope} x 2 = {total - indexer:,} B of latent "
-                  "(fp8 with a float32 scale per 128, its rope part in bfloat16: vLLM's "
-                  "fp8_ds_mla, SGLang's alike)" if element == 1 else
-                  f"({rank} + {rope}) x {element} = {total - indexer:,} B of latent")
-        return (f"{total:,} B a token = {latent} + {keys} + {keys // 128} x 4 = {indexer} B of "
-                "the indexer's keys (fp8 with a float32 scale per 128, whatever the KV dtype)")
+        latent, terms = self._latent(kv_dtype)
+        keys, indexer = self.index_head_dim, self.indexer_bytes_per_slot
+        what = (" (fp8 with a float32 scale per 128, its rope part in bfloat16: vLLM's "
+                "fp8_ds_mla, SGLang's alike)" if dtype_bytes(kv_dtype) == 1 else "")
+        return (f"{latent + indexer:,} B a token = {terms} = {latent:,} B of latent{what} + "
+                f"{keys} + {keys // 128} x 4 = {indexer} B of the indexer's keys (fp8 with a "
+                "float32 scale per 128, whatever the KV dtype)")
 
 
 @dataclass(frozen=True)

@@ -579,11 +579,10 @@ def test_the_editor_keeps_and_edits_the_attention_heads():
     at.number_input(key="spec.attention_heads").set_value(24).run()
     assert not at.exception
     assert [shown(e) for e in at.error] == [
-        "At the sidebar's TP 16: attention_heads = 24 is not divisible by tp = 16: choose a tp "
-        "that divides it, as "
-        "engines split the query heads over the ranks (tp up to 64 that split the model: 1, 2, "
-        "4, 8, 24). Until it is fixed, every page (and the summary below) shows the last valid "
-        "model."]
+        "The sidebar's TP does not split it: attention_heads = 24 is not divisible by tp = 16: "
+        "choose a tp that divides it, as engines split the query heads over the ranks (tp up "
+        "to 64 that split the model: 1, 2, 4, 8, 24). Until it is fixed, every page (and the "
+        "summary below) shows the last valid model."]
     assert at.query_params["model"] == "Llama-3.1-8B"
     # 0: not checked, so any TP the KV heads take; the link carries the edit
     at.number_input(key="spec.attention_heads").set_value(0).run()
@@ -727,10 +726,10 @@ def test_a_config_json_that_does_not_split_over_the_sidebar_tp_is_refused():
         "num_key_value_heads": 12, "hidden_size": 768})).run()
     at.button(key="hf.load").click().run()
     assert [shown(e) for e in at.error] == [
-        "At the sidebar's TP 8: full.kv_heads = 12 is not divisible by tp = 8: choose a tp that "
-        "divides the KV "
-        "heads or is a multiple of them (tp up to 64 that split the model: 1, 2, 3, 4, 6, "
-        "12). No config.json was loaded: every page still shows Llama-3.1-8B."]
+        "The sidebar's TP does not split it: full.kv_heads = 12 is not divisible by tp = 8: "
+        "choose a tp that divides the KV heads or is a multiple of them (tp up to 64 that split "
+        "the model: 1, 2, 3, 4, 6, 12). No config.json was loaded: every page still shows "
+        "Llama-3.1-8B."]
     assert at.query_params["model"] == "Llama-3.1-8B" and shown(at.subheader[0]) == "Llama-3.1-8B"
 
 
@@ -760,6 +759,13 @@ def test_a_model_file_comes_back_at_its_own_tp():
         "TP 2, the model file's, replaces the sidebar's TP 1: its figures are the file's. Change "
         "TP in the sidebar to see another."]
     at.run()
+    assert not [i for i in at.info if "model file's" in shown(i)]
+    # a file without a TP (written by hand) takes the sidebar's, as any model does
+    at.text_area(key="model.paste").set_value(
+        json.dumps({k: v for k, v in exported.items() if k != "tp"})).run()
+    at.button(key="model.load").click().run()
+    assert_clean(at)
+    assert at.query_params["tp"] == "2"
     assert not [i for i in at.info if "model file's" in shown(i)]
     # a file at a TP that does not split its model is refused as it is read
     at.text_area(key="model.paste").set_value(json.dumps({**exported, "tp": 3})).run()

@@ -269,8 +269,17 @@ def test_a_layer_pattern_from_transformers_defaults_is_named():
                 {"model_type": "qwen3_5", "text_config": {"num_hidden_layers": 4,
                                                           "full_attention_interval": 2}},
                 {"model_type": "qwen3", "num_hidden_layers": 4},
-                {"model_type": "mamba2", "num_hidden_layers": 4}):
+                {"model_type": "mamba2", "num_hidden_layers": 4},
+                # a pattern the architecture fixes, or given in a field of the type's own
+                {"model_type": "falcon_h1", "num_hidden_layers": 4},
+                {"model_type": "gemma2", "num_hidden_layers": 4},
+                {"model_type": "afmoe", "num_hidden_layers": 8, "global_attn_every_n_layers": 4}):
         assert "No layer pattern" not in spec_from_hf_config(cfg).notes, cfg
+    # a pattern field of null is none given; qwen2 / qwen3's window fields say nothing of
+    # another type's pattern
+    for cfg in ({"model_type": "granitemoehybrid", "num_hidden_layers": 4, "layer_types": None},
+                {"model_type": "qwen3_next", "num_hidden_layers": 8, "max_window_layers": 8}):
+        assert "No layer pattern" in spec_from_hf_config(cfg).notes, cfg
 
 
 def test_max_model_len_is_derived_from_the_config_as_vllm_derives_it():
@@ -1331,6 +1340,10 @@ def test_path_and_pasted_text(tmp_path):
                        r"offset 45\): save it as UTF-8, as JSON files are$"):
         spec_from_hf_config(latin)
     assert spec_from_hf_config(latin.decode("latin-1").encode()).name == "caf\u00e9"
+    # Notepad's "Unicode": UTF-16 with its byte-order mark
+    with pytest.raises(ValueError, match=r"^uploaded config.json is UTF-16 \(its first bytes "
+                       r"are a UTF-16 byte-order mark\): save it as UTF-8, as JSON files are$"):
+        spec_from_hf_config('{"model_type": "llama"}'.encode("utf-16"))
     with pytest.raises(ValueError, match="config.json not found"):
         spec_from_hf_config("bad\x00path")
 
@@ -1350,37 +1363,58 @@ def test_path_and_pasted_text(tmp_path):
          "set \"model_type\": \"llama\" in a copy; or describe the model by hand instead"),
         # a multimodal wrapper of a language model FlatKV reads: load its text_config alone
         ({"model_type": "llava", "text_config": {"model_type": "llama", "num_hidden_layers": 32}},
-         "^model_type 'llava' is not read here, but its text_config is a llama config, which "
-         "is: load the text_config object alone as the config.json \\(the language model "
-         "keeps the KV cache the engines page\\)$"),
+         "^model_type 'llava' is not read here, but its text_config \\(model_type 'llama'\\) "
+         "is: load a copy of the text_config alone \\(the language model keeps the KV cache "
+         "the engines page\\), with the wrapper's dtype and quantization_config copied into "
+         "it, and architectures \\[\"LlamaForCausalLM\"\\]$"),
         # ... and renamed llama, its class would leave text_config unread: say so
         ({"model_type": "llama", "text_config": {"num_hidden_layers": 32}},
          "^llama config.json has a text_config, which transformers' llama config does not "
          "read: move its fields to the top level \\(or remove it\\)$"),
         ({"model_type": "qwen3", "llm_config": {"num_hidden_layers": 40}},
-         "^qwen3 config.json has a llm_config, which"),
+         "^qwen3 config.json has an llm_config, which"),
         # a wrapper whose language model is not of the kind its reader takes (Mistral 4's MLA
         # under mistral3 would read as GQA heads)
         ({"model_type": "mistral3", "text_config": {"model_type": "mistral4"}},
          "^mistral3 config.json's text_config is model_type 'mistral4', which FlatKV does not "
-         "read as mistral3's language model \\(its cache is not the attention layers this "
-         "reader takes\\); describe the model by hand instead"),
+         "read as mistral3's language model \\(it reads mistral, ministral, ministral3, "
+         "mixtral, llama\\); describe the model by hand instead"),
+        # ... nor a gemma3n_text, whose KV sharing its own type's rules read
+        ({"model_type": "mistral3", "text_config": {"model_type": "gemma3n_text"}},
+         "^mistral3 config.json's text_config is model_type 'gemma3n_text', which"),
         # indexer keys on some MLA layers only (vLLM's compute_skip_topk_layers): two sizes
+        # (layer i keeps none where max(i - 2 + 1, 0) % 2 is not 0: 2, 4, 6 of 8)
         ({"model_type": "deepseek_v32", "num_hidden_layers": 8, "index_topk_freq": 2},
-         "^deepseek_v32 config.json shares the indexer's top-k on 3 of its layers "
-         "\\(indexer_types, index_topk_freq or index_topk_pattern; the first is layer 2\\): "
-         "vLLM keeps the indexer's keys only on the others, so its MLA layers differ in bytes "
-         "per token, which FlatKV does not model \\(one KV size for every attention layer\\)$"),
+         "^deepseek_v32 config.json index_topk_freq = 2 \\(index_skip_topk_offset 2\\) leaves 3 "
+         "of its 8 layers without the indexer's keys \\(layers 2, 4, 6\\): vLLM keeps them "
+         "only on the others, so its MLA layers differ in bytes per token, which FlatKV does "
+         "not model \\(one KV size for every attention layer\\); without the field, a copy "
+         "plans every layer with the keys, an upper bound$"),
         ({"model_type": "glm_moe_dsa", "num_hidden_layers": 4, "index_topk_pattern": "FFFS"},
-         "shares the indexer's top-k on 1 of its layers .* the first is layer 3"),
+         "^glm_moe_dsa config.json index_topk_pattern \\(as transformers reads it: "
+         "indexer_types\\) leaves 1 of its 4 layers without the indexer's keys \\(layer 3\\)"),
         ({"model_type": "deepseek_v32", "num_hidden_layers": 3,
-          "indexer_types": ["full", "shared", "shared"]}, "on 2 of its layers .* layer 1\\)"),
+          "indexer_types": ["full", "shared", "shared"]},
+         "indexer_types leaves 2 of its 3 layers .* \\(layers 1, 2\\)"),
+        # what vLLM itself refuses
+        ({"model_type": "deepseek_v32", "num_hidden_layers": 8, "index_topk_freq": 0},
+         "^deepseek_v32 config.json index_topk_freq = 0 must be a positive whole number \\(as "
+         "vLLM checks it\\): fix or remove it$"),
+        ({"model_type": "deepseek_v32", "num_hidden_layers": 3, "indexer_types": ["full"]},
+         "^deepseek_v32 config.json indexer_types must hold \"full\" or \"shared\" for each of "
+         "its 3 layers \\(as vLLM checks it\\), got \\['full'\\]$"),
         # FlatKV's own model file offered as a config.json
         ({"format": "flatkv-model/1", "name": "x"}, "^this is a FlatKV model file \\(format "
          "'flatkv-model/1'\\), not a config.json: load it as a model file \\(the Model page's "
          "Model JSON, or --model-file\\)$"),
-        ({"format": "flatkv-profile/1"}, "^this is a FlatKV model file \\(format "
-         "'flatkv-profile/1'\\)"),
+        ({"format": "flatkv-profile/1"}, "^this is a FlatKV raw profile \\(format "
+         "'flatkv-profile/1'\\), not a config.json: load it under the Model page's Model JSON "
+         "\\(on the command line, give its fields as --layers, --kv-bytes-per-slot and "
+         "--state\\)$"),
+        # the report `model --json` prints
+        ({"name": "x", "kv_bytes_per_slot": 4, "spec": {"format": "flatkv-model/1"}},
+         "^this is a model report \\(`model --json`\\), not a config.json: its \"spec\" entry "
+         "is a model file \\(--model-file\\)$"),
         # a layer type transformers refuses: its index, and the spellings beside it (its own
         # message lists every label it knows, cut short)
         ({"model_type": "gpt_oss", "sliding_window": 128, "num_hidden_layers": 3,
