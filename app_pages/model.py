@@ -340,12 +340,11 @@ def _model_json_source(s) -> None:
             raise ValueError("Nothing to load: upload a model JSON file or paste one.")
         with _nothing_loaded_on_error("model JSON"):
             loaded = app_model.load_model_json(text)
-            # a file's own TP (an export's), where it gives one: not ModelSpec's default of 1
-            if isinstance(loaded, ModelSpec) and "tp" not in parse_json_object(text, "model JSON"):
-                _use_spec(loaded)
-            elif isinstance(loaded, ModelSpec):
-                _use_spec(loaded, loaded.tp)
-                if loaded.tp != s.tp:  # said once, on the run the load reruns into
+            if isinstance(loaded, ModelSpec):
+                # a file's own TP (an export's) where it gives one, not ModelSpec's default 1
+                own_tp = "tp" in parse_json_object(text, "model JSON")
+                _use_spec(loaded, loaded.tp if own_tp else None)
+                if own_tp and loaded.tp != s.tp:  # said once, on the run the load reruns into
                     ss["model.tp_set"] = (s.tp, loaded.tp)
             else:
                 raw = RawModel.from_profile(loaded)

@@ -934,6 +934,9 @@ def _check_indexer_everywhere(text: Any, model_type: str, cfg: Mapping[str, Any]
         field = "indexer_types"
         shared = [i for i, kind in enumerate(types) if kind == "shared"]
     elif pattern is not None:
+        if not isinstance(pattern, (list, str)):
+            raise ValueError(f"{model_type} config.json index_topk_pattern = {pattern!r} must be "
+                             "a string or list of \"F\" / \"S\" a layer: fix or remove it")
         field = "index_topk_pattern"
         shared = [i for i in range(min(n_layers, len(pattern))) if pattern[i] == "S"]
     elif freq is not None:
@@ -954,10 +957,9 @@ def _check_indexer_everywhere(text: Any, model_type: str, cfg: Mapping[str, Any]
         raise ValueError(
             f"{model_type} config.json {field} leaves {len(shared)} of its {n_layers} layers "
             f"without the indexer's keys (layer{'s' if len(shared) > 1 else ''} {listed}): "
-            "vLLM keeps them only on the "
-            "others, so its MLA layers differ in bytes per token, which FlatKV does not model "
-            "(one KV size for every attention layer); without the field, a copy plans every "
-            "layer with the keys, an upper bound")
+            "vLLM keeps them only on the others, so its MLA layers differ in bytes per token, "
+            "which FlatKV does not model (one KV size for every attention layer); without the "
+            "field, a copy plans every layer with the keys, an upper bound")
 
 
 def _mla(text: Any, model_type: str) -> MLALayer:
@@ -1339,8 +1341,8 @@ def spec_from_hf_config(
     # a nested config the class does not read (it keeps it as a plain dict, or ignores it)
     if key := next((key for key in _NESTED if isinstance(cfg.get(key), Mapping)
                     and (text is resolved or isinstance(text, Mapping))), None):
-        raise ValueError(f"{model_type} config.json has {'an' if key[0] == 'l' else 'a'} {key}, "
-                         f"which transformers' "
+        article = "an" if key == "llm_config" else "a"
+        raise ValueError(f"{model_type} config.json has {article} {key}, which transformers' "
                          f"{model_type} config does not read: move its fields to the top level "
                          "(or remove it)")
     recorded = _Recorded(text, "" if text is resolved else next(

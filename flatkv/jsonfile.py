@@ -38,10 +38,10 @@ def parse_json_object(text: str | bytes, where: str) -> dict[str, Any]:
     if len(text) > MAX_JSON_BYTES:
         raise ValueError(f"{where} is {len(text):,} characters: too large for a model file "
                          f"(at most {MAX_JSON_BYTES:,})")
-    undecoded = None
     if isinstance(text, bytes) and text.startswith((b"\xff\xfe", b"\xfe\xff")):
         raise ValueError(f"{where} is UTF-16 (its first bytes are a UTF-16 byte-order mark): "
                          "save it as UTF-8, as JSON files are")
+    undecoded = None
     if isinstance(text, bytes):
         try:
             text = text.decode("utf-8")

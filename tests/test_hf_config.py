@@ -1396,7 +1396,10 @@ def test_path_and_pasted_text(tmp_path):
         ({"model_type": "deepseek_v32", "num_hidden_layers": 3,
           "indexer_types": ["full", "shared", "shared"]},
          "indexer_types leaves 2 of its 3 layers .* \\(layers 1, 2\\)"),
-        # what vLLM itself refuses
+        # what vLLM itself refuses, or cannot read
+        ({"model_type": "deepseek_v32", "num_hidden_layers": 8, "index_topk_pattern": 5},
+         "^deepseek_v32 config.json index_topk_pattern = 5 must be a string or list of \"F\" / "
+         "\"S\" a layer: fix or remove it$"),
         ({"model_type": "deepseek_v32", "num_hidden_layers": 8, "index_topk_freq": 0},
          "^deepseek_v32 config.json index_topk_freq = 0 must be a positive whole number \\(as "
          "vLLM checks it\\): fix or remove it$"),
