@@ -200,6 +200,12 @@ def _levels(cfg: Mapping[str, Any]) -> list[tuple[str, Mapping[str, Any]]]:
                           if isinstance(cfg.get(key), Mapping)]
 
 
+def _gives(cfg: Mapping[str, Any], key: str) -> bool:
+    """Whether the config.json gives ``key`` a value (at its top level or in its text_config /
+    llm_config): a null is none given, the class default stands."""
+    return any(level.get(key) is not None for _, level in _levels(cfg))
+
+
 def _precheck_sizes(cfg: Mapping[str, Any], where: str = "") -> None:
     """Refuse absurd layer counts before transformers builds per-layer lists from them."""
     for key in ("num_hidden_layers", "n_layer", "num_layers"):
@@ -806,8 +812,7 @@ def _pattern_note(cfg: Mapping[str, Any], model_type: str, layers: list[CacheLay
     (a granite-4.0-h config without layer_types reads as 40 Mamba2 layers): named where the
     pattern decides the model, a hybrid type's or one that came out of more than one kind."""
     keys = _PATTERN_KEYS + (_WINDOW_SPLIT_KEYS if model_type in _WINDOW_SPLIT_TYPES else ())
-    if model_type in _FIXED_PATTERN_TYPES or any(
-            level.get(key) is not None for _, level in _levels(cfg) for key in keys):
+    if model_type in _FIXED_PATTERN_TYPES or any(_gives(cfg, key) for key in keys):
         return ""
     counts: dict[str, int] = {}
     for layer in layers:
@@ -950,8 +955,7 @@ def _check_indexer_everywhere(text: Any, model_type: str, cfg: Mapping[str, Any]
     if shared:
         listed = ", ".join(map(str, shared[:6])) + (", ..." if len(shared) > 6 else "")
         # the field the config.json gives (transformers' class may derive indexer_types from it)
-        given = [key for key in _INDEXER_LAYOUT_KEYS
-                 if any(level.get(key) is not None for _, level in _levels(cfg))]
+        given = [key for key in _INDEXER_LAYOUT_KEYS if _gives(cfg, key)]
         if given and not field.startswith(given[0]):
             field = f"{given[0]} (as transformers reads it: {field})"
         raise ValueError(
@@ -1298,8 +1302,7 @@ def _check_engines_need(cfg: Mapping[str, Any], model_type: str) -> None:
     if model_type not in _ENGINES_NEED:
         return
     field, why = _ENGINES_NEED[model_type]
-    if not any(isinstance(where, Mapping) and where.get(field) is not None
-               for where in (cfg, cfg.get("text_config"))):
+    if not _gives(cfg, field):
         raise ValueError(f"{model_type} config.json has no {field}: {why}; add it as the "
                          "checkpoint's config.json gives it")
 
