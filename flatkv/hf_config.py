@@ -149,6 +149,28 @@ SUPPORTED_MODEL_TYPES: tuple[str, ...] = tuple(sorted(_FAMILIES))
 # and M1 the architecture transformers reads as minimax, their layers named in attn_type_list).
 _READ_AS = {"kimi_k2": "deepseek_v3", "minimax_m1": "minimax", "minimax_text_01": "minimax"}
 
+# Model types FlatKV knows but cannot plan yet: each keeps a cache a profile does not hold (one
+# KV size for every attention layer, no compressed or second cache a layer). A config of one is
+# refused with this reason, not with the list of supported types and advice that does not fit.
+_GEMMA4_WHY = ("Gemma 4's full-attention layers keep other KV bytes a token than its sliding "
+               "ones (global_head_dim, 512 by default, and num_global_key_value_heads, against "
+               "head_dim and num_key_value_heads)")
+_NOT_MODELED_YET: dict[str, str] = {
+    "gemma4": _GEMMA4_WHY,
+    "gemma4_text": _GEMMA4_WHY,
+    "gemma4_unified": _GEMMA4_WHY,
+    "gemma4_unified_text": _GEMMA4_WHY,
+    "mimo_v2_flash": ("MiMo-V2-Flash's sliding layers keep other KV bytes a token than its full "
+                      "ones (the checkpoints' swa_num_key_value_heads, swa_head_dim and "
+                      "swa_v_head_dim, which vLLM reads)"),
+    "deepseek_v4": ("DeepSeek-V4's layers keep compressed caches (compressed_sparse_attention "
+                    "and heavily_compressed_attention, by compress_rates) beside a sliding "
+                    "window"),
+    "hy_v4": ("HY-V4's indexed MLA layers keep the indexer's keys only where indexer_types "
+              "says full, so its layers differ in bytes a token"),
+    "longcat_flash": "LongCat-Flash runs two MLA attentions in every layer, each with a cache",
+}
+
 _BY_HAND = ("describe the model by hand instead (the Model page's 'Edit by hand', or `python -m "
             "flatkv model --preset NAME --export` edited and read back with --model-file)")
 
@@ -454,6 +476,12 @@ def resolve_config(cfg: Mapping[str, Any]) -> Any:
         )
     if model_type not in _FAMILIES:
         inner = cfg.get("text_config")
+        for kind in (model_type, inner.get("model_type") if isinstance(inner, Mapping) else None):
+            if kind in _NOT_MODELED_YET:
+                raise ValueError(
+                    f"model_type {kind!r} is not supported yet: {_NOT_MODELED_YET[kind]}, "
+                    "which FlatKV does not model (one KV size for every attention layer, one "
+                    "cache a layer)")
         if isinstance(inner, Mapping) and inner.get("model_type") in _FAMILIES:
             raise ValueError(
                 f"model_type {model_type!r} is not read here, but its text_config (model_type "

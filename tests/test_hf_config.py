@@ -1361,6 +1361,20 @@ def test_path_and_pasted_text(tmp_path):
          "; a model of full attention alone \\(no sliding window\\) whose config names "
          "num_key_value_heads \\(else llama takes one KV head a query head\\) reads as llama: "
          "set \"model_type\": \"llama\" in a copy; or describe the model by hand instead"),
+        # a type FlatKV knows it cannot plan yet says why, not the list of supported types
+        ({"model_type": "gemma4_text"},
+         "^model_type 'gemma4_text' is not supported yet: Gemma 4's full-attention layers "
+         "keep other KV bytes a token than its sliding ones \\(global_head_dim, 512 by "
+         "default, and num_global_key_value_heads, against head_dim and num_key_value_heads"
+         "\\), which FlatKV does not model \\(one KV size for every attention layer, one "
+         "cache a layer\\)$"),
+        # ... and so does a wrapper whose text_config is one
+        ({"model_type": "llava", "text_config": {"model_type": "mimo_v2_flash"}},
+         "^model_type 'mimo_v2_flash' is not supported yet: MiMo-V2-Flash's sliding layers "
+         "keep other KV bytes a token than its full ones \\(the checkpoints' "
+         "swa_num_key_value_heads, swa_head_dim and swa_v_head_dim, which vLLM reads\\), "),
+        ({"model_type": "deepseek_v4"}, "^model_type 'deepseek_v4' is not supported yet: "
+         "DeepSeek-V4's layers keep compressed caches"),
         # a multimodal wrapper of a language model FlatKV reads: load its text_config alone
         ({"model_type": "llava", "text_config": {"model_type": "llama", "num_hidden_layers": 32}},
          "^model_type 'llava' is not read here, but its text_config \\(model_type 'llama'\\) "
