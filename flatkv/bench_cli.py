@@ -80,8 +80,7 @@ def format_result(result: BenchResult) -> str:
     it)."""
     a = result.allocation
     lines = [
-        f"device  {result.device} ({result.device_name}), torch {result.torch_version}"
-        + (f", triton {result.triton_version}" if result.triton_version else ""),
+        f"device  {result.device} ({result.device_name}), {result.versions_text}",
         f"plan    {a.planned_blocks:,} blocks x {a.page_bytes:,} B = {a.planned_bytes:,} B; "
         f"allocated {a.allocated_blocks:,} blocks = {a.allocated_bytes:,} B (limited by "
         f"{cap_reason_text(a.cap_reason, a.allocated_blocks)})",

@@ -278,10 +278,9 @@ def run_caption(run: LabRun) -> str:
     """What a kept run measured on: model, device, versions, pool layouts, rounds, seconds
     (Markdown: the model's name as typed)."""
     first = run.results[0]
-    versions = f"torch {first.torch_version}" + (
-        f", triton {first.triton_version}" if "triton" in first.implementations else "")
     layouts = timed_layouts(run.results)
-    return (f"{markdown_literal(run.model)} on {first.device} ({first.device_name}) · {versions} · "
+    return (f"{markdown_literal(run.model)} on {first.device} ({first.device_name}) · "
+            f"{first.versions_text} · "
             f"{' and '.join(layouts)} pool{'s' if len(layouts) > 1 else ''} · "
             f"{count_text(first.repeats, 'timed round')} after {first.warmup} warm-up · "
             f"{run.seconds:.1f} s")

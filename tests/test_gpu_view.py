@@ -13,6 +13,7 @@ from dataclasses import replace
 import pytest
 
 from flatkv import gpu_settings, gpu_view
+from flatkv.bench_cli import format_result
 from flatkv.gpu.bench import BenchResult, Figure
 from flatkv.gpu.pool import AllocationReport
 from flatkv.plan import components_from_layers, plan_component_tensors, plan_tensors
@@ -361,6 +362,13 @@ def test_a_kept_run_says_what_it_measured_on():
     assert gpu_view.run_caption(run) == (
         "a\\*b on cpu (test cpu) · torch 2.x · slot-major and page-major pools · 1 timed "
         "round after 1 warm-up · 1.5 s")
+    # a triton that timed nothing (installed beside torch on a CPU) is not what it ran on
+    untimed = replace(result(), triton_version="3.9.0")
+    assert untimed.versions_text == "torch 2.x"
+    assert format_result(untimed).splitlines()[0] == "device  cpu (test cpu), torch 2.x"
+    timed = replace(untimed, implementations=("torch", "triton"))
+    assert timed.versions_text == "torch 2.x, triton 3.9.0"
+    assert format_result(timed).splitlines()[0].endswith("torch 2.x, triton 3.9.0")
     # 8 pages of 1,568 B
     assert gpu_view.bars_title(both) == (
         "Bandwidth, 8 pages of 1.53 KiB per call, slot-major vs page-major")

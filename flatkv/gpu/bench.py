@@ -186,6 +186,13 @@ class BenchResult:
                 return fig
         return found[0] if implementation is None and len(found) == 1 else None
 
+    @property
+    def versions_text(self) -> str:
+        """``torch X`` and, when a Triton kernel was timed, ``triton Y``: an installed triton
+        that timed nothing (every CPU run) is not what the figures ran on."""
+        return f"torch {self.torch_version}" + (
+            f", triton {self.triton_version}" if "triton" in self.implementations else "")
+
     def summary(self) -> dict[str, object]:
         """The flat dictionary the CLI prints as JSON (GB/s figures rounded to 0.01)."""
         out: dict[str, object] = {
