@@ -39,6 +39,8 @@ from flatkv.strategies import (
     run_strategy,
 )
 from flatkv.strategies.base import ratio_text, start_up_log_title, state_pages_per_request
+from flatkv.strategies.sglang import CONV_DTYPE as SGLANG_CONV_DTYPE
+from flatkv.strategies.sglang import CONV_DTYPE_WHY as SGLANG_CONV_DTYPE_WHY
 from flatkv.strategies.sglang import OLDER_KV_LOG as OLDER_SGLANG_KV_LOG
 from flatkv.strategies.sglang import OLDER_SWA_LOG as OLDER_SGLANG_SWA_LOG
 from flatkv.strategies.sglang import logged_padding as sglang_logged_padding
@@ -1018,8 +1020,8 @@ def two_pool_blocks_text(results: Sequence[StrategyResult], profile: CacheProfil
 
 def sglang_state_text(results: Sequence[StrategyResult], profile: CacheProfile) -> str:
     """SGLang keeps every ssm tensor in a dtype of its own (float32 unless the config or the
-    engine options name another): say so where that makes its state per layer differ from the
-    model's, which the other layouts use.
+    engine options name another) and every conv tensor in bfloat16: say so where that makes its
+    state per layer differ from the model's, which the other layouts use.
     Empty when SGLang does not apply, the model has no state, or the bytes agree."""
     for r in results:
         if r.strategy != "sglang" or not r.applies or "state_layer_bytes" not in r.extras:
@@ -1027,10 +1029,18 @@ def sglang_state_text(results: Sequence[StrategyResult], profile: CacheProfile) 
         ours, model = r.extras["state_layer_bytes"], profile.state_bytes_per_layer
         if ours == model:
             return ""
-        dtype, why = r.extras["sglang_ssm_dtype"], r.extras["sglang_ssm_dtype_source"]
-        return (f"SGLang keeps the ssm state in {dtype} ({why}; one dtype of its own, whatever "
-                "the model's, set in the engine options): "
-                f"{ours:,} B of state per layer against the {model:,} B the other layouts keep.")
+        resized = {name for name, nbytes in r.extras["state_tensor_bytes"].items()
+                   if nbytes != profile.state_const_bytes[name]}
+        kept = []
+        if "ssm" in resized:
+            dtype, why = r.extras["sglang_ssm_dtype"], r.extras["sglang_ssm_dtype_source"]
+            kept.append(f"the ssm state in {dtype} ({why}; one dtype of its own, whatever the "
+                        "model's, set in the engine options)")
+        if "conv" in resized:
+            kept.append(f"the conv state in {SGLANG_CONV_DTYPE} ({SGLANG_CONV_DTYPE_WHY}, "
+                        "whatever the model's)")
+        return (f"SGLang keeps {' and '.join(kept)}: {ours:,} B of state per layer against the "
+                f"{model:,} B the other layouts keep.")
     return ""
 
 

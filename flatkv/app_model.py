@@ -242,7 +242,8 @@ def spec_for(model: str, spec_json: str | None, tp: int) -> ModelSpec:
 # Absent from a JSON means the field's default. A test checks this covers every CacheProfile field.
 CARRIED_FIELDS = ("sliding_window", "kernel_block_size", "architectures", "ssm_element_bytes",
                   "config_mamba_ssm_dtype", "mamba_chunk_size", "conv_rows",
-                  "indexer_bytes_per_slot", "attention_chunk_size", "kv_dtype", "kv_tensor_bytes")
+                  "indexer_bytes_per_slot", "attention_chunk_size", "kv_dtype", "kv_tensor_bytes",
+                  "conv_element_bytes")
 
 
 @dataclass(frozen=True)
@@ -255,9 +256,9 @@ class RawModel:
     needs, the config's architectures (SGLang's sliding-window pool), the bytes of one ssm
     element and the config's mamba_ssm_dtype (SGLang re-sizes the ssm state in its own dtype),
     the state kernel's chunk (vLLM's P in mamba cache mode all), the conv state's rows (vLLM
-    widens them per speculative token), the lightning indexer's bytes (both engines page such a
-    model by 64 tokens), the chunk of chunked attention layers (Llama 4), the KV dtype and the
-    K / V split (SGLang's KV log lines).
+    widens them per speculative token) and element size (SGLang re-sizes it), the lightning
+    indexer's bytes (both engines page such a model by 64 tokens), the chunk of chunked
+    attention layers (Llama 4), the KV dtype and the K / V split (SGLang's KV log lines).
     """
 
     layers: str
@@ -274,6 +275,7 @@ class RawModel:
     attention_chunk_size: int | None = None
     kv_dtype: str | None = None
     kv_tensor_bytes: tuple[int, ...] = ()
+    conv_element_bytes: int | None = None
 
     def profile(self, name: str = CUSTOM) -> CacheProfile:
         return CacheProfile(
@@ -303,8 +305,8 @@ class RawModel:
 
     def with_state(self, state: tuple[tuple[str, int], ...]) -> RawModel:
         """This model with other state tensors. The ssm element size stays while the new ssm
-        tensor is whole elements of it, the conv rows while the conv tensor is unchanged; else
-        they are dropped (bytes taken as given)."""
+        tensor is whole elements of it, the conv rows and element size while the conv tensor is
+        unchanged; else they are dropped (bytes taken as given)."""
         tensors = dict(state)
         ssm = tensors.get("ssm")
         keep = self.ssm_element_bytes is not None and ssm is not None and (
@@ -312,7 +314,8 @@ class RawModel:
         same_conv = tensors.get("conv") == dict(self.state).get("conv")
         return replace(self, state=state,
                        ssm_element_bytes=self.ssm_element_bytes if keep else None,
-                       conv_rows=self.conv_rows if same_conv else None)
+                       conv_rows=self.conv_rows if same_conv else None,
+                       conv_element_bytes=self.conv_element_bytes if same_conv else None)
 
 
 def parse_state_text(text: str) -> tuple[tuple[str, int], ...]:

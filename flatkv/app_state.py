@@ -614,6 +614,7 @@ _CARRIED_KEYS: dict[str, tuple[str, Callable[[str, str], object], Callable[[obje
     "attn_chunk": ("attention_chunk_size", _int(1, MAX_WINDOW), str),
     "kv_dtype": ("kv_dtype", _dtype, str),
     "kv_split": ("kv_tensor_bytes", _sizes(MAX_BYTES, most=2), lambda v: ",".join(map(str, v))),
+    "conv_el": ("conv_element_bytes", _int(1, 8), str),
 }
 _MODEL_KEYS = ("model", "layers", "kv", "state", "spec", *_CARRIED_KEYS)
 

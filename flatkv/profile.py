@@ -151,6 +151,10 @@ class CacheProfile:
         typed by hand.
         SGLang logs each tensor's bytes ("K size: ..., V size: ..." or "KV size: ..."); a split
         needs ``kv_dtype`` beside it.
+    conv_element_bytes: bytes of one element of the ``conv`` state tensor (the model's conv
+        dtype) when the profile comes from a model; None for raw bytes. SGLang keeps every conv
+        state in a dtype of its own (bfloat16 unless SGLANG_MAMBA_CONV_DTYPE says otherwise),
+        so it re-sizes the conv tensor from this, as it does the ssm one.
     """
 
     layer_types: tuple[str, ...]
@@ -168,6 +172,7 @@ class CacheProfile:
     attention_chunk_size: int | None = None
     kv_dtype: str | None = None
     kv_tensor_bytes: tuple[int, ...] = ()
+    conv_element_bytes: int | None = None
 
     def __post_init__(self) -> None:
         if isinstance(self.layer_types, str) or not isinstance(self.layer_types, Iterable):
@@ -223,6 +228,8 @@ class CacheProfile:
             )
         self._check_whole("conv_rows", "a conv", ("rows", "rows"),
                           hint="or None when the conv state is not widened per speculative token")
+        self._check_whole("conv_element_bytes", "a conv", ("element size", "elements"),
+                          hint="or None when the conv dtype is unknown")
         if self.indexer_bytes_per_slot is not None:
             check_int("indexer_bytes_per_slot", self.indexer_bytes_per_slot, minimum=1,
                       maximum=self.kv_bytes_per_slot - 1,

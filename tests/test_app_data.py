@@ -12,6 +12,7 @@ import pytest
 
 from flatkv import app_data
 from flatkv.analysis import analyze, plan_json
+from flatkv.presets import load_preset
 from flatkv.profile import CacheProfile
 
 # SPEC section 1: 12 x (3 linear + 1 full); KV 2,048 B/slot; conv 49,152 B; ssm 2,097,152 B.
@@ -254,6 +255,17 @@ def test_sglangs_own_ssm_dtype_is_named_where_it_changes_the_state():
     llama = profile_for("Llama-3.1-8B", None, 1)
     assert app_data.sglang_state_text(
         [run_strategy("sglang", llama, budget_bytes=80 * 10**9)], llama) == ""  # no state
+    # a conv state in float32 is re-sized too: SGLang keeps it in bfloat16 (Nemotron-H-8B:
+    # conv 30,720 elements, 122,880 B in float32, 61,440 B in bfloat16; ssm 2,097,152 B in
+    # bfloat16, 4,194,304 B in SGLang's float32)
+    nemotron = load_preset("Nemotron-H-8B").with_options(conv_dtype="float32").profile()
+    assert app_data.sglang_state_text(
+        [run_strategy("sglang", nemotron, budget_bytes=80 * 10**9)], nemotron) == (
+        "SGLang keeps the ssm state in float32 (SGLang's default ssm dtype; one dtype of its "
+        "own, whatever the model's, set in the engine options) and the conv state in bfloat16 "
+        "(SGLang's conv dtype, SGLANG_MAMBA_CONV_DTYPE's default, whatever the model's): "
+        f"{61_440 + 4_194_304:,} B of state per layer against the {122_880 + 2_097_152:,} B the "
+        "other layouts keep.")
 
 
 def test_sliding_layers_explain_why_one_request_outruns_the_capacity():
@@ -789,7 +801,6 @@ def test_vllm_blocks_without_the_hybrid_manager_draw_windowed_layers_as_full():
 def test_vllm_blocks_draw_the_drafted_conv_rows_vllm_keeps():
     # Qwen3-Next with 2 speculative tokens: conv 8,192 channels x (3 + 2) rows x 2 B = 81,920;
     # vLLM sizes its P with them: 16 x cdiv(81,920 + 1,048,576, 32,768) = 560, page 1,146,880
-    from flatkv.presets import load_preset
     profile = load_preset("Qwen3-Next-80B-A3B").profile()
     result = _vllm(profile, speculative_tokens=2)
     assert (result.block_size, result.extras["page_bytes"]) == (560, 1_146_880)

@@ -197,6 +197,10 @@ def test_a_preset_as_raw_bytes_keeps_its_ssm_element_size_and_sglangs_state():
     assert (raw.conv_rows, query["conv_rows"]) == (3, "3")
     assert raw.with_state((("conv", 24_576), ("ssm", 6))).conv_rows == 3
     assert raw.with_state((("conv", 32_768), ("ssm", 6))).conv_rows is None
+    # so does its conv element size (2 B, bfloat16: SGLang re-sizes a conv of another)
+    assert (raw.conv_element_bytes, query["conv_el"]) == (2, "2")
+    assert raw.with_state((("conv", 24_576), ("ssm", 6))).conv_element_bytes == 2
+    assert raw.with_state((("conv", 32_768), ("ssm", 6))).conv_element_bytes is None
 
 
 @pytest.mark.parametrize("preset", presets.list_presets())

@@ -492,10 +492,42 @@ def test_sglang_keeps_the_ssm_state_in_float32_unless_told():
                               context_tokens=ANCHOR_CONTEXT,
                               options=StrategyOptions(sglang_ssm_dtype="float32"))
     assert (overridden.extras["state_slots"], overridden.capacity_tokens) == (587, 2_050_805)
-    assert raw.formulas[0] == ("state bytes per layer = 548,864 as given (raw bytes: the ssm "
-                               "dtype is unknown, so SGLang's float32 is not applied)")
+    assert raw.formulas[0] == (
+        "state bytes per layer = conv 24,576 B + ssm 524,288 B = 548,864 as given (raw bytes: "
+        "the conv and ssm dtypes are unknown, so SGLang's bfloat16 conv and float32 ssm are "
+        "not applied)")
     # vLLM is not touched by it
     assert run_strategy("vllm", profile, budget_bytes=ANCHOR_BUDGET).num_blocks == 7_162
+
+
+def test_sglang_keeps_the_conv_state_in_bfloat16_whatever_the_models():
+    # SGLang 0.5.23's mamba2_state_dtype: conv in SGLANG_MAMBA_CONV_DTYPE, bfloat16 unless
+    # set. Nemotron-H-8B with its conv state in float32 (as vLLM's --mamba-cache-dtype
+    # float32 keeps it): 128 x 64 + 2 x 8 x 128 = 10,240 channels x 3 rows = 30,720 elements,
+    # 61,440 B in SGLang's bfloat16 (122,880 B in the model's float32); ssm 1,048,576 elements
+    # x 4 B (float32, SGLang's default) = 4,194,304 B; 24 Mamba2 layers a slot
+    spec = load_preset("Nemotron-H-8B")
+    budget = 40 * 2**30
+    conv32 = spec.with_options(conv_dtype="float32").profile()
+    assert (conv32.state_const_bytes["conv"], conv32.conv_element_bytes) == (122_880, 4)
+    r = run_strategy("sglang", conv32, budget_bytes=budget)
+    slot = 24 * (61_440 + 4_194_304)
+    assert r.extras["state_tensor_bytes"] == {"conv": 61_440, "ssm": 4_194_304}
+    assert r.extras["state_slots"] == budget * 9 // 19 // slot == 199  # 198 for requests
+    assert r.formulas[0] == (
+        "state bytes per layer = conv 30,720 elements x 2 B (bfloat16: SGLang's conv dtype, "
+        "SGLANG_MAMBA_CONV_DTYPE's default) + ssm 1,048,576 elements x 4 B (float32: SGLang's "
+        "default ssm dtype) = 4,255,744 (the model's 4-byte conv elements take 122,880 B; the "
+        "model's 2-byte ssm elements take 2,097,152 B)")
+    # the log line: 199 slots x 24 layers x 61,440 B = 293,437,440 B = 0.27 GiB of conv
+    assert any(line.startswith("Mamba Cache is allocated. max_mamba_cache_size: 198, "
+                               "conv_state size: 0.27GB, ssm_state size: 18.66GB")
+               for line in r.extras["log_lines"])
+    # in bfloat16 (the preset's) SGLang's conv is the model's: the same state slots
+    bf16 = run_strategy("sglang", spec.profile(), budget_bytes=budget)
+    assert bf16.extras["state_tensor_bytes"] == {"conv": 61_440, "ssm": 4_194_304}
+    assert bf16.extras["state_slots"] == 199
+    assert bf16.formulas[0].startswith("state bytes per layer = conv 61,440 B + ssm 1,048,576 ")
 
 
 def test_sglang_ssm_dtype_is_one_sglang_has():

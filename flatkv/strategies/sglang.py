@@ -2,11 +2,11 @@
 
 - State: a per-request slot pool, its ssm tensors in SGLang's own dtype (``ssm_dtype``:
   SGLANG_MAMBA_SSM_DTYPE, else the config's ``mamba_ssm_dtype``, else float32; vLLM keeps the
-  model's). With attention layers it gets ``budget * r / (1 + r)``
-  (``r = --mamba-full-memory-ratio``, 0.9); slots = that // (state bytes of all state layers);
-  the KV pool gets the rest, ``budget - slots * slot_bytes``. One slot is MambaPool's padding
-  slot, so running requests are capped by ``(slots - 1) // S`` (S slots per request,
-  ``sglang_slots_per_request``).
+  model's), its conv tensors in bfloat16 (``CONV_DTYPE``, whatever the model's). With
+  attention layers it gets ``budget * r / (1 + r)`` (``r = --mamba-full-memory-ratio``, 0.9);
+  slots = that // (state bytes of all state layers); the KV pool gets the rest, ``budget -
+  slots * slot_bytes``. One slot is MambaPool's padding slot, so running requests are capped
+  by ``(slots - 1) // S`` (S slots per request, ``sglang_slots_per_request``).
 - KV: a token pool over the full-attention layers, ``kv_tokens = kv_memory // (bytes per token
   over those layers)``, rounded down to whole pages. With sliding layers (SPEC 3.2),
   ``full = kv_memory // (F * n_full + r_swa * F * n_swa)`` in whole pages and ``swa =
@@ -30,6 +30,7 @@ state slots.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import replace
 from fractions import Fraction
 from typing import NamedTuple
@@ -92,31 +93,55 @@ def ssm_dtype(profile: CacheProfile, options: StrategyOptions) -> tuple[str, str
     return "float32", "SGLang's default ssm dtype"
 
 
-def state_layer_bytes(profile: CacheProfile, dtype: str, why: str) -> tuple[int, str]:
-    """One state layer's bytes as SGLang allocates them, and the formula that says so.
+# SGLang keeps every conv state in bfloat16 unless SGLANG_MAMBA_CONV_DTYPE names another
+# (mamba_utils.mamba2_state_dtype, 0.5.23): no config field and no server option changes it.
+CONV_DTYPE = "bfloat16"
+CONV_DTYPE_WHY = "SGLang's conv dtype, SGLANG_MAMBA_CONV_DTYPE's default"
 
-    SGLang keeps every ssm tensor in its own dtype (``dtype``, from ``ssm_dtype``, ``why`` it is
-    that one), whatever the model's, so the ssm tensor is re-sized from the model's element
-    count. Raw bytes (``ssm_element_bytes`` None) have no known dtype and are taken as given.
+
+def state_tensors(profile: CacheProfile, dtype: str, why: str) -> tuple[dict[str, int], str]:
+    """One state layer's tensors as SGLang allocates them (name -> bytes), and the formula
+    that says so.
+
+    SGLang keeps every ssm tensor in its own dtype (``dtype``, from ``ssm_dtype``, ``why`` it
+    is that one) and every conv tensor in bfloat16 (``CONV_DTYPE``), whatever the model's, so
+    each is re-sized from the model's element count. A tensor whose element size the profile
+    does not know (raw bytes) is taken as given.
     """
-    per_layer = profile.state_bytes_per_layer
-    element = profile.ssm_element_bytes
-    if "ssm" not in profile.state_const_bytes:  # a short conv: its state is the conv alone
-        return per_layer, f"state bytes per layer = conv {n(per_layer)} B (no ssm state)"
-    if element is None:
-        return per_layer, (f"state bytes per layer = {n(per_layer)} as given (raw bytes: the ssm "
-                           f"dtype is unknown, so SGLang's {dtype} is not applied)")
-    ssm = profile.state_const_bytes["ssm"]
-    elements = ssm // element
-    sglang_ssm = elements * dtype_bytes(dtype)
-    others = " + ".join(f"{name} {n(nbytes)} B" for name, nbytes in
-                        profile.state_const_bytes.items() if name != "ssm")
-    total = per_layer - ssm + sglang_ssm
-    text = (f"state bytes per layer = {others + ' + ' if others else ''}ssm {n(elements)} "
-            f"elements x {dtype_bytes(dtype)} B ({dtype}: {why}) = {n(total)}")
-    if sglang_ssm != ssm:
-        text += f" (the model's {element}-byte ssm elements take {n(ssm)} B)"
-    return total, text
+    targets = {"ssm": (profile.ssm_element_bytes, dtype, why),
+               "conv": (profile.conv_element_bytes, CONV_DTYPE, CONV_DTYPE_WHY)}
+    tensors: dict[str, int] = {}
+    parts: list[str] = []
+    notes: list[str] = []
+    unknown: list[str] = []  # tensors SGLang would re-size, of an element size not known
+    for name, nbytes in profile.state_const_bytes.items():
+        element, to_dtype, to_why = targets.get(name, (None, "", ""))
+        if element is None:
+            tensors[name] = nbytes
+            parts.append(f"{name} {n(nbytes)} B")
+            if to_dtype:
+                unknown.append(name)
+            continue
+        elements, size = nbytes // element, dtype_bytes(to_dtype)
+        tensors[name] = elements * size
+        if name == "ssm" or tensors[name] != nbytes:  # the conv said in elements when re-sized
+            parts.append(f"{name} {n(elements)} elements x {size} B ({to_dtype}: {to_why})")
+        else:
+            parts.append(f"{name} {n(nbytes)} B")
+        if tensors[name] != nbytes:
+            notes.append(f"the model's {element}-byte {name} elements take {n(nbytes)} B")
+    text = "state bytes per layer = " + " + ".join(parts)
+    if len(parts) > 1 or notes:
+        text += f" = {n(sum(tensors.values()))}"
+    if "ssm" not in tensors:  # a short conv: its state is the conv alone
+        text += " (no ssm state)"
+    if unknown:
+        one = len(unknown) == 1
+        text += (f" as given (raw bytes: the {' and '.join(unknown)} dtype{'' if one else 's'} "
+                 f"{'is' if one else 'are'} unknown, so SGLang's "
+                 f"{' and '.join(f'{targets[name][1]} {name}' for name in unknown)} "
+                 f"{'is' if one else 'are'} not applied)")
+    return tensors, text + (f" ({'; '.join(notes)})" if notes else "")
 
 
 def swa_pool(profile: CacheProfile, options: StrategyOptions) -> tuple[bool, str]:
@@ -341,7 +366,8 @@ def _state_slots(profile: CacheProfile, options: StrategyOptions, budget_bytes: 
     r = options.mamba_full_memory_ratio
     s = options.sglang_slots_per_request
     dtype, why = ssm_dtype(profile, options)
-    layer_bytes, layer_text = state_layer_bytes(profile, dtype, why)
+    tensors, layer_text = state_tensors(profile, dtype, why)
+    layer_bytes = sum(tensors.values())
     formulas.append(layer_text)
     slot_bytes = n_state * layer_bytes
     if profile.has_attention:
@@ -367,6 +393,7 @@ def _state_slots(profile: CacheProfile, options: StrategyOptions, budget_bytes: 
     ]
     extras.update(
         sglang_ssm_dtype=dtype, sglang_ssm_dtype_source=why, state_layer_bytes=layer_bytes,
+        state_tensor_bytes=tensors,
         mamba_full_memory_ratio=r, state_pool_bytes=state_pool, state_slot_bytes=slot_bytes,
         state_slots=slots, request_state_slots=for_requests, slots_per_request=s,
         running_request_cap=running_cap,
@@ -626,7 +653,8 @@ def logged_padding(extras: dict[str, object]) -> tuple[bool, bool]:
 
 
 def _start_up_log(profile: CacheProfile, page: int, n_full: int, n_swa: int, full_tokens: int,
-                  swa_tokens: int, slots: int | None, layer_bytes: int | None) -> StartUpLog:
+                  swa_tokens: int, slots: int | None,
+                  tensors: Mapping[str, int] | None) -> StartUpLog:
     """The lines SGLang logs as it sizes and allocates these pools, in its words and number
     formats (sizes in GiB that it calls GB, two decimals), in the order it logs them: the
     hybrid SWA split (``HybridSWAPoolConfigurator``), the state pool (``MambaPool``: its
@@ -642,13 +670,14 @@ def _start_up_log(profile: CacheProfile, page: int, n_full: int, n_swa: int, ful
     elif n_swa:
         log.lines.append("Use sliding window memory pool (all SWA). "
                          f"swa_layer_tokens={swa_tokens}")
-    if slots is not None and layer_bytes is not None:
-        if set(profile.state_const_bytes) <= {"conv", "ssm"}:
-            n_state, conv = profile.count(LINEAR_ATTENTION), profile.state_const_bytes["conv"]
+    if slots is not None and tensors is not None:
+        if set(tensors) <= {"conv", "ssm"}:
+            per_slot = {name: slots * profile.count(LINEAR_ATTENTION) * tensors.get(name, 0)
+                        for name in ("conv", "ssm")}
             log.lines.append(
                 f"Mamba Cache is allocated. max_mamba_cache_size: {request_slots(slots)}, "
-                f"conv_state size: {_gb(slots * n_state * conv)}GB, ssm_state size: "
-                f"{_gb(slots * n_state * (layer_bytes - conv))}GB ")
+                f"conv_state size: {_gb(per_slot['conv'])}GB, ssm_state size: "
+                f"{_gb(per_slot['ssm'])}GB ")
             log.pools.append("state")
         else:
             log.left_out.append(NO_STATE_LINE)
@@ -772,7 +801,7 @@ def run_sglang(
         block_size, block_bytes, num_blocks, capacity = None, slot_bytes, slots, None
         why = "no page size: a state-only model keeps one state slot per request"
     log = _start_up_log(profile, options.sglang_page_size, n_full, n_swa, full_tokens,
-                        swa_tokens, slots, extras.get("state_layer_bytes"))
+                        swa_tokens, slots, extras.get("state_tensor_bytes"))
     if log.lines:
         extras.update(log_lines=log.lines, logged_pools=log.pools)
     if log.left_out:
