@@ -40,7 +40,7 @@ from flatkv.app_state import (
     gpu_memory_size,
     kv_memory_size,
 )
-from flatkv.models import ModelSpec
+from flatkv.models import MTP_SUFFIX, ModelSpec, with_mtp_layer
 from flatkv.plan import BudgetTooSmall
 from flatkv.profile import MAX_CHUNK_SIZE, CacheProfile
 from flatkv.strategies import STRATEGIES, StrategyOptions, StrategyResult, run_strategy
@@ -322,9 +322,9 @@ def use_spec(spec: ModelSpec) -> None:
 
 
 def mtp_added() -> bool:
-    """Whether the current model carries an added MTP layer (``app_model.with_mtp_layer``)."""
+    """Whether the current model carries an added MTP layer (``models.with_mtp_layer``)."""
     s = state()
-    return s.model == CUSTOM_SPEC and s.model_spec().name.endswith(app_model.MTP_SUFFIX)
+    return s.model == CUSTOM_SPEC and s.model_spec().name.endswith(MTP_SUFFIX)
 
 
 def speculative_note(strategy: str) -> None:
@@ -348,7 +348,7 @@ def mtp_button() -> None:
     if not s.speculative_tokens or spec is None or mtp_added():
         return
     try:
-        with_mtp = app_model.with_mtp_layer(spec)
+        with_mtp = with_mtp_layer(spec)
     except ValueError:  # no full-attention layer to copy
         return
     st.button("Add an MTP layer", on_click=use_spec, args=(with_mtp,), icon=":material/add:",

@@ -20,7 +20,7 @@ from itertools import islice
 
 from flatkv.analysis import PlanAnalysis
 from flatkv.budget import Budget, printed_range
-from flatkv.models import past_max_model_len_text
+from flatkv.models import DRAFTER_NOT_COUNTED, past_max_model_len_text
 from flatkv.plan import (
     CHUNKED_ATTENTION,
     FULL_ATTENTION,
@@ -848,11 +848,8 @@ def hold_rows(results: Sequence[StrategyResult], budgets: Sequence[int | None],
 
 # A drafter's attention layers are the model's to add: vLLM puts an MTP module's layer in the
 # model's full-attention group (equal specs group together), which no engine option models.
-DRAFTER_TEXT = ("A drafter's own KV layers are not counted until they are added to the "
-                "model: an MTP module (Qwen3-Next, Qwen3.5, DeepSeek-V3) is one more "
-                "full-attention layer, which vLLM groups with the model's (Qwen3-Next: groups "
-                "of 13). With tokens drafted, \"Add an MTP layer\" adds it; the Model page "
-                "edits any model.")
+DRAFTER_TEXT = (f"{DRAFTER_NOT_COUNTED} With tokens drafted, \"Add an MTP layer\" adds it; "
+                "the Model page edits any model.")
 DRAFTER_ADDED_TEXT = ("The model's MTP layer is counted as one more full-attention layer, "
                       "grouped with the model's as vLLM does.")
 

@@ -26,7 +26,6 @@ from flatkv.models import (
     FORMAT,
     LAYER_KINDS,
     AttentionLayer,
-    MLALayer,
     ModelSpec,
     kind_name,
     layer_from_dict,
@@ -205,25 +204,6 @@ def replication_note(spec: ModelSpec) -> str | None:
     return (f"Fewer KV heads than TP ranks ({each}): kv_heads per rank = max(1, kv_heads // "
             "tp), each head replicated, so such a kind's KV bytes per token above are one "
             "whole head's.")
-
-
-MTP_SUFFIX = " + MTP layer"
-
-
-def with_mtp_layer(spec: ModelSpec) -> ModelSpec:
-    """``spec`` with one more cache layer shaped as its last full-attention layer: the
-    attention of an MTP module (Qwen3-Next's, Qwen3.5's, DeepSeek-V3's), whose KV the engine
-    keeps in the same pool. vLLM groups it with the model's full-attention layers (equal
-    specs). Raises ValueError for a model without a full-attention layer."""
-    full = [layer for layer in spec.layers if isinstance(layer, MLALayer) or (
-        isinstance(layer, AttentionLayer) and layer.label == FULL_ATTENTION)]
-    if not full:
-        raise ValueError(f"{spec.name} has no full-attention layer: an MTP module's attention "
-                         "needs one to copy")
-    note = ("An MTP module's attention layer added after the model's, shaped as its last "
-            "full-attention layer: its KV shares the pool.")
-    return replace(spec, name=spec.name + MTP_SUFFIX, layers=(*spec.layers, full[-1]),
-                   notes=f"{spec.notes} {note}".strip())
 
 
 def spec_for(model: str, spec_json: str | None, tp: int) -> ModelSpec:

@@ -16,6 +16,7 @@ from dataclasses import dataclass, fields
 from flatkv import bench_cli, model_cli, strategy_cli
 from flatkv.analysis import PLANNER_STRATEGY, PLANNERS, PlanAnalysis, analyze, plan_json
 from flatkv.app_state import ENGINE_OPTIONS
+from flatkv.models import DRAFTER_NOT_COUNTED
 from flatkv.patterns import parse_layer_pattern
 from flatkv.plan import LINEAR_ATTENTION, PACKED_NEEDS_HISTORY
 from flatkv.profile import MAX_WINDOW, CacheProfile
@@ -143,6 +144,10 @@ def _raw_profile(args: argparse.Namespace) -> CacheProfile:
                                                       "ssm_dtype")):
         raise UsageError("--tp and the dtype options apply to a model (--preset, --hf-config); "
                          "with --layers give bytes per TP rank directly")
+    if getattr(args, "mtp_layer", False):
+        raise UsageError("--mtp-layer copies a model's last full-attention layer (--preset, "
+                         "--hf-config, --model-file); with --layers, add the MTP layer to the "
+                         "pattern")
     labels = parse_layer_pattern(args.layers)
     if args.state and LINEAR_ATTENTION not in labels:
         raise UsageError(f"--state is given but --layers {quoted(args.layers)} has no linear "
@@ -298,7 +303,18 @@ def _plan_command(args: argparse.Namespace) -> CommandOutput:
         text = format_analysis(analysis, title=profile.name)
         if requests is not None:
             text += "\n\n" + requests_text(requests)
-    return CommandOutput(text, model.stderr_notes() + (context.notes() if context else ()))
+    return CommandOutput(text, model.stderr_notes() + (context.notes() if context else ())
+                         + drafter_notes(args, profile))
+
+
+def drafter_notes(args: argparse.Namespace, profile: CacheProfile) -> tuple[str, ...]:
+    """With drafted tokens, that the figures leave a drafter's own KV layers out unless
+    --mtp-layer (or --layers) puts one in: the app's note, with the flag for its button."""
+    if not getattr(args, "speculative_tokens", 0) or not profile.has_attention or getattr(
+            args, "mtp_layer", False):
+        return ()
+    how = "With --layers, add it to the pattern" if args.layers else "Add one with --mtp-layer"
+    return (f"note on speculative decoding: {DRAFTER_NOT_COUNTED} {how}.",)
 
 
 def _requests_at(context: strategy_cli.RequestContext, profile: CacheProfile, planner: str,
@@ -340,7 +356,8 @@ def _counting_requests(
         text = command(args, model.profile, context.tokens)
     except ValueError as exc:
         raise ValueError(context.explain(" ".join(str(exc).split()))) from None
-    return CommandOutput(text, model.stderr_notes() + context.notes())
+    return CommandOutput(text, model.stderr_notes() + context.notes()
+                         + drafter_notes(args, model.profile))
 
 
 def _bench_command(args: argparse.Namespace) -> CommandOutput:

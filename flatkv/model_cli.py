@@ -16,7 +16,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from flatkv.models import ModelSpec
+from flatkv.models import ModelSpec, with_mtp_layer
 from flatkv.presets import list_presets, load_preset, load_spec_file
 from flatkv.strategies.vllm import mamba_chunk_text
 
@@ -37,6 +37,10 @@ def add_model_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--kv-dtype", metavar="D", help="KV cache dtype (bf16, fp8, float32, ...)")
     group.add_argument("--conv-dtype", metavar="D", help="conv state dtype")
     group.add_argument("--ssm-dtype", metavar="D", help="ssm state dtype")
+    group.add_argument("--mtp-layer", action="store_true",
+                       help="add an MTP module's attention layer (Qwen3-Next, Qwen3.5, "
+                       "DeepSeek-V3): the model's last full-attention layer once more, whose KV "
+                       "vLLM keeps with the model's (with --speculative-tokens)")
 
 
 def model_from_args(args: argparse.Namespace) -> ModelSpec | None:
@@ -54,7 +58,8 @@ def model_from_args(args: argparse.Namespace) -> ModelSpec | None:
         return None
     dtypes = {key: getattr(args, key, None) for key in ("kv_dtype", "conv_dtype", "ssm_dtype")}
     _refuse_unread_dtypes(spec, dtypes)
-    return spec.with_options(tp=getattr(args, "tp", None), **dtypes)
+    spec = spec.with_options(tp=getattr(args, "tp", None), **dtypes)
+    return with_mtp_layer(spec) if getattr(args, "mtp_layer", False) else spec
 
 
 def _refuse_unread_dtypes(spec: ModelSpec, dtypes: dict[str, str | None]) -> None:

@@ -903,3 +903,27 @@ class ModelSpec:
             if key in data
         }
         return cls.from_pattern(name=data["name"], kinds=kinds, pattern=data["pattern"], **options)
+
+
+MTP_SUFFIX = " + MTP layer"
+# What figures with drafted tokens leave out until the drafter's layers are in the model
+DRAFTER_NOT_COUNTED = (
+    "A drafter's own KV layers are not counted until they are added to the model: an MTP "
+    "module (Qwen3-Next, Qwen3.5, DeepSeek-V3) is one more full-attention layer, which vLLM "
+    "groups with the model's (Qwen3-Next: groups of 13).")
+
+
+def with_mtp_layer(spec: ModelSpec) -> ModelSpec:
+    """``spec`` with one more cache layer shaped as its last full-attention layer: the
+    attention of an MTP module (Qwen3-Next's, Qwen3.5's, DeepSeek-V3's), whose KV the engine
+    keeps in the same pool. vLLM groups it with the model's full-attention layers (equal
+    specs). Raises ValueError for a model without a full-attention layer."""
+    full = [layer for layer in spec.layers if isinstance(layer, MLALayer) or (
+        isinstance(layer, AttentionLayer) and layer.label == FULL_ATTENTION)]
+    if not full:
+        raise ValueError(f"{spec.name} has no full-attention layer: an MTP module's attention "
+                         "needs one to copy")
+    note = ("An MTP module's attention layer added after the model's, shaped as its last "
+            "full-attention layer: its KV shares the pool.")
+    return replace(spec, name=spec.name + MTP_SUFFIX, layers=(*spec.layers, full[-1]),
+                   notes=f"{spec.notes} {note}".strip())

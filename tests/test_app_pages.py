@@ -1624,13 +1624,13 @@ def test_the_profile_cache_key_changes_with_every_field():
     changes = [
         (qwen, "layer_types", qwen.layer_types[::-1]),
         (replace(qwen, kv_tensor_bytes=()), "kv_bytes_per_slot", 1),
-        (qwen, "state_const_bytes", {**qwen.state_const_bytes, "conv": 3}),
+        (qwen, "state_const_bytes", {**qwen.state_const_bytes, "conv": 6}),
         (gpt, "sliding_window", 256), (qwen, "name", "other"), (qwen, "kernel_block_size", 64),
         (qwen, "ssm_element_bytes", 4), (gpt, "architectures", ("Gemma3ForCausalLM",)),
         (qwen, "config_mamba_ssm_dtype", "bfloat16"), (qwen, "mamba_chunk_size", 64),
         (qwen, "conv_rows", 1), (gpt, "indexer_bytes_per_slot", 132),
         (scout, "attention_chunk_size", 4096), (qwen, "kv_dtype", "float16"),
-        (qwen, "kv_tensor_bytes", (1024,)),
+        (qwen, "kv_tensor_bytes", (1024,)), (qwen, "conv_element_bytes", 4),
     ]
     assert {f.name for f in fields(qwen)} == {name for _, name, _ in changes}, \
         "give each new field of CacheProfile a change here"

@@ -21,7 +21,7 @@ from flatkv.app_state import (
     encode_query,
     strategy_fields,
 )
-from flatkv.models import ModelSpec
+from flatkv.models import ModelSpec, with_mtp_layer
 from flatkv.presets import list_presets, load_preset
 from flatkv.profile import CacheProfile
 from flatkv.strategies import STRATEGIES, StrategyOptions, run_strategy
@@ -902,7 +902,7 @@ def test_a_chunk_stays_only_with_models_of_the_same_own_chunk():
 
 def test_an_mtp_layer_is_the_models_last_full_attention_layer_once_more():
     qwen = app_model.preset_spec("Qwen3-Next-80B-A3B")
-    mtp = app_model.with_mtp_layer(qwen)
+    mtp = with_mtp_layer(qwen)
     assert mtp.name == "Qwen3-Next-80B-A3B + MTP layer"
     assert mtp.layers == (*qwen.layers, qwen.layers[3])  # layer 3 is the first full one
     assert mtp.profile().count("full_attention") == 13 and len(mtp.layers) == 49
@@ -910,14 +910,14 @@ def test_an_mtp_layer_is_the_models_last_full_attention_layer_once_more():
     text = app_model.spec_to_json(mtp)
     assert app_model.spec_for(app_model.CUSTOM_SPEC, text, 2) == mtp.with_options(tp=2)
     # DeepSeek-V3's MTP module attends with MLA, as its layers do
-    deepseek = app_model.with_mtp_layer(app_model.preset_spec("DeepSeek-V3"))
+    deepseek = with_mtp_layer(app_model.preset_spec("DeepSeek-V3"))
     assert deepseek.layers[-1] == deepseek.layers[0] and len(deepseek.layers) == 62
     # a sliding window is not an MTP module's: gpt-oss copies its full layer, not the last
     gpt = app_model.preset_spec("gpt-oss-20b")
-    assert app_model.with_mtp_layer(gpt).layers[-1].sliding_window is None
+    assert with_mtp_layer(gpt).layers[-1].sliding_window is None
     state_only = ModelSpec("mamba", (app_model.preset_spec("Nemotron-H-8B").layers[0],))
     with pytest.raises(ValueError, match="mamba has no full-attention layer: an MTP module's"):
-        app_model.with_mtp_layer(state_only)
+        with_mtp_layer(state_only)
 
 
 def test_the_context_is_the_models_max_model_len_until_one_is_set():

@@ -10,6 +10,7 @@ import sys
 import pytest
 
 from flatkv.cli import main
+from flatkv.units import parse_size
 
 QWEN35 = ["--layers", "(3*linear_attention,full_attention)*12", "--kv-bytes-per-slot", "2048",
           "--state", "conv=49152,ssm=2097152"]
@@ -379,3 +380,37 @@ def test_window_options_read_tokens_as_the_context_does(capsys):
                      "--json"]) == 0
         return capsys.readouterr().out
     assert compare("4K") == compare("4096") != compare("4k")  # 4k: 4,000 tokens
+
+
+def test_mtp_layer_adds_the_drafters_attention_as_vllm_groups_it(capsys):
+    # Qwen3-Next at TP 2 with 2 drafted tokens: conv 8,192 B a row x (3 + 2) rows = 40,960 B
+    # + ssm 524,288 B = 565,248 B; P = 16 x cdiv(565,248, 16 x 1,024) = 560, page 573,440 B.
+    # Its MTP layer makes 13 full layers beside 36 GDN: groups of 13 (36 is not under 1.5 x
+    # 13), so a block id is 13 pages. A request of 262,144 tokens (mode none): 469 full pages
+    # + 3 GDN groups x (1 + 2) state pages = 478 blocks
+    budget = parse_size("44.59GiB", field="--budget")
+    blocks = budget // 573_440 // 13
+    assert blocks == 6_422
+    argv = ["compare", "--preset", "Qwen3-Next-80B-A3B", "--tp", "2", "--budget", "44.59GiB",
+            "--speculative-tokens", "2", "--json"]
+    code, out, err = run([*argv, "--mtp-layer"], capsys)
+    assert code == 0
+    vllm = next(r for r in json.loads(out) if r["strategy"] == "vllm")
+    assert (vllm["block_size"], vllm["num_blocks"]) == (560, blocks)
+    assert vllm["logged_tokens"] == blocks * 262_144 // 478 == 3_521_943
+    assert "note on this model: An MTP module's attention layer added" in err
+    assert "note on speculative decoding" not in err
+    # without it the figures leave the drafter's layer out (groups of 12: 6,957 blocks), and
+    # a note says so and how to add it
+    code, out, err = run(argv, capsys)
+    vllm = next(r for r in json.loads(out) if r["strategy"] == "vllm")
+    assert vllm["num_blocks"] == budget // 573_440 // 12 == 6_957
+    assert ("note on speculative decoding: A drafter's own KV layers are not counted until "
+            "they are added to the model" in err and err.rstrip().endswith(
+                "Add one with --mtp-layer."))
+    # no drafted tokens, no note; raw bytes have no layer to copy
+    _, _, err = run(argv[:-3] + ["--json"], capsys)
+    assert "speculative decoding" not in err
+    code, _, err = run(["compare", "--layers", "full_attention", "--kv-bytes-per-slot", "1024",
+                        "--budget", "1GiB", "--mtp-layer"], capsys)
+    assert code == 2 and "--mtp-layer copies a model's last full-attention layer" in err
