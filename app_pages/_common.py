@@ -21,6 +21,7 @@ from flatkv.app_state import (
     ENGINE_FIELDS,
     ENGINE_OPTIONS,
     GPU_PRESETS,
+    KV_BLOCKS,
     KV_MEMORY,
     MAX_BLOCK_SIZE,
     MAX_CHECKPOINT_BLOCKS,
@@ -29,6 +30,8 @@ from flatkv.app_state import (
     MAX_SLOTS_PER_REQUEST,
     MAX_SPECULATIVE_TOKENS,
     MAX_TP,
+    MAX_VLLM_BLOCKS,
+    MEMORY_SOURCES,
     MIN_MEM_FRACTION,
     SCHEDULING_COLUMN,
     SGLANG_COLUMN,
@@ -52,6 +55,7 @@ from flatkv.strategies.base import (
     SGLANG_SWA_ARCHITECTURES,
 )
 from flatkv.strategies.vllm import DEFAULT_KERNEL_BLOCK_SIZE, DEFAULT_MAMBA_CHUNK_SIZE
+from flatkv.strategies.vllm import block_bytes as vllm_block_bytes
 from flatkv.units import (
     decimal_tokens_note,
     decimal_unit_note,
@@ -466,9 +470,13 @@ def _start_memory_fields(gpu: str) -> dict[str, int]:
     s = state()
     if gpu == CUSTOM_GPU and s.gpu in GPU_PRESETS:
         return {"gpu_memory": GPU_PRESETS[s.gpu]}
-    if gpu == KV_MEMORY and s.gpu != KV_MEMORY:
+    if gpu in (KV_MEMORY, KV_BLOCKS) and s.gpu != gpu:
         try:
-            return {"kv_memory": s.budget().cache_bytes}
+            cache = s.budget().cache_bytes
+            if gpu == KV_MEMORY:
+                return {"kv_memory": cache}
+            return {"kv_blocks": max(2, cache // vllm_block_bytes(s.profile(),
+                                                                   s.strategy_options()))}
         except ValueError:  # no budget to start from: the field keeps its value
             return {}
     return {}
@@ -501,8 +509,10 @@ def _memory_settings(side: Any, *, explained_on_page: bool) -> None:
     cache budget per rank they give; ``explained_on_page``: a bad budget is the page's error
     (the sidebar points at it), else the sidebar says it."""
     side.subheader("Memory", divider="gray")
-    gpu = bind(side.selectbox, "gpu", "GPU", options=[*GPU_PRESETS, CUSTOM_GPU, KV_MEMORY],
-               format_func=lambda g: "KV cache memory (from a log)" if g == KV_MEMORY else g,
+    gpu = bind(side.selectbox, "gpu", "GPU", options=[*GPU_PRESETS, *MEMORY_SOURCES],
+               format_func=lambda g: {KV_MEMORY: "KV cache memory (from a log)",
+                                      KV_BLOCKS: "vLLM KV cache blocks (from a 0.34 log)"
+                                      }.get(g, g),
                also=_start_memory_fields,
                help="Memory one GPU (one TP rank) offers, as nvidia-smi reports it (H100 "
                "80GB: 81,559 MiB); or the KV cache memory of one rank itself, as an engine's "
@@ -510,7 +520,8 @@ def _memory_settings(side: Any, *, explained_on_page: bool) -> None:
                "mem fraction multiply, is less by what the driver reserves (nvidia-smi -q: FB "
                "Memory Total less Reserved; torch.cuda.mem_get_info()[1]), and varies with the "
                "driver: about 79.19 GiB on an H100 80GB, 139.80 GiB on an H200. To match a "
-               "log, choose Custom with that total, or the KV cache memory the log names.")
+               "log, choose Custom with that total, the KV cache memory the log names, or "
+               "the KV cache blocks vLLM 0.34 logs.")
     if gpu == CUSTOM_GPU:
         bind(side.text_input, "gpu_memory", "GPU memory", to_widget=_size_text,
              from_widget=gpu_memory_size,
@@ -520,13 +531,21 @@ def _memory_settings(side: Any, *, explained_on_page: bool) -> None:
              from_widget=kv_memory_size,
              help="What the engine has for the cache on one rank, e.g. 44.59GiB from vLLM's "
              "\"Available KV cache memory: 44.59 GiB\" (read as floor(44.59 x 2**30) bytes). "
-             "vLLM 0.34 on CUDA sizes its cache after warm-up: give the GiB of its \"Memory "
-             "after warmup: ... N KV cache blocks (X GiB) fit\" line instead; its N is then the "
-             "blocks figure within a block or two (X is rounded to 0.01 GiB). The memory "
-             "fraction and weights do not apply.")
+             "vLLM 0.34 on CUDA sizes its cache after warm-up: pick \"vLLM KV cache blocks\" "
+             "above and give the N of its \"Memory after warmup: ... N KV cache blocks (X GiB) "
+             "fit\" line (X is rounded to 0.01 GiB, a block or two). The memory fraction and "
+             "weights do not apply.")
         if "kv_memory" not in st.session_state[ERRORS_KEY] and (
                 note := decimal_unit_note(state().kv_memory)):
             side.caption(note)
+    elif gpu == KV_BLOCKS:
+        bind(side.number_input, "kv_blocks", "vLLM KV cache blocks per rank", min_value=2,
+             max_value=MAX_VLLM_BLOCKS, step=1,
+             help="The N of vLLM 0.34's \"Memory after warmup: ... N KV cache blocks (X GiB) "
+             "fit\" line: the budget is N of vLLM's blocks at the engine options set "
+             "here (a block is a page in each of its group_size tensors), so vLLM's figures "
+             "match its log exactly and the other layouts get the same bytes. The memory "
+             "fraction and weights do not apply.")
     else:
         bind(side.slider, "mem_fraction", "Memory fraction", min_value=MIN_MEM_FRACTION,
              max_value=1.0, step=0.01, format="%.4g",  # a link's 0.955 shows as 0.955
@@ -534,8 +553,8 @@ def _memory_settings(side: Any, *, explained_on_page: bool) -> None:
              "0.92 by default since vLLM 0.20, 0.9 before; SGLang's --mem-fraction-static). "
              "The default here is 0.9, the older vLLM's: set 0.92 to match a recent vLLM "
              "left at its default. "
-             "vLLM 0.34 sizes its cache after warm-up: to match its log, pick \"KV cache memory\" "
-             "above and give the memory it logs.")
+             "vLLM 0.34 sizes its cache after warm-up: to match its log, pick \"vLLM KV cache "
+             "blocks\" above and give the blocks it logs.")
         bind(side.text_input, "weights", "Model weights (all ranks)", to_widget=_size_text,
              from_widget=lambda t: memory_size(t, "Model weights", weights=True),
              help="The model's weights, all ranks together (2 B a parameter in bf16): each "
@@ -551,7 +570,7 @@ def _memory_settings(side: Any, *, explained_on_page: bool) -> None:
         budget = state().budget()
         side.metric("Cache budget per rank", format_bytes(budget.cache_bytes),
                     help=f"{budget.cache_bytes:,} B")
-        if (state().weights == 0 and gpu != KV_MEMORY
+        if (state().weights == 0 and gpu not in (KV_MEMORY, KV_BLOCKS)
                 and "weights" not in st.session_state[ERRORS_KEY]):  # its error says enough
             side.caption("Model weights 0 B: all of the memory share goes to the cache. An "
                          "engine loads the weights first: enter them (2 B per parameter in "

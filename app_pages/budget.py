@@ -167,8 +167,8 @@ with user_errors():
     if note := app_data.mode_fallback_text(r, s.profile()):
         st.caption(note)
     speculative_note(strategy)
-    if b.given and (note := app_data.printed_budget_text(s.profile(), strategy, b.cache_bytes,
-                                                         context, s.strategy_options())):
+    if b.rounded_in_log and (note := app_data.printed_budget_text(
+            s.profile(), strategy, b.cache_bytes, context, s.strategy_options())):
         st.caption(note)
     if note := app_data.capacity_note(r, s.profile()):
         st.caption(note)

@@ -1153,9 +1153,9 @@ def recent_vllm_help(changes: dict[str, object]) -> str:
     listed = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
     return ("Sets " + listed + ", to match a log of vLLM 0.34 run with its defaults; SPEC's "
             "anchor is the older defaults, kept here until changed. The budget stays: vLLM 0.34 "
-            "on CUDA sizes its cache after warm-up, so pick \"KV cache memory\" in the sidebar "
-            "and give the GiB of its \"Memory after warmup: ... N KV cache blocks (X GiB) fit\" "
-            "line (0.20 to 0.33: memory fraction 0.92).")
+            "on CUDA sizes its cache after warm-up, so pick \"vLLM KV cache blocks\" in the "
+            "sidebar and give the N of its \"Memory after warmup: ... N KV cache blocks (X GiB) "
+            "fit\" line (0.20 to 0.33: memory fraction 0.92).")
 
 
 def logged_capacity_text(results: Sequence[StrategyResult]) -> str:

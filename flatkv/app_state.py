@@ -15,7 +15,7 @@ from fractions import Fraction
 
 from flatkv import app_model, gpu_settings, presets
 from flatkv.analysis import PLANNERS
-from flatkv.budget import Budget, cache_budget, given_budget
+from flatkv.budget import Budget, blocks_budget, cache_budget, given_budget
 from flatkv.dtypes import canonical_dtype
 from flatkv.models import MAX_CONV_KERNEL, MAX_TP, ModelSpec
 from flatkv.plan import FULL_ATTENTION, alignment_or_block_size
@@ -45,6 +45,7 @@ from flatkv.strategies.vllm import (
     RECENT_VLLM_BLOCK_SIZE,
     runs_all_as_align,
 )
+from flatkv.strategies.vllm import block_bytes as vllm_block_bytes
 from flatkv.strategies.vllm import kernel_block_size as vllm_kernel_block_size
 from flatkv.strategies.vllm import mamba_chunk_size as vllm_mamba_chunk_size
 from flatkv.units import (
@@ -73,6 +74,11 @@ CUSTOM_GPU = "Custom"
 # The cache budget per rank given as such, the way an engine logs it (vLLM's "Available KV cache
 # memory: 44.59 GiB"): no GPU, memory fraction or weights to derive it from.
 KV_MEMORY = "KV cache memory"
+# ... or as vLLM 0.34 logs it after warm-up, a count of its blocks ("Memory after warmup: ... N
+# KV cache blocks (X GiB) fit"): exact, where the GiB beside it is rounded.
+KV_BLOCKS = "vLLM KV cache blocks"
+MEMORY_SOURCES = (CUSTOM_GPU, KV_MEMORY, KV_BLOCKS)  # after the GPU presets
+MAX_VLLM_BLOCKS = 1 << 31  # a GPU of 141 GB in blocks of 1 KiB is 1.4e8
 MAX_BLOCK_SIZE = 1 << 20
 MAX_CONTEXT = MAX_TOKENS
 DEFAULT_CONTEXT = app_model.DEFAULT_CONTEXT
@@ -199,6 +205,7 @@ class AppState:
     gpu: str = "H100 80GB"
     gpu_memory: int = 80 * 10**9  # used when gpu == "Custom"
     kv_memory: int = 40 * 2**30  # used when gpu == KV_MEMORY: the cache budget per rank itself
+    kv_blocks: int = 6_000  # used when gpu == KV_BLOCKS: the budget in vLLM's blocks
     mem_fraction: float = 0.9
     weights: int = 0  # model weights, all ranks together; each rank holds weights / tp
     tp: int = 1
@@ -391,6 +398,10 @@ class AppState:
     def budget(self) -> Budget:
         if self.gpu == KV_MEMORY:
             return given_budget(self.kv_memory, self.tp)
+        if self.gpu == KV_BLOCKS:
+            return blocks_budget(self.kv_blocks,
+                                 vllm_block_bytes(self.profile(), self.strategy_options()),
+                                 self.tp)
         return cache_budget(self.gpu_bytes, self.mem_fraction, self.weights, self.tp,
                             splits=self._splits_over())
 
@@ -560,9 +571,10 @@ _SETTINGS: dict[str, tuple[str, Callable[[str, str], object], Callable[[object],
     "block": ("block_size", _int(1, MAX_BLOCK_SIZE), str),
     "align": ("alignment", _auto(_int(1, MAX_BLOCK_SIZE)), _write_auto(str)),
     "planner": ("planner", _choice(lambda: list(PLANNERS)), str),
-    "gpu": ("gpu", _choice(lambda: [*GPU_PRESETS, CUSTOM_GPU, KV_MEMORY]), str),
+    "gpu": ("gpu", _choice(lambda: [*GPU_PRESETS, *MEMORY_SOURCES]), str),
     "gpu_mem": ("gpu_memory", lambda key, text: gpu_memory_size(text, key), format_size),
     "kv_mem": ("kv_memory", lambda key, text: kv_memory_size(text, key), format_size),
+    "kv_blocks": ("kv_blocks", _int(2, MAX_VLLM_BLOCKS), str),
     "frac": ("mem_fraction", _fraction, lambda v: f"{v:g}"),
     "weights": ("weights", lambda key, text: memory_size(text, key, weights=True), format_size),
     "tp": ("tp", _int(1, MAX_TP), str),

@@ -30,10 +30,20 @@ class Budget:
     weights_per_rank: int  # ceil(weights / tp)
     cache_bytes: int  # usable - weights per rank
     given: bool = False  # the cache budget as an engine logs it, not derived
+    # given as vLLM 0.34 logs it after warm-up: this many of vLLM's blocks (cache_bytes is
+    # that many times the bytes of one), exact where its GiB figure is rounded
+    vllm_blocks: int | None = None
+
+    @property
+    def rounded_in_log(self) -> bool:
+        """Given as a log's GiB figure (rounded to 0.01 GiB), not as vLLM's block count."""
+        return self.given and self.vllm_blocks is None
 
     @property
     def how_to_raise(self) -> str:
         """The sidebar settings that make this budget larger, for an error's fix."""
+        if self.vllm_blocks is not None:
+            return "raise the vLLM KV cache blocks in the sidebar"
         if self.given:
             return "raise the KV cache memory in the sidebar"
         return ("raise the GPU memory or the memory fraction, or lower the model weights, in "
@@ -43,6 +53,9 @@ class Budget:
     def derivation(self) -> str:
         """Where the budget comes from, short, for a page's caption: a screenshot of the page
         then carries its assumptions (the weights above all, 0 B unless entered)."""
+        if self.vllm_blocks is not None:
+            return (f"{self.vllm_blocks:,} vLLM blocks of "
+                    f"{format_bytes(self.cache_bytes // self.vllm_blocks)} as given")
         if self.given:
             return "KV cache memory as given"
         share = f"{format_bytes(self.gpu_bytes)} x {self.fraction:g}"
@@ -77,6 +90,12 @@ class Budget:
     @property
     def explanation(self) -> str:
         """The derivation with every step's figure, for the Budget page."""
+        if self.vllm_blocks is not None:
+            return (f"{self.vllm_blocks:,} vLLM blocks x {self.cache_bytes // self.vllm_blocks:,}"
+                    f" B = {exact_bytes(self.cache_bytes)} of KV cache memory per rank, as vLLM "
+                    f"0.34 logs it (\"Memory after warmup: ... {self.vllm_blocks} KV cache "
+                    "blocks (X GiB) fit\"), a block the bytes of vLLM's layout at these engine "
+                    "options: the memory fraction and the weights do not apply")
         if self.given:
             return (f"{exact_bytes(self.cache_bytes)} of KV cache memory per rank, as given "
                     "(vLLM logs it as \"Available KV cache memory\"): the memory fraction and "
@@ -134,6 +153,20 @@ def given_budget(cache_bytes: int, tp: int) -> Budget:
     """A budget as an engine logs it (vLLM's "Available KV cache memory: 44.59 GiB")."""
     check_int("KV cache memory", cache_bytes, minimum=1)
     return Budget(cache_bytes, 1.0, tp, cache_bytes, 0, cache_bytes, given=True)
+
+
+def blocks_budget(blocks: int, block_bytes: int, tp: int) -> Budget:
+    """A budget as vLLM 0.34 logs it after warm-up: ``blocks`` of its blocks, each
+    ``block_bytes`` (``strategies.vllm.block_bytes`` at the view's options)."""
+    check_int("vLLM KV cache blocks", blocks, minimum=2, maximum=MAX_BYTES,
+              hint="give the N of vLLM's \"Memory after warmup: ... N KV cache blocks\" line "
+              "(vLLM needs 2 at least)")
+    check_int("vLLM block bytes", block_bytes, minimum=1)
+    cache = blocks * block_bytes
+    if cache > MAX_BYTES:
+        raise ValueError(f"vLLM KV cache blocks is {blocks:,}: {blocks:,} x {block_bytes:,} B "
+                         f"is past {format_bytes(MAX_BYTES)}; give the N of vLLM's log line")
+    return Budget(cache, 1.0, tp, cache, 0, cache, given=True, vllm_blocks=blocks)
 
 
 def exact_fraction(fraction: float) -> Fraction:

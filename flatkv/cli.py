@@ -22,6 +22,7 @@ from flatkv.plan import LINEAR_ATTENTION, PACKED_NEEDS_HISTORY
 from flatkv.profile import MAX_WINDOW, CacheProfile
 from flatkv.strategies import StrategyResult, run_strategy
 from flatkv.strategies.base import StrategyOptions
+from flatkv.strategies.vllm import block_bytes as vllm_block_bytes
 from flatkv.texttable import text_table
 from flatkv.units import (
     concurrency_text,
@@ -212,7 +213,8 @@ def add_plan_arguments(
     reserved: bool = True,
 ) -> None:
     """The plan's options; ``reserved=False`` leaves out --reserved-bytes-per-block (bench plans
-    packed slabs, which have no reserved rows)."""
+    packed slabs, which have no reserved rows). Without a default budget, --vllm-blocks may
+    give it instead of --budget."""
     group = parser.add_argument_group("plan")
     group.add_argument(
         "--block-size",
@@ -226,15 +228,21 @@ def add_plan_arguments(
         default=None,
         help="an inflated page size is a multiple of this (default: block size)",
     )
-    group.add_argument(
+    budget = group.add_mutually_exclusive_group(required=default_budget is None)
+    budget.add_argument(
         "--budget",
-        required=default_budget is None,
         default=default_budget,
         type=_size("--budget", memory=True),
         help="memory for the cache: 80GB, 10GiB, 1.5TiB or 12e9 bytes (a bare number under "
         "a MiB is refused as a size missing its unit)"
         + (f" (default {format_bytes(default_budget)})" if default_budget else ""),
     )
+    if default_budget is None:
+        budget.add_argument(
+            "--vllm-blocks", type=_positive_int, default=None, metavar="N",
+            help="the budget as vLLM 0.34 logs it after warm-up (\"Memory after warmup: ... N "
+            "KV cache blocks (X GiB) fit\"): N of vLLM's blocks at the vLLM options given, "
+            "exact where its X GiB is rounded; every layout gets those bytes")
     if reserved:
         group.add_argument(
             "--reserved-bytes-per-block",
@@ -252,8 +260,31 @@ def add_plan_arguments(
     parser.add_argument("--json", action="store_true", help="print JSON instead of tables")
 
 
+def with_vllm_blocks(args: argparse.Namespace, model: GivenModel) -> argparse.Namespace:
+    """``args`` with --vllm-blocks N turned into its --budget: N x the bytes of one vLLM block
+    at the options given (``strategies.vllm.block_bytes``); as they were without it."""
+    if getattr(args, "vllm_blocks", None) is None:
+        return args
+    if args.vllm_blocks < 2:
+        raise UsageError(f"--vllm-blocks {args.vllm_blocks}: vLLM needs 2 blocks at least; give "
+                         "the N of its \"Memory after warmup: ... N KV cache blocks\" line")
+    each = vllm_block_bytes(model.profile, strategy_cli.options_from_args(args))
+    return argparse.Namespace(**{**vars(args), "budget": args.vllm_blocks * each,
+                                 "vllm_block_bytes": each})
+
+
+def budget_notes(args: argparse.Namespace) -> tuple[str, ...]:
+    """Where a budget of --vllm-blocks comes from, said beside the figures."""
+    if getattr(args, "vllm_blocks", None) is None:
+        return ()
+    return (f"note: budget {args.vllm_blocks:,} vLLM blocks x {args.vllm_block_bytes:,} B = "
+            f"{args.budget:,} B ({format_bytes(args.budget)}) per rank, a block the bytes of "
+            "vLLM's layout at these options",)
+
+
 def _plan_command(args: argparse.Namespace) -> CommandOutput:
     model = given_model(args)
+    args = with_vllm_blocks(args, model)
     profile = model.profile
     options = strategy_cli.options_from_args(args)  # validate every option, used or not
     if args.strategy:
@@ -303,8 +334,8 @@ def _plan_command(args: argparse.Namespace) -> CommandOutput:
         text = format_analysis(analysis, title=profile.name)
         if requests is not None:
             text += "\n\n" + requests_text(requests)
-    return CommandOutput(text, model.stderr_notes() + (context.notes() if context else ())
-                         + drafter_notes(args, profile))
+    return CommandOutput(text, model.stderr_notes() + budget_notes(args)
+                         + (context.notes() if context else ()) + drafter_notes(args, profile))
 
 
 def drafter_notes(args: argparse.Namespace, profile: CacheProfile) -> tuple[str, ...]:
@@ -356,8 +387,13 @@ def _counting_requests(
         text = command(args, model.profile, context.tokens)
     except ValueError as exc:
         raise ValueError(context.explain(" ".join(str(exc).split()))) from None
-    return CommandOutput(text, model.stderr_notes() + context.notes()
+    return CommandOutput(text, model.stderr_notes() + budget_notes(args) + context.notes()
                          + drafter_notes(args, model.profile))
+
+
+def _compare_command(args: argparse.Namespace) -> CommandOutput:
+    model = given_model(args)
+    return _counting_requests(model, with_vllm_blocks(args, model), strategy_cli.compare_text)
 
 
 def _bench_command(args: argparse.Namespace) -> CommandOutput:
@@ -484,8 +520,7 @@ def build_parser() -> argparse.ArgumentParser:
                          help="also give each layout's least cache budget per rank that holds R "
                          "requests of the context at once (SGLang beside a state pool: the "
                          "least from which every larger budget holds them)")
-    compare.set_defaults(
-        run=lambda args: _counting_requests(given_model(args), args, strategy_cli.compare_text))
+    compare.set_defaults(run=_compare_command)
 
     bench = sub.add_parser(
         "bench",

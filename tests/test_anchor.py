@@ -80,6 +80,9 @@ def test_vllm_anchor_through_the_cli(tmp_path, capsys):
         "Padding mamba page size by 1.49% to ensure that mamba page size and attention page "
         "size are exactly equal.",
         "Available KV cache memory: 44.59 GiB",  # floor(44.59 x 2**30) B, to 0.01 GiB
+        # 7,162 blocks x 12 pages x 557,056 B = 47,875,620,864 B = 44.587 GiB (vLLM 0.34)
+        "Memory after warmup: ... 7162 KV cache blocks (44.59 GiB) fit within the requested ... "
+        "GiB. ...",
         "GPU KV cache size: 3,871,083 tokens, Maximum concurrency for 262,144 tokens per "
         "request: 14.77x",
     ]
@@ -94,6 +97,8 @@ def test_vllm_anchor_through_the_cli(tmp_path, capsys):
         "  Padding mamba page size by 1.49% to ensure that mamba page size and attention page "
         "size are exactly equal.\n"
         "  Available KV cache memory: 44.59 GiB\n"
+        "  Memory after warmup: ... 7162 KV cache blocks (44.59 GiB) fit within the requested "
+        "... GiB. ...\n"
         "  GPU KV cache size: 3,871,083 tokens, Maximum concurrency for 262,144 tokens per "
         "request: 14.77x\n")
     main(["compare", "--hf-config", str(path), "--tp", "2", "--budget", "44.59GiB",

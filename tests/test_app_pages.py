@@ -112,8 +112,9 @@ def test_compare_sets_a_recent_vllms_defaults_in_one_click():
     assert button.help.startswith("Sets block size 64 (vLLM 0.34's default --block-size) and "
                                   "mamba cache mode align")
     # the budget stays: 0.34 sizes its cache after warm-up, which the help says how to give
-    assert button.help.endswith("give the GiB of its \"Memory after warmup: ... N KV cache "
-                                "blocks (X GiB) fit\" line (0.20 to 0.33: memory fraction 0.92).")
+    assert button.help.endswith("pick \"vLLM KV cache blocks\" in the sidebar and give the N "
+                                "of its \"Memory after warmup: ... N KV cache blocks (X GiB) "
+                                "fit\" line (0.20 to 0.33: memory fraction 0.92).")
     button.click().run()
     assert_clean(at)
     assert (at.query_params["mamba"], at.query_params["block"]) == ("align", "64")
@@ -1036,6 +1037,9 @@ def test_compare_page_lists_every_strategy():
         "Padding mamba page size by 3.82% to ensure that mamba page size and attention page "
         "size are exactly equal.",
         "Available KV cache memory: 74.51 GiB",
+        # 80e9 // 2,228,224 // 12 = 2,991 blocks of 12 pages: 79,975,415,808 B = 74.48 GiB
+        "Memory after warmup: ... 2991 KV cache blocks (74.48 GiB) fit within the requested "
+        "... GiB. ...",
         "GPU KV cache size: 2,882,620 tokens, Maximum concurrency for 32,768 tokens per "
         "request: 87.97x"]
     assert f"{2991 / 34:.2f}" == "87.97" and f"{80e9 / 2**30:.2f}" == "74.51"
@@ -2822,3 +2826,33 @@ def test_a_failed_load_at_a_tp_that_does_not_split_the_model_keeps_its_own_error
         "pasted config.json is not valid JSON (line 1, column 2: Expecting property name "
         "enclosed in double quotes). No config.json was loaded: every page still shows "
         "Llama-3.1-8B."]
+
+
+def test_a_budget_of_vllm_blocks_matches_a_vllm_0_34_log():
+    # "Memory after warmup: ... 6701 KV cache blocks (44.17 GiB) fit" with Qwen3-Next at TP 2,
+    # block 64, align: 6,701 blocks of 7,077,888 B (test_budget), 462 a request: 14.50x and
+    # 3,802,222 tokens; read as 44.17 GiB, 6,700 blocks
+    link = {"model": "Qwen3-Next-80B-A3B", "tp": "2", "gpu": "vLLM KV cache blocks",
+            "kv_blocks": "6701", "block": "64", "mamba": "align", "ctx": "262144"}
+    at = open_app("app_pages/compare.py", link)
+    assert_clean(at)
+    vllm = vllm_row(at)
+    assert (vllm["blocks"], vllm["engine log (tokens)"], vllm["concurrency"]) == (
+        6_701, "3,802,222", 14.5)
+    assert at.sidebar.number_input(key="w.kv_blocks").value == 6_701
+    assert not [s for s in at.sidebar.slider if s.label == "Memory fraction"]
+    assert "per rank (6,701 vLLM blocks of 6.75 MiB as given) · " in shown(at.caption[0])
+    assert any("Memory after warmup: ... 6701 KV cache blocks (44.17 GiB) fit" in c.value
+               for c in at.code)
+    # no "a log prints this to 0.01 GiB" range: the blocks are exact
+    assert not [c for c in at.caption if "prints this memory to 0.01 GiB" in c.value]
+    # picked from "KV cache memory", the blocks start at what that budget holds: 44.17 GiB
+    # is 6,700 blocks, so the figures move by the one block the rounding lost
+    given = open_app("app_pages/compare.py", {**link, "gpu": "KV cache memory",
+                                              "kv_mem": "44.17GiB"})
+    assert vllm_row(given)["blocks"] == 6_700
+    given.sidebar.selectbox(key="w.gpu").set_value("vLLM KV cache blocks").run()
+    assert_clean(given)
+    assert given.query_params["kv_blocks"] == "6700"
+    given.sidebar.number_input(key="w.kv_blocks").set_value(6_701).run()
+    assert vllm_row(given)["blocks"] == 6_701

@@ -54,7 +54,7 @@ def test_every_setting_of_the_view_has_a_link_key_and_round_trips():
     # view with each of them off its default reads back the same
     off_default = {
         "block_size": 64, "alignment": 32, "planner": "per-component", "gpu": "Custom",
-        "gpu_memory": 96 * 10**9, "kv_memory": 30 * 2**30, "mem_fraction": 0.85,
+        "gpu_memory": 96 * 10**9, "kv_memory": 30 * 2**30, "kv_blocks": 6_701, "mem_fraction": 0.85,
         "weights": 16 * 10**9, "tp": 2, "context": 8192, "requests": 3, "hold_requests": 12,
         "uniform_rows": True,
         "kernel_block_size": 64, "mamba_cache_mode": "all", "mamba_chunk_size": 128,

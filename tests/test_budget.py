@@ -3,8 +3,17 @@
 import pytest
 
 from flatkv.app_state import AppState
-from flatkv.budget import cache_budget, given_budget, least_tp_with_room, printed_range
+from flatkv.budget import (
+    blocks_budget,
+    cache_budget,
+    given_budget,
+    least_tp_with_room,
+    printed_range,
+)
 from flatkv.plan import cdiv
+from flatkv.presets import load_preset
+from flatkv.strategies import StrategyOptions, run_strategy
+from flatkv.strategies.vllm import block_bytes as vllm_block_bytes
 
 
 def test_cache_budget_by_hand():
@@ -97,3 +106,37 @@ def floor_gib(text: str) -> int:
     from fractions import Fraction
 
     return int(Fraction(text) * 2**30)
+
+
+def test_a_budget_of_vllm_blocks_is_that_many_blocks_exactly():
+    # vLLM 0.34 logs "Memory after warmup: ... 6701 KV cache blocks (44.17 GiB) fit": Qwen3-Next
+    # at TP 2, block 64, align: P = 64 x cdiv(548,864, 64 x 1,024) = 576, a block 12 pages of
+    # 576 x 1,024 B = 7,077,888 B. Read as 44.17 GiB instead, the budget is 6,700 blocks
+    profile = load_preset("Qwen3-Next-80B-A3B").with_options(tp=2).profile()
+    options = StrategyOptions(block_size=64, mamba_cache_mode="align")
+    each = vllm_block_bytes(profile, options)
+    assert each == 576 * 1_024 * 12 == 7_077_888
+    assert vllm_block_bytes(profile, StrategyOptions()) == 544 * 1_024 * 12  # P 544 at 16
+    b = blocks_budget(6_701, each, 2)
+    assert (b.cache_bytes, b.given, b.vllm_blocks) == (6_701 * 7_077_888, True, 6_701)
+    assert not b.rounded_in_log and given_budget(b.cache_bytes, 2).rounded_in_log
+    vllm = run_strategy("vllm", profile, budget_bytes=b.cache_bytes, context_tokens=262_144,
+                        options=options)
+    # a request: cdiv(262,144, 576) = 456 full pages + 3 GDN groups x 2 state pages = 462
+    assert (vllm.num_blocks, vllm.logged_tokens) == (6_701, 6_701 * 262_144 // 462)
+    assert vllm.logged_tokens == 3_802_222
+    assert "Memory after warmup: ... 6701 KV cache blocks (44.17 GiB) fit within the " \
+           "requested ... GiB. ..." in vllm.extras["log_lines"]
+    assert run_strategy("vllm", profile, budget_bytes=floor_gib("44.17"),
+                        options=options).num_blocks == 6_700
+    assert b.derivation == "6,701 vLLM blocks of 6.75 MiB as given"
+    assert b.explanation.startswith(
+        "6,701 vLLM blocks x 7,077,888 B = 47,428,927,488 B (44.17 GiB) of KV cache memory per "
+        "rank, as vLLM 0.34 logs it (\"Memory after warmup: ... 6701 KV cache blocks (X GiB) "
+        "fit\")")
+    assert b.how_to_raise == "raise the vLLM KV cache blocks in the sidebar"
+    with pytest.raises(ValueError, match="vLLM KV cache blocks must be at least 2"):
+        blocks_budget(1, each, 2)
+    # a layout vLLM does not start has no block to count in
+    with pytest.raises(ValueError, match="^vLLM's blocks have no size here: vLLM refuses"):
+        vllm_block_bytes(load_preset("DeepSeek-V3.2").profile(), StrategyOptions(block_size=96))

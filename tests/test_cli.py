@@ -70,7 +70,7 @@ def test_per_component_planner(capsys):
       "layer pattern"),
      (["plan", "--layers", "linear*4", "--state", "conv", "--budget", "1GB"], "name=bytes"),
      (["plan", "--budget", "1GB"], "no model given"),
-     (["plan", *QWEN35], "the following arguments are required: --budget"),
+     (["plan", *QWEN35], "one of the arguments --budget --vllm-blocks is required"),
      (["frobnicate"], "invalid choice"),
      (["plan", *QWEN35, "--budget", "1e999999999"], "exponent 999999999 is out of range"),
      (["plan", *QWEN35, "--budget", "-5GiB"], "write --option=VALUE"),
@@ -414,3 +414,26 @@ def test_mtp_layer_adds_the_drafters_attention_as_vllm_groups_it(capsys):
     code, _, err = run(["compare", "--layers", "full_attention", "--kv-bytes-per-slot", "1024",
                         "--budget", "1GiB", "--mtp-layer"], capsys)
     assert code == 2 and "--mtp-layer copies a model's last full-attention layer" in err
+
+
+def test_vllm_blocks_give_the_budget_as_vllm_0_34_logs_it(capsys):
+    # "Memory after warmup: ... 6701 KV cache blocks (44.17 GiB) fit": 6,701 blocks of 12
+    # pages of 576 x 1,024 B (block 64, align) = 47,428,927,488 B; a request 456 + 3 x 2 = 462
+    argv = ["compare", "--preset", "Qwen3-Next-80B-A3B", "--tp", "2", "--block-size", "64",
+            "--mamba-cache-mode", "align", "--json"]
+    code, out, err = run([*argv, "--vllm-blocks", "6701"], capsys)
+    assert code == 0
+    results = json.loads(out)
+    assert {r["budget_bytes"] for r in results} == {6_701 * 7_077_888}  # every layout's
+    vllm = next(r for r in results if r["strategy"] == "vllm")
+    assert (vllm["num_blocks"], vllm["logged_tokens"]) == (6_701, 3_802_222)
+    assert ("note: budget 6,701 vLLM blocks x 7,077,888 B = 47,428,927,488 B (44.17 GiB) per "
+            "rank, a block the bytes of vLLM's layout at these options") in err
+    # plan --strategy reads it too; one budget, not two; vLLM needs two blocks
+    code, out, _ = run(["plan", *argv[1:7], "--strategy", "vllm", "--vllm-blocks", "6701",
+                        "--json"], capsys)
+    assert code == 0 and json.loads(out)["num_blocks"] == 6_701
+    code, _, err = run([*argv, "--vllm-blocks", "6701", "--budget", "40GiB"], capsys)
+    assert code == 2 and "argument --budget: not allowed with argument --vllm-blocks" in err
+    code, _, err = run([*argv, "--vllm-blocks", "1"], capsys)
+    assert code == 2 and "--vllm-blocks 1: vLLM needs 2 blocks at least" in err

@@ -1998,11 +1998,18 @@ def test_vllm_start_up_log_lines_follow_its_conditions():
         "Padding mamba page size by 300.00% to ensure that mamba page size and attention page "
         "size are exactly equal.",
         "Available KV cache memory: 10.0 GiB",  # format_gib: round(10.0, 2) as Python prints it
-        "Add 2 padding layers, may waste at most 20.00% KV cache memory"]
+        "Add 2 padding layers, may waste at most 20.00% KV cache memory",
+        # vLLM 0.34's blocks after warm-up: 10 GiB // 32,768 // 6 = 54,613 blocks of 196,608 B,
+        # 9.99998 GiB, printed 10.0; the run's own memory figures elided
+        "Memory after warmup: ... 54613 KV cache blocks (10.0 GiB) fit within the requested "
+        "... GiB. ..."]
+    assert 10 * 2**30 // 32_768 // 6 == 54_613 and round(54_613 * 196_608 / 2**30, 2) == 10.0
     # a state of exactly one page at P 16 (16 x 2,048 = 32,768 B) needs no padding line;
     # asked for block 32, the page of 65,536 B pads it by 100 x 32,768 / 32,768 = 100%
     exact = CacheProfile(("linear_attention", "full_attention"), 2048, {"conv": 32_768})
-    assert log(exact) == ["Available KV cache memory: 10.0 GiB"]
+    assert log(exact) == ["Available KV cache memory: 10.0 GiB",  # 327,680 pages of 32,768 B
+                          "Memory after warmup: ... 327680 KV cache blocks (10.0 GiB) fit "
+                          "within the requested ... GiB. ..."]
     assert log(exact, block_size=32)[0].startswith("Padding mamba page size by 100.00%")
     # a state of 40,000 B: P = 16 x cdiv(40,000, 32,768) = 32 > 16, said; block 64 asked: no
     wide = CacheProfile(("linear_attention", "full_attention"), 2048, {"ssm": 40_000})
@@ -2011,7 +2018,9 @@ def test_vllm_start_up_log_lines_follow_its_conditions():
     assert log(wide, block_size=64) == [  # page 64 x 2,048 = 131,072 B: 227.68% padding
         "Padding mamba page size by 227.68% to ensure that mamba page size and attention page "
         "size are exactly equal.",
-        "Available KV cache memory: 10.0 GiB"]
+        "Available KV cache memory: 10.0 GiB",
+        "Memory after warmup: ... 81920 KV cache blocks (10.0 GiB) fit within the requested ... "
+        "GiB. ..."]
     assert f"{100 * (131_072 - 40_000) / 40_000:.2f}" == "227.68"
     # attention only, with a context: the budget and the KV cache size, 1,000,000,000 B =
     # 0.93 GiB; 10**9 // (16 x 2,048) // 2 layers = 15,258 blocks, a request of 1,000 tokens
@@ -2019,6 +2028,9 @@ def test_vllm_start_up_log_lines_follow_its_conditions():
     llama = CacheProfile(("full_attention",) * 2, 2048, {})
     assert log(llama, budget=10**9, context=1_000) == [
         "Available KV cache memory: 0.93 GiB",
+        # 15,258 blocks x 65,536 B = 999,948,288 B = 0.93 GiB
+        "Memory after warmup: ... 15258 KV cache blocks (0.93 GiB) fit within the requested ... "
+        "GiB. ...",
         "GPU KV cache size: 242,190 tokens, Maximum concurrency for 1,000 tokens per request: "
         "242.19x"]
     assert 15_258 * 1_000 // 63 == 242_190

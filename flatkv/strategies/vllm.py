@@ -59,6 +59,7 @@ from flatkv.strategies.base import (
     unit_parts,
 )
 from flatkv.strategies.paged import finish_paged
+from flatkv.units import MAX_BYTES
 from flatkv.workload import PoolGroup
 
 
@@ -488,6 +489,18 @@ def run_vllm(
     return _explained(result, last) if last else result
 
 
+def block_bytes(profile: CacheProfile, options: StrategyOptions) -> int:
+    """The bytes of one vLLM block id at these options: its page in each of the group_size
+    tensors (``page_bytes x group_size``, what ``num_blocks`` divides the budget by). vLLM 0.34
+    on CUDA sizes its cache after warm-up and logs the blocks it fits ("Memory after warmup:
+    ... N KV cache blocks (X GiB) fit"): N of these are its cache exactly, where X is rounded
+    to 0.01 GiB. ValueError with vLLM's reason where its layout does not apply."""
+    result = run_vllm(profile, budget_bytes=MAX_BYTES, context_tokens=None, options=options)
+    if not result.applies:
+        raise ValueError(f"vLLM's blocks have no size here: {result.reason}")
+    return result.extras["page_bytes"] * result.extras["group_size"]
+
+
 def _run_overridden(
     profile: CacheProfile, *, budget_bytes: int, context_tokens: int | None,
     options: StrategyOptions,
@@ -657,6 +670,11 @@ def _run_vllm(
             "vLLM needs at least 2 (\"No available memory for the cache blocks\")",
             least_bytes=2 * unit_bytes, profile_name=profile.name, context_tokens=context_tokens,
         )
+    # vLLM 0.34 on CUDA fits its blocks after warm-up and says how many: the figures of the
+    # GPU's memory around them are the run's, elided
+    extras["log_lines"].append(
+        f"Memory after warmup: ... {num_blocks} KV cache blocks "
+        f"({round(num_blocks * unit_bytes / 2**30, 2)} GiB) fit within the requested ... GiB. ...")
     counts_text = ", ".join(f"{c} {k}" for k, c in counts.items())
     formulas += [
         f"group_size = {group_size} (layers per type: {counts_text}); {num_groups} groups",
@@ -700,7 +718,8 @@ def _start_up_log(sizing: CacheProfile, options: StrategyOptions, p: int, attn_p
     memory it has for the cache (``format_gib``: the float rounded to 0.01 GiB as Python prints
     it, 10.0, 44.59); ``_get_kv_cache_groups_uniform_page_size`` warns of padding layers
     (current releases print that warning once before the memory line too, while profiling
-    CUDA graphs)."""
+    CUDA graphs). ``_run_vllm`` adds vLLM 0.34's line of the blocks it fits after warm-up
+    (``measure_kv_cache_blocks``), the run's memory figures in it elided."""
     lines = []
     if sizing.has_state and sizing.has_attention:
         if options.block_size < p:
