@@ -25,7 +25,7 @@ import math
 import os
 import re
 import textwrap
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from fractions import Fraction
 from functools import partial
@@ -787,14 +787,15 @@ _KDA_GIVEN_AS = {"linear_num_heads": "num_heads", "linear_head_dim": "head_dim",
 
 
 def _not_given_note(cfg: Mapping[str, Any], used: Mapping[str, int],
-                    aliases: Mapping[str, str]) -> str:
+                    aliases: Mapping[str, str], defaulted: Sequence[str] = ()) -> str:
     """The sizes the reader used that the config.json does not hold (at its top level or in
     its text_config / llm_config): transformers supplied them. A caveat on every figure (a
     thin config such as {"model_type": "llama"} plans as LlamaConfig's 32 layers of 32 heads),
     so it goes in the notes, which the pages show beside the figures. Sizes only: a layer
     pattern that comes from a class default (qwen3_next's full_attention_interval 4) is not
     named. ``aliases``: the config class's attribute_map (Kimi Linear's max_position_embeddings
-    is its model_max_length)."""
+    is its model_max_length). ``defaulted``: other fields filled in, as they are to be named
+    (the architectures)."""
     given = dict(cfg)
     for key in _NESTED:
         if isinstance(cfg.get(key), Mapping):
@@ -812,7 +813,7 @@ def _not_given_note(cfg: Mapping[str, Any], used: Mapping[str, int],
         if given.get("attention_head_dim") is None:  # zamba2: attention over 2 x hidden
             given["attention_head_dim"] = 2 * hidden // heads
     missing = [f"{attr} {value:,}" for attr, value in used.items()
-               if given.get(attr) != value]
+               if given.get(attr) != value] + list(defaulted)
     if not missing:
         return ""
     return (f"Not in the config.json, so transformers' defaults: {', '.join(missing)}; check "
@@ -1432,6 +1433,7 @@ def spec_from_hf_config(
         source += f"; ssm state {ssm_dtype} from {ssm_why}"
         if sglang_note:
             source += f"; {sglang_note}"
+    architectures, defaulted = _architectures_or_default(cfg, model_type)
     # Kimi Delta Attention layers keep GDN's state shapes: named for what they are
     kind_names = tuple((layer, "kda") for layer in dict.fromkeys(layers)
                        if _FAMILIES[model_type] == "kda" and layer.is_state)
@@ -1440,18 +1442,19 @@ def spec_from_hf_config(
         name=name, layers=tuple(layers), kv_dtype=kv_dtype, conv_dtype=model_dtype,
         ssm_dtype=ssm_dtype, tp=1, source=source,
         model_layers=n_model if 0 < n_model <= MAX_CACHE_LAYERS else None,
-        architectures=_architectures_of(cfg), config_mamba_ssm_dtype=sglang_ssm_dtype,
+        architectures=architectures, config_mamba_ssm_dtype=sglang_ssm_dtype,
         attention_heads=attention_heads,
         mamba_chunk_size=chunk,
         max_model_len=max_model_len,
         # a caveat on every engine's figures, shown beside them (not only in the source line)
         notes=" ".join(note for note in (_not_given_note(cfg, recorded.used,
-                                                         getattr(text, "attribute_map", {})),
+                                                         getattr(text, "attribute_map", {}),
+                                                         defaulted),
                                          _pattern_note(cfg, model_type, layers),
                                          _window_split_note(text, model_type, cfg),
                                          _kv_shared_note(shared, n_model),
                                          _llama4_sglang_note(layers, model_type),
-                                         _fp8_kv_note(_architectures_of(cfg), kv_dtype))
+                                         _fp8_kv_note(architectures, kv_dtype))
                     if note),
     )
 
@@ -1585,6 +1588,24 @@ def _architectures_of(cfg: Mapping[str, Any]) -> tuple[str, ...]:
     except ValueError:
         raise ValueError(f"config.json architectures = {names!r} must be a list of class names "
                          "(e.g. [\"GptOssForCausalLM\"]): fix it or drop the field") from None
+
+
+def _architectures_or_default(cfg: Mapping[str, Any], model_type: str
+                              ) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The config's architectures, or where it gives none (a config written from transformers'
+    defaults) transformers' causal-LM class of its type, which a checkpoint would name: the
+    engines pick code paths by it (SGLang its sliding-window pool, vLLM its mamba cache mode
+    fallback, Cohere2's window). Beside them, the entry for the notes' "Not in the config.json"
+    list; empty when the config names them, or when transformers has no class to name."""
+    if given := _architectures_of(cfg):
+        return given, ()
+    from transformers.models.auto.modeling_auto import MODEL_FOR_CAUSAL_LM_MAPPING_NAMES
+
+    name = MODEL_FOR_CAUSAL_LM_MAPPING_NAMES.get(model_type)
+    if not isinstance(name, str):
+        return (), ()
+    return (name,), (f"architectures [\"{name}\"] (its class for {model_type}, which the "
+                     "engines pick code paths by)",)
 
 
 # --------------------------------------------------------------------------------------------

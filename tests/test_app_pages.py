@@ -2275,7 +2275,8 @@ def test_model_page_names_the_cache_dtypes():
     at = open_app("app_pages/model.py", {"model": "Llama-3.1-8B", "tp": "2"})
     assert any(c.value == "Per TP rank (TP 2) · cache dtypes: KV bfloat16 · 32 attention heads "
                "(a TP must divide them) · max_model_len 131,072 tokens (vLLM's default "
-               "`--max-model-len`, from the config)." for c in at.caption)
+               "`--max-model-len`, from the config) · architecture: LlamaForCausalLM."
+               for c in at.caption)
     at = open_app("app_pages/model.py", {"model": "gpt-oss-20b"})
     assert any(c.value == "Per TP rank (TP 1) · cache dtypes: KV bfloat16 · 64 attention heads "
                "(a TP must divide them) · max_model_len 131,072 tokens (vLLM's default "
@@ -2544,7 +2545,8 @@ def test_a_config_engines_read_differently_says_so_beside_every_figure():
     from flatkv.hf_config import spec_from_hf_config
 
     spec = spec_from_hf_config({
-        "model_type": "qwen2", "num_hidden_layers": 28, "hidden_size": 3584,
+        "model_type": "qwen2", "architectures": ["Qwen2ForCausalLM"], "num_hidden_layers": 28,
+        "hidden_size": 3584,
         "num_attention_heads": 28, "num_key_value_heads": 4, "use_sliding_window": True,
         "sliding_window": 4096, "max_window_layers": 14, "max_position_embeddings": 32768},
         name="qwen2-swa")

@@ -237,8 +237,9 @@ def test_a_models_notes_go_to_stderr_beside_the_figures(tmp_path, capsys):
     assert code == 0 and json.loads(out)["geometry"]["block_bytes"] == 32 * 16 * 16_384
     assert err == ("python -m flatkv: note on this model: Not in the config.json, so "
                    "transformers' defaults: num_hidden_layers 32, num_attention_heads 32, "
-                   "num_key_value_heads 32, head_dim 128, max_position_embeddings 2,048; check "
-                   "them against the model's config.\n")
+                   "num_key_value_heads 32, head_dim 128, max_position_embeddings 2,048, "
+                   "architectures [\"LlamaForCausalLM\"] (its class for llama, which the "
+                   "engines pick code paths by); check them against the model's config.\n")
     code, out, err = run(["compare", "--preset", "Nemotron-H-8B", "--budget", "80GB"], capsys)
     assert code == 0 and err.startswith("python -m flatkv: note on this model: This preset "
                                         "keeps the ssm state in bfloat16")

@@ -223,10 +223,13 @@ def test_the_notes_name_the_sizes_transformers_filled_in():
     assert bare.notes == (
         "Not in the config.json, so transformers' defaults: num_hidden_layers 32, "
         "num_attention_heads 32, num_key_value_heads 32, head_dim 128, max_position_embeddings "
-        "2,048; check them against the model's config.")
+        "2,048, architectures [\"LlamaForCausalLM\"] (its class for llama, which the engines "
+        "pick code paths by); check them against the model's config.")
+    assert bare.architectures == ("LlamaForCausalLM",)
     assert "transformers' defaults" not in bare.source
     # every size given (head_dim as hidden_size / heads, as the models derive it): nothing said
-    full = spec_from_hf_config({"model_type": "llama", "num_hidden_layers": 32,
+    full = spec_from_hf_config({"model_type": "llama", "architectures": ["LlamaForCausalLM"],
+                                "num_hidden_layers": 32,
                                 "num_attention_heads": 32, "num_key_value_heads": 8,
                                 "hidden_size": 4096, "max_position_embeddings": 131_072})
     assert full.notes == ""
@@ -237,7 +240,8 @@ def test_the_notes_name_the_sizes_transformers_filled_in():
     assert "transformers' defaults: sliding_window 4,096, head_dim 256," in gemma.notes
     # a head_dim of null is derived as hidden / heads too (Mistral-7B-Instruct-v0.3's config),
     # and zamba2's attention_head_dim as 2 x hidden / heads (its configs leave it out)
-    mistral = spec_from_hf_config({"model_type": "mistral", "num_hidden_layers": 32,
+    mistral = spec_from_hf_config({"model_type": "mistral", "architectures": [
+                                   "MistralForCausalLM"], "num_hidden_layers": 32,
                                    "num_attention_heads": 32, "num_key_value_heads": 8,
                                    "hidden_size": 4096, "head_dim": None, "sliding_window": None,
                                    "max_position_embeddings": 32_768})
@@ -295,7 +299,7 @@ def test_max_model_len_is_derived_from_the_config_as_vllm_derives_it():
     # a thin config's is transformers' default (LlamaConfig: 2,048), as vLLM reads it too, and
     # the notes name it with the other defaults
     thin = spec_from_hf_config({"model_type": "llama"})
-    assert thin.max_model_len == 2_048 and "max_position_embeddings 2,048;" in thin.notes
+    assert thin.max_model_len == 2_048 and "max_position_embeddings 2,048," in thin.notes
     # vLLM takes the smallest length field: one other than max_position_embeddings is named
     seq = spec_from_hf_config({"model_type": "llama", "max_position_embeddings": 8_192,
                                "max_seq_len": 4_096})
@@ -671,7 +675,8 @@ def test_mistral_slides_every_layer_when_window_is_set():
 
 @pytest.mark.parametrize("model_type", ["qwen2", "qwen3"])
 def test_qwen2_qwen3_max_window_layers(model_type):
-    cfg = {"model_type": model_type, "num_hidden_layers": 6, "hidden_size": 1024,
+    cfg = {"model_type": model_type, "architectures": [f"{model_type.title()}ForCausalLM"],
+           "num_hidden_layers": 6, "hidden_size": 1024,
            "num_attention_heads": 16, "num_key_value_heads": 4, "head_dim": 64,
            "use_sliding_window": True, "sliding_window": 2048, "max_window_layers": 4,
            "max_position_embeddings": 32_768}
@@ -742,7 +747,18 @@ def test_architectures_come_from_the_config_and_choose_sglangs_pools():
     assert ModelSpec.from_dict(spec.to_dict()).architectures == spec.architectures
     r = run_strategy("sglang", spec.profile(), budget_bytes=40 * 2**30, context_tokens=32_768)
     assert r.capacity_tokens == 40 * 2**30 // (48 * 8 * 512 * BF16) == 109_226
-    assert spec_from_hf_config({**cfg, "architectures": None}).architectures == ()
+    # none given (a config written from transformers' defaults): read as transformers' class
+    # for the type, which a checkpoint names, and said so; SGLang's pools are then Gemma 3's
+    unnamed = spec_from_hf_config({**cfg, "architectures": None})
+    assert unnamed.architectures == ("Gemma3ForConditionalGeneration",)
+    assert ('architectures ["Gemma3ForConditionalGeneration"] (its class for gemma3, which the '
+            "engines pick code paths by)") in unnamed.notes
+    assert run_strategy("sglang", unnamed.profile(), budget_bytes=40 * 2**30,
+                        context_tokens=32_768).capacity_tokens == 109_226
+    text_only = spec_from_hf_config({"model_type": "gemma3_text", **text})
+    assert text_only.architectures == ("Gemma3ForCausalLM",)
+    assert run_strategy("sglang", text_only.profile(), budget_bytes=40 * 2**30,
+                        context_tokens=32_768).capacity_tokens == 109_226
     with pytest.raises(ValueError, match=r"config.json architectures = 'Gemma3' must be a list"):
         spec_from_hf_config({**cfg, "architectures": "Gemma3"})
 
@@ -1057,7 +1073,9 @@ def test_attention_free_mamba1_models_are_state_layers_only(model_type):
     # conv_kernel): conv (8,192, 3), ssm (8,192, 16), in the model dtype
     cfg = {"model_type": model_type, "num_hidden_layers": 64, "hidden_size": 4096,
            "intermediate_size": 8192, "state_size": 16, "conv_kernel": 4,
-           "torch_dtype": "bfloat16"}
+           "torch_dtype": "bfloat16", "architectures": [
+               {"mamba": "MambaForCausalLM", "falcon_mamba": "FalconMambaForCausalLM"}[
+                   model_type]]}
     spec = spec_from_hf_config(cfg)
     assert spec.pattern == "64*mamba1" and spec.notes == ""
     assert spec.max_model_len is None  # no length field: the context is the user's to give
@@ -1071,7 +1089,8 @@ def test_attention_free_mamba1_models_are_state_layers_only(model_type):
 def test_attention_free_mamba2_model_is_state_layers_only():
     # mistralai/Mamba-Codestral-7B-v0.1's sizes: vLLM's mamba2_state_shape with intermediate
     # expand x hidden = 8,192 = 128 heads x 64: conv (8,192 + 2 x 8 x 128, 3), ssm (128, 64, 128)
-    cfg = {"model_type": "mamba2", "num_hidden_layers": 64, "hidden_size": 4096, "expand": 2,
+    cfg = {"model_type": "mamba2", "architectures": ["Mamba2ForCausalLM"],
+           "num_hidden_layers": 64, "hidden_size": 4096, "expand": 2,
            "num_heads": 128, "head_dim": 64, "n_groups": 8, "state_size": 128,
            "conv_kernel": 4, "chunk_size": 256, "torch_dtype": "bfloat16"}
     spec = spec_from_hf_config(cfg)
