@@ -64,6 +64,7 @@ from flatkv.units import (
     format_size,
     memory_size,
     parse_tokens,
+    plain_number,
     tokens_text,
 )
 
@@ -233,7 +234,7 @@ def _checked_number(label: str, kwargs: dict[str, Any],
     if "min_value" not in kwargs or "max_value" not in kwargs:
         raise TypeError(f"bind(number_input, {label!r}) needs min_value and max_value")
     low, high = kwargs.pop("min_value"), kwargs.pop("max_value")
-    shown = (lambda v: f"{v:,}") if isinstance(low, int) else (lambda v: f"{v:g}")
+    shown = (lambda v: f"{v:,}") if isinstance(low, int) else plain_number
     wanted = f"give a number from {shown(low)} to {shown(high)}"
 
     def checked(value: Any) -> Any:

@@ -62,11 +62,13 @@ def budgets_to_hold(s: AppState, results: list[StrategyResult], context: int) ->
         requests = hold_requests_widget(most, context)
     budgets = [cached_least_budget(s.profile(), r.strategy, requests, context,
                                    s.strategy_options()) for r in results]
+    budget = s.budget()
     right.caption(f"The least cache budget per rank that holds "
                   f"{count_text(requests, 'request')} of {tokens_text(context)} in each layout "
-                  "(SGLang beside a state pool: from which every larger one holds them), and "
-                  "the GPU memory that leaves it.")
-    table(app_data.hold_rows(results, budgets, s.budget()))
+                  "(SGLang beside a state pool: from which every larger one holds them)"
+                  + (". A budget given as a log gives it has no GPU memory to run back to."
+                     if budget.given else ", and the GPU memory that leaves it."))
+    table(app_data.hold_rows(results, budgets, budget))
 
 
 st.title("Compare")

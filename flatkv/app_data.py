@@ -834,14 +834,18 @@ def hold_rows(results: Sequence[StrategyResult], budgets: Sequence[int | None],
     than the page's GPU."""
     rows = []
     for r, need in zip(results, budgets, strict=True):
-        row = {"strategy": title_of(r), "cache budget (B)": need,
+        # the readable figures first (a narrow window cuts the table from the right), the
+        # exact bytes after them
+        row = {"strategy": title_of(r),
                "cache budget": "none holds them" if need is None else format_bytes(need)}
         gpu = None if need is None else budget.gpu_bytes_for(need)
         if not budget.given:
             beyond = "" if gpu is None else budget.beyond_gpu_text(gpu)
-            row |= {"GPU memory (B)": gpu,
-                    "GPU memory": "" if gpu is None else
-                    format_bytes(gpu) + (f" ({beyond})" if beyond else "")}
+            row["GPU memory"] = "" if gpu is None else format_bytes(gpu) + (
+                f" ({beyond})" if beyond else "")
+        row["cache budget (B)"] = need
+        if not budget.given:
+            row["GPU memory (B)"] = gpu
         rows.append(row)
     return rows
 

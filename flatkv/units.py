@@ -301,6 +301,12 @@ def concurrency_text(requests: float | Fraction) -> str:
     return f"{concurrency_value(requests):,.2f}"
 
 
+def plain_number(value: float | Fraction) -> str:
+    """A bound as a person reads it, without exponents: 0.000001, 1,000,000, 0.9 (at most six
+    decimals)."""
+    return f"{float(value):,.6f}".rstrip("0").rstrip(".")
+
+
 def count_text(count: int, noun: str) -> str:
     """``1 layer``, ``36 layers``: a count and its noun, singular for one."""
     return f"{count:,} {noun}{'' if count == 1 else 's'}"

@@ -698,6 +698,9 @@ def test_hold_rows_name_a_layout_no_budget_holds_and_leave_out_a_gpu_not_derived
          "GPU memory (B)": None, "GPU memory": ""},
         {"strategy": "FlatKV packed slabs", "cache budget (B)": 2**29,
          "cache budget": "512.00 MiB", "GPU memory (B)": 2**30, "GPU memory": "1.00 GiB"}]
+    # the readable figures lead (a narrow window cuts the table from the right)
+    assert list(rows[0]) == ["strategy", "cache budget", "GPU memory", "cache budget (B)",
+                             "GPU memory (B)"]
     assert budget.beyond_gpu_text(2**31) == "more than this GPU's 1.86 GiB"
     assert budget.beyond_gpu_text(2_000_000_000) == ""  # all of it: not more
     assert budget.beyond_gpu_fix == ("a larger GPU, a higher memory fraction, or more TP "

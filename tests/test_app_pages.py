@@ -946,6 +946,10 @@ def test_an_emptied_or_out_of_range_number_is_refused_under_its_field():
     sg.number_input(key="w.lcm_padding_bound").set_value(50.0).run()
     assert "Two-level padding bound is 50: give a number from 0 to 10" in [
         shown(e) for e in sg.error]
+    # ... without exponents (it read "from 1e-06 to 1e+06")
+    sg.number_input(key="w.mamba_full_memory_ratio").set_value(0.0).run()
+    assert ("Mamba / full memory ratio r is 0: give a number from 0.000001 to 1,000,000"
+            in [shown(e) for e in sg.error])
     # mended, the field's value is taken again
     at.sidebar.number_input(key="w.tp").set_value(2).run()
     at.sidebar.number_input(key="w.block_size").set_value(64).run()
@@ -2846,6 +2850,11 @@ def test_a_budget_of_vllm_blocks_matches_a_vllm_0_34_log():
     assert "per rank (6,701 vLLM blocks of 6.75 MiB as given) · " in shown(at.caption[0])
     assert any("Memory after warmup: ... 6701 KV cache blocks (44.17 GiB) fit" in c.value
                for c in at.code)
+    # the least budgets for R requests, with no GPU memory to run back to
+    assert [list(d.value.columns) for d in at.dataframe][1] == [
+        "strategy", "cache budget", "cache budget (B)"]
+    assert any(c.value.endswith("A budget given as a log gives it has no GPU memory to run "
+                                "back to.") for c in at.caption)
     # no "a log prints this to 0.01 GiB" range: the blocks are exact
     assert not [c for c in at.caption if "prints this memory to 0.01 GiB" in c.value]
     # picked from "KV cache memory", the blocks start at what that budget holds: 44.17 GiB

@@ -292,7 +292,7 @@ def test_a_preset_is_linked_by_name():
         ({"chunk": "x"}, "mamba_chunk_size", "chunk='x' is not a whole number"),
         ({"sg_ratio": "0"}, "mamba_full_memory_ratio", "sg_ratio is '0': give a number in"),
         ({"sg_slots": "0"}, "sglang_slots_per_request", "sg_slots=0 is outside"),
-        ({"sg_swa": "2"}, "swa_full_tokens_ratio", "sg_swa is '2': give a number in [1e-06, 1]"),
+        ({"sg_swa": "2"}, "swa_full_tokens_ratio", "sg_swa is '2': give a number in [0.000001, 1]"),
         ({"sg_page": "0"}, "sglang_page_size", "sg_page=0 is outside"),
         ({"sg_ssm": "int8"}, "sglang_ssm_dtype",
          "sg_ssm='int8' is not one of float32, bfloat16, float16"),

@@ -1374,7 +1374,7 @@ def test_a_strategy_is_named_by_a_string():
         # the bounds the app's fields and links take, so the CLI and the app agree: SGLang's
         # sliding pool is at most the full one's tokens, S at most 1,024 slots
         ({"swa_full_tokens_ratio": 2},
-         r"swa_full_tokens_ratio is 2: give a number in \[1e-06, 1\]"),
+         r"swa_full_tokens_ratio is 2: give a number in \[0.000001, 1\]"),
         ({"sglang_slots_per_request": 1025}, "sglang_slots_per_request = 1025 is too large to "
          "be real \\(at most 1,024\\)"),
     ],
@@ -1641,7 +1641,7 @@ def test_sliding_layers_without_a_window_name_the_user_field():
      1_000_001, True, None, "x"],
 )
 def test_bad_ratios_are_refused_at_once(value):
-    with pytest.raises(ValueError, match=r"mamba_full_memory_ratio is .*\[1e-06, 1e\+06\]"):
+    with pytest.raises(ValueError, match=r"mamba_full_memory_ratio is .*\[0.000001, 1,000,000\]"):
         StrategyOptions(mamba_full_memory_ratio=value)
 
 

@@ -65,7 +65,7 @@ from flatkv.plan import (
     check_int,
 )
 from flatkv.profile import MAX_CHUNK_SIZE, WINDOWED
-from flatkv.units import MAX_BYTES, MAX_TOKENS
+from flatkv.units import MAX_BYTES, MAX_TOKENS, plain_number
 from flatkv.workload import (
     DEFAULT_SCHEDULED_TOKENS,
     PagePool,
@@ -157,7 +157,8 @@ def to_fraction(
     low, high = bounds
     opener = "[" if low_inclusive else "("
     accepted = (
-        f"give a number in {opener}{float(low):g}, {float(high):g}] such as 0.9 or 9/10"
+        f"give a number in {opener}{plain_number(low)}, {plain_number(high)}] such as 0.9 or "
+        "9/10"
     )
     bad = ValueError(f"{field_name} is {_shown(value)}: {accepted}")
     frac: Fraction | None
