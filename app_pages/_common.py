@@ -512,7 +512,7 @@ def _memory_settings(side: Any, *, explained_on_page: bool) -> None:
     side.subheader("Memory", divider="gray")
     gpu = bind(side.selectbox, "gpu", "GPU", options=[*GPU_PRESETS, *MEMORY_SOURCES],
                format_func=lambda g: {KV_MEMORY: "KV cache memory (from a log)",
-                                      KV_BLOCKS: "vLLM KV cache blocks (from a 0.34 log)"
+                                      KV_BLOCKS: "vLLM blocks (from a log)"
                                       }.get(g, g),
                also=_start_memory_fields,
                help="Memory one GPU (one TP rank) offers, as nvidia-smi reports it (H100 "
