@@ -33,6 +33,7 @@ from flatkv.app_state import (
     MAX_VLLM_BLOCKS,
     MEMORY_SOURCES,
     MIN_MEM_FRACTION,
+    MIN_VLLM_BLOCKS,
     SCHEDULING_COLUMN,
     SGLANG_COLUMN,
     SWA_RATIO_RANGE,
@@ -476,8 +477,8 @@ def _start_memory_fields(gpu: str) -> dict[str, int]:
             cache = s.budget().cache_bytes
             if gpu == KV_MEMORY:
                 return {"kv_memory": cache}
-            return {"kv_blocks": max(2, cache // vllm_block_bytes(s.profile(),
-                                                                   s.strategy_options()))}
+            blocks = cache // vllm_block_bytes(s.profile(), s.strategy_options())
+            return {"kv_blocks": min(MAX_VLLM_BLOCKS, max(MIN_VLLM_BLOCKS, blocks))}
         except ValueError:  # no budget to start from: the field keeps its value
             return {}
     return {}
@@ -540,7 +541,8 @@ def _memory_settings(side: Any, *, explained_on_page: bool) -> None:
                 note := decimal_unit_note(state().kv_memory)):
             side.caption(note)
     elif gpu == KV_BLOCKS:
-        bind(side.number_input, "kv_blocks", "vLLM KV cache blocks per rank", min_value=2,
+        bind(side.number_input, "kv_blocks", "vLLM KV cache blocks per rank",
+             min_value=MIN_VLLM_BLOCKS,
              max_value=MAX_VLLM_BLOCKS, step=1,
              help="The N of vLLM 0.34's \"Memory after warmup: ... N KV cache blocks (X GiB) "
              "fit\" line: the budget is N of vLLM's blocks at the engine options set "

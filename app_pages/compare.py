@@ -66,7 +66,7 @@ def budgets_to_hold(s: AppState, results: list[StrategyResult], context: int) ->
     right.caption(f"The least cache budget per rank that holds "
                   f"{count_text(requests, 'request')} of {tokens_text(context)} in each layout "
                   "(SGLang beside a state pool: from which every larger one holds them)"
-                  + (". A budget given as a log gives it has no GPU memory to run back to."
+                  + (". A budget given as an engine logs it has no GPU memory to derive."
                      if budget.given else ", and the GPU memory that leaves it."))
     table(app_data.hold_rows(results, budgets, budget))
 

@@ -53,6 +53,7 @@ from flatkv.strategies.vllm import (
     OLDER_VLLM_LOG,
     OLDER_VLLM_TELL,
     REFUSES_TO_START,
+    WARMUP_LOG_NOTE,
     all_as_align_why,
     mamba_padding_percent,
     runs_all_as_align,
@@ -1085,7 +1086,7 @@ def start_up_log_text(r: StrategyResult) -> str:
     them."""
     if r.strategy == "sglang":
         return sglang_start_up_log_text(r)
-    text = _log_lines_are(r)
+    text = f"{_log_lines_are(r)} {WARMUP_LOG_NOTE}."
     if r.extras.get("state_page_bytes") is not None:  # a state model: which mode it counts
         mode = r.extras["mamba_cache_mode"]
         if r.extras.get("mamba_cache_mode_asked") == "all":

@@ -15,7 +15,14 @@ from fractions import Fraction
 
 from flatkv import app_model, gpu_settings, presets
 from flatkv.analysis import PLANNERS
-from flatkv.budget import Budget, blocks_budget, cache_budget, given_budget
+from flatkv.budget import (
+    MAX_VLLM_BLOCKS,
+    MIN_VLLM_BLOCKS,
+    Budget,
+    blocks_budget,
+    cache_budget,
+    given_budget,
+)
 from flatkv.dtypes import canonical_dtype
 from flatkv.models import MAX_CONV_KERNEL, MAX_TP, ModelSpec
 from flatkv.plan import FULL_ATTENTION, alignment_or_block_size
@@ -78,7 +85,6 @@ KV_MEMORY = "KV cache memory"
 # KV cache blocks (X GiB) fit"): exact, where the GiB beside it is rounded.
 KV_BLOCKS = "vLLM KV cache blocks"
 MEMORY_SOURCES = (CUSTOM_GPU, KV_MEMORY, KV_BLOCKS)  # after the GPU presets
-MAX_VLLM_BLOCKS = 1 << 31  # a GPU of 141 GB in blocks of 1 KiB is 1.4e8
 MAX_BLOCK_SIZE = 1 << 20
 MAX_CONTEXT = MAX_TOKENS
 DEFAULT_CONTEXT = app_model.DEFAULT_CONTEXT
@@ -574,7 +580,7 @@ _SETTINGS: dict[str, tuple[str, Callable[[str, str], object], Callable[[object],
     "gpu": ("gpu", _choice(lambda: [*GPU_PRESETS, *MEMORY_SOURCES]), str),
     "gpu_mem": ("gpu_memory", lambda key, text: gpu_memory_size(text, key), format_size),
     "kv_mem": ("kv_memory", lambda key, text: kv_memory_size(text, key), format_size),
-    "kv_blocks": ("kv_blocks", _int(2, MAX_VLLM_BLOCKS), str),
+    "kv_blocks": ("kv_blocks", _int(MIN_VLLM_BLOCKS, MAX_VLLM_BLOCKS), str),
     "frac": ("mem_fraction", _fraction, lambda v: f"{v:g}"),
     "weights": ("weights", lambda key, text: memory_size(text, key, weights=True), format_size),
     "tp": ("tp", _int(1, MAX_TP), str),

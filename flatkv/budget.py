@@ -155,10 +155,15 @@ def given_budget(cache_bytes: int, tp: int) -> Budget:
     return Budget(cache_bytes, 1.0, tp, cache_bytes, 0, cache_bytes, given=True)
 
 
+# vLLM's blocks a budget may be given in: vLLM needs 2; a GPU's 141 GB holds 2**31 blocks only
+# of 66 B, far under any model's block (a page of 16 tokens in each of its tensors)
+MIN_VLLM_BLOCKS, MAX_VLLM_BLOCKS = 2, 1 << 31
+
+
 def blocks_budget(blocks: int, block_bytes: int, tp: int) -> Budget:
     """A budget as vLLM 0.34 logs it after warm-up: ``blocks`` of its blocks, each
     ``block_bytes`` (``strategies.vllm.block_bytes`` at the view's options)."""
-    check_int("vLLM KV cache blocks", blocks, minimum=2, maximum=MAX_BYTES,
+    check_int("vLLM KV cache blocks", blocks, minimum=MIN_VLLM_BLOCKS, maximum=MAX_VLLM_BLOCKS,
               hint="give the N of vLLM's \"Memory after warmup: ... N KV cache blocks\" line "
               "(vLLM needs 2 at least)")
     check_int("vLLM block bytes", block_bytes, minimum=1)

@@ -16,6 +16,7 @@ from dataclasses import dataclass, fields
 from flatkv import bench_cli, model_cli, strategy_cli
 from flatkv.analysis import PLANNER_STRATEGY, PLANNERS, PlanAnalysis, analyze, plan_json
 from flatkv.app_state import ENGINE_OPTIONS
+from flatkv.budget import MAX_VLLM_BLOCKS, MIN_VLLM_BLOCKS, blocks_budget
 from flatkv.models import DRAFTER_NOT_COUNTED
 from flatkv.patterns import parse_layer_pattern
 from flatkv.plan import LINEAR_ATTENTION, PACKED_NEEDS_HISTORY
@@ -194,6 +195,19 @@ def _positive_int(text: str) -> int:
     return value
 
 
+def _vllm_blocks(text: str) -> int:
+    """--vllm-blocks: the N of vLLM's "N KV cache blocks" line, as many as a budget may be."""
+    try:
+        value = int(text) if len(text) <= 20 else None
+    except ValueError:
+        value = None
+    if value is None or not MIN_VLLM_BLOCKS <= value <= MAX_VLLM_BLOCKS:
+        raise argparse.ArgumentTypeError(
+            f"{quoted(text)} is not a count of vLLM blocks: give the N of its \"Memory after "
+            f"warmup: ... N KV cache blocks\" line, {MIN_VLLM_BLOCKS} to {MAX_VLLM_BLOCKS:,}")
+    return value
+
+
 def _size(field: str, *, whole: bool = False, memory: bool = False) -> Callable[[str], int]:
     """A size argument; ``memory``: read as the app's memory fields read one, a bare number
     under a MiB (``44.59``) or bytes under a MiB (``70B``) refused as a unit left out."""
@@ -239,7 +253,7 @@ def add_plan_arguments(
     )
     if default_budget is None:
         budget.add_argument(
-            "--vllm-blocks", type=_positive_int, default=None, metavar="N",
+            "--vllm-blocks", type=_vllm_blocks, default=None, metavar="N",
             help="the budget as vLLM 0.34 logs it after warm-up (\"Memory after warmup: ... N "
             "KV cache blocks (X GiB) fit\"): N of vLLM's blocks at the vLLM options given, "
             "exact where its X GiB is rounded; every layout gets those bytes")
@@ -265,12 +279,12 @@ def with_vllm_blocks(args: argparse.Namespace, model: GivenModel) -> argparse.Na
     at the options given (``strategies.vllm.block_bytes``); as they were without it."""
     if getattr(args, "vllm_blocks", None) is None:
         return args
-    if args.vllm_blocks < 2:
-        raise UsageError(f"--vllm-blocks {args.vllm_blocks}: vLLM needs 2 blocks at least; give "
-                         "the N of its \"Memory after warmup: ... N KV cache blocks\" line")
     each = vllm_block_bytes(model.profile, strategy_cli.options_from_args(args))
-    return argparse.Namespace(**{**vars(args), "budget": args.vllm_blocks * each,
-                                 "vllm_block_bytes": each})
+    try:
+        budget = blocks_budget(args.vllm_blocks, each, 1).cache_bytes
+    except ValueError as exc:  # more bytes than any budget
+        raise UsageError(f"--vllm-blocks {args.vllm_blocks:,}: {exc}") from None
+    return argparse.Namespace(**{**vars(args), "budget": budget, "vllm_block_bytes": each})
 
 
 def budget_notes(args: argparse.Namespace) -> tuple[str, ...]:

@@ -476,19 +476,24 @@ def resolve_config(cfg: Mapping[str, Any]) -> Any:
         )
     if model_type not in _FAMILIES:
         inner = cfg.get("text_config")
-        for kind in (model_type, inner.get("model_type") if isinstance(inner, Mapping) else None):
+        inner_type = inner.get("model_type") if isinstance(inner, Mapping) else None
+        if inner_type is not None and not isinstance(inner_type, str):
+            raise ValueError(f"config.json text_config.model_type must be a string such as "
+                             f"\"llama\", got {inner_type!r}")
+        for kind in (model_type, inner_type):
             if kind in _NOT_MODELED_YET:
                 raise ValueError(
                     f"model_type {kind!r} is not supported yet: {_NOT_MODELED_YET[kind]}, "
                     "which FlatKV does not model (one KV size for every attention layer, one "
-                    "cache a layer)")
-        if isinstance(inner, Mapping) and inner.get("model_type") in _FAMILIES:
+                    "cache a layer); no model by hand plans it exactly either, as it keeps one "
+                    "KV size too")
+        if inner_type in _FAMILIES:
             raise ValueError(
                 f"model_type {model_type!r} is not read here, but its text_config (model_type "
-                f"{inner['model_type']!r}) is: load a copy of the text_config alone (the "
+                f"{inner_type!r}) is: load a copy of the text_config alone (the "
                 "language model keeps the KV cache the engines page), with the wrapper's dtype "
                 "and quantization_config copied into it, and architectures "
-                f"{_causal_lm_class(inner['model_type'])}")
+                f"{_causal_lm_class(inner_type)}")
         raise ValueError(
             f"model_type {model_type!r} is not supported: supported types are "
             f"{', '.join(SUPPORTED_MODEL_TYPES)}; a model of full attention alone (no sliding "
@@ -1599,10 +1604,17 @@ def _architectures_or_default(cfg: Mapping[str, Any], model_type: str
     list; empty when the config names them, or when transformers has no class to name."""
     if given := _architectures_of(cfg):
         return given, ()
-    from transformers.models.auto.modeling_auto import MODEL_FOR_CAUSAL_LM_MAPPING_NAMES
+    from transformers.models.auto.modeling_auto import (
+        MODEL_FOR_CAUSAL_LM_MAPPING_NAMES,
+        MODEL_FOR_IMAGE_TEXT_TO_TEXT_MAPPING_NAMES,
+    )
 
-    name = MODEL_FOR_CAUSAL_LM_MAPPING_NAMES.get(model_type)
-    if not isinstance(name, str):
+    # a multimodal wrapper's checkpoints name its own class (Llama4ForConditionalGeneration,
+    # which SGLang's sliding-window list holds), not its language model's
+    name = next((found for mapping in (MODEL_FOR_IMAGE_TEXT_TO_TEXT_MAPPING_NAMES,
+                                       MODEL_FOR_CAUSAL_LM_MAPPING_NAMES)
+                 if isinstance(found := mapping.get(model_type), str)), None)
+    if name is None:
         return (), ()
     return (name,), (f"architectures [\"{name}\"] (its class for {model_type}, which the "
                      "engines pick code paths by)",)

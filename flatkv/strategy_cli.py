@@ -33,7 +33,7 @@ from flatkv.strategies.base import (
     start_up_log_title,
 )
 from flatkv.strategies.sglang import logged_padding
-from flatkv.strategies.vllm import OLDER_VLLM_LOG, last_served_note
+from flatkv.strategies.vllm import OLDER_VLLM_LOG, WARMUP_LOG_NOTE, last_served_note
 from flatkv.texttable import text_table
 from flatkv.units import (
     concurrency_text,
@@ -260,8 +260,9 @@ def _start_up_log_lines(result: StrategyResult) -> list[str]:
         padding = ["a page a KV layer"] * page + ["the padding slot"] * slot
         said = "; its GB are GiB" + (f", its sizes count {' and '.join(padding)}"
                                      if padding else "")
+    notes = [*x.get("log_left_out", ()), *([WARMUP_LOG_NOTE] * (result.strategy == "vllm"))]
     return [f"{start_up_log_title(result.strategy)} (a current release's words{said}):",
-            *(f"  {line}" for line in log), *(f"  ({why})" for why in x.get("log_left_out", ()))]
+            *(f"  {line}" for line in log), *(f"  ({why})" for why in notes)]
 
 
 def format_comparison_table(results: Sequence[StrategyResult],

@@ -302,9 +302,9 @@ def concurrency_text(requests: float | Fraction) -> str:
 
 
 def plain_number(value: float | Fraction) -> str:
-    """A bound as a person reads it, without exponents: 0.000001, 1,000,000, 0.9 (at most six
-    decimals)."""
-    return f"{float(value):,.6f}".rstrip("0").rstrip(".")
+    """A bound as a person reads it and can type it back, without exponents or separators:
+    0.000001, 1000000, 0.9 (at most six decimals)."""
+    return f"{float(value):.6f}".rstrip("0").rstrip(".")
 
 
 def count_text(count: int, noun: str) -> str:

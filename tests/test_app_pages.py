@@ -948,7 +948,7 @@ def test_an_emptied_or_out_of_range_number_is_refused_under_its_field():
         shown(e) for e in sg.error]
     # ... without exponents (it read "from 1e-06 to 1e+06")
     sg.number_input(key="w.mamba_full_memory_ratio").set_value(0.0).run()
-    assert ("Mamba / full memory ratio r is 0: give a number from 0.000001 to 1,000,000"
+    assert ("Mamba / full memory ratio r is 0: give a number from 0.000001 to 1000000"
             in [shown(e) for e in sg.error])
     # mended, the field's value is taken again
     at.sidebar.number_input(key="w.tp").set_value(2).run()
@@ -2850,11 +2850,14 @@ def test_a_budget_of_vllm_blocks_matches_a_vllm_0_34_log():
     assert "per rank (6,701 vLLM blocks of 6.75 MiB as given) · " in shown(at.caption[0])
     assert any("Memory after warmup: ... 6701 KV cache blocks (44.17 GiB) fit" in c.value
                for c in at.code)
+    # and how its two memory lines read
+    assert any("vLLM 0.34 on CUDA logs the Available line before warm-up, as an estimate, and "
+               "sizes its cache by the blocks it fits after it" in c.value for c in at.caption)
     # the least budgets for R requests, with no GPU memory to run back to
     assert [list(d.value.columns) for d in at.dataframe][1] == [
         "strategy", "cache budget", "cache budget (B)"]
-    assert any(c.value.endswith("A budget given as a log gives it has no GPU memory to run "
-                                "back to.") for c in at.caption)
+    assert any(c.value.endswith("A budget given as an engine logs it has no GPU memory to "
+                                "derive.") for c in at.caption)
     # no "a log prints this to 0.01 GiB" range: the blocks are exact
     assert not [c for c in at.caption if "prints this memory to 0.01 GiB" in c.value]
     # picked from "KV cache memory", the blocks start at what that budget holds: 44.17 GiB
@@ -2867,3 +2870,10 @@ def test_a_budget_of_vllm_blocks_matches_a_vllm_0_34_log():
     assert given.query_params["kv_blocks"] == "6700"
     given.sidebar.number_input(key="w.kv_blocks").set_value(6_701).run()
     assert vllm_row(given)["blocks"] == 6_701
+    # a budget of more blocks than a link holds starts at the most it does (1 B a token
+    # and layer: pages of 16 B, so H200's 126.86 GB would be 7.9e9 blocks)
+    tiny = open_app("app_pages/compare.py", {"model": "custom", "layers": "full", "kv": "1",
+                                             "gpu": "H200 141GB"})
+    tiny.sidebar.selectbox(key="w.gpu").set_value("vLLM KV cache blocks").run()
+    assert_clean(tiny)
+    assert tiny.query_params["kv_blocks"] == str(2**31)

@@ -436,5 +436,9 @@ def test_vllm_blocks_give_the_budget_as_vllm_0_34_logs_it(capsys):
     assert code == 0 and json.loads(out)["num_blocks"] == 6_701
     code, _, err = run([*argv, "--vllm-blocks", "6701", "--budget", "40GiB"], capsys)
     assert code == 2 and "argument --budget: not allowed with argument --vllm-blocks" in err
-    code, _, err = run([*argv, "--vllm-blocks", "1"], capsys)
-    assert code == 2 and "--vllm-blocks 1: vLLM needs 2 blocks at least" in err
+    for blocks in ("0", "1", str(2**31 + 1), "many"):
+        code, _, err = run([*argv, "--vllm-blocks", blocks], capsys)
+        assert code == 2 and err.count("\n") == 1
+        assert (f"argument --vllm-blocks: '{blocks}' is not a count of vLLM blocks: give "
+                "the N of its \"Memory after warmup: ... N KV cache blocks\" line, 2 to "
+                "2,147,483,648") in err

@@ -755,6 +755,14 @@ def test_architectures_come_from_the_config_and_choose_sglangs_pools():
             "engines pick code paths by)") in unnamed.notes
     assert run_strategy("sglang", unnamed.profile(), budget_bytes=40 * 2**30,
                         context_tokens=32_768).capacity_tokens == 109_226
+    # a wrapper's checkpoints name the wrapper's class: Llama 4's is on SGLang's list
+    scout = spec_from_hf_config({"model_type": "llama4", "text_config": {
+        "model_type": "llama4_text", "num_hidden_layers": 4, "num_attention_heads": 40,
+        "num_key_value_heads": 8, "head_dim": 128, "attention_chunk_size": 8192}})
+    assert scout.architectures == ("Llama4ForConditionalGeneration",)
+    assert "Use sliding window memory pool" in run_strategy(
+        "sglang", scout.profile(), budget_bytes=40 * 2**30,
+        context_tokens=32_768).extras["log_lines"][0]
     text_only = spec_from_hf_config({"model_type": "gemma3_text", **text})
     assert text_only.architectures == ("Gemma3ForCausalLM",)
     assert run_strategy("sglang", text_only.profile(), budget_bytes=40 * 2**30,
@@ -1386,7 +1394,12 @@ def test_path_and_pasted_text(tmp_path):
          "keep other KV bytes a token than its sliding ones \\(global_head_dim, 512 by "
          "default, and num_global_key_value_heads, against head_dim and num_key_value_heads"
          "\\), which FlatKV does not model \\(one KV size for every attention layer, one "
-         "cache a layer\\)$"),
+         "cache a layer\\); no model by hand plans it exactly either, as it keeps one KV size "
+         "too$"),
+        # a text_config whose model_type is no string says so (it was a TypeError)
+        ({"model_type": "foo", "text_config": {"model_type": ["gemma4_text"]}},
+         "^config.json text_config.model_type must be a string such as \"llama\", got "
+         "\\['gemma4_text'\\]$"),
         # ... and so does a wrapper whose text_config is one
         ({"model_type": "llava", "text_config": {"model_type": "mimo_v2_flash"}},
          "^model_type 'mimo_v2_flash' is not supported yet: MiMo-V2-Flash's sliding layers "

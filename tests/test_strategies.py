@@ -451,6 +451,12 @@ def test_sglang_kimi_linear_state_does_not_read_the_configs_ssm_dtype():
     # another architecture reads it
     assert ssm_dtype(replace(kimi, architectures=("Qwen3NextForCausalLM",)), options) == (
         "bfloat16", "the config's mamba_ssm_dtype")
+    # Granite 4.0-H's config builds Mamba2CacheParams without a dtype (SGLang 0.5.23): unread
+    granite = replace(load_preset("granite-4.0-h-small").profile(),
+                      config_mamba_ssm_dtype="bfloat16")
+    assert ssm_dtype(granite, options) == (
+        "float32", "SGLang's default ssm dtype: its GraniteMoeHybridForCausalLM state does not "
+        "read the config's mamba_ssm_dtype")
 
 
 def test_sglang_keeps_the_ssm_state_in_float32_unless_told():
@@ -1641,7 +1647,7 @@ def test_sliding_layers_without_a_window_name_the_user_field():
      1_000_001, True, None, "x"],
 )
 def test_bad_ratios_are_refused_at_once(value):
-    with pytest.raises(ValueError, match=r"mamba_full_memory_ratio is .*\[0.000001, 1,000,000\]"):
+    with pytest.raises(ValueError, match=r"mamba_full_memory_ratio is .*\[0.000001, 1000000\]"):
         StrategyOptions(mamba_full_memory_ratio=value)
 
 

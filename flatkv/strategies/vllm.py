@@ -489,6 +489,13 @@ def run_vllm(
     return _explained(result, last) if last else result
 
 
+# How the two memory lines of its log read: one budget, told as two releases tell it
+WARMUP_LOG_NOTE = ("vLLM 0.34 on CUDA logs the Available line before warm-up, as an estimate, "
+                   "and sizes its cache by the blocks it fits after it (the Memory after warmup "
+                   "line, its GPU figures the run's: elided); up to 0.33 the Available line is "
+                   "the cache")
+
+
 def block_bytes(profile: CacheProfile, options: StrategyOptions) -> int:
     """The bytes of one vLLM block id at these options: its page in each of the group_size
     tensors (``page_bytes x group_size``, what ``num_blocks`` divides the budget by). vLLM 0.34
