@@ -1598,10 +1598,11 @@ def _architectures_of(cfg: Mapping[str, Any]) -> tuple[str, ...]:
 def _architectures_or_default(cfg: Mapping[str, Any], model_type: str
                               ) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """The config's architectures, or where it gives none (a config written from transformers'
-    defaults) transformers' causal-LM class of its type, which a checkpoint would name: the
-    engines pick code paths by it (SGLang its sliding-window pool, vLLM its mamba cache mode
-    fallback, Cohere2's window). Beside them, the entry for the notes' "Not in the config.json"
-    list; empty when the config names them, or when transformers has no class to name."""
+    defaults) transformers' class for its type (a multimodal wrapper's own, else its causal
+    LM's), which a checkpoint would name: the engines pick code paths by it (SGLang its
+    sliding-window pool, vLLM its mamba cache mode fallback, Cohere2's window). Beside them,
+    the entry for the notes' "Not in the config.json" list; empty when the config names them,
+    or when transformers has no class to name."""
     if given := _architectures_of(cfg):
         return given, ()
     from transformers.models.auto.modeling_auto import (
