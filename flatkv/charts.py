@@ -251,7 +251,10 @@ def bytes_icicle(nodes: Sequence[TreeNode], *, title: str = "") -> go.Figure:
         maxdepth=3,
         tiling={"orientation": "h"},
     )
-    return _house_figure([icicle], title=title, height=420)
+    # a label too small to read at 10 px (a conv slice beside the ssm's) is left out, not
+    # shrunk to a smear; its hover still says it
+    return _house_figure([icicle], {"uniformtext": {"minsize": 10, "mode": "hide"}},
+                         title=title, height=420)
 
 
 def page_map_figure(pages: PageMap, *, columns: int = 64, title: str = "") -> go.Figure:

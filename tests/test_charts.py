@@ -82,6 +82,8 @@ def test_icicle_values_and_colours(analysis):
     assert colours["full_attention/kv/0"] == colours["full_attention/kv"] == COLORS["kv"]
     assert colours["linear_attention/conv/0"] == COLORS["conv"]
     assert colours["unused"] == COLORS["unused"]
+    # labels too small to read are hidden, not shrunk (the hover keeps them)
+    assert (fig.layout.uniformtext.minsize, fig.layout.uniformtext.mode) == (10, "hide")
 
 
 def test_page_map_marks_each_owner():
