@@ -154,6 +154,9 @@ with user_errors():
     c.metric("Cache budget", format_bytes(b.cache_bytes), help=f"{b.cache_bytes:,} B")
     history = r.capacity_tokens is not None  # a state-only model keeps no token history
     c.metric("Capacity (tokens)", f"{r.capacity_tokens:,}" if history else NOT_APPLICABLE,
+             # beside a concurrency that can be larger: windows count as full history here
+             delta=app_data.WINDOWS_AS_HISTORY if history and s.profile().windowed_labels else None,
+             delta_color="off", delta_arrow="off",
              help=CAPACITY_HELP if history else NO_HISTORY_HELP)
     if r.logged_tokens is not None and r.logged_tokens != r.capacity_tokens:
         c.metric(f"{logged_as(strategy)} (tokens)", f"{r.logged_tokens:,}",

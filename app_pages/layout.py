@@ -43,9 +43,13 @@ def headline(analysis, ours: StrategyResult, engines: list[StrategyResult]) -> N
         # windowed layers: the capacity counts their pages like full history, as Budget says
         windowed_note = (f" {text}" if (text := app_data.sliding_capacity_text(state().profile()))
                          else "")
+        said = []  # under the figure: what it is not
+        if capacity != h.token_slots:
+            said.append(f"token slots {h.token_slots:,} (blocks x P)")
+        if windowed_note:
+            said.append(app_data.WINDOWS_AS_HISTORY)
         c.metric("Capacity (tokens)", f"{capacity:,}",
-                 delta=f"token slots {h.token_slots:,} (blocks x P)"
-                 if capacity != h.token_slots else None, delta_color="off", delta_arrow="off",
+                 delta=" · ".join(said) or None, delta_color="off", delta_arrow="off",
                  help="Tokens of history the pool holds beside one request's state, as Budget "
                  "and Compare count it. Under it, num_blocks x P: tokens if every page id held "
                  "history; with several groups sharing the ids, each gets a share, so the "

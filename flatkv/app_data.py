@@ -985,6 +985,10 @@ def short_of_one_request_text(results: Sequence[StrategyResult], context: int) -
             "max_model_len does not fit.")
 
 
+# Under a capacity whose sliding or chunked pages count as full history (sliding_capacity_text)
+WINDOWS_AS_HISTORY = "windows counted as full history"
+
+
 def sliding_capacity_text(profile: CacheProfile) -> str:
     """Why, with sliding-window or chunked layers, one request can outrun the capacity:
     capacity counts their pages like full history (no window eviction, as SPEC 3.3's measured

@@ -2148,6 +2148,9 @@ def test_sliding_model_says_why_concurrency_passes_one_above_the_capacity():
     assert metrics(at)["Capacity (tokens)"] == f"{97_870 // 2 * 16:,}"  # 2 groups share ids
     # per request: full ceil(1e6 / 16) = 62,500 pages; sliding ceil((128 - 1 + 8,192) / 16) + 1
     assert metrics(at)["Concurrency at 1,000,000 tokens"] == f"{97_870 / (62_500 + 521):.2f}"
+    # said under the figure, beside the larger concurrency
+    assert {m.label: m.delta for m in at.metric}["Capacity (tokens)"] == (
+        "windows counted as full history")
     note = [c.value for c in at.caption if c.value.startswith("Sliding-window layers")]
     assert len(note) == 1 and "window of 128 tokens" in note[0]
     at.switch_page("app_pages/compare.py").run()
@@ -2156,8 +2159,14 @@ def test_sliding_model_says_why_concurrency_passes_one_above_the_capacity():
     at.switch_page("app_pages/layout.py").run()
     help_text = {m.label: m.help for m in at.metric}["Capacity (tokens)"]
     assert note[0] in help_text and metrics(at)["Capacity (tokens)"] == f"{97_870 // 2 * 16:,}"
+    # 97,870 blocks x 16 = 1,565,920 token slots, half of them each group's
+    assert {m.label: m.delta for m in at.metric}["Capacity (tokens)"] == (
+        "token slots 1,565,920 (blocks x P) · windows counted as full history")
     llama = open_app("app_pages/layout.py", {"model": "Llama-3.1-8B"})
     assert "Sliding" not in {m.label: m.help for m in llama.metric}["Capacity (tokens)"]
+    assert not {m.label: m.delta for m in llama.metric}["Capacity (tokens)"]
+    assert not {m.label: m.delta for m in open_app(
+        "app_pages/budget.py", {"model": "Llama-3.1-8B"}).metric}["Capacity (tokens)"]
 
 
 def test_layout_takes_the_largest_workload_a_link_can_ask_for():
