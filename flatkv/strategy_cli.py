@@ -260,7 +260,9 @@ def _start_up_log_lines(result: StrategyResult) -> list[str]:
         padding = ["a page a KV layer"] * page + ["the padding slot"] * slot
         said = "; its GB are GiB" + (f", its sizes count {' and '.join(padding)}"
                                      if padding else "")
-    notes = [*x.get("log_left_out", ()), *([WARMUP_LOG_NOTE] * (result.strategy == "vllm"))]
+    notes = list(x.get("log_left_out", ()))
+    if result.strategy == "vllm":  # how its two memory lines read
+        notes.append(WARMUP_LOG_NOTE)
     return [f"{start_up_log_title(result.strategy)} (a current release's words{said}):",
             *(f"  {line}" for line in log), *(f"  ({why})" for why in notes)]
 

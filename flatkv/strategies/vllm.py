@@ -496,6 +496,12 @@ WARMUP_LOG_NOTE = ("vLLM 0.34 on CUDA logs the Available line before warm-up, as
                    "the cache")
 
 
+def format_gib(nbytes: int) -> str:
+    """Bytes in GiB as vLLM's log prints them (its ``format_gib``: the float rounded to two
+    places, as Python prints it: 10.0, 44.59)."""
+    return f"{round(nbytes / 2**30, 2)}"
+
+
 def block_bytes(profile: CacheProfile, options: StrategyOptions) -> int:
     """The bytes of one vLLM block id at these options: its page in each of the group_size
     tensors (``page_bytes x group_size``, what ``num_blocks`` divides the budget by). vLLM 0.34
@@ -681,7 +687,7 @@ def _run_vllm(
     # GPU's memory around them are the run's, elided
     extras["log_lines"].append(
         f"Memory after warmup: ... {num_blocks} KV cache blocks "
-        f"({round(num_blocks * unit_bytes / 2**30, 2)} GiB) fit within the requested ... GiB. ...")
+        f"({format_gib(num_blocks * unit_bytes)} GiB) fit within the requested ... GiB. ...")
     counts_text = ", ".join(f"{c} {k}" for k, c in counts.items())
     formulas += [
         f"group_size = {group_size} (layers per type: {counts_text}); {num_groups} groups",
@@ -737,7 +743,7 @@ def _start_up_log(sizing: CacheProfile, options: StrategyOptions, p: int, attn_p
             lines.append(f"Padding mamba page size by {mamba_padding_percent(attn_page, state):.2f}"
                          "% to ensure that mamba page size and attention page size are exactly "
                          "equal.")
-    lines.append(f"Available KV cache memory: {round(budget_bytes / 2**30, 2)} GiB")
+    lines.append(f"Available KV cache memory: {format_gib(budget_bytes)} GiB")
     lines += [padding_layers_text(padding[k], c) for k, c in counts.items() if padding[k]]
     return lines
 
