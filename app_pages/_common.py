@@ -304,6 +304,14 @@ def cached_least_budget(profile: CacheProfile, strategy: str, requests: int, con
                                             context_tokens=context, options=options)
 
 
+@st.cache_data(max_entries=64, show_spinner=False,
+               hash_funcs={CacheProfile: profile_key, StrategyOptions: options_key})
+def cached_context_curves(profile: CacheProfile, budget: int, contexts: tuple[int, ...],
+                          options: StrategyOptions) -> sizing.ContextCurves:
+    """Compare's concurrency over context lengths: a run of every layout a length."""
+    return sizing.context_curves(profile, budget, contexts, options, STRATEGIES)
+
+
 def current_strategies(s: AppState | None = None, names: tuple[str, ...] = STRATEGIES
                        ) -> list[StrategyResult]:
     """The engine strategies for the current view (all of them by default)."""
@@ -414,7 +422,13 @@ def table(rows: Any, *, height: int | str = "auto", formats: dict[str, str] | No
         elif df[col].dtype == object and len(values) and all(
             isinstance(v, (int, float)) and not isinstance(v, bool) for v in values
         ):
-            df[col] = pd.to_numeric(df[col])  # fractional figures (concurrency) stay numbers
+            if len(values) == len(df):
+                df[col] = pd.to_numeric(df[col])  # fractional figures (concurrency) stay numbers
+            else:  # as the format shows them, the gaps a dash
+                two = (formats or {}).get(col) == "accounting"
+                df[col] = [NOT_APPLICABLE if v is None or pd.isna(v)
+                           else f"{v:,.2f}" if two else f"{v:,}" for v in df[col]]
+                config[col] = st.column_config.TextColumn(alignment="right")
         elif df[col].dtype == object and len(values) < len(df) and all(
             isinstance(v, str) for v in values
         ):

@@ -8,6 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from app_pages._common import (
+    cached_context_curves,
     cached_least_budget,
     chart,
     context_widget,
@@ -22,7 +23,7 @@ from app_pages._common import (
     update,
     user_errors,
 )
-from flatkv import app_data, charts
+from flatkv import app_data, charts, sizing
 from flatkv.app_data import markdown_literal as literal
 from flatkv.app_data import title_of
 from flatkv.app_state import AppState
@@ -39,6 +40,7 @@ def charts_of(shown: list[StrategyResult], applying_rows: pd.DataFrame, has_hist
                                else None,
                                [r.max_concurrency or 0.0 for r in shown], context=context),
           key="compare.capacity", file_name="capacity.html")
+    concurrency_over_context(state(), context)
     chart(charts.breakdown_bars(names, [r.breakdown for r in shown],
                                 title="Where the budget goes"),
           key="compare.breakdown", file_name="breakdown.html")
@@ -50,6 +52,33 @@ def charts_of(shown: list[StrategyResult], applying_rows: pd.DataFrame, has_hist
         if note := app_data.sglang_idle_split_text(r):
             st.caption(literal(note))
     table(applying_rows[["strategy"] + [c for c in applying_rows.columns if c.endswith(" (B)")]])
+
+
+def concurrency_over_context(s: AppState, context: int) -> None:
+    """Each layout's max concurrency at this budget over context lengths (powers of two to the
+    model's max_model_len, and the page's), as a chart and as a table."""
+    curves = cached_context_curves(
+        s.profile(), s.budget().cache_bytes,
+        tuple(sizing.context_candidates(context, s.model_max_len())), s.strategy_options())
+    lines = [(k, app_data.STRATEGY_TITLES[k], v) for k, v in curves.concurrency.items()]
+    chart(charts.context_figure(curves.contexts, lines, context=context,
+                                title="Concurrency over context length"),
+          key="compare.contexts", file_name="concurrency_by_context.html")
+    capped = s.profile().has_state and "sglang" in curves.concurrency
+    st.caption(f"Each point is the concurrency of the table at the top, at this budget, with "
+               f"that context length in place of {tokens_text(context)}; the diamonds are the "
+               "table's own. Where a line stops, the layout has no figure at that length (vLLM "
+               "refuses to start when one request of it does not fit). Lines that coincide "
+               "draw as one."
+               + (" SGLang's flat stretch is its state pool's cap: a running request holds "
+                  "its slots whatever its length." if capped else ""))
+    rows = pd.DataFrame(app_data.context_sweep_rows(curves), dtype=object)
+    with st.expander("Concurrency over context length as a table"):
+        table(rows, formats={name: "accounting" for _, name, _ in lines})
+        st.download_button("Concurrency by context as CSV", data=rows.to_csv(index=False),
+                           file_name="concurrency_by_context.csv", mime="text/csv",
+                           key="compare.contexts.csv", on_click="ignore",
+                           icon=":material/download:")
 
 
 def budgets_to_hold(s: AppState, results: list[StrategyResult], context: int) -> None:

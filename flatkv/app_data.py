@@ -18,6 +18,7 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 from itertools import islice
 
+from flatkv import sizing
 from flatkv.analysis import PlanAnalysis
 from flatkv.budget import Budget, printed_range
 from flatkv.models import DRAFTER_NOT_COUNTED, past_max_model_len_text
@@ -636,6 +637,15 @@ def curves(profile: CacheProfile, strategy: str, budget: int, context: int,
     sizes = block_size_candidates(options.block_size)
     return Curves(budgets, [point(b, options) for b in budgets], sizes,
                   [point(budget, replace(options, block_size=b)) for b in sizes])
+
+
+def context_sweep_rows(curves: sizing.ContextCurves) -> list[dict]:
+    """Compare's concurrency-over-context chart as table rows: a context a row, a layout a
+    column (its title), concurrency as engines log it, None where the layout has no figure."""
+    return [{"context (tokens)": c,
+             **{STRATEGY_TITLES[s]: None if values[i] is None else concurrency_value(values[i])
+                for s, values in curves.concurrency.items()}}
+            for i, c in enumerate(curves.contexts)]
 
 
 def printed_budget_text(profile: CacheProfile, strategy: str, cache_bytes: int, context: int,

@@ -309,6 +309,17 @@ def _power_text(n: int) -> str:
     return f"{n >> 10}k" if n >= 1024 and n % 1024 == 0 else str(n)
 
 
+def _powers_of_two_axis(low: float, high: float) -> dict:
+    """A log axis over powers of two (block sizes, context lengths) ticked at each power (a
+    log axis says 1 2 5 10), short enough to stay level (rotated, the last one fell off), the
+    ends padded to show them."""
+    ticks = [1 << k for k in range(int(high).bit_length()) if low <= 1 << k <= high]
+    if len(ticks) > 8:  # every other power, from the top: 13 ran together in half a page
+        ticks = ticks[::-2][::-1]
+    return {"type": "log", "tickvals": ticks, "ticktext": [_power_text(t) for t in ticks],
+            "tickangle": 0, "range": [math.log10(low) - 0.08, math.log10(high) + 0.08]}
+
+
 def sweep_figure(
     x: Sequence[float], capacity: Sequence[int] | None, concurrency: Sequence[float], *,
     current_x: float, current_capacity: int | None, current_concurrency: float, x_title: str,
@@ -324,15 +335,7 @@ def sweep_figure(
     current = {"color": "#222", "size": 11, "symbol": "diamond"}
     # the panels' axes by hand, as make_subplots(rows, shared_xaxes=True) sets them (it took
     # 35 ms a chart): the bottom x axis carries the ticks, the top one follows it
-    x_axis = {"title": x_title}
-    if log_x:  # block sizes are powers of two: tick each (a log axis says 1 2 5 10), short
-        # enough to stay level (rotated, the last one fell off), the ends padded to show them
-        low, high = min(x), max(x)
-        ticks = [1 << k for k in range(int(high).bit_length()) if low <= 1 << k <= high]
-        if len(ticks) > 8:  # every other power, from the top: 13 ran together in half a page
-            ticks = ticks[::-2][::-1]
-        x_axis |= {"type": "log", "tickvals": ticks, "ticktext": [_power_text(t) for t in ticks],
-                   "tickangle": 0, "range": [math.log10(low) - 0.08, math.log10(high) + 0.08]}
+    x_axis = {"title": x_title} | (_powers_of_two_axis(min(x), max(x)) if log_x else {})
     requests = {"title": "requests", "rangemode": "tozero"}
     traces = []
     top = {"xaxis": "x", "yaxis": "y"}
@@ -419,6 +422,57 @@ def capacity_bars(
                          "showarrow": False, "font": {"size": 16}})
     layout["annotations"] = headings
     return _house_figure(traces, layout, title=title, height=max(260, 120 + 40 * len(names)))
+
+
+# Compare's context chart: a colour a layout. Lines that coincide must show through: FlatKV's
+# two planners share a colour, per component dotted over packed slabs (their figures are most
+# often the same), and two-level pages are dashed over vLLM's line, which they often follow.
+LAYOUT_LINES: dict[str, dict[str, str]] = {
+    "flat": {"color": COLORS["kv"]},
+    "per-component": {"color": COLORS["kv"], "dash": "dot"},
+    "vllm": {"color": COLORS["conv"]},
+    "sglang": {"color": COLORS["gather"]},
+    "aliased": {"color": COLORS["scatter"], "dash": "dashdot"},
+    "lcm": {"color": COLORS["ssm"], "dash": "dash"},
+}
+
+
+def context_figure(
+    contexts: Sequence[int], lines: Sequence[tuple[str, str, Sequence[float | None]]], *,
+    context: int, title: str = "",
+) -> go.Figure:
+    """Max concurrency over context length, a line per layout (``(strategy, name, values)``,
+    a value per context, None where the layout has no figure: its line breaks there). Log on
+    both axes: concurrency falls about as 1 / context, from hundreds of requests to under
+    one. The page's ``context`` is marked on each line, and one request is dashed: under it a
+    request of that length does not fit. Concurrency is drawn as shown elsewhere
+    (``units.concurrency_value``; a zero, which a log axis cannot draw, is left out)."""
+    at = "%{x:,} tokens<br>%{y:,.2f} requests<extra></extra>"
+    here = contexts.index(context)
+    traces = [go.Scatter(x=[contexts[0], contexts[-1]], y=[1, 1], name="1 request",
+                         mode="lines", line={"color": COLORS["padding_layer"], "width": 1.5,
+                                             "dash": "dash"}, hoverinfo="skip")]
+    marks_x, marks_y, marks_name = [], [], []
+    for strategy, name, values in lines:
+        shown = [None if v is None or v <= 0 else concurrency_value(v) for v in values]
+        traces.append(go.Scatter(x=list(contexts), y=shown, name=name, mode="lines",
+                                 line={"width": 2.5, **LAYOUT_LINES.get(strategy, {})},
+                                 hovertemplate=f"{name}<br>{at}"))
+        if shown[here] is not None:
+            marks_x.append(context)
+            marks_y.append(shown[here])
+            marks_name.append(name)
+    traces.append(go.Scatter(x=marks_x, y=marks_y, name=f"at {tokens_text(context)}",
+                             mode="markers", customdata=marks_name,
+                             marker={"color": "#222", "size": 10, "symbol": "diamond"},
+                             hovertemplate="%{customdata}<br>" + at))
+    layout = {"xaxis": {"title": "context length (tokens)"}
+              | _powers_of_two_axis(contexts[0], contexts[-1]),
+              # a label a decade (0.1, 1, 10, 100): Plotly's 2 and 5 between them read as
+              # figures of their own
+              "yaxis": {"title": "requests (log)", "type": "log", "dtick": 1}}
+    return _house_figure(traces, layout, title=title, height=460,
+                         legend_lines=legend_lines([t.name for t in traces]))
 
 
 def breakdown_bars(

@@ -407,7 +407,10 @@ def _counting_requests(
 
 def _compare_command(args: argparse.Namespace) -> CommandOutput:
     model = given_model(args)
-    return _counting_requests(model, with_vllm_blocks(args, model), strategy_cli.compare_text)
+    return _counting_requests(
+        model, with_vllm_blocks(args, model),
+        lambda a, profile, context: strategy_cli.compare_text(a, profile, context,
+                                                             model_len=model.max_model_len))
 
 
 def _bench_command(args: argparse.Namespace) -> CommandOutput:
@@ -534,6 +537,10 @@ def build_parser() -> argparse.ArgumentParser:
                          help="also give each layout's least cache budget per rank that holds R "
                          "requests of the context at once (SGLang beside a state pool: the "
                          "least from which every larger budget holds them)")
+    compare.add_argument("--over-contexts", action="store_true",
+                         help="also give each layout's max concurrency at the budget over "
+                         "context lengths: every power of two from 1,024 tokens to the model's "
+                         "max_model_len or the context, whichever is longer, and the context")
     compare.set_defaults(run=_compare_command)
 
     bench = sub.add_parser(

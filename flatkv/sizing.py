@@ -12,17 +12,23 @@ below a slot boundary can hold R too. vLLM's concurrency is the one its log prin
 leaves its null block out (its start-up check for one request counts it), so at R >= 2 the
 figure is the budget whose logged maximum concurrency reaches R. Pure Python, like the
 strategies it runs.
+
+It also runs the what-if over lengths: each layout's concurrency at one budget over context
+lengths (``context_curves``), where a state model's per-request state caps short contexts and
+history long ones.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
 
 from flatkv.plan import check_int
 from flatkv.profile import CacheProfile
 from flatkv.strategies import StrategyOptions, StrategyResult, run_strategy
 from flatkv.strategies.sglang import budget_of_next_slot
-from flatkv.units import MAX_BYTES
+from flatkv.units import MAX_BYTES, MAX_TOKENS
 from flatkv.workload import largest_fitting
 
 
@@ -73,3 +79,42 @@ def _least(holds: Callable[[int], bool]) -> int | None:
     # does not hold them (largest_fitting finds the last "fits", here "does not hold"); the
     # answer is the byte after it
     return low + 1 + largest_fitting(lambda more: not holds(low + more), high - low)
+
+
+# The shortest context of a concurrency-over-context sweep (a shorter one typed is a point too)
+FIRST_SWEPT_CONTEXT = 1024
+
+
+def context_candidates(context: int, longest: int | None) -> list[int]:
+    """The context lengths of a concurrency-over-context sweep (Compare's chart, ``compare
+    --over-contexts``): every power of two from 1,024 tokens to the longer of the context and
+    ``longest`` (the model's max_model_len, None when it gives none), and the context itself,
+    sorted. Short contexts show what caps a state model's requests (a state slot each,
+    whatever the length), long ones what history does."""
+    check_int("context", context, minimum=1, maximum=MAX_TOKENS)
+    top = max(context, longest or 0, FIRST_SWEPT_CONTEXT)
+    first = FIRST_SWEPT_CONTEXT.bit_length() - 1
+    return sorted({1 << k for k in range(first, top.bit_length()) if 1 << k <= top} | {context})
+
+
+@dataclass(frozen=True)
+class ContextCurves:
+    """Each layout's max concurrency at one budget over context lengths: ``concurrency[s][i]``
+    is strategy ``s``'s at ``contexts[i]``, exactly as Compare's table counts it at that length;
+    None where the layout has no figure there (it does not apply, or vLLM refuses to start
+    because one request of the length does not fit). Layouts with no figure at any length are
+    left out."""
+
+    contexts: list[int]
+    concurrency: dict[str, list[Fraction | None]]
+
+
+def context_curves(profile: CacheProfile, budget: int, contexts: Sequence[int],
+                   options: StrategyOptions, strategies: Sequence[str]) -> ContextCurves:
+    """``ContextCurves`` of ``strategies`` (in their order), each point a full ``run_strategy``
+    at the budget and options, so a point at the page's context is Compare's figure."""
+    figures = {s: [run_strategy(s, profile, budget_bytes=budget, context_tokens=c,
+                                options=options).concurrency for c in contexts]
+               for s in strategies}
+    return ContextCurves(list(contexts), {s: values for s, values in figures.items()
+                                          if any(v is not None for v in values)})

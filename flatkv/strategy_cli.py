@@ -14,7 +14,12 @@ from dataclasses import dataclass, fields
 
 from flatkv.models import past_max_model_len_text
 from flatkv.profile import CacheProfile
-from flatkv.sizing import least_budget_for_requests
+from flatkv.sizing import (
+    ContextCurves,
+    context_candidates,
+    context_curves,
+    least_budget_for_requests,
+)
 from flatkv.strategies import (
     CATEGORIES,
     LOGGED_COLUMN,
@@ -327,25 +332,58 @@ def plan_strategy_text(args: argparse.Namespace, profile: CacheProfile,
     return format_result_table(result)
 
 
-def compare_text(args: argparse.Namespace, profile: CacheProfile, context: int | None) -> str:
-    """``compare``: every strategy side by side, as a table or a JSON list with --json."""
+def _needed_context(context: int | None, flag: str) -> int:
+    """The context an option that counts requests of one needs; ValueError naming the option
+    when there is none (raw bytes without --context)."""
+    if context is None:
+        raise ValueError(f"{flag} counts requests of a context: give --context (the model "
+                         "gives no max_model_len)")
+    return context
+
+
+def format_context_sweep(curves: ContextCurves) -> str:
+    """``compare --over-contexts``: each layout's max concurrency at the budget over context
+    lengths, a length a row ("-" where the layout has no figure: vLLM refuses to start)."""
+    rows = [[f"{c:,}", *(_cell(None) if values[i] is None else f"{concurrency_text(values[i])}x"
+                         for values in curves.concurrency.values())]
+            for i, c in enumerate(curves.contexts)]
+    return "\n".join(["max concurrency over context lengths, at this budget:",
+                      text_table(["context (tokens)", *curves.concurrency], rows)])
+
+
+def compare_text(args: argparse.Namespace, profile: CacheProfile, context: int | None, *,
+                 model_len: int | None = None) -> str:
+    """``compare``: every strategy side by side, as a table or a JSON list with --json.
+    ``model_len``: the model's max_model_len, where --over-contexts sweeps to at least."""
     options = options_from_args(args)
     results = compare(profile, budget_bytes=args.budget, context_tokens=context, options=options)
     held = None
     if args.requests is not None:
-        if context is None:
-            raise ValueError(f"--requests {args.requests} counts requests of a context: give "
-                             "--context (the model gives no max_model_len)")
         held = (args.requests, [least_budget_for_requests(
-            r.strategy, profile, requests=args.requests, context_tokens=context,
+            r.strategy, profile, requests=args.requests,
+            context_tokens=_needed_context(context, f"--requests {args.requests}"),
             options=options) for r in results])
+    swept = None
+    if args.over_contexts:
+        swept = context_curves(
+            profile, args.budget,
+            context_candidates(_needed_context(context, "--over-contexts"), model_len),
+            options, [r.strategy for r in results])
     if args.json:
         dicts = [r.to_dict() for r in results]
         if held is not None:
             for d, budget in zip(dicts, held[1], strict=True):
                 d.update(requests_to_hold=held[0], least_budget_bytes=budget)
+        if swept is not None:
+            for d in dicts:
+                values = swept.concurrency.get(d["strategy"], [None] * len(swept.contexts))
+                d["concurrency_over_contexts"] = [
+                    {"context_tokens": c, "max_concurrency": None if v is None else float(v)}
+                    for c, v in zip(swept.contexts, values, strict=True)]
         return json.dumps(dicts, indent=2)
     table = format_comparison_table(results, held)
+    if swept is not None:
+        table += "\n" + format_context_sweep(swept)
     reserved = options.reserved_bytes_per_block
     if reserved:  # one column carries rows the others do not: say so beside the figures
         table += (f"\nper-component carries {reserved:,} reserved B per page id "

@@ -161,6 +161,26 @@ def test_sweep_candidates():
     assert 1.15e18 < huge[-1] <= 2**60 and 9 * 10**17 in huge
 
 
+def test_context_sweep_rows_give_a_dash_where_a_layout_has_no_figure():
+    from flatkv.app_model import profile_for
+    from flatkv.sizing import context_curves
+    from flatkv.strategies import StrategyOptions
+
+    # Qwen3-Next at 55,679,338,086 B: SGLang's 113 running requests at 1,024 tokens, its
+    # 1,193,494 KV tokens over 262,144 (test_sizing derives both)
+    qwen = profile_for("Qwen3-Next-80B-A3B", None, 1)
+    curves = context_curves(qwen, 55_679_338_086, [1024, 262_144], StrategyOptions(), ["sglang"])
+    rows = app_data.context_sweep_rows(curves)
+    assert rows[0] == {"context (tokens)": 1024, "SGLang": 113.0}
+    assert rows[-1] == {"context (tokens)": 262_144, "SGLang": 4.55}  # 1,193,494 / 262,144
+    # a layout without a figure at a length is None in its row (the page shows a dash):
+    # Llama-3.1-8B's 76,288 tokens in 10 GB hold no request of 131,072 in vLLM
+    llama = profile_for("Llama-3.1-8B", None, 1)
+    llama_rows = app_data.context_sweep_rows(context_curves(
+        llama, 10**10, [65_536, 131_072], StrategyOptions(), ["vllm"]))
+    assert [r["vLLM v1"] for r in llama_rows] == [round(4768 / 4096, 2), None]
+
+
 def test_exports(analysis):
     data = json.loads(plan_json(analysis, QWEN35.name))
     assert data["geometry"] == {"block_size": 1056, "block_bytes": 103_219_200,

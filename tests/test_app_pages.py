@@ -1006,11 +1006,12 @@ def test_compare_page_lists_every_strategy():
     # state layers: no equal history groups, so aliasing is listed with its reason instead
     assert any("slab aliasing** does not apply: the model has linear_attention state layers"
                in c.value for c in at.caption)
-    assert len(at.get("plotly_chart")) == 2
+    assert len(at.get("plotly_chart")) == 3
     # the bars draw the table's figures: capacity (vLLM's 2,991 blocks less 3 state pages,
     # x 1,088), concurrency (2,991 / 34 = 87.97), and each layout's budget in GB (80e9 B =
     # 74.51 GiB, its stack adding up to it)
-    capacity, where = (json.loads(c.proto.spec)["data"] for c in at.get("plotly_chart"))
+    capacity, contexts, where = (json.loads(c.proto.spec)["data"]
+                                 for c in at.get("plotly_chart"))
     tokens, requests = ({name: x for name, x in zip(bars["y"], bars["x"], strict=True)}
                         for bars in capacity)
     assert (tokens["vLLM v1"], tokens["SGLang"]) == ((2991 - 3) * 1088, 1_714_648)
@@ -1021,7 +1022,28 @@ def test_compare_page_lists_every_strategy():
         for name, x in zip(bars["y"], bars["x"], strict=True):
             stacked[name] = stacked.get(name, 0) + x
     assert all(round(total, 6) == round(80e9 / 2**30, 6) for total in stacked.values())
-    breakdown = at.dataframe[2].value.set_index("strategy")  # after the budgets to hold
+    # over context lengths: raw bytes give no max_model_len, so the powers of two from 1,024
+    # to the page's 32,768 tokens, a line a layout that has figures, the table's diamonds
+    lines = {t["name"]: t for t in contexts}
+    assert list(lines) == ["1 request", "FlatKV packed slabs", "FlatKV per component",
+                           "vLLM v1", "SGLang", "two-level pages", "at 32,768 tokens"]
+    assert lines["vLLM v1"]["x"] == [1 << k for k in range(10, 16)]
+    diamonds = lines["at 32,768 tokens"]
+    assert dict(zip(diamonds["customdata"], diamonds["y"], strict=True)) == requests
+    # at 1,024 tokens a request is one page of history and the state's pages: 775 / (1 + 1)
+    # in FlatKV's layout, 2,991 / (1 + 3) in vLLM's
+    assert lines["FlatKV packed slabs"]["y"][0] == 775 / 2 == 387.5
+    assert lines["vLLM v1"]["y"][0] == 2991 / 4 == 747.75
+    assert "slab aliasing" not in lines  # it applies at no length
+    (sweep,) = [d.value for d in at.dataframe if "context (tokens)" in d.value.columns]
+    assert list(sweep["context (tokens)"]) == [1 << k for k in range(10, 16)]
+    assert list(sweep["vLLM v1"].iloc[[0, -1]]) == [747.75, 87.97]
+    # a state model: SGLang's cap on running requests, whatever their length, is named
+    assert any(c.value.endswith("SGLang's flat stretch is its state pool's cap: a running "
+                                "request holds its slots whatever its length.")
+               for c in at.caption)
+    # after the budgets to hold and the context lengths' table
+    breakdown = at.dataframe[3].value.set_index("strategy")
     assert list(breakdown.columns) == ["kv history (B)", "state (B)", "row padding (B)",
                                        "state page padding (B)", "padding layers (B)",
                                        "dead weight (B)", "unused (B)"]
@@ -1988,6 +2010,32 @@ def test_compare_says_when_not_one_request_fits():
     notes = [c.value for c in at.caption if c.value.startswith("Not even one request")]
     assert len(notes) == 1 and "two-level pages (0.99)" in notes[0]
     assert "FlatKV packed slabs" not in notes[0]  # 1.00: one request fits there
+
+
+def test_compare_over_context_lengths_stops_a_line_where_vllm_refuses_to_start():
+    # Llama-3.1-8B in 10 GB of cache: 131,072 B a token, 4,768 blocks of 16 tokens (76,288),
+    # so vLLM refuses to start at its max_model_len of 131,072 tokens and runs at 65,536
+    at = open_app("app_pages/compare.py", {"model": "Llama-3.1-8B", "gpu": "KV cache memory",
+                                           "kv_mem": "10GB"})
+    assert_clean(at)
+    (fig,) = [json.loads(c.proto.spec) for c in at.get("plotly_chart")
+              if "Concurrency over context length" in c.proto.spec]
+    lines = {t["name"]: t for t in fig["data"]}
+    assert lines["vLLM v1"]["x"] == [1 << k for k in range(10, 18)]
+    assert lines["vLLM v1"]["y"][-1] is None  # no figure: the line stops
+    # FlatKV's layout has one: 76,288 / 131,072 of a request, under the dashed one request
+    assert lines["FlatKV packed slabs"]["y"][-1] == round(76_288 / 131_072, 2) == 0.58
+    assert lines["1 request"]["y"] == [1, 1]
+    # no diamond for vLLM, which has no figure at the page's length
+    assert "vLLM v1" not in lines["at 131,072 tokens"]["customdata"]
+    (sweep,) = [d.value for d in at.dataframe if "context (tokens)" in d.value.columns]
+    # a gap is a dash, the figures beside it with two decimals: at 65,536 tokens vLLM's 4,768
+    # blocks over the 4,096 a request of them takes
+    assert list(sweep["vLLM v1"].iloc[-2:]) == [f"{4768 / 4096:.2f}", "—"] == ["1.16", "—"]
+    assert list(sweep["FlatKV packed slabs"].iloc[[0, -1]]) == [76_288 / 1024, 0.58]
+    # no state pool to cap Llama's requests: its caption does not speak of one
+    (caption,) = [c.value for c in at.caption if c.value.startswith("Each point is")]
+    assert caption.endswith("Lines that coincide draw as one.")
 
 
 def test_budget_points_a_state_only_model_at_the_planner_that_takes_it():

@@ -232,6 +232,39 @@ def test_bandwidth_bars_draw_each_figure_and_the_copy_line():
     assert bars[1].customdata[0][0] == "1,568"  # exact bytes per call in the hover
 
 
+def test_context_figure_draws_a_line_a_layout_and_marks_the_pages_context():
+    contexts = [1024, 2048, 4096, 5000]
+    fig = charts.context_figure(contexts, [
+        ("flat", "FlatKV packed slabs", [8.0, 4.0, 2.0, 1.6384]),
+        ("per-component", "FlatKV per component", [8.0, 4.0, 2.0, 1.6384]),
+        ("vllm", "vLLM v1", [652 / 653, 0, None, None]),
+    ], context=5000)
+    flat, vllm = _trace(fig, "FlatKV packed slabs"), _trace(fig, "vLLM v1")
+    assert list(flat.x) == contexts and list(flat.y) == [8.0, 4.0, 2.0, 1.64]
+    # drawn as shown elsewhere (0.998 -> 0.99); a zero, which a log axis cannot draw, and no
+    # figure both break the line
+    assert list(vllm.y) == [0.99, None, None, None]
+    # FlatKV's two planners share a colour, per component dotted over packed slabs
+    per = _trace(fig, "FlatKV per component")
+    assert per.line.color == flat.line.color == COLORS["kv"] and per.line.dash == "dot"
+    assert vllm.line.color == COLORS["conv"]
+    # the page's context marked on each line that has a figure there
+    marks = _trace(fig, "at 5,000 tokens")
+    assert list(marks.x) == [5000, 5000] and list(marks.y) == [1.64, 1.64]
+    assert list(marks.customdata) == ["FlatKV packed slabs", "FlatKV per component"]
+    one = _trace(fig, "1 request")
+    assert (list(one.x), list(one.y), one.line.dash) == ([1024, 5000], [1, 1], "dash")
+    # log both ways: the powers of two ticked on x, a decade a label on y
+    assert fig.layout.xaxis.type == fig.layout.yaxis.type == "log"
+    assert list(fig.layout.xaxis.ticktext) == ["1k", "2k", "4k"] and fig.layout.yaxis.dtick == 1
+    assert flat.hovertemplate == ("FlatKV packed slabs<br>%{x:,} tokens<br>%{y:,.2f} requests"
+                                  "<extra></extra>")
+    # every layout has a style of its own, and two-level pages are dashed over vLLM's line
+    from flatkv.strategies import STRATEGIES
+    assert set(charts.LAYOUT_LINES) == set(STRATEGIES)
+    assert charts.LAYOUT_LINES["lcm"]["dash"] == "dash"
+
+
 def test_a_sweeps_legend_gets_the_lines_it_wraps_to():
     from flatkv.gpu_view import Series
 

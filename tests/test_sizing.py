@@ -4,6 +4,8 @@ runs it inverts."""
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -11,8 +13,12 @@ from strategy_profiles import llama4_scout
 
 from flatkv.app_model import model_names, profile_for
 from flatkv.budget import cache_budget, gpu_bytes_for
-from flatkv.sizing import least_budget_for_requests
-from flatkv.strategies import STRATEGIES, run_strategy
+from flatkv.sizing import (
+    context_candidates,
+    context_curves,
+    least_budget_for_requests,
+)
+from flatkv.strategies import STRATEGIES, StrategyOptions, run_strategy
 from flatkv.strategies.sglang import budget_of_next_slot
 
 GiB = 2**30
@@ -134,3 +140,57 @@ def test_paged_layouts_hold_no_fewer_requests_with_more_budget(model, strategy, 
         return r.concurrency if r.applies else 0
 
     assert concurrency(budget) <= concurrency(budget + more)
+
+
+def test_context_candidates_are_the_powers_of_two_to_the_longer_length_and_the_context():
+    powers = [1 << k for k in range(10, 19)]  # 1,024 to 262,144
+    assert context_candidates(262_144, 262_144) == powers
+    # a context between powers is a point of its own (the table's diamond); the model's
+    # max_model_len carries the line past it
+    assert context_candidates(100_000, 262_144) == sorted(powers + [100_000])
+    assert context_candidates(100_000, None) == [1 << k for k in range(10, 17)] + [
+        100_000]
+    # a context past the model's length, or under 1,024, still has its point
+    assert context_candidates(2**20, 262_144) == powers + [2**19, 2**20]
+    assert context_candidates(100, None) == [100, 1024]
+
+
+def test_concurrency_over_context_lengths_by_hand():
+    # Llama-3.1-8B: 131,072 B a token in 16-token blocks of 2 MiB; 10 GB holds 4,768 of them,
+    # 76,288 tokens, and a request of c tokens is 76,288 / c of them in FlatKV's layout
+    llama = profile_for("Llama-3.1-8B", None, 1)
+    contexts = context_candidates(32_768, 131_072)
+    curves = context_curves(llama, 10**10, contexts, StrategyOptions(), STRATEGIES)
+    assert curves.contexts == [1 << k for k in range(10, 18)]
+    assert 10**10 // (131_072 * 16) * 16 == 76_288
+    assert curves.concurrency["flat"] == [Fraction(76_288, c) for c in curves.contexts]
+    # one group of full attention: nothing to alias, at any length, so no line
+    assert "aliased" not in curves.concurrency
+    assert list(curves.concurrency) == ["flat", "per-component", "vllm", "sglang", "lcm"]
+    # past 76,288 tokens vLLM refuses to start (one request does not fit): no figure there
+    assert curves.concurrency["vllm"][-1] is None
+    assert all(v is not None for v in curves.concurrency["vllm"][:-1])
+    # every point is the layout's own run at that length, as Compare's table counts it
+    assert curves.concurrency["sglang"] == [
+        run_strategy("sglang", llama, budget_bytes=10**10, context_tokens=c).concurrency
+        for c in curves.contexts]
+    # Qwen3-Next at 55,679,338,086 B (an H200's 140.40 GiB x 0.9 less 80 GB of weights):
+    # SGLang's state pool has 341 slots, one of them padding, and a running request holds 3
+    # (its default slots a request), so at most 340 // 3 = 113 run whatever the length; its
+    # 1,193,494 KV tokens bind from 16,384 tokens on (1,193,494 / 8,192 > 113)
+    qwen = profile_for("Qwen3-Next-80B-A3B", None, 1)
+    curves = context_curves(qwen, 55_679_338_086, [1 << k for k in range(10, 19)],
+                            StrategyOptions(), ["sglang"])
+    one = run_strategy("sglang", qwen, budget_bytes=55_679_338_086, context_tokens=1024)
+    assert (one.extras["state_slots"], one.extras["slots_per_request"]) == (341, 3)
+    assert one.extras["running_request_cap"] == 340 // 3 == 113
+    assert one.capacity_tokens == 1_193_494
+    assert curves.concurrency["sglang"] == [113] * 4 + [
+        Fraction(1_193_494, 1 << k) for k in range(14, 19)]
+    # vLLM at P = 544: 55,679,338,086 // 1,114,112 // 12 = 4,164 page ids, a request holding
+    # a page of each of the 3 state groups and cdiv(L, 544) of the attention one (the README's
+    # 832.80 at 1,024 tokens and 8.59 at 262,144)
+    vllm = context_curves(qwen, 55_679_338_086, [1024, 262_144], StrategyOptions(), ["vllm"])
+    assert 55_679_338_086 // 1_114_112 // 12 == 4164
+    assert vllm.concurrency["vllm"] == [Fraction(4164, 3 + 2), Fraction(4164, 3 + 482)]
+    assert [round(4164 / 5, 2), round(4164 / 485, 2)] == [832.8, 8.59]

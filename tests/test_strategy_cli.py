@@ -338,6 +338,38 @@ def test_request_context_says_where_the_context_came_from():
         "--context N counts requests of N tokens",)
 
 
+def test_compare_over_contexts_gives_each_layouts_concurrency_at_each_length():
+    # Llama-3.1-8B in 10 GB: 131,072 B a token, 4,768 blocks of 16 tokens (76,288 tokens), to
+    # its max_model_len of 131,072 from 1,024 and the typed 100,000
+    argv = ["compare", "--preset", "Llama-3.1-8B", "--budget", "10000000000", "--context",
+            "100000", "--over-contexts"]
+    code, out, err = run(argv)
+    assert code == 0, err
+    lines = out.splitlines()
+    start = lines.index("max concurrency over context lengths, at this budget:")
+    assert lines[start + 1].split() == ["context", "(tokens)", "flat", "per-component", "vllm",
+                                        "sglang", "lcm"]  # aliasing applies at no length
+    rows = {line.split()[0]: line.split()[1:] for line in lines[start + 3:]}
+    assert list(rows) == [f"{1 << k:,}" for k in range(10, 17)] + ["100,000", "131,072"]
+    # FlatKV's 76,288 tokens over a request's length; vLLM's 4,768 blocks over 4,096 a request
+    # at 65,536 tokens, and none at 100,000 (it refuses to start: a dash)
+    assert rows["1,024"][0] == f"{76_288 / 1024:.2f}x" == "74.50x"
+    assert rows["65,536"][2] == "1.16x" and rows["100,000"][2] == "-"
+    code, out, err = run([*argv, "--json"])
+    by_name = {r["strategy"]: r for r in json.loads(out)}
+    flat = by_name["flat"]["concurrency_over_contexts"]
+    assert flat[0] == {"context_tokens": 1024, "max_concurrency": 74.5}
+    assert by_name["vllm"]["concurrency_over_contexts"][-2] == {"context_tokens": 100_000,
+                                                                "max_concurrency": None}
+    assert {d["max_concurrency"] for d in by_name["aliased"]["concurrency_over_contexts"]} == {
+        None}
+    # raw bytes without --context: one line, exit 2
+    code, out, err = run(["compare", *QWEN_ARGS, "--budget", "1GiB", "--over-contexts"])
+    assert code == 2 and err.strip().endswith(
+        "--over-contexts counts requests of a context: give --context (the model gives no "
+        "max_model_len)")
+
+
 def test_compare_gives_each_layouts_budget_for_the_requests():
     # Llama 4 Scout, 8 requests of 131,072 tokens: vLLM needs 8 x (8,192 + 3 x 1,024) blocks of
     # 786,432 B (tests/test_sizing.py derives it); aliasing does not apply to Scout's groups

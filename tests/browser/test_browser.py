@@ -45,7 +45,7 @@ QWEN35 = {
 # Layout: why P grows (the worked example inflates P), page rows, vLLM's blocks, bytes icicle,
 # page ids
 PAGES = {"": ("Model", 1), "layout": ("Layout", 5), "budget": ("Budget", 2),
-         "compare": ("Compare", 2), "gpu": ("GPU lab", 0)}
+         "compare": ("Compare", 3), "gpu": ("GPU lab", 0)}
 TIMEOUT = 30_000  # ms; a loaded 2-core CI machine can take seconds to draw a page
 expect.set_options(timeout=TIMEOUT)  # every expect waits this long, not the 5 s default
 
