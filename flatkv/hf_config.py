@@ -107,6 +107,8 @@ _FAMILIES: dict[str, str] = {
     "granite_swa": "attention",
     "granitemoe_swa": "attention",
     "cohere2_moe": "attention",  # vLLM 0.29+ keep a token more than its window, as cohere2's
+    "exaone_moe": "attention",  # K-EXAONE: EXAONE 4's layers, a window a layer in vLLM
+    "step3p5": "attention",  # Step-3.5: sliding layers with query heads of their own
     "deepseek_v2": "mla",
     "deepseek_v3": "mla",
     "kimi_k2": "mla",
@@ -129,6 +131,7 @@ _FAMILIES: dict[str, str] = {
     "jamba": "mamba1",
     "lfm2": "short_conv",  # gated short convolutions ("conv" layers) with attention
     "lfm2_moe": "short_conv",
+    "lfm3": "short_conv",  # LFM2's conv layers beside full and sliding attention
     "mamba": "mamba1",
     "falcon_mamba": "mamba1",
     "mamba2": "mamba2",
@@ -743,7 +746,15 @@ class _Recorded:
         self.__dict__.update(conf=conf, used={}, where=where)
 
     def __getattr__(self, name: str) -> Any:
-        return getattr(self.__dict__["conf"], name)
+        conf = self.__dict__["conf"]
+        try:
+            return getattr(conf, name)
+        except Exception as exc:  # transformers' AmbiguousGlobalPerLayerAttributeError
+            # a field some layers override (Step-3.5's sliding layers' query heads) has a
+            # global value too, the model's own: read it, as vLLM reads the config's field
+            if type(exc).__name__ != "AmbiguousGlobalPerLayerAttributeError":
+                raise
+            return vars(conf)[name]
 
 
 def _named(conf: Any, attr: str) -> str:
@@ -805,9 +816,12 @@ def _not_given_note(cfg: Mapping[str, Any], used: Mapping[str, int],
     for key in _NESTED:
         if isinstance(cfg.get(key), Mapping):
             given.update(cfg[key])
-    for alias, attr in aliases.items():
+    for alias, attr in aliases.items():  # a field given by either name (Step-3.5's KV heads
+        # are its num_attention_groups, transformers' num_key_value_heads)
         if alias not in given and attr in given:
             given[alias] = given[attr]
+        elif attr not in given and alias in given:
+            given[attr] = given[alias]
     if isinstance(linear := given.get("linear_attn_config"), Mapping):
         given.update({attr: linear[key] for attr, key in _KDA_GIVEN_AS.items() if key in linear})
     hidden, heads = given.get("hidden_size"), given.get("num_attention_heads")
@@ -1341,6 +1355,58 @@ def _check_engines_need(cfg: Mapping[str, Any], model_type: str) -> None:
                          "checkpoint's config.json gives it")
 
 
+def _field_of(cfg: Mapping[str, Any], key: str) -> tuple[str, Any]:
+    """``key``'s value as the config.json gives it (top level first, then its text_config /
+    llm_config), with the name a message calls it by; (key, None) where none is given."""
+    return next(((f"{where}{key}", level[key]) for where, level in _levels(cfg)
+                 if level.get(key) is not None), (key, None))
+
+
+def _check_one_window(text: Any, model_type: str, cfg: Mapping[str, Any]) -> None:
+    """K-EXAONE (exaone_moe): vLLM slides layer i over ``sliding_windows[i]`` where the config
+    gives that list, over ``sliding_window`` otherwise (transformers reads only the latter).
+    FlatKV plans one window, so the list must give every sliding layer ``sliding_window``."""
+    field, windows = _field_of(cfg, "sliding_windows")
+    if model_type != "exaone_moe" or windows is None:
+        return
+    types = list(getattr(text, "layer_types", None) or [])
+    window = getattr(text, "sliding_window", None)
+    if not isinstance(windows, list) or len(windows) != len(types):
+        raise ValueError(f"{model_type} config.json {field} must list a window for each of its "
+                         f"{len(types)} layers (as vLLM indexes it), got "
+                         f"{textwrap.shorten(repr(windows), 60, placeholder=' ...')}")
+    sliding = [i for i, kind in enumerate(types) if kind == "sliding_attention"]
+    other = sorted({repr(windows[i]) for i in sliding if windows[i] != window})
+    if other:
+        same = len({repr(windows[i]) for i in sliding}) == 1
+        raise ValueError(
+            f"{model_type} config.json {field} gives its sliding layers "
+            f"{', '.join(other)} where sliding_window is {window!r}: vLLM slides each layer over "
+            "its own entry, and FlatKV plans one window for every sliding layer; "
+            + (f"a copy with sliding_window {other[0]} and no {field} plans it" if same else
+               "it plans no model whose sliding layers differ in window"))
+
+
+def _check_step3p5_sliding_heads(model_type: str, cfg: Mapping[str, Any]) -> None:
+    """Step-3.5: SGLang gives the sliding layers ``attention_other_setting``'s
+    ``num_attention_groups`` KV heads, vLLM the model's ``num_attention_groups`` (released
+    configs give both 8). Where they differ the engines keep different bytes a token, which
+    FlatKV does not model (one KV size for every attention layer)."""
+    field, other = _field_of(cfg, "attention_other_setting")
+    if model_type != "step3p5" or not isinstance(other, Mapping):
+        return
+    name, groups = _field_of(cfg, "num_attention_groups")
+    if groups is None:
+        name, groups = _field_of(cfg, "num_key_value_heads")
+    theirs = other.get("num_attention_groups")
+    if theirs is not None and groups is not None and theirs != groups:
+        raise ValueError(
+            f"{model_type} config.json {field}.num_attention_groups = {theirs!r} is not "
+            f"{name} = {groups!r}: SGLang gives the sliding layers {theirs!r} KV heads and vLLM "
+            f"{groups!r}, so the engines keep different bytes a token, which FlatKV does not "
+            "model (one KV size for every attention layer); check the model's values")
+
+
 # The language models a wrapper's reader takes under its text_config, by the wrapper's type
 # (a mistral3 whose text_config is a mistral4, MLA, would read as GQA heads it does not have; a
 # gemma3n_text would lose its own KV sharing rule, keyed on its type)
@@ -1365,6 +1431,22 @@ def _check_language_model(model_type: str, text: Any, resolved: Any) -> None:
                          f"{', '.join(takes) or 'none'}); {_BY_HAND}")
 
 
+def _sliding_query_heads(text: Any, model_type: str, heads: int | None) -> tuple[int | None, str]:
+    """The query heads a TP must divide, and a note where a model's sliding layers have their
+    own: Step-3.5's ``num_sliding_attention_heads`` (its config's
+    ``attention_other_setting.num_attention_heads``, 96 beside the full layers' 64). Engines
+    split both over the ranks, so a TP divides their greatest common divisor."""
+    sliding = getattr(text, "num_sliding_attention_heads", None)
+    if model_type != "step3p5" or heads is None or sliding in (None, heads):
+        return heads, ""
+    # not recorded: transformers takes it from attention_other_setting, which the config gives
+    sliding = _get(vars(text).get("conf", text), "num_sliding_attention_heads", model_type)
+    both = math.gcd(heads, sliding)
+    return both, (f"Its sliding layers have {sliding} query heads and its full layers {heads}: "
+                  f"a tp must divide both, so attention_heads reads as {both}, their greatest "
+                  "common divisor.")
+
+
 def spec_from_hf_config(
     config: dict | str | bytes | Path, *, name: str | None = None, source: str | None = None
 ) -> ModelSpec:
@@ -1373,7 +1455,9 @@ def spec_from_hf_config(
     resolved = resolve_config(cfg)
     model_type = cfg["model_type"]
     _check_engines_need(cfg, model_type)
+    _check_step3p5_sliding_heads(model_type, cfg)
     text = resolved.get_text_config() if hasattr(resolved, "get_text_config") else resolved
+    _check_one_window(text, model_type, cfg)
     _check_language_model(model_type, text, resolved)
     # a nested config the class does not read (it keeps it as a plain dict, or ignores it)
     if key := next((key for key in _NESTED if isinstance(cfg.get(key), Mapping)
@@ -1393,6 +1477,7 @@ def spec_from_hf_config(
     attention_heads = recorded.used.get("num_attention_heads")
     if attention_heads is None and has_kv:  # MLA reads no head count for its cache
         attention_heads = _get(recorded, "num_attention_heads", model_type)
+    attention_heads, heads_note = _sliding_query_heads(recorded, model_type, attention_heads)
     try:
         n_model = int(getattr(text, "num_hidden_layers", 0) or 0)
     except (TypeError, ValueError):
@@ -1456,6 +1541,7 @@ def spec_from_hf_config(
                                                          getattr(text, "attribute_map", {}),
                                                          defaulted),
                                          _pattern_note(cfg, model_type, layers),
+                                         heads_note,
                                          _window_split_note(text, model_type, cfg),
                                          _kv_shared_note(shared, n_model),
                                          _llama4_sglang_note(layers, model_type),

@@ -4,8 +4,10 @@ from transformers' own defaults; each is resolved by transformers and compared w
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
+from dataclasses import replace
 
 import pytest
 
@@ -600,6 +602,102 @@ def test_starcoder2_and_afmoe_windows():
     assert "No layer pattern" not in afmoe.notes
 
 
+# K-EXAONE as a TensorRT-LLM test config shapes it: 8 KV heads of 128, three sliding layers
+# (window 128) to a full one
+K_EXAONE = {
+    "model_type": "exaone_moe", "architectures": ["ExaoneMoeForCausalLM"],
+    "num_hidden_layers": 8, "hidden_size": 6144, "num_attention_heads": 64,
+    "num_key_value_heads": 8, "head_dim": 128, "sliding_window": 128,
+    "sliding_window_pattern": "LLLG", "max_position_embeddings": 262_144,
+    "layer_types": (["sliding_attention"] * 3 + ["full_attention"]) * 2}
+# Step-3.5-Flash's config (yevvonlim/Megatron-Bridge's reference copy), cut to 8 layers: 8 KV
+# groups of 128 for every layer, full where i % 4 == 0; its layer_types carry 3 more entries for
+# the MTP layers, which transformers moves to mtp_layer_types
+STEP35 = {
+    "model_type": "step3p5", "architectures": ["Step3p5ForCausalLM"], "num_hidden_layers": 8,
+    "hidden_size": 4096, "num_attention_heads": 64, "num_attention_groups": 8, "head_dim": 128,
+    "sliding_window": 512, "num_nextn_predict_layers": 3, "max_position_embeddings": 262_144,
+    "layer_types": ["full_attention" if i % 4 == 0 else "sliding_attention" for i in range(11)],
+    "attention_other_setting": {"num_attention_heads": 96, "num_attention_groups": 8,
+                                "head_dim": 128}}
+
+
+def test_exaone_moe_reads_as_exaone_4_with_vllms_window_a_layer():
+    spec = spec_from_hf_config(K_EXAONE)
+    profile = spec.profile()
+    assert profile.layer_types == ((SLIDING,) * 3 + (FULL,)) * 2
+    assert profile.kv_bytes_per_slot == 8 * (128 + 128) * BF16 == 4096
+    assert profile.sliding_window == 128 and spec.notes == ""
+    # vLLM slides layer i over sliding_windows[i] where the config lists them: the same window
+    # for every sliding layer reads as it (a full layer's entry is not read)
+    listed = [128, 128, 128, None] * 2
+    assert spec_from_hf_config({**K_EXAONE, "sliding_windows": listed}).profile() == profile
+    one_other = [256, 256, 256, 0] * 2
+    with pytest.raises(ValueError, match=re.escape(
+            "exaone_moe config.json sliding_windows gives its sliding layers 256 where "
+            "sliding_window is 128: vLLM slides each layer over its own entry, and FlatKV plans "
+            "one window for every sliding layer; a copy with sliding_window 256 and no "
+            "sliding_windows plans it")):
+        spec_from_hf_config({**K_EXAONE, "sliding_windows": one_other})
+    with pytest.raises(ValueError, match="differ in window"):
+        spec_from_hf_config({**K_EXAONE, "sliding_windows": [128, 256, 128, 0] * 2})
+    with pytest.raises(ValueError, match=re.escape(
+            "exaone_moe config.json sliding_windows must list a window for each of its 8 layers "
+            "(as vLLM indexes it), got [128, 128]")):
+        spec_from_hf_config({**K_EXAONE, "sliding_windows": [128, 128]})
+
+
+def test_step3p5_keeps_one_kv_size_and_a_tp_divides_both_query_heads():
+    spec = spec_from_hf_config(STEP35)
+    profile = spec.profile()
+    # the 8 model layers (the MTP entries are the drafter's), all 8 groups x (128 + 128) bf16
+    assert profile.layer_types == (FULL,) + (SLIDING,) * 3 + (FULL,) + (SLIDING,) * 3
+    assert profile.kv_bytes_per_slot == 8 * 256 * BF16 == 4096 and profile.sliding_window == 512
+    # the sliding layers' 96 query heads and the full layers' 64 both split over a TP: 32
+    assert spec.attention_heads == 32 == math.gcd(64, 96)
+    assert [tp for tp in (1, 2, 4, 8, 16, 32, 64) if spec.splits_over(tp)] == [1, 2, 4, 8, 16, 32]
+    # num_attention_groups is transformers' num_key_value_heads: given, not a default
+    assert spec.notes == ("Its sliding layers have 96 query heads and its full layers 64: a tp "
+                          "must divide both, so attention_heads reads as 32, their greatest "
+                          "common divisor.")
+    # SGLang gives the sliding layers attention_other_setting's KV groups: 4 there and 8 for
+    # vLLM would be two KV sizes
+    other = {**STEP35["attention_other_setting"], "num_attention_groups": 4}
+    with pytest.raises(ValueError, match=re.escape(
+            "step3p5 config.json attention_other_setting.num_attention_groups = 4 is not "
+            "num_attention_groups = 8: SGLang gives the sliding layers 4 KV heads and vLLM 8")):
+        spec_from_hf_config({**STEP35, "attention_other_setting": other})
+    # SGLang keeps Step-3.5's sliding layers in a pool of their own (its hybrid SWA list)
+    sglang = run_strategy("sglang", profile, budget_bytes=10**10, context_tokens=4096)
+    assert sglang.extras["log_lines"][0].startswith("Use sliding window memory pool.")
+
+
+def test_lfm3_reads_its_conv_layers_beside_full_and_sliding_ones():
+    # transformers' defaults, as LFM3's own: 24 layers, full where i % 4 == 2, sliding where
+    # i % 4 == 0 (not the first), conv elsewhere; a conv state of (7 - 1) x 2,048 bf16
+    spec = spec_from_hf_config({"model_type": "lfm3", "architectures": ["Lfm3ForCausalLM"]})
+    profile = spec.profile()
+    kinds = [FULL if i % 4 == 2 else SLIDING if i % 4 == 0 and i else LINEAR for i in range(24)]
+    assert profile.layer_types == tuple(kinds)
+    assert profile.state_const_bytes == {"conv": 6 * 2048 * BF16} and profile.conv_rows == 6
+    assert profile.kv_bytes_per_slot == 4 * 256 * BF16 and profile.sliding_window == 256
+    assert "so transformers' lfm3 default: 13 linear_attention + 6 full_attention + 5 " \
+        "sliding_attention cache layers" in spec.notes
+    # SGLang has no LFM3 model
+    sglang = run_strategy("sglang", profile, budget_bytes=10**10, context_tokens=4096)
+    assert not sglang.applies and sglang.reason.startswith("SGLang has no LFM3 model")
+    # vLLM's Lfm3 sizes P from the conv widened by the drafted tokens (LFM2's does not, and dies
+    # at start-up here): fp8 KV of 1,024 B a token, 3 drafted tokens: 9 rows, 36,864 B, so
+    # P = 16 x cdiv(36,864, 16 x 1,024) = 48
+    fp8 = spec.with_options(kv_dtype="fp8").profile()
+    drafted = StrategyOptions(speculative_tokens=3)
+    vllm = run_strategy("vllm", fp8, budget_bytes=10**10, context_tokens=4096, options=drafted)
+    assert vllm.block_size == 16 * -(-(9 * 2048 * BF16) // (16 * 1024)) == 48
+    lfm2_class = replace(fp8, architectures=("Lfm2ForCausalLM",))
+    assert not run_strategy("vllm", lfm2_class, budget_bytes=10**10, context_tokens=4096,
+                            options=drafted).applies
+
+
 def test_glm5_says_vllm_keeps_its_kv_in_fp8_on_blackwell():
     glm5 = {"model_type": "glm_moe_dsa", "architectures": ["GlmMoeDsaForCausalLM"],
             "num_hidden_layers": 78, "num_attention_heads": 64, "kv_lora_rank": 512,
@@ -638,6 +736,13 @@ def test_granite_swa_and_cohere2_moe_layer_types():
         "layer_types": (["sliding_attention"] * 3 + ["full_attention"]) * 2}).profile()
     assert cohere.count(SLIDING) == 6 and cohere.kv_bytes_per_slot == 2 * 8 * 128 * BF16
     assert cohere.architectures == ("Cohere2MoeForCausalLM",)
+    # SGLang 0.5.23 keeps Granite SWA's sliding layers in a pool of their own (SWA_SINK_ARCHS,
+    # beside gpt-oss): a config without architectures reads as GraniteSWAForCausalLM
+    assert granite.architectures == ("GraniteSWAForCausalLM",)
+    assert moe.architectures == ("GraniteMoeSWAForCausalLM",)
+    for profile in (granite, moe):
+        r = run_strategy("sglang", profile, budget_bytes=10**10, context_tokens=4096)
+        assert r.extras["log_lines"][0].startswith("Use sliding window memory pool.")
 
 
 def test_exaone4_reads_its_lettered_window_pattern():

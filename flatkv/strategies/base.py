@@ -92,6 +92,8 @@ SGLANG_SWA_POOL_MODELS = {
     "MiMo-V2": ("MiMoV2FlashForCausalLM", "MiMoV2MTP"),
     "Step3.5": ("Step3p5ForCausalLM", "Step3p5MTP"),
     "Gemma 4": ("Gemma4ForCausalLM", "Gemma4ForConditionalGeneration"),
+    # on its list with gpt-oss (SWA_SINK_ARCHS in 0.5.23)
+    "Granite SWA": ("GraniteSWAForCausalLM", "GraniteMoeSWAForCausalLM"),
 }
 SGLANG_SWA_ARCHITECTURE_CLASSES = frozenset(
     name for names in SGLANG_SWA_POOL_MODELS.values() for name in names)

@@ -486,6 +486,8 @@ TWO_WINDOWS = ("SGLang's hybrid SWA pool holds one kind of windowed layer, and t
 NOT_SERVED = {
     "JambaForCausalLM": "SGLang has no Jamba model (none in its releases up to 0.5.23, October "
                         "2026; feature request #1190 is open): compare vLLM's layout",
+    "Lfm3ForCausalLM": "SGLang has no LFM3 model (none in its releases up to 0.5.23, October "
+                       "2026, which serve LFM2): compare vLLM's layout",
 }
 
 

@@ -200,18 +200,19 @@ def _page_size(profile: CacheProfile, options: StrategyOptions, formulas: list[s
 # vLLM model classes whose get_mamba_state_shape_from_config passes num_spec (0.28; the Mamba2
 # mixers of FalconH1ForCausalLM, GraniteMoeHybridForCausalLM and Zamba2ForCausalLM since 0.32):
 # the config check sizes P from the state with its drafted conv rows (KimiLinearForCausalLM
-# through kda_state_shape). The others with a widened conv (Lfm2ForCausalLM and
-# Lfm2MoeForCausalLM, whose ShortConv.get_state_shape takes num_spec since vLLM PR #50272, up
-# to 0.34) size P from the state without them, while their layers keep the widened state in
-# that page: MambaSpec.page_size_bytes asserts page_size_padded >= page_size, so it must fit,
-# else vLLM dies at start-up (vLLM issue #57721: granite-4.0-h-tiny with 2 ngram tokens before
-# 0.32; PR #47635).
+# through kda_state_shape, Lfm3ForCausalLM through its own _short_conv_state_shape). The
+# others with a widened conv (Lfm2ForCausalLM and Lfm2MoeForCausalLM, whose
+# ShortConv.get_state_shape takes num_spec since vLLM PR #50272, up to 0.34) size P from the
+# state without them, while their layers keep the widened state in that page:
+# MambaSpec.page_size_bytes asserts page_size_padded >= page_size, so it must fit, else vLLM
+# dies at start-up (vLLM issue #57721: granite-4.0-h-tiny with 2 ngram tokens before 0.32; PR
+# #47635).
 SIZES_P_WITH_DRAFTED_CONV = frozenset({
     "Qwen3NextForCausalLM", "Qwen3_5ForCausalLM", "Qwen3_5MoeForCausalLM",
     "Qwen3_5ForConditionalGeneration", "Qwen3_5MoeForConditionalGeneration",
     "NemotronHForCausalLM", "Mamba2ForCausalLM", "OlmoHybridForCausalLM",
     "KimiLinearForCausalLM", "FalconH1ForCausalLM", "GraniteMoeHybridForCausalLM",
-    "Zamba2ForCausalLM",
+    "Zamba2ForCausalLM", "Lfm3ForCausalLM",
 })
 # ... of which these only since a release: earlier ones sized P without the drafted rows
 DRAFTED_CONV_SINCE = {"FalconH1ForCausalLM": "0.32", "GraniteMoeHybridForCausalLM": "0.32",
