@@ -1212,6 +1212,21 @@ def _kv_shared_layers(text: Any, model_type: str, n_layers: int) -> int:
     return shared
 
 
+def _mtp_layers_note(text: Any) -> str:
+    """A config whose MTP modules' layers are not full attention (Step-3.5's and K-EXAONE's
+    ``mtp_layer_types``: sliding) drafts with sliding layers, which the "Add an MTP layer"
+    button and ``--mtp-layer`` do not model (they add one full-attention layer); empty where
+    every MTP layer is full attention or the config lists none."""
+    kinds = list(getattr(text, "mtp_layer_types", None) or [])
+    other = sorted(set(kinds) - {"full_attention"})
+    if not other:
+        return ""
+    return (f"Its {len(kinds)} MTP layer{'s' if len(kinds) > 1 else ''} (mtp_layer_types) "
+            f"{'are' if len(kinds) > 1 else 'is'} {', '.join(other)}, kept only when drafting: "
+            "\"Add an MTP layer\" (--mtp-layer) adds one full-attention layer, so it does not "
+            "model this drafter's KV.")
+
+
 def _kv_shared_note(shared: int, n_model: int) -> str:
     """What is not known of SGLang's pool for a model whose last ``shared`` layers share KV
     (Gemma 3n); empty without such layers."""
@@ -1544,6 +1559,7 @@ def spec_from_hf_config(
                                          heads_note,
                                          _window_split_note(text, model_type, cfg),
                                          _kv_shared_note(shared, n_model),
+                                         _mtp_layers_note(text),
                                          _llama4_sglang_note(layers, model_type),
                                          _fp8_kv_note(architectures, kv_dtype))
                     if note),

@@ -657,9 +657,14 @@ def test_step3p5_keeps_one_kv_size_and_a_tp_divides_both_query_heads():
     assert spec.attention_heads == 32 == math.gcd(64, 96)
     assert [tp for tp in (1, 2, 4, 8, 16, 32, 64) if spec.splits_over(tp)] == [1, 2, 4, 8, 16, 32]
     # num_attention_groups is transformers' num_key_value_heads: given, not a default
+    # and its 3 MTP layers (the layer_types entries past the model's) are sliding ones, which
+    # the MTP button does not add
     assert spec.notes == ("Its sliding layers have 96 query heads and its full layers 64: a tp "
                           "must divide both, so attention_heads reads as 32, their greatest "
-                          "common divisor.")
+                          "common divisor. Its 3 MTP layers (mtp_layer_types) are "
+                          "sliding_attention, kept only when drafting: \"Add an MTP layer\" "
+                          "(--mtp-layer) adds one full-attention layer, so it does not model "
+                          "this drafter's KV.")
     # SGLang gives the sliding layers attention_other_setting's KV groups: 4 there and 8 for
     # vLLM would be two KV sizes
     other = {**STEP35["attention_other_setting"], "num_attention_groups": 4}
