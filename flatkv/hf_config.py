@@ -1031,7 +1031,9 @@ def _state_layer(text: Any, model_type: str) -> CacheLayer:
         return LightningLayer(heads=g("num_attention_heads"), head_dim=g("head_dim"))
     if family == "short_conv":  # vLLM's short_conv_state_shape(hidden_size, conv_L_cache)
         channels = g("hidden_size")
-        if getattr(text, "conv_dim", None) is not None and g("conv_dim") != channels:
+        # LFM3's classes size it by hidden_size alone (vLLM's _short_conv_state_shape)
+        if (model_type != "lfm3" and getattr(text, "conv_dim", None) is not None
+                and g("conv_dim") != channels):
             raise ValueError(
                 f"{model_type} config.json {_named(text, 'conv_dim')} = {g('conv_dim'):,} is "
                 f"not {_named(text, 'hidden_size')} = "
@@ -1212,12 +1214,17 @@ def _kv_shared_layers(text: Any, model_type: str, n_layers: int) -> int:
     return shared
 
 
-def _mtp_layers_note(text: Any) -> str:
+def _mtp_layers_note(text: Any, cfg: Mapping[str, Any]) -> str:
     """A config whose MTP modules' layers are not full attention (Step-3.5's and K-EXAONE's
     ``mtp_layer_types``: sliding) drafts with sliding layers, which the "Add an MTP layer"
     button and ``--mtp-layer`` do not model (they add one full-attention layer); empty where
     every MTP layer is full attention or the config lists none."""
-    kinds = list(getattr(text, "mtp_layer_types", None) or [])
+    field, given = _field_of(cfg, "mtp_layer_types")  # transformers splits a string up
+    if given is not None and (not isinstance(given, list)
+                              or not all(isinstance(k, str) for k in given)):
+        raise ValueError(f"config.json {field} = {given!r} must be a list of layer types, one "
+                         "per MTP layer (e.g. [\"sliding_attention\"]): fix or remove it")
+    kinds = getattr(text, "mtp_layer_types", None) or []
     other = sorted(set(kinds) - {"full_attention"})
     if not other:
         return ""
@@ -1386,7 +1393,7 @@ def _check_one_window(text: Any, model_type: str, cfg: Mapping[str, Any]) -> Non
         return
     types = list(getattr(text, "layer_types", None) or [])
     window = getattr(text, "sliding_window", None)
-    if not isinstance(windows, list) or len(windows) != len(types):
+    if not isinstance(windows, list) or len(windows) < len(types):
         raise ValueError(f"{model_type} config.json {field} must list a window for each of its "
                          f"{len(types)} layers (as vLLM indexes it), got "
                          f"{textwrap.shorten(repr(windows), 60, placeholder=' ...')}")
@@ -1400,26 +1407,6 @@ def _check_one_window(text: Any, model_type: str, cfg: Mapping[str, Any]) -> Non
             "its own entry, and FlatKV plans one window for every sliding layer; "
             + (f"a copy with sliding_window {other[0]} and no {field} plans it" if same else
                "it plans no model whose sliding layers differ in window"))
-
-
-def _check_step3p5_sliding_heads(model_type: str, cfg: Mapping[str, Any]) -> None:
-    """Step-3.5: SGLang gives the sliding layers ``attention_other_setting``'s
-    ``num_attention_groups`` KV heads, vLLM the model's ``num_attention_groups`` (released
-    configs give both 8). Where they differ the engines keep different bytes a token, which
-    FlatKV does not model (one KV size for every attention layer)."""
-    field, other = _field_of(cfg, "attention_other_setting")
-    if model_type != "step3p5" or not isinstance(other, Mapping):
-        return
-    name, groups = _field_of(cfg, "num_attention_groups")
-    if groups is None:
-        name, groups = _field_of(cfg, "num_key_value_heads")
-    theirs = other.get("num_attention_groups")
-    if theirs is not None and groups is not None and theirs != groups:
-        raise ValueError(
-            f"{model_type} config.json {field}.num_attention_groups = {theirs!r} is not "
-            f"{name} = {groups!r}: SGLang gives the sliding layers {theirs!r} KV heads and vLLM "
-            f"{groups!r}, so the engines keep different bytes a token, which FlatKV does not "
-            "model (one KV size for every attention layer); check the model's values")
 
 
 # The language models a wrapper's reader takes under its text_config, by the wrapper's type
@@ -1446,20 +1433,66 @@ def _check_language_model(model_type: str, text: Any, resolved: Any) -> None:
                          f"{', '.join(takes) or 'none'}); {_BY_HAND}")
 
 
-def _sliding_query_heads(text: Any, model_type: str, heads: int | None) -> tuple[int | None, str]:
-    """The query heads a TP must divide, and a note where a model's sliding layers have their
-    own: Step-3.5's ``num_sliding_attention_heads`` (its config's
-    ``attention_other_setting.num_attention_heads``, 96 beside the full layers' 64). Engines
-    split both over the ranks, so a TP divides their greatest common divisor."""
-    sliding = getattr(text, "num_sliding_attention_heads", None)
-    if model_type != "step3p5" or heads is None or sliding in (None, heads):
-        return heads, ""
-    # not recorded: transformers takes it from attention_other_setting, which the config gives
-    sliding = _get(vars(text).get("conf", text), "num_sliding_attention_heads", model_type)
-    both = math.gcd(heads, sliding)
-    return both, (f"Its sliding layers have {sliding} query heads and its full layers {heads}: "
-                  f"a tp must divide both, so attention_heads reads as {both}, their greatest "
-                  "common divisor.")
+# SGLang's own Step3p5Config: its full layers' KV groups when the config.json gives none
+SGLANG_STEP3P5_GROUPS = 8
+
+
+def _step3p5_heads(text: Any, cfg: Mapping[str, Any], heads: int | None,
+                   layers: Sequence[CacheLayer]) -> tuple[int | None, str]:
+    """Step-3.5's query heads a TP must divide, and what the notes say of its sliding layers.
+
+    Its sliding layers have query heads of their own (``attention_other_setting``'s
+    ``num_attention_heads``, 96 beside the full layers' 64); engines split both over the
+    ranks, so a TP divides their greatest common divisor. vLLM gives every layer the model's
+    KV groups (transformers' ``num_key_value_heads``, the config's ``num_attention_groups``);
+    SGLang 0.5.23 gives its full layers ``num_attention_groups`` (8 unless given) and its
+    sliding ones ``attention_other_setting.num_attention_groups``, which it cannot load
+    without. Where the engines' groups differ they keep different bytes a token, which FlatKV
+    does not model: refused."""
+    conf = vars(text).get("conf", text)  # not recorded: a field the config gives nested
+    groups = getattr(conf, "num_key_value_heads", None)
+    kinds = {layer.label for layer in layers if not layer.is_state}
+    field, other = _field_of(cfg, "attention_other_setting")
+    if other is not None and not isinstance(other, Mapping):
+        raise ValueError(f"step3p5 config.json {field} = {other!r} must be an object (the "
+                         "sliding layers' num_attention_heads and num_attention_groups): fix or "
+                         "remove it")
+    other = other or {}
+
+    def differs(name: str, theirs: Any, layer_kind: str) -> None:
+        if layer_kind in kinds and theirs != groups:
+            raise ValueError(
+                f"step3p5 config.json {name} = {theirs!r} is not the {groups!r} KV groups vLLM "
+                f"gives every layer (num_attention_groups): SGLang gives the {layer_kind} layers "
+                f"{theirs!r}, so the engines keep different bytes a token, which FlatKV does not "
+                "model (one KV size for every attention layer); check the model's values")
+
+    given_name, given = _field_of(cfg, "num_attention_groups")
+    differs(given_name if given is not None else "num_attention_groups (SGLang's default)",
+            SGLANG_STEP3P5_GROUPS if given is None else given, "full_attention")
+    notes = []
+    if "sliding_attention" in kinds:
+        if other.get("num_attention_groups") is None:
+            notes.append(f"SGLang 0.5.23 reads the sliding layers' KV groups from {field}."
+                         "num_attention_groups, which this config.json does not give: it would "
+                         "not load it; its figures here give them the model's.")
+        else:
+            differs(f"{field}.num_attention_groups", other["num_attention_groups"],
+                    "sliding_attention")
+        sliding = other.get("num_attention_heads")
+        if sliding is not None and (isinstance(sliding, bool) or not isinstance(sliding, int)
+                                    or sliding <= 0 or (groups and sliding % groups)):
+            raise ValueError(f"step3p5 config.json {field}.num_attention_heads = {sliding!r} "
+                             f"must be a positive multiple of the {groups} KV groups (the "
+                             "sliding layers' query heads): check the model's values")
+        sliding = getattr(conf, "num_sliding_attention_heads", None)
+        if heads is not None and isinstance(sliding, int) and sliding != heads:
+            both = math.gcd(heads, sliding)
+            notes.insert(0, f"Its sliding layers have {sliding} query heads and its full layers "
+                         f"{heads}: a tp must divide both, so attention_heads reads as {both}, "
+                         "their greatest common divisor.")
+            heads = both
+    return heads, " ".join(notes)
 
 
 def spec_from_hf_config(
@@ -1470,7 +1503,6 @@ def spec_from_hf_config(
     resolved = resolve_config(cfg)
     model_type = cfg["model_type"]
     _check_engines_need(cfg, model_type)
-    _check_step3p5_sliding_heads(model_type, cfg)
     text = resolved.get_text_config() if hasattr(resolved, "get_text_config") else resolved
     _check_one_window(text, model_type, cfg)
     _check_language_model(model_type, text, resolved)
@@ -1492,7 +1524,8 @@ def spec_from_hf_config(
     attention_heads = recorded.used.get("num_attention_heads")
     if attention_heads is None and has_kv:  # MLA reads no head count for its cache
         attention_heads = _get(recorded, "num_attention_heads", model_type)
-    attention_heads, heads_note = _sliding_query_heads(recorded, model_type, attention_heads)
+    attention_heads, heads_note = (_step3p5_heads(recorded, cfg, attention_heads, layers)
+                                   if model_type == "step3p5" else (attention_heads, ""))
     try:
         n_model = int(getattr(text, "num_hidden_layers", 0) or 0)
     except (TypeError, ValueError):
@@ -1559,7 +1592,7 @@ def spec_from_hf_config(
                                          heads_note,
                                          _window_split_note(text, model_type, cfg),
                                          _kv_shared_note(shared, n_model),
-                                         _mtp_layers_note(text),
+                                         _mtp_layers_note(text, cfg),
                                          _llama4_sglang_note(layers, model_type),
                                          _fp8_kv_note(architectures, kv_dtype))
                     if note),

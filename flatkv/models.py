@@ -495,7 +495,8 @@ class ModelSpec:
     attention_heads: the config's ``num_attention_heads`` (query heads), None when unknown. No
     cache holds query heads, but engines split them over the ranks and refuse a tp that does
     not divide them (vLLM: "Total number of attention heads (28) must be divisible by tensor
-    parallel size (8)"), so such a tp is refused here too.
+    parallel size (8)"), so such a tp is refused here too. A model whose layers differ in
+    query heads (Step-3.5: 64 full, 96 sliding) gives their greatest common divisor.
     mamba_chunk_size: the config's ``mamba_chunk_size`` (or ``chunk_size``) of a state model,
         None when it has none or is unknown; vLLM aligns P to it in mamba cache mode all.
     max_model_len: the context vLLM serves the model at unless told (its --max-model-len

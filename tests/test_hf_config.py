@@ -645,6 +645,14 @@ def test_exaone_moe_reads_as_exaone_4_with_vllms_window_a_layer():
             "exaone_moe config.json sliding_windows must list a window for each of its 8 layers "
             "(as vLLM indexes it), got [128, 128]")):
         spec_from_hf_config({**K_EXAONE, "sliding_windows": [128, 128]})
+    # entries past the layers are not read (vLLM indexes by layer)
+    longer = spec_from_hf_config({**K_EXAONE, "sliding_windows": [128] * 9})
+    assert longer.profile() == profile
+    # its MTP layers' types: a list, one per layer
+    with pytest.raises(ValueError, match=re.escape(
+            "config.json mtp_layer_types = 'sliding_attention' must be a list of layer types")):
+        spec_from_hf_config({**K_EXAONE, "num_nextn_predict_layers": 1,
+                             "mtp_layer_types": "sliding_attention"})
 
 
 def test_step3p5_keeps_one_kv_size_and_a_tp_divides_both_query_heads():
@@ -669,9 +677,34 @@ def test_step3p5_keeps_one_kv_size_and_a_tp_divides_both_query_heads():
     # vLLM would be two KV sizes
     other = {**STEP35["attention_other_setting"], "num_attention_groups": 4}
     with pytest.raises(ValueError, match=re.escape(
-            "step3p5 config.json attention_other_setting.num_attention_groups = 4 is not "
-            "num_attention_groups = 8: SGLang gives the sliding layers 4 KV heads and vLLM 8")):
+            "step3p5 config.json attention_other_setting.num_attention_groups = 4 is not the 8 "
+            "KV groups vLLM gives every layer (num_attention_groups): SGLang gives the "
+            "sliding_attention layers 4")):
         spec_from_hf_config({**STEP35, "attention_other_setting": other})
+    # ... and its full layers num_attention_groups, 8 unless given, where vLLM reads
+    # transformers' num_key_value_heads
+    four = {k: v for k, v in STEP35.items() if k != "num_attention_groups"}
+    with pytest.raises(ValueError, match=re.escape(
+            "num_attention_groups (SGLang's default) = 8 is not the 4 KV groups")):
+        spec_from_hf_config({**four, "num_key_value_heads": 4,
+                             "attention_other_setting": {"num_attention_groups": 4}})
+    # the sliding layers' query heads: named where the config gives them
+    with pytest.raises(ValueError, match=re.escape(
+            "step3p5 config.json attention_other_setting.num_attention_heads = 12 must be a "
+            "positive multiple of the 8 KV groups")):
+        spec_from_hf_config({**STEP35, "attention_other_setting": {
+            **STEP35["attention_other_setting"], "num_attention_heads": 12}})
+    # without attention_other_setting SGLang 0.5.23 would not load it (it reads the sliding
+    # layers' groups there); the query heads are the model's
+    bare = spec_from_hf_config({k: v for k, v in STEP35.items()
+                                if k != "attention_other_setting"})
+    assert bare.attention_heads == 64 and bare.profile() == profile
+    assert bare.notes.startswith(
+        "SGLang 0.5.23 reads the sliding layers' KV groups from "
+        "attention_other_setting.num_attention_groups, which this config.json does not give")
+    # no sliding layer: no sliding heads to divide, nothing to say of them
+    full = spec_from_hf_config({**STEP35, "layer_types": ["full_attention"] * 11})
+    assert full.attention_heads == 64 and "query heads" not in full.notes
     # SGLang keeps Step-3.5's sliding layers in a pool of their own (its hybrid SWA list)
     sglang = run_strategy("sglang", profile, budget_bytes=10**10, context_tokens=4096)
     assert sglang.extras["log_lines"][0].startswith("Use sliding window memory pool.")
@@ -688,6 +721,9 @@ def test_lfm3_reads_its_conv_layers_beside_full_and_sliding_ones():
     assert profile.kv_bytes_per_slot == 4 * 256 * BF16 and profile.sliding_window == 256
     assert "so transformers' lfm3 default: 13 linear_attention + 6 full_attention + 5 " \
         "sliding_attention cache layers" in spec.notes
+    # vLLM's LFM3 sizes the conv by hidden_size: a conv_dim is not read (LFM2's is)
+    assert spec_from_hf_config({"model_type": "lfm3", "architectures": ["Lfm3ForCausalLM"],
+                                "conv_dim": 1024}).profile() == profile
     # SGLang has no LFM3 model
     sglang = run_strategy("sglang", profile, budget_bytes=10**10, context_tokens=4096)
     assert not sglang.applies and sglang.reason.startswith("SGLang has no LFM3 model")
