@@ -64,17 +64,16 @@ def concurrency_over_context(s: AppState, context: int) -> None:
     chart(charts.context_figure(curves.contexts, lines, context=context,
                                 title="Concurrency over context length"),
           key="compare.contexts", file_name="concurrency_by_context.html")
-    capped = s.profile().has_state and "sglang" in curves.concurrency
-    st.caption(f"Each point is the concurrency of the table at the top, at this budget, with "
-               f"that context length in place of {tokens_text(context)}; the diamonds are the "
-               "table's own. Where a line stops, the layout has no figure at that length (vLLM "
-               "refuses to start when one request of it does not fit). Lines that coincide "
-               "draw as one."
-               + (" SGLang's flat stretch is its state pool's cap: a running request holds "
-                  "its slots whatever its length." if capped else ""))
+    st.caption(app_data.context_chart_text(curves, context, current_strategies(s)))
     rows = pd.DataFrame(app_data.context_sweep_rows(curves), dtype=object)
     with st.expander("Concurrency over context length as a table"):
-        table(rows, formats={name: "accounting" for _, name, _ in lines})
+        # every row in view (a length a row, 15 at most up to 10M tokens), a column a layout
+        # under its short name (the CSV keeps the full ones), so six fit in 1000 px
+        short = {app_data.STRATEGY_TITLES[k]: app_data.STRATEGY_SHORT_TITLES[k]
+                 for k in curves.concurrency}
+        table(rows.rename(columns=short | {"context (tokens)": "context"}),
+              formats={name: "accounting" for name in short.values()},
+              height=35 * (len(rows) + 1) + 3)
         st.download_button("Concurrency by context as CSV", data=rows.to_csv(index=False),
                            file_name="concurrency_by_context.csv", mime="text/csv",
                            key="compare.contexts.csv", on_click="ignore",

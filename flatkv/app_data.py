@@ -639,6 +639,30 @@ def curves(profile: CacheProfile, strategy: str, budget: int, context: int,
                   [point(budget, replace(options, block_size=b)) for b in sizes])
 
 
+def context_chart_text(curves: sizing.ContextCurves, context: int,
+                       results: Sequence[StrategyResult]) -> str:
+    """How to read Compare's concurrency-over-context chart: where its points come from, what
+    a stop and a flat stretch mean, and what caps the engines' lines beside their KV: vLLM's is
+    its log's figure (KV blocks alone), SGLang's is capped by its state pool's running requests
+    (with the figures, from ``results``, the table's runs) where the model keeps state."""
+    text = (f"Each point is the concurrency of the table at the top, at this budget, with that "
+            f"context length in place of {tokens_text(context)}; the diamonds are the table's "
+            "own, and a line only joins the points. Where a line stops, the layout has no "
+            "figure at that length (vLLM refuses to start when one request of it does not "
+            "fit). Lines that coincide draw as one.")
+    if "vllm" in curves.concurrency:
+        text += (" vLLM's line is its log's Maximum concurrency, from its KV blocks alone: its "
+                 "--max-num-seqs caps the requests it runs too.")
+    sglang = next((r for r in results if r.strategy == "sglang" and r.applies), None)
+    if "sglang" in curves.concurrency and sglang is not None and (
+            cap := sglang.extras.get("running_request_cap")) is not None:
+        text += (f" SGLang's line is flat where its state pool binds: {cap:,} running requests "
+                 f"({sglang.extras['request_state_slots']:,} request slots, "
+                 f"{sglang.extras['slots_per_request']} a request) whatever their length, its "
+                 "max_running_requests.")
+    return text
+
+
 def context_sweep_rows(curves: sizing.ContextCurves) -> list[dict]:
     """Compare's concurrency-over-context chart as table rows: a context a row, a layout a
     column (its title), concurrency as engines log it, None where the layout has no figure."""
@@ -750,6 +774,12 @@ STRATEGY_TITLES = {
     "aliased": "slab aliasing",
     "lcm": "two-level pages",
 }
+
+
+# The layouts as a narrow table's headers name them (a column a layout at 1000 px)
+STRATEGY_SHORT_TITLES = {"flat": "packed slabs", "per-component": "per component",
+                         "vllm": "vLLM", "sglang": "SGLang", "aliased": "aliasing",
+                         "lcm": "two-level"}
 
 
 def title_of(result: StrategyResult) -> str:

@@ -303,20 +303,28 @@ TOKEN_TICKS = "~s"
 
 
 def _power_text(n: int) -> str:
-    """A power of two as a tick: 512, 1k, 4k, 1M (1,024 tokens is "1k" to an engineer)."""
+    """A power of two as a tick: 512, 1k, 4k, 1M (1,024 tokens is "1k" to an engineer); a
+    whole number of those M too (Llama 4 Scout's 10,485,760 tokens: 10M, which fits at the
+    axis' end), another number in full (163,840; 128,000 is no "125k" to a reader)."""
     if n >= 1 << 20 and n % (1 << 20) == 0:
         return f"{n >> 20}M"
-    return f"{n >> 10}k" if n >= 1024 and n % 1024 == 0 else str(n)
+    return f"{n >> 10}k" if n >= 1024 and n & (n - 1) == 0 else f"{n:,}"
 
 
-def _powers_of_two_axis(low: float, high: float) -> dict:
+def _powers_of_two_axis(low: float, high: float, marked: float | None = None) -> dict:
     """A log axis over powers of two (block sizes, context lengths) ticked at each power (a
     log axis says 1 2 5 10), short enough to stay level (rotated, the last one fell off), the
-    ends padded to show them."""
+    ends padded to show them. ``marked`` (the page's own value, 163,840 tokens) is ticked too,
+    (``_power_text``: 10M, 163,840), in place of a power too close to read beside it."""
     ticks = [1 << k for k in range(int(high).bit_length()) if low <= 1 << k <= high]
     if len(ticks) > 8:  # every other power, from the top: 13 ran together in half a page
         ticks = ticks[::-2][::-1]
-    return {"type": "log", "tickvals": ticks, "ticktext": [_power_text(t) for t in ticks],
+    texts = {t: _power_text(t) for t in ticks}
+    if marked is not None and marked not in texts:
+        texts = {t: text for t, text in texts.items() if max(t, marked) / min(t, marked) >= 2}
+        texts[marked] = _power_text(int(marked))
+    ticks = sorted(texts)
+    return {"type": "log", "tickvals": ticks, "ticktext": [texts[t] for t in ticks],
             "tickangle": 0, "range": [math.log10(low) - 0.08, math.log10(high) + 0.08]}
 
 
@@ -335,7 +343,8 @@ def sweep_figure(
     current = {"color": "#222", "size": 11, "symbol": "diamond"}
     # the panels' axes by hand, as make_subplots(rows, shared_xaxes=True) sets them (it took
     # 35 ms a chart): the bottom x axis carries the ticks, the top one follows it
-    x_axis = {"title": x_title} | (_powers_of_two_axis(min(x), max(x)) if log_x else {})
+    x_axis = {"title": x_title} | (_powers_of_two_axis(min(x), max(x), current_x)
+                                   if log_x else {})
     requests = {"title": "requests", "rangemode": "tozero"}
     traces = []
     top = {"xaxis": "x", "yaxis": "y"}
@@ -424,16 +433,20 @@ def capacity_bars(
     return _house_figure(traces, layout, title=title, height=max(260, 120 + 40 * len(names)))
 
 
-# Compare's context chart: a colour a layout. Lines that coincide must show through: FlatKV's
-# two planners share a colour, per component dotted over packed slabs (their figures are most
-# often the same), and two-level pages are dashed over vLLM's line, which they often follow.
-LAYOUT_LINES: dict[str, dict[str, str]] = {
-    "flat": {"color": COLORS["kv"]},
-    "per-component": {"color": COLORS["kv"], "dash": "dot"},
-    "vllm": {"color": COLORS["conv"]},
-    "sglang": {"color": COLORS["gather"]},
-    "aliased": {"color": COLORS["scatter"], "dash": "dashdot"},
-    "lcm": {"color": COLORS["ssm"], "dash": "dash"},
+# Compare's context chart: a colour and a marker a layout. Lines that coincide must show
+# through: FlatKV's two planners share a colour, per component dotted with open circles over
+# packed slabs' (their figures are most often the same), two-level pages dashed with open
+# diamonds over vLLM's squares, which they often follow.
+LAYOUT_LINES: dict[str, dict[str, dict]] = {
+    "flat": {"line": {"color": COLORS["kv"]}, "marker": {"symbol": "circle"}},
+    "per-component": {"line": {"color": COLORS["kv"], "dash": "dot"},
+                      "marker": {"symbol": "circle-open", "size": 11}},
+    "vllm": {"line": {"color": COLORS["conv"]}, "marker": {"symbol": "square"}},
+    "sglang": {"line": {"color": COLORS["gather"]}, "marker": {"symbol": "triangle-up"}},
+    "aliased": {"line": {"color": COLORS["scatter"], "dash": "dashdot"},
+                "marker": {"symbol": "x"}},
+    "lcm": {"line": {"color": COLORS["ssm"], "dash": "dash"},
+            "marker": {"symbol": "diamond-open", "size": 11}},
 }
 
 
@@ -442,35 +455,49 @@ def context_figure(
     context: int, title: str = "",
 ) -> go.Figure:
     """Max concurrency over context length, a line per layout (``(strategy, name, values)``,
-    a value per context, None where the layout has no figure: its line breaks there). Log on
-    both axes: concurrency falls about as 1 / context, from hundreds of requests to under
-    one. The page's ``context`` is marked on each line, and one request is dashed: under it a
-    request of that length does not fit. Concurrency is drawn as shown elsewhere
-    (``units.concurrency_value``; a zero, which a log axis cannot draw, is left out)."""
+    a value per context, None where the layout has no figure: its line breaks there), each
+    computed point marked (a line only joins them). Log on both axes, y over whole decades:
+    concurrency falls about as 1 / context, from hundreds of requests to under one. The
+    page's ``context`` is ticked and marked on each line; where some layout comes near one
+    request (under 10), one request is dashed: under it a request of that length does not
+    fit. Concurrency is drawn as shown elsewhere (``units.concurrency_value``; a zero, which a
+    log axis cannot draw, is left out)."""
     at = "%{x:,} tokens<br>%{y:,.2f} requests<extra></extra>"
     here = contexts.index(context)
-    traces = [go.Scatter(x=[contexts[0], contexts[-1]], y=[1, 1], name="1 request",
-                         mode="lines", line={"color": COLORS["padding_layer"], "width": 1.5,
-                                             "dash": "dash"}, hoverinfo="skip")]
-    marks_x, marks_y, marks_name = [], [], []
+    traces, marks_x, marks_y, marks_name, drawn = [], [], [], [], []
     for strategy, name, values in lines:
-        shown = [None if v is None or v <= 0 else concurrency_value(v) for v in values]
-        traces.append(go.Scatter(x=list(contexts), y=shown, name=name, mode="lines",
-                                 line={"width": 2.5, **LAYOUT_LINES.get(strategy, {})},
+        shown = [None if v is None or concurrency_value(v) <= 0 else concurrency_value(v)
+                 for v in values]
+        drawn += [v for v in shown if v is not None]
+        style = LAYOUT_LINES.get(strategy, {})
+        traces.append(go.Scatter(x=list(contexts), y=shown, name=name, mode="lines+markers",
+                                 line={"width": 2.5, **style.get("line", {})},
+                                 marker={"size": 7, **style.get("marker", {})},
                                  hovertemplate=f"{name}<br>{at}"))
         if shown[here] is not None:
             marks_x.append(context)
             marks_y.append(shown[here])
             marks_name.append(name)
+    if drawn and min(drawn) < 10:
+        traces.insert(0, go.Scatter(x=[contexts[0], contexts[-1]], y=[1, 1], name="1 request",
+                                    mode="lines", hoverinfo="skip",
+                                    line={"color": COLORS["padding_layer"], "width": 1.5,
+                                          "dash": "dash"}))
+        drawn.append(1)
     traces.append(go.Scatter(x=marks_x, y=marks_y, name=f"at {tokens_text(context)}",
                              mode="markers", customdata=marks_name,
                              marker={"color": "#222", "size": 10, "symbol": "diamond"},
                              hovertemplate="%{customdata}<br>" + at))
+    # a label a decade (0.1, 1, 10, 100; Plotly's 2 and 5 between them read as figures of
+    # their own), from the decade under the lowest point to the one over the highest
+    decades = ([math.floor(math.log10(min(drawn))), math.ceil(math.log10(max(drawn)))]
+               if drawn else [0, 1])
+    if decades[0] == decades[1]:
+        decades[1] += 1
     layout = {"xaxis": {"title": "context length (tokens)"}
-              | _powers_of_two_axis(contexts[0], contexts[-1]),
-              # a label a decade (0.1, 1, 10, 100): Plotly's 2 and 5 between them read as
-              # figures of their own
-              "yaxis": {"title": "requests (log)", "type": "log", "dtick": 1}}
+              | _powers_of_two_axis(contexts[0], contexts[-1], context),
+              "yaxis": {"title": "max concurrency (requests, log)", "type": "log", "dtick": 1,
+                        "range": decades}}
     return _house_figure(traces, layout, title=title, height=460,
                          legend_lines=legend_lines([t.name for t in traces]))
 

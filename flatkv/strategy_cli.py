@@ -378,7 +378,10 @@ def compare_text(args: argparse.Namespace, profile: CacheProfile, context: int |
             for d in dicts:
                 values = swept.concurrency.get(d["strategy"], [None] * len(swept.contexts))
                 d["concurrency_over_contexts"] = [
-                    {"context_tokens": c, "max_concurrency": None if v is None else float(v)}
+                    {"context_tokens": c, "max_concurrency": None if v is None else float(v),
+                     # in lowest terms
+                     "max_concurrency_exact": None if v is None else [v.numerator,
+                                                                      v.denominator]}
                     for c, v in zip(swept.contexts, values, strict=True)]
         return json.dumps(dicts, indent=2)
     table = format_comparison_table(results, held)

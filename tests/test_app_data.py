@@ -181,6 +181,33 @@ def test_context_sweep_rows_give_a_dash_where_a_layout_has_no_figure():
     assert [r["vLLM v1"] for r in llama_rows] == [round(4768 / 4096, 2), None]
 
 
+def test_context_chart_text_names_what_caps_each_engines_line():
+    from flatkv.app_model import profile_for
+    from flatkv.sizing import context_curves
+    from flatkv.strategies import STRATEGIES, StrategyOptions, compare
+
+    # Qwen3-Next at 55,679,338,086 B: SGLang's 341 state slots, one padding, 3 a request
+    # (test_sizing derives them)
+    qwen = profile_for("Qwen3-Next-80B-A3B", None, 1)
+    results = compare(qwen, budget_bytes=55_679_338_086, context_tokens=262_144)
+    curves = context_curves(qwen, 55_679_338_086, [1024, 262_144], StrategyOptions(),
+                            STRATEGIES)
+    text = app_data.context_chart_text(curves, 262_144, results)
+    assert text.startswith("Each point is the concurrency of the table at the top, at this "
+                           "budget, with that context length in place of 262,144 tokens;")
+    assert text.endswith(" vLLM's line is its log's Maximum concurrency, from its KV blocks "
+                         "alone: its --max-num-seqs caps the requests it runs too. SGLang's "
+                         "line is flat where its state pool binds: 113 running requests (340 "
+                         "request slots, 3 a request) whatever their length, its "
+                         "max_running_requests.")
+    # no state: no cap to name; no vLLM line: nothing to say of it
+    llama = profile_for("Llama-3.1-8B", None, 1)
+    plain = app_data.context_chart_text(
+        context_curves(llama, 10**10, [1024], StrategyOptions(), ["flat", "sglang"]), 1024,
+        compare(llama, budget_bytes=10**10, context_tokens=1024))
+    assert plain.endswith("Lines that coincide draw as one.")
+
+
 def test_exports(analysis):
     data = json.loads(plan_json(analysis, QWEN35.name))
     assert data["geometry"] == {"block_size": 1056, "block_bytes": 103_219_200,

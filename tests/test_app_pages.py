@@ -1025,7 +1025,8 @@ def test_compare_page_lists_every_strategy():
     # over context lengths: raw bytes give no max_model_len, so the powers of two from 1,024
     # to the page's 32,768 tokens, a line a layout that has figures, the table's diamonds
     lines = {t["name"]: t for t in contexts}
-    assert list(lines) == ["1 request", "FlatKV packed slabs", "FlatKV per component",
+    # (every layout holds more than 10 requests at every length: no one-request line)
+    assert list(lines) == ["FlatKV packed slabs", "FlatKV per component",
                            "vLLM v1", "SGLang", "two-level pages", "at 32,768 tokens"]
     assert lines["vLLM v1"]["x"] == [1 << k for k in range(10, 16)]
     diamonds = lines["at 32,768 tokens"]
@@ -1035,13 +1036,18 @@ def test_compare_page_lists_every_strategy():
     assert lines["FlatKV packed slabs"]["y"][0] == 775 / 2 == 387.5
     assert lines["vLLM v1"]["y"][0] == 2991 / 4 == 747.75
     assert "slab aliasing" not in lines  # it applies at no length
-    (sweep,) = [d.value for d in at.dataframe if "context (tokens)" in d.value.columns]
-    assert list(sweep["context (tokens)"]) == [1 << k for k in range(10, 16)]
-    assert list(sweep["vLLM v1"].iloc[[0, -1]]) == [747.75, 87.97]
-    # a state model: SGLang's cap on running requests, whatever their length, is named
-    assert any(c.value.endswith("SGLang's flat stretch is its state pool's cap: a running "
-                                "request holds its slots whatever its length.")
-               for c in at.caption)
+    # a layout a column, under its short name so the table fits 1000 px
+    (sweep,) = [d.value for d in at.dataframe if "context" in d.value.columns]
+    assert list(sweep.columns) == ["context", "packed slabs", "per component", "vLLM",
+                                   "SGLang", "two-level"]
+    assert list(sweep["context"]) == [1 << k for k in range(10, 16)]
+    assert list(sweep["vLLM"].iloc[[0, -1]]) == [747.75, 87.97]
+    # a state model: SGLang's cap on running requests, whatever their length, is named: 490
+    # slots less the padding one, 3 a request
+    assert any(c.value.endswith("SGLang's line is flat where its state pool binds: 163 running "
+                                "requests (489 request slots, 3 a request) whatever their "
+                                "length, its max_running_requests.") for c in at.caption)
+    assert 489 // 3 == 163
     # after the budgets to hold and the context lengths' table
     breakdown = at.dataframe[3].value.set_index("strategy")
     assert list(breakdown.columns) == ["kv history (B)", "state (B)", "row padding (B)",
@@ -2028,14 +2034,16 @@ def test_compare_over_context_lengths_stops_a_line_where_vllm_refuses_to_start()
     assert lines["1 request"]["y"] == [1, 1]
     # no diamond for vLLM, which has no figure at the page's length
     assert "vLLM v1" not in lines["at 131,072 tokens"]["customdata"]
-    (sweep,) = [d.value for d in at.dataframe if "context (tokens)" in d.value.columns]
+    (sweep,) = [d.value for d in at.dataframe if "context" in d.value.columns]
     # a gap is a dash, the figures beside it with two decimals: at 65,536 tokens vLLM's 4,768
     # blocks over the 4,096 a request of them takes
-    assert list(sweep["vLLM v1"].iloc[-2:]) == [f"{4768 / 4096:.2f}", "—"] == ["1.16", "—"]
-    assert list(sweep["FlatKV packed slabs"].iloc[[0, -1]]) == [76_288 / 1024, 0.58]
+    assert list(sweep["vLLM"].iloc[-2:]) == [f"{4768 / 4096:.2f}", "—"] == ["1.16", "—"]
+    assert list(sweep["packed slabs"].iloc[[0, -1]]) == [76_288 / 1024, 0.58]
     # no state pool to cap Llama's requests: its caption does not speak of one
     (caption,) = [c.value for c in at.caption if c.value.startswith("Each point is")]
-    assert caption.endswith("Lines that coincide draw as one.")
+    assert caption.endswith("Lines that coincide draw as one. vLLM's line is its log's Maximum "
+                            "concurrency, from its KV blocks alone: its --max-num-seqs caps the "
+                            "requests it runs too.")
 
 
 def test_budget_points_a_state_only_model_at_the_planner_that_takes_it():

@@ -358,9 +358,11 @@ def test_compare_over_contexts_gives_each_layouts_concurrency_at_each_length():
     code, out, err = run([*argv, "--json"])
     by_name = {r["strategy"]: r for r in json.loads(out)}
     flat = by_name["flat"]["concurrency_over_contexts"]
-    assert flat[0] == {"context_tokens": 1024, "max_concurrency": 74.5}
-    assert by_name["vllm"]["concurrency_over_contexts"][-2] == {"context_tokens": 100_000,
-                                                                "max_concurrency": None}
+    # 76,288 / 1,024 = 149 / 2 in lowest terms
+    assert flat[0] == {"context_tokens": 1024, "max_concurrency": 74.5,
+                       "max_concurrency_exact": [149, 2]}
+    assert by_name["vllm"]["concurrency_over_contexts"][-2] == {
+        "context_tokens": 100_000, "max_concurrency": None, "max_concurrency_exact": None}
     assert {d["max_concurrency"] for d in by_name["aliased"]["concurrency_over_contexts"]} == {
         None}
     # raw bytes without --context: one line, exit 2
