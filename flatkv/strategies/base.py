@@ -86,10 +86,12 @@ CATEGORIES = (
 MAMBA_CACHE_MODES = ("none", "align", "all")
 # The architectures SGLang gives sliding-window layers a token pool of their own (its hybrid SWA
 # pool: model_config.is_hybrid_swa_model): the name help texts use -> config.json class names.
+# Those of the models FlatKV reads or plans; 0.5.23's list has more (Beam, Laguna, Mellum, ...),
+# and a text config may opt in with is_hybrid_swa.
 SGLANG_SWA_POOL_MODELS = {
     "gpt-oss": ("GptOssForCausalLM",),
     "Llama 4": ("Llama4ForConditionalGeneration",),
-    "MiMo-V2": ("MiMoV2FlashForCausalLM", "MiMoV2MTP"),
+    "MiMo-V2": ("MiMoV2FlashForCausalLM", "MiMoV2ForCausalLM", "MiMoV2MTP"),
     "Step3.5": ("Step3p5ForCausalLM", "Step3p5MTP"),
     "Gemma 4": ("Gemma4ForCausalLM", "Gemma4ForConditionalGeneration"),
     # on its list with gpt-oss (SWA_SINK_ARCHS in 0.5.23)
