@@ -96,7 +96,7 @@ def budgets_to_hold(s: AppState, results: list[StrategyResult], context: int) ->
                   "(SGLang beside a state pool: from which every larger one holds them)"
                   + (". A budget given as an engine logs it has no GPU memory to derive."
                      if budget.given else ", and the GPU memory that leaves it."))
-    table(app_data.hold_rows(results, budgets, budget))
+    table(app_data.hold_rows(results, budgets, budget, s.profile()))
 
 
 st.title("Compare")

@@ -868,17 +868,20 @@ def compare_table_row(result: StrategyResult) -> dict:
 
 
 def hold_rows(results: Sequence[StrategyResult], budgets: Sequence[int | None],
-              budget: Budget) -> list[dict]:
+              budget: Budget, profile: CacheProfile) -> list[dict]:
     """Compare's table of the least cache budget each layout needs for the requests to hold
     (``budgets``, None where no budget does) and the GPU memory that leaves it at the page's
     budget (its columns left out for a budget given as a log gives it), said where it is more
-    than the page's GPU."""
+    than the page's GPU. A layout that serves no model of ``profile`` (aliasing Scout's
+    unequal groups, SGLang for LFM3) "does not apply": "none holds them" would read as a
+    budget too small."""
     rows = []
     for r, need in zip(results, budgets, strict=True):
+        none = "does not apply" if model_blocker(r.strategy, profile) else "none holds them"
         # the readable figures first (a narrow window cuts the table from the right), the
         # exact bytes after them
         row = {"strategy": title_of(r),
-               "cache budget": "none holds them" if need is None else format_bytes(need)}
+               "cache budget": none if need is None else format_bytes(need)}
         gpu = None if need is None else budget.gpu_bytes_for(need)
         if not budget.given:
             beyond = "" if gpu is None else budget.beyond_gpu_text(gpu)
@@ -893,8 +896,9 @@ def hold_rows(results: Sequence[StrategyResult], budgets: Sequence[int | None],
 
 # A drafter's attention layers are the model's to add: vLLM puts an MTP module's layer in the
 # model's full-attention group (equal specs group together), which no engine option models.
-DRAFTER_TEXT = (f"{DRAFTER_NOT_COUNTED} With tokens drafted, \"Add an MTP layer\" adds it; "
-                "the Model page edits any model.")
+DRAFTER_TEXT = (f"{DRAFTER_NOT_COUNTED} With tokens drafted, \"Add an MTP layer\" adds it "
+                "where the model's MTP layer is full attention (the model's notes say where it "
+                "is not); the Model page edits any model.")
 DRAFTER_ADDED_TEXT = ("The model's MTP layer is counted as one more full-attention layer, "
                       "grouped with the model's as vLLM does.")
 
@@ -949,8 +953,9 @@ def how_to_read_text(profile: CacheProfile, speculative_tokens: int, *,
 def sglang_pools_text(profile: CacheProfile, options: StrategyOptions) -> str:
     """Whether SGLang gives the sliding-window (or chunked) layers a token pool of their own
     (only for the architectures on its list, unless the options say otherwise), and why. Empty
-    without such layers."""
-    if swa_label(profile) is None:
+    without such layers, or for a model SGLang does not serve (LFM3's: nothing to say of its
+    pools)."""
+    if swa_label(profile) is None or model_blocker("sglang", profile):
         return ""
     own_pool, why = sglang_swa_pool(profile, options)
     return ((f"SGLang keeps the {swa_layers_text(profile)} in a token pool of their own"

@@ -19,7 +19,7 @@ from flatkv.app_state import ENGINE_OPTIONS
 from flatkv.budget import MAX_VLLM_BLOCKS, MIN_VLLM_BLOCKS, blocks_budget
 from flatkv.models import DRAFTER_NOT_COUNTED
 from flatkv.patterns import parse_layer_pattern
-from flatkv.plan import LINEAR_ATTENTION, PACKED_NEEDS_HISTORY
+from flatkv.plan import FULL_ATTENTION, LINEAR_ATTENTION, PACKED_NEEDS_HISTORY
 from flatkv.profile import MAX_WINDOW, CacheProfile
 from flatkv.strategies import StrategyResult, run_strategy
 from flatkv.strategies.base import StrategyOptions
@@ -96,6 +96,9 @@ class GivenModel:
     profile: CacheProfile
     notes: str = ""
     max_model_len: int | None = None
+    # an MTP module's layer is no full-attention one (Step-3.5's are sliding): --mtp-layer
+    # adds none, and the drafter note does not offer it
+    drafts_otherwise: bool = False
 
     def stderr_notes(self) -> tuple[str, ...]:
         """The notes as one line, as the app shows them beside the figures."""
@@ -126,7 +129,8 @@ def given_model(args: argparse.Namespace) -> GivenModel:
             raise UsageError(f"give either a model (--preset, --hf-config, --model-file) or "
                              f"raw bytes ({', '.join(raw)}), not both: the model's own values "
                              "would be used and yours ignored")
-        return GivenModel(spec.profile(), spec.notes, spec.max_model_len)
+        return GivenModel(spec.profile(), spec.notes, spec.max_model_len,
+                          drafts_otherwise=set(spec.mtp_layer_types) - {FULL_ATTENTION} != set())
     return GivenModel(_raw_profile(args))
 
 
@@ -349,16 +353,19 @@ def _plan_command(args: argparse.Namespace) -> CommandOutput:
         if requests is not None:
             text += "\n\n" + requests_text(requests)
     return CommandOutput(text, model.stderr_notes() + budget_notes(args)
-                         + (context.notes() if context else ()) + drafter_notes(args, profile))
+                         + (context.notes() if context else ()) + drafter_notes(args, model))
 
 
-def drafter_notes(args: argparse.Namespace, profile: CacheProfile) -> tuple[str, ...]:
+def drafter_notes(args: argparse.Namespace, model: GivenModel) -> tuple[str, ...]:
     """With drafted tokens, that the figures leave a drafter's own KV layers out unless
-    --mtp-layer (or --layers) puts one in: the app's note, with the flag for its button."""
-    if not getattr(args, "speculative_tokens", 0) or not profile.has_attention or getattr(
+    --mtp-layer (or --layers) puts one in: the app's note, with the flag for its button (not
+    for a model whose MTP layers are not full attention: its notes say so)."""
+    if not getattr(args, "speculative_tokens", 0) or not model.profile.has_attention or getattr(
             args, "mtp_layer", False):
         return ()
-    how = "With --layers, add it to the pattern" if args.layers else "Add one with --mtp-layer"
+    how = ("With --layers, add it to the pattern" if args.layers else
+           "This model's MTP layers are not full attention (its notes say which), so "
+           "--mtp-layer adds none" if model.drafts_otherwise else "Add one with --mtp-layer")
     return (f"note on speculative decoding: {DRAFTER_NOT_COUNTED} {how}.",)
 
 
@@ -402,7 +409,7 @@ def _counting_requests(
     except ValueError as exc:
         raise ValueError(context.explain(" ".join(str(exc).split()))) from None
     return CommandOutput(text, model.stderr_notes() + budget_notes(args) + context.notes()
-                         + drafter_notes(args, model.profile))
+                         + drafter_notes(args, model))
 
 
 def _compare_command(args: argparse.Namespace) -> CommandOutput:

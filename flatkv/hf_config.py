@@ -50,7 +50,7 @@ from flatkv.models import (
 )
 from flatkv.plan import CHUNKED_ATTENTION, int_text
 from flatkv.profile import MAX_CHUNK_SIZE, MAX_WINDOW, PROFILE_FORMAT, check_architectures
-from flatkv.units import MAX_TOKENS, quoted
+from flatkv.units import MAX_TOKENS, count_text, quoted
 
 # model_type -> how its cache layers are read (see _layers_of). Attention models list their
 # layers in layer_types (gemma2/3, cohere2, olmo3, smollm3, gpt_oss) or slide every layer when
@@ -1214,24 +1214,39 @@ def _kv_shared_layers(text: Any, model_type: str, n_layers: int) -> int:
     return shared
 
 
-def _mtp_layers_note(text: Any, cfg: Mapping[str, Any]) -> str:
-    """A config whose MTP modules' layers are not full attention (Step-3.5's and K-EXAONE's
-    ``mtp_layer_types``: sliding) drafts with sliding layers, which the "Add an MTP layer"
-    button and ``--mtp-layer`` do not model (they add one full-attention layer); empty where
-    every MTP layer is full attention or the config lists none."""
+def _mtp_layer_types(text: Any, cfg: Mapping[str, Any], model_type: str) -> tuple[str, ...]:
+    """The layer types of the model's MTP modules as vLLM builds them, where the config says:
+    its ``mtp_layer_types`` (Step-3.5's, split off its layer_types by transformers), else, for
+    K-EXAONE, the model's first layer types (vLLM's exaone_moe reads ``mtp_layer_types or
+    layer_types`` at the MTP layer's index, from 0); empty otherwise (an MTP module is then one
+    full-attention layer, as Qwen3-Next's and DeepSeek-V3's are)."""
     field, given = _field_of(cfg, "mtp_layer_types")  # transformers splits a string up
     if given is not None and (not isinstance(given, list)
                               or not all(isinstance(k, str) for k in given)):
         raise ValueError(f"config.json {field} = {given!r} must be a list of layer types, one "
                          "per MTP layer (e.g. [\"sliding_attention\"]): fix or remove it")
-    kinds = getattr(text, "mtp_layer_types", None) or []
+    kinds = list(getattr(text, "mtp_layer_types", None) or [])
+    modules = getattr(text, "num_nextn_predict_layers", 0)
+    if not kinds and model_type == "exaone_moe" and isinstance(modules, int) and modules > 0:
+        kinds = list(getattr(text, "layer_types", None) or [])[:modules]
+    known = ("full_attention", "sliding_attention", "chunked_attention")
+    if odd := next((k for k in kinds if k not in known), None):
+        raise ValueError(f"config.json {field} holds {odd!r}: an MTP layer is one of "
+                         f"{', '.join(known)}; fix or remove it")
+    return tuple(kinds)
+
+
+def _mtp_layers_note(kinds: Sequence[str]) -> str:
+    """Where the MTP modules' layers are not full attention (Step-3.5's three sliding ones):
+    FlatKV does not model that drafter ("Add an MTP layer" adds full-attention ones only);
+    empty otherwise."""
     other = sorted(set(kinds) - {"full_attention"})
     if not other:
         return ""
-    return (f"Its {len(kinds)} MTP layer{'s' if len(kinds) > 1 else ''} (mtp_layer_types) "
-            f"{'are' if len(kinds) > 1 else 'is'} {', '.join(other)}, kept only when drafting: "
-            "\"Add an MTP layer\" (--mtp-layer) adds one full-attention layer, so it does not "
-            "model this drafter's KV.")
+    return (f"Its {count_text(len(kinds), 'MTP layer')} (mtp_layer_types) "
+            f"{'are' if len(kinds) > 1 else 'is'} {', '.join(other)}, kept only when drafting, "
+            "which FlatKV does not model: \"Add an MTP layer\" (--mtp-layer) adds "
+            "full-attention ones only.")
 
 
 def _kv_shared_note(shared: int, n_model: int) -> str:
@@ -1524,6 +1539,7 @@ def spec_from_hf_config(
     attention_heads = recorded.used.get("num_attention_heads")
     if attention_heads is None and has_kv:  # MLA reads no head count for its cache
         attention_heads = _get(recorded, "num_attention_heads", model_type)
+    mtp_types = _mtp_layer_types(text, cfg, model_type)
     attention_heads, heads_note = (_step3p5_heads(recorded, cfg, attention_heads, layers)
                                    if model_type == "step3p5" else (attention_heads, ""))
     try:
@@ -1584,6 +1600,7 @@ def spec_from_hf_config(
         attention_heads=attention_heads,
         mamba_chunk_size=chunk,
         max_model_len=max_model_len,
+        mtp_layer_types=mtp_types,
         # a caveat on every engine's figures, shown beside them (not only in the source line)
         notes=" ".join(note for note in (_not_given_note(cfg, recorded.used,
                                                          getattr(text, "attribute_map", {}),
@@ -1592,7 +1609,7 @@ def spec_from_hf_config(
                                          heads_note,
                                          _window_split_note(text, model_type, cfg),
                                          _kv_shared_note(shared, n_model),
-                                         _mtp_layers_note(text, cfg),
+                                         _mtp_layers_note(mtp_types),
                                          _llama4_sglang_note(layers, model_type),
                                          _fp8_kv_note(architectures, kv_dtype))
                     if note),

@@ -149,8 +149,10 @@ def format_model_text(spec: ModelSpec) -> str:
     """The human-readable `model` output (exact integers, thousands separated)."""
     report = model_report(spec)
     dtypes = "".join(f", {tensor} {dtype}" for tensor, dtype in spec.state_dtypes().items())
+    # past TP 1 the kinds' heads and dims are still the whole model's, as the config gives them
+    whole = ", heads and dims of the whole model" if report["tp"] > 1 else ""
     lines = [f"{report['name']}  (tp {report['tp']}; kv {report['kv_dtype']}{dtypes}; bytes per "
-             "TP rank)"]
+             f"TP rank{whole})"]
     if report["config_mamba_ssm_dtype"]:
         lines.append(f"config mamba_ssm_dtype: {report['config_mamba_ssm_dtype']} (SGLang keeps "
                      "its ssm state in it)")

@@ -50,6 +50,9 @@ from flatkv.units import MAX_TOKENS, names_text, quoted_names
 
 FORMAT = "flatkv-model/1"
 
+# The layer types an MTP module's layer may have (its attention, as its config lists it)
+ATTENTION_LABELS = (FULL_ATTENTION, SLIDING_ATTENTION, CHUNKED_ATTENTION)
+
 # Sanity caps: a value past these is a typo or a hostile file, not a model.
 MAX_TP = 1024
 SHOWN_TP = 64  # an error that a tp does not split a model lists the ones up to this that do
@@ -503,6 +506,9 @@ class ModelSpec:
         default: the config's max_position_embeddings, times a rope scaling factor where one
         applies), None when unknown; its log's "Maximum concurrency for N tokens per request"
         is at this N, and it refuses a longer --max-model-len unless allowed.
+    mtp_layer_types: the layer types of the model's MTP modules where its config lists them
+        (Step-3.5's three ``sliding_attention``), else empty: an MTP module is then one
+        full-attention layer (Qwen3-Next's, DeepSeek-V3's), which ``with_mtp_layer`` adds.
     """
 
     name: str
@@ -519,6 +525,7 @@ class ModelSpec:
     attention_heads: int | None = None
     mamba_chunk_size: int | None = None
     max_model_len: int | None = None
+    mtp_layer_types: tuple[str, ...] = ()
     _kind_names: tuple[tuple[CacheLayer, str], ...] = field(
         default=(), repr=False, compare=False
     )
@@ -562,6 +569,12 @@ class ModelSpec:
         if self.max_model_len is not None:
             _check_dim("max_model_len", self.max_model_len,
                        maximum=MAX_TOKENS)
+        mtp = self.mtp_layer_types
+        if (isinstance(mtp, str) or not isinstance(mtp, Iterable)
+                or not all(label in ATTENTION_LABELS for label in mtp)):
+            raise ValueError(f"mtp_layer_types is {mtp!r}: give the MTP modules' layer types, "
+                             f"each one of {', '.join(ATTENTION_LABELS)}, or none")
+        object.__setattr__(self, "mtp_layer_types", tuple(mtp))
         # Name each distinct geometry once (first appearance order) and check it at this tp.
         names: dict[CacheLayer, str] = dict(self._kind_names)
         used = set(names.values())
@@ -845,6 +858,8 @@ class ModelSpec:
             out["max_model_len"] = self.max_model_len
         if self.architectures:
             out["architectures"] = list(self.architectures)
+        if self.mtp_layer_types:
+            out["mtp_layer_types"] = list(self.mtp_layer_types)
         out.update(tp=self.tp, kv_dtype=self.kv_dtype, conv_dtype=self.conv_dtype,
                    ssm_dtype=self.ssm_dtype)
         if self.config_mamba_ssm_dtype is not None:
@@ -866,7 +881,7 @@ class ModelSpec:
             "format", "name", "source", "notes", "model_layers", "tp", "kv_dtype",
             "conv_dtype", "ssm_dtype", "kinds", "pattern", "architectures",
             "config_mamba_ssm_dtype", "attention_heads", "mamba_chunk_size",
-            "max_model_len",
+            "max_model_len", "mtp_layer_types",
         }
         unknown = sorted(set(data) - allowed)
         if isinstance(data.get("spec"), Mapping) and "kv_bytes_per_slot" in data:
@@ -900,7 +915,8 @@ class ModelSpec:
             key: data[key]
             for key in ("source", "notes", "model_layers", "tp", "kv_dtype", "conv_dtype",
                         "ssm_dtype", "architectures", "config_mamba_ssm_dtype",
-                        "attention_heads", "mamba_chunk_size", "max_model_len")
+                        "attention_heads", "mamba_chunk_size", "max_model_len",
+                        "mtp_layer_types")
             if key in data
         }
         return cls.from_pattern(name=data["name"], kinds=kinds, pattern=data["pattern"], **options)
@@ -919,6 +935,11 @@ def with_mtp_layer(spec: ModelSpec) -> ModelSpec:
     attention of an MTP module (Qwen3-Next's, Qwen3.5's, DeepSeek-V3's), whose KV the engine
     keeps in the same pool. vLLM groups it with the model's full-attention layers (equal
     specs). Raises ValueError for a model without a full-attention layer."""
+    other = sorted(set(spec.mtp_layer_types) - {FULL_ATTENTION})
+    if other:
+        raise ValueError(f"{spec.name}'s MTP layers are {', '.join(other)} (its config's "
+                         "mtp_layer_types): an added MTP layer is one full-attention layer, "
+                         "which is not this drafter, so FlatKV adds none")
     full = [layer for layer in spec.layers if isinstance(layer, MLALayer) or (
         isinstance(layer, AttentionLayer) and layer.label == FULL_ATTENTION)]
     if not full:

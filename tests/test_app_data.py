@@ -737,7 +737,7 @@ def test_hold_rows_name_a_layout_no_budget_holds_and_leave_out_a_gpu_not_derived
     # a 2,000,000,000 B GPU at half its memory: 2**30 B of cache needs ceil(2**30 / 0.5) = 2**31
     # B of GPU, more than it has; 2**29 B needs 2**30 B, which it has
     budget = cache_budget(2_000_000_000, 0.5, 0, 1)
-    rows = app_data.hold_rows(results, [2**30, None, 2**29], budget)
+    rows = app_data.hold_rows(results, [2**30, None, 2**29], budget, llama)
     assert rows == [
         {"strategy": "vLLM v1", "cache budget (B)": 2**30, "cache budget": "1.00 GiB",
          "GPU memory (B)": 2**31, "GPU memory": "2.00 GiB (more than this GPU's 1.86 GiB)"},
@@ -748,6 +748,17 @@ def test_hold_rows_name_a_layout_no_budget_holds_and_leave_out_a_gpu_not_derived
     # the readable figures lead (a narrow window cuts the table from the right)
     assert list(rows[0]) == ["strategy", "cache budget", "GPU memory", "cache budget (B)",
                              "GPU memory (B)"]
+    # a layout that serves no such model does not apply, rather than hold none: SGLang, which
+    # has no LFM3 model (nor anything to say of its pools for one)
+    from flatkv.hf_config import spec_from_hf_config
+    from flatkv.strategies import StrategyOptions
+
+    lfm3 = spec_from_hf_config({"model_type": "lfm3",
+                                "architectures": ["Lfm3ForCausalLM"]}).profile()
+    sglang = run_strategy("sglang", lfm3, budget_bytes=10**10, context_tokens=4096)
+    assert app_data.hold_rows([sglang], [None], budget, lfm3)[0]["cache budget"] == \
+        "does not apply"
+    assert app_data.sglang_pools_text(lfm3, StrategyOptions()) == ""
     assert budget.beyond_gpu_text(2**31) == "more than this GPU's 1.86 GiB"
     assert budget.beyond_gpu_text(2_000_000_000) == ""  # all of it: not more
     assert budget.beyond_gpu_fix == ("a larger GPU, a higher memory fraction, or more TP "
@@ -755,7 +766,8 @@ def test_hold_rows_name_a_layout_no_budget_holds_and_leave_out_a_gpu_not_derived
     # at the whole GPU already, no higher fraction to offer
     assert cache_budget(2_000_000_000, 1.0, 0, 1).beyond_gpu_fix == (
         "a larger GPU or more TP (weights and the model's heads split further)")
-    given = app_data.hold_rows(results, [2**30, None, 2**29], given_budget(10**10, 1))
+    given = app_data.hold_rows(results, [2**30, None, 2**29], given_budget(10**10, 1),
+                               llama)
     assert [set(r) for r in given] == [{"strategy", "cache budget (B)", "cache budget"}] * 3
 
 

@@ -21,7 +21,13 @@ from flatkv.hf_config import (  # noqa: E402
     spec_from_hf_config,
     spec_from_model_id,
 )
-from flatkv.models import AttentionLayer, Mamba2Layer, MLALayer, ModelSpec  # noqa: E402
+from flatkv.models import (  # noqa: E402
+    AttentionLayer,
+    Mamba2Layer,
+    MLALayer,
+    ModelSpec,
+    with_mtp_layer,
+)
 from flatkv.presets import load_preset  # noqa: E402
 from flatkv.strategies import StrategyOptions, run_strategy  # noqa: E402
 from flatkv.strategies.vllm import runs_all_as_align  # noqa: E402
@@ -612,12 +618,14 @@ K_EXAONE = {
     "layer_types": (["sliding_attention"] * 3 + ["full_attention"]) * 2}
 # Step-3.5-Flash's config (yevvonlim/Megatron-Bridge's reference copy), cut to 8 layers: 8 KV
 # groups of 128 for every layer, full where i % 4 == 0; its layer_types carry 3 more entries for
-# the MTP layers, which transformers moves to mtp_layer_types
+# the MTP layers (sliding, as the checkpoint's 45 to 47), which transformers moves to
+# mtp_layer_types
 STEP35 = {
     "model_type": "step3p5", "architectures": ["Step3p5ForCausalLM"], "num_hidden_layers": 8,
     "hidden_size": 4096, "num_attention_heads": 64, "num_attention_groups": 8, "head_dim": 128,
     "sliding_window": 512, "num_nextn_predict_layers": 3, "max_position_embeddings": 262_144,
-    "layer_types": ["full_attention" if i % 4 == 0 else "sliding_attention" for i in range(11)],
+    "layer_types": ["full_attention" if i % 4 == 0 else "sliding_attention" for i in range(8)]
+    + ["sliding_attention"] * 3,
     "attention_other_setting": {"num_attention_heads": 96, "num_attention_groups": 8,
                                 "head_dim": 128}}
 
@@ -648,6 +656,12 @@ def test_exaone_moe_reads_as_exaone_4_with_vllms_window_a_layer():
     # entries past the layers are not read (vLLM indexes by layer)
     longer = spec_from_hf_config({**K_EXAONE, "sliding_windows": [128] * 9})
     assert longer.profile() == profile
+    # vLLM's exaone_moe reads an MTP layer's type as mtp_layer_types, else layer_types, at the
+    # MTP layer's index: K-EXAONE's one MTP layer is sliding (its layer 0's type)
+    one = spec_from_hf_config({**K_EXAONE, "num_nextn_predict_layers": 1})
+    assert one.mtp_layer_types == ("sliding_attention",)
+    assert "Its 1 MTP layer (mtp_layer_types) is sliding_attention" in one.notes
+    assert spec.mtp_layer_types == () and with_mtp_layer(spec).layers[-1].label == FULL
     # its MTP layers' types: a list, one per layer
     with pytest.raises(ValueError, match=re.escape(
             "config.json mtp_layer_types = 'sliding_attention' must be a list of layer types")):
@@ -670,9 +684,17 @@ def test_step3p5_keeps_one_kv_size_and_a_tp_divides_both_query_heads():
     assert spec.notes == ("Its sliding layers have 96 query heads and its full layers 64: a tp "
                           "must divide both, so attention_heads reads as 32, their greatest "
                           "common divisor. Its 3 MTP layers (mtp_layer_types) are "
-                          "sliding_attention, kept only when drafting: \"Add an MTP layer\" "
-                          "(--mtp-layer) adds one full-attention layer, so it does not model "
-                          "this drafter's KV.")
+                          "sliding_attention, kept only when drafting, which FlatKV does not "
+                          "model: \"Add an MTP layer\" (--mtp-layer) adds full-attention ones "
+                          "only.")
+    # the spec keeps them (a model file too), and adds no full-attention MTP layer for them
+    assert spec.mtp_layer_types == ("sliding_attention",) * 3
+    assert ModelSpec.from_dict(spec.to_dict()).mtp_layer_types == spec.mtp_layer_types
+    with pytest.raises(ValueError, match=re.escape(
+            "step3p5's MTP layers are sliding_attention (its config's mtp_layer_types): an added "
+            "MTP layer is one full-attention layer, which is not this drafter, so FlatKV adds "
+            "none")):
+        with_mtp_layer(spec)
     # SGLang gives the sliding layers attention_other_setting's KV groups: 4 there and 8 for
     # vLLM would be two KV sizes
     other = {**STEP35["attention_other_setting"], "num_attention_groups": 4}

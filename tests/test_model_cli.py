@@ -257,6 +257,15 @@ def test_registers_on_the_main_cli_parser_class():
 def test_model_report_names_the_dtypes_of_the_tensors_the_model_keeps(preset, dtypes, capsys):
     _, out = run(["model", "--preset", preset], capsys)
     assert out.splitlines()[0] == f"{preset}  (tp 1; {dtypes}; bytes per TP rank)"
+    # past TP 1 the kinds' heads stay the whole model's beside bytes per rank: Llama's 8 KV
+    # heads at TP 8 keep 1 x 256 x 2 = 512 B a token a layer on a rank
+    if preset == "Llama-3.1-8B":
+        _, out = run(["model", "--preset", preset, "--tp", "8"], capsys)
+        lines = out.splitlines()
+        assert lines[0] == (f"{preset}  (tp 8; {dtypes}; bytes per TP rank, heads and dims of "
+                            "the whole model)")
+        assert any(line.strip().startswith("32 x full (attention: kv_heads=8,")
+                   and line.endswith(": 512 B per token per layer") for line in lines)
 
 
 def test_an_export_from_a_config_json_takes_the_name_and_source_given(capsys, tmp_path):

@@ -1010,6 +1010,12 @@ def test_llama4_sglang_keeps_chunked_layers_in_its_swa_pool():
     assert r.extras["idle_swa_bytes_at_context"] == idle_swa * 4096 * 36 == 40_644_182_016
     assert ("static split at 2 requests: 123,361 kv tokens (6,063,439,872 B) and 275,636 swa "
             "tokens (40,644,182,016 B) sit idle") in r.formulas
+    # one request of 250,000 tokens runs (385,505 / 250,000 = 1.54), in the singular
+    one = run_strategy("sglang", llama4_scout(), budget_bytes=LLAMA4_BUDGET,
+                       context_tokens=250_000)
+    idle_full, idle_swa = 385_505 - 250_000, 308_404 - 16_384
+    assert (f"static split at 1 request: {idle_full:,} kv tokens ({idle_full * 4096 * 12:,} B) "
+            f"and {idle_swa:,} swa tokens ({idle_swa * 4096 * 36:,} B) sit idle") in one.formulas
     # a small chunked pool binds: r_swa 0.05 leaves it 0.05 x full tokens over C + S a request
     small = run_strategy("sglang", llama4_scout(), budget_bytes=LLAMA4_BUDGET, context_tokens=ctx,
                          options=StrategyOptions(swa_full_tokens_ratio="0.05"))

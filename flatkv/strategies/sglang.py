@@ -316,7 +316,8 @@ def _sglang_concurrency(
         extras["idle_swa_bytes_at_context"] = idle_swa * kv * n_swa
         idle.append(f"{n(idle_swa)} swa tokens ({n(idle_swa * kv * n_swa)} B)")
     if idle:
-        formulas.append(f"static split at {n(running)} requests: {' and '.join(idle)} sit idle")
+        formulas.append(f"static split at {n(running)} request{'' if running == 1 else 's'}: "
+                        f"{' and '.join(idle)} sit idle")
     return numerator, denominator
 
 
