@@ -314,8 +314,9 @@ def _power_text(n: int) -> str:
 def _powers_of_two_axis(low: float, high: float, marked: float | None = None) -> dict:
     """A log axis over powers of two (block sizes, context lengths) ticked at each power (a
     log axis says 1 2 5 10), short enough to stay level (rotated, the last one fell off), the
-    ends padded to show them. ``marked`` (the page's own value, 163,840 tokens) is ticked too,
-    (``_power_text``: 10M, 163,840), in place of a power too close to read beside it."""
+    ends padded to show them. ``marked`` (the page's own value) is ticked too, as
+    ``_power_text`` writes it (10M, 163,840), in place of a power too close to read beside it
+    (less than twice or half it)."""
     ticks = [1 << k for k in range(int(high).bit_length()) if low <= 1 << k <= high]
     if len(ticks) > 8:  # every other power, from the top: 13 ran together in half a page
         ticks = ticks[::-2][::-1]
