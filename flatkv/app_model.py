@@ -58,10 +58,11 @@ DEFAULT_MODEL = "Qwen3-Next-80B-A3B"
 DEFAULT_CONTEXT = 32_768
 # what a link carries of a spec; the source says where it came from (a config.json's ssm dtype),
 # the notes what engines read differently, the architectures how SGLang pools its sliding layers,
-# max_model_len the context vLLM serves it at unless told
+# max_model_len the context vLLM serves it at unless told, mtp_layer_types what its drafter is
 _URL_SPEC_FIELDS = ("format", "name", "source", "notes", "model_layers", "attention_heads",
                     "mamba_chunk_size", "max_model_len", "architectures", "kv_dtype",
-                    "conv_dtype", "ssm_dtype", "config_mamba_ssm_dtype", "kinds", "pattern")
+                    "conv_dtype", "ssm_dtype", "config_mamba_ssm_dtype", "mtp_layer_types",
+                    "kinds", "pattern")
 MAX_SPEC_URL = 8192  # characters of a packed spec in a link
 
 
@@ -470,7 +471,7 @@ EDITED = " (edited)"  # what a preset changed by hand is called after its name
 
 # what a draft writes into its spec only when set (the spec's defaults otherwise)
 _OPTIONAL_DRAFT_FIELDS = ("attention_heads", "architectures", "config_mamba_ssm_dtype",
-                          "mamba_chunk_size", "max_model_len")
+                          "mamba_chunk_size", "max_model_len", "mtp_layer_types")
 
 
 @dataclass(frozen=True)
@@ -492,6 +493,7 @@ class SpecDraft:
     architectures: tuple[str, ...] = ()
     config_mamba_ssm_dtype: str | None = None
     max_model_len: int | None = None
+    mtp_layer_types: tuple[str, ...] = ()  # Step-3.5's sliding drafter: no full MTP layer
 
     @classmethod
     def from_spec(cls, spec: ModelSpec) -> SpecDraft:
@@ -502,7 +504,7 @@ class SpecDraft:
             ssm_dtype=spec.ssm_dtype, attention_heads=spec.attention_heads,
             architectures=spec.architectures, config_mamba_ssm_dtype=spec.config_mamba_ssm_dtype,
             mamba_chunk_size=spec.mamba_chunk_size,
-            max_model_len=spec.max_model_len,
+            max_model_len=spec.max_model_len, mtp_layer_types=spec.mtp_layer_types,
         )
 
     @property
@@ -578,7 +580,8 @@ class SpecDraft:
         theirs = preset_spec(preset)  # the query heads decide the TPs, the length the context
         same = (ours == replace(theirs.profile(), name=preset)
                 and self.attention_heads == theirs.attention_heads
-                and self.max_model_len == theirs.max_model_len)
+                and self.max_model_len == theirs.max_model_len
+                and self.mtp_layer_types == theirs.mtp_layer_types)
         name = preset if same else preset + EDITED
         return self if name == self.name else replace(self, name=name)
 

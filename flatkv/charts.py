@@ -497,8 +497,9 @@ def context_figure(
         decades[1] += 1
     layout = {"xaxis": {"title": "context length (tokens)"}
               | _powers_of_two_axis(contexts[0], contexts[-1], context),
+              # padded a little: a point or the one-request line on a decade stays in view
               "yaxis": {"title": "max concurrency (requests, log)", "type": "log", "dtick": 1,
-                        "range": decades}}
+                        "range": [decades[0] - 0.05, decades[1] + 0.05]}}
     return _house_figure(traces, layout, title=title, height=460,
                          legend_lines=legend_lines([t.name for t in traces]))
 

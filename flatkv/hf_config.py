@@ -1226,13 +1226,21 @@ def _mtp_layer_types(text: Any, cfg: Mapping[str, Any], model_type: str) -> tupl
         raise ValueError(f"config.json {field} = {given!r} must be a list of layer types, one "
                          "per MTP layer (e.g. [\"sliding_attention\"]): fix or remove it")
     kinds = list(getattr(text, "mtp_layer_types", None) or [])
-    modules = getattr(text, "num_nextn_predict_layers", 0)
-    if not kinds and model_type == "exaone_moe" and isinstance(modules, int) and modules > 0:
-        kinds = list(getattr(text, "layer_types", None) or [])[:modules]
+    if not kinds and model_type == "exaone_moe":
+        # vLLM's ExaoneMoeMTP builds num_nextn_predict_layers of them, 1 unless given
+        modules = getattr(text, "num_nextn_predict_layers", None)
+        modules = 1 if modules is None else modules
+        types = list(getattr(text, "layer_types", None) or [])
+        if isinstance(modules, bool) or not isinstance(modules, int) or not (
+                0 <= modules <= len(types)):
+            raise ValueError(f"exaone_moe config.json num_nextn_predict_layers = {modules!r}: "
+                             f"vLLM reads each MTP layer's type from layer_types at its index, "
+                             f"so give a whole number from 0 to its {len(types)} layers")
+        kinds, field = types[:modules], "layer_types"
     known = ("full_attention", "sliding_attention", "chunked_attention")
     if odd := next((k for k in kinds if k not in known), None):
-        raise ValueError(f"config.json {field} holds {odd!r}: an MTP layer is one of "
-                         f"{', '.join(known)}; fix or remove it")
+        raise ValueError(f"config.json {field} gives an MTP layer the type {odd!r}: an MTP "
+                         f"layer is one of {', '.join(known)}; fix it")
     return tuple(kinds)
 
 
@@ -1243,7 +1251,7 @@ def _mtp_layers_note(kinds: Sequence[str]) -> str:
     other = sorted(set(kinds) - {"full_attention"})
     if not other:
         return ""
-    return (f"Its {count_text(len(kinds), 'MTP layer')} (mtp_layer_types) "
+    return (f"Its {count_text(len(kinds), 'MTP layer')} "
             f"{'are' if len(kinds) > 1 else 'is'} {', '.join(other)}, kept only when drafting, "
             "which FlatKV does not model: \"Add an MTP layer\" (--mtp-layer) adds "
             "full-attention ones only.")
@@ -1475,7 +1483,7 @@ def _step3p5_heads(text: Any, cfg: Mapping[str, Any], heads: int | None,
     other = other or {}
 
     def differs(name: str, theirs: Any, layer_kind: str) -> None:
-        if layer_kind in kinds and theirs != groups:
+        if layer_kind in kinds and groups is not None and theirs != groups:
             raise ValueError(
                 f"step3p5 config.json {name} = {theirs!r} is not the {groups!r} KV groups vLLM "
                 f"gives every layer (num_attention_groups): SGLang gives the {layer_kind} layers "
@@ -1487,20 +1495,25 @@ def _step3p5_heads(text: Any, cfg: Mapping[str, Any], heads: int | None,
             SGLANG_STEP3P5_GROUPS if given is None else given, "full_attention")
     notes = []
     if "sliding_attention" in kinds:
-        if other.get("num_attention_groups") is None:
-            notes.append(f"SGLang 0.5.23 reads the sliding layers' KV groups from {field}."
-                         "num_attention_groups, which this config.json does not give: it would "
-                         "not load it; its figures here give them the model's.")
-        else:
+        missing = [key for key in ("num_attention_heads", "num_attention_groups")
+                   if other.get(key) is None]
+        if missing:
+            notes.append(f"SGLang 0.5.23 reads the sliding layers' "
+                         f"{' and '.join(missing)} from {field}, which this config.json does "
+                         "not give there: it would not load it; its figures here give them "
+                         "the model's.")
+        if other.get("num_attention_groups") is not None:
             differs(f"{field}.num_attention_groups", other["num_attention_groups"],
                     "sliding_attention")
-        sliding = other.get("num_attention_heads")
+        # the sliding layers' query heads, as transformers took them from either field
+        sliding = getattr(conf, "num_sliding_attention_heads", None)
+        named = (f"{field}.num_attention_heads" if other.get("num_attention_heads") is not None
+                 else "num_sliding_attention_heads")
         if sliding is not None and (isinstance(sliding, bool) or not isinstance(sliding, int)
                                     or sliding <= 0 or (groups and sliding % groups)):
-            raise ValueError(f"step3p5 config.json {field}.num_attention_heads = {sliding!r} "
-                             f"must be a positive multiple of the {groups} KV groups (the "
-                             "sliding layers' query heads): check the model's values")
-        sliding = getattr(conf, "num_sliding_attention_heads", None)
+            raise ValueError(f"step3p5 config.json {named} = {sliding!r} must be a positive "
+                             f"multiple of the {groups} KV groups (the sliding layers' query "
+                             "heads): check the model's values")
         if heads is not None and isinstance(sliding, int) and sliding != heads:
             both = math.gcd(heads, sliding)
             notes.insert(0, f"Its sliding layers have {sliding} query heads and its full layers "

@@ -1043,11 +1043,10 @@ def test_compare_page_lists_every_strategy():
     assert list(sweep["context"]) == [1 << k for k in range(10, 16)]
     assert list(sweep["vLLM"].iloc[[0, -1]]) == [747.75, 87.97]
     # a state model: SGLang's cap on running requests, whatever their length, is named: 490
-    # slots less the padding one, 3 a request
+    # slots less the padding one, 3 a request, 489 // 3 = 163
     assert any(c.value.endswith("SGLang's line is flat where its state pool binds: 163 running "
                                 "requests (489 request slots, 3 a request) whatever their "
                                 "length, its max_running_requests.") for c in at.caption)
-    assert 489 // 3 == 163
     # after the budgets to hold and the context lengths' table
     breakdown = at.dataframe[3].value.set_index("strategy")
     assert list(breakdown.columns) == ["kv history (B)", "state (B)", "row padding (B)",
@@ -2942,3 +2941,24 @@ def test_a_budget_of_vllm_blocks_matches_a_vllm_0_34_log():
     tiny.sidebar.selectbox(key="w.gpu").set_value("vLLM KV cache blocks").run()
     assert_clean(tiny)
     assert tiny.query_params["kv_blocks"] == str(2**31)
+
+
+def test_a_sliding_mtp_drafter_gets_no_full_attention_mtp_button():
+    # Step-3.5 drafts with three sliding MTP layers: Compare, with tokens drafted, offers no
+    # "Add an MTP layer" (a full-attention one), and its notes say why
+    from test_hf_config import STEP35
+
+    from flatkv.app_model import pack_spec, spec_to_json
+    from flatkv.hf_config import spec_from_hf_config
+
+    link = {"model": "spec", "spec": pack_spec(spec_to_json(spec_from_hf_config(STEP35))),
+            "spec_tokens": "2"}
+    at = open_app("app_pages/compare.py", link)
+    assert_clean(at)
+    assert not [b for b in at.button if b.key == "mtp.add"]
+    said = markdown_literal("Its 3 MTP layers are sliding_attention, kept only when drafting, "
+                            "which FlatKV does not model")
+    assert any(said in c.value for c in at.caption)
+    # a drafter whose MTP layer is full attention still gets the button
+    qwen = open_app("app_pages/compare.py", {"model": "Qwen3-Next-80B-A3B", "spec_tokens": "2"})
+    assert [b for b in qwen.button if b.key == "mtp.add"]

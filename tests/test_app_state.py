@@ -958,3 +958,23 @@ def test_what_a_recent_vllm_sets_apart_from_this_views_defaults():
         "prefill_checkpoint_blocks": 1}
     # a model current vLLM no longer serves gets no current defaults: its log is older
     assert replace(default, model="MiniMax-M1").recent_vllm_changes() == {}
+
+
+def test_a_models_mtp_layer_types_survive_the_link_and_the_editor():
+    # Step-3.5's sliding drafter: once the app stores the model (its link, at another TP, or
+    # the hand editor's draft) "Add an MTP layer" must still refuse it
+    from test_hf_config import STEP35
+
+    from flatkv.hf_config import spec_from_hf_config
+
+    spec = spec_from_hf_config(STEP35)
+    packed = app_model.pack_spec(app_model.spec_to_json(spec))
+    again = app_model.spec_for(app_model.CUSTOM_SPEC, app_model.unpack_spec(packed), 2)
+    assert again.mtp_layer_types == ("sliding_attention",) * 3
+    draft = app_model.SpecDraft.from_spec(spec)
+    assert draft.to_spec().mtp_layer_types == ("sliding_attention",) * 3
+    with pytest.raises(ValueError, match="so FlatKV adds none"):
+        with_mtp_layer(again)
+    # a short name a layout, for the narrow table
+    from flatkv.app_data import STRATEGY_SHORT_TITLES
+    assert set(STRATEGY_SHORT_TITLES) == set(STRATEGIES)

@@ -255,14 +255,15 @@ def test_context_figure_draws_a_line_a_layout_and_marks_the_pages_context():
     one = _trace(fig, "1 request")
     assert (list(one.x), list(one.y), one.line.dash) == ([1024, 5000], [1, 1], "dash")
     # log both ways: the powers of two ticked on x, and the page's context in full in place
-    # of the 4k beside it; a decade a label on y, from the one under 0.99 to the one over 8
+    # of the 4k beside it; a decade a label on y, from the one under 0.99 to the one over 8,
+    # padded by 0.05 of a decade so a point on one stays in view
     assert fig.layout.xaxis.type == fig.layout.yaxis.type == "log"
     assert list(fig.layout.xaxis.ticktext) == ["1k", "2k", "5,000"]
     # Llama 4 Scout's 10,485,760 tokens short enough to fit at the axis' end; DeepSeek-V3.2's
     # 163,840 and a 128,000 in full (no "125k" that reads as 125,000)
     assert [charts._power_text(n) for n in (10_485_760, 163_840, 128_000)] == [
         "10M", "163,840", "128,000"]
-    assert fig.layout.yaxis.dtick == 1 and list(fig.layout.yaxis.range) == [-1, 1]
+    assert fig.layout.yaxis.dtick == 1 and list(fig.layout.yaxis.range) == [-1.05, 1.05]
     # each computed point marked, the lines only join them
     assert flat.mode == vllm.mode == "lines+markers"
     assert (flat.marker.symbol, per.marker.symbol, vllm.marker.symbol) == (
@@ -277,7 +278,7 @@ def test_context_figure_draws_a_line_a_layout_and_marks_the_pages_context():
     many = charts.context_figure([1024, 2048], [("vllm", "vLLM v1", [832.8, 594.86])],
                                  context=2048)
     assert [t.name for t in many.data] == ["vLLM v1", "at 2,048 tokens"]
-    assert list(many.layout.yaxis.range) == [2, 3]  # 100 to 1,000
+    assert list(many.layout.yaxis.range) == [1.95, 3.05]  # 100 to 1,000, padded
 
 
 def test_a_sweeps_legend_gets_the_lines_it_wraps_to():

@@ -635,7 +635,18 @@ def test_exaone_moe_reads_as_exaone_4_with_vllms_window_a_layer():
     profile = spec.profile()
     assert profile.layer_types == ((SLIDING,) * 3 + (FULL,)) * 2
     assert profile.kv_bytes_per_slot == 8 * (128 + 128) * BF16 == 4096
-    assert profile.sliding_window == 128 and spec.notes == ""
+    # vLLM's K-EXAONE drafts with one MTP layer unless told, of its layer 0's type: sliding
+    assert profile.sliding_window == 128 and spec.mtp_layer_types == ("sliding_attention",)
+    assert spec.notes == ("Its 1 MTP layer is sliding_attention, kept only when drafting, "
+                          "which FlatKV does not model: \"Add an MTP layer\" (--mtp-layer) adds "
+                          "full-attention ones only.")
+    none = spec_from_hf_config({**K_EXAONE, "num_nextn_predict_layers": 0})
+    assert none.mtp_layer_types == () and none.notes == ""
+    with pytest.raises(ValueError, match=re.escape(
+            "exaone_moe config.json num_nextn_predict_layers = 20: vLLM reads each MTP layer's "
+            "type from layer_types at its index, so give a whole number from 0 to its 8 "
+            "layers")):
+        spec_from_hf_config({**K_EXAONE, "num_nextn_predict_layers": 20})
     # vLLM slides layer i over sliding_windows[i] where the config lists them: the same window
     # for every sliding layer reads as it (a full layer's entry is not read)
     listed = [128, 128, 128, None] * 2
@@ -658,10 +669,11 @@ def test_exaone_moe_reads_as_exaone_4_with_vllms_window_a_layer():
     assert longer.profile() == profile
     # vLLM's exaone_moe reads an MTP layer's type as mtp_layer_types, else layer_types, at the
     # MTP layer's index: K-EXAONE's one MTP layer is sliding (its layer 0's type)
-    one = spec_from_hf_config({**K_EXAONE, "num_nextn_predict_layers": 1})
-    assert one.mtp_layer_types == ("sliding_attention",)
-    assert "Its 1 MTP layer (mtp_layer_types) is sliding_attention" in one.notes
-    assert spec.mtp_layer_types == () and with_mtp_layer(spec).layers[-1].label == FULL
+    two = spec_from_hf_config({**K_EXAONE, "num_nextn_predict_layers": 2})
+    assert two.mtp_layer_types == ("sliding_attention",) * 2
+    assert "Its 2 MTP layers are sliding_attention" in two.notes
+    # without a drafter, "Add an MTP layer" copies the last full-attention layer
+    assert with_mtp_layer(none).layers[-1].label == FULL
     # its MTP layers' types: a list, one per layer
     with pytest.raises(ValueError, match=re.escape(
             "config.json mtp_layer_types = 'sliding_attention' must be a list of layer types")):
@@ -678,12 +690,12 @@ def test_step3p5_keeps_one_kv_size_and_a_tp_divides_both_query_heads():
     # the sliding layers' 96 query heads and the full layers' 64 both split over a TP: 32
     assert spec.attention_heads == 32 == math.gcd(64, 96)
     assert [tp for tp in (1, 2, 4, 8, 16, 32, 64) if spec.splits_over(tp)] == [1, 2, 4, 8, 16, 32]
-    # num_attention_groups is transformers' num_key_value_heads: given, not a default
-    # and its 3 MTP layers (the layer_types entries past the model's) are sliding ones, which
-    # the MTP button does not add
+    # num_attention_groups is transformers' num_key_value_heads: given, not a default (the
+    # notes name no default); its 3 MTP layers (the layer_types entries past the model's) are
+    # sliding ones, which the MTP button does not add
     assert spec.notes == ("Its sliding layers have 96 query heads and its full layers 64: a tp "
                           "must divide both, so attention_heads reads as 32, their greatest "
-                          "common divisor. Its 3 MTP layers (mtp_layer_types) are "
+                          "common divisor. Its 3 MTP layers are "
                           "sliding_attention, kept only when drafting, which FlatKV does not "
                           "model: \"Add an MTP layer\" (--mtp-layer) adds full-attention ones "
                           "only.")
@@ -716,14 +728,27 @@ def test_step3p5_keeps_one_kv_size_and_a_tp_divides_both_query_heads():
             "positive multiple of the 8 KV groups")):
         spec_from_hf_config({**STEP35, "attention_other_setting": {
             **STEP35["attention_other_setting"], "num_attention_heads": 12}})
+    # the sliding query heads as transformers reads them, from either field
+    with pytest.raises(ValueError, match=re.escape(
+            "step3p5 config.json num_sliding_attention_heads = -96 must be a positive multiple "
+            "of the 8 KV groups")):
+        spec_from_hf_config({**{k: v for k, v in STEP35.items()
+                                if k != "attention_other_setting"},
+                             "num_sliding_attention_heads": -96})
+    # SGLang reads both from attention_other_setting: one missing, it would not load it
+    half = spec_from_hf_config({**STEP35, "attention_other_setting": {"num_attention_groups": 8}})
+    assert half.notes.startswith("SGLang 0.5.23 reads the sliding layers' num_attention_heads "
+                                 "from attention_other_setting, which this config.json does not "
+                                 "give there")
     # without attention_other_setting SGLang 0.5.23 would not load it (it reads the sliding
     # layers' groups there); the query heads are the model's
     bare = spec_from_hf_config({k: v for k, v in STEP35.items()
                                 if k != "attention_other_setting"})
     assert bare.attention_heads == 64 and bare.profile() == profile
     assert bare.notes.startswith(
-        "SGLang 0.5.23 reads the sliding layers' KV groups from "
-        "attention_other_setting.num_attention_groups, which this config.json does not give")
+        "SGLang 0.5.23 reads the sliding layers' num_attention_heads and num_attention_groups "
+        "from attention_other_setting, which this config.json does not give there: it would "
+        "not load it")
     # no sliding layer: no sliding heads to divide, nothing to say of them
     full = spec_from_hf_config({**STEP35, "layer_types": ["full_attention"] * 11})
     assert full.attention_heads == 64 and "query heads" not in full.notes

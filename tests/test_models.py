@@ -523,3 +523,18 @@ def test_a_tp_that_does_not_split_a_kind_names_the_kind_as_the_model_does():
                                pattern="global*4", tp=3)
     with pytest.raises(ValueError, match=r"^gdn\.k_heads = 16 is not divisible by tp = 3"):
         load_preset("Qwen3-Next-80B-A3B").with_options(tp=3)
+
+
+def test_a_models_mtp_layer_types_are_checked_and_kept():
+    spec = load_preset("Qwen3-Next-80B-A3B")
+    sliding = ModelSpec.from_dict({**spec.to_dict(), "mtp_layer_types": ["sliding_attention"]})
+    assert sliding.mtp_layer_types == ("sliding_attention",)
+    # a TP or dtype change keeps them, and so does the export
+    assert sliding.with_options(tp=2, kv_dtype="fp8").mtp_layer_types == ("sliding_attention",)
+    assert sliding.to_dict()["mtp_layer_types"] == ["sliding_attention"]
+    assert "mtp_layer_types" not in spec.to_dict()  # none given: a full-attention MTP layer
+    for bad in ("sliding_attention", ["linear_attention"], [1]):
+        with pytest.raises(ValueError, match="mtp_layer_types is .*: give the MTP modules' "
+                                             "layer types, each one of full_attention, "
+                                             "sliding_attention, chunked_attention, or none"):
+            ModelSpec.from_dict({**spec.to_dict(), "mtp_layer_types": bad})
