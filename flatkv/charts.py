@@ -498,8 +498,10 @@ def context_figure(
     layout = {"xaxis": {"title": "context length (tokens)"}
               | _powers_of_two_axis(contexts[0], contexts[-1], context),
               # padded a little: a point or the one-request line on a decade stays in view
+              # requests in full (1,000,000; 0.01): an SI "1M" would sit under an x axis whose
+              # M is 2**20 tokens
               "yaxis": {"title": "max concurrency (requests, log)", "type": "log", "dtick": 1,
-                        "range": [decades[0] - 0.05, decades[1] + 0.05]}}
+                        "tickformat": ",", "range": [decades[0] - 0.05, decades[1] + 0.05]}}
     return _house_figure(traces, layout, title=title, height=460,
                          legend_lines=legend_lines([t.name for t in traces]))
 

@@ -264,6 +264,7 @@ def test_context_figure_draws_a_line_a_layout_and_marks_the_pages_context():
     assert [charts._power_text(n) for n in (10_485_760, 163_840, 128_000)] == [
         "10M", "163,840", "128,000"]
     assert fig.layout.yaxis.dtick == 1 and list(fig.layout.yaxis.range) == [-1.05, 1.05]
+    assert fig.layout.yaxis.tickformat == ","  # 1,000,000 requests, not an SI 1M
     # each computed point marked, the lines only join them
     assert flat.mode == vllm.mode == "lines+markers"
     assert (flat.marker.symbol, per.marker.symbol, vllm.marker.symbol) == (
