@@ -318,8 +318,9 @@ def _powers_of_two_axis(low: float, high: float, marked: float | None = None) ->
     ``_power_text`` writes it (10M, 163,840), in place of a power too close to read beside it
     (less than twice or half it)."""
     ticks = [1 << k for k in range(int(high).bit_length()) if low <= 1 << k <= high]
-    if len(ticks) > 8:  # every other power, from the top: 13 ran together in half a page
-        ticks = ticks[::-2][::-1]
+    if len(ticks) > 8:  # every other power, from the top: 13 ran together in half a page;
+        # the first point keeps its tick (1,024 tokens, where a sweep starts)
+        ticks = sorted({*ticks[::-2], ticks[0]})
     texts = {t: _power_text(t) for t in ticks}
     if marked is not None and marked not in texts:
         texts = {t: text for t, text in texts.items() if max(t, marked) / min(t, marked) >= 2}

@@ -259,6 +259,13 @@ def test_context_figure_draws_a_line_a_layout_and_marks_the_pages_context():
     # padded by 0.05 of a decade so a point on one stays in view
     assert fig.layout.xaxis.type == fig.layout.yaxis.type == "log"
     assert list(fig.layout.xaxis.ticktext) == ["1k", "2k", "5,000"]
+    # a sweep over 1k to 8M (Llama 4 Scout's 10M context): every other power from the top,
+    # the first point's too, and the context in place of the 8M beside it
+    scout = charts.context_figure([1 << k for k in range(10, 24)] + [10_485_760],
+                                  [("flat", "FlatKV packed slabs", [1.0] * 15)],
+                                  context=10_485_760)
+    assert list(scout.layout.xaxis.ticktext) == ["1k", "2k", "8k", "32k", "128k", "512k", "2M",
+                                                 "10M"]
     # Llama 4 Scout's 10,485,760 tokens short enough to fit at the axis' end; DeepSeek-V3.2's
     # 163,840 and a 128,000 in full (no "125k" that reads as 125,000)
     assert [charts._power_text(n) for n in (10_485_760, 163_840, 128_000)] == [
