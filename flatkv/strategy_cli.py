@@ -359,9 +359,9 @@ def compare_text(args: argparse.Namespace, profile: CacheProfile, context: int |
     results = compare(profile, budget_bytes=args.budget, context_tokens=context, options=options)
     held = None
     if args.requests is not None:
+        counted = _needed_context(context, f"--requests {args.requests}")
         held = (args.requests, [least_budget_for_requests(
-            r.strategy, profile, requests=args.requests,
-            context_tokens=_needed_context(context, f"--requests {args.requests}"),
+            r.strategy, profile, requests=args.requests, context_tokens=counted,
             options=options) for r in results])
     swept = None
     if args.over_contexts:
