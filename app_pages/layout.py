@@ -196,9 +196,9 @@ def page_ids(analysis, ours: StrategyResult) -> None:
     context_note()
     if fitted and pages.fits:
         snapshots = " with their state snapshots" if profile.has_state else ""
-        st.caption(f"{count_text(DEFAULT_REQUESTS, 'live request')} of {tokens_text(context)} "
-                   f"do not fit{snapshots}: the map draws the {drawn:,} that "
-                   f"{'fits' if drawn == 1 else 'fit'}.")
+        st.caption(f"The default {count_text(DEFAULT_REQUESTS, 'live request')} of "
+                   f"{tokens_text(context)} do not fit{snapshots}: the field shows and the map "
+                   f"draws the {drawn:,} that {'fits' if drawn == 1 else 'fit'}.")
     msg = app_data.workload_text(pages, profile, context=context,
                                  mamba_cache_mode=s.mamba_cache_mode,
                                  concurrency=ours.max_concurrency if ours.applies else None,

@@ -2737,8 +2737,9 @@ def test_a_workload_that_does_not_fit_offers_the_one_that_does():
     assert_clean(default)
     assert not default.warning and "req" not in default.query_params
     assert default.number_input(key="w.requests").value == 1
-    assert "4 live requests of 262,144 tokens do not fit with their state snapshots: the map " \
-        "draws the 1 that fits." in [c.value for c in default.caption]
+    assert "The default 4 live requests of 262,144 tokens do not fit with their state " \
+        "snapshots: the field shows and the map draws the 1 that fits." in [
+            c.value for c in default.caption]
     # the pool's 1,455 page ids, all drawn (under the map's 2,048)
     assert [c for c in default.get("plotly_chart") if "First 1,455 page ids" in c.proto.spec]
     # untyped, the field follows the context: 4 fit at 32,768 tokens, 1 again at 262,144
