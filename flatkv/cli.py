@@ -17,9 +17,9 @@ from flatkv import bench_cli, model_cli, strategy_cli
 from flatkv.analysis import PLANNER_STRATEGY, PLANNERS, PlanAnalysis, analyze, plan_json
 from flatkv.app_state import ENGINE_OPTIONS
 from flatkv.budget import MAX_VLLM_BLOCKS, MIN_VLLM_BLOCKS, blocks_budget
-from flatkv.models import DRAFTER_NOT_COUNTED
+from flatkv.models import DRAFTER_NOT_COUNTED, mtp_layers_not_full
 from flatkv.patterns import parse_layer_pattern
-from flatkv.plan import FULL_ATTENTION, LINEAR_ATTENTION, PACKED_NEEDS_HISTORY
+from flatkv.plan import LINEAR_ATTENTION, PACKED_NEEDS_HISTORY
 from flatkv.profile import MAX_WINDOW, CacheProfile
 from flatkv.strategies import StrategyResult, run_strategy
 from flatkv.strategies.base import StrategyOptions
@@ -130,7 +130,7 @@ def given_model(args: argparse.Namespace) -> GivenModel:
                              f"raw bytes ({', '.join(raw)}), not both: the model's own values "
                              "would be used and yours ignored")
         return GivenModel(spec.profile(), spec.notes, spec.max_model_len,
-                          drafts_otherwise=set(spec.mtp_layer_types) - {FULL_ATTENTION} != set())
+                          drafts_otherwise=bool(mtp_layers_not_full(spec.mtp_layer_types)))
     return GivenModel(_raw_profile(args))
 
 

@@ -35,6 +35,7 @@ from typing import Any
 from flatkv.dtypes import SGLANG_SSM_DTYPES, canonical_dtype, dtype_bytes
 from flatkv.jsonfile import parse_json_object, read_json_file
 from flatkv.models import (
+    ATTENTION_LABELS,
     FORMAT,
     MAX_CACHE_LAYERS,
     MAX_DIM,
@@ -47,6 +48,7 @@ from flatkv.models import (
     MLALayer,
     ModelSpec,
     ShortConvLayer,
+    mtp_layers_not_full,
 )
 from flatkv.plan import CHUNKED_ATTENTION, int_text
 from flatkv.profile import MAX_CHUNK_SIZE, MAX_WINDOW, PROFILE_FORMAT, check_architectures
@@ -1237,10 +1239,9 @@ def _mtp_layer_types(text: Any, cfg: Mapping[str, Any], model_type: str) -> tupl
                              f"vLLM reads each MTP layer's type from layer_types at its index, "
                              f"so give a whole number from 0 to its {len(types)} layers")
         kinds, field = types[:modules], "layer_types"
-    known = ("full_attention", "sliding_attention", "chunked_attention")
-    if odd := next((k for k in kinds if k not in known), None):
+    if odd := next((k for k in kinds if k not in ATTENTION_LABELS), None):
         raise ValueError(f"config.json {field} gives an MTP layer the type {odd!r}: an MTP "
-                         f"layer is one of {', '.join(known)}; fix it")
+                         f"layer is one of {', '.join(ATTENTION_LABELS)}; fix it")
     return tuple(kinds)
 
 
@@ -1248,8 +1249,7 @@ def _mtp_layers_note(kinds: Sequence[str]) -> str:
     """Where the MTP modules' layers are not full attention (Step-3.5's three sliding ones):
     FlatKV does not model that drafter ("Add an MTP layer" adds full-attention ones only);
     empty otherwise."""
-    other = sorted(set(kinds) - {"full_attention"})
-    if not other:
+    if not (other := mtp_layers_not_full(kinds)):
         return ""
     return (f"Its {count_text(len(kinds), 'MTP layer')} "
             f"{'are' if len(kinds) > 1 else 'is'} {', '.join(other)}, kept only when drafting, "

@@ -930,13 +930,19 @@ DRAFTER_NOT_COUNTED = (
     "groups with the model's (Qwen3-Next: groups of 13).")
 
 
+def mtp_layers_not_full(mtp_layer_types: Iterable[str]) -> list[str]:
+    """The layer types of a model's MTP modules that are not full attention (Step-3.5's
+    sliding ones), sorted: a drafter "Add an MTP layer" does not model; empty where every MTP
+    layer is full attention, or none is listed."""
+    return sorted(set(mtp_layer_types) - {FULL_ATTENTION})
+
+
 def with_mtp_layer(spec: ModelSpec) -> ModelSpec:
     """``spec`` with one more cache layer shaped as its last full-attention layer: the
     attention of an MTP module (Qwen3-Next's, Qwen3.5's, DeepSeek-V3's), whose KV the engine
     keeps in the same pool. vLLM groups it with the model's full-attention layers (equal
     specs). Raises ValueError for a model without a full-attention layer."""
-    other = sorted(set(spec.mtp_layer_types) - {FULL_ATTENTION})
-    if other:
+    if other := mtp_layers_not_full(spec.mtp_layer_types):
         raise ValueError(f"{spec.name}'s MTP layers are {', '.join(other)} (its config's "
                          "mtp_layer_types): an added MTP layer is one full-attention layer, "
                          "which is not this drafter, so FlatKV adds none")
