@@ -250,6 +250,18 @@ def format_result_table(result: StrategyResult) -> str:
     return "\n".join(lines + _start_up_log_lines(result))
 
 
+def _two_pools_note(result: StrategyResult) -> str:
+    """Why SGLang's blocks times its block bytes are not its pools beside a sliding-window pool:
+    its block is a page in both pools, its blocks the full pool's pages ("" otherwise)."""
+    x = result.extras
+    if "swa_page_bytes" not in x:
+        return ""
+    return (f"{result.strategy}: block bytes are a page in both pools (full "
+            f"{_cell(x['full_page_bytes'])} + swa {_cell(x['swa_page_bytes'])} B); blocks are "
+            f"the full pool's {_cell(result.num_blocks)} pages, beside the swa pool's "
+            f"{_cell(x['swa_tokens'] // result.block_size)}")
+
+
 def _start_up_log_lines(result: StrategyResult) -> list[str]:
     """An engine's start-up log lines at these settings (vLLM's, SGLang's), under a heading, to
     set beside a real log (none for other layouts, or where the engine does not start)."""
@@ -311,6 +323,7 @@ def format_comparison_table(results: Sequence[StrategyResult],
     if first.context_tokens is not None:
         title += f", context {tokens_text(first.context_tokens)}"
     notes = [f"{r.strategy} does not apply: {r.reason}" for r in results if not r.applies]
+    notes += [note for r in results if r.applies and (note := _two_pools_note(r))]
     log = [line for r in results for line in _start_up_log_lines(r)]
     return "\n".join([title, *lines, *notes, *log])
 

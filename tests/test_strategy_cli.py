@@ -93,6 +93,26 @@ def test_compare_table_and_json():
     assert all(r["max_concurrency"] is None for r in results)
 
 
+def test_compare_says_sglangs_blocks_count_the_full_pool_beside_a_sliding_pool():
+    # gpt-oss-120b: 18 full + 18 sliding layers of 8 KV heads x 64 x (K, V) x 2 B = 2,048 B a
+    # token. SGLang's full pool: 40 GiB // (2,048 x 18 + 0.8 x 2,048 x 18) tokens, its swa pool
+    # 0.8 x as many, so its blocks x block bytes (a page in both pools) is not its budget
+    full = (40 << 30) * 5 // (5 * 2_048 * 18 + 4 * 2_048 * 18)
+    swa = full * 4 // 5
+    assert (full, swa) == (647_269, 517_815)
+    code, out, err = run(["compare", "--preset", "gpt-oss-120b", "--budget", "40GiB"])
+    assert code == 0, err
+    blocks = next(line for line in out.splitlines() if line.startswith("blocks"))
+    assert blocks.split()[4] == f"{full:,}"
+    assert (f"sglang: block bytes are a page in both pools (full {18 * 2_048:,} + swa "
+            f"{18 * 2_048:,} B); blocks are the full pool's {full:,} pages, beside the swa "
+            f"pool's {swa:,}") in out.splitlines()
+    code, out, err = run(["compare", "--preset", "gpt-oss-120b", "--budget", "40GiB",
+                          "--no-sglang-swa-pool"])  # one pool: its blocks are the whole story
+    assert code == 0, err
+    assert "block bytes are a page in both pools" not in out
+
+
 def test_compare_names_the_vllm_releases_that_serve_minimax_m1():
     # vLLM dropped MiniMax-M1 after 0.23.0: one line says so under a table where vLLM applies;
     # where it refuses, its reason says it (not twice)
