@@ -19,7 +19,8 @@ st.set_page_config(page_title="FlatKV Explorer", layout="wide",
 
 PAGES = [
     # The default page: streamlit serves it at "/" (not at /model).
-    st.Page("app_pages/model.py", title="Model", icon=":material/schema:", default=True),
+    st.Page("app_pages/model.py", title="Model", icon=":material/schema:", default=True,
+            url_path="model-page"),  # served at "/"; "model" is MODEL_PATH's
     st.Page("app_pages/layout.py", title="Layout", icon=":material/view_week:",
             url_path="layout"),
     st.Page("app_pages/budget.py", title="Budget", icon=":material/memory:",
@@ -28,9 +29,14 @@ PAGES = [
             url_path="compare"),
     st.Page("app_pages/gpu.py", title="GPU lab", icon=":material/speed:", url_path="gpu"),
 ]
+# /model, as one types it from the other pages' paths: streamlit knows the default page only as
+# "/", so this hidden page takes the path and the run below moves to Model, link and all.
+MODEL_PATH = st.Page(lambda: None, title="Model", url_path="model", visibility="hidden")
 
 
-nav = st.navigation(PAGES)
+nav = st.navigation([*PAGES, MODEL_PATH])
+if nav is MODEL_PATH:
+    st.switch_page(PAGES[0], query_params=st.query_params.to_dict())
 page = nav.url_path or "model"  # the default page, Model, is served at "/"
 frame(page, page_shows_budget=page != "model")  # the Model page has no budget of its own
 nav.run()
