@@ -707,13 +707,14 @@ def context_widget(*, with_note: bool = True) -> None:
         context_note()
 
 
-def hold_requests_widget(fitting: int, context: int) -> int:
+def hold_requests_widget(fitting: int, context: int, *, fit: str = "fit") -> int:
     """The requests the least budget is asked for (one URL setting, Budget's and Compare's):
     one more than the ``fitting`` requests (at most the field's largest, said so) until one is
-    typed. Returns the number to size for."""
+    typed. ``fit``: whose requests those are, as the help says them ("fit in the layout that
+    holds most" on Compare). Returns the number to size for."""
     default = min(fitting + 1, MAX_REQUESTS)
-    why = ("one more than fit" if default > fitting else
-           f"the most this field takes ({fitting:,} fit already)")
+    why = (f"one more than {fit}" if default > fitting else
+           f"the most this field takes ({fitting:,} {fit} already)")
     bind(st.number_input, "hold_requests", "Requests to hold", min_value=1,
          max_value=MAX_REQUESTS, step=1, to_widget=lambda v: v or default,
          from_widget=lambda v: None if int(v) == default else int(v),

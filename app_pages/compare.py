@@ -87,7 +87,7 @@ def budgets_to_hold(s: AppState, results: list[StrategyResult], context: int) ->
     left, right = st.columns([1, 2], vertical_alignment="bottom")
     with left:
         most = max((int(r.concurrency) for r in results if r.applies), default=0)
-        requests = hold_requests_widget(most, context)
+        requests = hold_requests_widget(most, context, fit="fit in the layout that holds most")
     budgets = [cached_least_budget(s.profile(), r.strategy, requests, context,
                                    s.strategy_options()) for r in results]
     budget = s.budget()

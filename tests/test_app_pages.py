@@ -2820,6 +2820,8 @@ def test_compare_gives_each_layouts_budget_for_the_requests_to_hold():
     at = open_app("app_pages/compare.py", link)
     assert_clean(at)
     assert at.number_input(key="w.hold_requests").value == 16
+    assert at.number_input(key="w.hold_requests").help.endswith(
+        "Until you give a number: 16, one more than fit in the layout that holds most.")
     held = next(df.value for df in at.dataframe if "cache budget (B)" in df.value.columns)
     vllm = held[held["strategy"] == "vLLM v1"].iloc[0]
     # (as text: aliasing's row has no figure, so the column shows a dash there)
