@@ -399,9 +399,10 @@ def metric_row():
 def table(rows: Any, *, height: int | str = "auto", formats: dict[str, str] | None = None) -> None:
     """A dataframe with thousands separators on its whole numbers (exact bytes stay readable);
     ``formats`` gives a column another NumberColumn format (e.g. ``"accounting"``: two decimals
-    and thousands separators, as the charts label). A whole-number column with gaps (a figure
-    that does not apply to a row) shows them as a dash, not as "None". A first column of text
-    names the rows, so it stays pinned while a wide table scrolls sideways (at 1000 px)."""
+    and thousands separators, as the charts label). A figure that does not apply to a row is a
+    gap, shown as a dash, in a column that stays numbers, so it sorts as numbers. A first
+    column of text names the rows, so it stays pinned while a wide table scrolls sideways (at
+    1000 px)."""
     import pandas as pd
 
     # rows as given: a column of whole numbers with gaps stays whole numbers (not NaN floats)
@@ -410,29 +411,12 @@ def table(rows: Any, *, height: int | str = "auto", formats: dict[str, str] | No
     config: dict[str, Any] = {}
     for col in df.columns:
         values = df[col].dropna()
-        if df[col].dtype == object and len(values) and all(
-            isinstance(v, int) and not isinstance(v, bool) for v in values
-        ):
-            if len(values) == len(df):
-                df[col] = df[col].astype("Int64")
-            else:
-                df[col] = [NOT_APPLICABLE if v is None or pd.isna(v) else f"{v:,}"
-                           for v in df[col]]
-                config[col] = st.column_config.TextColumn(alignment="right")
-        elif df[col].dtype == object and len(values) and all(
-            isinstance(v, (int, float)) and not isinstance(v, bool) for v in values
-        ):
-            if len(values) == len(df):
-                df[col] = pd.to_numeric(df[col])  # fractional figures (concurrency) stay numbers
-            else:  # as the format shows them, the gaps a dash
-                two = (formats or {}).get(col) == "accounting"
-                df[col] = [NOT_APPLICABLE if v is None or pd.isna(v)
-                           else f"{v:,.2f}" if two else f"{v:,}" for v in df[col]]
-                config[col] = st.column_config.TextColumn(alignment="right")
-        elif df[col].dtype == object and len(values) < len(df) and all(
-            isinstance(v, str) for v in values
-        ):
-            df[col] = df[col].fillna(NOT_APPLICABLE)  # text with gaps: a dash, not "None"
+        if df[col].dtype != object or not len(values):
+            continue
+        if all(isinstance(v, int) and not isinstance(v, bool) for v in values):
+            df[col] = df[col].astype("Int64")
+        elif all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
+            df[col] = pd.to_numeric(df[col])  # fractional figures (concurrency) stay numbers
     config.update({
         col: st.column_config.NumberColumn(format=(formats or {}).get(col, "localized"))
         for col in df.columns
@@ -442,7 +426,8 @@ def table(rows: Any, *, height: int | str = "auto", formats: dict[str, str] | No
     if first is not None and first not in config and (
             pd.api.types.is_object_dtype(df[first]) or pd.api.types.is_string_dtype(df[first])):
         config[first] = st.column_config.TextColumn(pinned=True)
-    st.dataframe(df, hide_index=True, width="stretch", column_config=config, height=height)
+    st.dataframe(df, hide_index=True, width="stretch", column_config=config, height=height,
+                 placeholder=NOT_APPLICABLE)
 
 
 NOT_APPLICABLE = "—"  # a table cell whose figure does not apply to its row

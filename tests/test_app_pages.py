@@ -8,6 +8,7 @@ import re
 from fractions import Fraction
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -450,8 +451,8 @@ def test_a_tp_that_does_not_split_the_model_leaves_the_editor_open():
     # the summary stays, at TP 1: 2 KV heads x (256 + 256) x 2 B = 2,048 B per token
     assert metrics(at)["Cache layers"] == "48"
     kinds = at.dataframe[0].value.set_index("name")
-    assert kinds.loc["full", "KV bytes per token"] == "2,048"  # a column with gaps: text
-    assert kinds.loc["gdn", "KV bytes per token"] == "—"  # a state kind keeps no KV
+    assert kinds.loc["full", "KV bytes per token"] == 2_048  # a column with gaps: numbers
+    assert pd.isna(kinds.loc["gdn", "KV bytes per token"])  # a state kind keeps no KV: a gap
 
 
 def test_model_page_names_the_configs_mamba_ssm_dtype():
@@ -620,7 +621,7 @@ def test_model_page_builds_a_short_convolution_hybrid_by_hand():
     assert at.number_input(key="spec.conv.channels").value == 2048  # the template's
     kinds = at.dataframe[0].value.set_index("name")
     # (2,048, 3 - 1) x 2 B = 8,192 B a layer; no ssm tensor, so no ssm column
-    assert kinds.loc["conv", "state bytes per layer"] == f"{2048 * 2 * 2:,}" == "8,192"
+    assert kinds.loc["conv", "state bytes per layer"] == 2048 * 2 * 2 == 8_192
     assert kinds.loc["conv", "conv shape"] == "2048 x 2" and "ssm shape" not in kinds.columns
     assert {m.label: m.value for m in at.metric}["State per request"] == "32.00 KiB"  # 4 x 8 KiB
     assert any("cache dtypes: KV bfloat16, conv bfloat16 · " in c.value for c in at.caption)
@@ -633,7 +634,7 @@ def test_model_page_builds_a_lightning_attention_hybrid_by_hand():
     assert at.number_input(key="spec.lightning.heads").value == 64  # the template's
     kinds = at.dataframe[0].value.set_index("name")
     # (64, 128, 128) x 2 B = 2,097,152 B a layer; no conv tensor, so no conv column
-    assert kinds.loc["lightning", "state bytes per layer"] == f"{64 * 128 * 128 * 2:,}"
+    assert kinds.loc["lightning", "state bytes per layer"] == 64 * 128 * 128 * 2
     assert kinds.loc["lightning", "ssm shape"] == "64 x 128 x 128"
     assert "conv shape" not in kinds.columns
     assert {m.label: m.value for m in at.metric}["State per request"] == "28.00 MiB"  # 14 x 2
@@ -684,16 +685,16 @@ def test_model_page_builds_a_hybrid_from_scratch():
     assert metrics(at)["Cache layers"] == "4"
     kinds = at.dataframe[0].value.set_index("name")
     # full: 8 KV heads x (128 + 128) x 2 B (bf16) = 4,096 B per token
-    assert kinds.loc["full", "KV bytes per token"] == f"{8 * 256 * 2:,}" == "4,096"
+    assert kinds.loc["full", "KV bytes per token"] == 8 * 256 * 2 == 4_096
     # SPEC section 2, Mamba2 at TP 1: d_inner = 8 x 64 = 512; conv (512 + 2 x 1 x 16, 4 - 1) =
     # (544, 3) x 2 B = 3,264; ssm (8, 64, 16) x 4 B (float32) = 32,768; 36,032 B per layer
-    assert kinds.loc["mamba2", "state bytes per layer"] == f"{544 * 3 * 2 + 8 * 64 * 16 * 4:,}" \
-        == "36,032"
+    assert kinds.loc["mamba2", "state bytes per layer"] == 544 * 3 * 2 + 8 * 64 * 16 * 4 \
+        == 36_032
     assert (kinds.loc["mamba2", "conv shape"], kinds.loc["mamba2", "ssm shape"]) == (
         "544 x 3", "8 x 64 x 16")
     geometry = at.dataframe[1].value.set_index("name")  # the config's figures, whole model
-    assert (geometry.loc["mamba2", "n_heads"], geometry.loc["full", "kv_heads"]) == ("8", "8")
-    assert geometry.loc["full", "n_heads"] == "—"  # no such field: a dash
+    assert (geometry.loc["mamba2", "n_heads"], geometry.loc["full", "kv_heads"]) == (8, 8)
+    assert pd.isna(geometry.loc["full", "n_heads"])  # no such field: a gap, shown as a dash
     layers = at.dataframe[2].value
     assert list(layers["kind"]) == ["mamba2", "full", "mamba2", "full"]
     assert list(layers["bytes per token"]) == [0, 4096, 0, 4096]
@@ -755,7 +756,7 @@ def test_a_model_file_comes_back_at_its_own_tp():
     at.button(key="model.load").click().run()
     assert_clean(at)
     assert at.query_params["tp"] == "2"
-    assert at.dataframe[0].value.iloc[-1]["KV bytes per token"] == f"{1 * 256 * 2 * 2:,}"
+    assert at.dataframe[0].value.iloc[-1]["KV bytes per token"] == 1 * 256 * 2 * 2
     assert [shown(i) for i in at.info if "model file's" in shown(i)] == [
         "TP 2, the model file's, replaces the sidebar's TP 1: its figures are the file's. Change "
         "TP in the sidebar to see another."]
@@ -995,14 +996,13 @@ def test_compare_page_lists_every_strategy():
     assert (vllm["P (tokens)"], vllm["blocks"]) == (1088, 2991)
     # the log's "GPU KV cache size": max concurrency x L = 2,991 / (31 + 3 state pages) x
     # 32,768; SGLang logs its token pool; our layouts log nothing (a dash)
-    assert vllm["engine log (tokens)"] == f"{2991 * 32768 // 34:,}" == "2,882,620"
+    assert vllm["engine log (tokens)"] == 2991 * 32768 // 34 == 2_882_620
     sglang = table.loc["SGLang"]
     # its token pool: 80e9 x 9 // 19 B of state hold 490 slots of 36 x 2,146,304 B; the rest
     # over 12 layers x 2,048 B
     assert (80 * 10**9 - 490 * 36 * 2_146_304) // (12 * 2048) == 1_714_648
-    assert sglang["engine log (tokens)"] == "1,714,648" and sglang["capacity (tokens)"] == \
-        1_714_648
-    assert flat["engine log (tokens)"] == "—"  # NOT_APPLICABLE
+    assert sglang["engine log (tokens)"] == sglang["capacity (tokens)"] == 1_714_648
+    assert pd.isna(flat["engine log (tokens)"])  # a gap, shown as a dash
     # state layers: no equal history groups, so aliasing is listed with its reason instead
     assert any("slab aliasing** does not apply: the model has linear_attention state layers"
                in c.value for c in at.caption)
@@ -1120,7 +1120,7 @@ def test_prefill_checkpoint_blocks_show_in_align_and_reach_the_figures():
     assert_clean(at)
     vllm = vllm_row(at)
     assert (vllm["P (tokens)"], vllm["blocks"], vllm["concurrency"]) == (576, 6_764, 14.55)
-    assert vllm["engine log (tokens)"] == f"{6_764 * 262_144 // 465:,}"
+    assert vllm["engine log (tokens)"] == 6_764 * 262_144 // 465
     assert at.query_params["ckpt"] == "1"
     assert "A request holds align (2 state pages) + 1 checkpoint." in [c.value
                                                                       for c in at.caption]
@@ -1684,7 +1684,7 @@ def test_a_vllm_log_taken_with_speculative_decoding_checks_out():
     assert_clean(at)
     vllm = vllm_row(at)
     assert (vllm["P (tokens)"], vllm["blocks"], vllm["engine log (tokens)"],
-            vllm["concurrency"]) == (560, 6_957, f"{6_957 * 262_144 // 481:,}", 14.46)
+            vllm["concurrency"]) == (560, 6_957, 6_957 * 262_144 // 481, 14.46)
     assert [w.value for w in at.number_input if w.label == "Speculative tokens"] == [2]
     # the mode's pages read with the drafted ones, under the mode's fixed choices
     assert at.selectbox(key="w.mamba_cache_mode").options == [
@@ -1717,7 +1717,7 @@ def test_a_vllm_log_checks_out_from_its_kv_cache_memory():
     assert_clean(at)
     vllm = vllm_row(at)
     assert (vllm["P (tokens)"], vllm["blocks"], vllm["engine log (tokens)"],
-            vllm["concurrency"]) == (544, 7_162, "3,871,083", 14.77)
+            vllm["concurrency"]) == (544, 7_162, 3_871_083, 14.77)
     # that log's two lines are an older release's: its 973,760 is named under the table
     assert any("vLLM 0.19 and earlier: 973,760" in c.value for c in at.caption)
     assert [w.value for w in at.sidebar.text_input] == ["44.59GiB"]  # no fraction, no weights
@@ -1852,9 +1852,9 @@ def test_compare_a_state_only_model_shows_no_capacity_and_no_none():
     assert_clean(at)
     table = at.dataframe[0].value.set_index("strategy")
     assert "capacity (tokens)" not in table.columns  # no attention layer: no token history
-    # SGLang keeps state in per-request slots: no page size, shown as a dash
-    assert table.loc["SGLang", "P (tokens)"] == "—"
-    assert table.loc["vLLM v1", "P (tokens)"] == "16"
+    # SGLang keeps state in per-request slots: no page size, a gap (shown as a dash)
+    assert pd.isna(table.loc["SGLang", "P (tokens)"])
+    assert table.loc["vLLM v1", "P (tokens)"] == 16
     # 4 layers x 49,152 B = 196,608 B a block; the default budget // that
     budget = int(DEFAULT.gpu_bytes * 0.9)
     assert table.loc["vLLM v1", "blocks"] == budget // 196_608
@@ -1910,7 +1910,7 @@ def test_budget_page_for_a_state_only_model_has_no_capacity():
     compare = vllm.switch_page("app_pages/compare.py").run()
     table = compare.dataframe[0].value.set_index("strategy")
     assert "capacity (tokens)" not in table.columns
-    assert table.loc["vLLM v1", "engine log (tokens)"] == "203,448,000"  # with gaps: text
+    assert table.loc["vLLM v1", "engine log (tokens)"] == 203_448_000
 
 
 def test_a_state_model_keeps_its_ssm_element_size_as_raw_bytes():
@@ -2034,9 +2034,9 @@ def test_compare_over_context_lengths_stops_a_line_where_vllm_refuses_to_start()
     # no diamond for vLLM, which has no figure at the page's length
     assert "vLLM v1" not in lines["at 131,072 tokens"]["customdata"]
     (sweep,) = [d.value for d in at.dataframe if "context" in d.value.columns]
-    # a gap is a dash, the figures beside it with two decimals: at 65,536 tokens vLLM's 4,768
-    # blocks over the 4,096 a request of them takes
-    assert list(sweep["vLLM"].iloc[-2:]) == [f"{4768 / 4096:.2f}", "—"] == ["1.16", "—"]
+    # a gap (shown as a dash) beside a figure: at 65,536 tokens vLLM's 4,768 blocks over the
+    # 4,096 a request of them takes
+    assert sweep["vLLM"].iloc[-2] == round(4768 / 4096, 2) and pd.isna(sweep["vLLM"].iloc[-1])
     assert list(sweep["packed slabs"].iloc[[0, -1]]) == [76_288 / 1024, 0.58]
     # no state pool to cap Llama's requests: its caption does not speak of one
     (caption,) = [c.value for c in at.caption if c.value.startswith("Each point is")]
@@ -2426,12 +2426,10 @@ def test_compare_when_no_layout_fits_blames_the_budget_not_the_model():
     # the one table: what each layout needs to hold one request, the question this budget asks
     (held,) = [df.value for df in at.dataframe]
     assert at.number_input(key="w.hold_requests").value == 1
-    from flatkv.app_model import profile_for
-    from flatkv.sizing import least_budget_for_requests
-    need = least_budget_for_requests("vllm", profile_for("Qwen3-Next-80B-A3B", None, 1),
-                                     requests=1, context_tokens=262_144)
+    # vLLM: P = 544 (SPEC 2), a block 12 x 544 x 2,048 B; one request of 262,144 tokens is
+    # 482 full pages + 3 state pages = 485 blocks, and vLLM keeps a null block: 486
     vllm = held[held["strategy"] == "vLLM v1"].iloc[0]
-    assert vllm["cache budget (B)"] == f"{need:,}" and need > 1000
+    assert vllm["cache budget (B)"] == 486 * 12 * 544 * 2_048 == 6_497_501_184
     assert not any("the model has no attention layer" in c.value for c in at.caption)
     # with the KV cache memory given, the fix is that memory: fraction and weights do not act
     given = open_app("app_pages/compare.py", {"gpu": "KV cache memory", "kv_mem": "1KB"})
@@ -2824,10 +2822,10 @@ def test_compare_gives_each_layouts_budget_for_the_requests_to_hold():
         "Until you give a number: 16, one more than fit in the layout that holds most.")
     held = next(df.value for df in at.dataframe if "cache budget (B)" in df.value.columns)
     vllm = held[held["strategy"] == "vLLM v1"].iloc[0]
-    # (as text: aliasing's row has no figure, so the column shows a dash there)
-    assert vllm["cache budget (B)"] == f"{16 * 11_264 * 786_432:,}" == "141,733,920,768"
+    # (aliasing's row has no figure: a gap, which the table shows as a dash)
+    assert vllm["cache budget (B)"] == 16 * 11_264 * 786_432 == 141_733_920_768
     assert vllm["cache budget"] == "132.00 GiB"
-    assert vllm["GPU memory (B)"] == f"{-(-141_733_920_768 * 10 // 9):,}" == "157,482,134,187"
+    assert vllm["GPU memory (B)"] == -(-141_733_920_768 * 10 // 9) == 157_482_134_187
     # more than the H200's 143,771 MiB (140.40 GiB): 157,482,134,187 B is 146.67 GiB
     assert vllm["GPU memory"] == "146.67 GiB (more than this GPU's 140.40 GiB)"
     # aliasing does not apply to Scout's groups at any budget (not a budget too small)
@@ -2837,7 +2835,7 @@ def test_compare_gives_each_layouts_budget_for_the_requests_to_hold():
     given = open_app("app_pages/compare.py", {**link, "hold": "8", "gpu": "KV cache memory",
                                               "kv_mem": "60GiB"})
     held = next(df.value for df in given.dataframe if "cache budget (B)" in df.value.columns)
-    assert held[held["strategy"] == "vLLM v1"].iloc[0]["cache budget (B)"] == "70,866,960,384"
+    assert held[held["strategy"] == "vLLM v1"].iloc[0]["cache budget (B)"] == 70_866_960_384
     assert "GPU memory (B)" not in held.columns
 
 
@@ -2911,7 +2909,7 @@ def test_a_budget_of_vllm_blocks_matches_a_vllm_0_34_log():
     assert_clean(at)
     vllm = vllm_row(at)
     assert (vllm["blocks"], vllm["engine log (tokens)"], vllm["concurrency"]) == (
-        6_701, "3,802,222", 14.5)
+        6_701, 3_802_222, 14.5)
     assert at.sidebar.number_input(key="w.kv_blocks").value == 6_701
     assert not [s for s in at.sidebar.slider if s.label == "Memory fraction"]
     assert "per rank (6,701 vLLM blocks of 6.75 MiB as given) · " in shown(at.caption[0])
