@@ -965,13 +965,18 @@ def test_budget_page_follows_the_gpu_settings():
     # 81,559 MiB x 0.9 floored, minus 8 GB per rank = 68,968,728,985 B
     assert metrics(at)["Cache budget"] == "64.23 GiB"
     assert at.sidebar.metric[0].help == "68,968,728,985 B"
-    # the budget to hold R requests is set against that cache budget, not the GPU's memory
-    from flatkv.units import format_bytes
-    (label, need), = [(mm.label, int(mm.help.split(" B ")[0].replace(",", "")))
-                      for mm in at.metric if mm.label.startswith("Budget for ")]
-    more = need - 68_968_728_985
-    assert {mm.label: mm.delta for mm in at.metric}[label] == (
-        f"{format_bytes(abs(more))} {'more' if more >= 0 else 'less'} than now")
+    # the budget to hold R requests is set against that cache budget, not the GPU's memory.
+    # Qwen3-Next at TP 2 in FlatKV's layout: a block of 12 x 544 x 1,024 + 36 x 548,864 =
+    # 26,443,776 B, 2,608 of them in the budget; a request of 262,144 tokens is 482 full
+    # pages + 1 state page, so 2,608 / 483 = 5.40 fit and the field offers 6: 2,898 blocks
+    block = 12 * 544 * 1_024 + 36 * 548_864
+    assert (block, 68_968_728_985 // block) == (26_443_776, 2_608)
+    need = 6 * 483 * block
+    assert need == 76_634_062_848 and need - 68_968_728_985 == 7_665_333_863
+    budget = next(mm for mm in at.metric if mm.label.startswith("Budget for "))
+    assert (budget.label, budget.value, budget.delta) == (
+        "Budget for 6 requests", "71.37 GiB", "7.14 GiB more than now")
+    assert budget.help.startswith("76,634,062,848 B")
 
 
 def test_compare_page_lists_every_strategy():
@@ -2013,6 +2018,12 @@ def test_compare_says_when_not_one_request_fits():
     assert [e.label for e in at.expander if e.label.startswith("vLLM v1")] == [
         "vLLM v1 (refuses to start)"]
     notes = [c.value for c in at.caption if c.value.startswith("Not even one request")]
+    # two-level pages: a parent page is the full payload, 12 x 2**20 x 2,048 B; it holds
+    # 652 state blocks of 36 x 1,097,728 B; the budget holds 2 parents, less the null one:
+    # 1 parent for a request of 1 + 1/652 parents, 652 / 653 = 0.998 of one
+    parent = 12 * 2**20 * 2_048
+    assert (parent // (36 * 1_097_728), 76_968_728_985 // parent - 1) == (652, 1)
+    assert 652 * 100 // 653 == 99  # cut, not rounded: 1.00 would read as a request that fits
     assert len(notes) == 1 and "two-level pages (0.99)" in notes[0]
     assert "FlatKV packed slabs" not in notes[0]  # 1.00: one request fits there
 
@@ -2455,8 +2466,10 @@ def test_budget_says_when_not_one_request_fits():
     assert notes == ["Not even one request of 1,000,000 tokens fits in: FlatKV packed slabs "
                      "(0.79). An engine laid out so would refuse to start, as vLLM does when "
                      "one request of max_model_len does not fit."]
-    # Qwen3-Next's 1,455 blocks of P 544; a request holds ceil(10**6 / 544) = 1,839 history
-    # pages and a state page: 1,455 / 1,840
+    # Qwen3-Next's blocks of P 544: 12 x 544 x 2,048 + 36 x 1,097,728 = 52,887,552 B, 1,455
+    # in the budget; a request holds ceil(10**6 / 544) = 1,839 history pages and a state
+    # page: 1,455 / 1,840
+    assert 76_968_728_985 // (12 * 544 * 2_048 + 36 * 1_097_728) == 1_455
     assert metrics(at)["Blocks"] == "1,455"
     assert {mm.label: mm.help for mm in at.metric}["Blocks"].endswith("P = 544")
     assert f"{1455 / (-(-10**6 // 544) + 1):.2f}" == "0.79"
@@ -2709,6 +2722,11 @@ def test_a_default_workload_of_which_not_one_request_fits_is_said_not_warned():
     # 1, no "lower the live requests"); typed, it is a warning.
     at = open_app("app_pages/layout.py", {"model": "Qwen3.5-27B"})
     assert_clean(at)
+    # its state row: conv 61,440 + ssm 48 x 128 x 128 x 4 B = 3,207,168 B = 783 x 4,096 (a
+    # token of its 16 full layers), so P = 784 (a multiple of 16); a block is 16 x 784 x
+    # 4,096 + 48 x 3,207,168 B, 374 of them in the H100's 76,968,728,985 B
+    assert 61_440 + 48 * 128 * 128 * 4 == 3_207_168 == 783 * 4_096
+    assert 76_968_728_985 // (16 * 784 * 4_096 + 48 * 3_207_168) == 374
     assert (metrics(at)["P (tokens per page)"], metrics(at)["Blocks"]) == ("784", "374")
     assert not at.warning and at.number_input(key="w.requests").value == 1
     (info,) = [shown(i) for i in at.info]

@@ -62,7 +62,7 @@ def _plain(p):
                                   b.row_offset) for b in t.bindings]) for t in p.tensors])
 
 
-@settings(max_examples=3000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(specs=component_sets(), block_size=st.one_of(st.integers(1, 64), st.integers(1, 4096)),
        alignment=st.integers(1, 512),
        budget_factor=st.integers(0, 5000), budget_extra=st.integers(0, 10**6))
@@ -92,10 +92,15 @@ def test_plan_tensors_matches_reference(specs, block_size, alignment, budget_fac
     assert _plain(ours) == _plain(ref)
 
 
-@settings(max_examples=1500, deadline=None)
+@settings(max_examples=600, deadline=None)
 @given(specs=component_sets(), block_size=st.integers(1, 4096), reserved=st.integers(0, 10**7),
-       budget=st.integers(0, 10**12))
-def test_plan_component_tensors_matches_reference(specs, block_size, reserved, budget):
+       blocks=st.integers(0, 3000), budget_extra=st.integers(0, 10**6))
+def test_plan_component_tensors_matches_reference(specs, block_size, reserved, blocks,
+                                                  budget_extra):
+    # A budget around a whole number of blocks of every row, so that most inputs plan (a budget
+    # drawn with no tie to the rows left four in five too small for both planners)
+    block_bytes = sum(per_slot * block_size + const for *_, per_slot, const in specs) + reserved
+    budget = block_bytes * blocks + budget_extra
     ours, ref = _both(
         lambda: plan.plan_component_tensors([plan.ComponentSpec(*s) for s in specs],
                                             block_size=block_size, budget_bytes=budget,

@@ -39,6 +39,26 @@ def test_llama_needs_its_requests_tokens_of_kv_exactly():
         assert not holds(strategy, llama, need - 1, 8, 131_072)
 
 
+def test_the_other_layouts_need_their_own_pages_exactly():
+    # Llama-3.1-8B's 8 requests of 131,072 tokens are 8 x 8,192 blocks of 16 tokens x 131,072
+    # B = 2 MiB: one tensor per component needs no more; two-level pages keep one null parent
+    # page (a parent of one child block here) beside them
+    llama = profile_for("Llama-3.1-8B", None, 1)
+    need = least_budget_for_requests("per-component", llama, requests=8, context_tokens=131_072)
+    assert need == 8 * 8_192 * 2**21 == 128 * GiB
+    need = least_budget_for_requests("lcm", llama, requests=8, context_tokens=131_072)
+    assert need == (8 * 8_192 + 1) * 2**21 == 137_441_050_624
+    assert not holds("lcm", llama, need - 1, 8, 131_072)
+    # gpt-oss-20b under slab aliasing: a block is one group's rows, 12 layers x 16 x 2,048 B =
+    # 393,216 B; a request of 131,072 tokens holds 8,192 full pages and ceil((128 - 1 +
+    # 8,192) / 16) + 1 = 521 sliding ones (vLLM's count of a window's pages, SPEC 3.1)
+    gpt = profile_for("gpt-oss-20b", None, 1)
+    need = least_budget_for_requests("aliased", gpt, requests=2, context_tokens=131_072)
+    assert -(-(128 - 1 + 8_192) // 16) + 1 == 521
+    assert need == 2 * (8_192 + 521) * 393_216 == 6_852_182_016
+    assert not holds("aliased", gpt, need - 1, 2, 131_072)
+
+
 def test_scout_under_vllm_needs_whole_blocks_of_its_groups():
     # vLLM: 4 groups of 12 layers, a block of 16 tokens x 4,096 B x 12 layers = 786,432 B; a
     # request of 131,072 tokens holds 8,192 pages in the full group and min(8,192 + 8,192, L)
@@ -169,11 +189,12 @@ def test_concurrency_over_context_lengths_by_hand():
     assert list(curves.concurrency) == ["flat", "per-component", "vllm", "sglang", "lcm"]
     # past 76,288 tokens vLLM refuses to start (one request does not fit): no figure there
     assert curves.concurrency["vllm"][-1] is None
-    assert all(v is not None for v in curves.concurrency["vllm"][:-1])
-    # every point is the layout's own run at that length, as Compare's table counts it
-    assert curves.concurrency["sglang"] == [
-        run_strategy("sglang", llama, budget_bytes=10**10, context_tokens=c).concurrency
-        for c in curves.contexts]
+    # below it, its log's figure: 4,768 blocks of 16 tokens over the c tokens of a request
+    assert curves.concurrency["vllm"][:-1] == [Fraction(4_768 * 16, c)
+                                               for c in curves.contexts[:-1]]
+    assert curves.concurrency["vllm"][0] == 74.5
+    # SGLang: one token pool of 10**10 // (32 layers x 4,096 B) = 76,293 tokens, page 1
+    assert curves.concurrency["sglang"] == [Fraction(76_293, c) for c in curves.contexts]
     # Qwen3-Next at 55,679,338,086 B (an H200's 140.40 GiB x 0.9 less 80 GB of weights):
     # SGLang's state pool has 341 slots, one of them padding, and a running request holds 3
     # (its default slots a request), so at most 340 // 3 = 113 run whatever the length; its
