@@ -224,7 +224,7 @@ def spec_for(model: str, spec_json: str | None, tp: int) -> ModelSpec:
 CARRIED_FIELDS = ("sliding_window", "kernel_block_size", "architectures", "ssm_element_bytes",
                   "config_mamba_ssm_dtype", "mamba_chunk_size", "conv_rows",
                   "indexer_bytes_per_slot", "attention_chunk_size", "kv_dtype", "kv_tensor_bytes",
-                  "conv_element_bytes")
+                  "conv_element_bytes", "sliding_kv_bytes_per_slot")
 
 
 @dataclass(frozen=True)
@@ -239,7 +239,8 @@ class RawModel:
     the state kernel's chunk (vLLM's P in mamba cache mode all), the conv state's rows (vLLM
     widens them per speculative token) and element size (SGLang re-sizes it), the lightning
     indexer's bytes (both engines page such a model by 64 tokens), the chunk of chunked
-    attention layers (Llama 4), the KV dtype and the K / V split (SGLang's KV log lines).
+    attention layers (Llama 4), the KV dtype and the K / V split (SGLang's KV log lines), and
+    the bytes a token of a sliding layer where they differ from a full layer's (Gemma 4).
     """
 
     layers: str
@@ -257,6 +258,7 @@ class RawModel:
     kv_dtype: str | None = None
     kv_tensor_bytes: tuple[int, ...] = ()
     conv_element_bytes: int | None = None
+    sliding_kv_bytes_per_slot: int | None = None
 
     def profile(self, name: str = CUSTOM) -> CacheProfile:
         return CacheProfile(
@@ -400,7 +402,7 @@ def layer_rows(profile: CacheProfile, names: Sequence[str] | None = None) -> lis
                 "kind": names[i] if names else KIND_NAMES[label],
                 "group": label,
                 "slot": occ,
-                "bytes per token": 0 if is_state else profile.kv_bytes_per_slot,
+                "bytes per token": profile.kv_bytes_of(label),
                 "state bytes": profile.state_bytes_per_layer if is_state else 0,
             }
         )
@@ -415,7 +417,7 @@ def kind_summary(profile: CacheProfile) -> list[dict]:
         if not n:
             continue
         is_state = label == LINEAR_ATTENTION
-        per_layer_token = 0 if is_state else profile.kv_bytes_per_slot
+        per_layer_token = profile.kv_bytes_of(label)
         per_layer_state = profile.state_bytes_per_layer if is_state else 0
         out.append(
             {

@@ -101,7 +101,7 @@ def _two_level_pads(profile: CacheProfile) -> bool:
     groups = label_groups(profile)
     align = ENGINE_DEFAULTS.lcm_alignment_bytes
     return (len({g.layers for g in groups}) > 1
-            or any(g.layers * profile.kv_bytes_per_slot % align for g in groups))
+            or any(g.layers * profile.kv_bytes_of(g.kind) % align for g in groups))
 
 
 def _has_state(profile: CacheProfile) -> bool:
@@ -633,6 +633,7 @@ _CARRIED_KEYS: dict[str, tuple[str, Callable[[str, str], object], Callable[[obje
     "kv_dtype": ("kv_dtype", _dtype, str),
     "kv_split": ("kv_tensor_bytes", _sizes(MAX_BYTES, most=2), lambda v: ",".join(map(str, v))),
     "conv_el": ("conv_element_bytes", _int(1, 8), str),
+    "swa_kv": ("sliding_kv_bytes_per_slot", _int(1, MAX_BYTES), str),
 }
 _MODEL_KEYS = ("model", "layers", "kv", "state", "spec", *_CARRIED_KEYS)
 

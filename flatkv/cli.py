@@ -70,6 +70,11 @@ def add_profile_arguments(parser: argparse.ArgumentParser) -> None:
         "--kv-bytes-per-slot", help="bytes one token adds to one attention layer (default 0)"
     )
     group.add_argument(
+        "--sliding-kv-bytes-per-slot", default=None, metavar="BYTES",
+        help="bytes one token adds to one sliding layer, where they differ from a full layer's "
+        "--kv-bytes-per-slot (Gemma 4's sliding layers keep other heads)"
+    )
+    group.add_argument(
         "--state", default="", help="state tensors of one linear layer, e.g. conv=49152,ssm=2097152"
     )
     group.add_argument(
@@ -121,6 +126,7 @@ def given_model(args: argparse.Namespace) -> GivenModel:
     if spec is not None:
         raw = [flag for flag, value in (  # --state's default is "", the others' None
             ("--layers", args.layers), ("--kv-bytes-per-slot", args.kv_bytes_per_slot),
+            ("--sliding-kv-bytes-per-slot", args.sliding_kv_bytes_per_slot),
             ("--state", args.state or None), ("--sliding-window", args.sliding_window),
             ("--attention-chunk-size", args.attention_chunk_size),
             ("--ssm-element-bytes", args.ssm_element_bytes))
@@ -139,8 +145,8 @@ def _window_tokens(text: str | None, flag: str) -> int | None:
 
 
 def _raw_profile(args: argparse.Namespace) -> CacheProfile:
-    """Bytes per TP rank as --layers, --kv-bytes-per-slot, --state, --sliding-window,
-    --attention-chunk-size and --ssm-element-bytes give them."""
+    """Bytes per TP rank as --layers, --kv-bytes-per-slot (and --sliding-kv-bytes-per-slot),
+    --state, --sliding-window, --attention-chunk-size and --ssm-element-bytes give them."""
     if not args.layers:
         raise UsageError(
             "no model given: pass --preset NAME (see `presets`), --hf-config PATH, or --layers "
@@ -175,6 +181,8 @@ def _raw_profile(args: argparse.Namespace) -> CacheProfile:
         layer_types=tuple(labels),
         kv_bytes_per_slot=parse_size(args.kv_bytes_per_slot or "0",
                                      field="--kv-bytes-per-slot", whole=True),
+        sliding_kv_bytes_per_slot=None if args.sliding_kv_bytes_per_slot is None else parse_size(
+            args.sliding_kv_bytes_per_slot, field="--sliding-kv-bytes-per-slot", whole=True),
         state_const_bytes=state,
         sliding_window=_window_tokens(args.sliding_window, "--sliding-window"),
         attention_chunk_size=_window_tokens(args.attention_chunk_size, "--attention-chunk-size"),

@@ -114,6 +114,8 @@ def model_report(spec: ModelSpec) -> dict[str, Any]:
         "ssm_dtype": spec.ssm_dtype,
         "layer_types": list(profile.layer_types),
         "kv_bytes_per_slot": profile.kv_bytes_per_slot,
+        # a sliding layer's bytes a token where they differ from a full layer's (Gemma 4)
+        "sliding_kv_bytes_per_slot": profile.sliding_kv_bytes_per_slot,
         "state_const_bytes": dict(profile.state_const_bytes),
         "sliding_window": profile.sliding_window,
         "attention_chunk_size": profile.attention_chunk_size,
@@ -189,6 +191,8 @@ def format_model_text(spec: ModelSpec) -> str:
         lines.append(f"  {row['count']:>5} x {row['name']} ({row['kind']}: {geometry}): {what}")
     lines += [f"    {note}" for note in spec.kv_bytes_notes()]
     lines.append(f"kv_bytes_per_slot: {report['kv_bytes_per_slot']:,}")
+    if report["sliding_kv_bytes_per_slot"] is not None:
+        lines.append(f"sliding_kv_bytes_per_slot: {report['sliding_kv_bytes_per_slot']:,}")
     if report["state_const_bytes"]:
         parts = ", ".join(f"{k} {v:,}" for k, v in report["state_const_bytes"].items())
         lines.append(f"state_const_bytes: {parts}")

@@ -661,22 +661,34 @@ class ModelSpec:
     # ---- bytes ---------------------------------------------------------------------------
 
     def kv_bytes_per_slot(self) -> int:
-        """Bytes one token adds to one attention cache layer on one TP rank; 0 without attention.
+        """Bytes one token adds to one full (or chunked) attention layer on one TP rank, to a
+        sliding one where every attention layer slides; 0 without attention."""
+        others, sliding = self._kv_bytes_by_window()
+        return others if others is not None else sliding or 0
 
-        The planner takes one value: attention layers of different per-token bytes are an error.
-        """
-        per_kind = {
-            name: layer.kv_bytes_per_slot(self.tp, self.kv_dtype)
-            for name, layer in self.kinds.items()
-            if not layer.is_state
-        }
-        values = set(per_kind.values())
-        if len(values) > 1:
-            raise ValueError(
-                f"attention layers of {self.name!r} differ in bytes per token ({per_kind}): the "
-                "planner takes one kv_bytes_per_slot; give all attention kinds the same geometry"
-            )
-        return values.pop() if values else 0
+    def sliding_kv_bytes_per_slot(self) -> int | None:
+        """Bytes one token adds to one sliding layer where they differ from a full layer's
+        (Gemma 4), else None."""
+        others, sliding = self._kv_bytes_by_window()
+        return sliding if others is not None and sliding not in (None, others) else None
+
+    def _kv_bytes_by_window(self) -> tuple[int | None, int | None]:
+        """(bytes a token of a full or chunked layer, of a sliding layer), None where the model
+        has no such layer. The planner and the engines take one size for each: kinds of one
+        window that differ (two full kinds of other heads) are an error."""
+        sizes: list[int | None] = []
+        for sliding in (False, True):
+            per_kind = {name: layer.kv_bytes_per_slot(self.tp, self.kv_dtype)
+                        for name, layer in self.kinds.items()
+                        if not layer.is_state and (layer.label == SLIDING_ATTENTION) == sliding}
+            if len(set(per_kind.values())) > 1:
+                which = "sliding" if sliding else "full and chunked"
+                raise ValueError(
+                    f"attention layers of {self.name!r} differ in bytes per token ({per_kind}): "
+                    f"the planner takes one size for {which} layers; give those kinds the same "
+                    "geometry")
+            sizes.append(next(iter(per_kind.values()), None))
+        return sizes[0], sizes[1]
 
     def state_const_bytes(self) -> dict[str, int]:
         """State tensor -> bytes of one state layer on one TP rank; empty without state layers."""
@@ -725,11 +737,14 @@ class ModelSpec:
         state = self.state_const_bytes()
         # the K / V split when every attention kind has the same one, else none (the dtype
         # stays)
+        kv = self.kv_bytes_per_slot()
         kv_split = {layer.kv_tensor_bytes(self.tp, self.kv_dtype)
-                    for layer in self.kinds.values() if not layer.is_state}
+                    for layer in self.kinds.values()
+                    if not layer.is_state and layer.kv_bytes_per_slot(self.tp, self.kv_dtype) == kv}
         return CacheProfile(
             layer_types=self.layer_types,
-            kv_bytes_per_slot=self.kv_bytes_per_slot(),
+            kv_bytes_per_slot=kv,
+            sliding_kv_bytes_per_slot=self.sliding_kv_bytes_per_slot(),
             state_const_bytes=state,
             sliding_window=self.sliding_window(),
             attention_chunk_size=self.attention_chunk_size(),

@@ -258,12 +258,15 @@ def components_from_layers(
     layer_types: Sequence[str],
     kv_bytes_per_slot: int,
     state_const_bytes: Mapping[str, int],
+    sliding_kv_bytes_per_slot: int | None = None,
 ) -> list[ComponentSpec]:
     """ComponentSpecs of a layer-type list.
 
-    History layers (any label not in STATE_LAYER_TYPES) get one linear ``kv`` component; state
-    layers get one constant component per entry of ``state_const_bytes``, in its order (which
-    becomes the row_offset order). ``layer`` is the occurrence index within the label.
+    History layers (any label not in STATE_LAYER_TYPES) get one linear ``kv`` component of
+    ``kv_bytes_per_slot`` (``sliding_kv_bytes_per_slot`` for sliding layers where it is given:
+    models whose sliding layers keep other heads than their full ones); state layers get one
+    constant component per entry of ``state_const_bytes``, in its order (which becomes the
+    row_offset order). ``layer`` is the occurrence index within the label.
     """
     if isinstance(layer_types, str) or not isinstance(layer_types, Iterable):
         raise ValueError(f"layer_types is {layer_types!r}: give a list of labels, e.g. "
@@ -286,6 +289,9 @@ def components_from_layers(
             minimum=1,
             hint="attention layers need the bytes one token adds to one layer",
         )
+    if sliding_kv_bytes_per_slot is not None:
+        check_int("sliding_kv_bytes_per_slot", sliding_kv_bytes_per_slot, minimum=1,
+                  hint="or None when sliding layers add kv_bytes_per_slot too")
     state_items = list(state_const_bytes.items())
     if has_state:
         if not state_items:
@@ -301,7 +307,9 @@ def components_from_layers(
         if label in STATE_LAYER_TYPES:
             comps.extend(ComponentSpec(label, idx, name, 0, nbytes) for name, nbytes in state_items)
         else:
-            comps.append(ComponentSpec(label, idx, "kv", kv_bytes_per_slot, 0))
+            per_slot = (sliding_kv_bytes_per_slot if label == SLIDING_ATTENTION
+                        and sliding_kv_bytes_per_slot is not None else kv_bytes_per_slot)
+            comps.append(ComponentSpec(label, idx, "kv", per_slot, 0))
     return comps
 
 

@@ -155,6 +155,11 @@ class CacheProfile:
         dtype) when the profile comes from a model; None for raw bytes. SGLang keeps every conv
         state in a dtype of its own (bfloat16 unless SGLANG_MAMBA_CONV_DTYPE says otherwise),
         so it re-sizes the conv tensor from this, as it does the ssm one.
+    sliding_kv_bytes_per_slot: bytes one token adds to one sliding-window layer where they
+        differ from a full layer's ``kv_bytes_per_slot`` (Gemma 4: 16 KV heads x 256 on its
+        sliding layers, 4 x 512 on its full ones), else None: every attention layer then adds
+        ``kv_bytes_per_slot``. The planner packs such rows as any other; engines that give
+        every layer one page size scale the block of the smaller page instead.
     """
 
     layer_types: tuple[str, ...]
@@ -173,6 +178,7 @@ class CacheProfile:
     kv_dtype: str | None = None
     kv_tensor_bytes: tuple[int, ...] = ()
     conv_element_bytes: int | None = None
+    sliding_kv_bytes_per_slot: int | None = None
 
     def __post_init__(self) -> None:
         if isinstance(self.layer_types, str) or not isinstance(self.layer_types, Iterable):
@@ -237,6 +243,38 @@ class CacheProfile:
         for label, windowed in WINDOWED.items():
             check_window(getattr(self, windowed.field), label, self.layer_types)
         self._check_kv_tensors()
+        self._check_sliding_kv()
+
+    def _check_sliding_kv(self) -> None:
+        """``sliding_kv_bytes_per_slot``, when set, is a size for sliding layers beside other
+        attention layers, and differs from theirs (equal is None: one size for all)."""
+        sliding = self.sliding_kv_bytes_per_slot
+        if sliding is None:
+            return
+        check_int("sliding_kv_bytes_per_slot", sliding, minimum=1, maximum=MAX_ROW_BYTES,
+                  hint="or None when sliding layers add kv_bytes_per_slot too")
+        if SLIDING_ATTENTION not in self.layer_types:
+            raise ValueError(f"sliding_kv_bytes_per_slot is {sliding} but layer_types has no "
+                             "sliding_attention layer: drop it, or add sliding layers")
+        if not any(label not in (SLIDING_ATTENTION, LINEAR_ATTENTION)
+                   for label in self.layer_types):
+            raise ValueError(
+                f"sliding_kv_bytes_per_slot is {sliding} but every attention layer slides: give "
+                "their bytes as kv_bytes_per_slot, and sliding_kv_bytes_per_slot None")
+        if self.indexer_bytes_per_slot is not None:
+            raise ValueError(f"sliding_kv_bytes_per_slot is {sliding} beside a lightning indexer "
+                             "(indexer_bytes_per_slot): no model has both; drop one")
+        if sliding == self.kv_bytes_per_slot:  # one size for every layer, as None says
+            object.__setattr__(self, "sliding_kv_bytes_per_slot", None)
+
+    def kv_bytes_of(self, label: str) -> int:
+        """Bytes one token adds to one layer of ``label``: ``sliding_kv_bytes_per_slot`` for a
+        sliding layer where it is set, else ``kv_bytes_per_slot``; 0 for a state layer."""
+        if label == LINEAR_ATTENTION:
+            return 0
+        if label == SLIDING_ATTENTION and self.sliding_kv_bytes_per_slot is not None:
+            return self.sliding_kv_bytes_per_slot
+        return self.kv_bytes_per_slot
 
     def _check_kv_tensors(self) -> None:
         """``kv_dtype`` a known dtype and ``kv_tensor_bytes`` one or two sizes that add up to
@@ -295,7 +333,7 @@ class CacheProfile:
     def kv_bytes_per_token(self) -> int:
         """Bytes one token adds across every attention layer (full and sliding) of one TP rank:
         what a request's history grows by, before any window drops it."""
-        return self.kv_bytes_per_slot * (len(self.layer_types) - self.count(LINEAR_ATTENTION))
+        return sum(self.kv_bytes_of(label) for label in self.layer_types)
 
     @property
     def state_bytes_per_request(self) -> int:
@@ -340,4 +378,5 @@ class CacheProfile:
             layer_types=self.layer_types,
             kv_bytes_per_slot=self.kv_bytes_per_slot,
             state_const_bytes=self.state_const_bytes,
+            sliding_kv_bytes_per_slot=self.sliding_kv_bytes_per_slot,
         )

@@ -226,6 +226,25 @@ def test_raw_models_carry_every_cache_profile_field():
     assert not set(app_state._CARRIED_KEYS) & set(app_state._SETTINGS)
 
 
+def test_a_raw_model_carries_its_sliding_layers_own_bytes_in_the_link_and_the_export():
+    # Gemma 4's shape as raw bytes: its sliding layers' 16,384 B a token ride as swa_kv
+    raw = RawModel("(5*sliding,full)*10", 8_192, sliding_window=1_024,
+                   sliding_kv_bytes_per_slot=16_384)
+    query = encode_query(AppState(model=CUSTOM, raw=raw))
+    assert (query["kv"], query["swa_kv"]) == ("8192", "16384")
+    assert decode_query(query)[0].raw == raw
+    profile = raw.profile()
+    assert profile.kv_bytes_per_token == 50 * 16_384 + 10 * 8_192
+    exported = app_model.profile_to_dict(profile)
+    assert exported["sliding_kv_bytes_per_slot"] == 16_384
+    assert app_model.load_model_json(json.dumps(exported)) == profile
+    # on a model without sliding layers the link's value is refused, with the field named
+    state, notices = decode_query({"model": CUSTOM, "layers": "full*4", "kv": "8192",
+                                   "swa_kv": "16384"})
+    assert state.raw is None and "sliding_kv_bytes_per_slot is 16384 but layer_types has no " \
+        "sliding_attention layer" in notices[0]
+
+
 def test_a_raw_model_carries_its_attention_chunk_in_the_link():
     raw = RawModel("(3*chunked,full)*12", 4096, attention_chunk_size=8192)
     state = AppState(model=CUSTOM, raw=raw, mamba_chunk_size=256)
@@ -843,7 +862,8 @@ def test_a_link_whose_model_cannot_plan_falls_back_and_says_why():
     # a model that plans at no TP: the default model, at the link's TP where it splits
     odd = {"model": app_model.CUSTOM_SPEC, "spec": app_model.pack_spec(TWO_KV_SIZES)}
     why = ("attention layers of 'odd' differ in bytes per token ({'a': 2048, 'b': 4096}): the "
-           "planner takes one kv_bytes_per_slot; give all attention kinds the same geometry; ")
+           "planner takes one size for full and chunked layers; give those kinds the same "
+           "geometry; ")
     state, notices = decode_query(odd)
     assert (state.model, state.spec, state.tp) == (DEFAULT.model, None, 1)
     assert notices == [why + f"using the default model ({DEFAULT.model})."]

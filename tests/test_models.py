@@ -538,3 +538,22 @@ def test_a_models_mtp_layer_types_are_checked_and_kept():
                                              "layer types, each one of full_attention, "
                                              "sliding_attention, chunked_attention, or none"):
             ModelSpec.from_dict({**spec.to_dict(), "mtp_layer_types": bad})
+
+
+def test_sliding_layers_of_other_heads_give_the_profile_their_own_bytes():
+    # Gemma 4's shape: sliding layers of 16 KV heads x 256, full ones of 4 x 512, bf16
+    sliding, full = AttentionLayer(16, 256, 256, sliding_window=1_024), AttentionLayer(4, 512, 512)
+    spec = ModelSpec(name="g", layers=(sliding,) * 5 + (full,))
+    profile = spec.profile()
+    assert profile.kv_bytes_per_slot == spec.kv_bytes_per_slot() == 4 * (512 + 512) * 2 == 8_192
+    assert profile.sliding_kv_bytes_per_slot == 16 * (256 + 256) * 2 == 16_384
+    # SGLang's K / V log lines take the full layers' split
+    assert (profile.kv_tensor_bytes, profile.kv_dtype) == ((4_096, 4_096), "bfloat16")
+    # at TP 4 each rank keeps a quarter of the sliding heads and one of the 4 full ones
+    assert spec.with_options(tp=4).profile().sliding_kv_bytes_per_slot == 4 * 512 * 2
+    # every layer sliding: one size, kv_bytes_per_slot
+    assert ModelSpec(name="s", layers=(sliding,)).profile().kv_bytes_per_slot == 16_384
+    # two sliding kinds of other bytes are still one size too many
+    other = AttentionLayer(8, 256, 256, sliding_window=1_024)
+    with pytest.raises(ValueError, match="differ in bytes per token .* one size for sliding"):
+        ModelSpec(name="two", layers=(sliding, other, full)).profile()

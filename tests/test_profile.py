@@ -89,7 +89,21 @@ def test_profile_components_and_counts():
       "kv_dtype is 'bf16': give one of float32, bfloat16, float16, float8_e4m3fn, float8_e5m2, "
       "int8, or None when it is unknown"),
      (dict(layer_types=["linear_attention"], kv_bytes_per_slot=0, state_const_bytes={"conv": 8},
-           kv_tensor_bytes=(1,)), r"kv_tensor_bytes \(1,\) does not split kv_bytes_per_slot = 0")],
+           kv_tensor_bytes=(1,)), r"kv_tensor_bytes \(1,\) does not split kv_bytes_per_slot = 0"),
+     # a sliding layer's own bytes need sliding layers, and other attention layers beside them
+     (dict(layer_types=["full_attention"], kv_bytes_per_slot=8, sliding_kv_bytes_per_slot=16),
+      "sliding_kv_bytes_per_slot is 16 but layer_types has no sliding_attention layer: drop "
+      "it, or add sliding layers"),
+     (dict(layer_types=["sliding_attention"], kv_bytes_per_slot=8, sliding_window=4,
+           sliding_kv_bytes_per_slot=16),
+      "sliding_kv_bytes_per_slot is 16 but every attention layer slides: give their bytes as "
+      "kv_bytes_per_slot, and sliding_kv_bytes_per_slot None"),
+     (dict(layer_types=["full_attention", "sliding_attention"], kv_bytes_per_slot=8,
+           sliding_window=4, sliding_kv_bytes_per_slot=0),
+      "sliding_kv_bytes_per_slot must be positive"),
+     (dict(layer_types=["full_attention", "sliding_attention"], kv_bytes_per_slot=8,
+           sliding_window=4, sliding_kv_bytes_per_slot=16, indexer_bytes_per_slot=4),
+      "beside a lightning indexer")],
 )
 def test_profile_errors(kwargs, match):
     with pytest.raises(ValueError, match=match):
@@ -125,3 +139,22 @@ def test_window_is_the_sliding_window_or_the_chunk_of_a_label():
     assert profile.window("linear_attention") is None
     # both keep history: every token adds to them
     assert profile.kv_bytes_per_token == 3 * 8
+
+
+def test_sliding_layers_of_their_own_bytes_keep_them_in_every_count():
+    # Gemma 4's shape: 5 sliding layers of 16 KV heads x (256 + 256) x 2 B = 16,384 B a token
+    # beside each full layer of 4 x (512 + 512) x 2 B = 8,192 B
+    gemma = CacheProfile(layer_types=["sliding_attention"] * 5 + ["full_attention"],
+                         kv_bytes_per_slot=8_192, sliding_kv_bytes_per_slot=16_384,
+                         sliding_window=1_024)
+    assert [gemma.kv_bytes_of(label) for label in
+            ("full_attention", "sliding_attention", "linear_attention")] == [8_192, 16_384, 0]
+    assert gemma.kv_bytes_per_token == 5 * 16_384 + 8_192 == 90_112
+    assert [(c.group_id, c.bytes_per_slot) for c in gemma.components()] == (
+        [("sliding_attention", 16_384)] * 5 + [("full_attention", 8_192)])
+    # the same bytes as a full layer's are no size of their own
+    same = CacheProfile(layer_types=["sliding_attention", "full_attention"], kv_bytes_per_slot=8,
+                        sliding_kv_bytes_per_slot=8, sliding_window=4)
+    assert same.sliding_kv_bytes_per_slot is None
+    assert same == CacheProfile(layer_types=["sliding_attention", "full_attention"],
+                                kv_bytes_per_slot=8, sliding_window=4)

@@ -422,3 +422,25 @@ def test_compare_gives_each_layouts_budget_for_the_requests():
     assert row.split()[4 + STRATEGIES.index("vllm")] == f"{128 * 2**30:,}"  # 8 x 16 GiB
     code, out, err = run(["compare", *QWEN_ARGS, "--budget", "1GiB", "--requests", "0"])
     assert code == 2 and "0 must be positive" in err
+
+
+def test_raw_bytes_give_sliding_layers_their_own_size():
+    # --sliding-kv-bytes-per-slot: Gemma 4's shape, 50 sliding layers of 16 KiB a token and 10
+    # full ones of 8,192 B; packed slabs hold 50 x 16 x 16,384 + 10 x 16 x 8,192 B a block
+    gemma = ["--layers", "(5*sliding,full)*10", "--kv-bytes-per-slot", "8192",
+             "--sliding-kv-bytes-per-slot", "16KiB", "--sliding-window", "1024"]
+    code, out, err = run(["compare", *gemma, "--budget", "40GiB", "--context", "128K"])
+    assert code == 0, err
+    row = next(line for line in out.splitlines() if line.startswith("block bytes"))
+    assert row.split()[2:4] == ["14,417,920", "14,417,920"]
+    assert ("vllm does not apply: its sliding layers keep 16,384 B a token and its full layers "
+            "8,192 B: FlatKV does not model vLLM's blocks for such a model yet") in out
+    # without sliding layers, or beside a model, one line and exit 2
+    code, out, err = run(["compare", "--layers", "full*4", "--kv-bytes-per-slot", "8192",
+                          "--sliding-kv-bytes-per-slot", "16384", "--budget", "1GiB"])
+    assert code == 2 and len(err.strip().splitlines()) == 1
+    assert "--sliding-kv-bytes-per-slot is 16384 but layer_types has no sliding_attention " \
+        "layer" in err
+    code, out, err = run(["compare", "--preset", "gpt-oss-20b",
+                          "--sliding-kv-bytes-per-slot", "16384", "--budget", "1GiB"])
+    assert code == 2 and "raw bytes (--sliding-kv-bytes-per-slot), not both" in err

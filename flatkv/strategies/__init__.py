@@ -22,7 +22,7 @@ from flatkv.strategies.base import CATEGORIES, StrategyOptions, StrategyResult
 from flatkv.strategies.flat import run_flat, run_per_component
 from flatkv.strategies.lcm import run_lcm
 from flatkv.strategies.sglang import run_sglang, sglang_blocker
-from flatkv.strategies.vllm import last_served_text, run_vllm
+from flatkv.strategies.vllm import last_served_text, run_vllm, vllm_blocker
 from flatkv.units import MAX_BYTES, MAX_TOKENS
 
 Runner = Callable[..., StrategyResult]
@@ -50,6 +50,7 @@ _MODEL_BLOCKERS: dict[str, Callable[[CacheProfile], str]] = {
     "lcm": _needs_attention,
     "aliased": aliasing_blocker,
     "sglang": sglang_blocker,
+    "vllm": vllm_blocker,
 }
 
 

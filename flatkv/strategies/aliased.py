@@ -16,6 +16,7 @@ from flatkv.strategies.base import (
     StrategyResult,
     UnitUse,
     budget_too_small,
+    kv_sizes_text,
     n,
     not_applicable,
     unit_parts,
@@ -39,6 +40,9 @@ def aliasing_blocker(profile: CacheProfile) -> str:
             f"one cache group ({groups[0].name}, {groups[0].layers} layers): nothing to alias, "
             "flat already uses every row of every block id"
         )
+    if sizes := kv_sizes_text(profile):
+        return (f"{sizes}: layer j of each group shares a slab only when their rows are of one "
+                "size (see two-level pages, lcm, for unequal groups)")
     layers = {g.name: g.layers for g in groups}
     if len(set(layers.values())) > 1:
         text = ", ".join(f"{k} {v}" for k, v in layers.items())

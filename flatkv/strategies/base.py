@@ -64,7 +64,7 @@ from flatkv.plan import (
     alignment_or_block_size,
     check_int,
 )
-from flatkv.profile import MAX_CHUNK_SIZE, WINDOWED
+from flatkv.profile import MAX_CHUNK_SIZE, WINDOWED, CacheProfile
 from flatkv.units import MAX_BYTES, MAX_TOKENS, plain_number
 from flatkv.workload import (
     DEFAULT_SCHEDULED_TOKENS,
@@ -510,6 +510,16 @@ def not_applicable(
         strategy=strategy, budget_bytes=budget_bytes, applies=False, reason=reason,
         profile_name=profile_name, context_tokens=context_tokens,
     )
+
+
+def kv_sizes_text(profile: CacheProfile) -> str:
+    """"its sliding layers keep 16,384 B a token and its full layers 8,192 B" where the two
+    differ (Gemma 4), else ""."""
+    sliding = profile.sliding_kv_bytes_per_slot
+    if sliding is None:
+        return ""
+    return (f"its sliding layers keep {sliding:,} B a token and its full layers "
+            f"{profile.kv_bytes_per_slot:,} B")
 
 
 def no_attention_layer(

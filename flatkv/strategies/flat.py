@@ -52,7 +52,7 @@ def _rows_text(profile: CacheProfile, block_size: int) -> str:
             parts.append(f"{g.layers} x {n(profile.state_bytes_per_layer)} ({g.name} rows)")
         else:
             parts.append(
-                f"{g.layers} x {n(block_size)} x {n(profile.kv_bytes_per_slot)} ({g.name} rows)"
+                f"{g.layers} x {n(block_size)} x {n(profile.kv_bytes_of(g.kind))} ({g.name} rows)"
             )
     return " + ".join(parts)
 

@@ -65,7 +65,7 @@ def parent_geometry(
         if history_or_state(g.kind) == "state":
             payloads[g.name] = g.layers * profile.state_bytes_per_layer
         else:
-            payloads[g.name] = g.layers * block_size * profile.kv_bytes_per_slot
+            payloads[g.name] = g.layers * block_size * profile.kv_bytes_of(g.kind)
     largest = max(payloads.values())
     k = {name: max(1, largest // p) for name, p in payloads.items()}
     b = alignment_bytes * cdiv(max(k[name] * p for name, p in payloads.items()), alignment_bytes)

@@ -45,6 +45,7 @@ from flatkv.strategies.base import (
     WINDOW_SPANS,
     StrategyOptions,
     StrategyResult,
+    kv_sizes_text,
     n,
     not_applicable,
     ratio_text,
@@ -500,6 +501,8 @@ def sglang_blocker(profile: CacheProfile) -> str:
         return unserved
     if profile.conv_free_state:
         return NO_CONV_STATE
+    if sizes := kv_sizes_text(profile):
+        return f"{sizes}: FlatKV does not model SGLang's pools for such a model yet"
     return TWO_WINDOWS if all(label in profile.layer_types for label in WINDOWED) else ""
 
 

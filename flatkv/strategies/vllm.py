@@ -53,6 +53,7 @@ from flatkv.strategies.base import (
     StrategyResult,
     UnitUse,
     budget_too_small,
+    kv_sizes_text,
     n,
     not_applicable,
     request_pages,
@@ -461,6 +462,15 @@ def _window_as_served(profile: CacheProfile,
         "model was trained (earlier releases over the window as given)")
 
 
+def vllm_blocker(profile: CacheProfile) -> str:
+    """Why FlatKV's vLLM layout serves no model of this profile ("" when it may): sliding
+    layers of other KV bytes than the full ones, whose block vLLM scales by their page ratio
+    (kv_cache_planning's unify_kv_cache_spec_page_size), not modelled yet."""
+    if sizes := kv_sizes_text(profile):
+        return f"{sizes}: FlatKV does not model vLLM's blocks for such a model yet"
+    return ""
+
+
 def run_vllm(
     profile: CacheProfile, *, budget_bytes: int, context_tokens: int | None,
     options: StrategyOptions,
@@ -471,6 +481,9 @@ def run_vllm(
     off its multiples), window pages async scheduling's tokens in flight, and an architecture
     current releases dropped the releases that serve it; the result says so (its first
     formula line, or its reason when vLLM refuses)."""
+    if blocker := vllm_blocker(profile):
+        return not_applicable("vllm", budget_bytes, blocker, profile_name=profile.name,
+                              context_tokens=context_tokens)
     # (with the hybrid manager off, windows are promoted to full attention: no window pages)
     in_flight = options.vllm_async_scheduling and options.vllm_hybrid_manager and bool(
         profile.windowed_labels)
