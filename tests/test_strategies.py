@@ -2053,10 +2053,9 @@ def test_sliding_layers_of_their_own_bytes_in_each_layout():
     # Gemma 4's shape: 10 x (5 sliding layers of 16,384 B a token, 1 full of 8,192 B), window
     # 1,024, 40 GiB, 131,072 tokens. A request: 8,192 full pages of 16 tokens and
     # cdiv(min(1,024 - 1 + 8,192, L), 16) + 1 = 577 sliding ones (SPEC 3.1)
-    gemma = CacheProfile(layer_types=["sliding_attention"] * 5 + ["full_attention"],
+    gemma = CacheProfile(layer_types=(["sliding_attention"] * 5 + ["full_attention"]) * 10,
                          kv_bytes_per_slot=8_192, sliding_kv_bytes_per_slot=16_384,
-                         sliding_window=1_024)
-    gemma = replace(gemma, layer_types=gemma.layer_types * 10)
+                         sliding_window=1_024, kv_dtype="bfloat16", kv_tensor_bytes=(4_096, 4_096))
     budget, context = 40 * 2**30, 131_072
     assert -(-(1_024 - 1 + 8_192) // 16) + 1 == 577
     results = {r.strategy: r for r in compare(gemma, budget_bytes=budget,
@@ -2071,13 +2070,33 @@ def test_sliding_layers_of_their_own_bytes_in_each_layout():
     lcm = results["lcm"]
     assert (lcm.block_bytes, lcm.num_blocks) == (50 * 16 * 16_384, budget // 13_107_200 - 1)
     assert lcm.concurrency == Fraction(3_275, 1) / (Fraction(8_192, 10) + 577)
-    # the engines' own layouts of such a model are not modelled yet; aliasing needs one size
+    # SGLang's hybrid SWA pool (HybridSWAPoolConfigurator): a full-pool token costs 8,192 x
+    # 10 + 0.8 x 16,384 x 50 = 737,280 B; 40 GiB // that = 58,254 full tokens, 0.8 x them =
+    # 46,603 swa tokens; a request of 131,072 tokens does not fit in the full pool
+    sglang = results["sglang"]
+    assert 8_192 * 10 + 0.8 * (16_384 * 50) == 737_280
+    assert (budget // 737_280, 58_254 * 4 // 5) == (58_254, 46_603)
+    assert (sglang.logged_tokens, sglang.extras["swa_tokens"]) == (58_254, 46_603)
+    assert sglang.concurrency == Fraction(58_254, 131_072)
+    assert dict(sglang.breakdown)["kv_history"] == 58_254 * 81_920 + 46_603 * 819_200
+    assert sglang.block_bytes == 10 * 8_192 + 50 * 16_384
+    assert sglang.extras["log_lines"][:2] == [
+        "Use sliding window memory pool. full_layer_tokens=58254, swa_layer_tokens=46603",
+        # K and V of 4,096 B a token in 10 layers, a page more than the pool: 2.22 GiB each
+        "Full KV Cache is allocated. dtype: torch.bfloat16, #tokens: 58254, K size: "
+        f"{10 * (58_254 + 1) * 4_096 / 2**30:.2f} GB, V size: 2.22 GB"]
+    assert sglang.extras["log_lines"][2] == (  # both pools, a page more than each
+        f"SWAKVPool mem usage: {(81_920 * 58_255 + 819_200 * 46_604) / 2**30:.2f} GB, swa "
+        "size: 46603, full size: 58254")
+    # one pool of two head shapes (the SWA pool turned off) is not modelled
+    one = run_strategy("sglang", gemma, budget_bytes=budget, context_tokens=context,
+                       options=StrategyOptions(sglang_swa_pool=False))
+    assert "SGLang keeps such sliding layers apart only in its hybrid SWA pool" in one.reason
+    # vLLM's blocks of such a model are not modelled yet; aliasing needs one size
     said = "its sliding layers keep 16,384 B a token and its full layers 8,192 B: "
     assert results["vllm"].reason == said + "FlatKV does not model vLLM's blocks for such a " \
         "model yet"
-    assert results["sglang"].reason == said + "FlatKV does not model SGLang's pools for such " \
-        "a model yet"
     assert results["aliased"].reason.startswith(said + "layer j of each group shares a slab "
                                                 "only when their rows are of one size")
-    assert all(model_blocker(s, gemma) == results[s].reason for s in ("vllm", "sglang",
-                                                                      "aliased"))
+    assert all(model_blocker(s, gemma) == results[s].reason for s in ("vllm", "aliased"))
+    assert model_blocker("sglang", gemma) == ""

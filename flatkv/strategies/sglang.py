@@ -183,6 +183,17 @@ def pool_layers(profile: CacheProfile, options: StrategyOptions) -> tuple[int, i
     return (n_full, n_swa) if swa_pool(profile, options)[0] else (n_full + n_swa, 0)
 
 
+def pool_token_bytes(profile: CacheProfile, options: StrategyOptions) -> tuple[int, int]:
+    """Bytes one token takes over all the layers of SGLang's full token pool and of its
+    sliding-window pool (``pool_layers``): its ``_full_per_token x full layers`` and
+    ``_swa_per_token x swa layers``, a sliding layer's bytes its own where they differ from a
+    full layer's (Gemma 4)."""
+    n_full, n_swa = pool_layers(profile, options)
+    label = swa_label(profile)
+    return (profile.kv_bytes_per_slot * n_full,
+            profile.kv_bytes_of(label) * n_swa if n_swa else 0)
+
+
 def _least_swa_pool(profile: CacheProfile, page: int) -> int:
     """The fewest tokens SGLang starts a hybrid SWA pool with: whole pages, more than
     ``window + page`` (its prefill admission floor; the window is the chunk for chunked
@@ -193,14 +204,14 @@ def _least_swa_pool(profile: CacheProfile, page: int) -> int:
 class SwaSplit(NamedTuple):
     """SGLang's hybrid SWA pools over some KV memory (``swa_split``)."""
 
-    cell: float  # bytes per full-pool token, F x n_full + r x F x n_swa, as SGLang's float
+    cell: float  # bytes per full-pool token, F x n_full + r x (S x n_swa), SGLang's float
     total: int  # int(memory // cell): full-pool tokens before whole pages
     full: int  # the full pool, whole pages
     swa_raw: int  # int(full x r): swa tokens before whole pages
     swa: int  # the swa pool, whole pages
 
 
-def swa_split(kv_memory: int, kv: int, n_full: int, n_swa: int, ratio: Fraction,
+def swa_split(kv_memory: int, full_bytes: int, swa_bytes: int, ratio: Fraction,
               page: int) -> SwaSplit:
     """SGLang's HybridSWAPoolConfigurator over ``kv_memory``, in its own float arithmetic (the
     ratio as the float SGLang parses from the same decimal), so the pools are the ones its log
@@ -208,7 +219,7 @@ def swa_split(kv_memory: int, kv: int, n_full: int, n_swa: int, ratio: Fraction,
     by a token or, at a page size over 1, by a page. Past 2**53 B a float budget can round up
     to more tokens than the memory holds; there the count is the exact one (no engine has
     that much memory)."""
-    cell = _swa_cell(kv, n_full, n_swa, ratio)
+    cell = _swa_cell(full_bytes, swa_bytes, ratio)
     total = int(kv_memory // cell)
     if kv_memory > 2**53:
         total = min(total, int(kv_memory // Fraction(cell)))
@@ -217,9 +228,11 @@ def swa_split(kv_memory: int, kv: int, n_full: int, n_swa: int, ratio: Fraction,
     return SwaSplit(cell, total, full, swa_raw, swa_raw // page * page)
 
 
-def _swa_cell(kv: int, n_full: int, n_swa: int, ratio: Fraction) -> float:
-    """Bytes per full-pool token as SGLang computes them: ``F * nf + r * S * ns`` in float."""
-    return kv * n_full + float(ratio) * kv * n_swa
+def _swa_cell(full_bytes: int, swa_bytes: int, ratio: Fraction) -> float:
+    """Bytes per full-pool token as SGLang computes them (``_recompute_cell_size``): a full
+    token's bytes over the full layers plus r times a swa token's over the swa layers, the
+    ratio a float (``_full_cell_bytes() + ratio * _swa_cell_bytes()``)."""
+    return full_bytes + float(ratio) * swa_bytes
 
 
 def enough_budget(profile: CacheProfile, options: StrategyOptions,
@@ -233,21 +246,22 @@ def enough_budget(profile: CacheProfile, options: StrategyOptions,
     exact least budget can be lower (slots come whole); this one always works, in SGLang's own
     float arithmetic too.
     """
-    kv, page = profile.kv_bytes_per_slot, options.sglang_page_size
+    page = options.sglang_page_size
     n_full, n_swa = pool_layers(profile, options)
+    full_bytes, swa_bytes = pool_token_bytes(profile, options)
     if n_full and n_swa:
         rs, least = options.swa_full_tokens_ratio, _least_swa_pool(profile, page)
-        cell = _swa_cell(kv, n_full, n_swa, rs)
+        cell = _swa_cell(full_bytes, swa_bytes, rs)
         full_need = max(page, cdiv(math.ceil(least / rs), page) * page)
         kv_need = math.ceil(full_need * Fraction(cell))  # memory // cell >= full_need
         # the float ratio can fall short of the decimal (0.57 x 100 is 56.99...): a page more
-        while swa_split(kv_need, kv, n_full, n_swa, rs, page).swa < least:
+        while swa_split(kv_need, full_bytes, swa_bytes, rs, page).swa < least:
             full_need += page
             kv_need = math.ceil(full_need * Fraction(cell))
-        if swa_split(kv_need, kv, n_full, n_swa, rs, page).full < full_need:
+        if swa_split(kv_need, full_bytes, swa_bytes, rs, page).full < full_need:
             kv_need += math.ceil(cell)  # past 2**53 B, where a float budget rounds
     else:
-        kv_need = page * kv * (n_full + n_swa)
+        kv_need = page * (full_bytes + swa_bytes)
     if slot_bytes is None:
         return kv_need
     state_need = (options.sglang_slots_per_request + 1) * slot_bytes  # and the padding slot
@@ -267,9 +281,10 @@ def _sglang_concurrency(
     ceil(tokens / page) of them, and S state slots. Adds its formulas and, where the budget is
     split statically between pools (state slots beside attention, or a full and a sliding /
     chunked token pool), what the split leaves idle at the requests that run."""
-    kv, page = profile.kv_bytes_per_slot, options.sglang_page_size
+    page = options.sglang_page_size
     s = options.sglang_slots_per_request
     n_full, n_swa = pool_layers(profile, options)
+    full_bytes, swa_bytes = pool_token_bytes(profile, options)
     limits: list[tuple[int, int, str, str]] = []  # (held, per request, name, formula)
     request_pages = cdiv(context_tokens, page)
     if n_full:
@@ -308,14 +323,14 @@ def _sglang_concurrency(
         idle.append(f"{n(idle_slots)} state slot{'' if idle_slots == 1 else 's'} "
                     f"({n(idle_slots * slot_bytes)} B)")
     idle_tokens = max(full_tokens - running * request_pages * page, 0) if n_full else 0
-    extras["idle_kv_bytes_at_context"] = idle_tokens * kv * n_full
+    extras["idle_kv_bytes_at_context"] = idle_tokens * full_bytes
     if n_full:
-        idle.append(f"{n(idle_tokens)} kv tokens ({n(idle_tokens * kv * n_full)} B)")
+        idle.append(f"{n(idle_tokens)} kv tokens ({n(idle_tokens * full_bytes)} B)")
     if n_swa:  # a request keeps its window (or chunk) and a step of tokens there
         idle_swa = max(swa_tokens - running * span_pages * page, 0)
         extras["idle_swa_tokens_at_context"] = idle_swa
-        extras["idle_swa_bytes_at_context"] = idle_swa * kv * n_swa
-        idle.append(f"{n(idle_swa)} swa tokens ({n(idle_swa * kv * n_swa)} B)")
+        extras["idle_swa_bytes_at_context"] = idle_swa * swa_bytes
+        idle.append(f"{n(idle_swa)} swa tokens ({n(idle_swa * swa_bytes)} B)")
     if idle:
         formulas.append(f"static split at {n(running)} request{'' if running == 1 else 's'}: "
                         f"{' and '.join(idle)} sit idle")
@@ -413,22 +428,27 @@ def _token_pools(profile: CacheProfile, options: StrategyOptions, kv_memory: int
     kind alone takes it all. Appends its formulas and extras."""
     kv = profile.kv_bytes_per_slot
     page = options.sglang_page_size
+    full_bytes, swa_bytes = pool_token_bytes(profile, options)
     full_tokens = swa_tokens = 0
     if n_swa and n_full:
         # SGLang's HybridSWAPoolConfigurator: one full-pool token costs F x n_full plus r_swa
         # tokens of the swa pool; the full pool is the memory over that, in whole pages, and
         # the swa pool r_swa times those whole pages, in whole pages
         rs = options.swa_full_tokens_ratio
-        split = swa_split(kv_memory, kv, n_full, n_swa, rs, page)
+        split = swa_split(kv_memory, full_bytes, swa_bytes, rs, page)
         full_tokens, swa_tokens = split.full, split.swa
         _, full_text = whole_pages(split.total, page)
         _, swa_text = whole_pages(split.swa_raw, page)
         # a printed equation holds: where SGLang's float parts from the decimals, say so
-        exact_total = kv_memory // (kv * (n_full + rs * n_swa))
+        exact_total = kv_memory // (full_bytes + rs * swa_bytes)
         exact_swa = int(rs * full_tokens)
+        sliding = profile.kv_bytes_of(swa_label(profile))
         formulas += [
-            f"bytes per full-pool token = F x (n_full + r_swa x n_swa) = {n(kv)} x ({n_full} + "
-            f"{ratio_text(rs)} x {n_swa}) = {bytes_text(split.cell)}",
+            (f"bytes per full-pool token = F x (n_full + r_swa x n_swa) = {n(kv)} x ({n_full} + "
+             f"{ratio_text(rs)} x {n_swa})" if sliding == kv else
+             f"bytes per full-pool token = F x n_full + r_swa x S x n_swa = {n(kv)} x {n_full} + "
+             f"{ratio_text(rs)} x {n(sliding)} x {n_swa} (S: a sliding layer's bytes a token)")
+            + f" = {bytes_text(split.cell)}",
             f"full tokens = KV memory // that = {n(kv_memory)} // {bytes_text(split.cell)} = "
             f"{full_text}" + (f" (SGLang's float cell, {split.cell:.17g}, is a hair off; exact "
                               f"arithmetic gives {n(exact_total)})"
@@ -446,10 +466,10 @@ def _token_pools(profile: CacheProfile, options: StrategyOptions, kv_memory: int
             f"{n(kv * n_full)} = {text}"
         )
     else:  # sliding layers only: one token pool over them
-        swa_tokens, text = whole_pages(kv_memory // (kv * n_swa), page)
+        swa_tokens, text = whole_pages(kv_memory // swa_bytes, page)
         formulas.append(
-            f"swa tokens = KV memory // ({n_swa} layers x {n(kv)} B) = {n(kv_memory)} // "
-            f"{n(kv * n_swa)} = {text}"
+            f"swa tokens = KV memory // ({n_swa} layers x {n(swa_bytes // n_swa)} B) = "
+            f"{n(kv_memory)} // {n(swa_bytes)} = {text}"
         )
         extras.update(swa_tokens=swa_tokens)
     extras["kv_tokens"] = full_tokens
@@ -501,8 +521,6 @@ def sglang_blocker(profile: CacheProfile) -> str:
         return unserved
     if profile.conv_free_state:
         return NO_CONV_STATE
-    if sizes := kv_sizes_text(profile):
-        return f"{sizes}: FlatKV does not model SGLang's pools for such a model yet"
     return TWO_WINDOWS if all(label in profile.layer_types for label in WINDOWED) else ""
 
 
@@ -556,24 +574,31 @@ def _token_pages(
     their formulas (and the two pools' page bytes in ``extras`` where there are two)."""
     kv = profile.kv_bytes_per_slot
     page = options.sglang_page_size
+    full_bytes, swa_bytes = pool_token_bytes(profile, options)
+    per_layer = (f"{n(kv)} x {n_full + n_swa} layers" if full_bytes + swa_bytes
+                 == kv * (n_full + n_swa) else
+                 f"({n(kv)} x {n_full} + {n(swa_bytes // n_swa)} x {n_swa}) B")
     # its KV pools are sized from the budget, then allocated a page up
     formulas.append(
         f"beyond these, SGLang allocates each KV layer a page more (rows of tokens + page "
-        f"size; slot 0 takes padded tokens' dummy writes): {page} x {n(kv)} x "
-        f"{n_full + n_swa} layers = {n(page * kv * (n_full + n_swa))} B past the pools, "
-        "which its sizing leaves out")
+        f"size; slot 0 takes padded tokens' dummy writes): {page} x {per_layer} = "
+        f"{n(page * (full_bytes + swa_bytes))} B past the pools, which its sizing leaves out")
     # A page of P tokens takes P x F bytes in every KV layer it lives in: the full pool's
     # layers, plus the sliding pool's while the page is inside the window.
-    block_bytes = page * kv * (n_full + n_swa)
+    block_bytes = page * (full_bytes + swa_bytes)
     formulas.append(f"logged_tokens = max_total_num_tokens = the token pool = "
                     f"{n(pool_tokens)} (SGLang's log)")
     if n_full and n_swa:
-        extras.update(full_page_bytes=page * kv * n_full, swa_page_bytes=page * kv * n_swa)
+        extras.update(full_page_bytes=page * full_bytes, swa_page_bytes=page * swa_bytes)
+        name = WINDOWED[swa_label(profile)].name
+        sliding = swa_bytes // n_swa
         formulas.append(
-            f"block_bytes = one page in both pools = {page} x {n(kv)} x ({n_full} full + "
-            f"{n_swa} {WINDOWED[swa_label(profile)].name} layers) = {n(block_bytes)} (full pool "
-            f"{n(page * kv * n_full)} "
-            f"+ swa pool {n(page * kv * n_swa)}); blocks = full-pool pages (the swa pool holds "
+            "block_bytes = one page in both pools = "
+            + (f"{page} x {n(kv)} x ({n_full} full + {n_swa} {name} layers)" if sliding == kv
+               else f"{page} x ({n(kv)} x {n_full} full + {n(sliding)} x {n_swa} {name} layers)")
+            + f" = {n(block_bytes)} (full pool "
+            f"{n(page * full_bytes)} "
+            f"+ swa pool {n(page * swa_bytes)}); blocks = full-pool pages (the swa pool holds "
             f"r_swa x as many)"
         )
     told = ("its NSA page for DeepSeek's sparse attention, whatever --page-size says"
@@ -650,6 +675,8 @@ NO_STATE_LINE = ("no Mamba Cache line: its state tensors are not named conv and 
 NO_KV_LINES = ("no KV Cache lines: they need the K / V split and KV dtype, which bytes typed "
                "by hand (or attention layer kinds whose K / V splits differ) do not give")
 NO_ALL_SWA_LINES = "no KV Cache lines for a pool of sliding layers alone (not modelled here)"
+NO_SWA_SPLIT_LINE = ("no SWA KV Cache line: it needs the sliding layers' K / V split, which "
+                     "FlatKV keeps only for the full layers where the two differ in bytes")
 
 
 def logged_padding(extras: dict[str, object]) -> tuple[bool, bool]:
@@ -697,14 +724,17 @@ def _start_up_log(profile: CacheProfile, page: int, n_full: int, n_swa: int, ful
         if not n_swa:
             log.lines.append(_kv_pool_line(profile, full_tokens, n_full, page))
             return log
-        log.lines.extend([_kv_pool_line(profile, full_tokens, n_full, page, "Full"),
-                          _kv_pool_line(profile, swa_tokens, n_swa, page, "SWA")])
+        log.lines.append(_kv_pool_line(profile, full_tokens, n_full, page, "Full"))
+        if profile.kv_bytes_of(swa_label(profile)) == profile.kv_bytes_per_slot:
+            log.lines.append(_kv_pool_line(profile, swa_tokens, n_swa, page, "SWA"))
+        else:
+            log.left_out.append(NO_SWA_SPLIT_LINE)
     else:
         log.left_out.append(NO_KV_LINES)
     if n_swa and len(profile.kv_tensor_bytes) != 1:  # K + V of both sub-pools (not MLA's)
         log.pools.append("hybrid swa")
-        both = profile.kv_bytes_per_slot * (n_full * (full_tokens + page)
-                                            + n_swa * (swa_tokens + page))
+        both = (profile.kv_bytes_per_slot * n_full * (full_tokens + page)
+                + profile.kv_bytes_of(swa_label(profile)) * n_swa * (swa_tokens + page))
         log.lines.append(f"SWAKVPool mem usage: {_gb(both)} GB, swa size: {swa_tokens}, "
                          f"full size: {full_tokens}")
     return log
@@ -730,7 +760,6 @@ def run_sglang(
             options = replace(options, sglang_page_size=NSA_PAGE_SIZE)
         if profile.kv_dtype is None or dtype_bytes(profile.kv_dtype) == 1:  # fp8, or unknown
             formulas.append(NSA_FP8_NOTE)
-    kv = profile.kv_bytes_per_slot
     n_full, n_swa = pool_layers(profile, options)
     n_state = profile.count(LINEAR_ATTENTION)
     per_request = options.sglang_slots_per_request
@@ -759,6 +788,12 @@ def run_sglang(
     kv_memory = budget_bytes - state_bytes
     if label := swa_label(profile):
         own_pool, why = swa_pool(profile, options)
+        if not own_pool and (sizes := kv_sizes_text(profile)):
+            return not_applicable(
+                name, budget_bytes,
+                f"{sizes}, and SGLang keeps such sliding layers apart only in its hybrid SWA "
+                f"pool, which it does not use here ({why}); FlatKV does not model one pool of "
+                "two head shapes", profile_name=profile.name, context_tokens=context_tokens)
         extras["sglang_swa_pool"] = own_pool
         layers = f"the {profile.count(label)} {WINDOWED[label].name} layers"
         formulas.append(
@@ -777,7 +812,8 @@ def run_sglang(
         )
         full_tokens, swa_tokens = _token_pools(profile, options, kv_memory, n_full, n_swa,
                                                formulas, extras)
-    kv_bytes = full_tokens * kv * n_full + swa_tokens * kv * n_swa
+    full_bytes, swa_bytes = pool_token_bytes(profile, options)
+    kv_bytes = full_tokens * full_bytes + swa_tokens * swa_bytes
     pool_tokens = full_tokens if n_full else swa_tokens
     if refusal := _pool_refusal(profile, options, kv_memory, full_tokens, swa_tokens,
                                 slot_bytes):
