@@ -335,6 +335,11 @@ def vllm_block_text(result: StrategyResult, profile: CacheProfile,
     tokens = profile.has_attention
     p = (f"P {result.block_size:,}" if tokens else
          "no P (a state-only model's page is one state page, whatever the tokens)")
+    if scaled := {kind: size for kind, size in extras.get("block_sizes", {}).items()
+                  if size != result.block_size}:  # smaller pages of more tokens (Gemma 4)
+        p += " (" + ", ".join(f"{kind} {size:,}" for kind, size in scaled.items()) + (
+            ": its layers keep fewer bytes a token, so their page of the same bytes holds more "
+            "tokens)")
     theirs = f", {_per_token(result.block_bytes, result.block_size)}" if tokens else ""
     ours_per = (f", {_per_token(ours.block_bytes, ours.block_size)}) at P {ours.block_size:,}"
                 if tokens else ")")

@@ -2982,3 +2982,29 @@ def test_a_sliding_mtp_drafter_gets_no_full_attention_mtp_button():
     # a drafter whose MTP layer is full attention still gets the button
     qwen = open_app("app_pages/compare.py", {"model": "Qwen3-Next-80B-A3B", "spec_tokens": "2"})
     assert [b for b in qwen.button if b.key == "mtp.add"]
+
+
+def test_sliding_layers_of_their_own_bytes_in_compare_and_layout():
+    # Gemma 4's shape as raw bytes in 40 GiB at 131,072 tokens (tests/test_strategies.py): vLLM
+    # pages full layers by 32 tokens beside sliding ones of 16, 16,384 blocks, 5 x 577 + 4,096
+    # a request; SGLang 58,254 full tokens (cell 8,192 x 10 + 0.8 x 16,384 x 50 = 737,280 B)
+    link = {"model": "custom", "layers": "(5*sliding,full)*10", "kv": "8192", "swa_kv": "16384",
+            "window": "1024", "ctx": "131072", "gpu": "KV cache memory", "kv_mem": "40GiB"}
+    at = open_app("app_pages/compare.py", link)
+    assert_clean(at)
+    vllm = vllm_row(at)
+    assert (vllm["P (tokens)"], vllm["blocks"], vllm["concurrency"]) == (
+        16, 16_384, round(16_384 / 6_981, 2))
+    assert vllm["engine log (tokens)"] == int(16_384 / 6_981 * 131_072)
+    table = at.dataframe[0].value.set_index("strategy")
+    assert table.loc["SGLang", "engine log (tokens)"] == (40 << 30) // 737_280 == 58_254
+    assert "slab aliasing" not in table.index  # rows of two sizes share no slab
+    layout = open_app("app_pages/layout.py", link)
+    assert_clean(layout)
+    assert metrics(layout)["Block bytes"] == format_bytes(50 * 16 * 16_384 + 10 * 16 * 8_192)
+    (said,) = [c.value for c in layout.caption if c.value.startswith("vLLM at these settings")]
+    assert said.startswith(
+        "vLLM at these settings (Compare's column): P 16 (full_attention 32: its layers keep "
+        "fewer bytes a token, so their page of the same bytes holds more tokens), pages of "
+        f"{16 * 16_384:,} B in 10 tensors (group_size). A block id is 10 pages, "
+        f"{10 * 16 * 16_384:,} B")

@@ -13,6 +13,7 @@ from strategy_profiles import llama4_scout
 
 from flatkv.app_model import model_names, profile_for
 from flatkv.budget import cache_budget, gpu_bytes_for
+from flatkv.profile import CacheProfile
 from flatkv.sizing import (
     context_candidates,
     context_curves,
@@ -57,6 +58,18 @@ def test_the_other_layouts_need_their_own_pages_exactly():
     assert -(-(128 - 1 + 8_192) // 16) + 1 == 521
     assert need == 2 * (8_192 + 521) * 393_216 == 6_852_182_016
     assert not holds("aliased", gpt, need - 1, 2, 131_072)
+
+
+def test_vllm_sizes_sliding_layers_of_their_own_bytes_by_their_scaled_blocks():
+    # Gemma 4's shape (tests/test_strategies.py): a block is 10 pages of 262,144 B; a request
+    # of 131,072 tokens is 5 x 577 sliding pages and 4,096 full ones of 32 tokens: 6,981
+    gemma = CacheProfile(layer_types=(["sliding_attention"] * 5 + ["full_attention"]) * 10,
+                         kv_bytes_per_slot=8_192, sliding_kv_bytes_per_slot=16_384,
+                         sliding_window=1_024)
+    need = least_budget_for_requests("vllm", gemma, requests=3, context_tokens=131_072)
+    assert need == 3 * (5 * 577 + 4_096) * 10 * 262_144 == 54_900_817_920
+    assert holds("vllm", gemma, need, 3, 131_072)
+    assert not holds("vllm", gemma, need - 1, 3, 131_072)
 
 
 def test_scout_under_vllm_needs_whole_blocks_of_its_groups():

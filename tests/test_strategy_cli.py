@@ -433,8 +433,11 @@ def test_raw_bytes_give_sliding_layers_their_own_size():
     assert code == 0, err
     row = next(line for line in out.splitlines() if line.startswith("block bytes"))
     assert row.split()[2:4] == ["14,417,920", "14,417,920"]
-    assert ("vllm does not apply: its sliding layers keep 16,384 B a token and its full layers "
-            "8,192 B: FlatKV does not model vLLM's blocks for such a model yet") in out
+    # vLLM pages the full layers by 32 tokens, its sliding ones by 16, every page 262,144 B
+    row = next(line for line in out.splitlines() if line.startswith("block bytes"))
+    assert row.split()[4] == f"{10 * 16 * 16_384:,}"
+    assert "full_attention's block is 16 x 2 = 32 tokens" in run(
+        ["plan", *gemma, "--strategy", "vllm", "--budget", "40GiB", "--context", "128K"])[1]
     # without sliding layers, or beside a model, one line and exit 2
     code, out, err = run(["compare", "--layers", "full*4", "--kv-bytes-per-slot", "8192",
                           "--sliding-kv-bytes-per-slot", "16384", "--budget", "1GiB"])

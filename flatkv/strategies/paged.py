@@ -9,10 +9,10 @@ formulas that explain them, identically for every strategy.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from fractions import Fraction
 
-from flatkv.plan import LINEAR_ATTENTION
+from flatkv.plan import LINEAR_ATTENTION, cdiv
 from flatkv.profile import WINDOWED, CacheProfile
 from flatkv.strategies.base import (
     StrategyOptions,
@@ -117,7 +117,7 @@ def capacity_text(num_units: int, groups: Sequence[PoolGroup], options: Strategy
 
 
 def _paged_concurrency(groups: Sequence[PoolGroup], per_request: dict[str, int],
-                       num_units: int, context_tokens: int, block_size: int,
+                       num_units: int, context_tokens: int, block_sizes: Mapping[str, int],
                        options: StrategyOptions, profile: CacheProfile, unit_name: str,
                        lines: list[str]) -> tuple[int, int]:
     """max_concurrency as an exact fraction ``(numerator, denominator)``: the page ids over what
@@ -139,9 +139,21 @@ def _paged_concurrency(groups: Sequence[PoolGroup], per_request: dict[str, int],
     for kind in dict.fromkeys(g.kind for g in groups):
         lines.append(
             f"  pages per request, {kind}: "
-            + request_pages_text(kind, context_tokens, block_size, options, profile.window(kind))
+            + request_pages_text(kind, context_tokens, block_sizes[kind], options,
+                                 profile.window(kind))
         )
     return numerator, denominator
+
+
+def tokens_every_group_holds(num_units: int, block_sizes: Mapping[str, int],
+                             groups: Sequence[PoolGroup]) -> int:
+    """Capacity where attention groups page by different block sizes (vLLM's smaller pages
+    scaled up to its largest): the most tokens T that every group holds at once, ``sum over
+    groups of ceil(T / P_g) <= num_units``."""
+    def fits(tokens: int) -> bool:
+        return sum(cdiv(tokens, block_sizes[g.kind]) for g in groups) <= num_units
+
+    return largest_fitting(fits, num_units * max(block_sizes.values()) + 1)
 
 
 def _workload_lines(profile: CacheProfile, pool: PagePool, context_tokens: int,
@@ -199,14 +211,25 @@ def finish_paged(
     formulas: Sequence[str],
     extras: dict[str, object] | None = None,
     unit_name: str = "page ids",
+    kind_block_sizes: Mapping[str, int] | None = None,
 ) -> StrategyResult:
-    """Assemble the result of a paged layout (see the module docstring)."""
+    """Assemble the result of a paged layout (see the module docstring). ``kind_block_sizes``:
+    the block size of each kind whose pages hold other than ``block_size`` tokens (vLLM's
+    full layers beside sliding ones of larger pages), for a model without state layers."""
     groups = [u.group for u in uses]
     lines = list(formulas)
     extras = dict(extras or {})
+    block_sizes = {g.kind: block_size for g in groups} | dict(kind_block_sizes or {})
+    mixed = len(set(block_sizes.values())) > 1
 
     capacity = held = None
-    if profile.has_attention:
+    if mixed:
+        capacity = tokens_every_group_holds(num_units, block_sizes, groups)
+        held = {g.name: cdiv(capacity, block_sizes[g.kind]) for g in groups}
+        terms = " + ".join(f"ceil(T / {n(block_sizes[g.kind])})" for g in groups)
+        lines.append(f"capacity_tokens = the most tokens T every group holds at once, {terms} "
+                     f"<= {n(num_units)} {unit_name}: T = {n(capacity)}")
+    elif profile.has_attention:
         pages = history_pages(num_units, groups, options, block_size)
         held = capacity_pages(groups, pages, options, block_size)
         capacity = pages * block_size
@@ -218,13 +241,13 @@ def finish_paged(
     per_request = None
     if context_tokens is not None:
         per_request = {
-            g.name: request_pages(g.kind, context_tokens, block_size, options,
+            g.name: request_pages(g.kind, context_tokens, block_sizes[g.kind], options,
                                   profile.window(g.kind))
             for g in groups
         }
         numerator, denominator = _paged_concurrency(groups, per_request, num_units,
-                                                    context_tokens, block_size, options, profile,
-                                                    unit_name, lines)
+                                                    context_tokens, block_sizes, options,
+                                                    profile, unit_name, lines)
 
     breakdown, owned = unit_breakdown(
         budget_bytes=budget_bytes, unit_bytes=unit_bytes, num_units=num_units, uses=uses,
@@ -243,10 +266,14 @@ def finish_paged(
 
     pool = PagePool(num_units, block_size, tuple(groups), profile.sliding_window,
                     profile.attention_chunk_size)
-    if context_tokens is not None:
+    if context_tokens is not None and mixed:
+        lines.append("workload with prefix-cache state snapshots: not computed where groups "
+                     "page by different block sizes")
+    elif context_tokens is not None:
         lines += _workload_lines(profile, pool, context_tokens, options, extras)
     extras.setdefault("groups", [
         {"name": g.name, "kind": g.kind, "layers": g.layers, "pages_per_unit": g.pages_per_unit}
+        | ({"block_size": block_sizes[g.kind]} if mixed else {})
         for g in groups
     ])
     extras["owned_units"] = {g.name: k for g, k in zip(groups, owned, strict=True)}

@@ -42,7 +42,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from fractions import Fraction
 
@@ -97,25 +97,26 @@ def mamba_chunk_size(profile: CacheProfile, options: StrategyOptions) -> tuple[i
 
 
 def request_bytes(profile: CacheProfile, options: StrategyOptions, counts: dict[str, int],
-                  group_size: int, context_tokens: int, block_size: int, page_bytes: int) -> int:
+                  group_size: int, context_tokens: int, block_sizes: Mapping[str, int],
+                  page_bytes: int) -> int:
     """What vLLM checks before it starts (``_max_memory_usage_bytes_from_groups``): the KV
     cache one request of ``context_tokens`` needs, its pages in every group, each page
     ``group_size`` layers' pages (padding layers included). vLLM 0.29+ checks it against the
     budget less one block (the null block), so it fits exactly when the request's blocks fit
-    ``num_blocks - 1``."""
+    ``num_blocks - 1``. ``block_sizes``: each kind's tokens a page."""
     return group_size * page_bytes * sum(
         cdiv(count, group_size)
-        * request_pages(kind, context_tokens, block_size, options, profile.window(kind))
+        * request_pages(kind, context_tokens, block_sizes[kind], options, profile.window(kind))
         for kind, count in counts.items())
 
 
 def longest_context(profile: CacheProfile, options: StrategyOptions, counts: dict[str, int],
-                    group_size: int, budget_bytes: int, context_tokens: int, block_size: int,
-                    page_bytes: int) -> int:
+                    group_size: int, budget_bytes: int, context_tokens: int,
+                    block_sizes: Mapping[str, int], page_bytes: int) -> int:
     """vLLM's "estimated maximum model length": the longest context up to ``context_tokens``
     whose request fits ``budget_bytes`` (its binary search), 0 when not even one token does."""
     def fits(tokens: int) -> bool:
-        return request_bytes(profile, options, counts, group_size, tokens, block_size,
+        return request_bytes(profile, options, counts, group_size, tokens, block_sizes,
                              page_bytes) <= budget_bytes
 
     if not fits(1):
@@ -132,8 +133,9 @@ def _page_size(profile: CacheProfile, options: StrategyOptions, formulas: list[s
     """vLLM's block size P and page: ``(P, page_bytes, attention_page_bytes, why)``. With state
     layers P is the smallest multiple of the attention block size (or of lcm(chunk, it) in
     mamba cache mode all) whose attention page covers the state page, and the state page is
-    padded up to it; without, P is the attention block size. Appends formulas and extras."""
-    kv = profile.kv_bytes_per_slot
+    padded up to it; without, P is the attention block size (the page that of the kind of
+    most bytes a token, where sliding layers keep other heads). Appends formulas and extras."""
+    kv = max(profile.kv_bytes_of(label) for label in set(profile.layer_types))
     state = profile.state_bytes_per_layer
     kernel, kernel_why = kernel_block_size(profile, options)
     a = max(kernel, options.block_size)
@@ -284,10 +286,12 @@ def mamba_padding_percent(page: int, state: int) -> float:
 
 
 def _pool_groups(counts: dict[str, int], padding: dict[str, int], group_size: int, page: int,
-                 attn_page: int, state: int) -> tuple[list[PoolGroup], list[UnitUse], list[str]]:
+                 attn_pages: Mapping[str, int],
+                 state: int) -> tuple[list[PoolGroup], list[UnitUse], list[str]]:
     """vLLM's KV cache groups: each layer type cut into ``cdiv(count, group_size)`` groups of
     at most group_size layers, a group short of it padded with whole pages ("padding layers").
-    Returns the groups, what each uses of one block, and the padding lines of the log."""
+    ``attn_pages``: the bytes of history each attention kind keeps in its ``page``. Returns
+    the groups, what each uses of one block, and the padding lines of the log."""
     groups: list[PoolGroup] = []
     uses: list[UnitUse] = []
     pad_lines = []
@@ -304,8 +308,8 @@ def _pool_groups(counts: dict[str, int], padding: dict[str, int], group_size: in
                 parts = unit_parts(state=layers * state,
                                    state_page_padding=layers * (page - state))
             else:
-                parts = unit_parts(kv_history=layers * attn_page,
-                                   row_padding=layers * (page - attn_page))
+                parts = unit_parts(kv_history=layers * attn_pages[kind],
+                                   row_padding=layers * (page - attn_pages[kind]))
             parts["padding_layers"] = (group_size - layers) * page
             groups.append(group)
             uses.append(UnitUse(group, parts))
@@ -464,10 +468,11 @@ def _window_as_served(profile: CacheProfile,
 
 def vllm_blocker(profile: CacheProfile) -> str:
     """Why FlatKV's vLLM layout serves no model of this profile ("" when it may): sliding
-    layers of other KV bytes than the full ones, whose block vLLM scales by their page ratio
-    (kv_cache_planning's unify_kv_cache_spec_page_size), not modelled yet."""
-    if sizes := kv_sizes_text(profile):
-        return f"{sizes}: FlatKV does not model vLLM's blocks for such a model yet"
+    layers of other KV bytes than the full ones beside state layers (no such model is known:
+    P would be sized from the state against two attention pages), not modelled."""
+    if profile.has_state and (sizes := kv_sizes_text(profile)):
+        return (f"{sizes}, beside state layers: FlatKV does not model vLLM's page size for "
+                "such a model")
     return ""
 
 
@@ -683,7 +688,14 @@ def _run_vllm(
                         f"padded by {n(page - state)} B")
     group_size = group_size_for(counts)
     padding = {k: padding_layers(c, group_size) for k, c in counts.items()}
-    groups, uses, pad_lines = _pool_groups(counts, padding, group_size, page, attn_page,
+    block_sizes = dict.fromkeys(counts, p)
+    attn_pages = dict.fromkeys(counts, attn_page)
+    if profile.sliding_kv_bytes_per_slot is not None:
+        page, block_sizes, attn_pages = _unified_pages(profile, counts, p, formulas)
+        why += ("; " + ", ".join(f"{kind} {n(size)}" for kind, size in block_sizes.items())
+                + " tokens a page, every page of one size")
+        extras.update(attention_page_bytes=page, block_sizes=block_sizes)
+    groups, uses, pad_lines = _pool_groups(counts, padding, group_size, page, attn_pages,
                                            profile.state_bytes_per_layer)
     extras["log_lines"] = _start_up_log(sizing, options, p, attn_page, budget_bytes, counts,
                                         padding)
@@ -715,11 +727,12 @@ def _run_vllm(
         page_bytes=page,
     )
     if context_tokens is not None:
-        needed = request_bytes(profile, options, counts, group_size, context_tokens, p, page)
+        needed = request_bytes(profile, options, counts, group_size, context_tokens,
+                               block_sizes, page)
         usable = budget_bytes - unit_bytes  # less the null block, as vLLM 0.29+ checks
         if needed > usable:
             longest = longest_context(profile, options, counts, group_size, usable,
-                                      context_tokens, p, page)
+                                      context_tokens, block_sizes, page)
             return not_applicable(
                 name, budget_bytes,
                 _one_request_refusal(context_tokens, needed, budget_bytes, unit_bytes,
@@ -730,8 +743,37 @@ def _run_vllm(
         name, profile, budget_bytes=budget_bytes, context_tokens=context_tokens, options=options,
         block_size=p, unit_bytes=unit_bytes, num_units=num_blocks, uses=uses,
         why_block_size=why, formulas=formulas, extras=extras,
+        kind_block_sizes=block_sizes,
     )
     return with_logged_tokens(result, profile, options, num_groups)
+
+
+def _unified_pages(profile: CacheProfile, counts: dict[str, int], p: int,
+                   formulas: list[str]) -> tuple[int, dict[str, int], dict[str, int]]:
+    """vLLM's one page size over attention kinds of other bytes a token (sliding layers of
+    other heads than the full ones: Gemma 4), as kv_cache_planning's
+    unify_kv_cache_spec_page_size makes it: every page is the largest kind's, a smaller page
+    whose size divides it holds that many times more tokens (its block size scaled), one that
+    does not is padded up. ``(page bytes, tokens a page by kind, history bytes a page by
+    kind)``; appends the formula."""
+    own = {kind: p * profile.kv_bytes_of(kind) for kind in counts}
+    page = max(own.values())
+    block_sizes, history, said = {}, {}, []
+    for kind, nbytes in own.items():
+        ratio, rest = divmod(page, nbytes)
+        block_sizes[kind] = p * ratio if not rest else p
+        history[kind] = page if not rest else nbytes
+        if ratio > 1 and not rest:
+            said.append(f"{kind}'s block is {n(p)} x {ratio} = {n(p * ratio)} tokens")
+        elif rest:
+            said.append(f"{kind}'s page is padded by {n(page - nbytes)} B, as its size does not "
+                        "divide the largest")
+    pages = ", ".join(f"{kind} {n(p)} x {n(profile.kv_bytes_of(kind))} = {n(nbytes)}"
+                      for kind, nbytes in own.items())
+    formulas.append(f"page sizes by kind at P = {n(p)}: {pages} B; every page is the "
+                    f"largest, {n(page)} B (vLLM's unify_kv_cache_spec_page_size): "
+                    + "; ".join(said))
+    return page, block_sizes, history
 
 
 def _start_up_log(sizing: CacheProfile, options: StrategyOptions, p: int, attn_page: int,
