@@ -73,6 +73,10 @@ _FAMILIES: dict[str, str] = {
     "gemma3_text": "attention",
     "gemma3n": "attention",  # its last num_kv_shared_layers layers keep no cache of their own
     "gemma3n_text": "attention",
+    # Gemma 4: full layers of other heads (per_layer_config) than the sliding ones, and kv-shared
+    # last layers as Gemma 3n's
+    "gemma4": "attention",
+    "gemma4_text": "attention",
     "cohere2": "attention",
     "olmo2": "attention",
     "olmo3": "attention",
@@ -157,17 +161,17 @@ _READ_AS = {"kimi_k2": "deepseek_v3", "minimax_m1": "minimax", "minimax_text_01"
 # Model types FlatKV knows but cannot plan yet: each keeps a cache a profile does not hold (one
 # KV size for every attention layer, no compressed or second cache a layer). A config of one is
 # refused with this reason, not with the list of supported types and advice that does not fit.
-_GEMMA4_WHY = ("Gemma 4's full-attention layers keep other KV bytes a token than its sliding "
-               "ones (global_head_dim, 512 by default, and num_global_key_value_heads, against "
-               "head_dim and num_key_value_heads)")
+# Model types whose layers FlatKV plans, but whose config.json it does not read yet: described
+# by hand, they plan.
+_GEMMA4_UNIFIED_WHY = "Gemma 4 Unified's configuration (FlatKV reads gemma4 and gemma4_text)"
+_NOT_READ_YET: dict[str, str] = {
+    "gemma4_unified": _GEMMA4_UNIFIED_WHY,
+    "gemma4_unified_text": _GEMMA4_UNIFIED_WHY,
+    "mimo_v2_flash": ("MiMo-V2-Flash's fields for its sliding layers (the checkpoints' "
+                      "swa_num_key_value_heads, swa_head_dim, swa_v_head_dim and "
+                      "sliding_window_size, which vLLM reads)"),
+}
 _NOT_MODELED_YET: dict[str, str] = {
-    "gemma4": _GEMMA4_WHY,
-    "gemma4_text": _GEMMA4_WHY,
-    "gemma4_unified": _GEMMA4_WHY,
-    "gemma4_unified_text": _GEMMA4_WHY,
-    "mimo_v2_flash": ("MiMo-V2-Flash's sliding layers keep other KV bytes a token than its full "
-                      "ones (the checkpoints' swa_num_key_value_heads, swa_head_dim and "
-                      "swa_v_head_dim, which vLLM reads)"),
     "deepseek_v4": ("DeepSeek-V4's layers keep compressed caches (compressed_sparse_attention "
                     "and heavily_compressed_attention, by compress_rates) beside a sliding "
                     "window"),
@@ -486,12 +490,15 @@ def resolve_config(cfg: Mapping[str, Any]) -> Any:
             raise ValueError(f"config.json text_config.model_type must be a string such as "
                              f"\"llama\", got {inner_type!r}")
         for kind in (model_type, inner_type):
+            if kind in _NOT_READ_YET:
+                raise ValueError(f"model_type {kind!r} is not read yet: FlatKV plans its layers, "
+                                 f"but does not read {_NOT_READ_YET[kind]}; {_BY_HAND}")
             if kind in _NOT_MODELED_YET:
                 raise ValueError(
                     f"model_type {kind!r} is not supported yet: {_NOT_MODELED_YET[kind]}, "
-                    "which FlatKV does not model (one KV size for every attention layer, one "
-                    "cache a layer); no model by hand plans it exactly either, as it keeps one "
-                    "KV size too")
+                    "which FlatKV does not model (one KV size for full layers and one for "
+                    "sliding ones, one cache a layer); no model by hand plans it exactly "
+                    "either, as it keeps those sizes too")
         if inner_type in _FAMILIES:
             raise ValueError(
                 f"model_type {model_type!r} is not read here, but its text_config (model_type "
@@ -937,6 +944,52 @@ def _attention(text: Any, model_type: str, window: int | None) -> AttentionLayer
                           sliding_window=window)
 
 
+def _gemma4_full(text: Any, model_type: str, index: int) -> AttentionLayer:
+    """A Gemma 4 full-attention layer as its per-layer config gives it (vLLM's gemma4 reads
+    ``per_layer_config[i]``): head_dim from global_head_dim, and KV heads from
+    num_global_key_value_heads where attention_k_eq_v is set, else num_key_value_heads. With
+    attention_k_eq_v V is K's copy, but vLLM and SGLang store both, so the bytes count K and
+    V."""
+    view = text.per_layer_config[index]
+    names = {"head_dim": "global_head_dim", "num_key_value_heads": (
+        "num_global_key_value_heads" if getattr(text, "attention_k_eq_v", False)
+        else "num_key_value_heads")}
+    values = {}
+    for attr, field in names.items():
+        value = getattr(view, attr, None)
+        if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+            raise ValueError(f"{model_type} config.json {_named(text, field)} = {value!r}: the "
+                             "full-attention layers need a positive whole number; fix the "
+                             "config")
+        values[attr] = value
+    heads = _get(text, "num_attention_heads", model_type)
+    if heads % values["num_key_value_heads"]:
+        raise ValueError(
+            f"{model_type} config.json {_named(text, 'num_attention_heads')} = {heads} is not a "
+            f"multiple of {_named(text, names['num_key_value_heads'])} = "
+            f"{values['num_key_value_heads']}: no engine loads such a model; fix the config")
+    return AttentionLayer(kv_heads=values["num_key_value_heads"], head_dim_k=values["head_dim"],
+                          head_dim_v=values["head_dim"])
+
+
+def _gemma4_note(text: Any, model_type: str, layers: Sequence[CacheLayer]) -> str:
+    """Where a Gemma 4's full layers take their heads from, and what attention_k_eq_v does to
+    the bytes (nothing: both engines store V beside K); empty for other models."""
+    if not model_type.startswith("gemma4"):
+        return ""
+    full = next((layer for layer in layers if isinstance(layer, AttentionLayer)
+                 and layer.sliding_window is None), None)
+    if full is None:
+        return ""
+    k_eq_v = bool(getattr(text, "attention_k_eq_v", False))
+    heads = "num_global_key_value_heads" if k_eq_v else "num_key_value_heads"
+    return (f"Its full-attention layers keep {full.kv_heads} KV heads x {full.head_dim_k} "
+            f"(global_head_dim and {heads}), its sliding ones the config's head_dim and "
+            "num_key_value_heads."
+            + (" attention_k_eq_v makes V a copy of K, but vLLM and SGLang store both, so both "
+               "count." if k_eq_v else ""))
+
+
 # The Mamba2 fields of a model type: heads, expand, head dim, d_state, groups, conv kernel.
 _MAMBA2_NAMES = {
     "zamba2": ("n_mamba_heads", "mamba_expand", "mamba_headdim", "mamba_d_state",
@@ -1117,6 +1170,8 @@ def _layers_of(text: Any, model_type: str) -> list[CacheLayer]:
         if label not in cache:
             if label == "full_attention":
                 cache[label] = (_mla(text, model_type) if family == "kda"
+                                else _gemma4_full(text, model_type, i)
+                                if model_type.startswith("gemma4")
                                 else _attention(text, model_type, None))
             elif label == "sliding_attention":
                 if window is None:
@@ -1202,10 +1257,14 @@ def _fp8_kv_note(architectures: tuple[str, ...], kv_dtype: str) -> str:
     return ""
 
 
+# The model types whose last num_kv_shared_layers layers read an earlier layer's KV cache
+_KV_SHARING = ("gemma3n", "gemma4")
+
+
 def _kv_shared_layers(text: Any, model_type: str, n_layers: int) -> int:
-    """How many of the last layers reuse an earlier layer's KV cache (Gemma 3n's
+    """How many of the last layers reuse an earlier layer's KV cache (Gemma 3n's and Gemma 4's
     num_kv_shared_layers), 0 for other models; at least one layer must keep its own."""
-    if not model_type.startswith("gemma3n") or not getattr(text, "num_kv_shared_layers", 0):
+    if (not model_type.startswith(_KV_SHARING) or not getattr(text, "num_kv_shared_layers", 0)):
         return 0
     shared = _get(text, "num_kv_shared_layers", model_type)
     if shared >= n_layers:
@@ -1257,12 +1316,13 @@ def _mtp_layers_note(kinds: Sequence[str]) -> str:
             "full-attention ones only.")
 
 
-def _kv_shared_note(shared: int, n_model: int) -> str:
+def _kv_shared_note(shared: int, n_model: int, model_type: str) -> str:
     """What is not known of SGLang's pool for a model whose last ``shared`` layers share KV
-    (Gemma 3n); empty without such layers."""
+    (Gemma 3n, Gemma 4); empty without such layers."""
     if shared <= 0:
         return ""
-    return (f"SGLang's Gemma 3n shares the KV too, but its pool may still count all {n_model} "
+    model = "Gemma 4" if model_type.startswith("gemma4") else "Gemma 3n"
+    return (f"SGLang's {model} shares the KV too, but its pool may still count all {n_model} "
             f"layers, the {shared} shared ones storing nothing (not confirmed from its source): "
             f"its figures here count the {n_model - shared} that keep a cache.")
 
@@ -1438,6 +1498,7 @@ def _check_one_window(text: Any, model_type: str, cfg: Mapping[str, Any]) -> Non
 _LANGUAGE_MODELS = {
     "mistral3": ("mistral", "ministral", "ministral3", "mixtral", "llama"),
     "gemma3": ("gemma3_text",), "gemma3n": ("gemma3n_text",), "llama4": ("llama4_text",),
+    "gemma4": ("gemma4_text",),
     "qwen3_5": ("qwen3_5_text",), "qwen3_5_moe": ("qwen3_5_moe_text",),
     "qwen3_vl": ("qwen3_vl_text",), "qwen3_vl_moe": ("qwen3_vl_moe_text",),
     "kimi_k25": ("deepseek_v3", "kimi_k2"),
@@ -1585,7 +1646,7 @@ def spec_from_hf_config(
         if note:
             source += f"; {note}"
     # Gemma 3n's layers past its cache layers read an earlier layer's KV (_kv_shared_layers)
-    shared = n_model - len(layers) if model_type.startswith("gemma3n") else 0
+    shared = n_model - len(layers) if model_type.startswith(_KV_SHARING) else 0
     if shared > 0:
         source += (f"; its last {shared} layers read an earlier layer's KV "
                    "(num_kv_shared_layers, vLLM's kv_sharing_target_layer_name): no cache of "
@@ -1621,7 +1682,8 @@ def spec_from_hf_config(
                                          _pattern_note(cfg, model_type, layers),
                                          heads_note,
                                          _window_split_note(text, model_type, cfg),
-                                         _kv_shared_note(shared, n_model),
+                                         _kv_shared_note(shared, n_model, model_type),
+                                         _gemma4_note(recorded, model_type, layers),
                                          _mtp_layers_note(mtp_types),
                                          _llama4_sglang_note(layers, model_type),
                                          _fp8_kv_note(architectures, kv_dtype))

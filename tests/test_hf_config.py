@@ -1582,22 +1582,23 @@ def test_path_and_pasted_text(tmp_path):
          "num_key_value_heads \\(else llama takes one KV head a query head\\) reads as llama: "
          "set \"model_type\": \"llama\" in a copy; or describe the model by hand instead"),
         # a type FlatKV knows it cannot plan yet says why, not the list of supported types
-        ({"model_type": "gemma4_text"},
-         "^model_type 'gemma4_text' is not supported yet: Gemma 4's full-attention layers "
-         "keep other KV bytes a token than its sliding ones \\(global_head_dim, 512 by "
-         "default, and num_global_key_value_heads, against head_dim and num_key_value_heads"
-         "\\), which FlatKV does not model \\(one KV size for every attention layer, one "
-         "cache a layer\\); no model by hand plans it exactly either, as it keeps one KV size "
-         "too$"),
+        ({"model_type": "hy_v4"},
+         "^model_type 'hy_v4' is not supported yet: HY-V4's indexed MLA layers keep the "
+         "indexer's keys only where indexer_types says full, so its layers differ in bytes a "
+         "token, which FlatKV does not model \\(one KV size for full layers and one for sliding "
+         "ones, one cache a layer\\); no model by hand plans it exactly either, as it keeps "
+         "those sizes too$"),
         # a text_config whose model_type is no string says so (it was a TypeError)
         ({"model_type": "foo", "text_config": {"model_type": ["gemma4_text"]}},
          "^config.json text_config.model_type must be a string such as \"llama\", got "
          "\\['gemma4_text'\\]$"),
         # ... and so does a wrapper whose text_config is one
+        # (its layers plan: described by hand, as the message says)
         ({"model_type": "llava", "text_config": {"model_type": "mimo_v2_flash"}},
-         "^model_type 'mimo_v2_flash' is not supported yet: MiMo-V2-Flash's sliding layers "
-         "keep other KV bytes a token than its full ones \\(the checkpoints' "
-         "swa_num_key_value_heads, swa_head_dim and swa_v_head_dim, which vLLM reads\\), "),
+         "^model_type 'mimo_v2_flash' is not read yet: FlatKV plans its layers, but does not "
+         "read MiMo-V2-Flash's fields for its sliding layers \\(the checkpoints' "
+         "swa_num_key_value_heads, swa_head_dim, swa_v_head_dim and sliding_window_size, which "
+         "vLLM reads\\); describe the model by hand instead"),
         ({"model_type": "deepseek_v4"}, "^model_type 'deepseek_v4' is not supported yet: "
          "DeepSeek-V4's layers keep compressed caches"),
         # a multimodal wrapper of a language model FlatKV reads: load its text_config alone
@@ -1906,3 +1907,62 @@ def test_pasted_config_text_is_json_never_a_path_or_an_id():
                          ("{not json", "pasted config.json")):
         with pytest.raises(ValueError, match=re.escape(needle)):
             config_from_pasted_text(text)
+
+
+GEMMA4 = {"model_type": "gemma4", "architectures": ["Gemma4ForConditionalGeneration"],
+          "dtype": "bfloat16",
+          "text_config": {"model_type": "gemma4_text", "num_hidden_layers": 60,
+                          "num_attention_heads": 32, "num_key_value_heads": 16, "head_dim": 256,
+                          "global_head_dim": 512, "num_global_key_value_heads": 4,
+                          "attention_k_eq_v": True, "sliding_window": 1024,
+                          "hidden_size": 5376, "max_position_embeddings": 262144,
+                          "dtype": "bfloat16"}}
+
+
+def _gemma4(**text):
+    cfg = json.loads(json.dumps(GEMMA4))
+    cfg["text_config"].update(text)
+    return spec_from_hf_config(cfg)
+
+
+def test_gemma4_full_layers_keep_their_own_heads():
+    # transformers' default pattern for 60 layers: 5 sliding, then a full one; sliding layers
+    # keep 16 KV heads x (256 + 256) x 2 B, full ones (per_layer_config: global_head_dim,
+    # num_global_key_value_heads with attention_k_eq_v) 4 x (512 + 512) x 2 B
+    spec = _gemma4()
+    assert [(k.name, k.count, k.kv_bytes_per_token) for k in spec.summary()] == [
+        ("sliding", 50, 16 * 512 * BF16), ("full", 10, 4 * 1024 * BF16)]
+    profile = spec.profile()
+    assert (profile.kv_bytes_per_slot, profile.sliding_kv_bytes_per_slot) == (8_192, 16_384)
+    assert (profile.sliding_window, spec.max_model_len, spec.attention_heads) == (
+        1024, 262_144, 32)
+    assert spec.architectures == ("Gemma4ForConditionalGeneration",)  # on SGLang's SWA list
+    assert ("Its full-attention layers keep 4 KV heads x 512 (global_head_dim and "
+            "num_global_key_value_heads), its sliding ones the config's head_dim and "
+            "num_key_value_heads. attention_k_eq_v makes V a copy of K, but vLLM and SGLang "
+            "store both, so both count.") in spec.notes
+    # without attention_k_eq_v the full layers keep num_key_value_heads, at 512
+    assert _gemma4(attention_k_eq_v=False).summary()[1].kv_bytes_per_token == 16 * 1024 * BF16
+    # at TP 4 a rank keeps 4 of the 16 sliding heads and 1 of the 4 full ones
+    at4 = spec.with_options(tp=4).profile()
+    assert (at4.kv_bytes_per_slot, at4.sliding_kv_bytes_per_slot) == (2_048, 4_096)
+
+
+def test_gemma4_kv_shared_layers_keep_no_cache_and_bad_heads_are_named():
+    # the last 20 of 60 layers read an earlier layer's KV: 40 cache layers, 34 + 6
+    shared = _gemma4(num_kv_shared_layers=20)
+    assert (len(shared.layers), shared.model_layers) == (40, 60)
+    assert [(k.name, k.count) for k in shared.summary()] == [("sliding", 34), ("full", 6)]
+    assert "SGLang's Gemma 4 shares the KV too" in shared.notes
+    with pytest.raises(ValueError, match="^gemma4 config.json text_config.global_head_dim = 0: "
+                       "the full-attention layers need a positive whole number; fix the config$"):
+        _gemma4(global_head_dim=0)
+    with pytest.raises(ValueError, match="text_config.num_attention_heads = 32 is not a multiple "
+                       "of text_config.num_global_key_value_heads = 3"):
+        _gemma4(num_global_key_value_heads=3)
+    # a gemma4_text config alone, with its layer_types
+    text = {**GEMMA4["text_config"], "num_hidden_layers": 4,
+            "layer_types": ["sliding_attention"] * 3 + ["full_attention"]}
+    alone = spec_from_hf_config(text)
+    assert [(k.name, k.count, k.kv_bytes_per_token) for k in alone.summary()] == [
+        ("sliding", 3, 16_384), ("full", 1, 8_192)]
