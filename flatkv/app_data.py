@@ -605,18 +605,19 @@ def budget_candidates(current: int, *, points: int = 40) -> list[int]:
 @dataclass(frozen=True)
 class CurvePoint:
     """One point of the Budget page's curves: a layout's figures at one budget or block size.
-    Zeros where nothing fits (capacity 0 too for a model without attention, whose charts leave
-    capacity out)."""
+    None where the layout has no figure there (it does not start, or holds too few blocks), a
+    gap in the charts and the table, never a zero that reads as a figure; capacity and P are
+    None for a model without attention too (its charts leave capacity out)."""
 
-    capacity_tokens: int
-    concurrency: float
-    block_size: int  # P; 0 where nothing fits
+    capacity_tokens: int | None
+    concurrency: float | None
+    block_size: int | None  # P
 
     @classmethod
     def of(cls, r: StrategyResult) -> CurvePoint:
         if not r.applies:
-            return cls(0, 0.0, 0)
-        return cls(r.capacity_tokens or 0, r.max_concurrency or 0.0, r.block_size or 0)
+            return cls(None, None, None)
+        return cls(r.capacity_tokens, r.max_concurrency, r.block_size)
 
 
 @dataclass(frozen=True)
@@ -1015,10 +1016,11 @@ def logged_tokens_help(r: StrategyResult) -> str:
 
 
 def block_size_sweep_rows(curves: Curves, has_history: bool) -> list[dict]:
-    """The Budget page's block-size sweep as table rows (capacity left out without history)."""
+    """The Budget page's block-size sweep as table rows (capacity left out without history;
+    a gap where the layout has no figure at that block size)."""
     return [{"requested block size": size, "P": p.block_size,
              **({"capacity (tokens)": p.capacity_tokens} if has_history else {}),
-             "concurrency": concurrency_value(p.concurrency)}
+             "concurrency": None if p.concurrency is None else concurrency_value(p.concurrency)}
             for size, p in zip(curves.block_sizes, curves.by_block_size, strict=True)]
 
 

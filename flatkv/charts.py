@@ -331,15 +331,17 @@ def _powers_of_two_axis(low: float, high: float, marked: float | None = None) ->
 
 
 def sweep_figure(
-    x: Sequence[float], capacity: Sequence[int] | None, concurrency: Sequence[float], *,
+    x: Sequence[float], capacity: Sequence[int | None] | None,
+    concurrency: Sequence[float | None], *,
     current_x: float, current_capacity: int | None, current_concurrency: float, x_title: str,
     context: int, log_x: bool = False, title: str = "",
 ) -> go.Figure:
     """Capacity (tokens, top panel) and concurrency at ``context`` (bottom panel) over ``x``,
     sharing the x axis, the current point marked in both; only concurrency when capacity is
     None (a state-only model). Two panels, not two y axes: both figures grow in proportion to
-    the budget, so on twin axes from zero their lines lie on top of each other. Concurrency is
-    drawn as shown elsewhere (``units.concurrency_value``)."""
+    the budget, so on twin axes from zero their lines lie on top of each other. A point
+    without a figure (None: the layout does not start there) is a gap in the line. Concurrency
+    is drawn exact, and its hover shows it as elsewhere (``units.concurrency_text``)."""
     rows = 2 if capacity is not None else 1
     at = f"{x_title}: %{{x:{',' if log_x else ',.2f'}}}"  # hovers name the x axis
     current = {"color": "#222", "size": 11, "symbol": "diamond"}
@@ -371,13 +373,16 @@ def sweep_figure(
                        **top),
         ]
     traces += [
-        go.Scatter(x=list(x), y=[concurrency_value(c) for c in concurrency],
+        go.Scatter(x=list(x), y=list(concurrency),
+                   customdata=[None if c is None else concurrency_text(c) for c in concurrency],
                    name=f"concurrency at {tokens_text(context)}", mode="lines",
                    line={"color": COLORS["conv"], "width": 2.5},
-                   hovertemplate=at + "<br>%{y:.2f} requests<extra></extra>", **bottom),
-        go.Scatter(x=[current_x], y=[concurrency_value(current_concurrency)],
+                   hovertemplate=at + "<br>%{customdata} requests<extra></extra>", **bottom),
+        go.Scatter(x=[current_x], y=[current_concurrency],
+                   customdata=[None if current_concurrency is None
+                               else concurrency_text(current_concurrency)],
                    showlegend=capacity is None, name="current", mode="markers", marker=current,
-                   hovertemplate="current<br>" + at + "<br>%{y:.2f} requests<extra></extra>",
+                   hovertemplate="current<br>" + at + "<br>%{customdata} requests<extra></extra>",
                    **bottom),
     ]
     # three legend entries: one line each in a half-width column at 1000 px

@@ -134,10 +134,15 @@ def test_sweep_figure_marks_the_current_point():
                                context=4096, log_x=True)
     assert list(wide.layout.xaxis2.ticktext) == ["1", "4", "16", "64", "256", "1k", "4k"]
     assert charts._power_text(1 << 20) == "1M" and charts._power_text(1 << 19) == "512k"
-    # concurrency is drawn as shown (0.998 -> 0.99); a state-only model draws no capacity
-    fig = charts.sweep_figure([1, 2], None, [652 / 653, 2.0], current_x=1, current_capacity=None,
-                              current_concurrency=652 / 653, x_title="block", context=4096)
-    assert list(_trace(fig, "concurrency at 4,096 tokens").y) == [0.99, 2.0]
+    # concurrency is drawn exact, its hover as shown elsewhere (0.998 -> 0.99, never 1.00); a
+    # point without a figure is a gap; a state-only model draws no capacity
+    fig = charts.sweep_figure([1, 2, 4], None, [652 / 653, 2.0, None], current_x=1,
+                              current_capacity=None, current_concurrency=652 / 653,
+                              x_title="block", context=4096)
+    line = _trace(fig, "concurrency at 4,096 tokens")
+    assert list(line.y) == [652 / 653, 2.0, None]
+    assert list(line.customdata) == ["0.99", "2.00", None] and not line.connectgaps
+    assert "%{customdata} requests" in line.hovertemplate
     assert not [t for t in fig.data if t.name == "capacity (tokens)"]
 
 
