@@ -248,11 +248,19 @@ def _checked_number(label: str, kwargs: dict[str, Any],
     return {**kwargs, "value": None}, checked
 
 
+class MarkdownError(ValueError):
+    """A ValueError whose message the app wrote as Markdown (a layout's name in bold, as
+    Compare lists it): shown as Markdown, where any other message is shown character for
+    character."""
+
+
 @contextmanager
 def user_errors() -> Iterator[None]:
     """Show a ValueError (bad input) as st.error with its message, never as a traceback."""
     try:
         yield
+    except MarkdownError as exc:
+        st.error(str(exc))
     except ValueError as exc:
         st.error(literal(str(exc)))
 

@@ -8,6 +8,7 @@ from streamlit.delta_generator import DeltaGenerator
 
 from app_pages._common import (
     NOT_APPLICABLE,
+    MarkdownError,
     bind,
     cached_curves,
     cached_least_budget,
@@ -149,7 +150,7 @@ with user_errors():
         if strategy == ours:
             # says it in the page's words: budget too small, state only
             current_analysis(s, other_choice=", or another layout under \"Whose layout\"")
-        raise ValueError(app_data.why_not_text(r))
+        raise MarkdownError(app_data.why_not_text(r))
     c = metric_row()
     c.metric("Cache budget", format_bytes(b.cache_bytes), help=f"{b.cache_bytes:,} B")
     history = r.capacity_tokens is not None  # a state-only model keeps no token history

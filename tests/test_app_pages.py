@@ -2865,7 +2865,8 @@ def test_budget_to_hold_where_the_layout_refuses_steps_or_the_default_is_past_th
     # block its start-up check counts
     refused = open_app("app_pages/budget.py", {"model": "Llama-3.1-8B", "ctx": "1000000",
                                                "b_layout": "vllm"})
-    assert any(shown(e).startswith("**vLLM v1** refuses to start: one request of ")
+    # Markdown, as Compare lists it: the layout's name in bold, not literal asterisks
+    assert any(e.value.startswith("**vLLM v1** refuses to start: one request of ")
                for e in refused.error)
     assert refused.number_input(key="w.hold_requests").value == 1
     assert metrics(refused)["Budget for 1 request"] == "122.07 GiB"
