@@ -47,6 +47,10 @@ CAPACITY_HELP = (
     "and chunked ones too, without window eviction) N pages of P tokens, each state group "
     "that request's state pages (the mamba cache mode's count, plus one per speculative "
     "token), as on Compare. \"The math\" shows it with the numbers.")
+SGLANG_CAPACITY_HELP = (
+    "SGLang's token pool (its log's max_total_num_tokens): the tokens every full-attention "
+    "layer holds, which its static split of the budget fixes (sliding-window layers keep theirs "
+    "in a pool of their own where SGLang has one). \"The math\" shows it with the numbers.")
 NO_HISTORY_HELP = ("No attention layer: the model keeps no token history, only a constant state "
                    "per request, so there is no capacity in tokens; concurrency still counts.")
 
@@ -158,13 +162,16 @@ with user_errors():
              # beside a concurrency that can be larger: windows count as full history here
              delta=app_data.WINDOWS_AS_HISTORY if history and s.profile().windowed_labels else None,
              delta_color="off", delta_arrow="off",
-             help=CAPACITY_HELP if history else NO_HISTORY_HELP)
+             help=(SGLANG_CAPACITY_HELP if strategy == "sglang" else CAPACITY_HELP)
+             if history else NO_HISTORY_HELP)
     if r.logged_tokens is not None and r.logged_tokens != r.capacity_tokens:
         c.metric(f"{logged_as(strategy)} (tokens)", f"{r.logged_tokens:,}",
                  help=app_data.logged_tokens_help(r))
     c.metric(f"Concurrency at {tokens_text(context)}", concurrency_text(r.max_concurrency))
     c.metric("Blocks", f"{r.num_blocks:,}", help=f"{r.block_bytes:,} B each, " + (
-        f"P = {r.block_size:,}" if r.block_size else "state slots: no pages of tokens"))
+        f"P = {r.block_size:,}" if r.block_size else "state slots: no pages of tokens") + (
+        ": SGLang's blocks are its token pool's pages (--page-size tokens), a page in every "
+        "KV layer" if strategy == "sglang" and r.block_size else ""))
     budget_to_hold(s, r, b, strategy, context)
     if note := app_data.short_of_one_request_text([r], context):
         st.caption(note)

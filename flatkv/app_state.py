@@ -455,8 +455,14 @@ def _int(lo: int, hi: int) -> Callable[[str, str], int]:
 
 
 def _memory_size(text: str, field: str, fix: str) -> int:
-    """A size above 0 from ``text``: ``fix`` says what to give instead of 0."""
-    nbytes = memory_size(text, field)
+    """A size above 0 from ``text``: ``fix`` says what to give instead of 0 (or of a negative
+    size, which ``memory_size`` would ask to be 0 or more)."""
+    try:
+        nbytes = memory_size(text, field)
+    except ValueError as exc:
+        if "is negative" not in str(exc):
+            raise
+        raise ValueError(f"{field} {text!r} is negative: give {fix}") from None
     if nbytes == 0:
         raise ValueError(f"{field} is 0: give {fix}")
     return nbytes

@@ -180,11 +180,11 @@ def format_bytes(nbytes: int, *, digits: int = 2) -> str:
     sign = "-" if nbytes < 0 else ""
     value = abs(nbytes)
     if value < 1024:
-        return f"{sign}{value} B"
+        return f"{sign}{value:,} B"
     for unit in ("KiB", "MiB", "GiB", "TiB", "PiB"):
         value /= 1024
         if value < 1024 or unit == "PiB":
-            return f"{sign}{value:.{digits}f} {unit}"
+            return f"{sign}{value:,.{digits}f} {unit}"
     raise AssertionError("unreachable")
 
 

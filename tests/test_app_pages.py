@@ -3027,3 +3027,18 @@ def test_budget_sweeps_leave_a_gap_where_the_layout_does_not_start():
     assert by_size["concurrency at 262,144 tokens"]["y"][-1] is None
     sweep = next(d.value for d in at.dataframe if "requested block size" in d.value.columns)
     assert sweep.iloc[-1][["P", "capacity (tokens)", "concurrency"]].isna().all()
+
+
+def test_budget_says_what_sglangs_capacity_and_blocks_count():
+    # SGLang's capacity is its token pool and its blocks the pool's pages of --page-size tokens
+    at = open_app("app_pages/budget.py", {"b_layout": "sglang"})
+    assert_clean(at)
+    helps = {m.label: m.help for m in at.metric}
+    assert helps["Capacity (tokens)"].startswith("SGLang's token pool (its log's "
+                                                 "max_total_num_tokens)")
+    assert metrics(at)["Capacity (tokens)"] == metrics(at)["Blocks"]  # pages of 1 token
+    assert helps["Blocks"].endswith("P = 1: SGLang's blocks are its token pool's pages "
+                                    "(--page-size tokens), a page in every KV layer")
+    vllm = open_app("app_pages/budget.py", {"b_layout": "vllm"})
+    assert {m.label: m.help for m in vllm.metric}["Capacity (tokens)"].startswith(
+        "The history the pool holds beside one request's state")

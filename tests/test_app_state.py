@@ -624,6 +624,12 @@ def test_kv_cache_memory_is_the_budget_as_a_log_gives_it():
     _, notices = decode_query({"gpu": "KV cache memory", "kv_mem": "0"})
     assert notices == ["kv_mem is 0: give the KV cache memory of one rank, e.g. 44.59GiB as "
                        "vLLM logs it; using the default (kv_mem=40GiB)."]
+    # a negative one asks for the same, not for "0 or more", which 0 then refuses
+    _, notices = decode_query({"gpu": "KV cache memory", "kv_mem": "-5GB"})
+    assert notices == ["kv_mem '-5GB' is negative: give the KV cache memory of one rank, e.g. "
+                       "44.59GiB as vLLM logs it; using the default (kv_mem=40GiB)."]
+    _, notices = decode_query({"gpu": "Custom", "gpu_mem": "-5GB"})
+    assert notices[0].startswith("gpu_mem '-5GB' is negative: give the memory of one GPU")
 
 
 def test_layout_fields_are_the_options_that_act_on_the_model():

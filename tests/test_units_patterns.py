@@ -121,8 +121,11 @@ def test_parse_tokens_names_an_empty_entry_and_the_callers_cap():
 
 
 def test_format_bytes():
-    assert format_bytes(1023) == "1023 B"
+    assert format_bytes(1023) == "1,023 B"
     assert format_bytes(1536) == "1.50 KiB"
+    # from 1,000 of a unit up to 1,024, its figures grouped as every other count is
+    assert format_bytes(1_071_738_306) == "1,022.09 MiB"
+    assert format_bytes(-1023 * 2**40) == "-1,023.00 TiB"
     assert format_bytes(103_219_200) == "98.44 MiB"  # 103,219,200 / 2**20 = 98.4375
     assert format_bytes(80 * 10**9) == "74.51 GiB"
 
