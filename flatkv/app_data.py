@@ -521,7 +521,7 @@ def workload_text(pages: PageMap, profile: CacheProfile, *, context: int, mamba_
         held = ("" if concurrency is None else
                 f", and hold {concurrency_text(concurrency)} requests of {tokens_text(context)}")
         text += (" State is charged as with state prefix caching: two live pages per request "
-                 "plus a snapshot every P tokens"
+                 "plus a snapshot every P tokens (at most the full-history group's count)"
                  + (f", and {speculative_tokens} more per request for drafted tokens"
                     if speculative_tokens else "")
                  + ". Budget and Compare count the state pages of "
@@ -533,7 +533,7 @@ def workload_text(pages: PageMap, profile: CacheProfile, *, context: int, mamba_
         charged = " with its state snapshots" if profile.has_state else ""
         counted = ("" if not profile.has_state or concurrency is None else
                    f" (Budget's and Compare's {concurrency_text(concurrency)} count the state "
-                   "pages as the engine's log does, below)")
+                   "pages as the engine's log does: the last sentence here)")
         if pages.max_requests:
             text = (f"This workload{charged} does not fit in this budget: it holds at most "
                     f"{count_text(pages.max_requests, 'request')} of {tokens_text(context)}"

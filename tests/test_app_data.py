@@ -713,7 +713,7 @@ def test_workload_text_gives_both_state_counts_where_they_differ():
     assert text == (
         "This workload with its state snapshots does not fit in this budget: it holds at "
         "most 1 request of 262,144 tokens (Budget's and Compare's 3.75 count the state pages "
-        "as the engine's log does, below); "
+        "as the engine's log does: the last sentence here); "
         "lower the live requests or the context length. "
         "Pages the groups need (history, live state and snapshots, one dummy page "
         "each): linear_attention: 1,450, full_attention: 1,450; 1,810 page ids in the pool. "
@@ -721,8 +721,9 @@ def test_workload_text_gives_both_state_counts_where_they_differ():
         "more a request for its part-filled last page; a sliding group's, each request's "
         "window pages and one step's tokens. "
         "State is charged as with state prefix caching: two live pages per request plus a "
-        "snapshot every P tokens. Budget and Compare count the state pages of mamba cache mode "
-        "none (1 state page) per request, as the engine's log does, and hold 3.75 requests of "
+        "snapshot every P tokens (at most the full-history group's count). Budget and Compare "
+        "count the state pages of mamba cache mode none (1 state page) per request, as the "
+        "engine's log does, and hold 3.75 requests of "
         "262,144 tokens.")
     drafting = app_data.workload_text(pages, qwen, context=262_144, mamba_cache_mode="align",
                                       concurrency=flat.max_concurrency, speculative_tokens=2)

@@ -2330,7 +2330,8 @@ def test_layout_says_how_its_state_pages_differ_from_budget():
     at = open_app("app_pages/layout.py", {"mamba": "align", "spec_tokens": "2", "ctx": "32768"})
     (msg,) = [c.value for c in at.caption if "Pages the groups need" in c.value]
     assert "linear_attention: 254, full_attention: 246" in msg
-    assert ("a snapshot every P tokens, and 2 more per request for drafted tokens. Budget and "
+    assert ("a snapshot every P tokens (at most the full-history group's count), and 2 more "
+            "per request for drafted tokens. Budget and "
             "Compare count the state pages of mamba cache mode align (2 state pages) and 2 more "
             "for drafted tokens per request") in msg
 
@@ -2735,7 +2736,8 @@ def test_a_default_workload_of_which_not_one_request_fits_is_said_not_warned():
     assert info.startswith(
         "One request of 262,144 tokens with its state snapshots does not fit in this budget "
         f"(Budget's and Compare's {374 / (-(-262_144 // 784) + 1):.2f} count the "
-        "state pages as the engine's log does, below): lower the context length. Pages the "
+        "state pages as the engine's log does: the last sentence here): lower the context "
+        "length. Pages the "
         "groups need (history, live state and snapshots, one dummy page each): "
         "linear_attention: 337, full_attention: 337; 374 page ids in the pool. A full-history "
         "group's count is all requests' tokens over P, rounded up, and a page more a request "
