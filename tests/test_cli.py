@@ -189,7 +189,7 @@ def test_raw_layers_and_state_are_refused_together_in_flag_terms(capsys):
     # a refusal's GiB figures carry thousands separators, as its bytes do
     code, out, err = run(["plan", "--preset", "Llama-3.1-8B", "--budget", "80GB", "--strategy",
                           "vllm", "--context", "16M"], capsys)
-    assert code == 2 and "(2,048.00 GiB: its pages in every group" in err
+    assert code == 2 and "(2.00 TiB: its pages in every group" in err
 
 
 def test_a_state_rows_error_names_its_flag_and_name(capsys):

@@ -60,7 +60,7 @@ from flatkv.strategies.base import (
     unit_parts,
 )
 from flatkv.strategies.paged import finish_paged
-from flatkv.units import MAX_BYTES
+from flatkv.units import MAX_BYTES, format_bytes
 from flatkv.workload import PoolGroup
 
 
@@ -602,9 +602,9 @@ def _one_request_refusal(context_tokens: int, needed: int, budget_bytes: int, un
     least = needed + unit_bytes
     return (
         f"{REFUSES_TO_START}: one request of {n(context_tokens)} tokens needs {n(needed)} B "
-        f"of KV cache ({needed / 2**30:,.2f} GiB: its pages in every group, {group_size} layers "
+        f"of KV cache ({format_bytes(needed)}: its pages in every group, {group_size} layers "
         f"a page, at P {n(p)}), more than the {n(budget_bytes)} B "
-        f"({budget_bytes / 2**30:,.2f} GiB) available less the {n(unit_bytes)} B block vLLM "
+        f"({format_bytes(budget_bytes)}) available less the {n(unit_bytes)} B block vLLM "
         "holds back as its null block (\"To serve at least one request with the model's max "
         "seq len\"); "
         + (f"its estimated maximum model length is {n(longest)}: give a context of at most "
