@@ -16,6 +16,8 @@ from fractions import Fraction
 from flatkv import app_model, gpu_settings, presets
 from flatkv.analysis import PLANNERS
 from flatkv.budget import (
+    DEFAULT_MEMORY_FRACTION,
+    GPU_PRESETS,
     MAX_VLLM_BLOCKS,
     MIN_VLLM_BLOCKS,
     Budget,
@@ -64,19 +66,6 @@ from flatkv.units import (
     parse_tokens,
 )
 
-MiB = 2**20
-
-# Memory a process sees on one GPU (nvidia-smi's total, in MiB). Use "Custom" for another card
-# or the exact figure of yours.
-GPU_PRESETS: dict[str, int] = {
-    "H100 80GB": 81_559 * MiB,
-    "H200 141GB": 143_771 * MiB,
-    "B200 192GB": 183_359 * MiB,
-    "A100 80GB": 81_920 * MiB,
-    "A100 40GB": 40_960 * MiB,
-    "L40S 48GB": 46_068 * MiB,
-    "RTX 4090 24GB": 24_564 * MiB,
-}
 CUSTOM_GPU = "Custom"
 # The cache budget per rank given as such, the way an engine logs it (vLLM's "Available KV cache
 # memory: 44.59 GiB"): no GPU, memory fraction or weights to derive it from.
@@ -212,7 +201,7 @@ class AppState:
     gpu_memory: int = 80 * 10**9  # used when gpu == "Custom"
     kv_memory: int = 40 * 2**30  # used when gpu == KV_MEMORY: the cache budget per rank itself
     kv_blocks: int = 6_000  # used when gpu == KV_BLOCKS: the budget in vLLM's blocks
-    mem_fraction: float = 0.9
+    mem_fraction: float = DEFAULT_MEMORY_FRACTION
     weights: int = 0  # model weights, all ranks together; each rank holds weights / tp
     tp: int = 1
     context: int | None = None  # tokens per request; None: the model's (context_length)

@@ -109,6 +109,20 @@ class Budget:
 
 
 GIB = 2**30
+MiB = 2**20
+
+# Memory a process sees on one GPU (nvidia-smi's total, in MiB). The app's "Custom" and the
+# CLI's --gpu-memory SIZE take another card, or the exact figure of yours.
+GPU_PRESETS: dict[str, int] = {
+    "H100 80GB": 81_559 * MiB,
+    "H200 141GB": 143_771 * MiB,
+    "B200 192GB": 183_359 * MiB,
+    "A100 80GB": 81_920 * MiB,
+    "A100 40GB": 40_960 * MiB,
+    "L40S 48GB": 46_068 * MiB,
+    "RTX 4090 24GB": 24_564 * MiB,
+}
+DEFAULT_MEMORY_FRACTION = 0.9  # the share of a GPU an engine may use, vLLM's and the app's
 
 
 def printed_range(cache_bytes: int, decimals: int = 2) -> tuple[int, int] | None:

@@ -16,7 +16,14 @@ from dataclasses import dataclass, fields
 from flatkv import bench_cli, model_cli, strategy_cli
 from flatkv.analysis import PLANNER_STRATEGY, PLANNERS, PlanAnalysis, analyze, plan_json
 from flatkv.app_state import ENGINE_OPTIONS
-from flatkv.budget import MAX_VLLM_BLOCKS, MIN_VLLM_BLOCKS, blocks_budget
+from flatkv.budget import (
+    DEFAULT_MEMORY_FRACTION,
+    GPU_PRESETS,
+    MAX_VLLM_BLOCKS,
+    MIN_VLLM_BLOCKS,
+    blocks_budget,
+    cache_budget,
+)
 from flatkv.models import DRAFTER_NOT_COUNTED, mtp_layers_not_full
 from flatkv.patterns import parse_layer_pattern
 from flatkv.plan import LINEAR_ATTENTION, PACKED_NEEDS_HISTORY
@@ -104,6 +111,8 @@ class GivenModel:
     # an MTP module's layer is no full-attention one (Step-3.5's are sliding): --mtp-layer
     # adds none, and the drafter note does not offer it
     drafts_otherwise: bool = False
+    tp: int = 1  # the ranks --weights split over (raw bytes are one rank's)
+    splits_over: Callable[[int], bool] = lambda tp: True  # whether the model splits over a tp
 
     def stderr_notes(self) -> tuple[str, ...]:
         """The notes as one line, as the app shows them beside the figures."""
@@ -136,7 +145,8 @@ def given_model(args: argparse.Namespace) -> GivenModel:
                              f"raw bytes ({', '.join(raw)}), not both: the model's own values "
                              "would be used and yours ignored")
         return GivenModel(spec.profile(), spec.notes, spec.max_model_len,
-                          drafts_otherwise=bool(mtp_layers_not_full(spec.mtp_layer_types)))
+                          drafts_otherwise=bool(mtp_layers_not_full(spec.mtp_layer_types)),
+                          tp=spec.tp, splits_over=spec.splits_over)
     return GivenModel(_raw_profile(args))
 
 
@@ -269,6 +279,19 @@ def add_plan_arguments(
             help="the budget as vLLM 0.34 logs it after warm-up (\"Memory after warmup: ... N "
             "KV cache blocks (X GiB) fit\"): N of vLLM's blocks at the vLLM options given, "
             "exact where its X GiB is rounded; every layout gets those bytes")
+        budget.add_argument(
+            "--gpu-memory", default=None, metavar="GPU",
+            help="the budget as the app's sidebar derives it: one GPU's memory (80GB, or one "
+            f"of {', '.join(repr(name) for name in GPU_PRESETS)} as nvidia-smi reports it) x "
+            "--memory-fraction, less --weights / TP")
+        group.add_argument(
+            "--memory-fraction", type=float, default=None, metavar="F",
+            help=f"with --gpu-memory: the share an engine may use (default "
+            f"{DEFAULT_MEMORY_FRACTION}, vLLM's --gpu-memory-utilization)")
+        group.add_argument(
+            "--weights", type=_size("--weights", memory=True), default=None,
+            help="with --gpu-memory: the model's weights on all ranks (2 B a parameter in bf16, "
+            "so 160GB for 80B; default 0), each rank holding 1 / TP of them")
     if reserved:
         group.add_argument(
             "--reserved-bytes-per-block",
@@ -286,6 +309,38 @@ def add_plan_arguments(
     parser.add_argument("--json", action="store_true", help="print JSON instead of tables")
 
 
+def with_given_budget(args: argparse.Namespace, model: GivenModel) -> argparse.Namespace:
+    """``args`` with --gpu-memory or --vllm-blocks turned into its --budget; as they were
+    without either."""
+    if getattr(args, "gpu_memory", None) is None:
+        unread = [flag for flag, value in (("--memory-fraction", "memory_fraction"),
+                                           ("--weights", "weights"))
+                  if getattr(args, value, None) is not None]
+        if unread:
+            raise UsageError(f"{' and '.join(unread)} apply only with --gpu-memory, whose "
+                             "budget they derive: give --gpu-memory too, or drop "
+                             f"{'them' if len(unread) > 1 else 'it'}")
+        return with_vllm_blocks(args, model)
+    gpu = GPU_PRESETS.get(args.gpu_memory)
+    if gpu is None:
+        try:
+            gpu = memory_size(args.gpu_memory, "--gpu-memory")
+        except ValueError as exc:
+            raise UsageError(f"{exc} (or one of {', '.join(map(repr, GPU_PRESETS))})") from None
+    fraction = (DEFAULT_MEMORY_FRACTION if args.memory_fraction is None
+                else args.memory_fraction)
+    if not 0 < fraction <= 1:  # (NaN too)
+        raise UsageError(f"--memory-fraction {fraction:g} is outside (0, 1]: give the share of "
+                         "the GPU an engine may use, e.g. 0.9")
+    try:
+        budget = cache_budget(gpu, fraction, args.weights or 0, model.tp,
+                              splits=model.splits_over)
+    except ValueError as exc:
+        raise UsageError(f"--gpu-memory {args.gpu_memory}: {exc}") from None
+    return argparse.Namespace(**{**vars(args), "budget": budget.cache_bytes,
+                                 "derived_budget": budget})
+
+
 def with_vllm_blocks(args: argparse.Namespace, model: GivenModel) -> argparse.Namespace:
     """``args`` with --vllm-blocks N turned into its --budget: N x the bytes of one vLLM block
     at the options given (``strategies.vllm.block_bytes``); as they were without it."""
@@ -300,7 +355,9 @@ def with_vllm_blocks(args: argparse.Namespace, model: GivenModel) -> argparse.Na
 
 
 def budget_notes(args: argparse.Namespace) -> tuple[str, ...]:
-    """Where a budget of --vllm-blocks comes from, said beside the figures."""
+    """Where a budget of --gpu-memory or --vllm-blocks comes from, said beside the figures."""
+    if (derived := getattr(args, "derived_budget", None)) is not None:
+        return (f"note: budget {derived.explanation}: {derived.cache_bytes:,} B per rank",)
     if getattr(args, "vllm_blocks", None) is None:
         return ()
     return (f"note: budget {args.vllm_blocks:,} vLLM blocks x {args.vllm_block_bytes:,} B = "
@@ -310,7 +367,7 @@ def budget_notes(args: argparse.Namespace) -> tuple[str, ...]:
 
 def _plan_command(args: argparse.Namespace) -> CommandOutput:
     model = given_model(args)
-    args = with_vllm_blocks(args, model)
+    args = with_given_budget(args, model)
     profile = model.profile
     options = strategy_cli.options_from_args(args)  # validate every option, used or not
     if args.strategy:
@@ -423,7 +480,7 @@ def _counting_requests(
 def _compare_command(args: argparse.Namespace) -> CommandOutput:
     model = given_model(args)
     return _counting_requests(
-        model, with_vllm_blocks(args, model),
+        model, with_given_budget(args, model),
         lambda a, profile, context: strategy_cli.compare_text(a, profile, context,
                                                              model_len=model.max_model_len))
 

@@ -70,7 +70,7 @@ def test_per_component_planner(capsys):
       "layer pattern"),
      (["plan", "--layers", "linear*4", "--state", "conv", "--budget", "1GB"], "name=bytes"),
      (["plan", "--budget", "1GB"], "no model given"),
-     (["plan", *QWEN35], "one of the arguments --budget --vllm-blocks is required"),
+     (["plan", *QWEN35], "one of the arguments --budget --vllm-blocks --gpu-memory is required"),
      (["frobnicate"], "invalid choice"),
      (["plan", *QWEN35, "--budget", "1e999999999"], "exponent 999999999 is out of range"),
      (["plan", *QWEN35, "--budget", "-5GiB"], "write --option=VALUE"),
@@ -442,3 +442,35 @@ def test_vllm_blocks_give_the_budget_as_vllm_0_34_logs_it(capsys):
         assert (f"argument --vllm-blocks: '{blocks}' is not a count of vLLM blocks: give "
                 "the N of its \"Memory after warmup: ... N KV cache blocks\" line, 2 to "
                 "2,147,483,648") in err
+
+
+def test_a_budget_from_gpu_memory_fraction_and_weights_as_the_app_derives_it(capsys):
+    # the H100's 81,559 MiB x 0.9, floored, less 16 GB of weights over TP 2: the Budget page's
+    # 68,968,728,985 B (tests/test_app_pages.py); Qwen3-Next's flat block at TP 2 is
+    # 12 x 544 x 1,024 + 36 x 548,864 = 26,443,776 B, 2,608 of them
+    assert 81_559 * 2**20 * 9 // 10 - 8 * 10**9 == 68_968_728_985
+    code, out, err = run(["plan", "--preset", "Qwen3-Next-80B-A3B", "--tp", "2", "--gpu-memory",
+                          "H100 80GB", "--weights", "16GB", "--json"], capsys)
+    assert code == 0, err
+    assert json.loads(out)["geometry"]["num_blocks"] == 68_968_728_985 // 26_443_776 == 2_608
+    assert ("note: budget 79.65 GiB x 0.9 = 71.68 GiB usable - weights 7.45 GiB per rank (TP 2) "
+            "= 64.23 GiB for the cache: 68,968,728,985 B per rank") in err
+    # a size as well as a preset; the fraction as given
+    code, out, err = run(["compare", "--preset", "Llama-3.1-8B", "--gpu-memory", "80GB",
+                          "--memory-fraction", "0.5"], capsys)
+    assert code == 0 and out.startswith("Llama-3.1-8B: budget 40,000,000,000 B")
+    # what cannot derive a budget: one line, exit 2
+    for argv, said in (
+            (["--budget", "1GB", "--weights", "1GB"],
+             "--weights apply only with --gpu-memory, whose budget they derive: give "
+             "--gpu-memory too, or drop it"),
+            (["--gpu-memory", "80GB", "--memory-fraction", "1.5"],
+             "--memory-fraction 1.5 is outside (0, 1]"),
+            (["--gpu-memory", "H100"], "--gpu-memory 'H100' is not a size: write a number with "
+             "an optional unit, e.g. 80GB, 10GiB, 1.5TiB, 12e9 or 4096 (or one of 'H100 80GB',"),
+            # 16 GB of weights on one rank leave nothing of 12 GB x 0.9: TP 2 would
+            (["--gpu-memory", "12GB", "--weights", "16GB"],
+             "weights per rank (14.90 GiB) fill the usable memory (10.06 GiB): raise TP (2 is "
+             "the least that splits the model and leaves room)")):
+        code, out, err = run(["compare", "--preset", "Llama-3.1-8B", *argv], capsys)
+        assert code == 2 and said in err and len(err.strip().splitlines()) == 1, err
