@@ -67,6 +67,7 @@ def headline(analysis, ours: StrategyResult, engines: list[StrategyResult]) -> N
         state_pad = h.state_row_padding
         c.metric("Padding of a block (uniform pages)", f"{h.padding_share:.2%}",
                  delta=None if state_pad is None else
+                 f"state row fills its page row at P {h.block_size:,}" if state_pad == 0 else
                  f"state row padded by {state_pad:.2%} at P {h.block_size:,}",
                  delta_color="off", delta_arrow="off",
                  help="Share of a block that padding every row to the page row would waste "
@@ -118,8 +119,9 @@ def layout(analysis) -> None:
                                         layer_types=state().profile().layer_types)
     title = "One row per {}: one block id's bytes".format(
         "slot tensor" if packed else "component tensor")
-    chart(charts.layout_figure(segments, title=title), key="layout.rows",
-          file_name="layout.html")
+    chart(charts.layout_figure(segments, title=title, x_title="offset in the slot row" if packed
+                               else "offset in the component's page"),
+          key="layout.rows", file_name="layout.html")
     rows = [{"group": g.group_id, "layers": g.num_layers,
              "used bytes per block": g.used_bytes_per_block,
              "dead bytes per block": g.dead_bytes_per_block,

@@ -1528,6 +1528,10 @@ def test_layout_names_the_padding_its_planner_has():
     at = open_app("app_pages/layout.py", {**QWEN35_LINK, "planner": "per-component"})
     assert_clean(at)
     assert metrics(at)["Padding of a block (per component)"] == "0.00%"
+    # its rows are components' pages, not slots' rows
+    rows = json.loads(at.get("plotly_chart")[1].proto.spec)["layout"]
+    assert rows["title"]["text"].startswith("One row per component tensor")
+    assert rows["xaxis"]["title"]["text"].startswith("offset in the component's page")
 
 
 def test_layout_explains_its_terms():
@@ -2377,6 +2381,12 @@ def test_layout_gives_the_state_row_padding_vllm_logs():
     # alignment 16: ours 1,056, vLLM's 1,088)
     assert pad.proto.delta == f"state row padded by {16_384 / 1_097_728:.2%} at P 544" == (
         "state row padded by 1.49% at P 544")
+    # MiniMax-M1's 2,097,152 B state row is 512 tokens of its 4,096 B a token: no padding,
+    # said so (not "padded by 0.00%")
+    minimax = open_app("app_pages/layout.py", {"model": "MiniMax-M1"})
+    (pad,) = [m for m in minimax.metric if m.label == "Padding of a block (uniform pages)"]
+    assert 512 * 4_096 == 2_097_152 and pad.value == "0.00%"
+    assert pad.proto.delta == "state row fills its page row at P 512"
 
 
 def test_the_planner_hint_stays_off_a_budget_error():
