@@ -40,5 +40,5 @@ if nav is MODEL_PATH:
 page = nav.url_path or "model"  # the default page, Model, is served at "/"
 frame(page, page_shows_budget=page != "model")  # the Model page has no budget of its own
 nav.run()
-sync_url()  # streamlit clears the query string on a page switch: write the view back
+sync_url(page=page)  # streamlit clears the query string on a page switch: write it back
 end_run()

@@ -70,6 +70,7 @@ from flatkv.units import (
 )
 
 STATE_KEY = "flatkv.state"
+PAGE_KEY = "flatkv.page"  # the page the last run drew
 NOTICES_KEY = "flatkv.notices"
 ERRORS_KEY = "flatkv.errors"  # field -> why its widget's entry was rejected
 REJECTED_SLOT = "flatkv.rejected"  # this run's place, atop the page, to say entries were rejected
@@ -163,10 +164,17 @@ def update(**changes: Any) -> AppState:
     return new
 
 
-def sync_url() -> None:
-    """Write the view into the URL (only values that differ from the defaults)."""
+def sync_url(*, page: str | None = None) -> None:
+    """Write the view into the URL (only values that differ from the defaults). ``page``: the
+    page this run drew (app.py's call after it); on the first run of a page the view is written
+    even where the query string already holds it, as the browser's address bar may not: a
+    sidebar link clears it, and a walk-through saw it stay clear on a fresh server."""
     target = encode_query(state())
-    if st.query_params.to_dict() != target:
+    ss = st.session_state
+    switched = page is not None and ss.get(PAGE_KEY) != page
+    if page is not None:
+        ss[PAGE_KEY] = page
+    if switched or st.query_params.to_dict() != target:
         st.query_params.from_dict(target)
 
 
