@@ -41,7 +41,8 @@ from flatkv.profile import MAX_CHUNK_SIZE
 from flatkv.units import MAX_TOKENS, count_text, format_bytes, sentence_case
 
 # the raw-bytes widgets
-RAW_KEYS = ("edit.layers", "edit.kv", "edit.state", "edit.window", "edit.chunk")
+RAW_KEYS = ("edit.layers", "edit.kv", "edit.swa_kv", "edit.state", "edit.window",
+            "edit.chunk")
 ss = st.session_state
 
 
@@ -51,6 +52,7 @@ ss = st.session_state
 def _fill_raw(raw: RawModel) -> None:
     ss["edit.layers"] = raw.layers
     ss["edit.kv"] = raw.kv_bytes_per_slot
+    ss["edit.swa_kv"] = raw.sliding_kv_bytes_per_slot or 0
     ss["edit.state"] = app_model.format_state_text(raw.state)
     ss["edit.window"] = raw.sliding_window or 0
     ss["edit.chunk"] = raw.attention_chunk_size or 0
@@ -75,6 +77,8 @@ def _apply_raw() -> None:
         raw = replace(edited, layers=ss["edit.layers"],
                       sliding_window=_whole("edit.window", "Sliding window") or None,
                       attention_chunk_size=_whole("edit.chunk", "Attention chunk") or None,
+                      sliding_kv_bytes_per_slot=_whole(
+                          "edit.swa_kv", "Sliding layers' KV bytes per token") or None,
                       ).with_kv(_whole("edit.kv", "KV bytes per token per layer")).with_state(
             app_model.parse_state_text(ss["edit.state"]))
         raw.profile()
@@ -374,9 +378,14 @@ def _raw_bytes_source(s) -> None:
     c2.text_input("State tensors of one linear layer (bytes)", key="edit.state",
                   on_change=_apply_raw, help="name=bytes pairs, e.g. conv=49152,ssm=2MiB")
     # the numbers a row of their own: beside the pattern, 4,096 showed as "409" at 1000 px
-    c3, c4, c5 = st.columns(3)
+    c3, c6, c4, c5 = st.columns(4)
     c3.number_input("KV bytes per token per layer", key="edit.kv", min_value=0, step=1,
                     value=None, on_change=_apply_raw)
+    c6.number_input("Sliding layers' KV bytes (0 = the same)", key="edit.swa_kv", min_value=0,
+                    step=1, value=None, on_change=_apply_raw,
+                    help="Bytes one token adds to one sliding layer, where its heads differ "
+                    "from the full layers' (Gemma 4: 16 KV heads x 256 beside 4 x 512); 0: "
+                    "the KV bytes beside it")
     c4.number_input("Sliding window (0 = none)", key="edit.window", min_value=0, step=1,
                     value=None, on_change=_apply_raw,
                     help="Tokens a sliding layer keeps: its last W")

@@ -284,7 +284,10 @@ def vllm_block_segments(result: StrategyResult, profile: CacheProfile) -> list[S
         else:  # DeepSeek-V3.2's indexer keys: a cache of their own beside the latent's
             indexer = result.block_size * (profile.indexer_bytes_per_slot or 0)
             kv_kind = component_kind(kind, "kv")
-            parts = [(kv_kind, "kv", extras["attention_page_bytes"] - indexer)]
+            # a kind's own history bytes where its page is padded to a larger kind's
+            history = extras.get("kind_history_bytes", {}).get(kind,
+                                                               extras["attention_page_bytes"])
+            parts = [(kv_kind, "kv", history - indexer)]
             if indexer:
                 parts.append(("indexer", "indexer keys", indexer))
         for j in range(size):

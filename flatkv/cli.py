@@ -111,7 +111,8 @@ class GivenModel:
     # an MTP module's layer is no full-attention one (Step-3.5's are sliding): --mtp-layer
     # adds none, and the drafter note does not offer it
     drafts_otherwise: bool = False
-    tp: int = 1  # the ranks --weights split over (raw bytes are one rank's)
+    tp: int = 1  # the ranks --weights split over
+    raw: bool = False  # bytes given by hand: one rank's, --tp refused
     splits_over: Callable[[int], bool] = lambda tp: True  # whether the model splits over a tp
 
     def stderr_notes(self) -> tuple[str, ...]:
@@ -147,7 +148,7 @@ def given_model(args: argparse.Namespace) -> GivenModel:
         return GivenModel(spec.profile(), spec.notes, spec.max_model_len,
                           drafts_otherwise=bool(mtp_layers_not_full(spec.mtp_layer_types)),
                           tp=spec.tp, splits_over=spec.splits_over)
-    return GivenModel(_raw_profile(args))
+    return GivenModel(_raw_profile(args), raw=True)
 
 
 def _window_tokens(text: str | None, flag: str) -> int | None:
@@ -336,6 +337,11 @@ def with_given_budget(args: argparse.Namespace, model: GivenModel) -> argparse.N
         budget = cache_budget(gpu, fraction, args.weights or 0, model.tp,
                               splits=model.splits_over)
     except ValueError as exc:
+        if model.raw and args.weights:  # its advice to raise --tp does not apply to raw bytes
+            raise UsageError(
+                f"--gpu-memory {args.gpu_memory}: --weights {format_bytes(args.weights)} fill "
+                f"its usable memory: raw bytes are one rank's, so give --weights as one rank's "
+                "share, or a larger --gpu-memory or --memory-fraction") from None
         raise UsageError(f"--gpu-memory {args.gpu_memory}: {exc}") from None
     return argparse.Namespace(**{**vars(args), "budget": budget.cache_bytes,
                                  "derived_budget": budget})

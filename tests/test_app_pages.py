@@ -3054,3 +3054,28 @@ def test_budget_says_what_sglangs_capacity_and_blocks_count():
     vllm = open_app("app_pages/budget.py", {"b_layout": "vllm"})
     assert {m.label: m.help for m in vllm.metric}["Capacity (tokens)"].startswith(
         "The history the pool holds beside one request's state")
+
+
+def test_raw_bytes_edit_the_sliding_layers_own_kv_bytes():
+    # Gemma 4's shape as raw bytes: the editor shows the sliding layers' 16,384 B beside the
+    # full layers' 8,192 B; 0 makes them one size, and a pattern without sliding layers
+    # needs 0 there (the error says why, and clearing it gets the model back)
+    link = {"model": "custom", "layers": "(5*sliding,full)*10", "kv": "8192", "swa_kv": "16384",
+            "window": "1024"}
+    at = open_app("app_pages/model.py", link)
+    at.segmented_control(key="model.source").set_value("Raw bytes").run()
+    assert at.number_input(key="edit.swa_kv").value == 16_384
+    assert metrics(at)["KV per token"] == format_bytes(50 * 16_384 + 10 * 8_192)
+    at.number_input(key="edit.swa_kv").set_value(0).run()
+    assert_clean(at)
+    assert "swa_kv" not in at.query_params
+    assert metrics(at)["KV per token"] == format_bytes(60 * 8_192)
+    at.number_input(key="edit.swa_kv").set_value(4_096).run()
+    assert at.query_params["swa_kv"] == "4096"
+    at.text_input(key="edit.layers").set_value("full*4").run()
+    at.number_input(key="edit.window").set_value(0).run()  # its window goes too
+    assert any(shown(e).startswith("sliding_kv_bytes_per_slot is 4096 but layer_types has no "
+                                   "sliding_attention layer") for e in at.error)
+    at.number_input(key="edit.swa_kv").set_value(0).run()
+    assert_clean(at)
+    assert at.query_params["layers"] == "full*4" and metrics(at)["Cache layers"] == "4"

@@ -474,3 +474,9 @@ def test_a_budget_from_gpu_memory_fraction_and_weights_as_the_app_derives_it(cap
              "the least that splits the model and leaves room)")):
         code, out, err = run(["compare", "--preset", "Llama-3.1-8B", *argv], capsys)
         assert code == 2 and said in err and len(err.strip().splitlines()) == 1, err
+    # raw bytes are one rank's (--tp is refused with them): the fix is one rank's weights
+    code, out, err = run(["compare", "--layers", "full*32", "--kv-bytes-per-slot", "4096",
+                          "--gpu-memory", "A100 40GB", "--weights", "80GB"], capsys)
+    assert code == 2 and err.strip().endswith(
+        "--weights 74.51 GiB fill its usable memory: raw bytes are one rank's, so give --weights "
+        "as one rank's share, or a larger --gpu-memory or --memory-fraction")

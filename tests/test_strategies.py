@@ -2126,3 +2126,40 @@ def test_sliding_layers_of_their_own_bytes_in_each_layout():
     assert run_strategy("vllm", hybrid, budget_bytes=budget).reason == model_blocker(
         "vllm", hybrid) == (said[:-2] + ", beside state layers: FlatKV does not model vLLM's "
                             "page size for such a model")
+
+
+def test_vllm_pads_a_page_that_does_not_divide_the_largest_and_scales_a_smaller_sliding_one():
+    # full layers of 12,288 B a token beside sliding ones of 16,384 B: at P 16 a full page,
+    # 196,608 B, does not divide the sliding one, 262,144 B, so it is padded up to it (vLLM
+    # 0.20+; 0.19 and earlier refuse), every kind at 16 tokens a page
+    padded = CacheProfile(layer_types=(["sliding_attention"] * 5 + ["full_attention"]) * 10,
+                          kv_bytes_per_slot=12_288, sliding_kv_bytes_per_slot=16_384,
+                          sliding_window=1_024)
+    r = run_strategy("vllm", padded, budget_bytes=40 * 2**30, context_tokens=131_072)
+    assert r.extras["block_sizes"] == {"sliding_attention": 16, "full_attention": 16}
+    assert r.num_blocks == 40 * 2**30 // 262_144 // 10 == 16_384
+    assert r.concurrency == Fraction(16_384, 5 * 577 + 8_192)
+    assert r.logged_tokens == int(16_384 / 11_077 * 131_072) == 193_868
+    assert r.older_logged_tokens is None
+    assert any(line.startswith("older_logged_tokens: none, vLLM 0.19 and earlier do not start")
+               for line in r.formulas)
+    # the full group's block: 10 pages of 196,608 B of KV, each padded by 65,536 B
+    from flatkv.app_data import vllm_block_segments
+    full = [s for s in vllm_block_segments(r, padded) if s.slot_name == "full_attention"]
+    assert [(s.kind, s.nbytes) for s in full[:2]] == [("kv", 196_608), ("padding", 65_536)]
+    # Gemma 4 as transformers' defaults give it: sliding layers of 4 KV heads x 256 (4,096 B)
+    # beside full ones of 4 x 512 (8,192 B): the sliding page is the smaller, so the sliding
+    # layers page by 32 tokens; 25 + 5 layers, groups of 5; 8 GiB, 32,768 tokens: a request
+    # holds ceil(min(511 + 8,192, L) / 32) + 1 = 273 pages in each sliding group, 2,048 full
+    default = CacheProfile(layer_types=(["sliding_attention"] * 5 + ["full_attention"]) * 5,
+                           kv_bytes_per_slot=8_192, sliding_kv_bytes_per_slot=4_096,
+                           sliding_window=512)
+    r = run_strategy("vllm", default, budget_bytes=8 * 2**30, context_tokens=32_768)
+    assert r.extras["block_sizes"] == {"sliding_attention": 32, "full_attention": 16}
+    assert r.num_blocks == 8 * 2**30 // (16 * 8_192) // 5 == 13_107
+    assert r.concurrency == Fraction(13_107, 5 * 273 + 2_048)
+    # with its hybrid KV cache manager off vLLM keeps one group of two page sizes: not modelled
+    off = run_strategy("vllm", default, budget_bytes=8 * 2**30, context_tokens=32_768,
+                       options=StrategyOptions(vllm_hybrid_manager=False))
+    assert not off.applies and "keeps every layer in one group of pages of two sizes" in (
+        off.reason)

@@ -30,7 +30,15 @@ def profiles(draw, labels=LABELS):
         if draw(st.booleans()):
             state["ssm"] = draw(st.integers(1, 1 << 22))
     window = draw(st.integers(1, 1 << 17)) if "sliding_attention" in layers else None
-    return CacheProfile(tuple(layers), kv, state, window, "random")
+    # sliding layers of their own bytes a token beside other attention layers (Gemma 4), in a
+    # ratio that scales a page, pads it, or either way round
+    sliding = None
+    if window is not None and set(layers) - {"sliding_attention", "linear_attention"} and (
+            draw(st.booleans())):
+        sliding = kv * draw(st.sampled_from([2, 4])) if draw(st.booleans()) else draw(
+            st.integers(1, 1 << 16))
+    return CacheProfile(tuple(layers), kv, state, window, "random",
+                        sliding_kv_bytes_per_slot=sliding)
 
 
 options = st.builds(
@@ -198,18 +206,25 @@ def test_sglangs_start_up_log_tells_its_own_pools(profile, budget, opts, page, s
     n_swa = pool_layers(profile, opts)[1]
     assert x["logged_pools"] == ["state"] * ("state_slots" in x) + ["kv"] + [
         "hybrid swa"] * bool(n_swa)
-    pools = [("KV Cache", r.capacity_tokens, profile.kv_bytes_per_token // kv)] if not n_swa \
-        else [("Full KV Cache", r.capacity_tokens, profile.count("full_attention")),
-              ("SWA KV Cache", x["swa_tokens"], n_swa)]
-    assert len(kv_lines) == len(pools)
-    for line, (name, tokens, layers) in zip(kv_lines, pools):
+    # (name, tokens, layers, bytes a token a layer); a pool of one size (the hybrid manager
+    # off or no SWA pool) keeps every attention layer's own bytes
+    sliding = profile.kv_bytes_of("sliding_attention")
+    pools = [("KV Cache", r.capacity_tokens, profile.kv_bytes_per_token // kv, kv)] \
+        if not n_swa else [
+            ("Full KV Cache", r.capacity_tokens, profile.count("full_attention"), kv),
+            ("SWA KV Cache", x["swa_tokens"], n_swa,
+             sliding if "sliding_attention" in profile.layer_types else kv)]
+    # where the sliding layers' bytes differ, their K / V split is not known: no SWA line
+    logged = [p for p in pools if p[3] == kv]
+    assert len(kv_lines) == len(logged)
+    for line, (name, tokens, layers, each) in zip(kv_lines, logged):
         assert line.startswith(f"{name} is allocated. dtype: torch.{dtype}, #tokens: {tokens}, ")
         k, v = gib[f"{name} is allocated"]
-        assert abs(k + v - layers * (tokens + page) * kv / 2**30) <= 0.01  # a page a layer more
-    assert r.bytes_of("kv_history") == sum(t * layers * kv for _, t, layers in pools)
+        assert abs(k + v - layers * (tokens + page) * each / 2**30) <= 0.01  # a page a layer
+    assert r.bytes_of("kv_history") == sum(t * layers * each for _, t, layers, each in pools)
     if n_swa:  # its summary: K and V of both sub-pools, each a page a layer more
         usage = next(line for line in log if line.startswith("SWAKVPool mem usage: "))
-        both = sum(layers * (tokens + page) * kv for _, tokens, layers in pools)
+        both = sum(layers * (tokens + page) * each for _, tokens, layers, each in pools)
         assert abs(float(usage.split()[3]) - both / 2**30) <= 0.005
         assert usage.endswith(f" GB, swa size: {x['swa_tokens']}, full size: "
                               f"{r.capacity_tokens}")

@@ -434,7 +434,6 @@ def test_raw_bytes_give_sliding_layers_their_own_size():
     row = next(line for line in out.splitlines() if line.startswith("block bytes"))
     assert row.split()[2:4] == ["14,417,920", "14,417,920"]
     # vLLM pages the full layers by 32 tokens, its sliding ones by 16, every page 262,144 B
-    row = next(line for line in out.splitlines() if line.startswith("block bytes"))
     assert row.split()[4] == f"{10 * 16 * 16_384:,}"
     assert "full_attention's block is 16 x 2 = 32 tokens" in run(
         ["plan", *gemma, "--strategy", "vllm", "--budget", "40GiB", "--context", "128K"])[1]

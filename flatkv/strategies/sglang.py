@@ -467,8 +467,9 @@ def _token_pools(profile: CacheProfile, options: StrategyOptions, kv_memory: int
         )
     else:  # sliding layers only: one token pool over them
         swa_tokens, text = whole_pages(kv_memory // swa_bytes, page)
+        each = profile.kv_bytes_of(swa_label(profile))
         formulas.append(
-            f"swa tokens = KV memory // ({n_swa} layers x {n(swa_bytes // n_swa)} B) = "
+            f"swa tokens = KV memory // ({n_swa} layers x {n(each)} B) = "
             f"{n(kv_memory)} // {n(swa_bytes)} = {text}"
         )
         extras.update(swa_tokens=swa_tokens)
@@ -577,7 +578,7 @@ def _token_pages(
     full_bytes, swa_bytes = pool_token_bytes(profile, options)
     per_layer = (f"{n(kv)} x {n_full + n_swa} layers" if full_bytes + swa_bytes
                  == kv * (n_full + n_swa) else
-                 f"({n(kv)} x {n_full} + {n(swa_bytes // n_swa)} x {n_swa}) B")
+                 f"({n(kv)} x {n_full} + {n(profile.kv_bytes_of(swa_label(profile)))} x {n_swa}) B")
     # its KV pools are sized from the budget, then allocated a page up
     formulas.append(
         f"beyond these, SGLang allocates each KV layer a page more (rows of tokens + page "
@@ -591,7 +592,7 @@ def _token_pages(
     if n_full and n_swa:
         extras.update(full_page_bytes=page * full_bytes, swa_page_bytes=page * swa_bytes)
         name = WINDOWED[swa_label(profile)].name
-        sliding = swa_bytes // n_swa
+        sliding = profile.kv_bytes_of(swa_label(profile))
         formulas.append(
             "block_bytes = one page in both pools = "
             + (f"{page} x {n(kv)} x ({n_full} full + {n_swa} {name} layers)" if sliding == kv

@@ -629,6 +629,10 @@ def without_hybrid_manager(profile: CacheProfile, formulas: list[str]) -> CacheP
     sliding beside chunked layers without full ones."""
     windowed = profile.windowed_labels
     kinds = set(profile.layer_types)
+    if (sizes := kv_sizes_text(profile)) and FULL_ATTENTION in kinds:
+        return (f"with its {HYBRID_MANAGER_OFF} vLLM promotes the sliding layers to full "
+                f"attention and keeps every layer in one group of pages of two sizes ({sizes}), "
+                "which FlatKV does not model; keep the hybrid manager on")
     if ((profile.has_state and len(kinds) > 1)
             or (len(windowed) > 1 and FULL_ATTENTION not in kinds)):
         return (f"with its {HYBRID_MANAGER_OFF} vLLM does not start on a model whose layers "
@@ -694,7 +698,10 @@ def _run_vllm(
         page, block_sizes, attn_pages = _unified_pages(profile, counts, p, formulas)
         why += ("; " + ", ".join(f"{kind} {n(size)}" for kind, size in block_sizes.items())
                 + " tokens a page, every page of one size")
-        extras.update(attention_page_bytes=page, block_sizes=block_sizes)
+        extras.update(attention_page_bytes=page, block_sizes=block_sizes,
+                      kind_history_bytes=attn_pages)
+        if any(size < page for size in attn_pages.values()):  # a page padded, not scaled
+            extras["older_releases_refuse"] = True
     groups, uses, pad_lines = _pool_groups(counts, padding, group_size, page, attn_pages,
                                            profile.state_bytes_per_layer)
     extras["log_lines"] = _start_up_log(sizing, options, p, attn_page, budget_bytes, counts,
@@ -822,6 +829,11 @@ def with_logged_tokens(result: StrategyResult, profile: CacheProfile, options: S
         min_block = options.block_size
         why_min = f"block_size, a state-only model's in mode {options.mamba_cache_mode}"
     older, lines = None, []
+    if result.extras.get("older_releases_refuse"):
+        min_block = None
+        lines = [f"older_logged_tokens: none, {OLDER_VLLM_LOG} do not start (their "
+                 "unify_kv_cache_spec_page_size refuses a page that does not divide the "
+                 "largest, where current ones pad it)"]
     if min_block is not None:
         older = blocks // num_groups * min_block
         lines = [f"older_logged_tokens = num_blocks // groups x min block size = {n(blocks)} "
