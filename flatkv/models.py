@@ -663,14 +663,19 @@ class ModelSpec:
     def kv_bytes_per_slot(self) -> int:
         """Bytes one token adds to one full (or chunked) attention layer on one TP rank, to a
         sliding one where every attention layer slides; 0 without attention."""
-        others, sliding = self._kv_bytes_by_window()
-        return others if others is not None else sliding or 0
+        return self._kv_sizes()[0]
 
     def sliding_kv_bytes_per_slot(self) -> int | None:
         """Bytes one token adds to one sliding layer where they differ from a full layer's
         (Gemma 4), else None."""
+        return self._kv_sizes()[1]
+
+    def _kv_sizes(self) -> tuple[int, int | None]:
+        """(``kv_bytes_per_slot()``, ``sliding_kv_bytes_per_slot()``), read once."""
         others, sliding = self._kv_bytes_by_window()
-        return sliding if others is not None and sliding not in (None, others) else None
+        if others is None:
+            return sliding or 0, None
+        return others, sliding if sliding not in (None, others) else None
 
     def _kv_bytes_by_window(self) -> tuple[int | None, int | None]:
         """(bytes a token of a full or chunked layer, of a sliding layer), None where the model
@@ -737,14 +742,14 @@ class ModelSpec:
         state = self.state_const_bytes()
         # the K / V split when every attention kind has the same one, else none (the dtype
         # stays)
-        kv = self.kv_bytes_per_slot()
+        kv, sliding_kv = self._kv_sizes()
         kv_split = {layer.kv_tensor_bytes(self.tp, self.kv_dtype)
                     for layer in self.kinds.values()
                     if not layer.is_state and layer.kv_bytes_per_slot(self.tp, self.kv_dtype) == kv}
         return CacheProfile(
             layer_types=self.layer_types,
             kv_bytes_per_slot=kv,
-            sliding_kv_bytes_per_slot=self.sliding_kv_bytes_per_slot(),
+            sliding_kv_bytes_per_slot=sliding_kv,
             state_const_bytes=state,
             sliding_window=self.sliding_window(),
             attention_chunk_size=self.attention_chunk_size(),

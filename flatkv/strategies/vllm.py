@@ -133,8 +133,9 @@ def _page_size(profile: CacheProfile, options: StrategyOptions, formulas: list[s
     """vLLM's block size P and page: ``(P, page_bytes, attention_page_bytes, why)``. With state
     layers P is the smallest multiple of the attention block size (or of lcm(chunk, it) in
     mamba cache mode all) whose attention page covers the state page, and the state page is
-    padded up to it; without, P is the attention block size (the page that of the kind of
-    most bytes a token, where sliding layers keep other heads). Appends formulas and extras."""
+    padded up to it; without, P is the attention block size, and the page that of the kind
+    whose token takes the most bytes (where sliding layers keep other heads than full ones).
+    Appends formulas and extras."""
     kv = max(profile.kv_bytes_of(label) for label in set(profile.layer_types))
     state = profile.state_bytes_per_layer
     kernel, kernel_why = kernel_block_size(profile, options)
