@@ -77,6 +77,8 @@ _FAMILIES: dict[str, str] = {
     # last layers as Gemma 3n's
     "gemma4": "attention",
     "gemma4_text": "attention",
+    # MiMo-V2-Flash: sliding layers of their own heads and dims (swa_*), by hybrid_layer_pattern
+    "mimo_v2_flash": "attention",
     "cohere2": "attention",
     "olmo2": "attention",
     "olmo3": "attention",
@@ -167,9 +169,6 @@ _GEMMA4_UNIFIED_WHY = "Gemma 4 Unified's configuration (FlatKV reads gemma4 and 
 _NOT_READ_YET: dict[str, str] = {
     "gemma4_unified": _GEMMA4_UNIFIED_WHY,
     "gemma4_unified_text": _GEMMA4_UNIFIED_WHY,
-    "mimo_v2_flash": ("MiMo-V2-Flash's fields for its sliding layers (the checkpoints' "
-                      "swa_num_key_value_heads, swa_head_dim, swa_v_head_dim and "
-                      "sliding_window_size, which vLLM reads)"),
 }
 _NOT_MODELED_YET: dict[str, str] = {
     "deepseek_v4": ("DeepSeek-V4's layers keep compressed caches (compressed_sparse_attention "
@@ -855,7 +854,7 @@ _PATTERN_KEYS = (
     "sliding_window_pattern", "_sliding_window_pattern", "attn_layer_period", "attn_layer_offset",
     "attn_layer_indices", "hybrid_layer_ids", "linear_attn_config", "attn_type_list",
     "decoder_attention_types", "no_rope_layers", "no_rope_layer_interval", "full_attn_idxs",
-    "global_attn_every_n_layers",
+    "global_attn_every_n_layers", "hybrid_layer_pattern",
 )
 # ... and those only qwen2 / qwen3 read their pattern from (_WINDOW_SPLIT_TYPES)
 _WINDOW_SPLIT_KEYS = ("use_sliding_window", "max_window_layers")
@@ -970,6 +969,38 @@ def _gemma4_full(text: Any, model_type: str, index: int) -> AttentionLayer:
             f"{values['num_key_value_heads']}: no engine loads such a model; fix the config")
     return AttentionLayer(kv_heads=values["num_key_value_heads"], head_dim_k=values["head_dim"],
                           head_dim_v=values["head_dim"])
+
+
+def _mimo_v2_layers(text: Any, model_type: str, n_layers: int) -> list[CacheLayer]:
+    """MiMo-V2-Flash's layers as vLLM's mimo_v2 builds them: sliding where
+    ``hybrid_layer_pattern[i]`` is 1 (transformers' own layer_types are not read), of
+    swa_num_key_value_heads x (swa_head_dim + swa_v_head_dim) over sliding_window_size tokens
+    (transformers' sliding_window is one more); full ones of num_key_value_heads x (head_dim +
+    v_head_dim). K and V differ in width, so a token's bytes are those sums."""
+    pattern = getattr(text, "hybrid_layer_pattern", None)
+    if pattern is None:
+        raise ValueError(f"{model_type} config.json has no "
+                         f"{_named(text, 'hybrid_layer_pattern')}: vLLM and SGLang read which "
+                         "layers slide from it (1) and which attend fully (0); add it as the "
+                         "checkpoint's config.json gives it")
+    if (not isinstance(pattern, list) or len(pattern) != n_layers
+            or any(bit not in (0, 1) or isinstance(bit, bool) for bit in pattern)):
+        raise ValueError(f"{model_type} config.json {_named(text, 'hybrid_layer_pattern')} = "
+                         f"{pattern!r}: vLLM and SGLang read which layers slide from it (1) "
+                         f"and which attend fully (0), one entry a layer of {n_layers}; give "
+                         "it as the checkpoint's config.json does")
+
+    def layer(prefix: str, window: int | None) -> AttentionLayer:
+        dim = _get(text, f"{prefix}head_dim", model_type)
+        dim_v = (_get(text, f"{prefix}v_head_dim", model_type)
+                 if getattr(text, f"{prefix}v_head_dim", None) is not None else dim)
+        return AttentionLayer(kv_heads=_get(text, f"{prefix}num_key_value_heads", model_type),
+                              head_dim_k=dim, head_dim_v=dim_v, sliding_window=window)
+
+    full = layer("", None) if 0 in pattern else None
+    sliding = (layer("swa_", _get(text, "sliding_window_size", model_type))
+               if 1 in pattern else None)
+    return [sliding if bit else full for bit in pattern]
 
 
 def _gemma4_note(text: Any, model_type: str, layers: Sequence[CacheLayer]) -> str:
@@ -1147,6 +1178,8 @@ def _layers_of(text: Any, model_type: str) -> list[CacheLayer]:
         return [_mla(text, model_type)] * n_layers
     if model_type in _STATE_ONLY:  # no attention: every layer keeps a state
         return [_state_layer(text, model_type)] * n_layers
+    if model_type == "mimo_v2_flash":
+        return _mimo_v2_layers(text, model_type, n_layers)
     window = getattr(text, "sliding_window", None)
     if model_type == "falcon_h1":  # every layer runs attention and Mamba2 side by side
         return [_attention(text, model_type, None), _state_layer(text, model_type)] * n_layers
@@ -1575,13 +1608,22 @@ def _step3p5_heads(text: Any, cfg: Mapping[str, Any], heads: int | None,
             raise ValueError(f"step3p5 config.json {named} = {sliding!r} must be a positive "
                              f"multiple of the {groups} KV groups (the sliding layers' query "
                              "heads): check the model's values")
-        if heads is not None and isinstance(sliding, int) and sliding != heads:
-            both = math.gcd(heads, sliding)
-            notes.insert(0, f"Its sliding layers have {sliding} query heads and its full layers "
-                         f"{heads}: a tp must divide both, so attention_heads reads as {both}, "
-                         "their greatest common divisor.")
-            heads = both
+        if isinstance(sliding, int):
+            heads, note = _two_query_heads(heads, sliding)
+            if note:
+                notes.insert(0, note)
     return heads, " ".join(notes)
+
+
+def _two_query_heads(full: int | None, sliding: int) -> tuple[int | None, str]:
+    """The query heads a TP must divide where sliding layers have their own: their greatest
+    common divisor, and a note saying so (none where the two agree)."""
+    if full is None or full == sliding:
+        return full, ""
+    both = math.gcd(full, sliding)
+    return both, (f"Its sliding layers have {sliding} query heads and its full layers {full}: "
+                  f"a tp must divide both, so attention_heads reads as {both}, their greatest "
+                  "common divisor.")
 
 
 def spec_from_hf_config(
@@ -1616,6 +1658,10 @@ def spec_from_hf_config(
     mtp_types = _mtp_layer_types(text, cfg, model_type)
     attention_heads, heads_note = (_step3p5_heads(recorded, cfg, attention_heads, layers)
                                    if model_type == "step3p5" else (attention_heads, ""))
+    if model_type == "mimo_v2_flash" and any(  # its sliding layers' own query heads
+            layer.sliding_window is not None for layer in layers if not layer.is_state):
+        attention_heads, heads_note = _two_query_heads(
+            attention_heads, _get(recorded, "swa_num_attention_heads", model_type))
     try:
         n_model = int(getattr(text, "num_hidden_layers", 0) or 0)
     except (TypeError, ValueError):

@@ -8,6 +8,7 @@ import math
 import os
 import re
 from dataclasses import replace
+from fractions import Fraction
 
 import pytest
 
@@ -504,7 +505,7 @@ def test_every_supported_type_imports_from_transformers_defaults():
     # not know (MiniMax-M1's attn_type_list) is refused without it, naming the field
     needs = {"kimi_linear": "linear_attn_config", "lfm2_moe": "layer_types",
              "minimax": "head_dim", "minimax_m1": "attn_type_list",
-             "minimax_text_01": "attn_type_list"}
+             "minimax_text_01": "attn_type_list", "mimo_v2_flash": "hybrid_layer_pattern"}
     for model_type in SUPPORTED_MODEL_TYPES:
         if model_type in needs:
             with pytest.raises(ValueError, match=f"^{model_type} config.json has no "
@@ -1593,12 +1594,11 @@ def test_path_and_pasted_text(tmp_path):
          "^config.json text_config.model_type must be a string such as \"llama\", got "
          "\\['gemma4_text'\\]$"),
         # ... and so does a wrapper whose text_config is one
-        # (its layers plan: described by hand, as the message says)
-        ({"model_type": "llava", "text_config": {"model_type": "mimo_v2_flash"}},
-         "^model_type 'mimo_v2_flash' is not read yet: FlatKV plans its layers, but does not "
-         "read MiMo-V2-Flash's fields for its sliding layers \\(the checkpoints' "
-         "swa_num_key_value_heads, swa_head_dim, swa_v_head_dim and sliding_window_size, which "
-         "vLLM reads\\); describe the model by hand instead"),
+        # a type FlatKV plans by hand but does not read yet says so
+        ({"model_type": "gemma4_unified"},
+         "^model_type 'gemma4_unified' is not read yet: FlatKV plans its layers, but does not "
+         "read Gemma 4 Unified's configuration \\(FlatKV reads gemma4 and gemma4_text\\); "
+         "describe the model by hand instead"),
         ({"model_type": "deepseek_v4"}, "^model_type 'deepseek_v4' is not supported yet: "
          "DeepSeek-V4's layers keep compressed caches"),
         # a multimodal wrapper of a language model FlatKV reads: load its text_config alone
@@ -1966,3 +1966,42 @@ def test_gemma4_kv_shared_layers_keep_no_cache_and_bad_heads_are_named():
     alone = spec_from_hf_config(text)
     assert [(k.name, k.count, k.kv_bytes_per_token) for k in alone.summary()] == [
         ("sliding", 3, 16_384), ("full", 1, 8_192)]
+
+
+MIMO_V2 = {"model_type": "mimo_v2_flash", "architectures": ["MiMoV2FlashForCausalLM"],
+           "num_hidden_layers": 48, "hybrid_layer_pattern": [0, 1, 1, 1, 1, 1] * 8,
+           "num_attention_heads": 64, "num_key_value_heads": 4, "head_dim": 192,
+           "v_head_dim": 128, "swa_num_attention_heads": 64, "swa_num_key_value_heads": 8,
+           "swa_head_dim": 192, "swa_v_head_dim": 128, "sliding_window_size": 128,
+           "hidden_size": 4096, "max_position_embeddings": 262144, "torch_dtype": "bfloat16"}
+
+
+def test_mimo_v2_flash_reads_its_sliding_layers_own_fields_as_vllm_does():
+    # hybrid_layer_pattern (1 = sliding) decides the layers, not transformers' layer_types;
+    # full layers keep 4 KV heads x (192 + 128), sliding ones 8 x (192 + 128), in bf16, over
+    # sliding_window_size tokens (transformers' sliding_window is one more)
+    spec = spec_from_hf_config(MIMO_V2)
+    assert [(k.name, k.count, k.kv_bytes_per_token) for k in spec.summary()] == [
+        ("full", 8, 4 * 320 * BF16), ("sliding", 40, 8 * 320 * BF16)]
+    profile = spec.profile()
+    assert (profile.kv_bytes_per_slot, profile.sliding_kv_bytes_per_slot) == (2_560, 5_120)
+    assert profile.kv_tensor_bytes == (4 * 192 * BF16, 4 * 128 * BF16)  # K and V differ
+    assert profile.sliding_window == 128 and spec.notes == ""
+    from flatkv.strategies import run_strategy
+    # vLLM at P 16: sliding pages of 81,920 B, full ones half that, so full layers page by 32
+    # tokens; groups of 8: 40 GiB // 81,920 // 8 = 65,536 blocks; a request of 131,072 tokens
+    # holds 5 x (ceil((127 + 8,192) / 16) + 1) sliding pages and 131,072 / 32 full ones
+    vllm = run_strategy("vllm", profile, budget_bytes=40 * 2**30, context_tokens=131_072)
+    assert vllm.num_blocks == 65_536 and vllm.concurrency == Fraction(65_536, 5 * 521 + 4_096)
+    # SGLang: a full-pool token costs 2,560 x 8 + 0.8 x 5,120 x 40 = 184,320 B
+    sglang = run_strategy("sglang", profile, budget_bytes=40 * 2**30, context_tokens=131_072)
+    assert (sglang.logged_tokens, sglang.extras["swa_tokens"]) == (
+        40 * 2**30 // 184_320, 233_016 * 4 // 5) == (233_016, 186_412)
+    # sliding layers of their own query heads: a tp must divide both counts
+    other = spec_from_hf_config({**MIMO_V2, "swa_num_attention_heads": 96})
+    assert other.attention_heads == math.gcd(64, 96) == 32
+    assert other.notes.startswith("Its sliding layers have 96 query heads and its full layers "
+                                  "64: a tp must divide both")
+    with pytest.raises(ValueError, match=r"hybrid_layer_pattern = \[0, 1\]: vLLM and SGLang "
+                       "read which layers slide from it"):
+        spec_from_hf_config({**MIMO_V2, "hybrid_layer_pattern": [0, 1]})
