@@ -72,7 +72,9 @@ def headline(analysis, ours: StrategyResult, engines: list[StrategyResult]) -> N
                  delta_color="off", delta_arrow="off",
                  help="Share of a block that padding every row to the page row would waste "
                  "(as a uniform-page engine such as vLLM does). Packed slabs do not allocate "
-                 "it." + ("" if state_pad is None else " Below: the same padding as a share "
+                 "it." + (SCALED_PAGES if state().profile().sliding_kv_bytes_per_slot
+                          is not None else "")
+                 + ("" if state_pad is None else " Below: the same padding as a share "
                  f"of one state row ({h.state_row_bytes:,} B to {h.page_row_bytes:,} B), "
                  "counted as vLLM logs it (\"Padding mamba page size by x%\"). vLLM pads "
                  "at its own P (Compare), which can differ from this plan's."))
@@ -103,6 +105,12 @@ def why(analysis) -> None:
             chart(charts.inflation_figure(
                 bars, title="A state row does not fit a page of the requested P: P grows "
                 "until the KV row covers it"), key="layout.inflation", file_name="inflation.html")
+
+
+# Where sliding and full layers keep other bytes a token, vLLM pads few of its pages
+SCALED_PAGES = (" vLLM pads a history page only where its size does not divide the largest: a "
+                "smaller one that divides it holds more tokens instead (its sliding or full "
+                "layers' block at a multiple of P; Compare).")
 
 
 def layout(analysis) -> None:

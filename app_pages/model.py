@@ -378,14 +378,17 @@ def _raw_bytes_source(s) -> None:
     c2.text_input("State tensors of one linear layer (bytes)", key="edit.state",
                   on_change=_apply_raw, help="name=bytes pairs, e.g. conv=49152,ssm=2MiB")
     # the numbers a row of their own: beside the pattern, 4,096 showed as "409" at 1000 px
-    c3, c6, c4, c5 = st.columns(4)
+    c3, c6 = st.columns(2)  # four a row cut 8192 to "81" at 1000 px
     c3.number_input("KV bytes per token per layer", key="edit.kv", min_value=0, step=1,
-                    value=None, on_change=_apply_raw)
+                    value=None, on_change=_apply_raw,
+                    help="Bytes one token adds to one full (or chunked) attention layer, and to "
+                    "a sliding one unless the field beside it gives its own")
     c6.number_input("Sliding layers' KV bytes (0 = the same)", key="edit.swa_kv", min_value=0,
                     step=1, value=None, on_change=_apply_raw,
                     help="Bytes one token adds to one sliding layer, where its heads differ "
                     "from the full layers' (Gemma 4: 16 KV heads x 256 beside 4 x 512); 0: "
                     "the KV bytes beside it")
+    c4, c5 = st.columns(2)
     c4.number_input("Sliding window (0 = none)", key="edit.window", min_value=0, step=1,
                     value=None, on_change=_apply_raw,
                     help="Tokens a sliding layer keeps: its last W")

@@ -343,7 +343,9 @@ def vllm_block_text(result: StrategyResult, profile: CacheProfile,
         p += " (" + ", ".join(f"{kind} {size:,}" for kind, size in scaled.items()) + (
             ": its layers keep fewer bytes a token, so their page of the same bytes holds more "
             "tokens)")
-    theirs = f", {_per_token(result.block_bytes, result.block_size)}" if tokens else ""
+    # a block's bytes a token at P: not one figure where some groups' blocks hold more tokens
+    theirs = (f", {_per_token(result.block_bytes, result.block_size)}"
+              if tokens and len(set(extras.get("block_sizes", {0: 0}).values())) == 1 else "")
     ours_per = (f", {_per_token(ours.block_bytes, ours.block_size)}) at P {ours.block_size:,}"
                 if tokens else ")")
     return (

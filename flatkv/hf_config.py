@@ -1300,6 +1300,14 @@ def _kv_shared_layers(text: Any, model_type: str, n_layers: int) -> int:
     if (not model_type.startswith(_KV_SHARING) or not getattr(text, "num_kv_shared_layers", 0)):
         return 0
     shared = _get(text, "num_kv_shared_layers", model_type)
+    types = list(getattr(text, "layer_types", None) or [])
+    own = n_layers - shared
+    if shared < n_layers and (orphans := sorted(set(types[own:]) - set(types[:own]))):
+        # a shared layer reads the last own layer of its type: none of that type keeps one
+        raise ValueError(
+            f"{model_type} config.json {_named(text, 'num_kv_shared_layers')} = {shared} leaves "
+            f"no {', '.join(orphans)} layer a cache of its own for the shared ones of that type "
+            "to read (transformers refuses it too): give fewer")
     if shared >= n_layers:
         raise ValueError(f"{model_type} config.json {_named(text, 'num_kv_shared_layers')} = "
                          f"{shared} leaves none "

@@ -1954,6 +1954,10 @@ def test_gemma4_kv_shared_layers_keep_no_cache_and_bad_heads_are_named():
     assert (len(shared.layers), shared.model_layers) == (40, 60)
     assert [(k.name, k.count) for k in shared.summary()] == [("sliding", 34), ("full", 6)]
     assert "SGLang's Gemma 4 shares the KV too" in shared.notes
+    # 55 shared layers would leave no full layer of its own for the shared full ones to read
+    with pytest.raises(ValueError, match="num_kv_shared_layers = 55 leaves no full_attention "
+                       "layer a cache of its own for the shared ones of that type to read"):
+        _gemma4(num_kv_shared_layers=55)
     with pytest.raises(ValueError, match="^gemma4 config.json text_config.global_head_dim = 0: "
                        "the full-attention layers need a positive whole number; fix the config$"):
         _gemma4(global_head_dim=0)

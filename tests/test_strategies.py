@@ -2163,3 +2163,11 @@ def test_vllm_pads_a_page_that_does_not_divide_the_largest_and_scales_a_smaller_
                        options=StrategyOptions(vllm_hybrid_manager=False))
     assert not off.applies and "keeps every layer in one group of pages of two sizes" in (
         off.reason)
+
+
+def test_sglangs_float_cell_prints_as_the_float_reads():
+    from flatkv.strategies.sglang import bytes_text
+    # 8,192 x 6 + 0.8 x 16,384 x 34: 494,796.80000000005 in float, shown as 494,796.8
+    cell = 8_192 * 6 + 0.8 * (16_384 * 34)
+    assert bytes_text(cell) == "494,796.8" and bytes_text(49_152.0) == "49,152"
+    assert bytes_text(44_236.8) == "44,236.8"

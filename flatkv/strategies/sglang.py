@@ -60,8 +60,7 @@ def bytes_text(value: float) -> str:
     whole = int(value)
     if value == whole:
         return n(whole)
-    decimals = repr(value).split(".")[1] if "e" not in repr(value) else ""
-    return f"{whole:,}.{decimals[:6]}" if decimals else f"{value:,.6f}"
+    return f"{value:,.6f}".rstrip("0")  # 494,796.80000000005 as 494,796.8
 
 
 def whole_pages(tokens: int, page: int) -> tuple[int, str]:
