@@ -345,7 +345,7 @@ def vllm_block_text(result: StrategyResult, profile: CacheProfile,
             "tokens)")
     # a block's bytes a token at P: not one figure where some groups' blocks hold more tokens
     theirs = (f", {_per_token(result.block_bytes, result.block_size)}"
-              if tokens and len(set(extras.get("block_sizes", {0: 0}).values())) == 1 else "")
+              if tokens and not scaled else "")
     ours_per = (f", {_per_token(ours.block_bytes, ours.block_size)}) at P {ours.block_size:,}"
                 if tokens else ")")
     return (

@@ -978,17 +978,15 @@ def _mimo_v2_layers(text: Any, model_type: str, n_layers: int) -> list[CacheLaye
     (transformers' sliding_window is one more); full ones of num_key_value_heads x (head_dim +
     v_head_dim). K and V differ in width, so a token's bytes are those sums."""
     pattern = getattr(text, "hybrid_layer_pattern", None)
+    field = _named(text, "hybrid_layer_pattern")
+    why = "vLLM and SGLang read which layers slide from it (1) and which attend fully (0)"
     if pattern is None:
-        raise ValueError(f"{model_type} config.json has no "
-                         f"{_named(text, 'hybrid_layer_pattern')}: vLLM and SGLang read which "
-                         "layers slide from it (1) and which attend fully (0); add it as the "
+        raise ValueError(f"{model_type} config.json has no {field}: {why}; add it as the "
                          "checkpoint's config.json gives it")
     if (not isinstance(pattern, list) or len(pattern) != n_layers
             or any(bit not in (0, 1) or isinstance(bit, bool) for bit in pattern)):
-        raise ValueError(f"{model_type} config.json {_named(text, 'hybrid_layer_pattern')} = "
-                         f"{pattern!r}: vLLM and SGLang read which layers slide from it (1) "
-                         f"and which attend fully (0), one entry a layer of {n_layers}; give "
-                         "it as the checkpoint's config.json does")
+        raise ValueError(f"{model_type} config.json {field} = {pattern!r}: {why}, one entry a "
+                         f"layer of {n_layers}; give it as the checkpoint's config.json does")
 
     def layer(prefix: str, window: int | None) -> AttentionLayer:
         dim = _get(text, f"{prefix}head_dim", model_type)
