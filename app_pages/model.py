@@ -167,6 +167,7 @@ def _use_spec(spec: ModelSpec, tp: int | None = None) -> None:
     changes, when it does not plan there (a loaded config.json or model JSON as much as an
     edit)."""
     at = state().tp if tp is None else tp
+    spec.with_options(tp=1).profile()  # an error of the model itself is not the TP's
     try:
         spec.with_options(tp=at).profile()
     except ValueError as exc:  # (a model file's own TP was checked as it was read)

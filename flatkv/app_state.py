@@ -64,6 +64,7 @@ from flatkv.units import (
     memory_size,
     parse_size,
     parse_tokens,
+    positive_size,
 )
 
 CUSTOM_GPU = "Custom"
@@ -430,42 +431,33 @@ DEFAULT = AppState()
 IGNORED_KEYS = frozenset({"embed", "embed_options"})  # streamlit's own
 
 
+_NO_REAL_BOUND = 1 << 40  # an upper bound past any real size: not named when a value is too low
+
+
 def _int(lo: int, hi: int) -> Callable[[str, str], int]:
     def parse(key: str, text: str) -> int:
         try:
             value = int(text)
         except ValueError:
             raise ValueError(f"{key}={text!r} is not a whole number") from None
+        if value < lo and hi >= _NO_REAL_BOUND:  # a range of 19 digits reads as noise
+            raise ValueError(f"{key}={value} must be {lo:,} or more")
         if not lo <= value <= hi:
-            raise ValueError(f"{key}={value} is outside {lo:,}..{hi:,}")
+            raise ValueError(f"{key}={value:,} is outside {lo:,}..{hi:,}")
         return value
 
     return parse
 
 
-def _memory_size(text: str, field: str, fix: str) -> int:
-    """A size above 0 from ``text``: ``fix`` says what to give instead of 0 (or of a negative
-    size, which ``memory_size`` would ask to be 0 or more)."""
-    try:
-        nbytes = memory_size(text, field)
-    except ValueError as exc:
-        if "is negative" not in str(exc):
-            raise
-        raise ValueError(f"{field} {text!r} is negative: give {fix}") from None
-    if nbytes == 0:
-        raise ValueError(f"{field} is 0: give {fix}")
-    return nbytes
-
-
 def gpu_memory_size(text: str, field: str = "GPU memory") -> int:
     """One GPU's memory from ``text`` (the sidebar's field, a link's gpu_mem)."""
-    return _memory_size(text, field, "the memory of one GPU, e.g. 80GB or 141GB")
+    return positive_size(text, field, "the memory of one GPU, e.g. 80GB or 141GB", memory_size)
 
 
 def kv_memory_size(text: str, field: str = "KV cache memory") -> int:
     """The KV cache memory of one rank from ``text`` (the sidebar's field, a link's kv_mem)."""
-    return _memory_size(text, field, "the KV cache memory of one rank, e.g. 44.59GiB as vLLM "
-                        "logs it")
+    return positive_size(text, field, "the KV cache memory of one rank, e.g. 44.59GiB as vLLM "
+                         "logs it", memory_size)
 
 
 # The sidebar slider's range: a link must not hold what the slider cannot show.

@@ -40,6 +40,7 @@ from flatkv.units import (
     parse_named_sizes,
     parse_size,
     parse_tokens,
+    positive_size,
     quoted,
     tokens_text,
 )
@@ -155,6 +156,15 @@ def _window_tokens(text: str | None, flag: str) -> int | None:
     return None if text is None else parse_tokens(text, flag, maximum=MAX_WINDOW)
 
 
+def _sliding_kv_bytes(text: str | None) -> int | None:
+    """--sliding-kv-bytes-per-slot's bytes, None where not given (sliding layers keep
+    --kv-bytes-per-slot's)."""
+    flag = "--sliding-kv-bytes-per-slot"
+    return None if text is None else positive_size(
+        text, flag, f"the sliding layers' bytes a token (1 or more), or drop {flag} where they "
+        "keep --kv-bytes-per-slot's")
+
+
 def _raw_profile(args: argparse.Namespace) -> CacheProfile:
     """Bytes per TP rank as --layers, --kv-bytes-per-slot (and --sliding-kv-bytes-per-slot),
     --state, --sliding-window, --attention-chunk-size and --ssm-element-bytes give them."""
@@ -192,8 +202,7 @@ def _raw_profile(args: argparse.Namespace) -> CacheProfile:
         layer_types=tuple(labels),
         kv_bytes_per_slot=parse_size(args.kv_bytes_per_slot or "0",
                                      field="--kv-bytes-per-slot", whole=True),
-        sliding_kv_bytes_per_slot=None if args.sliding_kv_bytes_per_slot is None else parse_size(
-            args.sliding_kv_bytes_per_slot, field="--sliding-kv-bytes-per-slot", whole=True),
+        sliding_kv_bytes_per_slot=_sliding_kv_bytes(args.sliding_kv_bytes_per_slot),
         state_const_bytes=state,
         sliding_window=_window_tokens(args.sliding_window, "--sliding-window"),
         attention_chunk_size=_window_tokens(args.attention_chunk_size, "--attention-chunk-size"),

@@ -264,20 +264,30 @@ _WHOLE_FIELDS = dict.fromkeys((
     "ssm_state_size", "n_groups", "conv_kernel", "expand", "mamba_n_heads", "mamba_d_head",
     "mamba_d_state", "mamba_n_groups", "mamba_d_conv", "mamba_expand", "mamba_d_ssm",
     "n_mamba_heads", "mamba_ngroups", "kv_lora_rank", "qk_rope_head_dim", "sliding_window",
-    "attention_chunk_size",
-    "full_attention_interval", "sliding_window_pattern", "attn_layer_period",
+    "attention_chunk_size", "global_head_dim", "num_global_key_value_heads",
+    "swa_num_key_value_heads", "swa_head_dim", "swa_v_head_dim", "v_head_dim",
+    "sliding_window_size", "full_attention_interval", "sliding_window_pattern", "attn_layer_period",
     "mamba_chunk_size", "chunk_size",
 ), 1) | {"attn_layer_offset": 0, "max_window_layers": 0}
 
 
 # The most a whole field can be: a window or chunk in tokens, else a head count, dim or period.
 _WHOLE_MOST = {"sliding_window": MAX_WINDOW, "attention_chunk_size": MAX_WINDOW,
+               "sliding_window_size": MAX_WINDOW,
                "mamba_chunk_size": MAX_CHUNK_SIZE, "chunk_size": MAX_CHUNK_SIZE}
+
+
+# Whole fields a null does not default: Gemma 4's global_head_dim null is a head_dim of None.
+_NO_NULL = frozenset({"global_head_dim"})
 
 
 def _precheck_whole(cfg: Mapping[str, Any], where: str = "") -> None:
     for key, least in _WHOLE_FIELDS.items():
         value = cfg.get(key)
+        if value is None and key in cfg and key in _NO_NULL:
+            raise ValueError(f"config.json {where}{key} is null, which transformers passes on "
+                             "as the size (None) instead of taking its default: give a whole "
+                             "number or remove the field")
         if value is None or value == "auto":  # null: the class default; mamba_d_head "auto"
             continue
         if key == "sliding_window_pattern" and isinstance(value, str):
@@ -750,8 +760,10 @@ class _Recorded:
     model's source line can name those the config.json did not give: transformers filled them
     in (``{"model_type": "llama"}`` alone is a 32-layer model with 32 KV heads)."""
 
-    def __init__(self, conf: Any, where: str = "") -> None:
-        self.__dict__.update(conf=conf, used={}, where=where)
+    def __init__(self, conf: Any, where: str = "", given: Mapping[str, Any] | None = None
+                 ) -> None:
+        # given: the fields config.json writes at this level (some a class pops once read)
+        self.__dict__.update(conf=conf, used={}, where=where, given=given or {})
 
     def __getattr__(self, name: str) -> Any:
         conf = self.__dict__["conf"]
@@ -943,16 +955,28 @@ def _attention(text: Any, model_type: str, window: int | None) -> AttentionLayer
                           sliding_window=window)
 
 
+def _gemma4_full_fields(text: Any) -> dict[str, str]:
+    """Which config.json field gives a Gemma 4 full layer's head_dim and KV heads, as
+    transformers' Gemma4TextConfig fills its ``per_layer_config``: global_head_dim (512 where
+    absent); num_global_key_value_heads where attention_k_eq_v is set and it is given, else
+    the config's num_key_value_heads. A config.json that writes per_layer_config itself gives
+    both there."""
+    given = text.given if isinstance(text, _Recorded) else {}
+    if given.get("per_layer_config"):
+        return {"head_dim": "per_layer_config head_dim",
+                "num_key_value_heads": "per_layer_config num_key_value_heads"}
+    global_heads = (getattr(text, "attention_k_eq_v", False)
+                    and given.get("num_global_key_value_heads") is not None)
+    return {"head_dim": "global_head_dim", "num_key_value_heads": (
+        "num_global_key_value_heads" if global_heads else "num_key_value_heads")}
+
+
 def _gemma4_full(text: Any, model_type: str, index: int) -> AttentionLayer:
     """A Gemma 4 full-attention layer as its per-layer config gives it (vLLM's gemma4 reads
-    ``per_layer_config[i]``): head_dim from global_head_dim, and KV heads from
-    num_global_key_value_heads where attention_k_eq_v is set, else num_key_value_heads. With
-    attention_k_eq_v V is K's copy, but vLLM and SGLang store both, so the bytes count K and
-    V."""
+    ``per_layer_config[i]``; the fields: _gemma4_full_fields). With attention_k_eq_v V is K's
+    copy, but vLLM and SGLang store both, so the bytes count K and V."""
     view = text.per_layer_config[index]
-    names = {"head_dim": "global_head_dim", "num_key_value_heads": (
-        "num_global_key_value_heads" if getattr(text, "attention_k_eq_v", False)
-        else "num_key_value_heads")}
+    names = _gemma4_full_fields(text)
     values = {}
     for attr, field in names.items():
         value = getattr(view, attr, None)
@@ -961,6 +985,8 @@ def _gemma4_full(text: Any, model_type: str, index: int) -> AttentionLayer:
                              "full-attention layers need a positive whole number; fix the "
                              "config")
         values[attr] = value
+        if isinstance(text, _Recorded) and " " not in field:  # a default is named in the notes
+            text.used[field] = value
     heads = _get(text, "num_attention_heads", model_type)
     if heads % values["num_key_value_heads"]:
         raise ValueError(
@@ -1011,10 +1037,10 @@ def _gemma4_note(text: Any, model_type: str, layers: Sequence[CacheLayer]) -> st
     if full is None:
         return ""
     k_eq_v = bool(getattr(text, "attention_k_eq_v", False))
-    heads = "num_global_key_value_heads" if k_eq_v else "num_key_value_heads"
+    fields = _gemma4_full_fields(text)
     return (f"Its full-attention layers keep {full.kv_heads} KV heads x {full.head_dim_k} "
-            f"(global_head_dim and {heads}), its sliding ones the config's head_dim and "
-            "num_key_value_heads."
+            f"({fields['head_dim']} and {fields['num_key_value_heads']}), its sliding ones the "
+            "config's head_dim and num_key_value_heads."
             + (" attention_k_eq_v makes V a copy of K, but vLLM and SGLang store both, so both "
                "count." if k_eq_v else ""))
 
@@ -1650,8 +1676,9 @@ def spec_from_hf_config(
         raise ValueError(f"{model_type} config.json has {article} {key}, which transformers' "
                          f"{model_type} config does not read: move its fields to the top level "
                          "(or remove it)")
-    recorded = _Recorded(text, "" if text is resolved else next(
-        (f"{key}." for key in _NESTED if isinstance(cfg.get(key), Mapping)), ""))
+    nested = "" if text is resolved else next(
+        (key for key in _NESTED if isinstance(cfg.get(key), Mapping)), "")
+    recorded = _Recorded(text, f"{nested}." if nested else "", cfg[nested] if nested else cfg)
     layers = _layers_of(recorded, model_type)
     model_dtype, dtype_note = _dtype_of(text, resolved)
     has_kv = any(not layer.is_state for layer in layers)

@@ -407,6 +407,16 @@ LAYER_KINDS: dict[str, type[CacheLayer]] = {
 }
 
 
+def _per_kind_text(per_kind: Mapping[str, int | Mapping[str, int]]) -> str:
+    """Each kind's bytes as an error shows them: ``full: 4,096 B; full2: 2,048 B`` (a state
+    kind's tensors joined, ``gdn: conv 24,576 B + ssm 1,048,576 B``)."""
+    def text(value: int | Mapping[str, int]) -> str:
+        if isinstance(value, Mapping):
+            return " + ".join(f"{tensor} {size:,} B" for tensor, size in value.items())
+        return f"{value:,} B"
+    return "; ".join(f"{kind}: {text(value)}" for kind, value in per_kind.items())
+
+
 def past_max_model_len_text(max_model_len: int, code: Callable[[str], str] = str) -> str:
     """What the engines do with a context past the model's max_model_len, for the app (``code``
     wraps a flag in a Markdown code span; it starts the sentence) and the CLI (plain, after
@@ -689,7 +699,8 @@ class ModelSpec:
             if len(set(per_kind.values())) > 1:
                 which = "sliding" if sliding else "full and chunked"
                 raise ValueError(
-                    f"attention layers of {self.name!r} differ in bytes per token ({per_kind}): "
+                    f"attention layers of {self.name!r} differ in bytes per token "
+                    f"({_per_kind_text(per_kind)}): "
                     f"the planner takes one size for {which} layers; give those kinds the same "
                     "geometry")
             sizes.append(next(iter(per_kind.values()), None))
@@ -705,7 +716,8 @@ class ModelSpec:
         distinct = {tuple(v.items()) for v in per_kind.values()}
         if len(distinct) > 1:
             raise ValueError(
-                f"state layers of {self.name!r} differ in state bytes ({per_kind}): the planner "
+                f"state layers of {self.name!r} differ in state bytes "
+                f"({_per_kind_text(per_kind)}): the planner "
                 "takes one state_const_bytes; give all state kinds the same geometry"
             )
         return dict(distinct.pop()) if distinct else {}

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from fractions import Fraction
 
 _UNITS = {
@@ -148,6 +148,23 @@ def parse_size(text: str | int, *, field: str = "size", whole: bool = False) -> 
 
 
 BARE_BYTES_LIMIT = 1 << 20  # a unitless number under this is a size typed without its unit
+
+
+def positive_size(text: str, field: str, fix: str,
+                  parse: Callable[[str, str], int] | None = None) -> int:
+    """A size above 0 from ``text`` (read by ``parse``, else as whole bytes): ``fix`` says what
+    to give instead of 0 or of a negative size, which ``parse_size`` alone would ask to be 0 or
+    more."""
+    read = parse or (lambda text, field: parse_size(text, field=field, whole=True))
+    try:
+        nbytes = read(text, field)
+    except ValueError as exc:
+        if "is negative" not in str(exc):
+            raise
+        raise ValueError(f"{field} {text!r} is negative: give {fix}") from None
+    if nbytes == 0:
+        raise ValueError(f"{field} is 0: give {fix}")
+    return nbytes
 
 
 def memory_size(text: str, field: str, *, weights: bool = False) -> int:

@@ -596,6 +596,25 @@ def test_the_editor_keeps_and_edits_the_attention_heads():
                for c in again.caption)
 
 
+def test_an_edit_the_model_itself_refuses_is_not_blamed_on_the_tp():
+    # at TP 2, two full kinds of 8 and 4 KV heads (x (128 + 128) x 2 B) plan at no TP: the
+    # error is the model's own, in bytes, not "The sidebar's TP does not split it"
+    at = open_app("app_pages/model.py", {"tp": "2"})
+    at.segmented_control(key="model.source").set_value("Edit by hand").run()
+    at.button(key="spec.scratch").click().run()
+    for _ in range(2):
+        at.selectbox(key="spec.new.type").set_value("full attention")
+        at.button(key="spec.add").click().run()
+    at.number_input(key="spec.full_2.kv_heads").set_value(4).run()
+    at.text_input(key="spec.pattern").set_value("full,full_2").run()
+    assert not at.exception
+    assert [shown(e) for e in at.error] == [
+        "attention layers of 'my model' differ in bytes per token (full: 4,096 B; full_2: "
+        "2,048 B): the planner takes one size for full and chunked layers; give those kinds "
+        "the same geometry. Until it is fixed, every page (and the summary below) shows the "
+        "last valid model."]
+
+
 def built_by_hand(templates: tuple[str, ...], pattern: str,
                   fields: tuple[tuple[str, int], ...] = ()) -> AppTest:
     """The Model page's editor from scratch: a kind of each template, ``fields`` set (``kind.field``

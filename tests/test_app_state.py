@@ -243,6 +243,11 @@ def test_a_raw_model_carries_its_sliding_layers_own_bytes_in_the_link_and_the_ex
                                    "swa_kv": "16384"})
     assert state.raw is None and "sliding_kv_bytes_per_slot is 16384 but layer_types has no " \
         "sliding_attention layer" in notices[0]
+    # 0 (none of its own) is the link without swa_kv: the value names its least, not a range
+    # to 2^60
+    _, notices = decode_query({**query, "swa_kv": "0"})
+    assert notices == ["The custom model in the link is not valid (swa_kv=0 must be 1 or "
+                       "more); using the default model (Qwen3-Next-80B-A3B)."]
 
 
 def test_a_raw_model_carries_its_attention_chunk_in_the_link():
@@ -324,7 +329,7 @@ def test_a_preset_is_linked_by_name():
         ({"layouts": "rows"}, "lab_layouts",
          "layouts='rows' is not a list of slot-major / page-major"),
         ({"rounds": "0"}, "lab_rounds", "rounds=0 is outside 1..100"),
-        ({"max_blocks": "-1"}, "lab_max_blocks", "max_blocks=-1 is outside"),
+        ({"max_blocks": "-1"}, "lab_max_blocks", "max_blocks=-1 must be 0 or more"),
         ({"sweep": "all"}, "lab_sweep", "sweep='all' is not one of one run, pages per call"),
         ({"sweep_pages": "1,0"}, "lab_sweep_pages", "sweep_pages: 0 is out of range"),
         ({"sweep_blocks": "x"}, "lab_sweep_blocks", "sweep_blocks: 'x' is not a whole number"),
@@ -867,7 +872,7 @@ def test_a_link_whose_model_cannot_plan_falls_back_and_says_why():
                        "the model: 1, 2, 4, 8, 16, 32); using TP 1."]  # 32 query heads
     # a model that plans at no TP: the default model, at the link's TP where it splits
     odd = {"model": app_model.CUSTOM_SPEC, "spec": app_model.pack_spec(TWO_KV_SIZES)}
-    why = ("attention layers of 'odd' differ in bytes per token ({'a': 2048, 'b': 4096}): the "
+    why = ("attention layers of 'odd' differ in bytes per token (a: 2,048 B; b: 4,096 B): the "
            "planner takes one size for full and chunked layers; give those kinds the same "
            "geometry; ")
     state, notices = decode_query(odd)

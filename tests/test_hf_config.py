@@ -1943,6 +1943,18 @@ def test_gemma4_full_layers_keep_their_own_heads():
             "store both, so both count.") in spec.notes
     # without attention_k_eq_v the full layers keep num_key_value_heads, at 512
     assert _gemma4(attention_k_eq_v=False).summary()[1].kv_bytes_per_token == 16 * 1024 * BF16
+    # with it but no num_global_key_value_heads, transformers keeps num_key_value_heads too,
+    # and the note names that field; a global_head_dim not given is its default, 512, named
+    fallback_cfg = json.loads(json.dumps(GEMMA4))
+    for field in ("num_global_key_value_heads", "global_head_dim"):
+        del fallback_cfg["text_config"][field]
+    fallback = spec_from_hf_config(fallback_cfg)
+    assert fallback.summary()[1].kv_bytes_per_token == 16 * 1024 * BF16
+    assert ("Its full-attention layers keep 16 KV heads x 512 (global_head_dim and "
+            "num_key_value_heads)") in fallback.notes
+    assert "Not in the config.json, so transformers' defaults: global_head_dim 512" in (
+        fallback.notes)
+    assert "defaults" not in spec.notes  # both given
     # at TP 4 a rank keeps 4 of the 16 sliding heads and 1 of the 4 full ones
     at4 = spec.with_options(tp=4).profile()
     assert (at4.kv_bytes_per_slot, at4.sliding_kv_bytes_per_slot) == (2_048, 4_096)
@@ -1958,9 +1970,16 @@ def test_gemma4_kv_shared_layers_keep_no_cache_and_bad_heads_are_named():
     with pytest.raises(ValueError, match="num_kv_shared_layers = 55 leaves no full_attention "
                        "layer a cache of its own for the shared ones of that type to read"):
         _gemma4(num_kv_shared_layers=55)
-    with pytest.raises(ValueError, match="^gemma4 config.json text_config.global_head_dim = 0: "
-                       "the full-attention layers need a positive whole number; fix the config$"):
+    # the fields transformers pops (so no later check sees them) are named as written
+    with pytest.raises(ValueError, match="^config.json text_config.global_head_dim = 0 must be "
+                       "positive: fix or remove the field$"):
         _gemma4(global_head_dim=0)
+    with pytest.raises(ValueError, match="^config.json text_config.num_global_key_value_heads = "
+                       "'2' must be a whole number: fix or remove the field$"):
+        _gemma4(num_global_key_value_heads="2")
+    with pytest.raises(ValueError, match="^config.json text_config.global_head_dim is null, "
+                       "which transformers passes on as the size \\(None\\)"):
+        _gemma4(global_head_dim=None)
     with pytest.raises(ValueError, match="text_config.num_attention_heads = 32 is not a multiple "
                        "of text_config.num_global_key_value_heads = 3"):
         _gemma4(num_global_key_value_heads=3)

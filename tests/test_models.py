@@ -322,7 +322,9 @@ def test_profile_names_the_tensors_sglang_logs_an_attention_layer_by():
 def test_profile_refuses_attention_layers_of_different_bytes():
     layers = (AttentionLayer(8, 128, 128), AttentionLayer(4, 128, 128))
     spec = ModelSpec(name="mixed", layers=layers)
-    with pytest.raises(ValueError, match="differ in bytes per token"):
+    # each kind's bytes a token: 8 and 4 heads x (128 + 128) x 2 B
+    with pytest.raises(ValueError, match=r"differ in bytes per token \(full: 4,096 B; "
+                                         r"full_2: 2,048 B\)"):
         spec.profile()
     # the summary still shows both, per kind
     rows = spec.summary()
@@ -331,7 +333,10 @@ def test_profile_refuses_attention_layers_of_different_bytes():
 
 def test_profile_refuses_state_layers_of_different_bytes_and_windows():
     spec = ModelSpec(name="s", layers=(QWEN_NEXT_GDN, Mamba1Layer(8192, 16, 4)))
-    with pytest.raises(ValueError, match="differ in state bytes"):
+    # GDN: conv (2 x 16 x 128 + 32 x 128) x 3 x 2 B, ssm 32 x 128 x 128 x 2 B; Mamba-1: conv
+    # 8,192 x 3 x 2 B, ssm 8,192 x 16 x 2 B
+    with pytest.raises(ValueError, match=r"differ in state bytes \(gdn: conv 49,152 B \+ ssm "
+                                         r"1,048,576 B; mamba1: conv 49,152 B \+ ssm 262,144 B\)"):
         spec.profile()
     layers = (AttentionLayer(8, 64, 64, 128), AttentionLayer(8, 64, 64, 256))
     spec = ModelSpec(name="w", layers=layers)
