@@ -166,11 +166,26 @@ _READ_AS = {"kimi_k2": "deepseek_v3", "minimax_m1": "minimax", "minimax_text_01"
 # Model types whose layers FlatKV plans, but whose config.json it does not read yet: described
 # by hand, they plan.
 _GEMMA4_UNIFIED_WHY = "Gemma 4 Unified's configuration (FlatKV reads gemma4 and gemma4_text)"
+_MISTRAL_LARGE4_WHY = ("Mistral Large 4's config.json: vLLM 0.34 serves the model from Mistral's "
+                       "params.json, whose nope, kv_sharing and dsa fields it reads instead, and "
+                       "SGLang 0.5.23 not at all (without KV sharing its layers are DeepSeek-V3.2's"
+                       ": MLA of kv_lora_rank + qk_rope_head_dim with the indexer's keys)")
 _NOT_READ_YET: dict[str, str] = {
     "gemma4_unified": _GEMMA4_UNIFIED_WHY,
     "gemma4_unified_text": _GEMMA4_UNIFIED_WHY,
+    "mistral_large4": _MISTRAL_LARGE4_WHY,
+    "mistral_large4_text": _MISTRAL_LARGE4_WHY,
 }
+_GLM5_NEXT_WHY = ("GLM-5.3-Flash's MLA layers keep no rotary part (qk_rope_head_dim 0), the "
+                  "indexer's keys one row per index_kpool tokens, and in vLLM a ring of recent "
+                  "keys per request beside Kimi Delta Attention layers")
+_MINIMAX_M3_WHY = ("MiniMax-M3's sparse layers (sparse_attention_config's sparse_attention_freq, "
+                   "transformers' minimax_m3_sparse layers) keep the indexer's keys (one head, "
+                   "not split over TP; SGLang also its values) beside K and V, so its full "
+                   "layers differ in bytes a token")
 _NOT_MODELED_YET: dict[str, str] = {
+    "glm5_next": _GLM5_NEXT_WHY,
+    "glm5_next_text": _GLM5_NEXT_WHY,
     "deepseek_v4": ("DeepSeek-V4's layers keep compressed caches (compressed_sparse_attention "
                     "and heavily_compressed_attention, by compress_rates) beside a sliding "
                     "window"),
@@ -178,6 +193,34 @@ _NOT_MODELED_YET: dict[str, str] = {
               "says full, so its layers differ in bytes a token"),
     "longcat_flash": "LongCat-Flash runs two MLA attentions in every layer, each with a cache",
 }
+
+# MiniMax-M3: its language model is minimax_m2's dense GQA where no layer is sparse (the Hub's
+# config.json names its text_config minimax_m2), which the text_config redirect reads exactly.
+_MINIMAX_M3 = ("minimax_m3_vl", "minimax_m3_vl_text")
+
+
+def _minimax_m3_sparse(cfg: Mapping[str, Any]) -> bool:
+    """Whether a MiniMax-M3 config has a sparse layer, as transformers reads one (a nonzero
+    ``sparse_attention_config.sparse_attention_freq`` entry, or a minimax_m3_sparse layer
+    type) at its top level or in its text_config."""
+    for level in (cfg, cfg.get("text_config")):
+        if not isinstance(level, Mapping):
+            continue
+        sparse = level.get("sparse_attention_config")
+        freq = sparse.get("sparse_attention_freq") if isinstance(sparse, Mapping) else None
+        if isinstance(freq, list) and any(freq):
+            return True
+        types = level.get("layer_types")
+        if isinstance(types, list) and "minimax_m3_sparse" in types:
+            return True
+    return False
+
+
+def _not_modeled_text(model_type: str, why: str) -> str:
+    return (f"model_type {model_type!r} is not supported yet: {why}, which FlatKV does not "
+            "model (one KV size for full layers and one for sliding ones, one cache a layer); "
+            "no model by hand plans it exactly either, as it keeps those sizes too")
+
 
 _BY_HAND = ("describe the model by hand instead (the Model page's 'Edit by hand', or `python -m "
             "flatkv model --preset NAME --export` edited and read back with --model-file)")
@@ -498,16 +541,14 @@ def resolve_config(cfg: Mapping[str, Any]) -> Any:
         if inner_type is not None and not isinstance(inner_type, str):
             raise ValueError(f"config.json text_config.model_type must be a string such as "
                              f"\"llama\", got {inner_type!r}")
+        if model_type in _MINIMAX_M3 and _minimax_m3_sparse(cfg):
+            raise ValueError(_not_modeled_text(model_type, _MINIMAX_M3_WHY))
         for kind in (model_type, inner_type):
             if kind in _NOT_READ_YET:
                 raise ValueError(f"model_type {kind!r} is not read yet: FlatKV plans its layers, "
                                  f"but does not read {_NOT_READ_YET[kind]}; {_BY_HAND}")
             if kind in _NOT_MODELED_YET:
-                raise ValueError(
-                    f"model_type {kind!r} is not supported yet: {_NOT_MODELED_YET[kind]}, "
-                    "which FlatKV does not model (one KV size for full layers and one for "
-                    "sliding ones, one cache a layer); no model by hand plans it exactly "
-                    "either, as it keeps those sizes too")
+                raise ValueError(_not_modeled_text(kind, _NOT_MODELED_YET[kind]))
         if inner_type in _FAMILIES:
             raise ValueError(
                 f"model_type {model_type!r} is not read here, but its text_config (model_type "

@@ -1601,6 +1601,31 @@ def test_path_and_pasted_text(tmp_path):
          "describe the model by hand instead"),
         ({"model_type": "deepseek_v4"}, "^model_type 'deepseek_v4' is not supported yet: "
          "DeepSeek-V4's layers keep compressed caches"),
+        ({"model_type": "glm5_next"}, "^model_type 'glm5_next' is not supported yet: "
+         "GLM-5.3-Flash's MLA layers keep no rotary part \\(qk_rope_head_dim 0\\), the "
+         "indexer's keys one row per index_kpool tokens"),
+        # Mistral Large 4's config.json is not what vLLM reads (params.json)
+        ({"model_type": "mistral_large4"}, "^model_type 'mistral_large4' is not read yet: "
+         "FlatKV plans its layers, but does not read Mistral Large 4's config.json: vLLM 0.34 "
+         "serves the model from Mistral's params.json"),
+        # MiniMax-M3 as the Hub writes it (text_config minimax_m2, sparse_attention_config):
+        # its sparse layers' indexer keys would be lost in minimax_m2's reading, so no redirect
+        ({"model_type": "minimax_m3_vl", "text_config": {
+            "model_type": "minimax_m2", "num_hidden_layers": 4,
+            "sparse_attention_config": {"sparse_attention_freq": [0, 1, 1, 1]}}},
+         "^model_type 'minimax_m3_vl' is not supported yet: MiniMax-M3's sparse layers "
+         "\\(sparse_attention_config's sparse_attention_freq, transformers' minimax_m3_sparse "
+         "layers\\) keep the indexer's keys"),
+        ({"model_type": "minimax_m3_vl", "text_config": {
+            "model_type": "minimax_m3_vl_text", "num_hidden_layers": 2,
+            "layer_types": ["full_attention", "minimax_m3_sparse"]}},
+         "^model_type 'minimax_m3_vl' is not supported yet: MiniMax-M3's sparse layers"),
+        # ... where no layer is sparse, its language model is minimax_m2's, read exactly
+        ({"model_type": "minimax_m3_vl", "text_config": {
+            "model_type": "minimax_m2", "num_hidden_layers": 4,
+            "sparse_attention_config": {"sparse_attention_freq": [0, 0, 0, 0]}}},
+         "^model_type 'minimax_m3_vl' is not read here, but its text_config \\(model_type "
+         "'minimax_m2'\\) is: load a copy of the text_config alone"),
         # a multimodal wrapper of a language model FlatKV reads: load its text_config alone
         ({"model_type": "llava", "text_config": {"model_type": "llama", "num_hidden_layers": 32}},
          "^model_type 'llava' is not read here, but its text_config \\(model_type 'llama'\\) "
