@@ -131,6 +131,9 @@ _FAMILIES: dict[str, str] = {
     "qwen3_5_moe_text": "gdn",
     "olmo_hybrid": "gdn",
     "kimi_linear": "kda",  # Kimi Delta Attention layers with MLA full layers
+    # Ling-3.0-Flash (BailingMoeV3): KDA layers with an MLA layer closing each layer_group_size
+    # (transformers copies the KDA sizes to linear_*, then sets head_dim to qk_rope_head_dim)
+    "bailing_hybrid": "kda",
     "nemotron_h": "mamba2",
     "granitemoehybrid": "mamba2",
     "bamba": "mamba2",
@@ -183,7 +186,14 @@ _MINIMAX_M3_WHY = ("MiniMax-M3's sparse layers (sparse_attention_config's sparse
                    "transformers' minimax_m3_sparse layers) keep the indexer's keys (one head, "
                    "not split over TP; SGLang also its values) beside K and V, so its full "
                    "layers differ in bytes a token")
+_QWEN4_EXP_WHY = ("Qwen4-Exp's vLLM sizes its pages by the larger of its GDN state and a "
+                  "short-conv state for PLE (hidden_size x hc_count channels by "
+                  "(ple_conv_kernel_size - 1) x ngram_size rows and a row a drafted token, "
+                  "whole on every rank) that it keeps even where ple_layer_ids is empty, and its "
+                  "QSA layers (indexer_n_heads) keep compressed keys and a ring per request")
 _NOT_MODELED_YET: dict[str, str] = {
+    "qwen4_exp": _QWEN4_EXP_WHY,
+    "qwen4_exp_text": _QWEN4_EXP_WHY,
     "glm5_next": _GLM5_NEXT_WHY,
     "glm5_next_text": _GLM5_NEXT_WHY,
     "deepseek_v4": ("DeepSeek-V4's layers keep compressed caches (compressed_sparse_attention "
@@ -216,10 +226,19 @@ def _minimax_m3_sparse(cfg: Mapping[str, Any]) -> bool:
     return False
 
 
+# Where a model by hand of the layers FlatKV does plan comes close, and how close
+_NEAREST_BY_HAND = {
+    "qwen4_exp": ("by hand, Qwen3.5's GDN and full layers of its sizes plan it exactly where its "
+                  "GDN state's page is the larger (to TP 4 with its defaults) and QSA is off"),
+}
+_NEAREST_BY_HAND["qwen4_exp_text"] = _NEAREST_BY_HAND["qwen4_exp"]
+
+
 def _not_modeled_text(model_type: str, why: str) -> str:
     return (f"model_type {model_type!r} is not supported yet: {why}, which FlatKV does not "
             "model (one KV size for full layers and one for sliding ones, one cache a layer); "
-            "no model by hand plans it exactly either, as it keeps those sizes too")
+            + _NEAREST_BY_HAND.get(model_type, "no model by hand plans it exactly either, as it "
+                                   "keeps those sizes too"))
 
 
 _BY_HAND = ("describe the model by hand instead (the Model page's 'Edit by hand', or `python -m "
@@ -479,7 +498,10 @@ _CLASS_ERROR = re.compile(r"Class validation error for validator '\w+': \w+: (?P
 
 # Architectures of types transformers does not know, by the type FlatKV reads them as.
 _OWN_ARCHITECTURES = {"MiniMaxM1ForCausalLM": "minimax_m1",
-                      "MiniMaxText01ForCausalLM": "minimax_text_01"}
+                      "MiniMaxText01ForCausalLM": "minimax_text_01",
+                      # the class both engines serve bailing_hybrid by (transformers names
+                      # BailingHybridForCausalLM, which neither registers)
+                      "BailingMoeV3ForCausalLM": "bailing_hybrid"}
 
 
 def _model_type_named(architectures: Any) -> tuple[str, str] | None:
@@ -861,6 +883,9 @@ def _refuse_top_level_text_fields(cfg: Mapping[str, Any], used: Mapping[str, int
 # (KimiLinearConfig copies them to the attributes read here).
 _KDA_GIVEN_AS = {"linear_num_heads": "num_heads", "linear_head_dim": "head_dim",
                  "linear_conv_kernel_dim": "short_conv_kernel_size"}
+# ... and Bailing's, from its top-level fields (before transformers sets head_dim to 64)
+_BAILING_KDA_GIVEN_AS = {"linear_num_heads": "num_attention_heads", "linear_head_dim": "head_dim",
+                         "linear_conv_kernel_dim": "short_conv_kernel_size"}
 
 
 def _not_given_note(cfg: Mapping[str, Any], used: Mapping[str, int],
@@ -885,6 +910,9 @@ def _not_given_note(cfg: Mapping[str, Any], used: Mapping[str, int],
             given[attr] = given[alias]
     if isinstance(linear := given.get("linear_attn_config"), Mapping):
         given.update({attr: linear[key] for attr, key in _KDA_GIVEN_AS.items() if key in linear})
+    elif given.get("model_type") == "bailing_hybrid":  # its KDA sizes, as transformers copies
+        given.update({attr: given[key] for attr, key in _BAILING_KDA_GIVEN_AS.items()
+                      if key in given})
     hidden, heads = given.get("hidden_size"), given.get("num_attention_heads")
     if isinstance(hidden, int) and isinstance(heads, int) and heads > 0:
         # derived from the config, as the models do (a "head_dim": null too)
@@ -907,7 +935,7 @@ _PATTERN_KEYS = (
     "sliding_window_pattern", "_sliding_window_pattern", "attn_layer_period", "attn_layer_offset",
     "attn_layer_indices", "hybrid_layer_ids", "linear_attn_config", "attn_type_list",
     "decoder_attention_types", "no_rope_layers", "no_rope_layer_interval", "full_attn_idxs",
-    "global_attn_every_n_layers", "hybrid_layer_pattern",
+    "global_attn_every_n_layers", "hybrid_layer_pattern", "layer_group_size",
 )
 # ... and those only qwen2 / qwen3 read their pattern from (_WINDOW_SPLIT_TYPES)
 _WINDOW_SPLIT_KEYS = ("use_sliding_window", "max_window_layers")
@@ -1544,26 +1572,34 @@ def _sglang_ssm_dtype_of(text: Any) -> tuple[str | None, str]:
 
 # Fields a model type's engines read with no default of theirs, though transformers' class
 # fills one in: without them the class's default plans a model no engine serves.
-_ENGINES_NEED = {
-    "kimi_linear": ("linear_attn_config", "vLLM's and SGLang's Kimi Linear read its KDA layers "
-                    "and sizes from it (kda_layers, full_attn_layers, num_heads, head_dim, "
-                    "short_conv_kernel_size)"),
-    "lfm2_moe": ("layer_types", "vLLM's LFM2-MoE reads each layer's type from it (conv or "
-                 "full_attention)"),
-    **dict.fromkeys((t for t, family in _FAMILIES.items() if family == "lightning"), (
+_ENGINES_NEED: dict[str, tuple[tuple[str, str], ...]] = {
+    "kimi_linear": (("linear_attn_config", "vLLM's and SGLang's Kimi Linear read its KDA layers "
+                     "and sizes from it (kda_layers, full_attn_layers, num_heads, head_dim, "
+                     "short_conv_kernel_size)"),),
+    "lfm2_moe": (("layer_types", "vLLM's LFM2-MoE reads each layer's type from it (conv or "
+                  "full_attention)"),),
+    **dict.fromkeys((t for t, family in _FAMILIES.items() if family == "lightning"), ((
         "head_dim", "vLLM's MiniMax sizes lightning attention's state by it "
-        "(linear_attention_state_shape takes the config's head_dim, with no fallback)")),
+        "(linear_attention_state_shape takes the config's head_dim, with no fallback)"),)),
+    "bailing_hybrid": (
+        ("layer_group_size", "it places the MLA layers (the last of each group), and the "
+         "engines' defaults differ: transformers' 6, vLLM's own BailingMoeV3 config 5, SGLang's "
+         "1 (every layer MLA)"),
+        ("short_conv_kernel_size", "SGLang's BailingHybridConfig runs Kimi Delta Attention only "
+         "where it is given (else its linear layers keep a lightning-style state), while "
+         "transformers fills in 4"),
+        ("no_kda_lora", "vLLM's BailingMoeV3 refuses a config without it (\"BailingMoeV3 KDA "
+         "currently expects no_kda_lora=True\")"),
+    ),
 }
 
 
 def _check_engines_need(cfg: Mapping[str, Any], model_type: str) -> None:
     """Refuse a config without a field its engines need (``_ENGINES_NEED``)."""
-    if model_type not in _ENGINES_NEED:
-        return
-    field, why = _ENGINES_NEED[model_type]
-    if not _gives(cfg, field):
-        raise ValueError(f"{model_type} config.json has no {field}: {why}; add it as the "
-                         "checkpoint's config.json gives it")
+    for field, why in _ENGINES_NEED.get(model_type, ()):
+        if not _gives(cfg, field):
+            raise ValueError(f"{model_type} config.json has no {field}: {why}; add it as the "
+                             "checkpoint's config.json gives it")
 
 
 def _field_of(cfg: Mapping[str, Any], key: str) -> tuple[str, Any]:
@@ -1571,6 +1607,32 @@ def _field_of(cfg: Mapping[str, Any], key: str) -> tuple[str, Any]:
     llm_config), with the name a message calls it by; (key, None) where none is given."""
     return next(((f"{where}{key}", level[key]) for where, level in _levels(cfg)
                  if level.get(key) is not None), (key, None))
+
+
+def _check_bailing_layers(cfg: Mapping[str, Any], model_type: str) -> None:
+    """Ling-3.0-Flash (bailing_hybrid): the engines agree on its layers only where
+    layer_group_size divides num_hidden_layers (past the last whole group vLLM's _is_kda_layer
+    makes MLA layers, transformers linear ones, and SGLang refuses to load), and on its MLA
+    bytes only without use_mla_nope (SGLang then keeps no rotary part, vLLM does)."""
+    if model_type != "bailing_hybrid":
+        return
+    layers, group = cfg.get("num_hidden_layers"), cfg.get("layer_group_size")
+    if type(layers) is int and type(group) is int and group > 0 and layers % group:
+        raise ValueError(
+            f"bailing_hybrid config.json num_hidden_layers = {layers} is not a multiple of "
+            f"layer_group_size = {group}: vLLM makes the {layers % group} layers past the last "
+            "whole group MLA, transformers KDA, and SGLang refuses the model, so its layers "
+            "are no one engine's; check the model's values")
+    if cfg.get("no_kda_lora") is not True:  # (its absence is _ENGINES_NEED's)
+        raise ValueError(f"bailing_hybrid config.json no_kda_lora = {cfg.get('no_kda_lora')!r}: "
+                         "vLLM's BailingMoeV3 refuses it (\"BailingMoeV3 KDA currently expects "
+                         "no_kda_lora=True\"); check the model's values")
+    if cfg.get("use_mla_nope"):
+        raise ValueError(
+            "bailing_hybrid config.json use_mla_nope is set: SGLang then keeps no rotary part "
+            "in its MLA cache (kv_lora_rank a token) while vLLM ignores the field (kv_lora_rank "
+            "+ qk_rope_head_dim), so the engines keep different bytes, which FlatKV does not "
+            "model; describe the model by hand for one engine's")
 
 
 def _check_one_window(text: Any, model_type: str, cfg: Mapping[str, Any]) -> None:
@@ -1709,6 +1771,7 @@ def spec_from_hf_config(
     _check_engines_need(cfg, model_type)
     text = resolved.get_text_config() if hasattr(resolved, "get_text_config") else resolved
     _check_one_window(text, model_type, cfg)
+    _check_bailing_layers(cfg, model_type)
     _check_language_model(model_type, text, resolved)
     # a nested config the class does not read (it keeps it as a plain dict, or ignores it)
     if key := next((key for key in _NESTED if isinstance(cfg.get(key), Mapping)
@@ -1827,6 +1890,18 @@ _SCALED_BEFORE_0_30 = ("yarn", "deepseek_yarn", "deepseek_llama_scaling")
 _YARN_SCALED_BEFORE = "0.30"
 
 
+def _as_written(text: Any, attr: str) -> str:
+    """``attr`` as the config.json names it: the alias it gives where the class keeps the value
+    under another name (its attribute_map: Kimi Linear's and Bailing's max_position_embeddings
+    is their model_max_length)."""
+    given = text.given if isinstance(text, _Recorded) else {}
+    if attr in given:
+        return attr
+    aliases = getattr(text, "attribute_map", None) or {}
+    return next((alias for alias, target in aliases.items()
+                 if target == attr and alias in given), attr)
+
+
 def _max_model_len_of(text: Any, model_type: str) -> tuple[int | None, str]:
     """The context vLLM serves the model at unless told (its --max-model-len default), and
     where it comes from, as a current vLLM derives it: the smallest length field of the
@@ -1852,9 +1927,10 @@ def _max_model_len_of(text: Any, model_type: str) -> tuple[int | None, str]:
     if not lengths:
         return None, ""
     # Command-R / Cohere: model_max_length, where given, is the length whatever the others say
-    attr = "model_max_length" if "model_max_length" in lengths else min(
+    chosen = "model_max_length" if "model_max_length" in lengths else min(
         lengths, key=lengths.__getitem__)
-    length = lengths[attr]
+    length = lengths[chosen]
+    attr = _as_written(text, chosen)
     rope = getattr(text, "rope_parameters", None) or getattr(text, "rope_scaling", None)
     if isinstance(rope, Mapping) and (by_type := _rope_by_layer_type(rope)) is not None:
         # one per layer type: the full-attention layers' decide the length
@@ -1942,6 +2018,11 @@ def _architectures_of(cfg: Mapping[str, Any]) -> tuple[str, ...]:
                          "(e.g. [\"GptOssForCausalLM\"]): fix it or drop the field") from None
 
 
+# Types whose engines serve them by a class of their own, not transformers' (which neither
+# registers: BailingHybridForCausalLM)
+_SERVED_AS = {"bailing_hybrid": "BailingMoeV3ForCausalLM"}
+
+
 def _architectures_or_default(cfg: Mapping[str, Any], model_type: str
                               ) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """The config's architectures, or where it gives none (a config written from transformers'
@@ -1952,6 +2033,10 @@ def _architectures_or_default(cfg: Mapping[str, Any], model_type: str
     or when transformers has no class to name."""
     if given := _architectures_of(cfg):
         return given, ()
+    if model_type in _SERVED_AS:
+        name = _SERVED_AS[model_type]
+        return (name,), (f"architectures [\"{name}\"] (the class the engines serve {model_type} "
+                         "by, and pick code paths by)",)
     from transformers.models.auto.modeling_auto import (
         MODEL_FOR_CAUSAL_LM_MAPPING_NAMES,
         MODEL_FOR_IMAGE_TEXT_TO_TEXT_MAPPING_NAMES,

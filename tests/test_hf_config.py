@@ -505,7 +505,8 @@ def test_every_supported_type_imports_from_transformers_defaults():
     # not know (MiniMax-M1's attn_type_list) is refused without it, naming the field
     needs = {"kimi_linear": "linear_attn_config", "lfm2_moe": "layer_types",
              "minimax": "head_dim", "minimax_m1": "attn_type_list",
-             "minimax_text_01": "attn_type_list", "mimo_v2_flash": "hybrid_layer_pattern"}
+             "minimax_text_01": "attn_type_list", "mimo_v2_flash": "hybrid_layer_pattern",
+             "bailing_hybrid": "layer_group_size"}
     for model_type in SUPPORTED_MODEL_TYPES:
         if model_type in needs:
             with pytest.raises(ValueError, match=f"^{model_type} config.json has no "
@@ -1246,6 +1247,73 @@ def test_kimi_linear_is_kda_state_layers_and_mla_full_layers():
         spec_from_hf_config({k: v for k, v in KIMI_LINEAR.items() if k != "linear_attn_config"})
 
 
+BAILING = {"model_type": "bailing_hybrid", "architectures": ["BailingMoeV3ForCausalLM"],
+           "num_hidden_layers": 42, "layer_group_size": 6, "num_attention_heads": 32,
+           "num_key_value_heads": 32, "head_dim": 128, "kv_lora_rank": 512,
+           "qk_rope_head_dim": 64, "short_conv_kernel_size": 4, "no_kda_lora": True,
+           "max_position_embeddings": 131_072, "torch_dtype": "bfloat16"}
+
+
+def test_bailing_hybrid_reads_as_kimi_linear_kda_and_mla_by_layer_group():
+    # Ling-3.0-Flash: every 6th layer MLA (5, 11, ..., 41), the others Kimi Delta Attention of
+    # num_attention_heads x head_dim (config.json's 128, not the 64 transformers then sets)
+    spec = spec_from_hf_config(BAILING)
+    assert spec.pattern == "(5*kda,mla)*7"
+    assert spec.notes == ""  # every size read is in the config, under its own names
+    assert (spec.max_model_len, spec.architectures) == (131_072, ("BailingMoeV3ForCausalLM",))
+    assert "max_model_len" not in spec.source  # max_position_embeddings, as written
+    profile = spec.profile()
+    assert profile.kv_bytes_per_slot == (512 + 64) * BF16 == 1_152
+    # conv (32 x 128 + 2 x 32 x 128) by K - 1 = 3 in bf16; recurrent (32, 128, 128) in float32
+    assert profile.state_const_bytes == {"conv": 12_288 * 3 * BF16, "ssm": 32 * 128 * 128 * FP32}
+    # vLLM: P, a multiple of 128, whose MLA row covers the state: ceil(2,170,880 / 1,152) =
+    # 1,885 -> 1,920; 7 MLA and 35 KDA layers page in groups of 7
+    result = run_strategy("vllm", profile, budget_bytes=60 * 2**30, context_tokens=None)
+    assert (result.block_size, result.extras["group_size"]) == (1_920, 7)
+    assert result.num_blocks == 60 * 2**30 // (1_920 * 1_152) // 7
+    # vLLM widens the conv by the drafted tokens and sizes P with them (its
+    # _get_kda_state_shape_for_config passes num_spec): 12,288 x 5 x 2 + 2,097,152 = 2,220,032
+    # B, ceil(/ 1,152) = 1,928 -> 2,048
+    drafted = run_strategy("vllm", profile, budget_bytes=60 * 2**30, context_tokens=None,
+                           options=StrategyOptions(speculative_tokens=2))
+    assert drafted.block_size == 2_048
+    # asked for mamba cache mode all (0.29 to 0.31), vLLM runs it in align: no
+    # SupportsMambaPrefixCaching
+    assert runs_all_as_align(profile) == "BailingMoeV3ForCausalLM"
+    # SGLang keeps the KDA state in float32 whatever the config says (KimiLinearCacheParams'
+    # default), as for Kimi Linear: 35 x (73,728 + 2,097,152) B a request
+    told = spec_from_hf_config({**BAILING, "mamba_ssm_dtype": "bfloat16"}).profile()
+    sglang = run_strategy("sglang", told, budget_bytes=60 * 2**30, context_tokens=131_072)
+    assert sglang.extras["sglang_ssm_dtype"] == "float32"
+    assert sglang.extras["state_slot_bytes"] == 35 * (73_728 + 2_097_152) == 75_980_800
+    # no architectures: the class both engines serve it by, not transformers' own
+    bare = spec_from_hf_config({k: v for k, v in BAILING.items() if k != "architectures"})
+    assert bare.architectures == ("BailingMoeV3ForCausalLM",)
+    assert "architectures [\"BailingMoeV3ForCausalLM\"] (the class the engines serve" in bare.notes
+
+
+@pytest.mark.parametrize("change, said", [
+    ({"num_hidden_layers": 20}, "^bailing_hybrid config.json num_hidden_layers = 20 is not a "
+     "multiple of layer_group_size = 6: vLLM makes the 2 layers past the last whole group MLA, "
+     "transformers KDA, and SGLang refuses the model"),
+    ({"use_mla_nope": True}, "^bailing_hybrid config.json use_mla_nope is set: SGLang then "
+     "keeps no rotary part"),
+    ({"no_kda_lora": False}, "^bailing_hybrid config.json no_kda_lora = False: vLLM's "
+     "BailingMoeV3 refuses it"),
+    ({"layer_group_size": None}, "^bailing_hybrid config.json has no layer_group_size: it "
+     "places the MLA layers \\(the last of each group\\), and the engines' defaults differ: "
+     "transformers' 6, vLLM's own BailingMoeV3 config 5, SGLang's 1"),
+    ({"short_conv_kernel_size": None}, "^bailing_hybrid config.json has no "
+     "short_conv_kernel_size: SGLang's BailingHybridConfig runs Kimi Delta Attention only where "
+     "it is given"),
+    ({"no_kda_lora": None}, "^bailing_hybrid config.json has no no_kda_lora: "),
+])
+def test_bailing_hybrid_is_refused_where_its_engines_part(change, said):
+    cfg = {k: v for k, v in {**BAILING, **change}.items() if v is not None}
+    with pytest.raises(ValueError, match=said):
+        spec_from_hf_config(cfg)
+
+
 def test_olmo_hybrid_reads_gdn_layers_as_qwen3_next():
     # OLMo hybrid's GDN layers: vLLM's gated_delta_net_state_shape over the linear_* fields,
     # ssm state in the model dtype (no config field changes it)
@@ -1601,6 +1669,13 @@ def test_path_and_pasted_text(tmp_path):
          "describe the model by hand instead"),
         ({"model_type": "deepseek_v4"}, "^model_type 'deepseek_v4' is not supported yet: "
          "DeepSeek-V4's layers keep compressed caches"),
+        # Qwen4-Exp: vLLM's page may be its PLE state's (8,192 channels x 9 rows x 2 B =
+        # 147,456 B with its defaults, past the GDN state's 1,097,728 / 8 B at TP 8)
+        ({"model_type": "qwen4_exp"}, "^model_type 'qwen4_exp' is not supported yet: "
+         "Qwen4-Exp's vLLM sizes its pages by the larger of its GDN state and a short-conv "
+         "state for PLE .* by hand, Qwen3.5's GDN and full layers of its sizes plan it exactly "
+         "where its GDN state's page is the larger \\(to TP 4 with its defaults\\) and QSA "
+         "is off$"),
         ({"model_type": "glm5_next"}, "^model_type 'glm5_next' is not supported yet: "
          "GLM-5.3-Flash's MLA layers keep no rotary part \\(qk_rope_head_dim 0\\), the "
          "indexer's keys one row per index_kpool tokens"),

@@ -73,9 +73,10 @@ def whole_pages(tokens: int, page: int) -> tuple[int, str]:
 
 # Architectures whose SGLang state params take mamba2_state_dtype() without the config, so a
 # config's mamba_ssm_dtype changes nothing there (KimiLinearCacheParams' dtype default_factory,
-# and GraniteMoeHybridConfig's Mamba2CacheParams built without a dtype, 0.5.23; the env
-# variable still applies).
-CONFIG_SSM_DTYPE_UNREAD = ("KimiLinearForCausalLM", "GraniteMoeHybridForCausalLM")
+# which BailingHybridConfig's too takes, and GraniteMoeHybridConfig's Mamba2CacheParams built
+# without a dtype, 0.5.23; the env variable still applies).
+CONFIG_SSM_DTYPE_UNREAD = ("KimiLinearForCausalLM", "GraniteMoeHybridForCausalLM",
+                           "BailingMoeV3ForCausalLM")
 
 
 def ssm_dtype(profile: CacheProfile, options: StrategyOptions) -> tuple[str, str]:

@@ -216,7 +216,7 @@ SIZES_P_WITH_DRAFTED_CONV = frozenset({
     "Qwen3_5ForConditionalGeneration", "Qwen3_5MoeForConditionalGeneration",
     "NemotronHForCausalLM", "Mamba2ForCausalLM", "OlmoHybridForCausalLM",
     "KimiLinearForCausalLM", "FalconH1ForCausalLM", "GraniteMoeHybridForCausalLM",
-    "Zamba2ForCausalLM", "Lfm3ForCausalLM",
+    "Zamba2ForCausalLM", "Lfm3ForCausalLM", "BailingMoeV3ForCausalLM",
 })
 # ... of which these only since a release: earlier ones sized P without the drafted rows
 DRAFTED_CONV_SINCE = {"FalconH1ForCausalLM": "0.32", "GraniteMoeHybridForCausalLM": "0.32",
@@ -332,6 +332,7 @@ ALIGN_INSTEAD_OF_ALL = frozenset({
     "KimiLinearForCausalLM", "MiniMaxText01ForCausalLM", "MiniMaxM1ForCausalLM",
     "MiniMaxForCausalLM", "Lfm2ForCausalLM",
     "Lfm2MoeForCausalLM", "Plamo2ForCausalLM", "OlmoHybridForCausalLM",
+    "BailingMoeV3ForCausalLM",
 })
 
 
