@@ -153,6 +153,34 @@ def test_vllm_kernel_block_size_changes_p():
         assert r.num_blocks == ANCHOR_BUDGET // (p * 1024) // 12
 
 
+def test_vllm_rounds_a_hybrids_p_to_the_kernel_block_and_logs_it_only_when_it_grows():
+    # block 24: A = 24, 24 x cdiv(548,864, 24 x 1,024) = 24 x 23 = 552, which vLLM 0.32+ round
+    # to a multiple of the backend's kernel block 16 (backend_block_alignment): 560; block
+    # 1,000: 1,000 x 1 -> 1,008
+    for block, p in ((24, 560), (1_000, 1_008)):
+        r = run_strategy("vllm", qwen3_next_tp2(), budget_bytes=ANCHOR_BUDGET,
+                         options=StrategyOptions(block_size=block))
+        assert r.block_size == p
+        assert r.num_blocks == ANCHOR_BUDGET // (p * 1024) // 12
+        assert r.why_block_size.endswith(
+            f"rounded up to a multiple of the backend's kernel block 16 (vLLM 0.32 and later): "
+            f"{p:,} (\"Setting attention block size to {p} tokens\")")
+    # block 544 is P already: vLLM logs no change, and the why quotes none
+    at_p = run_strategy("vllm", qwen3_next_tp2(), budget_bytes=ANCHOR_BUDGET,
+                        options=StrategyOptions(block_size=544))
+    assert at_p.block_size == 544 and "Setting attention block size" not in at_p.why_block_size
+    assert at_p.why_block_size.endswith("whose attention page covers the state page")
+    # without state the block is split into kernel blocks as given: 24 is no multiple of 16
+    llama = CacheProfile(layer_types=(FULL,) * 32, kv_bytes_per_slot=131_072, name="llama")
+    odd = run_strategy("vllm", llama, budget_bytes=GIB8, options=StrategyOptions(block_size=24))
+    assert not odd.applies and odd.reason == (
+        "vLLM fails at start-up: its attention backend splits a block into kernel blocks of a "
+        "multiple of 16 tokens, and block size 24 is none (\"No common block size for 24\"): "
+        "give 16 or 32")
+    assert run_strategy("vllm", llama, budget_bytes=GIB8,
+                        options=StrategyOptions(block_size=48)).block_size == 48
+
+
 def test_vllm_one_mtp_layer_makes_groups_of_13():
     # The README's speculative-decoding example: an MTP layer is one more full-attention layer;
     # 13 full vs 36 GDN layers: 36 >= 1.5 x 13, so group_size = 13 and three GDN groups of 12

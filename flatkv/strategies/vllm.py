@@ -1,8 +1,10 @@
 """vLLM v1's hybrid KV cache manager (SPEC section 3.1).
 
 - P: ``A * cdiv(state_page, A * attn_bytes_per_token)`` with ``A = max(kernel block size,
-  block_size)`` ("Setting attention block size to P tokens"); the state page is padded up to the
-  attention page ("Padding mamba page size by X%"). In mamba cache mode ``all`` (prefix caching
+  block_size)``, rounded up to a multiple of the kernel block size (0.32 and later; without
+  state a block size off it fails), "Setting attention block size to P tokens" where that is
+  more than block_size; the state page is padded up to the attention page ("Padding mamba page
+  size by X%"). In mamba cache mode ``all`` (prefix caching
   of state) ``c = lcm(mamba_chunk_size, A)`` replaces A. Attention-only models: P = A.
 - Groups: layers of each type split into groups of ``group_size`` layers, ``group_size`` the
   smallest per-type layer count (the largest when it is under 1.5 x the smallest). A type's
@@ -160,20 +162,28 @@ def _page_size(profile: CacheProfile, options: StrategyOptions, formulas: list[s
     extras["kernel_block_size"] = kernel  # the backend's; A = max(it, block_size)
     extras["attention_block_size"] = a
     if profile.has_state and profile.has_attention:
-        p = align * cdiv(state, align * kv)
+        covering = align * cdiv(state, align * kv)
+        # vLLM 0.32 and later round it to a multiple of every attention backend's smallest
+        # kernel block (backend_block_alignment), as a block size off it finds no kernel block
+        p = kernel * cdiv(covering, kernel)
+        rounded = (f", rounded up to a multiple of the backend's kernel block {kernel} (vLLM "
+                   f"0.32 and later): {n(p)}" if p != covering else "")
         attn_page = p * kv
         page = max(attn_page, state)
         pad = page - state
         fraction = Fraction(pad, state)
+        # logged only where P grows past the block size asked for
+        logged = (f" (\"Setting attention block size to {p} tokens\")"
+                  if options.block_size < p else "")
         why = (
             f"{align_text}; P = {sym} x cdiv(state page {n(state)} B, {sym} x {n(kv)} B) = "
-            f"{align} x {cdiv(state, align * kv)} = {n(p)}, the smallest multiple of {sym} whose "
-            f"attention page covers the state page (\"Setting attention block size to {p} "
-            "tokens\")"
+            f"{align} x {cdiv(state, align * kv)} = {n(covering)}, the smallest multiple of "
+            f"{sym} whose attention page covers the state page{rounded}{logged}"
         )
         formulas += [
             f"P = {sym} x cdiv(state_page, {sym} x attn_bytes_per_token) = {align} x "
-            f"cdiv({n(state)}, {align} x {n(kv)}) = {n(p)}",
+            f"cdiv({n(state)}, {align} x {n(kv)}) = {n(covering)}"
+            + (f", to a multiple of kernel block {kernel}: {n(p)}" if p != covering else ""),
             f"page_bytes = max(P x {n(kv)}, {n(state)}) = {n(page)}; state page padded by "
             f"({n(page)} - {n(state)}) / {n(state)} = {float(fraction) * 100:.2f}% "
             "(\"Padding mamba page size\")",
@@ -551,6 +561,17 @@ def _run_overridden(
             f"pages by multiples of {SPARSE_MLA_BLOCK_SIZE} tokens, and block size {n(block)} "
             f"is none: give {SPARSE_MLA_BLOCK_SIZE} (what vLLM picks when not told) or "
             f"{n(cdiv(block, SPARSE_MLA_BLOCK_SIZE) * SPARSE_MLA_BLOCK_SIZE)}",
+            profile_name=profile.name, context_tokens=context_tokens)
+    kernel, _ = kernel_block_size(profile, options)
+    if (profile.has_attention and not profile.has_state and block > kernel and block % kernel
+            and profile.indexer_bytes_per_slot is None):
+        # (a hybrid's P is rounded to the kernel block; this block is used as given)
+        return not_applicable(
+            "vllm", budget_bytes,
+            f"{FAILS_AT_START_UP}: its attention backend splits a block into kernel blocks of a "
+            f"multiple of {kernel} tokens, and block size {n(block)} is none (\"No common "
+            f"block size for {block}\"): give {n(block // kernel * kernel)} or "
+            f"{n(cdiv(block, kernel) * kernel)}",
             profile_name=profile.name, context_tokens=context_tokens)
     kernel_off = options.kernel_block_size not in (None, SPARSE_MLA_BLOCK_SIZE)
     if profile.indexer_bytes_per_slot is not None and kernel_off:
