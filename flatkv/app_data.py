@@ -1033,13 +1033,20 @@ def short_of_one_request_text(results: Sequence[StrategyResult], context: int) -
     """The layouts whose concurrency is under one request at ``context``: their figures are
     fractions of a request that does not fit (vLLM refuses to start when one request of
     max_model_len does not fit). Empty when every layout holds one."""
-    short = [f"{title_of(r)} ({concurrency_text(r.max_concurrency)})" for r in results
+    under = [r for r in results
              if r.applies and r.max_concurrency is not None and r.max_concurrency < 1]
-    if not short:
+    if not under:
         return ""
-    return (f"Not even one request of {tokens_text(context)} fits in: {', '.join(short)}. An "
-            "engine laid out so would refuse to start, as vLLM does when one request of "
-            "max_model_len does not fit.")
+    short = ", ".join(f"{title_of(r)} ({concurrency_text(r.max_concurrency)})" for r in under)
+    paged = [r for r in under if r.strategy != "sglang"]
+    text = f"Not even one request of {tokens_text(context)} fits in: {short}."
+    if paged:
+        text += (" A paged engine laid out so would refuse to start, as vLLM does when one "
+                 "request of max_model_len does not fit.")
+    if len(paged) < len(under):  # SGLang's tp_worker.get_worker_info: a warning, not an error
+        text += (" SGLang starts all the same, warning that its KV pool holds fewer tokens than "
+                 "--context-length, and refuses or cuts short the longer requests.")
+    return text
 
 
 # Under a capacity whose sliding or chunked pages count as full history (sliding_capacity_text)

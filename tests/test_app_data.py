@@ -601,9 +601,17 @@ def test_layouts_short_of_one_request_are_named_with_their_concurrency():
     flat = run_strategy("flat", llama, budget_bytes=10**10, context_tokens=100_000)
     assert flat.capacity_tokens == 10**10 // (131_072 * 16) * 16 == 76_288
     assert app_data.short_of_one_request_text([flat], 100_000) == (
-        "Not even one request of 100,000 tokens fits in: FlatKV packed slabs (0.76). An engine "
-        "laid out so would refuse to start, as vLLM does when one request of max_model_len "
-        "does not fit.")
+        "Not even one request of 100,000 tokens fits in: FlatKV packed slabs (0.76). A paged "
+        "engine laid out so would refuse to start, as vLLM does when one request of "
+        "max_model_len does not fit.")
+    # SGLang only warns ("KV pool holds N tokens, fewer than --context-length"): 10 GB of
+    # 131,072 B tokens hold 76,293 of them
+    sglang = run_strategy("sglang", llama, budget_bytes=10**10, context_tokens=100_000)
+    assert sglang.logged_tokens == 10**10 // 131_072 == 76_293
+    assert app_data.short_of_one_request_text([sglang], 100_000) == (
+        "Not even one request of 100,000 tokens fits in: SGLang (0.76). SGLang starts all the "
+        "same, warning that its KV pool holds fewer tokens than --context-length, and refuses "
+        "or cuts short the longer requests.")
     fits = run_strategy("flat", llama, budget_bytes=10**10, context_tokens=50_000)
     assert app_data.short_of_one_request_text([fits], 50_000) == ""
 

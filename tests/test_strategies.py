@@ -434,6 +434,17 @@ def test_vllm_refuses_to_start_when_one_request_does_not_fit():
     assert refused.reason.endswith("its estimated maximum model length is 8,176: give a "
                                    "context of at most 8,176 or a budget of at least "
                                    f"{17_179_869_184 + block:,} B")
+    # a budget of under two blocks asks for what then starts: one request's 32 x 8,192 pages
+    # of 65,536 B beside the null block, not two blocks (which a second refusal would follow)
+    tiny = run_strategy("vllm", llama_31_8b(), budget_bytes=2**20, context_tokens=131_072)
+    assert tiny.reason.endswith(
+        f"and one request of 131,072 tokens needs {32 * 8_192 * 65_536:,} B beside the null "
+        f"block's {block:,} B; give at least {32 * 8_192 * 65_536 + block:,} B")
+    assert run_strategy("vllm", llama_31_8b(), budget_bytes=32 * 8_192 * 65_536 + block,
+                        context_tokens=131_072).concurrency == Fraction(8_193, 8_192)
+    # without a context, two blocks
+    assert run_strategy("vllm", llama_31_8b(), budget_bytes=2**20,
+                        context_tokens=None).reason.endswith(f"give at least {2 * block:,} B")
     # gpt-oss-20b at 3 GiB, L 131,072: groups of 12 layers, blocks of 12 x 16 x 2,048 =
     # 393,216 B, 8,192 of them; a sliding group holds cdiv(128 - 1 + 8,192, 16) + 1 = 521
     # blocks whatever L beyond 8,319, the full group cdiv(L, 16): cdiv(L, 16) + 521 <= 8,191

@@ -732,12 +732,19 @@ def _run_vllm(
     num_groups = len(groups)
     unit_bytes = page * group_size
     num_blocks = budget_bytes // page // group_size
+    # what one request of the context needs, beside the null block (vLLM 0.29+ checks it)
+    needed = None if context_tokens is None else request_bytes(
+        profile, options, counts, group_size, context_tokens, block_sizes, page)
     if num_blocks <= 1:
+        # the least that starts: two blocks, and one request's blocks beside the null block
+        least = 2 * unit_bytes if needed is None else max(2 * unit_bytes, needed + unit_bytes)
+        request = (f", and one request of {n(context_tokens)} tokens needs {n(needed)} B beside "
+                   f"the null block's {n(unit_bytes)} B" if least > 2 * unit_bytes else "")
         return budget_too_small(
             name, budget_bytes,
             holds=f"num_blocks = {n(budget_bytes)} // {n(page)} // {group_size} = {num_blocks} and "
-            "vLLM needs at least 2 (\"No available memory for the cache blocks\")",
-            least_bytes=2 * unit_bytes, profile_name=profile.name, context_tokens=context_tokens,
+            "vLLM needs at least 2 (\"No available memory for the cache blocks\")" + request,
+            least_bytes=least, profile_name=profile.name, context_tokens=context_tokens,
         )
     # vLLM 0.34 on CUDA fits its blocks after warm-up and says how many: the figures of the
     # GPU's memory around them are the run's, elided
@@ -756,9 +763,7 @@ def _run_vllm(
         padding_layers_per_type=padding,
         page_bytes=page,
     )
-    if context_tokens is not None:
-        needed = request_bytes(profile, options, counts, group_size, context_tokens,
-                               block_sizes, page)
+    if needed is not None:
         usable = budget_bytes - unit_bytes  # less the null block, as vLLM 0.29+ checks
         if needed > usable:
             longest = longest_context(profile, options, counts, group_size, usable,
