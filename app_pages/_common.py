@@ -874,9 +874,18 @@ def _column_title(title: str, shown: list[str]) -> str:
     return " and ".join(parts).capitalize()
 
 
+def recent_vllm_button(key: str) -> None:
+    """"Use vLLM 0.34's defaults": the settings a log of vLLM 0.34 run with its defaults has,
+    where this view keeps SPEC's anchor (none where it matches already)."""
+    if changes := state().recent_vllm_changes():
+        st.button("Use vLLM 0.34's defaults", on_click=update, kwargs=changes, key=key,
+                  icon=":material/update:", help=app_data.recent_vllm_help(changes))
+
+
 def engine_options(fields: tuple[str, ...] = ENGINE_FIELDS, *, label: str = "Engine options",
-                   note: str = "Each engine's defaults until changed; the link keeps what you "
-                   "change.") -> None:
+                   note: str = "SPEC's anchor settings until changed (vLLM's as its 0.19 log "
+                   "has them; 0.34's own defaults differ: the button sets them); the link "
+                   "keeps what you change.") -> None:
     """An expander of engine options, each a bound AppState field (in the URL too); ``fields``
     picks the ones that change what the page shows."""
     every_engine = fields == ENGINE_FIELDS  # then say whose options they are
@@ -895,3 +904,5 @@ def engine_options(fields: tuple[str, ...] = ENGINE_FIELDS, *, label: str = "Eng
                 for field in group:
                     engine_widget(field)
         st.caption(note)
+        if every_engine:
+            recent_vllm_button("options.recent_vllm")

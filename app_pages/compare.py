@@ -20,7 +20,6 @@ from app_pages._common import (
     mtp_button,
     state,
     table,
-    update,
     user_errors,
 )
 from flatkv import app_data, charts, sizing
@@ -162,10 +161,6 @@ with user_errors():
             if log := r.extras.get("log_lines"):
                 st.caption(app_data.start_up_log_text(r))
                 st.code("\n".join(log), language=None)  # one line a log line, as in a log
-                if r.strategy == "vllm" and (changes := s.recent_vllm_changes()):
-                    st.button("Use vLLM 0.34's defaults", on_click=update, kwargs=changes,
-                              key="compare.recent_vllm", icon=":material/update:",
-                              help=app_data.recent_vllm_help(changes))
     c1, c2 = st.columns(2)
     c1.download_button("Comparison as CSV", data=frame.to_csv(index=False),
                        file_name="comparison.csv", mime="text/csv", key="compare.csv",

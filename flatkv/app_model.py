@@ -261,8 +261,13 @@ class RawModel:
     sliding_kv_bytes_per_slot: int | None = None
 
     def profile(self, name: str = CUSTOM) -> CacheProfile:
+        labels = tuple(parse_layer_pattern(self.layers))
+        if LINEAR_ATTENTION in labels and not self.state:  # in the state field's own syntax
+            raise ValueError(f"the layers {self.layers!r} have linear (state) layers but no "
+                             "state gives their bytes: give the state tensors of one layer "
+                             "per TP rank, e.g. conv=49152,ssm=2097152")
         return CacheProfile(
-            layer_types=tuple(parse_layer_pattern(self.layers)),
+            layer_types=labels,
             kv_bytes_per_slot=self.kv_bytes_per_slot,
             state_const_bytes=dict(self.state),
             name=name,

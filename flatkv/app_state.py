@@ -373,7 +373,8 @@ class AppState:
         return self if ours == theirs else replace(self, mamba_chunk_size=None)
 
     def engine_options_text(self, names: tuple[str, ...] = ENGINE_FIELDS, *,
-                            defaults: str = "each engine with its own defaults") -> str:
+                            defaults: str = "engine options at SPEC's anchor (vLLM's "
+                            "older defaults; 0.34's differ: Engine options)") -> str:
         """``engine options: kernel block 64, mamba cache mode align``, or ``defaults``;
         ``names`` limits it to the options that act on what a page shows."""
         changed = self.changed_engine_options(names)

@@ -106,8 +106,8 @@ def test_layout_shows_the_worked_example_from_a_link():
 
 
 def test_compare_sets_a_recent_vllms_defaults_in_one_click():
-    # SPEC's anchor keeps 0.9 and mode none; the button under vLLM's start-up log sets what
-    # a recent vLLM starts a hybrid with, and the log follows (2 state pages a request)
+    # SPEC's anchor keeps 0.9 and mode none; the button under Engine options sets what a
+    # recent vLLM starts a hybrid with, and the log follows (2 state pages a request)
     at = open_app("app_pages/compare.py")
     (button,) = [b for b in at.button if b.label == "Use vLLM 0.34's defaults"]
     assert button.help.startswith("Sets block size 64 (vLLM 0.34's default --block-size) and "
@@ -2120,7 +2120,8 @@ def test_budget_caption_names_only_options_that_act():
     assert "default layout options" in budget_caption(budget)
     assert [e.label for e in budget.expander][0] == "Layout options"
     compare = open_app("app_pages/compare.py", link)
-    assert "each engine with its own defaults" in compare.caption[0].value
+    assert compare.caption[0].value.endswith(
+        "engine options at SPEC's anchor (vLLM's older defaults; 0.34's differ: Engine options)")
     assert [e.label for e in compare.expander][0] == "Engine options"
     assert not [w for w in compare.number_input if w.key == "w.mamba_chunk_size"]
     compare = open_app("app_pages/compare.py", {**link, "mamba": "all"})
@@ -2496,8 +2497,8 @@ def test_budget_says_when_not_one_request_fits():
     assert_clean(at)
     notes = [c.value for c in at.caption if c.value.startswith("Not even one request")]
     assert notes == ["Not even one request of 1,000,000 tokens fits in: FlatKV packed slabs "
-                     "(0.79). An engine laid out so would refuse to start, as vLLM does when "
-                     "one request of max_model_len does not fit."]
+                     "(0.79). A paged engine laid out so would refuse to start, as vLLM does "
+                     "when one request of max_model_len does not fit."]
     # Qwen3-Next's blocks of P 544: 12 x 544 x 2,048 + 36 x 1,097,728 = 52,887,552 B, 1,455
     # in the budget; a request holds ceil(10**6 / 544) = 1,839 history pages and a state
     # page: 1,455 / 1,840

@@ -243,6 +243,12 @@ def test_a_raw_model_carries_its_sliding_layers_own_bytes_in_the_link_and_the_ex
                                    "swa_kv": "16384"})
     assert state.raw is None and "sliding_kv_bytes_per_slot is 16384 but layer_types has no " \
         "sliding_attention layer" in notices[0]
+    # state layers without state=: the fix in the link's own syntax, not a Python dict
+    _, notices = decode_query({"model": CUSTOM, "layers": "(3*linear,full)*12", "kv": "2048"})
+    assert notices == ["The custom model in the link is not valid (the layers "
+                       "'(3*linear,full)*12' have linear (state) layers but no state gives "
+                       "their bytes: give the state tensors of one layer per TP rank, e.g. "
+                       "conv=49152,ssm=2097152); using the default model (Qwen3-Next-80B-A3B)."]
     # 0 (none of its own) is the link without swa_kv: the value names its least, not a range
     # to 2^60
     _, notices = decode_query({**query, "swa_kv": "0"})
@@ -351,7 +357,7 @@ def test_a_stale_model_or_a_broken_custom_model_falls_back_to_the_default_model(
     assert "custom model in the link is not valid" in notices[0] and "full*x" in notices[0]
     # state layers without state tensors: the profile rejects it
     state, notices = decode_query({"model": "custom", "layers": "linear*4,full", "kv": "64"})
-    assert state.model == DEFAULT.model and "state_const_bytes is empty" in notices[0]
+    assert state.model == DEFAULT.model and "no state gives their bytes" in notices[0]
     # an edited model's packed spec cut or mangled: said in the link's words, not zlib's
     state, notices = decode_query({"model": "spec", "spec": "garbage"})
     assert state.model == DEFAULT.model
