@@ -1155,6 +1155,8 @@ def start_up_log_text(r: StrategyResult) -> str:
     if r.strategy == "sglang":
         return sglang_start_up_log_text(r)
     text = f"{_log_lines_are(r)} {WARMUP_LOG_NOTE}."
+    for left_out in r.extras.get("log_left_out", ()):
+        text += f" {sentence_case(left_out)}."
     if r.extras.get("state_page_bytes") is not None:  # a state model: which mode it counts
         mode = r.extras["mamba_cache_mode"]
         if r.extras.get("mamba_cache_mode_asked") == "all":

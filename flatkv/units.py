@@ -336,7 +336,11 @@ def tokens_text(tokens: int) -> str:
 
 def sentence_case(text: str) -> str:
     """``raise TP`` -> ``Raise TP``: a phrase made to follow a colon, starting a sentence (the
-    rest as written, so names and units keep their case)."""
+    rest as written, so names and units keep their case; a name that starts in lower case,
+    ``vLLM``, as written too)."""
+    first = text.split(" ", 1)[0]
+    if first[1:] != first[1:].lower():  # vLLM, mHC: a name, not a word
+        return text
     return text[:1].upper() + text[1:]
 
 

@@ -2367,6 +2367,10 @@ def test_a_presets_caveat_shows_where_its_figures_do():
         shown_text = [shown(e) for e in at.info] + [shown(c) for c in at.caption]
         assert any("default nemotron_h's to float32 (mamba_ssm_cache_dtype), twice the state "
                    "bytes" in t for t in shown_text), page
+        if page.endswith("compare.py"):  # and under vLLM's log, what the log is of
+            assert any("ssm state in float32 unless --mamba-ssm-cache-dtype or the config's "
+                       "mamba_ssm_cache_dtype names another dtype: these lines keep it in 2 B "
+                       "elements" in t for t in shown_text)
     assert not any("Note on this model" in shown(c)
                    for c in open_app("app_pages/compare.py", {}).caption)  # no notes: no line
 

@@ -2210,3 +2210,18 @@ def test_sglangs_float_cell_prints_as_the_float_reads():
     cell = 8_192 * 6 + 0.8 * (16_384 * 34)
     assert bytes_text(cell) == "494,796.8" and bytes_text(49_152.0) == "49,152"
     assert bytes_text(44_236.8) == "44,236.8"
+
+
+def test_vllm_says_its_log_is_of_a_run_told_to_keep_nemotron_hs_ssm_state_narrow():
+    # vLLM's NemotronH hook keeps the ssm state in float32 unless told: the preset's bf16
+    # figures are a run told so, and the log says which line that leaves out
+    from flatkv.presets import load_preset
+    spec = load_preset("Nemotron-H-8B")
+    narrow = run_strategy("vllm", spec.profile(), budget_bytes=GIB8, context_tokens=8_192)
+    assert narrow.extras["log_left_out"] == [
+        "vLLM keeps NemotronHForCausalLM's ssm state in float32 unless --mamba-ssm-cache-dtype "
+        "or the config's mamba_ssm_cache_dtype names another dtype: these lines keep it in 2 B "
+        "elements, as such a run does; its \"Updating mamba_ssm_cache_dtype\" line is left out"]
+    wide = spec.with_options(ssm_dtype="float32").profile()
+    assert "log_left_out" not in run_strategy("vllm", wide, budget_bytes=GIB8,
+                                              context_tokens=8_192).extras

@@ -268,3 +268,10 @@ def test_exact_bytes_gives_the_bytes_then_the_readable_size():
 
     assert exact_bytes(103_219_200) == "103,219,200 B (98.44 MiB)"
     assert (exact_bytes(1023), exact_bytes(1024)) == ("1,023 B", "1,024 B (1.00 KiB)")
+
+
+def test_sentence_case_starts_a_sentence_but_keeps_a_names_case():
+    from flatkv.units import sentence_case
+    assert sentence_case("raise TP to 2") == "Raise TP to 2"
+    assert sentence_case("vLLM keeps it") == "vLLM keeps it"  # not "VLLM"
+    assert sentence_case("") == ""

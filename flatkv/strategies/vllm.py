@@ -677,6 +677,23 @@ def without_hybrid_manager(profile: CacheProfile, formulas: list[str]) -> CacheP
                                      for label in profile.layer_types))
 
 
+# vLLM classes whose ssm state vLLM keeps in float32 unless told (NemotronHForCausalLMConfig's
+# DEFAULT_MAMBA_SSM_CACHE_DTYPE, with --mamba-ssm-cache-dtype auto)
+FLOAT32_SSM_UNLESS_TOLD = frozenset({"NemotronHForCausalLM"})
+
+
+def _ssm_dtype_told(profile: CacheProfile) -> str:
+    """Where the profile keeps such a model's ssm state in other than float32: what the log is
+    of (a run told so) and the line it leaves out; empty otherwise."""
+    arch = next(iter(sorted(FLOAT32_SSM_UNLESS_TOLD.intersection(profile.architectures))), None)
+    if arch is None or profile.ssm_element_bytes in (None, 4):
+        return ""
+    return (f"vLLM keeps {arch}'s ssm state in float32 unless --mamba-ssm-cache-dtype or the "
+            f"config's mamba_ssm_cache_dtype names another dtype: these lines keep it in "
+            f"{profile.ssm_element_bytes} B elements, as such a run does; its \"Updating "
+            "mamba_ssm_cache_dtype\" line is left out")
+
+
 def _run_vllm(
     profile: CacheProfile, *, budget_bytes: int, context_tokens: int | None,
     options: StrategyOptions,
@@ -697,6 +714,8 @@ def _run_vllm(
     # by each type's first layer, as vLLM's same_type_layers meets them: its group ids follow
     counts = {k: profile.count(k) for k in dict.fromkeys(profile.layer_types)}
     extras: dict[str, object] = {"mamba_cache_mode": options.mamba_cache_mode}
+    if told := _ssm_dtype_told(profile):
+        extras["log_left_out"] = [told]
     if options.mamba_cache_mode == "none" and profile.has_state:
         formulas.append(f"mamba cache mode none (1 state page a request): {ALIGN_BY_DEFAULT}")
     sizing, profile = drafted_profiles(profile, options.speculative_tokens, formulas, extras)
