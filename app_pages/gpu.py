@@ -38,8 +38,8 @@ def _max_blocks_from_widget(value: object) -> int:
     """The lab's block cap: 0 (automatic), or at least the two pages a benchmark moves."""
     blocks = int(value)
     if blocks == 1:
-        raise ValueError("Max blocks is 1: a benchmark moves two pages at least; give 2 or "
-                         "more, or 0 for automatic")
+        raise ValueError("Max blocks is 1: a benchmark's pool holds two pages at least (a call "
+                         "moves at most half of it); give 2 or more, or 0 for automatic")
     return blocks
 
 
@@ -122,9 +122,9 @@ def _run_widgets(bench, devices: tuple[str, ...]) -> tuple[str, tuple[str, ...],
     bind(c[1].number_input, "lab_pages", "Pages per call (0 = automatic)", min_value=0,
          max_value=gpu_settings.MAX_POOL_BLOCKS, step=1, from_widget=int,
          disabled=state().lab_sweep == gpu_settings.PAGES_PER_CALL,  # the sweep list gives them
-         help="Pages one gather / scatter moves. Automatic: "
-         f"{gpu_view.per_device_text(gpu_settings.DEFAULT_CALL_BYTES)} of pages, at most half the "
-         "pool.")
+         help="Pages one gather / scatter moves. Automatic: the fewest pages that move at least "
+         f"{gpu_view.per_device_text(gpu_settings.DEFAULT_CALL_BYTES)}, at most half the pool "
+         "(so a sweep over page bytes moves other bytes a call as the pages grow).")
     # a row of its own: three choices side by side are wider than a third of the page
     bind(st.segmented_control, "lab_sweep", "Sweep", options=gpu_settings.SWEEPS, required=True,
          from_widget=lambda v: v or gpu_settings.SWEEPS[0])

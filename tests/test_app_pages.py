@@ -1447,8 +1447,8 @@ def test_gpu_page_shows_bad_settings_as_errors(small_flush):
     at.number_input(key="w.lab_max_blocks").set_value(1)
     at.button(key="gpu.run").click().run()
     assert not at.exception
-    assert any(shown(e) == "Max blocks is 1: a benchmark moves two pages at least; give 2 or more, "
-               "or 0 for automatic" for e in at.error)
+    assert any(shown(e) == "Max blocks is 1: a benchmark's pool holds two pages at least (a call "
+               "moves at most half of it); give 2 or more, or 0 for automatic" for e in at.error)
     at.number_input(key="w.lab_max_blocks").set_value(8)
     at.segmented_control(key="w.lab_sweep").set_value("pages per call").run()
     at.text_input(key="w.lab_sweep_pages").set_value("2, lots").run()
