@@ -571,8 +571,8 @@ def model_context_text(context: int | None, max_model_len: int | None,
 
 
 def sglang_idle_split_text(r: StrategyResult) -> str:
-    """Under Compare's "Where the budget goes": SGLang's bars are its pools as reserved, and
-    its static split leaves the pools that do not bind partly idle at the requests that run; a
+    """Under Compare's "Where the budget goes": SGLang's idle pool slice, what its static split
+    leaves of the pools that do not bind at the requests that run; a
     paged layout's idle rows are its dead weight, which depends on no request count. Empty
     where nothing is split (one pool) or no request runs."""
     if r.strategy != "sglang" or not r.applies or not (running := int(r.concurrency)):
@@ -580,7 +580,7 @@ def sglang_idle_split_text(r: StrategyResult) -> str:
     if not (parts := sglang_split_idle(r)):
         return ""
     idle = sum(nbytes for _, nbytes in parts)
-    return (f"SGLang's bars are its pools as reserved: with {count_text(running, 'request')} "
+    return (f"SGLang's idle pool: with {count_text(running, 'request')} "
             f"of {tokens_text(r.context_tokens)} running, "
             + " and ".join(f"{format_bytes(nbytes)} of its {what}" for what, nbytes in parts)
             + f" sit idle ({idle / r.budget_bytes:.2%} of the budget), left so by its static "

@@ -69,10 +69,11 @@ CATEGORY_KIND: dict[str, str] = {
     "state_page_padding": "padding",
     "padding_layers": "padding",
     "dead_weight": "dead_weight",
+    "idle_pool": "dead_weight",  # reserved, unused at the requests that run: dead weight's kin
     "unused": "unused",
 }
 HATCH: dict[str, str] = {"row_padding": "/", "state_page_padding": "x", "padding_layers": "\\",
-                         "padding": "/"}
+                         "padding": "/", "idle_pool": "."}
 # The three kinds of padding side by side in one bar, each a colour of its own (their hatches
 # alone are lost on thin slices, and two greys read as one): rows padded to the page row in
 # grey, state pages padded in a pale shade of the state's colour, whole padding layers dark.

@@ -525,7 +525,7 @@ def test_sglang_idle_split_says_what_its_static_pools_leave_idle_at_the_context(
     idle = (681 - 18 * 3) * 38_633_472
     assert idle == 24_223_186_944 and f"{idle / 55_679_338_086:.2%}" == "43.50%"
     assert app_data.sglang_idle_split_text(r) == (
-        "SGLang's bars are its pools as reserved: with 18 requests of 131,072 tokens running, "
+        "SGLang's idle pool: with 18 requests of 131,072 tokens running, "
         "22.56 GiB of its state pool sit idle (43.50% of the budget), left so by its static "
         "split; a paged layout's idle rows are its dead weight.")
     # gpt-oss-20b's sliding pool beside the full one: in 10 GB at 131,072 tokens the full
@@ -539,7 +539,7 @@ def test_sglang_idle_split_says_what_its_static_pools_leave_idle_at_the_context(
     idle_swa = (180_844 - 8_319) * 2_048 * 12
     assert pools.extras["idle_swa_bytes_at_context"] == idle_swa == 4_239_974_400
     assert app_data.sglang_idle_split_text(pools) == (
-        "SGLang's bars are its pools as reserved: with 1 request of 131,072 tokens running, "
+        "SGLang's idle pool: with 1 request of 131,072 tokens running, "
         "3.95 GiB of its sliding pool sit idle (42.40% of the budget), left so by its static "
         "split; a paged layout's idle rows are its dead weight.")
     # one pool, another layout, or no request running: nothing to say

@@ -119,6 +119,7 @@ def test_vllm_anchor_by_hand():
         "state_page_padding": 45 * 12 * (page - state),
         "padding_layers": 0,
         "dead_weight": 0,
+        "idle_pool": 0,
         "unused": ANCHOR_BUDGET - 7_162 * 12 * page,
     }
 
@@ -221,6 +222,7 @@ def test_flat_qwen3_next():
         "state_page_padding": 0,
         "padding_layers": 0,
         "dead_weight": 1_806 * own_state + 4 * own_full,
+        "idle_pool": 0,
         "unused": ANCHOR_BUDGET - 1_810 * block,
     }
 
@@ -261,7 +263,10 @@ def test_sglang_qwen3_next():
     assert r.capacity_tokens == tokens == 2_051_957
     assert r.concurrency == Fraction(tokens, ANCHOR_CONTEXT)  # 7.83 < 382: KV binds
     assert r.extras["binding_limit"] == "kv tokens"
-    assert bd(r)["state"] == slots * slot
+    # KV binds: at the 7 requests that run, 7 x 3 slots are in use and the other 1,146 - 21
+    # idle (the padding slot is SGLang's own), a slice of their own
+    assert bd(r)["state"] == (slots - (1_146 - 7 * 3)) * slot
+    assert bd(r)["idle_pool"] == (1_146 - 7 * 3) * slot
     assert bd(r)["kv_history"] == tokens * 12 * 1024
     assert bd(r)["unused"] == kv_memory - tokens * 12 * 1024
     # the KV pool gets what the slots leave, as SGLang's _handle_max_mamba_cache returns it;
@@ -924,8 +929,13 @@ def test_gpt_oss_sglang_swa_pools():
     swa = full * 4 // 5
     assert r.capacity_tokens == full
     assert r.extras["swa_tokens"] == swa
-    assert bd(r)["kv_history"] == (full + swa) * per_layer_set
     assert r.concurrency == min(Fraction(full, 131_072), Fraction(swa, 127 + 8_192))
+    # full binds (1.43 requests): at the 1 that runs, its window of 127 + 8,192 tokens is in
+    # use and the rest of the sliding pool idle, its own slice of the budget
+    idle = swa - 1 * (127 + 8_192)
+    assert r.extras["binding_limit"] == "kv tokens" and idle == 141_753
+    assert bd(r)["kv_history"] == (full + swa - idle) * per_layer_set
+    assert bd(r)["idle_pool"] == idle * per_layer_set
     # pages of 16 at L = 100,000: full 226,056 // 16 = 14,128 pages, swa int(226,048 x 0.8) =
     # 180,838 // 16 = 11,302 pages; a request holds ceil(100,000 / 16) = 6,250 full pages and
     # ceil((128 - 1 + 8,192) / 16) = 520 sliding ones, so 2 run (the full pool binds)

@@ -80,6 +80,7 @@ CATEGORIES = (
     "state_page_padding",
     "padding_layers",
     "dead_weight",
+    "idle_pool",  # SGLang: what its static split between pools leaves unused at the requests
     "unused",
 )
 

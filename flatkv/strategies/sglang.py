@@ -347,9 +347,12 @@ def split_idle(r: StrategyResult) -> list[tuple[str, int]]:
     """(pool, bytes) the static split leaves idle at the requests that run: every pool but the
     one that binds, whose remainder (less than a request) any layout may leave. Empty where the
     budget is not split between pools."""
-    x = r.extras
-    return [(pool, x[key]) for pool, limit, key in _IDLE_OF_LIMIT
-            if x.get(key) and x.get("binding_limit") != limit]
+    return _idle_of(r.extras)
+
+
+def _idle_of(extras: Mapping[str, object]) -> list[tuple[str, int]]:
+    return [(pool, int(extras[key])) for pool, limit, key in _IDLE_OF_LIMIT
+            if extras.get(key) and extras.get("binding_limit") != limit]
 
 
 def budget_of_next_slot(r: StrategyResult, profile: CacheProfile) -> int | None:
@@ -838,6 +841,12 @@ def run_sglang(
         f"unused = budget - kv - state = {n(budget_bytes)} - {n(kv_bytes)} - {n(state_bytes)} = "
         f"{n(totals['unused'])}"
     )
+    # the pools that do not bind, idle at the requests that run: out of kv / state, by use
+    # (where none runs, use says nothing: the bars stay the pools as reserved)
+    running = 0 if numerator is None else numerator // denominator
+    for pool, nbytes in _idle_of(extras) if running else ():
+        totals["state" if pool == "state pool" else "kv_history"] -= nbytes
+        totals["idle_pool"] += nbytes
     if profile.has_attention:
         block_size, block_bytes, num_blocks, capacity, why = _token_pages(
             profile, options, pool_tokens, n_full, n_swa, formulas, extras)
