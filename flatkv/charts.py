@@ -77,8 +77,10 @@ HATCH: dict[str, str] = {"row_padding": "/", "state_page_padding": "x", "padding
 # The three kinds of padding side by side in one bar, each a colour of its own (their hatches
 # alone are lost on thin slices, and two greys read as one): rows padded to the page row in
 # grey, state pages padded in a pale shade of the state's colour, whole padding layers dark.
-PADDING_SHADES: dict[str, str] = {"row_padding": COLORS["padding"],
-                                  "state_page_padding": "#F6CFC9", "padding_layers": "#6B625E"}
+# SGLang's idle pool beside dead weight, its kin: a pale shade of dead weight's brown, dotted.
+CATEGORY_SHADES: dict[str, str] = {"row_padding": COLORS["padding"],
+                                   "state_page_padding": "#F6CFC9", "padding_layers": "#6B625E",
+                                   "idle_pool": "#D9BFA9"}
 # A page map's group (its layer label) -> the colour of its kind: attention groups as their KV,
 # a state group as its largest tensor
 GROUP_KIND = {FULL_ATTENTION: "kv", SLIDING_ATTENTION: "kv_sliding",
@@ -518,7 +520,10 @@ def breakdown_bars(
 ) -> go.Figure:
     """Stacked bars: where each strategy's budget goes (one trace per category that any bar
     uses: a legend of seven entries for one used slice reads as missing data)."""
-    categories = list(dict.fromkeys(c for b in breakdowns for c, v in b if v))
+    used = {c for b in breakdowns for c, v in b if v}
+    # in the strategies' order (kv, state, padding, dead weight, idle, unused), whichever bar
+    # uses a category first
+    categories = sorted(used, key=lambda c: list(CATEGORY_KIND).index(c))
     traces = []
     biggest = max((sum(v for _, v in b) for b in breakdowns), default=1)
     scale, unit = byte_unit(biggest)
@@ -529,7 +534,7 @@ def breakdown_bars(
         traces.append(go.Bar(
             name=label, orientation="h", y=list(names),
             x=[v / scale for v in values],
-            marker={"color": PADDING_SHADES.get(cat, color_of(kind)),
+            marker={"color": CATEGORY_SHADES.get(cat, color_of(kind)),
                     "line": {"color": "white", "width": 0.5},
                     "pattern": {"shape": HATCH.get(cat, ""), "fgcolor": "#7F7F7F"}},
             customdata=[[f"{v:,}", format_bytes(v)] for v in values],

@@ -176,6 +176,14 @@ def test_compare_bars_keep_category_colours():
     used = charts.breakdown_bars(["a", "b"], [[("kv_history", 5), ("state", 0)],
                                               [("kv_history", 2), ("state", 0), ("unused", 1)]])
     assert [t.name for t in used.data] == ["kv history", "unused"]
+    # the key in the categories' order, whichever bar uses one first: SGLang's idle pool (its
+    # own pale, dotted shade of dead weight's brown) before unused, though a flat bar came first
+    idle = charts.breakdown_bars(["flat", "sglang"], [
+        [("kv_history", 2), ("dead_weight", 1), ("unused", 1)],
+        [("kv_history", 2), ("idle_pool", 1), ("unused", 1)]])
+    assert [t.name for t in idle.data] == ["kv history", "dead weight", "idle pool", "unused"]
+    pool = _trace(idle, "idle pool")
+    assert pool.marker.pattern.shape == "." and pool.marker.color != COLORS["dead_weight"]
     bars = charts.capacity_bars(["a", "b"], [818_400, 64_896], [23.48, 1.9], context=32768)
     assert list(bars.data[0].text) == ["818,400", "64,896"]
     assert list(bars.data[1].x) == [23.48, 1.9] and list(bars.data[1].y) == ["a", "b"]
