@@ -60,6 +60,8 @@ def parse_tokens(text: str | int, field: str = "--context", *, maximum: int = MA
         raw = str(text).strip()
         # a context of 2**40 tokens is 13 digits (17 grouped): a longer entry is no context
         match = _TOKENS.fullmatch(raw) if raw.isascii() and len(raw) <= 32 else None
+        if match is None and raw.startswith("-") and _TOKENS.fullmatch(raw[1:].strip()):
+            raise ValueError(f"{field} is {shown}: give a positive number of tokens")
         if match is None:
             commas = ("; commas only group thousands (262,144)" if "," in raw and "_" not in raw
                       else "")

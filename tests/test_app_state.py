@@ -326,7 +326,7 @@ def test_a_preset_is_linked_by_name():
         ({"sg_page": "0"}, "sglang_page_size", "sg_page=0 is outside"),
         ({"sg_ssm": "int8"}, "sglang_ssm_dtype",
          "sg_ssm='int8' is not one of float32, bfloat16, float16"),
-        ({"mbt": "-1"}, "max_batched_tokens", "mbt is '-1': give whole tokens such as 262144"),
+        ({"mbt": "-1"}, "max_batched_tokens", "mbt is '-1': give a positive number of tokens"),
         ({"mbt": str(2**40 + 1)}, "max_batched_tokens",
          "mbt is '1099511627777': give at most 1,099,511,627,776 tokens"),
         ({"lcm_pad": "11"}, "lcm_padding_bound", "lcm_pad is '11': give a number in [0, 10]"),

@@ -78,6 +78,7 @@ def test_parse_tokens_reads_suffixes_as_vllm_does():
                         ("1.5M", "binary M takes a whole number; use 1.5m"),
                         ("1.5", "give a whole number of tokens"),
                         ("0.0001k", "that is 1/10 tokens"), ("0", "positive"),
+                        ("-5", "give a positive number of tokens$"),  # as 0 is told
                         ("2000000000000k", "give at most 1,099,511,627,776 tokens")):
         with pytest.raises(ValueError, match=f"--context is '{text}': .*{words}"):
             parse(text)
