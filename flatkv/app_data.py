@@ -1122,6 +1122,11 @@ NO_DEAD_WEIGHT_BECAUSE = {
     "lcm": "a parent block holds one group's pages only",
 }
 
+# vLLM with its hybrid manager off: one group, its windowed layers promoted to full attention
+WINDOWS_AS_FULL_BECAUSE = ("with its hybrid manager off every layer keeps every token in one "
+                           "group of pages, all of them in use: here the sliding layers' history "
+                           "beyond their window costs less than one page-id space's dead weight")
+
 
 def dead_weight_text(results: Sequence[StrategyResult]) -> str:
     """Why one page-id space can hold far fewer requests than an engine's layout: a page id
@@ -1143,7 +1148,8 @@ def dead_weight_text(results: Sequence[StrategyResult]) -> str:
         best = max(counted, key=lambda r: r.concurrency)
         ratio = best.concurrency / worst.concurrency
         if ratio >= Fraction(101, 100) and not best.bytes_of("dead_weight"):  # shows as > 1.00
-            why = NO_DEAD_WEIGHT_BECAUSE.get(best.strategy, "it keeps no dead weight")
+            why = (WINDOWS_AS_FULL_BECAUSE if best.extras.get("windows_as_full")
+                   else NO_DEAD_WEIGHT_BECAUSE.get(best.strategy, "it keeps no dead weight"))
             text += (f" At this context {concurrency_text(ratio)}x as many requests fit under "
                      f"{title_of(best)}: {why}.")
     return text

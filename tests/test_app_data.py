@@ -392,6 +392,19 @@ def test_dead_weight_text_says_what_one_page_id_space_costs():
         "takes a row in every slot tensor, and a page one group uses leaves the other groups' "
         "rows in it idle. At this context 2.00x as many requests fit under vLLM v1: a block id "
         "belongs to one group and addresses only its layers' pages.")
+    # vLLM with its hybrid manager off: one group of all 24 layers, every token kept; at
+    # 131,072 tokens a request needs 8,192 pages there and 8,192 + cdiv(128 - 1 + 8,192, 16) +
+    # 1 = 8,713 flat: 8,713 / 8,192 = 1.06x, for another reason than dead weight's absence
+    from flatkv.strategies import StrategyOptions, run_strategy
+    off = StrategyOptions(vllm_hybrid_manager=False)
+    one_group = [run_strategy(name, gpt_oss_20b(), budget_bytes=budget, context_tokens=131_072,
+                              options=off) for name in ("flat", "vllm")]
+    assert one_group[1].concurrency / one_group[0].concurrency == Fraction(8_713, 8_192)
+    assert app_data.dead_weight_text(one_group).endswith(
+        "At this context 1.06x as many requests fit under vLLM v1: with its hybrid manager off "
+        "every layer keeps every token in one group of pages, all of them in use: here the "
+        "sliding layers' history beyond their window costs less than one page-id space's dead "
+        "weight.")
     # one group, one kind of row: no dead weight, nothing to say
     assert app_data.dead_weight_text(compare(llama_31_8b(), budget_bytes=budget)) == ""
     # a best layout that holds no more requests than the flat one (within 1%): no comparison

@@ -703,6 +703,7 @@ def _run_vllm(
     ``run_vllm`` first applies what vLLM overrides."""
     name = "vllm"
     formulas: list[str] = []
+    windows_as_full = not options.vllm_hybrid_manager and bool(profile.windowed_labels)
     if not options.vllm_hybrid_manager:
         unified = without_hybrid_manager(profile, formulas)
         if isinstance(unified, str):
@@ -714,6 +715,8 @@ def _run_vllm(
     # by each type's first layer, as vLLM's same_type_layers meets them: its group ids follow
     counts = {k: profile.count(k) for k in dict.fromkeys(profile.layer_types)}
     extras: dict[str, object] = {"mamba_cache_mode": options.mamba_cache_mode}
+    if windows_as_full:  # its windowed layers keep every token, as full ones
+        extras["windows_as_full"] = True
     if told := _ssm_dtype_told(profile):
         extras["log_left_out"] = [told]
     if options.mamba_cache_mode == "none" and profile.has_state:
