@@ -77,6 +77,10 @@ _FAMILIES: dict[str, str] = {
     # last layers as Gemma 3n's
     "gemma4": "attention",
     "gemma4_text": "attention",
+    # Gemma 4 Unified (encoder-free vision): Gemma 4's language model, which vLLM and SGLang
+    # run as Gemma 4's (Gemma4ForCausalLM over its text_config)
+    "gemma4_unified": "attention",
+    "gemma4_unified_text": "attention",
     # MiMo-V2-Flash: sliding layers of their own heads and dims (swa_*), by hybrid_layer_pattern
     "mimo_v2_flash": "attention",
     "cohere2": "attention",
@@ -168,14 +172,11 @@ _READ_AS = {"kimi_k2": "deepseek_v3", "minimax_m1": "minimax", "minimax_text_01"
 # refused with this reason, not with the list of supported types and advice that does not fit.
 # Model types whose layers FlatKV plans, but whose config.json it does not read yet: described
 # by hand, they plan.
-_GEMMA4_UNIFIED_WHY = "Gemma 4 Unified's configuration (FlatKV reads gemma4 and gemma4_text)"
 _MISTRAL_LARGE4_WHY = ("Mistral Large 4's config.json: vLLM 0.34 serves the model from Mistral's "
                        "params.json, whose nope, kv_sharing and dsa fields it reads instead, and "
                        "SGLang 0.5.23 not at all (without KV sharing its layers are DeepSeek-V3.2's"
                        ": MLA of kv_lora_rank + qk_rope_head_dim with the indexer's keys)")
 _NOT_READ_YET: dict[str, str] = {
-    "gemma4_unified": _GEMMA4_UNIFIED_WHY,
-    "gemma4_unified_text": _GEMMA4_UNIFIED_WHY,
     "mistral_large4": _MISTRAL_LARGE4_WHY,
     "mistral_large4_text": _MISTRAL_LARGE4_WHY,
 }
@@ -1666,7 +1667,7 @@ def _check_one_window(text: Any, model_type: str, cfg: Mapping[str, Any]) -> Non
 _LANGUAGE_MODELS = {
     "mistral3": ("mistral", "ministral", "ministral3", "mixtral", "llama"),
     "gemma3": ("gemma3_text",), "gemma3n": ("gemma3n_text",), "llama4": ("llama4_text",),
-    "gemma4": ("gemma4_text",),
+    "gemma4": ("gemma4_text",), "gemma4_unified": ("gemma4_unified_text",),
     "qwen3_5": ("qwen3_5_text",), "qwen3_5_moe": ("qwen3_5_moe_text",),
     "qwen3_vl": ("qwen3_vl_text",), "qwen3_vl_moe": ("qwen3_vl_moe_text",),
     "kimi_k25": ("deepseek_v3", "kimi_k2"),

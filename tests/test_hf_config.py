@@ -1663,10 +1663,9 @@ def test_path_and_pasted_text(tmp_path):
          "\\['gemma4_text'\\]$"),
         # ... and so does a wrapper whose text_config is one
         # a type FlatKV plans by hand but does not read yet says so
-        ({"model_type": "gemma4_unified"},
-         "^model_type 'gemma4_unified' is not read yet: FlatKV plans its layers, but does not "
-         "read Gemma 4 Unified's configuration \\(FlatKV reads gemma4 and gemma4_text\\); "
-         "describe the model by hand instead"),
+        ({"model_type": "mistral_large4_text"},
+         "^model_type 'mistral_large4_text' is not read yet: FlatKV plans its layers, but does "
+         "not read Mistral Large 4's config.json: .*; describe the model by hand instead"),
         ({"model_type": "deepseek_v4"}, "^model_type 'deepseek_v4' is not supported yet: "
          "DeepSeek-V4's layers keep compressed caches"),
         # Qwen4-Exp: vLLM's page may be its PLE state's (8,192 channels x 9 rows x 2 B =
@@ -2089,6 +2088,27 @@ def test_gemma4_kv_shared_layers_keep_no_cache_and_bad_heads_are_named():
     alone = spec_from_hf_config(text)
     assert [(k.name, k.count, k.kv_bytes_per_token) for k in alone.summary()] == [
         ("sliding", 3, 16_384), ("full", 1, 8_192)]
+
+
+def test_gemma4_unified_reads_as_gemma4_under_its_own_class():
+    # Gemma 4 Unified's language model is Gemma 4's (vLLM runs its text_config as
+    # Gemma4ForCausalLM): the same bytes, and SGLang's hybrid SWA pool by its class
+    cfg = json.loads(json.dumps(GEMMA4))
+    cfg["model_type"], cfg["text_config"]["model_type"] = "gemma4_unified", "gemma4_unified_text"
+    cfg["architectures"] = ["Gemma4UnifiedForConditionalGeneration"]
+    spec = spec_from_hf_config(cfg)
+    assert [(k.name, k.count, k.kv_bytes_per_token) for k in spec.summary()] == [
+        ("sliding", 50, 16 * 512 * BF16), ("full", 10, 4 * 1024 * BF16)]
+    sglang = run_strategy("sglang", spec.profile(), budget_bytes=40 * 2**30,
+                          context_tokens=131_072)
+    # a full-pool token: 8,192 x 10 + 0.8 x 16,384 x 50 = 737,280 B, as for Gemma 4
+    assert (sglang.logged_tokens, sglang.extras["swa_tokens"]) == (58_254, 46_603)
+    # its last num_kv_shared_layers layers keep no cache, as Gemma 4's
+    cfg["text_config"]["num_kv_shared_layers"] = 20
+    assert len(spec_from_hf_config(cfg).layers) == 40
+    # no architectures: transformers' class for the type, the one SGLang lists
+    del cfg["architectures"]
+    assert spec_from_hf_config(cfg).architectures == ("Gemma4UnifiedForConditionalGeneration",)
 
 
 MIMO_V2 = {"model_type": "mimo_v2_flash", "architectures": ["MiMoV2FlashForCausalLM"],

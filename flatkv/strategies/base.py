@@ -94,7 +94,8 @@ SGLANG_SWA_POOL_MODELS = {
     "Llama 4": ("Llama4ForConditionalGeneration",),
     "MiMo-V2": ("MiMoV2FlashForCausalLM", "MiMoV2ForCausalLM", "MiMoV2MTP"),
     "Step3.5": ("Step3p5ForCausalLM", "Step3p5MTP"),
-    "Gemma 4": ("Gemma4ForCausalLM", "Gemma4ForConditionalGeneration"),
+    "Gemma 4": ("Gemma4ForCausalLM", "Gemma4ForConditionalGeneration",
+                "Gemma4UnifiedForConditionalGeneration"),
     # on its list with gpt-oss (SWA_SINK_ARCHS in 0.5.23)
     "Granite SWA": ("GraniteSWAForCausalLM", "GraniteMoeSWAForCausalLM"),
 }
