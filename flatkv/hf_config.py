@@ -1071,7 +1071,8 @@ def _mimo_v2_layers(text: Any, model_type: str, n_layers: int) -> list[CacheLaye
     """MiMo-V2-Flash's layers as vLLM's mimo_v2 builds them: sliding where
     ``hybrid_layer_pattern[i]`` is 1 (transformers' own layer_types are not read), of
     swa_num_key_value_heads x (swa_head_dim + swa_v_head_dim) over sliding_window_size tokens
-    (transformers' sliding_window is one more); full ones of num_key_value_heads x (head_dim +
+    (transformers' sliding_window is one more; SGLang 0.5.23's mimo_v2 and its ModelConfig read
+    sliding_window_size first too); full ones of num_key_value_heads x (head_dim +
     v_head_dim). K and V differ in width, so a token's bytes are those sums."""
     pattern = getattr(text, "hybrid_layer_pattern", None)
     field = _named(text, "hybrid_layer_pattern")
