@@ -74,6 +74,9 @@ def _whole(key: str, label: str) -> int:
 def _apply_raw() -> None:
     try:
         edited = ss.get("edit.raw") or RawModel("", 0)
+        if edited.kv_shared_layer_types and ss["edit.layers"] != edited.layers:
+            # the kv-shared layers read layers of the model edited: not those of other layers
+            edited = replace(edited, kv_shared_layer_types=())
         raw = replace(edited, layers=ss["edit.layers"],
                       sliding_window=_whole("edit.window", "Sliding window") or None,
                       attention_chunk_size=_whole("edit.chunk", "Attention chunk") or None,

@@ -58,11 +58,12 @@ DEFAULT_MODEL = "Qwen3-Next-80B-A3B"
 DEFAULT_CONTEXT = 32_768
 # what a link carries of a spec; the source says where it came from (a config.json's ssm dtype),
 # the notes what engines read differently, the architectures how SGLang pools its sliding layers,
-# max_model_len the context vLLM serves it at unless told, mtp_layer_types what its drafter is
+# max_model_len the context vLLM serves it at unless told, mtp_layer_types what its drafter is,
+# kv_shared_layer_types the layers SGLang keeps a pool layer for without a cache of their own
 _URL_SPEC_FIELDS = ("format", "name", "source", "notes", "model_layers", "attention_heads",
                     "mamba_chunk_size", "max_model_len", "architectures", "kv_dtype",
                     "conv_dtype", "ssm_dtype", "config_mamba_ssm_dtype", "mtp_layer_types",
-                    "kinds", "pattern")
+                    "kv_shared_layer_types", "kinds", "pattern")
 MAX_SPEC_URL = 8192  # characters of a packed spec in a link
 
 
@@ -224,7 +225,7 @@ def spec_for(model: str, spec_json: str | None, tp: int) -> ModelSpec:
 CARRIED_FIELDS = ("sliding_window", "kernel_block_size", "architectures", "ssm_element_bytes",
                   "config_mamba_ssm_dtype", "mamba_chunk_size", "conv_rows",
                   "indexer_bytes_per_slot", "attention_chunk_size", "kv_dtype", "kv_tensor_bytes",
-                  "conv_element_bytes", "sliding_kv_bytes_per_slot")
+                  "conv_element_bytes", "sliding_kv_bytes_per_slot", "kv_shared_layer_types")
 
 
 @dataclass(frozen=True)
@@ -240,7 +241,8 @@ class RawModel:
     widens them per speculative token) and element size (SGLang re-sizes it), the lightning
     indexer's bytes (both engines page such a model by 64 tokens), the chunk of chunked
     attention layers (Llama 4), the KV dtype and the K / V split (SGLang's KV log lines), and
-    the bytes a token of a sliding layer where they differ from a full layer's (Gemma 4).
+    the bytes a token of a sliding layer where they differ from a full layer's (Gemma 4), and
+    the types of the kv-shared layers past the cache layers (SGLang keeps a pool layer each).
     """
 
     layers: str
@@ -259,6 +261,7 @@ class RawModel:
     kv_tensor_bytes: tuple[int, ...] = ()
     conv_element_bytes: int | None = None
     sliding_kv_bytes_per_slot: int | None = None
+    kv_shared_layer_types: tuple[str, ...] = ()
 
     def profile(self, name: str = CUSTOM) -> CacheProfile:
         labels = tuple(parse_layer_pattern(self.layers))
@@ -478,7 +481,8 @@ EDITED = " (edited)"  # what a preset changed by hand is called after its name
 
 # what a draft writes into its spec only when set (the spec's defaults otherwise)
 _OPTIONAL_DRAFT_FIELDS = ("attention_heads", "architectures", "config_mamba_ssm_dtype",
-                          "mamba_chunk_size", "max_model_len", "mtp_layer_types")
+                          "mamba_chunk_size", "max_model_len", "mtp_layer_types",
+                          "kv_shared_layer_types")
 
 
 @dataclass(frozen=True)
@@ -501,6 +505,7 @@ class SpecDraft:
     config_mamba_ssm_dtype: str | None = None
     max_model_len: int | None = None
     mtp_layer_types: tuple[str, ...] = ()  # Step-3.5's sliding drafter: no full MTP layer
+    kv_shared_layer_types: tuple[str, ...] = ()  # Gemma 3n's / 4's: SGLang's pool keeps them
 
     @classmethod
     def from_spec(cls, spec: ModelSpec) -> SpecDraft:
@@ -512,6 +517,7 @@ class SpecDraft:
             architectures=spec.architectures, config_mamba_ssm_dtype=spec.config_mamba_ssm_dtype,
             mamba_chunk_size=spec.mamba_chunk_size,
             max_model_len=spec.max_model_len, mtp_layer_types=spec.mtp_layer_types,
+            kv_shared_layer_types=spec.kv_shared_layer_types,
         )
 
     @property
@@ -588,7 +594,8 @@ class SpecDraft:
         same = (ours == replace(theirs.profile(), name=preset)
                 and self.attention_heads == theirs.attention_heads
                 and self.max_model_len == theirs.max_model_len
-                and self.mtp_layer_types == theirs.mtp_layer_types)
+                and self.mtp_layer_types == theirs.mtp_layer_types
+                and self.kv_shared_layer_types == theirs.kv_shared_layer_types)
         name = preset if same else preset + EDITED
         return self if name == self.name else replace(self, name=name)
 

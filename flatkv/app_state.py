@@ -432,6 +432,14 @@ DEFAULT = AppState()
 IGNORED_KEYS = frozenset({"embed", "embed_options"})  # streamlit's own
 
 
+def _layer_labels(key: str, text: str) -> tuple[str, ...]:
+    """Layer labels from a link's pattern (``kv_shared=4*sliding,full``)."""
+    try:
+        return tuple(app_model.parse_layer_pattern(text))
+    except ValueError as exc:
+        raise ValueError(f"{key}={text!r}: {exc}") from None
+
+
 _NO_REAL_BOUND = 1 << 40  # an upper bound past any real size: not named when a value is too low
 
 
@@ -622,6 +630,8 @@ _CARRIED_KEYS: dict[str, tuple[str, Callable[[str, str], object], Callable[[obje
     "kv_split": ("kv_tensor_bytes", _sizes(MAX_BYTES, most=2), lambda v: ",".join(map(str, v))),
     "conv_el": ("conv_element_bytes", _int(1, 8), str),
     "swa_kv": ("sliding_kv_bytes_per_slot", _int(1, MAX_BYTES), str),
+    "kv_shared": ("kv_shared_layer_types", lambda key, text: _layer_labels(key, text),
+                  app_model.format_layer_pattern),
 }
 _MODEL_KEYS = ("model", "layers", "kv", "state", "spec", *_CARRIED_KEYS)
 

@@ -1453,14 +1453,15 @@ def _mtp_layers_note(kinds: Sequence[str]) -> str:
 
 
 def _kv_shared_note(shared: int, n_model: int, model_type: str) -> str:
-    """What is not known of SGLang's pool for a model whose last ``shared`` layers share KV
-    (Gemma 3n, Gemma 4); empty without such layers."""
+    """What SGLang's pool keeps for a model whose last ``shared`` layers share KV (Gemma 3n,
+    Gemma 4: a pool layer each, storing nothing); empty without such layers."""
     if shared <= 0:
         return ""
     model = "Gemma 4" if model_type.startswith("gemma4") else "Gemma 3n"
-    return (f"SGLang's {model} shares the KV too, but its pool may still count all {n_model} "
-            f"layers, the {shared} shared ones storing nothing (not confirmed from its source): "
-            f"its figures here count the {n_model - shared} that keep a cache.")
+    return (f"SGLang's {model} shares the KV too, but its pool keeps a layer for each of its "
+            f"{n_model} layers (its layer ids count every model layer), the {shared} shared ones "
+            f"storing nothing: its figures here count all {n_model}, vLLM's the "
+            f"{n_model - shared} that keep a cache.")
 
 
 def _dtype_of(*confs: Any) -> tuple[str, str]:
@@ -1860,6 +1861,9 @@ def spec_from_hf_config(
         mamba_chunk_size=chunk,
         max_model_len=max_model_len,
         mtp_layer_types=mtp_types,
+        # the shared layers' types, by transformers' layer_types (SGLang keeps a pool layer each)
+        kv_shared_layer_types=tuple(list(getattr(text, "layer_types", None) or [])[-shared:])
+        if shared > 0 else (),
         # a caveat on every engine's figures, shown beside them (not only in the source line)
         notes=" ".join(note for note in (_not_given_note(cfg, recorded.used,
                                                          getattr(text, "attribute_map", {}),

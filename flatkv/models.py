@@ -519,6 +519,9 @@ class ModelSpec:
     mtp_layer_types: the layer types of the model's MTP modules where its config lists them
         (Step-3.5's three ``sliding_attention``), else empty: an MTP module is then one
         full-attention layer (Qwen3-Next's, DeepSeek-V3's), which ``with_mtp_layer`` adds.
+    kv_shared_layer_types: the layer types of the layers past ``layers`` that read an earlier
+        layer's KV (Gemma 3n's and Gemma 4's last num_kv_shared_layers), else empty: no cache
+        of their own, but SGLang keeps a pool layer for each (``CacheProfile``'s field).
     """
 
     name: str
@@ -536,6 +539,7 @@ class ModelSpec:
     mamba_chunk_size: int | None = None
     max_model_len: int | None = None
     mtp_layer_types: tuple[str, ...] = ()
+    kv_shared_layer_types: tuple[str, ...] = ()
     _kind_names: tuple[tuple[CacheLayer, str], ...] = field(
         default=(), repr=False, compare=False
     )
@@ -585,6 +589,12 @@ class ModelSpec:
             raise ValueError(f"mtp_layer_types is {mtp!r}: give the MTP modules' layer types, "
                              f"each one of {', '.join(ATTENTION_LABELS)}, or none")
         object.__setattr__(self, "mtp_layer_types", tuple(mtp))
+        shared = self.kv_shared_layer_types
+        if (isinstance(shared, str) or not isinstance(shared, Iterable)
+                or not all(label in ATTENTION_LABELS for label in shared)):
+            raise ValueError(f"kv_shared_layer_types is {shared!r}: give the kv-shared layers' "
+                             f"types, each one of {', '.join(ATTENTION_LABELS)}, or none")
+        object.__setattr__(self, "kv_shared_layer_types", tuple(shared))
         # Name each distinct geometry once (first appearance order) and check it at this tp.
         names: dict[CacheLayer, str] = dict(self._kind_names)
         used = set(names.values())
@@ -779,6 +789,7 @@ class ModelSpec:
                                          and layer.indexer_bytes_per_slot), None),
             kv_dtype=self.kv_dtype if kv_split else None,
             kv_tensor_bytes=next(iter(kv_split)) if len(kv_split) == 1 else (),
+            kv_shared_layer_types=self.kv_shared_layer_types,
         )
 
     def conv_rows(self) -> int | None:
@@ -892,6 +903,8 @@ class ModelSpec:
             out["architectures"] = list(self.architectures)
         if self.mtp_layer_types:
             out["mtp_layer_types"] = list(self.mtp_layer_types)
+        if self.kv_shared_layer_types:
+            out["kv_shared_layer_types"] = list(self.kv_shared_layer_types)
         out.update(tp=self.tp, kv_dtype=self.kv_dtype, conv_dtype=self.conv_dtype,
                    ssm_dtype=self.ssm_dtype)
         if self.config_mamba_ssm_dtype is not None:
@@ -913,7 +926,7 @@ class ModelSpec:
             "format", "name", "source", "notes", "model_layers", "tp", "kv_dtype",
             "conv_dtype", "ssm_dtype", "kinds", "pattern", "architectures",
             "config_mamba_ssm_dtype", "attention_heads", "mamba_chunk_size",
-            "max_model_len", "mtp_layer_types",
+            "max_model_len", "mtp_layer_types", "kv_shared_layer_types",
         }
         unknown = sorted(set(data) - allowed)
         if isinstance(data.get("spec"), Mapping) and "kv_bytes_per_slot" in data:
@@ -948,7 +961,7 @@ class ModelSpec:
             for key in ("source", "notes", "model_layers", "tp", "kv_dtype", "conv_dtype",
                         "ssm_dtype", "architectures", "config_mamba_ssm_dtype",
                         "attention_heads", "mamba_chunk_size", "max_model_len",
-                        "mtp_layer_types")
+                        "mtp_layer_types", "kv_shared_layer_types")
             if key in data
         }
         return cls.from_pattern(name=data["name"], kinds=kinds, pattern=data["pattern"], **options)

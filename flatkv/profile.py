@@ -160,6 +160,11 @@ class CacheProfile:
         sliding layers, 4 x 512 on its full ones), else None: every attention layer then adds
         ``kv_bytes_per_slot``. The planner packs such rows as any other; engines that give
         every layer one page size scale the block of the smaller page instead.
+    kv_shared_layer_types: the labels of the layers past ``layer_types`` that read an earlier
+        layer's KV and keep none of their own (Gemma 3n's and Gemma 4's last
+        num_kv_shared_layers), in model order; empty where none does. vLLM allocates nothing
+        for them; SGLang 0.5.23 keeps a pool layer for each all the same (its layer ids count
+        every model layer), storing nothing there.
     """
 
     layer_types: tuple[str, ...]
@@ -179,6 +184,7 @@ class CacheProfile:
     kv_tensor_bytes: tuple[int, ...] = ()
     conv_element_bytes: int | None = None
     sliding_kv_bytes_per_slot: int | None = None
+    kv_shared_layer_types: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if isinstance(self.layer_types, str) or not isinstance(self.layer_types, Iterable):
@@ -244,6 +250,23 @@ class CacheProfile:
             check_window(getattr(self, windowed.field), label, self.layer_types)
         self._check_kv_tensors()
         self._check_sliding_kv()
+        self._check_kv_shared()
+
+    def _check_kv_shared(self) -> None:
+        """``kv_shared_layer_types``: attention labels, each of a type some cache layer keeps
+        (the layer a shared one reads)."""
+        shared = self.kv_shared_layer_types
+        if isinstance(shared, str) or not isinstance(shared, Iterable):
+            raise ValueError(f"kv_shared_layer_types is {shared!r}: give the shared layers' "
+                             "labels, e.g. ('sliding_attention', 'full_attention'), or none")
+        shared = tuple(shared)
+        object.__setattr__(self, "kv_shared_layer_types", shared)
+        odd = next((x for x in shared if x not in self.layer_types or x == LINEAR_ATTENTION),
+                   None)
+        if odd is not None:
+            raise ValueError(f"kv_shared_layer_types holds {odd!r}: a shared layer reads the KV "
+                             "of an earlier attention layer of its type, so give attention "
+                             f"labels layer_types has ({', '.join(sorted(set(self.layer_types)))})")
 
     def _check_sliding_kv(self) -> None:
         """``sliding_kv_bytes_per_slot``, when set, is a size for sliding layers beside other

@@ -1015,3 +1015,22 @@ def test_a_models_mtp_layer_types_survive_the_link_and_the_editor():
     # a short name a layout, for the narrow table
     from flatkv.app_data import STRATEGY_SHORT_TITLES
     assert set(STRATEGY_SHORT_TITLES) == set(STRATEGIES)
+
+
+def test_a_kv_shared_models_shared_layers_ride_in_its_links_and_files():
+    # Gemma 4 with 20 kv-shared layers: SGLang keeps a pool layer for each, so the link, the
+    # model file, the hand editor's draft and a raw export keep their types
+    from test_hf_config import _gemma4
+
+    spec = _gemma4(num_kv_shared_layers=20)
+    shared = spec.kv_shared_layer_types
+    assert (shared.count("sliding_attention"), shared.count("full_attention")) == (16, 4)
+    assert ModelSpec.from_dict(spec.to_dict()).kv_shared_layer_types == shared
+    linked = app_model.unpack_spec(app_model.pack_spec(app_model.spec_to_json(spec)))
+    assert app_model.spec_from_json(linked).kv_shared_layer_types == shared
+    assert app_model.SpecDraft.from_spec(spec).to_spec().kv_shared_layer_types == shared
+    raw = app_model.RawModel.from_profile(spec.profile())
+    state = AppState(model=CUSTOM, raw=raw)
+    assert decode_query(encode_query(state))[0].raw.kv_shared_layer_types == shared
+    exported = app_model.profile_to_dict(spec.profile())
+    assert app_model.load_model_json(json.dumps(exported)).kv_shared_layer_types == shared

@@ -1567,12 +1567,20 @@ def test_gemma3n_shared_layers_keep_no_cache(layers, shared):
     # (sliding) or 19's (full) KV and get no cache: 20 cache layers, four sliding then a full
     assert spec.pattern == "(4*sliding,full)*4" and spec.model_layers == layers
     assert f"its last {shared} layers read an earlier layer's KV" in spec.source
-    assert f"its pool may still count all {layers} layers" in spec.notes
+    assert (f"its pool keeps a layer for each of its {layers} layers (its layer ids count "
+            f"every model layer), the {shared} shared ones storing nothing") in spec.notes
     profile = spec.profile()
     assert (profile.kv_bytes_per_slot, profile.sliding_window) == (2 * 512 * BF16, 512)
     # vLLM: 16 sliding layers in 4 groups of 4 beside the 4 full: 8 GiB // (16 x 2,048) // 4
     vllm = run_strategy("vllm", profile, budget_bytes=8 * 2**30, context_tokens=32_768)
     assert (vllm.block_bytes, vllm.num_blocks) == (16 * 2_048 * 4, 65_536)
+    # SGLang (no hybrid SWA pool for Gemma 3n): one pool a layer of all of them, the shared
+    # ones too, every token in each: 8 GiB // (layers x 2,048 B) tokens
+    types = ["full_attention" if (i + 1) % 5 == 0 else "sliding_attention"  # transformers'
+             for i in range(layers)]
+    assert profile.kv_shared_layer_types == tuple(types[layers - shared:])
+    sglang = run_strategy("sglang", profile, budget_bytes=8 * 2**30, context_tokens=32_768)
+    assert sglang.logged_tokens == 8 * 2**30 // (layers * 2_048)
     with pytest.raises(ValueError, match=rf"num_kv_shared_layers = {layers} leaves none of its "
                                          rf"{layers} layers a KV cache of its own"):
         spec_from_hf_config({**cfg, "text_config": {**cfg["text_config"],
@@ -2065,6 +2073,15 @@ def test_gemma4_kv_shared_layers_keep_no_cache_and_bad_heads_are_named():
     assert (len(shared.layers), shared.model_layers) == (40, 60)
     assert [(k.name, k.count) for k in shared.summary()] == [("sliding", 34), ("full", 6)]
     assert "SGLang's Gemma 4 shares the KV too" in shared.notes
+    # SGLang's pool keeps a layer for all 60: 16 sliding and 4 full shared ones beside the 34
+    # and 6 that keep a cache, so its cell is the unshared model's, 8,192 x 10 + 0.8 x 16,384
+    # x 50 = 737,280 B: 58,254 full and 46,603 sliding tokens in 40 GiB
+    # (layers 40 to 59 of five sliding then a full one: 40 slides, 41 is full, ...)
+    assert shared.profile().kv_shared_layer_types == ("sliding_attention", "full_attention") + (
+        ("sliding_attention",) * 5 + ("full_attention",)) * 3
+    sglang = run_strategy("sglang", shared.profile(), budget_bytes=40 * 2**30,
+                          context_tokens=131_072)
+    assert (sglang.logged_tokens, sglang.extras["swa_tokens"]) == (58_254, 46_603)
     # 55 shared layers would leave no full layer of its own for the shared full ones to read
     with pytest.raises(ValueError, match="num_kv_shared_layers = 55 leaves no full_attention "
                        "layer a cache of its own for the shared ones of that type to read"):

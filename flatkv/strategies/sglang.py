@@ -175,11 +175,14 @@ def swa_label(profile: CacheProfile) -> str | None:
 
 
 def pool_layers(profile: CacheProfile, options: StrategyOptions) -> tuple[int, int]:
-    """Attention layers in SGLang's full and sliding-window token pools. Without its hybrid SWA
-    pool (``swa_pool``) a sliding (or chunked) layer keeps every token in the one pool, as a
-    full layer does."""
+    """Attention layers in SGLang's full and sliding-window token pools, the kv-shared ones too
+    (SGLang keeps a pool layer for each, storing nothing). Without its hybrid SWA pool
+    (``swa_pool``) a sliding (or chunked) layer keeps every token in the one pool, as a full
+    layer does."""
     label = swa_label(profile)
-    n_full, n_swa = profile.count(FULL_ATTENTION), profile.count(label) if label else 0
+    shared = profile.kv_shared_layer_types
+    n_full = profile.count(FULL_ATTENTION) + shared.count(FULL_ATTENTION)
+    n_swa = profile.count(label) + shared.count(label) if label else 0
     return (n_full, n_swa) if swa_pool(profile, options)[0] else (n_full + n_swa, 0)
 
 
