@@ -884,8 +884,8 @@ def recent_vllm_button(key: str) -> None:
 
 def engine_options(fields: tuple[str, ...] = ENGINE_FIELDS, *, label: str = "Engine options",
                    note: str = "SPEC's anchor settings until changed (vLLM's as its 0.19 log "
-                   "has them; 0.34's own defaults differ: the button sets them); the link "
-                   "keeps what you change.") -> None:
+                   "has them; 0.34's own defaults differ); the link keeps what you "
+                   "change.") -> None:
     """An expander of engine options, each a bound AppState field (in the URL too); ``fields``
     picks the ones that change what the page shows."""
     every_engine = fields == ENGINE_FIELDS  # then say whose options they are

@@ -38,8 +38,8 @@ def _max_blocks_from_widget(value: object) -> int:
     """The lab's block cap: 0 (automatic), or at least the two pages a benchmark moves."""
     blocks = int(value)
     if blocks == 1:
-        raise ValueError("Max blocks is 1: a benchmark's pool holds two pages at least (a call "
-                         "moves at most half of it); give 2 or more, or 0 for automatic")
+        raise ValueError("Max blocks is 1: a benchmark's pool holds two pages at least; give 2 "
+                         "or more, or 0 for automatic")
     return blocks
 
 

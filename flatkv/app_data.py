@@ -732,8 +732,8 @@ def sglang_sliding_pool_text(r: StrategyResult, profile: CacheProfile) -> str:
             f"have a pool of their own, {r.extras['swa_tokens']:,} tokens (sliding / full tokens "
             "ratio in the layout options).")
     idle = r.extras.get("idle_swa_bytes_at_context")
-    # the breakdown counts that pool as kv history whole; a request keeps only its window in it
-    # (none running: the note that not one request fits says so)
+    # a request keeps only its window in it: the rest is the breakdown's idle pool where that
+    # pool does not bind (none running: the note that not one request fits says so)
     if idle is not None and (running := int(r.concurrency)):
         text += (f" With {count_text(running, 'request')} of {tokens_text(r.context_tokens)} "
                  f"running, {r.extras['idle_swa_tokens_at_context']:,} of its tokens sit idle "
@@ -1043,9 +1043,13 @@ def short_of_one_request_text(results: Sequence[StrategyResult], context: int) -
     if paged:
         text += (" A paged engine laid out so would refuse to start, as vLLM does when one "
                  "request of max_model_len does not fit.")
-    if len(paged) < len(under):  # SGLang's tp_worker.get_worker_info: a warning, not an error
-        text += (" SGLang starts all the same, warning that its KV pool holds fewer tokens than "
-                 "--context-length, and refuses or cuts short the longer requests.")
+    sglang = next((r for r in under if r.strategy == "sglang"), None)
+    if sglang is not None:  # tp_worker.get_worker_info warns where the (full) pool is short
+        text += (" SGLang starts all the same" + (
+            ", warning that its KV pool holds fewer tokens than --context-length, and refuses "
+            "or cuts short the longer requests." if (sglang.capacity_tokens or 0) < context
+            else " without a warning: its KV pool holds the context, and another of its pools "
+            "holds less than one request's share."))
     return text
 
 

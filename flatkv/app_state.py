@@ -374,7 +374,7 @@ class AppState:
 
     def engine_options_text(self, names: tuple[str, ...] = ENGINE_FIELDS, *,
                             defaults: str = "engine options at SPEC's anchor (vLLM's "
-                            "older defaults; 0.34's differ: Engine options)") -> str:
+                            "older defaults; Engine options sets vLLM 0.34's)") -> str:
         """``engine options: kernel block 64, mamba cache mode align``, or ``defaults``;
         ``names`` limits it to the options that act on what a page shows."""
         changed = self.changed_engine_options(names)

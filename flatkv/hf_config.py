@@ -230,7 +230,8 @@ def _minimax_m3_sparse(cfg: Mapping[str, Any]) -> bool:
 # Where a model by hand of the layers FlatKV does plan comes close, and how close
 _NEAREST_BY_HAND = {
     "qwen4_exp": ("by hand, Qwen3.5's GDN and full layers of its sizes plan it exactly where its "
-                  "GDN state's page is the larger (to TP 4 with its defaults) and QSA is off"),
+                  "GDN state's page is the larger (to TP 4 with its defaults), QSA is off and "
+                  "ple_layer_ids is empty"),
 }
 _NEAREST_BY_HAND["qwen4_exp_text"] = _NEAREST_BY_HAND["qwen4_exp"]
 
@@ -566,6 +567,11 @@ def resolve_config(cfg: Mapping[str, Any]) -> Any:
                              f"\"llama\", got {inner_type!r}")
         if model_type in _MINIMAX_M3 and _minimax_m3_sparse(cfg):
             raise ValueError(_not_modeled_text(model_type, _MINIMAX_M3_WHY))
+        if model_type in _MINIMAX_M3 and inner_type not in _FAMILIES:
+            raise ValueError(
+                f"model_type {model_type!r} without sparse layers is MiniMax-M2's dense model "
+                "(GQA in every layer): load a copy of its text_config alone with \"model_type\": "
+                "\"minimax_m2\", the wrapper's dtype and quantization_config copied into it")
         for kind in (model_type, inner_type):
             if kind in _NOT_READ_YET:
                 raise ValueError(f"model_type {kind!r} is not read yet: FlatKV plans its layers, "
@@ -921,7 +927,17 @@ def _not_given_note(cfg: Mapping[str, Any], used: Mapping[str, int],
             given["head_dim"] = hidden // heads
         if given.get("attention_head_dim") is None:  # zamba2: attention over 2 x hidden
             given["attention_head_dim"] = 2 * hidden // heads
-    missing = [f"{attr} {value:,}" for attr, value in used.items()
+    # an alias read beside the field it names is one size (Bailing's max_position_embeddings is
+    # its model_max_length): named once, by the alias config.json writes; Bailing's KDA sizes by
+    # the config fields they are copied from
+    named = dict(_BAILING_KDA_GIVEN_AS) if given.get("model_type") == "bailing_hybrid" else {}
+    used = dict(used)
+    for alias, attr in aliases.items():
+        if alias in used and attr in used:
+            del used[alias]
+            if given.get(attr) != used[attr]:
+                named[attr] = alias
+    missing = [f"{named.get(attr, attr)} {value:,}" for attr, value in used.items()
                if given.get(attr) != value] + list(defaulted)
     if not missing:
         return ""
@@ -1626,6 +1642,15 @@ def _check_bailing_layers(cfg: Mapping[str, Any], model_type: str) -> None:
             f"layer_group_size = {group}: vLLM makes the {layers % group} layers past the last "
             "whole group MLA, transformers KDA, and SGLang refuses the model, so its layers "
             "are no one engine's; check the model's values")
+    types = cfg.get("layer_types")
+    placed = ([] if type(layers) is not int or type(group) is not int or group <= 0 else
+              ["full_attention" if (i + 1) % group == 0 else "linear_attention"
+               for i in range(layers)])
+    if placed and types is not None and types != placed:
+        raise ValueError(
+            f"bailing_hybrid config.json layer_types disagree with layer_group_size = {group}, "
+            "by which vLLM and SGLang place the layers (the last of each group MLA, the others "
+            "KDA; neither reads layer_types): drop layer_types or make them agree")
     if cfg.get("no_kda_lora") is not True:  # (its absence is _ENGINES_NEED's)
         raise ValueError(f"bailing_hybrid config.json no_kda_lora = {cfg.get('no_kda_lora')!r}: "
                          "vLLM's BailingMoeV3 refuses it (\"BailingMoeV3 KDA currently expects "

@@ -625,6 +625,15 @@ def test_layouts_short_of_one_request_are_named_with_their_concurrency():
         "Not even one request of 100,000 tokens fits in: SGLang (0.76). SGLang starts all the "
         "same, warning that its KV pool holds fewer tokens than --context-length, and refuses "
         "or cuts short the longer requests.")
+    # gpt-oss-20b in 400 MB at 8,192 tokens: its full pool's 4 x 10^8 x 5 // (9 x 24,576) =
+    # 9,042 tokens hold the context, so no warning; the sliding pool's 9,042 x 4 // 5 = 7,233
+    # hold 7,233 / min(127 + 8,192, 8,192) of a request
+    gpt = profile_for("gpt-oss-20b", None, 1)
+    swa_short = run_strategy("sglang", gpt, budget_bytes=400 * 10**6, context_tokens=8_192)
+    assert (swa_short.capacity_tokens, swa_short.concurrency) == (9_042, Fraction(7_233, 8_192))
+    assert app_data.short_of_one_request_text([swa_short], 8_192).endswith(
+        "SGLang starts all the same without a warning: its KV pool holds the context, and "
+        "another of its pools holds less than one request's share.")
     fits = run_strategy("flat", llama, budget_bytes=10**10, context_tokens=50_000)
     assert app_data.short_of_one_request_text([fits], 50_000) == ""
 

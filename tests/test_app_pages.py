@@ -1451,8 +1451,8 @@ def test_gpu_page_shows_bad_settings_as_errors(small_flush):
     at.number_input(key="w.lab_max_blocks").set_value(1)
     at.button(key="gpu.run").click().run()
     assert not at.exception
-    assert any(shown(e) == "Max blocks is 1: a benchmark's pool holds two pages at least (a call "
-               "moves at most half of it); give 2 or more, or 0 for automatic" for e in at.error)
+    assert any(shown(e) == "Max blocks is 1: a benchmark's pool holds two pages at least; give 2 "
+               "or more, or 0 for automatic" for e in at.error)
     at.number_input(key="w.lab_max_blocks").set_value(8)
     at.segmented_control(key="w.lab_sweep").set_value("pages per call").run()
     at.text_input(key="w.lab_sweep_pages").set_value("2, lots").run()
@@ -2126,7 +2126,8 @@ def test_budget_caption_names_only_options_that_act():
     assert [e.label for e in budget.expander][0] == "Layout options"
     compare = open_app("app_pages/compare.py", link)
     assert compare.caption[0].value.endswith(
-        "engine options at SPEC's anchor (vLLM's older defaults; 0.34's differ: Engine options)")
+        "engine options at SPEC's anchor (vLLM's older defaults; Engine options sets vLLM "
+        "0.34's)")
     assert [e.label for e in compare.expander][0] == "Engine options"
     assert not [w for w in compare.number_input if w.key == "w.mamba_chunk_size"]
     compare = open_app("app_pages/compare.py", {**link, "mamba": "all"})
@@ -2374,8 +2375,8 @@ def test_a_presets_caveat_shows_where_its_figures_do():
                    "bytes" in t for t in shown_text), page
         if page.endswith("compare.py"):  # and under vLLM's log, what the log is of
             assert any("ssm state in float32 unless --mamba-ssm-cache-dtype or the config's "
-                       "mamba_ssm_cache_dtype names another dtype: these lines keep it in 2 B "
-                       "elements" in t for t in shown_text)
+                       "mamba_ssm_cache_dtype names another dtype: these lines keep it in "
+                       "2-byte elements" in t for t in shown_text)
     assert not any("Note on this model" in shown(c)
                    for c in open_app("app_pages/compare.py", {}).caption)  # no notes: no line
 

@@ -1262,6 +1262,15 @@ def test_bailing_hybrid_reads_as_kimi_linear_kda_and_mla_by_layer_group():
     assert spec.notes == ""  # every size read is in the config, under its own names
     assert (spec.max_model_len, spec.architectures) == (131_072, ("BailingMoeV3ForCausalLM",))
     assert "max_model_len" not in spec.source  # max_position_embeddings, as written
+    # layer_types that agree are read as they are
+    assert spec_from_hf_config({**BAILING, "layer_types": (
+        ["linear_attention"] * 5 + ["full_attention"]) * 7}).pattern == spec.pattern
+    # sizes left to transformers are named by the fields config.json writes: head_dim (not
+    # transformers' linear_head_dim), max_position_embeddings once (not its model_max_length)
+    thin = spec_from_hf_config({k: v for k, v in BAILING.items()
+                                if k not in ("head_dim", "max_position_embeddings")})
+    assert thin.notes.startswith("Not in the config.json, so transformers' defaults: head_dim "
+                                 "128, max_position_embeddings 262,144; check them")
     profile = spec.profile()
     assert profile.kv_bytes_per_slot == (512 + 64) * BF16 == 1_152
     # conv (32 x 128 + 2 x 32 x 128) by K - 1 = 3 in bf16; recurrent (32, 128, 128) in float32
@@ -1307,6 +1316,9 @@ def test_bailing_hybrid_reads_as_kimi_linear_kda_and_mla_by_layer_group():
      "short_conv_kernel_size: SGLang's BailingHybridConfig runs Kimi Delta Attention only where "
      "it is given"),
     ({"no_kda_lora": None}, "^bailing_hybrid config.json has no no_kda_lora: "),
+    # the engines place the layers by layer_group_size alone
+    ({"layer_types": ["full_attention"] * 42}, "^bailing_hybrid config.json layer_types "
+     "disagree with layer_group_size = 6, by which vLLM and SGLang place the layers"),
 ])
 def test_bailing_hybrid_is_refused_where_its_engines_part(change, said):
     cfg = {k: v for k, v in {**BAILING, **change}.items() if v is not None}
@@ -1681,8 +1693,8 @@ def test_path_and_pasted_text(tmp_path):
         ({"model_type": "qwen4_exp"}, "^model_type 'qwen4_exp' is not supported yet: "
          "Qwen4-Exp's vLLM sizes its pages by the larger of its GDN state and a short-conv "
          "state for PLE .* by hand, Qwen3.5's GDN and full layers of its sizes plan it exactly "
-         "where its GDN state's page is the larger \\(to TP 4 with its defaults\\) and QSA "
-         "is off$"),
+         "where its GDN state's page is the larger \\(to TP 4 with its defaults\\), QSA is "
+         "off and ple_layer_ids is empty$"),
         ({"model_type": "glm5_next"}, "^model_type 'glm5_next' is not supported yet: "
          "GLM-5.3-Flash's MLA layers keep no rotary part \\(qk_rope_head_dim 0\\), the "
          "indexer's keys one row per index_kpool tokens"),
@@ -1703,6 +1715,11 @@ def test_path_and_pasted_text(tmp_path):
             "layer_types": ["full_attention", "minimax_m3_sparse"]}},
          "^model_type 'minimax_m3_vl' is not supported yet: MiniMax-M3's sparse layers"),
         # ... where no layer is sparse, its language model is minimax_m2's, read exactly
+        ({"model_type": "minimax_m3_vl", "text_config": {
+            "model_type": "minimax_m3_vl_text", "num_hidden_layers": 2}},
+         "^model_type 'minimax_m3_vl' without sparse layers is MiniMax-M2's dense model \\(GQA "
+         "in every layer\\): load a copy of its text_config alone with \"model_type\": "
+         "\"minimax_m2\""),
         ({"model_type": "minimax_m3_vl", "text_config": {
             "model_type": "minimax_m2", "num_hidden_layers": 4,
             "sparse_attention_config": {"sparse_attention_freq": [0, 0, 0, 0]}}},

@@ -154,32 +154,29 @@ def test_vllm_kernel_block_size_changes_p():
         assert r.num_blocks == ANCHOR_BUDGET // (p * 1024) // 12
 
 
-def test_vllm_rounds_a_hybrids_p_to_the_kernel_block_and_logs_it_only_when_it_grows():
-    # block 24: A = 24, 24 x cdiv(548,864, 24 x 1,024) = 24 x 23 = 552, which vLLM 0.32+ round
-    # to a multiple of the backend's kernel block 16 (backend_block_alignment): 560; block
-    # 1,000: 1,000 x 1 -> 1,008
-    for block, p in ((24, 560), (1_000, 1_008)):
-        r = run_strategy("vllm", qwen3_next_tp2(), budget_bytes=ANCHOR_BUDGET,
-                         options=StrategyOptions(block_size=block))
-        assert r.block_size == p
-        assert r.num_blocks == ANCHOR_BUDGET // (p * 1024) // 12
-        assert r.why_block_size.endswith(
-            f"rounded up to a multiple of the backend's kernel block 16 (vLLM 0.32 and later): "
-            f"{p:,} (\"Setting attention block size to {p} tokens\")")
+def test_vllm_refuses_a_block_size_off_the_kernel_block_and_logs_p_only_when_it_grows():
+    # vLLM 0.34 picks each layer's backend by the block size told: block 24 (or 1,000) is no
+    # multiple of the kernel block 16, so no backend is valid, hybrid or not
+    llama = CacheProfile(layer_types=(FULL,) * 32, kv_bytes_per_slot=131_072, name="llama")
+    for profile in (qwen3_next_tp2(), llama):
+        for block, fixes in ((24, "16 or 32"), (1_000, "992 or 1,008")):
+            odd = run_strategy("vllm", profile, budget_bytes=GIB8,
+                               options=StrategyOptions(block_size=block))
+            assert not odd.applies and odd.reason == (
+                "vLLM refuses to start: its attention backend pages by multiples of 16 tokens, "
+                f"and block size {block:,} is none (\"No valid attention backend found ... "
+                f"block_size not supported\"): give {fixes}")
+    assert run_strategy("vllm", llama, budget_bytes=GIB8,
+                        options=StrategyOptions(block_size=48)).block_size == 48
     # block 544 is P already: vLLM logs no change, and the why quotes none
     at_p = run_strategy("vllm", qwen3_next_tp2(), budget_bytes=ANCHOR_BUDGET,
                         options=StrategyOptions(block_size=544))
     assert at_p.block_size == 544 and "Setting attention block size" not in at_p.why_block_size
     assert at_p.why_block_size.endswith("whose attention page covers the state page")
-    # without state the block is split into kernel blocks as given: 24 is no multiple of 16
-    llama = CacheProfile(layer_types=(FULL,) * 32, kv_bytes_per_slot=131_072, name="llama")
-    odd = run_strategy("vllm", llama, budget_bytes=GIB8, options=StrategyOptions(block_size=24))
-    assert not odd.applies and odd.reason == (
-        "vLLM fails at start-up: its attention backend splits a block into kernel blocks of a "
-        "multiple of 16 tokens, and block size 24 is none (\"No common block size for 24\"): "
-        "give 16 or 32")
-    assert run_strategy("vllm", llama, budget_bytes=GIB8,
-                        options=StrategyOptions(block_size=48)).block_size == 48
+    # block 32 grows to 544 (32 x cdiv(548,864, 32 x 1,024) = 32 x 17): logged
+    grown = run_strategy("vllm", qwen3_next_tp2(), budget_bytes=ANCHOR_BUDGET,
+                         options=StrategyOptions(block_size=32))
+    assert grown.why_block_size.endswith("(\"Setting attention block size to 544 tokens\")")
 
 
 def test_vllm_one_mtp_layer_makes_groups_of_13():
@@ -447,6 +444,11 @@ def test_vllm_refuses_to_start_when_one_request_does_not_fit():
         f"block's {block:,} B; give at least {32 * 8_192 * 65_536 + block:,} B")
     assert run_strategy("vllm", llama_31_8b(), budget_bytes=32 * 8_192 * 65_536 + block,
                         context_tokens=131_072).concurrency == Fraction(8_193, 8_192)
+    # one block fits: vLLM holds it back as the null block and refuses by the request check
+    one = run_strategy("vllm", llama_31_8b(), budget_bytes=block + block // 2,
+                       context_tokens=8_192)
+    assert one.reason.startswith("vLLM refuses to start: one request of 8,192 tokens needs "
+                                 f"{2**30:,} B of KV cache")
     # without a context, two blocks
     assert run_strategy("vllm", llama_31_8b(), budget_bytes=2**20,
                         context_tokens=None).reason.endswith(f"give at least {2 * block:,} B")
@@ -936,6 +938,10 @@ def test_gpt_oss_sglang_swa_pools():
     assert r.extras["binding_limit"] == "kv tokens" and idle == 141_753
     assert bd(r)["kv_history"] == (full + swa - idle) * per_layer_set
     assert bd(r)["idle_pool"] == idle * per_layer_set
+    assert (f"idle_pool = sliding pool {idle * per_layer_set:,} B idle at 1 request (the KV "
+            "pool binds: its remainder, under a request, stays in use); kv_history = "
+            f"{(full + swa) * per_layer_set:,} - kv idle = "
+            f"{(full + swa - idle) * per_layer_set:,}") in "\n".join(r.formulas)
     # pages of 16 at L = 100,000: full 226,056 // 16 = 14,128 pages, swa int(226,048 x 0.8) =
     # 180,838 // 16 = 11,302 pages; a request holds ceil(100,000 / 16) = 6,250 full pages and
     # ceil((128 - 1 + 8,192) / 16) = 520 sliding ones, so 2 run (the full pool binds)
@@ -2230,8 +2236,9 @@ def test_vllm_says_its_log_is_of_a_run_told_to_keep_nemotron_hs_ssm_state_narrow
     narrow = run_strategy("vllm", spec.profile(), budget_bytes=GIB8, context_tokens=8_192)
     assert narrow.extras["log_left_out"] == [
         "vLLM keeps NemotronHForCausalLM's ssm state in float32 unless --mamba-ssm-cache-dtype "
-        "or the config's mamba_ssm_cache_dtype names another dtype: these lines keep it in 2 B "
-        "elements, as such a run does; its \"Updating mamba_ssm_cache_dtype\" line is left out"]
+        "or the config's mamba_ssm_cache_dtype names another dtype: these lines keep it in "
+        "2-byte elements (bfloat16 or float16), as such a run does; where the config names it, "
+        "vLLM first logs \"Updating mamba_ssm_cache_dtype to ...\", left out here"]
     wide = spec.with_options(ssm_dtype="float32").profile()
     assert "log_left_out" not in run_strategy("vllm", wide, budget_bytes=GIB8,
                                               context_tokens=8_192).extras

@@ -847,9 +847,18 @@ def run_sglang(
     # the pools that do not bind, idle at the requests that run: out of kv / state, by use
     # (where none runs, use says nothing: the bars stay the pools as reserved)
     running = 0 if numerator is None else numerator // denominator
-    for pool, nbytes in _idle_of(extras) if running else ():
-        totals["state" if pool == "state pool" else "kv_history"] -= nbytes
-        totals["idle_pool"] += nbytes
+    if idle := (_idle_of(extras) if running else []):
+        for pool, nbytes in idle:
+            totals["state" if pool == "state pool" else "kv_history"] -= nbytes
+            totals["idle_pool"] += nbytes
+        binding = next(pool for pool, limit, _ in _IDLE_OF_LIMIT
+                       if limit == extras["binding_limit"])
+        formulas.append(
+            f"idle_pool = {' + '.join(f'{pool} {n(nbytes)}' for pool, nbytes in idle)} B idle "
+            f"at {n(running)} request{'' if running == 1 else 's'} (the {binding} binds: its "
+            f"remainder, under a request, stays in use); kv_history = {n(kv_bytes)} - kv idle = "
+            f"{n(totals['kv_history'])}, state = {n(state_bytes)} - state idle = "
+            f"{n(totals['state'])}")
     if profile.has_attention:
         block_size, block_bytes, num_blocks, capacity, why = _token_pages(
             profile, options, pool_tokens, n_full, n_swa, formulas, extras)

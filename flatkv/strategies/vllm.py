@@ -1,10 +1,10 @@
 """vLLM v1's hybrid KV cache manager (SPEC section 3.1).
 
 - P: ``A * cdiv(state_page, A * attn_bytes_per_token)`` with ``A = max(kernel block size,
-  block_size)``, rounded up to a multiple of the kernel block size (0.32 and later; without
-  state a block size off it fails), "Setting attention block size to P tokens" where that is
-  more than block_size; the state page is padded up to the attention page ("Padding mamba page
-  size by X%"). In mamba cache mode ``all`` (prefix caching
+  block_size)`` (a block size above the kernel block and off its multiples finds no attention
+  backend: refused), "Setting attention block size to P tokens" where that is more than
+  block_size; the state page is padded up to the attention page ("Padding mamba page size by
+  X%"). In mamba cache mode ``all`` (prefix caching
   of state) ``c = lcm(mamba_chunk_size, A)`` replaces A. Attention-only models: P = A.
 - Groups: layers of each type split into groups of ``group_size`` layers, ``group_size`` the
   smallest per-type layer count (the largest when it is under 1.5 x the smallest). A type's
@@ -162,12 +162,7 @@ def _page_size(profile: CacheProfile, options: StrategyOptions, formulas: list[s
     extras["kernel_block_size"] = kernel  # the backend's; A = max(it, block_size)
     extras["attention_block_size"] = a
     if profile.has_state and profile.has_attention:
-        covering = align * cdiv(state, align * kv)
-        # vLLM 0.32 and later round it to a multiple of every attention backend's smallest
-        # kernel block (backend_block_alignment), as a block size off it finds no kernel block
-        p = kernel * cdiv(covering, kernel)
-        rounded = (f", rounded up to a multiple of the backend's kernel block {kernel} (vLLM "
-                   f"0.32 and later): {n(p)}" if p != covering else "")
+        p = align * cdiv(state, align * kv)  # a multiple of the kernel block (run_vllm)
         attn_page = p * kv
         page = max(attn_page, state)
         pad = page - state
@@ -177,13 +172,12 @@ def _page_size(profile: CacheProfile, options: StrategyOptions, formulas: list[s
                   if options.block_size < p else "")
         why = (
             f"{align_text}; P = {sym} x cdiv(state page {n(state)} B, {sym} x {n(kv)} B) = "
-            f"{align} x {cdiv(state, align * kv)} = {n(covering)}, the smallest multiple of "
-            f"{sym} whose attention page covers the state page{rounded}{logged}"
+            f"{align} x {cdiv(state, align * kv)} = {n(p)}, the smallest multiple of {sym} whose "
+            f"attention page covers the state page{logged}"
         )
         formulas += [
             f"P = {sym} x cdiv(state_page, {sym} x attn_bytes_per_token) = {align} x "
-            f"cdiv({n(state)}, {align} x {n(kv)}) = {n(covering)}"
-            + (f", to a multiple of kernel block {kernel}: {n(p)}" if p != covering else ""),
+            f"cdiv({n(state)}, {align} x {n(kv)}) = {n(p)}",
             f"page_bytes = max(P x {n(kv)}, {n(state)}) = {n(page)}; state page padded by "
             f"({n(page)} - {n(state)}) / {n(state)} = {float(fraction) * 100:.2f}% "
             "(\"Padding mamba page size\")",
@@ -563,14 +557,16 @@ def _run_overridden(
             f"{n(cdiv(block, SPARSE_MLA_BLOCK_SIZE) * SPARSE_MLA_BLOCK_SIZE)}",
             profile_name=profile.name, context_tokens=context_tokens)
     kernel, _ = kernel_block_size(profile, options)
-    if (profile.has_attention and not profile.has_state and block > kernel and block % kernel
+    if (profile.has_attention and block > kernel and block % kernel
             and profile.indexer_bytes_per_slot is None):
-        # (a hybrid's P is rounded to the kernel block; this block is used as given)
+        # vLLM 0.34 picks each layer's backend by the block size told, before it sizes P: one
+        # whose kernel blocks do not divide it is not valid (a block size under the kernel
+        # block reads as vLLM's own pick, A = max(kernel, block_size), as when not told)
         return not_applicable(
             "vllm", budget_bytes,
-            f"{FAILS_AT_START_UP}: its attention backend splits a block into kernel blocks of a "
-            f"multiple of {kernel} tokens, and block size {n(block)} is none (\"No common "
-            f"block size for {block}\"): give {n(block // kernel * kernel)} or "
+            f"{REFUSES_TO_START}: its attention backend pages by multiples of {kernel} tokens, "
+            f"and block size {n(block)} is none (\"No valid attention backend found ... "
+            f"block_size not supported\"): give {n(block // kernel * kernel)} or "
             f"{n(cdiv(block, kernel) * kernel)}",
             profile_name=profile.name, context_tokens=context_tokens)
     kernel_off = options.kernel_block_size not in (None, SPARSE_MLA_BLOCK_SIZE)
@@ -679,7 +675,7 @@ def without_hybrid_manager(profile: CacheProfile, formulas: list[str]) -> CacheP
 
 # vLLM classes whose ssm state vLLM keeps in float32 unless told (NemotronHForCausalLMConfig's
 # DEFAULT_MAMBA_SSM_CACHE_DTYPE, with --mamba-ssm-cache-dtype auto)
-FLOAT32_SSM_UNLESS_TOLD = frozenset({"NemotronHForCausalLM"})
+FLOAT32_SSM_UNLESS_TOLD = frozenset({"NemotronHForCausalLM", "NemotronHPuzzleForCausalLM"})
 
 
 def _ssm_dtype_told(profile: CacheProfile) -> str:
@@ -690,8 +686,9 @@ def _ssm_dtype_told(profile: CacheProfile) -> str:
         return ""
     return (f"vLLM keeps {arch}'s ssm state in float32 unless --mamba-ssm-cache-dtype or the "
             f"config's mamba_ssm_cache_dtype names another dtype: these lines keep it in "
-            f"{profile.ssm_element_bytes} B elements, as such a run does; its \"Updating "
-            "mamba_ssm_cache_dtype\" line is left out")
+            f"{profile.ssm_element_bytes}-byte elements (bfloat16 or float16), as such a run "
+            "does; where the config names it, vLLM first logs \"Updating mamba_ssm_cache_dtype "
+            "to ...\", left out here")
 
 
 def _run_vllm(
@@ -757,7 +754,8 @@ def _run_vllm(
     # what one request of the context needs, beside the null block (vLLM 0.29+ checks it)
     needed = None if context_tokens is None else request_bytes(
         profile, options, counts, group_size, context_tokens, block_sizes, page)
-    if num_blocks <= 1:
+    # with a context, one block (the null block) is the request check's to refuse, as vLLM does
+    if num_blocks == 0 or (num_blocks == 1 and needed is None):
         # the least that starts: two blocks, and one request's blocks beside the null block
         least = 2 * unit_bytes if needed is None else max(2 * unit_bytes, needed + unit_bytes)
         request = (f", and one request of {n(context_tokens)} tokens needs {n(needed)} B beside "
