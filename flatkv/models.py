@@ -583,18 +583,14 @@ class ModelSpec:
         if self.max_model_len is not None:
             _check_dim("max_model_len", self.max_model_len,
                        maximum=MAX_TOKENS)
-        mtp = self.mtp_layer_types
-        if (isinstance(mtp, str) or not isinstance(mtp, Iterable)
-                or not all(label in ATTENTION_LABELS for label in mtp)):
-            raise ValueError(f"mtp_layer_types is {mtp!r}: give the MTP modules' layer types, "
-                             f"each one of {', '.join(ATTENTION_LABELS)}, or none")
-        object.__setattr__(self, "mtp_layer_types", tuple(mtp))
-        shared = self.kv_shared_layer_types
-        if (isinstance(shared, str) or not isinstance(shared, Iterable)
-                or not all(label in ATTENTION_LABELS for label in shared)):
-            raise ValueError(f"kv_shared_layer_types is {shared!r}: give the kv-shared layers' "
-                             f"types, each one of {', '.join(ATTENTION_LABELS)}, or none")
-        object.__setattr__(self, "kv_shared_layer_types", tuple(shared))
+        for field_name, whose in (("mtp_layer_types", "the MTP modules'"),
+                                  ("kv_shared_layer_types", "the kv-shared layers'")):
+            labels = getattr(self, field_name)
+            if (isinstance(labels, str) or not isinstance(labels, Iterable)
+                    or not all(label in ATTENTION_LABELS for label in labels)):
+                raise ValueError(f"{field_name} is {labels!r}: give {whose} layer types, each "
+                                 f"one of {', '.join(ATTENTION_LABELS)}, or none")
+            object.__setattr__(self, field_name, tuple(labels))
         # Name each distinct geometry once (first appearance order) and check it at this tp.
         names: dict[CacheLayer, str] = dict(self._kind_names)
         used = set(names.values())
