@@ -181,7 +181,8 @@ def test_gpu_lab_runs_a_tiny_benchmark(page, app_url):
 def test_engine_options_stay_open_while_editing(page, app_url):
     # the expander's label counts the changed options; a new label used to close it
     open_view(page, f"{app_url}/compare", "Compare")
-    page.get_by_text("Engine options").first.click()
+    # the expander's own label (the caption above names it too)
+    page.locator("summary").filter(has_text="Engine options").first.click()
     box = page.get_by_role("spinbutton", name="Kernel block size A (tokens)")
     expect(box).to_be_visible()
     box.fill("32")
