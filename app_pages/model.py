@@ -124,10 +124,14 @@ def _set_draft(draft: SpecDraft) -> None:
 def _edited(change) -> bool:
     """A widget callback: the draft changed by ``change(draft)``; a bad change shows why."""
     try:
-        draft = change(ss[DRAFT])
+        old = ss[DRAFT]
+        draft = change(old)
     except ValueError as exc:
         ss["spec.error"] = str(exc)
         return False
+    if (draft.kinds, draft.pattern) != (old.kinds, old.pattern):
+        # the kv-shared layers read the layers of the model as loaded, not of other layers
+        draft = replace(draft, kv_shared_layer_types=())
     _set_draft(draft.named_for_its_figures())
     return True
 

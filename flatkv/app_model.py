@@ -143,6 +143,9 @@ def summary_caption(profile: CacheProfile, spec: ModelSpec | None,
             f", {tensor} {dtype}" for tensor, dtype in spec.state_dtypes().items()))
         if spec.attention_heads:
             parts.append(f"{spec.attention_heads:,} attention heads (a TP must divide them)")
+        if shared := len(spec.kv_shared_layer_types):
+            parts.append(f"{shared:,} more layers read earlier layers' KV (no cache of their "
+                         "own; SGLang keeps a pool layer for each)")
         parts.append(f"max_model_len {spec.max_model_len:,} tokens (vLLM's default "
                      "`--max-model-len`, from the config)" if spec.max_model_len else
                      ("max_model_len not known (the pages count at the "

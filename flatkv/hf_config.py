@@ -490,7 +490,7 @@ def _causal_lm_class(model_type: str) -> str:
     (``["LlamaForCausalLM"]``), or a description where transformers names none."""
     from transformers.models.auto.modeling_auto import MODEL_FOR_CAUSAL_LM_MAPPING_NAMES
 
-    name = MODEL_FOR_CAUSAL_LM_MAPPING_NAMES.get(model_type)
+    name = _SERVED_AS.get(model_type) or MODEL_FOR_CAUSAL_LM_MAPPING_NAMES.get(model_type)
     return f'["{name}"]' if isinstance(name, str) else "naming its language model's class"
 
 
@@ -2051,7 +2051,10 @@ def _architectures_of(cfg: Mapping[str, Any]) -> tuple[str, ...]:
 
 # Types whose engines serve them by a class of their own, not transformers' (which neither
 # registers: BailingHybridForCausalLM)
-_SERVED_AS = {"bailing_hybrid": "BailingMoeV3ForCausalLM"}
+_SERVED_AS = {"bailing_hybrid": "BailingMoeV3ForCausalLM",
+              # Gemma 4 Unified's language model alone: vLLM runs it as Gemma 4's, which
+              # SGLang's hybrid SWA list holds (no Gemma4UnifiedForCausalLM is on it)
+              "gemma4_unified_text": "Gemma4ForCausalLM"}
 
 
 def _architectures_or_default(cfg: Mapping[str, Any], model_type: str

@@ -3111,3 +3111,24 @@ def test_raw_bytes_edit_the_sliding_layers_own_kv_bytes():
     at.number_input(key="edit.swa_kv").set_value(0).run()
     assert_clean(at)
     assert at.query_params["layers"] == "full*4" and metrics(at)["Cache layers"] == "4"
+
+
+def test_kv_shared_layers_are_named_and_dropped_when_the_layers_are_edited():
+    # Gemma 4 with 20 kv-shared layers: the summary says SGLang keeps a pool layer for them;
+    # an edit of the layer pattern leaves the layers they read, so they go with it (they used
+    # to stay hidden, or to leave an error no widget could mend)
+    from test_hf_config import _gemma4
+
+    from flatkv import app_model
+    spec = _gemma4(num_kv_shared_layers=20)
+    at = open_app("app_pages/model.py", {
+        "model": "spec", "spec": app_model.pack_spec(app_model.spec_to_json(spec))})
+    said = "20 more layers read earlier layers' KV (no cache of their own; SGLang keeps a pool " \
+           "layer for each)"
+    assert any(said in c.value for c in at.caption)
+    at.segmented_control(key="model.source").set_value("Edit by hand").run()
+    at.text_input(key="spec.pattern").set_value("full*20").run()
+    assert_clean(at)
+    assert not any("read earlier layers' KV" in c.value for c in at.caption)
+    edited = app_model.spec_from_json(app_model.unpack_spec(at.query_params["spec"]))
+    assert edited.kv_shared_layer_types == ()

@@ -2182,3 +2182,18 @@ def test_mimo_v2_flash_reads_its_sliding_layers_own_fields_as_vllm_does():
     with pytest.raises(ValueError, match=r"hybrid_layer_pattern = \[0, 1\]: vLLM and SGLang "
                        "read which layers slide from it"):
         spec_from_hf_config({**MIMO_V2, "hybrid_layer_pattern": [0, 1]})
+
+
+def test_new_types_alone_or_wrapped_name_the_class_their_engines_serve():
+    # a wrapper around Ling-3.0-Flash is pointed at BailingMoeV3ForCausalLM, not transformers'
+    # BailingHybridForCausalLM, which neither engine registers
+    with pytest.raises(ValueError, match=r"and architectures \["
+                                         r"\"BailingMoeV3ForCausalLM\"\]"):
+        spec_from_hf_config({"model_type": "foo", "text_config": dict(BAILING)})
+    # Gemma 4 Unified's language model alone: Gemma4ForCausalLM, on SGLang's hybrid SWA list
+    text = {**GEMMA4["text_config"], "model_type": "gemma4_unified_text"}
+    alone = spec_from_hf_config(text)
+    assert alone.architectures == ("Gemma4ForCausalLM",)
+    sglang = run_strategy("sglang", alone.profile(), budget_bytes=40 * 2**30,
+                          context_tokens=131_072)
+    assert (sglang.logged_tokens, sglang.extras["swa_tokens"]) == (58_254, 46_603)
