@@ -176,7 +176,8 @@ def _use_spec(spec: ModelSpec, tp: int | None = None) -> None:
     at = state().tp if tp is None else tp
     spec.with_options(tp=1).profile()  # an error of the model itself is not the TP's
     try:
-        spec.with_options(tp=at).profile()
+        if at != 1:
+            spec.with_options(tp=at).profile()
     except ValueError as exc:  # (a model file's own TP was checked as it was read)
         raise ValueError(f"The sidebar's TP does not split it: {exc}") from None
     if at != state().tp:

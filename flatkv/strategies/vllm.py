@@ -544,31 +544,24 @@ def _run_overridden(
     options: StrategyOptions,
 ) -> StrategyResult:
     """vLLM's layout after the settings vLLM overrides (see ``run_vllm``)."""
-    # a block size under 64 comes to 64 anyway (P starts from the kernel block of 64, as vLLM
-    # picks it when not told); a larger multiple of 64 stays; any other does not start
+    # vLLM 0.34 picks each layer's backend by the block size told, before it sizes P: one
+    # whose kernel blocks do not divide it is not valid. A block size under the kernel block
+    # reads as vLLM's own pick, A = max(kernel, block_size), as when not told (DeepSeek-V3.2's
+    # sparse MLA: FlashMLA sparse's 64, whatever the kernel option)
     block = options.block_size
-    if profile.indexer_bytes_per_slot is not None and block % SPARSE_MLA_BLOCK_SIZE and (
-            block > SPARSE_MLA_BLOCK_SIZE):
-        return not_applicable(
-            "vllm", budget_bytes,
-            f"{REFUSES_TO_START}: its FlashMLA sparse backend (DeepSeek-V3.2's sparse MLA) "
-            f"pages by multiples of {SPARSE_MLA_BLOCK_SIZE} tokens, and block size {n(block)} "
-            f"is none: give {SPARSE_MLA_BLOCK_SIZE} (what vLLM picks when not told) or "
-            f"{n(cdiv(block, SPARSE_MLA_BLOCK_SIZE) * SPARSE_MLA_BLOCK_SIZE)}",
-            profile_name=profile.name, context_tokens=context_tokens)
-    kernel, _ = kernel_block_size(profile, options)
-    if (profile.has_attention and block > kernel and block % kernel
-            and profile.indexer_bytes_per_slot is None):
-        # vLLM 0.34 picks each layer's backend by the block size told, before it sizes P: one
-        # whose kernel blocks do not divide it is not valid (a block size under the kernel
-        # block reads as vLLM's own pick, A = max(kernel, block_size), as when not told)
-        return not_applicable(
-            "vllm", budget_bytes,
-            f"{REFUSES_TO_START}: its attention backend pages by multiples of {kernel} tokens, "
-            f"and block size {n(block)} is none (\"No valid attention backend found ... "
-            f"block_size not supported\"): give {n(block // kernel * kernel)} or "
-            f"{n(cdiv(block, kernel) * kernel)}",
-            profile_name=profile.name, context_tokens=context_tokens)
+    sparse = profile.indexer_bytes_per_slot is not None
+    kernel = SPARSE_MLA_BLOCK_SIZE if sparse else kernel_block_size(profile, options)[0]
+    if profile.has_attention and block > kernel and block % kernel:
+        higher = n(cdiv(block, kernel) * kernel)
+        reason = (
+            f"its FlashMLA sparse backend (DeepSeek-V3.2's sparse MLA) pages by multiples of "
+            f"{kernel} tokens, and block size {n(block)} is none: give {kernel} (what vLLM "
+            f"picks when not told) or {higher}" if sparse else
+            f"its attention backend pages by multiples of {kernel} tokens, and block size "
+            f"{n(block)} is none (\"No valid attention backend found ... block_size not "
+            f"supported\"): give {n(block // kernel * kernel)} or {higher}")
+        return not_applicable("vllm", budget_bytes, f"{REFUSES_TO_START}: {reason}",
+                              profile_name=profile.name, context_tokens=context_tokens)
     kernel_off = options.kernel_block_size not in (None, SPARSE_MLA_BLOCK_SIZE)
     if profile.indexer_bytes_per_slot is not None and kernel_off:
         result = _run_overridden(profile, budget_bytes=budget_bytes,
