@@ -37,7 +37,7 @@ from flatkv.dtypes import KNOWN_DTYPES, dtype_label
 from flatkv.hf_config import config_from_pasted_text, spec_from_hf_config
 from flatkv.jsonfile import parse_json_object
 from flatkv.models import ModelSpec
-from flatkv.profile import MAX_CHUNK_SIZE
+from flatkv.profile import MAX_CHUNK_SIZE, profile_to_dict
 from flatkv.units import MAX_TOKENS, count_text, format_bytes, sentence_case
 
 # the raw-bytes widgets
@@ -58,7 +58,7 @@ def _fill_raw(raw: RawModel) -> None:
     ss["edit.chunk"] = raw.attention_chunk_size or 0
     # the model edited: what no widget shows (kernel block size, architectures, ssm element
     # size, the config's mamba_ssm_dtype and chunk, the KV dtype and split:
-    # app_model.CARRIED_FIELDS) is carried from it
+    # profile.CARRIED_FIELDS) is carried from it
     ss["edit.raw"] = raw
 
 
@@ -486,7 +486,7 @@ def summary() -> None:
           file_name="layers.html")
     with st.expander(f"Per-layer table ({len(layers)} cache layers)"):
         table(layers, height=300)
-    data = spec.to_dict() if spec is not None else app_model.profile_to_dict(profile)
+    data = spec.to_dict() if spec is not None else profile_to_dict(profile)
     st.download_button(
         "Model as JSON", data=json.dumps(data, indent=2),
         file_name=f"{profile.name.replace(' ', '_')}.json", mime="application/json",

@@ -45,9 +45,14 @@ from flatkv.plan import (
     SLIDING_ATTENTION,
     occurrence_index,
 )
-from flatkv.profile import PROFILE_FORMAT, CacheProfile
+from flatkv.profile import (
+    CARRIED_FIELDS,
+    PROFILE_FORMAT,
+    CacheProfile,
+    profile_from_dict,
+)
 from flatkv.strategies.vllm import mamba_chunk_text
-from flatkv.units import names_text, parse_named_sizes
+from flatkv.units import parse_named_sizes
 
 CUSTOM = "custom"
 
@@ -222,15 +227,6 @@ def spec_for(model: str, spec_json: str | None, tp: int) -> ModelSpec:
     return spec.with_options(tp=tp) if spec.tp != tp else spec
 
 
-# CacheProfile fields a raw model, its link and its JSON keep as they are, under their own names
-# (the others: layer_types as a pattern, state_const_bytes as pairs, name, kv_bytes_per_slot).
-# Absent from a JSON means the field's default. A test checks this covers every CacheProfile field.
-CARRIED_FIELDS = ("sliding_window", "kernel_block_size", "architectures", "ssm_element_bytes",
-                  "config_mamba_ssm_dtype", "mamba_chunk_size", "conv_rows",
-                  "indexer_bytes_per_slot", "attention_chunk_size", "kv_dtype", "kv_tensor_bytes",
-                  "conv_element_bytes", "sliding_kv_bytes_per_slot", "kv_shared_layer_types")
-
-
 @dataclass(frozen=True)
 class RawModel:
     """A hand-edited profile as the URL and the editor hold it: text fields, validated on use.
@@ -322,27 +318,6 @@ def format_state_text(state: tuple[tuple[str, int], ...] | Mapping[str, int]) ->
     return ",".join(f"{name}={nbytes}" for name, nbytes in items)
 
 
-def profile_to_dict(profile: CacheProfile) -> dict:
-    """The app's JSON for a model (export, and loadable again by ``load_model_json``). The
-    sliding window is always written (null without sliding layers), as exports before the
-    other fields had it; every other carried field (the attention chunk too) only when set."""
-    carried = {f: getattr(profile, f) for f in CARRIED_FIELDS if f != "sliding_window"}
-    return {
-        "format": PROFILE_FORMAT,
-        "name": profile.name,
-        "layers": format_layer_pattern(profile.layer_types),
-        "kv_bytes_per_slot": profile.kv_bytes_per_slot,
-        "state_const_bytes": dict(profile.state_const_bytes),
-        "sliding_window": profile.sliding_window,
-        **{f: list(v) if isinstance(v, tuple) else v for f, v in carried.items()
-           if v not in (None, ())},
-    }
-
-
-_PROFILE_KEYS = {"format", "name", "layers", "kv_bytes_per_slot", "state_const_bytes",
-                 *CARRIED_FIELDS}
-
-
 def load_model_json(text: str | bytes) -> ModelSpec | CacheProfile:
     """A model JSON the app exported: a spec (``flatkv-model/1``) or a raw profile
     (``flatkv-profile/1``). Raises ValueError naming what is wrong."""
@@ -365,30 +340,6 @@ def load_model_json(text: str | bytes) -> ModelSpec | CacheProfile:
         f"model JSON format is {data.get('format')!r}: this "
         "app reads 'flatkv-model/1' and 'flatkv-profile/1' (export one from the Model page); "
         "a Hugging Face config.json goes under Source: config.json"
-    )
-
-
-def profile_from_dict(data: dict) -> CacheProfile:
-    """A raw profile from its export dict (``profile_to_dict``). Unknown keys are refused: a
-    misspelt ``kernel_block_sise`` would otherwise plan an MLA model at the wrong page size."""
-    unknown = sorted(set(data) - _PROFILE_KEYS)
-    if unknown:
-        raise ValueError(f"model JSON has unknown {names_text('key', unknown)}: a "
-                         f"{PROFILE_FORMAT} file holds {', '.join(sorted(_PROFILE_KEYS))}")
-    state = data.get("state_const_bytes") or {}
-    if not isinstance(state, dict):
-        raise ValueError("model JSON state_const_bytes must be an object of name: bytes")
-    layers = data.get("layers")
-    if isinstance(layers, list):
-        layers = format_layer_pattern([str(x) for x in layers])
-    if not isinstance(layers, str):
-        raise ValueError("model JSON layers must be a layer pattern such as 'full*32'")
-    return CacheProfile(
-        layer_types=tuple(parse_layer_pattern(layers)),
-        kv_bytes_per_slot=data.get("kv_bytes_per_slot", 0),
-        state_const_bytes=state,
-        name=str(data.get("name") or CUSTOM),
-        **{f: data[f] for f in CARRIED_FIELDS if f in data},
     )
 
 

@@ -614,7 +614,7 @@ _SETTINGS: dict[str, tuple[str, Callable[[str, str], object], Callable[[object],
                      _write_auto(_write_counts)),
 }
 # URL key -> (RawModel field, parser, writer): the fields a raw model carries as they are
-# (app_model.CARRIED_FIELDS), each written only when set.
+# (profile.CARRIED_FIELDS), each written only when set.
 _CARRIED_KEYS: dict[str, tuple[str, Callable[[str, str], object], Callable[[object], str]]] = {
     "window": ("sliding_window", _int(1, MAX_WINDOW), str),
     "model_kernel": ("kernel_block_size", _int(1, MAX_KERNEL_BLOCK_SIZE), str),

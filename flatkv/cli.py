@@ -135,21 +135,28 @@ def given_model(args: argparse.Namespace) -> GivenModel:
     """The model of --preset / --hf-config / --model-file, or of raw bytes (--layers ...)."""
     spec = model_cli.model_from_args(args)
     if spec is not None:
-        raw = [flag for flag, value in (  # --state's default is "", the others' None
-            ("--layers", args.layers), ("--kv-bytes-per-slot", args.kv_bytes_per_slot),
-            ("--sliding-kv-bytes-per-slot", args.sliding_kv_bytes_per_slot),
-            ("--state", args.state or None), ("--sliding-window", args.sliding_window),
-            ("--attention-chunk-size", args.attention_chunk_size),
-            ("--ssm-element-bytes", args.ssm_element_bytes))
-            if value is not None]
-        if raw:
-            raise UsageError(f"give either a model (--preset, --hf-config, --model-file) or "
-                             f"raw bytes ({', '.join(raw)}), not both: the model's own values "
-                             "would be used and yours ignored")
+        _refuse_raw_bytes_beside_a_model(args)
+        if isinstance(spec, CacheProfile):  # --model-file of raw bytes
+            return GivenModel(spec, raw=True)
         return GivenModel(spec.profile(), spec.notes, spec.max_model_len,
                           drafts_otherwise=bool(mtp_layers_not_full(spec.mtp_layer_types)),
                           tp=spec.tp, splits_over=spec.splits_over)
     return GivenModel(_raw_profile(args), raw=True)
+
+
+def _refuse_raw_bytes_beside_a_model(args: argparse.Namespace) -> None:
+    """Raw-bytes options beside a model would be ignored: refused instead."""
+    raw = [flag for flag, value in (  # --state's default is "", the others' None
+        ("--layers", args.layers), ("--kv-bytes-per-slot", args.kv_bytes_per_slot),
+        ("--sliding-kv-bytes-per-slot", args.sliding_kv_bytes_per_slot),
+        ("--state", args.state or None), ("--sliding-window", args.sliding_window),
+        ("--attention-chunk-size", args.attention_chunk_size),
+        ("--ssm-element-bytes", args.ssm_element_bytes))
+        if value is not None]
+    if raw:
+        raise UsageError(f"give either a model (--preset, --hf-config, --model-file) or "
+                         f"raw bytes ({', '.join(raw)}), not both: the model's own values "
+                         "would be used and yours ignored")
 
 
 def _window_tokens(text: str | None, flag: str) -> int | None:

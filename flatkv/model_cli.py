@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from flatkv.models import ModelSpec, with_mtp_layer
-from flatkv.presets import list_presets, load_preset, load_spec_file
+from flatkv.presets import list_presets, load_model_file, load_preset
+from flatkv.profile import PROFILE_FORMAT, CacheProfile
 from flatkv.strategies.vllm import mamba_chunk_text
 
 
@@ -31,7 +32,8 @@ def add_model_arguments(parser: argparse.ArgumentParser) -> None:
                         help="a Hugging Face config.json file, or a model id such as "
                              "Qwen/Qwen3-Next-80B-A3B-Instruct (fetched when online)")
     source.add_argument("--model-file", metavar="PATH",
-                        help="a model specification exported as JSON (preset format)")
+                        help="a model exported as JSON: a specification (preset format, "
+                        "flatkv-model/1) or the Model page's raw bytes (flatkv-profile/1)")
     group.add_argument("--tp", type=int, metavar="N",
                        help="tensor-parallel size; bytes are per TP rank (default: the model's)")
     group.add_argument("--kv-dtype", metavar="D", help="KV cache dtype (bf16, fp8, float32, ...)")
@@ -43,8 +45,9 @@ def add_model_arguments(parser: argparse.ArgumentParser) -> None:
                        "vLLM keeps with the model's (with --speculative-tokens)")
 
 
-def model_from_args(args: argparse.Namespace) -> ModelSpec | None:
-    """The ModelSpec the parsed options describe; None when no model source was given."""
+def model_from_args(args: argparse.Namespace) -> ModelSpec | CacheProfile | None:
+    """The ModelSpec the parsed options describe, or the raw profile a --model-file holds (bytes
+    per TP rank, as the Model page exports raw bytes); None when no model source was given."""
     preset = getattr(args, "preset", None)
     hf_config = getattr(args, "hf_config", None)
     model_file = getattr(args, "model_file", None)
@@ -53,13 +56,29 @@ def model_from_args(args: argparse.Namespace) -> ModelSpec | None:
     elif hf_config is not None:
         spec = spec_from_hf_argument(hf_config)
     elif model_file is not None:
-        spec = load_spec_file(model_file)
+        spec = load_model_file(model_file)
+        if isinstance(spec, CacheProfile):
+            return _raw_model_file(args, spec)
     else:
         return None
     dtypes = {key: getattr(args, key, None) for key in ("kv_dtype", "conv_dtype", "ssm_dtype")}
     _refuse_unread_dtypes(spec, dtypes)
     spec = spec.with_options(tp=getattr(args, "tp", None), **dtypes)
     return with_mtp_layer(spec) if getattr(args, "mtp_layer", False) else spec
+
+
+def _raw_model_file(args: argparse.Namespace, profile: CacheProfile) -> CacheProfile:
+    """A raw profile file: one rank's bytes with no layer kinds, so nothing to re-split or
+    re-type."""
+    given = [flag for flag, key in (("--tp", "tp"), ("--kv-dtype", "kv_dtype"),
+                                    ("--conv-dtype", "conv_dtype"), ("--ssm-dtype", "ssm_dtype"),
+                                    ("--mtp-layer", "mtp_layer"))
+             if getattr(args, key, None) not in (None, False)]
+    if given:
+        raise ValueError(f"{', '.join(given)} with --model-file {args.model_file}: it holds raw "
+                         f"bytes per TP rank ({PROFILE_FORMAT}), with no layer kinds to split or "
+                         "re-type; drop the option, or export the model as a specification")
+    return profile
 
 
 def _refuse_unread_dtypes(spec: ModelSpec, dtypes: dict[str, str | None]) -> None:
@@ -213,6 +232,10 @@ def model_command(args: argparse.Namespace) -> str:
         raise ValueError(
             "model needs a source: give --preset NAME, --hf-config PATH or --model-file PATH"
         )
+    if isinstance(spec, CacheProfile):
+        raise ValueError(f"--model-file {args.model_file} holds raw bytes ({PROFILE_FORMAT}), "
+                         "with no layer kinds for `model` to show: plan or compare it instead "
+                         f"(python -m flatkv compare --model-file {args.model_file} ...)")
     for flag in ("name", "source"):
         text = getattr(args, flag, None)
         if text is not None and not text.strip():

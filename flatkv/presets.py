@@ -13,6 +13,7 @@ from pathlib import Path
 
 from flatkv.jsonfile import read_json_file
 from flatkv.models import ModelSpec
+from flatkv.profile import PROFILE_FORMAT, CacheProfile, profile_from_dict
 
 PRESET_DIR = Path(__file__).resolve().parent.parent / "assets" / "presets"
 
@@ -55,6 +56,11 @@ def load_preset(name: str) -> ModelSpec:
         raise ValueError(f"preset {display!r} ({path.name}) is invalid: {exc}") from None
 
 
-def load_spec_file(path: str | Path) -> ModelSpec:
-    """A model specification exported with ``ModelSpec.to_dict`` and saved as JSON."""
-    return ModelSpec.from_dict(read_json_file(path))
+def load_model_file(path: str | Path) -> ModelSpec | CacheProfile:
+    """A model saved as JSON: a specification (``ModelSpec.to_dict``, the presets' format) or a
+    raw profile (``profile_to_dict``: one TP rank's bytes, as the Model page exports a model
+    typed by hand), told apart by its format."""
+    data = read_json_file(path)
+    if data.get("format") == PROFILE_FORMAT:
+        return profile_from_dict(data)
+    return ModelSpec.from_dict(data)

@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from flatkv.dtypes import KNOWN_DTYPES, check_config_ssm_dtype
+from flatkv.patterns import format_layer_pattern, parse_layer_pattern
 from flatkv.plan import (
     CHUNKED_ATTENTION,
     LAYER_LABELS,
@@ -403,3 +404,57 @@ class CacheProfile:
             state_const_bytes=self.state_const_bytes,
             sliding_kv_bytes_per_slot=self.sliding_kv_bytes_per_slot,
         )
+
+
+# CacheProfile fields a raw model, its link and its JSON keep as they are, under their own names
+# (the others: layer_types as a pattern, state_const_bytes as pairs, name, kv_bytes_per_slot).
+# Absent from a JSON means the field's default. A test checks this covers every CacheProfile field.
+CARRIED_FIELDS = ("sliding_window", "kernel_block_size", "architectures", "ssm_element_bytes",
+                  "config_mamba_ssm_dtype", "mamba_chunk_size", "conv_rows",
+                  "indexer_bytes_per_slot", "attention_chunk_size", "kv_dtype", "kv_tensor_bytes",
+                  "conv_element_bytes", "sliding_kv_bytes_per_slot", "kv_shared_layer_types")
+
+
+def profile_to_dict(profile: CacheProfile) -> dict:
+    """The app's JSON for a model (export, and loadable again by ``load_model_json``). The
+    sliding window is always written (null without sliding layers), as exports before the
+    other fields had it; every other carried field (the attention chunk too) only when set."""
+    carried = {f: getattr(profile, f) for f in CARRIED_FIELDS if f != "sliding_window"}
+    return {
+        "format": PROFILE_FORMAT,
+        "name": profile.name,
+        "layers": format_layer_pattern(profile.layer_types),
+        "kv_bytes_per_slot": profile.kv_bytes_per_slot,
+        "state_const_bytes": dict(profile.state_const_bytes),
+        "sliding_window": profile.sliding_window,
+        **{f: list(v) if isinstance(v, tuple) else v for f, v in carried.items()
+           if v not in (None, ())},
+    }
+
+
+_PROFILE_KEYS = {"format", "name", "layers", "kv_bytes_per_slot", "state_const_bytes",
+                 *CARRIED_FIELDS}
+
+
+def profile_from_dict(data: dict) -> CacheProfile:
+    """A raw profile from its export dict (``profile_to_dict``). Unknown keys are refused: a
+    misspelt ``kernel_block_sise`` would otherwise plan an MLA model at the wrong page size."""
+    unknown = sorted(set(data) - _PROFILE_KEYS)
+    if unknown:
+        raise ValueError(f"model JSON has unknown {names_text('key', unknown)}: a "
+                         f"{PROFILE_FORMAT} file holds {', '.join(sorted(_PROFILE_KEYS))}")
+    state = data.get("state_const_bytes") or {}
+    if not isinstance(state, dict):
+        raise ValueError("model JSON state_const_bytes must be an object of name: bytes")
+    layers = data.get("layers")
+    if isinstance(layers, list):
+        layers = format_layer_pattern([str(x) for x in layers])
+    if not isinstance(layers, str):
+        raise ValueError("model JSON layers must be a layer pattern such as 'full*32'")
+    return CacheProfile(
+        layer_types=tuple(parse_layer_pattern(layers)),
+        kv_bytes_per_slot=data.get("kv_bytes_per_slot", 0),
+        state_const_bytes=state,
+        name=str(data.get("name") or "custom"),  # the app's name for a model by hand
+        **{f: data[f] for f in CARRIED_FIELDS if f in data},
+    )

@@ -1977,7 +1977,8 @@ def test_a_state_model_keeps_its_ssm_element_size_as_raw_bytes():
 
 
 def test_an_mla_model_keeps_its_kernel_block_size_as_raw_bytes():
-    from flatkv.app_model import load_model_json, profile_to_dict
+    from flatkv.app_model import load_model_json
+    from flatkv.profile import profile_to_dict
 
     at = open_app("app_pages/model.py", {"model": "DeepSeek-V3"})
     at.segmented_control(key="model.source").set_value("Raw bytes").run()

@@ -23,7 +23,7 @@ from flatkv.app_state import (
 )
 from flatkv.models import ModelSpec, with_mtp_layer
 from flatkv.presets import list_presets, load_preset
-from flatkv.profile import CacheProfile
+from flatkv.profile import CARRIED_FIELDS, CacheProfile, profile_to_dict
 from flatkv.strategies import STRATEGIES, StrategyOptions, run_strategy
 
 QWEN35 = RawModel("(3*linear,full)*12", 2048, (("conv", 49152), ("ssm", 2097152)))
@@ -183,7 +183,7 @@ def test_a_preset_as_raw_bytes_keeps_its_ssm_element_size_and_sglangs_state():
     sglang = run_strategy("sglang", state.profile(), budget_bytes=10**11)
     assert sglang.extras["state_layer_bytes"] == 24_576 + 262_144 * 4 == 1_073_152
     # exported and loaded again: the same profile
-    loaded = app_model.load_model_json(json.dumps(app_model.profile_to_dict(preset)))
+    loaded = app_model.load_model_json(json.dumps(profile_to_dict(preset)))
     assert loaded == preset
     # new state tensors keep the element size while the ssm tensor is whole elements of it
     assert raw.with_state((("conv", 8), ("ssm", 6))).ssm_element_bytes == 2
@@ -212,15 +212,15 @@ def test_every_preset_survives_raw_bytes_the_link_and_the_export_whole(preset):
     assert raw.profile(profile.name) == profile
     state = AppState(model=CUSTOM, raw=raw)
     assert decode_query(encode_query(state))[0].profile() == replace(profile, name=CUSTOM)
-    assert app_model.load_model_json(json.dumps(app_model.profile_to_dict(profile))) == profile
+    assert app_model.load_model_json(json.dumps(profile_to_dict(profile))) == profile
 
 
 def test_raw_models_carry_every_cache_profile_field():
     # a new CacheProfile field must join CARRIED_FIELDS (and a link key) or get its own form
     own_form = {"layer_types", "kv_bytes_per_slot", "state_const_bytes", "name"}
-    assert {f.name for f in fields(CacheProfile)} == own_form | set(app_model.CARRIED_FIELDS)
+    assert {f.name for f in fields(CacheProfile)} == own_form | set(CARRIED_FIELDS)
     assert [name for name, _p, _w in app_state._CARRIED_KEYS.values()] == list(
-        app_model.CARRIED_FIELDS)
+        CARRIED_FIELDS)
     # a link key names one thing: a model's field or a setting, never both (Llama 4's chunk
     # once took the mamba chunk option's "chunk")
     assert not set(app_state._CARRIED_KEYS) & set(app_state._SETTINGS)
@@ -235,7 +235,7 @@ def test_a_raw_model_carries_its_sliding_layers_own_bytes_in_the_link_and_the_ex
     assert decode_query(query)[0].raw == raw
     profile = raw.profile()
     assert profile.kv_bytes_per_token == 50 * 16_384 + 10 * 8_192
-    exported = app_model.profile_to_dict(profile)
+    exported = profile_to_dict(profile)
     assert exported["sliding_kv_bytes_per_slot"] == 16_384
     assert app_model.load_model_json(json.dumps(exported)) == profile
     # on a model without sliding layers the link's value is refused, with the field named
@@ -417,7 +417,7 @@ def test_a_load_reads_one_source_the_upload_or_the_paste():
 
 def test_model_json_round_trip_and_errors():
     profile = QWEN35.profile("Qwen3.5-like")
-    assert app_model.load_model_json(json.dumps(app_model.profile_to_dict(profile))) == profile
+    assert app_model.load_model_json(json.dumps(profile_to_dict(profile))) == profile
     spec = app_model.preset_spec("Llama-3.1-8B")
     assert app_model.load_model_json(json.dumps(spec.to_dict())) == spec
     with pytest.raises(ValueError, match="not valid JSON"):
@@ -1032,5 +1032,5 @@ def test_a_kv_shared_models_shared_layers_ride_in_its_links_and_files():
     raw = app_model.RawModel.from_profile(spec.profile())
     state = AppState(model=CUSTOM, raw=raw)
     assert decode_query(encode_query(state))[0].raw.kv_shared_layer_types == shared
-    exported = app_model.profile_to_dict(spec.profile())
+    exported = profile_to_dict(spec.profile())
     assert app_model.load_model_json(json.dumps(exported)).kv_shared_layer_types == shared

@@ -291,3 +291,42 @@ def test_an_export_from_a_config_json_takes_the_name_and_source_given(capsys, tm
     assert capsys.readouterr().err == (
         "python -m flatkv: error: --source is empty: give the model's source, or leave the flag "
         "out to keep the one it has\n")
+
+
+def test_model_file_of_raw_bytes_plans_as_the_same_bytes_typed(tmp_path, capsys):
+    """The Model page's export of a model typed by hand (flatkv-profile/1) reads back under
+    --model-file: the same figures as the bytes given as options, one rank's, so --tp and the
+    dtypes are refused, and `model` (which shows layer kinds) points to plan / compare."""
+    from flatkv.app_model import RawModel
+    from flatkv.profile import profile_to_dict
+
+    raw = RawModel("(3*linear,full)*12", 2048, (("conv", 49152), ("ssm", 2097152)))
+    path = tmp_path / "custom.json"
+    path.write_text(json.dumps(profile_to_dict(raw.profile())))
+    typed = ["--layers", "(3*linear,full)*12", "--kv-bytes-per-slot", "2048",
+             "--state", "conv=49152,ssm=2097152"]
+    budget = ["--budget", "40GiB", "--context", "131072", "--json"]
+    capsys.readouterr()
+    assert main(["compare", "--model-file", str(path), *budget]) == 0
+    by_file = json.loads(capsys.readouterr().out)
+    assert main(["compare", *typed, *budget]) == 0
+    assert by_file == json.loads(capsys.readouterr().out)
+    # the flat layout: a linear layer's 2,146,304 B of state fit a page row of 2,048 B a
+    # token at P >= 1,048, aligned up to the block size 16: P 1,056
+    assert by_file[0]["profile"] == "custom" and by_file[0]["block_size"] == 1_056
+    for extra in (["--tp", "2"], ["--ssm-dtype", "fp32"]):
+        capsys.readouterr()
+        assert main(["compare", "--model-file", str(path), *budget, *extra]) == 2
+        assert capsys.readouterr().err == (
+            f"python -m flatkv: error: {extra[0]} with --model-file {path}: it holds raw bytes "
+            "per TP rank (flatkv-profile/1), with no layer kinds to split or re-type; drop the "
+            "option, or export the model as a specification\n")
+    capsys.readouterr()
+    assert main(["model", "--model-file", str(path)]) == 2
+    assert capsys.readouterr().err.startswith(
+        f"python -m flatkv: error: --model-file {path} holds raw bytes (flatkv-profile/1), "
+        "with no layer kinds for `model` to show: plan or compare it instead")
+    # raw-bytes options beside it would be ignored: refused as beside any model
+    assert main(["compare", "--model-file", str(path), "--kv-bytes-per-slot", "4096",
+                 *budget]) == 2
+    assert "give either a model" in capsys.readouterr().err

@@ -10,7 +10,8 @@ import pytest
 
 from flatkv.hf_config import spec_from_hf_config
 from flatkv.models import ModelSpec
-from flatkv.presets import PRESET_DIR, list_presets, load_preset, load_spec_file
+from flatkv.presets import PRESET_DIR, list_presets, load_model_file, load_preset
+from flatkv.profile import profile_to_dict
 
 BF16, FP32 = 2, 4
 FULL, SLIDING, LINEAR = "full_attention", "sliding_attention", "linear_attention"
@@ -161,32 +162,36 @@ def test_export_and_load_again(tmp_path):
     spec = load_preset("Nemotron-H-8B").with_options(tp=2, ssm_dtype="float32")
     path = tmp_path / "mine.json"
     path.write_text(json.dumps(spec.to_dict()))
-    assert load_spec_file(path) == spec
+    assert load_model_file(path) == spec
+    # the Model page's export of raw bytes reads back as the profile it was
+    profile = spec.profile()
+    path.write_text(json.dumps(profile_to_dict(profile)))
+    assert load_model_file(path) == profile
     path.write_text("{not json")
     with pytest.raises(ValueError, match="not valid JSON"):
-        load_spec_file(path)
+        load_model_file(path)
     with pytest.raises(ValueError, match="cannot read .*missing.json.*: No such file"):
-        load_spec_file(tmp_path / "missing.json")
+        load_model_file(tmp_path / "missing.json")
 
 
 def test_model_files_are_read_bounded(tmp_path):
     """A device or a hostile file gives one clear error, not a hang or a RecursionError."""
     with pytest.raises(ValueError, match="too large for a model file"):
-        load_spec_file("/dev/zero")
+        load_model_file("/dev/zero")
     deep = tmp_path / "deep.json"
     deep.write_text("[" * 200_000)
     with pytest.raises(ValueError, match="nested too deeply"):
-        load_spec_file(deep)
+        load_model_file(deep)
     listed = tmp_path / "list.json"
     listed.write_text("[1, 2]")
     with pytest.raises(ValueError, match="must hold a JSON object, got list"):
-        load_spec_file(listed)
+        load_model_file(listed)
     # a pipe would block open() until a writer came: refused from its file type
     fifo = tmp_path / "fifo"
     os.mkfifo(fifo)
     with pytest.raises(ValueError, match="cannot read .*fifo.*: it is a pipe, not a file"):
-        load_spec_file(fifo)
+        load_model_file(fifo)
     with pytest.raises(ValueError, match="config.json at .*fifo.* is not a file"):
         spec_from_hf_config(fifo)
     with pytest.raises(ValueError, match="path is 0: give the path of a JSON file"):
-        load_spec_file(0)  # not file descriptor 0, standard input
+        load_model_file(0)  # not file descriptor 0, standard input
