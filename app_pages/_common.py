@@ -667,7 +667,9 @@ _OWN_DEFAULT_WIDGETS = {
         "Kernel block size A (tokens)", 16, MAX_BLOCK_SIZE,
         "vLLM: the attention backend's smallest kernel block size: 16 on most, 32 for "
         "FlashInfer with head 256 on Blackwell, 64 for MLA (FlashMLA; 128 for CUTLASS MLA). "
-        "A = max(this, block size). Starts at the model's own."),
+        "A = max(this, block size). Starts at the model's own. vLLM 0.34 runs an MLA model's "
+        "block size of 16, 32 or 48 as it is (FLASH_ATTN_MLA, TRITON_MLA): set 16 for such a "
+        "run."),
     "mamba_chunk_size": (
         "Mamba chunk size (tokens)", 64, MAX_CHUNK_SIZE,
         "vLLM, mamba cache mode all: P aligns to lcm(chunk, A). Starts at the model's own: "

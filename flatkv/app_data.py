@@ -571,20 +571,29 @@ def model_context_text(context: int | None, max_model_len: int | None,
 
 
 def sglang_idle_split_text(r: StrategyResult) -> str:
-    """Under Compare's "Where the budget goes": SGLang's idle pool slice, what its static split
-    leaves of the pools that do not bind at the requests that run; a
-    paged layout's idle rows are its dead weight, which depends on no request count. Empty
-    where nothing is split (one pool) or no request runs."""
-    if r.strategy != "sglang" or not r.applies or not (running := int(r.concurrency)):
+    """Under Compare's "Where the budget goes": SGLang's idle pool slice. The pool layers it
+    keeps for kv-shared layers, never written, and what its static split leaves of the pools
+    that do not bind at the requests that run; a paged layout's idle rows are its dead weight,
+    which depends on no request count. Empty where neither is there (one pool, no kv-shared
+    layer, or no request running)."""
+    if r.strategy != "sglang" or not r.applies:
         return ""
-    if not (parts := sglang_split_idle(r)):
-        return ""
-    idle = sum(nbytes for _, nbytes in parts)
-    return (f"SGLang's idle pool: with {count_text(running, 'request')} "
-            f"of {tokens_text(r.context_tokens)} running, "
-            + " and ".join(f"{format_bytes(nbytes)} of its {what}" for what, nbytes in parts)
+    said = []
+    if shared := r.extras.get("kv_shared_pool_bytes"):
+        said.append(f"SGLang keeps a pool layer for each kv-shared layer and never writes it: "
+                    f"{format_bytes(shared)} ({shared / r.budget_bytes:.2%} of the budget) sit "
+                    "idle at any request count.")
+    if parts := sglang_split_idle(r):
+        idle = sum(nbytes for _, nbytes in parts)
+        whose = "Its" if said else "SGLang's"
+        said.append(
+            f"{whose} idle pool: with "
+            f"{count_text(int(r.concurrency), 'request')} of {tokens_text(r.context_tokens)} "
+            "running, " + " and ".join(f"{format_bytes(nbytes)} of its {what}"
+                                       for what, nbytes in parts)
             + f" sit idle ({idle / r.budget_bytes:.2%} of the budget), left so by its static "
             "split; a paged layout's idle rows are its dead weight.")
+    return " ".join(said)
 
 
 # --------------------------------------------------------------------------------------------

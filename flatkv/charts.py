@@ -69,7 +69,7 @@ CATEGORY_KIND: dict[str, str] = {
     "state_page_padding": "padding",
     "padding_layers": "padding",
     "dead_weight": "dead_weight",
-    "idle_pool": "dead_weight",  # reserved, unused at the requests that run: dead weight's kin
+    "idle_pool": "dead_weight",  # reserved and holding nothing: dead weight's kin
     "unused": "unused",
 }
 HATCH: dict[str, str] = {"row_padding": "/", "state_page_padding": "x", "padding_layers": "\\",

@@ -853,7 +853,8 @@ def _named(conf: Any, attr: str) -> str:
     return f"{conf.where}{attr}" if isinstance(conf, _Recorded) else attr
 
 
-def _get(conf: Any, attr: str, model_type: str, *, default: Any = None) -> Any:
+def _get(conf: Any, attr: str, model_type: str, *, default: Any = None, minimum: int = 1) -> Any:
+    """A whole-number field the model needs, ``minimum`` or more (positive by default)."""
     value = getattr(conf, attr, default)
     field = _named(conf, attr)
     if value is None:
@@ -861,8 +862,9 @@ def _get(conf: Any, attr: str, model_type: str, *, default: Any = None) -> Any:
     if isinstance(value, bool) or not isinstance(value, int):
         raise ValueError(f"{model_type} config.json {field} must be a whole number, got "
                          f"{value!r}")
-    if value <= 0:
-        raise ValueError(f"{model_type} config.json {field} must be positive, got {value}")
+    if value < minimum:
+        least = "positive" if minimum == 1 else f"{minimum} or more"
+        raise ValueError(f"{model_type} config.json {field} must be {least}, got {value}")
     if isinstance(conf, _Recorded):
         conf.used[attr] = value
     return value
@@ -1410,7 +1412,7 @@ def _kv_shared_layers(text: Any, model_type: str, n_layers: int) -> int:
     num_kv_shared_layers), 0 for other models; at least one layer must keep its own."""
     if (not model_type.startswith(_KV_SHARING) or not getattr(text, "num_kv_shared_layers", 0)):
         return 0
-    shared = _get(text, "num_kv_shared_layers", model_type)
+    shared = _get(text, "num_kv_shared_layers", model_type, minimum=0)
     types = list(getattr(text, "layer_types", None) or [])
     own = n_layers - shared
     if shared < n_layers and (orphans := sorted(set(types[own:]) - set(types[:own]))):
@@ -1636,14 +1638,18 @@ def _check_bailing_layers(cfg: Mapping[str, Any], model_type: str) -> None:
     if model_type != "bailing_hybrid":
         return
     layers, group = cfg.get("num_hidden_layers"), cfg.get("layer_group_size")
-    if type(layers) is int and type(group) is int and group > 0 and layers % group:
+    if type(group) is int and group <= 0:  # Python's modulo would read -6 as 6
+        raise ValueError(f"bailing_hybrid config.json layer_group_size = {group} must be "
+                         "positive: the last layer of each group is MLA; check the model's "
+                         "values")
+    if type(layers) is int and type(group) is int and layers % group:
         raise ValueError(
             f"bailing_hybrid config.json num_hidden_layers = {layers} is not a multiple of "
             f"layer_group_size = {group}: vLLM makes the {layers % group} layers past the last "
             "whole group MLA, transformers KDA, and SGLang refuses the model, so its layers "
             "are no one engine's; check the model's values")
     types = cfg.get("layer_types")
-    placed = ([] if type(layers) is not int or type(group) is not int or group <= 0 else
+    placed = ([] if type(layers) is not int or type(group) is not int else
               ["full_attention" if (i + 1) % group == 0 else "linear_attention"
                for i in range(layers)])
     if placed and types is not None and types != placed:

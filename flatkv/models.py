@@ -59,7 +59,9 @@ SHOWN_TP = 64  # an error that a tp does not split a model lists the ones up to 
 MAX_DIM = 1 << 20  # any head count, head dim, state dim or latent rank
 MAX_CONV_KERNEL = 64
 # vLLM's MLA attention backends need larger kernel blocks than the usual 16 (SPEC section 3.1):
-# FlashMLA (the Hopper default) 64; CUTLASS MLA on Blackwell 128 (pass --kernel-block-size).
+# FlashMLA (the Hopper default, which vLLM before 0.34 forced) 64; CUTLASS MLA on Blackwell 128
+# (pass --kernel-block-size). vLLM 0.34 also runs a told 16, 32 or 48 (FLASH_ATTN_MLA on Hopper
+# in bf16, else TRITON_MLA): kernel block size 16 for such a run.
 MLA_KERNEL_BLOCK_SIZE = 64
 
 

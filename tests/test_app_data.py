@@ -555,6 +555,19 @@ def test_sglang_idle_split_says_what_its_static_pools_leave_idle_at_the_context(
         "SGLang's idle pool: with 1 request of 131,072 tokens running, "
         "3.95 GiB of its sliding pool sit idle (42.40% of the budget), left so by its static "
         "split; a paged layout's idle rows are its dead weight.")
+    # Gemma 3n E4B-shaped (35 layers, the last 15 reading earlier layers' KV), one pool: the
+    # shared layers' pool layers are idle at any request count, 8 GiB // 71,680 = 119,837
+    # tokens x 15 x 2,048 B = 3,681,392,640 B (3.43 GiB, 42.86%)
+    from flatkv.hf_config import spec_from_hf_config
+    gemma3n = spec_from_hf_config({
+        "model_type": "gemma3n_text", "num_hidden_layers": 35, "num_kv_shared_layers": 15,
+        "num_attention_heads": 8, "num_key_value_heads": 2, "head_dim": 256,
+        "hidden_size": 2048, "sliding_window": 512}).profile()
+    shared = run_strategy("sglang", gemma3n, budget_bytes=8 * 2**30, context_tokens=32_768)
+    assert shared.extras["kv_shared_pool_bytes"] == 119_837 * 15 * 2_048 == 3_681_392_640
+    assert app_data.sglang_idle_split_text(shared) == (
+        "SGLang keeps a pool layer for each kv-shared layer and never writes it: 3.43 GiB "
+        "(42.86% of the budget) sit idle at any request count.")
     # one pool, another layout, or no request running: nothing to say
     llama = profile_for("Llama-3.1-8B", None, 1)
     assert app_data.sglang_idle_split_text(

@@ -1316,6 +1316,9 @@ def test_bailing_hybrid_reads_as_kimi_linear_kda_and_mla_by_layer_group():
      "short_conv_kernel_size: SGLang's BailingHybridConfig runs Kimi Delta Attention only where "
      "it is given"),
     ({"no_kda_lora": None}, "^bailing_hybrid config.json has no no_kda_lora: "),
+    # Python's modulo would place the MLA layers of -6 as of 6
+    ({"layer_group_size": -6}, "^bailing_hybrid config.json layer_group_size = -6 must be "
+     "positive: the last layer of each group is MLA"),
     # the engines place the layers by layer_group_size alone
     ({"layer_types": ["full_attention"] * 42}, "^bailing_hybrid config.json layer_types "
      "disagree with layer_group_size = 6, by which vLLM and SGLang place the layers"),
@@ -1592,7 +1595,19 @@ def test_gemma3n_shared_layers_keep_no_cache(layers, shared):
              for i in range(layers)]
     assert profile.kv_shared_layer_types == tuple(types[layers - shared:])
     sglang = run_strategy("sglang", profile, budget_bytes=8 * 2**30, context_tokens=32_768)
-    assert sglang.logged_tokens == 8 * 2**30 // (layers * 2_048)
+    tokens = 8 * 2**30 // (layers * 2_048)
+    assert sglang.logged_tokens == tokens
+    # the shared layers' pool layers are never written: idle at any request count
+    assert dict(sglang.breakdown)["kv_history"] == tokens * (layers - shared) * 2_048
+    assert dict(sglang.breakdown)["idle_pool"] == tokens * shared * 2_048
+    # 0 shares none (as a config without the field); under it is no count of layers
+    assert spec_from_hf_config({**cfg, "text_config": {**cfg["text_config"],
+                                                       "num_kv_shared_layers": 0}}).pattern == (
+        f"(4*sliding,full)*{layers // 5}")
+    with pytest.raises(ValueError, match="^gemma3n config.json text_config.num_kv_shared_layers "
+                                         "must be 0 or more, got -1$"):
+        spec_from_hf_config({**cfg, "text_config": {**cfg["text_config"],
+                                                    "num_kv_shared_layers": -1}})
     with pytest.raises(ValueError, match=rf"num_kv_shared_layers = {layers} leaves none of its "
                                          rf"{layers} layers a KV cache of its own"):
         spec_from_hf_config({**cfg, "text_config": {**cfg["text_config"],
@@ -2099,6 +2114,20 @@ def test_gemma4_kv_shared_layers_keep_no_cache_and_bad_heads_are_named():
     sglang = run_strategy("sglang", shared.profile(), budget_bytes=40 * 2**30,
                           context_tokens=131_072)
     assert (sglang.logged_tokens, sglang.extras["swa_tokens"]) == (58_254, 46_603)
+    # the shared layers' pool bytes (4 full and 16 sliding layers' tokens) are idle whatever
+    # runs, and where requests run, the sliding pool's tokens past them are too, in the 34
+    # sliding layers that store: at 16,384 tokens the full pool binds (3.56 requests), and 3
+    # hold min(1,023 + 8,192, L) = 9,215 sliding tokens each
+    kv_shared = 58_254 * 4 * 8_192 + 46_603 * 16 * 16_384
+    assert sglang.extras["kv_shared_pool_bytes"] == kv_shared == 14_125_563_904
+    assert dict(sglang.breakdown)["idle_pool"] == kv_shared  # none of 131,072 tokens runs
+    short = run_strategy("sglang", shared.profile(), budget_bytes=40 * 2**30,
+                         context_tokens=16_384)
+    idle_swa = (46_603 - 3 * 9_215) * 34 * 16_384
+    assert int(short.concurrency) == 3 and short.extras["binding_limit"] == "kv tokens"
+    assert dict(short.breakdown)["idle_pool"] == kv_shared + idle_swa
+    assert dict(short.breakdown)["kv_history"] == (
+        58_254 * 6 * 8_192 + 46_603 * 34 * 16_384 - idle_swa)
     # 55 shared layers would leave no full layer of its own for the shared full ones to read
     with pytest.raises(ValueError, match="num_kv_shared_layers = 55 leaves no full_attention "
                        "layer a cache of its own for the shared ones of that type to read"):

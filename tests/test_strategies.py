@@ -168,6 +168,22 @@ def test_vllm_refuses_a_block_size_off_the_kernel_block_and_logs_p_only_when_it_
                 f"block_size not supported\"): give {fixes}")
     assert run_strategy("vllm", llama, budget_bytes=GIB8,
                         options=StrategyOptions(block_size=48)).block_size == 48
+    # a dense MLA model (FlashMLA's 64 its own) still has TRITON_MLA, multiples of 16, on every
+    # GPU: block 96 runs at P 96 (FLASH_ATTN_MLA or TRITON_MLA), block 24 none takes
+    mla = CacheProfile(layer_types=(FULL,) * 61, kv_bytes_per_slot=1_152, name="mla",
+                       kernel_block_size=64)
+    assert run_strategy("vllm", mla, budget_bytes=GIB8,
+                        options=StrategyOptions(block_size=96)).block_size == 96
+    odd = run_strategy("vllm", mla, budget_bytes=GIB8, options=StrategyOptions(block_size=24))
+    assert odd.reason == (
+        "vLLM refuses to start: TRITON_MLA, the MLA backend of the least kernel block on every "
+        "GPU, pages by multiples of 16 tokens, and block size 24 is none (\"No valid attention "
+        "backend found ... block_size not supported\"): give 16 or 32")
+    # told the kernel (a run pinned to FlashMLA), 96 is no multiple of its 64
+    pinned = run_strategy("vllm", mla, budget_bytes=GIB8,
+                          options=StrategyOptions(block_size=96, kernel_block_size=64))
+    assert pinned.reason.startswith("vLLM refuses to start: its attention backend pages by "
+                                    "multiples of 64 tokens, and block size 96 is none")
     # block 544 is P already: vLLM logs no change, and the why quotes none
     at_p = run_strategy("vllm", qwen3_next_tp2(), budget_bytes=ANCHOR_BUDGET,
                         options=StrategyOptions(block_size=544))
@@ -939,9 +955,17 @@ def test_gpt_oss_sglang_swa_pools():
     assert bd(r)["kv_history"] == (full + swa - idle) * per_layer_set
     assert bd(r)["idle_pool"] == idle * per_layer_set
     assert (f"idle_pool = sliding pool {idle * per_layer_set:,} B idle at 1 request (the KV "
-            "pool binds: its remainder, under a request, stays in use); kv_history = "
-            f"{(full + swa) * per_layer_set:,} - kv idle = "
-            f"{(full + swa - idle) * per_layer_set:,}") in "\n".join(r.formulas)
+            "pool binds: its remainder, under a request, stays in use)") in r.formulas
+    assert (f"kv_history = {(full + swa) * per_layer_set:,} - kv idle {idle * per_layer_set:,}"
+            f" = {(full + swa - idle) * per_layer_set:,}") in r.formulas
+    # past the full pool's 187,591 tokens not one request runs: the pools drawn as reserved
+    none = run_strategy("sglang", gpt_oss_20b(), budget_bytes=GPT_OSS_BUDGET,
+                        context_tokens=full + 1)
+    assert none.concurrency < 1 and bd(none)["idle_pool"] == 0
+    assert bd(none)["kv_history"] == (full + swa) * per_layer_set
+    assert (f"static split: not one request of {full + 1:,} tokens fits, so none runs; the "
+            "pools are drawn as reserved") in none.formulas
+    assert not any(f.startswith("idle_pool") for f in none.formulas)
     # pages of 16 at L = 100,000: full 226,056 // 16 = 14,128 pages, swa int(226,048 x 0.8) =
     # 180,838 // 16 = 11,302 pages; a request holds ceil(100,000 / 16) = 6,250 full pages and
     # ceil((128 - 1 + 8,192) / 16) = 520 sliding ones, so 2 run (the full pool binds)

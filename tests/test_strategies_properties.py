@@ -37,8 +37,12 @@ def profiles(draw, labels=LABELS):
             draw(st.booleans())):
         sliding = kv * draw(st.sampled_from([2, 4])) if draw(st.booleans()) else draw(
             st.integers(1, 1 << 16))
+    # layers past these that read an earlier one's KV (Gemma 3n, Gemma 4): SGLang pools them
+    attention = sorted(set(layers) - {"linear_attention"})
+    shared = draw(st.lists(st.sampled_from(attention), max_size=8)) if attention and (
+        draw(st.booleans())) else []
     return CacheProfile(tuple(layers), kv, state, window, "random",
-                        sliding_kv_bytes_per_slot=sliding)
+                        sliding_kv_bytes_per_slot=sliding, kv_shared_layer_types=tuple(shared))
 
 
 options = st.builds(
@@ -203,15 +207,15 @@ def test_sglangs_start_up_log_tells_its_own_pools(profile, budget, opts, page, s
         assert not kv_lines
         return
     # one pool of every attention layer, or a hybrid SWA pool's full and sliding sub-pools
-    n_swa = pool_layers(profile, opts)[1]
+    n_full, n_swa = pool_layers(profile, opts)  # the kv-shared layers' too
     assert x["logged_pools"] == ["state"] * ("state_slots" in x) + ["kv"] + [
         "hybrid swa"] * bool(n_swa)
     # (name, tokens, layers, bytes a token a layer); a pool of one size (the hybrid manager
     # off or no SWA pool) keeps every attention layer's own bytes
     sliding = profile.kv_bytes_of("sliding_attention")
-    pools = [("KV Cache", r.capacity_tokens, profile.kv_bytes_per_token // kv, kv)] \
+    pools = [("KV Cache", r.capacity_tokens, n_full, kv)] \
         if not n_swa else [
-            ("Full KV Cache", r.capacity_tokens, profile.count("full_attention"), kv),
+            ("Full KV Cache", r.capacity_tokens, n_full, kv),
             ("SWA KV Cache", x["swa_tokens"], n_swa,
              sliding if "sliding_attention" in profile.layer_types else kv)]
     # where the sliding layers' bytes differ, their K / V split is not known: no SWA line
@@ -222,9 +226,11 @@ def test_sglangs_start_up_log_tells_its_own_pools(profile, budget, opts, page, s
         k, v = gib[f"{name} is allocated"]
         assert abs(k + v - layers * (tokens + page) * each / 2**30) <= 0.01  # a page a layer
     # the pools' bytes: kv history, but for what the static split leaves idle at the requests
-    # that run (a sub-pool that does not bind)
-    idle_kv = sum(nbytes for pool, nbytes in split_idle(r) if pool != "state pool") \
-        if r.concurrency >= 1 else 0
+    # that run (a sub-pool that does not bind; nothing where none runs) and kv-shared layers'
+    idle_kv = sum(nbytes for pool, nbytes in split_idle(r) if pool != "state pool")
+    if r.concurrency < 1:
+        assert idle_kv == 0
+    idle_kv += x.get("kv_shared_pool_bytes", 0)
     assert r.bytes_of("kv_history") + idle_kv == sum(
         t * layers * each for _, t, layers, each in pools)
     if n_swa:  # its summary: K and V of both sub-pools, each a page a layer more

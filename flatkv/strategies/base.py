@@ -17,6 +17,9 @@ Breakdown categories (disjoint; they add up to the budget exactly):
     dead_weight         in one page-id space, the rows a block id has in the tensors of groups
                         that do not own it (a page id owned by the full-attention group still has
                         state rows in every state slot)
+    idle_pool           SGLang's reservation that holds nothing: its kv-shared layers' pool
+                        layers, and what its static split between pools leaves unused at the
+                        requests that run
     unused              budget no unit takes (the remainder of ``budget // unit_bytes``, and a
                         two-level layout's null parent)
 
@@ -80,7 +83,7 @@ CATEGORIES = (
     "state_page_padding",
     "padding_layers",
     "dead_weight",
-    "idle_pool",  # SGLang: what its static split between pools leaves unused at the requests
+    "idle_pool",  # SGLang: kv-shared layers' pool layers, and its static split's idle pools
     "unused",
 )
 

@@ -179,10 +179,16 @@ def pool_layers(profile: CacheProfile, options: StrategyOptions) -> tuple[int, i
     (SGLang keeps a pool layer for each, storing nothing). Without its hybrid SWA pool
     (``swa_pool``) a sliding (or chunked) layer keeps every token in the one pool, as a full
     layer does."""
+    return _pool_layers_of(profile, options,
+                           profile.layer_types + profile.kv_shared_layer_types)
+
+
+def _pool_layers_of(profile: CacheProfile, options: StrategyOptions,
+                    layer_types: tuple[str, ...]) -> tuple[int, int]:
+    """``pool_layers`` of some of the profile's layers (all of them, or the kv-shared ones)."""
     label = swa_label(profile)
-    shared = profile.kv_shared_layer_types
-    n_full = profile.count(FULL_ATTENTION) + shared.count(FULL_ATTENTION)
-    n_swa = profile.count(label) + shared.count(label) if label else 0
+    n_full = layer_types.count(FULL_ATTENTION)
+    n_swa = layer_types.count(label) if label else 0
     return (n_full, n_swa) if swa_pool(profile, options)[0] else (n_full + n_swa, 0)
 
 
@@ -191,10 +197,20 @@ def pool_token_bytes(profile: CacheProfile, options: StrategyOptions) -> tuple[i
     sliding-window pool (``pool_layers``): its ``_full_per_token x full layers`` and
     ``_swa_per_token x swa layers``, a sliding layer's bytes its own where they differ from a
     full layer's (Gemma 4)."""
-    n_full, n_swa = pool_layers(profile, options)
-    label = swa_label(profile)
+    return _token_bytes_of(profile, pool_layers(profile, options))
+
+
+def kv_shared_token_bytes(profile: CacheProfile, options: StrategyOptions) -> tuple[int, int]:
+    """``pool_token_bytes`` of the kv-shared layers alone: pool bytes SGLang keeps and never
+    writes (such a layer reads an earlier layer's cache), idle at any request count."""
+    shared = _pool_layers_of(profile, options, profile.kv_shared_layer_types)
+    return _token_bytes_of(profile, shared)
+
+
+def _token_bytes_of(profile: CacheProfile, layers: tuple[int, int]) -> tuple[int, int]:
+    n_full, n_swa = layers
     return (profile.kv_bytes_per_slot * n_full,
-            profile.kv_bytes_of(label) * n_swa if n_swa else 0)
+            profile.kv_bytes_of(swa_label(profile)) * n_swa if n_swa else 0)
 
 
 def _least_swa_pool(profile: CacheProfile, page: int) -> int:
@@ -287,7 +303,10 @@ def _sglang_concurrency(
     page = options.sglang_page_size
     s = options.sglang_slots_per_request
     n_full, n_swa = pool_layers(profile, options)
-    full_bytes, swa_bytes = pool_token_bytes(profile, options)
+    # the kv-shared layers' bytes are idle whatever runs (run_sglang counts them): the split
+    # leaves idle the bytes of the layers that store
+    full_bytes, swa_bytes = (a - b for a, b in zip(pool_token_bytes(profile, options),
+                                                   kv_shared_token_bytes(profile, options)))
     limits: list[tuple[int, int, str, str]] = []  # (held, per request, name, formula)
     request_pages = cdiv(context_tokens, page)
     if n_full:
@@ -318,6 +337,10 @@ def _sglang_concurrency(
     running = int(best)
     with_state = slots is not None and slot_bytes is not None and profile.has_attention
     if not (with_state or (n_full and n_swa)):  # one pool: nothing is split
+        return numerator, denominator
+    if not running:  # use says nothing of a split no request runs in
+        formulas.append(f"static split: not one request of {n(context_tokens)} tokens fits, "
+                        "so none runs; the pools are drawn as reserved")
         return numerator, denominator
     idle = []  # what the static split between pools leaves unused at ``running`` requests
     if with_state:
@@ -356,6 +379,41 @@ def split_idle(r: StrategyResult) -> list[tuple[str, int]]:
 def _idle_of(extras: Mapping[str, object]) -> list[tuple[str, int]]:
     return [(pool, int(extras[key])) for pool, limit, key in _IDLE_OF_LIMIT
             if extras.get(key) and extras.get("binding_limit") != limit]
+
+
+def _idle_pool(profile: CacheProfile, options: StrategyOptions, full_tokens: int,
+               swa_tokens: int, running: int | None, extras: dict[str, object],
+               formulas: list[str]) -> tuple[int, int]:
+    """(kv bytes, state bytes) of SGLang's reservation that hold nothing: the pool layers of
+    kv-shared layers, whatever runs, and what the static split leaves of the pools that do not
+    bind at the requests that run (``_sglang_concurrency``; where none runs, use says nothing
+    and the pools stay drawn as reserved). Adds their formulas."""
+    kv_idle = state_idle = 0
+    shared_full, shared_swa = kv_shared_token_bytes(profile, options)
+    if shared_bytes := full_tokens * shared_full + swa_tokens * shared_swa:
+        kv_idle = extras["kv_shared_pool_bytes"] = shared_bytes
+        pool = "full" if shared_swa or "swa_tokens" in extras else "kv"
+        formulas.append(
+            f"idle_pool: the pool layers of the {len(profile.kv_shared_layer_types)} kv-shared "
+            "layers, kept and never written (each reads an earlier layer's cache) = "
+            + " + ".join(f"{n(tokens)} {what} tokens x {n(nbytes)} B" for what, tokens, nbytes
+                         in ((pool, full_tokens, shared_full), ("swa", swa_tokens, shared_swa))
+                         if nbytes)
+            + f" = {n(shared_bytes)}")
+    if idle := _idle_of(extras):  # only where requests run (``running``)
+        for pool, nbytes in idle:
+            if pool == "state pool":
+                state_idle += nbytes
+            else:
+                kv_idle += nbytes
+        binding = next(pool for pool, limit, _ in _IDLE_OF_LIMIT
+                       if limit == extras["binding_limit"])
+        formulas.append(
+            f"idle_pool {'+' if shared_bytes else ''}= "
+            f"{' + '.join(f'{pool} {n(nbytes)}' for pool, nbytes in idle)} B idle at "
+            f"{n(running)} request{'' if running == 1 else 's'} (the {binding} binds: its "
+            "remainder, under a request, stays in use)")
+    return kv_idle, state_idle
 
 
 def budget_of_next_slot(r: StrategyResult, profile: CacheProfile) -> int | None:
@@ -844,21 +902,16 @@ def run_sglang(
         f"unused = budget - kv - state = {n(budget_bytes)} - {n(kv_bytes)} - {n(state_bytes)} = "
         f"{n(totals['unused'])}"
     )
-    # the pools that do not bind, idle at the requests that run: out of kv / state, by use
-    # (where none runs, use says nothing: the bars stay the pools as reserved)
-    running = 0 if numerator is None else numerator // denominator
-    if idle := (_idle_of(extras) if running else []):
-        for pool, nbytes in idle:
-            totals["state" if pool == "state pool" else "kv_history"] -= nbytes
-            totals["idle_pool"] += nbytes
-        binding = next(pool for pool, limit, _ in _IDLE_OF_LIMIT
-                       if limit == extras["binding_limit"])
-        formulas.append(
-            f"idle_pool = {' + '.join(f'{pool} {n(nbytes)}' for pool, nbytes in idle)} B idle "
-            f"at {n(running)} request{'' if running == 1 else 's'} (the {binding} binds: its "
-            f"remainder, under a request, stays in use); kv_history = {n(kv_bytes)} - kv idle = "
-            f"{n(totals['kv_history'])}, state = {n(state_bytes)} - state idle = "
-            f"{n(totals['state'])}")
+    running = None if numerator is None else numerator // denominator
+    kv_idle, state_idle = _idle_pool(profile, options, full_tokens, swa_tokens, running,
+                                     extras, formulas)
+    if kv_idle or state_idle:
+        totals.update(kv_history=kv_bytes - kv_idle, state=state_bytes - state_idle,
+                      idle_pool=kv_idle + state_idle)
+        formulas.append(f"kv_history = {n(kv_bytes)} - kv idle {n(kv_idle)} = "
+                        f"{n(totals['kv_history'])}" + (
+                            f", state = {n(state_bytes)} - state idle {n(state_idle)} = "
+                            f"{n(totals['state'])}" if state_bytes else ""))
     if profile.has_attention:
         block_size, block_bytes, num_blocks, capacity, why = _token_pages(
             profile, options, pool_tokens, n_full, n_swa, formulas, extras)

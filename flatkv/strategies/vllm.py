@@ -547,19 +547,27 @@ def _run_overridden(
     # vLLM 0.34 picks each layer's backend by the block size told, before it sizes P: one
     # whose kernel blocks do not divide it is not valid. A block size under the kernel block
     # reads as vLLM's own pick, A = max(kernel, block_size), as when not told (DeepSeek-V3.2's
-    # sparse MLA: FlashMLA sparse's 64, whatever the kernel option)
+    # sparse MLA: FlashMLA sparse's 64, whatever the kernel option). A dense MLA model's own
+    # 64 (FlashMLA's) is not the whole choice: TRITON_MLA, its fallback on every GPU, takes
+    # any multiple of 16, so only a block size off those is refused.
     block = options.block_size
     sparse = profile.indexer_bytes_per_slot is not None
     kernel = SPARSE_MLA_BLOCK_SIZE if sparse else kernel_block_size(profile, options)[0]
+    mla_fallback = (not sparse and options.kernel_block_size is None
+                    and profile.kernel_block_size is not None)
+    if mla_fallback:
+        kernel = min(kernel, DEFAULT_KERNEL_BLOCK_SIZE)
     if profile.has_attention and block > kernel and block % kernel:
         higher = n(cdiv(block, kernel) * kernel)
+        whose = ("TRITON_MLA, the MLA backend of the least kernel block on every GPU,"
+                 if mla_fallback else "its attention backend")
         reason = (
             f"its FlashMLA sparse backend (DeepSeek-V3.2's sparse MLA) pages by multiples of "
             f"{kernel} tokens, and block size {n(block)} is none: give {kernel} (what vLLM "
             f"picks when not told) or {higher}" if sparse else
-            f"its attention backend pages by multiples of {kernel} tokens, and block size "
-            f"{n(block)} is none (\"No valid attention backend found ... block_size not "
-            f"supported\"): give {n(block // kernel * kernel)} or {higher}")
+            f"{whose} pages by multiples of {kernel} tokens, and block size {n(block)} is "
+            f"none (\"No valid attention backend found ... block_size not supported\"): give "
+            f"{n(block // kernel * kernel)} or {higher}")
         return not_applicable("vllm", budget_bytes, f"{REFUSES_TO_START}: {reason}",
                               profile_name=profile.name, context_tokens=context_tokens)
     kernel_off = options.kernel_block_size not in (None, SPARSE_MLA_BLOCK_SIZE)
@@ -661,9 +669,13 @@ def without_hybrid_manager(profile: CacheProfile, formulas: list[str]) -> CacheP
     formulas.append(f"{HYBRID_MANAGER_OFF}: the {promoted} layers are allocated as full "
                     "attention, every token kept (vLLM's _promote_local_kv_cache_specs), all "
                     f"{len(profile.layer_types)} layers in one group")
+    def promote(labels: tuple[str, ...]) -> tuple[str, ...]:
+        return tuple(FULL_ATTENTION if label in WINDOWED else label for label in labels)
+
+    # (kv-shared layers, which vLLM keeps no cache for, follow the layers they read)
     return replace(profile, sliding_window=None, attention_chunk_size=None,
-                   layer_types=tuple(FULL_ATTENTION if label in WINDOWED else label
-                                     for label in profile.layer_types))
+                   layer_types=promote(profile.layer_types),
+                   kv_shared_layer_types=promote(profile.kv_shared_layer_types))
 
 
 # vLLM classes whose ssm state vLLM keeps in float32 unless told (NemotronHForCausalLMConfig's
