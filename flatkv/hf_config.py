@@ -128,6 +128,7 @@ _FAMILIES: dict[str, str] = {
     "glm4_moe_lite": "mla",  # GLM-4.7-Flash
     "glm_moe_dsa": "mla",  # GLM-5: DeepSeek-V3.2's MLA and indexer (vLLM's deepseek_v32)
     "kimi_k25": "mla",  # multimodal: its text_config is a DeepSeek-V3
+    "longcat_flash": "mla",  # two MLA attentions a decoder layer, each with a cache
     "qwen3_next": "gdn",
     "qwen3_5": "gdn",
     "qwen3_5_text": "gdn",
@@ -202,7 +203,6 @@ _NOT_MODELED_YET: dict[str, str] = {
                     "window"),
     "hy_v4": ("HY-V4's indexed MLA layers keep the indexer's keys only where indexer_types "
               "says full, so its layers differ in bytes a token"),
-    "longcat_flash": "LongCat-Flash runs two MLA attentions in every layer, each with a cache",
 }
 
 # MiniMax-M3: its language model is minimax_m2's dense GQA where no layer is sparse (the Hub's
@@ -1286,7 +1286,9 @@ def _state_layer(text: Any, model_type: str) -> CacheLayer:
 def _layers_of(text: Any, model_type: str) -> list[CacheLayer]:
     """Cache layers in model order, from the resolved (text) config."""
     family = _FAMILIES[model_type]
-    n_layers = _get(text, "num_hidden_layers", model_type)
+    n_layers = _get(text, _DECODER_LAYERS.get(model_type, "num_hidden_layers"), model_type)
+    if model_type == "longcat_flash":  # two MLA attentions a decoder layer, a cache each
+        return [_mla(text, model_type)] * (2 * n_layers)
     if family == "mla":
         return [_mla(text, model_type)] * n_layers
     if model_type in _STATE_ONLY:  # no attention: every layer keeps a state
@@ -1602,6 +1604,8 @@ _ENGINES_NEED: dict[str, tuple[tuple[str, str], ...]] = {
     **dict.fromkeys((t for t, family in _FAMILIES.items() if family == "lightning"), ((
         "head_dim", "vLLM's MiniMax sizes lightning attention's state by it "
         "(linear_attention_state_shape takes the config's head_dim, with no fallback)"),)),
+    "longcat_flash": (("qk_rope_head_dim", "SGLang's LongcatFlashConfig takes 128 where it is "
+                       "missing, transformers (and so vLLM) 64"),),
     "bailing_hybrid": (
         ("layer_group_size", "it places the MLA layers (the last of each group), and the "
          "engines' defaults differ: transformers' 6, vLLM's own BailingMoeV3 config 5, SGLang's "
@@ -1628,6 +1632,21 @@ def _field_of(cfg: Mapping[str, Any], key: str) -> tuple[str, Any]:
     llm_config), with the name a message calls it by; (key, None) where none is given."""
     return next(((f"{where}{key}", level[key]) for where, level in _levels(cfg)
                  if level.get(key) is not None), (key, None))
+
+
+# The field a model type counts its decoder layers by, where not num_hidden_layers
+_DECODER_LAYERS = {"longcat_flash": "num_layers"}
+
+
+def _check_longcat_layers(cfg: Mapping[str, Any], model_type: str) -> None:
+    """LongCat-Flash counts its decoder layers by num_layers. A config.json that also gives
+    num_hidden_layers is read two ways: transformers (and so vLLM) takes it as the attention
+    count and halves it into num_layers, SGLang's own config as the decoder layers."""
+    if model_type == "longcat_flash" and _gives(cfg, "num_hidden_layers"):
+        raise ValueError(
+            "longcat_flash config.json gives num_hidden_layers: transformers (and vLLM) read it "
+            "as two attentions a layer and set num_layers to half of it, SGLang as the decoder "
+            "layers, so the engines would differ by twice the layers; give num_layers alone")
 
 
 def _check_bailing_layers(cfg: Mapping[str, Any], model_type: str) -> None:
@@ -1806,6 +1825,7 @@ def spec_from_hf_config(
     text = resolved.get_text_config() if hasattr(resolved, "get_text_config") else resolved
     _check_one_window(text, model_type, cfg)
     _check_bailing_layers(cfg, model_type)
+    _check_longcat_layers(cfg, model_type)
     _check_language_model(model_type, text, resolved)
     # a nested config the class does not read (it keeps it as a plain dict, or ignores it)
     if key := next((key for key in _NESTED if isinstance(cfg.get(key), Mapping)
@@ -1834,7 +1854,8 @@ def spec_from_hf_config(
         attention_heads, heads_note = _two_query_heads(
             attention_heads, _get(recorded, "swa_num_attention_heads", model_type))
     try:
-        n_model = int(getattr(text, "num_hidden_layers", 0) or 0)
+        n_model = int(getattr(text, _DECODER_LAYERS.get(model_type, "num_hidden_layers"), 0)
+                      or 0)
     except (TypeError, ValueError):
         n_model = 0
     is_file = isinstance(config, Path) or (
@@ -1862,6 +1883,10 @@ def spec_from_hf_config(
     for note in (dtype_note, kv_note):
         if note:
             source += f"; {note}"
+    if model_type == "longcat_flash":
+        source += (f"; each of its {n_model} layers runs two MLA attentions, each with a cache "
+                   "of its own (vLLM's self_attn.0 and .1; SGLang's num_attention_layers = 2 x "
+                   "num_hidden_layers)")
     # Gemma 3n's layers past its cache layers read an earlier layer's KV (_kv_shared_layers)
     shared = n_model - len(layers) if model_type.startswith(_KV_SHARING) else 0
     if shared > 0:

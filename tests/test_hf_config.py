@@ -506,7 +506,7 @@ def test_every_supported_type_imports_from_transformers_defaults():
     needs = {"kimi_linear": "linear_attn_config", "lfm2_moe": "layer_types",
              "minimax": "head_dim", "minimax_m1": "attn_type_list",
              "minimax_text_01": "attn_type_list", "mimo_v2_flash": "hybrid_layer_pattern",
-             "bailing_hybrid": "layer_group_size"}
+             "bailing_hybrid": "layer_group_size", "longcat_flash": "qk_rope_head_dim"}
     for model_type in SUPPORTED_MODEL_TYPES:
         if model_type in needs:
             with pytest.raises(ValueError, match=f"^{model_type} config.json has no "
@@ -1210,6 +1210,36 @@ def test_kimi_k2_reads_as_deepseek_v3_mla():
     assert spec.with_options(tp=8).kv_bytes_per_slot() == (512 + 64) * BF16  # not split by TP
 
 
+
+
+LONGCAT_FLASH = {"model_type": "longcat_flash", "architectures": ["LongcatFlashForCausalLM"],
+                 "num_layers": 28, "hidden_size": 6144, "num_attention_heads": 64,
+                 "kv_lora_rank": 512, "qk_rope_head_dim": 64, "qk_nope_head_dim": 128,
+                 "v_head_dim": 128, "max_position_embeddings": 131_072,
+                 "torch_dtype": "bfloat16"}
+
+
+def test_longcat_flash_keeps_two_mla_caches_a_layer():
+    # each decoder layer runs two MLA attentions, each with its cache (vLLM's self_attn.0 and
+    # .1; SGLang's num_attention_layers = 2 x num_hidden_layers): 56 latent layers of 1,152 B
+    spec = spec_from_hf_config(LONGCAT_FLASH)
+    assert (spec.pattern, spec.model_layers, spec.notes) == ("56*mla", 28, "")
+    assert "each of its 28 layers runs two MLA attentions" in spec.source
+    profile = spec.with_options(tp=8).profile()  # the latent is not split by TP
+    assert profile.kv_bytes_per_token == 56 * (512 + 64) * BF16 == 64_512
+    # vLLM: FlashMLA's 64-token pages of all 56 layers; SGLang: a token of all 56 layers
+    vllm = run_strategy("vllm", profile, budget_bytes=40 * 2**30, context_tokens=131_072)
+    assert (vllm.block_size, vllm.num_blocks) == (64, 40 * 2**30 // (64 * 64_512))
+    sglang = run_strategy("sglang", profile, budget_bytes=40 * 2**30, context_tokens=131_072)
+    assert sglang.logged_tokens == 40 * 2**30 // 64_512 == 665_762
+    # where the engines part: num_hidden_layers beside num_layers (transformers halves it into
+    # num_layers, SGLang takes it as the decoder layers), and no qk_rope_head_dim
+    with pytest.raises(ValueError, match="^longcat_flash config.json gives num_hidden_layers: "
+                                         "transformers \\(and vLLM\\) read it as two attentions"):
+        spec_from_hf_config({**LONGCAT_FLASH, "num_hidden_layers": 56})
+    with pytest.raises(ValueError, match="^longcat_flash config.json has no qk_rope_head_dim: "
+                                         "SGLang's LongcatFlashConfig takes 128"):
+        spec_from_hf_config({k: v for k, v in LONGCAT_FLASH.items() if k != "qk_rope_head_dim"})
 
 
 def test_kimi_linear_is_kda_state_layers_and_mla_full_layers():
