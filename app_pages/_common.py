@@ -625,8 +625,10 @@ def _typed_ratio(v: float) -> float:
 _COUNT_WIDGETS = {
     "sglang_page_size": (
         "Page size (tokens)", 1, MAX_BLOCK_SIZE,
-        "SGLang's --page-size: tokens per page of its token pool (1 on most attention "
-        "backends, 64 for some)."),
+        "SGLang's --page-size: tokens per page of its token pool, which it rounds down to "
+        "whole pages. Told none, 0.5.23 runs 1 on Hopper and Ampere, 64 on Blackwell "
+        "(TensorRT-LLM backends; 128 on FA4 where K and V differ in width), and 64 for "
+        "DeepSeek's sparse attention everywhere (applied here whatever this says)."),
     "sglang_slots_per_request": (
         "State slots per request S", 1, MAX_SLOTS_PER_REQUEST,
         "SGLang: 3 to 5 by radix-cache mode: the running-request cap is (slots - 1) // S, slot 0 "

@@ -144,6 +144,7 @@ with user_errors():
                  app_data.sglang_state_text(results, s.profile()),
                  app_data.short_of_one_request_text(results, context),
                  app_data.sglang_pools_text(s.profile(), s.strategy_options()),
+                 app_data.sglang_gpu_page_text(s.gpu, s.strategy_options(), s.profile()),
                  app_data.mamba_all_text(s.strategy_options(), s.profile()),
                  app_data.printed_budget_text(s.profile(), "vllm", b.cache_bytes, context,
                                               s.strategy_options()) if b.rounded_in_log else ""):

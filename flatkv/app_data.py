@@ -45,8 +45,8 @@ from flatkv.strategies.sglang import CONV_DTYPE_WHY as SGLANG_CONV_DTYPE_WHY
 from flatkv.strategies.sglang import OLDER_KV_LOG as OLDER_SGLANG_KV_LOG
 from flatkv.strategies.sglang import OLDER_SWA_LOG as OLDER_SGLANG_SWA_LOG
 from flatkv.strategies.sglang import logged_padding as sglang_logged_padding
+from flatkv.strategies.sglang import sglang_default_page, swa_label
 from flatkv.strategies.sglang import split_idle as sglang_split_idle
-from flatkv.strategies.sglang import swa_label
 from flatkv.strategies.sglang import swa_pool as sglang_swa_pool
 from flatkv.strategies.vllm import (
     ALIGN_BY_DEFAULT,
@@ -982,6 +982,21 @@ def sglang_pools_text(profile: CacheProfile, options: StrategyOptions) -> str:
              if own_pool else "SGLang keeps every token of every layer in one pool")
             + f": {markdown_literal(why)}. Its sliding-window pool in the engine options "
             "changes this.")
+
+
+def sglang_gpu_page_text(gpu: str, options: StrategyOptions, profile: CacheProfile) -> str:
+    """Where the GPU picked is one SGLang runs with pages of more than a token when not told
+    (Blackwell): the page size its default run takes, where the engine options differ; empty
+    elsewhere."""
+    if (default := sglang_default_page(gpu, profile)) is None:
+        return ""
+    page, backend = default
+    if options.sglang_page_size == page:
+        return ""
+    return (f"SGLang 0.5.23 on a {gpu.split()[0]} runs pages of {page} tokens when not told a "
+            f"page size ({backend}; without speculative decoding) and rounds its pools down to "
+            f"whole pages: set the SGLang page size to {page} in the engine options to match "
+            "such a run's log.")
 
 
 def mamba_all_text(options: StrategyOptions, profile: CacheProfile) -> str:

@@ -11,7 +11,7 @@ import argparse
 import re
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 
 from flatkv import bench_cli, model_cli, strategy_cli
 from flatkv.analysis import PLANNER_STRATEGY, PLANNERS, PlanAnalysis, analyze, plan_json
@@ -30,6 +30,7 @@ from flatkv.plan import LINEAR_ATTENTION, PACKED_NEEDS_HISTORY
 from flatkv.profile import MAX_WINDOW, CacheProfile
 from flatkv.strategies import StrategyResult, run_strategy
 from flatkv.strategies.base import StrategyOptions
+from flatkv.strategies.sglang import sglang_default_page
 from flatkv.strategies.vllm import block_bytes as vllm_block_bytes
 from flatkv.texttable import text_table
 from flatkv.units import (
@@ -501,10 +502,23 @@ def _counting_requests(
 
 def _compare_command(args: argparse.Namespace) -> CommandOutput:
     model = given_model(args)
-    return _counting_requests(
+    output = _counting_requests(
         model, with_given_budget(args, model),
         lambda a, profile, context: strategy_cli.compare_text(a, profile, context,
                                                              model_len=model.max_model_len))
+    return replace(output, notes=output.notes + sglang_page_notes(args, model.profile))
+
+
+def sglang_page_notes(args: argparse.Namespace, profile: CacheProfile) -> tuple[str, ...]:
+    """Where --gpu-memory names a GPU on which SGLang runs pages of more than a token when
+    not told, and --sglang-page-size is not that page: the page its default run takes."""
+    default = sglang_default_page(getattr(args, "gpu_memory", None) or "", profile)
+    if default is None or args.sglang_page_size == default[0]:
+        return ()
+    page, backend = default
+    return (f"note: SGLang 0.5.23 on a {args.gpu_memory.split()[0]} runs pages of {page} tokens "
+            f"when not told a page size ({backend}; without speculative decoding): "
+            f"--sglang-page-size {page} matches such a run's log",)
 
 
 def _bench_command(args: argparse.Namespace) -> CommandOutput:

@@ -1099,3 +1099,37 @@ def test_a_vllm_that_would_stop_at_start_up_is_said_to_refuse_not_to_not_apply()
     aliased = run_strategy("aliased", QWEN35, budget_bytes=10**10, context_tokens=None)
     assert app_data.why_not_text(aliased).startswith(
         "**slab aliasing** does not apply: the model has linear_attention state layers")
+
+
+def test_sglang_gpu_page_text_names_blackwells_default_page():
+    """SGLang 0.5.23 told no --page-size runs pages of 64 tokens on a B200 (TensorRT-LLM's MHA
+    and MLA backends), 128 where K and V differ in width (FA4), 1 on Hopper: a note says so
+    where the options differ, and with 64 the pool is whole pages of it."""
+    from flatkv.app_model import profile_for
+    from flatkv.strategies import StrategyOptions, run_strategy
+
+    llama = profile_for("Llama-3.1-8B", None, 1)
+    options = StrategyOptions()
+    assert app_data.sglang_gpu_page_text("B200 192GB", options, llama) == (
+        "SGLang 0.5.23 on a B200 runs pages of 64 tokens when not told a page size "
+        "(TensorRT-LLM's MHA backend; without speculative decoding) and rounds its pools down "
+        "to whole pages: set the SGLang page size to 64 in the engine options to match such a "
+        "run's log.")
+    assert app_data.sglang_gpu_page_text("H100 80GB", options, llama) == ""
+    at_64 = StrategyOptions(sglang_page_size=64)
+    assert app_data.sglang_gpu_page_text("B200 192GB", at_64, llama) == ""
+    # Llama-3.1-8B keeps 131,072 B a token (32 layers x 8 KV heads x 128 x 2 x bf16): in
+    # 10 GiB, 81,920 tokens, already whole pages of 64; a budget a token short loses a page
+    r = run_strategy("sglang", llama, budget_bytes=10 * 2**30 - 1, options=at_64)
+    assert r.capacity_tokens == (10 * 2**30 // 131_072 - 1) // 64 * 64 == 81_856
+    # DeepSeek-V3's MLA: TensorRT-LLM's MLA backend, 64; DeepSeek-V3.2: 64 is its own already
+    ds3 = profile_for("DeepSeek-V3", None, 1)
+    assert "(TensorRT-LLM's MLA backend;" in app_data.sglang_gpu_page_text("B200 192GB",
+                                                                            options, ds3)
+    ds32 = profile_for("DeepSeek-V3.2", None, 1)
+    assert app_data.sglang_gpu_page_text("B200 192GB", options, ds32) == ""
+    # K of 192 and V of 128 a head (MiMo-V2-Flash's shape): FA4, pages of 128
+    mimo = CacheProfile(("full_attention",) * 4, 2_560, name="mimo", kv_dtype="bfloat16",
+                        kv_tensor_bytes=(1_536, 1_024))
+    assert "pages of 128 tokens when not told a page size (FA4, as K and V differ in width" in (
+        app_data.sglang_gpu_page_text("B200 192GB", options, mimo))

@@ -1621,6 +1621,21 @@ def test_compare_takes_sglang_page_size_and_sliding_ratio():
     assert not [w for w in at.number_input if w.key == "w.swa_full_tokens_ratio"]
 
 
+def test_compare_names_sglangs_page_on_a_b200():
+    # told no page size, SGLang 0.5.23 runs pages of 64 on a B200: the note says so until the
+    # options agree, and then the pool is whole pages of 64
+    link = {"model": "gpt-oss-20b", "gpu": "B200 192GB"}
+    at = open_app("app_pages/compare.py", link)
+    assert_clean(at)
+    notes = [shown(c) for c in at.caption if c.value.startswith("SGLang 0.5.23 on a B200")]
+    assert len(notes) == 1 and "pages of 64 tokens" in notes[0]
+    at.number_input(key="w.sglang_page_size").set_value(64).run()
+    assert not [c for c in at.caption if c.value.startswith("SGLang 0.5.23 on a B200")]
+    assert at.dataframe[0].value.set_index("strategy").loc["SGLang", "P (tokens)"] == 64
+    on_h100 = open_app("app_pages/compare.py", {**link, "gpu": "H100 80GB"})
+    assert not [c for c in on_h100.caption if c.value.startswith("SGLang 0.5.23 on a")]
+
+
 def test_compare_follows_sglangs_sliding_pool_choice_for_the_architecture():
     # Gemma-3-12B's cache as raw bytes, its config's architecture carried in the link: SGLang
     # keeps every token of all 48 layers in one pool, 40 GiB // (48 x 8,192) = 109,226 tokens

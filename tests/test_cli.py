@@ -480,3 +480,22 @@ def test_a_budget_from_gpu_memory_fraction_and_weights_as_the_app_derives_it(cap
     assert code == 2 and err.strip().endswith(
         "--weights 74.51 GiB fill its usable memory: raw bytes are one rank's, so give --weights "
         "as one rank's share, or a larger --gpu-memory or --memory-fraction")
+
+
+def test_compare_on_a_b200_names_sglangs_default_page(capsys):
+    """SGLang 0.5.23 told no page size runs pages of 64 on a B200: a note says which flag
+    matches such a run, and none once it is given (or on a Hopper GPU)."""
+    b200 = ["compare", "--preset", "gpt-oss-20b", "--gpu-memory", "B200 192GB"]
+    code, _, err = run(b200, capsys)
+    assert code == 0 and ("python -m flatkv: note: SGLang 0.5.23 on a B200 runs pages of 64 "
+                          "tokens when not told a page size (TensorRT-LLM's MHA backend; "
+                          "without speculative decoding): --sglang-page-size 64 matches such a "
+                          "run's log\n") in err
+    code, out, err = run([*b200, "--sglang-page-size", "64", "--json"], capsys)
+    assert code == 0 and "SGLang 0.5.23" not in err
+    # 173,039,262,105 B (179.06 GiB x 0.9): 2,048 x (12 + 0.8 x 12) = 44,236.8 B a full-pool
+    # token, 3,911,632 tokens, whole pages of 64: 3,911,616
+    sglang = next(r for r in json.loads(out) if r["strategy"] == "sglang")
+    assert int(173_039_262_105 // 44_236.8) // 64 * 64 == sglang["capacity_tokens"] == 3_911_616
+    _, _, err = run([*b200[:-1], "H100 80GB"], capsys)
+    assert "SGLang 0.5.23" not in err

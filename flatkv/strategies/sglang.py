@@ -369,6 +369,29 @@ _IDLE_OF_LIMIT = (("state pool", "running cap", "idle_state_bytes_at_context"),
                   ("sliding pool", "swa tokens", "idle_swa_bytes_at_context"))
 
 
+# GPUs on which SGLang 0.5.23, told no --page-size, runs TensorRT-LLM's MHA / MLA backends,
+# which take pages of 64 tokens ("... changing page_size from None to 64"), or FA4 where K and V
+# differ in width, which takes 128 (its arg groups: get_default_attn_backend, then the backends'
+# page-size fixes); on Hopper and Ampere its backends (fa3, triton, flashinfer) take 1
+BLACKWELL_GPUS = ("B200 192GB",)
+BLACKWELL_PAGE = 64
+FA4_PAGE = 128
+
+
+def sglang_default_page(gpu: str, profile: CacheProfile) -> tuple[int, str] | None:
+    """(page size, the backend that takes it) SGLang runs the model with on ``gpu`` (a GPU
+    preset's name) when told no page size, where that is more than a token; None elsewhere,
+    and for DeepSeek's sparse attention, whose 64 on every GPU ``run_sglang`` applies itself."""
+    if (gpu not in BLACKWELL_GPUS or not profile.has_attention
+            or profile.indexer_bytes_per_slot is not None or sglang_blocker(profile)):
+        return None
+    k_v = profile.kv_tensor_bytes
+    if profile.kernel_block_size is None and len(k_v) == 2 and k_v[0] != k_v[1]:
+        return FA4_PAGE, "FA4, as K and V differ in width"
+    return BLACKWELL_PAGE, ("TensorRT-LLM's MLA backend" if profile.kernel_block_size is not None
+                            else "TensorRT-LLM's MHA backend")
+
+
 def split_idle(r: StrategyResult) -> list[tuple[str, int]]:
     """(pool, bytes) the static split leaves idle at the requests that run: every pool but the
     one that binds, whose remainder (less than a request) any layout may leave. Empty where the
