@@ -37,6 +37,7 @@ from flatkv.dtypes import KNOWN_DTYPES, dtype_label
 from flatkv.hf_config import config_from_pasted_text, spec_from_hf_config
 from flatkv.jsonfile import parse_json_object
 from flatkv.models import ModelSpec
+from flatkv.patterns import parse_layer_pattern
 from flatkv.profile import MAX_CHUNK_SIZE, profile_to_dict
 from flatkv.units import MAX_TOKENS, count_text, format_bytes, sentence_case
 
@@ -74,8 +75,10 @@ def _whole(key: str, label: str) -> int:
 def _apply_raw() -> None:
     try:
         edited = ss.get("edit.raw") or RawModel("", 0)
-        if edited.kv_shared_layer_types and ss["edit.layers"] != edited.layers:
+        if edited.kv_shared_layer_types and (
+                parse_layer_pattern(ss["edit.layers"]) != parse_layer_pattern(edited.layers)):
             # the kv-shared layers read layers of the model edited: not those of other layers
+            # (the same layers written another way keep them)
             edited = replace(edited, kv_shared_layer_types=())
         raw = replace(edited, layers=ss["edit.layers"],
                       sliding_window=_whole("edit.window", "Sliding window") or None,
@@ -129,9 +132,7 @@ def _edited(change) -> bool:
     except ValueError as exc:
         ss["spec.error"] = str(exc)
         return False
-    if (draft.kinds, draft.pattern) != (old.kinds, old.pattern):
-        # the kv-shared layers read the layers of the model as loaded, not of other layers
-        draft = replace(draft, kv_shared_layer_types=())
+    draft = draft.kv_shared_kept_from(old)
     _set_draft(draft.named_for_its_figures())
     return True
 

@@ -1178,7 +1178,10 @@ def dead_weight_text(results: Sequence[StrategyResult]) -> str:
         if ratio >= Fraction(101, 100) and not best.bytes_of("dead_weight"):  # shows as > 1.00
             why = (WINDOWS_AS_FULL_BECAUSE if best.extras.get("windows_as_full")
                    else NO_DEAD_WEIGHT_BECAUSE.get(best.strategy, "it keeps no dead weight"))
-            text += (f" At this context {concurrency_text(ratio)}x as many requests fit under "
+            # (where not one request fits, the concurrencies still compare: no "fit")
+            fit = ("as many requests fit" if worst.concurrency >= 1 else
+                   "the concurrency is reached")
+            text += (f" At this context {concurrency_text(ratio)}x {fit} under "
                      f"{title_of(best)}: {why}.")
     return text
 

@@ -148,15 +148,15 @@ def summary_caption(profile: CacheProfile, spec: ModelSpec | None,
             f", {tensor} {dtype}" for tensor, dtype in spec.state_dtypes().items()))
         if spec.attention_heads:
             parts.append(f"{spec.attention_heads:,} attention heads (a TP must divide them)")
-        if shared := len(spec.kv_shared_layer_types):
-            parts.append(f"{shared:,} more layers read earlier layers' KV (no cache of their "
-                         "own; SGLang keeps a pool layer for each)")
         parts.append(f"max_model_len {spec.max_model_len:,} tokens (vLLM's default "
                      "`--max-model-len`, from the config)" if spec.max_model_len else
                      ("max_model_len not known (the pages count at the "
                       f"{typed_context:,} tokens typed)" if typed_context else
                       f"max_model_len not known (the pages count at {DEFAULT_CONTEXT:,} tokens "
                       "until a context is typed on Layout, Budget or Compare)"))
+    if shared := len(profile.kv_shared_layer_types):  # raw bytes carry them too
+        parts.append(f"{shared:,} more layers read earlier layers' KV (no cache of their "
+                     "own; SGLang keeps a pool layer for each)")
     if profile.architectures:
         parts.append(f"architecture: {markdown_literal(', '.join(profile.architectures))}")
     if profile.config_mamba_ssm_dtype:
@@ -578,6 +578,21 @@ class SpecDraft:
                              f"model counts them as one kind, {first!r} (the cache is the "
                              "same).")
         return notes
+
+    def cache_labels(self) -> tuple[str, ...] | None:
+        """The types of the draft's cache layers in order; None while it builds no spec."""
+        try:
+            return replace(self, kv_shared_layer_types=()).to_spec().profile().layer_types
+        except ValueError:
+            return None
+
+    def kv_shared_kept_from(self, old: SpecDraft) -> SpecDraft:
+        """This edit of ``old`` with its kv-shared layers, while the cache layers keep their
+        types in order (a window, heads or a name changes none); an edit of which layers there
+        are drops them, as they read the layers of the model as loaded."""
+        keep = bool(old.kv_shared_layer_types) and (
+            (labels := self.cache_labels()) is not None and labels == old.cache_labels())
+        return replace(self, kv_shared_layer_types=old.kv_shared_layer_types if keep else ())
 
     def to_spec(self) -> ModelSpec:
         """The ModelSpec of this draft (TP 1); ValueError says what is missing or wrong."""

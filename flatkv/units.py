@@ -109,6 +109,8 @@ def parse_size(text: str | int, *, field: str = "size", whole: bool = False) -> 
     if isinstance(text, int):
         value = Fraction(text)
         unit = ""
+    elif not str(text).strip():  # as the token fields say of an empty one
+        raise ValueError(f"{field} is empty: give a size such as 80GB or 10GiB")
     else:
         match = _SIZE.match(str(text))
         if not match and _SIZE.match(str(text).strip().removeprefix("-")):

@@ -405,6 +405,12 @@ def test_dead_weight_text_says_what_one_page_id_space_costs():
         "every layer keeps every token in one group of pages, all of them in use: here the "
         "sliding layers' history beyond their window costs less than one page-id space's dead "
         "weight.")
+    # past any request that fits (10M tokens: flat 0.03, vLLM 0.07), the concurrencies still
+    # compare, and no request is said to fit
+    long = compare(gpt_oss_20b(), budget_bytes=budget, context_tokens=10_000_000)
+    assert max(r.concurrency for r in long if r.applies) < 1
+    assert ("At this context 2.00x the concurrency is reached under slab aliasing: "
+            in app_data.dead_weight_text(long))
     # one group, one kind of row: no dead weight, nothing to say
     assert app_data.dead_weight_text(compare(llama_31_8b(), budget_bytes=budget)) == ""
     # a best layout that holds no more requests than the flat one (within 1%): no comparison
@@ -537,6 +543,10 @@ def test_sglang_idle_split_says_what_its_static_pools_leave_idle_at_the_context(
     assert r.extras["binding_limit"] == "kv tokens"
     idle = (681 - 18 * 3) * 38_633_472
     assert idle == 24_223_186_944 and f"{idle / 55_679_338_086:.2%}" == "43.50%"
+    # its math names the state taken out (the 682 slots less the 627 idle: 54 in use and the
+    # padding slot), and no kv term, none of it idle
+    assert (f"state = {682 * 38_633_472:,} - state idle {idle:,} = {55 * 38_633_472:,}"
+            in r.formulas) and not any("kv idle" in f for f in r.formulas)
     assert app_data.sglang_idle_split_text(r) == (
         "SGLang's idle pool: with 18 requests of 131,072 tokens running, "
         "22.56 GiB of its state pool sit idle (43.50% of the budget), left so by its static "

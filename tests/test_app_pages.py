@@ -2281,6 +2281,15 @@ def test_sliding_model_says_why_concurrency_passes_one_above_the_capacity():
     assert not {m.label: m.delta for m in llama.metric}["Capacity (tokens)"]
     assert not {m.label: m.delta for m in open_app(
         "app_pages/budget.py", {"model": "Llama-3.1-8B"}).metric}["Capacity (tokens)"]
+    # SGLang with its hybrid SWA pool: the capacity is the full-attention pool, no window in it
+    # (76,968,728,985 // (2,048 x (12 + 0.8 x 12)) = 1,739,925); with one pool, it is
+    sglang = open_app("app_pages/budget.py", {"model": "gpt-oss-20b", "b_layout": "sglang"})
+    assert metrics(sglang)["Capacity (tokens)"] == "1,739,925"
+    assert not {m.label: m.delta for m in sglang.metric}["Capacity (tokens)"]
+    one_pool = open_app("app_pages/budget.py", {"model": "gpt-oss-20b", "b_layout": "sglang",
+                                                "sg_swa_pool": "0"})
+    assert {m.label: m.delta for m in one_pool.metric}["Capacity (tokens)"] == (
+        "windows counted as full history")
 
 
 def test_layout_takes_the_largest_workload_a_link_can_ask_for():
@@ -3143,8 +3152,26 @@ def test_kv_shared_layers_are_named_and_dropped_when_the_layers_are_edited():
            "layer for each)"
     assert any(said in c.value for c in at.caption)
     at.segmented_control(key="model.source").set_value("Edit by hand").run()
+    # a window edited keeps the layers as they are: the shared ones stay (SGLang's pool too)
+    at.number_input(key="spec.sliding.sliding_window").set_value(2048).run()
+    assert_clean(at)
+    assert any(said in c.value for c in at.caption)
+    kept = app_model.spec_from_json(app_model.unpack_spec(at.query_params["spec"]))
+    assert kept.kv_shared_layer_types == spec.kv_shared_layer_types
+    assert kept.profile().sliding_window == 2048
     at.text_input(key="spec.pattern").set_value("full*20").run()
     assert_clean(at)
     assert not any("read earlier layers' KV" in c.value for c in at.caption)
     edited = app_model.spec_from_json(app_model.unpack_spec(at.query_params["spec"]))
     assert edited.kv_shared_layer_types == ()
+    # as raw bytes: the summary names them, and the same layers written another way keep them
+    raw = open_app("app_pages/model.py", {
+        "model": "spec", "spec": app_model.pack_spec(app_model.spec_to_json(spec))})
+    raw.segmented_control(key="model.source").set_value("Raw bytes").run()
+    pattern = raw.text_input(key="edit.layers")
+    assert pattern.value == "(5*sliding_attention,full_attention)*6,4*sliding_attention"
+    pattern.set_value("(5*sliding,full)*6,4*sliding").run()
+    assert_clean(raw)
+    assert raw.query_params["kv_shared"] == (
+        "sliding_attention,(full_attention,5*sliding_attention)*3,full_attention")
+    assert any(said in c.value for c in raw.caption)

@@ -1630,6 +1630,9 @@ def test_gemma3n_shared_layers_keep_no_cache(layers, shared):
     # the shared layers' pool layers are never written: idle at any request count
     assert dict(sglang.breakdown)["kv_history"] == tokens * (layers - shared) * 2_048
     assert dict(sglang.breakdown)["idle_pool"] == tokens * shared * 2_048
+    shared_sliding = sum(t == "sliding_attention" for t in types[layers - shared:])
+    assert (f"the {16 + shared_sliding} sliding layers ({shared_sliding} of them kv-shared) keep "
+            "every token in the one pool") in sglang.formulas[0]
     # 0 shares none (as a config without the field); under it is no count of layers
     assert spec_from_hf_config({**cfg, "text_config": {**cfg["text_config"],
                                                        "num_kv_shared_layers": 0}}).pattern == (

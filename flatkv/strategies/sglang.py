@@ -883,7 +883,9 @@ def run_sglang(
                 f"pool, which it does not use here ({why}); FlatKV does not model one pool of "
                 "two head shapes", profile_name=profile.name, context_tokens=context_tokens)
         extras["sglang_swa_pool"] = own_pool
-        layers = f"the {profile.count(label)} {WINDOWED[label].name} layers"
+        shared = profile.kv_shared_layer_types.count(label)
+        layers = (f"the {profile.count(label) + shared} {WINDOWED[label].name} layers"
+                  + (f" ({shared} of them kv-shared)" if shared else ""))
         formulas.append(
             f"hybrid SWA pool: {layers} keep their {WINDOWED[label].noun} in a token pool of "
             f"their own ({why})"
@@ -931,10 +933,10 @@ def run_sglang(
     if kv_idle or state_idle:
         totals.update(kv_history=kv_bytes - kv_idle, state=state_bytes - state_idle,
                       idle_pool=kv_idle + state_idle)
-        formulas.append(f"kv_history = {n(kv_bytes)} - kv idle {n(kv_idle)} = "
-                        f"{n(totals['kv_history'])}" + (
-                            f", state = {n(state_bytes)} - state idle {n(state_idle)} = "
-                            f"{n(totals['state'])}" if state_bytes else ""))
+        formulas.append("; ".join(
+            f"{name} = {n(held)} - {pool} idle {n(idle)} = {n(held - idle)}"
+            for name, pool, held, idle in (("kv_history", "kv", kv_bytes, kv_idle),
+                                           ("state", "state", state_bytes, state_idle)) if idle))
     if profile.has_attention:
         block_size, block_bytes, num_blocks, capacity, why = _token_pages(
             profile, options, pool_tokens, n_full, n_swa, formulas, extras)
