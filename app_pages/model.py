@@ -69,6 +69,8 @@ def _whole(key: str, label: str) -> int:
     value = ss[key]
     if value is None:
         raise ValueError(f"{label} is empty: give a whole number")
+    if value < 0:  # the fields take any number, so that this says what is wrong
+        raise ValueError(f"{label} is {int(value):,}: give a whole number of 0 or more")
     return int(value)
 
 
@@ -230,19 +232,19 @@ def spec_editor(spec: ModelSpec | None) -> None:
                       on_change=_edit_text, args=(d,), help=_DTYPE_HELP[d])
     heads, chunk, length = st.columns(3)
     heads.number_input("attention heads (0 = not checked)", key=_spec_key("attention_heads"),
-                       min_value=0, step=1, value=None, on_change=_edit_optional,
+                       step=1, value=None, on_change=_edit_optional,
                        args=("attention_heads",),
                        help="The config's num_attention_heads (query heads). No cache holds "
                        "them, but engines split them over TP and refuse a TP that does not "
                        "divide them.")
     chunk.number_input("mamba chunk, tokens (0 = none)", key=_spec_key("mamba_chunk_size"),
-                       min_value=0, max_value=MAX_CHUNK_SIZE, step=64, value=None,
+                       max_value=MAX_CHUNK_SIZE, step=64, value=None,
                        on_change=_edit_optional, args=("mamba_chunk_size",),
                        help="The config's mamba_chunk_size / chunk_size (128 or 256 in Mamba2 "
                        "configs): vLLM aligns P to it in mamba cache mode all, 2,048 with none. "
                        "Only a model with state layers reads it.")
     length.number_input("max model len, tokens (0 = unknown)", key=_spec_key("max_model_len"),
-                        min_value=0, max_value=MAX_TOKENS, step=1024, value=None,
+                        max_value=MAX_TOKENS, step=1024, value=None,
                         on_change=_edit_optional, args=("max_model_len",),
                         help="vLLM's default --max-model-len: the config's "
                         "max_position_embeddings, times a rope scaling factor where one "
@@ -264,7 +266,7 @@ def spec_editor(spec: ModelSpec | None) -> None:
         for col, field in zip(cols, fields):
             col.number_input(_label(field) + (" (0 = none)" if field in OPTIONAL_FIELDS else ""),
                              key=_spec_key(field, name),
-                             min_value=0, step=1, value=None, on_change=_edit_field,
+                             step=1, value=None, on_change=_edit_field,
                              args=(name, field))
     with st.container(border=True):
         a, b, c3 = st.columns([2, 2, 1.3], vertical_alignment="bottom")
@@ -389,20 +391,20 @@ def _raw_bytes_source(s) -> None:
                   on_change=_apply_raw, help="name=bytes pairs, e.g. conv=49152,ssm=2MiB")
     # the numbers a row of their own: beside the pattern, 4,096 showed as "409" at 1000 px
     c3, c6 = st.columns(2)  # four a row cut 8192 to "81" at 1000 px
-    c3.number_input("KV bytes per token per layer", key="edit.kv", min_value=0, step=1,
+    c3.number_input("KV bytes per token per layer", key="edit.kv", step=1,
                     value=None, on_change=_apply_raw,
                     help="Bytes one token adds to one full (or chunked) attention layer, and to "
                     "a sliding one unless the field beside it gives its own")
-    c6.number_input("Sliding layers' KV bytes (0 = the same)", key="edit.swa_kv", min_value=0,
-                    step=1, value=None, on_change=_apply_raw,
+    c6.number_input("Sliding layers' KV bytes (0 = the same)", key="edit.swa_kv", step=1,
+                    value=None, on_change=_apply_raw,
                     help="Bytes one token adds to one sliding layer, where its heads differ "
                     "from the full layers' (Gemma 4: 16 KV heads x 256 beside 4 x 512); 0: "
                     "the KV bytes beside it")
     c4, c5 = st.columns(2)
-    c4.number_input("Sliding window (0 = none)", key="edit.window", min_value=0, step=1,
+    c4.number_input("Sliding window (0 = none)", key="edit.window", step=1,
                     value=None, on_change=_apply_raw,
                     help="Tokens a sliding layer keeps: its last W")
-    c5.number_input("Attention chunk (0 = none)", key="edit.chunk", min_value=0, step=1,
+    c5.number_input("Attention chunk (0 = none)", key="edit.chunk", step=1,
                     value=None, on_change=_apply_raw,
                     help="Tokens of a chunk of chunked layers (Llama 4's chunked local "
                     "attention): a chunked layer keeps the tokens of its own chunk")

@@ -3175,3 +3175,29 @@ def test_kv_shared_layers_are_named_and_dropped_when_the_layers_are_edited():
     assert raw.query_params["kv_shared"] == (
         "sliding_attention,(full_attention,5*sliding_attention)*3,full_attention")
     assert any(said in c.value for c in raw.caption)
+
+
+def test_model_page_number_fields_say_what_is_wrong_with_a_negative():
+    # the fields take any number (a minimum would make the browser swallow -5 without a word):
+    # a negative one gets an error naming the field and the fix, and the model stays
+    link = {"model": "custom", "layers": "(5*sliding,full)*10", "kv": "8192", "window": "1024"}
+    at = open_app("app_pages/model.py", link)
+    at.segmented_control(key="model.source").set_value("Raw bytes").run()
+    at.number_input(key="edit.window").set_value(-5).run()
+    assert [shown(e) for e in at.error][0].startswith(
+        "Sliding window is -5: give a whole number of 0 or more")
+    assert at.query_params["window"] == "1024"
+    at.number_input(key="edit.window").set_value(2048).run()
+    assert_clean(at)
+    assert at.query_params["window"] == "2048"
+    # by hand: a kind's field
+    from test_hf_config import _gemma4
+
+    from flatkv import app_model
+    spec = app_model.pack_spec(app_model.spec_to_json(_gemma4()))
+    hand = open_app("app_pages/model.py", {"model": "spec", "spec": spec})
+    hand.segmented_control(key="model.source").set_value("Edit by hand").run()
+    hand.number_input(key="spec.full.kv_heads").set_value(-1).run()
+    assert any("full: kv heads is -1: give a whole number of 0 or more" in shown(e)
+               for e in hand.error)
+    assert hand.query_params["spec"] == spec
