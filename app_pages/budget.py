@@ -186,6 +186,8 @@ with user_errors():
         st.caption(note)
     if note := app_data.capacity_note(r, s.profile()):
         st.caption(note)
+    if note := app_data.sglang_idle_split_text(r):  # what its pools reserve and leave unused
+        st.caption(literal(note))
     with st.expander("The math"):
         st.code("\n".join(r.formulas), language=None, wrap_lines=True)
     swept = cached_curves(s.profile(), strategy, b.cache_bytes, context, s.strategy_options())

@@ -2286,6 +2286,11 @@ def test_sliding_model_says_why_concurrency_passes_one_above_the_capacity():
     sglang = open_app("app_pages/budget.py", {"model": "gpt-oss-20b", "b_layout": "sglang"})
     assert metrics(sglang)["Capacity (tokens)"] == "1,739,925"
     assert not {m.label: m.delta for m in sglang.metric}["Capacity (tokens)"]
+    # its idle pool said under the figures, as on Compare: 13 requests of 131,072 run, and the
+    # sliding pool's 1,391,940 - 13 x 8,319 = 1,283,793 tokens x 24,576 B sit idle
+    assert ("SGLang's idle pool: with 13 requests of 131,072 tokens running, 29.38 GiB of its "
+            "sliding pool sit idle (40.99% of the budget)") in "\n".join(
+        shown(c) for c in sglang.caption)
     one_pool = open_app("app_pages/budget.py", {"model": "gpt-oss-20b", "b_layout": "sglang",
                                                 "sg_swa_pool": "0"})
     assert {m.label: m.delta for m in one_pool.metric}["Capacity (tokens)"] == (
