@@ -64,8 +64,8 @@ def _fill_raw(raw: RawModel) -> None:
 
 
 def _whole(key: str, label: str) -> int:
-    """A number field's whole value; an emptied field is refused (streamlit would otherwise
-    put its minimum, 0, in: a sliding window or chunk silently turned off)."""
+    """A number field's whole value; an emptied field is refused (read as 0, a sliding window
+    or chunk would be silently turned off), and so is a negative one."""
     value = ss[key]
     if value is None:
         raise ValueError(f"{label} is empty: give a whole number")

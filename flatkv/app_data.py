@@ -988,15 +988,11 @@ def sglang_gpu_page_text(gpu: str, options: StrategyOptions, profile: CacheProfi
     """Where the GPU picked is one SGLang runs with pages of more than a token when not told
     (Blackwell): the page size its default run takes, where the engine options differ; empty
     elsewhere."""
-    if (default := sglang_default_page(gpu, profile)) is None:
+    default = sglang_default_page(gpu, profile)
+    if default is None or options.sglang_page_size == default.page:
         return ""
-    page, backend = default
-    if options.sglang_page_size == page:
-        return ""
-    return (f"SGLang 0.5.23 on a {gpu.split()[0]} runs pages of {page} tokens when not told a "
-            f"page size ({backend}; without speculative decoding) and rounds its pools down to "
-            f"whole pages: set the SGLang page size to {page} in the engine options to match "
-            "such a run's log.")
+    return (f"{default.said} and rounds its pools down to whole pages: set the SGLang page size "
+            f"to {default.page} in the engine options to match such a run's log.")
 
 
 def mamba_all_text(options: StrategyOptions, profile: CacheProfile) -> str:

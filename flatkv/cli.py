@@ -513,12 +513,10 @@ def sglang_page_notes(args: argparse.Namespace, profile: CacheProfile) -> tuple[
     """Where --gpu-memory names a GPU on which SGLang runs pages of more than a token when
     not told, and --sglang-page-size is not that page: the page its default run takes."""
     default = sglang_default_page(getattr(args, "gpu_memory", None) or "", profile)
-    if default is None or args.sglang_page_size == default[0]:
+    if default is None or args.sglang_page_size == default.page:
         return ()
-    page, backend = default
-    return (f"note: SGLang 0.5.23 on a {args.gpu_memory.split()[0]} runs pages of {page} tokens "
-            f"when not told a page size ({backend}; without speculative decoding): "
-            f"--sglang-page-size {page} matches such a run's log",)
+    return (f"note: {default.said}: --sglang-page-size {default.page} matches such a run's "
+            "log",)
 
 
 def _bench_command(args: argparse.Namespace) -> CommandOutput:

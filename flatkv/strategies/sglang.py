@@ -378,18 +378,29 @@ BLACKWELL_PAGE = 64
 FA4_PAGE = 128
 
 
-def sglang_default_page(gpu: str, profile: CacheProfile) -> tuple[int, str] | None:
-    """(page size, the backend that takes it) SGLang runs the model with on ``gpu`` (a GPU
-    preset's name) when told no page size, where that is more than a token; None elsewhere,
-    and for DeepSeek's sparse attention, whose 64 on every GPU ``run_sglang`` applies itself."""
+class DefaultPage(NamedTuple):
+    """The page SGLang runs a model with on a GPU when told none (``sglang_default_page``)."""
+
+    page: int
+    said: str  # the fact in words, for a note to end with how to match it
+
+
+def sglang_default_page(gpu: str, profile: CacheProfile) -> DefaultPage | None:
+    """The page size SGLang runs the model with on ``gpu`` (a GPU preset's name) when told
+    none, where that is more than a token; None elsewhere, and for DeepSeek's sparse attention,
+    whose 64 on every GPU ``run_sglang`` applies itself."""
     if (gpu not in BLACKWELL_GPUS or not profile.has_attention
             or profile.indexer_bytes_per_slot is not None or sglang_blocker(profile)):
         return None
     k_v = profile.kv_tensor_bytes
     if profile.kernel_block_size is None and len(k_v) == 2 and k_v[0] != k_v[1]:
-        return FA4_PAGE, "FA4, as K and V differ in width"
-    return BLACKWELL_PAGE, ("TensorRT-LLM's MLA backend" if profile.kernel_block_size is not None
-                            else "TensorRT-LLM's MHA backend")
+        page, backend = FA4_PAGE, "FA4, as K and V differ in width"
+    else:
+        page, backend = BLACKWELL_PAGE, ("TensorRT-LLM's MLA backend" if profile.kernel_block_size
+                                         is not None else "TensorRT-LLM's MHA backend")
+    return DefaultPage(page, f"SGLang 0.5.23 on a {gpu.split()[0]} runs pages of {page} tokens "
+                             f"when not told a page size ({backend}; without speculative "
+                             "decoding)")
 
 
 def split_idle(r: StrategyResult) -> list[tuple[str, int]]:
