@@ -138,7 +138,9 @@ def test_a_typed_model_path_opens_the_model_page_with_its_link(page, app_url):
     assert page.get_by_text("Page not found").count() == 0
     page.get_by_role("link", name="Layout").click()
     expect(page.locator("h1").filter(has_text="Layout")).to_be_visible()
-    page.wait_for_function("() => location.pathname.endsWith('/layout')", timeout=TIMEOUT)
+    # the path moves before the run writes the link's query back: wait for both
+    page.wait_for_function("() => location.pathname.endsWith('/layout') "
+                           "&& location.search.includes('model=')", timeout=TIMEOUT)
     assert parse_qs(urlparse(page.url).query)["model"] == ["gpt-oss-20b"]
 
 
