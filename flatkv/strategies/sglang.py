@@ -200,7 +200,7 @@ def pool_token_bytes(profile: CacheProfile, options: StrategyOptions) -> tuple[i
     return _token_bytes_of(profile, pool_layers(profile, options))
 
 
-def kv_shared_token_bytes(profile: CacheProfile, options: StrategyOptions) -> tuple[int, int]:
+def _kv_shared_token_bytes(profile: CacheProfile, options: StrategyOptions) -> tuple[int, int]:
     """``pool_token_bytes`` of the kv-shared layers alone: pool bytes SGLang keeps and never
     writes (such a layer reads an earlier layer's cache), idle at any request count."""
     shared = _pool_layers_of(profile, options, profile.kv_shared_layer_types)
@@ -303,10 +303,10 @@ def _sglang_concurrency(
     page = options.sglang_page_size
     s = options.sglang_slots_per_request
     n_full, n_swa = pool_layers(profile, options)
-    # the kv-shared layers' bytes are idle whatever runs (run_sglang counts them): the split
+    # the kv-shared layers' bytes are idle whatever runs (_idle_pool counts them): the split
     # leaves idle the bytes of the layers that store
-    full_bytes, swa_bytes = (a - b for a, b in zip(pool_token_bytes(profile, options),
-                                                   kv_shared_token_bytes(profile, options)))
+    full_bytes, swa_bytes = _token_bytes_of(
+        profile, _pool_layers_of(profile, options, profile.layer_types))
     limits: list[tuple[int, int, str, str]] = []  # (held, per request, name, formula)
     request_pages = cdiv(context_tokens, page)
     if n_full:
@@ -423,7 +423,7 @@ def _idle_pool(profile: CacheProfile, options: StrategyOptions, full_tokens: int
     bind at the requests that run (``_sglang_concurrency``; where none runs, use says nothing
     and the pools stay drawn as reserved). Adds their formulas."""
     kv_idle = state_idle = 0
-    shared_full, shared_swa = kv_shared_token_bytes(profile, options)
+    shared_full, shared_swa = _kv_shared_token_bytes(profile, options)
     if shared_bytes := full_tokens * shared_full + swa_tokens * shared_swa:
         kv_idle = extras["kv_shared_pool_bytes"] = shared_bytes
         pool = "full" if shared_swa or "swa_tokens" in extras else "kv"
