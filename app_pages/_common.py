@@ -306,9 +306,9 @@ def cached_strategies(profile: CacheProfile, names: tuple[str, ...], budget: int
 @st.cache_data(max_entries=64, show_spinner=False,
                hash_funcs={CacheProfile: profile_key, StrategyOptions: options_key})
 def cached_curves(profile: CacheProfile, strategy: str, budget: int, context: int,
-                  options: StrategyOptions) -> app_data.Curves:
+                  options: StrategyOptions, reach: int | None) -> app_data.Curves:
     """The Budget page's curves: a run of every layout point each, so worth keeping."""
-    return app_data.curves(profile, strategy, budget, context, options)
+    return app_data.curves(profile, strategy, budget, context, options, reach)
 
 
 @st.cache_data(max_entries=64, show_spinner=False,

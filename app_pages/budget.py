@@ -77,9 +77,10 @@ def block_size_sweep(s: AppState, r: StrategyResult, swept: app_data.Curves, his
 
 
 def budget_to_hold(s: AppState, r: StrategyResult, b: Budget, strategy: str,
-                   context: int) -> None:
+                   context: int) -> tuple[int, int | None]:
     """The what-if backwards: the least cache budget (and GPU memory) for R requests of the
-    context, R one more than fit until a number is typed."""
+    context, R one more than fit until a number is typed. Returns R and that budget (None
+    where no budget holds them), which the budget chart marks."""
     left, middle, right = st.columns(3)
     with left:  # a layout that does not apply at this budget: what would hold one request
         requests = hold_requests_widget(int(r.concurrency) if r.applies else 0, context)
@@ -89,7 +90,7 @@ def budget_to_hold(s: AppState, r: StrategyResult, b: Budget, strategy: str,
         middle.metric(label, NOT_APPLICABLE, help=f"No budget up to {format_bytes(MAX_BYTES)} "
                       f"holds {count_text(requests, 'request')} of {tokens_text(context)} in this "
                       "layout.")
-        return
+        return requests, None
     more = need - b.cache_bytes
     steps = sizing.steps_down(strategy, s.profile())
     middle.metric(label, format_bytes(need),
@@ -107,7 +108,7 @@ def budget_to_hold(s: AppState, r: StrategyResult, b: Budget, strategy: str,
                    f"up to {format_bytes(need)} do not: SGLang's state pool gains a slot "
                    "there and its KV memory loses that slot's bytes.")
     if b.given:
-        return
+        return requests, need
     gpu = b.gpu_bytes_for(need)
     right.metric("GPU memory for it", format_bytes(gpu),
                  help=f"ceil(({need:,} B + {b.weights_per_rank:,} B of weights per rank) / "
@@ -115,6 +116,7 @@ def budget_to_hold(s: AppState, r: StrategyResult, b: Budget, strategy: str,
                  "this memory fraction and these weights.")
     if beyond := b.beyond_gpu_text(gpu):
         right.caption(f"{sentence_case(beyond)}: {b.beyond_gpu_fix}.")
+    return requests, need
 
 
 st.title("Budget")
@@ -175,7 +177,7 @@ with user_errors():
         f"P = {r.block_size:,}" if r.block_size else "state slots: no pages of tokens") + (
         ": SGLang's blocks are its token pool's pages (--page-size tokens), a page in every "
         "KV layer" if strategy == "sglang" and r.block_size else ""))
-    budget_to_hold(s, r, b, strategy, context)
+    held, need = budget_to_hold(s, r, b, strategy, context)
     if note := app_data.short_of_one_request_text([r], context):
         st.caption(note)
     if note := app_data.mode_fallback_text(r, s.profile()):
@@ -190,7 +192,8 @@ with user_errors():
         st.caption(literal(note))
     with st.expander("The math"):
         st.code("\n".join(r.formulas), language=None, wrap_lines=True)
-    swept = cached_curves(s.profile(), strategy, b.cache_bytes, context, s.strategy_options())
+    swept = cached_curves(s.profile(), strategy, b.cache_bytes, context, s.strategy_options(),
+                          need)
     left, right = st.columns(2)
     with left:
         chart(charts.sweep_figure(
@@ -199,7 +202,8 @@ with user_errors():
             [p.concurrency for p in swept.by_budget],
             current_x=b.cache_bytes / 2**30, current_capacity=r.capacity_tokens,
             current_concurrency=r.max_concurrency, x_title="cache budget per rank (GiB)",
-            context=context, title="Over the budget"),
+            context=context, title="Over the budget",
+            target=app_data.budget_target(swept, need, held)),
             key="budget.by_budget", file_name="capacity_by_budget.html")
     if strategy == "sglang":  # its token pool pages by its own page size, not the block size
         right.caption("SGLang's token pool does not page by the block size, so there is no "

@@ -607,12 +607,18 @@ def block_size_candidates(current: int, *, top: int = 4096) -> list[int]:
     return sorted(sizes)
 
 
-def budget_candidates(current: int, *, points: int = 40) -> list[int]:
-    """From a tenth of the current budget to twice it (at most MAX_BYTES, the largest budget a
-    plan takes), evenly, with the current budget in."""
-    lo, hi = max(1, current // 10), min(current * 2, max(current, MAX_BYTES))
+def budget_candidates(current: int, *, reach: int | None = None, points: int = 40) -> list[int]:
+    """From a tenth of the current budget to twice it, evenly, with the current budget in; and
+    on to a quarter past ``reach`` (the least budget for the requests to hold) where that lies
+    further, so the chart shows where they come to fit (a context of millions of tokens can
+    need many times this GPU's budget for one request). Never past MAX_BYTES, the largest
+    budget a plan takes."""
+    top = current * 2 if reach is None else max(current * 2, reach + reach // 4)
+    lo, hi = max(1, current // 10), min(top, max(current, MAX_BYTES))
     step = (hi - lo) // (points - 1)
     values = {lo + i * step for i in range(points)} | {current}
+    if reach is not None and lo <= reach <= hi:
+        values.add(reach)
     return sorted(values)
 
 
@@ -645,15 +651,26 @@ class Curves:
     by_block_size: list[CurvePoint]
 
 
+def budget_target(swept: Curves, need: int | None, requests: int
+                  ) -> tuple[float, float, str] | None:
+    """The Budget chart's mark of the least budget for ``requests``: (GiB, the concurrency
+    there, its name), or None where no budget holds them or it lies left of the swept range."""
+    if need is None or need not in swept.budgets:
+        return None
+    held = swept.by_budget[swept.budgets.index(need)].concurrency  # R or more: it holds them
+    return need / 2**30, held, f"least budget for {count_text(requests, 'request')}"
+
+
 def curves(profile: CacheProfile, strategy: str, budget: int, context: int,
-           options: StrategyOptions) -> Curves:
+           options: StrategyOptions, reach: int | None = None) -> Curves:
     """Both curves of the Budget page, each point a full ``run_strategy`` (so every layout is
-    counted as on Compare). A ValueError is the caller's to show, never a zero."""
+    counted as on Compare); the budgets run on to ``reach`` (``budget_candidates``). A
+    ValueError is the caller's to show, never a zero."""
     def point(budget_bytes: int, opts: StrategyOptions) -> CurvePoint:
         return CurvePoint.of(run_strategy(strategy, profile, budget_bytes=budget_bytes,
                                           context_tokens=context, options=opts))
 
-    budgets = budget_candidates(budget)
+    budgets = budget_candidates(budget, reach=reach)
     sizes = block_size_candidates(options.block_size)
     return Curves(budgets, [point(b, options) for b in budgets], sizes,
                   [point(budget, replace(options, block_size=b)) for b in sizes])

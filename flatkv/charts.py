@@ -338,13 +338,16 @@ def sweep_figure(
     concurrency: Sequence[float | None], *,
     current_x: float, current_capacity: int | None, current_concurrency: float, x_title: str,
     context: int, log_x: bool = False, title: str = "",
+    target: tuple[float, float, str] | None = None,
 ) -> go.Figure:
     """Capacity (tokens, top panel) and concurrency at ``context`` (bottom panel) over ``x``,
     sharing the x axis, the current point marked in both; only concurrency when capacity is
     None (a state-only model). Two panels, not two y axes: both figures grow in proportion to
     the budget, so on twin axes from zero their lines lie on top of each other. A point
     without a figure (None: the layout does not start there) is a gap in the line. Concurrency
-    is drawn exact, and its hover shows it as elsewhere (``units.concurrency_text``)."""
+    is drawn exact, and its hover shows it as elsewhere (``units.concurrency_text``).
+    ``target``: (x, concurrency, name) of a point to mark on the concurrency line too, the
+    least budget for the requests to hold."""
     rows = 2 if capacity is not None else 1
     at = f"{x_title}: %{{x:{',' if log_x else ',.2f'}}}"  # hovers name the x axis
     current = {"color": "#222", "size": 11, "symbol": "diamond"}
@@ -388,9 +391,19 @@ def sweep_figure(
                    hovertemplate="current<br>" + at + "<br>%{customdata} requests<extra></extra>",
                    **bottom),
     ]
-    # three legend entries: one line each in a half-width column at 1000 px
+    if target is not None:
+        target_x, target_concurrency, target_name = target
+        traces.append(go.Scatter(
+            x=[target_x], y=[target_concurrency], customdata=[concurrency_text(target_concurrency)],
+            name=target_name, mode="markers",
+            marker={"color": COLORS["conv"], "size": 12, "symbol": "star",
+                    "line": {"color": "#222", "width": 1}},
+            hovertemplate=target_name + "<br>" + at + "<br>%{customdata} requests<extra></extra>",
+            **bottom))
+    # a legend entry a line in a half-width column at 1000 px
+    legend_entries = 2 + (capacity is not None) + (target is not None)
     return _house_figure(traces, axes, title=title, height=500 if rows == 2 else 380,
-                         legend_lines=3)
+                         legend_lines=legend_entries)
 
 
 # --------------------------------------------------------------------------------------------

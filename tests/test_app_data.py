@@ -159,6 +159,16 @@ def test_sweep_candidates():
     # near the largest budget a plan takes (2**60 B) the sweep stops there, not at twice it
     huge = app_data.budget_candidates(9 * 10**17)
     assert 1.15e18 < huge[-1] <= 2**60 and 9 * 10**17 in huge
+    # a least budget past twice this one: the sweep runs on to a quarter past it, with it in
+    # (gpt-oss-20b at 10M tokens needs 458 GiB for one request beside an H100's 72 GiB)
+    far = app_data.budget_candidates(10**9, reach=8 * 10**9)
+    step = (10**10 - 10**8) // 39
+    assert far == sorted({10**8 + i * step for i in range(40)} | {10**9, 8 * 10**9})
+    # 39 steps of 9,900,000,000 // 39 = 253,846,153 B end 33 B short of 10**10
+    assert far[-1] == 10**8 + 39 * step == 10**10 - 33
+    # one inside the range is a point of it; one left of it is not drawn
+    assert app_data.budget_candidates(10**9, reach=5 * 10**8) == sorted({*b, 5 * 10**8})
+    assert app_data.budget_candidates(10**9, reach=5 * 10**7) == b
 
 
 def test_context_sweep_rows_give_a_dash_where_a_layout_has_no_figure():
@@ -515,6 +525,15 @@ def test_budget_curves_by_hand():
     # block size 4,096: page 4,096 x 1,024 B = 4,194,304 B > the 548,864 B state; 12 layers a
     # block: 47,878,147,932 // 4,194,304 // 12 = 951 blocks, (951 - 3) x 4,096 tokens, 951 / 67
     assert curves.by_block_size[-1] == app_data.CurvePoint(3_883_008, 951 / 67, 4096)
+    # 15 requests need 15 x 485 = 7,275 blocks of 12 tensors x 544 x 1,024 B = 6,684,672 B:
+    # 48,630,988,800 B, inside twice the budget: a point of the sweep, marked at 15 requests
+    need = 7275 * 12 * 544 * 1024
+    reaching = app_data.curves(qwen, "vllm", budget, 262_144, options, need)
+    assert reaching.budgets == sorted({*curves.budgets, need})
+    assert app_data.budget_target(reaching, need, 15) == (
+        48_630_988_800 / 2**30, 15.0, "least budget for 15 requests")
+    assert app_data.budget_target(curves, need, 15) is None  # not swept: not marked
+    assert app_data.budget_target(reaching, None, 15) is None  # nothing holds them
     rows = app_data.block_size_sweep_rows(curves, True)
     assert rows[-1] == {"requested block size": 4096, "P": 4096, "capacity (tokens)": 3_883_008,
                         "concurrency": 14.19}

@@ -2902,6 +2902,24 @@ def test_budget_gives_the_least_budget_and_gpu_for_the_requests_to_hold():
     assert metrics(short)["Budget for 4,096 requests"] == format_bytes(4_096 * 8 * 2**21)
 
 
+def test_budget_chart_runs_on_to_the_least_budget_for_the_requests_to_hold():
+    # Llama-3.1-8B at 131,072 tokens: 16 GiB a request, so 20 requests need 320 GiB, past
+    # twice the H100's 76,968,728,985 B: the sweep runs to a quarter past 320 GiB and stars it
+    at = open_app("app_pages/budget.py", {"model": "Llama-3.1-8B", "ctx": "131072",
+                                          "hold": "20"})
+    assert_clean(at)
+    assert metrics(at)["Budget for 20 requests"] == "320.00 GiB"
+    (spec,) = [json.loads(c.proto.spec) for c in at.get("plotly_chart")
+               if "Over the budget" in c.proto.spec]
+    star = next(t for t in spec["data"] if t["name"] == "least budget for 20 requests")
+    assert (star["x"], star["y"], star["customdata"]) == ([320.0], [20.0], ["20.00"])
+    line = next(t for t in spec["data"] if t["name"] == "concurrency at 131,072 tokens")
+    # 39 steps from 76,968,728,985 // 10 to 320 GiB + 80 GiB
+    lo, hi = 76_968_728_985 // 10, 400 * 2**30
+    assert line["x"][0] == lo / 2**30 and line["x"][-1] == (lo + 39 * ((hi - lo) // 39)) / 2**30
+    assert 399.99 < line["x"][-1] <= 400
+
+
 def test_compare_gives_each_layouts_budget_for_the_requests_to_hold():
     # Scout on an H200 at 131,072 tokens: vLLM holds 15.32 requests, the most, so the field
     # offers 16; vLLM needs 16 x (8,192 + 3 x 1,024) blocks of 786,432 B (tests/test_sizing.py)

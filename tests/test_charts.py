@@ -146,6 +146,23 @@ def test_sweep_figure_marks_the_current_point():
     assert not [t for t in fig.data if t.name == "capacity (tokens)"]
 
 
+def test_sweep_figure_marks_the_least_budget_for_the_requests_to_hold():
+    plain = charts.sweep_figure([1, 2, 4], [10, 20, 30], [1.0, 2.0, 3.0], current_x=2,
+                                current_capacity=20, current_concurrency=2.0, x_title="GiB",
+                                context=4096)
+    fig = charts.sweep_figure([1, 2, 4], [10, 20, 30], [1.0, 2.0, 3.0], current_x=2,
+                              current_capacity=20, current_concurrency=2.0, x_title="GiB",
+                              context=4096, target=(4.0, 3.0, "least budget for 3 requests"))
+    star = _trace(fig, "least budget for 3 requests")
+    assert (star.x[0], star.y[0], star.customdata[0]) == (4.0, 3.0, "3.00")
+    assert star.yaxis == "y2" and star.marker.symbol == "star"  # on the concurrency panel
+    assert star.hovertemplate == ("least budget for 3 requests<br>GiB: %{x:,.2f}<br>"
+                                  "%{customdata} requests<extra></extra>")
+    # its legend entry gets a line of its own under the title: 20 px more
+    assert fig.layout.margin.t == plain.layout.margin.t + 20
+    assert len(fig.data) == len(plain.data) + 1
+
+
 def test_compare_bars_keep_category_colours():
     fig = charts.breakdown_bars(
         ["a", "b"], [[("kv_history", 3 * MiB), ("row_padding", MiB)], [("kv_history", MiB),
