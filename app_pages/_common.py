@@ -31,6 +31,7 @@ from flatkv.app_state import (
     MAX_SPECULATIVE_TOKENS,
     MAX_TP,
     MAX_VLLM_BLOCKS,
+    MEMORY_SOURCE_TITLES,
     MEMORY_SOURCES,
     MIN_MEM_FRACTION,
     MIN_VLLM_BLOCKS,
@@ -527,9 +528,7 @@ def _memory_settings(side: Any, *, explained_on_page: bool) -> None:
     (the sidebar points at it), else the sidebar says it."""
     side.subheader("Memory", divider="gray")
     gpu = bind(side.selectbox, "gpu", "GPU", options=[*GPU_PRESETS, *MEMORY_SOURCES],
-               format_func=lambda g: {KV_MEMORY: "KV cache memory (from a log)",
-                                      KV_BLOCKS: "vLLM blocks (from a log)"
-                                      }.get(g, g),
+               format_func=lambda g: MEMORY_SOURCE_TITLES.get(g, g),
                also=_start_memory_fields,
                help="Memory one GPU (one TP rank) offers, as nvidia-smi reports it (H100 "
                "80GB: 81,559 MiB); or the KV cache memory of one rank itself, as an engine's "

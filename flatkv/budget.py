@@ -122,7 +122,8 @@ GPU_PRESETS: dict[str, int] = {
     "L40S 48GB": 46_068 * MiB,
     "RTX 4090 24GB": 24_564 * MiB,
 }
-DEFAULT_MEMORY_FRACTION = 0.9  # the share of a GPU an engine may use, vLLM's and the app's
+# the share of a GPU an engine may use: the app's default, vLLM's before 0.20 (0.92 since)
+DEFAULT_MEMORY_FRACTION = 0.9
 
 
 def printed_range(cache_bytes: int, decimals: int = 2) -> tuple[int, int] | None:

@@ -304,8 +304,9 @@ def add_plan_arguments(
             "--memory-fraction, less --weights / TP")
         group.add_argument(
             "--memory-fraction", type=float, default=None, metavar="F",
-            help=f"with --gpu-memory: the share an engine may use (default "
-            f"{DEFAULT_MEMORY_FRACTION}, vLLM's --gpu-memory-utilization)")
+            help=f"with --gpu-memory: the share an engine may use, vLLM's "
+            f"--gpu-memory-utilization (default {DEFAULT_MEMORY_FRACTION}, vLLM's before 0.20; "
+            "0.92 since)")
         group.add_argument(
             "--weights", type=_size("--weights", memory=True), default=None,
             help="with --gpu-memory: the model's weights on all ranks (2 B a parameter in bf16, "

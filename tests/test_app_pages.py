@@ -1828,6 +1828,21 @@ def test_a_new_memory_source_starts_from_the_figures_shown():
     assert at.sidebar.metric[0].help == "135,679,338,087 B"
 
 
+def test_help_texts_name_the_memory_sources_as_the_gpu_picker_shows_them():
+    # 'pick "vLLM KV cache blocks" above' must find an option that reads so (it read "vLLM
+    # blocks (from a log)")
+    at = open_app("app_pages/budget.py", {"gpu": "KV cache memory"})
+    labels = at.sidebar.selectbox(key="w.gpu").options
+    assert labels[-2:] == ["KV cache memory (from a log)", "vLLM KV cache blocks (from a log)"]
+    helps = [w.help or "" for w in (*at.sidebar.selectbox, *at.sidebar.text_input,
+                                     *at.sidebar.number_input)]
+    fraction = open_app("app_pages/budget.py", {}).sidebar
+    helps += [w.help or "" for w in (*fraction.slider, *fraction.text_input)]
+    named = {name for text in helps for name in re.findall(r'pick "([^"]+)"', text)}
+    assert named == {"vLLM KV cache blocks", "KV cache memory"}
+    assert all(any(label.startswith(f"{name} (") for label in labels) for name in named)
+
+
 def test_a_kv_memory_in_decimal_units_says_what_the_binary_one_would_be():
     # SGLang prints GiB as "GB": 44.59GB typed from its log is 10^9 bytes here, 7% short
     at = open_app("app_pages/compare.py", {"gpu": "KV cache memory", "kv_mem": "44.59GB"})
