@@ -160,12 +160,9 @@ with user_errors():
     c = metric_row()
     c.metric("Cache budget", format_bytes(b.cache_bytes), help=f"{b.cache_bytes:,} B")
     history = r.capacity_tokens is not None  # a state-only model keeps no token history
-    # beside a concurrency that can be larger: windows count as full history here, but for
-    # SGLang's hybrid SWA pool, whose capacity is the full-attention pool's
-    windows_as_history = (history and bool(s.profile().windowed_labels)
-                          and not r.extras.get("sglang_swa_pool"))
     c.metric("Capacity (tokens)", f"{r.capacity_tokens:,}" if history else NOT_APPLICABLE,
-             delta=app_data.WINDOWS_AS_HISTORY if windows_as_history else None,
+             delta=app_data.WINDOWS_AS_HISTORY if app_data.windows_as_history(r, s.profile())
+             else None,
              delta_color="off", delta_arrow="off",
              help=(SGLANG_CAPACITY_HELP if strategy == "sglang" else CAPACITY_HELP)
              if history else NO_HISTORY_HELP)

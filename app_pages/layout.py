@@ -41,12 +41,12 @@ def headline(analysis, ours: StrategyResult, engines: list[StrategyResult]) -> N
     capacity = ours.capacity_tokens if ours.applies else None
     if capacity is not None:  # the figure Budget and Compare give, the token slots under it
         # windowed layers: the capacity counts their pages like full history, as Budget says
-        windowed_note = (f" {text}" if (text := app_data.sliding_capacity_text(state().profile()))
+        windowed_note = (f" {text}" if (text := app_data.capacity_note(ours, state().profile()))
                          else "")
         said = []  # under the figure: what it is not
         if capacity != h.token_slots:
             said.append(f"token slots {h.token_slots:,} (blocks x P)")
-        if windowed_note:
+        if app_data.windows_as_history(ours, state().profile()):
             said.append(app_data.WINDOWS_AS_HISTORY)
         c.metric("Capacity (tokens)", f"{capacity:,}",
                  delta=" · ".join(said) or None, delta_color="off", delta_arrow="off",

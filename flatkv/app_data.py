@@ -1038,14 +1038,31 @@ def mode_fallback_text(r: StrategyResult, profile: CacheProfile) -> str:
     return f"{all_as_align_why(aligning)}: these are align's figures."
 
 
+def windows_as_history(r: StrategyResult, profile: CacheProfile) -> bool:
+    """Whether ``r``'s capacity counts sliding-window and chunked pages like full history: every
+    layout's with such layers but SGLang's with its hybrid SWA pool, whose capacity is its
+    full-attention pool. The figure's tag on Budget and Layout; ``capacity_note`` says why."""
+    return (r.capacity_tokens is not None and bool(profile.windowed_labels)
+            and not r.extras.get("sglang_swa_pool"))
+
+
 def capacity_note(r: StrategyResult, profile: CacheProfile) -> str:
-    """The Budget page's note under one layout's capacity: SGLang's sliding-window pool where
-    it has one, else why sliding layers let one request outrun the capacity (a layout that
-    keeps every token in one pool). Empty for a model without history or sliding layers."""
+    """The note under one layout's capacity: SGLang's sliding-window pool where it has one;
+    where windows count as full history, either that the engine keeps every token of them (vLLM
+    with its hybrid manager off, SGLang without its SWA pool) or why a request can outrun the
+    capacity (``sliding_capacity_text``). Empty for a model without history or sliding
+    layers."""
     if text := sglang_sliding_pool_text(r, profile):
         return text
-    if r.capacity_tokens is None or not r.extras.get("sglang_swa_pool", True):
+    if not windows_as_history(r, profile):
         return ""
+    if r.extras.get("windows_as_full") or r.extras.get("sglang_swa_pool") is False:
+        layers = " and ".join(WINDOWED[label].layers for label in profile.windowed_labels)
+        how = ("with its hybrid KV cache manager off, vLLM allocates them as full attention"
+               if r.strategy == "vllm" else
+               "without its sliding-window pool, SGLang holds them in its one token pool")
+        return (f"{sentence_case(layers)}: {how} and keeps every token, so capacity and "
+                "concurrency both count them as full history.")
     return sliding_capacity_text(profile)
 
 

@@ -745,15 +745,33 @@ def test_notes_under_the_figures_say_which_layout_does_what():
         "Speculative decoding: " + app_data.DRAFTER_TEXT)
     assert app_data.speculative_text(qwen, "vllm", 0) == ""
     # Budget's note under the capacity: SGLang's second pool, or the window's caveat where one
-    # pool counts sliding pages like full history; SGLang's single pool keeps every token
+    # pool counts sliding pages like full history; where the engine keeps every token of the
+    # sliding layers (SGLang's single pool, vLLM's hybrid manager off), that it does
     two_pools = run_strategy("sglang", gpt, budget_bytes=10**10)
     assert app_data.capacity_note(two_pools, gpt) == app_data.sglang_sliding_pool_text(
         two_pools, gpt)
+    assert not app_data.windows_as_history(two_pools, gpt)
     one_pool = run_strategy("sglang", gpt, budget_bytes=10**10,
                             options=StrategyOptions(sglang_swa_pool=False))
-    assert app_data.capacity_note(one_pool, gpt) == ""
+    assert app_data.windows_as_history(one_pool, gpt)
+    assert app_data.capacity_note(one_pool, gpt) == (
+        "Sliding-window layers: without its sliding-window pool, SGLang holds them in its one "
+        "token pool and keeps every token, so capacity and concurrency both count them as full "
+        "history.")
+    # one pool of 10**10 // 49,152 B (24 layers x 2,048 B) tokens, every one of them in a
+    # request's count
+    assert one_pool.capacity_tokens == 10**10 // (24 * 2_048) == 203_450
+    one_pool_at = run_strategy("sglang", gpt, budget_bytes=10**10, context_tokens=131_072,
+                               options=StrategyOptions(sglang_swa_pool=False))
+    assert one_pool_at.max_concurrency == Fraction(203_450, 131_072)
     vllm = run_strategy("vllm", gpt, budget_bytes=10**10)
     assert app_data.capacity_note(vllm, gpt) == app_data.sliding_capacity_text(gpt) != ""
+    promoted = run_strategy("vllm", gpt, budget_bytes=10**10,
+                            options=StrategyOptions(vllm_hybrid_manager=False))
+    assert app_data.capacity_note(promoted, gpt) == (
+        "Sliding-window layers: with its hybrid KV cache manager off, vLLM allocates them as "
+        "full attention and keeps every token, so capacity and concurrency both count them as "
+        "full history.")
     assert app_data.capacity_note(run_strategy("vllm", qwen, budget_bytes=10**10), qwen) == ""
     # Qwen3-Next TP 1 at 44.59 GiB, L 262,144 under vLLM: older releases logged num_blocks //
     # 4 groups x P

@@ -1678,18 +1678,27 @@ def test_options_another_option_idles_are_neither_offered_nor_named():
 
 def test_budget_says_sliding_pages_count_as_history_only_where_they_do():
     # vLLM counts gpt-oss-20b's sliding pages like history: the window note; SGLang without its
-    # sliding pool keeps every token of every layer (no window): no note; with it, its own note
+    # sliding pool and vLLM with its hybrid manager off keep every token of every layer: a note
+    # that says so; SGLang with its pool: its own note, and no tag
     link = {"model": "gpt-oss-20b", "gpu": "Custom", "gpu_mem": "10GB", "frac": "1"}
 
     def notes(query: dict) -> list[str]:
         at = open_app("app_pages/budget.py", {**link, **query})
         assert_clean(at)
-        return [c.value.split(":")[0] for c in at.caption
-                if c.value.startswith(("Sliding-window layers", "SGLang: capacity"))]
+        tag = {m.label: m.delta for m in at.metric}["Capacity (tokens)"]
+        return [tag] + [c.value.split(":")[1].split(",")[0].strip() for c in at.caption
+                        if c.value.startswith(("Sliding-window layers", "SGLang: capacity"))]
 
-    assert notes({"b_layout": "vllm"}) == ["Sliding-window layers"]
-    assert notes({"b_layout": "sglang"}) == ["SGLang"]
-    assert notes({"b_layout": "sglang", "sg_swa_pool": "0"}) == []
+    full_history = "windows counted as full history"
+    assert notes({"b_layout": "vllm"}) == [full_history, "capacity counts their pages like "
+                                           "full history (no window eviction"]
+    assert notes({"b_layout": "sglang"}) == ["", "capacity is the full-attention token pool; "
+                                             "the sliding-window layers have a pool of their "
+                                             "own"]
+    assert notes({"b_layout": "sglang", "sg_swa_pool": "0"}) == [
+        full_history, "without its sliding-window pool"]
+    assert notes({"b_layout": "vllm", "v_hybrid": "0"}) == [
+        full_history, "with its hybrid KV cache manager off"]
 
 
 def test_the_profile_cache_key_changes_with_every_field():
