@@ -56,7 +56,11 @@ from flatkv.strategies.base import (
     SGLANG_SSM_DTYPES,
     SGLANG_SWA_ARCHITECTURES,
 )
-from flatkv.strategies.vllm import DEFAULT_KERNEL_BLOCK_SIZE, DEFAULT_MAMBA_CHUNK_SIZE
+from flatkv.strategies.vllm import (
+    DEFAULT_KERNEL_BLOCK_SIZE,
+    DEFAULT_MAMBA_CHUNK_SIZE,
+    DRAFT_WIDENED_CONV,
+)
 from flatkv.strategies.vllm import block_bytes as vllm_block_bytes
 from flatkv.units import (
     decimal_tokens_note,
@@ -643,8 +647,9 @@ _COUNT_WIDGETS = {
         "Speculative tokens", 0, MAX_SPECULATIVE_TOKENS,
         "Tokens drafted per step (vLLM's num_speculative_tokens, MTP or EAGLE); 0 serves "
         "without speculative decoding. A request holds that many more state pages in each "
-        "state group, in every paged layout, as vLLM counts them; vLLM also widens GDN and "
-        "Mamba2 conv states by a row per drafted token, which can raise its P. Not modelled "
+        "state group, in every paged layout, as vLLM counts them; vLLM also widens "
+        f"{DRAFT_WIDENED_CONV} conv states by a row per drafted token, which can raise its P. "
+        "Not modelled "
         "for SGLang. A drafter's own layers count once they are in the model: \"Add an MTP "
         "layer\", beside the figures, adds an MTP module's."),
 }

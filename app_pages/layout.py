@@ -243,16 +243,20 @@ def exports(analysis) -> None:
 
 # The reference planner's words, for a reader new to them (teaching, design reviews).
 TERMS = """
-- **Component**: one cache tensor of one cache layer: the K/V history of an attention layer,
-  the conv or ssm state of a GDN / Mamba layer (a short conv keeps conv only, lightning
-  attention ssm only).
-- **Row**: everything one (group, layer) keeps in one block: its components side by side. A
+- **Group**: the cache layers of one kind: full attention, sliding window, chunked, or state
+  (linear attention / Mamba).
+- **Component**: one cache tensor kind of a group: `kv`, the K/V history of an attention
+  layer; `conv` and `ssm`, the state of a GDN / Mamba layer (a short conv keeps conv only,
+  lightning attention ssm only).
+- **Row**: everything one (group, layer) keeps at one page id: its components side by side. A
   history row grows with P (bytes per token x P); a state row is the same at any P.
 - **Slot tensor** (`flat_slab_j`): packed slabs put the j-th layer of every group in tensor j;
-  its row in a block is the sum of those layers' rows.
-- **Block, page id**: one index into every slot tensor at once; a block holds P tokens of
-  history (**P**: the requested block size, grown until the widest history row covers the
-  widest state row).
+  its row at a page id is the sum of those layers' rows.
+- **Page id**: one index into every slot tensor at once, owned by one group at a time; that
+  group's rows there are its **page**.
+- **Block**: everything at a page id, across every slot tensor; the plan allocates
+  `num_blocks` of them. A page holds P tokens of history (**P**: the requested block size,
+  grown until the widest history row covers the widest state row).
 - **Padding**: bytes a row leaves empty when every row is padded to the widest one (uniform
   pages: vLLM pads its state page to the attention page); packed slabs do not allocate it.
 - **Dead weight**: a page id owned by one group still has rows in every other group's slot

@@ -50,6 +50,7 @@ from flatkv.strategies.sglang import split_idle as sglang_split_idle
 from flatkv.strategies.sglang import swa_pool as sglang_swa_pool
 from flatkv.strategies.vllm import (
     ALIGN_BY_DEFAULT,
+    DRAFT_WIDENED_CONV,
     FAILS_AT_START_UP,
     OLDER_VLLM_LOG,
     OLDER_VLLM_TELL,
@@ -973,9 +974,8 @@ def how_to_read_text(profile: CacheProfile, speculative_tokens: int, *,
     elif speculative_tokens:
         drafting = (f"With {speculative_tokens} drafted token(s) a step, a request holds "
                     f"{speculative_tokens} more state page(s) in each state group in every "
-                    "paged layout, and vLLM widens GDN, KDA, Mamba2 and short-conv conv states "
-                    "by a row per "
-                    "drafted token (the other layouts keep the model's conv rows); SGLang's "
+                    f"paged layout, and vLLM widens {DRAFT_WIDENED_CONV} conv states by a row "
+                    "per drafted token (the other layouts keep the model's conv rows); SGLang's "
                     f"figures are without speculative decoding. {drafter}")
     else:
         drafting = ("Without speculative decoding: set Speculative tokens under Engine options "

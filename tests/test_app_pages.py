@@ -19,7 +19,8 @@ from flatkv.app_state import DEFAULT
 from flatkv.presets import load_preset
 from flatkv.units import format_bytes
 
-APP = str(Path(__file__).resolve().parent.parent / "app.py")
+ROOT = Path(__file__).resolve().parent.parent
+APP = str(ROOT / "app.py")
 PAGES = ["app_pages/model.py", "app_pages/layout.py", "app_pages/budget.py", "app_pages/compare.py",
          "app_pages/gpu.py"]
 # SPEC worked example on a custom 80 GB GPU, all of it for the cache, block 64, alignment 16.
@@ -1561,9 +1562,13 @@ def test_layout_explains_its_terms():
     at = open_app("app_pages/layout.py")
     (terms,) = [e for e in at.expander if e.label == "Terms"]
     text = terms.markdown[0].value
-    for term in ("**Component**", "**Row**", "**Slot tensor** (`flat_slab_j`)",
-                 "**Block, page id**", "**Padding**", "**Dead weight**"):
-        assert term in text
+    # the words of ARCHITECTURE.md's glossary, each its own term, as the code uses them
+    assert re.findall(r"\*\*([^*]+)\*\*", text) == [
+        "Group", "Component", "Row", "Slot tensor", "Page id", "page", "Block", "P", "Padding",
+        "Dead weight"]
+    glossary = (ROOT / "ARCHITECTURE.md").read_text()
+    for word in ("group", "component", "row", "slot", "page id", "page", "block", "dead weight"):
+        assert f"\n| {word} |" in glossary
 
 
 @pytest.mark.parametrize("page", PAGES)

@@ -26,7 +26,9 @@ Breakdown categories (disjoint; they add up to the budget exactly):
 Capacity convention (``capacity_tokens`` of every paged strategy): the tokens of history the pool
 holds when every attention group (full, sliding and chunked alike, window eviction not assumed, as
 vLLM's log and SPEC section 3.3 count them) holds N pages and every state group holds the state
-pages of ONE request of N x P tokens (1 in mamba cache mode ``none``, 2 in ``align``, N in ``all``):
+pages of ONE request of N x P tokens (``state_pages_per_request``: 1 in mamba cache mode ``none``,
+2 in ``align``, N in ``all``, plus prefill checkpoint blocks in ``align`` and a page per speculative
+token):
 capacity_tokens = N x P for the largest N whose pages fit the units, ``sum over groups of pages_g /
 K_g <= units`` (K_g pages per unit; exact fractions, as max_concurrency counts units). State costs a
 request, not a token, and max_concurrency counts it the same way, so without windowed layers
@@ -46,8 +48,7 @@ each group holds at capacity_tokens (equal pages in every attention group; equal
 group of a state-only model). The split is a largest-remainder apportionment of whole units, so
 every category is an exact integer. Pages per request (engine view, vLLM's formula): full ``ceil(L /
 P)``; sliding ``ceil(min(W - 1 + max_batched_tokens, L) / P) + 1``; chunked ``ceil(min(C +
-max_batched_tokens, L) / P)``; state 1 (mamba cache mode ``none``), 2 (``align``) or ``ceil(L / P)``
-(``all``).
+max_batched_tokens, L) / P)`` (``request_pages``); state ``state_pages_per_request``.
 """
 
 from __future__ import annotations
@@ -199,7 +200,8 @@ def to_fraction(
 class StrategyOptions:
     """Knobs of the strategies; the defaults are each engine's defaults.
 
-    block_size: requested tokens per page (P before any equalization); 16 in vLLM and ours.
+    block_size: requested tokens per page (P before any equalization); 16: ours, and vLLM's
+        at SPEC 3.1's anchor (vLLM 0.34 defaults to 64, ``vllm.RECENT_VLLM_BLOCK_SIZE``).
     alignment: multiple an inflated P is rounded to (flat equalizer, lcm search); None means
         block_size, as in the reference planner.
     kernel_block_size: A, the attention backend's smallest kernel block size (vLLM; 16 on most
@@ -232,7 +234,7 @@ class StrategyOptions:
     mamba_full_memory_ratio: SGLang's r; the state pool gets ``budget * r / (1 + r)``; in
         [1e-6, 1e6].
     swa_full_tokens_ratio: SGLang's sliding-window pool size relative to the full pool (0.8);
-        in [1e-6, 1e6].
+        in [1e-6, 1] (SWA_RATIO_RANGE).
     sglang_slots_per_request: S, state slots one running request holds in SGLang (3 to 5
         depending on the radix-cache mode: the live state plus cached / tracked states); the
         running-request cap is ``(slots - 1) // S`` (slot 0 pads). Default 3, the lower end.
@@ -248,8 +250,8 @@ class StrategyOptions:
         model's ssm dtype (vLLM keeps the model's). None (default): as SGLang decides, the
         config's ``mamba_ssm_dtype`` (``profile.config_mamba_ssm_dtype``), else float32. Set it
         to what SGLANG_MAMBA_SSM_DTYPE (``--mamba-ssm-dtype`` in older releases) names: that
-        overrides the config. Its conv state is bfloat16 (SGLANG_MAMBA_CONV_DTYPE), as a
-        bfloat16 model's; the strategy keeps the model's conv bytes.
+        overrides the config. Its conv state is bfloat16 whatever the model's
+        (``sglang.CONV_DTYPE``): ``sglang.state_tensors`` re-sizes a conv of other elements.
     max_batched_tokens: tokens scheduled per step (vLLM's default 8192); it sizes the pages a
         sliding-window or chunked request holds and the S of the SPEC section 3.5 workload.
     vllm_async_scheduling: window pages sized by async scheduling's two batches in flight:

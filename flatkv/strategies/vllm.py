@@ -227,6 +227,10 @@ DRAFTED_CONV_SINCE = {"FalconH1ForCausalLM": "0.32", "GraniteMoeHybridForCausalL
                       "Zamba2ForCausalLM": "0.32"}
 
 
+# the state kinds whose conv state vLLM widens by a row per drafted token (Mamba1's stays)
+DRAFT_WIDENED_CONV = "GDN, KDA, Mamba2 and short-conv"
+
+
 def drafted_profiles(profile: CacheProfile, speculative_tokens: int, formulas: list[str],
                      extras: dict[str, object]) -> tuple[CacheProfile, CacheProfile]:
     """``(sizing, kept)``: the profile vLLM sizes P from and the one whose state its layers
@@ -247,8 +251,8 @@ def drafted_profiles(profile: CacheProfile, speculative_tokens: int, formulas: l
         return profile, profile
     if profile.conv_rows is None:
         formulas.append(f"speculative tokens {speculative_tokens}: the conv state is kept as "
-                        "given (vLLM widens only GDN, KDA, Mamba2 and short-conv conv states, and "
-                        f"a model given in bytes names no conv rows), {pages}")
+                        f"given (vLLM widens only {DRAFT_WIDENED_CONV} conv states, and a model "
+                        f"given in bytes names no conv rows), {pages}")
         return profile, profile
     widened = profile.conv_bytes_with_drafts(speculative_tokens)
     rows = profile.conv_rows
