@@ -43,7 +43,7 @@ from flatkv.units import (
 )
 
 CAPACITY_HELP = (
-    "The history the pool holds beside one request's state: every attention group (sliding "
+    f"{sentence_case(app_data.CAPACITY_COUNTS)}: every attention group (sliding "
     "and chunked ones too, without window eviction) N pages of P tokens, each state group "
     "that request's state pages (the mamba cache mode's count, plus one per speculative "
     "token), as on Compare. \"The math\" shows it with the numbers.")
@@ -51,8 +51,8 @@ SGLANG_CAPACITY_HELP = (
     "SGLang's token pool (its log's max_total_num_tokens): the tokens every full-attention "
     "layer holds, which its static split of the budget fixes (sliding-window layers keep theirs "
     "in a pool of their own where SGLang has one). \"The math\" shows it with the numbers.")
-NO_HISTORY_HELP = ("No attention layer: the model keeps no token history, only a constant state "
-                   "per request, so there is no capacity in tokens; concurrency still counts.")
+NO_HISTORY_HELP = (f"{app_data.NO_HISTORY}, so there is no capacity in tokens; concurrency "
+                   "still counts.")
 
 
 def block_size_sweep(s: AppState, r: StrategyResult, swept: app_data.Curves, history: bool,

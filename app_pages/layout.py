@@ -25,7 +25,7 @@ from flatkv import app_data, charts
 from flatkv.analysis import PLANNER_STRATEGY, plan_json
 from flatkv.app_state import DEFAULT_REQUESTS, MAX_REQUESTS
 from flatkv.strategies import StrategyResult, last_served_text
-from flatkv.units import count_text, format_bytes, tokens_text
+from flatkv.units import count_text, format_bytes, sentence_case, tokens_text
 
 
 def headline(analysis, ours: StrategyResult, engines: list[StrategyResult]) -> None:
@@ -50,7 +50,7 @@ def headline(analysis, ours: StrategyResult, engines: list[StrategyResult]) -> N
             said.append(app_data.WINDOWS_AS_HISTORY)
         c.metric("Capacity (tokens)", f"{capacity:,}",
                  delta=" · ".join(said) or None, delta_color="off", delta_arrow="off",
-                 help="Tokens of history the pool holds beside one request's state, as Budget "
+                 help=f"{sentence_case(app_data.CAPACITY_COUNTS)} (tokens), as Budget "
                  "and Compare count it. Under it, num_blocks x P: tokens if every page id held "
                  "history; with several groups sharing the ids, each gets a share, so the "
                  "capacity is lower." + windowed_note)
@@ -58,8 +58,7 @@ def headline(analysis, ours: StrategyResult, engines: list[StrategyResult]) -> N
         c.metric("Token slots (blocks x P)", f"{h.token_slots:,}",
                  help="num_blocks x P: tokens if every page id held history.")
     else:
-        c.metric("Token slots (blocks x P)", NOT_APPLICABLE, help="No attention layer: the "
-                 "model keeps no token history, only a constant state per request.")
+        c.metric("Token slots (blocks x P)", NOT_APPLICABLE, help=f"{app_data.NO_HISTORY}.")
     c = metric_row()
     c.metric("Budget", format_bytes(h.budget_bytes), help=f"{h.budget_bytes:,} B")
     c.metric("Unused", format_bytes(h.unused_bytes), help=f"{h.unused_bytes:,} B")

@@ -958,16 +958,21 @@ def speculative_text(profile: CacheProfile, strategy: str, speculative_tokens: i
     return f"Speculative decoding: {counted}{drafter}"
 
 
+# What a capacity counts and why a model without attention has none: Compare's note, Budget's
+# and Layout's metric helps say it in these words
+CAPACITY_COUNTS = "the history the pool holds beside one request's state"
+NO_HISTORY = ("No attention layer: the model keeps no token history, only a constant state per "
+              "request")
+
+
 def how_to_read_text(profile: CacheProfile, speculative_tokens: int, *,
                      mtp_added: bool = False) -> str:
     """What Compare's capacity and concurrency count, under the charts they explain too, and
     what they count of speculative decoding."""
     has_history = profile.has_attention
-    capacity = ("Capacity: the history the pool holds beside one request's state, counted the "
-                "same way for every paged layout; SGLang: its token pool, which its static "
-                "split of the budget fixes. " if has_history else
-                "No capacity in tokens: the model has no attention layer, so it keeps no token "
-                "history, only a constant state per request. ")
+    capacity = (f"Capacity: {CAPACITY_COUNTS}, counted the same way for every paged layout; "
+                "SGLang: its token pool, which its static split of the budget fixes. "
+                if has_history else f"{NO_HISTORY}, so no capacity in tokens. ")
     drafter = DRAFTER_ADDED_TEXT if mtp_added else DRAFTER_TEXT
     if not profile.has_state:
         drafting = f"Speculative decoding adds no state pages here. {drafter}"

@@ -710,7 +710,8 @@ def test_notes_under_the_figures_say_which_layout_does_what():
     state_only = CacheProfile(("linear_attention",) * 2, 0, {"conv": 8})
     assert app_data.how_to_read_text(qwen, 0).startswith("Capacity: the history the pool holds")
     assert app_data.how_to_read_text(state_only, 0).startswith(
-        "No capacity in tokens: the model has no")
+        "No attention layer: the model keeps no token history, only a constant state per "
+        "request, so no capacity in tokens. Concurrency:")
     # which concurrency an engine logs, and what SGLang's is, as it logs none
     assert ("Concurrency: requests of this context length the layout holds at once, counted "
             "with the engine's pages per request (vLLM logs it as \"Maximum concurrency\"; "
