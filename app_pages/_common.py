@@ -760,7 +760,9 @@ _TOGGLE_WIDGETS = {
         "vLLM's hybrid KV cache manager, on by default. Off is "
         "--disable-hybrid-kv-cache-manager (some KV connectors turn it off too): sliding "
         "and chunked layers then keep every token, allocated as full attention in one "
-        "group, and a model with state layers does not start. vLLM releases before PR "
+        "group (where sliding layers keep other heads than full ones, as Gemma 4's, a block "
+        "is a page of each layer's own size), and a model with state layers does not start. "
+        "vLLM releases before PR "
         "#29627 ran Llama 4's chunked layers so by default (unless "
         "VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE=1)."),
     "vllm_async_scheduling": (

@@ -256,7 +256,9 @@ def vllm_block_segments(result: StrategyResult, profile: CacheProfile) -> list[S
     padding layers. Row j of group i of a kind is the kind's layer
     ``i + j x groups of the kind`` (vLLM deals ``layers[i::num]`` to group i); windowed layers
     vLLM promoted to full attention (its hybrid manager off) count as full, as it allocates
-    them. Every row adds up to ``result.block_bytes``.
+    them, and where their pages differ in size from the full layers' (one group of pages of two
+    sizes: ``extras["layer_page_bytes"]``) each layer's page is its own size, back to back.
+    Every row adds up to ``result.block_bytes``.
     """
     if not result.applies or result.strategy != "vllm":
         raise ValueError(f"vllm_block_segments needs an applying vllm result, got "
@@ -264,6 +266,9 @@ def vllm_block_segments(result: StrategyResult, profile: CacheProfile) -> list[S
     extras = result.extras
     page, size = extras["page_bytes"], extras["group_size"]
     groups = extras["groups"]
+    # the pages of tensors 0 .. size - 1, and where each starts in a block
+    pages = extras.get("layer_page_bytes", [page] * size)
+    starts = [sum(pages[:j]) for j in range(size + 1)]
     kinds = {g["kind"] for g in groups}
     where: dict[str, list[int]] = {}
     for i, label in enumerate(profile.layer_types):
@@ -292,20 +297,22 @@ def vllm_block_segments(result: StrategyResult, profile: CacheProfile) -> list[S
             if indexer:
                 parts.append(("indexer", "indexer keys", indexer))
         for j in range(size):
-            start = j * page
+            start = starts[j]
             if j >= group["layers"]:
                 out.append(Segment(row, name, "padding_layer", kind, None, "its whole page",
                                    start, page))
                 continue
             layer = index + j * of_kind[kind]
             cache = where[kind][layer]
+            if "layer_page_bytes" in extras:  # each layer's history fills its own page
+                parts = [(component_kind(kind, "kv"), "kv", pages[j])]
             for part_kind, component, nbytes in parts:
                 out.append(Segment(row, name, part_kind, kind, layer, component, start, nbytes,
                                    cache))
                 start += nbytes
-            if start < (j + 1) * page:
+            if start < starts[j + 1]:
                 out.append(Segment(row, name, "padding", kind, layer, "padding",
-                                   start, (j + 1) * page - start, cache))
+                                   start, starts[j + 1] - start, cache))
     return out
 
 
@@ -317,6 +324,10 @@ def vllm_block_text(result: StrategyResult, profile: CacheProfile,
     padding = [f"{kind}: {count_text(n_pad, 'padding layer')}"
                for kind, n_pad in extras["padding_layers_per_type"].items() if n_pad]
     tensors = f"pages of {page:,} B in {count_text(size, 'tensor')} (group_size)"
+    if sizes := extras.get("layer_page_bytes"):  # one group, each layer's page its own size
+        tensors = ("pages of two sizes in " + count_text(size, "tensor") + ", one a layer: "
+                   + " and ".join(f"{sizes.count(b):,} of {b:,} B" for b in sorted(set(sizes)))
+                   + " (its hybrid KV cache manager off: every layer in one group)")
     if profile.indexer_bytes_per_slot:  # two caches a layer: the latent's and the indexer's
         indexer = result.block_size * profile.indexer_bytes_per_slot
         tensors = (f"pages of {page:,} B for each of {size:,} layers, in two tensors a layer "

@@ -106,7 +106,9 @@ def add_strategy_arguments(
     parser.add_argument("--vllm-hybrid-manager", action=argparse.BooleanOptionalAction,
          default=None, help="vllm: its hybrid KV cache manager (default on); "
          "--no-vllm-hybrid-manager is vLLM's --disable-hybrid-kv-cache-manager: sliding and "
-         "chunked layers keep every token, as full attention, and a state hybrid does not start")
+         "chunked layers keep every token, as full attention (sliding layers of other heads "
+         "than the full ones: one group of pages of two sizes), and a state hybrid does not "
+         "start")
     parser.add_argument("--mamba-full-memory-ratio", default=None, metavar="R",
          help="sglang: state pool gets budget x R / (1 + R) (default "
          f"{ratio_text(defaults.mamba_full_memory_ratio)})")

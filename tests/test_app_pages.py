@@ -3190,6 +3190,36 @@ def test_raw_bytes_edit_the_sliding_layers_own_kv_bytes():
     assert at.query_params["layers"] == "full*4" and metrics(at)["Cache layers"] == "4"
 
 
+def test_layout_draws_vllms_one_group_of_two_page_sizes_without_its_hybrid_manager():
+    # Gemma 4 (50 sliding layers of 16,384 B a token, 10 full of 8,192 B) with vLLM's hybrid
+    # manager off: one group of 60 tensors, a block 50 x 16 x 16,384 + 10 x 16 x 8,192 =
+    # 14,417,920 B at P 16; 76,968,728,985 // that = 5,338 blocks, 2,048 a request of 32,768
+    from test_hf_config import _gemma4
+
+    from flatkv import app_model
+    link = {"model": "spec", "spec": app_model.pack_spec(app_model.spec_to_json(_gemma4())),
+            "v_hybrid": "0", "ctx": "32768"}
+    at = open_app("app_pages/layout.py", link)
+    assert_clean(at)
+    assert 50 * 16 * 16_384 + 10 * 16 * 8_192 == 14_417_920
+    assert 76_968_728_985 // 14_417_920 == 5_338
+    (text,) = [c.value for c in at.caption if c.value.startswith("vLLM at these settings")]
+    assert text.startswith(
+        "vLLM at these settings (Compare's column): P 16, pages of two sizes in 60 tensors, one "
+        "a layer: 10 of 131,072 B and 50 of 262,144 B (its hybrid KV cache manager off: every "
+        "layer in one group). A block id is 60 pages, 14,417,920 B (13.75 MiB, 901,120 B a "
+        "token)")
+    (rows,) = [json.loads(c.proto.spec) for c in at.get("plotly_chart")
+               if "One row per vLLM group" in c.proto.spec]
+    (kv,) = [t for t in rows["data"] if t["name"] == "KV (full attention)"]
+    # a bar a layer, each its own page: the 6th (cache layer 5, full) twice the others
+    assert [round(w * 2**20) for w in kv["x"][:7]] == [262_144] * 5 + [131_072, 262_144]
+    budget = open_app("app_pages/budget.py", {**link, "b_layout": "vllm"})
+    assert metrics(budget)["Blocks"] == "5,338"
+    assert metrics(budget)["Capacity (tokens)"] == f"{5_338 * 16:,}"
+    assert metrics(budget)["Concurrency at 32,768 tokens"] == f"{5_338 / 2_048:.2f}" == "2.61"
+
+
 def test_kv_shared_layers_are_named_and_dropped_when_the_layers_are_edited():
     # Gemma 4 with 20 kv-shared layers: the summary says SGLang keeps a pool layer for them;
     # an edit of the layer pattern leaves the layers they read, so they go with it (they used

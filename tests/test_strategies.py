@@ -2237,11 +2237,57 @@ def test_vllm_pads_a_page_that_does_not_divide_the_largest_and_scales_a_smaller_
     assert r.extras["block_sizes"] == {"sliding_attention": 32, "full_attention": 16}
     assert r.num_blocks == 8 * 2**30 // (16 * 8_192) // 5 == 13_107
     assert r.concurrency == Fraction(13_107, 5 * 273 + 2_048)
-    # with its hybrid KV cache manager off vLLM keeps one group of two page sizes: not modelled
-    off = run_strategy("vllm", default, budget_bytes=8 * 2**30, context_tokens=32_768,
-                       options=StrategyOptions(vllm_hybrid_manager=False))
-    assert not off.applies and "keeps every layer in one group of pages of two sizes" in (
-        off.reason)
+
+
+def test_vllm_without_its_hybrid_manager_keeps_pages_of_two_sizes_in_one_group():
+    # vLLM 0.34, --disable-hybrid-kv-cache-manager, 10 sliding layers of 4,096 B a token beside
+    # 2 full ones of 8,192 B (Gemma 4's heads): the sliding layers become full attention with
+    # their own heads, and UniformTypeKVCacheSpecs puts all 12 in one group whose block is a
+    # page in each layer's tensor: 10 x 64 x 4,096 + 2 x 64 x 8,192 = 3,670,016 B at block 64;
+    # 10 GiB // that = 2,925 blocks; a request of 131,072 tokens takes 2,048 of them, so vLLM
+    # logs 2,925 x 64 = 187,200 tokens and 2,925 / 2,048 = 1.43x (a helper ran vLLM 0.34.0's
+    # kv_cache_planning on this model and got these figures)
+    model = CacheProfile(layer_types=(["sliding_attention"] * 5 + ["full_attention"]) * 2,
+                         kv_bytes_per_slot=8_192, sliding_kv_bytes_per_slot=4_096,
+                         sliding_window=512)
+    off = StrategyOptions(block_size=64, vllm_hybrid_manager=False)
+    r = run_strategy("vllm", model, budget_bytes=10 * 2**30, context_tokens=131_072,
+                     options=off)
+    assert 10 * 64 * 4_096 + 2 * 64 * 8_192 == 3_670_016
+    assert (r.block_size, r.block_bytes) == (64, 3_670_016)
+    assert r.num_blocks == 10 * 2**30 // 3_670_016 == 2_925
+    assert r.capacity_tokens == 2_925 * 64 == 187_200
+    assert r.concurrency == Fraction(2_925, 2_048) and r.logged_tokens == 187_200
+    assert r.extras["log_lines"][-1] == ("GPU KV cache size: 187,200 tokens, Maximum "
+                                         "concurrency for 131,072 tokens per request: 1.43x")
+    assert "Memory after warmup: ... 2925 KV cache blocks (10.0 GiB) fit" in (
+        r.extras["log_lines"][-2])
+    assert r.formulas[2] == ("block_bytes = 10 x P x 4,096 + 2 x P x 8,192 = 10 x 262,144 + "
+                             "2 x 524,288 = 3,670,016")
+    assert r.bytes_of("kv_history") == 2_925 * 3_670_016
+    assert r.bytes_of("unused") == 10 * 2**30 - 2_925 * 3_670_016 == 2_621_440
+    # every token of the sliding layers is kept: with the manager on, windows are evicted and
+    # about three times as many requests fit
+    on = run_strategy("vllm", model, budget_bytes=10 * 2**30, context_tokens=131_072,
+                      options=replace(off, vllm_hybrid_manager=True))
+    assert 2.9 < on.concurrency / r.concurrency < 3.0
+    # one request beside the null block: 2,048 blocks of 3,670,016 B need 7,516,192,768 B;
+    # 7.5 GiB less a block holds 2,141 blocks: 2,141 x 64 = 137,024 tokens at most
+    short = run_strategy("vllm", model, budget_bytes=7 * 2**30, context_tokens=131_072,
+                         options=off)
+    assert not short.applies
+    assert "one request of 131,072 tokens needs 7,516,192,768 B" in short.reason
+    longest = (7 * 2**30 - 3_670_016) // 3_670_016 * 64
+    assert f"its estimated maximum model length is {longest:,}" in short.reason
+    assert longest == 2_047 * 64 == 131_008
+    assert run_strategy("vllm", model, budget_bytes=7_516_192_768 + 3_670_016,
+                        context_tokens=131_072, options=off).applies
+    # beside chunked layers too: not modelled, and said so
+    chunked = replace(model, layer_types=(*model.layer_types, "chunked_attention"),
+                      attention_chunk_size=8_192)
+    refused = run_strategy("vllm", chunked, budget_bytes=10 * 2**30, options=off)
+    assert refused.reason.endswith("which FlatKV does not model beside chunked layers; keep "
+                                   "the hybrid manager on")
 
 
 def test_sglangs_float_cell_prints_as_the_float_reads():

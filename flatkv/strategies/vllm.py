@@ -48,7 +48,13 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from fractions import Fraction
 
-from flatkv.plan import CHUNKED_ATTENTION, FULL_ATTENTION, LINEAR_ATTENTION, cdiv
+from flatkv.plan import (
+    CHUNKED_ATTENTION,
+    FULL_ATTENTION,
+    LINEAR_ATTENTION,
+    SLIDING_ATTENTION,
+    cdiv,
+)
 from flatkv.profile import WINDOWED, CacheProfile
 from flatkv.strategies.base import (
     StrategyOptions,
@@ -650,13 +656,11 @@ def without_hybrid_manager(profile: CacheProfile, formulas: list[str]) -> CacheP
     start. It promotes sliding and chunked layers to full attention where the model has full
     layers (``_promote_local_kv_cache_specs``: every token kept, one group), keeps a model of
     one kind as it is, and refuses what it cannot make one kind: state layers beside attention,
-    sliding beside chunked layers without full ones."""
+    sliding beside chunked layers without full ones. Sliding layers of other bytes a token than
+    the full ones (Gemma 4) stay labelled, with their bytes: ``_one_group_of_two_page_sizes``
+    allocates them."""
     windowed = profile.windowed_labels
     kinds = set(profile.layer_types)
-    if (sizes := kv_sizes_text(profile)) and FULL_ATTENTION in kinds:
-        return (f"with its {HYBRID_MANAGER_OFF} vLLM promotes the sliding layers to full "
-                f"attention and keeps every layer in one group of pages of two sizes ({sizes}), "
-                "which FlatKV does not model; keep the hybrid manager on")
     if ((profile.has_state and len(kinds) > 1)
             or (len(windowed) > 1 and FULL_ATTENTION not in kinds)):
         return (f"with its {HYBRID_MANAGER_OFF} vLLM does not start on a model whose layers "
@@ -665,6 +669,13 @@ def without_hybrid_manager(profile: CacheProfile, formulas: list[str]) -> CacheP
                 + ("state layers keep no token history" if profile.has_state else
                    "sliding and chunked layers without full ones")
                 + "; keep the hybrid manager on")
+    if (sizes := kv_sizes_text(profile)) and FULL_ATTENTION in kinds:
+        if CHUNKED_ATTENTION in kinds:
+            return (f"with its {HYBRID_MANAGER_OFF} vLLM promotes the sliding and chunked "
+                    f"layers to full attention in one group of pages of two sizes ({sizes}), "
+                    "which FlatKV does not model beside chunked layers; keep the hybrid "
+                    "manager on")
+        return profile
     if not windowed or FULL_ATTENTION not in kinds:
         formulas.append(f"{HYBRID_MANAGER_OFF}: no change, every cache layer of this model is "
                         "of one kind")
@@ -715,6 +726,9 @@ def _run_vllm(
         if isinstance(unified, str):
             return not_applicable(name, budget_bytes, unified, profile_name=profile.name,
                                   context_tokens=context_tokens)
+        if unified.sliding_kv_bytes_per_slot is not None:
+            return _one_group_of_two_page_sizes(unified, budget_bytes=budget_bytes,
+                                                context_tokens=context_tokens, options=options)
         profile = unified
     elif options.speculative_tokens and CHUNKED_ATTENTION in profile.layer_types:
         formulas.append(EAGLE_WITH_CHUNKS)
@@ -810,6 +824,84 @@ def _run_vllm(
         kind_block_sizes=block_sizes,
     )
     return with_logged_tokens(result, profile, options, num_groups)
+
+
+def _one_group_of_two_page_sizes(
+    profile: CacheProfile, *, budget_bytes: int, context_tokens: int | None,
+    options: StrategyOptions,
+) -> StrategyResult:
+    """vLLM with its hybrid KV cache manager off on full layers beside sliding ones of other
+    bytes a token (Gemma 4). ``_promote_local_kv_cache_specs`` makes the sliding layers full
+    attention, each keeping its own heads, so every token is kept; their pages then differ in
+    size, and ``UniformTypeKVCacheSpecs`` puts every layer in ONE group, where a block is a page
+    in each layer's own tensor, of that layer's size, and costs their sum
+    (``kv_cache_planning._get_kv_cache_groups_uniform_type``, vLLM 0.34). P is the attention
+    block size, num_blocks = available // block bytes, and a request takes cdiv(L, P) blocks,
+    as for a model of full layers alone."""
+    name = "vllm"
+    counts = {k: profile.count(k) for k in dict.fromkeys(profile.layer_types)}
+    kernel, kernel_why = kernel_block_size(profile, options)
+    p = max(kernel, options.block_size)
+    pages = {kind: p * profile.kv_bytes_of(kind) for kind in counts}
+    unit_bytes = sum(pages[label] for label in profile.layer_types)
+    layers = len(profile.layer_types)
+    sliding = profile.count(SLIDING_ATTENTION)
+    why = (f"P = A = max(kernel block size {kernel}{kernel_why}, block_size "
+           f"{options.block_size}) = {p}")
+    formulas = [
+        f"{HYBRID_MANAGER_OFF}: the {sliding} sliding layers are allocated as full attention, "
+        "every token kept, each with its own heads (vLLM's _promote_local_kv_cache_specs); "
+        f"with pages of two sizes all {layers} layers are ONE group (UniformTypeKVCacheSpecs), "
+        "a block a page in each layer's own tensor",
+        why,
+        "block_bytes = " + " + ".join(
+            f"{c} x P x {n(profile.kv_bytes_of(kind))}" for kind, c in counts.items())
+        + " = " + " + ".join(f"{c} x {n(pages[kind])}" for kind, c in counts.items())
+        + f" = {n(unit_bytes)}",
+    ]
+    num_blocks = budget_bytes // unit_bytes
+    promoted = replace(profile, layer_types=(FULL_ATTENTION,) * layers, sliding_window=None,
+                       sliding_kv_bytes_per_slot=None,
+                       kv_shared_layer_types=(FULL_ATTENTION,) * len(
+                           profile.kv_shared_layer_types))
+    # one request: cdiv(L, P) blocks, beside the null block (vLLM 0.29+ checks it)
+    needed = None if context_tokens is None else cdiv(context_tokens, p) * unit_bytes
+    if num_blocks == 0 or (num_blocks == 1 and needed is None):
+        least = 2 * unit_bytes if needed is None else max(2 * unit_bytes, needed + unit_bytes)
+        return budget_too_small(
+            name, budget_bytes,
+            holds=f"num_blocks = {n(budget_bytes)} // {n(unit_bytes)} = {num_blocks} and vLLM "
+            "needs at least 2 (\"No available memory for the cache blocks\")",
+            least_bytes=least, profile_name=profile.name, context_tokens=context_tokens)
+    if needed is not None and needed > budget_bytes - unit_bytes:
+        longest = min(context_tokens, (budget_bytes - unit_bytes) // unit_bytes * p)
+        return not_applicable(
+            name, budget_bytes,
+            _one_request_refusal(context_tokens, needed, budget_bytes, unit_bytes, layers, p,
+                                 longest),
+            profile_name=profile.name, context_tokens=context_tokens)
+    formulas.append(f"num_blocks = available // block_bytes = {n(budget_bytes)} // "
+                    f"{n(unit_bytes)} = {n(num_blocks)}")
+    log_lines = _start_up_log(promoted, options, p, p * profile.kv_bytes_per_slot, budget_bytes,
+                              {FULL_ATTENTION: layers}, {FULL_ATTENTION: 0})
+    log_lines.append(
+        f"Memory after warmup: ... {num_blocks} KV cache blocks "
+        f"({format_gib(num_blocks * unit_bytes)} GiB) fit within the requested ... GiB. ...")
+    group = PoolGroup(FULL_ATTENTION, FULL_ATTENTION, layers)
+    extras: dict[str, object] = {
+        "mamba_cache_mode": options.mamba_cache_mode, "windows_as_full": True,
+        "kernel_block_size": kernel, "attention_block_size": p, "log_lines": log_lines,
+        "group_size": layers, "num_groups": 1, "padding_layers_per_type": {FULL_ATTENTION: 0},
+        "page_bytes": max(pages.values()), "attention_page_bytes": max(pages.values()),
+        # each layer's page, in the order of the model's cache layers: the block's tensors
+        "layer_page_bytes": [pages[label] for label in profile.layer_types],
+    }
+    result = finish_paged(
+        name, promoted, budget_bytes=budget_bytes, context_tokens=context_tokens,
+        options=options, block_size=p, unit_bytes=unit_bytes, num_units=num_blocks,
+        uses=[UnitUse(group, unit_parts(kv_history=unit_bytes))], why_block_size=why,
+        formulas=formulas, extras=extras)
+    return with_logged_tokens(result, promoted, options, 1)
 
 
 def _unified_pages(profile: CacheProfile, counts: dict[str, int], p: int,
