@@ -182,12 +182,8 @@ def page_ids(analysis, ours: StrategyResult) -> None:
                 "attention_chunk_size": profile.attention_chunk_size,
                 "scheduled_tokens": s.max_batched_tokens,
                 "speculative_tokens": s.speculative_tokens, "limit": 2048}
-    pages = app_data.page_assignment(analysis, requests=s.requests or DEFAULT_REQUESTS,
-                                     **workload)
-    fitted = s.requests is None and not pages.fits  # the default, cut to what fits (or 1)
-    drawn = s.requests or (max(pages.max_requests, 1) if fitted else DEFAULT_REQUESTS)
-    if fitted:
-        pages = app_data.page_assignment(analysis, requests=drawn, **workload)
+    live = app_data.live_pages(analysis, s.requests, DEFAULT_REQUESTS, **workload)
+    pages, drawn, fitted = live.pages, live.drawn, live.fitted
     # S sizes the window pages of a sliding or chunked request
     sliding = bool(profile.windowed_labels)
     columns = st.columns(3 if sliding else 2)

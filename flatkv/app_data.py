@@ -500,6 +500,28 @@ def page_assignment(
     return PageMap(pool.num_units, tuple(owners), per_group, fits, most)
 
 
+@dataclass(frozen=True)
+class LivePages:
+    """Layout's page-id map of its live requests: ``drawn`` of them, and whether that is the
+    default cut to what fits (``fitted``: the page says so)."""
+
+    pages: PageMap
+    drawn: int
+    fitted: bool
+
+
+def live_pages(analysis: PlanAnalysis, requested: int | None, default: int,
+               **workload) -> LivePages:
+    """The map of the requests typed, or until one is, of ``default`` requests, or as many as
+    fit where fewer do (at least one, which then does not fit); ``workload``: the rest of
+    ``page_assignment``'s arguments."""
+    pages = page_assignment(analysis, requests=requested or default, **workload)
+    if requested is not None or pages.fits:
+        return LivePages(pages, requested or default, False)
+    drawn = max(pages.max_requests, 1)
+    return LivePages(page_assignment(analysis, requests=drawn, **workload), drawn, True)
+
+
 # Each mamba cache mode with the state pages it gives one request (the engine option's choices).
 MAMBA_MODE_TEXT = {
     "none": "none (1 state page)",

@@ -151,6 +151,22 @@ def test_page_assignment_lists_only_the_ids_it_shows(analysis):
     assert pages.owners[1:7] == ("linear_attention", "full_attention") * 3
 
 
+def test_live_pages_draw_the_default_or_as_many_as_fit(analysis):
+    # 4 requests of 32,768 tokens (the default) fit 775 page ids? R = 12 fit (above): yes
+    default = app_data.live_pages(analysis, None, 4, context=32768)
+    assert (default.drawn, default.fitted, default.pages.fits) == (4, False, True)
+    # 400 by default: cut to the 12 that fit, and drawn so
+    cut = app_data.live_pages(analysis, None, 400, context=32768)
+    assert (cut.drawn, cut.fitted) == (12, True) and cut.pages.fits
+    assert cut.pages == app_data.page_assignment(analysis, requests=12, context=32768)
+    # a number typed is drawn as it is, fitting or not
+    typed = app_data.live_pages(analysis, 400, 4, context=32768)
+    assert (typed.drawn, typed.fitted, typed.pages.fits) == (400, False, False)
+    # where not one fits, one is drawn, not fitting
+    none = app_data.live_pages(analysis, None, 4, context=1 << 24)
+    assert (none.drawn, none.fitted, none.pages.fits) == (1, True, False)
+
+
 def test_sweep_candidates():
     assert app_data.block_size_candidates(64) == [1 << k for k in range(13)]
     assert 48 in app_data.block_size_candidates(48)
