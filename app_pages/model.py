@@ -383,7 +383,7 @@ def _raw_bytes_source(s) -> None:
     if any(k not in ss for k in RAW_KEYS) or ss.get("edit.filled") != (s.model, s.spec, s.tp):
         _fill_raw(s.raw or RawModel.from_profile(s.profile()))
         ss["edit.filled"] = (s.model, s.spec, s.tp)
-    c1, c2 = st.columns([2, 1])
+    c1, c2 = st.columns(2)  # [2, 1] cut the state tensors' value at 1000 px
     c1.text_input("Layer pattern", key="edit.layers", on_change=_apply_raw,
                   help="e.g. (3*linear,full)*12 or full*32; kinds: full, sliding, chunked, "
                   "linear")

@@ -184,10 +184,7 @@ def spec_kind_rows(spec: ModelSpec) -> list[dict]:
             **{f"{tensor} shape": " x ".join(map(str, shape))
                for tensor, shape in k.state_shapes.items()},
         })
-    # every kind's columns, but none that no kind fills (an attention-only model's state)
-    columns = [key for key in dict.fromkeys(key for row in rows for key in row)
-               if any(row.get(key) is not None for row in rows)]
-    return [{key: row.get(key) for key in columns} for row in rows]
+    return _filled_columns(rows)  # every kind's columns, but none that no kind fills
 
 
 def spec_geometry_rows(spec: ModelSpec) -> list[dict]:
@@ -372,27 +369,28 @@ def layer_rows(profile: CacheProfile, names: Sequence[str] | None = None) -> lis
 
 
 def kind_summary(profile: CacheProfile) -> list[dict]:
-    """Per kind of cache layer: how many, bytes per token per layer and over all its layers."""
-    out = []
+    """Per kind of cache layer, as ``spec_kind_rows`` lists a model's: how many, one layer's
+    bytes a token (attention) or state bytes (state), None where a kind has no such figure and
+    no column that no kind fills. The totals over all layers are the page's metrics above the
+    table, the state tensors its field above it: four columns fit 1000 px."""
+    rows = []
     for label in LAYER_LABELS:
-        n = profile.count(label)
-        if not n:
+        if not (count := profile.count(label)):
             continue
         is_state = label == LINEAR_ATTENTION
-        per_layer_token = profile.kv_bytes_of(label)
-        per_layer_state = profile.state_bytes_per_layer if is_state else 0
-        out.append(
-            {
-                "kind": KIND_NAMES[label],
-                "layers": n,
-                "bytes per token per layer": per_layer_token,
-                "bytes per token, all layers": per_layer_token * n,
-                "state bytes per layer": per_layer_state,
-                "state bytes, all layers": per_layer_state * n,
-                "tensors": "kv" if not is_state else ", ".join(profile.state_const_bytes),
-            }
-        )
-    return out
+        rows.append({
+            "kind": KIND_NAMES[label], "layers": count,
+            "KV bytes per token": None if is_state else profile.kv_bytes_of(label),
+            "state bytes per layer": profile.state_bytes_per_layer if is_state else None,
+        })
+    return _filled_columns(rows)
+
+
+def _filled_columns(rows: list[dict]) -> list[dict]:
+    """``rows`` without the columns no row fills (an attention-only model's state columns)."""
+    columns = [key for key in dict.fromkeys(key for row in rows for key in row)
+               if any(row.get(key) is not None for row in rows)]
+    return [{key: row.get(key) for key in columns} for row in rows]
 
 
 # --------------------------------------------------------------------------------------------

@@ -492,8 +492,14 @@ def test_layer_rows_and_kind_summary_by_hand():
                        "slot": 0, "bytes per token": 2048, "state bytes": 0}
     assert rows[4]["slot"] == 3 and rows[4]["state bytes"] == 49152 + 2097152
     kinds = {k["kind"]: k for k in app_model.kind_summary(profile)}
-    assert kinds["full attention"]["bytes per token, all layers"] == 12 * 2048
-    assert kinds["state (linear attention / Mamba)"]["state bytes, all layers"] == 36 * 2146304
+    assert kinds["full attention"] == {"kind": "full attention", "layers": 12,
+                                       "KV bytes per token": 2048, "state bytes per layer": None}
+    assert kinds["state (linear attention / Mamba)"] == {
+        "kind": "state (linear attention / Mamba)", "layers": 36, "KV bytes per token": None,
+        "state bytes per layer": 49152 + 2097152}
+    # an attention-only model: no state columns
+    llama = app_model.kind_summary(app_model.profile_for("Llama-3.1-8B", None, 1))
+    assert llama == [{"kind": "full attention", "layers": 32, "KV bytes per token": 4096}]
 
 
 # ---- the hand editor's draft (app_model.SpecDraft) ----------------------------------------
