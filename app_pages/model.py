@@ -94,7 +94,8 @@ def _apply_raw() -> None:
         ss["edit.error"] = str(exc)
         return
     ss.pop("edit.error", None)
-    update(model=CUSTOM, raw=raw, spec=None)
+    if raw != edited or state().raw is not None:  # (the model's own bytes typed back: it stays)
+        update(model=CUSTOM, raw=raw, spec=None)
 
 
 def _drop_ssm_element() -> None:
@@ -109,6 +110,9 @@ def _drop_ssm_element() -> None:
 # becomes the model.
 
 DRAFT = "spec.draft"
+# the number field whose entry was refused (-5, emptied): it keeps showing that entry beside the
+# error, so that typing the draft's value back is a change that clears it
+REFUSED = "spec.refused"
 
 
 def _spec_key(field: str, kind: str | None = None) -> str:
@@ -134,6 +138,15 @@ def _edited(change) -> bool:
     except ValueError as exc:
         ss["spec.error"] = str(exc)
         return False
+    ss.pop(REFUSED, None)
+    if draft == old:  # the value it had (a refused entry typed back): the model stays as loaded
+        try:
+            old.to_spec()
+        except ValueError as exc:
+            ss["spec.error"] = str(exc)
+        else:
+            ss.pop("spec.error", None)
+        return True
     draft = draft.kv_shared_kept_from(old)
     _set_draft(draft.named_for_its_figures())
     return True
@@ -143,15 +156,28 @@ def _edit_text(field: str) -> None:
     _edited(lambda d: replace(d, **{field: ss[_spec_key(field)]}))
 
 
+def _edit_number(key: str, label: str, change) -> None:
+    """A whole-number field's callback: the draft changed by ``change(draft, value)``, or the
+    entry refused, kept in its field beside the error (``REFUSED``)."""
+    try:
+        value = _whole(key, label)
+    except ValueError as exc:
+        ss["spec.error"] = str(exc)
+        ss[REFUSED] = key
+        return
+    _edited(lambda d: change(d, value))
+
+
 def _edit_optional(field: str) -> None:
     """A whole-number field of the draft where 0 means none (query heads, the mamba chunk,
     the max model len)."""
-    _edited(lambda d: replace(d, **{field: _whole(_spec_key(field), _label(field)) or None}))
+    _edit_number(_spec_key(field), _label(field),
+                 lambda d, value: replace(d, **{field: value or None}))
 
 
 def _edit_field(kind: str, field: str) -> None:
-    _edited(lambda d: d.with_field(kind, field, _whole(_spec_key(field, kind),
-                                                       f"{kind}: {_label(field)}")))
+    _edit_number(_spec_key(field, kind), f"{kind}: {_label(field)}",
+                 lambda d, value: d.with_field(kind, field, value))
 
 
 def _label(field: str) -> str:
@@ -170,6 +196,7 @@ def _remove_kind(kind: str) -> None:
 def _start_empty() -> None:
     ss[DRAFT] = SpecDraft()
     ss.pop("spec.error", None)
+    ss.pop(REFUSED, None)
 
 
 def _use_spec(spec: ModelSpec, tp: int | None = None) -> None:
@@ -189,18 +216,22 @@ def _use_spec(spec: ModelSpec, tp: int | None = None) -> None:
 
 
 def _show_draft(draft: SpecDraft) -> None:
-    """Set every editor widget from the draft (before they are drawn), where it differs."""
-    show_value(_spec_key("name"), draft.name)
-    show_value(_spec_key("pattern"), draft.pattern)
+    """Set every editor widget from the draft (before they are drawn), where it differs, but
+    the field whose entry was refused, which shows it until it changes."""
+    def show(key: str, value) -> None:
+        show_value(key, value, write=key != ss.get(REFUSED))
+
+    show(_spec_key("name"), draft.name)
+    show(_spec_key("pattern"), draft.pattern)
     for d in DTYPE_FIELDS:
-        show_value(_spec_key(d), getattr(draft, d))
-    show_value(_spec_key("attention_heads"), draft.attention_heads or 0)
-    show_value(_spec_key("mamba_chunk_size"), draft.mamba_chunk_size or 0)
-    show_value(_spec_key("max_model_len"), draft.max_model_len or 0)
+        show(_spec_key(d), getattr(draft, d))
+    show(_spec_key("attention_heads"), draft.attention_heads or 0)
+    show(_spec_key("mamba_chunk_size"), draft.mamba_chunk_size or 0)
+    show(_spec_key("max_model_len"), draft.max_model_len or 0)
     for kind, geometry in draft.kinds:
         for field, value in geometry:
             if field != "kind":
-                show_value(_spec_key(field, kind), value or 0)
+                show(_spec_key(field, kind), value or 0)
 
 
 FIELDS_PER_ROW = 3  # a kind's geometry fields
@@ -219,6 +250,7 @@ def spec_editor(spec: ModelSpec | None) -> None:
     if DRAFT not in ss or ss.get("spec.filled") != key:
         ss[DRAFT] = SpecDraft() if spec is None else SpecDraft.from_spec(spec)
         ss.pop("spec.error", None)
+        ss.pop(REFUSED, None)
         ss["spec.filled"] = key
     draft: SpecDraft = ss[DRAFT]
     _show_draft(draft)

@@ -278,6 +278,13 @@ def test_model_page_edits_raw_bytes_and_rejects_a_bad_pattern():
     at = open_app("app_pages/model.py")
     assert_clean(at)
     at.segmented_control(key="model.source").set_value("Raw bytes").run()
+    # a bad value, then the model's own typed back: the preset stays (not a "custom" copy)
+    kv = at.number_input(key="edit.kv").value
+    at.number_input(key="edit.kv").set_value(-1).run()
+    assert at.number_input(key="edit.kv").value == -1 and at.error
+    at.number_input(key="edit.kv").set_value(kv).run()
+    assert_clean(at)
+    assert "model" not in at.query_params and "kv" not in at.query_params
     at.text_input(key="edit.layers").set_value("full*x").run()
     assert not at.exception
     assert any("layer pattern 'full*x'" in shown(e) for e in at.error)
@@ -3279,7 +3286,24 @@ def test_model_page_number_fields_say_what_is_wrong_with_a_negative():
     spec = app_model.pack_spec(app_model.spec_to_json(_gemma4()))
     hand = open_app("app_pages/model.py", {"model": "spec", "spec": spec})
     hand.segmented_control(key="model.source").set_value("Edit by hand").run()
+    kv_heads = hand.number_input(key="spec.full.kv_heads").value
     hand.number_input(key="spec.full.kv_heads").set_value(-1).run()
     assert any("full: kv heads is -1: give a whole number of 0 or more" in shown(e)
                for e in hand.error)
     assert hand.query_params["spec"] == spec
+    # the entry stays in its field beside the error (it used to jump back to the model's
+    # value, so typing that value back changed nothing and the error stayed): typing the
+    # model's value back clears it, the model as it was
+    assert hand.number_input(key="spec.full.kv_heads").value == -1
+    hand.run()
+    assert hand.number_input(key="spec.full.kv_heads").value == -1
+    hand.number_input(key="spec.full.kv_heads").set_value(kv_heads).run()
+    assert_clean(hand)
+    assert hand.number_input(key="spec.full.kv_heads").value == kv_heads
+    assert hand.query_params["spec"] == spec
+    # an emptied field the same
+    hand.number_input(key="spec.full.kv_heads").set_value(None).run()
+    assert any("full: kv heads is empty" in shown(e) for e in hand.error)
+    assert hand.number_input(key="spec.full.kv_heads").value is None
+    hand.number_input(key="spec.full.kv_heads").set_value(kv_heads).run()
+    assert_clean(hand)
