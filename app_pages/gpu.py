@@ -265,7 +265,9 @@ def show(last: gpu_view.LabRun, a: PlanAnalysis, cfg: gpu_view.LabSettings | Non
     if len(allocation) == 1:
         al = allocation[0]
         c = metric_row()
-        c.metric("Allocated bytes", format_bytes(al.allocated_bytes),
+        # (each pool layout allocates the same blocks, one after the other)
+        each = " (each layout)" if gpu_view.several_layouts(results) else ""
+        c.metric(f"Allocated bytes{each}", format_bytes(al.allocated_bytes),
                  delta=f"of {format_bytes(al.planned_bytes)} planned", delta_color="off",
                  delta_arrow="off",
                  help=f"{al.allocated_bytes:,} B of {al.planned_bytes:,} B")

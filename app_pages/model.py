@@ -254,7 +254,7 @@ def spec_editor(spec: ModelSpec | None) -> None:
         ss["spec.filled"] = key
     draft: SpecDraft = ss[DRAFT]
     _show_draft(draft)
-    c1, c2 = st.columns([1, 2])
+    c1, c2 = st.columns(2)  # [1, 2] cut "Qwen3-Next-80B-A3B (edited)" at 1000 px
     c1.text_input("Name", key="spec.name", on_change=_edit_text, args=("name",))
     c2.text_input("Layer pattern (over the kind names below)", key="spec.pattern",
                   on_change=_edit_text, args=("pattern",),

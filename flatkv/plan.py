@@ -383,7 +383,8 @@ class Equalizer:
 
     def steps(self) -> list[str]:
         """The decision in words, one step per line, with the numbers in (for teaching)."""
-        requested = f"Requested block_size {self.requested_block_size:,} token slots"
+        requested = (f"Requested block_size {self.requested_block_size:,} token slot"
+                     f"{'' if self.requested_block_size == 1 else 's'}")
         if self.max_linear == 0:
             return [
                 f"{requested}.",
@@ -405,12 +406,13 @@ class Equalizer:
         if not self.inflated:
             steps.append(f"{need} <= {self.requested_block_size:,}: P stays the same.")
         else:
+            rounding = self.block_size - self.needed
             steps.append(f"{need}.")
             steps.append(
                 f"{self.needed:,} > {self.requested_block_size:,}: round up to a multiple of "
                 f"{self.alignment:,} -> P = {self.block_size:,} "
-                f"({self.block_size - self.needed:,} token slot"
-                f"{'' if self.block_size - self.needed == 1 else 's'} of rounding)."
+                + (f"({rounding:,} token slot{'' if rounding == 1 else 's'} of rounding)."
+                   if rounding else "(a multiple already: no rounding).")
             )
         return steps
 

@@ -1420,6 +1420,7 @@ def test_gpu_page_times_both_pool_layouts_side_by_side(small_flush):
     assert list(gather["pool layout"]) == ["slot-major", "page-major"]
     assert set(gather["bytes per call"]) == {3 * TINY_PAGE}  # the same pages either way
     assert metrics(at)["Allocated blocks"] == "8"  # one plan: the same pool size in each layout
+    assert metrics(at)["Allocated bytes (each layout)"] == "1.00 MiB"  # 8 x 131,072 B, not 2
     assert any("slot-major and page-major pools" in c.value for c in at.caption)
     (fig,) = at.get("plotly_chart")
     assert "gather (torch, page-major)" in fig.proto.spec

@@ -164,6 +164,10 @@ def test_result_rows_show_bytes_and_shares():
     gather = rows[1]
     # a page-bytes sweep plans each block size anew: each row says which P it ran
     assert list(gather)[:4] == ["P (tokens)", "page bytes", "pages per call", "pool layout"]
+    # the figures before the timings and bytes behind them (a scrolled table shows them)
+    assert list(gather)[4:] == ["operation", "implementation", "GB/s", "share of baseline",
+                                "baseline", "median (ms)", "rounds (ms)", "bytes per call",
+                                "bytes counted"]
     assert gather["pool layout"] == "slot-major"
     assert gpu_view.result_rows([result(layout="page-major")])[0]["pool layout"] == "page-major"
     assert (gather["P (tokens)"], gather["page bytes"]) == (16, PAGE)
@@ -234,6 +238,8 @@ def test_bandwidth_series_name_the_layout_when_a_run_timed_both():
         ("gather", 8.0, 16.0, "2.00x"), ("scatter", 9.0, 17.0, "1.89x"),
         ("state-row copy", 5.0, 5.0, "1.00x")]
     assert gpu_view.layout_rows(runs, text=False)[0]["page-major / slot-major"] == 2.0
+    assert list(rows[0])[3:7] == ["operation", "implementation", "page-major / slot-major",
+                                  "rounds apart"]
     assert gpu_view.layout_rows(runs[:1]) == []  # one layout: nothing to set side by side
     # one round each cannot tell: any two different timings would be "apart"
     assert [r["rounds apart"] for r in rows] == ["cannot tell from 1 round: time 3 or more"] * 3

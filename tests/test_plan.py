@@ -189,3 +189,20 @@ def test_bad_input_raises_clear_value_error(call, match):
 def test_huge_budget_does_not_hang():
     p = plan.plan_tensors(GOOD, block_size=16, alignment=16, budget_bytes=10**30)
     assert p.geometry.num_blocks == 10**30 // (4096 * 16)
+
+
+def test_equalizer_steps_say_the_rounding_in_words():
+    # a state row of 4,096 B over history rows of 1,024 B a slot needs 4 slots
+    rows = [ComponentSpec("full_attention", 0, "kv", 1024, 0),
+            ComponentSpec("linear_attention", 0, "ssm", 0, 4096)]
+    one = plan.equalize(rows, block_size=1, alignment=3).steps()
+    assert one[0] == "Requested block_size 1 token slot, alignment 3."
+    # ceil(4,096 / 1,024) = 4, rounded to 6: 2 slots of rounding
+    assert one[-1] == "4 > 1: round up to a multiple of 3 -> P = 6 (2 token slots of rounding)."
+    # aligned to 2, 4 is a multiple already: no "0 token slots of rounding"
+    exact = plan.equalize(rows, block_size=2, alignment=2).steps()
+    assert exact[0] == "Requested block_size 2 token slots, alignment 2."
+    assert exact[-1] == "4 > 2: round up to a multiple of 2 -> P = 4 (a multiple already: no " \
+                        "rounding)."
+    assert plan.equalize(rows, block_size=1, alignment=5).steps()[-1].endswith(
+        "P = 5 (1 token slot of rounding).")
