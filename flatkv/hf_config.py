@@ -529,7 +529,19 @@ def _model_type_named(architectures: Any) -> tuple[str, str] | None:
 
 
 def resolve_config(cfg: Mapping[str, Any]) -> Any:
-    """The transformers configuration object of ``cfg`` (lazy import; errors become ValueError)."""
+    """The transformers configuration object of ``cfg`` (lazy import; errors become ValueError):
+    its model_type told apart from what FlatKV cannot read, its fields checked before
+    transformers sees them, then read by transformers, whose errors are put in config terms."""
+    model_type = _readable_model_type(cfg)
+    cfg = _prechecked(cfg)
+    conf = _auto_config(cfg, model_type)
+    _check_layer_count(cfg, conf)
+    return conf
+
+
+def _readable_model_type(cfg: Any) -> str:
+    """``cfg``'s model_type, one FlatKV reads; otherwise why not, and what to load instead (a
+    FlatKV file, the text_config alone, a type to set)."""
     if not isinstance(cfg, Mapping):
         raise ValueError(f"config is {type(cfg).__name__}: give the config.json as a dict")
     model_type = cfg.get("model_type")
@@ -592,6 +604,12 @@ def resolve_config(cfg: Mapping[str, Any]) -> Any:
             "query head) reads as llama: set \"model_type\": \"llama\" in a copy; or "
             f"{_BY_HAND}"
         )
+    return model_type
+
+
+def _prechecked(cfg: Mapping[str, Any]) -> Mapping[str, Any]:
+    """``cfg`` with its special floats read, once its sizes, whole numbers, dtypes, rope and
+    layer pattern pass the checks transformers would make less clearly (or not at all)."""
     for key in _NESTED:  # a nested config is an object, or absent
         if cfg.get(key) is not None and not isinstance(cfg[key], Mapping):
             raise ValueError(f"config.json {key} = {cfg[key]!r} must be an object (the language "
@@ -603,6 +621,12 @@ def resolve_config(cfg: Mapping[str, Any]) -> Any:
         _precheck_dtype(level, where)
         _precheck_rope(level, where)
     _precheck_pattern(cfg)
+    return cfg
+
+
+def _auto_config(cfg: Mapping[str, Any], model_type: str) -> Any:
+    """transformers' configuration of ``cfg`` read as ``model_type`` (or the type FlatKV reads
+    it as), quietly; its errors named by the field to fix."""
     try:
         from transformers import AutoConfig
         from transformers.utils import logging as hf_logging
@@ -657,7 +681,6 @@ def resolve_config(cfg: Mapping[str, Any]) -> Any:
         ) from None
     finally:
         hf_logging.set_verbosity(verbosity)
-    _check_layer_count(cfg, conf)
     return conf
 
 
