@@ -324,14 +324,17 @@ class Mamba2Layer(CacheLayer):
         return self.n_heads * self.head_dim
 
     def groups_at(self, tp: int) -> int:
-        """n_groups after replication for tp (all ranks together)."""
+        """n_groups after replication for tp (all ranks together): SPEC's "raised to tp when tp
+        does not divide it" holds for one group only, as vLLM's MambaMixer2 asserts ("If tensor
+        parallel world size does not divide num_groups, then num_groups must equal 1")."""
         if self.n_groups % tp == 0:
             return self.n_groups
         if self.n_groups == 1:
             return tp
         raise ValueError(
             f"mamba2.n_groups = {self.n_groups} is not divisible by tp = {tp}: choose a tp that "
-            "divides it (engines replicate only a single group across ranks)"
+            "divides it (engines replicate only a single group across ranks: vLLM's MambaMixer2 "
+            "asserts \"num_groups must equal 1\")"
         )
 
     def state_shapes(self, tp: int) -> dict[str, tuple[int, ...]]:
