@@ -174,7 +174,7 @@ with user_errors():
         f"P = {r.block_size:,}" if r.block_size else "state slots: no pages of tokens") + (
         ": SGLang's blocks are its token pool's pages (--page-size tokens), a page in every "
         "KV layer" if strategy == "sglang" and r.block_size else ""))
-    held, need = budget_to_hold(s, r, b, strategy, context)
+    requests, need = budget_to_hold(s, r, b, strategy, context)
     if note := app_data.short_of_one_request_text([r], context):
         st.caption(note)
     if note := app_data.mode_fallback_text(r, s.profile()):
@@ -200,7 +200,7 @@ with user_errors():
             current_x=b.cache_bytes / 2**30, current_capacity=r.capacity_tokens,
             current_concurrency=r.max_concurrency, x_title="cache budget per rank (GiB)",
             context=context, title="Over the budget",
-            target=app_data.budget_target(swept, need, held)),
+            target=app_data.budget_target(swept, need, requests)),
             key="budget.by_budget", file_name="capacity_by_budget.html")
     if strategy == "sglang":  # its token pool pages by its own page size, not the block size
         right.caption("SGLang's token pool does not page by the block size, so there is no "

@@ -139,13 +139,11 @@ def _edited(change) -> bool:
         ss["spec.error"] = str(exc)
         return False
     ss.pop(REFUSED, None)
-    if draft == old:  # the value it had (a refused entry typed back): the model stays as loaded
-        try:
-            old.to_spec()
-        except ValueError as exc:
-            ss["spec.error"] = str(exc)
-        else:
-            ss.pop("spec.error", None)
+    current = state().model_spec()
+    if draft == old and current is not None and SpecDraft.from_spec(current) == old:
+        # the value it had (a refused entry typed back) and the model in step with the draft:
+        # the model stays as loaded (its source and notes kept), and nothing is wrong
+        ss.pop("spec.error", None)
         return True
     draft = draft.kv_shared_kept_from(old)
     _set_draft(draft.named_for_its_figures())

@@ -3226,6 +3226,13 @@ def test_layout_draws_vllms_one_group_of_two_page_sizes_without_its_hybrid_manag
     assert metrics(budget)["Blocks"] == "5,338"
     assert metrics(budget)["Capacity (tokens)"] == f"{5_338 * 16:,}"
     assert metrics(budget)["Concurrency at 32,768 tokens"] == f"{5_338 / 2_048:.2f}" == "2.61"
+    # the blocks vLLM logs, given as the budget: as many blocks of the pages' sum (the largest
+    # page times 60 tensors made 5,338 typed blocks 5,823)
+    logged = open_app("app_pages/budget.py", {**link, "b_layout": "vllm",
+                                              "gpu": "vLLM KV cache blocks", "kv_blocks": "5338"})
+    assert_clean(logged)
+    assert metrics(logged)["Blocks"] == "5,338"
+    assert logged.sidebar.metric[0].help == f"{5_338 * 14_417_920:,} B"
 
 
 def test_kv_shared_layers_are_named_and_dropped_when_the_layers_are_edited():
@@ -3308,3 +3315,15 @@ def test_model_page_number_fields_say_what_is_wrong_with_a_negative():
     assert hand.number_input(key="spec.full.kv_heads").value is None
     hand.number_input(key="spec.full.kv_heads").set_value(kv_heads).run()
     assert_clean(hand)
+    # a draft the sidebar's TP does not split, a refused entry, then that draft's value typed
+    # back: the TP's error comes back, as the model still is the last valid one
+    at_tp = open_app("app_pages/model.py", {"model": "spec", "spec": spec, "tp": "32"})
+    at_tp.segmented_control(key="model.source").set_value("Edit by hand").run()
+    at_tp.number_input(key="spec.attention_heads").set_value(48).run()
+    tp_error = [shown(e) for e in at_tp.error]
+    assert any("The sidebar's TP does not split it" in e for e in tp_error)
+    at_tp.number_input(key="spec.attention_heads").set_value(-1).run()
+    assert any("is -1" in shown(e) for e in at_tp.error)
+    at_tp.number_input(key="spec.attention_heads").set_value(48).run()
+    assert [shown(e) for e in at_tp.error] == tp_error
+    assert at_tp.query_params["spec"] == spec

@@ -2266,6 +2266,21 @@ def test_vllm_without_its_hybrid_manager_keeps_pages_of_two_sizes_in_one_group()
                              "2 x 524,288 = 3,670,016")
     assert r.bytes_of("kv_history") == 2_925 * 3_670_016
     assert r.bytes_of("unused") == 10 * 2**30 - 2_925 * 3_670_016 == 2_621_440
+    # the block a budget of vLLM's logged blocks is counted in: the pages' sum (the largest
+    # page times the 12 tensors, 6,291,456 B, made 2,925 typed blocks 5,014)
+    from flatkv.strategies.vllm import block_bytes
+    assert block_bytes(model, off) == 3_670_016
+    assert run_strategy("vllm", model, budget_bytes=2_925 * 3_670_016, options=off).num_blocks \
+        == 2_925
+    # without a context: no request to check, the same blocks
+    assert run_strategy("vllm", model, budget_bytes=10 * 2**30, options=off).num_blocks == 2_925
+    # too small for two blocks, and for one request of 65 tokens (2 blocks of 64 beside the
+    # null block): the least that starts is 3 blocks, and the reason says why
+    tiny = run_strategy("vllm", model, budget_bytes=1, context_tokens=65, options=off)
+    assert tiny.reason == (
+        "the budget of 1 B holds num_blocks = 1 // 3,670,016 = 0 and vLLM needs at least 2 "
+        "(\"No available memory for the cache blocks\"), and one request of 65 tokens needs "
+        "7,340,032 B beside the null block's 3,670,016 B; give at least 11,010,048 B")
     # every token of the sliding layers is kept: with the manager on, windows are evicted and
     # about three times as many requests fit
     on = run_strategy("vllm", model, budget_bytes=10 * 2**30, context_tokens=131_072,
@@ -2276,7 +2291,8 @@ def test_vllm_without_its_hybrid_manager_keeps_pages_of_two_sizes_in_one_group()
     short = run_strategy("vllm", model, budget_bytes=7 * 2**30, context_tokens=131_072,
                          options=off)
     assert not short.applies
-    assert "one request of 131,072 tokens needs 7,516,192,768 B" in short.reason
+    assert ("one request of 131,072 tokens needs 7,516,192,768 B of KV cache (7.00 GiB: 2,048 "
+            "blocks of 12 pages, one a layer, at P 64)") in short.reason
     longest = (7 * 2**30 - 3_670_016) // 3_670_016 * 64
     assert f"its estimated maximum model length is {longest:,}" in short.reason
     assert longest == 2_047 * 64 == 131_008

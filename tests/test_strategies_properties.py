@@ -168,6 +168,9 @@ def test_vllms_drawn_blocks_add_up_to_its_block(profile, budget, opts, hybrid_ma
     # every cache layer of the profile is drawn, in the groups of its kind
     drawn = {s.cache_layer for segs in rows.values() for s in segs if s.cache_layer is not None}
     assert drawn == set(range(len(profile.layer_types)))
+    # the block a budget given in vLLM's blocks is counted in (the sidebar, --vllm-blocks)
+    from flatkv.strategies.vllm import block_bytes
+    assert block_bytes(profile, opts) == result.block_bytes
 
 
 @settings(max_examples=80, deadline=None)

@@ -538,15 +538,16 @@ def format_gib(nbytes: int) -> str:
 
 
 def block_bytes(profile: CacheProfile, options: StrategyOptions) -> int:
-    """The bytes of one vLLM block id at these options: its page in each of the group_size
-    tensors (``page_bytes x group_size``, what ``num_blocks`` divides the budget by). vLLM 0.34
+    """The bytes of one vLLM block id at these options: its page in each of its tensors (what
+    ``num_blocks`` divides the budget by: ``page_bytes x group_size``, or the pages of two sizes
+    of its one group with the hybrid manager off, ``_one_group_of_two_page_sizes``). vLLM 0.34
     on CUDA sizes its cache after warm-up and logs the blocks it fits ("Memory after warmup:
     ... N KV cache blocks (X GiB) fit"): N of these are its cache exactly, where X is rounded
     to 0.01 GiB. ValueError with vLLM's reason where its layout does not apply."""
     result = run_vllm(profile, budget_bytes=MAX_BYTES, context_tokens=None, options=options)
     if not result.applies:
         raise ValueError(f"vLLM's blocks have no size here: {result.reason}")
-    return result.extras["page_bytes"] * result.extras["group_size"]
+    return result.block_bytes
 
 
 def _run_overridden(
@@ -625,15 +626,41 @@ def _drafted_state_refusal(sizing: CacheProfile, state: int, p: int, page: int) 
         "may hold the drafted rows")
 
 
+def _too_few_blocks(profile: CacheProfile, budget_bytes: int, context_tokens: int | None,
+                    num_blocks: int, unit_bytes: int, needed: int | None,
+                    division: str) -> StrategyResult | None:
+    """vLLM's refusal where the budget holds fewer than two blocks ("No available memory for
+    the cache blocks"; ``division``: the arithmetic of ``num_blocks``), with the least budget
+    that starts: two blocks, and one request's ``needed`` bytes beside the null block. With a
+    context, one block is the request check's to refuse (``_one_request_refusal``), as vLLM
+    does. None where the blocks are enough."""
+    if num_blocks > 1 or (num_blocks == 1 and needed is not None):
+        return None
+    least = 2 * unit_bytes if needed is None else max(2 * unit_bytes, needed + unit_bytes)
+    request = (f", and one request of {n(context_tokens)} tokens needs {n(needed)} B beside "
+               f"the null block's {n(unit_bytes)} B" if least > 2 * unit_bytes else "")
+    return budget_too_small(
+        "vllm", budget_bytes,
+        holds=f"num_blocks = {division} = {num_blocks} and vLLM needs at least 2 (\"No "
+        "available memory for the cache blocks\")" + request,
+        least_bytes=least, profile_name=profile.name, context_tokens=context_tokens)
+
+
+def _warmup_line(num_blocks: int, unit_bytes: int) -> str:
+    """The line vLLM 0.34 on CUDA logs of the blocks it fits after warm-up, the run's figures
+    of the GPU's memory around them elided."""
+    return (f"Memory after warmup: ... {num_blocks} KV cache blocks "
+            f"({format_gib(num_blocks * unit_bytes)} GiB) fit within the requested ... GiB. ...")
+
+
 def _one_request_refusal(context_tokens: int, needed: int, budget_bytes: int, unit_bytes: int,
-                         group_size: int, p: int, longest: int) -> str:
+                         block: str, longest: int) -> str:
     """vLLM's start-up check that one request of max_model_len fits (less the null block), in
     its words, with the longest context that would fit and the budget this one needs."""
     least = needed + unit_bytes
     return (
         f"{REFUSES_TO_START}: one request of {n(context_tokens)} tokens needs {n(needed)} B "
-        f"of KV cache ({format_bytes(needed)}: its pages in every group, {group_size} layers "
-        f"a page, at P {n(p)}), more than the {n(budget_bytes)} B "
+        f"of KV cache ({format_bytes(needed)}: {block}), more than the {n(budget_bytes)} B "
         f"({format_bytes(budget_bytes)}) available less the {n(unit_bytes)} B block vLLM "
         "holds back as its null block (\"To serve at least one request with the model's max "
         "seq len\"); "
@@ -652,13 +679,12 @@ EAGLE_WITH_CHUNKS = (
 
 
 def without_hybrid_manager(profile: CacheProfile, formulas: list[str]) -> CacheProfile | str:
-    """The profile vLLM allocates without its hybrid KV cache manager, or why it does not
-    start. It promotes sliding and chunked layers to full attention where the model has full
-    layers (``_promote_local_kv_cache_specs``: every token kept, one group), keeps a model of
-    one kind as it is, and refuses what it cannot make one kind: state layers beside attention,
-    sliding beside chunked layers without full ones. Sliding layers of other bytes a token than
-    the full ones (Gemma 4) stay labelled, with their bytes: ``_one_group_of_two_page_sizes``
-    allocates them."""
+    """The profile vLLM allocates without its hybrid KV cache manager (or, for sliding layers
+    of their own bytes a token, the profile as it is, for ``_one_group_of_two_page_sizes``),
+    or why it does not start. It promotes sliding and chunked layers to full attention where
+    the model has full layers (``_promote_local_kv_cache_specs``: every token kept, one group),
+    keeps a model of one kind as it is, and refuses what it cannot make one kind: state layers
+    beside attention, sliding beside chunked layers without full ones."""
     windowed = profile.windowed_labels
     kinds = set(profile.layer_types)
     if ((profile.has_state and len(kinds) > 1)
@@ -777,23 +803,11 @@ def _run_vllm(
     # what one request of the context needs, beside the null block (vLLM 0.29+ checks it)
     needed = None if context_tokens is None else request_bytes(
         profile, options, counts, group_size, context_tokens, block_sizes, page)
-    # with a context, one block (the null block) is the request check's to refuse, as vLLM does
-    if num_blocks == 0 or (num_blocks == 1 and needed is None):
-        # the least that starts: two blocks, and one request's blocks beside the null block
-        least = 2 * unit_bytes if needed is None else max(2 * unit_bytes, needed + unit_bytes)
-        request = (f", and one request of {n(context_tokens)} tokens needs {n(needed)} B beside "
-                   f"the null block's {n(unit_bytes)} B" if least > 2 * unit_bytes else "")
-        return budget_too_small(
-            name, budget_bytes,
-            holds=f"num_blocks = {n(budget_bytes)} // {n(page)} // {group_size} = {num_blocks} and "
-            "vLLM needs at least 2 (\"No available memory for the cache blocks\")" + request,
-            least_bytes=least, profile_name=profile.name, context_tokens=context_tokens,
-        )
-    # vLLM 0.34 on CUDA fits its blocks after warm-up and says how many: the figures of the
-    # GPU's memory around them are the run's, elided
-    extras["log_lines"].append(
-        f"Memory after warmup: ... {num_blocks} KV cache blocks "
-        f"({format_gib(num_blocks * unit_bytes)} GiB) fit within the requested ... GiB. ...")
+    if too_few := _too_few_blocks(
+            profile, budget_bytes, context_tokens, num_blocks, unit_bytes, needed,
+            f"{n(budget_bytes)} // {n(page)} // {group_size}"):
+        return too_few
+    extras["log_lines"].append(_warmup_line(num_blocks, unit_bytes))
     counts_text = ", ".join(f"{c} {k}" for k, c in counts.items())
     formulas += [
         f"group_size = {group_size} (layers per type: {counts_text}); {num_groups} groups",
@@ -806,17 +820,15 @@ def _run_vllm(
         padding_layers_per_type=padding,
         page_bytes=page,
     )
-    if needed is not None:
-        usable = budget_bytes - unit_bytes  # less the null block, as vLLM 0.29+ checks
-        if needed > usable:
-            longest = longest_context(profile, options, counts, group_size, usable,
-                                      context_tokens, block_sizes, page)
-            return not_applicable(
-                name, budget_bytes,
-                _one_request_refusal(context_tokens, needed, budget_bytes, unit_bytes,
-                                     group_size, p, longest),
-                profile_name=profile.name, context_tokens=context_tokens,
-            )
+    if needed is not None and needed > budget_bytes - unit_bytes:  # less the null block
+        longest = longest_context(profile, options, counts, group_size,
+                                  budget_bytes - unit_bytes, context_tokens, block_sizes, page)
+        return not_applicable(
+            name, budget_bytes,
+            _one_request_refusal(context_tokens, needed, budget_bytes, unit_bytes,
+                                 f"its pages in every group, {group_size} layers a page, at "
+                                 f"P {n(p)}", longest),
+            profile_name=profile.name, context_tokens=context_tokens)
     result = finish_paged(
         name, profile, budget_bytes=budget_bytes, context_tokens=context_tokens, options=options,
         block_size=p, unit_bytes=unit_bytes, num_units=num_blocks, uses=uses,
@@ -866,27 +878,23 @@ def _one_group_of_two_page_sizes(
                            profile.kv_shared_layer_types))
     # one request: cdiv(L, P) blocks, beside the null block (vLLM 0.29+ checks it)
     needed = None if context_tokens is None else cdiv(context_tokens, p) * unit_bytes
-    if num_blocks == 0 or (num_blocks == 1 and needed is None):
-        least = 2 * unit_bytes if needed is None else max(2 * unit_bytes, needed + unit_bytes)
-        return budget_too_small(
-            name, budget_bytes,
-            holds=f"num_blocks = {n(budget_bytes)} // {n(unit_bytes)} = {num_blocks} and vLLM "
-            "needs at least 2 (\"No available memory for the cache blocks\")",
-            least_bytes=least, profile_name=profile.name, context_tokens=context_tokens)
+    if too_few := _too_few_blocks(profile, budget_bytes, context_tokens, num_blocks, unit_bytes,
+                                  needed, f"{n(budget_bytes)} // {n(unit_bytes)}"):
+        return too_few
     if needed is not None and needed > budget_bytes - unit_bytes:
+        # the longest context whose cdiv(L, P) blocks fit: whole blocks of P tokens
         longest = min(context_tokens, (budget_bytes - unit_bytes) // unit_bytes * p)
         return not_applicable(
             name, budget_bytes,
-            _one_request_refusal(context_tokens, needed, budget_bytes, unit_bytes, layers, p,
-                                 longest),
+            _one_request_refusal(context_tokens, needed, budget_bytes, unit_bytes,
+                                 f"{cdiv(context_tokens, p):,} blocks of {layers} pages, one a "
+                                 f"layer, at P {n(p)}", longest),
             profile_name=profile.name, context_tokens=context_tokens)
     formulas.append(f"num_blocks = available // block_bytes = {n(budget_bytes)} // "
                     f"{n(unit_bytes)} = {n(num_blocks)}")
     log_lines = _start_up_log(promoted, options, p, p * profile.kv_bytes_per_slot, budget_bytes,
                               {FULL_ATTENTION: layers}, {FULL_ATTENTION: 0})
-    log_lines.append(
-        f"Memory after warmup: ... {num_blocks} KV cache blocks "
-        f"({format_gib(num_blocks * unit_bytes)} GiB) fit within the requested ... GiB. ...")
+    log_lines.append(_warmup_line(num_blocks, unit_bytes))
     group = PoolGroup(FULL_ATTENTION, FULL_ATTENTION, layers)
     extras: dict[str, object] = {
         "mamba_cache_mode": options.mamba_cache_mode, "windows_as_full": True,
