@@ -85,8 +85,8 @@ def _apply_raw() -> None:
         raw = replace(edited, layers=ss["edit.layers"],
                       sliding_window=_whole("edit.window", "Sliding window") or None,
                       attention_chunk_size=_whole("edit.chunk", "Attention chunk") or None,
-                      sliding_kv_bytes_per_slot=_whole(
-                          "edit.swa_kv", "Sliding layers' KV bytes per token") or None,
+                      ).with_sliding_kv(_whole("edit.swa_kv",
+                                               "Sliding layers' KV bytes per token") or None,
                       ).with_kv(_whole("edit.kv", "KV bytes per token per layer")).with_state(
             app_model.parse_state_text(ss["edit.state"]))
         raw.profile()

@@ -258,6 +258,7 @@ class RawModel:
     conv_element_bytes: int | None = None
     sliding_kv_bytes_per_slot: int | None = None
     kv_shared_layer_types: tuple[str, ...] = ()
+    sliding_kv_tensor_bytes: tuple[int, ...] = ()
 
     def profile(self, name: str = CUSTOM) -> CacheProfile:
         labels = tuple(parse_layer_pattern(self.layers))
@@ -283,12 +284,20 @@ class RawModel:
         )
 
     def with_kv(self, kv_bytes_per_slot: int) -> RawModel:
-        """This model with other KV bytes per token and layer. The KV dtype and the K / V split
+        """This model with other KV bytes per token and layer. The KV dtype and the K / V splits
         stay while the bytes are unchanged; else they are dropped (bytes taken as given)."""
         if kv_bytes_per_slot == self.kv_bytes_per_slot:
             return self
         return replace(self, kv_bytes_per_slot=kv_bytes_per_slot, kv_dtype=None,
-                       kv_tensor_bytes=())
+                       kv_tensor_bytes=(), sliding_kv_tensor_bytes=())
+
+    def with_sliding_kv(self, sliding_kv_bytes_per_slot: int | None) -> RawModel:
+        """This model with other bytes a token of a sliding layer (None: the full layers'). Its
+        K / V split stays while they are unchanged; else it is dropped."""
+        if sliding_kv_bytes_per_slot == self.sliding_kv_bytes_per_slot:
+            return self
+        return replace(self, sliding_kv_bytes_per_slot=sliding_kv_bytes_per_slot,
+                       sliding_kv_tensor_bytes=())
 
     def with_state(self, state: tuple[tuple[str, int], ...]) -> RawModel:
         """This model with other state tensors. The ssm element size stays while the new ssm

@@ -633,6 +633,8 @@ _CARRIED_KEYS: dict[str, tuple[str, Callable[[str, str], object], Callable[[obje
     "conv_el": ("conv_element_bytes", _int(1, 8), str),
     "swa_kv": ("sliding_kv_bytes_per_slot", _int(1, MAX_BYTES), str),
     "kv_shared": ("kv_shared_layer_types", _layer_labels, app_model.format_layer_pattern),
+    "swa_split": ("sliding_kv_tensor_bytes", _sizes(MAX_BYTES, most=2),
+                  lambda v: ",".join(map(str, v))),
 }
 _MODEL_KEYS = ("model", "layers", "kv", "state", "spec", *_CARRIED_KEYS)
 
@@ -730,10 +732,7 @@ def _decode_model(q: Mapping[str, str]) -> tuple[str, app_model.RawModel | None,
         kv = parse_size(q.get("kv", "0"), field="kv", whole=True)
         carried = {name: parse(key, q[key]) for key, (name, parse, _write)
                    in _CARRIED_KEYS.items() if q.get(key, "") != ""}
-        notice = _kv_split_notice(carried, kv)
-        if notice:  # a kv edited in the link: the model stays, its bytes as given
-            del carried["kv_tensor_bytes"]
-            carried.pop("kv_dtype", None)
+        notice = _drop_bad_splits(carried, kv)  # a kv edited in the link: the model stays
         raw = app_model.RawModel(
             layers=q.get("layers", ""), kv_bytes_per_slot=kv,
             state=app_model.parse_state_text(q.get("state", "")), **carried)
@@ -744,18 +743,34 @@ def _decode_model(q: Mapping[str, str]) -> tuple[str, app_model.RawModel | None,
     return app_model.CUSTOM, raw, None, notice
 
 
-def _kv_split_notice(carried: Mapping[str, object], kv: int) -> str:
-    """Why a link's K / V split cannot stand beside its kv (it does not add up to it, or no
-    KV dtype comes with it), or "" when it can or there is none."""
-    split = carried.get("kv_tensor_bytes")
-    if not split:
-        return ""
-    if sum(split) != kv:
-        why = f"does not add up to kv={kv}"
-    elif carried.get("kv_dtype") is None:
-        why = "comes without kv_dtype"
-    else:
-        return ""
-    return (f"kv_split={','.join(map(str, split))} {why}: the model is kept without its K / V "
-            "split and KV dtype, which only SGLang's KV log lines need.")
+def _drop_bad_splits(carried: dict[str, object], kv: int) -> str:
+    """Drops from a link's ``carried`` fields a K / V split that cannot stand beside its bytes
+    (it does not add up to them, or no KV dtype comes with it): the full layers' with the KV
+    dtype (and the sliding layers' split, which needs it), the sliding layers' alone. The model
+    stays, its bytes as given; returns why, "" when nothing was dropped."""
+    said = []
+    for key, field, total_key, total in (
+            ("kv_split", "kv_tensor_bytes", "kv", kv),
+            ("swa_split", "sliding_kv_tensor_bytes", "swa_kv",
+             carried.get("sliding_kv_bytes_per_slot"))):
+        split = carried.get(field)
+        if not split:
+            continue
+        if total is None or sum(split) != total:
+            why = f"does not add up to {total_key}={total or 0}"
+        elif carried.get("kv_dtype") is None:
+            why = "comes without kv_dtype"
+        else:
+            continue
+        text = f"{key}={','.join(map(str, split))} {why}"
+        del carried[field]
+        if field == "kv_tensor_bytes":
+            carried.pop("kv_dtype", None)
+            carried.pop("sliding_kv_tensor_bytes", None)
+            said.append(f"{text}: the model is kept without its K / V split and KV dtype, "
+                        "which only SGLang's KV log lines need.")
+        else:
+            said.append(f"{text}: the model is kept without its sliding layers' K / V split, "
+                        "which only SGLang's SWA KV log line needs.")
+    return " ".join(said)
 

@@ -766,9 +766,9 @@ class ModelSpec:
         # the K / V split when every attention kind has the same one, else none (the dtype
         # stays)
         kv, sliding_kv = self._kv_sizes()
-        kv_split = {layer.kv_tensor_bytes(self.tp, self.kv_dtype)
-                    for layer in self.kinds.values()
-                    if not layer.is_state and layer.kv_bytes_per_slot(self.tp, self.kv_dtype) == kv}
+        kv_split = self._kv_splits(kv, sliding=False)
+        # the sliding layers' own split where their bytes differ (Gemma 4): SGLang logs it
+        sliding_split = self._kv_splits(sliding_kv, sliding=True) if sliding_kv else set()
         return CacheProfile(
             layer_types=self.layer_types,
             kv_bytes_per_slot=kv,
@@ -791,7 +791,16 @@ class ModelSpec:
             kv_dtype=self.kv_dtype if kv_split else None,
             kv_tensor_bytes=next(iter(kv_split)) if len(kv_split) == 1 else (),
             kv_shared_layer_types=self.kv_shared_layer_types,
+            sliding_kv_tensor_bytes=(next(iter(sliding_split)) if kv_split
+                                     and len(sliding_split) == 1 else ()),
         )
+
+    def _kv_splits(self, nbytes: int, *, sliding: bool) -> set[tuple[int, ...]]:
+        """The K / V splits of the attention kinds whose token takes ``nbytes`` (the sliding
+        kinds alone with ``sliding``): one where the profile can carry it."""
+        return {layer.kv_tensor_bytes(self.tp, self.kv_dtype) for layer in self.kinds.values()
+                if not layer.is_state and (not sliding or layer.label == SLIDING_ATTENTION)
+                and layer.kv_bytes_per_slot(self.tp, self.kv_dtype) == nbytes}
 
     def conv_rows(self) -> int | None:
         """The conv state's rows (K - 1) when every state kind is one whose conv vLLM widens

@@ -161,6 +161,10 @@ class CacheProfile:
         sliding layers, 4 x 512 on its full ones), else None: every attention layer then adds
         ``kv_bytes_per_slot``. The planner packs such rows as any other; engines that give
         every layer one page size scale the block of the smaller page instead.
+    sliding_kv_tensor_bytes: ``sliding_kv_bytes_per_slot`` split by tensor as
+        ``kv_tensor_bytes`` splits the full layers' (Gemma 4's sliding K and V), when the
+        profile comes from a model; empty otherwise. SGLang logs its sliding-window pool's K
+        and V sizes from it.
     kv_shared_layer_types: the labels of the layers past ``layer_types`` that read an earlier
         layer's KV and keep none of their own (Gemma 3n's and Gemma 4's last
         num_kv_shared_layers), in model order; empty where none does. vLLM allocates nothing
@@ -186,6 +190,7 @@ class CacheProfile:
     conv_element_bytes: int | None = None
     sliding_kv_bytes_per_slot: int | None = None
     kv_shared_layer_types: tuple[str, ...] = ()
+    sliding_kv_tensor_bytes: tuple[int, ...] = ()
 
     def __post_init__(self) -> None:
         if isinstance(self.layer_types, str) or not isinstance(self.layer_types, Iterable):
@@ -251,6 +256,7 @@ class CacheProfile:
             check_window(getattr(self, windowed.field), label, self.layer_types)
         self._check_kv_tensors()
         self._check_sliding_kv()
+        self._check_split("sliding_kv_tensor_bytes", "sliding_kv_bytes_per_slot")
         self._check_kv_shared()
 
     def _check_kv_shared(self) -> None:
@@ -290,6 +296,7 @@ class CacheProfile:
                              "(indexer_bytes_per_slot): no model has both; drop one")
         if sliding == self.kv_bytes_per_slot:  # one size for every layer, as None says
             object.__setattr__(self, "sliding_kv_bytes_per_slot", None)
+            object.__setattr__(self, "sliding_kv_tensor_bytes", ())
 
     def kv_bytes_of(self, label: str) -> int:
         """Bytes one token adds to one layer of ``label``: ``sliding_kv_bytes_per_slot`` for a
@@ -306,19 +313,24 @@ class CacheProfile:
         if self.kv_dtype is not None and self.kv_dtype not in KNOWN_DTYPES:
             raise ValueError(f"kv_dtype is {self.kv_dtype!r}: give one of "
                              f"{', '.join(KNOWN_DTYPES)}, or None when it is unknown")
-        split = self.kv_tensor_bytes
+        self._check_split("kv_tensor_bytes", "kv_bytes_per_slot")
+
+    def _check_split(self, field: str, total_field: str) -> None:
+        """``field`` (a K / V split) is one or two sizes that add up to ``total_field``, beside
+        the KV dtype; () where there is no such total (sliding layers of the full ones' bytes)."""
+        split = getattr(self, field)
         if isinstance(split, (str, bytes)) or not isinstance(split, Iterable):
-            raise ValueError(f"kv_tensor_bytes is {split!r}: give (K, V) or (latent,) bytes")
-        object.__setattr__(self, "kv_tensor_bytes", split := tuple(split))
+            raise ValueError(f"{field} is {split!r}: give (K, V) or (latent,) bytes")
+        object.__setattr__(self, field, split := tuple(split))
         for nbytes in split:
-            check_int("kv_tensor_bytes", nbytes, minimum=1, maximum=MAX_ROW_BYTES)
-        if split and (len(split) > 2 or sum(split) != self.kv_bytes_per_slot):
-            raise ValueError(f"kv_tensor_bytes {split} does not split kv_bytes_per_slot = "
-                             f"{self.kv_bytes_per_slot}: give (K, V) or (latent,) bytes that "
-                             "add up to it, or ()")
+            check_int(field, nbytes, minimum=1, maximum=MAX_ROW_BYTES)
+        total = getattr(self, total_field)
+        if split and (len(split) > 2 or total is None or sum(split) != total):
+            raise ValueError(f"{field} {split} does not split {total_field} = {total}: give "
+                             "(K, V) or (latent,) bytes that add up to it, or ()")
         if split and self.kv_dtype is None:
-            raise ValueError(f"kv_tensor_bytes {split} is given without kv_dtype: give the KV "
-                             "dtype too (the engines' logs name it), or ()")
+            raise ValueError(f"{field} {split} is given without kv_dtype: give the KV dtype too "
+                             "(the engines' logs name it), or ()")
 
     def _check_whole(self, field: str, tensor: str, units: tuple[str, str], hint: str) -> None:
         """``field``, when set, is a size that divides the state tensor ``tensor`` ("an ssm"):
@@ -412,7 +424,8 @@ class CacheProfile:
 CARRIED_FIELDS = ("sliding_window", "kernel_block_size", "architectures", "ssm_element_bytes",
                   "config_mamba_ssm_dtype", "mamba_chunk_size", "conv_rows",
                   "indexer_bytes_per_slot", "attention_chunk_size", "kv_dtype", "kv_tensor_bytes",
-                  "conv_element_bytes", "sliding_kv_bytes_per_slot", "kv_shared_layer_types")
+                  "conv_element_bytes", "sliding_kv_bytes_per_slot", "kv_shared_layer_types",
+                  "sliding_kv_tensor_bytes")
 
 
 def profile_to_dict(profile: CacheProfile) -> dict:

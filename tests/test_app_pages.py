@@ -1738,6 +1738,7 @@ def test_the_profile_cache_key_changes_with_every_field():
         (qwen, "kv_tensor_bytes", (1024,)), (qwen, "conv_element_bytes", 4),
         (gpt, "sliding_kv_bytes_per_slot", 4096),
         (gpt, "kv_shared_layer_types", ("sliding_attention",)),
+        (replace(gpt, sliding_kv_bytes_per_slot=4096), "sliding_kv_tensor_bytes", (2048, 2048)),
     ]
     assert {f.name for f in fields(qwen)} == {name for _, name, _ in changes}, \
         "give each new field of CacheProfile a change here"

@@ -155,6 +155,35 @@ def test_a_raw_model_carries_its_kv_dtype_and_split_while_its_kv_bytes_stand():
     assert "kv_split" not in encode_query(AppState(model=CUSTOM, raw=other))
 
 
+def test_a_raw_model_keeps_its_sliding_layers_k_v_split_while_their_bytes_stand():
+    # Gemma 4 as raw bytes: sliding layers of 16,384 B (K and V 8,192 each) beside full ones
+    # of 8,192 B; the link carries both splits and reopens to the same model
+    raw = RawModel("(5*sliding,full)*2", 8192, sliding_window=1024, kv_dtype="bfloat16",
+                   kv_tensor_bytes=(4096, 4096), sliding_kv_bytes_per_slot=16384,
+                   sliding_kv_tensor_bytes=(8192, 8192))
+    state = AppState(model=CUSTOM, raw=raw)
+    query = encode_query(state)
+    assert query["swa_split"] == "8192,8192" and query["swa_kv"] == "16384"
+    assert decode_query(query) == (state, [])
+    # the sliding bytes edited in the link: the split is dropped, the model kept, and said so
+    edited, notices = decode_query({**query, "swa_kv": "12288"})
+    assert edited.raw.sliding_kv_tensor_bytes == () and edited.raw.kv_tensor_bytes == (4096,
+                                                                                      4096)
+    assert notices == ["swa_split=8192,8192 does not add up to swa_kv=12288: the model is kept "
+                       "without its sliding layers' K / V split, which only SGLang's SWA KV log "
+                       "line needs."]
+    # the full layers' split dropped takes the KV dtype, and with it the sliding split
+    bare, notices = decode_query({k: v for k, v in query.items() if k != "kv_dtype"})
+    assert (bare.raw.kv_dtype, bare.raw.kv_tensor_bytes, bare.raw.sliding_kv_tensor_bytes) == (
+        None, (), ())
+    assert notices == ["kv_split=4096,4096 comes without kv_dtype: the model is kept without "
+                       "its K / V split and KV dtype, which only SGLang's KV log lines need."]
+    # typed bytes: an unchanged sliding size keeps the split, another drops it
+    assert raw.with_sliding_kv(16384) is raw
+    assert raw.with_sliding_kv(12288).sliding_kv_tensor_bytes == ()
+    assert raw.with_kv(4096).sliding_kv_tensor_bytes == ()  # the KV dtype goes: so does it
+
+
 def test_a_raw_model_carries_its_kernel_block_size_in_the_link():
     raw = RawModel("full*61", 1152, kernel_block_size=64)  # DeepSeek-V3 as raw bytes
     state = AppState(model=CUSTOM, raw=raw)

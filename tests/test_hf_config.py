@@ -2106,6 +2106,10 @@ def test_gemma4_full_layers_keep_their_own_heads():
         ("sliding", 50, 16 * 512 * BF16), ("full", 10, 4 * 1024 * BF16)]
     profile = spec.profile()
     assert (profile.kv_bytes_per_slot, profile.sliding_kv_bytes_per_slot) == (8_192, 16_384)
+    # K and V of each (SGLang logs its sliding pool's from the sliding layers' own): 4 x 512 x
+    # 2 B and 16 x 256 x 2 B
+    assert (profile.kv_tensor_bytes, profile.sliding_kv_tensor_bytes) == ((4_096, 4_096),
+                                                                          (8_192, 8_192))
     assert (profile.sliding_window, spec.max_model_len, spec.attention_heads) == (
         1024, 262_144, 32)
     assert spec.architectures == ("Gemma4ForConditionalGeneration",)  # on SGLang's SWA list

@@ -42,7 +42,7 @@ from flatkv.strategies import (
     run_strategy,
 )
 from flatkv.strategies.base import request_pages
-from flatkv.strategies.sglang import ssm_dtype
+from flatkv.strategies.sglang import NO_SWA_SPLIT_LINE, ssm_dtype
 from flatkv.strategies.vllm import last_served_text, runs_all_as_align
 
 GIB8 = 8 * 2**30
@@ -2167,6 +2167,17 @@ def test_sliding_layers_of_their_own_bytes_in_each_layout():
     assert sglang.extras["log_lines"][2] == (  # both pools, a page more than each
         f"SWAKVPool mem usage: {(81_920 * 58_255 + 819_200 * 46_604) / 2**30:.2f} GB, swa "
         "size: 46603, full size: 58254")
+    # bytes typed by hand give no sliding K / V split: its SWA line is left out, and said so
+    assert sglang.extras["log_left_out"] == [NO_SWA_SPLIT_LINE]
+    # a model gives it (Gemma 4's sliding layers: 16 KV heads x 256, K and V 8,192 B each):
+    # 50 layers x (46,603 + 1 page) x 8,192 B = 17.78 GiB each
+    split = run_strategy("sglang", replace(gemma, sliding_kv_tensor_bytes=(8_192, 8_192)),
+                         budget_bytes=budget, context_tokens=context)
+    assert split.extras["log_lines"][2] == (
+        "SWA KV Cache is allocated. dtype: torch.bfloat16, #tokens: 46603, K size: "
+        f"{50 * (46_603 + 1) * 8_192 / 2**30:.2f} GB, V size: 17.78 GB")
+    assert split.extras["log_lines"][3] == sglang.extras["log_lines"][2]
+    assert "log_left_out" not in split.extras
     # one pool of two head shapes (the SWA pool turned off) is not modelled
     one = run_strategy("sglang", gemma, budget_bytes=budget, context_tokens=context,
                        options=StrategyOptions(sglang_swa_pool=False))

@@ -737,21 +737,22 @@ def _gb(nbytes: int) -> str:
     return f"{nbytes / GB:.2f}"
 
 
-def _kv_pool_bytes(profile: CacheProfile, tokens: int, layers: int, page: int) -> list[int]:
-    """The bytes of each tensor kind (K and V, or MLA's latent) a token pool of ``tokens``
-    over ``layers`` layers allocates: every layer has a page more than the pool (``size +
-    page_size`` rows: slot 0's page takes padded tokens' dummy writes). An fp8 cache is stored
-    as uint8: its bytes are the dtype's."""
-    return [layers * (tokens + page) * nbytes for nbytes in profile.kv_tensor_bytes]
+def _kv_pool_bytes(split: tuple[int, ...], tokens: int, layers: int, page: int) -> list[int]:
+    """The bytes of each tensor kind (K and V, or MLA's latent: ``split``, a token's bytes of
+    each in one layer) a token pool of ``tokens`` over ``layers`` layers allocates: every
+    layer has a page more than the pool (``size + page_size`` rows: slot 0's page takes padded
+    tokens' dummy writes). An fp8 cache is stored as uint8: its bytes are the dtype's."""
+    return [layers * (tokens + page) * nbytes for nbytes in split]
 
 
 def _kv_pool_line(profile: CacheProfile, tokens: int, layers: int, page: int,
-                  label: str = "") -> str:
+                  label: str = "", split: tuple[int, ...] | None = None) -> str:
     """The line a token pool logs when allocated (``KVCache._finalize_allocation_log``;
     ``label`` a hybrid SWA pool's sub-pool, ``Full`` or ``SWA``): K and V apart for
     multi-head attention, one figure for MLA's latent (with DeepSeek-V3.2's indexer keys,
-    which its DSA pool allocates for the same rows and logs with it)."""
-    sizes = _kv_pool_bytes(profile, tokens, layers, page)
+    which its DSA pool allocates for the same rows and logs with it). ``split``: the layers'
+    own K / V bytes where not the full layers' (Gemma 4's sliding layers)."""
+    sizes = _kv_pool_bytes(split or profile.kv_tensor_bytes, tokens, layers, page)
     head = (f"{label + ' ' if label else ''}KV Cache is allocated. dtype: "
             f"torch.{profile.kv_dtype}, #tokens: {tokens}, ")
     if len(sizes) == 2:
@@ -775,7 +776,7 @@ NO_KV_LINES = ("no KV Cache lines: they need the K / V split and KV dtype, which
                "by hand (or attention layer kinds whose K / V splits differ) do not give")
 NO_ALL_SWA_LINES = "no KV Cache lines for a pool of sliding layers alone (not modelled here)"
 NO_SWA_SPLIT_LINE = ("no SWA KV Cache line: it needs the sliding layers' K / V split, which "
-                     "FlatKV keeps only for the full layers where the two differ in bytes")
+                     "bytes typed by hand do not give where they differ from the full layers'")
 
 
 def logged_padding(extras: dict[str, object]) -> tuple[bool, bool]:
@@ -826,6 +827,9 @@ def _start_up_log(profile: CacheProfile, page: int, n_full: int, n_swa: int, ful
         log.lines.append(_kv_pool_line(profile, full_tokens, n_full, page, "Full"))
         if profile.kv_bytes_of(swa_label(profile)) == profile.kv_bytes_per_slot:
             log.lines.append(_kv_pool_line(profile, swa_tokens, n_swa, page, "SWA"))
+        elif profile.sliding_kv_tensor_bytes:  # its sliding layers' own heads (Gemma 4)
+            log.lines.append(_kv_pool_line(profile, swa_tokens, n_swa, page, "SWA",
+                                           profile.sliding_kv_tensor_bytes))
         else:
             log.left_out.append(NO_SWA_SPLIT_LINE)
     else:

@@ -873,7 +873,7 @@ def _one_group_of_two_page_sizes(
     ]
     num_blocks = budget_bytes // unit_bytes
     promoted = replace(profile, layer_types=(FULL_ATTENTION,) * layers, sliding_window=None,
-                       sliding_kv_bytes_per_slot=None,
+                       sliding_kv_bytes_per_slot=None, sliding_kv_tensor_bytes=(),
                        kv_shared_layer_types=(FULL_ATTENTION,) * len(
                            profile.kv_shared_layer_types))
     # one request: cdiv(L, P) blocks, beside the null block (vLLM 0.29+ checks it)
