@@ -336,9 +336,10 @@ def with_given_budget(args: argparse.Namespace, model: GivenModel) -> argparse.N
                                            ("--weights", "weights"))
                   if getattr(args, value, None) is not None]
         if unread:
-            raise UsageError(f"{' and '.join(unread)} apply only with --gpu-memory, whose "
-                             "budget they derive: give --gpu-memory too, or drop "
-                             f"{'them' if len(unread) > 1 else 'it'}")
+            many = len(unread) > 1
+            raise UsageError(f"{' and '.join(unread)} appl{'y' if many else 'ies'} only with "
+                             f"--gpu-memory, whose budget {'they derive' if many else 'it derives'}"
+                             f": give --gpu-memory too, or drop {'them' if many else 'it'}")
         return with_vllm_blocks(args, model)
     gpu = GPU_PRESETS.get(args.gpu_memory)
     if gpu is None:
@@ -715,4 +716,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"{PROG}: {note}", file=sys.stderr)
     except BrokenPipeError:  # `| head` closed the pipe: not an error of ours
         sys.stderr.close()
+    except OSError as exc:  # a full disk, a closed file: said in one line, not a traceback
+        print(f"{PROG}: error: cannot write the output: {exc.strerror or exc}", file=sys.stderr)
+        return 1
     return 0

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import pathlib
 import re
 import subprocess
 import sys
@@ -462,8 +463,11 @@ def test_a_budget_from_gpu_memory_fraction_and_weights_as_the_app_derives_it(cap
     # what cannot derive a budget: one line, exit 2
     for argv, said in (
             (["--budget", "1GB", "--weights", "1GB"],
-             "--weights apply only with --gpu-memory, whose budget they derive: give "
+             "--weights applies only with --gpu-memory, whose budget it derives: give "
              "--gpu-memory too, or drop it"),
+            (["--budget", "1GB", "--weights", "1GB", "--memory-fraction", "0.5"],
+             "--memory-fraction and --weights apply only with --gpu-memory, whose budget they "
+             "derive: give --gpu-memory too, or drop them"),
             (["--gpu-memory", "80GB", "--memory-fraction", "1.5"],
              "--memory-fraction 1.5 is outside (0, 1]"),
             (["--gpu-memory", "H100"], "--gpu-memory 'H100' is not a size: write a number with "
@@ -499,3 +503,14 @@ def test_compare_on_a_b200_names_sglangs_default_page(capsys):
     assert int(173_039_262_105 // 44_236.8) // 64 * 64 == sglang["capacity_tokens"] == 3_911_616
     _, _, err = run([*b200[:-1], "H100 80GB"], capsys)
     assert "SGLang 0.5.23" not in err
+
+
+def test_output_that_cannot_be_written_is_one_line_not_a_traceback():
+    # a full disk (/dev/full): the error in one line, exit 1 (the input was fine)
+    root = pathlib.Path(__file__).resolve().parent.parent
+    with open("/dev/full", "w") as full:
+        done = subprocess.run([sys.executable, "-m", "flatkv", "presets"], cwd=root,
+                              stdout=full, stderr=subprocess.PIPE, text=True, timeout=60)
+    assert done.returncode == 1
+    assert done.stderr == ("python -m flatkv: error: cannot write the output: No space left on "
+                           "device\n")
