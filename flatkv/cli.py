@@ -663,7 +663,35 @@ def build_parser() -> argparse.ArgumentParser:
     bench.set_defaults(run=_bench_command)
 
     model_cli.register(sub)
+    for command in sub.choices.values():
+        _given_once(command)
     return parser
+
+
+_GIVEN = "_options_given"  # the namespace's record of the options met, dest -> as typed
+
+
+class _Once:
+    """An option's action that refuses to be met twice in one command line: argparse keeps the
+    last value silently (``--budget 80GB --budget 1GB`` planned 1 GB; ``--sglang-swa-pool
+    --no-sglang-swa-pool`` read as off), so a copied command with an option left in would plan
+    something else than it says."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        given = namespace.__dict__.setdefault(_GIVEN, {})
+        if (first := given.get(self.dest)) is not None:
+            again = "again" if first == option_string else f"after {first}"
+            parser.error(f"{option_string} is given {again}: give "
+                         + ("it once" if first == option_string else "one of them"))
+        given[self.dest] = option_string
+        super().__call__(parser, namespace, values, option_string)
+
+
+def _given_once(parser: argparse.ArgumentParser) -> None:
+    """Every option of ``parser`` (but --help) refuses a second mention (``_Once``)."""
+    for action in parser._actions:
+        if action.option_strings and not isinstance(action, argparse._HelpAction):
+            action.__class__ = type(f"Once{type(action).__name__}", (_Once, type(action)), {})
 
 
 # Library fields whose command-line option has another name.
@@ -703,6 +731,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
+        vars(args).pop(_GIVEN, None)
         output = args.run(args)
     except ValueError as exc:  # UsageError included
         message = in_option_terms(" ".join(str(exc).split()), parser)

@@ -514,3 +514,23 @@ def test_output_that_cannot_be_written_is_one_line_not_a_traceback():
     assert done.returncode == 1
     assert done.stderr == ("python -m flatkv: error: cannot write the output: No space left on "
                            "device\n")
+
+
+def test_an_option_given_twice_is_refused(capsys):
+    # argparse keeps the last value silently: --budget 80GB --budget 1GB planned 1 GB
+    for argv, said in (
+            (["plan", "--preset", "Llama-3.1-8B", "--budget", "80GB", "--budget", "1GB"],
+             "--budget is given again: give it once"),
+            (["compare", "--preset", "Llama-3.1-8B", "--budget", "80GB", "--sglang-swa-pool",
+              "--no-sglang-swa-pool"],
+             "--no-sglang-swa-pool is given after --sglang-swa-pool: give one of them"),
+            (["model", "--preset", "Llama-3.1-8B", "--preset", "gpt-oss-20b"],
+             "--preset is given again: give it once"),
+            (["compare", "--preset", "Llama-3.1-8B", "--budget", "80GB", "--tp", "2", "--tp=4"],
+             "--tp is given again: give it once")):
+        code, out, err = run(argv, capsys)
+        assert (code, out, err) == (2, "", f"python -m flatkv: error: {said}\n"), argv
+    # once each, as before; the record of what was given stays out of the arguments
+    code, out, _ = run(["plan", "--preset", "Llama-3.1-8B", "--budget", "80GB", "--tp", "2",
+                        "--json"], capsys)
+    assert code == 0 and json.loads(out)["geometry"]["block_bytes"] == 32 * 16 * 2_048
