@@ -28,6 +28,7 @@ from flatkv.strategies import (
     StrategyResult,
     compare,
     logged_as,
+    model_blocker,
 )
 from flatkv.strategies import run_strategy as _run_strategy
 from flatkv.strategies.base import (
@@ -37,10 +38,11 @@ from flatkv.strategies.base import (
     ratio_text,
     start_up_log_title,
 )
-from flatkv.strategies.sglang import logged_padding
+from flatkv.strategies.sglang import SPECULATIVE_NOT_MODELLED, logged_padding
 from flatkv.strategies.vllm import OLDER_VLLM_LOG, WARMUP_LOG_NOTE, last_served_note
 from flatkv.texttable import text_table
 from flatkv.units import (
+    MAX_BYTES,
     concurrency_text,
     count_text,
     exact_bytes,
@@ -289,11 +291,21 @@ def _start_up_log_lines(result: StrategyResult) -> list[str]:
             *(f"  {line}" for line in log), *(f"  ({why})" for why in notes)]
 
 
+@dataclass(frozen=True)
+class Held:
+    """``compare --requests R``: each layout's least cache budget for R requests (None where no
+    budget holds them), and whether the layout plans no such model at any budget."""
+
+    requests: int
+    budgets: Sequence[int | None]
+    blocked: Sequence[bool]
+
+
 def format_comparison_table(results: Sequence[StrategyResult],
-                            held: tuple[int, Sequence[int | None]] | None = None) -> str:
+                            held: Held | None = None) -> str:
     """Strategies side by side: one column each, figures then the breakdown in GiB; strategies
-    that do not apply are listed with their reason under the table. ``held``: (R, each
-    strategy's least budget for R requests, None where none holds them), a row of its own."""
+    that do not apply are listed with their reason under the table. ``held``: each strategy's
+    least budget for R requests, a row of its own."""
     if not results:
         return "(no strategies)"
     table: list[list[str]] = []
@@ -315,10 +327,9 @@ def format_comparison_table(results: Sequence[StrategyResult],
     if any(r.context_tokens is not None for r in results):
         row("max concurrency", each(_concurrency_text))
     if held is not None:
-        requests, budgets = held
-        row(f"least budget for {count_text(requests, 'request')} (B)",
-            [_cell(b) if b is not None else "none" if r.applies else "n/a"
-             for r, b in zip(results, budgets, strict=True)])
+        row(f"least budget for {count_text(held.requests, 'request')} (B)",
+            [_cell(b) if b is not None else "n/a" if blocked else "none"
+             for b, blocked in zip(held.budgets, held.blocked, strict=True)])
     for category in CATEGORIES:
         # each in its own unit: 14,745 B is 14.40 KiB, not a 0.00 GiB that reads as none
         row(category, each(lambda r, c=category: format_bytes(r.bytes_of(c))))
@@ -329,6 +340,14 @@ def format_comparison_table(results: Sequence[StrategyResult],
         title += f", context {tokens_text(first.context_tokens)}"
     notes = [f"{r.strategy} does not apply: {r.reason}" for r in results if not r.applies]
     notes += [note for r in results if r.applies and (note := _two_pools_note(r))]
+    # what the figures leave out, as its math says (the JSON's formulas)
+    notes += [f"{r.strategy}: {SPECULATIVE_NOT_MODELLED}" for r in results
+              if r.applies and SPECULATIVE_NOT_MODELLED in r.formulas]
+    if held is not None and any(b is None and not blocked
+                                for b, blocked in zip(held.budgets, held.blocked, strict=True)):
+        notes.append(f"none in the least budget row: no budget up to {MAX_BYTES:,} B (1 EiB, "
+                     f"the most a plan takes) holds {count_text(held.requests, 'request')} in "
+                     "that layout (n/a: a layout that plans no such model at any budget)")
     log = [line for r in results for line in _start_up_log_lines(r)]
     return "\n".join([title, *lines, *notes, *log])
 
@@ -378,9 +397,10 @@ def compare_text(args: argparse.Namespace, profile: CacheProfile, context: int |
     held = None
     if args.requests is not None:
         counted = _needed_context(context, f"--requests {args.requests}")
-        held = (args.requests, [least_budget_for_requests(
+        held = Held(args.requests, [least_budget_for_requests(
             r.strategy, profile, requests=args.requests, context_tokens=counted,
-            options=options) for r in results])
+            options=options) for r in results],
+            [bool(model_blocker(r.strategy, profile)) for r in results])
     swept = None
     if args.over_contexts:
         swept = context_curves(
@@ -390,8 +410,8 @@ def compare_text(args: argparse.Namespace, profile: CacheProfile, context: int |
     if args.json:
         dicts = [r.to_dict() for r in results]
         if held is not None:
-            for d, budget in zip(dicts, held[1], strict=True):
-                d.update(requests_to_hold=held[0], least_budget_bytes=budget)
+            for d, budget in zip(dicts, held.budgets, strict=True):
+                d.update(requests_to_hold=held.requests, least_budget_bytes=budget)
         if swept is not None:
             for d in dicts:
                 values = swept.concurrency.get(d["strategy"], [None] * len(swept.contexts))

@@ -422,6 +422,28 @@ def test_compare_gives_each_layouts_budget_for_the_requests():
     assert row.split()[4 + STRATEGIES.index("vllm")] == f"{128 * 2**30:,}"  # 8 x 16 GiB
     code, out, err = run(["compare", *QWEN_ARGS, "--budget", "1GiB", "--requests", "0"])
     assert code == 2 and "0 must be positive" in err
+    # 2**27 requests of 16 GiB need 2**61 B, past the most a plan takes: "none", said under
+    code, out, err = run(["compare", "--preset", "Llama-3.1-8B", "--budget", "1GiB",
+                          "--context", "128K", "--requests", str(2**27)])
+    row = next(line for line in out.splitlines() if line.startswith("least budget for"))
+    # vLLM does not start at 1 GiB but would at a larger budget: none holds them, as for the
+    # others; aliasing plans no such model (one cache group) at any budget: n/a
+    assert row.split()[-len(STRATEGIES):] == [
+        "n/a" if s == "aliased" else "none" for s in STRATEGIES]
+    assert ("none in the least budget row: no budget up to 1,152,921,504,606,846,976 B (1 EiB, "
+            "the most a plan takes) holds 134,217,728 requests in that layout (n/a: a layout "
+            "that plans no such model at any budget)") in out
+
+
+def test_compare_says_sglangs_figures_leave_speculative_decoding_out():
+    # as its JSON's formulas say, and plan --strategy sglang refuses it
+    code, out, _ = run(["compare", *QWEN_ARGS, "--budget", "44.59GiB", "--context", "262144",
+                        "--speculative-tokens", "2"])
+    assert code == 0
+    assert "sglang: speculative tokens: not modelled for SGLang, whose figures here are " \
+        "without speculative decoding" in out
+    code, out, _ = run(["compare", *QWEN_ARGS, "--budget", "44.59GiB", "--context", "262144"])
+    assert "not modelled for SGLang" not in out
 
 
 def test_raw_bytes_give_sliding_layers_their_own_size():
