@@ -9,7 +9,7 @@ the round trip is tested without a browser.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from fractions import Fraction
 
@@ -190,6 +190,27 @@ def strategy_fields(strategy: str, profile: CacheProfile) -> tuple[str, ...]:
                  if strategy in o.read_by and o.acts(profile))
 
 
+def idle_engine_option(option: EngineOption, profile: CacheProfile,
+                       options: StrategyOptions) -> str:
+    """Why another option leaves ``option`` nothing to act on ("" when none does): its mamba
+    cache mode not set (``only_in_mode``), SGLang's sliding / full ratio without its sliding
+    pool."""
+    if option.only_in_mode not in (None, options.mamba_cache_mode):
+        return f"it acts only in mamba cache mode {option.only_in_mode}"
+    if option.field == "swa_full_tokens_ratio" and not sglang_swa_pool(profile, options)[0]:
+        return "SGLang keeps no sliding-window pool of its own here"
+    return ""
+
+
+def acting_engine_options(profile: CacheProfile, options: StrategyOptions,
+                          strategies: Iterable[str] = STRATEGIES) -> tuple[str, ...]:
+    """The engine options one of ``strategies`` reads for ``profile`` (``strategy_fields``)
+    and that act with the other ``options`` as set (``idle_engine_option``)."""
+    offered = {f for name in strategies for f in strategy_fields(name, profile)}
+    return tuple(o.field for o in ENGINE_OPTIONS
+                 if o.field in offered and not idle_engine_option(o, profile, options))
+
+
 @dataclass(frozen=True)
 class AppState:
     """Everything the app shows is a function of this value (and nothing else)."""
@@ -329,14 +350,7 @@ class AppState:
             profile = self.profile()
         except ValueError:
             return ENGINE_FIELDS
-        offered = {f for name in strategies for f in strategy_fields(name, profile)}
-
-        def idle(option: EngineOption) -> bool:  # another option leaves it nothing to act on
-            return (option.only_in_mode not in (None, self.mamba_cache_mode)
-                    or (option.field == "swa_full_tokens_ratio"
-                        and not sglang_swa_pool(profile, self.strategy_options())[0]))
-
-        return tuple(o.field for o in ENGINE_OPTIONS if o.field in offered and not idle(o))
+        return acting_engine_options(profile, self.strategy_options(), strategies)
 
     def changed_engine_options(self, names: tuple[str, ...] = ENGINE_FIELDS
                                ) -> dict[str, object]:

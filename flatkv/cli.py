@@ -15,7 +15,12 @@ from dataclasses import dataclass, fields, replace
 
 from flatkv import bench_cli, model_cli, strategy_cli
 from flatkv.analysis import PLANNER_STRATEGY, PLANNERS, PlanAnalysis, analyze, plan_json
-from flatkv.app_state import ENGINE_OPTIONS
+from flatkv.app_state import (
+    ENGINE_OPTIONS,
+    acting_engine_options,
+    idle_engine_option,
+    strategy_fields,
+)
 from flatkv.budget import (
     DEFAULT_MEMORY_FRACTION,
     GPU_PRESETS,
@@ -28,7 +33,7 @@ from flatkv.models import DRAFTER_NOT_COUNTED, mtp_layers_not_full
 from flatkv.patterns import parse_layer_pattern
 from flatkv.plan import LINEAR_ATTENTION, PACKED_NEEDS_HISTORY
 from flatkv.profile import MAX_WINDOW, CacheProfile
-from flatkv.strategies import StrategyResult, run_strategy
+from flatkv.strategies import STRATEGIES, StrategyResult, run_strategy
 from flatkv.strategies.base import StrategyOptions
 from flatkv.strategies.sglang import sglang_default_page
 from flatkv.strategies.vllm import block_bytes as vllm_block_bytes
@@ -407,7 +412,9 @@ def _plan_command(args: argparse.Namespace) -> CommandOutput:
             raise UsageError(f"{flag} is not read by --strategy {args.strategy}: use --strategy "
                              f"{layout} (a layout that reads it), or compare, which shows every "
                              "layout")
-        return _counting_requests(model, args, strategy_cli.plan_strategy_text)
+        output = _counting_requests(model, args, strategy_cli.plan_strategy_text)
+        return replace(output, notes=output.notes
+                       + idle_option_notes(options, profile, (args.strategy,)))
     planner = args.planner or "packed"
     # with --context the plan's own layout counts requests, and reads its options
     counting = PLANNER_STRATEGY[planner] if args.context is not None else None
@@ -508,7 +515,8 @@ def _compare_command(args: argparse.Namespace) -> CommandOutput:
         model, with_given_budget(args, model),
         lambda a, profile, context: strategy_cli.compare_text(a, profile, context,
                                                              model_len=model.max_model_len))
-    return replace(output, notes=output.notes + sglang_page_notes(args, model.profile))
+    idle = idle_option_notes(strategy_cli.options_from_args(args), model.profile, STRATEGIES)
+    return replace(output, notes=output.notes + sglang_page_notes(args, model.profile) + idle)
 
 
 def sglang_page_notes(args: argparse.Namespace, profile: CacheProfile) -> tuple[str, ...]:
@@ -533,6 +541,27 @@ _PLANNER_OPTIONS = ("block_size", "alignment", "reserved_bytes_per_block")
 _READ_BY = {**{o.field: o.read_by for o in ENGINE_OPTIONS},
             "lcm_alignment_bytes": ("lcm",),
             "margin": ("flat", "per-component", "vllm", "aliased", "lcm")}
+
+
+def idle_option_notes(options: StrategyOptions, profile: CacheProfile,
+                      strategies: Sequence[str]) -> tuple[str, ...]:
+    """A note for each engine option set to other than its default that changes no figure of
+    ``strategies`` for this model (``app_state.acting_engine_options``): the figures are right,
+    but a command that names the option reads as if it counted."""
+    defaults = StrategyOptions()
+    acting = acting_engine_options(profile, options, strategies)
+    notes = []
+    for option in ENGINE_OPTIONS:
+        value = getattr(options, option.field)
+        if value == getattr(defaults, option.field) or option.field in acting:
+            continue
+        why = idle_engine_option(option, profile, options) or (
+            "this model has no layers it acts on" if not any(
+                option.field in strategy_fields(s, profile) for s in strategies)
+            else "no layout here reads it")
+        flag = f"--{'no-' if value is False else ''}{option.field.replace('_', '-')}"
+        notes.append(f"note: {flag} changes no figure here: {why}")
+    return tuple(notes)
 
 
 def _option_not_read(options: StrategyOptions, strategy: str | None) -> tuple[str, str] | None:

@@ -534,3 +534,30 @@ def test_an_option_given_twice_is_refused(capsys):
     code, out, _ = run(["plan", "--preset", "Llama-3.1-8B", "--budget", "80GB", "--tp", "2",
                         "--json"], capsys)
     assert code == 0 and json.loads(out)["geometry"]["block_bytes"] == 32 * 16 * 2_048
+
+
+def test_options_that_change_no_figure_are_noted(capsys):
+    # the figures stand, but a command naming the option would read as if it counted
+    code, out, err = run(["plan", "--strategy", "vllm", "--preset", "Qwen3-Next-80B-A3B",
+                          "--tp", "2", "--budget", "44.59GiB", "--context", "262144",
+                          "--prefill-checkpoint-blocks", "3"], capsys)
+    assert code == 0 and "14.77" in out  # SPEC 3.1's anchor, as without the option
+    assert ("python -m flatkv: note: --prefill-checkpoint-blocks changes no figure here: it "
+            "acts only in mamba cache mode align") in err.splitlines()
+    code, out, err = run(["compare", "--preset", "Llama-3.1-8B", "--budget", "80GB",
+                          "--mamba-cache-mode", "align", "--sglang-ssm-dtype", "float32"], capsys)
+    assert code == 0
+    assert [line for line in err.splitlines() if "changes no figure" in line] == [
+        "python -m flatkv: note: --mamba-cache-mode changes no figure here: this model has no "
+        "layers it acts on",
+        "python -m flatkv: note: --sglang-ssm-dtype changes no figure here: this model has no "
+        "layers it acts on"]
+    # SGLang's sliding / full ratio without its sliding pool
+    code, out, err = run(["compare", "--preset", "gpt-oss-20b", "--budget", "80GB",
+                          "--no-sglang-swa-pool", "--swa-full-tokens-ratio", "0.5"], capsys)
+    assert ("python -m flatkv: note: --swa-full-tokens-ratio changes no figure here: SGLang "
+            "keeps no sliding-window pool of its own here") in err.splitlines()
+    # an option that acts: no note
+    code, out, err = run(["compare", "--preset", "gpt-oss-20b", "--budget", "80GB",
+                          "--swa-full-tokens-ratio", "0.5"], capsys)
+    assert code == 0 and "changes no figure" not in err
