@@ -33,7 +33,7 @@ from flatkv.app_model import (
     SpecDraft,
 )
 from flatkv.app_state import DEFAULT_CONTEXT
-from flatkv.dtypes import KNOWN_DTYPES, dtype_label
+from flatkv.dtypes import KNOWN_DTYPES, STATE_DTYPES, dtype_label
 from flatkv.hf_config import config_from_pasted_text, spec_from_hf_config
 from flatkv.jsonfile import parse_json_object
 from flatkv.models import ModelSpec
@@ -258,7 +258,8 @@ def spec_editor(spec: ModelSpec | None) -> None:
                   on_change=_edit_text, args=("pattern",),
                   help="e.g. (3*gdn,full)*12 or (mamba2,full)*2; the names are the kinds")
     for col, d in zip(st.columns(len(DTYPE_FIELDS)), DTYPE_FIELDS):
-        col.selectbox(d.replace("_", " "), KNOWN_DTYPES, key=_spec_key(d), format_func=dtype_label,
+        col.selectbox(d.replace("_", " "), KNOWN_DTYPES if d == "kv_dtype" else STATE_DTYPES,
+                      key=_spec_key(d), format_func=dtype_label,
                       on_change=_edit_text, args=(d,), help=_DTYPE_HELP[d])
     heads, chunk, length = st.columns(3)
     heads.number_input("attention heads (0 = not checked)", key=_spec_key("attention_heads"),

@@ -44,6 +44,20 @@ DTYPE_ALIASES: dict[str, str] = {
 # The dtypes SGLang keeps a state layer's ssm tensor in: what its SGLANG_MAMBA_SSM_DTYPE and a
 # config's ``mamba_ssm_dtype`` may name (it ignores anything else, keeping float32).
 SGLANG_SSM_DTYPES = ("float32", "bfloat16", "float16")
+# The dtypes engines keep a conv or ssm state in: vLLM's mamba cache dtypes (auto, the model's,
+# float32, float16, bfloat16) and SGLang's; no engine keeps a state in 1-byte elements.
+STATE_DTYPES = SGLANG_SSM_DTYPES
+
+
+def check_state_dtype(field: str, name: object) -> str:
+    """The canonical name of a conv or ssm state dtype ``field`` gives; ValueError naming the
+    field where it is unknown or one no engine keeps a state in (fp8, int8)."""
+    dtype = canonical_dtype(name)
+    if dtype not in STATE_DTYPES:
+        raise ValueError(f"{field} is {dtype}: no engine keeps a state in it (vLLM's and "
+                         f"SGLang's state dtypes are {', '.join(STATE_DTYPES)}); give one of "
+                         "those")
+    return dtype
 
 
 def check_config_ssm_dtype(value: object) -> str | None:

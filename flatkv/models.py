@@ -29,7 +29,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import MISSING, dataclass, field, fields, replace
 from typing import Any, ClassVar
 
-from flatkv.dtypes import canonical_dtype, check_config_ssm_dtype, dtype_bytes
+from flatkv.dtypes import canonical_dtype, check_config_ssm_dtype, check_state_dtype, dtype_bytes
 from flatkv.patterns import MAX_CACHE_LAYERS, check_kind_name, format_pattern, parse_pattern
 from flatkv.plan import (
     CHUNKED_ATTENTION,
@@ -576,6 +576,8 @@ class ModelSpec:
                 object.__setattr__(self, attr, canonical_dtype(getattr(self, attr)))
             except ValueError as exc:
                 raise ValueError(f"{attr}: {exc}") from None
+        for attr in ("conv_dtype", "ssm_dtype"):
+            check_state_dtype(attr, getattr(self, attr))
         check_int("tp", self.tp, minimum=1, maximum=MAX_TP,
                   hint="give the number of GPUs the model is split over")
         if self.model_layers is not None:

@@ -58,6 +58,22 @@ def test_unknown_dtype_lists_known_names(bad):
         dtype_bytes(bad)
 
 
+@pytest.mark.parametrize(("field", "dtype", "canonical"), [
+    ("ssm_dtype", "fp8", "float8_e4m3fn"), ("conv_dtype", "int8", "int8"),
+    ("ssm_dtype", "float8_e5m2", "float8_e5m2")])
+def test_no_state_is_kept_in_one_byte_elements(field, dtype, canonical):
+    # vLLM's mamba cache dtypes and SGLang's are float32, bfloat16, float16: an fp8 ssm would
+    # halve Qwen3-Next's 1,048,576 B state into a figure no engine has
+    spec = load_preset("Qwen3-Next-80B-A3B")
+    with pytest.raises(ValueError, match=(
+            f"^{field} is {canonical}: no engine keeps a state in it \\(vLLM's and SGLang's "
+            "state dtypes are float32, bfloat16, float16\\); give one of those$")):
+        spec.with_options(**{field: dtype})
+    assert spec.with_options(ssm_dtype="float32").profile().state_const_bytes["ssm"] == 2**21
+    # the KV cache does take them
+    assert spec.with_options(kv_dtype="fp8").profile().kv_bytes_per_slot == 1_024
+
+
 # ---- bytes per kind, per TP rank -------------------------------------------------------------
 
 
