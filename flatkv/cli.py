@@ -64,6 +64,8 @@ class _Parser(argparse.ArgumentParser):
             message += " (for a value that starts with '-', write --option=VALUE)"
         elif "invalid int value" in message:
             message += ": give a whole number, e.g. 2"
+        elif "invalid float value" in message:
+            message += ": give a number, e.g. 0.9"
         raise UsageError(message)
 
 

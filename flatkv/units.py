@@ -132,12 +132,12 @@ def parse_size(text: str | int, *, field: str = "size", whole: bool = False) -> 
             raise ValueError(f"{field} {shown}: exponent {said} is out of range; write e.g. "
                              "80GB or 12e9")
         value = Fraction(number) * Fraction(10) ** int(exponent or 0)
-        unit = unit.lower()
-        if unit not in _UNITS:
+        if unit.lower() not in _UNITS:  # said as typed: 'G', not 'g'
             raise ValueError(
                 f"{field} {shown} has unknown unit {quoted(unit, 20)}: use B, KB, MB, GB, TB, KiB, "
                 "MiB, GiB or TiB"
             )
+        unit = unit.lower()
     exact = value * _UNITS[unit]
     if whole and exact.denominator != 1:
         low = int(exact)

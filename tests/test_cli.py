@@ -561,3 +561,10 @@ def test_options_that_change_no_figure_are_noted(capsys):
     code, out, err = run(["compare", "--preset", "gpt-oss-20b", "--budget", "80GB",
                           "--swa-full-tokens-ratio", "0.5"], capsys)
     assert code == 0 and "changes no figure" not in err
+
+
+def test_a_fraction_that_is_not_a_number_says_what_to_give(capsys):
+    code, _, err = run(["plan", "--preset", "Llama-3.1-8B", "--gpu-memory", "80GB",
+                        "--memory-fraction", "90%"], capsys)
+    assert (code, err) == (2, "python -m flatkv: error: argument --memory-fraction: invalid "
+                              "float value: '90%': give a number, e.g. 0.9\n")

@@ -44,6 +44,7 @@ def test_parse_size(text, expected):
 @pytest.mark.parametrize(
     ("text", "match"),
     [("ten", "is not a size"), ("10 parsecs", "unknown unit 'parsecs'"),
+     ("80G", "^--budget '80G' has unknown unit 'G': use B, KB"),  # the unit as typed
      ("-5GB", r"^--budget '-5GB' is negative: give a size of 0 or more$"),
      ("", r"^--budget is empty: give a size such as 80GB or 10GiB$"), ("  ", "is empty"),
      ("1e30", "over 1 EiB"), (True, "must be a size"),
