@@ -1010,5 +1010,9 @@ def with_mtp_layer(spec: ModelSpec) -> ModelSpec:
                          "needs one to copy")
     note = ("An MTP module's attention layer added after the model's, shaped as its last "
             "full-attention layer: its KV shares the pool.")
+    # a sentence after the model's notes, which may end without a stop
+    before = spec.notes.rstrip()
+    if before and not before.endswith((".", "!", "?")):
+        before += "."
     return replace(spec, name=spec.name + MTP_SUFFIX, layers=(*spec.layers, full[-1]),
-                   notes=f"{spec.notes} {note}".strip())
+                   notes=f"{before} {note}".strip())

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -578,3 +580,13 @@ def test_sliding_layers_of_other_heads_give_the_profile_their_own_bytes():
     other = AttentionLayer(8, 256, 256, sliding_window=1_024)
     with pytest.raises(ValueError, match="differ in bytes per token .* one size for sliding"):
         ModelSpec(name="two", layers=(sliding, other, full)).profile()
+
+
+def test_an_mtp_layer_note_follows_the_models_notes_as_a_sentence():
+    from flatkv.models import with_mtp_layer
+    nemotron = load_preset("Nemotron-H-8B")
+    assert nemotron.notes.endswith("under the Model page's Edit by hand).")
+    for spec in (nemotron, replace(nemotron, notes=nemotron.notes.removesuffix("."))):
+        notes = with_mtp_layer(spec).notes
+        assert notes.count("Edit by hand). An MTP module's attention layer added") == 1, notes
+    assert with_mtp_layer(replace(nemotron, notes="")).notes.startswith("An MTP module's")
