@@ -83,7 +83,8 @@ def add_profile_arguments(parser: argparse.ArgumentParser) -> None:
         "(labels: full, sliding, chunked, linear)",
     )
     group.add_argument(
-        "--kv-bytes-per-slot", help="bytes one token adds to one attention layer (default 0)"
+        "--kv-bytes-per-slot", help="bytes one token adds to one attention layer (needed with "
+        "attention layers; 0 for a model of state layers alone)"
     )
     group.add_argument(
         "--sliding-kv-bytes-per-slot", default=None, metavar="BYTES",

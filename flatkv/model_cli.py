@@ -42,7 +42,8 @@ def add_model_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--mtp-layer", action="store_true",
                        help="add an MTP module's attention layer (Qwen3-Next, Qwen3.5, "
                        "DeepSeek-V3): the model's last full-attention layer once more, whose KV "
-                       "vLLM keeps with the model's (with --speculative-tokens)")
+                       "vLLM keeps with the model's (plan and compare count it with "
+                       "--speculative-tokens)")
 
 
 def model_from_args(args: argparse.Namespace) -> ModelSpec | CacheProfile | None:
@@ -251,7 +252,7 @@ def model_command(args: argparse.Namespace) -> str:
 
 
 def presets_command(args: argparse.Namespace) -> str:
-    """`presets`: one name a line, or names, sizes and sources as JSON (--json)."""
+    """`presets`: one name a line, or names, cache layers, patterns and sources as JSON."""
     names = list_presets()
     if not getattr(args, "json", False):
         return "\n".join(names)
@@ -284,5 +285,6 @@ def register(subparsers: Any) -> None:
     model.set_defaults(run=model_command)
 
     presets = subparsers.add_parser("presets", help="list the bundled model presets")
-    presets.add_argument("--json", action="store_true", help="names, sizes and sources as JSON")
+    presets.add_argument("--json", action="store_true",
+                         help="names, cache layers, layer patterns and sources as JSON")
     presets.set_defaults(run=presets_command)
