@@ -759,9 +759,29 @@ def in_option_terms(message: str, parser: argparse.ArgumentParser) -> str:
     return flag + (f" {match[2]}" if match[2] else "") + message[match.end():]
 
 
+def _unknown_option(parser: argparse.ArgumentParser, argv: Sequence[str]) -> str | None:
+    """Why the first --option of ``argv`` that its command does not know (nor abbreviates) is
+    refused, which argparse would say only after a missing required option ("--budget is
+    required" for a misspelt --budgte); None where every option is known."""
+    commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    command = next((t for t in argv if not t.startswith("-")), None)
+    known = commands.choices.get(command, parser)._option_string_actions
+    for token in argv:
+        if token == "--":
+            break
+        name = token.split("=", 1)[0]
+        if name.startswith("--") and not any(k.startswith(name) for k in known):
+            where = f"{PROG} {command}" if command in commands.choices else PROG
+            return f"unrecognized argument {name}: {where} --help lists the options"
+    return None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
     try:
+        if unknown := _unknown_option(parser, argv):
+            raise UsageError(unknown)
         args = parser.parse_args(argv)
         vars(args).pop(_GIVEN, None)
         output = args.run(args)

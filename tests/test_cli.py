@@ -116,7 +116,8 @@ def test_per_component_planner(capsys):
        "--state", "conv=1"], "raw bytes (--kv-bytes-per-slot, --state), not both"),
      (["bench", "--preset", "Llama-3.1-8B", "--layers", "full"], "raw bytes (--layers), not"),
      (["bench", "--layers", "full*2", "--kv-bytes-per-slot", "64", "--reserved-bytes-per-block",
-       "10"], "unrecognized arguments: --reserved-bytes-per-block"),  # packed slabs: none
+       "10"], "unrecognized argument --reserved-bytes-per-block: python -m flatkv bench "
+     "--help lists the options"),  # packed slabs: none
      (["model", "--preset", "Llama-3.1-8B", "--tp", "x"],
       "argument --tp: invalid int value: 'x': give a whole number, e.g. 2"),
      ([], "required: command"),
@@ -568,3 +569,16 @@ def test_a_fraction_that_is_not_a_number_says_what_to_give(capsys):
                         "--memory-fraction", "90%"], capsys)
     assert (code, err) == (2, "python -m flatkv: error: argument --memory-fraction: invalid "
                               "float value: '90%': give a number, e.g. 0.9\n")
+
+
+def test_an_unknown_option_is_named_before_a_missing_required_one(capsys):
+    # argparse said "--budget is required" for a misspelt --budgte
+    for argv, said in ((["compare", "--preset", "Llama-3.1-8B", "--budgte", "80GB"],
+                        "unrecognized argument --budgte: python -m flatkv compare --help lists "
+                        "the options"),
+                       (["--bogus"], "unrecognized argument --bogus: python -m flatkv --help "
+                        "lists the options")):
+        code, out, err = run(argv, capsys)
+        assert (code, out, err) == (2, "", f"python -m flatkv: error: {said}\n")
+    # an abbreviation argparse takes stays taken
+    assert run(["plan", "--preset", "Llama-3.1-8B", "--bud", "80GB"], capsys)[0] == 0
