@@ -56,8 +56,9 @@ NO_HISTORY_HELP = (f"{app_data.NO_HISTORY}, so there is no capacity in tokens; c
 
 
 def block_size_sweep(s: AppState, r: StrategyResult, swept: app_data.Curves, history: bool,
-                     right: DeltaGenerator) -> None:
-    """The curve over the requested block size (in ``right``) and its table."""
+                     right: DeltaGenerator, legend_lines: int) -> None:
+    """The curve over the requested block size (in ``right``, its legend given the room of the
+    budget chart's beside it) and its table."""
     by_size = swept.by_block_size
     with right:
         chart(charts.sweep_figure(
@@ -66,7 +67,7 @@ def block_size_sweep(s: AppState, r: StrategyResult, swept: app_data.Curves, his
             current_x=s.block_size,
             current_capacity=r.capacity_tokens, current_concurrency=r.max_concurrency,
             x_title="requested block size (tokens)", context=s.context_length(), log_x=True,
-            title="Over the block size"),
+            title="Over the block size", legend_lines=legend_lines),
             key="budget.by_size", file_name="capacity_by_block_size.html")
     sweep = pd.DataFrame(app_data.block_size_sweep_rows(swept, history))
     with st.expander("Block-size sweep as a table"):
@@ -191,6 +192,7 @@ with user_errors():
         st.code("\n".join(r.formulas), language=None, wrap_lines=True)
     swept = cached_curves(s.profile(), strategy, b.cache_bytes, context, s.strategy_options(),
                           need)
+    target = app_data.budget_target(swept, need, requests)
     left, right = st.columns(2)
     with left:
         chart(charts.sweep_figure(
@@ -200,7 +202,7 @@ with user_errors():
             current_x=b.cache_bytes / 2**30, current_capacity=r.capacity_tokens,
             current_concurrency=r.max_concurrency, x_title="cache budget per rank (GiB)",
             context=context, title="Over the budget",
-            target=app_data.budget_target(swept, need, requests)),
+            target=target),
             key="budget.by_budget", file_name="capacity_by_budget.html")
     if strategy == "sglang":  # its token pool pages by its own page size, not the block size
         right.caption("SGLang's token pool does not page by the block size, so there is no "
@@ -208,4 +210,5 @@ with user_errors():
                       if s.profile().has_attention else "SGLang keeps state in per-request "
                       "slots, not pages: there is no block-size sweep.")
     else:
-        block_size_sweep(s, r, swept, history, right)
+        # its legend as tall as the budget chart's: the panels side by side level
+        block_size_sweep(s, r, swept, history, right, 2 + history + (target is not None))

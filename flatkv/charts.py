@@ -338,7 +338,7 @@ def sweep_figure(
     concurrency: Sequence[float | None], *,
     current_x: float, current_capacity: int | None, current_concurrency: float, x_title: str,
     context: int, log_x: bool = False, title: str = "",
-    target: tuple[float, float, str] | None = None,
+    target: tuple[float, float, str] | None = None, legend_lines: int = 0,
 ) -> go.Figure:
     """Capacity (tokens, top panel) and concurrency at ``context`` (bottom panel) over ``x``,
     sharing the x axis, the current point marked in both; only concurrency when capacity is
@@ -347,7 +347,8 @@ def sweep_figure(
     without a figure (None: the layout does not start there) is a gap in the line. Concurrency
     is drawn exact, and its hover shows it as elsewhere (``units.concurrency_text``).
     ``target``: (x, concurrency, name) of a point to mark on the concurrency line too, the
-    least budget for the requests to hold."""
+    least budget for the requests to hold. ``legend_lines``: at least this many lines of legend
+    room, so that two charts side by side keep their panels level."""
     rows = 2 if capacity is not None else 1
     at = f"{x_title}: %{{x:{',' if log_x else ',.2f'}}}"  # hovers name the x axis
     current = {"color": "#222", "size": 11, "symbol": "diamond"}
@@ -403,7 +404,7 @@ def sweep_figure(
     # a legend entry a line in a half-width column at 1000 px
     legend_entries = 2 + (capacity is not None) + (target is not None)
     return _house_figure(traces, axes, title=title, height=500 if rows == 2 else 380,
-                         legend_lines=legend_entries)
+                         legend_lines=max(legend_entries, legend_lines))
 
 
 # --------------------------------------------------------------------------------------------

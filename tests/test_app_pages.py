@@ -2956,6 +2956,10 @@ def test_budget_chart_runs_on_to_the_least_budget_for_the_requests_to_hold():
     lo, hi = 76_968_728_985 // 10, 400 * 2**30
     assert line["x"][0] == lo / 2**30 and line["x"][-1] == (lo + 39 * ((hi - lo) // 39)) / 2**30
     assert 399.99 < line["x"][-1] <= 400
+    # the block-size chart beside it keeps as much legend room: their panels sit level
+    (by_size,) = [json.loads(c.proto.spec) for c in at.get("plotly_chart")
+                  if "Over the block size" in c.proto.spec]
+    assert by_size["layout"]["margin"]["t"] == spec["layout"]["margin"]["t"]
 
 
 def test_compare_gives_each_layouts_budget_for_the_requests_to_hold():

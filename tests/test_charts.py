@@ -161,6 +161,11 @@ def test_sweep_figure_marks_the_least_budget_for_the_requests_to_hold():
     # its legend entry gets a line of its own under the title: 20 px more
     assert fig.layout.margin.t == plain.layout.margin.t + 20
     assert len(fig.data) == len(plain.data) + 1
+    # a chart beside it without a star takes the same room, so the panels sit level
+    level = charts.sweep_figure([1, 2, 4], [10, 20, 30], [1.0, 2.0, 3.0], current_x=2,
+                                current_capacity=20, current_concurrency=2.0, x_title="GiB",
+                                context=4096, legend_lines=4)
+    assert level.layout.margin.t == fig.layout.margin.t
 
 
 def test_compare_bars_keep_category_colours():
