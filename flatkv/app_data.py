@@ -623,8 +623,9 @@ def sglang_idle_split_text(r: StrategyResult) -> str:
         said.append(
             f"{whose} idle pool: with "
             f"{count_text(int(r.concurrency), 'request')} of {tokens_text(r.context_tokens)} "
-            "running, " + " and ".join(f"{format_bytes(nbytes)} of its {what}"
-                                       for what, nbytes in parts)
+            "running, " + " and ".join(f"{format_bytes(nbytes)} of its {what}" + (
+                f" ({r.extras['idle_swa_tokens_at_context']:,} tokens)"
+                if what == "sliding pool" else "") for what, nbytes in parts)
             + f" sit idle ({idle / r.budget_bytes:.2%} of the budget), left so by its static "
             "split; a paged layout's idle rows are its dead weight.")
     return " ".join(said)
@@ -784,21 +785,14 @@ def swa_layers_text(profile: CacheProfile) -> str:
 
 
 def sglang_sliding_pool_text(r: StrategyResult, profile: CacheProfile) -> str:
-    """SGLang with its sliding-window pool: capacity counts the full pool; name the other.
-    Empty for any other result."""
+    """SGLang with its sliding-window pool: capacity counts the full pool; name the other (what
+    the requests that run leave idle in it is ``sglang_idle_split_text``'s). Empty for any
+    other result."""
     if r.strategy != "sglang" or not r.extras.get("kv_tokens") or "swa_tokens" not in r.extras:
         return ""
-    text = (f"SGLang: capacity is the full-attention token pool; the {swa_layers_text(profile)} "
+    return (f"SGLang: capacity is the full-attention token pool; the {swa_layers_text(profile)} "
             f"have a pool of their own, {r.extras['swa_tokens']:,} tokens (sliding / full tokens "
             "ratio in the layout options).")
-    idle = r.extras.get("idle_swa_bytes_at_context")
-    # a request keeps only its window in it: the rest is the breakdown's idle pool where that
-    # pool does not bind (none running: the note that not one request fits says so)
-    if idle is not None and (running := int(r.concurrency)):
-        text += (f" With {count_text(running, 'request')} of {tokens_text(r.context_tokens)} "
-                 f"running, {r.extras['idle_swa_tokens_at_context']:,} of its tokens sit idle "
-                 f"({format_bytes(idle)}, {idle:,} B).")
-    return text
 
 
 # --------------------------------------------------------------------------------------------

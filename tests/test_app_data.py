@@ -598,8 +598,11 @@ def test_sglang_idle_split_says_what_its_static_pools_leave_idle_at_the_context(
     assert pools.extras["idle_swa_bytes_at_context"] == idle_swa == 4_239_974_400
     assert app_data.sglang_idle_split_text(pools) == (
         "SGLang's idle pool: with 1 request of 131,072 tokens running, "
-        "3.95 GiB of its sliding pool sit idle (42.40% of the budget), left so by its static "
-        "split; a paged layout's idle rows are its dead weight.")
+        "3.95 GiB of its sliding pool (172,525 tokens) sit idle (42.40% of the budget), left "
+        "so by its static split; a paged layout's idle rows are its dead weight.")
+    # Budget's note under the capacity names the sliding pool, and leaves its idle to this
+    assert app_data.capacity_note(pools, gpt) == app_data.sglang_sliding_pool_text(pools, gpt)
+    assert "idle" not in app_data.capacity_note(pools, gpt)
     # Gemma 3n E4B-shaped (35 layers, the last 15 reading earlier layers' KV), one pool: the
     # shared layers' pool layers are idle at any request count, 8 GiB // 71,680 = 119,837
     # tokens x 15 x 2,048 B = 3,681,392,640 B (3.43 GiB, 42.86%)
@@ -644,17 +647,14 @@ def test_sglang_two_pools_are_named_only_for_sglang_with_its_sliding_pool():
         "SGLang: capacity is the full-attention token pool; the chunked layers have a pool of "
         f"their own, {chunked.extras['swa_tokens']:,} tokens (sliding / full tokens ratio in "
         "the layout options).")
-    # at a context, how much of that pool the requests that run leave idle: 47,870 // 16,384
-    # = 2 requests (the chunked pool binds) hold 2 x min(8,192 + 8,192, L) chunked tokens
+    # at a context, 47,870 // 16,384 = 2 requests (the chunked pool binds) hold 2 x min(8,192
+    # + 8,192, L) chunked tokens: its remainder, less than a request, is no split's idle, so
+    # the idle text names the KV pool's alone
     at_context = run_strategy("sglang", scout, budget_bytes=10 * 10**9, context_tokens=16_384)
-    idle = (47_870 - 2 * 16_384) * 4096 * 36
-    assert idle == 2_226_880_512
-    assert app_data.sglang_sliding_pool_text(at_context, scout).endswith(
-        " With 2 requests of 16,384 tokens running, 15,102 of its tokens sit idle (2.07 GiB, "
-        "2,226,880,512 B).")
-    # none running (59,838 full tokens < 131,072): no idle sentence, the short-of-one note says it
-    short = run_strategy("sglang", scout, budget_bytes=10 * 10**9, context_tokens=131_072)
-    assert app_data.sglang_sliding_pool_text(short, scout).endswith("in the layout options).")
+    assert at_context.extras["binding_limit"] == "swa tokens"
+    assert "sliding pool" not in app_data.sglang_idle_split_text(at_context)
+    pool_text = app_data.sglang_sliding_pool_text
+    assert pool_text(at_context, scout) == pool_text(chunked, scout)
     # 10**10 x 5 // ((5 x 12 + 4 x 36) x 4,096) = 59,838 full tokens, x 0.8
     assert chunked.extras["swa_tokens"] == int(59_838 * 0.8) == 47_870
     assert app_data.sglang_pools_text(scout, StrategyOptions()).startswith(

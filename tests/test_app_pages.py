@@ -2327,8 +2327,10 @@ def test_sliding_model_says_why_concurrency_passes_one_above_the_capacity():
     # its idle pool said under the figures, as on Compare: 13 requests of 131,072 run, and the
     # sliding pool's 1,391,940 - 13 x 8,319 = 1,283,793 tokens x 24,576 B sit idle
     assert ("SGLang's idle pool: with 13 requests of 131,072 tokens running, 29.38 GiB of its "
-            "sliding pool sit idle (40.99% of the budget)") in "\n".join(
+            "sliding pool (1,283,793 tokens) sit idle (40.99% of the budget)") in "\n".join(
         shown(c) for c in sglang.caption)
+    # said once: the note on its pools leaves the idle tokens to it
+    assert sum("sit idle" in shown(c) for c in sglang.caption) == 1
     one_pool = open_app("app_pages/budget.py", {"model": "gpt-oss-20b", "b_layout": "sglang",
                                                 "sg_swa_pool": "0"})
     assert {m.label: m.delta for m in one_pool.metric}["Capacity (tokens)"] == (
