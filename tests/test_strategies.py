@@ -378,7 +378,8 @@ def test_sglang_without_its_hybrid_swa_pool_keeps_every_token_in_every_layer():
                      options=one)
     assert r.capacity_tokens == r.logged_tokens == 10**10 // (24 * 2048) == 203_450
     assert r.concurrency == Fraction(203_450, 131_072) and "swa_tokens" not in r.extras
-    assert r.formulas[0].startswith("no hybrid SWA pool (as the option sets it")
+    assert r.formulas[0].startswith("no hybrid SWA pool (as the SGLang sliding-window pool option "
+                                    "sets it): the 12 sliding layers keep every token")
     assert r.extras["sglang_swa_pool"] is False
     split = run_strategy("sglang", gpt_oss_20b(), budget_bytes=10**10, context_tokens=131_072)
     assert split.capacity_tokens == 10**10 * 5 // (2048 * 108) == 226_056

@@ -152,8 +152,7 @@ def swa_pool(profile: CacheProfile, options: StrategyOptions) -> tuple[bool, str
     architectures. A profile that names none (typed by hand) gets the pool when it has full
     layers beside its sliding ones, as every model on SGLang's list does."""
     if options.sglang_swa_pool is not None:
-        return options.sglang_swa_pool, "as the option sets it (--sglang-swa-pool / " \
-            "--no-sglang-swa-pool)"
+        return options.sglang_swa_pool, "as the SGLang sliding-window pool option sets it"
     listed = [a for a in profile.architectures if a in SGLANG_SWA_ARCHITECTURE_CLASSES]
     if listed:
         return True, f"{listed[0]} is on SGLang's hybrid SWA list"
