@@ -933,16 +933,20 @@ def compare_table_row(result: StrategyResult) -> dict:
 
 
 def hold_rows(results: Sequence[StrategyResult], budgets: Sequence[int | None],
-              budget: Budget, profile: CacheProfile) -> list[dict]:
+              budget: Budget, profile: CacheProfile,
+              options: StrategyOptions | None = None) -> list[dict]:
     """Compare's table of the least cache budget each layout needs for the requests to hold
     (``budgets``, None where no budget does) and the GPU memory that leaves it at the page's
     budget (its columns left out for a budget given as a log gives it), said where it is more
-    than the page's GPU. A layout that serves no model of ``profile`` (aliasing Scout's
-    unequal groups, SGLang for LFM3) "does not apply": "none holds them" would read as a
+    than the page's GPU. A layout that lays out ``profile`` at these ``options`` at no budget
+    (``sizing.plans_at_some_budget``: aliasing Scout's unequal groups, SGLang for LFM3, vLLM's
+    hybrid manager off on a state hybrid) "does not apply": "none holds them" would read as a
     budget too small."""
     rows = []
     for r, need in zip(results, budgets, strict=True):
-        none = "does not apply" if model_blocker(r.strategy, profile) else "none holds them"
+        none = ("does not apply" if need is None
+                and not sizing.plans_at_some_budget(r.strategy, profile, options)
+                else "none holds them")
         # the readable figures first (a narrow window cuts the table from the right), the
         # exact bytes after them
         row = {"strategy": title_of(r),

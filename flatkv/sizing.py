@@ -39,6 +39,16 @@ def steps_down(strategy: str, profile: CacheProfile) -> bool:
     return strategy == "sglang" and profile.has_state and profile.has_attention
 
 
+def plans_at_some_budget(strategy: str, profile: CacheProfile,
+                         options: StrategyOptions | None = None) -> bool:
+    """Whether ``strategy`` lays out ``profile`` at these options at any budget (at the largest,
+    without a request to fit): where it does not (aliasing Scout's unequal groups, vLLM's
+    hybrid manager off on a state hybrid, SGLang without its SWA pool on sliding layers of their
+    own heads) no least budget "holds" requests, it "does not apply"."""
+    return run_strategy(strategy, profile, budget_bytes=MAX_BYTES, context_tokens=None,
+                        options=options).applies
+
+
 def least_budget_for_requests(
     strategy: str, profile: CacheProfile, *, requests: int, context_tokens: int,
     options: StrategyOptions | None = None,

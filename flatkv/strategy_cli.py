@@ -19,6 +19,7 @@ from flatkv.sizing import (
     context_candidates,
     context_curves,
     least_budget_for_requests,
+    plans_at_some_budget,
 )
 from flatkv.strategies import (
     CATEGORIES,
@@ -28,7 +29,6 @@ from flatkv.strategies import (
     StrategyResult,
     compare,
     logged_as,
-    model_blocker,
 )
 from flatkv.strategies import run_strategy as _run_strategy
 from flatkv.strategies.base import (
@@ -400,7 +400,7 @@ def compare_text(args: argparse.Namespace, profile: CacheProfile, context: int |
         held = Held(args.requests, [least_budget_for_requests(
             r.strategy, profile, requests=args.requests, context_tokens=counted,
             options=options) for r in results],
-            [bool(model_blocker(r.strategy, profile)) for r in results])
+            [not plans_at_some_budget(r.strategy, profile, options) for r in results])
     swept = None
     if args.over_contexts:
         swept = context_curves(

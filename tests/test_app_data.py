@@ -708,7 +708,8 @@ def test_notes_under_the_figures_say_which_layout_does_what():
         "is on SGLang\\'s hybrid SWA list. Its sliding-window pool in the engine options "
         "changes this.")
     assert app_data.sglang_pools_text(gpt, StrategyOptions(sglang_swa_pool=False)).startswith(
-        "SGLang keeps every token of every layer in one pool: as the option sets it")
+        "SGLang keeps every token of every layer in one pool: as the SGLang sliding\\-window "
+        "pool option sets it")
     assert app_data.sglang_pools_text(llama, StrategyOptions()) == ""
     # mode all: only where there is state to snapshot
     mode_all, mode_none = (StrategyOptions(mamba_cache_mode=m) for m in ("all", "none"))
@@ -871,6 +872,18 @@ def test_hold_rows_name_a_layout_no_budget_holds_and_leave_out_a_gpu_not_derived
     assert app_data.hold_rows([sglang], [None], budget, lfm3)[0]["cache budget"] == \
         "does not apply"
     assert app_data.sglang_pools_text(lfm3, StrategyOptions()) == ""
+    # so does one these options keep from starting at any budget: vLLM's hybrid manager off on
+    # Qwen3-Next's state layers; on, a budget too small for them holds "none"
+    from flatkv.app_model import profile_for
+    from flatkv.sizing import plans_at_some_budget
+    qwen, off = profile_for("Qwen3-Next-80B-A3B", None, 1), StrategyOptions(
+        vllm_hybrid_manager=False)
+    assert not plans_at_some_budget("vllm", qwen, off) and plans_at_some_budget("vllm", qwen)
+    vllm = run_strategy("vllm", qwen, budget_bytes=10**10, context_tokens=4096, options=off)
+    assert app_data.hold_rows([vllm], [None], budget, qwen, off)[0]["cache budget"] == \
+        "does not apply"
+    assert app_data.hold_rows([vllm], [None], budget, qwen)[0]["cache budget"] == \
+        "none holds them"
     assert budget.beyond_gpu_text(2**31) == "more than this GPU's 1.86 GiB"
     assert budget.beyond_gpu_text(2_000_000_000) == ""  # all of it: not more
     assert budget.beyond_gpu_fix == ("a larger GPU, a higher memory fraction, or more TP "

@@ -435,6 +435,17 @@ def test_compare_gives_each_layouts_budget_for_the_requests():
             "that plans no such model at any budget)") in out
 
 
+def test_compare_says_n_a_where_the_options_keep_a_layout_from_starting_at_any_budget():
+    # vLLM's hybrid manager off on Qwen3-Next's state layers: no budget starts it
+    code, out, _ = run(["compare", "--preset", "Qwen3-Next-80B-A3B", "--budget", "80GB",
+                        "--no-vllm-hybrid-manager", "--requests", "3"])
+    row = next(line for line in out.splitlines() if line.startswith("least budget for"))
+    cells = row.removeprefix("least budget for 3 requests (B)").split()
+    assert (cells[STRATEGIES.index("vllm")], cells[STRATEGIES.index("aliased")]) == ("n/a",
+                                                                                      "n/a")
+    assert "none in the least budget row" not in out
+
+
 def test_compare_says_sglangs_figures_leave_speculative_decoding_out():
     # as its JSON's formulas say, and plan --strategy sglang refuses it
     code, out, _ = run(["compare", *QWEN_ARGS, "--budget", "44.59GiB", "--context", "262144",
