@@ -644,12 +644,14 @@ def block_size_candidates(current: int, *, top: int = 4096) -> list[int]:
 
 def budget_candidates(current: int, *, reach: int | None = None, points: int = 40) -> list[int]:
     """From a tenth of the current budget to twice it, evenly, with the current budget in; and
-    on to a quarter past ``reach`` (the least budget for the requests to hold) where that lies
-    further, so the chart shows where they come to fit (a context of millions of tokens can
-    need many times this GPU's budget for one request). Never past MAX_BYTES, the largest
-    budget a plan takes."""
-    top = current * 2 if reach is None else max(current * 2, reach + reach // 4)
-    lo, hi = max(1, current // 10), min(top, max(current, MAX_BYTES))
+    on to a quarter past ``reach`` (the least budget for the requests to hold), or down to a
+    quarter under it, where it lies outside, so the chart shows where they come to fit (a
+    context of millions of tokens can need many times this GPU's budget for one request, a
+    short one a sliver of it). Never past MAX_BYTES, the largest budget a plan takes."""
+    top, bottom = current * 2, current // 10
+    if reach is not None:
+        top, bottom = max(top, reach + reach // 4), min(bottom, reach - reach // 4)
+    lo, hi = max(1, bottom), min(top, max(current, MAX_BYTES))
     step = (hi - lo) // (points - 1)
     values = {lo + i * step for i in range(points)} | {current}
     if reach is not None and lo <= reach <= hi:

@@ -2958,6 +2958,14 @@ def test_budget_chart_runs_on_to_the_least_budget_for_the_requests_to_hold():
     lo, hi = 76_968_728_985 // 10, 400 * 2**30
     assert line["x"][0] == lo / 2**30 and line["x"][-1] == (lo + 39 * ((hi - lo) // 39)) / 2**30
     assert 399.99 < line["x"][-1] <= 400
+    # a least budget under a tenth of this one takes the chart down to it: gpt-oss-20b holds
+    # one request of 131,072 tokens in 8,192 + 521 blocks of 786,432 B (flat, 6.38 GiB)
+    low = open_app("app_pages/budget.py", {"model": "gpt-oss-20b", "hold": "1"})
+    assert metrics(low)["Budget for 1 request"] == "6.38 GiB"
+    (low_spec,) = [json.loads(c.proto.spec) for c in low.get("plotly_chart")
+                   if "Over the budget" in c.proto.spec]
+    star = next(t for t in low_spec["data"] if t["name"] == "least budget for 1 request")
+    assert (star["x"], star["y"]) == ([8_713 * 786_432 / 2**30], [1.0])
     # the block-size chart beside it keeps as much legend room: their panels sit level
     (by_size,) = [json.loads(c.proto.spec) for c in at.get("plotly_chart")
                   if "Over the block size" in c.proto.spec]
