@@ -120,6 +120,31 @@ def budget_to_hold(s: AppState, r: StrategyResult, b: Budget, strategy: str,
     return requests, need
 
 
+def budget_chart(s: AppState, r: StrategyResult, b: Budget, strategy: str, need: int | None,
+                 requests: int) -> tuple[app_data.Curves, tuple | None, DeltaGenerator]:
+    """The chart over the budget (left of two columns), on to the least budget for the
+    requests to hold (``need``), starred; drawn where the layout does not start at this budget
+    too, as that budget is then the one to see. Returns the curves, the star and the right
+    column."""
+    context = s.context_length()
+    swept = cached_curves(s.profile(), strategy, b.cache_bytes, context, s.strategy_options(),
+                          need)
+    target = app_data.budget_target(swept, need, requests)
+    left, right = st.columns(2)
+    with left:
+        chart(charts.sweep_figure(
+            [x / 2**30 for x in swept.budgets],
+            [p.capacity_tokens for p in swept.by_budget] if s.profile().has_attention
+            else None,
+            [p.concurrency for p in swept.by_budget],
+            current_x=b.cache_bytes / 2**30, current_capacity=r.capacity_tokens,
+            current_concurrency=r.max_concurrency, x_title="cache budget per rank (GiB)",
+            context=context, title="Over the budget",
+            target=target),
+            key="budget.by_budget", file_name="capacity_by_budget.html")
+    return swept, target, right
+
+
 st.title("Budget")
 with user_errors():
     s = state()
@@ -151,13 +176,18 @@ with user_errors():
     if not r.applies:
         # what would hold one request, where some budget does (not for a model the layout
         # cannot plan at all: the error below says why)
+        held = None
         if cached_least_budget(s.profile(), strategy, 1, context,
                                s.strategy_options()) is not None:
-            budget_to_hold(s, r, b, strategy, context)
+            held = budget_to_hold(s, r, b, strategy, context)
         if strategy == ours:
             # says it in the page's words: budget too small, state only
             current_analysis(s, other_choice=", or another layout under \"Whose layout\"")
-        raise MarkdownError(app_data.why_not_text(r))
+        if held is None:
+            raise MarkdownError(app_data.why_not_text(r))
+        st.error(app_data.why_not_text(r))
+        budget_chart(s, r, b, strategy, held[1], held[0])  # where it comes to start
+        st.stop()
     c = metric_row()
     c.metric("Cache budget", format_bytes(b.cache_bytes), help=f"{b.cache_bytes:,} B")
     history = r.capacity_tokens is not None  # a state-only model keeps no token history
@@ -190,20 +220,7 @@ with user_errors():
         st.caption(literal(note))
     with st.expander("The math"):
         st.code("\n".join(r.formulas), language=None, wrap_lines=True)
-    swept = cached_curves(s.profile(), strategy, b.cache_bytes, context, s.strategy_options(),
-                          need)
-    target = app_data.budget_target(swept, need, requests)
-    left, right = st.columns(2)
-    with left:
-        chart(charts.sweep_figure(
-            [x / 2**30 for x in swept.budgets],
-            [p.capacity_tokens for p in swept.by_budget] if history else None,
-            [p.concurrency for p in swept.by_budget],
-            current_x=b.cache_bytes / 2**30, current_capacity=r.capacity_tokens,
-            current_concurrency=r.max_concurrency, x_title="cache budget per rank (GiB)",
-            context=context, title="Over the budget",
-            target=target),
-            key="budget.by_budget", file_name="capacity_by_budget.html")
+    swept, target, right = budget_chart(s, r, b, strategy, need, requests)
     if strategy == "sglang":  # its token pool pages by its own page size, not the block size
         right.caption("SGLang's token pool does not page by the block size, so there is no "
                       "block-size sweep: its page size is one of the layout options above."

@@ -336,7 +336,8 @@ def _powers_of_two_axis(low: float, high: float, marked: float | None = None) ->
 def sweep_figure(
     x: Sequence[float], capacity: Sequence[int | None] | None,
     concurrency: Sequence[float | None], *,
-    current_x: float, current_capacity: int | None, current_concurrency: float, x_title: str,
+    current_x: float, current_capacity: int | None, current_concurrency: float | None,
+    x_title: str,
     context: int, log_x: bool = False, title: str = "",
     target: tuple[float, float, str] | None = None, legend_lines: int = 0,
 ) -> go.Figure:
@@ -348,7 +349,8 @@ def sweep_figure(
     is drawn exact, and its hover shows it as elsewhere (``units.concurrency_text``).
     ``target``: (x, concurrency, name) of a point to mark on the concurrency line too, the
     least budget for the requests to hold. ``legend_lines``: at least this many lines of legend
-    room, so that two charts side by side keep their panels level."""
+    room, so that two charts side by side keep their panels level. No current point where
+    ``current_concurrency`` is None (the layout does not start at this budget)."""
     rows = 2 if capacity is not None else 1
     at = f"{x_title}: %{{x:{',' if log_x else ',.2f'}}}"  # hovers name the x axis
     current = {"color": "#222", "size": 11, "symbol": "diamond"}
@@ -370,28 +372,30 @@ def sweep_figure(
                 "xaxis2": x_axis | {"anchor": "y2"},
                 "yaxis2": requests | {"anchor": "x2", "domain": [0.0, 0.44]}}
         bottom = {"xaxis": "x2", "yaxis": "y2"}
-        traces += [
+        traces.append(
             go.Scatter(x=list(x), y=list(capacity), name="capacity (tokens)", mode="lines",
                        line={"color": COLORS["kv"], "width": 2.5},
-                       hovertemplate=at + "<br>%{y:,} tokens<extra></extra>", **top),
-            go.Scatter(x=[current_x], y=[current_capacity], name="current", mode="markers",
-                       marker=current,
-                       hovertemplate="current<br>" + at + "<br>%{y:,} tokens<extra></extra>",
-                       **top),
-        ]
-    traces += [
+                       hovertemplate=at + "<br>%{y:,} tokens<extra></extra>", **top))
+        if current_concurrency is not None:
+            traces.append(
+                go.Scatter(x=[current_x], y=[current_capacity], name="current", mode="markers",
+                           marker=current,
+                           hovertemplate="current<br>" + at + "<br>%{y:,} tokens<extra></extra>",
+                           **top))
+    traces.append(
         go.Scatter(x=list(x), y=list(concurrency),
                    customdata=[None if c is None else concurrency_text(c) for c in concurrency],
                    name=f"concurrency at {tokens_text(context)}", mode="lines",
                    line={"color": COLORS["conv"], "width": 2.5},
-                   hovertemplate=at + "<br>%{customdata} requests<extra></extra>", **bottom),
-        go.Scatter(x=[current_x], y=[current_concurrency],
-                   customdata=[None if current_concurrency is None
-                               else concurrency_text(current_concurrency)],
-                   showlegend=capacity is None, name="current", mode="markers", marker=current,
-                   hovertemplate="current<br>" + at + "<br>%{customdata} requests<extra></extra>",
-                   **bottom),
-    ]
+                   hovertemplate=at + "<br>%{customdata} requests<extra></extra>", **bottom))
+    if current_concurrency is not None:
+        traces.append(
+            go.Scatter(x=[current_x], y=[current_concurrency],
+                       customdata=[concurrency_text(current_concurrency)],
+                       showlegend=capacity is None, name="current", mode="markers",
+                       marker=current,
+                       hovertemplate="current<br>" + at + "<br>%{customdata} requests"
+                       "<extra></extra>", **bottom))
     if target is not None:
         target_x, target_concurrency, target_name = target
         traces.append(go.Scatter(
@@ -402,7 +406,8 @@ def sweep_figure(
             hovertemplate=target_name + "<br>" + at + "<br>%{customdata} requests<extra></extra>",
             **bottom))
     # a legend entry a line in a half-width column at 1000 px
-    legend_entries = 2 + (capacity is not None) + (target is not None)
+    legend_entries = (1 + (capacity is not None) + (current_concurrency is not None)
+                      + (target is not None))
     return _house_figure(traces, axes, title=title, height=500 if rows == 2 else 380,
                          legend_lines=max(legend_entries, legend_lines))
 

@@ -2966,6 +2966,18 @@ def test_budget_chart_runs_on_to_the_least_budget_for_the_requests_to_hold():
                    if "Over the budget" in c.proto.spec]
     star = next(t for t in low_spec["data"] if t["name"] == "least budget for 1 request")
     assert (star["x"], star["y"]) == ([8_713 * 786_432 / 2**30], [1.0])
+    # a layout that does not start at this budget: the chart still runs on to where it does
+    # (vLLM's hybrid manager off on gpt-oss-20b: 10,000,000 tokens x 24 layers x 2,048 B =
+    # 491,520,000,000 B, beside its null block), with no current point to mark
+    refused = open_app("app_pages/budget.py", {"model": "gpt-oss-20b", "ctx": "10000000",
+                                               "b_layout": "vllm", "v_hybrid": "0"})
+    assert any("refuses to start" in shown(e) for e in refused.error)
+    assert metrics(refused)["Budget for 1 request"] == "457.76 GiB"
+    (over,) = [json.loads(c.proto.spec) for c in refused.get("plotly_chart")]
+    assert "Over the budget" in over["layout"]["title"]["text"]
+    assert [t["name"] for t in over["data"]] == [
+        "capacity (tokens)", "concurrency at 10,000,000 tokens", "least budget for 1 request"]
+    assert over["data"][2]["x"] == [(491_520_000_000 + 786_432) / 2**30]
     # the block-size chart beside it keeps as much legend room: their panels sit level
     (by_size,) = [json.loads(c.proto.spec) for c in at.get("plotly_chart")
                   if "Over the block size" in c.proto.spec]
