@@ -103,7 +103,10 @@ def budget_to_hold(s: AppState, r: StrategyResult, b: Budget, strategy: str,
                   "concurrency above"
                   + (" (SGLang's state pool gains a slot at some budgets and its KV memory "
                      "loses that slot's bytes, so a budget just below such a step can hold "
-                     "them too)." if steps else "."))
+                     "them too)." if steps else ".")
+                  + (" vLLM's logged concurrency leaves its null block out; to start, one "
+                     "request's blocks need it beside them, so for one request it is counted."
+                     if strategy == "vllm" else ""))
     if more > 0 and r.applies and r.concurrency >= requests:  # such a budget, below a step
         st.caption(f"This budget holds {count_text(requests, 'request')} too, but some budgets "
                    f"up to {format_bytes(need)} do not: SGLang's state pool gains a slot "

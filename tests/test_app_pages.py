@@ -2973,6 +2973,11 @@ def test_budget_chart_runs_on_to_the_least_budget_for_the_requests_to_hold():
                                                "b_layout": "vllm", "v_hybrid": "0"})
     assert any("refuses to start" in shown(e) for e in refused.error)
     assert metrics(refused)["Budget for 1 request"] == "457.76 GiB"
+    # vLLM's least budgets: its logged concurrency, which leaves the null block out, but for
+    # one request, which needs it to start
+    assert {m.label: m.help for m in refused.metric}["Budget for 1 request"].endswith(
+        "vLLM's logged concurrency leaves its null block out; to start, one request's blocks "
+        "need it beside them, so for one request it is counted.")
     (over,) = [json.loads(c.proto.spec) for c in refused.get("plotly_chart")]
     assert "Over the budget" in over["layout"]["title"]["text"]
     assert [t["name"] for t in over["data"]] == [
