@@ -653,12 +653,14 @@ def _warmup_line(num_blocks: int, unit_bytes: int) -> str:
             f"({format_gib(num_blocks * unit_bytes)} GiB) fit within the requested ... GiB. ...")
 
 
-def _one_request_refusal(context_tokens: int, needed: int, budget_bytes: int, unit_bytes: int,
-                         block: str, longest: int) -> str:
-    """vLLM's start-up check that one request of max_model_len fits (less the null block), in
-    its words, with the longest context that would fit and the budget this one needs."""
+def _one_request_refusal(profile: CacheProfile, context_tokens: int, needed: int,
+                         budget_bytes: int, unit_bytes: int, block: str,
+                         longest: int) -> StrategyResult:
+    """vLLM's refusal where one request of max_model_len does not fit beside the null block,
+    in its words, with the longest context that would fit and the budget this one needs;
+    ``block``: what a request's ``needed`` bytes are made of."""
     least = needed + unit_bytes
-    return (
+    return not_applicable("vllm", budget_bytes, (
         f"{REFUSES_TO_START}: one request of {n(context_tokens)} tokens needs {n(needed)} B "
         f"of KV cache ({format_bytes(needed)}: {block}), more than the {n(budget_bytes)} B "
         f"({format_bytes(budget_bytes)}) available less the {n(unit_bytes)} B block vLLM "
@@ -666,7 +668,8 @@ def _one_request_refusal(context_tokens: int, needed: int, budget_bytes: int, un
         "seq len\"); "
         + (f"its estimated maximum model length is {n(longest)}: give a context of at most "
            f"{n(longest)} or a budget of at least {n(least)} B" if longest else
-           f"not even one token fits: give a budget of at least {n(least)} B"))
+           f"not even one token fits: give a budget of at least {n(least)} B")),
+        profile_name=profile.name, context_tokens=context_tokens)
 
 
 HYBRID_MANAGER_OFF = "hybrid KV cache manager off (--disable-hybrid-kv-cache-manager)"
@@ -821,14 +824,11 @@ def _run_vllm(
         page_bytes=page,
     )
     if needed is not None and needed > budget_bytes - unit_bytes:  # less the null block
-        longest = longest_context(profile, options, counts, group_size,
-                                  budget_bytes - unit_bytes, context_tokens, block_sizes, page)
-        return not_applicable(
-            name, budget_bytes,
-            _one_request_refusal(context_tokens, needed, budget_bytes, unit_bytes,
-                                 f"its pages in every group, {group_size} layers a page, at "
-                                 f"P {n(p)}", longest),
-            profile_name=profile.name, context_tokens=context_tokens)
+        return _one_request_refusal(
+            profile, context_tokens, needed, budget_bytes, unit_bytes,
+            f"its pages in every group, {group_size} layers a page, at P {n(p)}",
+            longest_context(profile, options, counts, group_size, budget_bytes - unit_bytes,
+                            context_tokens, block_sizes, page))
     result = finish_paged(
         name, profile, budget_bytes=budget_bytes, context_tokens=context_tokens, options=options,
         block_size=p, unit_bytes=unit_bytes, num_units=num_blocks, uses=uses,
@@ -882,14 +882,11 @@ def _one_group_of_two_page_sizes(
                                   needed, f"{n(budget_bytes)} // {n(unit_bytes)}"):
         return too_few
     if needed is not None and needed > budget_bytes - unit_bytes:
-        # the longest context whose cdiv(L, P) blocks fit: whole blocks of P tokens
-        longest = min(context_tokens, (budget_bytes - unit_bytes) // unit_bytes * p)
-        return not_applicable(
-            name, budget_bytes,
-            _one_request_refusal(context_tokens, needed, budget_bytes, unit_bytes,
-                                 f"{cdiv(context_tokens, p):,} blocks of {layers} pages, one a "
-                                 f"layer, at P {n(p)}", longest),
-            profile_name=profile.name, context_tokens=context_tokens)
+        return _one_request_refusal(
+            profile, context_tokens, needed, budget_bytes, unit_bytes,
+            f"{cdiv(context_tokens, p):,} blocks of {layers} pages, one a layer, at P {n(p)}",
+            # the longest context whose cdiv(L, P) blocks fit: whole blocks of P tokens
+            min(context_tokens, (budget_bytes - unit_bytes) // unit_bytes * p))
     formulas.append(f"num_blocks = available // block_bytes = {n(budget_bytes)} // "
                     f"{n(unit_bytes)} = {n(num_blocks)}")
     log_lines = _start_up_log(promoted, options, p, p * profile.kv_bytes_per_slot, budget_bytes,
