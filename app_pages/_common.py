@@ -267,11 +267,19 @@ class MarkdownError(ValueError):
     character."""
 
 
+class PageDone(Exception):
+    """Raised where a page has shown all it can (its error, and what still helps beside it):
+    ``user_errors`` ends the page there quietly, and app.py still writes the link and closes
+    the run, which ``st.stop()`` would skip."""
+
+
 @contextmanager
 def user_errors() -> Iterator[None]:
     """Show a ValueError (bad input) as st.error with its message, never as a traceback."""
     try:
         yield
+    except PageDone:
+        pass
     except MarkdownError as exc:
         st.error(str(exc))
     except ValueError as exc:

@@ -9,6 +9,7 @@ from streamlit.delta_generator import DeltaGenerator
 from app_pages._common import (
     NOT_APPLICABLE,
     MarkdownError,
+    PageDone,
     bind,
     cached_curves,
     cached_least_budget,
@@ -190,7 +191,7 @@ with user_errors():
             raise MarkdownError(app_data.why_not_text(r))
         st.error(app_data.why_not_text(r))
         budget_chart(s, r, b, strategy, held[1], held[0])  # where it comes to start
-        st.stop()
+        raise PageDone
     c = metric_row()
     c.metric("Cache budget", format_bytes(b.cache_bytes), help=f"{b.cache_bytes:,} B")
     history = r.capacity_tokens is not None  # a state-only model keeps no token history

@@ -32,7 +32,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from flatkv.dtypes import SGLANG_SSM_DTYPES, canonical_dtype, dtype_bytes
+from flatkv.dtypes import SGLANG_SSM_DTYPES, STATE_DTYPES, canonical_dtype, dtype_bytes
 from flatkv.jsonfile import parse_json_object, read_json_file
 from flatkv.models import (
     ATTENTION_LABELS,
@@ -1894,9 +1894,14 @@ def spec_from_hf_config(
         source = f"config.json{where} (model_type {model_type}), resolved with transformers"
     if text is not resolved:
         _refuse_top_level_text_fields(cfg, recorded.used, model_type)
-    ssm_dtype, ssm_why = _ssm_dtype_of(text, model_dtype, cfg, model_type)
-    sglang_ssm_dtype, sglang_note = _sglang_ssm_dtype_of(text)
     has_state = any(layer.is_state for layer in layers)
+    # an fp8 checkpoint's states: in bfloat16, as no engine keeps a state in 1-byte elements
+    state_dtype = model_dtype if model_dtype in STATE_DTYPES else "bfloat16"
+    if has_state and state_dtype != model_dtype:
+        source += (f"; states kept in bfloat16 beside the {model_dtype} checkpoint: no engine "
+                   "keeps a state in 1-byte elements")
+    ssm_dtype, ssm_why = _ssm_dtype_of(text, state_dtype, cfg, model_type)
+    sglang_ssm_dtype, sglang_note = _sglang_ssm_dtype_of(text)
     # read through recorded: a chunk transformers' defaults give is named in the note below
     chunk = _chunk_size_of(recorded, model_type) if has_state else None
     max_model_len, length_from = _max_model_len_of(recorded, model_type)
@@ -1932,7 +1937,7 @@ def spec_from_hf_config(
                        if _FAMILIES[model_type] == "kda" and layer.is_state)
     return ModelSpec(
         _kind_names=kind_names,
-        name=name, layers=tuple(layers), kv_dtype=kv_dtype, conv_dtype=model_dtype,
+        name=name, layers=tuple(layers), kv_dtype=kv_dtype, conv_dtype=state_dtype,
         ssm_dtype=ssm_dtype, tp=1, source=source,
         model_layers=n_model if 0 < n_model <= MAX_CACHE_LAYERS else None,
         architectures=architectures, config_mamba_ssm_dtype=sglang_ssm_dtype,

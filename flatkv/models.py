@@ -576,8 +576,8 @@ class ModelSpec:
                 object.__setattr__(self, attr, canonical_dtype(getattr(self, attr)))
             except ValueError as exc:
                 raise ValueError(f"{attr}: {exc}") from None
-        for attr in ("conv_dtype", "ssm_dtype"):
-            check_state_dtype(attr, getattr(self, attr))
+        for tensor in self.state_dtypes():  # of the state tensors it keeps: none, none to check
+            check_state_dtype(f"{tensor}_dtype", getattr(self, f"{tensor}_dtype"))
         check_int("tp", self.tp, minimum=1, maximum=MAX_TP,
                   hint="give the number of GPUs the model is split over")
         if self.model_layers is not None:

@@ -2983,6 +2983,11 @@ def test_budget_chart_runs_on_to_the_least_budget_for_the_requests_to_hold():
     assert [t["name"] for t in over["data"]] == [
         "capacity (tokens)", "concurrency at 10,000,000 tokens", "least budget for 1 request"]
     assert over["data"][2]["x"] == [(491_520_000_000 + 786_432) / 2**30]
+    # the page ends there, but the run still writes the view into the link (st.stop() skipped
+    # it): a link cleared by a sidebar click comes back whole
+    refused.query_params.clear()
+    refused.run()
+    assert refused.query_params["ctx"] == "10000000" and refused.query_params["v_hybrid"] == "0"
     # the block-size chart beside it keeps as much legend room: their panels sit level
     (by_size,) = [json.loads(c.proto.spec) for c in at.get("plotly_chart")
                   if "Over the block size" in c.proto.spec]

@@ -2263,3 +2263,20 @@ def test_new_types_alone_or_wrapped_name_the_class_their_engines_serve():
     sglang = run_strategy("sglang", alone.profile(), budget_bytes=40 * 2**30,
                           context_tokens=131_072)
     assert (sglang.logged_tokens, sglang.extras["swa_tokens"]) == (58_254, 46_603)
+
+
+def test_an_fp8_checkpoint_keeps_its_states_in_bfloat16():
+    # no engine keeps a state in 1-byte elements: an fp8 checkpoint's KV is fp8, its GDN
+    # states bfloat16 (conv 8,192 x 3 x 2 B = 49,152 B; ssm 32 x 128 x 128 x 2 B), said so
+    fp8 = spec_from_hf_config({**PRESET_CONFIGS["Qwen3-Next-80B-A3B"],
+                               "torch_dtype": "float8_e4m3fn"})
+    assert (fp8.kv_dtype, fp8.conv_dtype, fp8.ssm_dtype) == ("float8_e4m3fn", "bfloat16",
+                                                             "bfloat16")
+    assert fp8.profile().state_const_bytes == {"conv": 49_152, "ssm": 1_048_576}
+    assert fp8.profile().kv_bytes_per_slot == 2 * 256 * 2  # 2 KV heads x 256, K and V, 1 B
+    assert ("states kept in bfloat16 beside the float8_e4m3fn checkpoint: no engine keeps a "
+            "state in 1-byte elements") in fp8.source
+    # an attention-only fp8 checkpoint reads as before: no state, nothing to say
+    llama = spec_from_hf_config({**PRESET_CONFIGS["Llama-3.1-8B"],
+                                 "torch_dtype": "float8_e4m3fn"})
+    assert llama.profile().kv_bytes_per_slot == 8 * 128 * 2 and "states kept" not in llama.source
