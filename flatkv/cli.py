@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import re
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields, replace
 
 from flatkv import bench_cli, model_cli, strategy_cli
@@ -33,7 +33,7 @@ from flatkv.models import DRAFTER_NOT_COUNTED, mtp_layers_not_full
 from flatkv.patterns import parse_layer_pattern
 from flatkv.plan import LINEAR_ATTENTION, PACKED_NEEDS_HISTORY
 from flatkv.profile import MAX_WINDOW, CacheProfile
-from flatkv.strategies import STRATEGIES, StrategyResult, run_strategy
+from flatkv.strategies import STRATEGIES, StrategyResult, model_blocker, run_strategy
 from flatkv.strategies.base import StrategyOptions
 from flatkv.strategies.sglang import sglang_default_page
 from flatkv.strategies.vllm import block_bytes as vllm_block_bytes
@@ -452,8 +452,10 @@ def _plan_command(args: argparse.Namespace) -> CommandOutput:
         text = format_analysis(analysis, title=profile.name)
         if requests is not None:
             text += "\n\n" + requests_text(requests)
+    idle = idle_option_notes(options, profile, (counting,)) if counting else ()
     return CommandOutput(text, model.stderr_notes() + budget_notes(args)
-                         + (context.notes() if context else ()) + drafter_notes(args, model))
+                         + (context.notes() if context else ()) + drafter_notes(args, model)
+                         + idle)
 
 
 def drafter_notes(args: argparse.Namespace, model: GivenModel) -> tuple[str, ...]:
@@ -558,10 +560,12 @@ def idle_option_notes(options: StrategyOptions, profile: CacheProfile,
         value = getattr(options, option.field)
         if value == getattr(defaults, option.field) or option.field in acting:
             continue
-        why = idle_engine_option(option, profile, options) or (
-            "this model has no layers it acts on" if not any(
-                option.field in strategy_fields(s, profile) for s in strategies)
-            else "no layout here reads it")
+        if any(option.field in strategy_fields(s, profile) for s in strategies):
+            why = idle_engine_option(option, profile, options)  # another option idles it
+        elif all(model_blocker(s, profile) for s in strategies if s in option.read_by):
+            why = "no layout that reads it serves this model"
+        else:  # no layers of its kind, or a page or mode the model fixes
+            why = "this model gives it nothing to act on"
         flag = f"--{'no-' if value is False else ''}{option.field.replace('_', '-')}"
         notes.append(f"note: {flag} changes no figure here: {why}")
     return tuple(notes)
@@ -722,7 +726,7 @@ class _Once:
 def _given_once(parser: argparse.ArgumentParser) -> None:
     """Every option of ``parser`` (but --help) refuses a second mention (``_Once``)."""
     for action in parser._actions:
-        if action.option_strings and not isinstance(action, argparse._HelpAction):
+        if (action.option_strings and not isinstance(action, (argparse._HelpAction, _Once))):
             action.__class__ = type(f"Once{type(action).__name__}", (_Once, type(action)), {})
 
 
@@ -764,16 +768,29 @@ def _unknown_option(parser: argparse.ArgumentParser, argv: Sequence[str]) -> str
     refused, which argparse would say only after a missing required option ("--budget is
     required" for a misspelt --budgte); None where every option is known."""
     commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
-    command = next((t for t in argv if not t.startswith("-")), None)
-    known = commands.choices.get(command, parser)._option_string_actions
-    for token in argv:
+    at = next((i for i, t in enumerate(argv) if not t.startswith("-")), len(argv))
+    if at < len(argv) and argv[at] not in commands.choices:
+        return None  # a misspelt command, or an option's value before it: argparse says
+    command = argv[at] if at < len(argv) else None
+    known = (commands.choices[command] if command else parser)._option_string_actions
+    for i, token in enumerate(argv[at + 1:] if command else argv):
         if token == "--":
             break
         name = token.split("=", 1)[0]
-        if name.startswith("--") and not any(k.startswith(name) for k in known):
-            where = f"{PROG} {command}" if command in commands.choices else PROG
+        previous = argv[at + i] if command else None  # the option this may be the value of
+        if (name.startswith("--") and not any(k.startswith(name) for k in known)
+                and not (previous and previous.startswith("-") and "=" not in previous
+                         and _takes_a_value(known, previous))):
+            where = f"{PROG} {command}" if command else PROG
             return f"unrecognized argument {name}: {where} --help lists the options"
     return None
+
+
+def _takes_a_value(known: Mapping[str, argparse.Action], option: str) -> bool:
+    """Whether ``option`` (as typed, perhaps abbreviated) takes a value, so that the token
+    after it is that value, whatever it looks like."""
+    actions = {a for k, a in known.items() if k.startswith(option)}
+    return len(actions) == 1 and actions.pop().nargs != 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -549,10 +549,20 @@ def test_options_that_change_no_figure_are_noted(capsys):
                           "--mamba-cache-mode", "align", "--sglang-ssm-dtype", "float32"], capsys)
     assert code == 0
     assert [line for line in err.splitlines() if "changes no figure" in line] == [
-        "python -m flatkv: note: --mamba-cache-mode changes no figure here: this model has no "
-        "layers it acts on",
-        "python -m flatkv: note: --sglang-ssm-dtype changes no figure here: this model has no "
-        "layers it acts on"]
+        "python -m flatkv: note: --mamba-cache-mode changes no figure here: this model gives it "
+        "nothing to act on",
+        "python -m flatkv: note: --sglang-ssm-dtype changes no figure here: this model gives it "
+        "nothing to act on"]
+    # where every layout that reads it serves no such model (SGLang, for Jamba), that says
+    # so; a plan that counts requests notes its layout's idle options as well
+    code, out, err = run(["compare", "--preset", "Jamba-1.5-Mini", "--budget", "80GB",
+                          "--sglang-slots-per-request", "4"], capsys)
+    assert ("python -m flatkv: note: --sglang-slots-per-request changes no figure here: no "
+            "layout that reads it serves this model") in err.splitlines()
+    code, out, err = run(["plan", "--preset", "Llama-3.1-8B", "--budget", "80GB", "--context",
+                          "8192", "--mamba-cache-mode", "all"], capsys)
+    assert code == 0 and ("python -m flatkv: note: --mamba-cache-mode changes no figure here: "
+                          "this model gives it nothing to act on") in err.splitlines()
     # SGLang's sliding / full ratio without its sliding pool
     code, out, err = run(["compare", "--preset", "gpt-oss-20b", "--budget", "80GB",
                           "--no-sglang-swa-pool", "--swa-full-tokens-ratio", "0.5"], capsys)
@@ -582,3 +592,14 @@ def test_an_unknown_option_is_named_before_a_missing_required_one(capsys):
         assert (code, out, err) == (2, "", f"python -m flatkv: error: {said}\n")
     # an abbreviation argparse takes stays taken
     assert run(["plan", "--preset", "Llama-3.1-8B", "--bud", "80GB"], capsys)[0] == 0
+
+
+def test_a_misspelt_command_or_a_value_like_an_option_is_argparses_to_say(capsys):
+    for argv, said in (
+            (["plna", "--preset", "Llama-3.1-8B", "--budget", "1GB"],
+             "argument command: invalid choice: 'plna' (choose from 'plan', 'compare', 'bench', "
+             "'model', 'presets')"),
+            (["plan", "--layers", "--foo"], "argument --layers: expected one argument (for a "
+             "value that starts with '-', write --option=VALUE)")):
+        code, out, err = run(argv, capsys)
+        assert (code, err) == (2, f"python -m flatkv: error: {said}\n"), argv
