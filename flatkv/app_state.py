@@ -770,8 +770,10 @@ def _drop_bad_splits(carried: dict[str, object], kv: int) -> str:
         split = carried.get(field)
         if not split:
             continue
-        if total is None or sum(split) != total:
-            why = f"does not add up to {total_key}={total or 0}"
+        if total is None:
+            why = f"comes without {total_key}"
+        elif sum(split) != total:
+            why = f"does not add up to {total_key}={total}"
         elif carried.get("kv_dtype") is None:
             why = "comes without kv_dtype"
         else:
@@ -780,9 +782,10 @@ def _drop_bad_splits(carried: dict[str, object], kv: int) -> str:
         del carried[field]
         if field == "kv_tensor_bytes":
             carried.pop("kv_dtype", None)
-            carried.pop("sliding_kv_tensor_bytes", None)
-            said.append(f"{text}: the model is kept without its K / V split and KV dtype, "
-                        "which only SGLang's KV log lines need.")
+            both = carried.pop("sliding_kv_tensor_bytes", None) is not None  # it needs the dtype
+            said.append(f"{text}: the model is kept without its K / V split"
+                        + (" (and its sliding layers')" if both else "")
+                        + " and KV dtype, which only SGLang's KV log lines need.")
         else:
             said.append(f"{text}: the model is kept without its sliding layers' K / V split, "
                         "which only SGLang's SWA KV log line needs.")

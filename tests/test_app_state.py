@@ -177,7 +177,13 @@ def test_a_raw_model_keeps_its_sliding_layers_k_v_split_while_their_bytes_stand(
     assert (bare.raw.kv_dtype, bare.raw.kv_tensor_bytes, bare.raw.sliding_kv_tensor_bytes) == (
         None, (), ())
     assert notices == ["kv_split=4096,4096 comes without kv_dtype: the model is kept without "
-                       "its K / V split and KV dtype, which only SGLang's KV log lines need."]
+                       "its K / V split (and its sliding layers') and KV dtype, which only "
+                       "SGLang's KV log lines need."]
+    # a sliding split with no sliding bytes beside it
+    _, notices = decode_query({k: v for k, v in query.items() if k != "swa_kv"})
+    assert notices == ["swa_split=8192,8192 comes without swa_kv: the model is kept without "
+                       "its sliding layers' K / V split, which only SGLang's SWA KV log line "
+                       "needs."]
     # typed bytes: an unchanged sliding size keeps the split, another drops it
     assert raw.with_sliding_kv(16384) is raw
     assert raw.with_sliding_kv(12288).sliding_kv_tensor_bytes == ()

@@ -774,8 +774,8 @@ NO_STATE_LINE = ("no Mamba Cache line: its state tensors are not named conv and 
 NO_KV_LINES = ("no KV Cache lines: they need the K / V split and KV dtype, which bytes typed "
                "by hand (or attention layer kinds whose K / V splits differ) do not give")
 NO_ALL_SWA_LINES = "no KV Cache lines for a pool of sliding layers alone (not modelled here)"
-NO_SWA_SPLIT_LINE = ("no SWA KV Cache line: it needs the sliding layers' K / V split, which "
-                     "bytes typed by hand do not give where they differ from the full layers'")
+NO_SWA_SPLIT_LINE = ("no SWA KV Cache line: it needs the sliding layers' own K / V split, which "
+                     "bytes typed by hand (or sliding kinds of several splits) do not give")
 
 
 def logged_padding(extras: dict[str, object]) -> tuple[bool, bool]:
