@@ -738,8 +738,9 @@ class ModelSpec:
     def state_dtypes(self) -> dict[str, str]:
         """The dtype of each state tensor the model keeps, in row order: conv and ssm, each
         where a state layer keeps one (no ssm in a short conv, no conv in lightning attention);
-        empty without state layers. The dtype of a tensor it does not keep says nothing."""
-        kept = {tensor for layer in self.kinds.values() for tensor in layer.state_shapes(self.tp)}
+        empty without state layers. The dtype of a tensor it does not keep says nothing. (The
+        tensors a layer keeps are the same at any TP: read at TP 1, where every head splits.)"""
+        kept = {tensor for layer in self.kinds.values() for tensor in layer.state_shapes(1)}
         return {tensor: dtype for tensor, dtype in (("conv", self.conv_dtype),
                                                     ("ssm", self.ssm_dtype)) if tensor in kept}
 
