@@ -70,9 +70,23 @@ def bench_text(args: argparse.Namespace, profile: CacheProfile) -> str:
                                cpu_threads=args.threads or None, layout=args.pool_layout)
     except DeviceBusy as err:
         raise ValueError(str(err)) from None
+    except ValueError as err:  # the GPU lab's words for its settings, as this command's flags
+        raise ValueError(_in_flag_words(str(err))) from None
     if args.json:
         return json.dumps(result.summary(), indent=2)
     return format_result(result)
+
+
+# The GPU lab's names of the settings its messages name (its page's labels), and their flags
+_LAB_WORDS = {"max blocks": "--max-blocks", "pages per call": "--pages-per-call"}
+
+
+def _in_flag_words(message: str) -> str:
+    """``message`` with the GPU lab's setting names as this command's flags ("raise max blocks"
+    -> "raise --max-blocks")."""
+    for words, flag in _LAB_WORDS.items():
+        message = message.replace(words, flag)
+    return message
 
 
 def format_result(result: BenchResult) -> str:

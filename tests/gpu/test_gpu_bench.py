@@ -379,7 +379,7 @@ def test_cli_preset_with_budget(capsys):
     (["--max-blocks", "1"], "--max-blocks must be at least 2"),
     # 21 pages a call of a pool capped at 20 blocks
     (["--pages-per-call", "21"], "--pages-per-call is 21, more than the 20 blocks of the pool: "
-     "give at most 20, or raise max blocks"),
+     "give at most 20, or raise --max-blocks"),
     (["--pool-layout", "rows"], "argument --pool-layout: invalid choice: 'rows'"),
 ])
 def test_cli_bad_input_exits_2_with_one_line(capsys, extra, message):
