@@ -125,11 +125,11 @@ def budget_to_hold(s: AppState, r: StrategyResult, b: Budget, strategy: str,
 
 
 def budget_chart(s: AppState, r: StrategyResult, b: Budget, strategy: str, need: int | None,
-                 requests: int) -> tuple[app_data.Curves, tuple | None, DeltaGenerator]:
+                 requests: int) -> tuple[app_data.Curves, int, DeltaGenerator]:
     """The chart over the budget (left of two columns), on to the least budget for the
     requests to hold (``need``), starred; drawn where the layout does not start at this budget
-    too, as that budget is then the one to see. Returns the curves, the star and the right
-    column."""
+    too, as that budget is then the one to see. Returns the curves, the lines of its legend
+    (the chart beside it takes as many, so the panels sit level) and the right column."""
     context = s.context_length()
     swept = cached_curves(s.profile(), strategy, b.cache_bytes, context, s.strategy_options(),
                           need)
@@ -146,7 +146,9 @@ def budget_chart(s: AppState, r: StrategyResult, b: Budget, strategy: str, need:
             context=context, title="Over the budget",
             target=target),
             key="budget.by_budget", file_name="capacity_by_budget.html")
-    return swept, target, right
+    legend_lines = charts.sweep_legend_lines(s.profile().has_attention,
+                                             r.max_concurrency is not None, target is not None)
+    return swept, legend_lines, right
 
 
 st.title("Budget")
@@ -180,17 +182,17 @@ with user_errors():
     if not r.applies:
         # what would hold one request, where some budget does (not for a model the layout
         # cannot plan at all: the error below says why)
-        held = None
-        if cached_least_budget(s.profile(), strategy, 1, context,
-                               s.strategy_options()) is not None:
-            held = budget_to_hold(s, r, b, strategy, context)
+        holds = cached_least_budget(s.profile(), strategy, 1, context,
+                                    s.strategy_options()) is not None
+        if holds:
+            requests, need = budget_to_hold(s, r, b, strategy, context)
         if strategy == ours:
             # says it in the page's words: budget too small, state only
             current_analysis(s, other_choice=", or another layout under \"Whose layout\"")
-        if held is None:
+        if not holds:
             raise MarkdownError(app_data.why_not_text(r))
         st.error(app_data.why_not_text(r))
-        budget_chart(s, r, b, strategy, held[1], held[0])  # where it comes to start
+        budget_chart(s, r, b, strategy, need, requests)  # where it comes to start
         raise PageDone
     c = metric_row()
     c.metric("Cache budget", format_bytes(b.cache_bytes), help=f"{b.cache_bytes:,} B")
@@ -224,12 +226,11 @@ with user_errors():
         st.caption(literal(note))
     with st.expander("The math"):
         st.code("\n".join(r.formulas), language=None, wrap_lines=True)
-    swept, target, right = budget_chart(s, r, b, strategy, need, requests)
+    swept, legend_lines, right = budget_chart(s, r, b, strategy, need, requests)
     if strategy == "sglang":  # its token pool pages by its own page size, not the block size
         right.caption("SGLang's token pool does not page by the block size, so there is no "
                       "block-size sweep: its page size is one of the layout options above."
                       if s.profile().has_attention else "SGLang keeps state in per-request "
                       "slots, not pages: there is no block-size sweep.")
     else:
-        # its legend as tall as the budget chart's: the panels side by side level
-        block_size_sweep(s, r, swept, history, right, 2 + history + (target is not None))
+        block_size_sweep(s, r, swept, history, right, legend_lines)

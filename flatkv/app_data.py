@@ -654,7 +654,7 @@ def budget_candidates(current: int, *, reach: int | None = None, points: int = 4
     lo, hi = max(1, bottom), min(top, max(current, MAX_BYTES))
     step = (hi - lo) // (points - 1)
     values = {lo + i * step for i in range(points)} | {current}
-    if reach is not None and lo <= reach <= hi:
+    if reach is not None:  # within [lo, hi] by their making: a point of the sweep
         values.add(reach)
     return sorted(values)
 
@@ -691,7 +691,8 @@ class Curves:
 def budget_target(swept: Curves, need: int | None, requests: int
                   ) -> tuple[float, float, str] | None:
     """The Budget chart's mark of the least budget for ``requests``: (GiB, the concurrency
-    there, its name), or None where no budget holds them or it lies left of the swept range."""
+    there, its name), or None where no budget holds them (or the curves were swept without
+    it)."""
     if need is None or need not in swept.budgets:
         return None
     held = swept.by_budget[swept.budgets.index(need)].concurrency  # R or more: it holds them

@@ -405,11 +405,17 @@ def sweep_figure(
                     "line": {"color": "#222", "width": 1}},
             hovertemplate=target_name + "<br>" + at + "<br>%{customdata} requests<extra></extra>",
             **bottom))
-    # a legend entry a line in a half-width column at 1000 px
-    legend_entries = (1 + (capacity is not None) + (current_concurrency is not None)
-                      + (target is not None))
+    entries = sweep_legend_lines(capacity is not None, current_concurrency is not None,
+                                 target is not None)
     return _house_figure(traces, axes, title=title, height=500 if rows == 2 else 380,
-                         legend_lines=max(legend_entries, legend_lines))
+                         legend_lines=max(entries, legend_lines))
+
+
+def sweep_legend_lines(capacity: bool, current: bool, target: bool) -> int:
+    """The lines ``sweep_figure``'s legend takes, an entry a line in a half-width column at
+    1000 px: the concurrency line, and the capacity line, the current point and the target
+    where there are."""
+    return 1 + capacity + current + target
 
 
 # --------------------------------------------------------------------------------------------

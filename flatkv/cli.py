@@ -548,6 +548,12 @@ _READ_BY = {**{o.field: o.read_by for o in ENGINE_OPTIONS},
             "margin": ("flat", "per-component", "vllm", "aliased", "lcm")}
 
 
+def _flag_as_typed(field: str, value: object) -> str:
+    """The flag that sets option ``field`` to ``value``: ``--mamba-cache-mode``, and for an
+    option turned off ``--no-sglang-swa-pool``."""
+    return f"--{'no-' if value is False else ''}{field.replace('_', '-')}"
+
+
 def idle_option_notes(options: StrategyOptions, profile: CacheProfile,
                       strategies: Sequence[str]) -> tuple[str, ...]:
     """A note for each engine option set to other than its default that changes no figure of
@@ -566,8 +572,7 @@ def idle_option_notes(options: StrategyOptions, profile: CacheProfile,
             why = "no layout that reads it serves this model"
         else:  # no layers of its kind, or a page or mode the model fixes
             why = "this model gives it nothing to act on"
-        flag = f"--{'no-' if value is False else ''}{option.field.replace('_', '-')}"
-        notes.append(f"note: {flag} changes no figure here: {why}")
+        notes.append(f"note: {_flag_as_typed(option.field, value)} changes no figure here: {why}")
     return tuple(notes)
 
 
@@ -582,8 +587,7 @@ def _option_not_read(options: StrategyOptions, strategy: str | None) -> tuple[st
         if (f.name in _PLANNER_OPTIONS or value == getattr(defaults, f.name)
                 or strategy in _READ_BY[f.name]):
             continue
-        flag = f"--{'no-' if value is False else ''}{f.name.replace('_', '-')}"
-        return flag, _READ_BY[f.name][0]
+        return _flag_as_typed(f.name, value), _READ_BY[f.name][0]
     return None
 
 

@@ -576,8 +576,8 @@ class ModelSpec:
                 object.__setattr__(self, attr, canonical_dtype(getattr(self, attr)))
             except ValueError as exc:
                 raise ValueError(f"{attr}: {exc}") from None
-        for tensor in self.state_dtypes():  # of the state tensors it keeps: none, none to check
-            check_state_dtype(f"{tensor}_dtype", getattr(self, f"{tensor}_dtype"))
+        for tensor, dtype in self.state_dtypes().items():  # the state tensors it keeps
+            check_state_dtype(f"{tensor}_dtype", dtype)
         check_int("tp", self.tp, minimum=1, maximum=MAX_TP,
                   hint="give the number of GPUs the model is split over")
         if self.model_layers is not None:

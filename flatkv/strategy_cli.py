@@ -397,10 +397,13 @@ def compare_text(args: argparse.Namespace, profile: CacheProfile, context: int |
     held = None
     if args.requests is not None:
         counted = _needed_context(context, f"--requests {args.requests}")
-        held = Held(args.requests, [least_budget_for_requests(
-            r.strategy, profile, requests=args.requests, context_tokens=counted,
-            options=options) for r in results],
-            [not plans_at_some_budget(r.strategy, profile, options) for r in results])
+        budgets = [least_budget_for_requests(r.strategy, profile, requests=args.requests,
+                                             context_tokens=counted, options=options)
+                   for r in results]
+        # where none holds them: none, or a layout these options start at no budget (n/a)
+        held = Held(args.requests, budgets, [
+            b is None and not plans_at_some_budget(r.strategy, profile, options)
+            for r, b in zip(results, budgets, strict=True)])
     swept = None
     if args.over_contexts:
         swept = context_curves(

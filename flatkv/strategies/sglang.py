@@ -196,18 +196,16 @@ def pool_token_bytes(profile: CacheProfile, options: StrategyOptions) -> tuple[i
     sliding-window pool (``pool_layers``): its ``_full_per_token x full layers`` and
     ``_swa_per_token x swa layers``, a sliding layer's bytes its own where they differ from a
     full layer's (Gemma 4)."""
-    return _token_bytes_of(profile, pool_layers(profile, options))
+    return _token_bytes_of(profile, options,
+                           profile.layer_types + profile.kv_shared_layer_types)
 
 
-def _kv_shared_token_bytes(profile: CacheProfile, options: StrategyOptions) -> tuple[int, int]:
-    """``pool_token_bytes`` of the kv-shared layers alone: pool bytes SGLang keeps and never
-    writes (such a layer reads an earlier layer's cache), idle at any request count."""
-    shared = _pool_layers_of(profile, options, profile.kv_shared_layer_types)
-    return _token_bytes_of(profile, shared)
-
-
-def _token_bytes_of(profile: CacheProfile, layers: tuple[int, int]) -> tuple[int, int]:
-    n_full, n_swa = layers
+def _token_bytes_of(profile: CacheProfile, options: StrategyOptions,
+                    layer_types: tuple[str, ...]) -> tuple[int, int]:
+    """``pool_token_bytes`` of some of the profile's layers: the storing ones, or the
+    kv-shared ones alone (pool bytes SGLang keeps and never writes, as such a layer reads an
+    earlier layer's cache)."""
+    n_full, n_swa = _pool_layers_of(profile, options, layer_types)
     return (profile.kv_bytes_per_slot * n_full,
             profile.kv_bytes_of(swa_label(profile)) * n_swa if n_swa else 0)
 
@@ -304,8 +302,7 @@ def _sglang_concurrency(
     n_full, n_swa = pool_layers(profile, options)
     # the kv-shared layers' bytes are idle whatever runs (_idle_pool counts them): the split
     # leaves idle the bytes of the layers that store
-    full_bytes, swa_bytes = _token_bytes_of(
-        profile, _pool_layers_of(profile, options, profile.layer_types))
+    full_bytes, swa_bytes = _token_bytes_of(profile, options, profile.layer_types)
     limits: list[tuple[int, int, str, str]] = []  # (held, per request, name, formula)
     request_pages = cdiv(context_tokens, page)
     if n_full:
@@ -422,7 +419,7 @@ def _idle_pool(profile: CacheProfile, options: StrategyOptions, full_tokens: int
     bind at the requests that run (``_sglang_concurrency``; where none runs, use says nothing
     and the pools stay drawn as reserved). Adds their formulas."""
     kv_idle = state_idle = 0
-    shared_full, shared_swa = _kv_shared_token_bytes(profile, options)
+    shared_full, shared_swa = _token_bytes_of(profile, options, profile.kv_shared_layer_types)
     if shared_bytes := full_tokens * shared_full + swa_tokens * shared_swa:
         kv_idle = extras["kv_shared_pool_bytes"] = shared_bytes
         pool = "full" if shared_swa or "swa_tokens" in extras else "kv"

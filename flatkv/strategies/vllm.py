@@ -713,11 +713,19 @@ def without_hybrid_manager(profile: CacheProfile, formulas: list[str]) -> CacheP
     formulas.append(f"{HYBRID_MANAGER_OFF}: the {promoted} layers are allocated as full "
                     "attention, every token kept (vLLM's _promote_local_kv_cache_specs), all "
                     f"{len(profile.layer_types)} layers in one group")
+    return _as_full_attention(profile)
+
+
+def _as_full_attention(profile: CacheProfile) -> CacheProfile:
+    """``profile`` with its sliding and chunked layers full attention, every token kept, as
+    vLLM's ``_promote_local_kv_cache_specs`` allocates them (their own bytes a token are the
+    caller's to keep: ``_one_group_of_two_page_sizes``); kv-shared layers, which vLLM keeps no
+    cache for, follow the layers they read."""
     def promote(labels: tuple[str, ...]) -> tuple[str, ...]:
         return tuple(FULL_ATTENTION if label in WINDOWED else label for label in labels)
 
-    # (kv-shared layers, which vLLM keeps no cache for, follow the layers they read)
     return replace(profile, sliding_window=None, attention_chunk_size=None,
+                   sliding_kv_bytes_per_slot=None, sliding_kv_tensor_bytes=(),
                    layer_types=promote(profile.layer_types),
                    kv_shared_layer_types=promote(profile.kv_shared_layer_types))
 
@@ -872,10 +880,7 @@ def _one_group_of_two_page_sizes(
         + f" = {n(unit_bytes)}",
     ]
     num_blocks = budget_bytes // unit_bytes
-    promoted = replace(profile, layer_types=(FULL_ATTENTION,) * layers, sliding_window=None,
-                       sliding_kv_bytes_per_slot=None, sliding_kv_tensor_bytes=(),
-                       kv_shared_layer_types=(FULL_ATTENTION,) * len(
-                           profile.kv_shared_layer_types))
+    promoted = _as_full_attention(profile)
     # one request: cdiv(L, P) blocks, beside the null block (vLLM 0.29+ checks it)
     needed = None if context_tokens is None else cdiv(context_tokens, p) * unit_bytes
     if too_few := _too_few_blocks(profile, budget_bytes, context_tokens, num_blocks, unit_bytes,
