@@ -33,6 +33,7 @@ from flatkv.profile import (
     MAX_KERNEL_BLOCK_SIZE,
     MAX_WINDOW,
     CacheProfile,
+    split_problem,
 )
 from flatkv.strategies import STRATEGIES, StrategyOptions, last_served_text, model_blocker
 from flatkv.strategies.base import (
@@ -768,15 +769,8 @@ def _drop_bad_splits(carried: dict[str, object], kv: int) -> str:
             ("swa_split", "sliding_kv_tensor_bytes", "swa_kv",
              carried.get("sliding_kv_bytes_per_slot"))):
         split = carried.get(field)
-        if not split:
-            continue
-        if total is None:
-            why = f"comes without {total_key}"
-        elif sum(split) != total:
-            why = f"does not add up to {total_key}={total}"
-        elif carried.get("kv_dtype") is None:
-            why = "comes without kv_dtype"
-        else:
+        if not (why := split_problem(split or (), total_key, total,
+                                     carried.get("kv_dtype"))):
             continue
         text = f"{key}={','.join(map(str, split))} {why}"
         del carried[field]

@@ -93,6 +93,25 @@ def window_tokens(label: str, *, sliding_window: int | None,
     return tokens
 
 
+def split_problem(split: tuple[int, ...], total_name: str, total: int | None,
+                  kv_dtype: str | None) -> str:
+    """Why a K / V split (the (K, V) or (latent,) bytes SGLang's KV log lines count) cannot
+    stand beside the bytes it splits, named ``total_name``, and the KV dtype those lines name;
+    "" when it can. A profile refuses such a split; a link drops it with a notice
+    (``app_state``), as only those log lines need it."""
+    if not split:
+        return ""
+    if len(split) > 2:
+        return "holds more than two sizes"
+    if total is None:
+        return f"comes without {total_name}"
+    if sum(split) != total:
+        return f"does not add up to {total_name}={total}"
+    if kv_dtype is None:
+        return "comes without kv_dtype"
+    return ""
+
+
 def check_architectures(names: object) -> tuple[str, ...]:
     """``names`` as a tuple of architecture class names, as a config.json lists them. A link
     writes them comma-separated, so a name holds no comma and no spaces around it."""
@@ -324,13 +343,10 @@ class CacheProfile:
         object.__setattr__(self, field, split := tuple(split))
         for nbytes in split:
             check_int(field, nbytes, minimum=1, maximum=MAX_ROW_BYTES)
-        total = getattr(self, total_field)
-        if split and (len(split) > 2 or total is None or sum(split) != total):
-            raise ValueError(f"{field} {split} does not split {total_field} = {total}: give "
-                             "(K, V) or (latent,) bytes that add up to it, or ()")
-        if split and self.kv_dtype is None:
-            raise ValueError(f"{field} {split} is given without kv_dtype: give the KV dtype too "
-                             "(the engines' logs name it), or ()")
+        if why := split_problem(split, total_field, getattr(self, total_field), self.kv_dtype):
+            raise ValueError(f"{field} {split} {why}: give (K, V) or (latent,) bytes that add "
+                             f"up to {total_field}, and the KV dtype (the engines' logs name "
+                             "it), or ()")
 
     def _check_whole(self, field: str, tensor: str, units: tuple[str, str], hint: str) -> None:
         """``field``, when set, is a size that divides the state tensor ``tensor`` ("an ssm"):

@@ -79,17 +79,20 @@ def test_profile_components_and_counts():
            architectures=("GptOssForCausalLM ",)), "architectures is"),
      # the tensors SGLang logs an attention layer by add up to its bytes, in a known dtype
      (dict(layer_types=["full_attention"], kv_bytes_per_slot=8, kv_tensor_bytes=(4, 2)),
-      r"kv_tensor_bytes \(4, 2\) does not split kv_bytes_per_slot = 8: give \(K, V\) or "
-      r"\(latent,\) bytes that add up to it, or \(\)"),
+      r"kv_tensor_bytes \(4, 2\) does not add up to kv_bytes_per_slot=8: give \(K, V\) or "
+      r"\(latent,\) bytes that add up to kv_bytes_per_slot, and the KV dtype \(the engines' "
+      r"logs name it\), or \(\)"),
      (dict(layer_types=["full_attention"], kv_bytes_per_slot=8, kv_tensor_bytes=(4, 0, 4)),
       "kv_tensor_bytes must be positive"),
+     (dict(layer_types=["full_attention"], kv_bytes_per_slot=8, kv_dtype="bfloat16",
+           kv_tensor_bytes=(4, 2, 2)), r"kv_tensor_bytes \(4, 2, 2\) holds more than two sizes"),
      (dict(layer_types=["full_attention"], kv_bytes_per_slot=8, kv_tensor_bytes=(4, 4)),
-      r"kv_tensor_bytes \(4, 4\) is given without kv_dtype: give the KV dtype too"),
+      r"kv_tensor_bytes \(4, 4\) comes without kv_dtype: give"),
      (dict(layer_types=["full_attention"], kv_bytes_per_slot=8, kv_dtype="bf16"),
       "kv_dtype is 'bf16': give one of float32, bfloat16, float16, float8_e4m3fn, float8_e5m2, "
       "int8, or None when it is unknown"),
      (dict(layer_types=["linear_attention"], kv_bytes_per_slot=0, state_const_bytes={"conv": 8},
-           kv_tensor_bytes=(1,)), r"kv_tensor_bytes \(1,\) does not split kv_bytes_per_slot = 0"),
+           kv_tensor_bytes=(1,)), r"kv_tensor_bytes \(1,\) does not add up to kv_bytes_per_slot=0"),
      # a sliding layer's own bytes need sliding layers, and other attention layers beside them
      (dict(layer_types=["full_attention"], kv_bytes_per_slot=8, sliding_kv_bytes_per_slot=16),
       "sliding_kv_bytes_per_slot is 16 but layer_types has no sliding_attention layer: drop "
