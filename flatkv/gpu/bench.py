@@ -653,8 +653,8 @@ def _bench_pools(
         buffers.clear()  # and the names below: the traceback keeps this frame alive
         staging = copy_dst = host = None
         raise PoolAllocationError(
-            f"out of memory on {dev} allocating staging buffers of {call} bytes "
-            f"({n} pages per call): pass fewer pages per call or a smaller max blocks "
+            f"out of memory on {dev} allocating staging buffers of {call:,} bytes "
+            f"({n:,} pages a call): pass fewer pages per call or a smaller max blocks "
             f"({str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__})"
         ) from None
     fill_random([staging, copy_dst] + ([host] if host is not None else []), seed=7)

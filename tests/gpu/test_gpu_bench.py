@@ -440,3 +440,17 @@ def test_nominal_peak_takes_the_longest_matching_name_first(name, gbps):
 
 def test_no_nominal_peak_on_the_cpu():
     assert bench.nominal_peak_gbps(torch.device("cpu")) is None
+
+
+def test_cli_names_its_flags_when_the_staging_buffers_run_out_of_memory(capsys, monkeypatch):
+    def out_of_memory(keep, nbytes, device, pin=False):
+        raise torch.OutOfMemoryError("CUDA out of memory. Tried to allocate 6.12 KiB")
+
+    monkeypatch.setattr(bench, "_alloc", out_of_memory)
+    assert main(ARGS) == 2
+    # 4 pages of 1,568 B a call: the message names this command's flags, and the pool is freed
+    assert capsys.readouterr().err == (
+        "python -m flatkv: error: out of memory on cpu allocating staging buffers of 6,272 bytes "
+        "(4 pages a call): pass fewer --pages-per-call or a smaller --max-blocks (CUDA out of "
+        "memory. Tried to allocate 6.12 KiB)\n")
+    assert not device_lock("cpu").locked()
