@@ -783,16 +783,17 @@ def logged_padding(extras: dict[str, object]) -> tuple[bool, bool]:
 
 
 def _start_up_log(profile: CacheProfile, page: int, n_full: int, n_swa: int, full_tokens: int,
-                  swa_tokens: int, slots: int | None,
+                  swa_tokens: int, token_bytes: tuple[int, int], slots: int | None,
                   tensors: Mapping[str, int] | None) -> StartUpLog:
     """The lines SGLang logs as it sizes and allocates these pools, in its words and number
     formats (sizes in GiB that it calls GB, two decimals), in the order it logs them: the
     hybrid SWA split (``HybridSWAPoolConfigurator``), the state pool (``MambaPool``: its
     ``max_mamba_cache_size`` leaves out the padding slot, its sizes count it), then each token
     pool (``_kv_pool_line``; a hybrid SWA pool's full sub-pool, then its sliding one, each
-    labelled, then its summary). Lines whose tensors the profile does not name are left out,
-    and said so. Its scheduler's summary line follows them (``max_total_num_tokens``,
-    ``max_running_requests`` beside figures not modelled here)."""
+    labelled, then its summary, of ``token_bytes``: ``pool_token_bytes``). Lines whose
+    tensors the profile does not name are left out, and said so. Its scheduler's summary line
+    follows them (``max_total_num_tokens``, ``max_running_requests`` beside figures not
+    modelled here)."""
     log = StartUpLog([], [], [])
     if n_full and n_swa:
         log.lines.append(f"Use sliding window memory pool. full_layer_tokens={full_tokens}, "
@@ -832,8 +833,8 @@ def _start_up_log(profile: CacheProfile, page: int, n_full: int, n_swa: int, ful
         log.left_out.append(NO_KV_LINES)
     if n_swa and len(profile.kv_tensor_bytes) != 1:  # K + V of both sub-pools (not MLA's)
         log.pools.append("hybrid swa")
-        both = (profile.kv_bytes_per_slot * n_full * (full_tokens + page)
-                + profile.kv_bytes_of(swa_label(profile)) * n_swa * (swa_tokens + page))
+        full_bytes, swa_bytes = token_bytes
+        both = full_bytes * (full_tokens + page) + swa_bytes * (swa_tokens + page)
         log.lines.append(f"SWAKVPool mem usage: {_gb(both)} GB, swa size: {swa_tokens}, "
                          f"full size: {full_tokens}")
     return log
@@ -955,7 +956,8 @@ def run_sglang(
         block_size, block_bytes, num_blocks, capacity = None, slot_bytes, slots, None
         why = "no page size: a state-only model keeps one state slot per request"
     log = _start_up_log(profile, options.sglang_page_size, n_full, n_swa, full_tokens,
-                        swa_tokens, slots, extras.get("state_tensor_bytes"))
+                        swa_tokens, (full_bytes, swa_bytes), slots,
+                        extras.get("state_tensor_bytes"))
     if log.lines:
         extras.update(log_lines=log.lines, logged_pools=log.pools)
     if log.left_out:
