@@ -513,7 +513,7 @@ def summary() -> None:
     if spec is not None:
         st.caption("The config's figures, whole model (the bytes above are per TP rank):")
         table(app_model.spec_geometry_rows(spec))
-    if spec is not None and (note := app_model.replication_note(spec)):
+    if spec is not None and (note := spec.replication_note()):
         st.caption(note)
     layers = app_model.layer_rows(profile, spec.layer_names if spec is not None else None)
     chart(charts.layer_strip(layers, title="Cache layers in model order"), key="model.strip",

@@ -25,7 +25,6 @@ from flatkv.jsonfile import parse_json_object
 from flatkv.models import (
     FORMAT,
     LAYER_KINDS,
-    AttentionLayer,
     ModelSpec,
     kind_name,
     layer_from_dict,
@@ -197,20 +196,6 @@ def spec_geometry_rows(spec: ModelSpec) -> list[dict]:
                                 if v is not None))
     return [{"name": name, **{key: g.get(key) for key in fields}}
             for name, g in geometries.items()]
-
-
-def replication_note(spec: ModelSpec) -> str | None:
-    """Why an attention kind keeps more bytes per token than ``kv_heads / TP`` suggests: with
-    fewer KV heads than TP ranks, each rank holds one whole head (replicated, as vLLM does)."""
-    heads = sorted({layer.kv_heads for layer in spec.layers
-                    if isinstance(layer, AttentionLayer) and layer.kv_heads < spec.tp})
-    if not heads:
-        return None
-    each = "; ".join(f"{h} KV head{'s' if h > 1 else ''} over TP {spec.tp}: each rank holds 1, "
-                     f"each head sits on {spec.tp // h} ranks" for h in heads)
-    return (f"Fewer KV heads than TP ranks ({each}): kv_heads per rank = max(1, kv_heads // "
-            "tp), each head replicated, so such a kind's KV bytes per token above are one "
-            "whole head's.")
 
 
 def spec_for(model: str, spec_json: str | None, tp: int) -> ModelSpec:

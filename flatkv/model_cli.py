@@ -206,10 +206,16 @@ def format_model_text(spec: ModelSpec) -> str:
             parts = " + ".join(f"{k} {v:,}" for k, v in row["state_bytes"].items())
             total = sum(row["state_bytes"].values())
             what = f"state {parts} = {total:,} B per layer"
+            if report["tp"] > 1:  # the geometry is the whole model's: the shapes a rank keeps
+                what += " (a rank's shapes: " + ", ".join(
+                    f"{k} {' x '.join(f'{d:,}' for d in v)}"
+                    for k, v in row["state_shapes"].items()) + ")"
         else:
             what = f"{row['kv_bytes_per_token']:,} B per token per layer"
         lines.append(f"  {row['count']:>5} x {row['name']} ({row['kind']}: {geometry}): {what}")
     lines += [f"    {note}" for note in spec.kv_bytes_notes()]
+    if note := spec.replication_note():
+        lines.append(f"    {note}")
     lines.append(f"kv_bytes_per_slot: {report['kv_bytes_per_slot']:,}")
     if report["sliding_kv_bytes_per_slot"] is not None:
         lines.append(f"sliding_kv_bytes_per_slot: {report['sliding_kv_bytes_per_slot']:,}")

@@ -839,6 +839,20 @@ class ModelSpec:
         return [f"{name}: {note}" for layer, name in self._kind_names
                 if (note := layer.kv_bytes_note(self.tp, self.kv_dtype))]
 
+    def replication_note(self) -> str | None:
+        """Why an attention kind keeps more bytes per token than ``kv_heads / TP`` suggests:
+        with fewer KV heads than TP ranks, each rank holds one whole head (replicated, as vLLM
+        does). None where no kind has fewer; for the Model page and the model report."""
+        heads = sorted({layer.kv_heads for layer in self.layers
+                        if isinstance(layer, AttentionLayer) and layer.kv_heads < self.tp})
+        if not heads:
+            return None
+        each = "; ".join(f"{h} KV head{'s' if h > 1 else ''} over TP {self.tp}: each rank holds "
+                         f"1, each head sits on {self.tp // h} ranks" for h in heads)
+        return (f"Fewer KV heads than TP ranks ({each}): kv_heads per rank = max(1, kv_heads // "
+                "tp), each head replicated, so such a kind's KV bytes per token above are one "
+                "whole head's.")
+
     def kv_bytes_per_token_all_layers(self) -> int:
         """Bytes one token adds across all attention cache layers of one TP rank (the
         profile's, one formula for the Model page and the model report)."""

@@ -886,11 +886,11 @@ def test_replication_note_when_tp_passes_the_kv_heads():
          "conv_kernel": 4, "kv_heads": None},
         {"name": "full", "k_heads": None, "v_heads": None, "head_dim_k": 256, "head_dim_v": 256,
          "conv_kernel": None, "kv_heads": 2}]
-    assert app_model.replication_note(spec) == (
+    assert spec.replication_note() == (
         "Fewer KV heads than TP ranks (8 KV heads over TP 16: each rank holds 1, each head sits "
         "on 2 ranks): kv_heads per rank = max(1, kv_heads // tp), each head replicated, so such a "
         "kind's KV bytes per token above are one whole head's.")
-    assert app_model.replication_note(app_model.spec_for("Llama-3.1-8B", None, 8)) is None
+    assert app_model.spec_for("Llama-3.1-8B", None, 8).replication_note() is None
 
 
 # Two attention kinds of different bytes per token: a valid spec that plans at no TP.

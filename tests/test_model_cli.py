@@ -268,6 +268,24 @@ def test_model_report_names_the_dtypes_of_the_tensors_the_model_keeps(preset, dt
                    and line.endswith(": 512 B per token per layer") for line in lines)
 
 
+def test_model_text_past_tp_1_gives_a_ranks_state_shapes_and_replicated_heads(capsys):
+    # Falcon-H1-7B at TP 4 (SPEC §2): its 2 KV heads are fewer than the ranks, so each keeps
+    # 1 x (128 + 128) x 2 B = 512 B a token; Mamba2's 1 group is raised to 4, so a rank's conv
+    # has 3,072 / 4 + 2 x 4 x 256 / 4 = 1,280 channels x (4 - 1), its ssm 24 / 4 = 6 heads
+    _, out = run(["model", "--preset", "Falcon-H1-7B", "--tp", "4"], capsys)
+    lines = out.splitlines()
+    assert any(line.endswith(
+        "conv_kernel=4): state conv 7,680 + ssm 393,216 = 400,896 B per layer (a rank's "
+        "shapes: conv 1,280 x 3, ssm 6 x 128 x 256)") for line in lines)
+    assert (1280 * 3 * 2, 6 * 128 * 256 * 2) == (7680, 393216)
+    assert "    Fewer KV heads than TP ranks (2 KV heads over TP 4: each rank holds 1, each head " \
+        "sits on 2 ranks): kv_heads per rank = max(1, kv_heads // tp), each head replicated, " \
+        "so such a kind's KV bytes per token above are one whole head's." in lines
+    # at TP 1 the geometry is a rank's: no shapes repeated, no note
+    _, out = run(["model", "--preset", "Falcon-H1-7B"], capsys)
+    assert "a rank's shapes" not in out and "Fewer KV heads" not in out
+
+
 def test_an_export_from_a_config_json_takes_the_name_and_source_given(capsys, tmp_path):
     # without them a config.json's model is named by its model_type and its source holds the
     # path it was read at, which a preset must not carry
