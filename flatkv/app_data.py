@@ -13,7 +13,7 @@ import csv
 import heapq
 import io
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from itertools import islice
@@ -1122,15 +1122,17 @@ def block_size_sweep_rows(curves: Curves, has_history: bool) -> list[dict]:
             for size, p in zip(curves.block_sizes, curves.by_block_size, strict=True)]
 
 
-def short_of_one_request_text(results: Sequence[StrategyResult], context: int) -> str:
+def short_of_one_request_text(results: Sequence[StrategyResult], context: int,
+                              name: Callable[[StrategyResult], str] = title_of) -> str:
     """The layouts whose concurrency is under one request at ``context``: their figures are
     fractions of a request that does not fit (vLLM refuses to start when one request of
-    max_model_len does not fit). Empty when every layout holds one."""
+    max_model_len does not fit). Empty when every layout holds one. ``name``: how a layout is
+    named (the pages' titles; the CLI's columns)."""
     under = [r for r in results
              if r.applies and r.max_concurrency is not None and r.max_concurrency < 1]
     if not under:
         return ""
-    short = ", ".join(f"{title_of(r)} ({concurrency_text(r.max_concurrency)})" for r in under)
+    short = ", ".join(f"{name(r)} ({concurrency_text(r.max_concurrency)})" for r in under)
     paged = [r for r in under if r.strategy != "sglang"]
     text = f"Not even one request of {tokens_text(context)} fits in: {short}."
     if paged:

@@ -12,6 +12,7 @@ import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, fields
 
+from flatkv.app_data import short_of_one_request_text
 from flatkv.models import past_max_model_len_text
 from flatkv.profile import CacheProfile
 from flatkv.sizing import (
@@ -339,6 +340,9 @@ def format_comparison_table(results: Sequence[StrategyResult],
     if first.context_tokens is not None:
         title += f", context {tokens_text(first.context_tokens)}"
     notes = [f"{r.strategy} does not apply: {r.reason}" for r in results if not r.applies]
+    if first.context_tokens is not None and (short := short_of_one_request_text(
+            results, first.context_tokens, name=lambda r: r.strategy)):
+        notes.append(short)
     notes += [note for r in results if r.applies and (note := _two_pools_note(r))]
     # what the figures leave out, as its math says (the JSON's formulas)
     notes += [f"{r.strategy}: {SPECULATIVE_NOT_MODELLED}" for r in results

@@ -127,6 +127,21 @@ def test_compare_names_the_vllm_releases_that_serve_minimax_m1():
     assert out.count("vLLM serves MiniMaxM1ForCausalLM up to 0.23.0 only") == 1
 
 
+def test_compare_says_which_layouts_hold_not_one_request():
+    # MiniMax-M1 in 40 GiB at its 10,240,000 tokens: flat's 256 blocks of P 512 leave 255 for
+    # history after one request's state page, 255 x 512 = 130,560 tokens = 0.01 of a request;
+    # lcm's 1,039,360 tokens 0.10. The table says 0.01x; the note says that is no request.
+    code, out, _ = run(["compare", "--preset", "minimax-m1", "--budget", "40GiB"])
+    assert code == 0
+    assert 130_560 / 10_240_000 < 0.02 and round(1_039_360 / 10_240_000, 2) == 0.10
+    assert ("Not even one request of 10,240,000 tokens fits in: flat (0.01), per-component "
+            "(0.01), lcm (0.10). A paged engine laid out so would refuse to start, as vLLM does "
+            "when one request of max_model_len does not fit.") in out.splitlines()
+    code, out, _ = run(["compare", "--preset", "minimax-m1", "--budget", "40GiB", "--context",
+                        "100000"])
+    assert code == 0 and "Not even one request" not in out
+
+
 def test_raw_bytes_with_their_ssm_element_size_get_sglangs_figures_of_the_model():
     # Qwen3-Next TP 2 as raw bytes per rank (QWEN_ARGS): its ssm 524,288 B are 262,144 bf16
     # elements, which SGLang keeps in float32, as it does the preset's: the preset's 2,050,805
