@@ -40,7 +40,12 @@ from flatkv.strategies.base import (
     start_up_log_title,
 )
 from flatkv.strategies.sglang import SPECULATIVE_NOT_MODELLED, logged_padding
-from flatkv.strategies.vllm import OLDER_VLLM_LOG, WARMUP_LOG_NOTE, last_served_note
+from flatkv.strategies.vllm import (
+    MLA_HYBRID_BLOCK,
+    OLDER_VLLM_LOG,
+    WARMUP_LOG_NOTE,
+    last_served_note,
+)
 from flatkv.texttable import text_table
 from flatkv.units import (
     MAX_BYTES,
@@ -85,7 +90,8 @@ def add_strategy_arguments(
     parser.add_argument("--kernel-block-size", type=int, default=defaults.kernel_block_size,
          metavar="A", help="vllm: the attention backend's kernel block size A (default: 64 for "
          "an MLA model, as FlashMLA; else 16; vLLM 0.34 runs an MLA model's told block size of "
-         "16, 32 or 48 as it is: give 16 for such a run)")
+         f"16, 32 or 48 as it is: give 16 for such a run; an MLA hybrid's A is raised to "
+         f"{MLA_HYBRID_BLOCK}, as vLLM 0.27 and later do, whatever this says)")
     parser.add_argument("--mamba-cache-mode", choices=MAMBA_CACHE_MODES,
                         default=defaults.mamba_cache_mode,
                         help="state pages per request: none = 1, align = 2, all = cdiv(L, P) "
