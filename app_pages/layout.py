@@ -25,7 +25,7 @@ from flatkv import app_data, charts
 from flatkv.analysis import PLANNER_STRATEGY, plan_json
 from flatkv.app_state import DEFAULT_REQUESTS, MAX_REQUESTS
 from flatkv.strategies import StrategyResult, last_served_text
-from flatkv.units import count_text, format_bytes, sentence_case, tokens_text
+from flatkv.units import concurrency_text, count_text, format_bytes, sentence_case, tokens_text
 
 
 def headline(analysis, ours: StrategyResult, engines: list[StrategyResult]) -> None:
@@ -201,6 +201,13 @@ def page_ids(analysis, ours: StrategyResult) -> None:
     context_note()
     if fitted and pages.fits:
         snapshots = " with their state snapshots" if profile.has_state else ""
+        if profile.has_state and ours.applies and ours.max_concurrency is not None:
+            # the figure at the top of the page counts fewer state pages: say so here
+            snapshots += (
+                f" (one every P tokens, as with state prefix caching; the "
+                f"{concurrency_text(ours.max_concurrency)} requests this plan holds count "
+                f"mamba cache mode {app_data.mamba_mode_text(s.mamba_cache_mode)} each, as "
+                "the engine's log does)")
         st.caption(f"The default {count_text(DEFAULT_REQUESTS, 'live request')} of "
                    f"{tokens_text(context)} do not fit{snapshots}: the field shows and the map "
                    f"draws the {drawn:,} that {'fits' if drawn == 1 else 'fit'}.")

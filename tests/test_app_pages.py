@@ -2867,8 +2867,13 @@ def test_a_workload_that_does_not_fit_offers_the_one_that_does():
     assert_clean(default)
     assert not default.warning and "req" not in default.query_params
     assert default.number_input(key="w.requests").value == 1
+    # beside it the plan's requests at the top of the page, which count 1 state page each:
+    # 1,455 page ids over ceil(262,144 / 544) = 482 history pages + 1 state page a request
+    assert f"{1455 / (-(-262144 // 544) + 1):.2f}" == "3.01"
     assert "The default 4 live requests of 262,144 tokens do not fit with their state " \
-        "snapshots: the field shows and the map draws the 1 that fits." in [
+        "snapshots (one every P tokens, as with state prefix caching; the 3.01 requests this " \
+        "plan holds count mamba cache mode none (1 state page) each, as the engine's log " \
+        "does): the field shows and the map draws the 1 that fits." in [
             c.value for c in default.caption]
     # the pool's 1,455 page ids, all drawn (under the map's 2,048)
     assert [c for c in default.get("plotly_chart") if "First 1,455 page ids" in c.proto.spec]
