@@ -139,6 +139,7 @@ with user_errors():
     for note in (f"{dropped}." if dropped else "",
                  app_data.dead_weight_text(results),
                  app_data.sliding_capacity_text(s.profile()) if has_history else "",
+                 app_data.capacity_ranks_apart_text(results),
                  app_data.logged_capacity_text(results),
                  app_data.two_pool_blocks_text(results, s.profile()),
                  app_data.sglang_state_text(results, s.profile()),

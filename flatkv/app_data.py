@@ -1169,6 +1169,19 @@ def sliding_capacity_text(profile: CacheProfile) -> str:
             "counts that.")
 
 
+def capacity_ranks_apart_text(results: Sequence[StrategyResult]) -> str:
+    """Why Compare's capacity bars may rank the layouts otherwise than its concurrency bars:
+    SGLang with its sliding-window pool counts its full-attention pool alone, every other
+    layout its sliding pages as full history. Empty unless SGLang has that pool here."""
+    sglang = next((r for r in results if r.applies and r.extras.get("sglang_swa_pool")), None)
+    if sglang is None or not any(r.applies and r is not sglang for r in results):
+        return ""
+    return ("Capacity does not rank these layouts: SGLang's is its full-attention pool alone "
+            "(its sliding layers keep a pool of their own), the others' count sliding pages as "
+            "full history. Concurrency counts each the way its engine holds requests: compare "
+            "that.")
+
+
 def two_pool_blocks_text(results: Sequence[StrategyResult], profile: CacheProfile) -> str:
     """Why blocks x block bytes can exceed the budget: SGLang with full and sliding (or chunked)
     layers keeps two token pools, and its block is one page in both while the swa pool holds

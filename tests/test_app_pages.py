@@ -1670,6 +1670,15 @@ def test_compare_follows_sglangs_sliding_pool_choice_for_the_architecture():
     assert at.query_params["sg_swa_pool"] == "1"
     assert at.dataframe[0].value.set_index("strategy").loc[
         "SGLang", "capacity (tokens)"] == 131_072
+    # its capacity is now the full pool alone, the others' count sliding pages as history: the
+    # capacity bars do not rank the layouts, and the page says so (not while one pool held all)
+    ranks = [shown(c) for c in at.caption if shown(c).startswith("Capacity does not rank")]
+    assert ranks == [
+        "Capacity does not rank these layouts: SGLang's is its full-attention pool alone (its "
+        "sliding layers keep a pool of their own), the others' count sliding pages as full "
+        "history. Concurrency counts each the way its engine holds requests: compare that."]
+    at.selectbox(key="w.sglang_swa_pool").set_value("auto").run()
+    assert not [c for c in at.caption if shown(c).startswith("Capacity does not rank")]
 
 
 def test_options_another_option_idles_are_neither_offered_nor_named():
