@@ -30,17 +30,24 @@ from flatkv.strategies import StrategyResult
 from flatkv.strategies.vllm import last_served_note
 from flatkv.units import count_text, exact_bytes, sentence_case, tokens_text
 
+# the first column of the bytes table under "Where the budget goes": its rows' categories
+BUDGET_GOES = "bytes of the budget (B)"
 
-def charts_of(shown: list[StrategyResult], applying_rows: pd.DataFrame, has_history: bool,
+
+def charts_of(results: list[StrategyResult], applying_rows: pd.DataFrame, has_history: bool,
               context: int) -> None:
-    """Capacity and concurrency bars, and where each layout's budget goes (with its table)."""
-    names = [title_of(r) for r in shown]
-    chart(charts.capacity_bars(names, [r.capacity_tokens or 0 for r in shown] if has_history
-                               else None,
-                               [r.max_concurrency or 0.0 for r in shown], context=context),
-          key="compare.capacity", file_name="capacity.html")
+    """Capacity and concurrency bars (a layout with no figures a row that says why), and where
+    each layout's budget goes (with its table)."""
+    shown = [r for r in results if r.applies]
+    absent = {title_of(r): app_data.why_not_label(r) for r in results if not r.applies}
+    chart(charts.capacity_bars(
+        [title_of(r) for r in results],
+        [r.capacity_tokens or 0 if r.applies else None for r in results] if has_history
+        else None,
+        [r.max_concurrency or 0.0 if r.applies else None for r in results], context=context,
+        absent=absent), key="compare.capacity", file_name="capacity.html")
     concurrency_over_context(state(), context)
-    chart(charts.breakdown_bars(names, [r.breakdown for r in shown],
+    chart(charts.breakdown_bars([title_of(r) for r in shown], [r.breakdown for r in shown],
                                 title="Where the budget goes"),
           key="compare.breakdown", file_name="breakdown.html")
     st.caption("By use: in one page-id space each page id goes to one group, in proportion to "
@@ -50,7 +57,12 @@ def charts_of(shown: list[StrategyResult], applying_rows: pd.DataFrame, has_hist
     for r in shown:
         if note := app_data.sglang_idle_split_text(r):
             st.caption(literal(note))
-    table(applying_rows[["strategy"] + [c for c in applying_rows.columns if c.endswith(" (B)")]])
+    # a row a category, a column a layout: as wide as the layouts, so it fits a laptop's page
+    # (a column a category, nine of them, scrolled sideways even at 1,440 px)
+    spent = [c for c in applying_rows.columns if c.endswith(" (B)")]
+    by_category = applying_rows.set_index("strategy")[spent].T
+    by_category.index = [c.removesuffix(" (B)") for c in by_category.index]
+    table(by_category.reset_index(names=BUDGET_GOES))
 
 
 def concurrency_over_context(s: AppState, context: int) -> None:
@@ -130,7 +142,7 @@ with user_errors():
             st.caption(app_data.why_not_text(r))
     budgets_to_hold(s, results, context)
     if shown:
-        charts_of(shown, applying_rows, has_history, context)
+        charts_of(results, applying_rows, has_history, context)
     # how to read the figures, under the charts they explain too
     st.caption(app_data.how_to_read_text(s.profile(), s.speculative_tokens,
                                          mtp_added=mtp_added()))

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import textwrap
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import plotly.graph_objects as go
 import plotly.io as pio
@@ -423,30 +423,44 @@ def sweep_legend_lines(capacity: bool, current: bool, target: bool) -> int:
 
 
 def capacity_bars(
-    names: Sequence[str], capacity: Sequence[int] | None, concurrency: Sequence[float], *,
-    context: int, title: str = "",
+    names: Sequence[str], capacity: Sequence[int | None] | None,
+    concurrency: Sequence[float | None], *, context: int, title: str = "",
+    absent: Mapping[str, str] | None = None,
 ) -> go.Figure:
     """Capacity in tokens and concurrency at ``context`` per strategy, side by side; only
     concurrency when ``capacity`` is None (a state-only model keeps no token history).
     Horizontal bars: the layouts' names read once, on the left, at any page width (under
-    columns, rotated names ran into each other on a narrow page), as in the breakdown below."""
-    values = [concurrency_value(c) for c in concurrency]
+    columns, rotated names ran into each other on a narrow page), as in the breakdown below.
+    ``absent``: layouts with no figures here (None in both), by name, and the word that says
+    why ("refuses to start"), drawn in their row where a bar would be, so that no layout
+    vanishes unsaid."""
+    absent = absent or {}
+
+    def panel(values: Sequence, label: Callable, unit: str) -> tuple[list, list, list]:
+        """Bar lengths, the text beside each bar, and its hover text."""
+        bars = [0 if name in absent else v for name, v in zip(names, values, strict=True)]
+        texts = [absent.get(name) or label(v) for name, v in zip(names, values, strict=True)]
+        hovers = [absent.get(name) or f"{label(v)} {unit}"
+                  for name, v in zip(names, values, strict=True)]
+        return bars, texts, hovers
+
+    values, texts, hovers = panel([None if c is None else concurrency_value(c)
+                                   for c in concurrency], concurrency_text, "requests")
     concurrency_bars = go.Bar(y=list(names), x=values, orientation="h",
-                              marker_color=COLORS["conv"], name="concurrency",
-                              text=[concurrency_text(c) for c in concurrency],
-                              textposition="outside", cliponaxis=False,
-                              hovertemplate="%{y}<br>%{x:.2f} requests<extra></extra>")
+                              marker_color=COLORS["conv"], name="concurrency", text=texts,
+                              textposition="outside", cliponaxis=False, hovertext=hovers,
+                              hovertemplate="%{y}<br>%{hovertext}<extra></extra>")
     concurrency_axis = {"range": [0, max(values, default=0) * 1.3 or 1]}
     panels = [(f"concurrency<br>at {tokens_text(context)}", concurrency_bars, concurrency_axis)]
     if capacity is not None:
-        token_bars = go.Bar(y=list(names), x=list(capacity), orientation="h",
-                            marker_color=COLORS["kv"], name="capacity",
-                            text=[f"{c:,}" for c in capacity], textposition="outside",
-                            cliponaxis=False,
-                            hovertemplate="%{y}<br>%{x:,} tokens<extra></extra>")
+        tokens, texts, hovers = panel(capacity, "{:,}".format, "tokens")
+        token_bars = go.Bar(y=list(names), x=tokens, orientation="h",
+                            marker_color=COLORS["kv"], name="capacity", text=texts,
+                            textposition="outside", cliponaxis=False, hovertext=hovers,
+                            hovertemplate="%{y}<br>%{hovertext}<extra></extra>")
         # room on the right for the longest label outside its bar
         capacity_axis = {"tickformat": TOKEN_TICKS,
-                         "range": [0, max(capacity, default=0) * 1.45 or 1]}
+                         "range": [0, max(tokens, default=0) * 1.45 or 1]}
         panels.insert(0, ("capacity<br>(tokens)", token_bars, capacity_axis))
     # side by side on one y axis, as make_subplots(cols, shared_yaxes=True) sets them (it took
     # 35 ms a chart); each panel titled above it

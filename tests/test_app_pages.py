@@ -1049,7 +1049,10 @@ def test_compare_page_lists_every_strategy():
                         for bars in capacity)
     assert (tokens["vLLM v1"], tokens["SGLang"]) == ((2991 - 3) * 1088, 1_714_648)
     assert requests["vLLM v1"] == 87.97
-    assert requests == {name: table.loc[name, "concurrency"] for name in table.index}
+    # and the layout that does not apply keeps its row, a word in place of its bar
+    assert requests == {**{name: table.loc[name, "concurrency"] for name in table.index},
+                        "slab aliasing": 0}
+    assert capacity[1]["text"][4] == capacity[0]["text"][4] == "does not apply"  # its row
     stacked = {}
     for bars in where:
         for name, x in zip(bars["y"], bars["x"], strict=True):
@@ -1063,7 +1066,8 @@ def test_compare_page_lists_every_strategy():
                            "vLLM v1", "SGLang", "two-level pages", "at 32,768 tokens"]
     assert lines["vLLM v1"]["x"] == [1 << k for k in range(10, 16)]
     diamonds = lines["at 32,768 tokens"]
-    assert dict(zip(diamonds["customdata"], diamonds["y"], strict=True)) == requests
+    assert dict(zip(diamonds["customdata"], diamonds["y"], strict=True)) == {
+        name: x for name, x in requests.items() if name != "slab aliasing"}
     # at 1,024 tokens a request is one page of history and the state's pages: 775 / (1 + 1)
     # in FlatKV's layout, 2,991 / (1 + 3) in vLLM's
     assert lines["FlatKV packed slabs"]["y"][0] == 775 / 2 == 387.5
@@ -1081,18 +1085,22 @@ def test_compare_page_lists_every_strategy():
                                 "requests (489 request slots, 3 a request) whatever their "
                                 "length, its max_running_requests.") for c in at.caption)
     # after the budgets to hold and the context lengths' table
-    breakdown = at.dataframe[3].value.set_index("strategy")
-    assert list(breakdown.columns) == ["kv history (B)", "state (B)", "row padding (B)",
-                                       "state page padding (B)", "padding layers (B)",
-                                       "dead weight (B)", "idle pool (B)", "unused (B)"]
+    # a row a category, a column a layout (it fits the page's width)
+    frame = at.dataframe[3].value
+    assert list(frame.columns) == ["bytes of the budget (B)", "FlatKV packed slabs",
+                                   "FlatKV per component", "vLLM v1", "SGLang", "two-level pages"]
+    breakdown = frame.set_index("bytes of the budget (B)").T
+    assert list(breakdown.columns) == ["kv history", "state", "row padding",
+                                       "state page padding", "padding layers",
+                                       "dead weight", "idle pool", "unused"]
     # Every layout's breakdown adds up to the 80 GB budget, to the byte.
     assert all(int(row.sum()) == 80 * 10**9 for _, row in breakdown.iterrows())
     # only SGLang splits its budget statically: its state pool binds, so KV it holds for more
     # than 163 requests sits idle (test_strategies derives such slices by hand)
-    idle = breakdown["idle pool (B)"].astype(int)
+    idle = breakdown["idle pool"].astype(int)
     assert idle["SGLang"] > 0 and not idle.drop("SGLang").any()
     # flat: what 775 blocks of 103,219,200 B leave of the budget
-    assert int(breakdown.loc["FlatKV packed slabs"]["unused (B)"]) == 80 * 10**9 - 775 * 103_219_200
+    assert int(breakdown.loc["FlatKV packed slabs"]["unused"]) == 80 * 10**9 - 775 * 103_219_200
     codes = " ".join(c.value for c in at.code)
     assert "num_blocks = budget // block_bytes = 80,000,000,000 // 103,219,200 = 775" in codes
     # under vLLM's math, the lines its start-up log prints here, in its words: P 1,088 (as
@@ -1136,7 +1144,7 @@ def test_compare_page_lists_every_strategy():
     # what the engine figures leave out is said beside them
     assert any("Without speculative decoding" in c.value for c in at.caption)
     # and why the flat layout holds fewer requests: its dead weight, from the breakdown above
-    dead = int(breakdown.loc["FlatKV packed slabs"]["dead weight (B)"])
+    dead = int(breakdown.loc["FlatKV packed slabs"]["dead weight"])
     assert any(c.value.startswith(f"FlatKV packed slabs: {format_bytes(dead)} ")
                for c in at.caption)
 

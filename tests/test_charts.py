@@ -215,6 +215,17 @@ def test_compare_bars_keep_category_colours():
     # room for the labels outside the longest bars
     assert list(bars.layout.xaxis.range) == [0, 818_400 * 1.45]
     assert list(bars.layout.xaxis2.range) == [0, 23.48 * 1.3]
+    # a layout with no figures keeps its row, in the table's order, its word where a bar
+    # would be, in both panels
+    told = charts.capacity_bars(["vLLM v1", "a"], [None, 818_400], [None, 23.48],
+                                context=32768, absent={"vLLM v1": "refuses to start"})
+    assert list(told.data[0].y) == list(told.data[1].y) == ["vLLM v1", "a"]
+    assert list(told.data[0].x) == [0, 818_400] and list(told.data[1].x) == [0, 23.48]
+    assert list(told.data[0].text) == ["refuses to start", "818,400"]
+    assert list(told.data[1].text) == ["refuses to start", "23.48"]
+    assert list(told.data[0].hovertext) == ["refuses to start", "818,400 tokens"]
+    assert list(told.data[1].hovertext) == ["refuses to start", "23.48 requests"]
+    assert list(told.layout.xaxis.range) == [0, 818_400 * 1.45]  # the word adds no width
 
 
 def test_one_colour_per_kind_across_charts(analysis):
