@@ -137,6 +137,8 @@ with user_errors():
     else:
         # accounting: thousands separators and always two decimals (65.50, 391,483.00)
         table(applying_rows[columns], formats={"concurrency": "accounting"})
+        if sizes := app_data.page_sizes_text(results, s.strategy_options()):
+            st.caption(sizes)
     for r in results:
         if not r.applies:
             st.caption(app_data.why_not_text(r))

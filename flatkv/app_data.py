@@ -1169,6 +1169,25 @@ def sliding_capacity_text(profile: CacheProfile) -> str:
             "counts that.")
 
 
+def page_sizes_text(results: Sequence[StrategyResult], options: StrategyOptions) -> str:
+    """Compare's word under its table where a layout's P is not the size asked (the block
+    size; SGLang's own page size for SGLang): which, and that each one's Formulas say why (a
+    state row inflates it, or the engine pages by a size of its own: vLLM's kernel block,
+    SGLang's NSA page). Empty where every P is the one asked."""
+    def asked(r: StrategyResult) -> int:
+        return options.sglang_page_size if r.strategy == "sglang" else options.block_size
+
+    other = [f"{title_of(r)} {r.block_size:,}"
+             + (f" (its page size asked: {asked(r):,})" if r.strategy == "sglang" else "")
+             for r in results
+             if r.applies and r.block_size is not None and r.block_size != asked(r)]
+    if not other:
+        return ""
+    return (f"P is not the block size asked ({options.block_size:,}) in {', '.join(other)}: "
+            "a state row inflates it, or the engine pages by a size of its own; each layout's "
+            "Formulas below say why.")
+
+
 def capacity_ranks_apart_text(results: Sequence[StrategyResult]) -> str:
     """Why Compare's capacity bars may rank the layouts otherwise than its concurrency bars:
     SGLang with its sliding-window pool counts its full-attention pool alone, every other

@@ -1024,6 +1024,14 @@ def test_compare_page_lists_every_strategy():
                                  "SGLang", "two-level pages"]
     flat = table.loc["FlatKV packed slabs"]
     assert (flat["P (tokens)"], flat["blocks"], flat["block bytes"]) == (1056, 775, 103_219_200)
+    # under the table, the layouts whose P is not the block size asked: the state row of
+    # 2,146,304 B needs ceil(2,146,304 / 2,048) = 1,048 token slots, 1,056 at alignment 16;
+    # vLLM's 1,088 below; two-level pages keep 64, SGLang its page size 1
+    assert -(-2_146_304 // 2048) == 1048 and -(-1048 // 16) * 16 == 1056
+    assert ("P is not the block size asked (64) in FlatKV packed slabs 1,056, FlatKV per "
+            "component 1,056, vLLM v1 1,088: a state row inflates it, or the engine pages by a "
+            "size of its own; each layout's Formulas below say why.") in [
+                c.value for c in at.caption]
     vllm = table.loc["vLLM v1"]
     # P = 64 x cdiv(2,146,304, 64 x 2,048) = 1,088; 80e9 // 2,228,224 // 12 = 2,991 blocks
     assert (vllm["P (tokens)"], vllm["blocks"]) == (1088, 2991)
@@ -1147,6 +1155,19 @@ def test_compare_page_lists_every_strategy():
     dead = int(breakdown.loc["FlatKV packed slabs"]["dead weight"])
     assert any(c.value.startswith(f"FlatKV packed slabs: {format_bytes(dead)} ")
                for c in at.caption)
+
+
+def test_compare_says_where_an_engine_pages_by_a_size_of_its_own():
+    # DeepSeek-V3.2's sparse MLA: vLLM's FlashMLA sparse and SGLang's NSA page by 64 tokens
+    # (SPEC 3.1: 64 for MLA), whatever the block size (16) or SGLang's page size (1) asked
+    at = open_app("app_pages/compare.py", {"model": "DeepSeek-V3.2"})
+    assert_clean(at)
+    assert ("P is not the block size asked (16) in vLLM v1 64, SGLang 64 (its page size asked: "
+            "1): a state row inflates it, or the engine pages by a size of its own; each "
+            "layout's Formulas below say why.") in [c.value for c in at.caption]
+    # a plain attention model pages at the sizes asked: nothing to say
+    llama = open_app("app_pages/compare.py", {"model": "Llama-3.1-8B"})
+    assert not [c for c in llama.caption if c.value.startswith("P is not")]
 
 
 def vllm_row(at: AppTest):
