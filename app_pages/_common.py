@@ -616,8 +616,8 @@ def _paging_settings(side: Any) -> None:
     side.subheader("Paging", divider="gray")
     bind(side.number_input, "block_size", "Block size (tokens)", min_value=1,
          max_value=MAX_BLOCK_SIZE, step=1, help="Requested tokens per page (vLLM's "
-         "--block-size: 16 by default up to 0.33, 64 from 0.34; SPEC's anchor, kept here, "
-         "is 16).")
+         "--block-size: 16 by default up to 0.33, 64 from 0.34; 16 here, as in the vLLM 0.19 "
+         "log these figures are checked against).")
     bind(side.number_input, "alignment", "Alignment (0 = block size)", min_value=0,
          max_value=MAX_BLOCK_SIZE, step=1, to_widget=lambda v: v or 0,
          from_widget=lambda v: int(v) or None,
@@ -781,7 +781,7 @@ _TOGGLE_WIDGETS = {
         "later size the pages a sliding-window or chunked request holds by the tokens in "
         "flight, 2 x max batched tokens with async scheduling (their default). Off counts "
         "one step's tokens, as those releases with --no-async-scheduling and every release "
-        "before 0.26 do (SPEC's anchor)."),
+        "before 0.26 do (the vLLM 0.19 log these figures are checked against)."),
 }
 
 
@@ -896,16 +896,16 @@ def _column_title(title: str, shown: list[str]) -> str:
 
 def recent_vllm_button(key: str) -> None:
     """"Use vLLM 0.34's defaults": the settings a log of vLLM 0.34 run with its defaults has,
-    where this view keeps SPEC's anchor (none where it matches already)."""
+    where this view keeps vLLM 0.19's, SPEC's anchor (none where it matches already)."""
     if changes := state().recent_vllm_changes():
         st.button("Use vLLM 0.34's defaults", on_click=update, kwargs=changes, key=key,
                   icon=":material/update:", help=app_data.recent_vllm_help(changes))
 
 
 def engine_options(fields: tuple[str, ...] = ENGINE_FIELDS, *, label: str = "Engine options",
-                   note: str = "SPEC's anchor settings until changed (vLLM's as its 0.19 log "
-                   "has them; 0.34's own defaults differ); the link keeps what you "
-                   "change.") -> None:
+                   note: str = "vLLM 0.19's settings until changed, as in the log these "
+                   "figures are checked against (0.34's own defaults differ); the link keeps "
+                   "what you change.") -> None:
     """An expander of engine options, each a bound AppState field (in the URL too); ``fields``
     picks the ones that change what the page shows."""
     every_engine = fields == ENGINE_FIELDS  # then say whose options they are

@@ -1368,8 +1368,9 @@ def recent_vllm_help(changes: dict[str, object]) -> str:
     listed = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
     moves = (" The block size is the sidebar's: FlatKV's layouts and the others page by it "
              "too." if "block_size" in changes else "")
-    return ("Sets " + listed + ", to match a log of vLLM 0.34 run with its defaults; SPEC's "
-            "anchor is the older defaults, kept here until changed." + moves +
+    return ("Sets " + listed + ", to match a log of vLLM 0.34 run with its defaults; the "
+            "older defaults of the vLLM 0.19 log these figures are checked against are kept "
+            "here until changed." + moves +
             " The budget stays: vLLM 0.34 "
             "on CUDA sizes its cache after warm-up, so pick \"vLLM KV cache blocks\" in the "
             "sidebar and give the N of its \"Memory after warmup: ... N KV cache blocks (X GiB) "

@@ -2218,8 +2218,8 @@ def test_budget_caption_names_only_options_that_act():
     assert [e.label for e in budget.expander][0] == "Layout options"
     compare = open_app("app_pages/compare.py", link)
     assert compare.caption[0].value.endswith(
-        "engine options at SPEC's anchor (vLLM's older defaults; Engine options sets vLLM "
-        "0.34's)")
+        "engine options as vLLM 0.19 sets them (the log these figures are checked against; "
+        "Engine options sets vLLM 0.34's)")
     assert [e.label for e in compare.expander][0] == "Engine options"
     assert not [w for w in compare.number_input if w.key == "w.mamba_chunk_size"]
     compare = open_app("app_pages/compare.py", {**link, "mamba": "all"})

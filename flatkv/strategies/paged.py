@@ -267,7 +267,7 @@ def finish_paged(
     pool = PagePool(num_units, block_size, tuple(groups), profile.sliding_window,
                     profile.attention_chunk_size)
     if context_tokens is not None and mixed:
-        lines.append("workload (SPEC 3.5's pages a workload needs per group): not computed "
+        lines.append("workload (the pages a workload needs per group): not computed "
                      "where groups page by different block sizes")
     elif context_tokens is not None:
         lines += _workload_lines(profile, pool, context_tokens, options, extras)
