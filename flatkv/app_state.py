@@ -76,8 +76,9 @@ KV_MEMORY = "KV cache memory"
 # KV cache blocks (X GiB) fit"): exact, where the GiB beside it is rounded.
 KV_BLOCKS = "vLLM KV cache blocks"
 MEMORY_SOURCES = (CUSTOM_GPU, KV_MEMORY, KV_BLOCKS)  # after the GPU presets
-# as the GPU picker shows them: help texts name them by the words before " (from a log)"
-MEMORY_SOURCE_TITLES = {source: f"{source} (from a log)" for source in (KV_MEMORY, KV_BLOCKS)}
+# as the GPU picker shows them: help texts name them by the words before " (log)" (the
+# whole of "vLLM KV cache blocks (from a log)" did not fit the sidebar)
+MEMORY_SOURCE_TITLES = {source: f"{source} (log)" for source in (KV_MEMORY, KV_BLOCKS)}
 MAX_BLOCK_SIZE = 1 << 20
 MAX_CONTEXT = MAX_TOKENS
 DEFAULT_CONTEXT = app_model.DEFAULT_CONTEXT

@@ -1894,7 +1894,7 @@ def test_help_texts_name_the_memory_sources_as_the_gpu_picker_shows_them():
     # blocks (from a log)")
     at = open_app("app_pages/budget.py", {"gpu": "KV cache memory"})
     labels = at.sidebar.selectbox(key="w.gpu").options
-    assert labels[-2:] == ["KV cache memory (from a log)", "vLLM KV cache blocks (from a log)"]
+    assert labels[-2:] == ["KV cache memory (log)", "vLLM KV cache blocks (log)"]
     helps = [w.help or "" for w in (*at.sidebar.selectbox, *at.sidebar.text_input,
                                      *at.sidebar.number_input)]
     fraction = open_app("app_pages/budget.py", {}).sidebar
