@@ -25,6 +25,7 @@ import math
 import os
 import re
 import textwrap
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from fractions import Fraction
@@ -64,6 +65,8 @@ _FAMILIES: dict[str, str] = {
     "mixtral": "attention",
     "phi3": "attention",
     "qwen2": "attention",
+    "qwen2_vl": "attention",  # multimodal: the language model is its text_config
+    "qwen2_5_vl": "attention",
     "qwen3": "attention",
     "qwen3_moe": "attention",
     "qwen3_vl": "attention",
@@ -643,7 +646,11 @@ def _auto_config(cfg: Mapping[str, Any], model_type: str) -> Any:
     # its errors too: "Can't set layer_types ..." prints the whole config before it raises
     hf_logging.set_verbosity(hf_logging.CRITICAL)
     try:
-        conf = AutoConfig.for_model(read_as, **kwargs)
+        # quietly: its deprecation warnings (Kimi Linear's rope_scaling) would break the CLI's
+        # one-line errors and notes on stderr
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            conf = AutoConfig.for_model(read_as, **kwargs)
     except Exception as exc:  # transformers raises many kinds; the user needs one message
         text = textwrap.shorten(" ".join(str(exc).split()), 300, placeholder=" ...")
         field = _FIELD_ERROR.search(text)  # transformers 5's strict dataclass checks
@@ -1008,7 +1015,7 @@ def _pattern_note(cfg: Mapping[str, Any], model_type: str, layers: list[CacheLay
 
 # model types whose transformers config slides the layers from max_window_layers on when
 # use_sliding_window is set; the engines read the same fields otherwise (see _window_split_note)
-_WINDOW_SPLIT_TYPES = ("qwen2", "qwen3")
+_WINDOW_SPLIT_TYPES = ("qwen2", "qwen3", "qwen2_vl", "qwen2_5_vl")
 
 
 def _window_split_note(text: Any, model_type: str, cfg: Mapping[str, Any]) -> str:
@@ -1324,9 +1331,11 @@ def _layers_of(text: Any, model_type: str) -> list[CacheLayer]:
     labels = (_llama4_layer_types(text, model_type) if model_type.startswith("llama4")
               else getattr(text, "layer_types", None))
     if labels is None:
-        # llama, mistral, mixtral: one kind for all layers; Mistral-style configs slide them all.
-        label = "sliding_attention" if window is not None else "full_attention"
-        labels = [label] * n_layers
+        # llama, mistral, mixtral: one kind for all layers; Mistral-style configs slide them
+        # all, unless use_sliding_window is false (a Qwen2-style config relabelled), as vLLM's
+        # sliding window reads it
+        slides = window is not None and getattr(text, "use_sliding_window", True) is not False
+        labels = ["sliding_attention" if slides else "full_attention"] * n_layers
     labels = list(labels)
     if not labels:
         raise ValueError(f"{model_type} config.json resolves to no layers: set num_hidden_layers")
@@ -1745,6 +1754,7 @@ _LANGUAGE_MODELS = {
     "gemma4": ("gemma4_text",), "gemma4_unified": ("gemma4_unified_text",),
     "qwen3_5": ("qwen3_5_text",), "qwen3_5_moe": ("qwen3_5_moe_text",),
     "qwen3_vl": ("qwen3_vl_text",), "qwen3_vl_moe": ("qwen3_vl_moe_text",),
+    "qwen2_vl": ("qwen2_vl_text",), "qwen2_5_vl": ("qwen2_5_vl_text",),
     "kimi_k25": ("deepseek_v3", "kimi_k2"),
 }
 

@@ -1162,6 +1162,30 @@ ATTENTION_CONFIGS = {
         "model_type": "qwen3_vl_text", "num_hidden_layers": 36, "num_attention_heads": 32,
         "num_key_value_heads": 8, "head_dim": 128, "hidden_size": 4096}},
         (FULL,) * 36, None, 8 * 128 * 2 * BF16),
+    # Qwen/Qwen2.5-VL-7B-Instruct: the language model's fields at the top level (transformers
+    # builds its text_config from them); sliding_window 32768 beside use_sliding_window false:
+    # no layer slides. 4 KV heads x (128 + 128), head_dim 3,584 / 28 heads
+    "qwen2_5_vl": ({"model_type": "qwen2_5_vl", "num_hidden_layers": 28,
+                    "num_attention_heads": 28, "num_key_value_heads": 4, "hidden_size": 3584,
+                    "max_window_layers": 28, "sliding_window": 32768,
+                    "use_sliding_window": False, "max_position_embeddings": 128000,
+                    "rope_scaling": {"type": "mrope", "mrope_section": [16, 24, 24]},
+                    "vision_config": {"depth": 32, "hidden_size": 1280}},
+                   (FULL,) * 28, None, 4 * 128 * 2 * BF16),
+    # Qwen/Qwen2-VL-7B-Instruct: as Qwen2.5-VL
+    "qwen2_vl": ({"model_type": "qwen2_vl", "num_hidden_layers": 28, "num_attention_heads": 28,
+                  "num_key_value_heads": 4, "hidden_size": 3584, "sliding_window": 32768,
+                  "use_sliding_window": False},
+                 (FULL,) * 28, None, 4 * 128 * 2 * BF16),
+    # the same model relabelled llama (as a refusal once advised): its use_sliding_window false
+    # still keeps every layer full; a Mistral-style window without it slides them all
+    "llama": ({"model_type": "llama", "num_hidden_layers": 28, "num_attention_heads": 28,
+               "num_key_value_heads": 4, "hidden_size": 3584, "sliding_window": 32768,
+               "use_sliding_window": False},
+              (FULL,) * 28, None, 4 * 128 * 2 * BF16),
+    "mistral": ({"model_type": "mistral", "num_hidden_layers": 32, "num_attention_heads": 32,
+                 "num_key_value_heads": 8, "hidden_size": 4096, "sliding_window": 4096},
+                (SLIDING,) * 32, 4096, 8 * 128 * 2 * BF16),
     # ibm-granite/granite-3.3-8b-instruct
     "granite": ({"model_type": "granite", "num_hidden_layers": 40, "num_attention_heads": 32,
                  "num_key_value_heads": 8, "hidden_size": 4096},
@@ -1176,6 +1200,12 @@ def test_attention_models_as_vllm_reads_them(model_type):
     assert profile.layer_types == layer_types
     assert profile.sliding_window == window
     assert profile.kv_bytes_per_slot == kv_bytes
+
+
+def test_qwen2_5_vl_serves_at_its_max_position_embeddings():
+    # mrope is no length scaling (vLLM reads it as the default rope): 128,000 tokens
+    cfg, *_ = ATTENTION_CONFIGS["qwen2_5_vl"]
+    assert spec_from_hf_config(cfg).max_model_len == 128_000
 
 
 def test_zamba2_hybrid_layers_are_attention_then_mamba2():
@@ -2280,3 +2310,21 @@ def test_an_fp8_checkpoint_keeps_its_states_in_bfloat16():
     llama = spec_from_hf_config({**PRESET_CONFIGS["Llama-3.1-8B"],
                                  "torch_dtype": "float8_e4m3fn"})
     assert llama.profile().kv_bytes_per_slot == 8 * 128 * 2 and "states kept" not in llama.source
+
+
+def test_transformers_warnings_stay_off_the_clis_one_line(tmp_path, capsys):
+    # Kimi-Linear's checkpoint writes "rope_scaling": null, which transformers 5 warns is
+    # deprecated (a FutureWarning of two lines): the refusal of TP 3 is still one line
+    import warnings
+
+    from flatkv.cli import main
+
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps({**KIMI_LINEAR, "rope_scaling": None}))
+    with warnings.catch_warnings(record=True) as shown:
+        warnings.simplefilter("always")  # as a plain `python -m flatkv` shows them once
+        assert main(["model", "--hf-config", str(path), "--tp", "3"]) == 2
+    assert [str(w.message) for w in shown] == []
+    assert capsys.readouterr().err == (
+        "python -m flatkv: error: kda.k_heads = 32 is not divisible by tp = 3: choose a tp "
+        "that divides it (tp up to 64 that split the model: 1, 2, 4, 8, 16, 32)\n")
