@@ -100,8 +100,9 @@ def budget_to_hold(s: AppState, r: StrategyResult, b: Budget, strategy: str,
                   delta_color="off", delta_arrow="off",
                   help=f"{need:,} B per rank: the least cache budget "
                   + ("from which every larger one " if steps else "that ")
-                  + f"holds {requests:,} requests of {tokens_text(context)}, counted as the "
-                  "concurrency above"
+                  + f"holds {count_text(requests, 'request')} of {tokens_text(context)}, "
+                  + ("counted as the concurrency above" if r.applies else
+                     "counted as this layout's concurrency")
                   + (" (SGLang's state pool gains a slot at some budgets and its KV memory "
                      "loses that slot's bytes, so a budget just below such a step can hold "
                      "them too)." if steps else ".")

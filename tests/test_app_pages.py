@@ -3005,6 +3005,9 @@ def test_budget_chart_runs_on_to_the_least_budget_for_the_requests_to_hold():
     # one request of 131,072 tokens in 8,192 + 521 blocks of 786,432 B (flat, 6.38 GiB)
     low = open_app("app_pages/budget.py", {"model": "gpt-oss-20b", "hold": "1"})
     assert metrics(low)["Budget for 1 request"] == "6.38 GiB"
+    assert (f"{8_713 * 786_432:,} B per rank: the least cache budget that holds 1 request of "
+            "131,072 tokens, counted as the concurrency above.") in {
+                m.label: m.help for m in low.metric}["Budget for 1 request"]
     (low_spec,) = [json.loads(c.proto.spec) for c in low.get("plotly_chart")
                    if "Over the budget" in c.proto.spec]
     star = next(t for t in low_spec["data"] if t["name"] == "least budget for 1 request")
@@ -3019,8 +3022,9 @@ def test_budget_chart_runs_on_to_the_least_budget_for_the_requests_to_hold():
     # vLLM's least budgets: its logged concurrency, which leaves the null block out, but for
     # one request, which needs it to start
     assert {m.label: m.help for m in refused.metric}["Budget for 1 request"].endswith(
-        "vLLM's logged concurrency leaves its null block out; to start, one request's blocks "
-        "need it beside them, so for one request it is counted.")
+        "holds 1 request of 10,000,000 tokens, counted as this layout's concurrency. vLLM's "
+        "logged concurrency leaves its null block out; to start, one request's blocks need it "
+        "beside them, so for one request it is counted.")
     (over,) = [json.loads(c.proto.spec) for c in refused.get("plotly_chart")]
     assert "Over the budget" in over["layout"]["title"]["text"]
     assert [t["name"] for t in over["data"]] == [
