@@ -91,6 +91,10 @@ def test_layout_shows_the_worked_example_from_a_link():
                                                      f"{state_rows / 103_219_200:.2%}"]
     why = " ".join(md.value for md in at.markdown)
     assert "ceil(2,146,304 / 2,048) = 1,048" in why and "P = 1,056" in why
+    # at each alignment under 16, P = a x ceil(1,048 / a): 1,048 = 8 x 131 whole at 1 to 8
+    assert [a * -(-1048 // a) for a in (1, 2, 4, 8)] == [1048] * 4
+    assert "P with finer alignments: 1 → 1,048, 2 → 1,048, 4 → 1,048, 8 → 1,048" in [
+        c.value for c in at.caption]
     # and drawn: the KV row at the requested 64 (131,072 B), the state row, the KV row at P
     (inflation,) = [c for c in at.get("plotly_chart") if "KV row at P = 1,056" in c.proto.spec]
     assert "2,146,304" in inflation.proto.spec and "131,072" in inflation.proto.spec
@@ -1402,6 +1406,11 @@ def test_gpu_page_runs_a_cpu_benchmark(small_flush):
     m = metrics(at)
     assert m["Allocated blocks"] == "8" and m["Allocated bytes"] == "1.00 MiB"  # 8 x 131,072
     assert "your cap of 8 blocks" in " ".join(c.value for c in at.caption)
+    # of the plan: the H100's 71.68 GiB (76,968,728,985 B) in blocks of 2 x 4,096 x 16 B
+    planned = 76_968_728_985 // TINY_PAGE * TINY_PAGE
+    assert ("Pool limited by your cap of 8 blocks: 8 blocks x 131,072 B = 1,048,576 B (1.00 "
+            f"MiB) of the planned {planned:,} B ({format_bytes(planned)}).") in [
+                c.value for c in at.caption]
     assert len(at.get("plotly_chart")) == 1
     kept = at.session_state["gpu.last_run"]
     at.run()  # a rerun shows the kept result, it does not time again
@@ -2750,6 +2759,14 @@ def test_planned_blocks_bytes_budget_and_unused_are_the_worked_example():
     assert_clean(lab)
     m = metrics(lab)
     assert (m["Planned blocks"], m["Planned bytes"]) == ("775", "74.50 GiB")
+    # the headline's P and block as Layout's: ceil(2,146,304 / 2,048) = 1,048 token slots for
+    # the state row, 1,056 at alignment 16; 36 state rows + 12 KV rows of 1,056 x 2,048 B
+    slots = -(-2_146_304 // 2048)
+    assert (slots, 16 * -(-slots // 16)) == (1048, 1056)
+    assert 36 * 2_146_304 + 12 * 1056 * 2048 == 103_219_200
+    assert m["P (tokens per page)"] == "1,056"
+    assert next(x.help for x in lab.metric if x.label == "Block bytes").startswith(
+        "103,219,200 B: one page id over every slot tensor")
     assert next(x.help for x in lab.metric if x.label == "Planned bytes") == (
         "79,994,880,000 B")
     layout = open_app("app_pages/layout.py", QWEN35_LINK)
