@@ -63,14 +63,15 @@ def _fill_raw(raw: RawModel) -> None:
     ss["edit.raw"] = raw
 
 
-def _whole(key: str, label: str) -> int:
+def _whole(key: str, label: str, least: int = 0) -> int:
     """A number field's whole value; an emptied field is refused (read as 0, a sliding window
-    or chunk would be silently turned off), and so is a negative one."""
+    or chunk would be silently turned off), and so is one under ``least`` (1 for a size that
+    has no "0 = none"), in the field's own words."""
     value = ss[key]
     if value is None:
         raise ValueError(f"{label} is empty: give a whole number")
-    if value < 0:  # the fields take any number, so that this says what is wrong
-        raise ValueError(f"{label} is {int(value):,}: give a whole number of 0 or more")
+    if value < least:  # the fields take any number, so that this says what is wrong
+        raise ValueError(f"{label} is {int(value):,}: give a whole number of {least} or more")
     return int(value)
 
 
@@ -154,11 +155,11 @@ def _edit_text(field: str) -> None:
     _edited(lambda d: replace(d, **{field: ss[_spec_key(field)]}))
 
 
-def _edit_number(key: str, label: str, change) -> None:
+def _edit_number(key: str, label: str, change, least: int = 0) -> None:
     """A whole-number field's callback: the draft changed by ``change(draft, value)``, or the
     entry refused, kept in its field beside the error (``REFUSED``)."""
     try:
-        value = _whole(key, label)
+        value = _whole(key, label, least)
     except ValueError as exc:
         ss["spec.error"] = str(exc)
         ss[REFUSED] = key
@@ -175,7 +176,8 @@ def _edit_optional(field: str) -> None:
 
 def _edit_field(kind: str, field: str) -> None:
     _edit_number(_spec_key(field, kind), f"{kind}: {_label(field)}",
-                 lambda d, value: d.with_field(kind, field, value))
+                 lambda d, value: d.with_field(kind, field, value),
+                 least=0 if field in OPTIONAL_FIELDS else 1)
 
 
 def _label(field: str) -> str:

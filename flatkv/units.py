@@ -290,7 +290,8 @@ def parse_named_sizes(text: str, *, field: str) -> dict[str, int]:
             )
         if name in out:
             raise ValueError(f"{field} {text!r} names {name!r} twice: give each once")
-        out[name] = parse_size(value, field=f"{field} {name}", whole=True)
+        out[name] = positive_size(value, f"{field} {name}",
+                                  "a size of 1 byte or more, or leave the tensor out")
     return out
 
 

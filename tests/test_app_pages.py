@@ -3397,9 +3397,15 @@ def test_model_page_number_fields_say_what_is_wrong_with_a_negative():
     hand.segmented_control(key="model.source").set_value("Edit by hand").run()
     kv_heads = hand.number_input(key="spec.full.kv_heads").value
     hand.number_input(key="spec.full.kv_heads").set_value(-1).run()
-    assert any("full: kv heads is -1: give a whole number of 0 or more" in shown(e)
+    # a size with no "0 = none": 1 or more, and 0 refused in the same words
+    assert any("full: kv heads is -1: give a whole number of 1 or more" in shown(e)
                for e in hand.error)
     assert hand.query_params["spec"] == spec
+    hand.number_input(key="spec.full.kv_heads").set_value(0).run()
+    assert [shown(e) for e in hand.error if "kv heads" in shown(e)] == [
+        "full: kv heads is 0: give a whole number of 1 or more. Until it is fixed, every page "
+        "(and the summary below) shows the last valid model."]
+    hand.number_input(key="spec.full.kv_heads").set_value(-1).run()
     # the entry stays in its field beside the error (it used to jump back to the model's
     # value, so typing that value back changed nothing and the error stayed): typing the
     # model's value back clears it, the model as it was

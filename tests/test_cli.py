@@ -197,7 +197,8 @@ def test_raw_layers_and_state_are_refused_together_in_flag_terms(capsys):
 def test_a_state_rows_error_names_its_flag_and_name(capsys):
     code, out, err = run(["plan", "--layers", "full,linear", "--kv-bytes-per-slot", "512",
                           "--state", "ssm=0", "--budget", "1GiB"], capsys)
-    assert (code, err) == (2, "python -m flatkv: error: --state ssm must be positive, got 0\n")
+    assert (code, err) == (2, "python -m flatkv: error: --state ssm is 0: give a size of 1 byte "
+                              "or more, or leave the tensor out\n")
 
 
 def test_plan_refuses_the_options_its_layout_would_drop(capsys):
