@@ -4,6 +4,7 @@ the cache layers and their bytes. The model chosen here is the current model on 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import replace
@@ -92,11 +93,25 @@ def _apply_raw() -> None:
             app_model.parse_state_text(ss["edit.state"]))
         raw.profile()
     except ValueError as exc:
-        ss["edit.error"] = str(exc)
+        ss["edit.error"] = _in_raw_labels(str(exc))
         return
     ss.pop("edit.error", None)
     if raw != edited or state().raw is not None:  # (the model's own bytes typed back: it stays)
         update(model=CUSTOM, raw=raw, spec=None)
+
+
+# The profile's fields as the raw-bytes editor labels them: its errors name the fields
+RAW_LABELS = {"layer_types": "Layer pattern", "state_const_bytes": "State tensors",
+              "kv_bytes_per_slot": "KV bytes per token per layer",
+              "sliding_kv_bytes_per_slot": "Sliding layers' KV bytes",
+              "sliding_window": "Sliding window", "attention_chunk_size": "Attention chunk"}
+_RAW_FIELD = re.compile(r"\b(" + "|".join(RAW_LABELS) + r")\b")
+
+
+def _in_raw_labels(message: str) -> str:
+    """A profile's error with the fields it names as the editor labels them, quoted
+    ("kv_bytes_per_slot is 0" -> '"KV bytes per token per layer" is 0')."""
+    return _RAW_FIELD.sub(lambda m: f'"{RAW_LABELS[m[1]]}"', message)
 
 
 def _drop_ssm_element() -> None:

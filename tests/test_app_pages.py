@@ -309,6 +309,13 @@ def test_model_page_edits_raw_bytes_and_rejects_a_bad_pattern():
                "it is fixed, every page (and the summary below) shows the last valid model."
                for e in at.error)
     assert at.query_params["kv"] == "4096"
+    # the profile's refusals name its fields as the editor labels them
+    at.number_input(key="edit.kv").set_value(4096).run()
+    at.number_input(key="edit.window").set_value(100).run()
+    assert [shown(e) for e in at.error] == [
+        '"Sliding window" is 100 but "Layer pattern" has no sliding_attention layer: drop '
+        '"Sliding window" or add sliding_attention layers. Until it is fixed, every page (and '
+        'the summary below) shows the last valid model.']
 
 
 def test_a_chunked_model_shows_its_chunk_and_edits_it_as_raw_bytes():
@@ -338,7 +345,7 @@ def test_a_chunked_model_shows_its_chunk_and_edits_it_as_raw_bytes():
     at.switch_page("app_pages/model.py").run()
     at.number_input(key="edit.chunk").set_value(0).run()
     assert not at.exception
-    assert any(shown(e).startswith("attention_chunk_size is not set but the model has "
+    assert any(shown(e).startswith('"Attention chunk" is not set but the model has '
                                    "chunked_attention layers") for e in at.error)
     assert at.query_params["attn_chunk"] == "4096"
 
@@ -3292,8 +3299,8 @@ def test_raw_bytes_edit_the_sliding_layers_own_kv_bytes():
     assert at.query_params["swa_kv"] == "4096"
     at.text_input(key="edit.layers").set_value("full*4").run()
     at.number_input(key="edit.window").set_value(0).run()  # its window goes too
-    assert any(shown(e).startswith("sliding_kv_bytes_per_slot is 4096 but layer_types has no "
-                                   "sliding_attention layer") for e in at.error)
+    assert any(shown(e).startswith('"Sliding layers\' KV bytes" is 4096 but "Layer pattern" '
+                                   "has no sliding_attention layer") for e in at.error)
     at.number_input(key="edit.swa_kv").set_value(0).run()
     assert_clean(at)
     assert at.query_params["layers"] == "full*4" and metrics(at)["Cache layers"] == "4"
