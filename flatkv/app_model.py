@@ -262,7 +262,7 @@ class RawModel:
     @classmethod
     def from_profile(cls, profile: CacheProfile) -> RawModel:
         return cls(
-            layers=format_layer_pattern(profile.layer_types),
+            layers=format_layer_pattern(profile.layer_types, short=True),
             kv_bytes_per_slot=profile.kv_bytes_per_slot,
             state=tuple(profile.state_const_bytes.items()),
             **{f: getattr(profile, f) for f in CARRIED_FIELDS},

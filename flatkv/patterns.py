@@ -236,6 +236,13 @@ def parse_layer_pattern(text: str) -> list[str]:
     return [ALIASES[name.lower()] for name in names]
 
 
-def format_layer_pattern(labels: Sequence[str]) -> str:
-    """The compact pattern of a label list; ``parse_layer_pattern`` expands it back."""
-    return format_pattern(labels)
+# Each label's short alias, as the editors write a pattern (``(3*linear,full)*12``)
+SHORT_NAMES = {FULL_ATTENTION: "full", SLIDING_ATTENTION: "sliding",
+               CHUNKED_ATTENTION: "chunked", LINEAR_ATTENTION: "linear"}
+
+
+def format_layer_pattern(labels: Sequence[str], *, short: bool = False) -> str:
+    """The compact pattern of a label list; ``parse_layer_pattern`` expands it back. ``short``:
+    in the labels' short aliases, as a person writes it (a field 1,000 px wide shows
+    ``(linear,full)*24``, where ``(linear_attention,full_attention)*24`` ran out of it)."""
+    return format_pattern([SHORT_NAMES[x] for x in labels] if short else labels)

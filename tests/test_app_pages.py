@@ -894,7 +894,7 @@ def test_model_page_loads_a_config_json_and_model_json():
     at.button(key="model.load").click().run()
     assert_clean(at)
     assert metrics(at)["Cache layers"] == "2"
-    assert at.query_params["layers"] == "linear_attention,full_attention"
+    assert at.query_params["layers"] == "linear,full"  # as a person writes it
     at.text_area(key="model.paste").set_value("{broken").run()
     at.button(key="model.load").click().run()
     assert any("not valid JSON" in shown(e) for e in at.error)
@@ -3374,8 +3374,8 @@ def test_kv_shared_layers_are_named_and_dropped_when_the_layers_are_edited():
         "model": "spec", "spec": app_model.pack_spec(app_model.spec_to_json(spec))})
     raw.segmented_control(key="model.source").set_value("Raw bytes").run()
     pattern = raw.text_input(key="edit.layers")
-    assert pattern.value == "(5*sliding_attention,full_attention)*6,4*sliding_attention"
-    pattern.set_value("(5*sliding,full)*6,4*sliding").run()
+    assert pattern.value == "(5*sliding,full)*6,4*sliding"  # short names, as one writes them
+    pattern.set_value("(5*sliding_attention,full_attention)*6,4*sliding_attention").run()
     assert_clean(raw)
     assert raw.query_params["kv_shared"] == (
         "sliding_attention,(full_attention,5*sliding_attention)*3,full_attention")

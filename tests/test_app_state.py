@@ -302,7 +302,7 @@ def test_a_raw_model_carries_its_attention_chunk_in_the_link():
 
 def test_a_raw_model_carries_its_architectures_in_the_link():
     # Gemma 3 as raw bytes stays off SGLang's sliding-pool list, as its config says
-    raw = RawModel("(5*sliding_attention,full_attention)*8", 8192, sliding_window=1024,
+    raw = RawModel("(5*sliding,full)*8", 8192, sliding_window=1024,
                    architectures=("Gemma3ForConditionalGeneration",))
     state = AppState(model=CUSTOM, raw=raw)
     query = encode_query(state)
