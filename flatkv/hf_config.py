@@ -309,15 +309,15 @@ def _precheck_sizes(cfg: Mapping[str, Any], where: str = "") -> None:
         value = cfg.get(key)
         if isinstance(value, int) and not isinstance(value, bool) and value > MAX_CACHE_LAYERS:
             raise ValueError(
-                f"{where}{key} = {int_text(value)} is too large to be real (at most "
-                f"{MAX_CACHE_LAYERS})"
+                f"config.json {where}{key} = {int_text(value)} is too large to be real (at "
+                f"most {MAX_CACHE_LAYERS:,}): fix the field"
             )
     for key in ("layer_types", "layers_block_type", "hybrid_override_pattern"):
         value = cfg.get(key)
         if isinstance(value, (list, str)) and len(value) > MAX_CACHE_LAYERS:
             raise ValueError(
-                f"{where}{key} has {len(value)} entries: too large to be real "
-                f"(at most {MAX_CACHE_LAYERS})"
+                f"config.json {where}{key} has {len(value):,} entries: too large to be real "
+                f"(at most {MAX_CACHE_LAYERS:,}): fix the field"
             )
 
 

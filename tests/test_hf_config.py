@@ -1903,7 +1903,8 @@ def test_path_and_pasted_text(tmp_path):
         ({"model_type": "qwen3_next", "num_hidden_layers": 10**7}, "too large to be real"),
         # past 30 digits the count of digits, not the digits; past 4,300 Python will not read it
         ("{\"model_type\": \"llama\", \"num_hidden_layers\": " + "1" * 4000 + "}",
-         "num_hidden_layers = a 4000-digit number is too large to be real \\(at most 2048\\)$"),
+         "^config.json num_hidden_layers = a 4000-digit number is too large to be real \\(at "
+         "most 2,048\\): fix the field$"),
         ("{\"model_type\": \"llama\", \"num_hidden_layers\": " + "1" * 4400 + "}",
          "holds a number too long to read \\(Exceeds the limit \\(4300 digits\\) for integer "
          "string conversion\\): no model field is that large, fix the number"),
