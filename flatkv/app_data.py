@@ -1171,21 +1171,30 @@ def sliding_capacity_text(profile: CacheProfile) -> str:
 
 def page_sizes_text(results: Sequence[StrategyResult], options: StrategyOptions) -> str:
     """Compare's word under its table where a layout's P is not the size asked (the block
-    size; SGLang's own page size for SGLang): which, and that each one's Formulas say why (a
-    state row inflates it, or the engine pages by a size of its own: vLLM's kernel block,
-    SGLang's NSA page). Empty where every P is the one asked."""
+    size; SGLang's own page size for SGLang), or some of its groups page by another (vLLM's
+    full layers beside sliding ones of their own heads): which, and that each one's Formulas
+    say why (a state row inflates it, or the engine pages by a size of its own: vLLM's kernel
+    block, SGLang's NSA page, one page size for every group). Empty where every P is the one
+    asked."""
     def asked(r: StrategyResult) -> int:
         return options.sglang_page_size if r.strategy == "sglang" else options.block_size
 
-    other = [f"{title_of(r)} {r.block_size:,}"
-             + (f" (its page size asked: {asked(r):,})" if r.strategy == "sglang" else "")
-             for r in results
-             if r.applies and r.block_size is not None and r.block_size != asked(r)]
+    other = []
+    for r in results:
+        if not r.applies or r.block_size is None:
+            continue
+        groups = {label: size for label, size in r.extras.get("block_sizes", {}).items()
+                  if size != r.block_size}
+        if r.block_size == asked(r) and not groups:
+            continue
+        sizes = [f"{r.block_size:,}", *(f"{label} {size:,}" for label, size in groups.items())]
+        other.append(f"{title_of(r)} {', '.join(sizes)}" + (
+            f" (its page size asked: {asked(r):,})" if r.strategy == "sglang" else ""))
     if not other:
         return ""
-    return (f"P is not the block size asked ({options.block_size:,}) in {', '.join(other)}: "
-            "a state row inflates it, or the engine pages by a size of its own; each layout's "
-            "Formulas below say why.")
+    return (f"Tokens a page, where not the block size asked ({options.block_size:,}): "
+            f"{'; '.join(other)}. A state row inflates P, or the engine pages by a size of its "
+            "own; each layout's Formulas below say why.")
 
 
 def capacity_ranks_apart_text(results: Sequence[StrategyResult]) -> str:
