@@ -684,8 +684,8 @@ _OWN_DEFAULT_WIDGETS = {
         "FlashInfer with head 256 on Blackwell, 64 for MLA (FlashMLA; 128 for CUTLASS MLA). "
         "A = max(this, block size). Starts at the model's own. vLLM 0.34 runs an MLA model's "
         "block size of 16, 32 or 48 as it is (FLASH_ATTN_MLA, TRITON_MLA): set 16 for such a "
-        f"run. An MLA hybrid's (Kimi-Linear's) A is raised to {MLA_HYBRID_BLOCK}, as vLLM 0.27 "
-        "and later do."),
+        f"run. An MLA hybrid's (Kimi-Linear's) A is at least {MLA_HYBRID_BLOCK}, as vLLM 0.27 "
+        "and later raise it."),
     "mamba_chunk_size": (
         "Mamba chunk size (tokens)", 64, MAX_CHUNK_SIZE,
         "vLLM, mamba cache mode all: P aligns to lcm(chunk, A). Starts at the model's own: "

@@ -31,7 +31,7 @@ from flatkv.strategies.vllm import last_served_note
 from flatkv.units import count_text, exact_bytes, sentence_case, tokens_text
 
 # the first column of the bytes table under "Where the budget goes": its rows' categories
-BUDGET_GOES = "bytes of the budget (B)"
+BUDGET_GOES = "category (bytes)"
 
 
 def charts_of(results: list[StrategyResult], applying_rows: pd.DataFrame, has_history: bool,
@@ -153,7 +153,7 @@ with user_errors():
     for note in (f"{dropped}." if dropped else "",
                  app_data.dead_weight_text(results),
                  app_data.sliding_capacity_text(s.profile()) if has_history else "",
-                 app_data.capacity_ranks_apart_text(results),
+                 app_data.capacity_ranks_apart_text(results, s.profile()),
                  app_data.logged_capacity_text(results),
                  app_data.two_pool_blocks_text(results, s.profile()),
                  app_data.sglang_state_text(results, s.profile()),

@@ -203,11 +203,12 @@ def page_ids(analysis, ours: StrategyResult) -> None:
         snapshots = " with their state snapshots" if profile.has_state else ""
         if profile.has_state and ours.applies and ours.max_concurrency is not None:
             # the figure at the top of the page counts fewer state pages: say so here
+            mode = app_data.mamba_mode_text(s.mamba_cache_mode, s.prefill_checkpoint_blocks,
+                                            s.speculative_tokens)
             snapshots += (
                 f" (one every P tokens, as with state prefix caching; the "
                 f"{concurrency_text(ours.max_concurrency)} requests this plan holds count "
-                f"mamba cache mode {app_data.mamba_mode_text(s.mamba_cache_mode)} each, as "
-                "the engine's log does)")
+                f"mamba cache mode {mode} each, as the engine's log does)")
         st.caption(f"The default {count_text(DEFAULT_REQUESTS, 'live request')} of "
                    f"{tokens_text(context)} do not fit{snapshots}: the field shows and the map "
                    f"draws the {drawn:,} that {'fits' if drawn == 1 else 'fit'}.")

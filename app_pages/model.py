@@ -37,7 +37,7 @@ from flatkv.app_state import DEFAULT_CONTEXT
 from flatkv.dtypes import KNOWN_DTYPES, STATE_DTYPES, dtype_label
 from flatkv.hf_config import config_from_pasted_text, spec_from_hf_config
 from flatkv.jsonfile import parse_json_object
-from flatkv.models import ModelSpec
+from flatkv.models import FIELD_MINIMUMS, ModelSpec
 from flatkv.patterns import parse_layer_pattern
 from flatkv.profile import MAX_CHUNK_SIZE, profile_to_dict
 from flatkv.units import MAX_TOKENS, count_text, format_bytes, sentence_case
@@ -85,11 +85,12 @@ def _apply_raw() -> None:
             # (the same layers written another way keep them)
             edited = replace(edited, kv_shared_layer_types=())
         raw = replace(edited, layers=ss["edit.layers"],
-                      sliding_window=_whole("edit.window", "Sliding window") or None,
-                      attention_chunk_size=_whole("edit.chunk", "Attention chunk") or None,
-                      ).with_sliding_kv(_whole("edit.swa_kv",
-                                               "Sliding layers' KV bytes per token") or None,
-                      ).with_kv(_whole("edit.kv", "KV bytes per token per layer")).with_state(
+                      sliding_window=_whole("edit.window", RAW_LABELS["sliding_window"]) or None,
+                      attention_chunk_size=_whole(
+                          "edit.chunk", RAW_LABELS["attention_chunk_size"]) or None,
+                      ).with_sliding_kv(_whole(
+                          "edit.swa_kv", RAW_LABELS["sliding_kv_bytes_per_slot"]) or None,
+                      ).with_kv(_whole("edit.kv", RAW_LABELS["kv_bytes_per_slot"])).with_state(
             app_model.parse_state_text(ss["edit.state"]))
         raw.profile()
     except ValueError as exc:
@@ -100,18 +101,27 @@ def _apply_raw() -> None:
         update(model=CUSTOM, raw=raw, spec=None)
 
 
-# The profile's fields as the raw-bytes editor labels them: its errors name the fields
+# The profile's fields as the raw-bytes editor labels them (its widgets add what 0 means): its
+# errors name the fields, and the editor's own refusals these labels
 RAW_LABELS = {"layer_types": "Layer pattern", "state_const_bytes": "State tensors",
               "kv_bytes_per_slot": "KV bytes per token per layer",
               "sliding_kv_bytes_per_slot": "Sliding layers' KV bytes",
               "sliding_window": "Sliding window", "attention_chunk_size": "Attention chunk"}
-_RAW_FIELD = re.compile(r"\b(" + "|".join(RAW_LABELS) + r")\b")
+# a field, and the None that a widget of "0 = none" takes as 0
+_RAW_FIELD = re.compile(r"\b(" + "|".join(RAW_LABELS) + r")\b( None\b)?")
+# what the user typed, echoed in quotes, is theirs: it stays as typed
+_QUOTED = re.compile(r"""((?<!\w)'[^']*'(?!\w)|"[^"]*")""")
+_COMMAND_LINE_HINT = re.compile(r" \([^()]*command line\)")
 
 
 def _in_raw_labels(message: str) -> str:
     """A profile's error with the fields it names as the editor labels them, quoted
-    ("kv_bytes_per_slot is 0" -> '"KV bytes per token per layer" is 0')."""
-    return _RAW_FIELD.sub(lambda m: f'"{RAW_LABELS[m[1]]}"', message)
+    ("kv_bytes_per_slot is 0" -> '"KV bytes per token per layer" is 0'), outside the entries
+    it quotes back; a hint for the command line left out."""
+    parts = _QUOTED.split(_COMMAND_LINE_HINT.sub("", message))
+    return "".join(part if i % 2 else _RAW_FIELD.sub(
+        lambda m: f'"{RAW_LABELS[m[1]]}"' + (" 0" if m[2] else ""), part)
+        for i, part in enumerate(parts))
 
 
 def _drop_ssm_element() -> None:
@@ -192,7 +202,7 @@ def _edit_optional(field: str) -> None:
 def _edit_field(kind: str, field: str) -> None:
     _edit_number(_spec_key(field, kind), f"{kind}: {_label(field)}",
                  lambda d, value: d.with_field(kind, field, value),
-                 least=0 if field in OPTIONAL_FIELDS else 1)
+                 least=0 if field in OPTIONAL_FIELDS else FIELD_MINIMUMS.get(field, 1))
 
 
 def _label(field: str) -> str:
@@ -432,27 +442,30 @@ def _raw_bytes_source(s) -> None:
         _fill_raw(s.raw or RawModel.from_profile(s.profile()))
         ss["edit.filled"] = (s.model, s.spec, s.tp)
     c1, c2 = st.columns(2)  # [2, 1] cut the state tensors' value at 1000 px
-    c1.text_input("Layer pattern", key="edit.layers", on_change=_apply_raw,
+    c1.text_input(RAW_LABELS["layer_types"], key="edit.layers", on_change=_apply_raw,
                   help="e.g. (3*linear,full)*12 or full*32; kinds: full, sliding, chunked, "
                   "linear")
-    c2.text_input("State tensors of one linear layer (bytes)", key="edit.state",
+    c2.text_input(f"{RAW_LABELS['state_const_bytes']} of one linear layer (bytes)",
+                  key="edit.state",
                   on_change=_apply_raw, help="name=bytes pairs, e.g. conv=49152,ssm=2MiB")
     # the numbers a row of their own: beside the pattern, 4,096 showed as "409" at 1000 px
     c3, c6 = st.columns(2)  # four a row cut 8192 to "81" at 1000 px
-    c3.number_input("KV bytes per token per layer", key="edit.kv", step=1,
+    c3.number_input(RAW_LABELS["kv_bytes_per_slot"], key="edit.kv", step=1,
                     value=None, on_change=_apply_raw,
                     help="Bytes one token adds to one full (or chunked) attention layer, and to "
                     "a sliding one unless the field beside it gives its own")
-    c6.number_input("Sliding layers' KV bytes (0 = the same)", key="edit.swa_kv", step=1,
+    c6.number_input(f"{RAW_LABELS['sliding_kv_bytes_per_slot']} (0 = the same)",
+                    key="edit.swa_kv", step=1,
                     value=None, on_change=_apply_raw,
                     help="Bytes one token adds to one sliding layer, where its heads differ "
                     "from the full layers' (Gemma 4: 16 KV heads x 256 beside 4 x 512); 0: "
                     "the KV bytes beside it")
     c4, c5 = st.columns(2)
-    c4.number_input("Sliding window (0 = none)", key="edit.window", step=1,
+    c4.number_input(f"{RAW_LABELS['sliding_window']} (0 = none)", key="edit.window", step=1,
                     value=None, on_change=_apply_raw,
                     help="Tokens a sliding layer keeps: its last W")
-    c5.number_input("Attention chunk (0 = none)", key="edit.chunk", step=1,
+    c5.number_input(f"{RAW_LABELS['attention_chunk_size']} (0 = none)", key="edit.chunk",
+                    step=1,
                     value=None, on_change=_apply_raw,
                     help="Tokens of a chunk of chunked layers (Llama 4's chunked local "
                     "attention): a chunked layer keeps the tokens of its own chunk")

@@ -1197,15 +1197,17 @@ def page_sizes_text(results: Sequence[StrategyResult], options: StrategyOptions)
             "own; each layout's Formulas below say why.")
 
 
-def capacity_ranks_apart_text(results: Sequence[StrategyResult]) -> str:
+def capacity_ranks_apart_text(results: Sequence[StrategyResult], profile: CacheProfile) -> str:
     """Why Compare's capacity bars may rank the layouts otherwise than its concurrency bars:
-    SGLang with its sliding-window pool counts its full-attention pool alone, every other
-    layout its sliding pages as full history. Empty unless SGLang has that pool here."""
+    SGLang with its sliding-window pool (its chunked layers' too) counts its full-attention
+    pool alone, every other layout those layers' pages as full history. Empty unless SGLang has
+    that pool here."""
     sglang = next((r for r in results if r.applies and r.extras.get("sglang_swa_pool")), None)
     if sglang is None or not any(r.applies and r is not sglang for r in results):
         return ""
-    return ("Capacity does not rank these layouts: SGLang's is its full-attention pool alone "
-            "(its sliding layers keep a pool of their own), the others' count sliding pages as "
+    name = WINDOWED[swa_label(profile)].name
+    return (f"Capacity does not rank these layouts: SGLang's is its full-attention pool alone "
+            f"(its {name} layers keep a pool of their own), the others' count {name} pages as "
             "full history. Concurrency counts each the way its engine holds requests: compare "
             "that.")
 

@@ -649,7 +649,8 @@ _CARRIED_KEYS: dict[str, tuple[str, Callable[[str, str], object], Callable[[obje
     "kv_split": ("kv_tensor_bytes", _sizes(MAX_BYTES, most=2), lambda v: ",".join(map(str, v))),
     "conv_el": ("conv_element_bytes", _int(1, 8), str),
     "swa_kv": ("sliding_kv_bytes_per_slot", _int(1, MAX_BYTES), str),
-    "kv_shared": ("kv_shared_layer_types", _layer_labels, app_model.format_layer_pattern),
+    "kv_shared": ("kv_shared_layer_types", _layer_labels,
+                  lambda labels: app_model.format_layer_pattern(labels, short=True)),
     "swa_split": ("sliding_kv_tensor_bytes", _sizes(MAX_BYTES, most=2),
                   lambda v: ",".join(map(str, v))),
 }

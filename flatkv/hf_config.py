@@ -303,14 +303,19 @@ def _gives(cfg: Mapping[str, Any], key: str) -> bool:
     return any(level.get(key) is not None for _, level in _levels(cfg))
 
 
+def _count_text(value: int) -> str:
+    """A count in an error: thousands separated, or how many digits past 30 (``int_text``)."""
+    return f"{value:,}" if abs(value) < 10**30 else int_text(value)
+
+
 def _precheck_sizes(cfg: Mapping[str, Any], where: str = "") -> None:
     """Refuse absurd layer counts before transformers builds per-layer lists from them."""
     for key in ("num_hidden_layers", "n_layer", "num_layers"):
         value = cfg.get(key)
         if isinstance(value, int) and not isinstance(value, bool) and value > MAX_CACHE_LAYERS:
             raise ValueError(
-                f"config.json {where}{key} = {int_text(value)} is too large to be real (at "
-                f"most {MAX_CACHE_LAYERS:,}): fix the field"
+                f"config.json {where}{key} = {_count_text(value)} is too large to be real "
+                f"(at most {MAX_CACHE_LAYERS:,}): fix the field"
             )
     for key in ("layer_types", "layers_block_type", "hybrid_override_pattern"):
         value = cfg.get(key)
@@ -647,10 +652,11 @@ def _auto_config(cfg: Mapping[str, Any], model_type: str) -> Any:
     hf_logging.set_verbosity(hf_logging.CRITICAL)
     try:
         # quietly: its deprecation warnings (Kimi Linear's rope_scaling) would break the CLI's
-        # one-line errors and notes on stderr
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            conf = AutoConfig.for_model(read_as, **kwargs)
+        # one-line errors and notes on stderr. A filter of transformers' own warnings, set
+        # again each time (no duplicate is kept): catch_warnings would restore the filters of
+        # another session's thread
+        warnings.filterwarnings("ignore", module=r"transformers(\.|$)")
+        conf = AutoConfig.for_model(read_as, **kwargs)
     except Exception as exc:  # transformers raises many kinds; the user needs one message
         text = textwrap.shorten(" ".join(str(exc).split()), 300, placeholder=" ...")
         field = _FIELD_ERROR.search(text)  # transformers 5's strict dataclass checks

@@ -65,6 +65,10 @@ MAX_CONV_KERNEL = 64
 MLA_KERNEL_BLOCK_SIZE = 64
 
 
+# The least a kind's field takes where it is not 1: a conv kernel keeps K - 1 rows of state
+FIELD_MINIMUMS = {"conv_kernel": 2}
+
+
 def _check_dim(where: str, value: object, *, minimum: int = 1, maximum: int = MAX_DIM) -> int:
     """A model dimension: a whole number in [minimum, maximum] (``plan.check_int``)."""
     return check_int(where, value, minimum=minimum, maximum=maximum,
@@ -132,8 +136,8 @@ class CacheLayer:
         and at most MAX_CONV_KERNEL."""
         for f in fields(self):
             if f.name == "conv_kernel":
-                _check_dim(f"{self.kind}.conv_kernel", self.conv_kernel, minimum=2,
-                           maximum=MAX_CONV_KERNEL)
+                _check_dim(f"{self.kind}.conv_kernel", self.conv_kernel,
+                           minimum=FIELD_MINIMUMS["conv_kernel"], maximum=MAX_CONV_KERNEL)
             else:
                 _check_dim(f"{self.kind}.{f.name}", getattr(self, f.name))
 

@@ -90,8 +90,8 @@ def add_strategy_arguments(
     parser.add_argument("--kernel-block-size", type=int, default=defaults.kernel_block_size,
          metavar="A", help="vllm: the attention backend's kernel block size A (default: 64 for "
          "an MLA model, as FlashMLA; else 16; vLLM 0.34 runs an MLA model's told block size of "
-         f"16, 32 or 48 as it is: give 16 for such a run; an MLA hybrid's A is raised to "
-         f"{MLA_HYBRID_BLOCK}, as vLLM 0.27 and later do, whatever this says)")
+         f"16, 32 or 48 as it is: give 16 for such a run; an MLA hybrid's A is at least "
+         f"{MLA_HYBRID_BLOCK}, as vLLM 0.27 and later raise it, whatever this says)")
     parser.add_argument("--mamba-cache-mode", choices=MAMBA_CACHE_MODES,
                         default=defaults.mamba_cache_mode,
                         help="state pages per request: none = 1, align = 2, all = cdiv(L, P) "

@@ -309,13 +309,30 @@ def test_model_page_edits_raw_bytes_and_rejects_a_bad_pattern():
                "it is fixed, every page (and the summary below) shows the last valid model."
                for e in at.error)
     assert at.query_params["kv"] == "4096"
-    # the profile's refusals name its fields as the editor labels them
     at.number_input(key="edit.kv").set_value(4096).run()
+    # what the user typed is quoted back as typed, even a field's name
+    at.text_input(key="edit.layers").set_value("layer_types*2").run()
+    assert [shown(e) for e in at.error][0].startswith(
+        "layer pattern 'layer_types*2' has unknown layer kind 'layer_types': use one of")
+    at.text_input(key="edit.layers").set_value("full*32").run()
+    # the profile's refusals name its fields as the editor labels them
     at.number_input(key="edit.window").set_value(100).run()
     assert [shown(e) for e in at.error] == [
         '"Sliding window" is 100 but "Layer pattern" has no sliding_attention layer: drop '
         '"Sliding window" or add sliding_attention layers. Until it is fixed, every page (and '
         'the summary below) shows the last valid model.']
+    # a None is the field's 0, and the command line's flag is not the editor's to name
+    at.number_input(key="edit.window").set_value(0).run()
+    at.text_input(key="edit.layers").set_value("sliding*2").run()
+    assert [shown(e) for e in at.error][0] == (
+        '"Sliding window" is not set but the model has sliding_attention layers: give the '
+        'window in tokens. Until it is fixed, every page (and the summary below) shows the '
+        'last valid model.')
+    at.number_input(key="edit.window").set_value(1024).run()
+    at.number_input(key="edit.swa_kv").set_value(8192).run()
+    assert [shown(e) for e in at.error][0].startswith(
+        '"Sliding layers\' KV bytes" is 8192 but every attention layer slides: give their '
+        'bytes as "KV bytes per token per layer", and "Sliding layers\' KV bytes" 0.')
 
 
 def test_a_chunked_model_shows_its_chunk_and_edits_it_as_raw_bytes():
@@ -1106,9 +1123,9 @@ def test_compare_page_lists_every_strategy():
     # after the budgets to hold and the context lengths' table
     # a row a category, a column a layout (it fits the page's width)
     frame = at.dataframe[3].value
-    assert list(frame.columns) == ["bytes of the budget (B)", "FlatKV packed slabs",
+    assert list(frame.columns) == ["category (bytes)", "FlatKV packed slabs",
                                    "FlatKV per component", "vLLM v1", "SGLang", "two-level pages"]
-    breakdown = frame.set_index("bytes of the budget (B)").T
+    breakdown = frame.set_index("category (bytes)").T
     assert list(breakdown.columns) == ["kv history", "state", "row padding",
                                        "state page padding", "padding layers",
                                        "dead weight", "idle pool", "unused"]
@@ -1734,6 +1751,12 @@ def test_compare_follows_sglangs_sliding_pool_choice_for_the_architecture():
         "history. Concurrency counts each the way its engine holds requests: compare that."]
     at.selectbox(key="w.sglang_swa_pool").set_value("auto").run()
     assert not [c for c in at.caption if shown(c).startswith("Capacity does not rank")]
+    # Llama 4's chunked layers keep SGLang's other pool: named as chunked, not sliding
+    scout = open_app("app_pages/compare.py", {"model": "Llama-4-Scout-17B-16E", "ctx": "131072"})
+    assert [shown(c) for c in scout.caption if shown(c).startswith("Capacity does not")] == [
+        "Capacity does not rank these layouts: SGLang's is its full-attention pool alone (its "
+        "chunked layers keep a pool of their own), the others' count chunked pages as full "
+        "history. Concurrency counts each the way its engine holds requests: compare that."]
 
 
 def test_options_another_option_idles_are_neither_offered_nor_named():
@@ -2947,6 +2970,12 @@ def test_a_workload_that_does_not_fit_offers_the_one_that_does():
         "plan holds count mamba cache mode none (1 state page) each, as the engine's log " \
         "does): the field shows and the map draws the 1 that fits." in [
             c.value for c in default.caption]
+    # in mamba cache mode align with 2 checkpoint blocks, 2 + 2 state pages a request:
+    # 1,455 / (482 + 4) = 2.99, and the caption says which pages it counts
+    assert f"{1455 / (482 + 2 + 2):.2f}" == "2.99"
+    align = open_app("app_pages/layout.py", {"mamba": "align", "ckpt": "2"})
+    assert any("the 2.99 requests this plan holds count mamba cache mode align (2 state pages) "
+               "+ 2 checkpoint each" in c.value for c in align.caption)
     # the pool's 1,455 page ids, all drawn (under the map's 2,048)
     assert [c for c in default.get("plotly_chart") if "First 1,455 page ids" in c.proto.spec]
     # untyped, the field follows the context: 4 fit at 32,768 tokens, 1 again at 262,144
@@ -3387,8 +3416,7 @@ def test_kv_shared_layers_are_named_and_dropped_when_the_layers_are_edited():
     assert pattern.value == "(5*sliding,full)*6,4*sliding"  # short names, as one writes them
     pattern.set_value("(5*sliding_attention,full_attention)*6,4*sliding_attention").run()
     assert_clean(raw)
-    assert raw.query_params["kv_shared"] == (
-        "sliding_attention,(full_attention,5*sliding_attention)*3,full_attention")
+    assert raw.query_params["kv_shared"] == "sliding,(full,5*sliding)*3,full"  # as `layers`
     assert any(said in c.value for c in raw.caption)
 
 
@@ -3421,6 +3449,13 @@ def test_model_page_number_fields_say_what_is_wrong_with_a_negative():
     hand.number_input(key="spec.full.kv_heads").set_value(0).run()
     assert [shown(e) for e in hand.error if "kv heads" in shown(e)] == [
         "full: kv heads is 0: give a whole number of 1 or more. Until it is fixed, every page "
+        "(and the summary below) shows the last valid model."]
+    # a conv kernel keeps K - 1 rows of state: its least is 2, said as the field's own
+    qwen = open_app("app_pages/model.py")
+    qwen.segmented_control(key="model.source").set_value("Edit by hand").run()
+    qwen.number_input(key="spec.gdn.conv_kernel").set_value(1).run()
+    assert [shown(e) for e in qwen.error] == [
+        "gdn: conv kernel is 1: give a whole number of 2 or more. Until it is fixed, every page "
         "(and the summary below) shows the last valid model."]
     hand.number_input(key="spec.full.kv_heads").set_value(-1).run()
     # the entry stays in its field beside the error (it used to jump back to the model's
