@@ -178,8 +178,8 @@ def spec_kind_rows(spec: ModelSpec) -> list[dict]:
         is_state = bool(k.state_shapes)
         rows.append({
             "name": k.name, "kind": k.kind, "layers": k.count,
-            "KV bytes per token": None if is_state else k.kv_bytes_per_token,
-            "state bytes per layer": k.state_bytes_per_layer if is_state else None,
+            "KV B per token": None if is_state else k.kv_bytes_per_token,
+            "state B per layer": k.state_bytes_per_layer if is_state else None,
             **{f"{tensor} shape": " x ".join(map(str, shape))
                for tensor, shape in k.state_shapes.items()},
         })
@@ -374,8 +374,8 @@ def kind_summary(profile: CacheProfile) -> list[dict]:
         is_state = label == LINEAR_ATTENTION
         rows.append({
             "kind": KIND_NAMES[label], "layers": count,
-            "KV bytes per token": None if is_state else profile.kv_bytes_of(label),
-            "state bytes per layer": profile.state_bytes_per_layer if is_state else None,
+            "KV B per token": None if is_state else profile.kv_bytes_of(label),
+            "state B per layer": profile.state_bytes_per_layer if is_state else None,
         })
     return _filled_columns(rows)
 

@@ -487,8 +487,8 @@ def test_a_tp_that_does_not_split_the_model_leaves_the_editor_open():
     # the summary stays, at TP 1: 2 KV heads x (256 + 256) x 2 B = 2,048 B per token
     assert metrics(at)["Cache layers"] == "48"
     kinds = at.dataframe[0].value.set_index("name")
-    assert kinds.loc["full", "KV bytes per token"] == 2_048  # a column with gaps: numbers
-    assert pd.isna(kinds.loc["gdn", "KV bytes per token"])  # a state kind keeps no KV: a gap
+    assert kinds.loc["full", "KV B per token"] == 2_048  # a column with gaps: numbers
+    assert pd.isna(kinds.loc["gdn", "KV B per token"])  # a state kind keeps no KV: a gap
 
 
 def test_model_page_names_the_configs_mamba_ssm_dtype():
@@ -516,7 +516,7 @@ def test_model_page_edits_heads_and_dtypes_of_a_preset():
     assert_clean(at)
     assert at.query_params["model"] == "spec" and "spec" in at.query_params
     kinds = at.dataframe[0].value
-    assert kinds.iloc[0]["KV bytes per token"] == 2048
+    assert kinds.iloc[0]["KV B per token"] == 2048
     # an altered preset no longer goes by the preset's name, here or in the link
     assert at.text_input(key="spec.name").value == "Llama-3.1-8B (edited)"
     assert shown(at.subheader[0]) == "Llama-3.1-8B (edited)"
@@ -532,7 +532,7 @@ def test_model_page_edits_heads_and_dtypes_of_a_preset():
     assert at.selectbox(key="spec.kv_dtype").options[3:5] == ["float8_e4m3fn (fp8)",
                                                               "float8_e5m2 (fp8_e5m2)"]
     at.selectbox(key="spec.kv_dtype").set_value("float8_e4m3fn").run()
-    assert at.dataframe[0].value.iloc[0]["KV bytes per token"] == 1024
+    assert at.dataframe[0].value.iloc[0]["KV B per token"] == 1024
     assert shown(at.subheader[0]) == "Llama-3.1-8B (edited)"
     # 64 KV heads under Llama's 32 query heads: no model, refused as the config reader does
     at.number_input(key="spec.full.kv_heads").set_value(64).run()
@@ -540,7 +540,7 @@ def test_model_page_edits_heads_and_dtypes_of_a_preset():
         "attention_heads = 32 is not a multiple of full.kv_heads = 64: no engine loads such a "
         "model; check the model's heads, or leave attention_heads unset. Until it is fixed, "
         "every page (and the summary below) shows the last valid model."]
-    assert at.dataframe[0].value.iloc[0]["KV bytes per token"] == 1024
+    assert at.dataframe[0].value.iloc[0]["KV B per token"] == 1024
     at.number_input(key="spec.full.kv_heads").set_value(4).run()
     # a pattern over an unknown kind name: the spec's own message, as st.error
     at.text_input(key="spec.pattern").set_value("full*30,mamba*2").run()
@@ -549,7 +549,7 @@ def test_model_page_edits_heads_and_dtypes_of_a_preset():
     # the link reopens the edited model
     again = open_app("app_pages/model.py", dict(at.query_params))
     assert_clean(again)
-    assert again.dataframe[0].value.iloc[0]["KV bytes per token"] == 1024
+    assert again.dataframe[0].value.iloc[0]["KV B per token"] == 1024
 
 
 def test_the_model_summary_gives_kv_per_token_and_state_per_request():
@@ -676,7 +676,7 @@ def test_model_page_builds_a_short_convolution_hybrid_by_hand():
     assert at.number_input(key="spec.conv.channels").value == 2048  # the template's
     kinds = at.dataframe[0].value.set_index("name")
     # (2,048, 3 - 1) x 2 B = 8,192 B a layer; no ssm tensor, so no ssm column
-    assert kinds.loc["conv", "state bytes per layer"] == 2048 * 2 * 2 == 8_192
+    assert kinds.loc["conv", "state B per layer"] == 2048 * 2 * 2 == 8_192
     assert kinds.loc["conv", "conv shape"] == "2048 x 2" and "ssm shape" not in kinds.columns
     assert {m.label: m.value for m in at.metric}["State per request"] == "32.00 KiB"  # 4 x 8 KiB
     assert any("cache dtypes: KV bfloat16, conv bfloat16 · " in c.value for c in at.caption)
@@ -689,7 +689,7 @@ def test_model_page_builds_a_lightning_attention_hybrid_by_hand():
     assert at.number_input(key="spec.lightning.heads").value == 64  # the template's
     kinds = at.dataframe[0].value.set_index("name")
     # (64, 128, 128) x 2 B = 2,097,152 B a layer; no conv tensor, so no conv column
-    assert kinds.loc["lightning", "state bytes per layer"] == 64 * 128 * 128 * 2
+    assert kinds.loc["lightning", "state B per layer"] == 64 * 128 * 128 * 2
     assert kinds.loc["lightning", "ssm shape"] == "64 x 128 x 128"
     assert "conv shape" not in kinds.columns
     assert {m.label: m.value for m in at.metric}["State per request"] == "28.00 MiB"  # 14 x 2
@@ -705,9 +705,9 @@ def test_model_page_gives_an_mla_kind_the_lightning_indexer_by_hand():
     # DeepSeek-V3.2-style: MLA's index head dim (0 = none) adds 128 + 4 B a token per layer
     plain = built_by_hand(("MLA",), "4*mla")
     assert plain.number_input(key="spec.mla.index_head_dim").value == 0  # none: plain MLA
-    assert plain.dataframe[0].value.set_index("name").loc["mla", "KV bytes per token"] == 1_152
+    assert plain.dataframe[0].value.set_index("name").loc["mla", "KV B per token"] == 1_152
     at = built_by_hand(("MLA",), "4*mla", (("mla.index_head_dim", 128),))
-    assert at.dataframe[0].value.set_index("name").loc["mla", "KV bytes per token"] == (
+    assert at.dataframe[0].value.set_index("name").loc["mla", "KV B per token"] == (
         576 * 2 + 128 + 4)
     assert metrics(at)["KV per token"] == "5.02 KiB"  # 4 x 1,284 = 5,136 B
     # how the 1,284 B add up, under the table (not for the plain latent)
@@ -740,10 +740,10 @@ def test_model_page_builds_a_hybrid_from_scratch():
     assert metrics(at)["Cache layers"] == "4"
     kinds = at.dataframe[0].value.set_index("name")
     # full: 8 KV heads x (128 + 128) x 2 B (bf16) = 4,096 B per token
-    assert kinds.loc["full", "KV bytes per token"] == 8 * 256 * 2 == 4_096
+    assert kinds.loc["full", "KV B per token"] == 8 * 256 * 2 == 4_096
     # SPEC section 2, Mamba2 at TP 1: d_inner = 8 x 64 = 512; conv (512 + 2 x 1 x 16, 4 - 1) =
     # (544, 3) x 2 B = 3,264; ssm (8, 64, 16) x 4 B (float32) = 32,768; 36,032 B per layer
-    assert kinds.loc["mamba2", "state bytes per layer"] == 544 * 3 * 2 + 8 * 64 * 16 * 4 \
+    assert kinds.loc["mamba2", "state B per layer"] == 544 * 3 * 2 + 8 * 64 * 16 * 4 \
         == 36_032
     assert (kinds.loc["mamba2", "conv shape"], kinds.loc["mamba2", "ssm shape"]) == (
         "544 x 3", "8 x 64 x 16")
@@ -811,7 +811,7 @@ def test_a_model_file_comes_back_at_its_own_tp():
     at.button(key="model.load").click().run()
     assert_clean(at)
     assert at.query_params["tp"] == "2"
-    assert at.dataframe[0].value.iloc[-1]["KV bytes per token"] == 1 * 256 * 2 * 2
+    assert at.dataframe[0].value.iloc[-1]["KV B per token"] == 1 * 256 * 2 * 2
     assert [shown(i) for i in at.info if "model file's" in shown(i)] == [
         "TP 2, the model file's, replaces the sidebar's TP 1: its figures are the file's. Change "
         "TP in the sidebar to see another."]
@@ -865,7 +865,7 @@ def test_model_page_loads_a_config_json_and_model_json():
     assert_clean(at)
     assert metrics(at)["Cache layers"] == "4"
     # 2 KV heads x (64 + 64) x 2 B = 512 B per token per layer (head_dim 512 / 8 = 64)
-    assert at.dataframe[0].value.iloc[0]["KV bytes per token"] == 512
+    assert at.dataframe[0].value.iloc[0]["KV B per token"] == 512
     assert shown(at.subheader[0]) == "tiny-llama"
     assert at.text_input(key="hf.name").value == ""  # the name went with its config
     # back from another page, the source is still config.json (the model came from it)

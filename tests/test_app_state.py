@@ -528,13 +528,13 @@ def test_layer_rows_and_kind_summary_by_hand():
     assert rows[4]["slot"] == 3 and rows[4]["state bytes"] == 49152 + 2097152
     kinds = {k["kind"]: k for k in app_model.kind_summary(profile)}
     assert kinds["full attention"] == {"kind": "full attention", "layers": 12,
-                                       "KV bytes per token": 2048, "state bytes per layer": None}
+                                       "KV B per token": 2048, "state B per layer": None}
     assert kinds["state (linear attention / Mamba)"] == {
-        "kind": "state (linear attention / Mamba)", "layers": 36, "KV bytes per token": None,
-        "state bytes per layer": 49152 + 2097152}
+        "kind": "state (linear attention / Mamba)", "layers": 36, "KV B per token": None,
+        "state B per layer": 49152 + 2097152}
     # an attention-only model: no state columns
     llama = app_model.kind_summary(app_model.profile_for("Llama-3.1-8B", None, 1))
-    assert llama == [{"kind": "full attention", "layers": 32, "KV bytes per token": 4096}]
+    assert llama == [{"kind": "full attention", "layers": 32, "KV B per token": 4096}]
 
 
 # ---- the hand editor's draft (app_model.SpecDraft) ----------------------------------------
@@ -865,16 +865,16 @@ def test_replication_note_when_tp_passes_the_kv_heads():
     # 1 x (128 + 128) x 2 B = 512 B per token, not 8 / 16 of 4,096
     spec = app_model.spec_for("Llama-3.1-8B", None, 16)
     assert app_model.spec_kind_rows(spec) == [  # no state: no state columns
-        {"name": "full", "kind": "attention", "layers": 32, "KV bytes per token": 512}]
+        {"name": "full", "kind": "attention", "layers": 32, "KV B per token": 512}]
     # Falcon-H1 at TP 2: 1 of its 2 KV heads a rank, (128 + 128) x 2 B = 512 B; Mamba2 conv
     # (3,072 + 2 x 2 groups (1 raised to TP) x 256) / 2 = 2,048 channels x 3, ssm 24 / 2 = 12
     # heads x 128 x 256; dashes (None) where a kind has no such figure
     falcon = app_model.spec_kind_rows(app_model.spec_for("Falcon-H1-7B", None, 2))
     assert falcon == [
-        {"name": "full", "kind": "attention", "layers": 44, "KV bytes per token": 512,
-         "state bytes per layer": None, "conv shape": None, "ssm shape": None},
-        {"name": "mamba2", "kind": "mamba2", "layers": 44, "KV bytes per token": None,
-         "state bytes per layer": (2048 * 3 + 12 * 128 * 256) * 2, "conv shape": "2048 x 3",
+        {"name": "full", "kind": "attention", "layers": 44, "KV B per token": 512,
+         "state B per layer": None, "conv shape": None, "ssm shape": None},
+        {"name": "mamba2", "kind": "mamba2", "layers": 44, "KV B per token": None,
+         "state B per layer": (2048 * 3 + 12 * 128 * 256) * 2, "conv shape": "2048 x 3",
          "ssm shape": "12 x 128 x 256"}]
     # beside it the config's own figures, for the whole model: 8 heads, not one a rank
     assert app_model.spec_geometry_rows(spec) == [
