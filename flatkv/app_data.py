@@ -457,10 +457,13 @@ def inflation_bars(analysis: PlanAnalysis) -> list[RowBar]:
 
 @dataclass(frozen=True)
 class PageMap:
-    """Page id -> owning group for a workload (SPEC section 3.5); id 0 is the null page."""
+    """Page id -> owning group for a workload (SPEC section 3.5). Each group's count holds its
+    one dummy page (SPEC's "+ 1"), so no id is set apart besides: the map draws exactly the
+    pages ``covers`` counts (a null page at id 0 on top of them drew one page too few of the
+    last group when the pages filled the pool)."""
 
     num_blocks: int
-    owners: tuple[str | None, ...]  # index = page id; None = the null page or free
+    owners: tuple[str | None, ...]  # index = page id; None = free
     per_group: dict[str, int]  # pages each group needs (flatkv.workload.group_pages)
     fits: bool
     # requests of this context the pool holds when the workload does not fit; None when it does
@@ -490,8 +493,7 @@ def page_assignment(
     # Each group's run is already in order, so a lazy merge yields the first ids without
     # listing every page (a link may ask for 4,096 requests of 2**40 tokens: up to 10^14 pages).
     runs = [_page_run(i, gid, n) for i, (gid, n) in enumerate(per_group.items())]
-    order = islice(heapq.merge(*runs), max(0, shown - 1))
-    owners: list[str | None] = [None] + [gid for _, _, gid in order]
+    owners: list[str | None] = [gid for _, _, gid in islice(heapq.merge(*runs), shown)]
     owners += [None] * (shown - len(owners))
     fits = covers(pool, work)
     most = None if fits else max_requests(pool, context_tokens=context,

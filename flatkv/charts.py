@@ -273,7 +273,7 @@ def page_map_figure(pages: PageMap, *, columns: int = 64, title: str = "") -> go
         names.append(f"{gid} ({n:,} page{'' if n == 1 else 's'})")
         colors.append(color_of(GROUP_KIND.get(gid, "state")))
     index[None] = len(names)
-    names.append("free / null page")
+    names.append("free")
     colors.append(COLORS["free"])
     rows = max(1, cdiv(len(pages.owners), columns))
     z: list[list[int | None]] = [[None] * columns for _ in range(rows)]
@@ -281,8 +281,7 @@ def page_map_figure(pages: PageMap, *, columns: int = 64, title: str = "") -> go
     for pid, owner in enumerate(pages.owners):
         r, c = divmod(pid, columns)
         z[r][c] = index[owner]
-        text[r][c] = (f"page {pid}: {owner}" if owner is not None
-                      else "page 0: null page" if pid == 0 else f"page {pid}: free")
+        text[r][c] = f"page {pid}: {owner or 'free'}"
     k = len(colors)  # one flat band of the colour scale per colour index
     scale = [[edge / k, color] for i, color in enumerate(colors) for edge in (i, i + 1)]
     cells = go.Heatmap(

@@ -103,13 +103,13 @@ def test_page_assignment_follows_the_spec_workload(analysis):
     # state min(2 x 2 + 4,000 // 1,056 + 1, 7) = min(8, 7) = 7
     pages = app_data.page_assignment(analysis, requests=2, context=2000)
     assert pages.per_group == {"linear_attention": 7, "full_attention": 7}
-    assert pages.owners[0] is None  # the null page
-    assert pages.owners[1:15].count("full_attention") == 7
-    assert pages.owners[1:15].count("linear_attention") == 7
-    assert set(pages.owners[15:]) == {None} and len(pages.owners) == 775
+    # each count holds its group's dummy page: 14 ids, none set apart besides
+    assert pages.owners[:14].count("full_attention") == 7
+    assert pages.owners[:14].count("linear_attention") == 7
+    assert set(pages.owners[14:]) == {None} and len(pages.owners) == 775
     assert pages.fits and pages.max_requests is None  # counted only when it does not fit
     # proportional interleaving: ids alternate while both groups need the same count
-    assert pages.owners[1:5] == ("linear_attention", "full_attention") * 2
+    assert pages.owners[:4] == ("linear_attention", "full_attention") * 2
     big = app_data.page_assignment(analysis, requests=400, context=32768)
     # full: ceil(400 x 32,768 / 1,056) + 401 = 12,413 + 401 > 775 page ids
     assert not big.fits and len(big.owners) == 775
@@ -129,7 +129,7 @@ def test_page_assignment_interleaves_unequal_groups_in_proportion():
     fewer = app_data.page_assignment(a, requests=3, context=4096, sliding_window=128,
                                      scheduled_tokens=512)
     assert fewer.per_group == {"sliding_attention": 3 * 8 + 32 + 3 + 1, "full_attention": 772}
-    handed = pages.owners[1:1 + 540 + 772]
+    handed = pages.owners[:540 + 772]
     assert handed.count("sliding_attention") == 540 and handed.count("full_attention") == 772
     # the k-th page of a group of n sits at (2k + 1) / 2n of the run: full at 1/1,544,
     # 3/1,544, 5/1,544, 7/1,544 (6.5, 19.4, 32.4, 45.3 per 10^4), sliding at 1/1,080, 3/1,080,
@@ -148,7 +148,7 @@ def test_page_assignment_lists_only_the_ids_it_shows(analysis):
     full = -(-4096 * (1 << 24) // 1056) + 4096 + 1
     assert pages.per_group == {"linear_attention": full, "full_attention": full}
     assert len(pages.owners) == 775 and not pages.fits
-    assert pages.owners[1:7] == ("linear_attention", "full_attention") * 3
+    assert pages.owners[:6] == ("linear_attention", "full_attention") * 3
 
 
 def test_live_pages_draw_the_default_or_as_many_as_fit(analysis):

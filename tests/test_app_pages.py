@@ -2439,6 +2439,25 @@ def test_layout_takes_the_largest_workload_a_link_can_ask_for():
                for w in at.warning)
 
 
+def test_layout_draws_every_page_of_a_workload_that_fills_the_pool():
+    # Kimi-Linear at P 1,888 on an H100: 1 request of 1,234,752 tokens (654 x 1,888) needs
+    # 654 + 1 + 1 full-history pages (SPEC 3.5: its dummy page in the count) and as many state
+    # pages (min(2 + 654 + 1, 656)): 1,312, the whole pool. The map draws all of them, none
+    # set apart as a null page (it drew 655 full-attention pages beside a null one)
+    assert (1_234_752 // 1888, 654 + 1 + 1, min(2 + 654 + 1, 656)) == (654, 656, 656)
+    at = open_app("app_pages/layout.py", {"model": "Kimi-Linear-48B-A3B", "ctx": "1234752",
+                                          "req": "1"})
+    assert_clean(at)
+    assert any("linear_attention: 656, full_attention: 656; 1,312 page ids in the pool" in
+               c.value for c in at.caption)
+    (drawn,) = [json.loads(c.proto.spec) for c in at.get("plotly_chart")
+                if "First 1,312 page ids" in c.proto.spec]
+    cells = [v for row in drawn["data"][0]["z"] for v in row if v is not None]
+    assert (cells.count(0), cells.count(1), len(cells)) == (656, 656, 1312)
+    assert [t["name"] for t in drawn["data"][1:]] == [
+        "linear_attention (656 pages)", "full_attention (656 pages)", "free"]
+
+
 def test_layout_says_how_many_requests_fit_and_draws_no_map_of_pages_it_lacks():
     # gpt-oss-20b, 97,870 page ids of P 16 at 2^20 tokens: one request needs 65,536 + 2 full
     # and 8 + 512 + 2 sliding pages (66,060); two need 131,072 + 3 full pages alone

@@ -87,14 +87,14 @@ def test_icicle_values_and_colours(analysis):
 
 
 def test_page_map_marks_each_owner():
-    pages = app_data.PageMap(8, (None, "linear_attention", "full_attention", "full_attention",
-                                 None, None, None, None),
+    pages = app_data.PageMap(8, ("linear_attention", "full_attention", "full_attention",
+                                 None, None, None, None, None),
                              {"linear_attention": 1, "full_attention": 2}, True, None)
     fig = charts.page_map_figure(pages, columns=4)
     grid = fig.data[0]  # a heatmap: its cells scale with the plot, so none overlap
     # colour index by id, 4 a row: linear 0, full 1, free 2
-    assert [list(row) for row in grid.z] == [[2, 0, 1, 1], [2, 2, 2, 2]]
-    assert list(grid.text[0][:2]) == ["page 0: null page", "page 1: linear_attention"]
+    assert [list(row) for row in grid.z] == [[0, 1, 1, 2], [2, 2, 2, 2]]
+    assert list(grid.text[0][:2]) == ["page 0: linear_attention", "page 1: full_attention"]
     assert grid.text[1][3] == "page 7: free"
 
     def colour(index):  # the flat band of the colour scale that index falls in
@@ -102,9 +102,9 @@ def test_page_map_marks_each_owner():
         return next(c for edge, c in grid.colorscale if edge > (index + 0.5) / k)
 
     legend = [t.name for t in fig.data[1:]]
-    assert legend == ["linear_attention (1 page)", "full_attention (2 pages)", "free / null page"]
+    assert legend == ["linear_attention (1 page)", "full_attention (2 pages)", "free"]
     assert colour(1) == _trace(fig, "full_attention (2 pages)").marker.color == COLORS["kv"]
-    assert colour(2) == _trace(fig, "free / null page").marker.color == COLORS["free"]
+    assert colour(2) == _trace(fig, "free").marker.color == COLORS["free"]
 
 
 def test_sweep_figure_marks_the_current_point():
