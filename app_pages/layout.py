@@ -69,10 +69,11 @@ def headline(analysis, ours: StrategyResult, engines: list[StrategyResult]) -> N
                  f"state row fills its page row at P {h.block_size:,}" if state_pad == 0 else
                  f"state row padded by {state_pad:.2%} at P {h.block_size:,}",
                  delta_color="off", delta_arrow="off",
-                 help="Share of a block that padding every row to the page row would waste "
-                 "(as a uniform-page engine such as vLLM does). Packed slabs do not allocate "
-                 "it." + (SCALED_PAGES if state().profile().sliding_kv_bytes_per_slot
-                          is not None else "")
+                 help="Padding as a share of the block a uniform-page engine such as vLLM "
+                 "would make, every row padded to the page row: that block, larger than Block "
+                 "bytes above, is the denominator. Packed slabs do not allocate it."
+                 + (SCALED_PAGES if state().profile().sliding_kv_bytes_per_slot is not None
+                    else "")
                  + ("" if state_pad is None else " Below: the same padding as a share "
                  f"of one state row ({h.state_row_bytes:,} B to {h.page_row_bytes:,} B), "
                  "counted as vLLM logs it (\"Padding mamba page size by x%\"). vLLM pads "
@@ -150,7 +151,7 @@ def vllm_blocks(analysis, vllm: StrategyResult) -> None:
     segments = app_data.vllm_block_segments(vllm, state().profile())
     chart(charts.layout_figure(
         segments, title="One row per vLLM group: a block id's bytes when it owns it",
-        x_title="offset in the block (page j = tensor j)", span="block"),
+        x_title="offset in the block, page j in tensor j", span="block"),
         key="layout.vllm", file_name="vllm_blocks.html")
 
 

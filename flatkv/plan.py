@@ -393,7 +393,7 @@ class Equalizer:
             ]
         steps = [
             f"{requested}, alignment {self.alignment:,}.",
-            f"Widest per-token (KV history) row: {self.max_linear:,} B per slot, so "
+            f"Widest per-token (KV history) row: {self.max_linear:,} B per token slot, so "
             f"{self.max_linear * self.requested_block_size:,} B per page at the requested size.",
         ]
         if self.max_const == 0:

@@ -123,7 +123,7 @@ def test_block_size_values():
 
 
 def test_plans_for_block_sizes_keeps_each_page_once():
-    # LLLF, KV 64 B per slot, state row conv 96 + ssm 256 = 352 B: ceil(352 / 64) = 6 tokens.
+    # LLLF, KV 64 B per token slot, state row conv 96 + ssm 256 = 352 B: ceil(352 / 64) = 6 tokens.
     comps = components_from_layers(layer_types=["linear_attention"] * 3 + ["full_attention"],
                                    kv_bytes_per_slot=64, state_const_bytes={"conv": 96, "ssm": 256})
     swept = gpu_view.plans_for_block_sizes(comps, [2, 4, 8, 16384], alignment=None,

@@ -17,7 +17,7 @@ def small_components(kv=64, conv=96, ssm=256):
 
 
 def small_plan(budget=1_000_000, **sizes):
-    # By hand (default sizes): state row conv 96 + ssm 256 = 352 B; KV row 64 B per slot.
+    # By hand (default sizes): state row conv 96 + ssm 256 = 352 B; KV row 64 B per token slot.
     # Equalizer: ceil(352 / 64) = 6 > block 4, so P = 8 (multiple of alignment 4); KV row 512 B.
     # Slots: 0 = [LA0 conv@0, LA0 ssm@96, FA0 kv@0 (row starts at 352)] = 864 B; 1 and 2 = 352 B.
     # Page = 864 + 352 + 352 = 1568 B; 1,000,000 // 1568 = 637 blocks.
