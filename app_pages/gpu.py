@@ -296,8 +296,9 @@ def show(last: gpu_view.LabRun, a: PlanAnalysis, cfg: gpu_view.LabSettings | Non
     if first.nominal_peak_gbps is None:
         st.caption(f"No nominal peak bandwidth is known for {first.device_name}.")
     st.caption(sentence_case(first.counting) + ". The copy is torch's copy_ "
-               "of the same bytes in the same rounds: a reference, not a ceiling, so a move "
-               "can beat it (over 100%) where its kernel streams memory better.")
+               "of the same bytes in the same rounds (for the state-row copy, of the state "
+               "rows' bytes): a reference, not a ceiling, so a move can beat it (over 100%) "
+               "where its kernel streams memory better.")
     if last.settings.sweep == gpu_settings.ONE_RUN:
         fig = charts.bandwidth_bars(gpu_view.bandwidth_series(results, "pages_per_call"),
                                     title=gpu_view.bars_title(results))

@@ -104,12 +104,12 @@ def format_result(result: BenchResult) -> str:
         f"call    {count_text(result.pages_per_call, 'page')} x {result.page_bytes:,} B = "
         f"{result.call_bytes:,} B",
         "",
-        f"{'operation':<12}{'impl':<8}{'GB/s':>10}  share",
+        f"{'operation':<18}{'impl':<8}{'GB/s':>10}  share",
     ]
     for f in result.figures:
         share = f"{f.share_of_baseline:6.1%} of {f.baseline}"
         if f.share_of_peak is not None:
             share += f", {f.share_of_peak:.1%} of nominal peak"
-        lines.append(f"{f.operation:<12}{f.implementation:<8}{f.gbps:>10.2f}  {share}")
+        lines.append(f"{f.operation:<18}{f.implementation:<8}{f.gbps:>10.2f}  {share}")
     lines += ["", result.counting]
     return "\n".join(lines)

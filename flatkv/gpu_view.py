@@ -44,11 +44,12 @@ POOL_LAYOUT_HELP = (
     "same blocks."
 )
 # The baselines each figure is a share of, measured in the same run (flatkv.gpu.bench).
-BASELINES = ("copy", "pinned_d2h", "pinned_h2d")
+BASELINES = ("copy", "state_bytes_copy", "pinned_d2h", "pinned_h2d")
 OPERATION_TITLES = {
     "copy": "device copy",
     "gather": "gather",
     "scatter": "scatter",
+    "state_bytes_copy": "device copy of the state rows' bytes",
     "state_copy": "state-row copy",
     "d2h": "pages to host",
     "h2d": "pages from host",
@@ -58,6 +59,7 @@ OPERATION_TITLES = {
 # Operation -> its colour kind in flatkv.charts.COLORS (a host baseline shares its move's colour).
 OPERATION_KIND = {
     "copy": "copy",
+    "state_bytes_copy": "copy",
     "gather": "gather",
     "scatter": "scatter",
     "state_copy": "state_copy",

@@ -138,7 +138,7 @@ def device_lock(device: str | torch.device) -> DeviceLock:
 class Figure:
     """One timed operation of one implementation."""
 
-    operation: str  # copy, gather, scatter, state_copy, d2h, h2d, pinned_d2h, pinned_h2d
+    operation: str  # one of REPORT_ORDER
     implementation: str  # torch, triton, or copy for the baselines
     payload_bytes: int  # page bytes one call moves
     counted_bytes: int  # bytes the bandwidth counts (see COUNTING)
@@ -212,8 +212,7 @@ class BenchResult:
             "nominal_peak_gbps": self.nominal_peak_gbps,
             "counting": self.counting,
         }
-        for op in ("copy", "gather", "scatter", "state_copy", "d2h", "h2d", "pinned_d2h",
-                   "pinned_h2d"):
+        for op in REPORT_ORDER:
             fig = self.figure(op)
             if fig is None:
                 continue
@@ -672,6 +671,11 @@ def _bench_pools(
 
     variants = [_Variant("copy", "copy", call, 2 * call, "copy",
                          lambda r: copy_dst.copy_(staging))]
+    if state_pairs is not None:  # the state rows' own baseline: a copy of as many bytes
+        state = state_n * pools[0].state_bytes_per_page  # alike in every layout's pool
+        variants.append(_Variant("state_bytes_copy", "copy", state, 2 * state,
+                                 "state_bytes_copy",
+                                 lambda r: copy_dst[:state].copy_(staging[:state])))
     if host is not None:
         variants.append(_Variant("pinned_d2h", "copy", call, call, "pinned_d2h",
                                  lambda r: host.copy_(copy_dst, non_blocking=True)))
@@ -758,8 +762,8 @@ def _figures(variants: Sequence[_Variant], samples: Sequence[Sequence[float]],
 
 # The order a result lists its figures in: the device copy, the device moves it is the baseline
 # of, then each pinned copy followed by the host moves measured against it.
-REPORT_ORDER = ("copy", "gather", "scatter", "state_copy", "pinned_d2h", "d2h", "pinned_h2d",
-                "h2d")
+REPORT_ORDER = ("copy", "gather", "scatter", "state_bytes_copy", "state_copy", "pinned_d2h",
+                "d2h", "pinned_h2d", "h2d")
 
 
 def in_report_order(figures: Iterable[Figure]) -> tuple[Figure, ...]:
@@ -784,7 +788,7 @@ def _pool_variants(index: int, pool: FlatPool, movers: tuple[kernels.Mover, ...]
     if state_pairs is not None:
         state = state_n * pool.state_bytes_per_page
         variants.append(_Variant(
-            "state_copy", TORCH_KERNEL, state, 2 * state, "copy",
+            "state_copy", TORCH_KERNEL, state, 2 * state, "state_bytes_copy",
             lambda r: kernels.copy_state_rows(pool, *state_pairs[r % PAGE_SETS]), index))
     if host is not None:
         for m in movers:

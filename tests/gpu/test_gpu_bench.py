@@ -85,11 +85,19 @@ def test_sweep_over_pool_layouts_allocates_each_plan_in_each_layout():
     # timed in the same rounds against one copy: both layouts' shares use the same baseline
     slot, paged = results[2], results[3]
     assert slot.figure("copy") == paged.figure("copy")
-    for op in ("gather", "scatter", "state_copy"):
+    for op, baseline in (("gather", "copy"), ("scatter", "copy"),
+                         ("state_copy", "state_bytes_copy")):
         assert slot.figure(op).samples_s != paged.figure(op).samples_s  # each its own moves
         assert slot.figure(op).share_of_baseline == pytest.approx(
-            slot.figure(op).gbps / paged.figure("copy").gbps)
-    assert [f.operation for f in paged.figures] == ["copy", "gather", "scatter", "state_copy"]
+            slot.figure(op).gbps / paged.figure(baseline).gbps)
+    assert [f.operation for f in paged.figures] == [
+        "copy", "gather", "scatter", "state_bytes_copy", "state_copy"]
+    # the state rows' copy is set against a copy of as many bytes: 3 pages' state rows of
+    # 3 x 352 B (small_plan: 3 linear layers of conv 96 + ssm 256), not the 3 x 1,568 B call
+    rows = paged.figure("state_bytes_copy")
+    assert rows.payload_bytes == paged.figure("state_copy").payload_bytes == 3 * 3 * 352
+    assert (rows.counted_bytes, rows.baseline, rows.share_of_baseline) == (
+        2 * 3 * 3 * 352, "state_bytes_copy", 1.0)
     with pytest.raises(ValueError, match="names a layout twice"):
         bench.run_sweep([small_plan()], device="cpu", max_blocks=12,
                         layouts=["page-major", "page-major"])
