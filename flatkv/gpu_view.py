@@ -420,7 +420,7 @@ def layout_rows(results: Sequence[BenchResult], *, text: bool = True) -> list[di
 
 # Columns a results table repeats on every row of one run: shown only where they vary (the run's
 # headline gives them otherwise).
-RUN_COLUMNS = ("P (tokens)", "page bytes", "pages per call")
+RUN_COLUMNS = ("P (tokens)", "page bytes", "pages per call", "pool layout")
 
 
 def varying_columns(rows: Sequence[dict], columns: Sequence[str] = RUN_COLUMNS) -> list[dict]:

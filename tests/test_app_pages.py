@@ -1434,6 +1434,7 @@ def test_gpu_page_runs_a_cpu_benchmark(small_flush):
     assert set(rows["bytes per call"]) == {3 * TINY_PAGE}  # 3 pages per call x 131,072 B
     # one run: P and the page are the headline's (2 x 4,096 x 16 = TINY_PAGE), not a column
     assert "P (tokens)" not in rows.columns and "page bytes" not in rows.columns
+    assert "pool layout" not in rows.columns  # one layout ran: the setting says which
     assert metrics(at)["P (tokens per page)"] == "16"
     assert set(rows["bytes counted"]) == {2 * 3 * TINY_PAGE}  # read + written
     assert rows.loc["gather", "implementation"] == "torch"
