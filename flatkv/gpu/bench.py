@@ -578,8 +578,9 @@ def run_sweep(
             run_scope.enter_context(torch.cuda.device(dev))
         run_scope.enter_context(_cpu_threads(dev, cpu_threads))
         for p_index, (plan, cap) in enumerate(zip(plans, caps, strict=True)):
+            which = f"plan {p_index + 1} of {len(plans)}" if len(plans) > 1 else "the plan"
             report(p_index * len(counts) / steps,
-                   f"allocating plan {p_index + 1} ({', '.join(layouts)}) on {dev}")
+                   f"allocating {which} ({', '.join(layouts)}) on {dev}")
             with ExitStack() as held_pools:  # a failed allocation frees the pools before it
                 # without the user's cap, the cap is the benchmark's own default pool
                 cap_name = "max_blocks" if max_blocks is not None else "default pool"
@@ -640,7 +641,7 @@ def _bench_pools(
     # at most the pool: check_sweep_fits refused larger counts before anything was allocated
     n = pages_per_call or default_pages_per_call(pool.page_bytes, pool.num_blocks, dev)
     call = n * pool.page_bytes
-    report(0.0, f"allocating buffers ({n} pages, {call} bytes per call)")
+    report(0.0, f"allocating buffers ({n:,} pages, {format_bytes(call)} a call)")
     buffers: list[torch.Tensor] = []
     try:
         staging = _alloc(buffers, call, dev)

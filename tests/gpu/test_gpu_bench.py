@@ -81,7 +81,9 @@ def test_sweep_over_pool_layouts_allocates_each_plan_in_each_layout():
     assert {(r.allocation.allocated_blocks, r.allocation.allocated_bytes) for r in results} == {
         (12, 12 * 1568)}
     assert [r.summary()["pool_layout"] for r in results[:2]] == ["slot-major", "page-major"]
-    assert "allocating plan 1 (slot-major, page-major) on cpu" in calls
+    assert "allocating the plan (slot-major, page-major) on cpu" in calls
+    # 3 pages of 1,568 B: the buffers' size as the page shows sizes
+    assert "allocating buffers (3 pages, 4.59 KiB a call)" in calls
     # timed in the same rounds against one copy: both layouts' shares use the same baseline
     slot, paged = results[2], results[3]
     assert slot.figure("copy") == paged.figure("copy")
