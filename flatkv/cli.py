@@ -16,6 +16,7 @@ from dataclasses import dataclass, fields, replace
 from flatkv import bench_cli, model_cli, strategy_cli
 from flatkv.analysis import PLANNER_STRATEGY, PLANNERS, PlanAnalysis, analyze, plan_json
 from flatkv.app_state import (
+    DEFAULT,
     ENGINE_OPTIONS,
     acting_engine_options,
     idle_engine_option,
@@ -297,7 +298,9 @@ def add_plan_arguments(
         type=_size("--budget", memory=True),
         help="memory for the cache: 80GB, 10GiB, 1.5TiB or 12e9 bytes (a bare number under "
         "a MiB is refused as a size missing its unit)"
-        + (f" (default {format_bytes(default_budget)})" if default_budget else ""),
+        + (f" (default {format_bytes(default_budget)}: {DEFAULT.gpu} x "
+           f"{DEFAULT.mem_fraction:g}, as the app's GPU lab plans by default)"
+           if default_budget else ""),
     )
     if default_budget is None:
         budget.add_argument(
@@ -698,7 +701,9 @@ def build_parser() -> argparse.ArgumentParser:
         "movers against a plain copy of the same bytes measured in the same run.",
     )
     add_profile_arguments(bench)
-    add_plan_arguments(bench, planner=False, default_budget=64 * 2**30, reserved=False)
+    # by default the GPU lab's plan: the app's default GPU and memory fraction
+    add_plan_arguments(bench, planner=False, default_budget=DEFAULT.budget().cache_bytes,
+                       reserved=False)
     bench_cli.add_bench_arguments(bench)
     bench.set_defaults(run=_bench_command)
 

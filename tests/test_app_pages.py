@@ -2827,6 +2827,10 @@ def test_planned_blocks_bytes_budget_and_unused_are_the_worked_example():
     assert m["P (tokens per page)"] == "1,056"
     assert next(x.help for x in lab.metric if x.label == "Block bytes").startswith(
         "103,219,200 B: one page id over every slot tensor")
+    # at the app's default budget, as `python -m flatkv bench` plans without --budget
+    # (tests/gpu): Llama-3.1-8B's 2 MiB blocks in 76,968,728,985 B
+    llama = open_app("app_pages/gpu.py", {"model": "Llama-3.1-8B"})
+    assert metrics(llama)["Planned blocks"] == f"{76_968_728_985 // (32 * 16 * 4096):,}"
     assert next(x.help for x in lab.metric if x.label == "Planned bytes") == (
         "79,994,880,000 B")
     layout = open_app("app_pages/layout.py", QWEN35_LINK)

@@ -328,8 +328,11 @@ def test_cli_json(capsys):
     # P: ceil(352 / 64) = 6 > 4 -> 8; block = 3 x 352 state + 8 x 64 KV = 1,568 B.
     assert out["page_bytes"] == 3 * 352 + 8 * 64 == 1568 and out["call_bytes"] == 4 * 1568
     assert out["block_size"] == 8 and out["pool_layout"] == "slot-major"
-    # Budget 64 GiB by default: 68,719,476,736 // 1568 = 43,826,196 blocks planned.
-    assert out["planned_blocks"] == 43_826_196 and out["allocated_blocks"] == 20
+    # By default the GPU lab's budget, an H100 80GB (85,520,809,984 B) x 0.9 = 76,968,728,985
+    # B: // 1,568 = 49,087,199 blocks planned, as the page plans them
+    assert 85_520_809_984 * 9 // 10 == 76_968_728_985
+    assert out["planned_blocks"] == 76_968_728_985 // 1568 == 49_087_199
+    assert out["allocated_blocks"] == 20
     for key in ("gather_gbps", "scatter_gbps", "copy_gbps"):
         assert out[key] > 0
     assert main(ARGS + ["--json", "--pool-layout", "page-major"]) == 0
@@ -350,7 +353,7 @@ def test_cli_text(capsys):
     assert main(ARGS) == 0
     text = capsys.readouterr().out
     # 20 blocks of 1,568 B
-    assert ("plan    43,826,196 blocks x 1,568 B = 68,719,475,328 B; allocated 20 blocks = "
+    assert ("plan    49,087,199 blocks x 1,568 B = 76,968,728,032 B; allocated 20 blocks = "
             "31,360 B (limited by your cap of 20 blocks)") in text
     assert "call    4 pages x 1,568 B = 6,272 B" in text
     assert "gather" in text and "of copy" in text
@@ -380,6 +383,12 @@ def test_cli_preset_with_budget(capsys):
     out = json.loads(capsys.readouterr().out)
     # 32 layers x 16 tokens x 4,096 B = 2 MiB per block; 1 GiB holds 512.
     assert out["page_bytes"] == 32 * 16 * 4096 and out["planned_blocks"] == 512
+    # without --budget, the GPU lab's default plan: 76,968,728,985 B // 2 MiB = 36,701 blocks,
+    # as the page plans Llama-3.1-8B
+    assert main(["bench", "--preset", "llama-3.1-8b", "--max-blocks", "4", "--pages-per-call",
+                 "2", "--repeats", "1", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["planned_blocks"] == 76_968_728_985 // (32 * 16 * 4096) == 36_701
 
 
 @pytest.mark.parametrize(("extra", "message"), [
