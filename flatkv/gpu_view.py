@@ -49,7 +49,7 @@ OPERATION_TITLES = {
     "copy": "device copy",
     "gather": "gather",
     "scatter": "scatter",
-    "state_bytes_copy": "device copy of the state rows' bytes",
+    "state_bytes_copy": "copy of the state bytes",
     "state_copy": "state-row copy",
     "d2h": "pages to host",
     "h2d": "pages from host",
