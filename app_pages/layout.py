@@ -25,7 +25,7 @@ from flatkv import app_data, charts
 from flatkv.analysis import PLANNER_STRATEGY, plan_json
 from flatkv.app_state import DEFAULT_REQUESTS, MAX_REQUESTS
 from flatkv.strategies import StrategyResult, last_served_text
-from flatkv.units import concurrency_text, count_text, format_bytes, sentence_case, tokens_text
+from flatkv.units import count_text, format_bytes, sentence_case, tokens_text
 
 
 def headline(analysis, ours: StrategyResult, engines: list[StrategyResult]) -> None:
@@ -200,24 +200,12 @@ def page_ids(analysis, ours: StrategyResult) -> None:
         with columns[2]:
             engine_widget("max_batched_tokens")
     context_note()
-    if fitted and pages.fits:
-        snapshots = " with their state snapshots" if profile.has_state else ""
-        if profile.has_state and ours.applies and ours.max_concurrency is not None:
-            # the figure at the top of the page counts fewer state pages: say so here
-            mode = app_data.mamba_mode_text(s.mamba_cache_mode, s.prefill_checkpoint_blocks,
-                                            s.speculative_tokens)
-            snapshots += (
-                f" (one every P tokens, as with state prefix caching; the "
-                f"{concurrency_text(ours.max_concurrency)} requests this plan holds count "
-                f"mamba cache mode {mode} each, as the engine's log does)")
-        st.caption(f"The default {count_text(DEFAULT_REQUESTS, 'live request')} of "
-                   f"{tokens_text(context)} do not fit{snapshots}: the field shows and the map "
-                   f"draws the {drawn:,} that {'fits' if drawn == 1 else 'fit'}.")
     msg = app_data.workload_text(pages, profile, context=context,
                                  mamba_cache_mode=s.mamba_cache_mode,
                                  concurrency=ours.max_concurrency if ours.applies else None,
                                  speculative_tokens=s.speculative_tokens,
-                                 checkpoint_blocks=s.prefill_checkpoint_blocks)
+                                 checkpoint_blocks=s.prefill_checkpoint_blocks,
+                                 cut=(DEFAULT_REQUESTS, drawn) if fitted else None)
     if not pages.fits:  # no map: it would hand out pages the pool does not have
         # a warning for a workload typed; the default one is only said (the context is the
         # model's own, and no fewer requests fit)

@@ -546,10 +546,11 @@ def mamba_mode_text(mode: str, checkpoint_blocks: int = 0, speculative_tokens: i
 
 def workload_text(pages: PageMap, profile: CacheProfile, *, context: int, mamba_cache_mode: str,
                   concurrency: float | None, speculative_tokens: int = 0,
-                  checkpoint_blocks: int = 0) -> str:
+                  checkpoint_blocks: int = 0, cut: tuple[int, int] | None = None) -> str:
     """What the Layout page's workload needs of the pool (SPEC 3.5), and where its state count
     differs from Budget's and Compare's: it charges prefix-cache snapshots, they the mode's
-    state pages, so both figures are given; then whether it fits."""
+    state pages, so both figures are given; then whether it fits. ``cut``: the default
+    requests and the fewer drawn where those did not fit (said first, as a refusal is)."""
     per = ", ".join(f"{g}: {n:,}" for g, n in pages.per_group.items())
     drafted = " and drafted tokens' pages" if speculative_tokens and profile.has_state else ""
     kept = f"history, live state and snapshots{drafted}" if profile.has_state else "history"
@@ -570,11 +571,17 @@ def workload_text(pages: PageMap, profile: CacheProfile, *, context: int, mamba_
                  + (f" and {speculative_tokens} more for drafted tokens" if speculative_tokens
                     else "")
                  + f" per request, as the engine's log does{held}.")
-    if not pages.fits:  # said first: it is what the reader acts on
-        charged = " with its state snapshots" if profile.has_state else ""
-        counted = ("" if not profile.has_state or concurrency is None else
-                   f" (Budget's and Compare's {concurrency_text(concurrency)} count the state "
-                   "pages as the engine's log does: the last sentence here)")
+    charged = " with its state snapshots" if profile.has_state else ""
+    counted = ("" if not profile.has_state or concurrency is None else
+               f" (Budget's and Compare's {concurrency_text(concurrency)} count the state "
+               "pages as the engine's log does: the last sentence here)")
+    if pages.fits and cut is not None:  # said first: why the map draws fewer
+        default, drawn = cut
+        text = (f"The default {count_text(default, 'live request')} of {tokens_text(context)} "
+                f"do not fit{charged.replace('its', 'their')}{counted}: the field shows and "
+                "the map draws the "
+                f"{drawn:,} that {'fits' if drawn == 1 else 'fit'}. {text}")
+    elif not pages.fits:  # said first: it is what the reader acts on
         if pages.max_requests:
             text = (f"This workload{charged} does not fit in this budget: it holds at most "
                     f"{count_text(pages.max_requests, 'request')} of {tokens_text(context)}"

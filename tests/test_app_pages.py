@@ -2989,17 +2989,23 @@ def test_a_workload_that_does_not_fit_offers_the_one_that_does():
     # beside it the plan's requests at the top of the page, which count 1 state page each:
     # 1,455 page ids over ceil(262,144 / 544) = 482 history pages + 1 state page a request
     assert f"{1455 / (-(-262144 // 544) + 1):.2f}" == "3.01"
-    assert "The default 4 live requests of 262,144 tokens do not fit with their state " \
-        "snapshots (one every P tokens, as with state prefix caching; the 3.01 requests this " \
-        "plan holds count mamba cache mode none (1 state page) each, as the engine's log " \
-        "does): the field shows and the map draws the 1 that fits." in [
-            c.value for c in default.caption]
+    (said,) = [c.value for c in default.caption if c.value.startswith("The default 4")]
+    assert said.startswith(
+        "The default 4 live requests of 262,144 tokens do not fit with their state snapshots "
+        "(Budget's and Compare's 3.01 count the state pages as the engine's log does: the last "
+        "sentence here): the field shows and the map draws the 1 that fits. Pages the groups ")
+    assert said.endswith("Budget and Compare count the state pages of mamba cache mode none (1 "
+                         "state page) per request, as the engine's log does, and hold 3.01 "
+                         "requests of 262,144 tokens.")
     # in mamba cache mode align with 2 checkpoint blocks, 2 + 2 state pages a request:
     # 1,455 / (482 + 4) = 2.99, and the caption says which pages it counts
     assert f"{1455 / (482 + 2 + 2):.2f}" == "2.99"
     align = open_app("app_pages/layout.py", {"mamba": "align", "ckpt": "2"})
-    assert any("the 2.99 requests this plan holds count mamba cache mode align (2 state pages) "
-               "+ 2 checkpoint each" in c.value for c in align.caption)
+    assert any(c.value.startswith("The default 4 live requests") and "Budget's and Compare's "
+               "2.99 count" in c.value and c.value.endswith(
+                   "mamba cache mode align (2 state pages) + 2 checkpoint per request, as the "
+                   "engine's log does, and hold 2.99 requests of 262,144 tokens.")
+               for c in align.caption)
     # the pool's 1,455 page ids, all drawn (under the map's 2,048)
     assert [c for c in default.get("plotly_chart") if "First 1,455 page ids" in c.proto.spec]
     # untyped, the field follows the context: 4 fit at 32,768 tokens, 1 again at 262,144
