@@ -10,7 +10,10 @@
   smallest per-type layer count (the largest when it is under 1.5 x the smallest). A type's
   layers are dealt round robin (``layers[i::num]`` to group i), so when ``group_size`` does not
   divide its count the groups that come up short hold padding layers (7 layers in groups of 3:
-  3 / 2 / 2, two padding layers). Tensor i is shared by layer i of every group, all over
+  3 / 2 / 2, two padding layers), spread over the type's groups: SPEC 3.1's "padding layers fill
+  the last" paraphrases vLLM's comment, while 0.34's code (``v1/core/kv_cache_planning.py``)
+  deals round robin, as its own example "(sw.0, sw.2), (sw.1, padding)" shows. Either way the
+  bytes are the same. Tensor i is shared by layer i of every group, all over
   one block-id space, so a block id is ``group_size`` pages and has no dead weight.
 - ``num_blocks = available // page_bytes // group_size``; "Maximum concurrency" is
   ``num_blocks`` over the blocks one request needs summed over groups. A chunked group (Llama
