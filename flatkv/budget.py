@@ -190,8 +190,10 @@ def blocks_budget(blocks: int, block_bytes: int, tp: int) -> Budget:
 
 
 def exact_fraction(fraction: float) -> Fraction:
-    """The fraction as the user typed it (4 decimals), not the binary float."""
-    return Fraction(f"{fraction:.4f}")
+    """The fraction as the user typed it, not the binary float: its shortest decimal (0.57 is
+    57/100, where the float is a hair under it). Every digit typed counts: the CLI takes any
+    decimal, and the app's link and slider keep 4."""
+    return Fraction(repr(float(fraction)))
 
 
 def least_tp_with_room(weights: int, usable: int, splits: Callable[[int], bool]) -> int | None:

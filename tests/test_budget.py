@@ -31,6 +31,8 @@ def test_cache_budget_by_hand():
     # the fraction as typed, 57/100 exactly: 80e9 x 0.57 = 45,600,000,000 (the float product
     # is 45,599,999,999.99, which would floor a byte short)
     assert cache_budget(80 * 10**9, 0.57, 0, 1).cache_bytes == 45_600_000_000
+    # every decimal typed counts: 80e9 x 0.912345 is 72,987,600,000, not 80e9 x 0.9123
+    assert cache_budget(80 * 10**9, 0.912345, 0, 1).cache_bytes == 72_987_600_000
 
 
 def test_cache_budget_rejects_weights_that_fill_the_gpu():
