@@ -15,21 +15,14 @@ tensor per slot as the plan allocates them, and page-major, one buffer with each
 back to back (vLLM's cross-layer KV blocks), in the same rounds against one copy. The script
 prints page-major over slot-major for each page size.
 
-Known miss (CPU, 1 torch thread, slot-major): 8 KiB pages of 1 KiB rows reach 36 to 50% of copy;
-the same pages page-major reach 67 to 85% in 9 runs of 10 (one run: 47% gather): gather 1.8 to
-2.05x and scatter 1.6 to 2.0x slot-major's (AMD EPYC VM, 2026-12-01). From 512 KiB pages on,
-the layouts are within 0.77 to 1.22x of each other. On another AMD EPYC VM (2 cores, 32 MiB L3,
-2026-12-02, 3 runs) the misses were wider: 8 KiB pages 41 to 44% gather and 34 to 36% scatter
-slot-major, 61 to 64% and 55 to 58% page-major; 32 KiB pages (4 KiB rows) 49 to 51% slot-major,
-77 to 88% page-major; 23 of 28 goals met in each run. With --threads 2 on the same idle VM, 26
-to 27 of 28 in 3 runs: only 8 KiB pages slot-major still miss (scatter 35 to 55%, gather 43 to
-62%); the default stays 1 thread, since a busy neighbour on a 2-core VM stalls a 2-thread copy.
-Three more runs there (2026-12-02, later): 22, 23 and 22 of 28; 8 KiB pages slot-major 42 to
-46% gather, 34 to 36% scatter, page-major scatter 55 to 60% (59.6% once); 32 KiB pages
-slot-major 48 to 52%; 128 KiB pages slot-major scatter 51 to 60%, gather 69%. Two more there
-(2026-12-02, late: 21 and 23 of 28): 8 KiB pages slot-major 41 to 43% gather, 34 to 35%
-scatter, page-major scatter 56 to 57%; 32 KiB pages slot-major 41 to 53%; 128 KiB pages
-slot-major 50 to 68%.
+Known misses (CPU, 1 torch thread): about 20 runs on this project's 2-core AMD EPYC VMs
+(2026-12-01 and 12-02); those that counted met 21 to 23 of the 28 goals. Share of copy by
+page size, slot-major / page-major:
+8 KiB pages (1 KiB rows) 34 to 50% / 47 to 85%; 32 KiB (4 KiB rows) 41 to 72% / 77 to 90%;
+128 KiB (16 KiB rows) 50 to 69% / 81 to 106%; 512 KiB and more 82 to 130% in both, within 0.77
+to 1.22x of each other. With --threads 2 on an idle VM, 26 to 27 of 28 in 3 runs (only 8 KiB
+pages slot-major still miss); the default stays 1 thread, since a busy neighbour on a 2-core VM
+stalls a 2-thread copy.
 
 Random 1 KiB reads are bound by memory latency on one core, not by torch: index_select,
 numpy.take on a 1 KiB void dtype and a plain C loop of memcpy per row all land at 41 to 45% of
