@@ -494,11 +494,14 @@ MIN_MEM_FRACTION = 0.05
 
 def _fraction(key: str, text: str) -> float:
     try:
-        value = round(float(text), 4)
+        value = float(text)
     except ValueError:
         raise ValueError(f"{key}={text!r} is not a number") from None
     if not MIN_MEM_FRACTION <= value <= 1:
         raise ValueError(f"{key}={text!r} must be between {MIN_MEM_FRACTION} and 1")
+    if round(value, 4) != value:  # the slider shows 4 decimals: more would count unseen
+        raise ValueError(f"{key}={text!r} has more than 4 decimals: give at most 4, e.g. "
+                         f"{round(value, 4):g}")
     return value
 
 

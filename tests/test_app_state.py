@@ -330,6 +330,9 @@ def test_a_preset_is_linked_by_name():
         ({"block": "abc"}, "block_size", "block='abc' is not a whole number"),
         ({"block": "0"}, "block_size", "block=0 is outside"),
         ({"frac": "1.5"}, "mem_fraction", "frac='1.5' must be between 0.05 and 1"),
+        # the slider shows 4 decimals: a fifth would be counted unseen, not rounded away
+        ({"frac": "0.912345"}, "mem_fraction", "frac='0.912345' has more than 4 decimals: give "
+         "at most 4, e.g. 0.9123"),
         ({"gpu": "Z900"}, "gpu", "gpu='Z900' is not one of"),
         ({"weights": "lots"}, "weights", "weights 'lots' is not a size"),
         # a bare number under a MiB is a size typed without its unit, not 80 B of weights
