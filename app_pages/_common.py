@@ -18,8 +18,6 @@ from flatkv.app_model import CUSTOM_SPEC
 from flatkv.app_state import (
     CUSTOM_GPU,
     DEFAULT_CONTEXT,
-    ENGINE_FIELDS,
-    ENGINE_OPTIONS,
     GPU_PRESETS,
     KV_BLOCKS,
     KV_MEMORY,
@@ -35,15 +33,19 @@ from flatkv.app_state import (
     MEMORY_SOURCES,
     MIN_MEM_FRACTION,
     MIN_VLLM_BLOCKS,
-    SCHEDULING_COLUMN,
-    SGLANG_COLUMN,
     SWA_RATIO_RANGE,
-    VLLM_COLUMN,
     AppState,
     decode_query,
     encode_query,
     gpu_memory_size,
     kv_memory_size,
+)
+from flatkv.engine_options import (
+    ENGINE_FIELDS,
+    ENGINE_OPTIONS,
+    SCHEDULING_COLUMN,
+    SGLANG_COLUMN,
+    VLLM_COLUMN,
 )
 from flatkv.models import MTP_SUFFIX, ModelSpec, with_mtp_layer
 from flatkv.plan import BudgetTooSmall

@@ -124,6 +124,7 @@ GPU_PRESETS: dict[str, int] = {
 }
 # the share of a GPU an engine may use: the app's default, vLLM's before 0.20 (0.92 since)
 DEFAULT_MEMORY_FRACTION = 0.9
+DEFAULT_GPU = "H100 80GB"  # the app's first view, and the CLI bench's default budget
 
 
 def printed_range(cache_bytes: int, decimals: int = 2) -> tuple[int, int] | None:

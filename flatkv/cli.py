@@ -15,20 +15,20 @@ from dataclasses import dataclass, fields, replace
 
 from flatkv import bench_cli, model_cli, strategy_cli
 from flatkv.analysis import PLANNER_STRATEGY, PLANNERS, PlanAnalysis, analyze, plan_json
-from flatkv.app_state import (
-    DEFAULT,
-    ENGINE_OPTIONS,
-    acting_engine_options,
-    idle_engine_option,
-    strategy_fields,
-)
 from flatkv.budget import (
+    DEFAULT_GPU,
     DEFAULT_MEMORY_FRACTION,
     GPU_PRESETS,
     MAX_VLLM_BLOCKS,
     MIN_VLLM_BLOCKS,
     blocks_budget,
     cache_budget,
+)
+from flatkv.engine_options import (
+    ENGINE_OPTIONS,
+    acting_engine_options,
+    idle_engine_option,
+    strategy_fields,
 )
 from flatkv.models import DRAFTER_NOT_COUNTED, mtp_layers_not_full
 from flatkv.patterns import parse_layer_pattern
@@ -53,6 +53,8 @@ from flatkv.units import (
 )
 
 PROG = "python -m flatkv"
+# bench's default plan: the GPU lab's, the app's default GPU and memory fraction (no weights)
+DEFAULT_BUDGET = cache_budget(GPU_PRESETS[DEFAULT_GPU], DEFAULT_MEMORY_FRACTION, 0, 1)
 
 
 class UsageError(ValueError):
@@ -298,8 +300,8 @@ def add_plan_arguments(
         type=_size("--budget", memory=True),
         help="memory for the cache: 80GB, 10GiB, 1.5TiB or 12e9 bytes (a bare number under "
         "a MiB is refused as a size missing its unit)"
-        + (f" (default {format_bytes(default_budget)}: {DEFAULT.gpu} x "
-           f"{DEFAULT.mem_fraction:g}, as the app's GPU lab plans by default)"
+        + (f" (default {format_bytes(default_budget)}: {DEFAULT_GPU} x "
+           f"{DEFAULT_MEMORY_FRACTION:g}, as the app's GPU lab plans by default)"
            if default_budget else ""),
     )
     if default_budget is None:
@@ -560,7 +562,7 @@ def _flag_as_typed(field: str, value: object) -> str:
 def idle_option_notes(options: StrategyOptions, profile: CacheProfile,
                       strategies: Sequence[str]) -> tuple[str, ...]:
     """A note for each engine option set to other than its default that changes no figure of
-    ``strategies`` for this model (``app_state.acting_engine_options``): the figures are right,
+    ``strategies`` for this model (``engine_options.acting_engine_options``): the figures are right,
     but a command that names the option reads as if it counted."""
     defaults = StrategyOptions()
     acting = acting_engine_options(profile, options, strategies)
@@ -702,7 +704,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     add_profile_arguments(bench)
     # by default the GPU lab's plan: the app's default GPU and memory fraction
-    add_plan_arguments(bench, planner=False, default_budget=DEFAULT.budget().cache_bytes,
+    add_plan_arguments(bench, planner=False, default_budget=DEFAULT_BUDGET.cache_bytes,
                        reserved=False)
     bench_cli.add_bench_arguments(bench)
     bench.set_defaults(run=_bench_command)

@@ -476,7 +476,7 @@ def test_inflation_bars_show_why_the_state_row_inflates_p(analysis):
 
 def test_every_layout_has_a_title_and_its_options():
     # a layout added to the runners without them would raise KeyError on a page
-    from flatkv.app_state import STRATEGY_FIELDS
+    from flatkv.engine_options import STRATEGY_FIELDS
     from flatkv.strategies import STRATEGIES
 
     assert tuple(app_data.STRATEGY_TITLES) == STRATEGIES

@@ -1253,7 +1253,7 @@ def test_compare_kernel_block_size_drives_vllm_p():
 
 def test_every_engine_option_has_a_column_and_a_widget():
     from app_pages._common import ENGINE_COLUMNS
-    from flatkv.app_state import ENGINE_FIELDS
+    from flatkv.engine_options import ENGINE_FIELDS
 
     in_columns = [f for _, group in ENGINE_COLUMNS for f in group]
     assert sorted(in_columns) == sorted(ENGINE_FIELDS)  # each once, none left out

@@ -14,13 +14,12 @@ from flatkv import app_model, app_state, gpu_settings, presets
 from flatkv.app_model import CUSTOM, RawModel
 from flatkv.app_state import (
     DEFAULT,
-    ENGINE_FIELDS,
     GPU_PRESETS,
     AppState,
     decode_query,
     encode_query,
-    strategy_fields,
 )
+from flatkv.engine_options import ENGINE_FIELDS, ENGINE_OPTIONS, strategy_fields
 from flatkv.models import ModelSpec, with_mtp_layer
 from flatkv.presets import list_presets, load_preset
 from flatkv.profile import CARRIED_FIELDS, CacheProfile, profile_to_dict
@@ -781,7 +780,7 @@ def test_each_engine_option_is_a_strategy_knob_an_app_field_and_a_link_setting()
     knobs = {f.name for f in fields(StrategyOptions)}
     state_fields = {f.name: f.default for f in fields(AppState)}
     link_fields = {field for field, _, _ in app_state._SETTINGS.values()}
-    for option in app_state.ENGINE_OPTIONS:
+    for option in ENGINE_OPTIONS:
         assert option.field in knobs and option.field in link_fields, option.field
         # the app starts where the engines do
         default = getattr(StrategyOptions(), option.field)

@@ -15,7 +15,7 @@ import pytest
 os.environ["HF_HUB_OFFLINE"] = "1"  # tests never touch the network
 
 from flatkv import hf_config  # noqa: E402
-from flatkv.app_state import strategy_fields  # noqa: E402
+from flatkv.engine_options import strategy_fields  # noqa: E402
 from flatkv.hf_config import (  # noqa: E402
     SUPPORTED_MODEL_TYPES,
     fetch_hf_config,

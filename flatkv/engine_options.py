@@ -1,0 +1,147 @@
+"""The engine options the app and the CLI offer beside each layout: which layouts read each
+option, for which models it changes a figure, and when another option leaves it idle.
+
+One ``EngineOption`` per ``StrategyOptions`` knob says it once; the app's expander, its link
+settings (``app_state``), the CLI's notes on options that do nothing (``cli``) and the tests all
+derive from ``ENGINE_OPTIONS``. Pure Python, no streamlit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from flatkv.plan import FULL_ATTENTION
+from flatkv.profile import CacheProfile
+from flatkv.strategies import STRATEGIES, StrategyOptions, model_blocker
+from flatkv.strategies.paged import label_groups
+from flatkv.strategies.sglang import swa_pool as sglang_swa_pool
+from flatkv.strategies.vllm import runs_all_as_align
+
+ENGINE_DEFAULTS = StrategyOptions()  # each engine's own defaults
+VLLM_COLUMN, SGLANG_COLUMN, SCHEDULING_COLUMN = "vLLM", "SGLang", "Scheduling and two-level pages"
+
+
+def _two_level_pads(profile: CacheProfile) -> bool:
+    """Whether two-level parents of an attention-only model can carry padding at some P: groups
+    of unequal layer counts, or a group whose bytes per token (layers x KV bytes) are not a
+    multiple of the parent alignment (DeepSeek-V3: 61 x 1,152 B; at P 1 that pads)."""
+    groups = label_groups(profile)
+    align = ENGINE_DEFAULTS.lcm_alignment_bytes
+    return (len({g.layers for g in groups}) > 1
+            or any(g.layers * profile.kv_bytes_of(g.kind) % align for g in groups))
+
+
+def _has_state(profile: CacheProfile) -> bool:
+    return profile.has_state
+
+
+def _has_window(profile: CacheProfile) -> bool:
+    """Sliding or chunked layers: their pages per request count the tokens of one step."""
+    return bool(profile.windowed_labels)
+
+
+def _always(profile: CacheProfile) -> bool:
+    return True
+
+
+@dataclass(frozen=True)
+class EngineOption:
+    """One engine option: a StrategyOptions knob, the AppState field of the same name, a
+    setting in the link (``_SETTINGS``), a widget (``app_pages._common.engine_widget``) and a
+    CLI flag (``strategy_cli``). The facts the app derives its tables from live here, once."""
+
+    field: str
+    label: str  # how a caption names it once changed ("kernel block 64")
+    read_by: tuple[str, ...]  # the layouts (STRATEGIES) whose figures it can change
+    column: str  # its column in the engine options' expander
+    # whether it changes the figures of a model (given the layouts that read it)
+    acts: Callable[[CacheProfile], bool] = _always
+    only_in_mode: str | None = None  # the mamba cache mode it needs to act, if one
+
+
+# The paged layouts that take state layers (aliased refuses a state hybrid) count a request's
+# state pages with the mamba cache mode, the speculative tokens and the checkpoint blocks; every
+# layout sizes sliding-window pages with max batched tokens. In the expander's and the link's
+# order.
+_PAGED_WITH_STATE = ("flat", "per-component", "vllm", "lcm")
+ENGINE_OPTIONS = (
+    # vLLM runs DeepSeek-V3.2's sparse MLA at its own kernel block of 64, whatever it is told
+    EngineOption("kernel_block_size", "kernel block", ("vllm",), VLLM_COLUMN,
+                 lambda p: p.indexer_bytes_per_slot is None),
+    EngineOption("mamba_cache_mode", "mamba cache mode", _PAGED_WITH_STATE, VLLM_COLUMN,
+                 _has_state),
+    EngineOption("speculative_tokens", "speculative tokens", _PAGED_WITH_STATE,
+                 SCHEDULING_COLUMN, _has_state),
+    EngineOption("prefill_checkpoint_blocks", "prefill checkpoint blocks", _PAGED_WITH_STATE,
+                 VLLM_COLUMN, _has_state, only_in_mode="align"),
+    # vLLM's, in mode all, which some models run as align
+    EngineOption("mamba_chunk_size", "mamba chunk", ("vllm",), VLLM_COLUMN,
+                 lambda p: p.has_state and runs_all_as_align(p) is None,
+                 only_in_mode="all"),
+    # off, vLLM keeps every token of sliding and chunked layers, and refuses a state hybrid
+    EngineOption("vllm_hybrid_manager", "vLLM hybrid KV cache manager", ("vllm",), VLLM_COLUMN,
+                 lambda p: (p.has_state and p.has_attention)
+                 or (FULL_ATTENTION in p.layer_types and _has_window(p))),
+    # splits the budget between a state pool and a KV pool
+    EngineOption("mamba_full_memory_ratio", "SGLang mamba/full ratio", ("sglang",),
+                 SGLANG_COLUMN, lambda p: p.has_state and p.has_attention),
+    EngineOption("swa_full_tokens_ratio", "SGLang sliding/full tokens ratio", ("sglang",),
+                 SGLANG_COLUMN,
+                 lambda p: FULL_ATTENTION in p.layer_types and _has_window(p)),
+    EngineOption("sglang_slots_per_request", "SGLang slots per request", ("sglang",),
+                 SGLANG_COLUMN, _has_state),
+    EngineOption("sglang_page_size", "SGLang page size", ("sglang",), SGLANG_COLUMN,
+                 lambda p: p.has_attention and p.indexer_bytes_per_slot is None),
+    # re-sizes the ssm tensors of a model's state layers
+    EngineOption("sglang_ssm_dtype", "SGLang ssm dtype", ("sglang",), SGLANG_COLUMN,
+                 lambda p: p.ssm_element_bytes is not None),
+    EngineOption("sglang_swa_pool", "SGLang sliding-window pool", ("sglang",), SGLANG_COLUMN,
+                 _has_window),
+    # sizes the pages a sliding-window (or chunked) request holds
+    EngineOption("max_batched_tokens", "max batched tokens",
+                 (*_PAGED_WITH_STATE, "sglang", "aliased"), SCHEDULING_COLUMN, _has_window),
+    # vLLM sizes them by two batches in flight with it (0.26 and later)
+    EngineOption("vllm_async_scheduling", "vLLM async scheduling", ("vllm",), VLLM_COLUMN,
+                 _has_window),
+    # parents pad with a state row, with attention groups of unequal layer counts (3 full + 5
+    # sliding layers pad the full group's parents by 2/3), or with payloads off the alignment
+    EngineOption("lcm_padding_bound", "padding bound", ("lcm",), SCHEDULING_COLUMN,
+                 lambda p: p.has_state or _two_level_pads(p)),
+)
+ENGINE_FIELDS = tuple(o.field for o in ENGINE_OPTIONS)
+ENGINE_LABELS = {o.field: o.label for o in ENGINE_OPTIONS}
+# The engine options each layout reads, in ENGINE_FIELDS' order.
+STRATEGY_FIELDS: dict[str, tuple[str, ...]] = {
+    s: tuple(o.field for o in ENGINE_OPTIONS if s in o.read_by) for s in STRATEGIES}
+
+
+def strategy_fields(strategy: str, profile: CacheProfile) -> tuple[str, ...]:
+    """The options of ``strategy`` that change its figures for ``profile`` (each option's
+    ``acts``): a mode no state layer reads, a window size no sliding layer keeps, are not
+    offered; nor is any option of a layout that serves no such model (``model_blocker``)."""
+    if model_blocker(strategy, profile):
+        return ()
+    return tuple(o.field for o in ENGINE_OPTIONS
+                 if strategy in o.read_by and o.acts(profile))
+
+
+def idle_engine_option(option: EngineOption, profile: CacheProfile,
+                       options: StrategyOptions) -> str:
+    """Why another option leaves ``option`` nothing to act on ("" when none does): its mamba
+    cache mode not set (``only_in_mode``), SGLang's sliding / full ratio without its sliding
+    pool."""
+    if option.only_in_mode not in (None, options.mamba_cache_mode):
+        return f"it acts only in mamba cache mode {option.only_in_mode}"
+    if option.field == "swa_full_tokens_ratio" and not sglang_swa_pool(profile, options)[0]:
+        return "SGLang keeps no sliding-window pool of its own here"
+    return ""
+
+
+def acting_engine_options(profile: CacheProfile, options: StrategyOptions,
+                          strategies: Iterable[str] = STRATEGIES) -> tuple[str, ...]:
+    """The engine options one of ``strategies`` reads for ``profile`` (``strategy_fields``)
+    and that act with the other ``options`` as set (``idle_engine_option``)."""
+    offered = {f for name in strategies for f in strategy_fields(name, profile)}
+    return tuple(o.field for o in ENGINE_OPTIONS
+                 if o.field in offered and not idle_engine_option(o, profile, options))
