@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import replace
+from dataclasses import fields, replace
 from fractions import Fraction
+from pathlib import Path
 
 import pytest
 from strategy_profiles import (
@@ -41,7 +42,7 @@ from flatkv.strategies import (
     model_blocker,
     run_strategy,
 )
-from flatkv.strategies.base import request_pages
+from flatkv.strategies.base import EXTRAS, request_pages
 from flatkv.strategies.sglang import NO_SWA_SPLIT_LINE, ssm_dtype
 from flatkv.strategies.vllm import last_served_text, runs_all_as_align
 
@@ -1769,10 +1770,23 @@ def test_to_dict_puts_extras_beside_the_fields_once():
     d = r.to_dict()
     assert "extras" not in d
     assert d["group_size"] == 12 and d["max_concurrency_exact"] == [7_162, 485]
-    with pytest.raises(ValueError, match="clash"):
+    # extras sit beside the fields in JSON, so no extras key may be a field's name
+    assert not set(EXTRAS) & {f.name for f in fields(StrategyResult)}
+
+
+def test_every_extras_key_written_or_read_is_one_the_registry_explains():
+    # a key written that EXTRAS does not list is refused where it is written
+    with pytest.raises(ValueError, match=r"extras \['num_block'\] are not in EXTRAS"):
         StrategyResult(strategy="x", budget_bytes=1, applies=True,
                        breakdown=tuple((c, int(c == "unused")) for c in CATEGORIES),
-                       extras={"num_blocks": 1})
+                       extras={"num_block": 1})
+    # and a key read (with .get, which a misspelling would leave None) must be one of them
+    root = Path(__file__).resolve().parents[1]
+    read = {m[1] for path in [*root.glob("flatkv/**/*.py"), *root.glob("app_pages/*.py")]
+            for m in re.finditer(r"extras(?:\.get\(|\[)[\"']([a-z_0-9]+)[\"']",
+                                 path.read_text())}
+    assert "windows_as_full" in read and "log_lines" in read  # the search finds reads
+    assert read - set(EXTRAS) == set()
 
 
 def test_unit_parts_rejects_unknown_categories():

@@ -365,6 +365,87 @@ def _jsonable(value: object) -> object:
     return value
 
 
+# Every key a strategy may put in ``StrategyResult.extras`` (and so in the CLI's --json, beside
+# the result's fields), what it holds, and who writes it. Pages and the CLI read them with
+# .get(), so a key missing here (or misspelt) is refused where it is written, and
+# tests/test_strategies.py checks every key read in flatkv/ and app_pages/ is one of these.
+EXTRAS: Mapping[str, str] = {
+    # every paged layout (paged.finish_paged)
+    "groups": "paged layouts: each pool group's name, kind, layers and pages a block",
+    "owned_units": "paged layouts: the blocks each group owns at the SPEC 3.5 workload",
+    "workload_max_requests": "paged layouts: requests the SPEC 3.5 workload (a state snapshot "
+                             "every P tokens) holds, beside max_concurrency",
+    # flat and per-component (our planner)
+    "slots": "flat: how many slot tensors it has (the most layers of one group)",
+    "alignment": "flat: the alignment P is a multiple of",
+    "equalizer_needed_slots": "flat: the fewest token slots whose widest history row covers the "
+                              "widest state row (the equalizer's needed)",
+    "tensors": "per-component: how many tensors it has, one per component",
+    "reserved_bytes_per_block": "per-component: bytes a block keeps aside for the engine",
+    # aliased and two-level pages
+    "aliased_groups": "aliased: how many groups alias the slabs",
+    "slabs": "aliased: how many slabs (the layers of one group)",
+    "parent_bytes": "lcm: B, one parent page",
+    "pages_per_parent": "lcm: K_g, each group's pages in a parent",
+    "payload_bytes": "lcm: each group's bytes of one page (all its layers, P tokens)",
+    "padding_fraction": "lcm: each group's (B / K_g - payload_g) / payload_g",
+    "padding_bound": "lcm: the largest padding fraction it accepts (lcm_padding_bound)",
+    # vLLM
+    "mamba_cache_mode": "vllm: the mode it ran in (mode all can run as align)",
+    "mamba_cache_mode_asked": "vllm: the mode asked, where it ran in another",
+    "mamba_chunk_size": "vllm: the state kernel's chunk P aligns to in mode all",
+    "kernel_block_size": "vllm: the attention backend's kernel block",
+    "attention_block_size": "vllm: A = max(kernel block, block_size), what P is a multiple of",
+    "attention_page_bytes": "vllm: P x attention bytes per token, one attention page",
+    "state_page_bytes": "vllm: one state page before padding (its state tensors' bytes)",
+    "sized_state_page_bytes": "vllm: the state page P was sized from, where the layers keep a "
+                              "wider one (speculative conv rows, vLLM issue #57721)",
+    "drafted_conv_bytes": "vllm: the conv rows speculative tokens add to a state page",
+    "state_padding_fraction": "vllm: (page - state page) / state page (\"Padding mamba page "
+                              "size by X%\")",
+    "state_padding_exact": "vllm: that padding as [page - state page, state page]",
+    "page_bytes": "vllm: one page of every group (the largest of the layers' pages)",
+    "layer_page_bytes": "vllm, one group of two page sizes: each cache layer's page in order",
+    "block_sizes": "vllm: each attention kind's block size, where one is not P",
+    "kind_history_bytes": "vllm: the bytes of history each attention kind keeps in its page",
+    "group_size": "vllm: layers a group holds (a block is group_size pages)",
+    "num_groups": "vllm: its KV cache groups",
+    "padding_layers_per_type": "vllm: padding layers added to each layer type's groups",
+    "windows_as_full": "vllm: sliding and chunked layers run as full attention (hybrid "
+                       "manager off)",
+    "older_releases_refuse": "vllm: releases before this layout refused the model at start-up",
+    "log_lines": "vllm, sglang: the start-up log lines the engine prints at these settings",
+    "log_left_out": "vllm, sglang: what the log lines leave out, and why",
+    # SGLang
+    "speculative_not_modelled": "sglang: speculative tokens asked, which its figures leave out",
+    "sglang_swa_pool": "sglang: whether sliding layers keep a pool of their own",
+    "kv_tokens": "sglang: the full-attention token pool (max_total_num_tokens)",
+    "swa_tokens": "sglang: the sliding-window token pool",
+    "swa_full_tokens_ratio": "sglang: the sliding / full tokens ratio it split by",
+    "full_page_bytes": "sglang: one page of the full pool, every layer",
+    "swa_page_bytes": "sglang: one page of the sliding pool, every layer",
+    "kv_shared_pool_bytes": "sglang: pool bytes kept for kv-shared layers, never written",
+    "mamba_full_memory_ratio": "sglang: the state / KV memory ratio it split by",
+    "sglang_ssm_dtype": "sglang: the ssm state's dtype",
+    "sglang_ssm_dtype_source": "sglang: where that dtype comes from",
+    "state_layer_bytes": "sglang: one layer's state of one request",
+    "state_tensor_bytes": "sglang: each state tensor's bytes of one layer",
+    "state_pool_bytes": "sglang: its state pool (MambaPool)",
+    "state_slot_bytes": "sglang: one state slot, every state layer",
+    "state_slots": "sglang: the state pool's slots, the padding slot included",
+    "request_state_slots": "sglang: the slots for requests (max_mamba_cache_size)",
+    "slots_per_request": "sglang: state slots a running request holds",
+    "running_request_cap": "sglang: request slots // slots per request",
+    "max_running_requests": "sglang: the running-request figure its log prints",
+    "binding_limit": "sglang: the pool that limits the requests at the context",
+    "idle_kv_bytes_at_context": "sglang: full-pool bytes no request holds at the context",
+    "idle_state_bytes_at_context": "sglang: state-pool bytes no request holds at the context",
+    "idle_swa_tokens_at_context": "sglang: sliding-pool tokens no request holds at the context",
+    "idle_swa_bytes_at_context": "sglang: sliding-pool bytes no request holds at the context",
+    "logged_pools": "sglang: the pools its log lines name",
+}
+
+
 @dataclass(frozen=True)
 class StrategyResult:
     """One strategy's answer; every byte count is an exact int.
@@ -385,7 +466,8 @@ class StrategyResult:
         request needs at ``context_tokens``); None without a context.
     breakdown: ((category, bytes), ...) in CATEGORIES order, summing to budget_bytes.
     formulas: the math with the numbers substituted, one line each, for "show the math".
-    extras: strategy-specific fields (JSON-friendly values, Fractions allowed).
+    extras: strategy-specific fields (JSON-friendly values, Fractions allowed), each key one of
+        ``EXTRAS``, which says what it holds and which layouts write it.
     pool: the units and groups, for SPEC section 3.5 workload checks; None for separate pools.
     """
 
@@ -414,6 +496,9 @@ class StrategyResult:
         object.__setattr__(self, "formulas", tuple(self.formulas))
         object.__setattr__(self, "extras", dict(self.extras))
         check_int("budget_bytes", self.budget_bytes, minimum=1)
+        if unknown := sorted(set(self.extras) - set(EXTRAS)):  # a misspelt key reads as None
+            raise ValueError(f"{self.strategy}: extras {unknown} are not in EXTRAS: say there "
+                             "what each holds")
         if not self.applies:
             if not self.reason:
                 raise ValueError(f"{self.strategy}: a result that does not apply needs a reason")
@@ -433,9 +518,6 @@ class StrategyResult:
             raise ValueError("concurrency numerator and denominator come together")
         if self.concurrency_denominator is not None:
             check_int("concurrency_denominator", self.concurrency_denominator, minimum=1)
-        clash = set(self.extras) & set(self._fields())
-        if clash:
-            raise ValueError(f"extras {sorted(clash)} clash with result fields: rename them")
 
     @property
     def max_concurrency(self) -> float | None:
