@@ -230,16 +230,20 @@ def format_size(nbytes: int, *, grouped: bool = False) -> str:
     # a GPU's GB times a memory fraction: 141GB x 0.9 reads 126.9GB, not 126900MB
     if nbytes >= 10**9 and nbytes * 100 % 10**9 == 0:
         return f"{nbytes / 10**9:.2f}".rstrip("0") + "GB"
-    for scale, unit in ((10**6, "MB"), (2**20, "MiB")):
-        if nbytes and nbytes % scale == 0:
-            return f"{nbytes // scale}{unit}"
+    whole = next((f"{nbytes // scale}{unit}" for scale, unit in ((10**6, "MB"), (2**20, "MiB"))
+                  if nbytes and nbytes % scale == 0), None)
     # what an engine's log wrote: 44.59GiB reads as floor(44.59 x 2**30) = 47,878,147,932 B
-    # (a GB or MB figure of two decimals is a whole number of MB, written above)
-    if 2**30 <= nbytes <= MAX_BYTES // 2:
+    # (a GB or MB figure of two decimals is a whole number of MB, written above). A whole unit
+    # comes first (81408MiB, not 79.5GiB), unless it is longer than the log's own two decimals
+    # (99168.25GiB, not 101548288MiB)
+    if 2**30 <= nbytes <= MAX_BYTES // 2 and (
+            whole is None or len(whole) > len(f"{nbytes / 2**30:.2f}GiB")):
         for digits in (1, 2):
             text = f"{nbytes / 2**30:.{digits}f}GiB"
             if parse_size(text) == nbytes:
                 return text
+    if whole is not None:
+        return whole
     return (f"{nbytes:,}B" if grouped else f"{nbytes}B") if nbytes else "0"
 
 

@@ -215,6 +215,12 @@ def test_a_two_decimal_gib_figure_reads_back_as_typed(hundredths):
     assert len(text) <= len(f"{hundredths / 100:.2f}GiB")
 
 
+def test_a_whole_unit_longer_than_the_log_figure_gives_way_to_it():
+    # a whole number of MiB that is also a two-decimal GiB figure: the MiB unless it is longer
+    assert format_size(9_916_825 * 2**30 // 100) == "99168.25GiB"  # not 101548288MiB
+    assert format_size(1536 * 2**20) == "1536MiB"  # as long as 1.50GiB: the whole unit
+
+
 def test_counts_are_singular_for_one():
     assert (count_text(1, "layer"), count_text(36, "layer")) == ("1 layer", "36 layers")
     assert (tokens_text(1), tokens_text(32_768)) == ("1 token", "32,768 tokens")
