@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from dataclasses import replace
 from fractions import Fraction
 
@@ -1213,3 +1214,20 @@ def test_sglang_gpu_page_text_names_blackwells_default_page():
                         kv_tensor_bytes=(1_536, 1_024))
     assert "pages of 128 tokens when not told a page size (FA4, as K and V differ in width" in (
         app_data.sglang_gpu_page_text("B200 192GB", options, mimo))
+
+
+@pytest.mark.parametrize(("mode", "checkpoints", "drafted"),
+                         [("none", 0, 0), ("none", 0, 2), ("align", 0, 0), ("align", 1, 0),
+                          ("align", 3, 2)])
+def test_a_mode_text_adds_up_to_the_state_pages_a_request_holds(mode, checkpoints, drafted):
+    # the engine options' caption restates the rule state_pages_per_request codes once: its
+    # figures must add up to it ("align (2 state pages) + 3 checkpoint + 2 drafted" is 7)
+    from flatkv.strategies import StrategyOptions
+    from flatkv.strategies.base import state_pages_per_request
+
+    text = app_data.mamba_mode_text(mode, checkpoints, drafted)
+    options = StrategyOptions(mamba_cache_mode=mode, prefill_checkpoint_blocks=checkpoints,
+                              speculative_tokens=drafted)
+    assert sum(int(d) for d in re.findall(r"\d+", text)) == state_pages_per_request(
+        options, 32_768, 544)
+    assert app_data.mamba_mode_text("all") == "all (1 per P tokens)"
