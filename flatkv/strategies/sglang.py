@@ -840,6 +840,47 @@ def _start_up_log(profile: CacheProfile, page: int, n_full: int, n_swa: int, ful
     return log
 
 
+def _nsa_options(profile: CacheProfile, options: StrategyOptions,
+                 formulas: list[str]) -> StrategyOptions:
+    """``options`` as SGLang runs DeepSeek's sparse attention (NSA): at its own page size,
+    whatever --page-size says (a formula line says so, and that its fp8 cache is assumed)."""
+    if not profile.indexer_bytes_per_slot:
+        return options
+    if options.sglang_page_size != NSA_PAGE_SIZE:
+        formulas.append(f"page size {NSA_PAGE_SIZE}, not {options.sglang_page_size}: SGLang "
+                        "serves DeepSeek's sparse attention (NSA) at it, whatever "
+                        "--page-size says")
+        options = replace(options, sglang_page_size=NSA_PAGE_SIZE)
+    if profile.kv_dtype is None or dtype_bytes(profile.kv_dtype) == 1:  # fp8, or unknown
+        formulas.append(NSA_FP8_NOTE)
+    return options
+
+
+def _swa_pool_choice(profile: CacheProfile, options: StrategyOptions, formulas: list[str],
+                     extras: dict[str, object]) -> str:
+    """Whether windowed layers get SGLang's hybrid SWA pool, said in a formula line and
+    ``extras["sglang_swa_pool"]``; the reason it refuses ("" where it runs): sliding layers of
+    their own head shape with no such pool to keep them apart."""
+    label = swa_label(profile)
+    if not label:
+        return ""
+    own_pool, why = swa_pool(profile, options)
+    if not own_pool and (sizes := kv_sizes_text(profile)):
+        return (f"{sizes}, and SGLang keeps such sliding layers apart only in its hybrid SWA "
+                f"pool, which it does not use here ({why}); FlatKV does not model one pool of "
+                "two head shapes")
+    extras["sglang_swa_pool"] = own_pool
+    shared = profile.kv_shared_layer_types.count(label)
+    layers = (f"the {profile.count(label) + shared} {WINDOWED[label].name} layers"
+              + (f" ({shared} of them kv-shared)" if shared else ""))
+    formulas.append(
+        f"hybrid SWA pool: {layers} keep their {WINDOWED[label].noun} in a token pool of "
+        f"their own ({why})"
+        if own_pool else f"no hybrid SWA pool ({why}): {layers} keep every token in the "
+        "one pool, as full layers do")
+    return ""
+
+
 def run_sglang(
     profile: CacheProfile, *, budget_bytes: int, context_tokens: int | None,
     options: StrategyOptions,
@@ -852,14 +893,7 @@ def run_sglang(
         return not_applicable(name, budget_bytes, blocker, profile_name=profile.name,
                               context_tokens=context_tokens)
     formulas: list[str] = []
-    if profile.indexer_bytes_per_slot:
-        if options.sglang_page_size != NSA_PAGE_SIZE:
-            formulas.append(f"page size {NSA_PAGE_SIZE}, not {options.sglang_page_size}: SGLang "
-                            "serves DeepSeek's sparse attention (NSA) at it, whatever "
-                            "--page-size says")
-            options = replace(options, sglang_page_size=NSA_PAGE_SIZE)
-        if profile.kv_dtype is None or dtype_bytes(profile.kv_dtype) == 1:  # fp8, or unknown
-            formulas.append(NSA_FP8_NOTE)
+    options = _nsa_options(profile, options, formulas)
     n_full, n_swa = pool_layers(profile, options)
     n_state = profile.count(LINEAR_ATTENTION)
     per_request = options.sglang_slots_per_request
@@ -886,23 +920,9 @@ def run_sglang(
             )
 
     kv_memory = budget_bytes - state_bytes
-    if label := swa_label(profile):
-        own_pool, why = swa_pool(profile, options)
-        if not own_pool and (sizes := kv_sizes_text(profile)):
-            return not_applicable(
-                name, budget_bytes,
-                f"{sizes}, and SGLang keeps such sliding layers apart only in its hybrid SWA "
-                f"pool, which it does not use here ({why}); FlatKV does not model one pool of "
-                "two head shapes", profile_name=profile.name, context_tokens=context_tokens)
-        extras["sglang_swa_pool"] = own_pool
-        shared = profile.kv_shared_layer_types.count(label)
-        layers = (f"the {profile.count(label) + shared} {WINDOWED[label].name} layers"
-                  + (f" ({shared} of them kv-shared)" if shared else ""))
-        formulas.append(
-            f"hybrid SWA pool: {layers} keep their {WINDOWED[label].noun} in a token pool of "
-            f"their own ({why})"
-            if own_pool else f"no hybrid SWA pool ({why}): {layers} keep every token in the "
-            "one pool, as full layers do")
+    if refusal := _swa_pool_choice(profile, options, formulas, extras):
+        return not_applicable(name, budget_bytes, refusal, profile_name=profile.name,
+                              context_tokens=context_tokens)
     full_tokens = swa_tokens = 0
     if profile.has_attention:
         formulas.append(
