@@ -452,7 +452,10 @@ class StrategyResult:
 
     applies / reason: False and why when the strategy has no answer for this profile or budget
         (then the numbers are None and the breakdown is empty).
-    block_bytes: bytes one block id (one unit) takes across all tensors of the layout.
+    block_bytes / num_blocks: bytes one block id (one unit) takes across all tensors of the
+        layout, and how many the budget holds. sglang has no block ids over its pools: a page
+        in each token pool (full and sliding) and the pages of the pool requests count (full,
+        else sliding); for a state-only model, a state slot and the state slots.
     capacity_tokens: paged layouts (vllm included): the capacity convention above (attention
         groups hold N pages each, state groups one request's state pages); sglang: its
         full-attention token pool, which its static split of the budget fixes (state lives in
