@@ -217,6 +217,9 @@ with user_errors():
         st.caption(note)
     if note := app_data.mode_fallback_text(r, s.profile()):
         st.caption(note)
+    if strategy != "sglang" and (note := app_data.prefill_checkpoint_text(
+            s.strategy_options(), s.profile())):
+        st.caption(note)
     speculative_note(strategy)
     if b.rounded_in_log and (note := app_data.printed_budget_text(
             s.profile(), strategy, b.cache_bytes, context, s.strategy_options())):

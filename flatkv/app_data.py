@@ -54,6 +54,7 @@ from flatkv.strategies.vllm import (
     FAILS_AT_START_UP,
     OLDER_VLLM_LOG,
     OLDER_VLLM_TELL,
+    PREFILL_CHECKPOINT_CLASSES,
     REFUSES_TO_START,
     WARMUP_LOG_NOTE,
     all_as_align_why,
@@ -1075,6 +1076,23 @@ def mamba_all_text(options: StrategyOptions, profile: CacheProfile) -> str:
         text += (f" Not vLLM here: {all_as_align_why(aligning)}; its row counts align's "
                  f"{held} state pages a request, and its P is not aligned to the chunk.")
     return text
+
+
+def prefill_checkpoint_text(options: StrategyOptions, profile: CacheProfile, *,
+                            fix: str = 'set "Prefill checkpoint blocks" to 1') -> str:
+    """A Mamba2 model (its vLLM class runs MambaMixer2) in mamba cache mode align without
+    prefill checkpoint blocks: that is vLLM 0.28 to 0.31's count. Since 0.32 MambaMixer2's
+    spec keeps one a request (``num_prefill_checkpoint_blocks=1``), so a later log holds fewer
+    requests: say what to set (``fix``, in the page's words or the CLI's). Empty otherwise (a
+    model by hand names no class)."""
+    if (options.mamba_cache_mode != "align" or options.prefill_checkpoint_blocks
+            or not PREFILL_CHECKPOINT_CLASSES.intersection(profile.architectures)):
+        return ""
+    held = state_pages_per_request(options, 0, 1)
+    return (f"Mamba cache mode align counts {held} state pages a request in each state group "
+            "here, as vLLM 0.28 to 0.31 did. Since 0.32 vLLM keeps a prefill checkpoint page "
+            f"more for this model's Mamba2 layers ({held + 1} a request): {fix} to match a later "
+            "log.")
 
 
 def mode_fallback_text(r: StrategyResult, profile: CacheProfile) -> str:

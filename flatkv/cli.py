@@ -15,6 +15,7 @@ from dataclasses import dataclass, fields, replace
 
 from flatkv import bench_cli, model_cli, strategy_cli
 from flatkv.analysis import PLANNER_STRATEGY, PLANNERS, PlanAnalysis, analyze, plan_json
+from flatkv.app_data import prefill_checkpoint_text
 from flatkv.budget import (
     DEFAULT_GPU,
     DEFAULT_MEMORY_FRACTION,
@@ -422,7 +423,9 @@ def _plan_command(args: argparse.Namespace) -> CommandOutput:
                              "layout")
         output = _counting_requests(model, args, strategy_cli.plan_strategy_text)
         return replace(output, notes=output.notes
-                       + idle_option_notes(options, profile, (args.strategy,)))
+                       + idle_option_notes(options, profile, (args.strategy,))
+                       + (checkpoint_notes(options, profile) if "prefill_checkpoint_blocks"
+                          in strategy_fields(args.strategy, profile) else ()))
     planner = args.planner or "packed"
     # with --context the plan's own layout counts requests, and reads its options
     counting = PLANNER_STRATEGY[planner] if args.context is not None else None
@@ -525,8 +528,17 @@ def _compare_command(args: argparse.Namespace) -> CommandOutput:
         model, with_given_budget(args, model),
         lambda a, profile, context: strategy_cli.compare_text(a, profile, context,
                                                              model_len=model.max_model_len))
-    idle = idle_option_notes(strategy_cli.options_from_args(args), model.profile, STRATEGIES)
-    return replace(output, notes=output.notes + sglang_page_notes(args, model.profile) + idle)
+    options = strategy_cli.options_from_args(args)
+    idle = idle_option_notes(options, model.profile, STRATEGIES)
+    return replace(output, notes=output.notes + sglang_page_notes(args, model.profile) + idle
+                   + checkpoint_notes(options, model.profile))
+
+
+def checkpoint_notes(options: StrategyOptions, profile: CacheProfile) -> tuple[str, ...]:
+    """Where a Mamba2 model runs align without the prefill checkpoint block vLLM 0.32 and
+    later keep: the flag that matches their logs (the Compare page's note)."""
+    return (f"note: {text}",) if (text := prefill_checkpoint_text(
+        options, profile, fix="give --prefill-checkpoint-blocks 1")) else ()
 
 
 def sglang_page_notes(args: argparse.Namespace, profile: CacheProfile) -> tuple[str, ...]:

@@ -15,6 +15,7 @@ from flatkv import app_data
 from flatkv.analysis import analyze, plan_json
 from flatkv.presets import load_preset
 from flatkv.profile import CacheProfile
+from flatkv.strategies import StrategyOptions
 
 # SPEC section 1: 12 x (3 linear + 1 full); KV 2,048 B/slot; conv 49,152 B; ssm 2,097,152 B.
 QWEN35 = CacheProfile((("linear_attention",) * 3 + ("full_attention",)) * 12, 2048,
@@ -1231,3 +1232,25 @@ def test_a_mode_text_adds_up_to_the_state_pages_a_request_holds(mode, checkpoint
     assert sum(int(d) for d in re.findall(r"\d+", text)) == state_pages_per_request(
         options, 32_768, 544)
     assert app_data.mamba_mode_text("all") == "all (1 per P tokens)"
+
+
+def test_a_mamba2_model_in_align_without_its_checkpoint_block_says_what_later_vllm_keeps():
+    # vLLM 0.32+'s MambaMixer2 spec keeps num_prefill_checkpoint_blocks=1: 3 state pages a
+    # request in align, where 0.28 to 0.31 (and this default) count 2
+    falcon = load_preset("Falcon-H1-7B").profile()
+    align = StrategyOptions(mamba_cache_mode="align")
+    assert app_data.prefill_checkpoint_text(align, falcon) == (
+        "Mamba cache mode align counts 2 state pages a request in each state group here, as "
+        "vLLM 0.28 to 0.31 did. Since 0.32 vLLM keeps a prefill checkpoint page more for this "
+        "model's Mamba2 layers (3 a request): set \"Prefill checkpoint blocks\" to 1 to match a "
+        "later log.")
+    drafting = replace(align, speculative_tokens=2)  # 2 + 2 drafted, and one more since 0.32
+    assert "counts 4 state pages" in app_data.prefill_checkpoint_text(drafting, falcon)
+    assert "(5 a request)" in app_data.prefill_checkpoint_text(drafting, falcon)
+    # nothing to say: the block kept, another mode, or no Mamba2 class (GDN, a model by hand)
+    assert app_data.prefill_checkpoint_text(replace(align, prefill_checkpoint_blocks=1),
+                                            falcon) == ""
+    assert app_data.prefill_checkpoint_text(StrategyOptions(), falcon) == ""
+    assert app_data.prefill_checkpoint_text(
+        align, load_preset("Qwen3-Next-80B-A3B").profile()) == ""
+    assert app_data.prefill_checkpoint_text(align, replace(falcon, architectures=())) == ""

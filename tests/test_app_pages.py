@@ -3516,3 +3516,18 @@ def test_model_page_number_fields_say_what_is_wrong_with_a_negative():
     at_tp.number_input(key="spec.attention_heads").set_value(48).run()
     assert [shown(e) for e in at_tp.error] == tp_error
     assert at_tp.query_params["spec"] == spec
+
+
+def test_compare_and_budget_tell_a_mamba2_model_in_align_of_vllm_032s_checkpoint_page():
+    link = {"model": "Falcon-H1-7B", "gpu": "KV cache memory", "kv_mem": "40GiB",
+            "ctx": "32768", "mamba": "align"}
+    said = ("Since 0.32 vLLM keeps a prefill checkpoint page more for this model's Mamba2 "
+            "layers (3 a request): set \"Prefill checkpoint blocks\" to 1 to match a later log.")
+    for page, query in (("app_pages/compare.py", link),
+                        ("app_pages/budget.py", {**link, "b_layout": "vllm"})):
+        at = open_app(page, query)
+        assert_clean(at)
+        assert [c for c in at.caption if said in shown(c)], page
+        at = open_app(page, {**query, "ckpt": "1"})  # kept: 607 / 24, nothing to say
+        assert not [c for c in at.caption if "Since 0.32" in shown(c)], page
+    assert metrics(at)["Concurrency at 32,768 tokens"] == "25.29"  # Budget's vLLM, 607 / 24

@@ -604,3 +604,19 @@ def test_a_misspelt_command_or_a_value_like_an_option_is_argparses_to_say(capsys
              "value that starts with '-', write --option=VALUE)")):
         code, out, err = run(argv, capsys)
         assert (code, err) == (2, f"python -m flatkv: error: {said}\n"), argv
+
+
+def test_a_mamba2_model_in_align_is_told_the_flag_of_vllm_032s_checkpoint_page(capsys):
+    falcon = ["--preset", "Falcon-H1-7B", "--budget", "40GiB", "--context", "32768",
+              "--mamba-cache-mode", "align"]
+    said = ("note: Mamba cache mode align counts 2 state pages a request in each state group "
+            "here, as vLLM 0.28 to 0.31 did. Since 0.32 vLLM keeps a prefill checkpoint page "
+            "more for this model's Mamba2 layers (3 a request): give "
+            "--prefill-checkpoint-blocks 1 to match a later log.")
+    code, _, err = run(["compare", *falcon], capsys)
+    assert code == 0 and said in err
+    code, _, err = run(["plan", *falcon, "--strategy", "vllm"], capsys)
+    assert code == 0 and said in err
+    # given, the figures are 0.34's (607 / 24) and the note has nothing to say
+    code, out, err = run(["compare", *falcon, "--prefill-checkpoint-blocks", "1"], capsys)
+    assert code == 0 and "Since 0.32" not in err and "25.29x" in out  # 607 / 24

@@ -2265,6 +2265,25 @@ def test_vllm_pads_a_page_that_does_not_divide_the_largest_and_scales_a_smaller_
     assert r.concurrency == Fraction(13_107, 5 * 273 + 2_048)
 
 
+@pytest.mark.parametrize(("preset", "p", "group_size", "blocks", "pages", "logged"), [
+    # 40 GiB // 1,605,632 B // 44 = 607 blocks; a request: cdiv(32,768, 1,568) = 21 full
+    # pages and 2 + 1 state pages in the one state group: 607 / 24, int(x 32,768) = 828,757
+    ("Falcon-H1-7B", 1_568, 44, 607, 21 + 3, 828_757),
+    # 40 GiB // 2,162,688 B // 4 = 4,964; 63 full pages and 3 in each of 6 state groups: 81
+    ("Nemotron-H-8B", 528, 4, 4_964, 63 + 6 * 3, 2_008_152),
+])
+def test_vllm_034_keeps_a_prefill_checkpoint_page_for_mamba2_layers_in_align(
+        preset, p, group_size, blocks, pages, logged):
+    # vLLM 0.34.0's own planner (get_kv_cache_configs, get_kv_cache_capacity, run by a helper
+    # on MambaMixer2's spec with num_prefill_checkpoint_blocks=1) gave these figures
+    options = StrategyOptions(mamba_cache_mode="align", prefill_checkpoint_blocks=1)
+    r = run_strategy("vllm", load_preset(preset).profile(), budget_bytes=40 * 2**30,
+                     context_tokens=32_768, options=options)
+    assert (r.block_size, r.extras["group_size"], r.num_blocks) == (p, group_size, blocks)
+    assert (r.concurrency_numerator, r.concurrency_denominator) == (blocks, pages)
+    assert r.logged_tokens == blocks * 32_768 // pages == logged
+
+
 def test_vllm_without_its_hybrid_manager_keeps_pages_of_two_sizes_in_one_group():
     # vLLM 0.34, --disable-hybrid-kv-cache-manager, 10 sliding layers of 4,096 B a token beside
     # 2 full ones of 8,192 B (Gemma 4's heads): the sliding layers become full attention with
