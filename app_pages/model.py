@@ -4,7 +4,6 @@ the cache layers and their bytes. The model chosen here is the current model on 
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import replace
@@ -30,6 +29,7 @@ from flatkv.app_model import (
     FIELD_LABELS,
     KIND_TEMPLATES,
     OPTIONAL_FIELDS,
+    RAW_LABELS,
     RawModel,
     SpecDraft,
 )
@@ -94,34 +94,11 @@ def _apply_raw() -> None:
             app_model.parse_state_text(ss["edit.state"]))
         raw.profile()
     except ValueError as exc:
-        ss["edit.error"] = _in_raw_labels(str(exc))
+        ss["edit.error"] = app_model.in_raw_labels(str(exc))
         return
     ss.pop("edit.error", None)
     if raw != edited or state().raw is not None:  # (the model's own bytes typed back: it stays)
         update(model=CUSTOM, raw=raw, spec=None)
-
-
-# The profile's fields as the raw-bytes editor labels them (its widgets add what 0 means): its
-# errors name the fields, and the editor's own refusals these labels
-RAW_LABELS = {"layer_types": "Layer pattern", "state_const_bytes": "State tensors",
-              "kv_bytes_per_slot": "KV bytes per token per layer",
-              "sliding_kv_bytes_per_slot": "Sliding layers' KV bytes",
-              "sliding_window": "Sliding window", "attention_chunk_size": "Attention chunk"}
-# a field, and the None that a widget of "0 = none" takes as 0
-_RAW_FIELD = re.compile(r"\b(" + "|".join(RAW_LABELS) + r")\b( None\b)?")
-# what the user typed, echoed in quotes, is theirs: it stays as typed
-_QUOTED = re.compile(r"""((?<!\w)'[^']*'(?!\w)|"[^"]*")""")
-_COMMAND_LINE_HINT = re.compile(r" \([^()]*command line\)")
-
-
-def _in_raw_labels(message: str) -> str:
-    """A profile's error with the fields it names as the editor labels them, quoted
-    ("kv_bytes_per_slot is 0" -> '"KV bytes per token per layer" is 0'), outside the entries
-    it quotes back; a hint for the command line left out."""
-    parts = _QUOTED.split(_COMMAND_LINE_HINT.sub("", message))
-    return "".join(part if i % 2 else _RAW_FIELD.sub(
-        lambda m: f'"{RAW_LABELS[m[1]]}"' + (" 0" if m[2] else ""), part)
-        for i, part in enumerate(parts))
 
 
 def _drop_ssm_element() -> None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -297,6 +298,34 @@ class RawModel:
                        ssm_element_bytes=self.ssm_element_bytes if keep else None,
                        conv_rows=self.conv_rows if same_conv else None,
                        conv_element_bytes=self.conv_element_bytes if same_conv else None)
+
+
+# The profile's fields as the raw-bytes editor labels them (its widgets add what 0 means): its
+# errors name the fields, and the editor's own refusals these labels
+RAW_LABELS = {"layer_types": "Layer pattern", "state_const_bytes": "State tensors",
+              "kv_bytes_per_slot": "KV bytes per token per layer",
+              "sliding_kv_bytes_per_slot": "Sliding layers' KV bytes",
+              "sliding_window": "Sliding window", "attention_chunk_size": "Attention chunk"}
+# a field, and the None that a widget of "0 = none" takes as 0
+_RAW_FIELD = re.compile(r"\b(" + "|".join(RAW_LABELS) + r")\b( None\b)?")
+# what the user typed, echoed in quotes, is theirs: it stays as typed
+_QUOTED = re.compile(r"""((?<!\w)'[^']*'(?!\w)|"[^"]*")""")
+_COMMAND_LINE_HINT = re.compile(r" \([^()]*command line\)")
+_FIELD_ENTRY = re.compile(r"\b(" + "|".join(RAW_LABELS) + r")\['(\w+)'\]")
+
+
+def in_raw_labels(message: str) -> str:
+    """A profile's error with the fields it names as the Model page's raw-bytes editor labels
+    them, quoted ("kv_bytes_per_slot is 0" -> '"KV bytes per token per layer" is 0'), outside
+    the entries it quotes back; a hint for the command line left out. The profile's messages
+    name its fields; tests/test_app_state.py makes each field's errors and checks no field name
+    is left (a message reworded past these patterns fails there)."""
+    # a field's entry, state_const_bytes['conv'], as the editor writes it: "State tensors" conv
+    message = _FIELD_ENTRY.sub(lambda m: f"{m[1]} {m[2]}", message)
+    parts = _QUOTED.split(_COMMAND_LINE_HINT.sub("", message))
+    return "".join(part if i % 2 else _RAW_FIELD.sub(
+        lambda m: f'"{RAW_LABELS[m[1]]}"' + (" 0" if m[2] else ""), part)
+        for i, part in enumerate(parts))
 
 
 def parse_state_text(text: str) -> tuple[tuple[str, int], ...]:

@@ -1077,3 +1077,29 @@ def test_a_kv_shared_models_shared_layers_ride_in_its_links_and_files():
     assert decode_query(encode_query(state))[0].raw.kv_shared_layer_types == shared
     exported = profile_to_dict(spec.profile())
     assert app_model.load_model_json(json.dumps(exported)).kv_shared_layer_types == shared
+
+
+@pytest.mark.parametrize(("raw", "said"), [
+    (RawModel("full*2", 0), '"KV bytes per token per layer" is 0 but "Layer pattern" has '
+     "attention layers"),
+    (RawModel("full*2", -5), '"KV bytes per token per layer" must be at least 0, got -5'),
+    (RawModel("sliding*2", 1024), '"Sliding window" is not set but the model has '
+     "sliding_attention layers: give the window in tokens"),
+    (RawModel("full*2", 1024, sliding_window=100), '"Sliding window" is 100 but "Layer '
+     'pattern" has no sliding_attention layer: drop "Sliding window" or add'),
+    (RawModel("full*2", 1024, attention_chunk_size=8), '"Attention chunk" is 8 but "Layer '
+     'pattern" has no chunked_attention layer: drop "Attention chunk"'),
+    (RawModel("full*2", 1024, sliding_kv_bytes_per_slot=512), "\"Sliding layers' KV bytes\" "
+     'is 512 but "Layer pattern" has no sliding_attention layer'),
+    (RawModel("linear*2", 1024, (("conv", 0),)), '"State tensors" conv must be positive, '
+     "got 0"),
+])
+def test_the_raw_editors_errors_name_its_fields_by_their_labels(raw, said):
+    # the profile's messages name its fields (kv_bytes_per_slot); the editor relabels them by
+    # pattern, so a message reworded past the patterns must fail here, not show a field name
+    with pytest.raises(ValueError) as caught:
+        raw.profile()
+    shown = app_model.in_raw_labels(str(caught.value))
+    assert said in shown
+    assert not [f for f in app_model.RAW_LABELS if f in shown], shown
+    assert "command line" not in shown  # the CLI's hint is for the CLI
