@@ -2373,3 +2373,17 @@ def test_vllm_says_its_log_is_of_a_run_told_to_keep_nemotron_hs_ssm_state_narrow
     wide = spec.with_options(ssm_dtype="float32").profile()
     assert "log_left_out" not in run_strategy("vllm", wide, budget_bytes=GIB8,
                                               context_tokens=8_192).extras
+
+
+def test_vllm_says_deepseek_v32s_indexer_keys_are_layers_of_their_own_in_vllm():
+    # vLLM 0.34.0's planner (run by a helper) keeps DeepseekV32IndexerCache as a layer beside
+    # each MLA layer: one group of 122 layers, pages of 64 x 1,152 = 73,728 B and 64 x 132 =
+    # 8,448 B; FlatKV folds the keys into 61 layers of 1,284 B a token. Same block, 61 x
+    # 82,176 = 5,012,736 B, so 40 GiB // that = 8,568 blocks either way
+    r = run_strategy("vllm", load_preset("DeepSeek-V3.2").profile(), budget_bytes=40 * 2**30,
+                     context_tokens=32_768)
+    assert (r.block_size, r.block_bytes, r.num_blocks) == (64, 61 * 82_176, 8_568)
+    assert 40 * 2**30 // (61 * 82_176) == 8_568
+    assert ("group_size = 61 (layers per type: 61 full_attention); 1 group (vLLM counts each "
+            "layer's indexer keys as a layer of its own: 122 layers in its group, pages of P x "
+            "1,152 = 73,728 B and P x 132 = 8,448 B, the same bytes a block)") in r.formulas

@@ -71,8 +71,22 @@ from flatkv.strategies.base import (
     unit_parts,
 )
 from flatkv.strategies.paged import finish_paged
-from flatkv.units import MAX_BYTES, format_bytes
+from flatkv.units import MAX_BYTES, count_text, format_bytes
 from flatkv.workload import PoolGroup
+
+
+def _indexer_layers_text(profile: CacheProfile, p: int, group_size: int) -> str:
+    """DeepSeek-V3.2's indexer keys, which FlatKV counts in each MLA layer's bytes a token,
+    are a layer of their own in vLLM (``DeepseekV32IndexerCache``, one a layer): its group then
+    holds twice the layers, pages of two sizes, and its kv_cache_config says so. The block's
+    bytes, and so every figure, are the same."""
+    indexer = profile.indexer_bytes_per_slot
+    if not indexer:
+        return ""
+    mla = profile.kv_bytes_per_slot - indexer
+    return (f" (vLLM counts each layer's indexer keys as a layer of its own: "
+            f"{n(2 * group_size)} layers in its group, pages of P x {n(mla)} = {n(p * mla)} B "
+            f"and P x {n(indexer)} = {n(p * indexer)} B, the same bytes a block)")
 
 
 def group_size_for(counts: dict[str, int]) -> int:
@@ -824,7 +838,8 @@ def _run_vllm(
     extras["log_lines"].append(_warmup_line(num_blocks, unit_bytes))
     counts_text = ", ".join(f"{c} {k}" for k, c in counts.items())
     formulas += [
-        f"group_size = {group_size} (layers per type: {counts_text}); {num_groups} groups",
+        f"group_size = {group_size} (layers per type: {counts_text}); "
+        f"{count_text(num_groups, 'group')}" + _indexer_layers_text(profile, p, group_size),
         *pad_lines,
         f"num_blocks = available // page_bytes // group_size = {n(budget_bytes)} // {n(page)} // "
         f"{group_size} = {n(num_blocks)}",
