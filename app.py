@@ -11,7 +11,8 @@ from pathlib import Path
 
 import streamlit as st
 
-from app_pages._common import end_run, frame, sync_url
+from app_pages._frame import frame
+from app_pages._session import end_run, sync_url
 
 # A local icon: a :material/...: one is fetched from fonts.gstatic.com, which fails offline.
 st.set_page_config(page_title="FlatKV Explorer", layout="wide",

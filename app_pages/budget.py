@@ -6,26 +6,21 @@ import pandas as pd
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
-from app_pages._common import (
-    NOT_APPLICABLE,
-    MarkdownError,
-    PageDone,
-    bind,
+from app_pages._figures import (
     cached_curves,
     cached_least_budget,
-    chart,
-    context_note,
-    context_widget,
     current_analysis,
     current_strategies,
+    speculative_note,
+)
+from app_pages._frame import NOT_APPLICABLE, chart, metric_row, table
+from app_pages._session import MarkdownError, PageDone, bind, state, user_errors
+from app_pages._widgets import (
+    context_note,
+    context_widget,
     engine_options,
     hold_requests_widget,
-    metric_row,
     model_note,
-    speculative_note,
-    state,
-    table,
-    user_errors,
 )
 from flatkv import app_data, charts, sizing
 from flatkv.analysis import PLANNER_STRATEGY

@@ -7,21 +7,16 @@ import json
 import pandas as pd
 import streamlit as st
 
-from app_pages._common import (
+from app_pages._figures import (
     cached_context_curves,
     cached_least_budget,
-    chart,
-    context_widget,
     current_strategies,
-    engine_options,
-    hold_requests_widget,
-    model_note,
     mtp_added,
     mtp_button,
-    state,
-    table,
-    user_errors,
 )
+from app_pages._frame import chart, table
+from app_pages._session import state, user_errors
+from app_pages._widgets import context_widget, engine_options, hold_requests_widget, model_note
 from flatkv import app_data, charts, sizing
 from flatkv.app_data import markdown_literal as literal
 from flatkv.app_data import title_of

@@ -9,18 +9,9 @@ import time
 import pandas as pd
 import streamlit as st
 
-from app_pages._common import (
-    ERRORS_KEY,
-    bind,
-    chart,
-    current_analysis,
-    metric_row,
-    plan_caption,
-    state,
-    table,
-    update,
-    user_errors,
-)
+from app_pages._figures import current_analysis, plan_caption
+from app_pages._frame import chart, metric_row, table
+from app_pages._session import ERRORS_KEY, bind, state, update, user_errors
 from flatkv import charts, gpu_settings, gpu_view
 from flatkv.analysis import PlanAnalysis
 from flatkv.app_data import markdown_literal as literal

@@ -4,23 +4,10 @@ from __future__ import annotations
 
 import streamlit as st
 
-from app_pages._common import (
-    NOT_APPLICABLE,
-    bind,
-    chart,
-    context_note,
-    context_widget,
-    current_analysis,
-    current_strategies,
-    engine_widget,
-    metric_row,
-    plan_caption,
-    speculative_note,
-    state,
-    table,
-    update,
-    user_errors,
-)
+from app_pages._figures import current_analysis, current_strategies, plan_caption, speculative_note
+from app_pages._frame import NOT_APPLICABLE, chart, metric_row, table
+from app_pages._session import bind, state, update, user_errors
+from app_pages._widgets import context_note, context_widget, engine_widget
 from flatkv import app_data, charts
 from flatkv.analysis import PLANNER_STRATEGY, plan_json
 from flatkv.app_state import DEFAULT_REQUESTS, MAX_REQUESTS

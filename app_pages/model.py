@@ -10,16 +10,9 @@ from dataclasses import replace
 
 import streamlit as st
 
-from app_pages._common import (
-    chart,
-    metric_row,
-    show_value,
-    state,
-    table,
-    update,
-    use_spec,
-    user_errors,
-)
+from app_pages._figures import use_spec
+from app_pages._frame import chart, metric_row, table
+from app_pages._session import show_value, state, update, user_errors
 from flatkv import app_model, charts
 from flatkv.app_data import markdown_literal as literal
 from flatkv.app_model import (

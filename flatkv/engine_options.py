@@ -48,7 +48,7 @@ def _always(profile: CacheProfile) -> bool:
 @dataclass(frozen=True)
 class EngineOption:
     """One engine option: a StrategyOptions knob, the AppState field of the same name, a
-    setting in the link (``_SETTINGS``), a widget (``app_pages._common.engine_widget``) and a
+    setting in the link (``_SETTINGS``), a widget (``app_pages._widgets.engine_widget``) and a
     CLI flag (``strategy_cli``). The facts the app derives its tables from live here, once."""
 
     field: str

@@ -1252,7 +1252,7 @@ def test_compare_kernel_block_size_drives_vllm_p():
 
 
 def test_every_engine_option_has_a_column_and_a_widget():
-    from app_pages._common import ENGINE_COLUMNS
+    from app_pages._widgets import ENGINE_COLUMNS
     from flatkv.engine_options import ENGINE_FIELDS
 
     in_columns = [f for _, group in ENGINE_COLUMNS for f in group]
@@ -1807,7 +1807,7 @@ def test_the_profile_cache_key_changes_with_every_field():
     # bytes in bfloat16 and in float32 size SGLang's float32 state differently
     from dataclasses import fields, replace
 
-    from app_pages._common import profile_key
+    from app_pages._figures import profile_key
     from flatkv.app_model import profile_for
 
     qwen = profile_for("Qwen3-Next-80B-A3B", None, 2)

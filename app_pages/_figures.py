@@ -1,0 +1,149 @@
+"""The current model's figures, cached: pure functions of hashable arguments, and the model
+helpers the pages share (an MTP layer added, the spec used)."""
+
+from __future__ import annotations
+
+from dataclasses import astuple, fields
+
+import streamlit as st
+
+from app_pages._session import state, update
+from flatkv import app_data, app_model, sizing
+from flatkv.analysis import PlanAnalysis, analyze
+from flatkv.app_data import markdown_literal as literal
+from flatkv.app_model import CUSTOM_SPEC
+from flatkv.app_state import AppState
+from flatkv.models import MTP_SUFFIX, ModelSpec, with_mtp_layer
+from flatkv.plan import BudgetTooSmall
+from flatkv.profile import CacheProfile
+from flatkv.strategies import STRATEGIES, StrategyOptions, StrategyResult, run_strategy
+from flatkv.units import exact_bytes
+
+# --------------------------------------------------------------------------------------------
+# Cached computations: pure functions of hashable arguments.
+
+
+def profile_key(p: CacheProfile) -> tuple:
+    """Every field of the profile (a new field cannot be left out of the cache key)."""
+    return tuple(tuple(v.items()) if isinstance(v, dict) else v
+                 for v in (getattr(p, f.name) for f in fields(p)))
+
+
+@st.cache_data(max_entries=128, show_spinner=False, hash_funcs={CacheProfile: profile_key})
+def cached_analysis(profile: CacheProfile, block_size: int, alignment: int, budget: int,
+                    planner: str) -> PlanAnalysis:
+    return analyze(profile.components(), block_size=block_size, alignment=alignment,
+                   budget_bytes=budget, planner=planner)
+
+
+def options_key(o: StrategyOptions) -> tuple:
+    """Every knob of the options, so a cache keys on each one."""
+    return astuple(o)
+
+
+@st.cache_data(max_entries=128, show_spinner=False,
+               hash_funcs={CacheProfile: profile_key, StrategyOptions: options_key})
+def cached_strategies(profile: CacheProfile, names: tuple[str, ...], budget: int, context: int,
+                      options: StrategyOptions) -> list[StrategyResult]:
+    return [run_strategy(n, profile, budget_bytes=budget, context_tokens=context,
+                         options=options) for n in names]
+
+
+@st.cache_data(max_entries=64, show_spinner=False,
+               hash_funcs={CacheProfile: profile_key, StrategyOptions: options_key})
+def cached_curves(profile: CacheProfile, strategy: str, budget: int, context: int,
+                  options: StrategyOptions, reach: int | None) -> app_data.Curves:
+    """The Budget page's curves: a run of every layout point each, so worth keeping."""
+    return app_data.curves(profile, strategy, budget, context, options, reach)
+
+
+@st.cache_data(max_entries=64, show_spinner=False,
+               hash_funcs={CacheProfile: profile_key, StrategyOptions: options_key})
+def cached_least_budget(profile: CacheProfile, strategy: str, requests: int, context: int,
+                        options: StrategyOptions) -> int | None:
+    """The Budget page's least budget for its requests to hold: a bisection of many runs."""
+    return sizing.least_budget_for_requests(strategy, profile, requests=requests,
+                                            context_tokens=context, options=options)
+
+
+@st.cache_data(max_entries=64, show_spinner=False,
+               hash_funcs={CacheProfile: profile_key, StrategyOptions: options_key})
+def cached_context_curves(profile: CacheProfile, budget: int, contexts: tuple[int, ...],
+                          options: StrategyOptions) -> sizing.ContextCurves:
+    """Compare's concurrency over context lengths: a run of every layout a length."""
+    return sizing.context_curves(profile, budget, contexts, options, STRATEGIES)
+
+
+def current_strategies(s: AppState | None = None, names: tuple[str, ...] = STRATEGIES
+                       ) -> list[StrategyResult]:
+    """The engine strategies for the current view (all of them by default)."""
+    s = s or state()
+    return cached_strategies(s.profile(), names, s.budget().cache_bytes, s.context_length(),
+                             s.strategy_options())
+
+
+def plan_caption(a: PlanAnalysis) -> str:
+    """The line under a plan page's title: model, planner, budget and where the budget comes
+    from (a screenshot then carries its assumptions)."""
+    s = state()
+    return (f"{literal(s.profile().name)} · {app_data.PLANNER_TITLES[a.planner]} · budget "
+            f"{exact_bytes(a.totals.budget_bytes)} per rank ({s.budget().derivation})")
+
+
+def use_spec(spec: ModelSpec) -> None:
+    """Make ``spec`` the current model, an edited one (the Model page shows it so)."""
+    text = app_model.spec_to_json(spec)
+    update(model=CUSTOM_SPEC, spec=text, raw=None)
+    st.session_state["spec.filled"] = (CUSTOM_SPEC, text)
+
+
+def mtp_added() -> bool:
+    """Whether the current model carries an added MTP layer (``models.with_mtp_layer``)."""
+    s = state()
+    return s.model == CUSTOM_SPEC and s.model_spec().name.endswith(MTP_SUFFIX)
+
+
+def speculative_note(strategy: str) -> None:
+    """Where tokens are drafted: what ``strategy``'s figures count of speculative decoding,
+    and a button that adds an MTP module's attention layer to the model when it has none (no
+    engine option counts a drafter's layers)."""
+    s = state()
+    added = mtp_added()
+    note = app_data.speculative_text(s.profile(), strategy, s.speculative_tokens,
+                                     mtp_added=added)
+    if note:
+        st.caption(note)
+        mtp_button()
+
+
+def mtp_button() -> None:
+    """With drafted tokens, a button that adds an MTP module's attention layer to a model that
+    has a full-attention layer and no added one yet."""
+    s = state()
+    spec = s.model_spec()
+    if not s.speculative_tokens or spec is None or mtp_added():
+        return
+    try:
+        with_mtp = with_mtp_layer(spec)
+    except ValueError:  # no full-attention layer to copy
+        return
+    st.button("Add an MTP layer", on_click=use_spec, args=(with_mtp,), icon=":material/add:",
+              key="mtp.add", help=f"Makes the model {with_mtp.name}: one more cache layer "
+              "shaped as its last full-attention layer, an edited model (Model page).")
+
+
+def current_analysis(s: AppState | None = None, *, other_choice: str = "") -> PlanAnalysis:
+    """The plan analysis of the current view, its refusals in the page's words."""
+    s = s or state()
+    profile, budget = s.profile(), s.budget()  # their errors carry no planner hint
+    try:
+        return cached_analysis(profile, s.block_size, s.effective_alignment, budget.cache_bytes,
+                               s.planner)
+    except BudgetTooSmall as small:
+        raise ValueError(app_data.budget_too_small_text(small, budget.how_to_raise)) from None
+    except ValueError:
+        message = app_data.state_only_text(s.planner, profile, other_choice)
+        if message is None:
+            raise
+        raise ValueError(message) from None
+

@@ -1,0 +1,241 @@
+"""What frames every page: tables, metrics and charts in the house style, the notices from a
+link, and the shared sidebar (model, memory, paging)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import plotly.graph_objects as go
+import streamlit as st
+
+from app_pages._session import ERRORS_KEY, REJECTED_SLOT, bind, pop_notices, start_run, state
+from flatkv import app_data
+from flatkv.analysis import PLANNERS
+from flatkv.app_data import markdown_literal as literal
+from flatkv.app_state import (
+    CUSTOM_GPU,
+    GPU_PRESETS,
+    KV_BLOCKS,
+    KV_MEMORY,
+    MAX_BLOCK_SIZE,
+    MAX_TP,
+    MAX_VLLM_BLOCKS,
+    MEMORY_SOURCE_TITLES,
+    MEMORY_SOURCES,
+    MIN_MEM_FRACTION,
+    MIN_VLLM_BLOCKS,
+    gpu_memory_size,
+    kv_memory_size,
+)
+from flatkv.strategies.vllm import block_bytes as vllm_block_bytes
+from flatkv.units import decimal_unit_note, format_bytes, format_size, memory_size
+
+# --------------------------------------------------------------------------------------------
+# Display helpers
+
+
+def metric_row():
+    """A row of headline metrics that wraps onto another line where the page is too narrow for
+    them all (in st.columns they would be cut short with an ellipsis): call .metric on it."""
+    return st.container(horizontal=True)
+
+
+def table(rows: Any, *, height: int | str = "auto", formats: dict[str, str] | None = None) -> None:
+    """A dataframe with thousands separators on its whole numbers (exact bytes stay readable);
+    ``formats`` gives a column another NumberColumn format (e.g. ``"accounting"``: two decimals
+    and thousands separators, as the charts label). A figure that does not apply to a row is a
+    gap, shown as a dash, in a column that stays numbers, so it sorts as numbers. A first
+    column of text names the rows, so it stays pinned while a wide table scrolls sideways (at
+    1000 px)."""
+    import pandas as pd
+
+    # rows as given: a column of whole numbers with gaps stays whole numbers (not NaN floats)
+    df = rows if isinstance(rows, pd.DataFrame) else pd.DataFrame(rows, dtype=object)
+    df = df.copy()
+    config: dict[str, Any] = {}
+    for col in df.columns:
+        values = df[col].dropna()
+        if df[col].dtype != object or not len(values):
+            continue
+        if all(isinstance(v, int) and not isinstance(v, bool) for v in values):
+            df[col] = df[col].astype("Int64")
+        elif all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
+            df[col] = pd.to_numeric(df[col])  # fractional figures (concurrency) stay numbers
+    config.update({
+        col: st.column_config.NumberColumn(format=(formats or {}).get(col, "localized"))
+        for col in df.columns
+        if pd.api.types.is_numeric_dtype(df[col]) and not pd.api.types.is_bool_dtype(df[col])
+    })
+    first = df.columns[0] if len(df.columns) else None
+    if first is not None and first not in config and (
+            pd.api.types.is_object_dtype(df[first]) or pd.api.types.is_string_dtype(df[first])):
+        config[first] = st.column_config.TextColumn(pinned=True)
+    st.dataframe(df, hide_index=True, width="stretch", column_config=config, height=height,
+                 placeholder=NOT_APPLICABLE)
+
+
+NOT_APPLICABLE = "—"  # a table cell whose figure does not apply to its row
+
+
+CHART_CONFIG = {"displaylogo": False,
+                "modeBarButtonsToRemove": ["select2d", "lasso2d", "zoomIn2d", "zoomOut2d",
+                                           "autoScale2d"]}
+
+
+def chart(fig: go.Figure, *, key: str, file_name: str) -> None:
+    """A chart and its HTML export (built only when downloaded). The toolbar keeps zoom, pan,
+    reset and the PNG export: box and lasso select and the zoom steps select nothing here, and
+    the full toolbar covered a half-width chart's title at 1000 px."""
+    st.plotly_chart(fig, key=key, config=CHART_CONFIG)
+    st.download_button(
+        "Chart as HTML", data=lambda: fig.to_html(include_plotlyjs="cdn", full_html=True),
+        file_name=file_name, mime="text/html", key=f"{key}.html", on_click="ignore",
+        icon=":material/download:",
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# The frame around every page: notices from the link, and the shared sidebar.
+
+
+def frame(page: str, *, page_shows_budget: bool = True) -> None:
+    """What app.py draws around every page: notices from the link, and the shared sidebar.
+    ``page``: the page this run draws; ``page_shows_budget``: the page explains a bad cache
+    budget itself (all but Model)."""
+    start_run(page)
+    for notice in pop_notices():
+        st.warning(literal(notice), icon=":material/link_off:")
+    st.session_state[REJECTED_SLOT] = st.empty()  # end_run fills it: which widgets are drawn
+    sidebar(page_shows_budget)
+
+
+def _start_memory_fields(gpu: str) -> dict[str, int]:
+    """Where a newly picked memory source starts: Custom from the GPU picked before, KV cache
+    memory from the budget the sidebar had, so neither quietly changes the figures."""
+    s = state()
+    if gpu == CUSTOM_GPU and s.gpu in GPU_PRESETS:
+        return {"gpu_memory": GPU_PRESETS[s.gpu]}
+    if gpu in (KV_MEMORY, KV_BLOCKS) and s.gpu != gpu:
+        try:
+            cache = s.budget().cache_bytes
+            if gpu == KV_MEMORY:
+                return {"kv_memory": cache}
+            blocks = cache // vllm_block_bytes(s.profile(), s.strategy_options())
+            return {"kv_blocks": min(MAX_VLLM_BLOCKS, max(MIN_VLLM_BLOCKS, blocks))}
+        except ValueError:  # no budget to start from: the field keeps its value
+            return {}
+    return {}
+
+
+def _size_text(nbytes: int) -> str:
+    """A memory field's text: short where a unit says it exactly, else bytes grouped in threes
+    (a budget carried over from a GPU: 76,968,728,985B)."""
+    return format_size(nbytes, grouped=True)
+
+
+def sidebar(page_shows_budget: bool = True) -> None:
+    """The model in one line, then the memory and paging settings every page shares."""
+    side = st.sidebar
+    model_ok = True
+    try:  # the page shows the full error; the sidebar only points at it
+        profile = state().profile()
+        side.caption(f"Model: **{literal(profile.name)}** · {len(profile.layer_types)} cache "
+                     "layers")
+    except ValueError:
+        model_ok = False
+        side.caption(":red[Model: not valid with these settings; the page says why.]")
+    _memory_settings(side, explained_on_page=page_shows_budget and model_ok)
+    _paging_settings(side)
+    side.caption("The link in the address bar holds this whole view: copy it to share.")
+
+
+def _memory_settings(side: Any, *, explained_on_page: bool) -> None:
+    """GPU (or an engine's logged KV cache memory), memory fraction, weights and TP, and the
+    cache budget per rank they give; ``explained_on_page``: a bad budget is the page's error
+    (the sidebar points at it), else the sidebar says it."""
+    side.subheader("Memory", divider="gray")
+    gpu = bind(side.selectbox, "gpu", "GPU", options=[*GPU_PRESETS, *MEMORY_SOURCES],
+               format_func=lambda g: MEMORY_SOURCE_TITLES.get(g, g),
+               also=_start_memory_fields,
+               help="Memory one GPU (one TP rank) offers, as nvidia-smi reports it (H100 "
+               "80GB: 81,559 MiB); or the KV cache memory of one rank itself, as an engine's "
+               "log gives it. CUDA's total, which vLLM's gpu_memory_utilization and SGLang's "
+               "mem fraction multiply, is less by what the driver reserves (nvidia-smi -q: FB "
+               "Memory Total less Reserved; torch.cuda.mem_get_info()[1]), and varies with the "
+               "driver: about 79.19 GiB on an H100 80GB, 139.80 GiB on an H200. To match a "
+               "log, choose Custom with that total, the KV cache memory the log names, or "
+               "the KV cache blocks vLLM 0.34 logs.")
+    if gpu == CUSTOM_GPU:
+        bind(side.text_input, "gpu_memory", "GPU memory", to_widget=_size_text,
+             from_widget=gpu_memory_size,
+             help="e.g. 80GB, 141GB, 79.2GiB or bytes")
+    if gpu == KV_MEMORY:
+        bind(side.text_input, "kv_memory", "KV cache memory per rank", to_widget=_size_text,
+             from_widget=kv_memory_size,
+             help="What the engine has for the cache on one rank, e.g. 44.59GiB from vLLM's "
+             "\"Available KV cache memory: 44.59 GiB\" (read as floor(44.59 x 2**30) bytes). "
+             "vLLM 0.34 on CUDA sizes its cache after warm-up: pick \"vLLM KV cache blocks\" "
+             "above and give the N of its \"Memory after warmup: ... N KV cache blocks (X GiB) "
+             "fit\" line (X is rounded to 0.01 GiB, a block or two). The memory fraction and "
+             "weights do not apply.")
+        if "kv_memory" not in st.session_state[ERRORS_KEY] and (
+                note := decimal_unit_note(state().kv_memory)):
+            side.caption(note)
+    elif gpu == KV_BLOCKS:
+        bind(side.number_input, "kv_blocks", "vLLM KV cache blocks per rank",
+             min_value=MIN_VLLM_BLOCKS,
+             max_value=MAX_VLLM_BLOCKS, step=1,
+             help="The N of vLLM 0.34's \"Memory after warmup: ... N KV cache blocks (X GiB) "
+             "fit\" line: the budget is N of vLLM's blocks at the engine options set "
+             "here (a block is a page in each of its group_size tensors), so vLLM's figures "
+             "match its log exactly and the other layouts get the same bytes. The memory "
+             "fraction and weights do not apply.")
+    else:
+        bind(side.slider, "mem_fraction", "Memory fraction", min_value=MIN_MEM_FRACTION,
+             max_value=1.0, step=0.01, format="%.4g",  # a link's 0.955 shows as 0.955
+             help="Share of the GPU memory the engine may use (vLLM's gpu_memory_utilization: "
+             "0.92 by default since vLLM 0.20, 0.9 before; SGLang's --mem-fraction-static). "
+             "The default here is 0.9, the older vLLM's: set 0.92 to match a recent vLLM "
+             "left at its default. "
+             "vLLM 0.34 sizes its cache after warm-up: to match its log, pick \"vLLM KV cache "
+             "blocks\" above and give the blocks it logs.")
+        bind(side.text_input, "weights", "Model weights (all ranks)", to_widget=_size_text,
+             from_widget=lambda t: memory_size(t, "Model weights", weights=True),
+             help="The model's weights, all ranks together (2 B a parameter in bf16): each "
+             "TP rank holds 1/TP of it. For the budget an engine would have, add what each "
+             "rank keeps besides (activations, CUDA graphs) times TP, as that is per rank, "
+             "not split; or pick \"KV cache memory\" above and give the memory its log "
+             "prints.")
+    bind(side.number_input, "tp", "Tensor parallel (TP)", min_value=1, max_value=MAX_TP,
+         step=1, help="Each rank holds weights / TP, and a model's KV heads and state "
+         "tensors split across the ranks: every figure is per rank. A model "
+         "given in raw bytes is already per rank, so TP only splits its weights.")
+    try:
+        budget = state().budget()
+        side.metric("Cache budget per rank", format_bytes(budget.cache_bytes),
+                    help=f"{budget.cache_bytes:,} B")
+        if (state().weights == 0 and gpu not in (KV_MEMORY, KV_BLOCKS)
+                and "weights" not in st.session_state[ERRORS_KEY]):  # its error says enough
+            side.caption("Model weights 0 B: all of the memory share goes to the cache. An "
+                         "engine loads the weights first: enter them (2 B per parameter in "
+                         "bf16, so 160GB for 80B) for the budget it would have.")
+    except ValueError as exc:
+        # a page stops at the first error: with the model wrong too, it explains only that
+        side.caption(":red[Cache budget per rank: none; the page says why.]"
+                     if explained_on_page else f":red[Cache budget per rank: none. {exc}]")
+
+
+def _paging_settings(side: Any) -> None:
+    """Block size, alignment and planner: how the planner pages the cache."""
+    side.subheader("Paging", divider="gray")
+    bind(side.number_input, "block_size", "Block size (tokens)", min_value=1,
+         max_value=MAX_BLOCK_SIZE, step=1, help="Requested tokens per page (vLLM's "
+         "--block-size: 16 by default up to 0.33, 64 from 0.34; 16 here, as in the vLLM 0.19 "
+         "log these figures are checked against).")
+    bind(side.number_input, "alignment", "Alignment (0 = block size)", min_value=0,
+         max_value=MAX_BLOCK_SIZE, step=1, to_widget=lambda v: v or 0,
+         from_widget=lambda v: int(v) or None,
+         help="An inflated page size is rounded up to a multiple of this.")
+    bind(side.selectbox, "planner", "Planner", options=list(PLANNERS),
+         format_func=app_data.PLANNER_TITLES.get)
+

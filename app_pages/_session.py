@@ -1,0 +1,227 @@
+"""The app's state in the session and the URL, bound widgets and how a bad entry is shown:
+what every page reads and writes through. Streamlit lives here and in the pages only."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
+from typing import Any
+
+import streamlit as st
+
+from flatkv.app_data import markdown_literal as literal
+from flatkv.app_state import AppState, decode_query, encode_query
+from flatkv.units import plain_number
+
+STATE_KEY = "flatkv.state"
+PAGE_KEY = "flatkv.page"  # the page the last run drew
+NOTICES_KEY = "flatkv.notices"
+ERRORS_KEY = "flatkv.errors"  # field -> why its widget's entry was rejected
+REJECTED_SLOT = "flatkv.rejected"  # this run's place, atop the page, to say entries were rejected
+_LABELS: dict[str, str] = {}  # field -> its widget's label, for the page's note on rejections
+DRAWN_KEY = "flatkv.drawn"
+_UNSET = object()  # a key the session does not hold
+
+
+@dataclass
+class DrawnWidgets:
+    """Keys of the widgets set from state (``show_value``) on the last run of this page, and on
+    this run so far."""
+
+    page: str
+    last: frozenset[str]
+    now: set[str]  # filled by show_value as this run draws
+    finished: bool = False  # set by end_run; a rerun that cuts a run short leaves it False
+
+
+def start_run(page: str) -> None:
+    """Begin a run of ``page``: what the last run drew counts only if it drew the same page.
+    A run cut short by a rerun drew only part of the page; the browser still shows the rest
+    from the run before, so those keys count as drawn too."""
+    ss = st.session_state
+    previous = ss.get(DRAWN_KEY)
+    last: frozenset[str] = frozenset()
+    if previous is not None and previous.page == page:
+        last = frozenset(previous.now if previous.finished else previous.last | previous.now)
+    ss[DRAWN_KEY] = DrawnWidgets(page, last, set())
+
+
+def end_run() -> None:
+    """Mark this run as drawn to the end (app.py calls it after the page), and forget the
+    rejected entries of widgets it did not draw: another setting hid them (a GPU memory field
+    gone with GPU Custom), or the page is another; streamlit drops such a widget's entry too,
+    so the figures are current again and the page must not say otherwise."""
+    ss = st.session_state
+    drawn = ss.get(DRAWN_KEY)
+    if drawn is not None:
+        drawn.finished = True
+        errors = ss.get(ERRORS_KEY) or {}
+        for field in [f for f in errors if f"w.{f}" not in drawn.now]:
+            del errors[field]
+        if errors and REJECTED_SLOT in ss:  # the figures below do not use those entries
+            names = ", ".join(f'"{_LABELS.get(field, field)}"' for field in errors)
+            ss[REJECTED_SLOT].warning(
+                f"Rejected: {literal(names)}. Until fixed, every figure uses the last valid "
+                f"value; the error shows under the field{'s' if len(errors) > 1 else ''}.",
+                icon=":material/error:")
+
+
+def show_value(key: str, value: Any, *, write: bool = True) -> None:
+    """Set the widget of ``key`` to ``value`` before it is drawn, where that is needed.
+
+    Any write tells the browser to reset the widget; a write of an unchanged value, landing
+    while the user types into it, would throw the entry away. So a widget this page drew on its
+    last run is written only when ``value`` moved away from what it shows. A widget new to this
+    run is always written, even when the key holds the same value: that value may belong to the
+    same-key widget of another page (streamlit 1.60+ tells keyed widgets apart by key and page
+    only, so a widget whose other arguments change keeps its identity), and the new widget
+    would start from that value or empty. ``write=False`` only records that the widget is drawn.
+    """
+    ss = st.session_state
+    drawn = ss.get(DRAWN_KEY)
+    seen = drawn is not None and key in drawn.last
+    if drawn is not None:
+        drawn.now.add(key)
+    if write and (not seen or ss.get(key, _UNSET) != value):
+        ss[key] = value
+
+
+def state() -> AppState:
+    """The current view; on a session's first run it is read from the URL."""
+    ss = st.session_state
+    if STATE_KEY not in ss:
+        decoded, notices = decode_query(st.query_params.to_dict())
+        ss[STATE_KEY] = decoded
+        ss[NOTICES_KEY] = notices
+        ss[ERRORS_KEY] = {}
+        sync_url()  # drop what was ignored, so the address bar shows the view as opened
+    return ss[STATE_KEY]
+
+
+def update(**changes: Any) -> AppState:
+    """Change the view; the URL follows at once. Widget callbacks call it before the page
+    draws; a page may also drop a setting this machine cannot honour while it draws (the GPU
+    lab's device from a link), before the widget that shows it."""
+    new = replace(state(), **changes).after(state())
+    st.session_state[STATE_KEY] = new
+    sync_url()
+    return new
+
+
+def sync_url(*, page: str | None = None) -> None:
+    """Write the view into the URL (only values that differ from the defaults). ``page``: the
+    page this run drew (app.py's call after it); on the first run of a page the view is written
+    even where the query string already holds it, as the browser's address bar may not: a
+    sidebar link clears it, and a walk-through saw it stay clear on a fresh server."""
+    target = encode_query(state())
+    ss = st.session_state
+    switched = page is not None and ss.get(PAGE_KEY) != page
+    if page is not None:
+        ss[PAGE_KEY] = page
+    if switched or st.query_params.to_dict() != target:
+        st.query_params.from_dict(target)
+
+
+def pop_notices() -> list[str]:
+    state()  # a first run decodes the URL, and leaves its notices
+    return st.session_state.pop(NOTICES_KEY, None) or []
+
+
+def bind(
+    widget: Callable[..., Any],
+    field: str,
+    label: str,
+    *,
+    to_widget: Callable[[Any], Any] = lambda v: v,
+    from_widget: Callable[[Any], Any] = lambda v: v,
+    also: Callable[[Any], dict[str, Any]] = lambda v: {},
+    **kwargs: Any,
+) -> Any:
+    """A widget whose value is the AppState field ``field``.
+
+    The state, not the widget, is the source of truth: a widget that was not drawn on the last
+    run (another page) is set from the state, so it shows the current view. A value the field
+    rejects leaves the state as it was and shows why under the widget. ``also`` gives other
+    fields to change with it, from the new value and the state before the change.
+    """
+    ss = st.session_state
+    key = f"w.{field}"
+    if getattr(widget, "__name__", "") == "number_input":
+        kwargs, from_widget = _checked_number(label, kwargs, from_widget)
+    if kwargs.get("disabled"):  # a field that is off takes no entry: show the state's value
+        ss[ERRORS_KEY].pop(field, None)
+    # a rejected entry stays on screen, next to its error
+    show_value(key, to_widget(getattr(state(), field)), write=field not in ss[ERRORS_KEY])
+
+    is_selectbox = getattr(widget, "__name__", "") == "selectbox"
+
+    def changed() -> None:
+        if is_selectbox and ss[key] not in kwargs["options"]:
+            # streamlit sends a selectbox's label back, and deserializes one that a label
+            # function no longer gives to that text itself: keep the state, show it again
+            ss[key] = to_widget(getattr(state(), field))
+            return
+        try:
+            value = from_widget(ss[key])
+            update(**{field: value, **also(value)})
+            ss[ERRORS_KEY].pop(field, None)
+        except ValueError as exc:
+            ss[ERRORS_KEY][field] = str(exc)
+
+    _LABELS[field] = label
+    value = widget(label, key=key, on_change=changed, **kwargs)
+    error = ss[ERRORS_KEY].get(field)
+    if error:
+        owner = getattr(widget, "__self__", st)
+        owner.error(literal(error))
+    return value
+
+
+def _checked_number(label: str, kwargs: dict[str, Any],
+                    from_widget: Callable[[Any], Any]) -> tuple[dict[str, Any], Callable]:
+    """A number input's range, checked here rather than by streamlit: streamlit puts the
+    minimum into an emptied field (TP 1, block size 1, and every figure follows) and keeps an
+    entry out of range on screen without sending it (the figures stay as they were, unsaid).
+    Here an emptied or out-of-range entry is refused under the field, like any bad entry. So
+    streamlit gets no bounds: its - / + step past them too, and the field says why it refuses."""
+    if "min_value" not in kwargs or "max_value" not in kwargs:
+        raise TypeError(f"bind(number_input, {label!r}) needs min_value and max_value")
+    low, high = kwargs.pop("min_value"), kwargs.pop("max_value")
+    shown = (lambda v: f"{v:,}") if isinstance(low, int) else plain_number
+    wanted = f"give a number from {shown(low)} to {shown(high)}"
+
+    def checked(value: Any) -> Any:
+        if value is None:
+            raise ValueError(f"{label} is empty: {wanted}")
+        if not low <= value <= high:
+            raise ValueError(f"{label} is {shown(value)}: {wanted}")
+        return from_widget(value)
+
+    return {**kwargs, "value": None}, checked
+
+
+class MarkdownError(ValueError):
+    """A ValueError whose message the app wrote as Markdown (a layout's name in bold, as
+    Compare lists it): shown as Markdown, where any other message is shown character for
+    character."""
+
+
+class PageDone(Exception):
+    """Raised where a page has shown all it can (its error, and what still helps beside it):
+    ``user_errors`` ends the page there quietly, and app.py still writes the link and closes
+    the run, which ``st.stop()`` would skip."""
+
+
+@contextmanager
+def user_errors() -> Iterator[None]:
+    """Show a ValueError (bad input) as st.error with its message, never as a traceback."""
+    try:
+        yield
+    except PageDone:
+        pass
+    except MarkdownError as exc:
+        st.error(str(exc))
+    except ValueError as exc:
+        st.error(literal(str(exc)))
+

@@ -1,0 +1,347 @@
+"""Widgets the pages share: the context and requests fields, and the engine options (the
+strategies' knobs that Compare and Budget show)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import streamlit as st
+
+from app_pages._session import ERRORS_KEY, bind, state, update
+from flatkv import app_data
+from flatkv.app_data import markdown_literal as literal
+from flatkv.app_state import (
+    DEFAULT_CONTEXT,
+    MAX_BLOCK_SIZE,
+    MAX_CHECKPOINT_BLOCKS,
+    MAX_CONTEXT,
+    MAX_REQUESTS,
+    MAX_SLOTS_PER_REQUEST,
+    MAX_SPECULATIVE_TOKENS,
+    SWA_RATIO_RANGE,
+    AppState,
+)
+from flatkv.engine_options import (
+    ENGINE_FIELDS,
+    ENGINE_OPTIONS,
+    SCHEDULING_COLUMN,
+    SGLANG_COLUMN,
+    VLLM_COLUMN,
+)
+from flatkv.profile import MAX_CHUNK_SIZE
+from flatkv.strategies.base import (
+    MAMBA_CACHE_MODES,
+    PADDING_BOUND_RANGE,
+    RATIO_RANGE,
+    SGLANG_SSM_DTYPES,
+    SGLANG_SWA_ARCHITECTURES,
+)
+from flatkv.strategies.vllm import (
+    DEFAULT_KERNEL_BLOCK_SIZE,
+    DEFAULT_MAMBA_CHUNK_SIZE,
+    DRAFT_WIDENED_CONV,
+    MLA_HYBRID_BLOCK,
+)
+from flatkv.units import decimal_tokens_note, parse_tokens, tokens_text
+
+# --------------------------------------------------------------------------------------------
+# Engine options: the strategies' knobs (Compare and Budget pages share them).
+
+def _typed_ratio(v: float) -> float:
+    return round(float(v), 6)  # the widget's float steps (0.9500000000000001) as typed
+
+
+# Engine options that are counts: label, range and help.
+_COUNT_WIDGETS = {
+    "sglang_page_size": (
+        "Page size (tokens)", 1, MAX_BLOCK_SIZE,
+        "SGLang's --page-size: tokens per page of its token pool, which it rounds down to "
+        "whole pages. Told none, 0.5.23 runs 1 on Hopper and Ampere, 64 on Blackwell "
+        "(TensorRT-LLM backends; 128 on FA4 where K and V differ in width), and 64 for "
+        "DeepSeek's sparse attention everywhere (applied here whatever this says)."),
+    "sglang_slots_per_request": (
+        "State slots per request S", 1, MAX_SLOTS_PER_REQUEST,
+        "SGLang: 3 to 5 by radix-cache mode: the running-request cap is (slots - 1) // S, slot 0 "
+        "being the padding slot."),
+    "prefill_checkpoint_blocks": (
+        "Prefill checkpoint blocks", 0, MAX_CHECKPOINT_BLOCKS,
+        "Mamba cache mode align: state pages a request holds beyond its 2 for prefill "
+        "checkpoints. vLLM 0.32 and later keep 1 for Mamba2 layers (Nemotron-H, Falcon-H1, "
+        "Granite 4.0-H), 0.33 and later for GDN layers whose prefill runs on FlashInfer "
+        "(Qwen3-Next and Qwen3.5 on Hopper, which also align P to 64: set the kernel block "
+        "size to 64); 0 otherwise and in earlier releases."),
+    "speculative_tokens": (
+        "Speculative tokens", 0, MAX_SPECULATIVE_TOKENS,
+        "Tokens drafted per step (vLLM's num_speculative_tokens, MTP or EAGLE); 0 serves "
+        "without speculative decoding. A request holds that many more state pages in each "
+        "state group, in every paged layout, as vLLM counts them; vLLM also widens "
+        f"{DRAFT_WIDENED_CONV} conv states by a row per drafted token, which can raise its P. "
+        "Not modelled "
+        "for SGLang. A drafter's own layers count once they are in the model: \"Add an MTP "
+        "layer\", beside the figures, adds an MTP module's."),
+}
+
+# Engine options that are ratios: label, range (as the URL reads it) and help.
+_RATIO_WIDGETS = {
+    "mamba_full_memory_ratio": ("Mamba / full memory ratio r", RATIO_RANGE,
+                                "SGLang: the state pool gets budget x r / (1 + r)."),
+    "swa_full_tokens_ratio": ("Sliding / full tokens ratio", SWA_RATIO_RANGE,
+                              "SGLang's --swa-full-tokens-ratio, between 0 and 1: the "
+                              "sliding-window pool's tokens relative to the full pool's."),
+    "lcm_padding_bound": ("Two-level padding bound", PADDING_BOUND_RANGE,
+                          "The largest padding a two-level layout accepts for any group."),
+}
+
+# Engine options whose default is the model's own (None in the state): label, step, largest
+# value, help; the widget shows what the engine picks for the model and stores None while it is
+# left there.
+_OWN_DEFAULT_WIDGETS = {
+    "kernel_block_size": (
+        "Kernel block size A (tokens)", 16, MAX_BLOCK_SIZE,
+        "vLLM: the attention backend's smallest kernel block size: 16 on most, 32 for "
+        "FlashInfer with head 256 on Blackwell, 64 for MLA (FlashMLA; 128 for CUTLASS MLA). "
+        "A = max(this, block size). Starts at the model's own. vLLM 0.34 runs an MLA model's "
+        "block size of 16, 32 or 48 as it is (FLASH_ATTN_MLA, TRITON_MLA): set 16 for such a "
+        f"run. An MLA hybrid's (Kimi-Linear's) A is at least {MLA_HYBRID_BLOCK}, as vLLM 0.27 "
+        "and later raise it."),
+    "mamba_chunk_size": (
+        "Mamba chunk size (tokens)", 64, MAX_CHUNK_SIZE,
+        "vLLM, mamba cache mode all: P aligns to lcm(chunk, A). Starts at the model's own: "
+        "its config's mamba_chunk_size / chunk_size, else 2,048 as vLLM takes it."),
+}
+_FALLBACK = {"kernel_block_size": DEFAULT_KERNEL_BLOCK_SIZE,
+             "mamba_chunk_size": DEFAULT_MAMBA_CHUNK_SIZE}
+
+
+def model_note(s: AppState) -> None:
+    """The model's caveat on its figures (a preset's, or what engines read differently in its
+    config.json) beside the engines' figures."""
+    if (spec := s.model_spec()) is not None and spec.notes:
+        st.caption(f"Note on this model: {literal(spec.notes)}")
+
+
+def tokens_widget(field: str, label: str, help: str,
+                  shown: Callable[[Any], int] = lambda v: v) -> None:
+    """A token count typed as vLLM's command line takes it (262144, 256K or 128k), shown with
+    thousands separators (``shown``: the count a field's value stands for); an emptied or
+    unreadable entry is refused under the field."""
+    bind(st.text_input, field, label, to_widget=lambda v: f"{shown(v):,}",
+         from_widget=lambda text: parse_tokens(text, label, maximum=MAX_CONTEXT), help=help)
+
+
+def context_widget(*, with_note: bool = True) -> None:
+    """The context length every page counts a request's pages at (one URL setting): the
+    model's own (vLLM's default --max-model-len) until one is typed, and a click away after.
+    ``with_note`` False: a page that puts the field in a column calls ``context_note`` below
+    the columns, where its line does not wrap in a third of the page."""
+    tokens_widget("context", "Context length (tokens per request)",
+                  "Tokens one request holds: 262144, 256K (262,144) or 128k (128,000), as "
+                  "vLLM's --max-model-len reads them. Until you give one: the model's "
+                  "max_model_len, vLLM's default, from its config (max_position_embeddings, "
+                  f"times a rope scaling factor where one applies), else {DEFAULT_CONTEXT:,}.",
+                  shown=lambda _: state().context_length())
+    if with_note:
+        context_note()
+
+
+def hold_requests_widget(fitting: int, context: int, *, fit: str = "fit") -> int:
+    """The requests the least budget is asked for (one URL setting, Budget's and Compare's):
+    one more than the ``fitting`` requests (at most the field's largest, said so) until one is
+    typed. ``fit``: whose requests those are, as the help says them ("fit in the layout that
+    holds most" on Compare). Returns the number to size for."""
+    default = min(fitting + 1, MAX_REQUESTS)
+    why = (f"one more than {fit}" if default > fitting else
+           f"the most this field takes ({fitting:,} {fit} already)")
+    bind(st.number_input, "hold_requests", "Requests to hold", min_value=1,
+         max_value=MAX_REQUESTS, step=1, to_widget=lambda v: v or default,
+         from_widget=lambda v: None if int(v) == default else int(v),
+         help=f"Requests of {tokens_text(context)} at once, for the least cache budget that "
+         f"holds them. Until you give a number: {default:,}, {why}.")
+    return state().hold_requests or default
+
+
+def context_note() -> None:
+    """What the context field's figure rests on, where it is not the model's own length: a
+    typed context past or below it (with a button back to it), or an assumed one."""
+    s = state()
+    own = s.model_max_len()
+    if "context" in st.session_state[ERRORS_KEY]:
+        return
+    # a typed context that reads as 128k (128,000) beside 128K (131,072), 2.4% more: said,
+    # unless it is the model's own length (LFM2's is 128,000)
+    if s.context is not None and s.context != own and (
+            decimal := decimal_tokens_note(s.context)):
+        st.caption(decimal)
+    if not (note := app_data.model_context_text(s.context, own, DEFAULT_CONTEXT)):
+        return
+    st.caption(note)
+    if own is not None:
+        st.button(f"Use the model's {own:,} tokens", key="context.own", type="tertiary",
+                  on_click=update, kwargs={"context": None}, icon=":material/straighten:")
+
+
+# Engine options that are on / off toggles: field -> (label, help). Labels short: a third of
+# the page at 1000 px cut "Hybrid KV cache manager" and "Async scheduling".
+_TOGGLE_WIDGETS = {
+    "vllm_hybrid_manager": (
+        "Hybrid manager",
+        "vLLM's hybrid KV cache manager, on by default. Off is "
+        "--disable-hybrid-kv-cache-manager (some KV connectors turn it off too): sliding "
+        "and chunked layers then keep every token, allocated as full attention in one "
+        "group (where sliding layers keep other heads than full ones, as Gemma 4's, a block "
+        "is a page of each layer's own size), and a model with state layers does not start. "
+        "vLLM releases before PR "
+        "#29627 ran Llama 4's chunked layers so by default (unless "
+        "VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE=1)."),
+    "vllm_async_scheduling": (
+        "Async sched.",
+        "Window pages sized by async scheduling's two batches in flight: vLLM 0.26 and "
+        "later size the pages a sliding-window or chunked request holds by the tokens in "
+        "flight, 2 x max batched tokens with async scheduling (their default). Off counts "
+        "one step's tokens, as those releases with --no-async-scheduling and every release "
+        "before 0.26 do (the vLLM 0.19 log these figures are checked against)."),
+}
+
+
+def engine_widget(field: str) -> None:
+    """The bound widget of one engine option (an AppState field of ENGINE_FIELDS): a number
+    field from one of the tables above, else the option's own widget below."""
+    if field in _RATIO_WIDGETS:
+        label, (low, high), text = _RATIO_WIDGETS[field]
+        bind(st.number_input, field, label, min_value=float(low), max_value=float(high),
+             step=0.05, format="%.4g", from_widget=_typed_ratio, help=text)
+    elif field in _COUNT_WIDGETS:
+        label, low, high, text = _COUNT_WIDGETS[field]
+        bind(st.number_input, field, label, min_value=low, max_value=high, step=1, help=text)
+    elif field in _OWN_DEFAULT_WIDGETS:
+        label, step, largest, text = _OWN_DEFAULT_WIDGETS[field]
+        try:
+            model_default = state().engine_choices()[field][0]  # the model's own
+        except ValueError:  # the page shows why; the widget still needs a value
+            model_default = _FALLBACK[field]
+        bind(st.number_input, field, label, min_value=1, max_value=largest, step=step,
+             to_widget=lambda v: v or model_default,
+             from_widget=lambda v: None if int(v) == model_default else int(v), help=text)
+    elif field in _TOGGLE_WIDGETS:
+        label, text = _TOGGLE_WIDGETS[field]
+        bind(st.toggle, field, label, help=text)
+    elif field in _OWN_WIDGETS:
+        _OWN_WIDGETS[field]()
+    else:  # a new ENGINE_FIELDS entry needs its widget here
+        raise KeyError(f"no widget for the engine option {field!r}")
+
+
+def _mamba_cache_mode_widget() -> None:
+    # fixed labels (bind says why); the pages with checkpoints and drafted ones below
+    bind(st.selectbox, "mamba_cache_mode", "Mamba cache mode", options=list(MAMBA_CACHE_MODES),
+         format_func=app_data.MAMBA_MODE_CHOICES.get,
+         help="State pages one request holds: 1 (none), 2 (align), or one every P tokens "
+         "(all: prefix caching of state), plus one per speculative token. Every paged "
+         "layout counts them this way. vLLM "
+         "0.28 and later turn prefix caching on for hybrid models, in align by default "
+         "(the log names the mode); none, the default here, is "
+         "--no-enable-prefix-caching or vLLM up to 0.27. vLLM 0.32 and later have no "
+         "mode all, and keep prefill checkpoint blocks in align (its own field).")
+    s = state()
+    held = app_data.mamba_mode_text(s.mamba_cache_mode, s.prefill_checkpoint_blocks,
+                                    s.speculative_tokens)
+    if held != app_data.mamba_mode_text(s.mamba_cache_mode):
+        st.caption(f"A request holds {held}.")
+
+
+def _sglang_swa_pool_widget() -> None:
+    by_model, why = state().engine_choices()["sglang_swa_pool"]
+    # text choices: a selectbox holding None shows its placeholder, not SGLang's choice;
+    # "auto" short enough that the choice shows in a third of the page at 1000 px
+    choices = {"auto": f"auto ({'on' if by_model else 'off'})", "on": "On", "off": "Off"}
+    values = {"auto": None, "on": True, "off": False}
+    bind(st.selectbox, "sglang_swa_pool", "Sliding-window pool", options=list(choices),
+         format_func=choices.get,
+         to_widget=lambda v: next(k for k, x in values.items() if x is v),
+         from_widget=values.get,
+         help="SGLang keeps sliding-window layers (and Llama 4's chunked ones) in a token "
+         "pool of their own (its hybrid "
+         f"SWA pool) only for the architectures on its list: {SGLANG_SWA_ARCHITECTURES}; "
+         "for the others (Gemma 2 / 3, Cohere2, Mistral) every layer keeps every token in "
+         f"one pool. auto is SGLang's own choice; for this model "
+         f"{'on' if by_model else 'off'}, {literal(why)}.")
+
+
+def _sglang_ssm_dtype_widget() -> None:
+    by_model, why = state().engine_choices()["sglang_ssm_dtype"]
+    choices = {"auto": f"auto ({by_model})", **{dtype: dtype for dtype in SGLANG_SSM_DTYPES}}
+    bind(st.selectbox, "sglang_ssm_dtype", "ssm state dtype", options=list(choices),
+         format_func=choices.get,
+         to_widget=lambda v: "auto" if v is None else v,
+         from_widget=lambda k: None if k == "auto" else k,
+         help="SGLang keeps every state layer's ssm tensor in one dtype, whatever the "
+         "model's: SGLANG_MAMBA_SSM_DTYPE when set (choose it here), else the config's "
+         f"mamba_ssm_dtype, else float32. auto is SGLang's own choice; for this model "
+         f"{by_model}, {why}. vLLM keeps the model's ssm dtype.")
+
+
+def _max_batched_tokens_widget() -> None:
+    tokens_widget("max_batched_tokens", "Max batched tokens", "Tokens scheduled per step "
+                  "(vLLM's --max-num-batched-tokens); sizes the pages a sliding-window or "
+                  "chunked request holds. vLLM 0.26 and later size them by the tokens in "
+                  "flight, twice this with async scheduling (vLLM's own option).")
+
+
+# the engine options whose widget is not a plain number field: field -> draws it
+_OWN_WIDGETS = {
+    "mamba_cache_mode": _mamba_cache_mode_widget,
+    "sglang_swa_pool": _sglang_swa_pool_widget,
+    "sglang_ssm_dtype": _sglang_ssm_dtype_widget,
+    "max_batched_tokens": _max_batched_tokens_widget,
+}
+
+
+# Engine options by column of the expander; the chunk size shows in mamba cache mode "all" only.
+ENGINE_COLUMNS = tuple(
+    (title, tuple(o.field for o in ENGINE_OPTIONS if o.column == title))
+    for title in (VLLM_COLUMN, SGLANG_COLUMN, SCHEDULING_COLUMN))
+
+
+def _column_title(title: str, shown: list[str]) -> str:
+    """The title of a column of engine options: the shared last column is titled by the parts
+    it shows (scheduling options, the two-level pages' bound, or both)."""
+    if title != SCHEDULING_COLUMN:
+        return title
+    parts = (["Scheduling"] if any(f != "lcm_padding_bound" for f in shown) else []) + (
+        ["two-level pages"] if "lcm_padding_bound" in shown else [])
+    return " and ".join(parts).capitalize()
+
+
+def recent_vllm_button(key: str) -> None:
+    """"Use vLLM 0.34's defaults": the settings a log of vLLM 0.34 run with its defaults has,
+    where this view keeps vLLM 0.19's, SPEC's anchor (none where it matches already)."""
+    if changes := state().recent_vllm_changes():
+        st.button("Use vLLM 0.34's defaults", on_click=update, kwargs=changes, key=key,
+                  icon=":material/update:", help=app_data.recent_vllm_help(changes))
+
+
+def engine_options(fields: tuple[str, ...] = ENGINE_FIELDS, *, label: str = "Engine options",
+                   note: str = "vLLM 0.19's settings until changed, as in the log these "
+                   "figures are checked against (0.34's own defaults differ); the link keeps "
+                   "what you change.") -> None:
+    """An expander of engine options, each a bound AppState field (in the URL too); ``fields``
+    picks the ones that change what the page shows."""
+    every_engine = fields == ENGINE_FIELDS  # then say whose options they are
+    acting = state().acting_engine_options()
+    fields = tuple(f for f in fields if f in acting)  # an idle option is neither shown nor counted
+    changed = state().changed_engine_options(fields)
+    # keyed: its label changes with the count, and it must stay open while the user edits
+    with st.expander(label + (f" ({len(changed)} changed)" if changed else ""),
+                     icon=":material/tune:", key=f"options.{label}"):
+        columns = [(title, [f for f in group if f in fields]) for title, group in ENGINE_COLUMNS]
+        columns = [(_column_title(title, group), group) for title, group in columns if group]
+        for (title, group), column in zip(columns, st.columns(3), strict=False):
+            with column:
+                if every_engine:
+                    st.markdown(f"**{title}**")
+                for field in group:
+                    engine_widget(field)
+        st.caption(note)
+        if every_engine:
+            recent_vllm_button("options.recent_vllm")
