@@ -104,7 +104,7 @@ def frame(page: str, *, page_shows_budget: bool = True) -> None:
     budget itself (all but Model)."""
     start_run(page)
     for notice in pop_notices():
-        st.warning(literal(notice), icon=":material/link_off:")
+        st.error(literal(notice), icon=":material/link_off:")
     st.session_state[REJECTED_SLOT] = st.empty()  # end_run fills it: which widgets are drawn
     sidebar(page_shows_budget)
 
