@@ -356,7 +356,8 @@ def result_rows(results: Sequence[BenchResult], *, text: bool = True) -> list[di
             if with_peak:
                 row["share of nominal peak"] = (_percent(f.share_of_peak) if text
                                                 else f.share_of_peak)
-            row |= {"baseline": f.baseline,
+            row |= {"baseline": OPERATION_TITLES.get(f.baseline, f.baseline) if text
+                    else f.baseline,
                     "median (ms)": round(f.median_s * 1e3, 3)}  # what was timed
             # the spread of the timed rounds: a difference inside it is noise
             low, high = min(f.samples_s) * 1e3, max(f.samples_s) * 1e3

@@ -152,6 +152,11 @@ def test_cap_reason_text():
     assert gpu_view.cap_reason_text("plan", 637) == "the plan's own size (the whole plan fits)"
 
 
+def raw_gather_baseline(rows: list[dict]) -> str:
+    (gather,) = [r for r in rows if r["operation"] == "gather"]
+    return gather["baseline"]
+
+
 def test_result_rows_show_bytes_and_shares():
     rows = gpu_view.result_rows([result()])
     # the screen names operations as the charts do; the CSV keeps the JSON's keys
@@ -174,8 +179,10 @@ def test_result_rows_show_bytes_and_shares():
     assert gpu_view.result_rows([result(block=160)])[0]["P (tokens)"] == 160
     assert gather["bytes per call"] == 8 * PAGE == 12_544  # pages per call x page bytes
     assert gather["bytes counted"] == 25_088  # read + written
+    # the baseline in the operation column's words, as the row that timed it names it
     assert (gather["GB/s"], gather["share of baseline"], gather["baseline"]) == (10.0, "50.0%",
-                                                                                "copy")
+                                                                                "device copy")
+    assert raw_gather_baseline(gpu_view.result_rows([result()], text=False)) == "copy"
     assert rows[3]["bytes per call"] == 8 * 1056
     assert gather["median (ms)"] == round(25_088 / 10e9 * 1e3, 3)
     assert gather["rounds (ms)"] == f"{gather['median (ms)']:.3f} (one round)"  # one sample
