@@ -164,11 +164,11 @@ with user_errors():
     strategy = s.budget_strategy or ours
     acting = s.acting_engine_options((strategy,))  # only the options that act on this model
     st.caption(f"{literal(s.profile().name)} · {STRATEGY_TITLES[strategy]} · "
-               f"{s.engine_options_text(acting, defaults='default layout options')} · "
+               f"{s.engine_options_text(acting, defaults='default engine options')} · "
                "GPU, memory fraction, weights and TP are in the sidebar.")
     model_note(s)
     if acting:
-        engine_options(acting, label="Layout options",
+        engine_options(acting, label="Engine options",
                        note="What this layout reads of the engine options; the link keeps what "
                        "you change.")
     b = s.budget()  # after the page's own settings: a budget in error leaves them usable

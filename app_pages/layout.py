@@ -51,14 +51,15 @@ def headline(analysis, ours: StrategyResult, engines: list[StrategyResult]) -> N
     c.metric("Unused", format_bytes(h.unused_bytes), help=f"{h.unused_bytes:,} B")
     if analysis.planner == "packed":
         state_pad = h.state_row_padding
-        c.metric("Padding of a block (uniform pages)", f"{h.padding_share:.2%}",
+        c.metric("Uniform pages would pad", f"{h.padding_share:.2%}",
                  delta=None if state_pad is None else
                  f"state row fills its page row at P {h.block_size:,}" if state_pad == 0 else
                  f"state row padded by {state_pad:.2%} at P {h.block_size:,}",
                  delta_color="off", delta_arrow="off",
-                 help="Padding as a share of the block a uniform-page engine such as vLLM "
-                 "would make, every row padded to the page row: that block, larger than Block "
-                 "bytes above, is the denominator. Packed slabs do not allocate it."
+                 help="What this plan would pad if its rows were uniform pages, as a "
+                 "uniform-page engine such as vLLM makes them, every row padded to the page "
+                 "row: a share of that padded block, larger than Block bytes above. Packed "
+                 "slabs do not allocate it: their own padding is 0."
                  + (SCALED_PAGES if state().profile().sliding_kv_bytes_per_slot is not None
                     else "")
                  + ("" if state_pad is None else " Below: the same padding as a share "
@@ -223,7 +224,10 @@ def exports(analysis) -> None:
 # The reference planner's words, for a reader new to them (teaching, design reviews).
 TERMS = """
 - **Group**: the cache layers of one kind: full attention, sliding window, chunked, or state
-  (linear attention / Mamba).
+  (`linear_attention`: every GDN, Mamba or other state layer, whatever the Model page calls it).
+  **vLLM's groups** are smaller: each kind cut into groups of `group_size` layers that share
+  its page tensors (`linear_attention.0`, `.1`, ...), one a block id owns at a time; a group
+  short of `group_size` layers gets **padding layers**, whole pages that hold nothing.
 - **Component**: one cache tensor kind of a group: `kv`, the K/V history of an attention
   layer; `conv` and `ssm`, the state of a GDN / Mamba layer (a short conv keeps conv only,
   lightning attention ssm only).
@@ -235,7 +239,11 @@ TERMS = """
   group's rows there are its **page**.
 - **Block**: everything at a page id, across every slot tensor; the plan allocates
   `num_blocks` of them. A page holds P tokens of history (**P**: the requested block size,
-  grown until the widest history row covers the widest state row).
+  grown until the widest history row covers the widest state row), one **token slot** each:
+  a token's bytes in a history row. A state layer's page holds one request's state: a
+  **state page**.
+- **Dummy page**: one page id each group keeps that no request's tokens fill (SPEC 3.5's "+ 1"
+  in the pages a workload needs).
 - **Padding**: bytes a row leaves empty when every row is padded to the widest one (uniform
   pages: vLLM pads its state page to the attention page); packed slabs do not allocate it.
 - **Dead weight**: a page id owned by one group still has rows in every other group's slot

@@ -499,7 +499,7 @@ def summary() -> None:
                        help="A chunked layer attends to (and keeps) the tokens of its own chunk")
     # the two figures a cache is sized by, per TP rank (the CLI's model report's "all layers")
     if profile.has_attention:
-        metrics.metric("KV per token", format_bytes(profile.kv_bytes_per_token),
+        metrics.metric("KV per token, all layers", format_bytes(profile.kv_bytes_per_token),
                        help=f"{profile.kv_bytes_per_token:,} B: every attention layer, one "
                        "TP rank")
     if profile.has_state:

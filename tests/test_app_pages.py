@@ -276,7 +276,7 @@ def test_budget_keeps_its_own_settings_when_the_weights_fill_the_gpu():
         "least that splits the model and leaves room), the memory fraction, or pick a larger "
         "GPU"]
     assert at.selectbox(key="w.budget_strategy") and at.text_input(key="w.context")
-    assert [e.label for e in at.expander] == ["Layout options"]  # flat reads the mamba mode
+    assert [e.label for e in at.expander] == ["Engine options"]  # flat reads the mamba mode
 
 
 def test_model_page_edits_raw_bytes_and_rejects_a_bad_pattern():
@@ -342,7 +342,7 @@ def test_a_chunked_model_shows_its_chunk_and_edits_it_as_raw_bytes():
     m = metrics(at)
     assert (m["Full attention"], m["Chunked attention"]) == ("12 layers", "36 layers")
     assert m["Attention chunk"] == "8,192 tokens"
-    assert m["KV per token"] == "192.00 KiB"  # 48 layers x 4,096 B
+    assert m["KV per token, all layers"] == "192.00 KiB"  # 48 layers x 4,096 B
     at.segmented_control(key="model.source").set_value("Raw bytes").run()
     assert at.number_input(key="edit.chunk").value == 8192
     at.number_input(key="edit.chunk").set_value(4096).run()
@@ -560,13 +560,14 @@ def test_the_model_summary_gives_kv_per_token_and_state_per_request():
     m = {e.label: (e.value, e.help) for e in at.metric}
     kv, state = 4 * 8 * 256 * 2, 24 * (10_240 * 3 * 2 + 128 * 64 * 128 * 2)
     assert (kv, state) == (16_384, 51_806_208)  # python -m flatkv model's "all layers"
-    assert m["KV per token"] == ("16.00 KiB", f"{kv:,} B: every attention layer, one TP rank")
+    assert m["KV per token, all layers"] == ("16.00 KiB",
+                                             f"{kv:,} B: every attention layer, one TP rank")
     assert m["State per request"] == ("49.41 MiB", f"{state:,} B: every state layer, one TP "
                                       "rank")
     assert f"{state / 2**20:.2f}" == "49.41"
     # TP 2 halves both; a model without state has no state figure
     tp2 = open_app("app_pages/model.py", {"model": "Nemotron-H-8B", "tp": "2"})
-    assert {e.label: e.value for e in tp2.metric}["KV per token"] == "8.00 KiB"
+    assert {e.label: e.value for e in tp2.metric}["KV per token, all layers"] == "8.00 KiB"
     llama = open_app("app_pages/model.py", {"model": "Llama-3.1-8B"})
     assert "State per request" not in {e.label for e in llama.metric}
 
@@ -710,7 +711,7 @@ def test_model_page_gives_an_mla_kind_the_lightning_indexer_by_hand():
     at = built_by_hand(("MLA",), "4*mla", (("mla.index_head_dim", 128),))
     assert at.dataframe[0].value.set_index("name").loc["mla", "KV B per token"] == (
         576 * 2 + 128 + 4)
-    assert metrics(at)["KV per token"] == "5.02 KiB"  # 4 x 1,284 = 5,136 B
+    assert metrics(at)["KV per token, all layers"] == "5.02 KiB"  # 4 x 1,284 = 5,136 B
     # how the 1,284 B add up, under the table (not for the plain latent)
     assert any(shown(c).startswith("mla: 1,284 B a token = (512 + 64) x 2 = 1,152 B of latent "
                                    "+ 128 + 1 x 4 = 132 B of the indexer's keys")
@@ -1311,7 +1312,7 @@ def test_budget_page_names_and_offers_only_the_options_its_layout_reads():
                                           "lcm_pad": "0.1"})
     assert_clean(at)
     # vLLM's kernel block, SGLang's ratio and the two-level bound do not act on the flat layout
-    assert "default layout options" in budget_caption(at)
+    assert "default engine options" in budget_caption(at)
     assert "kernel block" not in budget_caption(at)
     keys = {w.key for w in (*at.number_input, *at.selectbox, *at.text_input)}
     # state layers, no sliding ones: the mamba cache mode acts, max batched tokens does not
@@ -1629,7 +1630,7 @@ def test_layout_names_the_padding_its_planner_has():
     # packed, P 1,056: the page row is the widest row, a KV row of 1,056 x 2,048 = 2,162,688 B;
     # each of the 36 state rows (2,146,304 B) pads 16,384 B: 589,824 B of a uniform-page
     # block of 103,219,200 + 589,824 = 103,809,024 B, 0.568% (as app_data's headline)
-    assert metrics(at)["Padding of a block (uniform pages)"] == f"{589_824 / 103_809_024:.2%}" == (
+    assert metrics(at)["Uniform pages would pad"] == f"{589_824 / 103_809_024:.2%}" == (
         "0.57%")
     at = open_app("app_pages/layout.py", {**QWEN35_LINK, "planner": "per-component"})
     assert_clean(at)
@@ -1646,8 +1647,8 @@ def test_layout_explains_its_terms():
     text = terms.markdown[0].value
     # the words of ARCHITECTURE.md's glossary, each its own term, as the code uses them
     assert re.findall(r"\*\*([^*]+)\*\*", text) == [
-        "Group", "Component", "Row", "Slot tensor", "Page id", "page", "Block", "P", "Padding",
-        "Dead weight"]
+        "Group", "vLLM's groups", "padding layers", "Component", "Row", "Slot tensor", "Page id",
+        "page", "Block", "P", "token slot", "state page", "Dummy page", "Padding", "Dead weight"]
     glossary = (ROOT / "ARCHITECTURE.md").read_text()
     for word in ("group", "component", "row", "slot", "page id", "page", "block", "dead weight"):
         assert f"\n| {word} |" in glossary
@@ -2265,8 +2266,8 @@ def test_budget_caption_names_only_options_that_act():
     # or counted as changed, on Budget or on Compare
     link = {**QWEN35_LINK, "chunk": "128"}
     budget = open_app("app_pages/budget.py", {**link, "b_layout": "vllm"})  # vLLM reads it
-    assert "default layout options" in budget_caption(budget)
-    assert [e.label for e in budget.expander][0] == "Layout options"
+    assert "default engine options" in budget_caption(budget)
+    assert [e.label for e in budget.expander][0] == "Engine options"
     compare = open_app("app_pages/compare.py", link)
     assert compare.caption[0].value.endswith(
         "engine options as vLLM 0.19 sets them (the log these figures are checked against; "
@@ -2583,7 +2584,7 @@ def test_layout_gives_the_state_row_padding_vllm_logs():
     # "Padding mamba page size by 1.49%", as SPEC 3.1 anchors it at TP 2 (both halve); of the
     # whole block (36 state rows of 48) it is 1.10%
     at = open_app("app_pages/layout.py")
-    (pad,) = [m for m in at.metric if m.label == "Padding of a block (uniform pages)"]
+    (pad,) = [m for m in at.metric if m.label == "Uniform pages would pad"]
     assert pad.value == f"{36 * 16_384 / (48 * 1_114_112):.2%}" == "1.10%"
     # said at this plan's P: vLLM pads at its own, which can differ (SPEC 1's block 64 and
     # alignment 16: ours 1,056, vLLM's 1,088)
@@ -2592,7 +2593,7 @@ def test_layout_gives_the_state_row_padding_vllm_logs():
     # MiniMax-M1's 2,097,152 B state row is 512 tokens of its 4,096 B a token: no padding,
     # said so (not "padded by 0.00%")
     minimax = open_app("app_pages/layout.py", {"model": "MiniMax-M1"})
-    (pad,) = [m for m in minimax.metric if m.label == "Padding of a block (uniform pages)"]
+    (pad,) = [m for m in minimax.metric if m.label == "Uniform pages would pad"]
     assert 512 * 4_096 == 2_097_152 and pad.value == "0.00%"
     assert pad.proto.delta == "state row fills its page row at P 512"
 
@@ -3315,7 +3316,7 @@ def test_sliding_layers_of_their_own_bytes_in_compare_and_layout():
         "fewer bytes a token, so their page of the same bytes holds more tokens), pages of "
         f"{16 * 16_384:,} B in 10 tensors (group_size). A block id is 10 pages, "
         f"{10 * 16 * 16_384:,} B (2.50 MiB), and")  # no one figure a token: 16 or 32 tokens
-    (pad,) = [m for m in layout.metric if m.label == "Padding of a block (uniform pages)"]
+    (pad,) = [m for m in layout.metric if m.label == "Uniform pages would pad"]
     assert "vLLM pads a history page only where its size does not divide the largest" in pad.help
 
 
@@ -3360,11 +3361,11 @@ def test_raw_bytes_edit_the_sliding_layers_own_kv_bytes():
     at = open_app("app_pages/model.py", link)
     at.segmented_control(key="model.source").set_value("Raw bytes").run()
     assert at.number_input(key="edit.swa_kv").value == 16_384
-    assert metrics(at)["KV per token"] == format_bytes(50 * 16_384 + 10 * 8_192)
+    assert metrics(at)["KV per token, all layers"] == format_bytes(50 * 16_384 + 10 * 8_192)
     at.number_input(key="edit.swa_kv").set_value(0).run()
     assert_clean(at)
     assert "swa_kv" not in at.query_params
-    assert metrics(at)["KV per token"] == format_bytes(60 * 8_192)
+    assert metrics(at)["KV per token, all layers"] == format_bytes(60 * 8_192)
     at.number_input(key="edit.swa_kv").set_value(4_096).run()
     assert at.query_params["swa_kv"] == "4096"
     at.text_input(key="edit.layers").set_value("full*4").run()
