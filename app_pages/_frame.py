@@ -40,13 +40,14 @@ def metric_row():
     return st.container(horizontal=True)
 
 
-def table(rows: Any, *, height: int | str = "auto", formats: dict[str, str] | None = None) -> None:
+def table(rows: Any, *, height: int | str = "auto", formats: dict[str, str] | None = None,
+          helps: dict[str, str] | None = None) -> None:
     """A dataframe with thousands separators on its whole numbers (exact bytes stay readable);
     ``formats`` gives a column another NumberColumn format (e.g. ``"accounting"``: two decimals
     and thousands separators, as the charts label). A figure that does not apply to a row is a
     gap, shown as a dash, in a column that stays numbers, so it sorts as numbers. A first
     column of text names the rows, so it stays pinned while a wide table scrolls sideways (at
-    1000 px)."""
+    1000 px). ``helps``: a column's tooltip, where its header alone could mislead."""
     import pandas as pd
 
     # rows as given: a column of whole numbers with gaps stays whole numbers (not NaN floats)
@@ -62,7 +63,8 @@ def table(rows: Any, *, height: int | str = "auto", formats: dict[str, str] | No
         elif all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
             df[col] = pd.to_numeric(df[col])  # fractional figures (concurrency) stay numbers
     config.update({
-        col: st.column_config.NumberColumn(format=(formats or {}).get(col, "localized"))
+        col: st.column_config.NumberColumn(format=(formats or {}).get(col, "localized"),
+                                           help=(helps or {}).get(col))
         for col in df.columns
         if pd.api.types.is_numeric_dtype(df[col]) and not pd.api.types.is_bool_dtype(df[col])
     })

@@ -131,7 +131,8 @@ with user_errors():
                  f"{sentence_case(s.budget().how_to_raise)}.")
     else:
         # accounting: thousands separators and always two decimals (65.50, 391,483.00)
-        table(applying_rows[columns], formats={"concurrency": "accounting"})
+        table(applying_rows[columns], formats={"concurrency": "accounting"},
+              helps=app_data.HEADLINE_HELP)
         if sizes := app_data.page_sizes_text(results, s.strategy_options()):
             st.caption(sizes)
     for r in results:

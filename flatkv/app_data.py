@@ -1441,6 +1441,16 @@ def logged_capacity_text(results: Sequence[StrategyResult]) -> str:
 # tool's convention for every layout alike, follows them.
 HEADLINE_COLUMNS = ("strategy", "concurrency", LOGGED_COLUMN, "P (tokens)", "blocks",
                     "capacity (tokens)", "block bytes")
+# The two token columns count differently, and a reader meets them side by side: each says how
+HEADLINE_HELP = {
+    LOGGED_COLUMN: "What the engine itself logs, to set beside its log: vLLM's \"GPU KV cache "
+                   "size\" (max concurrency x max_model_len), SGLang's max_total_num_tokens. "
+                   "Our layouts log none.",
+    "capacity (tokens)": f"This tool's count, alike for every layout: {CAPACITY_COUNTS} (every "
+                         "attention group N pages of P tokens, each state group one request's "
+                         "state pages); SGLang's full token pool. Not an engine's log line: see "
+                         f"{LOGGED_COLUMN}.",
+}
 
 
 def breakdown_column(category: str) -> str:

@@ -3533,3 +3533,16 @@ def test_compare_and_budget_tell_a_mamba2_model_in_align_of_vllm_032s_checkpoint
         at = open_app(page, {**query, "ckpt": "1"})  # kept: 607 / 24, nothing to say
         assert not [c for c in at.caption if "Since 0.32" in shown(c)], page
     assert metrics(at)["Concurrency at 32,768 tokens"] == "25.29"  # Budget's vLLM, 607 / 24
+
+
+def test_compares_two_token_columns_each_say_how_they_count():
+    # capacity (this tool's convention) and the engine's own log line sit side by side with
+    # different figures (Qwen3-Next on an H100: vLLM 3,130,176 and 3,111,676): each header's
+    # tooltip says which is which
+    at = open_app("app_pages/compare.py")
+    config = json.loads(at.dataframe[0].proto.columns)
+    assert config["engine log (tokens)"]["help"].startswith(
+        "What the engine itself logs, to set beside its log: vLLM's \"GPU KV cache size\"")
+    assert config["capacity (tokens)"]["help"].startswith(
+        "This tool's count, alike for every layout: the history the pool holds")
+    assert "help" not in config["blocks"]
