@@ -551,7 +551,8 @@ def workload_text(pages: PageMap, profile: CacheProfile, *, context: int, mamba_
     """What the Layout page's workload needs of the pool (SPEC 3.5), and where its state count
     differs from Budget's and Compare's: it charges prefix-cache snapshots, they the mode's
     state pages, so both figures are given; then whether it fits. ``cut``: the default
-    requests and the fewer drawn where those did not fit (said first, as a refusal is)."""
+    requests and the fewer drawn where those did not fit (said first, as a refusal is). One
+    paragraph each: what to act on, the pages counted, how state is charged."""
     per = ", ".join(f"{g}: {n:,}" for g, n in pages.per_group.items())
     drafted = " and drafted tokens' pages" if speculative_tokens and profile.has_state else ""
     kept = f"history, live state and snapshots{drafted}" if profile.has_state else "history"
@@ -563,7 +564,7 @@ def workload_text(pages: PageMap, profile: CacheProfile, *, context: int, mamba_
     if profile.has_state:
         held = ("" if concurrency is None else
                 f", and hold {concurrency_text(concurrency)} requests of {tokens_text(context)}")
-        text += (" State is charged as with state prefix caching: two live pages per request "
+        text += ("\n\nState is charged as with state prefix caching: two live pages per request "
                  "plus a snapshot every P tokens (at most the full-history group's count)"
                  + (f", and {speculative_tokens} more per request for drafted tokens"
                     if speculative_tokens else "")
@@ -581,15 +582,15 @@ def workload_text(pages: PageMap, profile: CacheProfile, *, context: int, mamba_
         text = (f"The default {count_text(default, 'live request')} of {tokens_text(context)} "
                 f"do not fit{charged.replace('its', 'their')}{counted}: the field shows and "
                 "the map draws the "
-                f"{drawn:,} that {'fits' if drawn == 1 else 'fit'}. {text}")
+                f"{drawn:,} that {'fits' if drawn == 1 else 'fit'}.\n\n{text}")
     elif not pages.fits:  # said first: it is what the reader acts on
         if pages.max_requests:
             text = (f"This workload{charged} does not fit in this budget: it holds at most "
                     f"{count_text(pages.max_requests, 'request')} of {tokens_text(context)}"
-                    f"{counted}; lower the live requests or the context length. {text}")
+                    f"{counted}; lower the live requests or the context length.\n\n{text}")
         else:  # fewer requests would not help
             text = (f"One request of {tokens_text(context)}{charged} does not fit in this "
-                    f"budget{counted}: lower the context length. {text}")
+                    f"budget{counted}: lower the context length.\n\n{text}")
     return text
 
 

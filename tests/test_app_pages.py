@@ -2471,7 +2471,8 @@ def test_layout_says_how_many_requests_fit_and_draws_no_map_of_pages_it_lacks():
     # the conclusion first; no state layers, so no state pages to set apart
     assert warning.startswith("This workload does not fit in this budget: it holds at most "
                               "1 request of 1,048,576 tokens; lower the live requests or "
-                              "the context length. Pages the groups need (history, one dummy "
+                              "the context length.\n\nPages the groups need (history, one "
+                              "dummy "
                               "page each): ")
     assert not [c for c in at.get("plotly_chart") if "page ids" in c.proto.spec]
     fits = open_app("app_pages/layout.py", {"model": "gpt-oss-20b", "ctx": str(1 << 20),
@@ -2968,7 +2969,7 @@ def test_a_default_workload_of_which_not_one_request_fits_is_said_not_warned():
         "One request of 262,144 tokens with its state snapshots does not fit in this budget "
         f"(Budget's and Compare's {374 / (-(-262_144 // 784) + 1):.2f} count the "
         "state pages as the engine's log does: the last sentence here): lower the context "
-        "length. Pages the "
+        "length.\n\nPages the "
         "groups need (history, live state and snapshots, one dummy page each): "
         "linear_attention: 337, full_attention: 337; 374 page ids in the pool. A full-history "
         "group's count is all requests' tokens over P, rounded up, and a page more a request "
@@ -2995,7 +2996,8 @@ def test_a_workload_that_does_not_fit_offers_the_one_that_does():
     assert said.startswith(
         "The default 4 live requests of 262,144 tokens do not fit with their state snapshots "
         "(Budget's and Compare's 3.01 count the state pages as the engine's log does: the last "
-        "sentence here): the field shows and the map draws the 1 that fits. Pages the groups ")
+        "sentence here): the field shows and the map draws the 1 that fits.\n\nPages the "
+        "groups ")
     assert said.endswith("Budget and Compare count the state pages of mamba cache mode none (1 "
                          "state page) per request, as the engine's log does, and hold 3.01 "
                          "requests of 262,144 tokens.")
