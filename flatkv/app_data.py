@@ -576,7 +576,7 @@ def workload_text(pages: PageMap, profile: CacheProfile, *, context: int, mamba_
     charged = " with its state snapshots" if profile.has_state else ""
     counted = ("" if not profile.has_state or concurrency is None else
                f" (Budget's and Compare's {concurrency_text(concurrency)} count the state "
-               "pages as the engine's log does: the last sentence here)")
+               "pages as the engine's log does: the last paragraph here)")
     if pages.fits and cut is not None:  # said first: why the map draws fewer
         default, drawn = cut
         text = (f"The default {count_text(default, 'live request')} of {tokens_text(context)} "

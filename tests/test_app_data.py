@@ -826,7 +826,7 @@ def test_workload_text_gives_both_state_counts_where_they_differ():
     assert text == (
         "This workload with its state snapshots does not fit in this budget: it holds at "
         "most 1 request of 262,144 tokens (Budget's and Compare's 3.75 count the state pages "
-        "as the engine's log does: the last sentence here); "
+        "as the engine's log does: the last paragraph here); "
         "lower the live requests or the context length.\n\n"
         "Pages the groups need (history, live state and snapshots, one dummy page "
         "each): linear_attention: 1,450, full_attention: 1,450; 1,810 page ids in the pool. "

@@ -2968,7 +2968,7 @@ def test_a_default_workload_of_which_not_one_request_fits_is_said_not_warned():
     assert info.startswith(
         "One request of 262,144 tokens with its state snapshots does not fit in this budget "
         f"(Budget's and Compare's {374 / (-(-262_144 // 784) + 1):.2f} count the "
-        "state pages as the engine's log does: the last sentence here): lower the context "
+        "state pages as the engine's log does: the last paragraph here): lower the context "
         "length.\n\nPages the "
         "groups need (history, live state and snapshots, one dummy page each): "
         "linear_attention: 337, full_attention: 337; 374 page ids in the pool. A full-history "
@@ -2996,7 +2996,7 @@ def test_a_workload_that_does_not_fit_offers_the_one_that_does():
     assert said.startswith(
         "The default 4 live requests of 262,144 tokens do not fit with their state snapshots "
         "(Budget's and Compare's 3.01 count the state pages as the engine's log does: the last "
-        "sentence here): the field shows and the map draws the 1 that fits.\n\nPages the "
+        "paragraph here): the field shows and the map draws the 1 that fits.\n\nPages the "
         "groups ")
     assert said.endswith("Budget and Compare count the state pages of mamba cache mode none (1 "
                          "state page) per request, as the engine's log does, and hold 3.01 "
