@@ -28,7 +28,8 @@ from flatkv.app_model import (
 )
 from flatkv.app_state import DEFAULT_CONTEXT
 from flatkv.dtypes import KNOWN_DTYPES, STATE_DTYPES, dtype_label
-from flatkv.hf_config import config_from_pasted_text, spec_from_hf_config
+from flatkv.hf_config import spec_from_hf_config
+from flatkv.hf_hub import config_from_pasted_text
 from flatkv.jsonfile import parse_json_object
 from flatkv.models import FIELD_MINIMUMS, ModelSpec
 from flatkv.patterns import parse_layer_pattern

@@ -99,7 +99,8 @@ def _refuse_unread_dtypes(spec: ModelSpec, dtypes: dict[str, str | None]) -> Non
 
 def spec_from_hf_argument(value: str) -> ModelSpec:
     """--hf-config: a config.json path, pasted JSON, or a Hub model id (owner/name)."""
-    from flatkv.hf_config import is_model_id, spec_from_hf_config, spec_from_model_id
+    from flatkv.hf_config import spec_from_hf_config
+    from flatkv.hf_hub import is_model_id, spec_from_model_id
 
     text = value.strip()
     if not text:

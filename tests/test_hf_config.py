@@ -14,14 +14,13 @@ import pytest
 
 os.environ["HF_HUB_OFFLINE"] = "1"  # tests never touch the network
 
-from flatkv import hf_config  # noqa: E402
+from flatkv import hf_config, hf_hub  # noqa: E402
 from flatkv.engine_options import strategy_fields  # noqa: E402
 from flatkv.hf_config import (  # noqa: E402
     SUPPORTED_MODEL_TYPES,
-    fetch_hf_config,
     spec_from_hf_config,
-    spec_from_model_id,
 )
+from flatkv.hf_hub import fetch_hf_config, spec_from_model_id  # noqa: E402
 from flatkv.models import (  # noqa: E402
     AttentionLayer,
     Mamba2Layer,
@@ -2071,7 +2070,7 @@ def test_fetch_downloads_only_config_json(monkeypatch, tmp_path):
     import huggingface_hub
 
     monkeypatch.setattr(huggingface_hub, "hf_hub_download", fake_download)
-    monkeypatch.setattr(hf_config, "hub_reachable", lambda: True)
+    monkeypatch.setattr(hf_hub, "hub_reachable", lambda: True)
     monkeypatch.setenv("HF_HUB_OFFLINE", "0")
     spec = spec_from_model_id("Qwen/Qwen3-Next-80B-A3B-Instruct")
     assert [c["filename"] for c in calls] == ["config.json"]
@@ -2087,20 +2086,20 @@ def test_fetch_unreachable_is_one_plain_error(monkeypatch):
     import huggingface_hub
 
     monkeypatch.setattr(huggingface_hub, "hf_hub_download", refuse)
-    monkeypatch.setattr(hf_config, "hub_reachable", lambda: True)
+    monkeypatch.setattr(hf_hub, "hub_reachable", lambda: True)
     monkeypatch.setenv("HF_HUB_OFFLINE", "0")
     with pytest.raises(ValueError, match=r"of a/b: the Hub refused or failed \(OSError\)"):
         fetch_hf_config("a/b")
-    monkeypatch.setattr(hf_config, "hub_reachable", lambda: False)
+    monkeypatch.setattr(hf_hub, "hub_reachable", lambda: False)
     with pytest.raises(ValueError, match="cannot be reached from here"):
         fetch_hf_config("a/b")
     with pytest.raises(ValueError, match="not of the form owner/name"):
         fetch_hf_config("not a model id")
-    assert hf_config.is_model_id("Qwen/Qwen3-Next-80B-A3B-Instruct")
+    assert hf_hub.is_model_id("Qwen/Qwen3-Next-80B-A3B-Instruct")
 
 
 def test_pasted_config_text_is_json_never_a_path_or_an_id():
-    from flatkv.hf_config import config_from_pasted_text
+    from flatkv.hf_hub import config_from_pasted_text
 
     assert config_from_pasted_text(' {"model_type": "llama"} ') == {"model_type": "llama"}
     for text, needle in (("", "Nothing to load: upload a config.json or paste one."),

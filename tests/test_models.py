@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from flatkv import hf_config, plan
+from flatkv import hf_config, hf_hub, plan
 from flatkv.dtypes import canonical_dtype, dtype_bytes
 from flatkv.models import (
     AttentionLayer,
@@ -534,8 +534,8 @@ def test_library_calls_with_the_wrong_kind_of_argument_raise_valueerror(call, me
 
 
 def test_a_model_id_is_a_string():
-    assert hf_config.is_model_id("Qwen/Qwen3-Next-80B-A3B-Instruct")
-    assert not hf_config.is_model_id(None)
+    assert hf_hub.is_model_id("Qwen/Qwen3-Next-80B-A3B-Instruct")
+    assert not hf_hub.is_model_id(None)
 
 
 def test_a_tp_that_does_not_split_a_kind_names_the_kind_as_the_model_does():
