@@ -37,6 +37,7 @@ from flatkv.strategies.base import (
     SGLANG_SSM_DTYPES,
     SGLANG_SWA_ARCHITECTURES,
 )
+from flatkv.strategies.sglang import NO_BUFFER_SLOTS
 from flatkv.strategies.vllm import (
     DEFAULT_KERNEL_BLOCK_SIZE,
     DEFAULT_MAMBA_CHUNK_SIZE,
@@ -60,10 +61,6 @@ _COUNT_WIDGETS = {
         "whole pages. Told none, 0.5.23 runs 1 on Hopper and Ampere, 64 on Blackwell "
         "(TensorRT-LLM backends; 128 on FA4 where K and V differ in width), and 64 for "
         "DeepSeek's sparse attention everywhere (applied here whatever this says)."),
-    "sglang_slots_per_request": (
-        "State slots per request S", 1, MAX_SLOTS_PER_REQUEST,
-        "SGLang: 3 to 5 by radix-cache mode: the running-request cap is (slots - 1) // S, slot 0 "
-        "being the padding slot."),
     "prefill_checkpoint_blocks": (
         "Prefill checkpoint blocks", 0, MAX_CHECKPOINT_BLOCKS,
         "Mamba cache mode align: state pages a request holds beyond its 2 for prefill "
@@ -105,13 +102,21 @@ _OWN_DEFAULT_WIDGETS = {
         "block size of 16, 32 or 48 as it is (FLASH_ATTN_MLA, TRITON_MLA): set 16 for such a "
         f"run. An MLA hybrid's (Kimi-Linear's) A is at least {MLA_HYBRID_BLOCK}, as vLLM 0.27 "
         "and later raise it."),
+    "sglang_slots_per_request": (
+        "State slots per request S", 1, MAX_SLOTS_PER_REQUEST,
+        "SGLang: the running-request cap is (slots - 1) // S, slot 0 being the padding slot. "
+        "Starts at SGLang 0.5.23's own: 5 (3 + 2 tracking slots of its extra_buffer radix "
+        "cache, on by default with overlap scheduling) for Qwen3-Next, Qwen3.5, Kimi Linear, "
+        "Falcon-H1, Granite 4.0-H and Nemotron-H; 3 (no_buffer) for others, such as LFM2. "
+        "--disable-overlap-schedule runs them at 3."),
     "mamba_chunk_size": (
         "Mamba chunk size (tokens)", 64, MAX_CHUNK_SIZE,
         "vLLM, mamba cache mode all: P aligns to lcm(chunk, A). Starts at the model's own: "
         "its config's mamba_chunk_size / chunk_size, else 2,048 as vLLM takes it."),
 }
 _FALLBACK = {"kernel_block_size": DEFAULT_KERNEL_BLOCK_SIZE,
-             "mamba_chunk_size": DEFAULT_MAMBA_CHUNK_SIZE}
+             "mamba_chunk_size": DEFAULT_MAMBA_CHUNK_SIZE,
+             "sglang_slots_per_request": NO_BUFFER_SLOTS}
 
 
 def model_note(s: AppState) -> None:

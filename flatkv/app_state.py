@@ -55,6 +55,7 @@ from flatkv.strategies.base import (
     SWA_RATIO_RANGE,
     to_fraction,
 )
+from flatkv.strategies.sglang import slots_per_request as sglang_slots_per_request
 from flatkv.strategies.sglang import ssm_dtype as sglang_ssm_dtype
 from flatkv.strategies.sglang import swa_pool as sglang_swa_pool
 from flatkv.strategies.vllm import (
@@ -124,7 +125,7 @@ class AppState:
     vllm_async_scheduling: bool = ENGINE_DEFAULTS.vllm_async_scheduling
     mamba_full_memory_ratio: float = float(ENGINE_DEFAULTS.mamba_full_memory_ratio)
     swa_full_tokens_ratio: float = float(ENGINE_DEFAULTS.swa_full_tokens_ratio)
-    sglang_slots_per_request: int = ENGINE_DEFAULTS.sglang_slots_per_request
+    sglang_slots_per_request: int | None = ENGINE_DEFAULTS.sglang_slots_per_request  # SGLang's
     sglang_page_size: int = ENGINE_DEFAULTS.sglang_page_size
     sglang_ssm_dtype: str | None = ENGINE_DEFAULTS.sglang_ssm_dtype  # None: by the config
     sglang_swa_pool: bool | None = ENGINE_DEFAULTS.sglang_swa_pool  # None: by architecture
@@ -253,6 +254,7 @@ class AppState:
         return {"kernel_block_size": vllm_kernel_block_size(profile, defaults),
                 "mamba_chunk_size": vllm_mamba_chunk_size(profile, defaults),
                 "sglang_ssm_dtype": sglang_ssm_dtype(profile, defaults),
+                "sglang_slots_per_request": sglang_slots_per_request(profile, defaults),
                 "sglang_swa_pool": sglang_swa_pool(profile, defaults)}
 
     def after(self, old: AppState) -> AppState:
@@ -492,7 +494,8 @@ _SETTINGS: dict[str, tuple[str, Callable[[str, str], object], Callable[[object],
     "v_async": ("vllm_async_scheduling", _flag, lambda v: "1" if v else "0"),
     "sg_ratio": ("mamba_full_memory_ratio", _ratio(RATIO_RANGE), repr),
     "sg_swa": ("swa_full_tokens_ratio", _ratio(SWA_RATIO_RANGE), repr),
-    "sg_slots": ("sglang_slots_per_request", _int(1, MAX_SLOTS_PER_REQUEST), str),
+    "sg_slots": ("sglang_slots_per_request", _auto(_int(1, MAX_SLOTS_PER_REQUEST)),
+                 _write_auto(str)),
     "sg_page": ("sglang_page_size", _int(1, MAX_BLOCK_SIZE), str),
     "sg_ssm": ("sglang_ssm_dtype", _auto(_choice(lambda: list(SGLANG_SSM_DTYPES))),
                _write_auto(str)),

@@ -126,8 +126,9 @@ def add_strategy_arguments(
          f"{ratio_text(defaults.swa_full_tokens_ratio)})")
     parser.add_argument("--sglang-slots-per-request", type=int,
          default=defaults.sglang_slots_per_request, metavar="S",
-         help="sglang: state slots one running request holds (default "
-         f"{defaults.sglang_slots_per_request})")
+         help="sglang: state slots one running request holds (default: SGLang 0.5.23's own, 5 "
+         "with its extra_buffer radix cache (Qwen3-Next, Qwen3.5, Kimi Linear, Falcon-H1, "
+         "Granite 4.0-H, Nemotron-H), else 3; 3 with --disable-overlap-schedule)")
     parser.add_argument("--sglang-page-size", type=int, default=defaults.sglang_page_size,
          help=f"sglang: tokens per KV page (default {defaults.sglang_page_size}, as SGLang "
          "0.5.23 runs on Hopper and Ampere; on Blackwell it runs 64, or 128 where K and V "

@@ -111,10 +111,17 @@ def test_vllm_anchor_through_the_cli(tmp_path, capsys):
     # 587 x 36 x 24,576 B = 0.48 GiB, ssm 587 x 36 x 1,048,576 B = 20.64 GiB, K (and V) 12 x
     # 2,050,806 x 512 B = 11.73 GiB
     assert (4459 * 2**30 // 100 - 587 * 36 * 1_073_152) // 12_288 == 2_050_805
+    # and its warning first: 586 request slots // 5 a request (Qwen3NextForCausalLM's
+    # extra_buffer radix cache) = 117 running, under int(2,050,805 / 262,144 x 512) = 4,005
+    assert (586 // 5, int(2_050_805 / 262_144 * 512)) == (117, 4_005)
     assert capsys.readouterr().out.endswith(
         text[text.index("vLLM's start-up log"):]
         + "SGLang's start-up log at these settings (a current release's words; its GB are GiB, "
         "its sizes count a page a KV layer and the padding slot):\n"
+        "  max_running_requests is capped to 117 by the mamba state cache "
+        "(max_mamba_cache_size=586, 5 state slots per request). To raise it: increase "
+        "--mamba-full-memory-ratio or --max-mamba-cache-size, or halve the state size with "
+        "--mamba-ssm-dtype bfloat16.\n"
         "  Mamba Cache is allocated. max_mamba_cache_size: 586, conv_state size: 0.48GB, "
         "ssm_state size: 20.64GB \n"
         "  KV Cache is allocated. dtype: torch.bfloat16, #tokens: 2050805, K size: 11.73 GB, "

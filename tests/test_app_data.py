@@ -197,12 +197,14 @@ def test_context_sweep_rows_give_a_dash_where_a_layout_has_no_figure():
     from flatkv.sizing import context_curves
     from flatkv.strategies import StrategyOptions
 
-    # Qwen3-Next at 55,679,338,086 B: SGLang's 113 running requests at 1,024 tokens, its
-    # 1,193,494 KV tokens over 262,144 (test_sizing derives both)
+    # Qwen3-Next at 55,679,338,086 B: SGLang's 340 request slots // 5 a request (its
+    # extra_buffer radix cache) = 68 running at 1,024 tokens, its 1,193,494 KV tokens over
+    # 262,144 (test_sizing derives both)
     qwen = profile_for("Qwen3-Next-80B-A3B", None, 1)
     curves = context_curves(qwen, 55_679_338_086, [1024, 262_144], StrategyOptions(), ["sglang"])
     rows = app_data.context_sweep_rows(curves)
-    assert rows[0] == {"context (tokens)": 1024, "SGLang": 113.0}
+    assert 340 // 5 == 68
+    assert rows[0] == {"context (tokens)": 1024, "SGLang": 68.0}
     assert rows[-1] == {"context (tokens)": 262_144, "SGLang": 4.55}  # 1,193,494 / 262,144
     # a layout without a figure at a length is None in its row (the page shows a dash):
     # Llama-3.1-8B's 76,288 tokens in 10 GB hold no request of 131,072 in vLLM
@@ -217,8 +219,8 @@ def test_context_chart_text_names_what_caps_each_engines_line():
     from flatkv.sizing import context_curves
     from flatkv.strategies import STRATEGIES, StrategyOptions, compare
 
-    # Qwen3-Next at 55,679,338,086 B: SGLang's 341 state slots, one padding, 3 a request
-    # (test_sizing derives them)
+    # Qwen3-Next at 55,679,338,086 B: SGLang's 341 state slots, one padding, 5 a request
+    # (Qwen3NextForCausalLM's extra_buffer radix cache; test_sizing derives them)
     qwen = profile_for("Qwen3-Next-80B-A3B", None, 1)
     results = compare(qwen, budget_bytes=55_679_338_086, context_tokens=262_144)
     curves = context_curves(qwen, 55_679_338_086, [1024, 262_144], StrategyOptions(),
@@ -228,8 +230,8 @@ def test_context_chart_text_names_what_caps_each_engines_line():
                            "budget, with that context length in place of 262,144 tokens;")
     assert text.endswith(" vLLM's line is its log's Maximum concurrency, from its KV blocks "
                          "alone: its --max-num-seqs caps the requests it runs too. SGLang's "
-                         "line is flat where its state pool binds: 113 running requests (340 "
-                         "request slots, 3 a request) whatever their length, its "
+                         "line is flat where its state pool binds: 68 running requests (340 "
+                         "request slots, 5 a request) whatever their length, its "
                          "max_running_requests.")
     # no state: no cap to name; no vLLM line: nothing to say of it
     llama = profile_for("Llama-3.1-8B", None, 1)
@@ -573,23 +575,24 @@ def test_sglang_idle_split_says_what_its_static_pools_leave_idle_at_the_context(
     from flatkv.strategies import run_strategy
 
     # Qwen3-Next at TP 2 with 55,679,338,086 B: 682 state slots of 38,633,472 B (one pads) and
-    # 2,386,988 kv tokens of 12,288 B; the kv tokens bind: 18 requests of 131,072 run (3 slots
-    # each), so 681 - 54 = 627 slots sit idle (the kv pool's 2,386,988 - 18 x 131,072 = 27,692
-    # tokens left are less than a request, which any layout may leave)
+    # 2,386,988 kv tokens of 12,288 B; the kv tokens bind: 18 requests of 131,072 run (5 slots
+    # each, Qwen3NextForCausalLM's extra_buffer radix cache), so 681 - 90 = 591 slots sit idle
+    # (the kv pool's 2,386,988 - 18 x 131,072 = 27,692 tokens left are less than a request,
+    # which any layout may leave)
     qwen = profile_for("Qwen3-Next-80B-A3B", None, 2)
     r = run_strategy("sglang", qwen, budget_bytes=55_679_338_086, context_tokens=131_072)
     assert (r.extras["state_slots"], r.extras["state_slot_bytes"]) == (682, 38_633_472)
     assert r.extras["kv_tokens"] == 2_386_988 and int(r.concurrency) == 18
     assert r.extras["binding_limit"] == "kv tokens"
-    idle = (681 - 18 * 3) * 38_633_472
-    assert idle == 24_223_186_944 and f"{idle / 55_679_338_086:.2%}" == "43.50%"
-    # its math names the state taken out (the 682 slots less the 627 idle: 54 in use and the
+    idle = (681 - 18 * 5) * 38_633_472
+    assert idle == 22_832_381_952 and f"{idle / 55_679_338_086:.2%}" == "41.01%"
+    # its math names the state taken out (the 682 slots less the 591 idle: 90 in use and the
     # padding slot), and no kv term, none of it idle
-    assert (f"state = {682 * 38_633_472:,} - state idle {idle:,} = {55 * 38_633_472:,}"
+    assert (f"state = {682 * 38_633_472:,} - state idle {idle:,} = {91 * 38_633_472:,}"
             in r.formulas) and not any("kv idle" in f for f in r.formulas)
     assert app_data.sglang_idle_split_text(r) == (
         "SGLang's idle pool: with 18 requests of 131,072 tokens running, "
-        "22.56 GiB of its state pool sit idle (43.50% of the budget), left so by its static "
+        "21.26 GiB of its state pool sit idle (41.01% of the budget), left so by its static "
         "split; a paged layout's idle rows are its dead weight.")
     # gpt-oss-20b's sliding pool beside the full one: in 10 GB at 131,072 tokens the full
     # pool binds (226,056 tokens: 1 request); the sliding pool's 180,844 tokens keep
@@ -1059,7 +1062,7 @@ def test_sglang_start_up_log_says_what_its_sizes_count():
         "formats: set it beside yours line by line. Its GB are GiB (2^30 B); its sizes count a "
         "page more than #tokens in each KV layer (the page of slot 0, for padded tokens' "
         "writes) and the state pool's padding slot beyond max_mamba_cache_size. Its scheduler then "
-        f"logs max_total_num_tokens={result.capacity_tokens}, max_running_requests=163 and "
+        f"logs max_total_num_tokens={result.capacity_tokens}, max_running_requests=97 and "
         "context_len=32768 (without --max-running-requests, the context as its "
         "--context-length) beside figures not modelled here (chunked prefill, available "
         "memory). Releases before 0.5.13 (June 2026) print the KV "
@@ -1067,16 +1070,20 @@ def test_sglang_start_up_log_says_what_its_sizes_count():
     # 80e9 x 9 // 19 B of state hold 490 slots of 77,266,944 B; the rest 1,714,648 tokens
     assert result.capacity_tokens == (80 * 10**9 - 490 * 77_266_944) // (12 * 2048) == 1_714_648
     # SGLang's _resolve_max_num_reqs: min(4,096 (int(1,714,648 / 32,768 x 512) = 26,791, kept
-    # to 2,048..4,096), 1,714,648 // 2, 489 request slots // 3 = 163)
+    # to 2,048..4,096), 1,714,648 // 2, 489 request slots // 5 = 97: Qwen3NextForCausalLM's
+    # extra_buffer radix cache, 3 + 2 tracking slots a request)
     assert min(max(min(int(1_714_648 / 32_768 * 512), 4096), 2048), 1_714_648 // 2,
-               489 // 3) == 163 == result.extras["max_running_requests"]
+               489 // 5) == 97 == result.extras["max_running_requests"]
     # drafting: its Mamba line would go on to the draft buffers this does not model
     assert "Without speculative decoding: with it, the Mamba line goes on" in (
         app_data.start_up_log_text(sglang(qwen, speculative_tokens=2)))
-    # raw bytes: the state line alone, and nothing said of KV lines
+    # raw bytes: the state lines alone (its warning that 957 request slots // 3, no class's
+    # extra buffer, cap the running requests at 319), and nothing said of KV lines
     raw = sglang(CacheProfile(layer_types=qwen.layer_types, kv_bytes_per_slot=2048,
                               state_const_bytes=qwen.state_const_bytes))
-    assert [line.split(".")[0] for line in raw.extras["log_lines"]] == ["Mamba Cache is allocated"]
+    assert [line.split(".")[0] for line in raw.extras["log_lines"]] == [
+        f"max_running_requests is capped to {957 // 3} by the mamba state cache "
+        "(max_mamba_cache_size=957, 3 state slots per request)", "Mamba Cache is allocated"]
     raw_text = app_data.start_up_log_text(raw)
     assert ("Left out: no KV Cache lines: they need the K / V split and KV dtype, which bytes "
             "typed by hand (or attention layer kinds whose K / V splits differ) do not give.") in (

@@ -1163,9 +1163,16 @@ def test_compare_page_lists_every_strategy():
     assert 80 * 10**9 * 9 // 19 // (36 * 2_146_304) == 490
     assert (f"{490 * 36 * 49_152 / 2**30:.2f}", f"{490 * 36 * 2_097_152 / 2**30:.2f}") == (
         "0.81", "34.45")
-    (sglang_log,) = [c.value for c in at.code if c.value.startswith("Mamba Cache")]
-    assert sglang_log == ("Mamba Cache is allocated. max_mamba_cache_size: 489, conv_state size: "
-                          "0.81GB, ssm_state size: 34.45GB ")
+    # after its warning that 489 request slots // 3 a request (a model of bytes names no
+    # class's extra buffer) cap the running requests at 163, under its estimate of 4,096
+    (sglang_log,) = [c.value for c in at.code if c.value.startswith("max_running_requests")]
+    assert sglang_log == (
+        "max_running_requests is capped to 163 by the mamba state cache "
+        "(max_mamba_cache_size=489, 3 state slots per request). To raise it: increase "
+        "--mamba-full-memory-ratio or --max-mamba-cache-size, or halve the state size with "
+        "--mamba-ssm-dtype bfloat16.\n"
+        "Mamba Cache is allocated. max_mamba_cache_size: 489, conv_state size: "
+        "0.81GB, ssm_state size: 34.45GB ")
     assert any(c.value.startswith("SGLang's start-up log at these settings") and "Its scheduler "
                "then logs max_total_num_tokens=" in c.value for c in at.caption)
     assert any(c.value.startswith("vLLM's start-up log at these settings, in a current "
@@ -3183,11 +3190,13 @@ def test_budget_to_hold_where_the_layout_refuses_steps_or_the_default_is_past_th
     # 100-token requests: 5,871 fit, more than the field takes: it offers its largest, 4,096
     short = open_app("app_pages/budget.py", {"model": "Llama-3.1-8B", "ctx": "100"})
     assert short.number_input(key="w.hold_requests").value == 4096
-    # SGLang, Qwen3-Next at TP 2, 1,386,512,383 B: 3.13 requests of 20,000 tokens fit, yet the
-    # budget from which every larger one holds 3 is 1,394,049,024 B (tests/test_sizing.py)
+    # SGLang, Qwen3-Next at TP 2, 1,386,512,383 B, 3 state slots a request (as without its
+    # overlap scheduling): 3.13 requests of 20,000 tokens fit, yet the budget from which every
+    # larger one holds 3 is 1,394,049,024 B (tests/test_sizing.py)
     step = open_app("app_pages/budget.py", {
         "model": "Qwen3-Next-80B-A3B", "tp": "2", "gpu": "KV cache memory",
-        "kv_mem": "1386512383B", "ctx": "20000", "b_layout": "sglang", "hold": "3"})
+        "kv_mem": "1386512383B", "ctx": "20000", "b_layout": "sglang", "hold": "3",
+        "sg_slots": "3"})
     assert_clean(step)
     assert metrics(step)["Concurrency at 20,000 tokens"] == "3.13"
     assert metrics(step)["Budget for 3 requests"] == "1.30 GiB"  # 1,394,049,024 B
@@ -3209,7 +3218,7 @@ def test_compare_says_what_sglangs_static_split_leaves_idle():
         "kv_mem": "55679338086", "ctx": "131072"})
     assert_clean(at)
     assert ("SGLang's idle pool: with 18 requests of 131,072 tokens "
-            "running, 22.56 GiB of its state pool sit idle (43.50% of the budget), left so "
+            "running, 21.26 GiB of its state pool sit idle (41.01% of the budget), left so "
             "by its static split; a paged layout's idle rows are its dead weight.") in [
         shown(c) for c in at.caption]
 
@@ -3548,3 +3557,22 @@ def test_compares_two_token_columns_each_say_how_they_count():
     assert config["capacity (tokens)"]["help"].startswith(
         "This tool's count, alike for every layout: the history the pool holds")
     assert "help" not in config["blocks"]
+
+
+def test_compares_sglang_slots_field_starts_at_sglangs_own_for_the_model():
+    # Qwen3-Next at 40 GiB and 32,768 tokens: SGLang's extra buffer holds 5 slots a request,
+    # 262 request slots // 5 = 52 running (what SGLang 0.5.23's own sizing gave a helper);
+    # typed 3 (as without overlap scheduling), 262 // 3 = 87, and the link says so
+    link = {"model": "Qwen3-Next-80B-A3B", "gpu": "KV cache memory", "kv_mem": "40GiB",
+            "ctx": "32768"}
+    at = open_app("app_pages/compare.py", link)
+    assert_clean(at)
+    assert at.number_input(key="w.sglang_slots_per_request").value == 5
+    assert "sg_slots" not in at.query_params
+    assert any("max_running_requests is capped to 52 by the mamba state cache" in c.value
+               for c in at.code)
+    at.number_input(key="w.sglang_slots_per_request").set_value(3).run()
+    assert_clean(at)
+    assert at.query_params["sg_slots"] == "3"
+    assert any("max_running_requests is capped to 87 by the mamba state cache" in c.value
+               for c in at.code)

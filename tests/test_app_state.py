@@ -1103,3 +1103,18 @@ def test_the_raw_editors_errors_name_its_fields_by_their_labels(raw, said):
     assert said in shown
     assert not [f for f in app_model.RAW_LABELS if f in shown], shown
     assert "command line" not in shown  # the CLI's hint is for the CLI
+
+
+def test_sglang_slots_per_request_start_at_sglangs_own_for_the_model():
+    # unset (None), the app shows what SGLang 0.5.23 picks for the model's class: 5 with its
+    # extra_buffer radix cache (Qwen3NextForCausalLM), 3 without (Lfm2ForCausalLM)
+    qwen = AppState(model="Qwen3-Next-80B-A3B")
+    assert qwen.sglang_slots_per_request is None
+    assert qwen.engine_choices()["sglang_slots_per_request"] == (
+        5, "5 for Qwen3NextForCausalLM: its extra_buffer radix cache, 3 + 2 tracking slots "
+        "with overlap scheduling")
+    assert AppState(model="LFM2-1.2B").engine_choices()["sglang_slots_per_request"] == (
+        3, "3 for Lfm2ForCausalLM: its no_buffer radix cache")
+    # a link keeps "auto" for it, and a number typed
+    assert decode_query({"sg_slots": "auto"})[0].sglang_slots_per_request is None
+    assert encode_query(replace(qwen, sglang_slots_per_request=3))["sg_slots"] == "3"

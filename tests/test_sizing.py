@@ -209,18 +209,19 @@ def test_concurrency_over_context_lengths_by_hand():
     # SGLang: one token pool of 10**10 // (32 layers x 4,096 B) = 76,293 tokens, page 1
     assert curves.concurrency["sglang"] == [Fraction(76_293, c) for c in curves.contexts]
     # Qwen3-Next at 55,679,338,086 B (an H200's 140.40 GiB x 0.9 less 80 GB of weights):
-    # SGLang's state pool has 341 slots, one of them padding, and a running request holds 3
-    # (its default slots a request), so at most 340 // 3 = 113 run whatever the length; its
-    # 1,193,494 KV tokens bind from 16,384 tokens on (1,193,494 / 8,192 > 113)
+    # SGLang's state pool has 341 slots, one of them padding, and a running request holds 5
+    # (Qwen3NextForCausalLM's extra_buffer radix cache: 3 + 2 tracking slots), so at most
+    # 340 // 5 = 68 run whatever the length; its 1,193,494 KV tokens bind from 32,768 tokens
+    # on (1,193,494 / 16,384 = 72.8 > 68, / 32,768 = 36.4)
     qwen = profile_for("Qwen3-Next-80B-A3B", None, 1)
     curves = context_curves(qwen, 55_679_338_086, [1 << k for k in range(10, 19)],
                             StrategyOptions(), ["sglang"])
     one = run_strategy("sglang", qwen, budget_bytes=55_679_338_086, context_tokens=1024)
-    assert (one.extras["state_slots"], one.extras["slots_per_request"]) == (341, 3)
-    assert one.extras["running_request_cap"] == 340 // 3 == 113
+    assert (one.extras["state_slots"], one.extras["slots_per_request"]) == (341, 5)
+    assert one.extras["running_request_cap"] == 340 // 5 == 68
     assert one.capacity_tokens == 1_193_494
-    assert curves.concurrency["sglang"] == [113] * 4 + [
-        Fraction(1_193_494, 1 << k) for k in range(14, 19)]
+    assert curves.concurrency["sglang"] == [68] * 5 + [
+        Fraction(1_193_494, 1 << k) for k in range(15, 19)]
     # vLLM at P = 544: 55,679,338,086 // 1,114,112 // 12 = 4,164 page ids, a request holding
     # a page of each of the 3 state groups and cdiv(L, 544) of the attention one (the README's
     # 832.80 at 1,024 tokens and 8.59 at 262,144)

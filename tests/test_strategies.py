@@ -268,9 +268,11 @@ def test_sglang_qwen3_next():
     assert r.extras["state_slots"] == slots
     assert r.extras["request_state_slots"] == 1_146  # slot 0 is SGLang's padding slot
     assert r.extras["running_request_cap"] == 1_146 // 3 == 382
+    # raw bytes name no architecture: SGLang's no_buffer 3 (5 for Qwen3NextForCausalLM)
     assert ("running cap = max_mamba_cache_size // S = 1,146 // 3 = 382 (S: the state slots a "
-            "running request holds, SGLang's mamba ratio, the option --sglang-slots-per-request; "
-            "max_running_requests is at most this)") in r.formulas
+            "running request holds, SGLang's mamba ratio, 3, the no_buffer count, for a model "
+            "that names no architecture (5 for those SGLang serves with its extra_buffer radix "
+            "cache); max_running_requests is at most this)") in r.formulas
     assert ("state slots = state pool // (36 layers x 548,864 B) = 22,679,122,704 // 19,759,104 = "
             "1,147, one of them the padding slot: max_mamba_cache_size = 1,147 - 1 = 1,146 for "
             "requests") in r.formulas
@@ -307,15 +309,23 @@ def test_sglang_start_up_log_of_the_anchors_bytes_as_given():
     k = 12 * (2_051_957 + 1) * 512  # 12,607,229,952 B = 11.741 GiB
     assert (conv / 2**30, ssm / 2**30, k / 2**30) == pytest.approx((0.9451, 20.1621, 11.7414),
                                                                    abs=1e-4)
+    # first its warning (resolve_max_num_reqs): 1,146 request slots // 3 = 382 running, under
+    # int(2,051,957 / 262,144 x 512) = 4,007
+    assert (1_146 // 3, int(2_051_957 / 262_144 * 512)) == (382, 4_007)
     assert r.extras["log_lines"] == [
+        "max_running_requests is capped to 382 by the mamba state cache "
+        "(max_mamba_cache_size=1146, 3 state slots per request). To raise it: increase "
+        "--mamba-full-memory-ratio or --max-mamba-cache-size, or halve the state size with "
+        "--mamba-ssm-dtype bfloat16.",
         "Mamba Cache is allocated. max_mamba_cache_size: 1146, conv_state size: 0.95GB, "
         "ssm_state size: 20.16GB ",
         "KV Cache is allocated. dtype: torch.bfloat16, #tokens: 2051957, K size: 11.74 GB, "
         "V size: 11.74 GB",
     ]
-    # raw bytes name no K / V split or dtype: the state line alone
+    # raw bytes name no K / V split or dtype: the state line alone (and, with no context, no
+    # max_running_requests to warn of)
     raw = run_strategy("sglang", qwen3_next_tp2(), budget_bytes=ANCHOR_BUDGET)
-    assert raw.extras["log_lines"] == r.extras["log_lines"][:1]
+    assert raw.extras["log_lines"] == r.extras["log_lines"][1:2]
 
 
 def test_sglang_start_up_log_of_its_hybrid_swa_pool_and_of_mla():
@@ -2387,3 +2397,34 @@ def test_vllm_says_deepseek_v32s_indexer_keys_are_layers_of_their_own_in_vllm():
     assert ("group_size = 61 (layers per type: 61 full_attention); 1 group (vLLM counts each "
             "layer's indexer keys as a layer of its own: 122 layers in its group, pages of P x "
             "1,152 = 73,728 B and P x 132 = 8,448 B, the same bytes a block)") in r.formulas
+
+
+@pytest.mark.parametrize(("preset", "slots", "pool", "cap", "running"), [
+    # SGLang 0.5.23's own sizing, run by a helper at 40 GiB and 32,768 tokens: the classes
+    # its extra_buffer radix cache serves hold 3 + 2 tracking slots a request
+    ("Qwen3-Next-80B-A3B", 5, 262, 52, 52),
+    ("Falcon-H1-7B", 5, 144, 28, 28),
+    ("Nemotron-H-8B", 5, 198, 39, 39),
+    ("granite-4.0-h-small", 5, 132, 26, 26),
+    ("Kimi-Linear-48B-A3B", 5, 467, 93, 93),
+    # LFM2 runs no_buffer: 3, and its 248,345 request slots cap nothing under 4,096
+    ("LFM2-1.2B", 3, 248_345, 82_781, 4_096),
+])
+def test_sglang_holds_its_own_state_slots_a_request_by_model_class(preset, slots, pool, cap,
+                                                                   running):
+    r = run_strategy("sglang", load_preset(preset).profile(), budget_bytes=40 * 2**30,
+                     context_tokens=32_768)
+    assert r.extras["slots_per_request"] == slots
+    assert r.extras["request_state_slots"] == pool
+    assert r.extras["running_request_cap"] == pool // slots == cap
+    assert r.extras["max_running_requests"] == running
+    capped = [line for line in r.extras["log_lines"] if line.startswith("max_running")]
+    assert capped == ([] if running == 4_096 else [
+        f"max_running_requests is capped to {cap} by the mamba state cache "
+        f"(max_mamba_cache_size={pool}, {slots} state slots per request). To raise it: "
+        "increase --mamba-full-memory-ratio or --max-mamba-cache-size, or halve the state "
+        "size with --mamba-ssm-dtype bfloat16."])
+    # told, it holds what it is told (--disable-overlap-schedule runs the extra buffer's at 3)
+    told = run_strategy("sglang", load_preset(preset).profile(), budget_bytes=40 * 2**30,
+                        context_tokens=32_768, options=StrategyOptions(sglang_slots_per_request=3))
+    assert told.extras["running_request_cap"] == pool // 3

@@ -263,9 +263,17 @@ def test_plan_prints_sglangs_start_up_log():
     code, out, err = run(["plan", "--preset", "qwen3-next-80b-a3b", "--strategy", "sglang",
                           "--budget", "44.59GiB"])
     assert code == 0, err
+    # at the model's 262,144 tokens its warning first: 292 request slots // 5 (its extra
+    # buffer's 3 + 2 a request) = 58 running, under 2,048 (int(1,026,974 / 262,144 x 512) =
+    # 2,005, raised to SGLang's least estimate)
+    assert (292 // 5, max(int(1_026_974 / 262_144 * 512), 2048)) == (58, 2_048)
     assert out.endswith(
         "SGLang's start-up log at these settings (a current release's words; its GB are GiB, "
         "its sizes count a page a KV layer and the padding slot):\n"
+        "  max_running_requests is capped to 58 by the mamba state cache "
+        "(max_mamba_cache_size=292, 5 state slots per request). To raise it: increase "
+        "--mamba-full-memory-ratio or --max-mamba-cache-size, or halve the state size with "
+        "--mamba-ssm-dtype bfloat16.\n"
         "  Mamba Cache is allocated. max_mamba_cache_size: 292, conv_state size: 0.48GB, "
         "ssm_state size: 20.60GB \n"
         "  KV Cache is allocated. dtype: torch.bfloat16, #tokens: 1026974, K size: 11.75 GB, "

@@ -237,7 +237,10 @@ class StrategyOptions:
         in [1e-6, 1] (SWA_RATIO_RANGE).
     sglang_slots_per_request: S, state slots one running request holds in SGLang (3 to 5
         depending on the radix-cache mode: the live state plus cached / tracked states); the
-        running-request cap is ``(slots - 1) // S`` (slot 0 pads). Default 3, the lower end.
+        running-request cap is ``(slots - 1) // S`` (slot 0 pads). None (default): as SGLang
+        0.5.23 decides for the model (``sglang.slots_per_request``): 5 for the architectures
+        its extra_buffer radix cache serves (3 + 2 tracking slots, with its default overlap
+        scheduling), else 3.
     sglang_page_size: tokens per page of SGLang's token pool (1 on most backends).
     sglang_swa_pool: whether SGLang keeps sliding-window layers in a token pool of their own
         (its hybrid SWA pool, sized by ``swa_full_tokens_ratio``). None (default): as SGLang
@@ -278,7 +281,7 @@ class StrategyOptions:
     vllm_hybrid_manager: bool = True
     mamba_full_memory_ratio: Fraction | float | str = Fraction(9, 10)
     swa_full_tokens_ratio: Fraction | float | str = Fraction(4, 5)
-    sglang_slots_per_request: int = 3
+    sglang_slots_per_request: int | None = None
     sglang_page_size: int = 1
     sglang_ssm_dtype: str | None = None
     sglang_swa_pool: bool | None = None
@@ -317,8 +320,10 @@ class StrategyOptions:
         ):
             frac = to_fraction(name, getattr(self, name), bounds=bounds, low_inclusive=True)
             object.__setattr__(self, name, frac)
-        check_int("sglang_slots_per_request", self.sglang_slots_per_request, minimum=1,
-                  maximum=MAX_SLOTS_PER_REQUEST)
+        if self.sglang_slots_per_request is not None:
+            check_int("sglang_slots_per_request", self.sglang_slots_per_request, minimum=1,
+                      maximum=MAX_SLOTS_PER_REQUEST,
+                      hint="or leave it unset for SGLang's own (3, or 5 with its extra buffer)")
         check_int("sglang_page_size", self.sglang_page_size, minimum=1, maximum=MAX_TOKENS)
         if self.sglang_ssm_dtype is not None:
             try:

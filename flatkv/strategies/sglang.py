@@ -95,6 +95,42 @@ def ssm_dtype(profile: CacheProfile, options: StrategyOptions) -> tuple[str, str
     return "float32", "SGLang's default ssm dtype"
 
 
+# Architectures (their first, as SGLang reads it) whose hybrid cache SGLang 0.5.23 runs with
+# its extra_buffer mamba radix cache by default (arg_groups/overrides.py: the "auto" strategy
+# where overlap scheduling is on, its default, on the triton linear-attention backend, for
+# those in both _MAMBA_RADIX_CACHE_ARCHS and _MAMBA_EXTRA_BUFFER_ARCHS): a running request then
+# holds MAMBA_CACHE_SIZE_MAX_RUNNING_REQUESTS_RATIO (3) + 2 tracking slots
+# (kv_cache_configurator._calculate_mamba_ratio). Others (LFM2) run no_buffer: 3.
+EXTRA_BUFFER_ARCHITECTURES = frozenset({
+    "KimiLinearForCausalLM", "KimiK3ForConditionalGeneration", "Qwen3NextForCausalLM",
+    "Qwen3_5ForConditionalGeneration", "Qwen3_5MoeForConditionalGeneration",
+    "Qwen3_5ForCausalLM", "Qwen3_5MoeForCausalLM", "Qwen4ExpForConditionalGeneration",
+    "InternS2PreviewForConditionalGeneration", "MiniCPMV4_6ForConditionalGeneration",
+    "MiniCPMV4_7ForConditionalGeneration", "BailingMoeV2_5ForCausalLM",
+    "BailingMoeV3ForCausalLM", "BailingMoeV3VLForConditionalGeneration",
+    "FalconH1ForCausalLM", "GraniteMoeHybridForCausalLM", "Glm5NextForConditionalGeneration",
+    "NemotronHForCausalLM", "NemotronHPuzzleForCausalLM", "NemotronH_Omni_Reasoning_V3",
+})
+NO_BUFFER_SLOTS = 3  # MAMBA_CACHE_SIZE_MAX_RUNNING_REQUESTS_RATIO
+EXTRA_BUFFER_SLOTS = NO_BUFFER_SLOTS + 2  # get_mamba_tracking_slots(overlap=True)
+
+
+def slots_per_request(profile: CacheProfile, options: StrategyOptions) -> tuple[int, str]:
+    """S, the state slots a running request holds in SGLang, and why: the option when set,
+    else SGLang 0.5.23's own for the model's architecture (``EXTRA_BUFFER_ARCHITECTURES``)."""
+    if options.sglang_slots_per_request is not None:
+        return options.sglang_slots_per_request, "set by the option"
+    arch = profile.architectures[0] if profile.architectures else None
+    if arch in EXTRA_BUFFER_ARCHITECTURES:
+        return EXTRA_BUFFER_SLOTS, (f"{EXTRA_BUFFER_SLOTS} for {arch}: its extra_buffer radix "
+                                    "cache, 3 + 2 tracking slots with overlap scheduling")
+    if arch:
+        return NO_BUFFER_SLOTS, f"{NO_BUFFER_SLOTS} for {arch}: its no_buffer radix cache"
+    return NO_BUFFER_SLOTS, (f"{NO_BUFFER_SLOTS}, the no_buffer count, for a model that names no "
+                             f"architecture ({EXTRA_BUFFER_SLOTS} for those SGLang serves with "
+                             "its extra_buffer radix cache)")
+
+
 # SGLang keeps every conv state in bfloat16 unless SGLANG_MAMBA_CONV_DTYPE names another
 # (mamba_utils.mamba2_state_dtype, 0.5.23): no config field and no server option changes it.
 CONV_DTYPE = "bfloat16"
@@ -280,7 +316,7 @@ def enough_budget(profile: CacheProfile, options: StrategyOptions,
         kv_need = page * (full_bytes + swa_bytes)
     if slot_bytes is None:
         return kv_need
-    state_need = (options.sglang_slots_per_request + 1) * slot_bytes  # and the padding slot
+    state_need = (slots_per_request(profile, options)[0] + 1) * slot_bytes  # and slot 0
     if not profile.has_attention:
         return state_need
     r = options.mamba_full_memory_ratio
@@ -298,7 +334,7 @@ def _sglang_concurrency(
     split statically between pools (state slots beside attention, or a full and a sliding /
     chunked token pool), what the split leaves idle at the requests that run."""
     page = options.sglang_page_size
-    s = options.sglang_slots_per_request
+    s = slots_per_request(profile, options)[0]
     n_full, n_swa = pool_layers(profile, options)
     # the kv-shared layers' bytes are idle whatever runs (_idle_pool counts them): the split
     # leaves idle the bytes of the layers that store
@@ -476,7 +512,7 @@ def _state_slots(profile: CacheProfile, options: StrategyOptions, budget_bytes: 
     extras."""
     n_state = profile.count(LINEAR_ATTENTION)
     r = options.mamba_full_memory_ratio
-    s = options.sglang_slots_per_request
+    s, s_why = slots_per_request(profile, options)
     dtype, why = ssm_dtype(profile, options)
     tensors, layer_text = state_tensors(profile, dtype, why)
     layer_bytes = sum(tensors.values())
@@ -500,8 +536,8 @@ def _state_slots(profile: CacheProfile, options: StrategyOptions, budget_bytes: 
         f"{n(slots)}, one of them the padding slot: max_mamba_cache_size = {n(slots)} - 1 = "
         f"{n(for_requests)} for requests",
         f"running cap = max_mamba_cache_size // S = {n(for_requests)} // {s} = "
-        f"{n(running_cap)} (S: the state slots a running request holds, SGLang's mamba ratio, "
-        "the option --sglang-slots-per-request; max_running_requests is at most this)",
+        f"{n(running_cap)} (S: the state slots a running request holds, SGLang's mamba "
+        f"ratio, {s_why}; max_running_requests is at most this)",
     ]
     extras.update(
         sglang_ssm_dtype=dtype, sglang_ssm_dtype_source=why, state_layer_bytes=layer_bytes,
@@ -645,20 +681,32 @@ def _pool_refusal(profile: CacheProfile, options: StrategyOptions, kv_memory: in
 
 
 def _logged_running_requests(tokens: int, context: int, state_cap: int | None,
-                             formulas: list[str]) -> int:
+                             formulas: list[str]) -> tuple[int, bool]:
     """The max_running_requests SGLang logs when --max-running-requests is not given
     (``_resolve_max_num_reqs``): ``tokens / context_len x 512`` in float, kept between 2,048
     and 4,096, at most half the tokens, and with state at most ``state_cap`` (its request
-    slots // S). A cap on requests at once, not the requests of the context that fit."""
+    slots // S). A cap on requests at once, not the requests of the context that fit. Also
+    whether the state cap is what binds, where SGLang warns that it does."""
     estimated = max(min(int(tokens / context * 512), 4096), 2048)
     limits = [estimated, tokens // 2] + ([] if state_cap is None else [state_cap])
     running = min(limits)
+    capped = state_cap is not None and state_cap < min(estimated, tokens // 2)
     formulas.append(
         "max_running_requests = min(max(min(int(T / context_len x 512), 4,096), 2,048), T // 2"
         + ("" if state_cap is None else ", running cap") + ") = min("
         + ", ".join(n(x) for x in limits) + f") = {n(running)} (SGLang's log, T the token pool "
         f"{n(tokens)}, context_len {n(context)}: a cap on requests at once)")
-    return running
+    return running, capped
+
+
+def state_cap_line(extras: Mapping[str, object]) -> str:
+    """SGLang's warning where its state pool caps max_running_requests
+    (``resolve_max_num_reqs``), in its words."""
+    return (f"max_running_requests is capped to {extras['running_request_cap']} by the mamba "
+            f"state cache (max_mamba_cache_size={extras['request_state_slots']}, "
+            f"{extras['slots_per_request']} state slots per request). To raise it: increase "
+            "--mamba-full-memory-ratio or --max-mamba-cache-size, or halve the state size with "
+            "--mamba-ssm-dtype bfloat16.")
 
 
 def _token_pages(
@@ -784,10 +832,12 @@ def logged_padding(extras: dict[str, object]) -> tuple[bool, bool]:
 
 def _start_up_log(profile: CacheProfile, page: int, n_full: int, n_swa: int, full_tokens: int,
                   swa_tokens: int, token_bytes: tuple[int, int], slots: int | None,
-                  tensors: Mapping[str, int] | None) -> StartUpLog:
+                  tensors: Mapping[str, int] | None, state_cap: str = "") -> StartUpLog:
     """The lines SGLang logs as it sizes and allocates these pools, in its words and number
     formats (sizes in GiB that it calls GB, two decimals), in the order it logs them: the
-    hybrid SWA split (``HybridSWAPoolConfigurator``), the state pool (``MambaPool``: its
+    hybrid SWA split (``HybridSWAPoolConfigurator``), ``state_cap``: its warning that the state
+    pool caps max_running_requests (``resolve_max_num_reqs``, where it binds), the state pool
+    (``MambaPool``: its
     ``max_mamba_cache_size`` leaves out the padding slot, its sizes count it), then each token
     pool (``_kv_pool_line``; a hybrid SWA pool's full sub-pool, then its sliding one, each
     labelled, then its summary, of ``token_bytes``: ``pool_token_bytes``). Lines whose
@@ -801,6 +851,8 @@ def _start_up_log(profile: CacheProfile, page: int, n_full: int, n_swa: int, ful
     elif n_swa:
         log.lines.append("Use sliding window memory pool (all SWA). "
                          f"swa_layer_tokens={swa_tokens}")
+    if state_cap:
+        log.lines.append(state_cap)
     if slots is not None and tensors is not None:
         if set(tensors) <= {"conv", "ssm"}:
             per_slot = {name: slots * profile.count(LINEAR_ATTENTION) * tensors.get(name, 0)
@@ -896,7 +948,7 @@ def run_sglang(
     options = _nsa_options(profile, options, formulas)
     n_full, n_swa = pool_layers(profile, options)
     n_state = profile.count(LINEAR_ATTENTION)
-    per_request = options.sglang_slots_per_request
+    per_request = slots_per_request(profile, options)[0]
     extras: dict[str, object] = {}
     if options.speculative_tokens and profile.has_state:
         formulas.append(SPECULATIVE_NOT_MODELLED)
@@ -943,12 +995,13 @@ def run_sglang(
                               context_tokens=context_tokens)
 
     numerator = denominator = None
+    capped = False  # the state pool caps max_running_requests (SGLang warns)
     if context_tokens is not None:
         numerator, denominator = _sglang_concurrency(
             profile, options, context_tokens, full_tokens=full_tokens, swa_tokens=swa_tokens,
             slots=slots, slot_bytes=slot_bytes, formulas=formulas, extras=extras)
         if profile.has_attention:
-            extras["max_running_requests"] = _logged_running_requests(
+            extras["max_running_requests"], capped = _logged_running_requests(
                 pool_tokens, context_tokens, extras.get("running_request_cap"), formulas)
 
     totals = dict.fromkeys(CATEGORIES, 0)
@@ -977,7 +1030,7 @@ def run_sglang(
         why = "no page size: a state-only model keeps one state slot per request"
     log = _start_up_log(profile, options.sglang_page_size, n_full, n_swa, full_tokens,
                         swa_tokens, (full_bytes, swa_bytes), slots,
-                        extras.get("state_tensor_bytes"))
+                        extras.get("state_tensor_bytes"), state_cap_line(extras) if capped else "")
     if log.lines:
         extras.update(log_lines=log.lines, logged_pools=log.pools)
     if log.left_out:
