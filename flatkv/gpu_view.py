@@ -33,9 +33,10 @@ if TYPE_CHECKING:
 NO_GPU = "No CUDA GPU on this machine: timing the CPU, same flow."
 NO_HOST_MIRROR = ("No host mirror figures on the CPU: the pool already is host memory, so there "
                   "is no bus to cross (pages to and from a pinned host buffer are timed on CUDA).")
-# Timed rounds the page starts with: a CPU run of the default model then takes a few seconds;
-# a GPU round is milliseconds, so it can afford the library's 15 (BENCH_REPEATS).
-PAGE_REPEATS = {"cpu": 3, "cuda": BENCH_REPEATS["cuda"]}
+# Timed rounds the page starts with: enough for "rounds apart" to say something
+# (MIN_ROUNDS_APART), while a CPU run of the default model takes a few seconds; a GPU round is
+# milliseconds, so it can afford the library's 15 (BENCH_REPEATS).
+PAGE_REPEATS = {"cpu": 5, "cuda": BENCH_REPEATS["cuda"]}
 POOL_LAYOUT_HELP = (
     f"Where a page's bytes sit. {SLOT_MAJOR}: one tensor per slot (a slot pairs the j-th layer "
     "of every group: the plan's tensors, allocated as engines do by default), so a page is one "
@@ -372,7 +373,7 @@ def result_rows(results: Sequence[BenchResult], *, text: bool = True) -> list[di
     return rows
 
 
-MIN_ROUNDS_APART = 3  # timed rounds per layout before "rounds apart" says anything
+MIN_ROUNDS_APART = 5  # timed rounds per layout before "rounds apart" says anything
 
 
 def _apart_text(apart: bool | None, rounds: int) -> str:
@@ -402,7 +403,8 @@ def layout_rows(results: Sequence[BenchResult], *, text: bool = True) -> list[di
         ratio = whole.gbps / slot.gbps
         # apart: no timed round of one layout falls inside the other's range of rounds. Two
         # layouts alike still land apart by chance in 2 of the C(2n, n) orders of n rounds
-        # each: a third of the time at 2 rounds, 10% at 3, so fewer cannot tell.
+        # each: a third of the time at 2 rounds, 10% at 3, 2.9% at 4, 0.8% at 5, so fewer
+        # than 5 cannot tell (a 3-round CPU run once called a 2.94x ratio real that was not).
         rounds = min(len(slot.samples_s), len(whole.samples_s))
         apart = None if rounds < MIN_ROUNDS_APART else (
             max(slot.samples_s) < min(whole.samples_s)

@@ -249,25 +249,27 @@ def test_bandwidth_series_name_the_layout_when_a_run_timed_both():
                                   "rounds apart"]
     assert gpu_view.layout_rows(runs[:1]) == []  # one layout: nothing to set side by side
     # one round each cannot tell: any two different timings would be "apart"
-    assert [r["rounds apart"] for r in rows] == ["cannot tell from 1 round: time 3 or more"] * 3
+    assert [r["rounds apart"] for r in rows] == ["cannot tell from 1 round: time 5 or more"] * 3
     assert [r["rounds apart"] for r in gpu_view.layout_rows(runs, text=False)] == [None] * 3
 
     def gather_rounds(run, samples):
         return replace(run, figures=(run.figures[0], replace(run.figures[1], samples_s=samples),
                                      *run.figures[2:]))
 
-    # three rounds each: 1.0 to 1.2 ms against 2.0 to 2.2 ms are apart (by chance 1 time in 10)
-    apart = [gather_rounds(runs[0], (1.0e-3, 1.2e-3, 1.1e-3)),
-             gather_rounds(runs[1], (2.0e-3, 2.2e-3, 2.1e-3))]
+    # five rounds each: 1.0 to 1.2 ms against 2.0 to 2.2 ms are apart (by chance 2 orders of
+    # C(10, 5) = 252)
+    apart = [gather_rounds(runs[0], (1.0e-3, 1.2e-3, 1.1e-3, 1.05e-3, 1.15e-3)),
+             gather_rounds(runs[1], (2.0e-3, 2.2e-3, 2.1e-3, 2.05e-3, 2.15e-3))]
     assert gpu_view.layout_rows(apart)[0]["rounds apart"] == "yes"
     assert gpu_view.layout_rows(apart, text=False)[0]["rounds apart"] is True
     # rounds of 1.0 to 3.0 ms against 2.4 to 2.6 ms: the ratio is inside the noise
-    noisy = [gather_rounds(runs[0], (1.0e-3, 3.0e-3, 2.0e-3)),
-             gather_rounds(runs[1], (2.5e-3, 2.4e-3, 2.6e-3))]
+    noisy = [gather_rounds(runs[0], (1.0e-3, 3.0e-3, 2.0e-3, 1.5e-3, 2.8e-3)),
+             gather_rounds(runs[1], (2.5e-3, 2.4e-3, 2.6e-3, 2.45e-3, 2.55e-3))]
     assert gpu_view.layout_rows(noisy)[0]["rounds apart"] == "no: the rounds overlap"
-    two = [gather_rounds(runs[0], (1.0e-3, 1.1e-3)), gather_rounds(runs[1], (2.0e-3, 2.1e-3))]
-    assert gpu_view.layout_rows(two)[0]["rounds apart"] == (
-        "cannot tell from 2 rounds: time 3 or more")
+    three = [gather_rounds(runs[0], (1.0e-3, 1.1e-3, 1.2e-3)),
+             gather_rounds(runs[1], (2.0e-3, 2.1e-3, 2.2e-3))]  # apart by chance 1 time in 10
+    assert gpu_view.layout_rows(three)[0]["rounds apart"] == (
+        "cannot tell from 3 rounds: time 5 or more")
     # the screen drops columns one run repeats on every row; a sweep's vary, and stay
     shown = gpu_view.varying_columns(gpu_view.result_rows(runs))
     assert "page bytes" not in shown[0] and shown[0]["operation"] == "device copy"
