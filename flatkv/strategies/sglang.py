@@ -837,8 +837,8 @@ def _start_up_log(profile: CacheProfile, page: int, n_full: int, n_swa: int, ful
     formats (sizes in GiB that it calls GB, two decimals), in the order it logs them: the
     hybrid SWA split (``HybridSWAPoolConfigurator``), ``state_cap``: its warning that the state
     pool caps max_running_requests (``resolve_max_num_reqs``, where it binds), the state pool
-    (``MambaPool``: its
-    ``max_mamba_cache_size`` leaves out the padding slot, its sizes count it), then each token
+    (``MambaPool``: its ``max_mamba_cache_size`` leaves out the padding slot, its sizes count
+    it), then each token
     pool (``_kv_pool_line``; a hybrid SWA pool's full sub-pool, then its sliding one, each
     labelled, then its summary, of ``token_bytes``: ``pool_token_bytes``). Lines whose
     tensors the profile does not name are left out, and said so. Its scheduler's summary line
