@@ -513,12 +513,18 @@ def run_vllm(
     profile: CacheProfile, *, budget_bytes: int, context_tokens: int | None,
     options: StrategyOptions,
 ) -> StrategyResult:
-    """vLLM's layout; a model it runs in align when asked for mamba cache mode all gets align's,
-    Cohere2's sliding layers a window a token wider,
-    a DeepSeek-V3.2 (indexer) model FlashMLA sparse's kernel block of 64 (and no block size
-    off its multiples), window pages async scheduling's tokens in flight, and an architecture
-    current releases dropped the releases that serve it; the result says so (its first
-    formula line, or its reason when vLLM refuses)."""
+    """vLLM's layout, after the settings and model facts vLLM itself overrides; each says so in
+    the result (its first formula line, or its reason where vLLM refuses). In the order they
+    apply:
+
+    - here: window pages sized by async scheduling's batches in flight, and Cohere2's sliding
+      layers a window a token wider (``_window_as_served``);
+    - in ``_run_overridden``: a block size off the attention backend's kernel blocks refused,
+      DeepSeek-V3.2's sparse MLA at FlashMLA sparse's 64 whatever the kernel option, and mamba
+      cache mode all run as align for a model that cannot cache its state's prefix;
+    - then ``_run_vllm``, the layout itself (P, groups, blocks, concurrency, its log lines);
+    - last, here again: an architecture current releases dropped names the releases that
+      serve it."""
     if blocker := vllm_blocker(profile):
         return not_applicable("vllm", budget_bytes, blocker, profile_name=profile.name,
                               context_tokens=context_tokens)
