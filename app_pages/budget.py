@@ -212,7 +212,7 @@ with user_errors():
         st.caption(note)
     if note := app_data.mode_fallback_text(r, s.profile()):
         st.caption(note)
-    if strategy != "sglang" and (note := app_data.prefill_checkpoint_text(
+    if "prefill_checkpoint_blocks" in acting and (note := app_data.prefill_checkpoint_text(
             s.strategy_options(), s.profile())):
         st.caption(note)
     speculative_note(strategy)
