@@ -15,6 +15,7 @@ from flatkv.gpu_settings import (
     DEFAULT_CALL_BYTES,
     DEFAULT_POOL_BYTES,
     DEFAULT_SHARE_PERCENT,
+    FLAG_NAMES,
     POOL_LAYOUTS,
     SLOT_MAJOR,
 )
@@ -67,26 +68,13 @@ def bench_text(args: argparse.Namespace, profile: CacheProfile) -> str:
     try:
         result = run_benchmark(plan, device=args.device, max_blocks=args.max_blocks,
                                pages_per_call=args.pages_per_call, repeats=args.repeats,
-                               cpu_threads=args.threads or None, layout=args.pool_layout)
+                               cpu_threads=args.threads or None, layout=args.pool_layout,
+                               names=FLAG_NAMES)
     except DeviceBusy as err:
         raise ValueError(str(err)) from None
-    except ValueError as err:  # the GPU lab's words for its settings, as this command's flags
-        raise ValueError(_in_flag_words(str(err))) from None
     if args.json:
         return json.dumps(result.summary(), indent=2)
     return format_result(result)
-
-
-# The GPU lab's names of the settings its messages name (its page's labels), and their flags
-_LAB_WORDS = {"max blocks": "--max-blocks", "pages per call": "--pages-per-call"}
-
-
-def _in_flag_words(message: str) -> str:
-    """``message`` with the GPU lab's setting names as this command's flags ("raise max blocks"
-    -> "raise --max-blocks")."""
-    for words, flag in _LAB_WORDS.items():
-        message = message.replace(words, flag)
-    return message
 
 
 def format_result(result: BenchResult) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 BENCH_REPEATS = {"cpu": 7, "cuda": 15}  # the library's and the CLI's timed rounds
 # The benchmark's defaults (the page states them).
@@ -40,6 +41,19 @@ ONE_RUN = "one run"
 PAGES_PER_CALL = "pages per call"
 PAGE_BYTES = "page bytes"
 SWEEPS = (ONE_RUN, PAGES_PER_CALL, PAGE_BYTES)
+
+
+@dataclass(frozen=True)
+class SettingNames:
+    """How a message names the settings it asks to change: the GPU lab's labels, or the
+    ``bench`` command's flags, so each caller's users read their own words."""
+
+    max_blocks: str = "max blocks"
+    pages_per_call: str = "pages per call"
+
+
+LAB_NAMES = SettingNames()
+FLAG_NAMES = SettingNames(max_blocks="--max-blocks", pages_per_call="--pages-per-call")
 
 
 def check_pages_fit_pool(field: str, pages: int, pool_blocks: int, cap_field: str) -> None:

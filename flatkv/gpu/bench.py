@@ -44,12 +44,14 @@ from flatkv.gpu_settings import (
     BENCH_REPEATS,
     DEFAULT_CALL_BYTES,
     DEFAULT_POOL_BYTES,
+    LAB_NAMES,
     MAX_REPEATS,
     POOL_LAYOUTS,
     SLOT_MAJOR,
     TORCH_KERNEL,
     TRITON_KERNEL,
     WARMUP_ROUNDS,
+    SettingNames,
     check_layout,
     check_pages_fit_pool,
 )
@@ -400,7 +402,7 @@ def _free_bytes(device: torch.device) -> dict[str, int]:
 
 def _check_fits(plan: FlatMemoryPlan, device: torch.device, cap: int,
                 counts: Sequence[int | None], free_bytes: dict[str, int],
-                pools: int = 1) -> None:
+                pools: int = 1, names: SettingNames = LAB_NAMES) -> None:
     """Refuse a benchmark whose pools (one per layout, held together), staging and copy buffers
     and cache flush would not fit in BENCH_SHARE_PERCENT of free memory (a pinned host buffer
     too, on CUDA), before allocating."""
@@ -431,10 +433,11 @@ def _check_fits(plan: FlatMemoryPlan, device: torch.device, cap: int,
             fix = ("plan a smaller block size: two pages of this size are the least a benchmark "
                    "moves")
         elif where == device and fits >= max(2, pages):
-            fix = (f"lower max blocks to at most {fits:,}, or pages per call, or plan a smaller "
-                   "block size")
+            fix = (f"lower {names.max_blocks} to at most {fits:,}, or {names.pages_per_call}, or "
+                   "plan a smaller block size")
         else:
-            fix = "lower pages per call or max blocks, or plan a smaller block size"
+            fix = (f"lower {names.pages_per_call} or {names.max_blocks}, or plan a smaller block "
+                   "size")
         raise PoolAllocationError(
             f"this benchmark needs {nbytes:,} bytes ({format_bytes(nbytes)}) on {where} ({what}) "
             f"but {where} has {free:,} bytes ({format_bytes(free)}) free and a benchmark may take "
@@ -454,12 +457,12 @@ def _check_sweep_args(max_blocks: int | None, counts: Sequence[int | None]) -> N
 
 def check_sweep_fits(plans: Sequence[FlatMemoryPlan], device: str | torch.device,
                      max_blocks: int | None, counts: Sequence[int | None],
-                     pools: int = 1) -> list[int]:
+                     pools: int = 1, names: SettingNames = LAB_NAMES) -> list[int]:
     """Each plan's block cap, after checking that all of a sweep fits in free memory with
     ``pools`` pools (one per layout) held at once, before any of it runs (PoolAllocationError
-    says what to lower). Without ``max_blocks`` the pools share the default share of free
-    memory. On the CPU reading free memory is cheap, so a page can call this before offering
-    Run; on CUDA it opens a context on the GPU."""
+    says what to lower, in ``names``' words). Without ``max_blocks`` the pools share the
+    default share of free memory. On the CPU reading free memory is cheap, so a page can call
+    this before offering Run; on CUDA it opens a context on the GPU."""
     dev = resolve_device(device)
     _check_sweep_args(max_blocks, counts)
     check_int("pools", pools, minimum=1)
@@ -470,8 +473,8 @@ def check_sweep_fits(plans: Sequence[FlatMemoryPlan], device: str | torch.device
         blocks = min(cap, plan.geometry.num_blocks)
         for i, n in enumerate(counts):
             if n is not None:
-                check_pages_fit_pool(f"pages_per_call[{i}]", n, blocks, "max blocks")
-        _check_fits(plan, dev, cap, counts, free, pools=pools)
+                check_pages_fit_pool(f"pages_per_call[{i}]", n, blocks, names.max_blocks)
+        _check_fits(plan, dev, cap, counts, free, pools=pools, names=names)
     return caps
 
 
@@ -494,6 +497,7 @@ def run_benchmark(
     lock: bool = True,
     cpu_threads: int | None = DEFAULT_CPU_THREADS,
     layout: str = SLOT_MAJOR,
+    names: SettingNames = LAB_NAMES,
 ) -> BenchResult:
     """Allocate ``plan`` on ``device`` and time its page movers; frees everything at the end.
 
@@ -503,7 +507,8 @@ def run_benchmark(
     compiled here). ``progress(fraction, message)`` is called as the run goes. With ``lock``
     the device's lock is held throughout (DeviceBusy if taken). ``cpu_threads``: torch threads
     on the CPU (default 1, see DEFAULT_CPU_THREADS; None leaves torch's setting). ``layout``:
-    the pool's layout (slot-major or page-major, see flatkv.gpu.pool).
+    the pool's layout (slot-major or page-major, see flatkv.gpu.pool). ``names``: how errors
+    name the settings to change (the GPU lab's labels, or the CLI's flags).
     """
     return run_sweep(
         [plan],
@@ -517,6 +522,7 @@ def run_benchmark(
         lock=lock,
         cpu_threads=cpu_threads,
         layouts=(layout,),
+        names=names,
     )[0]
 
 
@@ -533,6 +539,7 @@ def run_sweep(
     lock: bool = True,
     cpu_threads: int | None = DEFAULT_CPU_THREADS,
     layouts: Sequence[str] = (SLOT_MAJOR,),
+    names: SettingNames = LAB_NAMES,
 ) -> tuple[BenchResult, ...]:
     """One result per (plan, pages per call, layout), in that nesting: page bytes x pages per
     call sweeps, each in every pool layout.
@@ -573,7 +580,7 @@ def run_sweep(
     with ExitStack() as run_scope:
         if lock:  # first: a second session is told the device is busy, not short of memory
             run_scope.enter_context(device_lock(dev).hold())
-        caps = check_sweep_fits(plans, dev, max_blocks, counts, len(layouts))
+        caps = check_sweep_fits(plans, dev, max_blocks, counts, len(layouts), names)
         if dev.type == "cuda":  # CUDA events and launches go to the benchmarked device
             run_scope.enter_context(torch.cuda.device(dev))
         run_scope.enter_context(_cpu_threads(dev, cpu_threads))
@@ -586,12 +593,13 @@ def run_sweep(
                 cap_name = "max_blocks" if max_blocks is not None else "default pool"
                 pools = [held_pools.enter_context(allocate_pool(plan, dev, max_blocks=cap,
                                                                 layout=layout,
-                                                                cap_name=cap_name))
+                                                                cap_name=cap_name,
+                                                                names=names))
                          for layout in layouts]
                 if pools[0].num_blocks < 2:
                     raise PoolAllocationError(
                         f"only {pools[0].num_blocks} block fits on {dev}: a benchmark needs "
-                        "two; free memory or raise max blocks"
+                        f"two; free memory or raise {names.max_blocks}"
                     )
                 for pool in pools:  # random bits, never zeros (timing does not depend on them)
                     fill_random(pool.page_parts, seed=p_index)
@@ -601,7 +609,7 @@ def run_sweep(
                     def sub(fraction: float, message: str, step: int = step) -> None:
                         report((step + fraction) / steps, message)
 
-                    results += _bench_pools(pools, n, movers, reps, warmup, sub)
+                    results += _bench_pools(pools, n, movers, reps, warmup, sub, names)
     report(1.0, "done")
     return tuple(results)
 
@@ -630,6 +638,7 @@ def _bench_pools(
     repeats: int,
     warmup: int,
     report: ProgressFn,
+    names: SettingNames = LAB_NAMES,
 ) -> list[BenchResult]:
     """Time the movers over each pool (one plan in each layout) in the same rounds, against one
     copy baseline (and one pair of pinned baselines on CUDA); one result per pool."""
@@ -654,7 +663,8 @@ def _bench_pools(
         staging = copy_dst = host = None
         raise PoolAllocationError(
             f"out of memory on {dev} allocating staging buffers of {call:,} bytes "
-            f"({n:,} pages a call): pass fewer pages per call or a smaller max blocks "
+            f"({n:,} pages a call): pass fewer {names.pages_per_call} or a smaller "
+            f"{names.max_blocks} "
             f"({str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__})"
         ) from None
     fill_random([staging, copy_dst] + ([host] if host is not None else []), seed=7)

@@ -38,7 +38,14 @@ from pathlib import Path
 
 import torch
 
-from flatkv.gpu_settings import DEFAULT_SHARE_PERCENT, DEVICE_NAME, SLOT_MAJOR, check_layout
+from flatkv.gpu_settings import (
+    DEFAULT_SHARE_PERCENT,
+    DEVICE_NAME,
+    LAB_NAMES,
+    SLOT_MAJOR,
+    SettingNames,
+    check_layout,
+)
 from flatkv.plan import (
     STATE_LAYER_TYPES,
     FlatMemoryPlan,
@@ -394,11 +401,12 @@ def allocate_pool(
     allocator: Allocator = empty_bytes,
     layout: str = SLOT_MAJOR,
     cap_name: str = "max_blocks",
+    names: SettingNames = LAB_NAMES,
 ) -> FlatPool:
     """Allocate ``plan`` on ``device`` with at most ``max_blocks`` blocks, in ``layout``
     (slot-major or page-major, see the module docstring). ``cap_name``: the report's
     ``cap_reason`` where ``max_blocks`` limits the pool (a benchmark's own default cap is
-    "default pool", not the user's).
+    "default pool", not the user's). ``names``: how errors name the settings to change.
 
     Without ``max_blocks`` the cap is what fits in ``share_percent`` % of free memory; a pool
     larger than free memory is refused before anything is allocated (host memory is
@@ -428,12 +436,12 @@ def allocate_pool(
     if num_blocks < 1:
         raise PoolAllocationError(
             f"{dev} has {free} bytes free; {share_percent}% of that holds no block of "
-            f"{page_bytes} bytes: free device memory or give max blocks"
+            f"{page_bytes} bytes: free device memory or give {names.max_blocks}"
         )
     if num_blocks * page_bytes > free:  # host memory is overcommitted: refuse, do not get killed
         raise PoolAllocationError(
             f"{num_blocks} blocks of {page_bytes} bytes need {num_blocks * page_bytes} bytes "
-            f"but {dev} has {free} bytes free: give max blocks of at most "
+            f"but {dev} has {free} bytes free: give {names.max_blocks} of at most "
             f"{free // page_bytes}"
         )
     # slot-major: one allocation per slot; page-major: one whose row is a page (name, row bytes)
@@ -451,7 +459,7 @@ def allocate_pool(
         raise PoolAllocationError(
             f"out of memory on {dev} allocating {failed_name} ({num_blocks * failed_row} "
             f"bytes, {num_blocks} blocks of {page_bytes} bytes over {len(slots)} slots); "
-            f"everything allocated was freed; give a smaller max blocks ({detail})"
+            f"everything allocated was freed; give a smaller {names.max_blocks} ({detail})"
         ) from None
     if layout == SLOT_MAJOR:
         tensors = tuple(parts)
