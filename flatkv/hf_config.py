@@ -1685,6 +1685,26 @@ def _check_longcat_layers(cfg: Mapping[str, Any], model_type: str) -> None:
             "layers, so the engines would differ by twice the layers; give num_layers alone")
 
 
+def _check_kimi_layers(cfg: Mapping[str, Any], model_type: str) -> None:
+    """Kimi Linear: the engines take its KDA layers from linear_attn_config's kda_layers
+    (1-based: vLLM's is_kda_layer, SGLang's KimiLinearConfig), transformers' class from
+    layer_types where the config gives it too (a config re-saved by transformers 5 does). Where
+    the two disagree, the figures would be of layers no engine builds: refused."""
+    if model_type != "kimi_linear":
+        return
+    types, linear = cfg.get("layer_types"), cfg.get("linear_attn_config")
+    if not (isinstance(types, list) and isinstance(linear, Mapping)
+            and isinstance(kda := linear.get("kda_layers"), list)):
+        return
+    typed = [i + 1 for i, kind in enumerate(types) if kind == "linear_attention"]
+    if sorted(typed) != sorted(kda):
+        raise ValueError(
+            f"kimi_linear config.json layer_types makes layers {typed} linear, but "
+            f"linear_attn_config's kda_layers is {kda}: vLLM and SGLang read kda_layers, "
+            "transformers layer_types; drop layer_types (the checkpoints give none) or make "
+            "them agree")
+
+
 def _check_bailing_layers(cfg: Mapping[str, Any], model_type: str) -> None:
     """Ling-3.0-Flash (bailing_hybrid): the engines agree on its layers only where
     layer_group_size divides num_hidden_layers (past the last whole group vLLM's _is_kda_layer
@@ -1862,6 +1882,7 @@ def spec_from_hf_config(
     text = resolved.get_text_config() if hasattr(resolved, "get_text_config") else resolved
     _check_one_window(text, model_type, cfg)
     _check_bailing_layers(cfg, model_type)
+    _check_kimi_layers(cfg, model_type)
     _check_longcat_layers(cfg, model_type)
     _check_language_model(model_type, text, resolved)
     # a nested config the class does not read (it keeps it as a plain dict, or ignores it)

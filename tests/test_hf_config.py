@@ -2328,3 +2328,26 @@ def test_transformers_warnings_stay_off_the_clis_one_line(tmp_path, capsys):
     assert capsys.readouterr().err == (
         "python -m flatkv: error: kda.k_heads = 32 is not divisible by tp = 3: choose a tp "
         "that divides it (tp up to 64 that split the model: 1, 2, 4, 8, 16, 32)\n")
+
+
+def test_kimi_linear_whose_layer_types_disagree_with_its_kda_layers_is_refused():
+    # the engines read linear_attn_config's kda_layers (1-based); transformers' class follows a
+    # layer_types given beside it, as a config re-saved by transformers 5 carries: the class
+    # default's (6 full layers, 21 KDA) against the checkpoint's 20 KDA layers
+    import transformers
+
+    default_types = transformers.KimiLinearConfig().layer_types
+    assert default_types.count("linear_attention") == 21
+    with pytest.raises(ValueError, match=re.escape(
+            "kimi_linear config.json layer_types makes layers [1, 2, 3, 4, 6, 7, 8, 10, 11,")
+            ) as caught:
+        spec_from_hf_config({**KIMI_LINEAR, "layer_types": default_types})
+    assert str(caught.value).endswith(
+        "but linear_attn_config's kda_layers is [1, 2, 3, 5, 6, 7, 9, 10, 11, 13, 14, 15, 17, "
+        "18, 19, 21, 22, 23, 25, 26]: vLLM and SGLang read kda_layers, transformers layer_types; "
+        "drop layer_types (the checkpoints give none) or make them agree")
+    # layer_types that agree read as the checkpoint does
+    agreeing = ["linear_attention" if i + 1 in KIMI_LINEAR["linear_attn_config"]["kda_layers"]
+                else "full_attention" for i in range(27)]
+    assert (spec_from_hf_config({**KIMI_LINEAR, "layer_types": agreeing}).profile()
+            == spec_from_hf_config(KIMI_LINEAR).profile())

@@ -1167,6 +1167,22 @@ def test_sglang_serves_no_jamba():
     assert run_strategy("vllm", jamba, budget_bytes=LLAMA4_BUDGET, context_tokens=4096).applies
 
 
+@pytest.mark.parametrize(("arch", "name"), [("BambaForCausalLM", "Bamba"),
+                                            ("Zamba2ForCausalLM", "Zamba2"),
+                                            ("OlmoHybridForCausalLM", "OLMo Hybrid")])
+def test_sglang_serves_no_state_hybrid_it_has_no_model_for(arch, name):
+    # SGLang 0.5.23 has no model file for these, and its transformers fallback refuses them
+    # (is_backend_compatible() is False): a helper running SGLang's loader saw it refuse Bamba
+    # and Zamba2, where FlatKV had sized their pools
+    hybrid = replace(qwen3_next_tp2(), architectures=(arch,))
+    r = run_strategy("sglang", hybrid, budget_bytes=ANCHOR_BUDGET, context_tokens=4096)
+    assert not r.applies
+    assert r.reason == (f"SGLang has no {name} model (none in its releases up to 0.5.23, "
+                        "October 2026), and its fallback to the transformers implementation "
+                        "refuses it: compare vLLM's layout")
+    assert run_strategy("vllm", hybrid, budget_bytes=ANCHOR_BUDGET, context_tokens=4096).applies
+
+
 def test_vllm_names_the_releases_that_serve_a_dropped_architecture():
     # vLLM 0.34's registry lists MiniMax-M1 (and Bamba, MiniMax-Text-01) as previously supported,
     # last in 0.23.0: the figures stand, as a log of it comes from such a release, and say so

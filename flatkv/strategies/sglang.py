@@ -634,13 +634,22 @@ TWO_WINDOWS = ("SGLang's hybrid SWA pool holds one kind of windowed layer, and t
 
 
 # Architectures with state layers SGLang has no model class for, and why (its 0.5.23 wheel,
-# October 2026: no models/jamba.py; its mamba configs list FalconH1, NemotronH, Lfm2,
-# GraniteMoeHybrid and a few others).
+# October 2026: no models/jamba.py, bamba.py, zamba2.py or olmo_hybrid.py; its mamba configs
+# list FalconH1, NemotronH, Lfm2, GraniteMoeHybrid and a few others). Nor does its fallback to
+# the transformers implementation take them: model_loader/utils.py refuses a class whose
+# is_backend_compatible() is False ("has no SGlang implementation and the Transformers
+# implementation is not compatible with SGLang"), as these are in transformers 5.25.
+_NO_FALLBACK = ("and its fallback to the transformers implementation refuses it: compare "
+                "vLLM's layout")
 NOT_SERVED = {
     "JambaForCausalLM": "SGLang has no Jamba model (none in its releases up to 0.5.23, October "
                         "2026; feature request #1190 is open): compare vLLM's layout",
     "Lfm3ForCausalLM": "SGLang has no LFM3 model (none in its releases up to 0.5.23, October "
                        "2026, which serve LFM2): compare vLLM's layout",
+    **{arch: f"SGLang has no {name} model (none in its releases up to 0.5.23, October 2026), "
+       + _NO_FALLBACK
+       for arch, name in (("BambaForCausalLM", "Bamba"), ("Zamba2ForCausalLM", "Zamba2"),
+                          ("OlmoHybridForCausalLM", "OLMo Hybrid"))},
 }
 
 
