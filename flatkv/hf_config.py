@@ -1694,7 +1694,8 @@ def _check_kimi_layers(cfg: Mapping[str, Any], model_type: str) -> None:
         return
     types, linear = cfg.get("layer_types"), cfg.get("linear_attn_config")
     if not (isinstance(types, list) and isinstance(linear, Mapping)
-            and isinstance(kda := linear.get("kda_layers"), list)):
+            and isinstance(kda := linear.get("kda_layers"), list)
+            and all(type(i) is int for i in kda)):  # other values: not a list to compare
         return
     typed = [i + 1 for i, kind in enumerate(types) if kind == "linear_attention"]
     if sorted(typed) != sorted(kda):
