@@ -55,6 +55,12 @@ def metrics(at: AppTest) -> dict[str, str]:
     return {m.label: m.value for m in at.metric}
 
 
+def caption_starting(at: AppTest, prefix: str) -> str:
+    """The one caption of the page that starts with ``prefix``."""
+    (caption,) = [c.value for c in at.caption if c.value.startswith(prefix)]
+    return caption
+
+
 def budget_caption(at: AppTest) -> str:
     """Budget's line under its inputs: the model, the layout and the options that act."""
     (line,) = [c.value for c in at.caption if c.value.endswith("are in the sidebar.")]
@@ -2231,7 +2237,7 @@ def test_compare_over_context_lengths_stops_a_line_where_vllm_refuses_to_start()
     assert sweep["vLLM"].iloc[-2] == round(4768 / 4096, 2) and pd.isna(sweep["vLLM"].iloc[-1])
     assert list(sweep["packed slabs"].iloc[[0, -1]]) == [76_288 / 1024, 0.58]
     # no state pool to cap Llama's requests: its caption does not speak of one
-    (caption,) = [c.value for c in at.caption if c.value.startswith("Each point is")]
+    caption = caption_starting(at, "Each point is")
     assert caption.endswith("Lines that coincide draw as one. vLLM's line is its log's Maximum "
                             "concurrency, from its KV blocks alone: its --max-num-seqs caps the "
                             "requests it runs too.")
@@ -2374,7 +2380,7 @@ def test_layout_workload_schedules_the_max_batched_tokens():
     assert_clean(at)
 
     def pages_caption() -> str:
-        (text,) = [c.value for c in at.caption if c.value.startswith("Pages the groups need")]
+        text = caption_starting(at, "Pages the groups need")
         return text
 
     assert "sliding_attention: 549, full_attention: 8,197" in pages_caption()
@@ -2999,7 +3005,7 @@ def test_a_workload_that_does_not_fit_offers_the_one_that_does():
     # beside it the plan's requests at the top of the page, which count 1 state page each:
     # 1,455 page ids over ceil(262,144 / 544) = 482 history pages + 1 state page a request
     assert f"{1455 / (-(-262144 // 544) + 1):.2f}" == "3.01"
-    (said,) = [c.value for c in default.caption if c.value.startswith("The default 4")]
+    said = caption_starting(default, "The default 4")
     assert said.startswith(
         "The default 4 live requests of 262,144 tokens do not fit with their state snapshots "
         "(Budget's and Compare's 3.01 count the state pages as the engine's log does: the last "
@@ -3037,7 +3043,7 @@ def test_a_workload_that_does_not_fit_offers_the_one_that_does():
     at.button(key="layout.fit").click().run()
     assert_clean(at)
     assert at.query_params["req"] == "1" and not at.warning
-    (msg,) = [c.value for c in at.caption if c.value.startswith("Pages the groups need")]
+    msg = caption_starting(at, "Pages the groups need")
     # SPEC 3.5, one request of 262,144 tokens at P 544, no margin: history ceil(262,144 / 544)
     # + 1 + 1 = 484; state min(2 x 1 + 262,144 // 544 + 1, 484) = min(484, 484)
     assert f"linear_attention: {min(2 + 262_144 // 544 + 1, 482 + 2)}, full_attention: " \
@@ -3321,7 +3327,7 @@ def test_sliding_layers_of_their_own_bytes_in_compare_and_layout():
     layout = open_app("app_pages/layout.py", link)
     assert_clean(layout)
     assert metrics(layout)["Block bytes"] == format_bytes(50 * 16 * 16_384 + 10 * 16 * 8_192)
-    (said,) = [c.value for c in layout.caption if c.value.startswith("vLLM at these settings")]
+    said = caption_starting(layout, "vLLM at these settings")
     assert said.startswith(
         "vLLM at these settings (Compare's column): P 16 (full_attention 32: its layers keep "
         "fewer bytes a token, so their page of the same bytes holds more tokens), pages of "
@@ -3401,7 +3407,7 @@ def test_layout_draws_vllms_one_group_of_two_page_sizes_without_its_hybrid_manag
     assert_clean(at)
     assert 50 * 16 * 16_384 + 10 * 16 * 8_192 == 14_417_920
     assert 76_968_728_985 // 14_417_920 == 5_338
-    (text,) = [c.value for c in at.caption if c.value.startswith("vLLM at these settings")]
+    text = caption_starting(at, "vLLM at these settings")
     assert text.startswith(
         "vLLM at these settings (Compare's column): P 16, pages of two sizes in 60 tensors, one "
         "a layer: 10 of 131,072 B and 50 of 262,144 B (its hybrid KV cache manager off: every "
