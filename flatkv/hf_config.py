@@ -8,38 +8,33 @@ A config.json is resolved with ``transformers``' own configuration class for its
 ``transformers`` is imported only when needed; a model id or pasted text comes through
 ``flatkv.hf_hub``.
 
-Dtypes, as an engine with ``--dtype auto --kv-cache-dtype auto`` serves the checkpoint: KV and
-conv state in the model dtype (bfloat16 when the config names none or names float32, which
-engines cast down); the KV cache in FP8 where a ModelOpt quantization_config asks for it; ssm
-state as vLLM keeps it: Qwen3.5's ``mamba_ssm_dtype`` and Nemotron-H's
-``mamba_ssm_cache_dtype`` (its class default is float32), the only fields vLLM reads, else the
-model dtype (Kimi Linear's KDA state always float32, as vLLM's ``kda_state_dtype``); SGLang
-reads ``mamba_ssm_dtype`` for any model (``config_mamba_ssm_dtype``). Each choice that differs
-from the config's dtype is said in ``source``; all can be overridden afterwards with
-``ModelSpec.with_options``.
+The steps live beside this module: ``hf_json`` reads and prechecks the JSON, ``hf_fields``
+reads a resolved config's sizes by name, ``hf_dtypes`` chooses the dtypes an engine keeps each
+cache in, ``hf_length`` the context length vLLM serves; this module turns the resolved layers
+into a ``ModelSpec`` and says in its ``source`` what it read and what transformers filled in.
 """
 
 from __future__ import annotations
 
-import json
 import math
 import re
 import textwrap
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
-from fractions import Fraction
 from functools import partial
 from pathlib import Path
 from typing import Any
 
-from flatkv.dtypes import SGLANG_SSM_DTYPES, STATE_DTYPES, canonical_dtype, dtype_bytes
-from flatkv.jsonfile import parse_json_object, read_json_file
+from flatkv.dtypes import STATE_DTYPES, dtype_bytes
+from flatkv.hf_dtypes import kv_dtype_of, served_dtype, sglang_ssm_dtype_of, ssm_dtype_of
+from flatkv.hf_fields import Recorded, field_name, whole_field
+from flatkv.hf_json import NESTED, WHOLE_FIELDS, gives, levels, load_config_dict, prechecked
+from flatkv.hf_length import chunk_size_of, max_model_len_of
 from flatkv.models import (
     ATTENTION_LABELS,
     FORMAT,
     MAX_CACHE_LAYERS,
-    MAX_DIM,
     AttentionLayer,
     CacheLayer,
     GDNLayer,
@@ -51,9 +46,9 @@ from flatkv.models import (
     ShortConvLayer,
     mtp_layers_not_full,
 )
-from flatkv.plan import CHUNKED_ATTENTION, int_text
-from flatkv.profile import MAX_CHUNK_SIZE, MAX_WINDOW, PROFILE_FORMAT, check_architectures
-from flatkv.units import MAX_TOKENS, count_text, quoted
+from flatkv.plan import CHUNKED_ATTENTION
+from flatkv.profile import PROFILE_FORMAT, check_architectures
+from flatkv.units import count_text, quoted
 
 # model_type -> how its cache layers are read (see _layers_of). Attention models list their
 # layers in layer_types (gemma2/3, cohere2, olmo3, smollm3, gpt_oss) or slide every layer when
@@ -255,239 +250,6 @@ _CACHELESS = {"mlp", "moe"}
 
 
 # --------------------------------------------------------------------------------------------
-# Reading the JSON.
-
-
-def load_config_dict(config: dict | str | bytes | Path) -> dict[str, Any]:
-    """A config.json as a dict, from a dict, pasted JSON text, uploaded bytes, or a path."""
-    if isinstance(config, Mapping):
-        return dict(config)
-    if isinstance(config, (bytes, bytearray)):  # an upload: always JSON, never a path
-        return parse_json_object(bytes(config), "uploaded config.json")
-    if isinstance(config, str) and config.lstrip().startswith(("{", "[")):
-        return parse_json_object(config, "pasted config.json")
-    if isinstance(config, (str, Path)):
-        path = Path(config)
-        try:
-            is_file, exists = path.is_file(), path.exists()
-        except (OSError, ValueError):  # a NUL byte or an over-long name
-            is_file = exists = False
-        if exists and not is_file:
-            raise ValueError(f"config.json at {str(path)!r} is not a file (a directory, pipe or "
-                             "device): give the path of the config.json file")
-        if not is_file:
-            raise ValueError(
-                f"config.json not found at {quoted(str(path))}: give a path to a file, the JSON "
-                "text, or a model id"
-            )
-        return read_json_file(path)
-    raise ValueError(f"config must be a dict, JSON text or a path, got {type(config).__name__}")
-
-
-# Where multimodal configs keep the language model's own config.
-_NESTED = ("text_config", "llm_config")
-
-
-def _levels(cfg: Mapping[str, Any]) -> list[tuple[str, Mapping[str, Any]]]:
-    """The config and its nested language-model configs, each with the prefix its fields are
-    named by in messages (``""``, ``"text_config."``)."""
-    return [("", cfg)] + [(f"{key}.", cfg[key]) for key in _NESTED
-                          if isinstance(cfg.get(key), Mapping)]
-
-
-def _gives(cfg: Mapping[str, Any], key: str) -> bool:
-    """Whether the config.json gives ``key`` a value (at its top level or in its text_config /
-    llm_config): a null is none given, the class default stands."""
-    return any(level.get(key) is not None for _, level in _levels(cfg))
-
-
-def _count_text(value: int) -> str:
-    """A count in an error: thousands separated, or how many digits past 30 (``int_text``)."""
-    return f"{value:,}" if abs(value) < 10**30 else int_text(value)
-
-
-def _precheck_sizes(cfg: Mapping[str, Any], where: str = "") -> None:
-    """Refuse absurd layer counts before transformers builds per-layer lists from them."""
-    for key in ("num_hidden_layers", "n_layer", "num_layers"):
-        value = cfg.get(key)
-        if isinstance(value, int) and not isinstance(value, bool) and value > MAX_CACHE_LAYERS:
-            raise ValueError(
-                f"config.json {where}{key} = {_count_text(value)} is too large to be real "
-                f"(at most {MAX_CACHE_LAYERS:,}): fix the field"
-            )
-    for key in ("layer_types", "layers_block_type", "hybrid_override_pattern"):
-        value = cfg.get(key)
-        if isinstance(value, (list, str)) and len(value) > MAX_CACHE_LAYERS:
-            raise ValueError(
-                f"config.json {where}{key} has {len(value):,} entries: too large to be real "
-                f"(at most {MAX_CACHE_LAYERS:,}): fix the field"
-            )
-
-
-# Sizes and layer-pattern fields that must be whole numbers, at least 1 (0 for an offset), where
-# a config gives them: transformers would divide by zero, build empty tensors, or take 1.5 as a
-# period, before saying anything useful.
-_WHOLE_FIELDS = dict.fromkeys((
-    "num_hidden_layers", "num_attention_heads", "num_key_value_heads", "head_dim", "hidden_size",
-    "linear_num_key_heads", "linear_num_value_heads", "linear_key_head_dim",
-    "linear_value_head_dim", "linear_conv_kernel_dim", "mamba_num_heads", "mamba_head_dim",
-    "ssm_state_size", "n_groups", "conv_kernel", "expand", "mamba_n_heads", "mamba_d_head",
-    "mamba_d_state", "mamba_n_groups", "mamba_d_conv", "mamba_expand", "mamba_d_ssm",
-    "n_mamba_heads", "mamba_ngroups", "kv_lora_rank", "qk_rope_head_dim", "sliding_window",
-    "attention_chunk_size", "global_head_dim", "num_global_key_value_heads",
-    "swa_num_key_value_heads", "swa_head_dim", "swa_v_head_dim", "v_head_dim",
-    "sliding_window_size", "full_attention_interval", "sliding_window_pattern", "attn_layer_period",
-    "mamba_chunk_size", "chunk_size",
-), 1) | {"attn_layer_offset": 0, "max_window_layers": 0}
-
-
-# The most a whole field can be: a window or chunk in tokens, else a head count, dim or period.
-_WHOLE_MOST = {"sliding_window": MAX_WINDOW, "attention_chunk_size": MAX_WINDOW,
-               "sliding_window_size": MAX_WINDOW,
-               "mamba_chunk_size": MAX_CHUNK_SIZE, "chunk_size": MAX_CHUNK_SIZE}
-
-
-# Whole fields a null does not default: Gemma 4's global_head_dim null is a head_dim of None.
-_NO_NULL = frozenset({"global_head_dim"})
-
-
-def _precheck_whole(cfg: Mapping[str, Any], where: str = "") -> None:
-    for key, least in _WHOLE_FIELDS.items():
-        value = cfg.get(key)
-        if value is None and key in cfg and key in _NO_NULL:
-            raise ValueError(f"config.json {where}{key} is null, which transformers passes on "
-                             "as the size (None) instead of taking its default: give a whole "
-                             "number or remove the field")
-        if value is None or value == "auto":  # null: the class default; mamba_d_head "auto"
-            continue
-        if key == "sliding_window_pattern" and isinstance(value, str):
-            continue  # EXAONE 4's letters, read by _exaone_layer_types
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise ValueError(  # transformers' own message names a dataclass, not the field
-                f"config.json {where}{key} = {value!r} must be a whole number: fix or remove "
-                "the field"
-            )
-        if value < least:
-            raise ValueError(
-                f"config.json {where}{key} = {int_text(value)} must be "
-                f"{'positive' if least else 'at least 0'}: fix or remove the field"
-            )
-        most = _WHOLE_MOST.get(key, MAX_DIM)
-        if value > most:
-            raise ValueError(f"config.json {where}{key} = {int_text(value)} is too large to be "
-                             f"real (at most {most:,}): fix the field")
-
-
-def _precheck_dtype(cfg: Mapping[str, Any], where: str = "") -> None:
-    """Name a dtype field FlatKV cannot size before transformers fails on it without the
-    field's name (a torch_dtype of "float128" is an AttributeError of torch there)."""
-    for key in ("torch_dtype", "dtype"):
-        value = cfg.get(key)
-        if value is not None and not isinstance(value, str):
-            raise ValueError(f"config.json {where}{key} = {value!r} must be a dtype name such as "
-                             "\"bfloat16\": fix or remove the field")
-        if isinstance(value, str) and value != "auto":
-            try:
-                canonical_dtype(value)
-            except ValueError as exc:
-                raise ValueError(f"config.json {where}{key} = {value!r}: {exc}") from None
-
-
-# Rope types engines build ("su" and "mrope" are older names vLLM renames; Gemma 4's full layers
-# are "proportional"), and the rope fields that are numbers. A type that is no name, or one of
-# these in other case ("Llama3", "YARN"), would still have its factor multiply the model's
-# length (vLLM's length rule reads any type but four) though no engine builds it: refused, like
-# a rope field that is no number (null: not given), which transformers fails on unnamed. Other
-# names pass, as new types come with new models; the length's source line names the type.
-_ROPE_TYPES = ("default", "linear", "dynamic", "ntk", "yarn", "deepseek_yarn", "longrope",
-               "llama3", "mllama4", "su", "mrope", "proportional")
-_ROPE_NUMBERS = ("factor", "original_max_position_embeddings", "low_freq_factor",
-                 "high_freq_factor", "beta_fast", "beta_slow", "attention_factor", "mscale",
-                 "mscale_all_dim", "alpha", "rope_theta", "partial_rotary_factor")
-# the numbers transformers compares without a check of its own when a type is given
-_ROPE_NEEDS = {"llama3": ("factor", "low_freq_factor", "high_freq_factor",
-                          "original_max_position_embeddings")}
-
-
-def _rope_by_layer_type(rope: Mapping[str, Any]) -> dict[str, Mapping[str, Any]] | None:
-    """transformers 5's rope kept per layer type (``{"full_attention": {...}, ...}``), or None
-    for one rope of the whole model."""
-    if {"rope_type", "type"} & set(rope) or not rope or not all(
-            isinstance(v, Mapping) for v in rope.values()):
-        return None
-    return dict(rope)
-
-
-def _precheck_rope(cfg: Mapping[str, Any], where: str = "") -> None:
-    for key in ("rope_scaling", "rope_parameters"):
-        rope = cfg.get(key)
-        if rope is None:
-            continue
-        if not isinstance(rope, Mapping):
-            raise ValueError(f"config.json {where}{key} = {rope!r} must be an object such as "
-                             "{\"rope_type\": \"yarn\", \"factor\": 4.0}: fix or remove the field")
-        by_type = _rope_by_layer_type(rope)
-        parts = [("", rope)] if by_type is None else [
-            (f"{kind}.", part) for kind, part in by_type.items()]
-        for inner, part in parts:
-            for field in ("rope_type", "type"):
-                value = part.get(field)
-                if value is None or (isinstance(value, str) and (
-                        value in _ROPE_TYPES or value.lower() not in _ROPE_TYPES)):
-                    continue
-                hint = (f"{value.lower()!r}: rope types are lowercase" if isinstance(value, str)
-                        else f"a name such as {', '.join(_ROPE_TYPES[:6])}")
-                raise ValueError(f"config.json {where}{key}.{inner}{field} = {value!r} is not "
-                                 f"a rope type vLLM builds: use {hint}")
-            rope_type = part.get("rope_type", part.get("type"))
-            for field in _ROPE_NUMBERS:
-                value = part.get(field)
-                if value is None and field in part and field in _ROPE_NEEDS.get(rope_type, ()):
-                    raise ValueError(f"config.json {where}{key}.{inner}{field} is null: "
-                                     f"{rope_type} rope scaling needs it as a number")
-                if value is not None and (isinstance(value, bool)
-                                          or not isinstance(value, (int, float))):
-                    raise ValueError(f"config.json {where}{key}.{inner}{field} = {value!r} must "
-                                     "be a number: fix or remove the field")
-                if isinstance(value, float) and not math.isfinite(value):
-                    raise ValueError(f"config.json {where}{key}.{inner}{field} = {value} must "
-                                     "be a finite number: fix or remove the field")
-
-
-# transformers 5 writes floats JSON cannot hold (nemotron_h's and falcon_h1's time_step_limit
-# Infinity) as {"__float__": "Infinity"}; its own file reader turns them back into floats, and
-# so must a config given to it as a dict.
-_FLOAT_TAGS = {"Infinity": float("inf"), "-Infinity": float("-inf"), "NaN": float("nan")}
-
-
-def _special_floats(value: Any) -> Any:
-    if isinstance(value, Mapping):
-        if set(value) == {"__float__"} and value["__float__"] in _FLOAT_TAGS:
-            return _FLOAT_TAGS[value["__float__"]]
-        return {k: _special_floats(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_special_floats(v) for v in value]
-    return value
-
-
-_PATTERN_LETTERS = {"M": "Mamba", "*": "attention", "-": "MLP", "E": "MoE"}
-
-
-def _precheck_pattern(cfg: Mapping[str, Any]) -> None:
-    """Name the letter of a nemotron_h hybrid_override_pattern transformers would fail on."""
-    pattern = cfg.get("hybrid_override_pattern")
-    if not isinstance(pattern, str):
-        return
-    for i, letter in enumerate(pattern):
-        if letter not in _PATTERN_LETTERS:
-            known = ", ".join(f"{k} ({v})" for k, v in _PATTERN_LETTERS.items())
-            raise ValueError(
-                f"config.json hybrid_override_pattern has {letter!r} at position {i}: use "
-                f"{known}"
-            )
-
-
-# --------------------------------------------------------------------------------------------
 # Resolving with transformers.
 
 
@@ -539,7 +301,7 @@ def resolve_config(cfg: Mapping[str, Any]) -> Any:
     its model_type told apart from what FlatKV cannot read, its fields checked before
     transformers sees them, then read by transformers, whose errors are put in config terms."""
     model_type = _readable_model_type(cfg)
-    cfg = _prechecked(cfg)
+    cfg = prechecked(cfg)
     conf = _auto_config(cfg, model_type)
     _check_layer_count(cfg, conf)
     return conf
@@ -613,23 +375,6 @@ def _readable_model_type(cfg: Any) -> str:
     return model_type
 
 
-def _prechecked(cfg: Mapping[str, Any]) -> Mapping[str, Any]:
-    """``cfg`` with its special floats read, once its sizes, whole numbers, dtypes, rope and
-    layer pattern pass the checks transformers would make less clearly (or not at all)."""
-    for key in _NESTED:  # a nested config is an object, or absent
-        if cfg.get(key) is not None and not isinstance(cfg[key], Mapping):
-            raise ValueError(f"config.json {key} = {cfg[key]!r} must be an object (the language "
-                             "model's config): fix or remove it")
-    cfg = _special_floats(cfg)  # the checks below read {"__float__": "NaN"} as the float it is
-    for where, level in _levels(cfg):
-        _precheck_sizes(level, where)
-        _precheck_whole(level, where)
-        _precheck_dtype(level, where)
-        _precheck_rope(level, where)
-    _precheck_pattern(cfg)
-    return cfg
-
-
 def _auto_config(cfg: Mapping[str, Any], model_type: str) -> Any:
     """transformers' configuration of ``cfg`` read as ``model_type`` (or the type FlatKV reads
     it as), quietly; its errors named by the field to fix."""
@@ -659,7 +404,7 @@ def _auto_config(cfg: Mapping[str, Any], model_type: str) -> Any:
         text = textwrap.shorten(" ".join(str(exc).split()), 300, placeholder=" ...")
         field = _FIELD_ERROR.search(text)  # transformers 5's strict dataclass checks
         if field:
-            where = next((f"{key}." for key in _NESTED
+            where = next((f"{key}." for key in NESTED
                           if field["field"] not in cfg and isinstance(cfg.get(key), Mapping)
                           and field["field"] in cfg[key]), "")
             raise ValueError(f"config.json {where}{field['field']}: {field['why']}; fix or "
@@ -706,7 +451,7 @@ def _bad_layer_type(cfg: Mapping[str, Any], model_type: str, why: str) -> str:
     # the labels it takes, and the older spellings it renames (granite's mamba / attention)
     known = {*configuration_utils.ALLOWED_LAYER_TYPES,
              *getattr(configuration_utils, "_LEGACY_LAYER_TYPE_REMAP", {})}
-    for where, level in _levels(cfg):
+    for where, level in levels(cfg):
         labels = level.get("layer_types")
         if not isinstance(labels, list):
             continue
@@ -798,8 +543,8 @@ def _nulls_to_blame(auto_config: Any, read_as: str, kwargs: dict[str, Any]) -> l
     """The null size fields (``text_config.`` ones named so) transformers computed with: those
     whose removal alone (the class default) lets the config build, else every null one. A
     field its class takes as None (Falcon-H1's mamba_d_ssm) is no culprit."""
-    nulls = [(outer, key) for outer, level in _levels(kwargs)
-             for key in _WHOLE_FIELDS if key in level and level[key] is None]
+    nulls = [(outer, key) for outer, level in levels(kwargs)
+             for key in WHOLE_FIELDS if key in level and level[key] is None]
 
     def without(outer: str, key: str) -> dict[str, Any]:
         if not outer:
@@ -817,7 +562,7 @@ def _culprit(auto_config: Any, read_as: str, kwargs: dict[str, Any]) -> tuple[st
     5, a ``hybrid_override_pattern`` list): one whose removal lets the config build, as
     ``text_config.dtype`` for a nested one; None when no single field is to blame."""
     builds = partial(_builds, auto_config, read_as)
-    for outer in _NESTED:  # a nested field first: dropping all of text_config would build too
+    for outer in NESTED:  # a nested field first: dropping all of text_config would build too
         inner = kwargs.get(outer)
         if isinstance(inner, Mapping):
             key = _one_to_blame(list(inner), lambda drop, inner=inner, outer=outer: builds(
@@ -848,7 +593,7 @@ def _one_to_blame(keys: list[str], builds_without: Callable[[set[str]], bool]) -
 def _check_layer_count(cfg: Mapping[str, Any], conf: Any) -> None:
     """A num_hidden_layers the config gives must be the layers its pattern gives: nemotron_h
     counts its layer_types and drops the 52 a config says for the 3 its layer_types list."""
-    for where, given in _levels(cfg):
+    for where, given in levels(cfg):
         resolved = getattr(conf, where[:-1], None) if where else conf
         said, counted = given.get("num_hidden_layers"), getattr(resolved, "num_hidden_layers",
                                                                  None)
@@ -859,57 +604,13 @@ def _check_layer_count(cfg: Mapping[str, Any], conf: Any) -> None:
             )
 
 
-class _Recorded:
-    """A resolved config that remembers the sizes the reader used (through ``_get``), so the
-    model's source line can name those the config.json did not give: transformers filled them
-    in (``{"model_type": "llama"}`` alone is a 32-layer model with 32 KV heads)."""
-
-    def __init__(self, conf: Any, where: str = "", given: Mapping[str, Any] | None = None
-                 ) -> None:
-        # given: the fields config.json writes at this level (some a class pops once read)
-        self.__dict__.update(conf=conf, used={}, where=where, given=given or {})
-
-    def __getattr__(self, name: str) -> Any:
-        conf = self.__dict__["conf"]
-        try:
-            return getattr(conf, name)
-        except Exception as exc:  # transformers' AmbiguousGlobalPerLayerAttributeError
-            # a field some layers override (Step-3.5's sliding layers' query heads) has a
-            # global value too, the model's own: read it, as vLLM reads the config's field
-            if type(exc).__name__ != "AmbiguousGlobalPerLayerAttributeError":
-                raise
-            return vars(conf)[name]
-
-
-def _named(conf: Any, attr: str) -> str:
-    """A field as config.json writes it: ``text_config.num_attention_heads`` where the model's
-    fields sit in a nested language-model config."""
-    return f"{conf.where}{attr}" if isinstance(conf, _Recorded) else attr
-
-
-def _get(conf: Any, attr: str, model_type: str, *, default: Any = None, minimum: int = 1) -> Any:
-    """A whole-number field the model needs, ``minimum`` or more (positive by default)."""
-    value = getattr(conf, attr, default)
-    field = _named(conf, attr)
-    if value is None:
-        raise ValueError(f"{model_type} config.json has no {field}: add it to the config")
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ValueError(f"{model_type} config.json {field} must be a whole number, got "
-                         f"{value!r}")
-    if value < minimum:
-        least = "positive" if minimum == 1 else f"{minimum} or more"
-        raise ValueError(f"{model_type} config.json {field} must be {least}, got {value}")
-    if isinstance(conf, _Recorded):
-        conf.used[attr] = value
-    return value
-
 
 def _refuse_top_level_text_fields(cfg: Mapping[str, Any], used: Mapping[str, int],
                                   model_type: str) -> None:
     """A multimodal config (gemma3, mistral3, qwen3_5, qwen3_vl) keeps its language model's
     sizes in a nested config; the same names at the top level are not read, so a config that
     gives them there would be planned with transformers' defaults without a word."""
-    nested = next((key for key in _NESTED if isinstance(cfg.get(key), Mapping)), _NESTED[0])
+    nested = next((key for key in NESTED if isinstance(cfg.get(key), Mapping)), NESTED[0])
     inner = cfg.get(nested) if isinstance(cfg.get(nested), Mapping) else {}
     ignored = [attr for attr, value in used.items()
                if attr in cfg and attr not in inner and cfg[attr] != value]
@@ -942,7 +643,7 @@ def _not_given_note(cfg: Mapping[str, Any], used: Mapping[str, int],
     is its model_max_length). ``defaulted``: other fields filled in, as they are to be named
     (the architectures)."""
     given = dict(cfg)
-    for key in _NESTED:
+    for key in NESTED:
         if isinstance(cfg.get(key), Mapping):
             given.update(cfg[key])
     for alias, attr in aliases.items():  # a field given by either name (Step-3.5's KV heads
@@ -1002,7 +703,7 @@ def _pattern_note(cfg: Mapping[str, Any], model_type: str, layers: list[CacheLay
     (a granite-4.0-h config without layer_types reads as 40 Mamba2 layers): named where the
     pattern decides the model, a hybrid type's or one that came out of more than one kind."""
     keys = _PATTERN_KEYS + (_WINDOW_SPLIT_KEYS if model_type in _WINDOW_SPLIT_TYPES else ())
-    if model_type in _FIXED_PATTERN_TYPES or any(_gives(cfg, key) for key in keys):
+    if model_type in _FIXED_PATTERN_TYPES or any(gives(cfg, key) for key in keys):
         return ""
     counts: dict[str, int] = {}
     for layer in layers:
@@ -1050,29 +751,30 @@ def _window_split_note(text: Any, model_type: str, cfg: Mapping[str, Any]) -> st
 
 
 def _attention(text: Any, model_type: str, window: int | None) -> AttentionLayer:
-    heads = _get(text, "num_attention_heads", model_type)
+    heads = whole_field(text, "num_attention_heads", model_type)
     if model_type == "zamba2":  # vLLM: one KV head per query head, of attention_head_dim
-        head_dim = _get(text, "attention_head_dim", model_type)
+        head_dim = whole_field(text, "attention_head_dim", model_type)
         return AttentionLayer(kv_heads=heads, head_dim_k=head_dim, head_dim_v=head_dim)
     kv_heads = getattr(text, "num_key_value_heads", None)
-    kv_heads = heads if kv_heads is None else _get(text, "num_key_value_heads", model_type)
+    kv_heads = heads if kv_heads is None else whole_field(text, "num_key_value_heads", model_type)
     if heads % kv_heads:  # grouped-query attention: every KV head serves whole query heads
         raise ValueError(
-            f"{model_type} config.json {_named(text, 'num_attention_heads')} = {heads} is not a "
-            f"multiple of {_named(text, 'num_key_value_heads')} = {kv_heads}: no engine loads "
-            "such a model; fix the config"
+            f"{model_type} config.json {field_name(text, 'num_attention_heads')} = {heads} is "
+            f"not a multiple of {field_name(text, 'num_key_value_heads')} = {kv_heads}: no "
+            "engine loads such a model; fix the config"
         )
     head_dim = getattr(text, "head_dim", None)
     if head_dim is None:  # the models' own fallback
-        hidden = _get(text, "hidden_size", model_type)
+        hidden = whole_field(text, "hidden_size", model_type)
         if hidden < heads:
-            raise ValueError(f"{model_type} config.json {_named(text, 'num_attention_heads')} = "
-                             f"{heads:,} is more than {_named(text, 'hidden_size')} = "
+            raise ValueError(f"{model_type} config.json "
+                             f"{field_name(text, 'num_attention_heads')} = "
+                             f"{heads:,} is more than {field_name(text, 'hidden_size')} = "
                              f"{hidden:,}, which it divides into head_dim: fix the config, or "
                              "give head_dim")
         head_dim = hidden // heads
     else:
-        head_dim = _get(text, "head_dim", model_type)
+        head_dim = whole_field(text, "head_dim", model_type)
     return AttentionLayer(kv_heads=kv_heads, head_dim_k=head_dim, head_dim_v=head_dim,
                           sliding_window=window)
 
@@ -1083,7 +785,7 @@ def _gemma4_full_fields(text: Any) -> dict[str, str]:
     absent); num_global_key_value_heads where attention_k_eq_v is set and it is given, else
     the config's num_key_value_heads. A config.json that writes per_layer_config itself gives
     both there."""
-    given = text.given if isinstance(text, _Recorded) else {}
+    given = text.given if isinstance(text, Recorded) else {}
     if given.get("per_layer_config"):
         return {"head_dim": "per_layer_config head_dim",
                 "num_key_value_heads": "per_layer_config num_key_value_heads"}
@@ -1103,17 +805,17 @@ def _gemma4_full(text: Any, model_type: str, index: int) -> AttentionLayer:
     for attr, field in names.items():
         value = getattr(view, attr, None)
         if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-            raise ValueError(f"{model_type} config.json {_named(text, field)} = {value!r}: the "
+            raise ValueError(f"{model_type} config.json {field_name(text, field)} = {value!r}: the "
                              "full-attention layers need a positive whole number; fix the "
                              "config")
         values[attr] = value
-        if isinstance(text, _Recorded) and " " not in field:  # a default is named in the notes
+        if isinstance(text, Recorded) and " " not in field:  # a default is named in the notes
             text.used[field] = value
-    heads = _get(text, "num_attention_heads", model_type)
+    heads = whole_field(text, "num_attention_heads", model_type)
     if heads % values["num_key_value_heads"]:
         raise ValueError(
-            f"{model_type} config.json {_named(text, 'num_attention_heads')} = {heads} is not a "
-            f"multiple of {_named(text, names['num_key_value_heads'])} = "
+            f"{model_type} config.json {field_name(text, 'num_attention_heads')} = {heads} is "
+            f"not a multiple of {field_name(text, names['num_key_value_heads'])} = "
             f"{values['num_key_value_heads']}: no engine loads such a model; fix the config")
     return AttentionLayer(kv_heads=values["num_key_value_heads"], head_dim_k=values["head_dim"],
                           head_dim_v=values["head_dim"])
@@ -1127,7 +829,7 @@ def _mimo_v2_layers(text: Any, model_type: str, n_layers: int) -> list[CacheLaye
     sliding_window_size first too); full ones of num_key_value_heads x (head_dim +
     v_head_dim). K and V differ in width, so a token's bytes are those sums."""
     pattern = getattr(text, "hybrid_layer_pattern", None)
-    field = _named(text, "hybrid_layer_pattern")
+    field = field_name(text, "hybrid_layer_pattern")
     why = "vLLM and SGLang read which layers slide from it (1) and which attend fully (0)"
     if pattern is None:
         raise ValueError(f"{model_type} config.json has no {field}: {why}; add it as the "
@@ -1138,14 +840,15 @@ def _mimo_v2_layers(text: Any, model_type: str, n_layers: int) -> list[CacheLaye
                          f"layer of {n_layers}; give it as the checkpoint's config.json does")
 
     def layer(prefix: str, window: int | None) -> AttentionLayer:
-        dim = _get(text, f"{prefix}head_dim", model_type)
-        dim_v = (_get(text, f"{prefix}v_head_dim", model_type)
+        dim = whole_field(text, f"{prefix}head_dim", model_type)
+        dim_v = (whole_field(text, f"{prefix}v_head_dim", model_type)
                  if getattr(text, f"{prefix}v_head_dim", None) is not None else dim)
-        return AttentionLayer(kv_heads=_get(text, f"{prefix}num_key_value_heads", model_type),
-                              head_dim_k=dim, head_dim_v=dim_v, sliding_window=window)
+        kv_heads = whole_field(text, f"{prefix}num_key_value_heads", model_type)
+        return AttentionLayer(kv_heads=kv_heads, head_dim_k=dim, head_dim_v=dim_v,
+                              sliding_window=window)
 
     full = layer("", None) if 0 in pattern else None
-    sliding = (layer("swa_", _get(text, "sliding_window_size", model_type))
+    sliding = (layer("swa_", whole_field(text, "sliding_window_size", model_type))
                if 1 in pattern else None)
     return [sliding if bit else full for bit in pattern]
 
@@ -1236,7 +939,7 @@ def _check_indexer_everywhere(text: Any, model_type: str, cfg: Mapping[str, Any]
     if shared:
         listed = ", ".join(map(str, shared[:6])) + (", ..." if len(shared) > 6 else "")
         # the field the config.json gives (transformers' class may derive indexer_types from it)
-        given = [key for key in _INDEXER_LAYOUT_KEYS if _gives(cfg, key)]
+        given = [key for key in _INDEXER_LAYOUT_KEYS if gives(cfg, key)]
         if given and not field.startswith(given[0]):
             field = f"{given[0]} (as transformers reads it: {field})"
         raise ValueError(
@@ -1251,14 +954,15 @@ def _mla(text: Any, model_type: str) -> MLALayer:
     """The latent KV of an MLA layer (DeepSeek's, Kimi Linear's full layers), with the lightning
     indexer's keys where the config has an index_topk, as vLLM tells DeepSeek-V3.2 apart."""
     indexed = getattr(text, "index_topk", None) is not None
-    return MLALayer(kv_lora_rank=_get(text, "kv_lora_rank", model_type),
-                    qk_rope_head_dim=_get(text, "qk_rope_head_dim", model_type),
-                    index_head_dim=_get(text, "index_head_dim", model_type) if indexed else None)
+    return MLALayer(kv_lora_rank=whole_field(text, "kv_lora_rank", model_type),
+                    qk_rope_head_dim=whole_field(text, "qk_rope_head_dim", model_type),
+                    index_head_dim=(whole_field(text, "index_head_dim", model_type)
+                                    if indexed else None))
 
 
 def _state_layer(text: Any, model_type: str) -> CacheLayer:
     family = _FAMILIES[model_type]
-    g = lambda attr: _get(text, attr, model_type)  # noqa: E731
+    g = lambda attr: whole_field(text, attr, model_type)  # noqa: E731
     if family == "lightning":  # vLLM's linear_attention_state_shape(num_attention_heads, tp,
         # head_dim): the query heads, not the KV heads; head_dim with no fallback
         return LightningLayer(heads=g("num_attention_heads"), head_dim=g("head_dim"))
@@ -1268,8 +972,8 @@ def _state_layer(text: Any, model_type: str) -> CacheLayer:
         if (model_type != "lfm3" and getattr(text, "conv_dim", None) is not None
                 and g("conv_dim") != channels):
             raise ValueError(
-                f"{model_type} config.json {_named(text, 'conv_dim')} = {g('conv_dim'):,} is "
-                f"not {_named(text, 'hidden_size')} = "
+                f"{model_type} config.json {field_name(text, 'conv_dim')} = {g('conv_dim'):,} is "
+                f"not {field_name(text, 'hidden_size')} = "
                 f"{channels:,}: vLLM's LFM2 sizes its conv state by conv_dim, SGLang's (and "
                 "vLLM's LFM2-MoE) by hidden_size, so the engines would differ; check the "
                 "model's values")
@@ -1297,7 +1001,7 @@ def _state_layer(text: Any, model_type: str) -> CacheLayer:
         names = _MAMBA2_NAMES[model_type]
         heads, expand, head_dim, d_state, groups, kernel = (g(attr) for attr in names)
         _check_heads_cover(heads, head_dim, expand * g("hidden_size"),
-                           tuple(_named(text, attr) for attr in names))
+                           tuple(field_name(text, attr) for attr in names))
         return Mamba2Layer(n_heads=heads, head_dim=head_dim, d_state=d_state, n_groups=groups,
                            conv_kernel=kernel)
     if model_type in ("mamba", "falcon_mamba"):  # vLLM's mamba1_state_shape over these
@@ -1320,7 +1024,7 @@ def _state_layer(text: Any, model_type: str) -> CacheLayer:
 def _layers_of(text: Any, model_type: str) -> list[CacheLayer]:
     """Cache layers in model order, from the resolved (text) config."""
     family = _FAMILIES[model_type]
-    n_layers = _get(text, _DECODER_LAYERS.get(model_type, "num_hidden_layers"), model_type)
+    n_layers = whole_field(text, _DECODER_LAYERS.get(model_type, "num_hidden_layers"), model_type)
     if model_type == "longcat_flash":  # two MLA attentions a decoder layer, a cache each
         return [_mla(text, model_type)] * (2 * n_layers)
     if family == "mla":
@@ -1363,14 +1067,14 @@ def _layers_of(text: Any, model_type: str) -> list[CacheLayer]:
                         f"{model_type} layer {i} is sliding_attention but sliding_window is not "
                         "set: add sliding_window to the config"
                     )
-                cache[label] = _attention(text, model_type, _get(text, "sliding_window",
+                cache[label] = _attention(text, model_type, whole_field(text, "sliding_window",
                                                                  model_type))
             elif label == "chunked_attention":
                 # Llama 4: layer_types as transformers derives it from no_rope_layers (1 = RoPE
                 # = chunked, as vLLM's llama4 reads it) and attention_chunk_size
                 cache[label] = replace(_attention(text, model_type, None),
-                                       attention_chunk_size=_get(text, "attention_chunk_size",
-                                                                 model_type))
+                                       attention_chunk_size=whole_field(
+                                           text, "attention_chunk_size", model_type))
             elif label == "linear_attention" or (label == "conv" and family == "short_conv"):
                 cache[label] = _state_layer(text, model_type)
             elif label == "hybrid" and model_type == "zamba2":
@@ -1403,7 +1107,7 @@ def _llama4_layer_types(text: Any, model_type: str) -> list[str]:
     given = getattr(text, "layer_types", None)
     if given is not None and list(given) != derived:
         raise ValueError(
-            f"{model_type} config.json {_named(text, 'layer_types')} disagree with "
+            f"{model_type} config.json {field_name(text, 'layer_types')} disagree with "
             "no_rope_layers and attention_chunk_size, which vLLM's llama4 reads (chunked where "
             "no_rope_layers is 1 and a chunk is set): drop layer_types or make them agree")
     return derived
@@ -1450,17 +1154,17 @@ def _kv_shared_layers(text: Any, model_type: str, n_layers: int) -> int:
     num_kv_shared_layers), 0 for other models; at least one layer must keep its own."""
     if (not model_type.startswith(_KV_SHARING) or not getattr(text, "num_kv_shared_layers", 0)):
         return 0
-    shared = _get(text, "num_kv_shared_layers", model_type, minimum=0)
+    shared = whole_field(text, "num_kv_shared_layers", model_type, minimum=0)
     types = list(getattr(text, "layer_types", None) or [])
     own = n_layers - shared
     if shared < n_layers and (orphans := sorted(set(types[own:]) - set(types[:own]))):
         # a shared layer reads the last own layer of its type: none of that type keeps one
         raise ValueError(
-            f"{model_type} config.json {_named(text, 'num_kv_shared_layers')} = {shared} leaves "
-            f"no {', '.join(orphans)} layer a cache of its own for the shared ones of that type "
-            "to read (transformers refuses it too): give fewer")
+            f"{model_type} config.json {field_name(text, 'num_kv_shared_layers')} = {shared} "
+            f"leaves no {', '.join(orphans)} layer a cache of its own for the shared ones of "
+            "that type to read (transformers refuses it too): give fewer")
     if shared >= n_layers:
-        raise ValueError(f"{model_type} config.json {_named(text, 'num_kv_shared_layers')} = "
+        raise ValueError(f"{model_type} config.json {field_name(text, 'num_kv_shared_layers')} = "
                          f"{shared} leaves none "
                          f"of its {n_layers} layers a KV cache of its own: give fewer than "
                          f"{n_layers}")
@@ -1520,115 +1224,6 @@ def _kv_shared_note(shared: int, n_model: int, model_type: str) -> str:
             f"{n_model - shared} that keep a cache.")
 
 
-def _dtype_of(*confs: Any) -> tuple[str, str]:
-    """The dtype an engine serves the model in, and a note when that is not the config's.
-
-    A float32 checkpoint is served in bfloat16: vLLM's ``--dtype auto`` casts float32 down to
-    the platform's first supported dtype (bfloat16 on current GPUs; SGLang to a 2-byte dtype
-    too), so its caches are half the bytes the config's dtype would give."""
-    for conf in confs:
-        value = getattr(conf, "dtype", None)  # transformers 5 maps torch_dtype to dtype
-        if value is not None and str(value) != "auto":
-            try:
-                dtype = canonical_dtype(value)
-            except ValueError as exc:
-                raise ValueError(f"config.json dtype: {exc}") from None
-            if dtype == "float32":
-                return "bfloat16", ("float32 checkpoint served in bfloat16, as engines' dtype "
-                                    "'auto' casts it")
-            return dtype, ""
-    return "bfloat16", ""
-
-
-# vLLM's names for a ModelOpt checkpoint's kv_cache_quant_algo (vllm.utils.torch_utils
-# MODELOPT_TO_VLLM_KV_CACHE_DTYPE_MAP), in FlatKV's dtype names.
-_MODELOPT_KV_DTYPES = {"fp8": "float8_e4m3fn"}
-
-
-def _kv_dtype_of(cfg: Mapping[str, Any], model_dtype: str) -> tuple[str, str]:
-    """The KV cache dtype with the engine's ``--kv-cache-dtype auto``, and a note when the
-    config speaks of KV quantization: a ModelOpt checkpoint whose quantization_config names an
-    FP8 KV cache gets one (vLLM's resolve_kv_cache_dtype_string); any other KV scheme keeps the
-    model dtype, and the note says so (with how to match an engine run that applies it)."""
-    quant = cfg.get("quantization_config")
-    if not isinstance(quant, Mapping):
-        return model_dtype, ""
-    inner = quant.get("quantization", quant)
-    inner = inner if isinstance(inner, Mapping) else quant
-    # vLLM's order: kv_cache_scheme before kv_cache_quant_algo, the inner block before the outer
-    key, given = next(((k, where[k]) for k in ("kv_cache_scheme", "kv_cache_quant_algo")
-                       for where in (inner, quant) if where.get(k)), ("", None))
-    if given is None:
-        return model_dtype, ""
-    algo = given
-    if isinstance(algo, Mapping):  # {"dynamic": false, "num_bits": 8, "type": "float"}
-        is_fp8 = (algo.get("dynamic") is False and algo.get("num_bits") == 8
-                  and algo.get("type") == "float")
-        algo = "fp8" if is_fp8 else None
-    method = str(quant.get("quant_method", ""))
-    dtype = _MODELOPT_KV_DTYPES.get(str(algo).lower()) if algo else None
-    if method.startswith("modelopt") and dtype is not None:
-        return dtype, f"KV cache {dtype} from quantization_config's {key} ({algo})"
-    shown = given if isinstance(given, str) else json.dumps(given, sort_keys=True)
-    if method.startswith("modelopt"):
-        why = "vLLM falls back to the model dtype for it"
-    else:
-        why = (f"vLLM applies a {method or 'non-ModelOpt'} KV scheme only when told "
-               "(--kv-cache-dtype); give the KV dtype to match such a run")
-    return model_dtype, f"quantization_config's {key} {shown} not applied: {why}"
-
-
-# The config fields vLLM takes the ssm state's dtype from, each with the model types whose hook
-# reads it (Nemotron-H's field transformers defaults to float32); every other model keeps the
-# state in the model dtype (--mamba-ssm-cache-dtype auto), whatever its config says.
-_VLLM_SSM_DTYPE_READERS = {
-    "mamba_ssm_dtype": ("Qwen3.5", ("qwen3_5", "qwen3_5_text", "qwen3_5_moe",
-                                    "qwen3_5_moe_text")),
-    "mamba_ssm_cache_dtype": ("Nemotron-H", ("nemotron_h",)),
-}
-
-
-def _ssm_dtype_of(text: Any, model_dtype: str, cfg: dict, model_type: str) -> tuple[str, str]:
-    """The ssm state dtype vLLM keeps and where it comes from: the config entry its hook for
-    this model reads, or the default the transformers class fills in (Nemotron-H: float32,
-    twice the state of the model dtype); else the model dtype, saying so when the config names
-    an ssm dtype vLLM does not read for this model."""
-    if _FAMILIES[model_type] == "kda":
-        return "float32", ("vLLM's kda_state_dtype, which keeps Kimi Delta Attention's recurrent "
-                           "state in float32 whatever the model dtype")
-    if _FAMILIES[model_type] == "lightning":
-        return model_dtype, ("vLLM's linear_attention_state_dtype, which keeps lightning "
-                             "attention's state in the model dtype (it refuses a float32 state "
-                             "for MiniMax)")
-    given = {**cfg, **(cfg.get("text_config") or {})}
-    attr = next((f for f, (_, types) in _VLLM_SSM_DTYPE_READERS.items() if model_type in types),
-                None)
-    value = getattr(text, attr, None) if attr else None
-    if value is not None and str(value) != "auto":
-        try:
-            dtype = canonical_dtype(value)
-        except ValueError as exc:
-            raise ValueError(f"config.json {attr}: {exc}") from None
-        whose = "the config's" if attr in given else "transformers' default for"
-        return dtype, f"{whose} {attr}"
-    ignored = next((f for f in _VLLM_SSM_DTYPE_READERS if f in given), None)
-    if ignored:
-        reader = _VLLM_SSM_DTYPE_READERS[ignored][0]
-        return model_dtype, f"the model dtype (vLLM reads {ignored} only for {reader})"
-    return model_dtype, "the model dtype"
-
-
-def _sglang_ssm_dtype_of(text: Any) -> tuple[str | None, str]:
-    """The config's ``mamba_ssm_dtype`` as SGLang reads it (the text config's, spelt exactly
-    float32, bfloat16 or float16; anything else it ignores, keeping float32), and a note when
-    the config names one SGLang ignores."""
-    value = getattr(text, "mamba_ssm_dtype", None)
-    if value is None or value in SGLANG_SSM_DTYPES:
-        return value, ""
-    return None, (f"SGLang ignores mamba_ssm_dtype {value!r} (it reads "
-                  f"{', '.join(SGLANG_SSM_DTYPES)}) and keeps its ssm state in float32")
-
-
 # Fields a model type's engines read with no default of theirs, though transformers' class
 # fills one in: without them the class's default plans a model no engine serves.
 _ENGINES_NEED: dict[str, tuple[tuple[str, str], ...]] = {
@@ -1658,7 +1253,7 @@ _ENGINES_NEED: dict[str, tuple[tuple[str, str], ...]] = {
 def _check_engines_need(cfg: Mapping[str, Any], model_type: str) -> None:
     """Refuse a config without a field its engines need (``_ENGINES_NEED``)."""
     for field, why in _ENGINES_NEED.get(model_type, ()):
-        if not _gives(cfg, field):
+        if not gives(cfg, field):
             raise ValueError(f"{model_type} config.json has no {field}: {why}; add it as the "
                              "checkpoint's config.json gives it")
 
@@ -1666,7 +1261,7 @@ def _check_engines_need(cfg: Mapping[str, Any], model_type: str) -> None:
 def _field_of(cfg: Mapping[str, Any], key: str) -> tuple[str, Any]:
     """``key``'s value as the config.json gives it (top level first, then its text_config /
     llm_config), with the name a message calls it by; (key, None) where none is given."""
-    return next(((f"{where}{key}", level[key]) for where, level in _levels(cfg)
+    return next(((f"{where}{key}", level[key]) for where, level in levels(cfg)
                  if level.get(key) is not None), (key, None))
 
 
@@ -1678,7 +1273,7 @@ def _check_longcat_layers(cfg: Mapping[str, Any], model_type: str) -> None:
     """LongCat-Flash counts its decoder layers by num_layers. A config.json that also gives
     num_hidden_layers is read two ways: transformers (and so vLLM) takes it as the attention
     count and halves it into num_layers, SGLang's own config as the decoder layers."""
-    if model_type == "longcat_flash" and _gives(cfg, "num_hidden_layers"):
+    if model_type == "longcat_flash" and gives(cfg, "num_hidden_layers"):
         raise ValueError(
             "longcat_flash config.json gives num_hidden_layers: transformers (and vLLM) read it "
             "as two attentions a layer and set num_layers to half of it, SGLang as the decoder "
@@ -1887,31 +1482,31 @@ def spec_from_hf_config(
     _check_longcat_layers(cfg, model_type)
     _check_language_model(model_type, text, resolved)
     # a nested config the class does not read (it keeps it as a plain dict, or ignores it)
-    if key := next((key for key in _NESTED if isinstance(cfg.get(key), Mapping)
+    if key := next((key for key in NESTED if isinstance(cfg.get(key), Mapping)
                     and (text is resolved or isinstance(text, Mapping))), None):
         article = "an" if key == "llm_config" else "a"
         raise ValueError(f"{model_type} config.json has {article} {key}, which transformers' "
                          f"{model_type} config does not read: move its fields to the top level "
                          "(or remove it)")
     nested = "" if text is resolved else next(
-        (key for key in _NESTED if isinstance(cfg.get(key), Mapping)), "")
-    recorded = _Recorded(text, f"{nested}." if nested else "", cfg[nested] if nested else cfg)
+        (key for key in NESTED if isinstance(cfg.get(key), Mapping)), "")
+    recorded = Recorded(text, f"{nested}." if nested else "", cfg[nested] if nested else cfg)
     layers = _layers_of(recorded, model_type)
-    model_dtype, dtype_note = _dtype_of(text, resolved)
+    model_dtype, dtype_note = served_dtype(text, resolved)
     has_kv = any(not layer.is_state for layer in layers)
     # a state-only model has no KV cache for a quantization_config to change
-    kv_dtype, kv_note = _kv_dtype_of(cfg, model_dtype) if has_kv else (model_dtype, "")
+    kv_dtype, kv_note = kv_dtype_of(cfg, model_dtype) if has_kv else (model_dtype, "")
     # the query heads: engines split them over TP, so they decide which TPs the model takes
     attention_heads = recorded.used.get("num_attention_heads")
     if attention_heads is None and has_kv:  # MLA reads no head count for its cache
-        attention_heads = _get(recorded, "num_attention_heads", model_type)
+        attention_heads = whole_field(recorded, "num_attention_heads", model_type)
     mtp_types = _mtp_layer_types(text, cfg, model_type)
     attention_heads, heads_note = (_step3p5_heads(recorded, cfg, attention_heads, layers)
                                    if model_type == "step3p5" else (attention_heads, ""))
     if model_type == "mimo_v2_flash" and any(  # its sliding layers' own query heads
             layer.sliding_window is not None for layer in layers if not layer.is_state):
         attention_heads, heads_note = _two_query_heads(
-            attention_heads, _get(recorded, "swa_num_attention_heads", model_type))
+            attention_heads, whole_field(recorded, "swa_num_attention_heads", model_type))
     try:
         n_model = int(getattr(text, _DECODER_LAYERS.get(model_type, "num_hidden_layers"), 0)
                       or 0)
@@ -1936,11 +1531,12 @@ def spec_from_hf_config(
     if has_state and state_dtype != model_dtype:
         source += (f"; states kept in bfloat16 beside the {model_dtype} checkpoint: no engine "
                    "keeps a state in 1-byte elements")
-    ssm_dtype, ssm_why = _ssm_dtype_of(text, state_dtype, cfg, model_type)
-    sglang_ssm_dtype, sglang_note = _sglang_ssm_dtype_of(text)
+    ssm_dtype, ssm_why = ssm_dtype_of(text, state_dtype, cfg, model_type,
+                                      _FAMILIES[model_type])
+    sglang_ssm_dtype, sglang_note = sglang_ssm_dtype_of(text)
     # read through recorded: a chunk transformers' defaults give is named in the note below
-    chunk = _chunk_size_of(recorded, model_type) if has_state else None
-    max_model_len, length_from = _max_model_len_of(recorded, model_type)
+    chunk = chunk_size_of(recorded, model_type) if has_state else None
+    max_model_len, length_from = max_model_len_of(recorded, model_type)
     # said where it is not the usual field (the smallest of several, a rope scaling)
     if max_model_len is not None and length_from != "max_position_embeddings":
         source += f"; max_model_len {max_model_len:,} from {length_from}"
@@ -1999,136 +1595,6 @@ def spec_from_hf_config(
                     if note),
     )
 
-
-# The config fields vLLM reads a model's length from (the smallest given wins, but Cohere's
-# model_max_length overrides them), and the rope types whose factor it does not apply to that
-# length (vllm ModelConfig's _get_and_verify_max_len, 0.30 and later: yarn's
-# max_position_embeddings is scaled already, as transformers' yarn assumes); Gemma 3's length
-# is scaled already too, so no factor applies to it. LongRoPE models (Phi-3 128k, Phi-4-mini)
-# are served at original_max_position_embeddings unless told (vLLM 0.12 and later).
-_LENGTH_FIELDS = ("max_position_embeddings", "n_positions", "max_seq_len", "seq_length",
-                  "model_max_length", "max_sequence_length", "max_seq_length", "seq_len",
-                  "max_target_positions")
-_UNSCALED_ROPE_TYPES = ("default", "llama3")  # LongRoPE and yarn's: their own branches
-# The types whose length vLLM before 0.30 scaled (yarn: original_max_position_embeddings x
-# factor; the others: the length x factor) and 0.30 and later do not
-_SCALED_BEFORE_0_30 = ("yarn", "deepseek_yarn", "deepseek_llama_scaling")
-_YARN_SCALED_BEFORE = "0.30"
-
-
-def _as_written(text: Any, attr: str) -> str:
-    """``attr`` as the config.json names it: the alias it gives where the class keeps the value
-    under another name (its attribute_map: Kimi Linear's and Bailing's max_position_embeddings
-    is their model_max_length)."""
-    given = text.given if isinstance(text, _Recorded) else {}
-    if attr in given:
-        return attr
-    aliases = getattr(text, "attribute_map", None) or {}
-    return next((alias for alias, target in aliases.items()
-                 if target == attr and alias in given), attr)
-
-
-def _max_model_len_of(text: Any, model_type: str) -> tuple[int | None, str]:
-    """The context vLLM serves the model at unless told (its --max-model-len default), and
-    where it comes from, as a current vLLM derives it: the smallest length field of the
-    resolved config (class defaults included), times the rope scaling factor of the types that
-    scale it (linear, dynamic); a LongRoPE model's original_max_position_embeddings. (length,
-    the field's name) where the length is that field's as given. Where vLLM before 0.30 served
-    a yarn model at another length, the source says so: a reviewer may hold an older log.
-    (None, "") where the config gives no length. A length that is no token count is
-    refused."""
-    lengths = {}
-    for attr in _LENGTH_FIELDS:
-        value = getattr(text, attr, None)
-        if value is None:
-            continue
-        if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_TOKENS:
-            said = int_text(value) if type(value) is int else repr(value)
-            raise ValueError(f"config.json {attr} is {said}: give the model's context length "
-                             f"as a positive whole number of tokens (at most {MAX_TOKENS:,}), "
-                             "e.g. 131072")
-        lengths[attr] = value
-        if isinstance(text, _Recorded):  # a transformers default is named in the notes
-            text.used[attr] = value
-    if not lengths:
-        return None, ""
-    # Command-R / Cohere: model_max_length, where given, is the length whatever the others say
-    chosen = "model_max_length" if "model_max_length" in lengths else min(
-        lengths, key=lengths.__getitem__)
-    length = lengths[chosen]
-    attr = _as_written(text, chosen)
-    rope = getattr(text, "rope_parameters", None) or getattr(text, "rope_scaling", None)
-    if isinstance(rope, Mapping) and (by_type := _rope_by_layer_type(rope)) is not None:
-        # one per layer type: the full-attention layers' decide the length
-        rope = by_type.get("full_attention") or next(iter(by_type.values()))
-    rope_type = rope.get("rope_type", rope.get("type")) if isinstance(rope, Mapping) else None
-    factor = rope.get("factor") if isinstance(rope, Mapping) else None
-    if rope_type in ("longrope", "su"):
-        original = getattr(text, "original_max_position_embeddings", None)
-        if type(original) is int and 1 <= original <= MAX_TOKENS and original != length:
-            return original, (f"original_max_position_embeddings, vLLM's default for a "
-                              f"LongRoPE model ({attr} {length:,} needs --max-model-len)")
-        return length, attr
-    if rope_type in _SCALED_BEFORE_0_30:
-        return length, _yarn_before(rope, rope_type, factor, length, attr)
-    if (rope_type in (None, *_UNSCALED_ROPE_TYPES) or factor is None
-            or model_type.startswith("gemma3")):
-        return length, attr
-    # a whole-number factor is exact and unbounded: compared, never turned into a float
-    shown = int_text(factor) if type(factor) is int else repr(factor)
-    if not _positive_number(factor):
-        raise ValueError(f"config.json rope scaling's factor is {shown}: give the {rope_type} "
-                         "scaling factor as a positive number, e.g. 4.0")
-    if not _within_tokens(length, factor):  # length x factor past any length, exactly
-        raise ValueError(f"config.json rope scaling's factor is {shown}: {attr} {length:,} "
-                         f"times it is past {MAX_TOKENS:,} tokens; give the {rope_type} scaling "
-                         "factor the model was trained with, e.g. 4.0")
-    derived = int(length * factor)  # as vLLM multiplies it (and truncates); at most 2**40 here
-    return derived, f"{attr} {length:,} x {rope_type} factor {factor:g}, as vLLM derives it"
-
-
-def _positive_number(factor: Any) -> bool:
-    """A rope factor that scales a length: a finite number above 0 (not a bool)."""
-    return (not isinstance(factor, bool) and isinstance(factor, (int, float))
-            and (not isinstance(factor, float) or math.isfinite(factor)) and factor > 0)
-
-
-def _within_tokens(base: int, factor: int | float) -> bool:
-    """``base`` x ``factor`` is at most MAX_TOKENS, compared exactly (no float overflow)."""
-    return factor < Fraction(MAX_TOKENS + 1, base)
-
-
-def _yarn_before(rope: Mapping[str, Any], rope_type: str, factor: Any, length: int,
-                 attr: str) -> str:
-    """Where a yarn model's length comes from, naming the other length vLLM before 0.30
-    served it at where that differs (yarn: original_max_position_embeddings x factor;
-    deepseek_yarn and deepseek_llama_scaling: the length x factor), as a reviewer's log may
-    be an older one's."""
-    base_attr = "original_max_position_embeddings" if rope_type == "yarn" else attr
-    base = rope.get(base_attr) if rope_type == "yarn" else length
-    usable = (_positive_number(factor) and not isinstance(base, bool)
-              and isinstance(base, int) and 1 <= base <= MAX_TOKENS
-              and _within_tokens(base, factor))
-    if not usable or int(base * factor) == length:
-        return attr
-    return (f"{attr}, as vLLM {_YARN_SCALED_BEFORE} and later derive it (releases before "
-            f"scaled it by {rope_type}'s factor: {base_attr} {base:,} x {factor:g} = "
-            f"{int(base * factor):,})")
-
-
-def _chunk_size_of(text: Any, model_type: str) -> int | None:
-    """The state kernel's chunk as vLLM's ``get_mamba_chunk_size`` reads the resolved config
-    (class defaults included): ``mamba_chunk_size`` (Bamba, Falcon-H1, Granite), else
-    ``chunk_size`` (Mamba2, Nemotron-H, Zamba2); None without either (Mamba1, GDN), where vLLM
-    takes 2,048."""
-    for attr in ("mamba_chunk_size", "chunk_size"):
-        if getattr(text, attr, None) is not None:  # whole and positive: _precheck_whole
-            value = _get(text, attr, model_type)
-            if value > MAX_CHUNK_SIZE:
-                raise ValueError(f"config.json {attr} = {int_text(value)} is too large to be "
-                                 f"real (at most {MAX_CHUNK_SIZE:,}): fix or remove the field")
-            return value
-    return None
 
 
 def _architectures_of(cfg: Mapping[str, Any]) -> tuple[str, ...]:

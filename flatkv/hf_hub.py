@@ -10,7 +10,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-from flatkv.hf_config import load_config_dict, spec_from_hf_config
+from flatkv.hf_config import spec_from_hf_config
+from flatkv.hf_json import load_config_dict
 from flatkv.jsonfile import parse_json_object
 from flatkv.models import ModelSpec
 

@@ -1,0 +1,58 @@
+"""Fields of a resolved config, read so that the model's source line can name them.
+
+The reader takes every size through ``whole_field``: it refuses a missing or non-whole value
+by the field's name as config.json writes it (``text_config.num_attention_heads``), and a
+``Recorded`` config remembers what was read, so the notes can list the sizes transformers
+filled in because the config.json did not give them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+
+class Recorded:
+    """A resolved config that remembers the sizes the reader used (through ``whole_field``), so the
+    model's source line can name those the config.json did not give: transformers filled them
+    in (``{"model_type": "llama"}`` alone is a 32-layer model with 32 KV heads)."""
+
+    def __init__(self, conf: Any, where: str = "", given: Mapping[str, Any] | None = None
+                 ) -> None:
+        # given: the fields config.json writes at this level (some a class pops once read)
+        self.__dict__.update(conf=conf, used={}, where=where, given=given or {})
+
+    def __getattr__(self, name: str) -> Any:
+        conf = self.__dict__["conf"]
+        try:
+            return getattr(conf, name)
+        except Exception as exc:  # transformers' AmbiguousGlobalPerLayerAttributeError
+            # a field some layers override (Step-3.5's sliding layers' query heads) has a
+            # global value too, the model's own: read it, as vLLM reads the config's field
+            if type(exc).__name__ != "AmbiguousGlobalPerLayerAttributeError":
+                raise
+            return vars(conf)[name]
+
+
+def field_name(conf: Any, attr: str) -> str:
+    """A field as config.json writes it: ``text_config.num_attention_heads`` where the model's
+    fields sit in a nested language-model config."""
+    return f"{conf.where}{attr}" if isinstance(conf, Recorded) else attr
+
+
+def whole_field(conf: Any, attr: str, model_type: str, *, default: Any = None,
+                minimum: int = 1) -> Any:
+    """A whole-number field the model needs, ``minimum`` or more (positive by default)."""
+    value = getattr(conf, attr, default)
+    field = field_name(conf, attr)
+    if value is None:
+        raise ValueError(f"{model_type} config.json has no {field}: add it to the config")
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"{model_type} config.json {field} must be a whole number, got "
+                         f"{value!r}")
+    if value < minimum:
+        least = "positive" if minimum == 1 else f"{minimum} or more"
+        raise ValueError(f"{model_type} config.json {field} must be {least}, got {value}")
+    if isinstance(conf, Recorded):
+        conf.used[attr] = value
+    return value

@@ -1,0 +1,269 @@
+"""Reading a config.json before transformers does.
+
+A config.json comes as a dict, pasted text, uploaded bytes or a path. Before transformers' class
+resolves it, its sizes, whole numbers, dtypes, rope and layer pattern are checked here, because
+transformers fails on a bad one without naming the field (a division by zero, an empty tensor,
+a torch AttributeError), or takes 1.5 as a period without a word.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from flatkv.dtypes import canonical_dtype
+from flatkv.jsonfile import parse_json_object, read_json_file
+from flatkv.models import MAX_CACHE_LAYERS, MAX_DIM
+from flatkv.plan import int_text
+from flatkv.profile import MAX_CHUNK_SIZE, MAX_WINDOW
+from flatkv.units import quoted
+
+
+def load_config_dict(config: dict | str | bytes | Path) -> dict[str, Any]:
+    """A config.json as a dict, from a dict, pasted JSON text, uploaded bytes, or a path."""
+    if isinstance(config, Mapping):
+        return dict(config)
+    if isinstance(config, (bytes, bytearray)):  # an upload: always JSON, never a path
+        return parse_json_object(bytes(config), "uploaded config.json")
+    if isinstance(config, str) and config.lstrip().startswith(("{", "[")):
+        return parse_json_object(config, "pasted config.json")
+    if isinstance(config, (str, Path)):
+        path = Path(config)
+        try:
+            is_file, exists = path.is_file(), path.exists()
+        except (OSError, ValueError):  # a NUL byte or an over-long name
+            is_file = exists = False
+        if exists and not is_file:
+            raise ValueError(f"config.json at {str(path)!r} is not a file (a directory, pipe or "
+                             "device): give the path of the config.json file")
+        if not is_file:
+            raise ValueError(
+                f"config.json not found at {quoted(str(path))}: give a path to a file, the JSON "
+                "text, or a model id"
+            )
+        return read_json_file(path)
+    raise ValueError(f"config must be a dict, JSON text or a path, got {type(config).__name__}")
+
+
+# Where multimodal configs keep the language model's own config.
+NESTED = ("text_config", "llm_config")
+
+
+def levels(cfg: Mapping[str, Any]) -> list[tuple[str, Mapping[str, Any]]]:
+    """The config and its nested language-model configs, each with the prefix its fields are
+    named by in messages (``""``, ``"text_config."``)."""
+    return [("", cfg)] + [(f"{key}.", cfg[key]) for key in NESTED
+                          if isinstance(cfg.get(key), Mapping)]
+
+
+def gives(cfg: Mapping[str, Any], key: str) -> bool:
+    """Whether the config.json gives ``key`` a value (at its top level or in its text_config /
+    llm_config): a null is none given, the class default stands."""
+    return any(level.get(key) is not None for _, level in levels(cfg))
+
+
+def _count_text(value: int) -> str:
+    """A count in an error: thousands separated, or how many digits past 30 (``int_text``)."""
+    return f"{value:,}" if abs(value) < 10**30 else int_text(value)
+
+
+def _precheck_sizes(cfg: Mapping[str, Any], where: str = "") -> None:
+    """Refuse absurd layer counts before transformers builds per-layer lists from them."""
+    for key in ("num_hidden_layers", "n_layer", "num_layers"):
+        value = cfg.get(key)
+        if isinstance(value, int) and not isinstance(value, bool) and value > MAX_CACHE_LAYERS:
+            raise ValueError(
+                f"config.json {where}{key} = {_count_text(value)} is too large to be real "
+                f"(at most {MAX_CACHE_LAYERS:,}): fix the field"
+            )
+    for key in ("layer_types", "layers_block_type", "hybrid_override_pattern"):
+        value = cfg.get(key)
+        if isinstance(value, (list, str)) and len(value) > MAX_CACHE_LAYERS:
+            raise ValueError(
+                f"config.json {where}{key} has {len(value):,} entries: too large to be real "
+                f"(at most {MAX_CACHE_LAYERS:,}): fix the field"
+            )
+
+
+# Sizes and layer-pattern fields that must be whole numbers, at least 1 (0 for an offset), where
+# a config gives them: transformers would divide by zero, build empty tensors, or take 1.5 as a
+# period, before saying anything useful.
+WHOLE_FIELDS = dict.fromkeys((
+    "num_hidden_layers", "num_attention_heads", "num_key_value_heads", "head_dim", "hidden_size",
+    "linear_num_key_heads", "linear_num_value_heads", "linear_key_head_dim",
+    "linear_value_head_dim", "linear_conv_kernel_dim", "mamba_num_heads", "mamba_head_dim",
+    "ssm_state_size", "n_groups", "conv_kernel", "expand", "mamba_n_heads", "mamba_d_head",
+    "mamba_d_state", "mamba_n_groups", "mamba_d_conv", "mamba_expand", "mamba_d_ssm",
+    "n_mamba_heads", "mamba_ngroups", "kv_lora_rank", "qk_rope_head_dim", "sliding_window",
+    "attention_chunk_size", "global_head_dim", "num_global_key_value_heads",
+    "swa_num_key_value_heads", "swa_head_dim", "swa_v_head_dim", "v_head_dim",
+    "sliding_window_size", "full_attention_interval", "sliding_window_pattern", "attn_layer_period",
+    "mamba_chunk_size", "chunk_size",
+), 1) | {"attn_layer_offset": 0, "max_window_layers": 0}
+
+
+# The most a whole field can be: a window or chunk in tokens, else a head count, dim or period.
+_WHOLE_MOST = {"sliding_window": MAX_WINDOW, "attention_chunk_size": MAX_WINDOW,
+               "sliding_window_size": MAX_WINDOW,
+               "mamba_chunk_size": MAX_CHUNK_SIZE, "chunk_size": MAX_CHUNK_SIZE}
+
+
+# Whole fields a null does not default: Gemma 4's global_head_dim null is a head_dim of None.
+_NO_NULL = frozenset({"global_head_dim"})
+
+
+def _precheck_whole(cfg: Mapping[str, Any], where: str = "") -> None:
+    for key, least in WHOLE_FIELDS.items():
+        value = cfg.get(key)
+        if value is None and key in cfg and key in _NO_NULL:
+            raise ValueError(f"config.json {where}{key} is null, which transformers passes on "
+                             "as the size (None) instead of taking its default: give a whole "
+                             "number or remove the field")
+        if value is None or value == "auto":  # null: the class default; mamba_d_head "auto"
+            continue
+        if key == "sliding_window_pattern" and isinstance(value, str):
+            continue  # EXAONE 4's letters, read by hf_config._exaone_layer_types
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ValueError(  # transformers' own message names a dataclass, not the field
+                f"config.json {where}{key} = {value!r} must be a whole number: fix or remove "
+                "the field"
+            )
+        if value < least:
+            raise ValueError(
+                f"config.json {where}{key} = {int_text(value)} must be "
+                f"{'positive' if least else 'at least 0'}: fix or remove the field"
+            )
+        most = _WHOLE_MOST.get(key, MAX_DIM)
+        if value > most:
+            raise ValueError(f"config.json {where}{key} = {int_text(value)} is too large to be "
+                             f"real (at most {most:,}): fix the field")
+
+
+def _precheck_dtype(cfg: Mapping[str, Any], where: str = "") -> None:
+    """Name a dtype field FlatKV cannot size before transformers fails on it without the
+    field's name (a torch_dtype of "float128" is an AttributeError of torch there)."""
+    for key in ("torch_dtype", "dtype"):
+        value = cfg.get(key)
+        if value is not None and not isinstance(value, str):
+            raise ValueError(f"config.json {where}{key} = {value!r} must be a dtype name such as "
+                             "\"bfloat16\": fix or remove the field")
+        if isinstance(value, str) and value != "auto":
+            try:
+                canonical_dtype(value)
+            except ValueError as exc:
+                raise ValueError(f"config.json {where}{key} = {value!r}: {exc}") from None
+
+
+# Rope types engines build ("su" and "mrope" are older names vLLM renames; Gemma 4's full layers
+# are "proportional"), and the rope fields that are numbers. A type that is no name, or one of
+# these in other case ("Llama3", "YARN"), would still have its factor multiply the model's
+# length (vLLM's length rule reads any type but four) though no engine builds it: refused, like
+# a rope field that is no number (null: not given), which transformers fails on unnamed. Other
+# names pass, as new types come with new models; the length's source line names the type.
+_ROPE_TYPES = ("default", "linear", "dynamic", "ntk", "yarn", "deepseek_yarn", "longrope",
+               "llama3", "mllama4", "su", "mrope", "proportional")
+_ROPE_NUMBERS = ("factor", "original_max_position_embeddings", "low_freq_factor",
+                 "high_freq_factor", "beta_fast", "beta_slow", "attention_factor", "mscale",
+                 "mscale_all_dim", "alpha", "rope_theta", "partial_rotary_factor")
+# the numbers transformers compares without a check of its own when a type is given
+_ROPE_NEEDS = {"llama3": ("factor", "low_freq_factor", "high_freq_factor",
+                          "original_max_position_embeddings")}
+
+
+def rope_by_layer_type(rope: Mapping[str, Any]) -> dict[str, Mapping[str, Any]] | None:
+    """transformers 5's rope kept per layer type (``{"full_attention": {...}, ...}``), or None
+    for one rope of the whole model."""
+    if {"rope_type", "type"} & set(rope) or not rope or not all(
+            isinstance(v, Mapping) for v in rope.values()):
+        return None
+    return dict(rope)
+
+
+def _precheck_rope(cfg: Mapping[str, Any], where: str = "") -> None:
+    for key in ("rope_scaling", "rope_parameters"):
+        rope = cfg.get(key)
+        if rope is None:
+            continue
+        if not isinstance(rope, Mapping):
+            raise ValueError(f"config.json {where}{key} = {rope!r} must be an object such as "
+                             "{\"rope_type\": \"yarn\", \"factor\": 4.0}: fix or remove the field")
+        by_type = rope_by_layer_type(rope)
+        parts = [("", rope)] if by_type is None else [
+            (f"{kind}.", part) for kind, part in by_type.items()]
+        for inner, part in parts:
+            for field in ("rope_type", "type"):
+                value = part.get(field)
+                if value is None or (isinstance(value, str) and (
+                        value in _ROPE_TYPES or value.lower() not in _ROPE_TYPES)):
+                    continue
+                hint = (f"{value.lower()!r}: rope types are lowercase" if isinstance(value, str)
+                        else f"a name such as {', '.join(_ROPE_TYPES[:6])}")
+                raise ValueError(f"config.json {where}{key}.{inner}{field} = {value!r} is not "
+                                 f"a rope type vLLM builds: use {hint}")
+            rope_type = part.get("rope_type", part.get("type"))
+            for field in _ROPE_NUMBERS:
+                value = part.get(field)
+                if value is None and field in part and field in _ROPE_NEEDS.get(rope_type, ()):
+                    raise ValueError(f"config.json {where}{key}.{inner}{field} is null: "
+                                     f"{rope_type} rope scaling needs it as a number")
+                if value is not None and (isinstance(value, bool)
+                                          or not isinstance(value, (int, float))):
+                    raise ValueError(f"config.json {where}{key}.{inner}{field} = {value!r} must "
+                                     "be a number: fix or remove the field")
+                if isinstance(value, float) and not math.isfinite(value):
+                    raise ValueError(f"config.json {where}{key}.{inner}{field} = {value} must "
+                                     "be a finite number: fix or remove the field")
+
+
+# transformers 5 writes floats JSON cannot hold (nemotron_h's and falcon_h1's time_step_limit
+# Infinity) as {"__float__": "Infinity"}; its own file reader turns them back into floats, and
+# so must a config given to it as a dict.
+_FLOAT_TAGS = {"Infinity": float("inf"), "-Infinity": float("-inf"), "NaN": float("nan")}
+
+
+def _special_floats(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        if set(value) == {"__float__"} and value["__float__"] in _FLOAT_TAGS:
+            return _FLOAT_TAGS[value["__float__"]]
+        return {k: _special_floats(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_special_floats(v) for v in value]
+    return value
+
+
+_PATTERN_LETTERS = {"M": "Mamba", "*": "attention", "-": "MLP", "E": "MoE"}
+
+
+def _precheck_pattern(cfg: Mapping[str, Any]) -> None:
+    """Name the letter of a nemotron_h hybrid_override_pattern transformers would fail on."""
+    pattern = cfg.get("hybrid_override_pattern")
+    if not isinstance(pattern, str):
+        return
+    for i, letter in enumerate(pattern):
+        if letter not in _PATTERN_LETTERS:
+            known = ", ".join(f"{k} ({v})" for k, v in _PATTERN_LETTERS.items())
+            raise ValueError(
+                f"config.json hybrid_override_pattern has {letter!r} at position {i}: use "
+                f"{known}"
+            )
+
+
+
+
+def prechecked(cfg: Mapping[str, Any]) -> Mapping[str, Any]:
+    """``cfg`` with its special floats read, once its sizes, whole numbers, dtypes, rope and
+    layer pattern pass the checks transformers would make less clearly (or not at all)."""
+    for key in NESTED:  # a nested config is an object, or absent
+        if cfg.get(key) is not None and not isinstance(cfg[key], Mapping):
+            raise ValueError(f"config.json {key} = {cfg[key]!r} must be an object (the language "
+                             "model's config): fix or remove it")
+    cfg = _special_floats(cfg)  # the checks below read {"__float__": "NaN"} as the float it is
+    for where, level in levels(cfg):
+        _precheck_sizes(level, where)
+        _precheck_whole(level, where)
+        _precheck_dtype(level, where)
+        _precheck_rope(level, where)
+    _precheck_pattern(cfg)
+    return cfg
