@@ -108,7 +108,8 @@ _OWN_DEFAULT_WIDGETS = {
         "Starts at SGLang 0.5.23's own: 5 (3 + 2 tracking slots of its extra_buffer radix "
         "cache, on by default with overlap scheduling) for Qwen3-Next, Qwen3.5, Kimi Linear, "
         "Falcon-H1, Granite 4.0-H and Nemotron-H; 3 (no_buffer) for others, such as LFM2. "
-        "--disable-overlap-schedule runs them at 3."),
+        "Without overlap scheduling those five-slot models hold 4 (3 + 1 tracking slot) at "
+        "a page size over 1, 3 (no_buffer) at page size 1."),
     "mamba_chunk_size": (
         "Mamba chunk size (tokens)", 64, MAX_CHUNK_SIZE,
         "vLLM, mamba cache mode all: P aligns to lcm(chunk, A). Starts at the model's own: "
@@ -199,6 +200,13 @@ _TOGGLE_WIDGETS = {
         "vLLM releases before PR "
         "#29627 ran Llama 4's chunked layers so by default (unless "
         "VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE=1)."),
+    "sglang_overlap_schedule": (
+        "Overlap sched.",
+        "SGLang's overlap scheduling, on by default; off is --disable-overlap-schedule. It "
+        "sets the state slots a running request holds where SGLang runs the model with its "
+        "extra_buffer radix cache (Qwen3-Next, Qwen3.5, Kimi Linear, Falcon-H1, Granite "
+        "4.0-H, Nemotron-H): 3 + 2 tracking slots with it; without it 3 + 1 at a page size "
+        "over 1, and no_buffer's 3 at page size 1."),
     "vllm_async_scheduling": (
         "Async sched.",
         "Window pages sized by async scheduling's two batches in flight: vLLM 0.26 and "

@@ -126,6 +126,7 @@ class AppState:
     mamba_full_memory_ratio: float = float(ENGINE_DEFAULTS.mamba_full_memory_ratio)
     swa_full_tokens_ratio: float = float(ENGINE_DEFAULTS.swa_full_tokens_ratio)
     sglang_slots_per_request: int | None = ENGINE_DEFAULTS.sglang_slots_per_request  # SGLang's
+    sglang_overlap_schedule: bool = ENGINE_DEFAULTS.sglang_overlap_schedule
     sglang_page_size: int = ENGINE_DEFAULTS.sglang_page_size
     sglang_ssm_dtype: str | None = ENGINE_DEFAULTS.sglang_ssm_dtype  # None: by the config
     sglang_swa_pool: bool | None = ENGINE_DEFAULTS.sglang_swa_pool  # None: by architecture
@@ -254,7 +255,10 @@ class AppState:
         return {"kernel_block_size": vllm_kernel_block_size(profile, defaults),
                 "mamba_chunk_size": vllm_mamba_chunk_size(profile, defaults),
                 "sglang_ssm_dtype": sglang_ssm_dtype(profile, defaults),
-                "sglang_slots_per_request": sglang_slots_per_request(profile, defaults),
+                # SGLang's own S depends on its overlap scheduling and page size
+                "sglang_slots_per_request": sglang_slots_per_request(profile, replace(
+                    defaults, sglang_overlap_schedule=self.sglang_overlap_schedule,
+                    sglang_page_size=self.sglang_page_size)),
                 "sglang_swa_pool": sglang_swa_pool(profile, defaults)}
 
     def after(self, old: AppState) -> AppState:
@@ -496,6 +500,7 @@ _SETTINGS: dict[str, tuple[str, Callable[[str, str], object], Callable[[object],
     "sg_swa": ("swa_full_tokens_ratio", _ratio(SWA_RATIO_RANGE), repr),
     "sg_slots": ("sglang_slots_per_request", _auto(_int(1, MAX_SLOTS_PER_REQUEST)),
                  _write_auto(str)),
+    "sg_overlap": ("sglang_overlap_schedule", _flag, lambda v: "1" if v else "0"),
     "sg_page": ("sglang_page_size", _int(1, MAX_BLOCK_SIZE), str),
     "sg_ssm": ("sglang_ssm_dtype", _auto(_choice(lambda: list(SGLANG_SSM_DTYPES))),
                _write_auto(str)),

@@ -15,6 +15,7 @@ from flatkv.plan import FULL_ATTENTION
 from flatkv.profile import CacheProfile
 from flatkv.strategies import STRATEGIES, StrategyOptions, model_blocker
 from flatkv.strategies.paged import label_groups
+from flatkv.strategies.sglang import EXTRA_BUFFER_ARCHITECTURES
 from flatkv.strategies.sglang import swa_pool as sglang_swa_pool
 from flatkv.strategies.vllm import runs_all_as_align
 
@@ -91,6 +92,11 @@ ENGINE_OPTIONS = (
                  lambda p: FULL_ATTENTION in p.layer_types and _has_window(p)),
     EngineOption("sglang_slots_per_request", "SGLang slots per request", ("sglang",),
                  SGLANG_COLUMN, _has_state),
+    # sets the tracking slots of the extra_buffer radix cache (slots per request)
+    EngineOption("sglang_overlap_schedule", "SGLang overlap scheduling", ("sglang",),
+                 SGLANG_COLUMN, lambda p: bool(p.has_state and p.architectures
+                                               and p.architectures[0]
+                                               in EXTRA_BUFFER_ARCHITECTURES)),
     EngineOption("sglang_page_size", "SGLang page size", ("sglang",), SGLANG_COLUMN,
                  lambda p: p.has_attention and p.indexer_bytes_per_slot is None),
     # re-sizes the ssm tensors of a model's state layers
@@ -135,6 +141,9 @@ def idle_engine_option(option: EngineOption, profile: CacheProfile,
         return f"it acts only in mamba cache mode {option.only_in_mode}"
     if option.field == "swa_full_tokens_ratio" and not sglang_swa_pool(profile, options)[0]:
         return "SGLang keeps no sliding-window pool of its own here"
+    if (option.field == "sglang_overlap_schedule"
+            and options.sglang_slots_per_request is not None):
+        return "SGLang slots per request is set, which overlap scheduling would decide"
     return ""
 
 

@@ -128,7 +128,13 @@ def add_strategy_arguments(
          default=defaults.sglang_slots_per_request, metavar="S",
          help="sglang: state slots one running request holds (default: SGLang 0.5.23's own, 5 "
          "with its extra_buffer radix cache (Qwen3-Next, Qwen3.5, Kimi Linear, Falcon-H1, "
-         "Granite 4.0-H, Nemotron-H), else 3; 3 with --disable-overlap-schedule)")
+         "Granite 4.0-H, Nemotron-H), else 3; with --no-sglang-overlap-schedule 4 for those "
+         "at a page size over 1, else 3)")
+    parser.add_argument("--sglang-overlap-schedule", action=argparse.BooleanOptionalAction,
+         default=None, help="sglang: its overlap scheduling (default on); "
+         "--no-sglang-overlap-schedule is SGLang's --disable-overlap-schedule: the models of "
+         "its extra_buffer radix cache then hold 3 + 1 state slots a request at a page size "
+         "over 1, and run no_buffer (3) at page size 1")
     parser.add_argument("--sglang-page-size", type=int, default=defaults.sglang_page_size,
          help=f"sglang: tokens per KV page (default {defaults.sglang_page_size}, as SGLang "
          "0.5.23 runs on Hopper and Ampere; on Blackwell it runs 64, or 128 where K and V "

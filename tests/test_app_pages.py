@@ -396,6 +396,24 @@ def test_compare_turns_vllms_hybrid_manager_off():
                for c in qwen.caption)
 
 
+def test_compare_turns_sglangs_overlap_scheduling_off():
+    # Qwen3-Next on the default H100 (76,968,728,985 B) at SGLang page 64: a state slot is 36
+    # x 2,146,304 = 77,266,944 B, the state pool budget x 9 / 19 = 36,458,871,624 B holds 471
+    # slots, 470 for requests; the extra buffer holds 3 + 2 a request with overlap scheduling
+    # (470 // 5 = 94 running), 3 + 1 without (470 // 4 = 117)
+    at = open_app("app_pages/compare.py", {"model": "Qwen3-Next-80B-A3B", "ctx": "8192",
+                                           "sg_page": "64"})
+    assert_clean(at)
+    assert 76_968_728_985 * 9 // 19 // (36 * 2_146_304) == 471
+    assert at.dataframe[0].value.set_index("strategy").loc["SGLang", "concurrency"] == 94
+    at.toggle(key="w.sglang_overlap_schedule").set_value(False).run()
+    assert_clean(at)
+    assert at.query_params["sg_overlap"] == "0"
+    assert at.caption[0].value.endswith(
+        "engine options: SGLang overlap scheduling off, SGLang page size 64")
+    assert at.dataframe[0].value.set_index("strategy").loc["SGLang", "concurrency"] == 117
+
+
 def test_model_editor_refuses_an_emptied_number():
     # gpt-oss-20b's sliding window emptied: not 0 (no window, every layer full), an error
     at = open_app("app_pages/model.py", {"model": "gpt-oss-20b"})

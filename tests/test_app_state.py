@@ -62,6 +62,7 @@ def test_every_setting_of_the_view_has_a_link_key_and_round_trips():
         "sglang_slots_per_request": 5, "sglang_page_size": 64, "sglang_ssm_dtype": "bfloat16",
         "sglang_swa_pool": False, "max_batched_tokens": 4096, "lcm_padding_bound": 0.1,
         "vllm_hybrid_manager": False, "vllm_async_scheduling": True,
+        "sglang_overlap_schedule": False,
         "budget_strategy": "vllm", "lab_device": "cpu", "lab_kernels": ("torch",),
         "lab_layouts": ("slot-major", "page-major"), "lab_rounds": 3, "lab_max_blocks": 8,
         "lab_pages": 2, "lab_sweep": gpu_settings.SWEEPS[-1], "lab_sweep_pages": (1, 4),
@@ -706,6 +707,7 @@ OTHER_VALUES = dict(kernel_block_size=(64,), mamba_cache_mode=("align", "all"),
                     swa_full_tokens_ratio=(Fraction(1, 2),), sglang_slots_per_request=(5,),
                     sglang_page_size=(64,), sglang_ssm_dtype=("bfloat16", "float16"),
                     sglang_swa_pool=(False,), vllm_hybrid_manager=(False,),
+                    sglang_overlap_schedule=(False,),
                     max_batched_tokens=(512,), vllm_async_scheduling=(True,),
                     lcm_padding_bound=(Fraction(7, 10), Fraction(0)))
 # A raw model whose 3 layers of 100 B per token pad two-level parents (300 B is off the 256 B
@@ -807,9 +809,13 @@ def test_strategy_fields_are_what_each_layout_reads_of_the_model():
     assert strategy_fields("sglang", sliding) == ("swa_full_tokens_ratio", "sglang_page_size",
                                                   "sglang_swa_pool", "max_batched_tokens")
     # SGLang's ssm dtype re-sizes a model's ssm tensors; raw bytes (QWEN35 here) have no dtype
+    # overlap scheduling sets the tracking slots of the architectures SGLang runs with its
+    # extra_buffer radix cache (Qwen3-Next's), not of others (the raw hybrid names none)
     assert strategy_fields("sglang", load_preset("Qwen3-Next-80B-A3B").profile()) == (
-        "mamba_full_memory_ratio", "sglang_slots_per_request", "sglang_page_size",
-        "sglang_ssm_dtype")
+        "mamba_full_memory_ratio", "sglang_slots_per_request", "sglang_overlap_schedule",
+        "sglang_page_size", "sglang_ssm_dtype")
+    assert "sglang_overlap_schedule" not in strategy_fields(
+        "sglang", load_preset("LFM2-1.2B").profile())
     # two-level pages pad only where payloads differ: a state row beside KV rows, or attention
     # groups of unequal layer counts (gpt-oss: 12 + 12 alike; 3 full + 5 sliding: not)
     assert strategy_fields("lcm", load_preset("Llama-3.1-8B").profile()) == ()

@@ -341,7 +341,8 @@ _OFF_DEFAULT = {
     "swa_full_tokens_ratio": "0.5", "sglang_slots_per_request": 5, "sglang_page_size": 64,
     "sglang_ssm_dtype": "bfloat16", "sglang_swa_pool": True, "max_batched_tokens": 65_536,
     "lcm_padding_bound": "0.01", "lcm_alignment_bytes": 1 << 20, "margin": 4,
-    "vllm_hybrid_manager": False, "vllm_async_scheduling": True}
+    "vllm_hybrid_manager": False, "vllm_async_scheduling": True,
+    "sglang_overlap_schedule": False}
 
 
 @pytest.mark.parametrize("field", sorted(_OFF_DEFAULT))
@@ -569,10 +570,28 @@ def test_options_that_change_no_figure_are_noted(capsys):
                           "--no-sglang-swa-pool", "--swa-full-tokens-ratio", "0.5"], capsys)
     assert ("python -m flatkv: note: --swa-full-tokens-ratio changes no figure here: SGLang "
             "keeps no sliding-window pool of its own here") in err.splitlines()
+    # overlap scheduling where the slots a request holds are told; and on a model SGLang
+    # runs without its extra buffer (LFM2: no_buffer, whatever the scheduling)
+    code, out, err = run(["compare", "--preset", "Qwen3-Next-80B-A3B", "--budget", "80GB",
+                          "--no-sglang-overlap-schedule", "--sglang-slots-per-request", "4"],
+                         capsys)
+    assert ("python -m flatkv: note: --no-sglang-overlap-schedule changes no figure here: SGLang "
+            "slots per request is set, which overlap scheduling would decide"
+            ) in err.splitlines()
+    code, out, err = run(["compare", "--preset", "LFM2-1.2B", "--budget", "80GB",
+                          "--no-sglang-overlap-schedule"], capsys)
+    assert ("python -m flatkv: note: --no-sglang-overlap-schedule changes no figure here: this "
+            "model gives it nothing to act on") in err.splitlines()
     # an option that acts: no note
     code, out, err = run(["compare", "--preset", "gpt-oss-20b", "--budget", "80GB",
                           "--swa-full-tokens-ratio", "0.5"], capsys)
     assert code == 0 and "changes no figure" not in err
+    code, out, err = run(["compare", "--preset", "Qwen3-Next-80B-A3B", "--budget", "80GB",
+                          "--no-sglang-overlap-schedule", "--json"], capsys)
+    assert code == 0 and "changes no figure" not in err
+    sglang = next(r for r in json.loads(out) if r["strategy"] == "sglang")
+    assert sglang["slots_per_request"] == 3  # no_buffer at page size 1
+    assert sglang["running_request_cap"] == sglang["request_state_slots"] // 3
 
 
 def test_a_fraction_that_is_not_a_number_says_what_to_give(capsys):

@@ -43,7 +43,12 @@ from flatkv.strategies import (
     run_strategy,
 )
 from flatkv.strategies.base import EXTRAS, request_pages
-from flatkv.strategies.sglang import NO_SWA_SPLIT_LINE, ssm_dtype
+from flatkv.strategies.sglang import (
+    NO_SWA_SPLIT_LINE,
+    sglang_window,
+    slots_per_request,
+    ssm_dtype,
+)
 from flatkv.strategies.vllm import last_served_text, runs_all_as_align
 
 GIB8 = 8 * 2**30
@@ -763,26 +768,41 @@ def test_sglang_pools_and_their_floor_in_sglangs_own_float_arithmetic():
 
 
 def test_sglang_refuses_a_swa_pool_that_holds_no_request():
-    # SGLang will not start when its swa pool holds sliding_window + page_size tokens or fewer
-    # ("SWA pool ... cannot hold even one request"). gpt-oss-20b (W 128, 24 x 2,048 B): at
-    # page 1, 129 swa tokens or fewer. A budget of 7,122,124 B: 7,122,124 // 44,236.8 = 160
-    # full tokens (160.99), floor(0.8 x 160) = 128 swa tokens, refused; 130 swa tokens need
-    # ceil(130 / 0.8) = 163 full tokens, ceil(163 x 44,236.8) = ceil(7,210,598.4) = 7,210,599 B.
-    small = run_strategy("sglang", gpt_oss_20b(), budget_bytes=7_122_124)
+    # SGLang will not start when its swa pool holds window + page_size tokens or fewer ("SWA
+    # pool ... cannot hold even one request"), the window as its model reports it: gpt-oss's
+    # get_attention_sliding_window_size is sliding_window - 1 = 127. gpt-oss-20b (24 x 2,048
+    # B): at page 1, 128 swa tokens or fewer. A budget of 7,122,124 B: 7,122,124 // 44,236.8
+    # = 160 full tokens (160.99), floor(0.8 x 160) = 128 swa tokens, refused; 129 swa tokens
+    # need ceil(129 / 0.8) = 162 full tokens (floor(0.8 x 161) is 128), ceil(162 x 44,236.8)
+    # = ceil(7,166,361.6) = 7,166,362 B.
+    oss = replace(gpt_oss_20b(), architectures=("GptOssForCausalLM",))
+    small = run_strategy("sglang", oss, budget_bytes=7_122_124)
     assert not small.applies
     assert small.reason == (
-        "the swa pool (128 tokens) cannot hold one request: SGLang needs more than "
-        "sliding_window + page size = 128 + 1 tokens in it; a budget of 7,210,599 B or more "
-        "has them, as does a larger SGLang sliding/full tokens ratio (--swa-full-tokens-ratio)")
-    enough = run_strategy("sglang", gpt_oss_20b(), budget_bytes=7_210_599)
-    assert enough.applies and enough.extras["swa_tokens"] == 130
-    assert not run_strategy("sglang", gpt_oss_20b(), budget_bytes=7_210_598).applies
-    # at r_swa 1 (the app's largest) a full-pool token costs 2,048 x 24 = 49,152 B and 130
-    # swa tokens need 130 x 49,152 = 6,389,760 B; a larger ratio is not offered as the fix
+        "the swa pool (128 tokens) cannot hold one request: SGLang needs more than its window "
+        "(sliding_window - 1 = 127) + page size 1 tokens in it; a budget of 7,166,362 B or "
+        "more has them, as does a larger SGLang sliding/full tokens ratio "
+        "(--swa-full-tokens-ratio)")
+    enough = run_strategy("sglang", oss, budget_bytes=7_166_362)
+    assert enough.applies and (enough.capacity_tokens, enough.extras["swa_tokens"]) == (162, 129)
+    assert not run_strategy("sglang", oss, budget_bytes=7_166_361).applies
+    # at r_swa 1 (the app's largest) a full-pool token costs 2,048 x 24 = 49,152 B and 129
+    # swa tokens need 129 x 49,152 = 6,340,608 B; a larger ratio is not offered as the fix
     even = StrategyOptions(swa_full_tokens_ratio=1)
-    refused = run_strategy("sglang", gpt_oss_20b(), budget_bytes=6_389_759, options=even)
-    assert refused.reason.endswith("; a budget of 6,389,760 B or more has them")
-    assert run_strategy("sglang", gpt_oss_20b(), budget_bytes=6_389_760, options=even).applies
+    refused = run_strategy("sglang", oss, budget_bytes=6_340_607, options=even)
+    assert refused.reason.endswith("; a budget of 6,340,608 B or more has them")
+    assert run_strategy("sglang", oss, budget_bytes=6_340_608, options=even).applies
+    # page 16, r_swa 0.5 (SGLang 0.5.23 run on 11,400,000 B: full 304, swa 144 tokens): a
+    # token costs 2,048 x (12 + 0.5 x 12) = 36,864 B, 11,400,000 // 36,864 = 309 -> 304 in
+    # whole pages, floor(0.5 x 304) = 152 -> 144; 144 > 127 + 16 = 143, so it starts
+    half = StrategyOptions(swa_full_tokens_ratio=0.5, sglang_page_size=16)
+    r = run_strategy("sglang", oss, budget_bytes=11_400_000, options=half)
+    assert r.applies and (r.capacity_tokens, r.extras["swa_tokens"]) == (304, 144)
+    # a model whose SGLang window is the config's (Step-3.5, MiMo-V2, Llama 4's chunk; one
+    # typed by hand): the floor is sliding_window + page size, 130 swa tokens at page 1
+    for same in (gpt_oss_20b(), replace(oss, architectures=("Step3p5ForCausalLM",))):
+        assert sglang_window(same) == (128, "sliding_window = 128")
+        assert not run_strategy("sglang", same, budget_bytes=7_166_362).applies
     # sliding layers alone in SGLang's pool (forced on): no full pool, so no such floor, as in
     # SGLang's all-SWA path; 4 layers x 4,096 B: 1,638,400 // 16,384 = 100 tokens
     alone = CacheProfile(layer_types=(SLIDING,) * 4, kv_bytes_per_slot=4096,
@@ -2440,7 +2460,65 @@ def test_sglang_holds_its_own_state_slots_a_request_by_model_class(preset, slots
         f"(max_mamba_cache_size={pool}, {slots} state slots per request). To raise it: "
         "increase --mamba-full-memory-ratio or --max-mamba-cache-size, or halve the state "
         "size with --mamba-ssm-dtype bfloat16."])
-    # told, it holds what it is told (--disable-overlap-schedule runs the extra buffer's at 3)
+    # told, it holds what it is told
     told = run_strategy("sglang", load_preset(preset).profile(), budget_bytes=40 * 2**30,
                         context_tokens=32_768, options=StrategyOptions(sglang_slots_per_request=3))
     assert told.extras["running_request_cap"] == pool // 3
+
+
+@pytest.mark.parametrize(("preset", "pool", "tokens_at_64"), [
+    # SGLang 0.5.23's own sizing, run by a helper at 40 GiB and 32,768 tokens with
+    # --disable-overlap-schedule: same pools, 3 + 1 tracking slot at page 64
+    ("Qwen3-Next-80B-A3B", 262, 920_704),
+    ("Nemotron-H-8B", 198, 1_380_864),
+    ("Falcon-H1-7B", 144, 504_704),
+    ("Kimi-Linear-48B-A3B", 467, 2_806_272),
+])
+def test_sglang_without_overlap_scheduling_holds_fewer_tracking_slots(preset, pool,
+                                                                      tokens_at_64):
+    # the "auto" strategy keeps the extra buffer at a page size over 1, with one tracking slot
+    # (get_mamba_tracking_slots(overlap=False)); at page size 1 it runs no_buffer: 3 slots
+    profile = load_preset(preset).profile()
+    for page, slots in ((64, 4), (1, 3)):
+        off = StrategyOptions(sglang_overlap_schedule=False, sglang_page_size=page)
+        r = run_strategy("sglang", profile, budget_bytes=40 * 2**30, context_tokens=32_768,
+                         options=off)
+        assert r.extras["slots_per_request"] == slots == slots_per_request(profile, off)[0]
+        assert r.extras["request_state_slots"] == pool
+        assert r.extras["max_running_requests"] == pool // slots
+        if page == 64:
+            assert r.capacity_tokens == tokens_at_64
+    assert slots_per_request(profile, StrategyOptions(sglang_overlap_schedule=False,
+                                                      sglang_page_size=64))[1].endswith(
+        "its extra_buffer radix cache (page size 64), 3 + 1 tracking slot without overlap "
+        "scheduling")
+
+
+def test_sglang_refuses_page_sizes_its_mamba_radix_cache_does_not_take():
+    # LFM2 runs no_buffer, which SGLang 0.5.23 starts at page size 1 only
+    lfm2 = load_preset("LFM2-1.2B").profile()
+    assert run_strategy("sglang", lfm2, budget_bytes=40 * 2**30).applies
+    r = run_strategy("sglang", lfm2, budget_bytes=40 * 2**30,
+                     options=StrategyOptions(sglang_page_size=64))
+    assert r.reason == (
+        "SGLang runs Lfm2ForCausalLM's state with its no_buffer radix cache, which takes page "
+        "size 1 only (\"no_buffer only supports page_size=1\"), not 64: set the SGLang page "
+        "size to 1")
+    # the extra buffer snapshots every --mamba-track-interval (256) tokens: 48 and 512 do not
+    # divide it, 16, 64 and 256 do
+    qwen = load_preset("Qwen3-Next-80B-A3B").profile()
+    for page in (16, 64, 256):
+        assert run_strategy("sglang", qwen, budget_bytes=40 * 2**30,
+                            options=StrategyOptions(sglang_page_size=page)).applies
+    for page in (48, 512):
+        r = run_strategy("sglang", qwen, budget_bytes=40 * 2**30,
+                         options=StrategyOptions(sglang_page_size=page))
+        assert r.reason == (
+            "SGLang's extra_buffer radix cache snapshots Qwen3NextForCausalLM's state every "
+            "--mamba-track-interval tokens (256 by default), which the page size must divide: "
+            f"{page} does not; set a page size that divides 256 (1, 2, 4, ..., 256)")
+    # attention-only models and those SGLang keeps no radix cache of state for take any page
+    assert run_strategy("sglang", gpt_oss_20b(), budget_bytes=40 * 2**30,
+                        options=StrategyOptions(sglang_page_size=48)).applies
+    assert run_strategy("sglang", pure_mamba(), budget_bytes=40 * 2**30,
+                        options=StrategyOptions(sglang_page_size=48)).applies

@@ -240,7 +240,11 @@ class StrategyOptions:
         running-request cap is ``(slots - 1) // S`` (slot 0 pads). None (default): as SGLang
         0.5.23 decides for the model (``sglang.slots_per_request``): 5 for the architectures
         its extra_buffer radix cache serves (3 + 2 tracking slots, with its default overlap
-        scheduling), else 3.
+        scheduling; 3 + 1 without it at a page size over 1; no_buffer's 3 without it at page
+        size 1), else 3.
+    sglang_overlap_schedule: SGLang's overlap scheduling, on by default; False is
+        ``--disable-overlap-schedule``. It sets the state slots a request holds for the
+        architectures SGLang runs with its extra_buffer radix cache (``slots_per_request``).
     sglang_page_size: tokens per page of SGLang's token pool (1 on most backends).
     sglang_swa_pool: whether SGLang keeps sliding-window layers in a token pool of their own
         (its hybrid SWA pool, sized by ``swa_full_tokens_ratio``). None (default): as SGLang
@@ -282,6 +286,7 @@ class StrategyOptions:
     mamba_full_memory_ratio: Fraction | float | str = Fraction(9, 10)
     swa_full_tokens_ratio: Fraction | float | str = Fraction(4, 5)
     sglang_slots_per_request: int | None = None
+    sglang_overlap_schedule: bool = True
     sglang_page_size: int = 1
     sglang_ssm_dtype: str | None = None
     sglang_swa_pool: bool | None = None
@@ -342,6 +347,10 @@ class StrategyOptions:
             raise ValueError(f"vllm_hybrid_manager is {self.vllm_hybrid_manager!r}: give True "
                              "(vLLM's hybrid KV cache manager, its default) or False "
                              "(--disable-hybrid-kv-cache-manager)")
+        if not isinstance(self.sglang_overlap_schedule, bool):
+            raise ValueError(f"sglang_overlap_schedule is {self.sglang_overlap_schedule!r}: "
+                             "give True (SGLang's overlap scheduling, its default) or False "
+                             "(--disable-overlap-schedule)")
         if not isinstance(self.vllm_async_scheduling, bool):
             raise ValueError(f"vllm_async_scheduling is {self.vllm_async_scheduling!r}: give "
                              "True (two batches in flight, vLLM 0.26 and later's default) or "

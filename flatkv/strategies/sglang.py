@@ -13,7 +13,8 @@
   floor(r_swa * full)`` in whole pages (SGLang's HybridSWAPoolConfigurator since April 2026;
   before it, set_num_token_hybrid split whole tokens of every layer, which can differ by a
   token or a page). SGLang refuses a swa pool of at most ``W + page`` tokens beside a full
-  pool (a pool of sliding layers alone has no such floor). SGLang keeps
+  pool, W as its model reports it (gpt-oss's and Gemma 4's one short of the config's:
+  ``sglang_window``); a pool of sliding layers alone has no such floor. SGLang keeps
   that second pool (its hybrid SWA pool) only for the architectures on its list
   (``SGLANG_SWA_ARCHITECTURES``, by the config's ``architectures``); for the others, such as
   Gemma 2 / 3, every attention layer keeps every token in one pool (``swa_pool``).
@@ -97,10 +98,13 @@ def ssm_dtype(profile: CacheProfile, options: StrategyOptions) -> tuple[str, str
 
 # Architectures (their first, as SGLang reads it) whose hybrid cache SGLang 0.5.23 runs with
 # its extra_buffer mamba radix cache by default (arg_groups/overrides.py: the "auto" strategy
-# where overlap scheduling is on, its default, on the triton linear-attention backend, for
-# those in both _MAMBA_RADIX_CACHE_ARCHS and _MAMBA_EXTRA_BUFFER_ARCHS): a running request then
-# holds MAMBA_CACHE_SIZE_MAX_RUNNING_REQUESTS_RATIO (3) + 2 tracking slots
-# (kv_cache_configurator._calculate_mamba_ratio). Others (LFM2) run no_buffer: 3.
+# picks it where overlap scheduling is on, its default, or the page size is over 1, on the
+# triton linear-attention backend, for those in both _MAMBA_RADIX_CACHE_ARCHS and
+# _MAMBA_EXTRA_BUFFER_ARCHS): a running request then holds
+# MAMBA_CACHE_SIZE_MAX_RUNNING_REQUESTS_RATIO (3) + its tracking slots, 2 with overlap
+# scheduling and 1 without (kv_cache_configurator._calculate_mamba_ratio,
+# allocation_sizing.get_mamba_tracking_slots). Without overlap at page size 1 they run
+# no_buffer: 3.
 EXTRA_BUFFER_ARCHITECTURES = frozenset({
     "KimiLinearForCausalLM", "KimiK3ForConditionalGeneration", "Qwen3NextForCausalLM",
     "Qwen3_5ForConditionalGeneration", "Qwen3_5MoeForConditionalGeneration",
@@ -111,24 +115,75 @@ EXTRA_BUFFER_ARCHITECTURES = frozenset({
     "FalconH1ForCausalLM", "GraniteMoeHybridForCausalLM", "Glm5NextForConditionalGeneration",
     "NemotronHForCausalLM", "NemotronHPuzzleForCausalLM", "NemotronH_Omni_Reasoning_V3",
 })
+# ... and those on its mamba radix cache list without the extra buffer (LFM2): always
+# no_buffer, which turns overlap scheduling off and takes page size 1 only
+# (mamba_hook.validate_mamba_no_buffer: "no_buffer only supports page_size=1.").
+NO_BUFFER_ARCHITECTURES = frozenset({
+    "Lfm2ForCausalLM", "Lfm2MoeForCausalLM", "JetNemotronForCausalLM",
+    "JetVLMForConditionalGeneration", "ZayaForCausalLM",
+    "InternS2MobiusForConditionalGeneration",
+})
 NO_BUFFER_SLOTS = 3  # MAMBA_CACHE_SIZE_MAX_RUNNING_REQUESTS_RATIO
 EXTRA_BUFFER_SLOTS = NO_BUFFER_SLOTS + 2  # get_mamba_tracking_slots(overlap=True)
+# The extra buffer snapshots a request's state every --mamba-track-interval tokens (256 by
+# default), which the page size must divide (mamba_hook.validate_mamba_extra_buffer).
+MAMBA_TRACK_INTERVAL = 256
+
+
+def radix_cache(profile: CacheProfile, options: StrategyOptions) -> str | None:
+    """The mamba radix cache SGLang 0.5.23's "auto" strategy runs a state hybrid with:
+    "extra_buffer" or "no_buffer"; None where the model keeps no state, or its architecture
+    is on neither list (none named: a model typed by hand)."""
+    arch = profile.architectures[0] if profile.architectures else None
+    if not profile.has_state:
+        return None
+    if arch in EXTRA_BUFFER_ARCHITECTURES:
+        return ("extra_buffer" if options.sglang_overlap_schedule
+                or options.sglang_page_size > 1 else "no_buffer")
+    return "no_buffer" if arch in NO_BUFFER_ARCHITECTURES else None
 
 
 def slots_per_request(profile: CacheProfile, options: StrategyOptions) -> tuple[int, str]:
     """S, the state slots a running request holds in SGLang, and why: the option when set,
-    else SGLang 0.5.23's own for the model's architecture (``EXTRA_BUFFER_ARCHITECTURES``)."""
+    else SGLang 0.5.23's own for the model's architecture, overlap scheduling and page size
+    (``radix_cache``)."""
     if options.sglang_slots_per_request is not None:
         return options.sglang_slots_per_request, "set by the option"
     arch = profile.architectures[0] if profile.architectures else None
-    if arch in EXTRA_BUFFER_ARCHITECTURES:
+    mode = radix_cache(profile, options)
+    if mode == "extra_buffer" and options.sglang_overlap_schedule:
         return EXTRA_BUFFER_SLOTS, (f"{EXTRA_BUFFER_SLOTS} for {arch}: its extra_buffer radix "
                                     "cache, 3 + 2 tracking slots with overlap scheduling")
+    if mode == "extra_buffer":
+        return NO_BUFFER_SLOTS + 1, (
+            f"{NO_BUFFER_SLOTS + 1} for {arch}: its extra_buffer radix cache (page size "
+            f"{options.sglang_page_size}), 3 + 1 tracking slot without overlap scheduling")
+    if arch in EXTRA_BUFFER_ARCHITECTURES:
+        return NO_BUFFER_SLOTS, (f"{NO_BUFFER_SLOTS} for {arch}: its no_buffer radix cache, "
+                                 "without overlap scheduling at page size 1")
     if arch:
         return NO_BUFFER_SLOTS, f"{NO_BUFFER_SLOTS} for {arch}: its no_buffer radix cache"
     return NO_BUFFER_SLOTS, (f"{NO_BUFFER_SLOTS}, the no_buffer count, for a model that names no "
                              f"architecture ({EXTRA_BUFFER_SLOTS} for those SGLang serves with "
                              "its extra_buffer radix cache)")
+
+
+def radix_page_refusal(profile: CacheProfile, options: StrategyOptions) -> str | None:
+    """Why SGLang 0.5.23 would not start a state hybrid at this page size (None where it
+    would): no_buffer takes page size 1 only; extra_buffer a page size that divides the
+    state's track interval."""
+    page, mode = options.sglang_page_size, radix_cache(profile, options)
+    arch = profile.architectures[0] if profile.architectures else None
+    if mode == "no_buffer" and page > 1:
+        return (f"SGLang runs {arch}'s state with its no_buffer radix cache, which takes page "
+                f"size 1 only (\"no_buffer only supports page_size=1\"), not {n(page)}: set "
+                "the SGLang page size to 1")
+    if mode == "extra_buffer" and MAMBA_TRACK_INTERVAL % page:
+        return (f"SGLang's extra_buffer radix cache snapshots {arch}'s state every "
+                f"--mamba-track-interval tokens ({MAMBA_TRACK_INTERVAL} by default), which the "
+                f"page size must divide: {n(page)} does not; set a page size that divides "
+                f"{MAMBA_TRACK_INTERVAL} (1, 2, 4, ..., 256)")
+    return None
 
 
 # SGLang keeps every conv state in bfloat16 unless SGLANG_MAMBA_CONV_DTYPE names another
@@ -246,11 +301,30 @@ def _token_bytes_of(profile: CacheProfile, options: StrategyOptions,
             profile.kv_bytes_of(swa_label(profile)) * n_swa if n_swa else 0)
 
 
+# Architectures whose SGLang model reports its window one short of the config's
+# (get_attention_sliding_window_size: ``config.sliding_window - 1``); the others' window is the
+# config's (model_config.sliding_window_size), a chunked model's its chunk.
+WINDOW_LESS_ONE_ARCHITECTURES = frozenset({
+    "GptOssForCausalLM", "Gemma4ForCausalLM", "Gemma4ForConditionalGeneration",
+    "Gemma4UnifiedForConditionalGeneration",
+})
+
+
+def sglang_window(profile: CacheProfile) -> tuple[int, str]:
+    """The sliding_window_size SGLang's model reports for its hybrid SWA pool, and how it
+    reads it: the config's window, less one for ``WINDOW_LESS_ONE_ARCHITECTURES``."""
+    label = swa_label(profile)
+    window = profile.window(label)
+    if any(a in WINDOW_LESS_ONE_ARCHITECTURES for a in profile.architectures):
+        return window - 1, f"{WINDOWED[label].field} - 1 = {n(window - 1)}"
+    return window, f"{WINDOWED[label].field} = {n(window)}"
+
+
 def _least_swa_pool(profile: CacheProfile, page: int) -> int:
     """The fewest tokens SGLang starts a hybrid SWA pool with: whole pages, more than
-    ``window + page`` (its prefill admission floor; the window is the chunk for chunked
-    layers)."""
-    return cdiv(profile.window(swa_label(profile)) + page + 1, page) * page
+    ``window + page`` (its prefill admission floor, pool_configurator.validate_swa_pool_size;
+    the window as its model reports it, ``sglang_window``)."""
+    return cdiv(sglang_window(profile)[0] + page + 1, page) * page
 
 
 class SwaSplit(NamedTuple):
@@ -672,11 +746,9 @@ def _pool_refusal(profile: CacheProfile, options: StrategyOptions, kv_memory: in
     page = options.sglang_page_size
     pool_tokens = full_tokens if n_full else swa_tokens
     if n_full and n_swa and pool_tokens >= page and swa_tokens < _least_swa_pool(profile, page):
-        label = swa_label(profile)
         return (
             f"the swa pool ({n(swa_tokens)} tokens) cannot hold one request: SGLang needs more "
-            f"than {WINDOWED[label].field} + page size = {n(profile.window(label))} + {page} "
-            "tokens in "
+            f"than its window ({sglang_window(profile)[1]}) + page size {page} tokens in "
             f"it; a budget of {n(enough_budget(profile, options, slot_bytes))} B or more has "
             "them" + (", as does a larger SGLang sliding/full tokens ratio "
                       "(--swa-full-tokens-ratio)" if options.swa_full_tokens_ratio < 1 else ""))
@@ -955,6 +1027,9 @@ def run_sglang(
                               context_tokens=context_tokens)
     formulas: list[str] = []
     options = _nsa_options(profile, options, formulas)
+    if refusal := radix_page_refusal(profile, options):
+        return not_applicable(name, budget_bytes, refusal, profile_name=profile.name,
+                              context_tokens=context_tokens)
     n_full, n_swa = pool_layers(profile, options)
     n_state = profile.count(LINEAR_ATTENTION)
     per_request = slots_per_request(profile, options)[0]
