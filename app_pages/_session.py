@@ -88,9 +88,12 @@ def show_value(key: str, value: Any, *, write: bool = True) -> None:
 
 
 def state() -> AppState:
-    """The current view; on a session's first run it is read from the URL."""
+    """The current view; on a session's first run it is read from the URL, and again where
+    the session holds a view of an older AppState class (the code changed under a running
+    server, which reloads the module: that view lacks the new fields). The URL holds the
+    whole view either way."""
     ss = st.session_state
-    if STATE_KEY not in ss:
+    if type(ss.get(STATE_KEY)) is not AppState:
         decoded, notices = decode_query(st.query_params.to_dict())
         ss[STATE_KEY] = decoded
         ss[NOTICES_KEY] = notices

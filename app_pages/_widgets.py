@@ -355,6 +355,10 @@ def engine_options(fields: tuple[str, ...] = ENGINE_FIELDS, *, label: str = "Eng
                     st.markdown(f"**{title}**")
                 for field in group:
                     engine_widget(field)
+        if every_engine and state().runs_recent_vllm_defaults():
+            note = ("vLLM 0.34's own defaults for this model, as in a log of it run with "
+                    "them (not those of the vLLM 0.19 log the tests check against); the link "
+                    "keeps what you change.")
         st.caption(note)
         if every_engine:
             recent_vllm_button("options.recent_vllm")

@@ -110,6 +110,9 @@ DRAFT = "spec.draft"
 # the number field whose entry was refused (-5, emptied): it keeps showing that entry beside the
 # error, so that typing the draft's value back is a change that clears it
 REFUSED = "spec.refused"
+# where the last edit was made ("top": the rows above the kinds; a kind's name; "new": the kinds
+# added or removed): its error shows there, in view of the field just edited, not a screen away
+EDITED_AT = "spec.edited_at"
 
 
 def _spec_key(field: str, kind: str | None = None) -> str:
@@ -148,6 +151,7 @@ def _edited(change) -> bool:
 
 
 def _edit_text(field: str) -> None:
+    ss[EDITED_AT] = "top"
     _edited(lambda d: replace(d, **{field: ss[_spec_key(field)]}))
 
 
@@ -166,11 +170,13 @@ def _edit_number(key: str, label: str, change, least: int = 0) -> None:
 def _edit_optional(field: str) -> None:
     """A whole-number field of the draft where 0 means none (query heads, the mamba chunk,
     the max model len)."""
+    ss[EDITED_AT] = "top"
     _edit_number(_spec_key(field), _label(field),
                  lambda d, value: replace(d, **{field: value or None}))
 
 
 def _edit_field(kind: str, field: str) -> None:
+    ss[EDITED_AT] = kind
     _edit_number(_spec_key(field, kind), f"{kind}: {_label(field)}",
                  lambda d, value: d.with_field(kind, field, value),
                  least=0 if field in OPTIONAL_FIELDS else FIELD_MINIMUMS.get(field, 1))
@@ -181,11 +187,13 @@ def _label(field: str) -> str:
 
 
 def _add_kind() -> None:
+    ss[EDITED_AT] = "new"
     if _edited(lambda d: d.with_kind(ss["spec.new.type"], ss["spec.new.name"])):
         ss["spec.new.name"] = ""
 
 
 def _remove_kind(kind: str) -> None:
+    ss[EDITED_AT] = "new"
     _edited(lambda d: d.without_kind(kind))
 
 
@@ -241,6 +249,13 @@ _DTYPE_HELP = {
 }
 
 
+def _spec_error_at(place: str) -> None:
+    """The draft's error, drawn here if the edit that caused it was made here (EDITED_AT)."""
+    if ss.get("spec.error") and ss.get(EDITED_AT, "new") == place:
+        st.error(literal(ss["spec.error"].rstrip(".")) + ". Until it is fixed, every page (and "
+                 "the summary below) shows the last valid model.")
+
+
 def spec_editor(spec: ModelSpec | None) -> None:
     key = (state().model, state().spec)
     if DRAFT not in ss or ss.get("spec.filled") != key:
@@ -279,6 +294,7 @@ def spec_editor(spec: ModelSpec | None) -> None:
                         "max_position_embeddings, times a rope scaling factor where one "
                         "applies. Every page counts a request at it until a context is typed; "
                         f"with none, at {DEFAULT_CONTEXT:,}.")
+    _spec_error_at("top")
     for name, geometry in draft.kinds:
         kind = dict(geometry)["kind"]
         fields = [f for f, _ in geometry if f != "kind"]
@@ -297,16 +313,16 @@ def spec_editor(spec: ModelSpec | None) -> None:
                              key=_spec_key(field, name),
                              step=1, value=None, on_change=_edit_field,
                              args=(name, field))
+        _spec_error_at(name)
     with st.container(border=True):
         a, b, c3 = st.columns([2, 2, 1.3], vertical_alignment="bottom")
         a.selectbox("New kind", list(KIND_TEMPLATES), key="spec.new.type")
         b.text_input("Its name", key="spec.new.name", placeholder="e.g. full, gdn, mamba2",
                      help="The name the layer pattern uses; empty: a name from the type.")
         c3.button("Add kind", key="spec.add", on_click=_add_kind, icon=":material/add:")
-    if ss.get("spec.error"):
-        st.error(literal(ss["spec.error"].rstrip(".")) + ". Until it is fixed, every page (and the "
-                 "summary below) shows the last valid model.")
-    elif not draft.kinds:
+    if ss.get(EDITED_AT, "new") not in ("top", *(name for name, _ in draft.kinds)):
+        _spec_error_at(ss.get(EDITED_AT, "new"))  # kinds added or removed, or a kind now gone
+    if not ss.get("spec.error") and not draft.kinds:
         st.info("No kinds yet: add one above, then write the layer pattern over the names. "
                 "The current model stays until the draft is complete.")
     for note in draft.unbuilt_kind_notes():

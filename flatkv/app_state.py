@@ -169,6 +169,11 @@ class AppState:
             changes["vllm_async_scheduling"] = True
         return changes
 
+    def runs_recent_vllm_defaults(self) -> bool:
+        """Whether this view holds vLLM 0.34's own layout defaults for a model it serves (the
+        "vLLM 0.34's defaults" button set them, or the user did): no change left to make."""
+        return not last_served_text(self.profile()) and not self.recent_vllm_changes()
+
     def profile(self) -> CacheProfile:
         """The current model's CacheProfile at this TP (raw profiles are per rank already).
         Raises ValueError for a bad model, or a TP its heads cannot be split over."""

@@ -3,6 +3,7 @@ view, bad input shows st.error. Expected figures are derived by hand (SPEC.md se
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from fractions import Fraction
@@ -133,6 +134,10 @@ def test_compare_sets_a_recent_vllms_defaults_in_one_click():
     assert "frac" not in at.query_params
     assert not [b for b in at.button if b.label == "Use vLLM 0.34's defaults"]
     assert any("It counts mamba cache mode align, as set here." in c.value for c in at.caption)
+    # the expander says whose defaults it now holds
+    assert caption_starting(at, "vLLM 0.34's own defaults for this model, as in a log of it "
+                            "run with them")
+    assert not [c for c in at.caption if c.value.startswith("vLLM 0.19's settings")]
     # a Mamba2 model also gets its prefill checkpoint block (vLLM 0.32 and later): Nemotron-H-8B
     # in 40 GiB at 8,192 tokens, P = 64 x cdiv(2,158,592, 64 x 4,096) = 576, 40 GiB //
     # 2,359,296 B pages // 4 layers a group = 4,551 blocks, a request 8,192 / 576 -> 15 pages
@@ -414,6 +419,44 @@ def test_compare_turns_sglangs_overlap_scheduling_off():
     assert at.dataframe[0].value.set_index("strategy").loc["SGLang", "concurrency"] == 117
 
 
+def test_table_columns_are_as_wide_as_their_largest_figure():
+    # left to the grid, Compare's "Where the budget goes" sized vLLM's column by its header
+    # and showed 76,968,493,056 B as "8,493,056" at 1000 px; each column now takes its widest
+    # text at 7.2 px a character plus 32 px (a tooltip's icon 20 px more), at most 400 px
+    at = open_app("app_pages/compare.py", {"model": "gpt-oss-20b"})
+    assert_clean(at)
+    frame = at.dataframe[-1]
+    columns = json.loads(frame.proto.columns)
+    widths = {name: columns[name]["width"] for name in frame.value.columns}
+    budget = frame.value.set_index("category (bytes)")
+    shown = f"{int(budget.loc['kv history', 'vLLM v1']):,}"
+    # vLLM's blocks: 12 layers' pages of 16 x 2,048 B, 76,968,728,985 // 393,216 = 195,741
+    assert shown == f"{195_741 * 12 * 16 * 2048:,}" == "76,968,493,056"
+    assert widths["vLLM v1"] == int(len(shown) * 7.2) + 32 == 132
+    assert widths["FlatKV per component"] == int(len("FlatKV per component") * 7.2) + 32
+    assert widths["category (bytes)"] == int(len("state page padding") * 7.2) + 32
+
+
+@dataclasses.dataclass(frozen=True)
+class _AppStateOfAnOlderRelease:
+    """What a session holds after the server reloads changed code: a view of the old class,
+    without the fields added since (it crashed writing the link: no sglang_overlap_schedule)."""
+
+    model: str = "Llama-3.1-8B"
+
+
+def test_a_view_of_an_older_app_state_class_is_read_again_from_the_link():
+    at = open_app("app_pages/compare.py", {"model": "Qwen3-Next-80B-A3B", "sg_overlap": "0"})
+    assert_clean(at)
+    link = dict(at.query_params)
+    at.session_state["flatkv.state"] = _AppStateOfAnOlderRelease()
+    at.run()
+    assert_clean(at)
+    view = at.session_state["flatkv.state"]
+    assert (view.model, view.sglang_overlap_schedule) == ("Qwen3-Next-80B-A3B", False)
+    assert dict(at.query_params) == link
+
+
 def test_model_editor_refuses_an_emptied_number():
     # gpt-oss-20b's sliding window emptied: not 0 (no window, every layer full), an error
     at = open_app("app_pages/model.py", {"model": "gpt-oss-20b"})
@@ -693,6 +736,35 @@ def built_by_hand(templates: tuple[str, ...], pattern: str,
     at.text_input(key="spec.pattern").set_value(pattern).run()
     assert_clean(at)
     return at
+
+
+def _in_page_order(block):
+    """The page's elements top to bottom (AppTest keeps them in a tree)."""
+    for child in getattr(block, "children", {}).values():
+        yield child
+        yield from _in_page_order(child)
+
+
+def test_model_editor_shows_an_error_where_the_edit_was_made():
+    # a bad layer pattern: its error under the pattern's rows, above the kinds (at the foot of
+    # the editor it sat some 800 px below the field at 1000 px); a kind's bad field: under
+    # that kind's fields
+    at = open_app("app_pages/model.py", {"model": "Qwen3-Next-80B-A3B"})
+    at.segmented_control(key="model.source").set_value("Edit by hand").run()
+    at.text_input(key="spec.pattern").set_value("3*gdn,bogus").run()
+
+    def places() -> list[str]:
+        return [("error" if type(e).__name__ == "Error" else e.value)
+                for e in _in_page_order(at.main)
+                if type(e).__name__ == "Error" or (type(e).__name__ == "Markdown"
+                                                   and e.value.startswith("**"))]
+
+    assert at.error[0].value.startswith("layer pattern names unknown kind")
+    assert places()[:3] == ["error", "**gdn** · gdn", "**full** · attention"]
+    at.text_input(key="spec.pattern").set_value("(3*gdn,full)*12").run()
+    assert not at.error
+    at.number_input(key="spec.gdn.conv_kernel").set_value(-1).run()
+    assert places()[:3] == ["**gdn** · gdn", "error", "**full** · attention"]
 
 
 def test_model_page_builds_a_short_convolution_hybrid_by_hand():
