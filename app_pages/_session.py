@@ -94,7 +94,8 @@ def state() -> AppState:
     whole view either way."""
     ss = st.session_state
     if type(ss.get(STATE_KEY)) is not AppState:
-        decoded, notices = decode_query(st.query_params.to_dict())
+        params = st.query_params  # every value of a key given twice, which the notice names
+        decoded, notices = decode_query({k: params.get_all(k) for k in params})
         ss[STATE_KEY] = decoded
         ss[NOTICES_KEY] = notices
         ss[ERRORS_KEY] = {}

@@ -582,7 +582,10 @@ def decode_query(params: Mapping[str, str | list[str]]) -> tuple[AppState, list[
     Never raises: every bad value falls back to its default, so any link opens the app.
     """
     q = {k: _single(v) for k, v in params.items() if k not in IGNORED_KEYS}
-    notices: list[str] = []
+    notices: list[str] = [
+        f"The link gives {k} {len(v)} times ({', '.join(map(str, v))}): using the last, "
+        f"{k}={v[-1]}." for k, v in params.items()
+        if k not in IGNORED_KEYS and isinstance(v, list) and len(set(v)) > 1]
     changes: dict[str, object] = {}
     for key, (name, parse, write) in _SETTINGS.items():
         if key not in q:

@@ -231,6 +231,11 @@ def test_bad_link_values_fall_back_with_a_notice():
     # Qwen3-Next defaults: state 49,152 + 1,048,576 B over 2,048 B/slot -> 537 -> x16 = 544
     assert metrics(at)["P (tokens per page)"] == "544"
     assert not at.error  # the notice is shown once
+    # a setting given twice: the last counts, and the page says so
+    twice = open_app(None, {"tp": ["2", "4"], "model": "Qwen3-Next-80B-A3B"})
+    assert [shown(e) for e in twice.error] == [
+        "The link gives tp 2 times (2, 4): using the last, tp=4."]
+    assert twice.session_state["flatkv.state"].tp == 4
 
 
 def test_bad_inputs_show_st_error_not_a_traceback():

@@ -31,6 +31,10 @@ QWEN35 = RawModel("(3*linear,full)*12", 2048, (("conv", 49152), ("ssm", 2097152)
 def test_defaults_make_an_empty_query_and_decode_back():
     assert encode_query(DEFAULT) == {}
     assert decode_query({}) == (DEFAULT, [])
+    # a key given twice (tp=2&tp=4): the last, said; given twice alike, nothing to say
+    state, notices = decode_query({"tp": ["2", "4"], "ctx": ["8192", "8192"]})
+    assert (state.tp, state.context) == (4, 8192)
+    assert notices == ["The link gives tp 2 times (2, 4): using the last, tp=4."]
 
 
 def test_round_trip_of_a_custom_model_and_every_setting():
@@ -416,7 +420,8 @@ def test_a_hand_typed_preset_name_finds_its_preset_in_any_case_or_by_its_file():
 def test_unknown_parameters_are_named_and_streamlit_ones_ignored():
     state, notices = decode_query({"zoom": "2", "embed": "true", "block": ["8", "32"]})
     assert state.block_size == 32  # the last of repeated values, as st.query_params reads it
-    assert notices == ["Ignored unknown link parameter(s): zoom."]
+    assert notices == ["The link gives block 2 times (8, 32): using the last, block=32.",
+                       "Ignored unknown link parameter(s): zoom."]
 
 
 @pytest.mark.parametrize("gpu", sorted(GPU_PRESETS))
