@@ -66,7 +66,8 @@ _COUNT_WIDGETS = {
         "Mamba cache mode align: state pages a request holds beyond its 2 for prefill "
         "checkpoints. vLLM 0.32 and later keep 1 for Mamba2 layers (Nemotron-H, Falcon-H1, "
         "Granite 4.0-H), 0.33 and later for GDN layers whose prefill runs on FlashInfer "
-        "(Qwen3-Next and Qwen3.5 on Hopper, which also align P to 64: set the kernel block "
+        "(Qwen3-Next and Qwen3.5 on H100, H200 and B200, which also align P to 64: set the "
+        "kernel block "
         "size to 64); 0 otherwise and in earlier releases."),
     "speculative_tokens": (
         "Speculative tokens", 0, MAX_SPECULATIVE_TOKENS,
@@ -329,9 +330,11 @@ def _column_title(title: str, shown: list[str]) -> str:
 def recent_vllm_button(key: str) -> None:
     """"Use vLLM 0.34's defaults": the settings a log of vLLM 0.34 run with its defaults has,
     where this view keeps vLLM 0.19's, SPEC's anchor (none where it matches already)."""
-    if changes := state().recent_vllm_changes():
+    s = state()
+    if changes := s.recent_vllm_changes():
+        help_text = app_data.recent_vllm_help(changes, s.profile().architectures, s.gpu)
         st.button("Use vLLM 0.34's defaults", on_click=update, kwargs=changes, key=key,
-                  icon=":material/update:", help=app_data.recent_vllm_help(changes))
+                  icon=":material/update:", help=help_text)
 
 
 def engine_options(fields: tuple[str, ...] = ENGINE_FIELDS, *, label: str = "Engine options",

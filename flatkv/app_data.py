@@ -20,7 +20,7 @@ from itertools import islice
 
 from flatkv import sizing
 from flatkv.analysis import PlanAnalysis
-from flatkv.budget import Budget, printed_range
+from flatkv.budget import GPU_PRESETS, Budget, printed_range
 from flatkv.models import DRAFTER_NOT_COUNTED, past_max_model_len_text
 from flatkv.plan import (
     CHUNKED_ATTENTION,
@@ -52,6 +52,7 @@ from flatkv.strategies.vllm import (
     ALIGN_BY_DEFAULT,
     DRAFT_WIDENED_CONV,
     FAILS_AT_START_UP,
+    GDN_CHECKPOINT_CLASSES,
     OLDER_VLLM_LOG,
     OLDER_VLLM_TELL,
     PREFILL_CHECKPOINT_CLASSES,
@@ -1393,14 +1394,27 @@ def _log_lines_are(r: StrategyResult) -> str:
             "formats: set it beside yours line by line.")
 
 
-def recent_vllm_help(changes: dict[str, object]) -> str:
-    """What the "vLLM 0.34's defaults" button sets (``AppState.recent_vllm_changes``)."""
+def recent_vllm_help(changes: dict[str, object], architectures: tuple[str, ...] = (),
+                     gpu: str = "") -> str:
+    """What the "vLLM 0.34's defaults" button sets (``AppState.recent_vllm_changes``) for a
+    model of ``architectures`` on ``gpu``: a GDN model's prefill checkpoint block depends on
+    the GPU (``vllm.gdn_checkpoint_on``), so where it is not set the help says when it
+    would be."""
+    gdn = bool(GDN_CHECKPOINT_CLASSES.intersection(architectures))
+    checkpoint = (f"(vLLM 0.33 and later, for GDN layers, whose prefill runs on FlashInfer on "
+                  f"the {gpu})" if gdn else "(vLLM 0.32 and later, for Mamba2 layers)")
+    gdn_elsewhere = ""
+    if gdn and "prefill_checkpoint_blocks" not in changes:
+        where = (f"not on the {gpu}" if gpu in GPU_PRESETS
+                 else "pick the GPU, or set Prefill checkpoint blocks to 1 for a log of one")
+        gdn_elsewhere = (" vLLM 0.33 and later keep a prefill checkpoint block more for this "
+                         "model's GDN layers on an H100, H200 or B200, where their prefill "
+                         f"runs on FlashInfer: {where}.")
     said = {"block_size": f"block size {changes.get('block_size')} (vLLM 0.34's default "
                           "--block-size)",
             "mamba_cache_mode": "mamba cache mode align (vLLM 0.28 and later start a hybrid "
                                 "with prefix caching on)",
-            "prefill_checkpoint_blocks": "1 prefill checkpoint block (vLLM 0.32 and later, "
-                                         "for Mamba2 layers)",
+            "prefill_checkpoint_blocks": f"1 prefill checkpoint block {checkpoint}",
             "vllm_async_scheduling": "async scheduling (two batches in flight in the window "
                                      "pages, vLLM 0.26 and later)"}
     parts = [said[k] for k in changes]
@@ -1409,7 +1423,7 @@ def recent_vllm_help(changes: dict[str, object]) -> str:
              "too." if "block_size" in changes else "")
     return ("Sets " + listed + ", to match a log of vLLM 0.34 run with its defaults; the "
             "older defaults of the vLLM 0.19 log these figures are checked against are kept "
-            "here until changed." + moves +
+            "here until changed." + moves + gdn_elsewhere +
             " The budget stays: vLLM 0.34 "
             "on CUDA sizes its cache after warm-up, so pick \"vLLM KV cache blocks\" in the "
             "sidebar and give the N of its \"Memory after warmup: ... N KV cache blocks (X GiB) "

@@ -34,7 +34,7 @@ from flatkv.engine_options import (
     STRATEGY_FIELDS,
     acting_engine_options,
 )
-from flatkv.models import MAX_CONV_KERNEL, MAX_TP, ModelSpec
+from flatkv.models import MAX_CONV_KERNEL, MAX_TP, GDNLayer, ModelSpec
 from flatkv.plan import alignment_or_block_size
 from flatkv.profile import (
     MAX_CHUNK_SIZE,
@@ -61,6 +61,7 @@ from flatkv.strategies.sglang import swa_pool as sglang_swa_pool
 from flatkv.strategies.vllm import (
     PREFILL_CHECKPOINT_CLASSES,
     RECENT_VLLM_BLOCK_SIZE,
+    gdn_checkpoint_on,
 )
 from flatkv.strategies.vllm import block_bytes as vllm_block_bytes
 from flatkv.strategies.vllm import kernel_block_size as vllm_kernel_block_size
@@ -162,12 +163,21 @@ class AppState:
             changes["block_size"] = RECENT_VLLM_BLOCK_SIZE
         if profile.has_state and self.mamba_cache_mode != "align":
             changes["mamba_cache_mode"] = "align"
-        if (PREFILL_CHECKPOINT_CLASSES.intersection(profile.architectures)
-                and self.prefill_checkpoint_blocks != 1):
+        if ((PREFILL_CHECKPOINT_CLASSES.intersection(profile.architectures)
+             or self.gdn_checkpoint()) and self.prefill_checkpoint_blocks != 1):
             changes["prefill_checkpoint_blocks"] = 1
         if profile.windowed_labels and not self.vllm_async_scheduling:
             changes["vllm_async_scheduling"] = True
         return changes
+
+    def gdn_checkpoint(self) -> bool:
+        """Whether vLLM 0.34 keeps this GDN model's prefill checkpoint block on the GPU picked
+        (``vllm.gdn_checkpoint_on``; no GPU named, as with a KV cache memory or blocks given:
+        not known, so not counted)."""
+        spec = self.model_spec()
+        dims = {layer.head_dim_k for layer in spec.layers
+                if isinstance(layer, GDNLayer)} if spec else set()
+        return gdn_checkpoint_on(self.gpu, self.profile().architectures, dims)
 
     def runs_recent_vllm_defaults(self) -> bool:
         """Whether this view holds vLLM 0.34's own layout defaults for a model it serves (the

@@ -122,8 +122,11 @@ def test_compare_sets_a_recent_vllms_defaults_in_one_click():
     # recent vLLM starts a hybrid with, and the log follows (2 state pages a request)
     at = open_app("app_pages/compare.py")
     (button,) = [b for b in at.button if b.label == "Use vLLM 0.34's defaults"]
-    assert button.help.startswith("Sets block size 64 (vLLM 0.34's default --block-size) and "
-                                  "mamba cache mode align")
+    assert button.help.startswith(
+        "Sets block size 64 (vLLM 0.34's default --block-size), mamba cache mode align (vLLM "
+        "0.28 and later start a hybrid with prefix caching on) and 1 prefill checkpoint block "
+        "(vLLM 0.33 and later, for GDN layers, whose prefill runs on FlashInfer on the H100 "
+        "80GB), to match")
     # the budget stays: 0.34 sizes its cache after warm-up, which the help says how to give
     assert button.help.endswith("pick \"vLLM KV cache blocks\" in the sidebar and give the N "
                                 "of its \"Memory after warmup: ... N KV cache blocks (X GiB) "
@@ -134,6 +137,13 @@ def test_compare_sets_a_recent_vllms_defaults_in_one_click():
     assert "frac" not in at.query_params
     assert not [b for b in at.button if b.label == "Use vLLM 0.34's defaults"]
     assert any("It counts mamba cache mode align, as set here." in c.value for c in at.caption)
+    # Qwen3-Next on the H100 (76,968,728,985 B): P = 64 x cdiv(1,097,728, 64 x 2,048) = 576,
+    # blocks of 12 layers' pages, 76,968,728,985 // (12 x 576 x 2,048) = 5,437; a request of
+    # 262,144 tokens holds 456 full pages and 3 state groups x (2 + 1 checkpoint) = 465
+    assert at.query_params["ckpt"] == "1"
+    table = at.dataframe[0].value.set_index("strategy")
+    assert 76_968_728_985 // (12 * 576 * 2048) == 5_437 and -(-262_144 // 576) == 456
+    assert table.loc["vLLM v1", "concurrency"] == round(5_437 / 465, 2) == 11.69
     # the expander says whose defaults it now holds
     assert caption_starting(at, "vLLM 0.34's own defaults for this model, as in a log of it "
                             "run with them")

@@ -10,7 +10,7 @@ from fractions import Fraction
 
 import pytest
 
-from flatkv import app_model, app_state, gpu_settings, presets
+from flatkv import app_data, app_model, app_state, gpu_settings, presets
 from flatkv.app_model import CUSTOM, RawModel
 from flatkv.app_state import (
     DEFAULT,
@@ -1033,13 +1033,35 @@ def test_the_context_is_the_models_max_model_len_until_one_is_set():
 
 
 def test_what_a_recent_vllm_sets_apart_from_this_views_defaults():
-    default = app_state.DEFAULT  # Qwen3-Next on a GPU preset: SPEC's anchor, 16, none
-    assert (default.block_size, default.mamba_cache_mode) == (16, "none")
-    assert default.recent_vllm_changes() == {"block_size": 64, "mamba_cache_mode": "align"}
+    default = app_state.DEFAULT  # Qwen3-Next on an H100: SPEC's anchor, 16, none
+    assert (default.gpu, default.block_size, default.mamba_cache_mode) == ("H100 80GB", 16,
+                                                                           "none")
+    # its GDN layers' prefill runs on FlashInfer on an H100, H200 and B200 (key heads of 128),
+    # which keep a checkpoint block (vLLM 0.33); not on an A100, nor where no GPU is named
+    assert default.recent_vllm_changes() == {"block_size": 64, "mamba_cache_mode": "align",
+                                             "prefill_checkpoint_blocks": 1}
+    for gpu, kept in (("H200 141GB", True), ("B200 192GB", True), ("A100 80GB", False),
+                      ("KV cache memory", False), ("vLLM KV cache blocks", False)):
+        view = replace(default, gpu=gpu)
+        assert view.gdn_checkpoint() is kept
+        assert ("prefill_checkpoint_blocks" in view.recent_vllm_changes()) is kept
+    assert not replace(default, model="Nemotron-H-8B").gdn_checkpoint()  # Mamba2: its own rule
+    # where it is not set, the button's help says where it would be
+    archs = default.profile().architectures
+    said = ("vLLM 0.33 and later keep a prefill checkpoint block more for this model's GDN "
+            "layers on an H100, H200 or B200, where their prefill runs on FlashInfer: ")
+    for gpu, where in (("A100 80GB", "not on the A100 80GB."), ("KV cache memory", (
+            "pick the GPU, or set Prefill checkpoint blocks to 1 for a log of one."))):
+        changes = replace(default, gpu=gpu).recent_vllm_changes()
+        assert said + where in app_data.recent_vllm_help(changes, archs, gpu)
+    llama = replace(default, model="Llama-3.1-8B", gpu="A100 80GB")
+    assert "GDN" not in app_data.recent_vllm_help(llama.recent_vllm_changes(),
+                                                  llama.profile().architectures, llama.gpu)
     # an attention-only model has no mamba cache mode to set; the memory is never set (0.34
     # sizes its cache after warm-up)
     assert replace(default, model="Llama-3.1-8B").recent_vllm_changes() == {"block_size": 64}
-    assert replace(default, block_size=64, mamba_cache_mode="align").recent_vllm_changes() == {}
+    assert replace(default, block_size=64, mamba_cache_mode="align",
+                   prefill_checkpoint_blocks=1).recent_vllm_changes() == {}
     # a sliding model's window pages count async scheduling's two batches in flight (0.26)
     assert replace(default, model="gpt-oss-20b").recent_vllm_changes() == {
         "block_size": 64, "vllm_async_scheduling": True}

@@ -223,7 +223,8 @@ class StrategyOptions:
     prefill_checkpoint_blocks: state pages a request holds in mode ``align`` beyond its 2 for
         prefill checkpoints (``MambaSpec.num_prefill_checkpoint_blocks``): 1 for Mamba2 layers
         (Nemotron-H, Falcon-H1, Granite 4.0-H; vLLM 0.32+) and for GDN layers whose prefill
-        runs on FlashInfer (Qwen3-Next and Qwen3.5 on Hopper, where vLLM also aligns P to a
+        runs on FlashInfer (Qwen3-Next and Qwen3.5 on Hopper, and on B200 under CUDA 13:
+        ``vllm.gdn_checkpoint_on``; where vLLM also aligns P to a
         multiple of 64: set the kernel block size to 64; 0.33+), else 0. ``align`` then holds 2
         + this + N pages; other modes ignore it. Default 0, as vLLM up to 0.31.
     mamba_chunk_size: the chunk size of the state kernel; used by vllm in ``all`` mode only.

@@ -405,6 +405,30 @@ PREFILL_CHECKPOINT_CLASSES = frozenset({
     "NemotronHForCausalLM", "FalconH1ForCausalLM", "GraniteMoeHybridForCausalLM",
     "Zamba2ForCausalLM", "Mamba2ForCausalLM",
 })
+# vLLM classes whose GDN layers keep a prefill checkpoint block a request in mamba cache mode
+# align (0.33 and later) where their prefill runs on FlashInfer, and the GPUs where it does in
+# vLLM 0.34 (qwen_gdn_linear_attn's prefill backend choice), each with the key head dim it
+# needs: any on SM 9.0 (Hopper); 128 on SM 10.x (B200) under CUDA 13, the runtime 0.34's wheel
+# is built for. Other GPUs (A100, L40S) run it on Triton, with no checkpoint block.
+GDN_CHECKPOINT_CLASSES = frozenset({
+    "Qwen3NextForCausalLM", "Qwen3_5ForConditionalGeneration",
+    "Qwen3_5MoeForConditionalGeneration", "Qwen3_5ForCausalLM", "Qwen3_5MoeForCausalLM",
+})
+FLASHINFER_GDN_GPUS: dict[str, int | None] = {"H100 80GB": None, "H200 141GB": None,
+                                              "B200 192GB": 128}
+
+
+def gdn_checkpoint_on(gpu: str, architectures: tuple[str, ...],
+                      key_head_dims: set[int]) -> bool:
+    """Whether vLLM 0.34 keeps a GDN model's prefill checkpoint block on ``gpu`` (a name of
+    budget.GPU_PRESETS): a GDN_CHECKPOINT_CLASSES model whose GDN layers' key head dims
+    (``key_head_dims``) the GPU's FlashInfer prefill takes."""
+    if gpu not in FLASHINFER_GDN_GPUS or not GDN_CHECKPOINT_CLASSES.intersection(architectures):
+        return False
+    needed = FLASHINFER_GDN_GPUS[gpu]
+    return bool(key_head_dims) and (needed is None or key_head_dims == {needed})
+
+
 # An MLA model with state layers pages by a multiple of this (vLLM 0.27 and later:
 # _align_hybrid_block_size, as the TRTLLM / FlashInfer MLA decode kernels need)
 MLA_HYBRID_BLOCK = 128
