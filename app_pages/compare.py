@@ -135,6 +135,8 @@ with user_errors():
               helps=app_data.HEADLINE_HELP)
         if sizes := app_data.page_sizes_text(results, s.strategy_options()):
             st.caption(sizes)
+        if same := app_data.same_flat_figures_text(results):
+            st.caption(same)
     for r in results:
         if not r.applies:
             st.caption(app_data.why_not_text(r))

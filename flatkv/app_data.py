@@ -1198,6 +1198,26 @@ def sliding_capacity_text(profile: CacheProfile) -> str:
             "counts that.")
 
 
+def same_flat_figures_text(results: Sequence[StrategyResult]) -> str:
+    """Why FlatKV's two rows read the same, where they do: both pay every row of every layer a
+    page id, at the same P, so blocks and requests match; they differ in tensors (a slot
+    tensor per j-th layer of every group, or one per component) and in the reserved bytes a
+    block only one tensor per component can carry. Empty where they differ or one does not
+    apply."""
+    by_name = {r.strategy: r for r in results if r.applies}
+    flat, per = by_name.get("flat"), by_name.get("per-component")
+    if flat is None or per is None or (flat.block_size, flat.block_bytes, flat.num_blocks) != (
+            per.block_size, per.block_bytes, per.num_blocks):
+        return ""
+    return (f"{STRATEGY_TITLES['flat']} and {STRATEGY_TITLES['per-component']} read the same: "
+            f"both pay every row of every layer a page id ({flat.block_bytes:,} B at P "
+            f"{flat.block_size:,}), so they hold the same {flat.num_blocks:,} blocks. They "
+            f"differ in tensors: {count_text(flat.extras['slots'], 'slot tensor')} (the j-th "
+            f"layer of every group in one) against {count_text(per.extras['tensors'], 'tensor')}"
+            ", one per component, which can also carry reserved bytes a block (a draft "
+            "model's KV).")
+
+
 def page_sizes_text(results: Sequence[StrategyResult], options: StrategyOptions) -> str:
     """Compare's word under its table where a layout's P is not the size asked (the block
     size; SGLang's own page size for SGLang), or some of its groups page by another (vLLM's

@@ -15,7 +15,7 @@ from flatkv import app_data
 from flatkv.analysis import analyze, plan_json
 from flatkv.presets import load_preset
 from flatkv.profile import CacheProfile
-from flatkv.strategies import StrategyOptions
+from flatkv.strategies import StrategyOptions, run_strategy
 
 # SPEC section 1: 12 x (3 linear + 1 full); KV 2,048 B/slot; conv 49,152 B; ssm 2,097,152 B.
 QWEN35 = CacheProfile((("linear_attention",) * 3 + ("full_attention",)) * 12, 2048,
@@ -1261,3 +1261,27 @@ def test_a_mamba2_model_in_align_without_its_checkpoint_block_says_what_later_vl
     assert app_data.prefill_checkpoint_text(
         align, load_preset("Qwen3-Next-80B-A3B").profile()) == ""
     assert app_data.prefill_checkpoint_text(align, replace(falcon, architectures=())) == ""
+
+
+def test_flats_two_rows_say_why_they_read_the_same():
+    # gpt-oss-20b on the H100's 76,968,728,985 B at P 16: both pay 24 layers x 16 x 2,048 =
+    # 786,432 B a page id, 76,968,728,985 // 786,432 = 97,870 blocks; packed slabs keep 12
+    # slot tensors (12 sliding and 12 full layers, the j-th of each group in one), one per
+    # component keeps a tensor per layer, 24
+    profile = load_preset("gpt-oss-20b").profile()
+    results = [run_strategy(s, profile, budget_bytes=76_968_728_985, context_tokens=131_072)
+               for s in ("flat", "per-component", "vllm")]
+    assert 76_968_728_985 // (24 * 16 * 2048) == 97_870
+    assert app_data.same_flat_figures_text(results) == (
+        "FlatKV packed slabs and FlatKV per component read the same: both pay every row of "
+        "every layer a page id (786,432 B at P 16), so they hold the same 97,870 blocks. They "
+        "differ in tensors: 12 slot tensors (the j-th layer of every group in one) against 24 "
+        "tensors, one per component, which can also carry reserved bytes a block (a draft "
+        "model's KV).")
+    # reserved bytes a block (per component only) set them apart: nothing to explain
+    reserved = StrategyOptions(reserved_bytes_per_block=4096)
+    apart = [run_strategy(s, profile, budget_bytes=76_968_728_985, context_tokens=131_072,
+                          options=reserved) for s in ("flat", "per-component")]
+    assert apart[1].num_blocks == 76_968_728_985 // (786_432 + 4096) < 97_870
+    assert app_data.same_flat_figures_text(apart) == ""
+    assert app_data.same_flat_figures_text(results[1:]) == ""  # packed slabs not run

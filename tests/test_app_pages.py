@@ -450,6 +450,9 @@ def test_table_columns_are_as_wide_as_their_largest_figure():
     assert widths["vLLM v1"] == int(len(shown) * 7.2) + 32 == 132
     assert widths["FlatKV per component"] == int(len("FlatKV per component") * 7.2) + 32
     assert widths["category (bytes)"] == int(len("state page padding") * 7.2) + 32
+    # FlatKV's two rows read the same here, and the page says why (test_app_data derives it)
+    assert "(786,432 B at P 16), so they hold the same 97,870 blocks" in caption_starting(
+        at, "FlatKV packed slabs and FlatKV per component read the same")
 
 
 @dataclasses.dataclass(frozen=True)
