@@ -87,7 +87,7 @@ NOT_APPLICABLE = "—"  # a table cell whose figure does not apply to its row
 # Pixels a character of a cell or header takes (Source Sans at the table's size: 6 to 7 on
 # average, measured in Chromium), a cell's padding with the header's icons, a tooltip's icon,
 # and the widest column.
-_CHAR_PX, _CELL_PX, _HELP_PX, _MOST_PX = 7.2, 32, 20, 400
+_CHAR_PX, _CELL_PX, _HELP_PX, _MOST_PX = 6.8, 24, 18, 400
 
 
 def _shown_number(value: Any) -> str:

@@ -437,7 +437,7 @@ def test_compare_turns_sglangs_overlap_scheduling_off():
 def test_table_columns_are_as_wide_as_their_largest_figure():
     # left to the grid, Compare's "Where the budget goes" sized vLLM's column by its header
     # and showed 76,968,493,056 B as "8,493,056" at 1000 px; each column now takes its widest
-    # text at 7.2 px a character plus 32 px (a tooltip's icon 20 px more), at most 400 px
+    # text at 6.8 px a character plus 24 px (a tooltip's icon 18 px more), at most 400 px
     at = open_app("app_pages/compare.py", {"model": "gpt-oss-20b"})
     assert_clean(at)
     frame = at.dataframe[-1]
@@ -447,9 +447,9 @@ def test_table_columns_are_as_wide_as_their_largest_figure():
     shown = f"{int(budget.loc['kv history', 'vLLM v1']):,}"
     # vLLM's blocks: 12 layers' pages of 16 x 2,048 B, 76,968,728,985 // 393,216 = 195,741
     assert shown == f"{195_741 * 12 * 16 * 2048:,}" == "76,968,493,056"
-    assert widths["vLLM v1"] == int(len(shown) * 7.2) + 32 == 132
-    assert widths["FlatKV per component"] == int(len("FlatKV per component") * 7.2) + 32
-    assert widths["category (bytes)"] == int(len("state page padding") * 7.2) + 32
+    assert widths["vLLM v1"] == int(len(shown) * 6.8) + 24 == 119
+    assert widths["FlatKV per component"] == int(len("FlatKV per component") * 6.8) + 24
+    assert widths["category (bytes)"] == int(len("state page padding") * 6.8) + 24
     # FlatKV's two rows read the same here, and the page says why (test_app_data derives it)
     assert "(786,432 B at P 16), so they hold the same 97,870 blocks" in caption_starting(
         at, "FlatKV packed slabs and FlatKV per component read the same")
