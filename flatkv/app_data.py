@@ -580,10 +580,14 @@ def workload_text(pages: PageMap, profile: CacheProfile, *, context: int, mamba_
                "pages as the engine's log does: the last paragraph here)")
     if pages.fits and cut is not None:  # said first: why the map draws fewer
         default, drawn = cut
-        text = (f"The default {count_text(default, 'live request')} of {tokens_text(context)} "
-                f"do not fit{charged.replace('its', 'their')}{counted}: the field shows and "
-                "the map draws the "
-                f"{drawn:,} that {'fits' if drawn == 1 else 'fit'}.\n\n{text}")
+        # two counts of requests on one page: each named by what it counts
+        top = ("" if not profile.has_state or concurrency is None else
+               f" The {concurrency_text(concurrency)} requests at the top of the page count "
+               "the state pages as the engine's log does (the last paragraph here).")
+        text = (f"The map draws {count_text(drawn, 'live request')} of {tokens_text(context)}, "
+                f"not the default {default:,}: {drawn:,} {'fits' if drawn == 1 else 'fit'}"
+                f"{charged if drawn == 1 else charged.replace('its', 'their')}.{top}"
+                f"\n\n{text}")
     elif not pages.fits:  # said first: it is what the reader acts on
         if pages.max_requests:
             text = (f"This workload{charged} does not fit in this budget: it holds at most "

@@ -3113,12 +3113,11 @@ def test_a_workload_that_does_not_fit_offers_the_one_that_does():
     # beside it the plan's requests at the top of the page, which count 1 state page each:
     # 1,455 page ids over ceil(262,144 / 544) = 482 history pages + 1 state page a request
     assert f"{1455 / (-(-262144 // 544) + 1):.2f}" == "3.01"
-    said = caption_starting(default, "The default 4")
+    said = caption_starting(default, "The map draws 1")
     assert said.startswith(
-        "The default 4 live requests of 262,144 tokens do not fit with their state snapshots "
-        "(Budget's and Compare's 3.01 count the state pages as the engine's log does: the last "
-        "paragraph here): the field shows and the map draws the 1 that fits.\n\nPages the "
-        "groups ")
+        "The map draws 1 live request of 262,144 tokens, not the default 4: 1 fits with its "
+        "state snapshots. The 3.01 requests at the top of the page count the state pages as the "
+        "engine's log does (the last paragraph here).\n\nPages the groups ")
     assert said.endswith("Budget and Compare count the state pages of mamba cache mode none (1 "
                          "state page) per request, as the engine's log does, and hold 3.01 "
                          "requests of 262,144 tokens.")
@@ -3126,8 +3125,8 @@ def test_a_workload_that_does_not_fit_offers_the_one_that_does():
     # 1,455 / (482 + 4) = 2.99, and the caption says which pages it counts
     assert f"{1455 / (482 + 2 + 2):.2f}" == "2.99"
     align = open_app("app_pages/layout.py", {"mamba": "align", "ckpt": "2"})
-    assert any(c.value.startswith("The default 4 live requests") and "Budget's and Compare's "
-               "2.99 count" in c.value and c.value.endswith(
+    assert any(c.value.startswith("The map draws 1 live request") and "The 2.99 requests at "
+               "the top of the page count" in c.value and c.value.endswith(
                    "mamba cache mode align (2 state pages) + 2 checkpoint per request, as the "
                    "engine's log does, and hold 2.99 requests of 262,144 tokens.")
                for c in align.caption)
@@ -3136,7 +3135,7 @@ def test_a_workload_that_does_not_fit_offers_the_one_that_does():
     # untyped, the field follows the context: 4 fit at 32,768 tokens, 1 again at 262,144
     default.text_input(key="w.context").set_value("32K").run()
     assert default.number_input(key="w.requests").value == 4
-    assert not [c for c in default.caption if "do not fit" in c.value]
+    assert not [c for c in default.caption if "The map draws" in c.value]
     default.text_input(key="w.context").set_value("256K").run()
     assert default.number_input(key="w.requests").value == 1 and "req" not in default.query_params
     # gpt-oss-20b at 32,768 tokens: its 4 fit, and the field says 4 (no caption)
