@@ -66,8 +66,8 @@ _COUNT_WIDGETS = {
         "Mamba cache mode align: state pages a request holds beyond its 2 for prefill "
         "checkpoints. vLLM 0.32 and later keep 1 for Mamba2 layers (Nemotron-H, Falcon-H1, "
         "Granite 4.0-H), 0.33 and later for GDN layers whose prefill runs on FlashInfer "
-        "(Qwen3-Next and Qwen3.5 on H100, H200 and B200, which also align P to 64: set the "
-        "kernel block "
+        "(Qwen3-Next and Qwen3.5 on H100, H200, and B200 with key heads of 128 under CUDA "
+        "13, which also align P to 64: set the kernel block "
         "size to 64); 0 otherwise and in earlier releases."),
     "speculative_tokens": (
         "Speculative tokens", 0, MAX_SPECULATIVE_TOKENS,
@@ -332,7 +332,8 @@ def recent_vllm_button(key: str) -> None:
     where this view keeps vLLM 0.19's, SPEC's anchor (none where it matches already)."""
     s = state()
     if changes := s.recent_vllm_changes():
-        help_text = app_data.recent_vllm_help(changes, s.profile().architectures, s.gpu)
+        help_text = app_data.recent_vllm_help(changes, s.profile().architectures, s.gpu,
+                                              s.vllm_checkpoint_blocks())
         st.button("Use vLLM 0.34's defaults", on_click=update, kwargs=changes, key=key,
                   icon=":material/update:", help=help_text)
 

@@ -213,7 +213,8 @@ with user_errors():
     if note := app_data.mode_fallback_text(r, s.profile()):
         st.caption(note)
     if "prefill_checkpoint_blocks" in acting and (note := app_data.prefill_checkpoint_text(
-            s.strategy_options(), s.profile())):
+            s.strategy_options(), s.profile(),
+            gdn_gpu=s.gpu if s.vllm_checkpoint_blocks() else "")):
         st.caption(note)
     speculative_note(strategy)
     if b.rounded_in_log and (note := app_data.printed_budget_text(

@@ -159,7 +159,9 @@ with user_errors():
                  app_data.sglang_pools_text(s.profile(), s.strategy_options()),
                  app_data.sglang_gpu_page_text(s.gpu, s.strategy_options(), s.profile()),
                  app_data.mamba_all_text(s.strategy_options(), s.profile()),
-                 app_data.prefill_checkpoint_text(s.strategy_options(), s.profile()),
+                 app_data.prefill_checkpoint_text(s.strategy_options(), s.profile(),
+                                                  gdn_gpu=s.gpu if s.vllm_checkpoint_blocks()
+                                                  else ""),
                  app_data.printed_budget_text(s.profile(), "vllm", b.cache_bytes, context,
                                               s.strategy_options()) if b.rounded_in_log else ""):
         if note:

@@ -110,9 +110,15 @@ DRAFT = "spec.draft"
 # the number field whose entry was refused (-5, emptied): it keeps showing that entry beside the
 # error, so that typing the draft's value back is a change that clears it
 REFUSED = "spec.refused"
-# where the last edit was made ("top": the rows above the kinds; a kind's name; "new": the kinds
-# added or removed): its error shows there, in view of the field just edited, not a screen away
+# where the last edit was made: its error shows there, in view of the field just edited, not a
+# screen away. Tuples, so that no kind's name (a kind may be named "top") is taken for a place.
 EDITED_AT = "spec.edited_at"
+ROWS_ABOVE = ("rows above the kinds",)
+KIND_LIST = ("kinds added or removed",)
+
+
+def _kind_place(kind: str) -> tuple[str, str]:
+    return ("kind", kind)
 
 
 def _spec_key(field: str, kind: str | None = None) -> str:
@@ -151,7 +157,7 @@ def _edited(change) -> bool:
 
 
 def _edit_text(field: str) -> None:
-    ss[EDITED_AT] = "top"
+    ss[EDITED_AT] = ROWS_ABOVE
     _edited(lambda d: replace(d, **{field: ss[_spec_key(field)]}))
 
 
@@ -170,13 +176,13 @@ def _edit_number(key: str, label: str, change, least: int = 0) -> None:
 def _edit_optional(field: str) -> None:
     """A whole-number field of the draft where 0 means none (query heads, the mamba chunk,
     the max model len)."""
-    ss[EDITED_AT] = "top"
+    ss[EDITED_AT] = ROWS_ABOVE
     _edit_number(_spec_key(field), _label(field),
                  lambda d, value: replace(d, **{field: value or None}))
 
 
 def _edit_field(kind: str, field: str) -> None:
-    ss[EDITED_AT] = kind
+    ss[EDITED_AT] = _kind_place(kind)
     _edit_number(_spec_key(field, kind), f"{kind}: {_label(field)}",
                  lambda d, value: d.with_field(kind, field, value),
                  least=0 if field in OPTIONAL_FIELDS else FIELD_MINIMUMS.get(field, 1))
@@ -187,13 +193,13 @@ def _label(field: str) -> str:
 
 
 def _add_kind() -> None:
-    ss[EDITED_AT] = "new"
+    ss[EDITED_AT] = KIND_LIST
     if _edited(lambda d: d.with_kind(ss["spec.new.type"], ss["spec.new.name"])):
         ss["spec.new.name"] = ""
 
 
 def _remove_kind(kind: str) -> None:
-    ss[EDITED_AT] = "new"
+    ss[EDITED_AT] = KIND_LIST
     _edited(lambda d: d.without_kind(kind))
 
 
@@ -249,9 +255,9 @@ _DTYPE_HELP = {
 }
 
 
-def _spec_error_at(place: str) -> None:
+def _spec_error_at(place: tuple[str, ...]) -> None:
     """The draft's error, drawn here if the edit that caused it was made here (EDITED_AT)."""
-    if ss.get("spec.error") and ss.get(EDITED_AT, "new") == place:
+    if ss.get("spec.error") and ss.get(EDITED_AT, KIND_LIST) == place:
         st.error(literal(ss["spec.error"].rstrip(".")) + ". Until it is fixed, every page (and "
                  "the summary below) shows the last valid model.")
 
@@ -294,7 +300,7 @@ def spec_editor(spec: ModelSpec | None) -> None:
                         "max_position_embeddings, times a rope scaling factor where one "
                         "applies. Every page counts a request at it until a context is typed; "
                         f"with none, at {DEFAULT_CONTEXT:,}.")
-    _spec_error_at("top")
+    _spec_error_at(ROWS_ABOVE)
     for name, geometry in draft.kinds:
         kind = dict(geometry)["kind"]
         fields = [f for f, _ in geometry if f != "kind"]
@@ -313,15 +319,16 @@ def spec_editor(spec: ModelSpec | None) -> None:
                              key=_spec_key(field, name),
                              step=1, value=None, on_change=_edit_field,
                              args=(name, field))
-        _spec_error_at(name)
+        _spec_error_at(_kind_place(name))
     with st.container(border=True):
         a, b, c3 = st.columns([2, 2, 1.3], vertical_alignment="bottom")
         a.selectbox("New kind", list(KIND_TEMPLATES), key="spec.new.type")
         b.text_input("Its name", key="spec.new.name", placeholder="e.g. full, gdn, mamba2",
                      help="The name the layer pattern uses; empty: a name from the type.")
         c3.button("Add kind", key="spec.add", on_click=_add_kind, icon=":material/add:")
-    if ss.get(EDITED_AT, "new") not in ("top", *(name for name, _ in draft.kinds)):
-        _spec_error_at(ss.get(EDITED_AT, "new"))  # kinds added or removed, or a kind now gone
+    drawn = (ROWS_ABOVE, *(_kind_place(name) for name, _ in draft.kinds))
+    if ss.get(EDITED_AT, KIND_LIST) not in drawn:  # kinds added or removed, or a kind now gone
+        _spec_error_at(ss.get(EDITED_AT, KIND_LIST))
     if not ss.get("spec.error") and not draft.kinds:
         st.info("No kinds yet: add one above, then write the layer pattern over the names. "
                 "The current model stays until the draft is complete.")

@@ -20,7 +20,7 @@ from itertools import islice
 
 from flatkv import sizing
 from flatkv.analysis import PlanAnalysis
-from flatkv.budget import GPU_PRESETS, Budget, printed_range
+from flatkv.budget import Budget, printed_range
 from flatkv.models import DRAFTER_NOT_COUNTED, past_max_model_len_text
 from flatkv.plan import (
     CHUNKED_ATTENTION,
@@ -1085,20 +1085,30 @@ def mamba_all_text(options: StrategyOptions, profile: CacheProfile) -> str:
 
 
 def prefill_checkpoint_text(options: StrategyOptions, profile: CacheProfile, *,
-                            fix: str = 'set "Prefill checkpoint blocks" to 1') -> str:
+                            fix: str = 'set "Prefill checkpoint blocks" to 1',
+                            gdn_gpu: str = "") -> str:
     """A Mamba2 model (its vLLM class runs MambaMixer2) in mamba cache mode align without
     prefill checkpoint blocks: that is vLLM 0.28 to 0.31's count. Since 0.32 MambaMixer2's
     spec keeps one a request (``num_prefill_checkpoint_blocks=1``), so a later log holds fewer
-    requests: say what to set (``fix``, in the page's words or the CLI's). Empty otherwise (a
-    model by hand names no class)."""
-    if (options.mamba_cache_mode != "align" or options.prefill_checkpoint_blocks
-            or not PREFILL_CHECKPOINT_CLASSES.intersection(profile.architectures)):
+    requests: say what to set (``fix``, in the page's words or the CLI's). Likewise a GDN model
+    on ``gdn_gpu``, a GPU its prefill runs on FlashInfer on (0.33 and later; the caller knows
+    the GPU: ``AppState.vllm_checkpoint_blocks``). Empty otherwise (a model by hand names no
+    class)."""
+    if options.mamba_cache_mode != "align" or options.prefill_checkpoint_blocks:
         return ""
     held = state_pages_per_request(options, 0, 1)
+    if PREFILL_CHECKPOINT_CLASSES.intersection(profile.architectures):
+        since, layers = ("vLLM 0.28 to 0.31 did. Since 0.32",
+                         "this model's Mamba2 layers")
+    elif gdn_gpu and GDN_CHECKPOINT_CLASSES.intersection(profile.architectures):
+        since, layers = ("vLLM 0.28 to 0.32 did. Since 0.33",
+                         f"this model's GDN layers on the {gdn_gpu}, whose prefill runs on "
+                         "FlashInfer there")
+    else:
+        return ""
     return (f"Mamba cache mode align counts {held} state pages a request in each state group "
-            "here, as vLLM 0.28 to 0.31 did. Since 0.32 vLLM keeps a prefill checkpoint page "
-            f"more for this model's Mamba2 layers ({held + 1} a request): {fix} to match a later "
-            "log.")
+            f"here, as {since} vLLM keeps a prefill checkpoint page more for {layers} "
+            f"({held + 1} a request): {fix} to match a later log.")
 
 
 def mode_fallback_text(r: StrategyResult, profile: CacheProfile) -> str:
@@ -1213,13 +1223,17 @@ def same_flat_figures_text(results: Sequence[StrategyResult]) -> str:
     if flat is None or per is None or (flat.block_size, flat.block_bytes, flat.num_blocks) != (
             per.block_size, per.block_bytes, per.num_blocks):
         return ""
-    return (f"{STRATEGY_TITLES['flat']} and {STRATEGY_TITLES['per-component']} read the same: "
+    slots, tensors = flat.extras["slots"], per.extras["tensors"]
+    same = (f"{STRATEGY_TITLES['flat']} and {STRATEGY_TITLES['per-component']} read the same: "
             f"both pay every row of every layer a page id ({flat.block_bytes:,} B at P "
-            f"{flat.block_size:,}), so they hold the same {flat.num_blocks:,} blocks. They "
-            f"differ in tensors: {count_text(flat.extras['slots'], 'slot tensor')} (the j-th "
-            f"layer of every group in one) against {count_text(per.extras['tensors'], 'tensor')}"
-            ", one per component, which can also carry reserved bytes a block (a draft "
-            "model's KV).")
+            f"{flat.block_size:,}), so they hold the same {flat.num_blocks:,} blocks")
+    carries = "can also carry reserved bytes a block (a draft model's KV)"
+    if slots == tensors:  # one group of one component a layer: the same tensors too
+        return (f"{same}, in the same {count_text(slots, 'tensor')} (a slot holds one layer's "
+                f"rows, as a component does). Only one tensor per component {carries}.")
+    return (f"{same}. They differ in tensors: {count_text(slots, 'slot tensor')} (the j-th "
+            f"layer of every group in one) against {count_text(tensors, 'tensor')}, one per "
+            f"component, which {carries}.")
 
 
 def page_sizes_text(results: Sequence[StrategyResult], options: StrategyOptions) -> str:
@@ -1419,26 +1433,30 @@ def _log_lines_are(r: StrategyResult) -> str:
 
 
 def recent_vllm_help(changes: dict[str, object], architectures: tuple[str, ...] = (),
-                     gpu: str = "") -> str:
+                     gpu: str = "", checkpoint_blocks: int | None = None) -> str:
     """What the "vLLM 0.34's defaults" button sets (``AppState.recent_vllm_changes``) for a
-    model of ``architectures`` on ``gpu``: a GDN model's prefill checkpoint block depends on
-    the GPU (``vllm.gdn_checkpoint_on``), so where it is not set the help says when it
-    would be."""
+    model of ``architectures`` on ``gpu``, where vLLM 0.34 keeps ``checkpoint_blocks``
+    (``AppState.vllm_checkpoint_blocks``: None, not known). A GDN model's checkpoint block
+    depends on the GPU, so where it is not kept the help says where it would be."""
     gdn = bool(GDN_CHECKPOINT_CLASSES.intersection(architectures))
     checkpoint = (f"(vLLM 0.33 and later, for GDN layers, whose prefill runs on FlashInfer on "
                   f"the {gpu})" if gdn else "(vLLM 0.32 and later, for Mamba2 layers)")
     gdn_elsewhere = ""
-    if gdn and "prefill_checkpoint_blocks" not in changes:
-        where = (f"not on the {gpu}" if gpu in GPU_PRESETS
+    if gdn and checkpoint_blocks != 1:
+        where = (f"not on the {gpu}" if checkpoint_blocks == 0
                  else "pick the GPU, or set Prefill checkpoint blocks to 1 for a log of one")
         gdn_elsewhere = (" vLLM 0.33 and later keep a prefill checkpoint block more for this "
-                         "model's GDN layers on an H100, H200 or B200, where their prefill "
-                         f"runs on FlashInfer: {where}.")
+                         "model's GDN layers on an H100 or H200, or a B200 with key heads of "
+                         f"128 (CUDA 13), where their prefill runs on FlashInfer: {where}.")
+    kept = ("1 prefill checkpoint block " + checkpoint
+            if changes.get("prefill_checkpoint_blocks") else
+            "no prefill checkpoint blocks (vLLM 0.34 keeps none for this model's state layers"
+            + (f" on the {gpu})" if gdn else ")"))
     said = {"block_size": f"block size {changes.get('block_size')} (vLLM 0.34's default "
                           "--block-size)",
             "mamba_cache_mode": "mamba cache mode align (vLLM 0.28 and later start a hybrid "
                                 "with prefix caching on)",
-            "prefill_checkpoint_blocks": f"1 prefill checkpoint block {checkpoint}",
+            "prefill_checkpoint_blocks": kept,
             "vllm_async_scheduling": "async scheduling (two batches in flight in the window "
                                      "pages, vLLM 0.26 and later)"}
     parts = [said[k] for k in changes]

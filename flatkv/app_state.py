@@ -59,6 +59,7 @@ from flatkv.strategies.sglang import slots_per_request as sglang_slots_per_reque
 from flatkv.strategies.sglang import ssm_dtype as sglang_ssm_dtype
 from flatkv.strategies.sglang import swa_pool as sglang_swa_pool
 from flatkv.strategies.vllm import (
+    GDN_CHECKPOINT_CLASSES,
     PREFILL_CHECKPOINT_CLASSES,
     RECENT_VLLM_BLOCK_SIZE,
     gdn_checkpoint_on,
@@ -163,21 +164,32 @@ class AppState:
             changes["block_size"] = RECENT_VLLM_BLOCK_SIZE
         if profile.has_state and self.mamba_cache_mode != "align":
             changes["mamba_cache_mode"] = "align"
-        if ((PREFILL_CHECKPOINT_CLASSES.intersection(profile.architectures)
-             or self.gdn_checkpoint()) and self.prefill_checkpoint_blocks != 1):
-            changes["prefill_checkpoint_blocks"] = 1
+        expected = self.vllm_checkpoint_blocks()
+        if expected is not None and self.prefill_checkpoint_blocks != expected:
+            changes["prefill_checkpoint_blocks"] = expected
         if profile.windowed_labels and not self.vllm_async_scheduling:
             changes["vllm_async_scheduling"] = True
         return changes
 
-    def gdn_checkpoint(self) -> bool:
-        """Whether vLLM 0.34 keeps this GDN model's prefill checkpoint block on the GPU picked
-        (``vllm.gdn_checkpoint_on``; no GPU named, as with a KV cache memory or blocks given:
-        not known, so not counted)."""
+    def vllm_checkpoint_blocks(self) -> int | None:
+        """The prefill checkpoint blocks vLLM 0.34 keeps a request for this model in align: 1
+        for a Mamba2 class; for a GDN class 1 where its prefill runs on FlashInfer on the GPU
+        picked (``vllm.gdn_checkpoint_on``), 0 on another GPU, None where no GPU is named (a
+        KV cache memory or blocks given: not known); 0 for other state layers; None without
+        state (nothing to keep)."""
+        profile = self.profile()
+        if not profile.has_state:
+            return None
+        if PREFILL_CHECKPOINT_CLASSES.intersection(profile.architectures):
+            return 1
+        if not GDN_CHECKPOINT_CLASSES.intersection(profile.architectures):
+            return 0
+        if self.gpu not in GPU_PRESETS:
+            return None
         spec = self.model_spec()
         dims = {layer.head_dim_k for layer in spec.layers
                 if isinstance(layer, GDNLayer)} if spec else set()
-        return gdn_checkpoint_on(self.gpu, self.profile().architectures, dims)
+        return int(gdn_checkpoint_on(self.gpu, profile.architectures, dims))
 
     def runs_recent_vllm_defaults(self) -> bool:
         """Whether this view holds vLLM 0.34's own layout defaults for a model it serves (the

@@ -15,7 +15,7 @@ from flatkv.plan import FULL_ATTENTION
 from flatkv.profile import CacheProfile
 from flatkv.strategies import STRATEGIES, StrategyOptions, model_blocker
 from flatkv.strategies.paged import label_groups
-from flatkv.strategies.sglang import EXTRA_BUFFER_ARCHITECTURES
+from flatkv.strategies.sglang import radix_cache
 from flatkv.strategies.sglang import swa_pool as sglang_swa_pool
 from flatkv.strategies.vllm import runs_all_as_align
 
@@ -94,11 +94,11 @@ ENGINE_OPTIONS = (
                  SGLANG_COLUMN, _has_state),
     # sets the tracking slots of the extra_buffer radix cache (slots per request)
     EngineOption("sglang_overlap_schedule", "SGLang overlap scheduling", ("sglang",),
-                 SGLANG_COLUMN, lambda p: bool(p.has_state and p.architectures
-                                               and p.architectures[0]
-                                               in EXTRA_BUFFER_ARCHITECTURES)),
+                 SGLANG_COLUMN, lambda p: radix_cache(p, ENGINE_DEFAULTS) == "extra_buffer"),
+    # pages the token pools, and a mamba radix cache takes only some pages
     EngineOption("sglang_page_size", "SGLang page size", ("sglang",), SGLANG_COLUMN,
-                 lambda p: p.has_attention and p.indexer_bytes_per_slot is None),
+                 lambda p: (p.has_attention or radix_cache(p, ENGINE_DEFAULTS) is not None)
+                 and p.indexer_bytes_per_slot is None),
     # re-sizes the ssm tensors of a model's state layers
     EngineOption("sglang_ssm_dtype", "SGLang ssm dtype", ("sglang",), SGLANG_COLUMN,
                  lambda p: p.ssm_element_bytes is not None),

@@ -1261,6 +1261,16 @@ def test_a_mamba2_model_in_align_without_its_checkpoint_block_says_what_later_vl
     assert app_data.prefill_checkpoint_text(
         align, load_preset("Qwen3-Next-80B-A3B").profile()) == ""
     assert app_data.prefill_checkpoint_text(align, replace(falcon, architectures=())) == ""
+    # a GDN model, on a GPU whose FlashInfer prefill keeps one (the caller knows the GPU)
+    qwen = load_preset("Qwen3-Next-80B-A3B").profile()
+    assert app_data.prefill_checkpoint_text(align, qwen, gdn_gpu="H100 80GB") == (
+        "Mamba cache mode align counts 2 state pages a request in each state group here, as "
+        "vLLM 0.28 to 0.32 did. Since 0.33 vLLM keeps a prefill checkpoint page more for this "
+        "model's GDN layers on the H100 80GB, whose prefill runs on FlashInfer there (3 a "
+        "request): set \"Prefill checkpoint blocks\" to 1 to match a later log.")
+    assert app_data.prefill_checkpoint_text(align, falcon, gdn_gpu="H100 80GB").startswith(
+        "Mamba cache mode align counts 2 state pages a request in each state group here, as "
+        "vLLM 0.28 to 0.31 did")  # Mamba2's own rule, whatever the GPU
 
 
 def test_flats_two_rows_say_why_they_read_the_same():
@@ -1285,3 +1295,15 @@ def test_flats_two_rows_say_why_they_read_the_same():
     assert apart[1].num_blocks == 76_968_728_985 // (786_432 + 4096) < 97_870
     assert app_data.same_flat_figures_text(apart) == ""
     assert app_data.same_flat_figures_text(results[1:]) == ""  # packed slabs not run
+
+    # one group of one component a layer (Llama-3.1-8B: 32 layers x 16 x 4,096 B = 2,097,152 B
+    # a page id, 76,968,728,985 // 2,097,152 = 36,701 blocks): the same 32 tensors too
+    llama = load_preset("Llama-3.1-8B").profile()
+    same = [run_strategy(s, llama, budget_bytes=76_968_728_985, context_tokens=131_072)
+            for s in ("flat", "per-component")]
+    assert 76_968_728_985 // (32 * 16 * 4096) == 36_701
+    assert app_data.same_flat_figures_text(same) == (
+        "FlatKV packed slabs and FlatKV per component read the same: both pay every row of "
+        "every layer a page id (2,097,152 B at P 16), so they hold the same 36,701 blocks, in "
+        "the same 32 tensors (a slot holds one layer's rows, as a component does). Only one "
+        "tensor per component can also carry reserved bytes a block (a draft model's KV).")

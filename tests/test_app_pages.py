@@ -783,6 +783,13 @@ def test_model_editor_shows_an_error_where_the_edit_was_made():
     assert not at.error
     at.number_input(key="spec.gdn.conv_kernel").set_value(-1).run()
     assert places()[:3] == ["**gdn** · gdn", "error", "**full** · attention"]
+    # a kind may be named "top" or "new": a place of its own still, the error shown once
+    at.number_input(key="spec.gdn.conv_kernel").set_value(4).run()
+    at.selectbox(key="spec.new.type").set_value("full attention")
+    at.text_input(key="spec.new.name").set_value("top")
+    at.button(key="spec.add").click().run()
+    at.text_input(key="spec.pattern").set_value("(3*gdn,full)*12,bogus").run()
+    assert places().count("error") == 1 and places()[0] == "error"
 
 
 def test_model_page_builds_a_short_convolution_hybrid_by_hand():

@@ -24,6 +24,7 @@ from flatkv.models import ModelSpec, with_mtp_layer
 from flatkv.presets import list_presets, load_preset
 from flatkv.profile import CARRIED_FIELDS, CacheProfile, profile_to_dict
 from flatkv.strategies import STRATEGIES, StrategyOptions, run_strategy
+from flatkv.strategies.vllm import FLASHINFER_GDN_GPUS, gdn_checkpoint_on
 
 QWEN35 = RawModel("(3*linear,full)*12", 2048, (("conv", 49152), ("ssm", 2097152)))
 
@@ -1037,23 +1038,48 @@ def test_what_a_recent_vllm_sets_apart_from_this_views_defaults():
     assert (default.gpu, default.block_size, default.mamba_cache_mode) == ("H100 80GB", 16,
                                                                            "none")
     # its GDN layers' prefill runs on FlashInfer on an H100, H200 and B200 (key heads of 128),
-    # which keep a checkpoint block (vLLM 0.33); not on an A100, nor where no GPU is named
+    # which keep a checkpoint block (vLLM 0.33); not on an A100; not known where no GPU is named
     assert default.recent_vllm_changes() == {"block_size": 64, "mamba_cache_mode": "align",
                                              "prefill_checkpoint_blocks": 1}
-    for gpu, kept in (("H200 141GB", True), ("B200 192GB", True), ("A100 80GB", False),
-                      ("KV cache memory", False), ("vLLM KV cache blocks", False)):
+    for gpu, kept in (("H200 141GB", 1), ("B200 192GB", 1), ("A100 80GB", 0),
+                      ("KV cache memory", None), ("vLLM KV cache blocks", None)):
         view = replace(default, gpu=gpu)
-        assert view.gdn_checkpoint() is kept
-        assert ("prefill_checkpoint_blocks" in view.recent_vllm_changes()) is kept
-    assert not replace(default, model="Nemotron-H-8B").gdn_checkpoint()  # Mamba2: its own rule
-    # where it is not set, the button's help says where it would be
+        assert view.vllm_checkpoint_blocks() == kept
+        assert view.recent_vllm_changes().get("prefill_checkpoint_blocks") == (kept or None)
+    # set on an H100, then the A100 picked: the button takes it back to vLLM's 0 there
+    kept_on_a100 = replace(default, gpu="A100 80GB", block_size=64, mamba_cache_mode="align",
+                           prefill_checkpoint_blocks=1)
+    assert kept_on_a100.recent_vllm_changes() == {"prefill_checkpoint_blocks": 0}
+    assert not kept_on_a100.runs_recent_vllm_defaults()
+    # Mamba2 keeps one on any GPU; other state layers (Kimi's KDA) none; no state: nothing
+    assert replace(default, model="Nemotron-H-8B", gpu="A100 80GB").vllm_checkpoint_blocks() == 1
+    assert replace(default, model="Kimi-Linear-48B-A3B").vllm_checkpoint_blocks() == 0
+    assert replace(default, model="Llama-3.1-8B").vllm_checkpoint_blocks() is None
+    # Hopper takes any key head dim, known or not (a raw profile names none); a B200 needs 128
+    qwen = ("Qwen3NextForCausalLM",)
+    assert gdn_checkpoint_on("H100 80GB", qwen, set())
+    assert not gdn_checkpoint_on("B200 192GB", qwen, set())
+    assert not gdn_checkpoint_on("B200 192GB", qwen, {256})
+    assert set(FLASHINFER_GDN_GPUS) <= set(GPU_PRESETS)  # a renamed preset would drop it
+    # the button's help says where a GDN checkpoint block would be kept where it is not
     archs = default.profile().architectures
     said = ("vLLM 0.33 and later keep a prefill checkpoint block more for this model's GDN "
-            "layers on an H100, H200 or B200, where their prefill runs on FlashInfer: ")
+            "layers on an H100 or H200, or a B200 with key heads of 128 (CUDA 13), where their "
+            "prefill runs on FlashInfer: ")
     for gpu, where in (("A100 80GB", "not on the A100 80GB."), ("KV cache memory", (
             "pick the GPU, or set Prefill checkpoint blocks to 1 for a log of one."))):
-        changes = replace(default, gpu=gpu).recent_vllm_changes()
-        assert said + where in app_data.recent_vllm_help(changes, archs, gpu)
+        view = replace(default, gpu=gpu)
+        help_text = app_data.recent_vllm_help(view.recent_vllm_changes(), archs, gpu,
+                                              view.vllm_checkpoint_blocks())
+        assert said + where in help_text
+    set_already = replace(default, prefill_checkpoint_blocks=1)  # on the H100: no such line
+    assert "GDN layers on an H100" not in app_data.recent_vllm_help(
+        set_already.recent_vllm_changes(), archs, set_already.gpu,
+        set_already.vllm_checkpoint_blocks())
+    assert app_data.recent_vllm_help(kept_on_a100.recent_vllm_changes(), archs, "A100 80GB",
+                                     0).startswith(
+        "Sets no prefill checkpoint blocks (vLLM 0.34 keeps none for this model's state "
+        "layers on the A100 80GB), to match")
     llama = replace(default, model="Llama-3.1-8B", gpu="A100 80GB")
     assert "GDN" not in app_data.recent_vllm_help(llama.recent_vllm_changes(),
                                                   llama.profile().architectures, llama.gpu)

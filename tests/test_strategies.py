@@ -45,6 +45,8 @@ from flatkv.strategies import (
 from flatkv.strategies.base import EXTRAS, request_pages
 from flatkv.strategies.sglang import (
     NO_SWA_SPLIT_LINE,
+    page_size,
+    sglang_default_page,
     sglang_window,
     slots_per_request,
     ssm_dtype,
@@ -2517,6 +2519,15 @@ def test_sglang_refuses_page_sizes_its_mamba_radix_cache_does_not_take():
             "SGLang's extra_buffer radix cache snapshots Qwen3NextForCausalLM's state every "
             "--mamba-track-interval tokens (256 by default), which the page size must divide: "
             f"{page} does not; set a page size that divides 256 (1, 2, 4, ..., 256)")
+    # nor does the Blackwell note advise LFM2 a page its radix cache refuses (gpt-oss: 64)
+    assert sglang_default_page("B200 192GB", lfm2) is None
+    assert sglang_default_page("B200 192GB", gpt_oss_20b()).page == 64
+    # DeepSeek's sparse attention runs at page 64 whatever is asked: a state hybrid of it on
+    # the extra-buffer list holds 3 + 1 without overlap scheduling even when page 1 is asked
+    nsa_hybrid = replace(qwen, indexer_bytes_per_slot=132)
+    off = StrategyOptions(sglang_overlap_schedule=False)
+    assert page_size(nsa_hybrid, off) == 64 and page_size(qwen, off) == 1
+    assert (slots_per_request(nsa_hybrid, off)[0], slots_per_request(qwen, off)[0]) == (4, 3)
     # attention-only models and those SGLang keeps no radix cache of state for take any page
     assert run_strategy("sglang", gpt_oss_20b(), budget_bytes=40 * 2**30,
                         options=StrategyOptions(sglang_page_size=48)).applies

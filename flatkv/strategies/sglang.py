@@ -130,6 +130,12 @@ EXTRA_BUFFER_SLOTS = NO_BUFFER_SLOTS + 2  # get_mamba_tracking_slots(overlap=Tru
 MAMBA_TRACK_INTERVAL = 256
 
 
+def page_size(profile: CacheProfile, options: StrategyOptions) -> int:
+    """The page size SGLang runs: the option's, but DeepSeek's sparse attention's own
+    (NSA_PAGE_SIZE) whatever it says (``_nsa_options``)."""
+    return NSA_PAGE_SIZE if profile.indexer_bytes_per_slot else options.sglang_page_size
+
+
 def radix_cache(profile: CacheProfile, options: StrategyOptions) -> str | None:
     """The mamba radix cache SGLang 0.5.23's "auto" strategy runs a state hybrid with:
     "extra_buffer" or "no_buffer"; None where the model keeps no state, or its architecture
@@ -139,7 +145,7 @@ def radix_cache(profile: CacheProfile, options: StrategyOptions) -> str | None:
         return None
     if arch in EXTRA_BUFFER_ARCHITECTURES:
         return ("extra_buffer" if options.sglang_overlap_schedule
-                or options.sglang_page_size > 1 else "no_buffer")
+                or page_size(profile, options) > 1 else "no_buffer")
     return "no_buffer" if arch in NO_BUFFER_ARCHITECTURES else None
 
 
@@ -157,7 +163,7 @@ def slots_per_request(profile: CacheProfile, options: StrategyOptions) -> tuple[
     if mode == "extra_buffer":
         return NO_BUFFER_SLOTS + 1, (
             f"{NO_BUFFER_SLOTS + 1} for {arch}: its extra_buffer radix cache (page size "
-            f"{options.sglang_page_size}), 3 + 1 tracking slot without overlap scheduling")
+            f"{page_size(profile, options)}), 3 + 1 tracking slot without overlap scheduling")
     if arch in EXTRA_BUFFER_ARCHITECTURES:
         return NO_BUFFER_SLOTS, (f"{NO_BUFFER_SLOTS} for {arch}: its no_buffer radix cache, "
                                  "without overlap scheduling at page size 1")
@@ -172,7 +178,7 @@ def radix_page_refusal(profile: CacheProfile, options: StrategyOptions) -> str |
     """Why SGLang 0.5.23 would not start a state hybrid at this page size (None where it
     would): no_buffer takes page size 1 only; extra_buffer a page size that divides the
     state's track interval."""
-    page, mode = options.sglang_page_size, radix_cache(profile, options)
+    page, mode = page_size(profile, options), radix_cache(profile, options)
     arch = profile.architectures[0] if profile.architectures else None
     if mode == "no_buffer" and page > 1:
         return (f"SGLang runs {arch}'s state with its no_buffer radix cache, which takes page "
@@ -365,7 +371,7 @@ def enough_budget(profile: CacheProfile, options: StrategyOptions,
                   slot_bytes: int | None) -> int:
     """A budget that holds one running request's S state slots and SGLang's padding slot, a
     page of the token pool, and with a hybrid SWA pool a swa pool over ``window + page``
-    (SGLang's floor; the window is the chunk for chunked layers).
+    (SGLang's floor, ``_least_swa_pool``: the window as its model reports it).
 
     The state pool is ``B x r / (1 + r)``, and it takes at most that, so the KV memory is at
     least ``B / (1 + r)``: ``B >= (1 + r) x`` (the KV memory the pools need) is enough. The
@@ -493,8 +499,10 @@ class DefaultPage(NamedTuple):
 
 def sglang_default_page(gpu: str, profile: CacheProfile) -> DefaultPage | None:
     """The page size SGLang runs the model with on ``gpu`` (a GPU preset's name) when told
-    none, where that is more than a token; None elsewhere, and for DeepSeek's sparse attention,
-    whose 64 on every GPU ``run_sglang`` applies itself."""
+    none, where that is more than a token; None elsewhere, for DeepSeek's sparse attention,
+    whose 64 on every GPU ``run_sglang`` applies itself, and where its mamba radix cache takes
+    no such page (``radix_page_refusal``: LFM2's no_buffer takes 1 only; what SGLang does on
+    Blackwell then is not checked, so no page is advised)."""
     if (gpu not in BLACKWELL_GPUS or not profile.has_attention
             or profile.indexer_bytes_per_slot is not None or sglang_blocker(profile)):
         return None
@@ -504,6 +512,8 @@ def sglang_default_page(gpu: str, profile: CacheProfile) -> DefaultPage | None:
     else:
         page, backend = BLACKWELL_PAGE, ("TensorRT-LLM's MLA backend" if profile.kernel_block_size
                                          is not None else "TensorRT-LLM's MHA backend")
+    if radix_page_refusal(profile, StrategyOptions(sglang_page_size=page)):
+        return None
     return DefaultPage(page, f"SGLang 0.5.23 on a {gpu.split()[0]} runs pages of {page} tokens "
                              f"when not told a page size ({backend}; without speculative "
                              "decoding)")

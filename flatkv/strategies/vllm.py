@@ -426,7 +426,7 @@ def gdn_checkpoint_on(gpu: str, architectures: tuple[str, ...],
     if gpu not in FLASHINFER_GDN_GPUS or not GDN_CHECKPOINT_CLASSES.intersection(architectures):
         return False
     needed = FLASHINFER_GDN_GPUS[gpu]
-    return bool(key_head_dims) and (needed is None or key_head_dims == {needed})
+    return needed is None or key_head_dims == {needed}  # unknown dims (raw bytes): not there
 
 
 # An MLA model with state layers pages by a multiple of this (vLLM 0.27 and later:
