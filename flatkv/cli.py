@@ -31,7 +31,7 @@ from flatkv.engine_options import (
     idle_engine_option,
     strategy_fields,
 )
-from flatkv.models import DRAFTER_NOT_COUNTED, mtp_layers_not_full
+from flatkv.models import DRAFTER_NOT_COUNTED, GDNLayer, mtp_layers_not_full
 from flatkv.patterns import parse_layer_pattern
 from flatkv.plan import LINEAR_ATTENTION, PACKED_NEEDS_HISTORY
 from flatkv.profile import MAX_WINDOW, CacheProfile
@@ -39,6 +39,7 @@ from flatkv.strategies import STRATEGIES, StrategyResult, model_blocker, run_str
 from flatkv.strategies.base import StrategyOptions
 from flatkv.strategies.sglang import sglang_default_page
 from flatkv.strategies.vllm import block_bytes as vllm_block_bytes
+from flatkv.strategies.vllm import gdn_checkpoint_on
 from flatkv.texttable import text_table
 from flatkv.units import (
     concurrency_text,
@@ -128,6 +129,9 @@ class GivenModel:
     tp: int = 1  # the ranks --weights split over
     raw: bool = False  # bytes given by hand: one rank's, --tp refused
     splits_over: Callable[[int], bool] = lambda tp: True  # whether the model splits over a tp
+    # its GDN layers' key head dims (vLLM's FlashInfer prefill on a B200 needs 128); none known
+    # for raw bytes
+    gdn_key_head_dims: frozenset[int] = frozenset()
 
     def stderr_notes(self) -> tuple[str, ...]:
         """The notes as one line, as the app shows them beside the figures."""
@@ -153,7 +157,10 @@ def given_model(args: argparse.Namespace) -> GivenModel:
             return GivenModel(spec, raw=True)
         return GivenModel(spec.profile(), spec.notes, spec.max_model_len,
                           drafts_otherwise=bool(mtp_layers_not_full(spec.mtp_layer_types)),
-                          tp=spec.tp, splits_over=spec.splits_over)
+                          tp=spec.tp, splits_over=spec.splits_over,
+                          gdn_key_head_dims=frozenset(
+                              layer.head_dim_k for layer in spec.layers
+                              if isinstance(layer, GDNLayer)))
     return GivenModel(_raw_profile(args), raw=True)
 
 
@@ -424,8 +431,10 @@ def _plan_command(args: argparse.Namespace) -> CommandOutput:
         output = _counting_requests(model, args, strategy_cli.plan_strategy_text)
         return replace(output, notes=output.notes
                        + idle_option_notes(options, profile, (args.strategy,))
-                       + (checkpoint_notes(options, profile) if "prefill_checkpoint_blocks"
-                          in strategy_fields(args.strategy, profile) else ()))
+                       + (checkpoint_notes(options, model, _gpu_named(args))
+                          if "prefill_checkpoint_blocks" in strategy_fields(args.strategy,
+                                                                             profile)
+                          else ()))
     planner = args.planner or "packed"
     # with --context the plan's own layout counts requests, and reads its options
     counting = PLANNER_STRATEGY[planner] if args.context is not None else None
@@ -531,20 +540,31 @@ def _compare_command(args: argparse.Namespace) -> CommandOutput:
     options = strategy_cli.options_from_args(args)
     idle = idle_option_notes(options, model.profile, STRATEGIES)
     return replace(output, notes=output.notes + sglang_page_notes(args, model.profile) + idle
-                   + checkpoint_notes(options, model.profile))
+                   + checkpoint_notes(options, model, _gpu_named(args)))
 
 
-def checkpoint_notes(options: StrategyOptions, profile: CacheProfile) -> tuple[str, ...]:
+def _gpu_named(args: argparse.Namespace) -> str:
+    """The GPU preset --gpu-memory names ("H100 80GB"), or "" for a size or none."""
+    return getattr(args, "gpu_memory", None) or ""
+
+
+def checkpoint_notes(options: StrategyOptions, model: GivenModel,
+                     gpu: str = "") -> tuple[str, ...]:
     """Where a Mamba2 model runs align without the prefill checkpoint block vLLM 0.32 and
-    later keep: the flag that matches their logs (the Compare page's note)."""
+    later keep, or a GDN model on ``gpu`` (--gpu-memory's name) whose prefill runs on
+    FlashInfer there (0.33 and later): the flag that matches their logs (the Compare page's
+    note)."""
+    profile = model.profile
+    gdn_gpu = gpu if gdn_checkpoint_on(gpu, profile.architectures,
+                                       set(model.gdn_key_head_dims)) else ""
     return (f"note: {text}",) if (text := prefill_checkpoint_text(
-        options, profile, fix="give --prefill-checkpoint-blocks 1")) else ()
+        options, profile, fix="give --prefill-checkpoint-blocks 1", gdn_gpu=gdn_gpu)) else ()
 
 
 def sglang_page_notes(args: argparse.Namespace, profile: CacheProfile) -> tuple[str, ...]:
     """Where --gpu-memory names a GPU on which SGLang runs pages of more than a token when
     not told, and --sglang-page-size is not that page: the page its default run takes."""
-    default = sglang_default_page(getattr(args, "gpu_memory", None) or "", profile)
+    default = sglang_default_page(_gpu_named(args), profile)
     if default is None or args.sglang_page_size == default.page:
         return ()
     return (f"note: {default.said}: --sglang-page-size {default.page} matches such a run's "
