@@ -34,7 +34,7 @@ from flatkv.engine_options import (
     STRATEGY_FIELDS,
     acting_engine_options,
 )
-from flatkv.models import MAX_CONV_KERNEL, MAX_TP, GDNLayer, ModelSpec
+from flatkv.models import MAX_CONV_KERNEL, MAX_TP, ModelSpec
 from flatkv.plan import alignment_or_block_size
 from flatkv.profile import (
     MAX_CHUNK_SIZE,
@@ -187,8 +187,7 @@ class AppState:
         if self.gpu not in GPU_PRESETS:
             return None
         spec = self.model_spec()
-        dims = {layer.head_dim_k for layer in spec.layers
-                if isinstance(layer, GDNLayer)} if spec else set()
+        dims = set(spec.gdn_key_head_dims) if spec else set()  # raw bytes name none
         return int(gdn_checkpoint_on(self.gpu, profile.architectures, dims))
 
     def runs_recent_vllm_defaults(self) -> bool:

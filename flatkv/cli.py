@@ -31,7 +31,7 @@ from flatkv.engine_options import (
     idle_engine_option,
     strategy_fields,
 )
-from flatkv.models import DRAFTER_NOT_COUNTED, GDNLayer, mtp_layers_not_full
+from flatkv.models import DRAFTER_NOT_COUNTED, mtp_layers_not_full
 from flatkv.patterns import parse_layer_pattern
 from flatkv.plan import LINEAR_ATTENTION, PACKED_NEEDS_HISTORY
 from flatkv.profile import MAX_WINDOW, CacheProfile
@@ -158,9 +158,7 @@ def given_model(args: argparse.Namespace) -> GivenModel:
         return GivenModel(spec.profile(), spec.notes, spec.max_model_len,
                           drafts_otherwise=bool(mtp_layers_not_full(spec.mtp_layer_types)),
                           tp=spec.tp, splits_over=spec.splits_over,
-                          gdn_key_head_dims=frozenset(
-                              layer.head_dim_k for layer in spec.layers
-                              if isinstance(layer, GDNLayer)))
+                          gdn_key_head_dims=spec.gdn_key_head_dims)
     return GivenModel(_raw_profile(args), raw=True)
 
 

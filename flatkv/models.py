@@ -650,6 +650,13 @@ class ModelSpec:
                 f"attention_heads = {self.attention_heads} is not divisible by tp = {tp}: "
                 "choose a tp that divides it, as engines split the query heads over the ranks")
 
+    @property
+    def gdn_key_head_dims(self) -> frozenset[int]:
+        """The key head dims of its GDN layers: vLLM picks its GDN prefill kernel by them
+        (``vllm.gdn_checkpoint_on``)."""
+        return frozenset(layer.head_dim_k for layer in self.layers
+                         if isinstance(layer, GDNLayer))
+
     def splits_over(self, tp: int) -> bool:
         """Whether the model splits over ``tp`` ranks: every cache layer kind (heads, groups)
         and the query heads."""

@@ -1055,7 +1055,9 @@ def test_what_a_recent_vllm_sets_apart_from_this_views_defaults():
     assert replace(default, model="Nemotron-H-8B", gpu="A100 80GB").vllm_checkpoint_blocks() == 1
     assert replace(default, model="Kimi-Linear-48B-A3B").vllm_checkpoint_blocks() == 0
     assert replace(default, model="Llama-3.1-8B").vllm_checkpoint_blocks() is None
-    # Hopper takes any key head dim, known or not (a raw profile names none); a B200 needs 128
+    # Hopper takes any key head dim, known or not (a raw profile names none); a B200 needs 128,
+    # Qwen3-Next's (16 key heads x 128)
+    assert presets.load_preset("Qwen3-Next-80B-A3B").gdn_key_head_dims == {128}
     qwen = ("Qwen3NextForCausalLM",)
     assert gdn_checkpoint_on("H100 80GB", qwen, set())
     assert not gdn_checkpoint_on("B200 192GB", qwen, set())

@@ -164,7 +164,7 @@ def slots_per_request(profile: CacheProfile, options: StrategyOptions) -> tuple[
         return NO_BUFFER_SLOTS + 1, (
             f"{NO_BUFFER_SLOTS + 1} for {arch}: its extra_buffer radix cache (page size "
             f"{page_size(profile, options)}), 3 + 1 tracking slot without overlap scheduling")
-    if arch in EXTRA_BUFFER_ARCHITECTURES:
+    if mode == "no_buffer" and arch in EXTRA_BUFFER_ARCHITECTURES:
         return NO_BUFFER_SLOTS, (f"{NO_BUFFER_SLOTS} for {arch}: its no_buffer radix cache, "
                                  "without overlap scheduling at page size 1")
     if arch:
