@@ -67,8 +67,8 @@ _COUNT_WIDGETS = {
         "checkpoints. vLLM 0.32 and later keep 1 for Mamba2 layers (Nemotron-H, Falcon-H1, "
         "Granite 4.0-H), 0.33 and later for GDN layers whose prefill runs on FlashInfer "
         "(Qwen3-Next and Qwen3.5 on H100, H200, and B200 with key heads of 128 under CUDA "
-        "13, which also align P to 64: set the kernel block "
-        "size to 64); 0 otherwise and in earlier releases."),
+        "13, which also align P to 64, as vLLM's layout here does for them); 0 otherwise "
+        "and in earlier releases."),
     "speculative_tokens": (
         "Speculative tokens", 0, MAX_SPECULATIVE_TOKENS,
         "Tokens drafted per step (vLLM's num_speculative_tokens, MTP or EAGLE); 0 serves "

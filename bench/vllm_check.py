@@ -353,15 +353,14 @@ def flatkv_figures(spec, budget: int, block: int, mode: str, async_sched: bool,
     - Nemotron-H's ssm state in vLLM's dtype (float32 unless told: the preset keeps SPEC's
       bf16, and its note says to set float32 to match vLLM);
     - a dense MLA model on FLASH_ATTN_MLA, vLLM 0.34's first on SM 9.0, at kernel block 16
-      (FlatKV's MLA default, 64, is FlashMLA's: the FLASHMLA rows);
-    - GDN prefill on FlashInfer in align: kernel block 64, its checkpoint grid."""
+      (FlatKV's MLA default, 64, is FlashMLA's: the FLASHMLA rows).
+    GDN prefill on FlashInfer is told by its checkpoint block alone: FlatKV aligns P to its
+    grid of 64 itself."""
     if spec.architectures[0] == "NemotronHForCausalLM":
         spec = spec.with_options(ssm_dtype=flags.get("mamba_ssm_cache_dtype", "float32"))
     kernel = None
     if spec.architectures[0] in MLA_CLASSES and flags.get("backend") != "FLASHMLA":
         kernel = 16
-    if "flashinfer_gdn" in flags and mode == "align":
-        kernel = 64
     options = StrategyOptions(
         block_size=block, mamba_cache_mode=mode, vllm_async_scheduling=async_sched,
         kernel_block_size=kernel,

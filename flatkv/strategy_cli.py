@@ -107,7 +107,7 @@ def add_strategy_arguments(
                         help="mamba cache mode align: K more state pages a request for prefill "
                         "checkpoints (1 for Mamba2 layers in vLLM 0.32+, and for GDN layers on "
                         "FlashInfer (Hopper; B200 with CUDA 13) in 0.33+, where P also aligns "
-                        "to 64: add --kernel-block-size 64); default 0, as vLLM up to 0.31")
+                        "to 64, as here for their classes); default 0, as vLLM up to 0.31")
     parser.add_argument("--mamba-chunk-size", type=int, default=defaults.mamba_chunk_size,
                         help="vllm, mamba cache mode all: P aligns to lcm(chunk, A), as vLLM's "
                         "--mamba-block-size sets it (default: the config's mamba_chunk_size / "

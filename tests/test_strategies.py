@@ -1975,6 +1975,19 @@ def test_vllm_033_holds_a_prefill_checkpoint_block_in_align():
             "align; vLLM's prefill checkpoint blocks: 0.32+ for Mamba2 layers, 0.33+ for GDN on "
             "FlashInfer)") in text
     assert "3 page(s) per request, mode align, 1 prefill checkpoint)" in text
+    # a Qwen3-Next class aligns A to the checkpoints' grid of 64 itself: the same figures at
+    # kernel block 16 (544 without checkpoint blocks, which no GDN keeps off FlashInfer)
+    qwen = replace(qwen3_next_tp2(), architectures=("Qwen3NextForCausalLM",))
+    told = replace(hopper, kernel_block_size=None)
+    aligned = run_strategy("vllm", qwen, budget_bytes=ANCHOR_BUDGET,
+                           context_tokens=ANCHOR_CONTEXT, options=told)
+    assert (aligned.block_size, aligned.num_blocks) == (576, 6_764)
+    assert ("A = max(kernel block size 16, block_size 16) = 16, aligned to 64: its GDN layers' "
+            "prefill checkpoints lie on a grid of 64 tokens") in aligned.why_block_size
+    assert run_strategy("vllm", qwen, budget_bytes=ANCHOR_BUDGET, context_tokens=ANCHOR_CONTEXT,
+                        options=replace(told, prefill_checkpoint_blocks=0)).block_size == 544
+    assert run_strategy("vllm", qwen3_next_tp2(), budget_bytes=ANCHOR_BUDGET,
+                        context_tokens=ANCHOR_CONTEXT, options=told).block_size == 544
     # every paged layout counts them, as the mode's pages: the flat plan (P 544, 1,810 page
     # ids, one state group) holds 482 full pages and 2 + 1 state pages a request
     flat = run_strategy("flat", qwen3_next_tp2(), budget_bytes=ANCHOR_BUDGET,

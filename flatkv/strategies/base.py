@@ -224,8 +224,8 @@ class StrategyOptions:
         prefill checkpoints (``MambaSpec.num_prefill_checkpoint_blocks``): 1 for Mamba2 layers
         (Nemotron-H, Falcon-H1, Granite 4.0-H; vLLM 0.32+) and for GDN layers whose prefill
         runs on FlashInfer (Qwen3-Next and Qwen3.5 on Hopper, and on B200 under CUDA 13:
-        ``vllm.gdn_checkpoint_on``; where vLLM also aligns P to a
-        multiple of 64: set the kernel block size to 64; 0.33+), else 0. ``align`` then holds 2
+        ``vllm.gdn_checkpoint_on``; where vLLM also aligns P to a multiple of 64, as the vllm
+        strategy does for their classes; 0.33+), else 0. ``align`` then holds 2
         + this + N pages; other modes ignore it. Default 0, as vLLM up to 0.31.
     mamba_chunk_size: the chunk size of the state kernel; used by vllm in ``all`` mode only.
         None (default): the model's own, as vLLM's ``get_mamba_chunk_size`` reads it (the

@@ -172,6 +172,14 @@ def _page_size(profile: CacheProfile, options: StrategyOptions, formulas: list[s
         a = MLA_HYBRID_BLOCK
         a_text += (f", raised to {a}: an MLA hybrid's block is a multiple of {a} (vLLM 0.27 and "
                    "later, for its MLA decode kernels)")
+    if (options.mamba_cache_mode == "align" and options.prefill_checkpoint_blocks
+            and GDN_CHECKPOINT_CLASSES.intersection(profile.architectures)
+            and a % GDN_CHECKPOINT_GRID):
+        # checkpoints of GDN prefill on FlashInfer (the only GDN that keeps them) lie on a grid
+        # of 64 tokens, which vLLM aligns a block to in align (_align_hybrid_block_size)
+        a = math.lcm(a, GDN_CHECKPOINT_GRID)
+        a_text += (f", aligned to {a}: its GDN layers' prefill checkpoints lie on a grid of "
+                   f"{GDN_CHECKPOINT_GRID} tokens (FlashInfer prefill, vLLM 0.33 and later)")
     align, align_text, sym = a, a_text, "A"
     if options.mamba_cache_mode == "all" and profile.has_state:
         chunk, chunk_why = mamba_chunk_size(profile, options)
@@ -414,6 +422,8 @@ GDN_CHECKPOINT_CLASSES = frozenset({
     "Qwen3NextForCausalLM", "Qwen3_5ForConditionalGeneration",
     "Qwen3_5MoeForConditionalGeneration", "Qwen3_5ForCausalLM", "Qwen3_5MoeForCausalLM",
 })
+# ... whose checkpoints lie on a grid of this many tokens, which P aligns to in align
+GDN_CHECKPOINT_GRID = 64
 FLASHINFER_GDN_GPUS: dict[str, int | None] = {"H100 80GB": None, "H200 141GB": None,
                                               "B200 192GB": 128}
 
