@@ -35,16 +35,15 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import importlib.abc
-import importlib.machinery
 import logging
 import sys
-import types
 import warnings
 from pathlib import Path
 from types import SimpleNamespace as NS
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from engine_stubs import stub_modules  # noqa: E402  (bench/, the script's own folder)
 
 from flatkv.presets import load_preset  # noqa: E402
 from flatkv.strategies import StrategyOptions, run_strategy  # noqa: E402
@@ -70,49 +69,9 @@ def settings() -> list[tuple[str, object, int, bool, dict]]:
     return rows
 
 
-class _Anything(type):
-    """A stub class whose every attribute is a name (transformers reads enum members such as
-    ``InterpolationMode.NEAREST_EXACT`` from torchvision at import time)."""
-
-    def __getattr__(cls, attr):
-        if attr.startswith("__"):
-            raise AttributeError(attr)
-        return f"{cls.__name__}.{attr}"
-
-
-class _StubModule(types.ModuleType):
-    """An empty module whose every public attribute is a stub class."""
-
-    def __getattr__(self, attr):
-        if attr.startswith("__"):
-            raise AttributeError(attr)
-        return _Anything(attr, (), {})
-
-
-class _StubFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-    """Serves ``_StubModule``s for torchvision (its wheel needs a matching CUDA torch) and
-    tvm_ffi (CUDA only), which SGLang imports at module level but its sizing never calls.
-    ``__version__`` 0.0 keeps transformers' version checks of torchvision false."""
-
-    STUBBED = ("torchvision", "tvm_ffi")
-
-    def find_spec(self, name, path=None, target=None):
-        if name.split(".")[0] in self.STUBBED:
-            return importlib.machinery.ModuleSpec(name, self, is_package=True)
-        return None
-
-    def create_module(self, spec):
-        module = _StubModule(spec.name)
-        module.__path__, module.__version__ = [], "0.0"
-        return module
-
-    def exec_module(self, module):
-        pass
-
-
 def import_sglang(directory: str) -> NS:
     """SGLang's sizing modules from the unzipped wheel, CUDA-only imports stubbed."""
-    sys.meta_path.insert(0, _StubFinder())
+    stub_modules("torchvision", "tvm_ffi")  # CUDA-built, never called by the sizing
     sys.path.insert(0, str(Path(directory).resolve()))
     names = {"kvc": "sglang.srt.mem_cache.kv_cache_configurator",
              "pools": "sglang.srt.model_executor.pool_configurator",

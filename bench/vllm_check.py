@@ -47,8 +47,6 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import importlib.abc
-import importlib.machinery
 import logging
 import math
 import sys
@@ -58,6 +56,8 @@ from pathlib import Path
 from types import SimpleNamespace as NS
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from engine_stubs import stub_modules  # noqa: E402  (bench/, the script's own folder)
 
 from flatkv.presets import load_preset  # noqa: E402
 from flatkv.strategies import StrategyOptions, run_strategy  # noqa: E402
@@ -94,48 +94,9 @@ def settings() -> list[tuple[str, int, int, str, dict]]:
     return rows + [("Llama-3.1-8B", 4 * GIB + extra, 16, "none", {}) for extra in (0, 1 << 21)]
 
 
-class _Anything(type):
-    """A stub class whose every attribute is a name (transformers reads enum members such as
-    ``InterpolationMode.NEAREST_EXACT`` from torchvision at import time)."""
-
-    def __getattr__(cls, attr):
-        if attr.startswith("__"):
-            raise AttributeError(attr)
-        return f"{cls.__name__}.{attr}"
-
-
-class _StubModule(types.ModuleType):
-    """An empty module whose every public attribute is a stub class."""
-
-    def __getattr__(self, attr):
-        if attr.startswith("__"):
-            raise AttributeError(attr)
-        return _Anything(attr, (), {})
-
-
-class _StubFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-    """Serves ``_StubModule``s for torchvision (needs a matching CUDA torch), xgrammar and its
-    tvm_ffi (CUDA-built), which vLLM imports at module level but its sizing never calls."""
-
-    STUBBED = ("torchvision", "tvm_ffi", "xgrammar")
-
-    def find_spec(self, name, path=None, target=None):
-        if name.split(".")[0] in self.STUBBED:
-            return importlib.machinery.ModuleSpec(name, self, is_package=True)
-        return None
-
-    def create_module(self, spec):
-        module = _StubModule(spec.name)
-        module.__path__, module.__version__ = [], "0.0"
-        return module
-
-    def exec_module(self, module):
-        pass
-
-
 def import_vllm(directory: str) -> NS:
     """vLLM's sizing modules from the unzipped wheel, CUDA-only imports stubbed."""
-    sys.meta_path.insert(0, _StubFinder())
+    stub_modules("torchvision", "tvm_ffi", "xgrammar")  # CUDA-built, never called
     sys.path.insert(0, str(Path(directory).resolve()))
     names = {"plan": "vllm.v1.core.kv_cache_planning", "utils": "vllm.v1.core.kv_cache_utils",
              "iface": "vllm.v1.kv_cache_interface", "backend": "vllm.v1.attention.backend",

@@ -1,0 +1,59 @@
+"""Stub modules for the engine check scripts (``sglang_check.py``, ``vllm_check.py``).
+
+An engine imports some packages at module level that need CUDA or a CUDA build of torch
+(torchvision, tvm_ffi, xgrammar), though its sizing code never calls them. On a CPU machine
+the scripts serve each as an empty module whose every public attribute is a stub class,
+instead of editing the engine's files.
+"""
+
+from __future__ import annotations
+
+import importlib.abc
+import importlib.machinery
+import sys
+import types
+
+
+class _Anything(type):
+    """A stub class whose every attribute is a name (transformers reads enum members such as
+    ``InterpolationMode.NEAREST_EXACT`` from torchvision at import time)."""
+
+    def __getattr__(cls, attr):
+        if attr.startswith("__"):
+            raise AttributeError(attr)
+        return f"{cls.__name__}.{attr}"
+
+
+class _StubModule(types.ModuleType):
+    """An empty module whose every public attribute is a stub class."""
+
+    def __getattr__(self, attr):
+        if attr.startswith("__"):
+            raise AttributeError(attr)
+        return _Anything(attr, (), {})
+
+
+class _StubFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Serves ``_StubModule``s for the named packages and their submodules. ``__version__``
+    0.0 keeps transformers' version checks of torchvision false."""
+
+    def __init__(self, names: tuple[str, ...]) -> None:
+        self.names = names
+
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in self.names:
+            return importlib.machinery.ModuleSpec(name, self, is_package=True)
+        return None
+
+    def create_module(self, spec):
+        module = _StubModule(spec.name)
+        module.__path__, module.__version__ = [], "0.0"
+        return module
+
+    def exec_module(self, module):
+        pass
+
+
+def stub_modules(*names: str) -> None:
+    """From now on, import each of ``names`` (and its submodules) as a stub module."""
+    sys.meta_path.insert(0, _StubFinder(names))
