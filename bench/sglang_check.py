@@ -43,7 +43,7 @@ from types import SimpleNamespace as NS
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from engine_stubs import stub_modules  # noqa: E402  (bench/, the script's own folder)
+from engine_common import report, stub_modules  # noqa: E402  (bench/, this folder)
 
 from flatkv.presets import load_preset  # noqa: E402
 from flatkv.strategies import StrategyOptions, run_strategy  # noqa: E402
@@ -295,14 +295,6 @@ def edge_budget(sg: NS, spec) -> int:
     return high
 
 
-def show(figures: dict) -> str:
-    """One side's figures in a fixed order, or its refusal."""
-    if "refused" in figures:
-        return f"refused ({figures['refused']})"
-    return " ".join(f"{k}={figures[k]:,}" for k in ("full", "swa", "slots", "req_slots", "S",
-                                                    "running") if figures[k] is not None)
-
-
 def main() -> int:
     """Run every setting on both sides, print them, and count the mismatches. SGLang's own
     warnings (its capped max_running_requests, CUDA-only quantization notes) are silenced:
@@ -323,12 +315,9 @@ def main() -> int:
     for name, spec, budget, page, overlap, ratios in rows:
         engine = sglang_figures(sg, spec, budget, page, overlap, ratios)
         flatkv = flatkv_figures(spec, budget, page, overlap, ratios)
-        same = engine == flatkv or ("refused" in engine and "refused" in flatkv)
-        mismatches += not same
         setting = (f"{name} B={budget:,} P={page} overlap={'on' if overlap else 'off'}"
                    + "".join(f" {k}={v}" for k, v in ratios.items()))
-        print(f"{'ok ' if same else 'BAD'} {setting} | sglang: {show(engine)} | "
-              f"flatkv: {show(flatkv)}")
+        mismatches += not report("sglang", setting, engine, flatkv)
     print(f"{len(rows)} settings, {mismatches} mismatches")
     return 1 if mismatches else 0
 

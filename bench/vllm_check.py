@@ -57,7 +57,7 @@ from types import SimpleNamespace as NS
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from engine_stubs import stub_modules  # noqa: E402  (bench/, the script's own folder)
+from engine_common import report, stub_modules  # noqa: E402  (bench/, this folder)
 
 from flatkv.presets import load_preset  # noqa: E402
 from flatkv.strategies import StrategyOptions, run_strategy  # noqa: E402
@@ -335,13 +335,6 @@ def flatkv_figures(spec, budget: int, block: int, mode: str, async_sched: bool,
             "tokens": r.logged_tokens, "concurrency": round(r.max_concurrency, 6)}
 
 
-def show(figures: dict) -> str:
-    """One side's figures in a fixed order, or its refusal."""
-    if "refused" in figures:
-        return f"refused ({figures['refused']})"
-    return " ".join(f"{k}={v:,}" for k, v in figures.items() if v is not None)
-
-
 def main() -> int:
     """Run every setting on both sides, print them, and count the mismatches."""
     logging.disable(logging.WARNING)
@@ -358,13 +351,10 @@ def main() -> int:
         async_sched = sliding and mode == "align"  # 0.34's default goes with its block size
         engine = vllm_figures(vl, spec, budget, block, mode, async_sched, flags)
         flatkv = flatkv_figures(spec, budget, block, mode, async_sched, flags)
-        same = engine == flatkv or ("refused" in engine and "refused" in flatkv)
-        mismatches += not same
         setting = (f"{name} B={budget:,} block={block} mode={mode}"
                    + (" async" if async_sched else "")
                    + "".join(f" {k}={v}" for k, v in flags.items()))
-        print(f"{'ok ' if same else 'BAD'} {setting} | vllm: {show(engine)} | "
-              f"flatkv: {show(flatkv)}")
+        mismatches += not report("vllm", setting, engine, flatkv)
     print(f"{len(rows)} settings, {mismatches} mismatches")
     return 1 if mismatches else 0
 

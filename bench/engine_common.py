@@ -1,4 +1,5 @@
-"""Stub modules for the engine check scripts (``sglang_check.py``, ``vllm_check.py``).
+"""What the engine check scripts (``sglang_check.py``, ``vllm_check.py``) share: stub
+modules, and one line a setting.
 
 An engine imports some packages at module level that need CUDA or a CUDA build of torch
 (torchvision, tvm_ffi, xgrammar), though its sizing code never calls them. On a CPU machine
@@ -57,3 +58,19 @@ class _StubFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 def stub_modules(*names: str) -> None:
     """From now on, import each of ``names`` (and its submodules) as a stub module."""
     sys.meta_path.insert(0, _StubFinder(names))
+
+
+def show(figures: dict) -> str:
+    """One side's figures in the order its dict gives them, or its refusal."""
+    if "refused" in figures:
+        return f"refused ({figures['refused']})"
+    return " ".join(f"{k}={v:,}" for k, v in figures.items() if v is not None)
+
+
+def report(engine: str, setting: str, by_engine: dict, by_flatkv: dict) -> bool:
+    """Print one setting's line (``ok`` or ``BAD``, the engine's figures, FlatKV's) and say
+    whether they agree: the same figures, or both refusing (their words differ)."""
+    same = by_engine == by_flatkv or ("refused" in by_engine and "refused" in by_flatkv)
+    print(f"{'ok ' if same else 'BAD'} {setting} | {engine}: {show(by_engine)} | "
+          f"flatkv: {show(by_flatkv)}")
+    return same
