@@ -9,10 +9,12 @@ instead of editing the engine's files.
 
 from __future__ import annotations
 
+import argparse
 import importlib.abc
 import importlib.machinery
 import sys
 import types
+from pathlib import Path
 
 
 class _Anything(type):
@@ -58,6 +60,15 @@ class _StubFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 def stub_modules(*names: str) -> None:
     """From now on, import each of ``names`` (and its submodules) as a stub module."""
     sys.meta_path.insert(0, _StubFinder(names))
+
+
+def unzipped_wheel(parser: argparse.ArgumentParser, directory: str, package: str) -> str:
+    """``directory``, where it holds the engine's unzipped wheel (a ``package`` folder in it);
+    else the parser's one-line error (exit status 2), not an ImportError deep in a traceback."""
+    if not (Path(directory) / package / "__init__.py").is_file():
+        parser.error(f"{directory} holds no {package}/ package: unzip the {package} wheel there "
+                     f"(see this script's docstring)")
+    return directory
 
 
 def show(figures: dict) -> str:

@@ -43,7 +43,7 @@ from types import SimpleNamespace as NS
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from engine_common import report, stub_modules  # noqa: E402  (bench/, this folder)
+from engine_common import report, stub_modules, unzipped_wheel  # noqa: E402  (bench/, this folder)
 
 from flatkv.presets import load_preset  # noqa: E402
 from flatkv.strategies import StrategyOptions, run_strategy  # noqa: E402
@@ -304,7 +304,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sglang", required=True, help="the unzipped sglang 0.5.23 wheel")
     args = parser.parse_args()
-    sg = import_sglang(args.sglang)
+    sg = import_sglang(unzipped_wheel(parser, args.sglang, "sglang"))
     rows, mismatches = [], 0
     for name, budget, page, overlap, ratios in settings():
         spec = load_preset(name)

@@ -57,7 +57,7 @@ from types import SimpleNamespace as NS
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from engine_common import report, stub_modules  # noqa: E402  (bench/, this folder)
+from engine_common import report, stub_modules, unzipped_wheel  # noqa: E402  (bench/, this folder)
 
 from flatkv.presets import load_preset  # noqa: E402
 from flatkv.strategies import StrategyOptions, run_strategy  # noqa: E402
@@ -342,7 +342,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--vllm", required=True, help="the unzipped vllm 0.34.0 wheel")
     args = parser.parse_args()
-    vl = import_vllm(args.vllm)
+    vl = import_vllm(unzipped_wheel(parser, args.vllm, "vllm"))
     rows = settings()
     mismatches = 0
     for name, budget, block, mode, flags in rows:
