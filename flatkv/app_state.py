@@ -59,10 +59,8 @@ from flatkv.strategies.sglang import slots_per_request as sglang_slots_per_reque
 from flatkv.strategies.sglang import ssm_dtype as sglang_ssm_dtype
 from flatkv.strategies.sglang import swa_pool as sglang_swa_pool
 from flatkv.strategies.vllm import (
-    GDN_CHECKPOINT_CLASSES,
-    PREFILL_CHECKPOINT_CLASSES,
     RECENT_VLLM_BLOCK_SIZE,
-    gdn_checkpoint_on,
+    checkpoint_blocks_kept,
 )
 from flatkv.strategies.vllm import block_bytes as vllm_block_bytes
 from flatkv.strategies.vllm import kernel_block_size as vllm_kernel_block_size
@@ -172,23 +170,13 @@ class AppState:
         return changes
 
     def vllm_checkpoint_blocks(self) -> int | None:
-        """The prefill checkpoint blocks vLLM 0.34 keeps a request for this model in align: 1
-        for a Mamba2 class; for a GDN class 1 where its prefill runs on FlashInfer on the GPU
-        picked (``vllm.gdn_checkpoint_on``), 0 on another GPU, None where no GPU is named (a
-        KV cache memory or blocks given: not known); 0 for other state layers; None without
-        state (nothing to keep)."""
-        profile = self.profile()
-        if not profile.has_state:
-            return None
-        if PREFILL_CHECKPOINT_CLASSES.intersection(profile.architectures):
-            return 1
-        if not GDN_CHECKPOINT_CLASSES.intersection(profile.architectures):
-            return 0
-        if self.gpu not in GPU_PRESETS:
-            return None
+        """The prefill checkpoint blocks vLLM 0.34 keeps a request for this model in align on
+        the GPU picked (``vllm.checkpoint_blocks_kept``; no GPU named, as with a KV cache memory
+        or blocks given: not known)."""
         spec = self.model_spec()
-        dims = set(spec.gdn_key_head_dims) if spec else set()  # raw bytes name none
-        return int(gdn_checkpoint_on(self.gpu, profile.architectures, dims))
+        return checkpoint_blocks_kept(self.profile(),
+                                      self.gpu if self.gpu in GPU_PRESETS else None,
+                                      set(spec.gdn_key_head_dims) if spec else set())
 
     def runs_recent_vllm_defaults(self) -> bool:
         """Whether this view holds vLLM 0.34's own layout defaults for a model it serves (the

@@ -39,7 +39,7 @@ from flatkv.strategies import STRATEGIES, StrategyResult, model_blocker, run_str
 from flatkv.strategies.base import StrategyOptions
 from flatkv.strategies.sglang import sglang_default_page
 from flatkv.strategies.vllm import block_bytes as vllm_block_bytes
-from flatkv.strategies.vllm import gdn_checkpoint_on
+from flatkv.strategies.vllm import checkpoint_blocks_kept
 from flatkv.texttable import text_table
 from flatkv.units import (
     concurrency_text,
@@ -553,8 +553,9 @@ def checkpoint_notes(options: StrategyOptions, model: GivenModel,
     FlashInfer there (0.33 and later): the flag that matches their logs (the Compare page's
     note)."""
     profile = model.profile
-    gdn_gpu = gpu if gdn_checkpoint_on(gpu, profile.architectures,
-                                       set(model.gdn_key_head_dims)) else ""
+    kept = checkpoint_blocks_kept(profile, gpu if gpu in GPU_PRESETS else None,
+                                  set(model.gdn_key_head_dims))
+    gdn_gpu = gpu if kept else ""
     return (f"note: {text}",) if (text := prefill_checkpoint_text(
         options, profile, fix="give --prefill-checkpoint-blocks 1", gdn_gpu=gdn_gpu)) else ()
 

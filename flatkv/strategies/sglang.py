@@ -989,11 +989,11 @@ def _nsa_options(profile: CacheProfile, options: StrategyOptions,
     whatever --page-size says (a formula line says so, and that its fp8 cache is assumed)."""
     if not profile.indexer_bytes_per_slot:
         return options
-    if options.sglang_page_size != NSA_PAGE_SIZE:
-        formulas.append(f"page size {NSA_PAGE_SIZE}, not {options.sglang_page_size}: SGLang "
+    if (page := page_size(profile, options)) != options.sglang_page_size:
+        formulas.append(f"page size {page}, not {options.sglang_page_size}: SGLang "
                         "serves DeepSeek's sparse attention (NSA) at it, whatever "
                         "--page-size says")
-        options = replace(options, sglang_page_size=NSA_PAGE_SIZE)
+        options = replace(options, sglang_page_size=page)
     if profile.kv_dtype is None or dtype_bytes(profile.kv_dtype) == 1:  # fp8, or unknown
         formulas.append(NSA_FP8_NOTE)
     return options

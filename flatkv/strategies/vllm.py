@@ -439,6 +439,24 @@ def gdn_checkpoint_on(gpu: str, architectures: tuple[str, ...],
     return needed is None or key_head_dims == {needed}  # unknown dims (raw bytes): not there
 
 
+def checkpoint_blocks_kept(profile: CacheProfile, gpu: str | None,
+                           key_head_dims: set[int]) -> int | None:
+    """The prefill checkpoint blocks vLLM 0.34 keeps a request of this model in align, run on
+    ``gpu`` (a GPU preset's name; None: not known): 1 for a Mamba2 class; for a GDN class 1
+    where its prefill runs on FlashInfer (``gdn_checkpoint_on``), 0 on another GPU, None on
+    one not known; 0 for other state layers; None without state (nothing to keep). The app's
+    button and notes and the CLI's notes all read it."""
+    if not profile.has_state:
+        return None
+    if PREFILL_CHECKPOINT_CLASSES.intersection(profile.architectures):
+        return 1
+    if not GDN_CHECKPOINT_CLASSES.intersection(profile.architectures):
+        return 0
+    if gpu is None:
+        return None
+    return int(gdn_checkpoint_on(gpu, profile.architectures, key_head_dims))
+
+
 # An MLA model with state layers pages by a multiple of this (vLLM 0.27 and later:
 # _align_hybrid_block_size, as the TRTLLM / FlashInfer MLA decode kernels need)
 MLA_HYBRID_BLOCK = 128
