@@ -16,9 +16,10 @@ speculative decoding, ``--max-num-batched-tokens 8192`` (FlatKV's default) and t
 ``--block-size`` (kept as the user's), ``--mamba-cache-mode``, ``--async-scheduling``. Attention
 backends are stand-ins answering ``get_supported_kernel_block_sizes`` as vLLM's do: FLASH_ATTN
 and FLASH_ATTN_MLA (``[MultipleOf(16)]``, what ``platforms/cuda.py``'s priorities pick first
-on SM 9.0), FLASHMLA (``[64]``) where a row asks. A hybrid's P follows
-``Platform._align_hybrid_block_size`` (``platforms/interface.py``) line by line (it needs a live
-model registry and built layers); the KV-cache layout is vLLM's ``resolve_kv_cache_layout``.
+on SM 9.0), FLASHMLA (``[64]``) where a row asks. A hybrid's P is vLLM's own
+``Platform._align_hybrid_block_size`` (``platforms/interface.py``), with its lookups into a live
+model served (``align_hybrid_block_size``); the KV-cache layout is vLLM's
+``resolve_kv_cache_layout``.
 Prefill checkpoint blocks (align mode): 1 for MambaMixer2 layers (``mamba_mixer2.py``); for GDN
 only where a row runs its prefill on FlashInfer (an H100's; a 64-token checkpoint grid); none
 for Kimi Linear's KDA (FlashKDA's exporter needs a bounded gate: not modelled). Every model
@@ -46,6 +47,7 @@ vLLM's side.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import logging
 import math
@@ -54,6 +56,7 @@ import types
 import warnings
 from pathlib import Path
 from types import SimpleNamespace as NS
+from unittest import mock
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -104,7 +107,10 @@ def import_vllm(directory: str) -> NS:
              "mamba": "vllm.model_executor.layers.mamba.mamba_utils",
              "configs": "vllm.model_executor.models.config",
              "enums": "vllm.v1.attention.backends.registry",
-             "butils": "vllm.v1.attention.backends.utils", "cache": "vllm.config.cache"}
+             "butils": "vllm.v1.attention.backends.utils", "cache": "vllm.config.cache",
+             "platform": "vllm.platforms.interface",
+             "abstract": "vllm.model_executor.layers.mamba.abstract",
+             "registry": "vllm.model_executor.models"}
     vl = NS(**{key: importlib.import_module(name) for key, name in names.items()})
     vl.models = {arch: getattr(importlib.import_module(m), arch)
                  for arch, m in MODEL_CLASSES.items()}
@@ -183,42 +189,27 @@ def vllm_config(vl: NS, spec, block: int, mode: str, async_sched: bool, flags: d
     return vc
 
 
-def align_hybrid_block_size(vl: NS, vc: NS, backend, backends: list,
-                            checkpoint: int | None) -> None:
-    """``Platform._align_hybrid_block_size`` (platforms/interface.py:950) line by line for a
-    bf16 cache: raise the block size until the attention page covers the model's state page,
-    and pad the state page to the attention page. ``checkpoint``: the state layers' prefill
-    checkpoint alignment (``get_mamba_prefill_checkpoint_alignment``), None where one has none."""
-    cache, model = vc.cache_config, vc.model_config
-    if model.use_mla:
-        one = vl.iface.MLAAttentionSpec(block_size=1, num_kv_heads=1, dtype=model.dtype,
-                                        head_size=vc.layer_shape["mla"], cache_dtype_str="auto")
-    else:
-        h = vc.layer_shape["full"]
-        one = backend.customize_spec(vl.iface.FullAttentionSpec(
-            block_size=1, num_kv_heads=h.kv_heads, head_size=h.head_dim_k, dtype=model.dtype))
-    attn_1 = one.page_size_bytes
-    cls = vl.models[model.architecture]
-    state_page = vl.iface.MambaSpec(
-        shapes=cls.get_mamba_state_shape_from_config(vc),
-        dtypes=cls.get_mamba_state_dtype_from_config(vc),
-        state_alignment=vl.mamba.mamba_state_alignment(vc), block_size=-1).page_size_bytes
-    align = max(min(s.base if isinstance(s, vl.backend.MultipleOf) else s
-                    for s in backend.get_supported_kernel_block_sizes()), cache.block_size)
-    backend_align = math.lcm(*(min(s.base if isinstance(s, vl.backend.MultipleOf) else s
-                                   for s in b.get_supported_kernel_block_sizes())
-                               for b in backends))
-    if model.use_mla:
-        align = max(align, 128)
-    if cache.mamba_cache_mode == "align":
-        align = math.lcm(align, checkpoint or 1)
-    size = align * vl.utils.cdiv(state_page, align * attn_1)
-    size = backend_align * vl.utils.cdiv(size, backend_align)
-    cache.block_size = max(cache.block_size, size)
-    if cache.mamba_cache_mode == "align":
-        cache.mamba_block_size = cache.block_size
-    if cache.block_size * attn_1 != state_page:
-        cache.mamba_page_size_padded = cache.block_size * attn_1
+def align_hybrid_block_size(vl: NS, vc: NS, backend, checkpoint: int | None) -> None:
+    """vLLM's own ``Platform._align_hybrid_block_size`` (platforms/interface.py:950): raise the
+    block size until the attention page covers the model's state page, and pad the state page
+    to the attention page. Only its lookups into a live model are served here: the model class
+    (``ModelRegistry.resolve_model_cls``), the attention backends of the built layers
+    (``_find_non_ssm_backends``: the one backend), the state layers' prefill checkpoint
+    alignment (``get_mamba_prefill_checkpoint_alignment``: ``checkpoint``, None where one has
+    none), and ModelConfig's KV heads and head size (the preset's)."""
+    model = vc.model_config
+    shape = vc.layer_shape["mla"] if model.use_mla else vc.layer_shape["full"]
+    model.get_num_kv_heads = lambda parallel: 1 if model.use_mla else shape.kv_heads
+    model.get_head_size = lambda: shape if model.use_mla else shape.head_dim_k
+    with contextlib.ExitStack() as served:
+        for owner, name, value in (
+                (vl.registry.ModelRegistry, "resolve_model_cls",
+                 lambda arch, model_config=None: (vl.models[arch], arch)),
+                (vl.platform.Platform, "_find_non_ssm_backends",
+                 classmethod(lambda cls, config: [backend])),
+                (vl.abstract, "get_mamba_prefill_checkpoint_alignment", lambda config: checkpoint)):
+            served.enter_context(mock.patch.object(owner, name, value))
+        vl.platform.Platform._align_hybrid_block_size(vc, backend)
 
 
 def layer_specs(vl: NS, spec, vc: NS, backend_name: str | None, flashinfer_gdn: bool) -> dict:
@@ -246,7 +237,7 @@ def layer_specs(vl: NS, spec, vc: NS, backend_name: str | None, flashinfer_gdn: 
     checkpoint = (1 if "Mamba2Layer" in kinds else 64 if flashinfer_gdn
                   and cache.mamba_cache_mode == "align" else None)
     if any(n not in ("MLALayer", "AttentionLayer") for n in kinds):  # model_config.is_hybrid
-        align_hybrid_block_size(vl, vc, backend, [backend], checkpoint)
+        align_hybrid_block_size(vl, vc, backend, checkpoint)
     cls = vl.models.get(model.architecture)
     grid = checkpoint and math.lcm(cache.mamba_block_size, checkpoint)  # prefill checkpoint grid
     out = {}
