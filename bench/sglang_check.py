@@ -13,14 +13,9 @@ its context_len, which sets max_running_requests' estimate), no speculative deco
 default triton linear-attention backend and radix cache, and the setting's ``--page-size``,
 ``--disable-overlap-schedule``, ``--mamba-full-memory-ratio`` and ``--swa-full-tokens-ratio``.
 
-Prepare SGLang (its wheel unzipped, nothing of it installed) and a venv for its imports:
-
-    pip download --no-deps sglang==0.5.23 -d W && unzip -q W/*.whl -d DIR
-    python -m venv --system-site-packages VENV    # torch, transformers: FlatKV's deps
-    VENV/bin/pip install --no-deps psutil pyzmq aiohttp multidict yarl propcache \
-        aiohappyeyeballs aiosignal frozenlist msgspec pybase64 dill sentencepiece \
-        compressed_tensors loguru gguf einops openai partial_json_parser
-    VENV/bin/python bench/sglang_check.py --sglang DIR
+``bench/engine_checks.sh`` fetches SGLang's wheel, unzips it (nothing of it is installed), makes a
+venv for its imports and runs this script as ``python bench/sglang_check.py --sglang DIR``, DIR
+the unzipped wheel; CI runs it after the tests.
 
 What is whose: FlatKV's inputs are the preset's model shape (layer pattern, heads, head dims,
 state dims, conv kernel, window, dtypes), turned into SGLang's own config classes here

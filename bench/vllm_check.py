@@ -25,14 +25,9 @@ only where a row runs its prefill on FlashInfer (an H100's; a 64-token checkpoin
 for Kimi Linear's KDA (FlashKDA's exporter needs a bounded gate: not modelled). Every model
 builds on a CPU; none is skipped.
 
-Prepare vLLM (its wheel unzipped, nothing of it installed) and a venv for its imports:
-
-    pip download --no-deps vllm==0.34.0 -d W && unzip -q W/*.whl 'vllm/*.py' -d DIR
-    python -m venv --system-site-packages VENV    # torch, transformers: FlatKV's deps
-    VENV/bin/pip install --no-deps psutil pyzmq aiohttp multidict yarl propcache \
-        aiohappyeyeballs aiosignal frozenlist pybase64 cachetools cbor2 msgspec uvloop \
-        prometheus_client llguidance einops compressed_tensors loguru
-    VENV/bin/python bench/vllm_check.py --vllm DIR
+``bench/engine_checks.sh`` fetches vLLM's wheel, unzips it (nothing of it is installed), makes a
+venv for its imports and runs this script as ``python bench/vllm_check.py --vllm DIR``, DIR
+the unzipped wheel; CI runs it after the tests.
 
 What is whose: FlatKV's inputs are the preset's model shape (layer pattern, heads, head dims,
 state dims, conv kernel, window, KV dtype), turned here into the config fields vLLM's model

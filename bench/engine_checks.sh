@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# FlatKV against SGLang's and vLLM's own pool-sizing code, on this CPU (CI runs it after the
+# tests): fetch each engine's wheel and unzip it (nothing of it is installed), make a venv over
+# this Python's packages with the few more that the engines' imports ask for, and run
+# bench/sglang_check.py and bench/vllm_check.py. Exit status 1 if a figure differs.
+#
+#   bash bench/engine_checks.sh [DIR]    # DIR keeps the wheels and the venv (default: a
+#                                        # temporary folder, removed at the end)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ENGINES=(sglang==0.5.23 vllm==0.34.0)
+# what the engines' imports ask for beyond FlatKV's requirements, pinned as last checked
+IMPORTS=(aiohappyeyeballs==2.7.1 aiohttp==3.14.5 aiosignal==1.4.0 cachetools==8.0.2
+         cbor2==6.3.0 compressed_tensors==0.20.1 dill==0.4.1 einops==0.8.2 frozenlist==1.8.0
+         gguf==0.19.0 llguidance==1.9.1 loguru==0.7.3 msgspec==0.23.0 multidict==7.2.1
+         openai==3.63.0 partial_json_parser==0.2.1.1.post7 prometheus_client==0.26.0
+         propcache==0.5.4 psutil==7.2.2 pybase64==1.5.1 pyzmq==27.3.0 sentencepiece==0.2.3
+         uvloop==0.23.0 yarl==1.25.1)
+if [ $# -gt 0 ]; then
+  work=$1
+else
+  work=$(mktemp -d)
+  trap 'rm -rf "$work"' EXIT
+fi
+export PIP_DISABLE_PIP_VERSION_CHECK=1
+pip download -q --no-deps "${ENGINES[@]}" -d "$work/wheels"
+unzip -q -o "$work"/wheels/sglang-*.whl -d "$work/sglang"
+unzip -q -o "$work"/wheels/vllm-*.whl 'vllm/*.py' -d "$work/vllm"
+python -m venv --system-site-packages "$work/venv"
+"$work/venv/bin/pip" install -q --no-deps "${IMPORTS[@]}"
+"$work/venv/bin/python" bench/sglang_check.py --sglang "$work/sglang"
+"$work/venv/bin/python" bench/vllm_check.py --vllm "$work/vllm"
