@@ -228,7 +228,7 @@ TERMS = """
   **vLLM's groups** are smaller: each kind cut into groups of `group_size` layers that share
   its page tensors (`linear_attention.0`, `.1`, ...), one a block id owns at a time; a group
   short of `group_size` layers gets **padding layers**, whole pages that hold nothing.
-- **Component**: one cache tensor kind of a group: `kv`, the K/V history of an attention
+- **Component**: one cache tensor of a cache layer: `kv`, the K/V history of an attention
   layer; `conv` and `ssm`, the state of a GDN / Mamba layer (a short conv keeps conv only,
   lightning attention ssm only).
 - **Row**: everything one (group, layer) keeps at one page id: its components side by side. A

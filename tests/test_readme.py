@@ -1,0 +1,128 @@
+"""The README's prose figures, derived again from the CLI's JSON.
+
+The README's worked examples quote figures a reader will set beside an engine's log. Its CLI
+examples print their own figures, but its prose does not: these figures drifted once, when
+SGLang's state slots per request went from 3 to 5. Each test here runs the setting the README
+names and checks that the README's sentence, built from the run's figures, is still in it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from flatkv.cli import main
+
+README = Path(__file__).resolve().parents[1] / "README.md"
+
+
+def readme_text() -> str:
+    """The README with every run of whitespace (line breaks included) as one space."""
+    return re.sub(r"\s+", " ", README.read_text())
+
+
+def compare(capsys, *args: str) -> dict[str, dict]:
+    """``python -m flatkv compare ... --json``: each layout's result by its name."""
+    assert main(["compare", *args, "--json"]) == 0
+    return {r["strategy"]: r for r in json.loads(capsys.readouterr().out)}
+
+
+def assert_in_readme(sentence: str) -> None:
+    assert sentence in readme_text(), f"the README no longer says: {sentence}"
+
+
+def test_sglangs_running_cap_over_lengths(capsys):
+    # Qwen3-Next on an H200 with 80 GB of weights: the state pool's request slots cap SGLang's
+    # requests at every short length, its KV tokens over L at the long ones
+    results = compare(capsys, "--preset", "Qwen3-Next-80B-A3B", "--budget", "55679338086",
+                      "--over-contexts")
+    sglang, vllm = results["sglang"], results["vllm"]
+    cap = sglang["running_request_cap"]
+    assert cap == sglang["request_state_slots"] // sglang["slots_per_request"] == 340 // 5
+    points = [(p["context_tokens"], p["max_concurrency"])
+              for p in sglang["concurrency_over_contexts"]]
+    capped = [length for length, held in points if held == cap]
+    uncapped = [length for length, held in points if held < cap]
+    assert max(capped) < min(uncapped)
+    assert_in_readme(
+        f"holds {cap} requests in SGLang at any length up to {max(capped):,} tokens, since its "
+        f"state pool has {sglang['request_state_slots']} request slots and a request holds "
+        f"{sglang['slots_per_request']}, and {sglang['kv_tokens']:,} / L from "
+        f"{min(uncapped):,} on")
+    by_length = {p["context_tokens"]: p["max_concurrency"]
+                 for p in vllm["concurrency_over_contexts"]}
+    assert_in_readme(f"vLLM holds {by_length[1024]:.2f} at 1,024 tokens and "
+                     f"{by_length[262_144]:.2f} at 262,144")
+
+
+def test_one_byte_more_can_hold_fewer_sglang_requests(capsys):
+    args = ("--preset", "Qwen3-Next-80B-A3B", "--tp", "2", "--context", "20000")
+    at = compare(capsys, *args, "--budget", "1386512383", "--requests", "3")["sglang"]
+    more = compare(capsys, *args, "--budget", "1386512384")["sglang"]
+    assert more["max_concurrency"] < at["max_concurrency"]
+    assert_in_readme(f"1,386,512,383 B holds {at['max_concurrency']:.2f} requests of 20,000 "
+                     f"tokens, 1,386,512,384 B {more['max_concurrency']:.2f})")
+    assert_in_readme(f"least budget from which every larger one holds them "
+                     f"({at['least_budget_bytes']:,} B there)")
+
+
+def test_falcon_h1s_checkpoint_block_at_both_block_sizes(capsys):
+    args = ("--preset", "Falcon-H1-7B", "--budget", "40GiB", "--context", "32768",
+            "--mamba-cache-mode", "align", "--prefill-checkpoint-blocks", "1")
+    small, large = (compare(capsys, *args, "--block-size", block)["vllm"]
+                    for block in ("16", "64"))
+    pages = {r["block_size"]: r["max_concurrency_exact"] for r in (small, large)}
+    assert pages == {1_568: [607, 24], 1_600: [595, 24]}
+    assert_in_readme(
+        f"`--block-size 16`, gives P {small['block_size']:,}, {small['num_blocks']} / 24 = "
+        f"{small['max_concurrency']:.2f}x and {small['logged_tokens']:,} tokens with it, as "
+        f"FlatKV does; at 64, P {large['block_size']:,}, {large['num_blocks']} / 24 = "
+        f"{large['max_concurrency']:.2f}x)")
+
+
+def test_falcon_h1s_drafted_conv_rows_raise_p_at_block_16_only(capsys):
+    args = ("--preset", "Falcon-H1-7B", "--budget", "40GiB", "--context", "32768",
+            "--mamba-cache-mode", "align")
+    p = {(block, drafted): compare(capsys, *args, "--block-size", block,
+                                   "--speculative-tokens", drafted)["vllm"]["block_size"]
+         for block in ("16", "64") for drafted in ("0", "2")}
+    assert p[("64", "2")] == p[("64", "0")]
+    assert_in_readme(f"Falcon-H1-7B with N = 2 gets P {p[('16', '2')]:,} at `--block-size 16` "
+                     f"({p[('16', '0')]:,} without; {p[('64', '0')]:,} either way at 64)")
+
+
+def test_spec_anchor_in_align_with_and_without_a_checkpoint_and_drafts(capsys):
+    # SPEC 3.1's anchor: Qwen3-Next at TP 2 in 44.59 GiB, at its max_model_len
+    args = ("--preset", "Qwen3-Next-80B-A3B", "--tp", "2", "--budget", "44.59GiB",
+            "--mamba-cache-mode", "align")
+    align = compare(capsys, *args)["vllm"]
+    checkpoint = compare(capsys, *args, "--prefill-checkpoint-blocks", "1")["vllm"]
+    drafted = compare(capsys, *args, "--speculative-tokens", "2")["vllm"]
+    assert checkpoint["max_concurrency_exact"] == [6_764, 456 + 3 * 3]
+    assert_in_readme(f"`--mamba-cache-mode align` gives that anchor "
+                     f"{align['max_concurrency']:.2f}x and {align['logged_tokens']:,} tokens")
+    assert_in_readme(f"gives that anchor P {checkpoint['block_size']}, "
+                     f"{checkpoint['num_blocks']:,} blocks and "
+                     f"{checkpoint['max_concurrency']:.2f}x (6,764 / (456 + 3 x 3))")
+    assert_in_readme(f"gets P {drafted['block_size']}, {drafted['num_blocks']:,} blocks and "
+                     f"{drafted['max_concurrency']:.2f}x ({align['block_size']}, "
+                     f"{align['num_blocks']:,} and {align['max_concurrency']:.2f}x without)")
+
+
+def test_least_budget_for_scouts_requests_and_llamas_one_request(capsys):
+    scout = compare(capsys, "--preset", "Llama-4-Scout-17B-16E", "--context", "131072",
+                    "--budget", "80GB", "--requests", "8")["vllm"]
+    blocks = scout["least_budget_bytes"] // scout["block_bytes"]
+    assert blocks * scout["block_bytes"] == scout["least_budget_bytes"]
+    assert_in_readme(f"Scout's 8 requests of 131,072 tokens need {blocks:,} vLLM blocks of "
+                     f"{scout['block_bytes']:,} B ({scout['least_budget_bytes']:,} B)")
+    llama = compare(capsys, "--preset", "Llama-3.1-8B", "--context", "1000000",
+                    "--budget", "200GB", "--requests", "1")["vllm"]
+    assert_in_readme(f"1,000,000 tokens of Llama-3.1-8B need "
+                     f"{llama['least_budget_bytes'] // llama['block_bytes']:,} blocks")
+    gpt_oss = compare(capsys, "--preset", "gpt-oss-20b", "--context", "10000000",
+                      "--budget", "80GB", "--requests", "1")["flat"]
+    assert_in_readme(f"gpt-oss-20b at 10,000,000 tokens needs "
+                     f"{gpt_oss['least_budget_bytes'] / (1 << 30):.2f} GiB for one request in "
+                     f"packed slabs")
