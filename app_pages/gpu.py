@@ -26,12 +26,7 @@ LAB_FIELDS = ("lab_device", "lab_kernels", "lab_layouts", "lab_rounds", "lab_max
 
 
 def _max_blocks_from_widget(value: object) -> int:
-    """The lab's block cap: 0 (automatic), or at least the two pages a benchmark moves."""
-    blocks = int(value)
-    if blocks == 1:
-        raise ValueError("Max blocks is 1: a benchmark's pool holds two pages at least; give 2 "
-                         "or more, or 0 for automatic")
-    return blocks
+    return gpu_settings.check_max_blocks("Max blocks", int(value))
 
 
 def plan_headline(a: PlanAnalysis) -> None:
@@ -108,8 +103,8 @@ def _run_widgets(bench, devices: tuple[str, ...]) -> tuple[str, tuple[str, ...],
          help="Allocate at most this many of the plan's blocks. Automatic: "
          f"{gpu_view.per_device_text(gpu_settings.DEFAULT_POOL_BYTES)} of pages, within "
          f"{gpu_settings.DEFAULT_SHARE_PERCENT}% of free memory and at least 2 pages. A run "
-         f"that would not fit in {bench.BENCH_SHARE_PERCENT}% of free memory is refused before "
-         "anything is allocated.")
+         f"that would not fit in {gpu_settings.BENCH_SHARE_PERCENT}% of free memory is refused "
+         "before anything is allocated.")
     bind(c[1].number_input, "lab_pages", "Pages per call (0 = automatic)", min_value=0,
          max_value=gpu_settings.MAX_POOL_BLOCKS, step=1, from_widget=int,
          disabled=state().lab_sweep == gpu_settings.PAGES_PER_CALL,  # the sweep list gives them

@@ -98,7 +98,7 @@ class AppState:
     model: str = app_model.DEFAULT_MODEL  # a preset name, "spec" (edited spec) or "custom" (raw)
     raw: app_model.RawModel | None = None  # the raw profile when model == "custom"
     spec: str | None = None  # the edited spec's JSON (spec_to_json) when model == "spec"
-    block_size: int = 16
+    block_size: int = ENGINE_DEFAULTS.block_size
     alignment: int | None = None  # None: the block size (the planner's default)
     planner: str = "packed"
     gpu: str = DEFAULT_GPU
@@ -526,7 +526,8 @@ _SETTINGS: dict[str, tuple[str, Callable[[str, str], object], Callable[[object],
     "kernels": ("lab_kernels", _auto(_names(gpu_settings.KERNELS)), _write_auto(",".join)),
     "layouts": ("lab_layouts", _names(gpu_settings.POOL_LAYOUTS), ",".join),
     "rounds": ("lab_rounds", _auto(_int(1, gpu_settings.MAX_REPEATS)), _write_auto(str)),
-    "max_blocks": ("lab_max_blocks", _int(0, gpu_settings.MAX_POOL_BLOCKS), str),
+    "max_blocks": ("lab_max_blocks", lambda key, text: gpu_settings.check_max_blocks(
+        key, _int(0, gpu_settings.MAX_POOL_BLOCKS)(key, text)), str),
     "pages": ("lab_pages", _int(0, gpu_settings.MAX_POOL_BLOCKS), str),
     "sweep": ("lab_sweep", _choice(lambda: list(gpu_settings.SWEEPS)), str),
     "sweep_pages": ("lab_sweep_pages", _auto(_counts(gpu_settings.MAX_POOL_BLOCKS)),

@@ -290,8 +290,8 @@ def add_plan_arguments(
     group.add_argument(
         "--block-size",
         type=_positive_int,
-        default=16,
-        help="requested tokens per page (default 16)",
+        default=StrategyOptions.block_size,
+        help=f"requested tokens per page (default {StrategyOptions.block_size})",
     )
     group.add_argument(
         "--alignment",

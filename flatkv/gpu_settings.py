@@ -19,6 +19,10 @@ DEFAULT_CALL_BYTES = {"cpu": 64 << 20, "cuda": 256 << 20}  # what one call moves
 # Share of free memory a default cap leaves to the pool, in percent. The rest stays free for the
 # staging buffers of the page movers, the benchmark's cache-flush buffer and everything else.
 DEFAULT_SHARE_PERCENT = 40
+# Share of free memory a whole benchmark (pool, two call-sized buffers, cache flush) may take.
+# Host memory is overcommitted: past it Linux kills the process instead of failing the
+# allocation, so the benchmark refuses up front rather than take the app down.
+BENCH_SHARE_PERCENT = 80
 WARMUP_ROUNDS = 2  # untimed rounds before the timed ones
 MAX_REPEATS = 100
 # Every page mover flatkv.gpu has, by name; a device runs a subset (triton: CUDA with triton).
@@ -54,6 +58,15 @@ class SettingNames:
 
 LAB_NAMES = SettingNames()
 FLAG_NAMES = SettingNames(max_blocks="--max-blocks", pages_per_call="--pages-per-call")
+
+
+def check_max_blocks(field: str, blocks: int) -> int:
+    """The lab's block cap ``blocks`` if it is 0 (automatic) or at least the two pages a
+    benchmark moves; a ValueError naming ``field`` for 1 (the page's widget and its link)."""
+    if blocks == 1:
+        raise ValueError(f"{field} is 1: a benchmark's pool holds two pages at least; give 2 "
+                         "or more, or 0 for automatic")
+    return blocks
 
 
 def check_pages_fit_pool(field: str, pages: int, pool_blocks: int, cap_field: str) -> None:

@@ -379,6 +379,8 @@ def test_a_preset_is_linked_by_name():
          "layouts='rows' is not a list of slot-major / page-major"),
         ({"rounds": "0"}, "lab_rounds", "rounds=0 is outside 1..100"),
         ({"max_blocks": "-1"}, "lab_max_blocks", "max_blocks=-1 must be 0 or more"),
+        ({"max_blocks": "1"}, "lab_max_blocks",
+         "max_blocks is 1: a benchmark's pool holds two pages at least; give 2 or more, or 0"),
         ({"sweep": "all"}, "lab_sweep", "sweep='all' is not one of one run, pages per call"),
         ({"sweep_pages": "1,0"}, "lab_sweep_pages", "sweep_pages: 0 is out of range"),
         ({"sweep_blocks": "x"}, "lab_sweep_blocks", "sweep_blocks: 'x' is not a whole number"),

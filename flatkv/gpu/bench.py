@@ -42,6 +42,7 @@ from flatkv.gpu.pool import (
 )
 from flatkv.gpu_settings import (
     BENCH_REPEATS,
+    BENCH_SHARE_PERCENT,
     DEFAULT_CALL_BYTES,
     DEFAULT_POOL_BYTES,
     LAB_NAMES,
@@ -370,12 +371,6 @@ class _Variant:
     pool: int | None = None  # index of the pool it moves pages of; None: a shared baseline
 
 
-# Share of free memory a whole benchmark (pool, two call-sized buffers, cache flush) may take.
-# Host memory is overcommitted: past it Linux kills the process instead of failing the
-# allocation, so the benchmark refuses up front rather than take the app down.
-BENCH_SHARE_PERCENT = 80
-
-
 def _page_bytes(plan: FlatMemoryPlan) -> int:
     return sum(sum(b.nbytes_per_block for b in t.bindings) for t in plan.tensors)
 
@@ -702,7 +697,7 @@ def _bench_pools(
     report(1.0, "measured")
     peak = nominal_peak_gbps(dev)
     figures = _figures(variants, samples, peak)
-    names = tuple(m.name for m in movers)
+    mover_names = tuple(m.name for m in movers)
     try:
         import triton
 
@@ -723,8 +718,8 @@ def _bench_pools(
         nominal_peak_gbps=peak,
         warmup=warmup,
         repeats=repeats,
-        implementations=names,
-        preferred=TRITON_KERNEL if TRITON_KERNEL in names else names[0],  # the fused one
+        implementations=mover_names,  # preferred: the fused one where it runs
+        preferred=TRITON_KERNEL if TRITON_KERNEL in mover_names else mover_names[0],
         figures=in_report_order(f for k, f in figures if k in (None, index)),
     ) for index, p in enumerate(pools)]
 

@@ -1113,8 +1113,8 @@ def run_sglang(
         totals.update(kv_history=kv_bytes - kv_idle, state=state_bytes - state_idle,
                       idle_pool=kv_idle + state_idle)
         formulas.append("; ".join(
-            f"{name} = {n(held)} - {pool} idle {n(idle)} = {n(held - idle)}"
-            for name, pool, held, idle in (("kv_history", "kv", kv_bytes, kv_idle),
+            f"{category} = {n(held)} - {pool} idle {n(idle)} = {n(held - idle)}"
+            for category, pool, held, idle in (("kv_history", "kv", kv_bytes, kv_idle),
                                            ("state", "state", state_bytes, state_idle)) if idle))
     if profile.has_attention:
         block_size, block_bytes, num_blocks, capacity, why = _token_pages(
