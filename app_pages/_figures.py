@@ -8,9 +8,8 @@ from dataclasses import astuple, fields
 import streamlit as st
 
 from app_pages._session import state, update
-from flatkv import app_data, app_model, sizing
+from flatkv import app_data, app_model, sizing, strategy_notes
 from flatkv.analysis import PlanAnalysis, analyze
-from flatkv.app_data import markdown_literal as literal
 from flatkv.app_model import CUSTOM_SPEC
 from flatkv.app_state import AppState
 from flatkv.models import MTP_SUFFIX, ModelSpec, with_mtp_layer
@@ -18,6 +17,7 @@ from flatkv.plan import BudgetTooSmall
 from flatkv.profile import CacheProfile
 from flatkv.strategies import STRATEGIES, StrategyOptions, StrategyResult, run_strategy
 from flatkv.units import exact_bytes
+from flatkv.units import markdown_literal as literal
 
 # --------------------------------------------------------------------------------------------
 # Cached computations: pure functions of hashable arguments.
@@ -86,7 +86,7 @@ def plan_caption(a: PlanAnalysis) -> str:
     """The line under a plan page's title: model, planner, budget and where the budget comes
     from (a screenshot then carries its assumptions)."""
     s = state()
-    return (f"{literal(s.profile().name)} · {app_data.PLANNER_TITLES[a.planner]} · budget "
+    return (f"{literal(s.profile().name)} · {strategy_notes.PLANNER_TITLES[a.planner]} · budget "
             f"{exact_bytes(a.totals.budget_bytes)} per rank ({s.budget().derivation})")
 
 
@@ -109,7 +109,7 @@ def speculative_note(strategy: str) -> None:
     engine option counts a drafter's layers)."""
     s = state()
     added = mtp_added()
-    note = app_data.speculative_text(s.profile(), strategy, s.speculative_tokens,
+    note = strategy_notes.speculative_text(s.profile(), strategy, s.speculative_tokens,
                                      mtp_added=added)
     if note:
         st.caption(note)
@@ -140,9 +140,9 @@ def current_analysis(s: AppState | None = None, *, other_choice: str = "") -> Pl
         return cached_analysis(profile, s.block_size, s.effective_alignment, budget.cache_bytes,
                                s.planner)
     except BudgetTooSmall as small:
-        raise ValueError(app_data.budget_too_small_text(small, budget.how_to_raise)) from None
+        raise ValueError(strategy_notes.budget_too_small_text(small, budget.how_to_raise)) from None
     except ValueError:
-        message = app_data.state_only_text(s.planner, profile, other_choice)
+        message = strategy_notes.state_only_text(s.planner, profile, other_choice)
         if message is None:
             raise
         raise ValueError(message) from None

@@ -9,9 +9,8 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from app_pages._session import ERRORS_KEY, REJECTED_SLOT, bind, pop_notices, start_run, state
-from flatkv import app_data
+from flatkv import strategy_notes
 from flatkv.analysis import PLANNERS
-from flatkv.app_data import markdown_literal as literal
 from flatkv.app_state import (
     CUSTOM_GPU,
     GPU_PRESETS,
@@ -29,6 +28,7 @@ from flatkv.app_state import (
 )
 from flatkv.strategies.vllm import block_bytes as vllm_block_bytes
 from flatkv.units import decimal_unit_note, format_bytes, format_size, memory_size
+from flatkv.units import markdown_literal as literal
 
 # --------------------------------------------------------------------------------------------
 # Display helpers
@@ -264,5 +264,5 @@ def _paging_settings(side: Any) -> None:
          from_widget=lambda v: int(v) or None,
          help="An inflated page size is rounded up to a multiple of this.")
     bind(side.selectbox, "planner", "Planner", options=list(PLANNERS),
-         format_func=app_data.PLANNER_TITLES.get)
+         format_func=strategy_notes.PLANNER_TITLES.get)
 

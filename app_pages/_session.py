@@ -10,8 +10,8 @@ from typing import Any
 
 import streamlit as st
 
-from flatkv.app_data import markdown_literal as literal
 from flatkv.app_state import AppState, decode_query, encode_query
+from flatkv.units import markdown_literal as literal
 from flatkv.units import plain_number
 
 STATE_KEY = "flatkv.state"

@@ -9,8 +9,7 @@ from typing import Any
 import streamlit as st
 
 from app_pages._session import ERRORS_KEY, bind, state, update
-from flatkv import app_data
-from flatkv.app_data import markdown_literal as literal
+from flatkv import app_data, strategy_notes
 from flatkv.app_state import (
     DEFAULT_CONTEXT,
     MAX_BLOCK_SIZE,
@@ -45,6 +44,7 @@ from flatkv.strategies.vllm import (
     MLA_HYBRID_BLOCK,
 )
 from flatkv.units import decimal_tokens_note, parse_tokens, tokens_text
+from flatkv.units import markdown_literal as literal
 
 # --------------------------------------------------------------------------------------------
 # Engine options: the strategies' knobs (Compare and Budget pages share them).
@@ -332,7 +332,7 @@ def recent_vllm_button(key: str) -> None:
     where this view keeps vLLM 0.19's, SPEC's anchor (none where it matches already)."""
     s = state()
     if changes := s.recent_vllm_changes():
-        help_text = app_data.recent_vllm_help(changes, s.profile().architectures, s.gpu,
+        help_text = strategy_notes.recent_vllm_help(changes, s.profile().architectures, s.gpu,
                                               s.vllm_checkpoint_blocks())
         st.button("Use vLLM 0.34's defaults", on_click=update, kwargs=changes, key=key,
                   icon=":material/update:", help=help_text)

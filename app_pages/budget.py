@@ -22,13 +22,12 @@ from app_pages._widgets import (
     hold_requests_widget,
     model_note,
 )
-from flatkv import app_data, charts, sizing
+from flatkv import app_data, charts, sizing, strategy_notes
 from flatkv.analysis import PLANNER_STRATEGY
-from flatkv.app_data import STRATEGY_TITLES
-from flatkv.app_data import markdown_literal as literal
 from flatkv.app_state import AppState
 from flatkv.budget import Budget
 from flatkv.strategies import STRATEGIES, StrategyResult, logged_as
+from flatkv.strategy_notes import STRATEGY_TITLES
 from flatkv.units import (
     MAX_BYTES,
     concurrency_text,
@@ -37,9 +36,10 @@ from flatkv.units import (
     sentence_case,
     tokens_text,
 )
+from flatkv.units import markdown_literal as literal
 
 CAPACITY_HELP = (
-    f"{sentence_case(app_data.CAPACITY_COUNTS)}: every attention group (sliding "
+    f"{sentence_case(strategy_notes.CAPACITY_COUNTS)}: every attention group (sliding "
     "and chunked ones too, without window eviction) N pages of P tokens, each state group "
     "that request's state pages (the mamba cache mode's count, plus one per speculative "
     "token), as on Compare. \"The math\" shows it with the numbers.")
@@ -47,7 +47,7 @@ SGLANG_CAPACITY_HELP = (
     "SGLang's token pool (its log's max_total_num_tokens): the tokens every full-attention "
     "layer holds, which its static split of the budget fixes (sliding-window layers keep theirs "
     "in a pool of their own where SGLang has one). \"The math\" shows it with the numbers.")
-NO_HISTORY_HELP = (f"{app_data.NO_HISTORY}, so there is no capacity in tokens; concurrency "
+NO_HISTORY_HELP = (f"{strategy_notes.NO_HISTORY}, so there is no capacity in tokens; concurrency "
                    "still counts.")
 
 
@@ -186,33 +186,33 @@ with user_errors():
             # says it in the page's words: budget too small, state only
             current_analysis(s, other_choice=", or another layout under \"Whose layout\"")
         if not holds:
-            raise MarkdownError(app_data.why_not_text(r))
-        st.error(app_data.why_not_text(r))
+            raise MarkdownError(strategy_notes.why_not_text(r))
+        st.error(strategy_notes.why_not_text(r))
         budget_chart(s, r, b, strategy, need, requests)  # where it comes to start
         raise PageDone
     c = metric_row()
     c.metric("Cache budget", format_bytes(b.cache_bytes), help=f"{b.cache_bytes:,} B")
     history = r.capacity_tokens is not None  # a state-only model keeps no token history
     c.metric("Capacity (tokens)", f"{r.capacity_tokens:,}" if history else NOT_APPLICABLE,
-             delta=app_data.WINDOWS_AS_HISTORY if app_data.windows_as_history(r, s.profile())
-             else None,
+             delta=strategy_notes.WINDOWS_AS_HISTORY
+             if strategy_notes.windows_as_history(r, s.profile()) else None,
              delta_color="off", delta_arrow="off",
              help=(SGLANG_CAPACITY_HELP if strategy == "sglang" else CAPACITY_HELP)
              if history else NO_HISTORY_HELP)
     if r.logged_tokens is not None and r.logged_tokens != r.capacity_tokens:
         c.metric(f"{logged_as(strategy)} (tokens)", f"{r.logged_tokens:,}",
-                 help=app_data.logged_tokens_help(r))
+                 help=strategy_notes.logged_tokens_help(r))
     c.metric(f"Concurrency at {tokens_text(context)}", concurrency_text(r.max_concurrency))
     c.metric("Blocks", f"{r.num_blocks:,}", help=f"{r.block_bytes:,} B each, " + (
         f"P = {r.block_size:,}" if r.block_size else "state slots: no pages of tokens") + (
         ": SGLang's blocks are its token pool's pages (--page-size tokens), a page in every "
         "KV layer" if strategy == "sglang" and r.block_size else ""))
     requests, need = budget_to_hold(s, r, b, strategy, context)
-    if note := app_data.short_of_one_request_text([r], context):
+    if note := strategy_notes.short_of_one_request_text([r], context):
         st.caption(note)
-    if note := app_data.mode_fallback_text(r, s.profile()):
+    if note := strategy_notes.mode_fallback_text(r, s.profile()):
         st.caption(note)
-    if "prefill_checkpoint_blocks" in acting and (note := app_data.prefill_checkpoint_text(
+    if "prefill_checkpoint_blocks" in acting and (note := strategy_notes.prefill_checkpoint_text(
             s.strategy_options(), s.profile(),
             gdn_gpu=s.gpu if s.vllm_checkpoint_blocks() else "")):
         st.caption(note)
@@ -220,7 +220,7 @@ with user_errors():
     if b.rounded_in_log and (note := app_data.printed_budget_text(
             s.profile(), strategy, b.cache_bytes, context, s.strategy_options())):
         st.caption(note)
-    if note := app_data.capacity_note(r, s.profile()):
+    if note := strategy_notes.capacity_note(r, s.profile()):
         st.caption(note)
     if note := app_data.sglang_idle_split_text(r):  # what its pools reserve and leave unused
         st.caption(literal(note))

@@ -17,13 +17,13 @@ from app_pages._figures import (
 from app_pages._frame import chart, table
 from app_pages._session import state, user_errors
 from app_pages._widgets import context_widget, engine_options, hold_requests_widget, model_note
-from flatkv import app_data, charts, sizing
-from flatkv.app_data import markdown_literal as literal
-from flatkv.app_data import title_of
+from flatkv import app_data, charts, sizing, strategy_notes
 from flatkv.app_state import AppState
 from flatkv.strategies import StrategyResult
 from flatkv.strategies.vllm import last_served_note
+from flatkv.strategy_notes import title_of
 from flatkv.units import count_text, exact_bytes, sentence_case, tokens_text
+from flatkv.units import markdown_literal as literal
 
 # the first column of the bytes table under "Where the budget goes": its rows' categories
 BUDGET_GOES = "category (bytes)"
@@ -34,7 +34,7 @@ def charts_of(results: list[StrategyResult], applying_rows: pd.DataFrame, has_hi
     """Capacity and concurrency bars (a layout with no figures a row that says why), and where
     each layout's budget goes (with its table)."""
     shown = [r for r in results if r.applies]
-    absent = {title_of(r): app_data.why_not_label(r) for r in results if not r.applies}
+    absent = {title_of(r): strategy_notes.why_not_label(r) for r in results if not r.applies}
     chart(charts.capacity_bars(
         [title_of(r) for r in results],
         [r.capacity_tokens or 0 if r.applies else None for r in results] if has_history
@@ -66,7 +66,7 @@ def concurrency_over_context(s: AppState, context: int) -> None:
     curves = cached_context_curves(
         s.profile(), s.budget().cache_bytes,
         tuple(sizing.context_candidates(context, s.model_max_len())), s.strategy_options())
-    lines = [(k, app_data.STRATEGY_TITLES[k], v) for k, v in curves.concurrency.items()]
+    lines = [(k, strategy_notes.STRATEGY_TITLES[k], v) for k, v in curves.concurrency.items()]
     chart(charts.context_figure(curves.contexts, lines, context=context,
                                 title="Concurrency over context length"),
           key="compare.contexts", file_name="concurrency_by_context.html")
@@ -75,7 +75,7 @@ def concurrency_over_context(s: AppState, context: int) -> None:
     with st.expander("Concurrency over context length as a table"):
         # every row in view (a length a row, 15 at most up to 10M tokens), a column a layout
         # under its short name (the CSV keeps the full ones), so six fit in 1000 px
-        short = {app_data.STRATEGY_TITLES[k]: app_data.STRATEGY_SHORT_TITLES[k]
+        short = {strategy_notes.STRATEGY_TITLES[k]: strategy_notes.STRATEGY_SHORT_TITLES[k]
                  for k in curves.concurrency}
         table(rows.rename(columns=short | {"context (tokens)": "context"}),
               formats={name: "accounting" for name in short.values()},
@@ -102,7 +102,7 @@ def budgets_to_hold(s: AppState, results: list[StrategyResult], context: int) ->
                   "(SGLang beside a state pool: from which every larger one holds them)"
                   + (". A budget given as an engine logs it has no GPU memory to derive."
                      if budget.given else ", and the GPU memory that leaves it."))
-    table(app_data.hold_rows(results, budgets, budget, s.profile(), s.strategy_options()))
+    table(strategy_notes.hold_rows(results, budgets, budget, s.profile(), s.strategy_options()))
 
 
 st.title("Compare")
@@ -120,11 +120,11 @@ with user_errors():
     context = s.context_length()
     shown = [r for r in results if r.applies]
     # object columns keep whole numbers whole where a figure does not apply (None, not NaN)
-    frame = pd.DataFrame([app_data.compare_table_row(r) for r in results], dtype=object)
+    frame = pd.DataFrame([strategy_notes.compare_table_row(r) for r in results], dtype=object)
     applying_rows = frame[frame["applies"].astype(bool)]
     # a state-only model keeps no token history: no capacity column or chart
     has_history = s.profile().has_attention
-    columns = [c for c in app_data.HEADLINE_COLUMNS
+    columns = [c for c in strategy_notes.HEADLINE_COLUMNS
                if has_history or c != "capacity (tokens)"]
     if not shown:  # first what is wrong and how to fix it, then each layout's reason
         st.error(f"No layout fits this budget: each says why below. "
@@ -132,34 +132,34 @@ with user_errors():
     else:
         # accounting: thousands separators and always two decimals (65.50, 391,483.00)
         table(applying_rows[columns], formats={"concurrency": "accounting"},
-              helps=app_data.HEADLINE_HELP)
-        if sizes := app_data.page_sizes_text(results, s.strategy_options()):
+              helps=strategy_notes.HEADLINE_HELP)
+        if sizes := strategy_notes.page_sizes_text(results, s.strategy_options()):
             st.caption(sizes)
-        if same := app_data.same_flat_figures_text(results):
+        if same := strategy_notes.same_flat_figures_text(results):
             st.caption(same)
     for r in results:
         if not r.applies:
-            st.caption(app_data.why_not_text(r))
+            st.caption(strategy_notes.why_not_text(r))
     budgets_to_hold(s, results, context)
     if shown:
         charts_of(results, applying_rows, has_history, context)
     # how to read the figures, under the charts they explain too
-    st.caption(app_data.how_to_read_text(s.profile(), s.speculative_tokens,
+    st.caption(strategy_notes.how_to_read_text(s.profile(), s.speculative_tokens,
                                          mtp_added=mtp_added()))
     mtp_button()
     dropped = last_served_note(results, s.profile())  # the vLLM releases that serve it
     for note in (f"{dropped}." if dropped else "",
-                 app_data.dead_weight_text(results),
-                 app_data.sliding_capacity_text(s.profile()) if has_history else "",
-                 app_data.capacity_ranks_apart_text(results, s.profile()),
-                 app_data.logged_capacity_text(results),
-                 app_data.two_pool_blocks_text(results, s.profile()),
-                 app_data.sglang_state_text(results, s.profile()),
-                 app_data.short_of_one_request_text(results, context),
-                 app_data.sglang_pools_text(s.profile(), s.strategy_options()),
-                 app_data.sglang_gpu_page_text(s.gpu, s.strategy_options(), s.profile()),
-                 app_data.mamba_all_text(s.strategy_options(), s.profile()),
-                 app_data.prefill_checkpoint_text(s.strategy_options(), s.profile(),
+                 strategy_notes.dead_weight_text(results),
+                 strategy_notes.sliding_capacity_text(s.profile()) if has_history else "",
+                 strategy_notes.capacity_ranks_apart_text(results, s.profile()),
+                 strategy_notes.logged_capacity_text(results),
+                 strategy_notes.two_pool_blocks_text(results, s.profile()),
+                 strategy_notes.sglang_state_text(results, s.profile()),
+                 strategy_notes.short_of_one_request_text(results, context),
+                 strategy_notes.sglang_pools_text(s.profile(), s.strategy_options()),
+                 strategy_notes.sglang_gpu_page_text(s.gpu, s.strategy_options(), s.profile()),
+                 strategy_notes.mamba_all_text(s.strategy_options(), s.profile()),
+                 strategy_notes.prefill_checkpoint_text(s.strategy_options(), s.profile(),
                                                   gdn_gpu=s.gpu if s.vllm_checkpoint_blocks()
                                                   else ""),
                  app_data.printed_budget_text(s.profile(), "vllm", b.cache_bytes, context,
@@ -168,7 +168,8 @@ with user_errors():
             st.caption(note)
     st.subheader("Formulas", divider="gray")
     for r in results:
-        with st.expander(title_of(r) + ("" if r.applies else f" ({app_data.why_not_label(r)})")):
+        why_not = "" if r.applies else f" ({strategy_notes.why_not_label(r)})"
+        with st.expander(title_of(r) + why_not):
             if not r.applies:
                 st.caption(r.reason)
                 continue
@@ -176,7 +177,7 @@ with user_errors():
                 st.caption(r.why_block_size)
             st.code("\n".join(r.formulas), language=None, wrap_lines=True)
             if log := r.extras.get("log_lines"):
-                st.caption(app_data.start_up_log_text(r))
+                st.caption(strategy_notes.start_up_log_text(r))
                 st.code("\n".join(log), language=None)  # one line a log line, as in a log
     c1, c2 = st.columns(2)
     c1.download_button("Comparison as CSV", data=frame.to_csv(index=False),

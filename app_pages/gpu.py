@@ -14,10 +14,10 @@ from app_pages._frame import chart, metric_row, table
 from app_pages._session import ERRORS_KEY, bind, state, update, user_errors
 from flatkv import charts, gpu_settings, gpu_view
 from flatkv.analysis import PlanAnalysis
-from flatkv.app_data import markdown_literal as literal
 from flatkv.app_state import MAX_BLOCK_SIZE
 from flatkv.plan import FlatMemoryPlan
 from flatkv.units import exact_bytes, format_bytes, sentence_case
+from flatkv.units import markdown_literal as literal
 
 LAST_RUN = "gpu.last_run"
 # The run settings every sweep shows (AppState fields); each sweep adds its own list.

@@ -8,7 +8,7 @@ from app_pages._figures import current_analysis, current_strategies, plan_captio
 from app_pages._frame import NOT_APPLICABLE, chart, metric_row, table
 from app_pages._session import bind, state, update, user_errors
 from app_pages._widgets import context_note, context_widget, engine_widget
-from flatkv import app_data, charts
+from flatkv import app_data, charts, strategy_notes
 from flatkv.analysis import PLANNER_STRATEGY, plan_json
 from flatkv.app_state import DEFAULT_REQUESTS, MAX_REQUESTS
 from flatkv.strategies import StrategyResult, last_served_text
@@ -28,16 +28,16 @@ def headline(analysis, ours: StrategyResult, engines: list[StrategyResult]) -> N
     capacity = ours.capacity_tokens if ours.applies else None
     if capacity is not None:  # the figure Budget and Compare give, the token slots under it
         # windowed layers: the capacity counts their pages like full history, as Budget says
-        windowed_note = (f" {text}" if (text := app_data.capacity_note(ours, state().profile()))
-                         else "")
+        text = strategy_notes.capacity_note(ours, state().profile())
+        windowed_note = f" {text}" if text else ""
         said = []  # under the figure: what it is not
         if capacity != h.token_slots:
             said.append(f"token slots {h.token_slots:,} (blocks x P)")
-        if app_data.windows_as_history(ours, state().profile()):
-            said.append(app_data.WINDOWS_AS_HISTORY)
+        if strategy_notes.windows_as_history(ours, state().profile()):
+            said.append(strategy_notes.WINDOWS_AS_HISTORY)
         c.metric("Capacity (tokens)", f"{capacity:,}",
                  delta=" · ".join(said) or None, delta_color="off", delta_arrow="off",
-                 help=f"{sentence_case(app_data.CAPACITY_COUNTS)} (tokens), as Budget "
+                 help=f"{sentence_case(strategy_notes.CAPACITY_COUNTS)} (tokens), as Budget "
                  "and Compare count it. Under it, num_blocks x P: tokens if every page id held "
                  "history; with several groups sharing the ids, each gets a share, so the "
                  "capacity is lower." + windowed_note)
@@ -45,7 +45,7 @@ def headline(analysis, ours: StrategyResult, engines: list[StrategyResult]) -> N
         c.metric("Token slots (blocks x P)", f"{h.token_slots:,}",
                  help="num_blocks x P: tokens if every page id held history.")
     else:
-        c.metric("Token slots (blocks x P)", NOT_APPLICABLE, help=f"{app_data.NO_HISTORY}.")
+        c.metric("Token slots (blocks x P)", NOT_APPLICABLE, help=f"{strategy_notes.NO_HISTORY}.")
     c = metric_row()
     c.metric("Budget", format_bytes(h.budget_bytes), help=f"{h.budget_bytes:,} B")
     c.metric("Unused", format_bytes(h.unused_bytes), help=f"{h.unused_bytes:,} B")
@@ -77,7 +77,7 @@ def headline(analysis, ours: StrategyResult, engines: list[StrategyResult]) -> N
              "most) that holds other groups' rows. Compare counts dead weight over the whole "
              "budget instead: every group's pages in the proportion one request needs them "
              "at the context length.")
-    if note := app_data.engines_beside_text(ours, engines, state().profile()):
+    if note := strategy_notes.engines_beside_text(ours, engines, state().profile()):
         st.caption(note)
     speculative_note(state().planner)
 

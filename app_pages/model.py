@@ -14,7 +14,6 @@ from app_pages._figures import use_spec
 from app_pages._frame import chart, metric_row, table
 from app_pages._session import show_value, state, update, user_errors
 from flatkv import app_model, charts
-from flatkv.app_data import markdown_literal as literal
 from flatkv.app_model import (
     CUSTOM,
     CUSTOM_SPEC,
@@ -35,6 +34,7 @@ from flatkv.models import FIELD_MINIMUMS, ModelSpec
 from flatkv.patterns import parse_layer_pattern
 from flatkv.profile import MAX_CHUNK_SIZE, profile_to_dict
 from flatkv.units import MAX_TOKENS, count_text, format_bytes, sentence_case
+from flatkv.units import markdown_literal as literal
 
 # the raw-bytes widgets
 RAW_KEYS = ("edit.layers", "edit.kv", "edit.swa_kv", "edit.state", "edit.window",

@@ -21,7 +21,6 @@ from functools import lru_cache
 from typing import Any
 
 from flatkv import presets
-from flatkv.app_data import markdown_literal
 from flatkv.jsonfile import parse_json_object
 from flatkv.models import (
     FORMAT,
@@ -52,7 +51,7 @@ from flatkv.profile import (
     profile_from_dict,
 )
 from flatkv.strategies.vllm import mamba_chunk_text
-from flatkv.units import parse_named_sizes
+from flatkv.units import markdown_literal, parse_named_sizes
 
 CUSTOM = "custom"
 

@@ -15,7 +15,6 @@ from dataclasses import dataclass, fields, replace
 
 from flatkv import bench_cli, model_cli, strategy_cli
 from flatkv.analysis import PLANNER_STRATEGY, PLANNERS, PlanAnalysis, analyze, plan_json
-from flatkv.app_data import prefill_checkpoint_text
 from flatkv.budget import (
     DEFAULT_GPU,
     DEFAULT_MEMORY_FRACTION,
@@ -40,6 +39,7 @@ from flatkv.strategies.base import StrategyOptions
 from flatkv.strategies.sglang import sglang_default_page
 from flatkv.strategies.vllm import block_bytes as vllm_block_bytes
 from flatkv.strategies.vllm import checkpoint_blocks_kept
+from flatkv.strategy_notes import prefill_checkpoint_text
 from flatkv.texttable import text_table
 from flatkv.units import (
     concurrency_text,

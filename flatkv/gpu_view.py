@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from flatkv.analysis import analyze
-from flatkv.app_data import markdown_literal, rows_csv
+from flatkv.app_data import rows_csv
 from flatkv.gpu_settings import (
     BENCH_REPEATS,
     DEFAULT_POOL_BYTES,
@@ -25,7 +25,7 @@ from flatkv.gpu_settings import (
     in_order,
 )
 from flatkv.plan import ComponentSpec, FlatMemoryPlan, cdiv
-from flatkv.units import count_text, format_bytes
+from flatkv.units import count_text, format_bytes, markdown_literal
 
 if TYPE_CHECKING:
     from flatkv.gpu.bench import BenchResult, Figure

@@ -12,7 +12,6 @@ import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, fields
 
-from flatkv.app_data import short_of_one_request_text
 from flatkv.models import past_max_model_len_text
 from flatkv.profile import CacheProfile
 from flatkv.sizing import (
@@ -46,6 +45,7 @@ from flatkv.strategies.vllm import (
     WARMUP_LOG_NOTE,
     last_served_note,
 )
+from flatkv.strategy_notes import short_of_one_request_text
 from flatkv.texttable import text_table
 from flatkv.units import (
     MAX_BYTES,

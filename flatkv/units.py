@@ -371,3 +371,18 @@ def quoted_names(names: Sequence[str], limit: int = 5) -> str:
 def names_text(noun: str, names: Sequence[str]) -> str:
     """``kind 'foo'``, ``kinds 'a', 'b'``: the noun, plural for more than one, then the names."""
     return f"{noun}{'' if len(names) == 1 else 's'} {quoted_names(names)}"
+
+
+# Streamlit renders text as Markdown (emphasis, links, code), LaTeX ($...$) and its own
+# directives (:red[...]). What a user typed (a model name, a layer pattern quoted back in an
+# error) must read as typed: a name like "a*b*c" would lose its stars, "[x](http://...)" would
+# become a link that a shared URL carries, and so would a bare "http://..." or "www."; a
+# leading "- " would start a list, "&amp;" would show as "&". A backslash makes any ASCII
+# punctuation literal, so every one gets one; a line break would end the caption's paragraph.
+_MARKDOWN_SPECIAL = re.compile(r"([!-/:-@\[-`{-~])")
+
+
+def markdown_literal(text: str) -> str:
+    """``text`` escaped so that streamlit's Markdown shows it character for character, on one
+    line."""
+    return _MARKDOWN_SPECIAL.sub(r"\\\1", " ".join(text.splitlines()))

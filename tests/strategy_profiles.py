@@ -74,3 +74,19 @@ def pure_mamba() -> CacheProfile:
         state_const_bytes={"conv": 61_440, "ssm": 2_097_152},
         name="pure Mamba2",
     )
+
+
+# SPEC section 1's worked example: 12 x (3 GDN + 1 full), KV 2,048 B a token, state 2,146,304 B
+QWEN35 = CacheProfile((("linear_attention",) * 3 + ("full_attention",)) * 12, 2048,
+                      {"conv": 49152, "ssm": 2097152})
+STATE_ROW = 49152 + 2097152  # 2,146,304
+P = 1056  # ceil(2,146,304 / 2,048) = 1,048 -> multiple of 16
+KV_ROW = 2048 * P  # 2,162,688
+BLOCK_BYTES = 12 * (KV_ROW + STATE_ROW) + 24 * STATE_ROW  # 103,219,200
+
+
+def vllm_at_80gb(profile: CacheProfile, **options):
+    """vLLM's layout of ``profile`` in 80 GB at 32,768 tokens, with ``options`` set."""
+    from flatkv.strategies import StrategyOptions, run_strategy
+    return run_strategy("vllm", profile, budget_bytes=80 * 10**9, context_tokens=32_768,
+                        options=StrategyOptions(**options))

@@ -6,24 +6,16 @@ import csv
 import io
 import json
 import re
-from dataclasses import replace
-from fractions import Fraction
 
 import pytest
+from strategy_profiles import BLOCK_BYTES, KV_ROW, QWEN35, STATE_ROW, vllm_at_80gb
 
-from flatkv import app_data
+from flatkv import app_data, strategy_notes
 from flatkv.analysis import analyze, plan_json
 from flatkv.presets import load_preset
 from flatkv.profile import CacheProfile
-from flatkv.strategies import StrategyOptions, run_strategy
 
 # SPEC section 1: 12 x (3 linear + 1 full); KV 2,048 B/slot; conv 49,152 B; ssm 2,097,152 B.
-QWEN35 = CacheProfile((("linear_attention",) * 3 + ("full_attention",)) * 12, 2048,
-                      {"conv": 49152, "ssm": 2097152})
-STATE_ROW = 49152 + 2097152  # 2,146,304
-P = 1056  # ceil(2,146,304 / 2,048) = 1,048 -> multiple of 16
-KV_ROW = 2048 * P  # 2,162,688
-BLOCK_BYTES = 12 * (KV_ROW + STATE_ROW) + 24 * STATE_ROW  # 103,219,200
 
 
 @pytest.fixture(scope="module")
@@ -254,112 +246,18 @@ def test_exports(analysis):
     assert app_data.rows_csv([{"a": 1, "b": 2}]) == "a,b\n1,2\n"
 
 
-def test_compare_rows_carry_the_strategy_numbers():
-    from flatkv.strategies import StrategyOptions, run_strategy
-
-    opts = StrategyOptions(block_size=64, alignment=16)
-    flat = run_strategy("flat", QWEN35, budget_bytes=80 * 10**9, context_tokens=32768,
-                        options=opts)
-    row = app_data.compare_table_row(flat)
-    assert row["strategy"] == "FlatKV packed slabs" and row["applies"]
-    assert (row["P (tokens)"], row["block bytes"], row["blocks"]) == (1056, BLOCK_BYTES, 775)
-    # 775 page ids / (32 full pages + 1 state page) at 32,768 tokens = 23.4848...
-    assert row["concurrency"] == 23.48
-    # the breakdown columns sum to the budget; unused: what 775 whole blocks leave
-    breakdown = {k: v for k, v in row.items() if k.endswith(" (B)")}
-    assert sum(breakdown.values()) == 80 * 10**9
-    assert breakdown["unused (B)"] == 80 * 10**9 - 775 * BLOCK_BYTES == 5_120_000
-    vllm = app_data.compare_table_row(
-        run_strategy("vllm", QWEN35, budget_bytes=80 * 10**9, context_tokens=32768, options=opts))
-    # A = max(16, 64) = 64; P = 64 x cdiv(2,146,304, 64 x 2,048) = 64 x 17 = 1,088
-    # page 1,088 x 2,048 = 2,228,224 B; 80e9 // 2,228,224 // 12 layers per group = 2,991
-    assert (vllm["P (tokens)"], vllm["blocks"]) == (1088, 2991)
-    # beside one request's page in each of the 3 state groups, as every strategy counts:
-    # (2,991 - 3) x 1,088
-    assert vllm["capacity (tokens)"] == 3_250_944
-    # a concurrency just under a whole number stays under it in the row (vLLM's log says 2.00x):
-    # 3,999 blocks of 2 MiB for Llama-3.1-8B, 2,000 a request of 32,000 tokens
-    llama = CacheProfile(layer_types=("full_attention",) * 32, kv_bytes_per_slot=4096)
-    under = run_strategy("vllm", llama, budget_bytes=3999 * 2**21, context_tokens=32_000)
-    assert under.concurrency == Fraction(3999, 2000)
-    assert app_data.compare_table_row(under)["concurrency"] == 1.99
-    assert under.extras["log_lines"][-1].endswith("per request: 2.00x")
-    results = [run_strategy(name, QWEN35, budget_bytes=80 * 10**9, context_tokens=32768,
-                            options=opts) for name in ("flat", "vllm", "sglang")]
-    text = app_data.logged_capacity_text(results)
-    # vLLM: max concurrency x L = 2,991 / (ceil(32,768 / 1,088) = 31 + 3 state pages) x 32,768;
-    # older releases 2,991 // 4 groups x 1,088 = 812,736; SGLang: its token pool
-    # SGLang: 80e9 x 9 // 19 // (36 x 2,146,304 B) = 490 state slots; the rest // (12 x 2,048 B)
-    # = (80e9 - 490 x 77,266,944) // 24,576 = 1,714,648; vLLM 2,991 x 32,768 // 34 = 2,882,620
-    assert text == (
-        "In the engines' logs: vLLM's \"GPU KV cache size\": 2,882,620 tokens; SGLang's "
-        "max_total_num_tokens: 1,714,648 tokens. vLLM's line is max concurrency x max_model_len "
-        "(vLLM 0.19 and earlier: 812,736, num_blocks // groups x min block size, a multiple of "
-        "the smallest block size; the current figure divided by max_model_len is the logged "
-        "concurrency). These count mamba cache mode none: vLLM 0.28 and later start a hybrid "
-        "model with prefix caching on, in mamba cache mode align by default; the log says which "
-        "(\"Mamba cache mode is set to ...\"): set the same mode here to match such a log. None, "
-        "the default here, is --no-enable-prefix-caching or vLLM up to 0.27.")
-    # in align, vLLM's own default for a hybrid, nothing to warn of: 2 state pages a request
-    # in each of 3 groups, 2,991 x 32,768 // (31 + 6) = 2,648,894
-    align = run_strategy("vllm", QWEN35, budget_bytes=80 * 10**9, context_tokens=32768,
-                         options=StrategyOptions(block_size=64, alignment=16,
-                                                 mamba_cache_mode="align"))
-    assert app_data.logged_capacity_text([align]).startswith(
-        "In the engines' logs: vLLM's \"GPU KV cache size\": 2,648,894 tokens. ")
-    assert "These count" not in app_data.logged_capacity_text([align])
-    assert app_data.logged_capacity_text(results[:1]) == ""  # our layout logs nothing
-    aliased = app_data.compare_table_row(
-        run_strategy("aliased", QWEN35, budget_bytes=80 * 10**9, context_tokens=32768))
-    assert not aliased["applies"] and aliased["blocks"] is None
-
-
-def test_sglangs_own_ssm_dtype_is_named_where_it_changes_the_state():
-    from flatkv.app_model import profile_for
-    from flatkv.strategies import StrategyOptions, run_strategy
-
-    # Qwen3-Next at TP 2: conv 24,576 B + ssm 262,144 elements, 2 B in the model (bf16) and 4 B
-    # in SGLang's float32
-    qwen = profile_for("Qwen3-Next-80B-A3B", None, 2)
-    assert qwen.state_bytes_per_layer == 24_576 + 262_144 * 2 == 548_864
-    results = [run_strategy(name, qwen, budget_bytes=80 * 10**9, context_tokens=32768)
-               for name in ("flat", "sglang")]
-    assert app_data.sglang_state_text(results, qwen) == (
-        "SGLang keeps the ssm state in float32 (SGLang's default ssm dtype; one dtype of its own, "
-        "whatever the model's, set in the engine options): 1,073,152 B of state per layer "
-        "against the 548,864 B the other layouts keep.")
-    told = [run_strategy("sglang", qwen, budget_bytes=80 * 10**9,
-                         options=StrategyOptions(sglang_ssm_dtype="bfloat16"))]
-    assert app_data.sglang_state_text(told, qwen) == ""  # the same bytes: nothing to say
-    assert app_data.sglang_state_text(results[:1], qwen) == ""  # no SGLang here
-    llama = profile_for("Llama-3.1-8B", None, 1)
-    assert app_data.sglang_state_text(
-        [run_strategy("sglang", llama, budget_bytes=80 * 10**9)], llama) == ""  # no state
-    # a conv state in float32 is re-sized too: SGLang keeps it in bfloat16 (Nemotron-H-8B:
-    # conv 30,720 elements, 122,880 B in float32, 61,440 B in bfloat16; ssm 2,097,152 B in
-    # bfloat16, 4,194,304 B in SGLang's float32)
-    nemotron = load_preset("Nemotron-H-8B").with_options(conv_dtype="float32").profile()
-    assert app_data.sglang_state_text(
-        [run_strategy("sglang", nemotron, budget_bytes=80 * 10**9)], nemotron) == (
-        "SGLang keeps the ssm state in float32 (SGLang's default ssm dtype; one dtype of its "
-        "own, whatever the model's, set in the engine options) and the conv state in bfloat16 "
-        "(SGLang's conv dtype, SGLANG_MAMBA_CONV_DTYPE's default, whatever the model's): "
-        f"{61_440 + 4_194_304:,} B of state per layer against the {122_880 + 2_097_152:,} B the "
-        "other layouts keep.")
-
-
 def test_sliding_layers_explain_why_one_request_outruns_the_capacity():
     from flatkv.app_model import profile_for
 
     gpt = profile_for("gpt-oss-20b", None, 1)
-    assert app_data.sliding_capacity_text(gpt) == (
+    assert strategy_notes.sliding_capacity_text(gpt) == (
         "Sliding-window layers: capacity counts their pages like full history (no window "
         "eviction, as older vLLM logs count them). A request "
         "keeps only its window of "
         "128 tokens there, so one request can run longer than the capacity; concurrency counts "
         "that.")
-    assert app_data.sliding_capacity_text(profile_for("Qwen3-Next-80B-A3B", None, 1)) == ""
-    assert app_data.sliding_capacity_text(profile_for("Llama-4-Scout-17B-16E", None, 1)) == (
+    assert strategy_notes.sliding_capacity_text(profile_for("Qwen3-Next-80B-A3B", None, 1)) == ""
+    assert strategy_notes.sliding_capacity_text(profile_for("Llama-4-Scout-17B-16E", None, 1)) == (
         "Chunked layers: capacity counts their pages like full history (no window eviction, as "
         "older vLLM logs count them). A request keeps only its chunk of 8,192 tokens there, so "
         "one request can run longer than the capacity; concurrency counts that.")
@@ -367,102 +265,6 @@ def test_sliding_layers_explain_why_one_request_outruns_the_capacity():
     assert [app_data.component_kind(g, "kv") for g in (
         "full_attention", "sliding_attention", "chunked_attention")] == [
         "kv", "kv_sliding", "kv_chunked"]
-
-
-def test_two_pool_text_explains_sglang_blocks_over_the_budget():
-    from flatkv.app_model import profile_for
-    from flatkv.strategies import StrategyOptions, compare
-
-    budget = 76_968_728_985
-    gpt = profile_for("gpt-oss-20b", None, 1)
-    results = compare(gpt, budget_bytes=budget, context_tokens=None, options=StrategyOptions())
-    # F = 2,048 B per token per layer, 12 full + 12 sliding layers, r_swa = 0.8: a full-pool
-    # token costs 2,048 x (12 + 0.8 x 12) = 44,236.8 B
-    full = budget * 5 // (2048 * 108)
-    assert full == 1_739_925 and full * 24 * 2048 > budget
-    assert app_data.two_pool_blocks_text(results, gpt) == (
-        "SGLang: a block is one page in both token pools (24,576 B full + 24,576 B sliding), and "
-        f"the sliding pool holds {int(0.8 * full):,} tokens against the full pool's {full:,} "
-        "(r_swa = 0.8), so blocks x block bytes is more than the budget.")
-    # r_swa 1: both pools hold the same tokens, blocks x block bytes fits the budget: no note
-    even = compare(profile_for("gpt-oss-20b", None, 1), budget_bytes=budget, context_tokens=None,
-                   options=StrategyOptions(swa_full_tokens_ratio=1))
-    sglang = next(r for r in even if r.strategy == "sglang")
-    assert sglang.num_blocks * sglang.block_bytes <= budget
-    assert app_data.two_pool_blocks_text(even, gpt) == ""
-    qwen = compare(profile_for("Qwen3-Next-80B-A3B", None, 1), budget_bytes=budget,
-                   context_tokens=None, options=StrategyOptions())
-    assert app_data.two_pool_blocks_text(qwen, profile_for("Qwen3-Next-80B-A3B", None, 1)) == ""
-    # Llama 4: the second pool holds its chunked layers, 36 x 4,096 B a token
-    scout = profile_for("Llama-4-Scout-17B-16E", None, 1)
-    chunked = compare(scout, budget_bytes=budget, context_tokens=None, options=StrategyOptions())
-    full = budget * 5 // (4096 * (5 * 12 + 4 * 36))
-    assert app_data.two_pool_blocks_text(chunked, scout) == (
-        "SGLang: a block is one page in both token pools (49,152 B full + 147,456 B chunked), "
-        f"and the chunked pool holds {int(0.8 * full):,} tokens against the full pool's "
-        f"{full:,} (r_swa = 0.8), so blocks x block bytes is more than the budget.")
-
-
-def test_dead_weight_text_says_what_one_page_id_space_costs():
-    from strategy_profiles import gpt_oss_20b, llama_31_8b
-
-    from flatkv.strategies import compare
-
-    # gpt-oss-20b: 12 sliding + 12 full layers of 16 x 2,048 B rows at P 16; a flat page id
-    # takes 24 rows and its group uses 12, so half of each block is dead weight
-    budget = 10_552 * 24 * 16 * 2048
-    results = compare(gpt_oss_20b(), budget_bytes=budget, context_tokens=32_768)
-    by = {r.strategy: r for r in results}
-    assert by["flat"].bytes_of("dead_weight") == 10_552 * 12 * 16 * 2048 == budget // 2
-    assert f"{budget // 2:,}" == "4,149,215,232"  # 3.86 GiB
-    # vLLM: the same budget in blocks of 12 pages, 2 x 10,552 of them, for the same pages per
-    # request; SGLang's and aliasing's figures are not above it
-    assert by["vllm"].num_blocks == 2 * 10_552
-    assert by["vllm"].concurrency == 2 * by["flat"].concurrency
-    assert max(r.concurrency for r in results if r.applies) == by["vllm"].concurrency
-    assert app_data.dead_weight_text(results) == (
-        "FlatKV packed slabs: 3.86 GiB (50.00% of the budget) is dead weight. Every page id "
-        "takes a row in every slot tensor, and a page one group uses leaves the other groups' "
-        "rows in it idle. At this context 2.00x as many requests fit under vLLM v1: a block id "
-        "belongs to one group and addresses only its layers' pages.")
-    # vLLM with its hybrid manager off: one group of all 24 layers, every token kept; at
-    # 131,072 tokens a request needs 8,192 pages there and 8,192 + cdiv(128 - 1 + 8,192, 16) +
-    # 1 = 8,713 flat: 8,713 / 8,192 = 1.06x, for another reason than dead weight's absence
-    from flatkv.strategies import StrategyOptions, run_strategy
-    off = StrategyOptions(vllm_hybrid_manager=False)
-    one_group = [run_strategy(name, gpt_oss_20b(), budget_bytes=budget, context_tokens=131_072,
-                              options=off) for name in ("flat", "vllm")]
-    assert one_group[1].concurrency / one_group[0].concurrency == Fraction(8_713, 8_192)
-    assert app_data.dead_weight_text(one_group).endswith(
-        "At this context 1.06x as many requests fit under vLLM v1: with its hybrid manager off "
-        "every layer keeps every token in one group of pages, all of them in use: here the "
-        "sliding layers' history beyond their window costs less than one page-id space's dead "
-        "weight.")
-    # past any request that fits (10M tokens: flat 0.03, vLLM 0.07), the concurrencies still
-    # compare, and no request is said to fit
-    long = compare(gpt_oss_20b(), budget_bytes=budget, context_tokens=10_000_000)
-    assert max(r.concurrency for r in long if r.applies) < 1
-    assert ("At this context 2.00x the concurrency is reached under slab aliasing: "
-            in app_data.dead_weight_text(long))
-    # one group, one kind of row: no dead weight, nothing to say
-    assert app_data.dead_weight_text(compare(llama_31_8b(), budget_bytes=budget)) == ""
-    # a best layout that holds no more requests than the flat one (within 1%): no comparison
-    flat_only = [by["flat"], by["per-component"]]
-    assert app_data.dead_weight_text(flat_only).endswith("leaves the other groups' rows in it "
-                                                         "idle.")
-    # 0.5% more requests would show as 1.00x: no comparison; 1% more shows as 1.01x
-    from dataclasses import replace as with_
-
-    def vllm_at(ratio):
-        c = by["flat"].concurrency * ratio
-        return with_(by["vllm"], concurrency_numerator=c.numerator,
-                     concurrency_denominator=c.denominator)
-
-    assert app_data.dead_weight_text([by["flat"], vllm_at(Fraction(201, 200))]).endswith(
-        "rows in it idle.")
-    assert app_data.dead_weight_text([by["flat"], vllm_at(Fraction(101, 100))]).endswith(
-        "1.01x as many requests fit under vLLM v1: a block id belongs to one group and "
-        "addresses only its layers' pages.")
 
 
 def test_inflation_bars_show_why_the_state_row_inflates_p(analysis):
@@ -476,49 +278,6 @@ def test_inflation_bars_show_why_the_state_row_inflates_p(analysis):
     # a requested P that already covers the state row is not inflated: nothing to draw
     wide = analyze(QWEN35.components(), block_size=2048, alignment=16, budget_bytes=80 * 10**9)
     assert app_data.inflation_bars(wide) == []
-
-
-def test_every_layout_has_a_title_and_its_options():
-    # a layout added to the runners without them would raise KeyError on a page
-    from flatkv.engine_options import STRATEGY_FIELDS
-    from flatkv.strategies import STRATEGIES
-
-    assert tuple(app_data.STRATEGY_TITLES) == STRATEGIES
-    # every layout reads some engine option (max batched tokens at least): a layout left out of
-    # every EngineOption's read_by would offer none
-    assert all(STRATEGY_FIELDS[s] for s in STRATEGIES)
-
-
-def test_markdown_literal_escapes_what_streamlit_would_render():
-    # emphasis, code, links, LaTeX, HTML, tables, headings, bare-URL links, colour directives,
-    # entities: every ASCII punctuation mark gets its backslash, letters and spaces do not
-    assert app_data.markdown_literal("a*b_c`d`[e](f) $x$ <b> |t| #h ~s~ \\ :red[w] www.x") == (
-        "a\\*b\\_c\\`d\\`\\[e\\]\\(f\\) \\$x\\$ \\<b\\> \\|t\\| \\#h \\~s\\~ \\\\ "
-        "\\:red\\[w\\] www\\.x")
-    # a leading "- " would open a list, "&amp;" show as "&"; a line break ends the paragraph
-    assert app_data.markdown_literal("- Tom &amp; Jerry\n2") == "\\- Tom \\&amp\\; Jerry 2"
-    assert app_data.markdown_literal("Qwen3 Next") == "Qwen3 Next"
-
-
-def test_refusals_in_the_pages_words():
-    from flatkv.plan import BudgetTooSmall
-
-    # 3,000 B of budget for blocks of 2,048 B: 1 block; a plan needs 2, 4,096 B
-    small = BudgetTooSmall(3_000, 2_048, "4 slots")
-    assert app_data.budget_too_small_text(small, "raise the KV cache memory in the sidebar") == (
-        "The cache budget per rank, 3,000 B (2.93 KiB), holds 1 block of 2,048 B (2.00 KiB); a "
-        "plan needs at least 2, that is 4,096 B (4.00 KiB): raise the KV cache memory in the "
-        "sidebar")
-    state_only = CacheProfile(layer_types=("linear_attention",) * 4, kv_bytes_per_slot=0,
-                              state_const_bytes={"conv": 8, "ssm": 16})
-    assert app_data.state_only_text("packed", state_only, ", or another layout") == (
-        "Packed slabs size P against a KV history row, and this model has none (no attention "
-        "layer, only state): pick the planner \"one tensor per component\" in the sidebar, or "
-        "another layout")
-    assert app_data.state_only_text("per-component", state_only) is None
-    hybrid = CacheProfile(layer_types=("linear_attention", "full_attention"),
-                          kv_bytes_per_slot=64, state_const_bytes={"conv": 8})
-    assert app_data.state_only_text("packed", hybrid) is None
 
 
 def test_budget_curves_by_hand():
@@ -609,8 +368,9 @@ def test_sglang_idle_split_says_what_its_static_pools_leave_idle_at_the_context(
         "3.95 GiB of its sliding pool (172,525 tokens) sit idle (42.40% of the budget), left "
         "so by its static split; a paged layout's idle rows are its dead weight.")
     # Budget's note under the capacity names the sliding pool, and leaves its idle to this
-    assert app_data.capacity_note(pools, gpt) == app_data.sglang_sliding_pool_text(pools, gpt)
-    assert "idle" not in app_data.capacity_note(pools, gpt)
+    assert (strategy_notes.capacity_note(pools, gpt)
+            == strategy_notes.sglang_sliding_pool_text(pools, gpt))
+    assert "idle" not in strategy_notes.capacity_note(pools, gpt)
     # Gemma 3n E4B-shaped (35 layers, the last 15 reading earlier layers' KV), one pool: the
     # shared layers' pool layers are idle at any request count, 8 GiB // 71,680 = 119,837
     # tokens x 15 x 2,048 B = 3,681,392,640 B (3.43 GiB, 42.86%)
@@ -638,20 +398,20 @@ def test_sglang_two_pools_are_named_only_for_sglang_with_its_sliding_pool():
 
     gpt = profile_for("gpt-oss-20b", None, 1)
     pools = run_strategy("sglang", gpt, budget_bytes=10 * 10**9)
-    assert app_data.sglang_sliding_pool_text(pools, gpt) == (
+    assert strategy_notes.sglang_sliding_pool_text(pools, gpt) == (
         "SGLang: capacity is the full-attention token pool; the sliding-window layers have a "
         f"pool of their own, {pools.extras['swa_tokens']:,} tokens (sliding / full tokens ratio "
         "in the layout options).")
     assert pools.extras["swa_tokens"] == 180_844  # 226,056 full tokens x 0.8, floored
     one_pool = run_strategy("sglang", gpt, budget_bytes=10 * 10**9,
                             options=StrategyOptions(sglang_swa_pool=False))
-    assert app_data.sglang_sliding_pool_text(one_pool, gpt) == ""
-    assert app_data.sglang_sliding_pool_text(run_strategy("vllm", gpt, budget_bytes=10**10),
+    assert strategy_notes.sglang_sliding_pool_text(one_pool, gpt) == ""
+    assert strategy_notes.sglang_sliding_pool_text(run_strategy("vllm", gpt, budget_bytes=10**10),
                                              gpt) == ""
     # Llama 4's chunked layers ride SGLang's sliding pool, and are named for what they are
     scout = profile_for("Llama-4-Scout-17B-16E", None, 1)
     chunked = run_strategy("sglang", scout, budget_bytes=10 * 10**9)
-    assert app_data.sglang_sliding_pool_text(chunked, scout) == (
+    assert strategy_notes.sglang_sliding_pool_text(chunked, scout) == (
         "SGLang: capacity is the full-attention token pool; the chunked layers have a pool of "
         f"their own, {chunked.extras['swa_tokens']:,} tokens (sliding / full tokens ratio in "
         "the layout options).")
@@ -661,153 +421,13 @@ def test_sglang_two_pools_are_named_only_for_sglang_with_its_sliding_pool():
     at_context = run_strategy("sglang", scout, budget_bytes=10 * 10**9, context_tokens=16_384)
     assert at_context.extras["binding_limit"] == "swa tokens"
     assert "sliding pool" not in app_data.sglang_idle_split_text(at_context)
-    pool_text = app_data.sglang_sliding_pool_text
+    pool_text = strategy_notes.sglang_sliding_pool_text
     assert pool_text(at_context, scout) == pool_text(chunked, scout)
     # 10**10 x 5 // ((5 x 12 + 4 x 36) x 4,096) = 59,838 full tokens, x 0.8
     assert chunked.extras["swa_tokens"] == int(59_838 * 0.8) == 47_870
-    assert app_data.sglang_pools_text(scout, StrategyOptions()).startswith(
+    assert strategy_notes.sglang_pools_text(scout, StrategyOptions()).startswith(
         "SGLang keeps the chunked layers in a token pool of their own: "
         "Llama4ForConditionalGeneration is on SGLang\\'s hybrid SWA list.")  # Markdown-escaped
-
-
-def test_layouts_short_of_one_request_are_named_with_their_concurrency():
-    from flatkv.app_model import profile_for
-    from flatkv.strategies import run_strategy
-
-    # Llama-3.1-8B: 32 layers x 8 KV heads x (128 + 128) x 2 B = 131,072 B a token; 10 GB holds
-    # 76,293 tokens, so a 100,000-token request does not fit (76,288 / 100,000 in whole blocks)
-    llama = profile_for("Llama-3.1-8B", None, 1)
-    flat = run_strategy("flat", llama, budget_bytes=10**10, context_tokens=100_000)
-    assert flat.capacity_tokens == 10**10 // (131_072 * 16) * 16 == 76_288
-    assert app_data.short_of_one_request_text([flat], 100_000) == (
-        "Not even one request of 100,000 tokens fits in: FlatKV packed slabs (0.76). A paged "
-        "engine laid out so would refuse to start, as vLLM does when one request of "
-        "max_model_len does not fit.")
-    # SGLang only warns ("KV pool holds N tokens, fewer than --context-length"): 10 GB of
-    # 131,072 B tokens hold 76,293 of them
-    sglang = run_strategy("sglang", llama, budget_bytes=10**10, context_tokens=100_000)
-    assert sglang.logged_tokens == 10**10 // 131_072 == 76_293
-    assert app_data.short_of_one_request_text([sglang], 100_000) == (
-        "Not even one request of 100,000 tokens fits in: SGLang (0.76). SGLang starts all the "
-        "same, warning that its KV pool holds fewer tokens than --context-length, and refuses "
-        "or cuts short the longer requests.")
-    # gpt-oss-20b in 400 MB at 8,192 tokens: its full pool's 4 x 10^8 x 5 // (9 x 24,576) =
-    # 9,042 tokens hold the context, so no warning; the sliding pool's 9,042 x 4 // 5 = 7,233
-    # hold 7,233 / min(127 + 8,192, 8,192) of a request
-    gpt = profile_for("gpt-oss-20b", None, 1)
-    swa_short = run_strategy("sglang", gpt, budget_bytes=400 * 10**6, context_tokens=8_192)
-    assert (swa_short.capacity_tokens, swa_short.concurrency) == (9_042, Fraction(7_233, 8_192))
-    assert app_data.short_of_one_request_text([swa_short], 8_192).endswith(
-        "SGLang starts all the same without a warning: its KV pool holds the context, and "
-        "another of its pools holds less than one request's share.")
-    fits = run_strategy("flat", llama, budget_bytes=10**10, context_tokens=50_000)
-    assert app_data.short_of_one_request_text([fits], 50_000) == ""
-
-
-def test_notes_under_the_figures_say_which_layout_does_what():
-    from flatkv.app_model import profile_for
-    from flatkv.strategies import StrategyOptions, run_strategy
-
-    gpt, qwen = profile_for("gpt-oss-20b", None, 1), profile_for("Qwen3-Next-80B-A3B", None, 1)
-    llama = profile_for("Llama-3.1-8B", None, 1)
-    # SGLang's pools: its own list decides, the option overrides; nothing to say without sliding
-    assert app_data.sglang_pools_text(gpt, StrategyOptions()) == (
-        "SGLang keeps the sliding-window layers in a token pool of their own: GptOssForCausalLM "
-        "is on SGLang\\'s hybrid SWA list. Its sliding-window pool in the engine options "
-        "changes this.")
-    assert app_data.sglang_pools_text(gpt, StrategyOptions(sglang_swa_pool=False)).startswith(
-        "SGLang keeps every token of every layer in one pool: as the SGLang sliding\\-window "
-        "pool option sets it")
-    assert app_data.sglang_pools_text(llama, StrategyOptions()) == ""
-    # mode all: only where there is state to snapshot
-    mode_all, mode_none = (StrategyOptions(mamba_cache_mode=m) for m in ("all", "none"))
-    assert app_data.mamba_all_text(mode_all, qwen).startswith("Mamba cache mode all: every paged")
-    # and only vLLM up to 0.31 has it (0.32's MambaCacheMode is align or none)
-    assert "vLLM has it up to 0.31 (0.32 and later run align with prefix caching, none " \
-        "without)." in app_data.mamba_all_text(mode_all, qwen)
-    assert app_data.mamba_all_text(mode_none, qwen) == app_data.mamba_all_text(mode_all,
-                                                                               llama) == ""
-    # vLLM runs Qwen3-Next's mode all as align: 2 state pages, + 1 checkpoint + 2 drafted = 5
-    drafting = StrategyOptions(mamba_cache_mode="all", prefill_checkpoint_blocks=1,
-                               speculative_tokens=2)
-    assert "its row counts align's 5 state pages a request" in app_data.mamba_all_text(drafting,
-                                                                                      qwen)
-    state_only = CacheProfile(("linear_attention",) * 2, 0, {"conv": 8})
-    assert app_data.how_to_read_text(qwen, 0).startswith("Capacity: the history the pool holds")
-    assert app_data.how_to_read_text(state_only, 0).startswith(
-        "No attention layer: the model keeps no token history, only a constant state per "
-        "request, so no capacity in tokens. Concurrency:")
-    # which concurrency an engine logs, and what SGLang's is, as it logs none
-    assert ("Concurrency: requests of this context length the layout holds at once, counted "
-            "with the engine's pages per request (vLLM logs it as \"Maximum concurrency\"; "
-            "SGLang logs max_running_requests, a cap on requests running at once, not a "
-            "concurrency at this length: its figure here is what its binding pool holds, shown "
-            "in its math). ") in app_data.how_to_read_text(qwen, 0)
-    # what the figures count of speculative decoding: nothing until asked, then the state
-    # pages every paged layout adds and vLLM's wider conv state, never a drafter's layers
-    assert ("Without speculative decoding: set Speculative tokens under Engine options"
-            in app_data.how_to_read_text(qwen, 0))
-    assert ("With 2 drafted token(s) a step, a request holds 2 more state page(s) in each "
-            "state group in every paged layout, and vLLM widens GDN, KDA, Mamba2 and "
-            "short-conv conv states by a row per drafted token (the other layouts keep the "
-            "model's conv rows); SGLang's "
-            "figures are without speculative decoding. A drafter's own KV layers are not "
-            "counted") in app_data.how_to_read_text(qwen, 2)
-    assert ("Speculative decoding adds no state pages here. A drafter's own KV layers"
-            in app_data.how_to_read_text(llama, 2))
-    # Budget and Layout say it beside their figures, SGLang's that it is not modelled
-    assert app_data.speculative_text(qwen, "vllm", 2) == (
-        "Speculative decoding: these figures count the 2 drafted token(s)' state pages. "
-        + app_data.DRAFTER_TEXT)
-    assert app_data.speculative_text(qwen, "sglang", 2).startswith(
-        "Speculative decoding's state buffers are not modelled for SGLang: these figures are "
-        "without them.")
-    # once the model carries its MTP layer, the texts say it is counted
-    assert app_data.speculative_text(qwen, "vllm", 2, mtp_added=True).endswith(
-        "The model's MTP layer is counted as one more full-attention layer, grouped with the "
-        "model's as vLLM does.")
-    assert app_data.DRAFTER_ADDED_TEXT in app_data.how_to_read_text(qwen, 2, mtp_added=True)
-    assert app_data.speculative_text(llama, "vllm", 2) == (
-        "Speculative decoding: " + app_data.DRAFTER_TEXT)
-    assert app_data.speculative_text(qwen, "vllm", 0) == ""
-    # Budget's note under the capacity: SGLang's second pool, or the window's caveat where one
-    # pool counts sliding pages like full history; where the engine keeps every token of the
-    # sliding layers (SGLang's single pool, vLLM's hybrid manager off), that it does
-    two_pools = run_strategy("sglang", gpt, budget_bytes=10**10)
-    assert app_data.capacity_note(two_pools, gpt) == app_data.sglang_sliding_pool_text(
-        two_pools, gpt)
-    assert not app_data.windows_as_history(two_pools, gpt)
-    one_pool = run_strategy("sglang", gpt, budget_bytes=10**10,
-                            options=StrategyOptions(sglang_swa_pool=False))
-    assert app_data.windows_as_history(one_pool, gpt)
-    assert app_data.capacity_note(one_pool, gpt) == (
-        "Sliding-window layers: without its sliding-window pool, SGLang holds them in its one "
-        "token pool and keeps every token, so capacity and concurrency both count them as full "
-        "history.")
-    # one pool of 10**10 // 49,152 B (24 layers x 2,048 B) tokens, every one of them in a
-    # request's count
-    assert one_pool.capacity_tokens == 10**10 // (24 * 2_048) == 203_450
-    one_pool_at = run_strategy("sglang", gpt, budget_bytes=10**10, context_tokens=131_072,
-                               options=StrategyOptions(sglang_swa_pool=False))
-    assert one_pool_at.max_concurrency == Fraction(203_450, 131_072)
-    vllm = run_strategy("vllm", gpt, budget_bytes=10**10)
-    assert app_data.capacity_note(vllm, gpt) == app_data.sliding_capacity_text(gpt) != ""
-    promoted = run_strategy("vllm", gpt, budget_bytes=10**10,
-                            options=StrategyOptions(vllm_hybrid_manager=False))
-    assert app_data.capacity_note(promoted, gpt) == (
-        "Sliding-window layers: with its hybrid KV cache manager off, vLLM allocates them as "
-        "full attention and keeps every token, so capacity and concurrency both count them as "
-        "full history.")
-    assert app_data.capacity_note(run_strategy("vllm", qwen, budget_bytes=10**10), qwen) == ""
-    # Qwen3-Next TP 1 at 44.59 GiB, L 262,144 under vLLM: older releases logged num_blocks //
-    # 4 groups x P
-    r = run_strategy("vllm", qwen, budget_bytes=47_878_147_932, context_tokens=262_144)
-    assert app_data.logged_tokens_help(r) == (
-        "The token count the engine's log prints: max concurrency x max_model_len. vLLM 0.19 "
-        f"and earlier printed {r.older_logged_tokens:,} instead: a multiple of the smallest "
-        "block size; the current figure divided by max_model_len is the logged concurrency. "
-        "The math shows it.")
-    assert r.older_logged_tokens == r.num_blocks // 4 * r.block_size
 
 
 def test_workload_text_gives_both_state_counts_where_they_differ():
@@ -847,74 +467,11 @@ def test_workload_text_gives_both_state_counts_where_they_differ():
             "and 2 more for drafted tokens per request, as the engine's log does") in drafting
 
 
-def test_hold_rows_name_a_layout_no_budget_holds_and_leave_out_a_gpu_not_derived():
-    from flatkv.app_model import profile_for
-    from flatkv.budget import cache_budget, given_budget
-    from flatkv.strategies import run_strategy
-
-    llama = profile_for("Llama-3.1-8B", None, 1)
-    results = [run_strategy(s, llama, budget_bytes=10**10, context_tokens=4096)
-               for s in ("vllm", "sglang", "flat")]
-    # a 2,000,000,000 B GPU at half its memory: 2**30 B of cache needs ceil(2**30 / 0.5) = 2**31
-    # B of GPU, more than it has; 2**29 B needs 2**30 B, which it has
-    budget = cache_budget(2_000_000_000, 0.5, 0, 1)
-    rows = app_data.hold_rows(results, [2**30, None, 2**29], budget, llama)
-    assert rows == [
-        {"strategy": "vLLM v1", "cache budget (B)": 2**30, "cache budget": "1.00 GiB",
-         "GPU memory (B)": 2**31, "GPU memory": "2.00 GiB (more than this GPU's 1.86 GiB)"},
-        {"strategy": "SGLang", "cache budget (B)": None, "cache budget": "none holds them",
-         "GPU memory (B)": None, "GPU memory": ""},
-        {"strategy": "FlatKV packed slabs", "cache budget (B)": 2**29,
-         "cache budget": "512.00 MiB", "GPU memory (B)": 2**30, "GPU memory": "1.00 GiB"}]
-    # the readable figures lead (a narrow window cuts the table from the right)
-    assert list(rows[0]) == ["strategy", "cache budget", "GPU memory", "cache budget (B)",
-                             "GPU memory (B)"]
-    # a layout that serves no such model does not apply, rather than hold none: SGLang, which
-    # has no LFM3 model (nor anything to say of its pools for one)
-    from flatkv.hf_config import spec_from_hf_config
-    from flatkv.strategies import StrategyOptions
-
-    lfm3 = spec_from_hf_config({"model_type": "lfm3",
-                                "architectures": ["Lfm3ForCausalLM"]}).profile()
-    sglang = run_strategy("sglang", lfm3, budget_bytes=10**10, context_tokens=4096)
-    assert app_data.hold_rows([sglang], [None], budget, lfm3)[0]["cache budget"] == \
-        "does not apply"
-    assert app_data.sglang_pools_text(lfm3, StrategyOptions()) == ""
-    # so does one these options keep from starting at any budget: vLLM's hybrid manager off on
-    # Qwen3-Next's state layers; on, a budget too small for them holds "none"
-    from flatkv.app_model import profile_for
-    from flatkv.sizing import plans_at_some_budget
-    qwen, off = profile_for("Qwen3-Next-80B-A3B", None, 1), StrategyOptions(
-        vllm_hybrid_manager=False)
-    assert not plans_at_some_budget("vllm", qwen, off) and plans_at_some_budget("vllm", qwen)
-    vllm = run_strategy("vllm", qwen, budget_bytes=10**10, context_tokens=4096, options=off)
-    assert app_data.hold_rows([vllm], [None], budget, qwen, off)[0]["cache budget"] == \
-        "does not apply"
-    assert app_data.hold_rows([vllm], [None], budget, qwen)[0]["cache budget"] == \
-        "none holds them"
-    assert budget.beyond_gpu_text(2**31) == "more than this GPU's 1.86 GiB"
-    assert budget.beyond_gpu_text(2_000_000_000) == ""  # all of it: not more
-    assert budget.beyond_gpu_fix == ("a larger GPU, a higher memory fraction, or more TP "
-                                     "(weights and the model's heads split further)")
-    # at the whole GPU already, no higher fraction to offer
-    assert cache_budget(2_000_000_000, 1.0, 0, 1).beyond_gpu_fix == (
-        "a larger GPU or more TP (weights and the model's heads split further)")
-    given = app_data.hold_rows(results, [2**30, None, 2**29], given_budget(10**10, 1),
-                               llama)
-    assert [set(r) for r in given] == [{"strategy", "cache budget (B)", "cache budget"}] * 3
-
-
 # vLLM's blocks on the Layout page (SPEC 3.1): the worked example's P and page, by hand.
 # A = 16; P = 16 x cdiv(2,146,304, 16 x 2,048) = 16 x 66 = 1,056; page = max(1,056 x 2,048,
 # 2,146,304) = 2,162,688, the state page padded by 16,384 B; group_size 12 (12 full, 36
 # linear): 4 groups, a block id = 12 pages = 25,952,256 B.
 VLLM_PAGE = 2_162_688
-
-
-def _vllm(profile, **options):
-    from flatkv.strategies import StrategyOptions, run_strategy
-    return run_strategy("vllm", profile, budget_bytes=80 * 10**9, context_tokens=32_768,
-                        options=StrategyOptions(**options))
 
 
 def _rows(segments):
@@ -925,7 +482,7 @@ def _rows(segments):
 
 
 def test_vllm_blocks_of_the_worked_example_one_row_per_group():
-    result = _vllm(QWEN35)
+    result = vllm_at_80gb(QWEN35)
     assert (result.block_size, result.block_bytes) == (1056, 12 * VLLM_PAGE) == (1056, 25_952_256)
     rows = _rows(app_data.vllm_block_segments(result, QWEN35))
     # in vLLM's order: each type's groups where its first layer comes (layer 0 is linear)
@@ -964,7 +521,7 @@ def test_vllm_blocks_keep_whole_pages_for_padding_layers():
     kinds = {"c": "linear_attention", "f": "full_attention"}
     layers = tuple(kinds[k] for k in "ccfccfccfcfcfcfc")
     profile = CacheProfile(layers, 2048, {"conv": 8192})
-    result = _vllm(profile)
+    result = vllm_at_80gb(profile)
     assert (result.block_size, result.extras["group_size"], result.block_bytes) == (
         16, 6, 6 * 32_768)
     rows = _rows(app_data.vllm_block_segments(result, profile))
@@ -985,11 +542,11 @@ def test_vllm_blocks_without_the_hybrid_manager_draw_windowed_layers_as_full():
     profile = CacheProfile(("sliding_attention", "full_attention") * 4, 1024, {},
                            sliding_window=128)
     (row,) = _rows(app_data.vllm_block_segments(
-        _vllm(profile, vllm_hybrid_manager=False), profile)).values()
+        vllm_at_80gb(profile, vllm_hybrid_manager=False), profile)).values()
     assert [(s.kind, s.nbytes, s.cache_layer) for s in row] == [
         ("kv", 16_384, i) for i in range(8)]
     assert row[5].holder == "full_attention #5 (cache layer 5)"
-    hybrid = _rows(app_data.vllm_block_segments(_vllm(profile), profile))
+    hybrid = _rows(app_data.vllm_block_segments(vllm_at_80gb(profile), profile))
     assert [s.kind for s in hybrid["sliding_attention"]] == ["kv_sliding"] * 4
 
 
@@ -997,7 +554,7 @@ def test_vllm_blocks_draw_the_drafted_conv_rows_vllm_keeps():
     # Qwen3-Next with 2 speculative tokens: conv 8,192 channels x (3 + 2) rows x 2 B = 81,920;
     # vLLM sizes its P with them: 16 x cdiv(81,920 + 1,048,576, 32,768) = 560, page 1,146,880
     profile = load_preset("Qwen3-Next-80B-A3B").profile()
-    result = _vllm(profile, speculative_tokens=2)
+    result = vllm_at_80gb(profile, speculative_tokens=2)
     assert (result.block_size, result.extras["page_bytes"]) == (560, 1_146_880)
     linear = _rows(app_data.vllm_block_segments(result, profile))["linear_attention.0"]
     assert [(s.component, s.nbytes) for s in linear[:3]] == [
@@ -1009,7 +566,7 @@ def test_vllm_blocks_draw_deepseek_v32s_indexer_keys_beside_its_latent():
     # 64 x 132 B of indexer keys, which vLLM caches in a tensor of their own
     from flatkv.presets import load_preset
     profile = load_preset("DeepSeek-V3.2").profile()
-    result = _vllm(profile)
+    result = vllm_at_80gb(profile)
     (row,) = _rows(app_data.vllm_block_segments(result, profile)).values()
     assert [(s.kind, s.component, s.offset, s.nbytes) for s in row[:3]] == [
         ("kv", "kv", 0, 64 * 1_152), ("indexer", "indexer keys", 73_728, 64 * 132),
@@ -1023,7 +580,7 @@ def test_vllm_block_text_quotes_the_padding_vllm_logs_and_the_state_its_layers_k
     # 16 x 2,048 = 32,768 B by 300%, and its layers keep 2,048 x (2 + 2) x 2 = 16,384 B there
     from flatkv.presets import load_preset
     profile = load_preset("LFM2-1.2B").profile()
-    result = _vllm(profile, speculative_tokens=2)
+    result = vllm_at_80gb(profile, speculative_tokens=2)
     analysis = analyze(profile.components(), block_size=16, alignment=16,
                        budget_bytes=80 * 10**9)
     assert ("State pages (8,192 B) are padded to the page by 300.00% (\"Padding mamba page "
@@ -1032,89 +589,25 @@ def test_vllm_block_text_quotes_the_padding_vllm_logs_and_the_state_its_layers_k
     assert result.extras["log_lines"][0].startswith("Padding mamba page size by 300.00% ")
     # the log names the mamba cache mode it counts, and how a default recent run differs
     assert ("It counts mamba cache mode none, as set here (--no-enable-prefix-caching): vLLM "
-            "0.28 and later start a hybrid in align") in app_data.start_up_log_text(result)
-    assert "It counts mamba cache mode align, as set here." in app_data.start_up_log_text(
-        _vllm(profile, mamba_cache_mode="align"))
+            "0.28 and later start a hybrid in align") in strategy_notes.start_up_log_text(result)
+    assert "It counts mamba cache mode align, as set here." in strategy_notes.start_up_log_text(
+        vllm_at_80gb(profile, mamba_cache_mode="align"))
     # DeepSeek-V3.2: one group, two caches a layer (61 x 2 tensors)
     v32 = load_preset("DeepSeek-V3.2").profile()
-    text = app_data.vllm_block_text(_vllm(v32), v32, analysis)
+    text = app_data.vllm_block_text(vllm_at_80gb(v32), v32, analysis)
     assert ("P 64, pages of 82,176 B for each of 61 layers, in two tensors a layer (73,728 B "
             "of latent KV, 8,448 B of indexer keys). A block id is 61 pages, 5,012,736 B "
             "(4.78 MiB, 78,324 B a token), and holds a page of every layer (one group: no other "
             "group's rows to sit beside them).") in text
     assert 5_012_736 // 64 == 61 * (1_152 + 132) == 78_324
-    assert "mamba cache mode" not in app_data.start_up_log_text(_vllm(v32))  # no state
-
-
-def test_sglang_start_up_log_says_what_its_sizes_count():
-    from flatkv.presets import load_preset
-    from flatkv.strategies import StrategyOptions, run_strategy
-
-    def sglang(profile, **options):
-        return run_strategy("sglang", profile, budget_bytes=80 * 10**9, context_tokens=32_768,
-                            options=StrategyOptions(**options))
-
-    qwen = load_preset("Qwen3-Next-80B-A3B").profile()
-    result = sglang(qwen)
-    text = app_data.start_up_log_text(result)
-    assert text == (
-        "SGLang's start-up log at these settings, in a current release's words and number "
-        "formats: set it beside yours line by line. Its GB are GiB (2^30 B); its sizes count a "
-        "page more than #tokens in each KV layer (the page of slot 0, for padded tokens' "
-        "writes) and the state pool's padding slot beyond max_mamba_cache_size. Its scheduler then "
-        f"logs max_total_num_tokens={result.capacity_tokens}, max_running_requests=97 and "
-        "context_len=32768 (without --max-running-requests, the context as its "
-        "--context-length) beside figures not modelled here (chunked prefill, available "
-        "memory). Releases before 0.5.13 (June 2026) print the KV "
-        "lines without \"dtype: ...,\".")
-    # 80e9 x 9 // 19 B of state hold 490 slots of 77,266,944 B; the rest 1,714,648 tokens
-    assert result.capacity_tokens == (80 * 10**9 - 490 * 77_266_944) // (12 * 2048) == 1_714_648
-    # SGLang's _resolve_max_num_reqs: min(4,096 (int(1,714,648 / 32,768 x 512) = 26,791, kept
-    # to 2,048..4,096), 1,714,648 // 2, 489 request slots // 5 = 97: Qwen3NextForCausalLM's
-    # extra_buffer radix cache, 3 + 2 tracking slots a request)
-    assert min(max(min(int(1_714_648 / 32_768 * 512), 4096), 2048), 1_714_648 // 2,
-               489 // 5) == 97 == result.extras["max_running_requests"]
-    # drafting: its Mamba line would go on to the draft buffers this does not model
-    assert "Without speculative decoding: with it, the Mamba line goes on" in (
-        app_data.start_up_log_text(sglang(qwen, speculative_tokens=2)))
-    # raw bytes: the state lines alone (its warning that 957 request slots // 3, no class's
-    # extra buffer, cap the running requests at 319), and nothing said of KV lines
-    raw = sglang(CacheProfile(layer_types=qwen.layer_types, kv_bytes_per_slot=2048,
-                              state_const_bytes=qwen.state_const_bytes))
-    assert [line.split(".")[0] for line in raw.extras["log_lines"]] == [
-        f"max_running_requests is capped to {957 // 3} by the mamba state cache "
-        "(max_mamba_cache_size=957, 3 state slots per request)", "Mamba Cache is allocated"]
-    raw_text = app_data.start_up_log_text(raw)
-    assert ("Left out: no KV Cache lines: they need the K / V split and KV dtype, which bytes "
-            "typed by hand (or attention layer kinds whose K / V splits differ) do not give.") in (
-        raw_text)
-    assert "page more than #tokens" not in raw_text and "dtype: ...," not in raw_text
-    # a hybrid SWA pool's lines are said to read otherwise before 0.5.17
-    gpt = load_preset("gpt-oss-20b").profile()
-    assert app_data.start_up_log_text(sglang(gpt)).endswith(
-        "Before 0.5.17 (August 2026) a hybrid SWA pool's lines carry no \"Full\" or \"SWA\" "
-        "and its SWA line comes first.")
-
-
-def test_vllm_start_up_log_of_mode_all_run_as_align_begins_with_vllms_fallback():
-    from flatkv.presets import load_preset
-    from flatkv.strategies.vllm import ALL_AS_ALIGN_LOG
-    qwen = load_preset("Qwen3-Next-80B-A3B").profile()  # Qwen3NextForCausalLM: no mode all
-    result = _vllm(qwen, mamba_cache_mode="all")
-    assert result.extras["log_lines"][0] == ALL_AS_ALIGN_LOG == (
-        "Hybrid or mamba-based model detected without support for prefix caching with Mamba "
-        "cache 'all' mode: falling back to 'align' mode.")
-    assert result.extras["log_lines"][1:] == _vllm(qwen, mamba_cache_mode="align").extras[
-        "log_lines"]
-    assert ("It counts mamba cache mode align: asked for all, vLLM runs this model in align, "
-            "as its first line says.") in app_data.start_up_log_text(result)
+    assert "mamba cache mode" not in strategy_notes.start_up_log_text(vllm_at_80gb(v32))  # no state
 
 
 def test_vllm_block_chart_tells_padding_layers_and_indexer_keys_apart():
     from flatkv import charts
     from flatkv.presets import load_preset
     lfm2 = load_preset("LFM2-1.2B").profile()
-    fig = charts.layout_figure(app_data.vllm_block_segments(_vllm(lfm2), lfm2),
+    fig = charts.layout_figure(app_data.vllm_block_segments(vllm_at_80gb(lfm2), lfm2),
                                x_title="offset in the block", span="block")
     # one legend order on every chart: KV, state, padding, then a padding layer's whole page
     assert [t.name for t in fig.data] == ["KV (full attention)", "conv state", "padding",
@@ -1123,7 +616,7 @@ def test_vllm_block_chart_tells_padding_layers_and_indexer_keys_apart():
     assert fig.data[0].hovertemplate.endswith("of the block<extra></extra>")
     v32 = load_preset("DeepSeek-V3.2").profile()
     names = [t.name for t in charts.layout_figure(
-        app_data.vllm_block_segments(_vllm(v32), v32)).data]
+        app_data.vllm_block_segments(vllm_at_80gb(v32), v32)).data]
     assert names == ["KV (full attention)", "indexer keys"]
 
 
@@ -1131,7 +624,7 @@ def test_vllm_block_text_of_a_state_only_model_gives_no_p():
     # 24 state layers of 49,152 + 1,048,576 B: one group, a page one state page; P is nominal
     # (16) in both layouts, so neither is given, nor bytes a token
     profile = CacheProfile(("linear_attention",) * 24, 0, {"conv": 49152, "ssm": 1048576})
-    result = _vllm(profile)
+    result = vllm_at_80gb(profile)
     text = app_data.vllm_block_text(result, profile, analyze(
         profile.components(), block_size=16, alignment=16, budget_bytes=80 * 10**9,
         planner="per-component"))
@@ -1152,7 +645,7 @@ def test_vllm_blocks_add_up_to_its_block_for_every_preset_and_mode():
         profile = load_preset(name).profile()
         for options in ({}, {"mamba_cache_mode": "all"}, {"speculative_tokens": 2},
                         {"vllm_hybrid_manager": False}, {"block_size": 64}):
-            result = _vllm(profile, **options)
+            result = vllm_at_80gb(profile, **options)
             if not result.applies:
                 continue
             rows = _rows(app_data.vllm_block_segments(result, profile))
@@ -1167,61 +660,6 @@ def test_vllm_blocks_add_up_to_its_block_for_every_preset_and_mode():
         app_data.vllm_block_segments(run_strategy(
             "sglang", QWEN35, budget_bytes=80 * 10**9, context_tokens=None,
             options=StrategyOptions()), QWEN35)
-
-
-def test_a_vllm_that_would_stop_at_start_up_is_said_to_refuse_not_to_not_apply():
-    from flatkv.app_model import profile_for
-    from flatkv.strategies import run_strategy
-    # Falcon-H1-7B's layers in a class whose config shape passes no num_spec (LFM2's), with 2
-    # drafted tokens: its widened state outgrows the page (test_strategies)
-    falcon = replace(profile_for("Falcon-H1-7B", None, 1), architectures=("Lfm2ForCausalLM",))
-    fails = _vllm(falcon, speculative_tokens=2)
-    assert app_data.why_not_label(fails) == "refuses to start"
-    assert app_data.why_not_text(fails).startswith(
-        "**vLLM v1** refuses to start: it sizes P (1,568) and the page (1,605,632 B)")
-    # one request past the budget: vLLM's start-up check (62,500 pages of 65,536 B > 1 MB)
-    llama = CacheProfile(("full_attention",) * 2, 2048, {})
-    refuses = run_strategy("vllm", llama, budget_bytes=10**6, context_tokens=10**6)
-    assert app_data.why_not_text(refuses).startswith(
-        "**vLLM v1** refuses to start: one request of 1,000,000 tokens")
-    # a layout with no answer for this model still "does not apply"
-    aliased = run_strategy("aliased", QWEN35, budget_bytes=10**10, context_tokens=None)
-    assert app_data.why_not_text(aliased).startswith(
-        "**slab aliasing** does not apply: the model has linear_attention state layers")
-
-
-def test_sglang_gpu_page_text_names_blackwells_default_page():
-    """SGLang 0.5.23 told no --page-size runs pages of 64 tokens on a B200 (TensorRT-LLM's MHA
-    and MLA backends), 128 where K and V differ in width (FA4), 1 on Hopper: a note says so
-    where the options differ, and with 64 the pool is whole pages of it."""
-    from flatkv.app_model import profile_for
-    from flatkv.strategies import StrategyOptions, run_strategy
-
-    llama = profile_for("Llama-3.1-8B", None, 1)
-    options = StrategyOptions()
-    assert app_data.sglang_gpu_page_text("B200 192GB", options, llama) == (
-        "SGLang 0.5.23 on a B200 runs pages of 64 tokens when not told a page size "
-        "(TensorRT-LLM's MHA backend; without speculative decoding) and rounds its pools down "
-        "to whole pages: set the SGLang page size to 64 in the engine options to match such a "
-        "run's log.")
-    assert app_data.sglang_gpu_page_text("H100 80GB", options, llama) == ""
-    at_64 = StrategyOptions(sglang_page_size=64)
-    assert app_data.sglang_gpu_page_text("B200 192GB", at_64, llama) == ""
-    # Llama-3.1-8B keeps 131,072 B a token (32 layers x 8 KV heads x 128 x 2 x bf16): in
-    # 10 GiB, 81,920 tokens, already whole pages of 64; a budget a token short loses a page
-    r = run_strategy("sglang", llama, budget_bytes=10 * 2**30 - 1, options=at_64)
-    assert r.capacity_tokens == (10 * 2**30 // 131_072 - 1) // 64 * 64 == 81_856
-    # DeepSeek-V3's MLA: TensorRT-LLM's MLA backend, 64; DeepSeek-V3.2: 64 is its own already
-    ds3 = profile_for("DeepSeek-V3", None, 1)
-    assert "(TensorRT-LLM's MLA backend;" in app_data.sglang_gpu_page_text("B200 192GB",
-                                                                            options, ds3)
-    ds32 = profile_for("DeepSeek-V3.2", None, 1)
-    assert app_data.sglang_gpu_page_text("B200 192GB", options, ds32) == ""
-    # K of 192 and V of 128 a head (MiMo-V2-Flash's shape): FA4, pages of 128
-    mimo = CacheProfile(("full_attention",) * 4, 2_560, name="mimo", kv_dtype="bfloat16",
-                        kv_tensor_bytes=(1_536, 1_024))
-    assert "pages of 128 tokens when not told a page size (FA4, as K and V differ in width" in (
-        app_data.sglang_gpu_page_text("B200 192GB", options, mimo))
 
 
 @pytest.mark.parametrize(("mode", "checkpoints", "drafted"),
@@ -1241,69 +679,3 @@ def test_a_mode_text_adds_up_to_the_state_pages_a_request_holds(mode, checkpoint
     assert app_data.mamba_mode_text("all") == "all (1 per P tokens)"
 
 
-def test_a_mamba2_model_in_align_without_its_checkpoint_block_says_what_later_vllm_keeps():
-    # vLLM 0.32+'s MambaMixer2 spec keeps num_prefill_checkpoint_blocks=1: 3 state pages a
-    # request in align, where 0.28 to 0.31 (and this default) count 2
-    falcon = load_preset("Falcon-H1-7B").profile()
-    align = StrategyOptions(mamba_cache_mode="align")
-    assert app_data.prefill_checkpoint_text(align, falcon) == (
-        "Mamba cache mode align counts 2 state pages a request in each state group here, as "
-        "vLLM 0.28 to 0.31 did. Since 0.32 vLLM keeps a prefill checkpoint page more for this "
-        "model's Mamba2 layers (3 a request): set \"Prefill checkpoint blocks\" to 1 to match a "
-        "later log.")
-    drafting = replace(align, speculative_tokens=2)  # 2 + 2 drafted, and one more since 0.32
-    assert "counts 4 state pages" in app_data.prefill_checkpoint_text(drafting, falcon)
-    assert "(5 a request)" in app_data.prefill_checkpoint_text(drafting, falcon)
-    # nothing to say: the block kept, another mode, or no Mamba2 class (GDN, a model by hand)
-    assert app_data.prefill_checkpoint_text(replace(align, prefill_checkpoint_blocks=1),
-                                            falcon) == ""
-    assert app_data.prefill_checkpoint_text(StrategyOptions(), falcon) == ""
-    assert app_data.prefill_checkpoint_text(
-        align, load_preset("Qwen3-Next-80B-A3B").profile()) == ""
-    assert app_data.prefill_checkpoint_text(align, replace(falcon, architectures=())) == ""
-    # a GDN model, on a GPU whose FlashInfer prefill keeps one (the caller knows the GPU)
-    qwen = load_preset("Qwen3-Next-80B-A3B").profile()
-    assert app_data.prefill_checkpoint_text(align, qwen, gdn_gpu="H100 80GB") == (
-        "Mamba cache mode align counts 2 state pages a request in each state group here, as "
-        "vLLM 0.28 to 0.32 did. Since 0.33 vLLM keeps a prefill checkpoint page more for this "
-        "model's GDN layers on the H100 80GB, whose prefill runs on FlashInfer there (3 a "
-        "request): set \"Prefill checkpoint blocks\" to 1 to match a later log.")
-    assert app_data.prefill_checkpoint_text(align, falcon, gdn_gpu="H100 80GB").startswith(
-        "Mamba cache mode align counts 2 state pages a request in each state group here, as "
-        "vLLM 0.28 to 0.31 did")  # Mamba2's own rule, whatever the GPU
-
-
-def test_flats_two_rows_say_why_they_read_the_same():
-    # gpt-oss-20b on the H100's 76,968,728,985 B at P 16: both pay 24 layers x 16 x 2,048 =
-    # 786,432 B a page id, 76,968,728,985 // 786,432 = 97,870 blocks; packed slabs keep 12
-    # slot tensors (12 sliding and 12 full layers, the j-th of each group in one), one per
-    # component keeps a tensor per layer, 24
-    profile = load_preset("gpt-oss-20b").profile()
-    results = [run_strategy(s, profile, budget_bytes=76_968_728_985, context_tokens=131_072)
-               for s in ("flat", "per-component", "vllm")]
-    assert 76_968_728_985 // (24 * 16 * 2048) == 97_870
-    assert app_data.same_flat_figures_text(results) == (
-        "FlatKV packed slabs and FlatKV per component read the same: both pay every row of "
-        "every layer a page id (786,432 B at P 16), so they hold the same 97,870 blocks. They "
-        "differ in tensors: 12 slot tensors (the j-th layer of every group in one) against 24 "
-        "tensors, one per component, which can also carry reserved bytes a block (a draft "
-        "model's KV).")
-    # reserved bytes a block (per component only) set them apart: nothing to explain
-    reserved = StrategyOptions(reserved_bytes_per_block=4096)
-    apart = [run_strategy(s, profile, budget_bytes=76_968_728_985, context_tokens=131_072,
-                          options=reserved) for s in ("flat", "per-component")]
-    assert apart[1].num_blocks == 76_968_728_985 // (786_432 + 4096) < 97_870
-    assert app_data.same_flat_figures_text(apart) == ""
-    assert app_data.same_flat_figures_text(results[1:]) == ""  # packed slabs not run
-
-    # one group of one component a layer (Llama-3.1-8B: 32 layers x 16 x 4,096 B = 2,097,152 B
-    # a page id, 76,968,728,985 // 2,097,152 = 36,701 blocks): the same 32 tensors too
-    llama = load_preset("Llama-3.1-8B").profile()
-    same = [run_strategy(s, llama, budget_bytes=76_968_728_985, context_tokens=131_072)
-            for s in ("flat", "per-component")]
-    assert 76_968_728_985 // (32 * 16 * 4096) == 36_701
-    assert app_data.same_flat_figures_text(same) == (
-        "FlatKV packed slabs and FlatKV per component read the same: both pay every row of "
-        "every layer a page id (2,097,152 B at P 16), so they hold the same 36,701 blocks, in "
-        "the same 32 tensors (a slot holds one layer's rows, as a component does). Only one "
-        "tensor per component can also carry reserved bytes a block (a draft model's KV).")

@@ -14,11 +14,10 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from flatkv import gpu_settings
-from flatkv.app_data import markdown_literal
 from flatkv.app_model import model_names
 from flatkv.app_state import DEFAULT
 from flatkv.presets import load_preset
-from flatkv.units import format_bytes
+from flatkv.units import format_bytes, markdown_literal
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = str(ROOT / "app.py")
@@ -44,7 +43,7 @@ def open_app(page: str | None = None, query: dict | None = None) -> AppTest:
 
 def unescaped(text: str) -> str:
     """Markdown text as the page shows it: user text is escaped for Markdown
-    (app_data.markdown_literal), and the backslashes do not show."""
+    (units.markdown_literal), and the backslashes do not show."""
     return re.sub(r"\\(.)", r"\1", text)
 
 

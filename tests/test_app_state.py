@@ -10,7 +10,7 @@ from fractions import Fraction
 
 import pytest
 
-from flatkv import app_data, app_model, app_state, gpu_settings, presets
+from flatkv import app_model, app_state, gpu_settings, presets, strategy_notes
 from flatkv.app_model import CUSTOM, RawModel
 from flatkv.app_state import (
     DEFAULT,
@@ -1073,19 +1073,19 @@ def test_what_a_recent_vllm_sets_apart_from_this_views_defaults():
     for gpu, where in (("A100 80GB", "not on the A100 80GB."), ("KV cache memory", (
             "pick the GPU, or set Prefill checkpoint blocks to 1 for a log of one."))):
         view = replace(default, gpu=gpu)
-        help_text = app_data.recent_vllm_help(view.recent_vllm_changes(), archs, gpu,
+        help_text = strategy_notes.recent_vllm_help(view.recent_vllm_changes(), archs, gpu,
                                               view.vllm_checkpoint_blocks())
         assert said + where in help_text
     set_already = replace(default, prefill_checkpoint_blocks=1)  # on the H100: no such line
-    assert "GDN layers on an H100" not in app_data.recent_vllm_help(
+    assert "GDN layers on an H100" not in strategy_notes.recent_vllm_help(
         set_already.recent_vllm_changes(), archs, set_already.gpu,
         set_already.vllm_checkpoint_blocks())
-    assert app_data.recent_vllm_help(kept_on_a100.recent_vllm_changes(), archs, "A100 80GB",
+    assert strategy_notes.recent_vllm_help(kept_on_a100.recent_vllm_changes(), archs, "A100 80GB",
                                      0).startswith(
         "Sets no prefill checkpoint blocks (vLLM 0.34 keeps none for this model's state "
         "layers on the A100 80GB), to match")
     llama = replace(default, model="Llama-3.1-8B", gpu="A100 80GB")
-    assert "GDN" not in app_data.recent_vllm_help(llama.recent_vllm_changes(),
+    assert "GDN" not in strategy_notes.recent_vllm_help(llama.recent_vllm_changes(),
                                                   llama.profile().architectures, llama.gpu)
     # an attention-only model has no mamba cache mode to set; the memory is never set (0.34
     # sizes its cache after warm-up)
@@ -1119,7 +1119,7 @@ def test_a_models_mtp_layer_types_survive_the_link_and_the_editor():
     with pytest.raises(ValueError, match="so FlatKV adds none"):
         with_mtp_layer(again)
     # a short name a layout, for the narrow table
-    from flatkv.app_data import STRATEGY_SHORT_TITLES
+    from flatkv.strategy_notes import STRATEGY_SHORT_TITLES
     assert set(STRATEGY_SHORT_TITLES) == set(STRATEGIES)
 
 

@@ -21,6 +21,7 @@ from flatkv.units import (
     format_bytes,
     format_size,
     logged_concurrency_note,
+    markdown_literal,
     parse_named_sizes,
     parse_size,
     parse_tokens,
@@ -289,3 +290,14 @@ def test_sentence_case_starts_a_sentence_but_keeps_a_names_case():
     assert sentence_case("raise TP to 2") == "Raise TP to 2"
     assert sentence_case("vLLM keeps it") == "vLLM keeps it"  # not "VLLM"
     assert sentence_case("") == ""
+
+
+def test_markdown_literal_escapes_what_streamlit_would_render():
+    # emphasis, code, links, LaTeX, HTML, tables, headings, bare-URL links, colour directives,
+    # entities: every ASCII punctuation mark gets its backslash, letters and spaces do not
+    assert markdown_literal("a*b_c`d`[e](f) $x$ <b> |t| #h ~s~ \\ :red[w] www.x") == (
+        "a\\*b\\_c\\`d\\`\\[e\\]\\(f\\) \\$x\\$ \\<b\\> \\|t\\| \\#h \\~s\\~ \\\\ "
+        "\\:red\\[w\\] www\\.x")
+    # a leading "- " would open a list, "&amp;" show as "&"; a line break ends the paragraph
+    assert markdown_literal("- Tom &amp; Jerry\n2") == "\\- Tom \\&amp\\; Jerry 2"
+    assert markdown_literal("Qwen3 Next") == "Qwen3 Next"

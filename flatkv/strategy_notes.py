@@ -1,0 +1,741 @@
+"""What the pages and the CLI say about the engine strategies' results: Compare's rows and
+titles, and the notes Compare, Budget and ``python -m flatkv`` print beside the figures (why a
+layout does not apply, what a capacity counts, the engines' start-up logs, the options a model
+needs to match an engine's log). Pure text from ``StrategyResult``s, no streamlit.
+
+``flatkv.app_data`` holds the views of one plan (layouts, page maps, sweeps); this module holds
+the words about many layouts, so the CLI can print them without the app's data module.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from fractions import Fraction
+
+from flatkv import sizing
+from flatkv.budget import Budget
+from flatkv.models import DRAFTER_NOT_COUNTED
+from flatkv.plan import (
+    PACKED_NEEDS_HISTORY,
+    SLIDING_ATTENTION,
+    BudgetTooSmall,
+)
+from flatkv.profile import WINDOWED, CacheProfile
+from flatkv.strategies import (
+    LOGGED_COLUMN,
+    StrategyOptions,
+    StrategyResult,
+    logged_as,
+    model_blocker,
+)
+from flatkv.strategies.base import ratio_text, start_up_log_title, state_pages_per_request
+from flatkv.strategies.sglang import CONV_DTYPE as SGLANG_CONV_DTYPE
+from flatkv.strategies.sglang import CONV_DTYPE_WHY as SGLANG_CONV_DTYPE_WHY
+from flatkv.strategies.sglang import OLDER_KV_LOG as OLDER_SGLANG_KV_LOG
+from flatkv.strategies.sglang import OLDER_SWA_LOG as OLDER_SGLANG_SWA_LOG
+from flatkv.strategies.sglang import logged_padding as sglang_logged_padding
+from flatkv.strategies.sglang import sglang_default_page, swa_label
+from flatkv.strategies.sglang import swa_pool as sglang_swa_pool
+from flatkv.strategies.vllm import (
+    ALIGN_BY_DEFAULT,
+    DRAFT_WIDENED_CONV,
+    FAILS_AT_START_UP,
+    GDN_CHECKPOINT_CLASSES,
+    OLDER_VLLM_LOG,
+    OLDER_VLLM_TELL,
+    PREFILL_CHECKPOINT_CLASSES,
+    REFUSES_TO_START,
+    WARMUP_LOG_NOTE,
+    all_as_align_why,
+    runs_all_as_align,
+)
+from flatkv.units import (
+    concurrency_text,
+    concurrency_value,
+    count_text,
+    exact_bytes,
+    format_bytes,
+    markdown_literal,
+    sentence_case,
+    tokens_text,
+)
+
+# --------------------------------------------------------------------------------------------
+# SGLang's sliding-window pool
+
+
+def swa_layers_text(profile: CacheProfile) -> str:
+    """What SGLang's sliding-window pool holds of this model: its sliding-window layers, or
+    Llama 4's chunked layers, which SGLang runs as sliding ones."""
+    return WINDOWED[swa_label(profile) or SLIDING_ATTENTION].layers
+
+
+def sglang_sliding_pool_text(r: StrategyResult, profile: CacheProfile) -> str:
+    """SGLang with its sliding-window pool: capacity counts the full pool; name the other (what
+    the requests that run leave idle in it is ``sglang_idle_split_text``'s). Empty for any
+    other result."""
+    if r.strategy != "sglang" or not r.extras.get("kv_tokens") or "swa_tokens" not in r.extras:
+        return ""
+    return (f"SGLang: capacity is the full-attention token pool; the {swa_layers_text(profile)} "
+            f"have a pool of their own, {r.extras['swa_tokens']:,} tokens (sliding / full tokens "
+            "ratio in the layout options).")
+
+
+# --------------------------------------------------------------------------------------------
+# Compare's rows and the layouts' titles
+
+STRATEGY_TITLES = {
+    "flat": "FlatKV packed slabs",
+    "per-component": "FlatKV per component",
+    "vllm": "vLLM v1",
+    "sglang": "SGLang",
+    "aliased": "slab aliasing",
+    "lcm": "two-level pages",
+}
+
+
+# The layouts as a narrow table's headers name them (a column a layout at 1000 px)
+STRATEGY_SHORT_TITLES = {"flat": "packed slabs", "per-component": "per component",
+                         "vllm": "vLLM", "sglang": "SGLang", "aliased": "aliasing",
+                         "lcm": "two-level"}
+
+
+def title_of(result: StrategyResult) -> str:
+    """A result's layout as the pages name it (``STRATEGY_TITLES``)."""
+    return STRATEGY_TITLES.get(result.strategy, result.strategy)
+
+
+def why_not_label(result: StrategyResult) -> str:
+    """How a layout that has no figures here is labelled: vLLM that would start and then stop
+    "refuses to start" (its reason says how), any other "does not apply"."""
+    return ("refuses to start" if result.reason.startswith((REFUSES_TO_START, FAILS_AT_START_UP))
+            else "does not apply")
+
+
+def why_not_text(result: StrategyResult) -> str:
+    """A layout with no figures here and its reason, as Compare lists it under its table."""
+    reason = result.reason  # a refusal's reason opens with it: not said twice
+    for opening in (REFUSES_TO_START, FAILS_AT_START_UP):
+        reason = reason.removeprefix(f"{opening}: ")
+    return f"**{title_of(result)}** {why_not_label(result)}: {reason}"
+
+
+# The app's planner setting -> its name in the sidebar (PLANNER_STRATEGY: the layout that plans
+# the same way).
+PLANNER_TITLES = {"packed": "packed slabs", "per-component": "one tensor per component"}
+
+
+def state_only_text(planner: str, profile: CacheProfile, other_choice: str = "") -> str | None:
+    """What every page says when packed slabs refuse a model without attention, in the reader's
+    terms (the planner's own words name a library function); None where it does not apply.
+    ``other_choice`` names a control of the page that also picks another layout."""
+    if planner == "packed" and not profile.has_attention:
+        return (f"{sentence_case(PACKED_NEEDS_HISTORY)}: pick the planner "
+                f"\"{PLANNER_TITLES['per-component']}\" in the sidebar{other_choice}")
+    return None
+
+
+def engines_beside_text(ours: StrategyResult, engines: Sequence[StrategyResult],
+                        profile: CacheProfile) -> str:
+    """Layout draws our plan only; one line puts its concurrency beside the engines' in the
+    same budget (a design review's first question), each as a multiple of ours; an engine that
+    refuses says whether it serves no such model (``model_blocker``) or does not start here.
+    Empty when ours has no concurrency (no context, or it does not apply)."""
+    if not ours.applies or not ours.max_concurrency:
+        return ""
+    beside = [f"{title_of(r)} {concurrency_text(r.max_concurrency)} "
+              f"({float(r.concurrency / ours.concurrency):,.2f}x ours)" if r.applies else
+              f"{title_of(r)} does not serve this model" if model_blocker(r.strategy, profile)
+              else f"{title_of(r)} does not start" for r in engines
+              if not r.applies or r.max_concurrency is not None]
+    if not any(r.applies for r in engines):
+        return ""
+    held = concurrency_text(ours.max_concurrency)
+    held = (f"holds {held} requests" if ours.max_concurrency >= 1
+            else f"holds no whole request ({held} of one)")
+    return (f"At {tokens_text(ours.context_tokens or 0)} per request, this plan {held}; in the "
+            "same budget " + ", ".join(beside) + ". Compare shows where each layout's bytes go"
+            + (" and why a layout does not apply." if len(beside) > sum(r.applies
+                                                                       for r in engines)
+               else "."))
+
+
+def budget_too_small_text(small: BudgetTooSmall, how_to_raise: str) -> str:
+    """A plan's refusal of a budget under two blocks, with the bytes it needs and the fix."""
+    return (f"The cache budget per rank, {exact_bytes(small.budget_bytes)}, holds "
+            f"{count_text(small.blocks, 'block')} of {exact_bytes(small.block_bytes)}; a plan "
+            f"needs at least 2, that is {exact_bytes(2 * small.block_bytes)}: {how_to_raise}")
+
+
+def compare_table_row(result: StrategyResult) -> dict:
+    """One layout's line of the Compare table and its CSV: None where a figure does not apply
+    (the page shows a dash)."""
+    return {
+        "strategy": title_of(result),
+        "applies": result.applies,
+        "P (tokens)": result.block_size,
+        "block bytes": result.block_bytes,
+        "blocks": result.num_blocks,
+        "capacity (tokens)": result.capacity_tokens,
+        LOGGED_COLUMN: result.logged_tokens,
+        "concurrency": (None if result.max_concurrency is None
+                        else concurrency_value(result.max_concurrency)),
+        **{breakdown_column(cat): v for cat, v in result.breakdown},
+        "note": result.reason,
+    }
+
+
+def hold_rows(results: Sequence[StrategyResult], budgets: Sequence[int | None],
+              budget: Budget, profile: CacheProfile,
+              options: StrategyOptions | None = None) -> list[dict]:
+    """Compare's table of the least cache budget each layout needs for the requests to hold
+    (``budgets``, None where no budget does) and the GPU memory that leaves it at the page's
+    budget (its columns left out for a budget given as a log gives it), said where it is more
+    than the page's GPU. A layout that lays out ``profile`` at these ``options`` at no budget
+    (``sizing.plans_at_some_budget``: aliasing Scout's unequal groups, SGLang for LFM3, vLLM's
+    hybrid manager off on a state hybrid) "does not apply": "none holds them" would read as a
+    budget too small."""
+    rows = []
+    for r, need in zip(results, budgets, strict=True):
+        none = ("does not apply" if need is None
+                and not sizing.plans_at_some_budget(r.strategy, profile, options)
+                else "none holds them")
+        # the readable figures first (a narrow window cuts the table from the right), the
+        # exact bytes after them
+        row = {"strategy": title_of(r),
+               "cache budget": none if need is None else format_bytes(need)}
+        gpu = None if need is None else budget.gpu_bytes_for(need)
+        if not budget.given:
+            beyond = "" if gpu is None else budget.beyond_gpu_text(gpu)
+            row["GPU memory"] = "" if gpu is None else format_bytes(gpu) + (
+                f" ({beyond})" if beyond else "")
+        row["cache budget (B)"] = need
+        if not budget.given:
+            row["GPU memory (B)"] = gpu
+        rows.append(row)
+    return rows
+
+
+# A drafter's attention layers are the model's to add: vLLM puts an MTP module's layer in the
+# model's full-attention group (equal specs group together), which no engine option models.
+DRAFTER_TEXT = (f"{DRAFTER_NOT_COUNTED} With tokens drafted, \"Add an MTP layer\" adds it "
+                "where the model's MTP layer is full attention (the model's notes say where it "
+                "is not); the Model page edits any model.")
+DRAFTER_ADDED_TEXT = ("The model's MTP layer is counted as one more full-attention layer, "
+                      "grouped with the model's as vLLM does.")
+
+
+def speculative_text(profile: CacheProfile, strategy: str, speculative_tokens: int, *,
+                     mtp_added: bool = False) -> str:
+    """Budget's and Layout's word on speculative decoding where tokens are drafted: what the
+    layout's figures count of it (SGLang: its state buffers, nothing), and whether a drafter's
+    layers are in the model (``mtp_added``: an MTP layer was added). Empty without drafted
+    tokens or attention layers."""
+    if not speculative_tokens or not profile.has_attention:
+        return ""
+    drafter = DRAFTER_ADDED_TEXT if mtp_added else DRAFTER_TEXT
+    if strategy == "sglang":
+        return ("Speculative decoding's state buffers are not modelled for SGLang: these "
+                f"figures are without them. {drafter}")
+    counted = (f"these figures count the {speculative_tokens} drafted token(s)' state pages. "
+               if profile.has_state else "")
+    return f"Speculative decoding: {counted}{drafter}"
+
+
+# What a capacity counts and why a model without attention has none: Compare's note, Budget's
+# and Layout's metric helps say it in these words
+CAPACITY_COUNTS = "the history the pool holds beside one request's state"
+NO_HISTORY = ("No attention layer: the model keeps no token history, only a constant state per "
+              "request")
+
+
+def how_to_read_text(profile: CacheProfile, speculative_tokens: int, *,
+                     mtp_added: bool = False) -> str:
+    """What Compare's capacity and concurrency count, under the charts they explain too, and
+    what they count of speculative decoding."""
+    has_history = profile.has_attention
+    capacity = (f"Capacity: {CAPACITY_COUNTS}, counted the same way for every paged layout; "
+                "SGLang: its token pool, which its static split of the budget fixes. "
+                if has_history else f"{NO_HISTORY}, so no capacity in tokens. ")
+    drafter = DRAFTER_ADDED_TEXT if mtp_added else DRAFTER_TEXT
+    if not profile.has_state:
+        drafting = f"Speculative decoding adds no state pages here. {drafter}"
+    elif speculative_tokens:
+        drafting = (f"With {speculative_tokens} drafted token(s) a step, a request holds "
+                    f"{speculative_tokens} more state page(s) in each state group in every "
+                    f"paged layout, and vLLM widens {DRAFT_WIDENED_CONV} conv states by a row "
+                    "per drafted token (the other layouts keep the model's conv rows); SGLang's "
+                    f"figures are without speculative decoding. {drafter}")
+    else:
+        drafting = ("Without speculative decoding: set Speculative tokens under Engine options "
+                    f"to count the state pages drafted tokens hold. {drafter}")
+    return (capacity + "Concurrency: requests of this context length the layout holds at once, "
+            "counted with the engine's pages per request (vLLM logs it as \"Maximum "
+            "concurrency\"; SGLang logs max_running_requests, a cap on requests running at "
+            "once, not a concurrency at this length: its figure here is what its binding pool "
+            "holds, shown in its math). " + drafting)
+
+
+def sglang_pools_text(profile: CacheProfile, options: StrategyOptions) -> str:
+    """Whether SGLang gives the sliding-window (or chunked) layers a token pool of their own
+    (only for the architectures on its list, unless the options say otherwise), and why. Empty
+    without such layers, or for a model SGLang does not serve (LFM3's: nothing to say of its
+    pools)."""
+    if swa_label(profile) is None or model_blocker("sglang", profile):
+        return ""
+    own_pool, why = sglang_swa_pool(profile, options)
+    return ((f"SGLang keeps the {swa_layers_text(profile)} in a token pool of their own"
+             if own_pool else "SGLang keeps every token of every layer in one pool")
+            + f": {markdown_literal(why)}. Its sliding-window pool in the engine options "
+            "changes this.")
+
+
+def sglang_gpu_page_text(gpu: str, options: StrategyOptions, profile: CacheProfile) -> str:
+    """Where the GPU picked is one SGLang runs with pages of more than a token when not told
+    (Blackwell): the page size its default run takes, where the engine options differ; empty
+    elsewhere."""
+    default = sglang_default_page(gpu, profile)
+    if default is None or options.sglang_page_size == default.page:
+        return ""
+    return (f"{default.said} and rounds its pools down to whole pages: set the SGLang page size "
+            f"to {default.page} in the engine options to match such a run's log.")
+
+
+def mamba_all_text(options: StrategyOptions, profile: CacheProfile) -> str:
+    """Mamba cache mode all keeps a snapshot every P tokens, so a layout's P decides how many:
+    say so where it acts (a model with state), and where vLLM runs the model in align instead,
+    with the state pages align holds under ``options``. Empty otherwise."""
+    if options.mamba_cache_mode != "all" or not profile.has_state:
+        return ""
+    text = ("Mamba cache mode all: every paged layout keeps a state snapshot every P tokens of "
+            "its own P (vLLM first aligns its P to lcm(chunk, A)), so a small P, such as "
+            "two-level pages' requested block size, means many snapshots. vLLM has it up to "
+            "0.31 (0.32 and later run align with prefix caching, none without).")
+    if aligning := runs_all_as_align(profile):
+        held = state_pages_per_request(replace(options, mamba_cache_mode="align"), 0, 1)
+        text += (f" Not vLLM here: {all_as_align_why(aligning)}; its row counts align's "
+                 f"{held} state pages a request, and its P is not aligned to the chunk.")
+    return text
+
+
+def prefill_checkpoint_text(options: StrategyOptions, profile: CacheProfile, *,
+                            fix: str = 'set "Prefill checkpoint blocks" to 1',
+                            gdn_gpu: str = "") -> str:
+    """A Mamba2 model (its vLLM class runs MambaMixer2) in mamba cache mode align without
+    prefill checkpoint blocks: that is vLLM 0.28 to 0.31's count. Since 0.32 MambaMixer2's
+    spec keeps one a request (``num_prefill_checkpoint_blocks=1``), so a later log holds fewer
+    requests: say what to set (``fix``, in the page's words or the CLI's). Likewise a GDN model
+    on ``gdn_gpu``, a GPU its prefill runs on FlashInfer on (0.33 and later; the caller knows
+    the GPU: ``AppState.vllm_checkpoint_blocks``). Empty otherwise (a model by hand names no
+    class)."""
+    if options.mamba_cache_mode != "align" or options.prefill_checkpoint_blocks:
+        return ""
+    held = state_pages_per_request(options, 0, 1)
+    if PREFILL_CHECKPOINT_CLASSES.intersection(profile.architectures):
+        since, layers = ("vLLM 0.28 to 0.31 did. Since 0.32",
+                         "this model's Mamba2 layers")
+    elif gdn_gpu and GDN_CHECKPOINT_CLASSES.intersection(profile.architectures):
+        since, layers = ("vLLM 0.28 to 0.32 did. Since 0.33",
+                         f"this model's GDN layers on the {gdn_gpu}, whose prefill runs on "
+                         "FlashInfer there")
+    else:
+        return ""
+    return (f"Mamba cache mode align counts {held} state pages a request in each state group "
+            f"here, as {since} vLLM keeps a prefill checkpoint page more for {layers} "
+            f"({held + 1} a request): {fix} to match a later log.")
+
+
+def mode_fallback_text(r: StrategyResult, profile: CacheProfile) -> str:
+    """Budget's word where vLLM ran the mamba cache mode asked for as another (all as align):
+    the figures are the other mode's. Empty otherwise."""
+    if r.extras.get("mamba_cache_mode_asked") != "all" or not (
+            aligning := runs_all_as_align(profile)):
+        return ""
+    return f"{all_as_align_why(aligning)}: these are align's figures."
+
+
+def windows_as_history(r: StrategyResult, profile: CacheProfile) -> bool:
+    """Whether ``r``'s capacity counts sliding-window and chunked pages like full history: every
+    layout's with such layers but SGLang's with its hybrid SWA pool, whose capacity is its
+    full-attention pool. The figure's tag on Budget and Layout; ``capacity_note`` says why."""
+    return (r.capacity_tokens is not None and bool(profile.windowed_labels)
+            and not r.extras.get("sglang_swa_pool"))
+
+
+def capacity_note(r: StrategyResult, profile: CacheProfile) -> str:
+    """The note under one layout's capacity: SGLang's sliding-window pool where it has one;
+    where windows count as full history, either that the engine keeps every token of them (vLLM
+    with its hybrid manager off, SGLang without its SWA pool) or why a request can outrun the
+    capacity (``sliding_capacity_text``). Empty for a model without history or sliding
+    layers."""
+    if text := sglang_sliding_pool_text(r, profile):
+        return text
+    if not windows_as_history(r, profile):
+        return ""
+    if r.extras.get("windows_as_full") or r.extras.get("sglang_swa_pool") is False:
+        layers = " and ".join(WINDOWED[label].layers for label in profile.windowed_labels)
+        how = ("with its hybrid KV cache manager off, vLLM allocates them as full attention"
+               if r.strategy == "vllm" else
+               "without its sliding-window pool, SGLang holds them in its one token pool")
+        return (f"{sentence_case(layers)}: {how} and keeps every token, so capacity and "
+                "concurrency both count them as full history.")
+    return sliding_capacity_text(profile)
+
+
+def logged_tokens_help(r: StrategyResult) -> str:
+    """Where the engine log's token count comes from, for the Budget page's metric."""
+    older = ("" if r.older_logged_tokens in (None, r.logged_tokens) else
+             f" {OLDER_VLLM_LOG} printed {r.older_logged_tokens:,} instead: {OLDER_VLLM_TELL}.")
+    return ("The token count the engine's log prints: max concurrency x max_model_len."
+            f"{older} The math shows it.")
+
+
+def short_of_one_request_text(results: Sequence[StrategyResult], context: int,
+                              name: Callable[[StrategyResult], str] = title_of) -> str:
+    """The layouts whose concurrency is under one request at ``context``: their figures are
+    fractions of a request that does not fit (vLLM refuses to start when one request of
+    max_model_len does not fit). Empty when every layout holds one. ``name``: how a layout is
+    named (the pages' titles; the CLI's columns)."""
+    under = [r for r in results
+             if r.applies and r.max_concurrency is not None and r.max_concurrency < 1]
+    if not under:
+        return ""
+    short = ", ".join(f"{name(r)} ({concurrency_text(r.max_concurrency)})" for r in under)
+    paged = [r for r in under if r.strategy != "sglang"]
+    text = f"Not even one request of {tokens_text(context)} fits in: {short}."
+    if paged:
+        text += (" A paged engine laid out so would refuse to start, as vLLM does when one "
+                 "request of max_model_len does not fit.")
+    sglang = next((r for r in under if r.strategy == "sglang"), None)
+    if sglang is not None:  # tp_worker.get_worker_info warns where the (full) pool is short
+        text += (" SGLang starts all the same" + (
+            ", warning that its KV pool holds fewer tokens than --context-length, and refuses "
+            "or cuts short the longer requests." if (sglang.capacity_tokens or 0) < context
+            else " without a warning: its KV pool holds the context, and another of its pools "
+            "holds less than one request's share."))
+    return text
+
+
+# Under a capacity whose sliding or chunked pages count as full history (sliding_capacity_text)
+WINDOWS_AS_HISTORY = "windows counted as full history"
+
+
+def sliding_capacity_text(profile: CacheProfile) -> str:
+    """Why, with sliding-window or chunked layers, one request can outrun the capacity:
+    capacity counts their pages like full history (no window eviction, as SPEC 3.3's measured
+    pools and older vLLM logs count them), while a request keeps only its window or chunk
+    there. Empty without such layers."""
+    windowed = [(label, WINDOWED[label]) for label in profile.windowed_labels]
+    if not windowed:
+        return ""
+    layers = " and ".join(w.layers.removesuffix(" layers") for _, w in windowed)
+    kept = " and ".join(f"its {w.noun} of {profile.window(label):,} tokens"
+                        for label, w in windowed)
+    return (f"{sentence_case(layers)} layers: capacity counts their pages like full history "
+            "(no window eviction, as older vLLM logs count them). A request keeps only "
+            f"{kept} there, so one request can run longer than the capacity; concurrency "
+            "counts that.")
+
+
+def same_flat_figures_text(results: Sequence[StrategyResult]) -> str:
+    """Why FlatKV's two rows read the same, where they do: both pay every row of every layer a
+    page id, at the same P, so blocks and requests match; they differ in tensors (a slot
+    tensor per j-th layer of every group, or one per component) and in the reserved bytes a
+    block only one tensor per component can carry. Empty where they differ or one does not
+    apply."""
+    by_name = {r.strategy: r for r in results if r.applies}
+    flat, per = by_name.get("flat"), by_name.get("per-component")
+    if flat is None or per is None or (flat.block_size, flat.block_bytes, flat.num_blocks) != (
+            per.block_size, per.block_bytes, per.num_blocks):
+        return ""
+    slots, tensors = flat.extras["slots"], per.extras["tensors"]
+    same = (f"{STRATEGY_TITLES['flat']} and {STRATEGY_TITLES['per-component']} read the same: "
+            f"both pay every row of every layer a page id ({flat.block_bytes:,} B at P "
+            f"{flat.block_size:,}), so they hold the same {flat.num_blocks:,} blocks")
+    carries = "can also carry reserved bytes a block (a draft model's KV)"
+    if slots == tensors:  # one group of one component a layer: the same tensors too
+        return (f"{same}, in the same {count_text(slots, 'tensor')} (a slot holds one layer's "
+                f"rows, as a component does). Only one tensor per component {carries}.")
+    return (f"{same}. They differ in tensors: {count_text(slots, 'slot tensor')} (the j-th "
+            f"layer of every group in one) against {count_text(tensors, 'tensor')}, one per "
+            f"component, which {carries}.")
+
+
+def page_sizes_text(results: Sequence[StrategyResult], options: StrategyOptions) -> str:
+    """Compare's word under its table where a layout's P is not the size asked (the block
+    size; SGLang's own page size for SGLang), or some of its groups page by another (vLLM's
+    full layers beside sliding ones of their own heads): which, and that each one's Formulas
+    say why (a state row inflates it, or the engine pages by a size of its own: vLLM's kernel
+    block, SGLang's NSA page, one page size for every group). Empty where every P is the one
+    asked."""
+    def asked(r: StrategyResult) -> int:
+        return options.sglang_page_size if r.strategy == "sglang" else options.block_size
+
+    other = []
+    for r in results:
+        if not r.applies or r.block_size is None:
+            continue
+        groups = {label: size for label, size in r.extras.get("block_sizes", {}).items()
+                  if size != r.block_size}
+        if r.block_size == asked(r) and not groups:
+            continue
+        sizes = [f"{r.block_size:,}", *(f"{label} {size:,}" for label, size in groups.items())]
+        other.append(f"{title_of(r)} {', '.join(sizes)}" + (
+            f" (its page size asked: {asked(r):,})" if r.strategy == "sglang" else ""))
+    if not other:
+        return ""
+    return (f"Tokens a page, where not the block size asked ({options.block_size:,}): "
+            f"{'; '.join(other)}. A state row inflates P, or the engine pages by a size of its "
+            "own; each layout's Formulas below say why.")
+
+
+def capacity_ranks_apart_text(results: Sequence[StrategyResult], profile: CacheProfile) -> str:
+    """Why Compare's capacity bars may rank the layouts otherwise than its concurrency bars:
+    SGLang with its sliding-window pool (its chunked layers' too) counts its full-attention
+    pool alone, every other layout those layers' pages as full history. Empty unless SGLang has
+    that pool here."""
+    sglang = next((r for r in results if r.applies and r.extras.get("sglang_swa_pool")), None)
+    if sglang is None or not any(r.applies and r is not sglang for r in results):
+        return ""
+    name = WINDOWED[swa_label(profile)].name
+    return (f"Capacity does not rank these layouts: SGLang's is its full-attention pool alone "
+            f"(its {name} layers keep a pool of their own), the others' count {name} pages as "
+            "full history. Concurrency counts each the way its engine holds requests: compare "
+            "that.")
+
+
+def two_pool_blocks_text(results: Sequence[StrategyResult], profile: CacheProfile) -> str:
+    """Why blocks x block bytes can exceed the budget: SGLang with full and sliding (or chunked)
+    layers keeps two token pools, and its block is one page in both while the swa pool holds
+    only r_swa x as many pages. Empty when no layout here has two pools, or the product stays
+    within the budget (r_swa of 1 or more)."""
+    for r in results:
+        if (r.applies and "swa_page_bytes" in r.extras
+                and r.num_blocks * r.block_bytes > r.budget_bytes):  # r_swa < 1
+            x, which = r.extras, WINDOWED[swa_label(profile)].name
+            return (f"{title_of(r)}: a block is one page in both "
+                    f"token pools ({x['full_page_bytes']:,} B full + {x['swa_page_bytes']:,} B "
+                    f"{which}), and the {which} pool holds {x['swa_tokens']:,} tokens against "
+                    f"the full pool's {r.num_blocks * r.block_size:,} (r_swa = "
+                    f"{ratio_text(x['swa_full_tokens_ratio'])}), so blocks x block bytes is more "
+                    "than the budget.")
+    return ""
+
+
+def sglang_state_text(results: Sequence[StrategyResult], profile: CacheProfile) -> str:
+    """SGLang keeps every ssm tensor in a dtype of its own (float32 unless the config or the
+    engine options name another) and every conv tensor in bfloat16: say so where that makes its
+    state per layer differ from the model's, which the other layouts use.
+    Empty when SGLang does not apply, the model has no state, or the bytes agree."""
+    for r in results:
+        if r.strategy != "sglang" or not r.applies or "state_layer_bytes" not in r.extras:
+            continue
+        ours, model = r.extras["state_layer_bytes"], profile.state_bytes_per_layer
+        if ours == model:
+            return ""
+        resized = {name for name, nbytes in r.extras["state_tensor_bytes"].items()
+                   if nbytes != profile.state_const_bytes[name]}
+        kept = []
+        if "ssm" in resized:
+            dtype, why = r.extras["sglang_ssm_dtype"], r.extras["sglang_ssm_dtype_source"]
+            kept.append(f"the ssm state in {dtype} ({why}; one dtype of its own, whatever the "
+                        "model's, set in the engine options)")
+        if "conv" in resized:
+            kept.append(f"the conv state in {SGLANG_CONV_DTYPE} ({SGLANG_CONV_DTYPE_WHY}, "
+                        "whatever the model's)")
+        return (f"SGLang keeps {' and '.join(kept)}: {ours:,} B of state per layer against the "
+                f"{model:,} B the other layouts keep.")
+    return ""
+
+
+# Why a layout keeps no dead weight, for the Compare page's dead-weight note.
+NO_DEAD_WEIGHT_BECAUSE = {
+    "vllm": "a block id belongs to one group and addresses only its layers' pages",
+    "sglang": "each kind of cache has a pool of its own",
+    "aliased": "equal history groups share one page-id space over the same bytes",
+    "lcm": "a parent block holds one group's pages only",
+}
+
+# vLLM with its hybrid manager off: one group, its windowed layers promoted to full attention
+WINDOWS_AS_FULL_BECAUSE = ("with its hybrid manager off every layer keeps every token in one "
+                           "group of pages, all of them in use: here the sliding layers' history "
+                           "beyond their window costs less than one page-id space's dead weight")
+
+
+def dead_weight_text(results: Sequence[StrategyResult]) -> str:
+    """Why one page-id space can hold far fewer requests than an engine's layout: a page id
+    takes a row in every slot tensor, and a page one group uses leaves the rows of the other
+    groups idle (dead weight, SPEC section 1). Names the layout that holds the most requests
+    and how many times more. Empty when no layout here has dead weight."""
+    applying = [r for r in results if r.applies]
+    heavy = [r for r in applying if r.bytes_of("dead_weight")]
+    if not heavy:
+        return ""
+    worst = max(heavy, key=lambda r: r.bytes_of("dead_weight"))
+    dead = worst.bytes_of("dead_weight")
+    text = (f"{title_of(worst)}: {format_bytes(dead)} "
+            f"({dead / worst.budget_bytes:.2%} of the budget) is dead weight. Every page id "
+            "takes a row in every slot tensor, and a page one group uses leaves the other "
+            "groups' rows in it idle.")
+    counted = [r for r in applying if r.concurrency is not None]
+    if worst.concurrency and counted:
+        best = max(counted, key=lambda r: r.concurrency)
+        ratio = best.concurrency / worst.concurrency
+        if ratio >= Fraction(101, 100) and not best.bytes_of("dead_weight"):  # shows as > 1.00
+            why = (WINDOWS_AS_FULL_BECAUSE if best.extras.get("windows_as_full")
+                   else NO_DEAD_WEIGHT_BECAUSE.get(best.strategy, "it keeps no dead weight"))
+            # (where not one request fits, the concurrencies still compare: no "fit")
+            fit = ("as many requests fit" if worst.concurrency >= 1 else
+                   "the concurrency is reached")
+            text += (f" At this context {concurrency_text(ratio)}x {fit} under "
+                     f"{title_of(best)}: {why}.")
+    return text
+
+
+def start_up_log_text(r: StrategyResult) -> str:
+    """What the start-up log lines under an engine's math are, and how older releases print
+    them."""
+    if r.strategy == "sglang":
+        return sglang_start_up_log_text(r)
+    text = f"{_log_lines_are(r)} {WARMUP_LOG_NOTE}."
+    for left_out in r.extras.get("log_left_out", ()):
+        text += f" {sentence_case(left_out)}."
+    if r.extras.get("state_page_bytes") is not None:  # a state model: which mode it counts
+        mode = r.extras["mamba_cache_mode"]
+        if r.extras.get("mamba_cache_mode_asked") == "all":
+            text += (" It counts mamba cache mode align: asked for all, vLLM runs this model in "
+                     "align, as its first line says.")
+        else:
+            text += (f" It counts mamba cache mode {mode}, as set here" + (
+                " (--no-enable-prefix-caching): vLLM 0.28 and later start a hybrid in align and "
+                "log \"Mamba cache mode is set to 'align'\"; set align to match such a log"
+                if mode == "none" else "") + ".")
+    if r.logged_tokens is not None:
+        text += (" Releases before the one-line KV cache size (vLLM PR #50462; 0.26.0 still has "
+                 "two) print it and the concurrency on two lines")
+        text += (f"; {OLDER_VLLM_LOG} print {r.older_logged_tokens:,} tokens there "
+                 "(older_logged_tokens in the math)." if r.older_logged_tokens is not None
+                 else ".")
+    return text
+
+
+def sglang_start_up_log_text(r: StrategyResult) -> str:
+    """What SGLang's start-up log lines are: its GB are GiB, its sizes count the rows its pool
+    counts leave out, which lines are left out and why, and what it logs next and in older
+    releases."""
+    x = r.extras
+    pools = x.get("logged_pools", [])
+    text = f"{_log_lines_are(r)} Its GB are GiB (2^30 B)"
+    page, slot = sglang_logged_padding(x)
+    counted = (["a page more than #tokens in each KV layer (the page of slot 0, for padded "
+                "tokens' writes)"] if page else []) + (
+        ["the state pool's padding slot beyond max_mamba_cache_size"] if slot else [])
+    if counted:
+        text += "; its sizes count " + " and ".join(counted)
+    text += "."
+    if left_out := x.get("log_left_out"):
+        text += f" Left out: {'; '.join(left_out)}."
+    if x.get("speculative_not_modelled"):
+        text += (" Without speculative decoding: with it, the Mamba line goes on to its draft "
+                 "tokens' buffers.")
+    if r.logged_tokens is not None:
+        text += f" Its scheduler then logs max_total_num_tokens={r.logged_tokens}"
+        if (running := x.get("max_running_requests")) is not None:
+            text += (f", max_running_requests={running} and context_len={r.context_tokens} "
+                     "(without --max-running-requests, the context as its --context-length)")
+        text += " beside figures not modelled here (chunked prefill, available memory)."
+    if "kv" in pools:
+        text += f" {OLDER_SGLANG_KV_LOG}"
+    if "hybrid swa" in pools:
+        text += f" {OLDER_SGLANG_SWA_LOG}"
+    return text
+
+
+def _log_lines_are(r: StrategyResult) -> str:
+    """The opening of what an engine's start-up log lines under its math are."""
+    return (f"{start_up_log_title(r.strategy)}, in a current release's words and number "
+            "formats: set it beside yours line by line.")
+
+
+def recent_vllm_help(changes: dict[str, object], architectures: tuple[str, ...] = (),
+                     gpu: str = "", checkpoint_blocks: int | None = None) -> str:
+    """What the "vLLM 0.34's defaults" button sets (``AppState.recent_vllm_changes``) for a
+    model of ``architectures`` on ``gpu``, where vLLM 0.34 keeps ``checkpoint_blocks``
+    (``AppState.vllm_checkpoint_blocks``: None, not known). A GDN model's checkpoint block
+    depends on the GPU, so where it is not kept the help says where it would be."""
+    gdn = bool(GDN_CHECKPOINT_CLASSES.intersection(architectures))
+    checkpoint = (f"(vLLM 0.33 and later, for GDN layers, whose prefill runs on FlashInfer on "
+                  f"the {gpu})" if gdn else "(vLLM 0.32 and later, for Mamba2 layers)")
+    gdn_elsewhere = ""
+    if gdn and checkpoint_blocks != 1:
+        where = (f"not on the {gpu}" if checkpoint_blocks == 0
+                 else "pick the GPU, or set Prefill checkpoint blocks to 1 for a log of one")
+        gdn_elsewhere = (" vLLM 0.33 and later keep a prefill checkpoint block more for this "
+                         "model's GDN layers on an H100 or H200, or a B200 with key heads of "
+                         f"128 (CUDA 13), where their prefill runs on FlashInfer: {where}.")
+    kept = ("1 prefill checkpoint block " + checkpoint
+            if changes.get("prefill_checkpoint_blocks") else
+            "no prefill checkpoint blocks (vLLM 0.34 keeps none for this model's state layers"
+            + (f" on the {gpu})" if gdn else ")"))
+    said = {"block_size": f"block size {changes.get('block_size')} (vLLM 0.34's default "
+                          "--block-size)",
+            "mamba_cache_mode": "mamba cache mode align (vLLM 0.28 and later start a hybrid "
+                                "with prefix caching on)",
+            "prefill_checkpoint_blocks": kept,
+            "vllm_async_scheduling": "async scheduling (two batches in flight in the window "
+                                     "pages, vLLM 0.26 and later)"}
+    parts = [said[k] for k in changes]
+    listed = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+    moves = (" The block size is the sidebar's: FlatKV's layouts and the others page by it "
+             "too." if "block_size" in changes else "")
+    return ("Sets " + listed + ", to match a log of vLLM 0.34 run with its defaults; the "
+            "older defaults of the vLLM 0.19 log these figures are checked against are kept "
+            "here until changed." + moves + gdn_elsewhere +
+            " The budget stays: vLLM 0.34 "
+            "on CUDA sizes its cache after warm-up, so pick \"vLLM KV cache blocks\" in the "
+            "sidebar and give the N of its \"Memory after warmup: ... N KV cache blocks (X GiB) "
+            "fit\" line (0.20 to 0.33: memory fraction 0.92).")
+
+
+def logged_capacity_text(results: Sequence[StrategyResult]) -> str:
+    """What the engines' own logs say, to check against a real log. vLLM's "GPU KV cache size"
+    is max concurrency x max_model_len in current releases; 0.19 and earlier printed one page
+    per P tokens in every group, state groups too. Empty when no engine logs one here."""
+    parts = [f"{logged_as(r.strategy)}: {r.logged_tokens:,} tokens"
+             for r in results
+             if r.applies and r.logged_tokens is not None]
+    if not parts:
+        return ""
+    text = "In the engines' logs: " + "; ".join(parts) + "."
+    for r in results:
+        if r.strategy == "vllm" and r.applies and r.older_logged_tokens is not None:
+            text += (f" vLLM's line is max concurrency x max_model_len ({OLDER_VLLM_LOG}: "
+                     f"{r.older_logged_tokens:,}, num_blocks // groups x min block size, "
+                     f"{OLDER_VLLM_TELL}).")
+        if (r.strategy == "vllm" and r.applies and "state_page_bytes" in r.extras
+                and r.extras["mamba_cache_mode"] == "none"):
+            text += f" These count mamba cache mode none: {ALIGN_BY_DEFAULT}."
+    return text
+
+
+# What a reviewer reads first comes first: a narrow window cuts the table from the right. The
+# figures an engine's log prints (concurrency, its token count, P, blocks) lead; capacity, this
+# tool's convention for every layout alike, follows them.
+HEADLINE_COLUMNS = ("strategy", "concurrency", LOGGED_COLUMN, "P (tokens)", "blocks",
+                    "capacity (tokens)", "block bytes")
+# The two token columns count differently, and a reader meets them side by side: each says how
+HEADLINE_HELP = {
+    LOGGED_COLUMN: "What the engine itself logs, to set beside its log: vLLM's \"GPU KV cache "
+                   "size\" (max concurrency x max_model_len), SGLang's max_total_num_tokens. "
+                   "Our layouts log none.",
+    "capacity (tokens)": f"This tool's count, alike for every layout: {CAPACITY_COUNTS} (every "
+                         "attention group N pages of P tokens, each state group one request's "
+                         "state pages); SGLang's full token pool. Not an engine's log line: see "
+                         f"{LOGGED_COLUMN}.",
+}
+
+
+def breakdown_column(category: str) -> str:
+    """``kv_history`` -> ``kv history (B)``: the chart legend's words, with the unit."""
+    return f"{category.replace('_', ' ')} (B)"
