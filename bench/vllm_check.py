@@ -1,42 +1,61 @@
 """Check FlatKV's vLLM figures against vLLM 0.34.0's own KV-cache sizing code, on a CPU.
 
-For each setting of ``settings()`` it builds every cache layer's spec with vLLM's own classes
-(``FullAttentionSpec``, ``SlidingWindowSpec``, ``MLAAttentionSpec``, ``MambaSpec`` with the shapes
-and dtypes the model class's ``get_mamba_state_shape_from_config`` /
-``get_mamba_state_dtype_from_config`` give), as the layers' ``get_kv_cache_spec`` build them;
-runs ``get_global_kv_cache_groups``, ``get_kv_cache_configs`` and ``get_kv_cache_capacity``
+For each setting of ``settings()``, over every FlatKV preset vLLM 0.34 serves, it builds every
+cache layer's spec with vLLM's own classes (``FullAttentionSpec``, ``SlidingWindowSpec``,
+``ChunkedLocalAttentionSpec``, ``MLAAttentionSpec`` (DeepSeek-V3.2's indexer keys a layer of
+their own, ``DeepseekV32IndexerCache``'s), ``MambaSpec`` with the shapes and dtypes the model
+class's ``get_mamba_state_shape_from_config`` / ``get_mamba_state_dtype_from_config`` give:
+Mamba1, Mamba2, short-conv, GDN), as the layers' ``get_kv_cache_spec`` build them, each
+attention spec then through vLLM's ``customize_attention_spec`` for its backend; runs
+``get_global_kv_cache_groups``, ``get_kv_cache_configs`` and ``get_kv_cache_capacity``
 (``v1/core/kv_cache_planning.py``, ``v1/core/kv_cache_utils.py``), and prints vLLM's block
 size P, block bytes, num_blocks, logged "GPU KV cache size" tokens and "Maximum concurrency"
-beside FlatKV's ``vllm`` strategy, one line each, then ``N settings, M mismatches``. Exit
-status 1 if any figure differs (or one side refuses where the other starts), else 0. No GPU is
-needed: CUDA-only modules are served as stubs, and vLLM's platform is never asked.
+beside FlatKV's ``vllm`` strategy, one line each, then ``N settings, M mismatches, K
+preset(s) skipped``. A preset vLLM 0.34 no longer serves (MiniMax-M1: its registry lists
+MiniMaxM1ForCausalLM as previously supported, up to 0.23.0) is skipped with a printed
+``skip`` line giving FlatKV's ``last_served_text``, where vLLM's registry
+(``_PREVIOUSLY_SUPPORTED_MODELS``) names the same release; a preset they disagree on is a
+mismatch. Exit status 1 if any figure differs (or one side refuses where the other starts),
+else 0. No GPU is needed: CUDA-only modules are
+served as stubs, and vLLM's platform is never asked.
 
 vLLM is taken as launched on one H100 with ``--max-model-len 32768``, TP 1, bf16, no
 speculative decoding, ``--max-num-batched-tokens 8192`` (FlatKV's default) and the setting's
-``--block-size`` (kept as the user's), ``--mamba-cache-mode``, ``--async-scheduling``. Attention
+``--block-size`` (kept as the user's), ``--mamba-cache-mode``, ``--async-scheduling`` (on in
+the block-64 align rows of a model with sliding or chunked layers, 0.34's default, where it
+sizes their pages). DeepSeek-V3.2's block-16 rows tell no ``--block-size``: vLLM's phase 1
+(``Platform._preferred_block_size_for_backends``) picks it, as FlatKV reads a block size under
+a sparse MLA model's kernel block (a told 16 finds no sparse MLA backend on an H100). Attention
 backends are stand-ins answering ``get_supported_kernel_block_sizes`` as vLLM's do: FLASH_ATTN
-and FLASH_ATTN_MLA (``[MultipleOf(16)]``, what ``platforms/cuda.py``'s priorities pick first
-on SM 9.0), FLASHMLA (``[64]``) where a row asks. A hybrid's P is vLLM's own
+and FLASH_ATTN_MLA (``[MultipleOf(16)]``), FLASH_ATTN_MLA_SPARSE (``[MultipleOf(64)]``, its
+``customize_spec`` vLLM's ``align_blocks_to_rows``) for sparse MLA with DEEPSEEK_V32_INDEXER
+(``[64]``) for its indexer: what ``platforms/cuda.py``'s priorities pick first on SM 9.0;
+FLASHMLA (``[64]``) where a row asks. A hybrid's P is vLLM's own
 ``Platform._align_hybrid_block_size`` (``platforms/interface.py``), with its lookups into a live
 model served (``align_hybrid_block_size``); the KV-cache layout is vLLM's
 ``resolve_kv_cache_layout``.
-Prefill checkpoint blocks (align mode): 1 for MambaMixer2 layers (``mamba_mixer2.py``); for GDN
-only where a row runs its prefill on FlashInfer (an H100's; a 64-token checkpoint grid); none
-for Kimi Linear's KDA (FlashKDA's exporter needs a bounded gate: not modelled). Every model
-builds on a CPU; none is skipped.
+Prefill checkpoint blocks (align mode): 1 for MambaMixer2 layers (``mamba_mixer2.py``:
+Nemotron-H, Falcon-H1, granite-4.0-h); for GDN (Qwen3-Next, Qwen3.5) only where a row runs its
+prefill on FlashInfer (an H100's; a 64-token checkpoint grid); none for Mamba1 (Jamba) and
+short-conv (LFM2) layers, which declare no checkpoint alignment, nor for Kimi Linear's KDA
+(FlashKDA's exporter needs a bounded gate: not modelled). Every model vLLM 0.34 serves builds
+on a CPU.
 
 ``bench/engine_checks.sh`` fetches vLLM's wheel, unzips it (nothing of it is installed), makes a
 venv for its imports and runs this script as ``python bench/vllm_check.py --vllm DIR``, DIR
 the unzipped wheel; CI runs it after the tests.
 
 What is whose: FlatKV's inputs are the preset's model shape (layer pattern, heads, head dims,
-state dims, conv kernel, window, KV dtype), turned here into the config fields vLLM's model
-classes read (``hf_config``); the budget is the available KV-cache memory vLLM's profiler hands
-``get_kv_cache_configs``; max_model_len, block size and cache mode are the setting's. vLLM's
-outputs are everything else: the state shapes and dtypes (Nemotron-H's float32 ssm default
-included), P and the state padding, the groups and padding layers, the bytes a block, the
-blocks, the concurrency and the logged tokens, and any refusal. Nothing FlatKV computes enters
-vLLM's side.
+state dims, conv kernel, window, chunk, indexer head dim, KV dtype, the config's ssm dtype),
+turned here into the config fields vLLM's model classes read (``hf_config``); the budget is
+the available KV-cache memory vLLM's profiler hands ``get_kv_cache_configs``; max_model_len,
+block size and cache mode are the setting's. vLLM's outputs are everything else: the state
+shapes and dtypes (Nemotron-H's float32 ssm default and Qwen3.5's config dtype included,
+through the model's own config hooks), P and the state padding, the groups and padding
+layers, the bytes a block, the blocks, the concurrency and the logged tokens, and any refusal.
+Nothing FlatKV computes enters vLLM's side; the one figure given by hand is DeepSeek-V3.2's
+top-k buffer width (``INDEX_TOPK``), which the sparse layers' specs must share and no page
+depends on.
 """
 
 from __future__ import annotations
@@ -57,38 +76,72 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from engine_common import report, stub_modules, unzipped_wheel  # noqa: E402  (bench/, this folder)
 
-from flatkv.presets import load_preset  # noqa: E402
+from flatkv.presets import list_presets, load_preset  # noqa: E402
 from flatkv.strategies import StrategyOptions, run_strategy  # noqa: E402
+from flatkv.strategies.vllm import last_served_text  # noqa: E402
 
 GIB = 1 << 30
 CONTEXT = 32_768
 BATCHED = 8192
-PRESETS = ("Llama-3.1-8B", "gpt-oss-20b", "Qwen3-Next-80B-A3B", "Nemotron-H-8B",
-           "Falcon-H1-7B", "DeepSeek-V3", "Kimi-Linear-48B-A3B")
 MLA_PRESETS = ("DeepSeek-V3", "Kimi-Linear-48B-A3B")
+SPARSE_MLA_PRESETS = ("DeepSeek-V3.2",)  # sparse MLA with an indexer: no --block-size told
 BUDGETS = (40 * GIB, 12_345_678_901)
-MAMBA2_CLASSES = ("NemotronHForCausalLM", "FalconH1ForCausalLM")  # MambaMixer2: 1 checkpoint
+MAMBA2_CLASSES = ("NemotronHForCausalLM", "FalconH1ForCausalLM",  # MambaMixer2: 1 checkpoint
+                  "GraniteMoeHybridForCausalLM")
 MLA_CLASSES = ("DeepseekV3ForCausalLM", "KimiLinearForCausalLM")
 MODEL_CLASSES = {"Qwen3NextForCausalLM": "vllm.model_executor.models.qwen3_next",
                  "NemotronHForCausalLM": "vllm.model_executor.models.nemotron_h",
                  "FalconH1ForCausalLM": "vllm.model_executor.models.falcon_h1",
-                 "KimiLinearForCausalLM": "vllm.models.kimi_k3.nvidia.model"}
+                 "KimiLinearForCausalLM": "vllm.models.kimi_k3.nvidia.model",
+                 "GraniteMoeHybridForCausalLM": "vllm.model_executor.models.granitemoehybrid",
+                 "JambaForCausalLM": "vllm.model_executor.models.jamba",
+                 "Lfm2ForCausalLM": "vllm.model_executor.models.lfm2",
+                 "Qwen3_5ForConditionalGeneration": "vllm.models.qwen3_5.nvidia.model"}
+# DeepSeek-V3.2's sparse MLA top-k (its config's index_topk): the width of the top-k buffer
+# every sparse MLA layer's spec names (MLAAttention.topk_buffer_width); no page depends on it
+INDEX_TOPK = 2048
 
 
-def settings() -> list[tuple[str, int, int, str, dict]]:
-    """(preset, budget, block size, mamba cache mode, flags) rows: every preset at both budgets
-    with FlatKV's default (block 16, mode none: SPEC's anchor) and vLLM 0.34's (block 64, align),
-    on an H100's backend; then the MLA presets on FLASHMLA (the kernel block FlatKV assumes),
-    Nemotron-H with ``--mamba-ssm-cache-dtype bfloat16`` (FlatKV's preset's), Qwen3-Next with
-    its GDN prefill on FlashInfer (a checkpoint block), and Llama where one 32,768-token
+def served_presets(vl: NS) -> tuple[list[str], list[tuple[str, str]], list[str]]:
+    """``(served, skipped, disputed)``: the FlatKV presets vLLM 0.34 serves, ``(preset, why)``
+    for each it no longer does, and those where FlatKV and vLLM disagree on it. FlatKV's word
+    is its ``last_served_text``; vLLM's, its registry's ``_PREVIOUSLY_SUPPORTED_MODELS`` (the
+    last release serving each dropped architecture), which must name the same release."""
+    dropped = vl.model_registry._PREVIOUSLY_SUPPORTED_MODELS
+    served, skipped, disputed = [], [], []
+    for name in list_presets():
+        spec = load_preset(name)
+        why = last_served_text(spec.profile())
+        last = next((f"{a} up to {dropped[a]}" for a in spec.architectures if a in dropped), "")
+        if not why and not last:
+            served.append(name)
+        elif why and last and last in why:
+            skipped.append((name, why))
+        else:
+            disputed.append(f"{name}: vLLM's registry: {last or 'served'}; FlatKV: "
+                            f"{why or 'served'}")
+    return served, skipped, disputed
+
+
+def settings(presets: list[str]) -> list[tuple[str, int, int, str, dict]]:
+    """(preset, budget, block size, mamba cache mode, flags) rows: every preset of ``presets``
+    at both budgets with FlatKV's default (block 16, mode none: SPEC's anchor) and vLLM 0.34's
+    (block 64, align), on an H100's backend (DeepSeek-V3.2's block 16 as no ``--block-size``
+    told: FlatKV reads a block under its sparse kernel block as vLLM's own pick); then the MLA
+    presets on FLASHMLA (the kernel block FlatKV assumes), Nemotron-H with
+    ``--mamba-ssm-cache-dtype bfloat16`` (FlatKV's preset's), Qwen3-Next and Qwen3.5 with
+    their GDN prefill on FlashInfer (a checkpoint block), and Llama where one 32,768-token
     request and the null block just do not fit (4 GiB) and just do (a block more)."""
     modes = ((16, "none"), (64, "align"))
-    rows = [(p, b, block, mode, {}) for p in PRESETS for b in BUDGETS for block, mode in modes]
+    rows = [(p, b, block, mode, {"block_told": False} if p in SPARSE_MLA_PRESETS
+             and block < 64 else {})
+            for p in presets for b in BUDGETS for block, mode in modes]
     rows += [(p, b, 64, "align", {"backend": "FLASHMLA"}) for p in MLA_PRESETS for b in BUDGETS]
     rows += [("Nemotron-H-8B", b, block, mode, {"mamba_ssm_cache_dtype": "bfloat16"})
              for b in BUDGETS for block, mode in modes]
-    rows += [("Qwen3-Next-80B-A3B", b, block, "align", {"flashinfer_gdn": True})
-             for b in BUDGETS for block in (16, 64)]
+    rows += [(p, b, block, "align", {"flashinfer_gdn": True})
+             for p in ("Qwen3-Next-80B-A3B", "Qwen3.5-27B") for b in BUDGETS
+             for block in (16, 64)]
     return rows + [("Llama-3.1-8B", 4 * GIB + extra, 16, "none", {}) for extra in (0, 1 << 21)]
 
 
@@ -105,7 +158,9 @@ def import_vllm(directory: str) -> NS:
              "butils": "vllm.v1.attention.backends.utils", "cache": "vllm.config.cache",
              "platform": "vllm.platforms.interface",
              "abstract": "vllm.model_executor.layers.mamba.abstract",
-             "registry": "vllm.model_executor.models"}
+             "registry": "vllm.model_executor.models", "worker": "vllm.v1.worker.utils",
+             "sparse": "vllm.v1.attention.backends.mla.sparse_utils",
+             "model_registry": "vllm.model_executor.models.registry"}
     vl = NS(**{key: importlib.import_module(name) for key, name in names.items()})
     vl.models = {arch: getattr(importlib.import_module(m), arch)
                  for arch, m in MODEL_CLASSES.items()}
@@ -114,29 +169,44 @@ def import_vllm(directory: str) -> NS:
 
 def stand_in_backend(vl: NS, name: str):
     """vLLM's AttentionBackend as ``name`` answers on an H100 with a bf16 KV cache: its kernel
-    block sizes (flash_attn.py, mla/flashattn_mla.py, mla/flashmla.py), vLLM's own
-    ``supports_block_size``, no repacking of the spec, any KV-cache layout."""
+    block sizes (flash_attn.py, mla/flashattn_mla.py, mla/flashmla.py,
+    mla/flashattn_mla_sparse.py, mla/indexer.py's DeepseekV32IndexerBackend), vLLM's own
+    ``supports_block_size``, its ``customize_spec`` (FLASH_ATTN_MLA_SPARSE's vLLM's own
+    ``align_blocks_to_rows``; the others keep the spec), any KV-cache layout."""
     sizes = {"FLASH_ATTN": [vl.backend.MultipleOf(16)], "FLASH_ATTN_MLA":
-             [vl.backend.MultipleOf(16)], "FLASHMLA": [64]}[name]
-    return type(name, (vl.backend.AttentionBackend,), {
-        "get_supported_kernel_block_sizes": staticmethod(lambda spec=None: list(sizes)),
-        "get_name": staticmethod(lambda: name)})
+             [vl.backend.MultipleOf(16)], "FLASHMLA": [64],
+             "FLASH_ATTN_MLA_SPARSE": [vl.backend.MultipleOf(64)],
+             "DEEPSEEK_V32_INDEXER": [64]}[name]
+    members = {"get_supported_kernel_block_sizes": staticmethod(lambda spec=None: list(sizes)),
+               "get_name": staticmethod(lambda: name)}
+    if name == "FLASH_ATTN_MLA_SPARSE":
+        members["customize_spec"] = classmethod(
+            lambda cls, spec: vl.sparse.align_blocks_to_rows(spec))
+    return type(name, (vl.backend.AttentionBackend,), members)
 
 
 def hf_config(spec) -> NS:
     """The config.json fields vLLM's model classes read for the state shapes, from the preset's
-    model shape only."""
+    model shape only. Jamba's and Granite's classes read the state's inner width as
+    ``mamba_expand * hidden_size``: the preset keeps the width, given here as hidden_size with
+    an expand of 1 (the same product)."""
     kinds = {type(k).__name__: k for k in spec.kinds.values()}
     hf = NS(architectures=list(spec.architectures), num_hidden_layers=spec.model_layers)
     if "Mamba2Layer" in kinds:
         m = kinds["Mamba2Layer"]
-        hf.__dict__.update(  # Nemotron-H's names, then Falcon-H1's
+        hf.__dict__.update(  # Nemotron-H's names, then Falcon-H1's (Granite's too)
             mamba_num_heads=m.n_heads, mamba_head_dim=m.head_dim, n_groups=m.n_groups,
             ssm_state_size=m.d_state, conv_kernel=m.conv_kernel, mamba_d_ssm=m.n_heads
             * m.head_dim, mamba_n_heads=m.n_heads, mamba_d_head=m.head_dim,
-            mamba_n_groups=m.n_groups, mamba_d_state=m.d_state, mamba_d_conv=m.conv_kernel)
-        if spec.config_mamba_ssm_dtype is not None:
-            hf.mamba_ssm_cache_dtype = spec.config_mamba_ssm_dtype
+            mamba_n_groups=m.n_groups, mamba_d_state=m.d_state, mamba_d_conv=m.conv_kernel,
+            mamba_expand=1, hidden_size=m.n_heads * m.head_dim)
+    if "Mamba1Layer" in kinds:
+        m = kinds["Mamba1Layer"]
+        hf.__dict__.update(mamba_expand=1, hidden_size=m.d_inner, mamba_d_state=m.d_state,
+                           mamba_d_conv=m.conv_kernel)
+    if "ShortConvLayer" in kinds:
+        c = kinds["ShortConvLayer"]
+        hf.__dict__.update(conv_dim=c.channels, conv_L_cache=c.conv_kernel)
     if "GDNLayer" in kinds:
         g = kinds["GDNLayer"]
         hf.__dict__.update(
@@ -145,6 +215,8 @@ def hf_config(spec) -> NS:
             linear_conv_kernel_dim=g.conv_kernel,
             linear_attn_config={"num_heads": g.v_heads, "head_dim": g.head_dim_v,
                                 "short_conv_kernel_size": g.conv_kernel})
+    if spec.config_mamba_ssm_dtype is not None:  # Nemotron-H's name, then Qwen3.5's
+        hf.mamba_ssm_cache_dtype = hf.mamba_ssm_dtype = spec.config_mamba_ssm_dtype
     return hf
 
 
@@ -179,6 +251,8 @@ def vllm_config(vl: NS, spec, block: int, mode: str, async_sched: bool, flags: d
     if spec.architectures[0] == "NemotronHForCausalLM":
         vl.configs.NemotronHForCausalLMConfig.update_mamba_ssm_cache_dtype(
             cache_config=cache, hf_config=hf)
+    if spec.architectures[0] == "Qwen3_5ForConditionalGeneration":
+        vl.configs.Qwen3_5ForConditionalGenerationConfig.verify_and_update_config(vc)
     if spec.architectures[0] in MODEL_CLASSES:  # MambaModelConfig's hook, cache part
         cache.mamba_block_size = block if cache.enable_prefix_caching else CONTEXT
     return vc
@@ -207,42 +281,66 @@ def align_hybrid_block_size(vl: NS, vc: NS, backend, checkpoint: int | None) -> 
         vl.platform.Platform._align_hybrid_block_size(vc, backend)
 
 
-def layer_specs(vl: NS, spec, vc: NS, backend_name: str | None, flashinfer_gdn: bool) -> dict:
+def layer_specs(vl: NS, spec, vc: NS, flags: dict) -> dict:
     """Every cache layer's KVCacheSpec as its layer's ``get_kv_cache_spec`` builds it
-    (``attention.py``, ``mla_attention.py``, ``mamba/abstract.py``, ``mamba_mixer2.py``),
-    after the hybrid block-size alignment; a sliding layer takes the block vLLM's
-    ``_largest_kernel_block_within`` picks for its backend. ``backend_name``: the attention
-    backend asked for, else the one cuda.py's ``_get_backend_priorities`` puts first on SM 9.0
-    (FLASH_ATTN; FLASH_ATTN_MLA for MLA). The block size is the user's ``--block-size``, so
-    phase 1 of ``update_block_size_for_backend`` keeps it; a backend that cannot run it is
-    refused."""
+    (``attention.py``, ``chunked_local_attention.py``, ``mla_attention.py``, ``deepseek_v2.py``'s
+    ``DeepseekV32IndexerCache``, ``mamba/abstract.py``, ``mamba_mixer2.py``,
+    ``qwen_gdn_linear_attn.py``), after the hybrid block-size alignment, each attention spec
+    then through vLLM's ``customize_attention_spec`` (``v1/worker/utils.py``) for its backend,
+    as the worker's ``get_kv_cache_spec`` does; a sliding layer takes the block vLLM's
+    ``_largest_kernel_block_within`` picks for its backend. The backend: the one a row asks
+    for, else the one cuda.py's ``_get_backend_priorities`` puts first on SM 9.0 (FLASH_ATTN;
+    FLASH_ATTN_MLA for MLA; FLASH_ATTN_MLA_SPARSE for sparse MLA, whose indexer caches run on
+    DEEPSEEK_V32_INDEXER). The block size is the user's ``--block-size``, so phase 1 of
+    ``update_block_size_for_backend`` keeps it and a backend that cannot run it is refused;
+    a row without one told takes vLLM's phase 1, ``_preferred_block_size_for_backends``."""
     iface, model, cache = vl.iface, vc.model_config, vc.cache_config
     kinds = [type(k).__name__ for k in spec.layers]
     vc.layer_shape = {("mla" if n == "MLALayer" else "full"): (
         k.kv_lora_rank + k.qk_rope_head_dim if n == "MLALayer" else k)
         for k, n in zip(spec.layers, kinds) if n in ("MLALayer", "AttentionLayer")
         and getattr(k, "sliding_window", None) is None}
-    backend = stand_in_backend(vl, backend_name or ("FLASH_ATTN_MLA" if model.use_mla
-                                                    else "FLASH_ATTN"))
-    if not backend.supports_block_size(cache.block_size):
-        raise ValueError(f"{backend.get_name()} does not take block size {cache.block_size}")
+    sparse = any(n == "MLALayer" and k.index_head_dim for k, n in zip(spec.layers, kinds))
+    backend = stand_in_backend(vl, flags.get("backend") or (
+        "FLASH_ATTN_MLA_SPARSE" if sparse else "FLASH_ATTN_MLA" if model.use_mla
+        else "FLASH_ATTN"))
+    backends = [backend] + [stand_in_backend(vl, "DEEPSEEK_V32_INDEXER")] * sparse
+    if not flags.get("block_told", True):  # vLLM's own pick, phase 1
+        cache.block_size = vl.platform.Platform._preferred_block_size_for_backends(
+            backends, vl.cache.CacheConfig.DEFAULT_BLOCK_SIZE, vc)
+    for b in backends:
+        if not b.supports_block_size(cache.block_size):
+            raise ValueError(f"{b.get_name()} does not take block size {cache.block_size}")
     vc.backend = backend
     # the state layers' prefill checkpoint alignment: MambaMixer2 1 (mamba_mixer2.py), GDN 64
     # on FlashInfer prefill in align mode (qwen_gdn_linear_attn.py, gdn_attn.py), else none
-    checkpoint = (1 if "Mamba2Layer" in kinds else 64 if flashinfer_gdn
+    # (Mamba1's mamba_mixer.py and ShortConv's short_conv.py declare none)
+    checkpoint = (1 if "Mamba2Layer" in kinds else 64 if "flashinfer_gdn" in flags
                   and cache.mamba_cache_mode == "align" else None)
     if any(n not in ("MLALayer", "AttentionLayer") for n in kinds):  # model_config.is_hybrid
         align_hybrid_block_size(vl, vc, backend, checkpoint)
     cls = vl.models.get(model.architecture)
     grid = checkpoint and math.lcm(cache.mamba_block_size, checkpoint)  # prefill checkpoint grid
+    enum = vl.enums.MambaAttentionBackendEnum
+    mamba_types = {"Mamba2Layer": enum.MAMBA2, "Mamba1Layer": enum.MAMBA1,
+                   "ShortConvLayer": enum.SHORT_CONV, "GDNLayer": enum.GDN_ATTN}
     out = {}
     for i, (k, n) in enumerate(zip(spec.layers, kinds)):
         name = f"model.layers.{i}.{n}"
         if n == "MLALayer":
-            out[name] = iface.MLAAttentionSpec(
+            out[name] = vl.worker.customize_attention_spec(backend, iface.MLAAttentionSpec(
                 block_size=cache.block_size, num_kv_heads=1, max_tp_shards=1,
                 head_size=k.kv_lora_rank + k.qk_rope_head_dim, dtype=model.dtype,
-                cache_dtype_str="auto")
+                cache_dtype_str="auto", topk_buffer_width=INDEX_TOPK if sparse else None,
+                is_index_group_leader=bool(k.index_head_dim)))
+            if k.index_head_dim:  # DeepseekV32Indexer's k_cache: fp8 keys, a float32 scale a
+                # 128 of them (quant_block_size), as uint8
+                out[f"{name}.indexer.k_cache"] = vl.worker.customize_attention_spec(
+                    backends[1], iface.MLAAttentionSpec(
+                        block_size=cache.block_size, num_kv_heads=1, max_tp_shards=1,
+                        head_size=k.index_head_dim + k.index_head_dim // 128 * 4,
+                        dtype=vl.iface.torch.uint8,
+                        cache_role=iface.SparseCacheRole.INDEXER))
         elif n == "AttentionLayer" and k.sliding_window:
             one = iface.SlidingWindowSpec(block_size=1, num_kv_heads=k.kv_heads,
                                           head_size=k.head_dim_k, head_size_v=k.head_dim_v,
@@ -251,22 +349,26 @@ def layer_specs(vl: NS, spec, vc: NS, backend_name: str | None, flashinfer_gdn: 
             block = vl.attn._largest_kernel_block_within(
                 backend, per_token, per_token * cache.block_size, cache.block_size, one,
                 divisor_of=cache.block_size)
-            out[name] = iface.SlidingWindowSpec(
+            out[name] = vl.worker.customize_attention_spec(backend, iface.SlidingWindowSpec(
                 block_size=block, num_kv_heads=k.kv_heads, head_size=k.head_dim_k,
-                head_size_v=k.head_dim_v, dtype=model.dtype, sliding_window=k.sliding_window)
+                head_size_v=k.head_dim_v, dtype=model.dtype, sliding_window=k.sliding_window))
+        elif n == "AttentionLayer" and k.attention_chunk_size:
+            out[name] = vl.worker.customize_attention_spec(
+                backend, iface.ChunkedLocalAttentionSpec(
+                    block_size=cache.block_size, num_kv_heads=k.kv_heads,
+                    head_size=k.head_dim_k, dtype=model.dtype,
+                    attention_chunk_size=k.attention_chunk_size))
         elif n == "AttentionLayer":
-            out[name] = iface.FullAttentionSpec(
+            out[name] = vl.worker.customize_attention_spec(backend, iface.FullAttentionSpec(
                 block_size=cache.block_size, num_kv_heads=k.kv_heads, head_size=k.head_dim_k,
-                head_size_v=k.head_dim_v, dtype=model.dtype)
+                head_size_v=k.head_dim_v, dtype=model.dtype))
         else:
             mamba2 = n == "Mamba2Layer"
-            enum = vl.enums.MambaAttentionBackendEnum
             out[name] = iface.MambaSpec(
                 shapes=tuple(cls.get_mamba_state_shape_from_config(vc)),
                 dtypes=cls.get_mamba_state_dtype_from_config(vc),
                 block_size=cache.mamba_block_size, page_size_padded=cache.mamba_page_size_padded,
-                mamba_type=enum.MAMBA2 if mamba2 else enum.GDN_ATTN,
-                mamba_cache_mode=cache.mamba_cache_mode,
+                mamba_type=mamba_types[n], mamba_cache_mode=cache.mamba_cache_mode,
                 num_prefill_checkpoint_blocks=int(checkpoint is not None),
                 prefill_checkpoint_alignment=1 if mamba2 else grid)
     return out
@@ -278,7 +380,7 @@ def vllm_figures(vl: NS, spec, budget: int, block: int, mode: str, async_sched: 
     refusal as ``{"refused": message}``."""
     vc = vllm_config(vl, spec, block, mode, async_sched, flags)
     try:
-        specs = layer_specs(vl, spec, vc, flags.get("backend"), "flashinfer_gdn" in flags)
+        specs = layer_specs(vl, spec, vc, flags)
         vl.butils.resolve_kv_cache_layout(vc, [[x.name for x in vl.butils.
                                                get_supported_kv_cache_layouts([vc.backend])]],
                                           specs.values())
@@ -300,9 +402,13 @@ def flatkv_figures(spec, budget: int, block: int, mode: str, async_sched: bool,
     - Nemotron-H's ssm state in vLLM's dtype (float32 unless told: the preset keeps SPEC's
       bf16, and its note says to set float32 to match vLLM);
     - a dense MLA model on FLASH_ATTN_MLA, vLLM 0.34's first on SM 9.0, at kernel block 16
-      (FlatKV's MLA default, 64, is FlashMLA's: the FLASHMLA rows).
-    GDN prefill on FlashInfer is told by its checkpoint block alone: FlatKV aligns P to its
-    grid of 64 itself."""
+      (FlatKV's MLA default, 64, is FlashMLA's: the FLASHMLA rows);
+    - async scheduling (``--vllm-async-scheduling``, off by default: releases before 0.26)
+      in the block-64 align rows of a model with sliding or chunked layers (gpt-oss,
+      Llama 4), as vLLM 0.34 runs by default.
+    DeepSeek-V3.2 keeps FlatKV's defaults: its block 16 reads as vLLM's own pick (64),
+    whatever the kernel option. GDN prefill on FlashInfer is told by its checkpoint block
+    alone: FlatKV aligns P to its grid of 64 itself."""
     if spec.architectures[0] == "NemotronHForCausalLM":
         spec = spec.with_options(ssm_dtype=flags.get("mamba_ssm_cache_dtype", "float32"))
     kernel = None
@@ -329,19 +435,25 @@ def main() -> int:
     parser.add_argument("--vllm", required=True, help="the unzipped vllm 0.34.0 wheel")
     args = parser.parse_args()
     vl = import_vllm(unzipped_wheel(parser, args.vllm, "vllm"))
-    rows = settings()
-    mismatches = 0
+    presets, skipped, disputed = served_presets(vl)
+    for name, why in skipped:
+        print(f"skip {name}: {why}")
+    for line in disputed:
+        print(f"BAD {line}")
+    rows = settings(presets)
+    mismatches = len(disputed)
     for name, budget, block, mode, flags in rows:
         spec = load_preset(name)
-        sliding = any(getattr(k, "sliding_window", None) for k in spec.layers)
-        async_sched = sliding and mode == "align"  # 0.34's default goes with its block size
+        windowed = any(getattr(k, "sliding_window", None) or getattr(
+            k, "attention_chunk_size", None) for k in spec.layers)
+        async_sched = windowed and mode == "align"  # 0.34's default goes with its block size
         engine = vllm_figures(vl, spec, budget, block, mode, async_sched, flags)
         flatkv = flatkv_figures(spec, budget, block, mode, async_sched, flags)
         setting = (f"{name} B={budget:,} block={block} mode={mode}"
                    + (" async" if async_sched else "")
                    + "".join(f" {k}={v}" for k, v in flags.items()))
         mismatches += not report("vllm", setting, engine, flatkv)
-    print(f"{len(rows)} settings, {mismatches} mismatches")
+    print(f"{len(rows)} settings, {mismatches} mismatches, {len(skipped)} preset(s) skipped")
     return 1 if mismatches else 0
 
 
