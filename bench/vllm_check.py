@@ -387,7 +387,7 @@ def vllm_figures(vl: NS, spec, budget: int, block: int, mode: str, async_sched: 
         groups = vl.plan.get_global_kv_cache_groups(vc, [specs])
         cfgs = vl.plan.get_kv_cache_configs(vc, [specs], [budget], groups)
     except (AssertionError, ValueError, RuntimeError) as exc:
-        return {"refused": str(exc).splitlines()[0][:60]}
+        return {"refused": (str(exc) or type(exc).__name__).splitlines()[0][:60]}
     cfg, (tokens, concurrency) = cfgs[0], vl.utils.get_kv_cache_capacity(
         vc, vl.utils.generate_scheduler_kv_cache_config(cfgs))
     backing = max(t.size for t in cfg.kv_cache_tensors)  # the tensors overlay one slab
