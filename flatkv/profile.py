@@ -373,7 +373,8 @@ class CacheProfile:
     @property
     def conv_free_state(self) -> bool:
         """State layers that keep no conv tensor: lightning attention's (MiniMax), which vLLM
-        serves with one class and SGLang not at all."""
+        serves with one class; FlatKV does not model SGLang's (its Bailing / MiniCPM hybrids
+        keep one beside an empty conv tensor)."""
         return self.has_state and "conv" not in self.state_const_bytes
 
     @property

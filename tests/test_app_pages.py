@@ -2909,7 +2909,7 @@ def test_layout_says_which_engine_serves_no_such_model():
     # MiniMax-M1 at 131,072 tokens in the default budget (79.65 GiB x 0.9 = 76,968,728,985 B):
     # our plan's blocks of 80 rows of 2 MiB (P 512), a request 256 full pages and one state
     # page; vLLM's 2 MiB pages in 8 groups of 10 layers, a request 256 + 7 state pages. SGLang
-    # keeps no state without a conv tensor: it serves no such model, whatever the budget.
+    # has no MiniMax-M1 model: it serves no such model, whatever the budget.
     at = open_app("app_pages/layout.py", {"model": "MiniMax-M1", "ctx": "131072"})
     assert_clean(at)
     ours = Fraction(76_968_728_985 // (80 * 2**21), 256 + 1)

@@ -765,7 +765,7 @@ def test_an_option_not_offered_for_a_model_changes_none_of_its_figures(model):
         # and a layout that serves the model under none of them (SGLang for a state without a
         # conv tensor, aliasing for a state hybrid) is offered none
         assert applies or offered == (), (strategy, offered)
-    if model == "MiniMax-M1":  # SGLang serves no state without a conv tensor
+    if model == "MiniMax-M1":  # SGLang has no MiniMax-M1 model
         assert strategy_fields("sglang", profile) == ()
         assert strategy_fields("vllm", profile) != ()
     # the models that need the bound for no other reason than alignment are offered it

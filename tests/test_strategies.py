@@ -1205,6 +1205,33 @@ def test_sglang_serves_no_state_hybrid_it_has_no_model_for(arch, name):
     assert run_strategy("vllm", hybrid, budget_bytes=ANCHOR_BUDGET, context_tokens=4096).applies
 
 
+def test_sglang_serves_no_minimax_lightning_model():
+    # SGLang 0.5.23 has no MiniMax-Text-01 / M1 model, and transformers no class of their
+    # names (sglang_check.py runs its loader's resolve_transformers_arch: "Cannot find model
+    # module"); its reason used to be that MambaPool keeps a conv state for every state layer,
+    # which SGLang's lightning-attention hybrids (Bailing V2.5, MiniCPM: Mamba2StateShape with
+    # conv_kernel=1, an empty conv tensor) contradict
+    m1 = load_preset("MiniMax-M1").profile()
+    assert m1.conv_free_state and m1.architectures == ("MiniMaxM1ForCausalLM",)
+    said = ("SGLang has no MiniMax-Text-01 / M1 model (none in its releases up to 0.5.23, "
+            "October 2026; its MiniMax lightning-attention PRs were closed unmerged), and its "
+            "fallback to the transformers implementation finds no class of that name: compare "
+            "vLLM's layout")
+    for arch in ("MiniMaxM1ForCausalLM", "MiniMaxText01ForCausalLM"):
+        r = run_strategy("sglang", replace(m1, architectures=(arch,)), budget_bytes=ANCHOR_BUDGET,
+                         context_tokens=4096)
+        assert not r.applies and r.reason == said
+    # the same layers under no architecture: a conv-free state FlatKV does not model in SGLang
+    r = run_strategy("sglang", replace(m1, architectures=()), budget_bytes=ANCHOR_BUDGET,
+                     context_tokens=4096)
+    assert not r.applies
+    assert r.reason.startswith("the state layers keep no conv state: FlatKV does not model such "
+                               "a state in SGLang (SGLang 0.5.23 keeps lightning attention's in "
+                               "its MambaPool beside an empty conv tensor")
+    assert "serves no such model" not in r.reason
+    assert run_strategy("vllm", m1, budget_bytes=ANCHOR_BUDGET, context_tokens=4096).applies
+
+
 def test_vllm_names_the_releases_that_serve_a_dropped_architecture():
     # vLLM 0.34's registry lists MiniMax-M1 (and Bamba, MiniMax-Text-01) as previously supported,
     # last in 0.23.0: the figures stand, as a log of it comes from such a release, and say so

@@ -703,13 +703,16 @@ SPECULATIVE_NOT_MODELLED = (
 )
 
 
-# SGLang's MambaPool keeps a conv state for every state layer (LFM2's short conv: a conv state
-# and an empty ssm one); a state without a conv tensor is MiniMax's lightning attention, which
-# SGLang does not serve (its MiniMax PRs, #7443, #8124 and #11466, were closed unmerged).
+# A state without a conv tensor is lightning attention's. SGLang 0.5.23 serves some: its
+# Bailing (V2.5) and MiniCPM hybrids keep it in MambaPool as a Mamba2 state whose conv tensor is
+# empty (configs/bailing_hybrid.py, minicpm.py: Mamba2StateShape.create(conv_kernel=1), so a
+# (conv_dim, 0) conv state), which FlatKV does not model for SGLang; MiniMax-Text-01 / M1 it
+# does not serve (NOT_SERVED).
 NO_CONV_STATE = (
-    "the state layers keep no conv state: SGLang's MambaPool holds a conv state for every "
-    "state layer, so it serves no such model (MiniMax-Text-01 / M1's lightning attention is "
-    "one: SGLang does not serve it); compare vLLM's layout")
+    "the state layers keep no conv state: FlatKV does not model such a state in SGLang "
+    "(SGLang 0.5.23 keeps lightning attention's in its MambaPool beside an empty conv tensor "
+    "for the Bailing and MiniCPM hybrids it serves, and has no MiniMax-Text-01 / M1 model); "
+    "compare vLLM's layout")
 
 
 # Why SGLang serves no model with both sliding and chunked layers.
@@ -734,6 +737,13 @@ NOT_SERVED = {
        + _NO_FALLBACK
        for arch, name in (("BambaForCausalLM", "Bamba"), ("Zamba2ForCausalLM", "Zamba2"),
                           ("OlmoHybridForCausalLM", "OLMo Hybrid"))},
+    # MiniMax's own checkpoints' names (its PRs #7443, #8124 and #11466 were closed unmerged);
+    # transformers has no class of either name, so its fallback refuses them too
+    **{arch: "SGLang has no MiniMax-Text-01 / M1 model (none in its releases up to 0.5.23, "
+       "October 2026; its MiniMax lightning-attention PRs were closed unmerged), and its "
+       "fallback to the transformers implementation finds no class of that name: compare "
+       "vLLM's layout"
+       for arch in ("MiniMaxM1ForCausalLM", "MiniMaxText01ForCausalLM")},
 }
 
 
