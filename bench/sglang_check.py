@@ -192,8 +192,10 @@ def new_bags(page: int, overlap: bool, ratios: dict) -> NS:
 
 def sglang_hf_config(sg: NS, spec) -> object:
     """The preset's model as SGLang's own config class for its architecture (so SGLang computes
-    the state shapes and layer ids), or a plain namespace of config.json fields for the models
-    whose SGLang config is transformers' (gpt-oss, Llama). Only model shape goes in."""
+    the state shapes and layer ids), transformers' where SGLang takes that one and it derives
+    fields (Llama 4's text_config), or a plain namespace of config.json fields for the models
+    whose SGLang config is transformers' and read field by field (gpt-oss, Llama 3, DeepSeek;
+    also Jamba and MiniMax, which SGLang only looks up). Only model shape goes in."""
     arch = spec.architectures[0]
     kinds = {type(k).__name__: k for k in spec.kinds.values()}
     attn = next((k for k in spec.kinds.values() if type(k).__name__ == "AttentionLayer"
