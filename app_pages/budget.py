@@ -26,7 +26,7 @@ from flatkv import app_data, charts, sizing, strategy_notes
 from flatkv.analysis import PLANNER_STRATEGY
 from flatkv.app_state import AppState
 from flatkv.budget import Budget
-from flatkv.strategies import STRATEGIES, StrategyResult, logged_as
+from flatkv.strategies import OLDER_LOGGED_COLUMN, STRATEGIES, StrategyResult, logged_as
 from flatkv.strategy_notes import STRATEGY_TITLES
 from flatkv.units import (
     MAX_BYTES,
@@ -202,6 +202,9 @@ with user_errors():
     if r.logged_tokens is not None and r.logged_tokens != r.capacity_tokens:
         c.metric(f"{logged_as(strategy)} (tokens)", f"{r.logged_tokens:,}",
                  help=strategy_notes.logged_tokens_help(r))
+    if r.older_logged_tokens not in (None, r.logged_tokens):
+        c.metric(sentence_case(OLDER_LOGGED_COLUMN), f"{r.older_logged_tokens:,}",
+                 help=strategy_notes.older_logged_tokens_help(r))
     c.metric(f"Concurrency at {tokens_text(context)}", concurrency_text(r.max_concurrency))
     c.metric("Blocks", f"{r.num_blocks:,}", help=f"{r.block_bytes:,} B each, " + (
         f"P = {r.block_size:,}" if r.block_size else "state slots: no pages of tokens") + (

@@ -24,6 +24,7 @@ from flatkv.sizing import (
 from flatkv.strategies import (
     CATEGORIES,
     LOGGED_COLUMN,
+    OLDER_LOGGED_COLUMN,
     STRATEGIES,
     StrategyOptions,
     StrategyResult,
@@ -337,7 +338,7 @@ def format_comparison_table(results: Sequence[StrategyResult],
     if any(r.logged_tokens is not None for r in results):
         row(LOGGED_COLUMN, each(lambda r: _cell(r.logged_tokens)))
     if any(r.older_logged_tokens is not None for r in results):
-        row("older vLLM log (tokens)", each(lambda r: _cell(r.older_logged_tokens)))
+        row(OLDER_LOGGED_COLUMN, each(lambda r: _cell(r.older_logged_tokens)))
     if any(r.context_tokens is not None for r in results):
         row("max concurrency", each(_concurrency_text))
     if held is not None:

@@ -24,6 +24,7 @@ from flatkv.plan import (
 from flatkv.profile import WINDOWED, CacheProfile
 from flatkv.strategies import (
     LOGGED_COLUMN,
+    OLDER_LOGGED_COLUMN,
     StrategyOptions,
     StrategyResult,
     logged_as,
@@ -179,6 +180,7 @@ def compare_table_row(result: StrategyResult) -> dict:
         "blocks": result.num_blocks,
         "capacity (tokens)": result.capacity_tokens,
         LOGGED_COLUMN: result.logged_tokens,
+        OLDER_LOGGED_COLUMN: result.older_logged_tokens,
         "concurrency": (None if result.max_concurrency is None
                         else concurrency_value(result.max_concurrency)),
         **{breakdown_column(cat): v for cat, v in result.breakdown},
@@ -385,10 +387,23 @@ def capacity_note(r: StrategyResult, profile: CacheProfile) -> str:
 
 def logged_tokens_help(r: StrategyResult) -> str:
     """Where the engine log's token count comes from, for the Budget page's metric."""
-    older = ("" if r.older_logged_tokens in (None, r.logged_tokens) else
-             f" {OLDER_VLLM_LOG} printed {r.older_logged_tokens:,} instead: {OLDER_VLLM_TELL}.")
-    return ("The token count the engine's log prints: max concurrency x max_model_len."
-            f"{older} The math shows it.")
+    if r.strategy == "sglang":
+        return ("The token count SGLang's log prints: max_total_num_tokens, its full token "
+                "pool. The math shows it.")
+    if r.older_logged_tokens in (None, r.logged_tokens):
+        return ("The token count the engine's log prints: max concurrency x max_model_len. The "
+                "math shows it.")
+    return ("The token count vLLM 0.26 and later print: max concurrency x max_model_len. "
+            f"{OLDER_VLLM_LOG} printed {r.older_logged_tokens:,} instead (beside it). The math "
+            "shows both.")
+
+
+def older_logged_tokens_help(r: StrategyResult) -> str:
+    """What the older vLLM log's token count is, for the Budget page's metric beside the
+    current one: the figure SPEC 3.1's anchor log prints."""
+    return (f"vLLM's \"GPU KV cache size\" as {OLDER_VLLM_LOG} printed it: num_blocks // "
+            f"groups x the smallest block size, {r.older_logged_tokens:,} here (SPEC 3.1's anchor "
+            f"log). Tell a log's release by the figure: {OLDER_VLLM_TELL}.")
 
 
 def short_of_one_request_text(results: Sequence[StrategyResult], context: int,
@@ -722,13 +737,16 @@ def logged_capacity_text(results: Sequence[StrategyResult]) -> str:
 # What a reviewer reads first comes first: a narrow window cuts the table from the right. The
 # figures an engine's log prints (concurrency, its token count, P, blocks) lead; capacity, this
 # tool's convention for every layout alike, follows them.
-HEADLINE_COLUMNS = ("strategy", "concurrency", LOGGED_COLUMN, "P (tokens)", "blocks",
-                    "capacity (tokens)", "block bytes")
+HEADLINE_COLUMNS = ("strategy", "concurrency", LOGGED_COLUMN, OLDER_LOGGED_COLUMN, "P (tokens)",
+                    "blocks", "capacity (tokens)", "block bytes")
 # The two token columns count differently, and a reader meets them side by side: each says how
 HEADLINE_HELP = {
     LOGGED_COLUMN: "What the engine itself logs, to set beside its log: vLLM's \"GPU KV cache "
-                   "size\" (max concurrency x max_model_len), SGLang's max_total_num_tokens. "
-                   "Our layouts log none.",
+                   "size\" (max concurrency x max_model_len, vLLM 0.26 and later), SGLang's "
+                   "max_total_num_tokens. Our layouts log none.",
+    OLDER_LOGGED_COLUMN: f"vLLM's \"GPU KV cache size\" as {OLDER_VLLM_LOG} printed it: "
+                         "num_blocks // groups x the smallest block size (SPEC 3.1's anchor "
+                         f"log). Tell the two apart by the figure: {OLDER_VLLM_TELL}.",
     "capacity (tokens)": f"This tool's count, alike for every layout: {CAPACITY_COUNTS} (every "
                          "attention group N pages of P tokens, each state group one request's "
                          "state pages); SGLang's full token pool. Not an engine's log line: see "

@@ -1163,8 +1163,9 @@ def test_compare_page_lists_every_strategy():
     # the figures a reviewer reads first come first (a narrow window cuts from the right)
     # the ones an engine's log prints, then this tool's capacity convention
     assert list(at.dataframe[0].value.columns) == ["strategy", "concurrency",
-                                                   "engine log (tokens)", "P (tokens)", "blocks",
-                                                   "capacity (tokens)", "block bytes"]
+                                                   "engine log (tokens)",
+                                                   "older vLLM log (tokens)", "P (tokens)",
+                                                   "blocks", "capacity (tokens)", "block bytes"]
     # the row names stay in view while a narrow window scrolls the figures sideways
     columns = json.loads(at.dataframe[0].proto.columns)
     assert columns["strategy"]["pinned"] is True
@@ -1194,6 +1195,9 @@ def test_compare_page_lists_every_strategy():
     assert (80 * 10**9 - 490 * 36 * 2_146_304) // (12 * 2048) == 1_714_648
     assert sglang["engine log (tokens)"] == sglang["capacity (tokens)"] == 1_714_648
     assert pd.isna(flat["engine log (tokens)"])  # a gap, shown as a dash
+    # vLLM 0.19 and earlier: num_blocks // 4 groups x P, beside it; no other layout logs it
+    assert vllm["older vLLM log (tokens)"] == 2991 // 4 * 1088 == 812_736
+    assert pd.isna(sglang["older vLLM log (tokens)"]) and pd.isna(flat["older vLLM log (tokens)"])
     # state layers: no equal history groups, so aliasing is listed with its reason instead
     assert any("slab aliasing** does not apply: the model has linear_attention state layers"
                in c.value for c in at.caption)
@@ -2015,6 +2019,8 @@ def test_a_vllm_log_checks_out_from_its_kv_cache_memory():
     budget = open_app("app_pages/budget.py", {**link, "b_layout": "vllm"})
     # int(7,162 / 485 x 262,144): current vLLM's one-line log
     assert metrics(budget)['vLLM\'s "GPU KV cache size" (tokens)'] == f"{7_162 * 262_144 // 485:,}"
+    # and beside it SPEC 3.1's anchor log, vLLM 0.19's 7,162 // 4 groups x 544
+    assert metrics(budget)["Older vLLM log (tokens)"] == f"{7_162 // 4 * 544:,}" == "973,760"
     # the log's 44.59 GiB is any of 44.585 to 44.595 GiB: 47,872,779,224 to 47,883,516,641 B
     # (test_budget), // 6,684,672 B a block (12 pages of 544 x 1,024 B) = 7,161 to 7,163
     # blocks, int(7,161 / 485 x 262,144) to int(7,163 / 485 x 262,144) tokens logged
@@ -2755,8 +2761,13 @@ def test_budget_sweeps_an_engine_layout_picked_on_the_page():
     # and in its help the older releases' 2,991 // 4 groups x 1,088
     logged = next(m for m in at.metric if m.label == 'vLLM\'s "GPU KV cache size" (tokens)')
     assert logged.value == f"{2991 * 32768 // 34:,}"
-    assert f"vLLM 0.19 and earlier printed {2991 // 4 * 1088:,} instead: a multiple" in (
+    assert f"vLLM 0.19 and earlier printed {2991 // 4 * 1088:,} instead (beside it)" in (
         logged.help)
+    older = next(m for m in at.metric if m.label == "Older vLLM log (tokens)")
+    assert older.value == f"{2991 // 4 * 1088:,}"
+    assert older.help.startswith("vLLM's \"GPU KV cache size\" as vLLM 0.19 and earlier printed "
+                                 "it: num_blocks // groups x the smallest block size, 812,736 "
+                                 "here")
     # vLLM's own option, at the model's kernel block 16: A = max(16, block 64) = 64 above
     assert at.number_input(key="w.kernel_block_size").value == 16
     assert len(at.get("plotly_chart")) == 2  # over the budget and over the block size

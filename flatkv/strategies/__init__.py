@@ -74,10 +74,13 @@ def logged_as(strategy: str) -> str:
 # Its column in the app's tables and the CLI's: beside the capacity every layout counts alike,
 # the figure a reviewer checks against a log.
 LOGGED_COLUMN = "engine log (tokens)"
+# vLLM 0.19 and earlier printed another "GPU KV cache size" (num_blocks // groups x P): its column
+OLDER_LOGGED_COLUMN = "older vLLM log (tokens)"
 
 __all__ = [
     "CATEGORIES",
     "LOGGED_AS",
+    "OLDER_LOGGED_COLUMN",
     "LOGGED_COLUMN",
     "logged_as",
     "model_blocker",
