@@ -142,8 +142,7 @@ def budget_chart(s: AppState, r: StrategyResult, b: Budget, strategy: str, need:
             context=context, title="Over the budget",
             target=target),
             key="budget.by_budget", file_name="capacity_by_budget.html")
-    legend_lines = charts.sweep_legend_lines(s.profile().has_attention,
-                                             r.max_concurrency is not None, target is not None)
+    legend_lines = charts.sweep_legend_lines(s.profile().has_attention, target is not None)
     return swept, legend_lines, right
 
 

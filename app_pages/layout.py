@@ -242,8 +242,8 @@ TERMS = """
   grown until the widest history row covers the widest state row), one **token slot** each:
   a token's bytes in a history row. A state layer's page holds one request's state: a
   **state page**.
-- **Dummy page**: one page id each group keeps that no request's tokens fill (SPEC 3.5's "+ 1"
-  in the pages a workload needs).
+- **Dummy page**: one page id each group keeps that no request's tokens fill (the "+ 1" in
+  the pages a workload needs).
 - **Padding**: bytes a row leaves empty when every row is padded to the widest one (uniform
   pages: vLLM pads its state page to the attention page); packed slabs do not allocate it.
 - **Dead weight**: a page id owned by one group still has rows in every other group's slot

@@ -302,6 +302,9 @@ def page_map_figure(pages: PageMap, *, columns: int = 64, title: str = "") -> go
 # Token axes in SI steps with no trailing zeros (500k, 1M, 1.5M), the same on every chart:
 # Plotly's default switches between 600k and 0.5M by range.
 TOKEN_TICKS = "~s"
+# Requests and GiB in plain figures: an SI prefix on a count of requests or on GiB (Plotly's
+# default at extremes: "5µ" requests at a context of 10^11 tokens, "5M" GiB) reads as a bug
+PLAIN_TICKS = {"exponentformat": "none", "separatethousands": True}
 
 
 def _power_text(n: int) -> str:
@@ -332,6 +335,10 @@ def _powers_of_two_axis(low: float, high: float, marked: float | None = None) ->
             "tickangle": 0, "range": [math.log10(low) - 0.08, math.log10(high) + 0.08]}
 
 
+# The current budget's mark where the layout does not start there
+NOT_STARTED = "current: does not start"
+
+
 def sweep_figure(
     x: Sequence[float], capacity: Sequence[int | None] | None,
     concurrency: Sequence[float | None], *,
@@ -348,16 +355,17 @@ def sweep_figure(
     is drawn exact, and its hover shows it as elsewhere (``units.concurrency_text``).
     ``target``: (x, concurrency, name) of a point to mark on the concurrency line too, the
     least budget for the requests to hold. ``legend_lines``: at least this many lines of legend
-    room, so that two charts side by side keep their panels level. No current point where
-    ``current_concurrency`` is None (the layout does not start at this budget)."""
+    room, so that two charts side by side keep their panels level. Where
+    ``current_concurrency`` is None (the layout does not start at this budget) the current
+    budget is marked at 0 requests instead, so the gap to where the lines start shows."""
     rows = 2 if capacity is not None else 1
     at = f"{x_title}: %{{x:{',' if log_x else ',.2f'}}}"  # hovers name the x axis
     current = {"color": "#222", "size": 11, "symbol": "diamond"}
     # the panels' axes by hand, as make_subplots(rows, shared_xaxes=True) sets them (it took
     # 35 ms a chart): the bottom x axis carries the ticks, the top one follows it
     x_axis = {"title": x_title} | (_powers_of_two_axis(min(x), max(x), current_x)
-                                   if log_x else {})
-    requests = {"title": "requests", "rangemode": "tozero"}
+                                   if log_x else PLAIN_TICKS)
+    requests = {"title": "requests", "rangemode": "tozero"} | PLAIN_TICKS
     traces = []
     top = {"xaxis": "x", "yaxis": "y"}
     if capacity is None:
@@ -395,6 +403,11 @@ def sweep_figure(
                        marker=current,
                        hovertemplate="current<br>" + at + "<br>%{customdata} requests"
                        "<extra></extra>", **bottom))
+    else:  # where the user is, at 0 requests, so the gap to where the layout starts shows
+        traces.append(
+            go.Scatter(x=[current_x], y=[0], name=NOT_STARTED, mode="markers",
+                       marker=current | {"symbol": "x", "color": "#b3261e"}, cliponaxis=False,
+                       hovertemplate=NOT_STARTED + "<br>" + at + "<extra></extra>", **bottom))
     if target is not None:
         target_x, target_concurrency, target_name = target
         traces.append(go.Scatter(
@@ -404,17 +417,16 @@ def sweep_figure(
                     "line": {"color": "#222", "width": 1}},
             hovertemplate=target_name + "<br>" + at + "<br>%{customdata} requests<extra></extra>",
             **bottom))
-    entries = sweep_legend_lines(capacity is not None, current_concurrency is not None,
-                                 target is not None)
+    entries = sweep_legend_lines(capacity is not None, target is not None)
     return _house_figure(traces, axes, title=title, height=500 if rows == 2 else 380,
                          legend_lines=max(entries, legend_lines))
 
 
-def sweep_legend_lines(capacity: bool, current: bool, target: bool) -> int:
+def sweep_legend_lines(capacity: bool, target: bool) -> int:
     """The lines ``sweep_figure``'s legend takes, an entry a line in a half-width column at
-    1000 px: the concurrency line, and the capacity line, the current point and the target
-    where there are."""
-    return 1 + capacity + current + target
+    1000 px: the concurrency line, the current point (or its mark where the layout does not
+    start), and the capacity line and the target where there are."""
+    return 2 + capacity + target
 
 
 # --------------------------------------------------------------------------------------------

@@ -3248,7 +3248,7 @@ def test_budget_chart_runs_on_to_the_least_budget_for_the_requests_to_hold():
     assert (star["x"], star["y"]) == ([8_713 * 786_432 / 2**30], [1.0])
     # a layout that does not start at this budget: the chart still runs on to where it does
     # (vLLM's hybrid manager off on gpt-oss-20b: 10,000,000 tokens x 24 layers x 2,048 B =
-    # 491,520,000,000 B, beside its null block), with no current point to mark
+    # 491,520,000,000 B, beside its null block), the current budget marked at 0 requests
     refused = open_app("app_pages/budget.py", {"model": "gpt-oss-20b", "ctx": "10000000",
                                                "b_layout": "vllm", "v_hybrid": "0"})
     assert any("refuses to start" in shown(e) for e in refused.error)
@@ -3262,8 +3262,11 @@ def test_budget_chart_runs_on_to_the_least_budget_for_the_requests_to_hold():
     (over,) = [json.loads(c.proto.spec) for c in refused.get("plotly_chart")]
     assert "Over the budget" in over["layout"]["title"]["text"]
     assert [t["name"] for t in over["data"]] == [
-        "capacity (tokens)", "concurrency at 10,000,000 tokens", "least budget for 1 request"]
-    assert over["data"][2]["x"] == [(491_520_000_000 + 786_432) / 2**30]
+        "capacity (tokens)", "concurrency at 10,000,000 tokens", "current: does not start",
+        "least budget for 1 request"]
+    now = over["data"][2]  # the default budget: an H100's 79.65 GiB x 0.9 = 76,968,728,985 B
+    assert (now["x"], now["y"]) == ([76_968_728_985 / 2**30], [0])
+    assert over["data"][3]["x"] == [(491_520_000_000 + 786_432) / 2**30]
     # the page ends there, but the run still writes the view into the link (st.stop() skipped
     # it): a link cleared by a sidebar click comes back whole
     refused.query_params.clear()

@@ -144,6 +144,16 @@ def test_sweep_figure_marks_the_current_point():
     assert list(line.customdata) == ["0.99", "2.00", None] and not line.connectgaps
     assert "%{customdata} requests" in line.hovertemplate
     assert not [t for t in fig.data if t.name == "capacity (tokens)"]
+    # a layout that does not start at the current budget: the budget marked at 0 requests
+    refused = charts.sweep_figure([1, 2, 4], None, [None, None, 3.0], current_x=1,
+                                  current_capacity=None, current_concurrency=None,
+                                  x_title="budget", context=4096)
+    now = _trace(refused, "current: does not start")
+    assert (list(now.x), list(now.y)) == ([1], [0])
+    assert [t.name for t in refused.data].count("current") == 0
+    # requests and a linear budget axis in plain figures: no "5µ" requests, no "5M" GiB
+    for axis in (fig.layout.xaxis, fig.layout.yaxis, wide.layout.yaxis2):
+        assert (axis.exponentformat, axis.separatethousands) == ("none", True)
 
 
 def test_sweep_figure_marks_the_least_budget_for_the_requests_to_hold():

@@ -1422,6 +1422,10 @@ def test_state_only_model():
         assert r.block_size is None and r.max_concurrency is None
     assert "packed slabs size P against a KV history row, and this model has none" in run_strategy(
         "flat", prof, budget_bytes=GIB8).reason
+    # where to look instead, in words both the CLI and the app's titles read alike
+    assert run_strategy("lcm", prof, budget_bytes=GIB8).reason.endswith(
+        "(the per-component, vLLM and SGLang layouts lay out a state-only model, SGLang where "
+        "its state keeps a conv tensor)")
     with pytest.raises(ValueError, match="this model has none .* plan_component_tensors"):
         plan_tensors(prof.components(), block_size=16, alignment=16, budget_bytes=GIB8)
     per = run_strategy("per-component", prof, budget_bytes=GIB8, context_tokens=4096)

@@ -636,8 +636,8 @@ def no_attention_layer(
     """The answer of a layout that needs an attention layer, for a state-only model."""
     return not_applicable(
         strategy, budget_bytes,
-        f"the model has no attention layer: {why} (use per-component or vllm for a state-only "
-        "model, or sglang where its state keeps a conv tensor)",
+        f"the model has no attention layer: {why} (the per-component, vLLM and SGLang layouts "
+        "lay out a state-only model, SGLang where its state keeps a conv tensor)",
         profile_name=profile_name, context_tokens=context_tokens,
     )
 
