@@ -27,7 +27,7 @@ _UNSET = object()  # a key the session does not hold
 @dataclass
 class DrawnWidgets:
     """Keys of the widgets set from state (``show_value``) on the last run of this page, and on
-    this run so far."""
+    this run so far. Not frozen: one object a run, filled as the run draws its widgets."""
 
     page: str
     last: frozenset[str]

@@ -116,7 +116,8 @@ def _kernel(interpret: bool):
 @dataclass
 class _PoolShape:
     """What a launch needs of a pool beyond its tensors, worked out once per pool (its page
-    parts never change while it lives), so a timed call does no per-part Python work."""
+    parts never change while it lives), so a timed call does no per-part Python work. Not
+    frozen: ``metadata`` is a cache, filled per unit on first use."""
 
     unit: int  # the largest unit (<= 16 bytes) dividing every row and every part's address
     max_row: int  # the longest row in bytes
