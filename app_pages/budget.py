@@ -93,21 +93,11 @@ def budget_to_hold(s: AppState, r: StrategyResult, b: Budget, strategy: str,
     middle.metric(label, format_bytes(need),
                   delta=f"{format_bytes(abs(more))} {'more' if more >= 0 else 'less'} than now",
                   delta_color="off", delta_arrow="off",
-                  help=f"{need:,} B per rank: the least cache budget "
-                  + ("from which every larger one " if steps else "that ")
-                  + f"holds {count_text(requests, 'request')} of {tokens_text(context)}, "
-                  + ("counted as the concurrency above" if r.applies else
-                     "counted as this layout's concurrency")
-                  + (" (SGLang's state pool gains a slot at some budgets and its KV memory "
-                     "loses that slot's bytes, so a budget just below such a step can hold "
-                     "them too)." if steps else ".")
-                  + (" vLLM's logged concurrency leaves its null block out; to start, one "
-                     "request's blocks need it beside them, so for one request it is counted."
-                     if strategy == "vllm" else ""))
-    if more > 0 and r.applies and r.concurrency >= requests:  # such a budget, below a step
-        st.caption(f"This budget holds {count_text(requests, 'request')} too, but some budgets "
-                   f"up to {format_bytes(need)} do not: SGLang's state pool gains a slot "
-                   "there and its KV memory loses that slot's bytes.")
+                  help=strategy_notes.least_budget_help(need, requests, context, strategy,
+                                                        counted_above=r.applies,
+                                                        steps_down=bool(steps)))
+    if note := strategy_notes.below_a_step_text(r, need, requests):
+        st.caption(note)
     if b.given:
         return requests, need
     gpu = b.gpu_bytes_for(need)

@@ -26,11 +26,9 @@ from flatkv.units import count_text, exact_bytes, sentence_case, tokens_text
 from flatkv.units import markdown_literal as literal
 
 # the first column of the bytes table under "Where the budget goes": its rows' categories
-BUDGET_GOES = "category (bytes)"
 
 
-def charts_of(results: list[StrategyResult], applying_rows: pd.DataFrame, has_history: bool,
-              context: int) -> None:
+def charts_of(results: list[StrategyResult], has_history: bool, context: int) -> None:
     """Capacity and concurrency bars (a layout with no figures a row that says why), and where
     each layout's budget goes (with its table)."""
     shown = [r for r in results if r.applies]
@@ -52,12 +50,7 @@ def charts_of(results: list[StrategyResult], applying_rows: pd.DataFrame, has_hi
     for r in shown:
         if note := app_data.sglang_idle_split_text(r):
             st.caption(literal(note))
-    # a row a category, a column a layout: as wide as the layouts, so it fits a laptop's page
-    # (a column a category, nine of them, scrolled sideways even at 1,440 px)
-    spent = [c for c in applying_rows.columns if c.endswith(" (B)")]
-    by_category = applying_rows.set_index("strategy")[spent].T
-    by_category.index = [c.removesuffix(" (B)") for c in by_category.index]
-    table(by_category.reset_index(names=BUDGET_GOES))
+    table(pd.DataFrame(strategy_notes.budget_by_category_rows(results)))
 
 
 def concurrency_over_context(s: AppState, context: int) -> None:
@@ -142,7 +135,7 @@ with user_errors():
             st.caption(strategy_notes.why_not_text(r))
     budgets_to_hold(s, results, context)
     if shown:
-        charts_of(results, applying_rows, has_history, context)
+        charts_of(results, has_history, context)
     # how to read the figures, under the charts they explain too
     st.caption(strategy_notes.how_to_read_text(s.profile(), s.speculative_tokens,
                                          mtp_added=mtp_added()))

@@ -754,6 +754,48 @@ HEADLINE_HELP = {
 }
 
 
+# The first column of Compare's "where the budget goes" table, a row a category
+BUDGET_GOES = "category (bytes)"
+
+
+def budget_by_category_rows(results: Sequence[StrategyResult]) -> list[dict]:
+    """Compare's table of where each layout's budget goes: a row a category, a column a layout
+    that applies, so it is as wide as the layouts and fits a laptop's page (a column a
+    category, nine of them, scrolled sideways even at 1,440 px)."""
+    shown = [r for r in results if r.applies]
+    categories = list(dict.fromkeys(cat for r in shown for cat, _ in r.breakdown))
+    return [{BUDGET_GOES: cat.replace("_", " "),
+             **{title_of(r): dict(r.breakdown).get(cat) for r in shown}} for cat in categories]
+
+
+def least_budget_help(need: int, requests: int, context: int, strategy: str, *,
+                      counted_above: bool, steps_down: bool) -> str:
+    """Budget's help under the least cache budget for ``requests``: what it holds, counted how,
+    and why a budget below it can hold them too where the layout steps down (SGLang beside a
+    state pool) or why one request counts vLLM's null block."""
+    return (f"{need:,} B per rank: the least cache budget "
+            + ("from which every larger one " if steps_down else "that ")
+            + f"holds {count_text(requests, 'request')} of {tokens_text(context)}, "
+            + ("counted as the concurrency above" if counted_above else
+               "counted as this layout's concurrency")
+            + (" (SGLang's state pool gains a slot at some budgets and its KV memory "
+               "loses that slot's bytes, so a budget just below such a step can hold "
+               "them too)." if steps_down else ".")
+            + (" vLLM's logged concurrency leaves its null block out; to start, one "
+               "request's blocks need it beside them, so for one request it is counted."
+               if strategy == "vllm" else ""))
+
+
+def below_a_step_text(r: StrategyResult, need: int, requests: int) -> str:
+    """Where the budget already holds ``requests`` but the least budget from which every
+    larger one does (``need``) is higher: SGLang's state pool steps (empty otherwise)."""
+    if need <= r.budget_bytes or not r.applies or r.concurrency < requests:
+        return ""
+    return (f"This budget holds {count_text(requests, 'request')} too, but some budgets up to "
+            f"{format_bytes(need)} do not: SGLang's state pool gains a slot there and its KV "
+            "memory loses that slot's bytes.")
+
+
 def breakdown_column(category: str) -> str:
     """``kv_history`` -> ``kv history (B)``: the chart legend's words, with the unit."""
     return f"{category.replace('_', ' ')} (B)"

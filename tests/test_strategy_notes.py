@@ -629,3 +629,42 @@ def test_flats_two_rows_say_why_they_read_the_same():
         "every layer a page id (2,097,152 B at P 16), so they hold the same 36,701 blocks, in "
         "the same 32 tensors (a slot holds one layer's rows, as a component does). Only one "
         "tensor per component can also carry reserved bytes a block (a draft model's KV).")
+
+
+def test_where_the_budget_goes_is_a_row_a_category_and_a_column_a_layout():
+    qwen = load_preset("Qwen3-Next-80B-A3B").profile()
+    results = [run_strategy(name, qwen, budget_bytes=80 * 10**9, context_tokens=32_768)
+               for name in ("flat", "vllm", "aliased")]
+    rows = notes.budget_by_category_rows(results)
+    # aliasing does not apply to a state hybrid: no column; every category of the others a row
+    assert [list(row) for row in rows][0] == ["category (bytes)", "FlatKV packed slabs", "vLLM v1"]
+    assert [row["category (bytes)"] for row in rows] == [
+        cat.replace("_", " ") for cat, _ in results[0].breakdown]
+    for r in results[:2]:  # each column sums to its layout's budget
+        assert sum(row[notes.title_of(r)] for row in rows) == 80 * 10**9
+
+
+def test_least_budget_help_says_what_it_holds_and_why_sglang_steps_down():
+    assert notes.least_budget_help(123_456, 4, 32_768, "flat", counted_above=True,
+                                   steps_down=False) == (
+        "123,456 B per rank: the least cache budget that holds 4 requests of 32,768 tokens, "
+        "counted as the concurrency above.")
+    sglang = notes.least_budget_help(123_456, 1, 32_768, "sglang", counted_above=False,
+                                     steps_down=True)
+    assert sglang.startswith("123,456 B per rank: the least cache budget from which every "
+                             "larger one holds 1 request of 32,768 tokens, counted as this "
+                             "layout's concurrency (SGLang's state pool gains a slot")
+    assert notes.least_budget_help(1, 1, 2, "vllm", counted_above=True,
+                                   steps_down=False).endswith(
+        "so for one request it is counted.")
+    # Qwen3-Next at TP 2, 20,000 tokens: 1,386,512,383 B holds 3 requests in SGLang, yet
+    # the least budget from which every larger one does is 1,394,049,024 B (the README's case)
+    from flatkv.app_model import profile_for
+    qwen_tp2 = profile_for("Qwen3-Next-80B-A3B", None, 2)
+    r = run_strategy("sglang", qwen_tp2, budget_bytes=1_386_512_383, context_tokens=20_000)
+    assert r.concurrency >= 3
+    assert notes.below_a_step_text(r, 1_394_049_024, 3) == (
+        "This budget holds 3 requests too, but some budgets up to 1.30 GiB do not: SGLang's "
+        "state pool gains a slot there and its KV memory loses that slot's bytes.")
+    assert notes.below_a_step_text(r, 1_386_512_383, 3) == ""  # the need is this budget
+    assert notes.below_a_step_text(r, 1_394_049_024, 4) == ""  # it does not hold 4
