@@ -1042,14 +1042,17 @@ def run_sglang(
     then the token pools in what is left (``_token_pools``), then requests of the context over
     the pool that binds (``_sglang_concurrency``) and the page view (``_token_pages``)."""
     name = "sglang"
-    if blocker := sglang_blocker(profile):
-        return not_applicable(name, budget_bytes, blocker, profile_name=profile.name,
+
+    def refuse(reason: str) -> StrategyResult:
+        return not_applicable(name, budget_bytes, reason, profile_name=profile.name,
                               context_tokens=context_tokens)
+
+    if blocker := sglang_blocker(profile):
+        return refuse(blocker)
     formulas: list[str] = []
     options = _nsa_options(profile, options, formulas)
     if refusal := radix_page_refusal(profile, options):
-        return not_applicable(name, budget_bytes, refusal, profile_name=profile.name,
-                              context_tokens=context_tokens)
+        return refuse(refusal)
     n_full, n_swa = pool_layers(profile, options)
     n_state = profile.count(LINEAR_ATTENTION)
     per_request = slots_per_request(profile, options)[0]
@@ -1065,20 +1068,15 @@ def run_sglang(
                                                      extras)
         state_bytes = slots * slot_bytes
         if request_slots(slots) // per_request < 1:
-            return not_applicable(
-                name, budget_bytes,
+            return refuse(
                 f"the state pool ({n(state_pool)} B) holds {n(slots)} slot(s) of "
                 f"{n(slot_bytes)} B, fewer than {per_request + 1}: one running request needs "
-                f"{per_request} and "
-                "SGLang keeps one for padding; a budget of "
-                f"{n(enough_budget(profile, options, slot_bytes))} B or more holds them",
-                profile_name=profile.name, context_tokens=context_tokens,
-            )
+                f"{per_request} and SGLang keeps one for padding; a budget of "
+                f"{n(enough_budget(profile, options, slot_bytes))} B or more holds them")
 
     kv_memory = budget_bytes - state_bytes
     if refusal := _swa_pool_choice(profile, options, formulas, extras):
-        return not_applicable(name, budget_bytes, refusal, profile_name=profile.name,
-                              context_tokens=context_tokens)
+        return refuse(refusal)
     full_tokens = swa_tokens = 0
     if profile.has_attention:
         formulas.append(
@@ -1095,8 +1093,7 @@ def run_sglang(
     pool_tokens = full_tokens if n_full else swa_tokens
     if refusal := _pool_refusal(profile, options, kv_memory, full_tokens, swa_tokens,
                                 slot_bytes):
-        return not_applicable(name, budget_bytes, refusal, profile_name=profile.name,
-                              context_tokens=context_tokens)
+        return refuse(refusal)
 
     numerator = denominator = None
     capped = False  # the state pool caps max_running_requests (SGLang warns)
