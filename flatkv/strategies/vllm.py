@@ -853,18 +853,20 @@ def _run_vllm(
         extras["log_left_out"] = [told]
     if options.mamba_cache_mode == "none" and profile.has_state:
         formulas.append(f"mamba cache mode none (1 state page a request): {ALIGN_BY_DEFAULT}")
-    sizing, profile = drafted_profiles(profile, options.speculative_tokens, formulas, extras)
+    # the profile P is sized for (the state as vLLM sizes it), and the one its layers keep (a
+    # drafted conv state widened): the same unless tokens are drafted
+    sized_for_p, profile = drafted_profiles(profile, options.speculative_tokens, formulas, extras)
 
-    p, page, attn_page, why = _page_size(sizing, options, formulas, extras)
-    if profile is not sizing:  # its layers keep a wider state in the page P was sized for
+    p, page, attn_page, why = _page_size(sized_for_p, options, formulas, extras)
+    if profile is not sized_for_p:  # its layers keep a wider state in the page P was sized for
         state = profile.state_bytes_per_layer
         if state > page:
             return not_applicable(name, budget_bytes,
-                                  _drafted_state_refusal(sizing, state, p, page),
+                                  _drafted_state_refusal(sized_for_p, state, p, page),
                                   profile_name=profile.name, context_tokens=context_tokens)
         extras.update(state_page_bytes=state, state_padding_exact=[page - state, state],
                       state_padding_fraction=float(Fraction(page - state, state)),
-                      sized_state_page_bytes=sizing.state_bytes_per_layer)
+                      sized_state_page_bytes=sized_for_p.state_bytes_per_layer)
         formulas.append(f"the layers keep the widened state ({n(state)} B) in that page: "
                         f"padded by {n(page - state)} B")
     group_size = group_size_for(counts)
@@ -881,7 +883,7 @@ def _run_vllm(
             extras["older_releases_refuse"] = True
     groups, uses, pad_lines = _pool_groups(counts, padding, group_size, page, attn_pages,
                                            profile.state_bytes_per_layer)
-    extras["log_lines"] = _start_up_log(sizing, options, p, attn_page, budget_bytes, counts,
+    extras["log_lines"] = _start_up_log(sized_for_p, options, p, attn_page, budget_bytes, counts,
                                         padding)
     num_groups = len(groups)
     unit_bytes = page * group_size
