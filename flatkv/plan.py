@@ -301,6 +301,11 @@ def components_from_layers(
             )
         for name, nbytes in state_items:
             check_int(f"state_const_bytes[{name!r}]", nbytes, minimum=1)
+    elif state_items:  # a typo'd label ("linear") would drop the state without a word
+        raise ValueError(
+            f"state_const_bytes names {', '.join(repr(k) for k, _ in state_items)} but no layer "
+            f"is {LINEAR_ATTENTION!r} (the labels are {', '.join(sorted(set(labels)))}): label "
+            "the state layers linear_attention, or give {} for a model without state")
 
     comps: list[ComponentSpec] = []
     for label, idx in zip(labels, occurrence_index(labels)):

@@ -206,3 +206,14 @@ def test_equalizer_steps_say_the_rounding_in_words():
                         "rounding)."
     assert plan.equalize(rows, block_size=1, alignment=5).steps()[-1].endswith(
         "P = 5 (1 token slot of rounding).")
+
+
+def test_state_bytes_no_layer_keeps_are_refused_not_dropped():
+    # "linear" is not a state label: its layers would be KV history and the state bytes lost
+    with pytest.raises(ValueError, match=(
+            r"state_const_bytes names 'conv', 'ssm' but no layer is 'linear_attention' \(the "
+            r"labels are full, linear\): label the state layers linear_attention, or give \{\}")):
+        plan.components_from_layers(layer_types=["linear", "full"], kv_bytes_per_slot=2048,
+                               state_const_bytes={"conv": 49152, "ssm": 2097152})
+    assert len(plan.components_from_layers(layer_types=["full"], kv_bytes_per_slot=2048,
+                                           state_const_bytes={})) == 1
