@@ -18,12 +18,12 @@ from flatkv.app_model import (
     CUSTOM,
     CUSTOM_SPEC,
     DTYPE_FIELDS,
-    FIELD_LABELS,
     KIND_TEMPLATES,
     OPTIONAL_FIELDS,
     RAW_LABELS,
     RawModel,
     SpecDraft,
+    field_label,
 )
 from flatkv.app_state import DEFAULT_CONTEXT
 from flatkv.dtypes import KNOWN_DTYPES, STATE_DTYPES, dtype_label
@@ -177,19 +177,17 @@ def _edit_optional(field: str) -> None:
     """A whole-number field of the draft where 0 means none (query heads, the mamba chunk,
     the max model len)."""
     ss[EDITED_AT] = ROWS_ABOVE
-    _edit_number(_spec_key(field), _label(field),
+    _edit_number(_spec_key(field), field_label(field),
                  lambda d, value: replace(d, **{field: value or None}))
 
 
 def _edit_field(kind: str, field: str) -> None:
     ss[EDITED_AT] = _kind_place(kind)
-    _edit_number(_spec_key(field, kind), f"{kind}: {_label(field)}",
+    _edit_number(_spec_key(field, kind), f"{kind}: {field_label(field)}",
                  lambda d, value: d.with_field(kind, field, value),
                  least=0 if field in OPTIONAL_FIELDS else FIELD_MINIMUMS.get(field, 1))
 
 
-def _label(field: str) -> str:
-    return FIELD_LABELS.get(field, field.replace("_", " "))
 
 
 def _add_kind() -> None:
@@ -315,7 +313,8 @@ def spec_editor(spec: ModelSpec | None) -> None:
         cols = [col for start in range(0, len(fields), FIELDS_PER_ROW)
                 for col in st.columns(FIELDS_PER_ROW)][:len(fields)]
         for col, field in zip(cols, fields):
-            col.number_input(_label(field) + (" (0 = none)" if field in OPTIONAL_FIELDS else ""),
+            none = " (0 = none)" if field in OPTIONAL_FIELDS else ""
+            col.number_input(field_label(field) + none,
                              key=_spec_key(field, name),
                              step=1, value=None, on_change=_edit_field,
                              args=(name, field))

@@ -446,6 +446,20 @@ OPTIONAL_FIELDS = ("sliding_window", "attention_chunk_size", "index_head_dim")
 FIELD_LABELS = {"attention_chunk_size": "attention chunk"}
 
 
+def field_label(field: str) -> str:
+    """A geometry field as the hand editor labels it: ``v_heads`` -> ``v heads``."""
+    return FIELD_LABELS.get(field, field.replace("_", " "))
+
+
+def editor_words(message: str) -> str:
+    """A model file's error in the hand editor's words: ``kinds['gdn']: gdn.v_heads = 2 ...``
+    -> ``gdn: v heads = 2 ...`` (the kind's name and its fields' labels, as the editor shows
+    them, not the model file's keys)."""
+    message = re.sub(r"kinds\['([^']*)'\]: ", r"\1: ", message)
+    kinds = "|".join(re.escape(k) for k in LAYER_KINDS)
+    return re.sub(rf"\b(?:{kinds})\.(\w+)", lambda m: field_label(m.group(1)), message)
+
+
 def _freeze(geometry: Mapping[str, Any]) -> tuple[tuple[str, Any], ...]:
     return tuple(geometry.items())
 
@@ -624,7 +638,10 @@ class SpecDraft:
                 f"the layer pattern is empty: list the layers over the kind names, e.g. "
                 f"{format_pattern(self.kind_names * 2)}"
             )
-        return ModelSpec.from_dict(self.to_dict())
+        try:
+            return ModelSpec.from_dict(self.to_dict())
+        except ValueError as exc:
+            raise ValueError(editor_words(str(exc))) from None
 
 
 def pattern_without(pattern: str, name: str) -> str:

@@ -576,6 +576,19 @@ def test_a_draft_builds_a_hybrid_kind_by_kind():
     assert app_model.SpecDraft.from_spec(from_config).to_spec() == from_config
 
 
+def test_a_drafts_model_errors_speak_the_editors_words():
+    # the model file's keys (kinds['gdn'], gdn.v_heads) become the kind's name and the labels
+    # of its fields, as the hand editor shows them
+    draft = app_model.SpecDraft().with_kind("GDN", "lin").with_kind("full attention")
+    draft = replace(draft, pattern="(lin,full)*2").with_field("lin", "v_heads", 2)
+    with pytest.raises(ValueError) as refused:
+        draft.to_spec()
+    assert str(refused.value).startswith("lin: v heads = 2 is not a multiple of k heads = ")
+    assert app_model.editor_words("kinds['full']: attention.head_dim_k = 99 is too large") == (
+        "full: head dim k = 99 is too large")
+    assert app_model.editor_words("full_attention.kv_heads") == "full_attention.kv_heads"
+
+
 def test_draft_names_kinds_and_refuses_bad_names():
     draft = app_model.SpecDraft().with_kind("full attention").with_kind("full attention")
     assert draft.kind_names == ["full", "full_2"]
