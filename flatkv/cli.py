@@ -421,14 +421,16 @@ def _plan_command(args: argparse.Namespace) -> CommandOutput:
         if args.reserved_bytes_per_block and args.strategy != "per-component":
             raise UsageError(f"--reserved-bytes-per-block applies to the per-component layout, "
                              f"not --strategy {args.strategy}")
-        if unread := _option_not_read(options, args.strategy):
-            flag, layout = unread
-            raise UsageError(f"{flag} is not read by --strategy {args.strategy}: use --strategy "
-                             f"{layout} (a layout that reads it), or compare, which shows every "
-                             "layout")
+        if unread := _option_not_read(options, args.strategy,
+                                      _vllm_blocks_read(model, args, options)):
+            flag, layout, instead = unread
+            raise UsageError(f"{flag} is not read by --strategy {args.strategy}{instead}: use "
+                             f"--strategy {layout} (a layout that reads it), or compare, which "
+                             "shows every layout")
         output = _counting_requests(model, args, strategy_cli.plan_strategy_text)
         return replace(output, notes=output.notes
                        + idle_option_notes(options, profile, (args.strategy,))
+                       + idle_page_notes(args, profile, options)
                        + (checkpoint_notes(options, model, _gpu_named(args))
                           if "prefill_checkpoint_blocks" in strategy_fields(args.strategy,
                                                                              profile)
@@ -436,8 +438,8 @@ def _plan_command(args: argparse.Namespace) -> CommandOutput:
     planner = args.planner or "packed"
     # with --context the plan's own layout counts requests, and reads its options
     counting = PLANNER_STRATEGY[planner] if args.context is not None else None
-    if unread := _option_not_read(options, counting):
-        flag, layout = unread
+    if unread := _option_not_read(options, counting, _vllm_blocks_read(model, args, options)):
+        flag, layout, _ = unread
         if counting is not None:
             raise UsageError(f"{flag} is not read by this plan's layout ({counting}), which "
                              f"counts the requests: use --strategy {layout} (a layout that "
@@ -577,11 +579,24 @@ def _bench_command(args: argparse.Namespace) -> CommandOutput:
 
 # The options the planner reads without --strategy; the others act on layouts' figures.
 _PLANNER_OPTIONS = ("block_size", "alignment", "reserved_bytes_per_block")
-# The layouts that read each of the others: the app's engine options, the two-level layout's
-# alignment, and the workload margin of the paged layouts (the first is the one suggested).
-_READ_BY = {**{o.field: o.read_by for o in ENGINE_OPTIONS},
+# The layouts that read each of the others, and the block size and alignment (the planner's,
+# which some layouts read too): the app's engine options, the two-level layout's alignment,
+# and the workload margin of the paged layouts (the first is the one suggested). SGLang reads
+# neither the block size nor the alignment (its page is --sglang-page-size); vLLM and aliased
+# read the block size alone (vLLM's page is a multiple of max(--kernel-block-size,
+# --block-size)); flat, per-component and lcm (its candidate pages) read both.
+# --reserved-bytes-per-block is per-component's, refused on its own (_plan_command).
+_READ_BY = {"block_size": ("flat", "per-component", "vllm", "aliased", "lcm"),
+            "alignment": ("flat", "per-component", "lcm"),
+            **{o.field: o.read_by for o in ENGINE_OPTIONS},
             "lcm_alignment_bytes": ("lcm",),
             "margin": ("flat", "per-component", "vllm", "aliased", "lcm")}
+# What a layout reads in place of an option it does not, said beside the refusal.
+_READ_INSTEAD = {("block_size", "sglang"): "SGLang's page is --sglang-page-size",
+                 ("alignment", "sglang"): "SGLang's page is --sglang-page-size",
+                 ("alignment", "vllm"): "vLLM's page is a multiple of max(--kernel-block-size, "
+                                        "--block-size)",
+                 ("alignment", "aliased"): "aliased pages hold --block-size tokens as given"}
 
 
 def _flag_as_typed(field: str, value: object) -> str:
@@ -612,19 +627,79 @@ def idle_option_notes(options: StrategyOptions, profile: CacheProfile,
     return tuple(notes)
 
 
-def _option_not_read(options: StrategyOptions, strategy: str | None) -> tuple[str, str] | None:
+# Why a layout that reads --block-size / --alignment may take no figure from it.
+_PAGE_IDLE_WHY = {
+    ("alignment", "lcm"): "lcm tries pages at multiples of it only where --block-size pads a "
+                          "group past --lcm-padding-bound, and here it does not",
+    ("block_size", "vllm"): "vLLM's page is a multiple of max(kernel block, block size), and "
+                            "here the kernel block or the state rows set it",
+}
+
+
+def idle_page_notes(args: argparse.Namespace, profile: CacheProfile,
+                    options: StrategyOptions) -> tuple[str, ...]:
+    """A note for --block-size or --alignment set off its default where ``--strategy`` reads
+    it but its figures are those without it (lcm's alignment where the block size asked meets
+    the padding bound): the figures are right, but the command reads as if it counted."""
+    defaults = StrategyOptions()
+    notes = []
+    for field in ("block_size", "alignment"):
+        value = getattr(options, field)
+        if value == getattr(defaults, field) or args.strategy not in _READ_BY[field]:
+            continue
+
+        def figures(opts: StrategyOptions) -> dict[str, object]:
+            return run_strategy(args.strategy, profile, budget_bytes=args.budget,
+                                context_tokens=None, options=opts).to_dict()
+
+        if figures(options) == figures(replace(options, **{field: getattr(defaults, field)})):
+            why = _PAGE_IDLE_WHY.get((field, args.strategy),
+                                     "this model gives it nothing to act on")
+            notes.append(f"note: --{field.replace('_', '-')} {value} changes no figure here: "
+                         f"{why}")
+    return tuple(notes)
+
+
+def _option_not_read(options: StrategyOptions, strategy: str | None,
+                     budget_reads: Callable[[str], bool] = lambda field: False,
+                     ) -> tuple[str, str, str] | None:
     """The flag as typed (``--mamba-cache-mode``, ``--no-sglang-swa-pool``) of the first option
     set to other than its default that ``strategy`` (None: the planner alone) does not read,
-    and a layout that does; None where there is none. plan would print the same figures and
-    drop such an option unsaid."""
+    nor the budget (``budget_reads``: --vllm-blocks sizes it by vLLM's block at the options
+    given), and a layout that does, with what ``strategy`` reads instead where that says more;
+    None where there is none. plan would print the same figures and drop such an option
+    unsaid."""
     defaults = StrategyOptions()
     for f in fields(StrategyOptions):
         value = getattr(options, f.name)
-        if (f.name in _PLANNER_OPTIONS or value == getattr(defaults, f.name)
-                or strategy in _READ_BY[f.name]):
+        if (f.name == "reserved_bytes_per_block" or value == getattr(defaults, f.name)
+                or (f.name in _PLANNER_OPTIONS if strategy is None
+                    else strategy in _READ_BY[f.name]) or budget_reads(f.name)):
             continue
-        return _flag_as_typed(f.name, value), _READ_BY[f.name][0]
+        instead = _READ_INSTEAD.get((f.name, strategy), "")
+        return _flag_as_typed(f.name, value), _READ_BY[f.name][0], instead and f" ({instead})"
     return None
+
+
+def _vllm_blocks_read(model: GivenModel, args: argparse.Namespace,
+                      options: StrategyOptions) -> Callable[[str], bool]:
+    """Whether an option changes the budget --vllm-blocks gives (vLLM's block bytes at the
+    options, ``with_vllm_blocks``): such an option is read by every layout's figures. None
+    without --vllm-blocks."""
+    if getattr(args, "vllm_blocks", None) is None:
+        return lambda field: False
+    defaults = StrategyOptions()
+
+    def reads(field: str) -> bool:
+        if "vllm" not in _READ_BY.get(field, ()):
+            return False
+        unset = replace(options, **{field: getattr(defaults, field)})
+        try:
+            return vllm_block_bytes(model.profile, unset) != args.vllm_block_bytes
+        except ValueError:  # vLLM does not start without it: it sizes the budget
+            return True
+
+    return reads
 
 
 def format_analysis(analysis: PlanAnalysis, *, title: str = "", max_slots: int = 12) -> str:

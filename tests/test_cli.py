@@ -230,6 +230,53 @@ def test_plan_refuses_the_options_its_layout_would_drop(capsys):
     assert code == 0 and out.startswith("sglang: Qwen3-Next-80B-A3B")
 
 
+def test_a_layout_refuses_the_block_size_or_alignment_it_does_not_read(capsys):
+    # SGLang pages by --sglang-page-size, vLLM by max(kernel block, block size), aliased by the
+    # block size as given: --alignment (and SGLang's --block-size) printed the figures without
+    # it, exit 0; now refused in one line as every other unread option
+    args = ["plan", "--preset", "qwen3-next-80b-a3b", "--budget", "40GiB"]
+    for strategy, option, instead in (
+            ("vllm", ["--alignment", "7"], "vLLM's page is a multiple of "
+             "max(--kernel-block-size, --block-size)"),
+            ("sglang", ["--alignment", "7"], "SGLang's page is --sglang-page-size"),
+            ("sglang", ["--block-size", "64"], "SGLang's page is --sglang-page-size")):
+        code, out, err = run([*args, "--strategy", strategy, *option], capsys)
+        assert (code, out) == (2, "")
+        assert err == (f"python -m flatkv: error: {option[0]} is not read by --strategy "
+                       f"{strategy} ({instead}): use --strategy flat (a layout that reads it), "
+                       "or compare, which shows every layout\n")
+    # the default block size is no option given; the layouts that read them take them
+    code, out, err = run([*args, "--strategy", "sglang"], capsys)
+    assert code == 0 and out.startswith("sglang: Qwen3-Next-80B-A3B")
+    for strategy, option in (("flat", "--alignment"), ("per-component", "--alignment"),
+                             ("vllm", "--block-size"), ("lcm", "--block-size")):
+        code, out, err = run([*args, "--strategy", strategy, option, "64"], capsys)
+        assert code == 0 and "changes no figure" not in err
+    # lcm reads the alignment (its candidate pages), but here the block size asked meets the
+    # padding bound, so it tries no other page: a note says so
+    code, out, err = run([*args, "--strategy", "lcm", "--alignment", "7"], capsys)
+    assert code == 0 and out.startswith("lcm: Qwen3-Next-80B-A3B")
+    assert ("python -m flatkv: note: --alignment 7 changes no figure here: lcm tries pages at "
+            "multiples of it only where --block-size pads a group past --lcm-padding-bound, "
+            "and here it does not\n") in err
+    # compare runs every layout: an option some read is no error there
+    code, out, _ = run(["compare", *args[1:], "--alignment", "7", "--block-size", "64"], capsys)
+    assert code == 0 and out.startswith("Qwen3-Next-80B-A3B: budget")
+
+
+def test_vllm_blocks_read_the_vllm_options_that_size_its_block(capsys):
+    # --vllm-blocks N is N x vLLM's block at the options given: --block-size 64 changes that
+    # budget, so SGLang's figures read it; --alignment, which vLLM does not read, is refused
+    args = ["plan", "--preset", "qwen3-next-80b-a3b", "--vllm-blocks", "1000", "--strategy",
+            "sglang"]
+    code, out, err = run([*args, "--block-size", "64"], capsys)
+    assert code == 0
+    code, plain, _ = run(args, capsys)
+    assert plain.splitlines()[0] != out.splitlines()[0]  # another budget
+    code, out, err = run([*args, "--alignment", "64"], capsys)
+    assert code == 2 and "--alignment is not read by --strategy sglang" in err
+
+
 def test_a_models_notes_go_to_stderr_beside_the_figures(tmp_path, capsys):
     # {"model_type": "llama"} plans as LlamaConfig's 32 layers of 32 KV heads: the figures
     # (stdout) are the defaults', and stderr says so in one line; JSON stays clean
@@ -342,7 +389,7 @@ _OFF_DEFAULT = {
     "sglang_ssm_dtype": "bfloat16", "sglang_swa_pool": True, "max_batched_tokens": 65_536,
     "lcm_padding_bound": "0.01", "lcm_alignment_bytes": 1 << 20, "margin": 4,
     "vllm_hybrid_manager": False, "vllm_async_scheduling": True,
-    "sglang_overlap_schedule": False}
+    "sglang_overlap_schedule": False, "block_size": 64, "alignment": 7}
 
 
 @pytest.mark.parametrize("field", sorted(_OFF_DEFAULT))
@@ -368,8 +415,10 @@ def test_the_layouts_said_to_read_an_option_are_those_whose_figures_it_changes(f
         return result
 
     readers = set()
-    for mode in ("none", "align", "all"):  # the chunk acts in "all", checkpoints in "align"
-        base = StrategyOptions(mamba_cache_mode=mode)
+    # the chunk acts in "all", checkpoints in "align"; lcm's alignment where the block size
+    # asked pads a group past a tighter padding bound (LFM2-1.2B's at 0.05)
+    for base in (*(StrategyOptions(mamba_cache_mode=mode) for mode in ("none", "align", "all")),
+                 StrategyOptions(lcm_padding_bound="0.05")):
         changed = replace(base, **{field: _OFF_DEFAULT[field]})
         readers |= {s for s in STRATEGIES
                     if any(figures(s, p, base) != figures(s, p, changed) for p in profiles)}
