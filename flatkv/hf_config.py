@@ -48,7 +48,7 @@ from flatkv.models import (
 )
 from flatkv.plan import CHUNKED_ATTENTION
 from flatkv.profile import PROFILE_FORMAT, check_architectures
-from flatkv.units import count_text, quoted
+from flatkv.units import check_name, control_character, count_text, quoted
 
 # model_type -> how its cache layers are read (see _layers_of). Attention models list their
 # layers in layer_types (gemma2/3, cohere2, olmo3, smollm3, gpt_oss) or slide every layer when
@@ -1516,12 +1516,20 @@ def spec_from_hf_config(
         isinstance(config, str) and not config.lstrip().startswith(("{", "["))
     )
     if name is None:
-        name = str(cfg.get("_name_or_path") or "") or model_type
+        given = cfg.get("_name_or_path")
+        # printed as the title of every table: text that shows as itself, not escape codes or
+        # a line break that fakes a line of figures
+        name = check_name(
+            "config.json's _name_or_path", given,
+            fix="give it the model's name or path in printable characters, or drop it (the "
+            "model is then named by its model_type)") if given else model_type
     if source is not None and not isinstance(source, str):
         raise ValueError(f"source is {source!r}: give a line of text saying where the model "
                          "comes from, or None")
     if source is None:
-        where = f" at {config}" if is_file else ""
+        # a path that holds a control character is quoted, its characters escaped
+        where = (f" at {quoted(str(config)) if control_character(str(config)) else config}"
+                 if is_file else "")
         source = f"config.json{where} (model_type {model_type}), resolved with transformers"
     if text is not resolved:
         _refuse_top_level_text_fields(cfg, recorded.used, model_type)

@@ -42,11 +42,12 @@ from flatkv.plan import state_const_bytes as _state_const_bytes
 from flatkv.profile import (
     MAX_CHUNK_SIZE,
     MAX_WINDOW,
+    NAME_FIX,
     WINDOWED,
     CacheProfile,
     check_architectures,
 )
-from flatkv.units import MAX_TOKENS, names_text, quoted_names
+from flatkv.units import MAX_TOKENS, check_name, control_character, names_text, quoted, quoted_names
 
 FORMAT = "flatkv-model/1"
 
@@ -554,11 +555,15 @@ class ModelSpec:
     )
 
     def __post_init__(self) -> None:
-        if not isinstance(self.name, str) or not self.name.strip():
-            raise ValueError(f"name must be a non-empty string, got {self.name!r}")
+        check_name("name", self.name, fix=NAME_FIX)
         for attr in ("source", "notes"):
             if not isinstance(getattr(self, attr), str):
                 raise ValueError(f"{attr} must be a string, got {getattr(self, attr)!r}")
+            # printed beside the figures (notes on stderr, their line breaks joined)
+            if (bad := control_character(getattr(self, attr), allow="\n\t")) is not None:
+                raise ValueError(f"{attr} is {quoted(getattr(self, attr))}: it holds the "
+                                 f"control character {bad!r}, which a terminal would act on "
+                                 "rather than show: give it in printable characters")
         object.__setattr__(self, "architectures", check_architectures(self.architectures))
         check_config_ssm_dtype(self.config_mamba_ssm_dtype)
         layers = self.layers
@@ -981,6 +986,8 @@ class ModelSpec:
         for key in ("name", "kinds", "pattern"):
             if key not in data:
                 raise ValueError(f"model specification is missing {key!r}")
+        # a name of another type would print as its repr (a title "{'a': 1}")
+        check_name("model specification name", data["name"], fix=NAME_FIX)
         kinds_data = data["kinds"]
         if not isinstance(kinds_data, Mapping) or not kinds_data:
             raise ValueError(

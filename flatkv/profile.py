@@ -23,7 +23,7 @@ from flatkv.plan import (
     check_int,
     components_from_layers,
 )
-from flatkv.units import names_text
+from flatkv.units import check_name, control_character, names_text
 
 # The format name of a raw profile as the Model page exports it (a model file is models.FORMAT)
 PROFILE_FORMAT = "flatkv-profile/1"
@@ -110,6 +110,10 @@ def split_problem(split: tuple[int, ...], total_name: str, total: int | None,
     if kv_dtype is None:
         return "comes without kv_dtype"
     return ""
+
+
+# How a model's name is fixed, where it is not text or holds a control character
+NAME_FIX = "give the model's name in printable characters, e.g. 'custom'"
 
 
 def check_architectures(names: object) -> tuple[str, ...]:
@@ -218,8 +222,7 @@ class CacheProfile:
         if not isinstance(self.state_const_bytes, Mapping):
             raise ValueError(f"state_const_bytes is {self.state_const_bytes!r}: give a mapping "
                              "of tensor name to bytes, e.g. {'conv': 49152}, or {}")
-        if not isinstance(self.name, str) or not self.name.strip():
-            raise ValueError(f"name is {self.name!r}: give the model's name, e.g. 'custom'")
+        check_name("name", self.name, fix=NAME_FIX)
         object.__setattr__(self, "layer_types", tuple(self.layer_types))
         odd = next((x for x in self.layer_types if not isinstance(x, str)), None)
         if odd is not None:
@@ -247,9 +250,10 @@ class CacheProfile:
             # written as name=bytes pairs in a link and on the command line: a name must read
             # back as itself
             if (not isinstance(name, str) or not name or name != name.strip()
-                    or set(name) & {",", "="}):
+                    or set(name) & {",", "="} or control_character(name)):
                 raise ValueError(f"state_const_bytes has a tensor named {name!r}: give a name "
-                                 "without ',' or '=' or spaces around it, e.g. 'conv'")
+                                 "without ',' or '=' or spaces around it or control characters, "
+                                 "e.g. 'conv'")
             check_int(f"state_const_bytes[{name!r}]", nbytes, minimum=1, maximum=MAX_ROW_BYTES)
         self._check_whole("ssm_element_bytes", "an ssm", ("element size", "elements"),
                           hint="or None when the ssm dtype is unknown")
@@ -282,7 +286,7 @@ class CacheProfile:
         """``kv_shared_layer_types``: attention labels, each of a type some cache layer keeps
         (the layer a shared one reads)."""
         shared = self.kv_shared_layer_types
-        if isinstance(shared, str) or not isinstance(shared, Iterable):
+        if isinstance(shared, (str, Mapping)) or not isinstance(shared, Iterable):
             raise ValueError(f"kv_shared_layer_types is {shared!r}: give the shared layers' "
                              "labels, e.g. ('sliding_attention', 'full_attention'), or none")
         shared = tuple(shared)
@@ -338,7 +342,7 @@ class CacheProfile:
         """``field`` (a K / V split) is one or two sizes that add up to ``total_field``, beside
         the KV dtype; () where there is no such total (sliding layers of the full ones' bytes)."""
         split = getattr(self, field)
-        if isinstance(split, (str, bytes)) or not isinstance(split, Iterable):
+        if isinstance(split, (str, bytes, Mapping)) or not isinstance(split, Iterable):
             raise ValueError(f"{field} is {split!r}: give (K, V) or (latent,) bytes")
         object.__setattr__(self, field, split := tuple(split))
         for nbytes in split:
@@ -473,9 +477,13 @@ def profile_from_dict(data: dict) -> CacheProfile:
     if unknown:
         raise ValueError(f"model JSON has unknown {names_text('key', unknown)}: a "
                          f"{PROFILE_FORMAT} file holds {', '.join(sorted(_PROFILE_KEYS))}")
-    state = data.get("state_const_bytes") or {}
+    state = data.get("state_const_bytes", {})
     if not isinstance(state, dict):
-        raise ValueError("model JSON state_const_bytes must be an object of name: bytes")
+        raise ValueError(f"model JSON state_const_bytes is {state!r}: give an object of tensor "
+                         "name: bytes, e.g. {\"conv\": 49152}, or {} for a model without state "
+                         "layers")
+    # absent: the app's name for a model by hand; else text to print, as a model file's
+    name = check_name("model JSON name", data.get("name", "custom"), fix=NAME_FIX)
     layers = data.get("layers")
     if isinstance(layers, list):
         layers = format_layer_pattern([str(x) for x in layers])
@@ -485,6 +493,6 @@ def profile_from_dict(data: dict) -> CacheProfile:
         layer_types=tuple(parse_layer_pattern(layers)),
         kv_bytes_per_slot=data.get("kv_bytes_per_slot", 0),
         state_const_bytes=state,
-        name=str(data.get("name") or "custom"),  # the app's name for a model by hand
+        name=name,
         **{f: data[f] for f in CARRIED_FIELDS if f in data},
     )

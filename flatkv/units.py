@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import re
+import unicodedata
 from collections.abc import Callable, Sequence
 from fractions import Fraction
 
@@ -371,6 +372,36 @@ def quoted_names(names: Sequence[str], limit: int = 5) -> str:
 def names_text(noun: str, names: Sequence[str]) -> str:
     """``kind 'foo'``, ``kinds 'a', 'b'``: the noun, plural for more than one, then the names."""
     return f"{noun}{'' if len(names) == 1 else 's'} {quoted_names(names)}"
+
+
+# Bidirectional controls: printable to Python, but they reorder the text around them on a
+# terminal (a name could show figures other than those printed).
+_BIDI_CONTROLS = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e"
+                           "\u2066\u2067\u2068\u2069")
+
+
+def control_character(text: str, *, allow: str = "") -> str | None:
+    """The first character of ``text`` that would act on a terminal rather than show: a control
+    character (an escape sequence's ESC, a line break or carriage return that fakes a line of
+    figures), a line or paragraph separator, or a bidirectional control; None where there is
+    none (letters of any script, marks and spaces show as themselves). ``allow``: control
+    characters the text may hold (a note's line breaks)."""
+    return next((c for c in text if c not in allow and (
+        unicodedata.category(c) in ("Cc", "Zl", "Zp") or c in _BIDI_CONTROLS)), None)
+
+
+def check_name(field: str, name: object, *, fix: str) -> str:
+    """``name`` where it is a model's name to print: text, not blank, with no character that
+    acts on a terminal (``control_character``); else ValueError naming ``field``, the value
+    (escaped, as repr writes it) and ``fix``."""
+    if not isinstance(name, str):
+        raise ValueError(f"{field} is {name!r}, not text: {fix}")
+    if not name.strip():
+        raise ValueError(f"{field} is {name!r}, which is blank: {fix}")
+    if (bad := control_character(name)) is not None:
+        raise ValueError(f"{field} is {quoted(name)}: it holds the control character "
+                         f"{bad!r}, which a terminal would act on rather than show: {fix}")
+    return name
 
 
 # Streamlit renders text as Markdown (emphasis, links, code), LaTeX ($...$) and its own

@@ -348,3 +348,97 @@ def test_model_file_of_raw_bytes_plans_as_the_same_bytes_typed(tmp_path, capsys)
     assert main(["compare", "--model-file", str(path), "--kv-bytes-per-slot", "4096",
                  *budget]) == 2
     assert "give either a model" in capsys.readouterr().err
+
+
+def _model_file_error(tmp_path, capsys, data, command="plan"):
+    """The one line `plan --model-file` says of a model file holding ``data`` (exit 2)."""
+    path = tmp_path / "m.json"
+    path.write_text(json.dumps(data))
+    capsys.readouterr()
+    assert main([command, "--model-file", str(path), "--budget", "40GiB"]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("\n") == 1
+    return err.removeprefix("python -m flatkv: error: ").rstrip("\n")
+
+
+# what a name must be, said after where it was read
+_NAME_FIX = "give the model's name in printable characters, e.g. 'custom'"
+
+
+@pytest.mark.parametrize("name", [{"a": 1}, 0, [], True, None, ""])
+def test_a_raw_bytes_model_files_name_is_text(name, tmp_path, capsys):
+    # a flatkv-profile/1 file took a name of any JSON type (a title "{'a': 1}"), as a
+    # flatkv-model/1 file does not
+    from flatkv.app_model import RawModel
+    from flatkv.profile import profile_to_dict
+
+    data = profile_to_dict(RawModel("(3*linear,full)*12", 2048,
+                                    (("conv", 49152), ("ssm", 2097152))).profile())
+    data["name"] = name
+    why = "which is blank" if name == "" else "not text"
+    assert _model_file_error(tmp_path, capsys, data) == (
+        f"model JSON name is {name!r}, {why}: {_NAME_FIX}")
+
+
+def test_a_raw_bytes_model_files_fields_of_another_type_are_refused(tmp_path, capsys):
+    # state_const_bytes false read as no state, kv_tensor_bytes {} as no K / V split: both
+    # loaded a model of bytes the file does not say
+    data = {"format": "flatkv-profile/1", "name": "gpt-oss-20b",
+            "layers": "(sliding_attention,full_attention)*12", "kv_bytes_per_slot": 2048,
+            "state_const_bytes": False, "sliding_window": 128, "kv_dtype": "bfloat16",
+            "kv_tensor_bytes": {}}
+    assert _model_file_error(tmp_path, capsys, data) == (
+        'model JSON state_const_bytes is False: give an object of tensor name: bytes, e.g. '
+        '{"conv": 49152}, or {} for a model without state layers')
+    data["state_const_bytes"] = {}
+    assert _model_file_error(tmp_path, capsys, data) == (
+        "kv_tensor_bytes is {}: give (K, V) or (latent,) bytes")
+    data["kv_tensor_bytes"] = [1024, 1024]
+    path = tmp_path / "m.json"
+    path.write_text(json.dumps(data))
+    assert main(["plan", "--model-file", str(path), "--budget", "40GiB"]) == 0
+
+
+def test_a_models_name_that_would_act_on_the_terminal_is_refused(tmp_path, capsys):
+    # a config's _name_or_path of escape codes and a line break printed raw as every table's
+    # title ("num_blocks 999999" on a line of its own); refused, its characters escaped, where
+    # the model is read: a config, either model file, or --name
+    config = {"model_type": "qwen3_next", "num_hidden_layers": 48,
+              "full_attention_interval": 4, "hidden_size": 2048, "num_attention_heads": 16,
+              "num_key_value_heads": 2, "head_dim": 256, "linear_num_key_heads": 16,
+              "linear_num_value_heads": 32, "linear_key_head_dim": 128,
+              "linear_value_head_dim": 128, "linear_conv_kernel_dim": 4,
+              "torch_dtype": "bfloat16", "architectures": ["Qwen3NextForCausalLM"],
+              "max_position_embeddings": 262144,
+              "_name_or_path": "evil\u001b[2J\u001b[31mRED\nnum_blocks 999999\r"}
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(config))
+    capsys.readouterr()
+    assert main(["compare", "--hf-config", str(path), "--budget", "40GiB"]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err == (
+        "python -m flatkv: error: config.json's _name_or_path is "
+        "'evil\\x1b[2J\\x1b[31mRED\\nnum_blocks 999999\\r': it holds the control character "
+        "'\\x1b', which a terminal would act on rather than show: give it the model's name or "
+        "path in printable characters, or drop it (the model is then named by its "
+        "model_type)\n")
+    # a real model's name in any script reads as it is
+    config["_name_or_path"] = "Qwen/Qwen3-Next-80B-A3B-Ínstruct-模型"
+    path.write_text(json.dumps(config))
+    assert main(["compare", "--hf-config", str(path), "--budget", "40GiB"]) == 0
+    assert capsys.readouterr().out.startswith("Qwen/Qwen3-Next-80B-A3B-Ínstruct-模型: budget")
+    # a model file of either format, and --name, the same
+    _, spec = run(["model", "--preset", "Qwen3-Next-80B-A3B", "--export"], capsys)
+    data = json.loads(spec)
+    data["name"] = "a\u202eb"  # a bidi override reorders what follows it
+    assert _model_file_error(tmp_path, capsys, data) == (
+        "model specification name is 'a\\u202eb': it holds the control character '\\u202e', "
+        f"which a terminal would act on rather than show: {_NAME_FIX}")
+    data["name"] = "x"
+    data["notes"] = "fine\nline \x1b[2J"
+    assert _model_file_error(tmp_path, capsys, data).startswith(
+        "notes is 'fine\\nline \\x1b[2J': it holds the control character '\\x1b'")
+    capsys.readouterr()
+    assert main(["model", "--preset", "Qwen3-Next-80B-A3B", "--name", "a\rb"]) == 2
+    assert capsys.readouterr().err.startswith(
+        "python -m flatkv: error: --name is 'a\\rb': it holds the control character '\\r'")

@@ -376,7 +376,7 @@ def test_summary_rows_and_totals():
 def test_spec_validation_errors():
     with pytest.raises(ValueError, match="layers is empty"):
         ModelSpec(name="x", layers=())
-    with pytest.raises(ValueError, match="name must be a non-empty string"):
+    with pytest.raises(ValueError, match="name is '', which is blank"):
         ModelSpec(name="", layers=(QWEN_NEXT_ATTN,))
     with pytest.raises(ValueError, match="too large to be real"):
         ModelSpec(name="x", layers=(QWEN_NEXT_ATTN,) * 10_001)
@@ -497,7 +497,7 @@ def test_from_dict_keeps_user_kind_names():
         (lambda d: d.update(tp=2.0), "tp must be a whole number"),
         (lambda d: d.update(tp=10**6), "too large to be real"),
         (lambda d: d.update(kv_dtype="fp4"), "unknown dtype 'fp4'"),
-        (lambda d: d.update(name=None), "name must be a non-empty string"),
+        (lambda d: d.update(name=None), "model specification name is None, not text"),
     ],
 )
 def test_from_dict_errors(mutate, message):

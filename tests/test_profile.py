@@ -31,7 +31,7 @@ def test_profile_components_and_counts():
      (dict(layer_types=["linear_attention"], kv_bytes_per_slot=0, state_const_bytes=None),
       "state_const_bytes is None: give a mapping"),
      (dict(layer_types=["full_attention"], kv_bytes_per_slot=1, name=None),
-      "name is None: give the model's name"),
+      "name is None, not text: give the model's name"),
      (dict(layer_types=["full_attention"], kv_bytes_per_slot=0), "kv_bytes_per_slot is 0"),
      (dict(layer_types=["full_attention"], kv_bytes_per_slot=-1),
       "kv_bytes_per_slot must be at least 0, got -1"),
