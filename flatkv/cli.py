@@ -32,14 +32,14 @@ from flatkv.engine_options import (
 )
 from flatkv.models import DRAFTER_NOT_COUNTED, mtp_layers_not_full
 from flatkv.patterns import parse_layer_pattern
-from flatkv.plan import LINEAR_ATTENTION, PACKED_NEEDS_HISTORY
+from flatkv.plan import LINEAR_ATTENTION, PACKED_NEEDS_HISTORY, BudgetTooSmall
 from flatkv.profile import MAX_WINDOW, CacheProfile
 from flatkv.strategies import STRATEGIES, StrategyResult, model_blocker, run_strategy
 from flatkv.strategies.base import StrategyOptions
 from flatkv.strategies.sglang import sglang_default_page
 from flatkv.strategies.vllm import block_bytes as vllm_block_bytes
 from flatkv.strategies.vllm import checkpoint_blocks_kept
-from flatkv.strategy_notes import prefill_checkpoint_text
+from flatkv.strategy_notes import budget_too_small_text, prefill_checkpoint_text
 from flatkv.texttable import text_table
 from flatkv.units import (
     concurrency_text,
@@ -409,9 +409,47 @@ def budget_notes(args: argparse.Namespace) -> tuple[str, ...]:
             "vLLM's layout at these options",)
 
 
+def _budget_source(args: argparse.Namespace) -> tuple[str, str] | None:
+    """Where a budget that --gpu-memory or --vllm-blocks derives comes from, and the options
+    that raise it: the sidebar's fix (``Budget.how_to_raise``) in the flags the user gave. None
+    for a --budget given as it is."""
+    if getattr(args, "vllm_blocks", None) is not None:
+        return (f"{args.vllm_blocks:,} vLLM blocks x {args.vllm_block_bytes:,} B = "
+                f"{args.budget:,} B per rank", "raise --vllm-blocks")
+    derived = getattr(args, "derived_budget", None)
+    if derived is None:
+        return None
+    raise_ = ["--gpu-memory"] + (["--memory-fraction"] if derived.fraction < 1 else [])
+    fix = f"raise {' or '.join(raise_)}" + (", or lower --weights" if args.weights else "")
+    return f"--gpu-memory {quoted(args.gpu_memory)}: {derived.explanation}", fix
+
+
+def explain_budget(args: argparse.Namespace, message: str) -> str:
+    """``message`` with where the budget came from and the options that raise it, when it is
+    about a budget --gpu-memory or --vllm-blocks derives (the user gave no --budget to
+    raise: "give at least N B" says the bytes, not the option); other messages as they
+    are."""
+    source = _budget_source(args)
+    if source is None or "budget" not in message:
+        return message
+    return f"{message} (the budget is {source[0]}: {source[1]})"
+
+
 def _plan_command(args: argparse.Namespace) -> CommandOutput:
     model = given_model(args)
     args = with_given_budget(args, model)
+    try:
+        return _plan_at_budget(args, model)
+    except BudgetTooSmall as small:  # as the app says it, with the options given
+        if (source := _budget_source(args)) is None:
+            raise
+        raise UsageError(f"{budget_too_small_text(small, source[1])} (the budget is "
+                         f"{source[0]})") from None
+    except ValueError as exc:
+        raise ValueError(explain_budget(args, " ".join(str(exc).split()))) from None
+
+
+def _plan_at_budget(args: argparse.Namespace, model: GivenModel) -> CommandOutput:
     profile = model.profile
     options = strategy_cli.options_from_args(args)  # validate every option, used or not
     if args.strategy:

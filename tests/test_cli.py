@@ -470,6 +470,36 @@ def test_mtp_layer_adds_the_drafters_attention_as_vllm_groups_it(capsys):
     assert code == 2 and "--mtp-layer copies a model's last full-attention layer" in err
 
 
+def test_a_derived_budget_too_small_names_the_options_that_gave_it(capsys):
+    # no --budget was given: "give a budget of at least ..." named none of the options to
+    # change; the app's words (budget_too_small_text) with the flags given, and where the
+    # budget came from
+    args = ["plan", "--preset", "qwen3-next-80b-a3b", "--gpu-memory", "H100 80GB"]
+    code, out, err = run([*args, "--memory-fraction", "1e-9"], capsys)
+    assert (code, out) == (2, "")
+    assert err == (
+        "python -m flatkv: error: The cache budget per rank, 85 B, holds 0 blocks of 52,887,552 "
+        "B (50.44 MiB); a plan needs at least 2, that is 105,775,104 B (100.88 MiB): raise "
+        "--gpu-memory or --memory-fraction (the budget is --gpu-memory 'H100 80GB': 79.65 GiB "
+        "x 1e-09 = 85 B usable - weights 0 B per rank (TP 1) = 85 B for the cache)\n")
+    # a layout's refusal says it too; at a fraction of 1, the weights are what to lower
+    code, _, err = run([*args, "--memory-fraction", "1e-9", "--strategy", "vllm"], capsys)
+    assert code == 2 and err.endswith(
+        "(the budget is --gpu-memory 'H100 80GB': 79.65 GiB x 1e-09 = 85 B usable - weights 0 "
+        "B per rank (TP 1) = 85 B for the cache: raise --gpu-memory or --memory-fraction)\n")
+    code, _, err = run([*args, "--memory-fraction", "1", "--weights", "79.6GiB", "--strategy",
+                        "lcm"], capsys)
+    assert code == 2 and err.endswith(": raise --gpu-memory, or lower --weights)\n")
+    code, _, err = run(["plan", "--preset", "qwen3-next-80b-a3b", "--vllm-blocks", "2",
+                        "--strategy", "sglang"], capsys)
+    assert code == 2 and err.endswith(
+        "(the budget is 2 vLLM blocks x 13,369,344 B = 26,738,688 B per rank: raise "
+        "--vllm-blocks)\n")
+    # a --budget given is the one to raise, as before
+    code, _, err = run(["plan", "--preset", "qwen3-next-80b-a3b", "--budget", "1MiB"], capsys)
+    assert code == 2 and err.rstrip().endswith("give a budget of at least 105,775,104 B")
+
+
 def test_vllm_blocks_give_the_budget_as_vllm_0_34_logs_it(capsys):
     # "Memory after warmup: ... 6701 KV cache blocks (44.17 GiB) fit": 6,701 blocks of 12
     # pages of 576 x 1,024 B (block 64, align) = 47,428,927,488 B; a request 456 + 3 x 2 = 462
