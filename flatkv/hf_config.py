@@ -302,6 +302,7 @@ def resolve_config(cfg: Mapping[str, Any]) -> Any:
     transformers sees them, then read by transformers, whose errors are put in config terms."""
     model_type = _readable_model_type(cfg)
     cfg = prechecked(cfg)
+    _check_one_pattern(cfg, model_type)
     conf = _auto_config(cfg, model_type)
     _check_layer_count(cfg, conf)
     return conf
@@ -588,6 +589,45 @@ def _one_to_blame(keys: list[str], builds_without: Callable[[set[str]], bool]) -
         else:
             return None  # the blame is split across both halves
     return suspects[0] if suspects and builds_without(set(suspects)) else None
+
+
+# The fields a type's class reads as one layer pattern: transformers' attribute_map makes
+# layer_types and layers_block_type one attribute (granitemoehybrid's layers_block_type wins
+# over layer_types, nemotron_h's layer_types over layers_block_type), and nemotron_h takes
+# hybrid_override_pattern only where neither is given. A config giving two that disagree
+# would be planned by whichever the class happens to keep, without a word.
+_ONE_PATTERN = {"nemotron_h": ("hybrid_override_pattern", "layers_block_type", "layer_types"),
+                "granitemoehybrid": ("layer_types", "layers_block_type")}
+# nemotron_h's pattern letters and the older layer names, as transformers reads them
+_PATTERN_LABELS = {"M": "linear_attention", "*": "full_attention", "-": "mlp", "E": "moe"}
+_OLDER_LABELS = {"mamba": "linear_attention", "attention": "full_attention"}
+
+
+def _pattern_labels(key: str, value: Any) -> list[str] | None:
+    """The layer labels a pattern field gives, in transformers' names; None for a value that is
+    no pattern (its own checks refuse it)."""
+    if key == "hybrid_override_pattern":
+        return ([_PATTERN_LABELS.get(letter, letter) for letter in value]
+                if isinstance(value, str) else None)
+    if not isinstance(value, list) or not all(isinstance(label, str) for label in value):
+        return None
+    return [_OLDER_LABELS.get(label, label) for label in value]
+
+
+def _check_one_pattern(cfg: Mapping[str, Any], model_type: str) -> None:
+    """Two fields one class reads as the same layer pattern (``_ONE_PATTERN``) must agree: a
+    checkpoint re-saved with its pattern in a second field keeps working, one whose fields
+    disagree is refused."""
+    given = [(key, labels) for key in _ONE_PATTERN.get(model_type, ())
+             if (labels := _pattern_labels(key, cfg.get(key))) is not None]
+    for (key, labels), (other, theirs) in zip(given, given[1:]):
+        if labels != theirs:
+            def counts(kinds: list[str]) -> str:
+                return ", ".join(f"{kinds.count(kind)} {kind}" for kind in dict.fromkeys(kinds))
+            raise ValueError(
+                f"config.json {key} ({counts(labels)}) and {other} ({counts(theirs)}) give "
+                f"different layers, and transformers' {model_type} config keeps one of them "
+                "without a word: make them agree, or give only one")
 
 
 def _check_layer_count(cfg: Mapping[str, Any], conf: Any) -> None:

@@ -2351,3 +2351,32 @@ def test_kimi_linear_whose_layer_types_disagree_with_its_kda_layers_is_refused()
                 else "full_attention" for i in range(27)]
     assert (spec_from_hf_config({**KIMI_LINEAR, "layer_types": agreeing}).profile()
             == spec_from_hf_config(KIMI_LINEAR).profile())
+
+
+def test_two_layer_pattern_fields_that_disagree_are_refused_and_agreeing_ones_read():
+    # nemotron_h's class keeps layer_types over hybrid_override_pattern, granitemoehybrid's
+    # layers_block_type over layer_types: a config giving both that disagree was planned by
+    # the one kept (52 Mamba2 layers; 40 full ones) without a word
+    nemotron, granite = PRESET_CONFIGS["Nemotron-H-8B"], PRESET_CONFIGS["granite-4.0-h-small"]
+    with pytest.raises(ValueError, match=re.escape(
+            "config.json hybrid_override_pattern (24 linear_attention, 24 mlp, 4 full_attention) "
+            "and layer_types (52 linear_attention) give different layers")) as caught:
+        spec_from_hf_config({**nemotron, "layer_types": ["mamba"] * 52})
+    assert str(caught.value).endswith("make them agree, or give only one")
+    with pytest.raises(ValueError, match=re.escape(
+            "config.json layer_types (36 linear_attention, 4 full_attention) and "
+            "layers_block_type (40 full_attention) give different layers")):
+        spec_from_hf_config({**granite, "layers_block_type": ["attention"] * 40})
+    with pytest.raises(ValueError, match="hybrid_override_pattern .* and layers_block_type"):
+        spec_from_hf_config({**nemotron, "layers_block_type": ["mamba"] * 52})
+    # the same pattern in two fields (a config re-saved by transformers 5 beside the
+    # checkpoint's) reads as the checkpoint does, old or new layer names alike
+    letters = {"M": "mamba", "*": "attention", "-": "mlp"}
+    as_list = [letters[letter] for letter in NEMOTRON_PATTERN]
+    for extra in ({"layers_block_type": as_list},
+                  {"layer_types": [{"mamba": LINEAR, "attention": FULL}.get(x, x)
+                                   for x in as_list]}):
+        assert (spec_from_hf_config({**nemotron, **extra}).profile()
+                == spec_from_hf_config(nemotron).profile())
+    assert (spec_from_hf_config({**granite, "layers_block_type": GRANITE_TYPES}).profile()
+            == spec_from_hf_config(granite).profile())
