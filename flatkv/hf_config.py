@@ -274,26 +274,62 @@ _OWN_ARCHITECTURES = {"MiniMaxM1ForCausalLM": "minimax_m1",
                       "BailingMoeV3ForCausalLM": "bailing_hybrid"}
 
 
+def _types_by_class() -> dict[str, list[str]]:
+    """The types FlatKV reads that each class serves, in transformers' causal-LM then image-text
+    tables' order (Llama4ForCausalLM is llama4's and llama4_text's), FlatKV's own first."""
+    try:
+        from transformers.models.auto import modeling_auto
+    except ImportError:  # pragma: no cover - transformers is a runtime dependency
+        return {}
+    # only the types read here: several share a class (LlamaForCausalLM is exaone's too)
+    by_class = {name: [model_type] for name, model_type in _OWN_ARCHITECTURES.items()}
+    for table in (modeling_auto.MODEL_FOR_CAUSAL_LM_MAPPING_NAMES,
+                  modeling_auto.MODEL_FOR_IMAGE_TEXT_TO_TEXT_MAPPING_NAMES):
+        for model_type, names in table.items():
+            if model_type in _FAMILIES:
+                for name in (names,) if isinstance(names, str) else names:
+                    by_class.setdefault(name, []).append(model_type)
+    return by_class
+
+
 def _model_type_named(architectures: Any) -> tuple[str, str] | None:
     """(architecture, model_type) for the first of a config's ``architectures`` that names a
     type FlatKV reads (vLLM picks a model by its architectures; transformers by model_type),
     from transformers' causal-LM and image-text model tables; None where none does."""
     if not isinstance(architectures, list):
         return None
-    try:
-        from transformers.models.auto import modeling_auto
-    except ImportError:  # pragma: no cover - transformers is a runtime dependency
-        return None
-    # only the types read here: several share a class (LlamaForCausalLM is exaone's too)
-    by_class = dict(_OWN_ARCHITECTURES)
-    for table in (modeling_auto.MODEL_FOR_CAUSAL_LM_MAPPING_NAMES,
-                  modeling_auto.MODEL_FOR_IMAGE_TEXT_TO_TEXT_MAPPING_NAMES):
-        for model_type, names in table.items():
-            if model_type in _FAMILIES:
-                for name in (names,) if isinstance(names, str) else names:
-                    by_class.setdefault(name, model_type)
-    return next(((a, by_class[a]) for a in architectures
+    by_class = _types_by_class()
+    return next(((a, by_class[a][0]) for a in architectures
                  if isinstance(a, str) and a in by_class), None)
+
+
+def _check_architectures_match(cfg: Mapping[str, Any], model_type: str) -> None:
+    """A config's architectures must name a class of its model_type (or of the type it is read
+    as, its language model's or its wrapper's): the engines pick their code paths by the class
+    (SGLang its state slots a request, vLLM its model), so a Qwen3-Next config that names
+    LlamaForCausalLM would get another model's figures. A class the tables do not know (a
+    custom model's own) is not judged."""
+    architectures = cfg.get("architectures")
+    if not isinstance(architectures, list):
+        return
+    by_class = _types_by_class()
+    read_as = _READ_AS.get(model_type, model_type)
+    related = {model_type, read_as, model_type.removesuffix("_text"), f"{model_type}_text"}
+    served = {_SERVED_AS.get(model_type), _default_class(model_type), _default_class(read_as)}
+    for name in architectures:
+        if (not isinstance(name, str) or name not in by_class or name in served
+                or related & {t for named in by_class[name]  # MiniMax-M1's class, Text-01's
+                              for t in (named, _READ_AS.get(named, named))}):
+            continue
+        own = _default_class(model_type) or _default_class(read_as)
+        fix = (f"architectures [\"{own}\"]" if own else
+               f"a class of {model_type}, which transformers names none of")
+        raise ValueError(
+            f"config.json architectures names {name}, the class of model_type "
+            f"\"{by_class[name][0]}\", but its model_type is \"{model_type}\"" +
+            (f", whose class is {own}" if own else "") +
+            ": the engines pick their code paths by the class, so the figures would be "
+            f"another model's; make them agree ({fix}), or fix model_type")
 
 
 def resolve_config(cfg: Mapping[str, Any]) -> Any:
@@ -1514,6 +1550,7 @@ def spec_from_hf_config(
     cfg = load_config_dict(config)
     resolved = resolve_config(cfg)
     model_type = cfg["model_type"]
+    _check_architectures_match(cfg, model_type)
     _check_engines_need(cfg, model_type)
     text = resolved.get_text_config() if hasattr(resolved, "get_text_config") else resolved
     _check_one_window(text, model_type, cfg)
@@ -1680,17 +1717,22 @@ def _architectures_or_default(cfg: Mapping[str, Any], model_type: str
         name = _SERVED_AS[model_type]
         return (name,), (f"architectures [\"{name}\"] (the class the engines serve {model_type} "
                          "by, and pick code paths by)",)
+    name = _default_class(model_type)
+    if name is None:
+        return (), ()
+    return (name,), (f"architectures [\"{name}\"] (its class for {model_type}, which the "
+                     "engines pick code paths by)",)
+
+
+def _default_class(model_type: str) -> str | None:
+    """transformers' class for ``model_type``, as its checkpoints name it: a multimodal
+    wrapper's own (Llama4ForConditionalGeneration, which SGLang's sliding-window list holds),
+    not its language model's; else its causal LM's; None where it names none."""
     from transformers.models.auto.modeling_auto import (
         MODEL_FOR_CAUSAL_LM_MAPPING_NAMES,
         MODEL_FOR_IMAGE_TEXT_TO_TEXT_MAPPING_NAMES,
     )
 
-    # a multimodal wrapper's checkpoints name its own class (Llama4ForConditionalGeneration,
-    # which SGLang's sliding-window list holds), not its language model's
-    name = next((found for mapping in (MODEL_FOR_IMAGE_TEXT_TO_TEXT_MAPPING_NAMES,
+    return next((found for mapping in (MODEL_FOR_IMAGE_TEXT_TO_TEXT_MAPPING_NAMES,
                                        MODEL_FOR_CAUSAL_LM_MAPPING_NAMES)
                  if isinstance(found := mapping.get(model_type), str)), None)
-    if name is None:
-        return (), ()
-    return (name,), (f"architectures [\"{name}\"] (its class for {model_type}, which the "
-                     "engines pick code paths by)",)

@@ -1452,7 +1452,9 @@ def test_attention_free_mamba2_model_is_state_layers_only():
 
 @pytest.mark.parametrize("model_type", ["lfm2", "lfm2_moe"])
 def test_lfm2_short_convolutions_keep_a_conv_state_only(model_type):
-    spec = spec_from_hf_config({**LFM2, "model_type": model_type})
+    classes = {"lfm2": "Lfm2ForCausalLM", "lfm2_moe": "Lfm2MoeForCausalLM"}
+    spec = spec_from_hf_config({**LFM2, "model_type": model_type,
+                                "architectures": [classes[model_type]]})
     assert spec.pattern == "(2*conv,full)*3,(conv,full)*3,conv" and spec.notes == ""
     assert "ssm state" not in spec.source  # there is none to name a dtype for
     profile = spec.profile()
@@ -1497,7 +1499,7 @@ def test_lfm2_conv_dim_and_layer_types_as_the_engines_read_them():
         spec_from_hf_config({**LFM2, "conv_dim": 1024})
     with pytest.raises(ValueError, match=r"^lfm2_moe config.json has no layer_types"):
         spec_from_hf_config({k: v for k, v in LFM2.items() if k != "layer_types"}
-                            | {"model_type": "lfm2_moe"})
+                            | {"model_type": "lfm2_moe", "architectures": ["Lfm2MoeForCausalLM"]})
 
 
 def test_llama4_reads_chunked_layers_from_no_rope_layers():
@@ -2380,3 +2382,29 @@ def test_two_layer_pattern_fields_that_disagree_are_refused_and_agreeing_ones_re
                 == spec_from_hf_config(nemotron).profile())
     assert (spec_from_hf_config({**granite, "layers_block_type": GRANITE_TYPES}).profile()
             == spec_from_hf_config(granite).profile())
+
+
+def test_architectures_of_another_model_type_are_refused():
+    # the engines pick code paths by the class (SGLang's state slots a request changed 5 -> 3):
+    # a Qwen3-Next config naming LlamaForCausalLM planned as neither model, without a word
+    qwen3_next = PRESET_CONFIGS["Qwen3-Next-80B-A3B"]
+    with pytest.raises(ValueError, match=re.escape(
+            "config.json architectures names LlamaForCausalLM, the class of model_type "
+            "\"llama\", but its model_type is \"qwen3_next\", whose class is "
+            "Qwen3NextForCausalLM: the engines pick their code paths by the class")):
+        spec_from_hf_config({**qwen3_next, "architectures": ["LlamaForCausalLM"]})
+    llama = PRESET_CONFIGS["Llama-3.1-8B"]
+    with pytest.raises(ValueError, match="names Qwen3NextForCausalLM, the class of model_type "
+                       "\"qwen3_next\", but its model_type is \"llama\""):
+        spec_from_hf_config({**llama, "architectures": ["Qwen3NextForCausalLM"]})
+    # a class the tables do not know (a custom model's) keeps loading, and so do classes of
+    # the type a config is read as, its wrapper's or its language model's
+    assert spec_from_hf_config({**llama, "architectures": ["MyLlamaForCausalLM"]}).architectures \
+        == ("MyLlamaForCausalLM",)
+    qwen3_5_text = {**PRESET_CONFIGS["Qwen3.5-27B"]["text_config"], "model_type": "qwen3_5_text"}
+    for cfg in ({**qwen3_5_text, "architectures": ["Qwen3_5ForConditionalGeneration"]},
+                {**qwen3_5_text, "architectures": ["Qwen3_5ForCausalLM"]},
+                {**PRESET_CONFIGS["Qwen3.5-27B"], "architectures": ["Qwen3_5ForCausalLM"]},
+                {**MINIMAX_M1, "model_type": "minimax_text_01"},
+                {**PRESET_CONFIGS["DeepSeek-V3"], "model_type": "kimi_k2"}):
+        spec_from_hf_config(cfg)
