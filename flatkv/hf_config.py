@@ -29,7 +29,15 @@ from typing import Any
 from flatkv.dtypes import STATE_DTYPES, dtype_bytes
 from flatkv.hf_dtypes import kv_dtype_of, served_dtype, sglang_ssm_dtype_of, ssm_dtype_of
 from flatkv.hf_fields import Recorded, field_name, whole_field
-from flatkv.hf_json import NESTED, WHOLE_FIELDS, gives, levels, load_config_dict, prechecked
+from flatkv.hf_json import (
+    NESTED,
+    ROPE_NUMBERS,
+    WHOLE_FIELDS,
+    gives,
+    levels,
+    load_config_dict,
+    prechecked,
+)
 from flatkv.hf_length import chunk_size_of, max_model_len_of
 from flatkv.models import (
     ATTENTION_LABELS,
@@ -263,6 +271,10 @@ def _causal_lm_class(model_type: str) -> str:
 
 
 _FIELD_ERROR = re.compile(r"Validation error for field '(?P<field>\w+)': \w+: (?P<why>.+)")
+# its strict check of a null: "Field 'num_key_value_heads' expected int, got NoneType ..."
+_NULL_FIELD = re.compile(r"expected (?P<expected>\w+)\W.*got NoneType")
+_JSON_KINDS = {"int": "a whole number", "float": "a number", "str": "a string",
+               "bool": "true/false", "list": "a list", "dict": "an object"}
 _CLASS_ERROR = re.compile(r"Class validation error for validator '\w+': \w+: (?P<why>.+)")
 
 
@@ -444,6 +456,11 @@ def _auto_config(cfg: Mapping[str, Any], model_type: str) -> Any:
             where = next((f"{key}." for key in NESTED
                           if field["field"] not in cfg and isinstance(cfg.get(key), Mapping)
                           and field["field"] in cfg[key]), "")
+            if null := _NULL_FIELD.search(field["why"]):  # Python's names, not the config's
+                kind = _JSON_KINDS.get(null["expected"], "a value of another kind")
+                raise ValueError(f"config.json {where}{field['field']} is null, which "
+                                 f"transformers' {model_type} config does not take: give "
+                                 f"{kind} or remove the field") from None
             raise ValueError(f"config.json {where}{field['field']}: {field['why']}; fix or "
                              "remove the field") from None
         check = _CLASS_ERROR.search(text)
@@ -452,10 +469,12 @@ def _auto_config(cfg: Mapping[str, Any], model_type: str) -> Any:
             nulls = _nulls_to_blame(AutoConfig, read_as, kwargs) if "NoneType" in text else []
             if nulls:
                 one = len(nulls) == 1
+                whole = all("rope_" not in name for name in nulls)  # the others: sizes
                 raise ValueError(f"config.json {' and '.join(nulls)} {'is' if one else 'are'} "
                                  f"null: transformers' {model_type} config computes with "
-                                 f"{'it' if one else 'them'} ({check['why']}); give a whole "
-                                 f"number or remove the field{'' if one else 's'}") from None
+                                 f"{'it' if one else 'them'} ({check['why']}); give a "
+                                 f"{'whole number' if whole else 'number'} or remove the "
+                                 f"field{'' if one else 's'}") from None
             if bad := _bad_layer_type(cfg, model_type, check["why"]):
                 raise ValueError(bad) from None
             raise ValueError(f"this {model_type} config.json does not hold together: "
@@ -582,11 +601,22 @@ def _nulls_to_blame(auto_config: Any, read_as: str, kwargs: dict[str, Any]) -> l
     field its class takes as None (Falcon-H1's mamba_d_ssm) is no culprit."""
     nulls = [(outer, key) for outer, level in levels(kwargs)
              for key in WHOLE_FIELDS if key in level and level[key] is None]
+    # a rope number given as null (yarn's original_max_position_embeddings), which the class
+    # divides by: rope_scaling.original_max_position_embeddings
+    nulls += [(f"{outer}{rope}.", key) for outer, level in levels(kwargs)
+              for rope in ("rope_scaling", "rope_parameters")
+              if isinstance(level.get(rope), Mapping)
+              for key in ROPE_NUMBERS if key in level[rope] and level[rope][key] is None]
 
     def without(outer: str, key: str) -> dict[str, Any]:
         if not outer:
             return {k: v for k, v in kwargs.items() if k != key}
-        nested = outer.rstrip(".")
+        *above, nested = outer.rstrip(".").split(".")
+        inner = above[0] if above else nested
+        level = kwargs[inner] if above else kwargs
+        if above:  # text_config.rope_scaling.<key>
+            return {**kwargs, inner: {**level, nested: {
+                k: v for k, v in level[nested].items() if k != key}}}
         return {**kwargs, nested: {k: v for k, v in kwargs[nested].items() if k != key}}
 
     blamed = [f"{outer}{key}" for outer, key in nulls

@@ -164,7 +164,7 @@ def _precheck_dtype(cfg: Mapping[str, Any], where: str = "") -> None:
 # names pass, as new types come with new models; the length's source line names the type.
 _ROPE_TYPES = ("default", "linear", "dynamic", "ntk", "yarn", "deepseek_yarn", "longrope",
                "llama3", "mllama4", "su", "mrope", "proportional")
-_ROPE_NUMBERS = ("factor", "original_max_position_embeddings", "low_freq_factor",
+ROPE_NUMBERS = ("factor", "original_max_position_embeddings", "low_freq_factor",
                  "high_freq_factor", "beta_fast", "beta_slow", "attention_factor", "mscale",
                  "mscale_all_dim", "alpha", "rope_theta", "partial_rotary_factor")
 # the numbers transformers compares without a check of its own when a type is given
@@ -203,7 +203,7 @@ def _precheck_rope(cfg: Mapping[str, Any], where: str = "") -> None:
                 raise ValueError(f"config.json {where}{key}.{inner}{field} = {value!r} is not "
                                  f"a rope type vLLM builds: use {hint}")
             rope_type = part.get("rope_type", part.get("type"))
-            for field in _ROPE_NUMBERS:
+            for field in ROPE_NUMBERS:
                 value = part.get(field)
                 if value is None and field in part and field in _ROPE_NEEDS.get(rope_type, ()):
                     raise ValueError(f"config.json {where}{key}.{inner}{field} is null: "

@@ -2408,3 +2408,39 @@ def test_architectures_of_another_model_type_are_refused():
                 {**MINIMAX_M1, "model_type": "minimax_text_01"},
                 {**PRESET_CONFIGS["DeepSeek-V3"], "model_type": "kimi_k2"}):
         spec_from_hf_config(cfg)
+
+
+def test_a_null_transformers_computes_with_or_does_not_take_is_named_with_its_fix():
+    # yarn's original_max_position_embeddings null: transformers divided by it, and the error
+    # named neither the field nor a fix ("unsupported operand type(s) for /: 'int' and
+    # 'NoneType'")
+    oss = PRESET_CONFIGS["gpt-oss-20b"]
+    rope = {"rope_type": "yarn", "factor": 32.0, "beta_fast": 32.0, "beta_slow": 1.0,
+            "original_max_position_embeddings": None}
+    with pytest.raises(ValueError, match=re.escape(
+            "config.json rope_scaling.original_max_position_embeddings is null: transformers' "
+            "gpt_oss config computes with it (unsupported operand type(s) for /: 'int' and "
+            "'NoneType'); give a number or remove the field")):
+        spec_from_hf_config({**oss, "rope_scaling": rope})
+    with pytest.raises(ValueError, match=re.escape(
+            "config.json rope_scaling.original_max_position_embeddings is null: transformers' "
+            "deepseek_v3 config")):
+        spec_from_hf_config({**PRESET_CONFIGS["DeepSeek-V3"], "rope_scaling": {
+            "type": "yarn", "factor": 40, "original_max_position_embeddings": None}})
+    with pytest.raises(ValueError, match=re.escape(
+            "config.json text_config.rope_parameters.original_max_position_embeddings is null")):
+        spec_from_hf_config({"model_type": "qwen3_5", "text_config": {"rope_parameters": {
+            "rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": None}}})
+    # a null transformers' strict check refuses is said in config.json's words, not Python's
+    # ("Field 'num_key_value_heads' expected int, got NoneType (value: None)")
+    for cfg, message in (
+            ({**PRESET_CONFIGS["Qwen3-Next-80B-A3B"], "num_key_value_heads": None},
+             "config.json num_key_value_heads is null, which transformers' qwen3_next config "
+             "does not take: give a whole number or remove the field"),
+            ({"model_type": "llama", "rms_norm_eps": None}, "config.json rms_norm_eps is null, "
+             "which transformers' llama config does not take: give a number or remove the field"),
+            ({"model_type": "gemma3", "text_config": {"tie_word_embeddings": None}},
+             "config.json text_config.tie_word_embeddings is null, which transformers' gemma3 "
+             "config does not take: give true/false or remove the field")):
+        with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
+            spec_from_hf_config(cfg)
