@@ -351,6 +351,7 @@ def resolve_config(cfg: Mapping[str, Any]) -> Any:
     model_type = _readable_model_type(cfg)
     cfg = prechecked(cfg)
     _check_one_pattern(cfg, model_type)
+    _check_kimi_lists(cfg, model_type)
     conf = _auto_config(cfg, model_type)
     _check_layer_count(cfg, conf)
     return conf
@@ -1405,6 +1406,56 @@ def _check_kimi_layers(cfg: Mapping[str, Any], model_type: str) -> None:
             f"linear_attn_config's kda_layers is {kda}: vLLM and SGLang read kda_layers, "
             "transformers layer_types; drop layer_types (the checkpoints give none) or make "
             "them agree")
+
+
+def _check_kimi_lists(cfg: Mapping[str, Any], model_type: str) -> None:
+    """Kimi Linear's linear_attn_config lists its full and KDA layers by number (1-based):
+    transformers' class makes one layer of each entry, so a layer in both, listed twice, past
+    the last (0 is the last, by Python's indexing) or in neither would be planned wrong or
+    fail on a layer_types the config does not hold; named by the list to fix."""
+    linear = cfg.get("linear_attn_config")
+    if model_type != "kimi_linear" or not isinstance(linear, Mapping):
+        return
+    layers = cfg.get("num_hidden_layers")
+    if layers is None:
+        from transformers import KimiLinearConfig
+
+        layers = KimiLinearConfig.num_hidden_layers
+    lists = {}
+    for key in ("full_attn_layers", "kda_layers"):
+        numbers = linear.get(key)
+        if numbers is None:
+            continue
+        field = f"config.json linear_attn_config.{key}"
+        if not isinstance(numbers, list) or any(type(i) is not int for i in numbers):
+            raise ValueError(f"{field} = {textwrap.shorten(repr(numbers), 60, placeholder=' ...')}"
+                             " must be a list of layer numbers (1-based): fix the field")
+        twice = sorted({i for i in numbers if numbers.count(i) > 1})
+        if twice:
+            raise ValueError(f"{field} = {textwrap.shorten(repr(numbers), 60, placeholder=' ...')}"
+                             f" lists layer{'s' if len(twice) > 1 else ''} "
+                             f"{', '.join(map(str, twice))} twice: list each layer once")
+        if type(layers) is int and (out := [i for i in numbers if not 1 <= i <= layers]):
+            raise ValueError(f"{field} has {', '.join(map(str, out))}, past the model's layers "
+                             f"1 to {layers} (num_hidden_layers; the list counts from 1): fix "
+                             "the field")
+        lists[key] = set(numbers)
+    if len(lists) < 2:
+        return
+    both = sorted(lists["full_attn_layers"] & lists["kda_layers"])
+    if both:
+        plural = "s" if len(both) > 1 else ""
+        raise ValueError(f"config.json linear_attn_config lists layer{plural}"
+                         f" {', '.join(map(str, both))} in both full_attn_layers and kda_layers: "
+                         "give each layer one kind")
+    neither = (sorted(set(range(1, layers + 1)) - lists["full_attn_layers"] - lists["kda_layers"])
+               if type(layers) is int and cfg.get("layer_types") is None else [])
+    if neither:
+        shown = textwrap.shorten(", ".join(map(str, neither)), 60, placeholder=" ...")
+        plural = "s" if len(neither) > 1 else ""
+        raise ValueError(f"config.json linear_attn_config lists layer{plural}"
+                         f" {shown} in neither full_attn_layers nor kda_layers: list each of "
+                         f"layers 1 to {layers} (num_hidden_layers) in one of them")
 
 
 def _check_bailing_layers(cfg: Mapping[str, Any], model_type: str) -> None:

@@ -2444,3 +2444,34 @@ def test_a_null_transformers_computes_with_or_does_not_take_is_named_with_its_fi
              "config does not take: give true/false or remove the field")):
         with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
             spec_from_hf_config(cfg)
+
+
+def test_kimi_linear_layer_lists_are_named_when_they_do_not_give_each_layer_one_kind():
+    # transformers' class makes a layer of each entry of linear_attn_config's lists; a layer in
+    # neither failed on a layer_types field the config does not hold, a layer 0 was the last
+    def kimi(**lists):
+        return {**KIMI_LINEAR, "linear_attn_config": {**KIMI_LINEAR["linear_attn_config"],
+                                                      **lists}}
+
+    full = KIMI_LINEAR["linear_attn_config"]["full_attn_layers"]
+    kda = KIMI_LINEAR["linear_attn_config"]["kda_layers"]
+    for cfg, message in (
+            (kimi(full_attn_layers=[4, 4, 8]), "config.json linear_attn_config.full_attn_layers "
+             "= [4, 4, 8] lists layer 4 twice: list each layer once"),
+            (kimi(full_attn_layers=[]), "config.json linear_attn_config lists layers 4, 8, 12, "
+             "16, 20, 24, 27 in neither full_attn_layers nor kda_layers: list each of layers 1 "
+             "to 27 (num_hidden_layers) in one of them"),
+            (kimi(kda_layers=[]), "config.json linear_attn_config lists layers 1, 2, 3, 5, 6,"),
+            (kimi(full_attn_layers=full[:-1] + [0]), "config.json "
+             "linear_attn_config.full_attn_layers has 0, past the model's layers 1 to 27 "
+             "(num_hidden_layers; the list counts from 1): fix the field"),
+            (kimi(kda_layers=kda + [4]), "config.json linear_attn_config lists layer 4 in both "
+             "full_attn_layers and kda_layers: give each layer one kind"),
+            (kimi(kda_layers="1-26"), "config.json linear_attn_config.kda_layers = '1-26' must be "
+             "a list of layer numbers (1-based): fix the field")):
+        with pytest.raises(ValueError, match=f"^{re.escape(message)}"):
+            spec_from_hf_config(cfg)
+    # every layer in one list: read as before (all KDA with no full layer too)
+    assert spec_from_hf_config(kimi()).pattern == "(3*kda,mla)*6,2*kda,mla"
+    all_kda = kimi(full_attn_layers=[], kda_layers=list(range(1, 28)))
+    assert spec_from_hf_config(all_kda).pattern == "27*kda"
