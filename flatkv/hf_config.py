@@ -1067,9 +1067,30 @@ def _mla(text: Any, model_type: str) -> MLALayer:
                                     if indexed else None))
 
 
+def _conv_kernel(text: Any, attr: str, model_type: str) -> int:
+    """A state layer's conv kernel, at least 2 (its conv state keeps kernel - 1 tokens), refused
+    by the field config.json gives it in (Kimi Linear's
+    linear_attn_config.short_conv_kernel_size, Bailing's short_conv_kernel_size)."""
+    kernel = whole_field(text, attr, model_type)
+    if kernel >= 2:
+        return kernel
+    given = text.given if isinstance(text, Recorded) else {}
+    field = field_name(text, attr)
+    linear = given.get("linear_attn_config")
+    if (model_type == "kimi_linear" and isinstance(linear, Mapping)
+            and _KDA_GIVEN_AS.get(attr) in linear):
+        field = f"linear_attn_config.{_KDA_GIVEN_AS[attr]}"
+    elif model_type == "bailing_hybrid" and attr not in given and _BAILING_KDA_GIVEN_AS.get(
+            attr) in given:
+        field = field_name(text, _BAILING_KDA_GIVEN_AS[attr])
+    raise ValueError(f"config.json {field} = {kernel} must be at least 2: the {model_type} "
+                     "conv state keeps kernel - 1 tokens; check the model's value")
+
+
 def _state_layer(text: Any, model_type: str) -> CacheLayer:
     family = _FAMILIES[model_type]
     g = lambda attr: whole_field(text, attr, model_type)  # noqa: E731
+    kernel = partial(_conv_kernel, text, model_type=model_type)
     if family == "lightning":  # vLLM's linear_attention_state_shape(num_attention_heads, tp,
         # head_dim): the query heads, not the KV heads; head_dim with no fallback
         return LightningLayer(heads=g("num_attention_heads"), head_dim=g("head_dim"))
@@ -1090,40 +1111,40 @@ def _state_layer(text: Any, model_type: str) -> CacheLayer:
         # (heads / tp, d, d): GDN's shapes with as many key heads as value heads
         heads, head_dim = g("linear_num_heads"), g("linear_head_dim")
         return GDNLayer(k_heads=heads, v_heads=heads, head_dim_k=head_dim, head_dim_v=head_dim,
-                        conv_kernel=g("linear_conv_kernel_dim"))
+                        conv_kernel=kernel("linear_conv_kernel_dim"))
     if family == "gdn":
         return GDNLayer(
             k_heads=g("linear_num_key_heads"), v_heads=g("linear_num_value_heads"),
             head_dim_k=g("linear_key_head_dim"), head_dim_v=g("linear_value_head_dim"),
-            conv_kernel=g("linear_conv_kernel_dim"),
+            conv_kernel=kernel("linear_conv_kernel_dim"),
         )
     if model_type == "nemotron_h":
         return Mamba2Layer(
             n_heads=g("mamba_num_heads"), head_dim=g("mamba_head_dim"),
-            d_state=g("ssm_state_size"), n_groups=g("n_groups"), conv_kernel=g("conv_kernel"),
+            d_state=g("ssm_state_size"), n_groups=g("n_groups"), conv_kernel=kernel("conv_kernel"),
         )
     if model_type in ("zamba2", "mamba2"):
         # vLLM sizes the conv state by expand x hidden_size and the ssm state by heads x head
         # dim (zamba2's transformers class derives the heads from the two)
         names = _MAMBA2_NAMES[model_type]
-        heads, expand, head_dim, d_state, groups, kernel = (g(attr) for attr in names)
+        heads, expand, head_dim, d_state, groups = (g(attr) for attr in names[:-1])
         _check_heads_cover(heads, head_dim, expand * g("hidden_size"),
                            tuple(field_name(text, attr) for attr in names))
         return Mamba2Layer(n_heads=heads, head_dim=head_dim, d_state=d_state, n_groups=groups,
-                           conv_kernel=kernel)
+                           conv_kernel=kernel(names[-1]))
     if model_type in ("mamba", "falcon_mamba"):  # vLLM's mamba1_state_shape over these
         return Mamba1Layer(d_inner=g("intermediate_size"), d_state=g("state_size"),
-                           conv_kernel=g("conv_kernel"))
+                           conv_kernel=kernel("conv_kernel"))
     if family == "mamba2":  # granitemoehybrid, bamba, falcon_h1 share the mamba_* names
         return Mamba2Layer(
             n_heads=g("mamba_n_heads"), head_dim=g("mamba_d_head"), d_state=g("mamba_d_state"),
-            n_groups=g("mamba_n_groups"), conv_kernel=g("mamba_d_conv"),
+            n_groups=g("mamba_n_groups"), conv_kernel=kernel("mamba_d_conv"),
         )
     if family == "mamba1":
         expand = g("mamba_expand")
         return Mamba1Layer(
             d_inner=expand * g("hidden_size"), d_state=g("mamba_d_state"),
-            conv_kernel=g("mamba_d_conv"),
+            conv_kernel=kernel("mamba_d_conv"),
         )
     raise ValueError(f"{model_type} has linear_attention layers but no state kind is known")
 
@@ -1182,6 +1203,13 @@ def _layers_of(text: Any, model_type: str) -> list[CacheLayer]:
                 cache[label] = replace(_attention(text, model_type, None),
                                        attention_chunk_size=whole_field(
                                            text, "attention_chunk_size", model_type))
+            elif label == "linear_attention" and family in ("attention", "mla"):
+                field = field_name(text, "layer_types")
+                raise ValueError(
+                    f"{model_type} config.json {field}[{i}] is 'linear_attention', but "
+                    f"{model_type} has no linear-attention (state) layers: write its layers as "
+                    "the checkpoint's config.json does (full_attention, sliding_attention), "
+                    f"or fix model_type")
             elif label == "linear_attention" or (label == "conv" and family == "short_conv"):
                 cache[label] = _state_layer(text, model_type)
             elif label == "hybrid" and model_type == "zamba2":

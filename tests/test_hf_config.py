@@ -2475,3 +2475,34 @@ def test_kimi_linear_layer_lists_are_named_when_they_do_not_give_each_layer_one_
     assert spec_from_hf_config(kimi()).pattern == "(3*kda,mla)*6,2*kda,mla"
     all_kda = kimi(full_attn_layers=[], kda_layers=list(range(1, 28)))
     assert spec_from_hf_config(all_kda).pattern == "27*kda"
+
+
+def test_state_layer_refusals_name_the_config_field_and_fix():
+    # "gpt_oss has linear_attention layers but no state kind is known": no field, no fix
+    oss = PRESET_CONFIGS["gpt-oss-20b"]
+    with pytest.raises(ValueError, match=re.escape(
+            "gpt_oss config.json layer_types[0] is 'linear_attention', but gpt_oss has no "
+            "linear-attention (state) layers: write its layers as the checkpoint's config.json "
+            "does (full_attention, sliding_attention), or fix model_type")):
+        spec_from_hf_config({**oss, "layer_types": [LINEAR] * oss["num_hidden_layers"]})
+    with pytest.raises(ValueError, match=re.escape(
+            "gemma3 config.json text_config.layer_types[1] is 'linear_attention'")):
+        spec_from_hf_config({"model_type": "gemma3", "text_config": {
+            "num_hidden_layers": 2, "layer_types": [SLIDING, LINEAR]}})
+    # a conv kernel of 1 said "gdn.conv_kernel must be at least 2, got 1": FlatKV's name, not
+    # the field config.json gives it in
+    for cfg, field in (
+            ({**PRESET_CONFIGS["Qwen3-Next-80B-A3B"], "linear_conv_kernel_dim": 1},
+             "linear_conv_kernel_dim"),
+            ({"model_type": "qwen3_5", "text_config": {"linear_conv_kernel_dim": 1}},
+             "text_config.linear_conv_kernel_dim"),
+            ({**PRESET_CONFIGS["Nemotron-H-8B"], "conv_kernel": 1}, "conv_kernel"),
+            ({**PRESET_CONFIGS["granite-4.0-h-small"], "mamba_d_conv": 1}, "mamba_d_conv"),
+            ({**PRESET_CONFIGS["Jamba-1.5-Mini"], "mamba_d_conv": 1}, "mamba_d_conv"),
+            ({**KIMI_LINEAR, "linear_attn_config": {**KIMI_LINEAR["linear_attn_config"],
+                                                    "short_conv_kernel_size": 1}},
+             "linear_attn_config.short_conv_kernel_size")):
+        with pytest.raises(ValueError, match=f"^config.json {re.escape(field)} = 1 must be at "
+                           "least 2: the .* conv state keeps kernel - 1 tokens; check the "
+                           "model's value$"):
+            spec_from_hf_config(cfg)
