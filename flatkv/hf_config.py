@@ -349,6 +349,11 @@ def resolve_config(cfg: Mapping[str, Any]) -> Any:
     its model_type told apart from what FlatKV cannot read, its fields checked before
     transformers sees them, then read by transformers, whose errors are put in config terms."""
     model_type = _readable_model_type(cfg)
+    if model_type in _LANGUAGE_MODELS and "text_config" in cfg and cfg["text_config"] is None:
+        raise ValueError(  # transformers reads a null as none given: its defaults, every size
+            f"config.json text_config is null: {model_type} keeps its language model's config "
+            "there, and transformers would plan its default language model instead; give the "
+            "text_config as the checkpoint's config.json does")
     cfg = prechecked(cfg)
     _check_one_pattern(cfg, model_type)
     _check_kimi_lists(cfg, model_type)

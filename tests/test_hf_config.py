@@ -2506,3 +2506,16 @@ def test_state_layer_refusals_name_the_config_field_and_fix():
                            "least 2: the .* conv state keeps kernel - 1 tokens; check the "
                            "model's value$"):
             spec_from_hf_config(cfg)
+
+
+def test_a_wrappers_null_text_config_is_refused():
+    # transformers reads the null as no text_config and plans its default Qwen3.5 language
+    # model (32 layers, 4 KV heads), which only a note mentioned
+    qwen3_5 = PRESET_CONFIGS["Qwen3.5-27B"]
+    for cfg in ({**qwen3_5, "text_config": None}, {**LLAMA4_SCOUT, "text_config": None},
+                {"model_type": "gemma3", "text_config": None}):
+        with pytest.raises(ValueError, match=re.escape(
+                f"config.json text_config is null: {cfg['model_type']} keeps its language "
+                "model's config there, and transformers would plan its default language model "
+                "instead; give the text_config as the checkpoint's config.json does")):
+            spec_from_hf_config(cfg)
