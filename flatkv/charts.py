@@ -632,22 +632,35 @@ def layer_strip(layers: Sequence[Mapping], *, title: str = "") -> go.Figure:
 # GPU lab
 
 
+# A baseline's dash: the device copy dashed, the copy of the state bytes dash-dotted (it also
+# wears the state-row copy's colour), so the two never read as one line where they cross; the
+# pinned copies dashed in their host moves' colours.
+BASELINE_DASH = {"copy": "dash", "state_bytes_copy": "dashdot"}
+
+
 def _series_style(s: Series) -> dict:
-    """Baselines dashed, movers solid (dotted for the page-major pool when a run timed both
-    layouts; the layouts share their baselines); triton with diamonds, torch with circles."""
+    """Baselines dashed (BASELINE_DASH), movers solid (dotted for the page-major pool when a run
+    timed both layouts; the layouts share their baselines); triton with diamonds, torch with
+    circles, baselines with open squares."""
     paged = s.named_layout and s.layout == PAGE_MAJOR
-    dash = "dash" if s.is_baseline else "dot" if paged else "solid"
+    dash = (BASELINE_DASH.get(s.operation, "dash") if s.is_baseline
+            else "dot" if paged else "solid")
+    symbol = ("square-open" if s.is_baseline
+              else "diamond" if s.implementation == TRITON_KERNEL else "circle")
     return {
         "line": {"color": color_of(s.kind), "width": 2 if s.is_baseline else 2.5, "dash": dash},
-        "marker": {"color": color_of(s.kind), "size": 8,
-                   "symbol": "diamond" if s.implementation == TRITON_KERNEL else "circle"},
+        "marker": {"color": color_of(s.kind), "size": 8, "symbol": symbol},
     }
 
 
+BASELINE_TICK = 0.45  # half the height of a baseline's mark across a bar (bars are 0.7 high)
+
+
 def bandwidth_bars(series: Sequence[Series], *, title: str = "") -> go.Figure:
-    """One run: a bar per figure (GB/s), baselines hatched, and the device copy drawn as a dashed
-    line across all bars (the first point of each series is shown; host figures have their own
-    pinned baselines, drawn as bars)."""
+    """One run: a bar per figure (GB/s), baselines hatched, and each baseline marked across its
+    own bar and every bar measured against it (a dashed tick at its GB/s, in its style: the
+    device copy across gather and scatter, the copy of the state bytes across the state-row
+    copy, a pinned copy across its host move). The first point of each series is shown."""
     traces = []
     names = [s.name for s in series]
     for i, s in enumerate(series):
@@ -657,7 +670,7 @@ def bandwidth_bars(series: Sequence[Series], *, title: str = "") -> go.Figure:
                     # faint stripes: the bar's white label must stay readable over them
                     "pattern": {"shape": "/" if s.is_baseline else "",
                                 "fgcolor": "rgba(255, 255, 255, 0.4)", "solidity": 0.2}},
-            # inside the bar from its start where it fits: clear of the baseline line
+            # inside the bar from its start where it fits: clear of the baseline marks
             text=[f"{s.gbps[0]:,.2f} GB/s"], textposition="auto", insidetextanchor="start",
             cliponaxis=False,
             customdata=[[f"{s.call_bytes[0]:,}", format_bytes(s.call_bytes[0])]],
@@ -665,12 +678,18 @@ def bandwidth_bars(series: Sequence[Series], *, title: str = "") -> go.Figure:
             "(%{customdata[1]}) per call<extra></extra>",
             showlegend=False,
         ))
-    copy = next((s for s in series if s.operation == "copy"), None)
-    if copy is not None:
+    for b in (s for s in series if s.is_baseline):
+        rows = [i for i, s in enumerate(series) if s.compared_with == b.operation]
+        xs: list[float | None] = []
+        ys: list[float | None] = []
+        for i in rows:  # one tick a bar, the ticks apart (None breaks the line)
+            xs += [b.gbps[0], b.gbps[0], None]
+            ys += [i - BASELINE_TICK, i + BASELINE_TICK, None]
+        style = _series_style(b)["line"]
         traces.append(go.Scatter(
-            name="device copy (baseline)", x=[copy.gbps[0]] * 2, y=[-0.5, len(series) - 0.5],
-            mode="lines", line={"color": COLORS["copy"], "width": 2, "dash": "dash"},
-            hovertemplate="device copy: %{x:,.2f} GB/s<extra></extra>",
+            name=b.name, x=xs[:-1], y=ys[:-1], mode="lines",
+            line={"color": style["color"], "width": 2.5, "dash": style["dash"]},
+            hovertemplate=f"{b.name}: %{{x:,.2f}} GB/s<extra></extra>",
         ))
     top = max((s.gbps[0] for s in series), default=1.0)
     layout = {"yaxis": {"tickvals": list(range(len(names))), "ticktext": names,
@@ -678,7 +697,9 @@ def bandwidth_bars(series: Sequence[Series], *, title: str = "") -> go.Figure:
               # room on the right for the label of the longest bar
               "xaxis": {"title": "GB/s (1e9 bytes per second)", "range": [0, top * 1.18]},
               "bargap": 0.3}
-    return _house_figure(traces, layout, title=title, height=max(260, 130 + 40 * len(series)))
+    marks = [t.name for t in traces if isinstance(t, go.Scatter)]
+    return _house_figure(traces, layout, title=title, height=max(260, 130 + 40 * len(series)),
+                         legend_lines=legend_lines(marks))
 
 
 # A horizontal legend's room in the main column at 1000 px, and an entry's width: the symbol

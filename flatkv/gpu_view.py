@@ -57,10 +57,12 @@ OPERATION_TITLES = {
     "pinned_d2h": "pinned copy to host",
     "pinned_h2d": "pinned copy from host",
 }
-# Operation -> its colour kind in flatkv.charts.COLORS (a host baseline shares its move's colour).
+# Operation -> its colour kind in flatkv.charts.COLORS: a baseline other than the device copy
+# shares the colour of the move measured against it (the pinned copies their host moves', the
+# copy of the state bytes the state-row copy's), so two dashed baselines never look alike.
 OPERATION_KIND = {
     "copy": "copy",
-    "state_bytes_copy": "copy",
+    "state_bytes_copy": "state_copy",
     "gather": "gather",
     "scatter": "scatter",
     "state_copy": "state_copy",
@@ -69,6 +71,10 @@ OPERATION_KIND = {
     "pinned_d2h": "d2h",
     "pinned_h2d": "h2d",
 }
+# The baseline each page move is a share of (flatkv.gpu.bench's variants): what a Series built
+# without its figures' baseline is compared with.
+BASELINE_OF = {"gather": "copy", "scatter": "copy", "state_copy": "state_bytes_copy",
+               "d2h": "pinned_d2h", "h2d": "pinned_h2d"}
 CAP_REASONS = {
     "plan": "the plan's own size (the whole plan fits)",
     "free memory": "a share of the device's free memory",
@@ -475,6 +481,7 @@ class Series:
     call_bytes: tuple[int, ...]  # payload of one call at each point
     layout: str | None = None  # the pool layout it moved pages of; None: a shared baseline
     named_layout: bool = False  # the run timed several layouts: the name says which
+    baseline: str = ""  # the operation its figures are a share of ("": BASELINE_OF's)
 
     @property
     def kind(self) -> str:
@@ -483,6 +490,13 @@ class Series:
     @property
     def is_baseline(self) -> bool:
         return self.operation in BASELINES
+
+    @property
+    def compared_with(self) -> str:
+        """The baseline operation its GB/s is a share of (a baseline: itself)."""
+        if self.is_baseline:
+            return self.operation
+        return self.baseline or BASELINE_OF.get(self.operation, "copy")
 
     @property
     def name(self) -> str:
@@ -501,17 +515,20 @@ def bandwidth_series(results: Sequence[BenchResult], x: str) -> list[Series]:
     if x not in ("pages_per_call", "page_bytes"):
         raise ValueError(f"x must be 'pages_per_call' or 'page_bytes', got {x!r}")
     points: dict[tuple[str, str, str | None], dict[int, tuple[float, int]]] = {}
+    baselines: dict[tuple[str, str, str | None], str] = {}
     for r in results:
         for f in r.figures:
             layout = None if f.operation in BASELINES else r.layout
-            points.setdefault((f.operation, f.implementation, layout), {}).setdefault(
-                getattr(r, x), (f.gbps, f.payload_bytes))
+            key = (f.operation, f.implementation, layout)
+            points.setdefault(key, {}).setdefault(getattr(r, x), (f.gbps, f.payload_bytes))
+            baselines.setdefault(key, f.baseline)
     several = several_layouts(results)
     out = []
     for (op, impl, layout), by_x in points.items():
         xs = sorted(by_x)
         out.append(Series(op, impl, tuple(xs), tuple(by_x[v][0] for v in xs),
-                          tuple(by_x[v][1] for v in xs), layout, several and layout is not None))
+                          tuple(by_x[v][1] for v in xs), layout, several and layout is not None,
+                          baselines[(op, impl, layout)]))
     return out
 
 

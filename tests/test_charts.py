@@ -269,23 +269,47 @@ def _lab_series():
     return [Series("copy", "copy", (1, 4), (18.0, 20.0), (1568, 6272)),
             Series("gather", "torch", (1, 4), (6.0, 12.0), (1568, 6272)),
             Series("scatter", "triton", (1, 4), (9.0, 14.0), (1568, 6272)),
+            Series("state_bytes_copy", "copy", (1, 4), (21.0, 16.0), (1056, 4224)),
             Series("state_copy", "torch", (1, 4), (4.0, 5.0), (1056, 4224))]
 
 
-def test_bandwidth_bars_draw_each_figure_and_the_copy_line():
+def test_bandwidth_bars_mark_each_bar_against_its_own_baseline():
     fig = charts.bandwidth_bars(_lab_series())
     bars = [t for t in fig.data if t.type == "bar"]
     assert [t.name for t in bars] == ["device copy (baseline)", "gather (torch)",
-                                     "scatter (triton)", "state-row copy (torch)"]
-    assert [t.x[0] for t in bars] == [18.0, 6.0, 9.0, 4.0]  # a single run: the first point
+                                     "scatter (triton)", "copy of the state bytes (baseline)",
+                                     "state-row copy (torch)"]
+    assert [t.x[0] for t in bars] == [18.0, 6.0, 9.0, 21.0, 4.0]  # a single run: first point
+    # the state bytes' copy wears the state-row copy's colour, not the device copy's
     assert [t.marker.color for t in bars] == [COLORS["copy"], COLORS["gather"],
-                                             COLORS["scatter"], COLORS["state_copy"]]
+                                             COLORS["scatter"], COLORS["state_copy"],
+                                             COLORS["state_copy"]]
     assert bars[0].marker.pattern.shape == "/" and bars[1].marker.pattern.shape == ""
-    line = [t for t in fig.data if t.type == "scatter"]
-    assert len(line) == 1 and list(line[0].x) == [18.0, 18.0]  # across all four bars
-    assert list(line[0].y) == [-0.5, 3.5] and line[0].line.dash == "dash"
+    assert bars[3].marker.pattern.shape == "/"
+    # each baseline a tick across its own bar and the bars measured against it, no further
+    copy, state = (t for t in fig.data if t.type == "scatter")
+    assert copy.name == "device copy (baseline)" and state.name == (
+        "copy of the state bytes (baseline)")
+    assert list(copy.x) == [18.0, 18.0, None] * 2 + [18.0, 18.0]
+    assert list(copy.y) == [-0.45, 0.45, None, 0.55, 1.45, None, 1.55, 2.45]  # bars 0, 1, 2
+    assert list(state.x) == [21.0, 21.0, None, 21.0, 21.0]
+    assert list(state.y) == [2.55, 3.45, None, 3.55, 4.45]  # bars 3 and 4
+    assert (copy.line.dash, copy.line.color) == ("dash", COLORS["copy"])
+    assert (state.line.dash, state.line.color) == ("dashdot", COLORS["state_copy"])
+    assert fig.layout.showlegend  # the two marks keyed by name
     assert list(fig.layout.yaxis.ticktext) == [t.name for t in bars]
     assert bars[1].customdata[0][0] == "1,568"  # exact bytes per call in the hover
+    # a series that names its baseline is marked against that one; host moves against their
+    # pinned copies
+    from flatkv.gpu_view import Series
+
+    host = charts.bandwidth_bars([
+        Series("copy", "copy", (1,), (18.0,), (1568,)),
+        Series("pinned_d2h", "copy", (1,), (25.0,), (1568,)),
+        Series("d2h", "torch", (1,), (20.0,), (1568,), baseline="pinned_d2h")])
+    marks = {t.name: list(t.y) for t in host.data if t.type == "scatter"}
+    assert marks == {"device copy (baseline)": [-0.45, 0.45],
+                     "pinned copy to host (baseline)": [0.55, 1.45, None, 1.55, 2.45]}
 
 
 def test_context_figure_draws_a_line_a_layout_and_marks_the_pages_context():
@@ -370,6 +394,12 @@ def test_bandwidth_sweep_over_pages_and_page_bytes():
     copy = _trace(fig, "device copy (baseline)")
     assert list(copy.x) == [1, 4] and list(copy.y) == [18.0, 20.0]
     assert copy.line.dash == "dash" and copy.line.color == COLORS["copy"]
+    # the two baselines cross (18 < 21, 20 > 16): told apart by dash, colour, marker and name
+    state = _trace(fig, "copy of the state bytes (baseline)")
+    assert list(state.y) == [21.0, 16.0]
+    assert (state.line.dash, state.line.color) == ("dashdot", COLORS["state_copy"])
+    assert copy.marker.symbol == state.marker.symbol == "square-open"
+    assert copy.marker.color != state.marker.color
     gather = _trace(fig, "gather (torch)")
     assert gather.line.dash == "solid" and gather.line.color == COLORS["gather"]
     assert _trace(fig, "scatter (triton)").marker.symbol == "diamond"

@@ -218,6 +218,12 @@ def test_bandwidth_series_over_pages_and_page_bytes():
     assert gather.x == (1, 4) and gather.gbps == (6.0, 12.0)  # sorted by pages per call
     assert gather.call_bytes == (PAGE, 4 * PAGE)
     assert series[0].is_baseline and not gather.is_baseline and series[3].kind == "state_copy"
+    # each series keeps its figures' baseline (these hand-built ones compare the state-row copy
+    # with the device copy); built without one, a move falls back to BASELINE_OF's
+    assert [s.compared_with for s in series] == ["copy"] * 4
+    assert gpu_view.Series("state_copy", "torch", (1,), (4.0,), (1056,)).compared_with == (
+        "state_bytes_copy")
+    assert gpu_view.OPERATION_KIND["state_bytes_copy"] == "state_copy"  # the move's colour
     by_page = gpu_view.bandwidth_series([result(page=3136), result()], "page_bytes")
     assert by_page[0].x == (PAGE, 3136)
     with pytest.raises(ValueError, match="x must be"):
