@@ -275,6 +275,8 @@ def show(last: gpu_view.LabRun, a: PlanAnalysis, cfg: gpu_view.LabSettings | Non
     else:
         st.caption("Pools allocated, one per plan (each pool layout holds the same blocks):")
         table([r.table_row() for r in allocation])
+    if noise := gpu_view.noise_text(results):  # said before the figures it puts in doubt
+        st.warning(noise, icon=":material/ssid_chart:")
     table(pd.DataFrame(gpu_view.varying_columns(gpu_view.result_rows(results))),
           formats={"GB/s": "%.2f", "median (ms)": "%.3f"})
     if first.device == "cpu":

@@ -379,6 +379,79 @@ def result_rows(results: Sequence[BenchResult], *, text: bool = True) -> list[di
     return rows
 
 
+# A figure's timed rounds are noisy when its slowest round took over 1.5x its fastest. The rounds
+# of one figure move the same bytes the same way, so on a quiet machine they land close: a few
+# percent apart with CUDA events, 1.0x to 1.5x on this project's 2-core CPU machine in quiet
+# runs. Past 1.5x something else had the machine in some rounds (another process, the scheduler,
+# clock changes), and the medians the page compares (a move against its baseline, one layout
+# against the other: differences of tens of percent) can move by as much between runs: two CPU
+# runs a minute apart gave the device copy 20.56 and 9.96 GB/s, one figure's rounds spanning
+# 4.955 to 15.29 ms (3.1x). The same max / min the table's "rounds (ms)" column shows.
+NOISY_SPREAD = 1.5
+NOISY_SHOWN = 3  # noisy figures named in the notice, widest first; the rest counted
+
+
+@dataclass(frozen=True)
+class NoisyFigure:
+    """A figure whose timed rounds spread over NOISY_SPREAD: what it is and its rounds' range."""
+
+    name: str  # as the chart names it, with the sweep's point where a run swept
+    fastest_s: float
+    slowest_s: float
+
+    @property
+    def spread(self) -> float:
+        return self.slowest_s / self.fastest_s
+
+
+def _figure_name(r: BenchResult, f: Figure, several: bool, point: str) -> str:
+    what = ["baseline" if f.operation in BASELINES else f.implementation]
+    if several and f.operation not in BASELINES:
+        what.append(r.layout)
+    name = f"{OPERATION_TITLES.get(f.operation, f.operation)} ({', '.join(what)})"
+    if point == "pages_per_call":
+        name += f" at {count_text(r.pages_per_call, 'page')} per call"
+    elif point == "page_bytes":
+        name += f" at {format_bytes(r.page_bytes)} pages"
+    return name
+
+
+def noisy_figures(results: Sequence[BenchResult],
+                  threshold: float = NOISY_SPREAD) -> list[NoisyFigure]:
+    """The figures whose slowest timed round took over ``threshold`` times their fastest, widest
+    spread first; a baseline the layouts share counted once, a one-round figure never."""
+    several = several_layouts(results)
+    point = ("page_bytes" if len({r.page_bytes for r in results}) > 1
+             else "pages_per_call" if len({r.pages_per_call for r in results}) > 1 else "")
+    noisy, seen = [], set()
+    for r in results:
+        for f in r.figures:
+            key = (r.page_bytes, r.pages_per_call, f.operation, f.implementation,
+                   None if f.operation in BASELINES else r.layout)
+            if key in seen or len(f.samples_s) < 2:
+                continue
+            seen.add(key)
+            low, high = min(f.samples_s), max(f.samples_s)
+            if high > threshold * low:
+                noisy.append(NoisyFigure(_figure_name(r, f, several, point), low, high))
+    return sorted(noisy, key=lambda n: -n.spread)
+
+
+def noise_text(results: Sequence[BenchResult], threshold: float = NOISY_SPREAD) -> str:
+    """A plain warning where some figure's rounds spread over ``threshold``: which ones, from
+    what to what, and what to do. Empty when every figure's rounds are close."""
+    noisy = noisy_figures(results, threshold)
+    if not noisy:
+        return ""
+    parts = [f"{n.name} rounds spread from {n.fastest_s * 1e3:.3f} to {n.slowest_s * 1e3:.3f} "
+             f"ms ({n.spread:.2f}x)" for n in noisy[:NOISY_SHOWN]]
+    if more := len(noisy) - NOISY_SHOWN:
+        parts.append(f"{count_text(more, 'more figure')} over {threshold:g}x")
+    return (f"Noisy: {'; '.join(parts)}. Medians this unsteady can differ by as much in the "
+            "next run, so a difference between figures smaller than that may be noise: rerun, "
+            "or raise Timed rounds.")
+
+
 MIN_ROUNDS_APART = 5  # timed rounds per layout before "rounds apart" says anything
 
 

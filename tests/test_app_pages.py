@@ -1592,6 +1592,26 @@ def test_gpu_page_runs_a_cpu_benchmark(small_flush):
     assert not any(i.value.startswith(stale) for i in at.info)
 
 
+def test_gpu_page_warns_where_a_figures_rounds_spread_widely(small_flush):
+    from dataclasses import replace
+
+    at = tiny_run(open_app("app_pages/gpu.py", TINY_LINK))
+    assert_clean(at)
+    # one timed round: no spread to judge
+    assert not [w for w in at.warning if w.value.startswith("Noisy")]
+    # the kept run's gather rounds set by hand (no timing asserted): 1 to 3 ms
+    kept = at.session_state["gpu.last_run"]
+    spread = [replace(r, figures=tuple(replace(f, samples_s=(1e-3, 2e-3, 3e-3))
+                                       if f.operation == "gather" else f for f in r.figures))
+              for r in kept.results]
+    at.session_state["gpu.last_run"] = replace(kept, results=tuple(spread))
+    at.run()
+    assert_clean(at)
+    (noise,) = [w.value for w in at.warning if w.value.startswith("Noisy")]
+    assert noise.startswith("Noisy: gather (torch) rounds spread from 1.000 to 3.000 ms (3.00x)")
+    assert noise.endswith("rerun, or raise Timed rounds.")
+
+
 def test_gpu_page_sweeps_pages_per_call(small_flush):
     at = open_app("app_pages/gpu.py", TINY_LINK)
     at.number_input(key="w.lab_max_blocks").set_value(8)

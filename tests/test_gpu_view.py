@@ -395,3 +395,49 @@ def test_a_kept_run_says_what_it_measured_on():
         "Bandwidth, 8 pages of 1.53 KiB per call, slot-major vs page-major")
     one = [replace(r, pages_per_call=1) for r in both]  # one page a call: no plural
     assert gpu_view.bars_title(one).startswith("Bandwidth, 1 page of 1.53 KiB per call")
+
+
+def _rounds(run, **samples_ms):
+    """``run`` with the timed rounds of the figures named (operation=ms, ...) replaced."""
+    return replace(run, figures=tuple(
+        replace(f, samples_s=tuple(ms / 1e3 for ms in samples_ms[f.operation]))
+        if f.operation in samples_ms else f for f in run.figures))
+
+
+def test_noise_text_names_the_figures_whose_rounds_spread_widely():
+    # rounds built by hand: no timing here. Every figure within 1.5x: nothing to say
+    quiet = _rounds(result(), copy=(1.0, 1.2, 1.5), gather=(2.0, 2.9), scatter=(3.0,) * 5)
+    assert gpu_view.noisy_figures([quiet]) == [] and gpu_view.noise_text([quiet]) == ""
+    # 1.5x exactly is not over it; a single round says nothing about spread
+    assert gpu_view.noise_text([_rounds(result(), gather=(2.0, 3.0))]) == ""
+    noisy = _rounds(result(), copy=(4.955, 6.0, 15.29), gather=(2.0, 3.1),
+                    state_copy=(1.0, 1.0, 2.0))
+    figures = gpu_view.noisy_figures([noisy])
+    assert [(n.name, round(n.spread, 2)) for n in figures] == [
+        ("device copy (baseline)", 3.09), ("state-row copy (torch)", 2.0),
+        ("gather (torch)", 1.55)]  # widest first
+    assert gpu_view.noise_text([noisy]) == (
+        "Noisy: device copy (baseline) rounds spread from 4.955 to 15.290 ms (3.09x); "
+        "state-row copy (torch) rounds spread from 1.000 to 2.000 ms (2.00x); gather (torch) "
+        "rounds spread from 2.000 to 3.100 ms (1.55x). Medians this unsteady can differ by as "
+        "much in the next run, so a difference between figures smaller than that may be "
+        "noise: rerun, or raise Timed rounds.")
+    # past three, the rest are counted; a threshold of one's own
+    four = _rounds(noisy, scatter=(1.0, 1.9))
+    assert gpu_view.noise_text([four]).count("rounds spread") == 3
+    assert "; 1 more figure over 1.5x." in gpu_view.noise_text([four])
+    assert gpu_view.noise_text([noisy], threshold=2.5).count("rounds spread") == 1
+
+
+def test_noise_text_names_the_sweeps_point_and_counts_a_shared_baseline_once():
+    runs = [_rounds(result(pages=1), gather=(1.0, 2.0)), _rounds(result(pages=4))]
+    assert [n.name for n in gpu_view.noisy_figures(runs)] == [
+        "gather (torch) at 1 page per call"]
+    by_page = [_rounds(result(page=3136), scatter=(1.0, 3.0)), result()]
+    assert [n.name for n in gpu_view.noisy_figures(by_page)] == [
+        "scatter (torch) at 3.06 KiB pages"]
+    # both layouts in the same rounds: the copy they share once, each layout's move named
+    both = [_rounds(result(), copy=(1.0, 2.0), gather=(1.0, 2.0)),
+            _rounds(result(layout="page-major"), copy=(1.0, 2.0), gather=(1.0, 2.0))]
+    assert [n.name for n in gpu_view.noisy_figures(both)] == [
+        "device copy (baseline)", "gather (torch, slot-major)", "gather (torch, page-major)"]
