@@ -88,6 +88,10 @@ NOT_APPLICABLE = "—"  # a table cell whose figure does not apply to its row
 # average, measured in Chromium), a cell's padding with the header's icons, a tooltip's icon,
 # and the widest column.
 _CHAR_PX, _CELL_PX, _HELP_PX, _MOST_PX = 6.8, 24, 18, 400
+# The main column's width at 1000 px with the sidebar open (measured in Chromium): a table wider
+# than it scrolls, and its right edge cuts whatever column lies there ("devic", "1,097,7"). The
+# columns a table is read by come first and should end inside it.
+MAIN_COLUMN_PX = 540
 
 
 def _shown_number(value: Any) -> str:

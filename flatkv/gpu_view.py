@@ -50,7 +50,8 @@ OPERATION_TITLES = {
     "copy": "device copy",
     "gather": "gather",
     "scatter": "scatter",
-    "state_bytes_copy": "copy of the state bytes",
+    # a copy of as many bytes as the state rows (short: it heads a column at 1000 px)
+    "state_bytes_copy": "state-size copy",
     "state_copy": "state-row copy",
     "d2h": "pages to host",
     "h2d": "pages from host",
@@ -327,13 +328,20 @@ def several_layouts(results: Sequence[BenchResult]) -> bool:
     return len({r.layout for r in results}) > 1
 
 
+# The screen's name for a figure's implementation (the page's Kernels setting; the CSV and JSON
+# keep "implementation"): short, so operation, kernel, GB/s, share and baseline fit the 540 px
+# main column at 1000 px (the header "implementation" alone took 119 px of it).
+KERNEL_COLUMN = "kernel"
+
+
 def result_rows(results: Sequence[BenchResult], *, text: bool = True) -> list[dict]:
     """One row per figure: what moved, how fast, against which baseline, how many bytes. When a
     run timed several pool layouts, their shared baselines have one row, layout "shared".
 
     ``text`` gives shares as percentages for the screen; without it they are fractions (CSV).
     The nominal-peak column is there only when some device has a known peak. The figures come
-    before the timings and bytes they are made of, so a table scrolled at 1000 px shows them.
+    before the timings and bytes they are made of: at 1000 px the main column shows one run's
+    operation, kernel, GB/s, share and baseline whole, the rest a scroll away.
     """
     with_peak = any(r.nominal_peak_gbps for r in results)
     several = several_layouts(results)
@@ -355,7 +363,7 @@ def result_rows(results: Sequence[BenchResult], *, text: bool = True) -> list[di
                 "pool layout": layout,
                 "operation": OPERATION_TITLES.get(f.operation, f.operation) if text
                 else f.operation,
-                "implementation": f.implementation,
+                KERNEL_COLUMN if text else "implementation": f.implementation,
                 "GB/s": round(f.gbps, 2),
                 "share of baseline": (_percent(f.share_of_baseline) if text
                                       else f.share_of_baseline),
@@ -490,7 +498,8 @@ def layout_rows(results: Sequence[BenchResult], *, text: bool = True) -> list[di
             or max(whole.samples_s) < min(slot.samples_s))
         rows.append({
             "P (tokens)": block, "page bytes": page, "pages per call": pages,
-            "operation": OPERATION_TITLES.get(op, op) if text else op, "implementation": impl,
+            "operation": OPERATION_TITLES.get(op, op) if text else op,
+            KERNEL_COLUMN if text else "implementation": impl,
             # the ratio and whether it is noise first: what a scrolled table shows
             f"{PAGE_MAJOR} / {SLOT_MAJOR}": f"{ratio:.2f}x" if text else ratio,
             "rounds apart": (_apart_text(apart, rounds) if text else apart),

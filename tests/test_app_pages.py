@@ -1570,7 +1570,7 @@ def test_gpu_page_runs_a_cpu_benchmark(small_flush):
     assert "pool layout" not in rows.columns  # one layout ran: the setting says which
     assert metrics(at)["P (tokens per page)"] == "16"
     assert set(rows["bytes counted"]) == {2 * 3 * TINY_PAGE}  # read + written
-    assert rows.loc["gather", "implementation"] == "torch"
+    assert rows.loc["gather", "kernel"] == "torch"
     m = metrics(at)
     assert m["Allocated blocks"] == "8" and m["Allocated bytes"] == "1.00 MiB"  # 8 x 131,072
     assert "your cap of 8 blocks" in " ".join(c.value for c in at.caption)
@@ -1610,6 +1610,51 @@ def test_gpu_page_warns_where_a_figures_rounds_spread_widely(small_flush):
     (noise,) = [w.value for w in at.warning if w.value.startswith("Noisy")]
     assert noise.startswith("Noisy: gather (torch) rounds spread from 1.000 to 3.000 ms (3.00x)")
     assert noise.endswith("rerun, or raise Timed rounds.")
+
+
+def test_gpu_results_table_shows_its_figures_whole_at_1000_px(small_flush):
+    """The table scrolls at 1000 px; its edge cut the baseline column's text ("devic", "copy
+    c"). Operation, kernel, GB/s, share and baseline now end inside the main column, for a run
+    with state rows and both kernels (rows built by hand, shown in the page's own table)."""
+    from test_gpu_view import figure, result
+
+    from app_pages._frame import MAIN_COLUMN_PX
+
+    at = tiny_run(open_app("app_pages/gpu.py", TINY_LINK))
+    kept = at.session_state["gpu.last_run"]
+    run = result()
+    state = (figure("state_bytes_copy", "copy", 8 * 1056, 30.0, baseline="state_bytes_copy"),
+             figure("state_copy", "torch", 8 * 1056, 25.0, baseline="state_bytes_copy"),
+             figure("gather", "triton", 8 * 1568, 4321.09))  # an H200's GB/s
+    run = dataclasses.replace(run, figures=run.figures[:3] + state)
+    at.session_state["gpu.last_run"] = dataclasses.replace(kept, results=(run,))
+    at.run()
+    assert_clean(at)
+    shown_rows = at.dataframe[0].value
+    assert "state-size copy" in set(shown_rows["baseline"])
+    widths = {col: c.get("width") for col, c in json.loads(at.dataframe[0].proto.columns).items()}
+    columns = list(shown_rows.columns)
+    read = columns[:columns.index("baseline") + 1]
+    assert read == ["operation", "kernel", "GB/s", "share of baseline", "baseline"]
+    assert sum(widths[c] for c in read) <= MAIN_COLUMN_PX
+
+
+def test_model_summary_figures_end_inside_the_main_column_at_1000_px():
+    """Every preset's kinds table (the Model page's summary) gives its figures, through "state
+    B per layer", whole at 1000 px: sized as the page's table sizes them, they end inside the
+    main column (a "1,097,7" seen there was the scroll edge's cut, not the column's)."""
+    from app_pages._frame import MAIN_COLUMN_PX, _shown_number, column_width
+    from flatkv.app_model import preset_spec, spec_kind_rows
+
+    for name in model_names():
+        rows = spec_kind_rows(preset_spec(name))
+        columns = list(rows[0])
+        figures = columns[:columns.index("state B per layer") + 1] if (
+            "state B per layer" in columns) else columns[:columns.index("KV B per token") + 1]
+        widths = [column_width(c, [v if isinstance(v, str) else _shown_number(v)
+                                   for v in (r[c] for r in rows) if v is not None])
+                  for c in figures]
+        assert sum(widths) <= MAIN_COLUMN_PX, (name, dict(zip(figures, widths)))
 
 
 def test_gpu_page_sweeps_pages_per_call(small_flush):
@@ -2314,7 +2359,7 @@ def test_gpu_lab_runs_on_the_default_device(small_flush):
     assert set(rows["bytes per call"]) == {2 * TINY_PAGE}
     from flatkv.gpu import bench
 
-    assert set(rows["implementation"]) - {"copy"} == set(bench.available_implementations(expected))
+    assert set(rows["kernel"]) - {"copy"} == set(bench.available_implementations(expected))
 
 
 def test_gpu_lab_pages_per_call_follow_the_sweep_and_the_pool():

@@ -277,7 +277,7 @@ def test_bandwidth_bars_mark_each_bar_against_its_own_baseline():
     fig = charts.bandwidth_bars(_lab_series())
     bars = [t for t in fig.data if t.type == "bar"]
     assert [t.name for t in bars] == ["device copy (baseline)", "gather (torch)",
-                                     "scatter (triton)", "copy of the state bytes (baseline)",
+                                     "scatter (triton)", "state-size copy (baseline)",
                                      "state-row copy (torch)"]
     assert [t.x[0] for t in bars] == [18.0, 6.0, 9.0, 21.0, 4.0]  # a single run: first point
     # the state bytes' copy wears the state-row copy's colour, not the device copy's
@@ -289,7 +289,7 @@ def test_bandwidth_bars_mark_each_bar_against_its_own_baseline():
     # each baseline a tick across its own bar and the bars measured against it, no further
     copy, state = (t for t in fig.data if t.type == "scatter")
     assert copy.name == "device copy (baseline)" and state.name == (
-        "copy of the state bytes (baseline)")
+        "state-size copy (baseline)")
     assert list(copy.x) == [18.0, 18.0, None] * 2 + [18.0, 18.0]
     assert list(copy.y) == [-0.45, 0.45, None, 0.55, 1.45, None, 1.55, 2.45]  # bars 0, 1, 2
     assert list(state.x) == [21.0, 21.0, None, 21.0, 21.0]
@@ -395,7 +395,7 @@ def test_bandwidth_sweep_over_pages_and_page_bytes():
     assert list(copy.x) == [1, 4] and list(copy.y) == [18.0, 20.0]
     assert copy.line.dash == "dash" and copy.line.color == COLORS["copy"]
     # the two baselines cross (18 < 21, 20 > 16): told apart by dash, colour, marker and name
-    state = _trace(fig, "copy of the state bytes (baseline)")
+    state = _trace(fig, "state-size copy (baseline)")
     assert list(state.y) == [21.0, 16.0]
     assert (state.line.dash, state.line.color) == ("dashdot", COLORS["state_copy"])
     assert copy.marker.symbol == state.marker.symbol == "square-open"

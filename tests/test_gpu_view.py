@@ -160,17 +160,18 @@ def raw_gather_baseline(rows: list[dict]) -> str:
 def test_result_rows_show_bytes_and_shares():
     rows = gpu_view.result_rows([result()])
     # the screen names operations as the charts do; the CSV keeps the JSON's keys
-    assert [(r["operation"], r["implementation"]) for r in rows] == [
+    assert [(r["operation"], r["kernel"]) for r in rows] == [
         ("device copy", "copy"), ("gather", "torch"), ("scatter", "torch"),
         ("state-row copy", "torch")]
     assert [r["operation"] for r in gpu_view.result_rows([result()], text=False)] == [
         "copy", "gather", "scatter", "state_copy"]
+    assert gpu_view.result_rows([result()], text=False)[1]["implementation"] == "torch"
     assert gpu_view.value_span([4]) == "4" and gpu_view.value_span([8, 1, 2]) == "1 to 8"
     gather = rows[1]
     # a page-bytes sweep plans each block size anew: each row says which P it ran
     assert list(gather)[:4] == ["P (tokens)", "page bytes", "pages per call", "pool layout"]
     # the figures before the timings and bytes behind them (a scrolled table shows them)
-    assert list(gather)[4:] == ["operation", "implementation", "GB/s", "share of baseline",
+    assert list(gather)[4:] == ["operation", "kernel", "GB/s", "share of baseline",
                                 "baseline", "median (ms)", "rounds (ms)", "bytes per call",
                                 "bytes counted"]
     assert gather["pool layout"] == "slot-major"
@@ -251,7 +252,7 @@ def test_bandwidth_series_name_the_layout_when_a_run_timed_both():
         ("gather", 8.0, 16.0, "2.00x"), ("scatter", 9.0, 17.0, "1.89x"),
         ("state-row copy", 5.0, 5.0, "1.00x")]
     assert gpu_view.layout_rows(runs, text=False)[0]["page-major / slot-major"] == 2.0
-    assert list(rows[0])[3:7] == ["operation", "implementation", "page-major / slot-major",
+    assert list(rows[0])[3:7] == ["operation", "kernel", "page-major / slot-major",
                                   "rounds apart"]
     assert gpu_view.layout_rows(runs[:1]) == []  # one layout: nothing to set side by side
     # one round each cannot tell: any two different timings would be "apart"
