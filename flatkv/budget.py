@@ -160,14 +160,14 @@ def gpu_bytes_for(cache_bytes: int, fraction: float, weights: int, tp: int) -> i
     check_int("cache bytes", cache_bytes, minimum=1)
     check_int("weights", weights)
     check_int("TP", tp, minimum=1)
-    if not 0 < fraction <= 1:
-        raise ValueError(f"memory fraction must be in (0, 1], got {fraction}")
+    check_fraction(fraction)
     return math.ceil((cache_bytes + cdiv(weights, tp)) / exact_fraction(fraction))
 
 
 def given_budget(cache_bytes: int, tp: int) -> Budget:
     """A budget as an engine logs it (vLLM's "Available KV cache memory: 44.59 GiB")."""
     check_int("KV cache memory", cache_bytes, minimum=1)
+    check_int("TP", tp, minimum=1)
     return Budget(cache_bytes, 1.0, tp, cache_bytes, 0, cache_bytes, given=True)
 
 
@@ -183,11 +183,20 @@ def blocks_budget(blocks: int, block_bytes: int, tp: int) -> Budget:
               hint="give the N of vLLM's \"Memory after warmup: ... N KV cache blocks\" line "
               "(vLLM needs 2 at least)")
     check_int("vLLM block bytes", block_bytes, minimum=1)
+    check_int("TP", tp, minimum=1)
     cache = blocks * block_bytes
     if cache > MAX_BYTES:
         raise ValueError(f"vLLM KV cache blocks is {blocks:,}: {blocks:,} x {block_bytes:,} B "
                          f"is past {format_bytes(MAX_BYTES)}; give the N of vLLM's log line")
     return Budget(cache, 1.0, tp, cache, 0, cache, given=True, vllm_blocks=blocks)
+
+
+def check_fraction(fraction: object) -> None:
+    """A memory fraction: a number in (0, 1]; a ValueError naming it otherwise (a string, None
+    or True would meet a bare comparison as a TypeError, or as 1)."""
+    if isinstance(fraction, bool) or not isinstance(fraction, (int, float, Fraction)) or not (
+            0 < fraction <= 1):
+        raise ValueError(f"memory fraction is {fraction!r}: give a number in (0, 1], e.g. 0.9")
 
 
 def exact_fraction(fraction: float) -> Fraction:
@@ -214,8 +223,7 @@ def cache_budget(gpu_bytes: int, fraction: float, weights: int, tp: int, *,
     check_int("GPU memory", gpu_bytes, minimum=1)
     check_int("weights", weights)
     check_int("TP", tp, minimum=1)
-    if not 0 < fraction <= 1:
-        raise ValueError(f"memory fraction must be in (0, 1], got {fraction}")
+    check_fraction(fraction)
     usable = int(gpu_bytes * exact_fraction(fraction))
     per_rank = cdiv(weights, tp)
     cache = usable - per_rank

@@ -21,7 +21,7 @@ exact integer arithmetic; ``max_requests`` bisects, so it answers at once even f
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -77,7 +77,12 @@ class PagePool:
     attention_chunk_size: int | None = None
 
     def __post_init__(self) -> None:
+        if isinstance(self.groups, (str, bytes)) or not isinstance(self.groups, Iterable):
+            raise ValueError(f"PagePool.groups is {self.groups!r}: give a list of PoolGroup")
         object.__setattr__(self, "groups", tuple(self.groups))
+        for i, group in enumerate(self.groups):
+            if not isinstance(group, PoolGroup):
+                raise ValueError(f"PagePool.groups[{i}] is {group!r}: give a PoolGroup")
         check_int("PagePool.num_units", self.num_units)
         check_int("PagePool.block_size", self.block_size, minimum=1)
         if not self.groups:
@@ -143,6 +148,10 @@ def pages_needed(
     gains R x N pages with N drafted tokens: N = 0 gives SPEC's; a chunked group counts as a
     sliding one whose window is the chunk; ``PAGES_NEEDED_TEXT`` in words)."""
     check_int("block_size", block_size, minimum=1)
+    if not isinstance(workload, Workload):
+        raise ValueError(f"workload is {workload!r}: give a Workload(requests, context_tokens)")
+    if not isinstance(kind, str):
+        raise ValueError(f"kind is {kind!r}: use one of {list(LAYER_LABELS)}")
     r, lc, p = workload.requests, workload.context_tokens, block_size
     t, m = workload.total_tokens, workload.margin
     full = cdiv(t, p) + r + 1 + m

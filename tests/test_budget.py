@@ -1,5 +1,7 @@
 """The cache budget of one rank: derived by hand from the GPU, the fraction and the weights."""
 
+import re
+
 import pytest
 
 from flatkv.app_state import AppState
@@ -54,6 +56,16 @@ def test_cache_budget_rejects_weights_that_fill_the_gpu():
         cache_budget(10**9, 0.001, 10**13, 1)
     with pytest.raises(ValueError, match="memory fraction"):
         cache_budget(80 * 10**9, 0.0, 0, 1)
+    # a fraction of the wrong type is named, not a TypeError of a bare comparison (nor True: 1)
+    for fraction in ("0.9", None, True, float("nan"), 1.5):
+        with pytest.raises(ValueError, match=rf"memory fraction is {re.escape(repr(fraction))}: "
+                           r"give a number in \(0, 1\], e.g. 0.9"):
+            cache_budget(80 * 10**9, fraction, 0, 1)
+    for tp in (0, -3, "x"):  # a budget given as a log gives it checks its TP too
+        with pytest.raises(ValueError, match="TP"):
+            given_budget(10**9, tp)
+        with pytest.raises(ValueError, match="TP"):
+            blocks_budget(10, 100, tp)
 
 
 def test_no_usable_memory_names_the_gpu_not_the_weights():

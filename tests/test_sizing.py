@@ -153,7 +153,7 @@ def test_gpu_memory_for_a_budget_is_the_derivation_backwards():
     assert gpu == -(-(128 * GiB + 8 * 10**9) * 10 // 9) == 161_598_837_192
     assert cache_budget(gpu, 0.9, 16 * 10**9, 2).cache_bytes >= 128 * GiB
     assert cache_budget(gpu - 1, 0.9, 16 * 10**9, 2).cache_bytes < 128 * GiB
-    with pytest.raises(ValueError, match="memory fraction must be in"):
+    with pytest.raises(ValueError, match=r"memory fraction is 0.0: give a number in \(0, 1\]"):
         gpu_bytes_for(GiB, 0.0, 0, 1)
 
 

@@ -136,6 +136,12 @@ def test_max_requests_is_the_largest_fit(units, p, ctx, margin, k, drafted):
         (lambda: PagePool(10, 16, [PoolGroup(CHUNKED, CHUNKED, 1)]), "attention_chunk_size"),
         (lambda: PagePool(10, 16, []), "groups"),
         (lambda: PagePool(10, 0, [PoolGroup(FULL, FULL, 1)]), "block_size"),
+        # the wrong types are named too, not an AttributeError deep inside
+        (lambda: PagePool(10, 16, None), r"PagePool.groups is None: give a list of PoolGroup"),
+        (lambda: PagePool(10, 16, "abc"), r"PagePool.groups is 'abc'"),
+        (lambda: PagePool(10, 16, [1]), r"PagePool.groups\[0\] is 1: give a PoolGroup"),
+        (lambda: pages_needed(FULL, None, block_size=16), "workload is None: give a Workload"),
+        (lambda: pages_needed(["x"], Workload(1, 10), block_size=16), r"kind is \['x'\]"),
     ],
 )
 def test_bad_input_names_the_field(build, field):
