@@ -453,7 +453,7 @@ def noise_text(results: Sequence[BenchResult], threshold: float = NOISY_SPREAD) 
         return ""
     parts = [f"{n.name} rounds spread from {n.fastest_s * 1e3:.3f} to {n.slowest_s * 1e3:.3f} "
              f"ms ({n.spread:.2f}x)" for n in noisy[:NOISY_SHOWN]]
-    if more := len(noisy) - NOISY_SHOWN:
+    if (more := len(noisy) - NOISY_SHOWN) > 0:
         parts.append(f"{count_text(more, 'more figure')} over {threshold:g}x")
     return (f"Noisy: {'; '.join(parts)}. Medians this unsteady can differ by as much in the "
             "next run, so a difference between figures smaller than that may be noise: rerun, "
