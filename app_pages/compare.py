@@ -20,7 +20,7 @@ from app_pages._widgets import context_widget, engine_options, hold_requests_wid
 from flatkv import app_data, charts, sizing, strategy_notes
 from flatkv.app_state import AppState
 from flatkv.strategies import StrategyResult
-from flatkv.strategies.vllm import last_served_note
+from flatkv.strategies.vllm_releases import last_served_note
 from flatkv.strategy_notes import title_of
 from flatkv.units import count_text, exact_bytes, sentence_case, tokens_text
 from flatkv.units import markdown_literal as literal

@@ -78,7 +78,7 @@ from engine_common import report, stub_modules, unzipped_wheel  # noqa: E402  (b
 
 from flatkv.presets import list_presets, load_preset  # noqa: E402
 from flatkv.strategies import StrategyOptions, run_strategy  # noqa: E402
-from flatkv.strategies.vllm import last_served_text  # noqa: E402
+from flatkv.strategies.vllm_releases import last_served_text  # noqa: E402
 
 GIB = 1 << 30
 CONTEXT = 32_768

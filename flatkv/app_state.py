@@ -58,13 +58,11 @@ from flatkv.strategies.base import (
 from flatkv.strategies.sglang import slots_per_request as sglang_slots_per_request
 from flatkv.strategies.sglang import ssm_dtype as sglang_ssm_dtype
 from flatkv.strategies.sglang import swa_pool as sglang_swa_pool
-from flatkv.strategies.vllm import (
-    RECENT_VLLM_BLOCK_SIZE,
-    checkpoint_blocks_kept,
-)
 from flatkv.strategies.vllm import block_bytes as vllm_block_bytes
+from flatkv.strategies.vllm import checkpoint_blocks_kept
 from flatkv.strategies.vllm import kernel_block_size as vllm_kernel_block_size
 from flatkv.strategies.vllm import mamba_chunk_size as vllm_mamba_chunk_size
+from flatkv.strategies.vllm_releases import RECENT_VLLM_BLOCK_SIZE
 from flatkv.units import (
     MAX_BYTES,
     MAX_TOKENS,

@@ -42,14 +42,16 @@ from flatkv.strategies.vllm import (
     ALIGN_BY_DEFAULT,
     DRAFT_WIDENED_CONV,
     FAILS_AT_START_UP,
-    GDN_CHECKPOINT_CLASSES,
-    OLDER_VLLM_LOG,
-    OLDER_VLLM_TELL,
-    PREFILL_CHECKPOINT_CLASSES,
     REFUSES_TO_START,
     WARMUP_LOG_NOTE,
     all_as_align_why,
     runs_all_as_align,
+)
+from flatkv.strategies.vllm_releases import (
+    GDN_CHECKPOINT_CLASSES,
+    OLDER_VLLM_LOG,
+    OLDER_VLLM_TELL,
+    PREFILL_CHECKPOINT_CLASSES,
 )
 from flatkv.units import (
     concurrency_text,

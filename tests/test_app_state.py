@@ -24,7 +24,8 @@ from flatkv.models import ModelSpec, with_mtp_layer
 from flatkv.presets import list_presets, load_preset
 from flatkv.profile import CARRIED_FIELDS, CacheProfile, profile_to_dict
 from flatkv.strategies import STRATEGIES, StrategyOptions, run_strategy
-from flatkv.strategies.vllm import FLASHINFER_GDN_GPUS, gdn_checkpoint_on
+from flatkv.strategies.vllm import gdn_checkpoint_on
+from flatkv.strategies.vllm_releases import FLASHINFER_GDN_GPUS
 
 QWEN35 = RawModel("(3*linear,full)*12", 2048, (("conv", 49152), ("ssm", 2097152)))
 

@@ -51,7 +51,8 @@ from flatkv.strategies.sglang import (
     slots_per_request,
     ssm_dtype,
 )
-from flatkv.strategies.vllm import last_served_text, runs_all_as_align
+from flatkv.strategies.vllm import runs_all_as_align
+from flatkv.strategies.vllm_releases import last_served_text
 
 GIB8 = 8 * 2**30
 

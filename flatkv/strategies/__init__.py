@@ -22,7 +22,8 @@ from flatkv.strategies.base import CATEGORIES, StrategyOptions, StrategyResult
 from flatkv.strategies.flat import run_flat, run_per_component
 from flatkv.strategies.lcm import run_lcm
 from flatkv.strategies.sglang import run_sglang, sglang_blocker
-from flatkv.strategies.vllm import last_served_text, run_vllm, vllm_blocker
+from flatkv.strategies.vllm import run_vllm, vllm_blocker
+from flatkv.strategies.vllm_releases import last_served_text
 from flatkv.units import MAX_BYTES, MAX_TOKENS
 
 Runner = Callable[..., StrategyResult]

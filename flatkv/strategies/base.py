@@ -201,7 +201,7 @@ class StrategyOptions:
     """Knobs of the strategies; the defaults are each engine's defaults.
 
     block_size: requested tokens per page (P before any equalization); 16: ours, and vLLM's
-        at SPEC 3.1's anchor (vLLM 0.34 defaults to 64, ``vllm.RECENT_VLLM_BLOCK_SIZE``).
+        at SPEC 3.1's anchor (vLLM 0.34 defaults to 64, ``vllm_releases.RECENT_VLLM_BLOCK_SIZE``).
     alignment: multiple an inflated P is rounded to (flat equalizer, lcm search); None means
         block_size, as in the reference planner.
     kernel_block_size: A, the attention backend's smallest kernel block size (vLLM; 16 on most

@@ -1,0 +1,127 @@
+"""What vLLM does by model class and by release: the tables to revisit when a vLLM release lands.
+
+``vllm.py`` sizes the layout from the rules every release shares; which model classes take
+another path (mode all run as align, a window a token wider, drafted conv rows in P, prefill
+checkpoint blocks, a float32 ssm state), which architectures a current release no longer
+serves, and what older releases log are facts of a release and of its model registry. They sit
+here, apart from the arithmetic, so that a new release is checked against one page of tables,
+and the app, CLI and notes read them from one place.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from flatkv.profile import CacheProfile
+from flatkv.strategies.base import StrategyResult
+
+# vLLM model classes whose get_mamba_state_shape_from_config passes num_spec (0.28; the Mamba2
+# mixers of FalconH1ForCausalLM, GraniteMoeHybridForCausalLM and Zamba2ForCausalLM since 0.32):
+# the config check sizes P from the state with its drafted conv rows (KimiLinearForCausalLM
+# through kda_state_shape, Lfm3ForCausalLM through its own _short_conv_state_shape). The
+# others with a widened conv (Lfm2ForCausalLM and Lfm2MoeForCausalLM, whose
+# ShortConv.get_state_shape takes num_spec since vLLM PR #50272, up to 0.34) size P from the
+# state without them, while their layers keep the widened state in that page:
+# MambaSpec.page_size_bytes asserts page_size_padded >= page_size, so it must fit, else vLLM
+# dies at start-up (vLLM issue #57721: granite-4.0-h-tiny with 2 ngram tokens before 0.32; PR
+# #47635).
+SIZES_P_WITH_DRAFTED_CONV = frozenset({
+    "Qwen3NextForCausalLM", "Qwen3_5ForCausalLM", "Qwen3_5MoeForCausalLM",
+    "Qwen3_5ForConditionalGeneration", "Qwen3_5MoeForConditionalGeneration",
+    "NemotronHForCausalLM", "Mamba2ForCausalLM", "OlmoHybridForCausalLM",
+    "KimiLinearForCausalLM", "FalconH1ForCausalLM", "GraniteMoeHybridForCausalLM",
+    "Zamba2ForCausalLM", "Lfm3ForCausalLM", "BailingMoeV3ForCausalLM",
+})
+# ... of which these only since a release: earlier ones sized P without the drafted rows
+DRAFTED_CONV_SINCE = {"FalconH1ForCausalLM": "0.32", "GraniteMoeHybridForCausalLM": "0.32",
+                      "Zamba2ForCausalLM": "0.32"}
+
+
+# vLLM model classes (and their MTP drafts) that do not declare SupportsMambaPrefixCaching. Asked
+# for mamba cache mode all, vLLM runs them in align: MambaModelConfig.verify_and_update_config
+# logs "Hybrid or mamba-based model detected without support for prefix caching with Mamba cache
+# 'all' mode: falling back to 'align' mode." (Qwen3-Next's own code raises in mode all, but the
+# fallback comes first, so the raise is not reached from the command line.) The registry's other
+# names for a class are listed too, as configs name them: MiniMaxM1ForCausalLM and
+# MiniMaxForCausalLM run MiniMaxText01ForCausalLM.
+ALIGN_INSTEAD_OF_ALL = frozenset({
+    "Qwen3NextForCausalLM", "Qwen3NextMTP", "Qwen3_5ForCausalLM",
+    "Qwen3_5ForConditionalGeneration", "Qwen3_5MoeForCausalLM",
+    "Qwen3_5MoeForConditionalGeneration", "Qwen3_5MTP", "Qwen3_5MoeMTP",
+    "KimiLinearForCausalLM", "MiniMaxText01ForCausalLM", "MiniMaxM1ForCausalLM",
+    "MiniMaxForCausalLM", "Lfm2ForCausalLM",
+    "Lfm2MoeForCausalLM", "Plamo2ForCausalLM", "OlmoHybridForCausalLM",
+    "BailingMoeV3ForCausalLM",
+})
+# The one vLLM class whose state layers keep no conv state (lightning attention): a state
+# without one is served by it whatever the model is called (a model typed by hand names none).
+LIGHTNING_CLASS = "MiniMaxText01ForCausalLM"
+
+
+# vLLM classes whose state layers run MambaMixer2, which keeps one prefill checkpoint block a
+# request in mamba cache mode align since vLLM 0.32 (num_prefill_checkpoint_blocks=1).
+PREFILL_CHECKPOINT_CLASSES = frozenset({
+    "NemotronHForCausalLM", "FalconH1ForCausalLM", "GraniteMoeHybridForCausalLM",
+    "Zamba2ForCausalLM", "Mamba2ForCausalLM",
+})
+# vLLM classes whose GDN layers keep a prefill checkpoint block a request in mamba cache mode
+# align (0.33 and later) where their prefill runs on FlashInfer, and the GPUs where it does in
+# vLLM 0.34 (qwen_gdn_linear_attn's prefill backend choice), each with the key head dim it
+# needs: any on SM 9.0 (Hopper); 128 on SM 10.x (B200) under CUDA 13, the runtime 0.34's wheel
+# is built for. Other GPUs (A100, L40S) run it on Triton, with no checkpoint block.
+GDN_CHECKPOINT_CLASSES = frozenset({
+    "Qwen3NextForCausalLM", "Qwen3_5ForConditionalGeneration",
+    "Qwen3_5MoeForConditionalGeneration", "Qwen3_5ForCausalLM", "Qwen3_5MoeForCausalLM",
+})
+# ... whose checkpoints lie on a grid of this many tokens, which P aligns to in align
+GDN_CHECKPOINT_GRID = 64
+FLASHINFER_GDN_GPUS: dict[str, int | None] = {"H100 80GB": None, "H200 141GB": None,
+                                              "B200 192GB": 128}
+
+
+# vLLM 0.34's default --block-size (16 before)
+RECENT_VLLM_BLOCK_SIZE = 64
+
+# The releases whose "GPU KV cache size" is num_blocks // groups x min block size (``vllm.py``'s
+# module docstring): 0.19.0 logs it (issue #40691), 0.26.0 logs max concurrency x max_model_len.
+OLDER_VLLM_LOG = "vLLM 0.19 and earlier"
+OLDER_VLLM_TELL = ("a multiple of the smallest block size; the current figure divided by "
+                   "max_model_len is the logged concurrency")
+
+
+# Architectures vLLM has stopped serving, with the last release that serves them (its
+# registry's _PREVIOUSLY_SUPPORTED_MODELS, as of 0.34.0): later releases refuse them at start-up.
+LAST_SERVED_IN = {"BambaForCausalLM": "0.23.0", "MiniMaxForCausalLM": "0.23.0",
+                  "MiniMaxText01ForCausalLM": "0.23.0", "MiniMaxM1ForCausalLM": "0.23.0",
+                  "Plamo2ForCausalLM": "0.26.0"}
+
+
+def last_served_text(profile: CacheProfile) -> str:
+    """Which vLLM releases serve the model where later ones have dropped its architecture (a
+    reviewer's log can only be from those), "" where current releases serve it."""
+    for arch in profile.architectures:
+        if release := LAST_SERVED_IN.get(arch):
+            return (f"vLLM serves {arch} up to {release} only, so a log of it comes from such "
+                    "a release: later ones refuse it, their model registry listing it as "
+                    "previously supported")
+    return ""
+
+
+def last_served_note(results: Iterable[StrategyResult], profile: CacheProfile) -> str:
+    """``last_served_text`` beside a comparison where vLLM's figures stand; "" where vLLM
+    refuses, as its reason says it already."""
+    if any(r.strategy == "vllm" and r.applies for r in results):
+        return last_served_text(profile)
+    return ""
+
+
+# vLLM classes whose sliding layers keep one token more than the config's window (0.29 and
+# later: commandr.py and cohere2_moe.py pass sliding_window + 1, as Cohere2's sliding layers see
+# [pos - W, pos] in training; 0.28 and earlier passed the window as given)
+WINDOW_PLUS_ONE_CLASSES = frozenset({"Cohere2ForCausalLM", "Cohere2MoeForCausalLM"})
+WINDOW_PLUS_ONE_SINCE = "0.29"
+
+
+# vLLM classes whose ssm state vLLM keeps in float32 unless told (NemotronHForCausalLMConfig's
+# DEFAULT_MAMBA_SSM_CACHE_DTYPE, with --mamba-ssm-cache-dtype auto)
+FLOAT32_SSM_UNLESS_TOLD = frozenset({"NemotronHForCausalLM", "NemotronHPuzzleForCausalLM"})
