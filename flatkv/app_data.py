@@ -36,9 +36,7 @@ from flatkv.strategies import (
     run_strategy,
 )
 from flatkv.strategies.sglang import split_idle as sglang_split_idle
-from flatkv.strategies.vllm import (
-    mamba_padding_percent,
-)
+from flatkv.strategies.vllm_log import mamba_padding_percent
 from flatkv.strategy_notes import STRATEGY_TITLES, title_of
 from flatkv.units import (
     MAX_BYTES,

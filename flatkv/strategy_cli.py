@@ -40,7 +40,8 @@ from flatkv.strategies.base import (
     start_up_log_title,
 )
 from flatkv.strategies.sglang import SPECULATIVE_NOT_MODELLED, logged_padding
-from flatkv.strategies.vllm import MLA_HYBRID_BLOCK, WARMUP_LOG_NOTE
+from flatkv.strategies.vllm import MLA_HYBRID_BLOCK
+from flatkv.strategies.vllm_log import WARMUP_LOG_NOTE
 from flatkv.strategies.vllm_releases import OLDER_VLLM_LOG, last_served_note
 from flatkv.strategy_notes import short_of_one_request_text
 from flatkv.texttable import text_table

@@ -43,10 +43,10 @@ from flatkv.strategies.vllm import (
     DRAFT_WIDENED_CONV,
     FAILS_AT_START_UP,
     REFUSES_TO_START,
-    WARMUP_LOG_NOTE,
     all_as_align_why,
     runs_all_as_align,
 )
+from flatkv.strategies.vllm_log import WARMUP_LOG_NOTE
 from flatkv.strategies.vllm_releases import (
     GDN_CHECKPOINT_CLASSES,
     OLDER_VLLM_LOG,

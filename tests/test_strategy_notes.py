@@ -496,7 +496,7 @@ def test_sglang_start_up_log_says_what_its_sizes_count():
 
 def test_vllm_start_up_log_of_mode_all_run_as_align_begins_with_vllms_fallback():
     from flatkv.presets import load_preset
-    from flatkv.strategies.vllm import ALL_AS_ALIGN_LOG
+    from flatkv.strategies.vllm_log import ALL_AS_ALIGN_LOG
     qwen = load_preset("Qwen3-Next-80B-A3B").profile()  # Qwen3NextForCausalLM: no mode all
     result = vllm_at_80gb(qwen, mamba_cache_mode="all")
     assert result.extras["log_lines"][0] == ALL_AS_ALIGN_LOG == (

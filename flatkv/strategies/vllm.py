@@ -42,6 +42,10 @@
   (``SupportsMambaPrefixCaching``). Asked for it, a model without (Qwen3-Next, Qwen3.5, Kimi
   Linear, MiniMax-Text-01, LFM2, PLaMo 2) starts in align ("falling back to 'align' mode"),
   known by the config's architectures; the layout is then align's.
+
+The start-up log's lines are worded in ``vllm_log``, and the facts of particular model classes
+and releases (which class runs all as align, which releases log the older figure or serve a
+dropped architecture) are tabled in ``vllm_releases``; both are read here, neither reads this.
 """
 
 from __future__ import annotations
@@ -71,6 +75,13 @@ from flatkv.strategies.base import (
     unit_parts,
 )
 from flatkv.strategies.paged import finish_paged
+from flatkv.strategies.vllm_log import (
+    ALL_AS_ALIGN_LOG,
+    padding_layers_text,
+    start_up_log,
+    warmup_line,
+    with_logged_tokens,
+)
 from flatkv.strategies.vllm_releases import (
     ALIGN_INSTEAD_OF_ALL,
     DRAFTED_CONV_SINCE,
@@ -79,7 +90,6 @@ from flatkv.strategies.vllm_releases import (
     GDN_CHECKPOINT_CLASSES,
     GDN_CHECKPOINT_GRID,
     LIGHTNING_CLASS,
-    OLDER_VLLM_LOG,
     PREFILL_CHECKPOINT_CLASSES,
     SIZES_P_WITH_DRAFTED_CONV,
     WINDOW_PLUS_ONE_CLASSES,
@@ -306,18 +316,6 @@ def padding_layers(count: int, group_size: int) -> int:
     return cdiv(count, group_size) * group_size - count
 
 
-def padding_layers_text(padding: int, count: int) -> str:
-    """vLLM's padding-layers warning (``_get_kv_cache_groups_uniform_page_size``), its words."""
-    return (f"Add {padding} padding layers, may waste at most {padding / count * 100:.2f}% KV "
-            "cache memory")
-
-
-def mamba_padding_percent(page: int, state: int) -> float:
-    """How much vLLM pads a state page to the page, in percent, as its log line computes it
-    ("Padding mamba page size by %.2f%%")."""
-    return 100 * (page - state) / state
-
-
 def _pool_groups(counts: dict[str, int], padding: dict[str, int], group_size: int, page: int,
                  attn_pages: Mapping[str, int],
                  state: int) -> tuple[list[PoolGroup], list[UnitUse], list[str]]:
@@ -414,10 +412,6 @@ ASYNC_BATCHES_IN_FLIGHT = 2
 # How a reason begins where vLLM would start and then stop (not a layout it has no answer for)
 REFUSES_TO_START, FAILS_AT_START_UP = "vLLM refuses to start", "vLLM fails at start-up"
 
-# vLLM's warning for a model of ALIGN_INSTEAD_OF_ALL asked for mode all, the start-up log's first
-ALL_AS_ALIGN_LOG = ("Hybrid or mamba-based model detected without support for prefix caching "
-                    "with Mamba cache 'all' mode: falling back to 'align' mode.")
-
 # Since vLLM 0.28 (PR #50991, "enable prefix cache by default", which names align the default
 # mode) a hybrid model starts with prefix caching on; before, and with
 # --no-enable-prefix-caching, in mode none (SPEC 3.1's anchor). Its log names the mode.
@@ -504,19 +498,6 @@ def run_vllm(
         result = _explained(result, wider)
     last = last_served_text(profile)
     return _explained(result, last) if last else result
-
-
-# How the two memory lines of its log read: one budget, told as two releases tell it
-WARMUP_LOG_NOTE = ("vLLM 0.34 on CUDA logs the Available line before warm-up, as an estimate, "
-                   "and sizes its cache by the blocks it fits after it (the Memory after warmup "
-                   "line, its GPU figures the run's: elided); up to 0.33 the Available line is "
-                   "the cache")
-
-
-def format_gib(nbytes: int) -> str:
-    """Bytes in GiB as vLLM's log prints them (its ``format_gib``: the float rounded to two
-    places, as Python prints it: 10.0, 44.59)."""
-    return f"{round(nbytes / 2**30, 2)}"
 
 
 def block_bytes(profile: CacheProfile, options: StrategyOptions) -> int:
@@ -626,13 +607,6 @@ def _too_few_blocks(profile: CacheProfile, budget_bytes: int, context_tokens: in
         holds=f"num_blocks = {division} = {num_blocks} and vLLM needs at least 2 (\"No "
         "available memory for the cache blocks\")" + request,
         least_bytes=least, profile_name=profile.name, context_tokens=context_tokens)
-
-
-def _warmup_line(num_blocks: int, unit_bytes: int) -> str:
-    """The line vLLM 0.34 on CUDA logs of the blocks it fits after warm-up, the run's figures
-    of the GPU's memory around them elided."""
-    return (f"Memory after warmup: ... {num_blocks} KV cache blocks "
-            f"({format_gib(num_blocks * unit_bytes)} GiB) fit within the requested ... GiB. ...")
 
 
 def _one_request_refusal(profile: CacheProfile, context_tokens: int, needed: int,
@@ -785,8 +759,8 @@ def _run_vllm(
             extras["older_releases_refuse"] = True
     groups, uses, pad_lines = _pool_groups(counts, padding, group_size, page, attn_pages,
                                            profile.state_bytes_per_layer)
-    extras["log_lines"] = _start_up_log(sized_for_p, options, p, attn_page, budget_bytes, counts,
-                                        padding)
+    extras["log_lines"] = start_up_log(sized_for_p, options, p, attn_page, budget_bytes, counts,
+                                       padding)
     num_groups = len(groups)
     unit_bytes = page * group_size
     num_blocks = budget_bytes // page // group_size
@@ -797,7 +771,7 @@ def _run_vllm(
             profile, budget_bytes, context_tokens, num_blocks, unit_bytes, needed,
             f"{n(budget_bytes)} // {n(page)} // {group_size}"):
         return too_few
-    extras["log_lines"].append(_warmup_line(num_blocks, unit_bytes))
+    extras["log_lines"].append(warmup_line(num_blocks, unit_bytes))
     counts_text = ", ".join(f"{c} {k}" for k, c in counts.items())
     formulas += [
         f"group_size = {group_size} (layers per type: {counts_text}); "
@@ -874,9 +848,9 @@ def _one_group_of_two_page_sizes(
             min(context_tokens, (budget_bytes - unit_bytes) // unit_bytes * p))
     formulas.append(f"num_blocks = available // block_bytes = {n(budget_bytes)} // "
                     f"{n(unit_bytes)} = {n(num_blocks)}")
-    log_lines = _start_up_log(promoted, options, p, p * profile.kv_bytes_per_slot, budget_bytes,
-                              {FULL_ATTENTION: layers}, {FULL_ATTENTION: 0})
-    log_lines.append(_warmup_line(num_blocks, unit_bytes))
+    log_lines = start_up_log(promoted, options, p, p * profile.kv_bytes_per_slot, budget_bytes,
+                             {FULL_ATTENTION: layers}, {FULL_ATTENTION: 0})
+    log_lines.append(warmup_line(num_blocks, unit_bytes))
     group = PoolGroup(FULL_ATTENTION, FULL_ATTENTION, layers)
     extras: dict[str, object] = {
         "mamba_cache_mode": options.mamba_cache_mode, "windows_as_full": True,
@@ -920,76 +894,3 @@ def _unified_pages(profile: CacheProfile, counts: dict[str, int], p: int,
                     f"largest, {n(page)} B (vLLM's unify_kv_cache_spec_page_size): "
                     + "; ".join(said))
     return page, block_sizes, history
-
-
-def _start_up_log(sizing: CacheProfile, options: StrategyOptions, p: int, attn_page: int,
-                  budget_bytes: int, counts: dict[str, int],
-                  padding: dict[str, int]) -> list[str]:
-    """The lines vLLM logs at start-up from these figures, in its words and number formats, for
-    a reader to set beside an engine's log (the KV cache size line follows in
-    ``with_logged_tokens``), in the order it logs them:
-    ``Platform._align_hybrid_block_size`` raises the block size to P where P is larger (its
-    page covers the state page P was sized from) and pads that state page; the worker logs the
-    memory it has for the cache (``format_gib``: the float rounded to 0.01 GiB as Python prints
-    it, 10.0, 44.59); ``_get_kv_cache_groups_uniform_page_size`` warns of padding layers
-    (current releases print that warning once before the memory line too, while profiling
-    CUDA graphs). ``_run_vllm`` adds vLLM 0.34's line of the blocks it fits after warm-up
-    (``measure_kv_cache_blocks``), the run's memory figures in it elided."""
-    lines = []
-    if sizing.has_state and sizing.has_attention:
-        if options.block_size < p:
-            lines.append(f"Setting attention block size to {p} tokens to ensure that attention "
-                         "page size is >= mamba page size.")
-        state = sizing.state_bytes_per_layer
-        if attn_page != state:
-            lines.append(f"Padding mamba page size by {mamba_padding_percent(attn_page, state):.2f}"
-                         "% to ensure that mamba page size and attention page size are exactly "
-                         "equal.")
-    lines.append(f"Available KV cache memory: {format_gib(budget_bytes)} GiB")
-    lines += [padding_layers_text(padding[k], c) for k, c in counts.items() if padding[k]]
-    return lines
-
-
-def with_logged_tokens(result: StrategyResult, profile: CacheProfile, options: StrategyOptions,
-                       num_groups: int) -> StrategyResult:
-    """The result with what vLLM's log prints as "GPU KV cache size", in current releases and
-    in older ones (see the module docstring), and the math of both."""
-    p, blocks, context = result.block_size, result.num_blocks, result.context_tokens
-    min_block, why_min = p, "P"
-    if options.mamba_cache_mode == "none" and profile.has_state:
-        # a state group's block size is max_model_len in mode none; a state-only model has no
-        # other group, so without a context its log cannot be told
-        if context is not None and (context < p or not profile.has_attention):
-            min_block, why_min = context, ("max_model_len, a state group's block size in mode "
-                                           "none")
-        elif not profile.has_attention:
-            min_block = None
-    elif not profile.has_attention:  # MambaModelConfig: --block-size when caching prefixes
-        min_block = options.block_size
-        why_min = f"block_size, a state-only model's in mode {options.mamba_cache_mode}"
-    older, lines = None, []
-    if result.extras.get("older_releases_refuse"):
-        min_block = None
-        lines = [f"older_logged_tokens: none, {OLDER_VLLM_LOG} do not start (their "
-                 "unify_kv_cache_spec_page_size refuses a page that does not divide the "
-                 "largest, where current ones pad it)"]
-    if min_block is not None:
-        older = blocks // num_groups * min_block
-        lines = [f"older_logged_tokens = num_blocks // groups x min block size = {n(blocks)} "
-                 f"// {num_groups} x {n(min_block)} ({why_min}) = {n(older)} (the \"GPU KV "
-                 f"cache size\" line of {OLDER_VLLM_LOG})"]
-    logged = None
-    if context is not None:
-        # vLLM: int(max_concurrency * max_model_len), max_concurrency = num_blocks / blocks per
-        # request, both Python floats: the same float operations give the same integer
-        logged = int(result.max_concurrency * context)
-        lines.insert(0, f"logged_tokens = int(max_concurrency x max_model_len) = int({n(blocks)} "
-                        f"/ {n(result.concurrency_denominator)} x {n(context)}) = {n(logged)} "
-                        "(vLLM's \"GPU KV cache size: N tokens, Maximum concurrency for L "
-                        "tokens per request\" line)")
-    log = list(result.extras.get("log_lines", ()))
-    if logged is not None:
-        log.append(f"GPU KV cache size: {logged:,} tokens, Maximum concurrency for {context:,} "
-                   f"tokens per request: {result.max_concurrency:.2f}x")
-    return replace(result, logged_tokens=logged, older_logged_tokens=older,
-                   formulas=(*result.formulas, *lines), extras={**result.extras, "log_lines": log})

@@ -1,0 +1,126 @@
+"""The lines vLLM's start-up log prints at a layout's figures, in its words and number formats.
+
+``vllm.py`` sizes the layout; this module words what vLLM logs of it, for a reviewer to set
+beside an engine's log: the block size and state page padding lines, the KV cache memory, the
+padding-layers warning, the blocks fit after warm-up, and the "GPU KV cache size" line with
+the figure older releases printed there (``with_logged_tokens``). Its functions take the
+figures the sizing found, so the log's wording changes here without touching the arithmetic,
+and ``vllm.py`` imports this module, never the reverse.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from flatkv.profile import CacheProfile
+from flatkv.strategies.base import StrategyOptions, StrategyResult, n
+from flatkv.strategies.vllm_releases import OLDER_VLLM_LOG
+
+# vLLM's warning for a model of ALIGN_INSTEAD_OF_ALL asked for mode all, the start-up log's first
+ALL_AS_ALIGN_LOG = ("Hybrid or mamba-based model detected without support for prefix caching "
+                    "with Mamba cache 'all' mode: falling back to 'align' mode.")
+
+# How the two memory lines of its log read: one budget, told as two releases tell it
+WARMUP_LOG_NOTE = ("vLLM 0.34 on CUDA logs the Available line before warm-up, as an estimate, "
+                   "and sizes its cache by the blocks it fits after it (the Memory after warmup "
+                   "line, its GPU figures the run's: elided); up to 0.33 the Available line is "
+                   "the cache")
+
+
+def format_gib(nbytes: int) -> str:
+    """Bytes in GiB as vLLM's log prints them (its ``format_gib``: the float rounded to two
+    places, as Python prints it: 10.0, 44.59)."""
+    return f"{round(nbytes / 2**30, 2)}"
+
+
+def padding_layers_text(padding: int, count: int) -> str:
+    """vLLM's padding-layers warning (``_get_kv_cache_groups_uniform_page_size``), its words."""
+    return (f"Add {padding} padding layers, may waste at most {padding / count * 100:.2f}% KV "
+            "cache memory")
+
+
+def mamba_padding_percent(page: int, state: int) -> float:
+    """How much vLLM pads a state page to the page, in percent, as its log line computes it
+    ("Padding mamba page size by %.2f%%")."""
+    return 100 * (page - state) / state
+
+
+def start_up_log(sizing: CacheProfile, options: StrategyOptions, p: int, attn_page: int,
+                 budget_bytes: int, counts: dict[str, int],
+                 padding: dict[str, int]) -> list[str]:
+    """The lines vLLM logs at start-up from these figures, in its words and number formats, for
+    a reader to set beside an engine's log (the KV cache size line follows in
+    ``with_logged_tokens``), in the order it logs them:
+    ``Platform._align_hybrid_block_size`` raises the block size to P where P is larger (its
+    page covers the state page P was sized from) and pads that state page; the worker logs the
+    memory it has for the cache (``format_gib``: the float rounded to 0.01 GiB as Python prints
+    it, 10.0, 44.59); ``_get_kv_cache_groups_uniform_page_size`` warns of padding layers
+    (current releases print that warning once before the memory line too, while profiling
+    CUDA graphs). ``_run_vllm`` adds vLLM 0.34's line of the blocks it fits after warm-up
+    (``warmup_line``: ``measure_kv_cache_blocks``), the run's memory figures in it elided."""
+    lines = []
+    if sizing.has_state and sizing.has_attention:
+        if options.block_size < p:
+            lines.append(f"Setting attention block size to {p} tokens to ensure that attention "
+                         "page size is >= mamba page size.")
+        state = sizing.state_bytes_per_layer
+        if attn_page != state:
+            lines.append(f"Padding mamba page size by {mamba_padding_percent(attn_page, state):.2f}"
+                         "% to ensure that mamba page size and attention page size are exactly "
+                         "equal.")
+    lines.append(f"Available KV cache memory: {format_gib(budget_bytes)} GiB")
+    lines += [padding_layers_text(padding[k], c) for k, c in counts.items() if padding[k]]
+    return lines
+
+
+def warmup_line(num_blocks: int, unit_bytes: int) -> str:
+    """The line vLLM 0.34 on CUDA logs of the blocks it fits after warm-up, the run's figures
+    of the GPU's memory around them elided."""
+    return (f"Memory after warmup: ... {num_blocks} KV cache blocks "
+            f"({format_gib(num_blocks * unit_bytes)} GiB) fit within the requested ... GiB. ...")
+
+
+def with_logged_tokens(result: StrategyResult, profile: CacheProfile, options: StrategyOptions,
+                       num_groups: int) -> StrategyResult:
+    """The result with what vLLM's log prints as "GPU KV cache size", in current releases and
+    in older ones (see ``flatkv.strategies.vllm``'s module docstring), and the math of
+    both."""
+    p, blocks, context = result.block_size, result.num_blocks, result.context_tokens
+    min_block, why_min = p, "P"
+    if options.mamba_cache_mode == "none" and profile.has_state:
+        # a state group's block size is max_model_len in mode none; a state-only model has no
+        # other group, so without a context its log cannot be told
+        if context is not None and (context < p or not profile.has_attention):
+            min_block, why_min = context, ("max_model_len, a state group's block size in mode "
+                                           "none")
+        elif not profile.has_attention:
+            min_block = None
+    elif not profile.has_attention:  # MambaModelConfig: --block-size when caching prefixes
+        min_block = options.block_size
+        why_min = f"block_size, a state-only model's in mode {options.mamba_cache_mode}"
+    older, lines = None, []
+    if result.extras.get("older_releases_refuse"):
+        min_block = None
+        lines = [f"older_logged_tokens: none, {OLDER_VLLM_LOG} do not start (their "
+                 "unify_kv_cache_spec_page_size refuses a page that does not divide the "
+                 "largest, where current ones pad it)"]
+    if min_block is not None:
+        older = blocks // num_groups * min_block
+        lines = [f"older_logged_tokens = num_blocks // groups x min block size = {n(blocks)} "
+                 f"// {num_groups} x {n(min_block)} ({why_min}) = {n(older)} (the \"GPU KV "
+                 f"cache size\" line of {OLDER_VLLM_LOG})"]
+    logged = None
+    if context is not None:
+        # vLLM: int(max_concurrency * max_model_len), max_concurrency = num_blocks / blocks per
+        # request, both Python floats: the same float operations give the same integer
+        logged = int(result.max_concurrency * context)
+        lines.insert(0, f"logged_tokens = int(max_concurrency x max_model_len) = int({n(blocks)} "
+                        f"/ {n(result.concurrency_denominator)} x {n(context)}) = {n(logged)} "
+                        "(vLLM's \"GPU KV cache size: N tokens, Maximum concurrency for L "
+                        "tokens per request\" line)")
+    log = list(result.extras.get("log_lines", ()))
+    if logged is not None:
+        log.append(f"GPU KV cache size: {logged:,} tokens, Maximum concurrency for {context:,} "
+                   f"tokens per request: {result.max_concurrency:.2f}x")
+    return replace(result, logged_tokens=logged, older_logged_tokens=older,
+                   formulas=(*result.formulas, *lines), extras={**result.extras, "log_lines": log})
