@@ -39,7 +39,8 @@ from flatkv.strategies.base import (
     ratio_text,
     start_up_log_title,
 )
-from flatkv.strategies.sglang import SPECULATIVE_NOT_MODELLED, logged_padding
+from flatkv.strategies.sglang import SPECULATIVE_NOT_MODELLED
+from flatkv.strategies.sglang_log import logged_padding
 from flatkv.strategies.vllm import MLA_HYBRID_BLOCK
 from flatkv.strategies.vllm_log import WARMUP_LOG_NOTE
 from flatkv.strategies.vllm_releases import OLDER_VLLM_LOG, last_served_note

@@ -33,11 +33,11 @@ from flatkv.strategies import (
 from flatkv.strategies.base import ratio_text, start_up_log_title, state_pages_per_request
 from flatkv.strategies.sglang import CONV_DTYPE as SGLANG_CONV_DTYPE
 from flatkv.strategies.sglang import CONV_DTYPE_WHY as SGLANG_CONV_DTYPE_WHY
-from flatkv.strategies.sglang import OLDER_KV_LOG as OLDER_SGLANG_KV_LOG
-from flatkv.strategies.sglang import OLDER_SWA_LOG as OLDER_SGLANG_SWA_LOG
-from flatkv.strategies.sglang import logged_padding as sglang_logged_padding
 from flatkv.strategies.sglang import sglang_default_page, swa_label
 from flatkv.strategies.sglang import swa_pool as sglang_swa_pool
+from flatkv.strategies.sglang_log import OLDER_KV_LOG as OLDER_SGLANG_KV_LOG
+from flatkv.strategies.sglang_log import OLDER_SWA_LOG as OLDER_SGLANG_SWA_LOG
+from flatkv.strategies.sglang_log import logged_padding as sglang_logged_padding
 from flatkv.strategies.vllm import (
     ALIGN_BY_DEFAULT,
     DRAFT_WIDENED_CONV,

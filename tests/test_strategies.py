@@ -44,13 +44,13 @@ from flatkv.strategies import (
 )
 from flatkv.strategies.base import EXTRAS, request_pages
 from flatkv.strategies.sglang import (
-    NO_SWA_SPLIT_LINE,
     page_size,
     sglang_default_page,
     sglang_window,
     slots_per_request,
     ssm_dtype,
 )
+from flatkv.strategies.sglang_log import NO_SWA_SPLIT_LINE
 from flatkv.strategies.vllm import runs_all_as_align
 from flatkv.strategies.vllm_releases import last_served_text
 

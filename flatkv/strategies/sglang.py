@@ -26,6 +26,9 @@ float can move a slot count by one when a product lands exactly on a whole numbe
 context L holds L full tokens, ``min(W - 1 + max_batched_tokens, L)`` sliding tokens (Llama 4's
 chunked layers ride the sliding pool: ``min(C + max_batched_tokens, L)``, C the chunk) and S
 state slots.
+
+The start-up log's lines are worded in ``sglang_log`` from the figures found here; it reads
+nothing of this module.
 """
 
 from __future__ import annotations
@@ -52,6 +55,7 @@ from flatkv.strategies.base import (
     ratio_text,
     window_span,
 )
+from flatkv.strategies.sglang_log import start_up_log, state_cap_line
 from flatkv.units import concurrency_text
 
 
@@ -800,16 +804,6 @@ def _logged_running_requests(tokens: int, context: int, state_cap: int | None,
     return running, capped
 
 
-def state_cap_line(extras: Mapping[str, object]) -> str:
-    """SGLang's warning where its state pool caps max_running_requests
-    (``resolve_max_num_reqs``), in its words."""
-    return (f"max_running_requests is capped to {extras['running_request_cap']} by the mamba "
-            f"state cache (max_mamba_cache_size={extras['request_state_slots']}, "
-            f"{extras['slots_per_request']} state slots per request). To raise it: increase "
-            "--mamba-full-memory-ratio or --max-mamba-cache-size, or halve the state size with "
-            "--mamba-ssm-dtype bfloat16.")
-
-
 def _token_pages(
     profile: CacheProfile, options: StrategyOptions, pool_tokens: int, n_full: int, n_swa: int,
     formulas: list[str], extras: dict[str, object],
@@ -866,131 +860,6 @@ NSA_FP8_NOTE = (
     "figures do; releases that counted 576 + 132 (profile_max_num_token's cell size before its "
     "pool configurator), and the trtllm DSA backends, log a max_total_num_tokens about 11% "
     "above what the bytes fit")
-
-
-# SGLang's "GB" in its pool logs is 1024**3 bytes (memory_pool.py: GB = 1024 * 1024 * 1024).
-GB = 1 << 30
-# How older releases print the KV pool lines (their PyPI wheels): 0.5.12 and earlier without
-# the dtype, 0.5.16 and earlier a hybrid SWA pool's lines unlabelled, its SWA sub-pool's first.
-OLDER_KV_LOG = "Releases before 0.5.13 (June 2026) print the KV lines without \"dtype: ...,\"."
-OLDER_SWA_LOG = ("Before 0.5.17 (August 2026) a hybrid SWA pool's lines carry no \"Full\" or "
-                 "\"SWA\" and its SWA line comes first.")
-
-
-def _gb(nbytes: int) -> str:
-    """Bytes as SGLang's pool logs print them: ``f"{nbytes / GB:.2f}"``."""
-    return f"{nbytes / GB:.2f}"
-
-
-def _kv_pool_bytes(split: tuple[int, ...], tokens: int, layers: int, page: int) -> list[int]:
-    """The bytes of each tensor kind (K and V, or MLA's latent: ``split``, a token's bytes of
-    each in one layer) a token pool of ``tokens`` over ``layers`` layers allocates: every
-    layer has a page more than the pool (``size + page_size`` rows: slot 0's page takes padded
-    tokens' dummy writes). An fp8 cache is stored as uint8: its bytes are the dtype's."""
-    return [layers * (tokens + page) * nbytes for nbytes in split]
-
-
-def _kv_pool_line(profile: CacheProfile, tokens: int, layers: int, page: int,
-                  label: str = "", split: tuple[int, ...] | None = None) -> str:
-    """The line a token pool logs when allocated (``KVCache._finalize_allocation_log``;
-    ``label`` a hybrid SWA pool's sub-pool, ``Full`` or ``SWA``): K and V apart for
-    multi-head attention, one figure for MLA's latent (with DeepSeek-V3.2's indexer keys,
-    which its DSA pool allocates for the same rows and logs with it). ``split``: the layers'
-    own K / V bytes where not the full layers' (Gemma 4's sliding layers)."""
-    sizes = _kv_pool_bytes(split or profile.kv_tensor_bytes, tokens, layers, page)
-    head = (f"{label + ' ' if label else ''}KV Cache is allocated. dtype: "
-            f"torch.{profile.kv_dtype}, #tokens: {tokens}, ")
-    if len(sizes) == 2:
-        return head + f"K size: {_gb(sizes[0])} GB, V size: {_gb(sizes[1])} GB"
-    return head + f"KV size: {_gb(sizes[0])} GB"
-
-
-class StartUpLog(NamedTuple):
-    """SGLang's start-up log lines (``_start_up_log``), which pools they log (``state``,
-    ``kv``, ``hybrid swa``) and why any line it prints is left out."""
-
-    lines: list[str]
-    pools: list[str]
-    left_out: list[str]
-
-
-# Why a line SGLang prints is left out: the profile does not say what it needs.
-NO_STATE_LINE = ("no Mamba Cache line: its state tensors are not named conv and ssm, as "
-                 "SGLang's are")
-NO_KV_LINES = ("no KV Cache lines: they need the K / V split and KV dtype, which bytes typed "
-               "by hand (or attention layer kinds whose K / V splits differ) do not give")
-NO_ALL_SWA_LINES = "no KV Cache lines for a pool of sliding layers alone (not modelled here)"
-NO_SWA_SPLIT_LINE = ("no SWA KV Cache line: it needs the sliding layers' own K / V split, which "
-                     "bytes typed by hand (or sliding kinds of several splits) do not give")
-
-
-def logged_padding(extras: dict[str, object]) -> tuple[bool, bool]:
-    """Whether a result's SGLang log lines count rows beyond its own counts: a page a KV layer
-    beyond #tokens (any KV line), the state pool's padding slot beyond max_mamba_cache_size."""
-    pools = set(extras.get("logged_pools", ()))
-    return bool(pools & {"kv", "hybrid swa"}), "state" in pools
-
-
-def _start_up_log(profile: CacheProfile, page: int, n_full: int, n_swa: int, full_tokens: int,
-                  swa_tokens: int, token_bytes: tuple[int, int], slots: int | None,
-                  tensors: Mapping[str, int] | None, state_cap: str = "") -> StartUpLog:
-    """The lines SGLang logs as it sizes and allocates these pools, in its words and number
-    formats (sizes in GiB that it calls GB, two decimals), in the order it logs them: the
-    hybrid SWA split (``HybridSWAPoolConfigurator``), ``state_cap``: its warning that the state
-    pool caps max_running_requests (``resolve_max_num_reqs``, where it binds), the state pool
-    (``MambaPool``: its ``max_mamba_cache_size`` leaves out the padding slot, its sizes count
-    it), then each token
-    pool (``_kv_pool_line``; a hybrid SWA pool's full sub-pool, then its sliding one, each
-    labelled, then its summary, of ``token_bytes``: ``pool_token_bytes``). Lines whose
-    tensors the profile does not name are left out, and said so. Its scheduler's summary line
-    follows them (``max_total_num_tokens``, ``max_running_requests`` beside figures not
-    modelled here)."""
-    log = StartUpLog([], [], [])
-    if n_full and n_swa:
-        log.lines.append(f"Use sliding window memory pool. full_layer_tokens={full_tokens}, "
-                         f"swa_layer_tokens={swa_tokens}")
-    elif n_swa:
-        log.lines.append("Use sliding window memory pool (all SWA). "
-                         f"swa_layer_tokens={swa_tokens}")
-    if state_cap:
-        log.lines.append(state_cap)
-    if slots is not None and tensors is not None:
-        if set(tensors) <= {"conv", "ssm"}:
-            per_slot = {name: slots * profile.count(LINEAR_ATTENTION) * tensors.get(name, 0)
-                        for name in ("conv", "ssm")}
-            log.lines.append(
-                f"Mamba Cache is allocated. max_mamba_cache_size: {request_slots(slots)}, "
-                f"conv_state size: {_gb(per_slot['conv'])}GB, ssm_state size: "
-                f"{_gb(per_slot['ssm'])}GB ")
-            log.pools.append("state")
-        else:
-            log.left_out.append(NO_STATE_LINE)
-    if not n_full:
-        if n_swa:
-            log.left_out.append(NO_ALL_SWA_LINES)
-        return log
-    if profile.kv_tensor_bytes:
-        log.pools.append("kv")
-        if not n_swa:
-            log.lines.append(_kv_pool_line(profile, full_tokens, n_full, page))
-            return log
-        log.lines.append(_kv_pool_line(profile, full_tokens, n_full, page, "Full"))
-        if profile.kv_bytes_of(swa_label(profile)) == profile.kv_bytes_per_slot:
-            log.lines.append(_kv_pool_line(profile, swa_tokens, n_swa, page, "SWA"))
-        elif profile.sliding_kv_tensor_bytes:  # its sliding layers' own heads (Gemma 4)
-            log.lines.append(_kv_pool_line(profile, swa_tokens, n_swa, page, "SWA",
-                                           profile.sliding_kv_tensor_bytes))
-        else:
-            log.left_out.append(NO_SWA_SPLIT_LINE)
-    else:
-        log.left_out.append(NO_KV_LINES)
-    if n_swa and len(profile.kv_tensor_bytes) != 1:  # K + V of both sub-pools (not MLA's)
-        log.pools.append("hybrid swa")
-        full_bytes, swa_bytes = token_bytes
-        both = full_bytes * (full_tokens + page) + swa_bytes * (swa_tokens + page)
-        log.lines.append(f"SWAKVPool mem usage: {_gb(both)} GB, swa size: {swa_tokens}, "
-                         f"full size: {full_tokens}")
-    return log
 
 
 def _nsa_options(profile: CacheProfile, options: StrategyOptions,
@@ -1129,9 +998,11 @@ def run_sglang(
     else:
         block_size, block_bytes, num_blocks, capacity = None, slot_bytes, slots, None
         why = "no page size: a state-only model keeps one state slot per request"
-    log = _start_up_log(profile, options.sglang_page_size, n_full, n_swa, full_tokens,
-                        swa_tokens, (full_bytes, swa_bytes), slots,
-                        extras.get("state_tensor_bytes"), state_cap_line(extras) if capped else "")
+    log = start_up_log(profile, options.sglang_page_size, n_full, n_swa, full_tokens,
+                       swa_tokens, (full_bytes, swa_bytes), slots,
+                       extras.get("state_tensor_bytes"), state_cap_line(extras) if capped else "",
+                       max_mamba_cache_size=None if slots is None else request_slots(slots),
+                       swa_layer_bytes=profile.kv_bytes_of(swa_label(profile)))
     if log.lines:
         extras.update(log_lines=log.lines, logged_pools=log.pools)
     if log.left_out:
