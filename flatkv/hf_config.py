@@ -8,19 +8,19 @@ A config.json is resolved with ``transformers``' own configuration class for its
 ``transformers`` is imported only when needed; a model id or pasted text comes through
 ``flatkv.hf_hub``.
 
-The steps live beside this module: ``hf_json`` reads and prechecks the JSON, ``hf_fields``
-reads a resolved config's sizes by name, ``hf_dtypes`` chooses the dtypes an engine keeps each
-cache in, ``hf_length`` the context length vLLM serves; this module turns the resolved layers
-into a ``ModelSpec`` and says in its ``source`` what it read and what transformers filled in.
+The steps live beside this module: ``hf_json`` reads and prechecks the JSON, ``hf_resolve``
+has transformers resolve it (and names the field to blame where transformers fails),
+``hf_fields`` reads a resolved config's sizes by name, ``hf_dtypes`` chooses the dtypes an
+engine keeps each cache in, ``hf_length`` the context length vLLM serves; this module turns the
+resolved layers into a ``ModelSpec`` and says in its ``source`` what it read and what
+transformers filled in.
 """
 
 from __future__ import annotations
 
 import math
-import re
 import textwrap
-import warnings
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
@@ -29,19 +29,22 @@ from typing import Any
 from flatkv.dtypes import STATE_DTYPES, dtype_bytes
 from flatkv.hf_dtypes import kv_dtype_of, served_dtype, sglang_ssm_dtype_of, ssm_dtype_of
 from flatkv.hf_fields import Recorded, field_name, whole_field
-from flatkv.hf_json import (
-    NESTED,
-    ROPE_NUMBERS,
-    WHOLE_FIELDS,
-    gives,
-    levels,
-    load_config_dict,
-    prechecked,
-)
+from flatkv.hf_json import NESTED, gives, levels, load_config_dict
 from flatkv.hf_length import chunk_size_of, max_model_len_of
+from flatkv.hf_resolve import (
+    BY_HAND,
+    FAMILIES,
+    LANGUAGE_MODELS,
+    READ_AS,
+    SERVED_AS,
+    STATE_ONLY,
+    default_class,
+    resolve_config,
+    types_by_class,
+)
+from flatkv.hf_resolve import SUPPORTED_MODEL_TYPES as SUPPORTED_MODEL_TYPES  # public here
 from flatkv.models import (
     ATTENTION_LABELS,
-    FORMAT,
     MAX_CACHE_LAYERS,
     AttentionLayer,
     CacheLayer,
@@ -55,203 +58,8 @@ from flatkv.models import (
     mtp_layers_not_full,
 )
 from flatkv.plan import CHUNKED_ATTENTION
-from flatkv.profile import PROFILE_FORMAT, check_architectures
+from flatkv.profile import check_architectures
 from flatkv.units import check_name, control_character, count_text, quoted
-
-# model_type -> how its cache layers are read (see _layers_of). Attention models list their
-# layers in layer_types (gemma2/3, cohere2, olmo3, smollm3, gpt_oss) or slide every layer when
-# the config sets a model-wide sliding_window (mistral, phi3), as vLLM reads them.
-_FAMILIES: dict[str, str] = {
-    "llama": "attention",
-    "mistral": "attention",
-    "mistral3": "attention",  # multimodal: the language model is its text_config
-    "mixtral": "attention",
-    "phi3": "attention",
-    "qwen2": "attention",
-    "qwen2_vl": "attention",  # multimodal: the language model is its text_config
-    "qwen2_5_vl": "attention",
-    "qwen3": "attention",
-    "qwen3_moe": "attention",
-    "qwen3_vl": "attention",
-    "qwen3_vl_moe": "attention",
-    "gemma2": "attention",
-    "gemma3": "attention",
-    "gemma3_text": "attention",
-    "gemma3n": "attention",  # its last num_kv_shared_layers layers keep no cache of their own
-    "gemma3n_text": "attention",
-    # Gemma 4: full layers of other heads (per_layer_config) than the sliding ones, and kv-shared
-    # last layers as Gemma 3n's
-    "gemma4": "attention",
-    "gemma4_text": "attention",
-    # Gemma 4 Unified (encoder-free vision): Gemma 4's language model, which vLLM and SGLang
-    # run as Gemma 4's (Gemma4ForCausalLM over its text_config)
-    "gemma4_unified": "attention",
-    "gemma4_unified_text": "attention",
-    # MiMo-V2-Flash: sliding layers of their own heads and dims (swa_*), by hybrid_layer_pattern
-    "mimo_v2_flash": "attention",
-    "cohere2": "attention",
-    "olmo2": "attention",
-    "olmo3": "attention",
-    "smollm3": "attention",
-    "llama4": "attention",  # chunked local attention with global NoPE layers (Llama 4)
-    "llama4_text": "attention",
-    "glm4": "attention",
-    "glm4_moe": "attention",
-    "granite": "attention",
-    "granitemoe": "attention",
-    "gpt_oss": "attention",
-    # GQA throughout, as vLLM builds them (its own model class, or its transformers backend)
-    "minimax_m2": "attention",
-    "exaone4": "attention",  # layer_types, or a sliding_window_pattern such as "LLLG"
-    "apertus": "attention",
-    "seed_oss": "attention",
-    "ernie4_5": "attention",
-    "ernie4_5_moe": "attention",
-    "olmoe": "attention",
-    "gemma": "attention",
-    "cohere": "attention",
-    "nemotron": "attention",
-    "phi": "attention",  # one KV head a query head unless told (transformers' and vLLM's)
-    "phimoe": "attention",  # a model-wide sliding_window slides every layer, as mixtral's
-    "starcoder2": "attention",  # likewise
-    "arcee": "attention",
-    "hunyuan_v1_dense": "attention",
-    "hunyuan_v1_moe": "attention",
-    "granitemoeshared": "attention",
-    "hy_v3": "attention",  # its MTP layers keep a cache only when drafting (not modelled)
-    "afmoe": "attention",  # layer_types of sliding and full layers
-    "flex_olmo": "attention",
-    # layer_types of sliding and full layers (vLLM slides only the layers they mark)
-    "granite_swa": "attention",
-    "granitemoe_swa": "attention",
-    "cohere2_moe": "attention",  # vLLM 0.29+ keep a token more than its window, as cohere2's
-    "exaone_moe": "attention",  # K-EXAONE: EXAONE 4's layers, a window a layer in vLLM
-    "step3p5": "attention",  # Step-3.5: sliding layers with query heads of their own
-    "deepseek_v2": "mla",
-    "deepseek_v3": "mla",
-    "kimi_k2": "mla",
-    "deepseek_v32": "mla",  # MLA with the lightning indexer's key cache
-    "glm4_moe_lite": "mla",  # GLM-4.7-Flash
-    "glm_moe_dsa": "mla",  # GLM-5: DeepSeek-V3.2's MLA and indexer (vLLM's deepseek_v32)
-    "kimi_k25": "mla",  # multimodal: its text_config is a DeepSeek-V3
-    "longcat_flash": "mla",  # two MLA attentions a decoder layer, each with a cache
-    "qwen3_next": "gdn",
-    "qwen3_5": "gdn",
-    "qwen3_5_text": "gdn",
-    "qwen3_5_moe": "gdn",
-    "qwen3_5_moe_text": "gdn",
-    "olmo_hybrid": "gdn",
-    "kimi_linear": "kda",  # Kimi Delta Attention layers with MLA full layers
-    # Ling-3.0-Flash (BailingMoeV3): KDA layers with an MLA layer closing each layer_group_size
-    # (transformers copies the KDA sizes to linear_*, then sets head_dim to qk_rope_head_dim)
-    "bailing_hybrid": "kda",
-    "nemotron_h": "mamba2",
-    "granitemoehybrid": "mamba2",
-    "bamba": "mamba2",
-    "falcon_h1": "mamba2",
-    "zamba2": "mamba2",
-    "jamba": "mamba1",
-    "lfm2": "short_conv",  # gated short convolutions ("conv" layers) with attention
-    "lfm2_moe": "short_conv",
-    "lfm3": "short_conv",  # LFM2's conv layers beside full and sliding attention
-    "mamba": "mamba1",
-    "falcon_mamba": "mamba1",
-    "mamba2": "mamba2",
-    # lightning (linear) attention layers with full attention: MiniMax-Text-01 / M1 ship their
-    # own config classes; transformers' minimax is the -hf conversion of the same model
-    "minimax": "lightning",
-    "minimax_m1": "lightning",
-    "minimax_text_01": "lightning",
-}
-
-# Attention-free model types: every layer is a state layer (no KV cache, no token history).
-_STATE_ONLY = ("mamba", "falcon_mamba", "mamba2")
-
-SUPPORTED_MODEL_TYPES: tuple[str, ...] = tuple(sorted(_FAMILIES))
-
-# Model types transformers does not know, read with the configuration class of the model they
-# are built on (Kimi K2 ships DeepSeek-V3's architecture under its own name; MiniMax-Text-01
-# and M1 the architecture transformers reads as minimax, their layers named in attn_type_list).
-_READ_AS = {"kimi_k2": "deepseek_v3", "minimax_m1": "minimax", "minimax_text_01": "minimax"}
-
-# Model types FlatKV knows but cannot plan yet: each keeps a cache a profile does not hold (one
-# KV size for every attention layer, no compressed or second cache a layer). A config of one is
-# refused with this reason, not with the list of supported types and advice that does not fit.
-# Model types whose layers FlatKV plans, but whose config.json it does not read yet: described
-# by hand, they plan.
-_MISTRAL_LARGE4_WHY = ("Mistral Large 4's config.json: vLLM 0.34 serves the model from Mistral's "
-                       "params.json, whose nope, kv_sharing and dsa fields it reads instead, and "
-                       "SGLang 0.5.23 not at all (without KV sharing its layers are DeepSeek-V3.2's"
-                       ": MLA of kv_lora_rank + qk_rope_head_dim with the indexer's keys)")
-_NOT_READ_YET: dict[str, str] = {
-    "mistral_large4": _MISTRAL_LARGE4_WHY,
-    "mistral_large4_text": _MISTRAL_LARGE4_WHY,
-}
-_GLM5_NEXT_WHY = ("GLM-5.3-Flash's MLA layers keep no rotary part (qk_rope_head_dim 0), the "
-                  "indexer's keys one row per index_kpool tokens, and in vLLM a ring of recent "
-                  "keys per request beside Kimi Delta Attention layers")
-_MINIMAX_M3_WHY = ("MiniMax-M3's sparse layers (sparse_attention_config's sparse_attention_freq, "
-                   "transformers' minimax_m3_sparse layers) keep the indexer's keys (one head, "
-                   "not split over TP; SGLang also its values) beside K and V, so its full "
-                   "layers differ in bytes a token")
-_QWEN4_EXP_WHY = ("Qwen4-Exp's vLLM sizes its pages by the larger of its GDN state and a "
-                  "short-conv state for PLE (hidden_size x hc_count channels by "
-                  "(ple_conv_kernel_size - 1) x ngram_size rows and a row a drafted token, "
-                  "whole on every rank) that it keeps even where ple_layer_ids is empty, and its "
-                  "QSA layers (indexer_n_heads) keep compressed keys and a ring per request")
-_NOT_MODELED_YET: dict[str, str] = {
-    "qwen4_exp": _QWEN4_EXP_WHY,
-    "qwen4_exp_text": _QWEN4_EXP_WHY,
-    "glm5_next": _GLM5_NEXT_WHY,
-    "glm5_next_text": _GLM5_NEXT_WHY,
-    "deepseek_v4": ("DeepSeek-V4's layers keep compressed caches (compressed_sparse_attention "
-                    "and heavily_compressed_attention, by compress_rates) beside a sliding "
-                    "window"),
-    "hy_v4": ("HY-V4's indexed MLA layers keep the indexer's keys only where indexer_types "
-              "says full, so its layers differ in bytes a token"),
-}
-
-# MiniMax-M3: its language model is minimax_m2's dense GQA where no layer is sparse (the Hub's
-# config.json names its text_config minimax_m2), which the text_config redirect reads exactly.
-_MINIMAX_M3 = ("minimax_m3_vl", "minimax_m3_vl_text")
-
-
-def _minimax_m3_sparse(cfg: Mapping[str, Any]) -> bool:
-    """Whether a MiniMax-M3 config has a sparse layer, as transformers reads one (a nonzero
-    ``sparse_attention_config.sparse_attention_freq`` entry, or a minimax_m3_sparse layer
-    type) at its top level or in its text_config."""
-    for level in (cfg, cfg.get("text_config")):
-        if not isinstance(level, Mapping):
-            continue
-        sparse = level.get("sparse_attention_config")
-        freq = sparse.get("sparse_attention_freq") if isinstance(sparse, Mapping) else None
-        if isinstance(freq, list) and any(freq):
-            return True
-        types = level.get("layer_types")
-        if isinstance(types, list) and "minimax_m3_sparse" in types:
-            return True
-    return False
-
-
-# Where a model by hand of the layers FlatKV does plan comes close, and how close
-_NEAREST_BY_HAND = {
-    "qwen4_exp": ("by hand, Qwen3.5's GDN and full layers of its sizes plan it exactly where its "
-                  "GDN state's page is the larger (to TP 4 with its defaults), QSA is off and "
-                  "ple_layer_ids is empty"),
-}
-_NEAREST_BY_HAND["qwen4_exp_text"] = _NEAREST_BY_HAND["qwen4_exp"]
-
-
-def _not_modeled_text(model_type: str, why: str) -> str:
-    return (f"model_type {model_type!r} is not supported yet: {why}, which FlatKV does not "
-            "model (one KV size for full layers and one for sliding ones, one cache a layer); "
-            + _NEAREST_BY_HAND.get(model_type, "no model by hand plans it exactly either, as it "
-                                   "keeps those sizes too"))
-
-
-_BY_HAND = ("describe the model by hand instead (the Model page's 'Edit by hand', or `python -m "
-            "flatkv model --preset NAME --export` edited and read back with --model-file)")
-
 
 # Labels transformers gives layers that carry no cache.
 _CACHELESS = {"mlp", "moe"}
@@ -259,60 +67,6 @@ _CACHELESS = {"mlp", "moe"}
 
 # --------------------------------------------------------------------------------------------
 # Resolving with transformers.
-
-
-def _causal_lm_class(model_type: str) -> str:
-    """The language-model class of ``model_type`` as a config's architectures list
-    (``["LlamaForCausalLM"]``), or a description where transformers names none."""
-    from transformers.models.auto.modeling_auto import MODEL_FOR_CAUSAL_LM_MAPPING_NAMES
-
-    name = _SERVED_AS.get(model_type) or MODEL_FOR_CAUSAL_LM_MAPPING_NAMES.get(model_type)
-    return f'["{name}"]' if isinstance(name, str) else "naming its language model's class"
-
-
-_FIELD_ERROR = re.compile(r"Validation error for field '(?P<field>\w+)': \w+: (?P<why>.+)")
-# its strict check of a null: "Field 'num_key_value_heads' expected int, got NoneType ..."
-_NULL_FIELD = re.compile(r"expected (?P<expected>\w+)\W.*got NoneType")
-_JSON_KINDS = {"int": "a whole number", "float": "a number", "str": "a string",
-               "bool": "true/false", "list": "a list", "dict": "an object"}
-_CLASS_ERROR = re.compile(r"Class validation error for validator '\w+': \w+: (?P<why>.+)")
-
-
-# Architectures of types transformers does not know, by the type FlatKV reads them as.
-_OWN_ARCHITECTURES = {"MiniMaxM1ForCausalLM": "minimax_m1",
-                      "MiniMaxText01ForCausalLM": "minimax_text_01",
-                      # the class both engines serve bailing_hybrid by (transformers names
-                      # BailingHybridForCausalLM, which neither registers)
-                      "BailingMoeV3ForCausalLM": "bailing_hybrid"}
-
-
-def _types_by_class() -> dict[str, list[str]]:
-    """The types FlatKV reads that each class serves, in transformers' causal-LM then image-text
-    tables' order (Llama4ForCausalLM is llama4's and llama4_text's), FlatKV's own first."""
-    try:
-        from transformers.models.auto import modeling_auto
-    except ImportError:  # pragma: no cover - transformers is a runtime dependency
-        return {}
-    # only the types read here: several share a class (LlamaForCausalLM is exaone's too)
-    by_class = {name: [model_type] for name, model_type in _OWN_ARCHITECTURES.items()}
-    for table in (modeling_auto.MODEL_FOR_CAUSAL_LM_MAPPING_NAMES,
-                  modeling_auto.MODEL_FOR_IMAGE_TEXT_TO_TEXT_MAPPING_NAMES):
-        for model_type, names in table.items():
-            if model_type in _FAMILIES:
-                for name in (names,) if isinstance(names, str) else names:
-                    by_class.setdefault(name, []).append(model_type)
-    return by_class
-
-
-def _model_type_named(architectures: Any) -> tuple[str, str] | None:
-    """(architecture, model_type) for the first of a config's ``architectures`` that names a
-    type FlatKV reads (vLLM picks a model by its architectures; transformers by model_type),
-    from transformers' causal-LM and image-text model tables; None where none does."""
-    if not isinstance(architectures, list):
-        return None
-    by_class = _types_by_class()
-    return next(((a, by_class[a][0]) for a in architectures
-                 if isinstance(a, str) and a in by_class), None)
 
 
 def _check_architectures_match(cfg: Mapping[str, Any], model_type: str) -> None:
@@ -324,16 +78,16 @@ def _check_architectures_match(cfg: Mapping[str, Any], model_type: str) -> None:
     architectures = cfg.get("architectures")
     if not isinstance(architectures, list):
         return
-    by_class = _types_by_class()
-    read_as = _READ_AS.get(model_type, model_type)
+    by_class = types_by_class()
+    read_as = READ_AS.get(model_type, model_type)
     related = {model_type, read_as, model_type.removesuffix("_text"), f"{model_type}_text"}
-    served = {_SERVED_AS.get(model_type), _default_class(model_type), _default_class(read_as)}
+    served = {SERVED_AS.get(model_type), default_class(model_type), default_class(read_as)}
     for name in architectures:
         if (not isinstance(name, str) or name not in by_class or name in served
                 or related & {t for named in by_class[name]  # MiniMax-M1's class, Text-01's
-                              for t in (named, _READ_AS.get(named, named))}):
+                              for t in (named, READ_AS.get(named, named))}):
             continue
-        own = _default_class(model_type) or _default_class(read_as)
+        own = default_class(model_type) or default_class(read_as)
         fix = (f"architectures [\"{own}\"]" if own else
                f"a class of {model_type}, which transformers names none of")
         raise ValueError(
@@ -342,379 +96,6 @@ def _check_architectures_match(cfg: Mapping[str, Any], model_type: str) -> None:
             (f", whose class is {own}" if own else "") +
             ": the engines pick their code paths by the class, so the figures would be "
             f"another model's; make them agree ({fix}), or fix model_type")
-
-
-def resolve_config(cfg: Mapping[str, Any]) -> Any:
-    """The transformers configuration object of ``cfg`` (lazy import; errors become ValueError):
-    its model_type told apart from what FlatKV cannot read, its fields checked before
-    transformers sees them, then read by transformers, whose errors are put in config terms."""
-    model_type = _readable_model_type(cfg)
-    if model_type in _LANGUAGE_MODELS and "text_config" in cfg and cfg["text_config"] is None:
-        raise ValueError(  # transformers reads a null as none given: its defaults, every size
-            f"config.json text_config is null: {model_type} keeps its language model's config "
-            "there, and transformers would plan its default language model instead; give the "
-            "text_config as the checkpoint's config.json does")
-    cfg = prechecked(cfg)
-    _check_one_pattern(cfg, model_type)
-    _check_kimi_lists(cfg, model_type)
-    conf = _auto_config(cfg, model_type)
-    _check_layer_count(cfg, conf)
-    return conf
-
-
-def _readable_model_type(cfg: Any) -> str:
-    """``cfg``'s model_type, one FlatKV reads; otherwise why not, and what to load instead (a
-    FlatKV file, the text_config alone, a type to set)."""
-    if not isinstance(cfg, Mapping):
-        raise ValueError(f"config is {type(cfg).__name__}: give the config.json as a dict")
-    model_type = cfg.get("model_type")
-    if model_type is None or model_type == "":
-        if cfg.get("format") == FORMAT:
-            raise ValueError(f"this is a FlatKV model file (format {FORMAT!r}), not a "
-                             "config.json: load it as a model file (the Model page's Model "
-                             "JSON, or --model-file)")
-        if cfg.get("format") == PROFILE_FORMAT:
-            raise ValueError(f"this is a FlatKV raw profile (format {PROFILE_FORMAT!r}), not a "
-                             "config.json: load it under the Model page's Model JSON (on the "
-                             "command line, give its fields as --layers, --kv-bytes-per-slot "
-                             "and --state)")
-        if isinstance(cfg.get("spec"), Mapping) and cfg["spec"].get("format") == FORMAT:
-            raise ValueError("this is a model report (`model --json`), not a config.json: its "
-                             "\"spec\" entry is a model file (--model-file)")
-        if named := _model_type_named(cfg.get("architectures")):
-            architecture, named_type = named
-            raise ValueError(f"config.json has no model_type: its architectures name "
-                             f"{architecture}, which is model_type \"{named_type}\": add "
-                             f"\"model_type\": \"{named_type}\" to it")
-        raise ValueError(
-            "config.json has no model_type: cannot tell how to read it (supported: "
-            f"{', '.join(SUPPORTED_MODEL_TYPES)})"
-        )
-    if not isinstance(model_type, str):
-        raise ValueError(
-            f"config.json model_type must be a string such as \"llama\", got {model_type!r}"
-        )
-    if model_type not in _FAMILIES:
-        inner = cfg.get("text_config")
-        inner_type = inner.get("model_type") if isinstance(inner, Mapping) else None
-        if inner_type is not None and not isinstance(inner_type, str):
-            raise ValueError(f"config.json text_config.model_type must be a string such as "
-                             f"\"llama\", got {inner_type!r}")
-        if model_type in _MINIMAX_M3 and _minimax_m3_sparse(cfg):
-            raise ValueError(_not_modeled_text(model_type, _MINIMAX_M3_WHY))
-        if model_type in _MINIMAX_M3 and inner_type not in _FAMILIES:
-            raise ValueError(
-                f"model_type {model_type!r} without sparse layers is MiniMax-M2's dense model "
-                "(GQA in every layer): load a copy of its text_config alone with \"model_type\": "
-                "\"minimax_m2\", the wrapper's dtype and quantization_config copied into it")
-        for kind in (model_type, inner_type):
-            if kind in _NOT_READ_YET:
-                raise ValueError(f"model_type {kind!r} is not read yet: FlatKV plans its layers, "
-                                 f"but does not read {_NOT_READ_YET[kind]}; {_BY_HAND}")
-            if kind in _NOT_MODELED_YET:
-                raise ValueError(_not_modeled_text(kind, _NOT_MODELED_YET[kind]))
-        if inner_type in _FAMILIES:
-            raise ValueError(
-                f"model_type {model_type!r} is not read here, but its text_config (model_type "
-                f"{inner_type!r}) is: load a copy of the text_config alone (the "
-                "language model keeps the KV cache the engines page), with the wrapper's dtype "
-                "and quantization_config copied into it, and architectures "
-                f"{_causal_lm_class(inner_type)}")
-        raise ValueError(
-            f"model_type {model_type!r} is not supported: supported types are "
-            f"{', '.join(SUPPORTED_MODEL_TYPES)}; a model of full attention alone (no sliding "
-            "window) whose config names num_key_value_heads (else llama takes one KV head a "
-            "query head) reads as llama: set \"model_type\": \"llama\" in a copy; or "
-            f"{_BY_HAND}"
-        )
-    return model_type
-
-
-def _auto_config(cfg: Mapping[str, Any], model_type: str) -> Any:
-    """transformers' configuration of ``cfg`` read as ``model_type`` (or the type FlatKV reads
-    it as), quietly; its errors named by the field to fix."""
-    try:
-        from transformers import AutoConfig
-        from transformers.utils import logging as hf_logging
-    except ImportError as exc:  # pragma: no cover - transformers is a runtime dependency
-        raise ValueError(f"reading a config.json needs transformers: {exc}") from None
-    kwargs = {k: v for k, v in cfg.items() if k != "model_type"}
-    for key in ("torch_dtype", "dtype"):  # "torch.bfloat16" is FlatKV's, not transformers'
-        if isinstance(kwargs.get(key), str):
-            kwargs[key] = kwargs[key].removeprefix("torch.")
-    kwargs = _lightning_layer_types(model_type, kwargs)
-    kwargs = _exaone_layer_types(model_type, kwargs)
-    read_as = _READ_AS.get(model_type, model_type)
-    verbosity = hf_logging.get_verbosity()
-    # its errors too: "Can't set layer_types ..." prints the whole config before it raises
-    hf_logging.set_verbosity(hf_logging.CRITICAL)
-    try:
-        # quietly: its deprecation warnings (Kimi Linear's rope_scaling) would break the CLI's
-        # one-line errors and notes on stderr. A filter of transformers' own warnings, set
-        # again each time (no duplicate is kept): catch_warnings would restore the filters of
-        # another session's thread
-        warnings.filterwarnings("ignore", module=r"transformers(\.|$)")
-        conf = AutoConfig.for_model(read_as, **kwargs)
-    except Exception as exc:  # transformers raises many kinds; the user needs one message
-        text = textwrap.shorten(" ".join(str(exc).split()), 300, placeholder=" ...")
-        field = _FIELD_ERROR.search(text)  # transformers 5's strict dataclass checks
-        if field:
-            where = next((f"{key}." for key in NESTED
-                          if field["field"] not in cfg and isinstance(cfg.get(key), Mapping)
-                          and field["field"] in cfg[key]), "")
-            if null := _NULL_FIELD.search(field["why"]):  # Python's names, not the config's
-                kind = _JSON_KINDS.get(null["expected"], "a value of another kind")
-                raise ValueError(f"config.json {where}{field['field']} is null, which "
-                                 f"transformers' {model_type} config does not take: give "
-                                 f"{kind} or remove the field") from None
-            raise ValueError(f"config.json {where}{field['field']}: {field['why']}; fix or "
-                             "remove the field") from None
-        check = _CLASS_ERROR.search(text)
-        if check:
-            # a null size overrides the class default, and its check computes with None
-            nulls = _nulls_to_blame(AutoConfig, read_as, kwargs) if "NoneType" in text else []
-            if nulls:
-                one = len(nulls) == 1
-                whole = all("rope_" not in name for name in nulls)  # the others: sizes
-                raise ValueError(f"config.json {' and '.join(nulls)} {'is' if one else 'are'} "
-                                 f"null: transformers' {model_type} config computes with "
-                                 f"{'it' if one else 'them'} ({check['why']}); give a "
-                                 f"{'whole number' if whole else 'number'} or remove the "
-                                 f"field{'' if one else 's'}") from None
-            if bad := _bad_layer_type(cfg, model_type, check["why"]):
-                raise ValueError(bad) from None
-            raise ValueError(f"this {model_type} config.json does not hold together: "
-                             f"{check['why']}") from None
-        culprit = _culprit(AutoConfig, read_as, kwargs)
-        if culprit is not None:
-            key, value = culprit
-            raise ValueError(
-                f"config.json {key} = {textwrap.shorten(repr(value), 60, placeholder=' ...')} "
-                f"is not a value transformers' {model_type} config takes "
-                f"({type(exc).__name__}: {text}): fix or remove the field"
-            ) from None
-        raise ValueError(
-            f"transformers could not read this {model_type} config.json: "
-            f"{type(exc).__name__}: {text}"
-        ) from None
-    finally:
-        hf_logging.set_verbosity(verbosity)
-    return conf
-
-
-def _bad_layer_type(cfg: Mapping[str, Any], model_type: str, why: str) -> str:
-    """Where transformers refused a ``layer_types`` entry (its message lists every label it
-    knows, cut short): the entry, its index and the labels beside it in that list, which are
-    the spellings this model type takes; "" when the refusal is another."""
-    if "`layer_types` entries must be in" not in why:
-        return ""
-    from transformers import configuration_utils
-
-    # the labels it takes, and the older spellings it renames (granite's mamba / attention)
-    known = {*configuration_utils.ALLOWED_LAYER_TYPES,
-             *getattr(configuration_utils, "_LEGACY_LAYER_TYPE_REMAP", {})}
-    for where, level in levels(cfg):
-        labels = level.get("layer_types")
-        if not isinstance(labels, list):
-            continue
-        for i, label in enumerate(labels):
-            if label not in known:
-                others = ", ".join(map(str, dict.fromkeys(x for x in labels if x != label)))
-                beside = f" (the others in it: {others})" if others else ""
-                return (f"config.json {where}layer_types[{i}] is {label!r}, which transformers' "
-                        f"{model_type} config does not take{beside}: write the layer's type as "
-                        "the checkpoint's config.json does")
-    return ""
-
-
-# MiniMax's configs say which layers are lightning attention in attn_type_list; vLLM's
-# MiniMaxText01Model reads it first, then decoder_attention_types, then layer_types.
-_ATTN_TYPE_LISTS = ("attn_type_list", "decoder_attention_types")
-_ATTN_TYPES = {0: "linear_attention", 1: "full_attention"}
-
-
-def _lightning_layer_types(model_type: str, kwargs: dict[str, Any]) -> dict[str, Any]:
-    """A MiniMax config's layer list as transformers' minimax class reads it: ``layer_types``
-    from ``attn_type_list`` (0 lightning attention, 1 full), which vLLM reads before it. A
-    MiniMax-Text-01 / M1 config (its own class, not transformers') with neither is refused:
-    vLLM would make every layer full attention, transformers alternate them."""
-    if _FAMILIES.get(model_type) != "lightning":
-        return kwargs
-    key = next((k for k in _ATTN_TYPE_LISTS if kwargs.get(k)), None)  # vLLM's `or`: [] is none
-    if key is None:
-        if model_type != "minimax" and kwargs.get("layer_types") is None:
-            raise ValueError(
-                f"{model_type} config.json has no attn_type_list: vLLM's MiniMax reads which "
-                "layers are lightning attention from it (0 linear, 1 full) and makes every layer "
-                "full attention without it; add it as the checkpoint's config.json gives it")
-        return kwargs
-    values = kwargs[key]
-    if not isinstance(values, list) or any(
-            isinstance(v, bool) or v not in _ATTN_TYPES for v in values):
-        shown = textwrap.shorten(repr(values), 60, placeholder=" ...")
-        raise ValueError(f"config.json {key} = {shown} must be a list of 0 (lightning "
-                         "attention) and 1 (full attention), one per layer, as vLLM's MiniMax "
-                         "reads it: fix the field")
-    layers = kwargs.get("num_hidden_layers")
-    if isinstance(layers, int) and len(values) != layers:
-        raise ValueError(f"config.json {key} has {len(values)} entries but num_hidden_layers = "
-                         f"{layers}: give one per layer (0 lightning attention, 1 full)")
-    return {**kwargs, "layer_types": [_ATTN_TYPES[v] for v in values]}
-
-
-# EXAONE 4's sliding_window_pattern letters: a local (sliding) or a global layer
-_EXAONE_LETTERS = {"L": "sliding_attention", "G": "full_attention"}
-
-
-def _exaone_layer_types(model_type: str, kwargs: dict[str, Any]) -> dict[str, Any]:
-    """A sliding_window_pattern written as letters ("LLLG", EXAONE 4.0) repeated over the
-    layers as layer_types, which vLLM reads (transformers' class takes only a number there
-    when it derives them), and an EXAONE 4 without a sliding window all full attention (the
-    class would divide by a pattern of 0); a config that lists its layer_types keeps them.
-    Others unchanged."""
-    pattern = kwargs.get("sliding_window_pattern")
-    if (model_type == "exaone4" and "sliding_window" in kwargs and kwargs["sliding_window"] is None
-            and kwargs.get("layer_types") is None
-            and isinstance(layers := kwargs.get("num_hidden_layers"), int)):
-        return {**kwargs, "layer_types": ["full_attention"] * layers}
-    if not isinstance(pattern, str):
-        return kwargs
-    if not pattern or set(pattern) - set(_EXAONE_LETTERS):
-        raise ValueError(f"config.json sliding_window_pattern = {quoted(pattern)}: write it as "
-                         "letters L (sliding) and G (global, full attention), e.g. \"LLLG\", "
-                         "or a whole number")
-    if kwargs.get("layer_types") is not None:
-        return kwargs
-    layers = kwargs.get("num_hidden_layers")
-    if layers is None:
-        raise ValueError(f"config.json sliding_window_pattern = {quoted(pattern)} needs "
-                         "num_hidden_layers to repeat it over: add it, or layer_types")
-    kinds = [_EXAONE_LETTERS[pattern[i % len(pattern)]] for i in range(layers)]
-    return {**kwargs, "layer_types": kinds}
-
-
-def _builds(auto_config: Any, read_as: str, kwargs: dict[str, Any]) -> bool:
-    try:
-        auto_config.for_model(read_as, **kwargs)
-    except Exception:  # noqa: BLE001 - any failure means "still broken"
-        return False
-    return True
-
-
-def _nulls_to_blame(auto_config: Any, read_as: str, kwargs: dict[str, Any]) -> list[str]:
-    """The null size fields (``text_config.`` ones named so) transformers computed with: those
-    whose removal alone (the class default) lets the config build, else every null one. A
-    field its class takes as None (Falcon-H1's mamba_d_ssm) is no culprit."""
-    nulls = [(outer, key) for outer, level in levels(kwargs)
-             for key in WHOLE_FIELDS if key in level and level[key] is None]
-    # a rope number given as null (yarn's original_max_position_embeddings), which the class
-    # divides by: rope_scaling.original_max_position_embeddings
-    nulls += [(f"{outer}{rope}.", key) for outer, level in levels(kwargs)
-              for rope in ("rope_scaling", "rope_parameters")
-              if isinstance(level.get(rope), Mapping)
-              for key in ROPE_NUMBERS if key in level[rope] and level[rope][key] is None]
-
-    def without(outer: str, key: str) -> dict[str, Any]:
-        if not outer:
-            return {k: v for k, v in kwargs.items() if k != key}
-        *above, nested = outer.rstrip(".").split(".")
-        inner = above[0] if above else nested
-        level = kwargs[inner] if above else kwargs
-        if above:  # text_config.rope_scaling.<key>
-            return {**kwargs, inner: {**level, nested: {
-                k: v for k, v in level[nested].items() if k != key}}}
-        return {**kwargs, nested: {k: v for k, v in kwargs[nested].items() if k != key}}
-
-    blamed = [f"{outer}{key}" for outer, key in nulls
-              if _builds(auto_config, read_as, without(outer, key))]
-    return blamed or [f"{outer}{key}" for outer, key in nulls]
-
-
-def _culprit(auto_config: Any, read_as: str, kwargs: dict[str, Any]) -> tuple[str, Any] | None:
-    """The one field of a config transformers failed on without naming it (a ``layer_types`` of
-    5, a ``hybrid_override_pattern`` list): one whose removal lets the config build, as
-    ``text_config.dtype`` for a nested one; None when no single field is to blame."""
-    builds = partial(_builds, auto_config, read_as)
-    for outer in NESTED:  # a nested field first: dropping all of text_config would build too
-        inner = kwargs.get(outer)
-        if isinstance(inner, Mapping):
-            key = _one_to_blame(list(inner), lambda drop, inner=inner, outer=outer: builds(
-                {**kwargs, outer: {k: v for k, v in inner.items() if k not in drop}}))
-            if key is not None:
-                return f"{outer}.{key}", inner[key]
-    key = _one_to_blame(list(kwargs), lambda drop: builds(
-        {k: v for k, v in kwargs.items() if k not in drop}))
-    return None if key is None else (key, kwargs[key])
-
-
-def _one_to_blame(keys: list[str], builds_without: Callable[[set[str]], bool]) -> str | None:
-    """The key whose removal alone lets the config build, found by halving the suspects: about
-    2 log2(n) builds, each reading the whole config, where trying each key in turn took n (a
-    config padded with 5,000 keys took 90 s). None when no single key is to blame."""
-    suspects = keys
-    while len(suspects) > 1:
-        first, second = suspects[:len(suspects) // 2], suspects[len(suspects) // 2:]
-        if builds_without(set(first)):
-            suspects = first
-        elif builds_without(set(second)):
-            suspects = second
-        else:
-            return None  # the blame is split across both halves
-    return suspects[0] if suspects and builds_without(set(suspects)) else None
-
-
-# The fields a type's class reads as one layer pattern: transformers' attribute_map makes
-# layer_types and layers_block_type one attribute (granitemoehybrid's layers_block_type wins
-# over layer_types, nemotron_h's layer_types over layers_block_type), and nemotron_h takes
-# hybrid_override_pattern only where neither is given. A config giving two that disagree
-# would be planned by whichever the class happens to keep, without a word.
-_ONE_PATTERN = {"nemotron_h": ("hybrid_override_pattern", "layers_block_type", "layer_types"),
-                "granitemoehybrid": ("layer_types", "layers_block_type")}
-# nemotron_h's pattern letters and the older layer names, as transformers reads them
-_PATTERN_LABELS = {"M": "linear_attention", "*": "full_attention", "-": "mlp", "E": "moe"}
-_OLDER_LABELS = {"mamba": "linear_attention", "attention": "full_attention"}
-
-
-def _pattern_labels(key: str, value: Any) -> list[str] | None:
-    """The layer labels a pattern field gives, in transformers' names; None for a value that is
-    no pattern (its own checks refuse it)."""
-    if key == "hybrid_override_pattern":
-        return ([_PATTERN_LABELS.get(letter, letter) for letter in value]
-                if isinstance(value, str) else None)
-    if not isinstance(value, list) or not all(isinstance(label, str) for label in value):
-        return None
-    return [_OLDER_LABELS.get(label, label) for label in value]
-
-
-def _check_one_pattern(cfg: Mapping[str, Any], model_type: str) -> None:
-    """Two fields one class reads as the same layer pattern (``_ONE_PATTERN``) must agree: a
-    checkpoint re-saved with its pattern in a second field keeps working, one whose fields
-    disagree is refused."""
-    given = [(key, labels) for key in _ONE_PATTERN.get(model_type, ())
-             if (labels := _pattern_labels(key, cfg.get(key))) is not None]
-    for (key, labels), (other, theirs) in zip(given, given[1:]):
-        if labels != theirs:
-            def counts(kinds: list[str]) -> str:
-                return ", ".join(f"{kinds.count(kind)} {kind}" for kind in dict.fromkeys(kinds))
-            raise ValueError(
-                f"config.json {key} ({counts(labels)}) and {other} ({counts(theirs)}) give "
-                f"different layers, and transformers' {model_type} config keeps one of them "
-                "without a word: make them agree, or give only one")
-
-
-def _check_layer_count(cfg: Mapping[str, Any], conf: Any) -> None:
-    """A num_hidden_layers the config gives must be the layers its pattern gives: nemotron_h
-    counts its layer_types and drops the 52 a config says for the 3 its layer_types list."""
-    for where, given in levels(cfg):
-        resolved = getattr(conf, where[:-1], None) if where else conf
-        said, counted = given.get("num_hidden_layers"), getattr(resolved, "num_hidden_layers",
-                                                                 None)
-        if isinstance(said, int) and isinstance(counted, int) and said != counted:
-            raise ValueError(
-                f"config.json {where}num_hidden_layers = {said} but its layer pattern "
-                f"(layer_types / hybrid_override_pattern) has {counted} layers: make them agree"
-            )
-
 
 
 def _refuse_top_level_text_fields(cfg: Mapping[str, Any], used: Mapping[str, int],
@@ -820,8 +201,8 @@ def _pattern_note(cfg: Mapping[str, Any], model_type: str, layers: list[CacheLay
     counts: dict[str, int] = {}
     for layer in layers:
         counts[layer.label] = counts.get(layer.label, 0) + 1
-    hybrid_type = (_FAMILIES[model_type] not in ("attention", "mla")
-                   and model_type not in _STATE_ONLY)
+    hybrid_type = (FAMILIES[model_type] not in ("attention", "mla")
+                   and model_type not in STATE_ONLY)
     if not hybrid_type and len(counts) < 2:
         return ""
     made = " + ".join(f"{count} {label}" for label, count in counts.items())
@@ -1093,7 +474,7 @@ def _conv_kernel(text: Any, attr: str, model_type: str) -> int:
 
 
 def _state_layer(text: Any, model_type: str) -> CacheLayer:
-    family = _FAMILIES[model_type]
+    family = FAMILIES[model_type]
     g = lambda attr: whole_field(text, attr, model_type)  # noqa: E731
     kernel = partial(_conv_kernel, text, model_type=model_type)
     if family == "lightning":  # vLLM's linear_attention_state_shape(num_attention_heads, tp,
@@ -1156,13 +537,13 @@ def _state_layer(text: Any, model_type: str) -> CacheLayer:
 
 def _layers_of(text: Any, model_type: str) -> list[CacheLayer]:
     """Cache layers in model order, from the resolved (text) config."""
-    family = _FAMILIES[model_type]
+    family = FAMILIES[model_type]
     n_layers = whole_field(text, _DECODER_LAYERS.get(model_type, "num_hidden_layers"), model_type)
     if model_type == "longcat_flash":  # two MLA attentions a decoder layer, a cache each
         return [_mla(text, model_type)] * (2 * n_layers)
     if family == "mla":
         return [_mla(text, model_type)] * n_layers
-    if model_type in _STATE_ONLY:  # no attention: every layer keeps a state
+    if model_type in STATE_ONLY:  # no attention: every layer keeps a state
         return [_state_layer(text, model_type)] * n_layers
     if model_type == "mimo_v2_flash":
         return _mimo_v2_layers(text, model_type, n_layers)
@@ -1372,7 +753,7 @@ _ENGINES_NEED: dict[str, tuple[tuple[str, str], ...]] = {
                      "short_conv_kernel_size)"),),
     "lfm2_moe": (("layer_types", "vLLM's LFM2-MoE reads each layer's type from it (conv or "
                   "full_attention)"),),
-    **dict.fromkeys((t for t, family in _FAMILIES.items() if family == "lightning"), ((
+    **dict.fromkeys((t for t, family in FAMILIES.items() if family == "lightning"), ((
         "head_dim", "vLLM's MiniMax sizes lightning attention's state by it "
         "(linear_attention_state_shape takes the config's head_dim, with no fallback)"),)),
     "longcat_flash": (("qk_rope_head_dim", "SGLang's LongcatFlashConfig takes 128 where it is "
@@ -1441,56 +822,6 @@ def _check_kimi_layers(cfg: Mapping[str, Any], model_type: str) -> None:
             "them agree")
 
 
-def _check_kimi_lists(cfg: Mapping[str, Any], model_type: str) -> None:
-    """Kimi Linear's linear_attn_config lists its full and KDA layers by number (1-based):
-    transformers' class makes one layer of each entry, so a layer in both, listed twice, past
-    the last (0 is the last, by Python's indexing) or in neither would be planned wrong or
-    fail on a layer_types the config does not hold; named by the list to fix."""
-    linear = cfg.get("linear_attn_config")
-    if model_type != "kimi_linear" or not isinstance(linear, Mapping):
-        return
-    layers = cfg.get("num_hidden_layers")
-    if layers is None:
-        from transformers import KimiLinearConfig
-
-        layers = KimiLinearConfig.num_hidden_layers
-    lists = {}
-    for key in ("full_attn_layers", "kda_layers"):
-        numbers = linear.get(key)
-        if numbers is None:
-            continue
-        field = f"config.json linear_attn_config.{key}"
-        if not isinstance(numbers, list) or any(type(i) is not int for i in numbers):
-            raise ValueError(f"{field} = {textwrap.shorten(repr(numbers), 60, placeholder=' ...')}"
-                             " must be a list of layer numbers (1-based): fix the field")
-        twice = sorted({i for i in numbers if numbers.count(i) > 1})
-        if twice:
-            raise ValueError(f"{field} = {textwrap.shorten(repr(numbers), 60, placeholder=' ...')}"
-                             f" lists layer{'s' if len(twice) > 1 else ''} "
-                             f"{', '.join(map(str, twice))} twice: list each layer once")
-        if type(layers) is int and (out := [i for i in numbers if not 1 <= i <= layers]):
-            raise ValueError(f"{field} has {', '.join(map(str, out))}, past the model's layers "
-                             f"1 to {layers} (num_hidden_layers; the list counts from 1): fix "
-                             "the field")
-        lists[key] = set(numbers)
-    if len(lists) < 2:
-        return
-    both = sorted(lists["full_attn_layers"] & lists["kda_layers"])
-    if both:
-        plural = "s" if len(both) > 1 else ""
-        raise ValueError(f"config.json linear_attn_config lists layer{plural}"
-                         f" {', '.join(map(str, both))} in both full_attn_layers and kda_layers: "
-                         "give each layer one kind")
-    neither = (sorted(set(range(1, layers + 1)) - lists["full_attn_layers"] - lists["kda_layers"])
-               if type(layers) is int and cfg.get("layer_types") is None else [])
-    if neither:
-        shown = textwrap.shorten(", ".join(map(str, neither)), 60, placeholder=" ...")
-        plural = "s" if len(neither) > 1 else ""
-        raise ValueError(f"config.json linear_attn_config lists layer{plural}"
-                         f" {shown} in neither full_attn_layers nor kda_layers: list each of "
-                         f"layers 1 to {layers} (num_hidden_layers) in one of them")
-
-
 def _check_bailing_layers(cfg: Mapping[str, Any], model_type: str) -> None:
     """Ling-3.0-Flash (bailing_hybrid): the engines agree on its layers only where
     layer_group_size divides num_hidden_layers (past the last whole group vLLM's _is_kda_layer
@@ -1555,30 +886,16 @@ def _check_one_window(text: Any, model_type: str, cfg: Mapping[str, Any]) -> Non
                "it plans no model whose sliding layers differ in window"))
 
 
-# The language models a wrapper's reader takes under its text_config, by the wrapper's type
-# (a mistral3 whose text_config is a mistral4, MLA, would read as GQA heads it does not have; a
-# gemma3n_text would lose its own KV sharing rule, keyed on its type)
-_LANGUAGE_MODELS = {
-    "mistral3": ("mistral", "ministral", "ministral3", "mixtral", "llama"),
-    "gemma3": ("gemma3_text",), "gemma3n": ("gemma3n_text",), "llama4": ("llama4_text",),
-    "gemma4": ("gemma4_text",), "gemma4_unified": ("gemma4_unified_text",),
-    "qwen3_5": ("qwen3_5_text",), "qwen3_5_moe": ("qwen3_5_moe_text",),
-    "qwen3_vl": ("qwen3_vl_text",), "qwen3_vl_moe": ("qwen3_vl_moe_text",),
-    "qwen2_vl": ("qwen2_vl_text",), "qwen2_5_vl": ("qwen2_5_vl_text",),
-    "kimi_k25": ("deepseek_v3", "kimi_k2"),
-}
-
-
 def _check_language_model(model_type: str, text: Any, resolved: Any) -> None:
-    """A wrapper's language model is one its reader takes (``_LANGUAGE_MODELS``)."""
+    """A wrapper's language model is one its reader takes (``LANGUAGE_MODELS``)."""
     inner = getattr(text, "model_type", None) if text is not resolved else None
     if inner is None or isinstance(text, Mapping):  # a plain dict: the caller refuses it
         return
-    takes = _LANGUAGE_MODELS.get(model_type, ())
+    takes = LANGUAGE_MODELS.get(model_type, ())
     if inner not in takes:
         raise ValueError(f"{model_type} config.json's text_config is model_type {inner!r}, which "
                          f"FlatKV does not read as {model_type}'s language model (it reads "
-                         f"{', '.join(takes) or 'none'}); {_BY_HAND}")
+                         f"{', '.join(takes) or 'none'}); {BY_HAND}")
 
 
 # SGLang's own Step3p5Config: its full layers' KV groups when the config.json gives none
@@ -1731,7 +1048,7 @@ def spec_from_hf_config(
         source += (f"; states kept in bfloat16 beside the {model_dtype} checkpoint: no engine "
                    "keeps a state in 1-byte elements")
     ssm_dtype, ssm_why = ssm_dtype_of(text, state_dtype, cfg, model_type,
-                                      _FAMILIES[model_type])
+                                      FAMILIES[model_type])
     sglang_ssm_dtype, sglang_note = sglang_ssm_dtype_of(text)
     # read through recorded: a chunk transformers' defaults give is named in the note below
     chunk = chunk_size_of(recorded, model_type) if has_state else None
@@ -1765,7 +1082,7 @@ def spec_from_hf_config(
     architectures, defaulted = _architectures_or_default(cfg, model_type)
     # Kimi Delta Attention layers keep GDN's state shapes: named for what they are
     kind_names = tuple((layer, "kda") for layer in dict.fromkeys(layers)
-                       if _FAMILIES[model_type] == "kda" and layer.is_state)
+                       if FAMILIES[model_type] == "kda" and layer.is_state)
     return ModelSpec(
         _kind_names=kind_names,
         name=name, layers=tuple(layers), kv_dtype=kv_dtype, conv_dtype=state_dtype,
@@ -1795,7 +1112,6 @@ def spec_from_hf_config(
     )
 
 
-
 def _architectures_of(cfg: Mapping[str, Any]) -> tuple[str, ...]:
     """The config's ``architectures`` (engines choose code paths by them: SGLang its
     sliding-window pool), empty when the config has none."""
@@ -1809,14 +1125,6 @@ def _architectures_of(cfg: Mapping[str, Any]) -> tuple[str, ...]:
                          "(e.g. [\"GptOssForCausalLM\"]): fix it or drop the field") from None
 
 
-# Types whose engines serve them by a class of their own, not transformers' (which neither
-# registers: BailingHybridForCausalLM)
-_SERVED_AS = {"bailing_hybrid": "BailingMoeV3ForCausalLM",
-              # Gemma 4 Unified's language model alone: vLLM runs it as Gemma 4's, which
-              # SGLang's hybrid SWA list holds (no Gemma4UnifiedForCausalLM is on it)
-              "gemma4_unified_text": "Gemma4ForCausalLM"}
-
-
 def _architectures_or_default(cfg: Mapping[str, Any], model_type: str
                               ) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """The config's architectures, or where it gives none (a config written from transformers'
@@ -1827,26 +1135,14 @@ def _architectures_or_default(cfg: Mapping[str, Any], model_type: str
     or when transformers has no class to name."""
     if given := _architectures_of(cfg):
         return given, ()
-    if model_type in _SERVED_AS:
-        name = _SERVED_AS[model_type]
+    if model_type in SERVED_AS:
+        name = SERVED_AS[model_type]
         return (name,), (f"architectures [\"{name}\"] (the class the engines serve {model_type} "
                          "by, and pick code paths by)",)
-    name = _default_class(model_type)
+    name = default_class(model_type)
     if name is None:
         return (), ()
     return (name,), (f"architectures [\"{name}\"] (its class for {model_type}, which the "
                      "engines pick code paths by)",)
 
 
-def _default_class(model_type: str) -> str | None:
-    """transformers' class for ``model_type``, as its checkpoints name it: a multimodal
-    wrapper's own (Llama4ForConditionalGeneration, which SGLang's sliding-window list holds),
-    not its language model's; else its causal LM's; None where it names none."""
-    from transformers.models.auto.modeling_auto import (
-        MODEL_FOR_CAUSAL_LM_MAPPING_NAMES,
-        MODEL_FOR_IMAGE_TEXT_TO_TEXT_MAPPING_NAMES,
-    )
-
-    return next((found for mapping in (MODEL_FOR_IMAGE_TEXT_TO_TEXT_MAPPING_NAMES,
-                                       MODEL_FOR_CAUSAL_LM_MAPPING_NAMES)
-                 if isinstance(found := mapping.get(model_type), str)), None)

@@ -124,7 +124,7 @@ def _precheck_whole(cfg: Mapping[str, Any], where: str = "") -> None:
         if value is None or value == "auto":  # null: the class default; mamba_d_head "auto"
             continue
         if key == "sliding_window_pattern" and isinstance(value, str):
-            continue  # EXAONE 4's letters, read by hf_config._exaone_layer_types
+            continue  # EXAONE 4's letters, read by hf_resolve._exaone_layer_types
         if isinstance(value, bool) or not isinstance(value, int):
             raise ValueError(  # transformers' own message names a dataclass, not the field
                 f"config.json {where}{key} = {value!r} must be a whole number: fix or remove "

@@ -14,7 +14,7 @@ import pytest
 
 os.environ["HF_HUB_OFFLINE"] = "1"  # tests never touch the network
 
-from flatkv import hf_config, hf_hub  # noqa: E402
+from flatkv import hf_hub, hf_resolve  # noqa: E402
 from flatkv.engine_options import strategy_fields  # noqa: E402
 from flatkv.hf_config import (  # noqa: E402
     SUPPORTED_MODEL_TYPES,
@@ -2014,10 +2014,10 @@ def test_the_field_to_blame_is_found_in_a_few_builds_among_many_fields():
         return "k637" in drop
 
     keys = [f"k{i}" for i in range(1_000)]
-    assert hf_config._one_to_blame(keys, builds_without) == "k637"
+    assert hf_resolve._one_to_blame(keys, builds_without) == "k637"
     assert len(builds) <= 2 * 10 + 1  # 2 log2(1,000) and one check, not 1,000
     # two fields that must both go: no single one is to blame
-    assert hf_config._one_to_blame(keys, lambda drop: {"k1", "k900"} <= drop) is None
+    assert hf_resolve._one_to_blame(keys, lambda drop: {"k1", "k900"} <= drop) is None
 
 
 def test_tp_not_dividing_heads_from_a_config():
