@@ -64,6 +64,13 @@ def gives(cfg: Mapping[str, Any], key: str) -> bool:
     return any(level.get(key) is not None for _, level in levels(cfg))
 
 
+def field_of(cfg: Mapping[str, Any], key: str) -> tuple[str, Any]:
+    """``key``'s value as the config.json gives it (top level first, then its text_config /
+    llm_config), with the name a message calls it by; (key, None) where none is given."""
+    return next(((f"{where}{key}", level[key]) for where, level in levels(cfg)
+                 if level.get(key) is not None), (key, None))
+
+
 def _count_text(value: int) -> str:
     """A count in an error: thousands separated, or how many digits past 30 (``int_text``)."""
     return f"{value:,}" if abs(value) < 10**30 else int_text(value)
