@@ -229,7 +229,7 @@ def _check_language_model(model_type: str, text: Any, resolved: Any) -> None:
 
 
 def refuse_top_level_text_fields(cfg: Mapping[str, Any], used: Mapping[str, int],
-                                  model_type: str) -> None:
+                                 model_type: str) -> None:
     """A multimodal config (gemma3, mistral3, qwen3_5, qwen3_vl) keeps its language model's
     sizes in a nested config; the same names at the top level are not read, so a config that
     gives them there would be planned with transformers' defaults without a word."""

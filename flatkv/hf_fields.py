@@ -56,3 +56,28 @@ def whole_field(conf: Any, attr: str, model_type: str, *, default: Any = None,
     if isinstance(conf, Recorded):
         conf.used[attr] = value
     return value
+
+
+# Kimi Linear's checkpoint keeps its KDA sizes in linear_attn_config, under these names
+# (KimiLinearConfig copies them to the attributes read here).
+KDA_GIVEN_AS = {"linear_num_heads": "num_heads", "linear_head_dim": "head_dim",
+                "linear_conv_kernel_dim": "short_conv_kernel_size"}
+# ... and Bailing's, from its top-level fields (before transformers sets head_dim to 64)
+BAILING_KDA_GIVEN_AS = {"linear_num_heads": "num_attention_heads", "linear_head_dim": "head_dim",
+                        "linear_conv_kernel_dim": "short_conv_kernel_size"}
+
+
+def gemma4_full_fields(text: Any) -> dict[str, str]:
+    """Which config.json field gives a Gemma 4 full layer's head_dim and KV heads, as
+    transformers' Gemma4TextConfig fills its ``per_layer_config``: global_head_dim (512 where
+    absent); num_global_key_value_heads where attention_k_eq_v is set and it is given, else
+    the config's num_key_value_heads. A config.json that writes per_layer_config itself gives
+    both there."""
+    given = text.given if isinstance(text, Recorded) else {}
+    if given.get("per_layer_config"):
+        return {"head_dim": "per_layer_config head_dim",
+                "num_key_value_heads": "per_layer_config num_key_value_heads"}
+    global_heads = (getattr(text, "attention_k_eq_v", False)
+                    and given.get("num_global_key_value_heads") is not None)
+    return {"head_dim": "global_head_dim", "num_key_value_heads": (
+        "num_global_key_value_heads" if global_heads else "num_key_value_heads")}

@@ -233,15 +233,15 @@ def _not_modeled_text(model_type: str, why: str) -> str:
 
 
 BY_HAND = ("describe the model by hand instead (the Model page's 'Edit by hand', or `python -m "
-            "flatkv model --preset NAME --export` edited and read back with --model-file)")
+           "flatkv model --preset NAME --export` edited and read back with --model-file)")
 
 
 # Types whose engines serve them by a class of their own, not transformers' (which neither
 # registers: BailingHybridForCausalLM)
 SERVED_AS = {"bailing_hybrid": "BailingMoeV3ForCausalLM",
-              # Gemma 4 Unified's language model alone: vLLM runs it as Gemma 4's, which
-              # SGLang's hybrid SWA list holds (no Gemma4UnifiedForCausalLM is on it)
-              "gemma4_unified_text": "Gemma4ForCausalLM"}
+             # Gemma 4 Unified's language model alone: vLLM runs it as Gemma 4's, which
+             # SGLang's hybrid SWA list holds (no Gemma4UnifiedForCausalLM is on it)
+             "gemma4_unified_text": "Gemma4ForCausalLM"}
 
 
 # The language models a wrapper's reader takes under its text_config, by the wrapper's type
