@@ -499,6 +499,121 @@ def _two_query_heads(full: int | None, sliding: int) -> tuple[int | None, str]:
                   "common divisor.")
 
 
+def _recorded(cfg: Mapping[str, Any], text: Any, resolved: Any) -> Recorded:
+    """The language model's resolved config, read through ``Recorded``: its fields named as
+    config.json writes them (``text_config.`` ones where a wrapper nests them), the sizes used
+    remembered for the notes."""
+    nested = "" if text is resolved else next(
+        (key for key in NESTED if isinstance(cfg.get(key), Mapping)), "")
+    return Recorded(text, f"{nested}." if nested else "", cfg[nested] if nested else cfg)
+
+
+def _query_heads(recorded: Recorded, model_type: str, layers: Sequence[CacheLayer]
+                 ) -> int | None:
+    """The model's query heads: engines split them over TP, so they decide which TPs the model
+    takes. Read where the model keeps a KV cache (MLA's layers read no head count of their
+    own); None for a state-only model."""
+    attention_heads = recorded.used.get("num_attention_heads")
+    if attention_heads is None and any(not layer.is_state for layer in layers):
+        attention_heads = whole_field(recorded, "num_attention_heads", model_type)
+    return attention_heads
+
+
+def _sliding_query_heads(recorded: Recorded, cfg: Mapping[str, Any], model_type: str,
+                         heads: int | None, layers: Sequence[CacheLayer]
+                         ) -> tuple[int | None, str]:
+    """The query heads a TP must divide where sliding layers have heads of their own
+    (Step-3.5's, MiMo-V2-Flash's), and what the notes say of them; ``heads`` unchanged and no
+    note for other models."""
+    if model_type == "step3p5":
+        return _step3p5_heads(recorded, cfg, heads, layers)
+    if model_type == "mimo_v2_flash" and any(
+            layer.sliding_window is not None for layer in layers if not layer.is_state):
+        return _two_query_heads(heads,
+                                whole_field(recorded, "swa_num_attention_heads", model_type))
+    return heads, ""
+
+
+def _model_layers(text: Any, model_type: str) -> int:
+    """The model's decoder layers as its config counts them (LongCat-Flash's num_layers), 0
+    where the count is not a number."""
+    try:
+        return int(getattr(text, _DECODER_LAYERS.get(model_type, "num_hidden_layers"), 0) or 0)
+    except (TypeError, ValueError):
+        return 0
+
+
+def _name_of(cfg: Mapping[str, Any], model_type: str) -> str:
+    """The model's name: the config's _name_or_path, else its model_type. Printed as the title
+    of every table, so refused unless it shows as itself (no escape codes, no line break that
+    fakes a line of figures)."""
+    given = cfg.get("_name_or_path")
+    if not given:
+        return model_type
+    return check_name("config.json's _name_or_path", given,
+                      fix="give it the model's name or path in printable characters, or drop it "
+                      "(the model is then named by its model_type)")
+
+
+def _source_of(config: dict | str | bytes | Path, model_type: str, source: Any) -> str:
+    """The start of the source line: ``source`` where the caller gives one, else the
+    config.json read (and the path it was read from)."""
+    if source is not None and not isinstance(source, str):
+        raise ValueError(f"source is {source!r}: give a line of text saying where the model "
+                         "comes from, or None")
+    if source is not None:
+        return source
+    is_file = isinstance(config, Path) or (
+        isinstance(config, str) and not config.lstrip().startswith(("{", "["))
+    )
+    # a path that holds a control character is quoted, its characters escaped
+    where = (f" at {quoted(str(config)) if control_character(str(config)) else config}"
+             if is_file else "")
+    return f"config.json{where} (model_type {model_type}), resolved with transformers"
+
+
+def _indexer_dim(layers: Sequence[CacheLayer]) -> int | None:
+    """The lightning indexer's key dim where the MLA layers keep its keys, else None."""
+    return next((layer.index_head_dim for layer in layers
+                 if isinstance(layer, MLALayer) and layer.index_head_dim), None)
+
+
+def _source_clauses(model_type: str, layers: Sequence[CacheLayer], *, n_model: int, shared: int,
+                    model_dtype: str, state_dtype: str, dtype_notes: Sequence[str],
+                    max_model_len: int | None, length_from: str, ssm_dtype: str, ssm_why: str,
+                    sglang_note: str) -> str:
+    """What the source line says after where the model comes from, each clause led by "; ":
+    states kept in another dtype than the checkpoint's, a context length not read from
+    max_position_embeddings, the dtype notes, the caches a layer keeps beside the usual (two
+    MLA attentions, KV shared, the indexer's keys) and where the ssm state's dtype comes
+    from."""
+    clauses = []
+    if any(layer.is_state for layer in layers) and state_dtype != model_dtype:
+        clauses.append(f"states kept in bfloat16 beside the {model_dtype} checkpoint: no engine "
+                       "keeps a state in 1-byte elements")
+    # said where it is not the usual field (the smallest of several, a rope scaling)
+    if max_model_len is not None and length_from != "max_position_embeddings":
+        clauses.append(f"max_model_len {max_model_len:,} from {length_from}")
+    clauses += [note for note in dtype_notes if note]
+    if model_type == "longcat_flash":
+        clauses.append(f"each of its {n_model} layers runs two MLA attentions, each with a cache "
+                       "of its own (vLLM's self_attn.0 and .1; SGLang's num_attention_layers = "
+                       "2 x num_hidden_layers)")
+    if shared > 0:
+        clauses.append(f"its last {shared} layers read an earlier layer's KV "
+                       "(num_kv_shared_layers, vLLM's kv_sharing_target_layer_name): no cache of "
+                       "their own")
+    if indexer := _indexer_dim(layers):
+        clauses.append(f"each MLA layer keeps the lightning indexer's keys too, {indexer} fp8 B "
+                       "and a float32 scale per 128 a token (vLLM's DeepseekV32IndexerCache), in "
+                       "the same pages")
+    if any("ssm" in layer.state_shapes(1) for layer in layers):  # where its dtype comes from
+        clauses.append(f"ssm state {ssm_dtype} from {ssm_why}")
+        if sglang_note:
+            clauses.append(sglang_note)
+    return "".join(f"; {clause}" for clause in clauses)
+
+
 def spec_from_hf_config(
     config: dict | str | bytes | Path, *, name: str | None = None, source: str | None = None
 ) -> ModelSpec:
@@ -509,89 +624,38 @@ def spec_from_hf_config(
     check_config(cfg, model_type)
     text = resolved.get_text_config() if hasattr(resolved, "get_text_config") else resolved
     check_text_config(cfg, model_type, text, resolved)
-    nested = "" if text is resolved else next(
-        (key for key in NESTED if isinstance(cfg.get(key), Mapping)), "")
-    recorded = Recorded(text, f"{nested}." if nested else "", cfg[nested] if nested else cfg)
+    recorded = _recorded(cfg, text, resolved)
     layers = _layers_of(recorded, model_type)
     model_dtype, dtype_note = served_dtype(text, resolved)
-    has_kv = any(not layer.is_state for layer in layers)
     # a state-only model has no KV cache for a quantization_config to change
-    kv_dtype, kv_note = kv_dtype_of(cfg, model_dtype) if has_kv else (model_dtype, "")
-    # the query heads: engines split them over TP, so they decide which TPs the model takes
-    attention_heads = recorded.used.get("num_attention_heads")
-    if attention_heads is None and has_kv:  # MLA reads no head count for its cache
-        attention_heads = whole_field(recorded, "num_attention_heads", model_type)
+    kv_dtype, kv_note = (kv_dtype_of(cfg, model_dtype)
+                         if any(not layer.is_state for layer in layers) else (model_dtype, ""))
+    attention_heads = _query_heads(recorded, model_type, layers)
     mtp_types = _mtp_layer_types(text, cfg, model_type)
-    attention_heads, heads_note = (_step3p5_heads(recorded, cfg, attention_heads, layers)
-                                   if model_type == "step3p5" else (attention_heads, ""))
-    if model_type == "mimo_v2_flash" and any(  # its sliding layers' own query heads
-            layer.sliding_window is not None for layer in layers if not layer.is_state):
-        attention_heads, heads_note = _two_query_heads(
-            attention_heads, whole_field(recorded, "swa_num_attention_heads", model_type))
-    try:
-        n_model = int(getattr(text, _DECODER_LAYERS.get(model_type, "num_hidden_layers"), 0)
-                      or 0)
-    except (TypeError, ValueError):
-        n_model = 0
-    is_file = isinstance(config, Path) or (
-        isinstance(config, str) and not config.lstrip().startswith(("{", "["))
-    )
-    if name is None:
-        given = cfg.get("_name_or_path")
-        # printed as the title of every table: text that shows as itself, not escape codes or
-        # a line break that fakes a line of figures
-        name = check_name(
-            "config.json's _name_or_path", given,
-            fix="give it the model's name or path in printable characters, or drop it (the "
-            "model is then named by its model_type)") if given else model_type
-    if source is not None and not isinstance(source, str):
-        raise ValueError(f"source is {source!r}: give a line of text saying where the model "
-                         "comes from, or None")
-    if source is None:
-        # a path that holds a control character is quoted, its characters escaped
-        where = (f" at {quoted(str(config)) if control_character(str(config)) else config}"
-                 if is_file else "")
-        source = f"config.json{where} (model_type {model_type}), resolved with transformers"
+    attention_heads, heads_note = _sliding_query_heads(recorded, cfg, model_type,
+                                                       attention_heads, layers)
+    n_model = _model_layers(text, model_type)
+    name = _name_of(cfg, model_type) if name is None else name
+    source = _source_of(config, model_type, source)
     if text is not resolved:
         refuse_top_level_text_fields(cfg, recorded.used, model_type)
-    has_state = any(layer.is_state for layer in layers)
     # an fp8 checkpoint's states: in bfloat16, as no engine keeps a state in 1-byte elements
     state_dtype = model_dtype if model_dtype in STATE_DTYPES else "bfloat16"
-    if has_state and state_dtype != model_dtype:
-        source += (f"; states kept in bfloat16 beside the {model_dtype} checkpoint: no engine "
-                   "keeps a state in 1-byte elements")
-    ssm_dtype, ssm_why = ssm_dtype_of(text, state_dtype, cfg, model_type,
-                                      FAMILIES[model_type])
+    ssm_dtype, ssm_why = ssm_dtype_of(text, state_dtype, cfg, model_type, FAMILIES[model_type])
     sglang_ssm_dtype, sglang_note = sglang_ssm_dtype_of(text)
-    # read through recorded: a chunk transformers' defaults give is named in the note below
-    chunk = chunk_size_of(recorded, model_type) if has_state else None
+    # read through recorded: a chunk transformers' defaults give is named in the notes
+    chunk = (chunk_size_of(recorded, model_type) if any(layer.is_state for layer in layers)
+             else None)
     max_model_len, length_from = max_model_len_of(recorded, model_type)
-    # said where it is not the usual field (the smallest of several, a rope scaling)
-    if max_model_len is not None and length_from != "max_position_embeddings":
-        source += f"; max_model_len {max_model_len:,} from {length_from}"
-    for note in (dtype_note, kv_note):
-        if note:
-            source += f"; {note}"
-    if model_type == "longcat_flash":
-        source += (f"; each of its {n_model} layers runs two MLA attentions, each with a cache "
-                   "of its own (vLLM's self_attn.0 and .1; SGLang's num_attention_layers = 2 x "
-                   "num_hidden_layers)")
     # Gemma 3n's layers past its cache layers read an earlier layer's KV (_kv_shared_layers)
     shared = n_model - len(layers) if model_type.startswith(_KV_SHARING) else 0
-    if shared > 0:
-        source += (f"; its last {shared} layers read an earlier layer's KV "
-                   "(num_kv_shared_layers, vLLM's kv_sharing_target_layer_name): no cache of "
-                   "their own")
-    if indexer := next((layer.index_head_dim for layer in layers
-                        if isinstance(layer, MLALayer) and layer.index_head_dim), None):
+    if _indexer_dim(layers):
         check_indexer_everywhere(text, model_type, cfg)
-        source += (f"; each MLA layer keeps the lightning indexer's keys too, {indexer} fp8 B and "
-                   f"a float32 scale per 128 a token (vLLM's DeepseekV32IndexerCache), in the "
-                   "same pages")
-    if any("ssm" in layer.state_shapes(1) for layer in layers):  # where its dtype comes from
-        source += f"; ssm state {ssm_dtype} from {ssm_why}"
-        if sglang_note:
-            source += f"; {sglang_note}"
+    source += _source_clauses(model_type, layers, n_model=n_model, shared=shared,
+                              model_dtype=model_dtype, state_dtype=state_dtype,
+                              dtype_notes=(dtype_note, kv_note), max_model_len=max_model_len,
+                              length_from=length_from, ssm_dtype=ssm_dtype, ssm_why=ssm_why,
+                              sglang_note=sglang_note)
     architectures, defaulted = _architectures_or_default(cfg, model_type)
     # Kimi Delta Attention layers keep GDN's state shapes: named for what they are
     kind_names = tuple((layer, "kda") for layer in dict.fromkeys(layers)
