@@ -59,8 +59,10 @@ _COUNT_WIDGETS = {
         "Page size (tokens)", 1, MAX_BLOCK_SIZE,
         "SGLang's --page-size: tokens per page of its token pool, which it rounds down to "
         "whole pages. Told none, 0.5.23 runs 1 on Hopper and Ampere, 64 on Blackwell "
-        "(TensorRT-LLM backends; 128 on FA4 where K and V differ in width), and 64 for "
-        "DeepSeek's sparse attention everywhere (applied here whatever this says)."),
+        "(TensorRT-LLM backends; 128 on FA4 where K and V differ in width) but 1 for "
+        "Falcon-H1, LFM2, Granite 4.0-H, Kimi Linear, and Qwen3-Next / Qwen3.5 without "
+        "overlap scheduling (their backends there page by one token), and 64 for DeepSeek's "
+        "sparse attention everywhere (applied here whatever this says)."),
     "prefill_checkpoint_blocks": (
         "Prefill checkpoint blocks", 0, MAX_CHECKPOINT_BLOCKS,
         "Mamba cache mode align: state pages a request holds beyond its 2 for prefill "

@@ -603,7 +603,7 @@ def checkpoint_notes(options: StrategyOptions, model: GivenModel,
 def sglang_page_notes(args: argparse.Namespace, profile: CacheProfile) -> tuple[str, ...]:
     """Where --gpu-memory names a GPU on which SGLang runs pages of more than a token when
     not told, and --sglang-page-size is not that page: the page its default run takes."""
-    default = sglang_default_page(_gpu_named(args), profile)
+    default = sglang_default_page(_gpu_named(args), profile, strategy_cli.options_from_args(args))
     if default is None or args.sglang_page_size == default.page:
         return ()
     return (f"note: {default.said}: --sglang-page-size {default.page} matches such a run's "

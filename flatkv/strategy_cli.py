@@ -137,7 +137,9 @@ def add_strategy_arguments(
     parser.add_argument("--sglang-page-size", type=int, default=defaults.sglang_page_size,
          help=f"sglang: tokens per KV page (default {defaults.sglang_page_size}, as SGLang "
          "0.5.23 runs on Hopper and Ampere; on Blackwell it runs 64, or 128 where K and V "
-         "differ in width, when not told)")
+         "differ in width, when not told, but 1 for Falcon-H1, LFM2, Granite 4.0-H, Kimi "
+         "Linear, and Qwen3-Next / Qwen3.5 without overlap scheduling, whose backends there "
+         "page by one token)")
     parser.add_argument("--sglang-ssm-dtype", default=None, metavar="DTYPE",
          help=f"sglang: the dtype of its ssm state, one of {', '.join(SGLANG_SSM_DTYPES)}, "
          "whatever the model's, as SGLANG_MAMBA_SSM_DTYPE sets it (default: as SGLang "

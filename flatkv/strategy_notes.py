@@ -299,7 +299,7 @@ def sglang_gpu_page_text(gpu: str, options: StrategyOptions, profile: CacheProfi
     """Where the GPU picked is one SGLang runs with pages of more than a token when not told
     (Blackwell): the page size its default run takes, where the engine options differ; empty
     elsewhere."""
-    default = sglang_default_page(gpu, profile)
+    default = sglang_default_page(gpu, profile, options)
     if default is None or options.sglang_page_size == default.page:
         return ""
     return (f"{default.said} and rounds its pools down to whole pages: set the SGLang page size "

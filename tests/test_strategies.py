@@ -2564,9 +2564,23 @@ def test_sglang_refuses_page_sizes_its_mamba_radix_cache_does_not_take():
             "SGLang's extra_buffer radix cache snapshots Qwen3NextForCausalLM's state every "
             "--mamba-track-interval tokens (256 by default), which the page size must divide: "
             f"{page} does not; set a page size that divides 256 (1, 2, 4, ..., 256)")
-    # nor does the Blackwell note advise LFM2 a page its radix cache refuses (gpt-oss: 64)
-    assert sglang_default_page("B200 192GB", lfm2) is None
-    assert sglang_default_page("B200 192GB", gpt_oss_20b()).page == 64
+    # on a B200 told no page: TensorRT-LLM's backends, page 64, but where a model override
+    # picks another backend, whose page stays 1 (arg_groups/model_overrides/*.py): LFM2 and a
+    # Granite 4.0-H with mamba layers flashinfer, Falcon-H1 triton, an MLA model DeepSeek's
+    # override does not name (Kimi Linear) get_default_attn_backend's flashinfer
+    b200 = "B200 192GB"
+    assert sglang_default_page(b200, lfm2) is None
+    assert sglang_default_page(b200, gpt_oss_20b()).page == 64
+    for name in ("Falcon-H1-7B", "granite-4.0-h-small", "Kimi-Linear-48B-A3B"):
+        assert sglang_default_page(b200, load_preset(name).profile()) is None, name
+    assert sglang_default_page(b200, load_preset("DeepSeek-V3").profile()).page == 64
+    # Qwen3-Next's override runs TensorRT-LLM at 64 with the extra buffer overlap scheduling
+    # picks, triton at 1 without it; Nemotron-H's no_buffer then refuses its backend (none said)
+    for name in ("Qwen3-Next-80B-A3B", "Nemotron-H-8B"):
+        hybrid = load_preset(name).profile()
+        assert sglang_default_page(b200, hybrid).page == 64
+        assert sglang_default_page(b200, hybrid, StrategyOptions(
+            sglang_overlap_schedule=False)) is None
     # DeepSeek's sparse attention runs at page 64 whatever is asked: a state hybrid of it on
     # the extra-buffer list holds 3 + 1 without overlap scheduling even when page 1 is asked
     nsa_hybrid = replace(qwen, indexer_bytes_per_slot=132)

@@ -492,6 +492,40 @@ _IDLE_OF_LIMIT = (("state pool", "running cap", "idle_state_bytes_at_context"),
 BLACKWELL_GPUS = ("B200 192GB",)
 BLACKWELL_PAGE = 64
 FA4_PAGE = 128
+# Models whose override (arg_groups/model_overrides/*.py) picks another backend on SM100 when
+# none is told, whose page then stays _page_size_default's 1: Falcon-H1 triton (falcon_h1.py),
+# LFM2 and a Granite 4.0-H with mamba layers flashinfer (lfm2.py, granitemoehybrid.py)
+SM100_PAGE_ONE_BACKENDS = {
+    "FalconH1ForCausalLM": "triton", "JetNemotronForCausalLM": "triton",
+    "JetVLMForConditionalGeneration": "triton", "Lfm2ForCausalLM": "flashinfer",
+    "Lfm2MoeForCausalLM": "flashinfer", "GraniteMoeHybridForCausalLM": "flashinfer",
+}
+# Qwen3-Next's and Qwen3.5's override (qwen3_5.py) runs TensorRT-LLM's MHA backend at page 64
+# only with the extra_buffer radix cache, which overlap scheduling picks when no page is told;
+# without it, triton at page 1
+SM100_TRTLLM_WITH_EXTRA_BUFFER = frozenset({
+    "Qwen3NextForCausalLM", "Qwen3_5ForConditionalGeneration",
+    "Qwen3_5MoeForConditionalGeneration", "InternS2PreviewForConditionalGeneration",
+    "InternS2MobiusForConditionalGeneration",
+})
+# Nemotron-H's override (nemotron_h.py) runs TensorRT-LLM's MHA backend, at page 64; without
+# overlap scheduling its radix cache is no_buffer, which refuses that backend and page: what
+# SGLang does then is not modelled
+SM100_TRTLLM_WITH_OVERLAP = frozenset({"NemotronHForCausalLM", "NemotronHPuzzleForCausalLM"})
+# Models whose override runs TensorRT-LLM's MHA backend on SM100 whatever their K and V widths
+# (gpt_oss.py, llama4.py, gemma4.py): page 64, where get_default_attn_backend would pick FA4
+SM100_TRTLLM_MHA = frozenset({
+    "GptOssForCausalLM", "Llama4ForConditionalGeneration", "Llama4ForCausalLM",
+    "Gemma4ForConditionalGeneration", "Gemma4ForCausalLM", "Gemma4UnifiedForConditionalGeneration",
+}) | SM100_TRTLLM_WITH_EXTRA_BUFFER | SM100_TRTLLM_WITH_OVERLAP
+# MLA models DeepSeek's override (deepseek_v2.py) runs on TensorRT-LLM's MLA backend on SM100,
+# at page 64; any other MLA model gets get_default_attn_backend's flashinfer, at page 1
+# (Kimi Linear)
+SM100_TRTLLM_MLA = frozenset({
+    "DeepseekV3ForCausalLM", "DeepseekV32ForCausalLM", "KimiK25ForConditionalGeneration",
+    "MistralLarge3ForCausalLM", "PixtralForConditionalGeneration", "GlmMoeDsaForCausalLM",
+    "Glm5NextForConditionalGeneration", "HYV4ForCausalLM",
+})
 
 
 class DefaultPage(NamedTuple):
@@ -501,22 +535,34 @@ class DefaultPage(NamedTuple):
     said: str  # the fact in words, for a note to end with how to match it
 
 
-def sglang_default_page(gpu: str, profile: CacheProfile) -> DefaultPage | None:
+def sglang_default_page(gpu: str, profile: CacheProfile,
+                        options: StrategyOptions | None = None) -> DefaultPage | None:
     """The page size SGLang runs the model with on ``gpu`` (a GPU preset's name) when told
-    none, where that is more than a token; None elsewhere, for DeepSeek's sparse attention,
-    whose 64 on every GPU ``run_sglang`` applies itself, and where its mamba radix cache takes
-    no such page (``radix_page_refusal``: LFM2's no_buffer takes 1 only; what SGLang does on
-    Blackwell then is not checked, so no page is advised)."""
+    none, at ``options``' overlap scheduling, where that is more than a token; None elsewhere:
+    where its backend there keeps pages of one token (a model override's triton or
+    flashinfer, an MLA model's flashinfer), for DeepSeek's sparse attention, whose 64 on every
+    GPU ``run_sglang`` applies itself, and where its mamba radix cache takes no such page
+    (``radix_page_refusal``; Nemotron-H without overlap scheduling, not modelled)."""
+    options = options or StrategyOptions()
     if (gpu not in BLACKWELL_GPUS or not profile.has_attention
             or profile.indexer_bytes_per_slot is not None or sglang_blocker(profile)):
         return None
+    arch = profile.architectures[0] if profile.architectures else None
+    overlap = options.sglang_overlap_schedule
+    if (arch in SM100_PAGE_ONE_BACKENDS
+            and (arch != "GraniteMoeHybridForCausalLM" or profile.has_state)
+            or arch in SM100_TRTLLM_WITH_EXTRA_BUFFER and not overlap
+            or arch in SM100_TRTLLM_WITH_OVERLAP and not overlap
+            or profile.kernel_block_size is not None and arch not in SM100_TRTLLM_MLA):
+        return None
     k_v = profile.kv_tensor_bytes
-    if profile.kernel_block_size is None and len(k_v) == 2 and k_v[0] != k_v[1]:
+    if (profile.kernel_block_size is None and len(k_v) == 2 and k_v[0] != k_v[1]
+            and arch not in SM100_TRTLLM_MHA):
         page, backend = FA4_PAGE, "FA4, as K and V differ in width"
     else:
         page, backend = BLACKWELL_PAGE, ("TensorRT-LLM's MLA backend" if profile.kernel_block_size
                                          is not None else "TensorRT-LLM's MHA backend")
-    if radix_page_refusal(profile, StrategyOptions(sglang_page_size=page)):
+    if radix_page_refusal(profile, replace(options, sglang_page_size=page)):
         return None
     return DefaultPage(page, f"SGLang 0.5.23 on a {gpu.split()[0]} runs pages of {page} tokens "
                              f"when not told a page size ({backend}; without speculative "
