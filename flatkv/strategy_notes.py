@@ -395,17 +395,18 @@ def logged_tokens_help(r: StrategyResult) -> str:
     if r.older_logged_tokens in (None, r.logged_tokens):
         return ("The token count the engine's log prints: max concurrency x max_model_len. The "
                 "math shows it.")
-    return ("The token count vLLM 0.26 and later print: max concurrency x max_model_len. "
-            f"{OLDER_VLLM_LOG} printed {r.older_logged_tokens:,} instead (beside it). The math "
-            "shows both.")
+    return ("The token count later vLLM releases print (0.26 and 0.34 checked): max "
+            f"concurrency x max_model_len. {OLDER_VLLM_LOG} printed "
+            f"{r.older_logged_tokens:,} instead (beside it). The math shows both.")
 
 
 def older_logged_tokens_help(r: StrategyResult) -> str:
     """What the older vLLM log's token count is, for the Budget page's metric beside the
-    current one: the figure SPEC 3.1's anchor log prints."""
+    current one (the form SPEC 3.1's anchor log prints)."""
     return (f"vLLM's \"GPU KV cache size\" as {OLDER_VLLM_LOG} printed it: num_blocks // "
-            f"groups x the smallest block size, {r.older_logged_tokens:,} here (SPEC 3.1's anchor "
-            f"log). Tell a log's release by the figure: {OLDER_VLLM_TELL}.")
+            f"groups x the smallest block size (P; in mamba cache mode none a state group's is "
+            f"min(P, max_model_len)), {r.older_logged_tokens:,} here; the math shows it. Tell a "
+            f"log's release by the figure: {OLDER_VLLM_TELL}.")
 
 
 def short_of_one_request_text(results: Sequence[StrategyResult], context: int,
@@ -744,11 +745,12 @@ HEADLINE_COLUMNS = ("strategy", "concurrency", LOGGED_COLUMN, OLDER_LOGGED_COLUM
 # The two token columns count differently, and a reader meets them side by side: each says how
 HEADLINE_HELP = {
     LOGGED_COLUMN: "What the engine itself logs, to set beside its log: vLLM's \"GPU KV cache "
-                   "size\" (max concurrency x max_model_len, vLLM 0.26 and later), SGLang's "
+                   "size\" (max concurrency x max_model_len, as later releases print it: "
+                   "0.26 and 0.34 checked), SGLang's "
                    "max_total_num_tokens. Our layouts log none.",
     OLDER_LOGGED_COLUMN: f"vLLM's \"GPU KV cache size\" as {OLDER_VLLM_LOG} printed it: "
-                         "num_blocks // groups x the smallest block size (SPEC 3.1's anchor "
-                         f"log). Tell the two apart by the figure: {OLDER_VLLM_TELL}.",
+                         "num_blocks // groups x the smallest block size (the math shows "
+                         f"which). Tell the two apart by the figure: {OLDER_VLLM_TELL}.",
     "capacity (tokens)": f"This tool's count, alike for every layout: {CAPACITY_COUNTS} (every "
                          "attention group N pages of P tokens, each state group one request's "
                          "state pages); SGLang's full token pool. Not an engine's log line: see "

@@ -2831,8 +2831,9 @@ def test_budget_sweeps_an_engine_layout_picked_on_the_page():
     older = next(m for m in at.metric if m.label == "Older vLLM log (tokens)")
     assert older.value == f"{2991 // 4 * 1088:,}"
     assert older.help.startswith("vLLM's \"GPU KV cache size\" as vLLM 0.19 and earlier printed "
-                                 "it: num_blocks // groups x the smallest block size, 812,736 "
-                                 "here")
+                                 "it: num_blocks // groups x the smallest block size (P; in "
+                                 "mamba cache mode none a state group's is min(P, "
+                                 "max_model_len)), 812,736 here")
     # vLLM's own option, at the model's kernel block 16: A = max(16, block 64) = 64 above
     assert at.number_input(key="w.kernel_block_size").value == 16
     assert len(at.get("plotly_chart")) == 2  # over the budget and over the block size

@@ -371,15 +371,16 @@ def test_notes_under_the_figures_say_which_layout_does_what():
     # 4 groups x P
     r = run_strategy("vllm", qwen, budget_bytes=47_878_147_932, context_tokens=262_144)
     assert notes.logged_tokens_help(r) == (
-        "The token count vLLM 0.26 and later print: max concurrency x max_model_len. vLLM 0.19 "
-        f"and earlier printed {r.older_logged_tokens:,} instead (beside it). The math shows "
-        "both.")
+        "The token count later vLLM releases print (0.26 and 0.34 checked): max concurrency x "
+        f"max_model_len. vLLM 0.19 and earlier printed {r.older_logged_tokens:,} instead "
+        "(beside it). The math shows both.")
     assert r.older_logged_tokens == r.num_blocks // 4 * r.block_size
     assert notes.older_logged_tokens_help(r) == (
         "vLLM's \"GPU KV cache size\" as vLLM 0.19 and earlier printed it: num_blocks // groups "
-        f"x the smallest block size, {r.older_logged_tokens:,} here (SPEC 3.1's anchor log). "
-        "Tell a log's release by the figure: a multiple of the smallest block size; the current "
-        "figure divided by max_model_len is the logged concurrency.")
+        "x the smallest block size (P; in mamba cache mode none a state group's is min(P, "
+        f"max_model_len)), {r.older_logged_tokens:,} here; the math shows it. Tell a log's "
+        "release by the figure: a multiple of the smallest block size; the current figure "
+        "divided by max_model_len is the logged concurrency.")
     # SGLang logs its token pool, in one form
     sglang = run_strategy("sglang", qwen, budget_bytes=47_878_147_932, context_tokens=262_144)
     assert notes.logged_tokens_help(sglang) == (
