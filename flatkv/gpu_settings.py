@@ -30,6 +30,14 @@ MAX_REPEATS = 100
 TORCH_KERNEL = "torch"
 TRITON_KERNEL = "triton"
 KERNELS = (TORCH_KERNEL, TRITON_KERNEL)
+# The baseline each operation's figures are a share of, measured in the same rounds (a baseline
+# is its own): the device moves the device copy, the state-row copy a copy of as many bytes, the
+# host moves one large pinned copy each way. flatkv.gpu.bench times each against it; the page's
+# charts mark each bar against it.
+BASELINE_OF = {"copy": "copy", "gather": "copy", "scatter": "copy",
+               "state_bytes_copy": "state_bytes_copy", "state_copy": "state_bytes_copy",
+               "pinned_d2h": "pinned_d2h", "d2h": "pinned_d2h",
+               "pinned_h2d": "pinned_h2d", "h2d": "pinned_h2d"}
 # How a pool lays out its pages (flatkv.gpu.pool). Slot-major: one tensor per slot, as the plan's
 # TensorPlans and the engines' default allocation have it; a page's rows lie one per slot tensor,
 # far apart. Page-major: one buffer with each page's slot rows back to back (vLLM's "cross-layer

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from flatkv.analysis import analyze
 from flatkv.app_data import rows_csv
 from flatkv.gpu_settings import (
+    BASELINE_OF,
     BENCH_REPEATS,
     DEFAULT_POOL_BYTES,
     DEFAULT_SHARE_PERCENT,
@@ -72,10 +73,6 @@ OPERATION_KIND = {
     "pinned_d2h": "d2h",
     "pinned_h2d": "h2d",
 }
-# The baseline each page move is a share of (flatkv.gpu.bench's variants): what a Series built
-# without its figures' baseline is compared with.
-BASELINE_OF = {"gather": "copy", "scatter": "copy", "state_copy": "state_bytes_copy",
-               "d2h": "pinned_d2h", "h2d": "pinned_h2d"}
 CAP_REASONS = {
     "plan": "the plan's own size (the whole plan fits)",
     "free memory": "a share of the device's free memory",

@@ -41,6 +41,7 @@ from flatkv.gpu.pool import (
     resolve_device,
 )
 from flatkv.gpu_settings import (
+    BASELINE_OF,
     BENCH_REPEATS,
     BENCH_SHARE_PERCENT,
     DEFAULT_CALL_BYTES,
@@ -366,9 +367,13 @@ class _Variant:
     implementation: str
     payload_bytes: int
     counted_bytes: int
-    baseline: str
     run: Callable[[int], object]  # round index -> one call
     pool: int | None = None  # index of the pool it moves pages of; None: a shared baseline
+
+    @property
+    def baseline(self) -> str:
+        """The operation its figure is a share of (``gpu_settings.BASELINE_OF``)."""
+        return BASELINE_OF[self.operation]
 
 
 def _page_bytes(plan: FlatMemoryPlan) -> int:
@@ -675,17 +680,16 @@ def _bench_pools(
         state_pairs = [(kernels.page_ids(pool, s[:state_n]),
                         kernels.page_ids(pool, s[state_n: 2 * state_n])) for s in sets]
 
-    variants = [_Variant("copy", "copy", call, 2 * call, "copy",
+    variants = [_Variant("copy", "copy", call, 2 * call,
                          lambda r: copy_dst.copy_(staging))]
     if state_pairs is not None:  # the state rows' own baseline: a copy of as many bytes
         state = state_n * pools[0].state_bytes_per_page  # alike in every layout's pool
         variants.append(_Variant("state_bytes_copy", "copy", state, 2 * state,
-                                 "state_bytes_copy",
                                  lambda r: copy_dst[:state].copy_(staging[:state])))
     if host is not None:
-        variants.append(_Variant("pinned_d2h", "copy", call, call, "pinned_d2h",
+        variants.append(_Variant("pinned_d2h", "copy", call, call,
                                  lambda r: host.copy_(copy_dst, non_blocking=True)))
-        variants.append(_Variant("pinned_h2d", "copy", call, call, "pinned_h2d",
+        variants.append(_Variant("pinned_h2d", "copy", call, call,
                                  lambda r: copy_dst.copy_(host, non_blocking=True)))
     for k, p in enumerate(pools):
         variants += _pool_variants(k, p, movers, ids, state_pairs, state_n, staging, host, call)
@@ -785,26 +789,26 @@ def _pool_variants(index: int, pool: FlatPool, movers: tuple[kernels.Mover, ...]
     and on CUDA the host mirror (pages to and from the pinned ``host`` buffer)."""
     variants = []
     for m in movers:
-        variants.append(_Variant("gather", m.name, call, 2 * call, "copy",
+        variants.append(_Variant("gather", m.name, call, 2 * call,
                                  lambda r, m=m: m.gather(pool, ids[r % PAGE_SETS], staging),
                                  index))
-        variants.append(_Variant("scatter", m.name, call, 2 * call, "copy",
+        variants.append(_Variant("scatter", m.name, call, 2 * call,
                                  lambda r, m=m: m.scatter(pool, ids[r % PAGE_SETS], staging),
                                  index))
     if state_pairs is not None:
         state = state_n * pool.state_bytes_per_page
         variants.append(_Variant(
-            "state_copy", TORCH_KERNEL, state, 2 * state, "state_bytes_copy",
+            "state_copy", TORCH_KERNEL, state, 2 * state,
             lambda r: kernels.copy_state_rows(pool, *state_pairs[r % PAGE_SETS]), index))
     if host is not None:
         for m in movers:
             variants.append(_Variant(
-                "d2h", m.name, call, call, "pinned_d2h",
+                "d2h", m.name, call, call,
                 lambda r, m=m: kernels.copy_to_host(pool, ids[r % PAGE_SETS], host,
                                                     device_staging=staging, gather_fn=m.gather),
                 index))
             variants.append(_Variant(
-                "h2d", m.name, call, call, "pinned_h2d",
+                "h2d", m.name, call, call,
                 lambda r, m=m: kernels.copy_from_host(pool, ids[r % PAGE_SETS], host,
                                                       device_staging=staging,
                                                       scatter_fn=m.scatter),

@@ -139,8 +139,8 @@ def test_each_layouts_figures_come_from_its_own_pool(monkeypatch):
 def test_figures_are_medians_over_bytes_read_and_written():
     # copy and gather of 2,000 B counted (1,000 read + 1,000 written), timed three rounds:
     # medians 2 us and 4 us (not the fastest round), so 1.0 and 0.5 GB/s, gather at 50% of copy
-    variants = [bench._Variant("copy", "copy", 1000, 2000, "copy", lambda r: None),
-                bench._Variant("gather", "torch", 1000, 2000, "copy", lambda r: None, pool=0)]
+    variants = [bench._Variant("copy", "copy", 1000, 2000, lambda r: None),
+                bench._Variant("gather", "torch", 1000, 2000, lambda r: None, pool=0)]
     figures = dict(bench._figures(variants, [[1e-6, 3e-6, 2e-6], [4e-6, 5e-6, 4e-6]],
                                   peak=4.0))
     copy, gather = figures[None], figures[0]
