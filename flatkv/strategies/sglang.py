@@ -517,7 +517,7 @@ SM100_TRTLLM_WITH_OVERLAP = frozenset({"NemotronHForCausalLM", "NemotronHPuzzleF
 SM100_TRTLLM_MHA = frozenset({
     "GptOssForCausalLM", "Llama4ForConditionalGeneration", "Llama4ForCausalLM",
     "Gemma4ForConditionalGeneration", "Gemma4ForCausalLM", "Gemma4UnifiedForConditionalGeneration",
-}) | SM100_TRTLLM_WITH_EXTRA_BUFFER | SM100_TRTLLM_WITH_OVERLAP
+})
 # MLA models DeepSeek's override (deepseek_v2.py) runs on TensorRT-LLM's MLA backend on SM100,
 # at page 64; any other MLA model gets get_default_attn_backend's flashinfer, at page 1
 # (Kimi Linear)
@@ -535,37 +535,53 @@ class DefaultPage(NamedTuple):
     said: str  # the fact in words, for a note to end with how to match it
 
 
+# The backends that page by more than a token, the page they take when told none, in words
+SM100_BACKEND_PAGES = {"trtllm_mha": (BLACKWELL_PAGE, "TensorRT-LLM's MHA backend"),
+                       "trtllm_mla": (BLACKWELL_PAGE, "TensorRT-LLM's MLA backend"),
+                       "fa4": (FA4_PAGE, "FA4, as K and V differ in width")}
+
+
+def sm100_backend(profile: CacheProfile, options: StrategyOptions) -> str | None:
+    """The attention backend SGLang 0.5.23 runs ``profile`` with on SM100 when told none
+    (a model override first, then get_default_attn_backend), at ``options``' overlap
+    scheduling; None where that is not modelled (Nemotron-H without overlap scheduling)."""
+    arch = profile.architectures[0] if profile.architectures else None
+    overlap = options.sglang_overlap_schedule
+    if arch in SM100_PAGE_ONE_BACKENDS and (
+            arch != "GraniteMoeHybridForCausalLM" or profile.has_state):
+        return SM100_PAGE_ONE_BACKENDS[arch]
+    if arch in SM100_TRTLLM_WITH_EXTRA_BUFFER:
+        return "trtllm_mha" if overlap else "triton"
+    if arch in SM100_TRTLLM_WITH_OVERLAP:
+        return "trtllm_mha" if overlap else None
+    if profile.kernel_block_size is not None:  # an MLA model
+        return "trtllm_mla" if arch in SM100_TRTLLM_MLA else "flashinfer"
+    k_v = profile.kv_tensor_bytes
+    if arch not in SM100_TRTLLM_MHA and len(k_v) == 2 and k_v[0] != k_v[1]:
+        return "fa4"
+    return "trtllm_mha"
+
+
 def sglang_default_page(gpu: str, profile: CacheProfile,
                         options: StrategyOptions | None = None) -> DefaultPage | None:
     """The page size SGLang runs the model with on ``gpu`` (a GPU preset's name) when told
     none, at ``options``' overlap scheduling, where that is more than a token; None elsewhere:
-    where its backend there keeps pages of one token (a model override's triton or
-    flashinfer, an MLA model's flashinfer), for DeepSeek's sparse attention, whose 64 on every
-    GPU ``run_sglang`` applies itself, and where its mamba radix cache takes no such page
-    (``radix_page_refusal``; Nemotron-H without overlap scheduling, not modelled)."""
+    where its backend there pages by one token (``sm100_backend``: a model override's triton
+    or flashinfer, an MLA model's flashinfer) or is not modelled, for DeepSeek's sparse
+    attention, whose 64 on every GPU ``run_sglang`` applies itself, and where its mamba radix
+    cache takes no such page (``radix_page_refusal``)."""
     options = options or StrategyOptions()
     if (gpu not in BLACKWELL_GPUS or not profile.has_attention
             or profile.indexer_bytes_per_slot is not None or sglang_blocker(profile)):
         return None
-    arch = profile.architectures[0] if profile.architectures else None
-    overlap = options.sglang_overlap_schedule
-    if (arch in SM100_PAGE_ONE_BACKENDS
-            and (arch != "GraniteMoeHybridForCausalLM" or profile.has_state)
-            or arch in SM100_TRTLLM_WITH_EXTRA_BUFFER and not overlap
-            or arch in SM100_TRTLLM_WITH_OVERLAP and not overlap
-            or profile.kernel_block_size is not None and arch not in SM100_TRTLLM_MLA):
+    backend = sm100_backend(profile, options)
+    if backend not in SM100_BACKEND_PAGES:
         return None
-    k_v = profile.kv_tensor_bytes
-    if (profile.kernel_block_size is None and len(k_v) == 2 and k_v[0] != k_v[1]
-            and arch not in SM100_TRTLLM_MHA):
-        page, backend = FA4_PAGE, "FA4, as K and V differ in width"
-    else:
-        page, backend = BLACKWELL_PAGE, ("TensorRT-LLM's MLA backend" if profile.kernel_block_size
-                                         is not None else "TensorRT-LLM's MHA backend")
+    page, words = SM100_BACKEND_PAGES[backend]
     if radix_page_refusal(profile, replace(options, sglang_page_size=page)):
         return None
     return DefaultPage(page, f"SGLang 0.5.23 on a {gpu.split()[0]} runs pages of {page} tokens "
-                             f"when not told a page size ({backend}; without speculative "
+                             f"when not told a page size ({words}; without speculative "
                              "decoding)")
 
 
