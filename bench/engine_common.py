@@ -12,8 +12,10 @@ from __future__ import annotations
 import argparse
 import importlib.abc
 import importlib.machinery
+import logging
 import sys
 import types
+import warnings
 from pathlib import Path
 
 
@@ -60,6 +62,17 @@ class _StubFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 def stub_modules(*names: str) -> None:
     """From now on, import each of ``names`` (and its submodules) as a stub module."""
     sys.meta_path.insert(0, _StubFinder(names))
+
+
+def wheel_from_command_line(description: str, package: str, version: str) -> str:
+    """The folder ``--<package>`` names, holding the engine's unzipped wheel (``unzipped_wheel``),
+    with the engine's own warnings silenced (the check's lines say what they would)."""
+    logging.disable(logging.WARNING)
+    warnings.filterwarnings("ignore")
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument(f"--{package}", required=True,
+                        help=f"the unzipped {package} {version} wheel")
+    return unzipped_wheel(parser, getattr(parser.parse_args(), package), package)
 
 
 def unzipped_wheel(parser: argparse.ArgumentParser, directory: str, package: str) -> str:

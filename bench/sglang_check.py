@@ -39,18 +39,20 @@ Nothing FlatKV computes enters SGLang's side.
 
 from __future__ import annotations
 
-import argparse
 import importlib
-import logging
 import re
 import sys
-import warnings
 from pathlib import Path
 from types import SimpleNamespace as NS
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from engine_common import report, show, stub_modules, unzipped_wheel  # noqa: E402  (bench/, this folder)
+from engine_common import (  # noqa: E402  (bench/, this folder)
+    report,
+    show,
+    stub_modules,
+    wheel_from_command_line,
+)
 
 from flatkv.presets import list_presets, load_preset  # noqa: E402
 from flatkv.strategies import StrategyOptions, run_strategy  # noqa: E402
@@ -462,12 +464,7 @@ def main() -> int:
     """Run every setting on both sides, print them, and count the mismatches. SGLang's own
     warnings (its capped max_running_requests, CUDA-only quantization notes) are silenced:
     the table says what they would."""
-    logging.disable(logging.WARNING)
-    warnings.filterwarnings("ignore")
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sglang", required=True, help="the unzipped sglang 0.5.23 wheel")
-    args = parser.parse_args()
-    sg = import_sglang(unzipped_wheel(parser, args.sglang, "sglang"))
+    sg = import_sglang(wheel_from_command_line(__doc__.splitlines()[0], "sglang", "0.5.23"))
     install_stand_ins(new_bags(1, True, {}))
     skipped, mismatches = check_unserved(sg)
     rows = []

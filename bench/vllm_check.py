@@ -60,21 +60,18 @@ depends on.
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import importlib
-import logging
 import math
 import sys
 import types
-import warnings
 from pathlib import Path
 from types import SimpleNamespace as NS
 from unittest import mock
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from engine_common import report, stub_modules, unzipped_wheel  # noqa: E402  (bench/, this folder)
+from engine_common import report, stub_modules, wheel_from_command_line  # noqa: E402  (bench/, this folder)
 
 from flatkv.presets import list_presets, load_preset  # noqa: E402
 from flatkv.strategies import StrategyOptions, run_strategy  # noqa: E402
@@ -429,12 +426,7 @@ def flatkv_figures(spec, budget: int, block: int, mode: str, async_sched: bool,
 
 def main() -> int:
     """Run every setting on both sides, print them, and count the mismatches."""
-    logging.disable(logging.WARNING)
-    warnings.filterwarnings("ignore")
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--vllm", required=True, help="the unzipped vllm 0.34.0 wheel")
-    args = parser.parse_args()
-    vl = import_vllm(unzipped_wheel(parser, args.vllm, "vllm"))
+    vl = import_vllm(wheel_from_command_line(__doc__.splitlines()[0], "vllm", "0.34.0"))
     presets, skipped, disputed = served_presets(vl)
     for name, why in skipped:
         print(f"skip {name}: {why}")
