@@ -577,8 +577,8 @@ def _compare_command(args: argparse.Namespace) -> CommandOutput:
                                                              model_len=model.max_model_len))
     options = strategy_cli.options_from_args(args)
     idle = idle_option_notes(options, model.profile, STRATEGIES)
-    return replace(output, notes=output.notes + sglang_page_notes(args, model.profile) + idle
-                   + checkpoint_notes(options, model, _gpu_named(args)))
+    return replace(output, notes=output.notes + sglang_page_notes(args, model.profile, options)
+                   + idle + checkpoint_notes(options, model, _gpu_named(args)))
 
 
 def _gpu_named(args: argparse.Namespace) -> str:
@@ -600,11 +600,12 @@ def checkpoint_notes(options: StrategyOptions, model: GivenModel,
         options, profile, fix="give --prefill-checkpoint-blocks 1", gdn_gpu=gdn_gpu)) else ()
 
 
-def sglang_page_notes(args: argparse.Namespace, profile: CacheProfile) -> tuple[str, ...]:
+def sglang_page_notes(args: argparse.Namespace, profile: CacheProfile,
+                      options: StrategyOptions) -> tuple[str, ...]:
     """Where --gpu-memory names a GPU on which SGLang runs pages of more than a token when
     not told, and --sglang-page-size is not that page: the page its default run takes."""
-    default = sglang_default_page(_gpu_named(args), profile, strategy_cli.options_from_args(args))
-    if default is None or args.sglang_page_size == default.page:
+    default = sglang_default_page(_gpu_named(args), profile, options)
+    if default is None or options.sglang_page_size == default.page:
         return ()
     return (f"note: {default.said}: --sglang-page-size {default.page} matches such a run's "
             "log",)
