@@ -681,16 +681,16 @@ def idle_page_notes(args: argparse.Namespace, profile: CacheProfile,
     it but its figures are those without it (lcm's alignment where the block size asked meets
     the padding bound): the figures are right, but the command reads as if it counted."""
     defaults = StrategyOptions()
+
+    def figures(opts: StrategyOptions) -> dict[str, object]:
+        return run_strategy(args.strategy, profile, budget_bytes=args.budget,
+                            context_tokens=None, options=opts).to_dict()
+
     notes = []
     for field in ("block_size", "alignment"):
         value = getattr(options, field)
         if value == getattr(defaults, field) or args.strategy not in _READ_BY[field]:
             continue
-
-        def figures(opts: StrategyOptions) -> dict[str, object]:
-            return run_strategy(args.strategy, profile, budget_bytes=args.budget,
-                                context_tokens=None, options=opts).to_dict()
-
         if figures(options) == figures(replace(options, **{field: getattr(defaults, field)})):
             why = _PAGE_IDLE_WHY.get((field, args.strategy),
                                      "this model gives it nothing to act on")
