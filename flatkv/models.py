@@ -1041,8 +1041,11 @@ def with_mtp_layer(spec: ModelSpec) -> ModelSpec:
     if not full:
         raise ValueError(f"{spec.name} has no full-attention layer: an MTP module's attention "
                          "needs one to copy")
+    # A model without MTP modules (Llama) drafts with a one-layer EAGLE head shaped as its own
+    # attention, whose KV the engine keeps in the same pool: the added layer stands for that too.
     note = ("An MTP module's attention layer added after the model's, shaped as its last "
-            "full-attention layer: its KV shares the pool.")
+            "full-attention layer: its KV shares the pool. Without an MTP module, it stands for "
+            "a one-layer drafter's (EAGLE's) attention of that shape.")
     # a sentence after the model's notes, which may end without a stop
     before = spec.notes.rstrip()
     if before and not before.endswith((".", "!", "?")):

@@ -590,3 +590,15 @@ def test_an_mtp_layer_note_follows_the_models_notes_as_a_sentence():
         notes = with_mtp_layer(spec).notes
         assert notes.count("Edit by hand). An MTP module's attention layer added") == 1, notes
     assert with_mtp_layer(replace(nemotron, notes="")).notes.startswith("An MTP module's")
+
+
+def test_an_added_mtp_layer_on_a_model_without_mtp_modules_stands_for_an_eagle_head():
+    # Llama 3.1 8B has no MTP module: it drafts with a one-layer EAGLE head shaped as its own
+    # attention (8 KV heads of 128, bf16), whose KV vLLM keeps in the same pool
+    from flatkv.models import with_mtp_layer
+    llama = load_preset("Llama-3.1-8B")
+    drafted = with_mtp_layer(llama)
+    assert len(drafted.layers) == len(llama.layers) + 1 == 33
+    assert drafted.layers[-1] == llama.layers[-1]
+    assert drafted.profile().kv_bytes_per_token == 33 * 2 * 8 * 128 * 2 == 135_168
+    assert "it stands for a one-layer drafter's (EAGLE's) attention of that shape" in drafted.notes
