@@ -114,17 +114,15 @@ with user_errors():
     shown = [r for r in results if r.applies]
     # object columns keep whole numbers whole where a figure does not apply (None, not NaN)
     frame = pd.DataFrame([strategy_notes.compare_table_row(r) for r in results], dtype=object)
-    applying_rows = frame[frame["applies"].astype(bool)]
     # a state-only model keeps no token history: no capacity column or chart
     has_history = s.profile().has_attention
-    columns = [c for c in strategy_notes.HEADLINE_COLUMNS
-               if has_history or c != "capacity (tokens)"]
     if not shown:  # first what is wrong and how to fix it, then each layout's reason
         st.error(f"No layout fits this budget: each says why below. "
                  f"{sentence_case(s.budget().how_to_raise)}.")
     else:
         # accounting: thousands separators and always two decimals (65.50, 391,483.00)
-        table(applying_rows[columns], formats={"concurrency": "accounting"},
+        table(pd.DataFrame(strategy_notes.headline_rows(results, has_history), dtype=object),
+              formats={"concurrency": "accounting"},
               helps=strategy_notes.HEADLINE_HELP)
         if sizes := strategy_notes.page_sizes_text(results, s.strategy_options()):
             st.caption(sizes)

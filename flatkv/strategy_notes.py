@@ -742,20 +742,35 @@ def logged_capacity_text(results: Sequence[StrategyResult]) -> str:
 # tool's convention for every layout alike, follows them.
 HEADLINE_COLUMNS = ("strategy", "concurrency", LOGGED_COLUMN, OLDER_LOGGED_COLUMN, "P (tokens)",
                     "blocks", "capacity (tokens)", "block bytes")
+# Compare's table on screen heads the two log columns without "(tokens)" (their tooltips say
+# it): under the full names, strategy, concurrency and both log columns took 627 px, and the
+# older log's column began past the table's scroll edge at 1000 px (540 px). The CSV, the JSON
+# and the CLI keep the full names.
+HEADLINE_SCREEN_NAMES = {LOGGED_COLUMN: "engine log", OLDER_LOGGED_COLUMN: "older vLLM log"}
 # The two token columns count differently, and a reader meets them side by side: each says how
 HEADLINE_HELP = {
-    LOGGED_COLUMN: "What the engine itself logs, to set beside its log: vLLM's \"GPU KV cache "
-                   "size\" (max concurrency x max_model_len, as later releases print it: "
-                   "0.26 and 0.34 checked), SGLang's "
-                   "max_total_num_tokens. Our layouts log none.",
-    OLDER_LOGGED_COLUMN: f"vLLM's \"GPU KV cache size\" as {OLDER_VLLM_LOG} printed it: "
-                         "num_blocks // groups x the smallest block size (the math shows "
-                         f"which). Tell the two apart by the figure: {OLDER_VLLM_TELL}.",
+    HEADLINE_SCREEN_NAMES[LOGGED_COLUMN]:
+        "Tokens the engine itself logs, to set beside its log: vLLM's \"GPU KV cache size\" "
+        "(max concurrency x max_model_len, as later releases print it: 0.26 and 0.34 checked), "
+        "SGLang's max_total_num_tokens. Our layouts log none.",
+    HEADLINE_SCREEN_NAMES[OLDER_LOGGED_COLUMN]:
+        f"Tokens in vLLM's \"GPU KV cache size\" as {OLDER_VLLM_LOG} printed it: "
+        "num_blocks // groups x the smallest block size (the math shows which). Tell the two "
+        f"apart by the figure: {OLDER_VLLM_TELL}.",
     "capacity (tokens)": f"This tool's count, alike for every layout: {CAPACITY_COUNTS} (every "
                          "attention group N pages of P tokens, each state group one request's "
                          "state pages); SGLang's full token pool. Not an engine's log line: see "
-                         f"{LOGGED_COLUMN}.",
+                         f"{HEADLINE_SCREEN_NAMES[LOGGED_COLUMN]}.",
 }
+
+
+def headline_rows(results: Sequence[StrategyResult], has_history: bool) -> list[dict]:
+    """Compare's table as the page shows it: a row a layout that applies, its
+    ``HEADLINE_COLUMNS`` in order (no capacity for a model that keeps no token history), the
+    log columns under their ``HEADLINE_SCREEN_NAMES``."""
+    columns = [c for c in HEADLINE_COLUMNS if has_history or c != "capacity (tokens)"]
+    return [{HEADLINE_SCREEN_NAMES.get(c, c): row[c] for c in columns}
+            for row in map(compare_table_row, results) if row["applies"]]
 
 
 # The first column of Compare's "where the budget goes" table, a row a category

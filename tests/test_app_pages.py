@@ -1163,8 +1163,8 @@ def test_compare_page_lists_every_strategy():
     # the figures a reviewer reads first come first (a narrow window cuts from the right)
     # the ones an engine's log prints, then this tool's capacity convention
     assert list(at.dataframe[0].value.columns) == ["strategy", "concurrency",
-                                                   "engine log (tokens)",
-                                                   "older vLLM log (tokens)", "P (tokens)",
+                                                   "engine log",
+                                                   "older vLLM log", "P (tokens)",
                                                    "blocks", "capacity (tokens)", "block bytes"]
     # the row names stay in view while a narrow window scrolls the figures sideways
     columns = json.loads(at.dataframe[0].proto.columns)
@@ -1188,16 +1188,16 @@ def test_compare_page_lists_every_strategy():
     assert (vllm["P (tokens)"], vllm["blocks"]) == (1088, 2991)
     # the log's "GPU KV cache size": max concurrency x L = 2,991 / (31 + 3 state pages) x
     # 32,768; SGLang logs its token pool; our layouts log nothing (a dash)
-    assert vllm["engine log (tokens)"] == 2991 * 32768 // 34 == 2_882_620
+    assert vllm["engine log"] == 2991 * 32768 // 34 == 2_882_620
     sglang = table.loc["SGLang"]
     # its token pool: 80e9 x 9 // 19 B of state hold 490 slots of 36 x 2,146,304 B; the rest
     # over 12 layers x 2,048 B
     assert (80 * 10**9 - 490 * 36 * 2_146_304) // (12 * 2048) == 1_714_648
-    assert sglang["engine log (tokens)"] == sglang["capacity (tokens)"] == 1_714_648
-    assert pd.isna(flat["engine log (tokens)"])  # a gap, shown as a dash
+    assert sglang["engine log"] == sglang["capacity (tokens)"] == 1_714_648
+    assert pd.isna(flat["engine log"])  # a gap, shown as a dash
     # vLLM 0.19 and earlier: num_blocks // 4 groups x P, beside it; no other layout logs it
-    assert vllm["older vLLM log (tokens)"] == 2991 // 4 * 1088 == 812_736
-    assert pd.isna(sglang["older vLLM log (tokens)"]) and pd.isna(flat["older vLLM log (tokens)"])
+    assert vllm["older vLLM log"] == 2991 // 4 * 1088 == 812_736
+    assert pd.isna(sglang["older vLLM log"]) and pd.isna(flat["older vLLM log"])
     # state layers: no equal history groups, so aliasing is listed with its reason instead
     assert any("slab aliasing** does not apply: the model has linear_attention state layers"
                in c.value for c in at.caption)
@@ -1357,7 +1357,7 @@ def test_prefill_checkpoint_blocks_show_in_align_and_reach_the_figures():
     assert_clean(at)
     vllm = vllm_row(at)
     assert (vllm["P (tokens)"], vllm["blocks"], vllm["concurrency"]) == (576, 6_764, 14.55)
-    assert vllm["engine log (tokens)"] == 6_764 * 262_144 // 465
+    assert vllm["engine log"] == 6_764 * 262_144 // 465
     assert at.query_params["ckpt"] == "1"
     assert "A request holds align (2 state pages) + 1 checkpoint." in [c.value
                                                                       for c in at.caption]
@@ -2042,7 +2042,7 @@ def test_a_vllm_log_taken_with_speculative_decoding_checks_out():
     at = open_app("app_pages/compare.py", link)
     assert_clean(at)
     vllm = vllm_row(at)
-    assert (vllm["P (tokens)"], vllm["blocks"], vllm["engine log (tokens)"],
+    assert (vllm["P (tokens)"], vllm["blocks"], vllm["engine log"],
             vllm["concurrency"]) == (560, 6_957, 6_957 * 262_144 // 481, 14.46)
     assert [w.value for w in at.number_input if w.label == "Speculative tokens"] == [2]
     # the mode's pages read with the drafted ones, under the mode's fixed choices
@@ -2075,7 +2075,7 @@ def test_a_vllm_log_checks_out_from_its_kv_cache_memory():
     at = open_app("app_pages/compare.py", link)
     assert_clean(at)
     vllm = vllm_row(at)
-    assert (vllm["P (tokens)"], vllm["blocks"], vllm["engine log (tokens)"],
+    assert (vllm["P (tokens)"], vllm["blocks"], vllm["engine log"],
             vllm["concurrency"]) == (544, 7_162, 3_871_083, 14.77)
     # that log's two lines are an older release's: its 973,760 is named under the table
     assert any("vLLM 0.19 and earlier: 973,760" in c.value for c in at.caption)
@@ -2286,7 +2286,7 @@ def test_budget_page_for_a_state_only_model_has_no_capacity():
     compare = vllm.switch_page("app_pages/compare.py").run()
     table = compare.dataframe[0].value.set_index("strategy")
     assert "capacity (tokens)" not in table.columns
-    assert table.loc["vLLM v1", "engine log (tokens)"] == 203_448_000
+    assert table.loc["vLLM v1", "engine log"] == 203_448_000
 
 
 def test_a_state_model_keeps_its_ssm_element_size_as_raw_bytes():
@@ -3445,7 +3445,7 @@ def test_a_budget_of_vllm_blocks_matches_a_vllm_0_34_log():
     at = open_app("app_pages/compare.py", link)
     assert_clean(at)
     vllm = vllm_row(at)
-    assert (vllm["blocks"], vllm["engine log (tokens)"], vllm["concurrency"]) == (
+    assert (vllm["blocks"], vllm["engine log"], vllm["concurrency"]) == (
         6_701, 3_802_222, 14.5)
     assert at.sidebar.number_input(key="w.kv_blocks").value == 6_701
     assert not [s for s in at.sidebar.slider if s.label == "Memory fraction"]
@@ -3513,9 +3513,9 @@ def test_sliding_layers_of_their_own_bytes_in_compare_and_layout():
     vllm = vllm_row(at)
     assert (vllm["P (tokens)"], vllm["blocks"], vllm["concurrency"]) == (
         16, 16_384, round(16_384 / 6_981, 2))
-    assert vllm["engine log (tokens)"] == int(16_384 / 6_981 * 131_072)
+    assert vllm["engine log"] == int(16_384 / 6_981 * 131_072)
     table = at.dataframe[0].value.set_index("strategy")
-    assert table.loc["SGLang", "engine log (tokens)"] == (40 << 30) // 737_280 == 58_254
+    assert table.loc["SGLang", "engine log"] == (40 << 30) // 737_280 == 58_254
     assert "slab aliasing" not in table.index  # rows of two sizes share no slab
     layout = open_app("app_pages/layout.py", link)
     assert_clean(layout)
@@ -3745,14 +3745,33 @@ def test_compare_and_budget_tell_a_mamba2_model_in_align_of_vllm_032s_checkpoint
     assert metrics(at)["Concurrency at 32,768 tokens"] == "25.29"  # Budget's vLLM, 607 / 24
 
 
+def test_compares_table_shows_both_log_columns_whole_at_1000_px():
+    """At 1000 px the table scrolls past 540 px, and under "(tokens)" headers the older vLLM
+    log's column began past that edge (strategy, concurrency and both log columns: 627 px).
+    Through the older log's figures the columns now end inside the main column, at the
+    default view and at the worked example's."""
+    from app_pages._frame import MAIN_COLUMN_PX
+
+    for link in ({}, QWEN35_LINK):
+        at = open_app("app_pages/compare.py", link)
+        assert_clean(at)
+        widths = {col: c.get("width")
+                  for col, c in json.loads(at.dataframe[0].proto.columns).items()}
+        columns = list(at.dataframe[0].value.columns)
+        older = next(i for i, c in enumerate(columns) if c.startswith("older vLLM log"))
+        read = columns[:older + 1]
+        assert read[:2] == ["strategy", "concurrency"] and len(read) == 4
+        assert sum(widths[c] for c in read) <= MAIN_COLUMN_PX, {c: widths[c] for c in read}
+
+
 def test_compares_two_token_columns_each_say_how_they_count():
     # capacity (this tool's convention) and the engine's own log line sit side by side with
     # different figures (Qwen3-Next on an H100: vLLM 3,130,176 and 3,111,676): each header's
     # tooltip says which is which
     at = open_app("app_pages/compare.py")
     config = json.loads(at.dataframe[0].proto.columns)
-    assert config["engine log (tokens)"]["help"].startswith(
-        "What the engine itself logs, to set beside its log: vLLM's \"GPU KV cache size\"")
+    assert config["engine log"]["help"].startswith(
+        "Tokens the engine itself logs, to set beside its log: vLLM's \"GPU KV cache size\"")
     assert config["capacity (tokens)"]["help"].startswith(
         "This tool's count, alike for every layout: the history the pool holds")
     assert "help" not in config["blocks"]
