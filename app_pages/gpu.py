@@ -278,7 +278,7 @@ def show(last: gpu_view.LabRun, a: PlanAnalysis, cfg: gpu_view.LabSettings | Non
     if noise := gpu_view.noise_text(results):  # said before the figures it puts in doubt
         st.warning(noise, icon=":material/ssid_chart:")
     table(pd.DataFrame(gpu_view.varying_columns(gpu_view.result_rows(results))),
-          formats={"GB/s": "%.2f", "median (ms)": "%.3f"})
+          formats={"GB/s": "%.2f", "median (ms)": "%.3f"}, helps=gpu_view.RESULT_HELP)
     if first.device == "cpu":
         st.caption(gpu_view.NO_HOST_MIRROR)
     if first.nominal_peak_gbps is None:
@@ -300,7 +300,8 @@ def show(last: gpu_view.LabRun, a: PlanAnalysis, cfg: gpu_view.LabSettings | Non
     if compared:
         st.markdown(f"**{gpu_settings.PAGE_MAJOR.capitalize()} against {gpu_settings.SLOT_MAJOR}**")
         table(pd.DataFrame(gpu_view.varying_columns(compared)),
-              formats={f"{k} GB/s": "%.2f" for k in gpu_settings.POOL_LAYOUTS})
+              formats={f"{k} GB/s": "%.2f" for k in gpu_settings.POOL_LAYOUTS},
+              helps=gpu_view.RESULT_HELP)
         st.caption("Both layouts hold the same bytes and were timed in the same rounds against "
                    "one copy, so the ratio is the layout's effect. Where their rounds overlap, "
                    "the ratio is within this machine's noise: time more rounds.")

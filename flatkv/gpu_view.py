@@ -325,10 +325,20 @@ def several_layouts(results: Sequence[BenchResult]) -> bool:
     return len({r.layout for r in results}) > 1
 
 
-# The screen's name for a figure's implementation (the page's Kernels setting; the CSV and JSON
-# keep "implementation"): short, so operation, kernel, GB/s, share and baseline fit the 540 px
-# main column at 1000 px (the header "implementation" alone took 119 px of it).
+# The screen's names for a figure's implementation (the page's Kernels setting), its share of
+# the baseline and a call's pages (the CSV and JSON keep "implementation", "share of baseline"
+# and "pages per call"): short, so a sweep's pages, operation, kernel, GB/s, share and baseline
+# fit the 540 px main column at 1000 px (the header "implementation" alone took 119 px of it;
+# after a pages-per-call sweep, "pages per call" and "share of baseline" left the baseline
+# column past the scroll edge). Their tooltips give the long names (``RESULT_HELP``).
 KERNEL_COLUMN = "kernel"
+SHARE_COLUMN = "share"
+PAGES_COLUMN = "pages"
+RESULT_HELP = {
+    PAGES_COLUMN: "Pages per call: the pages each timed call moves.",
+    SHARE_COLUMN: "Share of baseline: this GB/s as a share of the baseline's (the next column), "
+                  "timed in the same rounds.",
+}
 
 
 def result_rows(results: Sequence[BenchResult], *, text: bool = True) -> list[dict]:
@@ -336,9 +346,10 @@ def result_rows(results: Sequence[BenchResult], *, text: bool = True) -> list[di
     run timed several pool layouts, their shared baselines have one row, layout "shared".
 
     ``text`` gives shares as percentages for the screen; without it they are fractions (CSV).
-    The nominal-peak column is there only when some device has a known peak. The figures come
-    before the timings and bytes they are made of: at 1000 px the main column shows one run's
-    operation, kernel, GB/s, share and baseline whole, the rest a scroll away.
+    The nominal-peak column is there only when some device has a known peak, after the
+    baseline. The figures come before the timings and bytes they are made of: at 1000 px the
+    main column shows a sweep's pages and its operation, kernel, GB/s, share and baseline
+    whole, the rest a scroll away.
     """
     with_peak = any(r.nominal_peak_gbps for r in results)
     several = several_layouts(results)
@@ -356,21 +367,21 @@ def result_rows(results: Sequence[BenchResult], *, text: bool = True) -> list[di
             row = {
                 "P (tokens)": r.block_size,
                 "page bytes": r.page_bytes,
-                "pages per call": r.pages_per_call,
+                PAGES_COLUMN if text else "pages per call": r.pages_per_call,
                 "pool layout": layout,
                 "operation": OPERATION_TITLES.get(f.operation, f.operation) if text
                 else f.operation,
                 KERNEL_COLUMN if text else "implementation": f.implementation,
                 "GB/s": round(f.gbps, 2),
-                "share of baseline": (_percent(f.share_of_baseline) if text
-                                      else f.share_of_baseline),
+                SHARE_COLUMN if text else "share of baseline": (
+                    _percent(f.share_of_baseline) if text else f.share_of_baseline),
+                "baseline": OPERATION_TITLES.get(f.baseline, f.baseline) if text
+                else f.baseline,
             }
             if with_peak:
                 row["share of nominal peak"] = (_percent(f.share_of_peak) if text
                                                 else f.share_of_peak)
-            row |= {"baseline": OPERATION_TITLES.get(f.baseline, f.baseline) if text
-                    else f.baseline,
-                    "median (ms)": round(f.median_s * 1e3, 3)}  # what was timed
+            row["median (ms)"] = round(f.median_s * 1e3, 3)  # what was timed
             # the spread of the timed rounds: a difference inside it is noise
             low, high = min(f.samples_s) * 1e3, max(f.samples_s) * 1e3
             if text:
@@ -494,7 +505,8 @@ def layout_rows(results: Sequence[BenchResult], *, text: bool = True) -> list[di
             max(slot.samples_s) < min(whole.samples_s)
             or max(whole.samples_s) < min(slot.samples_s))
         rows.append({
-            "P (tokens)": block, "page bytes": page, "pages per call": pages,
+            "P (tokens)": block, "page bytes": page,
+            PAGES_COLUMN if text else "pages per call": pages,
             "operation": OPERATION_TITLES.get(op, op) if text else op,
             KERNEL_COLUMN if text else "implementation": impl,
             # the ratio and whether it is noise first: what a scrolled table shows
@@ -508,7 +520,7 @@ def layout_rows(results: Sequence[BenchResult], *, text: bool = True) -> list[di
 
 # Columns a results table repeats on every row of one run: shown only where they vary (the run's
 # headline gives them otherwise).
-RUN_COLUMNS = ("P (tokens)", "page bytes", "pages per call", "pool layout")
+RUN_COLUMNS = ("P (tokens)", "page bytes", PAGES_COLUMN, "pool layout")
 
 
 def varying_columns(rows: Sequence[dict], columns: Sequence[str] = RUN_COLUMNS) -> list[dict]:

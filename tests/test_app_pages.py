@@ -1635,8 +1635,47 @@ def test_gpu_results_table_shows_its_figures_whole_at_1000_px(small_flush):
     widths = {col: c.get("width") for col, c in json.loads(at.dataframe[0].proto.columns).items()}
     columns = list(shown_rows.columns)
     read = columns[:columns.index("baseline") + 1]
-    assert read == ["operation", "kernel", "GB/s", "share of baseline", "baseline"]
+    assert read == ["operation", "kernel", "GB/s", "share", "baseline"]
     assert sum(widths[c] for c in read) <= MAIN_COLUMN_PX
+
+
+def test_gpu_sweep_table_shows_its_figures_whole_at_1000_px(small_flush):
+    """After a pages-per-call sweep the pages column comes first, and under the headers "pages
+    per call" and "share of baseline" the baseline column began past the scroll edge at 1000 px
+    (576 px for this run, 625 px with state rows). Pages through baseline now end inside the
+    main column, for the page's own sweep and for one with state rows (built by hand)."""
+    from test_gpu_view import figure, result
+
+    from app_pages._frame import MAIN_COLUMN_PX
+
+    at = open_app("app_pages/gpu.py", TINY_LINK)
+    at.number_input(key="w.lab_max_blocks").set_value(8)
+    at.segmented_control(key="w.lab_sweep").set_value("pages per call").run()
+    at.number_input(key="w.lab_rounds").set_value(1)
+    at.button(key="gpu.run").click().run()
+    assert_clean(at)
+
+    def read_widths() -> tuple[list[str], dict[str, int]]:
+        widths = {col: c.get("width")
+                  for col, c in json.loads(at.dataframe[0].proto.columns).items()}
+        columns = list(at.dataframe[0].value.columns)
+        return columns[:columns.index("baseline") + 1], widths
+
+    read, widths = read_widths()
+    assert len(read) == 6 and read[0].startswith("pages")
+    assert sum(widths[c] for c in read) <= MAIN_COLUMN_PX, {c: widths[c] for c in read}
+    kept = at.session_state["gpu.last_run"]
+    state = (figure("state_bytes_copy", "copy", 8 * 1056, 30.0, baseline="state_bytes_copy"),
+             figure("state_copy", "torch", 8 * 1056, 25.0, baseline="state_bytes_copy"))
+    swept = tuple(dataclasses.replace(r, figures=r.figures[:3] + state)
+                  for r in (result(pages=1), result(pages=4)))
+    at.session_state["gpu.last_run"] = dataclasses.replace(kept, results=swept)
+    at.run()
+    assert_clean(at)
+    assert "state-size copy" in set(at.dataframe[0].value["baseline"])
+    read, widths = read_widths()
+    assert len(read) == 6 and read[0].startswith("pages")
+    assert sum(widths[c] for c in read) <= MAIN_COLUMN_PX, {c: widths[c] for c in read}
 
 
 def test_model_summary_figures_end_inside_the_main_column_at_1000_px():

@@ -169,11 +169,15 @@ def test_result_rows_show_bytes_and_shares():
     assert gpu_view.value_span([4]) == "4" and gpu_view.value_span([8, 1, 2]) == "1 to 8"
     gather = rows[1]
     # a page-bytes sweep plans each block size anew: each row says which P it ran
-    assert list(gather)[:4] == ["P (tokens)", "page bytes", "pages per call", "pool layout"]
-    # the figures before the timings and bytes behind them (a scrolled table shows them)
-    assert list(gather)[4:] == ["operation", "kernel", "GB/s", "share of baseline",
-                                "baseline", "median (ms)", "rounds (ms)", "bytes per call",
-                                "bytes counted"]
+    assert list(gather)[:4] == ["P (tokens)", "page bytes", "pages", "pool layout"]
+    # the figures before the timings and bytes behind them (a scrolled table shows them), under
+    # short headers; the CSV keeps the long ones
+    assert list(gather)[4:] == ["operation", "kernel", "GB/s", "share", "baseline",
+                                "median (ms)", "rounds (ms)", "bytes per call", "bytes counted"]
+    assert list(gpu_view.result_rows([result()], text=False)[1])[:8] == [
+        "P (tokens)", "page bytes", "pages per call", "pool layout", "operation",
+        "implementation", "GB/s", "share of baseline"]
+    assert set(gpu_view.RESULT_HELP) == {"pages", "share"}
     assert gather["pool layout"] == "slot-major"
     assert gpu_view.result_rows([result(layout="page-major")])[0]["pool layout"] == "page-major"
     assert (gather["P (tokens)"], gather["page bytes"]) == (16, PAGE)
@@ -181,8 +185,8 @@ def test_result_rows_show_bytes_and_shares():
     assert gather["bytes per call"] == 8 * PAGE == 12_544  # pages per call x page bytes
     assert gather["bytes counted"] == 25_088  # read + written
     # the baseline in the operation column's words, as the row that timed it names it
-    assert (gather["GB/s"], gather["share of baseline"], gather["baseline"]) == (10.0, "50.0%",
-                                                                                "device copy")
+    assert (gather["GB/s"], gather["share"], gather["baseline"]) == (10.0, "50.0%",
+                                                                    "device copy")
     assert raw_gather_baseline(gpu_view.result_rows([result()], text=False)) == "copy"
     assert rows[3]["bytes per call"] == 8 * 1056
     assert gather["median (ms)"] == round(25_088 / 10e9 * 1e3, 3)
@@ -197,6 +201,8 @@ def test_result_rows_show_bytes_and_shares():
     assert "share of nominal peak" not in gather  # no device with a known peak
     peaked = gpu_view.result_rows([result(peak=40.0)])
     assert peaked[1]["share of nominal peak"] == "25.0%"  # 10 of 40 GB/s
+    # after the baseline, which the share beside it is of
+    assert list(peaked[1])[8:10] == ["baseline", "share of nominal peak"]
     raw = gpu_view.result_rows([result(peak=40.0)], text=False)
     assert raw[1]["share of baseline"] == 0.5 and raw[1]["share of nominal peak"] == 0.25
 
@@ -281,7 +287,7 @@ def test_bandwidth_series_name_the_layout_when_a_run_timed_both():
     shown = gpu_view.varying_columns(gpu_view.result_rows(runs))
     assert "page bytes" not in shown[0] and shown[0]["operation"] == "device copy"
     swept = gpu_view.varying_columns(gpu_view.result_rows([result(pages=1), result(pages=4)]))
-    assert {r["pages per call"] for r in swept} == {1, 4} and "P (tokens)" not in swept[0]
+    assert {r["pages"] for r in swept} == {1, 4} and "P (tokens)" not in swept[0]
     table = gpu_view.result_rows(runs)
     assert [(r["pool layout"], r["operation"]) for r in table] == [
         ("shared", "device copy"), ("slot-major", "gather"), ("slot-major", "scatter"),
