@@ -111,16 +111,23 @@ def budget_to_hold(s: AppState, r: StrategyResult, b: Budget, strategy: str,
 
 
 def budget_chart(s: AppState, r: StrategyResult, b: Budget, strategy: str, need: int | None,
-                 requests: int) -> tuple[app_data.Curves, int, DeltaGenerator]:
+                 requests: int, *, alone: bool = False
+                 ) -> tuple[app_data.Curves, int, DeltaGenerator]:
     """The chart over the budget (left of two columns), on to the least budget for the
     requests to hold (``need``), starred; drawn where the layout does not start at this budget
     too, as that budget is then the one to see. Returns the curves, the lines of its legend
-    (the chart beside it takes as many, so the panels sit level) and the right column."""
+    (the chart beside it takes as many, so the panels sit level) and the right column.
+    ``alone``: nothing goes beside it (the layout does not start here, so there is no
+    block-size sweep): the chart takes the page's width, not half of it beside a blank half,
+    and the returned column is the one it is drawn in."""
     context = s.context_length()
     swept = cached_curves(s.profile(), strategy, b.cache_bytes, context, s.strategy_options(),
                           need)
     target = app_data.budget_target(swept, need, requests)
-    left, right = st.columns(2)
+    if alone:
+        left = right = st.container()
+    else:
+        left, right = st.columns(2)
     with left:
         chart(charts.sweep_figure(
             [x / 2**30 for x in swept.budgets],
@@ -177,7 +184,7 @@ with user_errors():
         if not holds:
             raise MarkdownError(strategy_notes.why_not_text(r))
         st.error(strategy_notes.why_not_text(r))
-        budget_chart(s, r, b, strategy, need, requests)  # where it comes to start
+        budget_chart(s, r, b, strategy, need, requests, alone=True)  # where it comes to start
         raise PageDone
     c = metric_row()
     c.metric("Cache budget", format_bytes(b.cache_bytes), help=f"{b.cache_bytes:,} B")

@@ -2467,6 +2467,22 @@ def test_compare_over_context_lengths_stops_a_line_where_vllm_refuses_to_start()
                             "requests it runs too.")
 
 
+def test_budget_draws_a_layout_that_does_not_start_here_across_the_page():
+    """Where the layout does not start at this budget there is no block-size sweep: its budget
+    chart was drawn in the left of two columns beside a blank half. It takes the page's width
+    (one request of 131,056 tokens of Llama-3.1-8B needs 16 GiB in vLLM; the budget is 1 GiB)."""
+    at = open_app("app_pages/budget.py", {"model": "Llama-3.1-8B", "gpu": "KV cache memory",
+                                          "kv_mem": "1GiB", "ctx": "131056", "b_layout": "vllm"})
+    assert not at.exception and at.error  # the page says why it does not start
+    (fig,) = at.get("plotly_chart")
+    assert "current: does not start" in fig.proto.spec
+    assert not [c for column in at.columns for c in column.get("plotly_chart")]
+    # a layout that starts keeps its block-size sweep beside the budget chart
+    started = open_app("app_pages/budget.py", {"model": "Llama-3.1-8B", "b_layout": "vllm"})
+    assert_clean(started)
+    assert len([c for column in started.columns for c in column.get("plotly_chart")]) == 2
+
+
 def test_budget_points_a_state_only_model_at_the_planner_that_takes_it():
     at = open_app("app_pages/budget.py", {"model": "custom", "layers": "4*linear", "kv": "0",
                                           "state": "conv=49152"})
