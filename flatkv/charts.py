@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 import textwrap
 from collections.abc import Callable, Mapping, Sequence
+from fractions import Fraction
 
 import plotly.graph_objects as go
 import plotly.io as pio
@@ -307,6 +308,40 @@ TOKEN_TICKS = "~s"
 PLAIN_TICKS = {"exponentformat": "none", "separatethousands": True}
 
 
+# A linear axis' ticks fit the narrowest plot the app draws one in: a sweep chart in a half-width
+# column at 1000 px keeps about 160 px between its y axis and its right edge (measured in
+# Chromium), and a tick label takes about 7 px a character (Plotly's 12 px digits), two more
+# characters of room between neighbours. Left to Plotly, 10^11-token contexts gave budgets of
+# millions of GiB ticked "0 5,000,000 10,000,000", the labels touching.
+NARROW_PLOT_PX, TICK_CHAR_PX = 160, 7
+
+
+def _plain_axis(low: float, high: float) -> dict:
+    """A linear axis over ``[low, high]`` ticked in plain figures (``PLAIN_TICKS``) at a round
+    step, 1, 2 or 5 times a power of ten: the finest whose labels do not run together in
+    ``NARROW_PLOT_PX`` ("20 40 60 80" at tens of GiB), else the coarsest that still gives two
+    ticks ("0 10,000,000" where millions of GiB do not fit three). Labels keep the step's
+    decimals (0.25, 0.50; zero is "0"). A range of one value keeps Plotly's own ticks."""
+    if not high > low:
+        return dict(PLAIN_TICKS)
+    span = Fraction(high) - Fraction(low)
+    top = math.floor(math.log10(span))
+    best = None
+    for step in (m * Fraction(10) ** k for k in range(top - 2, top + 2) for m in (1, 2, 5)):
+        ticks = [i * step for i in range(math.ceil(Fraction(low) / step),
+                                         math.floor(Fraction(high) / step) + 1)]
+        if len(ticks) < 2:  # coarser steps hold fewer still
+            break
+        digits = max(0, -math.floor(math.log10(step)))
+        best = ticks, [f"{float(t):,.{digits}f}" if t else "0" for t in ticks]
+        if step / span * NARROW_PLOT_PX >= (max(map(len, best[1])) + 2) * TICK_CHAR_PX:
+            break
+    if best is None:
+        return dict(PLAIN_TICKS)
+    ticks, texts = best
+    return PLAIN_TICKS | {"tickvals": [float(t) for t in ticks], "ticktext": texts}
+
+
 def _power_text(n: int) -> str:
     """A power of two as a tick: 512, 1k, 4k, 1M (1,024 tokens is "1k" to an engineer); a
     whole number of those M too (Llama 4 Scout's 10,485,760 tokens: 10M, which fits at the
@@ -363,8 +398,12 @@ def sweep_figure(
     current = {"color": "#222", "size": 11, "symbol": "diamond"}
     # the panels' axes by hand, as make_subplots(rows, shared_xaxes=True) sets them (it took
     # 35 ms a chart): the bottom x axis carries the ticks, the top one follows it
-    x_axis = {"title": x_title} | (_powers_of_two_axis(min(x), max(x), current_x)
-                                   if log_x else PLAIN_TICKS)
+    # a linear x axis (the budget) runs from zero, as the panels' y axes do: ticks from 0
+    # leave room for two readable labels where millions of GiB fit no three
+    marked = [current_x] + ([target[0]] if target is not None else [])
+    x_axis = {"title": x_title} | (
+        _powers_of_two_axis(min(x), max(x), current_x) if log_x
+        else _plain_axis(min(0, *x, *marked), max([*x, *marked])) | {"rangemode": "tozero"})
     requests = {"title": "requests", "rangemode": "tozero"} | PLAIN_TICKS
     traces = []
     top = {"xaxis": "x", "yaxis": "y"}

@@ -156,6 +156,42 @@ def test_sweep_figure_marks_the_current_point():
         assert (axis.exponentformat, axis.separatethousands) == ("none", True)
 
 
+def test_a_budget_axis_of_millions_of_gib_keeps_its_tick_labels_apart():
+    """At a context of 10^11 tokens the least budget for one request is some 12 million GiB:
+    left to Plotly, the half-width chart's budget axis read "0 5,000,000 10,000,000", labels
+    touching. It runs from zero at a round step whose labels, a label's width and two
+    characters apart, fit the narrowest plot it is drawn in; at tens of GiB as finely as fit."""
+    top = 12_500_000.0
+    x = [7.17 + i * (top - 7.17) / 39 for i in range(40)]
+    fig = charts.sweep_figure(x, [int(v) for v in x], [v / top for v in x], current_x=71.68,
+                              current_capacity=71, current_concurrency=71.68 / top,
+                              x_title="cache budget per rank (GiB)", context=10**11,
+                              target=(top, 1.0, "least budget for 1 request"))
+    axis = fig.layout.xaxis2
+    assert (list(axis.tickvals), list(axis.ticktext)) == ([0, 10_000_000], ["0", "10,000,000"])
+    assert axis.rangemode == "tozero" and fig.layout.xaxis.tickvals == axis.tickvals
+    assert (axis.exponentformat, axis.separatethousands) == ("none", True)  # no "10M" GiB
+
+    def apart(axis, span):  # pixels between neighbours against the room their labels need
+        return [((b - a) / span * charts.NARROW_PLOT_PX,
+                 (max(len(ta), len(tb)) + 2) * charts.TICK_CHAR_PX)
+                for (a, ta), (b, tb) in itertools.pairwise(zip(axis.tickvals, axis.ticktext))]
+
+    assert all(room >= need for room, need in apart(axis, top))
+    assert charts.NARROW_PLOT_PX == 160 and charts.TICK_CHAR_PX == 7  # 128 px >= 84 px
+    # tens of GiB: every 20 (every 10 would be 20 px apart, 28 needed); a fraction of a GiB
+    # keeps the step's decimals, zero reads "0"
+    tens = charts.sweep_figure([8.0, 80.0], None, [1.0, 10.0], current_x=8.0,
+                               current_capacity=None, current_concurrency=1.0,
+                               x_title="GiB", context=4096)
+    assert list(tens.layout.xaxis.ticktext) == ["0", "20", "40", "60", "80"]
+    assert all(room >= need for room, need in apart(tens.layout.xaxis, 80.0))
+    small = charts.sweep_figure([0.0005, 0.002], None, [1.0, 4.0], current_x=0.0005,
+                                current_capacity=None, current_concurrency=1.0,
+                                x_title="GiB", context=4096)
+    assert list(small.layout.xaxis.ticktext) == ["0", "0.001", "0.002"]
+
+
 def test_sweep_figure_marks_the_least_budget_for_the_requests_to_hold():
     plain = charts.sweep_figure([1, 2, 4], [10, 20, 30], [1.0, 2.0, 3.0], current_x=2,
                                 current_capacity=20, current_concurrency=2.0, x_title="GiB",
