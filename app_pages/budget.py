@@ -137,7 +137,7 @@ def budget_chart(s: AppState, r: StrategyResult, b: Budget, strategy: str, need:
             current_x=b.cache_bytes / 2**30, current_capacity=r.capacity_tokens,
             current_concurrency=r.max_concurrency, x_title="cache budget per rank (GiB)",
             context=context, title="Over the budget",
-            target=target),
+            target=target, wide=alone),
             key="budget.by_budget", file_name="capacity_by_budget.html")
     legend_lines = charts.sweep_legend_lines(s.profile().has_attention, target is not None)
     return swept, legend_lines, right

@@ -314,6 +314,8 @@ PLAIN_TICKS = {"exponentformat": "none", "separatethousands": True}
 # characters of room between neighbours. Left to Plotly, 10^11-token contexts gave budgets of
 # millions of GiB ticked "0 5,000,000 10,000,000", the labels touching.
 NARROW_PLOT_PX, TICK_CHAR_PX = 160, 7
+# The share of a linear x axis' range left beyond each end, so a marker there draws whole
+X_PAD = 0.03
 
 
 def _plain_axis(low: float, high: float) -> dict:
@@ -380,7 +382,7 @@ def sweep_figure(
     current_x: float, current_capacity: int | None, current_concurrency: float | None,
     x_title: str,
     context: int, log_x: bool = False, title: str = "",
-    target: tuple[float, float, str] | None = None, legend_lines: int = 0,
+    target: tuple[float, float, str] | None = None, legend_lines: int = 0, wide: bool = False,
 ) -> go.Figure:
     """Capacity (tokens, top panel) and concurrency at ``context`` (bottom panel) over ``x``,
     sharing the x axis, the current point marked in both; only concurrency when capacity is
@@ -390,7 +392,8 @@ def sweep_figure(
     is drawn exact, and its hover shows it as elsewhere (``units.concurrency_text``).
     ``target``: (x, concurrency, name) of a point to mark on the concurrency line too, the
     least budget for the requests to hold. ``legend_lines``: at least this many lines of legend
-    room, so that two charts side by side keep their panels level. Where
+    room, so that two charts side by side keep their panels level. ``wide``: the chart takes
+    the page's width (nothing beside it), where its legend wraps to fewer lines. Where
     ``current_concurrency`` is None (the layout does not start at this budget) the current
     budget is marked at 0 requests instead, so the gap to where the lines start shows."""
     rows = 2 if capacity is not None else 1
@@ -399,11 +402,15 @@ def sweep_figure(
     # the panels' axes by hand, as make_subplots(rows, shared_xaxes=True) sets them (it took
     # 35 ms a chart): the bottom x axis carries the ticks, the top one follows it
     # a linear x axis (the budget) runs from zero, as the panels' y axes do: ticks from 0
-    # leave room for two readable labels where millions of GiB fit no three
+    # leave room for two readable labels where millions of GiB fit no three. Its ends are
+    # padded (Plotly's autorange pads for markers; a range from exactly 0 cut the current
+    # point's diamond in half where it sits near 0)
     marked = [current_x] + ([target[0]] if target is not None else [])
+    low, high = min(0, *x, *marked), max([*x, *marked])
     x_axis = {"title": x_title} | (
         _powers_of_two_axis(min(x), max(x), current_x) if log_x
-        else _plain_axis(min(0, *x, *marked), max([*x, *marked])) | {"rangemode": "tozero"})
+        else _plain_axis(low, high) | {"range": [low - X_PAD * (high - low),
+                                                 high + X_PAD * (high - low)]})
     requests = {"title": "requests", "rangemode": "tozero"} | PLAIN_TICKS
     traces = []
     top = {"xaxis": "x", "yaxis": "y"}
@@ -456,16 +463,19 @@ def sweep_figure(
                     "line": {"color": "#222", "width": 1}},
             hovertemplate=target_name + "<br>" + at + "<br>%{customdata} requests<extra></extra>",
             **bottom))
-    entries = sweep_legend_lines(capacity is not None, target is not None)
+    entries = sweep_legend_lines(capacity is not None, target is not None, wide=wide)
     return _house_figure(traces, axes, title=title, height=500 if rows == 2 else 380,
                          legend_lines=max(entries, legend_lines))
 
 
-def sweep_legend_lines(capacity: bool, target: bool) -> int:
+def sweep_legend_lines(capacity: bool, target: bool, *, wide: bool = False) -> int:
     """The lines ``sweep_figure``'s legend takes, an entry a line in a half-width column at
     1000 px: the concurrency line, the current point (or its mark where the layout does not
-    start), and the capacity line and the target where there are."""
-    return 2 + capacity + target
+    start), and the capacity line and the target where there are. ``wide``: across the main
+    column (540 px at 1000 px), two entries a line; reserving one a line there left a blank
+    band of 40 to 60 px over the chart."""
+    entries = 2 + capacity + target
+    return cdiv(entries, 2) if wide else entries
 
 
 # --------------------------------------------------------------------------------------------

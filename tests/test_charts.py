@@ -169,7 +169,9 @@ def test_a_budget_axis_of_millions_of_gib_keeps_its_tick_labels_apart():
                               target=(top, 1.0, "least budget for 1 request"))
     axis = fig.layout.xaxis2
     assert (list(axis.tickvals), list(axis.ticktext)) == ([0, 10_000_000], ["0", "10,000,000"])
-    assert axis.rangemode == "tozero" and fig.layout.xaxis.tickvals == axis.tickvals
+    # from zero, each end padded 3% so the current point near 0 draws whole
+    assert list(axis.range) == pytest.approx([-0.03 * top, 1.03 * top])
+    assert fig.layout.xaxis.tickvals == axis.tickvals
     assert (axis.exponentformat, axis.separatethousands) == ("none", True)  # no "10M" GiB
 
     def apart(axis, span):  # pixels between neighbours against the room their labels need
@@ -212,6 +214,12 @@ def test_sweep_figure_marks_the_least_budget_for_the_requests_to_hold():
                                 current_capacity=20, current_concurrency=2.0, x_title="GiB",
                                 context=4096, legend_lines=4)
     assert level.layout.margin.t == fig.layout.margin.t
+    # across the page (nothing beside it) its four entries wrap two a line: 40 px less room
+    wide = charts.sweep_figure([1, 2, 4], [10, 20, 30], [1.0, 2.0, 3.0], current_x=2,
+                               current_capacity=20, current_concurrency=2.0, x_title="GiB",
+                               context=4096, target=(4.0, 3.0, "least budget for 3 requests"),
+                               wide=True)
+    assert wide.layout.margin.t == fig.layout.margin.t - 40
 
 
 def test_compare_bars_keep_category_colours():
