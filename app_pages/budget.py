@@ -117,9 +117,9 @@ def budget_chart(s: AppState, r: StrategyResult, b: Budget, strategy: str, need:
     requests to hold (``need``), starred; drawn where the layout does not start at this budget
     too, as that budget is then the one to see. Returns the curves, the lines of its legend
     (the chart beside it takes as many, so the panels sit level) and the right column.
-    ``alone``: nothing goes beside it (the layout does not start here, so there is no
-    block-size sweep): the chart takes the page's width, not half of it beside a blank half,
-    and the returned column is the one it is drawn in."""
+    ``alone``: no block-size sweep goes beside it (the layout does not start here, or it is
+    SGLang's, which pages by its own page size): the chart takes the page's width, not half of
+    it beside a blank half, and the returned column is the one it is drawn in."""
     context = s.context_length()
     swept = cached_curves(s.profile(), strategy, b.cache_bytes, context, s.strategy_options(),
                           need)
@@ -225,8 +225,10 @@ with user_errors():
         st.caption(literal(note))
     with st.expander("The math"):
         st.code("\n".join(r.formulas), language=None, wrap_lines=True)
-    swept, legend_lines, right = budget_chart(s, r, b, strategy, need, requests)
-    if strategy == "sglang":  # its token pool pages by its own page size, not the block size
+    # SGLang's token pool pages by its own page size, not the block size: no sweep beside it
+    swept, legend_lines, right = budget_chart(s, r, b, strategy, need, requests,
+                                              alone=strategy == "sglang")
+    if strategy == "sglang":
         right.caption("SGLang's token pool does not page by the block size, so there is no "
                       "block-size sweep: its page size is one of the layout options above."
                       if s.profile().has_attention else "SGLang keeps state in per-request "

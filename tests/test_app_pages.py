@@ -2469,7 +2469,8 @@ def test_compare_over_context_lengths_stops_a_line_where_vllm_refuses_to_start()
 
 def test_budget_draws_a_layout_that_does_not_start_here_across_the_page():
     """Where the layout does not start at this budget there is no block-size sweep: its budget
-    chart was drawn in the left of two columns beside a blank half. It takes the page's width
+    chart was drawn in the left of two columns beside a blank half (SGLang's beside a note
+    alone). It takes the page's width
     (one request of 131,056 tokens of Llama-3.1-8B needs 16 GiB in vLLM; the budget is 1 GiB)."""
     at = open_app("app_pages/budget.py", {"model": "Llama-3.1-8B", "gpu": "KV cache memory",
                                           "kv_mem": "1GiB", "ctx": "131056", "b_layout": "vllm"})
@@ -2477,6 +2478,13 @@ def test_budget_draws_a_layout_that_does_not_start_here_across_the_page():
     (fig,) = at.get("plotly_chart")
     assert "current: does not start" in fig.proto.spec
     assert not [c for column in at.columns for c in column.get("plotly_chart")]
+    # SGLang has no block-size sweep either: its chart too, with the note that says why
+    sglang = open_app("app_pages/budget.py", {"b_layout": "sglang"})
+    assert_clean(sglang)
+    assert len(sglang.get("plotly_chart")) == 1
+    assert not [c for column in sglang.columns for c in column.get("plotly_chart")]
+    assert any(c.value.startswith("SGLang's token pool does not page by the block size")
+               for c in sglang.caption)
     # a layout that starts keeps its block-size sweep beside the budget chart
     started = open_app("app_pages/budget.py", {"model": "Llama-3.1-8B", "b_layout": "vllm"})
     assert_clean(started)
