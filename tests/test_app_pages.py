@@ -2470,8 +2470,8 @@ def test_compare_over_context_lengths_stops_a_line_where_vllm_refuses_to_start()
 def test_budget_draws_a_layout_that_does_not_start_here_across_the_page():
     """Where the layout does not start at this budget there is no block-size sweep: its budget
     chart was drawn in the left of two columns beside a blank half (SGLang's beside a note
-    alone). It takes the page's width
-    (one request of 131,056 tokens of Llama-3.1-8B needs 16 GiB in vLLM; the budget is 1 GiB)."""
+    alone). It takes the page's width. Here one request of 131,056 tokens of Llama-3.1-8B
+    needs 16 GiB in vLLM, and the budget is 1 GiB."""
     at = open_app("app_pages/budget.py", {"model": "Llama-3.1-8B", "gpu": "KV cache memory",
                                           "kv_mem": "1GiB", "ctx": "131056", "b_layout": "vllm"})
     assert not at.exception and at.error  # the page says why it does not start
