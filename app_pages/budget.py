@@ -62,7 +62,7 @@ def block_size_sweep(s: AppState, r: StrategyResult, swept: app_data.Curves, his
             [p.concurrency for p in by_size],
             current_x=s.block_size,
             current_capacity=r.capacity_tokens, current_concurrency=r.max_concurrency,
-            x_title="requested block size (tokens)", context=s.context_length(), log_x=True,
+            x_title="requested block (tokens)", context=s.context_length(), log_x=True,
             title="Over the block size", legend_lines=legend_lines),
             key="budget.by_size", file_name="capacity_by_block_size.html")
     sweep = pd.DataFrame(app_data.block_size_sweep_rows(swept, history))
