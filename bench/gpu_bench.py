@@ -6,9 +6,10 @@ Prints every figure as GB/s and as a share of its baseline measured in the same 
 device copy of the same bytes; one large pinned copy for host figures), then checks the goals:
 
 - CPU: gather and scatter >= 60% of copy for calls moving 64 MiB or more.
-- GPU: gather and scatter >= 80% of copy (the preferred mover); Triton at least as fast as the
-  torch reference (within 5%) and faster for many small pages; pinned host copies of pages of
-  64 KiB and more >= 80% of one large pinned copy.
+- GPU: gather and scatter >= 80% of copy (the preferred mover) for calls moving 64 MiB or more
+  (smaller calls are launch-bound, SPEC section 4: the goal does not cover them); Triton at least
+  as fast as the torch reference (within 5%) and faster for many small pages; pinned host copies
+  of pages of 64 KiB and more >= 80% of one large pinned copy.
 
 The attention-only pages are timed in both pool layouts (flatkv.gpu.pool): slot-major, one
 tensor per slot as the plan allocates them, and page-major, one buffer with each page's slot rows
@@ -135,9 +136,10 @@ def goals(results: list[BenchResult], cuda: bool) -> list[tuple[bool, str]]:
                 checks.append((share >= 0.60, f"CPU {op} {share:.1%} of copy (>= 60%), {where}"))
         if cuda:
             for op in ("gather", "scatter"):
-                share = r.figure(op).share_of_baseline
-                checks.append((share >= 0.80,
-                               f"GPU {op} [{r.preferred}] {share:.1%} of copy (>= 80%), {where}"))
+                if r.call_bytes >= 64 * MiB:  # issue #6's goal, like the CPU's: large calls only
+                    share = r.figure(op).share_of_baseline
+                    checks.append((share >= 0.80, f"GPU {op} [{r.preferred}] {share:.1%} of copy "
+                                                  f"(>= 80%), {where}"))
                 if "triton" in r.implementations:
                     t, ref = r.figure(op, "triton").gbps, r.figure(op, "torch").gbps
                     # one launch against one per slot: a page-major pool is one launch in torch too
