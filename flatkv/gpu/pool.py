@@ -88,12 +88,20 @@ def resolve_device(device: str | torch.device) -> torch.device:
 
 
 def free_memory_bytes(device: torch.device) -> int:
-    """Bytes the device can still hand out: CUDA free memory; on the host the smaller of
+    """Bytes the device can still hand out: on CUDA the driver's free memory plus the blocks
+    torch's caching allocator holds with no tensor in them; on the host the smaller of
     MemAvailable and what this process's memory cgroup still allows (a container's limit is
-    where Linux kills a process that overcommitted, whatever the machine has free)."""
+    where Linux kills a process that overcommitted, whatever the machine has free).
+
+    The driver counts torch's cached blocks as used, yet a torch allocation gets them (the
+    allocator hands its cache back and retries before it reports out of memory). A run that
+    raised while timing leaves its pool and buffers alive in the error's traceback past the
+    pool's ``empty_cache``; once the error is gone they sit in that cache, and the next run in
+    the same process (the app's) would otherwise see that much less free memory."""
     if device.type == "cuda":
         free, _total = torch.cuda.mem_get_info(device)
-        return int(free)
+        cached = torch.cuda.memory_reserved(device) - torch.cuda.memory_allocated(device)
+        return int(free) + int(cached)
     host = None
     try:
         with open("/proc/meminfo", encoding="ascii") as meminfo:

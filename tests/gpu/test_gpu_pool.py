@@ -301,3 +301,23 @@ def test_free_host_memory_is_the_smaller_of_meminfo_and_the_cgroup(monkeypatch):
     assert pool_mod.free_memory_bytes(torch.device("cpu")) == 12_345
     monkeypatch.setattr(pool_mod, "cgroup_room_bytes", lambda: None)
     assert pool_mod.free_memory_bytes(torch.device("cpu")) > 12_345
+
+
+def test_free_cuda_memory_counts_blocks_torch_caches_without_a_tensor(monkeypatch):
+    # No GPU is needed: the driver reports 10 GB free of 80; torch's allocator has reserved
+    # 7 GB, 3 GB of it in tensors. The other 4 GB (say a failed run's buffers, freed once its
+    # error was dropped) are torch's to hand out again: 14 GB free for the next pool.
+    cuda = torch.device("cuda", 0)
+    asked = []
+
+    def per_device(value):
+        def read(device=None):
+            asked.append(device)
+            return value
+        return read
+
+    monkeypatch.setattr(torch.cuda, "mem_get_info", per_device((10 * 10**9, 80 * 10**9)))
+    monkeypatch.setattr(torch.cuda, "memory_reserved", per_device(7 * 10**9))
+    monkeypatch.setattr(torch.cuda, "memory_allocated", per_device(3 * 10**9))
+    assert pool_mod.free_memory_bytes(cuda) == 14 * 10**9
+    assert asked == [cuda] * 3  # the benchmarked GPU's figures, not the current one's
