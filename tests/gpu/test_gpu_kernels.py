@@ -9,7 +9,7 @@ from gpu_plans import small_plan
 from flatkv.gpu import kernels, triton_kernels
 from flatkv.gpu.pool import allocate_pool, fill_random
 from flatkv.gpu_settings import PAGE_MAJOR, SLOT_MAJOR
-from flatkv.plan import components_from_layers, plan_tensors
+from flatkv.plan import components_from_layers, plan_component_tensors, plan_tensors
 
 IDS = [7, 3, 40, 11, 0, 49]
 
@@ -306,6 +306,37 @@ def test_many_pages_in_random_order_round_trip_bit_exactly(device, layout):
             t[ids] = 0
         kernels.scatter(pool, ids, staging)
         assert all(torch.equal(a, b) for a, b in zip(pool.tensors, original, strict=True))
+
+
+def test_page_offsets_past_2_gib_move_exactly(device):
+    # Pools run to 100+ GB, so a row's offset must not be worked out in 32 bits. Components of
+    # kv 1, conv 3, ssm 2 B at block 4 make a 19-byte page-major row: the fused kernel copies
+    # single bytes (unit 1), so its element offsets are byte offsets, and 120,000,000 blocks
+    # put page 113,025,456 at byte 2,147,483,664 (past 2**31) and the last page at
+    # 2,279,999,981. The 2.28 GB pool is never filled: only the rows moved are written, so on
+    # the CPU only their memory pages are touched.
+    from gpu_plans import small_components
+
+    plan = plan_component_tensors(small_components(kv=1, conv=3, ssm=2), block_size=4,
+                                  budget_bytes=19 * 120_000_000)
+    with allocate_pool(plan, device, max_blocks=120_000_000, layout=PAGE_MAJOR) as pool:
+        (buffer,) = pool.page_parts
+        ids = [119_999_999, 3, 113_025_456, 119_999_998]
+        assert ids[2] * 19 == 2_147_483_664 > 2**31
+        rows = torch.randint(0, 256, (4, 19), dtype=torch.uint8,
+                             generator=torch.Generator().manual_seed(12))
+        neighbours = [0, 1, 2, 113_025_455, 113_025_457]
+        buffer[neighbours] = 0  # torch.empty: a GPU hands back what an earlier test left
+        buffer[ids] = rows.to(buffer.device)
+        for gather, scatter in ((kernels.gather, kernels.scatter),
+                                (triton_kernels.gather, triton_kernels.scatter)):
+            staging = kernels.new_staging(pool, 4)
+            gather(pool, ids, staging)
+            assert torch.equal(staging.view(4, 19).cpu(), rows)  # page by page, in id order
+            buffer[ids] = 0
+            scatter(pool, ids, staging)
+            assert torch.equal(buffer[ids].cpu(), rows)
+            assert not buffer[neighbours].any()  # their neighbours untouched
 
 
 def test_page_ids_keep_their_own_copy_of_the_ids(pool):
