@@ -229,7 +229,13 @@ def copy_to_host(pool: FlatPool, ids: PageIds | Sequence[int] | torch.Tensor, ho
 def copy_from_host(pool: FlatPool, ids: PageIds | Sequence[int] | torch.Tensor,
                    host: torch.Tensor, *, device_staging: torch.Tensor | None = None,
                    scatter_fn: ScatterFn | None = None) -> None:
-    """Host -> device: one DMA of ``host`` into device staging, then scatter into ``ids``."""
+    """Host -> device: one DMA of ``host`` into device staging, then scatter into ``ids``.
+
+    On CUDA the DMA from a pinned ``host`` is asynchronous: it reads ``host`` when the stream
+    gets to it, after this returns, so synchronize before writing ``host`` again (the next
+    pages written too soon would land in these ids). Pass ``device_staging`` to avoid an
+    allocation per call.
+    """
     pages = _unique_ids(pool, ids, "ids")
     staging = _device_staging(pool, host, pages.count, device_staging)
     if staging is not host:
