@@ -19,6 +19,11 @@
 set -u
 cd "$(dirname "$0")/.."
 BUDGET_S="${GPU_CHECK_SECONDS:-540}"
+case "$BUDGET_S" in
+  "" | *[!0-9]*)  # bash arithmetic would read a word as 0 and skip every step
+    echo "GPU_CHECK_SECONDS=$BUDGET_S is not a whole number of seconds: give e.g. 540" >&2
+    exit 2 ;;
+esac
 step_s() {  # the timeout of a step capped at $1 s: what is left of the budget, or 0 (skip it)
   local left=$((BUDGET_S - SECONDS))
   if [ "$left" -lt 10 ]; then echo 0; elif [ "$left" -lt "$1" ]; then echo "$left"; else echo "$1"; fi

@@ -50,3 +50,10 @@ def test_every_step_runs_when_nothing_hangs(tmp_path):
     assert "not run: out of time" not in done.stdout
     assert "not run: streamlit or plotly is not installed here" in done.stdout
     assert "== summary: tests rc=0, page rc=none, gpu_bench rc=0, cli rc=0;" in done.stdout
+
+
+def test_a_budget_that_is_not_a_number_is_refused(tmp_path):
+    done, _, out = check(tmp_path, "9 min", "nothing hangs")
+    assert done.returncode == 2 and done.stdout == "" and not out.exists()
+    assert done.stderr == ("GPU_CHECK_SECONDS=9 min is not a whole number of seconds: give e.g. "
+                           "540\n")
