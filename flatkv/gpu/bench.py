@@ -614,6 +614,17 @@ def run_sweep(
     return tuple(results)
 
 
+def _out_of_memory(doing: str, dev: torch.device, pages_per_call: int, names: SettingNames,
+                   err: BaseException) -> PoolAllocationError:
+    """The error for memory that ran out while ``doing`` (the pools are freed as it unwinds):
+    the settings to lower, in the caller's words, and torch's own first line."""
+    said = str(err).strip()
+    return PoolAllocationError(
+        f"out of memory on {dev} {doing} ({pages_per_call:,} pages a call): pass fewer "
+        f"{names.pages_per_call} or a smaller {names.max_blocks} "
+        f"({said.splitlines()[0] if said else type(err).__name__})")
+
+
 def _pick_movers(device: torch.device, names: Sequence[str] | None) -> tuple[kernels.Mover, ...]:
     movers = kernels.available_movers(device)
     if names is None:
@@ -661,12 +672,8 @@ def _bench_pools(
     except (torch.OutOfMemoryError, RuntimeError) as err:
         buffers.clear()  # and the names below: the traceback keeps this frame alive
         staging = copy_dst = host = None
-        raise PoolAllocationError(
-            f"out of memory on {dev} allocating staging buffers of {call:,} bytes "
-            f"({n:,} pages a call): pass fewer {names.pages_per_call} or a smaller "
-            f"{names.max_blocks} "
-            f"({str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__})"
-        ) from None
+        raise _out_of_memory(f"allocating staging buffers of {call:,} bytes", dev, n, names,
+                             err) from None
     fill_random([staging, copy_dst] + ([host] if host is not None else []), seed=7)
 
     gen = torch.Generator().manual_seed(n)
@@ -696,6 +703,8 @@ def _bench_pools(
 
     try:
         samples = _time_rounds(variants, timer, warmup, repeats, report)
+    except torch.OutOfMemoryError as err:  # a kernel's own scratch (Triton's compile, say)
+        raise _out_of_memory(f"timing calls of {call:,} bytes", dev, n, names, err) from None
     finally:
         buffers.clear()  # the variants hold the rest until this function returns
     report(1.0, "measured")

@@ -473,3 +473,17 @@ def test_cli_names_its_flags_when_the_staging_buffers_run_out_of_memory(capsys, 
         "(4 pages a call): pass fewer --pages-per-call or a smaller --max-blocks (CUDA out of "
         "memory. Tried to allocate 6.12 KiB)\n")
     assert not device_lock("cpu").locked()
+
+
+def test_cli_names_its_flags_when_memory_runs_out_while_timing(capsys, monkeypatch):
+    # a kernel's own scratch (Triton compiling, say) can run out after every buffer is in place
+    def out_of_memory(*args, **kwargs):
+        raise torch.OutOfMemoryError("CUDA out of memory. Tried to allocate 2.00 MiB")
+
+    monkeypatch.setattr(bench, "_time_rounds", out_of_memory)
+    assert main(ARGS) == 2
+    assert capsys.readouterr().err == (
+        "python -m flatkv: error: out of memory on cpu timing calls of 6,272 bytes (4 pages a "
+        "call): pass fewer --pages-per-call or a smaller --max-blocks (CUDA out of memory. "
+        "Tried to allocate 2.00 MiB)\n")
+    assert not device_lock("cpu").locked()
