@@ -105,9 +105,12 @@ def run(device: str, quick: bool, threads: int | None) -> list[BenchResult]:
             page = plan.geometry.block_bytes  # packed slabs: the sum of the slot rows
             per_plan_counts = [c if c is not None else max(1, call // page) for c in counts]
             max_blocks = max(2 * max(per_plan_counts), pool_bytes // page)
-            results += run_sweep([plan], device=dev, max_blocks=max_blocks, cpu_threads=threads,
-                                 pages_per_call=per_plan_counts, progress=progress,
-                                 layouts=layouts)
+            measured = run_sweep([plan], device=dev, max_blocks=max_blocks,
+                                 cpu_threads=threads, pages_per_call=per_plan_counts,
+                                 progress=progress, layouts=layouts)
+            for r in measured:  # as they come: a run cut short by a time limit keeps them
+                print(format_result(r).rsplit("\n\n", 1)[0], end="\n\n", flush=True)
+            results += measured
         print(file=sys.stderr)
     return results
 
@@ -174,8 +177,6 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {err}", file=sys.stderr)
         return 2
     cuda = results[0].device.startswith("cuda")
-    for r in results:
-        print(format_result(r).rsplit("\n\n", 1)[0], end="\n\n")
     print(results[0].counting)
     print()
     for line in layout_ratios(results):
