@@ -614,7 +614,28 @@ def decode_query(params: Mapping[str, str | list[str]]) -> tuple[AppState, list[
     unknown = sorted(set(q) - set(_SETTINGS) - set(_MODEL_KEYS))
     if unknown:
         notices.append(f"Ignored unknown link parameter(s): {', '.join(unknown)}.")
+    notices.extend(_unread_model_keys(q, state.model))
     return state, notices
+
+
+# the model keys only one kind of model reads, and the words that name it
+_RAW_KEYS = ("layers", "kv", "state", *_CARRIED_KEYS)
+_KEYS_READ_BY = ((_RAW_KEYS, "a model given as raw bytes", app_model.CUSTOM),
+                 (("spec",), "an edited model", app_model.CUSTOM_SPEC))
+
+
+def _unread_model_keys(q: Mapping[str, str], model: str) -> list[str]:
+    """One notice per kind of model whose keys the link gives beside another model (a raw
+    model's kv_dtype beside a preset, layers without model=custom): read as nothing, they
+    must not pass in silence (``model``: the model the link opens)."""
+    said = []
+    for keys, what, reader in _KEYS_READ_BY:
+        unread = sorted(k for k in keys if k in q and q.get("model") != reader)
+        if unread:
+            them = "them" if len(unread) > 1 else "it"
+            said.append(f"Ignored link parameter(s) {', '.join(unread)}: only {what} "
+                        f"(model={reader}) reads {them}; the link's model is {model}.")
+    return said
 
 
 def _plannable(state: AppState) -> tuple[AppState, str]:

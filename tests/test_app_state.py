@@ -428,6 +428,30 @@ def test_unknown_parameters_are_named_and_streamlit_ones_ignored():
                        "Ignored unknown link parameter(s): zoom."]
 
 
+
+def test_model_parameters_another_model_reads_are_named_not_dropped_silently():
+    # a raw model's keys beside a preset (kv_dtype=fp8 does not make DeepSeek-V3's cache fp8),
+    # or without model=custom, and an edited model's spec beside another model: said, not
+    # silently read as the default or the preset
+    state, notices = decode_query({"model": "DeepSeek-V3", "kv_dtype": "fp8", "tp": "8"})
+    assert state.model == "DeepSeek-V3" and state.raw is None and state.tp == 8
+    assert notices == ["Ignored link parameter(s) kv_dtype: only a model given as raw bytes "
+                       "(model=custom) reads it; the link's model is DeepSeek-V3."]
+    state, notices = decode_query({"layers": "full*4", "kv": "100"})
+    assert state.model == DEFAULT.model and notices == [
+        "Ignored link parameter(s) kv, layers: only a model given as raw bytes (model=custom) "
+        f"reads them; the link's model is {DEFAULT.model}."]
+    state, notices = decode_query({"model": "custom", "layers": "full*4", "kv": "100",
+                                   "spec": "abc"})
+    assert state.model == CUSTOM and notices == [
+        "Ignored link parameter(s) spec: only an edited model (model=spec) reads it; the "
+        "link's model is custom."]
+    # every link the app writes reads back with no notice
+    for model in ("Jamba-1.5-Mini", CUSTOM):
+        raw = RawModel("full*4", 100, kv_dtype="float8_e4m3fn") if model == CUSTOM else None
+        assert decode_query(encode_query(replace(DEFAULT, model=model, raw=raw)))[1] == []
+
+
 @pytest.mark.parametrize("gpu", sorted(GPU_PRESETS))
 def test_every_gpu_preset_is_the_memory_its_name_says(gpu):
     # nvidia-smi's MiB; vendors name a card in GB (B200 192GB: 183,359 MiB = 192.3 GB) or in
