@@ -524,11 +524,14 @@ def summary() -> None:
     if profile.has_attention:
         metrics.metric("KV per token, all layers", format_bytes(profile.kv_bytes_per_token),
                        help=f"{profile.kv_bytes_per_token:,} B: every attention layer, one "
-                       "TP rank")
+                       "TP rank; a sliding or chunked layer's share stops growing at its "
+                       "window (chunk)")
     if profile.has_state:
         metrics.metric("State per request", format_bytes(profile.state_bytes_per_request),
                        help=f"{profile.state_bytes_per_request:,} B: every state layer, one "
                        "TP rank")
+    if note := app_model.windowed_kv_note(profile):
+        st.caption(note)
     st.caption(app_model.summary_caption(profile, spec, s.context))
     table(app_model.spec_kind_rows(spec) if spec is not None else kinds)
     for note in spec.kv_bytes_notes() if spec is not None else ():

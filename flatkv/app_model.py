@@ -47,11 +47,12 @@ from flatkv.plan import (
 from flatkv.profile import (
     CARRIED_FIELDS,
     PROFILE_FORMAT,
+    WINDOWED,
     CacheProfile,
     profile_from_dict,
 )
 from flatkv.strategies.vllm import mamba_chunk_text
-from flatkv.units import markdown_literal, parse_named_sizes
+from flatkv.units import format_bytes, markdown_literal, parse_named_sizes
 
 CUSTOM = "custom"
 
@@ -166,6 +167,46 @@ def summary_caption(profile: CacheProfile, spec: ModelSpec | None,
             chunk := mamba_chunk_text(profile, name=markdown_literal)):
         parts.append(f"mamba chunk: {chunk}")
     return " · ".join(parts) + "."
+
+
+def _window_span(profile: CacheProfile, label: str, request: str) -> str:
+    """The tokens of a request a windowed layer keeps, in words (``request``: "a request" or
+    "it", as the sentence has named it)."""
+    tokens = profile.window(label)
+    if label == SLIDING_ATTENTION:
+        return f"the last {tokens:,} tokens" + ("" if request == "it" else f" of {request}")
+    whose = "its" if request == "it" else f"{request}'s"
+    return f"the tokens of {whose} current {tokens:,}-token chunk"
+
+
+def windowed_kv_note(profile: CacheProfile) -> str:
+    """What "KV per token, all layers" leaves unsaid for a model with sliding or chunked
+    layers: their share of it stays for their window (chunk) only, so it is not what every
+    token of a long request costs (calculators that take it so over-count such a model, SPEC
+    5); "" for a model whose attention layers all keep every token."""
+    windowed = profile.windowed_labels
+    if not windowed:
+        return ""
+    total = profile.kv_bytes_per_token
+    full = profile.count(FULL_ATTENTION)
+    if not full and len(windowed) == 1:
+        kind = WINDOWED[windowed[0]]
+        return (f"Every attention layer here is a {kind.layers[:-1]}: a request keeps the "
+                f"{format_bytes(total)} ({total:,} B) a token adds for "
+                f"{_window_span(profile, windowed[0], 'it')} only (their {kind.noun}).")
+    shares = []
+    for label in windowed:
+        nbytes = profile.count(label) * profile.kv_bytes_of(label)
+        shares.append(f"the {profile.count(label):,} {WINDOWED[label].layers}' "
+                      f"{format_bytes(nbytes)} ({nbytes:,} B) stays for "
+                      f"{_window_span(profile, label, 'a request')} only (their "
+                      f"{WINDOWED[label].noun})")
+    text = f"Of the {format_bytes(total)} ({total:,} B) a token adds, " + "; ".join(shares)
+    if full:
+        full_bytes = full * profile.kv_bytes_of(FULL_ATTENTION)
+        text += (f"; only the {full:,} full-attention layers' {format_bytes(full_bytes)} grows "
+                 "with every token of the context")
+    return text + "."
 
 
 def spec_kind_rows(spec: ModelSpec) -> list[dict]:

@@ -16,6 +16,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from flatkv.app_model import windowed_kv_note
 from flatkv.models import ModelSpec, with_mtp_layer
 from flatkv.presets import list_presets, load_model_file, load_preset
 from flatkv.profile import PROFILE_FORMAT, CacheProfile
@@ -230,6 +231,8 @@ def format_model_text(spec: ModelSpec) -> str:
         f"all layers: {report['kv_bytes_per_token_all_layers']:,} B KV per token, "
         f"{report['state_bytes_per_request']:,} B state per request"
     )
+    if note := windowed_kv_note(spec.profile()):  # the sliding / chunked share stops growing
+        lines.append(f"  {note}")
     return "\n".join(lines)
 
 

@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from flatkv import gpu_settings
+from flatkv import app_model, gpu_settings
 from flatkv.app_model import model_names
 from flatkv.app_state import DEFAULT
 from flatkv.presets import load_preset
@@ -368,6 +368,9 @@ def test_a_chunked_model_shows_its_chunk_and_edits_it_as_raw_bytes():
     assert (m["Full attention"], m["Chunked attention"]) == ("12 layers", "36 layers")
     assert m["Attention chunk"] == "8,192 tokens"
     assert m["KV per token, all layers"] == "192.00 KiB"  # 48 layers x 4,096 B
+    # not what every token of a long request costs: the chunked layers' share stops
+    assert caption_starting(at, "Of the 192.00 KiB") == (
+        app_model.windowed_kv_note(app_model.profile_for("Llama-4-Scout-17B-16E", None, 1)))
     at.segmented_control(key="model.source").set_value("Raw bytes").run()
     assert at.number_input(key="edit.chunk").value == 8192
     at.number_input(key="edit.chunk").set_value(4096).run()
