@@ -181,32 +181,39 @@ def _window_span(profile: CacheProfile, label: str, request: str) -> str:
 
 def windowed_kv_note(profile: CacheProfile) -> str:
     """What "KV per token, all layers" leaves unsaid for a model with sliding or chunked
-    layers: their share of it stays for their window (chunk) only, so it is not what every
-    token of a long request costs (calculators that take it so over-count such a model, SPEC
-    5); "" for a model whose attention layers all keep every token."""
+    layers: their share of it is needed for their window (chunk) only, so it is not what every
+    token of a long request costs where a layout frees what leaves the window (calculators that
+    take it so over-count such a model, SPEC 5; an engine that keeps every token, such as
+    SGLang for Gemma 3, does pay it); "" for a model whose attention layers all keep every
+    token."""
     windowed = profile.windowed_labels
     if not windowed:
         return ""
     total = profile.kv_bytes_per_token
     full = profile.count(FULL_ATTENTION)
+    nouns = " or ".join(dict.fromkeys(WINDOWED[label].noun for label in windowed))
+    tail = (f"a layout that frees what falls out of the {nouns} keeps less than "
+            f"{format_bytes(total)} a token of a long request (Compare counts what each "
+            "layout keeps).")
     if not full and len(windowed) == 1:
         kind = WINDOWED[windowed[0]]
-        return (f"Every attention layer here is a {kind.layers[:-1]}: a request keeps the "
-                f"{format_bytes(total)} ({total:,} B) a token adds for "
-                f"{_window_span(profile, windowed[0], 'it')} only (their {kind.noun}).")
+        return (f"Every attention layer here is a {kind.layers[:-1]}: the "
+                f"{format_bytes(total)} ({total:,} B) a token adds is needed for "
+                f"{_window_span(profile, windowed[0], 'it')} only (their {kind.noun}), "
+                f"however long the request: {tail}")
     shares = []
     for label in windowed:
         nbytes = profile.count(label) * profile.kv_bytes_of(label)
         shares.append(f"the {profile.count(label):,} {WINDOWED[label].layers}' "
-                      f"{format_bytes(nbytes)} ({nbytes:,} B) stays for "
+                      f"{format_bytes(nbytes)} ({nbytes:,} B) is needed for "
                       f"{_window_span(profile, label, 'a request')} only (their "
                       f"{WINDOWED[label].noun})")
-    text = f"Of the {format_bytes(total)} ({total:,} B) a token adds, " + "; ".join(shares)
     if full:
         full_bytes = full * profile.kv_bytes_of(FULL_ATTENTION)
-        text += (f"; only the {full:,} full-attention layers' {format_bytes(full_bytes)} grows "
-                 "with every token of the context")
-    return text + "."
+        shares.append(f"the {full:,} full-attention layers' {format_bytes(full_bytes)} for "
+                      "every token of the context")
+    return f"Of the {format_bytes(total)} ({total:,} B) a token adds, " + ", ".join(
+        shares) + f": {tail}"
 
 
 def spec_kind_rows(spec: ModelSpec) -> list[dict]:

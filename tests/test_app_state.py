@@ -890,18 +890,21 @@ def test_the_kv_per_token_of_windowed_layers_is_said_to_stop_at_their_window():
     assert gpt_oss.kv_bytes_per_token == 49_152
     assert app_model.windowed_kv_note(gpt_oss) == (
         "Of the 48.00 KiB (49,152 B) a token adds, the 12 sliding-window layers' 24.00 KiB "
-        "(24,576 B) stays for the last 128 tokens of a request only (their window); only the "
-        "12 full-attention layers' 24.00 KiB grows with every token of the context.")
+        "(24,576 B) is needed for the last 128 tokens of a request only (their window), the 12 "
+        "full-attention layers' 24.00 KiB for every token of the context: a layout that frees "
+        "what falls out of the window keeps less than 48.00 KiB a token of a long request "
+        "(Compare counts what each layout keeps).")
     scout = app_model.profile_for("Llama-4-Scout-17B-16E", None, 1)
-    assert app_model.windowed_kv_note(scout) == (
+    assert app_model.windowed_kv_note(scout).startswith(
         "Of the 192.00 KiB (196,608 B) a token adds, the 36 chunked layers' 144.00 KiB "
-        "(147,456 B) stays for the tokens of a request's current 8,192-token chunk only (their "
-        "chunk); only the 12 full-attention layers' 48.00 KiB grows with every token of the "
-        "context.")
+        "(147,456 B) is needed for the tokens of a request's current 8,192-token chunk only "
+        "(their chunk), the 12 full-attention layers' 48.00 KiB for every token of the context: "
+        "a layout that frees what falls out of the chunk keeps less than 192.00 KiB")
     mistral = app_model.RawModel("sliding*32", 4096, sliding_window=4096).profile()
-    assert app_model.windowed_kv_note(mistral) == (
-        "Every attention layer here is a sliding-window layer: a request keeps the 128.00 KiB "
-        "(131,072 B) a token adds for the last 4,096 tokens only (their window).")
+    assert app_model.windowed_kv_note(mistral).startswith(
+        "Every attention layer here is a sliding-window layer: the 128.00 KiB (131,072 B) a "
+        "token adds is needed for the last 4,096 tokens only (their window), however long the "
+        "request")
     for plain in ("Llama-3.1-8B", "Qwen3-Next-80B-A3B"):
         assert app_model.windowed_kv_note(app_model.profile_for(plain, None, 1)) == ""
 

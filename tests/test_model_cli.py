@@ -88,7 +88,7 @@ def test_model_report_of_chunked_attention(capsys):
     assert "all layers: 196,608 B KV per token" in text  # 48 x 4,096
     # not what every token of a long request costs: the chunked layers' share stops growing
     assert ("\n  Of the 192.00 KiB (196,608 B) a token adds, the 36 chunked layers' 144.00 KiB "
-            "(147,456 B) stays for the tokens of a request's current 8,192-token chunk "
+            "(147,456 B) is needed for the tokens of a request's current 8,192-token chunk "
             "only") in text
     _, out = run(["model", "--preset", "Llama-4-Scout-17B-16E", "--json"], capsys)
     report = json.loads(out)
