@@ -524,8 +524,9 @@ def summary() -> None:
     if profile.has_attention:
         metrics.metric("KV per token, all layers", format_bytes(profile.kv_bytes_per_token),
                        help=f"{profile.kv_bytes_per_token:,} B: every attention layer, one "
-                       "TP rank; a sliding or chunked layer's share stops growing at its "
-                       "window (chunk)")
+                       "TP rank" + ("; the sliding or chunked layers' share is needed for "
+                                    "their window (chunk) only, as the line below says"
+                                    if profile.windowed_labels else ""))
     if profile.has_state:
         metrics.metric("State per request", format_bytes(profile.state_bytes_per_request),
                        help=f"{profile.state_bytes_per_request:,} B: every state layer, one "
