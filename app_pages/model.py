@@ -213,6 +213,7 @@ def _use_spec(spec: ModelSpec, tp: int | None = None) -> None:
     edit)."""
     at = state().tp if tp is None else tp
     spec.with_options(tp=1).profile()  # an error of the model itself is not the TP's
+    app_model.check_link_size(spec)  # the link written must reopen it
     try:
         if at != 1:
             spec.with_options(tp=at).profile()

@@ -106,6 +106,17 @@ def pack_spec(spec_json: str) -> str:
     return base64.urlsafe_b64encode(zlib.compress(spec_json.encode(), 9)).decode().rstrip("=")
 
 
+def check_link_size(spec: ModelSpec) -> None:
+    """ValueError when ``spec`` packed for a link (``pack_spec``) is longer than a link may carry
+    (``unpack_spec`` refuses it): a page must not write a link that reopens as another model.
+    A long name (or a model JSON's long source and notes) is what makes one so."""
+    packed = len(pack_spec(spec_to_json(spec)))
+    if packed > MAX_SPEC_URL:
+        raise ValueError(f"the model packed for the link is {packed:,} characters long, at most "
+                         f"{MAX_SPEC_URL:,}: a link could not reopen it: shorten its name (or "
+                         "its source and notes, in a model JSON)")
+
+
 def unpack_spec(text: str) -> str:
     """The spec JSON of ``pack_spec``; ValueError when the value is damaged or too big."""
     if len(text) > MAX_SPEC_URL:

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import random
 import re
+import string
 from fractions import Fraction
 from pathlib import Path
 
@@ -557,6 +559,24 @@ def test_text_a_user_typed_shows_as_typed_not_as_markdown():
     (why,) = [c for c in gem.caption if shown(c).startswith("SGLang keeps every token")]
     assert markdown_literal(arch) in why.value and arch in shown(why)
     assert markdown_literal(arch) in gem.selectbox(key="w.sglang_swa_pool").help
+
+
+def test_a_model_too_large_for_its_link_is_refused_not_written_into_a_dead_link():
+    # a name typed long enough that the packed model passes what a link may carry: the link
+    # written would reopen as the default model, so the edit is refused where it was made
+    rng = random.Random(2)  # random letters: a long name of one letter packs small
+    name = "".join(rng.choice(string.ascii_letters) for _ in range(12_000))
+    at = open_app("app_pages/model.py", {"model": "Jamba-1.5-Mini"})
+    at.segmented_control(key="model.source").set_value("Edit by hand").run()
+    at.text_input(key="spec.name").set_value(name).run()
+    (error,) = at.error
+    assert "a link could not reopen it: shorten its name" in shown(error)
+    assert at.query_params["model"] == "Jamba-1.5-Mini" and "spec" not in at.query_params
+    at.text_input(key="spec.name").set_value("Jamba long context").run()  # a short name: taken
+    assert_clean(at)
+    reopened = open_app("app_pages/model.py", dict(at.query_params))
+    assert_clean(reopened)
+    assert shown(reopened.subheader[0]) == "Jamba long context"
 
 
 def test_a_tp_that_does_not_split_the_model_leaves_the_editor_open():
