@@ -231,7 +231,7 @@ def format_model_text(spec: ModelSpec) -> str:
         f"all layers: {report['kv_bytes_per_token_all_layers']:,} B KV per token, "
         f"{report['state_bytes_per_request']:,} B state per request"
     )
-    if note := windowed_kv_note(spec.profile()):  # the sliding / chunked share stops growing
+    if note := windowed_kv_note(spec.profile()):  # a sliding / chunked share: its window only
         lines.append(f"  {note}")
     return "\n".join(lines)
 
