@@ -127,6 +127,11 @@ def mtp_button() -> None:
         with_mtp = with_mtp_layer(spec)
     except ValueError:  # no full-attention layer to copy
         return
+    try:
+        app_model.check_link_size(with_mtp)
+    except ValueError as err:  # a name near the link's limit: the page's link would not reopen
+        st.caption(f"No \"Add an MTP layer\" here: {err}.")
+        return
     st.button("Add an MTP layer", on_click=use_spec, args=(with_mtp,), icon=":material/add:",
               key="mtp.add", help=f"Makes the model {with_mtp.name}: one more cache layer "
               "shaped as its last full-attention layer, an edited model (Model page).")

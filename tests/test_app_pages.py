@@ -3880,3 +3880,35 @@ def test_compares_sglang_slots_field_starts_at_sglangs_own_for_the_model():
     assert at.query_params["sg_slots"] == "3"
     assert any("max_running_requests is capped to 87 by the mamba state cache" in c.value
                for c in at.code)
+
+
+def test_an_mtp_layer_that_would_make_a_dead_link_is_not_offered():
+    # a Llama named so long that it just fits a link, but with the MTP layer (its " + MTP layer"
+    # suffix and note) it would not: Compare says why instead of offering the button
+    from dataclasses import replace
+
+    from flatkv.app_model import MAX_SPEC_URL, pack_spec, spec_to_json
+    from flatkv.models import with_mtp_layer
+
+    rng = random.Random(3)
+    letters = "".join(rng.choice(string.ascii_letters) for _ in range(12_000))
+    llama = load_preset("Llama-3.1-8B")
+
+    def packed(spec):
+        return len(pack_spec(spec_to_json(spec)))
+
+    low, high = 0, len(letters)  # the shortest name whose MTP model is too long for a link
+    while low < high:
+        mid = (low + high) // 2
+        if packed(with_mtp_layer(replace(llama, name=letters[:mid]))) > MAX_SPEC_URL:
+            high = mid
+        else:
+            low = mid + 1
+    spec = replace(llama, name=letters[:low])
+    assert packed(spec) <= MAX_SPEC_URL < packed(with_mtp_layer(spec))
+    at = open_app("app_pages/compare.py", {"model": "spec", "spec": pack_spec(spec_to_json(spec)),
+                                           "spec_tokens": "2"})
+    assert_clean(at)
+    assert not [b for b in at.button if b.key == "mtp.add"]
+    assert any("No \"Add an MTP layer\" here: the model packed for the link is" in c.value
+               and "a link could not reopen it" in c.value for c in at.caption)
