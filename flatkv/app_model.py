@@ -425,7 +425,7 @@ KIND_NAMES = {
     FULL_ATTENTION: "full attention",
     SLIDING_ATTENTION: "sliding attention",
     CHUNKED_ATTENTION: "chunked attention",
-    LINEAR_ATTENTION: "state (linear attention / Mamba)",
+    LINEAR_ATTENTION: "constant state (linear attention, Mamba, short conv)",
 }
 
 

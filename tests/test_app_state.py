@@ -565,8 +565,9 @@ def test_layer_rows_and_kind_summary_by_hand():
     kinds = {k["kind"]: k for k in app_model.kind_summary(profile)}
     assert kinds["full attention"] == {"kind": "full attention", "layers": 12,
                                        "KV B per token": 2048, "state B per layer": None}
-    assert kinds["state (linear attention / Mamba)"] == {
-        "kind": "state (linear attention / Mamba)", "layers": 36, "KV B per token": None,
+    assert kinds["constant state (linear attention, Mamba, short conv)"] == {
+        "kind": "constant state (linear attention, Mamba, short conv)", "layers": 36,
+        "KV B per token": None,
         "state B per layer": 49152 + 2097152}
     # an attention-only model: no state columns
     llama = app_model.kind_summary(app_model.profile_for("Llama-3.1-8B", None, 1))
