@@ -254,6 +254,10 @@ class CacheProfile:
                 raise ValueError(f"state_const_bytes has a tensor named {name!r}: give a name "
                                  "without ',' or '=' or spaces around it or control characters, "
                                  "e.g. 'conv'")
+            if name == "kv":  # the attention layers' history: charts would draw it as theirs
+                raise ValueError("state_const_bytes has a tensor named 'kv', the attention "
+                                 "layers' history: name the state tensor otherwise, e.g. "
+                                 "'state'")
             check_int(f"state_const_bytes[{name!r}]", nbytes, minimum=1, maximum=MAX_ROW_BYTES)
         self._check_whole("ssm_element_bytes", "an ssm", ("element size", "elements"),
                           hint="or None when the ssm dtype is unknown")

@@ -106,7 +106,12 @@ def test_profile_components_and_counts():
       "sliding_kv_bytes_per_slot must be positive"),
      (dict(layer_types=["full_attention", "sliding_attention"], kv_bytes_per_slot=8,
            sliding_window=4, sliding_kv_bytes_per_slot=16, indexer_bytes_per_slot=4),
-      "beside a lightning indexer")],
+      "beside a lightning indexer"),
+     # a state tensor named as the history would be drawn (and coloured) as attention KV
+     (dict(layer_types=["full_attention", "linear_attention"], kv_bytes_per_slot=8,
+           state_const_bytes={"kv": 64}),
+      "state_const_bytes has a tensor named 'kv', the attention layers' history: name the "
+      "state tensor otherwise, e.g. 'state'")],
 )
 def test_profile_errors(kwargs, match):
     with pytest.raises(ValueError, match=match):
