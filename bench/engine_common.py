@@ -13,6 +13,7 @@ import argparse
 import importlib.abc
 import importlib.machinery
 import logging
+import re
 import sys
 import types
 import warnings
@@ -64,15 +65,22 @@ def stub_modules(*names: str) -> None:
     sys.meta_path.insert(0, _StubFinder(names))
 
 
-def wheel_from_command_line(description: str, package: str, version: str) -> str:
+def wheel_from_command_line(description: str, package: str,
+                            version: str) -> tuple[str, argparse.Namespace]:
     """The folder ``--<package>`` names, holding the engine's unzipped wheel (``unzipped_wheel``),
+    and the parsed arguments (``--random N --seed S``: the randomized mode, off by default),
     with the engine's own warnings silenced (the check's lines say what they would)."""
     logging.disable(logging.WARNING)
     warnings.filterwarnings("ignore")
     parser = argparse.ArgumentParser(description=description)
     parser.add_argument(f"--{package}", required=True,
                         help=f"the unzipped {package} {version} wheel")
-    return unzipped_wheel(parser, getattr(parser.parse_args(), package), package)
+    parser.add_argument("--random", type=int, default=0, metavar="N",
+                        help="check N random settings near the presets instead of the fixed ones")
+    parser.add_argument("--seed", type=int, default=0, metavar="S",
+                        help="the random settings' first seed: setting i is drawn from S + i")
+    args = parser.parse_args()
+    return unzipped_wheel(parser, getattr(args, package), package), args
 
 
 def unzipped_wheel(parser: argparse.ArgumentParser, directory: str, package: str) -> str:
@@ -98,3 +106,97 @@ def report(engine: str, setting: str, by_engine: dict, by_flatkv: dict) -> bool:
     print(f"{'ok ' if same else 'BAD'} {setting} | {engine}: {show(by_engine)} | "
           f"flatkv: {show(by_flatkv)}")
     return same
+
+
+# --- randomized mode (--random N --seed S): shapes near the presets' -------------------------
+
+# Field values a perturbed kind draws from: sizes real checkpoints use, and a few odd ones
+# (head dim 80 / 96 / 192, a window of 1,000, a conv kernel of 2 or 3) that no preset has.
+KIND_CHOICES = {
+    "attention": {"kv_heads": (1, 2, 4, 8, 16), "head_dim_k": (64, 80, 96, 128, 192, 256),
+                  "sliding_window": (64, 128, 512, 1000, 4096, 8191),
+                  "attention_chunk_size": (1024, 2048, 8192)},
+    "mla": {"kv_lora_rank": (256, 512), "qk_rope_head_dim": (32, 64),
+            "index_head_dim": (128, 256)},
+    "gdn": {"k_heads": (2, 4, 8, 16, 32), "head_dim_k": (64, 128, 256),
+            "head_dim_v": (64, 128, 256), "conv_kernel": (2, 3, 4)},
+    "mamba2": {"n_heads": (8, 24, 32, 64, 128), "head_dim": (32, 64, 128),
+               "d_state": (16, 64, 128, 256), "n_groups": (1, 2, 4, 8), "conv_kernel": (2, 3, 4)},
+    "mamba1": {"d_inner": (1024, 2048, 4096, 8192), "d_state": (8, 16, 32),
+               "conv_kernel": (2, 3, 4)},
+    "short_conv": {"channels": (512, 1024, 2048, 3072), "conv_kernel": (2, 3, 4)},
+}
+
+
+def perturb_kind(rng, geometry: dict) -> dict:
+    """One kind's geometry (``CacheLayer.geometry()``) with each field redrawn from
+    ``KIND_CHOICES`` half the time; a field the preset leaves unset (no window, no indexer)
+    stays unset, so a layer keeps its label. Ties the engines' own rules keep: K and V head
+    dims equal (one head size), GDN value heads a multiple of key heads, Mamba2 groups dividing
+    the heads."""
+    out = dict(geometry)
+    for name, choices in KIND_CHOICES.get(out["kind"], {}).items():
+        if out.get(name) is not None and rng.random() < 0.5:
+            out[name] = rng.choice(choices)
+    if out["kind"] == "attention":
+        out["head_dim_v"] = out["head_dim_k"]
+    if out["kind"] == "gdn" and (out["v_heads"] % out["k_heads"] or rng.random() < 0.5):
+        out["v_heads"] = out["k_heads"] * rng.choice((1, 2, 3, 4))
+    if out["kind"] == "mamba2" and out["n_heads"] % out["n_groups"]:
+        out["n_groups"] = 1
+    return out
+
+
+def perturb_pattern(rng, pattern: str, *, keep_inner: bool = False) -> str:
+    """The layer pattern with each repeat count redrawn in [1, 2n] (hybrid ratios and layer
+    counts both move: ``(3*gdn,full)*12`` may become ``(5*gdn,full)*2``); with
+    ``keep_inner`` only the last count, for a model whose engine config fixes the period (SGLang
+    places Llama 4's chunked layers by ``(i + 1) % 4``)."""
+    counts = list(re.finditer(r"\d+", pattern))
+    out, last = [], 0
+    for i, m in enumerate(counts):
+        n = int(m.group())
+        new = n if keep_inner and i < len(counts) - 1 else rng.randint(1, 2 * n)
+        out += [pattern[last:m.start()], str(new)]
+        last = m.end()
+    return "".join(out) + pattern[last:]
+
+
+def perturb_spec(rng, spec, *, keep_inner: bool = False):
+    """A copy of the preset ``spec`` with its kinds (``perturb_kind``) and its pattern
+    (``perturb_pattern``) perturbed, query heads a multiple of every kind's KV heads (so tp
+    splits them alike), every attention kind of one KV geometry (the windowed ones keep their
+    window: FlatKV refuses attention kinds that differ in bytes per token), Kimi's KDA of one
+    head count and head dim for keys and values (its config has no other), under the preset's
+    name + "~"; None where FlatKV rejects the shape (a draw the caller redraws)."""
+    from flatkv.models import ModelSpec
+    from flatkv.patterns import parse_pattern
+
+    data = spec.to_dict()
+    data["name"] = spec.name + "~"
+    data["kinds"] = {k: perturb_kind(rng, g) for k, g in data["kinds"].items()}
+    if spec.architectures[:1] == ("KimiLinearForCausalLM",):  # KDA: one head count and dim
+        for g in data["kinds"].values():  # (linear_attn_config's num_heads, head_dim)
+            if g["kind"] == "gdn":
+                g.update(k_heads=g["v_heads"], head_dim_k=g["head_dim_v"])
+    attention = [g for g in data["kinds"].values() if g["kind"] == "attention"]
+    for g in attention[1:]:  # FlatKV takes one KV size for all attention kinds (its refusal)
+        g.update({f: attention[0][f] for f in ("kv_heads", "head_dim_k", "head_dim_v")})
+    data["pattern"] = perturb_pattern(rng, data["pattern"], keep_inner=keep_inner)
+    heads = [g["kv_heads"] for g in data["kinds"].values() if "kv_heads" in g]
+    if "attention_heads" in data and heads:
+        data["attention_heads"] = max(heads) * rng.choice((1, 2, 4, 8))
+    if spec.model_layers is not None and 2 * spec.model_layers == len(spec.layers):
+        # Falcon-H1: attention and Mamba2 in each model layer
+        data["model_layers"] = len(parse_pattern(data["pattern"])) // 2
+    else:
+        data.pop("model_layers", None)  # the preset's count no longer holds
+    try:
+        return ModelSpec.from_dict(data)
+    except ValueError:
+        return None
+
+
+def random_budget(rng) -> int:
+    """Bytes log-uniform between 16 MiB and 80 GiB, any integer (odd ones included)."""
+    return int(2 ** rng.uniform(24, 36.33))

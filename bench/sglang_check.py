@@ -464,7 +464,8 @@ def main() -> int:
     """Run every setting on both sides, print them, and count the mismatches. SGLang's own
     warnings (its capped max_running_requests, CUDA-only quantization notes) are silenced:
     the table says what they would."""
-    sg = import_sglang(wheel_from_command_line(__doc__.splitlines()[0], "sglang", "0.5.23"))
+    directory, args = wheel_from_command_line(__doc__.splitlines()[0], "sglang", "0.5.23")
+    sg = import_sglang(directory)
     install_stand_ins(new_bags(1, True, {}))
     skipped, mismatches = check_unserved(sg)
     rows = []

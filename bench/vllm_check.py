@@ -41,6 +41,10 @@ short-conv (LFM2) layers, which declare no checkpoint alignment, nor for Kimi Li
 (FlashKDA's exporter needs a bounded gate: not modelled). Every model vLLM 0.34 serves builds
 on a CPU.
 
+``--random N --seed S`` checks N random settings instead (``random_setting``): the presets'
+shapes, tp, dtypes, block, mode, max_model_len and budget perturbed within what vLLM starts
+with; a mismatch prints a one-line repro (``--random 1 --seed`` of its own seed).
+
 ``bench/engine_checks.sh`` fetches vLLM's wheel, unzips it (nothing of it is installed), makes a
 venv for its imports and runs this script as ``python bench/vllm_check.py --vllm DIR``, DIR
 the unzipped wheel; CI runs it after the tests.
@@ -63,6 +67,7 @@ from __future__ import annotations
 import contextlib
 import importlib
 import math
+import random
 import sys
 import types
 from pathlib import Path
@@ -71,7 +76,13 @@ from unittest import mock
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from engine_common import report, stub_modules, wheel_from_command_line  # noqa: E402  (bench/, this folder)
+from engine_common import (  # noqa: E402  (bench/, this folder)
+    perturb_spec,
+    random_budget,
+    report,
+    stub_modules,
+    wheel_from_command_line,
+)
 
 from flatkv.presets import list_presets, load_preset  # noqa: E402
 from flatkv.strategies import StrategyOptions, run_strategy  # noqa: E402
@@ -153,6 +164,7 @@ def import_vllm(directory: str) -> NS:
              "configs": "vllm.model_executor.models.config",
              "enums": "vllm.v1.attention.backends.registry",
              "butils": "vllm.v1.attention.backends.utils", "cache": "vllm.config.cache",
+             "torch_utils": "vllm.utils.torch_utils",
              "platform": "vllm.platforms.interface",
              "abstract": "vllm.model_executor.layers.mamba.abstract",
              "registry": "vllm.model_executor.models", "worker": "vllm.v1.worker.utils",
@@ -222,8 +234,10 @@ def vllm_config(vl: NS, spec, block: int, mode: str, async_sched: bool, flags: d
     model's VerifyAndUpdateConfig hooks (Nemotron-H's ssm dtype, the hybrid's mamba block size)
     run on it as at start-up."""
     dtype, hf = getattr(vl.iface.torch, spec.kv_dtype), hf_config(spec)
+    context = flags.get("context", CONTEXT)
     cache = NS(block_size=block, mamba_cache_mode=mode, enable_prefix_caching=mode != "none",
-               mamba_block_size=None, mamba_page_size_padded=None, cache_dtype="auto",
+               mamba_block_size=None, mamba_page_size_padded=None,
+               cache_dtype=flags.get("cache_dtype", "auto"),
                mamba_cache_dtype="auto", use_replayssm=False,
                mamba_ssm_cache_dtype=flags.get("mamba_ssm_cache_dtype", "auto"),
                num_gpu_blocks_override=None, kv_cache_dtype_skip_layers=None,
@@ -231,12 +245,12 @@ def vllm_config(vl: NS, spec, block: int, mode: str, async_sched: bool, flags: d
                kv_cache_layout=None, enable_extensible_kv_cache=False)
     cache.get_resolved_kv_cache_layout = types.MethodType(
         vl.cache.CacheConfig.get_resolved_kv_cache_layout, cache)
-    model = NS(max_model_len=CONTEXT, original_max_model_len=CONTEXT, dtype=dtype,
+    model = NS(max_model_len=context, original_max_model_len=context, dtype=dtype,
                hf_config=hf, hf_text_config=hf, architecture=spec.architectures[0],
                architectures=list(spec.architectures), supports_kv_cache_grouping=False,
                use_mla=any(type(k).__name__ == "MLALayer" for k in spec.kinds.values()))
     vc = NS(cache_config=cache, model_config=model, speculative_config=None,
-            parallel_config=NS(tensor_parallel_size=1, pipeline_parallel_size=1,
+            parallel_config=NS(tensor_parallel_size=spec.tp, pipeline_parallel_size=1,
                                decode_context_parallel_size=1),
             scheduler_config=NS(max_num_batched_tokens=BATCHED, async_scheduling=async_sched,
                                 enable_chunked_prefill=True,
@@ -251,7 +265,7 @@ def vllm_config(vl: NS, spec, block: int, mode: str, async_sched: bool, flags: d
     if spec.architectures[0] == "Qwen3_5ForConditionalGeneration":
         vl.configs.Qwen3_5ForConditionalGenerationConfig.verify_and_update_config(vc)
     if spec.architectures[0] in MODEL_CLASSES:  # MambaModelConfig's hook, cache part
-        cache.mamba_block_size = block if cache.enable_prefix_caching else CONTEXT
+        cache.mamba_block_size = block if cache.enable_prefix_caching else context
     return vc
 
 
@@ -265,7 +279,8 @@ def align_hybrid_block_size(vl: NS, vc: NS, backend, checkpoint: int | None) -> 
     none), and ModelConfig's KV heads and head size (the preset's)."""
     model = vc.model_config
     shape = vc.layer_shape["mla"] if model.use_mla else vc.layer_shape["full"]
-    model.get_num_kv_heads = lambda parallel: 1 if model.use_mla else shape.kv_heads
+    model.get_num_kv_heads = lambda parallel: 1 if model.use_mla else max(
+        1, shape.kv_heads // parallel.tensor_parallel_size)  # ModelConfig.get_num_kv_heads
     model.get_head_size = lambda: shape if model.use_mla else shape.head_dim_k
     with contextlib.ExitStack() as served:
         for owner, name, value in (
@@ -317,6 +332,11 @@ def layer_specs(vl: NS, spec, vc: NS, flags: dict) -> dict:
     if any(n not in ("MLALayer", "AttentionLayer") for n in kinds):  # model_config.is_hybrid
         align_hybrid_block_size(vl, vc, backend, checkpoint)
     cls = vl.models.get(model.architecture)
+    # an attention layer's KV heads on one rank (ModelConfig.get_num_kv_heads: replicated where
+    # tp is more) and its cache dtype (Attention: --kv-cache-dtype, "auto" the model's)
+    tp = vc.parallel_config.tensor_parallel_size
+    kv_dtype = vl.torch_utils.get_kv_cache_torch_dtype(cache.cache_dtype, model.dtype)
+    quant = {"kv_quant_mode": iface.get_kv_quant_mode(cache.cache_dtype)}
     grid = checkpoint and math.lcm(cache.mamba_block_size, checkpoint)  # prefill checkpoint grid
     enum = vl.enums.MambaAttentionBackendEnum
     mamba_types = {"Mamba2Layer": enum.MAMBA2, "Mamba1Layer": enum.MAMBA1,
@@ -339,26 +359,28 @@ def layer_specs(vl: NS, spec, vc: NS, flags: dict) -> dict:
                         dtype=vl.iface.torch.uint8,
                         cache_role=iface.SparseCacheRole.INDEXER))
         elif n == "AttentionLayer" and k.sliding_window:
-            one = iface.SlidingWindowSpec(block_size=1, num_kv_heads=k.kv_heads,
+            one = iface.SlidingWindowSpec(block_size=1, num_kv_heads=max(1, k.kv_heads // tp),
                                           head_size=k.head_dim_k, head_size_v=k.head_dim_v,
-                                          dtype=model.dtype, sliding_window=k.sliding_window)
+                                          dtype=kv_dtype, sliding_window=k.sliding_window,
+                                          **quant)
             per_token = one.real_page_size_bytes
             block = vl.attn._largest_kernel_block_within(
                 backend, per_token, per_token * cache.block_size, cache.block_size, one,
                 divisor_of=cache.block_size)
             out[name] = vl.worker.customize_attention_spec(backend, iface.SlidingWindowSpec(
-                block_size=block, num_kv_heads=k.kv_heads, head_size=k.head_dim_k,
-                head_size_v=k.head_dim_v, dtype=model.dtype, sliding_window=k.sliding_window))
+                block_size=block, num_kv_heads=max(1, k.kv_heads // tp), head_size=k.head_dim_k,
+                head_size_v=k.head_dim_v, dtype=kv_dtype, sliding_window=k.sliding_window,
+                **quant))
         elif n == "AttentionLayer" and k.attention_chunk_size:
             out[name] = vl.worker.customize_attention_spec(
                 backend, iface.ChunkedLocalAttentionSpec(
-                    block_size=cache.block_size, num_kv_heads=k.kv_heads,
-                    head_size=k.head_dim_k, dtype=model.dtype,
-                    attention_chunk_size=k.attention_chunk_size))
+                    block_size=cache.block_size, num_kv_heads=max(1, k.kv_heads // tp),
+                    head_size=k.head_dim_k, dtype=kv_dtype,
+                    attention_chunk_size=k.attention_chunk_size, **quant))
         elif n == "AttentionLayer":
             out[name] = vl.worker.customize_attention_spec(backend, iface.FullAttentionSpec(
-                block_size=cache.block_size, num_kv_heads=k.kv_heads, head_size=k.head_dim_k,
-                head_size_v=k.head_dim_v, dtype=model.dtype))
+                block_size=cache.block_size, num_kv_heads=max(1, k.kv_heads // tp),
+                head_size=k.head_dim_k, head_size_v=k.head_dim_v, dtype=kv_dtype, **quant))
         else:
             mamba2 = n == "Mamba2Layer"
             out[name] = iface.MambaSpec(
@@ -406,8 +428,10 @@ def flatkv_figures(spec, budget: int, block: int, mode: str, async_sched: bool,
     DeepSeek-V3.2 keeps FlatKV's defaults: its block 16 reads as vLLM's own pick (64),
     whatever the kernel option. GDN prefill on FlashInfer is told by its checkpoint block
     alone: FlatKV aligns P to its grid of 64 itself."""
-    if spec.architectures[0] == "NemotronHForCausalLM":
+    if "mamba_ssm_cache_dtype" in flags or spec.architectures[0] == "NemotronHForCausalLM":
         spec = spec.with_options(ssm_dtype=flags.get("mamba_ssm_cache_dtype", "float32"))
+    if flags.get("cache_dtype") == "fp8":  # --kv-cache-dtype fp8: one byte an element
+        spec = spec.with_options(kv_dtype="float8_e4m3fn")
     kernel = None
     if spec.architectures[0] in MLA_CLASSES and flags.get("backend") != "FLASHMLA":
         kernel = 16
@@ -416,7 +440,8 @@ def flatkv_figures(spec, budget: int, block: int, mode: str, async_sched: bool,
         kernel_block_size=kernel,
         prefill_checkpoint_blocks=int(mode == "align" and (spec.architectures[0]
                                       in MAMBA2_CLASSES or "flashinfer_gdn" in flags)))
-    r = run_strategy("vllm", spec.profile(), budget_bytes=budget, context_tokens=CONTEXT,
+    r = run_strategy("vllm", spec.profile(), budget_bytes=budget,
+                     context_tokens=flags.get("context", CONTEXT),
                      options=options)
     if not r.applies:
         return {"refused": r.reason[:60]}
@@ -424,27 +449,95 @@ def flatkv_figures(spec, budget: int, block: int, mode: str, async_sched: bool,
             "tokens": r.logged_tokens, "concurrency": round(r.max_concurrency, 6)}
 
 
+def check(vl: NS, spec, budget: int, block: int, mode: str, async_sched: bool, flags: dict,
+          label: str) -> bool:
+    """Run one setting on both sides, print its line, and say whether they agree."""
+    engine = vllm_figures(vl, spec, budget, block, mode, async_sched, flags)
+    flatkv = flatkv_figures(spec, budget, block, mode, async_sched, flags)
+    setting = (f"{label} B={budget:,} block={block} mode={mode}" + (" async" if async_sched
+               else "") + "".join(f" {k}={v}" for k, v in flags.items()))
+    return report("vllm", setting, engine, flatkv)
+
+
+def random_setting(vl: NS, rng: random.Random, presets: list[str]):
+    """One random setting near a served preset, within what vLLM 0.34 starts with on an H100:
+    the preset's shape perturbed (``perturb_spec``: heads, head and state dims, conv kernel,
+    window or chunk, layer counts and hybrid ratio) three times in four; a tp of 1 to 8 that
+    splits it (vLLM refuses any other at config time); ``--kv-cache-dtype fp8`` (not for MLA,
+    whose fp8 layouts FlatKV does not model); ``--mamba-ssm-cache-dtype`` (float16 too, except
+    for Kimi's KDA, which vLLM refuses in it); a block the backend
+    runs (multiples of 16; of 64 on FLASHMLA; a sparse MLA model's below 64 untold, vLLM
+    picking); mode none or align (0.34 has no mode all); async scheduling; GDN prefill on
+    FlashInfer; a max_model_len up to the model's; a budget anywhere from 16 MiB to 80 GiB, or
+    at the least vLLM starts at (bisected on vLLM) and 1 B under. Returns ``check``'s
+    arguments after ``vl``."""
+    name = rng.choice(presets)
+    spec = load_preset(name)
+    if rng.random() < 0.75:
+        spec = next(s for s in iter(lambda: perturb_spec(rng, load_preset(name)), 0) if s)
+    spec = spec.with_options(tp=rng.choice([t for t in (1, 2, 4, 8) if spec.splits_over(t)]))
+    kinds = {type(k).__name__ for k in spec.layers}
+    flags = {}
+    mla, sparse = "MLALayer" in kinds, any(getattr(k, "index_head_dim", None) for k in spec.layers)
+    if not mla and rng.random() < 0.3:
+        flags["cache_dtype"] = "fp8"
+    if kinds - {"AttentionLayer", "MLALayer"} and rng.random() < 0.5:
+        flags["mamba_ssm_cache_dtype"] = rng.choice(("bfloat16", "float32") if "Kimi" in name
+                                                    else ("bfloat16", "float32", "float16"))
+    if mla and not sparse and rng.random() < 0.5:
+        flags["backend"] = "FLASHMLA"
+    block = rng.choice((64, 128, 256) if "backend" in flags else (16, 32, 48, 64, 128, 256))
+    if sparse and block < 64:
+        flags["block_told"] = False
+    mode = rng.choice(("none", "align"))
+    if "GDNLayer" in kinds and mode == "align" and rng.random() < 0.5:
+        flags["flashinfer_gdn"] = True
+    most = spec.max_model_len or 131_072
+    flags["context"] = min(most, rng.choice((2048, 8192, 32_768, 131_072, rng.randint(1, most))))
+    async_sched = rng.random() < 0.5
+    if rng.random() < 0.2:  # at the edge: the least vLLM starts at, or one byte under
+        low, high = 0, 1 << 40
+        while high - low > 1:
+            mid = (low + high) // 2
+            refused = "refused" in vllm_figures(vl, spec, mid, block, mode, async_sched, flags)
+            low, high = (mid, high) if refused else (low, mid)
+        budget = high - rng.randint(0, 1)
+    else:
+        budget = random_budget(rng)
+    label = f"{spec.name} tp={spec.tp} {spec.pattern} " + " ".join(
+        f"{n}={','.join(str(v) for v in g.geometry().values() if v is not None and v != g.kind)}"
+        for n, g in spec.kinds.items())
+    return spec, budget, block, mode, async_sched, flags, label
+
+
 def main() -> int:
-    """Run every setting on both sides, print them, and count the mismatches."""
-    vl = import_vllm(wheel_from_command_line(__doc__.splitlines()[0], "vllm", "0.34.0"))
+    """Run every setting on both sides, print them, and count the mismatches; with
+    ``--random N``, N random settings instead (``random_setting``), the i-th drawn from seed
+    S + i so that ``--random 1 --seed S+i`` repeats it alone."""
+    directory, args = wheel_from_command_line(__doc__.splitlines()[0], "vllm", "0.34.0")
+    vl = import_vllm(directory)
     presets, skipped, disputed = served_presets(vl)
     for name, why in skipped:
         print(f"skip {name}: {why}")
     for line in disputed:
         print(f"BAD {line}")
-    rows = settings(presets)
     mismatches = len(disputed)
+    if args.random:
+        for i in range(args.random):
+            seed = args.seed + i
+            if not check(vl, *random_setting(vl, random.Random(seed), presets)):
+                mismatches += 1
+                print(f"repro: python bench/vllm_check.py --vllm DIR --random 1 --seed {seed}")
+        print(f"{args.random} random settings (seeds {args.seed} to "
+              f"{args.seed + args.random - 1}), {mismatches} mismatches")
+        return 1 if mismatches else 0
+    rows = settings(presets)
     for name, budget, block, mode, flags in rows:
         spec = load_preset(name)
         windowed = any(getattr(k, "sliding_window", None) or getattr(
             k, "attention_chunk_size", None) for k in spec.layers)
         async_sched = windowed and mode == "align"  # 0.34's default goes with its block size
-        engine = vllm_figures(vl, spec, budget, block, mode, async_sched, flags)
-        flatkv = flatkv_figures(spec, budget, block, mode, async_sched, flags)
-        setting = (f"{name} B={budget:,} block={block} mode={mode}"
-                   + (" async" if async_sched else "")
-                   + "".join(f" {k}={v}" for k, v in flags.items()))
-        mismatches += not report("vllm", setting, engine, flatkv)
+        mismatches += not check(vl, spec, budget, block, mode, async_sched, flags, name)
     print(f"{len(rows)} settings, {mismatches} mismatches, {len(skipped)} preset(s) skipped")
     return 1 if mismatches else 0
 
