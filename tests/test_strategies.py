@@ -44,6 +44,7 @@ from flatkv.strategies import (
 )
 from flatkv.strategies.base import EXTRAS, request_pages
 from flatkv.strategies.sglang import (
+    budget_of_next_slot,
     page_size,
     sglang_default_page,
     sglang_window,
@@ -813,6 +814,28 @@ def test_sglang_refuses_a_swa_pool_that_holds_no_request():
     r = run_strategy("sglang", alone, budget_bytes=1_638_400,
                      options=StrategyOptions(sglang_swa_pool=True))
     assert r.applies and r.extras["swa_tokens"] == 100
+
+
+def test_sglang_state_pool_in_sglangs_own_float_arithmetic():
+    # Qwen3-Next TP 2: a slot is 36 x 548,864 = 19,759,104 B. At r = 0.1 the state pool is
+    # budget x 0.1 / 1.1 = budget / 11 exactly; 1,086,750,720 B = 11 x 5 x 19,759,104 gives
+    # exactly 98,795,520 B = 5 slots, but SGLang computes it in floats (rest GiB x 0.1 / 1.1,
+    # then (pool - slot) // slot + 1 slots): 98,795,519.99999999, so 4 slots, 3 for requests
+    # (one pads), 1 running request at S = 3. (The engine check's --random seed 1113 found it:
+    # SGLang refused a Qwen3-Next of 3 slots a request where FlatKV counted 5 slots.)
+    budget, slot = 1_086_750_720, 19_759_104
+    assert budget == 11 * 5 * slot and int(budget * 0.1 / 1.1) == 5 * slot - 1
+    tenth = StrategyOptions(mamba_full_memory_ratio="0.1")
+    r = run_strategy("sglang", qwen3_next_tp2(), budget_bytes=budget, options=tenth)
+    x = r.extras
+    assert (x["state_pool_bytes"], x["state_slots"], x["request_state_slots"]) == (
+        98_795_519, 4, 3)
+    # the KV pool gets the rest: (1,086,750,720 - 4 x 19,759,104) // (12 x 1,024) = 82,008
+    assert x["kv_tokens"] == (budget - 4 * slot) // (12 * 1024) == 82_008
+    # the fifth slot comes a byte later: (budget + 1) / 11 = 98,795,520.09... B
+    assert budget_of_next_slot(r, qwen3_next_tp2()) == budget + 1
+    more = run_strategy("sglang", qwen3_next_tp2(), budget_bytes=budget + 1, options=tenth)
+    assert more.extras["state_slots"] == 5
 
 
 def test_sglang_too_small_for_one_request_names_the_budget_that_fits():

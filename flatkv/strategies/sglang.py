@@ -404,7 +404,7 @@ def enough_budget(profile: CacheProfile, options: StrategyOptions,
     if not profile.has_attention:
         return state_need
     r = options.mamba_full_memory_ratio
-    return max(math.ceil(state_need * (1 + r) / r), math.ceil(kv_need * (1 + r)))
+    return max(budget_for_state_pool(state_need, r), math.ceil(kv_need * (1 + r)))
 
 
 def _sglang_concurrency(
@@ -637,13 +637,32 @@ def budget_of_next_slot(r: StrategyResult, profile: CacheProfile) -> int | None:
     for a model without state beside attention, whose pools do not trade bytes so. Past that
     budget the KV memory is a slot's bytes smaller (budget - slots x slot bytes), so SGLang's
     concurrency is not monotone in the budget: one byte more can hold fewer requests. The pool
-    is ``budget x r // (1 + r)``, so ``k`` slots start at ``ceil(k x slot x (1 + r) / r)``."""
+    is ``budget x r / (1 + r)`` (``state_pool_bytes``), so ``k`` slots start at
+    ``ceil(k x slot x (1 + r) / r)``, or a byte or so past it (``budget_for_state_pool``)."""
     x = r.extras
     if not profile.has_attention or "state_slot_bytes" not in x:
         return None
-    ratio = Fraction(x["mamba_full_memory_ratio"])
     more = (x["state_slots"] + 1) * x["state_slot_bytes"]
-    return cdiv(more * (ratio.numerator + ratio.denominator), ratio.numerator)
+    return budget_for_state_pool(more, Fraction(x["mamba_full_memory_ratio"]))
+
+
+def state_pool_bytes(budget_bytes: int, r: Fraction) -> int:
+    """SGLang's state pool beside attention: ``budget x r / (1 + r)`` in its own float
+    arithmetic (``_handle_max_mamba_cache``: rest GiB x r / (1 + r), times 2**30, the slots
+    ``int((pool - slot) // slot) + 1``), whole bytes down. Where the exact quotient is a whole
+    number of slots, the float one can fall a hair under it and SGLang holds a slot fewer:
+    1,053,296,640 B at r = 0.1 is 95,754,240 B exactly (B / 11), 95,754,239.99... in floats."""
+    ratio = float(r)
+    return int(budget_bytes * ratio / (1 + ratio))
+
+
+def budget_for_state_pool(need: int, r: Fraction) -> int:
+    """The least budget whose state pool (``state_pool_bytes``) holds ``need`` bytes: the exact
+    ``ceil(need x (1 + r) / r)``, a byte more while SGLang's float pool falls under."""
+    budget = cdiv(need * (r.numerator + r.denominator), r.numerator)
+    while state_pool_bytes(budget, r) < need:
+        budget += 1
+    return budget
 
 
 def request_slots(slots: int) -> int:
@@ -669,7 +688,7 @@ def _state_slots(profile: CacheProfile, options: StrategyOptions, budget_bytes: 
     formulas.append(layer_text)
     slot_bytes = n_state * layer_bytes
     if profile.has_attention:
-        state_pool = budget_bytes * r.numerator // (r.denominator + r.numerator)
+        state_pool = state_pool_bytes(budget_bytes, r)
         formulas.append(
             f"state pool = budget x r / (1 + r) = {n(budget_bytes)} x {ratio_text(r)} / "
             f"(1 + {ratio_text(r)}) = {n(state_pool)}"
