@@ -18,6 +18,10 @@ max_running_requests' estimate), no speculative decoding, its default triton lin
 backend and radix cache, and the setting's ``--page-size``, ``--disable-overlap-schedule``,
 ``--mamba-full-memory-ratio`` and ``--swa-full-tokens-ratio``.
 
+``--random N --seed S`` checks N random settings instead (``random_setting``): the presets'
+shapes, dtypes, page, overlap, ratios, context and budget perturbed within what SGLang starts
+with; a mismatch prints a one-line repro (``--random 1 --seed`` of its own seed).
+
 ``bench/engine_checks.sh`` fetches SGLang's wheel, unzips it (nothing of it is installed), makes a
 venv for its imports and runs this script as ``python bench/sglang_check.py --sglang DIR``, DIR
 the unzipped wheel; CI runs it after the tests.
@@ -40,14 +44,18 @@ Nothing FlatKV computes enters SGLang's side.
 from __future__ import annotations
 
 import importlib
+import random
 import re
 import sys
+from dataclasses import replace
 from pathlib import Path
 from types import SimpleNamespace as NS
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from engine_common import (  # noqa: E402  (bench/, this folder)
+    perturb_spec,
+    random_budget,
     report,
     show,
     stub_modules,
@@ -385,16 +393,18 @@ def resolve_radix_cache(sg: NS, bags: NS, hf, kvc) -> None:
         sg.hooks.validate_mamba_no_buffer(view, hf.architectures[0])
 
 
-def sglang_figures(sg: NS, spec, budget: int, page: int, overlap: bool, ratios: dict) -> dict:
+def sglang_figures(sg: NS, spec, budget: int, page: int, overlap: bool, ratios: dict,
+                   context: int = CONTEXT, kv_dtype: str | None = None) -> dict:
     """SGLang's pools for the setting, as its _resolve_memory_pool_config computes them from a
     profiled ``rest_memory`` of ``budget`` bytes (in GiB, as SGLang carries it), or its refusal
-    as ``{"refused": message}``."""
+    as ``{"refused": message}``. ``kv_dtype``: ``--kv-cache-dtype`` where told (SGLang's name,
+    ``KV_DTYPES``)."""
     bags = new_bags(page, overlap, ratios)
     install_stand_ins(bags)
     try:
         hf = sglang_hf_config(sg, spec)
         bags.schedule.page_size = page = served_page(sg, hf, page)
-        kvc = configurator(sg, spec, hf, CONTEXT, page, resolve_dsa(sg, bags, hf))
+        kvc = configurator(sg, spec, hf, context, page, resolve_dsa(sg, bags, hf) or kv_dtype)
         resolve_radix_cache(sg, bags, hf, kvc)
         rest = budget / GIB
         if kvc.mambaish_config is not None:
@@ -412,10 +422,13 @@ def sglang_figures(sg: NS, spec, budget: int, page: int, overlap: bool, ratios: 
             "running": running}
 
 
-def flatkv_figures(spec, budget: int, page: int, overlap: bool, ratios: dict) -> dict:
+def flatkv_figures(spec, budget: int, page: int, overlap: bool, ratios: dict,
+                   context: int = CONTEXT, kv_dtype: str | None = None) -> dict:
     """FlatKV's prediction of the same figures (its ``sglang`` strategy), or its refusal."""
+    if kv_dtype is not None:
+        spec = spec.with_options(kv_dtype=KV_DTYPES[kv_dtype])
     options = StrategyOptions(sglang_page_size=page, sglang_overlap_schedule=overlap, **ratios)
-    r = run_strategy("sglang", spec.profile(), budget_bytes=budget, context_tokens=CONTEXT,
+    r = run_strategy("sglang", spec.profile(), budget_bytes=budget, context_tokens=context,
                      options=options)
     if not r.applies:
         return {"refused": r.reason[:60]}
@@ -460,13 +473,84 @@ def check_unserved(sg: NS) -> tuple[list[str], int]:
     return skipped, bad
 
 
+def check(sg: NS, spec, budget: int, page: int, overlap: bool, ratios: dict, label: str,
+          context: int = CONTEXT, kv_dtype: str | None = None) -> bool:
+    """Run one setting on both sides, print its line, and say whether they agree."""
+    engine = sglang_figures(sg, spec, budget, page, overlap, ratios, context, kv_dtype)
+    flatkv = flatkv_figures(spec, budget, page, overlap, ratios, context, kv_dtype)
+    setting = (f"{label} B={budget:,} P={page} overlap={'on' if overlap else 'off'}"
+               + "".join(f" {k}={v}" for k, v in ratios.items())
+               + (f" context={context}" if context != CONTEXT else "")
+               + (f" kv={kv_dtype}" if kv_dtype else ""))
+    return report("sglang", setting, engine, flatkv)
+
+
+def random_setting(sg: NS, rng: random.Random):
+    """One random setting near a preset SGLang serves, within what SGLang 0.5.23 starts with on
+    one Hopper GPU: the preset's shape perturbed (``perturb_spec``: heads, head and state dims,
+    conv kernel, window or chunk, layer counts and hybrid ratio; Llama 4's period of four kept,
+    as SGLang places its chunked layers by it) three times in four; the config's
+    ``mamba_ssm_dtype`` (float32, bfloat16, float16 or none) for a state model;
+    ``--kv-cache-dtype fp8_e4m3`` (not for DeepSeek-V3.2, whose dtype SGLang picks); a page of
+    1 to 256 tokens; overlap scheduling on or off; both ratios; a context up to the model's;
+    a budget anywhere from 16 MiB to 80 GiB, or at the least SGLang starts at (bisected on
+    SGLang) and 1 B under. Returns ``check``'s arguments after ``sg``."""
+    name = rng.choice(PRESETS)
+    spec = load_preset(name)
+    if rng.random() < 0.75:
+        spec = next(s for s in iter(lambda: perturb_spec(
+            rng, load_preset(name), keep_inner=name.startswith("Llama-4")), 0) if s)
+    kinds = {type(k).__name__ for k in spec.layers}
+    if kinds - {"AttentionLayer", "MLALayer"} and rng.random() < 0.5:
+        spec = replace(spec, config_mamba_ssm_dtype=rng.choice(
+            (None, "float32", "bfloat16", "float16")))
+    sparse = any(getattr(k, "index_head_dim", None) for k in spec.layers)
+    kv_dtype = "fp8_e4m3" if not sparse and rng.random() < 0.3 else None
+    page = rng.choice((1, 1, 16, 32, 64, 128, 256))
+    overlap = rng.random() < 0.7
+    ratios = {}
+    if rng.random() < 0.5:
+        ratios["mamba_full_memory_ratio"] = rng.choice((0.1, 0.37, 0.5, 0.9, 1.0, 2.0))
+    if rng.random() < 0.5:
+        ratios["swa_full_tokens_ratio"] = rng.choice((0.1, 0.3, 0.5, 0.8, 1.0))
+    most = spec.max_model_len or 131_072
+    context = min(most, rng.choice((2048, 8192, 32_768, 131_072, rng.randint(1, most))))
+    if rng.random() < 0.2:  # at the edge: the least SGLang starts at, or one byte under
+        low, high = 0, 1 << 40
+        while high - low > 1:
+            mid = (low + high) // 2
+            refused = "refused" in sglang_figures(sg, spec, mid, page, overlap, ratios, context,
+                                                  kv_dtype)
+            low, high = (mid, high) if refused else (low, mid)
+        budget = high - rng.randint(0, 1)
+    else:
+        budget = random_budget(rng)
+    label = f"{spec.name} {spec.pattern} " + " ".join(
+        f"{n}={','.join(str(v) for v in g.geometry().values() if v is not None and v != g.kind)}"
+        for n, g in spec.kinds.items()) + (f" ssm={spec.config_mamba_ssm_dtype}"
+                                           if spec.config_mamba_ssm_dtype else "")
+    return spec, budget, page, overlap, ratios, label, context, kv_dtype
+
+
 def main() -> int:
-    """Run every setting on both sides, print them, and count the mismatches. SGLang's own
-    warnings (its capped max_running_requests, CUDA-only quantization notes) are silenced:
-    the table says what they would."""
+    """Run every setting on both sides, print them, and count the mismatches; with
+    ``--random N``, N random settings instead (``random_setting``), the i-th drawn from seed
+    S + i so that ``--random 1 --seed S+i`` repeats it alone. SGLang's own warnings (its capped
+    max_running_requests, CUDA-only quantization notes) are silenced: the table says what they
+    would."""
     directory, args = wheel_from_command_line(__doc__.splitlines()[0], "sglang", "0.5.23")
     sg = import_sglang(directory)
     install_stand_ins(new_bags(1, True, {}))
+    if args.random:
+        mismatches = 0
+        for i in range(args.random):
+            seed = args.seed + i
+            if not check(sg, *random_setting(sg, random.Random(seed))):
+                mismatches += 1
+                print(f"repro: python bench/sglang_check.py --sglang DIR --random 1 --seed {seed}")
+        print(f"{args.random} random settings (seeds {args.seed} to "
+              f"{args.seed + args.random - 1}), {mismatches} mismatches")
+        return 1 if mismatches else 0
     skipped, mismatches = check_unserved(sg)
     rows = []
     for name, budget, page, overlap, ratios in settings():
@@ -476,11 +560,7 @@ def main() -> int:
             budgets[1] -= 1
         rows += [(name, spec, b, page, overlap, ratios) for b in budgets]
     for name, spec, budget, page, overlap, ratios in rows:
-        engine = sglang_figures(sg, spec, budget, page, overlap, ratios)
-        flatkv = flatkv_figures(spec, budget, page, overlap, ratios)
-        setting = (f"{name} B={budget:,} P={page} overlap={'on' if overlap else 'off'}"
-                   + "".join(f" {k}={v}" for k, v in ratios.items()))
-        mismatches += not report("sglang", setting, engine, flatkv)
+        mismatches += not check(sg, spec, budget, page, overlap, ratios, name)
     print(f"{len(rows)} settings, {mismatches} mismatches; {len(skipped)} presets SGLang does "
           f"not serve skipped ({', '.join(skipped)})")
     return 1 if mismatches else 0
