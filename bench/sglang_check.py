@@ -12,14 +12,15 @@ any figure differs (or one side refuses where the other starts, or FlatKV applie
 SGLang does not serve, or a preset SGLang serves is not checked), else 0. No GPU is needed: it
 runs on a CPU, CUDA-only modules served as stubs.
 
-SGLang is taken as launched on one Hopper GPU (not Blackwell: device capability 9.0 where it
-asks) with ``--context-length 32768`` (FlatKV's context is its context_len, which sets
-max_running_requests' estimate), no speculative decoding, its default triton linear-attention
-backend and radix cache, and the setting's ``--page-size``, ``--disable-overlap-schedule``,
+SGLang is taken as launched on one Hopper GPU (``--tp-size`` of them in random settings; not
+Blackwell: device capability 9.0 where it asks) with ``--context-length 32768`` (FlatKV's
+context is its context_len, which sets max_running_requests' estimate), no speculative
+decoding, its default triton linear-attention backend and radix cache, and the setting's
+``--page-size``, ``--disable-overlap-schedule``,
 ``--mamba-full-memory-ratio`` and ``--swa-full-tokens-ratio``.
 
 ``--random N --seed S`` checks N random settings instead (``random_setting``): the presets'
-shapes, dtypes, page, overlap, ratios, context and budget perturbed within what SGLang starts
+shapes, tp, dtypes, page, overlap, ratios, context and budget perturbed within what SGLang starts
 with; a mismatch prints a one-line repro (``--random 1 --seed`` of its own seed).
 
 ``bench/engine_checks.sh`` fetches SGLang's wheel, unzips it (nothing of it is installed), makes a
@@ -155,7 +156,8 @@ _NOW = NS(bags=None, patched=set())  # the setting's bags, and the modules point
 _GETTERS = {"get_schedule": lambda: _NOW.bags.schedule, "get_memory": lambda: _NOW.bags.memory,
             "get_exec": lambda: _NOW.bags.exec, "get_parallel": lambda: _NOW.bags.parallel,
             "get_spec": lambda: _NOW.bags.spec, "get_disagg": lambda: _NOW.bags.disagg,
-            "get_context": lambda: _NOW.bags.context, "linear_attn_tp_size": lambda: 1,
+            "get_context": lambda: _NOW.bags.context,
+            "linear_attn_tp_size": lambda: _NOW.bags.parallel.attn_tp_size,
             "get_platform": lambda: NS(is_xpu=False, is_npu=False, is_hip=False,
                                        is_sm100=False)}
 
@@ -178,9 +180,10 @@ def install_stand_ins(bags: NS) -> None:
     _NOW.patched = set(sys.modules)
 
 
-def new_bags(page: int, overlap: bool, ratios: dict) -> NS:
+def new_bags(page: int, overlap: bool, ratios: dict, tp: int = 1) -> NS:
     """The server options SGLang's sizing reads: its defaults, with the setting's page size,
-    overlap scheduling and ratios (``--mamba-full-memory-ratio``, ``--swa-full-tokens-ratio``)."""
+    overlap scheduling, ratios (``--mamba-full-memory-ratio``, ``--swa-full-tokens-ratio``) and
+    ``--tp-size`` (attention and linear attention over all of it)."""
     schedule = NS(page_size=page, disable_overlap_schedule=not overlap, max_running_requests=None,
                   max_mamba_cache_size=None, max_total_tokens=None, chunked_prefill_size=8192,
                   mamba_full_memory_ratio=ratios.get("mamba_full_memory_ratio", 0.9),
@@ -194,7 +197,7 @@ def new_bags(page: int, overlap: bool, ratios: dict) -> NS:
                       mamba=NS(enable_mamba_extra_buffer=False,
                                enable_mamba_extra_buffer_lazy=False,
                                enable_linear_replayssm_spec=False)),
-              parallel=NS(attn_tp_size=1, attn_dcp_size=1, attn_cp_size=1, pp_size=1,
+              parallel=NS(attn_tp_size=tp, attn_dcp_size=1, attn_cp_size=1, pp_size=1,
                           enable_dsa_cache_layer_split=False, enable_kv_cache_sharding=False),
               spec=NS(speculative_algorithm=None, speculative_num_draft_tokens=None),
               disagg=NS(disaggregation_mode="null"))
@@ -317,8 +320,9 @@ def configurator(sg: NS, spec, hf, context: int, page: int, kv_dtype: str | None
                qk_rope_head_dim=getattr(hf, "qk_rope_head_dim", None),
                head_dim=attn and attn.head_dim_k, v_head_dim=attn and attn.head_dim_v,
                swa_head_dim=attn and attn.head_dim_k, swa_v_head_dim=attn and attn.head_dim_v,
-               get_num_kv_heads=lambda tp, dcp=1: attn.kv_heads // tp,
-               get_swa_num_kv_heads=lambda tp: attn.kv_heads // tp)
+               # ModelConfig.get_num_kv_heads / get_swa_num_kv_heads: replicated past the heads
+               get_num_kv_heads=lambda tp, dcp=1: max(1, attn.kv_heads // (tp // dcp)),
+               get_swa_num_kv_heads=lambda tp: max(1, attn.kv_heads // tp))
     is_swa = sg.model_config.is_hybrid_swa_model(hf.architectures, text)
     full_ids, swa_ids = list(range(text.num_hidden_layers)), []
     window = None
@@ -399,7 +403,7 @@ def sglang_figures(sg: NS, spec, budget: int, page: int, overlap: bool, ratios: 
     profiled ``rest_memory`` of ``budget`` bytes (in GiB, as SGLang carries it), or its refusal
     as ``{"refused": message}``. ``kv_dtype``: ``--kv-cache-dtype`` where told (SGLang's name,
     ``KV_DTYPES``)."""
-    bags = new_bags(page, overlap, ratios)
+    bags = new_bags(page, overlap, ratios, spec.tp)
     install_stand_ins(bags)
     try:
         hf = sglang_hf_config(sg, spec)
@@ -489,7 +493,8 @@ def random_setting(sg: NS, rng: random.Random):
     """One random setting near a preset SGLang serves, within what SGLang 0.5.23 starts with on
     one Hopper GPU: the preset's shape perturbed (``perturb_spec``: heads, head and state dims,
     conv kernel, window or chunk, layer counts and hybrid ratio; Llama 4's period of four kept,
-    as SGLang places its chunked layers by it) three times in four; the config's
+    as SGLang places its chunked layers by it) three times in four; a tp of 1 to 8 that splits
+    it (SGLang refuses any other at start-up); the config's
     ``mamba_ssm_dtype`` (float32, bfloat16, float16 or none) for a state model;
     ``--kv-cache-dtype fp8_e4m3`` (not for DeepSeek-V3.2, whose dtype SGLang picks); a page of
     1 to 256 tokens; overlap scheduling on or off; both ratios; a context up to the model's;
@@ -500,6 +505,7 @@ def random_setting(sg: NS, rng: random.Random):
     if rng.random() < 0.75:
         spec = next(s for s in iter(lambda: perturb_spec(
             rng, load_preset(name), keep_inner=name.startswith("Llama-4")), 0) if s)
+    spec = spec.with_options(tp=rng.choice([t for t in (1, 2, 4, 8) if spec.splits_over(t)]))
     kinds = {type(k).__name__ for k in spec.layers}
     if kinds - {"AttentionLayer", "MLALayer"} and rng.random() < 0.5:
         spec = replace(spec, config_mamba_ssm_dtype=rng.choice(
@@ -525,7 +531,7 @@ def random_setting(sg: NS, rng: random.Random):
         budget = high - rng.randint(0, 1)
     else:
         budget = random_budget(rng)
-    label = f"{spec.name} {spec.pattern} " + " ".join(
+    label = f"{spec.name} tp={spec.tp} {spec.pattern} " + " ".join(
         f"{n}={','.join(str(v) for v in g.geometry().values() if v is not None and v != g.kind)}"
         for n, g in spec.kinds.items()) + (f" ssm={spec.config_mamba_ssm_dtype}"
                                            if spec.config_mamba_ssm_dtype else "")
