@@ -497,7 +497,8 @@ def random_setting(sg: NS, rng: random.Random):
     it (SGLang refuses any other at start-up); the config's
     ``mamba_ssm_dtype`` (float32, bfloat16, float16 or none) for a state model;
     ``--kv-cache-dtype fp8_e4m3`` (not for DeepSeek-V3.2, whose dtype SGLang picks); a page of
-    1 to 256 tokens; overlap scheduling on or off; both ratios; a context up to the model's;
+    1 to 256 tokens; overlap scheduling on or off; both ratios (odd decimals too, where
+    SGLang's float arithmetic and the exact one part); a context up to the model's;
     a budget anywhere from 16 MiB to 80 GiB, or at the least SGLang starts at (bisected on
     SGLang) and 1 B under. Returns ``check``'s arguments after ``sg``."""
     name = rng.choice(PRESETS)
@@ -516,9 +517,11 @@ def random_setting(sg: NS, rng: random.Random):
     overlap = rng.random() < 0.7
     ratios = {}
     if rng.random() < 0.5:
-        ratios["mamba_full_memory_ratio"] = rng.choice((0.1, 0.37, 0.5, 0.9, 1.0, 2.0))
-    if rng.random() < 0.5:
-        ratios["swa_full_tokens_ratio"] = rng.choice((0.1, 0.3, 0.5, 0.8, 1.0))
+        ratios["mamba_full_memory_ratio"] = rng.choice(
+            (0.1, 0.5, 0.9, 2.0, round(rng.uniform(0.05, 4), rng.randint(2, 3))))
+    if rng.random() < 0.5:  # SGLang documents it in (0, 1]
+        ratios["swa_full_tokens_ratio"] = rng.choice(
+            (0.1, 0.5, 0.8, 1.0, round(rng.uniform(0.05, 1), rng.randint(2, 3))))
     most = spec.max_model_len or 131_072
     context = min(most, rng.choice((2048, 8192, 32_768, 131_072, rng.randint(1, most))))
     if rng.random() < 0.2:  # at the edge: the least SGLang starts at, or one byte under

@@ -252,13 +252,15 @@ def vllm_config(vl: NS, spec, block: int, mode: str, async_sched: bool, flags: d
     vc = NS(cache_config=cache, model_config=model, speculative_config=None,
             parallel_config=NS(tensor_parallel_size=spec.tp, pipeline_parallel_size=1,
                                decode_context_parallel_size=1),
-            scheduler_config=NS(max_num_batched_tokens=BATCHED, async_scheduling=async_sched,
+            scheduler_config=NS(max_num_batched_tokens=flags.get("batched", BATCHED),
+                                async_scheduling=async_sched,
                                 enable_chunked_prefill=True,
                                 disable_hybrid_kv_cache_manager=False),
             attention_config=NS(hisparse_config=None), kv_transfer_config=None,
             num_prefill_lookahead_tokens=0, num_speculative_tokens=0,
             use_flashinfer_replayssm=False, max_concurrent_batches=1 + async_sched)
-    vc.max_in_flight_tokens = vc.max_concurrent_batches * BATCHED
+    vc.max_in_flight_tokens = (vc.max_concurrent_batches
+                               * vc.scheduler_config.max_num_batched_tokens)
     if spec.architectures[0] == "NemotronHForCausalLM":
         vl.configs.NemotronHForCausalLMConfig.update_mamba_ssm_cache_dtype(
             cache_config=cache, hf_config=hf)
@@ -347,8 +349,9 @@ def layer_specs(vl: NS, spec, vc: NS, flags: dict) -> dict:
         if n == "MLALayer":
             out[name] = vl.worker.customize_attention_spec(backend, iface.MLAAttentionSpec(
                 block_size=cache.block_size, num_kv_heads=1, max_tp_shards=1,
-                head_size=k.kv_lora_rank + k.qk_rope_head_dim, dtype=model.dtype,
-                cache_dtype_str="auto", topk_buffer_width=INDEX_TOPK if sparse else None,
+                head_size=k.kv_lora_rank + k.qk_rope_head_dim, dtype=kv_dtype,
+                cache_dtype_str=cache.cache_dtype, **quant,
+                topk_buffer_width=INDEX_TOPK if sparse else None,
                 is_index_group_leader=bool(k.index_head_dim)))
             if k.index_head_dim:  # DeepseekV32Indexer's k_cache: fp8 keys, a float32 scale a
                 # 128 of them (quant_block_size), as uint8
@@ -437,6 +440,7 @@ def flatkv_figures(spec, budget: int, block: int, mode: str, async_sched: bool,
         kernel = 16
     options = StrategyOptions(
         block_size=block, mamba_cache_mode=mode, vllm_async_scheduling=async_sched,
+        max_batched_tokens=flags.get("batched", BATCHED),
         kernel_block_size=kernel,
         prefill_checkpoint_blocks=int(mode == "align" and (spec.architectures[0]
                                       in MAMBA2_CLASSES or "flashinfer_gdn" in flags)))
@@ -463,11 +467,13 @@ def random_setting(vl: NS, rng: random.Random, presets: list[str]):
     """One random setting near a served preset, within what vLLM 0.34 starts with on an H100:
     the preset's shape perturbed (``perturb_spec``: heads, head and state dims, conv kernel,
     window or chunk, layer counts and hybrid ratio) three times in four; a tp of 1 to 8 that
-    splits it (vLLM refuses any other at config time); ``--kv-cache-dtype fp8`` (not for MLA,
-    whose fp8 layouts FlatKV does not model); ``--mamba-ssm-cache-dtype`` (float16 too, except
+    splits it (vLLM refuses any other at config time); ``--kv-cache-dtype fp8`` (for MLA only
+    on FLASHMLA: FLASH_ATTN_MLA takes no fp8, sparse MLA's fp8_ds_mla is another layout);
+    ``--mamba-ssm-cache-dtype`` (float16 too, except
     for Kimi's KDA, which vLLM refuses in it); a block the backend
     runs (multiples of 16; of 64 on FLASHMLA; a sparse MLA model's below 64 untold, vLLM
-    picking); mode none or align (0.34 has no mode all); async scheduling; GDN prefill on
+    picking); mode none or align (0.34 has no mode all); async scheduling;
+    ``--max-num-batched-tokens`` (it sizes sliding and chunked pages); GDN prefill on
     FlashInfer; a max_model_len up to the model's; a budget anywhere from 16 MiB to 80 GiB, or
     at the least vLLM starts at (bisected on vLLM) and 1 B under. Returns ``check``'s
     arguments after ``vl``."""
@@ -479,13 +485,13 @@ def random_setting(vl: NS, rng: random.Random, presets: list[str]):
     kinds = {type(k).__name__ for k in spec.layers}
     flags = {}
     mla, sparse = "MLALayer" in kinds, any(getattr(k, "index_head_dim", None) for k in spec.layers)
-    if not mla and rng.random() < 0.3:
+    if mla and not sparse and rng.random() < 0.5:
+        flags["backend"] = "FLASHMLA"
+    if (not mla or "backend" in flags) and rng.random() < 0.3:
         flags["cache_dtype"] = "fp8"
     if kinds - {"AttentionLayer", "MLALayer"} and rng.random() < 0.5:
         flags["mamba_ssm_cache_dtype"] = rng.choice(("bfloat16", "float32") if "Kimi" in name
                                                     else ("bfloat16", "float32", "float16"))
-    if mla and not sparse and rng.random() < 0.5:
-        flags["backend"] = "FLASHMLA"
     block = rng.choice((64, 128, 256) if "backend" in flags else (16, 32, 48, 64, 128, 256))
     if sparse and block < 64:
         flags["block_told"] = False
@@ -495,6 +501,8 @@ def random_setting(vl: NS, rng: random.Random, presets: list[str]):
     most = spec.max_model_len or 131_072
     flags["context"] = min(most, rng.choice((2048, 8192, 32_768, 131_072, rng.randint(1, most))))
     async_sched = rng.random() < 0.5
+    if rng.random() < 0.3:
+        flags["batched"] = rng.choice((2048, 5000, 16_384))
     if rng.random() < 0.2:  # at the edge: the least vLLM starts at, or one byte under
         low, high = 0, 1 << 40
         while high - low > 1:
