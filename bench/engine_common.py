@@ -165,8 +165,9 @@ def perturb_pattern(rng, pattern: str, *, keep_inner: bool = False) -> str:
 def perturb_spec(rng, spec, *, keep_inner: bool = False):
     """A copy of the preset ``spec`` with its kinds (``perturb_kind``) and its pattern
     (``perturb_pattern``) perturbed, query heads a multiple of every kind's KV heads (so tp
-    splits them alike), every attention kind of one KV geometry (the windowed ones keep their
-    window: FlatKV refuses attention kinds that differ in bytes per token), Kimi's KDA of one
+    splits them alike), every attention kind of one KV geometry (each keeps its window or
+    chunk: the presets' configs give one KV head count and head dim for all attention layers,
+    and FlatKV refuses full and chunked kinds of two sizes), Kimi's KDA of one
     head count and head dim for keys and values (its config has no other), under the preset's
     name + "~"; None where FlatKV rejects the shape (a draw the caller redraws)."""
     from flatkv.models import ModelSpec
@@ -180,7 +181,7 @@ def perturb_spec(rng, spec, *, keep_inner: bool = False):
             if g["kind"] == "gdn":
                 g.update(k_heads=g["v_heads"], head_dim_k=g["head_dim_v"])
     attention = [g for g in data["kinds"].values() if g["kind"] == "attention"]
-    for g in attention[1:]:  # FlatKV takes one KV size for all attention kinds (its refusal)
+    for g in attention[1:]:  # one num_key_value_heads and head_dim in each preset's config
         g.update({f: attention[0][f] for f in ("kv_heads", "head_dim_k", "head_dim_v")})
     data["pattern"] = perturb_pattern(rng, data["pattern"], keep_inner=keep_inner)
     heads = [g["kv_heads"] for g in data["kinds"].values() if "kv_heads" in g]
