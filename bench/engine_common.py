@@ -163,13 +163,20 @@ def perturb_pattern(rng, pattern: str, *, keep_inner: bool = False) -> str:
 
 
 def perturb_spec(rng, spec, *, keep_inner: bool = False):
+    """``spec`` perturbed (``perturbed_once``), redrawn until FlatKV takes the shape."""
+    while (perturbed := perturbed_once(rng, spec, keep_inner=keep_inner)) is None:
+        pass
+    return perturbed
+
+
+def perturbed_once(rng, spec, *, keep_inner: bool = False):
     """A copy of the preset ``spec`` with its kinds (``perturb_kind``) and its pattern
     (``perturb_pattern``) perturbed, query heads a multiple of every kind's KV heads (so tp
     splits them alike), every attention kind of one KV geometry (each keeps its window or
     chunk: the presets' configs give one KV head count and head dim for all attention layers,
-    and FlatKV refuses full and chunked kinds of two sizes), Kimi's KDA of one
-    head count and head dim for keys and values (its config has no other), under the preset's
-    name + "~"; None where FlatKV rejects the shape (a draw the caller redraws)."""
+    and FlatKV refuses full and chunked kinds of two sizes), Kimi's KDA of one head count and
+    head dim for keys and values (its config has no other), under the preset's name + "~";
+    None where FlatKV rejects the shape."""
     from flatkv.models import ModelSpec
     from flatkv.patterns import parse_pattern
 

@@ -504,8 +504,7 @@ def random_setting(sg: NS, rng: random.Random):
     name = rng.choice(PRESETS)
     spec = load_preset(name)
     if rng.random() < 0.75:
-        spec = next(s for s in iter(lambda: perturb_spec(
-            rng, load_preset(name), keep_inner=name.startswith("Llama-4")), 0) if s)
+        spec = perturb_spec(rng, spec, keep_inner=name.startswith("Llama-4"))
     spec = spec.with_options(tp=rng.choice([t for t in (1, 2, 4, 8) if spec.splits_over(t)]))
     kinds = {type(k).__name__ for k in spec.layers}
     if kinds - {"AttentionLayer", "MLALayer"} and rng.random() < 0.5:

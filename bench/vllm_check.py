@@ -469,18 +469,17 @@ def random_setting(vl: NS, rng: random.Random, presets: list[str]):
     window or chunk, layer counts and hybrid ratio) three times in four; a tp of 1 to 8 that
     splits it (vLLM refuses any other at config time); ``--kv-cache-dtype fp8`` (for MLA only
     on FLASHMLA: FLASH_ATTN_MLA takes no fp8, sparse MLA's fp8_ds_mla is another layout);
-    ``--mamba-ssm-cache-dtype`` (float16 too, except
-    for Kimi's KDA, which vLLM refuses in it); a block the backend
-    runs (multiples of 16; of 64 on FLASHMLA; a sparse MLA model's below 64 untold, vLLM
-    picking); mode none or align (0.34 has no mode all); async scheduling;
-    ``--max-num-batched-tokens`` (it sizes sliding and chunked pages); GDN prefill on
-    FlashInfer; a max_model_len up to the model's; a budget anywhere from 16 MiB to 80 GiB, or
-    at the least vLLM starts at (bisected on vLLM) and 1 B under. Returns ``check``'s
-    arguments after ``vl``."""
+    ``--mamba-ssm-cache-dtype`` (float16 too, except for Kimi's KDA, which vLLM refuses in
+    it); a block the backend runs (multiples of 16; of 64 on FLASHMLA; a sparse MLA model's
+    below 64 untold, vLLM picking); mode none or align (0.34 has no mode all); async
+    scheduling; ``--max-num-batched-tokens`` (it sizes sliding and chunked pages); GDN (not
+    KDA) prefill on FlashInfer; a max_model_len up to the model's; a budget anywhere from
+    16 MiB to 80 GiB, or at the least vLLM starts at (bisected on vLLM) and 1 B under.
+    Returns ``check``'s arguments after ``vl``."""
     name = rng.choice(presets)
     spec = load_preset(name)
     if rng.random() < 0.75:
-        spec = next(s for s in iter(lambda: perturb_spec(rng, load_preset(name)), 0) if s)
+        spec = perturb_spec(rng, spec)
     spec = spec.with_options(tp=rng.choice([t for t in (1, 2, 4, 8) if spec.splits_over(t)]))
     kinds = {type(k).__name__ for k in spec.layers}
     flags = {}
@@ -496,7 +495,7 @@ def random_setting(vl: NS, rng: random.Random, presets: list[str]):
     if sparse and block < 64:
         flags["block_told"] = False
     mode = rng.choice(("none", "align"))
-    if "GDNLayer" in kinds and mode == "align" and rng.random() < 0.5:
+    if "GDNLayer" in kinds and not mla and mode == "align" and rng.random() < 0.5:
         flags["flashinfer_gdn"] = True
     most = spec.max_model_len or 131_072
     flags["context"] = min(most, rng.choice((2048, 8192, 32_768, 131_072, rng.randint(1, most))))
