@@ -2,7 +2,8 @@
 # FlatKV against SGLang's and vLLM's own pool-sizing code, on this CPU (CI runs it after the
 # tests): fetch each engine's wheel and unzip it (nothing of it is installed), make a venv over
 # this Python's packages with the few more that the engines' imports ask for, and run
-# bench/sglang_check.py and bench/vllm_check.py. Exit status 1 if a figure differs.
+# bench/sglang_check.py and bench/vllm_check.py over the presets' settings, then over random
+# settings near them. Exit status 1 if a figure differs.
 #
 #   bash bench/engine_checks.sh [DIR]    # DIR keeps the wheels and the venv (default: a
 #                                        # temporary folder, removed at the end)
@@ -30,3 +31,9 @@ python -m venv --system-site-packages "$work/venv"
 "$work/venv/bin/pip" install -q --no-deps "${IMPORTS[@]}"
 "$work/venv/bin/python" bench/sglang_check.py --sglang "$work/sglang"
 "$work/venv/bin/python" bench/vllm_check.py --vllm "$work/vllm"
+# then random settings near the presets, from fixed seeds so that a mismatch replays with
+# --random 1 --seed <its seed> (about 20 s and 40 s here; only mismatches and the totals print)
+"$work/venv/bin/python" bench/sglang_check.py --sglang "$work/sglang" --random 400 --seed 100000 \
+  | grep -v '^ok '
+"$work/venv/bin/python" bench/vllm_check.py --vllm "$work/vllm" --random 200 --seed 100000 \
+  | grep -v '^ok '
