@@ -250,3 +250,36 @@ def test_sglangs_start_up_log_tells_its_own_pools(profile, budget, opts, page, s
         assert abs(float(usage.split()[3]) - both / 2**30) <= 0.005
         assert usage.endswith(f" GB, swa size: {x['swa_tokens']}, full size: "
                               f"{r.capacity_tokens}")
+
+
+@given(need=st.integers(1, 1 << 44), numerator=st.integers(1, 999),
+       denominator=st.integers(1, 1000))
+def test_sglang_budget_for_a_state_pool_is_the_least_that_holds_it(need, numerator, denominator):
+    # SGLang's state pool is budget x r / (1 + r) in floats (state_pool_bytes), monotone in
+    # the budget; budget_for_state_pool is the least budget whose pool holds `need` bytes
+    from fractions import Fraction
+
+    from flatkv.strategies.sglang import budget_for_state_pool, state_pool_bytes
+
+    r = Fraction(numerator, denominator)
+    budget = budget_for_state_pool(need, r)
+    assert state_pool_bytes(budget, r) >= need > state_pool_bytes(budget - 1, r)
+    # within a few bytes of the exact ceil(need x (1 + r) / r), either way
+    exact = -(-need * (r.numerator + r.denominator) // r.numerator)
+    assert abs(budget - exact) <= 4
+
+
+def test_sglang_budget_for_a_state_pool_steps_down_where_the_float_rounds_up():
+    # 16,299,357,514,273 B at r = 3/1000: the exact least budget is
+    # ceil(need x 1,003 / 3) = 5,449,418,528,938,607, but one byte less already gives a float
+    # pool that rounds up to `need` (its ulp there is 2^-9 B; the exact pool falls 1/1,003 B
+    # short), so SGLang's own arithmetic holds it a byte earlier
+    from fractions import Fraction
+
+    from flatkv.strategies.sglang import budget_for_state_pool, state_pool_bytes
+
+    need, r = 16_299_357_514_273, Fraction(3, 1000)
+    exact = 5_449_418_528_938_607
+    assert exact == -(-need * 1_003 // 3) and (exact - 1) * 3 < need * 1_003
+    assert state_pool_bytes(exact - 1, r) == need
+    assert budget_for_state_pool(need, r) < exact

@@ -658,10 +658,14 @@ def state_pool_bytes(budget_bytes: int, r: Fraction) -> int:
 
 def budget_for_state_pool(need: int, r: Fraction) -> int:
     """The least budget whose state pool (``state_pool_bytes``) holds ``need`` bytes: the exact
-    ``ceil(need x (1 + r) / r)``, a byte more while SGLang's float pool falls under."""
+    ``ceil(need x (1 + r) / r)``, a byte more while SGLang's float pool falls under it, or a
+    byte less while it still holds (at terabytes a float can round up to the next whole byte).
+    The float pool grows with the budget, so the first budget that holds is the least."""
     budget = cdiv(need * (r.numerator + r.denominator), r.numerator)
     while state_pool_bytes(budget, r) < need:
         budget += 1
+    while budget > 1 and state_pool_bytes(budget - 1, r) >= need:
+        budget -= 1
     return budget
 
 
