@@ -110,7 +110,7 @@ def speculative_note(strategy: str) -> None:
     s = state()
     added = mtp_added()
     note = strategy_notes.speculative_text(s.profile(), strategy, s.speculative_tokens,
-                                     mtp_added=added)
+                                           mtp_added=added, options=s.strategy_options())
     if note:
         st.caption(note)
         mtp_button()

@@ -77,8 +77,10 @@ _COUNT_WIDGETS = {
         "without speculative decoding. A request holds that many more state pages in each "
         "state group, in every paged layout, as vLLM counts them; vLLM also widens "
         f"{DRAFT_WIDENED_CONV} conv states by a row per drafted token, which can raise its P. "
-        "Not modelled "
-        "for SGLang. A drafter's own layers count once they are in the model: \"Add an MTP "
+        "SGLang verifies N + 1 tokens a step (--speculative-num-steps N, topk 1) and keeps "
+        "their states in buffers sized with its state slots out of the state budget, at most "
+        "48 running requests (a state hybrid with one token pool; its figures say where not "
+        "modelled). A drafter's own layers count once they are in the model: \"Add an MTP "
         "layer\", beside the figures, adds an MTP module's."),
 }
 

@@ -16,6 +16,7 @@ from flatkv.profile import CacheProfile
 from flatkv.strategies import STRATEGIES, StrategyOptions, model_blocker
 from flatkv.strategies.paged import label_groups
 from flatkv.strategies.sglang import radix_cache
+from flatkv.strategies.sglang import speculative_not_modelled as sglang_speculative_not_modelled
 from flatkv.strategies.sglang import swa_pool as sglang_swa_pool
 from flatkv.strategies.vllm import runs_all_as_align
 
@@ -72,7 +73,8 @@ ENGINE_OPTIONS = (
                  lambda p: p.indexer_bytes_per_slot is None),
     EngineOption("mamba_cache_mode", "mamba cache mode", _PAGED_WITH_STATE, VLLM_COLUMN,
                  _has_state),
-    EngineOption("speculative_tokens", "speculative tokens", _PAGED_WITH_STATE,
+    # and SGLang's draft-token state buffers beside its state slots
+    EngineOption("speculative_tokens", "speculative tokens", (*_PAGED_WITH_STATE, "sglang"),
                  SCHEDULING_COLUMN, _has_state),
     EngineOption("prefill_checkpoint_blocks", "prefill checkpoint blocks", _PAGED_WITH_STATE,
                  VLLM_COLUMN, _has_state, only_in_mode="align"),
@@ -129,7 +131,21 @@ def strategy_fields(strategy: str, profile: CacheProfile) -> tuple[str, ...]:
     if model_blocker(strategy, profile):
         return ()
     return tuple(o.field for o in ENGINE_OPTIONS
-                 if strategy in o.read_by and o.acts(profile))
+                 if strategy in o.read_by and o.acts(profile)
+                 and not _UNREAD_BY.get((strategy, o.field), _never)(profile))
+
+
+def _never(_profile: CacheProfile) -> bool:
+    return False
+
+
+# Options a layout that reads them leaves unread for some models: SGLang's speculative decoding
+# is modelled for a state hybrid with one token pool, not beside a sliding-window pool or for
+# state layers alone (``sglang.speculative_not_modelled``, at the pool SGLang picks itself).
+_UNREAD_BY: dict[tuple[str, str], Callable[[CacheProfile], bool]] = {
+    ("sglang", "speculative_tokens"): lambda p: sglang_speculative_not_modelled(
+        p, StrategyOptions(speculative_tokens=1)),
+}
 
 
 def idle_engine_option(option: EngineOption, profile: CacheProfile,

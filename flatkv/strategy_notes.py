@@ -33,6 +33,7 @@ from flatkv.strategies import (
 from flatkv.strategies.base import ratio_text, start_up_log_title, state_pages_per_request
 from flatkv.strategies.sglang import CONV_DTYPE as SGLANG_CONV_DTYPE
 from flatkv.strategies.sglang import CONV_DTYPE_WHY as SGLANG_CONV_DTYPE_WHY
+from flatkv.strategies.sglang import draft_tokens as sglang_draft_tokens
 from flatkv.strategies.sglang import sglang_default_page, swa_label
 from flatkv.strategies.sglang import swa_pool as sglang_swa_pool
 from flatkv.strategies.sglang_log import OLDER_KV_LOG as OLDER_SGLANG_KV_LOG
@@ -230,18 +231,38 @@ DRAFTER_ADDED_TEXT = ("The model's MTP layer is counted as one more full-attenti
                       "grouped with the model's as vLLM does.")
 
 
+def sglang_speculative_text(profile: CacheProfile, speculative_tokens: int,
+                            options: StrategyOptions | None = None) -> str:
+    """What SGLang's figures count of speculative decoding with ``speculative_tokens`` (N)
+    drafted a step: for a state hybrid it models, its draft-token state buffers and its 48
+    running requests; else that they are without it."""
+    options = replace(options or StrategyOptions(), speculative_tokens=speculative_tokens)
+    if sglang_draft_tokens(profile, options):
+        return (f"SGLang verifies {speculative_tokens + 1} tokens a step "
+                f"(--speculative-num-steps {speculative_tokens}, topk 1) and keeps each "
+                "token's state, for up to 48 running requests (its speculative default), in "
+                "buffers it sizes with its state slots out of the state budget: its figures "
+                "count them, and leave out its drafter's KV, which a path-less MTP drafter "
+                "keeps in a pool of its own beyond the budget.")
+    if profile.has_state:
+        return ("SGLang's draft-token state buffers are not modelled on this model (a state "
+                "model beside a sliding-window pool, or without attention): its figures are "
+                "without speculative decoding.")
+    return "SGLang's figures for a model without state layers are without speculative decoding."
+
+
 def speculative_text(profile: CacheProfile, strategy: str, speculative_tokens: int, *,
-                     mtp_added: bool = False) -> str:
+                     mtp_added: bool = False, options: StrategyOptions | None = None) -> str:
     """Budget's and Layout's word on speculative decoding where tokens are drafted: what the
-    layout's figures count of it (SGLang: its state buffers, nothing), and whether a drafter's
-    layers are in the model (``mtp_added``: an MTP layer was added). Empty without drafted
-    tokens or attention layers."""
+    layout's figures count of it (SGLang: ``sglang_speculative_text`` at ``options``), and
+    whether a drafter's layers are in the model (``mtp_added``: an MTP layer was added). Empty
+    without drafted tokens or attention layers."""
     if not speculative_tokens or not profile.has_attention:
         return ""
     drafter = DRAFTER_ADDED_TEXT if mtp_added else DRAFTER_TEXT
     if strategy == "sglang":
-        return ("Speculative decoding's state buffers are not modelled for SGLang: these "
-                f"figures are without them. {drafter}")
+        return (f"Speculative decoding: "
+                f"{sglang_speculative_text(profile, speculative_tokens, options)} {drafter}")
     counted = (f"these figures count the {speculative_tokens} drafted token(s)' state pages. "
                if profile.has_state else "")
     return f"Speculative decoding: {counted}{drafter}"
@@ -269,8 +290,8 @@ def how_to_read_text(profile: CacheProfile, speculative_tokens: int, *,
         drafting = (f"With {speculative_tokens} drafted token(s) a step, a request holds "
                     f"{speculative_tokens} more state page(s) in each state group in every "
                     f"paged layout, and vLLM widens {DRAFT_WIDENED_CONV} conv states by a row "
-                    "per drafted token (the other layouts keep the model's conv rows); SGLang's "
-                    f"figures are without speculative decoding. {drafter}")
+                    "per drafted token (the other layouts keep the model's conv rows). "
+                    f"{sglang_speculative_text(profile, speculative_tokens)} {drafter}")
     else:
         drafting = ("Without speculative decoding: set Speculative tokens under Engine options "
                     f"to count the state pages drafted tokens hold. {drafter}")
@@ -657,9 +678,17 @@ def sglang_start_up_log_text(r: StrategyResult) -> str:
     if x.get("speculative_not_modelled"):
         text += (" Without speculative decoding: with it, the Mamba line goes on to its draft "
                  "tokens' buffers.")
+    elif x.get("sglang_draft_tokens"):
+        text += (" With speculative decoding: the Mamba line goes on to the draft tokens' "
+                 "buffers MambaPool allocates (on a CUDA GPU), and the drafter's own KV pool "
+                 "logs lines of its own, not shown.")
     if r.logged_tokens is not None:
         text += f" Its scheduler then logs max_total_num_tokens={r.logged_tokens}"
-        if (running := x.get("max_running_requests")) is not None:
+        if (running := x.get("max_running_requests")) is not None and x.get(
+                "sglang_draft_tokens"):
+            text += (f", max_running_requests={running} (without --max-running-requests: the "
+                     "48 its speculative hook sets, or fewer where the pools hold fewer)")
+        elif running is not None:
             text += (f", max_running_requests={running} and context_len={r.context_tokens} "
                      "(without --max-running-requests, the context as its --context-length)")
         text += " beside figures not modelled here (chunked prefill, available memory)."

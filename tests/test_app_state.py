@@ -851,7 +851,7 @@ def test_strategy_fields_are_what_each_layout_reads_of_the_model():
     # ... and a model of one kind is the same either way
     assert "vllm_hybrid_manager" not in strategy_fields("vllm",
                                                         load_preset("Llama-3.1-8B").profile())
-    assert strategy_fields("sglang", hybrid) == ("mamba_full_memory_ratio",
+    assert strategy_fields("sglang", hybrid) == ("speculative_tokens", "mamba_full_memory_ratio",
                                                  "sglang_slots_per_request", "sglang_page_size")
     assert strategy_fields("sglang", sliding) == ("swa_full_tokens_ratio", "sglang_page_size",
                                                   "sglang_swa_pool", "max_batched_tokens")
@@ -859,8 +859,8 @@ def test_strategy_fields_are_what_each_layout_reads_of_the_model():
     # overlap scheduling sets the tracking slots of the architectures SGLang runs with its
     # extra_buffer radix cache (Qwen3-Next's), not of others (the raw hybrid names none)
     assert strategy_fields("sglang", load_preset("Qwen3-Next-80B-A3B").profile()) == (
-        "mamba_full_memory_ratio", "sglang_slots_per_request", "sglang_overlap_schedule",
-        "sglang_page_size", "sglang_ssm_dtype")
+        "speculative_tokens", "mamba_full_memory_ratio", "sglang_slots_per_request",
+        "sglang_overlap_schedule", "sglang_page_size", "sglang_ssm_dtype")
     assert "sglang_overlap_schedule" not in strategy_fields(
         "sglang", load_preset("LFM2-1.2B").profile())
     # two-level pages pad only where payloads differ: a state row beside KV rows, or attention
@@ -869,8 +869,9 @@ def test_strategy_fields_are_what_each_layout_reads_of_the_model():
     assert strategy_fields("lcm", sliding) == ("max_batched_tokens",)
     assert strategy_fields("lcm", hybrid) == ("mamba_cache_mode", "speculative_tokens",
                                               "prefill_checkpoint_blocks", "lcm_padding_bound")
-    # SGLang's speculative buffers are not modelled: it does not read the drafted tokens
-    assert "speculative_tokens" not in strategy_fields("sglang", hybrid)
+    # SGLang's draft-token buffers are modelled for a state hybrid with one token pool, not
+    # for state layers alone (nor beside a sliding-window pool)
+    assert "speculative_tokens" in strategy_fields("sglang", hybrid)
     assert strategy_fields("lcm", UNEQUAL_ATTENTION) == ("max_batched_tokens",
                                                          "lcm_padding_bound")
     # a state-only model: SGLang's state pool is the whole budget, r splits nothing

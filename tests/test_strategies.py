@@ -44,6 +44,8 @@ from flatkv.strategies import (
 )
 from flatkv.strategies.base import EXTRAS, request_pages
 from flatkv.strategies.sglang import (
+    DRAFTER_KV_LINE,
+    SPECULATIVE_NOT_MODELLED,
     budget_of_next_slot,
     page_size,
     sglang_default_page,
@@ -51,7 +53,7 @@ from flatkv.strategies.sglang import (
     slots_per_request,
     ssm_dtype,
 )
-from flatkv.strategies.sglang_log import NO_SWA_SPLIT_LINE
+from flatkv.strategies.sglang_log import NO_DRAFT_BUFFERS_LINE, NO_SWA_SPLIT_LINE
 from flatkv.strategies.vllm import runs_all_as_align
 from flatkv.strategies.vllm_releases import last_served_text
 
@@ -2101,15 +2103,123 @@ def test_speculative_tokens_is_checked():
         StrategyOptions(speculative_tokens=1025)
 
 
-def test_sglang_says_it_is_not_drafting():
-    plain = run_strategy("sglang", qwen3_next_tp2(), budget_bytes=ANCHOR_BUDGET,
+def test_sglang_speculative_decoding_by_hand():
+    # Qwen3-Next TP 2 as raw bytes (no architecture: S = 3, no radix-cache extra buffer), 2
+    # tokens drafted a step: SGLang verifies D = 2 + 1 = 3 (topk 1). A slot is 36 x 548,864 =
+    # 19,759,104 B. The state budget is 47,878,147,932 x 0.9 / 1.9 = 22,679,122,704.63 B (its
+    # floats); K = int((22,679,122,704.63 - 19,759,104 x (1 + 3)) // (19,759,104 x (1 + 3 / 3)))
+    # = int(22,600,086,288.63 // 39,518,208) = 571 request slots, 572 with the padding slot.
+    # The buffers are reserved for min(48, 571 // 3) + 1 = 49 requests: 19,759,104 x 49 x 3 =
+    # 2,904,588,288 B. KV memory = 47,878,147,932 - 572 x 19,759,104 - 2,904,588,288 =
+    # 33,671,352,156 B, so 33,671,352,156 // (12 x 1,024) = 2,740,181 tokens, and
+    # max_running_requests = min(48, 2,740,181 // 2, 190) = 48. Without drafting the pool keeps
+    # 22,679,122,704 // 19,759,104 = 1,147 slots and the KV pool (47,878,147,932 - 1,147 x
+    # 19,759,104) // 12,288 = 2,051,957 tokens: the joint solve keeps half the slots and
+    # reserves buffers for 49 requests only, so the rest of the state budget goes to KV.
+    budget, slot = ANCHOR_BUDGET, 36 * 548_864
+    drafted = StrategyOptions(speculative_tokens=2)
+    r = run_strategy("sglang", qwen3_next_tp2(), budget_bytes=budget,
+                     context_tokens=ANCHOR_CONTEXT, options=drafted)
+    x = r.extras
+    assert (budget, slot) == (47_878_147_932, 19_759_104)
+    assert (x["sglang_draft_tokens"], x["slots_per_request"], x["state_slots"],
+            x["request_state_slots"], x["running_request_cap"]) == (3, 3, 572, 571, 190)
+    assert x["draft_buffer_bytes"] == slot * 49 * 3 == 2_904_588_288
+    assert x["kv_tokens"] == (budget - 572 * slot - 2_904_588_288) // 12_288 == 2_740_181
+    assert x["max_running_requests"] == 48
+    assert r.concurrency == Fraction(2_740_181, 262_144)  # the KV pool binds at 262,144
+    assert sum(nbytes for _, nbytes in r.breakdown) == budget
+    assert r.bytes_of("unused") == budget - 2_740_181 * 12_288 - 572 * slot - 2_904_588_288
+    assert ("max_mamba_cache_size K = int((state budget - slot x (1 + D)) // (slot x (1 + D / "
+            "S))) = int((22,679,122,704.63158 - 19,759,104 x 4) // (19,759,104 x (1 + 3 / 3)))"
+            " = 571; state slots = K + 1 = 572 (one the padding slot), 36 layers x 548,864 B = "
+            "19,759,104 B each") in r.formulas
+    assert ("draft-token buffers = slot x (min(max_running_requests, K // S) + 1) x D = "
+            "19,759,104 x (min(48, 571 // 3) + 1) x 3 = 19,759,104 x 49 x 3 = 2,904,588,288 "
+            "(SGLang reserves") in "\n".join(r.formulas)
+    assert DRAFTER_KV_LINE in r.formulas
+    assert "speculative_not_modelled" not in x
+    # raw bytes name no conv rows: MambaPool's own allocation of the buffers is not told
+    assert "draft_buffers_allocated" not in x and NO_DRAFT_BUFFERS_LINE in x["log_left_out"]
+    plain = run_strategy("sglang", qwen3_next_tp2(), budget_bytes=budget,
                          context_tokens=ANCHOR_CONTEXT)
-    told = run_strategy("sglang", qwen3_next_tp2(), budget_bytes=ANCHOR_BUDGET,
-                        context_tokens=ANCHOR_CONTEXT,
-                        options=StrategyOptions(speculative_tokens=2))
-    assert told.capacity_tokens == plain.capacity_tokens  # unchanged: not modelled
-    assert told.formulas[0].startswith("speculative tokens: not modelled for SGLang")
-    assert not plain.formulas[0].startswith("speculative tokens")
+    assert plain.extras["state_slots"] == 22_679_122_704 // slot == 1_147
+    assert plain.extras["kv_tokens"] == (budget - 1_147 * slot) // 12_288 == 2_051_957
+
+
+def test_sglang_speculative_decoding_on_qwen3_next_as_its_log_prints_it():
+    # Qwen3-Next-80B-A3B at TP 1, 40 GiB, N = 3 (D = 4, SGLang's own choice for it), S = 5
+    # (extra_buffer with overlap). A layer's state: conv 49,152 B (3 rows of 8,192 bf16) + ssm
+    # 524,288 x 4 B (float32) = 2,146,304 B; a slot of 36 layers 77,266,944 B. K = int((40 GiB
+    # x 0.9 / 1.9 - 77,266,944 x 5) // (77,266,944 x 1.8)) = int(19,958,247,208.4 //
+    # 139,080,499.2) = 143; buffers for min(48, 143 // 5 = 28) + 1 = 29 requests. The state
+    # cap 28 binds max_running_requests, which MambaPool's buffers then take + 1 = 29 rows of:
+    # ssm 36 x 29 x 4 x 2,097,152 = 8,757,706,752 B and conv windows of 4 + 3 - 1 = 6 rows,
+    # 36 x 29 x 16,384 x 6 = 102,629,376 B (bench/sglang_check.py sets these beside SGLang's
+    # own MambaPool, built on the meta device)
+    r = run_strategy("sglang", load_preset("Qwen3-Next-80B-A3B").profile(),
+                     budget_bytes=40 << 30, context_tokens=32_768,
+                     options=StrategyOptions(speculative_tokens=3))
+    x = r.extras
+    assert (x["state_slot_bytes"], x["request_state_slots"], x["running_request_cap"]) == (
+        77_266_944, 143, 28)
+    assert x["draft_buffer_bytes"] == 77_266_944 * 29 * 4
+    assert x["kv_tokens"] == ((40 << 30) - 144 * 77_266_944 - 77_266_944 * 29 * 4) // 24_576
+    assert x["max_running_requests"] == 28
+    assert x["draft_buffers_allocated"] == 8_757_706_752 + 102_629_376
+    assert x["log_lines"][1] == (
+        "Mamba Cache is allocated. max_mamba_cache_size: 143, conv_state size: 0.24GB, "
+        "ssm_state size: 10.12GB intermediate_ssm_state_cache size: 8.16GB "
+        "intermediate_conv_window_cache size: 0.10GB ")
+    assert x["log_lines"][0].startswith("max_running_requests is capped to 28 by the mamba state")
+
+
+def test_sglang_speculative_edge_and_next_slot_are_least_budgets():
+    # the least budget SGLang starts Qwen3-Next TP 1 at with N = 3 (found by bisecting SGLang's
+    # own code in bench/sglang_check.py): K = 5 slots, one request of S = 5
+    qwen, drafted = load_preset("Qwen3-Next-80B-A3B").profile(), StrategyOptions(
+        speculative_tokens=3)
+    edge = 2_283_667_457
+    assert run_strategy("sglang", qwen, budget_bytes=edge, options=drafted).applies
+    below = run_strategy("sglang", qwen, budget_bytes=edge - 1, options=drafted)
+    assert not below.applies and below.reason.endswith(
+        f"a budget of {edge:,} B or more holds them")
+    r = run_strategy("sglang", qwen, budget_bytes=edge, options=drafted)
+    step = budget_of_next_slot(r, qwen)
+    more = run_strategy("sglang", qwen, budget_bytes=step, options=drafted)
+    assert more.extras["request_state_slots"] == r.extras["request_state_slots"] + 1
+    less = run_strategy("sglang", qwen, budget_bytes=step - 1, options=drafted)
+    assert less.extras["request_state_slots"] == r.extras["request_state_slots"]
+
+
+def test_sglang_says_where_it_does_not_model_drafting():
+    # a state model beside a hybrid SWA pool, and one of state layers alone: figures without
+    # speculative decoding, and the note that says so
+    mixed = CacheProfile(layer_types=(SLIDING, FULL, LINEAR), kv_bytes_per_slot=2048,
+                         sliding_window=128, state_const_bytes={"conv": 4096, "ssm": 8192})
+    for profile in (mixed, pure_mamba()):
+        plain = run_strategy("sglang", profile, budget_bytes=10**9, context_tokens=4096)
+        told = run_strategy("sglang", profile, budget_bytes=10**9, context_tokens=4096,
+                            options=StrategyOptions(speculative_tokens=2))
+        assert told.formulas[0] == SPECULATIVE_NOT_MODELLED
+        assert told.extras["speculative_not_modelled"] is True
+        assert told.breakdown == plain.breakdown and told.capacity_tokens == plain.capacity_tokens
+        assert "speculative_not_modelled" not in plain.extras
+    # a model without state keeps its pools (no draft-token state to keep)
+    llama = run_strategy("sglang", llama_31_8b(), budget_bytes=10**10, context_tokens=4096,
+                         options=StrategyOptions(speculative_tokens=2))
+    assert "speculative_not_modelled" not in llama.extras
+    assert "sglang_draft_tokens" not in llama.extras
+
+
+def test_sglang_refuses_more_drafted_tokens_than_its_track_interval():
+    # extra_buffer asserts --mamba-track-interval (256) >= D: 255 drafted (D 256) start, 256 not
+    qwen = load_preset("Qwen3-Next-80B-A3B").profile()
+    assert run_strategy("sglang", qwen, budget_bytes=1 << 40,
+                        options=StrategyOptions(speculative_tokens=255)).applies
+    r = run_strategy("sglang", qwen, budget_bytes=1 << 40,
+                     options=StrategyOptions(speculative_tokens=256))
+    assert not r.applies and "at least the 257 tokens it verifies a step" in r.reason
 
 
 def test_vllm_sizes_p_by_the_narrow_state_where_the_config_passes_no_num_spec():

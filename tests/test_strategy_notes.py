@@ -318,18 +318,30 @@ def test_notes_under_the_figures_say_which_layout_does_what():
     assert ("With 2 drafted token(s) a step, a request holds 2 more state page(s) in each "
             "state group in every paged layout, and vLLM widens GDN, KDA, Mamba2 and "
             "short-conv conv states by a row per drafted token (the other layouts keep the "
-            "model's conv rows); SGLang's "
-            "figures are without speculative decoding. A drafter's own KV layers are not "
-            "counted") in notes.how_to_read_text(qwen, 2)
+            "model's conv rows). " + notes.sglang_speculative_text(qwen, 2)
+            + " A drafter's own KV layers are not counted") in notes.how_to_read_text(qwen, 2)
     assert ("Speculative decoding adds no state pages here. A drafter's own KV layers"
             in notes.how_to_read_text(llama, 2))
     # Budget and Layout say it beside their figures, SGLang's that it is not modelled
     assert notes.speculative_text(qwen, "vllm", 2) == (
         "Speculative decoding: these figures count the 2 drafted token(s)' state pages. "
         + notes.DRAFTER_TEXT)
-    assert notes.speculative_text(qwen, "sglang", 2).startswith(
-        "Speculative decoding's state buffers are not modelled for SGLang: these figures are "
-        "without them.")
+    # SGLang's: its draft-token buffers where it models them, else that it does not
+    assert notes.speculative_text(qwen, "sglang", 2) == (
+        "Speculative decoding: SGLang verifies 3 tokens a step (--speculative-num-steps 2, "
+        "topk 1) and keeps each token's state, for up to 48 running requests (its speculative "
+        "default), in buffers it sizes with its state slots out of the state budget: its "
+        "figures count them, and leave out its drafter's KV, which a path-less MTP drafter "
+        "keeps in a pool of its own beyond the budget. " + notes.DRAFTER_TEXT)
+    mixed = CacheProfile(layer_types=("sliding_attention", "full_attention",
+                                      "linear_attention"), kv_bytes_per_slot=2048,
+                         sliding_window=128, state_const_bytes={"conv": 4096, "ssm": 8192})
+    assert notes.speculative_text(mixed, "sglang", 2).startswith(
+        "Speculative decoding: SGLang's draft-token state buffers are not modelled on this "
+        "model")
+    assert notes.speculative_text(llama, "sglang", 2).startswith(
+        "Speculative decoding: SGLang's figures for a model without state layers are without "
+        "speculative decoding.")
     # once the model carries its MTP layer, the texts say it is counted
     assert notes.speculative_text(qwen, "vllm", 2, mtp_added=True).endswith(
         "The model's MTP layer is counted as one more full-attention layer, grouped with the "
@@ -473,9 +485,15 @@ def test_sglang_start_up_log_says_what_its_sizes_count():
     # extra_buffer radix cache, 3 + 2 tracking slots a request)
     assert min(max(min(int(1_714_648 / 32_768 * 512), 4096), 2048), 1_714_648 // 2,
                489 // 5) == 97 == result.extras["max_running_requests"]
-    # drafting: its Mamba line would go on to the draft buffers this does not model
-    assert "Without speculative decoding: with it, the Mamba line goes on" in (
-        notes.start_up_log_text(sglang(qwen, speculative_tokens=2)))
+    # drafting: its Mamba line goes on to the draft buffers, and its max_running_requests is
+    # the 48 its speculative hook sets, whatever the context
+    drafting = notes.start_up_log_text(sglang(qwen, speculative_tokens=2))
+    assert ("With speculative decoding: the Mamba line goes on to the draft tokens' buffers "
+            "MambaPool allocates (on a CUDA GPU), and the drafter's own KV pool logs lines of "
+            "its own, not shown.") in drafting
+    assert ("max_running_requests=48 (without --max-running-requests: the 48 its speculative "
+            "hook sets, or fewer where the pools hold fewer)") in drafting
+    assert "Without speculative decoding" not in drafting
     # raw bytes: the state lines alone (its warning that 957 request slots // 3, no class's
     # extra buffer, cap the running requests at 319), and nothing said of KV lines
     raw = sglang(CacheProfile(layer_types=qwen.layer_types, kv_bytes_per_slot=2048,

@@ -218,8 +218,11 @@ class StrategyOptions:
         vLLM counts them in its start-up check and its "Maximum concurrency" (0.28; 0.18 did
         not add N in mode all, 0.14 and older in no mode). Every paged strategy counts them
         so. Not the draft's own KV: an MTP drafter's attention layers join the full-attention
-        group as more layers of the model. SGLang's speculative state buffers are not
-        modelled (its figures are without speculative decoding).
+        group as more layers of the model. SGLang (a state hybrid with one token pool)
+        verifies N + 1 tokens a step (--speculative-num-steps N, topk 1), keeps their states
+        in buffers sized with its state slots out of the state budget and runs at most 48
+        requests (``sglang.spec_request_slots``); on other state models its figures are
+        without speculative decoding.
     prefill_checkpoint_blocks: state pages a request holds in mode ``align`` beyond its 2 for
         prefill checkpoints (``MambaSpec.num_prefill_checkpoint_blocks``): 1 for Mamba2 layers
         (Nemotron-H, Falcon-H1, Granite 4.0-H; vLLM 0.32+) and for GDN layers whose prefill
@@ -432,7 +435,11 @@ EXTRAS: Mapping[str, str] = {
     "log_lines": "vllm, sglang: the start-up log lines the engine prints at these settings",
     "log_left_out": "vllm, sglang: what the log lines leave out, and why",
     # SGLang
-    "speculative_not_modelled": "sglang: speculative tokens asked, which its figures leave out",
+    "speculative_not_modelled": "sglang: speculative tokens asked, which its figures leave out "
+                                "on this model",
+    "sglang_draft_tokens": "sglang: D, the tokens verified a step (speculative tokens + 1)",
+    "draft_buffer_bytes": "sglang: the bytes it reserves for draft-token state buffers",
+    "draft_buffers_allocated": "sglang: the bytes of those buffers its MambaPool allocates",
     "sglang_swa_pool": "sglang: whether sliding layers keep a pool of their own",
     "kv_tokens": "sglang: the full-attention token pool (max_total_num_tokens)",
     "swa_tokens": "sglang: the sliding-window token pool",

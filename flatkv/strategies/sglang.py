@@ -27,6 +27,14 @@ context L holds L full tokens, ``min(W - 1 + max_batched_tokens, L)`` sliding to
 chunked layers ride the sliding pool: ``min(C + max_batched_tokens, L)``, C the chunk) and S
 state slots.
 
+With speculative decoding (N tokens drafted a step, ``speculative_tokens``) on a state hybrid
+whose attention keeps one token pool, SGLang verifies D = N + 1 tokens a step and keeps each
+one's state in draft-token buffers beside its state slots: it solves the request slots K with
+those buffers out of the state budget, ``K = int((budget_state - slot x (1 + D)) // (slot x
+(1 + D / S)))`` in its floats, reserves ``slot x (min(48, K // S) + 1) x D`` for the buffers,
+and caps running requests at the 48 its speculative hook sets (``spec_request_slots``; the
+comment above ``SPECULATIVE_RUNNING_REQUESTS`` cites where). The token pool gets the rest.
+
 The start-up log's lines are worded in ``sglang_log`` from the figures found here; it reads
 nothing of this module.
 """
@@ -193,6 +201,19 @@ def radix_page_refusal(profile: CacheProfile, options: StrategyOptions) -> str |
                 f"--mamba-track-interval tokens ({MAMBA_TRACK_INTERVAL} by default), which the "
                 f"page size must divide: {n(page)} does not; set a page size that divides "
                 f"{MAMBA_TRACK_INTERVAL} (1, 2, 4, ..., 256)")
+    return None
+
+
+def _draft_track_refusal(profile: CacheProfile, options: StrategyOptions) -> str | None:
+    """Why SGLang 0.5.23 would not start with these drafted tokens (None where it would): its
+    extra_buffer radix cache snapshots state every --mamba-track-interval tokens, which must be
+    at least the D tokens verified a step (mamba_hook.validate_mamba_extra_buffer)."""
+    drafts = draft_tokens(profile, options)
+    if drafts > MAMBA_TRACK_INTERVAL and radix_cache(profile, options) == "extra_buffer":
+        return (f"SGLang's extra_buffer radix cache needs --mamba-track-interval "
+                f"({MAMBA_TRACK_INTERVAL} by default) at least the {n(drafts)} tokens it "
+                f"verifies a step ({n(options.speculative_tokens)} drafted + 1): draft at most "
+                f"{MAMBA_TRACK_INTERVAL - 1} tokens a step")
     return None
 
 
@@ -400,11 +421,17 @@ def enough_budget(profile: CacheProfile, options: StrategyOptions,
         kv_need = page * (full_bytes + swa_bytes)
     if slot_bytes is None:
         return kv_need
-    state_need = (slots_per_request(profile, options)[0] + 1) * slot_bytes  # and slot 0
+    s = slots_per_request(profile, options)[0]
+    state_need = (s + 1) * slot_bytes  # and slot 0
     if not profile.has_attention:
         return state_need
     r = options.mamba_full_memory_ratio
-    return max(budget_for_state_pool(state_need, r), math.ceil(kv_need * (1 + r)))
+    # with draft tokens the slots and their buffers take at most the state pool, so the KV
+    # memory is still at least B / (1 + r)
+    drafts = draft_tokens(profile, options)
+    state = (budget_for_spec_slots(s, r, slot_bytes, drafts, s) if drafts
+             else budget_for_state_pool(state_need, r))
+    return max(state, math.ceil(kv_need * (1 + r)))
 
 
 def _sglang_concurrency(
@@ -441,7 +468,12 @@ def _sglang_concurrency(
                        f"{n(swa_tokens // page)} / {n(span_pages)}"))
     if slots is not None:  # one slot is the padding slot
         cap = request_slots(slots) // s
-        limits.append((cap, 1, "running cap", f"running cap {n(cap)}"))
+        if draft_tokens(profile, options) and cap > SPECULATIVE_RUNNING_REQUESTS:
+            limits.append((SPECULATIVE_RUNNING_REQUESTS, 1, "running cap",
+                           f"running cap min({n(cap)}, max_running_requests "
+                           f"{SPECULATIVE_RUNNING_REQUESTS})"))
+        else:
+            limits.append((cap, 1, "running cap", f"running cap {n(cap)}"))
     numerator, denominator, binding, _ = min(limits, key=lambda item: Fraction(item[0], item[1]))
     best = Fraction(numerator, denominator)
     extras["binding_limit"] = binding
@@ -642,8 +674,12 @@ def budget_of_next_slot(r: StrategyResult, profile: CacheProfile) -> int | None:
     x = r.extras
     if not profile.has_attention or "state_slot_bytes" not in x:
         return None
+    ratio = Fraction(x["mamba_full_memory_ratio"])
+    if drafts := x.get("sglang_draft_tokens"):  # K + 1 request slots beside their buffers
+        return budget_for_spec_slots(x["request_state_slots"] + 1, ratio, x["state_slot_bytes"],
+                                     drafts, x["slots_per_request"])
     more = (x["state_slots"] + 1) * x["state_slot_bytes"]
-    return budget_for_state_pool(more, Fraction(x["mamba_full_memory_ratio"]))
+    return budget_for_state_pool(more, ratio)
 
 
 def state_pool_bytes(budget_bytes: int, r: Fraction) -> int:
@@ -669,6 +705,22 @@ def budget_for_state_pool(need: int, r: Fraction) -> int:
     return budget
 
 
+def budget_for_spec_slots(k: int, r: Fraction, slot_bytes: int, drafts: int,
+                          per_request: int) -> int:
+    """The least budget at which SGLang, verifying ``drafts`` (D) tokens a step, keeps ``k``
+    request slots (``spec_request_slots``): the exact ``ceil((slot x (1 + D) + k x slot x (1 +
+    D / S)) x (1 + r) / r)``, then a byte up while its floats fall short, or down while they
+    still hold (K grows with the budget, so the first budget that holds is the least)."""
+    need = slot_bytes * (1 + drafts) + k * slot_bytes * Fraction(per_request + drafts,
+                                                                 per_request)
+    budget = max(math.ceil(need * (1 + r) / r), 1)
+    while spec_request_slots(budget, r, slot_bytes, drafts, per_request) < k:
+        budget += 1
+    while budget > 1 and spec_request_slots(budget - 1, r, slot_bytes, drafts, per_request) >= k:
+        budget -= 1
+    return budget
+
+
 def request_slots(slots: int) -> int:
     """The state slots of SGLang's MambaPool that hold requests' states: all but its padding
     slot (slot 0, for padded tokens' dummy writes), SGLang's ``max_mamba_cache_size``."""
@@ -676,13 +728,14 @@ def request_slots(slots: int) -> int:
 
 
 def _state_slots(profile: CacheProfile, options: StrategyOptions, budget_bytes: int,
-                 formulas: list[str], extras: dict[str, object]) -> tuple[int, int, int]:
-    """SGLang's state pool: ``(slots, slot_bytes, state_pool)``. The pool takes ``r / (1 + r)``
-    of the budget beside attention (all of it without), cut into slots of every state layer's
-    conv + ssm. One slot is MambaPool's padding slot (slot 0, for padded tokens' dummy
+                 formulas: list[str], extras: dict[str, object]) -> tuple[int, int, int, int]:
+    """SGLang's state pool: ``(slots, slot_bytes, state_pool, buffers)``. The pool takes ``r /
+    (1 + r)`` of the budget beside attention (all of it without), cut into slots of every state
+    layer's conv + ssm. One slot is MambaPool's padding slot (slot 0, for padded tokens' dummy
     writes), which SGLang's sizing charges since its PR #32184: ``max_mamba_cache_size`` is the
-    other ``slots - 1``, and a running request holds S of those. Appends its formulas and
-    extras."""
+    other ``slots - 1``, and a running request holds S of those. With speculative decoding
+    (``draft_tokens``) the pool also holds the draft-token buffers, ``buffers`` bytes
+    (``_spec_state_slots``; 0 without). Appends its formulas and extras."""
     n_state = profile.count(LINEAR_ATTENTION)
     r = options.mamba_full_memory_ratio
     s, s_why = slots_per_request(profile, options)
@@ -700,14 +753,20 @@ def _state_slots(profile: CacheProfile, options: StrategyOptions, budget_bytes: 
     else:
         state_pool = budget_bytes
         formulas.append(f"state pool = budget = {n(budget_bytes)} (no attention layers)")
-    slots = state_pool // slot_bytes
+    buffers = 0
+    if drafts := draft_tokens(profile, options):
+        slots, buffers = _spec_state_slots(budget_bytes, r, n_state, layer_bytes, s, drafts,
+                                           formulas, extras)
+    else:
+        slots = state_pool // slot_bytes
+        formulas.append(
+            f"state slots = state pool // ({n_state} layers x "
+            f"{n(layer_bytes)} B) = {n(state_pool)} // {n(slot_bytes)} = "
+            f"{n(slots)}, one of them the padding slot: max_mamba_cache_size = {n(slots)} - 1 = "
+            f"{n(request_slots(slots))} for requests")
     for_requests = request_slots(slots)
     running_cap = for_requests // s
     formulas += [
-        f"state slots = state pool // ({n_state} layers x "
-        f"{n(layer_bytes)} B) = {n(state_pool)} // {n(slot_bytes)} = "
-        f"{n(slots)}, one of them the padding slot: max_mamba_cache_size = {n(slots)} - 1 = "
-        f"{n(for_requests)} for requests",
         f"running cap = max_mamba_cache_size // S = {n(for_requests)} // {s} = "
         f"{n(running_cap)} (S: the state slots a running request holds, SGLang's mamba "
         f"ratio, {s_why}; max_running_requests is at most this)",
@@ -719,7 +778,42 @@ def _state_slots(profile: CacheProfile, options: StrategyOptions, budget_bytes: 
         state_slots=slots, request_state_slots=for_requests, slots_per_request=s,
         running_request_cap=running_cap,
     )
-    return slots, slot_bytes, state_pool
+    return slots, slot_bytes, state_pool, buffers
+
+
+def _spec_state_slots(budget_bytes: int, r: Fraction, n_state: int, layer_bytes: int, s: int,
+                      drafts: int, formulas: list[str],
+                      extras: dict[str, object]) -> tuple[int, int]:
+    """``(slots, buffers)``: SGLang's state slots (the padding slot included) and the bytes it
+    reserves for the draft-token state buffers, with ``drafts`` (D) tokens verified a step
+    (``spec_request_slots``, ``spec_reserved_requests``). Appends their formulas and extras."""
+    slot_bytes = n_state * layer_bytes
+    k = spec_request_slots(budget_bytes, r, slot_bytes, drafts, s)
+    ratio = float(r)
+    state_float = budget_bytes * ratio / (1 + ratio)
+    formulas.append(
+        f"speculative decoding, D = {drafts} tokens verified a step (--speculative-num-steps "
+        f"{drafts - 1}, topk 1: D = steps + 1): MambaPool keeps each of the K + 1 slots' states "
+        "and, for min(max_running_requests, K // S) + 1 requests, D draft tokens' states "
+        "(intermediate ssm and conv windows), both out of the state budget (SGLang's "
+        "_handle_max_mamba_cache, its floats)")
+    formulas.append(
+        f"max_mamba_cache_size K = int((state budget - slot x (1 + D)) // (slot x (1 + D / S))) "
+        f"= int(({bytes_text(state_float)} - {n(slot_bytes)} x {1 + drafts}) // ({n(slot_bytes)}"
+        f" x (1 + {drafts} / {s}))) = {n(k)}; state slots = K + 1 = {n(max(k + 1, 0))} (one "
+        f"the padding slot), {n_state} layers x {n(layer_bytes)} B = {n(slot_bytes)} B each")
+    if k < 1:
+        return max(k + 1, 0), 0
+    held = spec_reserved_requests(k, s)
+    buffers = slot_bytes * (held + 1) * drafts
+    formulas.append(
+        f"draft-token buffers = slot x (min(max_running_requests, K // S) + 1) x D = "
+        f"{n(slot_bytes)} x (min({SPECULATIVE_RUNNING_REQUESTS}, {n(k)} // {s}) + 1) x {drafts} "
+        f"= {n(slot_bytes)} x {n(held + 1)} x {drafts} = {n(buffers)} (SGLang reserves this "
+        f"much; max_running_requests is {SPECULATIVE_RUNNING_REQUESTS}, which its speculative "
+        "hook sets when --max-running-requests is not given)")
+    extras.update(sglang_draft_tokens=drafts, draft_buffer_bytes=buffers)
+    return k + 1, buffers
 
 
 def _token_pools(profile: CacheProfile, options: StrategyOptions, kv_memory: int,
@@ -780,16 +874,76 @@ def _token_pools(profile: CacheProfile, options: StrategyOptions, kv_memory: int
     return full_tokens, swa_tokens
 
 
-# SGLang's speculative decoding is sized apart from its pools as modelled here: MambaPool keeps
-# draft-token states (intermediate ssm / conv window caches, [layers, requests + 1, draft
-# tokens, ...]) per running request, solved jointly with the slots out of the state budget
-# (kv_cache_configurator._handle_max_mamba_cache, 0.5.23), and the drafter's KV grows the
-# token pool's cell size by its layers when the config names them (num_nextn_predict_layers).
+# SGLang's speculative decoding (EAGLE / MTP, ``--speculative-algorithm NEXTN``) on a state
+# hybrid, 0.5.23, in its default path (radix cache on, no --max-mamba-cache-size, no
+# --max-running-requests, ReplaySSM off: --enable-linear-replayssm-spec defaults to False):
+# - arg_groups/speculative_hook._handle_eagle_family sets max_running_requests to 48 ("Max
+#   running requests is reset to 48 for speculative decoding") and, with --speculative-eagle-topk
+#   1, speculative_num_draft_tokens D = speculative_num_steps + 1 (its auto choice for these
+#   models: 3 steps, topk 1, D = 4). FlatKV's speculative tokens N are the steps: D = N + 1.
+# - mem_cache/kv_cache_configurator._handle_max_mamba_cache ("mamba_pool.memory_budget_spec")
+#   solves the request slots K jointly with the draft-token buffers out of the state budget
+#   (``spec_request_slots``), then subtracts the buffers' reservation, per_req x (min(48, K // S)
+#   + 1) x D, and the K + 1 slots from the budget: the token pool gets the rest.
+# - resolve_max_num_reqs: max_running_requests = min(48, T // 2, K // S).
+# - The drafter's own KV: a path-less MTP drafter (Qwen3-Next's and Qwen3.5's, whose configs
+#   name no num_nextn_predict_layers) leaves the target's token-pool cell as it is
+#   (spec_aux_hidden_state._resolve_eagle_aux_hidden_state sets no eagle_draft_num_layers); the
+#   draft worker allocates its own KV pool of max_total_num_tokens beyond this budget. With
+#   --speculative-draft-model-path its layers join the cell (pool_configurator's
+#   DefaultPoolConfigurator: cell + int(cell x draft layers / full layers)), which adding the
+#   MTP layer to the model models.
+SPECULATIVE_RUNNING_REQUESTS = 48
+DRAFTER_KV_LINE = (
+    "the drafter's KV: a path-less MTP drafter (--speculative-algorithm NEXTN with no "
+    "--speculative-draft-model-path, as Qwen3-Next and Qwen3.5 are served) keeps its own KV "
+    "pool of max_total_num_tokens tokens beyond this budget, which leaves the token pool's cell "
+    "as it is; with a draft model path SGLang adds its layers to the cell: add the MTP layer "
+    "to the model to count it so")
+# Sub-cases not matched: a state model beside a hybrid SWA pool (its SWA request cap reads the
+# drafted tokens too), and a model of state layers alone.
 SPECULATIVE_NOT_MODELLED = (
-    "speculative tokens: not modelled for SGLang, whose figures here are without speculative "
-    "decoding (it keeps the drafted tokens' states in buffers per running request, sized with "
-    "its state slots out of the state budget)"
+    "speculative tokens: not modelled for SGLang on this model, whose figures here are without "
+    "speculative decoding (FlatKV models it for a state hybrid whose attention layers keep one "
+    "token pool: its draft-token state buffers, sized with its state slots out of the state "
+    "budget)"
 )
+
+
+def draft_tokens(profile: CacheProfile, options: StrategyOptions) -> int:
+    """D, the tokens SGLang verifies a step (its speculative_num_draft_tokens), where FlatKV
+    models its speculative decoding: the N steps drafted plus one, as its EAGLE hook sets them
+    with --speculative-eagle-topk 1; 0 without drafted tokens, for a model without state (whose
+    pools speculative decoding leaves as they are) and where it is not modelled
+    (``speculative_not_modelled``)."""
+    if not options.speculative_tokens or not profile.has_state:
+        return 0
+    return 0 if speculative_not_modelled(profile, options) else options.speculative_tokens + 1
+
+
+def speculative_not_modelled(profile: CacheProfile, options: StrategyOptions) -> bool:
+    """Whether tokens are drafted on a state model whose SGLang speculative sizing FlatKV does
+    not match: one without attention, or with a hybrid SWA pool beside its state."""
+    return bool(options.speculative_tokens and profile.has_state
+                and (not profile.has_attention or pool_layers(profile, options)[1]))
+
+
+def spec_request_slots(budget_bytes: int, r: Fraction, slot_bytes: int, drafts: int,
+                       per_request: int) -> int:
+    """K, SGLang's max_mamba_cache_size with ``drafts`` (D) tokens verified a step, in its own
+    float arithmetic (``_handle_max_mamba_cache``, "mamba_pool.memory_budget_spec"): the state
+    budget ``budget x r / (1 + r)`` holds K + 1 slots and the draft-token buffers of K / S + 1
+    requests, D slots' bytes each, so ``K = int((budget_state - per_req x (1 + D)) // (per_req x
+    (1 + D / S)))``. Negative where not even the padding slot's buffers fit."""
+    ratio = float(r)
+    pool = budget_bytes * ratio / (1 + ratio)
+    return int((pool - slot_bytes * (1 + drafts)) // (slot_bytes * (1 + drafts / per_request)))
+
+
+def spec_reserved_requests(request_slots_: int, per_request: int) -> int:
+    """The requests SGLang reserves draft-token buffers for, less its padding slot: its
+    ``capped_reqs = min(max(1, max_running_requests), K // S)``, with the 48 its hook sets."""
+    return min(SPECULATIVE_RUNNING_REQUESTS, request_slots_ // per_request)
 
 
 # A state without a conv tensor is lightning attention's. SGLang 0.5.23 serves some: its
@@ -887,6 +1041,52 @@ def _logged_running_requests(tokens: int, context: int, state_cap: int | None,
         + ", ".join(n(x) for x in limits) + f") = {n(running)} (SGLang's log, T the token pool "
         f"{n(tokens)}, context_len {n(context)}: a cap on requests at once)")
     return running, capped
+
+
+# Architectures whose SGLang state is KDA's (hybrid_arch.hybrid_kda_config: Kimi Linear's
+# config, GLM-5 Next): MambaPool keeps their draft tokens' conv windows dense, D windows of K - 1
+# rows (memory_pool.conv_window_dedup_enabled); the others' share one window of D + K - 2 rows.
+# Bailing hybrids take KDA by a config flag (use_kda) the profile does not carry.
+KDA_ARCHITECTURES = frozenset({"KimiLinearForCausalLM", "KimiK3ForConditionalGeneration",
+                               "Glm5NextForConditionalGeneration"})
+
+
+def draft_buffer_allocation(profile: CacheProfile, tensors: Mapping[str, int], drafts: int,
+                            running: int) -> tuple[int, int] | None:
+    """(intermediate ssm, intermediate conv window) bytes MambaPool allocates for ``drafts`` (D)
+    tokens verified a step and ``running`` requests (max_running_requests; one more row for its
+    padding slot), on a CUDA GPU with topk 1 (memory_pool.MambaPool: ``[layers, running + 1, D,
+    ssm shape]`` in the ssm dtype, the conv windows deduplicated to D + K - 2 rows, or dense D x
+    (K - 1) rows for KDA). None where the profile does not tell the conv rows (raw bytes) or
+    whether the state is KDA's (Bailing)."""
+    arch = profile.architectures[0] if profile.architectures else None
+    conv, ssm = tensors.get("conv"), tensors.get("ssm", 0)
+    if conv is None or (arch or "").startswith("Bailing"):
+        return None
+    rows = profile.conv_rows
+    if arch in KDA_ARCHITECTURES:
+        window = drafts * conv
+    elif rows is None:
+        return None
+    else:
+        window = conv // rows * (drafts + rows - 1)
+    layers_rows = profile.count(LINEAR_ATTENTION) * (running + 1)
+    return layers_rows * drafts * ssm, layers_rows * window
+
+
+def _spec_running_requests(tokens: int, state_cap: int,
+                           formulas: list[str]) -> tuple[int, bool]:
+    """The max_running_requests SGLang logs with speculative decoding (``resolve_max_num_reqs``
+    with the 48 its hook sets): ``min(48, T // 2, K // S)``, whatever the context. Also whether
+    the state cap is what binds, where SGLang warns that it does."""
+    limits = [SPECULATIVE_RUNNING_REQUESTS, tokens // 2, state_cap]
+    running = min(limits)
+    formulas.append(
+        f"max_running_requests = min({SPECULATIVE_RUNNING_REQUESTS}, T // 2, running cap) = "
+        f"min({', '.join(n(x) for x in limits)}) = {n(running)} (SGLang's log, T the token pool "
+        f"{n(tokens)}; {SPECULATIVE_RUNNING_REQUESTS} as its speculative hook resets it to, "
+        "whatever the context)")
+    return running, state_cap < min(limits[:2])
 
 
 def _token_pages(
@@ -1005,30 +1205,33 @@ def run_sglang(
         return refuse(blocker)
     formulas: list[str] = []
     options = _nsa_options(profile, options, formulas)
-    if refusal := radix_page_refusal(profile, options):
+    if refusal := radix_page_refusal(profile, options) or _draft_track_refusal(profile, options):
         return refuse(refusal)
     n_full, n_swa = pool_layers(profile, options)
     n_state = profile.count(LINEAR_ATTENTION)
     per_request = slots_per_request(profile, options)[0]
     extras: dict[str, object] = {}
-    if options.speculative_tokens and profile.has_state:
+    if speculative_not_modelled(profile, options):
         formulas.append(SPECULATIVE_NOT_MODELLED)
         extras["speculative_not_modelled"] = True
+    drafts = draft_tokens(profile, options)
 
     slots = slot_bytes = None
-    state_bytes = state_pool = 0
+    state_bytes = state_pool = buffers = 0
     if n_state:
-        slots, slot_bytes, state_pool = _state_slots(profile, options, budget_bytes, formulas,
-                                                     extras)
+        slots, slot_bytes, state_pool, buffers = _state_slots(profile, options, budget_bytes,
+                                                              formulas, extras)
         state_bytes = slots * slot_bytes
         if request_slots(slots) // per_request < 1:
+            buffered = (f" beside their draft-token buffers ({drafts} tokens verified a "
+                        "step)" if drafts else "")
             return refuse(
                 f"the state pool ({n(state_pool)} B) holds {n(slots)} slot(s) of "
-                f"{n(slot_bytes)} B, fewer than {per_request + 1}: one running request needs "
-                f"{per_request} and SGLang keeps one for padding; a budget of "
+                f"{n(slot_bytes)} B{buffered}, fewer than {per_request + 1}: one running "
+                f"request needs {per_request} and SGLang keeps one for padding; a budget of "
                 f"{n(enough_budget(profile, options, slot_bytes))} B or more holds them")
 
-    kv_memory = budget_bytes - state_bytes
+    kv_memory = budget_bytes - state_bytes - buffers
     if refusal := _swa_pool_choice(profile, options, formulas, extras):
         return refuse(refusal)
     full_tokens = swa_tokens = 0
@@ -1039,7 +1242,14 @@ def run_sglang(
                 f" (the slots' bytes, not the whole state pool: its {n(state_pool - state_bytes)}"
                 " B short of one more slot go to the KV pool, as in SGLang's "
                 "_handle_max_mamba_cache)" if n_state else "")
+            if not buffers else
+            f"KV memory = budget - slots x slot bytes - draft-token buffers = {n(budget_bytes)} "
+            f"- {n(state_bytes)} - {n(buffers)} = {n(kv_memory)} (what the slots and buffers "
+            "leave of the state budget goes to the KV pool, as in SGLang's "
+            "_handle_max_mamba_cache)"
         )
+        if drafts:
+            formulas.append(DRAFTER_KV_LINE)
         full_tokens, swa_tokens = _token_pools(profile, options, kv_memory, n_full, n_swa,
                                                formulas, extras)
     full_bytes, swa_bytes = pool_token_bytes(profile, options)
@@ -1055,28 +1265,52 @@ def run_sglang(
         numerator, denominator = _sglang_concurrency(
             profile, options, context_tokens, full_tokens=full_tokens, swa_tokens=swa_tokens,
             slots=slots, slot_bytes=slot_bytes, formulas=formulas, extras=extras)
-        if profile.has_attention:
+        if profile.has_attention and not drafts:
             extras["max_running_requests"], capped = _logged_running_requests(
                 pool_tokens, context_tokens, extras.get("running_request_cap"), formulas)
+    allocated = None
+    if drafts:  # its hook's 48, whatever the context
+        running_max, capped = _spec_running_requests(pool_tokens, extras["running_request_cap"],
+                                                     formulas)
+        extras["max_running_requests"] = running_max
+        allocated = draft_buffer_allocation(profile, extras["state_tensor_bytes"], drafts,
+                                            running_max)
+        if allocated:
+            extras["draft_buffers_allocated"] = sum(allocated)
+        formulas.append(
+            "MambaPool allocates of the draft-token buffers " + (
+                f"intermediate ssm {n(allocated[0])} B + conv windows {n(allocated[1])} B = "
+                f"{n(sum(allocated))} B for max_running_requests + 1 = {n(running_max + 1)} "
+                f"requests (their ssm states, and conv windows of "
+                + ("D x (K - 1) rows, dense for KDA" if profile.architectures[0]
+                   in KDA_ARCHITECTURES else "D + K - 2 rows shared by the D tokens")
+                + "), the rest of its reservation staying free" if allocated else
+                "bytes this profile cannot tell (it gives no conv rows, or does not say "
+                "whether its state is KDA's)")
+            + "; the figures here count the reservation, as its sizing does")
 
     totals = dict.fromkeys(CATEGORIES, 0)
     totals["kv_history"] = kv_bytes
-    totals["state"] = state_bytes
-    totals["unused"] = budget_bytes - kv_bytes - state_bytes
+    totals["state"] = state_bytes + buffers
+    totals["unused"] = budget_bytes - kv_bytes - state_bytes - buffers
     formulas.append(
         f"unused = budget - kv - state = {n(budget_bytes)} - {n(kv_bytes)} - {n(state_bytes)} = "
-        f"{n(totals['unused'])}"
+        f"{n(totals['unused'])}" if not buffers else
+        f"unused = budget - kv - state slots - draft-token buffers = {n(budget_bytes)} - "
+        f"{n(kv_bytes)} - {n(state_bytes)} - {n(buffers)} = {n(totals['unused'])} (state = "
+        f"slots + buffers = {n(state_bytes + buffers)})"
     )
     running = None if numerator is None else numerator // denominator
     kv_idle, state_idle = _idle_pool(profile, options, full_tokens, swa_tokens, running,
                                      extras, formulas)
     if kv_idle or state_idle:
-        totals.update(kv_history=kv_bytes - kv_idle, state=state_bytes - state_idle,
+        state_held = state_bytes + buffers
+        totals.update(kv_history=kv_bytes - kv_idle, state=state_held - state_idle,
                       idle_pool=kv_idle + state_idle)
         formulas.append("; ".join(
             f"{category} = {n(held)} - {pool} idle {n(idle)} = {n(held - idle)}"
             for category, pool, held, idle in (("kv_history", "kv", kv_bytes, kv_idle),
-                                           ("state", "state", state_bytes, state_idle)) if idle))
+                                           ("state", "state", state_held, state_idle)) if idle))
     if profile.has_attention:
         block_size, block_bytes, num_blocks, capacity, why = _token_pages(
             profile, options, pool_tokens, n_full, n_swa, formulas, extras)
@@ -1087,7 +1321,8 @@ def run_sglang(
                        swa_tokens, (full_bytes, swa_bytes), slots,
                        extras.get("state_tensor_bytes"), state_cap_line(extras) if capped else "",
                        max_mamba_cache_size=None if slots is None else request_slots(slots),
-                       swa_layer_bytes=profile.kv_bytes_of(swa_label(profile)))
+                       swa_layer_bytes=profile.kv_bytes_of(swa_label(profile)),
+                       draft_buffers=allocated, drafting=bool(drafts))
     if log.lines:
         extras.update(log_lines=log.lines, logged_pools=log.pools)
     if log.left_out:

@@ -65,6 +65,9 @@ class StartUpLog(NamedTuple):
 # Why a line SGLang prints is left out: the profile does not say what it needs.
 NO_STATE_LINE = ("no Mamba Cache line: its state tensors are not named conv and ssm, as "
                  "SGLang's are")
+NO_DRAFT_BUFFERS_LINE = ("no Mamba Cache line: with speculative decoding it gives the "
+                         "draft-token buffers' sizes, which need the conv rows and whether the "
+                         "state is KDA's, which this profile does not tell")
 NO_KV_LINES = ("no KV Cache lines: they need the K / V split and KV dtype, which bytes typed "
                "by hand (or attention layer kinds whose K / V splits differ) do not give")
 NO_ALL_SWA_LINES = "no KV Cache lines for a pool of sliding layers alone (not modelled here)"
@@ -82,7 +85,9 @@ def logged_padding(extras: dict[str, object]) -> tuple[bool, bool]:
 def start_up_log(profile: CacheProfile, page: int, n_full: int, n_swa: int, full_tokens: int,
                  swa_tokens: int, token_bytes: tuple[int, int], slots: int | None,
                  tensors: Mapping[str, int] | None, state_cap: str = "", *,
-                 max_mamba_cache_size: int | None, swa_layer_bytes: int) -> StartUpLog:
+                 max_mamba_cache_size: int | None, swa_layer_bytes: int,
+                 draft_buffers: tuple[int, int] | None = None,
+                 drafting: bool = False) -> StartUpLog:
     """The lines SGLang logs as it sizes and allocates these pools, in its words and number
     formats (sizes in GiB that it calls GB, two decimals), in the order it logs them: the
     hybrid SWA split (``HybridSWAPoolConfigurator``), ``state_cap``: its warning that the state
@@ -98,7 +103,9 @@ def start_up_log(profile: CacheProfile, page: int, n_full: int, n_swa: int, full
     The sizing's figures come in, none recomputed here: ``max_mamba_cache_size`` the state
     slots that hold requests (``request_slots``), ``swa_layer_bytes`` a sliding layer's bytes a
     token (``kv_bytes_of`` its label), the K / V split logged whole where it equals a full
-    layer's."""
+    layer's. With speculative decoding (``drafting``) the Mamba line goes on to its draft-token
+    buffers, ``draft_buffers`` (intermediate ssm and conv-window bytes; None where the profile
+    cannot tell them, and the line is left out)."""
     log = StartUpLog([], [], [])
     if n_full and n_swa:
         log.lines.append(f"Use sliding window memory pool. full_layer_tokens={full_tokens}, "
@@ -109,13 +116,18 @@ def start_up_log(profile: CacheProfile, page: int, n_full: int, n_swa: int, full
     if state_cap:
         log.lines.append(state_cap)
     if slots is not None and tensors is not None:
-        if set(tensors) <= {"conv", "ssm"}:
+        if drafting and draft_buffers is None:
+            log.left_out.append(NO_DRAFT_BUFFERS_LINE)
+        elif set(tensors) <= {"conv", "ssm"}:
             per_slot = {name: slots * profile.count(LINEAR_ATTENTION) * tensors.get(name, 0)
                         for name in ("conv", "ssm")}
-            log.lines.append(
-                f"Mamba Cache is allocated. max_mamba_cache_size: {max_mamba_cache_size}, "
-                f"conv_state size: {_gb(per_slot['conv'])}GB, ssm_state size: "
-                f"{_gb(per_slot['ssm'])}GB ")
+            line = (f"Mamba Cache is allocated. max_mamba_cache_size: {max_mamba_cache_size}, "
+                    f"conv_state size: {_gb(per_slot['conv'])}GB, ssm_state size: "
+                    f"{_gb(per_slot['ssm'])}GB ")
+            if draft_buffers is not None:
+                line += (f"intermediate_ssm_state_cache size: {_gb(draft_buffers[0])}GB "
+                         f"intermediate_conv_window_cache size: {_gb(draft_buffers[1])}GB ")
+            log.lines.append(line)
             log.pools.append("state")
         else:
             log.left_out.append(NO_STATE_LINE)
