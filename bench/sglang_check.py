@@ -14,10 +14,18 @@ runs on a CPU, CUDA-only modules served as stubs.
 
 SGLang is taken as launched on one Hopper GPU (``--tp-size`` of them in random settings; not
 Blackwell: device capability 9.0 where it asks) with ``--context-length 32768`` (FlatKV's
-context is its context_len, which sets max_running_requests' estimate), no speculative
-decoding, its default triton linear-attention backend and radix cache, and the setting's
-``--page-size``, ``--disable-overlap-schedule``,
-``--mamba-full-memory-ratio`` and ``--swa-full-tokens-ratio``.
+context is its context_len, which sets max_running_requests' estimate), its default triton
+linear-attention backend and radix cache, and the setting's ``--page-size``,
+``--disable-overlap-schedule``, ``--mamba-full-memory-ratio`` and ``--swa-full-tokens-ratio``.
+Without speculative decoding, except the rows that draft N tokens (``speculative_tokens``,
+FlatKV's option of that name, on the state hybrids FlatKV models it for): there SGLang runs
+``--speculative-algorithm NEXTN --speculative-num-steps N --speculative-eagle-topk 1`` with no
+draft model path (an MTP drafter, as Qwen3-Next and Qwen3.5 are served), and its bags are what
+``arg_groups/speculative_hook._handle_eagle_family`` resolves those to, set here by hand (that
+hook needs a whole ServerArgs): the algorithm EAGLE (NEXTN's alias), D = N + 1 tokens verified
+(``speculative_num_draft_tokens``, topk 1) and ``max_running_requests`` 48; no
+``eagle_draft_num_layers`` (``_resolve_eagle_aux_hidden_state`` sets none for a path-less
+drafter whose config names no ``num_nextn_predict_layers``), ReplaySSM off (its default).
 
 ``--random N --seed S`` checks N random settings instead (``random_setting``): the presets'
 shapes, tp, dtypes, page, overlap, ratios, context and budget perturbed within what SGLang starts
@@ -38,7 +46,8 @@ override provider), that model's KV dtype and backends (``_dsa_kv_cache_dtype_de
 KV bytes per token (its configurators' cell sizes, MLA's latent and DSA's index keys too), the
 window it reports (``resolve_sliding_window_size``: gpt-oss's model file, else the config's
 window, else Llama 4's chunk), whether a model gets the hybrid SWA pool and which layers, the
-radix-cache mode and slots per request, the pools, max_running_requests and any refusal.
+radix-cache mode and slots per request, the pools, max_running_requests and any refusal, and
+with speculative decoding the draft-token buffers its MambaPool allocates (``draft_buffers``).
 Nothing FlatKV computes enters SGLang's side.
 """
 
@@ -73,6 +82,10 @@ OVERLAP_MATTERS = ("Qwen3-Next-80B-A3B", "Nemotron-H-8B", "Falcon-H1-7B", "Kimi-
 PRESETS = OVERLAP_MATTERS + ("LFM2-1.2B", "gpt-oss-20b", "gpt-oss-120b", "Llama-3.1-8B",
                              "DeepSeek-V3", "DeepSeek-V3.2", "Llama-4-Scout-17B-16E")
 BUDGETS = (40 * GIB, 12_345_678_901)
+# state hybrids served with an MTP drafter, checked at D = 2, 3 and 4 (N = 1 to 3 drafted), at
+# TP 1 and 2 (``SPECULATIVE_TP``)
+SPECULATIVE = ("Qwen3-Next-80B-A3B", "Qwen3.5-27B")
+SPECULATIVE_TP = (1, 2)
 # a model file's "EntryClass = Name" or "EntryClass = [Name, ...]", at the start of a line
 ENTRY_CLASS = re.compile(r"^EntryClass\s*=\s*(\[[^\]]*\]|\w+)", re.MULTILINE)
 KV_DTYPES = {"bfloat16": "bfloat16", "fp8_e4m3": "float8_e4m3fn"}  # SGLang's names, torch's
@@ -88,6 +101,9 @@ def settings() -> list[tuple[str, object, int, bool, dict]]:
     rows += [(p, b, page, False, {}) for p in OVERLAP_MATTERS for b in BUDGETS
              for page in (1, 64)]
     rows += [(p, EDGE, 1, True, {}) for p in PRESETS]
+    rows += [(p, b, page, True, {"speculative_tokens": n}) for p in SPECULATIVE
+             for b in BUDGETS for page in (1, 64) for n in (1, 2, 3)]
+    rows += [(p, EDGE, 1, True, {"speculative_tokens": 3}) for p in SPECULATIVE]
     rows += [("Qwen3-Next-80B-A3B", 40 * GIB, 64, True, {"mamba_full_memory_ratio": 0.5}),
              ("gpt-oss-20b", 12_345_678_901, 1, True, {"swa_full_tokens_ratio": 0.3}),
              ("Llama-4-Scout-17B-16E", 12_345_678_901, 64, True, {"swa_full_tokens_ratio": 0.3}),
@@ -108,6 +124,7 @@ def import_sglang(directory: str) -> NS:
              "configs": "sglang.srt.configs",
              "gpt_oss": "sglang.srt.models.gpt_oss",
              "spec": "sglang.srt.speculative.spec_info",
+             "memory_pool": "sglang.srt.mem_cache.memory_pool",
              "text_config": "sglang.srt.utils.hf_transformers.common",
              "load_model": "sglang.srt.model_executor.model_runner_components.load_model_utils",
              "loader": "sglang.srt.model_loader.utils",
@@ -182,9 +199,15 @@ def install_stand_ins(bags: NS) -> None:
 
 def new_bags(page: int, overlap: bool, ratios: dict, tp: int = 1) -> NS:
     """The server options SGLang's sizing reads: its defaults, with the setting's page size,
-    overlap scheduling, ratios (``--mamba-full-memory-ratio``, ``--swa-full-tokens-ratio``) and
-    ``--tp-size`` (attention and linear attention over all of it)."""
-    schedule = NS(page_size=page, disable_overlap_schedule=not overlap, max_running_requests=None,
+    overlap scheduling, ratios (``--mamba-full-memory-ratio``, ``--swa-full-tokens-ratio``),
+    ``--tp-size`` (attention and linear attention over all of it) and speculative decoding where
+    the setting drafts tokens (``speculative_tokens`` N: the module docstring says how)."""
+    steps = ratios.get("speculative_tokens", 0)
+    spec = (NS(speculative_algorithm="EAGLE", speculative_num_steps=steps,
+               speculative_eagle_topk=1, speculative_num_draft_tokens=steps + 1) if steps
+            else NS(speculative_algorithm=None, speculative_num_draft_tokens=None))
+    schedule = NS(page_size=page, disable_overlap_schedule=not overlap,
+                  max_running_requests=48 if steps else None,
                   max_mamba_cache_size=None, max_total_tokens=None, chunked_prefill_size=8192,
                   mamba_full_memory_ratio=ratios.get("mamba_full_memory_ratio", 0.9),
                   swa_full_tokens_ratio=ratios.get("swa_full_tokens_ratio", 0.8))
@@ -199,7 +222,7 @@ def new_bags(page: int, overlap: bool, ratios: dict, tp: int = 1) -> NS:
                                enable_linear_replayssm_spec=False)),
               parallel=NS(attn_tp_size=tp, attn_dcp_size=1, attn_cp_size=1, pp_size=1,
                           enable_dsa_cache_layer_split=False, enable_kv_cache_sharding=False),
-              spec=NS(speculative_algorithm=None, speculative_num_draft_tokens=None),
+              spec=spec,
               disagg=NS(disaggregation_mode="null"))
 
 
@@ -303,7 +326,8 @@ def served_page(sg: NS, hf, page: int) -> int:
     return provider(args, hf).get("page_size", page)
 
 
-def configurator(sg: NS, spec, hf, context: int, page: int, kv_dtype: str | None = None):
+def configurator(sg: NS, spec, hf, context: int, page: int, kv_dtype: str | None = None,
+                 drafting: bool = False):
     """SGLang's KVCacheConfigurator for the model, its fields set as ModelRunner sets them
     (one GPU, no draft); SGLang's own helpers decide the language model's config, the state
     config, the hybrid SWA pool and its layers, and the window the model reports. ``hf``:
@@ -340,7 +364,9 @@ def configurator(sg: NS, spec, hf, context: int, page: int, kv_dtype: str | None
     kvc = object.__new__(sg.Configurator)
     fields = dict(
         model_config=model, pp_size=1, attn_dp_size=1, is_draft_worker=False,
-        spec_algorithm=sg.spec.SpeculativeAlgorithm.NONE, extra_mamba_cache_bytes_per_req=0,
+        spec_algorithm=(sg.spec.SpeculativeAlgorithm.EAGLE if drafting
+                        else sg.spec.SpeculativeAlgorithm.NONE),
+        extra_mamba_cache_bytes_per_req=0,
         kv_cache_dtype=getattr(sg.kvc.torch, KV_DTYPES.get(kv_dtype, spec.kv_dtype)),
         kv_cache_dtype_str=kv_dtype or "auto",
         page_size=page, is_hybrid_swa=is_swa, use_mla_backend=mla, device="cpu",
@@ -408,7 +434,8 @@ def sglang_figures(sg: NS, spec, budget: int, page: int, overlap: bool, ratios: 
     try:
         hf = sglang_hf_config(sg, spec)
         bags.schedule.page_size = page = served_page(sg, hf, page)
-        kvc = configurator(sg, spec, hf, context, page, resolve_dsa(sg, bags, hf) or kv_dtype)
+        kvc = configurator(sg, spec, hf, context, page, resolve_dsa(sg, bags, hf) or kv_dtype,
+                           drafting=bool(ratios.get("speculative_tokens")))
         resolve_radix_cache(sg, bags, hf, kvc)
         rest = budget / GIB
         if kvc.mambaish_config is not None:
@@ -418,12 +445,31 @@ def sglang_figures(sg: NS, spec, budget: int, page: int, overlap: bool, ratios: 
     except (AssertionError, ValueError, RuntimeError) as exc:
         return {"refused": str(exc).splitlines()[0][:60]}
     slots = bags.schedule.max_mamba_cache_size
-    return {"full": config.full_max_total_num_tokens or config.max_total_num_tokens,
-            "swa": config.swa_max_total_num_tokens,
-            "slots": None if slots is None else slots + 1,  # and MambaPool's padding slot
-            "req_slots": slots,
-            "S": kvc._calculate_mamba_ratio() if kvc.mambaish_config is not None else None,
-            "running": running}
+    figures = {"full": config.full_max_total_num_tokens or config.max_total_num_tokens,
+               "swa": config.swa_max_total_num_tokens,
+               "slots": None if slots is None else slots + 1,  # and MambaPool's padding slot
+               "req_slots": slots,
+               "S": kvc._calculate_mamba_ratio() if kvc.mambaish_config is not None else None,
+               "running": running}
+    if ratios.get("speculative_tokens") and kvc.mambaish_config is not None:
+        figures["buffers"] = draft_buffers(sg, kvc, slots, running, bags.spec)
+    return figures
+
+
+def draft_buffers(sg: NS, kvc, slots: int, running: int, spec: NS) -> int:
+    """The bytes SGLang's MambaPool allocates for its draft-token buffers (intermediate ssm
+    states and conv windows), built as the configurator builds it (``running`` requests' rows,
+    topk 1) on torch's meta device, so nothing is allocated; as on a CUDA GPU (its memory_pool's
+    CPU and NPU flags off: its conv windows deduplicate there)."""
+    mp = sg.memory_pool
+    mp._is_cpu = mp._is_npu = False
+    params = kvc.mambaish_config.mamba2_cache_params
+    pool = mp.MambaPool(size=slots, spec_state_size=running, cache_params=params,
+                        mamba_layer_ids=list(params.layers), device="meta",
+                        speculative_num_draft_tokens=spec.speculative_num_draft_tokens,
+                        speculative_eagle_topk=spec.speculative_eagle_topk)
+    return int(mp.get_tensor_size_bytes(pool.mamba_cache.intermediate_ssm)
+               + mp.get_tensor_size_bytes(pool._intermediate_conv_window_phys))
 
 
 def flatkv_figures(spec, budget: int, page: int, overlap: bool, ratios: dict,
@@ -437,18 +483,22 @@ def flatkv_figures(spec, budget: int, page: int, overlap: bool, ratios: dict,
     if not r.applies:
         return {"refused": r.reason[:60]}
     x = r.extras
-    return {"full": x.get("kv_tokens", r.capacity_tokens), "swa": x.get("swa_tokens"),
-            "slots": x.get("state_slots"), "req_slots": x.get("request_state_slots"),
-            "S": x.get("slots_per_request"), "running": x.get("max_running_requests")}
+    figures = {"full": x.get("kv_tokens", r.capacity_tokens), "swa": x.get("swa_tokens"),
+               "slots": x.get("state_slots"), "req_slots": x.get("request_state_slots"),
+               "S": x.get("slots_per_request"), "running": x.get("max_running_requests")}
+    if options.speculative_tokens and x.get("state_slots") is not None:
+        figures["buffers"] = x.get("draft_buffers_allocated")
+    return figures
 
 
-def edge_budget(sg: NS, spec) -> int:
-    """The least budget SGLang starts the model at (page 1, defaults), by bisection on SGLang's
-    own code: the setting where a refusal rule and the token arithmetic meet."""
+def edge_budget(sg: NS, spec, ratios: dict | None = None) -> int:
+    """The least budget SGLang starts the model at (page 1, defaults, or ``ratios``' options),
+    by bisection on SGLang's own code: the setting where a refusal rule and the token
+    arithmetic meet."""
     low, high = 1, 40 * GIB  # SGLang refuses at ``low`` and starts at ``high``
     while high - low > 1:
         mid = (low + high) // 2
-        refused = "refused" in sglang_figures(sg, spec, mid, 1, True, {})
+        refused = "refused" in sglang_figures(sg, spec, mid, 1, True, ratios or {})
         low, high = (mid, high) if refused else (low, mid)
     return high
 
@@ -498,7 +548,9 @@ def random_setting(sg: NS, rng: random.Random):
     ``mamba_ssm_dtype`` (float32, bfloat16, float16 or none) for a state model;
     ``--kv-cache-dtype fp8_e4m3`` (not for DeepSeek-V3.2, whose dtype SGLang picks); a page of
     1 to 256 tokens; overlap scheduling on or off; both ratios (odd decimals too, where
-    SGLang's float arithmetic and the exact one part); a context up to the model's;
+    SGLang's float arithmetic and the exact one part); for a state model, speculative
+    decoding three times in ten (N of 1 to 7 steps drafted: ``new_bags``); a context up to
+    the model's;
     a budget anywhere from 16 MiB to 80 GiB, or at the least SGLang starts at (bisected on
     SGLang) and 1 B under. Returns ``check``'s arguments after ``sg``."""
     name = rng.choice(PRESETS)
@@ -521,6 +573,8 @@ def random_setting(sg: NS, rng: random.Random):
     if rng.random() < 0.5:  # SGLang documents it in (0, 1]
         ratios["swa_full_tokens_ratio"] = rng.choice(
             (0.1, 0.5, 0.8, 1.0, round(rng.uniform(0.05, 1), rng.randint(2, 3))))
+    if kinds - {"AttentionLayer", "MLALayer"} and rng.random() < 0.3:  # an MTP drafter's steps
+        ratios["speculative_tokens"] = rng.choice((1, 2, 3, 3, 4, 5, 7))
     most = spec.max_model_len or 131_072
     context = min(most, rng.choice((2048, 8192, 32_768, 131_072, rng.randint(1, most))))
     if rng.random() < 0.2:  # at the edge: the least SGLang starts at, or one byte under
@@ -562,11 +616,15 @@ def main() -> int:
     skipped, mismatches = check_unserved(sg)
     rows = []
     for name, budget, page, overlap, ratios in settings():
-        spec = load_preset(name)
-        budgets = [budget] if budget != EDGE else [edge_budget(sg, spec)] * 2
-        if budget == EDGE:
-            budgets[1] -= 1
-        rows += [(name, spec, b, page, overlap, ratios) for b in budgets]
+        specs = [load_preset(name)]
+        if "speculative_tokens" in ratios:
+            specs = [specs[0].with_options(tp=tp) for tp in SPECULATIVE_TP]
+        for spec in specs:
+            budgets = [budget] if budget != EDGE else [edge_budget(sg, spec, ratios)] * 2
+            if budget == EDGE:
+                budgets[1] -= 1
+            label = name + (f" tp={spec.tp}" if "speculative_tokens" in ratios else "")
+            rows += [(label, spec, b, page, overlap, ratios) for b in budgets]
     for name, spec, budget, page, overlap, ratios in rows:
         mismatches += not check(sg, spec, budget, page, overlap, ratios, name)
     print(f"{len(rows)} settings, {mismatches} mismatches; {len(skipped)} presets SGLang does "
