@@ -78,10 +78,11 @@ _COUNT_WIDGETS = {
         "state group, in every paged layout, as vLLM counts them; vLLM also widens "
         f"{DRAFT_WIDENED_CONV} conv states by a row per drafted token, which can raise its P. "
         "SGLang verifies N + 1 tokens a step (--speculative-num-steps N, topk 1) and keeps "
-        "their states in buffers sized with its state slots out of the state budget, at most "
-        "48 running requests (a state hybrid with one token pool; its figures say where not "
-        "modelled). A drafter's own layers count once they are in the model: \"Add an MTP "
-        "layer\", beside the figures, adds an MTP module's."),
+        "their states in buffers sized with its state slots out of the state budget (a state "
+        "hybrid with one token pool; its figures say where not modelled), and runs at most 48 "
+        "requests at once, for any model (its speculative hook's reset). A drafter's own "
+        "layers count once they are in the model: \"Add an MTP layer\", beside the figures, "
+        "adds an MTP module's."),
 }
 
 # Engine options that are ratios: label, range (as the URL reads it) and help.

@@ -18,7 +18,8 @@ context is its context_len, which sets max_running_requests' estimate), its defa
 linear-attention backend and radix cache, and the setting's ``--page-size``,
 ``--disable-overlap-schedule``, ``--mamba-full-memory-ratio`` and ``--swa-full-tokens-ratio``.
 Without speculative decoding, except the rows that draft N tokens (``speculative_tokens``,
-FlatKV's option of that name, on the state hybrids FlatKV models it for): there SGLang runs
+FlatKV's option of that name, on the state hybrids FlatKV models it for and on models without
+state, whose max_running_requests alone it moves): there SGLang runs
 ``--speculative-algorithm NEXTN --speculative-num-steps N --speculative-eagle-topk 1`` with no
 draft model path (an MTP drafter, as Qwen3-Next and Qwen3.5 are served), and its bags are what
 ``arg_groups/speculative_hook._handle_eagle_family`` resolves those to, set here by hand (that
@@ -86,6 +87,8 @@ BUDGETS = (40 * GIB, 12_345_678_901)
 # TP 1 and 2 (``SPECULATIVE_TP``)
 SPECULATIVE = ("Qwen3-Next-80B-A3B", "Qwen3.5-27B")
 SPECULATIVE_TP = (1, 2)
+# models without state drafted for (EAGLE, MTP): full, sliding and chunked attention, and MLA
+SPECULATIVE_STATELESS = ("Llama-3.1-8B", "gpt-oss-20b", "Llama-4-Scout-17B-16E", "DeepSeek-V3")
 # a model file's "EntryClass = Name" or "EntryClass = [Name, ...]", at the start of a line
 ENTRY_CLASS = re.compile(r"^EntryClass\s*=\s*(\[[^\]]*\]|\w+)", re.MULTILINE)
 KV_DTYPES = {"bfloat16": "bfloat16", "fp8_e4m3": "float8_e4m3fn"}  # SGLang's names, torch's
@@ -104,6 +107,9 @@ def settings() -> list[tuple[str, object, int, bool, dict]]:
     rows += [(p, b, page, True, {"speculative_tokens": n}) for p in SPECULATIVE
              for b in BUDGETS for page in (1, 64) for n in (1, 2, 3)]
     rows += [(p, EDGE, 1, True, {"speculative_tokens": 3}) for p in SPECULATIVE]
+    # without state, drafting leaves the pools and moves max_running_requests to the hook's 48
+    rows += [(p, b, 1, True, {"speculative_tokens": 3}) for p in SPECULATIVE_STATELESS
+             for b in BUDGETS]
     rows += [("Qwen3-Next-80B-A3B", 40 * GIB, 64, True, {"mamba_full_memory_ratio": 0.5}),
              ("gpt-oss-20b", 12_345_678_901, 1, True, {"swa_full_tokens_ratio": 0.3}),
              ("Llama-4-Scout-17B-16E", 12_345_678_901, 64, True, {"swa_full_tokens_ratio": 0.3}),
@@ -573,7 +579,7 @@ def random_setting(sg: NS, rng: random.Random):
     if rng.random() < 0.5:  # SGLang documents it in (0, 1]
         ratios["swa_full_tokens_ratio"] = rng.choice(
             (0.1, 0.5, 0.8, 1.0, round(rng.uniform(0.05, 1), rng.randint(2, 3))))
-    if kinds - {"AttentionLayer", "MLALayer"} and rng.random() < 0.3:  # an MTP drafter's steps
+    if rng.random() < 0.3:  # an MTP or EAGLE drafter's steps
         ratios["speculative_tokens"] = rng.choice((1, 2, 3, 3, 4, 5, 7))
     most = spec.max_model_len or 131_072
     context = min(most, rng.choice((2048, 8192, 32_768, 131_072, rng.randint(1, most))))

@@ -73,9 +73,10 @@ ENGINE_OPTIONS = (
                  lambda p: p.indexer_bytes_per_slot is None),
     EngineOption("mamba_cache_mode", "mamba cache mode", _PAGED_WITH_STATE, VLLM_COLUMN,
                  _has_state),
-    # and SGLang's draft-token state buffers beside its state slots
+    # and SGLang's draft-token state buffers beside its state slots, and for any model the 48
+    # running requests its speculative hook sets (the paged layouts read it for state only)
     EngineOption("speculative_tokens", "speculative tokens", (*_PAGED_WITH_STATE, "sglang"),
-                 SCHEDULING_COLUMN, _has_state),
+                 SCHEDULING_COLUMN),
     EngineOption("prefill_checkpoint_blocks", "prefill checkpoint blocks", _PAGED_WITH_STATE,
                  VLLM_COLUMN, _has_state, only_in_mode="align"),
     # vLLM's, in mode all, which some models run as align
@@ -139,10 +140,13 @@ def _never(_profile: CacheProfile) -> bool:
     return False
 
 
-# Options a layout that reads them leaves unread for some models: SGLang's speculative decoding
-# is modelled for a state hybrid with one token pool, not beside a sliding-window pool or for
-# state layers alone (``sglang.speculative_not_modelled``, at the pool SGLang picks itself).
+# Options a layout that reads them leaves unread for some models: the paged layouts count
+# drafted tokens in state pages only; SGLang's speculative decoding is modelled for a model
+# without state (its running cap) and a state hybrid with one token pool, not beside a
+# sliding-window pool or for state layers alone (``sglang.speculative_not_modelled``, at the
+# pool SGLang picks itself).
 _UNREAD_BY: dict[tuple[str, str], Callable[[CacheProfile], bool]] = {
+    **{(name, "speculative_tokens"): lambda p: not p.has_state for name in _PAGED_WITH_STATE},
     ("sglang", "speculative_tokens"): lambda p: sglang_speculative_not_modelled(
         p, StrategyOptions(speculative_tokens=1)),
 }

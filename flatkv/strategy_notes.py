@@ -685,7 +685,7 @@ def sglang_start_up_log_text(r: StrategyResult) -> str:
     if r.logged_tokens is not None:
         text += f" Its scheduler then logs max_total_num_tokens={r.logged_tokens}"
         if (running := x.get("max_running_requests")) is not None and x.get(
-                "sglang_draft_tokens"):
+                "running_cap_from_speculative_hook"):
             text += (f", max_running_requests={running} (without --max-running-requests: the "
                      "48 its speculative hook sets, or fewer where the pools hold fewer)")
         elif running is not None:

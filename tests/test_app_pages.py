@@ -1425,15 +1425,19 @@ def test_every_engine_option_has_a_column_and_a_widget():
                   for w in kind}
     assert {f"w.{f}" for f in ENGINE_FIELDS} <= drawn
     # the shared column is titled by the parts it shows: Qwen3-Next has speculative tokens (a
-    # scheduling option) and the two-level bound; gpt-oss no state to draft for and no
-    # two-level padding bound, only max batched tokens
+    # scheduling option) and the two-level bound; gpt-oss no two-level padding bound, only
+    # speculative tokens (SGLang's running cap) and max batched tokens
     qwen = open_app("app_pages/compare.py", {"model": "Qwen3-Next-80B-A3B"})
     assert {"**vLLM**", "**SGLang**", "**Scheduling and two-level pages**"} <= {
         shown(m) for m in qwen.markdown}
     sliding = open_app("app_pages/compare.py", {"model": "gpt-oss-20b"})
     assert "**Scheduling**" in {shown(m) for m in sliding.markdown}
-    llama = open_app("app_pages/compare.py", {"model": "DeepSeek-V3"})  # MLA: 61 x 1,152 B pads
-    assert "**Two-level pages**" in {shown(m) for m in llama.markdown}
+    # DeepSeek-V3: the two-level bound (MLA: 61 x 1,152 B pads) and speculative tokens, which
+    # move SGLang's running cap though it keeps no state
+    mla = open_app("app_pages/compare.py", {"model": "DeepSeek-V3"})
+    assert "**Scheduling and two-level pages**" in {shown(m) for m in mla.markdown}
+    assert [n.label for n in mla.number_input if n.key == "w.speculative_tokens"] == [
+        "Speculative tokens"]
 
 
 def test_mamba_cache_mode_align_drives_concurrency_on_compare_and_budget():

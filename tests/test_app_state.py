@@ -853,8 +853,11 @@ def test_strategy_fields_are_what_each_layout_reads_of_the_model():
                                                         load_preset("Llama-3.1-8B").profile())
     assert strategy_fields("sglang", hybrid) == ("speculative_tokens", "mamba_full_memory_ratio",
                                                  "sglang_slots_per_request", "sglang_page_size")
-    assert strategy_fields("sglang", sliding) == ("swa_full_tokens_ratio", "sglang_page_size",
-                                                  "sglang_swa_pool", "max_batched_tokens")
+    # drafting moves SGLang's max_running_requests to 48 for any model (not the paged layouts'
+    # figures without state)
+    assert strategy_fields("sglang", sliding) == ("speculative_tokens", "swa_full_tokens_ratio",
+                                                  "sglang_page_size", "sglang_swa_pool",
+                                                  "max_batched_tokens")
     # SGLang's ssm dtype re-sizes a model's ssm tensors; raw bytes (QWEN35 here) have no dtype
     # overlap scheduling sets the tracking slots of the architectures SGLang runs with its
     # extra_buffer radix cache (Qwen3-Next's), not of others (the raw hybrid names none)

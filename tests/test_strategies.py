@@ -2725,3 +2725,29 @@ def test_sglang_refuses_page_sizes_its_mamba_radix_cache_does_not_take():
                         options=StrategyOptions(sglang_page_size=48)).applies
     assert run_strategy("sglang", pure_mamba(), budget_bytes=40 * 2**30,
                         options=StrategyOptions(sglang_page_size=48)).applies
+
+
+def test_sglang_drafting_without_state_moves_only_max_running_requests_to_48():
+    # Llama-3.1-8B at 40 GiB, 4,096-token requests: a token is 32 layers x 4,096 B = 131,072
+    # B, so 42,949,672,960 // 131,072 = 327,680 tokens either way. Without drafting SGLang
+    # logs max_running_requests = min(max(min(int(327,680 / 4,096 x 512), 4,096), 2,048),
+    # 327,680 // 2) = 4,096; with 3 tokens drafted its EAGLE hook resets it to 48, so min(48,
+    # 163,840) = 48 (bench/sglang_check.py sets this beside SGLang's resolve_max_num_reqs)
+    llama = load_preset("Llama-3.1-8B").profile()
+
+    def sglang(**options):
+        return run_strategy("sglang", llama, budget_bytes=40 << 30, context_tokens=4_096,
+                            options=StrategyOptions(**options))
+
+    plain, drafted = sglang(), sglang(speculative_tokens=3)
+    assert plain.extras["kv_tokens"] == drafted.extras["kv_tokens"] == 327_680
+    assert plain.max_concurrency == drafted.max_concurrency == 80
+    assert plain.extras["max_running_requests"] == 4_096
+    assert drafted.extras["max_running_requests"] == 48
+    assert "max_running_requests = min(48, T // 2) = min(48, 163,840) = 48" in "\n".join(
+        drafted.formulas)
+    from flatkv.strategy_notes import sglang_start_up_log_text
+
+    assert "max_running_requests=48 (without --max-running-requests: the 48 its speculative " \
+        "hook sets" in sglang_start_up_log_text(drafted)
+    assert "max_running_requests=4096 and context_len=4096" in sglang_start_up_log_text(plain)

@@ -459,6 +459,8 @@ EXTRAS: Mapping[str, str] = {
     "slots_per_request": "sglang: state slots a running request holds",
     "running_request_cap": "sglang: request slots // slots per request",
     "max_running_requests": "sglang: the running-request figure its log prints",
+    "running_cap_from_speculative_hook": "sglang: max_running_requests starts from the 48 its "
+                                         "speculative hook sets (tokens drafted)",
     "binding_limit": "sglang: the pool that limits the requests at the context",
     "idle_kv_bytes_at_context": "sglang: full-pool bytes no request holds at the context",
     "idle_state_bytes_at_context": "sglang: state-pool bytes no request holds at the context",

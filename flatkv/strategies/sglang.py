@@ -1074,19 +1074,22 @@ def draft_buffer_allocation(profile: CacheProfile, tensors: Mapping[str, int], d
     return layers_rows * drafts * ssm, layers_rows * window
 
 
-def _spec_running_requests(tokens: int, state_cap: int,
+def _spec_running_requests(tokens: int, state_cap: int | None,
                            formulas: list[str]) -> tuple[int, bool]:
     """The max_running_requests SGLang logs with speculative decoding (``resolve_max_num_reqs``
-    with the 48 its hook sets): ``min(48, T // 2, K // S)``, whatever the context. Also whether
-    the state cap is what binds, where SGLang warns that it does."""
-    limits = [SPECULATIVE_RUNNING_REQUESTS, tokens // 2, state_cap]
+    with the 48 its hook sets, for any model it drafts for): ``min(48, T // 2)``, and with state
+    at most ``state_cap`` (K // S), whatever the context. Also whether the state cap is what
+    binds, where SGLang warns that it does."""
+    limits = [SPECULATIVE_RUNNING_REQUESTS, tokens // 2] + (
+        [] if state_cap is None else [state_cap])
     running = min(limits)
     formulas.append(
-        f"max_running_requests = min({SPECULATIVE_RUNNING_REQUESTS}, T // 2, running cap) = "
+        f"max_running_requests = min({SPECULATIVE_RUNNING_REQUESTS}, T // 2"
+        + ("" if state_cap is None else ", running cap") + ") = "
         f"min({', '.join(n(x) for x in limits)}) = {n(running)} (SGLang's log, T the token pool "
         f"{n(tokens)}; {SPECULATIVE_RUNNING_REQUESTS} as its speculative hook resets it to, "
         "whatever the context)")
-    return running, state_cap < min(limits[:2])
+    return running, state_cap is not None and state_cap < min(limits[:2])
 
 
 def _token_pages(
@@ -1265,7 +1268,12 @@ def run_sglang(
         numerator, denominator = _sglang_concurrency(
             profile, options, context_tokens, full_tokens=full_tokens, swa_tokens=swa_tokens,
             slots=slots, slot_bytes=slot_bytes, formulas=formulas, extras=extras)
-        if profile.has_attention and not drafts:
+        if options.speculative_tokens and not profile.has_state:
+            # no state to buffer, but its speculative hook still resets the running cap to 48
+            extras["max_running_requests"], _ = _spec_running_requests(pool_tokens, None,
+                                                                       formulas)
+            extras["running_cap_from_speculative_hook"] = True
+        elif profile.has_attention and not drafts:
             extras["max_running_requests"], capped = _logged_running_requests(
                 pool_tokens, context_tokens, extras.get("running_request_cap"), formulas)
     allocated = None
@@ -1273,6 +1281,7 @@ def run_sglang(
         running_max, capped = _spec_running_requests(pool_tokens, extras["running_request_cap"],
                                                      formulas)
         extras["max_running_requests"] = running_max
+        extras["running_cap_from_speculative_hook"] = True
         allocated = draft_buffer_allocation(profile, extras["state_tensor_bytes"], drafts,
                                             running_max)
         if allocated:
