@@ -145,7 +145,9 @@ def engines_beside_text(ours: StrategyResult, engines: Sequence[StrategyResult],
     """Layout draws our plan only; one line puts its concurrency beside the engines' in the
     same budget (a design review's first question), each as a multiple of ours; an engine that
     refuses says whether it serves no such model (``model_blocker``) or does not start here.
-    Empty when ours has no concurrency (no context, or it does not apply)."""
+    Where no engine starts, the line still gives ours: it is the page's only concurrency, which
+    the workload's note points at. Empty when ours has no concurrency (no context, or it does
+    not apply)."""
     if not ours.applies or not ours.max_concurrency:
         return ""
     beside = [f"{title_of(r)} {concurrency_text(r.max_concurrency)} "
@@ -153,7 +155,7 @@ def engines_beside_text(ours: StrategyResult, engines: Sequence[StrategyResult],
               f"{title_of(r)} does not serve this model" if model_blocker(r.strategy, profile)
               else f"{title_of(r)} does not start" for r in engines
               if not r.applies or r.max_concurrency is not None]
-    if not any(r.applies for r in engines):
+    if not beside:
         return ""
     held = concurrency_text(ours.max_concurrency)
     held = (f"holds {held} requests" if ours.max_concurrency >= 1

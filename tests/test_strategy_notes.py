@@ -687,3 +687,22 @@ def test_least_budget_help_says_what_it_holds_and_why_sglang_steps_down():
         "state pool gains a slot there and its KV memory loses that slot's bytes.")
     assert notes.below_a_step_text(r, 1_386_512_383, 3) == ""  # the need is this budget
     assert notes.below_a_step_text(r, 1_394_049_024, 4) == ""  # it does not hold 4
+
+
+def test_layouts_engines_line_gives_our_figure_where_no_engine_starts():
+    # MiniMax-M1 at 50,000 tokens in 79.65 GiB x 0.9 = 76,968,728,985 B: our blocks of 80 rows
+    # of 2 MiB (P 512), 458 of them, a request ceil(50,000 / 512) = 98 full pages and one state
+    # page: 458 / 99 = 4.63. vLLM with its hybrid manager off does not start on a state hybrid,
+    # and SGLang serves no MiniMax-M1. The line still gives ours: Layout's workload note points
+    # at "the 4.63 requests at the top of the page", which had nothing there.
+    minimax = load_preset("MiniMax-M1").profile()
+    budget, context = 76_968_728_985, 50_000
+    options = StrategyOptions(vllm_hybrid_manager=False)
+    ours, *engines = [run_strategy(name, minimax, budget_bytes=budget, context_tokens=context,
+                                   options=options) for name in ("flat", "vllm", "sglang")]
+    assert budget // (80 * 2**21) == 458 and f"{458 / (98 + 1):.2f}" == "4.63"
+    assert not any(r.applies for r in engines)
+    assert notes.engines_beside_text(ours, engines, minimax) == (
+        "At 50,000 tokens per request, this plan holds 4.63 requests; in the same budget "
+        "vLLM v1 does not start, SGLang does not serve this model. Compare shows where each "
+        "layout's bytes go and why a layout does not apply.")
