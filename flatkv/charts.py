@@ -19,7 +19,13 @@ from flatkv.app_data import PageMap, RowBar, Segment, TreeNode
 from flatkv.gpu_settings import PAGE_MAJOR, TRITON_KERNEL
 from flatkv.gpu_view import Series
 from flatkv.plan import CHUNKED_ATTENTION, FULL_ATTENTION, LINEAR_ATTENTION, SLIDING_ATTENTION, cdiv
-from flatkv.units import concurrency_text, concurrency_value, format_bytes, tokens_text
+from flatkv.units import (
+    concurrency_text,
+    concurrency_value,
+    count_text,
+    format_bytes,
+    tokens_text,
+)
 
 COLORS: dict[str, str] = {
     "kv": "#4C78A8",  # full-attention KV history
@@ -781,9 +787,9 @@ def bandwidth_sweep(
         traces.append(go.Scatter(
             name=s.name, x=[v / scale for v in s.x], y=list(s.gbps), mode="lines+markers",
             **_series_style(s),
-            customdata=[[f"{v:,}", f"{c:,}", format_bytes(c)] for v, c in zip(s.x, s.call_bytes)],
-            hovertemplate=f"{s.name}<br>%{{y:,.2f}} GB/s<br>"
-            + ("%{customdata[0]} pages per call" if pages else "page %{customdata[0]} B")
+            customdata=[[f"{count_text(v, 'page')} per call" if pages else f"page {v:,} B",
+                         f"{c:,}", format_bytes(c)] for v, c in zip(s.x, s.call_bytes)],
+            hovertemplate=f"{s.name}<br>%{{y:,.2f}} GB/s<br>%{{customdata[0]}}"
             + "<br>%{customdata[1]} B (%{customdata[2]}) per call<extra></extra>",
         ))
     # ticks at the swept values only: a log axis would label 1.5 or 3 pages per call

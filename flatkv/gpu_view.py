@@ -139,7 +139,8 @@ def sweep_title(results: Sequence[BenchResult], sweep: str) -> str:
         if len(pages) > 1:
             fixed += f" ({value_span(sorted(pages))} pages)"
     elif len(pages) == 1:
-        fixed = f"{pages.pop():,} pages per call ({value_span(sorted(calls), format_bytes)})"
+        fixed = (f"{count_text(pages.pop(), 'page')} per call "
+                 f"({value_span(sorted(calls), format_bytes)})")
     else:
         fixed = f"{value_span(sorted(calls), format_bytes)} per call"
     return f"Bandwidth vs {sweep}, {fixed}"

@@ -447,6 +447,9 @@ def test_bandwidth_sweep_over_pages_and_page_bytes():
     gather = _trace(fig, "gather (torch)")
     assert gather.line.dash == "solid" and gather.line.color == COLORS["gather"]
     assert _trace(fig, "scatter (triton)").marker.symbol == "diamond"
+    # the hover counts pages as said: one page a call is "1 page per call", not "1 pages"
+    assert [d[0] for d in gather.customdata] == ["1 page per call", "4 pages per call"]
+    assert "%{customdata[0]}<br>" in gather.hovertemplate
     assert fig.layout.xaxis.type == "log" and fig.layout.xaxis.title.text == "pages per call"
     # ticks only at the swept values (a log axis labels 1.5, 2.5 ... pages otherwise)
     assert list(fig.layout.xaxis.tickvals) == [1, 4] and list(fig.layout.xaxis.ticktext) == [
@@ -458,7 +461,7 @@ def test_bandwidth_sweep_over_pages_and_page_bytes():
     assert list(by_bytes.data[0].x) == [1.0, 4.0]
     assert by_bytes.layout.xaxis.title.text == "page bytes"  # the ticks carry their units
     assert list(by_bytes.layout.xaxis.ticktext) == ["1.00 MiB", "4.00 MiB"]  # each in its unit
-    assert by_bytes.data[0].customdata[1][0] == "4,194,304"
+    assert by_bytes.data[0].customdata[1][0] == "page 4,194,304 B"
     # a run over both pool layouts: page-major movers dotted, the shared baseline dashed
     both = charts.bandwidth_sweep([
         Series("copy", "copy", (1, 4), (18.0, 20.0), (1568, 6272)),

@@ -315,6 +315,9 @@ def test_pool_text_and_sweep_title_say_what_a_run_holds():
         "Bandwidth vs page bytes, 24.50 KiB per call")
     assert gpu_view.sweep_title([result(pages=2), result(pages=4, page=3136)],
                                 "page bytes").endswith("3.06 KiB to 12.25 KiB per call")
+    # a pool of one or two blocks sweeps page bytes a page a call: "1 page per call"
+    assert gpu_view.sweep_title([result(pages=1), result(pages=1, page=3136)], "page bytes") == (
+        "Bandwidth vs page bytes, 1 page per call (1.53 KiB to 3.06 KiB)")
 
 
 def test_exports():
