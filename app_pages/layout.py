@@ -118,14 +118,11 @@ def layout(analysis) -> None:
     chart(charts.layout_figure(segments, title=title, x_title="offset in the slot row" if packed
                                else "offset in the component's page"),
           key="layout.rows", file_name="layout.html")
-    rows = [{"group": g.group_id, "layers": g.num_layers,
-             "used bytes per block": g.used_bytes_per_block,
-             "dead bytes per block": g.dead_bytes_per_block,
-             "dead share": f"{g.dead_share:.2%}"} for g in analysis.groups]
+    rows = app_data.dead_weight_rows(analysis)
     if len(analysis.groups) > 1:  # one group owns every block id: no one else's rows
         st.caption("A block id owned by one group still addresses a row in every slot tensor; "
                    "the other groups' rows at that id are dead weight.")
-    table(rows)
+    table(rows, helps=app_data.DEAD_WEIGHT_HELP)
 
 
 def vllm_blocks(analysis, vllm: StrategyResult) -> None:

@@ -679,3 +679,18 @@ def test_a_mode_text_adds_up_to_the_state_pages_a_request_holds(mode, checkpoint
     assert app_data.mamba_mode_text("all") == "all (1 per P tokens)"
 
 
+
+
+def test_dead_weight_rows_by_hand_under_the_clis_headers():
+    # Kimi-Linear-48B-A3B at TP 1, block 16: P 1,888; 20 KDA rows of 2,170,880 B and 7 MLA rows
+    # of 1,888 x 1,152 = 2,174,976 B a block id
+    kimi = load_preset("Kimi-Linear-48B-A3B").profile()
+    a = analyze(kimi.components(), block_size=16, alignment=16, budget_bytes=76_968_728_985)
+    state, kv = 20 * 2_170_880, 7 * 1_888 * 1_152
+    assert (state, kv) == (43_417_600, 15_224_832)
+    assert app_data.dead_weight_rows(a) == [
+        {"group": "linear_attention", "layers": 20, "used B/block": state, "dead B/block": kv,
+         "dead share": f"{kv / (state + kv):.2%}"},
+        {"group": "full_attention", "layers": 7, "used B/block": kv, "dead B/block": state,
+         "dead share": "74.04%"}]
+    assert set(app_data.DEAD_WEIGHT_HELP) <= set(app_data.dead_weight_rows(a)[0])

@@ -122,6 +122,23 @@ def test_a_narrow_window_shows_whole_figures_and_the_exact_fraction(browser, app
         context.close()
 
 
+def test_layouts_dead_weight_table_shows_its_dead_share_at_1000_px(browser, app_url):
+    # the table of dead weight per group: its last column, the dead share, is the figure a
+    # reader looks for; at 1,000 px it was a sideways scroll away behind two long headers
+    context = browser.new_context(viewport={"width": 1000, "height": 800})
+    try:
+        page = context.new_page()
+        open_view(page, f"{app_url}/layout?model=gpt-oss-120b", "Layout")
+        frame = page.locator('[data-testid="stDataFrame"]').filter(has_text="dead share")
+        expect(frame).to_be_visible()
+        scroller = frame.locator(".dvn-scroller").first
+        expect(scroller).to_be_attached()
+        wide, shown = scroller.evaluate("s => [s.scrollWidth, s.clientWidth]")
+        assert wide <= shown + 1, (wide, shown)
+    finally:
+        context.close()
+
+
 def test_switching_pages_keeps_the_view_in_the_url(page, app_url):
     open_view(page, f"{app_url}/layout?{urlencode(QWEN35)}", "Layout")
     page.get_by_role("link", name="Compare").click()
