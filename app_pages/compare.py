@@ -55,7 +55,7 @@ def charts_of(results: list[StrategyResult], has_history: bool, context: int) ->
 
 def concurrency_over_context(s: AppState, context: int) -> None:
     """Each layout's max concurrency at this budget over context lengths (powers of two to the
-    model's max_model_len, and the page's), as a chart and as a table."""
+    model's max_model_len, that length and the page's), as a chart and as a table."""
     curves = cached_context_curves(
         s.profile(), s.budget().cache_bytes,
         tuple(sizing.context_candidates(context, s.model_max_len())), s.strategy_options())

@@ -838,7 +838,8 @@ def build_parser() -> argparse.ArgumentParser:
     compare.add_argument("--over-contexts", action="store_true",
                          help="also give each layout's max concurrency at the budget over "
                          "context lengths: every power of two from 1,024 tokens to the model's "
-                         "max_model_len or the context, whichever is longer, and the context")
+                         "max_model_len or the context, whichever is longer, the context and "
+                         "the model's max_model_len")
     compare.set_defaults(run=_compare_command)
 
     bench = sub.add_parser(

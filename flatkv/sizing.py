@@ -98,13 +98,15 @@ FIRST_SWEPT_CONTEXT = 1024
 def context_candidates(context: int, longest: int | None) -> list[int]:
     """The context lengths of a concurrency-over-context sweep (Compare's chart, ``compare
     --over-contexts``): every power of two from 1,024 tokens to the longer of the context and
-    ``longest`` (the model's max_model_len, None when it gives none), and the context itself,
-    sorted. Short contexts show what caps a state model's requests (a state slot each,
-    whatever the length), long ones what history does."""
+    ``longest`` (the model's max_model_len, None when it gives none), the context itself and
+    ``longest`` itself (the length vLLM's log states its concurrency at), sorted. Short contexts
+    show what caps a state model's requests (a state slot each, whatever the length), long ones
+    what history does."""
     check_int("context", context, minimum=1, maximum=MAX_TOKENS)
     top = max(context, longest or 0, FIRST_SWEPT_CONTEXT)
     first = FIRST_SWEPT_CONTEXT.bit_length() - 1
-    return sorted({1 << k for k in range(first, top.bit_length()) if 1 << k <= top} | {context})
+    given = {context} | ({longest} if longest else set())
+    return sorted({1 << k for k in range(first, top.bit_length()) if 1 << k <= top} | given)
 
 
 @dataclass(frozen=True)

@@ -186,6 +186,10 @@ def test_context_candidates_are_the_powers_of_two_to_the_longer_length_and_the_c
     # a context past the model's length, or under 1,024, still has its point
     assert context_candidates(2**20, 262_144) == powers + [2**19, 2**20]
     assert context_candidates(100, None) == [100, 1024]
+    # so does the model's own length between powers (MiniMax-M1's 10,240,000, where vLLM's
+    # log states its concurrency) when a shorter context is typed
+    assert context_candidates(100_000, 10_240_000) == sorted(
+        [1 << k for k in range(10, 24)] + [100_000, 10_240_000])
 
 
 def test_concurrency_over_context_lengths_by_hand():
