@@ -208,3 +208,29 @@ def perturbed_once(rng, spec, *, keep_inner: bool = False):
 def random_budget(rng) -> int:
     """Bytes log-uniform between 16 MiB and 80 GiB, any integer (odd ones included)."""
     return int(2 ** rng.uniform(24, 36.33))
+
+
+def random_context(rng, spec) -> int:
+    """A context length up to the model's max_model_len (131,072 where it gives none): a
+    common one or any."""
+    most = spec.max_model_len or 131_072
+    return min(most, rng.choice((2048, 8192, 32_768, 131_072, rng.randint(1, most))))
+
+
+def edge_or_random_budget(rng, refused) -> int:
+    """One draw in five at the edge the engine starts at (``refused(budget)`` bisected: the
+    least budget it starts at, or one byte under), else ``random_budget``."""
+    if rng.random() >= 0.2:
+        return random_budget(rng)
+    low, high = 0, 1 << 40
+    while high - low > 1:
+        mid = (low + high) // 2
+        low, high = (mid, high) if refused(mid) else (low, mid)
+    return high - rng.randint(0, 1)
+
+
+def spec_label(spec) -> str:
+    """A perturbed model in one line: name, tp, pattern and each kind's geometry values."""
+    return f"{spec.name} tp={spec.tp} {spec.pattern} " + " ".join(
+        f"{n}={','.join(str(v) for v in g.geometry().values() if v is not None and v != g.kind)}"
+        for n, g in spec.kinds.items())

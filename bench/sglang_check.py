@@ -65,10 +65,12 @@ from types import SimpleNamespace as NS
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from engine_common import (  # noqa: E402  (bench/, this folder)
+    edge_or_random_budget,
     perturb_spec,
-    random_budget,
+    random_context,
     report,
     show,
+    spec_label,
     stub_modules,
     wheel_from_command_line,
 )
@@ -581,22 +583,11 @@ def random_setting(sg: NS, rng: random.Random):
             (0.1, 0.5, 0.8, 1.0, round(rng.uniform(0.05, 1), rng.randint(2, 3))))
     if rng.random() < 0.3:  # an MTP or EAGLE drafter's steps
         ratios["speculative_tokens"] = rng.choice((1, 2, 3, 3, 4, 5, 7))
-    most = spec.max_model_len or 131_072
-    context = min(most, rng.choice((2048, 8192, 32_768, 131_072, rng.randint(1, most))))
-    if rng.random() < 0.2:  # at the edge: the least SGLang starts at, or one byte under
-        low, high = 0, 1 << 40
-        while high - low > 1:
-            mid = (low + high) // 2
-            refused = "refused" in sglang_figures(sg, spec, mid, page, overlap, ratios, context,
-                                                  kv_dtype)
-            low, high = (mid, high) if refused else (low, mid)
-        budget = high - rng.randint(0, 1)
-    else:
-        budget = random_budget(rng)
-    label = f"{spec.name} tp={spec.tp} {spec.pattern} " + " ".join(
-        f"{n}={','.join(str(v) for v in g.geometry().values() if v is not None and v != g.kind)}"
-        for n, g in spec.kinds.items()) + (f" ssm={spec.config_mamba_ssm_dtype}"
-                                           if spec.config_mamba_ssm_dtype else "")
+    context = random_context(rng, spec)
+    budget = edge_or_random_budget(rng, lambda b: "refused" in sglang_figures(
+        sg, spec, b, page, overlap, ratios, context, kv_dtype))
+    label = spec_label(spec) + (f" ssm={spec.config_mamba_ssm_dtype}"
+                                if spec.config_mamba_ssm_dtype else "")
     return spec, budget, page, overlap, ratios, label, context, kv_dtype
 
 

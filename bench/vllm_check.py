@@ -77,9 +77,11 @@ from unittest import mock
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from engine_common import (  # noqa: E402  (bench/, this folder)
+    edge_or_random_budget,
     perturb_spec,
-    random_budget,
+    random_context,
     report,
+    spec_label,
     stub_modules,
     wheel_from_command_line,
 )
@@ -497,23 +499,13 @@ def random_setting(vl: NS, rng: random.Random, presets: list[str]):
     mode = rng.choice(("none", "align"))
     if "GDNLayer" in kinds and not mla and mode == "align" and rng.random() < 0.5:
         flags["flashinfer_gdn"] = True
-    most = spec.max_model_len or 131_072
-    flags["context"] = min(most, rng.choice((2048, 8192, 32_768, 131_072, rng.randint(1, most))))
+    flags["context"] = random_context(rng, spec)
     async_sched = rng.random() < 0.5
     if rng.random() < 0.3:
         flags["batched"] = rng.choice((2048, 5000, 16_384))
-    if rng.random() < 0.2:  # at the edge: the least vLLM starts at, or one byte under
-        low, high = 0, 1 << 40
-        while high - low > 1:
-            mid = (low + high) // 2
-            refused = "refused" in vllm_figures(vl, spec, mid, block, mode, async_sched, flags)
-            low, high = (mid, high) if refused else (low, mid)
-        budget = high - rng.randint(0, 1)
-    else:
-        budget = random_budget(rng)
-    label = f"{spec.name} tp={spec.tp} {spec.pattern} " + " ".join(
-        f"{n}={','.join(str(v) for v in g.geometry().values() if v is not None and v != g.kind)}"
-        for n, g in spec.kinds.items())
+    budget = edge_or_random_budget(rng, lambda b: "refused" in vllm_figures(
+        vl, spec, b, block, mode, async_sched, flags))
+    label = spec_label(spec)
     return spec, budget, block, mode, async_sched, flags, label
 
 
