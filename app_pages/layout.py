@@ -111,8 +111,10 @@ def layout(analysis) -> None:
                               "Only the padding is vLLM's: vLLM gives each block id to one "
                               "group, whose layers' pages it holds, not a row of every group "
                               "(drawn below).")
+    profile = state().profile()
     segments = app_data.layout_segments(analysis, uniform=uniform,
-                                        layer_types=state().profile().layer_types)
+                                        layer_types=profile.layer_types,
+                                        indexer_bytes_per_slot=profile.indexer_bytes_per_slot or 0)
     title = "One row per {}: one block id's bytes".format(
         "slot tensor" if packed else "component tensor")
     chart(charts.layout_figure(segments, title=title, x_title="offset in the slot row" if packed

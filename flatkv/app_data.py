@@ -154,15 +154,20 @@ class Segment:
 
 
 def layout_segments(analysis: PlanAnalysis, *, uniform: bool = False,
-                    layer_types: Sequence[str] = ()) -> list[Segment]:
+                    layer_types: Sequence[str] = (),
+                    indexer_bytes_per_slot: int = 0) -> list[Segment]:
     """Segments of every slot row, in slot order.
 
     ``uniform=False`` is the plan as allocated (packed slabs: rows side by side, no padding).
     ``uniform=True`` draws each row padded to the page row, as a uniform-page engine (vLLM) lays
     it out: row k of a slot starts at ``k * page_row`` and its padding is a segment of its own.
     ``layer_types`` (the profile's) names each binding's cache layer, as the Model page counts
-    them: a group's layer j is the j-th layer of its label.
+    them: a group's layer j is the j-th layer of its label. ``indexer_bytes_per_slot`` (the
+    profile's, DeepSeek-V3.2's 132 B): the part of each KV binding that is indexer keys, drawn
+    as a segment of its own after the latent's, as vLLM's blocks draw their own indexer layer
+    (the plan packs both in one "kv" component, the bytes a token an engine keeps for it).
     """
+    indexer = analysis.plan.geometry.block_size * indexer_bytes_per_slot
     where: dict[str, list[int]] = {}
     for i, label in enumerate(layer_types):
         where.setdefault(label, []).append(i)
@@ -176,19 +181,16 @@ def layout_segments(analysis: PlanAnalysis, *, uniform: bool = False,
         for k, row in enumerate(s.rows):
             start = k * row.page_row_bytes if uniform else row.offset
             for b in row.bindings:
-                out.append(
-                    Segment(
-                        s.slot,
-                        s.name,
-                        component_kind(b.group_id, b.component),
-                        b.group_id,
-                        b.layer,
-                        b.component,
-                        start + b.row_offset,
-                        b.nbytes_per_block,
-                        cache_layer(b.group_id, b.layer),
-                    )
-                )
+                parts = [(component_kind(b.group_id, b.component), b.component,
+                          b.nbytes_per_block)]
+                if indexer and b.component == "kv":
+                    parts = [(parts[0][0], "kv", b.nbytes_per_block - indexer),
+                             ("indexer", "indexer keys", indexer)]
+                offset = start + b.row_offset
+                for kind, component, nbytes in parts:
+                    out.append(Segment(s.slot, s.name, kind, b.group_id, b.layer, component,
+                                       offset, nbytes, cache_layer(b.group_id, b.layer)))
+                    offset += nbytes
             if uniform and row.padding_bytes:
                 out.append(
                     Segment(

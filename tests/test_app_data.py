@@ -694,3 +694,20 @@ def test_dead_weight_rows_by_hand_under_the_clis_headers():
         {"group": "full_attention", "layers": 7, "used B/block": kv, "dead B/block": state,
          "dead share": "74.04%"}]
     assert set(app_data.DEAD_WEIGHT_HELP) <= set(app_data.dead_weight_rows(a)[0])
+
+
+def test_deepseek_v32s_rows_draw_its_indexer_keys_apart_from_the_latent():
+    # DeepSeek-V3.2: 1,284 B a token = the latent's (512 + 64) x 2 = 1,152 B + 132 B of
+    # indexer keys; at P 16 a layer's row is 20,544 B: 18,432 B of KV then 2,112 B of keys,
+    # as vLLM's blocks draw its indexer layer
+    profile = load_preset("DeepSeek-V3.2").profile()
+    assert (profile.kv_bytes_per_slot, profile.indexer_bytes_per_slot) == (1_284, 132)
+    a = analyze(profile.components(), block_size=16, alignment=16, budget_bytes=10**10)
+    segs = app_data.layout_segments(a, indexer_bytes_per_slot=132)
+    assert [(s.kind, s.component, s.offset, s.nbytes) for s in segs if s.slot == 0] == [
+        ("kv", "kv", 0, 18_432), ("indexer", "indexer keys", 18_432, 2_112)]
+    assert len(segs) == 2 * 61
+    assert sum(s.nbytes for s in segs) == 61 * 16 * 1_284
+    # without the indexer's bytes a row is one KV segment, as the plan binds it
+    assert [(s.kind, s.nbytes) for s in app_data.layout_segments(a) if s.slot == 0] == [
+        ("kv", 20_544)]
