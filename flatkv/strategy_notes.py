@@ -33,6 +33,9 @@ from flatkv.strategies import (
 from flatkv.strategies.base import ratio_text, start_up_log_title, state_pages_per_request
 from flatkv.strategies.sglang import CONV_DTYPE as SGLANG_CONV_DTYPE
 from flatkv.strategies.sglang import CONV_DTYPE_WHY as SGLANG_CONV_DTYPE_WHY
+from flatkv.strategies.sglang import (
+    SPECULATIVE_RUNNING_REQUESTS as SGLANG_SPECULATIVE_RUNNING_REQUESTS,
+)
 from flatkv.strategies.sglang import draft_tokens as sglang_draft_tokens
 from flatkv.strategies.sglang import sglang_default_page, swa_label
 from flatkv.strategies.sglang import swa_pool as sglang_swa_pool
@@ -242,7 +245,8 @@ def sglang_speculative_text(profile: CacheProfile, speculative_tokens: int,
     if sglang_draft_tokens(profile, options):
         return (f"SGLang verifies {speculative_tokens + 1} tokens a step "
                 f"(--speculative-num-steps {speculative_tokens}, topk 1) and keeps each "
-                "token's state, for up to 48 running requests (its speculative default), in "
+                f"token's state, for up to {SGLANG_SPECULATIVE_RUNNING_REQUESTS} running "
+                "requests (its speculative default), in "
                 "buffers it sizes with its state slots out of the state budget: its figures "
                 "count them, and leave out its drafter's KV, which a path-less MTP drafter "
                 "keeps in a pool of its own beyond the budget.")
@@ -250,7 +254,9 @@ def sglang_speculative_text(profile: CacheProfile, speculative_tokens: int,
         return ("SGLang's draft-token state buffers are not modelled on this model (a state "
                 "model beside a sliding-window pool, or without attention): its figures are "
                 "without speculative decoding.")
-    return "SGLang's figures for a model without state layers are without speculative decoding."
+    return (f"SGLang keeps the same pools for a model without state layers, and runs at most "
+            f"{SGLANG_SPECULATIVE_RUNNING_REQUESTS} requests at once (its speculative hook's "
+            "reset of max_running_requests, which its log and these figures show).")
 
 
 def speculative_text(profile: CacheProfile, strategy: str, speculative_tokens: int, *,

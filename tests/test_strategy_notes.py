@@ -340,8 +340,9 @@ def test_notes_under_the_figures_say_which_layout_does_what():
         "Speculative decoding: SGLang's draft-token state buffers are not modelled on this "
         "model")
     assert notes.speculative_text(llama, "sglang", 2).startswith(
-        "Speculative decoding: SGLang's figures for a model without state layers are without "
-        "speculative decoding.")
+        "Speculative decoding: SGLang keeps the same pools for a model without state layers, "
+        "and runs at most 48 requests at once (its speculative hook's reset of "
+        "max_running_requests, which its log and these figures show).")
     # once the model carries its MTP layer, the texts say it is counted
     assert notes.speculative_text(qwen, "vllm", 2, mtp_added=True).endswith(
         "The model's MTP layer is counted as one more full-attention layer, grouped with the "
