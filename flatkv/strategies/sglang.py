@@ -1264,18 +1264,18 @@ def run_sglang(
 
     numerator = denominator = None
     capped = False  # the state pool caps max_running_requests (SGLang warns)
+    # drafting without state: the same pools, but its speculative hook resets the running cap
+    hook_cap_only = bool(options.speculative_tokens) and not profile.has_state
     if context_tokens is not None:
         numerator, denominator = _sglang_concurrency(
             profile, options, context_tokens, full_tokens=full_tokens, swa_tokens=swa_tokens,
             slots=slots, slot_bytes=slot_bytes, formulas=formulas, extras=extras)
-        if options.speculative_tokens and not profile.has_state:
-            # no state to buffer, but its speculative hook still resets the running cap to 48
-            extras["max_running_requests"], _ = _spec_running_requests(pool_tokens, None,
-                                                                       formulas)
-            extras["running_cap_from_speculative_hook"] = True
-        elif profile.has_attention and not drafts:
+        if profile.has_attention and not drafts and not hook_cap_only:
             extras["max_running_requests"], capped = _logged_running_requests(
                 pool_tokens, context_tokens, extras.get("running_request_cap"), formulas)
+    if hook_cap_only:  # whatever the context, as with state below
+        extras["max_running_requests"], _ = _spec_running_requests(pool_tokens, None, formulas)
+        extras["running_cap_from_speculative_hook"] = True
     allocated = None
     if drafts:  # its hook's 48, whatever the context
         running_max, capped = _spec_running_requests(pool_tokens, extras["running_request_cap"],
