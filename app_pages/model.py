@@ -96,8 +96,9 @@ def _apply_raw() -> None:
 
 
 def _drop_ssm_element() -> None:
-    """The ssm tensor's bytes taken as given from now on (the box cleared)."""
-    ss["edit.raw"] = replace(ss["edit.raw"], ssm_element_bytes=None)
+    """The ssm tensor's bytes taken as given from now on (the box cleared): its element size
+    and dtype dropped."""
+    ss["edit.raw"] = replace(ss["edit.raw"], ssm_element_bytes=None, ssm_dtype=None)
     _apply_raw()
 
 
@@ -466,8 +467,9 @@ def _raw_bytes_source(s) -> None:
     carried = ss.get("edit.raw")
     if carried is not None and carried.ssm_element_bytes:  # say so: it changes SGLang's bytes
         show_value("edit.ssm_el", True)
-        st.checkbox(f"ssm tensor in {carried.ssm_element_bytes}-byte elements, as the model "
-                    "edited had it", key="edit.ssm_el", on_change=_drop_ssm_element,
+        dtype = f" ({carried.ssm_dtype})" if carried.ssm_dtype else ""
+        st.checkbox(f"ssm tensor in {carried.ssm_element_bytes}-byte elements{dtype}, as the "
+                    "model edited had it", key="edit.ssm_el", on_change=_drop_ssm_element,
                     help="SGLang keeps the ssm state in a dtype of its own, so it re-sizes an "
                     "ssm tensor whose element size is known (Compare says by how much; the "
                     "command line's --ssm-element-bytes N does the same). Clear it to take the "

@@ -276,7 +276,8 @@ class RawModel:
     rides along as it is (``CARRIED_FIELDS``; the editor shows the sliding window and the
     chunk, no widget the others): the kernel block size an MLA model's attention
     needs, the config's architectures (SGLang's sliding-window pool), the bytes of one ssm
-    element and the config's mamba_ssm_dtype (SGLang re-sizes the ssm state in its own dtype),
+    element, its dtype (vLLM refuses some) and the config's mamba_ssm_dtype (SGLang re-sizes
+    the ssm state in its own dtype),
     the state kernel's chunk (vLLM's P in mamba cache mode all), the conv state's rows (vLLM
     widens them per speculative token) and element size (SGLang re-sizes it), the lightning
     indexer's bytes (both engines page such a model by 64 tokens), the chunk of chunked
@@ -303,6 +304,7 @@ class RawModel:
     sliding_kv_bytes_per_slot: int | None = None
     kv_shared_layer_types: tuple[str, ...] = ()
     sliding_kv_tensor_bytes: tuple[int, ...] = ()
+    ssm_dtype: str | None = None
 
     def profile(self, name: str = CUSTOM) -> CacheProfile:
         labels = tuple(parse_layer_pattern(self.layers))
@@ -344,9 +346,9 @@ class RawModel:
                        sliding_kv_tensor_bytes=())
 
     def with_state(self, state: tuple[tuple[str, int], ...]) -> RawModel:
-        """This model with other state tensors. The ssm element size stays while the new ssm
-        tensor is whole elements of it, the conv rows and element size while the conv tensor is
-        unchanged; else they are dropped (bytes taken as given)."""
+        """This model with other state tensors. The ssm element size (and its dtype) stays
+        while the new ssm tensor is whole elements of it, the conv rows and element size while
+        the conv tensor is unchanged; else they are dropped (bytes taken as given)."""
         tensors = dict(state)
         ssm = tensors.get("ssm")
         keep = self.ssm_element_bytes is not None and ssm is not None and (
@@ -354,6 +356,7 @@ class RawModel:
         same_conv = tensors.get("conv") == dict(self.state).get("conv")
         return replace(self, state=state,
                        ssm_element_bytes=self.ssm_element_bytes if keep else None,
+                       ssm_dtype=self.ssm_dtype if keep else None,
                        conv_rows=self.conv_rows if same_conv else None,
                        conv_element_bytes=self.conv_element_bytes if same_conv else None)
 

@@ -26,7 +26,7 @@ from flatkv.budget import (
     cache_budget,
     given_budget,
 )
-from flatkv.dtypes import canonical_dtype
+from flatkv.dtypes import STATE_DTYPES, canonical_dtype
 from flatkv.engine_options import (
     ENGINE_DEFAULTS,
     ENGINE_FIELDS,
@@ -554,6 +554,7 @@ _CARRIED_KEYS: dict[str, tuple[str, Callable[[str, str], object], Callable[[obje
                   lambda labels: app_model.format_layer_pattern(labels, short=True)),
     "swa_split": ("sliding_kv_tensor_bytes", _sizes(MAX_BYTES, most=2),
                   lambda v: ",".join(map(str, v))),
+    "ssm_dtype": ("ssm_dtype", _choice(lambda: list(STATE_DTYPES)), str),
 }
 _MODEL_KEYS = ("model", "layers", "kv", "state", "spec", *_CARRIED_KEYS)
 

@@ -799,6 +799,7 @@ class ModelSpec:
             kernel_block_size=MLA_KERNEL_BLOCK_SIZE if any(
                 layer.kind == MLALayer.kind for layer in self.kinds.values()) else None,
             ssm_element_bytes=dtype_bytes(self.ssm_dtype) if "ssm" in state else None,
+            ssm_dtype=self.ssm_dtype if "ssm" in state else None,
             conv_element_bytes=dtype_bytes(self.conv_dtype) if "conv" in state else None,
             architectures=self.architectures,
             config_mamba_ssm_dtype=self.config_mamba_ssm_dtype if has_state else None,

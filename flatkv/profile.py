@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from flatkv.dtypes import KNOWN_DTYPES, check_config_ssm_dtype
+from flatkv.dtypes import DTYPE_BYTES, KNOWN_DTYPES, STATE_DTYPES, check_config_ssm_dtype
 from flatkv.patterns import format_layer_pattern, parse_layer_pattern
 from flatkv.plan import (
     CHUNKED_ATTENTION,
@@ -188,6 +188,10 @@ class CacheProfile:
         ``kv_tensor_bytes`` splits the full layers' (Gemma 4's sliding K and V), when the
         profile comes from a model; empty otherwise. SGLang logs its sliding-window pool's K
         and V sizes from it.
+    ssm_dtype: the ``ssm`` state tensor's dtype (a canonical name: float32, bfloat16 or
+        float16) when the profile comes from a model, beside ``ssm_element_bytes``, which is
+        its size; None for raw bytes. The size alone cannot tell float16 from bfloat16, and an
+        engine may keep one and refuse the other (vLLM's KDA state: float32 or bfloat16 only).
     kv_shared_layer_types: the labels of the layers past ``layer_types`` that read an earlier
         layer's KV and keep none of their own (Gemma 3n's and Gemma 4's last
         num_kv_shared_layers), in model order; empty where none does. vLLM allocates nothing
@@ -214,6 +218,7 @@ class CacheProfile:
     sliding_kv_bytes_per_slot: int | None = None
     kv_shared_layer_types: tuple[str, ...] = ()
     sliding_kv_tensor_bytes: tuple[int, ...] = ()
+    ssm_dtype: str | None = None
 
     def __post_init__(self) -> None:
         if isinstance(self.layer_types, str) or not isinstance(self.layer_types, Iterable):
@@ -261,6 +266,7 @@ class CacheProfile:
             check_int(f"state_const_bytes[{name!r}]", nbytes, minimum=1, maximum=MAX_ROW_BYTES)
         self._check_whole("ssm_element_bytes", "an ssm", ("element size", "elements"),
                           hint="or None when the ssm dtype is unknown")
+        self._check_ssm_dtype()
         if self.has_attention and self.kv_bytes_per_slot == 0:
             raise ValueError(
                 "kv_bytes_per_slot is 0 but layer_types has attention layers: give the bytes one "
@@ -285,6 +291,20 @@ class CacheProfile:
         self._check_sliding_kv()
         self._check_split("sliding_kv_tensor_bytes", "sliding_kv_bytes_per_slot")
         self._check_kv_shared()
+
+    def _check_ssm_dtype(self) -> None:
+        """``ssm_dtype``, when set, is a state dtype (canonical name) whose elements are
+        ``ssm_element_bytes``: a name beside no size, or beside another, would say two things."""
+        dtype = self.ssm_dtype
+        if dtype is None:
+            return
+        if dtype not in STATE_DTYPES:
+            raise ValueError(f"ssm_dtype is {dtype!r}: give one of {', '.join(STATE_DTYPES)} "
+                             "(the dtypes engines keep a state in), or None when it is unknown")
+        if self.ssm_element_bytes != DTYPE_BYTES[dtype]:
+            raise ValueError(f"ssm_dtype is {dtype} ({DTYPE_BYTES[dtype]}-byte elements) but "
+                             f"ssm_element_bytes is {self.ssm_element_bytes}: give the "
+                             "element size of that dtype, or ssm_dtype None")
 
     def _check_kv_shared(self) -> None:
         """``kv_shared_layer_types``: attention labels, each of a type some cache layer keeps
@@ -450,7 +470,7 @@ CARRIED_FIELDS = ("sliding_window", "kernel_block_size", "architectures", "ssm_e
                   "config_mamba_ssm_dtype", "mamba_chunk_size", "conv_rows",
                   "indexer_bytes_per_slot", "attention_chunk_size", "kv_dtype", "kv_tensor_bytes",
                   "conv_element_bytes", "sliding_kv_bytes_per_slot", "kv_shared_layer_types",
-                  "sliding_kv_tensor_bytes")
+                  "sliding_kv_tensor_bytes", "ssm_dtype")
 
 
 def profile_to_dict(profile: CacheProfile) -> dict:

@@ -69,6 +69,19 @@ def test_profile_components_and_counts():
      (dict(layer_types=["linear_attention"], kv_bytes_per_slot=0,
            state_const_bytes={"conv": 8}, ssm_element_bytes=2),
       "ssm_element_bytes is 2 but state_const_bytes has no ssm tensor"),
+     # the ssm dtype's name stands beside its element size, never alone or against it
+     (dict(layer_types=["linear_attention"], kv_bytes_per_slot=0,
+           state_const_bytes={"ssm": 8}, ssm_element_bytes=2, ssm_dtype="float32"),
+      r"ssm_dtype is float32 \(4-byte elements\) but ssm_element_bytes is 2"),
+     (dict(layer_types=["linear_attention"], kv_bytes_per_slot=0,
+           state_const_bytes={"ssm": 8}, ssm_dtype="float16"),
+      r"ssm_dtype is float16 \(2-byte elements\) but ssm_element_bytes is None"),
+     (dict(layer_types=["linear_attention"], kv_bytes_per_slot=0,
+           state_const_bytes={"ssm": 8}, ssm_element_bytes=1, ssm_dtype="int8"),
+      "ssm_dtype is 'int8': give one of float32, bfloat16, float16"),
+     (dict(layer_types=["linear_attention"], kv_bytes_per_slot=0,
+           state_const_bytes={"ssm": 8}, ssm_element_bytes=2, ssm_dtype="fp16"),
+      "ssm_dtype is 'fp16': give one of float32, bfloat16, float16"),
      (dict(layer_types=[["full_attention"]], kv_bytes_per_slot=8),
       r"layer_types holds \['full_attention'\]: give labels such as"),
      # a link writes architectures comma-separated: "A,B" or " C " would not read back as
@@ -166,3 +179,22 @@ def test_sliding_layers_of_their_own_bytes_keep_them_in_every_count():
     assert same.sliding_kv_bytes_per_slot is None
     assert same == CacheProfile(layer_types=["sliding_attention", "full_attention"],
                                 kv_bytes_per_slot=8, sliding_window=4)
+
+
+def test_a_models_ssm_dtype_rides_beside_its_element_size():
+    # 2-byte elements are bfloat16 or float16, which vLLM's KDA takes and refuses: a model's
+    # profile names which, raw bytes none; the model JSON keeps it
+    from flatkv.presets import load_preset
+    from flatkv.profile import profile_from_dict, profile_to_dict
+
+    kimi = load_preset("Kimi-Linear-48B-A3B")
+    assert (kimi.profile().ssm_dtype, kimi.profile().ssm_element_bytes) == ("float32", 4)
+    half = kimi.with_options(ssm_dtype="fp16").profile()  # an alias, canonical in the profile
+    assert (half.ssm_dtype, half.ssm_element_bytes) == ("float16", 2)
+    assert half.state_const_bytes == {"conv": 73_728, "ssm": 2_097_152 // 2}
+    assert profile_to_dict(half)["ssm_dtype"] == "float16"
+    assert profile_from_dict(profile_to_dict(half)) == half
+    # no ssm tensor (LFM2's conv alone, an attention model): no ssm dtype
+    assert load_preset("LFM2-1.2B").profile().ssm_dtype is None
+    assert load_preset("Llama-3.1-8B").profile().ssm_dtype is None
+    assert "ssm_dtype" not in profile_to_dict(load_preset("LFM2-1.2B").profile())
