@@ -140,8 +140,11 @@ def settings(presets: list[str]) -> list[tuple[str, int, int, str, dict]]:
     told: FlatKV reads a block under its sparse kernel block as vLLM's own pick); then the MLA
     presets on FLASHMLA (the kernel block FlatKV assumes), Nemotron-H with
     ``--mamba-ssm-cache-dtype bfloat16`` (FlatKV's preset's), Qwen3-Next and Qwen3.5 with
-    their GDN prefill on FlashInfer (a checkpoint block), and Llama where one 32,768-token
-    request and the null block just do not fit (4 GiB) and just do (a block more)."""
+    their GDN prefill on FlashInfer (a checkpoint block), Llama where one 32,768-token
+    request and the null block just do not fit (4 GiB) and just do (a block more), Kimi
+    Linear's KDA with each ``--mamba-ssm-cache-dtype`` (float16 refused by vLLM's
+    ``kda_state_dtype``; bfloat16 and float32 start), and a float16 ssm state beside it for
+    each other state kind (GDN, Mamba2, Mamba1), which vLLM takes."""
     modes = ((16, "none"), (64, "align"))
     rows = [(p, b, block, mode, {"block_told": False} if p in SPARSE_MLA_PRESETS
              and block < 64 else {})
@@ -152,6 +155,10 @@ def settings(presets: list[str]) -> list[tuple[str, int, int, str, dict]]:
     rows += [(p, b, block, "align", {"flashinfer_gdn": True})
              for p in ("Qwen3-Next-80B-A3B", "Qwen3.5-27B") for b in BUDGETS
              for block in (16, 64)]
+    rows += [("Kimi-Linear-48B-A3B", BUDGETS[0], block, mode, {"mamba_ssm_cache_dtype": dtype})
+             for dtype in ("float16", "bfloat16", "float32") for block, mode in modes]
+    rows += [(p, BUDGETS[0], 64, "align", {"mamba_ssm_cache_dtype": "float16"})
+             for p in ("Qwen3-Next-80B-A3B", "Nemotron-H-8B", "Jamba-1.5-Mini")]
     return rows + [("Llama-3.1-8B", 4 * GIB + extra, 16, "none", {}) for extra in (0, 1 << 21)]
 
 
@@ -471,8 +478,8 @@ def random_setting(vl: NS, rng: random.Random, presets: list[str]):
     window or chunk, layer counts and hybrid ratio) three times in four; a tp of 1 to 8 that
     splits it (vLLM refuses any other at config time); ``--kv-cache-dtype fp8`` (for MLA only
     on FLASHMLA: FLASH_ATTN_MLA takes no fp8, sparse MLA's fp8_ds_mla is another layout);
-    ``--mamba-ssm-cache-dtype`` (float16 too, except for Kimi's KDA, which vLLM refuses in
-    it); a block the backend runs (multiples of 16; of 64 on FLASHMLA; a sparse MLA model's
+    ``--mamba-ssm-cache-dtype`` (float16 too, which Kimi's KDA refuses: both sides must say
+    so); a block the backend runs (multiples of 16; of 64 on FLASHMLA; a sparse MLA model's
     below 64 untold, vLLM picking); mode none or align (0.34 has no mode all); async
     scheduling; ``--max-num-batched-tokens`` (it sizes sliding and chunked pages); GDN (not
     KDA) prefill on FlashInfer; a max_model_len up to the model's; a budget anywhere from
@@ -491,8 +498,7 @@ def random_setting(vl: NS, rng: random.Random, presets: list[str]):
     if (not mla or "backend" in flags) and rng.random() < 0.3:
         flags["cache_dtype"] = "fp8"
     if kinds - {"AttentionLayer", "MLALayer"} and rng.random() < 0.5:
-        flags["mamba_ssm_cache_dtype"] = rng.choice(("bfloat16", "float32") if "Kimi" in name
-                                                    else ("bfloat16", "float32", "float16"))
+        flags["mamba_ssm_cache_dtype"] = rng.choice(("bfloat16", "float32", "float16"))
     block = rng.choice((64, 128, 256) if "backend" in flags else (16, 32, 48, 64, 128, 256))
     if sparse and block < 64:
         flags["block_told"] = False

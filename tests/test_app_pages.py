@@ -2083,7 +2083,8 @@ def test_the_profile_cache_key_changes_with_every_field():
         (replace(qwen, kv_tensor_bytes=()), "kv_bytes_per_slot", 1),
         (qwen, "state_const_bytes", {**qwen.state_const_bytes, "conv": 6}),
         (gpt, "sliding_window", 256), (qwen, "name", "other"), (qwen, "kernel_block_size", 64),
-        (qwen, "ssm_element_bytes", 4), (gpt, "architectures", ("Gemma3ForCausalLM",)),
+        (replace(qwen, ssm_dtype=None), "ssm_element_bytes", 4),
+        (gpt, "architectures", ("Gemma3ForCausalLM",)),
         (qwen, "config_mamba_ssm_dtype", "bfloat16"), (qwen, "mamba_chunk_size", 64),
         (qwen, "conv_rows", 1), (gpt, "indexer_bytes_per_slot", 132),
         (scout, "attention_chunk_size", 4096), (qwen, "kv_dtype", "float16"),
@@ -2091,6 +2092,7 @@ def test_the_profile_cache_key_changes_with_every_field():
         (gpt, "sliding_kv_bytes_per_slot", 4096),
         (gpt, "kv_shared_layer_types", ("sliding_attention",)),
         (replace(gpt, sliding_kv_bytes_per_slot=4096), "sliding_kv_tensor_bytes", (2048, 2048)),
+        (qwen, "ssm_dtype", "float16"),  # bfloat16's bytes: vLLM's KDA refuses this one
     ]
     assert {f.name for f in fields(qwen)} == {name for _, name, _ in changes}, \
         "give each new field of CacheProfile a change here"
@@ -2363,16 +2365,18 @@ def test_a_state_model_keeps_its_ssm_element_size_as_raw_bytes():
     at.number_input(key="edit.kv").set_value(4096).run()  # now a raw profile
     assert_clean(at)
     assert at.query_params["model"] == "custom" and at.query_params["ssm_el"] == "2"
+    assert at.query_params["ssm_dtype"] == "bfloat16"  # its name rides with it
     at.switch_page("app_pages/compare.py").run()
     assert any("2,146,304 B of state per layer" in c.value for c in at.caption)
     # the form says so, and clearing the box takes the bytes as given (as --state does)
     at.switch_page("app_pages/model.py").run()
     assert at.checkbox(key="edit.ssm_el").value is True
     assert at.checkbox(key="edit.ssm_el").label == (
-        "ssm tensor in 2-byte elements, as the model edited had it")
+        "ssm tensor in 2-byte elements (bfloat16), as the model edited had it")
     at.checkbox(key="edit.ssm_el").uncheck().run()
     assert_clean(at)
     assert "ssm_el" not in at.query_params and not at.checkbox
+    assert "ssm_dtype" not in at.query_params  # the name goes with the size
     at.switch_page("app_pages/compare.py").run()
     assert not any("of state per layer" in c.value for c in at.caption)  # as given: no re-size
     # an ssm tensor of 3 bytes is no whole count of 2-byte elements: its bytes taken as given
@@ -2465,6 +2469,34 @@ def test_compare_says_when_not_one_request_fits():
     assert len(notes) == 1 and "two-level pages (0.99)" in notes[0]
     assert "FlatKV packed slabs" not in notes[0]  # 1.00: one request fits there
 
+
+
+def test_compare_gives_vllms_reason_for_a_float16_kda_state():
+    # Kimi Linear with its ssm state in float16 (the Model page's ssm dtype): vLLM 0.34's KDA
+    # takes float32 or bfloat16 only, so Compare shows no vLLM figures but its reason; in
+    # bfloat16 (the same bytes) vLLM v1 has its row, P 1,024 and 5,201 blocks of 8,257,536 B
+    from flatkv.app_model import pack_spec, spec_to_json
+
+    kimi = load_preset("Kimi-Linear-48B-A3B")
+    links = {dtype: {"model": "spec", "ctx": "32768", "gpu": "KV cache memory",
+                     "kv_mem": "40GiB",
+                     "spec": pack_spec(spec_to_json(kimi.with_options(ssm_dtype=dtype)))}
+             for dtype in ("float16", "bfloat16")}
+    at = open_app("app_pages/compare.py", links["float16"])
+    assert_clean(at)
+    assert "vLLM v1" not in at.dataframe[0].value["strategy"].tolist()
+    assert "SGLang" in " ".join(at.dataframe[0].value["strategy"].tolist())
+    refusal = ("**vLLM v1** refuses to start: KimiLinearForCausalLM's KDA layers keep their "
+               "recurrent (ssm) state in float32 or bfloat16 only, and this model's ssm state "
+               "is float16")
+    assert any(unescaped(c.value).startswith(refusal) for c in at.caption)
+    assert [e.label for e in at.expander if e.label.startswith("vLLM v1")] == [
+        "vLLM v1 (refuses to start)"]
+    at = open_app("app_pages/compare.py", links["bfloat16"])
+    assert_clean(at)
+    table = at.dataframe[0].value.set_index("strategy")
+    assert table.loc["vLLM v1", "blocks"] == 5_201
+    assert not any("KDA layers keep" in unescaped(c.value) for c in at.caption)
 
 def test_compare_over_context_lengths_stops_a_line_where_vllm_refuses_to_start():
     # Llama-3.1-8B in 10 GB of cache: 131,072 B a token, 4,768 blocks of 16 tokens (76,288),

@@ -729,3 +729,29 @@ def test_a_mamba2_model_in_align_is_told_the_flag_of_vllm_032s_checkpoint_page(c
         "request): give --prefill-checkpoint-blocks 1 to match a later log.") in err
     code, _, err = run(["compare", *qwen, "--gpu-memory", "A100 80GB"], capsys)
     assert code == 0 and "Since 0.33" not in err
+
+
+def test_compare_gives_vllms_reason_for_a_float16_kda_state(capsys):
+    # Kimi Linear told --ssm-dtype float16: vLLM 0.34's KDA takes float32 or bfloat16 only, so
+    # compare shows no vLLM figures and says why, plan exits 2 with that one line; SGLang
+    # (which takes it) and bfloat16 (the same 2-byte elements) keep their figures
+    args = ["--preset", "Kimi-Linear-48B-A3B", "--budget", "40GiB", "--context", "32K"]
+    why = ("vLLM refuses to start: KimiLinearForCausalLM's KDA layers keep their recurrent "
+           "(ssm) state in float32 or bfloat16 only, and this model's ssm state is float16")
+    code, out, err = run(["compare", *args, "--ssm-dtype", "float16"], capsys)
+    assert code == 0 and err == ""
+    assert f"vllm does not apply: {why}" in out
+    row = next(line for line in out.splitlines() if line.startswith("blocks "))
+    assert row.split()[3] == "n/a"  # flat, per-component, vllm, sglang, ...
+    code, out, _ = run(["compare", *args, "--ssm-dtype", "float16", "--json"], capsys)
+    results = {r["strategy"]: r for r in json.loads(out)}
+    assert results["vllm"]["applies"] is False and results["vllm"]["reason"].startswith(why)
+    assert results["vllm"]["num_blocks"] is None and results["sglang"]["applies"] is True
+    code, out, err = run(["plan", *args, "--ssm-dtype", "fp16", "--strategy", "vllm"], capsys)
+    assert code == 2 and len(err.splitlines()) == 1
+    assert err.startswith(f"python -m flatkv: error: --strategy vllm does not apply: {why}")
+    code, out, _ = run(["plan", *args, "--ssm-dtype", "bf16", "--strategy", "vllm", "--json"],
+                       capsys)
+    result = json.loads(out)
+    assert code == 0 and (result["block_size"], result["block_bytes"], result["num_blocks"]) == (
+        1_024, 8_257_536, 5_201)

@@ -54,6 +54,7 @@ from flatkv.strategies.sglang import (
     ssm_dtype,
 )
 from flatkv.strategies.sglang_log import NO_DRAFT_BUFFERS_LINE, NO_SWA_SPLIT_LINE
+from flatkv.strategies.vllm import block_bytes as vllm_block_bytes
 from flatkv.strategies.vllm import runs_all_as_align
 from flatkv.strategies.vllm_releases import last_served_text
 
@@ -1376,6 +1377,78 @@ def test_vllm_pages_an_mla_hybrid_by_a_multiple_of_128():
     # an MLA model without state keeps its 64 (DeepSeek-V3)
     assert run_strategy("vllm", load_preset("DeepSeek-V3").profile(),
                         budget_bytes=40 * 2**30).block_size == 64
+
+
+
+KDA_FLOAT16_REFUSAL = (
+    "vLLM refuses to start: KimiLinearForCausalLM's KDA layers keep their recurrent (ssm) state "
+    "in float32 or bfloat16 only, and this model's ssm state is float16 "
+    "(--mamba-ssm-cache-dtype float16: \"KDA recurrent state supports only auto, float32, and "
+    "bfloat16; got float16\"): give an ssm dtype of float32 (vLLM's own, with "
+    "--mamba-ssm-cache-dtype auto) or bfloat16")
+
+
+def test_vllm_refuses_a_float16_kda_state_and_takes_bfloat16_and_float32():
+    # vLLM 0.34's kda_state_dtype takes auto (float32), float32 and bfloat16 for KDA's
+    # recurrent state and raises on float16; 2 B an element is bfloat16 or float16, so the
+    # profile's dtype name decides. Kimi Linear: 20 KDA + 7 MLA layers (1,152 B a token),
+    # group_size 7, A 128 (an MLA hybrid's); 40 GiB = 42,949,672,960 B
+    kimi = load_preset("Kimi-Linear-48B-A3B")
+    budget = 40 * 2**30
+    half = run_strategy("vllm", kimi.with_options(ssm_dtype="float16").profile(),
+                        budget_bytes=budget, context_tokens=32_768)
+    assert not half.applies and half.reason == KDA_FLOAT16_REFUSAL
+    assert half.block_size is None and half.num_blocks is None
+    with pytest.raises(ValueError, match="vLLM's blocks have no size here: vLLM refuses to "
+                       "start: KimiLinearForCausalLM's KDA layers"):
+        vllm_block_bytes(kimi.with_options(ssm_dtype="float16").profile(), StrategyOptions())
+    # bfloat16: state 73,728 + 524,288 x 2 = 1,122,304 B; P = 128 x cdiv(1,122,304, 128 x
+    # 1,152 = 147,456) = 128 x 8 = 1,024; page 1,024 x 1,152 = 1,179,648 B; a block 7 pages
+    # = 8,257,536 B, 42,949,672,960 // 8,257,536 = 5,201 blocks (vLLM's own code: the same)
+    bf16 = run_strategy("vllm", kimi.with_options(ssm_dtype="bfloat16").profile(),
+                        budget_bytes=budget, context_tokens=32_768)
+    assert -(-1_122_304 // 147_456) == 8 and 7 * 1_024 * 1_152 == 8_257_536
+    assert (bf16.block_size, bf16.block_bytes, bf16.num_blocks) == (1_024, 8_257_536, 5_201)
+    assert budget // 8_257_536 == 5_201
+    # float32 (the preset's, vLLM's auto): 73,728 + 524,288 x 4 = 2,170,880 B; 128 x 15 =
+    # 1,920; 7 x 1,920 x 1,152 = 15,482,880 B a block, 2,774 blocks
+    fp32 = run_strategy("vllm", kimi.profile(), budget_bytes=budget, context_tokens=32_768)
+    assert -(-2_170_880 // 147_456) == 15 and 7 * 1_920 * 1_152 == 15_482_880
+    assert (fp32.block_size, fp32.block_bytes, fp32.num_blocks) == (1_920, 15_482_880, 2_774)
+    assert budget // 15_482_880 == 2_774
+
+
+def test_vllm_refuses_a_float16_state_only_for_the_kda_classes_and_by_name():
+    # the same bytes without the dtype's name (raw bytes: 2-byte elements, bfloat16 or
+    # float16) start; a float16 ssm state of GDN (Qwen3-Next), Mamba2 (Nemotron-H) and Mamba1
+    # (Jamba) starts (vLLM's _mamba_state_dtype takes any of its mamba dtypes)
+    half = load_preset("Kimi-Linear-48B-A3B").with_options(ssm_dtype="float16").profile()
+    as_bytes = replace(half, ssm_dtype=None)
+    assert (as_bytes.ssm_element_bytes, as_bytes.state_const_bytes["ssm"]) == (2, 1_048_576)
+    r = run_strategy("vllm", as_bytes, budget_bytes=40 * 2**30, context_tokens=32_768)
+    assert (r.applies, r.block_size, r.num_blocks) == (True, 1_024, 5_201)
+    for name in ("Qwen3-Next-80B-A3B", "Nemotron-H-8B", "Jamba-1.5-Mini"):
+        other = load_preset(name).with_options(ssm_dtype="float16").profile()
+        assert other.ssm_dtype == "float16"
+        assert run_strategy("vllm", other, budget_bytes=40 * 2**30,
+                            context_tokens=32_768).applies, name
+    # the other classes whose KDA hands vLLM the flag refuse it too, each by its own name
+    glm = replace(half, architectures=("Glm5NextForConditionalGeneration",))
+    reason = run_strategy("vllm", glm, budget_bytes=40 * 2**30).reason
+    assert reason.startswith("vLLM refuses to start: Glm5NextForConditionalGeneration's KDA "
+                             "layers keep their recurrent (ssm) state in float32 or bfloat16")
+
+
+def test_sglang_keeps_a_float16_kda_state_as_any_other():
+    # SGLang 0.5.23 takes --mamba-ssm-dtype float16 for KDA (no check refuses it on an H100),
+    # and without it keeps Kimi's ssm state in float32 whatever the model's dtype: the float16
+    # profile's figures are the float32 one's, 73,728 + 524,288 x 4 = 2,170,880 B a layer
+    kimi = load_preset("Kimi-Linear-48B-A3B")
+    half, fp32 = (run_strategy("sglang", kimi.with_options(ssm_dtype=d).profile(),
+                               budget_bytes=40 * 2**30, context_tokens=32_768)
+                  for d in ("float16", "float32"))
+    assert half.applies and half.extras["state_layer_bytes"] == 2_170_880
+    assert (half.num_blocks, half.max_concurrency) == (fp32.num_blocks, fp32.max_concurrency)
 
 
 def test_vllm_padding_layers_12_sliding_13_full():

@@ -89,6 +89,8 @@ from flatkv.strategies.vllm_releases import (
     FLOAT32_SSM_UNLESS_TOLD,
     GDN_CHECKPOINT_CLASSES,
     GDN_CHECKPOINT_GRID,
+    KDA_SSM_DTYPE_CLASSES,
+    KDA_SSM_DTYPES,
     LIGHTNING_CLASS,
     PREFILL_CHECKPOINT_CLASSES,
     SIZES_P_WITH_DRAFTED_CONV,
@@ -462,6 +464,23 @@ def vllm_blocker(profile: CacheProfile) -> str:
     return ""
 
 
+def ssm_dtype_refusal(profile: CacheProfile) -> str:
+    """Why vLLM 0.34 does not start with this model's ssm state dtype, "" where it does: a KDA
+    class (``KDA_SSM_DTYPE_CLASSES``) keeps its recurrent state in float32 or bfloat16 only,
+    so an ssm state in float16 (--mamba-ssm-cache-dtype float16, the only way to ask for it)
+    is refused. The dtype must be known by name (``profile.ssm_dtype``): 2-byte elements alone
+    may be bfloat16, which it takes."""
+    arch = next(iter(sorted(KDA_SSM_DTYPE_CLASSES.intersection(profile.architectures))), None)
+    if arch is None or profile.ssm_dtype is None or profile.ssm_dtype in KDA_SSM_DTYPES:
+        return ""
+    return (f"{REFUSES_TO_START}: {arch}'s KDA layers keep their recurrent (ssm) state in "
+            f"{' or '.join(KDA_SSM_DTYPES)} only, and this model's ssm state is "
+            f"{profile.ssm_dtype} (--mamba-ssm-cache-dtype {profile.ssm_dtype}: \"KDA recurrent "
+            f"state supports only auto, float32, and bfloat16; got {profile.ssm_dtype}\"): give "
+            "an ssm dtype of float32 (vLLM's own, with --mamba-ssm-cache-dtype auto) or "
+            "bfloat16")
+
+
 def run_vllm(
     profile: CacheProfile, *, budget_bytes: int, context_tokens: int | None,
     options: StrategyOptions,
@@ -470,7 +489,8 @@ def run_vllm(
     the result (its first formula line, or its reason where vLLM refuses). In the order they
     apply:
 
-    - here: window pages sized by async scheduling's batches in flight, and Cohere2's sliding
+    - here, first: a KDA model's ssm state in a dtype vLLM refuses (``ssm_dtype_refusal``);
+      then window pages sized by async scheduling's batches in flight, and Cohere2's sliding
       layers a window a token wider (``_window_as_served``);
     - in ``_run_overridden``: a block size off the attention backend's kernel blocks refused,
       DeepSeek-V3.2's sparse MLA at FlashMLA sparse's 64 whatever the kernel option, and mamba
@@ -478,7 +498,7 @@ def run_vllm(
     - then ``_run_vllm``, the layout itself (P, groups, blocks, concurrency, its log lines);
     - last, here again: an architecture current releases dropped names the releases that
       serve it."""
-    if blocker := vllm_blocker(profile):
+    if blocker := vllm_blocker(profile) or ssm_dtype_refusal(profile):
         return not_applicable("vllm", budget_bytes, blocker, profile_name=profile.name,
                               context_tokens=context_tokens)
     # (with the hybrid manager off, windows are promoted to full attention: no window pages)

@@ -125,3 +125,20 @@ WINDOW_PLUS_ONE_SINCE = "0.29"
 # vLLM classes whose ssm state vLLM keeps in float32 unless told (NemotronHForCausalLMConfig's
 # DEFAULT_MAMBA_SSM_CACHE_DTYPE, with --mamba-ssm-cache-dtype auto)
 FLOAT32_SSM_UNLESS_TOLD = frozenset({"NemotronHForCausalLM", "NemotronHPuzzleForCausalLM"})
+
+
+# vLLM classes whose KDA layers keep their recurrent (ssm) state only in KDA_SSM_DTYPES: their
+# get_mamba_state_dtype_from_config (and each KDA layer's get_state_dtype) hands
+# --mamba-ssm-cache-dtype to MambaStateDtypeCalculator.kda_state_dtype, which raises
+# "KDA recurrent state supports only auto, float32, and bfloat16; got float16"
+# (model_executor/layers/mamba/mamba_utils.py, 0.34.0) as the hybrid's block size is aligned at
+# start-up (Platform._align_hybrid_block_size). "auto" is float32. KimiK31ForConditionalGeneration
+# runs KimiK3ForConditionalGeneration, which asks KimiLinearForCausalLM; Glm5Next's
+# ConditionalGeneration asks its CausalLM. No config field reaches it: only the flag does.
+# (BailingMoeV3ForCausalLM's and AliceAIForCausalLM's KDA pass no ssm dtype, so vLLM keeps
+# their state in float32 whatever the flag says: no refusal there.)
+KDA_SSM_DTYPES = ("float32", "bfloat16")
+KDA_SSM_DTYPE_CLASSES = frozenset({
+    "KimiLinearForCausalLM", "KimiK3ForConditionalGeneration", "KimiK31ForConditionalGeneration",
+    "Glm5NextForCausalLM", "Glm5NextForConditionalGeneration",
+})
