@@ -65,6 +65,7 @@ depends on.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import importlib
 import math
 import random
@@ -98,7 +99,7 @@ SPARSE_MLA_PRESETS = ("DeepSeek-V3.2",)  # sparse MLA with an indexer: no --bloc
 BUDGETS = (40 * GIB, 12_345_678_901)
 MAMBA2_CLASSES = ("NemotronHForCausalLM", "FalconH1ForCausalLM",  # MambaMixer2: 1 checkpoint
                   "GraniteMoeHybridForCausalLM")
-MLA_CLASSES = ("DeepseekV3ForCausalLM", "KimiLinearForCausalLM")
+MLA_CLASSES = ("DeepseekV3ForCausalLM", "KimiLinearForCausalLM", "BailingMoeV3ForCausalLM")
 MODEL_CLASSES = {"Qwen3NextForCausalLM": "vllm.model_executor.models.qwen3_next",
                  "NemotronHForCausalLM": "vllm.model_executor.models.nemotron_h",
                  "FalconH1ForCausalLM": "vllm.model_executor.models.falcon_h1",
@@ -106,7 +107,8 @@ MODEL_CLASSES = {"Qwen3NextForCausalLM": "vllm.model_executor.models.qwen3_next"
                  "GraniteMoeHybridForCausalLM": "vllm.model_executor.models.granitemoehybrid",
                  "JambaForCausalLM": "vllm.model_executor.models.jamba",
                  "Lfm2ForCausalLM": "vllm.model_executor.models.lfm2",
-                 "Qwen3_5ForConditionalGeneration": "vllm.models.qwen3_5.nvidia.model"}
+                 "Qwen3_5ForConditionalGeneration": "vllm.models.qwen3_5.nvidia.model",
+                 "BailingMoeV3ForCausalLM": "vllm.model_executor.models.bailing_moe_v3"}
 # DeepSeek-V3.2's sparse MLA top-k (its config's index_topk): the width of the top-k buffer
 # every sparse MLA layer's spec names (MLAAttention.topk_buffer_width); no page depends on it
 INDEX_TOPK = 2048
@@ -143,8 +145,10 @@ def settings(presets: list[str]) -> list[tuple[str, int, int, str, dict]]:
     their GDN prefill on FlashInfer (a checkpoint block), Llama where one 32,768-token
     request and the null block just do not fit (4 GiB) and just do (a block more), Kimi
     Linear's KDA with each ``--mamba-ssm-cache-dtype`` (float16 refused by vLLM's
-    ``kda_state_dtype``; bfloat16 and float32 start), and a float16 ssm state beside it for
-    each other state kind (GDN, Mamba2, Mamba1), which vLLM takes."""
+    ``kda_state_dtype``; bfloat16 and float32 start), a float16 ssm state beside it for
+    each other state kind (GDN, Mamba2, Mamba1), which vLLM takes, and Kimi's shapes served
+    as BailingMoeV3ForCausalLM (``architecture``), whose KDA keeps a float32 state whatever
+    the flag says (float16 and bfloat16 told)."""
     modes = ((16, "none"), (64, "align"))
     rows = [(p, b, block, mode, {"block_told": False} if p in SPARSE_MLA_PRESETS
              and block < 64 else {})
@@ -159,6 +163,9 @@ def settings(presets: list[str]) -> list[tuple[str, int, int, str, dict]]:
              for dtype in ("float16", "bfloat16", "float32") for block, mode in modes]
     rows += [(p, BUDGETS[0], 64, "align", {"mamba_ssm_cache_dtype": "float16"})
              for p in ("Qwen3-Next-80B-A3B", "Nemotron-H-8B", "Jamba-1.5-Mini")]
+    rows += [("Kimi-Linear-48B-A3B", BUDGETS[0], block, mode,
+              {"architecture": "BailingMoeV3ForCausalLM", "mamba_ssm_cache_dtype": dtype})
+             for dtype in ("float16", "bfloat16") for block, mode in modes]
     return rows + [("Llama-3.1-8B", 4 * GIB + extra, 16, "none", {}) for extra in (0, 1 << 21)]
 
 
@@ -233,6 +240,9 @@ def hf_config(spec) -> NS:
             linear_conv_kernel_dim=g.conv_kernel,
             linear_attn_config={"num_heads": g.v_heads, "head_dim": g.head_dim_v,
                                 "short_conv_kernel_size": g.conv_kernel})
+        if "BailingMoeV3ForCausalLM" in spec.architectures:  # its KDA's own names
+            hf.__dict__.update(num_attention_heads=g.v_heads, head_dim=g.head_dim_v,
+                               short_conv_kernel_size=g.conv_kernel)
     if spec.config_mamba_ssm_dtype is not None:  # Nemotron-H's name, then Qwen3.5's
         hf.mamba_ssm_cache_dtype = hf.mamba_ssm_dtype = spec.config_mamba_ssm_dtype
     return hf
@@ -542,6 +552,8 @@ def main() -> int:
         windowed = any(getattr(k, "sliding_window", None) or getattr(
             k, "attention_chunk_size", None) for k in spec.layers)
         async_sched = windowed and mode == "align"  # 0.34's default goes with its block size
+        if "architecture" in flags:  # the preset's shapes served by another class
+            spec = dataclasses.replace(spec, architectures=(flags["architecture"],))
         mismatches += not check(vl, spec, budget, block, mode, async_sched, flags, name)
     print(f"{len(rows)} settings, {mismatches} mismatches, {len(skipped)} preset(s) skipped")
     return 1 if mismatches else 0

@@ -1439,6 +1439,32 @@ def test_vllm_refuses_a_float16_state_only_for_the_kda_classes_and_by_name():
                              "layers keep their recurrent (ssm) state in float32 or bfloat16")
 
 
+
+def test_vllm_keeps_bailings_kda_state_in_float32_whatever_it_is_told():
+    # BailingMoeV3 (Ling) asks kda_state_dtype without --mamba-ssm-cache-dtype: its recurrent
+    # state is float32 told bfloat16 or float16 (no refusal). Kimi's shapes under that class:
+    # 524,288 elements x 4 = 2,097,152 B, the float32 figures (P 1,920, 2,774 blocks of
+    # 15,482,880 B at 40 GiB), vLLM's own code giving the same (bench/vllm_check.py)
+    kimi = load_preset("Kimi-Linear-48B-A3B")
+    for dtype in ("bfloat16", "float16"):
+        ling = replace(kimi.with_options(ssm_dtype=dtype).profile(),
+                       architectures=("BailingMoeV3ForCausalLM",))
+        assert ling.state_const_bytes["ssm"] == 1_048_576
+        r = run_strategy("vllm", ling, budget_bytes=40 * 2**30, context_tokens=32_768)
+        assert (r.applies, r.block_size, r.block_bytes, r.num_blocks) == (
+            True, 1_920, 15_482_880, 2_774)
+        assert r.formulas[0] == (
+            f"ssm state in float32, not {dtype}: vLLM's BailingMoeV3ForCausalLM asks its KDA "
+            "state dtype without --mamba-ssm-cache-dtype (kda_state_dtype's auto), so it keeps "
+            "the recurrent state in float32 whatever that says: 524,288 elements x 4 = "
+            "2,097,152 B a layer, not 1,048,576 B")
+    # float32 already: nothing said; raw bytes of unknown elements: taken as given (P 1,024)
+    ling32 = replace(kimi.profile(), architectures=("BailingMoeV3ForCausalLM",))
+    r = run_strategy("vllm", ling32, budget_bytes=40 * 2**30, context_tokens=32_768)
+    assert r.num_blocks == 2_774 and not any("float32" in f for f in r.formulas)
+    raw = replace(ling, ssm_element_bytes=None, ssm_dtype=None)
+    assert run_strategy("vllm", raw, budget_bytes=40 * 2**30).block_size == 1_024
+
 def test_sglang_keeps_a_float16_kda_state_as_any_other():
     # SGLang 0.5.23 takes --mamba-ssm-dtype float16 for KDA (no check refuses it on an H100),
     # and without it keeps Kimi's ssm state in float32 whatever the model's dtype: the float16

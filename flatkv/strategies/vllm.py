@@ -89,6 +89,7 @@ from flatkv.strategies.vllm_releases import (
     FLOAT32_SSM_UNLESS_TOLD,
     GDN_CHECKPOINT_CLASSES,
     GDN_CHECKPOINT_GRID,
+    KDA_FLOAT32_SSM_CLASSES,
     KDA_SSM_DTYPE_CLASSES,
     KDA_SSM_DTYPES,
     LIGHTNING_CLASS,
@@ -481,6 +482,26 @@ def ssm_dtype_refusal(profile: CacheProfile) -> str:
             "bfloat16")
 
 
+def _kda_state_as_served(profile: CacheProfile) -> tuple[CacheProfile, str]:
+    """The profile with the ssm state vLLM keeps for a KDA_FLOAT32_SSM_CLASSES model: float32
+    whatever --mamba-ssm-cache-dtype says, so an ssm tensor of smaller elements is re-sized to
+    4 B an element; and why, "" where nothing changes (float32 already, no such class, or raw
+    bytes whose element size is unknown: taken as given)."""
+    arch = next(iter(sorted(KDA_FLOAT32_SSM_CLASSES.intersection(profile.architectures))), None)
+    element = profile.ssm_element_bytes
+    if arch is None or element in (None, 4):
+        return profile, ""
+    ssm = profile.state_const_bytes["ssm"]
+    kept = ssm // element * 4
+    given = profile.ssm_dtype or f"{element}-byte elements"
+    return (replace(profile, state_const_bytes={**profile.state_const_bytes, "ssm": kept},
+                    ssm_element_bytes=4, ssm_dtype="float32"),
+            f"ssm state in float32, not {given}: vLLM's {arch} asks its KDA state dtype "
+            "without --mamba-ssm-cache-dtype (kda_state_dtype's auto), so it keeps the "
+            f"recurrent state in float32 whatever that says: {n(ssm // element)} elements x 4 = "
+            f"{n(kept)} B a layer, not {n(ssm)} B")
+
+
 def run_vllm(
     profile: CacheProfile, *, budget_bytes: int, context_tokens: int | None,
     options: StrategyOptions,
@@ -489,9 +510,10 @@ def run_vllm(
     the result (its first formula line, or its reason where vLLM refuses). In the order they
     apply:
 
-    - here, first: a KDA model's ssm state in a dtype vLLM refuses (``ssm_dtype_refusal``);
-      then window pages sized by async scheduling's batches in flight, and Cohere2's sliding
-      layers a window a token wider (``_window_as_served``);
+    - here, first: a KDA model's ssm state in a dtype vLLM refuses (``ssm_dtype_refusal``), or
+      one it keeps in float32 whatever it is told (``_kda_state_as_served``); then window
+      pages sized by async scheduling's batches in flight, and Cohere2's sliding layers a
+      window a token wider (``_window_as_served``);
     - in ``_run_overridden``: a block size off the attention backend's kernel blocks refused,
       DeepSeek-V3.2's sparse MLA at FlashMLA sparse's 64 whatever the kernel option, and mamba
       cache mode all run as align for a model that cannot cache its state's prefix;
@@ -506,6 +528,7 @@ def run_vllm(
         profile.windowed_labels)
     tokens = options.max_batched_tokens * (ASYNC_BATCHES_IN_FLIGHT if in_flight else 1)
     profile, wider = _window_as_served(profile, options)
+    profile, float32_state = _kda_state_as_served(profile)
     result = _run_overridden(profile, budget_bytes=budget_bytes, context_tokens=context_tokens,
                              options=replace(options, max_batched_tokens=tokens))
     if in_flight:
@@ -516,6 +539,8 @@ def run_vllm(
             "windowed request's pages by them (max_in_flight_tokens)"))
     if wider:
         result = _explained(result, wider)
+    if float32_state:
+        result = _explained(result, float32_state)
     last = last_served_text(profile)
     return _explained(result, last) if last else result
 

@@ -135,10 +135,16 @@ FLOAT32_SSM_UNLESS_TOLD = frozenset({"NemotronHForCausalLM", "NemotronHPuzzleFor
 # start-up (Platform._align_hybrid_block_size). "auto" is float32. KimiK31ForConditionalGeneration
 # runs KimiK3ForConditionalGeneration, which asks KimiLinearForCausalLM; Glm5Next's
 # ConditionalGeneration asks its CausalLM. No config field reaches it: only the flag does.
-# (BailingMoeV3ForCausalLM's and AliceAIForCausalLM's KDA pass no ssm dtype, so vLLM keeps
-# their state in float32 whatever the flag says: no refusal there.)
+# (KDA_FLOAT32_SSM_CLASSES' KDA pass no ssm dtype: no refusal there.)
 KDA_SSM_DTYPES = ("float32", "bfloat16")
 KDA_SSM_DTYPE_CLASSES = frozenset({
     "KimiLinearForCausalLM", "KimiK3ForConditionalGeneration", "KimiK31ForConditionalGeneration",
     "Glm5NextForCausalLM", "Glm5NextForConditionalGeneration",
+})
+# vLLM classes whose KDA state dtype is asked without --mamba-ssm-cache-dtype, so kda_state_dtype
+# takes "auto": the recurrent state is float32 whatever the flag says (bailing_moe_v3.py's
+# get_mamba_state_dtype_from_config and its KDA layers' get_state_dtype, which
+# BailingMoeV3VLForConditionalGeneration's asks; alice_ai.py's, 0.34.0).
+KDA_FLOAT32_SSM_CLASSES = frozenset({
+    "BailingMoeV3ForCausalLM", "BailingMoeV3VLForConditionalGeneration", "AliceAIForCausalLM",
 })
