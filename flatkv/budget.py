@@ -75,10 +75,15 @@ class Budget:
 
     def beyond_gpu_text(self, gpu_bytes: int) -> str:
         """Where ``gpu_bytes`` (a GPU memory run backwards) is more than this budget's GPU,
-        saying so for the figure's reader; else ``""``."""
+        saying so for the figure's reader; else ``""``. Where the two print the same (79.65
+        GiB past an H100's 79.65 GiB), by how many bytes, or the text reads as its own
+        contradiction."""
         if self.given or gpu_bytes <= self.gpu_bytes:
             return ""
-        return f"more than this GPU's {format_bytes(self.gpu_bytes)}"
+        text = f"more than this GPU's {format_bytes(self.gpu_bytes)}"
+        if format_bytes(gpu_bytes) == format_bytes(self.gpu_bytes):
+            text += f", by {exact_bytes(gpu_bytes - self.gpu_bytes)}"
+        return text
 
     @property
     def beyond_gpu_fix(self) -> str:

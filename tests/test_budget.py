@@ -73,6 +73,22 @@ def test_no_usable_memory_names_the_gpu_not_the_weights():
         cache_budget(1, 0.9, 0, 1)
 
 
+def test_a_gpu_memory_past_the_gpu_that_prints_the_same_says_by_how_much():
+    # Budget page, Qwen3-Next-80B-A3B at TP 2 on an H100 80GB x 0.95 with 80 GB of weights,
+    # vLLM v1 at 64,000 tokens: 51 requests need 6,171 blocks x 12 x 557,056 B =
+    # 41,251,110,912 B, so ceil((41,251,110,912 + 4e10) / 0.95) = 85,527,485,171 B of GPU,
+    # 6,675,187 B past the H100's 85,520,809,984 B: both print as 79.65 GiB, and "more than
+    # this GPU's 79.65 GiB" beside "79.65 GiB" read as a contradiction
+    b = cache_budget(81_559 * 2**20, 0.95, 80 * 10**9, 2)
+    gpu = b.gpu_bytes_for(6_171 * 12 * 557_056)
+    assert gpu == 85_527_485_171
+    assert b.beyond_gpu_text(gpu) == ("more than this GPU's 79.65 GiB, by 6,675,187 B "
+                                      "(6.37 MiB)")
+    # a figure that prints apart needs no bytes
+    assert b.beyond_gpu_text(2**37) == "more than this GPU's 79.65 GiB"
+    assert b.beyond_gpu_text(b.gpu_bytes) == ""
+
+
 def test_captions_describe_the_budget_they_come_with():
     b = cache_budget(81_559 * 2**20, 0.9, 16 * 10**9, 2)
     assert (b.fraction, b.tp) == (0.9, 2)
