@@ -235,7 +235,8 @@ def cache_budget(gpu_bytes: int, fraction: float, weights: int, tp: int, *,
     if usable <= 0:
         raise ValueError(
             f"GPU memory {gpu_bytes:,} B x memory fraction {fraction:g} leaves no usable "
-            "memory: give the GPU's memory, e.g. 80GB"
+            "memory: give the GPU's memory (e.g. 80GB) and the share of it an engine may use "
+            "(e.g. 0.9)"
         )
     if cache <= 0:
         least = least_tp_with_room(weights, usable, splits)

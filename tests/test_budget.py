@@ -71,6 +71,12 @@ def test_cache_budget_rejects_weights_that_fill_the_gpu():
 def test_no_usable_memory_names_the_gpu_not_the_weights():
     with pytest.raises(ValueError, match="GPU memory 1 B x memory fraction 0.9 leaves no usable"):
         cache_budget(1, 0.9, 0, 1)
+    # a whole H100 at a fraction of 1e-300 (the CLI's --memory-fraction takes any in (0, 1]):
+    # 85,520,809,984 B x 1e-300 floors to 0 B, and the fix is the fraction, not the GPU's memory
+    with pytest.raises(ValueError, match=r"GPU memory 85,520,809,984 B x memory fraction 1e-300 "
+                       r"leaves no usable memory: give the GPU's memory \(e.g. 80GB\) and the "
+                       r"share of it an engine may use \(e.g. 0.9\)"):
+        cache_budget(81_559 * 2**20, 1e-300, 0, 1)
 
 
 def test_a_gpu_memory_past_the_gpu_that_prints_the_same_says_by_how_much():
