@@ -265,6 +265,14 @@ def _vllm_blocks(text: str) -> int:
     return value
 
 
+def _gpu_name(text: str) -> str:
+    """--gpu-memory: a GPU preset's name in any case and spacing (``h100 80gb``) as its own
+    (``H100 80GB``), as --preset reads a model's, so its budget and its notes follow; anything
+    else as typed, a size for with_given_budget to read."""
+    key = " ".join(text.split()).casefold()
+    return next((name for name in GPU_PRESETS if name.casefold() == key), text)
+
+
 def _size(field: str, *, whole: bool = False, memory: bool = False) -> Callable[[str], int]:
     """A size argument; ``memory``: read as the app's memory fields read one, a bare number
     under a MiB (``44.59``) or bytes under a MiB (``70B``) refused as a unit left out."""
@@ -317,9 +325,10 @@ def add_plan_arguments(
             "KV cache blocks (X GiB) fit\"): N of vLLM's blocks at the vLLM options given, "
             "exact where its X GiB is rounded; every layout gets those bytes")
         budget.add_argument(
-            "--gpu-memory", default=None, metavar="GPU",
+            "--gpu-memory", type=_gpu_name, default=None, metavar="GPU",
             help="the budget as the app's sidebar derives it: one GPU's memory (80GB, or one "
-            f"of {', '.join(repr(name) for name in GPU_PRESETS)} as nvidia-smi reports it) x "
+            f"of {', '.join(repr(name) for name in GPU_PRESETS)} as nvidia-smi reports it, "
+            "any case) x "
             "--memory-fraction, less --weights / TP")
         group.add_argument(
             "--memory-fraction", type=float, default=None, metavar="F",

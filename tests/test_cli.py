@@ -587,6 +587,19 @@ def test_compare_on_a_b200_names_sglangs_default_page(capsys):
     assert "SGLang 0.5.23" not in err
 
 
+def test_a_gpu_named_in_any_case_is_that_gpu(capsys):
+    """--gpu-memory reads a GPU's name in any case and spacing, as --preset reads a model's:
+    "b200 192gb" is the B200's 183,359 MiB x 0.9 = 173,039,262,105 B (its SGLang page note
+    too), not a size that does not parse."""
+    code, out, err = run(["compare", "--preset", "gpt-oss-20b", "--gpu-memory", " b200  192gb",
+                          "--json"], capsys)
+    assert code == 0, err
+    assert 183_359 * 2**20 * 9 // 10 == 173_039_262_105
+    assert {r["budget_bytes"] for r in json.loads(out)} == {173_039_262_105}
+    assert "SGLang 0.5.23 on a B200 runs pages of 64 tokens" in err
+    assert "budget 179.06 GiB x 0.9 = 161.16 GiB usable" in err  # 173,039,262,105 / 2**30 = 161.155
+
+
 def test_output_that_cannot_be_written_is_one_line_not_a_traceback():
     # a full disk (/dev/full): the error in one line, exit 1 (the input was fine)
     root = pathlib.Path(__file__).resolve().parent.parent
