@@ -127,7 +127,8 @@ GPU_PRESETS: dict[str, int] = {
     "L40S 48GB": 46_068 * MiB,
     "RTX 4090 24GB": 24_564 * MiB,
 }
-# the share of a GPU an engine may use: the app's default, vLLM's before 0.20 (0.92 since)
+# the share of a GPU an engine may use: the app's default, vLLM's before 0.20 (0.92 from
+# 0.20 to 0.33; 0.34 on CUDA takes 1.0 and sizes its cache after warm-up)
 DEFAULT_MEMORY_FRACTION = 0.9
 DEFAULT_GPU = "H100 80GB"  # the app's first view, and the CLI bench's default budget
 

@@ -334,7 +334,8 @@ def add_plan_arguments(
             "--memory-fraction", type=float, default=None, metavar="F",
             help=f"with --gpu-memory: the share an engine may use, vLLM's "
             f"--gpu-memory-utilization (default {DEFAULT_MEMORY_FRACTION}, vLLM's before 0.20; "
-            "0.92 since)")
+            "0.92 from 0.20 to 0.33; vLLM 0.34 on CUDA takes 1.0 and sizes its cache after "
+            "warm-up: give --vllm-blocks to match its log)")
         group.add_argument(
             "--weights", type=_size("--weights", memory=True), default=None,
             help="with --gpu-memory: the model's weights on all ranks (2 B a parameter in bf16, "

@@ -600,6 +600,20 @@ def test_a_gpu_named_in_any_case_is_that_gpu(capsys):
     assert "budget 179.06 GiB x 0.9 = 161.16 GiB usable" in err  # 173,039,262,105 / 2**30 = 161.155
 
 
+def test_memory_fraction_help_says_what_vllm_034_leaves_it_at():
+    """vLLM 0.34's CacheConfig.resolved_gpu_memory_utilization is 1.0 with its extensible KV
+    cache (CUDA's default), 0.92 without: the help named 0.92 as the current default, which
+    sends a reader matching a 0.34 log to the wrong fraction instead of --vllm-blocks."""
+    from flatkv.cli import build_parser
+
+    plan = next(a for a in build_parser()._actions if a.dest == "command").choices["plan"]
+    (fraction,) = [a for a in plan._actions if a.dest == "memory_fraction"]
+    assert fraction.help == (
+        "with --gpu-memory: the share an engine may use, vLLM's --gpu-memory-utilization "
+        "(default 0.9, vLLM's before 0.20; 0.92 from 0.20 to 0.33; vLLM 0.34 on CUDA takes "
+        "1.0 and sizes its cache after warm-up: give --vllm-blocks to match its log)")
+
+
 def test_output_that_cannot_be_written_is_one_line_not_a_traceback():
     # a full disk (/dev/full): the error in one line, exit 1 (the input was fine)
     root = pathlib.Path(__file__).resolve().parent.parent
