@@ -38,19 +38,23 @@ MAX_TOKENS = 2**40
 
 # Suffixes as vLLM's --max-model-len reads them (vllm human_readable_int): lowercase decimal,
 # uppercase binary, so "128k" is 128,000 tokens and "128K" is 131,072, and a context copied from
-# a vLLM command line gives the same L and concurrency here. Ki / Mi (binary) are our addition.
-_DECIMAL_TOKENS = {"k": 10**3, "m": 10**6}
-_BINARY_TOKENS = {"K": 2**10, "M": 2**20, "Ki": 2**10, "Mi": 2**20}
+# a vLLM command line gives the same L and concurrency here. Ki / Mi / Gi / Ti (binary) are our
+# addition.
+_DECIMAL_TOKENS = {"k": 10**3, "m": 10**6, "g": 10**9, "t": 10**12}
+_BINARY_TOKENS = {"K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40,
+                  "Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40}
 # commas group thousands; underscores sit between digits, as Python's int() reads them (and so
 # vLLM, in a number without a suffix)
-_TOKENS = re.compile(rf"((?:{_THOUSANDS}|[0-9]+(?:_[0-9]+)*)(?:\.[0-9]+)?)(Ki|Mi|k|m|K|M)?")
+_TOKENS = re.compile(rf"((?:{_THOUSANDS}|[0-9]+(?:_[0-9]+)*)(?:\.[0-9]+)?)"
+                     r"(Ki|Mi|Gi|Ti|k|m|g|t|K|M|G|T)?")
 
 
 def parse_tokens(text: str | int, field: str = "--context", *, maximum: int = MAX_TOKENS) -> int:
     """Tokens from ``"262144"``, ``"262,144"``, ``"256K"`` (262,144) or ``"128k"`` (128,000):
-    suffixes as vLLM's ``--max-model-len`` reads them, lowercase k / m decimal (25.6k is
-    25,600), uppercase K / M and Ki / Mi binary (whole numbers only). The CLI and the app's
-    token fields read them alike, so a context copied from a vLLM command line means the same."""
+    suffixes as vLLM's ``--max-model-len`` reads them, lowercase k / m / g / t decimal (25.6k
+    is 25,600), uppercase K / M / G / T and Ki / Mi / Gi / Ti binary (whole numbers only). The
+    CLI and the app's token fields read them alike, so a context copied from a vLLM command line
+    means the same."""
     if not str(text).strip():
         shown = "empty"
     else:
@@ -74,7 +78,7 @@ def parse_tokens(text: str | int, field: str = "--context", *, maximum: int = MA
             exact = Fraction(number) * _DECIMAL_TOKENS[suffix]
         elif "." in number and suffix:
             raise ValueError(f"{field} is {shown}: binary {suffix} takes a whole number; use "
-                             f"{number}{suffix[0].lower()} for decimal thousands or millions")
+                             f"{number}{suffix[0].lower()} for the decimal multiple")
         elif "." in number:
             raise ValueError(f"{field} is {shown}: give a whole number of tokens")
         else:

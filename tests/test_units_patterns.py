@@ -85,6 +85,16 @@ def test_parse_tokens_reads_suffixes_as_vllm_does():
                         ("2000000000000k", "give at most 1,099,511,627,776 tokens")):
         with pytest.raises(ValueError, match=f"--context is '{text}': .*{words}"):
             parse(text)
+    # vLLM's g / G and t / T too: "--max-model-len 1G" starts vLLM at 1,073,741,824 tokens and
+    # was refused here as no token count ("give whole tokens such as ..."); 1T = 2**40 is the cap
+    assert parse("1G") == parse("1Gi") == 2**30 and parse("1.5g") == 1_500_000_000
+    assert parse("1T") == parse("1Ti") == 2**40 == 1_099_511_627_776
+    assert parse("0.5t") == 500_000_000_000
+    for text, words in (("0.5T", "binary T takes a whole number; use 0.5t"),
+                        ("2T", "give at most 1,099,511,627,776 tokens"),
+                        ("1.2G", "binary G takes a whole number; use 1.2g")):
+        with pytest.raises(ValueError, match=f"--context is '{text}': .*{words}"):
+            parse(text)
     # a runaway entry is refused in one short line, not a traceback
     with pytest.raises(ValueError, match=r"^--context is '9{24}\.\.\.': give whole tokens"):
         parse("9" * 400 + ".0001k")
