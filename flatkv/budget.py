@@ -82,7 +82,7 @@ class Budget:
             return ""
         text = f"more than this GPU's {format_bytes(self.gpu_bytes)}"
         if format_bytes(gpu_bytes) == format_bytes(self.gpu_bytes):
-            text += f", by {exact_bytes(gpu_bytes - self.gpu_bytes)}"
+            text += f", by {gpu_bytes - self.gpu_bytes:,} B"  # bytes: it sits in parentheses
         return text
 
     @property

@@ -4,6 +4,7 @@ import re
 
 import pytest
 
+from flatkv.app_model import profile_for
 from flatkv.app_state import AppState
 from flatkv.budget import (
     blocks_budget,
@@ -16,6 +17,7 @@ from flatkv.plan import cdiv
 from flatkv.presets import load_preset
 from flatkv.strategies import StrategyOptions, run_strategy
 from flatkv.strategies.vllm import block_bytes as vllm_block_bytes
+from flatkv.strategy_notes import hold_rows
 
 
 def test_cache_budget_by_hand():
@@ -88,11 +90,15 @@ def test_a_gpu_memory_past_the_gpu_that_prints_the_same_says_by_how_much():
     b = cache_budget(81_559 * 2**20, 0.95, 80 * 10**9, 2)
     gpu = b.gpu_bytes_for(6_171 * 12 * 557_056)
     assert gpu == 85_527_485_171
-    assert b.beyond_gpu_text(gpu) == ("more than this GPU's 79.65 GiB, by 6,675,187 B "
-                                      "(6.37 MiB)")
+    assert b.beyond_gpu_text(gpu) == "more than this GPU's 79.65 GiB, by 6,675,187 B"
     # a figure that prints apart needs no bytes
     assert b.beyond_gpu_text(2**37) == "more than this GPU's 79.65 GiB"
     assert b.beyond_gpu_text(b.gpu_bytes) == ""
+    # Compare's "Budget to hold them" table puts it in parentheses after the figure
+    qwen = profile_for("Qwen3-Next-80B-A3B", None, 2)
+    vllm = run_strategy("vllm", qwen, budget_bytes=b.cache_bytes, context_tokens=64_000)
+    assert hold_rows([vllm], [6_171 * 12 * 557_056], b, qwen)[0]["GPU memory"] == (
+        "79.65 GiB (more than this GPU's 79.65 GiB, by 6,675,187 B)")
 
 
 def test_captions_describe_the_budget_they_come_with():
