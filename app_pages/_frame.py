@@ -224,12 +224,11 @@ def _memory_settings(side: Any, *, explained_on_page: bool) -> None:
     else:
         bind(side.slider, "mem_fraction", "Memory fraction", min_value=MIN_MEM_FRACTION,
              max_value=1.0, step=0.01, format="%.4g",  # a link's 0.955 shows as 0.955
-             help="Share of the GPU memory the engine may use (vLLM's gpu_memory_utilization: "
-             "0.92 by default since vLLM 0.20, 0.9 before; SGLang's --mem-fraction-static). "
-             "The default here is 0.9, the older vLLM's: set 0.92 to match a recent vLLM "
-             "left at its default. "
-             "vLLM 0.34 sizes its cache after warm-up: to match its log, pick \"vLLM KV cache "
-             "blocks\" above and give the blocks it logs.")
+             help="Share of the GPU memory the engine may use (vLLM's gpu_memory_utilization; "
+             "SGLang's --mem-fraction-static). The default here is 0.9, vLLM's before 0.20; "
+             "vLLM 0.20 to 0.33 default to 0.92. vLLM 0.34 on CUDA takes 1.0 and sizes its "
+             "cache after warm-up: to match its log, pick \"vLLM KV cache blocks\" above and "
+             "give the blocks it logs.")
         bind(side.text_input, "weights", "Model weights (all ranks)", to_widget=_size_text,
              from_widget=lambda t: memory_size(t, "Model weights", weights=True),
              help="The model's weights, all ranks together (2 B a parameter in bf16): each "

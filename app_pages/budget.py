@@ -47,6 +47,11 @@ SGLANG_CAPACITY_HELP = (
     "SGLang's token pool (its log's max_total_num_tokens): the tokens every full-attention "
     "layer holds, which its static split of the budget fixes (sliding-window layers keep theirs "
     "in a pool of their own where SGLang has one). \"The math\" shows it with the numbers.")
+CONCURRENCY_HELP = (
+    "Requests of this context the cache holds at once: the blocks (or units) it has over those "
+    "one request needs at this context, every layer's pages and its state together, as vLLM's "
+    "log prints it (\"Maximum concurrency for N tokens per request: 14.77x\"). A fraction "
+    "means the last request only partly fits. \"The math\" shows it with the numbers.")
 NO_HISTORY_HELP = (f"{strategy_notes.NO_HISTORY}, so there is no capacity in tokens; concurrency "
                    "still counts.")
 
@@ -201,7 +206,8 @@ with user_errors():
     if r.older_logged_tokens not in (None, r.logged_tokens):
         c.metric(sentence_case(OLDER_LOGGED_COLUMN), f"{r.older_logged_tokens:,}",
                  help=strategy_notes.older_logged_tokens_help(r))
-    c.metric(f"Concurrency at {tokens_text(context)}", concurrency_text(r.max_concurrency))
+    c.metric(f"Concurrency at {tokens_text(context)}", concurrency_text(r.max_concurrency),
+             help=CONCURRENCY_HELP)
     c.metric("Blocks", f"{r.num_blocks:,}", help=f"{r.block_bytes:,} B each, " + (
         f"P = {r.block_size:,}" if r.block_size else "state slots: no pages of tokens") + (
         ": SGLang's blocks are its token pool's pages (--page-size tokens), a page in every "

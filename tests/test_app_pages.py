@@ -1072,7 +1072,10 @@ def test_budget_page_concurrency_by_hand():
     assert m["Capacity (tokens)"] == f"{774 * 1056:,}" == "817,344"
     # 32,768 tokens: ceil(32,768 / 1,056) = 32 full pages + 1 state page; 775 / 33 = 23.48
     assert m["Concurrency at 32,768 tokens"] == "23.48"
-    assert {mm.label: mm.help for mm in at.metric}["Blocks"] == "103,219,200 B each, P = 1,056"
+    helps = {mm.label: mm.help for mm in at.metric}
+    assert helps["Blocks"] == "103,219,200 B each, P = 1,056"
+    assert helps["Concurrency at 32,768 tokens"].startswith(
+        "Requests of this context the cache holds at once")
     # the curves: over the budget in GiB, from a tenth of it (8e9 B: 77 blocks, 76 x 1,056
     # tokens, 77 / 33 = 2.33 requests) to the current point; over the block size, the
     # current P = 64 on both curves
