@@ -95,7 +95,8 @@ def budgets_to_hold(s: AppState, results: list[StrategyResult], context: int) ->
                   "(SGLang beside a state pool: from which every larger one holds them)"
                   + (". A budget given as an engine logs it has no GPU memory to derive."
                      if budget.given else ", and the GPU memory that leaves it."))
-    table(strategy_notes.hold_rows(results, budgets, budget, s.profile(), s.strategy_options()))
+    table(strategy_notes.hold_rows(results, budgets, budget, s.profile(), s.strategy_options()),
+          helps=strategy_notes.hold_help(budget))
 
 
 st.title("Compare")

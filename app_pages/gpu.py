@@ -278,7 +278,7 @@ def show(last: gpu_view.LabRun, a: PlanAnalysis, cfg: gpu_view.LabSettings | Non
     if noise := gpu_view.noise_text(results):  # said before the figures it puts in doubt
         st.warning(noise, icon=":material/ssid_chart:")
     table(pd.DataFrame(gpu_view.varying_columns(gpu_view.result_rows(results))),
-          formats={"GB/s": "%.2f", "median (ms)": "%.3f"}, helps=gpu_view.RESULT_HELP)
+          formats={"GB/s": "%.2f", gpu_view.MEDIAN_COLUMN: "%.3f"}, helps=gpu_view.RESULT_HELP)
     if first.device == "cpu":
         st.caption(gpu_view.NO_HOST_MIRROR)
     if first.nominal_peak_gbps is None:

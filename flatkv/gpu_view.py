@@ -332,13 +332,22 @@ def several_layouts(results: Sequence[BenchResult]) -> bool:
 # fit the 540 px main column at 1000 px (the header "implementation" alone took 119 px of it;
 # after a pages-per-call sweep, "pages per call" and "share of baseline" left the baseline
 # column past the scroll edge). Their tooltips give the long names (``RESULT_HELP``).
+# The median is "median" ("median (ms)" in the CSV): a state hybrid's median ended on the
+# 540 px edge, 16 px more of header past it. The nominal peak's share is "peak" ("share of
+# nominal peak"), after the median: before it, its 166 px left a CUDA run's median past the edge.
 KERNEL_COLUMN = "kernel"
 SHARE_COLUMN = "share"
 PAGES_COLUMN = "pages"
+MEDIAN_COLUMN = "median"
+PEAK_COLUMN = "peak"
 RESULT_HELP = {
     PAGES_COLUMN: "Pages per call: the pages each timed call moves.",
     SHARE_COLUMN: "Share of baseline: this GB/s as a share of the baseline's (the next column), "
                   "timed in the same rounds.",
+    MEDIAN_COLUMN: "Median (ms): one call's median time over the timed rounds; GB/s is the "
+                   "bytes counted over it.",
+    PEAK_COLUMN: "Share of nominal peak: this GB/s as a share of the device's nominal memory "
+                 "bandwidth.",
 }
 
 
@@ -347,10 +356,10 @@ def result_rows(results: Sequence[BenchResult], *, text: bool = True) -> list[di
     run timed several pool layouts, their shared baselines have one row, layout "shared".
 
     ``text`` gives shares as percentages for the screen; without it they are fractions (CSV).
-    The nominal-peak column is there only when some device has a known peak, after the
-    baseline. The figures come before the timings and bytes they are made of: at 1000 px the
-    main column shows a sweep's pages and its operation, kernel, GB/s, share and baseline
-    whole, the rest a scroll away.
+    The nominal-peak column is there only when some device has a known peak: after the
+    baseline in the CSV, after the median on the screen. The figures come before the timings
+    and bytes they are made of: at 1000 px the main column shows a sweep's pages and its
+    operation, kernel, GB/s, share, baseline and median whole, the rest a scroll away.
     """
     with_peak = any(r.nominal_peak_gbps for r in results)
     several = several_layouts(results)
@@ -379,10 +388,12 @@ def result_rows(results: Sequence[BenchResult], *, text: bool = True) -> list[di
                 "baseline": OPERATION_TITLES.get(f.baseline, f.baseline) if text
                 else f.baseline,
             }
-            if with_peak:
-                row["share of nominal peak"] = (_percent(f.share_of_peak) if text
-                                                else f.share_of_peak)
-            row["median (ms)"] = round(f.median_s * 1e3, 3)  # what was timed
+            if with_peak and not text:
+                row["share of nominal peak"] = f.share_of_peak
+            # what was timed
+            row[MEDIAN_COLUMN if text else "median (ms)"] = round(f.median_s * 1e3, 3)
+            if with_peak and text:
+                row[PEAK_COLUMN] = _percent(f.share_of_peak)
             # the spread of the timed rounds: a difference inside it is noise
             low, high = min(f.samples_s) * 1e3, max(f.samples_s) * 1e3
             if text:
@@ -526,8 +537,16 @@ RUN_COLUMNS = ("P (tokens)", "page bytes", PAGES_COLUMN, "pool layout")
 
 def varying_columns(rows: Sequence[dict], columns: Sequence[str] = RUN_COLUMNS) -> list[dict]:
     """``rows`` without those of ``columns`` that hold one value in every row (a table of one
-    run repeats its page size on every line and pushes the figures off a laptop's screen)."""
+    run repeats its page size on every line and pushes the figures off a laptop's screen), and
+    without P where the page bytes name it (a page-bytes sweep: one P to each page size, which
+    the table of pools allocated gives beside it; the P column left the baseline past the
+    540 px edge)."""
     same = {c for c in columns if len({row.get(c) for row in rows}) == 1}
+    p_of: dict = {}
+    for row in rows:
+        p_of.setdefault(row.get("page bytes"), set()).add(row.get("P (tokens)"))
+    if "page bytes" not in same and all(len(ps) == 1 for ps in p_of.values()):
+        same.add("P (tokens)")
     return [{k: v for k, v in row.items() if k not in same} for row in rows]
 
 
@@ -537,6 +556,7 @@ class AllocationRow:
     layout)."""
 
     page_bytes: int
+    block_size: int  # P: a page-bytes sweep's results table leaves it to this one
     planned_blocks: int
     allocated_blocks: int
     planned_bytes: int
@@ -544,7 +564,8 @@ class AllocationRow:
     limited_by: str
 
     def table_row(self) -> dict:
-        return {"page bytes": self.page_bytes, "planned blocks": self.planned_blocks,
+        return {"page bytes": self.page_bytes, "P (tokens)": self.block_size,
+                "planned blocks": self.planned_blocks,
                 "allocated blocks": self.allocated_blocks, "planned bytes": self.planned_bytes,
                 "allocated bytes": self.allocated_bytes, "limited by": self.limited_by}
 
@@ -556,7 +577,7 @@ def allocation_rows(results: Sequence[BenchResult]) -> list[AllocationRow]:
     for r in results:
         a = r.allocation
         rows.setdefault(a.page_bytes, AllocationRow(
-            a.page_bytes, a.planned_blocks, a.allocated_blocks, a.planned_bytes,
+            a.page_bytes, r.block_size, a.planned_blocks, a.allocated_blocks, a.planned_bytes,
             a.allocated_bytes, cap_reason_text(a.cap_reason, a.allocated_blocks)))
     return list(rows.values())
 

@@ -196,6 +196,16 @@ def compare_table_row(result: StrategyResult) -> dict:
     }
 
 
+def hold_help(budget: Budget) -> dict[str, str]:
+    """The tooltip of ``hold_rows``' GPU memory column: what "over" in it means. The cell said
+    "(more than this GPU's 74.51 GiB)", 316 px, which with the layout and budget columns
+    ran past the 540 px main column at 1000 px and cut its end; "(over 74.51 GiB)" fits."""
+    return {"GPU memory": "The GPU memory whose share leaves this cache budget per rank, at the "
+                          "sidebar's memory fraction, weights and TP. \"Over\": more than this "
+                          f"GPU's {format_bytes(budget.gpu_bytes)}; {budget.beyond_gpu_fix} "
+                          "brings it within."}
+
+
 def hold_rows(results: Sequence[StrategyResult], budgets: Sequence[int | None],
               budget: Budget, profile: CacheProfile,
               options: StrategyOptions | None = None) -> list[dict]:
@@ -216,10 +226,10 @@ def hold_rows(results: Sequence[StrategyResult], budgets: Sequence[int | None],
         row = {"strategy": title_of(r),
                "cache budget": none if need is None else format_bytes(need)}
         gpu = None if need is None else budget.gpu_bytes_for(need)
-        if not budget.given:
-            beyond = "" if gpu is None else budget.beyond_gpu_text(gpu)
+        if not budget.given:  # "over" the GPU's memory, short: HOLD_HELP says it whole
+            over = gpu is not None and budget.beyond_gpu_text(gpu)
             row["GPU memory"] = "" if gpu is None else format_bytes(gpu) + (
-                f" ({beyond})" if beyond else "")
+                f" (over {format_bytes(budget.gpu_bytes)})" if over else "")
         row["cache budget (B)"] = need
         if not budget.given:
             row["GPU memory (B)"] = gpu

@@ -1708,6 +1708,69 @@ def test_gpu_sweep_table_shows_its_figures_whole_at_1000_px(small_flush):
     assert sum(widths[c] for c in read) <= MAIN_COLUMN_PX, {c: widths[c] for c in read}
 
 
+def test_gpu_results_median_ends_inside_the_main_column_at_1000_px(small_flush):
+    """A state hybrid's CPU run: operation and baseline name the state-size copy (126 px each),
+    and the median, under "median (ms)", ended on the 540 px edge with a 16 px longer header; a
+    known peak's "share of nominal peak" (166 px) came before it. Through the median the
+    columns now end inside the main column, and the peak's share follows it as "peak"."""
+    from test_gpu_view import figure, result
+
+    from app_pages._frame import MAIN_COLUMN_PX
+
+    at = tiny_run(open_app("app_pages/gpu.py", TINY_LINK))
+    kept = at.session_state["gpu.last_run"]
+    run = result(gbps=(7.32, 2.21, 1.79), peak=50.0)  # a CPU's GB/s, a made-up peak
+    state = (figure("state_bytes_copy", "copy", 8 * 1056, 0.25, baseline="state_bytes_copy"),
+             dataclasses.replace(  # a slow state copy's median: 30.224 ms
+                 figure("state_copy", "torch", 8 * 1056, 0.08, baseline="state_bytes_copy"),
+                 median_s=0.030224))
+    run = dataclasses.replace(run, figures=run.figures[:3] + state)
+    at.session_state["gpu.last_run"] = dataclasses.replace(kept, results=(run,))
+    at.run()
+    assert_clean(at)
+    config = json.loads(at.dataframe[0].proto.columns)
+    widths = {col: c.get("width") for col, c in config.items()}
+    columns = list(at.dataframe[0].value.columns)
+    read = columns[:columns.index("median") + 1]
+    assert read == ["operation", "kernel", "GB/s", "share", "baseline", "median"]
+    assert sum(widths[c] for c in read) <= MAIN_COLUMN_PX, {c: widths[c] for c in read}
+    assert columns[len(read)] == "peak"
+    assert list(at.dataframe[0].value["median"])[-1] == 30.224
+    assert config["median"]["help"] == ("Median (ms): one call's median time over the timed "
+                                        "rounds; GB/s is the bytes counted over it.")
+    assert config["peak"]["help"].startswith("Share of nominal peak: ")
+
+
+def test_gpu_page_bytes_sweep_shows_its_baseline_at_1000_px(small_flush):
+    """A page-bytes sweep's table began with P and page bytes (92 px each): its baseline began
+    past the 540 px edge. One P to each page size, P is left to the table of pools allocated
+    above it (a row a plan), and page bytes through baseline end inside the main column."""
+    from test_gpu_view import PAGE, result
+
+    from app_pages._frame import MAIN_COLUMN_PX
+    from flatkv import gpu_settings
+
+    at = tiny_run(open_app("app_pages/gpu.py", TINY_LINK))
+    kept = at.session_state["gpu.last_run"]
+    swept = (result(gbps=(6.62, 2.21, 2.03)), result(page=2 * PAGE, block=32,
+                                                     gbps=(10.71, 3.93, 3.89)))
+    swept = tuple(dataclasses.replace(r, figures=r.figures[:3]) for r in swept)
+    at.session_state["gpu.last_run"] = dataclasses.replace(
+        kept, results=swept,
+        settings=dataclasses.replace(kept.settings, sweep=gpu_settings.PAGE_BYTES))
+    at.run()
+    assert_clean(at)
+    pools, figures = at.dataframe[0], at.dataframe[1]
+    assert list(pools.value.columns)[:2] == ["page bytes", "P (tokens)"]
+    assert list(pools.value["P (tokens)"]) == [16, 32]
+    widths = {col: c.get("width") for col, c in json.loads(figures.proto.columns).items()}
+    columns = list(figures.value.columns)
+    read = columns[:columns.index("baseline") + 1]
+    assert read == ["page bytes", "operation", "kernel", "GB/s", "share", "baseline"]
+    assert sum(widths[c] for c in read) <= MAIN_COLUMN_PX, {c: widths[c] for c in read}
+    assert list(figures.value["page bytes"]) == [PAGE] * 3 + [2 * PAGE] * 3
+
+
 def test_model_summary_figures_end_inside_the_main_column_at_1000_px():
     """Every preset's kinds table (the Model page's summary) gives its figures, through "state
     B per layer", whole at 1000 px: sized as the page's table sizes them, they end inside the
@@ -3887,6 +3950,34 @@ def test_compares_table_shows_both_log_columns_whole_at_1000_px():
         read = columns[:older + 1]
         assert read[:2] == ["strategy", "concurrency"] and len(read) == 4
         assert sum(widths[c] for c in read) <= MAIN_COLUMN_PX, {c: widths[c] for c in read}
+
+
+def test_compares_least_budget_table_shows_its_gpu_memory_whole_at_1000_px():
+    """The least budget's table said a GPU memory past the GPU's as "288.68 GiB (more than this
+    GPU's 74.51 GiB)" (316 px): with the layout and budget columns it ran past the 540 px edge
+    and cut its end. "(over 74.51 GiB)" ends inside it; its tooltip says over what and what
+    brings it within."""
+    from app_pages._frame import MAIN_COLUMN_PX
+
+    at = open_app("app_pages/compare.py", QWEN35_LINK)
+    assert_clean(at)
+    (frame,) = [d for d in at.dataframe if "GPU memory" in d.value.columns]
+    config = json.loads(frame.proto.columns)
+    widths = {col: c.get("width") for col, c in config.items()}
+    columns = list(frame.value.columns)
+    read = columns[:columns.index("GPU memory") + 1]
+    assert read == ["strategy", "cache budget", "GPU memory"]
+    assert sum(widths[c] for c in read) <= MAIN_COLUMN_PX, {c: widths[c] for c in read}
+    rows = {r["strategy"]: r for r in frame.value.to_dict("records")}
+    # 80GB = 80,000,000,000 B = 74.51 GiB, the whole of it at fraction 1 and no weights: the
+    # GPU memory is the cache budget
+    assert rows["FlatKV packed slabs"]["GPU memory"] == "288.68 GiB (over 74.51 GiB)"
+    assert rows["FlatKV packed slabs"]["GPU memory (B)"] == rows["FlatKV packed slabs"][
+        "cache budget (B)"]
+    assert config["GPU memory"]["help"] == (
+        "The GPU memory whose share leaves this cache budget per rank, at the sidebar's memory "
+        "fraction, weights and TP. \"Over\": more than this GPU's 74.51 GiB; a larger GPU or "
+        "more TP (weights and the model's heads split further) brings it within.")
 
 
 def test_compares_two_token_columns_each_say_how_they_count():

@@ -173,11 +173,11 @@ def test_result_rows_show_bytes_and_shares():
     # the figures before the timings and bytes behind them (a scrolled table shows them), under
     # short headers; the CSV keeps the long ones
     assert list(gather)[4:] == ["operation", "kernel", "GB/s", "share", "baseline",
-                                "median (ms)", "rounds (ms)", "bytes per call", "bytes counted"]
+                                "median", "rounds (ms)", "bytes per call", "bytes counted"]
     assert list(gpu_view.result_rows([result()], text=False)[1])[:8] == [
         "P (tokens)", "page bytes", "pages per call", "pool layout", "operation",
         "implementation", "GB/s", "share of baseline"]
-    assert set(gpu_view.RESULT_HELP) == {"pages", "share"}
+    assert set(gpu_view.RESULT_HELP) == {"pages", "share", "median", "peak"}
     assert gather["pool layout"] == "slot-major"
     assert gpu_view.result_rows([result(layout="page-major")])[0]["pool layout"] == "page-major"
     assert (gather["P (tokens)"], gather["page bytes"]) == (16, PAGE)
@@ -189,22 +189,24 @@ def test_result_rows_show_bytes_and_shares():
                                                                     "device copy")
     assert raw_gather_baseline(gpu_view.result_rows([result()], text=False)) == "copy"
     assert rows[3]["bytes per call"] == 8 * 1056
-    assert gather["median (ms)"] == round(25_088 / 10e9 * 1e3, 3)
-    assert gather["rounds (ms)"] == f"{gather['median (ms)']:.3f} (one round)"  # one sample
+    assert gather["median"] == round(25_088 / 10e9 * 1e3, 3)
+    assert gather["rounds (ms)"] == f"{gather['median']:.3f} (one round)"  # one sample
     from dataclasses import replace
 
     spread = replace(result(), figures=(replace(result().figures[1], samples_s=(0.003, 0.0011,
                                                                                  0.002)),))
     assert gpu_view.result_rows([spread])[0]["rounds (ms)"] == "1.100 to 3.000"
     raw_gather = gpu_view.result_rows([result()], text=False)[1]
-    assert raw_gather["min (ms)"] == raw_gather["max (ms)"] == gather["median (ms)"]
-    assert "share of nominal peak" not in gather  # no device with a known peak
+    assert raw_gather["min (ms)"] == raw_gather["max (ms)"] == gather["median"]
+    assert "peak" not in gather  # no device with a known peak
     peaked = gpu_view.result_rows([result(peak=40.0)])
-    assert peaked[1]["share of nominal peak"] == "25.0%"  # 10 of 40 GB/s
-    # after the baseline, which the share beside it is of
-    assert list(peaked[1])[8:10] == ["baseline", "share of nominal peak"]
+    assert peaked[1]["peak"] == "25.0%"  # 10 of 40 GB/s
+    # on the screen after the median (before it, a CUDA run's median sat past 540 px at
+    # 1000 px), in the CSV after the baseline, which the share beside it is of
+    assert list(peaked[1])[8:11] == ["baseline", "median", "peak"]
     raw = gpu_view.result_rows([result(peak=40.0)], text=False)
     assert raw[1]["share of baseline"] == 0.5 and raw[1]["share of nominal peak"] == 0.25
+    assert list(raw[1])[8:11] == ["baseline", "share of nominal peak", "median (ms)"]
 
 
 def test_allocation_rows_one_per_plan():
@@ -214,6 +216,9 @@ def test_allocation_rows_one_per_plan():
         (PAGE, 40 * PAGE, "your cap of 40 blocks"),
         (3136, 40 * 3136, "the plan's own size (the whole plan fits)")]
     assert rows[0].table_row()["planned bytes"] == 637 * PAGE
+    # each plan's P beside its page bytes: a page-bytes sweep's results table leaves it here
+    assert list(rows[0].table_row())[:3] == ["page bytes", "P (tokens)", "planned blocks"]
+    assert [r.table_row()["P (tokens)"] for r in rows] == [16, 16]
 
 
 def test_bandwidth_series_over_pages_and_page_bytes():
@@ -288,6 +293,15 @@ def test_bandwidth_series_name_the_layout_when_a_run_timed_both():
     assert "page bytes" not in shown[0] and shown[0]["operation"] == "device copy"
     swept = gpu_view.varying_columns(gpu_view.result_rows([result(pages=1), result(pages=4)]))
     assert {r["pages"] for r in swept} == {1, 4} and "P (tokens)" not in swept[0]
+    # a page-bytes sweep: one P to each page size, so P is left to the pools' table and the
+    # baseline ends inside 540 px; a page size run at two P (a state-only model) keeps it
+    by_bytes = gpu_view.varying_columns(gpu_view.result_rows(
+        [result(block=16), result(page=2 * PAGE, block=32)]))
+    assert list(by_bytes[0])[:2] == ["page bytes", "operation"]
+    assert {r["page bytes"] for r in by_bytes} == {PAGE, 2 * PAGE}
+    same_bytes = gpu_view.varying_columns(gpu_view.result_rows(
+        [result(block=16), result(block=32)]))
+    assert list(same_bytes[0])[0] == "P (tokens)"
     table = gpu_view.result_rows(runs)
     assert [(r["pool layout"], r["operation"]) for r in table] == [
         ("shared", "device copy"), ("slot-major", "gather"), ("slot-major", "scatter"),

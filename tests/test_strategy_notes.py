@@ -415,7 +415,7 @@ def test_hold_rows_name_a_layout_no_budget_holds_and_leave_out_a_gpu_not_derived
     rows = notes.hold_rows(results, [2**30, None, 2**29], budget, llama)
     assert rows == [
         {"strategy": "vLLM v1", "cache budget (B)": 2**30, "cache budget": "1.00 GiB",
-         "GPU memory (B)": 2**31, "GPU memory": "2.00 GiB (more than this GPU's 1.86 GiB)"},
+         "GPU memory (B)": 2**31, "GPU memory": "2.00 GiB (over 1.86 GiB)"},
         {"strategy": "SGLang", "cache budget (B)": None, "cache budget": "none holds them",
          "GPU memory (B)": None, "GPU memory": ""},
         {"strategy": "FlatKV packed slabs", "cache budget (B)": 2**29,
@@ -423,6 +423,12 @@ def test_hold_rows_name_a_layout_no_budget_holds_and_leave_out_a_gpu_not_derived
     # the readable figures lead (a narrow window cuts the table from the right)
     assert list(rows[0]) == ["strategy", "cache budget", "GPU memory", "cache budget (B)",
                              "GPU memory (B)"]
+    # "over" in short (the GPU memory column ends inside 540 px at 1000 px), its tooltip whole
+    assert notes.hold_help(budget) == {"GPU memory": (
+        "The GPU memory whose share leaves this cache budget per rank, at the sidebar's memory "
+        "fraction, weights and TP. \"Over\": more than this GPU's 1.86 GiB; a larger GPU, a "
+        "higher memory fraction, or more TP (weights and the model's heads split further) "
+        "brings it within.")}
     # a layout that serves no such model does not apply, rather than hold none: SGLang, which
     # has no LFM3 model (nor anything to say of its pools for one)
     from flatkv.hf_config import spec_from_hf_config
