@@ -3,6 +3,7 @@ what every page reads and writes through. Streamlit lives here and in the pages 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
@@ -182,22 +183,48 @@ def bind(
     return value
 
 
+def whole_number_field(step: int = 1) -> dict[str, Any]:
+    """st.number_input's arguments for a field of whole numbers: a float field (its step a
+    float) shown as typed ("%g": 16, not 16.00). Streamlit's int field cuts a typed fraction
+    to its whole part, in the browser and again on the server (24.5 gave a block size of 24,
+    without a word, and every figure followed); a float field sends 24.5 as typed, and
+    ``whole_number`` refuses it under the field."""
+    return {"step": float(step), "format": "%g"}
+
+
+def whole_number(label: str, value: float) -> int:
+    """A whole-number field's entry (see ``whole_number_field``) as an int; a fraction is
+    refused in the field's words, with the whole numbers beside it."""
+    if float(value).is_integer():
+        return int(value)
+    low = math.floor(value)
+    raise ValueError(f"{label} is {plain_number(value)}: give a whole number, such as {low:,} "
+                     f"or {low + 1:,}")
+
+
 def _checked_number(label: str, kwargs: dict[str, Any],
                     from_widget: Callable[[Any], Any]) -> tuple[dict[str, Any], Callable]:
     """A number input's range, checked here rather than by streamlit: streamlit puts the
     minimum into an emptied field (TP 1, block size 1, and every figure follows) and keeps an
     entry out of range on screen without sending it (the figures stay as they were, unsaid).
     Here an emptied or out-of-range entry is refused under the field, like any bad entry. So
-    streamlit gets no bounds: its - / + step past them too, and the field says why it refuses."""
+    streamlit gets no bounds: its - / + step past them too, and the field says why it refuses.
+    A field of whole numbers (int bounds) is a ``whole_number_field``: a typed fraction is
+    refused too, rather than cut."""
     if "min_value" not in kwargs or "max_value" not in kwargs:
         raise TypeError(f"bind(number_input, {label!r}) needs min_value and max_value")
     low, high = kwargs.pop("min_value"), kwargs.pop("max_value")
-    shown = (lambda v: f"{v:,}") if isinstance(low, int) else plain_number
+    whole = isinstance(low, int)
+    shown = (lambda v: f"{v:,}") if whole else plain_number
     wanted = f"give a number from {shown(low)} to {shown(high)}"
+    if whole:
+        kwargs = {**kwargs, **whole_number_field(kwargs.get("step", 1))}
 
     def checked(value: Any) -> Any:
         if value is None:
             raise ValueError(f"{label} is empty: {wanted}")
+        if whole:
+            value = whole_number(label, value)
         if not low <= value <= high:
             raise ValueError(f"{label} is {shown(value)}: {wanted}")
         return from_widget(value)

@@ -12,7 +12,14 @@ import streamlit as st
 
 from app_pages._figures import use_spec
 from app_pages._frame import chart, metric_row, table
-from app_pages._session import show_value, state, update, user_errors
+from app_pages._session import (
+    show_value,
+    state,
+    update,
+    user_errors,
+    whole_number,
+    whole_number_field,
+)
 from flatkv import app_model, charts
 from flatkv.app_model import (
     CUSTOM,
@@ -65,9 +72,10 @@ def _whole(key: str, label: str, least: int = 0) -> int:
     value = ss[key]
     if value is None:
         raise ValueError(f"{label} is empty: give a whole number")
+    value = whole_number(label, value)  # a whole_number_field: a fraction arrives as typed
     if value < least:  # the fields take any number, so that this says what is wrong
-        raise ValueError(f"{label} is {int(value):,}: give a whole number of {least} or more")
-    return int(value)
+        raise ValueError(f"{label} is {value:,}: give a whole number of {least} or more")
+    return value
 
 
 def _apply_raw() -> None:
@@ -282,19 +290,19 @@ def spec_editor(spec: ModelSpec | None) -> None:
                       on_change=_edit_text, args=(d,), help=_DTYPE_HELP[d])
     heads, chunk, length = st.columns(3)
     heads.number_input("attention heads (0 = not checked)", key=_spec_key("attention_heads"),
-                       step=1, value=None, on_change=_edit_optional,
+                       **whole_number_field(), value=None, on_change=_edit_optional,
                        args=("attention_heads",),
                        help="The config's num_attention_heads (query heads). No cache holds "
                        "them, but engines split them over TP and refuse a TP that does not "
                        "divide them.")
     chunk.number_input("mamba chunk, tokens (0 = none)", key=_spec_key("mamba_chunk_size"),
-                       max_value=MAX_CHUNK_SIZE, step=64, value=None,
+                       max_value=float(MAX_CHUNK_SIZE), **whole_number_field(64), value=None,
                        on_change=_edit_optional, args=("mamba_chunk_size",),
                        help="The config's mamba_chunk_size / chunk_size (128 or 256 in Mamba2 "
                        "configs): vLLM aligns P to it in mamba cache mode all, 2,048 with none. "
                        "Only a model with state layers reads it.")
     length.number_input("max model len, tokens (0 = unknown)", key=_spec_key("max_model_len"),
-                        max_value=MAX_TOKENS, step=1024, value=None,
+                        max_value=float(MAX_TOKENS), **whole_number_field(1024), value=None,
                         on_change=_edit_optional, args=("max_model_len",),
                         help="vLLM's default --max-model-len: the config's "
                         "max_position_embeddings, times a rope scaling factor where one "
@@ -318,7 +326,7 @@ def spec_editor(spec: ModelSpec | None) -> None:
             none = " (0 = none)" if field in OPTIONAL_FIELDS else ""
             col.number_input(field_label(field) + none,
                              key=_spec_key(field, name),
-                             step=1, value=None, on_change=_edit_field,
+                             **whole_number_field(), value=None, on_change=_edit_field,
                              args=(name, field))
         _spec_error_at(_kind_place(name))
     with st.container(border=True):
@@ -445,22 +453,23 @@ def _raw_bytes_source(s) -> None:
                   on_change=_apply_raw, help="name=bytes pairs, e.g. conv=49152,ssm=2MiB")
     # the numbers a row of their own: beside the pattern, 4,096 showed as "409" at 1000 px
     c3, c6 = st.columns(2)  # four a row cut 8192 to "81" at 1000 px
-    c3.number_input(RAW_LABELS["kv_bytes_per_slot"], key="edit.kv", step=1,
+    c3.number_input(RAW_LABELS["kv_bytes_per_slot"], key="edit.kv", **whole_number_field(),
                     value=None, on_change=_apply_raw,
                     help="Bytes one token adds to one full (or chunked) attention layer, and to "
                     "a sliding one unless the field beside it gives its own")
     c6.number_input(f"{RAW_LABELS['sliding_kv_bytes_per_slot']} (0 = the same)",
-                    key="edit.swa_kv", step=1,
+                    key="edit.swa_kv", **whole_number_field(),
                     value=None, on_change=_apply_raw,
                     help="Bytes one token adds to one sliding layer, where its heads differ "
                     "from the full layers' (Gemma 4: 16 KV heads x 256 beside 4 x 512); 0: "
                     "the KV bytes beside it")
     c4, c5 = st.columns(2)
-    c4.number_input(f"{RAW_LABELS['sliding_window']} (0 = none)", key="edit.window", step=1,
+    c4.number_input(f"{RAW_LABELS['sliding_window']} (0 = none)", key="edit.window",
+                    **whole_number_field(),
                     value=None, on_change=_apply_raw,
                     help="Tokens a sliding layer keeps: its last W")
     c5.number_input(f"{RAW_LABELS['attention_chunk_size']} (0 = none)", key="edit.chunk",
-                    step=1,
+                    **whole_number_field(),
                     value=None, on_change=_apply_raw,
                     help="Tokens of a chunk of chunked layers (Llama 4's chunked local "
                     "attention): a chunked layer keeps the tokens of its own chunk")

@@ -4042,3 +4042,63 @@ def test_an_mtp_layer_that_would_make_a_dead_link_is_not_offered():
     assert not [b for b in at.button if b.key == "mtp.add"]
     assert any("No \"Add an MTP layer\" here: the model packed for the link is" in c.value
                and "a link could not reopen it" in c.value for c in at.caption)
+
+
+# Where each whole-number field shows: a page, its link, and the model source to pick first
+WHOLE_FIELD_VIEWS = (
+    ("app_pages/layout.py", {"gpu": "vLLM KV cache blocks"}, None),  # + the blocks field
+    ("app_pages/layout.py", {}, None),
+    ("app_pages/budget.py", QWEN35_LINK, None),
+    ("app_pages/compare.py", QWEN35_LINK, None),
+    ("app_pages/gpu.py", TINY_LINK, None),
+    ("app_pages/model.py", {"model": "Qwen3-Next-80B-A3B"}, "Edit by hand"),
+    ("app_pages/model.py", {"model": "gpt-oss-20b"}, "Raw bytes"),
+)
+
+
+def _open_view(page: str, link: dict, source: str | None) -> AppTest:
+    at = open_app(page, link)
+    if source:
+        at.segmented_control(key="model.source").set_value(source).run()
+    return at
+
+
+def test_whole_number_fields_refuse_a_typed_fraction_rather_than_cut_it():
+    """Streamlit's int number_input cut a typed fraction to its whole part, in the browser and
+    again on the server (int(2.5)): a block size of 24.5 gave P 24 without a word. Every whole
+    number field is now a float field shown as typed ("%g"), and a fraction is refused under
+    it in its words (whole_number), the view left as it was."""
+    from streamlit.proto.NumberInput_pb2 import NumberInput as NumberInputProto
+
+    from flatkv.units import plain_number
+
+    fields: dict[str, tuple] = {}
+    for page, link, source in WHOLE_FIELD_VIEWS:
+        at = _open_view(page, link, source)
+        assert_clean(at)
+        for box in at.number_input:
+            # no int field anywhere: each would cut a fraction again
+            assert box.proto.data_type == NumberInputProto.FLOAT, (page, box.label)
+            if box.proto.format == "%g":  # a whole-number field (the ratios are "%.4g")
+                fields.setdefault(box.key, (page, link, source))
+    assert {"w.tp", "w.block_size", "w.alignment", "w.kv_blocks", "w.hold_requests",
+            "w.requests", "w.lab_rounds", "w.lab_max_blocks", "w.lab_pages",
+            "spec.attention_heads", "spec.mamba_chunk_size", "spec.max_model_len",
+            "edit.kv", "edit.swa_kv", "edit.window", "edit.chunk"} <= set(fields)
+    assert any(k.startswith("spec.") and k.count(".") == 2 for k in fields)  # a kind's fields
+    for key, (page, link, source) in fields.items():
+        at = _open_view(page, link, source)
+        box = at.number_input(key=key)
+        if box.disabled:
+            continue
+        whole = int(box.value or 1)
+        before = dict(at.query_params)
+        box.set_value(whole + 0.5).run()
+        assert not at.exception, key
+        said = f"is {plain_number(whole + 0.5)}: give a whole number, such as {whole:,} or " \
+               f"{whole + 1:,}"
+        errors = [shown(e) for e in at.error]
+        assert any(said in e for e in errors), (key, errors)
+        if key.startswith("w."):  # a bound field: its label, word for word
+            assert f"{box.label} {said}" in errors, (key, errors)
+        assert dict(at.query_params) == before, key  # no figure moved to the cut value

@@ -139,6 +139,27 @@ def test_layouts_dead_weight_table_shows_its_dead_share_at_1000_px(browser, app_
         context.close()
 
 
+def test_a_typed_fraction_in_a_whole_number_field_is_refused_not_cut(page, app_url):
+    # streamlit's int field cut 24.5 to 24 in the browser (the field then read 24, the link
+    # block=24, P 24) without a word; the field keeps 24.5 with an error, the figures stay
+    open_view(page, f"{app_url}/layout?model=gpt-oss-20b", "Layout")
+    expect(metric(page, "P (tokens per page)")).to_have_text("16")
+    box = page.get_by_role("spinbutton", name="Block size (tokens)")
+    expect(box).to_have_value("16")  # a whole number shows as one, not 16.00
+    box.fill("24.5")
+    box.press("Enter")
+    expect(page.get_by_text("Block size (tokens) is 24.5: give a whole number, such as 24 or "
+                            "25")).to_be_visible()
+    expect(box).to_have_value("24.5")
+    expect(metric(page, "P (tokens per page)")).to_have_text("16")
+    assert "block=" not in page.url
+    box.fill("24")  # a whole number is taken as before
+    box.press("Enter")
+    expect(metric(page, "P (tokens per page)")).to_have_text("24")
+    page.wait_for_function("() => location.search.includes('block=24')", timeout=TIMEOUT)
+    assert page.locator('[data-testid="stAlertContentError"]').count() == 0
+
+
 def test_switching_pages_keeps_the_view_in_the_url(page, app_url):
     open_view(page, f"{app_url}/layout?{urlencode(QWEN35)}", "Layout")
     page.get_by_role("link", name="Compare").click()
