@@ -250,13 +250,17 @@ def sglang_speculative_text(profile: CacheProfile, speculative_tokens: int,
                             options: StrategyOptions | None = None) -> str:
     """What SGLang's figures count of speculative decoding with ``speculative_tokens`` (N)
     drafted a step: for a state hybrid it models, its draft-token state buffers and its 48
-    running requests; else that they are without it."""
+    running requests (``options``' --max-running-requests where told); else that they are
+    without it."""
     options = replace(options or StrategyOptions(), speculative_tokens=speculative_tokens)
+    told = options.sglang_max_running_requests
+    running = (f"{told:,} running requests (--max-running-requests)" if told is not None else
+               f"{SGLANG_SPECULATIVE_RUNNING_REQUESTS} running requests (its speculative "
+               "default)")
     if sglang_draft_tokens(profile, options):
         return (f"SGLang verifies {speculative_tokens + 1} tokens a step "
                 f"(--speculative-num-steps {speculative_tokens}, topk 1) and keeps each "
-                f"token's state, for up to {SGLANG_SPECULATIVE_RUNNING_REQUESTS} running "
-                "requests (its speculative default), in "
+                f"token's state, for up to {running}, in "
                 "buffers it sizes with its state slots out of the state budget: its figures "
                 "count them, and leave out its drafter's KV, which a path-less MTP drafter "
                 "keeps in a pool of its own beyond the budget.")
@@ -264,6 +268,11 @@ def sglang_speculative_text(profile: CacheProfile, speculative_tokens: int,
         return ("SGLang's draft-token state buffers are not modelled on this model (a state "
                 "model beside a sliding-window pool, or without attention): its figures are "
                 "without speculative decoding.")
+    if told is not None:
+        return ("SGLang keeps the same pools for a model without state layers, and runs at "
+                f"most {told:,} requests at once, as --max-running-requests tells it (its "
+                f"speculative hook's {SGLANG_SPECULATIVE_RUNNING_REQUESTS} only where none is "
+                "told; its log and these figures show it).")
     return (f"SGLang keeps the same pools for a model without state layers, and runs at most "
             f"{SGLANG_SPECULATIVE_RUNNING_REQUESTS} requests at once (its speculative hook's "
             "reset of max_running_requests, which its log and these figures show).")
@@ -703,7 +712,10 @@ def sglang_start_up_log_text(r: StrategyResult) -> str:
     if r.logged_tokens is not None:
         text += f" Its scheduler then logs max_total_num_tokens={r.logged_tokens}"
         if (running := x.get("max_running_requests")) is not None and x.get(
-                "running_cap_from_speculative_hook"):
+                "running_requests_told"):
+            text += (f", max_running_requests={running} (--max-running-requests as told, or "
+                     "fewer where the pools hold fewer, whatever the context)")
+        elif running is not None and x.get("running_cap_from_speculative_hook"):
             text += (f", max_running_requests={running} (without --max-running-requests: the "
                      "48 its speculative hook sets, or fewer where the pools hold fewer)")
         elif running is not None:

@@ -2850,3 +2850,137 @@ def test_sglang_drafting_without_state_moves_only_max_running_requests_to_48():
     assert "max_running_requests=48 (without --max-running-requests: the 48 its speculative " \
         "hook sets" in sglang_start_up_log_text(drafted)
     assert "max_running_requests=4096 and context_len=4096" in sglang_start_up_log_text(plain)
+
+
+@pytest.mark.parametrize("value, said", [
+    (0, "sglang_max_running_requests must be positive, got 0"),
+    (-3, "sglang_max_running_requests must be positive, got -3"),
+    (2.5, "sglang_max_running_requests must be a whole number, got 2.5 (float)"),
+    (True, "sglang_max_running_requests must be a whole number, got True (bool)"),
+    ("8", "sglang_max_running_requests must be a whole number, got '8' (str)"),
+])
+def test_sglang_max_running_requests_is_checked(value, said):
+    with pytest.raises(ValueError, match=re.escape(said + "; SGLang's --max-running-requests, or "
+                                                   "leave it unset for SGLang's own")):
+        StrategyOptions(sglang_max_running_requests=value)
+
+
+def test_sglang_told_max_running_requests_without_state():
+    # Llama-3.1-8B at 40 GiB: a token is 32 layers x 4,096 B = 131,072 B, so the pool is
+    # 42,949,672,960 // 131,072 = 327,680 tokens, told or not (resolve_max_num_reqs reads the
+    # told figure after the pools are sized). Told 100: max_running_requests = min(100, 327,680
+    # // 2 = 163,840) = 100 at any context, drafting or not (the EAGLE hook sets 48 only where
+    # none is told). Told 1,000,000: min(1,000,000, 163,840) = 163,840, and SGLang warns that
+    # the KV pool reduced it (bench/sglang_check.py sets these beside SGLang's own code)
+    llama = load_preset("Llama-3.1-8B").profile()
+    tokens = (40 << 30) // (32 * 4_096)
+
+    def sglang(context=4_096, **options):
+        return run_strategy("sglang", llama, budget_bytes=40 << 30, context_tokens=context,
+                            options=StrategyOptions(**options))
+
+    plain = sglang()
+    assert tokens == 327_680 and plain.extras["max_running_requests"] == 4_096
+    for context in (4_096, 262_144, None):
+        for drafted in (0, 3):
+            told = sglang(context, sglang_max_running_requests=100, speculative_tokens=drafted)
+            assert told.extras["kv_tokens"] == tokens
+            assert told.extras["max_running_requests"] == min(100, tokens // 2) == 100
+            assert told.extras["running_requests_told"] is True
+            assert "running_cap_from_speculative_hook" not in told.extras
+    told = sglang(sglang_max_running_requests=100)
+    assert told.max_concurrency == plain.max_concurrency == tokens // 4_096 == 80
+    assert ("max_running_requests = min(--max-running-requests 100, T // 2) = min(100, 163,840) "
+            "= 100 (SGLang's log, T the token pool 327,680; as told, whatever the context)"
+            ) in told.formulas
+    assert not any("max_running_requests" in line for line in told.extras["log_lines"])
+    from flatkv.strategy_notes import sglang_speculative_text, sglang_start_up_log_text
+
+    assert ("max_running_requests=100 (--max-running-requests as told, or fewer where the pools "
+            "hold fewer, whatever the context)") in sglang_start_up_log_text(told)
+    assert "runs at most 100 requests at once, as --max-running-requests tells it" in \
+        sglang_speculative_text(llama, 3, StrategyOptions(sglang_max_running_requests=100))
+    many = sglang(sglang_max_running_requests=1_000_000)
+    assert many.extras["max_running_requests"] == tokens // 2 == 163_840
+    assert many.extras["log_lines"][0] == (
+        "max_running_requests was reduced from the requested 1000000 to 163840 (per dp worker) "
+        "due to the available KV cache capacity.")
+
+
+def test_sglang_told_max_running_requests_on_a_state_hybrid():
+    # Qwen3-Next-80B-A3B at TP 1, 40 GiB, S = 5: a slot is 36 layers x (49,152 + 2,097,152) =
+    # 77,266,944 B; the state pool int(42,949,672,960 x 0.9 / 1.9) = 20,344,581,928 B holds
+    # 263 slots (262 for requests, cap 262 // 5 = 52), the KV pool (42,949,672,960 - 263 x
+    # 77,266,944) // (12 layers x 2,048 B) = 920,754 tokens. Without drafting the told figure
+    # moves no pool (_handle_max_mamba_cache reads it only with the radix cache off): told 20,
+    # max_running_requests = min(20, 460,377, 52) = 20; told 100, min(100, 460,377, 52) = 52,
+    # where SGLang warns that the state pool caps it
+    qwen, slot = load_preset("Qwen3-Next-80B-A3B").profile(), 36 * (49_152 + 2_097_152)
+    budget = 40 << 30
+    pool = budget * 9 // 19
+
+    def sglang(context=32_768, **options):
+        return run_strategy("sglang", qwen, budget_bytes=budget, context_tokens=context,
+                            options=StrategyOptions(**options))
+
+    plain = sglang()
+    assert (slot, pool, pool // slot) == (77_266_944, 20_344_581_928, 263)
+    tokens = (budget - 263 * slot) // 24_576
+    assert tokens == 920_754
+    for told, running in ((20, 20), (100, 52)):
+        for context in (2_048, 32_768, 262_144):
+            r = sglang(context, sglang_max_running_requests=told)
+            x = r.extras
+            assert (x["state_slots"], x["kv_tokens"]) == (263, tokens)
+            assert x["running_request_cap"] == 262 // 5 == 52
+            assert x["max_running_requests"] == min(told, tokens // 2, 52) == running
+    assert plain.extras["max_running_requests"] == 52  # min(4,096, 460,377, 52)
+    assert not any("max_running_requests" in line for line in sglang(
+        sglang_max_running_requests=20).extras["log_lines"])
+    capped = sglang(sglang_max_running_requests=100)
+    assert capped.extras["log_lines"][0].startswith(
+        "max_running_requests is capped to 52 by the mamba state cache (max_mamba_cache_size=262,"
+        " 5 state slots per request)")
+    assert ("max_running_requests = min(--max-running-requests 100, T // 2, running cap) = "
+            "min(100, 460,377, 52) = 52") in "\n".join(capped.formulas)
+
+
+def test_sglang_told_max_running_requests_sizes_the_draft_token_buffers():
+    # Qwen3-Next-80B-A3B at TP 1, 40 GiB, N = 3 (D = 4), S = 5: K = 143 whatever is told (the
+    # joint solve of test_sglang_speculative_decoding_on_qwen3_next_as_its_log_prints_it), cap
+    # 143 // 5 = 28. Told 20, SGLang reserves the buffers for min(20, 28) + 1 = 21 requests,
+    # not the hook's min(48, 28) + 1 = 29: 77,266,944 x 21 x 4 = 6,490,423,296 B, and the KV pool
+    # gets (42,949,672,960 - 144 x 77,266,944 - 6,490,423,296) // 24,576 = 1,030,794 tokens;
+    # max_running_requests = min(20, 515,397, 28) = 20, and MambaPool's buffers take 21 rows:
+    # ssm 36 x 21 x 4 x 2,097,152 = 6,341,787,648 B, conv windows 36 x 21 x 16,384 x 6 =
+    # 74,317,824 B. Told 100 reserves min(100, 28) + 1 = 29, as the hook's 48 does
+    qwen, slot = load_preset("Qwen3-Next-80B-A3B").profile(), 77_266_944
+    budget = 40 << 30
+
+    def sglang(**options):
+        return run_strategy("sglang", qwen, budget_bytes=budget, context_tokens=32_768,
+                            options=StrategyOptions(speculative_tokens=3, **options))
+
+    r = sglang(sglang_max_running_requests=20)
+    x = r.extras
+    assert (x["request_state_slots"], x["running_request_cap"]) == (143, 28)
+    assert x["draft_buffer_bytes"] == slot * 21 * 4 == 6_490_423_296
+    assert x["kv_tokens"] == (budget - 144 * slot - 6_490_423_296) // 24_576 == 1_030_794
+    assert x["max_running_requests"] == 20
+    assert x["draft_buffers_allocated"] == 6_341_787_648 + 74_317_824 == 6_416_105_472
+    assert r.max_concurrency == 20  # min(1,030,794 / 32,768, min(28, 20)): the told cap binds
+    assert ("draft-token buffers = slot x (min(max_running_requests, K // S) + 1) x D = "
+            "77,266,944 x (min(20, 143 // 5) + 1) x 4 = 77,266,944 x 21 x 4 = 6,490,423,296 "
+            "(SGLang reserves this much; max_running_requests is 20, as --max-running-requests "
+            "tells it)") in r.formulas
+    hook, many = sglang(), sglang(sglang_max_running_requests=100)
+    assert many.extras["draft_buffer_bytes"] == hook.extras["draft_buffer_bytes"] == slot * 29 * 4
+    assert many.extras["kv_tokens"] == hook.extras["kv_tokens"]
+    assert many.extras["max_running_requests"] == hook.extras["max_running_requests"] == 28
+    assert sum(nbytes for _, nbytes in r.breakdown) == budget
+    from flatkv.strategy_notes import sglang_speculative_text
+
+    assert "for up to 20 running requests (--max-running-requests), in buffers" in \
+        sglang_speculative_text(qwen, 3, StrategyOptions(sglang_max_running_requests=20))
+    assert "for up to 48 running requests (its speculative default), in buffers" in \
+        sglang_speculative_text(qwen, 3)

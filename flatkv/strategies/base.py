@@ -122,6 +122,9 @@ PADDING_BOUND_RANGE = (Fraction(0), Fraction(10))
 # SGLang documents --swa-full-tokens-ratio as between 0 and 1: the sliding pool is the smaller
 SWA_RATIO_RANGE = (RATIO_RANGE[0], Fraction(1))
 MAX_SLOTS_PER_REQUEST = 1024  # SGLang's state slots a running request holds (its default: 3)
+# SGLang's --max-running-requests (its runs use tens to thousands; past its token pool's half it
+# cuts the figure itself)
+MAX_RUNNING_REQUESTS = 2**30
 MAX_SPECULATIVE_TOKENS = 1024  # drafted tokens per step (vLLM's runs use 1 to 8)
 MAX_CHECKPOINT_BLOCKS = 64  # prefill checkpoint blocks a request holds in align (vLLM: 0 or 1)
 MAX_NUMBER_TEXT = 64  # characters of a ratio given as text
@@ -247,6 +250,13 @@ class StrategyOptions:
         its extra_buffer radix cache serves (3 + 2 tracking slots, with its default overlap
         scheduling; 3 + 1 without it at a page size over 1; no_buffer's 3 without it at page
         size 1), else 3.
+    sglang_max_running_requests: SGLang's ``--max-running-requests``: the requests it runs at
+        once, told. None (default): SGLang derives it, from the token pool and the context
+        (``int(T / context x 512)`` kept in [2,048, 4,096]), or 48 with speculative decoding
+        (its speculative hook's reset). Told, it logs ``min(this, T // 2)``, and with state at
+        most the state pool's cap, whatever the context; the pools stay as they are, but
+        with speculative decoding on a state hybrid the draft-token buffers are reserved for
+        ``min(this, K // S) + 1`` requests, not the hook's 48 (``sglang.running_request_limit``).
     sglang_overlap_schedule: SGLang's overlap scheduling, on by default; False is
         ``--disable-overlap-schedule``. It sets the state slots a request holds for the
         architectures SGLang runs with its extra_buffer radix cache (``slots_per_request``).
@@ -291,6 +301,7 @@ class StrategyOptions:
     mamba_full_memory_ratio: Fraction | float | str = Fraction(9, 10)
     swa_full_tokens_ratio: Fraction | float | str = Fraction(4, 5)
     sglang_slots_per_request: int | None = None
+    sglang_max_running_requests: int | None = None
     sglang_overlap_schedule: bool = True
     sglang_page_size: int = 1
     sglang_ssm_dtype: str | None = None
@@ -334,6 +345,11 @@ class StrategyOptions:
             check_int("sglang_slots_per_request", self.sglang_slots_per_request, minimum=1,
                       maximum=MAX_SLOTS_PER_REQUEST,
                       hint="or leave it unset for SGLang's own (3, or 5 with its extra buffer)")
+        if self.sglang_max_running_requests is not None:
+            check_int("sglang_max_running_requests", self.sglang_max_running_requests,
+                      minimum=1, maximum=MAX_RUNNING_REQUESTS,
+                      hint="SGLang's --max-running-requests, or leave it unset for SGLang's own "
+                      "(from its token pool and the context, 48 with speculative decoding)")
         check_int("sglang_page_size", self.sglang_page_size, minimum=1, maximum=MAX_TOKENS)
         if self.sglang_ssm_dtype is not None:
             try:
@@ -460,6 +476,8 @@ EXTRAS: Mapping[str, str] = {
     "slots_per_request": "sglang: state slots a running request holds",
     "running_request_cap": "sglang: request slots // slots per request",
     "max_running_requests": "sglang: the running-request figure its log prints",
+    "running_requests_told": "sglang: max_running_requests starts from --max-running-requests "
+                             "(the option), whatever the context",
     "running_cap_from_speculative_hook": "sglang: max_running_requests starts from the 48 its "
                                          "speculative hook sets (tokens drafted)",
     "binding_limit": "sglang: the pool that limits the requests at the context",

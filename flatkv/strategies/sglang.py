@@ -63,7 +63,7 @@ from flatkv.strategies.base import (
     ratio_text,
     window_span,
 )
-from flatkv.strategies.sglang_log import start_up_log, state_cap_line
+from flatkv.strategies.sglang_log import reduced_line, start_up_log, state_cap_line
 from flatkv.units import concurrency_text
 
 
@@ -468,10 +468,10 @@ def _sglang_concurrency(
                        f"{n(swa_tokens // page)} / {n(span_pages)}"))
     if slots is not None:  # one slot is the padding slot
         cap = request_slots(slots) // s
-        if draft_tokens(profile, options) and cap > SPECULATIVE_RUNNING_REQUESTS:
-            limits.append((SPECULATIVE_RUNNING_REQUESTS, 1, "running cap",
-                           f"running cap min({n(cap)}, max_running_requests "
-                           f"{SPECULATIVE_RUNNING_REQUESTS})"))
+        told = running_request_limit(options, drafting=True)
+        if draft_tokens(profile, options) and cap > told:
+            limits.append((told, 1, "running cap",
+                           f"running cap min({n(cap)}, max_running_requests {n(told)})"))
         else:
             limits.append((cap, 1, "running cap", f"running cap {n(cap)}"))
     numerator, denominator, binding, _ = min(limits, key=lambda item: Fraction(item[0], item[1]))
@@ -756,6 +756,8 @@ def _state_slots(profile: CacheProfile, options: StrategyOptions, budget_bytes: 
     buffers = 0
     if drafts := draft_tokens(profile, options):
         slots, buffers = _spec_state_slots(budget_bytes, r, n_state, layer_bytes, s, drafts,
+                                           running_request_limit(options, drafting=True),
+                                           options.sglang_max_running_requests is not None,
                                            formulas, extras)
     else:
         slots = state_pool // slot_bytes
@@ -782,11 +784,13 @@ def _state_slots(profile: CacheProfile, options: StrategyOptions, budget_bytes: 
 
 
 def _spec_state_slots(budget_bytes: int, r: Fraction, n_state: int, layer_bytes: int, s: int,
-                      drafts: int, formulas: list[str],
+                      drafts: int, limit: int, told: bool, formulas: list[str],
                       extras: dict[str, object]) -> tuple[int, int]:
     """``(slots, buffers)``: SGLang's state slots (the padding slot included) and the bytes it
-    reserves for the draft-token state buffers, with ``drafts`` (D) tokens verified a step
-    (``spec_request_slots``, ``spec_reserved_requests``). Appends their formulas and extras."""
+    reserves for the draft-token state buffers, with ``drafts`` (D) tokens verified a step and
+    max_running_requests ``limit`` before its pools cap it (``running_request_limit``: ``told``
+    by --max-running-requests, or the hook's 48;
+    ``spec_request_slots``, ``spec_reserved_requests``). Appends their formulas and extras."""
     slot_bytes = n_state * layer_bytes
     k = spec_request_slots(budget_bytes, r, slot_bytes, drafts, s)
     ratio = float(r)
@@ -804,14 +808,15 @@ def _spec_state_slots(budget_bytes: int, r: Fraction, n_state: int, layer_bytes:
         f"the padding slot), {n_state} layers x {n(layer_bytes)} B = {n(slot_bytes)} B each")
     if k < 1:
         return max(k + 1, 0), 0
-    held = spec_reserved_requests(k, s)
+    held = spec_reserved_requests(k, s, limit)
     buffers = slot_bytes * (held + 1) * drafts
     formulas.append(
         f"draft-token buffers = slot x (min(max_running_requests, K // S) + 1) x D = "
-        f"{n(slot_bytes)} x (min({SPECULATIVE_RUNNING_REQUESTS}, {n(k)} // {s}) + 1) x {drafts} "
+        f"{n(slot_bytes)} x (min({n(limit)}, {n(k)} // {s}) + 1) x {drafts} "
         f"= {n(slot_bytes)} x {n(held + 1)} x {drafts} = {n(buffers)} (SGLang reserves this "
-        f"much; max_running_requests is {SPECULATIVE_RUNNING_REQUESTS}, which its speculative "
-        "hook sets when --max-running-requests is not given)")
+        f"much; max_running_requests is {n(limit)}, "
+        + ("as --max-running-requests tells it)" if told else
+           "which its speculative hook sets when --max-running-requests is not given)"))
     extras.update(sglang_draft_tokens=drafts, draft_buffer_bytes=buffers)
     return k + 1, buffers
 
@@ -881,6 +886,8 @@ def _token_pools(profile: CacheProfile, options: StrategyOptions, kv_memory: int
 #   running requests is reset to 48 for speculative decoding") and, with --speculative-eagle-topk
 #   1, speculative_num_draft_tokens D = speculative_num_steps + 1 (its auto choice for these
 #   models: 3 steps, topk 1, D = 4). FlatKV's speculative tokens N are the steps: D = N + 1.
+#   With --max-running-requests M it keeps M (``running_request_limit``): the same sizing with M
+#   in place of 48 below (the buffers' min(M, K // S) + 1 requests, min(M, T // 2, K // S)).
 # - mem_cache/kv_cache_configurator._handle_max_mamba_cache ("mamba_pool.memory_budget_spec")
 #   solves the request slots K jointly with the draft-token buffers out of the state budget
 #   (``spec_request_slots``), then subtracts the buffers' reservation, per_req x (min(48, K // S)
@@ -940,10 +947,24 @@ def spec_request_slots(budget_bytes: int, r: Fraction, slot_bytes: int, drafts: 
     return int((pool - slot_bytes * (1 + drafts)) // (slot_bytes * (1 + drafts / per_request)))
 
 
-def spec_reserved_requests(request_slots_: int, per_request: int) -> int:
+def spec_reserved_requests(request_slots_: int, per_request: int,
+                           limit: int = SPECULATIVE_RUNNING_REQUESTS) -> int:
     """The requests SGLang reserves draft-token buffers for, less its padding slot: its
-    ``capped_reqs = min(max(1, max_running_requests), K // S)``, with the 48 its hook sets."""
-    return min(SPECULATIVE_RUNNING_REQUESTS, request_slots_ // per_request)
+    ``capped_reqs = min(max(1, max_running_requests), K // S)`` (kv_cache_configurator.py
+    3372-3376), ``limit`` the max_running_requests told, else the 48 its hook sets."""
+    return min(limit, request_slots_ // per_request)
+
+
+def running_request_limit(options: StrategyOptions, *, drafting: bool) -> int | None:
+    """The max_running_requests SGLang 0.5.23 resolves from before its token pool (T // 2) and
+    state pool (K // S) cap it (``resolve_max_num_reqs``, kv_cache_configurator.py 3126-3129):
+    --max-running-requests where told (``sglang_max_running_requests``), whether it drafts or
+    not (its speculative hook resets it only when it is not given: speculative_hook.py
+    1086-1090, ``_handle_eagle_family``); else the hook's 48 where tokens are ``drafting`` (as
+    FlatKV models them); None where it derives one from the token pool and the context."""
+    if options.sglang_max_running_requests is not None:
+        return options.sglang_max_running_requests
+    return SPECULATIVE_RUNNING_REQUESTS if drafting else None
 
 
 # A state without a conv tensor is lightning attention's. SGLang 0.5.23 serves some: its
@@ -1074,21 +1095,23 @@ def draft_buffer_allocation(profile: CacheProfile, tensors: Mapping[str, int], d
     return layers_rows * drafts * ssm, layers_rows * window
 
 
-def _spec_running_requests(tokens: int, state_cap: int | None,
+def _running_requests_from(tokens: int, limit: int, state_cap: int | None, told: bool,
                            formulas: list[str]) -> tuple[int, bool]:
-    """The max_running_requests SGLang logs with speculative decoding (``resolve_max_num_reqs``
-    with the 48 its hook sets, for any model it drafts for): ``min(48, T // 2)``, and with state
-    at most ``state_cap`` (K // S), whatever the context. Also whether the state cap is what
-    binds, where SGLang warns that it does."""
-    limits = [SPECULATIVE_RUNNING_REQUESTS, tokens // 2] + (
-        [] if state_cap is None else [state_cap])
+    """The max_running_requests SGLang logs where it starts from ``limit`` rather than the
+    context (``resolve_max_num_reqs``, kv_cache_configurator.py 3126-3150): --max-running-
+    requests where ``told``, else the 48 its speculative hook sets for any model it drafts for;
+    ``min(limit, T // 2)``, and with state at most ``state_cap`` (K // S), whatever the context.
+    Also whether the state cap is what binds, where SGLang warns that it does."""
+    limits = [limit, tokens // 2] + ([] if state_cap is None else [state_cap])
     running = min(limits)
     formulas.append(
-        f"max_running_requests = min({SPECULATIVE_RUNNING_REQUESTS}, T // 2"
-        + ("" if state_cap is None else ", running cap") + ") = "
+        f"max_running_requests = min({'--max-running-requests ' if told else ''}{n(limit)}, "
+        "T // 2" + ("" if state_cap is None else ", running cap") + ") = "
         f"min({', '.join(n(x) for x in limits)}) = {n(running)} (SGLang's log, T the token pool "
-        f"{n(tokens)}; {SPECULATIVE_RUNNING_REQUESTS} as its speculative hook resets it to, "
-        "whatever the context)")
+        f"{n(tokens)}; " + ("as told" if told else
+                            f"{SPECULATIVE_RUNNING_REQUESTS} as its speculative hook resets it "
+                            "to")
+        + ", whatever the context)")
     return running, state_cap is not None and state_cap < min(limits[:2])
 
 
@@ -1266,22 +1289,26 @@ def run_sglang(
     capped = False  # the state pool caps max_running_requests (SGLang warns)
     # drafting without state: the same pools, but its speculative hook resets the running cap
     hook_cap_only = bool(options.speculative_tokens) and not profile.has_state
+    limit = running_request_limit(options, drafting=bool(drafts) or hook_cap_only)
+    reduced = ""  # SGLang's warning that the token pool cuts a max_running_requests it was given
     if context_tokens is not None:
         numerator, denominator = _sglang_concurrency(
             profile, options, context_tokens, full_tokens=full_tokens, swa_tokens=swa_tokens,
             slots=slots, slot_bytes=slot_bytes, formulas=formulas, extras=extras)
-        if profile.has_attention and not drafts and not hook_cap_only:
+        if profile.has_attention and limit is None:
             extras["max_running_requests"], capped = _logged_running_requests(
                 pool_tokens, context_tokens, extras.get("running_request_cap"), formulas)
-    if hook_cap_only:  # whatever the context, as with state below
-        extras["max_running_requests"], _ = _spec_running_requests(pool_tokens, None, formulas)
-        extras["running_cap_from_speculative_hook"] = True
-    allocated = None
-    if drafts:  # its hook's 48, whatever the context
-        running_max, capped = _spec_running_requests(pool_tokens, extras["running_request_cap"],
-                                                     formulas)
+    if limit is not None and profile.has_attention:  # told or the hook's, whatever the context
+        told = options.sglang_max_running_requests is not None
+        running_max, capped = _running_requests_from(
+            pool_tokens, limit, extras.get("running_request_cap"), told, formulas)
         extras["max_running_requests"] = running_max
-        extras["running_cap_from_speculative_hook"] = True
+        extras["running_requests_told" if told else "running_cap_from_speculative_hook"] = True
+        if running_max < limit and not capped:
+            reduced = reduced_line(limit, running_max)
+    allocated = None
+    if drafts:
+        running_max = extras["max_running_requests"]
         allocated = draft_buffer_allocation(profile, extras["state_tensor_bytes"], drafts,
                                             running_max)
         if allocated:
@@ -1328,7 +1355,8 @@ def run_sglang(
         why = "no page size: a state-only model keeps one state slot per request"
     log = start_up_log(profile, options.sglang_page_size, n_full, n_swa, full_tokens,
                        swa_tokens, (full_bytes, swa_bytes), slots,
-                       extras.get("state_tensor_bytes"), state_cap_line(extras) if capped else "",
+                       extras.get("state_tensor_bytes"),
+                       state_cap_line(extras) if capped else reduced,
                        max_mamba_cache_size=None if slots is None else request_slots(slots),
                        swa_layer_bytes=profile.kv_bytes_of(swa_label(profile)),
                        draft_buffers=allocated, drafting=bool(drafts))

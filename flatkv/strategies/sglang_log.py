@@ -167,3 +167,11 @@ def state_cap_line(extras: Mapping[str, object]) -> str:
             f"{extras['slots_per_request']} state slots per request). To raise it: increase "
             "--mamba-full-memory-ratio or --max-mamba-cache-size, or halve the state size with "
             "--mamba-ssm-dtype bfloat16.")
+
+
+def reduced_line(requested: int, running: int) -> str:
+    """SGLang's warning where its token pool cuts the max_running_requests it was given (told,
+    or its speculative hook's 48) and its state pool does not (``resolve_max_num_reqs``,
+    kv_cache_configurator.py 3161-3171), in its words."""
+    return (f"max_running_requests was reduced from the requested {requested} to {running} "
+            "(per dp worker) due to the available KV cache capacity.")
