@@ -16,6 +16,7 @@ from flatkv.app_state import (
     MAX_CHECKPOINT_BLOCKS,
     MAX_CONTEXT,
     MAX_REQUESTS,
+    MAX_RUNNING_REQUESTS,
     MAX_SLOTS_PER_REQUEST,
     MAX_SPECULATIVE_TOKENS,
     SWA_RATIO_RANGE,
@@ -308,8 +309,23 @@ def _max_batched_tokens_widget() -> None:
 
 
 # the engine options whose widget is not a plain number field: field -> draws it
+def _sglang_max_running_requests_widget() -> None:
+    # 0 stands for "not told" (None): a number field cannot show SGLang's own figure, which
+    # depends on its pools and the context
+    bind(st.number_input, "sglang_max_running_requests", "Max running requests (0: auto)",
+         min_value=0, max_value=MAX_RUNNING_REQUESTS, step=1,
+         to_widget=lambda v: v or 0, from_widget=lambda v: int(v) or None,
+         help="SGLang's --max-running-requests. 0 leaves it to SGLang: int(tokens / context x "
+         "512) kept in 2,048 to 4,096, or 48 with speculative decoding (its speculative hook's "
+         "reset). Told, it logs min(this, tokens // 2), and for a state hybrid at most its "
+         "state pool's cap, whatever the context; its pools stay as they are, but with "
+         "speculative decoding on a state hybrid it reserves the draft tokens' state buffers "
+         "for min(this, the cap) + 1 requests, not 48 + 1, and the KV pool gets the rest.")
+
+
 _OWN_WIDGETS = {
     "mamba_cache_mode": _mamba_cache_mode_widget,
+    "sglang_max_running_requests": _sglang_max_running_requests_widget,
     "sglang_swa_pool": _sglang_swa_pool_widget,
     "sglang_ssm_dtype": _sglang_ssm_dtype_widget,
     "max_batched_tokens": _max_batched_tokens_widget,

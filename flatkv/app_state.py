@@ -47,6 +47,7 @@ from flatkv.strategies import STRATEGIES, StrategyOptions, last_served_text
 from flatkv.strategies.base import (
     MAMBA_CACHE_MODES,
     MAX_CHECKPOINT_BLOCKS,
+    MAX_RUNNING_REQUESTS,
     MAX_SLOTS_PER_REQUEST,
     MAX_SPECULATIVE_TOKENS,
     PADDING_BOUND_RANGE,
@@ -124,6 +125,8 @@ class AppState:
     mamba_full_memory_ratio: float = float(ENGINE_DEFAULTS.mamba_full_memory_ratio)
     swa_full_tokens_ratio: float = float(ENGINE_DEFAULTS.swa_full_tokens_ratio)
     sglang_slots_per_request: int | None = ENGINE_DEFAULTS.sglang_slots_per_request  # SGLang's
+    # None: SGLang's own max_running_requests (from its pools and the context, 48 drafting)
+    sglang_max_running_requests: int | None = ENGINE_DEFAULTS.sglang_max_running_requests
     sglang_overlap_schedule: bool = ENGINE_DEFAULTS.sglang_overlap_schedule
     sglang_page_size: int = ENGINE_DEFAULTS.sglang_page_size
     sglang_ssm_dtype: str | None = ENGINE_DEFAULTS.sglang_ssm_dtype  # None: by the config
@@ -512,6 +515,8 @@ _SETTINGS: dict[str, tuple[str, Callable[[str, str], object], Callable[[object],
     "sg_swa": ("swa_full_tokens_ratio", _ratio(SWA_RATIO_RANGE), repr),
     "sg_slots": ("sglang_slots_per_request", _auto(_int(1, MAX_SLOTS_PER_REQUEST)),
                  _write_auto(str)),
+    "sg_maxrun": ("sglang_max_running_requests", _auto(_int(1, MAX_RUNNING_REQUESTS)),
+                  _write_auto(str)),
     "sg_overlap": ("sglang_overlap_schedule", _flag, lambda v: "1" if v else "0"),
     "sg_page": ("sglang_page_size", _int(1, MAX_BLOCK_SIZE), str),
     "sg_ssm": ("sglang_ssm_dtype", _auto(_choice(lambda: list(SGLANG_SSM_DTYPES))),

@@ -95,6 +95,10 @@ ENGINE_OPTIONS = (
                  lambda p: FULL_ATTENTION in p.layer_types and _has_window(p)),
     EngineOption("sglang_slots_per_request", "SGLang slots per request", ("sglang",),
                  SGLANG_COLUMN, _has_state),
+    # --max-running-requests: the max_running_requests SGLang logs, whatever the context, and
+    # the requests its draft-token buffers are reserved for (no figure without attention)
+    EngineOption("sglang_max_running_requests", "SGLang max running requests", ("sglang",),
+                 SGLANG_COLUMN, lambda p: p.has_attention),
     # sets the tracking slots of the extra_buffer radix cache (slots per request)
     EngineOption("sglang_overlap_schedule", "SGLang overlap scheduling", ("sglang",),
                  SGLANG_COLUMN, lambda p: radix_cache(p, ENGINE_DEFAULTS) == "extra_buffer"),

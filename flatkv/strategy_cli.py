@@ -129,6 +129,14 @@ def add_strategy_arguments(
          "with its extra_buffer radix cache (Qwen3-Next, Qwen3.5, Kimi Linear, Falcon-H1, "
          "Granite 4.0-H, Nemotron-H), else 3; with --no-sglang-overlap-schedule 4 for those "
          "at a page size over 1, else 3)")
+    parser.add_argument("--sglang-max-running-requests", "--max-running-requests", type=int,
+         default=defaults.sglang_max_running_requests, metavar="N",
+         dest="sglang_max_running_requests",
+         help="sglang: its --max-running-requests: it logs min(N, tokens // 2), and with state "
+         "at most the state pool's cap, whatever the context; the pools stay, but with "
+         "speculative decoding on a state hybrid its draft-token buffers are reserved for "
+         "min(N, cap) + 1 requests (default: SGLang's own, from its token pool and the "
+         "context, 48 with speculative decoding)")
     parser.add_argument("--sglang-overlap-schedule", action=argparse.BooleanOptionalAction,
          default=None, help="sglang: its overlap scheduling (default on); "
          "--no-sglang-overlap-schedule is SGLang's --disable-overlap-schedule: the models of "

@@ -4102,3 +4102,34 @@ def test_whole_number_fields_refuse_a_typed_fraction_rather_than_cut_it():
         if key.startswith("w."):  # a bound field: its label, word for word
             assert f"{box.label} {said}" in errors, (key, errors)
         assert dict(at.query_params) == before, key  # no figure moved to the cut value
+
+
+def test_compare_takes_sglangs_max_running_requests():
+    # Qwen3-Next-80B-A3B at 40 GiB of KV cache memory, 3 tokens drafted (tests/
+    # test_strategies.py's test_sglang_told_max_running_requests_sizes_the_draft_token_buffers):
+    # SGLang reserves its draft-token buffers for min(48, 28) + 1 = 29 requests untold, so its
+    # pool is (42,949,672,960 - 144 x 77,266,944 - 77,266,944 x 29 x 4) // 24,576 = 930,186
+    # tokens; told 20, for min(20, 28) + 1 = 21: (42,949,672,960 - 144 x 77,266,944 -
+    # 77,266,944 x 21 x 4) // 24,576 = 1,030,794 tokens
+    link = {"model": "Qwen3-Next-80B-A3B", "gpu": "KV cache memory", "kv_mem": "40GiB",
+            "spec_tokens": "3"}
+    at = open_app("app_pages/compare.py", link)
+    widget = at.number_input(key="w.sglang_max_running_requests")
+    assert widget.value == 0  # 0: SGLang's own
+    slot, budget = 77_266_944, 40 << 30
+
+    def sglang_tokens():
+        return at.dataframe[0].value.set_index("strategy").loc["SGLang", "capacity (tokens)"]
+
+    assert sglang_tokens() == (budget - 144 * slot - slot * 29 * 4) // 24_576 == 930_186
+    widget.set_value(20).run()
+    assert_clean(at)
+    assert at.query_params["sg_maxrun"] == "20"
+    assert sglang_tokens() == (budget - 144 * slot - slot * 21 * 4) // 24_576 == 1_030_794
+    at.number_input(key="w.sglang_max_running_requests").set_value(0).run()
+    assert "sg_maxrun" not in at.query_params and sglang_tokens() == 930_186
+    # a model without attention logs no max_running_requests: the option is not offered
+    state_only = open_app("app_pages/compare.py", {"model": "custom", "layers": "linear*4",
+                                                   "kv": "0", "state": "conv=4096"})
+    assert not [w for w in state_only.number_input
+                if w.key == "w.sglang_max_running_requests"]

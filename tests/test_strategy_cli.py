@@ -291,6 +291,9 @@ def test_plan_prints_sglangs_start_up_log():
         (["--budget", "1GiB", "--sglang-ssm-dtype", "int8"], "--sglang-ssm-dtype is 'int8'"),
         (["--budget", "1GiB", "--speculative-tokens", "-1"],
          "--speculative-tokens must be at least 0, got -1"),
+        (["--budget", "1GiB", "--max-running-requests", "0"],
+         "--sglang-max-running-requests must be positive, got 0; SGLang's "
+         "--max-running-requests"),
     ],
 )
 def test_bad_input_exits_2_with_one_line(extra, needle):
@@ -515,3 +518,28 @@ def test_raw_bytes_give_sliding_layers_their_own_size():
         assert code == 2 and err.strip() == (
             f"python -m flatkv: error: {said}give the sliding layers' bytes a token (1 or more), "
             "or drop --sliding-kv-bytes-per-slot where they keep --kv-bytes-per-slot's")
+
+
+def test_compare_takes_sglangs_max_running_requests():
+    # Qwen3-Next-80B-A3B at 40 GiB (tests/test_strategies.py's
+    # test_sglang_told_max_running_requests_on_a_state_hybrid): 263 state slots, cap 262 // 5 =
+    # 52, a pool of 920,754 tokens whatever is told; told 20, SGLang logs min(20, 460,377, 52)
+    # = 20, under either spelling; untold, min(4,096, 460,377, 52) = 52
+    def sglang(*extra):
+        code, out, err = run(["compare", "--preset", "Qwen3-Next-80B-A3B", "--budget", "40GiB",
+                              "--context", "32768", "--json", *extra])
+        assert code == 0, err
+        return next(r for r in json.loads(out) if r["strategy"] == "sglang")
+
+    for flag in ("--max-running-requests", "--sglang-max-running-requests"):
+        told = sglang(flag, "20")
+        assert (told["max_running_requests"], told["kv_tokens"], told["state_slots"]) == (
+            20, 920_754, 263)
+        assert told["running_requests_told"] is True
+    assert sglang()["max_running_requests"] == 52
+    code, out, err = run(["plan", "--strategy", "sglang", "--preset", "Qwen3-Next-80B-A3B",
+                          "--budget", "40GiB", "--context", "32768", "--max-running-requests",
+                          "20"])
+    assert code == 0, err
+    assert ("max_running_requests = min(--max-running-requests 20, T // 2, running cap) = "
+            "min(20, 460,377, 52) = 20") in out
