@@ -217,6 +217,15 @@ def random_context(rng, spec) -> int:
     return min(most, rng.choice((2048, 8192, 32_768, 131_072, rng.randint(1, most))))
 
 
+def random_running_requests(rng) -> int | None:
+    """A told cap on running requests (SGLang's --max-running-requests) one draw in four, as
+    users type them: 1, a power of two up to 1,024, or any up to a million (past what any pool
+    here holds: the engine cuts it to T // 2); None (not told: the engine's own) else."""
+    if rng.random() >= 0.25:
+        return None
+    return rng.choice((1, 2 ** rng.randint(1, 10), rng.randint(1, 10**6)))
+
+
 def edge_or_random_budget(rng, refused) -> int:
     """One draw in five at the edge the engine starts at (``refused(budget)`` bisected: the
     least budget it starts at, or one byte under), else ``random_budget``."""

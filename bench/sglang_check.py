@@ -27,6 +27,9 @@ hook needs a whole ServerArgs): the algorithm EAGLE (NEXTN's alias), D = N + 1 t
 (``speculative_num_draft_tokens``, topk 1) and ``max_running_requests`` 48; no
 ``eagle_draft_num_layers`` (``_resolve_eagle_aux_hidden_state`` sets none for a path-less
 drafter whose config names no ``num_nextn_predict_layers``), ReplaySSM off (its default).
+The rows that tell ``--max-running-requests`` M (``sglang_max_running_requests``, FlatKV's
+option of that name) set it in the schedule bag, where the hook would leave it (it sets 48 only
+where none is told); ``resolve_max_num_reqs`` and ``_handle_max_mamba_cache`` read it there.
 
 ``--random N --seed S`` checks N random settings instead (``random_setting``): the presets'
 shapes, tp, dtypes, page, overlap, ratios, context and budget perturbed within what SGLang starts
@@ -68,6 +71,7 @@ from engine_common import (  # noqa: E402  (bench/, this folder)
     edge_or_random_budget,
     perturb_spec,
     random_context,
+    random_running_requests,
     report,
     show,
     spec_label,
@@ -91,6 +95,12 @@ SPECULATIVE = ("Qwen3-Next-80B-A3B", "Qwen3.5-27B")
 SPECULATIVE_TP = (1, 2)
 # models without state drafted for (EAGLE, MTP): full, sliding and chunked attention, and MLA
 SPECULATIVE_STATELESS = ("Llama-3.1-8B", "gpt-oss-20b", "Llama-4-Scout-17B-16E", "DeepSeek-V3")
+# --max-running-requests told (FlatKV's sglang_max_running_requests): under the state cap, past
+# it, and past T // 2; on state hybrids (GDN, Mamba2) and models without state (full, sliding,
+# MLA), with and without drafted tokens, at TP 1 and 2 (``SPECULATIVE_TP``)
+TOLD_RUNNING = (1, 20, 100, 10**7)
+TOLD_RUNNING_PRESETS = ("Qwen3-Next-80B-A3B", "Nemotron-H-8B", "Llama-3.1-8B", "gpt-oss-20b",
+                        "DeepSeek-V3")
 # a model file's "EntryClass = Name" or "EntryClass = [Name, ...]", at the start of a line
 ENTRY_CLASS = re.compile(r"^EntryClass\s*=\s*(\[[^\]]*\]|\w+)", re.MULTILINE)
 KV_DTYPES = {"bfloat16": "bfloat16", "fp8_e4m3": "float8_e4m3fn"}  # SGLang's names, torch's
@@ -112,6 +122,13 @@ def settings() -> list[tuple[str, object, int, bool, dict]]:
     # without state, drafting leaves the pools and moves max_running_requests to the hook's 48
     rows += [(p, b, 1, True, {"speculative_tokens": 3}) for p in SPECULATIVE_STATELESS
              for b in BUDGETS]
+    told = "sglang_max_running_requests"
+    rows += [(p, b, page, True, {told: m}) for p in TOLD_RUNNING_PRESETS for b in BUDGETS
+             for page in (1, 64) for m in TOLD_RUNNING]
+    rows += [(p, b, 1, True, {"speculative_tokens": 3, told: m})
+             for p in (*SPECULATIVE, "Llama-3.1-8B") for b in BUDGETS for m in TOLD_RUNNING]
+    rows += [(p, EDGE, 1, True, {told: 1}) for p in ("Qwen3-Next-80B-A3B", "Llama-3.1-8B")]
+    rows += [("Qwen3-Next-80B-A3B", EDGE, 1, True, {"speculative_tokens": 3, told: 100})]
     rows += [("Qwen3-Next-80B-A3B", 40 * GIB, 64, True, {"mamba_full_memory_ratio": 0.5}),
              ("gpt-oss-20b", 12_345_678_901, 1, True, {"swa_full_tokens_ratio": 0.3}),
              ("Llama-4-Scout-17B-16E", 12_345_678_901, 64, True, {"swa_full_tokens_ratio": 0.3}),
@@ -211,11 +228,12 @@ def new_bags(page: int, overlap: bool, ratios: dict, tp: int = 1) -> NS:
     ``--tp-size`` (attention and linear attention over all of it) and speculative decoding where
     the setting drafts tokens (``speculative_tokens`` N: the module docstring says how)."""
     steps = ratios.get("speculative_tokens", 0)
+    told = ratios.get("sglang_max_running_requests")  # --max-running-requests, else the hook's
     spec = (NS(speculative_algorithm="EAGLE", speculative_num_steps=steps,
                speculative_eagle_topk=1, speculative_num_draft_tokens=steps + 1) if steps
             else NS(speculative_algorithm=None, speculative_num_draft_tokens=None))
     schedule = NS(page_size=page, disable_overlap_schedule=not overlap,
-                  max_running_requests=48 if steps else None,
+                  max_running_requests=told if told is not None else 48 if steps else None,
                   max_mamba_cache_size=None, max_total_tokens=None, chunked_prefill_size=8192,
                   mamba_full_memory_ratio=ratios.get("mamba_full_memory_ratio", 0.9),
                   swa_full_tokens_ratio=ratios.get("swa_full_tokens_ratio", 0.8))
@@ -557,8 +575,9 @@ def random_setting(sg: NS, rng: random.Random):
     ``--kv-cache-dtype fp8_e4m3`` (not for DeepSeek-V3.2, whose dtype SGLang picks); a page of
     1 to 256 tokens; overlap scheduling on or off; both ratios (odd decimals too, where
     SGLang's float arithmetic and the exact one part); for a state model, speculative
-    decoding three times in ten (N of 1 to 7 steps drafted: ``new_bags``); a context up to
-    the model's;
+    decoding three times in ten (N of 1 to 7 steps drafted: ``new_bags``);
+    ``--max-running-requests`` one time in four (``random_running_requests``); a context up
+    to the model's;
     a budget anywhere from 16 MiB to 80 GiB, or at the least SGLang starts at (bisected on
     SGLang) and 1 B under. Returns ``check``'s arguments after ``sg``."""
     name = rng.choice(PRESETS)
@@ -583,6 +602,8 @@ def random_setting(sg: NS, rng: random.Random):
             (0.1, 0.5, 0.8, 1.0, round(rng.uniform(0.05, 1), rng.randint(2, 3))))
     if rng.random() < 0.3:  # an MTP or EAGLE drafter's steps
         ratios["speculative_tokens"] = rng.choice((1, 2, 3, 3, 4, 5, 7))
+    if (told := random_running_requests(rng)) is not None:
+        ratios["sglang_max_running_requests"] = told
     context = random_context(rng, spec)
     budget = edge_or_random_budget(rng, lambda b: "refused" in sglang_figures(
         sg, spec, b, page, overlap, ratios, context, kv_dtype))
@@ -614,13 +635,14 @@ def main() -> int:
     rows = []
     for name, budget, page, overlap, ratios in settings():
         specs = [load_preset(name)]
-        if "speculative_tokens" in ratios:
+        by_tp = "speculative_tokens" in ratios or "sglang_max_running_requests" in ratios
+        if by_tp:
             specs = [specs[0].with_options(tp=tp) for tp in SPECULATIVE_TP]
         for spec in specs:
             budgets = [budget] if budget != EDGE else [edge_budget(sg, spec, ratios)] * 2
             if budget == EDGE:
                 budgets[1] -= 1
-            label = name + (f" tp={spec.tp}" if "speculative_tokens" in ratios else "")
+            label = name + (f" tp={spec.tp}" if by_tp else "")
             rows += [(label, spec, b, page, overlap, ratios) for b in budgets]
     for name, spec, budget, page, overlap, ratios in rows:
         mismatches += not check(sg, spec, budget, page, overlap, ratios, name)
