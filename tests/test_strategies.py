@@ -2984,3 +2984,96 @@ def test_sglang_told_max_running_requests_sizes_the_draft_token_buffers():
         sglang_speculative_text(qwen, 3, StrategyOptions(sglang_max_running_requests=20))
     assert "for up to 48 running requests (its speculative default), in buffers" in \
         sglang_speculative_text(qwen, 3)
+
+
+def test_sglang_max_mamba_cache_size_is_checked():
+    with pytest.raises(ValueError, match=re.escape(
+            "sglang_max_mamba_cache_size must be positive, got 0; SGLang's --max-mamba-cache-size "
+            "(state slots for requests), or leave it unset")):
+        StrategyOptions(sglang_max_mamba_cache_size=0)
+    with pytest.raises(ValueError, match="sglang_max_mamba_cache_size must be a whole number, "
+                       "got 1.5"):
+        StrategyOptions(sglang_max_mamba_cache_size=1.5)
+
+
+def test_sglang_told_mamba_cache_size_fixes_the_state_slots():
+    # Qwen3-Next-80B-A3B at TP 1, 40 GiB, S = 5, told 100 slots (_handle_max_mamba_cache's
+    # first branch): 100 + 1 = 101 slots of 77,266,944 B = 7,803,961,344 B whatever r, the KV
+    # pool (42,949,672,960 - 7,803,961,344) // 24,576 = 1,430,082 tokens, the cap 100 // 5 =
+    # 20, so max_running_requests = min(4,096, 715,041, 20) = 20, capped by the state pool
+    qwen, slot, budget = load_preset("Qwen3-Next-80B-A3B").profile(), 77_266_944, 40 << 30
+
+    def sglang(budget=budget, **options):
+        return run_strategy("sglang", qwen, budget_bytes=budget, context_tokens=32_768,
+                            options=StrategyOptions(sglang_max_mamba_cache_size=100, **options))
+
+    for ratio in (0.9, 0.5):
+        r = sglang(mamba_full_memory_ratio=ratio)
+        x = r.extras
+        assert (x["state_slots"], x["request_state_slots"], x["running_request_cap"]) == (
+            101, 100, 20)
+        assert x["kv_tokens"] == (budget - 101 * slot) // 24_576 == 1_430_082
+        assert x["max_running_requests"] == 20
+        assert bd(r)["state"] + bd(r)["idle_pool"] + bd(r)["kv_history"] + bd(r)["unused"] \
+            == budget
+    assert ("state slots = --max-mamba-cache-size + 1 = 100 + 1 = 101 (one the padding slot), "
+            "36 layers x 2,146,304 B = 77,266,944 B each: SGLang takes the told size whatever the "
+            "budget (its --mamba-full-memory-ratio goes unread)") in r.formulas
+    assert r.extras["log_lines"][0].startswith("max_running_requests is capped to 20 by the "
+                                               "mamba state cache (max_mamba_cache_size=100,")
+    assert budget_of_next_slot(r, qwen) is None  # more budget moves the KV pool alone
+    # the least budget: the slots and two tokens (at most T // 2 run; with one, none does and
+    # SGLang refuses), 101 x 77,266,944 + 2 x 24,576 = 7,804,010,496 B
+    least = 101 * slot + 2 * 24_576
+    assert sglang(least).extras["kv_tokens"] == 2
+    short = sglang(least - 1)
+    assert not short.applies and short.reason.endswith(
+        f"a budget of {least:,} B or more holds more")
+    # more slots than the budget holds, or fewer than one request's S: refused
+    many = run_strategy("sglang", qwen, budget_bytes=budget, context_tokens=32_768,
+                        options=StrategyOptions(sglang_max_mamba_cache_size=1000))
+    assert not many.applies and many.reason.endswith(
+        f"a budget of {1001 * slot + 2 * 24_576:,} B or more, or a smaller "
+        "--max-mamba-cache-size, leaves some")
+    few = run_strategy("sglang", qwen, budget_bytes=budget, context_tokens=32_768,
+                       options=StrategyOptions(sglang_max_mamba_cache_size=4))
+    assert not few.applies and few.reason.endswith("SGLang refuses to start; give at least 5")
+
+
+def test_sglang_told_mamba_cache_size_sizes_the_draft_token_buffers():
+    # the same, 3 tokens drafted (D = 4): buffers for min(48, 100 // 5) + 1 = 21 requests,
+    # 77,266,944 x 21 x 4 = 6,490,423,296 B, the KV pool (42,949,672,960 - 7,803,961,344 -
+    # 6,490,423,296) // 24,576 = 1,165,986 tokens; told 8 running requests too, min(8, 20) + 1
+    # = 9: 77,266,944 x 9 x 4 = 2,781,609,984 B and (42,949,672,960 - 7,803,961,344 -
+    # 2,781,609,984) // 24,576 = 1,316,898 tokens, max_running_requests min(8, 658,449, 20) = 8
+    qwen, slot, budget = load_preset("Qwen3-Next-80B-A3B").profile(), 77_266_944, 40 << 30
+
+    def sglang(**options):
+        return run_strategy("sglang", qwen, budget_bytes=budget, context_tokens=32_768,
+                            options=StrategyOptions(sglang_max_mamba_cache_size=100,
+                                                    speculative_tokens=3, **options))
+
+    r = sglang()
+    assert r.extras["draft_buffer_bytes"] == slot * 21 * 4 == 6_490_423_296
+    assert r.extras["kv_tokens"] == (budget - 101 * slot - 6_490_423_296) // 24_576 == 1_165_986
+    assert r.extras["max_running_requests"] == 20
+    assert ("draft-token buffers = slot x (min(max_running_requests, M // S) + 1) x D = "
+            "77,266,944 x (min(48, 100 // 5) + 1) x 4 = 77,266,944 x 21 x 4 = 6,490,423,296"
+            ) in "\n".join(r.formulas)
+    eight = sglang(sglang_max_running_requests=8)
+    assert eight.extras["draft_buffer_bytes"] == slot * 9 * 4 == 2_781_609_984
+    assert eight.extras["kv_tokens"] == (budget - 101 * slot - 2_781_609_984) // 24_576 \
+        == 1_316_898
+    assert eight.extras["max_running_requests"] == 8
+    assert sum(nbytes for _, nbytes in eight.breakdown) == budget
+
+
+def test_sglang_told_mamba_cache_size_is_not_modelled_for_state_layers_alone():
+    plain = run_strategy("sglang", pure_mamba(), budget_bytes=40 << 30)
+    told = run_strategy("sglang", pure_mamba(), budget_bytes=40 << 30,
+                        options=StrategyOptions(sglang_max_mamba_cache_size=100))
+    assert told.extras["state_slots"] == plain.extras["state_slots"]
+    assert told.breakdown == plain.breakdown
+    assert told.extras["mamba_cache_size_not_modelled"] is True
+    assert told.formulas[0].startswith("--max-mamba-cache-size: not modelled for SGLang on a "
+                                       "model of state layers alone")

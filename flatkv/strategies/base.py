@@ -257,6 +257,13 @@ class StrategyOptions:
         most the state pool's cap, whatever the context; the pools stay as they are, but
         with speculative decoding on a state hybrid the draft-token buffers are reserved for
         ``min(this, K // S) + 1`` requests, not the hook's 48 (``sglang.running_request_limit``).
+    sglang_max_mamba_cache_size: SGLang's ``--max-mamba-cache-size`` M: its state slots for
+        requests, told (one more is MambaPool's padding slot). None (default): SGLang sizes
+        them from the budget (``mamba_full_memory_ratio``). Told, the state takes (M + 1)
+        slots whatever the budget and r, and with speculative decoding draft-token buffers for
+        min(max_running_requests, M // S) + 1 requests; the KV pool gets the rest of the
+        budget (``sglang._told_state_slots``). A state hybrid with attention only: for state
+        layers alone it is not modelled (its figures are without it, and a formula says so).
     sglang_overlap_schedule: SGLang's overlap scheduling, on by default; False is
         ``--disable-overlap-schedule``. It sets the state slots a request holds for the
         architectures SGLang runs with its extra_buffer radix cache (``slots_per_request``).
@@ -302,6 +309,7 @@ class StrategyOptions:
     swa_full_tokens_ratio: Fraction | float | str = Fraction(4, 5)
     sglang_slots_per_request: int | None = None
     sglang_max_running_requests: int | None = None
+    sglang_max_mamba_cache_size: int | None = None
     sglang_overlap_schedule: bool = True
     sglang_page_size: int = 1
     sglang_ssm_dtype: str | None = None
@@ -350,6 +358,11 @@ class StrategyOptions:
                       minimum=1, maximum=MAX_RUNNING_REQUESTS,
                       hint="SGLang's --max-running-requests, or leave it unset for SGLang's own "
                       "(from its token pool and the context, 48 with speculative decoding)")
+        if self.sglang_max_mamba_cache_size is not None:
+            check_int("sglang_max_mamba_cache_size", self.sglang_max_mamba_cache_size,
+                      minimum=1, maximum=MAX_RUNNING_REQUESTS,
+                      hint="SGLang's --max-mamba-cache-size (state slots for requests), or leave "
+                      "it unset for SGLang's own (from the budget and --mamba-full-memory-ratio)")
         check_int("sglang_page_size", self.sglang_page_size, minimum=1, maximum=MAX_TOKENS)
         if self.sglang_ssm_dtype is not None:
             try:
@@ -476,6 +489,10 @@ EXTRAS: Mapping[str, str] = {
     "slots_per_request": "sglang: state slots a running request holds",
     "running_request_cap": "sglang: request slots // slots per request",
     "max_running_requests": "sglang: the running-request figure its log prints",
+    "mamba_cache_size_not_modelled": "sglang: --max-mamba-cache-size was set on a model of state "
+                                     "layers alone, where it is not modelled (figures without)",
+    "mamba_cache_size_told": "sglang: the state slots are --max-mamba-cache-size + 1 (the "
+                             "option), not a share of the budget",
     "running_requests_told": "sglang: max_running_requests starts from --max-running-requests "
                              "(the option), whatever the context",
     "running_cap_from_speculative_hook": "sglang: max_running_requests starts from the 48 its "

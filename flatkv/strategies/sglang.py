@@ -417,14 +417,17 @@ def enough_budget(profile: CacheProfile, options: StrategyOptions,
             kv_need = math.ceil(full_need * Fraction(cell))
         if swa_split(kv_need, full_bytes, swa_bytes, rs, page).full < full_need:
             kv_need += math.ceil(cell)  # past 2**53 B, where a float budget rounds
-    else:
-        kv_need = page * (full_bytes + swa_bytes)
+    else:  # with state, two tokens: SGLang runs at most T // 2 requests (``_pool_refusal``)
+        kv_need = (page if slot_bytes is None else cdiv(2, page) * page) * (full_bytes + swa_bytes)
     if slot_bytes is None:
         return kv_need
     s = slots_per_request(profile, options)[0]
     state_need = (s + 1) * slot_bytes  # and slot 0
     if not profile.has_attention:
         return state_need
+    if options.sglang_max_mamba_cache_size is not None:  # a fixed state, the KV pool the rest
+        slots, buffers, _ = told_state(options, slot_bytes, s, draft_tokens(profile, options))
+        return slots * slot_bytes + buffers + kv_need
     r = options.mamba_full_memory_ratio
     # with draft tokens the slots and their buffers take at most the state pool, so the KV
     # memory is still at least B / (1 + r)
@@ -672,7 +675,8 @@ def budget_of_next_slot(r: StrategyResult, profile: CacheProfile) -> int | None:
     is ``budget x r / (1 + r)`` (``state_pool_bytes``), so ``k`` slots start at
     ``ceil(k x slot x (1 + r) / r)``, or a byte or so past it (``budget_for_state_pool``)."""
     x = r.extras
-    if not profile.has_attention or "state_slot_bytes" not in x:
+    if not profile.has_attention or "state_slot_bytes" not in x or x.get(
+            "mamba_cache_size_told"):  # told slots: the budget moves the KV pool alone
         return None
     ratio = Fraction(x["mamba_full_memory_ratio"])
     if drafts := x.get("sglang_draft_tokens"):  # K + 1 request slots beside their buffers
@@ -744,28 +748,14 @@ def _state_slots(profile: CacheProfile, options: StrategyOptions, budget_bytes: 
     layer_bytes = sum(tensors.values())
     formulas.append(layer_text)
     slot_bytes = n_state * layer_bytes
-    if profile.has_attention:
-        state_pool = state_pool_bytes(budget_bytes, r)
-        formulas.append(
-            f"state pool = budget x r / (1 + r) = {n(budget_bytes)} x {ratio_text(r)} / "
-            f"(1 + {ratio_text(r)}) = {n(state_pool)}"
-        )
+    drafts = draft_tokens(profile, options)
+    if options.sglang_max_mamba_cache_size is not None:
+        slots, buffers = _told_state_slots(options, n_state, layer_bytes, s, drafts, formulas,
+                                           extras)
+        state_pool = slots * slot_bytes + buffers
     else:
-        state_pool = budget_bytes
-        formulas.append(f"state pool = budget = {n(budget_bytes)} (no attention layers)")
-    buffers = 0
-    if drafts := draft_tokens(profile, options):
-        slots, buffers = _spec_state_slots(budget_bytes, r, n_state, layer_bytes, s, drafts,
-                                           running_request_limit(options, drafting=True),
-                                           options.sglang_max_running_requests is not None,
-                                           formulas, extras)
-    else:
-        slots = state_pool // slot_bytes
-        formulas.append(
-            f"state slots = state pool // ({n_state} layers x "
-            f"{n(layer_bytes)} B) = {n(state_pool)} // {n(slot_bytes)} = "
-            f"{n(slots)}, one of them the padding slot: max_mamba_cache_size = {n(slots)} - 1 = "
-            f"{n(request_slots(slots))} for requests")
+        slots, state_pool, buffers = _budget_state_slots(
+            profile, options, budget_bytes, n_state, layer_bytes, s, drafts, formulas, extras)
     for_requests = request_slots(slots)
     running_cap = for_requests // s
     formulas += [
@@ -781,6 +771,81 @@ def _state_slots(profile: CacheProfile, options: StrategyOptions, budget_bytes: 
         running_request_cap=running_cap,
     )
     return slots, slot_bytes, state_pool, buffers
+
+
+def _budget_state_slots(profile: CacheProfile, options: StrategyOptions, budget_bytes: int,
+                        n_state: int, layer_bytes: int, s: int, drafts: int,
+                        formulas: list[str], extras: dict[str, object]) -> tuple[int, int, int]:
+    """``(slots, state_pool, buffers)`` where SGLang sizes its state slots from the budget
+    (no --max-mamba-cache-size): the pool ``budget x r / (1 + r)`` beside attention (all of
+    it without), cut into slots, or with drafted tokens solved jointly with their buffers
+    (``_spec_state_slots``). Appends their formulas and extras."""
+    r = options.mamba_full_memory_ratio
+    slot_bytes = n_state * layer_bytes
+    if profile.has_attention:
+        state_pool = state_pool_bytes(budget_bytes, r)
+        formulas.append(
+            f"state pool = budget x r / (1 + r) = {n(budget_bytes)} x {ratio_text(r)} / "
+            f"(1 + {ratio_text(r)}) = {n(state_pool)}"
+        )
+    else:
+        state_pool = budget_bytes
+        formulas.append(f"state pool = budget = {n(budget_bytes)} (no attention layers)")
+    if drafts:
+        slots, buffers = _spec_state_slots(budget_bytes, r, n_state, layer_bytes, s, drafts,
+                                           running_request_limit(options, drafting=True),
+                                           options.sglang_max_running_requests is not None,
+                                           formulas, extras)
+        return slots, state_pool, buffers
+    slots = state_pool // slot_bytes
+    formulas.append(
+        f"state slots = state pool // ({n_state} layers x "
+        f"{n(layer_bytes)} B) = {n(state_pool)} // {n(slot_bytes)} = "
+        f"{n(slots)}, one of them the padding slot: max_mamba_cache_size = {n(slots)} - 1 = "
+        f"{n(request_slots(slots))} for requests")
+    return slots, state_pool, 0
+
+
+def _told_state_slots(options: StrategyOptions, n_state: int, layer_bytes: int, s: int,
+                      drafts: int, formulas: list[str],
+                      extras: dict[str, object]) -> tuple[int, int]:
+    """``(slots, buffers)`` where --max-mamba-cache-size M is told: M request slots and the
+    padding slot, whatever the budget and r (``_handle_max_mamba_cache``,
+    kv_cache_configurator.py 3303-3309 and 3404-3409), and with ``drafts`` (D) tokens verified
+    a step, draft-token buffers for min(max_running_requests, M // S) + 1 requests (3313-3324:
+    max_running_requests the told one, else the hook's 48). The KV pool gets the rest of the
+    budget. Appends their formulas and extras."""
+    m = options.sglang_max_mamba_cache_size
+    slot_bytes = n_state * layer_bytes
+    slots, buffers, held = told_state(options, slot_bytes, s, drafts)
+    formulas.append(
+        f"state slots = --max-mamba-cache-size + 1 = {n(m)} + 1 = {n(m + 1)} (one the padding "
+        f"slot), {n_state} layers x {n(layer_bytes)} B = {n(slot_bytes)} B each: SGLang takes "
+        "the told size whatever the budget (its --mamba-full-memory-ratio goes unread)")
+    extras["mamba_cache_size_told"] = True
+    if not drafts:
+        return slots, 0
+    formulas.append(
+        f"draft-token buffers = slot x (min(max_running_requests, M // S) + 1) x D = "
+        f"{n(slot_bytes)} x (min({n(running_request_limit(options, drafting=True))}, {n(m)} "
+        f"// {s}) + 1) x {drafts} = {n(slot_bytes)} "
+        f"x {n(held + 1)} x {drafts} = {n(buffers)} (D = {drafts} tokens verified a step; "
+        "SGLang reserves this much beside the told slots)")
+    extras.update(sglang_draft_tokens=drafts, draft_buffer_bytes=buffers)
+    return slots, buffers
+
+
+def told_state(options: StrategyOptions, slot_bytes: int, s: int,
+               drafts: int) -> tuple[int, int, int]:
+    """``(slots, buffers, requests)`` SGLang keeps where --max-mamba-cache-size M is told: M + 1
+    slots (the padding slot), and with ``drafts`` (D) tokens a step the draft-token buffers'
+    bytes, ``slot x (requests + 1) x D`` for ``requests = min(max_running_requests, M // S)``
+    (``spec_reserved_requests``; 0 and 0 without drafting)."""
+    m = options.sglang_max_mamba_cache_size
+    if not drafts:
+        return m + 1, 0, 0
+    held = spec_reserved_requests(m, s, running_request_limit(options, drafting=True))
+    return m + 1, slot_bytes * (held + 1) * drafts, held
 
 
 def _spec_state_slots(budget_bytes: int, r: Fraction, n_state: int, layer_bytes: int, s: int,
@@ -907,6 +972,12 @@ DRAFTER_KV_LINE = (
     "pool of max_total_num_tokens tokens beyond this budget, which leaves the token pool's cell "
     "as it is; with a draft model path SGLang adds its layers to the cell: add the MTP layer "
     "to the model to count it so")
+# SGLang's --max-mamba-cache-size on a model of state layers alone: its pools there (no token
+# pool beside the slots) are not checked against SGLang's code.
+MAMBA_CACHE_SIZE_NOT_MODELLED = (
+    "--max-mamba-cache-size: not modelled for SGLang on a model of state layers alone, whose "
+    "figures here are without it (FlatKV models it beside attention layers: the told slots, "
+    "the KV pool the rest of the budget)")
 # Sub-cases not matched: a state model beside a hybrid SWA pool (its SWA request cap reads the
 # drafted tokens too), and a model of state layers alone.
 SPECULATIVE_NOT_MODELLED = (
@@ -1042,6 +1113,15 @@ def _pool_refusal(profile: CacheProfile, options: StrategyOptions, kv_memory: in
             f"{n(enough_budget(profile, options, slot_bytes))} B or more holds one"
             + (", as does a smaller SGLang mamba/full memory ratio (--mamba-full-memory-ratio)"
                if slot_bytes else ""))
+    if slot_bytes and profile.has_attention and pool_tokens < 2:
+        # resolve_max_num_reqs: at most T // 2 running, and with state none refuses to start
+        # (kv_cache_configurator.py 3152-3160; a state pool sized from the budget never leaves
+        # so small a KV pool beside a request's slots, told slots can)
+        return (
+            f"the KV pool holds {n(pool_tokens)} token: SGLang runs at most T // 2 = 0 "
+            "requests, and with state it refuses to start (\"state cache is too small to serve "
+            f"any requests\"); a budget of {n(enough_budget(profile, options, slot_bytes))} B or "
+            "more holds more")
     return None
 
 
@@ -1244,10 +1324,28 @@ def run_sglang(
 
     slots = slot_bytes = None
     state_bytes = state_pool = buffers = 0
+    if options.sglang_max_mamba_cache_size is not None and not profile.has_attention:
+        formulas.append(MAMBA_CACHE_SIZE_NOT_MODELLED)  # its figures are without it
+        extras["mamba_cache_size_not_modelled"] = True
+        options = replace(options, sglang_max_mamba_cache_size=None)
+    told_size = options.sglang_max_mamba_cache_size
     if n_state:
         slots, slot_bytes, state_pool, buffers = _state_slots(profile, options, budget_bytes,
                                                               formulas, extras)
         state_bytes = slots * slot_bytes
+        if told_size is not None and told_size // per_request < 1:
+            return refuse(
+                f"--max-mamba-cache-size {n(told_size)} gives fewer request slots than the "
+                f"{per_request} one running request holds (S): SGLang refuses to start; give "
+                f"at least {per_request}")
+        if told_size is not None and state_bytes + buffers >= budget_bytes:
+            return refuse(
+                f"the {n(slots)} told state slots of {n(slot_bytes)} B"
+                + (f" and their draft-token buffers ({n(buffers)} B)" if buffers else "")
+                + f" take {n(state_bytes + buffers)} B, the whole budget of {n(budget_bytes)} B "
+                "or more: SGLang finds no memory left for the KV cache; a budget of "
+                f"{n(enough_budget(profile, options, slot_bytes))} B or more, or a smaller "
+                "--max-mamba-cache-size, leaves some")
         if request_slots(slots) // per_request < 1:
             buffered = (f" beside their draft-token buffers ({drafts} tokens verified a "
                         "step)" if drafts else "")
@@ -1264,15 +1362,19 @@ def run_sglang(
     if profile.has_attention:
         formulas.append(
             f"KV memory = budget - slots x slot bytes = {n(budget_bytes)} - {n(state_bytes)} = "
-            f"{n(kv_memory)}" + (
+            f"{n(kv_memory)}" + (" (the told slots' bytes: SGLang's _handle_max_mamba_cache "
+                                 "leaves the KV pool the rest)" if told_size is not None else
+                                 "") + (
                 f" (the slots' bytes, not the whole state pool: its {n(state_pool - state_bytes)}"
                 " B short of one more slot go to the KV pool, as in SGLang's "
-                "_handle_max_mamba_cache)" if n_state else "")
+                "_handle_max_mamba_cache)" if n_state and told_size is None else "")
             if not buffers else
             f"KV memory = budget - slots x slot bytes - draft-token buffers = {n(budget_bytes)} "
-            f"- {n(state_bytes)} - {n(buffers)} = {n(kv_memory)} (what the slots and buffers "
-            "leave of the state budget goes to the KV pool, as in SGLang's "
-            "_handle_max_mamba_cache)"
+            f"- {n(state_bytes)} - {n(buffers)} = {n(kv_memory)} ("
+            + ("the told slots and their buffers: SGLang's _handle_max_mamba_cache leaves the "
+               "KV pool the rest)" if told_size is not None else
+               "what the slots and buffers leave of the state budget goes to the KV pool, as "
+               "in SGLang's _handle_max_mamba_cache)")
         )
         if drafts:
             formulas.append(DRAFTER_KV_LINE)
