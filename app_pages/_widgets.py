@@ -323,9 +323,22 @@ def _sglang_max_running_requests_widget() -> None:
          "for min(this, the cap) + 1 requests, not 48 + 1, and the KV pool gets the rest.")
 
 
+def _sglang_max_mamba_cache_size_widget() -> None:
+    # 0 stands for "not told" (None), as for max running requests above
+    bind(st.number_input, "sglang_max_mamba_cache_size", "Max mamba cache size (0: auto)",
+         min_value=0, max_value=MAX_RUNNING_REQUESTS, step=1,
+         to_widget=lambda v: v or 0, from_widget=lambda v: int(v) or None,
+         help="SGLang's --max-mamba-cache-size: state slots for requests (one more is its "
+         "padding slot). 0 leaves it to SGLang: a share of the budget, r / (1 + r). Told, the "
+         "state takes those slots whatever the budget and the ratio, and with speculative "
+         "decoding draft-token buffers for min(max running requests, slots // S) + 1 requests; "
+         "the KV pool gets the rest.")
+
+
 _OWN_WIDGETS = {
     "mamba_cache_mode": _mamba_cache_mode_widget,
     "sglang_max_running_requests": _sglang_max_running_requests_widget,
+    "sglang_max_mamba_cache_size": _sglang_max_mamba_cache_size_widget,
     "sglang_swa_pool": _sglang_swa_pool_widget,
     "sglang_ssm_dtype": _sglang_ssm_dtype_widget,
     "max_batched_tokens": _max_batched_tokens_widget,

@@ -127,6 +127,8 @@ class AppState:
     sglang_slots_per_request: int | None = ENGINE_DEFAULTS.sglang_slots_per_request  # SGLang's
     # None: SGLang's own max_running_requests (from its pools and the context, 48 drafting)
     sglang_max_running_requests: int | None = ENGINE_DEFAULTS.sglang_max_running_requests
+    # None: SGLang's own state slots (a share of the budget)
+    sglang_max_mamba_cache_size: int | None = ENGINE_DEFAULTS.sglang_max_mamba_cache_size
     sglang_overlap_schedule: bool = ENGINE_DEFAULTS.sglang_overlap_schedule
     sglang_page_size: int = ENGINE_DEFAULTS.sglang_page_size
     sglang_ssm_dtype: str | None = ENGINE_DEFAULTS.sglang_ssm_dtype  # None: by the config
@@ -517,6 +519,8 @@ _SETTINGS: dict[str, tuple[str, Callable[[str, str], object], Callable[[object],
                  _write_auto(str)),
     "sg_maxrun": ("sglang_max_running_requests", _auto(_int(1, MAX_RUNNING_REQUESTS)),
                   _write_auto(str)),
+    "sg_mamba_size": ("sglang_max_mamba_cache_size", _auto(_int(1, MAX_RUNNING_REQUESTS)),
+                      _write_auto(str)),
     "sg_overlap": ("sglang_overlap_schedule", _flag, lambda v: "1" if v else "0"),
     "sg_page": ("sglang_page_size", _int(1, MAX_BLOCK_SIZE), str),
     "sg_ssm": ("sglang_ssm_dtype", _auto(_choice(lambda: list(SGLANG_SSM_DTYPES))),

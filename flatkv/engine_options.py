@@ -99,6 +99,9 @@ ENGINE_OPTIONS = (
     # the requests its draft-token buffers are reserved for (no figure without attention)
     EngineOption("sglang_max_running_requests", "SGLang max running requests", ("sglang",),
                  SGLANG_COLUMN, lambda p: p.has_attention),
+    # --max-mamba-cache-size: the state slots told, the KV pool the rest (beside attention)
+    EngineOption("sglang_max_mamba_cache_size", "SGLang max mamba cache size", ("sglang",),
+                 SGLANG_COLUMN, lambda p: p.has_state and p.has_attention),
     # sets the tracking slots of the extra_buffer radix cache (slots per request)
     EngineOption("sglang_overlap_schedule", "SGLang overlap scheduling", ("sglang",),
                  SGLANG_COLUMN, lambda p: radix_cache(p, ENGINE_DEFAULTS) == "extra_buffer"),

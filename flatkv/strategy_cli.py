@@ -137,6 +137,14 @@ def add_strategy_arguments(
          "speculative decoding on a state hybrid its draft-token buffers are reserved for "
          "min(N, cap) + 1 requests (default: SGLang's own, from its token pool and the "
          "context, 48 with speculative decoding)")
+    parser.add_argument("--sglang-max-mamba-cache-size", "--max-mamba-cache-size", type=int,
+         default=defaults.sglang_max_mamba_cache_size, metavar="M",
+         dest="sglang_max_mamba_cache_size",
+         help="sglang: its --max-mamba-cache-size: M state slots for requests (and its padding "
+         "slot) whatever the budget and --mamba-full-memory-ratio, the KV pool the rest; with "
+         "speculative decoding, draft-token buffers for min(max running requests, M // S) + 1 "
+         "requests (default: SGLang's own, from the budget; a state hybrid with attention "
+         "only)")
     parser.add_argument("--sglang-overlap-schedule", action=argparse.BooleanOptionalAction,
          default=None, help="sglang: its overlap scheduling (default on); "
          "--no-sglang-overlap-schedule is SGLang's --disable-overlap-schedule: the models of "

@@ -4128,8 +4128,15 @@ def test_compare_takes_sglangs_max_running_requests():
     assert sglang_tokens() == (budget - 144 * slot - slot * 21 * 4) // 24_576 == 1_030_794
     at.number_input(key="w.sglang_max_running_requests").set_value(0).run()
     assert "sg_maxrun" not in at.query_params and sglang_tokens() == 930_186
+    # told 100 state slots beside 3 drafted tokens: 101 slots and buffers for min(48, 100 //
+    # 5) + 1 = 21 requests leave (42,949,672,960 - 101 x 77,266,944 - 77,266,944 x 21 x 4) //
+    # 24,576 = 1,165,986 tokens
+    at.number_input(key="w.sglang_max_mamba_cache_size").set_value(100).run()
+    assert_clean(at)
+    assert at.query_params["sg_mamba_size"] == "100"
+    assert sglang_tokens() == (budget - 101 * slot - slot * 21 * 4) // 24_576 == 1_165_986
     # a model without attention logs no max_running_requests: the option is not offered
     state_only = open_app("app_pages/compare.py", {"model": "custom", "layers": "linear*4",
                                                    "kv": "0", "state": "conv=4096"})
-    assert not [w for w in state_only.number_input
-                if w.key == "w.sglang_max_running_requests"]
+    assert not [w for w in state_only.number_input if w.key in (
+        "w.sglang_max_running_requests", "w.sglang_max_mamba_cache_size")]

@@ -66,6 +66,7 @@ def test_every_setting_of_the_view_has_a_link_key_and_round_trips():
         "speculative_tokens": 2, "prefill_checkpoint_blocks": 1,
         "mamba_full_memory_ratio": 0.5, "swa_full_tokens_ratio": 0.25,
         "sglang_slots_per_request": 5, "sglang_max_running_requests": 20,
+        "sglang_max_mamba_cache_size": 100,
         "sglang_page_size": 64, "sglang_ssm_dtype": "bfloat16", "sglang_swa_pool": False,
         "max_batched_tokens": 4096, "lcm_padding_bound": 0.1,
         "vllm_hybrid_manager": False, "vllm_async_scheduling": True,
@@ -368,6 +369,7 @@ def test_a_preset_is_linked_by_name():
         ({"sg_ratio": "0"}, "mamba_full_memory_ratio", "sg_ratio is '0': give a number in"),
         ({"sg_slots": "0"}, "sglang_slots_per_request", "sg_slots=0 is outside"),
         ({"sg_maxrun": "0"}, "sglang_max_running_requests", "sg_maxrun=0 is outside"),
+        ({"sg_mamba_size": "-1"}, "sglang_max_mamba_cache_size", "sg_mamba_size=-1 is outside"),
         ({"sg_swa": "2"}, "swa_full_tokens_ratio", "sg_swa is '2': give a number in [0.000001, 1]"),
         ({"sg_page": "0"}, "sglang_page_size", "sg_page=0 is outside"),
         ({"sg_ssm": "int8"}, "sglang_ssm_dtype",
@@ -754,7 +756,7 @@ OTHER_VALUES = dict(kernel_block_size=(64,), mamba_cache_mode=("align", "all"),
                     speculative_tokens=(2,), prefill_checkpoint_blocks=(1,),
                     mamba_chunk_size=(128,), mamba_full_memory_ratio=(Fraction(1, 2),),
                     swa_full_tokens_ratio=(Fraction(1, 2),), sglang_slots_per_request=(5,),
-                    sglang_max_running_requests=(20,),
+                    sglang_max_running_requests=(20,), sglang_max_mamba_cache_size=(100,),
                     sglang_page_size=(64,), sglang_ssm_dtype=("bfloat16", "float16"),
                     sglang_swa_pool=(False,), vllm_hybrid_manager=(False,),
                     sglang_overlap_schedule=(False,),
@@ -857,6 +859,7 @@ def test_strategy_fields_are_what_each_layout_reads_of_the_model():
     assert strategy_fields("sglang", hybrid) == ("speculative_tokens", "mamba_full_memory_ratio",
                                                  "sglang_slots_per_request",
                                                  "sglang_max_running_requests",
+                                                 "sglang_max_mamba_cache_size",
                                                  "sglang_page_size")
     # drafting moves SGLang's max_running_requests to 48 for any model (not the paged layouts'
     # figures without state)
@@ -869,8 +872,8 @@ def test_strategy_fields_are_what_each_layout_reads_of_the_model():
     # extra_buffer radix cache (Qwen3-Next's), not of others (the raw hybrid names none)
     assert strategy_fields("sglang", load_preset("Qwen3-Next-80B-A3B").profile()) == (
         "speculative_tokens", "mamba_full_memory_ratio", "sglang_slots_per_request",
-        "sglang_max_running_requests", "sglang_overlap_schedule", "sglang_page_size",
-        "sglang_ssm_dtype")
+        "sglang_max_running_requests", "sglang_max_mamba_cache_size", "sglang_overlap_schedule",
+        "sglang_page_size", "sglang_ssm_dtype")
     assert "sglang_overlap_schedule" not in strategy_fields(
         "sglang", load_preset("LFM2-1.2B").profile())
     # two-level pages pad only where payloads differ: a state row beside KV rows, or attention
@@ -887,7 +890,8 @@ def test_strategy_fields_are_what_each_layout_reads_of_the_model():
     # a state-only model: SGLang's state pool is the whole budget, r splits nothing
     state_only = decode_query({"model": "custom", "layers": "linear*4", "kv": "0",
                                "state": "conv=4096"})[0].profile()
-    # nor does it log a max_running_requests here: no token pool to resolve it from
+    # nor does it log a max_running_requests here: no token pool to resolve it from; told
+    # state slots are not modelled there
     assert strategy_fields("sglang", state_only) == ("sglang_slots_per_request",)
     # the Budget page's layout: None is the sidebar planner's own; a link keeps another
     state, notices = decode_query({"b_layout": "vllm"})

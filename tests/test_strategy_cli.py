@@ -291,6 +291,9 @@ def test_plan_prints_sglangs_start_up_log():
         (["--budget", "1GiB", "--sglang-ssm-dtype", "int8"], "--sglang-ssm-dtype is 'int8'"),
         (["--budget", "1GiB", "--speculative-tokens", "-1"],
          "--speculative-tokens must be at least 0, got -1"),
+        (["--budget", "1GiB", "--max-mamba-cache-size", "0"],
+         "--sglang-max-mamba-cache-size must be positive, got 0; SGLang's "
+         "--max-mamba-cache-size"),
         (["--budget", "1GiB", "--max-running-requests", "0"],
          "--sglang-max-running-requests must be positive, got 0; SGLang's "
          "--max-running-requests"),
@@ -543,3 +546,17 @@ def test_compare_takes_sglangs_max_running_requests():
     assert code == 0, err
     assert ("max_running_requests = min(--max-running-requests 20, T // 2, running cap) = "
             "min(20, 460,377, 52) = 20") in out
+
+
+def test_compare_takes_sglangs_max_mamba_cache_size():
+    # Qwen3-Next-80B-A3B at 40 GiB told 100 slots (tests/test_strategies.py's
+    # test_sglang_told_mamba_cache_size_fixes_the_state_slots): 101 slots, (42,949,672,960 -
+    # 101 x 77,266,944) // 24,576 = 1,430,082 tokens, max_running_requests min(4,096, 715,041,
+    # 100 // 5) = 20
+    for flag in ("--max-mamba-cache-size", "--sglang-max-mamba-cache-size"):
+        code, out, err = run(["compare", "--preset", "Qwen3-Next-80B-A3B", "--budget", "40GiB",
+                              "--context", "32768", "--json", flag, "100"])
+        assert code == 0, err
+        told = next(r for r in json.loads(out) if r["strategy"] == "sglang")
+        assert (told["state_slots"], told["kv_tokens"], told["max_running_requests"]) == (
+            101, 1_430_082, 20)
