@@ -226,6 +226,15 @@ def random_running_requests(rng) -> int | None:
     return rng.choice((1, 2 ** rng.randint(1, 10), rng.randint(1, 10**6)))
 
 
+def random_state_slots(rng) -> int | None:
+    """Told state slots for requests (SGLang's --max-mamba-cache-size) one draw in five: fewer
+    than a request holds, a few, hundreds or any up to 5,000 (past what small budgets hold:
+    the engine refuses); None (the engine sizes them from the budget) else."""
+    if rng.random() >= 0.2:
+        return None
+    return rng.choice((1, 4, 5, 16, 100, rng.randint(1, 5_000)))
+
+
 def edge_or_random_budget(rng, refused) -> int:
     """One draw in five at the edge the engine starts at (``refused(budget)`` bisected: the
     least budget it starts at, or one byte under), else ``random_budget``."""

@@ -30,6 +30,7 @@ drafter whose config names no ``num_nextn_predict_layers``), ReplaySSM off (its 
 The rows that tell ``--max-running-requests`` M (``sglang_max_running_requests``, FlatKV's
 option of that name) set it in the schedule bag, where the hook would leave it (it sets 48 only
 where none is told); ``resolve_max_num_reqs`` and ``_handle_max_mamba_cache`` read it there.
+Those that tell ``--max-mamba-cache-size`` (``sglang_max_mamba_cache_size``) set it there too.
 
 ``--random N --seed S`` checks N random settings instead (``random_setting``): the presets'
 shapes, tp, dtypes, page, overlap, ratios, context and budget perturbed within what SGLang starts
@@ -72,6 +73,7 @@ from engine_common import (  # noqa: E402  (bench/, this folder)
     perturb_spec,
     random_context,
     random_running_requests,
+    random_state_slots,
     report,
     show,
     spec_label,
@@ -101,6 +103,10 @@ SPECULATIVE_STATELESS = ("Llama-3.1-8B", "gpt-oss-20b", "Llama-4-Scout-17B-16E",
 TOLD_RUNNING = (1, 20, 100, 10**7)
 TOLD_RUNNING_PRESETS = ("Qwen3-Next-80B-A3B", "Nemotron-H-8B", "Llama-3.1-8B", "gpt-oss-20b",
                         "DeepSeek-V3")
+# --max-mamba-cache-size told (sglang_max_mamba_cache_size): under one request's S slots, at
+# it, hundreds, and more than 40 GiB holds at TP 1; on a GDN, a Mamba2 and an MLA + KDA hybrid
+TOLD_SLOTS = (4, 5, 100, 1000)
+TOLD_SLOTS_PRESETS = ("Qwen3-Next-80B-A3B", "Nemotron-H-8B", "Kimi-Linear-48B-A3B")
 # a model file's "EntryClass = Name" or "EntryClass = [Name, ...]", at the start of a line
 ENTRY_CLASS = re.compile(r"^EntryClass\s*=\s*(\[[^\]]*\]|\w+)", re.MULTILINE)
 KV_DTYPES = {"bfloat16": "bfloat16", "fp8_e4m3": "float8_e4m3fn"}  # SGLang's names, torch's
@@ -129,6 +135,13 @@ def settings() -> list[tuple[str, object, int, bool, dict]]:
              for p in (*SPECULATIVE, "Llama-3.1-8B") for b in BUDGETS for m in TOLD_RUNNING]
     rows += [(p, EDGE, 1, True, {told: 1}) for p in ("Qwen3-Next-80B-A3B", "Llama-3.1-8B")]
     rows += [("Qwen3-Next-80B-A3B", EDGE, 1, True, {"speculative_tokens": 3, told: 100})]
+    slots = "sglang_max_mamba_cache_size"
+    rows += [(p, b, page, True, {slots: m}) for p in TOLD_SLOTS_PRESETS for b in BUDGETS
+             for page in (1, 64) for m in TOLD_SLOTS]
+    rows += [(p, b, 1, True, {"speculative_tokens": 3, slots: m, **more}) for p in SPECULATIVE
+             for b in BUDGETS for m in TOLD_SLOTS for more in ({}, {told: 8})]
+    rows += [(p, EDGE, 1, True, {slots: 100}) for p in TOLD_SLOTS_PRESETS]
+    rows += [("Qwen3-Next-80B-A3B", EDGE, 1, True, {"speculative_tokens": 3, slots: 100})]
     rows += [("Qwen3-Next-80B-A3B", 40 * GIB, 64, True, {"mamba_full_memory_ratio": 0.5}),
              ("gpt-oss-20b", 12_345_678_901, 1, True, {"swa_full_tokens_ratio": 0.3}),
              ("Llama-4-Scout-17B-16E", 12_345_678_901, 64, True, {"swa_full_tokens_ratio": 0.3}),
@@ -234,7 +247,8 @@ def new_bags(page: int, overlap: bool, ratios: dict, tp: int = 1) -> NS:
             else NS(speculative_algorithm=None, speculative_num_draft_tokens=None))
     schedule = NS(page_size=page, disable_overlap_schedule=not overlap,
                   max_running_requests=told if told is not None else 48 if steps else None,
-                  max_mamba_cache_size=None, max_total_tokens=None, chunked_prefill_size=8192,
+                  max_mamba_cache_size=ratios.get("sglang_max_mamba_cache_size"),
+                  max_total_tokens=None, chunked_prefill_size=8192,
                   mamba_full_memory_ratio=ratios.get("mamba_full_memory_ratio", 0.9),
                   swa_full_tokens_ratio=ratios.get("swa_full_tokens_ratio", 0.8))
     context = NS(override=lambda source, **fields: vars(schedule).update(fields))
@@ -576,7 +590,8 @@ def random_setting(sg: NS, rng: random.Random):
     1 to 256 tokens; overlap scheduling on or off; both ratios (odd decimals too, where
     SGLang's float arithmetic and the exact one part); for a state model, speculative
     decoding three times in ten (N of 1 to 7 steps drafted: ``new_bags``);
-    ``--max-running-requests`` one time in four (``random_running_requests``); a context up
+    ``--max-running-requests`` one time in four (``random_running_requests``); for a state
+    model ``--max-mamba-cache-size`` one time in five (``random_state_slots``); a context up
     to the model's;
     a budget anywhere from 16 MiB to 80 GiB, or at the least SGLang starts at (bisected on
     SGLang) and 1 B under. Returns ``check``'s arguments after ``sg``."""
@@ -604,6 +619,8 @@ def random_setting(sg: NS, rng: random.Random):
         ratios["speculative_tokens"] = rng.choice((1, 2, 3, 3, 4, 5, 7))
     if (told := random_running_requests(rng)) is not None:
         ratios["sglang_max_running_requests"] = told
+    if kinds - {"AttentionLayer", "MLALayer"} and (slots := random_state_slots(rng)):
+        ratios["sglang_max_mamba_cache_size"] = slots
     context = random_context(rng, spec)
     budget = edge_or_random_budget(rng, lambda b: "refused" in sglang_figures(
         sg, spec, b, page, overlap, ratios, context, kv_dtype))
@@ -635,7 +652,8 @@ def main() -> int:
     rows = []
     for name, budget, page, overlap, ratios in settings():
         specs = [load_preset(name)]
-        by_tp = "speculative_tokens" in ratios or "sglang_max_running_requests" in ratios
+        by_tp = bool({"speculative_tokens", "sglang_max_running_requests",
+                      "sglang_max_mamba_cache_size"} & set(ratios))
         if by_tp:
             specs = [specs[0].with_options(tp=tp) for tp in SPECULATIVE_TP]
         for spec in specs:
