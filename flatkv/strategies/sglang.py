@@ -35,6 +35,14 @@ those buffers out of the state budget, ``K = int((budget_state - slot x (1 + D))
 and caps running requests at the 48 its speculative hook sets (``spec_request_slots``; the
 comment above ``SPECULATIVE_RUNNING_REQUESTS`` cites where). The token pool gets the rest.
 
+Told ``--max-running-requests`` N (``sglang_max_running_requests``), SGLang logs ``min(N, T //
+2)``, with state at most ``(slots - 1) // S``, whatever the context and whether it drafts (its
+hook's 48 only where none is told: ``running_request_limit``); its pools stay, but drafting
+buffers are reserved for ``min(N, K // S) + 1`` requests. Told ``--max-mamba-cache-size`` M
+(``sglang_max_mamba_cache_size``), the state keeps M + 1 slots whatever the budget and r (and
+drafting buffers for ``min(max_running_requests, M // S) + 1`` requests), the KV pool the rest
+(``_told_state_slots``).
+
 The start-up log's lines are worded in ``sglang_log`` from the figures found here; it reads
 nothing of this module.
 """
