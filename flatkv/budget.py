@@ -73,16 +73,17 @@ class Budget:
         return gpu_bytes_for(cache_bytes, self.fraction, self.weights_per_rank * self.tp,
                              self.tp)
 
-    def beyond_gpu_text(self, gpu_bytes: int) -> str:
+    def beyond_gpu_text(self, gpu_bytes: int, short: bool = False) -> str:
         """Where ``gpu_bytes`` (a GPU memory run backwards) is more than this budget's GPU,
-        saying so for the figure's reader; else ``""``. Where the two print the same (79.65
-        GiB past an H100's 79.65 GiB), by how many bytes, or the text reads as its own
-        contradiction."""
+        saying so for the figure's reader ("over 79.65 GiB" where ``short``, for a narrow
+        table column); else ``""``. Where the two print the same (79.65 GiB past an H100's
+        79.65 GiB), by how many bytes, or the text reads as its own contradiction."""
         if self.given or gpu_bytes <= self.gpu_bytes:
             return ""
-        text = f"more than this GPU's {format_bytes(self.gpu_bytes)}"
-        if format_bytes(gpu_bytes) == format_bytes(self.gpu_bytes):
-            text += f", by {gpu_bytes - self.gpu_bytes:,} B"  # bytes: it sits in parentheses
+        shown = format_bytes(self.gpu_bytes)
+        text = f"over {shown}" if short else f"more than this GPU's {shown}"
+        if format_bytes(gpu_bytes) == shown:  # bytes: it sits in parentheses
+            text += f"{'' if short else ','} by {gpu_bytes - self.gpu_bytes:,} B"
         return text
 
     @property

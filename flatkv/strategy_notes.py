@@ -227,9 +227,9 @@ def hold_rows(results: Sequence[StrategyResult], budgets: Sequence[int | None],
                "cache budget": none if need is None else format_bytes(need)}
         gpu = None if need is None else budget.gpu_bytes_for(need)
         if not budget.given:  # "over" the GPU's memory, short: HOLD_HELP says it whole
-            over = gpu is not None and budget.beyond_gpu_text(gpu)
+            over = "" if gpu is None else budget.beyond_gpu_text(gpu, short=True)
             row["GPU memory"] = "" if gpu is None else format_bytes(gpu) + (
-                f" (over {format_bytes(budget.gpu_bytes)})" if over else "")
+                f" ({over})" if over else "")
         row["cache budget (B)"] = need
         if not budget.given:
             row["GPU memory (B)"] = gpu

@@ -94,11 +94,13 @@ def test_a_gpu_memory_past_the_gpu_that_prints_the_same_says_by_how_much():
     # a figure that prints apart needs no bytes
     assert b.beyond_gpu_text(2**37) == "more than this GPU's 79.65 GiB"
     assert b.beyond_gpu_text(b.gpu_bytes) == ""
-    # Compare's "Budget to hold them" table puts it in parentheses after the figure
+    # Compare's "Budget to hold them" table puts it, short, in parentheses after the figure
     qwen = profile_for("Qwen3-Next-80B-A3B", None, 2)
     vllm = run_strategy("vllm", qwen, budget_bytes=b.cache_bytes, context_tokens=64_000)
     assert hold_rows([vllm], [6_171 * 12 * 557_056], b, qwen)[0]["GPU memory"] == (
-        "79.65 GiB (more than this GPU's 79.65 GiB, by 6,675,187 B)")
+        "79.65 GiB (over 79.65 GiB by 6,675,187 B)")
+    assert b.beyond_gpu_text(gpu, short=True) == "over 79.65 GiB by 6,675,187 B"
+    assert b.beyond_gpu_text(2**37, short=True) == "over 79.65 GiB"
 
 
 def test_captions_describe_the_budget_they_come_with():
