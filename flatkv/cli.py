@@ -931,24 +931,31 @@ def in_option_terms(message: str, parser: argparse.ArgumentParser) -> str:
 
 
 def _unknown_option(parser: argparse.ArgumentParser, argv: Sequence[str]) -> str | None:
-    """Why the first --option of ``argv`` that its command does not know (nor abbreviates) is
-    refused, which argparse would say only after a missing required option ("--budget is
-    required" for a misspelt --budgte); None where every option is known."""
+    """Why the first --option of ``argv`` that its command does not know (nor abbreviates), or
+    the first word after the command that no option takes as its value (no command has
+    positional arguments), is refused, which argparse would say only after a missing required
+    option ("--budget is required" for a misspelt --budgte), and for a stray word without the
+    --help pointer ("unrecognized arguments: extra"); None where every token is known."""
     commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
     at = next((i for i, t in enumerate(argv) if not t.startswith("-")), len(argv))
     if at < len(argv) and argv[at] not in commands.choices:
         return None  # a misspelt command, or an option's value before it: argparse says
     command = argv[at] if at < len(argv) else None
     known = (commands.choices[command] if command else parser)._option_string_actions
+    where = f"{PROG} {command}" if command else PROG
+    after_dashes = False  # past "--", every token is a positional: none is wanted
     for i, token in enumerate(argv[at + 1:] if command else argv):
-        if token == "--":
-            break
+        if token == "--" and not after_dashes:
+            after_dashes = True
+            continue
         name = token.split("=", 1)[0]
         previous = argv[at + i] if command else None  # the option this may be the value of
+        is_value = (not after_dashes and previous is not None and previous.startswith("-")
+                    and "=" not in previous and _takes_a_value(known, previous))
+        if after_dashes or (command and not token.startswith("-") and not is_value):
+            return f"unrecognized argument {token}: {where} --help lists the options"
         if (name.startswith("--") and not any(k.startswith(name) for k in known)
-                and not (previous and previous.startswith("-") and "=" not in previous
-                         and _takes_a_value(known, previous))):
-            where = f"{PROG} {command}" if command else PROG
+                and not is_value):
             return f"unrecognized argument {name}: {where} --help lists the options"
     return None
 

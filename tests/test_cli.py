@@ -721,6 +721,23 @@ def test_an_unknown_option_is_named_before_a_missing_required_one(capsys):
     assert run(["plan", "--preset", "Llama-3.1-8B", "--bud", "80GB"], capsys)[0] == 0
 
 
+def test_a_stray_word_after_any_command_gets_the_help_pointer(capsys):
+    # argparse said "unrecognized arguments: extra", with no pointer; no command takes a
+    # positional argument, and a stray word is named before a missing required option
+    llama = ["--preset", "Llama-3.1-8B", "--budget", "80GB"]
+    for argv in (["presets", "extra"], ["model", "--preset", "Llama-3.1-8B", "extra"],
+                 ["plan", *llama, "extra"], ["plan", "--budget=80GB", "extra"],
+                 ["compare", "extra"], ["bench", "extra", "--max-blocks", "4"],
+                 ["presets", "--", "extra"]):
+        code, out, err = run(argv, capsys)
+        assert (code, out, err) == (2, "", f"python -m flatkv: error: unrecognized argument "
+                                    f"extra: python -m flatkv {argv[0]} --help lists the "
+                                    "options\n"), argv
+    # an option's value (its flag abbreviated too) is not stray
+    assert run(["plan", *llama], capsys)[0] == 0
+    assert run(["plan", "--preset", "Llama-3.1-8B", "--bud", "80GB"], capsys)[0] == 0
+
+
 def test_a_misspelt_command_or_a_value_like_an_option_is_argparses_to_say(capsys):
     for argv, said in (
             (["plna", "--preset", "Llama-3.1-8B", "--budget", "1GB"],
