@@ -50,7 +50,9 @@ from flatkv.strategies.base import (
     MAX_RUNNING_REQUESTS,
     MAX_SLOTS_PER_REQUEST,
     MAX_SPECULATIVE_TOKENS,
+    PADDING_BOUND_EXAMPLE,
     PADDING_BOUND_RANGE,
+    RATIO_EXAMPLE,
     RATIO_RANGE,
     SGLANG_SSM_DTYPES,
     SWA_RATIO_RANGE,
@@ -435,11 +437,13 @@ def _choice(options: Callable[[], list[str]]) -> Callable[[str, str], str]:
     return parse
 
 
-def _ratio(bounds: tuple[Fraction, Fraction]) -> Callable[[str, str], float]:
-    """A ratio option (StrategyOptions' own check, so the message gives the range)."""
+def _ratio(bounds: tuple[Fraction, Fraction],
+           example: str = RATIO_EXAMPLE) -> Callable[[str, str], float]:
+    """A ratio option (StrategyOptions' own check, so the message gives the range and an
+    example of its kind)."""
 
     def parse(key: str, text: str) -> float:
-        return float(to_fraction(key, text, bounds=bounds, low_inclusive=True))
+        return float(to_fraction(key, text, bounds=bounds, low_inclusive=True, example=example))
 
     return parse
 
@@ -527,7 +531,8 @@ _SETTINGS: dict[str, tuple[str, Callable[[str, str], object], Callable[[object],
                _write_auto(str)),
     "sg_swa_pool": ("sglang_swa_pool", _auto(_flag), _write_auto(lambda v: "1" if v else "0")),
     "mbt": ("max_batched_tokens", _tokens(MAX_CONTEXT), str),
-    "lcm_pad": ("lcm_padding_bound", _ratio(PADDING_BOUND_RANGE), repr),
+    "lcm_pad": ("lcm_padding_bound", _ratio(PADDING_BOUND_RANGE, PADDING_BOUND_EXAMPLE),
+                repr),
     "b_layout": ("budget_strategy", _auto(_choice(lambda: list(STRATEGIES))), _write_auto(str)),
     "device": ("lab_device", _auto(gpu_settings.check_device_name), _write_auto(str)),
     "kernels": ("lab_kernels", _auto(_names(gpu_settings.KERNELS)), _write_auto(",".join)),

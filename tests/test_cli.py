@@ -721,6 +721,21 @@ def test_an_unknown_option_is_named_before_a_missing_required_one(capsys):
     assert run(["plan", "--preset", "Llama-3.1-8B", "--bud", "80GB"], capsys)[0] == 0
 
 
+def test_a_ratio_out_of_range_gets_an_example_of_its_kind(capsys):
+    # the padding bound's example was the memory ratio's "0.9 or 9/10"; it takes [0, 10], a
+    # share of a page wasted, 1/4 by default
+    for flag, value, said in (
+            ("--lcm-padding-bound", "11", "[0, 10] such as 0.25 or 1/4"),
+            ("--lcm-padding-bound", "x", "[0, 10] such as 0.25 or 1/4"),
+            ("--mamba-full-memory-ratio", "0", "[0.000001, 1000000] such as 0.9 or 9/10")):
+        code, out, err = run(["compare", "--preset", "Llama-3.1-8B", "--budget", "10GB", flag,
+                              value], capsys)
+        assert (code, out, err) == (2, "", f"python -m flatkv: error: {flag} is '{value}': "
+                                    f"give a number in {said}\n")
+    assert run(["compare", "--preset", "Llama-3.1-8B", "--budget", "10GB",
+                "--lcm-padding-bound", "1/4"], capsys)[0] == 0
+
+
 def test_a_stray_word_after_any_command_gets_the_help_pointer(capsys):
     # argparse said "unrecognized arguments: extra", with no pointer; no command takes a
     # positional argument, and a stray word is named before a missing required option

@@ -119,6 +119,10 @@ def start_up_log_title(strategy: str) -> str:
 # Bounds on ratio options (an exact Fraction is computed from them, so they must stay small).
 RATIO_RANGE = (Fraction(1, 10**6), Fraction(10**6))
 PADDING_BOUND_RANGE = (Fraction(0), Fraction(10))
+# What a ratio's error offers as an example: a value of its kind (a padding bound is a
+# fraction of a page wasted, its default a quarter; 0.9 reads as a memory share).
+RATIO_EXAMPLE = "0.9 or 9/10"
+PADDING_BOUND_EXAMPLE = "0.25 or 1/4"
 # SGLang documents --swa-full-tokens-ratio as between 0 and 1: the sliding pool is the smaller
 SWA_RATIO_RANGE = (RATIO_RANGE[0], Fraction(1))
 MAX_SLOTS_PER_REQUEST = 1024  # SGLang's state slots a running request holds (its default: 3)
@@ -160,18 +164,19 @@ def _decimal_fraction(text: str) -> Fraction | None:
 
 
 def to_fraction(
-    field_name: str, value: object, *, bounds: tuple[Fraction, Fraction], low_inclusive: bool
+    field_name: str, value: object, *, bounds: tuple[Fraction, Fraction], low_inclusive: bool,
+    example: str = RATIO_EXAMPLE,
 ) -> Fraction:
     """An exact ratio from an int, a float (read as its shortest decimal: 0.9 is 9/10), a
     string ("0.9", "9/10", "1e-3") or a Fraction, inside ``bounds`` (the upper bound included,
     the lower one when ``low_inclusive``). Anything else raises ValueError naming the field,
-    the value and the accepted range; huge exponents and long strings are refused before any
-    big number is built, so no input hangs."""
+    the value, the accepted range and ``example`` (a value of the field's kind, both forms);
+    huge exponents and long strings are refused before any big number is built, so no input
+    hangs."""
     low, high = bounds
     opener = "[" if low_inclusive else "("
     accepted = (
-        f"give a number in {opener}{plain_number(low)}, {plain_number(high)}] such as 0.9 or "
-        "9/10"
+        f"give a number in {opener}{plain_number(low)}, {plain_number(high)}] such as {example}"
     )
     bad = ValueError(f"{field_name} is {_shown(value)}: {accepted}")
     frac: Fraction | None
@@ -342,12 +347,13 @@ class StrategyOptions:
             check_int("mamba_chunk_size", self.mamba_chunk_size, minimum=1,
                       maximum=MAX_CHUNK_SIZE,
                       hint="or leave it unset for the model's own (its config's chunk)")
-        for name, bounds in (
-            ("mamba_full_memory_ratio", RATIO_RANGE),
-            ("swa_full_tokens_ratio", SWA_RATIO_RANGE),
-            ("lcm_padding_bound", PADDING_BOUND_RANGE),
+        for name, bounds, example in (
+            ("mamba_full_memory_ratio", RATIO_RANGE, RATIO_EXAMPLE),
+            ("swa_full_tokens_ratio", SWA_RATIO_RANGE, RATIO_EXAMPLE),
+            ("lcm_padding_bound", PADDING_BOUND_RANGE, PADDING_BOUND_EXAMPLE),
         ):
-            frac = to_fraction(name, getattr(self, name), bounds=bounds, low_inclusive=True)
+            frac = to_fraction(name, getattr(self, name), bounds=bounds, low_inclusive=True,
+                               example=example)
             object.__setattr__(self, name, frac)
         if self.sglang_slots_per_request is not None:
             check_int("sglang_slots_per_request", self.sglang_slots_per_request, minimum=1,
