@@ -279,14 +279,14 @@ def show(last: gpu_view.LabRun, a: PlanAnalysis, cfg: gpu_view.LabSettings | Non
         st.warning(noise, icon=":material/ssid_chart:")
     table(pd.DataFrame(gpu_view.varying_columns(gpu_view.result_rows(results))),
           formats={"GB/s": "%.2f", gpu_view.MEDIAN_COLUMN: "%.3f"}, helps=gpu_view.RESULT_HELP)
+    st.caption(gpu_view.table_names_text(results))
     if first.device == "cpu":
         st.caption(gpu_view.NO_HOST_MIRROR)
     if first.nominal_peak_gbps is None:
         st.caption(f"No nominal peak bandwidth is known for {first.device_name}.")
-    st.caption(sentence_case(first.counting) + ". The copy is torch's copy_ "
-               "of the same bytes in the same rounds (for the state-row copy, of the state "
-               "rows' bytes): a reference, not a ceiling, so a move can beat it (over 100%) "
-               "where its kernel streams memory better.")
+    st.caption(sentence_case(first.counting) + ". A baseline is timed in the same rounds as "
+               "the moves measured against it: a reference, not a ceiling, so a move can beat "
+               "it (over 100%) where its kernel streams memory better.")
     if last.settings.sweep == gpu_settings.ONE_RUN:
         fig = charts.bandwidth_bars(gpu_view.bandwidth_series(results, "pages_per_call"),
                                     title=gpu_view.bars_title(results))

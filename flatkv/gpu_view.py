@@ -59,6 +59,57 @@ OPERATION_TITLES = {
     "pinned_d2h": "pinned copy to host",
     "pinned_h2d": "pinned copy from host",
 }
+# The results tables' names for an operation and a pool layout (the charts and notices keep
+# OPERATION_TITLES; the CSV and JSON keep the keys). At 1000 px the main column (540 px) holds the
+# table through the median only under names of 10 characters at most: with both pool layouts
+# timed, the "pool layout" column (98 px) put a CPU run's median at 493 to 576 px, a state
+# hybrid's past the edge, and on CUDA "pinned copy from host" (166 px in the operation and the
+# baseline columns each) would have. Baselines end in "copy"; TABLE_NAMES says each in full
+# under the table (a header's tooltip would take 18 px the median has not got).
+TABLE_OPERATIONS = {
+    "copy": "copy",
+    "gather": "gather",
+    "scatter": "scatter",
+    "state_bytes_copy": "state copy",
+    "state_copy": "state rows",
+    "d2h": "to host",
+    "h2d": "from host",
+    "pinned_d2h": "D2H copy",
+    "pinned_h2d": "H2D copy",
+}
+LAYOUT_COLUMN = "layout"  # "pool layout" in the CSV
+TABLE_LAYOUTS = {SLOT_MAJOR: "slot", PAGE_MAJOR: "page"}
+SHARED_LAYOUT = "shared"  # a baseline timed once for all the layouts of a call
+TABLE_NAMES = {
+    "copy": "copy is torch's copy_ of the same bytes on the device",
+    "gather": "gather and scatter move pages by block id out of the pool and back",
+    "scatter": "gather and scatter move pages by block id out of the pool and back",
+    "state_bytes_copy": "state copy is a copy of as many bytes as the state rows",
+    "state_copy": "state rows is the state-row copy (a request's state rows to another slot)",
+    "d2h": "to host and from host move pages to and from a pinned host buffer",
+    "h2d": "to host and from host move pages to and from a pinned host buffer",
+    "pinned_d2h": "D2H and H2D copy are one pinned copy of the same bytes to and from the host",
+    "pinned_h2d": "D2H and H2D copy are one pinned copy of the same bytes to and from the host",
+}
+LAYOUTS_NAMED = (f"layout slot and page are the {SLOT_MAJOR} and {PAGE_MAJOR} pools, "
+                 f"{SHARED_LAYOUT} a baseline timed once for both")
+
+
+def table_names_text(results: Sequence[BenchResult]) -> str:
+    """What the results table's short names stand for, those of this run only, in the order
+    its rows first name them (the operation and baseline columns, and the layouts where a run
+    timed several)."""
+    said: list[str] = []
+    for r in results:
+        for f in r.figures:
+            for op in (f.operation, f.baseline):
+                if (text := TABLE_NAMES.get(op, "")) and text not in said:
+                    said.append(text)
+    if several_layouts(results):
+        said.append(LAYOUTS_NAMED)
+    return "In the table, " + "; ".join(said) + "."
+
+
 # Operation -> its colour kind in flatkv.charts.COLORS: a baseline other than the device copy
 # shares the colour of the move measured against it (the pinned copies their host moves', the
 # copy of the state bytes the state-row copy's), so two dashed baselines never look alike.
@@ -351,6 +402,10 @@ RESULT_HELP = {
 }
 
 
+def _table_name(operation: str) -> str:
+    return TABLE_OPERATIONS.get(operation, operation)
+
+
 def result_rows(results: Sequence[BenchResult], *, text: bool = True) -> list[dict]:
     """One row per figure: what moved, how fast, against which baseline, how many bytes. When a
     run timed several pool layouts, their shared baselines have one row, layout "shared".
@@ -373,20 +428,19 @@ def result_rows(results: Sequence[BenchResult], *, text: bool = True) -> list[di
                 if key in seen:
                     continue
                 seen.add(key)
-                layout = "shared"
+                layout = SHARED_LAYOUT
             row = {
                 "P (tokens)": r.block_size,
                 "page bytes": r.page_bytes,
                 PAGES_COLUMN if text else "pages per call": r.pages_per_call,
-                "pool layout": layout,
-                "operation": OPERATION_TITLES.get(f.operation, f.operation) if text
-                else f.operation,
+                LAYOUT_COLUMN if text else "pool layout": TABLE_LAYOUTS.get(layout, layout)
+                if text else layout,
+                "operation": _table_name(f.operation) if text else f.operation,
                 KERNEL_COLUMN if text else "implementation": f.implementation,
                 "GB/s": round(f.gbps, 2),
                 SHARE_COLUMN if text else "share of baseline": (
                     _percent(f.share_of_baseline) if text else f.share_of_baseline),
-                "baseline": OPERATION_TITLES.get(f.baseline, f.baseline) if text
-                else f.baseline,
+                "baseline": _table_name(f.baseline) if text else f.baseline,
             }
             if with_peak and not text:
                 row["share of nominal peak"] = f.share_of_peak
@@ -519,7 +573,7 @@ def layout_rows(results: Sequence[BenchResult], *, text: bool = True) -> list[di
         rows.append({
             "P (tokens)": block, "page bytes": page,
             PAGES_COLUMN if text else "pages per call": pages,
-            "operation": OPERATION_TITLES.get(op, op) if text else op,
+            "operation": _table_name(op) if text else op,
             KERNEL_COLUMN if text else "implementation": impl,
             # the ratio and whether it is noise first: what a scrolled table shows
             f"{PAGE_MAJOR} / {SLOT_MAJOR}": f"{ratio:.2f}x" if text else ratio,
@@ -532,7 +586,7 @@ def layout_rows(results: Sequence[BenchResult], *, text: bool = True) -> list[di
 
 # Columns a results table repeats on every row of one run: shown only where they vary (the run's
 # headline gives them otherwise).
-RUN_COLUMNS = ("P (tokens)", "page bytes", PAGES_COLUMN, "pool layout")
+RUN_COLUMNS = ("P (tokens)", "page bytes", PAGES_COLUMN, LAYOUT_COLUMN)
 
 
 def varying_columns(rows: Sequence[dict], columns: Sequence[str] = RUN_COLUMNS) -> list[dict]:

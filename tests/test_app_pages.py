@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from flatkv import app_model, gpu_settings
+from flatkv import app_model, gpu_settings, gpu_view
 from flatkv.app_model import model_names
 from flatkv.app_state import DEFAULT
 from flatkv.presets import load_preset
@@ -1592,12 +1592,12 @@ def test_gpu_page_runs_a_cpu_benchmark(small_flush):
     first = at.dataframe[0].value.columns[0]
     assert json.loads(at.dataframe[0].proto.columns)[first]["pinned"] is True
     rows = at.dataframe[0].value.set_index("operation")
-    # named as the chart names them; no state rows in this model
-    assert list(rows.index) == ["device copy", "gather", "scatter"]
+    # the table's short names (the chart's "device copy"); no state rows in this model
+    assert list(rows.index) == ["copy", "gather", "scatter"]
     assert set(rows["bytes per call"]) == {3 * TINY_PAGE}  # 3 pages per call x 131,072 B
     # one run: P and the page are the headline's (2 x 4,096 x 16 = TINY_PAGE), not a column
     assert "P (tokens)" not in rows.columns and "page bytes" not in rows.columns
-    assert "pool layout" not in rows.columns  # one layout ran: the setting says which
+    assert "layout" not in rows.columns  # one layout ran: the setting says which
     assert metrics(at)["P (tokens per page)"] == "16"
     assert set(rows["bytes counted"]) == {2 * 3 * TINY_PAGE}  # read + written
     assert rows.loc["gather", "kernel"] == "torch"
@@ -1661,7 +1661,7 @@ def test_gpu_results_table_shows_its_figures_whole_at_1000_px(small_flush):
     at.run()
     assert_clean(at)
     shown_rows = at.dataframe[0].value
-    assert "state-size copy" in set(shown_rows["baseline"])
+    assert "state copy" in set(shown_rows["baseline"])
     widths = {col: c.get("width") for col, c in json.loads(at.dataframe[0].proto.columns).items()}
     columns = list(shown_rows.columns)
     read = columns[:columns.index("baseline") + 1]
@@ -1702,43 +1702,73 @@ def test_gpu_sweep_table_shows_its_figures_whole_at_1000_px(small_flush):
     at.session_state["gpu.last_run"] = dataclasses.replace(kept, results=swept)
     at.run()
     assert_clean(at)
-    assert "state-size copy" in set(at.dataframe[0].value["baseline"])
+    assert "state copy" in set(at.dataframe[0].value["baseline"])
     read, widths = read_widths()
     assert len(read) == 6 and read[0].startswith("pages")
     assert sum(widths[c] for c in read) <= MAIN_COLUMN_PX, {c: widths[c] for c in read}
 
 
 def test_gpu_results_median_ends_inside_the_main_column_at_1000_px(small_flush):
-    """A state hybrid's CPU run: operation and baseline name the state-size copy (126 px each),
+    """A state hybrid's CPU run: operation and baseline named the state-size copy (126 px each),
     and the median, under "median (ms)", ended on the 540 px edge with a 16 px longer header; a
-    known peak's "share of nominal peak" (166 px) came before it. Through the median the
-    columns now end inside the main column, and the peak's share follows it as "peak"."""
+    known peak's "share of nominal peak" (166 px) came before it. With both pool layouts timed,
+    the "pool layout" column (98 px) put the median at 493 to 576 px for the page's own run
+    (x 873 to 956 in a 1000 px window, the column ending at x 920), and past the edge for a
+    state hybrid. Under the table's short names (a 64 px layout column, "state copy", said in
+    full under the table) the columns through the median end inside the main column in one
+    layout and in both, and the peak's share follows it as "peak"."""
     from test_gpu_view import figure, result
 
     from app_pages._frame import MAIN_COLUMN_PX
 
     at = tiny_run(open_app("app_pages/gpu.py", TINY_LINK))
     kept = at.session_state["gpu.last_run"]
-    run = result(gbps=(7.32, 2.21, 1.79), peak=50.0)  # a CPU's GB/s, a made-up peak
-    state = (figure("state_bytes_copy", "copy", 8 * 1056, 0.25, baseline="state_bytes_copy"),
-             dataclasses.replace(  # a slow state copy's median: 30.224 ms
-                 figure("state_copy", "torch", 8 * 1056, 0.08, baseline="state_bytes_copy"),
-                 median_s=0.030224))
-    run = dataclasses.replace(run, figures=run.figures[:3] + state)
-    at.session_state["gpu.last_run"] = dataclasses.replace(kept, results=(run,))
-    at.run()
+
+    def state_run(layout: str):
+        run = result(gbps=(7.32, 2.21, 1.79), peak=50.0, layout=layout)  # a made-up peak
+        state = (figure("state_bytes_copy", "copy", 8 * 1056, 0.25, baseline="state_bytes_copy"),
+                 dataclasses.replace(  # a slow state copy's median: 30.224 ms
+                     figure("state_copy", "torch", 8 * 1056, 0.08, baseline="state_bytes_copy"),
+                     median_s=0.030224))
+        return dataclasses.replace(run, figures=run.figures[:3] + state)
+
+    said = []  # the short names in full under the table, and the runs they were for
+    for layouts, first in (((gpu_settings.SLOT_MAJOR,), []),
+                           (gpu_settings.POOL_LAYOUTS, ["layout"])):
+        runs = tuple(state_run(layout) for layout in layouts)
+        at.session_state["gpu.last_run"] = dataclasses.replace(kept, results=runs)
+        at.run()
+        assert_clean(at)
+        config = json.loads(at.dataframe[0].proto.columns)
+        widths = {col: c.get("width") for col, c in config.items()}
+        columns = list(at.dataframe[0].value.columns)
+        read = columns[:columns.index("median") + 1]
+        assert sum(widths[c] for c in read) <= MAIN_COLUMN_PX, {c: widths[c] for c in read}
+        assert read == [*first, "operation", "kernel", "GB/s", "share", "baseline", "median"]
+        assert columns[len(read)] == "peak"
+        assert list(at.dataframe[0].value["median"])[-1] == 30.224
+        assert config["median"]["help"] == ("Median (ms): one call's median time over the "
+                                            "timed rounds; GB/s is the bytes counted over it.")
+        assert config["peak"]["help"].startswith("Share of nominal peak: ")
+        names = [c.value for c in at.caption if c.value.startswith("In the table, ")]
+        said.append((names, runs))
+    assert all(names == [gpu_view.table_names_text(runs)] for names, runs in said)
+    assert "state copy" in set(at.dataframe[0].value["baseline"])
+    # both layouts: 64 + 92 + 64 + 51 + 82 + 92 + 82 = 527 px, the baselines shared
+    assert [widths[c] for c in read] == [64, 92, 64, 51, 82, 92, 82]
+    assert list(at.dataframe[0].value["layout"]) == ["shared", "slot", "slot", "shared", "slot",
+                                                     "page", "page", "page"]
+    assert names[0].endswith("layout slot and page are the slot-major and page-major pools, "
+                             "shared a baseline timed once for both.")
+    # the page's own run in both layouts: its median ends inside the column too
+    at.session_state["gpu.last_run"] = kept
+    at.pills(key="w.lab_layouts").set_value(list(gpu_settings.POOL_LAYOUTS)).run()
+    at.button(key="gpu.run").click().run()
     assert_clean(at)
-    config = json.loads(at.dataframe[0].proto.columns)
-    widths = {col: c.get("width") for col, c in config.items()}
+    widths = {col: c.get("width") for col, c in json.loads(at.dataframe[0].proto.columns).items()}
     columns = list(at.dataframe[0].value.columns)
     read = columns[:columns.index("median") + 1]
-    assert read == ["operation", "kernel", "GB/s", "share", "baseline", "median"]
-    assert sum(widths[c] for c in read) <= MAIN_COLUMN_PX, {c: widths[c] for c in read}
-    assert columns[len(read)] == "peak"
-    assert list(at.dataframe[0].value["median"])[-1] == 30.224
-    assert config["median"]["help"] == ("Median (ms): one call's median time over the timed "
-                                        "rounds; GB/s is the bytes counted over it.")
-    assert config["peak"]["help"].startswith("Share of nominal peak: ")
+    assert read[0] == "layout" and sum(widths[c] for c in read) <= MAIN_COLUMN_PX, widths
 
 
 def test_gpu_page_bytes_sweep_shows_its_baseline_at_1000_px(small_flush):
@@ -1820,7 +1850,7 @@ def test_gpu_page_times_both_pool_layouts_side_by_side(small_flush):
     assert_clean(at)
     rows = at.dataframe[0].value
     gather = rows.query("operation == 'gather'")
-    assert list(gather["pool layout"]) == ["slot-major", "page-major"]
+    assert list(gather["layout"]) == ["slot", "page"]
     assert set(gather["bytes per call"]) == {3 * TINY_PAGE}  # the same pages either way
     assert metrics(at)["Allocated blocks"] == "8"  # one plan: the same pool size in each layout
     assert metrics(at)["Allocated bytes (each layout)"] == "1.00 MiB"  # 8 x 131,072 B, not 2

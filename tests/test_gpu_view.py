@@ -159,17 +159,16 @@ def raw_gather_baseline(rows: list[dict]) -> str:
 
 def test_result_rows_show_bytes_and_shares():
     rows = gpu_view.result_rows([result()])
-    # the screen names operations as the charts do; the CSV keeps the JSON's keys
+    # the screen names operations briefly (the charts in full); the CSV keeps the JSON's keys
     assert [(r["operation"], r["kernel"]) for r in rows] == [
-        ("device copy", "copy"), ("gather", "torch"), ("scatter", "torch"),
-        ("state-row copy", "torch")]
+        ("copy", "copy"), ("gather", "torch"), ("scatter", "torch"), ("state rows", "torch")]
     assert [r["operation"] for r in gpu_view.result_rows([result()], text=False)] == [
         "copy", "gather", "scatter", "state_copy"]
     assert gpu_view.result_rows([result()], text=False)[1]["implementation"] == "torch"
     assert gpu_view.value_span([4]) == "4" and gpu_view.value_span([8, 1, 2]) == "1 to 8"
     gather = rows[1]
     # a page-bytes sweep plans each block size anew: each row says which P it ran
-    assert list(gather)[:4] == ["P (tokens)", "page bytes", "pages", "pool layout"]
+    assert list(gather)[:4] == ["P (tokens)", "page bytes", "pages", "layout"]
     # the figures before the timings and bytes behind them (a scrolled table shows them), under
     # short headers; the CSV keeps the long ones
     assert list(gather)[4:] == ["operation", "kernel", "GB/s", "share", "baseline",
@@ -178,15 +177,16 @@ def test_result_rows_show_bytes_and_shares():
         "P (tokens)", "page bytes", "pages per call", "pool layout", "operation",
         "implementation", "GB/s", "share of baseline"]
     assert set(gpu_view.RESULT_HELP) == {"pages", "share", "median", "peak"}
-    assert gather["pool layout"] == "slot-major"
-    assert gpu_view.result_rows([result(layout="page-major")])[0]["pool layout"] == "page-major"
+    assert gather["layout"] == "slot"
+    assert gpu_view.result_rows([result(layout="page-major")])[0]["layout"] == "page"
+    assert gpu_view.result_rows([result(layout="page-major")], text=False)[0][
+        "pool layout"] == "page-major"
     assert (gather["P (tokens)"], gather["page bytes"]) == (16, PAGE)
     assert gpu_view.result_rows([result(block=160)])[0]["P (tokens)"] == 160
     assert gather["bytes per call"] == 8 * PAGE == 12_544  # pages per call x page bytes
     assert gather["bytes counted"] == 25_088  # read + written
     # the baseline in the operation column's words, as the row that timed it names it
-    assert (gather["GB/s"], gather["share"], gather["baseline"]) == (10.0, "50.0%",
-                                                                    "device copy")
+    assert (gather["GB/s"], gather["share"], gather["baseline"]) == (10.0, "50.0%", "copy")
     assert raw_gather_baseline(gpu_view.result_rows([result()], text=False)) == "copy"
     assert rows[3]["bytes per call"] == 8 * 1056
     assert gather["median"] == round(25_088 / 10e9 * 1e3, 3)
@@ -261,7 +261,7 @@ def test_bandwidth_series_name_the_layout_when_a_run_timed_both():
     assert [(r["operation"], r["slot-major GB/s"], r["page-major GB/s"],
              r["page-major / slot-major"]) for r in rows] == [
         ("gather", 8.0, 16.0, "2.00x"), ("scatter", 9.0, 17.0, "1.89x"),
-        ("state-row copy", 5.0, 5.0, "1.00x")]
+        ("state rows", 5.0, 5.0, "1.00x")]
     assert gpu_view.layout_rows(runs, text=False)[0]["page-major / slot-major"] == 2.0
     assert list(rows[0])[3:7] == ["operation", "kernel", "page-major / slot-major",
                                   "rounds apart"]
@@ -290,7 +290,7 @@ def test_bandwidth_series_name_the_layout_when_a_run_timed_both():
         "cannot tell from 3 rounds: time 5 or more")
     # the screen drops columns one run repeats on every row; a sweep's vary, and stay
     shown = gpu_view.varying_columns(gpu_view.result_rows(runs))
-    assert "page bytes" not in shown[0] and shown[0]["operation"] == "device copy"
+    assert "page bytes" not in shown[0] and shown[0]["operation"] == "copy"
     swept = gpu_view.varying_columns(gpu_view.result_rows([result(pages=1), result(pages=4)]))
     assert {r["pages"] for r in swept} == {1, 4} and "P (tokens)" not in swept[0]
     # a page-bytes sweep: one P to each page size, so P is left to the pools' table and the
@@ -303,10 +303,88 @@ def test_bandwidth_series_name_the_layout_when_a_run_timed_both():
         [result(block=16), result(block=32)]))
     assert list(same_bytes[0])[0] == "P (tokens)"
     table = gpu_view.result_rows(runs)
-    assert [(r["pool layout"], r["operation"]) for r in table] == [
-        ("shared", "device copy"), ("slot-major", "gather"), ("slot-major", "scatter"),
-        ("slot-major", "state-row copy"), ("page-major", "gather"), ("page-major", "scatter"),
-        ("page-major", "state-row copy")]
+    assert [(r["layout"], r["operation"]) for r in table] == [
+        ("shared", "copy"), ("slot", "gather"), ("slot", "scatter"), ("slot", "state rows"),
+        ("page", "gather"), ("page", "scatter"), ("page", "state rows")]
+
+
+def cuda_result(layout="slot-major"):
+    """A CUDA run of an H200 with state rows, both kernels and the host mirror: every operation
+    the table can name, GB/s of four digits, a known peak (figures made up)."""
+    call, state = 8 * PAGE, 8 * 1056
+    figures = (
+        figure("copy", "copy", call, 3012.5, copy_gbps=3012.5, peak=4800.0),
+        figure("gather", "torch", call, 1234.56, copy_gbps=3012.5, peak=4800.0),
+        figure("gather", "triton", call, 2345.67, copy_gbps=3012.5, peak=4800.0),
+        figure("scatter", "torch", call, 1111.11, copy_gbps=3012.5, peak=4800.0),
+        figure("scatter", "triton", call, 2222.22, copy_gbps=3012.5, peak=4800.0),
+        figure("state_bytes_copy", "copy", state, 100.0, baseline="state_bytes_copy",
+               copy_gbps=100.0, peak=4800.0),
+        figure("state_copy", "torch", state, 80.0, baseline="state_bytes_copy",
+               copy_gbps=100.0, peak=4800.0),
+        figure("pinned_d2h", "copy", call, 52.1, baseline="pinned_d2h", copy_gbps=52.1),
+        figure("d2h", "torch", call, 48.2, baseline="pinned_d2h", copy_gbps=52.1),
+        figure("pinned_h2d", "copy", call, 53.4, baseline="pinned_h2d", copy_gbps=53.4),
+        figure("h2d", "torch", call, 49.9, baseline="pinned_h2d", copy_gbps=53.4),
+    )
+    run = result(layout=layout, peak=4800.0)
+    return replace(run, device="cuda", device_name="NVIDIA H200", figures=figures)
+
+
+def shown_widths(rows: list[dict]) -> dict[str, int]:
+    """Each column's width as the page's table sizes it (its tooltip's icon included)."""
+    from app_pages._frame import _shown_number, column_width
+
+    return {c: column_width(c, [v if isinstance(v, str) else _shown_number(v)
+                                for v in (r[c] for r in rows) if v is not None],
+                            c in gpu_view.RESULT_HELP) for c in rows[0]}
+
+
+def test_a_cuda_runs_table_shows_its_figures_through_the_median_at_1000_px():
+    """On CUDA the host mirror's names ("pinned copy from host": 166 px in the operation and
+    the baseline columns each) put the median of a state hybrid's run past the 540 px main
+    column, and with both pool layouts ("pool layout": 98 px more) its baseline too. Under the
+    table's short names (TABLE_OPERATIONS, said in full under it) the median ends inside it
+    for one layout, and the baseline for both."""
+    from app_pages._frame import MAIN_COLUMN_PX
+
+    rows = gpu_view.varying_columns(gpu_view.result_rows([cuda_result()]))
+    columns = list(rows[0])
+    read = columns[:columns.index("median") + 1]
+    assert read == ["operation", "kernel", "GB/s", "share", "baseline", "median"]
+    widths = shown_widths(rows)
+    assert sum(widths[c] for c in read) == 490 <= MAIN_COLUMN_PX, widths
+    # 92 + 64 + 78 + 82 + 92 + 82: "state copy" and "state rows" the longest names
+    assert [widths[c] for c in read] == [92, 64, 78, 82, 92, 82]
+    assert [r["operation"] for r in rows] == [
+        "copy", "gather", "gather", "scatter", "scatter", "state copy", "state rows",
+        "D2H copy", "to host", "H2D copy", "from host"]
+    assert {r["baseline"] for r in rows} == {"copy", "state copy", "D2H copy", "H2D copy"}
+    assert rows[-1]["GB/s"] == 49.9 and rows[0]["GB/s"] == 3012.5
+    # both layouts: the layout column (64 px) first; through the baseline inside the column
+    both = gpu_view.varying_columns(gpu_view.result_rows(
+        [cuda_result(), cuda_result("page-major")]))
+    assert [(r["layout"], r["operation"]) for r in both][:3] == [
+        ("shared", "copy"), ("slot", "gather"), ("slot", "gather")]
+    assert {r["layout"] for r in both} == {"shared", "slot", "page"}
+    widths = shown_widths(both)
+    columns = list(both[0])
+    assert columns[:7] == ["layout", "operation", "kernel", "GB/s", "share", "baseline",
+                           "median"]
+    assert sum(widths[c] for c in columns[:6]) == 472 <= MAIN_COLUMN_PX
+    # every short name in full under the table, each once, in the rows' order
+    assert gpu_view.table_names_text([cuda_result(), cuda_result("page-major")]) == (
+        "In the table, copy is torch's copy_ of the same bytes on the device; gather and "
+        "scatter move pages by block id out of the pool and back; state copy is a copy of as "
+        "many bytes as the state rows; state rows is the state-row copy (a request's state "
+        "rows to another slot); D2H and H2D copy are one pinned copy of the same bytes to and "
+        "from the host; to host and from host move pages to and from a pinned host buffer; "
+        "layout slot and page are the slot-major and page-major pools, shared a baseline "
+        "timed once for both.")
+    # the CSV keeps the keys and the long layout names
+    raw = gpu_view.result_rows([cuda_result(), cuda_result("page-major")], text=False)
+    assert {r["pool layout"] for r in raw} == {"shared", "slot-major", "page-major"}
+    assert {r["operation"] for r in raw} >= {"pinned_h2d", "h2d", "state_bytes_copy"}
 
 
 def test_pool_text_and_sweep_title_say_what_a_run_holds():
