@@ -123,7 +123,20 @@ def _house_template() -> dict:
 HOUSE_TEMPLATE = _house_template()
 
 
-TITLE_WIDTH = 60  # characters a title line holds in a narrow column (Plotly does not wrap)
+# Characters a title line holds (Plotly does not wrap): at 1000 px the narrowest full-width
+# chart (in an expander) is 506 px wide, and Plotly's mode bar, shown on hover, takes the top
+# right 152 px of it (the buttons _frame.CHART_CONFIG keeps and Streamlit's fullscreen; measured
+# in Chromium at x 749 to 901 of a chart at 397 to 903). A 15 px title averages 6.4 px a
+# character ("... requested P: P grows", 59 characters: x 400 to 780), up to 7 with capitals and
+# digits; at 60 characters a line the bar covered "grows". Lines of 49 end 10 px left of it.
+NARROWEST_CHART_PX, MODEBAR_PX, TITLE_GAP_PX, TITLE_CHAR_PX = 506, 152, 10, 7
+TITLE_WIDTH = (NARROWEST_CHART_PX - MODEBAR_PX - TITLE_GAP_PX) // TITLE_CHAR_PX  # 49
+
+
+def title_lines(title: str) -> list[str]:
+    """``title`` in lines of TITLE_WIDTH characters at most, broken between words only (not
+    in "slot-major")."""
+    return textwrap.wrap(title, TITLE_WIDTH, break_on_hyphens=False)
 
 
 def _house_figure(traces: Sequence, layout: Mapping | None = None, *, title: str = "",
@@ -136,7 +149,7 @@ def _house_figure(traces: Sequence, layout: Mapping | None = None, *, title: str
     ``legend_lines``: the lines a horizontal legend may wrap to in a narrow column (a
     half-width chart at 1000 px), each given room under the title."""
     layout = dict(layout or {})
-    lines = textwrap.wrap(title, TITLE_WIDTH)
+    lines = title_lines(title)
     # Plotly hides the key of a one-trace chart; keep it when a trace is named (an unnamed one
     # would be keyed "trace 0")
     layout.setdefault("showlegend", any(getattr(t, "showlegend", False) is not False
@@ -187,7 +200,7 @@ def inflation_figure(bars: Sequence[RowBar], *, title: str = "") -> go.Figure:
     layout = {"yaxis": {"autorange": "reversed"},
               "xaxis": {"title": f"bytes ({unit})", "range": [0, longest * 1.4]}}  # label room
     return _house_figure([bar], layout, title=title,
-                         height=200 + 20 * len(textwrap.wrap(title, TITLE_WIDTH)))
+                         height=200 + 20 * len(title_lines(title)))
 
 
 def layout_figure(segments: Sequence[Segment], *, title: str = "",

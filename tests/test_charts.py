@@ -498,13 +498,37 @@ def test_a_long_title_wraps_and_is_padded_down_into_view():
     title = ("A state row does not fit a page of the requested P: P grows until the KV row "
              "covers it")
     fig = charts.inflation_figure([], title=title)
-    # 60 characters a line: two lines, the second pushed 10 px down (Plotly sets an n-line
+    # 49 characters a line: two lines, the second pushed 10 px down (Plotly sets an n-line
     # title (n - 1) half lines too high and cuts its first line off) with room above the plot
-    assert fig.layout.title.text == ("A state row does not fit a page of the requested P: P "
-                                     "grows<br>until the KV row covers it")
+    assert fig.layout.title.text == ("A state row does not fit a page of the requested<br>"
+                                     "P: P grows until the KV row covers it")
     assert (fig.layout.title.pad.t, fig.layout.margin.t) == (10, 60 + 2 * 18)
     one_line = charts.inflation_figure([], title="Short")
     assert (one_line.layout.title.pad.t, one_line.layout.margin.t) == (0, 60 + 18)
+
+
+def test_a_titles_lines_end_left_of_the_mode_bar_at_1000_px(analysis):
+    """Plotly's mode bar (152 px at the top right, on hover) covered the end of Layout's
+    inflation title ("... P grows", x 749 to 780 of its first line at 60 characters a line).
+    Every line of the app's long titles now holds at most 49 characters, 343 px at 7 px a
+    character, ending 10 px left of the bar in the narrowest full-width chart (506 px)."""
+    assert charts.TITLE_WIDTH == 49
+    assert (charts.TITLE_WIDTH * charts.TITLE_CHAR_PX + charts.TITLE_GAP_PX
+            <= charts.NARROWEST_CHART_PX - charts.MODEBAR_PX)
+    titles = ("A state row does not fit a page of the requested P: P grows until the KV row "
+              "covers it", "One row per vLLM group: a block id's bytes when it owns it",
+              "Bandwidth, 2 pages of 128.00 KiB per call, slot-major vs page-major")
+    for title in titles:
+        lines = charts.inflation_figure([], title=title).layout.title.text.split("<br>")
+        assert len(lines) == 2 and " ".join(lines) == title, lines
+        assert max(map(len, lines)) <= charts.TITLE_WIDTH, lines
+    # between words, not inside "slot-major"
+    assert charts.title_lines(titles[2]) == ["Bandwidth, 2 pages of 128.00 KiB per call,",
+                                             "slot-major vs page-major"]
+    # every chart wraps alike (the one place: _house_figure)
+    fig = charts.bytes_icicle(app_data.bytes_tree(analysis), title=titles[1])
+    assert fig.layout.title.text == ("One row per vLLM group: a block id's bytes when<br>"
+                                     "it owns it")
 
 
 def test_a_one_kind_chart_keeps_its_key(analysis):
