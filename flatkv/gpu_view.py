@@ -85,7 +85,7 @@ TABLE_NAMES = {
     "gather": "gather and scatter move pages by block id out of the pool and back",
     "scatter": "gather and scatter move pages by block id out of the pool and back",
     "state_bytes_copy": "state copy is a copy of as many bytes as the state rows",
-    "state_copy": "state rows is the state-row copy (a request's state rows to another slot)",
+    "state_copy": "state rows is the state-row copy (a page's state rows to other page ids)",
     "d2h": "to host and from host move pages to and from a pinned host buffer",
     "h2d": "to host and from host move pages to and from a pinned host buffer",
     "pinned_d2h": "D2H and H2D copy are one pinned copy of the same bytes to and from the host",
