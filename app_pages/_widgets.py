@@ -308,33 +308,35 @@ def _max_batched_tokens_widget() -> None:
                   "flight, twice this with async scheduling (vLLM's own option).")
 
 
-# the engine options whose widget is not a plain number field: field -> draws it
+def _auto_count_widget(field: str, label: str, help: str) -> None:
+    """A whole-number engine option where 0 stands for "not told" (None): a number field
+    cannot show the engine's own figure, which depends on its pools and the context."""
+    bind(st.number_input, field, label, min_value=0, max_value=MAX_RUNNING_REQUESTS, step=1,
+         to_widget=lambda v: v or 0, from_widget=lambda v: int(v) or None, help=help)
+
+
 def _sglang_max_running_requests_widget() -> None:
-    # 0 stands for "not told" (None): a number field cannot show SGLang's own figure, which
-    # depends on its pools and the context
-    bind(st.number_input, "sglang_max_running_requests", "Max running requests (0: auto)",
-         min_value=0, max_value=MAX_RUNNING_REQUESTS, step=1,
-         to_widget=lambda v: v or 0, from_widget=lambda v: int(v) or None,
-         help="SGLang's --max-running-requests. 0 leaves it to SGLang: int(tokens / context x "
-         "512) kept in 2,048 to 4,096, or 48 with speculative decoding (its speculative hook's "
-         "reset). Told, it logs min(this, tokens // 2), and for a state hybrid at most its "
-         "state pool's cap, whatever the context; its pools stay as they are, but with "
-         "speculative decoding on a state hybrid it reserves the draft tokens' state buffers "
-         "for min(this, the cap) + 1 requests, not 48 + 1, and the KV pool gets the rest.")
+    _auto_count_widget(
+        "sglang_max_running_requests", "Max running requests (0: auto)",
+        "SGLang's --max-running-requests. 0 leaves it to SGLang: int(tokens / context x "
+        "512) kept in 2,048 to 4,096, or 48 with speculative decoding (its speculative hook's "
+        "reset). Told, it logs min(this, tokens // 2), and for a state hybrid at most its "
+        "state pool's cap, whatever the context; its pools stay as they are, but with "
+        "speculative decoding on a state hybrid it reserves the draft tokens' state buffers "
+        "for min(this, the cap) + 1 requests, not 48 + 1, and the KV pool gets the rest.")
 
 
 def _sglang_max_mamba_cache_size_widget() -> None:
-    # 0 stands for "not told" (None), as for max running requests above
-    bind(st.number_input, "sglang_max_mamba_cache_size", "Max mamba cache size (0: auto)",
-         min_value=0, max_value=MAX_RUNNING_REQUESTS, step=1,
-         to_widget=lambda v: v or 0, from_widget=lambda v: int(v) or None,
-         help="SGLang's --max-mamba-cache-size: state slots for requests (one more is its "
-         "padding slot). 0 leaves it to SGLang: a share of the budget, r / (1 + r). Told, the "
-         "state takes those slots whatever the budget and the ratio, and with speculative "
-         "decoding draft-token buffers for min(max running requests, slots // S) + 1 requests; "
-         "the KV pool gets the rest.")
+    _auto_count_widget(
+        "sglang_max_mamba_cache_size", "Max mamba cache size (0: auto)",
+        "SGLang's --max-mamba-cache-size: state slots for requests (one more is its "
+        "padding slot). 0 leaves it to SGLang: a share of the budget, r / (1 + r). Told, the "
+        "state takes those slots whatever the budget and the ratio, and with speculative "
+        "decoding draft-token buffers for min(max running requests, slots // S) + 1 requests; "
+        "the KV pool gets the rest.")
 
 
+# the engine options whose widget is not a plain number field: field -> draws it
 _OWN_WIDGETS = {
     "mamba_cache_mode": _mamba_cache_mode_widget,
     "sglang_max_running_requests": _sglang_max_running_requests_widget,
