@@ -186,7 +186,8 @@ def context_note() -> None:
     if s.context is not None and s.context != own and (
             decimal := decimal_tokens_note(s.context)):
         st.caption(decimal)
-    if not (note := app_data.model_context_text(s.context, own, DEFAULT_CONTEXT)):
+    if not (note := app_data.model_context_text(s.context, own, DEFAULT_CONTEXT,
+                                                assumed=s.model_max_len_assumed())):
         return
     st.caption(note)
     if own is not None:

@@ -187,7 +187,7 @@ def _edit_optional(field: str) -> None:
     the max model len)."""
     ss[EDITED_AT] = ROWS_ABOVE
     _edit_number(_spec_key(field), field_label(field),
-                 lambda d, value: replace(d, **{field: value or None}))
+                 lambda d, value: d.with_optional(field, value))
 
 
 def _edit_field(kind: str, field: str) -> None:

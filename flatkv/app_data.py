@@ -579,12 +579,13 @@ def workload_text(pages: PageMap, profile: CacheProfile, *, context: int, mamba_
 
 
 def model_context_text(context: int | None, max_model_len: int | None,
-                       fallback: int) -> str | None:
+                       fallback: int, assumed: bool = False) -> str | None:
     """The context set (None: the model's) beside the one vLLM serves the model at unless told
     (its --max-model-len default, from the config: its log's "Maximum concurrency for N tokens
     per request" is at that N); None where the pages count at the model's own or at a typed
     one for a model of unknown length. With neither, the pages count at ``fallback``, an
-    assumption every figure rests on, so the text says so."""
+    assumption every figure rests on, so the text says so. ``assumed``: max_model_len is the
+    2,048 vLLM assumes for a config without a length (the model's note says so)."""
     if context is None and max_model_len is None:
         return (f"No max_model_len is known for this model, so the pages count at {fallback:,} "
                 "tokens, an assumption: type the context you serve at (vLLM's log names it "
@@ -593,9 +594,11 @@ def model_context_text(context: int | None, max_model_len: int | None,
         return None
     if context > max_model_len:
         return sentence_case(past_max_model_len_text(max_model_len,
-                                                     code=lambda flag: f"`{flag}`")) + "."
+                                                     code=lambda flag: f"`{flag}`",
+                                                     assumed=assumed)) + "."
+    whence = "assumed for a config with no length" if assumed else "from the config"
     return (f"vLLM serves this model at {max_model_len:,} tokens unless told: its default "
-            "`--max-model-len`, from the config, and the length its log gives the maximum "
+            f"`--max-model-len`, {whence}, and the length its log gives the maximum "
             "concurrency at.")
 
 

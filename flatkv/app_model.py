@@ -66,7 +66,8 @@ DEFAULT_CONTEXT = 32_768
 # max_model_len the context vLLM serves it at unless told, mtp_layer_types what its drafter is,
 # kv_shared_layer_types the layers SGLang keeps a pool layer for without a cache of their own
 _URL_SPEC_FIELDS = ("format", "name", "source", "notes", "model_layers", "attention_heads",
-                    "mamba_chunk_size", "max_model_len", "architectures", "kv_dtype",
+                    "mamba_chunk_size", "max_model_len", "max_model_len_assumed",
+                    "architectures", "kv_dtype",
                     "conv_dtype", "ssm_dtype", "config_mamba_ssm_dtype", "mtp_layer_types",
                     "kv_shared_layer_types", "kinds", "pattern")
 MAX_SPEC_URL = 8192  # characters of a packed spec in a link
@@ -159,7 +160,10 @@ def summary_caption(profile: CacheProfile, spec: ModelSpec | None,
             f", {tensor} {dtype}" for tensor, dtype in spec.state_dtypes().items()))
         if spec.attention_heads:
             parts.append(f"{spec.attention_heads:,} attention heads (a TP must divide them)")
-        parts.append(f"max_model_len {spec.max_model_len:,} tokens (vLLM's default "
+        parts.append(f"max_model_len {spec.max_model_len:,} tokens, assumed (vLLM's default "
+                     "`--max-model-len` where the config gives no length: see the note)"
+                     if spec.max_model_len_assumed else
+                     f"max_model_len {spec.max_model_len:,} tokens (vLLM's default "
                      "`--max-model-len`, from the config)" if spec.max_model_len else
                      ("max_model_len not known (the pages count at the "
                       f"{typed_context:,} tokens typed)" if typed_context else
@@ -531,8 +535,8 @@ EDITED = " (edited)"  # what a preset changed by hand is called after its name
 
 # what a draft writes into its spec only when set (the spec's defaults otherwise)
 _OPTIONAL_DRAFT_FIELDS = ("attention_heads", "architectures", "config_mamba_ssm_dtype",
-                          "mamba_chunk_size", "max_model_len", "mtp_layer_types",
-                          "kv_shared_layer_types")
+                          "mamba_chunk_size", "max_model_len", "max_model_len_assumed",
+                          "mtp_layer_types", "kv_shared_layer_types")
 
 
 @dataclass(frozen=True)
@@ -554,6 +558,7 @@ class SpecDraft:
     architectures: tuple[str, ...] = ()
     config_mamba_ssm_dtype: str | None = None
     max_model_len: int | None = None
+    max_model_len_assumed: bool = False  # vLLM's 2,048, the config giving no length
     mtp_layer_types: tuple[str, ...] = ()  # Step-3.5's sliding drafter: no full MTP layer
     kv_shared_layer_types: tuple[str, ...] = ()  # Gemma 3n's / 4's: SGLang's pool keeps them
 
@@ -566,7 +571,8 @@ class SpecDraft:
             ssm_dtype=spec.ssm_dtype, attention_heads=spec.attention_heads,
             architectures=spec.architectures, config_mamba_ssm_dtype=spec.config_mamba_ssm_dtype,
             mamba_chunk_size=spec.mamba_chunk_size,
-            max_model_len=spec.max_model_len, mtp_layer_types=spec.mtp_layer_types,
+            max_model_len=spec.max_model_len, max_model_len_assumed=spec.max_model_len_assumed,
+            mtp_layer_types=spec.mtp_layer_types,
             kv_shared_layer_types=spec.kv_shared_layer_types,
         )
 
@@ -607,6 +613,14 @@ class SpecDraft:
         return replace(self, kinds=tuple((n, g) for n, g in self.kinds if n != name),
                        pattern=pattern_without(self.pattern, name))
 
+    def with_optional(self, field: str, value: int | None) -> SpecDraft:
+        """The draft with a whole-number field of the model set (0 or None: none): the query
+        heads, the mamba chunk, the max model len. A length typed is the model's, no longer
+        the 2,048 vLLM assumes for a config without one."""
+        changed = replace(self, **{field: value or None})
+        return (replace(changed, max_model_len_assumed=False) if field == "max_model_len"
+                and changed.max_model_len != self.max_model_len else changed)
+
     def with_field(self, name: str, field: str, value: int | None) -> SpecDraft:
         """Kind ``name``'s geometry with ``field`` set (validated by ``to_spec``); an optional
         field of 0 means none (no sliding window or chunk: full attention; no indexer: plain
@@ -644,6 +658,7 @@ class SpecDraft:
         same = (ours == replace(theirs.profile(), name=preset)
                 and self.attention_heads == theirs.attention_heads
                 and self.max_model_len == theirs.max_model_len
+                and self.max_model_len_assumed == theirs.max_model_len_assumed
                 and self.mtp_layer_types == theirs.mtp_layer_types
                 and self.kv_shared_layer_types == theirs.kv_shared_layer_types)
         name = preset if same else preset + EDITED

@@ -215,10 +215,22 @@ class AppState:
     def model_max_len(self) -> int | None:
         """The model's max_model_len (vLLM's default --max-model-len), read at TP 1 since no
         TP changes it; None for raw bytes, a model that gives none, or a spec in error."""
+        spec = self._length_spec()
+        return None if spec is None else spec.max_model_len
+
+    def model_max_len_assumed(self) -> bool:
+        """Whether the model's max_model_len is the 2,048 vLLM assumes for a config that
+        gives no length (the pages say so beside a context)."""
+        spec = self._length_spec()
+        return spec is not None and spec.max_model_len_assumed
+
+    def _length_spec(self) -> ModelSpec | None:
+        """The spec at TP 1 the model's length is read from; None for raw bytes or a spec in
+        error."""
         if self.model == app_model.CUSTOM:
             return None
         try:
-            return app_model.spec_for(self.model, self.spec, 1).max_model_len
+            return app_model.spec_for(self.model, self.spec, 1)
         except ValueError:
             return None
 

@@ -123,6 +123,7 @@ class GivenModel:
     profile: CacheProfile
     notes: str = ""
     max_model_len: int | None = None
+    max_model_len_assumed: bool = False  # vLLM's 2,048: the config gives no length
     # an MTP module's layer is no full-attention one (Step-3.5's are sliding): --mtp-layer
     # adds none, and the drafter note does not offer it
     drafts_otherwise: bool = False
@@ -156,6 +157,7 @@ def given_model(args: argparse.Namespace) -> GivenModel:
         if isinstance(spec, CacheProfile):  # --model-file of raw bytes
             return GivenModel(spec, raw=True)
         return GivenModel(spec.profile(), spec.notes, spec.max_model_len,
+                          max_model_len_assumed=spec.max_model_len_assumed,
                           drafts_otherwise=bool(mtp_layers_not_full(spec.mtp_layer_types)),
                           tp=spec.tp, splits_over=spec.splits_over,
                           gdn_key_head_dims=spec.gdn_key_head_dims)
@@ -506,7 +508,8 @@ def _plan_at_budget(args: argparse.Namespace, model: GivenModel) -> CommandOutpu
         reserved_bytes_per_block=args.reserved_bytes_per_block,
     )
     # with --context, this plan's layout counted at it, as Layout counts its plan
-    context = (strategy_cli.RequestContext.from_args(args, model.max_model_len)
+    context = (strategy_cli.RequestContext.from_args(args, model.max_model_len,
+                                                     model.max_model_len_assumed)
                if args.context is not None else None)
     requests = None if context is None else _requests_at(context, profile, planner, args.budget,
                                                          options)
@@ -570,7 +573,8 @@ def _counting_requests(
 ) -> CommandOutput:
     """A strategy command at --context, else the model's max_model_len; its notes say where the
     context came from, and an error about a context the user did not type says so too."""
-    context = strategy_cli.RequestContext.from_args(args, model.max_model_len)
+    context = strategy_cli.RequestContext.from_args(args, model.max_model_len,
+                                                    model.max_model_len_assumed)
     try:
         text = command(args, model.profile, context.tokens)
     except ValueError as exc:

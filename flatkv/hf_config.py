@@ -44,7 +44,7 @@ from flatkv.hf_fields import (
     whole_field,
 )
 from flatkv.hf_json import NESTED, field_of, load_config_dict
-from flatkv.hf_length import chunk_size_of, max_model_len_of
+from flatkv.hf_length import chunk_size_of, length_assumed, max_model_len_of
 from flatkv.hf_notes import model_notes
 from flatkv.hf_resolve import (
     FAMILIES,
@@ -647,6 +647,7 @@ def spec_from_hf_config(
     chunk = (chunk_size_of(recorded, model_type) if any(layer.is_state for layer in layers)
              else None)
     max_model_len, length_from = max_model_len_of(recorded, model_type)
+    assumed = length_assumed(length_from)  # no length field: vLLM's 2,048, with a warning
     # Gemma 3n's layers past its cache layers read an earlier layer's KV (_kv_shared_layers)
     shared = n_model - len(layers) if model_type.startswith(_KV_SHARING) else 0
     if _indexer_dim(layers):
@@ -669,6 +670,7 @@ def spec_from_hf_config(
         attention_heads=attention_heads,
         mamba_chunk_size=chunk,
         max_model_len=max_model_len,
+        max_model_len_assumed=assumed,
         mtp_layer_types=mtp_types,
         # the shared layers' types, by transformers' layer_types (SGLang keeps a pool layer each)
         kv_shared_layer_types=tuple(list(getattr(text, "layer_types", None) or [])[-shared:])
@@ -676,7 +678,8 @@ def spec_from_hf_config(
         # a caveat on every engine's figures, shown beside them (not only in the source line)
         notes=model_notes(cfg, model_type, text, recorded, layers, defaulted=defaulted,
                           heads_note=heads_note, shared=shared, n_model=n_model,
-                          mtp_types=mtp_types, architectures=architectures, kv_dtype=kv_dtype),
+                          mtp_types=mtp_types, architectures=architectures, kv_dtype=kv_dtype,
+                          assumed_length=max_model_len if assumed else None),
     )
 
 

@@ -24,9 +24,18 @@ from flatkv.units import MAX_TOKENS
 # max_position_embeddings is scaled already, as transformers' yarn assumes); Gemma 3's length
 # is scaled already too, so no factor applies to it. LongRoPE models (Phi-3 128k, Phi-4-mini)
 # are served at original_max_position_embeddings unless told (vLLM 0.12 and later).
-_LENGTH_FIELDS = ("max_position_embeddings", "n_positions", "max_seq_len", "seq_length",
+LENGTH_FIELDS = ("max_position_embeddings", "n_positions", "max_seq_len", "seq_length",
                   "model_max_length", "max_sequence_length", "max_seq_length", "seq_len",
                   "max_target_positions")
+# The length vLLM assumes where the resolved config gives none of those fields (its
+# _get_and_verify_max_len, config/model.py 2623-2640, with a warning; rope scaling then applies
+# as to a length given; a --max-model-len told is taken as it is, never refused); SGLang
+# 0.5.23's get_context_length returns the same 2,048, silently and unscaled
+# (utils/hf_transformers/common.py 677-694), and refuses a longer --context-length unless
+# allowed. Only state models' config classes lack every field (mamba, falcon_mamba, mamba2):
+# transformers fills the others' in.
+ASSUMED_MAX_MODEL_LEN = 2048
+ASSUMED_FROM = "vLLM's assumed length (the config.json gives none)"
 _UNSCALED_ROPE_TYPES = ("default", "llama3")  # LongRoPE and yarn's: their own branches
 # The types whose length vLLM before 0.30 scaled (yarn: original_max_position_embeddings x
 # factor; the others: the length x factor) and 0.30 and later do not
@@ -53,10 +62,11 @@ def max_model_len_of(text: Any, model_type: str) -> tuple[int | None, str]:
     scale it (linear, dynamic); a LongRoPE model's original_max_position_embeddings. (length,
     the field's name) where the length is that field's as given. Where vLLM before 0.30 served
     a yarn model at another length, the source says so: a reviewer may hold an older log.
-    (None, "") where the config gives no length. A length that is no token count is
-    refused."""
+    Where the config gives no length, vLLM's assumed ASSUMED_MAX_MODEL_LEN (it warns; the
+    source then starts with ASSUMED_FROM, and ``length_assumed`` tells). A length that is no
+    token count is refused."""
     lengths = {}
-    for attr in _LENGTH_FIELDS:
+    for attr in LENGTH_FIELDS:
         value = getattr(text, attr, None)
         if value is None:
             continue
@@ -68,13 +78,14 @@ def max_model_len_of(text: Any, model_type: str) -> tuple[int | None, str]:
         lengths[attr] = value
         if isinstance(text, Recorded):  # a transformers default is named in the notes
             text.used[attr] = value
-    if not lengths:
-        return None, ""
-    # Command-R / Cohere: model_max_length, where given, is the length whatever the others say
-    chosen = "model_max_length" if "model_max_length" in lengths else min(
-        lengths, key=lengths.__getitem__)
-    length = lengths[chosen]
-    attr = _as_written(text, chosen)
+    if lengths:
+        # Command-R / Cohere: model_max_length, where given, is the length whatever the others say
+        chosen = "model_max_length" if "model_max_length" in lengths else min(
+            lengths, key=lengths.__getitem__)
+        length = lengths[chosen]
+        attr = _as_written(text, chosen)
+    else:  # vLLM assumes a length, then scales it as a given one
+        length, attr = ASSUMED_MAX_MODEL_LEN, ASSUMED_FROM
     rope = getattr(text, "rope_parameters", None) or getattr(text, "rope_scaling", None)
     if isinstance(rope, Mapping) and (by_type := rope_by_layer_type(rope)) is not None:
         # one per layer type: the full-attention layers' decide the length
@@ -103,6 +114,11 @@ def max_model_len_of(text: Any, model_type: str) -> tuple[int | None, str]:
                          "factor the model was trained with, e.g. 4.0")
     derived = int(length * factor)  # as vLLM multiplies it (and truncates); at most 2**40 here
     return derived, f"{attr} {length:,} x {rope_type} factor {factor:g}, as vLLM derives it"
+
+
+def length_assumed(length_from: str) -> bool:
+    """Whether ``max_model_len_of``'s length is vLLM's assumed one (the config gives none)."""
+    return length_from.startswith(ASSUMED_FROM)
 
 
 def _positive_number(factor: Any) -> bool:

@@ -15,6 +15,7 @@ from typing import Any
 from flatkv.dtypes import dtype_bytes
 from flatkv.hf_fields import BAILING_KDA_GIVEN_AS, KDA_GIVEN_AS, gemma4_full_fields
 from flatkv.hf_json import NESTED, gives
+from flatkv.hf_length import ASSUMED_MAX_MODEL_LEN, LENGTH_FIELDS
 from flatkv.hf_resolve import FAMILIES, STATE_ONLY
 from flatkv.models import AttentionLayer, CacheLayer, mtp_layers_not_full
 from flatkv.plan import CHUNKED_ATTENTION
@@ -24,14 +25,17 @@ from flatkv.units import count_text
 def model_notes(cfg: Mapping[str, Any], model_type: str, text: Any, recorded: Any,
                 layers: list[CacheLayer], *, defaulted: Sequence[str], heads_note: str,
                 shared: int, n_model: int, mtp_types: Sequence[str],
-                architectures: tuple[str, ...], kv_dtype: str) -> str:
+                architectures: tuple[str, ...], kv_dtype: str,
+                assumed_length: int | None = None) -> str:
     """The model's notes, each a caveat on every engine's figures (shown beside them, not only
     in the source line): ``text`` is the resolved language model's config, ``recorded`` the
     same read through ``Recorded`` (the sizes used); ``heads_note`` what the query heads say,
-    ``shared`` the last layers that share KV, ``n_model`` the model's layers."""
+    ``shared`` the last layers that share KV, ``n_model`` the model's layers,
+    ``assumed_length`` the max_model_len vLLM assumes where the config gives none."""
     return " ".join(note for note in (_not_given_note(cfg, recorded.used,
                                                       getattr(text, "attribute_map", {}),
                                                       defaulted),
+                                      assumed_length_note(assumed_length),
                                       _pattern_note(cfg, model_type, layers),
                                       heads_note,
                                       _window_split_note(text, model_type, cfg),
@@ -91,6 +95,30 @@ def _not_given_note(cfg: Mapping[str, Any], used: Mapping[str, int],
         return ""
     return (f"Not in the config.json, so transformers' defaults: {', '.join(missing)}; check "
             "them against the model's config.")
+
+
+def assumed_length_note(length: int | None) -> str:
+    """Where the config gives no length field, the 2,048 vLLM assumes (times a rope factor,
+    as it scales a given length) in its own warning's words: every figure counts a request at
+    it until a context is typed, so the note names the fix. SGLang 0.5.23 assumes 2,048 too,
+    silently and unscaled; vLLM takes any --max-model-len told, SGLang refuses a longer
+    --context-length unless allowed. Empty where a length is given (``length`` None)."""
+    if length is None:
+        return ""
+    scaled = length != ASSUMED_MAX_MODEL_LEN
+    return (f"The config.json gives no length field ({', '.join(LENGTH_FIELDS[:5])}, ...), "
+            "so vLLM warns \"The model's config.json does not contain any of the keys to "
+            "determine the original maximum length of the model. Assuming the model's maximum "
+            f"length is {ASSUMED_MAX_MODEL_LEN}.\""
+            + (f" and scales it by the rope factor to {length:,}" if scaled else "")
+            + f"; SGLang 0.5.23 assumes {ASSUMED_MAX_MODEL_LEN:,} too, silently"
+            + (f" and unscaled (type {ASSUMED_MAX_MODEL_LEN:,} for its figures)" if scaled else "")
+            + f". The figures count a request at {length:,} tokens (vLLM's \"Maximum "
+            f"concurrency for {length:,} tokens per request\") until a context is typed: type "
+            "the context you serve at (vLLM takes any --max-model-len; SGLang refuses a "
+            f"--context-length above {ASSUMED_MAX_MODEL_LEN:,} unless "
+            "SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1), or "
+            "add max_position_embeddings to the config.json.")
 
 
 # The fields a supported config gives its layer pattern in (some its class pops, so they are

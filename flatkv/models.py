@@ -427,10 +427,18 @@ def _per_kind_text(per_kind: Mapping[str, int | Mapping[str, int]]) -> str:
     return "; ".join(f"{kind}: {text(value)}" for kind, value in per_kind.items())
 
 
-def past_max_model_len_text(max_model_len: int, code: Callable[[str], str] = str) -> str:
+def past_max_model_len_text(max_model_len: int, code: Callable[[str], str] = str,
+                            assumed: bool = False) -> str:
     """What the engines do with a context past the model's max_model_len, for the app (``code``
     wraps a flag in a Markdown code span; it starts the sentence) and the CLI (plain, after
-    "the context is") alike."""
+    "the context is") alike. ``assumed``: the length is the 2,048 both engines assume for a
+    config without one, which vLLM does not hold a --max-model-len told to (it returns it
+    before any check) but SGLang does."""
+    if assumed:
+        return (f"past the {max_model_len:,} tokens assumed for this model (its config gives "
+                f"no length): vLLM takes any {code('--max-model-len')} told, SGLang refuses a "
+                f"{code('--context-length')} above {max_model_len:,} unless "
+                f"{code('SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1')}")
     return (f"past this model's {max_model_len:,} tokens: vLLM refuses a "
             f"{code('--max-model-len')} above the length its config gives unless "
             f"{code('VLLM_ALLOW_LONG_MAX_MODEL_LEN=1')}, SGLang a {code('--context-length')} "
@@ -526,6 +534,9 @@ class ModelSpec:
         default: the config's max_position_embeddings, times a rope scaling factor where one
         applies), None when unknown; its log's "Maximum concurrency for N tokens per request"
         is at this N, and it refuses a longer --max-model-len unless allowed.
+    max_model_len_assumed: True where the config gives no length and max_model_len is the
+        2,048 vLLM assumes (with a warning; SGLang assumes it too): a guess every figure at it
+        rests on, so the pages say so, and vLLM takes a longer --max-model-len as told.
     mtp_layer_types: the layer types of the model's MTP modules where its config lists them
         (Step-3.5's three ``sliding_attention``), else empty: an MTP module is then one
         full-attention layer (Qwen3-Next's, DeepSeek-V3's), which ``with_mtp_layer`` adds.
@@ -548,6 +559,7 @@ class ModelSpec:
     attention_heads: int | None = None
     mamba_chunk_size: int | None = None
     max_model_len: int | None = None
+    max_model_len_assumed: bool = False
     mtp_layer_types: tuple[str, ...] = ()
     kv_shared_layer_types: tuple[str, ...] = ()
     _kind_names: tuple[tuple[CacheLayer, str], ...] = field(
@@ -599,6 +611,12 @@ class ModelSpec:
         if self.max_model_len is not None:
             _check_dim("max_model_len", self.max_model_len,
                        maximum=MAX_TOKENS)
+        if not isinstance(self.max_model_len_assumed, bool):
+            raise ValueError(f"max_model_len_assumed is {self.max_model_len_assumed!r}: give "
+                             "true or false")
+        if self.max_model_len_assumed and self.max_model_len is None:
+            raise ValueError("max_model_len_assumed is true without a max_model_len: give the "
+                             "length assumed (vLLM's 2048) or drop max_model_len_assumed")
         for field_name, whose in (("mtp_layer_types", "the MTP modules'"),
                                   ("kv_shared_layer_types", "the kv-shared layers'")):
             labels = getattr(self, field_name)
@@ -943,6 +961,8 @@ class ModelSpec:
             out["mamba_chunk_size"] = self.mamba_chunk_size
         if self.max_model_len is not None:
             out["max_model_len"] = self.max_model_len
+        if self.max_model_len_assumed:
+            out["max_model_len_assumed"] = True
         if self.architectures:
             out["architectures"] = list(self.architectures)
         if self.mtp_layer_types:
@@ -970,7 +990,8 @@ class ModelSpec:
             "format", "name", "source", "notes", "model_layers", "tp", "kv_dtype",
             "conv_dtype", "ssm_dtype", "kinds", "pattern", "architectures",
             "config_mamba_ssm_dtype", "attention_heads", "mamba_chunk_size",
-            "max_model_len", "mtp_layer_types", "kv_shared_layer_types",
+            "max_model_len", "max_model_len_assumed", "mtp_layer_types",
+            "kv_shared_layer_types",
         }
         unknown = sorted(set(data) - allowed)
         if isinstance(data.get("spec"), Mapping) and "kv_bytes_per_slot" in data:
@@ -1007,7 +1028,7 @@ class ModelSpec:
             for key in ("source", "notes", "model_layers", "tp", "kv_dtype", "conv_dtype",
                         "ssm_dtype", "architectures", "config_mamba_ssm_dtype",
                         "attention_heads", "mamba_chunk_size", "max_model_len",
-                        "mtp_layer_types", "kv_shared_layer_types")
+                        "max_model_len_assumed", "mtp_layer_types", "kv_shared_layer_types")
             if key in data
         }
         return cls.from_pattern(name=data["name"], kinds=kinds, pattern=data["pattern"], **options)

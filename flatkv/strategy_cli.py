@@ -201,13 +201,15 @@ class RequestContext:
     tokens: int | None
     model_len: int | None  # the model's max_model_len, where its config gives one
     typed: bool  # --context was given
+    assumed: bool = False  # model_len is vLLM's 2,048 for a config that gives no length
 
     @classmethod
-    def from_args(cls, args: argparse.Namespace, model_len: int | None) -> RequestContext:
+    def from_args(cls, args: argparse.Namespace, model_len: int | None,
+                  assumed: bool = False) -> RequestContext:
         context = getattr(args, "context", None)
         if context is not None:
-            return cls(parse_tokens(context), model_len, typed=True)
-        return cls(model_len, model_len, typed=False)
+            return cls(parse_tokens(context), model_len, typed=True, assumed=assumed)
+        return cls(model_len, model_len, typed=False, assumed=assumed)
 
     def notes(self) -> tuple[str, ...]:
         """Notes for stderr: where an untyped context came from, why none is counted, or that
@@ -218,7 +220,8 @@ class RequestContext:
                         "concurrency is counted; --context N counts requests of N tokens",)
             return (f"note: {CONTEXT_FROM_MODEL.format(self.model_len)}",)
         if self.model_len is not None and self.tokens > self.model_len:
-            return (f"note: the context is {past_max_model_len_text(self.model_len)}",)
+            return ("note: the context is "
+                    f"{past_max_model_len_text(self.model_len, assumed=self.assumed)}",)
         return ()
 
     def explain(self, message: str) -> str:

@@ -21,6 +21,7 @@ from flatkv.hf_config import (  # noqa: E402
     spec_from_hf_config,
 )
 from flatkv.hf_hub import fetch_hf_config, spec_from_model_id  # noqa: E402
+from flatkv.hf_notes import assumed_length_note  # noqa: E402
 from flatkv.models import (  # noqa: E402
     AttentionLayer,
     Mamba2Layer,
@@ -308,6 +309,24 @@ def test_max_model_len_is_derived_from_the_config_as_vllm_derives_it():
     # the notes name it with the other defaults
     thin = spec_from_hf_config({"model_type": "llama"})
     assert thin.max_model_len == 2_048 and "max_position_embeddings 2,048," in thin.notes
+    # ... given by the class, so vLLM finds a key and assumes nothing (no warning)
+    assert not thin.max_model_len_assumed and "does not contain any" not in thin.notes
+    # a config whose class gives no length either (Mamba's): vLLM assumes 2,048, then scales it
+    # as a given one (linear factor 4: 8,192); SGLang takes 2,048 unscaled, which the note says
+    mamba = {"model_type": "mamba", "num_hidden_layers": 4, "hidden_size": 256}
+    assumed = spec_from_hf_config(mamba)
+    assert (assumed.max_model_len, assumed.max_model_len_assumed) == (2_048, True)
+    scaled = spec_from_hf_config({**mamba, "rope_scaling": {"type": "linear", "factor": 4}})
+    assert (scaled.max_model_len, scaled.max_model_len_assumed) == (8_192, True)
+    assert scaled.source.endswith("; max_model_len 8,192 from vLLM's assumed length (the "
+                                  "config.json gives none) 2,048 x linear factor 4, as vLLM "
+                                  "derives it; ssm state bfloat16 from the model dtype")
+    assert ("Assuming the model's maximum length is 2048.\" and scales it by the rope factor "
+            "to 8,192; SGLang 0.5.23 assumes 2,048 too, silently and unscaled (type 2,048 for "
+            "its figures). The figures count a request at 8,192 tokens" in scaled.notes)
+    # a length given is the model's again
+    assert not spec_from_hf_config({**mamba, "max_position_embeddings": 4_096}
+                                   ).max_model_len_assumed
     # vLLM takes the smallest length field: one other than max_position_embeddings is named
     seq = spec_from_hf_config({"model_type": "llama", "max_position_embeddings": 8_192,
                                "max_seq_len": 4_096})
@@ -1421,9 +1440,30 @@ def test_attention_free_mamba1_models_are_state_layers_only(model_type):
                {"mamba": "MambaForCausalLM", "falcon_mamba": "FalconMambaForCausalLM"}[
                    model_type]]}
     spec = spec_from_hf_config(cfg)
-    assert spec.pattern == "64*mamba1" and spec.notes == ""
-    assert spec.max_model_len is None  # no length field: the context is the user's to give
+    assert spec.pattern == "64*mamba1"
+    # no length field (nor in MambaConfig / FalconMambaConfig): vLLM's _get_and_verify_max_len
+    # assumes 2,048 with a warning, SGLang's get_context_length 2,048 silently; so does FlatKV
+    assert (spec.max_model_len, spec.max_model_len_assumed) == (2_048, True)
+    assert spec.notes == assumed_length_note(2_048)
+    assert ("so vLLM warns \"The model's config.json does not contain any of the keys to "
+            "determine the original maximum length of the model. Assuming the model's maximum "
+            "length is 2048.\"; SGLang 0.5.23 assumes 2,048 too, silently." in spec.notes)
+    assert "type the context you serve at" in spec.notes
+    assert "or add max_position_embeddings to the config.json" in spec.notes
+    assert spec.source.endswith("; max_model_len 2,048 from vLLM's assumed length (the "
+                                "config.json gives none); ssm state bfloat16 from the model dtype")
+    assert ModelSpec.from_dict(spec.to_dict()) == spec  # an export keeps it assumed
     profile = spec.profile()
+    # vLLM at 40 GiB, mode none: one group of 64 state layers, a page the state of one layer
+    # (conv 8,192 x 3 + ssm 8,192 x 16, 2 B each = 311,296 B), one page a request, so
+    # 42,949,672,960 // 311,296 // 64 = 2,155 blocks: "GPU KV cache size: 4,413,440 tokens,
+    # Maximum concurrency for 2,048 tokens per request: 2155.00x" (2,155 x 2,048 tokens)
+    page = 8192 * 3 * BF16 + 8192 * 16 * BF16
+    assert page == 311_296 and 40 * 2**30 // page // 64 == 2_155
+    r = run_strategy("vllm", profile, budget_bytes=40 * 2**30, context_tokens=spec.max_model_len)
+    assert (r.num_blocks, r.max_concurrency, r.logged_tokens) == (2_155, 2_155, 4_413_440)
+    assert r.extras["log_lines"][-1] == ("GPU KV cache size: 4,413,440 tokens, Maximum "
+                                         "concurrency for 2,048 tokens per request: 2155.00x")
     assert not profile.has_attention and profile.kv_bytes_per_slot == 0
     assert profile.state_const_bytes == {"conv": 8192 * 3 * BF16, "ssm": 8192 * 16 * BF16}
     assert spec.with_options(tp=4).profile().state_const_bytes == {
@@ -1438,7 +1478,9 @@ def test_attention_free_mamba2_model_is_state_layers_only():
            "num_heads": 128, "head_dim": 64, "n_groups": 8, "state_size": 128,
            "conv_kernel": 4, "chunk_size": 256, "torch_dtype": "bfloat16"}
     spec = spec_from_hf_config(cfg)
-    assert spec.pattern == "64*mamba2" and spec.mamba_chunk_size == 256 and spec.notes == ""
+    assert spec.pattern == "64*mamba2" and spec.mamba_chunk_size == 256
+    # Mamba2Config gives no length either: vLLM's assumed 2,048, said in the notes
+    assert spec.max_model_len_assumed and spec.notes == assumed_length_note(2_048)
     assert spec.profile().state_const_bytes == {"conv": 10_240 * 3 * BF16,
                                                 "ssm": 128 * 64 * 128 * BF16}
     # heads that do not cover expand x hidden_size are refused (transformers' class says so)
