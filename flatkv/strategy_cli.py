@@ -59,6 +59,9 @@ from flatkv.units import (
 # where a strategy command's context came from when --context is not given
 CONTEXT_FROM_MODEL = ("context {:,} tokens, the model's max_model_len (vLLM's default "
                       "--max-model-len); --context sets another")
+# ... where that length is vLLM's assumed one (the config gives none)
+CONTEXT_ASSUMED = ("context {:,} tokens, the max_model_len vLLM assumes for a config.json with "
+                   "no length field; --context sets another")
 
 
 def _tokens_argument(flag: str) -> Callable[[str], int]:
@@ -218,7 +221,7 @@ class RequestContext:
             if self.model_len is None:
                 return ("note: no --context, and the model gives no max_model_len: no "
                         "concurrency is counted; --context N counts requests of N tokens",)
-            return (f"note: {CONTEXT_FROM_MODEL.format(self.model_len)}",)
+            return (f"note: {self._from_model()}",)
         if self.model_len is not None and self.tokens > self.model_len:
             return ("note: the context is "
                     f"{past_max_model_len_text(self.model_len, assumed=self.assumed)}",)
@@ -229,7 +232,11 @@ class RequestContext:
         did not type (a default that does not fit); other messages as they are."""
         if self.typed or self.model_len is None or f"{self.model_len:,} tokens" not in message:
             return message
-        return f"{message} ({CONTEXT_FROM_MODEL.format(self.model_len)})"
+        return f"{message} ({self._from_model()})"
+
+    def _from_model(self) -> str:
+        """Where an untyped context came from: the model's length, or vLLM's assumed one."""
+        return (CONTEXT_ASSUMED if self.assumed else CONTEXT_FROM_MODEL).format(self.model_len)
 
 
 # --------------------------------------------------------------------------------------------

@@ -4170,3 +4170,42 @@ def test_compare_takes_sglangs_max_running_requests():
                                                    "kv": "0", "state": "conv=4096"})
     assert not [w for w in state_only.number_input if w.key in (
         "w.sglang_max_running_requests", "w.sglang_max_mamba_cache_size")]
+
+
+def test_a_config_json_without_a_length_is_counted_at_the_2048_vllm_assumes():
+    # falcon-mamba-7b's config.json gives no length field: vLLM assumes 2,048 (with a warning)
+    # and SGLang too; the Model page says so beside the figures and names the fix, and the
+    # pages count a request at 2,048 until a context is typed
+    at = open_app("app_pages/model.py")
+    at.segmented_control(key="model.source").set_value("config.json").run()
+    at.text_area(key="hf.paste").set_value(json.dumps({
+        "model_type": "falcon_mamba", "num_hidden_layers": 64, "hidden_size": 4096,
+        "intermediate_size": 8192, "state_size": 16, "conv_kernel": 4,
+        "torch_dtype": "bfloat16", "architectures": ["FalconMambaForCausalLM"]})).run()
+    at.button(key="hf.load").click().run()
+    assert_clean(at)
+    (note,) = [shown(i) for i in at.info if "no length field" in shown(i)]
+    assert note.startswith("The config.json gives no length field (max_position_embeddings, "
+                           "n_positions, max_seq_len, seq_length, model_max_length, ...), so "
+                           "vLLM warns \"The model's config.json does not contain any of the "
+                           "keys to determine the original maximum length of the model. "
+                           "Assuming the model's maximum length is 2048.\"; SGLang 0.5.23 "
+                           "assumes 2,048 too, silently.")
+    assert note.endswith("type the context you serve at (vLLM takes any --max-model-len; "
+                         "SGLang refuses a --context-length above 2,048 unless "
+                         "SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1), or add "
+                         "max_position_embeddings to the config.json.")
+    assumed = ("max_model_len 2,048 tokens, assumed (vLLM's default `--max-model-len` where "
+               "the config gives no length: see the note)")
+    assert assumed in unescaped(caption_starting(at, "Per TP rank"))
+    # a link keeps it assumed
+    again = open_app("app_pages/model.py", dict(at.query_params))
+    assert assumed in unescaped(caption_starting(again, "Per TP rank"))
+    # Compare counts vLLM at 2,048: 40 GiB // 311,296 B state pages // 64 layers = 2,155
+    # blocks, one a request (tests/test_cli.py derives them): vLLM's log line at 2,048 tokens
+    link = {**at.query_params, "gpu": "KV cache memory", "kv_mem": "40GiB"}
+    compare = open_app("app_pages/compare.py", link)
+    assert_clean(compare)
+    text = "\n".join(shown(e) for e in (*compare.code, *compare.markdown, *compare.caption))
+    assert ("GPU KV cache size: 4,413,440 tokens, Maximum concurrency for 2,048 tokens per "
+            "request: 2155.00x") in text

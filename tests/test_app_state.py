@@ -1117,6 +1117,40 @@ def test_the_context_is_the_models_max_model_len_until_one_is_set():
     assert encode_query(AppState(model="DeepSeek-V3", context=163_840))["ctx"] == "163840"
 
 
+def test_a_config_without_a_length_counts_at_the_2048_vllm_assumes_until_one_is_typed():
+    from flatkv.app_data import model_context_text
+    from flatkv.hf_config import spec_from_hf_config
+
+    # Mamba2Config gives no length field: vLLM assumes 2,048 (with a warning), and the pages
+    # count at it, not at DEFAULT_CONTEXT, saying it is assumed
+    spec = spec_from_hf_config({"model_type": "mamba2", "num_hidden_layers": 4,
+                                "hidden_size": 256, "num_heads": 8, "head_dim": 64})
+    state = AppState(model="spec", spec=app_model.spec_to_json(spec))
+    assert (state.context_length(), state.model_max_len(), state.model_max_len_assumed()) == (
+        2_048, 2_048, True)
+    assert not DEFAULT.model_max_len_assumed()  # Qwen3-Next's 262,144 is its config's
+    # past it, vLLM takes the --max-model-len told, SGLang refuses unless allowed
+    assert model_context_text(8_192, 2_048, app_state.DEFAULT_CONTEXT, assumed=True) == (
+        "Past the 2,048 tokens assumed for this model (its config gives no length): vLLM "
+        "takes any `--max-model-len` told, SGLang refuses a `--context-length` above 2,048 "
+        "unless `SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1`.")
+    assert model_context_text(1_024, 2_048, app_state.DEFAULT_CONTEXT, assumed=True) == (
+        "vLLM serves this model at 2,048 tokens unless told: its default `--max-model-len`, "
+        "assumed for a config with no length, and the length its log gives the maximum "
+        "concurrency at.")
+    # a length typed in the editor is the model's, no longer assumed; the same one keeps it
+    draft = app_model.SpecDraft.from_spec(spec)
+    assert draft.max_model_len_assumed and draft.to_spec().max_model_len_assumed
+    assert draft.with_optional("max_model_len", 2_048).to_spec().max_model_len_assumed
+    typed = draft.with_optional("max_model_len", 4_096).to_spec()
+    assert (typed.max_model_len, typed.max_model_len_assumed) == (4_096, False)
+    assert draft.with_optional("attention_heads", 8).max_model_len_assumed
+    # a spec file that says assumed without a length is refused, naming the fix
+    with pytest.raises(ValueError, match="max_model_len_assumed is true without a "
+                       "max_model_len: give the length assumed"):
+        ModelSpec.from_dict({**spec.to_dict(), "max_model_len": None})
+
+
 def test_what_a_recent_vllm_sets_apart_from_this_views_defaults():
     default = app_state.DEFAULT  # Qwen3-Next on an H100: SPEC's anchor, 16, none
     assert (default.gpu, default.block_size, default.mamba_cache_mode) == ("H100 80GB", 16,

@@ -345,6 +345,55 @@ def test_the_context_defaults_to_the_models_max_model_len(capsys):
     assert code == 0 and "max concurrency  68.94x" in out and "no --context" not in err
 
 
+FALCON_MAMBA = {"model_type": "falcon_mamba", "num_hidden_layers": 64, "hidden_size": 4096,
+                "intermediate_size": 8192, "state_size": 16, "conv_kernel": 4,
+                "torch_dtype": "bfloat16", "architectures": ["FalconMambaForCausalLM"]}
+# vLLM's warning for a config.json with none of the length keys it reads, as the note quotes it
+VLLM_ASSUMES = ("vLLM warns \"The model's config.json does not contain any of the keys to "
+                "determine the original maximum length of the model. Assuming the model's "
+                "maximum length is 2048.\"")
+
+
+def test_a_config_without_a_length_is_counted_at_the_2048_vllm_assumes(tmp_path, capsys):
+    # falcon-mamba-7b's config.json gives no length field: vLLM (and SGLang) assume 2,048, and
+    # so do `model` and `compare`, saying so and naming the fix
+    config = tmp_path / "config.json"
+    config.write_text(json.dumps(FALCON_MAMBA))
+    code, out, err = run(["model", "--hf-config", str(config)], capsys)
+    assert code == 0 and err == ""
+    assert ("max_model_len: 2,048 tokens (vLLM's default --max-model-len, assumed: the config "
+            "gives no length, see the notes; --context's default)") in out.splitlines()
+    notes = next(line for line in out.splitlines() if line.startswith("notes: "))
+    assert VLLM_ASSUMES in notes and notes.endswith(
+        "type the context you serve at (vLLM takes any --max-model-len; SGLang refuses a "
+        "--context-length above 2,048 unless SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1), or "
+        "add max_position_embeddings to the config.json.")
+    code, out, err = run(["model", "--hf-config", str(config), "--json"], capsys)
+    report = json.loads(out)
+    assert (report["max_model_len"], report["max_model_len_assumed"]) == (2_048, True)
+    # compare counts at 2,048: one group of 64 state layers, pages of 8,192 x (3 + 16) x 2 B =
+    # 311,296 B, one a request: 40 GiB // 311,296 // 64 = 2,155 blocks, 2,155 x 2,048 tokens
+    assert 40 * 2**30 // (8192 * 19 * 2) // 64 == 2_155 and 2_155 * 2_048 == 4_413_440
+    code, out, err = run(["compare", "--hf-config", str(config), "--budget", "40GiB"], capsys)
+    assert code == 0 and "context 2,048 tokens" in out.splitlines()[0]
+    assert ("  GPU KV cache size: 4,413,440 tokens, Maximum concurrency for 2,048 tokens per "
+            "request: 2155.00x") in out.splitlines()
+    said = err.splitlines()
+    assert said[0].startswith("python -m flatkv: note on this model: The config.json gives no "
+                              "length field") and VLLM_ASSUMES in said[0]
+    assert said[-1] == ("python -m flatkv: note: context 2,048 tokens, the max_model_len vLLM "
+                        "assumes for a config.json with no length field; --context sets another")
+    # a longer context typed: vLLM takes it as told (no refusal to allow), SGLang does not
+    code, out, err = run(["compare", "--hf-config", str(config), "--budget", "40GiB",
+                          "--context", "8192"], capsys)
+    assert code == 0 and ("  GPU KV cache size: 17,653,760 tokens, Maximum concurrency for "
+                          "8,192 tokens per request: 2155.00x") in out.splitlines()
+    assert err.splitlines()[-1] == (
+        "python -m flatkv: note: the context is past the 2,048 tokens assumed for this model "
+        "(its config gives no length): vLLM takes any --max-model-len told, SGLang refuses a "
+        "--context-length above 2,048 unless SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1")
+
+
 def test_plan_with_a_context_says_how_many_requests_the_plan_holds(capsys):
     # the worked example at the default block 16: P 1,056, 80e9 // 103,219,200 = 775 blocks; a
     # request of 128k = 128,000 tokens holds ceil(128,000 / 1,056) = 122 history pages and 1
