@@ -108,6 +108,35 @@ def report(engine: str, setting: str, by_engine: dict, by_flatkv: dict) -> bool:
     return same
 
 
+# config.json files with none of the length keys the engines read, nor a class default for one
+# (vLLM's _get_and_verify_max_len assumes 2,048 and warns, SGLang's get_context_length returns
+# 2,048 silently): tiiuae/falcon-mamba-7b's sizes, mistralai/Mamba-Codestral-7B-v0.1's, and a
+# Mamba whose linear rope factor vLLM applies to the 2,048 it assumed (SGLang does not);
+# beside them, lengths given (LlamaConfig's class default, a Mamba config with
+# max_position_embeddings), where neither assumes anything. vllm_check sizes each at its length.
+LENGTH_CONFIGS = {
+    "falcon-mamba-7b": {"model_type": "falcon_mamba", "num_hidden_layers": 64,
+                        "hidden_size": 4096, "intermediate_size": 8192, "state_size": 16,
+                        "conv_kernel": 4, "torch_dtype": "bfloat16",
+                        "architectures": ["FalconMambaForCausalLM"]},
+    "Mamba-Codestral-7B": {"model_type": "mamba2", "architectures": ["Mamba2ForCausalLM"],
+                           "num_hidden_layers": 64, "hidden_size": 4096, "expand": 2,
+                           "num_heads": 128, "head_dim": 64, "n_groups": 8,
+                           "state_size": 128, "conv_kernel": 4, "chunk_size": 256,
+                           "torch_dtype": "bfloat16"},
+    "mamba-linear-rope-x4": {"model_type": "mamba", "num_hidden_layers": 24,
+                             "hidden_size": 768, "intermediate_size": 1536,
+                             "state_size": 16, "conv_kernel": 4, "torch_dtype": "bfloat16",
+                             "architectures": ["MambaForCausalLM"],
+                             "rope_scaling": {"type": "linear", "factor": 4}},
+    "mamba-given-4096": {"model_type": "mamba", "num_hidden_layers": 24, "hidden_size": 768,
+                         "intermediate_size": 1536, "state_size": 16, "conv_kernel": 4,
+                         "torch_dtype": "bfloat16", "architectures": ["MambaForCausalLM"],
+                         "max_position_embeddings": 4096},
+    "llama-class-default": {"model_type": "llama", "num_hidden_layers": 4,
+                            "torch_dtype": "bfloat16"},
+}
+
 # --- randomized mode (--random N --seed S): shapes near the presets' -------------------------
 
 # Field values a perturbed kind draws from: sizes real checkpoints use, and a few odd ones

@@ -12,6 +12,10 @@ any figure differs (or one side refuses where the other starts, or FlatKV applie
 SGLang does not serve, or a preset SGLang serves is not checked), else 0. No GPU is needed: it
 runs on a CPU, CUDA-only modules served as stubs.
 
+Then the config.json files of ``engine_common.LENGTH_CONFIGS``: SGLang's own
+``get_context_length`` on each beside the length FlatKV gives SGLang (2,048 where the config
+gives none, as FlatKV's note says).
+
 SGLang is taken as launched on one Hopper GPU (``--tp-size`` of them in random settings; not
 Blackwell: device capability 9.0 where it asks) with ``--context-length 32768`` (FlatKV's
 context is its context_len, which sets max_running_requests' estimate), its default triton
@@ -69,6 +73,7 @@ from types import SimpleNamespace as NS
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from engine_common import (  # noqa: E402  (bench/, this folder)
+    LENGTH_CONFIGS,
     edge_or_random_budget,
     perturb_spec,
     random_context,
@@ -81,6 +86,8 @@ from engine_common import (  # noqa: E402  (bench/, this folder)
     wheel_from_command_line,
 )
 
+from flatkv.hf_config import spec_from_hf_config  # noqa: E402
+from flatkv.hf_length import ASSUMED_MAX_MODEL_LEN  # noqa: E402
 from flatkv.presets import list_presets, load_preset  # noqa: E402
 from flatkv.strategies import StrategyOptions, run_strategy  # noqa: E402
 
@@ -664,9 +671,29 @@ def main() -> int:
             rows += [(label, spec, b, page, overlap, ratios) for b in budgets]
     for name, spec, budget, page, overlap, ratios in rows:
         mismatches += not check(sg, spec, budget, page, overlap, ratios, name)
+    for label, config in LENGTH_CONFIGS.items():
+        rows.append(label)
+        mismatches += not check_length(sg, label, config)
     print(f"{len(rows)} settings, {mismatches} mismatches; {len(skipped)} presets SGLang does "
           f"not serve skipped ({', '.join(skipped)})")
     return 1 if mismatches else 0
+
+
+def check_length(sg: NS, label: str, config: dict) -> bool:
+    """A config.json's context length as SGLang's own ``get_context_length`` reads it (the
+    config resolved by transformers; ``ModelConfig._derive_context_length`` takes it with no
+    --context-length), beside the one FlatKV gives SGLang: where FlatKV says the length is
+    assumed, the 2,048 its note says SGLang assumes too (unscaled, where vLLM's is scaled by a
+    rope factor), else the model's max_model_len."""
+    from transformers import AutoConfig
+
+    fields = {k: v for k, v in config.items() if k != "model_type"}
+    text = AutoConfig.for_model(config["model_type"], **fields).get_text_config()
+    spec = spec_from_hf_config(config)
+    ours = ASSUMED_MAX_MODEL_LEN if spec.max_model_len_assumed else spec.max_model_len
+    return report("sglang", f"{label} context length",
+                  {"context_len": sg.text_config.get_context_length(text)},
+                  {"context_len": ours})
 
 
 if __name__ == "__main__":

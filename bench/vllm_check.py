@@ -41,6 +41,13 @@ short-conv (LFM2) layers, which declare no checkpoint alignment, nor for Kimi Li
 (FlashKDA's exporter needs a bounded gate: not modelled). Every model vLLM 0.34 serves builds
 on a CPU.
 
+Then the config.json files of ``engine_common.LENGTH_CONFIGS``: vLLM's own
+``_get_and_verify_max_len`` (``config/model.py``) on each, as transformers resolves it, beside
+FlatKV's max_model_len, and whether vLLM warned that it assumed its 2,048 beside whether FlatKV
+says it is assumed; then each state-only one (Mamba, FalconMamba, Mamba2, served here through
+their own classes) laid out at that length at both budgets, block 16, mode none: the figures
+FlatKV shows with no context typed.
+
 ``--random N --seed S`` checks N random settings instead (``random_setting``): the presets'
 shapes, tp, dtypes, block, mode, max_model_len and budget perturbed within what vLLM starts
 with; a mismatch prints a one-line repro (``--random 1 --seed`` of its own seed).
@@ -78,6 +85,7 @@ from unittest import mock
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from engine_common import (  # noqa: E402  (bench/, this folder)
+    LENGTH_CONFIGS,
     edge_or_random_budget,
     perturb_spec,
     random_context,
@@ -87,6 +95,7 @@ from engine_common import (  # noqa: E402  (bench/, this folder)
     wheel_from_command_line,
 )
 
+from flatkv.hf_config import spec_from_hf_config  # noqa: E402
 from flatkv.presets import list_presets, load_preset  # noqa: E402
 from flatkv.strategies import StrategyOptions, run_strategy  # noqa: E402
 from flatkv.strategies.vllm_releases import last_served_text  # noqa: E402
@@ -108,7 +117,13 @@ MODEL_CLASSES = {"Qwen3NextForCausalLM": "vllm.model_executor.models.qwen3_next"
                  "JambaForCausalLM": "vllm.model_executor.models.jamba",
                  "Lfm2ForCausalLM": "vllm.model_executor.models.lfm2",
                  "Qwen3_5ForConditionalGeneration": "vllm.models.qwen3_5.nvidia.model",
-                 "BailingMoeV3ForCausalLM": "vllm.model_executor.models.bailing_moe_v3"}
+                 "BailingMoeV3ForCausalLM": "vllm.model_executor.models.bailing_moe_v3",
+                 "MambaForCausalLM": "vllm.model_executor.models.mamba",
+                 "Mamba2ForCausalLM": "vllm.model_executor.models.mamba2"}
+# architectures vLLM's registry serves with another's class (registry.py:109)
+SERVED_AS = {"FalconMambaForCausalLM": "MambaForCausalLM"}
+# vLLM's warning where it assumes the length (config/model.py:2634)
+ASSUMED_WARNING = "does not contain any of the keys to determine the original maximum length"
 # DeepSeek-V3.2's sparse MLA top-k (its config's index_topk): the width of the top-k buffer
 # every sparse MLA layer's spec names (MLAAttention.topk_buffer_width); no page depends on it
 INDEX_TOPK = 2048
@@ -185,10 +200,13 @@ def import_vllm(directory: str) -> NS:
              "abstract": "vllm.model_executor.layers.mamba.abstract",
              "registry": "vllm.model_executor.models", "worker": "vllm.v1.worker.utils",
              "sparse": "vllm.v1.attention.backends.mla.sparse_utils",
-             "model_registry": "vllm.model_executor.models.registry"}
+             "model_registry": "vllm.model_executor.models.registry",
+             "model_config": "vllm.config.model",
+             "arch_config": "vllm.transformers_utils.model_arch_config_convertor"}
     vl = NS(**{key: importlib.import_module(name) for key, name in names.items()})
     vl.models = {arch: getattr(importlib.import_module(m), arch)
                  for arch, m in MODEL_CLASSES.items()}
+    vl.models.update({arch: vl.models[served] for arch, served in SERVED_AS.items()})
     return vl
 
 
@@ -225,10 +243,15 @@ def hf_config(spec) -> NS:
             * m.head_dim, mamba_n_heads=m.n_heads, mamba_d_head=m.head_dim,
             mamba_n_groups=m.n_groups, mamba_d_state=m.d_state, mamba_d_conv=m.conv_kernel,
             mamba_expand=1, hidden_size=m.n_heads * m.head_dim)
-    if "Mamba1Layer" in kinds:
+    if "Mamba2Layer" in kinds and "Mamba2ForCausalLM" in spec.architectures:  # its own names
+        m = kinds["Mamba2Layer"]
+        hf.__dict__.update(expand=1, num_heads=m.n_heads, head_dim=m.head_dim,
+                           state_size=m.d_state)
+    if "Mamba1Layer" in kinds:  # Jamba's names, then Mamba's (FalconMamba's too)
         m = kinds["Mamba1Layer"]
         hf.__dict__.update(mamba_expand=1, hidden_size=m.d_inner, mamba_d_state=m.d_state,
-                           mamba_d_conv=m.conv_kernel)
+                           mamba_d_conv=m.conv_kernel, intermediate_size=m.d_inner,
+                           state_size=m.d_state, conv_kernel=m.conv_kernel)
     if "ShortConvLayer" in kinds:
         c = kinds["ShortConvLayer"]
         hf.__dict__.update(conv_dim=c.channels, conv_L_cache=c.conv_kernel)
@@ -285,7 +308,7 @@ def vllm_config(vl: NS, spec, block: int, mode: str, async_sched: bool, flags: d
             cache_config=cache, hf_config=hf)
     if spec.architectures[0] == "Qwen3_5ForConditionalGeneration":
         vl.configs.Qwen3_5ForConditionalGenerationConfig.verify_and_update_config(vc)
-    if spec.architectures[0] in MODEL_CLASSES:  # MambaModelConfig's hook, cache part
+    if spec.architectures[0] in vl.models:  # MambaModelConfig's hook, cache part
         cache.mamba_block_size = block if cache.enable_prefix_caching else context
     return vc
 
@@ -350,7 +373,8 @@ def layer_specs(vl: NS, spec, vc: NS, flags: dict) -> dict:
     # (Mamba1's mamba_mixer.py and ShortConv's short_conv.py declare none)
     checkpoint = (1 if "Mamba2Layer" in kinds else 64 if "flashinfer_gdn" in flags
                   and cache.mamba_cache_mode == "align" else None)
-    if any(n not in ("MLALayer", "AttentionLayer") for n in kinds):  # model_config.is_hybrid
+    # model_config.is_hybrid: state layers beside attention (an attention-free Mamba is not)
+    if any(n not in ("MLALayer", "AttentionLayer") for n in kinds) and vc.layer_shape:
         align_hybrid_block_size(vl, vc, backend, checkpoint)
     cls = vl.models.get(model.architecture)
     # an attention layer's KV heads on one rank (ModelConfig.get_num_kv_heads: replicated where
@@ -472,6 +496,53 @@ def flatkv_figures(spec, budget: int, block: int, mode: str, async_sched: bool,
             "tokens": r.logged_tokens, "concurrency": round(r.max_concurrency, 6)}
 
 
+def vllm_length(vl: NS, config: dict) -> dict:
+    """The max_model_len vLLM serves a config.json at unless told, and whether it assumed it:
+    the config resolved by transformers as vLLM loads it, its ModelArchitectureConfig from
+    vLLM's convertor for the model type (``ModelConfig.get_model_arch_config``), then vLLM's
+    own ``_get_and_verify_max_len`` with no --max-model-len and no tokenizer config, its
+    warning caught."""
+    from transformers import AutoConfig
+
+    fields = {k: v for k, v in config.items() if k != "model_type"}
+    hf = AutoConfig.for_model(config["model_type"], **fields)
+    text = hf.get_text_config()
+    convertor = vl.arch_config.MODEL_ARCH_CONFIG_CONVERTORS.get(
+        hf.model_type, vl.arch_config.ModelArchConfigConvertorBase)
+    arch = convertor(hf, text).convert()
+    with mock.patch.object(vl.model_config.logger, "warning") as warned:
+        length = vl.model_config._get_and_verify_max_len(text, arch, None, None, False, None)
+    assumed = any(ASSUMED_WARNING in str(call.args[0]) for call in warned.call_args_list)
+    return {"max_model_len": length, "assumed": int(assumed)}
+
+
+def flatkv_length(config: dict) -> dict:
+    """FlatKV's max_model_len for the same config.json and whether it says it is assumed."""
+    spec = spec_from_hf_config(config)
+    return {"max_model_len": spec.max_model_len, "assumed": int(spec.max_model_len_assumed)}
+
+
+def check_lengths(vl: NS) -> tuple[int, int]:
+    """Each LENGTH_CONFIGS config's length on both sides, then, where they agree and vLLM
+    serves the architecture here, its layout at that length at both budgets (block 16, mode
+    none): the figures FlatKV's pages show with no context typed. (settings, mismatches)."""
+    rows = bad = 0
+    for label, config in LENGTH_CONFIGS.items():
+        engine, ours = vllm_length(vl, config), flatkv_length(config)
+        rows += 1
+        if not report("vllm", f"{label} length", engine, ours):
+            bad += 1
+            continue
+        spec = spec_from_hf_config(config)
+        if spec.architectures[0] not in vl.models:
+            continue
+        for budget in BUDGETS:
+            rows += 1
+            bad += not check(vl, spec, budget, 16, "none", False,
+                             {"context": engine["max_model_len"]}, label)
+    return rows, bad
+
+
 def check(vl: NS, spec, budget: int, block: int, mode: str, async_sched: bool, flags: dict,
           label: str) -> bool:
     """Run one setting on both sides, print its line, and say whether they agree."""
@@ -555,7 +626,10 @@ def main() -> int:
         if "architecture" in flags:  # the preset's shapes served by another class
             spec = dataclasses.replace(spec, architectures=(flags["architecture"],))
         mismatches += not check(vl, spec, budget, block, mode, async_sched, flags, name)
-    print(f"{len(rows)} settings, {mismatches} mismatches, {len(skipped)} preset(s) skipped")
+    length_rows, length_bad = check_lengths(vl)
+    mismatches += length_bad
+    print(f"{len(rows) + length_rows} settings, {mismatches} mismatches, {len(skipped)} "
+          "preset(s) skipped")
     return 1 if mismatches else 0
 
 

@@ -327,6 +327,13 @@ def test_max_model_len_is_derived_from_the_config_as_vllm_derives_it():
     # a length given is the model's again
     assert not spec_from_hf_config({**mamba, "max_position_embeddings": 4_096}
                                    ).max_model_len_assumed
+    # SGLang's figures for a state-only model hold no token history: the same at its 2,048 as
+    # at vLLM's 8,192, so counting both engines at one length keeps SGLang's exact
+    at = [run_strategy("sglang", scaled.profile(), budget_bytes=40 * 2**30, context_tokens=c)
+          for c in (2_048, 8_192)]
+    assert at[0].capacity_tokens is None and at[0].num_blocks > 0
+    assert [(r.num_blocks, r.max_concurrency, r.extras["log_lines"]) for r in at[1:]] == [
+        (at[0].num_blocks, at[0].max_concurrency, at[0].extras["log_lines"])]
     # vLLM takes the smallest length field: one other than max_position_embeddings is named
     seq = spec_from_hf_config({"model_type": "llama", "max_position_embeddings": 8_192,
                                "max_seq_len": 4_096})
