@@ -152,7 +152,8 @@ def context_widget(*, with_note: bool = True) -> None:
                   "Tokens one request holds: 262144, 256K (262,144) or 128k (128,000), as "
                   "vLLM's --max-model-len reads them. Until you give one: the model's "
                   "max_model_len, vLLM's default, from its config (max_position_embeddings, "
-                  f"times a rope scaling factor where one applies), else {DEFAULT_CONTEXT:,}.",
+                  "times a rope scaling factor where one applies; the 2,048 vLLM assumes "
+                  f"where the config gives no length), else {DEFAULT_CONTEXT:,}.",
                   shown=lambda _: state().context_length())
     if with_note:
         context_note()

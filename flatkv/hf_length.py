@@ -25,8 +25,8 @@ from flatkv.units import MAX_TOKENS
 # is scaled already too, so no factor applies to it. LongRoPE models (Phi-3 128k, Phi-4-mini)
 # are served at original_max_position_embeddings unless told (vLLM 0.12 and later).
 LENGTH_FIELDS = ("max_position_embeddings", "n_positions", "max_seq_len", "seq_length",
-                  "model_max_length", "max_sequence_length", "max_seq_length", "seq_len",
-                  "max_target_positions")
+                 "model_max_length", "max_sequence_length", "max_seq_length", "seq_len",
+                 "max_target_positions")
 # The length vLLM assumes where the resolved config gives none of those fields (its
 # _get_and_verify_max_len, config/model.py 2623-2640, with a warning; rope scaling then applies
 # as to a length given; a --max-model-len told is taken as it is, never refused); SGLang
@@ -55,7 +55,7 @@ def _as_written(text: Any, attr: str) -> str:
                  if target == attr and alias in given), attr)
 
 
-def max_model_len_of(text: Any, model_type: str) -> tuple[int | None, str]:
+def max_model_len_of(text: Any, model_type: str) -> tuple[int, str]:
     """The context vLLM serves the model at unless told (its --max-model-len default), and
     where it comes from, as a current vLLM derives it: the smallest length field of the
     resolved config (class defaults included), times the rope scaling factor of the types that
