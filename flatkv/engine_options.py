@@ -87,27 +87,29 @@ ENGINE_OPTIONS = (
     EngineOption("vllm_hybrid_manager", "vLLM hybrid KV cache manager", ("vllm",), VLLM_COLUMN,
                  lambda p: (p.has_state and p.has_attention)
                  or (FULL_ATTENTION in p.layer_types and _has_window(p))),
-    # splits the budget between a state pool and a KV pool
+    # splits the budget between a state pool and a KV pool (a pool of no layers for state
+    # layers alone, which SGLang splits for all the same)
     EngineOption("mamba_full_memory_ratio", "SGLang mamba/full ratio", ("sglang",),
-                 SGLANG_COLUMN, lambda p: p.has_state and p.has_attention),
+                 SGLANG_COLUMN, _has_state),
     EngineOption("swa_full_tokens_ratio", "SGLang sliding/full tokens ratio", ("sglang",),
                  SGLANG_COLUMN,
                  lambda p: FULL_ATTENTION in p.layer_types and _has_window(p)),
     EngineOption("sglang_slots_per_request", "SGLang slots per request", ("sglang",),
                  SGLANG_COLUMN, _has_state),
     # --max-running-requests: the max_running_requests SGLang logs, whatever the context, and
-    # the requests its draft-token buffers are reserved for (no figure without attention)
+    # the requests its draft-token buffers are reserved for
     EngineOption("sglang_max_running_requests", "SGLang max running requests", ("sglang",),
-                 SGLANG_COLUMN, lambda p: p.has_attention),
-    # --max-mamba-cache-size: the state slots told, the KV pool the rest (beside attention)
+                 SGLANG_COLUMN, lambda p: p.has_attention or p.has_state),
+    # --max-mamba-cache-size: the state slots told, the KV pool the rest
     EngineOption("sglang_max_mamba_cache_size", "SGLang max mamba cache size", ("sglang",),
-                 SGLANG_COLUMN, lambda p: p.has_state and p.has_attention),
+                 SGLANG_COLUMN, _has_state),
     # sets the tracking slots of the extra_buffer radix cache (slots per request)
     EngineOption("sglang_overlap_schedule", "SGLang overlap scheduling", ("sglang",),
                  SGLANG_COLUMN, lambda p: radix_cache(p, ENGINE_DEFAULTS) == "extra_buffer"),
-    # pages the token pools, and a mamba radix cache takes only some pages
+    # pages the token pools (for state layers alone the pool of context_len tokens over no
+    # layers), and a mamba radix cache takes only some pages
     EngineOption("sglang_page_size", "SGLang page size", ("sglang",), SGLANG_COLUMN,
-                 lambda p: (p.has_attention or radix_cache(p, ENGINE_DEFAULTS) is not None)
+                 lambda p: (p.has_attention or p.has_state)
                  and p.indexer_bytes_per_slot is None),
     # re-sizes the ssm tensors of a model's state layers
     EngineOption("sglang_ssm_dtype", "SGLang ssm dtype", ("sglang",), SGLANG_COLUMN,

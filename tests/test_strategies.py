@@ -53,7 +53,11 @@ from flatkv.strategies.sglang import (
     slots_per_request,
     ssm_dtype,
 )
-from flatkv.strategies.sglang_log import NO_DRAFT_BUFFERS_LINE, NO_SWA_SPLIT_LINE
+from flatkv.strategies.sglang_log import (
+    NO_DRAFT_BUFFERS_LINE,
+    NO_LAYERLESS_KV_LINE,
+    NO_SWA_SPLIT_LINE,
+)
 from flatkv.strategies.vllm import block_bytes as vllm_block_bytes
 from flatkv.strategies.vllm import runs_all_as_align
 from flatkv.strategies.vllm_releases import last_served_text
@@ -1559,8 +1563,11 @@ def test_state_only_model():
     assert per.capacity_tokens is None
     assert per.concurrency == GIB8 // state  # one state page per request
     sg = run_strategy("sglang", prof, budget_bytes=GIB8, context_tokens=4096)
-    assert sg.extras["state_slots"] == GIB8 // state == 165
-    assert sg.concurrency == (165 - 1) // 3 == 54  # slot 0 is SGLang's padding slot
+    # SGLang splits the budget as for a hybrid, 8 GiB x 0.9 / 1.9 = 4,068,916,385 B of state
+    assert sg.extras["state_slots"] == 8_589_934_592 * 9 // 19 // state == 78
+    assert sg.extras["running_request_cap"] == (78 - 1) // 3 == 25  # slot 0: the padding slot
+    # its token pool of no layers holds context_len = 4,096 tokens: one request of 4,096
+    assert sg.concurrency == 1
 
 
 def test_vllm_logs_a_state_only_model_in_blocks_of_its_mamba_block_size():
@@ -3068,12 +3075,90 @@ def test_sglang_told_mamba_cache_size_sizes_the_draft_token_buffers():
     assert sum(nbytes for _, nbytes in eight.breakdown) == budget
 
 
-def test_sglang_told_mamba_cache_size_is_not_modelled_for_state_layers_alone():
-    plain = run_strategy("sglang", pure_mamba(), budget_bytes=40 << 30)
-    told = run_strategy("sglang", pure_mamba(), budget_bytes=40 << 30,
+def test_sglang_told_mamba_cache_size_on_state_layers_alone():
+    # SGLang's _handle_max_mamba_cache takes the told M whatever the layers: M + 1 slots of
+    # 24 x 2,158,592 = 51,806,208 B; its token pool is context_len tokens over no layers
+    # (4,096), so max_running_requests = min(2,048, 4,096 // 2, 100 // 3) = 33
+    slot = 24 * (61_440 + 2_097_152)
+    told = run_strategy("sglang", pure_mamba(), budget_bytes=40 << 30, context_tokens=4096,
                         options=StrategyOptions(sglang_max_mamba_cache_size=100))
-    assert told.extras["state_slots"] == plain.extras["state_slots"]
-    assert told.breakdown == plain.breakdown
-    assert told.extras["mamba_cache_size_not_modelled"] is True
-    assert told.formulas[0].startswith("--max-mamba-cache-size: not modelled for SGLang on a "
-                                       "model of state layers alone")
+    assert told.extras["state_slots"] == 101 and told.extras["mamba_cache_size_told"] is True
+    assert told.extras["running_request_cap"] == 100 // 3 == 33
+    assert told.extras["max_running_requests"] == 33
+    assert dict(told.breakdown)["unused"] == (40 << 30) - 101 * slot == 37_717_245_952
+    # the slots must leave a byte: SGLang refuses where rest memory is 0 GiB or less
+    # (kv_cache_configurator.py 3043: "Loaded weights leave no GPU memory for the KV cache")
+    assert 101 * slot == 5_232_427_008
+    at = run_strategy("sglang", pure_mamba(), budget_bytes=101 * slot, context_tokens=4096,
+                      options=StrategyOptions(sglang_max_mamba_cache_size=100))
+    assert not at.applies and "a budget of 5,232,427,009 B or more" in at.reason
+    assert run_strategy("sglang", pure_mamba(), budget_bytes=101 * slot + 1, context_tokens=4096,
+                        options=StrategyOptions(sglang_max_mamba_cache_size=100)).applies
+
+
+# Mamba-Codestral-7B's config.json shape (Mamba2ForCausalLM, which SGLang 0.5.23 serves with its
+# pure-SSM Mamba2 model): 64 layers of 128 heads x 64, state 128, 8 groups, conv kernel 4
+MAMBA2_ONLY = {"architectures": ["Mamba2ForCausalLM"], "model_type": "mamba2",
+               "hidden_size": 4096, "num_hidden_layers": 64, "num_heads": 128, "head_dim": 64,
+               "expand": 2, "state_size": 128, "n_groups": 8, "conv_kernel": 4,
+               "vocab_size": 32768, "torch_dtype": "bfloat16"}
+
+
+def test_sglang_state_layers_alone_split_the_budget_as_hybrids_do():
+    # A slot: 64 layers x (conv (8,192 + 2 x 8 x 128) channels x 3 rows x 2 B (bfloat16) =
+    # 61,440 + ssm 128 x 64 x 128 x 4 B (float32) = 4,194,304) = 64 x 4,255,744 = 272,367,616.
+    # SGLang keeps budget x 0.9 / 1.9 for them, no attention layers or not:
+    # 42,949,672,960 x 9 / 19 = 20,344,581,928 -> 74 slots (74 x 272,367,616 =
+    # 20,155,203,584), 73 for requests, 73 // 3 = 24 running; its token pool of no layers holds
+    # context_len = 32,768 tokens, so max_running_requests = min(2,048, 16,384, 24) = 24
+    profile = spec_from_hf_config(MAMBA2_ONLY).profile()
+    slot = 64 * (10_240 * 3 * 2 + 128 * 64 * 128 * 4)
+    r = run_strategy("sglang", profile, budget_bytes=40 << 30, context_tokens=32_768)
+    x = r.extras
+    assert x["state_slot_bytes"] == slot == 272_367_616
+    assert x["state_pool_bytes"] == 42_949_672_960 * 9 // 19 == 20_344_581_928
+    assert (x["state_slots"], x["request_state_slots"], x["running_request_cap"]) == (74, 73, 24)
+    assert x["kv_tokens"] == 32_768 and x["max_running_requests"] == 24
+    assert dict(r.breakdown)["kv_history"] == 0
+    assert dict(r.breakdown)["unused"] == 42_949_672_960 - 74 * slot == 22_794_469_376
+    # a request of 32,768 tokens holds the whole token pool: one runs, 70 slots sit idle
+    assert r.concurrency == 1 and x["binding_limit"] == "token pool"
+    assert x["idle_state_bytes_at_context"] == (73 - 3) * slot
+    assert ("max_concurrency = min(token pool T tokens / L = 32,768 / 32,768, running cap 24) "
+            "= 1.00 (token pool binds)") in r.formulas
+    assert x["log_lines"][0].startswith("max_running_requests is capped to 24 by the mamba state "
+                                        "cache (max_mamba_cache_size=73, 3 state slots")
+    assert x["log_left_out"] == [NO_LAYERLESS_KV_LINE]
+    # 12,345,678,901 x 9 / 19 = 5,847,952,637 -> 21 slots, 20 for requests, 6 running
+    small = run_strategy("sglang", profile, budget_bytes=12_345_678_901, context_tokens=32_768)
+    assert (small.extras["state_slots"], small.extras["max_running_requests"]) == (21, 6)
+    # the config's mamba_ssm_dtype goes unread: Mamba2Config builds its cache params without it
+    bf16 = spec_from_hf_config({**MAMBA2_ONLY, "mamba_ssm_dtype": "bfloat16"}).profile()
+    assert run_strategy("sglang", bf16, budget_bytes=40 << 30).extras["state_slot_bytes"] == slot
+
+
+def test_sglang_state_layers_alone_token_pool_is_the_context():
+    # T = context_len in whole pages whatever the budget: at 2 tokens T // 2 = 1 request; at 1
+    # token, or page 64 over 63 tokens (T = 0), none, and SGLang refuses ("state cache is too
+    # small to serve any requests"); a told --max-running-requests is cut by T // 2 too
+    profile = spec_from_hf_config(MAMBA2_ONLY).profile()
+
+    def run(context, page=1, **options):
+        return run_strategy("sglang", profile, budget_bytes=40 << 30, context_tokens=context,
+                            options=StrategyOptions(sglang_page_size=page, **options))
+
+    assert run(2).extras["max_running_requests"] == 2 // 2 == 1
+    for context, page in ((1, 1), (63, 64)):
+        refused = run(context, page)
+        assert not refused.applies and "state cache is too small" in refused.reason
+        assert f"a context of {max(2, page)} tokens or more" in refused.reason
+    assert run(1000, 64).extras["kv_tokens"] == 1000 // 64 * 64 == 960
+    assert run(1000, 64, sglang_max_running_requests=20).extras["max_running_requests"] \
+        == min(20, 960 // 2, 24) == 20
+    told = run(32_768, sglang_max_running_requests=100)
+    assert told.extras["max_running_requests"] == 24  # the state cap binds, and SGLang warns
+    assert told.extras["log_lines"][0].startswith("max_running_requests is capped to 24")
+    # without a context the pool (context_len) is unknown: the slots alone, no running figure
+    alone = run_strategy("sglang", profile, budget_bytes=40 << 30)
+    assert alone.applies and alone.extras["state_slots"] == 74
+    assert "max_running_requests" not in alone.extras and "kv_tokens" not in alone.extras

@@ -495,8 +495,6 @@ EXTRAS: Mapping[str, str] = {
     "slots_per_request": "sglang: state slots a running request holds",
     "running_request_cap": "sglang: request slots // slots per request",
     "max_running_requests": "sglang: the running-request figure its log prints",
-    "mamba_cache_size_not_modelled": "sglang: --max-mamba-cache-size was set on a model of state "
-                                     "layers alone, where it is not modelled (figures without)",
     "mamba_cache_size_told": "sglang: the state slots are --max-mamba-cache-size + 1 (the "
                              "option), not a share of the budget",
     "running_requests_told": "sglang: max_running_requests starts from --max-running-requests "

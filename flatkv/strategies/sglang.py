@@ -2,10 +2,13 @@
 
 - State: a per-request slot pool, its ssm tensors in SGLang's own dtype (``ssm_dtype``:
   SGLANG_MAMBA_SSM_DTYPE, else the config's ``mamba_ssm_dtype``, else float32; vLLM keeps the
-  model's), its conv tensors in bfloat16 (``CONV_DTYPE``, whatever the model's). With
-  attention layers it gets ``budget * r / (1 + r)`` (``r = --mamba-full-memory-ratio``, 0.9);
-  slots = that // (state bytes of all state layers); the KV pool gets the rest, ``budget -
-  slots * slot_bytes``. One slot is MambaPool's padding slot, so running requests are capped
+  model's), its conv tensors in bfloat16 (``CONV_DTYPE``, whatever the model's). It gets
+  ``budget * r / (1 + r)`` (``r = --mamba-full-memory-ratio``, 0.9), with attention layers or
+  without; slots = that // (state bytes of all state layers); the KV pool gets the rest,
+  ``budget - slots * slot_bytes``. A model of state layers alone keeps a token pool of
+  ``context_len`` tokens over no layers instead (``_layerless_token_pool``): the rest of the
+  budget holds nothing, and requests still take their tokens' indices from that pool. One
+  slot is MambaPool's padding slot, so running requests are capped
   by ``(slots - 1) // S`` (S slots per request, ``sglang_slots_per_request``).
 - KV: a token pool over the full-attention layers, ``kv_tokens = kv_memory // (bytes per token
   over those layers)``, rounded down to whole pages. With sliding layers (SPEC 3.2),
@@ -95,9 +98,10 @@ def whole_pages(tokens: int, page: int) -> tuple[int, str]:
 # Architectures whose SGLang state params take mamba2_state_dtype() without the config, so a
 # config's mamba_ssm_dtype changes nothing there (KimiLinearCacheParams' dtype default_factory,
 # which BailingHybridConfig's too takes, and GraniteMoeHybridConfig's Mamba2CacheParams built
-# without a dtype, 0.5.23; the env variable still applies).
+# without a dtype, and Mamba2Config's, configs/mamba2.py 41-57, 0.5.23; the env variable still
+# applies).
 CONFIG_SSM_DTYPE_UNREAD = ("KimiLinearForCausalLM", "GraniteMoeHybridForCausalLM",
-                           "BailingMoeV3ForCausalLM")
+                           "BailingMoeV3ForCausalLM", "Mamba2ForCausalLM")
 
 
 def ssm_dtype(profile: CacheProfile, options: StrategyOptions) -> tuple[str, str]:
@@ -431,11 +435,10 @@ def enough_budget(profile: CacheProfile, options: StrategyOptions,
         return kv_need
     s = slots_per_request(profile, options)[0]
     state_need = (s + 1) * slot_bytes  # and slot 0
-    if not profile.has_attention:
-        return state_need
     if options.sglang_max_mamba_cache_size is not None:  # a fixed state, the KV pool the rest
         slots, buffers, _ = told_state(options, slot_bytes, s, draft_tokens(profile, options))
-        return slots * slot_bytes + buffers + kv_need
+        # state layers alone: their token pool takes no bytes, but SGLang wants some left
+        return slots * slot_bytes + buffers + max(kv_need, 1)
     r = options.mamba_full_memory_ratio
     # with draft tokens the slots and their buffers take at most the state pool, so the KV
     # memory is still at least B / (1 + r)
@@ -463,10 +466,13 @@ def _sglang_concurrency(
     full_bytes, swa_bytes = _token_bytes_of(profile, options, profile.layer_types)
     limits: list[tuple[int, int, str, str]] = []  # (held, per request, name, formula)
     request_pages = cdiv(context_tokens, page)
-    if n_full:
-        limits.append((full_tokens // page, request_pages, "kv tokens",
-                       f"kv tokens / L = {n(full_tokens)} / {n(context_tokens)}" if page == 1
-                       else f"kv pages / ceil(L / {n(page)}) = {n(full_tokens // page)} / "
+    layerless = not profile.has_attention and slots is not None  # its token pool: no layers
+    if n_full or layerless:
+        pool = "token pool T" if layerless else "kv"
+        limits.append((full_tokens // page, request_pages,
+                       "token pool" if layerless else "kv tokens",
+                       f"{pool} tokens / L = {n(full_tokens)} / {n(context_tokens)}" if page == 1
+                       else f"{pool} pages / ceil(L / {n(page)}) = {n(full_tokens // page)} / "
                        f"{n(request_pages)}"))
     if n_swa:
         label = swa_label(profile)
@@ -494,7 +500,7 @@ def _sglang_concurrency(
         formulas.append("max_concurrency = min(" + ", ".join(t for *_, t in limits)
                         + f") = {concurrency_text(best)} ({binding} binds)")
     running = int(best)
-    with_state = slots is not None and slot_bytes is not None and profile.has_attention
+    with_state = slots is not None and slot_bytes is not None
     if not (with_state or (n_full and n_swa)):  # one pool: nothing is split
         return numerator, denominator
     if not running:  # use says nothing of a split no request runs in
@@ -525,7 +531,9 @@ def _sglang_concurrency(
 # Each pool's limit in the concurrency formula, and the extra holding its idle bytes.
 _IDLE_OF_LIMIT = (("state pool", "running cap", "idle_state_bytes_at_context"),
                   ("KV pool", "kv tokens", "idle_kv_bytes_at_context"),
-                  ("sliding pool", "swa tokens", "idle_swa_bytes_at_context"))
+                  ("sliding pool", "swa tokens", "idle_swa_bytes_at_context"),
+                  # state layers alone: a pool of token indices over no layers, never idle bytes
+                  ("token pool (no layers)", "token pool", "idle_token_pool_bytes"))
 
 
 # GPUs on which SGLang 0.5.23, told no --page-size, runs TensorRT-LLM's MHA / MLA backends,
@@ -677,13 +685,13 @@ def _idle_pool(profile: CacheProfile, options: StrategyOptions, full_tokens: int
 
 def budget_of_next_slot(r: StrategyResult, profile: CacheProfile) -> int | None:
     """The least budget at which SGLang's state pool (``r``'s run) holds one slot more; None
-    for a model without state beside attention, whose pools do not trade bytes so. Past that
+    for a model without state, or with told slots (--max-mamba-cache-size). Past that
     budget the KV memory is a slot's bytes smaller (budget - slots x slot bytes), so SGLang's
     concurrency is not monotone in the budget: one byte more can hold fewer requests. The pool
     is ``budget x r / (1 + r)`` (``state_pool_bytes``), so ``k`` slots start at
     ``ceil(k x slot x (1 + r) / r)``, or a byte or so past it (``budget_for_state_pool``)."""
     x = r.extras
-    if not profile.has_attention or "state_slot_bytes" not in x or x.get(
+    if "state_slot_bytes" not in x or x.get(
             "mamba_cache_size_told"):  # told slots: the budget moves the KV pool alone
         return None
     ratio = Fraction(x["mamba_full_memory_ratio"])
@@ -742,7 +750,7 @@ def request_slots(slots: int) -> int:
 def _state_slots(profile: CacheProfile, options: StrategyOptions, budget_bytes: int,
                  formulas: list[str], extras: dict[str, object]) -> tuple[int, int, int, int]:
     """SGLang's state pool: ``(slots, slot_bytes, state_pool, buffers)``. The pool takes ``r /
-    (1 + r)`` of the budget beside attention (all of it without), cut into slots of every state
+    (1 + r)`` of the budget (with attention layers or without), cut into slots of every state
     layer's conv + ssm. One slot is MambaPool's padding slot (slot 0, for padded tokens' dummy
     writes), which SGLang's sizing charges since its PR #32184: ``max_mamba_cache_size`` is the
     other ``slots - 1``, and a running request holds S of those. With speculative decoding
@@ -785,20 +793,19 @@ def _budget_state_slots(profile: CacheProfile, options: StrategyOptions, budget_
                         n_state: int, layer_bytes: int, s: int, drafts: int,
                         formulas: list[str], extras: dict[str, object]) -> tuple[int, int, int]:
     """``(slots, state_pool, buffers)`` where SGLang sizes its state slots from the budget
-    (no --max-mamba-cache-size): the pool ``budget x r / (1 + r)`` beside attention (all of
-    it without), cut into slots, or with drafted tokens solved jointly with their buffers
+    (no --max-mamba-cache-size): the pool ``budget x r / (1 + r)``, cut into slots, or with
+    drafted tokens solved jointly with their buffers
     (``_spec_state_slots``). Appends their formulas and extras."""
     r = options.mamba_full_memory_ratio
     slot_bytes = n_state * layer_bytes
-    if profile.has_attention:
-        state_pool = state_pool_bytes(budget_bytes, r)
-        formulas.append(
-            f"state pool = budget x r / (1 + r) = {n(budget_bytes)} x {ratio_text(r)} / "
-            f"(1 + {ratio_text(r)}) = {n(state_pool)}"
-        )
-    else:
-        state_pool = budget_bytes
-        formulas.append(f"state pool = budget = {n(budget_bytes)} (no attention layers)")
+    state_pool = state_pool_bytes(budget_bytes, r)
+    formulas.append(
+        f"state pool = budget x r / (1 + r) = {n(budget_bytes)} x {ratio_text(r)} / "
+        f"(1 + {ratio_text(r)}) = {n(state_pool)}" + (
+            "" if profile.has_attention else
+            " (SGLang splits so without attention layers too: _handle_max_mamba_cache reads "
+            "no layer count, and the rest goes to a token pool of no layers)")
+    )
     if drafts:
         slots, buffers = _spec_state_slots(budget_bytes, r, n_state, layer_bytes, s, drafts,
                                            running_request_limit(options, drafting=True),
@@ -980,12 +987,6 @@ DRAFTER_KV_LINE = (
     "pool of max_total_num_tokens tokens beyond this budget, which leaves the token pool's cell "
     "as it is; with a draft model path SGLang adds its layers to the cell: add the MTP layer "
     "to the model to count it so")
-# SGLang's --max-mamba-cache-size on a model of state layers alone: its pools there (no token
-# pool beside the slots) are not checked against SGLang's code.
-MAMBA_CACHE_SIZE_NOT_MODELLED = (
-    "--max-mamba-cache-size: not modelled for SGLang on a model of state layers alone, whose "
-    "figures here are without it (FlatKV models it beside attention layers: the told slots, "
-    "the KV pool the rest of the budget)")
 # Sub-cases not matched: a state model beside a hybrid SWA pool (its SWA request cap reads the
 # drafted tokens too), and a model of state layers alone.
 SPECULATIVE_NOT_MODELLED = (
@@ -1102,12 +1103,15 @@ def sglang_blocker(profile: CacheProfile) -> str:
 
 
 def _pool_refusal(profile: CacheProfile, options: StrategyOptions, kv_memory: int,
-                  full_tokens: int, swa_tokens: int, slot_bytes: int | None) -> str | None:
-    """Why SGLang would not start on these token pools (a swa pool short of one window, or a
-    KV pool short of one page), with the budget that would do; None where they serve."""
+                  full_tokens: int, swa_tokens: int, slot_bytes: int | None,
+                  sized: bool = True) -> str | None:
+    """Why SGLang would not start on these token pools (a swa pool short of one window, a KV
+    pool short of one page, or with state one of under two tokens: ``full_tokens`` for state
+    layers alone, their pool of no layers, unknown where not ``sized``), with the budget (or
+    context) that would do; None where they serve."""
     n_full, n_swa = pool_layers(profile, options)
     page = options.sglang_page_size
-    pool_tokens = full_tokens if n_full else swa_tokens
+    pool_tokens = swa_tokens if n_swa and not n_full else full_tokens
     if n_full and n_swa and pool_tokens >= page and swa_tokens < _least_swa_pool(profile, page):
         return (
             f"the swa pool ({n(swa_tokens)} tokens) cannot hold one request: SGLang needs more "
@@ -1121,6 +1125,14 @@ def _pool_refusal(profile: CacheProfile, options: StrategyOptions, kv_memory: in
             f"{n(enough_budget(profile, options, slot_bytes))} B or more holds one"
             + (", as does a smaller SGLang mamba/full memory ratio (--mamba-full-memory-ratio)"
                if slot_bytes else ""))
+    if slot_bytes and not profile.has_attention and sized and pool_tokens < 2:
+        least = max(2, page)  # context_len // page x page >= 2
+        return (
+            f"the token pool holds {n(pool_tokens)} token{'' if pool_tokens == 1 else 's'} "
+            "(SGLang gives a model without attention layers context_len tokens, in whole pages "
+            f"of {page}): it runs at most T // 2 = 0 requests, and with state it refuses to "
+            "start (\"state cache is too small to serve any requests\"); a context of "
+            f"{n(least)} tokens or more holds more")
     if slot_bytes and profile.has_attention and pool_tokens < 2:
         # resolve_max_num_reqs: at most T // 2 running, and with state none refuses to start
         # (kv_cache_configurator.py 3152-3160; a state pool sized from the budget never leaves
@@ -1131,6 +1143,25 @@ def _pool_refusal(profile: CacheProfile, options: StrategyOptions, kv_memory: in
             f"any requests\"); a budget of {n(enough_budget(profile, options, slot_bytes))} B or "
             "more holds more")
     return None
+
+
+def _layerless_token_pool(options: StrategyOptions, context_tokens: int, kv_memory: int,
+                          formulas: list[str], extras: dict[str, object]) -> int:
+    """T, the token pool SGLang 0.5.23 keeps for a model of state layers alone: its pool
+    configurator's cell is 0 B a token (no full-attention layer), so it takes
+    ``--max-total-tokens or context_len`` tokens whatever the budget, in whole pages
+    (pool_configurator.py 239-250 and 637-647: ``_zero_kv_max_tokens``), and allocates them
+    over no layers. Its requests still take their token indices from it, so it caps the
+    requests of a context and max_running_requests as an attention model's pool does; the
+    budget the state split leaves it (``kv_memory``) holds nothing. Appends its formulas."""
+    tokens, text = whole_pages(context_tokens, options.sglang_page_size)
+    formulas.append(
+        f"token pool T = context_len = {text} (SGLang's pool over no layers: 0 B a token, so "
+        "it takes context_len tokens whatever the budget; each request still holds its "
+        f"tokens' indices there); the {n(kv_memory)} B the state leaves of the budget hold "
+        "nothing")
+    extras["kv_tokens"] = tokens
+    return tokens
 
 
 def _logged_running_requests(tokens: int, context: int, state_cap: int | None,
@@ -1332,10 +1363,6 @@ def run_sglang(
 
     slots = slot_bytes = None
     state_bytes = state_pool = buffers = 0
-    if options.sglang_max_mamba_cache_size is not None and not profile.has_attention:
-        formulas.append(MAMBA_CACHE_SIZE_NOT_MODELLED)  # its figures are without it
-        extras["mamba_cache_size_not_modelled"] = True
-        options = replace(options, sglang_max_mamba_cache_size=None)
     told_size = options.sglang_max_mamba_cache_size
     if n_state:
         slots, slot_bytes, state_pool, buffers = _state_slots(profile, options, budget_bytes,
@@ -1388,11 +1415,17 @@ def run_sglang(
             formulas.append(DRAFTER_KV_LINE)
         full_tokens, swa_tokens = _token_pools(profile, options, kv_memory, n_full, n_swa,
                                                formulas, extras)
+    elif context_tokens is not None:  # state layers alone: a token pool of no layers
+        full_tokens = _layerless_token_pool(options, context_tokens, kv_memory, formulas,
+                                            extras)
     full_bytes, swa_bytes = pool_token_bytes(profile, options)
     kv_bytes = full_tokens * full_bytes + swa_tokens * swa_bytes
-    pool_tokens = full_tokens if n_full else swa_tokens
+    pool_tokens = swa_tokens if n_swa and not n_full else full_tokens
+    # the token pool SGLang's running requests are resolved from: unknown for state layers
+    # alone without a context (their pool holds context_len tokens)
+    sized = profile.has_attention or context_tokens is not None
     if refusal := _pool_refusal(profile, options, kv_memory, full_tokens, swa_tokens,
-                                slot_bytes):
+                                slot_bytes, sized):
         return refuse(refusal)
 
     numerator = denominator = None
@@ -1405,10 +1438,10 @@ def run_sglang(
         numerator, denominator = _sglang_concurrency(
             profile, options, context_tokens, full_tokens=full_tokens, swa_tokens=swa_tokens,
             slots=slots, slot_bytes=slot_bytes, formulas=formulas, extras=extras)
-        if profile.has_attention and limit is None:
+        if sized and limit is None:
             extras["max_running_requests"], capped = _logged_running_requests(
                 pool_tokens, context_tokens, extras.get("running_request_cap"), formulas)
-    if limit is not None and profile.has_attention:  # told or the hook's, whatever the context
+    if limit is not None and sized:  # told or the hook's, whatever the context
         told = options.sglang_max_running_requests is not None
         running_max, capped = _running_requests_from(
             pool_tokens, limit, extras.get("running_request_cap"), told, formulas)
@@ -1469,7 +1502,8 @@ def run_sglang(
                        state_cap_line(extras) if capped else reduced,
                        max_mamba_cache_size=None if slots is None else request_slots(slots),
                        swa_layer_bytes=profile.kv_bytes_of(swa_label(profile)),
-                       draft_buffers=allocated, drafting=bool(drafts))
+                       draft_buffers=allocated, drafting=bool(drafts),
+                       layerless=bool(n_state) and not profile.has_attention)
     if log.lines:
         extras.update(log_lines=log.lines, logged_pools=log.pools)
     if log.left_out:

@@ -70,6 +70,10 @@ NO_DRAFT_BUFFERS_LINE = ("no Mamba Cache line: with speculative decoding it give
                          "state is KDA's, which this profile does not tell")
 NO_KV_LINES = ("no KV Cache lines: they need the K / V split and KV dtype, which bytes typed "
                "by hand (or attention layer kinds whose K / V splits differ) do not give")
+NO_LAYERLESS_KV_LINE = (
+    "no KV Cache line: SGLang logs its token pool of no layers (state layers alone) as one of "
+    "#tokens: context_len and K and V of 0.00 GB, in the model's dtype, which a profile of "
+    "state layers alone does not carry")
 NO_ALL_SWA_LINES = "no KV Cache lines for a pool of sliding layers alone (not modelled here)"
 NO_SWA_SPLIT_LINE = ("no SWA KV Cache line: it needs the sliding layers' own K / V split, which "
                      "bytes typed by hand (or sliding kinds of several splits) do not give")
@@ -87,7 +91,7 @@ def start_up_log(profile: CacheProfile, page: int, n_full: int, n_swa: int, full
                  tensors: Mapping[str, int] | None, state_cap: str = "", *,
                  max_mamba_cache_size: int | None, swa_layer_bytes: int,
                  draft_buffers: tuple[int, int] | None = None,
-                 drafting: bool = False) -> StartUpLog:
+                 drafting: bool = False, layerless: bool = False) -> StartUpLog:
     """The lines SGLang logs as it sizes and allocates these pools, in its words and number
     formats (sizes in GiB that it calls GB, two decimals), in the order it logs them: the
     hybrid SWA split (``HybridSWAPoolConfigurator``), ``state_cap``: its warning that the state
@@ -105,7 +109,8 @@ def start_up_log(profile: CacheProfile, page: int, n_full: int, n_swa: int, full
     token (``kv_bytes_of`` its label), the K / V split logged whole where it equals a full
     layer's. With speculative decoding (``drafting``) the Mamba line goes on to its draft-token
     buffers, ``draft_buffers`` (intermediate ssm and conv-window bytes; None where the profile
-    cannot tell them, and the line is left out)."""
+    cannot tell them, and the line is left out). ``layerless``: state layers alone, whose
+    token pool of no layers logs a KV line the profile cannot word (its dtype), left out."""
     log = StartUpLog([], [], [])
     if n_full and n_swa:
         log.lines.append(f"Use sliding window memory pool. full_layer_tokens={full_tokens}, "
@@ -134,6 +139,8 @@ def start_up_log(profile: CacheProfile, page: int, n_full: int, n_swa: int, full
     if not n_full:
         if n_swa:
             log.left_out.append(NO_ALL_SWA_LINES)
+        elif layerless:
+            log.left_out.append(NO_LAYERLESS_KV_LINE)
         return log
     if profile.kv_tensor_bytes:
         log.pools.append("kv")
