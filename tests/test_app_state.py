@@ -883,19 +883,19 @@ def test_strategy_fields_are_what_each_layout_reads_of_the_model():
     assert strategy_fields("lcm", sliding) == ("max_batched_tokens",)
     assert strategy_fields("lcm", hybrid) == ("mamba_cache_mode", "speculative_tokens",
                                               "prefill_checkpoint_blocks", "lcm_padding_bound")
-    # SGLang's draft-token buffers are modelled for a state hybrid with one token pool, not
-    # for state layers alone (nor beside a sliding-window pool)
+    # SGLang's draft-token buffers are modelled for a state model with one token pool or none
+    # (not beside a sliding-window pool)
     assert "speculative_tokens" in strategy_fields("sglang", hybrid)
     assert strategy_fields("lcm", UNEQUAL_ATTENTION) == ("max_batched_tokens",
                                                          "lcm_padding_bound")
     # a state-only model: SGLang splits its budget by r all the same, keeps a token pool of
-    # context_len tokens over no layers (paged, and resolving max_running_requests) and takes
-    # told state slots
+    # context_len tokens over no layers (paged, and resolving max_running_requests), takes
+    # told state slots and drafts
     state_only = decode_query({"model": "custom", "layers": "linear*4", "kv": "0",
                                "state": "conv=4096"})[0].profile()
     assert strategy_fields("sglang", state_only) == (
-        "mamba_full_memory_ratio", "sglang_slots_per_request", "sglang_max_running_requests",
-        "sglang_max_mamba_cache_size", "sglang_page_size")
+        "speculative_tokens", "mamba_full_memory_ratio", "sglang_slots_per_request",
+        "sglang_max_running_requests", "sglang_max_mamba_cache_size", "sglang_page_size")
     # the Budget page's layout: None is the sidebar planner's own; a link keeps another
     state, notices = decode_query({"b_layout": "vllm"})
     assert (state.budget_strategy, notices) == ("vllm", [])

@@ -44,6 +44,7 @@ from flatkv.strategies import (
 )
 from flatkv.strategies.base import EXTRAS, request_pages
 from flatkv.strategies.sglang import (
+    DRAFTER_KV_LAYERLESS_LINE,
     DRAFTER_KV_LINE,
     SPECULATIVE_NOT_MODELLED,
     budget_of_next_slot,
@@ -2299,11 +2300,11 @@ def test_sglang_speculative_edge_and_next_slot_are_least_budgets():
 
 
 def test_sglang_says_where_it_does_not_model_drafting():
-    # a state model beside a hybrid SWA pool, and one of state layers alone: figures without
-    # speculative decoding, and the note that says so
+    # a state model beside a hybrid SWA pool: figures without speculative decoding, and the
+    # note that says so (state layers alone are modelled: their test below)
     mixed = CacheProfile(layer_types=(SLIDING, FULL, LINEAR), kv_bytes_per_slot=2048,
                          sliding_window=128, state_const_bytes={"conv": 4096, "ssm": 8192})
-    for profile in (mixed, pure_mamba()):
+    for profile in (mixed,):
         plain = run_strategy("sglang", profile, budget_bytes=10**9, context_tokens=4096)
         told = run_strategy("sglang", profile, budget_bytes=10**9, context_tokens=4096,
                             options=StrategyOptions(speculative_tokens=2))
@@ -3162,3 +3163,31 @@ def test_sglang_state_layers_alone_token_pool_is_the_context():
     alone = run_strategy("sglang", profile, budget_bytes=40 << 30)
     assert alone.applies and alone.extras["state_slots"] == 74
     assert "max_running_requests" not in alone.extras and "kv_tokens" not in alone.extras
+
+
+def test_sglang_drafting_on_state_layers_alone():
+    # Mamba-Codestral's shape in 40 GiB, 3 drafted (D = 4, S = 3): SGLang's joint solve as for
+    # a hybrid, K = int((42,949,672,960 x 0.9 / 1.9 - 272,367,616 x 5) // (272,367,616 x (1 +
+    # 4 / 3))) = int(18,982,743,848.42 // 635,524,437.33) = 29, so 30 slots; buffers for
+    # min(48, 29 // 3) + 1 = 10 requests, 272,367,616 x 10 x 4 = 10,894,704,640 B;
+    # max_running_requests = min(48, 32,768 // 2, 9) = 9. Its token pool stays context_len
+    slot = 272_367_616
+    profile = spec_from_hf_config(MAMBA2_ONLY).profile()
+    r = run_strategy("sglang", profile, budget_bytes=40 << 30, context_tokens=32_768,
+                     options=StrategyOptions(speculative_tokens=3))
+    x = r.extras
+    assert "speculative_not_modelled" not in x
+    assert (x["state_slots"], x["request_state_slots"], x["running_request_cap"]) == (30, 29, 9)
+    assert x["draft_buffer_bytes"] == slot * 10 * 4 == 10_894_704_640
+    assert x["max_running_requests"] == 9 and x["kv_tokens"] == 32_768
+    # MambaPool allocates for 9 + 1 requests: ssm 64 x 10 x 4 x 4,194,304 = 10,737,418,240 B
+    # and conv windows 64 x 10 x 10,240 channels x (4 + 3 - 1) rows x 2 B = 78,643,200 B
+    assert x["draft_buffers_allocated"] == 10_737_418_240 + 78_643_200
+    assert dict(r.breakdown)["unused"] == (40 << 30) - 30 * slot - 10_894_704_640
+    assert DRAFTER_KV_LAYERLESS_LINE in r.formulas
+    # told --max-running-requests 4: buffers for min(4, 9) + 1 = 5 requests, 4 running
+    told = run_strategy("sglang", profile, budget_bytes=40 << 30, context_tokens=32_768,
+                        options=StrategyOptions(speculative_tokens=3,
+                                                sglang_max_running_requests=4))
+    assert told.extras["draft_buffer_bytes"] == slot * 5 * 4
+    assert told.extras["max_running_requests"] == 4

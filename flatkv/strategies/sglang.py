@@ -30,13 +30,14 @@ context L holds L full tokens, ``min(W - 1 + max_batched_tokens, L)`` sliding to
 chunked layers ride the sliding pool: ``min(C + max_batched_tokens, L)``, C the chunk) and S
 state slots.
 
-With speculative decoding (N tokens drafted a step, ``speculative_tokens``) on a state hybrid
-whose attention keeps one token pool, SGLang verifies D = N + 1 tokens a step and keeps each
-one's state in draft-token buffers beside its state slots: it solves the request slots K with
-those buffers out of the state budget, ``K = int((budget_state - slot x (1 + D)) // (slot x
-(1 + D / S)))`` in its floats, reserves ``slot x (min(48, K // S) + 1) x D`` for the buffers,
-and caps running requests at the 48 its speculative hook sets (``spec_request_slots``; the
-comment above ``SPECULATIVE_RUNNING_REQUESTS`` cites where). The token pool gets the rest.
+With speculative decoding (N tokens drafted a step, ``speculative_tokens``) on a state model
+whose attention keeps one token pool (or that has none), SGLang verifies D = N + 1 tokens a
+step and keeps each one's state in draft-token buffers beside its state slots: it solves the
+request slots K with those buffers out of the state budget, ``K = int((budget_state - slot x
+(1 + D)) // (slot x (1 + D / S)))`` in its floats, reserves ``slot x (min(48, K // S) + 1) x
+D`` for the buffers, and caps running requests at the 48 its speculative hook sets
+(``spec_request_slots``; the comment above ``SPECULATIVE_RUNNING_REQUESTS`` cites where). The
+token pool gets the rest.
 
 Told ``--max-running-requests`` N (``sglang_max_running_requests``), SGLang logs ``min(N, T //
 2)``, with state at most ``(slots - 1) // S``, whatever the context and whether it drafts (its
@@ -987,13 +988,19 @@ DRAFTER_KV_LINE = (
     "pool of max_total_num_tokens tokens beyond this budget, which leaves the token pool's cell "
     "as it is; with a draft model path SGLang adds its layers to the cell: add the MTP layer "
     "to the model to count it so")
-# Sub-cases not matched: a state model beside a hybrid SWA pool (its SWA request cap reads the
-# drafted tokens too), and a model of state layers alone.
+# State layers alone: the target's cell is 0 B, and DefaultPoolConfigurator adds a drafter's
+# layers to it only where the target has some (pool_configurator.py 261-274: num_layers > 0)
+DRAFTER_KV_LAYERLESS_LINE = (
+    "the drafter's KV: SGLang adds a drafter's layers to the token pool's cell only where the "
+    "target has attention layers, so a drafter with attention keeps its own KV pool of the "
+    "token pool's T tokens beyond this budget (its bytes are not counted here)")
+# Sub-case not matched: a state model beside a hybrid SWA pool (its SWA request cap reads the
+# drafted tokens too).
 SPECULATIVE_NOT_MODELLED = (
     "speculative tokens: not modelled for SGLang on this model, whose figures here are without "
-    "speculative decoding (FlatKV models it for a state hybrid whose attention layers keep one "
-    "token pool: its draft-token state buffers, sized with its state slots out of the state "
-    "budget)"
+    "speculative decoding (FlatKV models it for a state model whose attention layers keep one "
+    "token pool, or that has none: its draft-token state buffers, sized with its state slots "
+    "out of the state budget)"
 )
 
 
@@ -1010,9 +1017,9 @@ def draft_tokens(profile: CacheProfile, options: StrategyOptions) -> int:
 
 def speculative_not_modelled(profile: CacheProfile, options: StrategyOptions) -> bool:
     """Whether tokens are drafted on a state model whose SGLang speculative sizing FlatKV does
-    not match: one without attention, or with a hybrid SWA pool beside its state."""
+    not match: one with a hybrid SWA pool beside its state."""
     return bool(options.speculative_tokens and profile.has_state
-                and (not profile.has_attention or pool_layers(profile, options)[1]))
+                and pool_layers(profile, options)[1])
 
 
 def spec_request_slots(budget_bytes: int, r: Fraction, slot_bytes: int, drafts: int,
@@ -1418,6 +1425,8 @@ def run_sglang(
     elif context_tokens is not None:  # state layers alone: a token pool of no layers
         full_tokens = _layerless_token_pool(options, context_tokens, kv_memory, formulas,
                                             extras)
+        if drafts:
+            formulas.append(DRAFTER_KV_LAYERLESS_LINE)
     full_bytes, swa_bytes = pool_token_bytes(profile, options)
     kv_bytes = full_tokens * full_bytes + swa_tokens * swa_bytes
     pool_tokens = swa_tokens if n_swa and not n_full else full_tokens
