@@ -1,5 +1,5 @@
 """What the engine check scripts (``sglang_check.py``, ``vllm_check.py``) share: stub
-modules, and one line a setting.
+modules, one line a setting, and the model of state layers alone both check.
 
 An engine imports some packages at module level that need CUDA or a CUDA build of torch
 (torchvision, tvm_ffi, xgrammar), though its sizing code never calls them. On a CPU machine
@@ -18,6 +18,25 @@ import sys
 import types
 import warnings
 from pathlib import Path
+
+# A model of state layers alone (no preset holds one): Mamba-Codestral-7B's shape, as its
+# config.json gives it (Mamba2ForCausalLM, which both engines serve as attention-free)
+STATE_ONLY = "Mamba2-only"
+STATE_ONLY_CONFIG = {"architectures": ["Mamba2ForCausalLM"], "model_type": "mamba2",
+                     "hidden_size": 4096, "num_hidden_layers": 64, "num_heads": 128,
+                     "head_dim": 64, "expand": 2, "state_size": 128, "n_groups": 8,
+                     "conv_kernel": 4, "vocab_size": 32768, "torch_dtype": "bfloat16"}
+
+
+def model_spec(name: str):
+    """The model a setting names: a preset, or the model of state layers alone
+    (``STATE_ONLY``), built from its config.json fields as FlatKV reads a config."""
+    from flatkv.hf_config import spec_from_hf_config
+    from flatkv.presets import load_preset
+
+    if name == STATE_ONLY:
+        return spec_from_hf_config(STATE_ONLY_CONFIG, name=STATE_ONLY)
+    return load_preset(name)
 
 
 class _Anything(type):

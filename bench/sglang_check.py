@@ -22,8 +22,9 @@ context is its context_len, which sets max_running_requests' estimate), its defa
 linear-attention backend and radix cache, and the setting's ``--page-size``,
 ``--disable-overlap-schedule``, ``--mamba-full-memory-ratio`` and ``--swa-full-tokens-ratio``.
 Without speculative decoding, except the rows that draft N tokens (``speculative_tokens``,
-FlatKV's option of that name, on the state hybrids FlatKV models it for and on models without
-state, whose max_running_requests alone it moves): there SGLang runs
+FlatKV's option of that name, on the state models FlatKV models it for, a model of state
+layers alone among them, and on models without state, whose max_running_requests alone it
+moves): there SGLang runs
 ``--speculative-algorithm NEXTN --speculative-num-steps N --speculative-eagle-topk 1`` with no
 draft model path (an MTP drafter, as Qwen3-Next and Qwen3.5 are served), and its bags are what
 ``arg_groups/speculative_hook._handle_eagle_family`` resolves those to, set here by hand (that
@@ -36,9 +37,16 @@ option of that name) set it in the schedule bag, where the hook would leave it (
 where none is told); ``resolve_max_num_reqs`` and ``_handle_max_mamba_cache`` read it there.
 Those that tell ``--max-mamba-cache-size`` (``sglang_max_mamba_cache_size``) set it there too.
 
+A model of state layers alone (``STATE_ONLY``: Mamba-Codestral-7B's config.json shape, no preset
+holds one) is built from its config fields by FlatKV and as SGLang's own ``Mamba2Config``; its
+model config is set as SGLang's ModelConfig derives one for PURE_SSM_ARCHITECTURES
+(``pure_ssm_configurator``), and it is checked at short contexts too (its token pool is the
+context).
+
 ``--random N --seed S`` checks N random settings instead (``random_setting``): the presets'
-shapes, tp, dtypes, page, overlap, ratios, context and budget perturbed within what SGLang starts
-with; a mismatch prints a one-line repro (``--random 1 --seed`` of its own seed).
+(and one time in ten the model of state layers alone's) shapes, tp, dtypes, page, overlap,
+ratios, context and budget perturbed within what SGLang starts with; a mismatch prints a
+one-line repro (``--random 1 --seed`` of its own seed).
 
 ``bench/engine_checks.sh`` fetches SGLang's wheel, unzips it (nothing of it is installed), makes a
 venv for its imports and runs this script as ``python bench/sglang_check.py --sglang DIR``, DIR
@@ -74,7 +82,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from engine_common import (  # noqa: E402  (bench/, this folder)
     LENGTH_CONFIGS,
+    STATE_ONLY,
     edge_or_random_budget,
+    model_spec,
     perturb_spec,
     random_context,
     random_running_requests,
@@ -114,6 +124,10 @@ TOLD_RUNNING_PRESETS = ("Qwen3-Next-80B-A3B", "Nemotron-H-8B", "Llama-3.1-8B", "
 # it, hundreds, and more than 40 GiB holds at TP 1; on a GDN, a Mamba2 and an MLA + KDA hybrid
 TOLD_SLOTS = (4, 5, 100, 1000)
 TOLD_SLOTS_PRESETS = ("Qwen3-Next-80B-A3B", "Nemotron-H-8B", "Kimi-Linear-48B-A3B")
+# the model of state layers alone (engine_common.STATE_ONLY, SGLang's PURE_SSM_ARCHITECTURES):
+# its contexts beside CONTEXT: the token pool of no layers is context_len tokens (T // 2 = 0
+# under 2, a page over the context leaves none), so the context moves max_running_requests
+STATE_ONLY_CONTEXTS = (1, 2, 63, 64, 65, 1000)
 # a model file's "EntryClass = Name" or "EntryClass = [Name, ...]", at the start of a line
 ENTRY_CLASS = re.compile(r"^EntryClass\s*=\s*(\[[^\]]*\]|\w+)", re.MULTILINE)
 KV_DTYPES = {"bfloat16": "bfloat16", "fp8_e4m3": "float8_e4m3fn"}  # SGLang's names, torch's
@@ -149,6 +163,23 @@ def settings() -> list[tuple[str, object, int, bool, dict]]:
              for b in BUDGETS for m in TOLD_SLOTS for more in ({}, {told: 8})]
     rows += [(p, EDGE, 1, True, {slots: 100}) for p in TOLD_SLOTS_PRESETS]
     rows += [("Qwen3-Next-80B-A3B", EDGE, 1, True, {"speculative_tokens": 3, slots: 100})]
+    # state layers alone: the pools, told running requests and slots, another ratio
+    rows += [(STATE_ONLY, b, page, overlap, {}) for b in BUDGETS for page in (1, 64)
+             for overlap in (True, False)]
+    rows += [(STATE_ONLY, EDGE, 1, True, {}), (STATE_ONLY, EDGE, 1, True, {slots: 100})]
+    rows += [(STATE_ONLY, b, page, True, {told: m}) for b in BUDGETS for page in (1, 64)
+             for m in TOLD_RUNNING]
+    rows += [(STATE_ONLY, b, page, True, {slots: m, **more}) for b in BUDGETS
+             for page in (1, 64) for m in TOLD_SLOTS for more in ({}, {told: 8})]
+    rows += [(STATE_ONLY, b, 1, True, {"mamba_full_memory_ratio": r}) for b in BUDGETS
+             for r in (0.1, 0.5, 2.0)]
+    # ... drafting (its slots solved with their draft-token buffers), told running requests or
+    # slots beside it, and at its refusal edge
+    rows += [(STATE_ONLY, b, page, True, {"speculative_tokens": n}) for b in BUDGETS
+             for page in (1, 64) for n in (1, 2, 3)]
+    rows += [(STATE_ONLY, b, 1, True, {"speculative_tokens": 3, **more}) for b in BUDGETS
+             for more in ({told: 4}, {told: 100}, {slots: 5}, {slots: 20, told: 4})]
+    rows += [(STATE_ONLY, EDGE, 1, True, {"speculative_tokens": 3})]
     rows += [("Qwen3-Next-80B-A3B", 40 * GIB, 64, True, {"mamba_full_memory_ratio": 0.5}),
              ("gpt-oss-20b", 12_345_678_901, 1, True, {"swa_full_tokens_ratio": 0.3}),
              ("Llama-4-Scout-17B-16E", 12_345_678_901, 64, True, {"swa_full_tokens_ratio": 0.3}),
@@ -267,7 +298,7 @@ def new_bags(page: int, overlap: bool, ratios: dict, tp: int = 1) -> NS:
                       mamba=NS(enable_mamba_extra_buffer=False,
                                enable_mamba_extra_buffer_lazy=False,
                                enable_linear_replayssm_spec=False)),
-              parallel=NS(attn_tp_size=tp, attn_dcp_size=1, attn_cp_size=1, pp_size=1,
+              parallel=NS(tp_size=tp, attn_tp_size=tp, attn_dcp_size=1, attn_cp_size=1, pp_size=1,
                           enable_dsa_cache_layer_split=False, enable_kv_cache_sharding=False),
               spec=spec,
               disagg=NS(disaggregation_mode="null"))
@@ -304,6 +335,19 @@ def sglang_hf_config(sg: NS, spec) -> object:
             **common, hybrid_override_pattern="".join("*" if x == "full" else "M" for x in names),
             mamba_num_heads=m.n_heads, mamba_head_dim=m.head_dim, n_groups=m.n_groups,
             ssm_state_size=m.d_state, conv_kernel=m.conv_kernel)
+    if arch == "Mamba2ForCausalLM":  # state layers alone
+        m = kinds["Mamba2Layer"]
+        hf = sg.configs.Mamba2Config(
+            **common, hidden_size=m.n_heads * m.head_dim, expand=1, num_heads=m.n_heads,
+            head_dim=m.head_dim, n_groups=m.n_groups, state_size=m.d_state,
+            conv_kernel=m.conv_kernel)
+        # Stand-in: SGLang's Mamba2Config.mamba2_cache_params reads intermediate_size, which
+        # the transformers it pins (5.19) gave its Mamba2Config and the installed one (5.25)
+        # no longer does; it is expand x hidden_size (= num_heads x head_dim, as transformers
+        # checks), what Mamba2's mixer sizes its conv channels by.
+        if not hasattr(hf, "intermediate_size"):
+            hf.intermediate_size = hf.expand * hf.hidden_size
+        return hf
     if arch == "FalconH1ForCausalLM":  # every layer has attention and a Mamba2 mixer
         m = kinds["Mamba2Layer"]
         common["num_hidden_layers"] = spec.model_layers
@@ -384,6 +428,8 @@ def configurator(sg: NS, spec, hf, context: int, page: int, kv_dtype: str | None
     attn = next((k for k in spec.kinds.values() if hasattr(k, "kv_heads")), None)
     mla = any(type(k).__name__ == "MLALayer" for k in spec.kinds.values())
     arch_enum = sg.model_config.AttentionArch
+    if any(a in sg.model_config.PURE_SSM_ARCHITECTURES for a in hf.architectures):
+        return pure_ssm_configurator(sg, spec, hf, context, page, kv_dtype, drafting)
     model = NS(hf_config=hf, hf_text_config=text, context_len=context, is_draft_model=False,
                linear_attn_registry_result=None, attention_arch=arch_enum.MLA if mla
                else arch_enum.MHA, is_multimodal=False, quantization=None,
@@ -408,6 +454,35 @@ def configurator(sg: NS, spec, hf, context: int, page: int, kv_dtype: str | None
                       .get_attention_sliding_window_size(text))
                    if hf.architectures[0] == "GptOssForCausalLM" else NS())
         window = sg.load_model.resolve_sliding_window_size(reports, model)
+    return new_configurator(sg, spec, model, text, page, kv_dtype, drafting, is_swa, window,
+                            full_ids, swa_ids)
+
+
+def pure_ssm_configurator(sg: NS, spec, hf, context: int, page: int, kv_dtype: str | None,
+                          drafting: bool):
+    """The configurator of a model of state layers alone (SGLang's PURE_SSM_ARCHITECTURES),
+    its model config as SGLang's ModelConfig derives it (``_derive_model_shapes``): the
+    config's head_dim (Mamba2's, its SSM heads'; 0 where it gives none), the SSM attention
+    arch, and SGLang's own ``get_total_num_kv_heads`` / ``get_num_kv_heads`` (0 heads for SSM,
+    then at least 1 a GPU); its full-attention layers the state config's, none."""
+    cls = sg.model_config.ModelConfig
+    head_dim = getattr(hf, "head_dim", None) or 0
+    model = NS(hf_config=hf, hf_text_config=hf, context_len=context, is_draft_model=False,
+               linear_attn_registry_result=None, attention_arch=sg.model_config.AttentionArch.SSM,
+               is_multimodal=False, quantization=None, kv_lora_rank=None,
+               qk_rope_head_dim=None, head_dim=head_dim, v_head_dim=head_dim,
+               swa_head_dim=head_dim, swa_v_head_dim=head_dim)
+    model.get_total_num_kv_heads = lambda: cls.get_total_num_kv_heads(model)
+    model.get_num_kv_heads = lambda tp, dcp=1: cls.get_num_kv_heads(model, tp, dcp)
+    return new_configurator(sg, spec, model, hf, page, kv_dtype, drafting, False, None,
+                            list(hf.full_attention_layer_ids), [])
+
+
+def new_configurator(sg: NS, spec, model, text, page: int, kv_dtype: str | None,
+                     drafting: bool, is_swa: bool, window, full_ids: list, swa_ids: list):
+    """A KVCacheConfigurator of ``model`` (``configurator``'s namespace), its fields set as
+    ModelRunner sets them for one GPU and no draft model."""
+    mla = model.attention_arch == sg.model_config.AttentionArch.MLA
     kvc = object.__new__(sg.Configurator)
     fields = dict(
         model_config=model, pp_size=1, attn_dp_size=1, is_draft_worker=False,
@@ -487,6 +562,10 @@ def sglang_figures(sg: NS, spec, budget: int, page: int, overlap: bool, ratios: 
         rest = budget / GIB
         if kvc.mambaish_config is not None:
             rest = kvc._handle_max_mamba_cache(rest)
+        if rest <= 0:  # _profile_available_bytes' own check after it (kv_cache_configurator.py
+            # 3043-3058; that method reads the GPU, so its check is restated here): told slots
+            # past the budget, which a model of state layers alone would not otherwise refuse
+            raise ValueError("Loaded weights leave no GPU memory for the KV cache")
         config = kvc.config_from_budget(int(rest * GIB))
         running = kvc.resolve_max_num_reqs(config.max_total_num_tokens)
     except (AssertionError, ValueError, RuntimeError) as exc:
@@ -587,8 +666,9 @@ def check(sg: NS, spec, budget: int, page: int, overlap: bool, ratios: dict, lab
 
 
 def random_setting(sg: NS, rng: random.Random):
-    """One random setting near a preset SGLang serves, within what SGLang 0.5.23 starts with on
-    one Hopper GPU: the preset's shape perturbed (``perturb_spec``: heads, head and state dims,
+    """One random setting near a preset SGLang serves (or, one time in ten, the model of state
+    layers alone, ``STATE_ONLY``), within what SGLang 0.5.23 starts with on one Hopper GPU:
+    the preset's shape perturbed (``perturb_spec``: heads, head and state dims,
     conv kernel, window or chunk, layer counts and hybrid ratio; Llama 4's period of four kept,
     as SGLang places its chunked layers by it) three times in four; a tp of 1 to 8 that splits
     it (SGLang refuses any other at start-up); the config's
@@ -602,8 +682,8 @@ def random_setting(sg: NS, rng: random.Random):
     to the model's;
     a budget anywhere from 16 MiB to 80 GiB, or at the least SGLang starts at (bisected on
     SGLang) and 1 B under. Returns ``check``'s arguments after ``sg``."""
-    name = rng.choice(PRESETS)
-    spec = load_preset(name)
+    name = STATE_ONLY if rng.random() < 0.1 else rng.choice(PRESETS)
+    spec = model_spec(name)
     if rng.random() < 0.75:
         spec = perturb_spec(rng, spec, keep_inner=name.startswith("Llama-4"))
     spec = spec.with_options(tp=rng.choice([t for t in (1, 2, 4, 8) if spec.splits_over(t)]))
@@ -658,7 +738,7 @@ def main() -> int:
     skipped, mismatches = check_unserved(sg)
     rows = []
     for name, budget, page, overlap, ratios in settings():
-        specs = [load_preset(name)]
+        specs = [model_spec(name)]
         by_tp = bool({"speculative_tokens", "sglang_max_running_requests",
                       "sglang_max_mamba_cache_size"} & set(ratios))
         if by_tp:
@@ -668,9 +748,13 @@ def main() -> int:
             if budget == EDGE:
                 budgets[1] -= 1
             label = name + (f" tp={spec.tp}" if by_tp else "")
-            rows += [(label, spec, b, page, overlap, ratios) for b in budgets]
-    for name, spec, budget, page, overlap, ratios in rows:
-        mismatches += not check(sg, spec, budget, page, overlap, ratios, name)
+            rows += [(label, spec, b, page, overlap, ratios, CONTEXT) for b in budgets]
+    state_only = model_spec(STATE_ONLY)  # its token pool is the context: short ones too
+    rows += [(STATE_ONLY, state_only, b, page, True, ratios, context) for b in BUDGETS
+             for page in (1, 64) for context in STATE_ONLY_CONTEXTS
+             for ratios in ({}, {"sglang_max_running_requests": 20})]
+    for name, spec, budget, page, overlap, ratios, context in rows:
+        mismatches += not check(sg, spec, budget, page, overlap, ratios, name, context)
     for label, config in LENGTH_CONFIGS.items():
         rows.append(label)
         mismatches += not check_length(sg, label, config)
