@@ -341,10 +341,11 @@ def sglang_hf_config(sg: NS, spec) -> object:
             **common, hidden_size=m.n_heads * m.head_dim, expand=1, num_heads=m.n_heads,
             head_dim=m.head_dim, n_groups=m.n_groups, state_size=m.d_state,
             conv_kernel=m.conv_kernel)
-        # Stand-in: SGLang's Mamba2Config.mamba2_cache_params reads intermediate_size, which
-        # the transformers it pins (5.19) gave its Mamba2Config and the installed one (5.25)
-        # no longer does; it is expand x hidden_size (= num_heads x head_dim, as transformers
-        # checks), what Mamba2's mixer sizes its conv channels by.
+        # Stand-in, unavoidable: SGLang's Mamba2Config.mamba2_cache_params reads
+        # intermediate_size, which transformers' Mamba2Config set as int(expand x hidden_size)
+        # in earlier releases and the installed 5.25 no longer sets (SGLang 0.5.23 pins 5.19);
+        # it is that product (= num_heads x head_dim, as transformers checks), the width
+        # Mamba2's mixer sizes its conv channels by. Set only where the class gives none.
         if not hasattr(hf, "intermediate_size"):
             hf.intermediate_size = hf.expand * hf.hidden_size
         return hf
