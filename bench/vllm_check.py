@@ -56,6 +56,11 @@ with; a mismatch prints a one-line repro (``--random 1 --seed`` of its own seed)
 venv for its imports and runs this script as ``python bench/vllm_check.py --vllm DIR``, DIR
 the unzipped wheel; CI runs it after the tests.
 
+A model of state layers alone (``STATE_ONLY``, Mamba-Codestral-7B's config shape;
+Mamba2ForCausalLM, IsAttentionFree) is checked too, drawn one time in ten in random mode:
+its state shape from vLLM's Mamba2ForCausalLM, no hybrid block alignment (vLLM finds no
+attention backend to align to), its block size MambaModelConfig's.
+
 What is whose: FlatKV's inputs are the preset's model shape (layer pattern, heads, head dims,
 state dims, conv kernel, window, chunk, indexer head dim, KV dtype, the config's ssm dtype),
 turned here into the config fields vLLM's model classes read (``hf_config``); the budget is
@@ -86,7 +91,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from engine_common import (  # noqa: E402  (bench/, this folder)
     LENGTH_CONFIGS,
+    STATE_ONLY,
     edge_or_random_budget,
+    model_spec,
     perturb_spec,
     random_context,
     report,
@@ -107,7 +114,7 @@ MLA_PRESETS = ("DeepSeek-V3", "Kimi-Linear-48B-A3B")
 SPARSE_MLA_PRESETS = ("DeepSeek-V3.2",)  # sparse MLA with an indexer: no --block-size told
 BUDGETS = (40 * GIB, 12_345_678_901)
 MAMBA2_CLASSES = ("NemotronHForCausalLM", "FalconH1ForCausalLM",  # MambaMixer2: 1 checkpoint
-                  "GraniteMoeHybridForCausalLM")
+                  "GraniteMoeHybridForCausalLM", "Mamba2ForCausalLM")
 MLA_CLASSES = ("DeepseekV3ForCausalLM", "KimiLinearForCausalLM", "BailingMoeV3ForCausalLM")
 MODEL_CLASSES = {"Qwen3NextForCausalLM": "vllm.model_executor.models.qwen3_next",
                  "NemotronHForCausalLM": "vllm.model_executor.models.nemotron_h",
@@ -163,7 +170,9 @@ def settings(presets: list[str]) -> list[tuple[str, int, int, str, dict]]:
     ``kda_state_dtype``; bfloat16 and float32 start), a float16 ssm state beside it for
     each other state kind (GDN, Mamba2, Mamba1), which vLLM takes, and Kimi's shapes served
     as BailingMoeV3ForCausalLM (``architecture``), whose KDA keeps a float32 state whatever
-    the flag says (float16 and bfloat16 told)."""
+    the flag says (float16 and bfloat16 told); and a model of state layers alone
+    (``STATE_ONLY``), in both modes, each ssm dtype, a short max_model_len and blocks 32 and
+    256 in align."""
     modes = ((16, "none"), (64, "align"))
     rows = [(p, b, block, mode, {"block_told": False} if p in SPARSE_MLA_PRESETS
              and block < 64 else {})
@@ -181,6 +190,12 @@ def settings(presets: list[str]) -> list[tuple[str, int, int, str, dict]]:
     rows += [("Kimi-Linear-48B-A3B", BUDGETS[0], block, mode,
               {"architecture": "BailingMoeV3ForCausalLM", "mamba_ssm_cache_dtype": dtype})
              for dtype in ("float16", "bfloat16") for block, mode in modes]
+    # attention-free (engine_common.STATE_ONLY, Mamba2ForCausalLM): its block the mamba block
+    # size, no hybrid alignment; with each ssm dtype, a short max_model_len and more blocks
+    rows += [(STATE_ONLY, b, block, mode, flags) for b in BUDGETS for block, mode in modes
+             for flags in ({}, {"mamba_ssm_cache_dtype": "float32"},
+                           {"mamba_ssm_cache_dtype": "float16"}, {"context": 1000})]
+    rows += [(STATE_ONLY, BUDGETS[0], block, "align", {}) for block in (32, 256)]
     return rows + [("Llama-3.1-8B", 4 * GIB + extra, 16, "none", {}) for extra in (0, 1 << 21)]
 
 
@@ -373,9 +388,13 @@ def layer_specs(vl: NS, spec, vc: NS, flags: dict) -> dict:
     # (Mamba1's mamba_mixer.py and ShortConv's short_conv.py declare none)
     checkpoint = (1 if "Mamba2Layer" in kinds else 64 if "flashinfer_gdn" in flags
                   and cache.mamba_cache_mode == "align" else None)
-    # model_config.is_hybrid: state layers beside attention (an attention-free Mamba is not)
-    if any(n not in ("MLALayer", "AttentionLayer") for n in kinds) and vc.layer_shape:
+    attention = {"MLALayer", "AttentionLayer"}
+    if set(kinds) - attention and set(kinds) & attention:  # model_config.is_hybrid
         align_hybrid_block_size(vl, vc, backend, checkpoint)
+    # an attention-free model (IsAttentionFree, not is_hybrid): update_block_size_for_backend
+    # finds no attention backend (_find_non_ssm_backends) and returns before any alignment, so
+    # its state page stays unpadded and its block is the mamba block size
+    # (MambaModelConfig: --block-size with prefix caching, else max_model_len)
     cls = vl.models.get(model.architecture)
     # an attention layer's KV heads on one rank (ModelConfig.get_num_kv_heads: replicated where
     # tp is more) and its cache dtype (Attention: --kv-cache-dtype, "auto" the model's)
@@ -566,8 +585,8 @@ def random_setting(vl: NS, rng: random.Random, presets: list[str]):
     KDA) prefill on FlashInfer; a max_model_len up to the model's; a budget anywhere from
     16 MiB to 80 GiB, or at the least vLLM starts at (bisected on vLLM) and 1 B under.
     Returns ``check``'s arguments after ``vl``."""
-    name = rng.choice(presets)
-    spec = load_preset(name)
+    name = STATE_ONLY if rng.random() < 0.1 else rng.choice(presets)
+    spec = model_spec(name)
     if rng.random() < 0.75:
         spec = perturb_spec(rng, spec)
     spec = spec.with_options(tp=rng.choice([t for t in (1, 2, 4, 8) if spec.splits_over(t)]))
@@ -619,7 +638,7 @@ def main() -> int:
         return 1 if mismatches else 0
     rows = settings(presets)
     for name, budget, block, mode, flags in rows:
-        spec = load_preset(name)
+        spec = model_spec(name)
         windowed = any(getattr(k, "sliding_window", None) or getattr(
             k, "attention_chunk_size", None) for k in spec.layers)
         async_sched = windowed and mode == "align"  # 0.34's default goes with its block size

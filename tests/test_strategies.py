@@ -3191,3 +3191,21 @@ def test_sglang_drafting_on_state_layers_alone():
                                                 sglang_max_running_requests=4))
     assert told.extras["draft_buffer_bytes"] == slot * 5 * 4
     assert told.extras["max_running_requests"] == 4
+
+
+def test_vllm_attention_free_mamba2_model():
+    # vLLM 0.34 serves Mamba2ForCausalLM as attention-free (not is_hybrid): no attention
+    # backend to align its page to, so a block is the 64 layers' unpadded state in the model's
+    # dtype, 64 x (61,440 + 128 x 64 x 128 x 2) = 64 x 2,158,592 = 138,149,888 B, and 40 GiB
+    # holds 42,949,672,960 // 138,149,888 = 310 (bench/vllm_check.py checks these on vLLM's code)
+    profile = spec_from_hf_config(MAMBA2_ONLY).profile()
+    none = run_strategy("vllm", profile, budget_bytes=40 << 30, context_tokens=32_768)
+    assert none.block_bytes == 64 * (61_440 + 128 * 64 * 128 * 2) == 138_149_888
+    assert none.num_blocks == 42_949_672_960 // 138_149_888 == 310
+    assert none.concurrency == 310 and none.logged_tokens == 310 * 32_768 == 10_158_080
+    # mode align with its Mamba2 mixer's prefill checkpoint: 2 + 1 blocks a request
+    align = run_strategy("vllm", profile, budget_bytes=40 << 30, context_tokens=32_768,
+                         options=StrategyOptions(mamba_cache_mode="align", block_size=64,
+                                                 prefill_checkpoint_blocks=1))
+    assert align.concurrency == Fraction(310, 3)
+    assert align.logged_tokens == int(310 / 3 * 32_768) == 3_386_026
