@@ -151,9 +151,9 @@ def _never(_profile: CacheProfile) -> bool:
 
 # Options a layout that reads them leaves unread for some models: the paged layouts count
 # drafted tokens in state pages only; SGLang's speculative decoding is modelled for a model
-# without state (its running cap) and a state hybrid with one token pool, not beside a
-# sliding-window pool or for state layers alone (``sglang.speculative_not_modelled``, at the
-# pool SGLang picks itself).
+# without state (its running cap), a state hybrid with one token pool and state layers alone,
+# not beside a sliding-window pool (``sglang.speculative_not_modelled``, at the pool SGLang
+# picks itself).
 _UNREAD_BY: dict[tuple[str, str], Callable[[CacheProfile], bool]] = {
     **{(name, "speculative_tokens"): lambda p: not p.has_state for name in _PAGED_WITH_STATE},
     ("sglang", "speculative_tokens"): lambda p: sglang_speculative_not_modelled(

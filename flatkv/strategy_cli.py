@@ -137,7 +137,7 @@ def add_strategy_arguments(
          dest="sglang_max_running_requests",
          help="sglang: its --max-running-requests: it logs min(N, tokens // 2), and with state "
          "at most the state pool's cap, whatever the context; the pools stay, but with "
-         "speculative decoding on a state hybrid its draft-token buffers are reserved for "
+         "speculative decoding on a state model its draft-token buffers are reserved for "
          "min(N, cap) + 1 requests (default: SGLang's own, from its token pool and the "
          "context, 48 with speculative decoding)")
     parser.add_argument("--sglang-max-mamba-cache-size", "--max-mamba-cache-size", type=int,
@@ -146,8 +146,7 @@ def add_strategy_arguments(
          help="sglang: its --max-mamba-cache-size: M state slots for requests (and its padding "
          "slot) whatever the budget and --mamba-full-memory-ratio, the KV pool the rest; with "
          "speculative decoding, draft-token buffers for min(max running requests, M // S) + 1 "
-         "requests (default: SGLang's own, from the budget; a state hybrid with attention "
-         "only)")
+         "requests (default: SGLang's own, from the budget)")
     parser.add_argument("--sglang-overlap-schedule", action=argparse.BooleanOptionalAction,
          default=None, help="sglang: its overlap scheduling (default on); "
          "--no-sglang-overlap-schedule is SGLang's --disable-overlap-schedule: the models of "
