@@ -437,6 +437,10 @@ def capacity_note(r: StrategyResult, profile: CacheProfile) -> str:
 
 def logged_tokens_help(r: StrategyResult) -> str:
     """Where the engine log's token count comes from, for the Budget page's metric."""
+    if r.strategy == "sglang" and r.capacity_tokens is None:  # state layers alone
+        return ("The token count SGLang's log prints: max_total_num_tokens, a token pool of "
+                "context_len tokens over no layers (a model of state layers alone), holding no "
+                "bytes; its requests still take their tokens' indices there. The math shows it.")
     if r.strategy == "sglang":
         return ("The token count SGLang's log prints: max_total_num_tokens, its full token "
                 "pool. The math shows it.")

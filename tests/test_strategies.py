@@ -3120,6 +3120,8 @@ def test_sglang_state_layers_alone_split_the_budget_as_hybrids_do():
     assert x["state_pool_bytes"] == 42_949_672_960 * 9 // 19 == 20_344_581_928
     assert (x["state_slots"], x["request_state_slots"], x["running_request_cap"]) == (74, 73, 24)
     assert x["kv_tokens"] == 32_768 and x["max_running_requests"] == 24
+    # its log's max_total_num_tokens: the pool of no layers, no token history
+    assert r.logged_tokens == 32_768 and r.capacity_tokens is None
     assert dict(r.breakdown)["kv_history"] == 0
     assert dict(r.breakdown)["unused"] == 42_949_672_960 - 74 * slot == 22_794_469_376
     # a request of 32,768 tokens holds the whole token pool: one runs, 70 slots sit idle

@@ -399,6 +399,14 @@ def test_notes_under_the_figures_say_which_layout_does_what():
     assert notes.logged_tokens_help(sglang) == (
         "The token count SGLang's log prints: max_total_num_tokens, its full token pool. The "
         "math shows it.")
+    # state layers alone: a pool of context_len tokens over no layers (4,096 here)
+    alone = CacheProfile(layer_types=("linear_attention",) * 4, kv_bytes_per_slot=0,
+                         state_const_bytes={"conv": 4096, "ssm": 8192})
+    sglang = run_strategy("sglang", alone, budget_bytes=10**9, context_tokens=4096)
+    assert sglang.logged_tokens == 4096 and sglang.capacity_tokens is None
+    assert notes.logged_tokens_help(sglang).startswith(
+        "The token count SGLang's log prints: max_total_num_tokens, a token pool of "
+        "context_len tokens over no layers")
 
 
 def test_hold_rows_name_a_layout_no_budget_holds_and_leave_out_a_gpu_not_derived():

@@ -38,7 +38,8 @@ requests' state pages. An engine's own logged figure, which may count differentl
 ``logged_tokens``: vLLM's "GPU KV cache size" as current releases log it (``int(max_concurrency *
 max_model_len)``, so None without a context; older releases logged ``num_blocks // num_groups * min
 block size``, kept as ``older_logged_tokens``), SGLang's ``max_total_num_tokens`` (its token pool,
-the same as capacity_tokens).
+the same as capacity_tokens; for state layers alone its pool of context_len tokens over no layers,
+where capacity_tokens is None).
 
 Ownership convention (it decides kv_history / state / dead_weight of a shared page-id space): a unit
 belongs to one group at a time, so the bytes of a unit depend on who owns it. We split the units

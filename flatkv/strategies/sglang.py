@@ -1520,7 +1520,9 @@ def run_sglang(
     return StrategyResult(
         strategy=name, budget_bytes=budget_bytes, applies=True, profile_name=profile.name,
         context_tokens=context_tokens, block_size=block_size, block_bytes=block_bytes,
-        num_blocks=num_blocks, capacity_tokens=capacity, logged_tokens=capacity,
+        num_blocks=num_blocks, capacity_tokens=capacity,
+        # state layers alone: its log's max_total_num_tokens is the pool of no layers
+        logged_tokens=capacity if profile.has_attention else extras.get("kv_tokens"),
         concurrency_numerator=numerator,
         concurrency_denominator=denominator, why_block_size=why,
         breakdown=tuple(totals.items()), formulas=tuple(formulas), extras=extras, pool=None,
