@@ -3036,7 +3036,13 @@ def test_sglang_told_mamba_cache_size_fixes_the_state_slots():
     assert sglang(least).extras["kv_tokens"] == 2
     short = sglang(least - 1)
     assert not short.applies and short.reason.endswith(
-        f"a budget of {least:,} B or more holds more")
+        f"a budget of {least:,} B or more holds more, as does a smaller --max-mamba-cache-size")
+    # no token at all: the fix is fewer told slots, not the ratio SGLang leaves unread
+    none = sglang(101 * slot + 24_575)
+    assert not none.applies and none.reason.endswith(
+        "the KV pool (24,575 B) holds no page of 1 tokens: a budget of 7,804,010,496 B or more "
+        "holds one, as does a smaller --max-mamba-cache-size")
+    assert "--mamba-full-memory-ratio" not in none.reason
     # more slots than the budget holds, or fewer than one request's S: refused
     many = run_strategy("sglang", qwen, budget_bytes=budget, context_tokens=32_768,
                         options=StrategyOptions(sglang_max_mamba_cache_size=1000))

@@ -1126,12 +1126,18 @@ def _pool_refusal(profile: CacheProfile, options: StrategyOptions, kv_memory: in
             f"it; a budget of {n(enough_budget(profile, options, slot_bytes))} B or more has "
             "them" + (", as does a larger SGLang sliding/full tokens ratio "
                       "(--swa-full-tokens-ratio)" if options.swa_full_tokens_ratio < 1 else ""))
+    # what else leaves the KV pool more: fewer told state slots, else (the ratio being read
+    # only where none are told) a smaller share of the budget for the state
+    smaller_state = ("" if not slot_bytes else
+                     ", as does a smaller --max-mamba-cache-size"
+                     if options.sglang_max_mamba_cache_size is not None else
+                     ", as does a smaller SGLang mamba/full memory ratio "
+                     "(--mamba-full-memory-ratio)")
     if profile.has_attention and pool_tokens < page:
         return (
             f"the KV pool ({n(kv_memory)} B) holds no page of {page} tokens: a budget of "
             f"{n(enough_budget(profile, options, slot_bytes))} B or more holds one"
-            + (", as does a smaller SGLang mamba/full memory ratio (--mamba-full-memory-ratio)"
-               if slot_bytes else ""))
+            + smaller_state)
     if slot_bytes and not profile.has_attention and sized and pool_tokens < 2:
         least = max(2, page)  # context_len // page x page >= 2
         return (
@@ -1148,7 +1154,7 @@ def _pool_refusal(profile: CacheProfile, options: StrategyOptions, kv_memory: in
             f"the KV pool holds {n(pool_tokens)} token: SGLang runs at most T // 2 = 0 "
             "requests, and with state it refuses to start (\"state cache is too small to serve "
             f"any requests\"); a budget of {n(enough_budget(profile, options, slot_bytes))} B or "
-            "more holds more")
+            "more holds more" + smaller_state)
     return None
 
 
