@@ -81,7 +81,8 @@ _COUNT_WIDGETS = {
         "SGLang verifies N + 1 tokens a step (--speculative-num-steps N, topk 1) and keeps "
         "their states in buffers sized with its state slots out of the state budget (a state "
         "hybrid with one token pool; its figures say where not modelled), and runs at most 48 "
-        "requests at once, for any model (its speculative hook's reset). A drafter's own "
+        "requests at once, for any model (its speculative hook's reset), or Max running "
+        "requests where told. A drafter's own "
         "layers count once they are in the model: \"Add an MTP layer\", beside the figures, "
         "adds an MTP module's."),
 }

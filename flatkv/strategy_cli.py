@@ -102,8 +102,9 @@ def add_strategy_arguments(
                         metavar="N", help="tokens drafted per step (vLLM's "
                         "num_speculative_tokens): N more state pages a request in every paged "
                         "layout; vllm also widens GDN / KDA / Mamba2 / short-conv conv states "
-                        "by N rows; not "
-                        "modelled for sglang (default 0)")
+                        "by N rows; sglang verifies N + 1 tokens a step, keeps their states in "
+                        "buffers beside its state slots (a state hybrid with one token pool), "
+                        "and runs at most 48 requests, or --max-running-requests (default 0)")
     parser.add_argument("--prefill-checkpoint-blocks", type=int,
                         default=defaults.prefill_checkpoint_blocks, metavar="K",
                         help="mamba cache mode align: K more state pages a request for prefill "

@@ -664,6 +664,20 @@ def test_memory_fraction_help_says_what_vllm_034_leaves_it_at():
         "1.0 and sizes its cache after warm-up: give --vllm-blocks to match its log)")
 
 
+def test_speculative_tokens_help_says_what_sglang_counts_of_them():
+    """SGLang's drafting on a state hybrid is modelled (its buffers and its 48 running
+    requests, or --max-running-requests told): the help said "not modelled for sglang"."""
+    from flatkv.cli import build_parser
+
+    compare = next(a for a in build_parser()._actions if a.dest == "command").choices["compare"]
+    (tokens,) = [a for a in compare._actions if a.dest == "speculative_tokens"]
+    assert "not modelled" not in tokens.help
+    assert tokens.help.endswith(
+        "sglang verifies N + 1 tokens a step, keeps their states in buffers beside its state "
+        "slots (a state hybrid with one token pool), and runs at most 48 requests, or "
+        "--max-running-requests (default 0)")
+
+
 def test_output_that_cannot_be_written_is_one_line_not_a_traceback():
     # a full disk (/dev/full): the error in one line, exit 1 (the input was fine)
     root = pathlib.Path(__file__).resolve().parent.parent
