@@ -14,6 +14,7 @@ from typing import Any
 
 from flatkv.hf_fields import Recorded, whole_field
 from flatkv.hf_json import rope_by_layer_type
+from flatkv.models import ASSUMED_MAX_MODEL_LEN
 from flatkv.plan import int_text
 from flatkv.profile import MAX_CHUNK_SIZE
 from flatkv.units import MAX_TOKENS
@@ -33,8 +34,8 @@ LENGTH_FIELDS = ("max_position_embeddings", "n_positions", "max_seq_len", "seq_l
 # 0.5.23's get_context_length returns the same 2,048, silently and unscaled
 # (utils/hf_transformers/common.py 677-694), and refuses a longer --context-length unless
 # allowed. Only state models' config classes lack every field (mamba, falcon_mamba, mamba2):
-# transformers fills the others' in.
-ASSUMED_MAX_MODEL_LEN = 2048
+# transformers fills the others' in. (ASSUMED_MAX_MODEL_LEN lives in models: its past-length
+# text names SGLang's unscaled 2,048.)
 ASSUMED_FROM = "vLLM's assumed length (the config.json gives none)"
 _UNSCALED_ROPE_TYPES = ("default", "llama3")  # LongRoPE and yarn's: their own branches
 # The types whose length vLLM before 0.30 scaled (yarn: original_max_position_embeddings x

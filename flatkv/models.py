@@ -427,17 +427,24 @@ def _per_kind_text(per_kind: Mapping[str, int | Mapping[str, int]]) -> str:
     return "; ".join(f"{kind}: {text(value)}" for kind, value in per_kind.items())
 
 
+# The max_model_len both engines assume for a config.json with no length field (vLLM's
+# _get_and_verify_max_len, then times a rope factor; SGLang's get_context_length, unscaled):
+# hf_length reads it
+ASSUMED_MAX_MODEL_LEN = 2048
+
+
 def past_max_model_len_text(max_model_len: int, code: Callable[[str], str] = str,
                             assumed: bool = False) -> str:
     """What the engines do with a context past the model's max_model_len, for the app (``code``
     wraps a flag in a Markdown code span; it starts the sentence) and the CLI (plain, after
     "the context is") alike. ``assumed``: the length is the 2,048 both engines assume for a
-    config without one, which vLLM does not hold a --max-model-len told to (it returns it
-    before any check) but SGLang does."""
+    config without one (vLLM's times a rope factor, SGLang's not), which vLLM does not hold a
+    --max-model-len told to (it returns it before any check) but SGLang does, at its own
+    unscaled ASSUMED_MAX_MODEL_LEN."""
     if assumed:
         return (f"past the {max_model_len:,} tokens assumed for this model (its config gives "
                 f"no length): vLLM takes any {code('--max-model-len')} told, SGLang refuses a "
-                f"{code('--context-length')} above {max_model_len:,} unless "
+                f"{code('--context-length')} above {ASSUMED_MAX_MODEL_LEN:,} unless "
                 f"{code('SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1')}")
     return (f"past this model's {max_model_len:,} tokens: vLLM refuses a "
             f"{code('--max-model-len')} above the length its config gives unless "

@@ -1136,6 +1136,12 @@ def test_a_config_without_a_length_counts_at_the_2048_vllm_assumes_until_one_is_
         "Past the 2,048 tokens assumed for this model (its config gives no length): vLLM "
         "takes any `--max-model-len` told, SGLang refuses a `--context-length` above 2,048 "
         "unless `SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1`.")
+    # a rope factor scales vLLM's assumed length (linear x4: 8,192), not SGLang's: past it,
+    # SGLang's limit is still its unscaled 2,048 (get_context_length), not 8,192
+    assert model_context_text(10_000, 8_192, app_state.DEFAULT_CONTEXT, assumed=True) == (
+        "Past the 8,192 tokens assumed for this model (its config gives no length): vLLM "
+        "takes any `--max-model-len` told, SGLang refuses a `--context-length` above 2,048 "
+        "unless `SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1`.")
     assert model_context_text(1_024, 2_048, app_state.DEFAULT_CONTEXT, assumed=True) == (
         "vLLM serves this model at 2,048 tokens unless told: its default `--max-model-len`, "
         "assumed for a config with no length, and the length its log gives the maximum "
