@@ -2868,8 +2868,11 @@ def test_sglang_drafting_without_state_moves_only_max_running_requests_to_48():
     ("8", "sglang_max_running_requests must be a whole number, got '8' (str)"),
 ])
 def test_sglang_max_running_requests_is_checked(value, said):
-    with pytest.raises(ValueError, match=re.escape(said + "; SGLang's --max-running-requests, or "
-                                                   "leave it unset for SGLang's own")):
+    # the fix in words: what to give, or leave unset (it read "; SGLang's --max-running-
+    # requests, or leave it unset", naming the flag but not what it wants)
+    with pytest.raises(ValueError, match=re.escape(
+            said + "; give the requests SGLang runs at once (its --max-running-requests), or "
+            "leave it unset for SGLang's own")):
         StrategyOptions(sglang_max_running_requests=value)
 
 
@@ -2996,8 +2999,8 @@ def test_sglang_told_max_running_requests_sizes_the_draft_token_buffers():
 
 def test_sglang_max_mamba_cache_size_is_checked():
     with pytest.raises(ValueError, match=re.escape(
-            "sglang_max_mamba_cache_size must be positive, got 0; SGLang's --max-mamba-cache-size "
-            "(state slots for requests), or leave it unset")):
+            "sglang_max_mamba_cache_size must be positive, got 0; give the state slots for "
+            "requests (SGLang's --max-mamba-cache-size), or leave it unset")):
         StrategyOptions(sglang_max_mamba_cache_size=0)
     with pytest.raises(ValueError, match="sglang_max_mamba_cache_size must be a whole number, "
                        "got 1.5"):

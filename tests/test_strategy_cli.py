@@ -292,11 +292,11 @@ def test_plan_prints_sglangs_start_up_log():
         (["--budget", "1GiB", "--speculative-tokens", "-1"],
          "--speculative-tokens must be at least 0, got -1"),
         (["--budget", "1GiB", "--max-mamba-cache-size", "0"],
-         "--sglang-max-mamba-cache-size must be positive, got 0; SGLang's "
-         "--max-mamba-cache-size"),
+         "--sglang-max-mamba-cache-size must be positive, got 0; give the state slots for "
+         "requests (SGLang's --max-mamba-cache-size), or leave it unset"),
         (["--budget", "1GiB", "--max-running-requests", "0"],
-         "--sglang-max-running-requests must be positive, got 0; SGLang's "
-         "--max-running-requests"),
+         "--sglang-max-running-requests must be positive, got 0; give the requests SGLang runs "
+         "at once (its --max-running-requests), or leave it unset"),
     ],
 )
 def test_bad_input_exits_2_with_one_line(extra, needle):

@@ -363,13 +363,15 @@ class StrategyOptions:
         if self.sglang_max_running_requests is not None:
             check_int("sglang_max_running_requests", self.sglang_max_running_requests,
                       minimum=1, maximum=MAX_RUNNING_REQUESTS,
-                      hint="SGLang's --max-running-requests, or leave it unset for SGLang's own "
-                      "(from its token pool and the context, 48 with speculative decoding)")
+                      hint="give the requests SGLang runs at once (its --max-running-requests), "
+                      "or leave it unset for SGLang's own (from its token pool and the context, "
+                      "48 with speculative decoding)")
         if self.sglang_max_mamba_cache_size is not None:
             check_int("sglang_max_mamba_cache_size", self.sglang_max_mamba_cache_size,
                       minimum=1, maximum=MAX_RUNNING_REQUESTS,
-                      hint="SGLang's --max-mamba-cache-size (state slots for requests), or leave "
-                      "it unset for SGLang's own (from the budget and --mamba-full-memory-ratio)")
+                      hint="give the state slots for requests (SGLang's --max-mamba-cache-size), "
+                      "or leave it unset for SGLang's own (from the budget and "
+                      "--mamba-full-memory-ratio)")
         check_int("sglang_page_size", self.sglang_page_size, minimum=1, maximum=MAX_TOKENS)
         if self.sglang_ssm_dtype is not None:
             try:
