@@ -323,7 +323,8 @@ def _sglang_max_running_requests_widget() -> None:
         "sglang_max_running_requests", "Max running requests (0: auto)",
         "SGLang's --max-running-requests. 0 leaves it to SGLang: int(tokens / context x "
         "512) kept in 2,048 to 4,096, or 48 with speculative decoding (its speculative hook's "
-        "reset). Told, it logs min(this, tokens // 2), and for a state hybrid at most its "
+        "reset), at most tokens // 2 and a state hybrid's state pool cap. Told, it logs "
+        "min(this, tokens // 2), and for a state hybrid at most its "
         "state pool's cap, whatever the context; its pools stay as they are, but with "
         "speculative decoding on a state hybrid it reserves the draft tokens' state buffers "
         "for min(this, the cap) + 1 requests, not 48 + 1, and the KV pool gets the rest.")

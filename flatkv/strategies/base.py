@@ -259,10 +259,11 @@ class StrategyOptions:
     sglang_max_running_requests: SGLang's ``--max-running-requests``: the requests it runs at
         once, told. None (default): SGLang derives it, from the token pool and the context
         (``int(T / context x 512)`` kept in [2,048, 4,096]), or 48 with speculative decoding
-        (its speculative hook's reset). Told, it logs ``min(this, T // 2)``, and with state at
-        most the state pool's cap, whatever the context; the pools stay as they are, but
-        with speculative decoding on a state hybrid the draft-token buffers are reserved for
-        ``min(this, K // S) + 1`` requests, not the hook's 48 (``sglang.running_request_limit``).
+        (its speculative hook's reset), at most ``T // 2`` and the state pool's cap. Told, it logs
+        ``min(this, T // 2)``, and with state at most the state pool's cap, whatever the context;
+        the pools stay as they are, but with speculative decoding on a state hybrid the draft-token
+        buffers are reserved for ``min(this, K // S) + 1`` requests, not the hook's 48
+        (``sglang.running_request_limit``).
     sglang_max_mamba_cache_size: SGLang's ``--max-mamba-cache-size`` M: its state slots for
         requests, told (one more is MambaPool's padding slot). None (default): SGLang sizes
         them from the budget (``mamba_full_memory_ratio``). Told, the state takes (M + 1)
