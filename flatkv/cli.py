@@ -957,6 +957,11 @@ def _unknown_option(parser: argparse.ArgumentParser, argv: Sequence[str]) -> str
         is_value = (not after_dashes and previous is not None and previous.startswith("-")
                     and "=" not in previous and _takes_a_value(known, previous))
         if after_dashes or (command and not token.startswith("-") and not is_value):
+            # "--gpu-memory H100 80GB" unquoted: the name's second word is the stray one
+            gpu = _gpu_name(f"{(previous or '').split('=', 1)[-1]} {token}")
+            if not after_dashes and gpu in GPU_PRESETS:
+                return (f"unrecognized argument {token}: a GPU's name holds a space, so quote "
+                        f"it: --gpu-memory '{gpu}'")
             return f"unrecognized argument {token}: {where} --help lists the options"
         if (name.startswith("--") and not any(k.startswith(name) for k in known)
                 and not is_value):

@@ -650,6 +650,21 @@ def test_a_gpu_named_in_any_case_is_that_gpu(capsys):
     assert "budget 179.06 GiB x 0.9 = 161.16 GiB usable" in err  # 173,039,262,105 / 2**30 = 161.155
 
 
+def test_a_gpu_name_left_unquoted_is_refused_with_the_quoting_fix(capsys):
+    """A GPU's name holds a space: unquoted, its second word is a stray argument, and the error
+    says to quote the name rather than only pointing to --help."""
+    for given in (["--gpu-memory", "h100", "80gb"], ["--gpu-memory=H100", "80GB"]):
+        code, out, err = run(["compare", "--preset", "gpt-oss-20b", *given], capsys)
+        assert code == 2 and out == ""
+        assert err == (f"python -m flatkv: error: unrecognized argument {given[-1]}: a GPU's "
+                       "name holds a space, so quote it: --gpu-memory 'H100 80GB'\n")
+    # a stray word that with the one before it names no GPU keeps the --help pointer
+    code, _, err = run(["compare", "--preset", "gpt-oss-20b", "--gpu-memory", "H100 80GB",
+                        "80GB"], capsys)
+    assert code == 2 and err.endswith("unrecognized argument 80GB: python -m flatkv compare "
+                                      "--help lists the options\n")
+
+
 def test_memory_fraction_help_says_what_vllm_034_leaves_it_at():
     """vLLM 0.34's CacheConfig.resolved_gpu_memory_utilization is 1.0 with its extensible KV
     cache (CUDA's default), 0.92 without: the help named 0.92 as the current default, which
