@@ -226,7 +226,7 @@ def hold_rows(results: Sequence[StrategyResult], budgets: Sequence[int | None],
         row = {"strategy": title_of(r),
                "cache budget": none if need is None else format_bytes(need)}
         gpu = None if need is None else budget.gpu_bytes_for(need)
-        if not budget.given:  # "over" the GPU's memory, short: HOLD_HELP says it whole
+        if not budget.given:  # "over" the GPU's memory, short: hold_help says it whole
             over = "" if gpu is None else budget.beyond_gpu_text(gpu, short=True)
             row["GPU memory"] = "" if gpu is None else format_bytes(gpu) + (
                 f" ({over})" if over else "")
