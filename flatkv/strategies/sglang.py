@@ -408,13 +408,15 @@ def _swa_cell(full_bytes: int, swa_bytes: int, ratio: Fraction) -> float:
 def enough_budget(profile: CacheProfile, options: StrategyOptions,
                   slot_bytes: int | None) -> int:
     """A budget that holds one running request's S state slots and SGLang's padding slot, a
-    page of the token pool, and with a hybrid SWA pool a swa pool over ``window + page``
+    page of the token pool (with state, pages of two tokens at least: it runs T // 2 requests,
+    and none refuses to start), and with a hybrid SWA pool a swa pool over ``window + page``
     (SGLang's floor, ``_least_swa_pool``: the window as its model reports it).
 
     The state pool is ``B x r / (1 + r)``, and it takes at most that, so the KV memory is at
     least ``B / (1 + r)``: ``B >= (1 + r) x`` (the KV memory the pools need) is enough. The
     exact least budget can be lower (slots come whole); this one always works, in SGLang's own
-    float arithmetic too.
+    float arithmetic too. With --max-mamba-cache-size told the state is fixed (``told_state``:
+    its slots and draft-token buffers), and the KV pool's need is added to it exactly.
     """
     page = options.sglang_page_size
     n_full, n_swa = pool_layers(profile, options)
