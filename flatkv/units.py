@@ -54,7 +54,8 @@ def parse_tokens(text: str | int, field: str = "--context", *, maximum: int = MA
     suffixes as vLLM's ``--max-model-len`` reads them, lowercase k / m / g / t decimal (25.6k
     is 25,600), uppercase K / M / G / T and Ki / Mi / Gi / Ti binary (whole numbers only). The
     CLI and the app's token fields read them alike, so a context copied from a vLLM command line
-    means the same."""
+    means the same; a decimal that vLLM's float product truncates to another count (1.001k:
+    1,000 there) is refused with both, rather than counted a token off its log."""
     if not str(text).strip():
         shown = "empty"
     else:
@@ -88,6 +89,12 @@ def parse_tokens(text: str | int, field: str = "--context", *, maximum: int = MA
         elif exact.denominator != 1:
             raise ValueError(f"{field} is {shown}: that is {exact.numerator}/"
                              f"{exact.denominator} tokens; give a whole number of tokens")
+        elif suffix in _DECIMAL_TOKENS and (
+                engine := int(float(number) * _DECIMAL_TOKENS[suffix])) != exact:
+            # vLLM multiplies a float and truncates: 1.001k is 1000.9999999999999, so 1,000
+            raise ValueError(f"{field} is {shown}: vLLM reads it as {engine:,} tokens (its "
+                             f"float arithmetic), exactly it is {int(exact):,}; give "
+                             f"{engine} or {int(exact)} in digits")
         else:
             value = int(exact)
     if value < 1:

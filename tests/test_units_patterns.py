@@ -95,6 +95,16 @@ def test_parse_tokens_reads_suffixes_as_vllm_does():
                         ("1.2G", "binary G takes a whole number; use 1.2g")):
         with pytest.raises(ValueError, match=f"--context is '{text}': .*{words}"):
             parse(text)
+    # vLLM multiplies a float and truncates (int(float("1.001") * 1000) = int(1000.99...) =
+    # 1,000): where that is not the exact count, the figures would be a token off vLLM's, so
+    # the entry is refused with both readings; the usual ones read alike
+    with pytest.raises(ValueError, match=r"^--context is '1\.001k': vLLM reads it as 1,000 "
+                       r"tokens \(its float arithmetic\), exactly it is 1,001; give 1000 or "
+                       r"1001 in digits$"):
+        parse("1.001k")
+    assert int(float("1.001") * 1000) == 1_000
+    assert [parse(t) for t in ("131.072k", "1.048576m", "2.3g", "0.128m")] == [
+        131_072, 1_048_576, 2_300_000_000, 128_000]
     # a runaway entry is refused in one short line, not a traceback
     with pytest.raises(ValueError, match=r"^--context is '9{24}\.\.\.': give whole tokens"):
         parse("9" * 400 + ".0001k")
