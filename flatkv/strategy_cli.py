@@ -88,7 +88,8 @@ def add_strategy_arguments(
     parser.add_argument("--context", default=None, metavar="L",
          help="context length in tokens for max concurrency and the workload: 262144, 256K "
          "(262,144) or 128k (128,000), suffixes as vLLM's --max-model-len reads them "
-         "(default: the model's max_model_len, as vLLM's --max-model-len)")
+         "(default: the model's max_model_len, as vLLM's --max-model-len: from its config, "
+         "or the 2,048 vLLM assumes where the config gives no length)")
     parser.add_argument("--kernel-block-size", type=int, default=defaults.kernel_block_size,
          metavar="A", help="vllm: the attention backend's kernel block size A (default: 64 for "
          "an MLA model, as FlashMLA; else 16; vLLM 0.34 runs an MLA model's told block size of "

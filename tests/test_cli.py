@@ -679,7 +679,7 @@ def test_memory_fraction_help_says_what_vllm_034_leaves_it_at():
         "1.0 and sizes its cache after warm-up: give --vllm-blocks to match its log)")
 
 
-def test_speculative_tokens_help_says_what_sglang_counts_of_them():
+def test_speculative_tokens_and_context_help_say_what_the_engines_do():
     """SGLang's drafting on a state hybrid is modelled (its buffers and its 48 running
     requests, or --max-running-requests told): the help said "not modelled for sglang"."""
     from flatkv.cli import build_parser
@@ -687,6 +687,11 @@ def test_speculative_tokens_help_says_what_sglang_counts_of_them():
     compare = next(a for a in build_parser()._actions if a.dest == "command").choices["compare"]
     (tokens,) = [a for a in compare._actions if a.dest == "speculative_tokens"]
     assert "not modelled" not in tokens.help
+    # --context's default says where a config gives no length, as the app's context field does
+    (context,) = [a for a in compare._actions if a.dest == "context"]
+    assert context.help.endswith("(default: the model's max_model_len, as vLLM's "
+                                 "--max-model-len: from its config, or the 2,048 vLLM assumes "
+                                 "where the config gives no length)")
     assert tokens.help.endswith(
         "sglang verifies N + 1 tokens a step, keeps their states in buffers beside its state "
         "slots (a state hybrid with one token pool), and runs at most 48 requests, or "
