@@ -15,6 +15,7 @@ from flatkv.app_state import (
     MAX_BLOCK_SIZE,
     MAX_CHECKPOINT_BLOCKS,
     MAX_CONTEXT,
+    MAX_MAMBA_CACHE_SIZE,
     MAX_REQUESTS,
     MAX_RUNNING_REQUESTS,
     MAX_SLOTS_PER_REQUEST,
@@ -311,16 +312,16 @@ def _max_batched_tokens_widget() -> None:
                   "flight, twice this with async scheduling (vLLM's own option).")
 
 
-def _auto_count_widget(field: str, label: str, help: str) -> None:
+def _auto_count_widget(field: str, label: str, maximum: int, help: str) -> None:
     """A whole-number engine option where 0 stands for "not told" (None): a number field
     cannot show the engine's own figure, which depends on its pools and the context."""
-    bind(st.number_input, field, label, min_value=0, max_value=MAX_RUNNING_REQUESTS, step=1,
+    bind(st.number_input, field, label, min_value=0, max_value=maximum, step=1,
          to_widget=lambda v: v or 0, from_widget=lambda v: int(v) or None, help=help)
 
 
 def _sglang_max_running_requests_widget() -> None:
     _auto_count_widget(
-        "sglang_max_running_requests", "Max running requests (0: auto)",
+        "sglang_max_running_requests", "Max running requests (0: auto)", MAX_RUNNING_REQUESTS,
         "SGLang's --max-running-requests. 0 leaves it to SGLang: int(tokens / context x "
         "512) kept in 2,048 to 4,096, or 48 with speculative decoding (its speculative hook's "
         "reset), at most tokens // 2 and a state hybrid's state pool cap. Told, it logs "
@@ -332,7 +333,7 @@ def _sglang_max_running_requests_widget() -> None:
 
 def _sglang_max_mamba_cache_size_widget() -> None:
     _auto_count_widget(
-        "sglang_max_mamba_cache_size", "Max mamba cache size (0: auto)",
+        "sglang_max_mamba_cache_size", "Max mamba cache size (0: auto)", MAX_MAMBA_CACHE_SIZE,
         "SGLang's --max-mamba-cache-size: state slots for requests (one more is its "
         "padding slot). 0 leaves it to SGLang: a share of the budget, r / (1 + r). Told, the "
         "state takes those slots whatever the budget and the ratio, and with speculative "

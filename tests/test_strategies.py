@@ -3005,6 +3005,9 @@ def test_sglang_max_mamba_cache_size_is_checked():
     with pytest.raises(ValueError, match="sglang_max_mamba_cache_size must be a whole number, "
                        "got 1.5"):
         StrategyOptions(sglang_max_mamba_cache_size=1.5)
+    with pytest.raises(ValueError, match=r"sglang_max_mamba_cache_size = 1073741825 is too large "
+                       r"to be real \(at most 1,073,741,824\)"):  # MAX_MAMBA_CACHE_SIZE, 2**30
+        StrategyOptions(sglang_max_mamba_cache_size=2**30 + 1)
 
 
 def test_sglang_told_mamba_cache_size_fixes_the_state_slots():

@@ -130,6 +130,9 @@ MAX_SLOTS_PER_REQUEST = 1024  # SGLang's state slots a running request holds (it
 # SGLang's --max-running-requests (its runs use tens to thousands; past its token pool's half it
 # cuts the figure itself)
 MAX_RUNNING_REQUESTS = 2**30
+# SGLang's --max-mamba-cache-size, state slots for requests (a budget holds thousands; more
+# than a budget holds is refused by its own check)
+MAX_MAMBA_CACHE_SIZE = 2**30
 MAX_SPECULATIVE_TOKENS = 1024  # drafted tokens per step (vLLM's runs use 1 to 8)
 MAX_CHECKPOINT_BLOCKS = 64  # prefill checkpoint blocks a request holds in align (vLLM: 0 or 1)
 MAX_NUMBER_TEXT = 64  # characters of a ratio given as text
@@ -369,7 +372,7 @@ class StrategyOptions:
                       "48 with speculative decoding)")
         if self.sglang_max_mamba_cache_size is not None:
             check_int("sglang_max_mamba_cache_size", self.sglang_max_mamba_cache_size,
-                      minimum=1, maximum=MAX_RUNNING_REQUESTS,
+                      minimum=1, maximum=MAX_MAMBA_CACHE_SIZE,
                       hint="give the state slots for requests (SGLang's --max-mamba-cache-size), "
                       "or leave it unset for SGLang's own (from the budget and "
                       "--mamba-full-memory-ratio)")
