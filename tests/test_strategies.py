@@ -3010,6 +3010,18 @@ def test_sglang_max_mamba_cache_size_is_checked():
         StrategyOptions(sglang_max_mamba_cache_size=2**30 + 1)
 
 
+def test_sglang_slots_per_request_is_checked_as_the_other_counts():
+    # one loop checks SGLang's three counts (slots per request, running requests, state slots)
+    with pytest.raises(ValueError, match=re.escape(
+            "sglang_slots_per_request must be positive, got 0; or leave it unset for SGLang's "
+            "own (3, or 5 with its extra buffer)")):
+        StrategyOptions(sglang_slots_per_request=0)
+    with pytest.raises(ValueError, match=re.escape(
+            "sglang_slots_per_request = 1025 is too large to be real (at most 1,024)")):
+        StrategyOptions(sglang_slots_per_request=1025)
+    assert StrategyOptions(sglang_slots_per_request=1024).sglang_slots_per_request == 1024
+
+
 def test_sglang_told_mamba_cache_size_fixes_the_state_slots():
     # Qwen3-Next-80B-A3B at TP 1, 40 GiB, S = 5, told 100 slots (_handle_max_mamba_cache's
     # first branch): 100 + 1 = 101 slots of 77,266,944 B = 7,803,961,344 B whatever r, the KV

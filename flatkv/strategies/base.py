@@ -360,22 +360,20 @@ class StrategyOptions:
             frac = to_fraction(name, getattr(self, name), bounds=bounds, low_inclusive=True,
                                example=example)
             object.__setattr__(self, name, frac)
-        if self.sglang_slots_per_request is not None:
-            check_int("sglang_slots_per_request", self.sglang_slots_per_request, minimum=1,
-                      maximum=MAX_SLOTS_PER_REQUEST,
-                      hint="or leave it unset for SGLang's own (3, or 5 with its extra buffer)")
-        if self.sglang_max_running_requests is not None:
-            check_int("sglang_max_running_requests", self.sglang_max_running_requests,
-                      minimum=1, maximum=MAX_RUNNING_REQUESTS,
-                      hint="give the requests SGLang runs at once (its --max-running-requests), "
-                      "or leave it unset for SGLang's own (from its token pool and the context, "
-                      "48 with speculative decoding)")
-        if self.sglang_max_mamba_cache_size is not None:
-            check_int("sglang_max_mamba_cache_size", self.sglang_max_mamba_cache_size,
-                      minimum=1, maximum=MAX_MAMBA_CACHE_SIZE,
-                      hint="give the state slots for requests (SGLang's --max-mamba-cache-size), "
-                      "or leave it unset for SGLang's own (from the budget and "
-                      "--mamba-full-memory-ratio)")
+        # SGLang's counts that None leaves to SGLang: each 1 or more where told
+        for name, most, hint in (
+            ("sglang_slots_per_request", MAX_SLOTS_PER_REQUEST,
+             "or leave it unset for SGLang's own (3, or 5 with its extra buffer)"),
+            ("sglang_max_running_requests", MAX_RUNNING_REQUESTS,
+             "give the requests SGLang runs at once (its --max-running-requests), or leave it "
+             "unset for SGLang's own (from its token pool and the context, 48 with speculative "
+             "decoding)"),
+            ("sglang_max_mamba_cache_size", MAX_MAMBA_CACHE_SIZE,
+             "give the state slots for requests (SGLang's --max-mamba-cache-size), or leave it "
+             "unset for SGLang's own (from the budget and --mamba-full-memory-ratio)"),
+        ):
+            if (value := getattr(self, name)) is not None:
+                check_int(name, value, minimum=1, maximum=most, hint=hint)
         check_int("sglang_page_size", self.sglang_page_size, minimum=1, maximum=MAX_TOKENS)
         if self.sglang_ssm_dtype is not None:
             try:
