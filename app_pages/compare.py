@@ -137,7 +137,8 @@ with user_errors():
         charts_of(results, has_history, context)
     # how to read the figures, under the charts they explain too
     st.caption(strategy_notes.how_to_read_text(s.profile(), s.speculative_tokens,
-                                         mtp_added=mtp_added()))
+                                               mtp_added=mtp_added(),
+                                               options=s.strategy_options()))
     mtp_button()
     dropped = last_served_note(results, s.profile())  # the vLLM releases that serve it
     for note in (f"{dropped}." if dropped else "",

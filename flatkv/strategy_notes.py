@@ -303,9 +303,10 @@ NO_HISTORY = ("No attention layer: the model keeps no token history, only a cons
 
 
 def how_to_read_text(profile: CacheProfile, speculative_tokens: int, *,
-                     mtp_added: bool = False) -> str:
+                     mtp_added: bool = False, options: StrategyOptions | None = None) -> str:
     """What Compare's capacity and concurrency count, under the charts they explain too, and
-    what they count of speculative decoding."""
+    what they count of speculative decoding (SGLang's at ``options``: a told
+    --max-running-requests replaces its 48)."""
     has_history = profile.has_attention
     capacity = (f"Capacity: {CAPACITY_COUNTS}, counted the same way for every paged layout; "
                 "SGLang: its token pool, which its static split of the budget fixes. "
@@ -318,7 +319,8 @@ def how_to_read_text(profile: CacheProfile, speculative_tokens: int, *,
                     f"{speculative_tokens} more state page(s) in each state group in every "
                     f"paged layout, and vLLM widens {DRAFT_WIDENED_CONV} conv states by a row "
                     "per drafted token (the other layouts keep the model's conv rows). "
-                    f"{sglang_speculative_text(profile, speculative_tokens)} {drafter}")
+                    f"{sglang_speculative_text(profile, speculative_tokens, options)} "
+                    f"{drafter}")
     else:
         drafting = ("Without speculative decoding: set Speculative tokens under Engine options "
                     f"to count the state pages drafted tokens hold. {drafter}")

@@ -4156,7 +4156,12 @@ def test_compare_takes_sglangs_max_running_requests():
     assert_clean(at)
     assert at.query_params["sg_maxrun"] == "20"
     assert sglang_tokens() == (budget - 144 * slot - slot * 21 * 4) // 24_576 == 1_030_794
+    # the note under the charts says the running requests told, not the hook's 48
+    (read,) = [c.value for c in at.caption if c.value.startswith("Capacity: ")]
+    assert "for up to 20 running requests (--max-running-requests), in buffers" in read
     at.number_input(key="w.sglang_max_running_requests").set_value(0).run()
+    (read,) = [c.value for c in at.caption if c.value.startswith("Capacity: ")]
+    assert "for up to 48 running requests (its speculative default), in buffers" in read
     assert "sg_maxrun" not in at.query_params and sglang_tokens() == 930_186
     # told 100 state slots beside 3 drafted tokens: 101 slots and buffers for min(48, 100 //
     # 5) + 1 = 21 requests leave (42,949,672,960 - 101 x 77,266,944 - 77,266,944 x 21 x 4) //

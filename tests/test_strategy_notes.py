@@ -322,6 +322,13 @@ def test_notes_under_the_figures_say_which_layout_does_what():
             + " A drafter's own KV layers are not counted") in notes.how_to_read_text(qwen, 2)
     assert ("Speculative decoding adds no state pages here. A drafter's own KV layers"
             in notes.how_to_read_text(llama, 2))
+    # SGLang's running requests as told (it said 48 under a told --max-running-requests 20)
+    told = StrategyOptions(sglang_max_running_requests=20)
+    assert notes.sglang_speculative_text(qwen, 2, told) in notes.how_to_read_text(
+        qwen, 2, options=told)
+    assert "for up to 20 running requests (--max-running-requests), in buffers" in \
+        notes.how_to_read_text(qwen, 2, options=told)
+    assert "48 running requests" not in notes.how_to_read_text(qwen, 2, options=told)
     # Budget and Layout say it beside their figures, SGLang's that it is not modelled
     assert notes.speculative_text(qwen, "vllm", 2) == (
         "Speculative decoding: these figures count the 2 drafted token(s)' state pages. "
