@@ -234,8 +234,9 @@ class StrategyOptions:
         verifies N + 1 tokens a step (--speculative-num-steps N, topk 1), keeps their states
         in buffers sized with its state slots out of the state budget and runs at most 48
         requests (``sglang.spec_request_slots``); for a model without state it runs at most 48
-        requests at once, in the same pools; on other state models its figures are without
-        speculative decoding.
+        requests at once, in the same pools (either way ``sglang_max_running_requests`` in
+        place of 48 where told); on other state models its figures are without speculative
+        decoding.
     prefill_checkpoint_blocks: state pages a request holds in mode ``align`` beyond its 2 for
         prefill checkpoints (``MambaSpec.num_prefill_checkpoint_blocks``): 1 for Mamba2 layers
         (Nemotron-H, Falcon-H1, Granite 4.0-H; vLLM 0.32+) and for GDN layers whose prefill
