@@ -729,10 +729,22 @@ def context_chart_text(curves: sizing.ContextCurves, context: int,
     sglang = next((r for r in results if r.strategy == "sglang" and r.applies), None)
     if "sglang" in curves.concurrency and sglang is not None and (
             cap := sglang.extras.get("running_request_cap")) is not None:
-        text += (f" SGLang's line is flat where its state pool binds: {cap:,} running requests "
-                 f"({sglang.extras['request_state_slots']:,} request slots, "
-                 f"{sglang.extras['slots_per_request']} a request) whatever their length, its "
-                 "max_running_requests.")
+        x = sglang.extras
+        running = x.get("max_running_requests")
+        if x.get("sglang_draft_tokens") and running is not None and running < cap:
+            # drafting: its buffers are reserved for max_running_requests (told, or the hook's
+            # 48), which caps the line below the state pool's cap
+            text += (f" SGLang's line is flat at {running:,} running requests whatever their "
+                     "length: its max_running_requests, the requests it reserves draft-token "
+                     f"buffers for (its {x['request_state_slots']:,} request slots, "
+                     f"{x['slots_per_request']} a request, would hold {cap:,}).")
+        else:
+            text += (f" SGLang's line is flat where its state pool binds: {cap:,} running "
+                     f"requests ({x['request_state_slots']:,} request slots, "
+                     f"{x['slots_per_request']} a request) whatever their length"
+                     + (", its max_running_requests." if running in (None, cap) else
+                        f"; it logs max_running_requests={running}, a cap on the requests it "
+                        "runs that leaves its pools as they are."))
     return text
 
 

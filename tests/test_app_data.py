@@ -225,6 +225,27 @@ def test_context_chart_text_names_what_caps_each_engines_line():
                          "line is flat where its state pool binds: 68 running requests (340 "
                          "request slots, 5 a request) whatever their length, its "
                          "max_running_requests.")
+    # Qwen3-Next at 40 GiB (test_strategies: 263 slots untold, 52 a cap; drafting 3 tokens,
+    # 144 slots, 28): told --max-running-requests 20, SGLang logs 20 but its pools stay, so
+    # the line stays at 52 and the text no longer calls 52 its max_running_requests; drafting,
+    # its buffers are reserved for 20 + 1 requests and the line is flat at 20, which it said
+    # was 28
+    def sglang_line(**told):
+        options = StrategyOptions(sglang_max_running_requests=20, **told)
+        curves = context_curves(qwen, 40 << 30, [1024, 4096], options, ["sglang"])
+        said = app_data.context_chart_text(
+            curves, 4096, compare(qwen, budget_bytes=40 << 30, context_tokens=4096,
+                                  options=options))
+        return curves.concurrency["sglang"], said[said.index(" SGLang's line"):]
+
+    assert sglang_line() == ([52, 52], (
+        " SGLang's line is flat where its state pool binds: 52 running requests (262 request "
+        "slots, 5 a request) whatever their length; it logs max_running_requests=20, a cap on "
+        "the requests it runs that leaves its pools as they are."))
+    assert sglang_line(speculative_tokens=3) == ([20, 20], (
+        " SGLang's line is flat at 20 running requests whatever their length: its "
+        "max_running_requests, the requests it reserves draft-token buffers for (its 143 "
+        "request slots, 5 a request, would hold 28)."))
     # no state: no cap to name; no vLLM line: nothing to say of it
     llama = profile_for("Llama-3.1-8B", None, 1)
     plain = app_data.context_chart_text(
