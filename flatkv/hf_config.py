@@ -44,7 +44,7 @@ from flatkv.hf_fields import (
     whole_field,
 )
 from flatkv.hf_json import NESTED, field_of, load_config_dict
-from flatkv.hf_length import chunk_size_of, length_assumed, max_model_len_of
+from flatkv.hf_length import chunk_size_of, max_model_len_of
 from flatkv.hf_notes import model_notes
 from flatkv.hf_resolve import (
     FAMILIES,
@@ -646,8 +646,8 @@ def spec_from_hf_config(
     # read through recorded: a chunk transformers' defaults give is named in the notes
     chunk = (chunk_size_of(recorded, model_type) if any(layer.is_state for layer in layers)
              else None)
-    max_model_len, length_from = max_model_len_of(recorded, model_type)
-    assumed = length_assumed(length_from)  # no length field: vLLM's 2,048, with a warning
+    length = max_model_len_of(recorded, model_type)  # assumed: vLLM's 2,048, with a warning
+    max_model_len, assumed = length.tokens, length.assumed
     # Gemma 3n's layers past its cache layers read an earlier layer's KV (_kv_shared_layers)
     shared = n_model - len(layers) if model_type.startswith(_KV_SHARING) else 0
     if _indexer_dim(layers):
@@ -655,7 +655,7 @@ def spec_from_hf_config(
     source += _source_clauses(model_type, layers, n_model=n_model, shared=shared,
                               model_dtype=model_dtype, state_dtype=state_dtype,
                               dtype_notes=(dtype_note, kv_note), max_model_len=max_model_len,
-                              length_from=length_from, ssm_dtype=ssm_dtype, ssm_why=ssm_why,
+                              length_from=length.source, ssm_dtype=ssm_dtype, ssm_why=ssm_why,
                               sglang_note=sglang_note)
     architectures, defaulted = _architectures_or_default(cfg, model_type)
     # Kimi Delta Attention layers keep GDN's state shapes: named for what they are

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
@@ -56,16 +57,28 @@ def _as_written(text: Any, attr: str) -> str:
                  if target == attr and alias in given), attr)
 
 
-def max_model_len_of(text: Any, model_type: str) -> tuple[int, str]:
+@dataclass(frozen=True)
+class ModelLength:
+    """``max_model_len_of``'s answer: the length (tokens), where it comes from in words (the
+    field's name, or how vLLM derives it; the source line shows it), and whether it is vLLM's
+    assumed ASSUMED_MAX_MODEL_LEN (the config gives no length field). ``assumed`` is said,
+    not read back off ``source``: the words are for people and may change."""
+
+    tokens: int
+    source: str
+    assumed: bool
+
+
+def max_model_len_of(text: Any, model_type: str) -> ModelLength:
     """The context vLLM serves the model at unless told (its --max-model-len default), and
     where it comes from, as a current vLLM derives it: the smallest length field of the
     resolved config (class defaults included), times the rope scaling factor of the types that
-    scale it (linear, dynamic); a LongRoPE model's original_max_position_embeddings. (length,
-    the field's name) where the length is that field's as given. Where vLLM before 0.30 served
-    a yarn model at another length, the source says so: a reviewer may hold an older log.
-    Where the config gives no length, vLLM's assumed ASSUMED_MAX_MODEL_LEN (it warns; the
-    source then starts with ASSUMED_FROM, and ``length_assumed`` tells). A length that is no
-    token count is refused."""
+    scale it (linear, dynamic); a LongRoPE model's original_max_position_embeddings. Its source
+    is the field's name where the length is that field's as given. Where vLLM before 0.30
+    served a yarn model at another length, the source says so: a reviewer may hold an older
+    log. Where the config gives no length, vLLM's assumed ASSUMED_MAX_MODEL_LEN (it warns),
+    scaled as a given one: ``assumed`` is then true (the source starts with ASSUMED_FROM). A
+    length that is no token count is refused."""
     lengths = {}
     for attr in LENGTH_FIELDS:
         value = getattr(text, attr, None)
@@ -87,6 +100,7 @@ def max_model_len_of(text: Any, model_type: str) -> tuple[int, str]:
         attr = _as_written(text, chosen)
     else:  # vLLM assumes a length, then scales it as a given one
         length, attr = ASSUMED_MAX_MODEL_LEN, ASSUMED_FROM
+    assumed = not lengths
     rope = getattr(text, "rope_parameters", None) or getattr(text, "rope_scaling", None)
     if isinstance(rope, Mapping) and (by_type := rope_by_layer_type(rope)) is not None:
         # one per layer type: the full-attention layers' decide the length
@@ -96,14 +110,15 @@ def max_model_len_of(text: Any, model_type: str) -> tuple[int, str]:
     if rope_type in ("longrope", "su"):
         original = getattr(text, "original_max_position_embeddings", None)
         if type(original) is int and 1 <= original <= MAX_TOKENS and original != length:
-            return original, (f"original_max_position_embeddings, vLLM's default for a "
-                              f"LongRoPE model ({attr} {length:,} needs --max-model-len)")
-        return length, attr
+            return ModelLength(original, f"original_max_position_embeddings, vLLM's default "
+                               f"for a LongRoPE model ({attr} {length:,} needs "
+                               "--max-model-len)", False)  # a length given
+        return ModelLength(length, attr, assumed)
     if rope_type in _SCALED_BEFORE_0_30:
-        return length, _yarn_before(rope, rope_type, factor, length, attr)
+        return ModelLength(length, _yarn_before(rope, rope_type, factor, length, attr), assumed)
     if (rope_type in (None, *_UNSCALED_ROPE_TYPES) or factor is None
             or model_type.startswith("gemma3")):
-        return length, attr
+        return ModelLength(length, attr, assumed)
     # a whole-number factor is exact and unbounded: compared, never turned into a float
     shown = int_text(factor) if type(factor) is int else repr(factor)
     if not _positive_number(factor):
@@ -114,12 +129,8 @@ def max_model_len_of(text: Any, model_type: str) -> tuple[int, str]:
                          f"times it is past {MAX_TOKENS:,} tokens; give the {rope_type} scaling "
                          "factor the model was trained with, e.g. 4.0")
     derived = int(length * factor)  # as vLLM multiplies it (and truncates); at most 2**40 here
-    return derived, f"{attr} {length:,} x {rope_type} factor {factor:g}, as vLLM derives it"
-
-
-def length_assumed(length_from: str) -> bool:
-    """Whether ``max_model_len_of``'s length is vLLM's assumed one (the config gives none)."""
-    return length_from.startswith(ASSUMED_FROM)
+    return ModelLength(derived, f"{attr} {length:,} x {rope_type} factor {factor:g}, as vLLM "
+                       "derives it", assumed)
 
 
 def _positive_number(factor: Any) -> bool:

@@ -9,6 +9,7 @@ import os
 import re
 from dataclasses import replace
 from fractions import Fraction
+from types import SimpleNamespace
 
 import pytest
 
@@ -21,6 +22,7 @@ from flatkv.hf_config import (  # noqa: E402
     spec_from_hf_config,
 )
 from flatkv.hf_hub import fetch_hf_config, spec_from_model_id  # noqa: E402
+from flatkv.hf_length import ASSUMED_FROM, ModelLength, max_model_len_of  # noqa: E402
 from flatkv.hf_notes import assumed_length_note  # noqa: E402
 from flatkv.models import (  # noqa: E402
     AttentionLayer,
@@ -293,6 +295,24 @@ def test_a_layer_pattern_from_transformers_defaults_is_named():
     for cfg in ({"model_type": "granitemoehybrid", "num_hidden_layers": 4, "layer_types": None},
                 {"model_type": "qwen3_next", "num_hidden_layers": 8, "max_window_layers": 8}):
         assert "No layer pattern" in spec_from_hf_config(cfg).notes, cfg
+
+
+def test_max_model_len_of_says_its_length_was_assumed_rather_than_spelling_it():
+    # the provenance is a flag beside the words, not read back off them
+    ns = SimpleNamespace
+    assert max_model_len_of(ns(max_position_embeddings=4_096), "llama") == ModelLength(
+        4_096, "max_position_embeddings", False)
+    # no length field: vLLM's 2,048, scaled as a given one (linear 4: 8,192)
+    assert max_model_len_of(ns(), "mamba") == ModelLength(2_048, ASSUMED_FROM, True)
+    assert max_model_len_of(ns(rope_scaling={"type": "linear", "factor": 4}), "mamba") == (
+        ModelLength(8_192, f"{ASSUMED_FROM} 2,048 x linear factor 4, as vLLM derives it", True))
+    # LongRoPE with no length field: served at original_max_position_embeddings, a length the
+    # config gives, so nothing is assumed
+    longrope = max_model_len_of(ns(rope_scaling={"type": "longrope", "factor": 32},
+                                   original_max_position_embeddings=4_096), "phi3")
+    assert (longrope.tokens, longrope.assumed) == (4_096, False)
+    assert longrope.source == ("original_max_position_embeddings, vLLM's default for a "
+                               f"LongRoPE model ({ASSUMED_FROM} 2,048 needs --max-model-len)")
 
 
 def test_max_model_len_is_derived_from_the_config_as_vllm_derives_it():
