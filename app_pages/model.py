@@ -301,13 +301,16 @@ def spec_editor(spec: ModelSpec | None) -> None:
                        help="The config's mamba_chunk_size / chunk_size (128 or 256 in Mamba2 "
                        "configs): vLLM aligns P to it in mamba cache mode all, 2,048 with none. "
                        "Only a model with state layers reads it.")
-    length.number_input("max model len, tokens (0 = unknown)", key=_spec_key("max_model_len"),
+    length.number_input("max model len, tokens (0 = as loaded)", key=_spec_key("max_model_len"),
                         max_value=float(MAX_TOKENS), **whole_number_field(1024), value=None,
                         on_change=_edit_optional, args=("max_model_len",),
                         help="vLLM's default --max-model-len: the config's "
                         "max_position_embeddings, times a rope scaling factor where one "
-                        "applies. Every page counts a request at it until a context is typed; "
-                        f"with none, at {DEFAULT_CONTEXT:,}.")
+                        "applies. Every page counts a request at it until a context is typed. "
+                        "0 (or the length loaded) goes back to the model's as loaded: its "
+                        "config's, or the 2,048 vLLM assumes for a config that gives none; a "
+                        "model with no config then has none, and the pages count at "
+                        f"{DEFAULT_CONTEXT:,}.")
     _spec_error_at(ROWS_ABOVE)
     for name, geometry in draft.kinds:
         kind = dict(geometry)["kind"]

@@ -67,7 +67,7 @@ DEFAULT_CONTEXT = 32_768
 # kv_shared_layer_types the layers SGLang keeps a pool layer for without a cache of their own
 _URL_SPEC_FIELDS = ("format", "name", "source", "notes", "model_layers", "attention_heads",
                     "mamba_chunk_size", "max_model_len", "max_model_len_assumed",
-                    "architectures", "kv_dtype",
+                    "max_model_len_typed", "architectures", "kv_dtype",
                     "conv_dtype", "ssm_dtype", "config_mamba_ssm_dtype", "mtp_layer_types",
                     "kv_shared_layer_types", "kinds", "pattern")
 MAX_SPEC_URL = 8192  # characters of a packed spec in a link
@@ -163,6 +163,9 @@ def summary_caption(profile: CacheProfile, spec: ModelSpec | None,
         parts.append(f"max_model_len {spec.max_model_len:,} tokens, assumed (vLLM's default "
                      "`--max-model-len` where the config gives no length: see the note)"
                      if spec.max_model_len_assumed else
+                     f"max_model_len {spec.max_model_len:,} tokens (typed in the editor: the "
+                     "pages count at it as vLLM's `--max-model-len`)"
+                     if spec.max_model_len_typed else
                      f"max_model_len {spec.max_model_len:,} tokens (vLLM's default "
                      "`--max-model-len`, from the config)" if spec.max_model_len else
                      ("max_model_len not known (the pages count at the "
@@ -536,7 +539,7 @@ EDITED = " (edited)"  # what a preset changed by hand is called after its name
 # what a draft writes into its spec only when set (the spec's defaults otherwise)
 _OPTIONAL_DRAFT_FIELDS = ("attention_heads", "architectures", "config_mamba_ssm_dtype",
                           "mamba_chunk_size", "max_model_len", "max_model_len_assumed",
-                          "mtp_layer_types", "kv_shared_layer_types")
+                          "max_model_len_typed", "mtp_layer_types", "kv_shared_layer_types")
 
 
 @dataclass(frozen=True)
@@ -559,6 +562,12 @@ class SpecDraft:
     config_mamba_ssm_dtype: str | None = None
     max_model_len: int | None = None
     max_model_len_assumed: bool = False  # vLLM's 2,048, the config giving no length
+    max_model_len_typed: bool = False  # typed in the editor, not the model's as loaded
+    # the length the model was loaded with and whether it was assumed (no widget, not written
+    # into the spec): what a max model len of 0 goes back to; None: unknown (no config, or a
+    # length typed before a link reopened it)
+    loaded_max_model_len: int | None = None
+    loaded_max_model_len_assumed: bool = False
     mtp_layer_types: tuple[str, ...] = ()  # Step-3.5's sliding drafter: no full MTP layer
     kv_shared_layer_types: tuple[str, ...] = ()  # Gemma 3n's / 4's: SGLang's pool keeps them
 
@@ -572,6 +581,9 @@ class SpecDraft:
             architectures=spec.architectures, config_mamba_ssm_dtype=spec.config_mamba_ssm_dtype,
             mamba_chunk_size=spec.mamba_chunk_size,
             max_model_len=spec.max_model_len, max_model_len_assumed=spec.max_model_len_assumed,
+            max_model_len_typed=spec.max_model_len_typed,
+            loaded_max_model_len=None if spec.max_model_len_typed else spec.max_model_len,
+            loaded_max_model_len_assumed=spec.max_model_len_assumed,
             mtp_layer_types=spec.mtp_layer_types,
             kv_shared_layer_types=spec.kv_shared_layer_types,
         )
@@ -615,11 +627,19 @@ class SpecDraft:
 
     def with_optional(self, field: str, value: int | None) -> SpecDraft:
         """The draft with a whole-number field of the model set (0 or None: none): the query
-        heads, the mamba chunk, the max model len. A length typed is the model's, no longer
-        the 2,048 vLLM assumes for a config without one."""
-        changed = replace(self, **{field: value or None})
-        return (replace(changed, max_model_len_assumed=False) if field == "max_model_len"
-                and changed.max_model_len != self.max_model_len else changed)
+        heads, the mamba chunk, the max model len. A length typed other than the one loaded is
+        typed (no longer the 2,048 vLLM assumes for a config without one); the one loaded, or
+        0, is the model's as loaded again, where it came from (its config's, or vLLM's assumed
+        2,048: the length vLLM serves it at unless told), and unknown where it was loaded with
+        none (a model typed from scratch, with no config)."""
+        if field != "max_model_len":
+            return replace(self, **{field: value or None})
+        if not value or value == self.loaded_max_model_len:
+            return replace(self, max_model_len=self.loaded_max_model_len,
+                           max_model_len_assumed=self.loaded_max_model_len_assumed,
+                           max_model_len_typed=False)
+        return replace(self, max_model_len=value, max_model_len_assumed=False,
+                       max_model_len_typed=True)
 
     def with_field(self, name: str, field: str, value: int | None) -> SpecDraft:
         """Kind ``name``'s geometry with ``field`` set (validated by ``to_spec``); an optional
@@ -659,6 +679,7 @@ class SpecDraft:
                 and self.attention_heads == theirs.attention_heads
                 and self.max_model_len == theirs.max_model_len
                 and self.max_model_len_assumed == theirs.max_model_len_assumed
+                and self.max_model_len_typed == theirs.max_model_len_typed
                 and self.mtp_layer_types == theirs.mtp_layer_types
                 and self.kv_shared_layer_types == theirs.kv_shared_layer_types)
         name = preset if same else preset + EDITED

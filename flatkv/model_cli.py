@@ -150,6 +150,8 @@ def model_report(spec: ModelSpec) -> dict[str, Any]:
         "max_model_len": spec.max_model_len,
         # true: the config gives no length, so it is the 2,048 vLLM assumes (the notes say so)
         "max_model_len_assumed": spec.max_model_len_assumed,
+        # true: typed in the Model page's editor (a model file it exported), not the config's
+        "max_model_len_typed": spec.max_model_len_typed,
         "counts": {label: profile.count(label) for label in dict.fromkeys(profile.layer_types)},
         "pattern": spec.pattern,
         "kinds": [
@@ -197,10 +199,12 @@ def format_model_text(spec: ModelSpec) -> str:
         lines.append(f"attention heads: {report['attention_heads']} (query heads; a tp must "
                      "divide them)")
     if report["max_model_len"]:
-        whence = ("assumed: the config gives no length, see the notes" if
-                  report["max_model_len_assumed"] else "from the config")
-        lines.append(f"max_model_len: {report['max_model_len']:,} tokens (vLLM's default "
-                     f"--max-model-len, {whence}; --context's default)")
+        whence = ("typed in the Model page's editor, as vLLM's --max-model-len"
+                  if report["max_model_len_typed"] else "vLLM's default --max-model-len, "
+                  + ("assumed: the config gives no length, see the notes"
+                     if report["max_model_len_assumed"] else "from the config"))
+        lines.append(f"max_model_len: {report['max_model_len']:,} tokens ({whence}; "
+                     "--context's default)")
     if chunk := mamba_chunk_text(spec.profile()):
         lines.append(f"mamba chunk: {chunk}")
     lines.append(f"pattern: {report['pattern']}")

@@ -544,6 +544,8 @@ class ModelSpec:
     max_model_len_assumed: True where the config gives no length and max_model_len is the
         2,048 vLLM assumes (with a warning; SGLang assumes it too): a guess every figure at it
         rests on, so the pages say so, and vLLM takes a longer --max-model-len as told.
+    max_model_len_typed: True where max_model_len was typed (the Model page's hand editor), not
+        read off a config: the pages say where the length they count at comes from.
     mtp_layer_types: the layer types of the model's MTP modules where its config lists them
         (Step-3.5's three ``sliding_attention``), else empty: an MTP module is then one
         full-attention layer (Qwen3-Next's, DeepSeek-V3's), which ``with_mtp_layer`` adds.
@@ -567,6 +569,7 @@ class ModelSpec:
     mamba_chunk_size: int | None = None
     max_model_len: int | None = None
     max_model_len_assumed: bool = False
+    max_model_len_typed: bool = False
     mtp_layer_types: tuple[str, ...] = ()
     kv_shared_layer_types: tuple[str, ...] = ()
     _kind_names: tuple[tuple[CacheLayer, str], ...] = field(
@@ -618,12 +621,18 @@ class ModelSpec:
         if self.max_model_len is not None:
             _check_dim("max_model_len", self.max_model_len,
                        maximum=MAX_TOKENS)
-        if not isinstance(self.max_model_len_assumed, bool):
-            raise ValueError(f"max_model_len_assumed is {self.max_model_len_assumed!r}: give "
-                             "true or false")
+        for flag in ("max_model_len_assumed", "max_model_len_typed"):
+            if not isinstance(getattr(self, flag), bool):
+                raise ValueError(f"{flag} is {getattr(self, flag)!r}: give true or false")
         if self.max_model_len_assumed and self.max_model_len is None:
             raise ValueError("max_model_len_assumed is true without a max_model_len: give the "
                              "length assumed (vLLM's 2048) or drop max_model_len_assumed")
+        if self.max_model_len_typed and self.max_model_len is None:
+            raise ValueError("max_model_len_typed is true without a max_model_len: give the "
+                             "length typed or drop max_model_len_typed")
+        if self.max_model_len_typed and self.max_model_len_assumed:
+            raise ValueError("max_model_len_assumed and max_model_len_typed are both true: a "
+                             "length typed is not assumed; drop max_model_len_assumed")
         for field_name, whose in (("mtp_layer_types", "the MTP modules'"),
                                   ("kv_shared_layer_types", "the kv-shared layers'")):
             labels = getattr(self, field_name)
@@ -970,6 +979,8 @@ class ModelSpec:
             out["max_model_len"] = self.max_model_len
         if self.max_model_len_assumed:
             out["max_model_len_assumed"] = True
+        if self.max_model_len_typed:
+            out["max_model_len_typed"] = True
         if self.architectures:
             out["architectures"] = list(self.architectures)
         if self.mtp_layer_types:
@@ -997,8 +1008,8 @@ class ModelSpec:
             "format", "name", "source", "notes", "model_layers", "tp", "kv_dtype",
             "conv_dtype", "ssm_dtype", "kinds", "pattern", "architectures",
             "config_mamba_ssm_dtype", "attention_heads", "mamba_chunk_size",
-            "max_model_len", "max_model_len_assumed", "mtp_layer_types",
-            "kv_shared_layer_types",
+            "max_model_len", "max_model_len_assumed", "max_model_len_typed",
+            "mtp_layer_types", "kv_shared_layer_types",
         }
         unknown = sorted(set(data) - allowed)
         if isinstance(data.get("spec"), Mapping) and "kv_bytes_per_slot" in data:
@@ -1035,7 +1046,8 @@ class ModelSpec:
             for key in ("source", "notes", "model_layers", "tp", "kv_dtype", "conv_dtype",
                         "ssm_dtype", "architectures", "config_mamba_ssm_dtype",
                         "attention_heads", "mamba_chunk_size", "max_model_len",
-                        "max_model_len_assumed", "mtp_layer_types", "kv_shared_layer_types")
+                        "max_model_len_assumed", "max_model_len_typed", "mtp_layer_types",
+                        "kv_shared_layer_types")
             if key in data
         }
         return cls.from_pattern(name=data["name"], kinds=kinds, pattern=data["pattern"], **options)

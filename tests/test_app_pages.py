@@ -710,11 +710,72 @@ def test_the_editor_keeps_and_edits_the_max_model_len():
     budget = open_app("app_pages/budget.py", dict(at.query_params))
     assert budget.text_input(key="w.context").value == "131,072"
     assert "Concurrency at 131,072 tokens" in metrics(budget)
-    # 0: unknown, so the pages count at 32,768
+    # 0: the preset's own length again (its config's), under the preset's name; a model with
+    # no config would have none (tests/test_app_state.py), counted at 32,768
     at.number_input(key="spec.max_model_len").set_value(0).run()
     assert_clean(at)
+    assert at.number_input(key="spec.max_model_len").value == 262_144
+    assert unescaped(at.subheader[0].value) == "Qwen3-Next-80B-A3B"
     budget = open_app("app_pages/budget.py", dict(at.query_params))
-    assert budget.text_input(key="w.context").value == "32,768"
+    assert budget.text_input(key="w.context").value == "262,144"
+
+
+FROM_CONFIG = "tokens (vLLM's default `--max-model-len`, from the config)"
+TYPED = "tokens (typed in the editor: the pages count at it as vLLM's `--max-model-len`)"
+
+
+def length_caption(at: AppTest) -> str:
+    """The summary's max_model_len part, as the page shows it."""
+    caption = unescaped(caption_starting(at, "Per TP rank"))
+    return next(p for p in caption.split(" · ") if p.startswith("max_model_len"))
+
+
+def test_the_summary_says_where_a_presets_max_model_len_comes_from_after_an_edit():
+    at = open_app("app_pages/model.py", {"model": "Qwen3-Next-80B-A3B"})
+    assert length_caption(at) == f"max_model_len 262,144 {FROM_CONFIG}"
+    at.segmented_control(key="model.source").set_value("Edit by hand").run()
+    # another field edited: the preset's own length, still its config's
+    at.number_input(key="spec.attention_heads").set_value(8).run()
+    assert_clean(at)
+    assert unescaped(at.subheader[0].value) == "Qwen3-Next-80B-A3B (edited)"
+    assert length_caption(at) == f"max_model_len 262,144 {FROM_CONFIG}"
+    # the length typed: said so, and a link keeps it so
+    at.number_input(key="spec.max_model_len").set_value(131_072).run()
+    assert_clean(at)
+    assert length_caption(at) == f"max_model_len 131,072 {TYPED}"
+    again = open_app("app_pages/model.py", dict(at.query_params))
+    assert length_caption(again) == f"max_model_len 131,072 {TYPED}"
+
+
+def test_the_summary_says_a_no_length_configs_2048_is_assumed_until_a_length_is_typed():
+    # falcon-mamba-7b's config.json gives no length field: vLLM assumes 2,048
+    at = open_app("app_pages/model.py")
+    at.segmented_control(key="model.source").set_value("config.json").run()
+    at.text_area(key="hf.paste").set_value(json.dumps({
+        "model_type": "falcon_mamba", "num_hidden_layers": 64, "hidden_size": 4096,
+        "intermediate_size": 8192, "state_size": 16, "conv_kernel": 4,
+        "torch_dtype": "bfloat16", "architectures": ["FalconMambaForCausalLM"]})).run()
+    at.button(key="hf.load").click().run()
+    assert_clean(at)
+    assumed = ("max_model_len 2,048 tokens, assumed (vLLM's default `--max-model-len` where "
+               "the config gives no length: see the note)")
+    assert length_caption(at) == assumed
+    at.segmented_control(key="model.source").set_value("Edit by hand").run()
+    # 0 typed: the length as loaded, still vLLM's assumed 2,048 (not the 32,768 of no length)
+    at.number_input(key="spec.max_model_len").set_value(0).run()
+    assert_clean(at)
+    assert at.number_input(key="spec.max_model_len").value == 2_048
+    assert length_caption(at) == assumed
+    at.number_input(key="spec.max_model_len").set_value(8_192).run()
+    assert_clean(at)
+    assert length_caption(at) == f"max_model_len 8,192 {TYPED}"
+    # 0: the length as loaded, vLLM's assumed 2,048 (not 32,768), said to be assumed
+    at.number_input(key="spec.max_model_len").set_value(0).run()
+    assert_clean(at)
+    assert at.number_input(key="spec.max_model_len").value == 2_048
+    assert length_caption(at) == assumed
+    budget = open_app("app_pages/budget.py", dict(at.query_params))
+    assert budget.text_input(key="w.context").value == "2,048"
 
 
 def test_the_editor_keeps_and_edits_the_attention_heads():

@@ -1159,6 +1159,62 @@ def test_a_config_without_a_length_counts_at_the_2048_vllm_assumes_until_one_is_
         ModelSpec.from_dict({**spec.to_dict(), "max_model_len": None})
 
 
+def test_the_summary_says_where_the_max_model_len_comes_from_after_an_edit():
+    from flatkv.hf_config import spec_from_hf_config
+
+    def length_part(spec: ModelSpec) -> str:
+        caption = app_model.summary_caption(spec.profile(), spec)
+        return next(p for p in caption.split(" · ") if p.startswith("max_model_len"))
+
+    from_config = "tokens (vLLM's default `--max-model-len`, from the config)"
+    typed = "tokens (typed in the editor: the pages count at it as vLLM's `--max-model-len`)"
+    qwen = app_model.preset_spec("Qwen3-Next-80B-A3B")
+    draft = app_model.SpecDraft.from_spec(qwen)
+    assert length_part(qwen) == f"max_model_len 262,144 {from_config}"
+    # another field edited: the preset's own length, still its config's (the edit has no source)
+    heads = draft.with_optional("attention_heads", 8).to_spec()
+    assert (heads.source, heads.max_model_len_typed) == ("", False)
+    assert length_part(heads) == f"max_model_len 262,144 {from_config}"
+    # typed: said so, and a link keeps it so
+    edited = draft.with_optional("max_model_len", 131_072)
+    spec = edited.to_spec()
+    assert (spec.max_model_len, spec.max_model_len_typed, spec.max_model_len_assumed) == (
+        131_072, True, False)
+    assert length_part(spec) == f"max_model_len 131,072 {typed}"
+    linked = app_model.spec_from_json(app_model.spec_to_json(spec))
+    assert length_part(linked) == f"max_model_len 131,072 {typed}"
+    # 0, or the length loaded typed back: the config's again, and the preset's name with it
+    for back in (0, 262_144):
+        again = edited.with_optional("max_model_len", back)
+        assert again.to_spec() == draft.to_spec()
+        assert again.named_for_its_figures().name == "Qwen3-Next-80B-A3B"
+    # a config with no length: vLLM's assumed 2,048; typed 8,192 is typed; 0 is 2,048 assumed
+    mamba = app_model.SpecDraft.from_spec(spec_from_hf_config(
+        {"model_type": "mamba2", "num_hidden_layers": 4, "hidden_size": 256, "num_heads": 8,
+         "head_dim": 64}))
+    assert length_part(mamba.to_spec()).startswith("max_model_len 2,048 tokens, assumed")
+    longer = mamba.with_optional("max_model_len", 8_192)
+    assert length_part(longer.to_spec()) == f"max_model_len 8,192 {typed}"
+    back = longer.with_optional("max_model_len", 0).to_spec()
+    assert (back.max_model_len, back.max_model_len_assumed, back.max_model_len_typed) == (
+        2_048, True, False)
+    # a model with no config has no length to go back to: 0 is unknown (32,768 counted)
+    scratch = app_model.SpecDraft().with_kind("full attention")
+    assert scratch.with_optional("max_model_len", 4_096).to_spec().max_model_len_typed
+    assert scratch.with_optional("max_model_len", 4_096).with_optional(
+        "max_model_len", 0).to_spec().max_model_len is None
+    # a model file that calls a length both typed and assumed, or typed without one, is refused
+    with pytest.raises(ValueError, match="max_model_len_assumed and max_model_len_typed are "
+                       "both true: a length typed is not assumed; drop max_model_len_assumed"):
+        ModelSpec.from_dict({**mamba.to_spec().to_dict(), "max_model_len_typed": True})
+    with pytest.raises(ValueError, match="max_model_len_typed is true without a "
+                       "max_model_len: give the length typed or drop max_model_len_typed"):
+        ModelSpec.from_dict({**qwen.to_dict(), "max_model_len": None,
+                             "max_model_len_typed": True})
+    with pytest.raises(ValueError, match="max_model_len_typed is 1: give true or false"):
+        ModelSpec.from_dict({**qwen.to_dict(), "max_model_len_typed": 1})
+
+
 def test_what_a_recent_vllm_sets_apart_from_this_views_defaults():
     default = app_state.DEFAULT  # Qwen3-Next on an H100: SPEC's anchor, 16, none
     assert (default.gpu, default.block_size, default.mamba_cache_mode) == ("H100 80GB", 16,

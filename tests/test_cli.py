@@ -371,6 +371,18 @@ def test_a_config_without_a_length_is_counted_at_the_2048_vllm_assumes(tmp_path,
     code, out, err = run(["model", "--hf-config", str(config), "--json"], capsys)
     report = json.loads(out)
     assert (report["max_model_len"], report["max_model_len_assumed"]) == (2_048, True)
+    assert report["max_model_len_typed"] is False
+    # a length typed in the Model page's editor (its export) is said to be typed
+    typed = tmp_path / "typed.json"
+    typed.write_text(json.dumps({**{k: v for k, v in report["spec"].items()
+                                    if k != "max_model_len_assumed"},
+                                 "max_model_len": 8_192, "max_model_len_typed": True}))
+    code, out, err = run(["model", "--model-file", str(typed)], capsys)
+    assert code == 0 and ("max_model_len: 8,192 tokens (typed in the Model page's editor, as "
+                          "vLLM's --max-model-len; --context's default)") in out.splitlines()
+    code, out, err = run(["model", "--model-file", str(typed), "--json"], capsys)
+    assert [json.loads(out)[k] for k in ("max_model_len", "max_model_len_assumed",
+                                         "max_model_len_typed")] == [8_192, False, True]
     # compare counts at 2,048: one group of 64 state layers, pages of 8,192 x (3 + 16) x 2 B =
     # 311,296 B, one a request: 40 GiB // 311,296 // 64 = 2,155 blocks, 2,155 x 2,048 tokens
     assert 40 * 2**30 // (8192 * 19 * 2) // 64 == 2_155 and 2_155 * 2_048 == 4_413_440
