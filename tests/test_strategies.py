@@ -3219,6 +3219,73 @@ def test_sglang_drafting_on_state_layers_alone():
     assert told.extras["max_running_requests"] == 4
 
 
+# tiiuae/falcon-mamba-7b's config.json shape (FalconMambaForCausalLM) and state-spaces/
+# mamba-2.8b-hf's (MambaForCausalLM): SGLang 0.5.23 serves both as pure Mamba1 models
+FALCON_MAMBA = {"architectures": ["FalconMambaForCausalLM"], "model_type": "falcon_mamba",
+                "hidden_size": 4096, "intermediate_size": 8192, "num_hidden_layers": 64,
+                "state_size": 16, "conv_kernel": 4, "torch_dtype": "bfloat16"}
+MAMBA_28B = {"architectures": ["MambaForCausalLM"], "model_type": "mamba", "hidden_size": 2560,
+             "intermediate_size": 5120, "num_hidden_layers": 64, "state_size": 16,
+             "conv_kernel": 4, "torch_dtype": "float32"}
+
+
+def test_sglang_mamba1_models_of_state_layers_alone():
+    # SGLang lays Mamba1's state out full-rank (configs/mamba.py's _mamba1_cache_params:
+    # Mamba2StateShape.create_full_rank): conv (d_inner, K - 1) in bfloat16, ssm (d_inner, 1,
+    # d_state) in float32. Falcon-Mamba: 64 x (8,192 x 3 x 2 = 49,152 + 8,192 x 16 x 4 =
+    # 524,288) = 64 x 573,440 = 36,700,160 B a slot; 42,949,672,960 x 9 / 19 = 20,344,581,928
+    # -> 554 slots, 553 for requests, 553 // 3 = 184 running at 2,048 tokens (T // 2 = 1,024)
+    falcon = spec_from_hf_config(FALCON_MAMBA).profile()
+    r = run_strategy("sglang", falcon, budget_bytes=40 << 30, context_tokens=2048)
+    x = r.extras
+    assert x["state_slot_bytes"] == 64 * (49_152 + 524_288) == 36_700_160
+    assert 20_344_581_928 // 36_700_160 == 554
+    assert (x["state_slots"], x["request_state_slots"], x["slots_per_request"]) == (554, 553, 3)
+    assert x["kv_tokens"] == 2048 and x["max_running_requests"] == min(2048, 1024, 184) == 184
+    # mamba-2.8b: 64 x (5,120 x 3 x 2 = 30,720 + 5,120 x 16 x 4 = 327,680) = 22,937,600 B (the
+    # model's float32 conv kept in SGLang's bfloat16); 20,344,581,928 // 22,937,600 = 886 slots
+    mamba = spec_from_hf_config(MAMBA_28B).profile()
+    m = run_strategy("sglang", mamba, budget_bytes=40 << 30, context_tokens=2048).extras
+    assert m["state_slot_bytes"] == 64 * (30_720 + 327_680) == 22_937_600
+    assert (m["state_slots"], m["max_running_requests"]) == (886, 885 // 3) == (886, 295)
+    # their config's mamba_ssm_dtype goes unread (MambaConfig / FalconMambaConfig build their
+    # cache params without it); SGLANG_MAMBA_SSM_DTYPE bfloat16 halves the ssm: 64 x (49,152 +
+    # 262,144) = 19,922,944 B, 20,344,581,928 // 19,922,944 = 1,021 slots
+    for config in (FALCON_MAMBA, MAMBA_28B):
+        told = spec_from_hf_config({**config, "mamba_ssm_dtype": "bfloat16"}).profile()
+        base = spec_from_hf_config(config).profile()
+        assert (run_strategy("sglang", told, budget_bytes=40 << 30).extras["state_slot_bytes"]
+                == run_strategy("sglang", base, budget_bytes=40 << 30)
+                .extras["state_slot_bytes"])
+    env = run_strategy("sglang", falcon, budget_bytes=40 << 30,
+                       options=StrategyOptions(sglang_ssm_dtype="bfloat16")).extras
+    assert env["state_slot_bytes"] == 19_922_944 and env["state_slots"] == 1_021
+
+
+def test_sglang_refuses_drafting_on_a_mamba1_model():
+    # SGLang's Mamba1 mixer asserts it never verifies drafted tokens (layers/attention/mamba/
+    # mamba1.py 230-232), so it serves Falcon-Mamba and Mamba without speculative decoding only
+    for config, arch in ((FALCON_MAMBA, "FalconMambaForCausalLM"),
+                         (MAMBA_28B, "MambaForCausalLM")):
+        profile = spec_from_hf_config(config).profile()
+        r = run_strategy("sglang", profile, budget_bytes=40 << 30, context_tokens=2048,
+                         options=StrategyOptions(speculative_tokens=1))
+        assert not r.applies
+        assert r.reason == (f"SGLang's Mamba1 mixer, which runs {arch}, verifies no drafted "
+                            "tokens (\"Mamba-1 (Falcon-Mamba) does not support speculative "
+                            "decoding yet\"): set speculative tokens to 0")
+    # a Mamba2 model of state layers alone drafts (test_sglang_drafting_on_state_layers_alone);
+    # without a context its max_running_requests, and so the buffers MambaPool allocates for
+    # them, are unknown, its reservation not: D = 2, K = int((20,344,581,928 - 272,367,616 x
+    # 3) // (272,367,616 x (1 + 2 / 3))) = int(19,527,479,080 // 453,946,026.67) = 43, buffers
+    # for min(48, 43 // 3) + 1 = 15 requests of D slots
+    mamba2 = run_strategy("sglang", spec_from_hf_config(MAMBA2_ONLY).profile(),
+                          budget_bytes=40 << 30, options=StrategyOptions(speculative_tokens=1))
+    assert mamba2.applies and "draft_buffers_allocated" not in mamba2.extras
+    assert mamba2.extras["draft_buffer_bytes"] == 272_367_616 * 15 * 2 == 8_171_028_480
+    assert any("unknown without a context" in f for f in mamba2.formulas)
+
+
 def test_vllm_attention_free_mamba2_model():
     # vLLM 0.34 serves Mamba2ForCausalLM as attention-free (not is_hybrid): no attention
     # backend to align its page to, so a block is the 64 layers' unpadded state in the model's

@@ -99,10 +99,11 @@ def whole_pages(tokens: int, page: int) -> tuple[int, str]:
 # Architectures whose SGLang state params take mamba2_state_dtype() without the config, so a
 # config's mamba_ssm_dtype changes nothing there (KimiLinearCacheParams' dtype default_factory,
 # which BailingHybridConfig's too takes, and GraniteMoeHybridConfig's Mamba2CacheParams built
-# without a dtype, and Mamba2Config's, configs/mamba2.py 41-57, 0.5.23; the env variable still
-# applies).
+# without a dtype, and Mamba2Config's, configs/mamba2.py 41-57, and MambaConfig's and
+# FalconMambaConfig's, configs/mamba.py 27-38, 0.5.23; the env variable still applies).
 CONFIG_SSM_DTYPE_UNREAD = ("KimiLinearForCausalLM", "GraniteMoeHybridForCausalLM",
-                           "BailingMoeV3ForCausalLM", "Mamba2ForCausalLM")
+                           "BailingMoeV3ForCausalLM", "Mamba2ForCausalLM",
+                           "MambaForCausalLM", "FalconMambaForCausalLM")
 
 
 def ssm_dtype(profile: CacheProfile, options: StrategyOptions) -> tuple[str, str]:
@@ -228,6 +229,24 @@ def _draft_track_refusal(profile: CacheProfile, options: StrategyOptions) -> str
                 f"verifies a step ({n(options.speculative_tokens)} drafted + 1): draft at most "
                 f"{MAMBA_TRACK_INTERVAL - 1} tokens a step")
     return None
+
+
+# SGLang's pure Mamba1 architectures (configs/model_config.py PURE_MAMBA1_ARCHITECTURES,
+# 0.5.23): their mixer (layers/attention/mamba/mamba1.py 230-232) asserts it never verifies
+# drafted tokens, so SGLang serves them without speculative decoding only
+MAMBA1_ARCHITECTURES = ("FalconMambaForCausalLM", "MambaForCausalLM")
+
+
+def _mamba1_draft_refusal(profile: CacheProfile, options: StrategyOptions) -> str | None:
+    """Why SGLang 0.5.23 would not run a Mamba1 model drafting tokens (None where it would,
+    or where nothing is drafted): its Mamba1 mixer asserts no target-verify batch, the step
+    that checks drafted tokens."""
+    arch = next((a for a in profile.architectures[:1] if a in MAMBA1_ARCHITECTURES), None)
+    if arch is None or not options.speculative_tokens:
+        return None
+    return (f"SGLang's Mamba1 mixer, which runs {arch}, verifies no drafted tokens (\"Mamba-1 "
+            "(Falcon-Mamba) does not support speculative decoding yet\"): set speculative "
+            "tokens to 0")
 
 
 # SGLang keeps every conv state in bfloat16 unless SGLANG_MAMBA_CONV_DTYPE names another
@@ -1365,7 +1384,8 @@ def run_sglang(
         return refuse(blocker)
     formulas: list[str] = []
     options = _nsa_options(profile, options, formulas)
-    if refusal := radix_page_refusal(profile, options) or _draft_track_refusal(profile, options):
+    if refusal := (radix_page_refusal(profile, options) or _draft_track_refusal(profile, options)
+                   or _mamba1_draft_refusal(profile, options)):
         return refuse(refusal)
     n_full, n_swa = pool_layers(profile, options)
     n_state = profile.count(LINEAR_ATTENTION)
@@ -1467,7 +1487,12 @@ def run_sglang(
         if running_max < limit and not capped:
             reduced = reduced_line(limit, running_max)
     allocated = None
-    if drafts:
+    if drafts and "max_running_requests" not in extras:  # state layers alone, no context
+        formulas.append(
+            "MambaPool allocates draft-token buffers for max_running_requests + 1 requests, "
+            "which its token pool of context_len tokens sets: unknown without a context; the "
+            "figures here count the reservation, as its sizing does")
+    elif drafts:
         running_max = extras["max_running_requests"]
         allocated = draft_buffer_allocation(profile, extras["state_tensor_bytes"], drafts,
                                             running_max)
