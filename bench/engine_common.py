@@ -26,16 +26,32 @@ STATE_ONLY_CONFIG = {"architectures": ["Mamba2ForCausalLM"], "model_type": "mamb
                      "hidden_size": 4096, "num_hidden_layers": 64, "num_heads": 128,
                      "head_dim": 64, "expand": 2, "state_size": 128, "n_groups": 8,
                      "conv_kernel": 4, "vocab_size": 32768, "torch_dtype": "bfloat16"}
+# Mamba1 models of state layers alone (SGLang's PURE_MAMBA1_ARCHITECTURES): tiiuae/
+# falcon-mamba-7b's config.json shape (FalconMambaForCausalLM; no length field, so 2,048 is
+# assumed: ``LENGTH_CONFIGS`` checks that) and state-spaces/mamba-2.8b-hf's (MambaForCausalLM)
+FALCON_MAMBA_ONLY = "FalconMamba-only"
+FALCON_MAMBA_CONFIG = {"model_type": "falcon_mamba", "num_hidden_layers": 64,
+                       "hidden_size": 4096, "intermediate_size": 8192, "state_size": 16,
+                       "conv_kernel": 4, "torch_dtype": "bfloat16",
+                       "architectures": ["FalconMambaForCausalLM"]}
+MAMBA1_ONLY = "Mamba1-only"
+MAMBA1_CONFIG = {"model_type": "mamba", "architectures": ["MambaForCausalLM"],
+                 "num_hidden_layers": 64, "hidden_size": 2560, "intermediate_size": 5120,
+                 "state_size": 16, "conv_kernel": 4, "vocab_size": 50280,
+                 "torch_dtype": "float32"}
+# the models of state layers alone, by name: the checks' STATE_ONLY and the Mamba1 two
+STATE_ONLY_CONFIGS = {STATE_ONLY: STATE_ONLY_CONFIG, MAMBA1_ONLY: MAMBA1_CONFIG,
+                      FALCON_MAMBA_ONLY: FALCON_MAMBA_CONFIG}
 
 
 def model_spec(name: str):
-    """The model a setting names: a preset, or the model of state layers alone
-    (``STATE_ONLY``), built from its config.json fields as FlatKV reads a config."""
+    """The model a setting names: a preset, or a model of state layers alone
+    (``STATE_ONLY_CONFIGS``), built from its config.json fields as FlatKV reads a config."""
     from flatkv.hf_config import spec_from_hf_config
     from flatkv.presets import load_preset
 
-    if name == STATE_ONLY:
-        return spec_from_hf_config(STATE_ONLY_CONFIG, name=STATE_ONLY)
+    if name in STATE_ONLY_CONFIGS:
+        return spec_from_hf_config(STATE_ONLY_CONFIGS[name], name=name)
     return load_preset(name)
 
 
@@ -134,10 +150,7 @@ def report(engine: str, setting: str, by_engine: dict, by_flatkv: dict) -> bool:
 # beside them, lengths given (LlamaConfig's class default, a Mamba config with
 # max_position_embeddings), where neither assumes anything. vllm_check sizes each at its length.
 LENGTH_CONFIGS = {
-    "falcon-mamba-7b": {"model_type": "falcon_mamba", "num_hidden_layers": 64,
-                        "hidden_size": 4096, "intermediate_size": 8192, "state_size": 16,
-                        "conv_kernel": 4, "torch_dtype": "bfloat16",
-                        "architectures": ["FalconMambaForCausalLM"]},
+    "falcon-mamba-7b": FALCON_MAMBA_CONFIG,
     "Mamba-Codestral-7B": {"model_type": "mamba2", "architectures": ["Mamba2ForCausalLM"],
                            "num_hidden_layers": 64, "hidden_size": 4096, "expand": 2,
                            "num_heads": 128, "head_dim": 64, "n_groups": 8,

@@ -41,10 +41,15 @@ A model of state layers alone (``STATE_ONLY``: Mamba-Codestral-7B's config.json 
 holds one) is built from its config fields by FlatKV and as SGLang's own ``Mamba2Config``; its
 model config is set as SGLang's ModelConfig derives one for PURE_SSM_ARCHITECTURES
 (``pure_ssm_configurator``), and it is checked at short contexts too (its token pool is the
-context).
+context). So are two Mamba1 models of state layers alone (``MAMBA1_MODELS``: state-spaces
+Mamba's and Falcon-Mamba's shapes), as SGLang's own ``MambaConfig`` / ``FalconMambaConfig``
+(their full-rank state, whatever the config's mamba_ssm_dtype), also at the 2,048 tokens SGLang
+assumes for their config.json (the others' 32,768 is SGLang's with
+SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1); drafting on them is refused, as SGLang's Mamba1
+mixer asserts at its first verify (restated in ``sglang_figures``: no sizing code reaches it).
 
 ``--random N --seed S`` checks N random settings instead (``random_setting``): the presets'
-(and one time in ten the model of state layers alone's) shapes, tp, dtypes, page, overlap,
+(and three times in twenty the models of state layers alone') shapes, tp, dtypes, page, overlap,
 ratios, context and budget perturbed within what SGLang starts with; a mismatch prints a
 one-line repro (``--random 1 --seed`` of its own seed).
 
@@ -81,7 +86,9 @@ from types import SimpleNamespace as NS
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from engine_common import (  # noqa: E402  (bench/, this folder)
+    FALCON_MAMBA_ONLY,
     LENGTH_CONFIGS,
+    MAMBA1_ONLY,
     STATE_ONLY,
     edge_or_random_budget,
     model_spec,
@@ -128,6 +135,10 @@ TOLD_SLOTS_PRESETS = ("Qwen3-Next-80B-A3B", "Nemotron-H-8B", "Kimi-Linear-48B-A3
 # its contexts beside CONTEXT: the token pool of no layers is context_len tokens (T // 2 = 0
 # under 2, a page over the context leaves none), so the context moves max_running_requests
 STATE_ONLY_CONTEXTS = (1, 2, 63, 64, 65, 1000)
+# Mamba1 models of state layers alone (engine_common's state-spaces Mamba and Falcon-Mamba
+# shapes: SGLang's PURE_MAMBA1_ARCHITECTURES), checked as STATE_ONLY is, and at 2,048 tokens
+# (the length SGLang assumes for their config.json, which gives none)
+MAMBA1_MODELS = (MAMBA1_ONLY, FALCON_MAMBA_ONLY)
 # a model file's "EntryClass = Name" or "EntryClass = [Name, ...]", at the start of a line
 ENTRY_CLASS = re.compile(r"^EntryClass\s*=\s*(\[[^\]]*\]|\w+)", re.MULTILINE)
 KV_DTYPES = {"bfloat16": "bfloat16", "fp8_e4m3": "float8_e4m3fn"}  # SGLang's names, torch's
@@ -180,6 +191,17 @@ def settings() -> list[tuple[str, object, int, bool, dict]]:
     rows += [(STATE_ONLY, b, 1, True, {"speculative_tokens": 3, **more}) for b in BUDGETS
              for more in ({told: 4}, {told: 100}, {slots: 5}, {slots: 20, told: 4})]
     rows += [(STATE_ONLY, EDGE, 1, True, {"speculative_tokens": 3})]
+    # Mamba1 models of state layers alone (MambaConfig's and FalconMambaConfig's full-rank
+    # state): the pools, the edge, told running requests and slots, drafting, another ratio
+    for name in MAMBA1_MODELS:
+        rows += [(name, b, page, overlap, {}) for b in BUDGETS for page in (1, 64)
+                 for overlap in (True, False)]
+        rows += [(name, EDGE, 1, True, {})]
+        rows += [(name, b, 64, True, {told: m}) for b in BUDGETS for m in TOLD_RUNNING]
+        rows += [(name, b, 1, True, {slots: m}) for b in BUDGETS for m in TOLD_SLOTS]
+        rows += [(name, b, 1, True, {"speculative_tokens": n}) for b in BUDGETS
+                 for n in (1, 3)]  # refused: its mixer verifies no drafted tokens
+        rows += [(name, BUDGETS[1], 1, True, {"mamba_full_memory_ratio": 0.5})]
     rows += [("Qwen3-Next-80B-A3B", 40 * GIB, 64, True, {"mamba_full_memory_ratio": 0.5}),
              ("gpt-oss-20b", 12_345_678_901, 1, True, {"swa_full_tokens_ratio": 0.3}),
              ("Llama-4-Scout-17B-16E", 12_345_678_901, 64, True, {"swa_full_tokens_ratio": 0.3}),
@@ -349,6 +371,15 @@ def sglang_hf_config(sg: NS, spec) -> object:
         if not hasattr(hf, "intermediate_size"):
             hf.intermediate_size = hf.expand * hf.hidden_size
         return hf
+    if arch in ("MambaForCausalLM", "FalconMambaForCausalLM"):  # Mamba1, state layers alone:
+        # SGLang's own MambaConfig / FalconMambaConfig (configs/mamba.py), whose
+        # mamba2_cache_params lay the state out full-rank (head_dim 1, conv over d_inner alone);
+        # hidden_size x expand = intermediate_size, as transformers derives it where a config
+        # gives none
+        m = kinds["Mamba1Layer"]
+        cls = sg.configs.MambaConfig if arch == "MambaForCausalLM" else sg.configs.FalconMambaConfig
+        return cls(**common, hidden_size=m.d_inner, expand=1, intermediate_size=m.d_inner,
+                   state_size=m.d_state, conv_kernel=m.conv_kernel)
     if arch == "FalconH1ForCausalLM":  # every layer has attention and a Mamba2 mixer
         m = kinds["Mamba2Layer"]
         common["num_hidden_layers"] = spec.model_layers
@@ -560,6 +591,11 @@ def sglang_figures(sg: NS, spec, budget: int, page: int, overlap: bool, ratios: 
         kvc = configurator(sg, spec, hf, context, page, resolve_dsa(sg, bags, hf) or kv_dtype,
                            drafting=bool(ratios.get("speculative_tokens")))
         resolve_radix_cache(sg, bags, hf, kvc)
+        if (ratios.get("speculative_tokens")
+                and hf.architectures[0] in sg.model_config.PURE_MAMBA1_ARCHITECTURES):
+            # restated, unavoidable: the Mamba1 mixer's forward asserts no target-verify batch
+            # (layers/attention/mamba/mamba1.py 230-232), which no sizing code reaches
+            raise AssertionError("Mamba-1 (Falcon-Mamba) does not support speculative decoding")
         rest = budget / GIB
         if kvc.mambaish_config is not None:
             rest = kvc._handle_max_mamba_cache(rest)
@@ -667,8 +703,9 @@ def check(sg: NS, spec, budget: int, page: int, overlap: bool, ratios: dict, lab
 
 
 def random_setting(sg: NS, rng: random.Random):
-    """One random setting near a preset SGLang serves (or, one time in ten, the model of state
-    layers alone, ``STATE_ONLY``), within what SGLang 0.5.23 starts with on one Hopper GPU:
+    """One random setting near a preset SGLang serves (or, three times in twenty, a model of
+    state layers alone: ``STATE_ONLY`` or a Mamba1 one, ``MAMBA1_MODELS``), within what SGLang
+    0.5.23 starts with on one Hopper GPU:
     the preset's shape perturbed (``perturb_spec``: heads, head and state dims,
     conv kernel, window or chunk, layer counts and hybrid ratio; Llama 4's period of four kept,
     as SGLang places its chunked layers by it) three times in four; a tp of 1 to 8 that splits
@@ -677,13 +714,15 @@ def random_setting(sg: NS, rng: random.Random):
     ``--kv-cache-dtype fp8_e4m3`` (not for DeepSeek-V3.2, whose dtype SGLang picks); a page of
     1 to 256 tokens; overlap scheduling on or off; both ratios (odd decimals too, where
     SGLang's float arithmetic and the exact one part); for a state model, speculative
-    decoding three times in ten (N of 1 to 7 steps drafted: ``new_bags``);
+    decoding three times in ten (N of 1 to 7 steps drafted: ``new_bags``; one time in twenty
+    for a Mamba1 model, which SGLang refuses to draft for);
     ``--max-running-requests`` one time in four (``random_running_requests``); for a state
     model ``--max-mamba-cache-size`` one time in five (``random_state_slots``); a context up
     to the model's;
     a budget anywhere from 16 MiB to 80 GiB, or at the least SGLang starts at (bisected on
     SGLang) and 1 B under. Returns ``check``'s arguments after ``sg``."""
-    name = STATE_ONLY if rng.random() < 0.1 else rng.choice(PRESETS)
+    name = (rng.choice((STATE_ONLY, *MAMBA1_MODELS)) if rng.random() < 0.15
+            else rng.choice(PRESETS))
     spec = model_spec(name)
     if rng.random() < 0.75:
         spec = perturb_spec(rng, spec, keep_inner=name.startswith("Llama-4"))
@@ -703,7 +742,7 @@ def random_setting(sg: NS, rng: random.Random):
     if rng.random() < 0.5:  # SGLang documents it in (0, 1]
         ratios["swa_full_tokens_ratio"] = rng.choice(
             (0.1, 0.5, 0.8, 1.0, round(rng.uniform(0.05, 1), rng.randint(2, 3))))
-    if rng.random() < 0.3:  # an MTP or EAGLE drafter's steps
+    if rng.random() < (0.05 if name in MAMBA1_MODELS else 0.3):  # a drafter's steps
         ratios["speculative_tokens"] = rng.choice((1, 2, 3, 3, 4, 5, 7))
     if (told := random_running_requests(rng)) is not None:
         ratios["sglang_max_running_requests"] = told
@@ -754,6 +793,12 @@ def main() -> int:
     rows += [(STATE_ONLY, state_only, b, page, True, ratios, context) for b in BUDGETS
              for page in (1, 64) for context in STATE_ONLY_CONTEXTS
              for ratios in ({}, {"sglang_max_running_requests": 20})]
+    for name in MAMBA1_MODELS:  # short contexts and the assumed 2,048; a config's
+        spec = model_spec(name)  # mamba_ssm_dtype, which their state does not read
+        rows += [(name, spec, b, page, True, {}, context) for b in BUDGETS for page in (1, 64)
+                 for context in (*STATE_ONLY_CONTEXTS, ASSUMED_MAX_MODEL_LEN)]
+        rows += [(f"{name} ssm={dtype}", replace(spec, config_mamba_ssm_dtype=dtype), b, 1,
+                  True, {}, CONTEXT) for b in BUDGETS for dtype in ("bfloat16", "float16")]
     for name, spec, budget, page, overlap, ratios, context in rows:
         mismatches += not check(sg, spec, budget, page, overlap, ratios, name, context)
     for label, config in LENGTH_CONFIGS.items():
