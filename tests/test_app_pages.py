@@ -747,8 +747,9 @@ def test_the_summary_says_where_a_presets_max_model_len_comes_from_after_an_edit
     assert length_caption(again) == f"max_model_len 131,072 {TYPED}"
 
 
-def test_the_summary_says_a_no_length_configs_2048_is_assumed_until_a_length_is_typed():
-    # falcon-mamba-7b's config.json gives no length field: vLLM assumes 2,048
+def open_falcon_mamba_config() -> AppTest:
+    """The Model page with falcon-mamba-7b's config.json loaded: it gives no length field, so
+    vLLM (and SGLang) assume 2,048 tokens."""
     at = open_app("app_pages/model.py")
     at.segmented_control(key="model.source").set_value("config.json").run()
     at.text_area(key="hf.paste").set_value(json.dumps({
@@ -756,6 +757,12 @@ def test_the_summary_says_a_no_length_configs_2048_is_assumed_until_a_length_is_
         "intermediate_size": 8192, "state_size": 16, "conv_kernel": 4,
         "torch_dtype": "bfloat16", "architectures": ["FalconMambaForCausalLM"]})).run()
     at.button(key="hf.load").click().run()
+    return at
+
+
+def test_the_summary_says_a_no_length_configs_2048_is_assumed_until_a_length_is_typed():
+    # falcon-mamba-7b's config.json gives no length field: vLLM assumes 2,048
+    at = open_falcon_mamba_config()
     assert_clean(at)
     assumed = ("max_model_len 2,048 tokens, assumed (vLLM's default `--max-model-len` where "
                "the config gives no length: see the note)")
@@ -4243,13 +4250,7 @@ def test_a_config_json_without_a_length_is_counted_at_the_2048_vllm_assumes():
     # falcon-mamba-7b's config.json gives no length field: vLLM assumes 2,048 (with a warning)
     # and SGLang too; the Model page says so beside the figures and names the fix, and the
     # pages count a request at 2,048 until a context is typed
-    at = open_app("app_pages/model.py")
-    at.segmented_control(key="model.source").set_value("config.json").run()
-    at.text_area(key="hf.paste").set_value(json.dumps({
-        "model_type": "falcon_mamba", "num_hidden_layers": 64, "hidden_size": 4096,
-        "intermediate_size": 8192, "state_size": 16, "conv_kernel": 4,
-        "torch_dtype": "bfloat16", "architectures": ["FalconMambaForCausalLM"]})).run()
-    at.button(key="hf.load").click().run()
+    at = open_falcon_mamba_config()
     assert_clean(at)
     (note,) = [shown(i) for i in at.info if "no length field" in shown(i)]
     assert note.startswith("The config.json gives no length field (max_position_embeddings, "
