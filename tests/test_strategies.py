@@ -3219,6 +3219,21 @@ def test_sglang_drafting_on_state_layers_alone():
     assert told.extras["max_running_requests"] == 4
 
 
+def test_sglang_drafting_on_a_profile_of_conv_rows_but_no_architecture():
+    # found by hypothesis (test_strategies_properties): a profile that gives its conv rows but
+    # names no architecture raised IndexError where the formula asked whether it is KDA's. One
+    # state layer, a conv of 2 rows of 1 B, 1 token drafted (D = 2), context 2: T = 2 tokens,
+    # max_running_requests = min(48, 2 // 2) = 1; MambaPool's conv windows for 1 + 1 requests
+    # are D + K - 2 = 3 rows: 1 layer x 2 x 3 x 1 B = 6 B, no ssm
+    profile = CacheProfile(("linear_attention",), 0, {"conv": 2}, conv_rows=2)
+    r = run_strategy("sglang", profile, budget_bytes=1 << 30, context_tokens=2,
+                     options=StrategyOptions(speculative_tokens=1))
+    assert r.applies and r.extras["max_running_requests"] == 1
+    assert r.extras["draft_buffers_allocated"] == 6
+    assert any("intermediate ssm 0 B + conv windows 6 B = 6 B" in f
+               and "D + K - 2 rows shared" in f for f in r.formulas)
+
+
 # tiiuae/falcon-mamba-7b's config.json shape (FalconMambaForCausalLM) and state-spaces/
 # mamba-2.8b-hf's (MambaForCausalLM): SGLang 0.5.23 serves both as pure Mamba1 models
 FALCON_MAMBA = {"architectures": ["FalconMambaForCausalLM"], "model_type": "falcon_mamba",

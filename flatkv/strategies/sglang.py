@@ -1503,8 +1503,8 @@ def run_sglang(
                 f"intermediate ssm {n(allocated[0])} B + conv windows {n(allocated[1])} B = "
                 f"{n(sum(allocated))} B for max_running_requests + 1 = {n(running_max + 1)} "
                 f"requests (their ssm states, and conv windows of "
-                + ("D x (K - 1) rows, dense for KDA" if profile.architectures[0]
-                   in KDA_ARCHITECTURES else "D + K - 2 rows shared by the D tokens")
+                + ("D x (K - 1) rows, dense for KDA" if KDA_ARCHITECTURES.intersection(
+                    profile.architectures[:1]) else "D + K - 2 rows shared by the D tokens")
                 + "), the rest of its reservation staying free" if allocated else
                 "bytes this profile cannot tell (it gives no conv rows, or does not say "
                 "whether its state is KDA's)")
