@@ -11,15 +11,23 @@ from hypothesis import strategies as st
 
 from flatkv.profile import CacheProfile
 from flatkv.strategies import CATEGORIES, STRATEGIES, StrategyOptions, compare, run_strategy
+from flatkv.strategies.base import MAX_MAMBA_CACHE_SIZE, MAX_RUNNING_REQUESTS
 from flatkv.units import MAX_TOKENS
 from flatkv.workload import Workload, covers
 
 LABELS = ("full_attention", "sliding_attention", "linear_attention")
+# architectures the strategies read from a profile: SGLang's Mamba1 models (their ssm dtype and
+# drafting refusal), KDA ones (vLLM's ssm dtype refusal, SGLang's dense conv windows), an
+# extra_buffer one (5 slots a request), and none (raw bytes)
+ARCHITECTURES = ((), ("MambaForCausalLM",), ("FalconMambaForCausalLM",),
+                 ("KimiLinearForCausalLM",), ("Qwen3NextForCausalLM",))
 
 
 @st.composite
 def profiles(draw, labels=LABELS):
-    if draw(st.booleans()):
+    if "linear_attention" in labels and draw(st.integers(0, 4)) == 0:  # state layers alone
+        layers = ["linear_attention"] * draw(st.integers(1, 64))
+    elif draw(st.booleans()):
         layers = draw(st.lists(st.sampled_from(labels), min_size=1, max_size=40))
     else:  # a repeated pattern, so equal groups (aliasing) and n:1 hybrids come up often
         pattern = draw(st.lists(st.sampled_from(labels), min_size=1, max_size=6, unique=True))
@@ -28,10 +36,22 @@ def profiles(draw, labels=LABELS):
     has_state = "linear_attention" in layers
     kv = draw(st.integers(1, 1 << 16)) if has_attention else 0
     state = {}
+    model = {}  # what a profile from a model's config carries beside its bytes
     if has_state:
         state["conv"] = draw(st.integers(1, 1 << 17))
         if draw(st.booleans()):
             state["ssm"] = draw(st.integers(1, 1 << 22))
+            if draw(st.booleans()):  # elements of a named dtype, the ssm bytes a multiple
+                dtype = draw(st.sampled_from(["float32", "bfloat16", "float16"]))
+                size = 4 if dtype == "float32" else 2
+                state["ssm"] = -(-state["ssm"] // size) * size
+                model.update(ssm_element_bytes=size, ssm_dtype=dtype)
+        model["architectures"] = draw(st.sampled_from(ARCHITECTURES))
+        model["config_mamba_ssm_dtype"] = draw(st.sampled_from([None, "bfloat16", "float32"]))
+        if draw(st.booleans()):  # a conv state of K - 1 rows, the bytes a multiple of them
+            rows = draw(st.integers(1, 4))
+            state["conv"] = -(-state["conv"] // rows) * rows
+            model["conv_rows"] = rows
     window = draw(st.integers(1, 1 << 17)) if "sliding_attention" in layers else None
     # sliding layers of their own bytes a token beside other attention layers (Gemma 4), in a
     # ratio that scales a page, pads it, or either way round
@@ -45,7 +65,8 @@ def profiles(draw, labels=LABELS):
     shared = draw(st.lists(st.sampled_from(attention), max_size=8)) if attention and (
         draw(st.booleans())) else []
     return CacheProfile(tuple(layers), kv, state, window, "random",
-                        sliding_kv_bytes_per_slot=sliding, kv_shared_layer_types=tuple(shared))
+                        sliding_kv_bytes_per_slot=sliding, kv_shared_layer_types=tuple(shared),
+                        **model)
 
 
 options = st.builds(
@@ -55,7 +76,13 @@ options = st.builds(
     mamba_cache_mode=st.sampled_from(["none", "align", "all"]),
     mamba_chunk_size=st.sampled_from([None, 64, 128, 256]),
     mamba_full_memory_ratio=st.sampled_from([0.1, 0.9, 3]),
-    sglang_slots_per_request=st.integers(1, 5),
+    sglang_slots_per_request=st.one_of(st.none(), st.integers(1, 5)),
+    # SGLang's told counts: small, around its pools' caps, and up to their bounds
+    sglang_max_running_requests=st.one_of(st.none(), st.integers(1, 64),
+                                          st.integers(1, MAX_RUNNING_REQUESTS)),
+    sglang_max_mamba_cache_size=st.one_of(st.none(), st.integers(1, 64),
+                                          st.integers(1, MAX_MAMBA_CACHE_SIZE)),
+    speculative_tokens=st.sampled_from([0, 0, 1, 3]),
     lcm_padding_bound=st.sampled_from([0, 0.25, 1]),
     margin=st.integers(0, 3),
 )
@@ -185,7 +212,7 @@ def test_sglangs_start_up_log_tells_its_own_pools(profile, budget, opts, page, s
     import re
     from dataclasses import replace
 
-    from flatkv.strategies.sglang import pool_layers, split_idle
+    from flatkv.strategies.sglang import SPECULATIVE_RUNNING_REQUESTS, pool_layers, split_idle
 
     kv = profile.kv_bytes_per_slot
     if kv % 2 == 0 and kv:  # a model's K and V halves, as a spec reduces to
@@ -196,7 +223,12 @@ def test_sglangs_start_up_log_tells_its_own_pools(profile, budget, opts, page, s
     assume(r.applies)
     if profile.has_attention:  # _resolve_max_num_reqs over its token pool, and state's cap
         tokens = r.capacity_tokens
-        caps = [max(min(int(tokens / context * 512), 4096), 2048), tokens // 2]
+        # from --max-running-requests where told, else 48 where its speculative hook resets
+        # it, else from the context
+        caps = [opts.sglang_max_running_requests if opts.sglang_max_running_requests else
+                SPECULATIVE_RUNNING_REQUESTS if opts.speculative_tokens and not r.extras.get(
+                    "speculative_not_modelled") else
+                max(min(int(tokens / context * 512), 4096), 2048), tokens // 2]
         if "running_request_cap" in r.extras:
             caps.append(r.extras["running_request_cap"])
         assert r.extras["max_running_requests"] == min(caps)
@@ -204,11 +236,16 @@ def test_sglangs_start_up_log_tells_its_own_pools(profile, budget, opts, page, s
     gib = {}  # "name" -> GiB figures
     for line in log:
         gib[line.split(".")[0]] = [float(v) for v in re.findall(r"size: ([0-9.]+) ?GB", line)]
-    if "state_slots" in x:
+    # the Mamba line, but while drafting where the profile cannot tell the buffers' sizes
+    state_logged = "state_slots" in x and (
+        not x.get("sglang_draft_tokens") or "draft_buffers_allocated" in x)
+    if state_logged:
         (mamba,) = [line for line in log if line.startswith("Mamba Cache")]
         assert mamba.startswith(
             f"Mamba Cache is allocated. max_mamba_cache_size: {x['request_state_slots']}, ")
-        conv, ssm = gib["Mamba Cache is allocated"]
+        conv, ssm, *buffers = gib["Mamba Cache is allocated"]  # and the draft buffers'
+        assert len(buffers) == 2 * ("draft_buffers_allocated" in x)
+        assert abs(sum(buffers) - x.get("draft_buffers_allocated", 0) / 2**30) <= 0.01
         n_state = profile.count("linear_attention")
         conv_bytes = x["state_slots"] * n_state * profile.state_const_bytes["conv"]
         assert abs(conv - conv_bytes / 2**30) <= 0.005
@@ -219,7 +256,7 @@ def test_sglangs_start_up_log_tells_its_own_pools(profile, budget, opts, page, s
         return
     # one pool of every attention layer, or a hybrid SWA pool's full and sliding sub-pools
     n_full, n_swa = pool_layers(profile, opts)  # the kv-shared layers' too
-    assert x["logged_pools"] == ["state"] * ("state_slots" in x) + ["kv"] + [
+    assert x["logged_pools"] == ["state"] * state_logged + ["kv"] + [
         "hybrid swa"] * bool(n_swa)
     # (name, tokens, layers, bytes a token a layer); a pool of one size (the hybrid manager
     # off or no SWA pool) keeps every attention layer's own bytes
@@ -283,3 +320,66 @@ def test_sglang_budget_for_a_state_pool_steps_down_where_the_float_rounds_up():
     assert exact == -(-need * 1_003 // 3) and (exact - 1) * 3 < need * 1_003
     assert state_pool_bytes(exact - 1, r) == need
     assert budget_for_state_pool(need, r) < exact
+
+
+def _run_or_its_value_error(name, profile, budget, context, opts):
+    """A strategy's result, or None where it raised a ValueError that names what to give: any
+    other exception (KeyError, ZeroDivisionError, AssertionError, TypeError) fails the test."""
+    try:
+        return run_strategy(name, profile, budget_bytes=budget, context_tokens=context,
+                            options=opts)
+    except ValueError as error:
+        message = str(error)
+        assert len(message) > 20 and "\n" not in message and "give" in message, message
+        return None
+
+
+@settings(max_examples=80, deadline=None)
+@given(profile=profiles(), budget=st.one_of(st.integers(1, 1 << 50), st.integers(1 << 30, 1 << 44)),
+       context=st.one_of(st.none(), st.integers(1, 1 << 20)), opts=options)
+def test_each_strategy_applies_says_why_or_raises_a_clear_value_error(profile, budget, context,
+                                                                      opts):
+    """With SGLang's told counts, drafted tokens and state layers alone drawn too, each
+    strategy adds its breakdown up to the budget or says why it does not apply."""
+    for name in STRATEGIES:
+        r = _run_or_its_value_error(name, profile, budget, context, opts)
+        if r is None:
+            continue
+        if not r.applies:
+            assert r.reason and r.breakdown == (), name
+            continue
+        assert [c for c, _ in r.breakdown] == list(CATEGORIES), name
+        assert all(b >= 0 for _, b in r.breakdown), name
+        assert sum(b for _, b in r.breakdown) == budget, name
+
+
+@settings(max_examples=100, deadline=None)
+@given(profile=profiles(), budget=st.integers(1 << 20, 1 << 44),
+       context=st.one_of(st.none(), st.integers(1, 1 << 20)), opts=options)
+def test_sglangs_running_requests_and_told_state_slots(profile, budget, context, opts):
+    """SGLang's logged max_running_requests is at most --max-running-requests where told,
+    half its token pool, and with state its request slots // S; told --max-mamba-cache-size M,
+    its state slots are M + 1 (MambaPool's padding slot)."""
+    r = run_strategy("sglang", profile, budget_bytes=budget, context_tokens=context,
+                     options=opts)
+    assume(r.applies)
+    x = r.extras
+    if profile.has_state:
+        if opts.sglang_max_mamba_cache_size is not None:
+            assert x["state_slots"] == opts.sglang_max_mamba_cache_size + 1
+        assert x["request_state_slots"] == x["state_slots"] - 1
+        assert x["running_request_cap"] == (x["state_slots"] - 1) // x["slots_per_request"]
+        assert x["running_request_cap"] >= 1
+    running = x.get("max_running_requests")
+    if running is None:  # derived from a context, or a token pool of context_len tokens
+        assert context is None and (opts.sglang_max_running_requests is None
+                                    or not profile.has_attention)
+        return
+    assert running >= 0
+    told = opts.sglang_max_running_requests
+    if told is not None:
+        assert running <= told
+    assert running <= r.capacity_tokens // 2 if profile.has_attention else (
+        running <= x["kv_tokens"] // 2)
+    if profile.has_state:
+        assert running <= (x["state_slots"] - 1) // x["slots_per_request"]
