@@ -54,7 +54,7 @@ nothing of this module.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from fractions import Fraction
 from typing import NamedTuple
@@ -739,12 +739,8 @@ def budget_for_state_pool(need: int, r: Fraction) -> int:
     ``ceil(need x (1 + r) / r)``, a byte more while SGLang's float pool falls under it, or a
     byte less while it still holds (at terabytes a float can round up to the next whole byte).
     The float pool grows with the budget, so the first budget that holds is the least."""
-    budget = cdiv(need * (r.numerator + r.denominator), r.numerator)
-    while state_pool_bytes(budget, r) < need:
-        budget += 1
-    while budget > 1 and state_pool_bytes(budget - 1, r) >= need:
-        budget -= 1
-    return budget
+    return _least_budget(cdiv(need * (r.numerator + r.denominator), r.numerator),
+                         lambda budget: state_pool_bytes(budget, r) >= need)
 
 
 def budget_for_spec_slots(k: int, r: Fraction, slot_bytes: int, drafts: int,
@@ -755,10 +751,19 @@ def budget_for_spec_slots(k: int, r: Fraction, slot_bytes: int, drafts: int,
     still hold (K grows with the budget, so the first budget that holds is the least)."""
     need = slot_bytes * (1 + drafts) + k * slot_bytes * Fraction(per_request + drafts,
                                                                  per_request)
-    budget = max(math.ceil(need * (1 + r) / r), 1)
-    while spec_request_slots(budget, r, slot_bytes, drafts, per_request) < k:
+    return _least_budget(math.ceil(need * (1 + r) / r),
+                         lambda budget: spec_request_slots(
+                             budget, r, slot_bytes, drafts, per_request) >= k)
+
+
+def _least_budget(exact: int, holds: Callable[[int], bool]) -> int:
+    """The least budget that ``holds``, starting from the ``exact`` one (the real arithmetic's):
+    a byte up while SGLang's floats fall short of it, or down while they still hold. ``holds``
+    is monotone in the budget, so the first budget that holds is the least."""
+    budget = max(exact, 1)
+    while not holds(budget):
         budget += 1
-    while budget > 1 and spec_request_slots(budget - 1, r, slot_bytes, drafts, per_request) >= k:
+    while budget > 1 and holds(budget - 1):
         budget -= 1
     return budget
 
@@ -1179,6 +1184,31 @@ def _pool_refusal(profile: CacheProfile, options: StrategyOptions, kv_memory: in
     return None
 
 
+def _kv_memory_text(budget_bytes: int, state_bytes: int, buffers: int, state_pool: int,
+                    with_state: bool, told: bool) -> str:
+    """The formula of the KV memory: what the state slots (``state_bytes``) and the draft-token
+    buffers leave of the budget, and why the rest of the state pool goes to it (SGLang's
+    ``_handle_max_mamba_cache``): slots come whole, and told slots take what they take."""
+    kv_memory = budget_bytes - state_bytes - buffers
+    if buffers:
+        why = ("the told slots and their buffers: SGLang's _handle_max_mamba_cache leaves the "
+               "KV pool the rest" if told else
+               "what the slots and buffers leave of the state budget goes to the KV pool, as in "
+               "SGLang's _handle_max_mamba_cache")
+        return (f"KV memory = budget - slots x slot bytes - draft-token buffers = "
+                f"{n(budget_bytes)} - {n(state_bytes)} - {n(buffers)} = {n(kv_memory)} ({why})")
+    text = (f"KV memory = budget - slots x slot bytes = {n(budget_bytes)} - {n(state_bytes)} = "
+            f"{n(kv_memory)}")
+    if told:
+        return text + (" (the told slots' bytes: SGLang's _handle_max_mamba_cache leaves the KV "
+                       "pool the rest)")
+    if with_state:
+        return text + (f" (the slots' bytes, not the whole state pool: its "
+                       f"{n(state_pool - state_bytes)} B short of one more slot go to the KV "
+                       "pool, as in SGLang's _handle_max_mamba_cache)")
+    return text
+
+
 def _layerless_token_pool(options: StrategyOptions, context_tokens: int, kv_memory: int,
                           formulas: list[str], extras: dict[str, object]) -> int:
     """T, the token pool SGLang 0.5.23 keeps for a model of state layers alone: its pool
@@ -1266,6 +1296,39 @@ def _running_requests_from(tokens: int, limit: int, state_cap: int | None, told:
                             "to")
         + ", whatever the context)")
     return running, state_cap is not None and state_cap < min(limits[:2])
+
+
+def _allocated_draft_buffers(profile: CacheProfile, drafts: int, formulas: list[str],
+                             extras: dict[str, object]) -> tuple[int, int] | None:
+    """What MambaPool allocates of the draft-token buffers SGLang reserved
+    (``draft_buffer_allocation``), for its max_running_requests + 1 requests; None where that
+    is unknown (state layers alone without a context) or the profile cannot tell it. Appends
+    its formula; the figures count the whole reservation, as SGLang's sizing does."""
+    counted = "; the figures here count the reservation, as its sizing does"
+    if "max_running_requests" not in extras:  # state layers alone, no context
+        formulas.append(
+            "MambaPool allocates draft-token buffers for max_running_requests + 1 requests, "
+            "which its token pool of context_len tokens sets: unknown without a context"
+            + counted)
+        return None
+    running_max = extras["max_running_requests"]
+    allocated = draft_buffer_allocation(profile, extras["state_tensor_bytes"], drafts,
+                                        running_max)
+    if allocated is None:
+        formulas.append("MambaPool allocates of the draft-token buffers bytes this profile "
+                        "cannot tell (it gives no conv rows, or does not say whether its state "
+                        "is KDA's)" + counted)
+        return None
+    extras["draft_buffers_allocated"] = sum(allocated)
+    windows = ("D x (K - 1) rows, dense for KDA"
+               if KDA_ARCHITECTURES.intersection(profile.architectures[:1])
+               else "D + K - 2 rows shared by the D tokens")
+    formulas.append(
+        f"MambaPool allocates of the draft-token buffers intermediate ssm {n(allocated[0])} B "
+        f"+ conv windows {n(allocated[1])} B = {n(sum(allocated))} B for max_running_requests "
+        f"+ 1 = {n(running_max + 1)} requests (their ssm states, and conv windows of {windows}), "
+        "the rest of its reservation staying free" + counted)
+    return allocated
 
 
 def _token_pages(
@@ -1430,22 +1493,8 @@ def run_sglang(
         return refuse(refusal)
     full_tokens = swa_tokens = 0
     if profile.has_attention:
-        formulas.append(
-            f"KV memory = budget - slots x slot bytes = {n(budget_bytes)} - {n(state_bytes)} = "
-            f"{n(kv_memory)}" + (" (the told slots' bytes: SGLang's _handle_max_mamba_cache "
-                                 "leaves the KV pool the rest)" if told_size is not None else
-                                 "") + (
-                f" (the slots' bytes, not the whole state pool: its {n(state_pool - state_bytes)}"
-                " B short of one more slot go to the KV pool, as in SGLang's "
-                "_handle_max_mamba_cache)" if n_state and told_size is None else "")
-            if not buffers else
-            f"KV memory = budget - slots x slot bytes - draft-token buffers = {n(budget_bytes)} "
-            f"- {n(state_bytes)} - {n(buffers)} = {n(kv_memory)} ("
-            + ("the told slots and their buffers: SGLang's _handle_max_mamba_cache leaves the "
-               "KV pool the rest)" if told_size is not None else
-               "what the slots and buffers leave of the state budget goes to the KV pool, as "
-               "in SGLang's _handle_max_mamba_cache)")
-        )
+        formulas.append(_kv_memory_text(budget_bytes, state_bytes, buffers, state_pool,
+                                        n_state > 0, told_size is not None))
         if drafts:
             formulas.append(DRAFTER_KV_LINE)
         full_tokens, swa_tokens = _token_pools(profile, options, kv_memory, n_full, n_swa,
@@ -1486,29 +1535,7 @@ def run_sglang(
         extras["running_requests_told" if told else "running_cap_from_speculative_hook"] = True
         if running_max < limit and not capped:
             reduced = reduced_line(limit, running_max)
-    allocated = None
-    if drafts and "max_running_requests" not in extras:  # state layers alone, no context
-        formulas.append(
-            "MambaPool allocates draft-token buffers for max_running_requests + 1 requests, "
-            "which its token pool of context_len tokens sets: unknown without a context; the "
-            "figures here count the reservation, as its sizing does")
-    elif drafts:
-        running_max = extras["max_running_requests"]
-        allocated = draft_buffer_allocation(profile, extras["state_tensor_bytes"], drafts,
-                                            running_max)
-        if allocated:
-            extras["draft_buffers_allocated"] = sum(allocated)
-        formulas.append(
-            "MambaPool allocates of the draft-token buffers " + (
-                f"intermediate ssm {n(allocated[0])} B + conv windows {n(allocated[1])} B = "
-                f"{n(sum(allocated))} B for max_running_requests + 1 = {n(running_max + 1)} "
-                f"requests (their ssm states, and conv windows of "
-                + ("D x (K - 1) rows, dense for KDA" if KDA_ARCHITECTURES.intersection(
-                    profile.architectures[:1]) else "D + K - 2 rows shared by the D tokens")
-                + "), the rest of its reservation staying free" if allocated else
-                "bytes this profile cannot tell (it gives no conv rows, or does not say "
-                "whether its state is KDA's)")
-            + "; the figures here count the reservation, as its sizing does")
+    allocated = _allocated_draft_buffers(profile, drafts, formulas, extras) if drafts else None
 
     totals = dict.fromkeys(CATEGORIES, 0)
     totals["kv_history"] = kv_bytes
