@@ -160,18 +160,7 @@ def summary_caption(profile: CacheProfile, spec: ModelSpec | None,
             f", {tensor} {dtype}" for tensor, dtype in spec.state_dtypes().items()))
         if spec.attention_heads:
             parts.append(f"{spec.attention_heads:,} attention heads (a TP must divide them)")
-        parts.append(f"max_model_len {spec.max_model_len:,} tokens, assumed (vLLM's default "
-                     "`--max-model-len` where the config gives no length: see the note)"
-                     if spec.max_model_len_assumed else
-                     f"max_model_len {spec.max_model_len:,} tokens (typed in the editor: the "
-                     "pages count at it as vLLM's `--max-model-len`)"
-                     if spec.max_model_len_typed else
-                     f"max_model_len {spec.max_model_len:,} tokens (vLLM's default "
-                     "`--max-model-len`, from the config)" if spec.max_model_len else
-                     ("max_model_len not known (the pages count at the "
-                      f"{typed_context:,} tokens typed)" if typed_context else
-                      f"max_model_len not known (the pages count at {DEFAULT_CONTEXT:,} tokens "
-                      "until a context is typed on Layout, Budget or Compare)"))
+        parts.append(_length_caption(spec, typed_context))
     if shared := len(profile.kv_shared_layer_types):  # raw bytes carry them too
         parts.append(f"{shared:,} more layers read earlier layers' KV (no cache of their "
                      "own; SGLang keeps a pool layer for each)")
@@ -185,6 +174,23 @@ def summary_caption(profile: CacheProfile, spec: ModelSpec | None,
             chunk := mamba_chunk_text(profile, name=markdown_literal)):
         parts.append(f"mamba chunk: {chunk}")
     return " · ".join(parts) + "."
+
+
+def _length_caption(spec: ModelSpec, typed_context: int | None) -> str:
+    """The summary's max_model_len and where it comes from: assumed (a config with no length
+    field), typed in the editor, the config's; or, with none known, what the pages count at."""
+    if not spec.max_model_len:
+        counted = (f"the {typed_context:,} tokens typed" if typed_context else
+                   f"{DEFAULT_CONTEXT:,} tokens until a context is typed on Layout, Budget or "
+                   "Compare")
+        return f"max_model_len not known (the pages count at {counted})"
+    length = f"max_model_len {spec.max_model_len:,} tokens"
+    if spec.max_model_len_assumed:
+        return (f"{length}, assumed (vLLM's default `--max-model-len` where the config gives no "
+                "length: see the note)")
+    if spec.max_model_len_typed:
+        return f"{length} (typed in the editor: the pages count at it as vLLM's `--max-model-len`)"
+    return f"{length} (vLLM's default `--max-model-len`, from the config)"
 
 
 def _window_span(profile: CacheProfile, label: str, request: str) -> str:
