@@ -308,9 +308,9 @@ def spec_editor(spec: ModelSpec | None) -> None:
                         "max_position_embeddings, times a rope scaling factor where one "
                         "applies. Every page counts a request at it until a context is typed. "
                         "0 (or the length loaded) goes back to the model's as loaded: its "
-                        "config's, or the 2,048 vLLM assumes for a config that gives none; a "
-                        "model with no config then has none, and the pages count at "
-                        f"{DEFAULT_CONTEXT:,}.")
+                        "config's, or the 2,048 vLLM assumes for a config that gives none (a "
+                        "link reopens a typed length as the one loaded); a model with no "
+                        f"config then has none, and the pages count at {DEFAULT_CONTEXT:,}.")
     _spec_error_at(ROWS_ABOVE)
     for name, geometry in draft.kinds:
         kind = dict(geometry)["kind"]

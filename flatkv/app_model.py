@@ -569,11 +569,12 @@ class SpecDraft:
     max_model_len: int | None = None
     max_model_len_assumed: bool = False  # vLLM's 2,048, the config giving no length
     max_model_len_typed: bool = False  # typed in the editor, not the model's as loaded
-    # the length the model was loaded with and whether it was assumed (no widget, not written
-    # into the spec): what a max model len of 0 goes back to; None: unknown (no config, or a
-    # length typed before a link reopened it)
+    # the length the model was loaded with, whether it was assumed and whether typed (a link
+    # reopens a typed one typed; no widget, not written into the spec): what a max model len
+    # of 0 goes back to; None: unknown (no config)
     loaded_max_model_len: int | None = None
     loaded_max_model_len_assumed: bool = False
+    loaded_max_model_len_typed: bool = False
     mtp_layer_types: tuple[str, ...] = ()  # Step-3.5's sliding drafter: no full MTP layer
     kv_shared_layer_types: tuple[str, ...] = ()  # Gemma 3n's / 4's: SGLang's pool keeps them
 
@@ -588,8 +589,9 @@ class SpecDraft:
             mamba_chunk_size=spec.mamba_chunk_size,
             max_model_len=spec.max_model_len, max_model_len_assumed=spec.max_model_len_assumed,
             max_model_len_typed=spec.max_model_len_typed,
-            loaded_max_model_len=None if spec.max_model_len_typed else spec.max_model_len,
+            loaded_max_model_len=spec.max_model_len,
             loaded_max_model_len_assumed=spec.max_model_len_assumed,
+            loaded_max_model_len_typed=spec.max_model_len_typed,
             mtp_layer_types=spec.mtp_layer_types,
             kv_shared_layer_types=spec.kv_shared_layer_types,
         )
@@ -637,13 +639,15 @@ class SpecDraft:
         typed (no longer the 2,048 vLLM assumes for a config without one); the one loaded, or
         0, is the model's as loaded again, where it came from (its config's, or vLLM's assumed
         2,048: the length vLLM serves it at unless told), and unknown where it was loaded with
-        none (a model typed from scratch, with no config)."""
+        none (a model typed from scratch, with no config). A link reopens a typed length as
+        loaded, still typed: its model's length before the edit is not in the link, and 0 must
+        not fall to no length at all (the pages would count at 32,768)."""
         if field != "max_model_len":
             return replace(self, **{field: value or None})
         if not value or value == self.loaded_max_model_len:
             return replace(self, max_model_len=self.loaded_max_model_len,
                            max_model_len_assumed=self.loaded_max_model_len_assumed,
-                           max_model_len_typed=False)
+                           max_model_len_typed=self.loaded_max_model_len_typed)
         return replace(self, max_model_len=value, max_model_len_assumed=False,
                        max_model_len_typed=True)
 

@@ -1183,6 +1183,13 @@ def test_the_summary_says_where_the_max_model_len_comes_from_after_an_edit():
     assert length_part(spec) == f"max_model_len 131,072 {typed}"
     linked = app_model.spec_from_json(app_model.spec_to_json(spec))
     assert length_part(linked) == f"max_model_len 131,072 {typed}"
+    # reopened from a link, 0 keeps the link's typed length (the preset's is not in the link),
+    # where before it fell to no length at all and the pages counted at 32,768
+    reopened = app_model.SpecDraft.from_spec(linked)
+    for back in (0, 131_072):
+        assert reopened.with_optional("max_model_len", back).to_spec() == linked
+    shorter = reopened.with_optional("max_model_len", 65_536).to_spec()
+    assert (shorter.max_model_len, shorter.max_model_len_typed) == (65_536, True)
     # 0, or the length loaded typed back: the config's again, and the preset's name with it
     for back in (0, 262_144):
         again = edited.with_optional("max_model_len", back)
