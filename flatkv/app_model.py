@@ -26,6 +26,7 @@ from flatkv.models import (
     FORMAT,
     LAYER_KINDS,
     ModelSpec,
+    check_label_name,
     kind_name,
     layer_from_dict,
 )
@@ -620,6 +621,7 @@ class SpecDraft:
             )
         name = name.strip() or self.new_kind_name(template)
         check_kind_name(name)
+        check_label_name(name, layer_from_dict(KIND_TEMPLATES[template]))
         if name in self.kind_names:
             raise ValueError(f"kind name {name!r} is taken: choose another name")
         return replace(self, kinds=(*self.kinds, (name, _freeze(KIND_TEMPLATES[template]))),

@@ -946,6 +946,7 @@ class ModelSpec:
             check_kind_name(name_of_kind)
             if not isinstance(layer, CacheLayer):
                 raise ValueError(f"kinds[{name_of_kind!r}] must be a cache layer, got {layer!r}")
+            check_label_name(name_of_kind, layer)
         order = parse_pattern(pattern)
         unknown = sorted(set(order) - set(kinds))
         if unknown:
@@ -1051,6 +1052,17 @@ class ModelSpec:
             if key in data
         }
         return cls.from_pattern(name=data["name"], kinds=kinds, pattern=data["pattern"], **options)
+
+
+def check_label_name(name: str, layer: CacheLayer) -> None:
+    """Refuse a kind named after another kind's layer label (a full-attention kind named
+    ``linear_attention``): the pages print kind names beside the labels engines read (a
+    config's layer_types, the planner's groups), and the two would say opposite things."""
+    labels = (*ATTENTION_LABELS, LINEAR_ATTENTION)
+    if name in labels and name != layer.label:
+        raise ValueError(f"kind name {name!r} names another layer type: this kind's layers "
+                         f"are {layer.label}; name it {layer.label!r} or a name that is no "
+                         "layer type")
 
 
 MTP_SUFFIX = " + MTP layer"

@@ -978,6 +978,14 @@ def test_model_page_builds_a_hybrid_from_scratch():
     assert any("kind name '2bad' must start with a letter" in shown(e) for e in at.error)
     assert any(shown(e).endswith("Until it is fixed, every page (and the summary below) shows "
                                 "the last valid model.") for e in at.error)
+    # so is a full-attention kind named after the state layers' type (the pages print both)
+    at.selectbox(key="spec.new.type").set_value("full attention")
+    at.text_input(key="spec.new.name").set_value("linear_attention")
+    at.button(key="spec.add").click().run()
+    assert not at.exception
+    assert any("kind name 'linear_attention' names another layer type: this kind's layers are "
+               "full_attention; name it 'full_attention' or a name that is no layer type"
+               in shown(e) for e in at.error)
     # removing a kind removes its layers: (mamba2,full)*2 -> 2*mamba2, a state-only model
     at.button(key="spec.full.remove").click().run()
     assert_clean(at)

@@ -476,6 +476,27 @@ def test_from_dict_keeps_user_kind_names():
     assert spec.layers == qwen_next().layers
 
 
+def test_a_kind_named_after_another_layer_type_is_refused():
+    # a full-attention kind named linear_attention would print beside the planner's
+    # linear_attention group (the GDN layers) and say the opposite; its own label is fine
+    data = qwen_next().to_dict()
+    data["kinds"] = {"gdn": data["kinds"]["gdn"], "linear_attention": data["kinds"]["full"]}
+    data["pattern"] = "(3*gdn,linear_attention)*12"
+    with pytest.raises(ValueError, match="kind name 'linear_attention' names another layer "
+                       "type: this kind's layers are full_attention; name it 'full_attention' "
+                       "or a name that is no layer type"):
+        ModelSpec.from_dict(data)
+    data["kinds"] = {"linear_attention": data["kinds"]["gdn"],
+                     "sliding_attention": data["kinds"]["linear_attention"]}
+    data["pattern"] = "(3*linear_attention,sliding_attention)*12"
+    with pytest.raises(ValueError, match="kind name 'sliding_attention' names another layer "
+                       "type: this kind's layers are full_attention"):
+        ModelSpec.from_dict(data)
+    data["kinds"]["full_attention"] = data["kinds"].pop("sliding_attention")
+    data["pattern"] = "(3*linear_attention,full_attention)*12"
+    assert ModelSpec.from_dict(data).layers == qwen_next().layers
+
+
 @pytest.mark.parametrize(
     ("mutate", "message"),
     [
