@@ -47,26 +47,15 @@ POOL_LAYOUT_HELP = (
 )
 # The baselines each figure is a share of, measured in the same run (flatkv.gpu.bench).
 BASELINES = ("copy", "state_bytes_copy", "pinned_d2h", "pinned_h2d")
-OPERATION_TITLES = {
-    "copy": "device copy",
-    "gather": "gather",
-    "scatter": "scatter",
-    # a copy of as many bytes as the state rows (short: it heads a column at 1000 px)
-    "state_bytes_copy": "state-size copy",
-    "state_copy": "state-row copy",
-    "d2h": "pages to host",
-    "h2d": "pages from host",
-    "pinned_d2h": "pinned copy to host",
-    "pinned_h2d": "pinned copy from host",
-}
-# The results tables' names for an operation and a pool layout (the charts and notices keep
-# OPERATION_TITLES; the CSV and JSON keep the keys). At 1000 px the main column (540 px) holds the
-# table through the median only under names of 10 characters at most: with both pool layouts
-# timed, the "pool layout" column (98 px) put a CPU run's median at 493 to 576 px, a state
-# hybrid's past the edge, and on CUDA "pinned copy from host" (166 px in the operation and the
-# baseline columns each) would have. Baselines end in "copy"; TABLE_NAMES says each in full
-# under the table (a header's tooltip would take 18 px the median has not got).
-TABLE_OPERATIONS = {
+# One name for an operation on the whole page: the results table, the charts' legends and the
+# notices (the CSV and JSON keep the keys), so the table's row and the chart's trace read alike.
+# At 1000 px the main column (540 px) holds the table through the median only under names of
+# 10 characters at most: with both pool layouts timed, the "pool layout" column (98 px) put a
+# CPU run's median at 493 to 576 px, a state hybrid's past the edge, and on CUDA "pinned copy
+# from host" (166 px in the operation and the baseline columns each) would have. Baselines end
+# in "copy"; TABLE_NAMES says each in full under the table (a header's tooltip would take 18 px
+# the median has not got).
+OPERATION_NAMES = {
     "copy": "copy",
     "gather": "gather",
     "scatter": "scatter",
@@ -107,7 +96,7 @@ def table_names_text(results: Sequence[BenchResult]) -> str:
                     said.append(text)
     if several_layouts(results):
         said.append(LAYOUTS_NAMED)
-    return "In the table, " + "; ".join(said) + "."
+    return "In the table and the chart, " + "; ".join(said) + "."
 
 
 # Operation -> its colour kind in flatkv.charts.COLORS: a baseline other than the device copy
@@ -402,8 +391,8 @@ RESULT_HELP = {
 }
 
 
-def _table_name(operation: str) -> str:
-    return TABLE_OPERATIONS.get(operation, operation)
+def _operation_name(operation: str) -> str:
+    return OPERATION_NAMES.get(operation, operation)
 
 
 def result_rows(results: Sequence[BenchResult], *, text: bool = True) -> list[dict]:
@@ -435,12 +424,12 @@ def result_rows(results: Sequence[BenchResult], *, text: bool = True) -> list[di
                 PAGES_COLUMN if text else "pages per call": r.pages_per_call,
                 LAYOUT_COLUMN if text else "pool layout": TABLE_LAYOUTS.get(layout, layout)
                 if text else layout,
-                "operation": _table_name(f.operation) if text else f.operation,
+                "operation": _operation_name(f.operation) if text else f.operation,
                 KERNEL_COLUMN if text else "implementation": f.implementation,
                 "GB/s": round(f.gbps, 2),
                 SHARE_COLUMN if text else "share of baseline": (
                     _percent(f.share_of_baseline) if text else f.share_of_baseline),
-                "baseline": _table_name(f.baseline) if text else f.baseline,
+                "baseline": _operation_name(f.baseline) if text else f.baseline,
             }
             if with_peak and not text:
                 row["share of nominal peak"] = f.share_of_peak
@@ -490,7 +479,7 @@ def _figure_name(r: BenchResult, f: Figure, several: bool, point: str) -> str:
     what = ["baseline" if f.operation in BASELINES else f.implementation]
     if several and f.operation not in BASELINES:
         what.append(r.layout)
-    name = f"{OPERATION_TITLES.get(f.operation, f.operation)} ({', '.join(what)})"
+    name = f"{OPERATION_NAMES.get(f.operation, f.operation)} ({', '.join(what)})"
     if point == "pages_per_call":
         name += f" at {count_text(r.pages_per_call, 'page')} per call"
     elif point == "page_bytes":
@@ -573,7 +562,7 @@ def layout_rows(results: Sequence[BenchResult], *, text: bool = True) -> list[di
         rows.append({
             "P (tokens)": block, "page bytes": page,
             PAGES_COLUMN if text else "pages per call": pages,
-            "operation": _table_name(op) if text else op,
+            "operation": _operation_name(op) if text else op,
             KERNEL_COLUMN if text else "implementation": impl,
             # the ratio and whether it is noise first: what a scrolled table shows
             f"{PAGE_MAJOR} / {SLOT_MAJOR}": f"{ratio:.2f}x" if text else ratio,
@@ -667,7 +656,7 @@ class Series:
 
     @property
     def name(self) -> str:
-        title = OPERATION_TITLES.get(self.operation, self.operation)
+        title = OPERATION_NAMES.get(self.operation, self.operation)
         what = ["baseline" if self.is_baseline else self.implementation]
         if self.named_layout:
             what.append(self.layout)

@@ -1668,7 +1668,7 @@ def test_gpu_page_runs_a_cpu_benchmark(small_flush):
     first = at.dataframe[0].value.columns[0]
     assert json.loads(at.dataframe[0].proto.columns)[first]["pinned"] is True
     rows = at.dataframe[0].value.set_index("operation")
-    # the table's short names (the chart's "device copy"); no state rows in this model
+    # the table's short names (the chart names them alike); no state rows in this model
     assert list(rows.index) == ["copy", "gather", "scatter"]
     assert set(rows["bytes per call"]) == {3 * TINY_PAGE}  # 3 pages per call x 131,072 B
     # one run: P and the page are the headline's (2 x 4,096 x 16 = TINY_PAGE), not a column
@@ -1826,7 +1826,7 @@ def test_gpu_results_median_ends_inside_the_main_column_at_1000_px(small_flush):
         assert config["median"]["help"] == ("Median (ms): one call's median time over the "
                                             "timed rounds; GB/s is the bytes counted over it.")
         assert config["peak"]["help"].startswith("Share of nominal peak: ")
-        names = [c.value for c in at.caption if c.value.startswith("In the table, ")]
+        names = [c.value for c in at.caption if c.value.startswith("In the table and the chart, ")]
         said.append((names, runs))
     assert all(names == [gpu_view.table_names_text(runs)] for names, runs in said)
     assert "state copy" in set(at.dataframe[0].value["baseline"])

@@ -320,9 +320,9 @@ def _lab_series():
 def test_bandwidth_bars_mark_each_bar_against_its_own_baseline():
     fig = charts.bandwidth_bars(_lab_series())
     bars = [t for t in fig.data if t.type == "bar"]
-    assert [t.name for t in bars] == ["device copy (baseline)", "gather (torch)",
-                                     "scatter (triton)", "state-size copy (baseline)",
-                                     "state-row copy (torch)"]
+    assert [t.name for t in bars] == ["copy (baseline)", "gather (torch)",
+                                     "scatter (triton)", "state copy (baseline)",
+                                     "state rows (torch)"]
     assert [t.x[0] for t in bars] == [18.0, 6.0, 9.0, 21.0, 4.0]  # a single run: first point
     # the state bytes' copy wears the state-row copy's colour, not the device copy's
     assert [t.marker.color for t in bars] == [COLORS["copy"], COLORS["gather"],
@@ -332,8 +332,8 @@ def test_bandwidth_bars_mark_each_bar_against_its_own_baseline():
     assert bars[3].marker.pattern.shape == "/"
     # each baseline a tick across its own bar and the bars measured against it, no further
     copy, state = (t for t in fig.data if t.type == "scatter")
-    assert copy.name == "device copy (baseline)" and state.name == (
-        "state-size copy (baseline)")
+    assert copy.name == "copy (baseline)" and state.name == (
+        "state copy (baseline)")
     assert list(copy.x) == [18.0, 18.0, None] * 2 + [18.0, 18.0]
     assert list(copy.y) == [-0.45, 0.45, None, 0.55, 1.45, None, 1.55, 2.45]  # bars 0, 1, 2
     assert list(state.x) == [21.0, 21.0, None, 21.0, 21.0]
@@ -352,8 +352,8 @@ def test_bandwidth_bars_mark_each_bar_against_its_own_baseline():
         Series("pinned_d2h", "copy", (1,), (25.0,), (1568,)),
         Series("d2h", "torch", (1,), (20.0,), (1568,), baseline="pinned_d2h")])
     marks = {t.name: list(t.y) for t in host.data if t.type == "scatter"}
-    assert marks == {"device copy (baseline)": [-0.45, 0.45],
-                     "pinned copy to host (baseline)": [0.55, 1.45, None, 1.55, 2.45]}
+    assert marks == {"copy (baseline)": [-0.45, 0.45],
+                     "D2H copy (baseline)": [0.55, 1.45, None, 1.55, 2.45]}
 
 
 def test_context_figure_draws_a_line_a_layout_and_marks_the_pages_context():
@@ -435,11 +435,11 @@ def test_a_sweeps_legend_gets_the_lines_it_wraps_to():
 
 def test_bandwidth_sweep_over_pages_and_page_bytes():
     fig = charts.bandwidth_sweep(_lab_series(), x="pages_per_call")
-    copy = _trace(fig, "device copy (baseline)")
+    copy = _trace(fig, "copy (baseline)")
     assert list(copy.x) == [1, 4] and list(copy.y) == [18.0, 20.0]
     assert copy.line.dash == "dash" and copy.line.color == COLORS["copy"]
     # the two baselines cross (18 < 21, 20 > 16): told apart by dash, colour, marker and name
-    state = _trace(fig, "state-size copy (baseline)")
+    state = _trace(fig, "state copy (baseline)")
     assert list(state.y) == [21.0, 16.0]
     assert (state.line.dash, state.line.color) == ("dashdot", COLORS["state_copy"])
     assert copy.marker.symbol == state.marker.symbol == "square-open"
@@ -469,7 +469,7 @@ def test_bandwidth_sweep_over_pages_and_page_bytes():
         Series("gather", "torch", (1, 4), (11.0, 15.0), (1568, 6272), "page-major", True)],
         x="pages_per_call")
     assert [(t.name, t.line.dash) for t in both.data] == [
-        ("device copy (baseline)", "dash"), ("gather (torch, slot-major)", "solid"),
+        ("copy (baseline)", "dash"), ("gather (torch, slot-major)", "solid"),
         ("gather (torch, page-major)", "dot")]
 
 

@@ -224,8 +224,8 @@ def test_allocation_rows_one_per_plan():
 def test_bandwidth_series_over_pages_and_page_bytes():
     runs = [result(pages=4, gbps=(20.0, 12.0, 14.0)), result(pages=1, gbps=(18.0, 6.0, 9.0))]
     series = gpu_view.bandwidth_series(runs, "pages_per_call")
-    assert [s.name for s in series] == ["device copy (baseline)", "gather (torch)",
-                                        "scatter (torch)", "state-row copy (torch)"]
+    assert [s.name for s in series] == ["copy (baseline)", "gather (torch)",
+                                        "scatter (torch)", "state rows (torch)"]
     gather = series[1]
     assert gather.x == (1, 4) and gather.gbps == (6.0, 12.0)  # sorted by pages per call
     assert gather.call_bytes == (PAGE, 4 * PAGE)
@@ -248,9 +248,9 @@ def test_bandwidth_series_name_the_layout_when_a_run_timed_both():
                                                            layout="page-major")]
     series = gpu_view.bandwidth_series(runs, "pages_per_call")
     assert [s.name for s in series] == [
-        "device copy (baseline)", "gather (torch, slot-major)", "scatter (torch, slot-major)",
-        "state-row copy (torch, slot-major)", "gather (torch, page-major)",
-        "scatter (torch, page-major)", "state-row copy (torch, page-major)"]
+        "copy (baseline)", "gather (torch, slot-major)", "scatter (torch, slot-major)",
+        "state rows (torch, slot-major)", "gather (torch, page-major)",
+        "scatter (torch, page-major)", "state rows (torch, page-major)"]
     assert series[0].gbps == (20.0,) and series[4].gbps == (16.0,)
     # one layout: the caption says which, the names stay short
     assert gpu_view.bandwidth_series(runs[1:], "pages_per_call")[1].name == "gather (torch)"
@@ -344,7 +344,7 @@ def test_a_cuda_runs_table_shows_its_figures_through_the_median_at_1000_px():
     """On CUDA the host mirror's names ("pinned copy from host": 166 px in the operation and
     the baseline columns each) put the median of a state hybrid's run past the 540 px main
     column, and with both pool layouts ("pool layout": 98 px more) its baseline too. Under the
-    table's short names (TABLE_OPERATIONS, said in full under it) the median ends inside it
+    table's short names (OPERATION_NAMES, said in full under it) the median ends inside it
     for one layout, and the baseline for both."""
     from app_pages._frame import MAIN_COLUMN_PX
 
@@ -374,13 +374,13 @@ def test_a_cuda_runs_table_shows_its_figures_through_the_median_at_1000_px():
     assert sum(widths[c] for c in columns[:6]) == 472 <= MAIN_COLUMN_PX
     # every short name in full under the table, each once, in the rows' order
     assert gpu_view.table_names_text([cuda_result(), cuda_result("page-major")]) == (
-        "In the table, copy is torch's copy_ of the same bytes on the device; gather and "
-        "scatter move pages by block id out of the pool and back; state copy is a copy of as "
-        "many bytes as the state rows; state rows is the state-row copy (a page's state rows "
-        "to other page ids); D2H and H2D copy are one pinned copy of the same bytes to and "
-        "from the host; to host and from host move pages to and from a pinned host buffer; "
-        "layout slot and page are the slot-major and page-major pools, shared a baseline "
-        "timed once for both.")
+        "In the table and the chart, copy is torch's copy_ of the same bytes on the device; "
+        "gather and scatter move pages by block id out of the pool and back; state copy is a "
+        "copy of as many bytes as the state rows; state rows is the state-row copy (a page's "
+        "state rows to other page ids); D2H and H2D copy are one pinned copy of the same "
+        "bytes to and from the host; to host and from host move pages to and from a pinned "
+        "host buffer; layout slot and page are the slot-major and page-major pools, shared a "
+        "baseline timed once for both.")
     # the CSV keeps the keys and the long layout names
     raw = gpu_view.result_rows([cuda_result(), cuda_result("page-major")], text=False)
     assert {r["pool layout"] for r in raw} == {"shared", "slot-major", "page-major"}
@@ -516,11 +516,11 @@ def test_noise_text_names_the_figures_whose_rounds_spread_widely():
                     state_copy=(1.0, 1.0, 2.0))
     figures = gpu_view.noisy_figures([noisy])
     assert [(n.name, round(n.spread, 2)) for n in figures] == [
-        ("device copy (baseline)", 3.09), ("state-row copy (torch)", 2.0),
+        ("copy (baseline)", 3.09), ("state rows (torch)", 2.0),
         ("gather (torch)", 1.55)]  # widest first
     assert gpu_view.noise_text([noisy]) == (
-        "Noisy: device copy (baseline) rounds spread from 4.955 to 15.290 ms (3.09x); "
-        "state-row copy (torch) rounds spread from 1.000 to 2.000 ms (2.00x); gather (torch) "
+        "Noisy: copy (baseline) rounds spread from 4.955 to 15.290 ms (3.09x); "
+        "state rows (torch) rounds spread from 1.000 to 2.000 ms (2.00x); gather (torch) "
         "rounds spread from 2.000 to 3.100 ms (1.55x). Medians this unsteady can differ by as "
         "much in the next run, so a difference between figures smaller than that may be "
         "noise: rerun, or raise Timed rounds.")
@@ -530,7 +530,7 @@ def test_noise_text_names_the_figures_whose_rounds_spread_widely():
     assert "; 1 more figure over 1.5x." in gpu_view.noise_text([four])
     # fewer than three: no count of the rest (it read "-2 more figures" on the GPU lab)
     one = gpu_view.noise_text([noisy], threshold=2.5)
-    assert one.startswith("Noisy: device copy (baseline) rounds spread from 4.955 to 15.290 ms "
+    assert one.startswith("Noisy: copy (baseline) rounds spread from 4.955 to 15.290 ms "
                           "(3.09x). Medians")
     assert "more figure" not in one
 
@@ -546,4 +546,4 @@ def test_noise_text_names_the_sweeps_point_and_counts_a_shared_baseline_once():
     both = [_rounds(result(), copy=(1.0, 2.0), gather=(1.0, 2.0)),
             _rounds(result(layout="page-major"), copy=(1.0, 2.0), gather=(1.0, 2.0))]
     assert [n.name for n in gpu_view.noisy_figures(both)] == [
-        "device copy (baseline)", "gather (torch, slot-major)", "gather (torch, page-major)"]
+        "copy (baseline)", "gather (torch, slot-major)", "gather (torch, page-major)"]
