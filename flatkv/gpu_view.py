@@ -69,17 +69,17 @@ OPERATION_NAMES = {
 LAYOUT_COLUMN = "layout"  # "pool layout" in the CSV
 TABLE_LAYOUTS = {SLOT_MAJOR: "slot", PAGE_MAJOR: "page"}
 SHARED_LAYOUT = "shared"  # a baseline timed once for all the layouts of a call
-TABLE_NAMES = {
-    "copy": "copy is torch's copy_ of the same bytes on the device",
-    "gather": "gather and scatter move pages by block id out of the pool and back",
-    "scatter": "gather and scatter move pages by block id out of the pool and back",
-    "state_bytes_copy": "state copy is a copy of as many bytes as the state rows",
-    "state_copy": "state rows is the state-row copy (a page's state rows to other page ids)",
-    "d2h": "to host and from host move pages to and from a pinned host buffer",
-    "h2d": "to host and from host move pages to and from a pinned host buffer",
-    "pinned_d2h": "D2H and H2D copy are one pinned copy of the same bytes to and from the host",
-    "pinned_h2d": "D2H and H2D copy are one pinned copy of the same bytes to and from the host",
-}
+# What the short names stand for, one sentence for the operations that share it
+_NAMES_SAID = (
+    (("copy",), "copy is torch's copy_ of the same bytes on the device"),
+    (("gather", "scatter"), "gather and scatter move pages by block id out of the pool and back"),
+    (("state_bytes_copy",), "state copy is a copy of as many bytes as the state rows"),
+    (("state_copy",), "state rows is the state-row copy (a page's state rows to other page ids)"),
+    (("d2h", "h2d"), "to host and from host move pages to and from a pinned host buffer"),
+    (("pinned_d2h", "pinned_h2d"),
+     "D2H and H2D copy are one pinned copy of the same bytes to and from the host"),
+)
+TABLE_NAMES = {op: text for ops, text in _NAMES_SAID for op in ops}
 LAYOUTS_NAMED = (f"layout slot and page are the {SLOT_MAJOR} and {PAGE_MAJOR} pools, "
                  f"{SHARED_LAYOUT} a baseline timed once for both")
 
