@@ -36,6 +36,10 @@ The rows that tell ``--max-running-requests`` M (``sglang_max_running_requests``
 option of that name) set it in the schedule bag, where the hook would leave it (it sets 48 only
 where none is told); ``resolve_max_num_reqs`` and ``_handle_max_mamba_cache`` read it there.
 Those that tell ``--max-mamba-cache-size`` (``sglang_max_mamba_cache_size``) set it there too.
+The rows with ``--disable-radix-cache`` (``sglang_disable_radix_cache``) set it in the memory
+bag and in the view the radix-cache resolution reads (which then picks no mamba radix cache);
+``--chunked-prefill-size``, which SGLang's SWA request cap reads, is its 8,192 on an 80 GB
+Hopper GPU, or FlatKV's ``max_batched_tokens`` where a row sets that.
 
 A model of state layers alone (``STATE_ONLY``: Mamba-Codestral-7B's config.json shape, no preset
 holds one) is built from its config fields by FlatKV and as SGLang's own ``Mamba2Config``; its
@@ -131,6 +135,15 @@ TOLD_RUNNING_PRESETS = ("Qwen3-Next-80B-A3B", "Nemotron-H-8B", "Llama-3.1-8B", "
 # it, hundreds, and more than 40 GiB holds at TP 1; on a GDN, a Mamba2 and an MLA + KDA hybrid
 TOLD_SLOTS = (4, 5, 100, 1000)
 TOLD_SLOTS_PRESETS = ("Qwen3-Next-80B-A3B", "Nemotron-H-8B", "Kimi-Linear-48B-A3B")
+# --disable-radix-cache (sglang_disable_radix_cache): a running request holds one state slot,
+# and with max_running_requests N set (told, or the hook's 48 drafting) the state is N + 1 slots
+# and a hybrid SWA pool is sized from SGLang's request cap; on GDN, Mamba2, short-conv and MLA +
+# KDA hybrids, sliding and chunked attention, full attention, and state layers alone
+RADIX_OFF = {"sglang_disable_radix_cache": True}
+RADIX_OFF_PRESETS = ("Qwen3-Next-80B-A3B", "Nemotron-H-8B", "LFM2-1.2B", "Kimi-Linear-48B-A3B",
+                     "gpt-oss-20b", "Llama-4-Scout-17B-16E", "Llama-3.1-8B")
+RADIX_OFF_DRAFTED = ("Qwen3-Next-80B-A3B", "Qwen3.5-27B", "gpt-oss-20b",
+                     "Llama-4-Scout-17B-16E")
 # the model of state layers alone (engine_common.STATE_ONLY, SGLang's PURE_SSM_ARCHITECTURES):
 # its contexts beside CONTEXT: the token pool of no layers is context_len tokens (T // 2 = 0
 # under 2, a page over the context leaves none), so the context moves max_running_requests
@@ -202,6 +215,29 @@ def settings() -> list[tuple[str, object, int, bool, dict]]:
         rows += [(name, b, 1, True, {"speculative_tokens": n}) for b in BUDGETS
                  for n in (1, 3)]  # refused: its mixer verifies no drafted tokens
         rows += [(name, BUDGETS[1], 1, True, {"mamba_full_memory_ratio": 0.5})]
+    # --disable-radix-cache: the pools at both overlaps and pages, N told under and past the
+    # pools, drafting (the hook's 48; N told beside it), told slots, a smaller prefill chunk
+    # (the SWA request cap reads it), and each preset's refusal edge
+    rows += [(p, b, page, overlap, {**RADIX_OFF, **more}) for p in RADIX_OFF_PRESETS
+             for b in BUDGETS for page in (1, 64) for overlap in (True, False)
+             for more in ({}, {told: 64}, {told: 10**7})]
+    rows += [(p, b, page, overlap, {**RADIX_OFF, "speculative_tokens": n, **more})
+             for p in RADIX_OFF_DRAFTED for b in BUDGETS for page in (1, 64)
+             for overlap in (True, False) for n in (1, 3) for more in ({}, {told: 8})]
+    rows += [(p, b, 1, True, {**RADIX_OFF, slots: 100, **more})
+             for p in ("Qwen3-Next-80B-A3B", "Kimi-Linear-48B-A3B") for b in BUDGETS
+             for more in ({}, {"speculative_tokens": 3}, {told: 8})]
+    rows += [(p, b, 64, overlap, {**RADIX_OFF, told: 8, "max_batched_tokens": 2048})
+             for p in ("gpt-oss-20b", "Llama-4-Scout-17B-16E") for b in BUDGETS
+             for overlap in (True, False)]
+    rows += [(p, EDGE, 1, True, {**RADIX_OFF, **more}) for p in RADIX_OFF_PRESETS
+             for more in ({}, {told: 64})]
+    rows += [(p, EDGE, 1, True, {**RADIX_OFF, "speculative_tokens": 3})
+             for p in RADIX_OFF_DRAFTED]
+    rows += [(STATE_ONLY, b, page, True, {**RADIX_OFF, **more}) for b in BUDGETS
+             for page in (1, 64)
+             for more in ({}, {told: 20}, {"speculative_tokens": 3}, {slots: 5})]
+    rows += [(STATE_ONLY, EDGE, 1, True, {**RADIX_OFF, told: 20})]
     rows += [("Qwen3-Next-80B-A3B", 40 * GIB, 64, True, {"mamba_full_memory_ratio": 0.5}),
              ("gpt-oss-20b", 12_345_678_901, 1, True, {"swa_full_tokens_ratio": 0.3}),
              ("Llama-4-Scout-17B-16E", 12_345_678_901, 64, True, {"swa_full_tokens_ratio": 0.3}),
@@ -303,17 +339,22 @@ def new_bags(page: int, overlap: bool, ratios: dict, tp: int = 1) -> NS:
     steps = ratios.get("speculative_tokens", 0)
     told = ratios.get("sglang_max_running_requests")  # --max-running-requests, else the hook's
     spec = (NS(speculative_algorithm="EAGLE", speculative_num_steps=steps,
-               speculative_eagle_topk=1, speculative_num_draft_tokens=steps + 1) if steps
+               speculative_eagle_topk=1, speculative_num_draft_tokens=steps + 1,
+               max_speculative_num_draft_tokens=None) if steps
             else NS(speculative_algorithm=None, speculative_num_draft_tokens=None))
     schedule = NS(page_size=page, disable_overlap_schedule=not overlap,
                   max_running_requests=told if told is not None else 48 if steps else None,
                   max_mamba_cache_size=ratios.get("sglang_max_mamba_cache_size"),
-                  max_total_tokens=None, chunked_prefill_size=8192,
+                  max_total_tokens=None,
+                  # --chunked-prefill-size: SGLang's 8,192 on an 80 GB Hopper GPU
+                  # (memory_hook.py 132-140), FlatKV's max_batched_tokens where a row sets it
+                  chunked_prefill_size=ratios.get("max_batched_tokens", 8192),
                   mamba_full_memory_ratio=ratios.get("mamba_full_memory_ratio", 0.9),
                   swa_full_tokens_ratio=ratios.get("swa_full_tokens_ratio", 0.8))
     context = NS(override=lambda source, **fields: vars(schedule).update(fields))
     return NS(schedule=schedule, context=context,
-              memory=NS(disable_radix_cache=False, enable_unified_memory=False,
+              memory=NS(disable_radix_cache=ratios.get("sglang_disable_radix_cache", False),
+                        enable_unified_memory=False,
                         enable_hisparse=False, enable_hierarchical_cache=False,
                         enable_unified_cache_external_linker=False),
               exec=NS(kernel=NS(dsa_prefill_backend=None, dsa_decode_backend=None),
@@ -561,7 +602,8 @@ def resolve_dsa(sg: NS, bags: NS, hf) -> str | None:
 def resolve_radix_cache(sg: NS, bags: NS, hf, kvc) -> None:
     """Apply SGLang's "auto" mamba radix-cache resolution to the bags (extra_buffer, or
     no_buffer with overlap scheduling turned off), and its no_buffer check of the page size."""
-    view = NS(disable_radix_cache=False, mamba_radix_cache_strategy="auto",
+    view = NS(disable_radix_cache=bags.memory.disable_radix_cache,
+              mamba_radix_cache_strategy="auto",
               disable_overlap_schedule=bags.schedule.disable_overlap_schedule,
               page_size=bags.schedule.page_size, linear_attn_backend="triton",
               attention_backend="triton")
@@ -717,8 +759,9 @@ def random_setting(sg: NS, rng: random.Random):
     decoding three times in ten (N of 1 to 7 steps drafted: ``new_bags``; one time in twenty
     for a Mamba1 model, which SGLang refuses to draft for);
     ``--max-running-requests`` one time in four (``random_running_requests``); for a state
-    model ``--max-mamba-cache-size`` one time in five (``random_state_slots``); a context up
-    to the model's;
+    model ``--max-mamba-cache-size`` one time in five (``random_state_slots``);
+    ``--disable-radix-cache`` one time in five, with a ``--chunked-prefill-size`` (FlatKV's
+    max_batched_tokens) of its own one time in three of those; a context up to the model's;
     a budget anywhere from 16 MiB to 80 GiB, or at the least SGLang starts at (bisected on
     SGLang) and 1 B under. Returns ``check``'s arguments after ``sg``."""
     name = (rng.choice((STATE_ONLY, *MAMBA1_MODELS)) if rng.random() < 0.15
@@ -748,6 +791,11 @@ def random_setting(sg: NS, rng: random.Random):
         ratios["sglang_max_running_requests"] = told
     if kinds - {"AttentionLayer", "MLALayer"} and (slots := random_state_slots(rng)):
         ratios["sglang_max_mamba_cache_size"] = slots
+    if rng.random() < 0.2:  # --disable-radix-cache, and one time in three a prefill chunk
+        ratios["sglang_disable_radix_cache"] = True
+        if rng.random() < 1 / 3:
+            ratios["max_batched_tokens"] = rng.choice((512, 2048, 4096, 16384,
+                                                       rng.randint(1, 32768)))
     context = random_context(rng, spec)
     budget = edge_or_random_budget(rng, lambda b: "refused" in sglang_figures(
         sg, spec, b, page, overlap, ratios, context, kv_dtype))
@@ -780,7 +828,8 @@ def main() -> int:
     for name, budget, page, overlap, ratios in settings():
         specs = [model_spec(name)]
         by_tp = bool({"speculative_tokens", "sglang_max_running_requests",
-                      "sglang_max_mamba_cache_size"} & set(ratios))
+                      "sglang_max_mamba_cache_size", "sglang_disable_radix_cache"}
+                     & set(ratios))
         if by_tp:
             specs = [specs[0].with_options(tp=tp) for tp in SPECULATIVE_TP]
         for spec in specs:

@@ -154,6 +154,15 @@ def add_strategy_arguments(
          "--no-sglang-overlap-schedule is SGLang's --disable-overlap-schedule: the models of "
          "its extra_buffer radix cache then hold 3 + 1 state slots a request at a page size "
          "over 1, and run no_buffer (3) at page size 1")
+    parser.add_argument("--sglang-disable-radix-cache", "--disable-radix-cache",
+         action="store_true", default=None, dest="sglang_disable_radix_cache",
+         help="sglang: its --disable-radix-cache: no prefix cache, so a running request holds "
+         "one state slot (not 3 to 5) and no mamba radix cache limits the page size; with "
+         "max running requests N set (--max-running-requests, or the 48 its speculative hook "
+         "sets) and no --max-mamba-cache-size, the state is N + 1 slots (and drafting buffers "
+         "for N + 1 requests) whatever the budget, and a sliding-window pool beside a full one "
+         "is sized from its request cap, not --swa-full-tokens-ratio; the KV pool gets the "
+         "rest (default off: the radix cache on)")
     parser.add_argument("--sglang-page-size", type=int, default=defaults.sglang_page_size,
          help=f"sglang: tokens per KV page (default {defaults.sglang_page_size}, as SGLang "
          "0.5.23 runs on Hopper and Ampere; on Blackwell it runs 64, or 128 where K and V "

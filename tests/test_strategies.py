@@ -3317,3 +3317,149 @@ def test_vllm_attention_free_mamba2_model():
                                                  prefill_checkpoint_blocks=1))
     assert align.concurrency == Fraction(310, 3)
     assert align.logged_tokens == int(310 / 3 * 32_768) == 3_386_026
+
+
+def _sglang_radix_off(profile: CacheProfile, budget: int = 40 << 30, context: int = 32_768,
+                      **options) -> StrategyResult:
+    return run_strategy("sglang", profile, budget_bytes=budget, context_tokens=context,
+                        options=StrategyOptions(sglang_disable_radix_cache=True, **options))
+
+
+def test_sglang_disable_radix_cache_on_qwen3_next():
+    # Qwen3-Next-80B-A3B at TP 1, 40 GiB, context 32,768 (figures of
+    # test_sglang_told_max_running_requests_on_a_state_hybrid): a slot is 36 layers x 2,146,304
+    # = 77,266,944 B, a token 12 layers x 2,048 = 24,576 B. With its radix cache (extra_buffer,
+    # S = 5): 263 slots, 920,754 tokens, max_running_requests min(4,096, 460,377, 262 // 5 = 52)
+    # = 52. --disable-radix-cache sets SGLang's mamba ratio to 1 (kv_cache_configurator.py
+    # 3063-3064), and without max_running_requests the pools stay as the budget splits them:
+    # 263 slots, 920,754 tokens, but min(4,096, 460,377, 262 // 1) = 262 running, which SGLang
+    # warns the state caps (1 state slot per request).
+    qwen, slot, token = load_preset("Qwen3-Next-80B-A3B").profile(), 77_266_944, 24_576
+    budget = 40 << 30
+    on = run_strategy("sglang", qwen, budget_bytes=budget, context_tokens=32_768)
+    off = _sglang_radix_off(qwen)
+    for r, s, running in ((on, 5, 52), (off, 1, 262)):
+        x = r.extras
+        assert (x["state_slots"], x["kv_tokens"], x["slots_per_request"]) == (263, 920_754, s)
+        assert x["max_running_requests"] == x["running_request_cap"] == running
+    assert off.extras["log_lines"][0] == (
+        "max_running_requests is capped to 262 by the mamba state cache "
+        "(max_mamba_cache_size=262, 1 state slots per request). To raise it: increase "
+        "--mamba-full-memory-ratio or --max-mamba-cache-size, or halve the state size with "
+        "--mamba-ssm-dtype bfloat16.")
+    assert slots_per_request(qwen, StrategyOptions(sglang_disable_radix_cache=True)) == (
+        1, "1 with --disable-radix-cache: no cached or tracked states, its mamba ratio is 1 "
+        "(kv_cache_configurator.py 3063-3064)")
+    # told N = 64 ("mamba_pool.from_max_running_requests", 3325-3336): the state is N + 1 = 65
+    # slots whatever the budget, the KV pool (42,949,672,960 - 65 x 77,266,944) // 24,576 =
+    # 37,927,321,600 // 24,576 = 1,543,266 tokens (920,754 with the radix cache, whose told N
+    # moves no pool); max_running_requests min(64, 771,633, 64 // 1) = 64, no warning
+    told = _sglang_radix_off(qwen, sglang_max_running_requests=64)
+    x = told.extras
+    assert (x["state_slots"], x["request_state_slots"]) == (65, 64)
+    assert x["kv_tokens"] == (budget - 65 * slot) // token == 1_543_266
+    assert x["max_running_requests"] == 64 and x["state_from_running_requests"] is True
+    assert budget_of_next_slot(told, qwen) is None  # the budget moves the KV pool alone
+    assert x["log_lines"][0].startswith("Mamba Cache is allocated. max_mamba_cache_size: 64,")
+    assert ("state slots = max_running_requests + 1 = 64 + 1 = 65 (one the padding slot; "
+            "max_running_requests as --max-running-requests tells it), 36 layers x 2,146,304 B "
+            "= 77,266,944 B each: with --disable-radix-cache SGLang sizes the state from it "
+            "whatever the budget (_handle_max_mamba_cache, "
+            "\"mamba_pool.from_max_running_requests\"; its --mamba-full-memory-ratio goes "
+            "unread)") in told.formulas
+    assert run_strategy("sglang", qwen, budget_bytes=budget, context_tokens=32_768,
+                        options=StrategyOptions(sglang_max_running_requests=64)
+                        ).extras["kv_tokens"] == 920_754
+    # drafting N = 3 (D = 4): the hook's 48 is max_running_requests, so 49 slots and buffers
+    # for 49 requests, 77,266,944 x 49 x 4 = 15,144,321,024 B (3337-3345); the KV pool
+    # (42,949,672,960 - 49 x 77,266,944 - 15,144,321,024) // 24,576 = 977,346; running 48
+    drafted = _sglang_radix_off(qwen, speculative_tokens=3)
+    x = drafted.extras
+    assert x["state_slots"] == 49 and x["draft_buffer_bytes"] == slot * 49 * 4 == 15_144_321_024
+    assert x["kv_tokens"] == (budget - 49 * slot - 15_144_321_024) // token == 977_346
+    assert x["max_running_requests"] == 48
+    # told --max-mamba-cache-size still wins (3303-3309), at S = 1: 101 slots, cap 100
+    sized = _sglang_radix_off(qwen, sglang_max_mamba_cache_size=100).extras
+    assert (sized["state_slots"], sized["running_request_cap"]) == (101, 100)
+    # N's slots past the budget: SGLang finds no memory for the KV cache
+    assert _sglang_radix_off(qwen, sglang_max_running_requests=10**6).reason == (
+        "the 1,000,001 state slots (--max-running-requests (with --disable-radix-cache) "
+        "1,000,000 + 1) of 77,266,944 B take 77,267,021,266,944 B, the whole budget of "
+        "42,949,672,960 B or more: SGLang finds no memory left for the KV cache; a budget of "
+        "77,267,021,316,096 B or more, or a smaller --max-running-requests, leaves some")
+    # 77,267,021,266,944 + two tokens' 49,152 B: one request's pages, T // 2 >= 1
+    assert 1_000_001 * slot + 2 * token == 77_267_021_316_096
+
+
+def test_sglang_disable_radix_cache_sizes_the_swa_pool_from_its_request_cap():
+    # gpt-oss-20b at 40 GiB: 12 full and 12 sliding layers of 2,048 B a token (24,576 B a
+    # pool's token), window 128, which SGLang's model reports as 127. With its radix cache the
+    # pools split by r_swa 0.8: 970,903 full and 776,722 swa tokens. --disable-radix-cache
+    # with --max-running-requests N sizes the swa pool from compute_swa_request_cap
+    # (pool_configurator.py 924-968): (W + 128 x D + P + decode) x N + chunks x 8,192 + P
+    # (D 1, decode a page, two prefill chunks in flight with overlap scheduling, one without),
+    # the full pool the rest (1005-1032).
+    gpt, token = load_preset("gpt-oss-20b").profile(), 24_576
+    budget = 40 << 30
+    on = run_strategy("sglang", gpt, budget_bytes=budget, context_tokens=32_768,
+                      options=StrategyOptions(sglang_max_running_requests=64)).extras
+    assert (on["kv_tokens"], on["swa_tokens"]) == (970_903, 776_722)
+    assert "swa_request_cap" not in _sglang_radix_off(gpt).extras  # no N: the ratio's pools
+    # page 1, overlap on: (127 + 128 + 1 + 1) x 64 + 2 x 8,192 + 1 = 32,833 swa tokens; full
+    # (42,949,672,960 - 32,833 x 24,576) // 24,576 = 1,714,793; running min(64, 857,396)
+    r = _sglang_radix_off(gpt, sglang_max_running_requests=64)
+    x = r.extras
+    assert x["swa_request_cap"] == x["swa_tokens"] == 257 * 64 + 2 * 8_192 + 1 == 32_833
+    assert x["kv_tokens"] == (budget - 32_833 * token) // token == 1_714_793
+    assert x["max_running_requests"] == 64
+    # its configurator logs no split line: the KV lines come first
+    assert x["log_lines"][0].startswith("Full KV Cache is allocated. dtype: torch.bfloat16, "
+                                        "#tokens: 1714793,")
+    # 24,576 x (1,714,793 + 1) + 24,576 x (32,833 + 1) = 42,950,516,736 B: 40.00 GiB
+    assert x["log_lines"][-1] == ("SWAKVPool mem usage: 40.00 GB, swa size: 32833, full size: "
+                                  "1714793")
+    # page 64, overlap off: (127 + 128 + 64 + 64) x 64 + 8,192 + 64 = 32,768 (512 pages); full
+    # 42,949,672,960 // 24,576 - 32,768 = 1,714,858, 1,714,816 in whole pages
+    x = _sglang_radix_off(gpt, sglang_max_running_requests=64, sglang_page_size=64,
+                          sglang_overlap_schedule=False).extras
+    assert x["swa_tokens"] == 383 * 64 + 8_192 + 64 == 32_768 and x["kv_tokens"] == 1_714_816
+    # drafting N = 1 (D = 2) with no N told: the hook's 48; page 64 without overlap, decode D
+    # in whole pages (64): (127 + 256 + 64 + 64) x 48 + 8,192 + 64 = 32,784, 32,832 in pages;
+    # with overlap 2 x D = 4 at page 1: (127 + 256 + 1 + 4) x 48 + 2 x 8,192 + 1 = 35,009
+    x = _sglang_radix_off(gpt, speculative_tokens=1, sglang_page_size=64,
+                          sglang_overlap_schedule=False).extras
+    assert (x["swa_request_cap"], x["swa_tokens"]) == (511 * 48 + 8_256, 32_832)
+    assert x["max_running_requests"] == 48
+    assert _sglang_radix_off(gpt, speculative_tokens=1).extras["swa_tokens"] == 35_009
+    # a smaller prefill chunk (max_batched_tokens, SGLang's --chunked-prefill-size) moves it:
+    # 257 x 8 + 2 x 2,048 + 1 = 6,153
+    assert _sglang_radix_off(gpt, sglang_max_running_requests=8,
+                             max_batched_tokens=2_048).extras["swa_tokens"] == 6_153
+    # a cap past the budget leaves no full page: (257 x 10**7 + 16,385) x 24,576 B > 40 GiB
+    assert _sglang_radix_off(gpt, sglang_max_running_requests=10**7).reason == (
+        "SGLang's SWA request cap (2,570,016,385 tokens for max_running_requests 10,000,000, "
+        "with --disable-radix-cache) leaves no page of the full KV pool in the 42,949,672,960 "
+        "B: it refuses to start; a budget of 63,160,722,702,336 B or more, or a smaller "
+        "--max-running-requests, leaves one")
+    assert (2_570_016_385 + 1) * token == 63_160_722_702_336  # the cap and one full token
+
+
+def test_sglang_disable_radix_cache_lifts_the_mamba_radix_cache_checks():
+    # no mamba radix cache, so neither no_buffer's page size 1 nor the extra buffer's track
+    # interval applies (model_hook.py 1059-1066): LFM2 starts at page 64, Qwen3-Next at 48;
+    # and on a B200 told no page, Qwen3-Next's override keeps TensorRT-LLM at 64 without
+    # overlap scheduling (model_overrides/qwen3_5.py 40-45), as Nemotron-H's does
+    lfm2, qwen = (load_preset(name).profile() for name in ("LFM2-1.2B", "Qwen3-Next-80B-A3B"))
+    for profile, page in ((lfm2, 64), (qwen, 48)):
+        assert not run_strategy("sglang", profile, budget_bytes=40 << 30,
+                                options=StrategyOptions(sglang_page_size=page)).applies
+        assert _sglang_radix_off(profile, sglang_page_size=page).applies
+    b200 = "B200 192GB"
+    for name in ("Qwen3-Next-80B-A3B", "Nemotron-H-8B"):
+        hybrid = load_preset(name).profile()
+        assert sglang_default_page(b200, hybrid, StrategyOptions(
+            sglang_overlap_schedule=False)) is None
+        assert sglang_default_page(b200, hybrid, StrategyOptions(
+            sglang_overlap_schedule=False, sglang_disable_radix_cache=True)).page == 64
+    with pytest.raises(ValueError, match=r"^sglang_disable_radix_cache is 'yes': give False"):
+        StrategyOptions(sglang_disable_radix_cache="yes")

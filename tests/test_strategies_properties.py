@@ -83,6 +83,7 @@ options = st.builds(
     sglang_max_mamba_cache_size=st.one_of(st.none(), st.integers(1, 64),
                                           st.integers(1, MAX_MAMBA_CACHE_SIZE)),
     speculative_tokens=st.sampled_from([0, 0, 1, 3]),
+    sglang_disable_radix_cache=st.booleans(),
     lcm_padding_bound=st.sampled_from([0, 0.25, 1]),
     margin=st.integers(0, 3),
 )
@@ -359,7 +360,8 @@ def test_each_strategy_applies_says_why_or_raises_a_clear_value_error(profile, b
 def test_sglangs_running_requests_and_told_state_slots(profile, budget, context, opts):
     """SGLang's logged max_running_requests is at most --max-running-requests where told,
     half its token pool, and with state its request slots // S; told --max-mamba-cache-size M,
-    its state slots are M + 1 (MambaPool's padding slot)."""
+    its state slots are M + 1 (MambaPool's padding slot), and with --disable-radix-cache and
+    no M, told N + 1."""
     r = run_strategy("sglang", profile, budget_bytes=budget, context_tokens=context,
                      options=opts)
     assume(r.applies)
@@ -367,6 +369,9 @@ def test_sglangs_running_requests_and_told_state_slots(profile, budget, context,
     if profile.has_state:
         if opts.sglang_max_mamba_cache_size is not None:
             assert x["state_slots"] == opts.sglang_max_mamba_cache_size + 1
+        elif opts.sglang_disable_radix_cache and opts.sglang_max_running_requests is not None:
+            # --disable-radix-cache: the told N's slots and the padding slot, whatever the budget
+            assert x["state_slots"] == opts.sglang_max_running_requests + 1
         assert x["request_state_slots"] == x["state_slots"] - 1
         assert x["running_request_cap"] == (x["state_slots"] - 1) // x["slots_per_request"]
         assert x["running_request_cap"] >= 1

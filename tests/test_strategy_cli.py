@@ -560,3 +560,39 @@ def test_compare_takes_sglangs_max_mamba_cache_size():
         told = next(r for r in json.loads(out) if r["strategy"] == "sglang")
         assert (told["state_slots"], told["kv_tokens"], told["max_running_requests"]) == (
             101, 1_430_082, 20)
+
+
+def test_compare_takes_sglangs_disable_radix_cache():
+    # Qwen3-Next-80B-A3B at 40 GiB (tests/test_strategies.py's
+    # test_sglang_disable_radix_cache_on_qwen3_next): with the radix cache off a request holds
+    # 1 state slot, so untold min(4,096, 460,377, 262 // 1) = 262 running over the same 263
+    # slots and 920,754 tokens; told N = 64, 65 slots and (42,949,672,960 - 65 x 77,266,944)
+    # // 24,576 = 1,543,266 tokens, under either spelling
+    def sglang(*extra):
+        code, out, err = run(["compare", "--preset", "Qwen3-Next-80B-A3B", "--budget", "40GiB",
+                              "--context", "32768", "--json", *extra])
+        assert code == 0, err
+        return next(r for r in json.loads(out) if r["strategy"] == "sglang")
+
+    for flag in ("--disable-radix-cache", "--sglang-disable-radix-cache"):
+        off = sglang(flag)
+        assert (off["slots_per_request"], off["state_slots"], off["kv_tokens"],
+                off["max_running_requests"]) == (1, 263, 920_754, 262)
+        told = sglang(flag, "--max-running-requests", "64")
+        assert (told["state_slots"], told["kv_tokens"], told["max_running_requests"]) == (
+            65, 1_543_266, 64)
+        assert told["state_from_running_requests"] is True
+    on = sglang("--max-running-requests", "64")
+    assert (on["state_slots"], on["kv_tokens"], on["max_running_requests"]) == (263, 920_754, 52)
+    # gpt-oss-20b told N = 64: its swa pool the request cap, (127 + 128 + 1 + 1) x 64 + 2 x
+    # 8,192 + 1 = 32,833 tokens, the full pool the rest, 1,714,793
+    code, out, err = run(["plan", "--strategy", "sglang", "--preset", "gpt-oss-20b", "--budget",
+                          "40GiB", "--context", "32768", "--disable-radix-cache",
+                          "--max-running-requests", "64"])
+    assert code == 0, err
+    assert ("swa tokens = SGLang's SWA request cap (--disable-radix-cache, max_running_requests "
+            "N = 64 set: SWARequestCapPoolConfigurator, not r_swa) = (W + 128 x D + P + decode) "
+            "x N + 2 x chunked prefill + P = (127 + 128 x 1 + 1 + 1) x 64 + 2 x 8,192 + 1 = "
+            "32,833 (decode: a page; 2 prefill chunks in flight with overlap scheduling); "
+            "32,833") in out
+    assert "#tokens: 1714793" in out and "Use sliding window memory pool" not in out

@@ -278,6 +278,16 @@ class StrategyOptions:
     sglang_overlap_schedule: SGLang's overlap scheduling, on by default; False is
         ``--disable-overlap-schedule``. It sets the state slots a request holds for the
         architectures SGLang runs with its extra_buffer radix cache (``slots_per_request``).
+    sglang_disable_radix_cache: SGLang's ``--disable-radix-cache`` (off by default): no prefix
+        cache, so no cached or tracked states. A running request then holds one state slot (its
+        mamba ratio is 1: kv_cache_configurator._calculate_mamba_ratio), and where
+        max_running_requests N is set (told, or the 48 its speculative hook sets when drafting)
+        and no --max-mamba-cache-size, the state takes N + 1 slots (the padding slot), with
+        drafting buffers for N + 1 requests, whatever the budget and r, the KV pool the rest
+        (``_handle_max_mamba_cache``); a hybrid SWA pool with N set is sized from SGLang's
+        request cap rather than ``swa_full_tokens_ratio``, the full pool the rest
+        (``SWARequestCapPoolConfigurator``). No mamba radix cache either, so none of its page
+        size refusals (``sglang.swa_request_cap``, ``sglang.fixed_state_size``).
     sglang_page_size: tokens per page of SGLang's token pool (1 on most backends).
     sglang_swa_pool: whether SGLang keeps sliding-window layers in a token pool of their own
         (its hybrid SWA pool, sized by ``swa_full_tokens_ratio``). None (default): as SGLang
@@ -322,6 +332,7 @@ class StrategyOptions:
     sglang_max_running_requests: int | None = None
     sglang_max_mamba_cache_size: int | None = None
     sglang_overlap_schedule: bool = True
+    sglang_disable_radix_cache: bool = False
     sglang_page_size: int = 1
     sglang_ssm_dtype: str | None = None
     sglang_swa_pool: bool | None = None
@@ -397,6 +408,10 @@ class StrategyOptions:
             raise ValueError(f"sglang_overlap_schedule is {self.sglang_overlap_schedule!r}: "
                              "give True (SGLang's overlap scheduling, its default) or False "
                              "(--disable-overlap-schedule)")
+        if not isinstance(self.sglang_disable_radix_cache, bool):
+            raise ValueError(f"sglang_disable_radix_cache is {self.sglang_disable_radix_cache!r}: "
+                             "give False (SGLang's radix cache on, its default) or True "
+                             "(--disable-radix-cache)")
         if not isinstance(self.vllm_async_scheduling, bool):
             raise ValueError(f"vllm_async_scheduling is {self.vllm_async_scheduling!r}: give "
                              "True (two batches in flight, vLLM 0.26 and later's default) or "
@@ -503,6 +518,10 @@ EXTRAS: Mapping[str, str] = {
     "max_running_requests": "sglang: the running-request figure its log prints",
     "mamba_cache_size_told": "sglang: the state slots are --max-mamba-cache-size + 1 (the "
                              "option), not a share of the budget",
+    "state_from_running_requests": "sglang: with --disable-radix-cache, the state slots are "
+                                   "max_running_requests + 1, not a share of the budget",
+    "swa_request_cap": "sglang: with --disable-radix-cache, the tokens its SWA request cap "
+                       "sizes the sliding pool to before whole pages",
     "running_requests_told": "sglang: max_running_requests starts from --max-running-requests "
                              "(the option), whatever the context",
     "running_cap_from_speculative_hook": "sglang: max_running_requests starts from the 48 its "

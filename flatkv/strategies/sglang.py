@@ -47,6 +47,15 @@ buffers are reserved for ``min(N, K // S) + 1`` requests. Told ``--max-mamba-cac
 drafting buffers for ``min(max_running_requests, M // S) + 1`` requests), the KV pool the rest
 (``_told_state_slots``).
 
+With ``--disable-radix-cache`` (``sglang_disable_radix_cache``) SGLang keeps no prefix cache,
+so no cached or tracked states: S is 1 (``RADIX_OFF_SLOTS``), no mamba radix cache is picked
+(``radix_cache`` None: no page-size refusal), and where max_running_requests N is set before
+the pools (told, or the hook's 48 while drafting) and no M is told, the state keeps N + 1
+slots whatever the budget and r, drafting buffers for N + 1 requests, the KV pool the rest
+(``fixed_state_size``; kv_cache_configurator.py 3325-3345). A hybrid SWA pool with N set is
+sized from SGLang's request cap, the full pool the rest (``swa_request_cap``; its
+configurator logs no split line). Without N the pools are as with the radix cache, at S = 1.
+
 The start-up log's lines are worded in ``sglang_log`` from the figures found here; it reads
 nothing of this module.
 """
@@ -150,6 +159,9 @@ NO_BUFFER_ARCHITECTURES = frozenset({
     "InternS2MobiusForConditionalGeneration",
 })
 NO_BUFFER_SLOTS = 3  # MAMBA_CACHE_SIZE_MAX_RUNNING_REQUESTS_RATIO
+# With --disable-radix-cache a running request holds its live state alone: _calculate_mamba_ratio
+# returns 1 (kv_cache_configurator.py 3063-3064), for every architecture
+RADIX_OFF_SLOTS = 1
 EXTRA_BUFFER_SLOTS = NO_BUFFER_SLOTS + 2  # get_mamba_tracking_slots(overlap=True)
 # The extra buffer snapshots a request's state every --mamba-track-interval tokens (256 by
 # default), which the page size must divide (mamba_hook.validate_mamba_extra_buffer).
@@ -164,10 +176,12 @@ def page_size(profile: CacheProfile, options: StrategyOptions) -> int:
 
 def radix_cache(profile: CacheProfile, options: StrategyOptions) -> str | None:
     """The mamba radix cache SGLang 0.5.23's "auto" strategy runs a state hybrid with:
-    "extra_buffer" or "no_buffer"; None where the model keeps no state, or its architecture
-    is on neither list (none named: a model typed by hand)."""
+    "extra_buffer" or "no_buffer"; None where the model keeps no state, its architecture
+    is on neither list (none named: a model typed by hand), or --disable-radix-cache is given
+    (overrides.py 473-474: ``_mamba_radix_cache_resolution`` returns before it picks one, so
+    neither cache's page-size checks run: model_hook.handle_mamba_radix_cache 1058-1066)."""
     arch = profile.architectures[0] if profile.architectures else None
-    if not profile.has_state:
+    if not profile.has_state or options.sglang_disable_radix_cache:
         return None
     if arch in EXTRA_BUFFER_ARCHITECTURES:
         return ("extra_buffer" if options.sglang_overlap_schedule
@@ -181,6 +195,10 @@ def slots_per_request(profile: CacheProfile, options: StrategyOptions) -> tuple[
     (``radix_cache``)."""
     if options.sglang_slots_per_request is not None:
         return options.sglang_slots_per_request, "set by the option"
+    if options.sglang_disable_radix_cache:
+        return RADIX_OFF_SLOTS, (f"{RADIX_OFF_SLOTS} with --disable-radix-cache: no cached or "
+                                 "tracked states, its mamba ratio is 1 "
+                                 "(kv_cache_configurator.py 3063-3064)")
     arch = profile.architectures[0] if profile.architectures else None
     mode = radix_cache(profile, options)
     if mode == "extra_buffer" and options.sglang_overlap_schedule:
@@ -424,6 +442,68 @@ def _swa_cell(full_bytes: int, swa_bytes: int, ratio: Fraction) -> float:
     return full_bytes + float(ratio) * swa_bytes
 
 
+# SGLANG_SWA_EVICTION_INTERVAL's default (environ.py 730): the tokens a request's sliding pool
+# runs past its window before SGLang frees the oldest, each drafted step's tokens as many times
+SWA_EVICTION_INTERVAL = 128
+
+
+class SwaRequestCap(NamedTuple):
+    """The sliding pool SGLang sizes from its request cap (``swa_request_cap``)."""
+
+    tokens: int  # compute_swa_request_cap's worst case, before whole pages
+    requests: int  # the max_running_requests it is sized for (told, or the hook's 48)
+    text: str  # its formula, from the terms up
+
+
+def swa_request_cap(profile: CacheProfile, options: StrategyOptions) -> SwaRequestCap | None:
+    """SGLang 0.5.23's SWA request cap, where it sizes a hybrid SWA pool by it in place of
+    ``swa_full_tokens_ratio``: with --disable-radix-cache, a full pool beside the sliding one
+    and max_running_requests N set before the pools (told, or the 48 its speculative hook sets
+    where FlatKV models the drafting: ``_running_limit``), chunked prefill on
+    (pool_configurator.py 986-1003, ``SWARequestCapPoolConfigurator.is_applicable``, picked at
+    1720-1722). The worst case of N requests' live sliding tokens (``compute_swa_request_cap``,
+    924-968): each the window W as its model reports it (``sglang_window``), the eviction
+    interval (128) x D tokens (D the tokens verified a step, 1 without drafting), a page of
+    padding and a decode step's allocation (a page; drafting, 2 x D with overlap scheduling,
+    else D in whole pages); then a prefill chunk in flight (two with overlap scheduling) of
+    ``max_batched_tokens`` (its chunked_prefill_size) and a page. None where SGLang sizes the
+    pool by the ratio."""
+    n_full, n_swa = pool_layers(profile, options)
+    limit = _running_limit(profile, options)
+    if not (options.sglang_disable_radix_cache and n_full and n_swa) or limit is None:
+        return None
+    page, overlap = options.sglang_page_size, options.sglang_overlap_schedule
+    window = sglang_window(profile)[0]
+    drafted = 0 if speculative_not_modelled(profile, options) else options.speculative_tokens
+    verified = drafted + 1  # speculative_num_draft_tokens, or 1
+    if not drafted:
+        decode, decode_text = page, "a page"
+    elif overlap:  # spec v2: 2 x get_alloc_len_per_decode(), max(steps, D) at topk 1
+        decode, decode_text = 2 * verified, f"2 x D = {2 * verified}"
+    else:  # spec v1: spec_decode_alloc_len_per_request, D in whole pages
+        decode = cdiv(verified, page) * page
+        decode_text = f"D in whole pages = {decode}"
+    chunks = 2 if overlap else 1
+    per_request = window + SWA_EVICTION_INTERVAL * verified + page + decode
+    tokens = per_request * max(1, limit) + chunks * options.max_batched_tokens + page
+    text = (f"(W + {SWA_EVICTION_INTERVAL} x D + P + decode) x N + {chunks} x chunked prefill "
+            f"+ P = ({n(window)} + {SWA_EVICTION_INTERVAL} x {verified} + {page} + "
+            f"{decode}) x {n(limit)} + {chunks} x {n(options.max_batched_tokens)} + {page} = "
+            f"{n(tokens)} (decode: {decode_text}; {chunks} prefill chunk"
+            f"{'s' if chunks > 1 else ''} in flight {'with' if overlap else 'without'} overlap "
+            "scheduling)")
+    return SwaRequestCap(tokens, limit, text)
+
+
+def _running_limit(profile: CacheProfile, options: StrategyOptions) -> int | None:
+    """The max_running_requests SGLang holds before its pools, as FlatKV models it: told,
+    else the speculative hook's 48 where it drafts (state hybrids where FlatKV models the
+    drafting, ``draft_tokens``; any model without state), else None."""
+    drafting = bool(draft_tokens(profile, options)) or (
+        bool(options.speculative_tokens) and not profile.has_state)
+    return running_request_limit(options, drafting=drafting)
+
+
 def enough_budget(profile: CacheProfile, options: StrategyOptions,
                   slot_bytes: int | None) -> int:
     """A budget that holds one running request's S state slots and SGLang's padding slot, a
@@ -440,7 +520,10 @@ def enough_budget(profile: CacheProfile, options: StrategyOptions,
     page = options.sglang_page_size
     n_full, n_swa = pool_layers(profile, options)
     full_bytes, swa_bytes = pool_token_bytes(profile, options)
-    if n_full and n_swa:
+    if cap := swa_request_cap(profile, options):  # the sliding pool fixed, a full page beside
+        full_need = page if slot_bytes is None else cdiv(2, page) * page
+        kv_need = cdiv(cap.tokens, page) * page * swa_bytes + full_need * full_bytes
+    elif n_full and n_swa:
         rs, least = options.swa_full_tokens_ratio, _least_swa_pool(profile, page)
         cell = _swa_cell(full_bytes, swa_bytes, rs)
         full_need = max(page, cdiv(math.ceil(least / rs), page) * page)
@@ -457,7 +540,8 @@ def enough_budget(profile: CacheProfile, options: StrategyOptions,
         return kv_need
     s = slots_per_request(profile, options)[0]
     state_need = (s + 1) * slot_bytes  # and slot 0
-    if options.sglang_max_mamba_cache_size is not None:  # a fixed state, the KV pool the rest
+    if fixed_state_size(options, draft_tokens(profile, options)) is not None:
+        # a fixed state (told, or --disable-radix-cache's N + 1), the KV pool the rest
         slots, buffers, _ = told_state(options, slot_bytes, s, draft_tokens(profile, options))
         # state layers alone: their token pool takes no bytes, but SGLang wants some left
         return slots * slot_bytes + buffers + max(kv_need, 1)
@@ -574,8 +658,9 @@ SM100_PAGE_ONE_BACKENDS = {
     "Lfm2MoeForCausalLM": "flashinfer", "GraniteMoeHybridForCausalLM": "flashinfer",
 }
 # Qwen3-Next's and Qwen3.5's override (qwen3_5.py) runs TensorRT-LLM's MHA backend at page 64
-# only with the extra_buffer radix cache, which overlap scheduling picks when no page is told;
-# without it, triton at page 1
+# only with the extra_buffer radix cache, which overlap scheduling picks when no page is told,
+# or with the radix cache off (model_overrides/qwen3_5.py 40-45); without either, triton at
+# page 1
 SM100_TRTLLM_WITH_EXTRA_BUFFER = frozenset({
     "Qwen3NextForCausalLM", "Qwen3_5ForConditionalGeneration",
     "Qwen3_5MoeForConditionalGeneration", "InternS2PreviewForConditionalGeneration",
@@ -583,7 +668,7 @@ SM100_TRTLLM_WITH_EXTRA_BUFFER = frozenset({
 })
 # Nemotron-H's override (nemotron_h.py) runs TensorRT-LLM's MHA backend, at page 64; without
 # overlap scheduling its radix cache is no_buffer, which refuses that backend and page: what
-# SGLang does then is not modelled
+# SGLang does then is not modelled (with the radix cache off no such check runs: page 64)
 SM100_TRTLLM_WITH_OVERLAP = frozenset({"NemotronHForCausalLM", "NemotronHPuzzleForCausalLM"})
 # Models whose override runs TensorRT-LLM's MHA backend on SM100 whatever their K and V widths
 # (gpt_oss.py, llama4.py, gemma4.py): page 64, where get_default_attn_backend would pick FA4
@@ -617,12 +702,14 @@ SM100_BACKEND_PAGES = {"trtllm_mha": (BLACKWELL_PAGE, "TensorRT-LLM's MHA backen
 def sm100_backend(profile: CacheProfile, options: StrategyOptions) -> str | None:
     """The attention backend SGLang 0.5.23 runs ``profile`` with on SM100 when told none
     (a model override first, then get_default_attn_backend), at ``options``' overlap
-    scheduling; None where that is not modelled (Nemotron-H without overlap scheduling)."""
+    scheduling and radix cache; None where that is not modelled (Nemotron-H without overlap
+    scheduling, its radix cache on)."""
     arch = profile.architectures[0] if profile.architectures else None
     overlap = options.sglang_overlap_schedule
     if arch in SM100_PAGE_ONE_BACKENDS and (
             arch != "GraniteMoeHybridForCausalLM" or profile.has_state):
         return SM100_PAGE_ONE_BACKENDS[arch]
+    overlap = overlap or options.sglang_disable_radix_cache  # either leaves TensorRT-LLM's
     if arch in SM100_TRTLLM_WITH_EXTRA_BUFFER:
         return "trtllm_mha" if overlap else "triton"
     if arch in SM100_TRTLLM_WITH_OVERLAP:
@@ -707,14 +794,15 @@ def _idle_pool(profile: CacheProfile, options: StrategyOptions, full_tokens: int
 
 def budget_of_next_slot(r: StrategyResult, profile: CacheProfile) -> int | None:
     """The least budget at which SGLang's state pool (``r``'s run) holds one slot more; None
-    for a model without state, or with told slots (--max-mamba-cache-size). Past that
+    for a model without state, or with fixed slots (--max-mamba-cache-size, or
+    --disable-radix-cache's max_running_requests + 1). Past that
     budget the KV memory is a slot's bytes smaller (budget - slots x slot bytes), so SGLang's
     concurrency is not monotone in the budget: one byte more can hold fewer requests. The pool
     is ``budget x r / (1 + r)`` (``state_pool_bytes``), so ``k`` slots start at
     ``ceil(k x slot x (1 + r) / r)``, or a byte or so past it (``budget_for_state_pool``)."""
     x = r.extras
-    if "state_slot_bytes" not in x or x.get(
-            "mamba_cache_size_told"):  # told slots: the budget moves the KV pool alone
+    if "state_slot_bytes" not in x or x.get("mamba_cache_size_told") or x.get(
+            "state_from_running_requests"):  # fixed slots: the budget moves the KV pool alone
         return None
     ratio = Fraction(x["mamba_full_memory_ratio"])
     if drafts := x.get("sglang_draft_tokens"):  # K + 1 request slots beside their buffers
@@ -792,7 +880,7 @@ def _state_slots(profile: CacheProfile, options: StrategyOptions, budget_bytes: 
     formulas.append(layer_text)
     slot_bytes = n_state * layer_bytes
     drafts = draft_tokens(profile, options)
-    if options.sglang_max_mamba_cache_size is not None:
+    if fixed_state_size(options, drafts) is not None:
         slots, buffers = _told_state_slots(options, n_state, layer_bytes, s, drafts, formulas,
                                            extras)
         state_pool = slots * slot_bytes + buffers
@@ -851,42 +939,92 @@ def _budget_state_slots(profile: CacheProfile, options: StrategyOptions, budget_
 def _told_state_slots(options: StrategyOptions, n_state: int, layer_bytes: int, s: int,
                       drafts: int, formulas: list[str],
                       extras: dict[str, object]) -> tuple[int, int]:
-    """``(slots, buffers)`` where --max-mamba-cache-size M is told: M request slots and the
-    padding slot, whatever the budget and r (``_handle_max_mamba_cache``,
-    kv_cache_configurator.py 3303-3309 and 3404-3409), and with ``drafts`` (D) tokens verified
-    a step, draft-token buffers for min(max_running_requests, M // S) + 1 requests (3313-3324:
-    max_running_requests the told one, else the hook's 48). The KV pool gets the rest of the
+    """``(slots, buffers)`` where the state size is fixed (``fixed_state_size``): told
+    --max-mamba-cache-size M, M request slots and the padding slot, whatever the budget and r
+    (``_handle_max_mamba_cache``, kv_cache_configurator.py 3303-3309 and 3404-3409), and with
+    ``drafts`` (D) tokens verified a step, draft-token buffers for min(max_running_requests,
+    M // S) + 1 requests (3313-3324: max_running_requests the told one, else the hook's 48);
+    with --disable-radix-cache and none told, M is max_running_requests (told, or the hook's
+    48) and the buffers are for M + 1 requests (3325-3345). The KV pool gets the rest of the
     budget. Appends their formulas and extras."""
-    m = options.sglang_max_mamba_cache_size
+    m = fixed_state_size(options, drafts)
     slot_bytes = n_state * layer_bytes
     slots, buffers, held = told_state(options, slot_bytes, s, drafts)
-    formulas.append(
-        f"state slots = --max-mamba-cache-size + 1 = {n(m)} + 1 = {n(m + 1)} (one the padding "
-        f"slot), {n_state} layers x {n(layer_bytes)} B = {n(slot_bytes)} B each: SGLang takes "
-        "the told size whatever the budget (its --mamba-full-memory-ratio goes unread)")
-    extras["mamba_cache_size_told"] = True
+    each = f"{n_state} layers x {n(layer_bytes)} B = {n(slot_bytes)} B each"
+    if options.sglang_max_mamba_cache_size is not None:
+        formulas.append(
+            f"state slots = --max-mamba-cache-size + 1 = {n(m)} + 1 = {n(m + 1)} (one the "
+            f"padding slot), {each}: SGLang takes the told size whatever the budget (its "
+            "--mamba-full-memory-ratio goes unread)")
+        extras["mamba_cache_size_told"] = True
+    else:
+        source = ("as --max-running-requests tells it"
+                  if options.sglang_max_running_requests is not None
+                  else f"the {SPECULATIVE_RUNNING_REQUESTS} its speculative hook sets")
+        formulas.append(
+            f"state slots = max_running_requests + 1 = {n(m)} + 1 = {n(m + 1)} (one the "
+            f"padding slot; max_running_requests {source}), {each}: with --disable-radix-cache "
+            "SGLang sizes the state from it whatever the budget (_handle_max_mamba_cache, "
+            "\"mamba_pool.from_max_running_requests\"; its --mamba-full-memory-ratio goes "
+            "unread)")
+        extras["state_from_running_requests"] = True
     if not drafts:
         return slots, 0
-    formulas.append(
-        f"draft-token buffers = slot x (min(max_running_requests, M // S) + 1) x D = "
-        f"{n(slot_bytes)} x (min({n(running_request_limit(options, drafting=True))}, {n(m)} "
-        f"// {s}) + 1) x {drafts} = {n(slot_bytes)} "
-        f"x {n(held + 1)} x {drafts} = {n(buffers)} (D = {drafts} tokens verified a step; "
-        "SGLang reserves this much beside the told slots)")
+    if options.sglang_max_mamba_cache_size is not None:
+        formulas.append(
+            f"draft-token buffers = slot x (min(max_running_requests, M // S) + 1) x D = "
+            f"{n(slot_bytes)} x (min({n(running_request_limit(options, drafting=True))}, "
+            f"{n(m)} // {s}) + 1) x {drafts} = {n(slot_bytes)} "
+            f"x {n(held + 1)} x {drafts} = {n(buffers)} (D = {drafts} tokens verified a step; "
+            "SGLang reserves this much beside the told slots)")
+    else:
+        formulas.append(
+            f"draft-token buffers = slot x (max_mamba_cache_size + 1) x D = {n(slot_bytes)} x "
+            f"{n(m + 1)} x {drafts} = {n(buffers)} (D = {drafts} tokens verified a step; "
+            "SGLang reserves this much beside the slots)")
     extras.update(sglang_draft_tokens=drafts, draft_buffer_bytes=buffers)
     return slots, buffers
 
 
+def fixed_state_size(options: StrategyOptions, drafts: int) -> int | None:
+    """M, SGLang's max_mamba_cache_size where it is not a share of the budget: told
+    --max-mamba-cache-size; else with --disable-radix-cache, max_running_requests where one is
+    set before the pools (told, or the 48 its speculative hook sets while ``drafts``:
+    kv_cache_configurator.py 3325-3336, ``max(1, max_running_requests)`` for one attention DP
+    rank); None where SGLang sizes the state from the budget and r."""
+    if options.sglang_max_mamba_cache_size is not None:
+        return options.sglang_max_mamba_cache_size
+    if options.sglang_disable_radix_cache:
+        return running_request_limit(options, drafting=bool(drafts))
+    return None
+
+
+def _state_size_source(options: StrategyOptions) -> tuple[str, str]:
+    """Where a fixed state size (``fixed_state_size``) comes from, as (the flag that moves it,
+    the words that name it): --max-mamba-cache-size where told, else --disable-radix-cache's
+    max_running_requests (told, or the speculative hook's 48)."""
+    if options.sglang_max_mamba_cache_size is not None:
+        return "--max-mamba-cache-size", "--max-mamba-cache-size"
+    if options.sglang_max_running_requests is not None:
+        return "--max-running-requests", ("--max-running-requests (with "
+                                          "--disable-radix-cache)")
+    return "--max-running-requests", ("max_running_requests (the speculative hook's, with "
+                                      "--disable-radix-cache)")
+
+
 def told_state(options: StrategyOptions, slot_bytes: int, s: int,
                drafts: int) -> tuple[int, int, int]:
-    """``(slots, buffers, requests)`` SGLang keeps where --max-mamba-cache-size M is told: M + 1
-    slots (the padding slot), and with ``drafts`` (D) tokens a step the draft-token buffers'
-    bytes, ``slot x (requests + 1) x D`` for ``requests = min(max_running_requests, M // S)``
-    (``spec_reserved_requests``; 0 and 0 without drafting)."""
-    m = options.sglang_max_mamba_cache_size
+    """``(slots, buffers, requests)`` SGLang keeps where its state size M is fixed
+    (``fixed_state_size``): M + 1 slots (the padding slot), and with ``drafts`` (D) tokens a
+    step the draft-token buffers' bytes, ``slot x (requests + 1) x D`` for ``requests =
+    min(max_running_requests, M // S)`` (``spec_reserved_requests``) where M is told, M where
+    it is --disable-radix-cache's max_running_requests (kv_cache_configurator.py 3337-3345;
+    0 and 0 without drafting)."""
+    m = fixed_state_size(options, drafts)
     if not drafts:
         return m + 1, 0, 0
-    held = spec_reserved_requests(m, s, running_request_limit(options, drafting=True))
+    held = (spec_reserved_requests(m, s, running_request_limit(options, drafting=True))
+            if options.sglang_max_mamba_cache_size is not None else m)
     return m + 1, slot_bytes * (held + 1) * drafts, held
 
 
@@ -939,7 +1077,25 @@ def _token_pools(profile: CacheProfile, options: StrategyOptions, kv_memory: int
     page = options.sglang_page_size
     full_bytes, swa_bytes = pool_token_bytes(profile, options)
     full_tokens = swa_tokens = 0
-    if n_swa and n_full:
+    if cap := swa_request_cap(profile, options):
+        # SWARequestCapPoolConfigurator.calculate_pool_sizes (pool_configurator.py 1005-1032):
+        # the sliding pool the cap in whole pages, the full pool the rest in whole pages
+        swa_tokens, swa_text = cdiv(cap.tokens, page) * page, n(cdiv(cap.tokens, page) * page)
+        if swa_tokens != cap.tokens:
+            swa_text = f"{n(cap.tokens)}, {n(swa_tokens)} in whole pages of {n(page)} up"
+        rest = kv_memory - swa_tokens * swa_bytes
+        full_tokens, full_text = whole_pages(max(rest // full_bytes, 0), page)
+        formulas += [
+            f"swa tokens = SGLang's SWA request cap (--disable-radix-cache, max_running_requests "
+            f"N = {n(cap.requests)} set: SWARequestCapPoolConfigurator, not r_swa) = "
+            f"{cap.text}; {swa_text}",
+            f"full tokens = (KV memory - swa tokens x {n(swa_bytes)} B) // {n(full_bytes)} B = "
+            f"({n(kv_memory)} - {n(swa_tokens)} x {n(swa_bytes)}) // {n(full_bytes)} = "
+            + (full_text if rest >= 0 else "0 (less than nothing: the sliding pool takes more "
+               "than the KV memory)"),
+        ]
+        extras.update(swa_request_cap=cap.tokens, swa_tokens=swa_tokens)
+    elif n_swa and n_full:
         # SGLang's HybridSWAPoolConfigurator: one full-pool token costs F x n_full plus r_swa
         # tokens of the swa pool; the full pool is the memory over that, in whole pages, and
         # the swa pool r_swa times those whole pages, in whole pages
@@ -1154,9 +1310,10 @@ def _pool_refusal(profile: CacheProfile, options: StrategyOptions, kv_memory: in
                       "(--swa-full-tokens-ratio)" if options.swa_full_tokens_ratio < 1 else ""))
     # what else leaves the KV pool more: fewer told state slots, else (the ratio being read
     # only where none are told) a smaller share of the budget for the state
+    fixed = fixed_state_size(options, draft_tokens(profile, options))
     smaller_state = ("" if not slot_bytes else
-                     ", as does a smaller --max-mamba-cache-size"
-                     if options.sglang_max_mamba_cache_size is not None else
+                     f", as does a smaller {_state_size_source(options)[0]}"
+                     if fixed is not None else
                      ", as does a smaller SGLang mamba/full memory ratio "
                      "(--mamba-full-memory-ratio)")
     if profile.has_attention and pool_tokens < page:
@@ -1188,10 +1345,12 @@ def _kv_memory_text(budget_bytes: int, state_bytes: int, buffers: int, state_poo
                     with_state: bool, told: bool) -> str:
     """The formula of the KV memory: what the state slots (``state_bytes``) and the draft-token
     buffers leave of the budget, and why the rest of the state pool goes to it (SGLang's
-    ``_handle_max_mamba_cache``): slots come whole, and told slots take what they take."""
+    ``_handle_max_mamba_cache``): slots come whole, and fixed slots (``told``: by
+    --max-mamba-cache-size, or --disable-radix-cache's max_running_requests) take what they
+    take."""
     kv_memory = budget_bytes - state_bytes - buffers
     if buffers:
-        why = ("the told slots and their buffers: SGLang's _handle_max_mamba_cache leaves the "
+        why = ("the fixed slots and their buffers: SGLang's _handle_max_mamba_cache leaves the "
                "KV pool the rest" if told else
                "what the slots and buffers leave of the state budget goes to the KV pool, as in "
                "SGLang's _handle_max_mamba_cache")
@@ -1200,8 +1359,8 @@ def _kv_memory_text(budget_bytes: int, state_bytes: int, buffers: int, state_poo
     text = (f"KV memory = budget - slots x slot bytes = {n(budget_bytes)} - {n(state_bytes)} = "
             f"{n(kv_memory)}")
     if told:
-        return text + (" (the told slots' bytes: SGLang's _handle_max_mamba_cache leaves the KV "
-                       "pool the rest)")
+        return text + (" (the fixed slots' bytes: SGLang's _handle_max_mamba_cache leaves the "
+                       "KV pool the rest)")
     if with_state:
         return text + (f" (the slots' bytes, not the whole state pool: its "
                        f"{n(state_pool - state_bytes)} B short of one more slot go to the KV "
@@ -1364,7 +1523,7 @@ def _token_pages(
             + f" = {n(block_bytes)} (full pool "
             f"{n(page * full_bytes)} "
             f"+ swa pool {n(page * swa_bytes)}); blocks = full-pool pages (the swa pool holds "
-            f"r_swa x as many)"
+            + ("its request cap's)" if "swa_request_cap" in extras else "r_swa x as many)")
         )
     told = ("its NSA page for DeepSeek's sparse attention, whatever --page-size says"
             if profile.indexer_bytes_per_slot else f"--page-size ({page})")
@@ -1461,24 +1620,25 @@ def run_sglang(
 
     slots = slot_bytes = None
     state_bytes = state_pool = buffers = 0
-    told_size = options.sglang_max_mamba_cache_size
+    told_size = fixed_state_size(options, drafts)
     if n_state:
         slots, slot_bytes, state_pool, buffers = _state_slots(profile, options, budget_bytes,
                                                               formulas, extras)
         state_bytes = slots * slot_bytes
+        flag, source = _state_size_source(options)
         if told_size is not None and told_size // per_request < 1:
             return refuse(
-                f"--max-mamba-cache-size {n(told_size)} gives fewer request slots than the "
+                f"{source} {n(told_size)} gives fewer request slots than the "
                 f"{per_request} one running request holds (S): SGLang refuses to start; give "
                 f"at least {per_request}")
         if told_size is not None and state_bytes + buffers >= budget_bytes:
             return refuse(
-                f"the {n(slots)} told state slots of {n(slot_bytes)} B"
+                f"the {n(slots)} state slots ({source} {n(told_size)} + 1) of {n(slot_bytes)} B"
                 + (f" and their draft-token buffers ({n(buffers)} B)" if buffers else "")
                 + f" take {n(state_bytes + buffers)} B, the whole budget of {n(budget_bytes)} B "
                 "or more: SGLang finds no memory left for the KV cache; a budget of "
                 f"{n(enough_budget(profile, options, slot_bytes))} B or more, or a smaller "
-                "--max-mamba-cache-size, leaves some")
+                f"{flag}, leaves some")
         if request_slots(slots) // per_request < 1:
             buffered = (f" beside their draft-token buffers ({drafts} tokens verified a "
                         "step)" if drafts else "")
@@ -1494,11 +1654,18 @@ def run_sglang(
     full_tokens = swa_tokens = 0
     if profile.has_attention:
         formulas.append(_kv_memory_text(budget_bytes, state_bytes, buffers, state_pool,
-                                        n_state > 0, told_size is not None))
+                                        n_state > 0, n_state > 0 and told_size is not None))
         if drafts:
             formulas.append(DRAFTER_KV_LINE)
         full_tokens, swa_tokens = _token_pools(profile, options, kv_memory, n_full, n_swa,
                                                formulas, extras)
+        if "swa_request_cap" in extras and full_tokens <= 0:
+            return refuse(
+                f"SGLang's SWA request cap ({n(swa_tokens)} tokens for max_running_requests "
+                f"{n(_running_limit(profile, options))}, with --disable-radix-cache) leaves no "
+                f"page of the full KV pool in the {n(kv_memory)} B: it refuses to start; a "
+                f"budget of {n(enough_budget(profile, options, slot_bytes))} B or more, or a "
+                "smaller --max-running-requests, leaves one")
     elif context_tokens is not None:  # state layers alone: a token pool of no layers
         full_tokens = _layerless_token_pool(options, context_tokens, kv_memory, formulas,
                                             extras)
@@ -1572,7 +1739,8 @@ def run_sglang(
                        max_mamba_cache_size=None if slots is None else request_slots(slots),
                        swa_layer_bytes=profile.kv_bytes_of(swa_label(profile)),
                        draft_buffers=allocated, drafting=bool(drafts),
-                       layerless=bool(n_state) and not profile.has_attention)
+                       layerless=bool(n_state) and not profile.has_attention,
+                       swa_split_logged="swa_request_cap" not in extras)
     if log.lines:
         extras.update(log_lines=log.lines, logged_pools=log.pools)
     if log.left_out:

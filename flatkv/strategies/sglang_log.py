@@ -91,7 +91,8 @@ def start_up_log(profile: CacheProfile, page: int, n_full: int, n_swa: int, full
                  tensors: Mapping[str, int] | None, state_cap: str = "", *,
                  max_mamba_cache_size: int | None, swa_layer_bytes: int,
                  draft_buffers: tuple[int, int] | None = None,
-                 drafting: bool = False, layerless: bool = False) -> StartUpLog:
+                 drafting: bool = False, layerless: bool = False,
+                 swa_split_logged: bool = True) -> StartUpLog:
     """The lines SGLang logs as it sizes and allocates these pools, in its words and number
     formats (sizes in GiB that it calls GB, two decimals), in the order it logs them: the
     hybrid SWA split (``HybridSWAPoolConfigurator``), ``state_cap``: its warning that the state
@@ -110,11 +111,15 @@ def start_up_log(profile: CacheProfile, page: int, n_full: int, n_swa: int, full
     layer's. With speculative decoding (``drafting``) the Mamba line goes on to its draft-token
     buffers, ``draft_buffers`` (intermediate ssm and conv-window bytes; None where the profile
     cannot tell them, and the line is left out). ``layerless``: state layers alone, whose
-    token pool of no layers logs a KV line the profile cannot word (its dtype), left out."""
+    token pool of no layers logs a KV line the profile cannot word (its dtype), left out.
+    ``swa_split_logged`` False: a hybrid SWA pool sized from SGLang's request cap
+    (--disable-radix-cache), whose configurator logs no split line (pool_configurator.py
+    1005-1032: only ``_solve_pool_sizes`` logs one)."""
     log = StartUpLog([], [], [])
     if n_full and n_swa:
-        log.lines.append(f"Use sliding window memory pool. full_layer_tokens={full_tokens}, "
-                         f"swa_layer_tokens={swa_tokens}")
+        if swa_split_logged:
+            log.lines.append(f"Use sliding window memory pool. full_layer_tokens={full_tokens}, "
+                             f"swa_layer_tokens={swa_tokens}")
     elif n_swa:
         log.lines.append("Use sliding window memory pool (all SWA). "
                          f"swa_layer_tokens={swa_tokens}")
