@@ -118,7 +118,7 @@ _OWN_DEFAULT_WIDGETS = {
         "cache, on by default with overlap scheduling) for Qwen3-Next, Qwen3.5, Kimi Linear, "
         "Falcon-H1, Granite 4.0-H and Nemotron-H; 3 (no_buffer) for others, such as LFM2. "
         "Without overlap scheduling those five-slot models hold 4 (3 + 1 tracking slot) at "
-        "a page size over 1, 3 (no_buffer) at page size 1."),
+        "a page size over 1, 3 (no_buffer) at page size 1; with the radix cache off, 1."),
     "mamba_chunk_size": (
         "Mamba chunk size (tokens)", 64, MAX_CHUNK_SIZE,
         "vLLM, mamba cache mode all: P aligns to lcm(chunk, A). Starts at the model's own: "
@@ -218,6 +218,16 @@ _TOGGLE_WIDGETS = {
         "extra_buffer radix cache (Qwen3-Next, Qwen3.5, Kimi Linear, Falcon-H1, Granite "
         "4.0-H, Nemotron-H): 3 + 2 tracking slots with it; without it 3 + 1 at a page size "
         "over 1, and no_buffer's 3 at page size 1."),
+    "sglang_disable_radix_cache": (
+        "Radix cache off",
+        "SGLang's --disable-radix-cache (off by default: the radix cache on). Without prefix "
+        "caching a running request holds one state slot, not 3 to 5, and no mamba radix cache "
+        "limits the page size. With max running requests N set (told, or the 48 its "
+        "speculative hook sets) and no max mamba cache size, the state is N + 1 slots (and "
+        "draft-token buffers for N + 1 requests) whatever the budget and the ratio, and a "
+        "sliding-window pool beside full layers is sized from its request cap, (W + 128 x D + "
+        "P + decode) x N + prefill chunks in flight + P tokens, not the sliding/full ratio; "
+        "the KV pool gets the rest."),
     "vllm_async_scheduling": (
         "Async sched.",
         "Window pages sized by async scheduling's two batches in flight: vLLM 0.26 and "

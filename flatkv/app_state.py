@@ -133,6 +133,7 @@ class AppState:
     # None: SGLang's own state slots (a share of the budget)
     sglang_max_mamba_cache_size: int | None = ENGINE_DEFAULTS.sglang_max_mamba_cache_size
     sglang_overlap_schedule: bool = ENGINE_DEFAULTS.sglang_overlap_schedule
+    sglang_disable_radix_cache: bool = ENGINE_DEFAULTS.sglang_disable_radix_cache
     sglang_page_size: int = ENGINE_DEFAULTS.sglang_page_size
     sglang_ssm_dtype: str | None = ENGINE_DEFAULTS.sglang_ssm_dtype  # None: by the config
     sglang_swa_pool: bool | None = ENGINE_DEFAULTS.sglang_swa_pool  # None: by architecture
@@ -287,10 +288,11 @@ class AppState:
         return {"kernel_block_size": vllm_kernel_block_size(profile, defaults),
                 "mamba_chunk_size": vllm_mamba_chunk_size(profile, defaults),
                 "sglang_ssm_dtype": sglang_ssm_dtype(profile, defaults),
-                # SGLang's own S depends on its overlap scheduling and page size
+                # SGLang's own S depends on its overlap scheduling, page size and radix cache
                 "sglang_slots_per_request": sglang_slots_per_request(profile, replace(
                     defaults, sglang_overlap_schedule=self.sglang_overlap_schedule,
-                    sglang_page_size=self.sglang_page_size)),
+                    sglang_page_size=self.sglang_page_size,
+                    sglang_disable_radix_cache=self.sglang_disable_radix_cache)),
                 "sglang_swa_pool": sglang_swa_pool(profile, defaults)}
 
     def after(self, old: AppState) -> AppState:
@@ -539,6 +541,7 @@ _SETTINGS: dict[str, tuple[str, Callable[[str, str], object], Callable[[object],
     "sg_mamba_size": ("sglang_max_mamba_cache_size", _auto(_int(1, MAX_MAMBA_CACHE_SIZE)),
                       _write_auto(str)),
     "sg_overlap": ("sglang_overlap_schedule", _flag, lambda v: "1" if v else "0"),
+    "sg_noradix": ("sglang_disable_radix_cache", _flag, lambda v: "1" if v else "0"),
     "sg_page": ("sglang_page_size", _int(1, MAX_BLOCK_SIZE), str),
     "sg_ssm": ("sglang_ssm_dtype", _auto(_choice(lambda: list(SGLANG_SSM_DTYPES))),
                _write_auto(str)),

@@ -9,13 +9,19 @@ derive from ``ENGINE_OPTIONS``. Pure Python, no streamlit.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from flatkv.plan import FULL_ATTENTION
 from flatkv.profile import CacheProfile
 from flatkv.strategies import STRATEGIES, StrategyOptions, model_blocker
 from flatkv.strategies.paged import label_groups
-from flatkv.strategies.sglang import radix_cache
+from flatkv.strategies.sglang import draft_tokens as sglang_draft_tokens
+from flatkv.strategies.sglang import (
+    fixed_state_size,
+    radix_cache,
+    radix_page_refusal,
+    swa_request_cap,
+)
 from flatkv.strategies.sglang import speculative_not_modelled as sglang_speculative_not_modelled
 from flatkv.strategies.sglang import swa_pool as sglang_swa_pool
 from flatkv.strategies.vllm import runs_all_as_align
@@ -103,6 +109,12 @@ ENGINE_OPTIONS = (
     # --max-mamba-cache-size: the state slots told, the KV pool the rest
     EngineOption("sglang_max_mamba_cache_size", "SGLang max mamba cache size", ("sglang",),
                  SGLANG_COLUMN, _has_state),
+    # --disable-radix-cache: one state slot a request, the state sized from max running
+    # requests where set, and a hybrid SWA pool from SGLang's request cap (idle for a model
+    # without state where no max running requests is set: ``_radix_cache_idle``)
+    EngineOption("sglang_disable_radix_cache", "SGLang --disable-radix-cache", ("sglang",),
+                 SGLANG_COLUMN,
+                 lambda p: p.has_state or (FULL_ATTENTION in p.layer_types and _has_window(p))),
     # sets the tracking slots of the extra_buffer radix cache (slots per request)
     EngineOption("sglang_overlap_schedule", "SGLang overlap scheduling", ("sglang",),
                  SGLANG_COLUMN, lambda p: radix_cache(p, ENGINE_DEFAULTS) == "extra_buffer"),
@@ -165,14 +177,42 @@ def idle_engine_option(option: EngineOption, profile: CacheProfile,
                        options: StrategyOptions) -> str:
     """Why another option leaves ``option`` nothing to act on ("" when none does): its mamba
     cache mode not set (``only_in_mode``), SGLang's sliding / full ratio without its sliding
-    pool."""
+    pool or where its request cap sizes that pool, overlap scheduling where S is told or the
+    radix cache is off, the radix cache where it leaves nothing (``_radix_cache_idle``)."""
     if option.only_in_mode not in (None, options.mamba_cache_mode):
         return f"it acts only in mamba cache mode {option.only_in_mode}"
     if option.field == "swa_full_tokens_ratio" and not sglang_swa_pool(profile, options)[0]:
         return "SGLang keeps no sliding-window pool of its own here"
+    if option.field == "swa_full_tokens_ratio" and swa_request_cap(profile, options):
+        return ("SGLang sizes its sliding-window pool from its request cap here "
+                "(--disable-radix-cache with max running requests set)")
     if (option.field == "sglang_overlap_schedule"
             and options.sglang_slots_per_request is not None):
         return "SGLang slots per request is set, which overlap scheduling would decide"
+    if (option.field == "sglang_overlap_schedule" and options.sglang_disable_radix_cache
+            and not swa_request_cap(profile, options)):
+        return "SGLang's radix cache is off, so it decides no state slots a request holds"
+    if option.field == "sglang_disable_radix_cache":
+        return _radix_cache_idle(profile, options)
+    return ""
+
+
+def _radix_cache_idle(profile: CacheProfile, options: StrategyOptions) -> str:
+    """Why --disable-radix-cache changes no figure of ``profile`` at ``options`` ("" where it
+    does): without state it acts only on a hybrid SWA pool with max running requests set (its
+    request cap); with state, where S is told, the state is sized from the budget either way
+    and no radix cache refuses the page, nothing it sets is left."""
+    off = replace(options, sglang_disable_radix_cache=True)
+    if swa_request_cap(profile, off) is not None:
+        return ""
+    if not profile.has_state:
+        return ("without state it sizes only a sliding-window pool of SGLang's own beside full "
+                "layers, and only with max running requests told or tokens drafted")
+    on = replace(options, sglang_disable_radix_cache=False)
+    if (options.sglang_slots_per_request is not None and radix_page_refusal(profile, on) is None
+            and fixed_state_size(off, sglang_draft_tokens(profile, off))
+            == options.sglang_max_mamba_cache_size):
+        return "SGLang slots per request is set, which the radix cache would decide"
     return ""
 
 

@@ -133,7 +133,7 @@ def add_strategy_arguments(
          help="sglang: state slots one running request holds (default: SGLang 0.5.23's own, 5 "
          "with its extra_buffer radix cache (Qwen3-Next, Qwen3.5, Kimi Linear, Falcon-H1, "
          "Granite 4.0-H, Nemotron-H), else 3; with --no-sglang-overlap-schedule 4 for those "
-         "at a page size over 1, else 3)")
+         "at a page size over 1, else 3; with --disable-radix-cache 1)")
     parser.add_argument("--sglang-max-running-requests", "--max-running-requests", type=int,
          default=defaults.sglang_max_running_requests, metavar="N",
          dest="sglang_max_running_requests",

@@ -4285,3 +4285,24 @@ def test_a_config_json_without_a_length_is_counted_at_the_2048_vllm_assumes():
     text = "\n".join(shown(e) for e in (*compare.code, *compare.markdown, *compare.caption))
     assert ("GPU KV cache size: 4,413,440 tokens, Maximum concurrency for 2,048 tokens per "
             "request: 2155.00x") in text
+
+
+def test_compare_turns_sglangs_radix_cache_off():
+    # Qwen3-Next on the default H100 (76,968,728,985 B) at SGLang page 64, context 8,192
+    # (test_compare_turns_sglangs_overlap_scheduling_off): 471 state slots, 470 for requests,
+    # 470 // 5 = 94 running with the radix cache. Off (--disable-radix-cache) a request holds
+    # one slot, so the cap is 470 and the KV pool binds: (76,968,728,985 - 471 x 77,266,944) //
+    # 24,576 = 1,651,042 tokens, 1,651,008 in pages of 64 = 25,797 pages, 128 a request:
+    # 25,797 / 128 = 201.54
+    at = open_app("app_pages/compare.py", {"model": "Qwen3-Next-80B-A3B", "ctx": "8192",
+                                           "sg_page": "64"})
+    assert_clean(at)
+    assert at.dataframe[0].value.set_index("strategy").loc["SGLang", "concurrency"] == 94
+    at.toggle(key="w.sglang_disable_radix_cache").set_value(True).run()
+    assert_clean(at)
+    assert at.query_params["sg_noradix"] == "1"
+    assert at.caption[0].value.endswith(
+        "engine options: SGLang --disable-radix-cache on, SGLang page size 64")
+    assert (76_968_728_985 - 471 * 77_266_944) // 24_576 // 64 == 25_797
+    assert at.dataframe[0].value.set_index("strategy").loc["SGLang", "concurrency"] == round(
+        25_797 / 128, 2) == 201.54

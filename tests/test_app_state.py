@@ -70,7 +70,7 @@ def test_every_setting_of_the_view_has_a_link_key_and_round_trips():
         "sglang_page_size": 64, "sglang_ssm_dtype": "bfloat16", "sglang_swa_pool": False,
         "max_batched_tokens": 4096, "lcm_padding_bound": 0.1,
         "vllm_hybrid_manager": False, "vllm_async_scheduling": True,
-        "sglang_overlap_schedule": False,
+        "sglang_overlap_schedule": False, "sglang_disable_radix_cache": True,
         "budget_strategy": "vllm", "lab_device": "cpu", "lab_kernels": ("torch",),
         "lab_layouts": ("slot-major", "page-major"), "lab_rounds": 3, "lab_max_blocks": 8,
         "lab_pages": 2, "lab_sweep": gpu_settings.SWEEPS[-1], "lab_sweep_pages": (1, 4),
@@ -760,7 +760,7 @@ OTHER_VALUES = dict(kernel_block_size=(64,), mamba_cache_mode=("align", "all"),
                     sglang_max_running_requests=(20,), sglang_max_mamba_cache_size=(100,),
                     sglang_page_size=(64,), sglang_ssm_dtype=("bfloat16", "float16"),
                     sglang_swa_pool=(False,), vllm_hybrid_manager=(False,),
-                    sglang_overlap_schedule=(False,),
+                    sglang_overlap_schedule=(False,), sglang_disable_radix_cache=(True,),
                     max_batched_tokens=(512,), vllm_async_scheduling=(True,),
                     lcm_padding_bound=(Fraction(7, 10), Fraction(0)))
 # A raw model whose 3 layers of 100 B per token pad two-level parents (300 B is off the 256 B
@@ -861,11 +861,13 @@ def test_strategy_fields_are_what_each_layout_reads_of_the_model():
                                                  "sglang_slots_per_request",
                                                  "sglang_max_running_requests",
                                                  "sglang_max_mamba_cache_size",
+                                                 "sglang_disable_radix_cache",
                                                  "sglang_page_size")
     # drafting moves SGLang's max_running_requests to 48 for any model (not the paged layouts'
     # figures without state)
     assert strategy_fields("sglang", sliding) == ("speculative_tokens", "swa_full_tokens_ratio",
                                                   "sglang_max_running_requests",
+                                                  "sglang_disable_radix_cache",
                                                   "sglang_page_size", "sglang_swa_pool",
                                                   "max_batched_tokens")
     # SGLang's ssm dtype re-sizes a model's ssm tensors; raw bytes (QWEN35 here) have no dtype
@@ -873,8 +875,9 @@ def test_strategy_fields_are_what_each_layout_reads_of_the_model():
     # extra_buffer radix cache (Qwen3-Next's), not of others (the raw hybrid names none)
     assert strategy_fields("sglang", load_preset("Qwen3-Next-80B-A3B").profile()) == (
         "speculative_tokens", "mamba_full_memory_ratio", "sglang_slots_per_request",
-        "sglang_max_running_requests", "sglang_max_mamba_cache_size", "sglang_overlap_schedule",
-        "sglang_page_size", "sglang_ssm_dtype")
+        "sglang_max_running_requests", "sglang_max_mamba_cache_size",
+        "sglang_disable_radix_cache", "sglang_overlap_schedule", "sglang_page_size",
+        "sglang_ssm_dtype")
     assert "sglang_overlap_schedule" not in strategy_fields(
         "sglang", load_preset("LFM2-1.2B").profile())
     # two-level pages pad only where payloads differ: a state row beside KV rows, or attention
@@ -895,7 +898,8 @@ def test_strategy_fields_are_what_each_layout_reads_of_the_model():
                                "state": "conv=4096"})[0].profile()
     assert strategy_fields("sglang", state_only) == (
         "speculative_tokens", "mamba_full_memory_ratio", "sglang_slots_per_request",
-        "sglang_max_running_requests", "sglang_max_mamba_cache_size", "sglang_page_size")
+        "sglang_max_running_requests", "sglang_max_mamba_cache_size",
+        "sglang_disable_radix_cache", "sglang_page_size")
     # the Budget page's layout: None is the sidebar planner's own; a link keeps another
     state, notices = decode_query({"b_layout": "vllm"})
     assert (state.budget_strategy, notices) == ("vllm", [])
@@ -1365,6 +1369,11 @@ def test_sglang_slots_per_request_start_at_sglangs_own_for_the_model():
         "with overlap scheduling")
     assert AppState(model="LFM2-1.2B").engine_choices()["sglang_slots_per_request"] == (
         3, "3 for Lfm2ForCausalLM: its no_buffer radix cache")
+    # with the radix cache off (the link's sg_noradix=1), 1 for any model: its mamba ratio
+    off, notices = decode_query({"model": "Qwen3-Next-80B-A3B", "sg_noradix": "1"})
+    assert notices == [] and off.sglang_disable_radix_cache is True
+    assert off.engine_choices()["sglang_slots_per_request"][0] == 1
+    assert encode_query(off)["sg_noradix"] == "1"
     # a link keeps "auto" for it, and a number typed
     assert decode_query({"sg_slots": "auto"})[0].sglang_slots_per_request is None
     assert encode_query(replace(qwen, sglang_slots_per_request=3))["sg_slots"] == "3"

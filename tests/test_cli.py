@@ -451,7 +451,8 @@ _OFF_DEFAULT = {
     "sglang_ssm_dtype": "bfloat16", "sglang_swa_pool": True, "max_batched_tokens": 65_536,
     "lcm_padding_bound": "0.01", "lcm_alignment_bytes": 1 << 20, "margin": 4,
     "vllm_hybrid_manager": False, "vllm_async_scheduling": True,
-    "sglang_overlap_schedule": False, "block_size": 64, "alignment": 7}
+    "sglang_overlap_schedule": False, "sglang_disable_radix_cache": True, "block_size": 64,
+    "alignment": 7}
 
 
 @pytest.mark.parametrize("field", sorted(_OFF_DEFAULT))
@@ -910,3 +911,40 @@ def test_compare_gives_vllms_reason_for_a_float16_kda_state(capsys):
     result = json.loads(out)
     assert code == 0 and (result["block_size"], result["block_bytes"], result["num_blocks"]) == (
         1_024, 8_257_536, 5_201)
+
+
+def test_disable_radix_cache_notes_where_it_changes_no_figure(capsys):
+    # without state, --disable-radix-cache sizes only a hybrid SWA pool, and only where max
+    # running requests is set (SGLang's SWA request cap): gpt-oss-20b untold says so, told
+    # 64 does not; Llama 3.1 (full attention alone) is offered it nowhere
+    code, _, err = run(["compare", "--preset", "gpt-oss-20b", "--budget", "80GB",
+                        "--disable-radix-cache"], capsys)
+    assert code == 0 and ("python -m flatkv: note: --sglang-disable-radix-cache changes no "
+                          "figure here: without state it sizes only a sliding-window pool of "
+                          "SGLang's own beside full layers, and only with max running requests "
+                          "told or tokens drafted") in err.splitlines()
+    code, _, err = run(["compare", "--preset", "gpt-oss-20b", "--budget", "80GB",
+                        "--disable-radix-cache", "--max-running-requests", "64"], capsys)
+    assert code == 0 and "changes no figure" not in err
+    code, _, err = run(["compare", "--preset", "Llama-3.1-8B", "--budget", "80GB",
+                        "--disable-radix-cache"], capsys)
+    assert ("python -m flatkv: note: --sglang-disable-radix-cache changes no figure here: this "
+            "model gives it nothing to act on") in err.splitlines()
+    # a state hybrid whose S is told: the state from the budget either way, nothing left
+    code, _, err = run(["compare", "--preset", "Qwen3-Next-80B-A3B", "--budget", "80GB",
+                        "--disable-radix-cache", "--sglang-slots-per-request", "4"], capsys)
+    assert ("python -m flatkv: note: --sglang-disable-radix-cache changes no figure here: SGLang "
+            "slots per request is set, which the radix cache would decide") in err.splitlines()
+    # and what it idles: overlap scheduling (which sets S through the radix cache), the
+    # sliding / full ratio where the request cap sizes that pool
+    code, _, err = run(["compare", "--preset", "Qwen3-Next-80B-A3B", "--budget", "80GB",
+                        "--disable-radix-cache", "--no-sglang-overlap-schedule"], capsys)
+    assert ("python -m flatkv: note: --no-sglang-overlap-schedule changes no figure here: "
+            "SGLang's radix cache is off, so it decides no state slots a request holds"
+            ) in err.splitlines()
+    code, _, err = run(["compare", "--preset", "gpt-oss-20b", "--budget", "80GB",
+                        "--disable-radix-cache", "--max-running-requests", "64",
+                        "--swa-full-tokens-ratio", "0.5"], capsys)
+    assert ("python -m flatkv: note: --swa-full-tokens-ratio changes no figure here: SGLang "
+            "sizes its sliding-window pool from its request cap here (--disable-radix-cache "
+            "with max running requests set)") in err.splitlines()

@@ -126,3 +126,19 @@ def test_least_budget_for_scouts_requests_and_llamas_one_request(capsys):
     assert_in_readme(f"gpt-oss-20b at 10,000,000 tokens needs "
                      f"{gpt_oss['least_budget_bytes'] / (1 << 30):.2f} GiB for one request in "
                      f"packed slabs")
+
+
+def test_sglangs_radix_cache_off_sizes_the_state_and_the_swa_pool_from_n(capsys):
+    args = ("--budget", "40GiB", "--context", "32768", "--max-running-requests", "64")
+    on, off = (compare(capsys, "--preset", "Qwen3-Next-80B-A3B", *args, *more)["sglang"]
+               for more in ((), ("--disable-radix-cache",)))
+    assert (off["state_slots"], off["kv_tokens"]) == (65, 1_543_266)
+    assert_in_readme(
+        f"N = 64: {off['state_slots']} slots and {off['kv_tokens']:,} tokens, against "
+        f"{on['state_slots']} and {on['kv_tokens']:,} with the radix cache)")
+    on, off = (compare(capsys, "--preset", "gpt-oss-20b", *args, *more)["sglang"]
+               for more in ((), ("--disable-radix-cache",)))
+    assert off["swa_request_cap"] == off["swa_tokens"]
+    assert_in_readme(
+        f"(gpt-oss-20b there: {off['swa_tokens']:,} sliding and {off['kv_tokens']:,} full "
+        f"tokens, against {on['swa_tokens']:,} and {on['kv_tokens']:,})")

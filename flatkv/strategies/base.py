@@ -259,7 +259,7 @@ class StrategyOptions:
         0.5.23 decides for the model (``sglang.slots_per_request``): 5 for the architectures
         its extra_buffer radix cache serves (3 + 2 tracking slots, with its default overlap
         scheduling; 3 + 1 without it at a page size over 1; no_buffer's 3 without it at page
-        size 1), else 3.
+        size 1), else 3; 1 with ``sglang_disable_radix_cache``.
     sglang_max_running_requests: SGLang's ``--max-running-requests``: the requests it runs at
         once, told. None (default): SGLang derives it, from the token pool and the context
         (``int(T / context x 512)`` kept in [2,048, 4,096]), or 48 with speculative decoding
