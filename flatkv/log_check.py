@@ -1,0 +1,385 @@
+"""Set FlatKV's start-up log lines for an engine beside a real engine log, figure by figure.
+
+FlatKV prints, under vLLM's and SGLang's math, the lines the engine logs at start-up for the
+current settings (``StrategyResult.extras["log_lines"]``). A reviewer's check is to find each
+in a real log and compare its figures; this module does it for a pasted log. Real lines carry
+prefixes (vLLM: ``(EngineCore_DP0 pid=123) INFO 12-06 07:00:00 [gpu_worker.py:123] ``; SGLang:
+``[2026-12-06 07:00:00 TP0] ``), colour codes, may wrap, and print numbers with or without
+thousands separators; so a line is found by its words with its figures masked, anchored where
+the engine's message starts, and its figures compared exactly (as decimals, never floats that
+could hide a difference). Where FlatKV elides a part of a line (``...``: the run's own GPU
+figures in vLLM's "Memory after warmup" line) that part matches anything and is not compared.
+Pure functions of text: the Compare page and ``compare --check-log`` share them.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+
+from flatkv.strategies.base import ENGINE_NAMES
+
+# The most a pasted log may hold: a start-up log is some hundred lines (~100 KB); a pasted
+# day of request logs would make the page slow for nothing, so it is refused, and said so.
+MAX_LOG_CHARS = 1_000_000
+# How FlatKV writes a part of a line it does not know (the run's own figures): see vllm_log
+ELISION = "..."
+# A continuation (a wrapped line's rest) joins its line up to this many characters.
+MAX_JOINED_CHARS = 4_000
+
+SAME, DIFFERS, MISSING = "same", "differs", "not in the log"
+
+# A figure in FlatKV's line: a number (thousands separators or none, decimals), not a word's
+# digits (bfloat16, TP0); or a torch dtype, which SGLang's KV lines name.
+_FIGURE = re.compile(r"(?<![\w.])(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?!\d)|torch\.\w+")
+# What a figure matches in the log: the same kinds, printed either way.
+_LOG_NUMBER = r"(?<![\d.,])(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)(?!\d)"
+_LOG_DTYPE = r"(torch\.\w+)"
+# Colour codes, with their ESC or with it lost in a copy ("[32mINFO[0m").
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07]*\x07|\[[0-9;]*m")
+# vLLM's "%(levelname)s %(asctime)s [%(fileinfo)s:%(lineno)d] " (datefmt %m-%d %H:%M:%S),
+# after its process tag where it runs one ("(EngineCore_DP0 pid=123) ", "(Worker_TP1 pid=9) ").
+_VLLM_PREFIX = re.compile(
+    r"(?:\((?P<source>[^()]*)\)\s+)?(?:INFO|WARNING|WARN|DEBUG|ERROR|CRITICAL)\s+"
+    r"\d{2}-\d{2}\s+\d{2}:\d{2}:\d{2}(?:\.\d+)?\s+\[[^\]]*\]\s?")
+# SGLang's "[%(asctime)s%(prefix)s] " (its prefix " TP0", " DP0 TP0", ...).
+_SGLANG_PREFIX = re.compile(
+    r"\[\d{4}-\d{2}-\d{2}\s+\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?P<source>[^\]]*)\]\s?")
+# What a container runner puts before either ("vllm-1  | ").
+_RUNNER = re.compile(r"[\w.-]+\s*\|\s?")
+_PREFIXES = {"vllm": _VLLM_PREFIX, "sglang": _SGLANG_PREFIX}
+# Words only one engine's log holds, for a log pasted without prefixes.
+_ENGINE_WORDS = {"vllm": re.compile(r"\bvllm\b|GPU KV cache size|Available KV cache memory",
+                                    re.IGNORECASE),
+                 "sglang": re.compile(r"\bsglang\b|KV Cache is allocated|max_total_num_tokens",
+                                      re.IGNORECASE)}
+
+
+@dataclass(frozen=True)
+class LogLine:
+    """One line of the pasted log as its engine wrote it: where it starts in the paste
+    (``number``, from 1), which process or rank wrote it (``source``: ``TP1``, ``EngineCore_DP0
+    pid=123``; "" where none is told), which engine's prefix it carries (None: none), and its
+    message, without prefix or colour codes, a wrapped rest joined on."""
+
+    number: int
+    source: str
+    engine: str | None
+    message: str
+
+
+@dataclass(frozen=True)
+class Figure:
+    """A figure of a line that differs: named by the words before it in FlatKV's line."""
+
+    name: str
+    flatkv: str
+    log: str
+
+    def text(self) -> str:
+        return f"{self.name}: FlatKV {self.flatkv}, log {self.log}"
+
+
+@dataclass(frozen=True)
+class Occurrence:
+    """A log line that reads as one of FlatKV's (its words, figures masked), and the figures in
+    it that differ from FlatKV's (none: it agrees)."""
+
+    line: LogLine
+    differences: tuple[Figure, ...]
+
+    def where(self) -> str:
+        return f"line {self.line.number}" + (f" ({self.line.source})" if self.line.source
+                                             else "")
+
+
+def _lines(where: list[str]) -> str:
+    """``line 3 (TP0)``, ``lines 3 (TP0), 5 (TP1)``: log lines named for a reader."""
+    if len(where) == 1:
+        return where[0]
+    return "lines " + ", ".join(w.removeprefix("line ") for w in where)
+
+
+@dataclass(frozen=True)
+class LineCheck:
+    """One of FlatKV's lines and every log line that reads as it: the same where all agree
+    (one a TP rank, say), differs where any does not."""
+
+    expected: str
+    occurrences: tuple[Occurrence, ...]
+
+    @property
+    def outcome(self) -> str:
+        if not self.occurrences:
+            return MISSING
+        return DIFFERS if any(o.differences for o in self.occurrences) else SAME
+
+    def detail(self) -> str:
+        """Which figures differ, in which log lines (those that differ alike together), and
+        which lines agree beside them."""
+        if not self.occurrences:
+            return "no log line has these words"
+        alike: dict[tuple[Figure, ...], list[str]] = {}
+        for o in self.occurrences:
+            alike.setdefault(o.differences, []).append(o.where())
+        parts = [f"{_lines(where)}: {'; '.join(f.text() for f in diffs)}"
+                 for diffs, where in alike.items() if diffs]
+        if agree := alike.get(()):
+            parts.append(f"{_lines(agree)} agree{'s' if len(agree) == 1 else ''}")
+        return " | ".join(parts)
+
+    def log_text(self) -> str:
+        """The log's first line that differs (else its first), as found."""
+        first = next((o for o in self.occurrences if o.differences), None) or next(
+            iter(self.occurrences), None)
+        return first.line.message if first else ""
+
+
+@dataclass(frozen=True)
+class LogCheck:
+    """FlatKV's lines for ``engine`` checked against a log (``lines`` in FlatKV's order), the
+    engine the log reads as (``log_engine``; None where it does not say) and how many lines
+    it holds."""
+
+    engine: str
+    log_engine: str | None
+    lines: tuple[LineCheck, ...]
+    log_lines: int
+
+    def count(self, outcome: str) -> int:
+        return sum(1 for c in self.lines if c.outcome == outcome)
+
+    @property
+    def found(self) -> int:
+        return len(self.lines) - self.count(MISSING)
+
+    @property
+    def differs(self) -> bool:
+        return self.count(DIFFERS) > 0
+
+    @property
+    def other_engine(self) -> bool:
+        """Whether the log is the other engine's: none of these lines can be in it."""
+        return self.log_engine is not None and self.log_engine != self.engine
+
+    def verdict(self) -> str:
+        """One line: whether the log agrees with FlatKV's figures, and what to do where it
+        cannot say."""
+        name, total = ENGINE_NAMES[self.engine], len(self.lines)
+        missing = self.count(MISSING)
+        if self.other_engine and not self.found:
+            return (f"This log is {ENGINE_NAMES[self.log_engine]}'s, not {name}'s: check it "
+                    f"against {ENGINE_NAMES[self.log_engine]}'s lines.")
+        if not self.found:
+            return (f"None of FlatKV's {total} {name} lines is in this log "
+                    f"({self.log_lines:,} lines read): paste {name}'s start-up log, from its "
+                    "start to its KV cache lines.")
+        absent = f"; {missing} not in the log" if missing else ""
+        if self.differs:
+            differ, agree = self.count(DIFFERS), self.count(SAME)
+            return (f"{name}: {differ} of {total} lines differ{'s' if differ == 1 else ''} from "
+                    f"the log, {agree} agree{'s' if agree == 1 else ''}{absent}.")
+        if not missing:
+            return f"{name}: all {total} lines are in the log and agree with it."
+        return f"{name}: the {self.found} of {total} lines found agree with the log{absent}."
+
+
+@dataclass(frozen=True)
+class _Template:
+    """FlatKV's line as a pattern: its words, whitespace free to wrap, its figures captured and
+    its elisions matching anything; ``figures`` what FlatKV prints for each capture, ``names``
+    the words before each."""
+
+    pattern: re.Pattern[str]
+    figures: tuple[str, ...]
+    names: tuple[str, ...]
+
+
+def _literal(text: str) -> str:
+    """Words as a pattern: as written, any whitespace (or none: a wrap) between them."""
+    return r"\s*".join(re.escape(word) for word in text.split())
+
+
+def _name(before: str, after: str) -> str:
+    """A figure's name in FlatKV's line: the last words before it (up to three) since the
+    figure, comma, parenthesis or sentence before it, and its unit where one follows (``KV
+    cache blocks (GiB)``); else the words after it (``3212 KV cache blocks``)."""
+    pieces = [p.replace("=", " ").replace(":", " ").split() for p in re.split(r"[.,(]", before)]
+    words = next((p for p in reversed(pieces) if p), [])
+    unit = re.match(r"\s*(GiB|GB|tokens|x|%)(?![\w])", after)
+    if words:
+        return " ".join(words[-3:]) + (f" ({unit[1]})" if unit else "")
+    return " ".join(after.split()[:3]).strip(":=,(")
+
+
+def template(expected: str) -> _Template:
+    """The pattern of one of FlatKV's lines (see ``_Template``)."""
+    parts, figures, names = [], [], []
+    for i, segment in enumerate(expected.strip().split(ELISION)):
+        if i:
+            parts.append(".*?")
+        at = 0
+        for match in _FIGURE.finditer(segment):
+            parts.append(_literal(segment[at:match.start()]))
+            parts.append(_LOG_DTYPE if match[0].startswith("torch.") else _LOG_NUMBER)
+            figures.append(match[0])
+            names.append(_name(segment[at:match.start()], segment[match.end():]))
+            at = match.end()
+        parts.append(_literal(segment[at:]))
+    pattern = r"\s*".join(p for p in parts if p)
+    return _Template(re.compile(pattern), tuple(figures), tuple(names))
+
+
+def _clean(line: str) -> str:
+    """A physical line without colour codes, tabs as spaces, any other control character shown
+    as U+FFFD (it would act on a terminal where the CLI prints it)."""
+    line = _ANSI.sub("", line).replace("\t", " ")
+    return "".join("\ufffd" if unicodedata.category(c) == "Cc" else c for c in line)
+
+
+def _prefixed(line: str) -> tuple[str | None, str, str]:
+    """The engine whose prefix ``line`` starts with (or starts with after a container runner's
+    name), the source it names and the message after it; (None, "", line) where it has none."""
+    starts = [0] + ([runner.end()] if (runner := _RUNNER.match(line)) else [])
+    for start in starts:
+        for engine, prefix in _PREFIXES.items():
+            if match := prefix.match(line, start):
+                return engine, " ".join((match["source"] or "").split()), line[match.end():]
+    return None, "", line
+
+
+def check_text(text: str) -> str:
+    """``text`` where it can be read as a log; ValueError naming the problem and the fix where
+    it is too long to be a start-up log or is not text."""
+    if len(text) > MAX_LOG_CHARS:
+        raise ValueError(f"the log is {len(text):,} characters, over the {MAX_LOG_CHARS:,} this "
+                         "check reads: paste the engine's start-up part (its first few hundred "
+                         "lines, to its KV cache lines)")
+    if "\x00" in text:
+        raise ValueError(f"the log holds a NUL character (at character {text.index(chr(0)):,}): "
+                         "it is binary data, not a log's text; paste the text the engine "
+                         "printed")
+    controls = sum(1 for c in text if unicodedata.category(c) == "Cc" and c not in "\n\r\t\x1b")
+    if controls > max(8, len(text) // 100):
+        raise ValueError(f"the log holds {controls:,} control characters in "
+                         f"{len(text):,}: it reads as binary data, not a log's text; paste the "
+                         "text the engine printed")
+    return text
+
+
+def read_log(text: str) -> list[LogLine]:
+    """The lines of a pasted log as its engine wrote them (see ``LogLine``). Where a line
+    carries an engine's prefix, the lines after it without one are its wrapped rest (joined on
+    with nothing between: a terminal wraps mid-word), up to ``MAX_JOINED_CHARS``; a blank line
+    ends it. ValueError for text that is no log (``check_text``)."""
+    lines: list[LogLine] = []
+    joins = False  # whether the last line is an engine's, which a line without prefix goes on
+    for number, raw in enumerate(check_text(text).splitlines(), 1):
+        engine, source, message = _prefixed(_clean(raw))
+        if not message.strip() and engine is None:
+            joins = False  # a blank line ends a message
+            continue
+        if engine is None and joins and (
+                len(lines[-1].message) + len(message) <= MAX_JOINED_CHARS):
+            last = lines[-1]
+            lines[-1] = LogLine(last.number, last.source, last.engine, last.message + message)
+            continue
+        lines.append(LogLine(number, source, engine, message))
+        joins = engine is not None
+    return lines
+
+
+def detect_engine(lines: Sequence[LogLine]) -> str | None:
+    """The engine a log is from where it is clear: by its lines' prefixes, else by words only
+    one engine logs; None where neither says or both do alike (the larger must be twice the
+    other)."""
+    counts = {e: sum(1 for line in lines if line.engine == e) for e in _PREFIXES}
+    if not any(counts.values()):
+        counts = {e: sum(1 for line in lines if words.search(line.message))
+                  for e, words in _ENGINE_WORDS.items()}
+    (first, most), (_, other) = sorted(counts.items(), key=lambda kv: -kv[1])
+    return first if most and most >= 2 * other else None
+
+
+def _same(flatkv: str, logged: str) -> bool:
+    """Whether a logged figure is FlatKV's: a dtype as text, a number as an exact decimal
+    (thousands separators dropped: 1,736,095 is 1736095; 40.0 is 40.00)."""
+    if flatkv.startswith("torch.") or logged.startswith("torch."):
+        return flatkv == logged
+    return Decimal(flatkv.replace(",", "")) == Decimal(logged.replace(",", ""))
+
+
+def _find(line: LogLine, pattern: re.Pattern[str]) -> re.Match[str] | None:
+    """``pattern`` where the line's message starts (after its prefix), or, in a line of no
+    known prefix, wherever words begin ("Full KV Cache" is not "KV Cache" in a prefixed line)."""
+    if line.engine is not None:
+        return pattern.match(line.message.lstrip())
+    return next((m for m in pattern.finditer(line.message)
+                 if m.start() == 0 or not line.message[m.start() - 1].isalnum()), None)
+
+
+def _wrapped(lines: Sequence[LogLine], i: int, pattern: re.Pattern[str]) -> LogLine | None:
+    """Line ``i`` of a log without prefixes joined to the next (up to three more, consecutive
+    in the paste) where that reads as FlatKV's line starting in line ``i``: a wrap that no
+    prefix marks."""
+    message, number = lines[i].message, lines[i].number
+    for after in lines[i + 1:i + 4]:
+        if after.engine is not None or after.number != number + 1:
+            return None
+        message, number = message + after.message, after.number
+        joined = LogLine(lines[i].number, "", None, message)
+        if (match := _find(joined, pattern)) is not None:
+            return joined if match.start() < len(lines[i].message) else None
+    return None
+
+
+def check_lines(expected: Sequence[str], engine: str, lines: Sequence[LogLine]) -> LogCheck:
+    """Each of FlatKV's ``expected`` lines for ``engine`` beside every log line that reads as
+    it (see ``LineCheck``)."""
+    checks = []
+    for text in expected:
+        t = template(text)
+        found = []
+        for i, line in enumerate(lines):
+            match = _find(line, t.pattern)
+            if match is None and line.engine is None and (
+                    joined := _wrapped(lines, i, t.pattern)) is not None:
+                line, match = joined, _find(joined, t.pattern)
+            if match is None:
+                continue
+            diffs = tuple(Figure(name, want, got) for name, want, got in zip(
+                t.names, t.figures, match.groups(), strict=True) if not _same(want, got))
+            found.append(Occurrence(line, diffs))
+        checks.append(LineCheck(text.strip(), tuple(found)))
+    return LogCheck(engine, detect_engine(lines), tuple(checks), len(lines))
+
+
+def check_log(expected: Sequence[str], engine: str, text: str) -> LogCheck:
+    """FlatKV's ``expected`` start-up lines for ``engine`` (``vllm`` or ``sglang``) checked
+    against a pasted log ``text``; ValueError where the text is no log (``check_text``)."""
+    if engine not in ENGINE_NAMES:
+        raise ValueError(f"engine is {engine!r}: give one of {', '.join(ENGINE_NAMES)}")
+    return check_lines(expected, engine, read_log(text))
+
+
+def check_rows(check: LogCheck) -> list[dict[str, str]]:
+    """A table of the check: a row a FlatKV line, its outcome, and where the log has it and
+    which figures differ."""
+    return [{"outcome": c.outcome, "FlatKV's line": c.expected, "in the log": c.detail()}
+            for c in check.lines]
+
+
+def check_report(check: LogCheck) -> list[str]:
+    """The check as text lines for the CLI: the verdict, then each line's outcome and, where it
+    differs, its figures."""
+    out = [check.verdict()]
+    for c in check.lines:
+        out.append(f"  {c.outcome}: {c.expected}")
+        if c.outcome == DIFFERS:
+            out.append(f"    {c.detail()}")
+        elif c.outcome == SAME:
+            out.append(f"    ({c.detail()})")
+    return out
