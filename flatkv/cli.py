@@ -8,12 +8,13 @@ stderr (``CommandOutput``). Bad input exits with status 2 and one line.
 from __future__ import annotations
 
 import argparse
+import json
 import re
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields, replace
 
-from flatkv import bench_cli, model_cli, strategy_cli
+from flatkv import bench_cli, log_check, model_cli, strategy_cli
 from flatkv.analysis import PLANNER_STRATEGY, PLANNERS, PlanAnalysis, analyze, plan_json
 from flatkv.budget import (
     DEFAULT_GPU,
@@ -35,7 +36,7 @@ from flatkv.patterns import parse_layer_pattern
 from flatkv.plan import LINEAR_ATTENTION, PACKED_NEEDS_HISTORY, BudgetTooSmall
 from flatkv.profile import MAX_WINDOW, CacheProfile
 from flatkv.strategies import STRATEGIES, StrategyResult, model_blocker, run_strategy
-from flatkv.strategies.base import StrategyOptions
+from flatkv.strategies.base import ENGINE_NAMES, StrategyOptions
 from flatkv.strategies.sglang import sglang_default_page
 from flatkv.strategies.vllm import block_bytes as vllm_block_bytes
 from flatkv.strategies.vllm import checkpoint_blocks_kept
@@ -43,6 +44,7 @@ from flatkv.strategy_notes import budget_too_small_text, prefill_checkpoint_text
 from flatkv.texttable import text_table
 from flatkv.units import (
     concurrency_text,
+    count_text,
     exact_bytes,
     format_bytes,
     memory_size,
@@ -147,6 +149,7 @@ class CommandOutput:
 
     text: str
     notes: tuple[str, ...] = ()
+    status: int = 0  # main's exit status: compare --check-log exits 1 where a figure differs
 
 
 def given_model(args: argparse.Namespace) -> GivenModel:
@@ -584,15 +587,77 @@ def _counting_requests(
 
 
 def _compare_command(args: argparse.Namespace) -> CommandOutput:
+    log = None if args.check_log is None else _read_log(args.check_log)  # bad input first
     model = given_model(args)
-    output = _counting_requests(
-        model, with_given_budget(args, model),
-        lambda a, profile, context: strategy_cli.compare_text(a, profile, context,
-                                                             model_len=model.max_model_len))
+    checked: list[log_check.LogCheck] = []
+
+    def command(a: argparse.Namespace, profile: CacheProfile, context: int | None) -> str:
+        if log is None:
+            return strategy_cli.compare_text(a, profile, context, model_len=model.max_model_len)
+        checked.extend(_checked_log(a, profile, context, log))
+        if a.json:
+            return json.dumps([{"engine": c.engine, "verdict": c.verdict(),
+                                "lines": log_check.check_rows(c)} for c in checked], indent=2)
+        return "\n".join(line for c in checked for line in log_check.check_report(c))
+
+    output = _counting_requests(model, with_given_budget(args, model), command)
+    output = replace(output, status=int(any(c.differs for c in checked)))
     options = strategy_cli.options_from_args(args)
     idle = idle_option_notes(options, model.profile, STRATEGIES)
     return replace(output, notes=output.notes + sglang_page_notes(args, model.profile, options)
                    + idle + checkpoint_notes(options, model, _gpu_named(args)))
+
+
+def _read_log(path: str) -> str:
+    """The text of --check-log's file (``-``: stdin), as much as ``log_check`` reads; a
+    UsageError naming the path and the fix where it cannot be read or is no log's text."""
+    limit = 4 * log_check.MAX_LOG_CHARS  # UTF-8 takes at most 4 bytes a character
+    try:
+        if path == "-":
+            data = sys.stdin.buffer.read(limit + 1)
+        else:
+            with open(path, "rb") as file:
+                data = file.read(limit + 1)
+    except OSError as exc:
+        raise UsageError(f"--check-log {quoted(path)}: cannot read it ({exc.strerror or exc}): "
+                         "give an engine's log file, or - to read it from stdin") from None
+    if len(data) > limit:
+        raise UsageError(f"--check-log {quoted(path)} is over {limit:,} bytes: give the "
+                         f"engine's start-up part (this check reads "
+                         f"{log_check.MAX_LOG_CHARS:,} characters)")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise UsageError(f"--check-log {quoted(path)}: byte {exc.start:,} "
+                         f"({data[exc.start:exc.start + 1]!r}) is not UTF-8 text: give the "
+                         "engine's log as text") from None
+    try:
+        return log_check.check_text(text)
+    except ValueError as exc:
+        raise UsageError(f"--check-log {quoted(path)}: {exc}") from None
+
+
+def _checked_log(args: argparse.Namespace, profile: CacheProfile, context: int | None,
+                 log: str) -> list[log_check.LogCheck]:
+    """FlatKV's start-up lines of each engine at these settings checked against ``log``, for
+    the engines whose lines it holds; ValueError where it holds none of either's."""
+    lines = log_check.read_log(log)
+    options = strategy_cli.options_from_args(args)
+    checks = []
+    for engine in ENGINE_NAMES:
+        r = run_strategy(engine, profile, budget_bytes=args.budget, context_tokens=context,
+                         options=options)
+        if r.applies and (expected := r.extras.get("log_lines")):
+            checks.append(log_check.check_lines(expected, engine, lines))
+    if not (found := [c for c in checks if c.found]):
+        reads = log_check.detect_engine(lines)
+        said = f" (it reads as {ENGINE_NAMES[reads]}'s)" if reads else ""
+        raise ValueError(f"--check-log {quoted(args.check_log)}: none of the start-up lines "
+                         f"{' or '.join(ENGINE_NAMES[c.engine] for c in checks) or 'an engine'}"
+                         f" logs at these settings is in its {count_text(len(lines), 'line')}"
+                         f"{said}: give the log of a run at these settings, from its start to "
+                         "its KV cache lines")
+    return found
 
 
 def _gpu_named(args: argparse.Namespace) -> str:
@@ -854,6 +919,11 @@ def build_parser() -> argparse.ArgumentParser:
                          "context lengths: every power of two from 1,024 tokens to the model's "
                          "max_model_len or the context, whichever is longer, the context and "
                          "the model's max_model_len")
+    compare.add_argument("--check-log", metavar="PATH", default=None,
+                         help="check an engine's start-up log (a file, or - for stdin) against "
+                         "the lines vLLM and SGLang log at these settings: prints each line as "
+                         "same, differs (each figure, FlatKV's and the log's) or not in the "
+                         "log, in place of the table; exits 1 where a figure differs")
     compare.set_defaults(run=_compare_command)
 
     bench = sub.add_parser(
@@ -1000,4 +1070,4 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OSError as exc:  # a full disk, a closed file: said in one line, not a traceback
         print(f"{PROG}: error: cannot write the output: {exc.strerror or exc}", file=sys.stderr)
         return 1
-    return 0
+    return output.status

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import pathlib
 import re
@@ -352,6 +353,60 @@ FALCON_MAMBA = {"model_type": "falcon_mamba", "num_hidden_layers": 64, "hidden_s
 VLLM_ASSUMES = ("vLLM warns \"The model's config.json does not contain any of the keys to "
                 "determine the original maximum length of the model. Assuming the model's "
                 "maximum length is 2048.\"")
+
+
+# vLLM's start-up lines for falcon-mamba-7b at 40 GiB and 2,048 tokens, derived by hand: one
+# group of 64 state layers, pages of 8,192 x (3 + 16) x 2 B = 311,296 B, one a request: 40 GiB
+# // 311,296 // 64 = 2,155 blocks (2,155 x 311,296 x 64 B = 39.986 GiB), 2,155 x 2,048 =
+# 4,413,440 tokens, 2,155 / 1 requests; in a log with vLLM's prefixes and the run's own
+# figures where FlatKV elides them (free, used, requested)
+FALCON_VLLM_LOG = "\n".join(f"(EngineCore_DP0 pid=812) INFO 12-06 07:00:0{i} [gpu_worker.py:3{i}] "
+                            f"{line}" for i, line in enumerate((
+                                "Available KV cache memory: 40.0 GiB",
+                                "Memory after warmup: free 1.31 GiB; 2155 KV cache blocks (39.99 "
+                                "GiB) fit within the requested 70.52 GiB. Setting blocks.",
+                                "GPU KV cache size: 4,413,440 tokens, Maximum concurrency for "
+                                "2,048 tokens per request: 2155.00x")))
+
+
+def test_compare_check_log_exit_codes(tmp_path, capsys, monkeypatch):
+    assert 40 * 2**30 // 311_296 // 64 == 2_155 and 2_155 * 2_048 == 4_413_440
+    assert f"{2_155 * 311_296 * 64 / 2**30:.2f}" == "39.99"
+    config = tmp_path / "config.json"
+    config.write_text(json.dumps(FALCON_MAMBA))
+    given = ["compare", "--hf-config", str(config), "--budget", "40GiB", "--check-log"]
+    log = tmp_path / "vllm.log"
+    log.write_text(FALCON_VLLM_LOG)
+    code, out, _ = run([*given, str(log)], capsys)
+    # the lines found agree: 0, and only vLLM's are printed (SGLang's are not in this log)
+    assert code == 0
+    assert out.splitlines()[0] == "vLLM: all 3 lines are in the log and agree with it."
+    assert "  same: Available KV cache memory: 40.0 GiB" in out.splitlines()
+    assert "SGLang" not in out
+    # one block more, read from stdin: 1, naming the figure
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(
+        FALCON_VLLM_LOG.replace("2155 KV", "2156 KV").encode())))
+    code, out, _ = run([*given, "-"], capsys)
+    assert code == 1
+    assert out.splitlines()[0] == "vLLM: 1 of 3 lines differs from the log, 2 agree."
+    assert ("    line 2 (EngineCore_DP0 pid=812): KV cache blocks: FlatKV 2155, log 2156"
+            in out.splitlines())
+    code, out, _ = run([*given, str(log), "--json"], capsys)
+    (vllm,) = json.loads(out)
+    assert vllm["engine"] == "vllm" and [r["outcome"] for r in vllm["lines"]] == ["same"] * 3
+    # bad input: 2, one line each
+    for text, said in ((None, f"--check-log '{tmp_path}/none.log': cannot read it (No such "
+                              "file or directory)"),
+                       (b"hello\nworld\n", f"--check-log '{tmp_path}/none.log': none of the "
+                        "start-up lines vLLM or SGLang logs at these settings is in its 2 "
+                        "lines"),
+                       (b"\x7fELF\x02\xff\x00", f"--check-log '{tmp_path}/none.log': byte 5 "
+                        "(b'\\xff') is not UTF-8 text")):
+        if text is not None:
+            (tmp_path / "none.log").write_bytes(text)
+        code, out, err = run([*given, str(tmp_path / "none.log")], capsys)
+        assert code == 2 and out == "" and len(err.splitlines()) == 1
+        assert err.startswith(f"python -m flatkv: error: {said}")
 
 
 def test_a_config_without_a_length_is_counted_at_the_2048_vllm_assumes(tmp_path, capsys):
