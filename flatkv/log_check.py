@@ -21,14 +21,22 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from flatkv.strategies.base import ENGINE_NAMES
+from flatkv.units import count_text
 
 # The most a pasted log may hold: a start-up log is some hundred lines (~100 KB); a pasted
 # day of request logs would make the page slow for nothing, so it is refused, and said so.
 MAX_LOG_CHARS = 1_000_000
 # How FlatKV writes a part of a line it does not know (the run's own figures): see vllm_log
 ELISION = "..."
-# A continuation (a wrapped line's rest) joins its line up to this many characters.
-MAX_JOINED_CHARS = 4_000
+# A line is read up to this many characters, a wrapped line's rest joined on included: an
+# engine's start-up line is a few hundred, and a longer one would make each look-up slow.
+MAX_LINE_CHARS = 4_000
+# The widest a terminal's wrapped line is taken to be: only a line this short is joined to the
+# next in a log without prefixes (``_wrapped``)
+MAX_WRAP_WIDTH = 1_000
+# What an elision (...) stands for: the run's figures FlatKV elides, a few words, not a line
+# (bounded, so that a line of many "Memory after warmup:" is not searched to its end from each)
+MAX_ELIDED_CHARS = 400
 
 SAME, DIFFERS, MISSING = "same", "differs", "not in the log"
 
@@ -48,8 +56,8 @@ _VLLM_PREFIX = re.compile(
 # SGLang's "[%(asctime)s%(prefix)s] " (its prefix " TP0", " DP0 TP0", ...).
 _SGLANG_PREFIX = re.compile(
     r"\[\d{4}-\d{2}-\d{2}\s+\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?P<source>[^\]]*)\]\s?")
-# What a container runner puts before either ("vllm-1  | ").
-_RUNNER = re.compile(r"[\w.-]+\s*\|\s?")
+# How far into a line an engine's prefix is looked for (a runner's or journal's lead first)
+MAX_LEAD_CHARS = 200
 _PREFIXES = {"vllm": _VLLM_PREFIX, "sglang": _SGLANG_PREFIX}
 # Words only one engine's log holds, for a log pasted without prefixes.
 _ENGINE_WORDS = {"vllm": re.compile(r"\bvllm\b|GPU KV cache size|Available KV cache memory",
@@ -175,8 +183,8 @@ class LogCheck:
                     f"against {ENGINE_NAMES[self.log_engine]}'s lines.")
         if not self.found:
             return (f"None of FlatKV's {total} {name} lines is in this log "
-                    f"({self.log_lines:,} lines read): paste {name}'s start-up log, from its "
-                    "start to its KV cache lines.")
+                    f"({count_text(self.log_lines, 'line')} read): paste {name}'s start-up log "
+                    "of a run at these settings, from its start to its KV cache lines.")
         absent = f"; {missing} not in the log" if missing else ""
         if self.differs:
             differ, agree = self.count(DIFFERS), self.count(SAME)
@@ -184,7 +192,8 @@ class LogCheck:
                     f"the log, {agree} agree{'s' if agree == 1 else ''}{absent}.")
         if not missing:
             return f"{name}: all {total} lines are in the log and agree with it."
-        return f"{name}: the {self.found} of {total} lines found agree with the log{absent}."
+        return (f"{name}: {self.found} of {total} lines are in the log and agree with it; "
+                f"{missing} not in it.")
 
 
 @dataclass(frozen=True)
@@ -196,6 +205,13 @@ class _Template:
     pattern: re.Pattern[str]
     figures: tuple[str, ...]
     names: tuple[str, ...]
+    words: tuple[str, ...]  # its words, each in any line that reads as it: a quick test first
+
+    def find(self, line: LogLine) -> re.Match[str] | None:
+        """The pattern in ``line`` (see ``_find``), after a quick test that its words are."""
+        if not all(word in line.message for word in self.words):
+            return None
+        return _find(line, self.pattern)
 
 
 def _literal(text: str) -> str:
@@ -217,20 +233,22 @@ def _name(before: str, after: str) -> str:
 
 def template(expected: str) -> _Template:
     """The pattern of one of FlatKV's lines (see ``_Template``)."""
-    parts, figures, names = [], [], []
+    parts, figures, names, words = [], [], [], []
     for i, segment in enumerate(expected.strip().split(ELISION)):
         if i:
-            parts.append(".*?")
+            parts.append(f".{{0,{MAX_ELIDED_CHARS}}}?")
         at = 0
         for match in _FIGURE.finditer(segment):
             parts.append(_literal(segment[at:match.start()]))
+            words += segment[at:match.start()].split()
             parts.append(_LOG_DTYPE if match[0].startswith("torch.") else _LOG_NUMBER)
             figures.append(match[0])
             names.append(_name(segment[at:match.start()], segment[match.end():]))
             at = match.end()
         parts.append(_literal(segment[at:]))
+        words += segment[at:].split()
     pattern = r"\s*".join(p for p in parts if p)
-    return _Template(re.compile(pattern), tuple(figures), tuple(names))
+    return _Template(re.compile(pattern), tuple(figures), tuple(names), tuple(words))
 
 
 def _clean(line: str) -> str:
@@ -241,14 +259,16 @@ def _clean(line: str) -> str:
 
 
 def _prefixed(line: str) -> tuple[str | None, str, str]:
-    """The engine whose prefix ``line`` starts with (or starts with after a container runner's
-    name), the source it names and the message after it; (None, "", line) where it has none."""
-    starts = [0] + ([runner.end()] if (runner := _RUNNER.match(line)) else [])
-    for start in starts:
-        for engine, prefix in _PREFIXES.items():
-            if match := prefix.match(line, start):
-                return engine, " ".join((match["source"] or "").split()), line[match.end():]
-    return None, "", line
+    """The engine whose prefix ``line`` has in its first ``MAX_LEAD_CHARS`` (after what a
+    container runner or journal puts first: ``vllm-1  | ``), the source it names and the
+    message after it; (None, "", line) where it has none."""
+    lead = line[:MAX_LEAD_CHARS]
+    found = [(m.start(), engine, m) for engine, prefix in _PREFIXES.items()
+             if (m := prefix.search(lead))]
+    if not found:
+        return None, "", line
+    _, engine, match = min(found, key=lambda f: f[0])
+    return engine, " ".join((match["source"] or "").split()), line[match.end():]
 
 
 def check_text(text: str) -> str:
@@ -273,8 +293,8 @@ def check_text(text: str) -> str:
 def read_log(text: str) -> list[LogLine]:
     """The lines of a pasted log as its engine wrote them (see ``LogLine``). Where a line
     carries an engine's prefix, the lines after it without one are its wrapped rest (joined on
-    with nothing between: a terminal wraps mid-word), up to ``MAX_JOINED_CHARS``; a blank line
-    ends it. ValueError for text that is no log (``check_text``)."""
+    with nothing between: a terminal wraps mid-word); a blank line ends it. A line is read to
+    ``MAX_LINE_CHARS``. ValueError for text that is no log (``check_text``)."""
     lines: list[LogLine] = []
     joins = False  # whether the last line is an engine's, which a line without prefix goes on
     for number, raw in enumerate(check_text(text).splitlines(), 1):
@@ -282,8 +302,9 @@ def read_log(text: str) -> list[LogLine]:
         if not message.strip() and engine is None:
             joins = False  # a blank line ends a message
             continue
+        message = message[:MAX_LINE_CHARS]
         if engine is None and joins and (
-                len(lines[-1].message) + len(message) <= MAX_JOINED_CHARS):
+                len(lines[-1].message) + len(message) <= MAX_LINE_CHARS):
             last = lines[-1]
             lines[-1] = LogLine(last.number, last.source, last.engine, last.message + message)
             continue
@@ -321,17 +342,20 @@ def _find(line: LogLine, pattern: re.Pattern[str]) -> re.Match[str] | None:
                  if m.start() == 0 or not line.message[m.start() - 1].isalnum()), None)
 
 
-def _wrapped(lines: Sequence[LogLine], i: int, pattern: re.Pattern[str]) -> LogLine | None:
+def _wrapped(lines: Sequence[LogLine], i: int, t: _Template) -> LogLine | None:
     """Line ``i`` of a log without prefixes joined to the next (up to three more, consecutive
-    in the paste) where that reads as FlatKV's line starting in line ``i``: a wrap that no
-    prefix marks."""
+    in the paste, each joined line no wider than a terminal, ``MAX_WRAP_WIDTH``) where that
+    reads as FlatKV's line starting in line ``i``: a wrap that no prefix marks."""
     message, number = lines[i].message, lines[i].number
+    if t.words and t.words[0] not in message:  # a message starts in it, its first word whole
+        return None
     for after in lines[i + 1:i + 4]:
-        if after.engine is not None or after.number != number + 1:
+        if (after.engine is not None or after.number != number + 1
+                or len(message) > MAX_WRAP_WIDTH):
             return None
         message, number = message + after.message, after.number
         joined = LogLine(lines[i].number, "", None, message)
-        if (match := _find(joined, pattern)) is not None:
+        if (match := t.find(joined)) is not None:
             return joined if match.start() < len(lines[i].message) else None
     return None
 
@@ -344,10 +368,10 @@ def check_lines(expected: Sequence[str], engine: str, lines: Sequence[LogLine]) 
         t = template(text)
         found = []
         for i, line in enumerate(lines):
-            match = _find(line, t.pattern)
+            match = t.find(line)
             if match is None and line.engine is None and (
-                    joined := _wrapped(lines, i, t.pattern)) is not None:
-                line, match = joined, _find(joined, t.pattern)
+                    joined := _wrapped(lines, i, t)) is not None:
+                line, match = joined, t.find(joined)
             if match is None:
                 continue
             diffs = tuple(Figure(name, want, got) for name, want, got in zip(

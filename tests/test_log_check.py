@@ -206,8 +206,8 @@ def test_a_dropped_line_is_not_in_the_log():
     check = check_log(expected, "vllm", log)
     assert [c.outcome for c in check.lines] == [MISSING, SAME, SAME]
     assert check.lines[0].detail() == "no log line has these words"
-    assert check.verdict() == ("vLLM: the 2 of 3 lines found agree with the log; 1 not in the "
-                               "log.")
+    assert check.verdict() == ("vLLM: 2 of 3 lines are in the log and agree with it; 1 not in "
+                               "it.")
 
 
 def test_sglang_log_against_vllm_lines():
@@ -248,8 +248,11 @@ def test_detect_engine():
     assert detect_engine(read_log(engine_log(["x"], vllm_prefix))) == "vllm"
     assert detect_engine(read_log(engine_log(["x"], sglang_prefix))) == "sglang"
     assert detect_engine(read_log("nothing to tell\nat all")) is None
-    # docker compose's service name before the prefix
+    # docker compose's service name, or a journal's time and unit, before the prefix
     assert read_log("vllm-1  | " + vllm_prefix(0, 1) + "hello")[0].message == "hello"
+    (journal,) = read_log("Dec 06 07:00:01 gpu-node python3[812]: INFO 12-06 07:00:01 "
+                          "[gpu_worker.py:297] hello")
+    assert (journal.engine, journal.source, journal.message) == ("vllm", "", "hello")
 
 
 @pytest.mark.parametrize(("text", "message"), [
@@ -269,3 +272,31 @@ def test_bad_input_is_refused_with_its_reason(text, message):
 def test_unknown_engine_is_refused():
     with pytest.raises(ValueError, match="engine is 'tgi': give one of vllm, sglang"):
         check_log(["x"], "tgi", "")
+
+
+def test_a_log_of_none_of_the_lines_says_what_to_paste():
+    check = check_log(falcon("vllm"), "vllm", "hello\n\nworld")
+    assert check.found == 0 and check.log_engine is None
+    assert check.verdict() == ("None of FlatKV's 3 vLLM lines is in this log (2 lines read): "
+                               "paste vLLM's start-up log of a run at these settings, from its "
+                               "start to its KV cache lines.")
+
+
+def test_a_blank_line_ends_a_wrapped_line():
+    # the rest of a wrapped line joins it; after a blank line a line stands alone
+    lines = read_log(f"{sglang_prefix(1, 2)}Use sliding window\n memory pool.\n\nnext one")
+    assert [(x.number, x.source, x.engine, x.message) for x in lines] == [
+        (1, "TP1", "sglang", "Use sliding window memory pool."), (4, "", None, "next one")]
+
+
+def test_a_long_log_of_near_misses_is_read_in_time():
+    # a line of 47,619 "Memory after warmup: " (1,000,000 characters, the most read) searched
+    # from each for its elided rest took minutes; the elision's bound and a line's make it
+    # linear, and each line is tested for the words of ours before it is searched
+    import time
+
+    start = time.perf_counter()
+    for text in ("Memory after warmup: " * (MAX_LOG_CHARS // 21),
+                 "\n".join(["Memory after warmup: " * 190] * 250)):
+        assert check_log(falcon("vllm"), "vllm", text).found == 0
+    assert time.perf_counter() - start < 20
