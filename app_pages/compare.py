@@ -15,6 +15,7 @@ from app_pages._figures import (
     mtp_button,
 )
 from app_pages._frame import chart, table
+from app_pages._log_check import log_check_section
 from app_pages._session import state, user_errors
 from app_pages._widgets import context_widget, engine_options, hold_requests_widget, model_note
 from flatkv import app_data, charts, sizing, strategy_notes
@@ -180,3 +181,4 @@ with user_errors():
                        data=lambda: json.dumps([r.to_dict() for r in results], indent=2),
                        file_name="comparison.json", mime="application/json",
                        key="compare.json", on_click="ignore", icon=":material/download:")
+    log_check_section(results)

@@ -4306,3 +4306,49 @@ def test_compare_turns_sglangs_radix_cache_off():
     assert (76_968_728_985 - 471 * 77_266_944) // 24_576 // 64 == 25_797
     assert at.dataframe[0].value.set_index("strategy").loc["SGLang", "concurrency"] == round(
         25_797 / 128, 2) == 201.54
+
+
+def test_compare_checks_a_pasted_engine_log():
+    # falcon-mamba-7b in 40 GiB at 2,048 tokens: vLLM's three lines, derived by hand in
+    # tests/test_cli.py (2,155 blocks, 4,413,440 tokens), pasted as a prefixed vLLM log
+    from test_cli import FALCON_VLLM_LOG
+
+    link = {**open_falcon_mamba_config().query_params, "gpu": "KV cache memory",
+            "kv_mem": "40GiB"}
+    at = open_app("app_pages/compare.py", link)
+    area = at.text_area(key="compare.check_log")
+    # nothing pasted: the area alone, no verdict or table
+    assert area.value == "" and not at.success and not at.table and not at.warning
+    area.set_value(FALCON_VLLM_LOG).run()
+    assert_clean(at)
+    (verdict,) = [shown(s) for s in at.success]
+    assert verdict == "vLLM: all 3 lines are in the log and agree with it."
+    (table,) = at.table
+    rows = table.value
+    assert list(rows["outcome"]) == [":green[same]"] * 3
+    # FlatKV's lines as code, as in a log (Markdown showed ">=" as a "≥")
+    assert rows["FlatKV's line"][0] == "` Available KV cache memory: 40.0 GiB `"
+    # SGLang's lines are not in this log: no table of them, no noise
+    assert "compare.check_log" not in str(dict(at.query_params))  # the link stays short
+    # one block more in the log: the verdict is an error and the row names the figure
+    at.text_area(key="compare.check_log").set_value(
+        FALCON_VLLM_LOG.replace("2155 KV", "2156 KV")).run()
+    assert [shown(e) for e in at.error] == ["vLLM: 1 of 3 lines differs from the log, 2 agree."]
+    detail = [unescaped(v) for v in at.table[0].value["in the log"]]
+    assert detail[1] == "line 2 (EngineCore_DP0 pid=812): KV cache blocks: FlatKV 2155, log 2156"
+    # an SGLang log: vLLM's lines say so, SGLang's (its Mamba line of 553 request slots, 1.62 /
+    # 17.31 GB: tests/test_log_check.py derives them) are checked
+    sglang = ("[2026-12-06 07:01:02 TP0] Mamba Cache is allocated. max_mamba_cache_size: 553, "
+              "conv_state size: 1.62GB, ssm_state size: 17.31GB")
+    at.text_area(key="compare.check_log").set_value(sglang).run()
+    assert_clean(at)
+    assert [shown(s) for s in at.success] == [
+        "SGLang: 1 of 2 lines are in the log and agree with it; 1 not in it."]
+    # bad input: an error that names the problem, no traceback
+    for bad, said in (("\x00" * 10, "The log holds a NUL character (at character 0)"),
+                      ("x" * 1_000_001, "The log is 1,000,001 characters, over the 1,000,000 "
+                       "this check reads")):
+        at.text_area(key="compare.check_log").set_value(bad).run()
+        assert not at.exception and not at.table
+        (error,) = [shown(e) for e in at.error]
+        assert error.startswith(said)

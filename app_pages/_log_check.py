@@ -1,0 +1,61 @@
+"""Compare page: FlatKV's start-up log lines set beside a pasted engine log (``log_check``)."""
+
+from __future__ import annotations
+
+import re
+
+import pandas as pd
+import streamlit as st
+
+from flatkv import log_check
+from flatkv.strategies import StrategyResult
+from flatkv.units import markdown_literal as literal
+from flatkv.units import sentence_case
+
+# How each outcome reads in the table: coloured, so a differing line stands out in a long list
+_OUTCOMES = {log_check.SAME: ":green[same]", log_check.DIFFERS: ":red[**differs**]",
+             log_check.MISSING: ":orange[not in the log]"}
+
+
+def _code(text: str) -> str:
+    """``text`` as a Markdown code span: a log line character for character (Markdown text
+    showed vLLM's ">=" as a "≥"), fenced by more backticks than any run inside it."""
+    fence = "`" * (max((len(run) for run in re.findall("`+", text)), default=0) + 1)
+    return f"{fence} {text} {fence}"
+
+
+def log_check_section(results: list[StrategyResult]) -> None:
+    """A text area for an engine's log (kept in the session, not the URL: it can be long), and
+    for each engine whose lines it holds a table of FlatKV's lines, same / differs / not in the
+    log, under its verdict. Nothing pasted shows nothing more; text that is no log, an error."""
+    st.subheader("Check against an engine's log", divider="gray")
+    engines = [r for r in results if r.applies and r.extras.get("log_lines")]
+    st.caption(f"Paste vLLM's or SGLang's start-up log of a run at these settings (up to "
+               f"{log_check.MAX_LOG_CHARS:,} characters; it is not kept in the link). Each "
+               "line FlatKV prints under the engine's formulas is found in it by its words and "
+               "its figures compared exactly; parts FlatKV elides (...) are not compared.")
+    text = st.text_area("Engine log", key="compare.check_log", height=120,
+                        label_visibility="collapsed",
+                        placeholder="(EngineCore_DP0 pid=123) INFO 12-06 07:00:00 "
+                                    "[gpu_worker.py:123] Available KV cache memory: ...")
+    if not text.strip():
+        return
+    try:
+        lines = log_check.read_log(text)
+    except ValueError as exc:
+        st.error(literal(f"{sentence_case(str(exc))}."))
+        return
+    checks = [log_check.check_lines(r.extras["log_lines"], r.strategy, lines) for r in engines]
+    found = [c for c in checks if c.found]
+    if not found:  # each engine's verdict says why (another engine's log, other settings)
+        for c in checks or ():
+            st.warning(literal(c.verdict()))
+        if not checks:
+            st.warning("Neither vLLM nor SGLang runs at these settings: no lines to check.")
+        return
+    for c in found:
+        (st.error if c.differs else st.success)(literal(c.verdict()))
+        st.table(pd.DataFrame([{"outcome": _OUTCOMES[row["outcome"]],
+                                "FlatKV's line": _code(row["FlatKV's line"]),
+                                "in the log": literal(row["in the log"])}
+                               for row in log_check.check_rows(c)]), hide_index=True)
