@@ -587,6 +587,11 @@ def _counting_requests(
 
 
 def _compare_command(args: argparse.Namespace) -> CommandOutput:
+    if args.check_log is not None and (unread := [flag for flag, given in (
+            ("--requests", args.requests is not None), ("--over-contexts", args.over_contexts))
+            if given]):
+        raise UsageError(f"{' and '.join(unread)} with --check-log: the log's check prints in "
+                         "place of the table they add to; run them without --check-log")
     log = None if args.check_log is None else _read_log(args.check_log)  # bad input first
     model = given_model(args)
     checked: list[log_check.LogCheck] = []

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from flatkv.strategies.base import ENGINE_NAMES
-from flatkv.units import count_text
+from flatkv.units import control_character, count_text
 
 # The most a pasted log may hold: a start-up log is some hundred lines (~100 KB); a pasted
 # day of request logs would make the page slow for nothing, so it is refused, and said so.
@@ -252,10 +252,13 @@ def template(expected: str) -> _Template:
 
 
 def _clean(line: str) -> str:
-    """A physical line without colour codes, tabs as spaces, any other control character shown
-    as U+FFFD (it would act on a terminal where the CLI prints it)."""
+    """A physical line without colour codes, tabs as spaces, any other character that acts on
+    a terminal (``units.control_character``: a control, a bidirectional override) shown as
+    U+FFFD, as the CLI prints what it found."""
     line = _ANSI.sub("", line).replace("\t", " ")
-    return "".join("\ufffd" if unicodedata.category(c) == "Cc" else c for c in line)
+    if line.isprintable():  # the common case, checked at C speed
+        return line
+    return "".join("\ufffd" if control_character(c) else c for c in line)
 
 
 def _prefixed(line: str) -> tuple[str | None, str, str]:

@@ -394,6 +394,11 @@ def test_compare_check_log_exit_codes(tmp_path, capsys, monkeypatch):
     code, out, _ = run([*given, str(log), "--json"], capsys)
     (vllm,) = json.loads(out)
     assert vllm["engine"] == "vllm" and [r["outcome"] for r in vllm["lines"]] == ["same"] * 3
+    # options whose rows the check does not print: refused
+    code, _, err = run([*given, str(log), "--requests", "4"], capsys)
+    assert code == 2 and err == ("python -m flatkv: error: --requests with --check-log: the "
+                                 "log's check prints in place of the table they add to; run "
+                                 "them without --check-log\n")
     # bad input: 2, one line each
     for text, said in ((None, f"--check-log '{tmp_path}/none.log': cannot read it (No such "
                               "file or directory)"),

@@ -244,6 +244,12 @@ def test_a_prefixed_line_is_matched_where_its_message_starts():
         "line 1 (TP0): dtype: FlatKV torch.bfloat16, log torch.float8_e4m3fn")
 
 
+def test_control_characters_in_a_line_are_shown_not_acted_on():
+    # a bidirectional override would reorder what the CLI prints after it; a bell would ring
+    (line,) = read_log(f"{sglang_prefix(0, 1)}swa size: 12\u202e34\x07")
+    assert line.message == "swa size: 12\ufffd34\ufffd"
+
+
 def test_detect_engine():
     assert detect_engine(read_log(engine_log(["x"], vllm_prefix))) == "vllm"
     assert detect_engine(read_log(engine_log(["x"], sglang_prefix))) == "sglang"
