@@ -139,12 +139,6 @@ class LineCheck:
             parts.append(f"{_lines(agree)} agree{'s' if len(agree) == 1 else ''}")
         return " | ".join(parts)
 
-    def log_text(self) -> str:
-        """The log's first line that differs (else its first), as found."""
-        first = next((o for o in self.occurrences if o.differences), None) or next(
-            iter(self.occurrences), None)
-        return first.line.message if first else ""
-
 
 @dataclass(frozen=True)
 class LogCheck:
