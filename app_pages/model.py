@@ -39,8 +39,8 @@ from flatkv.hf_hub import config_from_pasted_text
 from flatkv.jsonfile import parse_json_object
 from flatkv.models import FIELD_MINIMUMS, ModelSpec
 from flatkv.patterns import parse_layer_pattern
-from flatkv.profile import MAX_CHUNK_SIZE, profile_to_dict
-from flatkv.units import MAX_TOKENS, count_text, format_bytes, sentence_case
+from flatkv.profile import profile_to_dict
+from flatkv.units import count_text, format_bytes, sentence_case
 from flatkv.units import markdown_literal as literal
 
 # the raw-bytes widgets
@@ -288,6 +288,8 @@ def spec_editor(spec: ModelSpec | None) -> None:
         col.selectbox(d.replace("_", " "), KNOWN_DTYPES if d == "kv_dtype" else STATE_DTYPES,
                       key=_spec_key(d), format_func=dtype_label,
                       on_change=_edit_text, args=(d,), help=_DTYPE_HELP[d])
+    # no max_value: streamlit keeps an entry past it on screen without sending it, and the
+    # error under the fields went on naming the entry before (the model's check says the bound)
     heads, chunk, length = st.columns(3)
     heads.number_input("attention heads (0 = not checked)", key=_spec_key("attention_heads"),
                        **whole_number_field(), value=None, on_change=_edit_optional,
@@ -296,13 +298,13 @@ def spec_editor(spec: ModelSpec | None) -> None:
                        "them, but engines split them over TP and refuse a TP that does not "
                        "divide them.")
     chunk.number_input("mamba chunk, tokens (0 = none)", key=_spec_key("mamba_chunk_size"),
-                       max_value=float(MAX_CHUNK_SIZE), **whole_number_field(64), value=None,
+                       **whole_number_field(64), value=None,
                        on_change=_edit_optional, args=("mamba_chunk_size",),
                        help="The config's mamba_chunk_size / chunk_size (128 or 256 in Mamba2 "
                        "configs): vLLM aligns P to it in mamba cache mode all, 2,048 with none. "
                        "Only a model with state layers reads it.")
     length.number_input("max model len, tokens (0 = as loaded)", key=_spec_key("max_model_len"),
-                        max_value=float(MAX_TOKENS), **whole_number_field(1024), value=None,
+                        **whole_number_field(1024), value=None,
                         on_change=_edit_optional, args=("max_model_len",),
                         help="vLLM's default --max-model-len: the config's "
                         "max_position_embeddings, times a rope scaling factor where one "

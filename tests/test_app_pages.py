@@ -720,6 +720,27 @@ def test_the_editor_keeps_and_edits_the_max_model_len():
     assert budget.text_input(key="w.context").value == "262,144"
 
 
+
+@pytest.mark.parametrize(("field", "value", "said"), [
+    ("max_model_len", 2**40 + 1, "max_model_len = 1099511627777 is too large to be real "
+     "(at most 1,099,511,627,776)"),
+    ("mamba_chunk_size", 2**20 + 1, "the model's mamba_chunk_size = 1048577 is too large to "
+     "be real (at most 1,048,576)"),
+])
+def test_the_editor_says_why_a_length_or_chunk_past_its_bound_is_refused(field, value, said):
+    # a bound given to streamlit kept the entry on screen unsent: the error went on naming the
+    # entry before it (or called the field empty), never this one
+    at = open_app("app_pages/model.py", {"model": "Qwen3-Next-80B-A3B"})
+    at.segmented_control(key="model.source").set_value("Edit by hand").run()
+    at.number_input(key=f"spec.{field}").set_value(-5).run()
+    at.number_input(key=f"spec.{field}").set_value(value).run()
+    assert not at.exception
+    assert [shown(e) for e in at.error] == [
+        f"{said}; check the model's value. Until it is fixed, every page (and the summary "
+        "below) shows the last valid model."]
+    assert "model" not in at.query_params  # the preset stays the model
+
+
 FROM_CONFIG = "tokens (vLLM's default `--max-model-len`, from the config)"
 TYPED = "tokens (typed in the editor: the pages count at it as vLLM's `--max-model-len`)"
 
