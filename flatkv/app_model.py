@@ -326,6 +326,10 @@ class RawModel:
             raise ValueError(f"the layers {self.layers!r} have linear (state) layers but no "
                              "state gives their bytes: give the state tensors of one layer "
                              "per TP rank, e.g. conv=49152,ssm=2097152")
+        if self.state and LINEAR_ATTENTION not in labels:  # the planner refuses them: say so here
+            raise ValueError(f"the layers {self.layers!r} have no linear (state) layer to keep "
+                             f"the state tensors {format_state_text(self.state)}: clear the "
+                             "state tensors, or add linear layers to the pattern")
         return CacheProfile(
             layer_types=labels,
             kv_bytes_per_slot=self.kv_bytes_per_slot,

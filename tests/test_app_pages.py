@@ -363,6 +363,31 @@ def test_model_page_edits_raw_bytes_and_rejects_a_bad_pattern():
         'bytes as "KV bytes per token per layer", and "Sliding layers\' KV bytes" 0.')
 
 
+STATE_WITHOUT_STATE_LAYERS = (
+    "the layers '(sliding,full)*12' have no linear (state) layer to keep the state tensors "
+    "conv=1000000000000: clear the state tensors, or add linear layers to the pattern")
+
+
+def test_raw_bytes_refuse_state_tensors_no_layer_keeps():
+    # gpt-oss-20b's layers keep no state: the Model page took conv=1e12 (a "custom" model in
+    # the link) while Layout and Compare refused that model, so every page said another thing
+    at = open_app("app_pages/model.py", {"model": "gpt-oss-20b"})
+    at.segmented_control(key="model.source").set_value("Raw bytes").run()
+    at.text_input(key="edit.state").set_value("conv=1e12").run()
+    assert not at.exception
+    assert [shown(e) for e in at.error] == [
+        f"{STATE_WITHOUT_STATE_LAYERS}. Until it is fixed, every page (and the summary below) "
+        "shows the last valid model."]
+    assert dict(at.query_params) == {"model": "gpt-oss-20b"}  # the preset stays
+    # the same model from a link: a notice, and the default model (on Layout as on Compare)
+    linked = open_app(query={
+        "model": "custom", "layers": "(sliding,full)*12", "kv": "2048", "window": "128",
+        "state": "conv=1000000000000"})
+    assert [shown(e) for e in linked.error] == [
+        f"The custom model in the link is not valid ({STATE_WITHOUT_STATE_LAYERS}); using the "
+        "default model (Qwen3-Next-80B-A3B)."]
+    assert metrics(linked.switch_page("app_pages/layout.py").run())["Blocks"] == "1,455"
+
 def test_a_chunked_model_shows_its_chunk_and_edits_it_as_raw_bytes():
     at = open_app("app_pages/model.py", {"model": "Llama-4-Scout-17B-16E"})
     assert_clean(at)
