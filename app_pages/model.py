@@ -430,6 +430,7 @@ def _model_json_source(s) -> None:
                     ss["model.tp_set"] = (s.tp, loaded.tp)
             else:
                 raw = RawModel.from_profile(loaded)
+                raw.profile()  # what every page plans from: a model they refuse is not loaded
                 update(model=CUSTOM, raw=raw, spec=None)
                 _fill_raw(raw)
         st.rerun()

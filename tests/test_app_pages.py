@@ -388,6 +388,22 @@ def test_raw_bytes_refuse_state_tensors_no_layer_keeps():
         "default model (Qwen3-Next-80B-A3B)."]
     assert metrics(linked.switch_page("app_pages/layout.py").run())["Blocks"] == "1,455"
 
+
+def test_a_model_json_whose_state_no_layer_keeps_is_not_loaded():
+    # a raw model JSON was loaded into the link whole, and every other page refused it
+    at = open_app("app_pages/model.py")
+    at.segmented_control(key="model.source").set_value("Model JSON").run()
+    at.text_area(key="model.paste").set_value(
+        '{"format": "flatkv-profile/1", "name": "tiny", "layers": "full*2",'
+        ' "kv_bytes_per_slot": 64, "state_const_bytes": {"conv": 5}}').run()
+    at.button(key="model.load").click().run()
+    assert not at.exception
+    assert [shown(e) for e in at.error] == [
+        "the layers '2*full' have no linear (state) layer to keep the state tensors conv=5: "
+        "clear the state tensors, or add linear layers to the pattern. No model JSON was "
+        "loaded: every page still shows Qwen3-Next-80B-A3B."]
+    assert "model" not in at.query_params
+
 def test_a_chunked_model_shows_its_chunk_and_edits_it_as_raw_bytes():
     at = open_app("app_pages/model.py", {"model": "Llama-4-Scout-17B-16E"})
     assert_clean(at)
