@@ -63,6 +63,7 @@ def _fill_raw(raw: RawModel) -> None:
     # size, the config's mamba_ssm_dtype and chunk, the KV dtype and split:
     # profile.CARRIED_FIELDS) is carried from it
     ss["edit.raw"] = raw
+    ss.pop("edit.error", None)  # an entry refused before is gone from the fields: its error too
 
 
 def _whole(key: str, label: str, least: int = 0) -> int:

@@ -389,6 +389,21 @@ def test_raw_bytes_refuse_state_tensors_no_layer_keeps():
     assert metrics(linked.switch_page("app_pages/layout.py").run())["Blocks"] == "1,455"
 
 
+def test_raw_bytes_drop_a_refused_entrys_error_when_another_model_fills_them():
+    # the error of a KV entry refused on Qwen3-Next stayed under gpt-oss-20b's own 2,048 B,
+    # saying that every page showed the last valid model
+    at = open_app("app_pages/model.py")
+    at.segmented_control(key="model.source").set_value("Raw bytes").run()
+    at.number_input(key="edit.kv").set_value(-1).run()
+    assert [shown(e) for e in at.error] == [
+        "KV bytes per token per layer is -1: give a whole number of 0 or more. Until it is "
+        "fixed, every page (and the summary below) shows the last valid model."]
+    at.segmented_control(key="model.source").set_value("Preset").run()
+    at.selectbox(key="w.model").set_value("gpt-oss-20b").run()
+    at.segmented_control(key="model.source").set_value("Raw bytes").run()
+    assert_clean(at)
+    assert at.number_input(key="edit.kv").value == 2048  # 8 KV heads x 64 x 2 (K, V) x 2 B
+
 def test_a_model_json_whose_state_no_layer_keeps_is_not_loaded():
     # a raw model JSON was loaded into the link whole, and every other page refused it
     at = open_app("app_pages/model.py")
