@@ -192,7 +192,8 @@ def page_ids(analysis, ours: StrategyResult) -> None:
                                  concurrency=ours.max_concurrency if ours.applies else None,
                                  speculative_tokens=s.speculative_tokens,
                                  checkpoint_blocks=s.prefill_checkpoint_blocks,
-                                 cut=(DEFAULT_REQUESTS, drawn) if fitted else None)
+                                 cut=(DEFAULT_REQUESTS, drawn) if fitted else None,
+                                 scheduled_tokens=s.max_batched_tokens, requests=drawn)
     if not pages.fits:  # no map: it would hand out pages the pool does not have
         # a warning for a workload typed; the default one is only said (the context is the
         # model's own, and no fewer requests fit)

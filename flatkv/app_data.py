@@ -28,7 +28,7 @@ from flatkv.plan import (
     LINEAR_ATTENTION,
     SLIDING_ATTENTION,
 )
-from flatkv.profile import CacheProfile
+from flatkv.profile import WINDOWED, CacheProfile
 from flatkv.strategies import (
     StrategyOptions,
     StrategyResult,
@@ -525,14 +525,39 @@ def mamba_mode_text(mode: str, checkpoint_blocks: int = 0, speculative_tokens: i
     return text + (f" + {speculative_tokens} drafted" if speculative_tokens else "")
 
 
+def _windowed_step_text(profile: CacheProfile, concurrency: float | None,
+                        scheduled_tokens: int, held: int | None) -> str:
+    """Why a sliding (or chunked) model's workload holds more requests than the concurrency
+    at the top of Layout, Budget and Compare: that one is vLLM's "Maximum concurrency", which
+    charges every request a whole step of scheduled tokens in each window (``request_pages``),
+    while the workload charges one step's tokens once, for all requests together (SPEC 3.5).
+    Empty without windowed layers, or where the workload (``held`` requests: those it fits,
+    or those drawn) holds no more than that concurrency."""
+    if (concurrency is None or not profile.windowed_labels or held is None
+            or held <= concurrency):
+        return ""
+    nouns = " and ".join(f"{WINDOWED[label].noun} of {profile.window(label):,} tokens"
+                         for label in profile.windowed_labels)
+    return (f"The {concurrency_text(concurrency)} requests at the top of the page (and on "
+            "Budget and Compare) count as vLLM's \"Maximum concurrency\" does: each request "
+            f"is charged its {nouns} plus a whole step of {scheduled_tokens:,} scheduled "
+            "tokens (at most its context), as though every request were in its prefill step at "
+            "once. This workload charges the step's tokens once, for all requests together, so "
+            "it can hold more requests.")
+
+
 def workload_text(pages: PageMap, profile: CacheProfile, *, context: int, mamba_cache_mode: str,
                   concurrency: float | None, speculative_tokens: int = 0,
-                  checkpoint_blocks: int = 0, cut: tuple[int, int] | None = None) -> str:
+                  checkpoint_blocks: int = 0, cut: tuple[int, int] | None = None,
+                  scheduled_tokens: int = DEFAULT_SCHEDULED_TOKENS,
+                  requests: int | None = None) -> str:
     """What the Layout page's workload needs of the pool (SPEC 3.5), and where its state count
     differs from Budget's and Compare's: it charges prefix-cache snapshots, they the mode's
     state pages, so both figures are given; then whether it fits. ``cut``: the default
-    requests and the fewer drawn where those did not fit (said first, as a refusal is). One
-    paragraph each: what to act on, the pages counted, how state is charged."""
+    requests and the fewer drawn where those did not fit (said first, as a refusal is);
+    ``requests``: those the map draws. One paragraph each: what to act on, the pages counted,
+    how state is charged, and why a sliding model's workload holds more requests than the
+    concurrency at the top of the page."""
     per = ", ".join(f"{g}: {n:,}" for g, n in pages.per_group.items())
     drafted = " and drafted tokens' pages" if speculative_tokens and profile.has_state else ""
     kept = f"history, live state and snapshots{drafted}" if profile.has_state else "history"
@@ -553,16 +578,23 @@ def workload_text(pages: PageMap, profile: CacheProfile, *, context: int, mamba_
                  + (f" and {speculative_tokens} more for drafted tokens" if speculative_tokens
                     else "")
                  + f" per request, as the engine's log does{held}.")
+    held = pages.max_requests if not pages.fits else requests
+    if windowed := _windowed_step_text(profile, concurrency, scheduled_tokens, held):
+        text += f"\n\n{windowed}"
     charged = " with its state snapshots" if profile.has_state else ""
-    counted = ("" if not profile.has_state or concurrency is None else
-               f" (Budget's and Compare's {concurrency_text(concurrency)} count the state "
-               "pages as the engine's log does: the last paragraph here)")
+    # what the concurrency at the top counts otherwise than this workload
+    differs = ("the state pages" if profile.has_state else
+               "a step in every " + " and ".join(WINDOWED[label].noun
+                                                 for label in profile.windowed_labels))
+    counted = ("" if concurrency is None or not (profile.has_state or windowed) else
+               f" (Budget's and Compare's {concurrency_text(concurrency)} count {differs} as "
+               "the engine's log does: the last paragraph here)")
     if pages.fits and cut is not None:  # said first: why the map draws fewer
         default, drawn = cut
         # two counts of requests on one page: each named by what it counts
-        top = ("" if not profile.has_state or concurrency is None else
+        top = ("" if concurrency is None or not (profile.has_state or windowed) else
                f" The {concurrency_text(concurrency)} requests at the top of the page count "
-               "the state pages as the engine's log does (the last paragraph here).")
+               f"{differs} as the engine's log does (the last paragraph here).")
         text = (f"The map draws {count_text(drawn, 'live request')} of {tokens_text(context)}, "
                 f"not the default {default:,}: {drawn:,} {'fits' if drawn == 1 else 'fit'}"
                 f"{charged if drawn == 1 else charged.replace('its', 'their')}.{top}"

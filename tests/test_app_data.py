@@ -488,6 +488,54 @@ def test_workload_text_gives_both_state_counts_where_they_differ():
             "and 2 more for drafted tokens per request, as the engine's log does") in drafting
 
 
+def test_workload_text_says_why_a_sliding_workload_holds_more_than_the_concurrency():
+    from flatkv.app_model import profile_for
+    from flatkv.strategies import run_strategy
+
+    # gpt-oss-20b (12 sliding layers of window 128, 12 full; 2,048 B a token a layer) in the
+    # default H100's 76,968,728,985 B at P 16: a page id holds 12 x 2,048 x 16 x 2 B (both
+    # groups' rows, one page-id space) = 786,432 B, 97,870 of them. vLLM's "Maximum
+    # concurrency" charges a request of 8,192 tokens 512 full pages and cdiv(min(127 + 8,192,
+    # 8,192), 16) + 1 = 513 sliding: 97,870 / 1,025 = 95.48. The workload (SPEC 3.5) charges R
+    # requests 8R + 512 + R + 1 sliding and 512R + R + 1 full pages: 522R + 514 <= 97,870 for
+    # R <= 186, so the workload of 4,096 requests says it holds at most 186.
+    oss, budget = profile_for("gpt-oss-20b", None, 1), 76_968_728_985
+    a = analyze(oss.components(), block_size=16, alignment=None, budget_bytes=budget)
+    flat = run_strategy("flat", oss, budget_bytes=budget, context_tokens=8_192)
+    assert flat.max_concurrency == pytest.approx(97_870 / 1_025)
+    pages = app_data.page_assignment(a, requests=4_096, context=8_192, sliding_window=128,
+                                     scheduled_tokens=8_192, limit=2048)
+    assert pages.num_blocks == budget // 786_432 == 97_870
+    assert pages.max_requests == (97_870 - 514) // 522 == 186
+    text = app_data.workload_text(pages, oss, context=8_192, mamba_cache_mode="none",
+                                  concurrency=flat.max_concurrency, scheduled_tokens=8_192)
+    assert text.startswith(
+        "This workload does not fit in this budget: it holds at most 186 requests of 8,192 "
+        "tokens (Budget's and Compare's 95.48 count a step in every window as the engine's log "
+        "does: the last paragraph here); lower the live requests or the context length.")
+    assert text.endswith(
+        "The 95.48 requests at the top of the page (and on Budget and Compare) count as vLLM's "
+        "\"Maximum concurrency\" does: each request is charged its window of 128 tokens plus a "
+        "whole step of 8,192 scheduled tokens (at most its context), as though every request "
+        "were in its prefill step at once. This workload charges the step's tokens once, for "
+        "all requests together, so it can hold more requests.")
+    # drawn: 150 requests, more than 95.48, say why; 95, fewer, need not
+    for drawn, said in ((150, True), (95, False)):
+        fits = app_data.page_assignment(a, requests=drawn, context=8_192, sliding_window=128,
+                                        scheduled_tokens=8_192, limit=2048)
+        assert fits.fits
+        text = app_data.workload_text(fits, oss, context=8_192, mamba_cache_mode="none",
+                                      concurrency=flat.max_concurrency, requests=drawn)
+        assert ("Maximum concurrency" in text) is said
+    # a model without windows keeps the text it had: no such paragraph
+    llama = profile_for("Llama-3.1-8B", None, 1)
+    b = analyze(llama.components(), block_size=16, alignment=None, budget_bytes=budget)
+    plain = app_data.workload_text(
+        app_data.page_assignment(b, requests=4, context=8_192, limit=2048), llama,
+        context=8_192, mamba_cache_mode="none", concurrency=10.0)
+    assert plain.startswith("Pages the groups need") and "\n\n" not in plain
+
+
 # vLLM's blocks on the Layout page (SPEC 3.1): the worked example's P and page, by hand.
 # A = 16; P = 16 x cdiv(2,146,304, 16 x 2,048) = 16 x 66 = 1,056; page = max(1,056 x 2,048,
 # 2,146,304) = 2,162,688, the state page padded by 16,384 B; group_size 12 (12 full, 36

@@ -3054,6 +3054,12 @@ def test_layout_says_how_many_requests_fit_and_draws_no_map_of_pages_it_lacks():
     llama = open_app("app_pages/layout.py", {"model": "Llama-3.1-8B"})
     assert_clean(llama)
     assert not [c for c in llama.caption if other_rows in c.value]
+    # 150 requests of 8,192 tokens fit the map, past the 95.48 at the top (vLLM's count of a
+    # whole step in every window, tests/test_app_data.py): the map's caption says why
+    more = open_app("app_pages/layout.py", {"model": "gpt-oss-20b", "ctx": "8192", "req": "150"})
+    assert_clean(more)
+    assert [c for c in more.caption if "The 95.48 requests at the top of the page (and on "
+            "Budget and Compare) count as vLLM's" in shown(c)]
 
 
 STATE_ONLY_LINK = {"model": "custom", "layers": "linear*24", "kv": "0",
