@@ -771,20 +771,23 @@ def bandwidth_bars(series: Sequence[Series], *, title: str = "") -> go.Figure:
 
 
 # A horizontal legend's room in the main column at 1000 px, and an entry's width: the symbol
-# and its gap, and the name at the house font (13 px, about 7 px a character)
-LEGEND_WIDTH_PX, LEGEND_ENTRY_PX, LEGEND_CHAR_PX = 680, 40, 7
+# and its gap, and the name at the house font (13 px, about 7 px a character). The legend
+# starts at the plot's left edge, past the y axis: Compare's context chart (540 px, its axis
+# about 95 px) has 445 px for it, two columns of "FlatKV per component" (Plotly wrapped its
+# eight entries to four lines there, over the title, when 680 px was taken here).
+LEGEND_WIDTH_PX, LEGEND_ENTRY_PX, LEGEND_CHAR_PX = 440, 40, 7
 
 
 def legend_lines(names: Sequence[str]) -> int:
     """The lines a horizontal legend of ``names`` wraps to in the main column at 1000 px, as
-    Plotly packs its entries: a legend of one line would grow up into a title over it."""
-    lines, used = 1, 0
-    for name in names:
-        width = LEGEND_ENTRY_PX + LEGEND_CHAR_PX * len(name)
-        if used and used + width > LEGEND_WIDTH_PX:
-            lines, used = lines + 1, 0
-        used += width
-    return lines
+    Plotly packs its entries: on one line where they fit it, else in a grid whose columns are
+    all as wide as the widest entry (its legend/draw.js, ``maxItemWidth``). A legend of one
+    line would grow up into a title over it."""
+    widths = [LEGEND_ENTRY_PX + LEGEND_CHAR_PX * len(name) for name in names]
+    if sum(widths) <= LEGEND_WIDTH_PX:
+        return 1
+    per_line = max(1, LEGEND_WIDTH_PX // max(widths))
+    return -(-len(widths) // per_line)
 
 
 def bandwidth_sweep(

@@ -416,21 +416,34 @@ def test_context_figure_draws_a_line_a_layout_and_marks_the_pages_context():
 def test_a_sweeps_legend_gets_the_lines_it_wraps_to():
     from flatkv.gpu_view import Series
 
-    # 40 px of symbol and 7 px a character packed into 680 px: three entries of 20 characters
-    # (180 px each) fit one line, a fourth wraps
-    assert charts.legend_lines(["x" * 20] * 3) == 1
-    assert charts.legend_lines(["x" * 20] * 4) == 2
+    # 40 px of symbol and 7 px a character in 440 px: two entries of 20 characters (180 px
+    # each) fit one line; three wrap to a grid of two columns (Plotly's, as wide as the widest
+    # entry), so five take three lines, and short ones beside a long one no fewer
+    assert charts.legend_lines(["x" * 20] * 2) == 1
+    assert charts.legend_lines(["x" * 20] * 3) == 2
+    assert charts.legend_lines(["x" * 20] * 5) == 3
+    assert charts.legend_lines(["x" * 20] + ["x" * 10] * 4) == 3  # not 2 lines (620 px)
     assert charts.legend_lines(["x" * 200]) == 1  # one entry: one line, however long
-    # a sweep of six figures: room for two legend lines under a two-line title (60 + 2 x 18
-    # for the title, 20 for the second legend line), so the legend does not climb into it
+    # Compare's context chart: eight entries, the widest "FlatKV per component" (180 px), two
+    # a line: four lines, as Plotly drew them at 1000 px
+    context = charts.context_figure(
+        [1024, 2048], [(k, title, [900.0, 9.0]) for k, title in (
+            ("flat", "FlatKV packed slabs"), ("per-component", "FlatKV per component"),
+            ("vllm", "vLLM v1"), ("sglang", "SGLang"), ("aliased", "slab aliasing"),
+            ("lcm", "two-level pages"))], context=2048, title="Concurrency over context length")
+    assert len(context.data) == 8  # the six, one request and the context's marks
+    assert context.layout.margin.t == 60 + 18 + 20 * (4 - 1)
+    # a sweep of six figures: room for three legend lines under a two-line title (60 + 2 x 18
+    # for the title, 20 for each legend line past the first), so the legend does not climb
+    # into it
     names = ("copy", "copy"), ("gather", "torch"), ("scatter", "torch"), (
         "state_copy", "torch"), ("d2h", "torch"), ("h2d", "torch")
     fig = charts.bandwidth_sweep(
         [Series(op, impl, (1, 4), (5.0, 8.0), (1568, 6272)) for op, impl in names],
         x="pages_per_call", title="Bandwidth vs pages per call, 201.75 MiB per call across "
         "the whole sweep of pages")
-    assert charts.legend_lines([t.name for t in fig.data]) == 2
-    assert fig.layout.margin.t == 60 + 2 * 18 + 20
+    assert charts.legend_lines([t.name for t in fig.data]) == 3  # 2 a line: 166 px widest
+    assert fig.layout.margin.t == 60 + 2 * 18 + 2 * 20
 
 
 def test_bandwidth_sweep_over_pages_and_page_bytes():
