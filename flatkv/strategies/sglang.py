@@ -64,7 +64,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import NamedTuple
 
@@ -862,15 +862,39 @@ def request_slots(slots: int) -> int:
     return max(slots - 1, 0)
 
 
+@dataclass(frozen=True)
+class StatePools:
+    """What SGLang's state takes of the budget before its token pools get the rest: ``slots``
+    of ``slot_bytes`` each (MambaPool's padding slot among them), out of the state pool's share
+    of the budget (``state_pool``), and the draft-token buffers reserved beside them
+    (``buffers``). A model without state layers has no slots (None) and takes 0 B."""
+
+    slots: int | None = None
+    slot_bytes: int | None = None
+    state_pool: int = 0
+    buffers: int = 0
+
+    @property
+    def slot_total(self) -> int:
+        """Bytes of the slots themselves (``slots x slot_bytes``): what SGLang allocates, the
+        rest of a budget-sized state pool going to the KV pool."""
+        return 0 if self.slots is None else self.slots * self.slot_bytes
+
+    @property
+    def held(self) -> int:
+        """Bytes the state takes of the budget: its slots and their draft-token buffers."""
+        return self.slot_total + self.buffers
+
+
 def _state_slots(profile: CacheProfile, options: StrategyOptions, budget_bytes: int,
-                 formulas: list[str], extras: dict[str, object]) -> tuple[int, int, int, int]:
-    """SGLang's state pool: ``(slots, slot_bytes, state_pool, buffers)``. The pool takes ``r /
-    (1 + r)`` of the budget (with attention layers or without), cut into slots of every state
-    layer's conv + ssm. One slot is MambaPool's padding slot (slot 0, for padded tokens' dummy
-    writes), which SGLang's sizing charges since its PR #32184: ``max_mamba_cache_size`` is the
-    other ``slots - 1``, and a running request holds S of those. With speculative decoding
-    (``draft_tokens``) the pool also holds the draft-token buffers, ``buffers`` bytes
-    (``_spec_state_slots``; 0 without). Appends its formulas and extras."""
+                 formulas: list[str], extras: dict[str, object]) -> StatePools:
+    """SGLang's state pool (``StatePools``). The pool takes ``r / (1 + r)`` of the budget (with
+    attention layers or without), cut into slots of every state layer's conv + ssm. One slot is
+    MambaPool's padding slot (slot 0, for padded tokens' dummy writes), which SGLang's sizing
+    charges since its PR #32184: ``max_mamba_cache_size`` is the other ``slots - 1``, and a
+    running request holds S of those. With speculative decoding (``draft_tokens``) the pool also
+    holds the draft-token buffers, ``buffers`` bytes (``_spec_state_slots``; 0 without). Appends
+    its formulas and extras."""
     n_state = profile.count(LINEAR_ATTENTION)
     r = options.mamba_full_memory_ratio
     s, s_why = slots_per_request(profile, options)
@@ -901,7 +925,7 @@ def _state_slots(profile: CacheProfile, options: StrategyOptions, budget_bytes: 
         state_slots=slots, request_state_slots=for_requests, slots_per_request=s,
         running_request_cap=running_cap,
     )
-    return slots, slot_bytes, state_pool, buffers
+    return StatePools(slots, slot_bytes, state_pool, buffers)
 
 
 def _budget_state_slots(profile: CacheProfile, options: StrategyOptions, budget_bytes: int,
@@ -922,10 +946,8 @@ def _budget_state_slots(profile: CacheProfile, options: StrategyOptions, budget_
             "no layer count, and the rest goes to a token pool of no layers)")
     )
     if drafts:
-        slots, buffers = _spec_state_slots(budget_bytes, r, n_state, layer_bytes, s, drafts,
-                                           running_request_limit(options, drafting=True),
-                                           options.sglang_max_running_requests is not None,
-                                           formulas, extras)
+        slots, buffers = _spec_state_slots(options, budget_bytes, n_state, layer_bytes, s,
+                                           drafts, formulas, extras)
         return slots, state_pool, buffers
     slots = state_pool // slot_bytes
     formulas.append(
@@ -1028,14 +1050,18 @@ def told_state(options: StrategyOptions, slot_bytes: int, s: int,
     return m + 1, slot_bytes * (held + 1) * drafts, held
 
 
-def _spec_state_slots(budget_bytes: int, r: Fraction, n_state: int, layer_bytes: int, s: int,
-                      drafts: int, limit: int, told: bool, formulas: list[str],
+def _spec_state_slots(options: StrategyOptions, budget_bytes: int, n_state: int,
+                      layer_bytes: int, s: int, drafts: int, formulas: list[str],
                       extras: dict[str, object]) -> tuple[int, int]:
     """``(slots, buffers)``: SGLang's state slots (the padding slot included) and the bytes it
-    reserves for the draft-token state buffers, with ``drafts`` (D) tokens verified a step and
-    max_running_requests ``limit`` before its pools cap it (``running_request_limit``: ``told``
-    by --max-running-requests, or the hook's 48;
-    ``spec_request_slots``, ``spec_reserved_requests``). Appends their formulas and extras."""
+    reserves for the draft-token state buffers, with ``drafts`` (D) tokens verified a step: a
+    state budget of ``budget x r / (1 + r)`` (r the options' mamba_full_memory_ratio), and the
+    max_running_requests the options give before its pools cap it (``running_request_limit``:
+    told by --max-running-requests, else the hook's 48; ``spec_request_slots``,
+    ``spec_reserved_requests``). Appends their formulas and extras."""
+    r = options.mamba_full_memory_ratio
+    limit = running_request_limit(options, drafting=True)
+    told = options.sglang_max_running_requests is not None
     slot_bytes = n_state * layer_bytes
     k = spec_request_slots(budget_bytes, r, slot_bytes, drafts, s)
     ratio = float(r)
@@ -1291,16 +1317,42 @@ def sglang_blocker(profile: CacheProfile) -> str:
     return TWO_WINDOWS if all(label in profile.layer_types for label in WINDOWED) else ""
 
 
-def _pool_refusal(profile: CacheProfile, options: StrategyOptions, kv_memory: int,
-                  full_tokens: int, swa_tokens: int, slot_bytes: int | None,
-                  sized: bool = True) -> str | None:
-    """Why SGLang would not start on these token pools (a swa pool short of one window, a KV
-    pool short of one page, or with state one of under two tokens: ``full_tokens`` for state
-    layers alone, their pool of no layers, unknown where not ``sized``), with the budget (or
-    context) that would do; None where they serve."""
+@dataclass(frozen=True)
+class TokenPools:
+    """SGLang's token pools in the KV memory its state leaves of the budget (``kv_memory``):
+    ``full_tokens`` and ``swa_tokens`` (each 0 where the model has no such layers; for state
+    layers alone ``full_tokens`` is their pool of no layers), ``pool_tokens`` T, the one SGLang
+    pages and resolves its running requests from (the sliding pool where every pool layer is
+    sliding, else the full pool), the bytes they take (``kv_bytes``), whether T is known
+    (``sized``: not for state layers alone without a context, whose pool is context_len
+    tokens) and whether the sliding pool is SGLang's SWA request cap rather than
+    ``swa_full_tokens_ratio``'s share (``swa_capped``)."""
+
+    kv_memory: int
+    full_tokens: int
+    swa_tokens: int
+    pool_tokens: int
+    kv_bytes: int
+    sized: bool
+    swa_capped: bool
+
+
+def _pool_refusal(profile: CacheProfile, options: StrategyOptions, pools: TokenPools,
+                  slot_bytes: int | None) -> str | None:
+    """Why SGLang would not start on these token pools (a full pool its SWA request cap leaves
+    no page, a swa pool short of one window, a KV pool short of one page, or with state one of
+    under two tokens: ``full_tokens`` for state layers alone, their pool of no layers, unknown
+    where not ``sized``), with the budget (or context) that would do; None where they serve."""
+    if pools.swa_capped and pools.full_tokens <= 0:
+        return (
+            f"SGLang's SWA request cap ({n(pools.swa_tokens)} tokens for max_running_requests "
+            f"{n(_running_limit(profile, options))}, with --disable-radix-cache) leaves no "
+            f"page of the full KV pool in the {n(pools.kv_memory)} B: it refuses to start; a "
+            f"budget of {n(enough_budget(profile, options, slot_bytes))} B or more, or a "
+            "smaller --max-running-requests, leaves one")
     n_full, n_swa = pool_layers(profile, options)
     page = options.sglang_page_size
-    pool_tokens = swa_tokens if n_swa and not n_full else full_tokens
+    kv_memory, swa_tokens, pool_tokens = pools.kv_memory, pools.swa_tokens, pools.pool_tokens
     if n_full and n_swa and pool_tokens >= page and swa_tokens < _least_swa_pool(profile, page):
         return (
             f"the swa pool ({n(swa_tokens)} tokens) cannot hold one request: SGLang needs more "
@@ -1321,7 +1373,7 @@ def _pool_refusal(profile: CacheProfile, options: StrategyOptions, kv_memory: in
             f"the KV pool ({n(kv_memory)} B) holds no page of {page} tokens: a budget of "
             f"{n(enough_budget(profile, options, slot_bytes))} B or more holds one"
             + smaller_state)
-    if slot_bytes and not profile.has_attention and sized and pool_tokens < 2:
+    if slot_bytes and not profile.has_attention and pools.sized and pool_tokens < 2:
         least = max(2, page)  # context_len // page x page >= 2
         return (
             f"the token pool holds {n(pool_tokens)} token{'' if pool_tokens == 1 else 's'} "
@@ -1589,13 +1641,172 @@ def _swa_pool_choice(profile: CacheProfile, options: StrategyOptions, formulas: 
     return ""
 
 
+def _state_refusal(profile: CacheProfile, options: StrategyOptions, budget_bytes: int,
+                   state: StatePools) -> str | None:
+    """Why SGLang refuses to start on its state pool, with what would do; None where it
+    starts: a fixed state size (``fixed_state_size``) under one request's S slots, or whose
+    slots (and draft-token buffers) take the whole budget, or a pool short of one request's S
+    slots and the padding slot."""
+    per_request = slots_per_request(profile, options)[0]
+    drafts = draft_tokens(profile, options)
+    told_size = fixed_state_size(options, drafts)
+    flag, source = _state_size_source(options)
+    if told_size is not None and told_size // per_request < 1:
+        return (
+            f"{source} {n(told_size)} gives fewer request slots than the "
+            f"{per_request} one running request holds (S): SGLang refuses to start; give "
+            f"at least {per_request}")
+    if told_size is not None and state.held >= budget_bytes:
+        return (
+            f"the {n(state.slots)} state slots ({source} {n(told_size)} + 1) of "
+            f"{n(state.slot_bytes)} B"
+            + (f" and their draft-token buffers ({n(state.buffers)} B)" if state.buffers else "")
+            + f" take {n(state.held)} B, the whole budget of {n(budget_bytes)} B "
+            "or more: SGLang finds no memory left for the KV cache; a budget of "
+            f"{n(enough_budget(profile, options, state.slot_bytes))} B or more, or a smaller "
+            f"{flag}, leaves some")
+    if request_slots(state.slots) // per_request < 1:
+        buffered = (f" beside their draft-token buffers ({drafts} tokens verified a "
+                    "step)" if drafts else "")
+        return (
+            f"the state pool ({n(state.state_pool)} B) holds {n(state.slots)} slot(s) of "
+            f"{n(state.slot_bytes)} B{buffered}, fewer than {per_request + 1}: one running "
+            f"request needs {per_request} and SGLang keeps one for padding; a budget of "
+            f"{n(enough_budget(profile, options, state.slot_bytes))} B or more holds them")
+    return None
+
+
+def _token_pools_after_state(profile: CacheProfile, options: StrategyOptions,
+                             budget_bytes: int, context_tokens: int | None, state: StatePools,
+                             formulas: list[str], extras: dict[str, object]) -> TokenPools:
+    """SGLang's token pools in what the state leaves of the budget: over the attention layers
+    (``_token_pools``), or for state layers alone their pool of no layers, context_len tokens
+    (``_layerless_token_pool``; none known without a context). A drafter's own KV is outside
+    the budget either way (a formula line says so). Appends their formulas and extras."""
+    n_full, n_swa = pool_layers(profile, options)
+    n_state = profile.count(LINEAR_ATTENTION)
+    drafts = draft_tokens(profile, options)
+    kv_memory = budget_bytes - state.held
+    full_tokens = swa_tokens = 0
+    if profile.has_attention:
+        formulas.append(_kv_memory_text(
+            budget_bytes, state.slot_total, state.buffers, state.state_pool, n_state > 0,
+            n_state > 0 and fixed_state_size(options, drafts) is not None))
+        if drafts:
+            formulas.append(DRAFTER_KV_LINE)
+        full_tokens, swa_tokens = _token_pools(profile, options, kv_memory, n_full, n_swa,
+                                               formulas, extras)
+    elif context_tokens is not None:  # state layers alone: a token pool of no layers
+        full_tokens = _layerless_token_pool(options, context_tokens, kv_memory, formulas,
+                                            extras)
+        if drafts:
+            formulas.append(DRAFTER_KV_LAYERLESS_LINE)
+    full_bytes, swa_bytes = pool_token_bytes(profile, options)
+    return TokenPools(
+        kv_memory, full_tokens, swa_tokens,
+        pool_tokens=swa_tokens if n_swa and not n_full else full_tokens,
+        kv_bytes=full_tokens * full_bytes + swa_tokens * swa_bytes,
+        sized=profile.has_attention or context_tokens is not None,
+        swa_capped="swa_request_cap" in extras)
+
+
+def _max_running_requests(profile: CacheProfile, options: StrategyOptions,
+                          context_tokens: int | None, pool_tokens: int, formulas: list[str],
+                          extras: dict[str, object]) -> str:
+    """The max_running_requests SGLang logs (``extras["max_running_requests"]``), where its
+    token pool T (``pool_tokens``) is known: from the context where nothing sets one
+    (``_logged_running_requests``), else from the told one or the speculative hook's 48
+    whatever the context (``_running_requests_from``). Returns the warning SGLang logs beside
+    it ("" where none): that its state pool caps it, or that the token pool cuts one it was
+    given. Appends its formula."""
+    limit = _running_limit(profile, options)
+    state_cap = extras.get("running_request_cap")
+    if limit is None:
+        if context_tokens is None:
+            return ""
+        extras["max_running_requests"], capped = _logged_running_requests(
+            pool_tokens, context_tokens, state_cap, formulas)
+        return state_cap_line(extras) if capped else ""
+    told = options.sglang_max_running_requests is not None
+    running_max, capped = _running_requests_from(pool_tokens, limit, state_cap, told, formulas)
+    extras["max_running_requests"] = running_max
+    extras["running_requests_told" if told else "running_cap_from_speculative_hook"] = True
+    if capped:
+        return state_cap_line(extras)
+    return reduced_line(limit, running_max) if running_max < limit else ""
+
+
+def _breakdown(profile: CacheProfile, options: StrategyOptions, budget_bytes: int,
+               pools: TokenPools, state: StatePools, running: int | None, formulas: list[str],
+               extras: dict[str, object]) -> dict[str, int]:
+    """The budget by category: the token pools (kv_history), the state slots and their
+    draft-token buffers (state), what neither takes (unused), and where some of the pools
+    hold nothing at the ``running`` requests, that part as idle_pool (``_idle_pool``).
+    Appends their formulas."""
+    kv_bytes = pools.kv_bytes
+    state_bytes, buffers = state.slot_total, state.buffers
+    totals = dict.fromkeys(CATEGORIES, 0)
+    totals["kv_history"] = kv_bytes
+    totals["state"] = state.held
+    totals["unused"] = budget_bytes - kv_bytes - state.held
+    formulas.append(
+        f"unused = budget - kv - state = {n(budget_bytes)} - {n(kv_bytes)} - {n(state_bytes)} = "
+        f"{n(totals['unused'])}" if not buffers else
+        f"unused = budget - kv - state slots - draft-token buffers = {n(budget_bytes)} - "
+        f"{n(kv_bytes)} - {n(state_bytes)} - {n(buffers)} = {n(totals['unused'])} (state = "
+        f"slots + buffers = {n(state.held)})"
+    )
+    kv_idle, state_idle = _idle_pool(profile, options, pools.full_tokens, pools.swa_tokens,
+                                     running, extras, formulas)
+    if kv_idle or state_idle:
+        totals.update(kv_history=kv_bytes - kv_idle, state=state.held - state_idle,
+                      idle_pool=kv_idle + state_idle)
+        formulas.append("; ".join(
+            f"{category} = {n(held)} - {pool} idle {n(idle)} = {n(held - idle)}"
+            for category, pool, held, idle in (("kv_history", "kv", kv_bytes, kv_idle),
+                                               ("state", "state", state.held, state_idle))
+            if idle))
+    return totals
+
+
+def _start_up_log_extras(profile: CacheProfile, options: StrategyOptions, pools: TokenPools,
+                         state: StatePools, warning: str,
+                         draft_buffers: tuple[int, int] | None,
+                         extras: dict[str, object]) -> None:
+    """Puts the lines SGLang logs at start-up for these pools (``start_up_log``: its pools,
+    max_running_requests' ``warning``, the draft-token buffers MambaPool allocates) in
+    ``extras``, with what the log leaves out."""
+    n_full, n_swa = pool_layers(profile, options)
+    log = start_up_log(profile, options.sglang_page_size, n_full, n_swa, pools.full_tokens,
+                       pools.swa_tokens, pool_token_bytes(profile, options), state.slots,
+                       extras.get("state_tensor_bytes"), warning,
+                       max_mamba_cache_size=(None if state.slots is None
+                                             else request_slots(state.slots)),
+                       swa_layer_bytes=profile.kv_bytes_of(swa_label(profile)),
+                       draft_buffers=draft_buffers,
+                       drafting=bool(draft_tokens(profile, options)),
+                       layerless=bool(profile.count(LINEAR_ATTENTION))
+                       and not profile.has_attention,
+                       swa_split_logged=not pools.swa_capped)
+    if log.lines:
+        extras.update(log_lines=log.lines, logged_pools=log.pools)
+    if log.left_out:
+        extras["log_left_out"] = log.left_out
+
+
 def run_sglang(
     profile: CacheProfile, *, budget_bytes: int, context_tokens: int | None,
     options: StrategyOptions,
 ) -> StrategyResult:
-    """SGLang's separate pools (module docstring): the state slots first (``_state_slots``),
-    then the token pools in what is left (``_token_pools``), then requests of the context over
-    the pool that binds (``_sglang_concurrency``) and the page view (``_token_pages``)."""
+    """SGLang's separate pools (module docstring), in the order it sizes them: the page size
+    (its own for DeepSeek's sparse attention, ``_nsa_options``), the state slots and their
+    draft-token buffers first out of the budget (``_state_slots``), the token pools in what is
+    left (``_token_pools_after_state``), the requests of the context over the pool that binds
+    (``_sglang_concurrency``) and the max_running_requests it logs
+    (``_max_running_requests``), the draft-token buffers MambaPool allocates for those
+    (``_allocated_draft_buffers``), then the budget by category (``_breakdown``), the page view
+    (``_token_pages``) and the start-up log (``_start_up_log_extras``). Any step may refuse,
+    as SGLang refuses to start."""
     name = "sglang"
 
     def refuse(reason: str) -> StrategyResult:
@@ -1605,146 +1816,48 @@ def run_sglang(
     if blocker := sglang_blocker(profile):
         return refuse(blocker)
     formulas: list[str] = []
+    extras: dict[str, object] = {}
     options = _nsa_options(profile, options, formulas)
     if refusal := (radix_page_refusal(profile, options) or _draft_track_refusal(profile, options)
                    or _mamba1_draft_refusal(profile, options)):
         return refuse(refusal)
-    n_full, n_swa = pool_layers(profile, options)
-    n_state = profile.count(LINEAR_ATTENTION)
-    per_request = slots_per_request(profile, options)[0]
-    extras: dict[str, object] = {}
     if speculative_not_modelled(profile, options):
         formulas.append(SPECULATIVE_NOT_MODELLED)
         extras["speculative_not_modelled"] = True
-    drafts = draft_tokens(profile, options)
 
-    slots = slot_bytes = None
-    state_bytes = state_pool = buffers = 0
-    told_size = fixed_state_size(options, drafts)
-    if n_state:
-        slots, slot_bytes, state_pool, buffers = _state_slots(profile, options, budget_bytes,
-                                                              formulas, extras)
-        state_bytes = slots * slot_bytes
-        flag, source = _state_size_source(options)
-        if told_size is not None and told_size // per_request < 1:
-            return refuse(
-                f"{source} {n(told_size)} gives fewer request slots than the "
-                f"{per_request} one running request holds (S): SGLang refuses to start; give "
-                f"at least {per_request}")
-        if told_size is not None and state_bytes + buffers >= budget_bytes:
-            return refuse(
-                f"the {n(slots)} state slots ({source} {n(told_size)} + 1) of {n(slot_bytes)} B"
-                + (f" and their draft-token buffers ({n(buffers)} B)" if buffers else "")
-                + f" take {n(state_bytes + buffers)} B, the whole budget of {n(budget_bytes)} B "
-                "or more: SGLang finds no memory left for the KV cache; a budget of "
-                f"{n(enough_budget(profile, options, slot_bytes))} B or more, or a smaller "
-                f"{flag}, leaves some")
-        if request_slots(slots) // per_request < 1:
-            buffered = (f" beside their draft-token buffers ({drafts} tokens verified a "
-                        "step)" if drafts else "")
-            return refuse(
-                f"the state pool ({n(state_pool)} B) holds {n(slots)} slot(s) of "
-                f"{n(slot_bytes)} B{buffered}, fewer than {per_request + 1}: one running "
-                f"request needs {per_request} and SGLang keeps one for padding; a budget of "
-                f"{n(enough_budget(profile, options, slot_bytes))} B or more holds them")
-
-    kv_memory = budget_bytes - state_bytes - buffers
+    state = StatePools()
+    if profile.count(LINEAR_ATTENTION):
+        state = _state_slots(profile, options, budget_bytes, formulas, extras)
+        if refusal := _state_refusal(profile, options, budget_bytes, state):
+            return refuse(refusal)
     if refusal := _swa_pool_choice(profile, options, formulas, extras):
         return refuse(refusal)
-    full_tokens = swa_tokens = 0
-    if profile.has_attention:
-        formulas.append(_kv_memory_text(budget_bytes, state_bytes, buffers, state_pool,
-                                        n_state > 0, n_state > 0 and told_size is not None))
-        if drafts:
-            formulas.append(DRAFTER_KV_LINE)
-        full_tokens, swa_tokens = _token_pools(profile, options, kv_memory, n_full, n_swa,
-                                               formulas, extras)
-        if "swa_request_cap" in extras and full_tokens <= 0:
-            return refuse(
-                f"SGLang's SWA request cap ({n(swa_tokens)} tokens for max_running_requests "
-                f"{n(_running_limit(profile, options))}, with --disable-radix-cache) leaves no "
-                f"page of the full KV pool in the {n(kv_memory)} B: it refuses to start; a "
-                f"budget of {n(enough_budget(profile, options, slot_bytes))} B or more, or a "
-                "smaller --max-running-requests, leaves one")
-    elif context_tokens is not None:  # state layers alone: a token pool of no layers
-        full_tokens = _layerless_token_pool(options, context_tokens, kv_memory, formulas,
-                                            extras)
-        if drafts:
-            formulas.append(DRAFTER_KV_LAYERLESS_LINE)
-    full_bytes, swa_bytes = pool_token_bytes(profile, options)
-    kv_bytes = full_tokens * full_bytes + swa_tokens * swa_bytes
-    pool_tokens = swa_tokens if n_swa and not n_full else full_tokens
-    # the token pool SGLang's running requests are resolved from: unknown for state layers
-    # alone without a context (their pool holds context_len tokens)
-    sized = profile.has_attention or context_tokens is not None
-    if refusal := _pool_refusal(profile, options, kv_memory, full_tokens, swa_tokens,
-                                slot_bytes, sized):
+    pools = _token_pools_after_state(profile, options, budget_bytes, context_tokens, state,
+                                     formulas, extras)
+    if refusal := _pool_refusal(profile, options, pools, state.slot_bytes):
         return refuse(refusal)
 
     numerator = denominator = None
-    capped = False  # the state pool caps max_running_requests (SGLang warns)
-    # drafting without state: the same pools, but its speculative hook resets the running cap
-    hook_cap_only = bool(options.speculative_tokens) and not profile.has_state
-    limit = running_request_limit(options, drafting=bool(drafts) or hook_cap_only)
-    reduced = ""  # SGLang's warning that the token pool cuts a max_running_requests it was given
     if context_tokens is not None:
         numerator, denominator = _sglang_concurrency(
-            profile, options, context_tokens, full_tokens=full_tokens, swa_tokens=swa_tokens,
-            slots=slots, slot_bytes=slot_bytes, formulas=formulas, extras=extras)
-        if sized and limit is None:
-            extras["max_running_requests"], capped = _logged_running_requests(
-                pool_tokens, context_tokens, extras.get("running_request_cap"), formulas)
-    if limit is not None and sized:  # told or the hook's, whatever the context
-        told = options.sglang_max_running_requests is not None
-        running_max, capped = _running_requests_from(
-            pool_tokens, limit, extras.get("running_request_cap"), told, formulas)
-        extras["max_running_requests"] = running_max
-        extras["running_requests_told" if told else "running_cap_from_speculative_hook"] = True
-        if running_max < limit and not capped:
-            reduced = reduced_line(limit, running_max)
+            profile, options, context_tokens, full_tokens=pools.full_tokens,
+            swa_tokens=pools.swa_tokens, slots=state.slots, slot_bytes=state.slot_bytes,
+            formulas=formulas, extras=extras)
+    warning = (_max_running_requests(profile, options, context_tokens, pools.pool_tokens,
+                                     formulas, extras) if pools.sized else "")
+    drafts = draft_tokens(profile, options)  # what MambaPool allocates of their buffers:
     allocated = _allocated_draft_buffers(profile, drafts, formulas, extras) if drafts else None
 
-    totals = dict.fromkeys(CATEGORIES, 0)
-    totals["kv_history"] = kv_bytes
-    totals["state"] = state_bytes + buffers
-    totals["unused"] = budget_bytes - kv_bytes - state_bytes - buffers
-    formulas.append(
-        f"unused = budget - kv - state = {n(budget_bytes)} - {n(kv_bytes)} - {n(state_bytes)} = "
-        f"{n(totals['unused'])}" if not buffers else
-        f"unused = budget - kv - state slots - draft-token buffers = {n(budget_bytes)} - "
-        f"{n(kv_bytes)} - {n(state_bytes)} - {n(buffers)} = {n(totals['unused'])} (state = "
-        f"slots + buffers = {n(state_bytes + buffers)})"
-    )
     running = None if numerator is None else numerator // denominator
-    kv_idle, state_idle = _idle_pool(profile, options, full_tokens, swa_tokens, running,
-                                     extras, formulas)
-    if kv_idle or state_idle:
-        state_held = state_bytes + buffers
-        totals.update(kv_history=kv_bytes - kv_idle, state=state_held - state_idle,
-                      idle_pool=kv_idle + state_idle)
-        formulas.append("; ".join(
-            f"{category} = {n(held)} - {pool} idle {n(idle)} = {n(held - idle)}"
-            for category, pool, held, idle in (("kv_history", "kv", kv_bytes, kv_idle),
-                                           ("state", "state", state_held, state_idle)) if idle))
+    totals = _breakdown(profile, options, budget_bytes, pools, state, running, formulas, extras)
     if profile.has_attention:
+        n_full, n_swa = pool_layers(profile, options)
         block_size, block_bytes, num_blocks, capacity, why = _token_pages(
-            profile, options, pool_tokens, n_full, n_swa, formulas, extras)
+            profile, options, pools.pool_tokens, n_full, n_swa, formulas, extras)
     else:
-        block_size, block_bytes, num_blocks, capacity = None, slot_bytes, slots, None
+        block_size, block_bytes, num_blocks, capacity = None, state.slot_bytes, state.slots, None
         why = "no page size: a state-only model keeps one state slot per request"
-    log = start_up_log(profile, options.sglang_page_size, n_full, n_swa, full_tokens,
-                       swa_tokens, (full_bytes, swa_bytes), slots,
-                       extras.get("state_tensor_bytes"),
-                       state_cap_line(extras) if capped else reduced,
-                       max_mamba_cache_size=None if slots is None else request_slots(slots),
-                       swa_layer_bytes=profile.kv_bytes_of(swa_label(profile)),
-                       draft_buffers=allocated, drafting=bool(drafts),
-                       layerless=bool(n_state) and not profile.has_attention,
-                       swa_split_logged="swa_request_cap" not in extras)
-    if log.lines:
-        extras.update(log_lines=log.lines, logged_pools=log.pools)
-    if log.left_out:
-        extras["log_left_out"] = log.left_out
+    _start_up_log_extras(profile, options, pools, state, warning, allocated, extras)
     return StrategyResult(
         strategy=name, budget_bytes=budget_bytes, applies=True, profile_name=profile.name,
         context_tokens=context_tokens, block_size=block_size, block_bytes=block_bytes,
