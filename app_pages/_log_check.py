@@ -45,7 +45,7 @@ def log_check_section(results: list[StrategyResult]) -> None:
     except ValueError as exc:
         st.error(literal(f"{sentence_case(str(exc))}."))
         return
-    checks = [log_check.check_lines(r.extras["log_lines"], r.strategy, lines) for r in engines]
+    checks = [log_check.check_result(r, lines) for r in engines]
     found = [c for c in checks if c.found]
     if not found:  # each engine's verdict says why (another engine's log, other settings)
         for c in checks or ():

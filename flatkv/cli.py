@@ -652,8 +652,8 @@ def _checked_log(args: argparse.Namespace, profile: CacheProfile, context: int |
     for engine in ENGINE_NAMES:
         r = run_strategy(engine, profile, budget_bytes=args.budget, context_tokens=context,
                          options=options)
-        if r.applies and (expected := r.extras.get("log_lines")):
-            checks.append(log_check.check_lines(expected, engine, lines))
+        if r.applies and r.extras.get("log_lines"):
+            checks.append(log_check.check_result(r, lines))
     if not (found := [c for c in checks if c.found]):
         reads = log_check.detect_engine(lines)
         said = f" (it reads as {ENGINE_NAMES[reads]}'s)" if reads else ""

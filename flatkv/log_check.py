@@ -16,11 +16,12 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 
-from flatkv.strategies.base import ENGINE_NAMES
+from flatkv.strategies.base import ENGINE_NAMES, StrategyResult
+from flatkv.strategies.sglang_log import older_forms as sglang_older_forms
 from flatkv.units import control_character, count_text
 
 # The most a pasted log may hold: a start-up log is some hundred lines (~100 KB); a pasted
@@ -37,6 +38,13 @@ MAX_WRAP_WIDTH = 1_000
 # What an elision (...) stands for: the run's figures FlatKV elides, a few words, not a line
 # (bounded, so that a line of many "Memory after warmup:" is not searched to its end from each)
 MAX_ELIDED_CHARS = 400
+# How an older form of one of FlatKV's lines (``check_lines``' forms) marks where the engine
+# ends one log line and starts the next: vLLM before PR #50462 logs the KV cache size and the
+# maximum concurrency as two lines
+FORM_BREAK = "\n"
+# How many log lines after a form's line its next is looked for, in the lines of the same
+# process or rank (another's lines come between: a TP worker's, a progress bar)
+MAX_FORM_GAP = 8
 
 SAME, DIFFERS, MISSING = "same", "differs", "not in the log"
 
@@ -49,16 +57,31 @@ _LOG_DTYPE = r"(torch\.\w+)"
 # Colour codes, with their ESC or with it lost in a copy ("[32mINFO[0m").
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07]*\x07|\[[0-9;]*m")
 # vLLM's "%(levelname)s %(asctime)s [%(fileinfo)s:%(lineno)d] " (datefmt %m-%d %H:%M:%S),
-# after its process tag where it runs one ("(EngineCore_DP0 pid=123) ", "(Worker_TP1 pid=9) ").
+# after its process tag "(%(vllm_process_name)s pid=%(process)d) " (vllm/logger.py's _FORMAT
+# in 0.34, every line; older releases add it to a worker's lines: "(EngineCore_DP0 pid=123) ",
+# "(Worker_TP1 pid=9) ", "(APIServer pid=1) "), and after VLLM_LOGGING_PREFIX where one is
+# set (any text: the prefix is searched for, see ``_prefixed``); its ColoredFormatter's codes
+# (cyan tag, green level, grey time and file) go first (``_ANSI``). A message of several lines
+# carries the prefix on each (NewLineFormatter: "\r\n" and the prefix).
 _VLLM_PREFIX = re.compile(
     r"(?:\((?P<source>[^()]*)\)\s+)?(?:INFO|WARNING|WARN|DEBUG|ERROR|CRITICAL)\s+"
     r"\d{2}-\d{2}\s+\d{2}:\d{2}:\d{2}(?:\.\d+)?\s+\[[^\]]*\]\s?")
-# SGLang's "[%(asctime)s%(prefix)s] " (its prefix " TP0", " DP0 TP0", ...).
+# SGLang's "[%(asctime)s%(prefix)s] " (configure_logger: datefmt %Y-%m-%d %H:%M:%S, ".%(msecs)03d"
+# with SGLANG_LOG_MS; its prefix "" at TP 1, " TP0", " DP0 TP0 EP0", " PP1 TP3", or one with
+# brackets of its own, " encode_dp_worker[0]").
 _SGLANG_PREFIX = re.compile(
-    r"\[\d{4}-\d{2}-\d{2}\s+\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?P<source>[^\]]*)\]\s?")
+    r"\[\d{4}-\d{2}-\d{2}\s+\d{2}:\d{2}:\d{2}(?:[.,]\d+)?"
+    r"(?P<source>(?:[^\[\]]|\[[^\[\]]*\])*)\]\s?")
+# vLLM's process tag alone, on what a worker prints past the logger ("(APIServer pid=1)
+# `torch_dtype` is deprecated!", a blank "(Worker_TP0 pid=9) "; Ray's "(pid=9, ip=10.0.0.2)"):
+# a line of that process, not the wrapped rest of the line before it
+_VLLM_TAG = re.compile(r"\((?P<source>(?:[\w.:-]+ )?pid=\d+(?:, ip=[^()]*)?)\)(?:\s|$)")
 # How far into a line an engine's prefix is looked for (a runner's or journal's lead first)
 MAX_LEAD_CHARS = 200
-_PREFIXES = {"vllm": _VLLM_PREFIX, "sglang": _SGLANG_PREFIX}
+_PREFIXES = (("vllm", _VLLM_PREFIX), ("vllm", _VLLM_TAG), ("sglang", _SGLANG_PREFIX))
+# A progress bar (tqdm's "| 67/67 [00:06<00:00, 10.53it/s]", vLLM's "100% Completed | 41/41
+# [03:35<..."): a line of its own, printed between an engine's lines, never a wrapped rest
+_PROGRESS = re.compile(r"\|\s*\d+/\d+\s*\[\d")
 # Words only one engine's log holds, for a log pasted without prefixes.
 _ENGINE_WORDS = {"vllm": re.compile(r"\bvllm\b|GPU KV cache size|Available KV cache memory",
                                     re.IGNORECASE),
@@ -94,21 +117,27 @@ class Figure:
 @dataclass(frozen=True)
 class Occurrence:
     """A log line that reads as one of FlatKV's (its words, figures masked), and the figures in
-    it that differ from FlatKV's (none: it agrees)."""
+    it that differ from FlatKV's (none: it agrees). ``form``: the older form of FlatKV's line it
+    reads as, named ("" FlatKV's own); ``last``: the log line a form of several lines ends in
+    (None: one line)."""
 
     line: LogLine
     differences: tuple[Figure, ...]
+    form: str = ""
+    last: int | None = None
 
     def where(self) -> str:
-        return f"line {self.line.number}" + (f" ({self.line.source})" if self.line.source
-                                             else "")
+        span = (f"lines {self.line.number}-{self.last}" if self.last is not None
+                else f"line {self.line.number}")
+        return span + (f" ({self.line.source})" if self.line.source else "")
 
 
 def _lines(where: list[str]) -> str:
-    """``line 3 (TP0)``, ``lines 3 (TP0), 5 (TP1)``: log lines named for a reader."""
+    """``line 3 (TP0)``, ``lines 3 (TP0), 5 (TP1)``, ``lines 3-4 (EngineCore_DP0 pid=9)``: log
+    lines named for a reader."""
     if len(where) == 1:
         return where[0]
-    return "lines " + ", ".join(w.removeprefix("line ") for w in where)
+    return "lines " + ", ".join(re.sub("^lines? ", "", w) for w in where)
 
 
 @dataclass(frozen=True)
@@ -130,13 +159,20 @@ class LineCheck:
         which lines agree beside them."""
         if not self.occurrences:
             return "no log line has these words"
-        alike: dict[tuple[Figure, ...], list[str]] = {}
+        alike: dict[tuple[tuple[Figure, ...], str], list[str]] = {}
         for o in self.occurrences:
-            alike.setdefault(o.differences, []).append(o.where())
-        parts = [f"{_lines(where)}: {'; '.join(f.text() for f in diffs)}"
-                 for diffs, where in alike.items() if diffs]
-        if agree := alike.get(()):
-            parts.append(f"{_lines(agree)} agree{'s' if len(agree) == 1 else ''}")
+            alike.setdefault((o.differences, o.form), []).append(o.where())
+
+        def said(where: list[str], form: str) -> str:
+            return _lines(where) + (f", {form}" if form else "")
+
+        parts = [f"{said(where, form)}: {'; '.join(f.text() for f in diffs)}"
+                 for (diffs, form), where in alike.items() if diffs]
+        for (diffs, form), where in alike.items():
+            if not diffs:  # "line 3 agrees", "lines 3, 5 agree", "lines 3-4 agree"
+                one = len(where) == 1 and where[0].startswith("line ")
+                parts.append(f"{said(where, form)}{',' if form else ''} "
+                             f"agree{'s' if one else ''}")
         return " | ".join(parts)
 
 
@@ -260,11 +296,11 @@ def _prefixed(line: str) -> tuple[str | None, str, str]:
     container runner or journal puts first: ``vllm-1  | ``), the source it names and the
     message after it; (None, "", line) where it has none."""
     lead = line[:MAX_LEAD_CHARS]
-    found = [(m.start(), engine, m) for engine, prefix in _PREFIXES.items()
+    found = [(m.start(), -m.end(), engine, m) for engine, prefix in _PREFIXES
              if (m := prefix.search(lead))]
     if not found:
         return None, "", line
-    _, engine, match = min(found, key=lambda f: f[0])
+    *_, engine, match = min(found, key=lambda f: f[:2])  # the first, the longest there
     return engine, " ".join((match["source"] or "").split()), line[match.end():]
 
 
@@ -290,8 +326,9 @@ def check_text(text: str) -> str:
 def read_log(text: str) -> list[LogLine]:
     """The lines of a pasted log as its engine wrote them (see ``LogLine``). Where a line
     carries an engine's prefix, the lines after it without one are its wrapped rest (joined on
-    with nothing between: a terminal wraps mid-word); a blank line ends it. A line is read to
-    ``MAX_LINE_CHARS``. ValueError for text that is no log (``check_text``)."""
+    with nothing between: a terminal wraps mid-word); a blank line or a progress bar
+    (``_PROGRESS``, a line of its own) ends it. A line is read to ``MAX_LINE_CHARS``.
+    ValueError for text that is no log (``check_text``)."""
     lines: list[LogLine] = []
     joins = False  # whether the last line is an engine's, which a line without prefix goes on
     for number, raw in enumerate(check_text(text).splitlines(), 1):
@@ -300,6 +337,10 @@ def read_log(text: str) -> list[LogLine]:
             joins = False  # a blank line ends a message
             continue
         message = message[:MAX_LINE_CHARS]
+        if engine is None and _PROGRESS.search(message):
+            lines.append(LogLine(number, source, engine, message))
+            joins = False
+            continue
         if engine is None and joins and (
                 len(lines[-1].message) + len(message) <= MAX_LINE_CHARS):
             last = lines[-1]
@@ -314,7 +355,7 @@ def detect_engine(lines: Sequence[LogLine]) -> str | None:
     """The engine a log is from where it is clear: by its lines' prefixes, else by words only
     one engine logs; None where neither says or both do alike (the larger must be twice the
     other)."""
-    counts = {e: sum(1 for line in lines if line.engine == e) for e in _PREFIXES}
+    counts = {e: sum(1 for line in lines if line.engine == e) for e in ENGINE_NAMES}
     if not any(counts.values()):
         counts = {e: sum(1 for line in lines if words.search(line.message))
                   for e, words in _ENGINE_WORDS.items()}
@@ -357,25 +398,74 @@ def _wrapped(lines: Sequence[LogLine], i: int, t: _Template) -> LogLine | None:
     return None
 
 
-def check_lines(expected: Sequence[str], engine: str, lines: Sequence[LogLine]) -> LogCheck:
+def _differences(templates: Sequence[_Template],
+                 matches: Sequence[re.Match[str]]) -> tuple[Figure, ...]:
+    """The figures of ``matches`` (one a template, in order) that differ from FlatKV's."""
+    return tuple(Figure(name, want, got) for t, m in zip(templates, matches, strict=True)
+                 for name, want, got in zip(t.names, t.figures, m.groups(), strict=True)
+                 if not _same(want, got))
+
+
+def _form_at(lines: Sequence[LogLine], i: int, form: str,
+             templates: Sequence[_Template]) -> Occurrence | None:
+    """An older form of FlatKV's line (``templates``: its lines) where it starts in line ``i``:
+    each of its next lines in one of the ``MAX_FORM_GAP`` lines after the last, of the same
+    process or rank."""
+    if (first := templates[0].find(lines[i])) is None:
+        return None
+    matches, at = [first], i
+    for t in templates[1:]:
+        for j in range(at + 1, min(len(lines), at + 1 + MAX_FORM_GAP)):
+            if lines[j].source == lines[i].source and (match := t.find(lines[j])) is not None:
+                matches.append(match)
+                at = j
+                break
+        else:
+            return None
+    return Occurrence(lines[i], _differences(templates, matches), form,
+                      lines[at].number if at != i else None)
+
+
+def check_lines(expected: Sequence[str], engine: str, lines: Sequence[LogLine],
+                forms: Mapping[str, Sequence[tuple[str, str]]] | None = None) -> LogCheck:
     """Each of FlatKV's ``expected`` lines for ``engine`` beside every log line that reads as
-    it (see ``LineCheck``)."""
+    it (see ``LineCheck``). ``forms``: for a line of FlatKV's, the older forms releases log it
+    in, each named (how and which releases) and worded with FlatKV's figures as they count
+    them, its lines parted by ``FORM_BREAK``; a log line that is not FlatKV's line but starts
+    one of them reads as the form whose figures differ least (the first on a tie)."""
     checks = []
     for text in expected:
         t = template(text)
+        older = [(name, [template(part) for part in form.split(FORM_BREAK)])
+                 for name, form in (forms or {}).get(text, ())]
         found = []
         for i, line in enumerate(lines):
             match = t.find(line)
             if match is None and line.engine is None and (
                     joined := _wrapped(lines, i, t)) is not None:
                 line, match = joined, t.find(joined)
-            if match is None:
-                continue
-            diffs = tuple(Figure(name, want, got) for name, want, got in zip(
-                t.names, t.figures, match.groups(), strict=True) if not _same(want, got))
-            found.append(Occurrence(line, diffs))
+            if match is not None:
+                found.append(Occurrence(line, _differences([t], [match])))
+            elif seen := [o for name, ts in older if (o := _form_at(lines, i, name, ts))]:
+                found.append(min(seen, key=lambda o: len(o.differences)))
         checks.append(LineCheck(text.strip(), tuple(found)))
     return LogCheck(engine, detect_engine(lines), tuple(checks), len(lines))
+
+
+def line_forms(result: StrategyResult) -> dict[str, tuple[tuple[str, str], ...]]:
+    """The older forms of a result's start-up lines (see ``check_lines``): vLLM's from the
+    result (``vllm_log.with_logged_tokens``: its two-line KV cache size needs the older
+    figure), SGLang's from its lines' words (``sglang_log.older_forms``)."""
+    forms = dict(result.extras.get("log_line_forms", {}))
+    if result.strategy == "sglang":
+        forms.update(sglang_older_forms(result.extras.get("log_lines", ())))
+    return forms
+
+
+def check_result(result: StrategyResult, lines: Sequence[LogLine]) -> LogCheck:
+    """A result's start-up lines (``extras["log_lines"]``) and their older forms checked
+    against a log's lines: what the Compare page and ``compare --check-log`` show."""
+    return check_lines(result.extras["log_lines"], result.strategy, lines, line_forms(result))
 
 
 def check_log(expected: Sequence[str], engine: str, text: str) -> LogCheck:

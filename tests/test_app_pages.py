@@ -4391,6 +4391,27 @@ def test_compare_turns_sglangs_radix_cache_off():
         25_797 / 128, 2) == 201.54
 
 
+def test_compare_checks_the_real_anchor_log_in_its_older_form():
+    # vLLM 0.10.2's log of SPEC 3.1's anchor (tests/test_log_check.py's ANCHOR_LOG) at its
+    # settings: its two-line KV cache size of 973,760 tokens (7,162 // 4 x 544) reads as
+    # FlatKV's one line of 3,871,083 in that release's form, and agrees
+    from test_log_check import ANCHOR_LOG
+
+    at = open_app("app_pages/compare.py", {"model": "Qwen3-Next-80B-A3B", "tp": "2",
+                                           "ctx": "262144", "gpu": "KV cache memory",
+                                           "kv_mem": "44.59GiB"})
+    at.text_area(key="compare.check_log").set_value(ANCHOR_LOG).run()
+    assert_clean(at)
+    assert [shown(s) for s in at.success] == [
+        "vLLM: 4 of 5 lines are in the log and agree with it; 1 not in it."]
+    rows = at.table[0].value
+    assert list(rows["outcome"]) == [":green[same]"] * 3 + [":orange[not in the log]",
+                                                             ":green[same]"]
+    assert unescaped(rows["in the log"].iloc[-1]) == (
+        "lines 6-7 (EngineCore_DP0 pid=1805889), 8-9 (EngineCore_DP0 pid=1805889), on two "
+        "lines, its tokens as vLLM 0.19 and earlier count them, agree")
+
+
 def test_compare_checks_a_pasted_engine_log():
     # falcon-mamba-7b in 40 GiB at 2,048 tokens: vLLM's three lines, derived by hand in
     # tests/test_cli.py (2,155 blocks, 4,413,440 tokens), pasted as a prefixed vLLM log

@@ -1008,3 +1008,21 @@ def test_disable_radix_cache_notes_where_it_changes_no_figure(capsys):
     assert ("python -m flatkv: note: --swa-full-tokens-ratio changes no figure here: SGLang "
             "sizes its sliding-window pool from its request cap here (--disable-radix-cache "
             "with max running requests set)") in err.splitlines()
+
+
+def test_compare_check_log_of_the_real_anchor_log(tmp_path, capsys):
+    # vLLM 0.10.2's log of SPEC 3.1's anchor (tests/test_log_check.py's ANCHOR_LOG): its KV
+    # cache size on two lines, as that release counts it (7,162 // 4 x 544 = 973,760), reads
+    # as FlatKV's one line in that form and agrees; its release has no "Memory after warmup"
+    from test_log_check import ANCHOR_LOG
+
+    log = tmp_path / "anchor.log"
+    log.write_text(ANCHOR_LOG, encoding="utf-8")
+    code, out, _ = run(["compare", "--preset", "Qwen3-Next-80B-A3B", "--tp", "2", "--budget",
+                        "44.59GiB", "--context", "262144", "--check-log", str(log)], capsys)
+    assert code == 0
+    assert out.splitlines()[0] == ("vLLM: 4 of 5 lines are in the log and agree with it; 1 not "
+                                   "in it.")
+    assert out.splitlines()[-1] == (
+        "    (lines 6-7 (EngineCore_DP0 pid=1805889), 8-9 (EngineCore_DP0 pid=1805889), on two "
+        "lines, its tokens as vLLM 0.19 and earlier count them, agree)")

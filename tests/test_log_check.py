@@ -17,6 +17,7 @@ from flatkv.log_check import (
     MAX_LOG_CHARS,
     MISSING,
     SAME,
+    check_lines,
     check_log,
     check_report,
     check_text,
@@ -306,3 +307,189 @@ def test_a_long_log_of_near_misses_is_read_in_time():
                  "\n".join(["Memory after warmup: " * 190] * 250)):
         assert check_log(falcon("vllm"), "vllm", text).found == 0
     assert time.perf_counter() - start < 20
+
+
+# Real start-up logs, a few lines each, as the engines printed them (prefixes included). They
+# are read as they are; FlatKV is set to what they imply where a preset holds the model.
+
+# vLLM 0.10.2, Qwen3-Next-80B-A3B-Instruct at TP=2 in bf16, max model len 262,144 (its
+# default), an H200 each rank: SPEC 3.1's anchor. A user's terminal log kept in a public GitHub
+# repository (the search index's file 7292846353; its repository is not named there), lines
+# 15-16, 120-125 and 126 of it. That release logs the KV cache size and the concurrency on two
+# lines, the size as num_blocks // groups x P (7,162 // 4 x 544 = 973,760), and no "Memory
+# after warmup" line (vLLM 0.34's).
+ANCHOR_LOG = """\
+(APIServer pid=1804347) INFO 10-23 15:10:22 [config.py:390] Setting attention block size to 544 \
+tokens to ensure that attention page size is >= mamba page size.
+(APIServer pid=1804347) INFO 10-23 15:10:22 [config.py:411] Padding mamba page size by 1.49% to \
+ensure that mamba page size and attention page size are exactly equal.
+INFO 10-23 15:10:28 [__init__.py:216] Automatically detected platform cuda.
+(Worker_TP1 pid=1806414) INFO 10-23 15:14:30 [gpu_worker.py:298] Available KV cache memory: \
+44.59 GiB
+(Worker_TP0 pid=1806413) INFO 10-23 15:14:30 [gpu_worker.py:298] Available KV cache memory: \
+44.59 GiB
+(EngineCore_DP0 pid=1805889) INFO 10-23 15:14:30 [kv_cache_utils.py:1028] GPU KV cache size: \
+973,760 tokens
+(EngineCore_DP0 pid=1805889) INFO 10-23 15:14:30 [kv_cache_utils.py:1032] Maximum concurrency \
+for 262,144 tokens per request: 14.77x
+(EngineCore_DP0 pid=1805889) INFO 10-23 15:14:30 [kv_cache_utils.py:1028] GPU KV cache size: \
+973,760 tokens
+(EngineCore_DP0 pid=1805889) INFO 10-23 15:14:30 [kv_cache_utils.py:1032] Maximum concurrency \
+for 262,144 tokens per request: 14.77x
+Capturing CUDA graphs (mixed prefill-decode, PIECEWISE): 100%|██████| 67/67 [00:06<00:00, \
+10.53it/s]"""
+
+# vLLM 0.24.0, one GPU (its engine process "EngineCore", no DP rank), max model len 131,072:
+# https://github.com/noonghunna/club-3090/issues/612 (a Qwen3.6-35B-A3B NVFP4 checkpoint with
+# an fp8 KV cache, which no preset holds). The two-line form with the current figure:
+# int(4.33... x 131,072) = 567,978.
+CLUB_3090_LOG = """\
+(EngineCore pid=107) INFO 07-06 22:52:09 [gpu_worker.py:508] Available KV cache memory: 5.98 GiB
+(EngineCore pid=107) INFO 07-06 22:52:09 [kv_cache_utils.py:2146] GPU KV cache size: 567,978 \
+tokens
+(EngineCore pid=107) INFO 07-06 22:52:09 [kv_cache_utils.py:2147] Maximum concurrency for \
+131,072 tokens per request: 4.33x"""
+
+# SGLang (ktransformers' build, before 0.5.13: no dtype in the KV line) at TP=2, a Qwen3.5 MoE
+# model: https://github.com/kvcache-ai/ktransformers/issues/1870 . Its Mamba line ends in a
+# space, as SGLang's f-string writes it.
+SPACE = " "
+KTRANSFORMERS_LOG = f"""\
+[2026-02-27 17:10:28 TP0] Using KV cache dtype: torch.bfloat16
+[2026-02-27 17:10:28 TP0] Mamba Cache is allocated. max_mamba_cache_size: 82, conv_state size: \
+0.13GB, ssm_state size: 7.29GB{SPACE}
+[2026-02-27 17:10:28 TP1] Mamba Cache is allocated. max_mamba_cache_size: 82, conv_state size: \
+0.13GB, ssm_state size: 7.29GB{SPACE}
+[2026-02-27 17:10:28 TP0] KV Cache is allocated. #tokens: 580364, K size: 4.15 GB, V size: 4.15 GB
+[2026-02-27 17:10:28 TP0] Memory pool end. avail mem=4.02 GB
+[2026-02-27 17:10:28 TP1] KV Cache is allocated. #tokens: 580364, K size: 4.15 GB, V size: 4.15 GB
+[2026-02-27 17:10:29 TP0] max_total_num_tokens=580364, chunked_prefill_size=2048, \
+max_prefill_tokens=16384, max_running_requests=1, context_len=8192, available_gpu_mem=3.63 GB"""
+
+
+def anchor_result():
+    from flatkv.units import parse_size
+
+    profile = load_preset("Qwen3-Next-80B-A3B").with_options(tp=2).profile()
+    return run_strategy("vllm", profile, budget_bytes=parse_size("44.59GiB"),
+                        context_tokens=262_144)
+
+
+def test_the_anchor_log_of_vllm_0_10_2():
+    from flatkv.log_check import check_result
+
+    r = anchor_result()
+    assert (r.num_blocks, r.older_logged_tokens, r.logged_tokens) == (7_162, 973_760, 3_871_083)
+    check = check_result(r, read_log(ANCHOR_LOG))
+    assert check.log_engine == "vllm" and check.log_lines == 10
+    assert [c.outcome for c in check.lines] == [SAME, SAME, SAME, MISSING, SAME]
+    assert check.verdict() == ("vLLM: 4 of 5 lines are in the log and agree with it; 1 not in "
+                               "it.")
+    assert check.lines[0].detail() == "line 1 (APIServer pid=1804347) agrees"
+    assert check.lines[2].detail() == ("lines 4 (Worker_TP1 pid=1806414), 5 (Worker_TP0 "
+                                       "pid=1806413) agree")
+    # 0.34's "Memory after warmup" line: this release has none
+    assert check.lines[3].expected.startswith("Memory after warmup: ... 7162 KV cache blocks")
+    # FlatKV's one line (3,871,083 tokens, current releases) is found as the two lines of
+    # 0.19 and earlier, their size 973,760: it agrees, logged twice by the engine process
+    assert check.lines[4].expected.startswith("GPU KV cache size: 3,871,083 tokens, ")
+    assert check.lines[4].detail() == (
+        "lines 6-7 (EngineCore_DP0 pid=1805889), 8-9 (EngineCore_DP0 pid=1805889), on two "
+        "lines, its tokens as vLLM 0.19 and earlier count them, agree")
+    # a block fewer in the log (7,161 // 4 x 544 = 973,760 still; 14.76x): the concurrency
+    # is named as the figure that differs
+    fewer = ANCHOR_LOG.replace("14.77x", "14.76x", 1)
+    kv = check_result(r, read_log(fewer)).lines[4]
+    assert kv.outcome == DIFFERS
+    assert kv.detail() == (
+        "lines 6-7 (EngineCore_DP0 pid=1805889), on two lines, its tokens as vLLM 0.19 and "
+        "earlier count them: tokens per request (x): FlatKV 14.77, log 14.76 | lines 8-9 "
+        "(EngineCore_DP0 pid=1805889), on two lines, its tokens as vLLM 0.19 and earlier count "
+        "them, agree")
+
+
+def test_the_two_line_form_of_vllm_0_24_with_the_current_figure():
+    from flatkv.strategies.vllm_log import TWO_LINE_FORM
+
+    # FlatKV's lines at the log's figures, its KV line given its two-line form as
+    # with_logged_tokens words it
+    kv = ("GPU KV cache size: 567,978 tokens, Maximum concurrency for 131,072 tokens per "
+          "request: 4.33x")
+    forms = {kv: ((TWO_LINE_FORM, kv.replace(", Maximum", "\nMaximum")),)}
+    check = check_lines(["Available KV cache memory: 5.98 GiB", kv], "vllm",
+                        read_log(CLUB_3090_LOG), forms)
+    assert [c.outcome for c in check.lines] == [SAME, SAME]
+    assert check.lines[1].detail() == ("lines 2-3 (EngineCore pid=107), on two lines, as vLLM "
+                                       "before PR #50462 logs it, agree")
+    # a token more in FlatKV's figure: named as the single line names it
+    more = kv.replace("567,978", "567,979")
+    check = check_lines([more], "vllm", read_log(CLUB_3090_LOG),
+                        {more: ((TWO_LINE_FORM, more.replace(", Maximum", "\nMaximum")),)})
+    assert check.lines[0].detail() == (
+        "lines 2-3 (EngineCore pid=107), on two lines, as vLLM before PR #50462 logs it: KV "
+        "cache size (tokens): FlatKV 567,979, log 567,978")
+    # without the forms the two lines are not FlatKV's one
+    assert check_lines([kv], "vllm", read_log(CLUB_3090_LOG)).lines[0].outcome == MISSING
+
+
+def test_a_real_sglang_log_of_tp_ranks_and_its_older_kv_line():
+    from flatkv.strategies.sglang_log import older_forms
+
+    lines = read_log(KTRANSFORMERS_LOG)
+    assert [x.source for x in lines[:2]] == ["TP0", "TP0"] and lines[2].source == "TP1"
+    # FlatKV's words at the log's figures (its KV line with the dtype 0.5.13 and later print)
+    expected = ["Mamba Cache is allocated. max_mamba_cache_size: 82, conv_state size: 0.13GB, "
+                "ssm_state size: 7.29GB ",
+                "KV Cache is allocated. dtype: torch.bfloat16, #tokens: 580364, K size: 4.15 GB, "
+                "V size: 4.15 GB"]
+    check = check_lines(expected, "sglang", lines, older_forms(expected))
+    assert check.log_engine == "sglang"
+    assert [c.outcome for c in check.lines] == [SAME, SAME]
+    assert check.lines[0].detail() == "lines 2 (TP0), 3 (TP1) agree"
+    assert check.lines[1].detail() == ("lines 4 (TP0), 6 (TP1), without its dtype, as SGLang "
+                                       "before 0.5.13 logs it, agree")
+    # the dtype of the form is not compared (it has none); a token more is named
+    more = [expected[1].replace("580364", "580365")]
+    (kv,) = check_lines(more, "sglang", lines, older_forms(more)).lines
+    assert kv.detail() == ("lines 4 (TP0), 6 (TP1), without its dtype, as SGLang before 0.5.13 "
+                           "logs it: #tokens: FlatKV 580365, log 580364")
+
+
+def test_engine_prefixes_as_their_loggers_write_them():
+    # vLLM 0.34's ColoredFormatter (vllm/logging_utils/formatter.py) on vllm/logger.py's
+    # _FORMAT, after VLLM_LOGGING_PREFIX "node3 ": a cyan process tag, a green level, a grey
+    # time and file; a message of two lines carries the prefix on each ("\r\n" and it)
+    tag = "\x1b[0;36m(EngineCore_DP0 pid=88)\x1b[0;0m \x1b[32mINFO\x1b[0m \x1b[90m12-06 07:00:01" \
+          "\x1b[0m \x1b[90m[kv_cache_utils.py:1170]\x1b[0m "
+    log = f"node3 {tag}GPU KV cache size: 9 tokens\r\nnode3 {tag}Maximum concurrency x"
+    assert [(x.engine, x.source, x.message) for x in read_log(log)] == [
+        ("vllm", "EngineCore_DP0 pid=88", "GPU KV cache size: 9 tokens"),
+        ("vllm", "EngineCore_DP0 pid=88", "Maximum concurrency x")]
+    # the same with its ESCs lost in a copy
+    (lost,) = read_log(tag.replace("\x1b", "") + "hello")
+    assert (lost.engine, lost.source, lost.message) == ("vllm", "EngineCore_DP0 pid=88", "hello")
+    # SGLang's configure_logger: milliseconds with SGLANG_LOG_MS, its DP / TP / EP ranks (PR
+    # #10622's log), none at TP 1, and a prefix with brackets of its own (an encoder's)
+    assert [(x.source, x.message) for x in read_log(
+        "[2025-12-26 23:01:33.120 DP0 TP0 EP0] a\n"
+        "[2026-02-27 17:10:28] b\n"
+        "[2026-02-27 17:10:28 encode_dp_worker[0]] c")] == [
+        ("DP0 TP0 EP0", "a"), ("", "b"), ("encode_dp_worker[0]", "c")]
+
+
+def test_lines_between_an_engines_that_are_no_wrapped_rest():
+    # a progress bar after the anchor log's last KV line is a line of its own (joined on, its
+    # "67/67" would run on from "14.77x"); a worker's print after its process tag alone, and
+    # the tag alone, are that process's lines
+    lines = read_log(ANCHOR_LOG)
+    assert lines[-2].message == "Maximum concurrency for 262,144 tokens per request: 14.77x"
+    assert (lines[-1].number, lines[-1].engine) == (10, None)
+    assert lines[-1].message.startswith("Capturing CUDA graphs (mixed prefill-decode")
+    log = ("(APIServer pid=1804347) INFO 10-23 15:10:19 [__init__.py:1815] Using max model len "
+           "262144\n(APIServer pid=1804347) `torch_dtype` is deprecated! Use `dtype` instead!\n"
+           "(Worker_TP0 pid=1806413) \n(pid=9, ip=10.0.0.2) ray worker")
+    assert [(x.engine, x.source, x.message) for x in read_log(log)] == [
+        ("vllm", "APIServer pid=1804347", "Using max model len 262144"),
+        ("vllm", "APIServer pid=1804347", "`torch_dtype` is deprecated! Use `dtype` instead!"),
+        ("vllm", "Worker_TP0 pid=1806413", ""),
+        ("vllm", "pid=9, ip=10.0.0.2", "ray worker")]

@@ -10,7 +10,8 @@ touching the arithmetic, and ``sglang.py`` imports this module, never the revers
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import re
+from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
 from flatkv.plan import LINEAR_ATTENTION
@@ -169,6 +170,18 @@ def start_up_log(profile: CacheProfile, page: int, n_full: int, n_swa: int, full
         log.lines.append(f"SWAKVPool mem usage: {_gb(both)} GB, swa size: {swa_tokens}, "
                          f"full size: {full_tokens}")
     return log
+
+
+# An older form's name (log_check: where a log line reads as it)
+OLDER_KV_FORM = "without its dtype, as SGLang before 0.5.13 logs it"
+
+
+def older_forms(lines: Sequence[str]) -> dict[str, tuple[tuple[str, str], ...]]:
+    """The forms older releases log these lines in, named (``log_check.check_lines``' forms):
+    each KV pool line without its "dtype: torch.X, " (``OLDER_KV_LOG``)."""
+    dtype = re.compile(r"(KV Cache is allocated\.) dtype: torch\.\w+, (#tokens)")
+    return {line: ((OLDER_KV_FORM, older),) for line in lines
+            if (older := dtype.sub(r"\1 \2", line)) != line}
 
 
 def state_cap_line(extras: Mapping[str, object]) -> str:

@@ -20,6 +20,12 @@ from flatkv.strategies.vllm_releases import OLDER_VLLM_LOG
 ALL_AS_ALIGN_LOG = ("Hybrid or mamba-based model detected without support for prefix caching "
                     "with Mamba cache 'all' mode: falling back to 'align' mode.")
 
+# The older forms of the KV cache size line (log_check: where a log line reads as one): before
+# vLLM PR #50462 it and the concurrency are two lines (0.26.0 logs them so), and up to 0.19 the
+# size is older_logged_tokens
+TWO_LINE_FORM = "on two lines, as vLLM before PR #50462 logs it"
+OLDER_FORM = f"on two lines, its tokens as {OLDER_VLLM_LOG} count them"
+
 # How the two memory lines of its log read: one budget, told as two releases tell it
 WARMUP_LOG_NOTE = ("vLLM 0.34 on CUDA logs the Available line before warm-up, as an estimate, "
                    "and sizes its cache by the blocks it fits after it (the Memory after warmup "
@@ -119,8 +125,15 @@ def with_logged_tokens(result: StrategyResult, profile: CacheProfile, options: S
                         "(vLLM's \"GPU KV cache size: N tokens, Maximum concurrency for L "
                         "tokens per request\" line)")
     log = list(result.extras.get("log_lines", ()))
+    forms = dict(result.extras.get("log_line_forms", {}))
     if logged is not None:
-        log.append(f"GPU KV cache size: {logged:,} tokens, Maximum concurrency for {context:,} "
-                   f"tokens per request: {result.max_concurrency:.2f}x")
+        concurrency = (f"Maximum concurrency for {context:,} tokens per request: "
+                       f"{result.max_concurrency:.2f}x")
+        log.append(f"GPU KV cache size: {logged:,} tokens, {concurrency}")
+        forms[log[-1]] = tuple(
+            (name, f"GPU KV cache size: {tokens:,} tokens\n{concurrency}")
+            for name, tokens in ((TWO_LINE_FORM, logged), (OLDER_FORM, older))
+            if tokens is not None and (tokens != logged or name == TWO_LINE_FORM))
     return replace(result, logged_tokens=logged, older_logged_tokens=older,
-                   formulas=(*result.formulas, *lines), extras={**result.extras, "log_lines": log})
+                   formulas=(*result.formulas, *lines),
+                   extras={**result.extras, "log_lines": log, "log_line_forms": forms})
