@@ -363,8 +363,12 @@ VLLM_ASSUMES = ("vLLM warns \"The model's config.json does not contain any of th
 FALCON_VLLM_LOG = "\n".join(f"(EngineCore_DP0 pid=812) INFO 12-06 07:00:0{i} [gpu_worker.py:3{i}] "
                             f"{line}" for i, line in enumerate((
                                 "Available KV cache memory: 40.0 GiB",
-                                "Memory after warmup: free 1.31 GiB; 2155 KV cache blocks (39.99 "
-                                "GiB) fit within the requested 70.52 GiB. Setting blocks.",
+                                # vLLM 0.34's words (v1/worker/extensible_kv_cache.py)
+                                "Memory after warmup: 1.31 GiB free, 39.99 GiB committed to the "
+                                "KV cache, 2.1 GiB kept for transient activations (1.87 GiB "
+                                "allocated at peak, 2.1 GiB of torch reservation growth); 2155 "
+                                "KV cache blocks (39.99 GiB) fit within the requested 70.52 GiB. "
+                                "Torch may reserve up to 75.02 GiB.",
                                 "GPU KV cache size: 4,413,440 tokens, Maximum concurrency for "
                                 "2,048 tokens per request: 2155.00x")))
 

@@ -51,9 +51,14 @@ def sglang_prefix(rank: int, second: int) -> str:
     return f"[2026-12-06 07:01:{second:02d} TP{rank}] "
 
 
-# vLLM's "Memory after warmup" line with the run's own GPU figures that FlatKV elides (...)
-WARMUP_FIGURES = ("free 1.25 GiB, used 77.50 GiB of 79.19 GiB;", "70.52",
-                  "Setting num_gpu_blocks 4096.")
+# vLLM's "Memory after warmup" line with the run's own GPU figures that FlatKV elides (...), in
+# vLLM 0.34's words (v1/worker/extensible_kv_cache.py: "Memory after warmup: %s GiB free, %s GiB
+# committed to the KV cache, %s GiB kept for transient activations (%s GiB allocated at peak,
+# %s GiB of torch reservation growth); %d KV cache blocks (%s GiB) fit within the requested %s
+# GiB. Torch may reserve up to %s GiB.")
+WARMUP_FIGURES = ("1.25 GiB free, 39.99 GiB committed to the KV cache, 2.1 GiB kept for "
+                  "transient activations (1.87 GiB allocated at peak, 2.1 GiB of torch "
+                  "reservation growth);", "70.52", "Torch may reserve up to 75.02 GiB.")
 
 
 def as_logged(line: str) -> str:
@@ -161,9 +166,9 @@ def test_a_figure_changed_by_one_differs_naming_it():
     # rank 1 logs one block more than FlatKV (2,156, its GiB then 39.99 still)
     log = engine_log(expected, vllm_prefix).replace(
         "(Worker_TP1 pid=4101) \x1b[32mINFO\x1b[0m 12-06 07:00:02 [gpu_worker.py:297] Memory "
-        "after warmup: free 1.25 GiB, used 77.50 GiB of 79.19 GiB; 2155 KV",
+        f"after warmup: {WARMUP_FIGURES[0]} 2155 KV",
         "(Worker_TP1 pid=4101) \x1b[32mINFO\x1b[0m 12-06 07:00:02 [gpu_worker.py:297] Memory "
-        "after warmup: free 1.25 GiB, used 77.50 GiB of 79.19 GiB; 2156 KV")
+        f"after warmup: {WARMUP_FIGURES[0]} 2156 KV")
     check = check_log(expected, "vllm", log)
     assert [c.outcome for c in check.lines] == [SAME, DIFFERS, SAME]
     assert check.differs
