@@ -33,7 +33,9 @@ def log_check_section(results: list[StrategyResult]) -> None:
     st.caption(f"Paste vLLM's or SGLang's start-up log of a run at these settings (up to "
                f"{log_check.MAX_LOG_CHARS:,} characters; it is not kept in the link). Each "
                "line FlatKV prints under the engine's formulas is found in it by its words and "
-               "its figures compared exactly; parts FlatKV elides (...) are not compared.")
+               "its figures compared exactly; parts FlatKV elides (...) are not compared. "
+               "Older releases' forms of a line are read too (vLLM's KV cache size on two "
+               "lines, SGLang's KV line without its dtype), and the table says which.")
     text = st.text_area("Engine log", key="compare.check_log", height=120,
                         label_visibility="collapsed",
                         placeholder="(EngineCore_DP0 pid=123) INFO 12-06 07:00:00 "
