@@ -249,16 +249,44 @@ def _literal(text: str) -> str:
     return r"\s*".join(re.escape(word) for word in text.split())
 
 
+# Words a figure's name does not end in ("block size to 544": "block size")
+_LINKING_WORDS = frozenset({"to", "for", "of", "by", "per", "is", "at"})
+# An earlier figure of the same phrase, masked where a name is looked for
+_EARLIER = "\x00"
+
+
+def _trimmed(words: list[str]) -> list[str]:
+    while words and words[-1] in _LINKING_WORDS:
+        words = words[:-1]
+    return words
+
+
 def _name(before: str, after: str) -> str:
-    """A figure's name in FlatKV's line: the last words before it (up to three) since the
-    figure, comma, parenthesis or sentence before it, and its unit where one follows (``KV
-    cache blocks (GiB)``); else the words after it (``3212 KV cache blocks``)."""
-    pieces = [p.replace("=", " ").replace(":", " ").split() for p in re.split(r"[.,(]", before)]
-    words = next((p for p in reversed(pieces) if p), [])
+    """A figure's name in FlatKV's line: the words of its phrase (since the comma, parenthesis
+    or sentence before it) before an earlier figure of that phrase (``Maximum concurrency``
+    for the x of "Maximum concurrency for 262,144 tokens per request: 6.62x"); else its last
+    three words since the figure before it, and its unit where one follows (``KV cache blocks
+    (GiB)``); else the words after it (``3212 KV cache blocks``). Words that only link (to,
+    for, per) do not end a name. ``before``: the line up to the figure, its earlier figures
+    masked (``_EARLIER``)."""
+    phrase = re.split(r"[.,(]", before)[-1].replace("=", " ").replace(":", " ").split()
+    if _EARLIER in phrase and (lead := _trimmed(phrase[:phrase.index(_EARLIER)])):
+        return " ".join(lead) + _unit(after)
+    if re.match(r"\s*tokens per request", after):
+        return "tokens per request"
+    since = before.rsplit(_EARLIER, 1)[-1]
+    pieces = [p.replace("=", " ").replace(":", " ").split() for p in re.split(r"[.,(]", since)]
+    words = _trimmed(next((p for p in reversed(pieces) if p), []))[-3:]
+    # a verb before its object ("Add 4 padding layers") is no name: the object is
+    if words and not (len(words) == 1 and not re.search(r"[:=]\s*$", since)):
+        return " ".join(words) + _unit(after)
+    return " ".join(_trimmed(re.split(r"[.,(:=]", after)[0].split()[:3]))
+
+
+def _unit(after: str) -> str:
+    """`` (GiB)``, `` (tokens)``...: the unit right after a figure, for its name; else ""."""
     unit = re.match(r"\s*(GiB|GB|tokens|x|%)(?![\w])", after)
-    if words:
-        return " ".join(words[-3:]) + (f" ({unit[1]})" if unit else "")
-    return " ".join(after.split()[:3]).strip(":=,(")
+    return f" ({unit[1]})" if unit else ""
 
 
 def template(expected: str) -> _Template:
@@ -273,7 +301,8 @@ def template(expected: str) -> _Template:
             words += segment[at:match.start()].split()
             parts.append(_LOG_DTYPE if match[0].startswith("torch.") else _LOG_NUMBER)
             figures.append(match[0])
-            names.append(_name(segment[at:match.start()], segment[match.end():]))
+            names.append(_name(_FIGURE.sub(_EARLIER, segment[:match.start()]),
+                               segment[match.end():]))
             at = match.end()
         parts.append(_literal(segment[at:]))
         words += segment[at:].split()

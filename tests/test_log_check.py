@@ -408,7 +408,7 @@ def test_the_anchor_log_of_vllm_0_10_2():
     assert kv.outcome == DIFFERS
     assert kv.detail() == (
         "lines 6-7 (EngineCore_DP0 pid=1805889), on two lines, its tokens as vLLM 0.19 and "
-        "earlier count them: tokens per request (x): FlatKV 14.77, log 14.76 | lines 8-9 "
+        "earlier count them: Maximum concurrency (x): FlatKV 14.77, log 14.76 | lines 8-9 "
         "(EngineCore_DP0 pid=1805889), on two lines, its tokens as vLLM 0.19 and earlier count "
         "them, agree")
 
@@ -498,3 +498,23 @@ def test_lines_between_an_engines_that_are_no_wrapped_rest():
         ("vllm", "APIServer pid=1804347", "`torch_dtype` is deprecated! Use `dtype` instead!"),
         ("vllm", "Worker_TP0 pid=1806413", ""),
         ("vllm", "pid=9, ip=10.0.0.2", "ray worker")]
+
+
+@pytest.mark.parametrize(("line", "names"), [
+    # the x of the concurrency is the concurrency's, not "tokens per request"'s
+    ("GPU KV cache size: 1,736,095 tokens, Maximum concurrency for 262,144 tokens per request: "
+     "6.62x", ["KV cache size (tokens)", "tokens per request", "Maximum concurrency (x)"]),
+    ("Setting attention block size to 544 tokens to ensure that attention page size is >= "
+     "mamba page size.", ["attention block size (tokens)"]),
+    ("Add 4 padding layers, may waste at most 8.33% KV cache memory",
+     ["padding layers", "waste at most (%)"]),
+    ("Memory after warmup: ... 3212 KV cache blocks (39.99 GiB) fit within the requested ... "
+     "GiB. ...", ["KV cache blocks", "KV cache blocks (GiB)"]),
+    ("max_running_requests is capped to 52 by the mamba state cache (max_mamba_cache_size=262, "
+     "5 state slots per request).",
+     ["max_running_requests is capped", "max_mamba_cache_size", "state slots"]),
+    ("KV Cache is allocated. dtype: torch.bfloat16, #tokens: 920754, K size: 10.54 GB, V size: "
+     "10.54 GB", ["dtype", "#tokens", "K size (GB)", "V size (GB)"]),
+])
+def test_a_figure_is_named_by_the_words_that_say_what_it_counts(line, names):
+    assert list(template(line).names) == names
