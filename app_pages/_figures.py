@@ -11,11 +11,12 @@ from app_pages._session import state, update
 from flatkv import app_data, app_model, sizing, strategy_notes
 from flatkv.analysis import PlanAnalysis, analyze
 from flatkv.app_model import CUSTOM_SPEC
-from flatkv.app_state import AppState
+from flatkv.app_state import KV_BLOCKS, AppState
 from flatkv.models import MTP_SUFFIX, ModelSpec, with_mtp_layer
 from flatkv.plan import BudgetTooSmall
 from flatkv.profile import CacheProfile
 from flatkv.strategies import STRATEGIES, StrategyOptions, StrategyResult, run_strategy
+from flatkv.strategies.vllm_log import with_available_elided
 from flatkv.units import exact_bytes
 from flatkv.units import markdown_literal as literal
 
@@ -78,8 +79,11 @@ def current_strategies(s: AppState | None = None, names: tuple[str, ...] = STRAT
                        ) -> list[StrategyResult]:
     """The engine strategies for the current view (all of them by default)."""
     s = s or state()
-    return cached_strategies(s.profile(), names, s.budget().cache_bytes, s.context_length(),
-                             s.strategy_options())
+    results = cached_strategies(s.profile(), names, s.budget().cache_bytes,
+                                s.context_length(), s.strategy_options())
+    if s.gpu == KV_BLOCKS:  # vLLM's Available line is its own estimate then
+        return [with_available_elided(r) for r in results]
+    return results
 
 
 def plan_caption(a: PlanAnalysis) -> str:

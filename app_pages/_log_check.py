@@ -7,10 +7,13 @@ import re
 import pandas as pd
 import streamlit as st
 
+from app_pages._session import state, update
 from flatkv import log_check
+from flatkv.app_state import KV_BLOCKS, KV_MEMORY, kv_memory_size
+from flatkv.budget import MAX_VLLM_BLOCKS, MIN_VLLM_BLOCKS
 from flatkv.strategies import StrategyResult
 from flatkv.units import markdown_literal as literal
-from flatkv.units import sentence_case
+from flatkv.units import sentence_case, tokens_text
 
 # How each outcome reads in the table: coloured, so a differing line stands out in a long list
 _OUTCOMES = {log_check.SAME: ":green[same]", log_check.DIFFERS: ":red[**differs**]",
@@ -55,9 +58,46 @@ def log_check_section(results: list[StrategyResult]) -> None:
         if not checks:
             st.warning("Neither vLLM nor SGLang runs at these settings: no lines to check.")
         return
+    if any(c.differs for c in found):  # perhaps for the settings alone: said first
+        _logged_run_button(log_check.logged_run(lines))
     for c in found:
         (st.error if c.differs else st.success)(literal(c.verdict()))
         st.table(pd.DataFrame([{"outcome": _OUTCOMES[row["outcome"]],
                                 "FlatKV's line": _code(row["FlatKV's line"]),
                                 "in the log": literal(row["in the log"])}
                                for row in log_check.check_rows(c)]), hide_index=True)
+
+
+def _logged_run_changes(run: log_check.LoggedRun) -> tuple[dict, list[str]]:
+    """The changes that set the pages to the log's run (``LoggedRun``), and what each is in
+    words; none where the pages are at it already. vLLM 0.34 sizes its cache by the blocks it
+    fits after warm-up, so those are taken over the Available memory an older release sizes
+    it by."""
+    s, changes, said = state(), {}, []
+    if run.blocks is not None and MIN_VLLM_BLOCKS <= run.blocks <= MAX_VLLM_BLOCKS:
+        if (s.gpu, s.kv_blocks) != (KV_BLOCKS, run.blocks):
+            changes.update(gpu=KV_BLOCKS, kv_blocks=run.blocks)
+            said.append(f"{run.blocks:,} vLLM KV cache blocks a rank (fit after warm-up)")
+    elif run.memory is not None:
+        memory = kv_memory_size(run.memory)
+        if (s.gpu, s.kv_memory) != (KV_MEMORY, memory):
+            changes.update(gpu=KV_MEMORY, kv_memory=memory)
+            said.append(f"{run.memory} of KV cache memory a rank (Available)")
+    if run.context is not None and s.context_length() != run.context:
+        changes["context"] = run.context
+        said.append(f"{tokens_text(run.context)} a request")
+    return changes, said
+
+
+def _logged_run_button(run: log_check.LoggedRun) -> None:
+    """Where lines differ and the log's run had another budget or context than the pages, say
+    so and offer to take them: at other settings every figure differs, and not for a reason
+    worth reading."""
+    changes, said = _logged_run_changes(run)
+    if not changes:
+        return
+    st.info("This log's run had " + " and ".join(said) + ": the figures here are at other "
+            "settings, so its lines differ for that alone. Take its settings, then read the "
+            "check again.", icon=":material/tune:")
+    st.button("Use the log's settings", key="compare.log_settings", on_click=update,
+              kwargs=changes, icon=":material/input:")

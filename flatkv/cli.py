@@ -40,6 +40,7 @@ from flatkv.strategies.base import ENGINE_NAMES, StrategyOptions
 from flatkv.strategies.sglang import sglang_default_page
 from flatkv.strategies.vllm import block_bytes as vllm_block_bytes
 from flatkv.strategies.vllm import checkpoint_blocks_kept
+from flatkv.strategies.vllm_log import with_available_elided
 from flatkv.strategy_notes import budget_too_small_text, prefill_checkpoint_text
 from flatkv.texttable import text_table
 from flatkv.units import (
@@ -652,6 +653,8 @@ def _checked_log(args: argparse.Namespace, profile: CacheProfile, context: int |
     for engine in ENGINE_NAMES:
         r = run_strategy(engine, profile, budget_bytes=args.budget, context_tokens=context,
                          options=options)
+        if args.vllm_blocks is not None:  # vLLM's Available line is its own estimate then
+            r = with_available_elided(r)
         if r.applies and r.extras.get("log_lines"):
             checks.append(log_check.check_result(r, lines))
     if not (found := [c for c in checks if c.found]):

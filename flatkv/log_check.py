@@ -523,3 +523,43 @@ def check_report(check: LogCheck) -> list[str]:
         elif c.outcome == SAME:
             out.append(f"    ({c.detail()})")
     return out
+
+
+@dataclass(frozen=True)
+class LoggedRun:
+    """What a vLLM log says of its own run's budget and context, so that the pages can be set
+    to them before its lines are checked: a log checked at other settings differs in every
+    figure, and the reader wants the ones that differ at the same settings. ``blocks``: the
+    KV cache blocks vLLM 0.34 fits after warm-up (its cache's size there); ``memory``: the
+    Available KV cache memory as printed ("44.59 GiB"; up to 0.33 the cache's size);
+    ``context``: the tokens per request of its Maximum concurrency line (its
+    --max-model-len). None where the log does not say, or says two things (two runs)."""
+
+    blocks: int | None = None
+    memory: str | None = None
+    context: int | None = None
+
+
+_RUN_FIGURES = {
+    "blocks": re.compile(r"Memory after warmup:.*?(?<![\d.,])(\d+) KV cache blocks \("),
+    "memory": re.compile(r"Available KV cache memory: (\d+(?:\.\d+)? GiB)"),
+    "context": re.compile(r"Maximum concurrency for (\d{1,3}(?:,\d{3})+|\d+) tokens per request"),
+}
+
+
+def logged_run(lines: Sequence[LogLine]) -> LoggedRun:
+    """The run's budget and context as its vLLM lines give them (``LoggedRun``); SGLang's
+    lines are left out (its log prints no budget that the pages take)."""
+    said: dict[str, set[str]] = {key: set() for key in _RUN_FIGURES}
+    for line in lines:
+        if line.engine == "sglang":
+            continue
+        for key, pattern in _RUN_FIGURES.items():
+            if match := pattern.search(line.message):
+                said[key].add(match[1])
+    one = {key: next(iter(values)) for key, values in said.items() if len(values) == 1}
+    return LoggedRun(
+        blocks=int(one["blocks"]) if "blocks" in one else None,
+        memory=one.get("memory"),
+        context=int(one["context"].replace(",", "")) if "context" in one else None,
+    )

@@ -42,7 +42,7 @@ from flatkv.strategies.base import (
 from flatkv.strategies.sglang import SPECULATIVE_NOT_MODELLED
 from flatkv.strategies.sglang_log import logged_padding
 from flatkv.strategies.vllm import MLA_HYBRID_BLOCK
-from flatkv.strategies.vllm_log import WARMUP_LOG_NOTE
+from flatkv.strategies.vllm_log import WARMUP_LOG_NOTE, with_available_elided
 from flatkv.strategies.vllm_releases import OLDER_VLLM_LOG, last_served_note
 from flatkv.strategy_notes import short_of_one_request_text
 from flatkv.texttable import text_table
@@ -448,6 +448,8 @@ def compare_text(args: argparse.Namespace, profile: CacheProfile, context: int |
     ``model_len``: the model's max_model_len, where --over-contexts sweeps to at least."""
     options = options_from_args(args)
     results = compare(profile, budget_bytes=args.budget, context_tokens=context, options=options)
+    if getattr(args, "vllm_blocks", None) is not None:  # vLLM's Available line: its estimate
+        results = [with_available_elided(r) for r in results]
     held = None
     if args.requests is not None:
         counted = _needed_context(context, f"--requests {args.requests}")

@@ -4442,6 +4442,24 @@ def test_compare_checks_a_pasted_engine_log():
     assert [shown(e) for e in at.error] == ["vLLM: 1 of 3 lines differs from the log, 2 agree."]
     detail = [unescaped(v) for v in at.table[0].value["in the log"]]
     assert detail[1] == "line 2 (EngineCore_DP0 pid=812): KV cache blocks: FlatKV 2155, log 2156"
+    # the pages at 30 GiB: every figure differs for that alone, so the log's run is offered
+    # (its 2,155 blocks after warm-up and its 2,048 tokens); taken, the blocks line and the
+    # size line agree again, and the Available line (vLLM's estimate before warm-up, which the
+    # blocks do not give back: 2,155 x 311,296 x 64 B is 39.99 GiB) is found, not compared
+    at.text_area(key="compare.check_log").set_value(FALCON_VLLM_LOG).run()
+    assert not [i for i in at.info if "This log's run had" in shown(i)]  # all agree: no offer
+    at30 = open_app("app_pages/compare.py", {**link, "kv_mem": "30GiB"})
+    at30.text_area(key="compare.check_log").set_value(FALCON_VLLM_LOG).run()
+    (offer,) = [shown(i) for i in at30.info if "This log's run had" in shown(i)]
+    assert offer.startswith("This log's run had 2,155 vLLM KV cache blocks a rank (fit after "
+                            "warm-up): the figures here are at other settings")
+    at30.button(key="compare.log_settings").click().run()
+    assert_clean(at30)
+    assert (at30.query_params["gpu"], at30.query_params["kv_blocks"]) == (
+        "vLLM KV cache blocks", "2155")
+    assert [shown(s) for s in at30.success] == [
+        "vLLM: all 3 lines are in the log and agree with it."]
+    assert at30.table[0].value["FlatKV's line"][0] == "` Available KV cache memory: ... GiB `"
     # an SGLang log: vLLM's lines say so, SGLang's (its Mamba line of 553 request slots, 1.62 /
     # 17.31 GB: tests/test_log_check.py derives them) are checked
     sglang = ("[2026-12-06 07:01:02 TP0] Mamba Cache is allocated. max_mamba_cache_size: 553, "

@@ -518,3 +518,40 @@ def test_lines_between_an_engines_that_are_no_wrapped_rest():
 ])
 def test_a_figure_is_named_by_the_words_that_say_what_it_counts(line, names):
     assert list(template(line).names) == names
+
+
+def test_the_logged_run_gives_its_blocks_memory_and_context_once_they_agree():
+    from flatkv.log_check import LoggedRun, logged_run
+
+    # falcon-mamba-7b in 40 GiB at 2,048 tokens: 42,949,672,960 // 311,296 // 64 = 2,155 blocks
+    lines = [vllm_prefix(rank, 1) + as_logged(line) for rank in (0, 1)
+             for line in falcon("vllm")]
+    run = logged_run(read_log("\n".join(lines)))
+    assert run == LoggedRun(blocks=42_949_672_960 // 311_296 // 64, memory="40.0 GiB",
+                            context=2_048) and run.blocks == 2_155
+    # a second run in the same log with another context: that figure is not told; an SGLang
+    # line never is read for it
+    other = lines[-1].replace("2,048 tokens per request", "4,096 tokens per request")
+    assert logged_run(read_log("\n".join([*lines, other]))).context is None
+    sglang = sglang_prefix(0, 2) + "Maximum concurrency for 8,192 tokens per request: 1.00x"
+    assert logged_run(read_log("\n".join([*lines, sglang]))).context == 2_048
+
+
+def test_a_budget_in_vllm_blocks_elides_the_available_memory_vllm_estimates():
+    from flatkv.strategies.vllm_log import with_available_elided
+
+    profile = spec_from_hf_config(FALCON_MAMBA).profile()
+    # 2,155 blocks of 311,296 x 64 B = 42,934,026,240 B: 39.99 GiB, where the run's log said
+    # 40.0 before warm-up; the line is kept, its figure elided, so a log's line is found
+    blocks = run_strategy("vllm", profile, budget_bytes=2_155 * 311_296 * 64,
+                          context_tokens=2048)
+    assert "Available KV cache memory: 39.99 GiB" in blocks.extras["log_lines"]
+    elided = with_available_elided(blocks).extras["log_lines"]
+    assert elided == ["Available KV cache memory: ... GiB" if line.startswith("Available")
+                      else line for line in blocks.extras["log_lines"]]
+    check = check_lines(elided, "vllm", read_log("\n".join(
+        vllm_prefix(0, 1) + as_logged(line) for line in falcon("vllm"))))
+    assert not check.differs and check.found == 3
+    # SGLang's lines have no such line: unchanged
+    sglang = run_strategy("sglang", profile, budget_bytes=GIB40, context_tokens=2048)
+    assert with_available_elided(sglang) is sglang
