@@ -211,6 +211,8 @@ class LogCheck:
         if self.other_engine and not self.found:
             return (f"This log is {ENGINE_NAMES[self.log_engine]}'s, not {name}'s: check it "
                     f"against {ENGINE_NAMES[self.log_engine]}'s lines.")
+        if total == 1:
+            return self._verdict_of_one(name)
         if not self.found:
             return (f"None of FlatKV's {total} {name} lines is in this log "
                     f"({count_text(self.log_lines, 'line')} read): paste {name}'s start-up log "
@@ -224,6 +226,18 @@ class LogCheck:
             return f"{name}: all {total} lines are in the log and agree with it."
         return (f"{name}: {self.found} of {total} lines are in the log and agree with it; "
                 f"{missing} not in it.")
+
+    def _verdict_of_one(self, name: str) -> str:
+        """``verdict`` where FlatKV has one line for the engine (DeepSeek's SGLang KV line):
+        "its one line", not "all 1 lines"."""
+        outcome = self.lines[0].outcome
+        if outcome == MISSING:
+            return (f"FlatKV's one {name} line is not in this log "
+                    f"({count_text(self.log_lines, 'line')} read): paste {name}'s start-up log "
+                    "of a run at these settings, from its start to its KV cache lines.")
+        if outcome == DIFFERS:
+            return f"{name}: its one line differs from the log."
+        return f"{name}: its one line is in the log and agrees with it."
 
 
 @dataclass(frozen=True)

@@ -555,3 +555,20 @@ def test_a_budget_in_vllm_blocks_elides_the_available_memory_vllm_estimates():
     # SGLang's lines have no such line: unchanged
     sglang = run_strategy("sglang", profile, budget_bytes=GIB40, context_tokens=2048)
     assert with_available_elided(sglang) is sglang
+
+
+def test_a_check_of_one_line_says_it_in_the_singular():
+    # DeepSeek-V3's SGLang start-up has one line (its KV Cache line): the verdict says "its one
+    # line", never "all 1 lines" or "None of FlatKV's 1 SGLang lines"
+    expected = run_strategy("sglang", load_preset("DeepSeek-V3").profile(), budget_bytes=GIB40,
+                            context_tokens=163_840).extras["log_lines"]
+    assert len(expected) == 1
+    log = engine_log(expected, sglang_prefix)
+    assert check_log(expected, "sglang", log).verdict() == (
+        "SGLang: its one line is in the log and agrees with it.")
+    assert check_log(expected, "sglang", "nothing here\n").verdict() == (
+        "FlatKV's one SGLang line is not in this log (1 line read): paste SGLang's start-up "
+        "log of a run at these settings, from its start to its KV cache lines.")
+    differs = log.replace(re.search(r"#tokens: (\d+)", log)[1], "1")
+    assert check_log(expected, "sglang", differs).verdict() == (
+        "SGLang: its one line differs from the log.")
