@@ -657,11 +657,16 @@ def _checked_log(args: argparse.Namespace, profile: CacheProfile, context: int |
             r = with_available_elided(r)
         if r.applies and r.extras.get("log_lines"):
             checks.append(log_check.check_result(r, lines))
+    if not checks:
+        raise ValueError(f"--check-log {quoted(args.check_log)}: neither "
+                         f"{' nor '.join(ENGINE_NAMES.values())} starts at these settings, so "
+                         "FlatKV has no start-up line to check (compare without --check-log "
+                         "says why): give settings an engine starts at")
     if not (found := [c for c in checks if c.found]):
         reads = log_check.detect_engine(lines)
         said = f" (it reads as {ENGINE_NAMES[reads]}'s)" if reads else ""
         raise ValueError(f"--check-log {quoted(args.check_log)}: none of the start-up lines "
-                         f"{' or '.join(ENGINE_NAMES[c.engine] for c in checks) or 'an engine'}"
+                         f"{' or '.join(ENGINE_NAMES[c.engine] for c in checks)}"
                          f" logs at these settings is in its {count_text(len(lines), 'line')}"
                          f"{said}: give the log of a run at these settings, from its start to "
                          "its KV cache lines")

@@ -418,6 +418,20 @@ def test_compare_check_log_exit_codes(tmp_path, capsys, monkeypatch):
         assert err.startswith(f"python -m flatkv: error: {said}")
 
 
+def test_compare_check_log_where_neither_engine_starts(tmp_path, capsys):
+    # MiniMax-M1 at 40 GiB: vLLM refuses (one request of 10,240,000 tokens needs 390.76 GiB)
+    # and SGLang has no such model; FlatKV has no start-up line to check, which the error says
+    # (it said the lines "an engine logs" were not in the log's 1 line, asking for another log)
+    log = tmp_path / "vllm.log"
+    log.write_text(FALCON_VLLM_LOG)
+    code, out, err = run(["compare", "--preset", "MiniMax-M1", "--budget", "40GiB",
+                          "--check-log", str(log)], capsys)
+    assert code == 2 and out == ""
+    assert err == (f"python -m flatkv: error: --check-log '{log}': neither vLLM nor SGLang "
+                   "starts at these settings, so FlatKV has no start-up line to check (compare "
+                   "without --check-log says why): give settings an engine starts at\n")
+
+
 def test_a_config_without_a_length_is_counted_at_the_2048_vllm_assumes(tmp_path, capsys):
     # falcon-mamba-7b's config.json gives no length field: vLLM (and SGLang) assume 2,048, and
     # so do `model` and `compare`, saying so and naming the fix
