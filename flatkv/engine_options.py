@@ -22,6 +22,7 @@ from flatkv.strategies.sglang import (
     radix_page_refusal,
     swa_request_cap,
 )
+from flatkv.strategies.sglang import pool_layers as sglang_pool_layers
 from flatkv.strategies.sglang import speculative_not_modelled as sglang_speculative_not_modelled
 from flatkv.strategies.sglang import swa_pool as sglang_swa_pool
 from flatkv.strategies.vllm import runs_all_as_align
@@ -206,8 +207,11 @@ def _radix_cache_idle(profile: CacheProfile, options: StrategyOptions) -> str:
     if swa_request_cap(profile, off) is not None:
         return ""
     if not profile.has_state:
-        return ("without state it sizes only a sliding-window pool of SGLang's own beside full "
-                "layers, and only with max running requests told or tokens drafted")
+        sizes = ("without state it sizes only a sliding-window pool of SGLang's own beside full "
+                 "layers")
+        if not all(sglang_pool_layers(profile, off)):
+            return f"{sizes}, and SGLang keeps none here"
+        return f"{sizes}, and only with max running requests told or tokens drafted"
     on = replace(options, sglang_disable_radix_cache=False)
     if (options.sglang_slots_per_request is not None and radix_page_refusal(profile, on) is None
             and fixed_state_size(off, sglang_draft_tokens(profile, off))

@@ -1028,6 +1028,19 @@ def test_disable_radix_cache_notes_where_it_changes_no_figure(capsys):
             "with max running requests set)") in err.splitlines()
 
 
+def test_disable_radix_cache_without_a_sliding_pool_says_the_pool_is_what_is_missing(capsys):
+    # gpt-oss-20b with its SWA pool turned off and max running requests told (64): SGLang's
+    # request cap has no sliding pool to size, so --disable-radix-cache changes no figure;
+    # the note said it needs max running requests told, which it is
+    code, _, err = run(["compare", "--preset", "gpt-oss-20b", "--budget", "80GB",
+                        "--disable-radix-cache", "--max-running-requests", "64",
+                        "--no-sglang-swa-pool"], capsys)
+    assert code == 0 and ("python -m flatkv: note: --sglang-disable-radix-cache changes no "
+                          "figure here: without state it sizes only a sliding-window pool of "
+                          "SGLang's own beside full layers, and SGLang keeps none here") in (
+        err.splitlines())
+
+
 def test_compare_check_log_of_the_real_anchor_log(tmp_path, capsys):
     # vLLM 0.10.2's log of SPEC 3.1's anchor (tests/test_log_check.py's ANCHOR_LOG): its KV
     # cache size on two lines, as that release counts it (7,162 // 4 x 544 = 973,760), reads
