@@ -288,7 +288,8 @@ def _name(before: str, after: str) -> str:
         return " ".join(lead) + _unit(after)
     if re.match(r"\s*tokens per request", after):
         return "tokens per request"
-    since = before.rsplit(_EARLIER, 1)[-1]
+    # the words since the figure before, less that figure's unit ("11.46GB intermediate...")
+    since = _UNIT.sub("", before.rsplit(_EARLIER, 1)[-1], count=1) if _EARLIER in before else before
     pieces = [p.replace("=", " ").replace(":", " ").split() for p in re.split(r"[.,(]", since)]
     words = _trimmed(next((p for p in reversed(pieces) if p), []))[-3:]
     # a verb before its object ("Add 4 padding layers") is no name: the object is
@@ -297,9 +298,13 @@ def _name(before: str, after: str) -> str:
     return " ".join(_trimmed(re.split(r"[.,(:=]", after)[0].split()[:3]))
 
 
+# A unit right after a figure (a space or none between): the figure's
+_UNIT = re.compile(r"^\s*(GiB|GB|tokens|x|%)(?![\w])")
+
+
 def _unit(after: str) -> str:
     """`` (GiB)``, `` (tokens)``...: the unit right after a figure, for its name; else ""."""
-    unit = re.match(r"\s*(GiB|GB|tokens|x|%)(?![\w])", after)
+    unit = _UNIT.match(after)
     return f" ({unit[1]})" if unit else ""
 
 

@@ -515,6 +515,13 @@ def test_lines_between_an_engines_that_are_no_wrapped_rest():
      ["max_running_requests is capped", "max_mamba_cache_size", "state slots"]),
     ("KV Cache is allocated. dtype: torch.bfloat16, #tokens: 920754, K size: 10.54 GB, V size: "
      "10.54 GB", ["dtype", "#tokens", "K size (GB)", "V size (GB)"]),
+    # SGLang's Mamba line while drafting puts no comma after a size: the unit glued to the
+    # figure before ("11.46GB") is that figure's, not a word of the next one's name
+    ("Mamba Cache is allocated. max_mamba_cache_size: 162, conv_state size: 0.27GB, ssm_state "
+     "size: 11.46GB intermediate_ssm_state_cache size: 6.96GB intermediate_conv_window_cache "
+     "size: 0.09GB ", ["max_mamba_cache_size", "conv_state size (GB)", "ssm_state size (GB)",
+                       "intermediate_ssm_state_cache size (GB)",
+                       "intermediate_conv_window_cache size (GB)"]),
 ])
 def test_a_figure_is_named_by_the_words_that_say_what_it_counts(line, names):
     assert list(template(line).names) == names
