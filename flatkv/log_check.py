@@ -371,6 +371,11 @@ def check_text(text: str) -> str:
     return text
 
 
+# Where a line ends, as an editor numbers lines: CR LF, LF, or a lone CR (a progress bar
+# redrawn); not str.splitlines' form feed, NEL or U+2028, which a line may hold (as U+FFFD)
+_LINE_END = re.compile(r"\r\n|\r|\n")
+
+
 def read_log(text: str) -> list[LogLine]:
     """The lines of a pasted log as its engine wrote them (see ``LogLine``). Where a line
     carries an engine's prefix, the lines after it without one are its wrapped rest (joined on
@@ -379,7 +384,7 @@ def read_log(text: str) -> list[LogLine]:
     ValueError for text that is no log (``check_text``)."""
     lines: list[LogLine] = []
     joins = False  # whether the last line is an engine's, which a line without prefix goes on
-    for number, raw in enumerate(check_text(text).splitlines(), 1):
+    for number, raw in enumerate(_LINE_END.split(check_text(text)), 1):
         engine, source, message = _prefixed(_clean(raw))
         if not message.strip() and engine is None:
             joins = False  # a blank line ends a message

@@ -579,3 +579,14 @@ def test_a_check_of_one_line_says_it_in_the_singular():
     differs = log.replace(re.search(r"#tokens: (\d+)", log)[1], "1")
     assert check_log(expected, "sglang", differs).verdict() == (
         "SGLang: its one line differs from the log.")
+
+
+def test_lines_are_numbered_as_an_editor_numbers_them():
+    # str.splitlines also breaks at a form feed, a vertical tab, NEL (U+0085) and U+2028/9,
+    # which an editor shows inside a line: "second" is the paste's line 2, not 3. CR LF and a
+    # lone CR (a progress bar redrawn) end a line, as an editor shows them.
+    for inside in ("\x0c", "\x0b", "\x85", "\u2028", "\u2029", "\x1c"):
+        log = (f"[2026-12-06 07:00:00 TP0] page{inside}break\r\n"
+               "[2026-12-06 07:00:01 TP0] second\r[2026-12-06 07:00:02 TP0] third\n")
+        assert [(x.number, x.message) for x in read_log(log)] == [
+            (1, "page\ufffdbreak"), (2, "second"), (3, "third")], repr(inside)
