@@ -526,6 +526,25 @@ OPTIONAL_FIELDS = ("sliding_window", "attention_chunk_size", "index_head_dim")
 FIELD_LABELS = {"attention_chunk_size": "attention chunk"}
 
 
+def _check_type_kept(name: str, field: str, value: int | None,
+                     geometry: dict[str, Any]) -> None:
+    """Refuse an edit that turns a kind named after its layer type into another type (a
+    sliding_attention kind's window set to 0: full attention), which the model would refuse
+    (``models.check_label_name``) asking for a new name, and the editor renames no kind. A
+    geometry that is no layer yet is left for ``to_spec`` to say why."""
+    if name not in LAYER_LABELS:
+        return
+    try:
+        label = layer_from_dict(geometry).label
+    except ValueError:
+        return
+    if label != name:
+        what = field_label(field)
+        raise ValueError(f"kind {name!r} is named after its layer type: {what} {value or 0} "
+                         f"would make its layers {label}; keep its {what}, or remove the kind "
+                         f"and add a {label} kind under another name")
+
+
 def field_label(field: str) -> str:
     """A geometry field as the hand editor labels it: ``v_heads`` -> ``v heads``."""
     return FIELD_LABELS.get(field, field.replace("_", " "))
@@ -667,6 +686,7 @@ class SpecDraft:
         if field == "kind" or field not in LAYER_KINDS[geometry["kind"]].__dataclass_fields__:
             raise ValueError(f"{geometry['kind']} kind {name!r} has no field {field!r}")
         geometry[field] = value
+        _check_type_kept(name, field, value, geometry)
         return replace(self, kinds=tuple((n, _freeze(geometry) if n == name else g)
                                          for n, g in self.kinds))
 

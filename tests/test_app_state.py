@@ -641,6 +641,28 @@ def test_draft_window_zero_is_full_attention_and_sliding_kinds_keep_theirs():
         ("full_attention",))
 
 
+def test_draft_refuses_an_edit_that_makes_a_kind_other_than_its_layer_type_name():
+    # a sliding kind named sliding_attention (its own type: taken), its window set to 0: its
+    # layers would be full_attention under a name that says sliding. The editor has no rename,
+    # so the refusal names what it can do (the model's own said "name it 'full_attention'")
+    draft = app_model.SpecDraft().with_kind("sliding attention", "sliding_attention")
+    with pytest.raises(ValueError, match=re.escape(
+            "kind 'sliding_attention' is named after its layer type: sliding window 0 would "
+            "make its layers full_attention; keep its sliding window, or remove the kind and "
+            "add a full_attention kind under another name")):
+        draft.with_field("sliding_attention", "sliding_window", 0)
+    # a window of another size keeps the type; a kind not named after a type takes any edit
+    assert draft.with_field("sliding_attention", "sliding_window", 4096).to_spec().profile(
+        ).sliding_window == 4096
+    full = app_model.SpecDraft().with_kind("full attention", "full_attention")
+    with pytest.raises(ValueError, match="kind 'full_attention' is named after its layer type: "
+                       "attention chunk 8192 would make its layers chunked_attention"):
+        full.with_field("full_attention", "attention_chunk_size", 8192)
+    plain = app_model.SpecDraft().with_kind("sliding attention")
+    assert plain.with_field("sliding", "sliding_window", 0).to_spec().profile().layer_types == (
+        ("full_attention",))
+
+
 def test_draft_chunked_kind_takes_llama4s_chunk_and_a_window_or_a_chunk_not_both():
     draft = app_model.SpecDraft().with_kind("full attention").with_kind("chunked attention")
     assert draft.kind_names == ["full", "chunked"]
