@@ -1041,6 +1041,18 @@ def test_disable_radix_cache_without_a_sliding_pool_says_the_pool_is_what_is_mis
         err.splitlines())
 
 
+def test_compare_check_log_of_blank_lines_says_it_holds_no_text(tmp_path, capsys):
+    # a file of blank lines (CR LF, spaces, tabs): it said none of the lines "is in its 0
+    # lines", asking for a log of a run at these settings; the log holds no text at all
+    log = tmp_path / "blank.log"
+    log.write_bytes(b"\r\n  \r\n\t\n\n")
+    code, out, err = run(["compare", "--preset", "Qwen3-Next-80B-A3B", "--budget", "40GiB",
+                          "--check-log", str(log)], capsys)
+    assert code == 2 and out == ""
+    assert err == (f"python -m flatkv: error: --check-log '{log}' holds blank lines only: give "
+                   "the engine's start-up log, from its start to its KV cache lines\n")
+
+
 def test_compare_check_log_of_the_real_anchor_log(tmp_path, capsys):
     # vLLM 0.10.2's log of SPEC 3.1's anchor (tests/test_log_check.py's ANCHOR_LOG): its KV
     # cache size on two lines, as that release counts it (7,162 // 4 x 544 = 973,760), reads
