@@ -649,7 +649,7 @@ def _checked_log(args: argparse.Namespace, profile: CacheProfile, context: int |
     the engines whose lines it holds; ValueError where it holds none of either's."""
     lines = log_check.read_log(log)
     if not lines:
-        raise ValueError(f"--check-log {quoted(args.check_log)} holds blank lines only: give the "
+        raise ValueError(f"--check-log {quoted(args.check_log)} holds no line of text: give the "
                          "engine's start-up log, from its start to its KV cache lines")
     options = strategy_cli.options_from_args(args)
     checks = []

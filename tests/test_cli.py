@@ -1049,8 +1049,11 @@ def test_compare_check_log_of_blank_lines_says_it_holds_no_text(tmp_path, capsys
     code, out, err = run(["compare", "--preset", "Qwen3-Next-80B-A3B", "--budget", "40GiB",
                           "--check-log", str(log)], capsys)
     assert code == 2 and out == ""
-    assert err == (f"python -m flatkv: error: --check-log '{log}' holds blank lines only: give "
+    assert err == (f"python -m flatkv: error: --check-log '{log}' holds no line of text: give "
                    "the engine's start-up log, from its start to its KV cache lines\n")
+    log.write_bytes(b"")  # an empty file alike
+    assert run(["compare", "--preset", "Qwen3-Next-80B-A3B", "--budget", "40GiB",
+                "--check-log", str(log)], capsys)[2] == err
 
 
 def test_compare_check_log_of_the_real_anchor_log(tmp_path, capsys):
