@@ -479,7 +479,7 @@ def _figure_name(r: BenchResult, f: Figure, several: bool, point: str) -> str:
     what = ["baseline" if f.operation in BASELINES else f.implementation]
     if several and f.operation not in BASELINES:
         what.append(r.layout)
-    name = f"{OPERATION_NAMES.get(f.operation, f.operation)} ({', '.join(what)})"
+    name = f"{_operation_name(f.operation)} ({', '.join(what)})"
     if point == "pages_per_call":
         name += f" at {count_text(r.pages_per_call, 'page')} per call"
     elif point == "page_bytes":
@@ -656,7 +656,7 @@ class Series:
 
     @property
     def name(self) -> str:
-        title = OPERATION_NAMES.get(self.operation, self.operation)
+        title = _operation_name(self.operation)
         what = ["baseline" if self.is_baseline else self.implementation]
         if self.named_layout:
             what.append(self.layout)

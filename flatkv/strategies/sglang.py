@@ -1394,23 +1394,23 @@ def _pool_refusal(profile: CacheProfile, options: StrategyOptions, pools: TokenP
 
 
 def _kv_memory_text(budget_bytes: int, state_bytes: int, buffers: int, state_pool: int,
-                    with_state: bool, told: bool) -> str:
+                    with_state: bool, fixed: bool) -> str:
     """The formula of the KV memory: what the state slots (``state_bytes``) and the draft-token
     buffers leave of the budget, and why the rest of the state pool goes to it (SGLang's
-    ``_handle_max_mamba_cache``): slots come whole, and fixed slots (``told``: by
+    ``_handle_max_mamba_cache``): slots come whole, and fixed slots (``fixed``: by
     --max-mamba-cache-size, or --disable-radix-cache's max_running_requests) take what they
     take."""
     kv_memory = budget_bytes - state_bytes - buffers
     if buffers:
         why = ("the fixed slots and their buffers: SGLang's _handle_max_mamba_cache leaves the "
-               "KV pool the rest" if told else
+               "KV pool the rest" if fixed else
                "what the slots and buffers leave of the state budget goes to the KV pool, as in "
                "SGLang's _handle_max_mamba_cache")
         return (f"KV memory = budget - slots x slot bytes - draft-token buffers = "
                 f"{n(budget_bytes)} - {n(state_bytes)} - {n(buffers)} = {n(kv_memory)} ({why})")
     text = (f"KV memory = budget - slots x slot bytes = {n(budget_bytes)} - {n(state_bytes)} = "
             f"{n(kv_memory)}")
-    if told:
+    if fixed:
         return text + (" (the fixed slots' bytes: SGLang's _handle_max_mamba_cache leaves the "
                        "KV pool the rest)")
     if with_state:
