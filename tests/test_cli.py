@@ -395,6 +395,11 @@ def test_compare_check_log_exit_codes(tmp_path, capsys, monkeypatch):
     assert out.splitlines()[0] == "vLLM: 1 of 3 lines differs from the log, 2 agree."
     assert ("    line 2 (EngineCore_DP0 pid=812): KV cache blocks: FlatKV 2155, log 2156"
             in out.splitlines())
+    # the budget as the log's 2,155 blocks: the Available line (vLLM's estimate before
+    # warm-up, 40.0 GiB, where the blocks are 39.99) is found, its figure not compared
+    blocks = ["compare", "--hf-config", str(config), "--vllm-blocks", "2155", "--check-log"]
+    code, out, _ = run([*blocks, str(log)], capsys)
+    assert code == 0 and "  same: Available KV cache memory: ... GiB" in out.splitlines()
     code, out, _ = run([*given, str(log), "--json"], capsys)
     (vllm,) = json.loads(out)
     assert vllm["engine"] == "vllm" and [r["outcome"] for r in vllm["lines"]] == ["same"] * 3
