@@ -318,8 +318,20 @@ def _sglang_ssm_dtype_widget() -> None:
 def _max_batched_tokens_widget() -> None:
     tokens_widget("max_batched_tokens", "Max batched tokens", "Tokens scheduled per step "
                   "(vLLM's --max-num-batched-tokens); sizes the pages a sliding-window or "
-                  "chunked request holds. vLLM 0.26 and later size them by the tokens in "
-                  "flight, twice this with async scheduling (vLLM's own option).")
+                  "chunked request holds (SGLang's: its chunked prefill size). vLLM 0.26 and "
+                  "later size them by the tokens in flight, twice this with async scheduling "
+                  "(vLLM's own option).")
+
+
+def _sglang_chunked_prefill_size_widget() -> None:
+    own, why = state().engine_choices()["sglang_chunked_prefill_size"]
+    _auto_count_widget(
+        "sglang_chunked_prefill_size", "Chunked prefill size (0: auto)", MAX_CONTEXT,
+        "SGLang's --chunked-prefill-size: the prefill tokens it schedules a step, which a "
+        "request holds in its sliding-window pool beside its window (vLLM's max batched "
+        "tokens), and which its SWA request cap reserves for each chunk in flight. 0 leaves it "
+        "to SGLang, which picks it by the GPU's memory: 4,096 under 60 GiB, 8,192 under 160 "
+        f"GiB, 16,384 above (B200); here {own:,}, {why}.")
 
 
 def _auto_count_widget(field: str, label: str, maximum: int, help: str) -> None:
@@ -356,6 +368,7 @@ _OWN_WIDGETS = {
     "mamba_cache_mode": _mamba_cache_mode_widget,
     "sglang_max_running_requests": _sglang_max_running_requests_widget,
     "sglang_max_mamba_cache_size": _sglang_max_mamba_cache_size_widget,
+    "sglang_chunked_prefill_size": _sglang_chunked_prefill_size_widget,
     "sglang_swa_pool": _sglang_swa_pool_widget,
     "sglang_ssm_dtype": _sglang_ssm_dtype_widget,
     "max_batched_tokens": _max_batched_tokens_widget,

@@ -39,7 +39,9 @@ Those that tell ``--max-mamba-cache-size`` (``sglang_max_mamba_cache_size``) set
 The rows with ``--disable-radix-cache`` (``sglang_disable_radix_cache``) set it in the memory
 bag and in the view the radix-cache resolution reads (which then picks no mamba radix cache);
 ``--chunked-prefill-size``, which SGLang's SWA request cap reads, is its 8,192 on an 80 GB
-Hopper GPU, or FlatKV's ``max_batched_tokens`` where a row sets that.
+Hopper GPU, or FlatKV's ``sglang_chunked_prefill_size`` where a row sets that (the GPU
+presets' own, which SGLang picks by the GPU's memory: ``check_chunk_defaults`` runs its
+``handle_gpu_memory_settings`` beside FlatKV's ``sglang_default_chunked_prefill``).
 
 A model of state layers alone (``STATE_ONLY``: Mamba-Codestral-7B's config.json shape, no preset
 holds one) is built from its config fields by FlatKV and as SGLang's own ``Mamba2Config``; its
@@ -107,10 +109,12 @@ from engine_common import (  # noqa: E402  (bench/, this folder)
     wheel_from_command_line,
 )
 
+from flatkv.budget import GPU_PRESETS, MiB  # noqa: E402
 from flatkv.hf_config import spec_from_hf_config  # noqa: E402
 from flatkv.hf_length import ASSUMED_MAX_MODEL_LEN  # noqa: E402
 from flatkv.presets import list_presets, load_preset  # noqa: E402
 from flatkv.strategies import StrategyOptions, run_strategy  # noqa: E402
+from flatkv.strategies.sglang import sglang_default_chunked_prefill  # noqa: E402
 
 GIB = 1 << 30
 CONTEXT = 32_768
@@ -140,6 +144,9 @@ TOLD_SLOTS_PRESETS = ("Qwen3-Next-80B-A3B", "Nemotron-H-8B", "Kimi-Linear-48B-A3
 # and a hybrid SWA pool is sized from SGLang's request cap; on GDN, Mamba2, short-conv and MLA +
 # KDA hybrids, sliding and chunked attention, full attention, and state layers alone
 RADIX_OFF = {"sglang_disable_radix_cache": True}
+CHUNK = "sglang_chunked_prefill_size"  # --chunked-prefill-size
+# the chunks SGLang picks on FlatKV's GPU presets when told none (4,096, 8,192, 16,384)
+GPU_CHUNKS = tuple(sorted({sglang_default_chunked_prefill(b) for b in GPU_PRESETS.values()}))
 RADIX_OFF_PRESETS = ("Qwen3-Next-80B-A3B", "Nemotron-H-8B", "LFM2-1.2B", "Kimi-Linear-48B-A3B",
                      "gpt-oss-20b", "Llama-4-Scout-17B-16E", "Llama-3.1-8B")
 RADIX_OFF_DRAFTED = ("Qwen3-Next-80B-A3B", "Qwen3.5-27B", "gpt-oss-20b",
@@ -227,9 +234,9 @@ def settings() -> list[tuple[str, object, int, bool, dict]]:
     rows += [(p, b, 1, True, {**RADIX_OFF, slots: 100, **more})
              for p in ("Qwen3-Next-80B-A3B", "Kimi-Linear-48B-A3B") for b in BUDGETS
              for more in ({}, {"speculative_tokens": 3}, {told: 8})]
-    rows += [(p, b, 64, overlap, {**RADIX_OFF, told: 8, "max_batched_tokens": 2048})
+    rows += [(p, b, 64, overlap, {**RADIX_OFF, told: 8, CHUNK: chunk})
              for p in ("gpt-oss-20b", "Llama-4-Scout-17B-16E") for b in BUDGETS
-             for overlap in (True, False)]
+             for overlap in (True, False) for chunk in (2048, *GPU_CHUNKS)]
     rows += [(p, EDGE, 1, True, {**RADIX_OFF, **more}) for p in RADIX_OFF_PRESETS
              for more in ({}, {told: 64})]
     rows += [(p, EDGE, 1, True, {**RADIX_OFF, "speculative_tokens": 3})
@@ -347,8 +354,9 @@ def new_bags(page: int, overlap: bool, ratios: dict, tp: int = 1) -> NS:
                   max_mamba_cache_size=ratios.get("sglang_max_mamba_cache_size"),
                   max_total_tokens=None,
                   # --chunked-prefill-size: SGLang's 8,192 on an 80 GB Hopper GPU
-                  # (memory_hook.py 132-140), FlatKV's max_batched_tokens where a row sets it
-                  chunked_prefill_size=ratios.get("max_batched_tokens", 8192),
+                  # (memory_hook.py 132-140, as FlatKV assumes where told none), else the
+                  # row's (the GPU presets' own: GPU_CHUNKS, which check_chunk_defaults checks)
+                  chunked_prefill_size=ratios.get(CHUNK, 8192),
                   mamba_full_memory_ratio=ratios.get("mamba_full_memory_ratio", 0.9),
                   swa_full_tokens_ratio=ratios.get("swa_full_tokens_ratio", 0.8))
     context = NS(override=lambda source, **fields: vars(schedule).update(fields))
@@ -761,7 +769,7 @@ def random_setting(sg: NS, rng: random.Random):
     ``--max-running-requests`` one time in four (``random_running_requests``); for a state
     model ``--max-mamba-cache-size`` one time in five (``random_state_slots``);
     ``--disable-radix-cache`` one time in five, with a ``--chunked-prefill-size`` (FlatKV's
-    max_batched_tokens) of its own one time in three of those; a context up to the model's;
+    sglang_chunked_prefill_size) of its own one time in three of those; a context up to the model's;
     a budget anywhere from 16 MiB to 80 GiB, or at the least SGLang starts at (bisected on
     SGLang) and 1 B under. Returns ``check``'s arguments after ``sg``."""
     name = (rng.choice((STATE_ONLY, *MAMBA1_MODELS)) if rng.random() < 0.15
@@ -794,7 +802,7 @@ def random_setting(sg: NS, rng: random.Random):
     if rng.random() < 0.2:  # --disable-radix-cache, and one time in three a prefill chunk
         ratios["sglang_disable_radix_cache"] = True
         if rng.random() < 1 / 3:
-            ratios["max_batched_tokens"] = rng.choice((512, 2048, 4096, 16384,
+            ratios[CHUNK] = rng.choice((512, 2048, 4096, 16384,
                                                        rng.randint(1, 32768)))
     context = random_context(rng, spec)
     budget = edge_or_random_budget(rng, lambda b: "refused" in sglang_figures(
@@ -824,6 +832,7 @@ def main() -> int:
               f"{args.seed + args.random - 1}), {mismatches} mismatches")
         return 1 if mismatches else 0
     skipped, mismatches = check_unserved(sg)
+    mismatches += check_chunk_defaults()
     rows = []
     for name, budget, page, overlap, ratios in settings():
         specs = [model_spec(name)]
@@ -856,6 +865,46 @@ def main() -> int:
     print(f"{len(rows)} settings, {mismatches} mismatches; {len(skipped)} presets SGLang does "
           f"not serve skipped ({', '.join(skipped)})")
     return 1 if mismatches else 0
+
+
+class _Declared(Exception):
+    """What SGLang's hook declares first (its chunked_prefill_size), raised to stop it there."""
+
+
+def sglang_default_chunk(gpu_mib: float | None) -> int:
+    """The --chunked-prefill-size SGLang's own ``handle_gpu_memory_settings``
+    (arg_groups/memory_hook.py) declares when told none, on a GPU whose nvidia-smi memory.total
+    is ``gpu_mib`` (None: unread): its memory query is pointed at that figure and its view at
+    an unset --chunked-prefill-size (tp 1, no decode graph size), and the hook is stopped at
+    its first declaration, the chunk, before the graph sizes that need a GPU."""
+    hook = importlib.import_module("sglang.srt.arg_groups.memory_hook")
+    view = NS(device="cuda", chunked_prefill_size=None, tp_size=1,
+              cuda_graph_config=NS(decode=NS(max_bs=None), prefill=NS(max_bs=None)))
+    hook.get_device_memory_capacity = lambda device=None: gpu_mib
+    hook.resolving_view = lambda server_args: view
+
+    def declare(server_args, source, **fields):
+        raise _Declared(fields)
+
+    hook.declare_resolution = declare
+    try:
+        hook.handle_gpu_memory_settings(view)
+    except _Declared as declared:
+        return declared.args[0]["chunked_prefill_size"]
+    raise AssertionError("handle_gpu_memory_settings declared no chunked_prefill_size")
+
+
+def check_chunk_defaults() -> int:
+    """SGLang's default --chunked-prefill-size on each GPU preset, and on sizes either side of
+    its tiers (20, 35, 60, 90 and 160 GiB), beside FlatKV's ``sglang_default_chunked_prefill``:
+    the mismatches."""
+    sizes = {**{name: b // MiB for name, b in GPU_PRESETS.items()},
+             **{f"{gib} GiB{edge:+d} MiB": gib * 1024 + edge for gib in (20, 35, 60, 90, 160)
+                for edge in (-1, 0)}}
+    return sum(not report("sglang", f"{name} ({mib:,} MiB) default chunked prefill",
+                          {"chunk": sglang_default_chunk(mib)},
+                          {"chunk": sglang_default_chunked_prefill(mib * MiB)})
+               for name, mib in sizes.items())
 
 
 def check_length(sg: NS, label: str, config: dict) -> bool:

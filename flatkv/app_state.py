@@ -59,6 +59,7 @@ from flatkv.strategies.base import (
     SWA_RATIO_RANGE,
     to_fraction,
 )
+from flatkv.strategies.sglang import sglang_default_chunked_prefill
 from flatkv.strategies.sglang import slots_per_request as sglang_slots_per_request
 from flatkv.strategies.sglang import ssm_dtype as sglang_ssm_dtype
 from flatkv.strategies.sglang import swa_pool as sglang_swa_pool
@@ -137,6 +138,8 @@ class AppState:
     sglang_page_size: int = ENGINE_DEFAULTS.sglang_page_size
     sglang_ssm_dtype: str | None = ENGINE_DEFAULTS.sglang_ssm_dtype  # None: by the config
     sglang_swa_pool: bool | None = ENGINE_DEFAULTS.sglang_swa_pool  # None: by architecture
+    # None: SGLang's own, by the GPU's memory (sglang_chunked_prefill)
+    sglang_chunked_prefill_size: int | None = ENGINE_DEFAULTS.sglang_chunked_prefill_size
     max_batched_tokens: int = ENGINE_DEFAULTS.max_batched_tokens
     lcm_padding_bound: float = float(ENGINE_DEFAULTS.lcm_padding_bound)
     budget_strategy: str | None = None  # the Budget page's layout; None: the planner's own
@@ -250,8 +253,17 @@ class AppState:
         """The engine strategies' knobs for this view; ValueError names a bad one."""
         return StrategyOptions(  # alignment None stays "the block size", whatever it becomes
             block_size=self.block_size, alignment=self.alignment,
-            **{name: getattr(self, name) for name in ENGINE_FIELDS},
+            **{name: getattr(self, name) for name in ENGINE_FIELDS}
+            | {"sglang_chunked_prefill_size": self.sglang_chunked_prefill()},
         )
+
+    def sglang_chunked_prefill(self) -> int:
+        """The --chunked-prefill-size SGLang's figures take: the one set, else SGLang's own on
+        the GPU picked (a custom GPU's by its memory too), or the one assumed where the budget
+        names no GPU (KV cache memory, vLLM's blocks): ``sglang_default_chunked_prefill``."""
+        if self.sglang_chunked_prefill_size is not None:
+            return self.sglang_chunked_prefill_size
+        return self._chunked_prefill_choice()[0]
 
     def acting_engine_options(self, strategies: tuple[str, ...] = tuple(STRATEGY_FIELDS)
                               ) -> tuple[str, ...]:
@@ -293,7 +305,17 @@ class AppState:
                     defaults, sglang_overlap_schedule=self.sglang_overlap_schedule,
                     sglang_page_size=self.sglang_page_size,
                     sglang_disable_radix_cache=self.sglang_disable_radix_cache)),
-                "sglang_swa_pool": sglang_swa_pool(profile, defaults)}
+                "sglang_swa_pool": sglang_swa_pool(profile, defaults),
+                "sglang_chunked_prefill_size": self._chunked_prefill_choice()}
+
+    def _chunked_prefill_choice(self) -> tuple[int, str]:
+        """SGLang's own --chunked-prefill-size for the GPU picked, and why."""
+        if self.gpu in (KV_MEMORY, KV_BLOCKS):
+            return (sglang_default_chunked_prefill(None), "assumed: the budget names no GPU, and "
+                    "SGLang picks it by the GPU's memory (8,192 on an H100 or H200)")
+        chunk = sglang_default_chunked_prefill(self.gpu_bytes)
+        gpu = "this GPU" if self.gpu == CUSTOM_GPU else f"the {self.gpu}"
+        return chunk, f"as SGLang 0.5.23 picks it by the GPU's memory on {gpu}"
 
     def after(self, old: AppState) -> AppState:
         """This view, come from ``old``: a chunk set for a model stays with models of the same
@@ -546,6 +568,7 @@ _SETTINGS: dict[str, tuple[str, Callable[[str, str], object], Callable[[object],
     "sg_ssm": ("sglang_ssm_dtype", _auto(_choice(lambda: list(SGLANG_SSM_DTYPES))),
                _write_auto(str)),
     "sg_swa_pool": ("sglang_swa_pool", _auto(_flag), _write_auto(lambda v: "1" if v else "0")),
+    "sg_chunk": ("sglang_chunked_prefill_size", _auto(_tokens(MAX_CONTEXT)), _write_auto(str)),
     "mbt": ("max_batched_tokens", _tokens(MAX_CONTEXT), str),
     "lcm_pad": ("lcm_padding_bound", _ratio(PADDING_BOUND_RANGE, PADDING_BOUND_EXAMPLE),
                 repr),

@@ -651,7 +651,7 @@ def _checked_log(args: argparse.Namespace, profile: CacheProfile, context: int |
     if not lines:
         raise ValueError(f"--check-log {quoted(args.check_log)} holds no line of text: give the "
                          "engine's start-up log, from its start to its KV cache lines")
-    options = strategy_cli.options_from_args(args)
+    options = strategy_cli.figures_options(args)
     checks = []
     for engine in ENGINE_NAMES:
         r = run_strategy(engine, profile, budget_bytes=args.budget, context_tokens=context,

@@ -129,9 +129,13 @@ ENGINE_OPTIONS = (
                  lambda p: p.ssm_element_bytes is not None),
     EngineOption("sglang_swa_pool", "SGLang sliding-window pool", ("sglang",), SGLANG_COLUMN,
                  _has_window),
+    # --chunked-prefill-size: the tokens a sliding-window (or chunked) request holds beside its
+    # window, and the chunks in flight of the SWA request cap (None: by the GPU's memory)
+    EngineOption("sglang_chunked_prefill_size", "SGLang chunked prefill size", ("sglang",),
+                 SGLANG_COLUMN, _has_window),
     # sizes the pages a sliding-window (or chunked) request holds
     EngineOption("max_batched_tokens", "max batched tokens",
-                 (*_PAGED_WITH_STATE, "sglang", "aliased"), SCHEDULING_COLUMN, _has_window),
+                 (*_PAGED_WITH_STATE, "aliased"), SCHEDULING_COLUMN, _has_window),
     # vLLM sizes them by two batches in flight with it (0.26 and later)
     EngineOption("vllm_async_scheduling", "vLLM async scheduling", ("vllm",), VLLM_COLUMN,
                  _has_window),
@@ -183,6 +187,9 @@ def idle_engine_option(option: EngineOption, profile: CacheProfile,
     if option.only_in_mode not in (None, options.mamba_cache_mode):
         return f"it acts only in mamba cache mode {option.only_in_mode}"
     if option.field == "swa_full_tokens_ratio" and not sglang_swa_pool(profile, options)[0]:
+        return "SGLang keeps no sliding-window pool of its own here"
+    if (option.field == "sglang_chunked_prefill_size"
+            and not sglang_swa_pool(profile, options)[0]):
         return "SGLang keeps no sliding-window pool of its own here"
     if option.field == "swa_full_tokens_ratio" and swa_request_cap(profile, options):
         return ("SGLang sizes its sliding-window pool from its request cap here "

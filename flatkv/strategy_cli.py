@@ -10,8 +10,9 @@ from __future__ import annotations
 import argparse
 import json
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 
+from flatkv.budget import GPU_PRESETS
 from flatkv.models import past_max_model_len_text
 from flatkv.profile import CacheProfile
 from flatkv.sizing import (
@@ -39,7 +40,7 @@ from flatkv.strategies.base import (
     ratio_text,
     start_up_log_title,
 )
-from flatkv.strategies.sglang import SPECULATIVE_NOT_MODELLED
+from flatkv.strategies.sglang import SPECULATIVE_NOT_MODELLED, sglang_default_chunked_prefill
 from flatkv.strategies.sglang_log import logged_padding
 from flatkv.strategies.vllm import MLA_HYBRID_BLOCK
 from flatkv.strategies.vllm_log import WARMUP_LOG_NOTE, with_available_elided
@@ -52,6 +53,7 @@ from flatkv.units import (
     count_text,
     exact_bytes,
     format_bytes,
+    memory_size,
     parse_tokens,
     tokens_text,
 )
@@ -179,10 +181,19 @@ def add_strategy_arguments(
          "every token in every layer, as for Gemma 2 / 3, Cohere2, Mistral). Default: as "
          "SGLang decides by the config's architectures; a model without them gets the pool "
          "when it has full and sliding or chunked layers")
+    parser.add_argument("--sglang-chunked-prefill-size", "--chunked-prefill-size",
+         type=_tokens_argument("--sglang-chunked-prefill-size"), default=None, metavar="C",
+         dest="sglang_chunked_prefill_size",
+         help="sglang: its --chunked-prefill-size, the prefill tokens a step: a request holds "
+         "them in the sliding-window pool beside its window, and with --disable-radix-cache "
+         "its SWA request cap reserves them for each chunk in flight (default: SGLang's own, "
+         "by the GPU's memory: 16,384 for --gpu-memory B200 192GB, 4,096 under 60 GiB, else "
+         "8,192, as where no --gpu-memory names the GPU)")
     parser.add_argument("--max-batched-tokens", default=defaults.max_batched_tokens,
          type=_tokens_argument("--max-batched-tokens"), metavar="S",
          help="tokens scheduled per step; sizes sliding-window and chunked pages (vllm: twice "
-         f"this with --vllm-async-scheduling) (default {defaults.max_batched_tokens})")
+         "this with --vllm-async-scheduling; sglang reads --sglang-chunked-prefill-size) "
+         f"(default {defaults.max_batched_tokens})")
     parser.add_argument("--vllm-async-scheduling", action=argparse.BooleanOptionalAction,
          default=None, help="vllm: window pages sized by async scheduling's two batches in "
          "flight, as vLLM 0.26 and later do by default (2 x --max-batched-tokens); default "
@@ -203,6 +214,32 @@ def options_from_args(args: argparse.Namespace) -> StrategyOptions:
     given = {f.name: getattr(args, f.name) for f in fields(StrategyOptions)
              if getattr(args, f.name, None) is not None}
     return StrategyOptions(**given)
+
+
+def figures_options(args: argparse.Namespace) -> StrategyOptions:
+    """``options_from_args`` as the layouts' figures take them: SGLang's chunked prefill size,
+    where not told, its own on the GPU --gpu-memory names (``sglang_default_chunked_prefill``:
+    16,384 on a B200), else the 8,192 assumed. The options as told (``options_from_args``) say
+    what was set, for the notes on options set but unread."""
+    options = options_from_args(args)
+    if options.sglang_chunked_prefill_size is not None:
+        return options
+    return replace(options, sglang_chunked_prefill_size=sglang_default_chunked_prefill(
+        _gpu_bytes(args)))
+
+
+def _gpu_bytes(args: argparse.Namespace) -> int | None:
+    """The memory of the GPU --gpu-memory names (a preset or a size); None without it, or
+    where it does not read as one (the budget it derives refuses it, naming the fix)."""
+    text = getattr(args, "gpu_memory", None)
+    if text is None:
+        return None
+    if text in GPU_PRESETS:
+        return GPU_PRESETS[text]
+    try:
+        return memory_size(text, "--gpu-memory")
+    except ValueError:
+        return None
 
 
 @dataclass(frozen=True)
@@ -415,7 +452,7 @@ def plan_strategy_text(args: argparse.Namespace, profile: CacheProfile,
     """``plan --strategy NAME``: one result as a table, or JSON with --json. A layout that does
     not apply is an error (exit 2, as ``plan`` without --strategy); ``compare`` lists it."""
     result = _run_strategy(args.strategy, profile, budget_bytes=args.budget,
-                           context_tokens=context, options=options_from_args(args))
+                           context_tokens=context, options=figures_options(args))
     if not result.applies:
         raise ValueError(f"--strategy {args.strategy} does not apply: {result.reason}")
     if args.json:
@@ -446,7 +483,7 @@ def compare_text(args: argparse.Namespace, profile: CacheProfile, context: int |
                  model_len: int | None = None) -> str:
     """``compare``: every strategy side by side, as a table or a JSON list with --json.
     ``model_len``: the model's max_model_len, where --over-contexts sweeps to at least."""
-    options = options_from_args(args)
+    options = figures_options(args)
     results = compare(profile, budget_bytes=args.budget, context_tokens=context, options=options)
     if getattr(args, "vllm_blocks", None) is not None:  # vLLM's Available line: its estimate
         results = [with_available_elided(r) for r in results]

@@ -4337,6 +4337,27 @@ def test_compare_takes_sglangs_max_running_requests():
         "w.sglang_max_running_requests", "w.sglang_max_mamba_cache_size"}
 
 
+def test_compare_takes_sglangs_chunked_prefill_size_by_the_gpu():
+    # gpt-oss-20b on a B200 at 16K (tests/test_cli.py's
+    # test_sglang_takes_the_gpus_own_chunked_prefill_size): SGLang's own chunk there is 16,384,
+    # so a request holds 16,384 sliding tokens and its swa pool binds at 3,129,326 / 16,384 =
+    # 190.99; told 8,192 (an H100's), 8,319 sliding tokens and the full pool binds at
+    # 3,911,658 / 16,384 = 238.75
+    at = open_app("app_pages/compare.py", {"model": "gpt-oss-20b", "gpu": "B200 192GB",
+                                           "ctx": "16K"})
+    widget = at.number_input(key="w.sglang_chunked_prefill_size")
+    assert widget.value == 0 and "here 16,384, as SGLang 0.5.23 picks it" in widget.help
+
+    def sglang_concurrency():
+        return at.dataframe[0].value.set_index("strategy").loc["SGLang", "concurrency"]
+
+    assert sglang_concurrency() == 190.99  # shown to two places
+    widget.set_value(8192).run()
+    assert_clean(at)
+    assert at.query_params["sg_chunk"] == "8192"
+    assert sglang_concurrency() == 238.75
+
+
 def test_a_config_json_without_a_length_is_counted_at_the_2048_vllm_assumes():
     # falcon-mamba-7b's config.json gives no length field: vLLM assumes 2,048 (with a warning)
     # and SGLang too; the Model page says so beside the figures and names the fix, and the

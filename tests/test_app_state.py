@@ -68,7 +68,8 @@ def test_every_setting_of_the_view_has_a_link_key_and_round_trips():
         "sglang_slots_per_request": 5, "sglang_max_running_requests": 20,
         "sglang_max_mamba_cache_size": 100,
         "sglang_page_size": 64, "sglang_ssm_dtype": "bfloat16", "sglang_swa_pool": False,
-        "max_batched_tokens": 4096, "lcm_padding_bound": 0.1,
+        "max_batched_tokens": 4096, "sglang_chunked_prefill_size": 2048,
+        "lcm_padding_bound": 0.1,
         "vllm_hybrid_manager": False, "vllm_async_scheduling": True,
         "sglang_overlap_schedule": False, "sglang_disable_radix_cache": True,
         "budget_strategy": "vllm", "lab_device": "cpu", "lab_kernels": ("torch",),
@@ -104,7 +105,9 @@ def test_engine_options_round_trip_and_feed_strategy_options():
     assert options.sglang_ssm_dtype == "bfloat16"
     # the engines' own defaults: nothing in the link, nothing changed
     assert DEFAULT.changed_engine_options() == {}
-    assert DEFAULT.strategy_options() == StrategyOptions(block_size=16)
+    # SGLang's chunked prefill size, not told, is its own on the GPU picked (H100: 8,192)
+    assert DEFAULT.strategy_options() == StrategyOptions(block_size=16,
+                                                         sglang_chunked_prefill_size=8192)
     # alignment left to the block size stays so under another block size (a sweep's), not the
     # 16 of the current one: Qwen3-Next's state row 1,097,728 B needs 1,097,728 / 2,048 = 536
     # KV slots; packed slabs at block 64 round that to 576, not to the 544 of alignment 16
@@ -784,6 +787,7 @@ OTHER_VALUES = dict(kernel_block_size=(64,), mamba_cache_mode=("align", "all"),
                     sglang_swa_pool=(False,), vllm_hybrid_manager=(False,),
                     sglang_overlap_schedule=(False,), sglang_disable_radix_cache=(True,),
                     max_batched_tokens=(512,), vllm_async_scheduling=(True,),
+                    sglang_chunked_prefill_size=(2048,),
                     lcm_padding_bound=(Fraction(7, 10), Fraction(0)))
 # A raw model whose 3 layers of 100 B per token pad two-level parents (300 B is off the 256 B
 # parent alignment) though its groups are alike
@@ -891,7 +895,7 @@ def test_strategy_fields_are_what_each_layout_reads_of_the_model():
                                                   "sglang_max_running_requests",
                                                   "sglang_disable_radix_cache",
                                                   "sglang_page_size", "sglang_swa_pool",
-                                                  "max_batched_tokens")
+                                                  "sglang_chunked_prefill_size")
     # SGLang's ssm dtype re-sizes a model's ssm tensors; raw bytes (QWEN35 here) have no dtype
     # overlap scheduling sets the tracking slots of the architectures SGLang runs with its
     # extra_buffer radix cache (Qwen3-Next's), not of others (the raw hybrid names none)
@@ -1399,3 +1403,31 @@ def test_sglang_slots_per_request_start_at_sglangs_own_for_the_model():
     # a link keeps "auto" for it, and a number typed
     assert decode_query({"sg_slots": "auto"})[0].sglang_slots_per_request is None
     assert encode_query(replace(qwen, sglang_slots_per_request=3))["sg_slots"] == "3"
+
+
+def test_sglang_chunked_prefill_size_is_the_gpus_own_unless_set():
+    # SGLang picks --chunked-prefill-size by the GPU's memory (memory_hook.py 87-177): the
+    # B200's 183,359 MiB is past 160 GiB, 16,384; the H200's 143,771 MiB 8,192; an A100 40GB's
+    # 40,960 MiB 4,096; a custom 40 GB (38,147 MiB) 4,096 too. A budget that names no GPU takes
+    # the 8,192 assumed, and says so; one set is taken on any GPU.
+    def chunk(**settings):
+        state = AppState(model="gpt-oss-20b", **settings)
+        own, why = state.engine_choices()["sglang_chunked_prefill_size"]
+        return state.strategy_options().sglang_chunked_prefill_size, own, why
+
+    assert chunk(gpu="B200 192GB") == (16_384, 16_384, "as SGLang 0.5.23 picks it by the "
+                                                        "GPU's memory on the B200 192GB")
+    assert chunk(gpu="H200 141GB")[0] == 8_192
+    assert chunk(gpu="A100 40GB")[0] == 4_096
+    assert chunk(gpu="Custom", gpu_memory=40 * 10**9) == (
+        4_096, 4_096, "as SGLang 0.5.23 picks it by the GPU's memory on this GPU")
+    for source in ("KV cache memory", "vLLM KV cache blocks"):
+        assert chunk(gpu=source) == (8_192, 8_192, "assumed: the budget names no GPU, and SGLang "
+                                            "picks it by the GPU's memory (8,192 on an H100 or "
+                                            "H200)")
+    assert chunk(gpu="B200 192GB", sglang_chunked_prefill_size=2_048)[:2] == (2_048, 16_384)
+    # set to SGLang's own on the GPU picked it is no change; a link carries it
+    state = AppState(model="gpt-oss-20b", gpu="B200 192GB", sglang_chunked_prefill_size=16_384)
+    assert state.changed_engine_options() == {}
+    assert encode_query(state)["sg_chunk"] == "16384"
+    assert decode_query(encode_query(state)) == (state, [])

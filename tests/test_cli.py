@@ -532,6 +532,7 @@ _OFF_DEFAULT = {
     "swa_full_tokens_ratio": "0.5", "sglang_slots_per_request": 5, "sglang_page_size": 64,
     "sglang_max_running_requests": 20, "sglang_max_mamba_cache_size": 100,
     "sglang_ssm_dtype": "bfloat16", "sglang_swa_pool": True, "max_batched_tokens": 65_536,
+    "sglang_chunked_prefill_size": 2_048,
     "lcm_padding_bound": "0.01", "lcm_alignment_bytes": 1 << 20, "margin": 4,
     "vllm_hybrid_manager": False, "vllm_async_scheduling": True,
     "sglang_overlap_schedule": False, "sglang_disable_radix_cache": True, "block_size": 64,
@@ -1077,3 +1078,33 @@ def test_compare_check_log_of_the_real_anchor_log(tmp_path, capsys):
     assert out.splitlines()[-1] == (
         "    (lines 6-7 (EngineCore_DP0 pid=1805889), 8-9 (EngineCore_DP0 pid=1805889), on two "
         "lines, its tokens as vLLM 0.19 and earlier count them, agree)")
+
+
+def test_sglang_takes_the_gpus_own_chunked_prefill_size(capsys):
+    # gpt-oss-20b on a B200 at 16K: SGLang's own --chunked-prefill-size there is 16,384
+    # (memory_hook.py 160-168), so a request holds min(127 + 16,384, 16,384) = 16,384 sliding
+    # tokens: 3,129,326 / 16,384 = 190.99 binds before the full pool's 3,911,658 / 16,384 =
+    # 238.75 (test_sglang_chunked_prefill_size_sizes_a_sliding_request_not_max_batched_tokens);
+    # told 8,192, the H100's and H200's own, 127 + 8,192 sliding tokens and the full pool binds
+    def sglang(*more):
+        code, out, _ = run(["compare", "--preset", "gpt-oss-20b", "--gpu-memory", "B200 192GB",
+                            "--context", "16K", "--json", *more], capsys)
+        assert code == 0
+        return next(r for r in json.loads(out) if r["strategy"] == "sglang")
+
+    assert sglang()["max_concurrency"] == pytest.approx(3_129_326 / 16_384)
+    assert sglang("--chunked-prefill-size", "8192")["max_concurrency"] == pytest.approx(
+        3_911_658 / 16_384)
+    # H200 141GB: 8,192 its own, as before; its cache floor(143,771 MiB x 0.9) =
+    # 135,679,338,086 B, full floor(135,679,338,086 / (24,576 x 1.8)) = 3,067,114 tokens, swa
+    # 0.8 x as many over 8,319: the full pool binds, 3,067,114 / 16,384 = 187.20
+    code, out, _ = run(["compare", "--preset", "gpt-oss-20b", "--gpu-memory", "H200 141GB",
+                        "--context", "16K", "--json"], capsys)
+    h200 = next(r for r in json.loads(out) if r["strategy"] == "sglang")
+    assert h200["kv_tokens"] == 3_067_114
+    assert h200["max_concurrency"] == pytest.approx(3_067_114 / 16_384)
+    # a model without a sliding pool: the chunk changes nothing, and a note says so
+    code, _, err = run(["compare", "--preset", "Llama-3.1-8B", "--budget", "40GiB",
+                        "--context", "16K", "--chunked-prefill-size", "2048"], capsys)
+    assert code == 0 and ("note: --sglang-chunked-prefill-size changes no figure here: this "
+                          "model gives it nothing to act on") in err

@@ -49,6 +49,7 @@ from flatkv.strategies.sglang import (
     SPECULATIVE_NOT_MODELLED,
     budget_of_next_slot,
     page_size,
+    sglang_default_chunked_prefill,
     sglang_default_page,
     sglang_window,
     slots_per_request,
@@ -3431,10 +3432,15 @@ def test_sglang_disable_radix_cache_sizes_the_swa_pool_from_its_request_cap():
     assert (x["swa_request_cap"], x["swa_tokens"]) == (511 * 48 + 8_256, 32_832)
     assert x["max_running_requests"] == 48
     assert _sglang_radix_off(gpt, speculative_tokens=1).extras["swa_tokens"] == 35_009
-    # a smaller prefill chunk (max_batched_tokens, SGLang's --chunked-prefill-size) moves it:
-    # 257 x 8 + 2 x 2,048 + 1 = 6,153
+    # a smaller prefill chunk (SGLang's --chunked-prefill-size) moves it:
+    # 257 x 8 + 2 x 2,048 + 1 = 6,153; a B200's own 16,384: 257 x 8 + 2 x 16,384 + 1 = 34,825;
+    # vLLM's max_batched_tokens does not (8,192 assumed: 257 x 8 + 2 x 8,192 + 1 = 18,441)
     assert _sglang_radix_off(gpt, sglang_max_running_requests=8,
-                             max_batched_tokens=2_048).extras["swa_tokens"] == 6_153
+                             sglang_chunked_prefill_size=2_048).extras["swa_tokens"] == 6_153
+    assert _sglang_radix_off(gpt, sglang_max_running_requests=8,
+                             sglang_chunked_prefill_size=16_384).extras["swa_tokens"] == 34_825
+    assert _sglang_radix_off(gpt, sglang_max_running_requests=8,
+                             max_batched_tokens=2_048).extras["swa_tokens"] == 18_441
     # a cap past the budget leaves no full page: (257 x 10**7 + 16,385) x 24,576 B > 40 GiB
     assert _sglang_radix_off(gpt, sglang_max_running_requests=10**7).reason == (
         "SGLang's SWA request cap (2,570,016,385 tokens for max_running_requests 10,000,000, "
@@ -3463,3 +3469,50 @@ def test_sglang_disable_radix_cache_lifts_the_mamba_radix_cache_checks():
             sglang_overlap_schedule=False, sglang_disable_radix_cache=True)).page == 64
     with pytest.raises(ValueError, match=r"^sglang_disable_radix_cache is 'yes': give False"):
         StrategyOptions(sglang_disable_radix_cache="yes")
+
+
+def test_sglang_default_chunked_prefill_by_gpu_memory():
+    # SGLang 0.5.23's handle_gpu_memory_settings (arg_groups/memory_hook.py 87-177), told no
+    # --chunked-prefill-size, on nvidia-smi's memory.total in MiB: under 20 GiB 2,048, under 35
+    # and 60 GiB 4,096, under 90 and 160 GiB 8,192, else 16,384 (bench/sglang_check.py runs the
+    # hook itself on each preset). The presets: H100 81,559 MiB, A100 81,920, H200 143,771: 8,192;
+    # B200 183,359: 16,384; A100 40GB 40,960, L40S 46,068, RTX 4090 24,564: 4,096
+    from flatkv.budget import GPU_PRESETS, MiB
+
+    assert {name: sglang_default_chunked_prefill(b) for name, b in GPU_PRESETS.items()} == {
+        "H100 80GB": 8192, "H200 141GB": 8192, "B200 192GB": 16384, "A100 80GB": 8192,
+        "A100 40GB": 4096, "L40S 48GB": 4096, "RTX 4090 24GB": 4096}
+    # the tiers' edges: a bound is the next tier's
+    assert [sglang_default_chunked_prefill(m * MiB) for m in (
+        20 * 1024 - 1, 20 * 1024, 60 * 1024 - 1, 60 * 1024, 160 * 1024 - 1, 160 * 1024)] == [
+        2048, 4096, 4096, 8192, 8192, 16384]
+    # a GPU not known (a KV cache budget, vLLM's blocks): an 80 GB Hopper's assumed
+    assert sglang_default_chunked_prefill(None) == 8192
+
+
+def test_sglang_chunked_prefill_size_sizes_a_sliding_request_not_max_batched_tokens():
+    # gpt-oss-20b (12 full + 12 sliding layers of W 128, 2,048 B a token a layer: 24,576 B a
+    # token in each pool) on a B200 at 0.9: 173,039,262,105 B for the cache, split at the ratio
+    # 0.8: full 3,911,658 tokens (173,039,262,105 / (24,576 x 1.8)), swa 0.8 x as many =
+    # 3,129,326. At L = 16,384 a request holds L full tokens and min(127 + chunk, L) sliding ones
+    gpt = load_preset("gpt-oss-20b").profile()
+
+    def sglang(**options):
+        return run_strategy("sglang", gpt, budget_bytes=173_039_262_105, context_tokens=16_384,
+                            options=StrategyOptions(**options))
+
+    told = sglang(sglang_chunked_prefill_size=16_384)  # the B200's own
+    assert (told.extras["kv_tokens"], told.extras["swa_tokens"]) == (3_911_658, 3_129_326)
+    # 16,384: min(127 + 16,384, 16,384) = 16,384 sliding tokens; 3,129,326 / 16,384 = 190.99
+    # binds before the full pool's 3,911,658 / 16,384 = 238.75
+    assert told.max_concurrency == pytest.approx(3_129_326 / 16_384)
+    assert ("max_concurrency = min(kv tokens / L = 3,911,658 / 16,384, swa tokens / min(W - 1 "
+            "+ 16,384, L) = 3,129,326 / 16,384) = 190.99 (swa tokens binds)") in told.formulas
+    # 8,192 (an H100's or H200's, and the one assumed where none is told): 127 + 8,192 = 8,319
+    # sliding tokens, 3,129,326 / 8,319 = 376.17, so the full pool binds at 238.75
+    for assumed in (sglang(), sglang(sglang_chunked_prefill_size=8_192)):
+        assert assumed.max_concurrency == pytest.approx(3_911_658 / 16_384)
+    # vLLM's max_batched_tokens is not SGLang's chunk: 16,384 of it leaves SGLang at 238.75
+    assert sglang(max_batched_tokens=16_384).max_concurrency == pytest.approx(3_911_658 / 16_384)
+    with pytest.raises(ValueError, match="sglang_chunked_prefill_size"):
+        StrategyOptions(sglang_chunked_prefill_size=0)

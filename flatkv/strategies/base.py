@@ -302,8 +302,16 @@ class StrategyOptions:
         to what SGLANG_MAMBA_SSM_DTYPE (``--mamba-ssm-dtype`` in older releases) names: that
         overrides the config. Its conv state is bfloat16 whatever the model's
         (``sglang.CONV_DTYPE``): ``sglang.state_tensors`` re-sizes a conv of other elements.
+    sglang_chunked_prefill_size: SGLang's --chunked-prefill-size, the prefill chunk it
+        schedules a step: SGLang's figures size a sliding-window or chunked request's tokens
+        by it (as vLLM's by max_batched_tokens) and its SWA request cap reserves it for each
+        chunk in flight. None (default): SGLang's own, which it picks by the GPU's memory
+        (``sglang.sglang_default_chunked_prefill``: 16,384 on a B200, 4,096 on an A100 40GB,
+        8,192 on an H100 or H200); the app and the CLI tell the GPU's, and a strategy told
+        none takes 8,192 (``sglang.CHUNKED_PREFILL_ASSUMED``).
     max_batched_tokens: tokens scheduled per step (vLLM's default 8192); it sizes the pages a
-        sliding-window or chunked request holds and the S of the SPEC section 3.5 workload.
+        sliding-window or chunked request holds in the other layouts (SGLang's take
+        sglang_chunked_prefill_size) and the S of the SPEC section 3.5 workload.
     vllm_async_scheduling: window pages sized by async scheduling's two batches in flight:
         vLLM 0.26 and later size a sliding-window or chunked request's pages by the tokens in
         flight (``VllmConfig.max_in_flight_tokens``), 2 x max_batched_tokens with async
@@ -336,6 +344,7 @@ class StrategyOptions:
     sglang_page_size: int = 1
     sglang_ssm_dtype: str | None = None
     sglang_swa_pool: bool | None = None
+    sglang_chunked_prefill_size: int | None = None
     max_batched_tokens: int = DEFAULT_SCHEDULED_TOKENS
     vllm_async_scheduling: bool = False
     lcm_padding_bound: Fraction | float | str = Fraction(1, 4)
@@ -420,6 +429,10 @@ class StrategyOptions:
             raise ValueError(f"sglang_swa_pool is {self.sglang_swa_pool!r}: give True (a pool "
                              "of its own for sliding layers), False (one pool) or None (as "
                              "SGLang decides for the model's architecture)")
+        if self.sglang_chunked_prefill_size is not None:
+            check_int("sglang_chunked_prefill_size", self.sglang_chunked_prefill_size,
+                      minimum=1, maximum=MAX_TOKENS,
+                      hint="or leave it unset for SGLang's own (by the GPU's memory)")
         check_int("max_batched_tokens", self.max_batched_tokens, minimum=1, maximum=MAX_TOKENS)
         check_int("lcm_alignment_bytes", self.lcm_alignment_bytes, minimum=1, maximum=MAX_BYTES)
         check_int("reserved_bytes_per_block", self.reserved_bytes_per_block, maximum=MAX_BYTES)
@@ -796,7 +809,8 @@ def window_span(kind: str, window: int, options: StrategyOptions, context_tokens
     """Tokens a running request keeps in a sliding or chunked layer, plus the tokens scheduled
     in one step, at most its context L: ``W - 1 + max_batched_tokens`` for a sliding window W,
     ``C + max_batched_tokens`` for a chunk C (``WINDOW_SPANS``). vLLM and SGLang both size a
-    request's window pages from it."""
+    request's window pages from it (SGLang with its chunked prefill size in max_batched_tokens'
+    place)."""
     kept = window + WINDOW_SPANS[kind].offset
     return min(kept + options.max_batched_tokens, context_tokens)
 

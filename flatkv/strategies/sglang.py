@@ -26,8 +26,8 @@ The sliding / full split is computed in SGLang's own float arithmetic (``swa_spl
 float cell can move a pool by a token, or at a page size over 1 by a page, and the log prints
 what the float gives. The state split keeps exact arithmetic on r (0.9 is 9/10), where SGLang's
 float can move a slot count by one when a product lands exactly on a whole number. A request at
-context L holds L full tokens, ``min(W - 1 + max_batched_tokens, L)`` sliding tokens (Llama 4's
-chunked layers ride the sliding pool: ``min(C + max_batched_tokens, L)``, C the chunk) and S
+context L holds L full tokens, ``min(W - 1 + chunked_prefill_size, L)`` sliding tokens (Llama 4's
+chunked layers ride the sliding pool: ``min(C + chunked_prefill_size, L)``, C the chunk) and S
 state slots.
 
 With speculative decoding (N tokens drafted a step, ``speculative_tokens``) on a state model
@@ -466,7 +466,7 @@ def swa_request_cap(profile: CacheProfile, options: StrategyOptions) -> SwaReque
     interval (128) x D tokens (D the tokens verified a step, 1 without drafting), a page of
     padding and a decode step's allocation (a page; drafting, 2 x D with overlap scheduling,
     else D in whole pages); then a prefill chunk in flight (two with overlap scheduling) of
-    ``max_batched_tokens`` (its chunked_prefill_size) and a page. None where SGLang sizes the
+    its chunked_prefill_size (``chunked_prefill_size``) and a page. None where SGLang sizes the
     pool by the ratio."""
     n_full, n_swa = pool_layers(profile, options)
     limit = _running_limit(profile, options)
@@ -483,12 +483,12 @@ def swa_request_cap(profile: CacheProfile, options: StrategyOptions) -> SwaReque
     else:  # spec v1: spec_decode_alloc_len_per_request, D in whole pages
         decode = cdiv(verified, page) * page
         decode_text = f"D in whole pages = {decode}"
-    chunks = 2 if overlap else 1
+    chunks, chunk = 2 if overlap else 1, chunked_prefill_size(options)
     per_request = window + SWA_EVICTION_INTERVAL * verified + page + decode
-    tokens = per_request * max(1, limit) + chunks * options.max_batched_tokens + page
+    tokens = per_request * max(1, limit) + chunks * chunk + page
     text = (f"(W + {SWA_EVICTION_INTERVAL} x D + P + decode) x N + {chunks} x chunked prefill "
             f"+ P = ({n(window)} + {SWA_EVICTION_INTERVAL} x {verified} + {page} + "
-            f"{decode}) x {n(limit)} + {chunks} x {n(options.max_batched_tokens)} + {page} = "
+            f"{decode}) x {n(limit)} + {chunks} x {n(chunk)} + {page} = "
             f"{n(tokens)} (decode: {decode_text}; {chunks} prefill chunk"
             f"{'s' if chunks > 1 else ''} in flight {'with' if overlap else 'without'} overlap "
             "scheduling)")
@@ -582,8 +582,10 @@ def _sglang_concurrency(
                        f"{n(request_pages)}"))
     if n_swa:
         label = swa_label(profile)
-        span = window_span(label, profile.window(label), options, context_tokens)
-        window = f"min({WINDOW_SPANS[label].kept} + {n(options.max_batched_tokens)}, L)"
+        chunk = chunked_prefill_size(options)  # the tokens SGLang schedules a step
+        span = window_span(label, profile.window(label),
+                           replace(options, max_batched_tokens=chunk), context_tokens)
+        window = f"min({WINDOW_SPANS[label].kept} + {n(chunk)}, L)"
         span_pages = cdiv(span, page)
         limits.append((swa_tokens // page, span_pages, "swa tokens",
                        f"swa tokens / {window} = {n(swa_tokens)} / {n(span)}" if page == 1
@@ -640,6 +642,39 @@ _IDLE_OF_LIMIT = (("state pool", "running cap", "idle_state_bytes_at_context"),
                   ("sliding pool", "swa tokens", "idle_swa_bytes_at_context"),
                   # state layers alone: a pool of token indices over no layers, never idle bytes
                   ("token pool (no layers)", "token pool", "idle_token_pool_bytes"))
+
+
+# SGLang 0.5.23's --chunked-prefill-size when not told, by the GPU memory nvidia-smi reports
+# (memory.total in MiB, the least over the GPUs): handle_gpu_memory_settings
+# (arg_groups/memory_hook.py 87-177) takes 2,048 under 20 GiB, 4,096 under 60 GiB, 8,192 under
+# 160 GiB (H100, A100 80GB, H200) and 16,384 above (B200), whatever the tp (which sets its decode
+# graphs alone); no model FlatKV serves overrides it (model_hook.py turns it off, -1, for
+# encoder, decision-head and some multimodal models alone). (upper bound in MiB, chunk)
+CHUNKED_PREFILL_TIERS = ((20 * 1024, 2048), (60 * 1024, 4096), (160 * 1024, 8192))
+CHUNKED_PREFILL_LARGEST = 16384
+# what the figures assume where the GPU is not known (a KV cache budget, vLLM's blocks, a
+# strategy called without one): an 80 GB Hopper's, the app's default GPU (SGLang's own fallback,
+# where it cannot read the GPU's memory at all, is 4,096)
+CHUNKED_PREFILL_ASSUMED = 8192
+
+
+def sglang_default_chunked_prefill(gpu_bytes: int | None) -> int:
+    """The --chunked-prefill-size SGLang 0.5.23 runs with on a GPU of ``gpu_bytes`` (its total
+    memory, as nvidia-smi reports it: ``budget.GPU_PRESETS``) when told none
+    (``CHUNKED_PREFILL_TIERS``); ``CHUNKED_PREFILL_ASSUMED`` where the GPU is not known (None).
+    It is the prefill chunk a sliding-window request holds beside its window, and what its
+    SWA request cap reserves for the chunks in flight."""
+    if gpu_bytes is None:
+        return CHUNKED_PREFILL_ASSUMED
+    return next((chunk for below, chunk in CHUNKED_PREFILL_TIERS if gpu_bytes < below * 2**20),
+                CHUNKED_PREFILL_LARGEST)
+
+
+def chunked_prefill_size(options: StrategyOptions) -> int:
+    """The prefill chunk SGLang's figures take: ``options``' sglang_chunked_prefill_size, else
+    the one assumed for a GPU not known (the app and the CLI tell the GPU's own:
+    ``sglang_default_chunked_prefill``)."""
+    return options.sglang_chunked_prefill_size or CHUNKED_PREFILL_ASSUMED
 
 
 # GPUs on which SGLang 0.5.23, told no --page-size, runs TensorRT-LLM's MHA / MLA backends,
