@@ -37,7 +37,7 @@ from flatkv.plan import LINEAR_ATTENTION, PACKED_NEEDS_HISTORY, BudgetTooSmall
 from flatkv.profile import MAX_WINDOW, CacheProfile
 from flatkv.strategies import STRATEGIES, StrategyResult, model_blocker, run_strategy
 from flatkv.strategies.base import ENGINE_NAMES, StrategyOptions
-from flatkv.strategies.sglang import sglang_default_page
+from flatkv.strategies.sglang import CHUNKED_PREFILL_ASSUMED, sglang_default_page
 from flatkv.strategies.vllm import block_bytes as vllm_block_bytes
 from flatkv.strategies.vllm import checkpoint_blocks_kept
 from flatkv.strategies.vllm_log import with_available_elided
@@ -485,6 +485,7 @@ def _plan_at_budget(args: argparse.Namespace, model: GivenModel) -> CommandOutpu
         return replace(output, notes=output.notes
                        + idle_option_notes(options, profile, (args.strategy,))
                        + idle_page_notes(args, profile, options)
+                       + sglang_chunk_notes(args, profile, options, (args.strategy,))
                        + (checkpoint_notes(options, model, _gpu_named(args))
                           if "prefill_checkpoint_blocks" in strategy_fields(args.strategy,
                                                                              profile)
@@ -611,6 +612,7 @@ def _compare_command(args: argparse.Namespace) -> CommandOutput:
     options = strategy_cli.options_from_args(args)
     idle = idle_option_notes(options, model.profile, STRATEGIES)
     return replace(output, notes=output.notes + sglang_page_notes(args, model.profile, options)
+                   + sglang_chunk_notes(args, model.profile, options, STRATEGIES)
                    + idle + checkpoint_notes(options, model, _gpu_named(args)))
 
 
@@ -704,6 +706,23 @@ def sglang_page_notes(args: argparse.Namespace, profile: CacheProfile,
         return ()
     return (f"note: {default.said}: --sglang-page-size {default.page} matches such a run's "
             "log",)
+
+
+def sglang_chunk_notes(args: argparse.Namespace, profile: CacheProfile,
+                       options: StrategyOptions, strategies: Sequence[str]) -> tuple[str, ...]:
+    """Where SGLang's figures read its chunked prefill size here, none is told, and the GPU
+    --gpu-memory names runs another than the 8,192 of an H100 or H200 (a B200's 16,384): the
+    chunk they take, which the flag sets."""
+    if (options.sglang_chunked_prefill_size is not None
+            or "sglang_chunked_prefill_size" not in acting_engine_options(profile, options,
+                                                                          strategies)):
+        return ()
+    chunk = strategy_cli.figures_options(args).sglang_chunked_prefill_size
+    if chunk == CHUNKED_PREFILL_ASSUMED:
+        return ()
+    return (f"note: SGLang's figures take a prefill chunk of {chunk:,} tokens, its own "
+            f"--chunked-prefill-size on --gpu-memory {args.gpu_memory} (it picks it by the "
+            "GPU's memory): --sglang-chunked-prefill-size sets another",)
 
 
 def _bench_command(args: argparse.Namespace) -> CommandOutput:

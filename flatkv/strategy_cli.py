@@ -187,8 +187,8 @@ def add_strategy_arguments(
          help="sglang: its --chunked-prefill-size, the prefill tokens a step: a request holds "
          "them in the sliding-window pool beside its window, and with --disable-radix-cache "
          "its SWA request cap reserves them for each chunk in flight (default: SGLang's own, "
-         "by the GPU's memory: 16,384 for --gpu-memory B200 192GB, 4,096 under 60 GiB, else "
-         "8,192, as where no --gpu-memory names the GPU)")
+         "by the GPU's memory: 16,384 for --gpu-memory B200 192GB, 8,192 under 160 GiB, "
+         "4,096 under 60 GiB, 2,048 under 20 GiB; 8,192 where no --gpu-memory names the GPU)")
     parser.add_argument("--max-batched-tokens", default=defaults.max_batched_tokens,
          type=_tokens_argument("--max-batched-tokens"), metavar="S",
          help="tokens scheduled per step; sizes sliding-window and chunked pages (vllm: twice "

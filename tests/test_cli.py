@@ -1093,6 +1093,11 @@ def test_sglang_takes_the_gpus_own_chunked_prefill_size(capsys):
         return next(r for r in json.loads(out) if r["strategy"] == "sglang")
 
     assert sglang()["max_concurrency"] == pytest.approx(3_129_326 / 16_384)
+    _, _, err = run(["compare", "--preset", "gpt-oss-20b", "--gpu-memory", "B200 192GB",
+                     "--context", "16K"], capsys)
+    assert ("note: SGLang's figures take a prefill chunk of 16,384 tokens, its own "
+            "--chunked-prefill-size on --gpu-memory B200 192GB (it picks it by the GPU's "
+            "memory): --sglang-chunked-prefill-size sets another") in err
     assert sglang("--chunked-prefill-size", "8192")["max_concurrency"] == pytest.approx(
         3_911_658 / 16_384)
     # H200 141GB: 8,192 its own, as before; its cache floor(143,771 MiB x 0.9) =
@@ -1103,6 +1108,9 @@ def test_sglang_takes_the_gpus_own_chunked_prefill_size(capsys):
     h200 = next(r for r in json.loads(out) if r["strategy"] == "sglang")
     assert h200["kv_tokens"] == 3_067_114
     assert h200["max_concurrency"] == pytest.approx(3_067_114 / 16_384)
+    _, _, err = run(["compare", "--preset", "gpt-oss-20b", "--gpu-memory", "H200 141GB",
+                     "--context", "16K"], capsys)
+    assert "prefill chunk" not in err  # its own is the 8,192 assumed without a GPU
     # a model without a sliding pool: the chunk changes nothing, and a note says so
     code, _, err = run(["compare", "--preset", "Llama-3.1-8B", "--budget", "40GiB",
                         "--context", "16K", "--chunked-prefill-size", "2048"], capsys)
