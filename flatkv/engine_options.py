@@ -181,14 +181,13 @@ _UNREAD_BY: dict[tuple[str, str], Callable[[CacheProfile], bool]] = {
 def idle_engine_option(option: EngineOption, profile: CacheProfile,
                        options: StrategyOptions) -> str:
     """Why another option leaves ``option`` nothing to act on ("" when none does): its mamba
-    cache mode not set (``only_in_mode``), SGLang's sliding / full ratio without its sliding
-    pool or where its request cap sizes that pool, overlap scheduling where S is told or the
-    radix cache is off, the radix cache where it leaves nothing (``_radix_cache_idle``)."""
+    cache mode not set (``only_in_mode``), SGLang's sliding / full ratio (and its chunked
+    prefill size) without its sliding pool, the ratio where its request cap sizes that pool,
+    overlap scheduling where S is told or the radix cache is off, the radix cache where it
+    leaves nothing (``_radix_cache_idle``)."""
     if option.only_in_mode not in (None, options.mamba_cache_mode):
         return f"it acts only in mamba cache mode {option.only_in_mode}"
-    if option.field == "swa_full_tokens_ratio" and not sglang_swa_pool(profile, options)[0]:
-        return "SGLang keeps no sliding-window pool of its own here"
-    if (option.field == "sglang_chunked_prefill_size"
+    if (option.field in ("swa_full_tokens_ratio", "sglang_chunked_prefill_size")
             and not sglang_swa_pool(profile, options)[0]):
         return "SGLang keeps no sliding-window pool of its own here"
     if option.field == "swa_full_tokens_ratio" and swa_request_cap(profile, options):
