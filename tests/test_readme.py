@@ -142,3 +142,18 @@ def test_sglangs_radix_cache_off_sizes_the_state_and_the_swa_pool_from_n(capsys)
     assert_in_readme(
         f"(gpt-oss-20b there: {off['swa_tokens']:,} sliding and {off['kv_tokens']:,} full "
         f"tokens, against {on['swa_tokens']:,} and {on['kv_tokens']:,})")
+
+
+def test_sglangs_chunked_prefill_size_is_its_own_by_the_gpus_memory(capsys):
+    from flatkv.units import concurrency_text
+
+    # a B200 (183,359 MiB, over 160 GiB): SGLang's default chunk is 16,384, its window span
+    # W - 1 + 16,384 a request in the sliding pool
+    args = ("--preset", "gpt-oss-20b", "--gpu-memory", "B200 192GB", "--context", "16384")
+    own, told = (compare(capsys, *args, *more)["sglang"]
+                 for more in ((), ("--sglang-chunked-prefill-size", "8192")))
+    assert own["max_concurrency"] < told["max_concurrency"]
+    # 190.9989 shows as 190.99 (concurrency_text: under a whole number of requests it stays
+    # under it, never 191.00)
+    assert_in_readme(f"B200 at 16,384 tokens: {concurrency_text(own['max_concurrency'])}x, "
+                     f"against {concurrency_text(told['max_concurrency'])}x at 8,192)")
