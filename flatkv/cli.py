@@ -40,7 +40,6 @@ from flatkv.strategies.base import ENGINE_NAMES, StrategyOptions
 from flatkv.strategies.sglang import CHUNKED_PREFILL_ASSUMED, sglang_default_page
 from flatkv.strategies.vllm import block_bytes as vllm_block_bytes
 from flatkv.strategies.vllm import checkpoint_blocks_kept
-from flatkv.strategies.vllm_log import with_available_elided
 from flatkv.strategy_notes import budget_too_small_text, prefill_checkpoint_text
 from flatkv.texttable import text_table
 from flatkv.units import (
@@ -653,15 +652,9 @@ def _checked_log(args: argparse.Namespace, profile: CacheProfile, context: int |
     if not lines:
         raise ValueError(f"--check-log {quoted(args.check_log)} holds no line of text: give the "
                          "engine's start-up log, from its start to its KV cache lines")
-    options = strategy_cli.figures_options(args)
-    checks = []
-    for engine in ENGINE_NAMES:
-        r = run_strategy(engine, profile, budget_bytes=args.budget, context_tokens=context,
-                         options=options)
-        if args.vllm_blocks is not None:  # vLLM's Available line is its own estimate then
-            r = with_available_elided(r)
-        if r.applies and r.extras.get("log_lines"):
-            checks.append(log_check.check_result(r, lines))
+    checks = [log_check.check_result(r, lines) for r in strategy_cli.compared(args, profile,
+                                                                              context)
+              if r.strategy in ENGINE_NAMES and r.applies and r.extras.get("log_lines")]
     if not checks:
         raise ValueError(f"--check-log {quoted(args.check_log)}: neither "
                          f"{' nor '.join(ENGINE_NAMES.values())} starts at these settings, so "

@@ -11,6 +11,7 @@ import argparse
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, fields, replace
+from typing import Any
 
 from flatkv.budget import GPU_PRESETS
 from flatkv.models import past_max_model_len_text
@@ -78,6 +79,14 @@ def _tokens_argument(flag: str) -> Callable[[str], int]:
     return parse
 
 
+def _sglang_flag(parser: argparse.ArgumentParser, name: str, **kwargs: Any) -> None:
+    """An option SGLang takes as ``--NAME``: here ``--sglang-NAME`` beside the other SGLang
+    options, and ``--NAME`` as one copies it from an SGLang command line; its value in
+    StrategyOptions' ``sglang_`` field of that name."""
+    parser.add_argument(f"--sglang-{name}", f"--{name}",
+                        dest="sglang_" + name.replace("-", "_"), **kwargs)
+
+
 def add_strategy_arguments(
     parser: argparse.ArgumentParser, *, include_strategy: bool = True
 ) -> None:
@@ -136,17 +145,15 @@ def add_strategy_arguments(
          "with its extra_buffer radix cache (Qwen3-Next, Qwen3.5, Kimi Linear, Falcon-H1, "
          "Granite 4.0-H, Nemotron-H), else 3; with --no-sglang-overlap-schedule 4 for those "
          "at a page size over 1, else 3; with --disable-radix-cache 1)")
-    parser.add_argument("--sglang-max-running-requests", "--max-running-requests", type=int,
+    _sglang_flag(parser, "max-running-requests", type=int,
          default=defaults.sglang_max_running_requests, metavar="N",
-         dest="sglang_max_running_requests",
          help="sglang: its --max-running-requests: it logs min(N, tokens // 2), and with state "
          "at most the state pool's cap, whatever the context; the pools stay, but with "
          "speculative decoding on a state model its draft-token buffers are reserved for "
          "min(N, cap) + 1 requests (default: SGLang's own, from its token pool and the "
          "context, 48 with speculative decoding)")
-    parser.add_argument("--sglang-max-mamba-cache-size", "--max-mamba-cache-size", type=int,
+    _sglang_flag(parser, "max-mamba-cache-size", type=int,
          default=defaults.sglang_max_mamba_cache_size, metavar="M",
-         dest="sglang_max_mamba_cache_size",
          help="sglang: its --max-mamba-cache-size: M state slots for requests (and its padding "
          "slot) whatever the budget and --mamba-full-memory-ratio, the KV pool the rest; with "
          "speculative decoding, draft-token buffers for min(max running requests, M // S) + 1 "
@@ -156,8 +163,7 @@ def add_strategy_arguments(
          "--no-sglang-overlap-schedule is SGLang's --disable-overlap-schedule: the models of "
          "its extra_buffer radix cache then hold 3 + 1 state slots a request at a page size "
          "over 1, and run no_buffer (3) at page size 1")
-    parser.add_argument("--sglang-disable-radix-cache", "--disable-radix-cache",
-         action="store_true", default=None, dest="sglang_disable_radix_cache",
+    _sglang_flag(parser, "disable-radix-cache", action="store_true", default=None,
          help="sglang: its --disable-radix-cache: no prefix cache, so a running request holds "
          "one state slot (not 3 to 5) and no mamba radix cache limits the page size; with "
          "max running requests N set (--max-running-requests, or the 48 its speculative hook "
@@ -181,9 +187,8 @@ def add_strategy_arguments(
          "every token in every layer, as for Gemma 2 / 3, Cohere2, Mistral). Default: as "
          "SGLang decides by the config's architectures; a model without them gets the pool "
          "when it has full and sliding or chunked layers")
-    parser.add_argument("--sglang-chunked-prefill-size", "--chunked-prefill-size",
+    _sglang_flag(parser, "chunked-prefill-size",
          type=_tokens_argument("--sglang-chunked-prefill-size"), default=None, metavar="C",
-         dest="sglang_chunked_prefill_size",
          help="sglang: its --chunked-prefill-size, the prefill tokens a step: a request holds "
          "them in the sliding-window pool beside its window, and with --disable-radix-cache "
          "its SWA request cap reserves them for each chunk in flight (default: SGLang's own, "
@@ -479,14 +484,24 @@ def format_context_sweep(curves: ContextCurves) -> str:
                       text_table(["context (tokens)", *curves.concurrency], rows)])
 
 
+def compared(args: argparse.Namespace, profile: CacheProfile,
+             context: int | None) -> list[StrategyResult]:
+    """Every strategy's result at the command's settings, as ``compare`` prints and
+    ``--check-log`` checks them: with --vllm-blocks, vLLM's Available line elided (its own
+    estimate before warm-up, which the blocks do not give back)."""
+    results = compare(profile, budget_bytes=args.budget, context_tokens=context,
+                      options=figures_options(args))
+    if getattr(args, "vllm_blocks", None) is not None:
+        results = [with_available_elided(r) for r in results]
+    return results
+
+
 def compare_text(args: argparse.Namespace, profile: CacheProfile, context: int | None, *,
                  model_len: int | None = None) -> str:
     """``compare``: every strategy side by side, as a table or a JSON list with --json.
     ``model_len``: the model's max_model_len, where --over-contexts sweeps to at least."""
     options = figures_options(args)
-    results = compare(profile, budget_bytes=args.budget, context_tokens=context, options=options)
-    if getattr(args, "vllm_blocks", None) is not None:  # vLLM's Available line: its estimate
-        results = [with_available_elided(r) for r in results]
+    results = compared(args, profile, context)
     held = None
     if args.requests is not None:
         counted = _needed_context(context, f"--requests {args.requests}")
