@@ -38,7 +38,7 @@ from flatkv.strategies.base import (
     SGLANG_SSM_DTYPES,
     SGLANG_SWA_ARCHITECTURES,
 )
-from flatkv.strategies.sglang import NO_BUFFER_SLOTS
+from flatkv.strategies.sglang import NO_BUFFER_SLOTS, chunked_prefill_tiers_text
 from flatkv.strategies.vllm import (
     DEFAULT_KERNEL_BLOCK_SIZE,
     DEFAULT_MAMBA_CHUNK_SIZE,
@@ -330,8 +330,8 @@ def _sglang_chunked_prefill_size_widget() -> None:
         "SGLang's --chunked-prefill-size: the prefill tokens it schedules a step, which a "
         "request holds in its sliding-window pool beside its window (vLLM's max batched "
         "tokens), and which its SWA request cap reserves for each chunk in flight. 0 leaves it "
-        "to SGLang, which picks it by the GPU's memory: 4,096 under 60 GiB, 8,192 under 160 "
-        f"GiB, 16,384 above (B200); here {own:,}, {why}.")
+        "to SGLang, which picks it by the GPU's memory: "
+        f"{chunked_prefill_tiers_text()} (B200); here {own:,}, {why}.")
 
 
 def _auto_count_widget(field: str, label: str, maximum: int, help: str) -> None:

@@ -41,7 +41,12 @@ from flatkv.strategies.base import (
     ratio_text,
     start_up_log_title,
 )
-from flatkv.strategies.sglang import SPECULATIVE_NOT_MODELLED, sglang_default_chunked_prefill
+from flatkv.strategies.sglang import (
+    CHUNKED_PREFILL_ASSUMED,
+    SPECULATIVE_NOT_MODELLED,
+    chunked_prefill_tiers_text,
+    sglang_default_chunked_prefill,
+)
 from flatkv.strategies.sglang_log import logged_padding
 from flatkv.strategies.vllm import MLA_HYBRID_BLOCK
 from flatkv.strategies.vllm_log import WARMUP_LOG_NOTE, with_available_elided
@@ -192,8 +197,8 @@ def add_strategy_arguments(
          help="sglang: its --chunked-prefill-size, the prefill tokens a step: a request holds "
          "them in the sliding-window pool beside its window, and with --disable-radix-cache "
          "its SWA request cap reserves them for each chunk in flight (default: SGLang's own, "
-         "by the GPU's memory: 16,384 for --gpu-memory B200 192GB, 8,192 under 160 GiB, "
-         "4,096 under 60 GiB, 2,048 under 20 GiB; 8,192 where no --gpu-memory names the GPU)")
+         f"by the --gpu-memory GPU's memory: {chunked_prefill_tiers_text()}; "
+         f"{CHUNKED_PREFILL_ASSUMED:,} where no --gpu-memory names the GPU)")
     parser.add_argument("--max-batched-tokens", default=defaults.max_batched_tokens,
          type=_tokens_argument("--max-batched-tokens"), metavar="S",
          help="tokens scheduled per step; sizes sliding-window and chunked pages (vllm: twice "

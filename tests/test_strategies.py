@@ -3488,6 +3488,11 @@ def test_sglang_default_chunked_prefill_by_gpu_memory():
         2048, 4096, 4096, 8192, 8192, 16384]
     # a GPU not known (a KV cache budget, vLLM's blocks): an 80 GB Hopper's assumed
     assert sglang_default_chunked_prefill(None) == 8192
+    # the helps say the tiers in words, from the same table
+    from flatkv.strategies.sglang import chunked_prefill_tiers_text
+
+    assert chunked_prefill_tiers_text() == ("2,048 under 20 GiB, 4,096 under 60 GiB, 8,192 "
+                                            "under 160 GiB, 16,384 above")
 
 
 def test_sglang_chunked_prefill_size_sizes_a_sliding_request_not_max_batched_tokens():

@@ -670,6 +670,14 @@ def sglang_default_chunked_prefill(gpu_bytes: int | None) -> int:
                 CHUNKED_PREFILL_LARGEST)
 
 
+def chunked_prefill_tiers_text() -> str:
+    """``CHUNKED_PREFILL_TIERS`` in words, for the helps that say what SGLang picks: "2,048
+    under 20 GiB, 4,096 under 60 GiB, 8,192 under 160 GiB, 16,384 above"."""
+    return ", ".join([*(f"{chunk:,} under {below // 1024} GiB"
+                        for below, chunk in CHUNKED_PREFILL_TIERS),
+                      f"{CHUNKED_PREFILL_LARGEST:,} above"])
+
+
 def chunked_prefill_size(options: StrategyOptions) -> int:
     """The prefill chunk SGLang's figures take: ``options``' sglang_chunked_prefill_size, else
     the one assumed for a GPU not known (the app and the CLI tell the GPU's own:
