@@ -392,6 +392,8 @@ class StrategyOptions:
             ("sglang_max_mamba_cache_size", MAX_MAMBA_CACHE_SIZE,
              "give the state slots for requests (SGLang's --max-mamba-cache-size), or leave it "
              "unset for SGLang's own (from the budget and --mamba-full-memory-ratio)"),
+            ("sglang_chunked_prefill_size", MAX_TOKENS,
+             "or leave it unset for SGLang's own (by the GPU's memory)"),
         ):
             if (value := getattr(self, name)) is not None:
                 check_int(name, value, minimum=1, maximum=most, hint=hint)
@@ -413,26 +415,20 @@ class StrategyOptions:
             raise ValueError(f"vllm_hybrid_manager is {self.vllm_hybrid_manager!r}: give True "
                              "(vLLM's hybrid KV cache manager, its default) or False "
                              "(--disable-hybrid-kv-cache-manager)")
-        if not isinstance(self.sglang_overlap_schedule, bool):
-            raise ValueError(f"sglang_overlap_schedule is {self.sglang_overlap_schedule!r}: "
-                             "give True (SGLang's overlap scheduling, its default) or False "
-                             "(--disable-overlap-schedule)")
-        if not isinstance(self.sglang_disable_radix_cache, bool):
-            raise ValueError(f"sglang_disable_radix_cache is {self.sglang_disable_radix_cache!r}: "
-                             "give False (SGLang's radix cache on, its default) or True "
-                             "(--disable-radix-cache)")
-        if not isinstance(self.vllm_async_scheduling, bool):
-            raise ValueError(f"vllm_async_scheduling is {self.vllm_async_scheduling!r}: give "
-                             "True (two batches in flight, vLLM 0.26 and later's default) or "
-                             "False (one)")
+        for name, choices in (
+            ("sglang_overlap_schedule", "True (SGLang's overlap scheduling, its default) or "
+             "False (--disable-overlap-schedule)"),
+            ("sglang_disable_radix_cache", "False (SGLang's radix cache on, its default) or "
+             "True (--disable-radix-cache)"),
+            ("vllm_async_scheduling", "True (two batches in flight, vLLM 0.26 and later's "
+             "default) or False (one)"),
+        ):
+            if not isinstance(value := getattr(self, name), bool):
+                raise ValueError(f"{name} is {value!r}: give {choices}")
         if self.sglang_swa_pool is not None and not isinstance(self.sglang_swa_pool, bool):
             raise ValueError(f"sglang_swa_pool is {self.sglang_swa_pool!r}: give True (a pool "
                              "of its own for sliding layers), False (one pool) or None (as "
                              "SGLang decides for the model's architecture)")
-        if self.sglang_chunked_prefill_size is not None:
-            check_int("sglang_chunked_prefill_size", self.sglang_chunked_prefill_size,
-                      minimum=1, maximum=MAX_TOKENS,
-                      hint="or leave it unset for SGLang's own (by the GPU's memory)")
         check_int("max_batched_tokens", self.max_batched_tokens, minimum=1, maximum=MAX_TOKENS)
         check_int("lcm_alignment_bytes", self.lcm_alignment_bytes, minimum=1, maximum=MAX_BYTES)
         check_int("reserved_bytes_per_block", self.reserved_bytes_per_block, maximum=MAX_BYTES)
