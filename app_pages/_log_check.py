@@ -27,6 +27,13 @@ def _code(text: str) -> str:
     return f"{fence} {text} {fence}"
 
 
+@st.cache_data(max_entries=4, show_spinner=False)
+def _read_log(text: str) -> list[log_check.LogLine]:
+    """``log_check.read_log``, once a paste: a log of up to a million characters takes up to a
+    second to read, and every rerun of the page (another option changed) would read it again."""
+    return log_check.read_log(text)
+
+
 def log_check_section(results: list[StrategyResult]) -> None:
     """A text area for an engine's log (kept in the session, not the URL: it can be long), and
     for each engine whose lines it holds a table of FlatKV's lines, same / differs / not in the
@@ -46,7 +53,7 @@ def log_check_section(results: list[StrategyResult]) -> None:
     if not text.strip():
         return
     try:
-        lines = log_check.read_log(text)
+        lines = _read_log(text)
     except ValueError as exc:
         st.error(literal(f"{sentence_case(str(exc))}."))
         return
