@@ -64,7 +64,8 @@ _COUNT_WIDGETS = {
         "(TensorRT-LLM backends; 128 on FA4 where K and V differ in width) but 1 for "
         "Falcon-H1, LFM2, Granite 4.0-H, Kimi Linear, and Qwen3-Next / Qwen3.5 without "
         "overlap scheduling (their backends there page by one token), and 64 for DeepSeek's "
-        "sparse attention everywhere (applied here whatever this says)."),
+        "sparse attention everywhere (applied here whatever this says). SGLang refuses a "
+        "page size that does not divide its prefill chunk (--chunked-prefill-size)."),
     "prefill_checkpoint_blocks": (
         "Prefill checkpoint blocks", 0, MAX_CHECKPOINT_BLOCKS,
         "Mamba cache mode align: state pages a request holds beyond its 2 for prefill "
@@ -329,7 +330,8 @@ def _sglang_chunked_prefill_size_widget() -> None:
         "sglang_chunked_prefill_size", "Chunked prefill size (0: auto)", MAX_CONTEXT,
         "SGLang's --chunked-prefill-size: the prefill tokens it schedules a step, which a "
         "request holds in its sliding-window pool beside its window (vLLM's max batched "
-        "tokens), and which its SWA request cap reserves for each chunk in flight. 0 leaves it "
+        "tokens), and which its SWA request cap reserves for each chunk in flight; a whole "
+        "number of pages, or SGLang refuses to start. 0 leaves it "
         "to SGLang, which picks it by the GPU's memory: "
         f"{chunked_prefill_tiers_text()} (B200); here {own:,}, {why}.")
 

@@ -249,6 +249,11 @@ def settings() -> list[tuple[str, object, int, bool, dict]]:
              ("gpt-oss-20b", 12_345_678_901, 1, True, {"swa_full_tokens_ratio": 0.3}),
              ("Llama-4-Scout-17B-16E", 12_345_678_901, 64, True, {"swa_full_tokens_ratio": 0.3}),
              ("granite-4.0-h-small", 12_345_678_901, 64, True, {"mamba_full_memory_ratio": 0.5})]
+    # a prefill chunk of whole pages only: 1,000 tokens are 125 pages of 8, not of 64; the
+    # default 8,192 is no whole number of pages of 3
+    rows += [(p, BUDGETS[0], page, True, {CHUNK: 1000}) for p in ("gpt-oss-20b", "Llama-3.1-8B")
+             for page in (8, 64)]
+    rows += [("Llama-3.1-8B", BUDGETS[0], 3, True, {})]
     return rows
 
 
@@ -641,6 +646,10 @@ def sglang_figures(sg: NS, spec, budget: int, page: int, overlap: bool, ratios: 
         kvc = configurator(sg, spec, hf, context, page, resolve_dsa(sg, bags, hf) or kv_dtype,
                            drafting=bool(ratios.get("speculative_tokens")))
         resolve_radix_cache(sg, bags, hf, kvc)
+        if bags.schedule.chunked_prefill_size % page:
+            # restated: check_server_args asserts it (validation_hook.py 240-245), but reads
+            # the whole ServerArgs, which these bags do not build
+            raise AssertionError("chunked_prefill_size must be divisible by page_size")
         if (ratios.get("speculative_tokens")
                 and hf.architectures[0] in sg.model_config.PURE_MAMBA1_ARCHITECTURES):
             # restated, unavoidable: the Mamba1 mixer's forward asserts no target-verify batch
@@ -802,8 +811,8 @@ def random_setting(sg: NS, rng: random.Random):
     if rng.random() < 0.2:  # --disable-radix-cache, and one time in three a prefill chunk
         ratios["sglang_disable_radix_cache"] = True
         if rng.random() < 1 / 3:
-            ratios[CHUNK] = rng.choice((512, 2048, 4096, 16384,
-                                                       rng.randint(1, 32768)))
+            ratios[CHUNK] = rng.choice((512, 2048, 4096, 16384, rng.randint(1, 32768),
+                                        page * rng.randint(1, 32768 // page)))
     context = random_context(rng, spec)
     budget = edge_or_random_budget(rng, lambda b: "refused" in sglang_figures(
         sg, spec, b, page, overlap, ratios, context, kv_dtype))

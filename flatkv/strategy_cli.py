@@ -196,7 +196,8 @@ def add_strategy_arguments(
          type=_tokens_argument("--sglang-chunked-prefill-size"), default=None, metavar="C",
          help="sglang: its --chunked-prefill-size, the prefill tokens a step: a request holds "
          "them in the sliding-window pool beside its window, and with --disable-radix-cache "
-         "its SWA request cap reserves them for each chunk in flight (default: SGLang's own, "
+         "its SWA request cap reserves them for each chunk in flight; a whole number of "
+         "pages, or SGLang refuses to start (default: SGLang's own, "
          f"by the --gpu-memory GPU's memory: {chunked_prefill_tiers_text()}; "
          f"{CHUNKED_PREFILL_ASSUMED:,} where no --gpu-memory names the GPU)")
     parser.add_argument("--max-batched-tokens", default=defaults.max_batched_tokens,

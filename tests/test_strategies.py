@@ -2330,6 +2330,31 @@ def test_sglang_refuses_more_drafted_tokens_than_its_track_interval():
     assert not r.applies and "at least the 257 tokens it verifies a step" in r.reason
 
 
+def test_sglang_refuses_a_prefill_chunk_of_part_pages():
+    # check_server_args asserts chunked_prefill_size % page_size == 0: 1,000 tokens are 125
+    # pages of 8 but 15.6 of 64; the assumed 8,192 is 2,730.7 pages of 3
+    gpt = gpt_oss_20b()
+    eight = StrategyOptions(sglang_page_size=8, sglang_chunked_prefill_size=1000)
+    assert run_strategy("sglang", gpt, budget_bytes=40 * 2**30, options=eight).applies
+    r = run_strategy("sglang", gpt, budget_bytes=40 * 2**30,
+                     options=replace(eight, sglang_page_size=64))
+    assert r.reason == (
+        "SGLang takes a prefill chunk of whole pages only (\"chunked_prefill_size must be "
+        "divisible by page_size\"): 1,000 tokens is not a multiple of the page size 64; set "
+        "--chunked-prefill-size to a multiple of 64 (such as 1,024) or a page size that divides "
+        "1,000")
+    r = run_strategy("sglang", llama_31_8b(), budget_bytes=40 * 2**30,
+                     options=StrategyOptions(sglang_page_size=3))
+    assert "8,192 tokens is not a multiple of the page size 3" in r.reason
+    assert "(such as 8,193)" in r.reason  # 2,731 pages of 3
+    # DeepSeek-V3.2's sparse attention runs page 64 whatever the option: a chunk of 1,000 is
+    # refused at the option's page 1 too
+    dsv32 = load_preset("DeepSeek-V3.2").profile()
+    r = run_strategy("sglang", dsv32, budget_bytes=40 * 2**30,
+                     options=StrategyOptions(sglang_chunked_prefill_size=1000))
+    assert "not a multiple of the page size 64" in r.reason
+
+
 def test_vllm_sizes_p_by_the_narrow_state_where_the_config_passes_no_num_spec():
     from flatkv.app_model import profile_for
 
@@ -2829,10 +2854,10 @@ def test_sglang_refuses_page_sizes_its_mamba_radix_cache_does_not_take():
     assert page_size(nsa_hybrid, off) == 64 and page_size(qwen, off) == 1
     assert (slots_per_request(nsa_hybrid, off)[0], slots_per_request(qwen, off)[0]) == (4, 3)
     # attention-only models and those SGLang keeps no radix cache of state for take any page
-    assert run_strategy("sglang", gpt_oss_20b(), budget_bytes=40 * 2**30,
-                        options=StrategyOptions(sglang_page_size=48)).applies
-    assert run_strategy("sglang", pure_mamba(), budget_bytes=40 * 2**30,
-                        options=StrategyOptions(sglang_page_size=48)).applies
+    # (with a prefill chunk of whole pages: 8,160 = 170 x 48)
+    page_48 = StrategyOptions(sglang_page_size=48, sglang_chunked_prefill_size=8160)
+    assert run_strategy("sglang", gpt_oss_20b(), budget_bytes=40 * 2**30, options=page_48).applies
+    assert run_strategy("sglang", pure_mamba(), budget_bytes=40 * 2**30, options=page_48).applies
 
 
 def test_sglang_drafting_without_state_moves_only_max_running_requests_to_48():
@@ -3452,14 +3477,18 @@ def test_sglang_disable_radix_cache_sizes_the_swa_pool_from_its_request_cap():
 
 def test_sglang_disable_radix_cache_lifts_the_mamba_radix_cache_checks():
     # no mamba radix cache, so neither no_buffer's page size 1 nor the extra buffer's track
-    # interval applies (model_hook.py 1059-1066): LFM2 starts at page 64, Qwen3-Next at 48;
-    # and on a B200 told no page, Qwen3-Next's override keeps TensorRT-LLM at 64 without
-    # overlap scheduling (model_overrides/qwen3_5.py 40-45), as Nemotron-H's does
+    # interval applies (model_hook.py 1059-1066): LFM2 starts at page 64, Qwen3-Next at 48
+    # (with a prefill chunk of whole pages, 8,160 = 170 x 48); and on a B200 told no page,
+    # Qwen3-Next's override keeps TensorRT-LLM at 64 without overlap scheduling
+    # (model_overrides/qwen3_5.py 40-45), as Nemotron-H's does
     lfm2, qwen = (load_preset(name).profile() for name in ("LFM2-1.2B", "Qwen3-Next-80B-A3B"))
     for profile, page in ((lfm2, 64), (qwen, 48)):
-        assert not run_strategy("sglang", profile, budget_bytes=40 << 30,
-                                options=StrategyOptions(sglang_page_size=page)).applies
-        assert _sglang_radix_off(profile, sglang_page_size=page).applies
+        told = {"sglang_page_size": page, "sglang_chunked_prefill_size": 8160 if page == 48
+                else None}
+        refused = run_strategy("sglang", profile, budget_bytes=40 << 30,
+                               options=StrategyOptions(**told))
+        assert "radix cache" in refused.reason
+        assert _sglang_radix_off(profile, **told).applies
     b200 = "B200 192GB"
     for name in ("Qwen3-Next-80B-A3B", "Nemotron-H-8B"):
         hybrid = load_preset(name).profile()

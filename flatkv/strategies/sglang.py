@@ -685,6 +685,21 @@ def chunked_prefill_size(options: StrategyOptions) -> int:
     return options.sglang_chunked_prefill_size or CHUNKED_PREFILL_ASSUMED
 
 
+def chunk_page_refusal(profile: CacheProfile, options: StrategyOptions) -> str | None:
+    """Why SGLang 0.5.23 would not start with this prefill chunk (None where it would): a
+    chunk ends on a page boundary, so --chunked-prefill-size must be a whole number of pages
+    (validation_hook.check_server_args 240-245). Its defaults (powers of two from 2,048) are
+    whole pages of any power-of-two page up to 2,048 tokens."""
+    chunk, page = chunked_prefill_size(options), page_size(profile, options)
+    if chunk % page == 0:
+        return None
+    pages = -(-chunk // page)
+    return (f"SGLang takes a prefill chunk of whole pages only (\"chunked_prefill_size must be "
+            f"divisible by page_size\"): {n(chunk)} tokens is not a multiple of the page size "
+            f"{n(page)}; set --chunked-prefill-size to a multiple of {n(page)} (such as "
+            f"{n(pages * page)}) or a page size that divides {n(chunk)}")
+
+
 # GPUs on which SGLang 0.5.23, told no --page-size, runs TensorRT-LLM's MHA / MLA backends,
 # which take pages of 64 tokens ("... changing page_size from None to 64"), or FA4 where K and V
 # differ in width, which takes 128 (its arg groups: get_default_attn_backend, then the backends'
@@ -1861,7 +1876,8 @@ def run_sglang(
     formulas: list[str] = []
     extras: dict[str, object] = {}
     options = _nsa_options(profile, options, formulas)
-    if refusal := (radix_page_refusal(profile, options) or _draft_track_refusal(profile, options)
+    if refusal := (radix_page_refusal(profile, options) or chunk_page_refusal(profile, options)
+                   or _draft_track_refusal(profile, options)
                    or _mamba1_draft_refusal(profile, options)):
         return refuse(refusal)
     if speculative_not_modelled(profile, options):
