@@ -590,3 +590,90 @@ def test_lines_are_numbered_as_an_editor_numbers_them():
                "[2026-12-06 07:00:01 TP0] second\r[2026-12-06 07:00:02 TP0] third\n")
         assert [(x.number, x.message) for x in read_log(log)] == [
             (1, "page\ufffdbreak"), (2, "second"), (3, "third")], repr(inside)
+
+
+# SGLang (Dec 2025, before 0.5.13: no dtype; before 0.5.17: a hybrid SWA pool's lines without
+# "Full" or "SWA"), XiaomiMiMo/MiMo-V2-Flash at TP=4, lines as the PR's description pasted
+# them: https://github.com/sgl-project/sglang/pull/15464 . Each rank logs its SWA sub-pool's
+# line, then its full one's, then the SWAKVPool line (swa_memory_pool.py of those releases
+# builds swa_kv_pool, then full_kv_pool); the excerpt starts after TP0's and TP3's SWA lines.
+# Its SWA sub-pool is the larger (41.76 + 27.84 GB; 4.82 + 3.21 GB its full one), each of
+# 1,496,958 tokens: 41.76 + 27.84 + 4.82 + 3.21 = 77.63 GB, the SWAKVPool line's. No preset
+# holds MiMo-V2-Flash (its K and V heads differ), so FlatKV's lines are worded at its figures.
+MIMO_LOG = """\
+[2025-12-19 07:42:57 TP2] KV Cache is allocated. #tokens: 1496958, K size: 41.76 GB, V size: \
+27.84 GB
+[2025-12-19 07:42:57 TP1] KV Cache is allocated. #tokens: 1496958, K size: 41.76 GB, V size: \
+27.84 GB
+[2025-12-19 07:42:57 TP2] KV Cache is allocated. #tokens: 1496958, K size: 4.82 GB, V size: \
+3.21 GB
+[2025-12-19 07:42:57 TP2] SWAKVPool mem usage: 77.63 GB, swa size: 1496958, full size: 1496958
+[2025-12-19 07:42:57 TP0] KV Cache is allocated. #tokens: 1496958, K size: 4.82 GB, V size: \
+3.21 GB
+[2025-12-19 07:42:57 TP0] SWAKVPool mem usage: 77.63 GB, swa size: 1496958, full size: 1496958
+[2025-12-19 07:42:57 TP2] Memory pool end. avail mem=22.56 GB
+[2025-12-19 07:42:57 TP1] KV Cache is allocated. #tokens: 1496958, K size: 4.82 GB, V size: \
+3.21 GB
+[2025-12-19 07:42:57 TP0] Memory pool end. avail mem=22.59 GB
+[2025-12-19 07:42:57 TP1] SWAKVPool mem usage: 77.63 GB, swa size: 1496958, full size: 1496958
+[2025-12-19 07:42:57 TP1] Memory pool end. avail mem=22.56 GB
+[2025-12-19 07:42:57 TP3] KV Cache is allocated. #tokens: 1496958, K size: 4.82 GB, V size: \
+3.21 GB
+[2025-12-19 07:42:57 TP3] SWAKVPool mem usage: 77.63 GB, swa size: 1496958, full size: 1496958
+[2025-12-19 07:42:57 TP3] Memory pool end. avail mem=22.71 GB"""
+
+
+def mimo_lines(full_k: str = "4.82") -> list[str]:
+    """FlatKV's words for a hybrid SWA pool (0.5.17 and later: labelled, with the dtype) at
+    the MiMo log's figures; ``full_k`` the full sub-pool's K size."""
+    return [f"Full KV Cache is allocated. dtype: torch.bfloat16, #tokens: 1496958, K size: "
+            f"{full_k} GB, V size: 3.21 GB",
+            "SWA KV Cache is allocated. dtype: torch.bfloat16, #tokens: 1496958, K size: 41.76 "
+            "GB, V size: 27.84 GB",
+            "SWAKVPool mem usage: 77.63 GB, swa size: 1496958, full size: 1496958"]
+
+
+def test_a_real_sglang_hybrid_swa_log_of_unlabelled_sub_pool_lines():
+    from flatkv.strategies.sglang_log import OLDEST_SWA_FORM, older_forms
+
+    expected = mimo_lines()
+    check = check_lines(expected, "sglang", read_log(MIMO_LOG), older_forms(expected))
+    assert [c.outcome for c in check.lines] == [SAME, SAME, SAME]
+    # each unlabelled line read as the sub-pool its place says: the full line is the one after
+    # a rank's SWA line (TP2: lines 1 and 3; TP1: 2 and 8), the SWA line the one before its
+    # full line; TP0's and TP3's full lines (5, 12) follow no SWA line in the excerpt, and
+    # no KV line follows them: neither line of FlatKV's reads them
+    form = f", {OLDEST_SWA_FORM},"
+    assert check.lines[0].detail() == f"lines 1-3 (TP2), 2-8 (TP1){form} agree"
+    assert check.lines[1].detail() == f"lines 1-3 (TP2), 2-8 (TP1){form} agree"
+    assert check.lines[2].detail() == "lines 4 (TP2), 6 (TP0), 10 (TP1), 13 (TP3) agree"
+    # a figure of the full sub-pool that differs is named in the Full line, not the SWA one
+    other = mimo_lines(full_k="4.83")
+    check = check_lines(other, "sglang", read_log(MIMO_LOG), older_forms(other))
+    assert [c.outcome for c in check.lines] == [DIFFERS, SAME, SAME]
+    assert check.lines[0].detail() == (f"lines 1-3 (TP2), 2-8 (TP1){form[:-1]}: K size (GB): "
+                                       "FlatKV 4.83, log 4.82")
+
+
+def test_sglang_hybrid_swa_lines_of_0_5_13_to_0_5_16_and_0_5_23s_va_upper_bound():
+    from flatkv.strategies.sglang_log import OLDER_SWA_FORM, VA_BOUND_FORM, older_forms
+
+    expected = mimo_lines()
+    # 0.5.13 to 0.5.16: the dtype, no label (0.5.23's f-string in memory_pool.py's
+    # _finalize_allocation_log where a pool has no allocation_label, "KV Cache is allocated.
+    # dtype: {self.dtype}, #tokens: ..."), filled with MIMO_LOG's figures
+    with_dtype = MIMO_LOG.replace("KV Cache is allocated. #tokens",
+                                  "KV Cache is allocated. dtype: torch.bfloat16, #tokens")
+    check = check_lines(expected, "sglang", read_log(with_dtype), older_forms(expected))
+    assert [c.outcome for c in check.lines] == [SAME, SAME, SAME]
+    assert check.lines[0].detail() == f"lines 1-3 (TP2), 2-8 (TP1), {OLDER_SWA_FORM}, agree"
+    # 0.5.23 where it sizes the pool after CUDA graph capture: each line's f-string
+    # (memory_pool.py 2088, swa_memory_pool.py 133) with post_capture_active, at FlatKV's
+    # figures: read as the form that names it, its figures compared
+    va = [line.replace("KV Cache is allocated.", "KV Cache VA upper bound.").replace(
+        "SWAKVPool mem usage:", "SWAKVPool VA upper bound:") for line in expected]
+    assert va[0].startswith("Full KV Cache VA upper bound. dtype: torch.bfloat16, #tokens: ")
+    log = "\n".join(sglang_prefix(0, i) + line for i, line in enumerate(va, 1))
+    check = check_lines(expected, "sglang", read_log(log), older_forms(expected))
+    assert [c.detail() for c in check.lines] == [f"line {i} (TP0), {VA_BOUND_FORM}, agrees"
+                                                 for i in (1, 2, 3)]

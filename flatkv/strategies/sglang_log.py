@@ -174,14 +174,48 @@ def start_up_log(profile: CacheProfile, page: int, n_full: int, n_swa: int, full
 
 # An older form's name (log_check: where a log line reads as it)
 OLDER_KV_FORM = "without its dtype, as SGLang before 0.5.13 logs it"
+OLDER_SWA_FORM = ("unlabelled, its SWA sub-pool's line first, as SGLang 0.5.13 to 0.5.16 "
+                  "logs it")
+OLDEST_SWA_FORM = ("unlabelled and without its dtype, its SWA sub-pool's line first, as "
+                   "SGLang before 0.5.13 logs it")
+VA_BOUND_FORM = ("as SGLang 0.5.23 logs the upper bound it reserves where it sizes the pool "
+                 "after CUDA graph capture (its #tokens rounded up to a page; the pool it "
+                 "keeps is logged after capture, \"Post-capture KV sizing\")")
+# Where an older form holds a line of a hybrid SWA pool's other sub-pool: that line's words,
+# its figures elided (log_check reads "..." as anything and compares none of it)
+OTHER_SUB_POOL = "KV Cache is allocated. ..."
 
 
 def older_forms(lines: Sequence[str]) -> dict[str, tuple[tuple[str, str], ...]]:
-    """The forms older releases log these lines in, named (``log_check.check_lines``' forms):
-    each KV pool line without its "dtype: torch.X, " (``OLDER_KV_LOG``)."""
+    """The forms other releases and paths log these lines in, named (``log_check.check_lines``'
+    forms, their lines parted by a line break): each KV pool line without its "dtype: torch.X,
+    " (``OLDER_KV_LOG``); a hybrid SWA pool's Full and SWA lines unlabelled, with and without
+    the dtype, as two lines, the SWA sub-pool's first (``OLDER_SWA_LOG``: swa_memory_pool.py
+    allocates its swa_kv_pool, then its full_kv_pool, and logs neither's name), the other
+    sub-pool's line elided, so that each of two lines of the same words is read as the line
+    its place says it is; and 0.5.23's "VA upper bound" wording of the KV and SWAKVPool lines
+    (``VA_BOUND_FORM``: memory_pool.py's ``_finalize_allocation_log`` and swa_memory_pool.py
+    where post_capture_active)."""
     dtype = re.compile(r"(KV Cache is allocated\.) dtype: torch\.\w+, (#tokens)")
-    return {line: ((OLDER_KV_FORM, older),) for line in lines
-            if (older := dtype.sub(r"\1 \2", line)) != line}
+    sub_pool = re.compile(r"(Full|SWA) (KV Cache is allocated\..*)")
+    forms: dict[str, tuple[tuple[str, str], ...]] = {}
+    for line in lines:
+        found: list[tuple[str, str]] = []
+        if (labelled := sub_pool.fullmatch(line)) is not None:
+            for name, words in ((OLDER_SWA_FORM, labelled[2]),
+                                (OLDEST_SWA_FORM, dtype.sub(r"\1 \2", labelled[2]))):
+                pair = (words, OTHER_SUB_POOL) if labelled[1] == "SWA" else (OTHER_SUB_POOL,
+                                                                           words)
+                found.append((name, "\n".join(pair)))
+        elif (older := dtype.sub(r"\1 \2", line)) != line:
+            found.append((OLDER_KV_FORM, older))
+        if "KV Cache is allocated." in line or line.startswith("SWAKVPool mem usage:"):
+            found.append((VA_BOUND_FORM, line.replace("KV Cache is allocated.",
+                                                      "KV Cache VA upper bound.").replace(
+                "SWAKVPool mem usage:", "SWAKVPool VA upper bound:")))
+        if found:
+            forms[line] = tuple(found)
+    return forms
 
 
 def state_cap_line(extras: Mapping[str, object]) -> str:
