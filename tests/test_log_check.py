@@ -677,3 +677,44 @@ def test_sglang_hybrid_swa_lines_of_0_5_13_to_0_5_16_and_0_5_23s_va_upper_bound(
     check = check_lines(expected, "sglang", read_log(log), older_forms(expected))
     assert [c.detail() for c in check.lines] == [f"line {i} (TP0), {VA_BOUND_FORM}, agrees"
                                                  for i in (1, 2, 3)]
+
+
+# vLLM 0.19.0 on an H20, Qwen3.5-27B in bf16 at TP=1, --max-model-len 32768 (--load-format
+# dummy): https://github.com/vllm-project/vllm/issues/40691 , its two lines as the issue
+# quotes them (each in its own code span, the time cut from the prefix). That release logs
+# the size as num_blocks // groups x P and no Available line: the run's budget is not said.
+QWEN35_27B_LOG = """\
+INFO [kv_cache_utils.py:1319] GPU KV cache size: 290,864 tokens
+INFO [kv_cache_utils.py:1324] Maximum concurrency for 32,768 tokens per request: 33.04x"""
+
+
+def test_a_real_vllm_log_whose_two_figures_give_its_blocks():
+    from flatkv.log_check import check_result
+    from flatkv.strategies.base import StrategyOptions
+    from flatkv.strategies.vllm import block_bytes
+
+    profile = load_preset("Qwen3.5-27B").profile()
+    unit = block_bytes(profile, StrategyOptions())  # a block id's bytes: 16 pages
+    # Qwen3.5-27B: 48 GDN and 16 full attention layers, groups of 16: 4 groups; P = 784 (a
+    # state page of 3,207,168 B over 16 x 4,096 B a token, rounded up). 290,864 / 784 = 371 =
+    # N // 4: N is 1,484 to 1,487; mode none (vLLM before 0.28), a request holds 1 page of
+    # each state group and ceil(32,768 / 784) = 42 of attention: 45, and only 1,487 / 45 =
+    # 33.044 prints 33.04 (1,486 / 45 = 33.02). The budget is given as those blocks.
+    assert 290_864 == 371 * 784 and [n // 4 for n in (1_484, 1_487)] == [371, 371]
+    assert [f"{n / (3 + 42):.2f}" for n in range(1_484, 1_488)] == [
+        "32.98", "33.00", "33.02", "33.04"]
+    r = run_strategy("vllm", profile, budget_bytes=1_487 * unit,
+                     context_tokens=32_768)
+    assert (r.block_size, r.num_blocks, r.older_logged_tokens) == (784, 1_487, 290_864)
+    check = check_result(r, read_log(QWEN35_27B_LOG))
+    kv = check.lines[-1]
+    assert kv.outcome == SAME and kv.detail() == (
+        "lines 1-2, on two lines, its tokens as vLLM 0.19 and earlier count them, agree")
+    # its lines of 0.34 (the block size, the padding, the memory) are not in these two
+    assert [c.outcome for c in check.lines] == [MISSING] * 4 + [SAME]
+    # a block fewer: the concurrency (33.02x) differs, the older size (1,486 // 4 x 784) not
+    fewer = run_strategy("vllm", profile, budget_bytes=1_486 * unit,
+                         context_tokens=32_768)
+    assert check_result(fewer, read_log(QWEN35_27B_LOG)).lines[-1].detail() == (
+        "lines 1-2, on two lines, its tokens as vLLM 0.19 and earlier count them: Maximum "
+        "concurrency (x): FlatKV 33.02, log 33.04")
