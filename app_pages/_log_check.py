@@ -44,8 +44,10 @@ def log_check_section(results: list[StrategyResult]) -> None:
                f"{log_check.MAX_LOG_CHARS:,} characters; it is not kept in the link). Each "
                "line FlatKV prints under the engine's formulas is found in it by its words and "
                "its figures compared exactly; parts FlatKV elides (...) are not compared. "
-               "Older releases' forms of a line are read too (vLLM's KV cache size on two "
-               "lines, SGLang's KV line without its dtype), and the table says which.")
+               "Other forms of a line are read too (vLLM's KV cache size on two lines, as "
+               "older releases log it, or named for an XPU, a CPU or host pools; SGLang's KV "
+               "lines without their dtype, a hybrid SWA pool's unlabelled, as before 0.5.17, or "
+               "as the VA upper bound it reserves), and the table says which.")
     text = st.text_area("Engine log", key="compare.check_log", height=120,
                         label_visibility="collapsed",
                         placeholder="(EngineCore_DP0 pid=123) INFO 12-06 07:00:00 "

@@ -83,8 +83,8 @@ _PREFIXES = (("vllm", _VLLM_PREFIX), ("vllm", _VLLM_TAG), ("sglang", _SGLANG_PRE
 # [03:35<..."): a line of its own, printed between an engine's lines, never a wrapped rest
 _PROGRESS = re.compile(r"\|\s*\d+/\d+\s*\[\d")
 # Words only one engine's log holds, for a log pasted without prefixes.
-_ENGINE_WORDS = {"vllm": re.compile(r"\bvllm\b|GPU KV cache size|Available KV cache memory",
-                                    re.IGNORECASE),
+_ENGINE_WORDS = {"vllm": re.compile(r"\bvllm\b|[GXC]PU(?: \+ host)? KV cache size|"
+                                    "Available KV cache memory", re.IGNORECASE),
                  "sglang": re.compile(r"\bsglang\b|KV Cache is allocated|max_total_num_tokens",
                                       re.IGNORECASE)}
 

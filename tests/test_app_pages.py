@@ -4431,8 +4431,8 @@ def test_compare_checks_the_real_anchor_log_in_its_older_form():
     assert unescaped(rows["in the log"].iloc[-1]) == (
         "lines 6-7 (EngineCore_DP0 pid=1805889), 8-9 (EngineCore_DP0 pid=1805889), on two "
         "lines, its tokens as vLLM 0.19 and earlier count them, agree")
-    assert any("Older releases' forms of a line are read too (vLLM's KV cache size on two "
-               "lines" in c.value for c in at.caption)
+    assert any("Other forms of a line are read too (vLLM's KV cache size on two lines, as "
+               "older releases log it" in c.value for c in at.caption)
 
 
 def test_compare_checks_a_pasted_engine_log():

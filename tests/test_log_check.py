@@ -718,3 +718,32 @@ def test_a_real_vllm_log_whose_two_figures_give_its_blocks():
     assert check_result(fewer, read_log(QWEN35_27B_LOG)).lines[-1].detail() == (
         "lines 1-2, on two lines, its tokens as vLLM 0.19 and earlier count them: Maximum "
         "concurrency (x): FlatKV 33.02, log 33.04")
+
+
+# vLLM 0.34's KV cache size line (kv_cache_utils.py's update_kv_cache_capacity), its pools
+# named by _kv_cache_device_name: "GPU" on CUDA and ROCm, "XPU" or "CPU" on those platforms,
+# "GPU + host" with HiSparse
+VLLM_KV_SIZE_FORMAT = ("%s KV cache size: %s tokens, Maximum concurrency for %s tokens per "
+                       "request: %.2fx")
+
+
+@pytest.mark.parametrize("pools", ["XPU", "CPU", "GPU + host"])
+def test_vllm_0_34s_kv_size_line_of_other_pools(pools):
+    from flatkv.log_check import check_result
+
+    profile = spec_from_hf_config(FALCON_MAMBA).profile()
+    r = run_strategy("vllm", profile, budget_bytes=GIB40, context_tokens=2048)
+    # the logger's own %-formatting of its arguments: 2,155 blocks of one page a request
+    line = VLLM_KV_SIZE_FORMAT % (pools, f"{r.logged_tokens:,}", f"{2048:,}", r.max_concurrency)
+    assert line == (f"{pools} KV cache size: 4,413,440 tokens, Maximum concurrency for 2,048 "
+                    "tokens per request: 2155.00x")
+    log = "(EngineCore pid=7) INFO 12-06 07:00:09 [kv_cache_utils.py:1174] " + line
+    kv = check_result(r, read_log(log)).lines[-1]
+    assert kv.outcome == SAME
+    assert kv.detail().startswith(f'line 1 (EngineCore pid=7), named "{pools} KV cache size", '
+                                  "as vLLM 0.34 logs it ")
+    # a token more in the log is named as FlatKV's own line names it
+    more = check_result(r, read_log(log.replace("4,413,440", "4,413,441"))).lines[-1]
+    assert more.detail().endswith(": KV cache size (tokens): FlatKV 4,413,440, log 4,413,441")
+    # and an unprefixed paste of it reads as vLLM's
+    assert detect_engine(read_log(line)) == "vllm"

@@ -25,6 +25,12 @@ ALL_AS_ALIGN_LOG = ("Hybrid or mamba-based model detected without support for pr
 # size is older_logged_tokens
 TWO_LINE_FORM = "on two lines, as vLLM before PR #50462 logs it"
 OLDER_FORM = f"on two lines, its tokens as {OLDER_VLLM_LOG} count them"
+# What vLLM 0.34 names the pools of that line other than "GPU" (kv_cache_utils.py's
+# _kv_cache_device_name: "GPU" on CUDA and ROCm, the device type in capitals on its other
+# platforms, " + host" added where HiSparse keeps KV in host memory), each with where it is
+# logged so; its figures are counted alike
+OTHER_POOL_NAMES = (("XPU", "on an Intel GPU"), ("CPU", "on its CPU backend"),
+                    ("GPU + host", "with HiSparse's host pools"))
 
 # How the two memory lines of its log read: one budget, told as two releases tell it
 WARMUP_LOG_NOTE = ("vLLM 0.34 on CUDA logs the Available line before warm-up, as an estimate, "
@@ -149,7 +155,9 @@ def with_logged_tokens(result: StrategyResult, profile: CacheProfile, options: S
         forms[log[-1]] = tuple(
             (name, f"GPU KV cache size: {tokens:,} tokens\n{concurrency}")
             for name, tokens in ((TWO_LINE_FORM, logged), (OLDER_FORM, older))
-            if tokens is not None and (tokens != logged or name == TWO_LINE_FORM))
+            if tokens is not None and (tokens != logged or name == TWO_LINE_FORM)) + tuple(
+            (f"named \"{pools} KV cache size\", as vLLM 0.34 logs it {where}",
+             f"{pools}{log[-1].removeprefix('GPU')}") for pools, where in OTHER_POOL_NAMES)
     return replace(result, logged_tokens=logged, older_logged_tokens=older,
                    formulas=(*result.formulas, *lines),
                    extras={**result.extras, "log_lines": log, "log_line_forms": forms})
