@@ -459,17 +459,20 @@ def _differences(templates: Sequence[_Template],
                  if not _same(want, got))
 
 
-def _form_at(lines: Sequence[LogLine], i: int, form: str,
-             templates: Sequence[_Template]) -> Occurrence | None:
+def _form_at(lines: Sequence[LogLine], i: int, form: str, templates: Sequence[_Template],
+             taken: frozenset[int]) -> Occurrence | None:
     """An older form of FlatKV's line (``templates``: its lines) where it starts in line ``i``:
     each of its next lines in one of the ``MAX_FORM_GAP`` lines after the last, of the same
-    process or rank."""
-    if (first := templates[0].find(lines[i])) is None:
+    process or rank. ``taken``: the log lines that read as one of FlatKV's own lines, which a
+    form neither starts in nor goes on to (a paste without prefixes of SGLang's labelled "SWA
+    KV Cache is allocated" holds the words of its unlabelled older form)."""
+    if i in taken or (first := templates[0].find(lines[i])) is None:
         return None
     matches, at = [first], i
     for t in templates[1:]:
         for j in range(at + 1, min(len(lines), at + 1 + MAX_FORM_GAP)):
-            if lines[j].source == lines[i].source and (match := t.find(lines[j])) is not None:
+            if (j not in taken and lines[j].source == lines[i].source
+                    and (match := t.find(lines[j])) is not None):
                 matches.append(match)
                 at = j
                 break
@@ -484,11 +487,13 @@ def check_lines(expected: Sequence[str], engine: str, lines: Sequence[LogLine],
     """Each of FlatKV's ``expected`` lines for ``engine`` beside every log line that reads as
     it (see ``LineCheck``). ``forms``: for a line of FlatKV's, the older forms releases log it
     in, each named (how and which releases) and worded with FlatKV's figures as they count
-    them, its lines parted by ``FORM_BREAK``; a log line that is not FlatKV's line but starts
-    one of them reads as the form whose figures differ least (the first on a tie)."""
-    checks = []
-    for text in expected:
-        t = template(text)
+    them, its lines parted by ``FORM_BREAK``; a log line that reads as none of FlatKV's lines
+    but starts one of them reads as the form whose figures differ least (the first on a
+    tie)."""
+    checks, templates = [], [template(text) for text in expected]
+    taken = frozenset(i for i, line in enumerate(lines) if forms
+                      and any(t.find(line) is not None for t in templates))
+    for text, t in zip(expected, templates, strict=True):
         older = [(name, [template(part) for part in form.split(FORM_BREAK)])
                  for name, form in (forms or {}).get(text, ())]
         found = []
@@ -499,7 +504,8 @@ def check_lines(expected: Sequence[str], engine: str, lines: Sequence[LogLine],
                 line, match = joined, t.find(joined)
             if match is not None:
                 found.append(Occurrence(line, _differences([t], [match])))
-            elif seen := [o for name, ts in older if (o := _form_at(lines, i, name, ts))]:
+            elif seen := [o for name, ts in older
+                          if (o := _form_at(lines, i, name, ts, taken))]:
                 found.append(min(seen, key=lambda o: len(o.differences)))
         checks.append(LineCheck(text.strip(), tuple(found)))
     return LogCheck(engine, detect_engine(lines), tuple(checks), len(lines))

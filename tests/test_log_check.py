@@ -747,3 +747,17 @@ def test_vllm_0_34s_kv_size_line_of_other_pools(pools):
     assert more.detail().endswith(": KV cache size (tokens): FlatKV 4,413,440, log 4,413,441")
     # and an unprefixed paste of it reads as vLLM's
     assert detect_engine(read_log(line)) == "vllm"
+
+
+def test_a_labelled_sglang_log_pasted_without_prefixes_is_not_read_as_its_older_form():
+    from flatkv.strategies.sglang_log import older_forms
+
+    # 0.5.17 and later, pasted bare: "SWA KV Cache is allocated. dtype: ..." holds the words
+    # of the unlabelled form ("KV Cache is allocated. dtype: ..."), as does the Full line; a
+    # log line that reads as one of FlatKV's own lines is that line, never another's form
+    # (read as the SWA line's form, the Full line and its figures would differ from it)
+    expected = mimo_lines()
+    log = "\n".join([expected[0], "Memory pool end. avail mem=22.56 GB", *expected[1:]])
+    check = check_lines(expected, "sglang", read_log(log), older_forms(expected))
+    assert [c.detail() for c in check.lines] == ["line 1 agrees", "line 3 agrees",
+                                                 "line 4 agrees"]
