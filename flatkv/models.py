@@ -97,7 +97,8 @@ class CacheLayer:
 
     @property
     def label(self) -> str:
-        """The reference planner's label: full_attention, sliding_attention, linear_attention."""
+        """The planner's label (``plan.LAYER_LABELS``): linear_attention for a state kind, else
+        full_attention, or sliding / chunked attention as ``AttentionLayer`` says."""
         return LINEAR_ATTENTION if self.is_state else FULL_ATTENTION
 
     def kv_bytes_per_slot(self, tp: int, kv_dtype: str) -> int:

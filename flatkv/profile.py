@@ -132,8 +132,8 @@ class CacheProfile:
     """Per-TP-rank cache shape of one model.
 
     layer_types: one label per *cache* layer, in model order (``full_attention``,
-        ``sliding_attention`` or ``linear_attention``; every state layer, GDN or Mamba, is
-        ``linear_attention`` as in the reference planner).
+        ``sliding_attention``, ``chunked_attention`` or ``linear_attention``: ``LAYER_LABELS``;
+        every state layer, GDN or Mamba, is ``linear_attention`` as in the reference planner).
     kv_bytes_per_slot: bytes one token adds to one attention cache layer (K and V), 0 when the
         model has no attention layer.
     state_const_bytes: state tensor name -> bytes for one state layer, in row order
