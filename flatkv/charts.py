@@ -30,7 +30,8 @@ from flatkv.units import (
 COLORS: dict[str, str] = {
     "kv": "#4C78A8",  # full-attention KV history
     "kv_sliding": "#72B7B2",  # sliding-window KV history
-    # chunked-attention KV history (Llama 4): a hue of its own, a light blue read as full
+    # chunked-attention KV history (Llama 4): a yellow of its own (a light blue, as it had
+    # before, read as full attention's)
     "kv_chunked": "#EECA3B",
     "conv": "#F58518",  # conv state
     "ssm": "#E45756",  # ssm state
