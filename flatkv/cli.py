@@ -731,7 +731,7 @@ _PLANNER_OPTIONS = ("block_size", "alignment", "reserved_bytes_per_block")
 # neither the block size nor the alignment (its page is --sglang-page-size); vLLM and aliased
 # read the block size alone (vLLM's page is a multiple of max(--kernel-block-size,
 # --block-size)); flat, per-component and lcm (its candidate pages) read both.
-# --reserved-bytes-per-block is per-component's, refused on its own (_plan_command).
+# --reserved-bytes-per-block is per-component's, refused on its own (_plan_at_budget).
 _READ_BY = {"block_size": ("flat", "per-component", "vllm", "aliased", "lcm"),
             "alignment": ("flat", "per-component", "lcm"),
             **{o.field: o.read_by for o in ENGINE_OPTIONS},
@@ -830,8 +830,8 @@ def _option_not_read(options: StrategyOptions, strategy: str | None,
 def _vllm_blocks_read(model: GivenModel, args: argparse.Namespace,
                       options: StrategyOptions) -> Callable[[str], bool]:
     """Whether an option changes the budget --vllm-blocks gives (vLLM's block bytes at the
-    options, ``with_vllm_blocks``): such an option is read by every layout's figures. None
-    without --vllm-blocks."""
+    options, ``with_vllm_blocks``): such an option is read by every layout's figures. Without
+    --vllm-blocks no option does (the budget is --budget's or --gpu-memory's)."""
     if getattr(args, "vllm_blocks", None) is None:
         return lambda field: False
     defaults = StrategyOptions()
