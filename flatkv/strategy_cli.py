@@ -402,8 +402,9 @@ class Held:
 
 def format_comparison_table(results: Sequence[StrategyResult],
                             held: Held | None = None) -> str:
-    """Strategies side by side: one column each, figures then the breakdown in GiB; strategies
-    that do not apply are listed with their reason under the table. ``held``: each strategy's
+    """Strategies side by side: one column each, figures then the breakdown, each cell in the
+    binary unit that reads best for it (``format_bytes``); strategies that do not apply are
+    listed with their reason under the table. ``held``: each strategy's
     least budget for R requests, a row of its own."""
     if not results:
         return "(no strategies)"
