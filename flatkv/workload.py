@@ -230,7 +230,8 @@ def max_requests(
 
     Every group needs more than R pages for R requests (each term carries ``+ R + 1``), so R
     is below ``num_units * max(pages_per_unit) + 1``; units needed grow with R, so bisection
-    over that range is exact and takes about 2 * log2(num_units) steps.
+    over that range is exact and takes about log2(num_units x max(pages_per_unit)) steps (18
+    for 100,000 page ids: ``largest_fitting``).
     """
     pool = as_pool(pool)
 
