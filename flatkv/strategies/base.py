@@ -266,7 +266,8 @@ class StrategyOptions:
         (its speculative hook's reset), at most ``T // 2`` and the state pool's cap. Told, it logs
         ``min(this, T // 2)``, and with state at most the state pool's cap, whatever the context;
         the pools stay as they are, but with speculative decoding on a state hybrid the draft-token
-        buffers are reserved for ``min(this, K // S) + 1`` requests, not the hook's 48
+        buffers are reserved for ``min(this, K // S) + 1`` requests (K // S the state pool's cap:
+        its K slots for requests over the S a request holds), not the hook's 48
         (``sglang.running_request_limit``).
     sglang_max_mamba_cache_size: SGLang's ``--max-mamba-cache-size`` M: its state slots for
         requests, told (one more is MambaPool's padding slot). None (default): SGLang sizes
