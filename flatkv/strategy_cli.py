@@ -503,6 +503,25 @@ def compared(args: argparse.Namespace, profile: CacheProfile,
     return results
 
 
+def comparison_json(results: Sequence[StrategyResult], held: Held | None = None,
+                    swept: ContextCurves | None = None) -> str:
+    """``compare --json``: each result's ``to_dict``, with ``--requests``' least budget
+    (``held``) and ``--over-contexts``' concurrency at each context (``swept``, exact in lowest
+    terms beside the float) where given."""
+    dicts = [r.to_dict() for r in results]
+    if held is not None:
+        for d, budget in zip(dicts, held.budgets, strict=True):
+            d.update(requests_to_hold=held.requests, least_budget_bytes=budget)
+    if swept is not None:
+        for d in dicts:
+            values = swept.concurrency.get(d["strategy"], [None] * len(swept.contexts))
+            d["concurrency_over_contexts"] = [
+                {"context_tokens": c, "max_concurrency": None if v is None else float(v),
+                 "max_concurrency_exact": None if v is None else [v.numerator, v.denominator]}
+                for c, v in zip(swept.contexts, values, strict=True)]
+    return json.dumps(dicts, indent=2)
+
+
 def compare_text(args: argparse.Namespace, profile: CacheProfile, context: int | None, *,
                  model_len: int | None = None) -> str:
     """``compare``: every strategy side by side, as a table or a JSON list with --json.
@@ -526,20 +545,7 @@ def compare_text(args: argparse.Namespace, profile: CacheProfile, context: int |
             context_candidates(_needed_context(context, "--over-contexts"), model_len),
             options, [r.strategy for r in results])
     if args.json:
-        dicts = [r.to_dict() for r in results]
-        if held is not None:
-            for d, budget in zip(dicts, held.budgets, strict=True):
-                d.update(requests_to_hold=held.requests, least_budget_bytes=budget)
-        if swept is not None:
-            for d in dicts:
-                values = swept.concurrency.get(d["strategy"], [None] * len(swept.contexts))
-                d["concurrency_over_contexts"] = [
-                    {"context_tokens": c, "max_concurrency": None if v is None else float(v),
-                     # in lowest terms
-                     "max_concurrency_exact": None if v is None else [v.numerator,
-                                                                      v.denominator]}
-                    for c, v in zip(swept.contexts, values, strict=True)]
-        return json.dumps(dicts, indent=2)
+        return comparison_json(results, held, swept)
     table = format_comparison_table(results, held)
     if swept is not None:
         table += "\n" + format_context_sweep(swept)
