@@ -196,6 +196,27 @@ def _workload_lines(profile: CacheProfile, pool: PagePool, context_tokens: int,
     return lines
 
 
+def _capacity(profile: CacheProfile, groups: Sequence[PoolGroup], num_units: int,
+              block_size: int, block_sizes: Mapping[str, int], options: StrategyOptions,
+              unit_name: str) -> tuple[int | None, dict[str, int] | None, str]:
+    """``capacity_tokens`` at the capacity convention (``base``), the pages each group holds
+    there (None without attention) and its formula line: where attention kinds page by
+    different block sizes, the most tokens every group holds at once; else N pages of every
+    attention group beside one request's state pages."""
+    if len(set(block_sizes.values())) > 1:
+        capacity = tokens_every_group_holds(num_units, block_sizes, groups)
+        terms = " + ".join(f"ceil(T / {n(block_sizes[g.kind])})" for g in groups)
+        return (capacity, {g.name: cdiv(capacity, block_sizes[g.kind]) for g in groups},
+                f"capacity_tokens = the most tokens T every group holds at once, {terms} "
+                f"<= {n(num_units)} {unit_name}: T = {n(capacity)}")
+    if not profile.has_attention:
+        return None, None, ("capacity_tokens: none, a model without attention keeps no token "
+                            "history")
+    pages = history_pages(num_units, groups, options, block_size)
+    return (pages * block_size, capacity_pages(groups, pages, options, block_size),
+            capacity_text(num_units, groups, options, pages, block_size, unit_name))
+
+
 def finish_paged(
     strategy: str,
     profile: CacheProfile,
@@ -222,20 +243,9 @@ def finish_paged(
     block_sizes = {g.kind: block_size for g in groups} | dict(kind_block_sizes or {})
     mixed = len(set(block_sizes.values())) > 1
 
-    capacity = held = None
-    if mixed:
-        capacity = tokens_every_group_holds(num_units, block_sizes, groups)
-        held = {g.name: cdiv(capacity, block_sizes[g.kind]) for g in groups}
-        terms = " + ".join(f"ceil(T / {n(block_sizes[g.kind])})" for g in groups)
-        lines.append(f"capacity_tokens = the most tokens T every group holds at once, {terms} "
-                     f"<= {n(num_units)} {unit_name}: T = {n(capacity)}")
-    elif profile.has_attention:
-        pages = history_pages(num_units, groups, options, block_size)
-        held = capacity_pages(groups, pages, options, block_size)
-        capacity = pages * block_size
-        lines.append(capacity_text(num_units, groups, options, pages, block_size, unit_name))
-    else:
-        lines.append("capacity_tokens: none, a model without attention keeps no token history")
+    capacity, held, capacity_line = _capacity(profile, groups, num_units, block_size,
+                                              block_sizes, options, unit_name)
+    lines.append(capacity_line)
 
     numerator = denominator = None
     per_request = None
