@@ -3550,3 +3550,19 @@ def test_sglang_chunked_prefill_size_sizes_a_sliding_request_not_max_batched_tok
     assert sglang(max_batched_tokens=16_384).max_concurrency == pytest.approx(3_911_658 / 16_384)
     with pytest.raises(ValueError, match="sglang_chunked_prefill_size"):
         StrategyOptions(sglang_chunked_prefill_size=0)
+
+
+def test_a_group_page_is_its_layers_rows_at_p_as_flat_and_lcm_count_it():
+    from flatkv.strategies.paged import group_page, label_groups
+
+    groups = {g.name: g for g in label_groups(qwen3_next_tp2())}
+    # 12 full layers x 544 tokens x 1,024 B (2 KV heads / 2 ranks x 256 x 2 x 2 B)
+    assert group_page(qwen3_next_tp2(), groups[FULL], 544) == (6_684_672, "12 x 544 x 1,024")
+    # 36 GDN layers x (24,576 B conv + 524,288 B ssm), whatever P
+    assert group_page(qwen3_next_tp2(), groups[LINEAR], 544) == (19_759_104, "36 x 548,864")
+    assert group_page(qwen3_next_tp2(), groups[LINEAR], 16)[0] == 19_759_104
+    # sliding layers of their own bytes a token (Gemma 4): 2 layers x 16 x 512 B
+    gemma = CacheProfile(layer_types=(SLIDING, SLIDING, FULL), kv_bytes_per_slot=1024,
+                         sliding_kv_bytes_per_slot=512, sliding_window=128)
+    sliding = label_groups(gemma)[0]
+    assert group_page(gemma, sliding, 16) == (16_384, "2 x 16 x 512")

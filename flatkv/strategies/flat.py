@@ -27,17 +27,15 @@ from flatkv.strategies.base import (
     not_applicable,
     unit_parts,
 )
-from flatkv.strategies.paged import finish_paged, history_or_state, label_groups
+from flatkv.strategies.paged import finish_paged, group_page, history_or_state, label_groups
 
 
 def _uses(profile: CacheProfile, block_size: int, block_bytes: int, reserved: int):
     """Per owning group: its own rows are kv_history or state, the rest of the block id is
     dead weight; reserved co-resident rows count as kv_history whoever owns the id."""
-    groups = label_groups(profile)
-    rows = group_rows(profile.components())
     uses = []
-    for g in groups:
-        own = sum(row.row_bytes(block_size) for row in rows[g.name])
+    for g in label_groups(profile):
+        own, _ = group_page(profile, g, block_size)
         parts = unit_parts(dead_weight=block_bytes - own - reserved)
         parts[history_or_state(g.kind)] += own
         parts["kv_history"] += reserved
@@ -46,15 +44,9 @@ def _uses(profile: CacheProfile, block_size: int, block_bytes: int, reserved: in
 
 
 def _rows_text(profile: CacheProfile, block_size: int) -> str:
-    parts = []
-    for g in label_groups(profile):
-        if history_or_state(g.kind) == "state":
-            parts.append(f"{g.layers} x {n(profile.state_bytes_per_layer)} ({g.name} rows)")
-        else:
-            parts.append(
-                f"{g.layers} x {n(block_size)} x {n(profile.kv_bytes_of(g.kind))} ({g.name} rows)"
-            )
-    return " + ".join(parts)
+    """A block's rows as a sum of each group's page, in words."""
+    return " + ".join(f"{group_page(profile, g, block_size)[1]} ({g.name} rows)"
+                      for g in label_groups(profile))
 
 
 def run_flat(

@@ -35,7 +35,12 @@ from flatkv.strategies.base import (
     ratio_text,
     unit_parts,
 )
-from flatkv.strategies.paged import finish_paged, history_or_state, label_groups
+from flatkv.strategies.paged import (
+    finish_paged,
+    group_page,
+    history_or_state,
+    label_groups,
+)
 from flatkv.units import count_text
 from flatkv.workload import PoolGroup
 
@@ -60,12 +65,7 @@ class ParentGeometry:
 def parent_geometry(
     profile: CacheProfile, block_size: int, alignment_bytes: int
 ) -> ParentGeometry:
-    payloads = {}
-    for g in label_groups(profile):
-        if history_or_state(g.kind) == "state":
-            payloads[g.name] = g.layers * profile.state_bytes_per_layer
-        else:
-            payloads[g.name] = g.layers * block_size * profile.kv_bytes_of(g.kind)
+    payloads = {g.name: group_page(profile, g, block_size)[0] for g in label_groups(profile)}
     largest = max(payloads.values())
     k = {name: max(1, largest // p) for name, p in payloads.items()}
     b = alignment_bytes * cdiv(max(k[name] * p for name, p in payloads.items()), alignment_bytes)

@@ -310,3 +310,14 @@ def finish_paged(
 def history_or_state(kind: str) -> str:
     """The breakdown category of a group's real rows."""
     return "state" if kind == LINEAR_ATTENTION else "kv_history"
+
+
+def group_page(profile: CacheProfile, group: PoolGroup, block_size: int) -> tuple[int, str]:
+    """One page of ``group`` at P = ``block_size``: the bytes of its layers' rows side by side
+    (a state row whatever P, a history row P tokens of its kind's bytes), and that product in
+    the formulas' words (``36 x 548,864``, ``12 x 544 x 1,024``)."""
+    if history_or_state(group.kind) == "state":
+        each = profile.state_bytes_per_layer
+        return group.layers * each, f"{group.layers} x {n(each)}"
+    each = profile.kv_bytes_of(group.kind)
+    return group.layers * block_size * each, f"{group.layers} x {n(block_size)} x {n(each)}"
