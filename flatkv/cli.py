@@ -465,30 +465,12 @@ def _plan_command(args: argparse.Namespace) -> CommandOutput:
 
 
 def _plan_at_budget(args: argparse.Namespace, model: GivenModel) -> CommandOutput:
+    """``plan``: the planner's plan (packed slabs or per component), with --context the
+    requests its own layout counts; with --strategy, that layout's figures instead."""
     profile = model.profile
     options = strategy_cli.options_from_args(args)  # validate every option, used or not
     if args.strategy:
-        if args.planner is not None:
-            raise UsageError("--planner chooses the planner without --strategy; with --strategy "
-                             "use --strategy flat or --strategy per-component")
-        if args.reserved_bytes_per_block and args.strategy != "per-component":
-            raise UsageError(f"--reserved-bytes-per-block applies to the per-component layout, "
-                             f"not --strategy {args.strategy}")
-        if unread := _option_not_read(options, args.strategy,
-                                      _vllm_blocks_read(model, args, options)):
-            flag, layout, instead = unread
-            raise UsageError(f"{flag} is not read by --strategy {args.strategy}{instead}: use "
-                             f"--strategy {layout} (a layout that reads it), or compare, which "
-                             "shows every layout")
-        output = _counting_requests(model, args, strategy_cli.plan_strategy_text)
-        return replace(output, notes=output.notes
-                       + idle_option_notes(options, profile, (args.strategy,))
-                       + idle_page_notes(args, profile, options)
-                       + sglang_chunk_notes(args, profile, options, (args.strategy,))
-                       + (checkpoint_notes(options, model, _gpu_named(args))
-                          if "prefill_checkpoint_blocks" in strategy_fields(args.strategy,
-                                                                             profile)
-                          else ()))
+        return _plan_strategy(args, model, options)
     planner = args.planner or "packed"
     # with --context the plan's own layout counts requests, and reads its options
     counting = PLANNER_STRATEGY[planner] if args.context is not None else None
@@ -528,6 +510,33 @@ def _plan_at_budget(args: argparse.Namespace, model: GivenModel) -> CommandOutpu
     return CommandOutput(text, model.stderr_notes() + budget_notes(args)
                          + (context.notes() if context else ()) + drafter_notes(args, model)
                          + idle)
+
+
+def _plan_strategy(args: argparse.Namespace, model: GivenModel,
+                   options: StrategyOptions) -> CommandOutput:
+    """``plan --strategy NAME``: that layout's figures at the context, with the notes on options
+    it does not act on; an option it does not read (or the planner's) refused."""
+    profile = model.profile
+    if args.planner is not None:
+        raise UsageError("--planner chooses the planner without --strategy; with --strategy "
+                         "use --strategy flat or --strategy per-component")
+    if args.reserved_bytes_per_block and args.strategy != "per-component":
+        raise UsageError(f"--reserved-bytes-per-block applies to the per-component layout, "
+                         f"not --strategy {args.strategy}")
+    if unread := _option_not_read(options, args.strategy,
+                                  _vllm_blocks_read(model, args, options)):
+        flag, layout, instead = unread
+        raise UsageError(f"{flag} is not read by --strategy {args.strategy}{instead}: use "
+                         f"--strategy {layout} (a layout that reads it), or compare, which "
+                         "shows every layout")
+    output = _counting_requests(model, args, strategy_cli.plan_strategy_text)
+    return replace(output, notes=output.notes
+                   + idle_option_notes(options, profile, (args.strategy,))
+                   + idle_page_notes(args, profile, options)
+                   + sglang_chunk_notes(args, profile, options, (args.strategy,))
+                   + (checkpoint_notes(options, model, _gpu_named(args))
+                      if "prefill_checkpoint_blocks" in strategy_fields(args.strategy, profile)
+                      else ()))
 
 
 def drafter_notes(args: argparse.Namespace, model: GivenModel) -> tuple[str, ...]:
@@ -731,7 +740,7 @@ _PLANNER_OPTIONS = ("block_size", "alignment", "reserved_bytes_per_block")
 # neither the block size nor the alignment (its page is --sglang-page-size); vLLM and aliased
 # read the block size alone (vLLM's page is a multiple of max(--kernel-block-size,
 # --block-size)); flat, per-component and lcm (its candidate pages) read both.
-# --reserved-bytes-per-block is per-component's, refused on its own (_plan_at_budget).
+# --reserved-bytes-per-block is per-component's, refused on its own (_plan_strategy).
 _READ_BY = {"block_size": ("flat", "per-component", "vllm", "aliased", "lcm"),
             "alignment": ("flat", "per-component", "lcm"),
             **{o.field: o.read_by for o in ENGINE_OPTIONS},
