@@ -245,11 +245,17 @@ def _raw_profile(args: argparse.Namespace) -> CacheProfile:
 # plan
 
 
-def _positive_int(text: str) -> int:
+def _whole_number(text: str) -> int | None:
+    """``text`` as an int; None where it is not one, or is past 20 characters (2**64 has 20
+    digits: no count here is larger, and int() of a huge string is slow)."""
     try:
-        value = int(text) if len(text) <= 20 else None  # past 2**64 is no block size
+        return int(text) if len(text) <= 20 else None
     except ValueError:
-        value = None
+        return None
+
+
+def _positive_int(text: str) -> int:
+    value = _whole_number(text)
     if value is None:
         raise argparse.ArgumentTypeError(f"{quoted(text)} is not a whole number up to 2**64")
     if value < 1:
@@ -259,10 +265,7 @@ def _positive_int(text: str) -> int:
 
 def _vllm_blocks(text: str) -> int:
     """--vllm-blocks: the N of vLLM's "N KV cache blocks" line, as many as a budget may be."""
-    try:
-        value = int(text) if len(text) <= 20 else None
-    except ValueError:
-        value = None
+    value = _whole_number(text)
     if value is None or not MIN_VLLM_BLOCKS <= value <= MAX_VLLM_BLOCKS:
         raise argparse.ArgumentTypeError(
             f"{quoted(text)} is not a count of vLLM blocks: give the N of its \"Memory after "
