@@ -24,8 +24,9 @@
 
 The sliding / full split is computed in SGLang's own float arithmetic (``swa_split``): its
 float cell can move a pool by a token, or at a page size over 1 by a page, and the log prints
-what the float gives. The state split keeps exact arithmetic on r (0.9 is 9/10), where SGLang's
-float can move a slot count by one when a product lands exactly on a whole number. A request at
+what the float gives. So is the state pool (``state_pool_bytes``): where ``budget x r / (1 +
+r)`` is exactly a whole number of slots, SGLang's float falls a hair under it and holds a slot
+fewer. A request at
 context L holds L full tokens, ``min(W - 1 + chunked_prefill_size, L)`` sliding tokens (Llama 4's
 chunked layers ride the sliding pool: ``min(C + chunked_prefill_size, L)``, C the chunk) and S
 state slots.
