@@ -839,12 +839,19 @@ def test_sglang_state_pool_in_sglangs_own_float_arithmetic():
     x = r.extras
     assert (x["state_pool_bytes"], x["state_slots"], x["request_state_slots"]) == (
         98_795_519, 4, 3)
+    # its formula line is true as SGLang computes it, and says the exact quotient beside it
+    assert ("state pool = budget x r / (1 + r) = 1,086,750,720 x 0.1 / (1 + 0.1) = 98,795,519 "
+            "in SGLang's float arithmetic, 98,795,520 in exact arithmetic: SGLang holds what "
+            "its floats give") in r.formulas
     # the KV pool gets the rest: (1,086,750,720 - 4 x 19,759,104) // (12 x 1,024) = 82,008
     assert x["kv_tokens"] == (budget - 4 * slot) // (12 * 1024) == 82_008
     # the fifth slot comes a byte later: (budget + 1) / 11 = 98,795,520.09... B
     assert budget_of_next_slot(r, qwen3_next_tp2()) == budget + 1
     more = run_strategy("sglang", qwen3_next_tp2(), budget_bytes=budget + 1, options=tenth)
     assert more.extras["state_slots"] == 5
+    # there floats and exact arithmetic agree (98,795,520.09... both ways down): no remark
+    assert ("state pool = budget x r / (1 + r) = 1,086,750,721 x 0.1 / (1 + 0.1) = 98,795,520"
+            in more.formulas)
 
 
 def test_sglang_too_small_for_one_request_names_the_budget_that_fits():

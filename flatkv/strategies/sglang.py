@@ -997,9 +997,13 @@ def _budget_state_slots(profile: CacheProfile, options: StrategyOptions, budget_
     r = options.mamba_full_memory_ratio
     slot_bytes = n_state * layer_bytes
     state_pool = state_pool_bytes(budget_bytes, r)
+    exact = math.floor(Fraction(budget_bytes) * r / (1 + r))
     formulas.append(
         f"state pool = budget x r / (1 + r) = {n(budget_bytes)} x {ratio_text(r)} / "
         f"(1 + {ratio_text(r)}) = {n(state_pool)}" + (
+            "" if state_pool == exact else
+            f" in SGLang's float arithmetic, {n(exact)} in exact arithmetic: SGLang holds what "
+            "its floats give") + (
             "" if profile.has_attention else
             " (SGLang splits so without attention layers too: _handle_max_mamba_cache reads "
             "no layer count, and the rest goes to a token pool of no layers)")
