@@ -12,11 +12,16 @@ Kinds (``kind`` -> class):
                may differ
     mla        multi-head latent attention (DeepSeek V2/V3): one latent + rope key per token,
                and V3.2's lightning indexer keys where index_head_dim is set
-    gdn        gated delta net (qwen3_next, qwen3_5 linear attention): conv + ssm state
-    mamba2     Mamba2 (nemotron_h, granitemoehybrid, falcon_h1, bamba): conv + ssm state
+    gdn        gated delta net (qwen3_next, qwen3_5, olmo_hybrid linear attention; Kimi Delta
+               Attention too, kimi_linear and bailing_hybrid, whose state shapes are GDN's):
+               conv + ssm state
+    mamba2     Mamba2 (nemotron_h, granitemoehybrid, falcon_h1, bamba, zamba2, mamba2): conv +
+               ssm state
     mamba1     Mamba1 (jamba, mamba, falcon_mamba): conv + ssm state
-    short_conv gated short convolution (lfm2): conv state only
+    short_conv gated short convolution (lfm2, lfm2_moe, lfm3): conv state only
     lightning  lightning attention (MiniMax-Text-01 / M1): ssm state only
+
+(the config.json model types each kind serves: ``hf_resolve.FAMILIES``)
 
 The export format (``to_dict`` / ``from_dict``, also the preset format) names each distinct layer
 geometry once under ``kinds`` and lists the layer order as a compact pattern over those names,
