@@ -28,7 +28,6 @@ from flatkv.plan import (
     ComponentSpec,
     Equalizer,
     FlatMemoryPlan,
-    Row,
     TensorPlan,
     alignment_or_block_size,
     check_int,
@@ -176,16 +175,6 @@ class PlanAnalysis:
         return steps
 
 
-def _rows_and_equalizer(
-    components: Iterable[ComponentSpec], block_size: int, alignment: int
-) -> tuple[dict[str, list[Row]], Equalizer]:
-    check_int("block_size", block_size, minimum=1)
-    check_int("alignment", alignment, minimum=1)
-    groups = group_rows(components)
-    return groups, config_equalizer([r for rs in groups.values() for r in rs], block_size,
-                                    alignment)
-
-
 def analyze(
     components: Iterable[ComponentSpec],
     *,
@@ -204,7 +193,8 @@ def analyze(
     check_int("budget_bytes", budget_bytes, maximum=MAX_BYTES)
     comps = tuple(components)
     alignment = alignment_or_block_size(alignment, block_size)
-    groups, eq = _rows_and_equalizer(comps, block_size, alignment)
+    groups = group_rows(comps)
+    eq = config_equalizer([r for rs in groups.values() for r in rs], block_size, alignment)
     if planner == "packed":
         plan = plan_tensors(
             comps, block_size=block_size, alignment=alignment, budget_bytes=budget_bytes
@@ -350,6 +340,11 @@ def _check_planner(planner: str, reserved: int) -> None:
 def _check_sizes(block_size: int, alignment: int | None) -> None:
     """Block size and alignment within the caps every layout shares (``units.MAX_TOKENS``)."""
     check_int("block_size", block_size, minimum=1, maximum=MAX_TOKENS)
+    _check_alignment(alignment)
+
+
+def _check_alignment(alignment: int | None) -> None:
+    """An alignment within ``units.MAX_TOKENS``, or None (the block size)."""
     if alignment is not None:
         check_int("alignment", alignment, minimum=1, maximum=MAX_TOKENS)
 
@@ -386,8 +381,7 @@ def sweep_block_sizes(
     model = _sweep_model(components, planner, reserved_bytes_per_block)
     sizes = _check_points("block_sizes", block_sizes, 1, MAX_TOKENS)
     check_int("budget_bytes", budget_bytes, maximum=MAX_BYTES)
-    if alignment is not None:
-        check_int("alignment", alignment, minimum=1, maximum=MAX_TOKENS)
+    _check_alignment(alignment)
     return tuple(model.point(b, alignment_or_block_size(alignment, b), budget_bytes)
                  for b in sizes)
 
