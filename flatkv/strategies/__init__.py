@@ -59,6 +59,8 @@ def model_blocker(strategy: str, profile: CacheProfile) -> str:
     """Why ``strategy`` serves no model of ``profile`` under any options ("" when it may)."""
     blocker = _MODEL_BLOCKERS.get(strategy)
     return blocker(profile) if blocker else ""
+
+
 # What each engine's log calls the figure in ``StrategyResult.logged_tokens``.
 LOGGED_AS: dict[str, str] = {
     "vllm": 'vLLM\'s "GPU KV cache size"',
