@@ -141,6 +141,9 @@ class PlanTotals:
 
 @dataclass(frozen=True)
 class PlanAnalysis:
+    """``analyze``'s answer: the plan ``planner`` ("packed" or "per-component") made, how P was
+    chosen, each slot's rows at their offsets, each group's dead weight, and the totals."""
+
     planner: str
     plan: FlatMemoryPlan
     equalizer: Equalizer  # how P was chosen (per-component: the config-level P it is given)
@@ -276,6 +279,9 @@ def _slot_use(index: int, tensor: TensorPlan, num_blocks: int, page_row_bytes: i
 
 @dataclass(frozen=True)
 class SweepPoint:
+    """One point of a sweep: the headline figures ``analyze`` would give at this block size and
+    budget, in closed form (no plan built)."""
+
     requested_block_size: int
     block_size: int
     budget_bytes: int

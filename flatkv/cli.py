@@ -454,6 +454,8 @@ def explain_budget(args: argparse.Namespace, message: str) -> str:
 
 
 def _plan_command(args: argparse.Namespace) -> CommandOutput:
+    """``plan``, its errors about the budget told where a budget --gpu-memory or --vllm-blocks
+    derives comes from and which of those options raises it (the user typed no --budget)."""
     model = given_model(args)
     args = with_given_budget(args, model)
     try:
@@ -600,6 +602,9 @@ def _counting_requests(
 
 
 def _compare_command(args: argparse.Namespace) -> CommandOutput:
+    """``compare``, or with --check-log the check of that log in the table's place: both run
+    through ``_counting_requests`` (``command``), so the log is checked at the context compare
+    counts, and exit 1 where a figure differs."""
     if args.check_log is not None and (unread := [flag for flag, given in (
             ("--requests", args.requests is not None), ("--over-contexts", args.over_contexts))
             if given]):

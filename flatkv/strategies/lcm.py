@@ -65,6 +65,8 @@ class ParentGeometry:
 def parent_geometry(
     profile: CacheProfile, block_size: int, alignment_bytes: int
 ) -> ParentGeometry:
+    """SPEC 3.4's parent at P = ``block_size``: each group's payload (its page), K_g, B and the
+    padding of each group (the module docstring's formulas)."""
     payloads = {g.name: group_page(profile, g, block_size)[0] for g in label_groups(profile)}
     largest = max(payloads.values())
     k = {name: max(1, largest // p) for name, p in payloads.items()}
@@ -102,6 +104,9 @@ def run_lcm(
     profile: CacheProfile, *, budget_bytes: int, context_tokens: int | None,
     options: StrategyOptions,
 ) -> StrategyResult:
+    """Two-level pages (SPEC 3.4): the smallest candidate P whose parents pad every group under
+    ``lcm_padding_bound``, ``budget // B - 1`` parents; refused for a state-only model, where no
+    P meets the bound, or where fewer than one parent is left beside the null one."""
     name = "lcm"
     if not profile.has_attention:
         return no_attention_layer(
