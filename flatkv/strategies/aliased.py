@@ -58,8 +58,9 @@ def run_aliased(
     profile: CacheProfile, *, budget_bytes: int, context_tokens: int | None,
     options: StrategyOptions,
 ) -> StrategyResult:
-    """Slab aliasing (SPEC 3.3): a block is one group's rows at the requested P, so the page ids
-    are flat's times the number of groups; refused where ``aliasing_blocker`` says why."""
+    """Slab aliasing (SPEC 3.3): a block is one group's rows at the requested P, so the budget
+    holds about flat's page ids times the number of groups; refused where ``aliasing_blocker``
+    says why."""
     name = "aliased"
     blocker = aliasing_blocker(profile)
     if blocker:
