@@ -100,6 +100,21 @@ def choose_geometry(
     return best, False, len(candidates)
 
 
+def _bound_unmet(best: ParentGeometry, tried: int, options: StrategyOptions) -> str:
+    """Why no candidate P serves (the best one tried pads a group past the bound), and the
+    option that would let one: the bound, or the parent alignment where even the largest
+    bound accepted would not."""
+    worst, pad = best.worst
+    return (f"no P among {tried} candidates keeps every group's padding under "
+            f"{ratio_text(options.lcm_padding_bound)}: the best, P = {best.block_size}, pads "
+            f"{worst} by {float(pad) * 100:.1f}%; " + (
+                "raise the two-level padding bound (--lcm-padding-bound) to accept it"
+                if pad <= PADDING_BOUND_RANGE[1] else
+                f"more than the padding bound can accept ({ratio_text(PADDING_BOUND_RANGE[1])}): "
+                f"lower the parent alignment (--lcm-alignment-bytes, "
+                f"{options.lcm_alignment_bytes:,} B)"))
+
+
 def run_lcm(
     profile: CacheProfile, *, budget_bytes: int, context_tokens: int | None,
     options: StrategyOptions,
@@ -116,19 +131,8 @@ def run_lcm(
     geo, met, tried = choose_geometry(profile, options)
     bound = options.lcm_padding_bound
     if not met:
-        worst, pad = geo.worst
-        return not_applicable(
-            name, budget_bytes,
-            f"no P among {tried} candidates keeps every group's padding under "
-            f"{ratio_text(bound)}: the best, P = {geo.block_size}, pads {worst} by "
-            f"{float(pad) * 100:.1f}%; " + (
-                "raise the two-level padding bound (--lcm-padding-bound) to accept it"
-                if pad <= PADDING_BOUND_RANGE[1] else
-                f"more than the padding bound can accept ({ratio_text(PADDING_BOUND_RANGE[1])}): "
-                f"lower the parent alignment (--lcm-alignment-bytes, "
-                f"{options.lcm_alignment_bytes:,} B)"),
-            profile_name=profile.name, context_tokens=context_tokens,
-        )
+        return not_applicable(name, budget_bytes, _bound_unmet(geo, tried, options),
+                              profile_name=profile.name, context_tokens=context_tokens)
     b = geo.parent_bytes
     total_parents = budget_bytes // b
     parents = total_parents - 1
