@@ -185,7 +185,12 @@ def as_pool(plan: PagePool | FlatMemoryPlan | StrategyResult) -> PagePool:
     if isinstance(plan, PagePool):
         return plan
     if isinstance(plan, FlatMemoryPlan):
-        return pool_from_plan(plan)
+        try:
+            return pool_from_plan(plan)
+        except ValueError as exc:  # a plan keeps no window, which windowed groups need
+            raise ValueError(f"{exc}; a FlatMemoryPlan keeps no window: pass "
+                             "pool_from_plan(plan, sliding_window=..., attention_chunk_size=...) "
+                             "instead of the plan") from None
     pool = getattr(plan, "pool", None)
     if isinstance(pool, PagePool):
         return pool

@@ -174,3 +174,25 @@ def test_covers_accepts_a_planner_result_and_a_strategy_result():
     )
     with pytest.raises(ValueError, match="page pool"):
         covers(run_strategy("sglang", prof, budget_bytes=10**11), w)
+
+
+def test_a_planner_result_with_windowed_layers_asks_for_its_window():
+    # a FlatMemoryPlan names its groups but keeps no window: a sliding model's plan is refused
+    # with the call that gives it (the CLI flag the profile's message names does not apply here)
+    from strategy_profiles import gpt_oss_20b
+
+    from flatkv.plan import plan_tensors
+    from flatkv.workload import pool_from_plan
+
+    prof = gpt_oss_20b()
+    plan = plan_tensors(prof.components(), block_size=16, alignment=16, budget_bytes=10**10)
+    w = Workload(requests=1, context_tokens=1000)
+    with pytest.raises(ValueError, match=r"sliding_window is not set.*pass pool_from_plan\(plan, "
+                       r"sliding_window=\.\.\., attention_chunk_size=\.\.\.\)"):
+        covers(plan, w)
+    # with its window (128): 12 full and 12 sliding layers, 10**10 // 786,432 = 12,715 ids;
+    # full ceil(1,000 / 16) + 2 = 65 pages, sliding ceil(127 / 16) + ceil(1,000 / 16) + 2 = 73
+    pool = pool_from_plan(plan, sliding_window=128)
+    assert pool.num_units == 12_715
+    assert group_pages(pool, w) == {SLIDING: 73, FULL: 65}
+    assert covers(pool, w)
