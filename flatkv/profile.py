@@ -281,16 +281,28 @@ class CacheProfile:
                           hint="or None when the conv state is not widened per speculative token")
         self._check_whole("conv_element_bytes", "a conv", ("element size", "elements"),
                           hint="or None when the conv dtype is unknown")
-        if self.indexer_bytes_per_slot is not None:
-            check_int("indexer_bytes_per_slot", self.indexer_bytes_per_slot, minimum=1,
-                      maximum=self.kv_bytes_per_slot - 1,
-                      hint="the indexer's part of kv_bytes_per_slot, or None without one")
+        self._check_indexer()
         for label, windowed in WINDOWED.items():
             check_window(getattr(self, windowed.field), label, self.layer_types)
         self._check_kv_tensors()
         self._check_sliding_kv()
         self._check_split("sliding_kv_tensor_bytes", "sliding_kv_bytes_per_slot")
         self._check_kv_shared()
+
+    def _check_indexer(self) -> None:
+        """``indexer_bytes_per_slot``, when set, is a part of ``kv_bytes_per_slot`` (the
+        lightning indexer's keys ride in the same row as the latent), so fewer bytes than it."""
+        indexer = self.indexer_bytes_per_slot
+        if indexer is None:
+            return
+        check_int("indexer_bytes_per_slot", indexer, minimum=1, maximum=MAX_ROW_BYTES,
+                  hint="the indexer's part of kv_bytes_per_slot, or None without one")
+        if indexer >= self.kv_bytes_per_slot:
+            raise ValueError(
+                f"indexer_bytes_per_slot is {indexer} but kv_bytes_per_slot is "
+                f"{self.kv_bytes_per_slot}: the indexer's keys are a part of a token's KV bytes "
+                "(DeepSeek-V3.2's 132 of 1,284 B in bfloat16), so give fewer bytes than "
+                "kv_bytes_per_slot, or None without an indexer")
 
     def _check_ssm_dtype(self) -> None:
         """``ssm_dtype``, when set, is a state dtype (canonical name) whose elements are

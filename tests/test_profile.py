@@ -120,6 +120,17 @@ def test_profile_components_and_counts():
      (dict(layer_types=["full_attention", "sliding_attention"], kv_bytes_per_slot=8,
            sliding_window=4, sliding_kv_bytes_per_slot=16, indexer_bytes_per_slot=4),
       "beside a lightning indexer"),
+     # the indexer's keys are part of a token's KV bytes: at most one byte fewer (it said
+     # "too large to be real (at most -1)" for a model without attention)
+     (dict(layer_types=["full_attention"], kv_bytes_per_slot=1_284, indexer_bytes_per_slot=1_284),
+      r"^indexer_bytes_per_slot is 1284 but kv_bytes_per_slot is 1284: the indexer's keys are a "
+      r"part of a token's KV bytes \(DeepSeek-V3.2's 132 of 1,284 B in bfloat16\), so give "
+      r"fewer bytes than kv_bytes_per_slot, or None without an indexer$"),
+     (dict(layer_types=["linear_attention"], kv_bytes_per_slot=0, state_const_bytes={"conv": 8},
+           indexer_bytes_per_slot=132),
+      r"^indexer_bytes_per_slot is 132 but kv_bytes_per_slot is 0: "),
+     (dict(layer_types=["full_attention"], kv_bytes_per_slot=1_284, indexer_bytes_per_slot=0),
+      "indexer_bytes_per_slot must be positive"),
      # a state tensor named as the history would be drawn (and coloured) as attention KV
      (dict(layer_types=["full_attention", "linear_attention"], kv_bytes_per_slot=8,
            state_const_bytes={"kv": 64}),
