@@ -277,7 +277,9 @@ def _mamba_cache_mode_widget() -> None:
          "0.28 and later turn prefix caching on for hybrid models, in align by default "
          "(the log names the mode); none, the default here, is "
          "--no-enable-prefix-caching or vLLM up to 0.27. vLLM 0.32 and later have no "
-         "mode all, and keep prefill checkpoint blocks in align (its own field).")
+         "mode all, and keep prefill checkpoint blocks in align (its own field): in mode all "
+         "the vLLM column is vLLM 0.31's, the last release with it, its figures and start-up "
+         "log lines that release's.")
     s = state()
     held = app_data.mamba_mode_text(s.mamba_cache_mode, s.prefill_checkpoint_blocks,
                                     s.speculative_tokens)

@@ -86,9 +86,10 @@ ENGINE_OPTIONS = (
                  SCHEDULING_COLUMN),
     EngineOption("prefill_checkpoint_blocks", "prefill checkpoint blocks", _PAGED_WITH_STATE,
                  VLLM_COLUMN, _has_state, only_in_mode="align"),
-    # vLLM's, in mode all, which some models run as align
+    # vLLM's, in mode all, which some models run as align; a hybrid's (vLLM 0.31 aligns no
+    # other P to the chunk)
     EngineOption("mamba_chunk_size", "mamba chunk", ("vllm",), VLLM_COLUMN,
-                 lambda p: p.has_state and runs_all_as_align(p) is None,
+                 lambda p: p.has_state and p.has_attention and runs_all_as_align(p) is None,
                  only_in_mode="all"),
     # off, vLLM keeps every token of sliding and chunked layers, and refuses a state hybrid
     EngineOption("vllm_hybrid_manager", "vLLM hybrid KV cache manager", ("vllm",), VLLM_COLUMN,

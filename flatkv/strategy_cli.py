@@ -49,7 +49,7 @@ from flatkv.strategies.sglang import (
 )
 from flatkv.strategies.sglang_log import logged_padding
 from flatkv.strategies.vllm import MLA_HYBRID_BLOCK
-from flatkv.strategies.vllm_log import WARMUP_LOG_NOTE, with_available_elided
+from flatkv.strategies.vllm_log import log_words, memory_log_note, with_available_elided
 from flatkv.strategies.vllm_releases import OLDER_VLLM_LOG, last_served_note
 from flatkv.strategy_notes import short_of_one_request_text
 from flatkv.texttable import text_table
@@ -114,7 +114,9 @@ def add_strategy_arguments(
     parser.add_argument("--mamba-cache-mode", choices=MAMBA_CACHE_MODES,
                         default=defaults.mamba_cache_mode,
                         help="state pages per request: none = 1, align = 2, all = cdiv(L, P) "
-                        "(vLLM up to 0.31), each plus --speculative-tokens (default none)")
+                        "(vLLM up to 0.31: in mode all the vllm column, its figures and its "
+                        "start-up log lines are vLLM 0.31's), each plus --speculative-tokens "
+                        "(default none)")
     parser.add_argument("--speculative-tokens", type=int, default=defaults.speculative_tokens,
                         metavar="N", help="tokens drafted per step (vLLM's "
                         "num_speculative_tokens): N more state pages a request in every paged "
@@ -384,9 +386,9 @@ def _start_up_log_lines(result: StrategyResult) -> list[str]:
         said = "; its GB are GiB" + (f", its sizes count {' and '.join(padding)}"
                                      if padding else "")
     notes = list(x.get("log_left_out", ()))
-    if result.strategy == "vllm":  # how its two memory lines read
-        notes.append(WARMUP_LOG_NOTE)
-    return [f"{start_up_log_title(result.strategy)} (a current release's words{said}):",
+    if result.strategy == "vllm":  # how its memory lines read
+        notes.append(memory_log_note(result))
+    return [f"{start_up_log_title(result.strategy)} ({log_words(result)}{said}):",
             *(f"  {line}" for line in log), *(f"  ({why})" for why in notes)]
 
 

@@ -50,9 +50,10 @@ from flatkv.strategies.vllm import (
     all_as_align_why,
     runs_all_as_align,
 )
-from flatkv.strategies.vllm_log import WARMUP_LOG_NOTE
+from flatkv.strategies.vllm_log import log_words, memory_log_note
 from flatkv.strategies.vllm_releases import (
     GDN_CHECKPOINT_CLASSES,
+    MODE_ALL_RELEASE,
     OLDER_VLLM_LOG,
     OLDER_VLLM_TELL,
     PREFILL_CHECKPOINT_CLASSES,
@@ -363,13 +364,18 @@ def mamba_all_text(options: StrategyOptions, profile: CacheProfile) -> str:
     if options.mamba_cache_mode != "all" or not profile.has_state:
         return ""
     text = ("Mamba cache mode all: every paged layout keeps a state snapshot every P tokens of "
-            "its own P (vLLM first aligns its P to lcm(chunk, A)), so a small P, such as "
-            "two-level pages' requested block size, means many snapshots. vLLM has it up to "
-            "0.31 (0.32 and later run align with prefix caching, none without).")
+            "its own P (vLLM first aligns a hybrid's P to lcm(chunk, A)), so a small P, such as "
+            f"two-level pages' requested block size, means many snapshots. vLLM has it up to "
+            f"{MODE_ALL_RELEASE} (0.32 and later run align with prefix caching, none without), "
+            f"so in this mode the vLLM column is vLLM {MODE_ALL_RELEASE}'s: its figures and its "
+            "start-up log lines are that release's.")
     if aligning := runs_all_as_align(profile):
-        held = state_pages_per_request(replace(options, mamba_cache_mode="align"), 0, 1)
-        text += (f" Not vLLM here: {all_as_align_why(aligning)}; its row counts align's "
-                 f"{held} state pages a request, and its P is not aligned to the chunk.")
+        # (0.31's align keeps no prefill checkpoint block: they came in 0.32 and 0.33)
+        held = state_pages_per_request(replace(options, mamba_cache_mode="align",
+                                               prefill_checkpoint_blocks=0), 0, 1)
+        text += (f" Not vLLM here: {all_as_align_why(aligning)}; its row counts "
+                 f"{MODE_ALL_RELEASE}'s align, {held} state pages a request (no prefill "
+                 "checkpoint block in that release), and its P is not aligned to the chunk.")
     return text
 
 
@@ -670,14 +676,14 @@ def start_up_log_text(r: StrategyResult) -> str:
     them."""
     if r.strategy == "sglang":
         return sglang_start_up_log_text(r)
-    text = f"{_log_lines_are(r)} {WARMUP_LOG_NOTE}."
+    text = f"{_log_lines_are(r)} {memory_log_note(r)}."
     for left_out in r.extras.get("log_left_out", ()):
         text += f" {sentence_case(left_out)}."
     if r.extras.get("state_page_bytes") is not None:  # a state model: which mode it counts
         mode = r.extras["mamba_cache_mode"]
         if r.extras.get("mamba_cache_mode_asked") == "all":
             text += (" It counts mamba cache mode align: asked for all, vLLM runs this model in "
-                     "align, as its first line says.")
+                     "align, as its second line says (its first, that mode all is going).")
         else:
             text += (f" It counts mamba cache mode {mode}, as set here" + (
                 " (--no-enable-prefix-caching): vLLM 0.28 and later start a hybrid in align and "
@@ -737,8 +743,8 @@ def sglang_start_up_log_text(r: StrategyResult) -> str:
 
 def _log_lines_are(r: StrategyResult) -> str:
     """The opening of what an engine's start-up log lines under its math are."""
-    return (f"{start_up_log_title(r.strategy)}, in a current release's words and number "
-            "formats: set it beside yours line by line.")
+    return (f"{start_up_log_title(r.strategy)}, in {log_words(r, in_brackets=True)} and "
+            "number formats: set it beside yours line by line.")
 
 
 def recent_vllm_help(changes: dict[str, object], architectures: tuple[str, ...] = (),

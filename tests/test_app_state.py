@@ -771,6 +771,10 @@ def test_layout_fields_are_the_options_that_act_on_the_model():
                                                         "prefill_checkpoint_blocks")
     assert strategy_fields("flat", load_preset("gpt-oss-20b").profile()) == ("max_batched_tokens",)
     assert strategy_fields("flat", load_preset("Llama-3.1-8B").profile()) == ()
+    # the chunk P aligns to in mode all: a hybrid's that keeps mode all (Nemotron-H); not a
+    # model of state layers alone, which vLLM 0.31 snapshots every block size tokens
+    assert "mamba_chunk_size" in strategy_fields("vllm", load_preset("Nemotron-H-8B").profile())
+    assert "mamba_chunk_size" not in strategy_fields("vllm", STATE_ONLY)
 
 
 # 3 full + 5 sliding layers: two-level pages pad the full group's parents by 5/3 - 1 = 2/3

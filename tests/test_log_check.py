@@ -761,3 +761,42 @@ def test_a_labelled_sglang_log_pasted_without_prefixes_is_not_read_as_its_older_
     check = check_lines(expected, "sglang", read_log(log), older_forms(expected))
     assert [c.detail() for c in check.lines] == ["line 1 agrees", "line 3 agrees",
                                                  "line 4 agrees"]
+
+
+def test_a_vllm_0_31_log_of_mamba_cache_mode_all_reads_as_flatkvs_mode_all_lines():
+    from flatkv.log_check import check_result
+    from flatkv.strategies import StrategyOptions
+
+    # Nemotron-H in mode all, as vLLM 0.31 (the last release with it) logs its start-up: each
+    # line from 0.31's own format string (config/cache.py, config/vllm.py, platforms/
+    # interface.py, v1/worker/gpu_worker.py, v1/core/kv_cache_utils.py) at its figures: P =
+    # 128 x cdiv(2,158,592, 128 x 4,096) = 640, the state padded to 640 x 4,096 = 2,621,440 B,
+    # 40 GiB of 4,096 blocks, a request of 8,192 tokens 13 + 6 x 13 = 91 of them
+    profile = load_preset("Nemotron-H-8B").profile()
+    r = run_strategy("vllm", profile, budget_bytes=GIB40, context_tokens=8192,
+                     options=StrategyOptions(mamba_cache_mode="all"))
+    padding = "%.2f" % (100 * (2_621_440 - 2_158_592) / 2_158_592)
+    concurrency = VLLM_KV_SIZE_FORMAT % ("GPU", f"{int(4096 / 91 * 8192):,}", f"{8192:,}",
+                                         4096 / 91)
+    log = "\n".join([
+        "WARNING 12-06 07:00:00 [cache.py:345] Mamba cache mode 'all' is deprecated and will be "
+        "removed in an upcoming release. If this is a problem, please open an issue at "
+        "https://github.com/vllm-project/vllm/issues.",
+        "WARNING 12-06 07:00:01 [vllm.py:754] Model Runner V2 does not yet support mamba cache "
+        "mode 'all'; using the V1 model runner instead.",
+        "(EngineCore pid=7) INFO 12-06 07:00:05 [interface.py:989] Setting attention block size "
+        "to 640 tokens to ensure that attention page size is >= mamba page size.",
+        "(EngineCore pid=7) INFO 12-06 07:00:05 [interface.py:1013] Padding mamba page size by "
+        f"{padding}% to ensure that mamba page size and attention page size are exactly equal.",
+        "(EngineCore pid=7) INFO 12-06 07:00:09 [gpu_worker.py:692] Available KV cache memory: "
+        f"{round(GIB40 / 2**30, 2)} GiB",
+        f"(EngineCore pid=7) INFO 12-06 07:00:09 [kv_cache_utils.py:2464] {concurrency}"])
+    check = check_result(r, read_log(log))
+    # every line of FlatKV's is in it, figures the same, and none is 0.34's warm-up line
+    assert [c.outcome for c in check.lines] == [SAME] * 6
+    assert concurrency == ("GPU KV cache size: 368,730 tokens, Maximum concurrency for 8,192 "
+                           "tokens per request: 45.01x")
+    # the same run in align is 0.34's lines: its warm-up line is not in a 0.31 log
+    align = run_strategy("vllm", profile, budget_bytes=GIB40, context_tokens=8192,
+                         options=StrategyOptions(mamba_cache_mode="align"))
+    assert MISSING in [c.outcome for c in check_result(align, read_log(log)).lines]

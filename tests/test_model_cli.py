@@ -104,6 +104,15 @@ def test_model_text_and_export(capsys, tmp_path):
     _, jamba = run(["model", "--preset", "jamba-1.5-mini"], capsys)  # Mamba1: no chunk
     assert "\nmamba chunk: none in the config (vLLM takes 2,048 in mamba cache mode all)\n" in (
         jamba)
+    # a model of state layers alone (Mamba-Codestral-7B's config, its chunk_size 256): vLLM
+    # 0.31, the last with mode all, snapshots it every block size tokens, its chunk unused
+    codestral = {"architectures": ["Mamba2ForCausalLM"], "model_type": "mamba2",
+                 "hidden_size": 4096, "num_hidden_layers": 64, "num_heads": 128, "head_dim": 64,
+                 "expand": 2, "state_size": 128, "n_groups": 8, "conv_kernel": 4,
+                 "chunk_size": 256, "vocab_size": 32768, "torch_dtype": "bfloat16"}
+    _, mamba2 = run(["model", "--hf-config", json.dumps(codestral)], capsys)
+    assert ("\nmamba chunk: unused (vLLM 0.31 snapshots the state of a model without attention "
+            "layers every block size tokens in mamba cache mode all)\n" in mamba2)
     _, qwen = run(["model", "--preset", "qwen3-next-80b-a3b"], capsys)
     assert ("\nmamba chunk: unused (vLLM runs Qwen3NextForCausalLM in mamba cache mode align "
             "when asked for all)\n" in qwen)

@@ -62,6 +62,7 @@ from flatkv.strategies.sglang_log import (
 )
 from flatkv.strategies.vllm import block_bytes as vllm_block_bytes
 from flatkv.strategies.vllm import runs_all_as_align
+from flatkv.strategies.vllm_log import MODE_ALL_DEPRECATED_LOG, MODE_ALL_V1_RUNNER_LOG
 from flatkv.strategies.vllm_releases import last_served_text
 
 GIB8 = 8 * 2**30
@@ -1925,6 +1926,110 @@ def test_vllm_mamba_cache_mode_all():
     assert run_strategy("vllm", own, budget_bytes=GIB8, options=StrategyOptions(
         mamba_cache_mode="all", mamba_chunk_size=256)).block_size == 768
 
+
+
+def test_vllm_mode_all_is_vllm_031s_for_a_model_of_state_layers_alone():
+    # vLLM 0.31, the last release with mode all, aligns only a hybrid's block size to the
+    # chunk (Platform._align_hybrid_block_size runs for model_config.is_hybrid): a model of
+    # state layers alone snapshots its state every --block-size tokens (MambaModelConfig sets
+    # mamba_block_size to it). falcon-mamba-7b's shape, 64 Mamba1 layers of conv 8,192 x 3 x 2
+    # = 49,152 B and ssm 8,192 x 16 x 2 = 262,144 B: a page of 311,296 B, 64 layers a block
+    falcon = CacheProfile(("linear_attention",) * 64, 0, {"conv": 49_152, "ssm": 262_144},
+                          name="falcon-mamba-7b", architectures=("FalconMambaForCausalLM",))
+    budget, context = 40 * 2**30, 32_768
+    blocks = budget // 311_296 // 64
+    assert blocks == 2_155
+    for block in (16, 64):
+        r = run_strategy("vllm", falcon, budget_bytes=budget, context_tokens=context,
+                         options=StrategyOptions(mamba_cache_mode="all", block_size=block,
+                                                 mamba_chunk_size=256))  # the chunk: unused
+        assert (r.block_size, r.block_bytes, r.num_blocks) == (block, 64 * 311_296, blocks)
+        # a snapshot every block: cdiv(32,768, 16) = 2,048 pages a request (512 at 64), where
+        # FlatKV had P = lcm(chunk, 16) = 256 (2,048 without the chunk: 16 pages, 134.69x)
+        assert (r.concurrency_numerator, r.concurrency_denominator) == (blocks, context // block)
+        assert r.logged_tokens == blocks * block == {16: 34_480, 64: 137_920}[block]
+        assert r.older_logged_tokens == r.logged_tokens and "mamba_chunk_size" not in r.extras
+        assert r.extras["log_lines"] == [
+            MODE_ALL_DEPRECATED_LOG, MODE_ALL_V1_RUNNER_LOG, "Available KV cache memory: 40.0 GiB",
+            f"GPU KV cache size: {r.logged_tokens:,} tokens, Maximum concurrency for 32,768 "
+            f"tokens per request: {blocks / (context // block):.2f}x"]
+    assert f"{2_155 / 2_048:.2f}" == "1.05"
+    # Mamba-Codestral's 64 Mamba2 layers of conv (8,192 + 2 x 8 x 128) x 3 x 2 = 61,440 B and
+    # ssm 128 x 64 x 128 x 2 = 2,097,152 B at block 16: one request's 2,048 pages a layer need
+    # 2,048 x 64 x 2,158,592 B, more than 40 GiB: vLLM 0.31 refuses to start
+    codestral = CacheProfile(("linear_attention",) * 64, 0, {"conv": 61_440, "ssm": 2_097_152},
+                             name="Mamba-Codestral-7B", architectures=("Mamba2ForCausalLM",))
+    refused = run_strategy("vllm", codestral, budget_bytes=budget, context_tokens=context,
+                           options=StrategyOptions(mamba_cache_mode="all"))
+    assert not refused.applies and refused.reason.startswith(
+        f"vLLM refuses to start: one request of 32,768 tokens needs {2_048 * 64 * 2_158_592:,} B")
+
+
+def test_vllm_mode_all_sizes_p_as_vllm_031_with_drafted_tokens():
+    # vLLM 0.31's FalconH1ForCausalLM sizes P from the state without the drafted conv rows
+    # (its get_mamba_state_shape_from_config passes no num_spec; 0.32 and later do). Falcon-H1-
+    # 7B at TP 1: state 1,594,368 B, conv rows of 7,168 B, 1,024 B a token, chunk 128: P = 128 x
+    # cdiv(1,594,368, 128 x 1,024) = 1,664, a page of 1,703,936 B
+    falcon = load_preset("Falcon-H1-7B").profile()
+    assert (falcon.state_bytes_per_layer, falcon.conv_row_bytes, falcon.kv_bytes_per_slot,
+            falcon.mamba_chunk_size) == (1_594_368, 7_168, 1_024, 128)
+    fits = run_strategy("vllm", falcon, budget_bytes=40 * 2**30, context_tokens=32_768,
+                        options=StrategyOptions(mamba_cache_mode="all", speculative_tokens=15))
+    # 15 rows widen the state to 1,594,368 + 15 x 7,168 = 1,701,888 B: the page holds it
+    assert fits.applies and fits.block_size == 1_664
+    assert fits.extras["state_padding_exact"] == [1_703_936 - 1_701_888, 1_701_888]
+    assert any("P is sized from the state without them (FalconH1ForCausalLM's "
+               "get_mamba_state_shape_from_config passes no num_spec in vLLM 0.31)" in line
+               for line in fits.formulas)
+    # 16 rows: 1,709,056 B, more than the page: 0.31 fails at start-up, where sizing P with
+    # them would give 128 x cdiv(1,709,056, 131,072) = 1,792
+    fails = run_strategy("vllm", falcon, budget_bytes=40 * 2**30, context_tokens=32_768,
+                         options=StrategyOptions(mamba_cache_mode="all", speculative_tokens=16))
+    assert not fails.applies and fails.reason.startswith(
+        "vLLM fails at start-up: it sizes P (1,664) and the page (1,703,936 B)")
+    assert "at this P it starts with at most 15 speculative token(s)" in fails.reason
+    # align is a current release's: P from the widened state, 16 x cdiv(1,709,056, 16 x
+    # 1,024) = 1,680
+    assert run_strategy("vllm", falcon, budget_bytes=40 * 2**30, context_tokens=32_768,
+                        options=StrategyOptions(mamba_cache_mode="align",
+                                                speculative_tokens=16)).block_size == 1_680
+
+
+def test_vllm_mode_all_log_is_vllm_031s():
+    # Nemotron-H keeps mode all in vLLM 0.31: its deprecation warning, its model runner's
+    # warning (V2 does not run mode all), the block size and padding lines, the Available line
+    # (0.31's cache) and the KV cache size; no line of blocks fit after warm-up (0.34's)
+    nemotron = replace(nemotron_h_8b(), mamba_chunk_size=128)
+    r = run_strategy("vllm", nemotron, budget_bytes=40 * 2**30, context_tokens=8_192,
+                     options=StrategyOptions(mamba_cache_mode="all"))
+    # P = 128 x cdiv(2,158,592, 128 x 4,096) = 640; 4 full layers, 24 Mamba2: groups of 4
+    # layers, a block 4 x 640 x 4,096 = 10,485,760 B; 42,949,672,960 // 10,485,760 = 4,096
+    # blocks; a request cdiv(8,192, 640) = 13 full pages + 6 state groups x 13 = 91 blocks
+    assert (r.block_size, r.block_bytes, r.num_blocks) == (640, 10_485_760, 4_096)
+    assert (r.concurrency_numerator, r.concurrency_denominator) == (4_096, 91)
+    assert r.logged_tokens == int(4_096 / 91 * 8_192) == 368_730
+    assert MODE_ALL_DEPRECATED_LOG == (
+        "Mamba cache mode 'all' is deprecated and will be removed in an upcoming release. If "
+        "this is a problem, please open an issue at https://github.com/vllm-project/vllm/issues.")
+    assert MODE_ALL_V1_RUNNER_LOG == ("Model Runner V2 does not yet support mamba cache mode "
+                                      "'all'; using the V1 model runner instead.")
+    assert r.extras["log_lines"] == [
+        MODE_ALL_DEPRECATED_LOG, MODE_ALL_V1_RUNNER_LOG,
+        "Setting attention block size to 640 tokens to ensure that attention page size is >= "
+        "mamba page size.",
+        f"Padding mamba page size by {100 * (2_621_440 - 2_158_592) / 2_158_592:.2f}% to ensure "
+        "that mamba page size and attention page size are exactly equal.",
+        "Available KV cache memory: 40.0 GiB",
+        "GPU KV cache size: 368,730 tokens, Maximum concurrency for 8,192 tokens per request: "
+        "45.01x"]
+    assert r.extras["log_release"] == "0.31" and "log_release" not in run_strategy(
+        "vllm", nemotron, budget_bytes=40 * 2**30, context_tokens=8_192,
+        options=StrategyOptions(mamba_cache_mode="align")).extras
+    # 0.31 names its pools "GPU", or the device type: no "GPU + host" form (0.34's HiSparse)
+    forms = r.extras["log_line_forms"][r.extras["log_lines"][-1]]
+    assert [name for name, _ in forms if "named" in name] == [
+        "named \"XPU KV cache size\", as vLLM 0.31 logs it on an Intel GPU",
+        "named \"CPU KV cache size\", as vLLM 0.31 logs it on its CPU backend"]
 
 # ------------------------------------------------------------------------------------------
 # SGLang with sliding layers: block bytes count both pools.

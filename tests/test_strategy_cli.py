@@ -346,6 +346,31 @@ def test_mamba_cache_mode_all_and_chunk_size():
     assert code == 0 and json.loads(out)["block_size"] == 576
 
 
+def test_mode_all_log_lines_are_said_to_be_vllm_031s():
+    # Nemotron-H keeps mode all in vLLM 0.31, the last release with it: the heading names the
+    # release, the lines are its (its deprecation and model runner warnings first, no line of
+    # blocks fit after warm-up), and the note under them says how its memory line reads
+    code, out, _ = run(["plan", "--preset", "Nemotron-H-8B", "--strategy", "vllm", "--budget",
+                        "40GiB", "--mamba-cache-mode", "all"])
+    assert code == 0
+    log = out[out.index("vLLM's start-up log"):].splitlines()
+    assert log[:3] == [
+        "vLLM's start-up log at these settings (vLLM 0.31's words, the last release with mamba "
+        "cache mode all; mamba cache mode all):",
+        "  Mamba cache mode 'all' is deprecated and will be removed in an upcoming release. If "
+        "this is a problem, please open an issue at https://github.com/vllm-project/vllm/issues.",
+        "  Model Runner V2 does not yet support mamba cache mode 'all'; using the V1 model "
+        "runner instead."]
+    assert not any(line.startswith("  Memory after warmup") for line in log)
+    assert ("  (vLLM 0.31 sizes its cache by the Available line: it logs no Memory after warmup "
+            "line (0.34's))") in log
+    # in align the lines are a current release's, with 0.34's warm-up line
+    code, out, _ = run(["plan", "--preset", "Nemotron-H-8B", "--strategy", "vllm", "--budget",
+                        "40GiB", "--mamba-cache-mode", "align"])
+    assert ("vLLM's start-up log at these settings (a current release's words; mamba cache mode "
+            "align):") in out and "  Memory after warmup: ... " in out
+
+
 def test_every_strategy_option_has_a_command_line_option_of_its_name():
     # options_from_args matches by name and skips what it does not find: a renamed option
     # would fall back to its default without a word, so every field must have its option

@@ -290,16 +290,19 @@ def test_notes_under_the_figures_say_which_layout_does_what():
     # mode all: only where there is state to snapshot
     mode_all, mode_none = (StrategyOptions(mamba_cache_mode=m) for m in ("all", "none"))
     assert notes.mamba_all_text(mode_all, qwen).startswith("Mamba cache mode all: every paged")
-    # and only vLLM up to 0.31 has it (0.32's MambaCacheMode is align or none)
-    assert "vLLM has it up to 0.31 (0.32 and later run align with prefix caching, none " \
-        "without)." in notes.mamba_all_text(mode_all, qwen)
+    # and only vLLM up to 0.31 has it (0.32's MambaCacheMode is align or none): the vLLM
+    # column is that release's, as the note says plainly
+    assert ("vLLM has it up to 0.31 (0.32 and later run align with prefix caching, none "
+            "without), so in this mode the vLLM column is vLLM 0.31's: its figures and its "
+            "start-up log lines are that release's.") in notes.mamba_all_text(mode_all, qwen)
     assert notes.mamba_all_text(mode_none, qwen) == notes.mamba_all_text(mode_all,
                                                                                llama) == ""
-    # vLLM runs Qwen3-Next's mode all as align: 2 state pages, + 1 checkpoint + 2 drafted = 5
+    # vLLM 0.31 runs Qwen3-Next's mode all as align, whose state pages there are 2 + 2 drafted
+    # = 4: the prefill checkpoint block asked is 0.33's (GDN on FlashInfer), not 0.31's
     drafting = StrategyOptions(mamba_cache_mode="all", prefill_checkpoint_blocks=1,
                                speculative_tokens=2)
-    assert "its row counts align's 5 state pages a request" in notes.mamba_all_text(drafting,
-                                                                                      qwen)
+    assert ("its row counts 0.31's align, 4 state pages a request (no prefill checkpoint block "
+            "in that release)") in notes.mamba_all_text(drafting, qwen)
     state_only = CacheProfile(("linear_attention",) * 2, 0, {"conv": 8})
     assert notes.how_to_read_text(qwen, 0).startswith("Capacity: the history the pool holds")
     assert notes.how_to_read_text(state_only, 0).startswith(
@@ -535,18 +538,45 @@ def test_sglang_start_up_log_says_what_its_sizes_count():
         "and its SWA line comes first.")
 
 
-def test_vllm_start_up_log_of_mode_all_run_as_align_begins_with_vllms_fallback():
+def test_vllm_start_up_log_of_mode_all_run_as_align_is_vllm_031s():
     from flatkv.presets import load_preset
-    from flatkv.strategies.vllm_log import ALL_AS_ALIGN_LOG
+    from flatkv.strategies.vllm_log import (
+        ALL_AS_ALIGN_LOG,
+        MODE_ALL_DEPRECATED_LOG,
+        MODE_ALL_MEMORY_NOTE,
+    )
     qwen = load_preset("Qwen3-Next-80B-A3B").profile()  # Qwen3NextForCausalLM: no mode all
     result = vllm_at_80gb(qwen, mamba_cache_mode="all")
-    assert result.extras["log_lines"][0] == ALL_AS_ALIGN_LOG == (
+    log = result.extras["log_lines"]
+    # vLLM 0.31, the last release with mode all: CacheConfig's warning that the mode is going
+    # (config/cache.py's _validate_mamba_cache_mode), then MambaModelConfig's fallback
+    # (model_executor/models/config.py), its words
+    assert log[0] == MODE_ALL_DEPRECATED_LOG == (
+        "Mamba cache mode 'all' is deprecated and will be removed in an upcoming release. If "
+        "this is a problem, please open an issue at https://github.com/vllm-project/vllm/issues.")
+    assert log[1] == ALL_AS_ALIGN_LOG == (
         "Hybrid or mamba-based model detected without support for prefix caching with Mamba "
         "cache 'all' mode: falling back to 'align' mode.")
-    assert result.extras["log_lines"][1:] == vllm_at_80gb(qwen, mamba_cache_mode="align").extras[
-        "log_lines"]
+    # then align's lines, less 0.34's line of the blocks fit after warm-up, which 0.31 (its
+    # cache the Available line's) does not log
+    align = vllm_at_80gb(qwen, mamba_cache_mode="align").extras["log_lines"]
+    # (80 GB // (12 layers a group x P 544 x 2,048 B a token) = 5,983 blocks)
+    assert 80 * 10**9 // (12 * 544 * 2_048) == 5_983
+    assert align[-2].startswith("Memory after warmup: ... 5983 KV cache blocks")
+    assert log[2:] == align[:-2] + align[-1:] and result.extras["log_release"] == "0.31"
+    text = notes.start_up_log_text(result)
+    assert text.startswith("vLLM's start-up log at these settings, in vLLM 0.31's words (the "
+                           "last release with mamba cache mode all) and number formats")
+    assert (f" {MODE_ALL_MEMORY_NOTE}." in text and MODE_ALL_MEMORY_NOTE == (
+        "vLLM 0.31 sizes its cache by the Available line: it logs no Memory after warmup line "
+        "(0.34's)"))
     assert ("It counts mamba cache mode align: asked for all, vLLM runs this model in align, "
-            "as its first line says.") in notes.start_up_log_text(result)
+            "as its second line says (its first, that mode all is going).") in text
+    # the figures are 0.31's align: a prefill checkpoint block asked (0.33's, for GDN on
+    # FlashInfer, with P on its grid of 64) is not kept
+    asked = vllm_at_80gb(qwen, mamba_cache_mode="all", prefill_checkpoint_blocks=1)
+    assert (asked.block_size, asked.num_blocks, asked.concurrency_denominator) == (
+        result.block_size, result.num_blocks, result.concurrency_denominator)
 
 
 def test_a_vllm_that_would_stop_at_start_up_is_said_to_refuse_not_to_not_apply():

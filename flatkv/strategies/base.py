@@ -501,6 +501,8 @@ EXTRAS: Mapping[str, str] = {
     "older_releases_refuse": "vllm: releases before this layout refused the model at start-up",
     "log_lines": "vllm, sglang: the start-up log lines the engine prints at these settings",
     "log_left_out": "vllm, sglang: what the log lines leave out, and why",
+    "log_release": "vllm: the release whose words the log lines are, where not a current one "
+                   "(mamba cache mode all: 0.31, the last release with it)",
     "log_line_forms": "vllm: for a log line, the older forms releases log it in, each named "
                       "(log_check.check_lines' forms: the two-line KV cache size)",
     # SGLang

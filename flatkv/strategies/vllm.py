@@ -76,11 +76,11 @@ from flatkv.strategies.base import (
 )
 from flatkv.strategies.paged import finish_paged
 from flatkv.strategies.vllm_log import (
-    ALL_AS_ALIGN_LOG,
     padding_layers_text,
     start_up_log,
     warmup_line,
     with_logged_tokens,
+    with_mode_all_log,
 )
 from flatkv.strategies.vllm_releases import (
     ALIGN_INSTEAD_OF_ALL,
@@ -93,6 +93,7 @@ from flatkv.strategies.vllm_releases import (
     KDA_SSM_DTYPE_CLASSES,
     KDA_SSM_DTYPES,
     LIGHTNING_CLASS,
+    MODE_ALL_RELEASE,
     PREFILL_CHECKPOINT_CLASSES,
     SIZES_P_WITH_DRAFTED_CONV,
     WINDOW_PLUS_ONE_CLASSES,
@@ -209,7 +210,13 @@ def _page_size(profile: CacheProfile, options: StrategyOptions, formulas: list[s
         a_text += (f", aligned to {a}: its GDN layers' prefill checkpoints lie on a grid of "
                    f"{GDN_CHECKPOINT_GRID} tokens (FlashInfer prefill, vLLM 0.33 and later)")
     align, align_text, sym = a, a_text, "A"
-    if options.mamba_cache_mode == "all" and profile.has_state:
+    if options.mamba_cache_mode == "all" and profile.has_state and not profile.has_attention:
+        # vLLM 0.31 aligns a hybrid's block size only (_align_hybrid_block_size): a model of
+        # state layers alone snapshots its state every --block-size tokens (MambaModelConfig)
+        a_text += ("; mamba cache mode all: a model without attention pages by it, its chunk "
+                   f"unused (vLLM {MODE_ALL_RELEASE} aligns only a hybrid's P to the chunk)")
+        align_text = a_text
+    elif options.mamba_cache_mode == "all" and profile.has_state:
         chunk, chunk_why = mamba_chunk_size(profile, options)
         align = math.lcm(chunk, a)
         align_text = (
@@ -269,14 +276,17 @@ DRAFT_WIDENED_CONV = "GDN, KDA, Mamba2 and short-conv"
 
 
 def drafted_profiles(profile: CacheProfile, speculative_tokens: int, formulas: list[str],
-                     extras: dict[str, object]) -> tuple[CacheProfile, CacheProfile]:
+                     extras: dict[str, object],
+                     release: str | None = None) -> tuple[CacheProfile, CacheProfile]:
     """``(sizing, kept)``: the profile vLLM sizes P from and the one whose state its layers
     keep, with ``speculative_tokens`` drafted a step. vLLM widens the conv state of GDN (and
     KDA), Mamba2 and short-conv layers from K - 1 to K - 1 + N rows (``num_spec`` in
     ``MambaStateShapeCalculator.gated_delta_net_state_shape`` / ``kda_state_shape`` /
     ``mamba2_state_shape`` / ``short_conv_state_shape``); Mamba1's stays. A hybrid's P is
     sized from the widened state only for the classes of SIZES_P_WITH_DRAFTED_CONV (or a
-    profile that names no class). Appends the formula line."""
+    profile that names no class), in the releases DRAFTED_CONV_SINCE says; ``release``: the
+    release sized (None: a current one; mode all is MODE_ALL_RELEASE's). Appends the formula
+    line."""
     if not speculative_tokens or not profile.has_state:
         return profile, profile
     conv = profile.state_const_bytes.get("conv")
@@ -299,11 +309,14 @@ def drafted_profiles(profile: CacheProfile, speculative_tokens: int, formulas: l
     line = (f"speculative tokens {speculative_tokens}: conv state {n(conv)} B of {rows} rows "
             f"widened to {rows} + {speculative_tokens} rows = {n(widened)} B (num_spec in vLLM's "
             f"state shapes), {pages}")
-    unwidened = [a for a in profile.architectures if a not in SIZES_P_WITH_DRAFTED_CONV]
+    unwidened = [a for a in profile.architectures if a not in SIZES_P_WITH_DRAFTED_CONV
+                 or (release and _release_key(DRAFTED_CONV_SINCE.get(a, release))
+                     > _release_key(release))]
     # (only a hybrid's page is sized ahead by its config: a state-only model's is its state's)
     if profile.has_attention and unwidened and len(unwidened) == len(profile.architectures):
         formulas.append(f"{line}; P is sized from the state without them ({unwidened[0]}'s "
-                        "get_mamba_state_shape_from_config passes no num_spec)")
+                        "get_mamba_state_shape_from_config passes no num_spec"
+                        + (f" in vLLM {release}" if release else "") + ")")
         return profile, kept
     if since := next((DRAFTED_CONV_SINCE[a] for a in profile.architectures
                       if a in DRAFTED_CONV_SINCE), None):
@@ -312,6 +325,11 @@ def drafted_profiles(profile: CacheProfile, speculative_tokens: int, formulas: l
                  "not hold them)")
     formulas.append(line)
     return kept, kept
+
+
+def _release_key(release: str) -> tuple[int, ...]:
+    """A vLLM release's number as a key that sorts releases in order ("0.31" before "0.32")."""
+    return tuple(int(part) for part in release.split("."))
 
 
 def padding_layers(count: int, group_size: int) -> int:
@@ -363,14 +381,18 @@ def runs_all_as_align(profile: CacheProfile) -> str | None:
 
 def mamba_chunk_text(profile: CacheProfile, name: Callable[[str], str] = str) -> str | None:
     """What vLLM does with the model's mamba chunk, for the Model page and the CLI's model
-    report alike: unused where it runs mode all as align, the config's chunk (P aligns to it in
-    mode all), or its default where the config has none; None without state layers. ``name``
+    report alike: unused where it runs mode all as align or the model has no attention layers
+    (no hybrid P to align), the config's chunk (P aligns to it in mode all), or its default
+    where the config has none; None without state layers. ``name``
     writes the architecture (the page: as Markdown that shows it as typed)."""
     if not profile.has_state:
         return None
     if aligning := runs_all_as_align(profile):
         return (f"unused (vLLM runs {name(aligning)} in mamba cache mode align when asked for "
                 "all)")
+    if not profile.has_attention:  # vLLM 0.31 aligns only a hybrid's P to it
+        return (f"unused (vLLM {MODE_ALL_RELEASE} snapshots the state of a model without "
+                "attention layers every block size tokens in mamba cache mode all)")
     if profile.mamba_chunk_size:
         return (f"{profile.mamba_chunk_size:,} tokens (vLLM aligns P to it in mamba cache mode "
                 "all)")
@@ -597,18 +619,21 @@ def _run_overridden(
         why = (f"kernel block size {SPARSE_MLA_BLOCK_SIZE}, not {options.kernel_block_size}: "
                "DeepSeek-V3.2's sparse MLA runs on FlashMLA sparse, whose kernel block is 64")
         return _explained(result, why)
-    aligning = runs_all_as_align(profile)
-    if not (options.mamba_cache_mode == "all" and profile.has_state and aligning):
+    if not (options.mamba_cache_mode == "all" and profile.has_state):
         return _run_vllm(profile, budget_bytes=budget_bytes, context_tokens=context_tokens,
                          options=options)
+    # mode all is vLLM 0.31's (MODE_ALL_RELEASE), the last release with it
+    if not (aligning := runs_all_as_align(profile)):
+        return with_mode_all_log(_run_vllm(profile, budget_bytes=budget_bytes,
+                                           context_tokens=context_tokens, options=options),
+                                 fallback=False)
+    # 0.31's align: no prefill checkpoint block (Mamba2's came in 0.32, GDN's in 0.33)
     result = _run_vllm(profile, budget_bytes=budget_bytes, context_tokens=context_tokens,
-                       options=replace(options, mamba_cache_mode="align"))
+                       options=replace(options, mamba_cache_mode="align",
+                                       prefill_checkpoint_blocks=0))
     explained = _explained(result, "mamba cache mode all runs as align: "
                            f"{all_as_align_why(aligning)}", mamba_cache_mode_asked="all")
-    if not explained.applies:
-        return explained
-    log = [ALL_AS_ALIGN_LOG, *explained.extras["log_lines"]]
-    return replace(explained, extras={**explained.extras, "log_lines": log})
+    return with_mode_all_log(explained, fallback=True)
 
 
 def _explained(result: StrategyResult, why: str, **extras: object) -> StrategyResult:
@@ -776,7 +801,9 @@ def _run_vllm(
         formulas.append(f"mamba cache mode none (1 state page a request): {ALIGN_BY_DEFAULT}")
     # the profile P is sized for (the state as vLLM sizes it), and the one its layers keep (a
     # drafted conv state widened): the same unless tokens are drafted
-    sized_for_p, profile = drafted_profiles(profile, options.speculative_tokens, formulas, extras)
+    release = MODE_ALL_RELEASE if options.mamba_cache_mode == "all" else None
+    sized_for_p, profile = drafted_profiles(profile, options.speculative_tokens, formulas, extras,
+                                            release)
 
     p, page, attn_page, why = _page_size(sized_for_p, options, formulas, extras)
     if profile is not sized_for_p:  # its layers keep a wider state in the page P was sized for

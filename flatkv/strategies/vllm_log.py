@@ -14,11 +14,22 @@ from dataclasses import replace
 
 from flatkv.profile import CacheProfile
 from flatkv.strategies.base import StrategyOptions, StrategyResult, n
-from flatkv.strategies.vllm_releases import OLDER_VLLM_LOG
+from flatkv.strategies.vllm_releases import MODE_ALL_RELEASE, OLDER_VLLM_LOG
 
-# vLLM's warning for a model of ALIGN_INSTEAD_OF_ALL asked for mode all, the start-up log's first
+# What vLLM MODE_ALL_RELEASE (0.31, the last release with mamba cache mode all) logs first in
+# that mode, whatever the model: CacheConfig's check of the mode warns it is going
+# (_validate_mamba_cache_mode), as the engine's config is made
+MODE_ALL_DEPRECATED_LOG = ("Mamba cache mode 'all' is deprecated and will be removed in an "
+                           "upcoming release. If this is a problem, please open an issue at "
+                           "https://github.com/vllm-project/vllm/issues.")
+# ... then, as VllmConfig checks the model: for a model of ALIGN_INSTEAD_OF_ALL, MambaModelConfig's
+# warning that it runs align instead
 ALL_AS_ALIGN_LOG = ("Hybrid or mamba-based model detected without support for prefix caching "
                     "with Mamba cache 'all' mode: falling back to 'align' mode.")
+# ... or, for a model that keeps mode all, that its default model runner (V2) does not run it
+# (VllmConfig.use_v2_model_runner, on CUDA with VLLM_USE_V2_MODEL_RUNNER unset)
+MODE_ALL_V1_RUNNER_LOG = ("Model Runner V2 does not yet support mamba cache mode 'all'; using "
+                          "the V1 model runner instead.")
 
 # The older forms of the KV cache size line (log_check: where a log line reads as one): before
 # vLLM PR #50462 it and the concurrency are two lines (0.26.0 logs them so), and up to 0.19 the
@@ -37,6 +48,27 @@ WARMUP_LOG_NOTE = ("vLLM 0.34 on CUDA logs the Available line before warm-up, as
                    "and sizes its cache by the blocks it fits after it (the Memory after warmup "
                    "line, its GPU figures the run's: elided); up to 0.33 the Available line is "
                    "the cache")
+
+# ... and in mamba cache mode all, whose lines are MODE_ALL_RELEASE's
+MODE_ALL_MEMORY_NOTE = (f"vLLM {MODE_ALL_RELEASE} sizes its cache by the Available line: it "
+                        "logs no Memory after warmup line (0.34's)")
+
+
+def log_words(result: StrategyResult, *, in_brackets: bool = False) -> str:
+    """Whose words a result's start-up lines are: a current release's, or, in mamba cache mode
+    all, MODE_ALL_RELEASE's (``extras["log_release"]``: ``with_mode_all_log``), said to be the
+    last with it after a comma or, ``in_brackets``, in brackets (within a sentence)."""
+    if release := result.extras.get("log_release"):
+        last = "the last release with mamba cache mode all"
+        return f"vLLM {release}'s words ({last})" if in_brackets else (
+            f"vLLM {release}'s words, {last}")
+    return "a current release's words"
+
+
+def memory_log_note(result: StrategyResult) -> str:
+    """How a vLLM result's memory lines read: 0.34's two (WARMUP_LOG_NOTE), or MODE_ALL_RELEASE's
+    one in mamba cache mode all."""
+    return MODE_ALL_MEMORY_NOTE if result.extras.get("log_release") else WARMUP_LOG_NOTE
 
 
 def format_gib(nbytes: int) -> str:
@@ -101,10 +133,13 @@ def with_available_elided(result: StrategyResult) -> StrategyResult:
     return replace(result, extras={**result.extras, "log_lines": log})
 
 
+WARMUP_LINE = "Memory after warmup: "
+
+
 def warmup_line(num_blocks: int, unit_bytes: int) -> str:
     """The line vLLM 0.34 on CUDA logs of the blocks it fits after warm-up, the run's figures
     of the GPU's memory around them elided."""
-    return (f"Memory after warmup: ... {num_blocks} KV cache blocks "
+    return (f"{WARMUP_LINE}... {num_blocks} KV cache blocks "
             f"({format_gib(num_blocks * unit_bytes)} GiB) fit within the requested ... GiB. ...")
 
 
@@ -161,3 +196,22 @@ def with_logged_tokens(result: StrategyResult, profile: CacheProfile, options: S
     return replace(result, logged_tokens=logged, older_logged_tokens=older,
                    formulas=(*result.formulas, *lines),
                    extras={**result.extras, "log_lines": log, "log_line_forms": forms})
+
+
+def with_mode_all_log(result: StrategyResult, fallback: bool) -> StrategyResult:
+    """``result``, vLLM's layout in mamba cache mode all (run as align where ``fallback``), with
+    the start-up lines vLLM MODE_ALL_RELEASE logs, the last release with that mode: its
+    deprecation warning first, then its fallback warning (``fallback``) or its model runner's
+    (the mode kept); its cache is the Available line's, so no line of blocks fit after warm-up
+    (0.34's); and its KV cache size line names its pools "GPU" or the device type, never "GPU
+    + host". ``extras["log_release"]`` says which release the lines are."""
+    lines = result.extras.get("log_lines")
+    if not result.applies or not lines:
+        return result
+    log = [MODE_ALL_DEPRECATED_LOG, ALL_AS_ALIGN_LOG if fallback else MODE_ALL_V1_RUNNER_LOG,
+           *(line for line in lines if not line.startswith(WARMUP_LINE))]
+    forms = {line: tuple((name.replace("vLLM 0.34", f"vLLM {MODE_ALL_RELEASE}"), form)
+                         for name, form in named if "GPU + host" not in form)
+             for line, named in result.extras.get("log_line_forms", {}).items()}
+    return replace(result, extras={**result.extras, "log_lines": log, "log_line_forms": forms,
+                                   "log_release": MODE_ALL_RELEASE})

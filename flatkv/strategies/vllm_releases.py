@@ -37,8 +37,10 @@ DRAFTED_CONV_SINCE = {"FalconH1ForCausalLM": "0.32", "GraniteMoeHybridForCausalL
                       "Zamba2ForCausalLM": "0.32"}
 
 
-# vLLM model classes (and their MTP drafts) that do not declare SupportsMambaPrefixCaching. Asked
-# for mamba cache mode all, vLLM runs them in align: MambaModelConfig.verify_and_update_config
+# vLLM model classes (and their MTP drafts) that do not declare SupportsMambaPrefixCaching in
+# MODE_ALL_RELEASE (there only NemotronH, FalconH1, GraniteMoeHybrid, Zamba2, Jamba, Mamba and
+# Mamba2 do, FalconMamba served by Mamba's class). Asked for mamba cache mode all, vLLM runs
+# them in align: MambaModelConfig.verify_and_update_config
 # logs "Hybrid or mamba-based model detected without support for prefix caching with Mamba cache
 # 'all' mode: falling back to 'align' mode." (Qwen3-Next's own code raises in mode all, but the
 # fallback comes first, so the raise is not reached from the command line.) The registry's other
@@ -53,6 +55,12 @@ ALIGN_INSTEAD_OF_ALL = frozenset({
     "Lfm2MoeForCausalLM", "Plamo2ForCausalLM", "OlmoHybridForCausalLM",
     "BailingMoeV3ForCausalLM",
 })
+# The last vLLM release with mamba cache mode all (its config/cache.py: MambaCacheMode =
+# Literal["all", "align", "none"]; 0.32's is ["align", "none"]). FlatKV's vLLM figures and
+# start-up lines in mode all are this release's: its model classes and sizing code, its log.
+MODE_ALL_RELEASE = "0.31"
+
+
 # The one vLLM class whose state layers keep no conv state (lightning attention): a state
 # without one is served by it whatever the model is called (a model typed by hand names none).
 LIGHTNING_CLASS = "MiniMaxText01ForCausalLM"
