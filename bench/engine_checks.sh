@@ -3,13 +3,15 @@
 # tests): fetch each engine's wheel and unzip it (nothing of it is installed), make a venv over
 # this Python's packages with the few more that the engines' imports ask for, and run
 # bench/sglang_check.py and bench/vllm_check.py over the presets' settings, then over random
-# settings near them. Exit status 1 if a figure differs.
+# settings near them; then vLLM 0.31.0's, the last release with mamba cache mode all, over the
+# presets in that mode (bench/vllm_check.py --vllm-all). Exit status 1 if a figure differs.
 #
 #   bash bench/engine_checks.sh [DIR]    # DIR keeps the wheels and the venv (default: a
 #                                        # temporary folder, removed at the end)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ENGINES=(sglang==0.5.23 vllm==0.34.0)
+MODE_ALL_VLLM=vllm==0.31.0  # mamba cache mode all (0.32 dropped it)
 # what the engines' imports ask for beyond FlatKV's requirements, pinned as last checked
 IMPORTS=(aiohappyeyeballs==2.7.1 aiohttp==3.14.5 aiosignal==1.4.0 cachetools==8.0.2
          cbor2==6.3.0 compressed_tensors==0.20.1 dill==0.4.1 einops==0.8.2 frozenlist==1.8.0
@@ -17,6 +19,8 @@ IMPORTS=(aiohappyeyeballs==2.7.1 aiohttp==3.14.5 aiosignal==1.4.0 cachetools==8.
          openai==3.63.0 partial_json_parser==0.2.1.1.post7 prometheus_client==0.26.0
          propcache==0.5.4 psutil==7.2.2 pybase64==1.5.1 pyzmq==27.3.0 sentencepiece==0.2.3
          uvloop==0.23.0 yarl==1.25.1)
+# ... and what vLLM 0.31's ask beyond those (installed after the current engines' checks)
+MODE_ALL_IMPORTS=(fastapi==0.136.3 oss-harmony==0.0.11)
 if [ $# -gt 0 ]; then
   work=$1
 else
@@ -25,8 +29,10 @@ else
 fi
 export PIP_DISABLE_PIP_VERSION_CHECK=1
 pip download -q --no-deps "${ENGINES[@]}" -d "$work/wheels"
+pip download -q --no-deps "$MODE_ALL_VLLM" -d "$work/wheels-all"
 unzip -q -o "$work"/wheels/sglang-*.whl -d "$work/sglang"
 unzip -q -o "$work"/wheels/vllm-*.whl 'vllm/*.py' -d "$work/vllm"
+unzip -q -o "$work"/wheels-all/vllm-*.whl 'vllm/*.py' -d "$work/vllm-all"
 python -m venv --system-site-packages "$work/venv"
 "$work/venv/bin/pip" install -q --no-deps "${IMPORTS[@]}"
 "$work/venv/bin/python" bench/sglang_check.py --sglang "$work/sglang"
@@ -37,3 +43,6 @@ python -m venv --system-site-packages "$work/venv"
   | grep -v '^ok '
 "$work/venv/bin/python" bench/vllm_check.py --vllm "$work/vllm" --random 200 --seed 100000 \
   | grep -v '^ok '
+# mamba cache mode all against vLLM 0.31 (about 20 s)
+"$work/venv/bin/pip" install -q --no-deps "${MODE_ALL_IMPORTS[@]}"
+"$work/venv/bin/python" bench/vllm_check.py --vllm-all "$work/vllm-all" | grep -v '^ok '

@@ -100,22 +100,27 @@ def stub_modules(*names: str) -> None:
     sys.meta_path.insert(0, _StubFinder(names))
 
 
-def wheel_from_command_line(description: str, package: str,
-                            version: str) -> tuple[str, argparse.Namespace]:
+def wheel_from_command_line(description: str, package: str, version: str,
+                            other: tuple[str, str] | None = None) -> tuple[str, argparse.Namespace]:
     """The folder ``--<package>`` names, holding the engine's unzipped wheel (``unzipped_wheel``),
     and the parsed arguments (``--random N --seed S``: the randomized mode, off by default),
-    with the engine's own warnings silenced (the check's lines say what they would)."""
+    with the engine's own warnings silenced (the check's lines say what they would). ``other``:
+    ``(flag, help)`` of another release's wheel the check may take instead of ``--<package>``
+    (one of the two is given; its folder is returned, ``args.<flag>`` says which)."""
     logging.disable(logging.WARNING)
     warnings.filterwarnings("ignore")
     parser = argparse.ArgumentParser(description=description)
-    parser.add_argument(f"--{package}", required=True,
-                        help=f"the unzipped {package} {version} wheel")
+    wheels = parser.add_mutually_exclusive_group(required=True)
+    wheels.add_argument(f"--{package}", help=f"the unzipped {package} {version} wheel")
+    if other:
+        wheels.add_argument(f"--{other[0]}", help=other[1])
     parser.add_argument("--random", type=int, default=0, metavar="N",
                         help="check N random settings near the presets instead of the fixed ones")
     parser.add_argument("--seed", type=int, default=0, metavar="S",
                         help="the random settings' first seed: setting i is drawn from S + i")
     args = parser.parse_args()
-    return unzipped_wheel(parser, getattr(args, package), package), args
+    given = getattr(args, other[0].replace("-", "_")) if other else None
+    return unzipped_wheel(parser, given or getattr(args, package), package), args
 
 
 def unzipped_wheel(parser: argparse.ArgumentParser, directory: str, package: str) -> str:
@@ -131,7 +136,8 @@ def show(figures: dict) -> str:
     """One side's figures in the order its dict gives them, or its refusal."""
     if "refused" in figures:
         return f"refused ({figures['refused']})"
-    return " ".join(f"{k}={v:,}" for k, v in figures.items() if v is not None)
+    return " ".join(f"{k}={v}" if isinstance(v, str) else f"{k}={v:,}"
+                    for k, v in figures.items() if v is not None)
 
 
 def report(engine: str, setting: str, by_engine: dict, by_flatkv: dict) -> bool:

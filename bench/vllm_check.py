@@ -56,6 +56,15 @@ with; a mismatch prints a one-line repro (``--random 1 --seed`` of its own seed)
 venv for its imports and runs this script as ``python bench/vllm_check.py --vllm DIR``, DIR
 the unzipped wheel; CI runs it after the tests.
 
+``--vllm-all DIR`` (instead of ``--vllm``): mamba cache mode all, which 0.34 does not have,
+against vLLM 0.31.0's own code, the last release with it, DIR its unzipped wheel
+(``check_mode_all``): every preset with state layers at both budgets and blocks 16 and 64 (and
+the models of state layers alone, and FlatKV told a prefill checkpoint block 0.31 does not
+keep), through 0.31's own MambaModelConfig hook (which keeps mode all or falls back to align
+by the class's SupportsMambaPrefixCaching), ``_align_hybrid_block_size``, ``MambaSpec`` and
+``get_kv_cache_configs``; the mode each ran in is compared too. Its imports need FastAPI and
+oss-harmony beside the others (``engine_checks.sh`` installs them).
+
 A model of state layers alone (``STATE_ONLY``, Mamba-Codestral-7B's config shape;
 Mamba2ForCausalLM, IsAttentionFree) is checked too, drawn one time in ten in random mode:
 its state shape from vLLM's Mamba2ForCausalLM, no hybrid block alignment (vLLM finds no
@@ -90,6 +99,7 @@ from unittest import mock
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from engine_common import (  # noqa: E402  (bench/, this folder)
+    FALCON_MAMBA_ONLY,
     LENGTH_CONFIGS,
     STATE_ONLY,
     edge_or_random_budget,
@@ -615,11 +625,196 @@ def random_setting(vl: NS, rng: random.Random, presets: list[str]):
     return spec, budget, block, mode, async_sched, flags, label
 
 
+# --- mamba cache mode all, against vLLM 0.31 (--vllm-all DIR) -------------------------------
+
+# vLLM 0.31, the last release with mamba cache mode all (0.32's MambaCacheMode is align or
+# none), whose figures FlatKV gives in that mode; its sizing modules by role (its groups and
+# configs are kv_cache_utils', not yet kv_cache_planning's), and its model classes
+MODE_ALL_RELEASE_CHECKED = "0.31.0"
+MODE_ALL_NAMES = {"utils": "vllm.v1.core.kv_cache_utils", "iface": "vllm.v1.kv_cache_interface",
+                  "backend": "vllm.v1.attention.backend",
+                  "configs": "vllm.model_executor.models.config",
+                  "interfaces": "vllm.model_executor.models.interfaces",
+                  "torch_utils": "vllm.utils.torch_utils", "model_config": "vllm.config.model",
+                  "cache": "vllm.config.cache", "butils": "vllm.v1.attention.backends.utils",
+                  "platform": "vllm.platforms.interface",
+                  "registry": "vllm.model_executor.models"}
+MODE_ALL_CLASSES = {**MODEL_CLASSES,
+                    "KimiLinearForCausalLM": "vllm.models.kimi_k3.nvidia.model",
+                    "Qwen3_5ForConditionalGeneration": "vllm.model_executor.models.qwen3_5"}
+MODE_ALL_BLOCKS = (16, 64)
+
+
+def import_vllm_031(directory: str) -> NS:
+    """vLLM 0.31's sizing modules and model classes from its unzipped wheel, CUDA-only imports
+    stubbed."""
+    stub_modules("torchvision", "tvm_ffi", "xgrammar")
+    sys.path.insert(0, str(Path(directory).resolve()))
+    vl = NS(**{key: importlib.import_module(name) for key, name in MODE_ALL_NAMES.items()})
+    vl.models = {arch: getattr(importlib.import_module(m), arch)
+                 for arch, m in MODE_ALL_CLASSES.items()}
+    vl.models.update({arch: vl.models[served] for arch, served in SERVED_AS.items()})
+    return vl
+
+
+def mode_all_settings(presets: list[str]) -> list[tuple[str, int, int, dict]]:
+    """(preset, budget, block size, flags) rows, every one in mamba cache mode all: each preset
+    with state layers at both budgets and blocks 16 and 64 (Nemotron-H with its preset's
+    bfloat16 ssm state too), then the models of state layers alone (``STATE_ONLY``, Mamba2;
+    falcon-mamba-7b's Mamba1) at blocks 16, 64 and 256 and at a short max_model_len, where one
+    request fits; and FlatKV told a prefill checkpoint block, which 0.31 has not."""
+    state = [p for p in presets if model_spec(p).profile().has_state]
+    rows = [(p, b, block, {}) for p in state for b in BUDGETS for block in MODE_ALL_BLOCKS]
+    rows += [("Nemotron-H-8B", b, block, {"mamba_ssm_cache_dtype": "bfloat16"})
+             for b in BUDGETS for block in MODE_ALL_BLOCKS]
+    # FlatKV told a prefill checkpoint block (0.32's Mamba2, 0.33's GDN on FlashInfer), which
+    # 0.31 keeps in no mode: its mode all (and the align it falls back to) ignores it
+    rows += [(p, b, 64, {"prefill_checkpoint_blocks": 1})
+             for p in ("Nemotron-H-8B", "Qwen3-Next-80B-A3B", "Qwen3.5-27B") for b in BUDGETS]
+    for name in (STATE_ONLY, FALCON_MAMBA_ONLY):
+        rows += [(name, b, block, flags) for b in BUDGETS for block in (*MODE_ALL_BLOCKS, 256)
+                 for flags in ({}, {"context": 2048})]
+    return rows
+
+
+def vllm_031_config(vl: NS, spec, block: int, flags: dict) -> NS:
+    """The VllmConfig fields vLLM 0.31's sizing reads for ``vllm serve --enable-prefix-caching
+    --mamba-cache-mode all --block-size B`` on one GPU (``vllm_config``'s, and the chunk the
+    config names), then its own MambaModelConfig hook on them, which keeps mode all or falls
+    back to align by what the model class declares (SupportsMambaPrefixCaching) and sets the
+    mamba block size."""
+    vc = vllm_config(vl, spec, block, "all", False, flags)
+    cache, model = vc.cache_config, vc.model_config
+    if spec.mamba_chunk_size is not None:  # the config's chunk_size
+        model.hf_config.chunk_size = spec.mamba_chunk_size
+    cache.mamba_block_size, cache.user_specified_mamba_block_size = None, False
+    cache.use_kda_recoverssm = False  # (0.31's KDA RecoverSSM, off unless --use-replayssm)
+    model.get_mamba_chunk_size = types.MethodType(vl.model_config.ModelConfig.get_mamba_chunk_size,
+                                                  model)
+    cls = vl.models[model.architecture]
+    model.supports_mamba_prefix_caching = vl.interfaces.supports_mamba_prefix_caching(cls)
+    vl.configs.MambaModelConfig.verify_and_update_config(vc)
+    return vc
+
+
+def vllm_031_figures(vl: NS, spec, budget: int, block: int, flags: dict) -> dict:
+    """vLLM 0.31's layout in mamba cache mode all from ``budget`` bytes of available KV-cache
+    memory, or its refusal: its own hybrid block alignment (``_align_hybrid_block_size``, the
+    model class served), every cache layer's spec as 0.31's layers build them (no prefill
+    checkpoint block: 0.31 keeps none for these layers), its ``get_kv_cache_configs`` and
+    ``get_kv_cache_capacity``. The mode it ran in is a figure too (``mode``)."""
+    vc = vllm_031_config(vl, spec, block, flags)
+    iface, model, cache = vl.iface, vc.model_config, vc.cache_config
+    kinds = [type(k).__name__ for k in spec.layers]
+    shapes = {("mla" if n == "MLALayer" else "full"): (
+        k.kv_lora_rank + k.qk_rope_head_dim if n == "MLALayer" else k)
+        for k, n in zip(spec.layers, kinds) if n in ("MLALayer", "AttentionLayer")}
+    backend = stand_in_backend(vl, "FLASH_ATTN_MLA" if model.use_mla else "FLASH_ATTN")
+    tp = vc.parallel_config.tensor_parallel_size
+    model.get_num_kv_heads = lambda parallel: 1 if model.use_mla else max(
+        1, shapes["full"].kv_heads // parallel.tensor_parallel_size)
+    model.get_head_size = lambda: shapes["mla"] if model.use_mla else shapes["full"].head_dim_k
+    cls = vl.models[model.architecture]
+    try:
+        if set(kinds) & {"MLALayer", "AttentionLayer"}:  # model_config.is_hybrid
+            with mock.patch.object(vl.registry.ModelRegistry, "resolve_model_cls",
+                                   lambda arch, model_config=None: (cls, arch)):
+                vl.platform.Platform._align_hybrid_block_size(vc, backend)
+        kv_dtype = vl.torch_utils.get_kv_cache_torch_dtype(cache.cache_dtype, model.dtype)
+        quant = {"kv_quant_mode": iface.get_kv_quant_mode(cache.cache_dtype)}
+        enum = vl.registry.__dict__.get("MambaAttentionBackendEnum") or importlib.import_module(
+            "vllm.v1.attention.backends.registry").MambaAttentionBackendEnum
+        mamba_types = {"Mamba2Layer": enum.MAMBA2, "Mamba1Layer": enum.MAMBA1,
+                       "ShortConvLayer": enum.SHORT_CONV, "GDNLayer": enum.GDN_ATTN}
+        specs = {}
+        for i, (k, n) in enumerate(zip(spec.layers, kinds)):
+            name = f"model.layers.{i}.{n}"
+            if n == "MLALayer":
+                specs[name] = iface.MLAAttentionSpec(
+                    block_size=cache.block_size, num_kv_heads=1, max_tp_shards=1,
+                    head_size=k.kv_lora_rank + k.qk_rope_head_dim, dtype=kv_dtype,
+                    cache_dtype_str=cache.cache_dtype, **quant)
+            elif n == "AttentionLayer":
+                specs[name] = iface.FullAttentionSpec(
+                    block_size=cache.block_size, num_kv_heads=max(1, k.kv_heads // tp),
+                    head_size=k.head_dim_k, head_size_v=k.head_dim_v, dtype=kv_dtype, **quant)
+            else:
+                specs[name] = iface.MambaSpec(
+                    shapes=tuple(cls.get_mamba_state_shape_from_config(vc)),
+                    dtypes=cls.get_mamba_state_dtype_from_config(vc),
+                    block_size=cache.mamba_block_size,
+                    page_size_padded=cache.mamba_page_size_padded, mamba_type=mamba_types[n],
+                    mamba_cache_mode=cache.mamba_cache_mode)
+        vl.butils.resolve_kv_cache_layout(vc, [[x.name for x in vl.butils.
+                                               get_supported_kv_cache_layouts([backend])]],
+                                          specs.values())
+        cfgs = vl.utils.get_kv_cache_configs(vc, [specs], [budget])
+    except (AssertionError, ValueError, RuntimeError) as exc:
+        return {"refused": (str(exc) or type(exc).__name__).splitlines()[0][:60]}
+    cfg, (tokens, concurrency) = cfgs[0], vl.utils.get_kv_cache_capacity(
+        vc, vl.utils.generate_scheduler_kv_cache_config(cfgs))
+    backing = max(t.size for t in cfg.kv_cache_tensors)
+    return {"mode": cache.mamba_cache_mode, "P": cache.block_size,
+            "snapshot_every": cache.mamba_block_size, "block_bytes": backing // cfg.num_blocks,
+            "num_blocks": cfg.num_blocks, "tokens": tokens,
+            "concurrency": round(concurrency, 6)}
+
+
+def flatkv_mode_all_figures(spec, budget: int, block: int, flags: dict) -> dict:
+    """FlatKV's figures of the same run (its ``vllm`` strategy in mamba cache mode all, the
+    ssm dtype as ``flatkv_figures`` sets it), with the mode its layout ran in."""
+    if "mamba_ssm_cache_dtype" in flags or spec.architectures[0] == "NemotronHForCausalLM":
+        spec = spec.with_options(ssm_dtype=flags.get("mamba_ssm_cache_dtype", "float32"))
+    kernel = 16 if spec.architectures[0] in MLA_CLASSES else None  # FLASH_ATTN_MLA's
+    r = run_strategy("vllm", spec.profile(), budget_bytes=budget,
+                     context_tokens=flags.get("context", CONTEXT),
+                     options=StrategyOptions(
+                         block_size=block, mamba_cache_mode="all", kernel_block_size=kernel,
+                         prefill_checkpoint_blocks=flags.get("prefill_checkpoint_blocks", 0)))
+    if not r.applies:
+        return {"refused": r.reason[:60]}
+    # (a state group's block, its snapshot interval, is P in modes all and align)
+    return {"mode": r.extras["mamba_cache_mode"], "P": r.block_size,
+            "snapshot_every": r.block_size, "block_bytes": r.block_bytes,
+            "num_blocks": r.num_blocks, "tokens": r.logged_tokens,
+            "concurrency": round(r.max_concurrency, 6)}
+
+
+def check_mode_all(directory: str) -> int:
+    """Every ``mode_all_settings`` row on both sides, one line each, then the totals; exit
+    status 1 on a mismatch."""
+    vl = import_vllm_031(directory)
+    served = []
+    for name in list_presets():
+        if load_preset(name).architectures[0] in vl.models:
+            served.append(name)
+        elif load_preset(name).profile().has_state:  # MiniMax-M1: served up to 0.23.0 only
+            print(f"skip {name}: vLLM {MODE_ALL_RELEASE_CHECKED} does not serve "
+                  f"{load_preset(name).architectures[0]}")
+    rows = mode_all_settings(served)
+    bad = 0
+    for name, budget, block, flags in rows:
+        spec = model_spec(name)
+        engine = vllm_031_figures(vl, spec, budget, block, flags)
+        ours = flatkv_mode_all_figures(spec, budget, block, flags)
+        setting = (f"{name} B={budget:,} block={block} mode=all"
+                   + "".join(f" {k}={v}" for k, v in flags.items()))
+        bad += not report(f"vllm {MODE_ALL_RELEASE_CHECKED}", setting, engine, ours)
+    print(f"{len(rows)} mode-all settings against vLLM {MODE_ALL_RELEASE_CHECKED}, {bad} "
+          "mismatches")
+    return 1 if bad else 0
+
+
 def main() -> int:
     """Run every setting on both sides, print them, and count the mismatches; with
     ``--random N``, N random settings instead (``random_setting``), the i-th drawn from seed
     S + i so that ``--random 1 --seed S+i`` repeats it alone."""
-    directory, args = wheel_from_command_line(__doc__.splitlines()[0], "vllm", "0.34.0")
+    directory, args = wheel_from_command_line(
+        __doc__.splitlines()[0], "vllm", "0.34.0",
+        ("vllm-all", f"instead: the unzipped vllm {MODE_ALL_RELEASE_CHECKED} wheel, to check "
+         "mamba cache mode all against it (check_mode_all)"))
+    if args.vllm_all:
+        return check_mode_all(directory)
     vl = import_vllm(directory)
     presets, skipped, disputed = served_presets(vl)
     for name, why in skipped:
