@@ -2288,6 +2288,13 @@ def test_options_another_option_idles_are_neither_offered_nor_named():
     at = open_app("app_pages/compare.py", {**chunk, "mamba": "all"})
     assert at.caption[0].value.endswith(
         "engine options: mamba cache mode all, mamba chunk 128")
+    # and in mode all the page says plainly which release the vLLM column is: 0.31, the last
+    # with it, its start-up lines too (Qwen3.5 falls back to align there)
+    captions = [c.value for c in at.caption]
+    assert any("so in this mode the vLLM column is vLLM 0.31's: its figures and its start-up "
+               "log lines are that release's." in c for c in captions)
+    assert any(c.startswith("vLLM's start-up log at these settings, in vLLM 0.31's words (the "
+                            "last release with mamba cache mode all)") for c in captions)
 
 
 def test_budget_says_sliding_pages_count_as_history_only_where_they_do():

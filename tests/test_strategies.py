@@ -2840,7 +2840,8 @@ def test_vllm_says_its_log_is_of_a_run_told_to_keep_nemotron_hs_ssm_state_narrow
         "vLLM keeps NemotronHForCausalLM's ssm state in float32 unless --mamba-ssm-cache-dtype "
         "or the config's mamba_ssm_cache_dtype names another dtype: these lines keep it in "
         "2-byte elements (bfloat16 or float16), as such a run does; where the config names it, "
-        "vLLM first logs \"Updating mamba_ssm_cache_dtype to ...\", left out here"]
+        "vLLM logs \"Updating mamba_ssm_cache_dtype to ...\" as it checks its config, before "
+        "the block size lines (after the first in mamba cache mode all), left out here"]
     wide = spec.with_options(ssm_dtype="float32").profile()
     assert "log_left_out" not in run_strategy("vllm", wide, budget_bytes=GIB8,
                                               context_tokens=8_192).extras

@@ -765,8 +765,9 @@ def _ssm_dtype_told(profile: CacheProfile) -> str:
     return (f"vLLM keeps {arch}'s ssm state in float32 unless --mamba-ssm-cache-dtype or the "
             f"config's mamba_ssm_cache_dtype names another dtype: these lines keep it in "
             f"{profile.ssm_element_bytes}-byte elements (bfloat16 or float16), as such a run "
-            "does; where the config names it, vLLM first logs \"Updating mamba_ssm_cache_dtype "
-            "to ...\", left out here")
+            "does; where the config names it, vLLM logs \"Updating mamba_ssm_cache_dtype to "
+            "...\" as it checks its config, before the block size lines (after the first in "
+            "mamba cache mode all), left out here")
 
 
 def _run_vllm(
