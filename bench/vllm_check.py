@@ -62,7 +62,9 @@ against vLLM 0.31.0's own code, the last release with it, DIR its unzipped wheel
 the models of state layers alone, and FlatKV told a prefill checkpoint block 0.31 does not
 keep), through 0.31's own MambaModelConfig hook (which keeps mode all or falls back to align
 by the class's SupportsMambaPrefixCaching), ``_align_hybrid_block_size``, ``MambaSpec`` and
-``get_kv_cache_configs``; the mode each ran in is compared too. Its imports need FastAPI and
+``get_kv_cache_configs``; the mode each ran in is compared too, and the start-up lines its
+code logs on the way (its deprecation warning, its fallback warning, the block size and padding
+lines, the KV cache size line) beside FlatKV's, in order. Its imports need FastAPI and
 oss-harmony beside the others (``engine_checks.sh`` installs them).
 
 A model of state layers alone (``STATE_ONLY``, Mamba-Codestral-7B's config shape;
@@ -637,6 +639,7 @@ MODE_ALL_NAMES = {"utils": "vllm.v1.core.kv_cache_utils", "iface": "vllm.v1.kv_c
                   "interfaces": "vllm.model_executor.models.interfaces",
                   "torch_utils": "vllm.utils.torch_utils", "model_config": "vllm.config.model",
                   "cache": "vllm.config.cache", "butils": "vllm.v1.attention.backends.utils",
+                  "logger": "vllm.logger",
                   "platform": "vllm.platforms.interface",
                   "registry": "vllm.model_executor.models"}
 MODE_ALL_CLASSES = {**MODEL_CLASSES,
@@ -702,7 +705,41 @@ def vllm_031_figures(vl: NS, spec, budget: int, block: int, flags: dict) -> dict
     memory, or its refusal: its own hybrid block alignment (``_align_hybrid_block_size``, the
     model class served), every cache layer's spec as 0.31's layers build them (no prefill
     checkpoint block: 0.31 keeps none for these layers), its ``get_kv_cache_configs`` and
-    ``get_kv_cache_capacity``. The mode it ran in is a figure too (``mode``)."""
+    ``get_kv_cache_capacity``. The mode it ran in is a figure too (``mode``), and ``log`` the
+    lines its code logged meanwhile (``logged_by_vllm``): CacheConfig's check of the mode,
+    MambaModelConfig's, the alignment's, and ``update_kv_cache_capacity``'s."""
+    for once in (vl.logger._print_info_once, vl.logger._print_warning_once):
+        once.cache_clear()  # each run logs its own once-lines, as each start-up does
+    with logged_by_vllm() as log:
+        vl.cache.CacheConfig(block_size=block, mamba_cache_mode="all")  # its mode check
+        figures = _vllm_031_figures(vl, spec, budget, block, flags)
+    return {**figures, "log": tuple(log)}
+
+
+@contextlib.contextmanager
+def logged_by_vllm():
+    """The messages vLLM's loggers print meanwhile (INFO and up, as its log shows them), in
+    order: a list filled as they come (the check silences the engine's logging otherwise)."""
+    import logging
+
+    messages: list[str] = []
+    handler = logging.Handler(logging.INFO)
+    handler.emit = lambda record: messages.append(record.getMessage())
+    logger = logging.getLogger("vllm")
+    level = logger.level
+    logging.disable(logging.NOTSET)
+    logger.setLevel(logging.INFO)
+    logger.addHandler(handler)
+    try:
+        yield messages
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(level)
+        logging.disable(logging.WARNING)
+
+
+def _vllm_031_figures(vl: NS, spec, budget: int, block: int, flags: dict) -> dict:
+    """``vllm_031_figures`` but the log."""
     vc = vllm_031_config(vl, spec, block, flags)
     iface, model, cache = vl.iface, vc.model_config, vc.cache_config
     kinds = [type(k).__name__ for k in spec.layers]
@@ -751,8 +788,10 @@ def vllm_031_figures(vl: NS, spec, budget: int, block: int, flags: dict) -> dict
         cfgs = vl.utils.get_kv_cache_configs(vc, [specs], [budget])
     except (AssertionError, ValueError, RuntimeError) as exc:
         return {"refused": (str(exc) or type(exc).__name__).splitlines()[0][:60]}
-    cfg, (tokens, concurrency) = cfgs[0], vl.utils.get_kv_cache_capacity(
-        vc, vl.utils.generate_scheduler_kv_cache_config(cfgs))
+    scheduler_config = vl.utils.generate_scheduler_kv_cache_config(cfgs)
+    cfg, (tokens, concurrency) = cfgs[0], vl.utils.get_kv_cache_capacity(vc, scheduler_config)
+    vc.device_config = NS(device_type="cuda")
+    vl.utils.update_kv_cache_capacity(vc, scheduler_config)  # its KV cache size line
     backing = max(t.size for t in cfg.kv_cache_tensors)
     return {"mode": cache.mamba_cache_mode, "P": cache.block_size,
             "snapshot_every": cache.mamba_block_size, "block_bytes": backing // cfg.num_blocks,
@@ -772,17 +811,35 @@ def flatkv_mode_all_figures(spec, budget: int, block: int, flags: dict) -> dict:
                          block_size=block, mamba_cache_mode="all", kernel_block_size=kernel,
                          prefill_checkpoint_blocks=flags.get("prefill_checkpoint_blocks", 0)))
     if not r.applies:
-        return {"refused": r.reason[:60]}
+        return {"refused": r.reason[:60], "log": ()}
     # (a state group's block, its snapshot interval, is P in modes all and align)
     return {"mode": r.extras["mamba_cache_mode"], "P": r.block_size,
             "snapshot_every": r.block_size, "block_bytes": r.block_bytes,
             "num_blocks": r.num_blocks, "tokens": r.logged_tokens,
-            "concurrency": round(r.max_concurrency, 6)}
+            "concurrency": round(r.max_concurrency, 6), "log": tuple(r.extras["log_lines"])}
+
+
+# What one side logs that the other's lines leave out: FlatKV's lines of the stages this check
+# does not run (VllmConfig's model runner choice, the worker's memory profile) and vLLM's that
+# FlatKV does not print (the ssm dtype update, left out with a note; the KV cache layout)
+LOG_NOT_RUN = ("Model Runner V2 does not yet support", "Available KV cache memory:")
+LOG_NOT_PRINTED = ("Updating mamba_ssm_cache_dtype to", "Using ")
+
+
+def same_log(engine: tuple[str, ...], flatkv: tuple[str, ...]) -> bool:
+    """Whether vLLM 0.31's start-up lines of a run, as its code logged them here, are FlatKV's
+    in order, less what one side's lines leave out (``LOG_NOT_RUN``, ``LOG_NOT_PRINTED``);
+    prints each side's where they differ."""
+    ours = [line for line in flatkv if not line.startswith(LOG_NOT_RUN)]
+    theirs = [line for line in engine if not line.startswith(LOG_NOT_PRINTED)]
+    if ours != theirs:
+        print("BAD   log | vllm: " + " / ".join(theirs) + " | flatkv: " + " / ".join(ours))
+    return ours == theirs
 
 
 def check_mode_all(directory: str) -> int:
-    """Every ``mode_all_settings`` row on both sides, one line each, then the totals; exit
-    status 1 on a mismatch."""
+    """Every ``mode_all_settings`` row on both sides, one line each (and, where both start,
+    their start-up lines: ``same_log``), then the totals; exit status 1 on a mismatch."""
     vl = import_vllm_031(directory)
     served = []
     for name in list_presets():
@@ -792,16 +849,21 @@ def check_mode_all(directory: str) -> int:
             print(f"skip {name}: vLLM {MODE_ALL_RELEASE_CHECKED} does not serve "
                   f"{load_preset(name).architectures[0]}")
     rows = mode_all_settings(served)
-    bad = 0
+    bad = logged = 0
     for name, budget, block, flags in rows:
         spec = model_spec(name)
         engine = vllm_031_figures(vl, spec, budget, block, flags)
         ours = flatkv_mode_all_figures(spec, budget, block, flags)
+        engine_log, our_log = engine.pop("log"), ours.pop("log")
         setting = (f"{name} B={budget:,} block={block} mode=all"
                    + "".join(f" {k}={v}" for k, v in flags.items()))
-        bad += not report(f"vllm {MODE_ALL_RELEASE_CHECKED}", setting, engine, ours)
-    print(f"{len(rows)} mode-all settings against vLLM {MODE_ALL_RELEASE_CHECKED}, {bad} "
-          "mismatches")
+        same = report(f"vllm {MODE_ALL_RELEASE_CHECKED}", setting, engine, ours)
+        if "refused" not in engine and "refused" not in ours:  # and the lines it logs
+            same &= same_log(engine_log, our_log)
+            logged += 1
+        bad += not same
+    print(f"{len(rows)} mode-all settings against vLLM {MODE_ALL_RELEASE_CHECKED} ({logged} "
+          f"with their start-up lines), {bad} mismatches")
     return 1 if bad else 0
 
 
