@@ -640,6 +640,7 @@ MODE_ALL_NAMES = {"utils": "vllm.v1.core.kv_cache_utils", "iface": "vllm.v1.kv_c
                   "torch_utils": "vllm.utils.torch_utils", "model_config": "vllm.config.model",
                   "cache": "vllm.config.cache", "butils": "vllm.v1.attention.backends.utils",
                   "logger": "vllm.logger",
+                  "mamba_utils": "vllm.model_executor.layers.mamba.mamba_utils",
                   "platform": "vllm.platforms.interface",
                   "registry": "vllm.model_executor.models"}
 MODE_ALL_CLASSES = {**MODEL_CLASSES,
@@ -665,7 +666,8 @@ def mode_all_settings(presets: list[str]) -> list[tuple[str, int, int, dict]]:
     with state layers at both budgets and blocks 16 and 64 (Nemotron-H with its preset's
     bfloat16 ssm state too), then the models of state layers alone (``STATE_ONLY``, Mamba2;
     falcon-mamba-7b's Mamba1) at blocks 16, 64 and 256 and at a short max_model_len, where one
-    request fits; and FlatKV told a prefill checkpoint block, which 0.31 has not."""
+    request fits; FlatKV told a prefill checkpoint block, which 0.31 has not; and 2 or 16
+    speculative tokens on the Mamba2 and GDN models."""
     state = [p for p in presets if model_spec(p).profile().has_state]
     rows = [(p, b, block, {}) for p in state for b in BUDGETS for block in MODE_ALL_BLOCKS]
     rows += [("Nemotron-H-8B", b, block, {"mamba_ssm_cache_dtype": "bfloat16"})
@@ -674,6 +676,12 @@ def mode_all_settings(presets: list[str]) -> list[tuple[str, int, int, dict]]:
     # 0.31 keeps in no mode: its mode all (and the align it falls back to) ignores it
     rows += [(p, b, 64, {"prefill_checkpoint_blocks": 1})
              for p in ("Nemotron-H-8B", "Qwen3-Next-80B-A3B", "Qwen3.5-27B") for b in BUDGETS]
+    # drafted tokens: a state page more each, conv states widened; 0.31's FalconH1 and
+    # GraniteMoeHybrid size P without the drafted rows (16 outgrow Falcon-H1-7B's page)
+    rows += [(p, BUDGETS[0], block, {"speculative_tokens": n})
+             for p in ("Nemotron-H-8B", "Falcon-H1-7B", "granite-4.0-h-small",
+                       "Qwen3-Next-80B-A3B", STATE_ONLY) for block in MODE_ALL_BLOCKS
+             for n in (2, 16)]
     for name in (STATE_ONLY, FALCON_MAMBA_ONLY):
         rows += [(name, b, block, flags) for b in BUDGETS for block in (*MODE_ALL_BLOCKS, 256)
                  for flags in ({}, {"context": 2048})]
@@ -692,6 +700,10 @@ def vllm_031_config(vl: NS, spec, block: int, flags: dict) -> NS:
         model.hf_config.chunk_size = spec.mamba_chunk_size
     cache.mamba_block_size, cache.user_specified_mamba_block_size = None, False
     cache.use_kda_recoverssm = False  # (0.31's KDA RecoverSSM, off unless --use-replayssm)
+    if drafted := flags.get("speculative_tokens", 0):  # ngram drafting: no drafter layers
+        vc.num_speculative_tokens = drafted
+        vc.speculative_config = NS(num_speculative_tokens=drafted, method="ngram",
+                                   use_eagle=lambda: False, use_eagle_block_drop=lambda: False)
     model.get_mamba_chunk_size = types.MethodType(vl.model_config.ModelConfig.get_mamba_chunk_size,
                                                   model)
     cls = vl.models[model.architecture]
@@ -777,11 +789,12 @@ def _vllm_031_figures(vl: NS, spec, budget: int, block: int, flags: dict) -> dic
                     head_size=k.head_dim_k, head_size_v=k.head_dim_v, dtype=kv_dtype, **quant)
             else:
                 specs[name] = iface.MambaSpec(
-                    shapes=tuple(cls.get_mamba_state_shape_from_config(vc)),
+                    shapes=layer_state_shape(vl, cls, vc, k, n),
                     dtypes=cls.get_mamba_state_dtype_from_config(vc),
                     block_size=cache.mamba_block_size,
                     page_size_padded=cache.mamba_page_size_padded, mamba_type=mamba_types[n],
-                    mamba_cache_mode=cache.mamba_cache_mode)
+                    mamba_cache_mode=cache.mamba_cache_mode,
+                    num_speculative_blocks=vc.num_speculative_tokens)
         vl.butils.resolve_kv_cache_layout(vc, [[x.name for x in vl.butils.
                                                get_supported_kv_cache_layouts([backend])]],
                                           specs.values())
@@ -799,6 +812,21 @@ def _vllm_031_figures(vl: NS, spec, budget: int, block: int, flags: dict) -> dic
             "concurrency": round(concurrency, 6)}
 
 
+def layer_state_shape(vl: NS, cls, vc: NS, layer, kind: str) -> tuple:
+    """A state layer's shapes as 0.31's layer builds them: the class's config shape, except
+    where a MambaMixer2 layer drafts tokens, whose conv state the layer widens itself
+    (``MambaMixer2.get_state_shape``: ``num_spec``) where FalconH1's and GraniteMoeHybrid's
+    config shape (which P is sized from) does not."""
+    drafted = vc.num_speculative_tokens
+    if kind != "Mamba2Layer" or not drafted:
+        return tuple(cls.get_mamba_state_shape_from_config(vc))
+    return tuple(vl.mamba_utils.MambaStateShapeCalculator.mamba2_state_shape(
+        tp_world_size=vc.parallel_config.tensor_parallel_size,
+        intermediate_size=layer.n_heads * layer.head_dim, n_groups=layer.n_groups,
+        num_heads=layer.n_heads, head_dim=layer.head_dim, state_size=layer.d_state,
+        conv_kernel=layer.conv_kernel, num_spec=drafted))
+
+
 def flatkv_mode_all_figures(spec, budget: int, block: int, flags: dict) -> dict:
     """FlatKV's figures of the same run (its ``vllm`` strategy in mamba cache mode all, the
     ssm dtype as ``flatkv_figures`` sets it), with the mode its layout ran in."""
@@ -809,7 +837,8 @@ def flatkv_mode_all_figures(spec, budget: int, block: int, flags: dict) -> dict:
                      context_tokens=flags.get("context", CONTEXT),
                      options=StrategyOptions(
                          block_size=block, mamba_cache_mode="all", kernel_block_size=kernel,
-                         prefill_checkpoint_blocks=flags.get("prefill_checkpoint_blocks", 0)))
+                         prefill_checkpoint_blocks=flags.get("prefill_checkpoint_blocks", 0),
+                         speculative_tokens=flags.get("speculative_tokens", 0)))
     if not r.applies:
         return {"refused": r.reason[:60], "log": ()}
     # (a state group's block, its snapshot interval, is P in modes all and align)
