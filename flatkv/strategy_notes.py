@@ -412,7 +412,8 @@ def mode_fallback_text(r: StrategyResult, profile: CacheProfile) -> str:
     if r.extras.get("mamba_cache_mode_asked") != "all" or not (
             aligning := runs_all_as_align(profile)):
         return ""
-    return f"{all_as_align_why(aligning)}: these are align's figures."
+    return (f"{all_as_align_why(aligning)}: these are align's figures, as vLLM "
+            f"{MODE_ALL_RELEASE} (the last release with mode all) counts them.")
 
 
 def windows_as_history(r: StrategyResult, profile: CacheProfile) -> bool:

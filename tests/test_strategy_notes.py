@@ -574,6 +574,10 @@ def test_vllm_start_up_log_of_mode_all_run_as_align_is_vllm_031s():
             "as its second line says (its first, that mode all is going).") in text
     # the figures are 0.31's align: a prefill checkpoint block asked (0.33's, for GDN on
     # FlashInfer, with P on its grid of 64) is not kept
+    assert notes.mode_fallback_text(result, qwen) == (
+        "vLLM's Qwen3NextForCausalLM does not support prefix caching of state in mode all, so "
+        "vLLM starts it in align (\"falling back to 'align' mode\"): these are align's figures, "
+        "as vLLM 0.31 (the last release with mode all) counts them.")
     asked = vllm_at_80gb(qwen, mamba_cache_mode="all", prefill_checkpoint_blocks=1)
     assert (asked.block_size, asked.num_blocks, asked.concurrency_denominator) == (
         result.block_size, result.num_blocks, result.concurrency_denominator)
