@@ -101,7 +101,7 @@ from flatkv.strategies.vllm_releases import (
     last_served_text,
 )
 from flatkv.units import MAX_BYTES, count_text, format_bytes
-from flatkv.workload import PoolGroup
+from flatkv.workload import PoolGroup, largest_fitting
 
 
 def _indexer_layers_text(profile: CacheProfile, p: int, group_size: int) -> str:
@@ -170,16 +170,10 @@ def longest_context(profile: CacheProfile, options: StrategyOptions, counts: dic
     """vLLM's "estimated maximum model length": the longest context up to ``context_tokens``
     whose request fits ``budget_bytes`` (its binary search), 0 when not even one token does."""
     def fits(tokens: int) -> bool:
-        return request_bytes(profile, options, counts, group_size, tokens, block_sizes,
-                             page_bytes) <= budget_bytes
+        return tokens == 0 or request_bytes(profile, options, counts, group_size, tokens,
+                                            block_sizes, page_bytes) <= budget_bytes
 
-    if not fits(1):
-        return 0
-    low, high = 1, context_tokens  # fits(low); the answer is in [low, high]
-    while low < high:
-        mid = (low + high + 1) // 2
-        low, high = (mid, high) if fits(mid) else (low, mid - 1)
-    return low
+    return largest_fitting(fits, context_tokens + 1)
 
 
 def _page_size(profile: CacheProfile, options: StrategyOptions, formulas: list[str],
