@@ -2700,6 +2700,15 @@ def test_gpu_lab_pages_per_call_follow_the_sweep_and_the_pool():
     assert_clean(at)  # the sweep list gives the pages: the field is off, not in error
     assert at.number_input(key="w.lab_pages").disabled
     assert not at.button(key="gpu.run").disabled
+    # a cap past the plan: the pool is all 8 of its blocks (1 MiB of blocks of 2 layers x 16
+    # tokens x 4,096 B = 131,072 B), which no higher cap raises, so the fix is not the cap
+    at = open_app("app_pages/gpu.py", {**TINY_LINK, "gpu": "KV cache memory", "kv_mem": "1MiB",
+                                       "max_blocks": "99", "pages": "9"})
+    assert metrics(at)["Planned blocks"] == f"{(1 << 20) // (2 * 16 * 4096)}" == "8"
+    assert [shown(e) for e in at.error] == [
+        "Pages per call is 9, more than the 8 blocks of the pool: give at most 8, the plan's "
+        "blocks (a larger cache budget or a smaller block size plans more)"]
+    assert at.button(key="gpu.run").disabled
 
 
 def test_compare_says_when_not_one_request_fits():

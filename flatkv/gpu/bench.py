@@ -473,7 +473,8 @@ def check_sweep_fits(plans: Sequence[FlatMemoryPlan], device: str | torch.device
         blocks = min(cap, plan.geometry.num_blocks)
         for i, n in enumerate(counts):
             if n is not None:
-                check_pages_fit_pool(f"pages_per_call[{i}]", n, blocks, names.max_blocks)
+                check_pages_fit_pool(f"pages_per_call[{i}]", n, blocks, names.max_blocks,
+                                     plan.geometry.num_blocks)
         _check_fits(plan, dev, cap, counts, free, pools=pools, names=names)
     return caps
 

@@ -214,6 +214,15 @@ def test_repeats_and_threads_are_bounded(monkeypatch):
         run_benchmark(small_plan(), device="cpu", max_blocks=4, repeats=1, cpu_threads=17)
 
 
+def test_more_pages_per_call_than_the_plan_has_blocks_is_not_fixed_by_the_cap():
+    # a cap of 1,000 blocks over a plan of 637 (1,000,000 B // 1,568 B, gpu_plans): the pool
+    # is the whole plan, so raising max blocks would not make room for 700 pages a call
+    with pytest.raises(ValueError, match=r"pages_per_call\[0\] is 700, more than the 637 blocks "
+                       r"of the pool: give at most 637, the plan's blocks \(a larger cache "
+                       r"budget or a smaller block size plans more\)$"):
+        run_benchmark(small_plan(), device="cpu", max_blocks=1000, pages_per_call=700, repeats=1)
+
+
 def test_lock_is_released_after_a_failed_run(monkeypatch):
     # refused before anything is held: more pages per call than the pool has blocks
     with pytest.raises(ValueError, match=r"pages_per_call\[0\] is 99, more than the 4 blocks of "
