@@ -84,6 +84,12 @@ def table(rows: Any, *, height: int | str = "auto", formats: dict[str, str] | No
 
 
 NOT_APPLICABLE = "—"  # a table cell whose figure does not apply to its row
+
+
+def height_for_rows(rows: int) -> int:
+    """A table's height in pixels with all ``rows`` and the header in view (35 px a row, and
+    the border): a short table under an expander, read whole, with no scroll of its own."""
+    return 35 * (rows + 1) + 3
 # Pixels a character of a cell or header takes (Source Sans at the table's size: 6 to 7 on
 # average, measured in Chromium), a cell's padding with the header's icons, a tooltip's icon,
 # and the widest column.
@@ -92,6 +98,7 @@ _CHAR_PX, _CELL_PX, _HELP_PX, _MOST_PX = 6.8, 24, 18, 400
 # than it scrolls, and its right edge cuts whatever column lies there ("devic", "1,097,7"). The
 # columns a table is read by come first and should end inside it.
 MAIN_COLUMN_PX = 540
+EXPANDER_COLUMN_PX = 504  # the same inside an expander, less its padding (measured too)
 
 
 def _shown_number(value: Any) -> str:

@@ -13,7 +13,7 @@ from app_pages._figures import (
     current_strategies,
     speculative_note,
 )
-from app_pages._frame import NOT_APPLICABLE, chart, metric_row, table
+from app_pages._frame import NOT_APPLICABLE, chart, height_for_rows, metric_row, table
 from app_pages._session import MarkdownError, PageDone, bind, state, user_errors
 from app_pages._widgets import (
     context_note,
@@ -67,12 +67,12 @@ def block_size_sweep(s: AppState, r: StrategyResult, swept: app_data.Curves, his
             [p.concurrency for p in by_size],
             current_x=s.block_size,
             current_capacity=r.capacity_tokens, current_concurrency=r.max_concurrency,
-            x_title="requested block (tokens)", context=s.context_length(), log_x=True,
+            x_title=app_data.SWEEP_BLOCK_COLUMN, context=s.context_length(), log_x=True,
             title="Over the block size", legend_lines=legend_lines),
             key="budget.by_size", file_name="capacity_by_block_size.html")
     sweep = pd.DataFrame(app_data.block_size_sweep_rows(swept, history))
-    with st.expander("Block-size sweep as a table"):
-        table(sweep, formats={"concurrency": "accounting"})
+    with st.expander("Block-size sweep as a table"):  # every size in view (13 of them)
+        table(sweep, formats={"concurrency": "accounting"}, height=height_for_rows(len(sweep)))
         st.download_button("Sweep as CSV", data=sweep.to_csv(index=False),
                            file_name="block_size_sweep.csv", mime="text/csv",
                            key="budget.csv", on_click="ignore", icon=":material/download:")

@@ -14,7 +14,7 @@ from app_pages._figures import (
     mtp_added,
     mtp_button,
 )
-from app_pages._frame import chart, table
+from app_pages._frame import chart, height_for_rows, table
 from app_pages._log_check import log_check_section
 from app_pages._session import state, user_errors
 from app_pages._widgets import context_widget, engine_options, hold_requests_widget, model_note
@@ -73,7 +73,7 @@ def concurrency_over_context(s: AppState, context: int) -> None:
                  for k in curves.concurrency}
         table(rows.rename(columns=short | {"context (tokens)": "context"}),
               formats={name: "accounting" for name in short.values()},
-              height=35 * (len(rows) + 1) + 3)
+              height=height_for_rows(len(rows)))
         st.download_button("Concurrency by context as CSV", data=rows.to_csv(index=False),
                            file_name="concurrency_by_context.csv", mime="text/csv",
                            key="compare.contexts.csv", on_click="ignore",

@@ -823,10 +823,17 @@ def printed_budget_text(profile: CacheProfile, strategy: str, cache_bytes: int, 
             f"{cache_bytes:,} B.")
 
 
+# the requested block size, as the sidebar names it; the Budget chart's x axis says the same
+SWEEP_BLOCK_COLUMN = "block size (tokens)"
+
+
 def block_size_sweep_rows(curves: Curves, has_history: bool) -> list[dict]:
     """The Budget page's block-size sweep as table rows (capacity left out without history;
-    a gap where the layout has no figure at that block size)."""
-    return [{"requested block size": size, "P": p.block_size,
+    a gap where the layout has no figure at that block size). Each size headed by its unit,
+    as the chart's axis and Compare's "P (tokens)": a bare "P" of a state hybrid (544) could
+    read as bytes or pages beside a capacity in tokens. The headers keep the table inside an
+    expander at 1000 px ("requested block (tokens)" pushed concurrency 12 px past its edge)."""
+    return [{SWEEP_BLOCK_COLUMN: size, "P (tokens)": p.block_size,
              **({"capacity (tokens)": p.capacity_tokens} if has_history else {}),
              "concurrency": None if p.concurrency is None else concurrency_value(p.concurrency)}
             for size, p in zip(curves.block_sizes, curves.by_block_size, strict=True)]

@@ -338,15 +338,15 @@ def test_budget_curves_by_hand():
     assert app_data.budget_target(curves, need, 15) is None  # not swept: not marked
     assert app_data.budget_target(reaching, None, 15) is None  # nothing holds them
     rows = app_data.block_size_sweep_rows(curves, True)
-    assert rows[-1] == {"requested block size": 4096, "P": 4096, "capacity (tokens)": 3_883_008,
-                        "concurrency": 14.19}
+    assert rows[-1] == {"block size (tokens)": 4096, "P (tokens)": 4096,
+                        "capacity (tokens)": 3_883_008, "concurrency": 14.19}
     assert "capacity (tokens)" not in app_data.block_size_sweep_rows(curves, False)[0]
     # nothing fits a tenth of a tiny budget: no figure (a gap in the chart and the table),
     # not a zero that reads as one, and not an error
     tiny = app_data.curves(qwen, "vllm", 10**6, 262_144, options)
     assert tiny.by_budget[0] == app_data.CurvePoint(None, None, None)
     tiny_rows = app_data.block_size_sweep_rows(tiny, True)
-    assert tiny_rows[0] == {"requested block size": tiny.block_sizes[0], "P": None,
+    assert tiny_rows[0] == {"block size (tokens)": tiny.block_sizes[0], "P (tokens)": None,
                             "capacity (tokens)": None, "concurrency": None}
 
 

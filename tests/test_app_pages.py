@@ -3937,8 +3937,46 @@ def test_budget_sweeps_leave_a_gap_where_the_layout_does_not_start():
     assert by_size["capacity (tokens)"]["x"][-1] == 4_096
     assert by_size["capacity (tokens)"]["y"][-1] is None
     assert by_size["concurrency at 262,144 tokens"]["y"][-1] is None
-    sweep = next(d.value for d in at.dataframe if "requested block size" in d.value.columns)
-    assert sweep.iloc[-1][["P", "capacity (tokens)", "concurrency"]].isna().all()
+    sweep = next(d.value for d in at.dataframe if "block size (tokens)" in d.value.columns)
+    assert sweep.iloc[-1][["P (tokens)", "capacity (tokens)", "concurrency"]].isna().all()
+    # every size in the table says its unit, as the chart's axis does (a bare "P" of 544 beside
+    # a capacity in tokens read as bytes)
+    assert list(sweep.columns) == ["block size (tokens)", "P (tokens)", "capacity (tokens)",
+                                   "concurrency"]
+    layout = json.loads(at.get("plotly_chart")[1].proto.spec)["layout"]
+    assert "block size (tokens)" in [axis.get("title", {}).get("text") for name, axis
+                                     in layout.items() if name.startswith("xaxis")]
+
+
+def test_budget_block_size_sweep_table_fits_its_expander_at_1000_px(monkeypatch):
+    # Qwen3-Next's sweep under unit-bearing headers: a first column headed "requested block
+    # (tokens)" (187 px) put the table at 516 px in the expander's 504 (Chromium), concurrency
+    # cut to "2.9"; "block size (tokens)", the sidebar's own words, is 153 px. Its 13 sizes
+    # (1 to 4,096) are all in view: at the grid's own height 1,024 to 4,096 sat under a scroll.
+    import streamlit as st
+
+    from app_pages._frame import EXPANDER_COLUMN_PX
+
+    heights = {}  # a table's height as the page asks for it (AppTest does not show it)
+    dataframe = st.dataframe
+
+    def spy(data, **kwargs):
+        heights[tuple(data.columns)] = kwargs.get("height")
+        return dataframe(data, **kwargs)
+
+    monkeypatch.setattr(st, "dataframe", spy)
+    at = open_app("app_pages/budget.py")
+    assert_clean(at)
+    sizes = [2**i for i in range(13)]
+    assert heights[("block size (tokens)", "P (tokens)", "capacity (tokens)", "concurrency")] \
+        == 35 * (len(sizes) + 1) + 3  # 35 px a row and the header's, and the border
+    frame = next(d for d in at.dataframe if "block size (tokens)" in d.value.columns)
+    config = json.loads(frame.proto.columns)
+    widths = {col: config[col]["width"] for col in frame.value.columns}  # the index is hidden
+    assert list(widths) == ["block size (tokens)", "P (tokens)", "capacity (tokens)",
+                            "concurrency"]
+    assert sum(widths.values()) <= EXPANDER_COLUMN_PX, widths
+    assert list(frame.value["block size (tokens)"]) == sizes
 
 
 def test_budget_says_what_sglangs_capacity_and_blocks_count():
