@@ -45,10 +45,11 @@ def table(rows: Any, *, height: int | str = "auto", formats: dict[str, str] | No
     """A dataframe with thousands separators on its whole numbers (exact bytes stay readable);
     ``formats`` gives a column another NumberColumn format (e.g. ``"accounting"``: two decimals
     and thousands separators, as the charts label). A figure that does not apply to a row is a
-    gap, shown as a dash, in a column that stays numbers, so it sorts as numbers. A first
-    column of text names the rows, so it stays pinned while a wide table scrolls sideways (at
-    1000 px). ``helps``: a column's tooltip, where its header alone could mislead. Every column
-    is as wide as its header and cells (``column_width``)."""
+    gap, shown as a dash, in a column that stays numbers, so it sorts as numbers. The first
+    column names the rows (a layout, or a context length in numbers), so it stays pinned while
+    a wide table scrolls sideways (at 1000 px; six layouts over context lengths are 607 px in
+    an expander's 504). ``helps``: a column's tooltip, where its header alone could mislead.
+    Every column is as wide as its header and cells (``column_width``)."""
     import pandas as pd
 
     # rows as given: a column of whole numbers with gaps stays whole numbers (not NaN floats)
@@ -67,6 +68,7 @@ def table(rows: Any, *, height: int | str = "auto", formats: dict[str, str] | No
     config.update({
         col: st.column_config.NumberColumn(
             format=(formats or {}).get(col, "localized"), help=helps.get(col),
+            pinned=True if col == df.columns[0] else None,
             width=column_width(col, [_shown_number(v) for v in df[col].dropna()],
                                bool(helps.get(col))))
         for col in df.columns

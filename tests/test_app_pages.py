@@ -2791,6 +2791,25 @@ def test_compare_over_context_lengths_stops_a_line_where_vllm_refuses_to_start()
                             "requests it runs too.")
 
 
+def test_compare_context_table_keeps_its_context_column_in_view_at_1000_px():
+    # gpt-oss-20b: six layouts (slab aliasing applies) beside the context, 607 px of columns in
+    # the expander's 504 at 1000 px; the table scrolls sideways, and the context of a row
+    # scrolled to "two-level" went out of view with it
+    from app_pages._frame import EXPANDER_COLUMN_PX
+
+    at = open_app("app_pages/compare.py", {"model": "gpt-oss-20b"})
+    assert_clean(at)
+    (frame,) = [d for d in at.dataframe if "context" in d.value.columns]
+    config = json.loads(frame.proto.columns)
+    columns = list(frame.value.columns)
+    assert columns == ["context", "packed slabs", "per component", "vLLM", "SGLang", "aliasing",
+                       "two-level"]
+    assert sum(config[c]["width"] for c in columns) > EXPANDER_COLUMN_PX
+    assert config["context"]["pinned"] is True
+    assert [c for c in columns[1:] if "pinned" in config[c]] == []
+    assert list(frame.value["context"]) == [1 << k for k in range(10, 18)]  # 1,024 to 131,072
+
+
 def test_budget_draws_a_layout_that_does_not_start_here_across_the_page():
     """Where the layout does not start at this budget there is no block-size sweep: its budget
     chart was drawn in the left of two columns beside a blank half (SGLang's beside a note
