@@ -164,7 +164,8 @@ def pool_text(blocks: int, page_bytes: int, layouts: int, *, capped_by_user: boo
     text = (f"A run allocates {'' if capped_by_user else 'up to '}{count_text(blocks, 'block')} "
             f"x {page_bytes:,} B = {format_bytes(one)}")
     if layouts > 1:
-        text += f" per pool layout, {format_bytes(layouts * one)} for all {layouts}"
+        both = "both" if layouts == 2 else f"all {layouts}"  # POOL_LAYOUTS has two
+        text += f" per pool layout, {format_bytes(layouts * one)} for {both}"
     return text + ", plus two call-sized buffers (staging and the copy's)."
 
 

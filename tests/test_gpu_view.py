@@ -391,8 +391,10 @@ def test_pool_text_and_sweep_title_say_what_a_run_holds():
     assert gpu_view.pool_text(8, 131_072, 1) == (
         "A run allocates 8 blocks x 131,072 B = 1.00 MiB, plus two call-sized buffers (staging "
         "and the copy's).")
-    assert "= 1.00 MiB per pool layout, 2.00 MiB for all 2, plus" in gpu_view.pool_text(
-        8, 131_072, 2)
+    assert "= 1.00 MiB per pool layout, 2.00 MiB for both, plus" in gpu_view.pool_text(
+        8, 131_072, 2)  # both layouts: "for all 2" read oddly
+    assert "= 1.00 MiB per pool layout, 3.00 MiB for all 3, plus" in gpu_view.pool_text(
+        8, 131_072, 3)
     assert gpu_view.pool_text(4096, 131_072, 1, capped_by_user=False).startswith(
         "A run allocates up to 4,096 blocks x 131,072 B = 512.00 MiB")
     assert gpu_view.pool_text(1, 131_072, 1).startswith("A run allocates 1 block x 131,072 B")

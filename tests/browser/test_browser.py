@@ -207,7 +207,7 @@ def test_gpu_lab_runs_a_tiny_benchmark(page, app_url):
                                timeout=TIMEOUT)
     # time both pool layouts: the page says what the run holds, then sets them side by side
     page.get_by_role("button", name="page-major").click()
-    expect(page.get_by_text("1.00 MiB per pool layout, 2.00 MiB for all 2")).to_be_visible()
+    expect(page.get_by_text("1.00 MiB per pool layout, 2.00 MiB for both")).to_be_visible()
     page.get_by_role("button", name="Run benchmark").click()
     expect(page.get_by_text("Measured on cpu")).to_be_visible()
     expect(metric(page, "Bytes per call")).to_have_text("256.00 KiB")  # 2 x 131,072 B
