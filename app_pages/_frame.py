@@ -58,8 +58,10 @@ def table(rows: Any, *, height: int | str = "auto", formats: dict[str, str] | No
     config: dict[str, Any] = {}
     for col in df.columns:
         values = df[col].dropna()
-        if df[col].dtype != object or not len(values):
+        if df[col].dtype != object:
             continue
+        # whole numbers, or gaps only: a column of figures none of whose rows apply (vLLM's
+        # older log line where vLLM does not start) stays numbers, its dashes aligned as theirs
         if all(isinstance(v, int) and not isinstance(v, bool) for v in values):
             df[col] = df[col].astype("Int64")
         elif all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):

@@ -1999,7 +1999,7 @@ def test_gpu_page_times_both_pool_layouts_side_by_side(small_flush):
     tiny_run(at)
     # said before the run: 8 blocks of 131,072 B, once per layout
     assert any("A run allocates 8 blocks x 131,072 B = 1.00 MiB per pool layout, 2.00 MiB for "
-               "all 2" in c.value for c in at.caption)
+               "both" in c.value for c in at.caption)
     assert_clean(at)
     rows = at.dataframe[0].value
     gather = rows.query("operation == 'gather'")
@@ -2789,6 +2789,20 @@ def test_compare_over_context_lengths_stops_a_line_where_vllm_refuses_to_start()
     assert caption.endswith("Lines that coincide draw as one. vLLM's line is its log's Maximum "
                             "concurrency, from its KV blocks alone: its --max-num-seqs caps the "
                             "requests it runs too.")
+
+
+def test_compare_a_column_of_gaps_only_stays_numbers():
+    # Qwen3-Next with vLLM's hybrid manager off: vLLM does not start, so no row has an older
+    # vLLM log figure; the column of dashes was text, its dashes left-aligned beside the
+    # right-aligned ones of the engine log column
+    at = open_app("app_pages/compare.py", {"v_hybrid": "0"})
+    assert_clean(at)
+    frame = at.dataframe[0].value
+    assert "vLLM v1" not in set(frame["strategy"])
+    assert frame["older vLLM log"].isna().all()
+    config = json.loads(at.dataframe[0].proto.columns)
+    assert config["older vLLM log"]["type_config"] == config["engine log"]["type_config"] == {
+        "type": "number", "format": "localized"}
 
 
 def test_compare_context_table_keeps_its_context_column_in_view_at_1000_px():
