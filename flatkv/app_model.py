@@ -426,9 +426,9 @@ def load_model_json(text: str | bytes) -> ModelSpec | CacheProfile:
             f"this is a Hugging Face config.json (model_type {data['model_type']!r}), not a "
             "model JSON: load it under Source: config.json"
         )
-    if "format" not in data and {"kv_bytes_per_slot", "layers"} & set(data):
+    if "format" not in data and (keys := sorted({"kv_bytes_per_slot", "layers"} & set(data))):
         raise ValueError(
-            "this looks like a raw profile (kv_bytes_per_slot, layers): add "
+            f"this looks like a raw profile ({', '.join(keys)}): add "
             f'"format": "{PROFILE_FORMAT}" to it, as the Model page exports it'
         )
     if data.get("format") == PROFILE_FORMAT:

@@ -667,7 +667,8 @@ class ModelSpec:
                 raise ValueError(
                     f"attention_heads = {self.attention_heads} is not a multiple of "
                     f"{name}.kv_heads = {layer.kv_heads}: no engine loads such a model; check "
-                    "the model's heads, or leave attention_heads unset")
+                    "the model's heads, or leave attention_heads unset (0 in the Model page's "
+                    "editor)")
         try:
             self._check_split(self.tp)
         except ValueError as exc:

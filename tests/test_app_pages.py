@@ -702,7 +702,8 @@ def test_model_page_edits_heads_and_dtypes_of_a_preset():
     at.number_input(key="spec.full.kv_heads").set_value(64).run()
     assert [shown(e) for e in at.error if "kv_heads" in shown(e)] == [
         "attention_heads = 32 is not a multiple of full.kv_heads = 64: no engine loads such a "
-        "model; check the model's heads, or leave attention_heads unset. Until it is fixed, "
+        "model; check the model's heads, or leave attention_heads unset (0 in the Model page's "
+        "editor). Until it is fixed, "
         "every page (and the summary below) shows the last valid model."]
     assert at.dataframe[0].value.iloc[0]["KV B per token"] == 1024
     at.number_input(key="spec.full.kv_heads").set_value(4).run()

@@ -503,8 +503,12 @@ def test_model_json_round_trip_and_errors():
         app_model.load_model_json("{nope")
     with pytest.raises(ValueError, match="format"):
         app_model.load_model_json('{"format": "other/1"}')
-    with pytest.raises(ValueError, match='a raw profile .*: add "format": "flatkv-profile/1"'):
+    with pytest.raises(ValueError, match=r'a raw profile \(kv_bytes_per_slot, layers\): add '
+                       '"format": "flatkv-profile/1"'):
         app_model.load_model_json('{"layers": "full*4", "kv_bytes_per_slot": 64}')
+    # the keys it found, not both names whatever it holds
+    with pytest.raises(ValueError, match=r'a raw profile \(layers\): add "format"'):
+        app_model.load_model_json('{"layers": "full*4"}')
     with pytest.raises(ValueError, match="layer pattern"):
         app_model.load_model_json(json.dumps(
             {"format": app_model.PROFILE_FORMAT, "layers": "full*", "kv_bytes_per_slot": 4}))

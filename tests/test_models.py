@@ -462,7 +462,8 @@ def test_query_heads_given_limit_the_tp_and_unknown_ones_do_not():
     for heads, kv in ((32, 64), (31, 8)):
         with pytest.raises(ValueError, match=rf"^attention_heads = {heads} is not a multiple of "
                            rf"att.kv_heads = {kv}: no engine loads such a model; check the "
-                           "model's heads, or leave attention_heads unset$"):
+                           "model's heads, or leave attention_heads unset \\(0 in the Model "
+                           "page's editor\\)$"):
             ModelSpec.from_pattern(name="m", kinds={"att": AttentionLayer(kv, 128, 128)},
                                    pattern="att*2", attention_heads=heads)
 

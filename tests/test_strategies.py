@@ -1605,7 +1605,10 @@ def test_aliased_unequal_groups_say_why():
     prof = CacheProfile(layer_types=(SLIDING,) * 5 + (FULL,), kv_bytes_per_slot=2048,
                         sliding_window=512)
     r = run_strategy("aliased", prof, budget_bytes=GIB8)
-    assert not r.applies and "unequal layer counts" in r.reason
+    assert not r.applies and r.reason == (
+        "groups have unequal layer counts (sliding_attention 5, full_attention 1): layer j of "
+        "each group shares a slab only when every group has the same number of layers (see "
+        "two-level pages, the CLI's lcm, for unequal groups)")
 
 
 def test_lcm_padding_bound_not_met_says_why():

@@ -32,7 +32,7 @@ def aliasing_blocker(profile: CacheProfile) -> str:
         return (
             "the model has linear_attention state layers: aliasing needs every group to be KV "
             "history with rows of one size, and a state row is constant per page while a history "
-            "row grows with P" + (" (see two-level pages, lcm, for unequal groups)"
+            "row grows with P" + (" (see two-level pages, the CLI's lcm, for unequal groups)"
                                   if profile.has_attention else "")
         )
     if len(groups) < 2:
@@ -42,14 +42,14 @@ def aliasing_blocker(profile: CacheProfile) -> str:
         )
     if sizes := kv_sizes_text(profile):
         return (f"{sizes}: layer j of each group shares a slab only when their rows are of one "
-                "size (see two-level pages, lcm, for unequal groups)")
+                "size (see two-level pages, the CLI's lcm, for unequal groups)")
     layers = {g.name: g.layers for g in groups}
     if len(set(layers.values())) > 1:
         text = ", ".join(f"{k} {v}" for k, v in layers.items())
         return (
             f"groups have unequal layer counts ({text}): layer j of each group shares a slab "
-            "only when every group has the same number of layers (see two-level pages, lcm, "
-            "for unequal groups)"
+            "only when every group has the same number of layers (see two-level pages, the CLI's "
+            "lcm, for unequal groups)"
         )
     return ""
 
