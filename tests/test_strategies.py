@@ -29,6 +29,7 @@ from strategy_profiles import (
 )
 
 from flatkv.hf_config import spec_from_hf_config
+from flatkv.log_check import MISSING, SAME, check_log
 from flatkv.plan import plan_tensors
 from flatkv.presets import load_preset
 from flatkv.profile import CacheProfile
@@ -62,7 +63,11 @@ from flatkv.strategies.sglang_log import (
 )
 from flatkv.strategies.vllm import block_bytes as vllm_block_bytes
 from flatkv.strategies.vllm import runs_all_as_align
-from flatkv.strategies.vllm_log import MODE_ALL_DEPRECATED_LOG, MODE_ALL_V1_RUNNER_LOG
+from flatkv.strategies.vllm_log import (
+    MODE_ALL_DEPRECATED_LOG,
+    MODE_ALL_V1_RUNNER_DRAFTING_LOG,
+    MODE_ALL_V1_RUNNER_LOG,
+)
 from flatkv.strategies.vllm_releases import last_served_text
 
 GIB8 = 8 * 2**30
@@ -2033,6 +2038,27 @@ def test_vllm_mode_all_log_is_vllm_031s():
     assert [name for name, _ in forms if "named" in name] == [
         "named \"XPU KV cache size\", as vLLM 0.31 logs it on an Intel GPU",
         "named \"CPU KV cache size\", as vLLM 0.31 logs it on its CPU backend"]
+
+def test_vllm_mode_all_runner_line_elides_the_drafting_method():
+    # vLLM 0.31 lists every feature Model Runner V2 lacks in one line (config/vllm.py
+    # use_v2_model_runner): ngram drafting (its speculative method before the mode) joins mode
+    # all, MTP does not; FlatKV, not told the method, elides it where tokens are drafted
+    nemotron = replace(nemotron_h_8b(), mamba_chunk_size=128)
+    lines = {n: run_strategy("vllm", nemotron, budget_bytes=40 * 2**30, context_tokens=8_192,
+                             options=StrategyOptions(mamba_cache_mode="all",
+                                                     speculative_tokens=n)).extras["log_lines"]
+             for n in (0, 2)}
+    assert lines[0][1] == MODE_ALL_V1_RUNNER_LOG and lines[2][1] == (
+        "Model Runner V2 does not yet support ... mamba cache mode 'all'; using the V1 model "
+        "runner instead.") == MODE_ALL_V1_RUNNER_DRAFTING_LOG
+    ngram = ("Model Runner V2 does not yet support speculative method 'ngram', mamba cache "
+             "mode 'all'; using the V1 model runner instead.")
+    for logged in (ngram, MODE_ALL_V1_RUNNER_LOG):  # an ngram run's line, and an MTP run's
+        check = check_log(lines[2][1:2], "vllm", logged)
+        assert [c.outcome for c in check.lines] == [SAME]
+    # undrafted, the plain line is FlatKV's, and the ngram line is not
+    assert [c.outcome for c in check_log(lines[0][1:2], "vllm", ngram).lines] == [MISSING]
+
 
 # ------------------------------------------------------------------------------------------
 # SGLang with sliding layers: block bytes count both pools.

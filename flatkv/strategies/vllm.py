@@ -620,7 +620,7 @@ def _run_overridden(
     if not (aligning := runs_all_as_align(profile)):
         return with_mode_all_log(_run_vllm(profile, budget_bytes=budget_bytes,
                                            context_tokens=context_tokens, options=options),
-                                 fallback=False)
+                                 fallback=False, drafting=bool(options.speculative_tokens))
     # 0.31's align: no prefill checkpoint block (Mamba2's came in 0.32, GDN's in 0.33)
     result = _run_vllm(profile, budget_bytes=budget_bytes, context_tokens=context_tokens,
                        options=replace(options, mamba_cache_mode="align",

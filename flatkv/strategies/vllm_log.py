@@ -30,6 +30,11 @@ ALL_AS_ALIGN_LOG = ("Hybrid or mamba-based model detected without support for pr
 # (VllmConfig.use_v2_model_runner, on CUDA with VLLM_USE_V2_MODEL_RUNNER unset)
 MODE_ALL_V1_RUNNER_LOG = ("Model Runner V2 does not yet support mamba cache mode 'all'; using "
                           "the V1 model runner instead.")
+# ... and where tokens are drafted, the same line with the drafting method's words elided: V2
+# does not run ngram, suffix, medusa or mlp_speculator drafting either, and 0.31 lists each of
+# its unsupported features in one line ("... support speculative method 'ngram', mamba cache
+# mode 'all'; ..."), a method FlatKV is not told (MTP's adds nothing)
+MODE_ALL_V1_RUNNER_DRAFTING_LOG = MODE_ALL_V1_RUNNER_LOG.replace("support ", "support ... ")
 
 # The older forms of the KV cache size line (log_check: where a log line reads as one): before
 # vLLM PR #50462 it and the concurrency are two lines (0.26.0 logs them so), and up to 0.19 the
@@ -198,17 +203,20 @@ def with_logged_tokens(result: StrategyResult, profile: CacheProfile, options: S
                    extras={**result.extras, "log_lines": log, "log_line_forms": forms})
 
 
-def with_mode_all_log(result: StrategyResult, fallback: bool) -> StrategyResult:
+def with_mode_all_log(result: StrategyResult, fallback: bool,
+                      drafting: bool = False) -> StrategyResult:
     """``result``, vLLM's layout in mamba cache mode all (run as align where ``fallback``), with
     the start-up lines vLLM MODE_ALL_RELEASE logs, the last release with that mode: its
     deprecation warning first, then its fallback warning (``fallback``) or its model runner's
-    (the mode kept); its cache is the Available line's, so no line of blocks fit after warm-up
-    (0.34's); and its KV cache size line names its pools "GPU" or the device type, never "GPU
-    + host". ``extras["log_release"]`` says which release the lines are."""
+    (the mode kept; the drafting method elided where ``drafting``: MODE_ALL_V1_RUNNER_DRAFTING_LOG);
+    its cache is the Available line's, so no line of blocks fit after warm-up (0.34's); and its
+    KV cache size line names its pools "GPU" or the device type, never "GPU + host".
+    ``extras["log_release"]`` says which release the lines are."""
     lines = result.extras.get("log_lines")
     if not result.applies or not lines:
         return result
-    log = [MODE_ALL_DEPRECATED_LOG, ALL_AS_ALIGN_LOG if fallback else MODE_ALL_V1_RUNNER_LOG,
+    runner = MODE_ALL_V1_RUNNER_DRAFTING_LOG if drafting else MODE_ALL_V1_RUNNER_LOG
+    log = [MODE_ALL_DEPRECATED_LOG, ALL_AS_ALIGN_LOG if fallback else runner,
            *(line for line in lines if not line.startswith(WARMUP_LINE))]
     forms = {line: tuple((name.replace("vLLM 0.34", f"vLLM {MODE_ALL_RELEASE}"), form)
                          for name, form in named if "GPU + host" not in form)
