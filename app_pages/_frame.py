@@ -94,6 +94,8 @@ def height_for_rows(rows: int) -> int:
     """A table's height in pixels with all ``rows`` and the header in view (35 px a row, and
     the border): a short table under an expander, read whole, with no scroll of its own."""
     return 35 * (rows + 1) + 3
+
+
 # Pixels a character of a cell or header takes (Source Sans at the table's size: 6 to 7 on
 # average, measured in Chromium), a cell's padding with the header's icons, a tooltip's icon,
 # and the widest column.
