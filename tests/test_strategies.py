@@ -2039,6 +2039,7 @@ def test_vllm_mode_all_log_is_vllm_031s():
         "named \"XPU KV cache size\", as vLLM 0.31 logs it on an Intel GPU",
         "named \"CPU KV cache size\", as vLLM 0.31 logs it on its CPU backend"]
 
+
 def test_vllm_mode_all_runner_line_elides_the_drafting_method():
     # vLLM 0.31 lists every feature Model Runner V2 lacks in one line (config/vllm.py
     # use_v2_model_runner): ngram drafting (its speculative method before the mode) joins mode
