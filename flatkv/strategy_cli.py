@@ -131,8 +131,9 @@ def add_strategy_arguments(
                         "FlashInfer (Hopper; B200 with CUDA 13) in 0.33+, where P also aligns "
                         "to 64, as here for their classes); default 0, as vLLM up to 0.31")
     parser.add_argument("--mamba-chunk-size", type=int, default=defaults.mamba_chunk_size,
-                        help="vllm, mamba cache mode all: P aligns to lcm(chunk, A), as vLLM's "
-                        "--mamba-block-size sets it (default: the config's mamba_chunk_size / "
+                        help="vllm, mamba cache mode all: a hybrid's P aligns to lcm(chunk, A), "
+                        "as vLLM's --mamba-block-size sets it; a model without attention layers "
+                        "leaves it unused (default: the config's mamba_chunk_size / "
                         "chunk_size, else 2048, as vLLM)")
     parser.add_argument("--vllm-hybrid-manager", action=argparse.BooleanOptionalAction,
          default=None, help="vllm: its hybrid KV cache manager (default on); "
