@@ -2494,7 +2494,10 @@ def test_sglang_refuses_a_prefill_chunk_of_part_pages():
     dsv32 = load_preset("DeepSeek-V3.2").profile()
     r = run_strategy("sglang", dsv32, budget_bytes=40 * 2**30,
                      options=StrategyOptions(sglang_chunked_prefill_size=1000))
-    assert "not a multiple of the page size 64" in r.reason
+    assert r.reason.endswith(
+        "1,000 tokens is not a multiple of the page size 64; set --chunked-prefill-size to a "
+        "multiple of 64 (such as 1,024): DeepSeek's sparse attention pages by 64 tokens "
+        "whatever --page-size says")
 
 
 def test_vllm_sizes_p_by_the_narrow_state_where_the_config_passes_no_num_spec():

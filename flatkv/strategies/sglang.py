@@ -695,10 +695,15 @@ def chunk_page_refusal(profile: CacheProfile, options: StrategyOptions) -> str |
     if chunk % page == 0:
         return None
     pages = -(-chunk // page)
+    # DeepSeek's sparse attention pages by NSA_PAGE_SIZE whatever --page-size says: only the
+    # chunk can change
+    other_page = (f": DeepSeek's sparse attention pages by {n(page)} tokens whatever "
+                  "--page-size says" if profile.indexer_bytes_per_slot else
+                  f" or a page size that divides {n(chunk)}")
     return (f"SGLang takes a prefill chunk of whole pages only (\"chunked_prefill_size must be "
             f"divisible by page_size\"): {n(chunk)} tokens is not a multiple of the page size "
             f"{n(page)}; set --chunked-prefill-size to a multiple of {n(page)} (such as "
-            f"{n(pages * page)}) or a page size that divides {n(chunk)}")
+            f"{n(pages * page)}){other_page}")
 
 
 # GPUs on which SGLang 0.5.23, told no --page-size, runs TensorRT-LLM's MHA / MLA backends,
