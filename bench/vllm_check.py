@@ -905,6 +905,11 @@ def main() -> int:
         ("vllm-all", f"instead: the unzipped vllm {MODE_ALL_RELEASE_CHECKED} wheel, to check "
          "mamba cache mode all against it (check_mode_all)"))
     if args.vllm_all:
+        if args.random:  # (random_setting draws 0.34's settings, not mode all's)
+            print("vllm_check.py: --random is not read with --vllm-all, whose settings are "
+                  "fixed (mode_all_settings): leave out --random, or check vLLM 0.34 with --vllm",
+                  file=sys.stderr)
+            return 2
         return check_mode_all(directory)
     vl = import_vllm(directory)
     presets, skipped, disputed = served_presets(vl)
