@@ -50,7 +50,11 @@ from flatkv.strategies.sglang import (
 from flatkv.strategies.sglang_log import logged_padding
 from flatkv.strategies.vllm import MLA_HYBRID_BLOCK
 from flatkv.strategies.vllm_log import log_words, memory_log_note, with_available_elided
-from flatkv.strategies.vllm_releases import OLDER_VLLM_LOG, last_served_note
+from flatkv.strategies.vllm_releases import (
+    MODE_ALL_RELEASE,
+    OLDER_VLLM_LOG,
+    last_served_note,
+)
 from flatkv.strategy_notes import short_of_one_request_text
 from flatkv.texttable import text_table
 from flatkv.units import (
@@ -114,9 +118,9 @@ def add_strategy_arguments(
     parser.add_argument("--mamba-cache-mode", choices=MAMBA_CACHE_MODES,
                         default=defaults.mamba_cache_mode,
                         help="state pages per request: none = 1, align = 2, all = cdiv(L, P) "
-                        "(vLLM up to 0.31: in mode all the vllm column, its figures and its "
-                        "start-up log lines are vLLM 0.31's), each plus --speculative-tokens "
-                        "(default none)")
+                        f"(vLLM up to {MODE_ALL_RELEASE}: in mode all the vllm column, its "
+                        f"figures and its start-up log lines are vLLM {MODE_ALL_RELEASE}'s), "
+                        "each plus --speculative-tokens (default none)")
     parser.add_argument("--speculative-tokens", type=int, default=defaults.speculative_tokens,
                         metavar="N", help="tokens drafted per step (vLLM's "
                         "num_speculative_tokens): N more state pages a request in every paged "
@@ -379,7 +383,8 @@ def _start_up_log_lines(result: StrategyResult) -> list[str]:
         return []
     x = result.extras
     said = ""
-    if "state_page_bytes" in x:  # vLLM with state: the mode it counts
+    if "state_page_bytes" in x and not (x.get("log_release") and x["mamba_cache_mode"] == "all"):
+        # vLLM with state: the mode it counts (the heading of mode all's lines names it)
         said = f"; mamba cache mode {x['mamba_cache_mode']}"
     elif result.strategy == "sglang":  # what its sizes count beyond its own counts
         page, slot = logged_padding(x)
