@@ -831,6 +831,16 @@ def test_lfm3_reads_its_conv_layers_beside_full_and_sliding_ones():
     lfm2_class = replace(fp8, architectures=("Lfm2ForCausalLM",))
     assert not run_strategy("vllm", lfm2_class, budget_bytes=10**10, context_tokens=4096,
                             options=drafted).applies
+    # vLLM 0.31, the last release with mamba cache mode all, has no Lfm3ForCausalLM (0.34's
+    # registry has it, 0.31's not): no release runs it in mode all
+    all_mode = run_strategy("vllm", profile, budget_bytes=10**10, context_tokens=4096,
+                            options=StrategyOptions(mamba_cache_mode="all"))
+    assert all_mode.reason == (
+        "no vLLM release runs Lfm3ForCausalLM in mamba cache mode all: 0.31, the last release "
+        "with that mode, does not serve it, and the later ones that do have no mode all; "
+        "choose mamba cache mode align or none")
+    assert run_strategy("vllm", profile, budget_bytes=10**10, context_tokens=4096,
+                        options=StrategyOptions(mamba_cache_mode="align")).applies
 
 
 def test_glm5_says_vllm_keeps_its_kv_in_fp8_on_blackwell():

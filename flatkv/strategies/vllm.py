@@ -95,6 +95,7 @@ from flatkv.strategies.vllm_releases import (
     LIGHTNING_CLASS,
     MODE_ALL_RELEASE,
     PREFILL_CHECKPOINT_CLASSES,
+    SERVED_AFTER_MODE_ALL,
     SIZES_P_WITH_DRAFTED_CONV,
     WINDOW_PLUS_ONE_CLASSES,
     WINDOW_PLUS_ONE_SINCE,
@@ -617,6 +618,12 @@ def _run_overridden(
         return _run_vllm(profile, budget_bytes=budget_bytes, context_tokens=context_tokens,
                          options=options)
     # mode all is vLLM 0.31's (MODE_ALL_RELEASE), the last release with it
+    if unserved := SERVED_AFTER_MODE_ALL.intersection(profile.architectures):
+        return not_applicable("vllm", budget_bytes, (
+            f"no vLLM release runs {min(unserved)} in mamba cache mode all: {MODE_ALL_RELEASE}, "
+            "the last release with that mode, does not serve it, and the later ones that do "
+            "have no mode all; choose mamba cache mode align or none"),
+            profile_name=profile.name, context_tokens=context_tokens)
     if not (aligning := runs_all_as_align(profile)):
         return with_mode_all_log(_run_vllm(profile, budget_bytes=budget_bytes,
                                            context_tokens=context_tokens, options=options),

@@ -59,6 +59,9 @@ ALIGN_INSTEAD_OF_ALL = frozenset({
 # Literal["all", "align", "none"]; 0.32's is ["align", "none"]). FlatKV's vLLM figures and
 # start-up lines in mode all are this release's: its model classes and sizing code, its log.
 MODE_ALL_RELEASE = "0.31"
+# Model classes of state layers that later releases serve and MODE_ALL_RELEASE's registry does
+# not (0.34.0's registry against 0.31.0's): no release runs them in mode all.
+SERVED_AFTER_MODE_ALL = frozenset({"Lfm3ForCausalLM"})
 
 
 # The one vLLM class whose state layers keep no conv state (lightning attention): a state
