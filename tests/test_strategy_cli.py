@@ -553,23 +553,26 @@ def test_raw_bytes_give_sliding_layers_their_own_size():
             "or drop --sliding-kv-bytes-per-slot where they keep --kv-bytes-per-slot's")
 
 
+def _qwen3_next_sglang(*extra: str) -> dict:
+    """compare --json's SGLang result for Qwen3-Next-80B-A3B at 40 GiB and 32,768 tokens, with
+    ``extra`` options."""
+    code, out, err = run(["compare", "--preset", "Qwen3-Next-80B-A3B", "--budget", "40GiB",
+                          "--context", "32768", "--json", *extra])
+    assert code == 0, err
+    return next(r for r in json.loads(out) if r["strategy"] == "sglang")
+
+
 def test_compare_takes_sglangs_max_running_requests():
     # Qwen3-Next-80B-A3B at 40 GiB (tests/test_strategies.py's
     # test_sglang_told_max_running_requests_on_a_state_hybrid): 263 state slots, cap 262 // 5 =
     # 52, a pool of 920,754 tokens whatever is told; told 20, SGLang logs min(20, 460,377, 52)
     # = 20, under either spelling; untold, min(4,096, 460,377, 52) = 52
-    def sglang(*extra):
-        code, out, err = run(["compare", "--preset", "Qwen3-Next-80B-A3B", "--budget", "40GiB",
-                              "--context", "32768", "--json", *extra])
-        assert code == 0, err
-        return next(r for r in json.loads(out) if r["strategy"] == "sglang")
-
     for flag in ("--max-running-requests", "--sglang-max-running-requests"):
-        told = sglang(flag, "20")
+        told = _qwen3_next_sglang(flag, "20")
         assert (told["max_running_requests"], told["kv_tokens"], told["state_slots"]) == (
             20, 920_754, 263)
         assert told["running_requests_told"] is True
-    assert sglang()["max_running_requests"] == 52
+    assert _qwen3_next_sglang()["max_running_requests"] == 52
     code, out, err = run(["plan", "--strategy", "sglang", "--preset", "Qwen3-Next-80B-A3B",
                           "--budget", "40GiB", "--context", "32768", "--max-running-requests",
                           "20"])
@@ -584,10 +587,7 @@ def test_compare_takes_sglangs_max_mamba_cache_size():
     # 101 x 77,266,944) // 24,576 = 1,430,082 tokens, max_running_requests min(4,096, 715,041,
     # 100 // 5) = 20
     for flag in ("--max-mamba-cache-size", "--sglang-max-mamba-cache-size"):
-        code, out, err = run(["compare", "--preset", "Qwen3-Next-80B-A3B", "--budget", "40GiB",
-                              "--context", "32768", "--json", flag, "100"])
-        assert code == 0, err
-        told = next(r for r in json.loads(out) if r["strategy"] == "sglang")
+        told = _qwen3_next_sglang(flag, "100")
         assert (told["state_slots"], told["kv_tokens"], told["max_running_requests"]) == (
             101, 1_430_082, 20)
 
@@ -598,21 +598,15 @@ def test_compare_takes_sglangs_disable_radix_cache():
     # 1 state slot, so untold min(4,096, 460,377, 262 // 1) = 262 running over the same 263
     # slots and 920,754 tokens; told N = 64, 65 slots and (42,949,672,960 - 65 x 77,266,944)
     # // 24,576 = 1,543,266 tokens, under either spelling
-    def sglang(*extra):
-        code, out, err = run(["compare", "--preset", "Qwen3-Next-80B-A3B", "--budget", "40GiB",
-                              "--context", "32768", "--json", *extra])
-        assert code == 0, err
-        return next(r for r in json.loads(out) if r["strategy"] == "sglang")
-
     for flag in ("--disable-radix-cache", "--sglang-disable-radix-cache"):
-        off = sglang(flag)
+        off = _qwen3_next_sglang(flag)
         assert (off["slots_per_request"], off["state_slots"], off["kv_tokens"],
                 off["max_running_requests"]) == (1, 263, 920_754, 262)
-        told = sglang(flag, "--max-running-requests", "64")
+        told = _qwen3_next_sglang(flag, "--max-running-requests", "64")
         assert (told["state_slots"], told["kv_tokens"], told["max_running_requests"]) == (
             65, 1_543_266, 64)
         assert told["state_from_running_requests"] is True
-    on = sglang("--max-running-requests", "64")
+    on = _qwen3_next_sglang("--max-running-requests", "64")
     assert (on["state_slots"], on["kv_tokens"], on["max_running_requests"]) == (263, 920_754, 52)
     # gpt-oss-20b told N = 64: its swa pool the request cap, (127 + 128 + 1 + 1) x 64 + 2 x
     # 8,192 + 1 = 32,833 tokens, the full pool the rest, 1,714,793
