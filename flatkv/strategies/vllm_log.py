@@ -47,6 +47,8 @@ OLDER_FORM = f"on two lines, its tokens as {OLDER_VLLM_LOG} count them"
 # logged so; its figures are counted alike
 OTHER_POOL_NAMES = (("XPU", "on an Intel GPU"), ("CPU", "on its CPU backend"),
                     ("GPU + host", "with HiSparse's host pools"))
+# ... of which MODE_ALL_RELEASE logs the device types only (it has no HiSparse host pools)
+MODE_ALL_POOL_NAMES = tuple(named for named in OTHER_POOL_NAMES if named[0] != "GPU + host")
 
 # How the two memory lines of its log read: one budget, told as two releases tell it
 WARMUP_LOG_NOTE = ("vLLM 0.34 on CUDA logs the Available line before warm-up, as an estimate, "
@@ -195,12 +197,19 @@ def with_logged_tokens(result: StrategyResult, profile: CacheProfile, options: S
         forms[log[-1]] = tuple(
             (name, f"GPU KV cache size: {tokens:,} tokens\n{concurrency}")
             for name, tokens in ((TWO_LINE_FORM, logged), (OLDER_FORM, older))
-            if tokens is not None and (tokens != logged or name == TWO_LINE_FORM)) + tuple(
-            (f"named \"{pools} KV cache size\", as vLLM 0.34 logs it {where}",
-             f"{pools}{log[-1].removeprefix('GPU')}") for pools, where in OTHER_POOL_NAMES)
+            if tokens is not None and (tokens != logged or name == TWO_LINE_FORM)
+        ) + pool_name_forms(log[-1], "0.34", OTHER_POOL_NAMES)
     return replace(result, logged_tokens=logged, older_logged_tokens=older,
                    formulas=(*result.formulas, *lines),
                    extras={**result.extras, "log_lines": log, "log_line_forms": forms})
+
+
+def pool_name_forms(size_line: str, release: str,
+                    names: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], ...]:
+    """The "GPU KV cache size" line as vLLM ``release`` logs it where it names its pools
+    otherwise (``names``: OTHER_POOL_NAMES' pairs), each form named (log_check's forms)."""
+    return tuple((f"named \"{pools} KV cache size\", as vLLM {release} logs it {where}",
+                  f"{pools}{size_line.removeprefix('GPU')}") for pools, where in names)
 
 
 def with_mode_all_log(result: StrategyResult, fallback: bool,
@@ -218,8 +227,11 @@ def with_mode_all_log(result: StrategyResult, fallback: bool,
     runner = MODE_ALL_V1_RUNNER_DRAFTING_LOG if drafting else MODE_ALL_V1_RUNNER_LOG
     log = [MODE_ALL_DEPRECATED_LOG, ALL_AS_ALIGN_LOG if fallback else runner,
            *(line for line in lines if not line.startswith(WARMUP_LINE))]
-    forms = {line: tuple((name.replace("vLLM 0.34", f"vLLM {MODE_ALL_RELEASE}"), form)
-                         for name, form in named if "GPU + host" not in form)
-             for line, named in result.extras.get("log_line_forms", {}).items()}
+    forms = dict(result.extras.get("log_line_forms", {}))
+    if size_line := next((line for line in lines if line.startswith("GPU KV cache size")), None):
+        # its two-line forms as they were, its pools named as MODE_ALL_RELEASE names them
+        forms[size_line] = (*(form for form in forms.get(size_line, ())
+                              if form[0] in (TWO_LINE_FORM, OLDER_FORM)),
+                            *pool_name_forms(size_line, MODE_ALL_RELEASE, MODE_ALL_POOL_NAMES))
     return replace(result, extras={**result.extras, "log_lines": log, "log_line_forms": forms,
                                    "log_release": MODE_ALL_RELEASE})
