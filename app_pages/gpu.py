@@ -147,7 +147,8 @@ def _sweep_widget(s, pool: int, a: PlanAnalysis
     if sweep_field is None:
         try:
             gpu_settings.check_pages_fit_pool("Pages per call", s.lab_pages, pool, "Max blocks",
-                                              a.plan.geometry.num_blocks)
+                                              a.plan.geometry.num_blocks,
+                                              capped_by_user=bool(s.lab_max_blocks))
         except ValueError as exc:
             st.error(literal(str(exc)))
             return None

@@ -78,16 +78,24 @@ def check_max_blocks(field: str, blocks: int) -> int:
 
 
 def check_pages_fit_pool(field: str, pages: int, pool_blocks: int, cap_field: str,
-                         planned_blocks: int) -> None:
+                         planned_blocks: int, *, capped_by_user: bool = True) -> None:
     """A call moves pages of one pool, so it moves at most the pool's blocks: a ValueError
     naming ``field``, the pool and ``cap_field`` (the setting that raises the pool) otherwise.
     A pool never holds more than the plan's ``planned_blocks``: where it holds them all,
-    raising ``cap_field`` changes nothing, so the message says what plans more blocks."""
-    if pages > pool_blocks:
-        fix = (f"or raise {cap_field}" if pool_blocks < planned_blocks else
-               "the plan's blocks (a larger cache budget or a smaller block size plans more)")
-        raise ValueError(f"{field} is {pages:,}, more than the {pool_blocks:,} blocks of the "
-                         f"pool: give at most {pool_blocks:,}, {fix}")
+    raising ``cap_field`` changes nothing, so the message says what plans more blocks. An
+    automatic pool (``capped_by_user`` False) is a safe share of free memory, not a cap to
+    raise: the message says that setting one may go past it."""
+    if pages <= pool_blocks:
+        return
+    if pool_blocks >= planned_blocks:
+        fix = "the plan's blocks (a larger cache budget or a smaller block size plans more)"
+    elif capped_by_user:
+        fix = f"or raise {cap_field}"
+    else:
+        fix = (f"or set {cap_field} (the automatic pool is a safe share of free memory; a run "
+               "checks that a larger one fits)")
+    raise ValueError(f"{field} is {pages:,}, more than the {pool_blocks:,} blocks of the "
+                     f"pool: give at most {pool_blocks:,}, {fix}")
 
 
 def check_layout(field: str, value: object) -> str:

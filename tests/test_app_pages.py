@@ -2697,6 +2697,13 @@ def test_gpu_lab_pages_per_call_follow_the_sweep_and_the_pool():
         "Pages per call is 99, more than the 8 blocks of the pool: give at most 8, or raise Max "
         "blocks"]
     assert at.button(key="gpu.run").disabled
+    # no cap told: the automatic pool is 512 MiB of 131,072-byte pages, 4,096 of the plan's
+    # blocks, a share of free memory rather than a cap to raise
+    auto = open_app("app_pages/gpu.py", {**TINY_LINK, "pages": "5000"})
+    assert [shown(e) for e in auto.error] == [
+        "Pages per call is 5,000, more than the 4,096 blocks of the pool: give at most 4,096, "
+        "or set Max blocks (the automatic pool is a safe share of free memory; a run checks "
+        "that a larger one fits)"]
     at.segmented_control(key="w.lab_sweep").set_value("pages per call").run()
     assert_clean(at)  # the sweep list gives the pages: the field is off, not in error
     assert at.number_input(key="w.lab_pages").disabled

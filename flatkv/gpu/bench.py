@@ -474,7 +474,8 @@ def check_sweep_fits(plans: Sequence[FlatMemoryPlan], device: str | torch.device
         for i, n in enumerate(counts):
             if n is not None:
                 check_pages_fit_pool(f"pages_per_call[{i}]", n, blocks, names.max_blocks,
-                                     plan.geometry.num_blocks)
+                                     plan.geometry.num_blocks,
+                                     capped_by_user=max_blocks is not None)
         _check_fits(plan, dev, cap, counts, free, pools=pools, names=names)
     return caps
 

@@ -292,6 +292,12 @@ def test_a_benchmark_that_would_not_fit_is_refused_before_allocating(monkeypatch
     assert bench.check_sweep_fits([small_plan()], "cpu", 300, [1], 1) == [300]
     with pytest.raises(bench.PoolAllocationError, match="at most 347"):
         bench.check_sweep_fits([small_plan()], "cpu", 637, [1], 1)
+    # no cap told: the pool is 40% of free memory, 800,000 // 1,568 = 510 of the 637 blocks
+    # planned, which a cap may raise (the fit check then decides), not "raise" an unset cap
+    with pytest.raises(ValueError, match=r"pages_per_call\[0\] is 600, more than the 510 blocks "
+                       r"of the pool: give at most 510, or set max blocks \(the automatic pool "
+                       r"is a safe share of free memory; a run checks that a larger one fits\)$"):
+        bench.check_sweep_fits([small_plan()], "cpu", None, [600], 1)
     # both layouts hold two pools at once (one set of page ids): 2 x 998,816 + 3,136 + 1 MiB +
     # 5,224, and half the blocks fit
     with pytest.raises(bench.PoolAllocationError, match=r"needs 3,054,568 bytes .* \(2 pools "
