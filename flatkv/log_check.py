@@ -17,10 +17,11 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal
 
 from flatkv.strategies.base import ENGINE_NAMES, StrategyResult
+from flatkv.strategies.sglang_log import DRAFTER_POOL
 from flatkv.strategies.sglang_log import older_forms as sglang_older_forms
 from flatkv.units import control_character, count_text
 
@@ -125,6 +126,9 @@ class Occurrence:
     differences: tuple[Figure, ...]
     form: str = ""
     last: int | None = None
+    # why its figures are not compared ("" where they are): a later pool's line of the same
+    # process or rank, with FlatKV's words (``check_lines``' ``later_pool``)
+    not_compared: str = ""
 
     def where(self) -> str:
         span = (f"lines {self.line.number}-{self.last}" if self.last is not None
@@ -152,16 +156,21 @@ class LineCheck:
     def outcome(self) -> str:
         if not self.occurrences:
             return MISSING
-        return DIFFERS if any(o.differences for o in self.occurrences) else SAME
+        return (DIFFERS if any(o.differences and not o.not_compared for o in self.occurrences)
+                else SAME)
 
     def detail(self) -> str:
-        """Which figures differ, in which log lines (those that differ alike together), and
-        which lines agree beside them."""
+        """Which figures differ, in which log lines (those that differ alike together), which
+        lines agree beside them, and which are not compared (another pool's)."""
         if not self.occurrences:
             return "no log line has these words"
         alike: dict[tuple[tuple[Figure, ...], str], list[str]] = {}
+        others: dict[str, list[str]] = {}
         for o in self.occurrences:
-            alike.setdefault((o.differences, o.form), []).append(o.where())
+            if o.not_compared:
+                others.setdefault(o.not_compared, []).append(o.where())
+            else:
+                alike.setdefault((o.differences, o.form), []).append(o.where())
 
         def said(where: list[str], form: str) -> str:
             return _lines(where) + (f", {form}" if form else "")
@@ -173,6 +182,7 @@ class LineCheck:
                 one = len(where) == 1 and where[0].startswith("line ")
                 parts.append(f"{said(where, form)}{',' if form else ''} "
                              f"agree{'s' if one else ''}")
+        parts += [f"{_lines(where)}: not compared, {why}" for why, where in others.items()]
         return " | ".join(parts)
 
 
@@ -483,13 +493,18 @@ def _form_at(lines: Sequence[LogLine], i: int, form: str, templates: Sequence[_T
 
 
 def check_lines(expected: Sequence[str], engine: str, lines: Sequence[LogLine],
-                forms: Mapping[str, Sequence[tuple[str, str]]] | None = None) -> LogCheck:
+                forms: Mapping[str, Sequence[tuple[str, str]]] | None = None,
+                later_pool: str = "") -> LogCheck:
     """Each of FlatKV's ``expected`` lines for ``engine`` beside every log line that reads as
     it (see ``LineCheck``). ``forms``: for a line of FlatKV's, the older forms releases log it
     in, each named (how and which releases) and worded with FlatKV's figures as they count
     them, its lines parted by ``FORM_BREAK``; a log line that reads as none of FlatKV's lines
     but starts one of them reads as the form whose figures differ least (the first on a
-    tie)."""
+    tie). ``later_pool``: where the run builds a second pool after the model's in the same
+    process, which logs FlatKV's words with its own sizes (SGLang's drafter, whose
+    ModelRunner starts after the target's: ``sglang_log.DRAFTER_POOL``), its name; a line
+    of a process or rank that already logged the line, whose figures differ, is that pool's,
+    not compared, and said so."""
     checks, templates = [], [template(text) for text in expected]
     taken = frozenset(i for i, line in enumerate(lines) if forms
                       and any(t.find(line) is not None for t in templates))
@@ -507,8 +522,23 @@ def check_lines(expected: Sequence[str], engine: str, lines: Sequence[LogLine],
             elif seen := [o for name, ts in older
                           if (o := _form_at(lines, i, name, ts, taken))]:
                 found.append(min(seen, key=lambda o: len(o.differences)))
-        checks.append(LineCheck(text.strip(), tuple(found)))
+        checks.append(LineCheck(text.strip(), _later_pools(found, later_pool)))
     return LogCheck(engine, detect_engine(lines), tuple(checks), len(lines))
+
+
+def _later_pools(found: Sequence[Occurrence], later_pool: str) -> tuple[Occurrence, ...]:
+    """``found`` with each line that differs after its process's or rank's first marked as
+    ``later_pool``'s (``check_lines``), where one is named."""
+    if not later_pool:
+        return tuple(found)
+    seen: set[str] = set()
+    marked = []
+    for o in found:
+        if o.line.source in seen and o.differences:
+            o = replace(o, not_compared=later_pool)
+        seen.add(o.line.source)
+        marked.append(o)
+    return tuple(marked)
 
 
 def line_forms(result: StrategyResult) -> dict[str, tuple[tuple[str, str], ...]]:
@@ -524,7 +554,8 @@ def line_forms(result: StrategyResult) -> dict[str, tuple[tuple[str, str], ...]]
 def check_result(result: StrategyResult, lines: Sequence[LogLine]) -> LogCheck:
     """A result's start-up lines (``extras["log_lines"]``) and their older forms checked
     against a log's lines: what the Compare page and ``compare --check-log`` show."""
-    return check_lines(result.extras["log_lines"], result.strategy, lines, line_forms(result))
+    return check_lines(result.extras["log_lines"], result.strategy, lines, line_forms(result),
+                       later_pool=DRAFTER_POOL if result.extras.get("drafter_pool") else "")
 
 
 def check_log(expected: Sequence[str], engine: str, text: str) -> LogCheck:

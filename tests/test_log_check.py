@@ -20,13 +20,15 @@ from flatkv.log_check import (
     check_lines,
     check_log,
     check_report,
+    check_result,
     check_text,
     detect_engine,
     read_log,
     template,
 )
 from flatkv.presets import load_preset
-from flatkv.strategies import run_strategy
+from flatkv.strategies import StrategyOptions, run_strategy
+from flatkv.strategies.sglang_log import DRAFTER_POOL
 
 # tiiuae/falcon-mamba-7b's config.json shape (as tests/test_strategies.py's FALCON_MAMBA)
 FALCON_MAMBA = {"architectures": ["FalconMambaForCausalLM"], "model_type": "falcon_mamba",
@@ -146,8 +148,8 @@ def test_sglang_log_all_same_with_its_kv_line():
     assert [c.outcome for c in check.lines] == [SAME] * len(expected) == [SAME] * 3
     assert check.log_engine == "sglang"
     assert check.verdict() == "SGLang: all 3 lines are in the log and agree with it."
-    # a pool of another model (a drafter's) logs the same words: every match must agree, so
-    # the line differs, and says which log line does
+    # a pool of another model (a drafter's, where FlatKV is told of no drafting) logs the same
+    # words: every match must agree, so the line differs, and says which log line does
     drafter = ("KV Cache is allocated. dtype: torch.bfloat16, #tokens: "
                f"{r.capacity_tokens}, K size: 0.01 GB, V size: 0.01 GB")
     check = check_log(expected, "sglang", engine_log(expected, sglang_prefix,
@@ -159,6 +161,46 @@ def test_sglang_log_all_same_with_its_kv_line():
     # last, 2 + 3 x 3 + 1 = 12
     assert kv.detail() == (f"line 12 (TP0): K size (GB): FlatKV {size}, log 0.01; V size (GB): "
                            f"FlatKV {size}, log 0.01 | lines 9 (TP0), 10 (TP1) agree")
+
+
+def test_a_drafters_kv_line_after_the_models_is_not_compared():
+    # Qwen3-Next at 40 GiB and 32,768 tokens with 2 tokens drafted (MTP): SGLang's draft model
+    # gets a token pool of its own after the target's, indexed by the same 923,898 token ids,
+    # for its one attention layer: 923,898 x 2 KV heads x 256 x 2 B = 946,871,552 B, 0.88 GB
+    # for K and for V (the model's 12 full layers: 10.57 GB each)
+    profile = load_preset("Qwen3-Next-80B-A3B").profile()
+    r = run_strategy("sglang", profile, budget_bytes=GIB40, context_tokens=32_768,
+                     options=StrategyOptions(speculative_tokens=2))
+    expected = r.extras["log_lines"]
+    assert expected[-1] == ("KV Cache is allocated. dtype: torch.bfloat16, #tokens: 923898, "
+                            "K size: 10.57 GB, V size: 10.57 GB")
+    drafter = expected[-1].replace("10.57", "0.88")
+    log = engine_log(expected, sglang_prefix) + "\n" + "\n".join(
+        f"{sglang_prefix(rank, 59)}{drafter}" for rank in (0, 1))
+    check = check_result(r, read_log(log))
+    kv = check.lines[-1]
+    assert kv.outcome == SAME
+    assert check.verdict() == "SGLang: all 3 lines are in the log and agree with it."
+    # the model's lines are the log's 9 and 10 (2 + 3 x 2 + 1), the drafter's 12 and 13
+    assert kv.detail() == (f"lines 9 (TP0), 10 (TP1) agree | lines 12 (TP0), 13 (TP1): not "
+                           f"compared, {DRAFTER_POOL}")
+    # the model's own line is compared all the same: one token more on TP1 differs
+    off = log.replace("TP1] KV Cache is allocated. dtype: torch.bfloat16, #tokens: 923898, "
+                      "K size: 10.57", "TP1] KV Cache is allocated. dtype: torch.bfloat16, "
+                      "#tokens: 923899, K size: 10.57")
+    kv = check_result(r, read_log(off)).lines[-1]
+    assert kv.outcome == DIFFERS
+    assert kv.detail().startswith("line 10 (TP1): #tokens: FlatKV 923898, log 923899 | "
+                                  "line 9 (TP0) agrees | lines 12 (TP0), 13 (TP1): not compared")
+    # without tokens drafted no drafter runs: the same later line differs (as a pool of
+    # another model in test_sglang_log_all_same_with_its_kv_line)
+    plain = run_strategy("sglang", profile, budget_bytes=GIB40, context_tokens=32_768)
+    assert "drafter_pool" not in plain.extras
+    own = plain.extras["log_lines"]
+    log = engine_log(own, sglang_prefix, ranks=(0,), other_pool=own[-1].split(", K size")[0]
+                     + ", K size: 0.88 GB, V size: 0.88 GB")
+    kv = check_result(plain, read_log(log)).lines[-1]
+    assert kv.outcome == DIFFERS and kv.detail().startswith("line 9 (TP0): K size (GB): ")
 
 
 def test_a_figure_changed_by_one_differs_naming_it():

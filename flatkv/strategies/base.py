@@ -509,6 +509,8 @@ EXTRAS: Mapping[str, str] = {
     "speculative_not_modelled": "sglang: speculative tokens asked, which its figures leave out "
                                 "on this model",
     "sglang_draft_tokens": "sglang: D, the tokens verified a step (speculative tokens + 1)",
+    "drafter_pool": "sglang: tokens are drafted, so a drafter's own pool logs its KV line after "
+                    "the model's (log_check reads it as that pool's)",
     "draft_buffer_bytes": "sglang: the bytes it reserves for draft-token state buffers",
     "draft_buffers_allocated": "sglang: the bytes of those buffers its MambaPool allocates",
     "sglang_swa_pool": "sglang: whether sliding layers keep a pool of their own",

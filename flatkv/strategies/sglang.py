@@ -1893,6 +1893,8 @@ def run_sglang(
     if speculative_not_modelled(profile, options):
         formulas.append(SPECULATIVE_NOT_MODELLED)
         extras["speculative_not_modelled"] = True
+    if options.speculative_tokens:
+        extras["drafter_pool"] = True
 
     state = StatePools()
     if profile.count(LINEAR_ATTENTION):
