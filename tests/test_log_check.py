@@ -166,7 +166,7 @@ def test_sglang_log_all_same_with_its_kv_line():
 def test_a_drafters_kv_line_after_the_models_is_not_compared():
     # Qwen3-Next at 40 GiB and 32,768 tokens with 2 tokens drafted (MTP): SGLang's draft model
     # gets a token pool of its own after the target's, indexed by the same 923,898 token ids,
-    # for its one attention layer: 923,898 x 2 KV heads x 256 x 2 B = 946,871,552 B, 0.88 GB
+    # for its one attention layer: 923,898 x 2 KV heads x 256 x 2 B = 946,071,552 B, 0.88 GB
     # for K and for V (the model's 12 full layers: 10.57 GB each)
     profile = load_preset("Qwen3-Next-80B-A3B").profile()
     r = run_strategy("sglang", profile, budget_bytes=GIB40, context_tokens=32_768,
