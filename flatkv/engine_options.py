@@ -20,6 +20,7 @@ from flatkv.strategies.sglang import (
     fixed_state_size,
     radix_cache,
     radix_page_refusal,
+    swa_cap_unchunked,
     swa_request_cap,
 )
 from flatkv.strategies.sglang import pool_layers as sglang_pool_layers
@@ -218,6 +219,9 @@ def _radix_cache_idle(profile: CacheProfile, options: StrategyOptions) -> str:
                  "layers")
         if not all(sglang_pool_layers(profile, off)):
             return f"{sizes}, and SGLang keeps none here"
+        if swa_cap_unchunked(profile, off):
+            return (f"{sizes}, from its request cap, which it leaves unused with chunked "
+                    "prefill off")
         return f"{sizes}, and only with max running requests told or tokens drafted"
     on = replace(options, sglang_disable_radix_cache=False)
     if (options.sglang_slots_per_request is not None and radix_page_refusal(profile, on) is None

@@ -43,7 +43,7 @@ from flatkv.strategies import (
     model_blocker,
     run_strategy,
 )
-from flatkv.strategies.base import EXTRAS, request_pages
+from flatkv.strategies.base import CHUNKED_PREFILL_OFF, EXTRAS, request_pages
 from flatkv.strategies.sglang import (
     DRAFTER_KV_LAYERLESS_LINE,
     DRAFTER_KV_LINE,
@@ -3696,6 +3696,58 @@ def test_sglang_chunked_prefill_size_sizes_a_sliding_request_not_max_batched_tok
     assert sglang(max_batched_tokens=16_384).max_concurrency == pytest.approx(3_911_658 / 16_384)
     with pytest.raises(ValueError, match="sglang_chunked_prefill_size"):
         StrategyOptions(sglang_chunked_prefill_size=0)
+
+
+def test_sglang_chunked_prefill_off_holds_a_whole_prompt_in_the_sliding_pool():
+    # gpt-oss-20b at 40 GiB (12 full + 12 sliding layers of W 128, 24,576 B a token in each
+    # pool): full floor(42,949,672,960 / (2,048 x (12 + 0.8 x 12))) = 970,903, swa floor(0.8 x
+    # 970,903) = 776,722. At L = 32,768 with SGLang's 8,192 chunk a request holds min(127 +
+    # 8,192, L) = 8,319 sliding tokens: 776,722 / 8,319 = 93.37, so the full pool binds at
+    # 970,903 / 32,768 = 29.63. With chunked prefill off (--chunked-prefill-size -1) SGLang
+    # prefills the whole prompt in one forward (scheduler.py 1372-1373 holds no chunk;
+    # schedule_policy.py 1627-1633 admits it past max_prefill_tokens), so a request holds all
+    # 32,768 in the sliding pool: 776,722 / 32,768 = 23.70, and the sliding pool binds
+    gpt = load_preset("gpt-oss-20b").profile()
+
+    def sglang(**options):
+        return run_strategy("sglang", gpt, budget_bytes=40 << 30, context_tokens=32_768,
+                            options=StrategyOptions(**options))
+
+    assert sglang().max_concurrency == pytest.approx(970_903 / 32_768)
+    off = sglang(sglang_chunked_prefill_size=CHUNKED_PREFILL_OFF)
+    assert (off.extras["kv_tokens"], off.extras["swa_tokens"]) == (970_903, 776_722)
+    assert off.max_concurrency == pytest.approx(776_722 / 32_768)
+    assert off.extras["binding_limit"] == "swa tokens"
+    assert ("max_concurrency = min(kv tokens / L = 970,903 / 32,768, swa tokens / L (chunked "
+            "prefill off: its whole prompt goes into the sliding pool in one forward) = 776,722 "
+            "/ 32,768) = 23.70 (swa tokens binds)") in off.formulas
+    # 23 run: 970,903 - 23 x 32,768 = 217,239 full tokens idle, 776,722 - 753,664 = 23,058 swa
+    assert off.extras["idle_swa_tokens_at_context"] == 23_058
+    assert off.extras["idle_kv_bytes_at_context"] == 217_239 * 24_576
+    # --disable-radix-cache with N = 64: with chunked prefill on the request cap sizes the
+    # sliding pool (32,833 tokens, test_sglang_disable_radix_cache_sizes_the_swa_pool_from_its_
+    # request_cap); off, SWARequestCapPoolConfigurator.is_applicable says no (an unchunked
+    # prefill writes the whole prompt into the SWA pool, pool_configurator.py 994-1000), and
+    # the ratio's pools stay, a formula saying why
+    capped = _sglang_radix_off(gpt, sglang_max_running_requests=64)
+    assert capped.extras["swa_tokens"] == 32_833
+    r = _sglang_radix_off(gpt, sglang_max_running_requests=64,
+                          sglang_chunked_prefill_size=CHUNKED_PREFILL_OFF)
+    assert "swa_request_cap" not in r.extras
+    assert (r.extras["kv_tokens"], r.extras["swa_tokens"]) == (970_903, 776_722)
+    assert r.extras["max_running_requests"] == 64
+    assert any(f.startswith("swa tokens by r_swa, not SGLang's SWA request cap") and
+               "chunked prefill is off" in f for f in r.formulas)
+    assert not any("r_swa, not SGLang's SWA request cap" in f for f in capped.formulas)
+    # no chunk, so no chunk of whole pages to check (validation_hook.py 243: > 0 only): page
+    # 48 starts, where the 8,192 default (170 x 48 + 32) is refused
+    assert "whole pages only" in sglang(sglang_page_size=48).reason
+    assert sglang(sglang_page_size=48, sglang_chunked_prefill_size=CHUNKED_PREFILL_OFF).applies
+    # -1 alone stands for it; SGLang's 0 (or -2) is the command line's to map
+    for bad in (0, -2, -1.0):
+        with pytest.raises(ValueError, match=r"^sglang_chunked_prefill_size must be .*; -1 turns "
+                           r"chunked prefill off \(SGLang reads 0 or less so\)"):
+            StrategyOptions(sglang_chunked_prefill_size=bad)
 
 
 def test_a_group_page_is_its_layers_rows_at_p_as_flat_and_lcm_count_it():

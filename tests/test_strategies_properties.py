@@ -11,7 +11,11 @@ from hypothesis import strategies as st
 
 from flatkv.profile import CacheProfile
 from flatkv.strategies import CATEGORIES, STRATEGIES, StrategyOptions, compare, run_strategy
-from flatkv.strategies.base import MAX_MAMBA_CACHE_SIZE, MAX_RUNNING_REQUESTS
+from flatkv.strategies.base import (
+    CHUNKED_PREFILL_OFF,
+    MAX_MAMBA_CACHE_SIZE,
+    MAX_RUNNING_REQUESTS,
+)
 from flatkv.units import MAX_TOKENS
 from flatkv.workload import Workload, covers
 
@@ -84,6 +88,8 @@ options = st.builds(
                                           st.integers(1, MAX_MAMBA_CACHE_SIZE)),
     speculative_tokens=st.sampled_from([0, 0, 1, 3]),
     sglang_disable_radix_cache=st.booleans(),
+    # SGLang's own chunk (None: the 8,192 assumed), a smaller one, and chunked prefill off
+    sglang_chunked_prefill_size=st.sampled_from([None, 2048, CHUNKED_PREFILL_OFF]),
     lcm_padding_bound=st.sampled_from([0, 0.25, 1]),
     margin=st.integers(0, 3),
 )

@@ -107,6 +107,12 @@ SGLANG_SWA_POOL_MODELS = {
 SGLANG_SWA_ARCHITECTURE_CLASSES = frozenset(
     name for names in SGLANG_SWA_POOL_MODELS.values() for name in names)
 SGLANG_SWA_ARCHITECTURES = ", ".join(SGLANG_SWA_POOL_MODELS)
+# StrategyOptions.sglang_chunked_prefill_size for SGLang's chunked prefill turned off, as its
+# command line writes it (``--chunked-prefill-size -1``; fields/schedule.py: "Setting this to -1
+# means disabling chunked prefill"). SGLang 0.5.23 reads any value <= 0 so (scheduler.py
+# init_chunked_prefill 1372-1373, validation_hook.py 243, pool_configurator.py 996-1000); FlatKV
+# keeps the one value, which its CLI and links map 0 and the others to.
+CHUNKED_PREFILL_OFF = -1
 
 # The engines whose start-up log a strategy prints (its ``extras["log_lines"]``), by name.
 ENGINE_NAMES = {"vllm": "vLLM", "sglang": "SGLang"}
@@ -309,7 +315,10 @@ class StrategyOptions:
         chunk in flight. None (default): SGLang's own, which it picks by the GPU's memory
         (``sglang.sglang_default_chunked_prefill``: 16,384 on a B200, 4,096 on an A100 40GB,
         8,192 on an H100 or H200); the app and the CLI tell the GPU's, and a strategy told
-        none takes 8,192 (``sglang.CHUNKED_PREFILL_ASSUMED``).
+        none takes 8,192 (``sglang.CHUNKED_PREFILL_ASSUMED``). -1 (``CHUNKED_PREFILL_OFF``):
+        chunked prefill off, as SGLang's ``--chunked-prefill-size -1`` (or 0): a request's
+        whole prompt goes into the sliding-window pool in one forward, and no request cap
+        sizes that pool (``sglang.chunked_prefill_size``).
     max_batched_tokens: tokens scheduled per step (vLLM's default 8192); it sizes the pages a
         sliding-window or chunked request holds in the other layouts (SGLang's take
         sglang_chunked_prefill_size) and the S of the SPEC section 3.5 workload.
@@ -394,9 +403,12 @@ class StrategyOptions:
              "give the state slots for requests (SGLang's --max-mamba-cache-size), or leave it "
              "unset for SGLang's own (from the budget and --mamba-full-memory-ratio)"),
             ("sglang_chunked_prefill_size", MAX_TOKENS,
-             "or leave it unset for SGLang's own (by the GPU's memory)"),
+             f"{CHUNKED_PREFILL_OFF} turns chunked prefill off (SGLang reads 0 or less so), or "
+             "leave it unset for SGLang's own (by the GPU's memory)"),
         ):
-            if (value := getattr(self, name)) is not None:
+            if (value := getattr(self, name)) is not None and not (
+                    name == "sglang_chunked_prefill_size" and type(value) is int
+                    and value == CHUNKED_PREFILL_OFF):
                 check_int(name, value, minimum=1, maximum=most, hint=hint)
         check_int("sglang_page_size", self.sglang_page_size, minimum=1, maximum=MAX_TOKENS)
         if self.sglang_ssm_dtype is not None:

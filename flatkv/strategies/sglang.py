@@ -29,7 +29,13 @@ r)`` is exactly a whole number of slots, SGLang's float falls a hair under it an
 fewer. A request at
 context L holds L full tokens, ``min(W - 1 + chunked_prefill_size, L)`` sliding tokens (Llama 4's
 chunked layers ride the sliding pool: ``min(C + chunked_prefill_size, L)``, C the chunk) and S
-state slots.
+state slots. With chunked prefill off (``--chunked-prefill-size -1``, or 0: SGLang reads any value
+<= 0 so; ``CHUNKED_PREFILL_OFF``) it prefills a prompt in one forward, whatever
+max_prefill_tokens (which bounds a batch of prompts, never the first: schedule_policy.py
+1627-1633), writing all L tokens into the sliding pool before any leaves its window
+(maybe_evict_swa frees tokens before an extend's prefix only: schedule_batch.py 4068-4122), so a
+request holds L sliding tokens; no page-size check (validation_hook.py 243) and no SWA request
+cap (below) apply.
 
 With speculative decoding (N tokens drafted a step, ``speculative_tokens``) on a state model
 whose attention keeps one token pool (or that has none), SGLang verifies D = N + 1 tokens a
@@ -55,7 +61,10 @@ the pools (told, or the hook's 48 while drafting) and no M is told, the state ke
 slots whatever the budget and r, drafting buffers for N + 1 requests, the KV pool the rest
 (``fixed_state_size``; kv_cache_configurator.py 3325-3345). A hybrid SWA pool with N set is
 sized from SGLang's request cap, the full pool the rest (``swa_request_cap``; its
-configurator logs no split line). Without N the pools are as with the radix cache, at S = 1.
+configurator logs no split line), unless chunked prefill is off: an unchunked prefill writes a
+whole prompt into the sliding pool, which the cap does not hold, so r_swa sizes it
+(``SWARequestCapPoolConfigurator.is_applicable``, pool_configurator.py 994-1000). Without N the
+pools are as with the radix cache, at S = 1.
 
 The start-up log's lines are worded in ``sglang_log`` from the figures found here; it reads
 nothing of this module.
@@ -74,6 +83,7 @@ from flatkv.plan import FULL_ATTENTION, LINEAR_ATTENTION, SLIDING_ATTENTION, cdi
 from flatkv.profile import WINDOWED, CacheProfile
 from flatkv.strategies.base import (
     CATEGORIES,
+    CHUNKED_PREFILL_OFF,
     SGLANG_SWA_ARCHITECTURE_CLASSES,
     SGLANG_SWA_ARCHITECTURES,
     WINDOW_SPANS,
@@ -462,16 +472,20 @@ def swa_request_cap(profile: CacheProfile, options: StrategyOptions) -> SwaReque
     and max_running_requests N set before the pools (told, or the 48 its speculative hook sets
     where FlatKV models the drafting: ``_running_limit``), chunked prefill on
     (pool_configurator.py 986-1003, ``SWARequestCapPoolConfigurator.is_applicable``, picked at
-    1720-1722). The worst case of N requests' live sliding tokens (``compute_swa_request_cap``,
-    924-968): each the window W as its model reports it (``sglang_window``), the eviction
-    interval (128) x D tokens (D the tokens verified a step, 1 without drafting), a page of
-    padding and a decode step's allocation (a page; drafting, 2 x D with overlap scheduling,
-    else D in whole pages); then a prefill chunk in flight (two with overlap scheduling) of
+    1720-1722: "an unchunked prefill writes the whole prompt into the SWA pool", so with
+    ``--chunked-prefill-size`` <= 0 the ratio sizes it: ``swa_cap_unchunked``). The worst case
+    of N requests' live sliding tokens (``compute_swa_request_cap``, 924-968): each the
+    window W as its model reports it (``sglang_window``), the eviction interval (128) x D
+    tokens (D the tokens verified a step, 1 without drafting), a page of padding and a decode
+    step's allocation (a page; drafting, 2 x D with overlap scheduling, else D in whole
+    pages); then a prefill chunk in flight (two with overlap scheduling) of
     its chunked_prefill_size (``chunked_prefill_size``) and a page. None where SGLang sizes the
     pool by the ratio."""
     n_full, n_swa = pool_layers(profile, options)
     limit = _running_limit(profile, options)
-    if not (options.sglang_disable_radix_cache and n_full and n_swa) or limit is None:
+    chunk = chunked_prefill_size(options)
+    if (not (options.sglang_disable_radix_cache and n_full and n_swa) or limit is None
+            or chunk is None):
         return None
     page, overlap = options.sglang_page_size, options.sglang_overlap_schedule
     window = sglang_window(profile)[0]
@@ -484,7 +498,7 @@ def swa_request_cap(profile: CacheProfile, options: StrategyOptions) -> SwaReque
     else:  # spec v1: spec_decode_alloc_len_per_request, D in whole pages
         decode = cdiv(verified, page) * page
         decode_text = f"D in whole pages = {decode}"
-    chunks, chunk = 2 if overlap else 1, chunked_prefill_size(options)
+    chunks = 2 if overlap else 1
     per_request = window + SWA_EVICTION_INTERVAL * verified + page + decode
     tokens = per_request * max(1, limit) + chunks * chunk + page
     text = (f"(W + {SWA_EVICTION_INTERVAL} x D + P + decode) x N + {chunks} x chunked prefill "
@@ -494,6 +508,13 @@ def swa_request_cap(profile: CacheProfile, options: StrategyOptions) -> SwaReque
             f"{'s' if chunks > 1 else ''} in flight {'with' if overlap else 'without'} overlap "
             "scheduling)")
     return SwaRequestCap(tokens, limit, text)
+
+
+def swa_cap_unchunked(profile: CacheProfile, options: StrategyOptions) -> bool:
+    """Whether SGLang would size the sliding pool by its request cap (``swa_request_cap``) but
+    for chunked prefill off, so that ``swa_full_tokens_ratio`` sizes it instead."""
+    return (chunked_prefill_size(options) is None and swa_request_cap(
+        profile, replace(options, sglang_chunked_prefill_size=None)) is not None)
 
 
 def _running_limit(profile: CacheProfile, options: StrategyOptions) -> int | None:
@@ -584,9 +605,12 @@ def _sglang_concurrency(
     if n_swa:
         label = swa_label(profile)
         chunk = chunked_prefill_size(options)  # the tokens SGLang schedules a step
-        span = window_span(label, profile.window(label),
-                           replace(options, max_batched_tokens=chunk), context_tokens)
-        window = f"min({WINDOW_SPANS[label].kept} + {n(chunk)}, L)"
+        if chunk is None:  # the whole prompt in one forward (module docstring)
+            span, window = context_tokens, f"L ({UNCHUNKED_SPAN})"
+        else:
+            span = window_span(label, profile.window(label),
+                               replace(options, max_batched_tokens=chunk), context_tokens)
+            window = f"min({WINDOW_SPANS[label].kept} + {n(chunk)}, L)"
         span_pages = cdiv(span, page)
         limits.append((swa_tokens // page, span_pages, "swa tokens",
                        f"swa tokens / {window} = {n(swa_tokens)} / {n(span)}" if page == 1
@@ -679,20 +703,31 @@ def chunked_prefill_tiers_text() -> str:
                       f"{CHUNKED_PREFILL_LARGEST:,} above"])
 
 
-def chunked_prefill_size(options: StrategyOptions) -> int:
+def chunked_prefill_size(options: StrategyOptions) -> int | None:
     """The prefill chunk SGLang's figures take: ``options``' sglang_chunked_prefill_size, else
     the one assumed for a GPU not known (the app and the CLI tell the GPU's own:
-    ``sglang_default_chunked_prefill``)."""
-    return options.sglang_chunked_prefill_size or CHUNKED_PREFILL_ASSUMED
+    ``sglang_default_chunked_prefill``); None with chunked prefill off
+    (``CHUNKED_PREFILL_OFF``), as SGLang's scheduler holds it (scheduler.py 1372-1373)."""
+    chunk = options.sglang_chunked_prefill_size
+    if chunk == CHUNKED_PREFILL_OFF:
+        return None
+    return chunk or CHUNKED_PREFILL_ASSUMED
+
+
+# Why a request holds its whole prompt in the sliding pool with chunked prefill off, for the
+# concurrency formula
+UNCHUNKED_SPAN = ("chunked prefill off: its whole prompt goes into the sliding pool in one "
+                  "forward")
 
 
 def chunk_page_refusal(profile: CacheProfile, options: StrategyOptions) -> str | None:
     """Why SGLang 0.5.23 would not start with this prefill chunk (None where it would): a
     chunk ends on a page boundary, so --chunked-prefill-size must be a whole number of pages
     (validation_hook.check_server_args 240-245). Its defaults (powers of two from 2,048) are
-    whole pages of any power-of-two page up to 2,048 tokens."""
+    whole pages of any power-of-two page up to 2,048 tokens. With chunked prefill off there is
+    no chunk, and SGLang skips the check (its ``cfg.chunked_prefill_size > 0``)."""
     chunk, page = chunked_prefill_size(options), page_size(profile, options)
-    if chunk % page == 0:
+    if chunk is None or chunk % page == 0:
         return None
     pages = -(-chunk // page)
     # DeepSeek's sparse attention pages by NSA_PAGE_SIZE whatever --page-size says: only the
@@ -1217,6 +1252,12 @@ def _token_pools(profile: CacheProfile, options: StrategyOptions, kv_memory: int
                                f"arithmetic gives {n(exact_swa)})"
                                if exact_swa != split.swa_raw else ""),
         ]
+        if swa_cap_unchunked(profile, options):
+            formulas.append(
+                "swa tokens by r_swa, not SGLang's SWA request cap (--disable-radix-cache with "
+                "max_running_requests set): chunked prefill is off, and an unchunked prefill "
+                "writes a whole prompt into the sliding pool, which the cap does not hold "
+                "(SWARequestCapPoolConfigurator.is_applicable)")
         extras.update(swa_full_tokens_ratio=rs, swa_tokens=swa_tokens)
     elif n_full:
         full_tokens, text = whole_pages(kv_memory // (kv * n_full), page)
