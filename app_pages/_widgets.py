@@ -32,6 +32,7 @@ from flatkv.engine_options import (
 )
 from flatkv.profile import MAX_CHUNK_SIZE
 from flatkv.strategies.base import (
+    CHUNKED_PREFILL_OFF,
     MAMBA_CACHE_MODES,
     PADDING_BOUND_RANGE,
     RATIO_RANGE,
@@ -329,19 +330,26 @@ def _max_batched_tokens_widget() -> None:
 def _sglang_chunked_prefill_size_widget() -> None:
     own, why = state().engine_choices()["sglang_chunked_prefill_size"]
     _auto_count_widget(
-        "sglang_chunked_prefill_size", "Chunked prefill size (0: auto)", MAX_CONTEXT,
+        "sglang_chunked_prefill_size", "Chunked prefill size (0: auto, -1: off)", MAX_CONTEXT,
         "SGLang's --chunked-prefill-size: the prefill tokens it schedules a step, which a "
         "request holds in its sliding-window pool beside its window (vLLM's max batched "
         "tokens), and which its SWA request cap reserves for each chunk in flight; a whole "
         "number of pages, or SGLang refuses to start. 0 leaves it "
         "to SGLang, which picks it by the GPU's memory: "
-        f"{chunked_prefill_tiers_text()} (B200); here {own:,}, {why}.")
+        f"{chunked_prefill_tiers_text()} (B200); here {own:,}, {why}. "
+        f"{CHUNKED_PREFILL_OFF} turns chunked prefill off, as SGLang's "
+        f"--chunked-prefill-size {CHUNKED_PREFILL_OFF} (or 0 there) does: it prefills a prompt "
+        "in one forward, so a request holds its whole context in the sliding-window pool, and "
+        "no request cap sizes that pool (the sliding / full ratio does).",
+        minimum=CHUNKED_PREFILL_OFF)
 
 
-def _auto_count_widget(field: str, label: str, maximum: int, help: str) -> None:
+def _auto_count_widget(field: str, label: str, maximum: int, help: str, *,
+                       minimum: int = 0) -> None:
     """A whole-number engine option where 0 stands for "not told" (None): a number field
-    cannot show the engine's own figure, which depends on its pools and the context."""
-    bind(st.number_input, field, label, min_value=0, max_value=maximum, step=1,
+    cannot show the engine's own figure, which depends on its pools and the context.
+    ``minimum`` below 0 offers the option's own values under it (-1: chunked prefill off)."""
+    bind(st.number_input, field, label, min_value=minimum, max_value=maximum, step=1,
          to_widget=lambda v: v or 0, from_widget=lambda v: int(v) or None, help=help)
 
 

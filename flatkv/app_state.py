@@ -45,6 +45,7 @@ from flatkv.profile import (
 )
 from flatkv.strategies import STRATEGIES, StrategyOptions, last_served_text
 from flatkv.strategies.base import (
+    CHUNKED_PREFILL_OFF,
     MAMBA_CACHE_MODES,
     MAX_CHECKPOINT_BLOCKS,
     MAX_MAMBA_CACHE_SIZE,
@@ -338,12 +339,14 @@ class AppState:
         changed = self.changed_engine_options(names)
         if not changed:
             return defaults
-        def shown(v: object) -> str:
+        def shown(k: str, v: object) -> str:
             if isinstance(v, bool):
                 return "on" if v else "off"
+            if k == "sglang_chunked_prefill_size" and v == CHUNKED_PREFILL_OFF:
+                return f"off ({CHUNKED_PREFILL_OFF})"  # as SGLang's command line writes it
             return f"{v:g}" if isinstance(v, float) else str(v)
 
-        return "engine options: " + ", ".join(f"{ENGINE_LABELS[k]} {shown(v)}"
+        return "engine options: " + ", ".join(f"{ENGINE_LABELS[k]} {shown(k, v)}"
                                               for k, v in changed.items())
 
     @property
@@ -490,6 +493,25 @@ def _tokens(maximum: int) -> Callable[[str, str], int]:
     return lambda key, text: parse_tokens(text, key, maximum=maximum)
 
 
+# SGLang's chunked prefill off (CHUNKED_PREFILL_OFF, its --chunked-prefill-size -1) in a link
+CHUNK_OFF_TEXT = "off"
+
+
+def _chunked_prefill(key: str, text: str) -> int:
+    """SGLang's --chunked-prefill-size in a link: tokens (``_tokens``), or ``off``
+    (``CHUNK_OFF_TEXT``; -1, as SGLang's command line writes it, reads the same)."""
+    if text.strip() in (CHUNK_OFF_TEXT, str(CHUNKED_PREFILL_OFF)):
+        return CHUNKED_PREFILL_OFF
+    try:
+        return parse_tokens(text, key, maximum=MAX_CONTEXT)
+    except ValueError as exc:
+        raise ValueError(f"{exc}; or {CHUNK_OFF_TEXT} for chunked prefill off") from None
+
+
+def _write_chunked_prefill(value: object) -> str:
+    return CHUNK_OFF_TEXT if value == CHUNKED_PREFILL_OFF else str(value)
+
+
 def _flag(key: str, text: str) -> bool:
     if text not in ("0", "1"):
         raise ValueError(f"{key}={text!r} is not 0 or 1")
@@ -568,7 +590,8 @@ _SETTINGS: dict[str, tuple[str, Callable[[str, str], object], Callable[[object],
     "sg_ssm": ("sglang_ssm_dtype", _auto(_choice(lambda: list(SGLANG_SSM_DTYPES))),
                _write_auto(str)),
     "sg_swa_pool": ("sglang_swa_pool", _auto(_flag), _write_auto(lambda v: "1" if v else "0")),
-    "sg_chunk": ("sglang_chunked_prefill_size", _auto(_tokens(MAX_CONTEXT)), _write_auto(str)),
+    "sg_chunk": ("sglang_chunked_prefill_size", _auto(_chunked_prefill),
+                 _write_auto(_write_chunked_prefill)),
     "mbt": ("max_batched_tokens", _tokens(MAX_CONTEXT), str),
     "lcm_pad": ("lcm_padding_bound", _ratio(PADDING_BOUND_RANGE, PADDING_BOUND_EXAMPLE),
                 repr),

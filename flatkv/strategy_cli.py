@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, fields, replace
 from typing import Any
@@ -35,6 +36,7 @@ from flatkv.strategies import (
 )
 from flatkv.strategies import run_strategy as _run_strategy
 from flatkv.strategies.base import (
+    CHUNKED_PREFILL_OFF,
     MAMBA_CACHE_MODES,
     SGLANG_SSM_DTYPES,
     SGLANG_SWA_ARCHITECTURES,
@@ -86,6 +88,20 @@ def _tokens_argument(flag: str) -> Callable[[str], int]:
             raise argparse.ArgumentTypeError(str(exc)) from None
 
     return parse
+
+
+def chunked_prefill_argument(text: str) -> int:
+    """An argparse type for SGLang's --chunked-prefill-size: a token count (``_tokens_argument``'s
+    suffixes too), or a whole number 0 or less, which SGLang reads as chunked prefill off
+    (its help gives -1; scheduler.py 1372-1373 takes any value <= 0), kept as
+    ``CHUNKED_PREFILL_OFF``."""
+    if re.fullmatch(r"\s*[+-]?[0-9]+\s*", text) and int(text) <= 0:
+        return CHUNKED_PREFILL_OFF
+    try:
+        return parse_tokens(text, "--sglang-chunked-prefill-size")
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(
+            f"{exc}; or -1 (0 or less, as SGLang reads it) for chunked prefill off") from None
 
 
 def _sglang_flag(parser: argparse.ArgumentParser, name: str, **kwargs: Any) -> None:
@@ -200,11 +216,13 @@ def add_strategy_arguments(
          "SGLang decides by the config's architectures; a model without them gets the pool "
          "when it has full and sliding or chunked layers")
     _sglang_flag(parser, "chunked-prefill-size",
-         type=_tokens_argument("--sglang-chunked-prefill-size"), default=None, metavar="C",
+         type=chunked_prefill_argument, default=None, metavar="C",
          help="sglang: its --chunked-prefill-size, the prefill tokens a step: a request holds "
          "them in the sliding-window pool beside its window, and with --disable-radix-cache "
          "its SWA request cap reserves them for each chunk in flight; a whole number of "
-         "pages, or SGLang refuses to start (default: SGLang's own, "
+         "pages, or SGLang refuses to start. -1 (or 0, as SGLang reads it) turns chunked "
+         "prefill off: a request holds its whole context in the sliding-window pool, and "
+         "--swa-full-tokens-ratio sizes that pool whatever the radix cache (default: SGLang's own, "
          f"by the --gpu-memory GPU's memory: {chunked_prefill_tiers_text()}; "
          f"{CHUNKED_PREFILL_ASSUMED:,} where no --gpu-memory names the GPU)")
     parser.add_argument("--max-batched-tokens", default=defaults.max_batched_tokens,

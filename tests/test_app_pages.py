@@ -4452,6 +4452,16 @@ def test_compare_takes_sglangs_chunked_prefill_size_by_the_gpu():
     assert_clean(at)
     assert at.query_params["sg_chunk"] == "8192"
     assert sglang_concurrency() == 238.75
+    # -1 turns chunked prefill off, as SGLang's --chunked-prefill-size -1: a request holds its
+    # whole 16,384 tokens in the sliding pool, 3,129,326 / 16,384 = 190.99 again; "off" in
+    # the link
+    widget = at.number_input(key="w.sglang_chunked_prefill_size")
+    assert widget.label == "Chunked prefill size (0: auto, -1: off)"
+    assert "-1 turns chunked prefill off" in widget.help
+    widget.set_value(-1).run()
+    assert_clean(at)
+    assert at.query_params["sg_chunk"] == "off"
+    assert sglang_concurrency() == 190.99
 
 
 def test_a_config_json_without_a_length_is_counted_at_the_2048_vllm_assumes():

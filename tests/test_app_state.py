@@ -1439,3 +1439,22 @@ def test_sglang_chunked_prefill_size_is_the_gpus_own_unless_set():
     assert state.changed_engine_options() == {}
     assert encode_query(state)["sg_chunk"] == "16384"
     assert decode_query(encode_query(state)) == (state, [])
+
+
+def test_sglang_chunked_prefill_off_rides_a_link():
+    # SGLang's --chunked-prefill-size -1 (chunked prefill off) is -1 in the options on any
+    # GPU, a change from SGLang's own, and "off" in a link, which also reads SGLang's -1; 0
+    # there is no count of tokens (the widget's 0 is "auto", a link's "auto" too), and is
+    # refused with the default kept
+    off = AppState(model="gpt-oss-20b", gpu="B200 192GB", sglang_chunked_prefill_size=-1)
+    assert off.strategy_options().sglang_chunked_prefill_size == -1
+    assert off.changed_engine_options() == {"sglang_chunked_prefill_size": -1}
+    assert off.engine_options_text() == "engine options: SGLang chunked prefill size off (-1)"
+    assert encode_query(off)["sg_chunk"] == "off"
+    assert decode_query(encode_query(off)) == (off, [])
+    assert decode_query({"model": "gpt-oss-20b", "gpu": "B200 192GB", "sg_chunk": "-1"}) == (
+        off, [])
+    state, notes = decode_query({"model": "gpt-oss-20b", "sg_chunk": "0"})
+    assert state.sglang_chunked_prefill_size is None
+    assert notes == ["sg_chunk is '0': give a positive number of tokens; or off for chunked "
+                     "prefill off; using the default (sg_chunk=auto)."]
