@@ -41,7 +41,9 @@ bag and in the view the radix-cache resolution reads (which then picks no mamba 
 ``--chunked-prefill-size``, which SGLang's SWA request cap reads, is its 8,192 on an 80 GB
 Hopper GPU, or FlatKV's ``sglang_chunked_prefill_size`` where a row sets that (the GPU
 presets' own, which SGLang picks by the GPU's memory: ``check_chunk_defaults`` runs its
-``handle_gpu_memory_settings`` beside FlatKV's ``sglang_default_chunked_prefill``).
+``handle_gpu_memory_settings`` beside FlatKV's ``sglang_default_chunked_prefill``), or -1 or 0,
+chunked prefill off (``CHUNK_OFF``): SGLang's bags hold the value as told, FlatKV's options the
+value its command line makes of it (``--chunked-prefill-size 0`` is -1 there).
 
 A model of state layers alone (``STATE_ONLY``: Mamba-Codestral-7B's config.json shape, no preset
 holds one) is built from its config fields by FlatKV and as SGLang's own ``Mamba2Config``; its
@@ -115,6 +117,7 @@ from flatkv.hf_length import ASSUMED_MAX_MODEL_LEN  # noqa: E402
 from flatkv.presets import list_presets, load_preset  # noqa: E402
 from flatkv.strategies import StrategyOptions, run_strategy  # noqa: E402
 from flatkv.strategies.sglang import sglang_default_chunked_prefill  # noqa: E402
+from flatkv.strategy_cli import chunked_prefill_argument  # noqa: E402
 
 GIB = 1 << 30
 CONTEXT = 32_768
@@ -145,6 +148,8 @@ TOLD_SLOTS_PRESETS = ("Qwen3-Next-80B-A3B", "Nemotron-H-8B", "Kimi-Linear-48B-A3
 # KDA hybrids, sliding and chunked attention, full attention, and state layers alone
 RADIX_OFF = {"sglang_disable_radix_cache": True}
 CHUNK = "sglang_chunked_prefill_size"  # --chunked-prefill-size
+# --chunked-prefill-size off: SGLang's -1, and 0, which it reads the same (any value <= 0)
+CHUNK_OFF = (-1, 0)
 # the chunks SGLang picks on FlatKV's GPU presets when told none (4,096, 8,192, 16,384)
 GPU_CHUNKS = tuple(sorted({sglang_default_chunked_prefill(b) for b in GPU_PRESETS.values()}))
 RADIX_OFF_PRESETS = ("Qwen3-Next-80B-A3B", "Nemotron-H-8B", "LFM2-1.2B", "Kimi-Linear-48B-A3B",
@@ -236,7 +241,18 @@ def settings() -> list[tuple[str, object, int, bool, dict]]:
              for more in ({}, {"speculative_tokens": 3}, {told: 8})]
     rows += [(p, b, 64, overlap, {**RADIX_OFF, told: 8, CHUNK: chunk})
              for p in ("gpt-oss-20b", "Llama-4-Scout-17B-16E") for b in BUDGETS
-             for overlap in (True, False) for chunk in (2048, *GPU_CHUNKS)]
+             for overlap in (True, False) for chunk in (2048, *GPU_CHUNKS, *CHUNK_OFF)]
+    # chunked prefill off: no SWA request cap (the ratio sizes the sliding pool, radix cache off
+    # or on, N told or drafted), no page-size check of a chunk; at the refusal edge too
+    rows += [(p, b, page, True, {CHUNK: chunk, **more})
+             for p in ("gpt-oss-20b", "Llama-4-Scout-17B-16E", "Qwen3-Next-80B-A3B",
+                       "Llama-3.1-8B") for b in BUDGETS for page in (1, 64)
+             for chunk in CHUNK_OFF
+             for more in ({}, RADIX_OFF, {**RADIX_OFF, told: 64},
+                          {**RADIX_OFF, "speculative_tokens": 3})]
+    rows += [(p, EDGE, 1, True, {CHUNK: -1, **more})
+             for p in ("gpt-oss-20b", "Llama-4-Scout-17B-16E")
+             for more in ({}, {**RADIX_OFF, told: 64})]
     rows += [(p, EDGE, 1, True, {**RADIX_OFF, **more}) for p in RADIX_OFF_PRESETS
              for more in ({}, {told: 64})]
     rows += [(p, EDGE, 1, True, {**RADIX_OFF, "speculative_tokens": 3})
@@ -254,6 +270,9 @@ def settings() -> list[tuple[str, object, int, bool, dict]]:
     rows += [(p, BUDGETS[0], page, True, {CHUNK: 1000}) for p in ("gpt-oss-20b", "Llama-3.1-8B")
              for page in (8, 64)]
     rows += [("Llama-3.1-8B", BUDGETS[0], 3, True, {})]
+    # ... which chunked prefill off never asks: no chunk (validation_hook.py 243)
+    rows += [(p, BUDGETS[0], 3, True, {CHUNK: chunk}) for p in ("gpt-oss-20b", "Llama-3.1-8B")
+             for chunk in CHUNK_OFF]
     return rows
 
 
@@ -646,9 +665,11 @@ def sglang_figures(sg: NS, spec, budget: int, page: int, overlap: bool, ratios: 
         kvc = configurator(sg, spec, hf, context, page, resolve_dsa(sg, bags, hf) or kv_dtype,
                            drafting=bool(ratios.get("speculative_tokens")))
         resolve_radix_cache(sg, bags, hf, kvc)
-        if bags.schedule.chunked_prefill_size % page:
-            # restated: check_server_args asserts it (validation_hook.py 240-245), but reads
-            # the whole ServerArgs, which these bags do not build
+        chunk = bags.schedule.chunked_prefill_size
+        if chunk > 0 and chunk % page:
+            # restated: check_server_args asserts it where chunked prefill is on (> 0:
+            # validation_hook.py 240-245), but reads the whole ServerArgs, which these bags do
+            # not build
             raise AssertionError("chunked_prefill_size must be divisible by page_size")
         if (ratios.get("speculative_tokens")
                 and hf.architectures[0] in sg.model_config.PURE_MAMBA1_ARCHITECTURES):
@@ -699,6 +720,8 @@ def flatkv_figures(spec, budget: int, page: int, overlap: bool, ratios: dict,
     """FlatKV's prediction of the same figures (its ``sglang`` strategy), or its refusal."""
     if kv_dtype is not None:
         spec = spec.with_options(kv_dtype=KV_DTYPES[kv_dtype])
+    if CHUNK in ratios:  # as FlatKV's command line reads SGLang's value (0 or less: off)
+        ratios = {**ratios, CHUNK: chunked_prefill_argument(str(ratios[CHUNK]))}
     options = StrategyOptions(sglang_page_size=page, sglang_overlap_schedule=overlap, **ratios)
     r = run_strategy("sglang", spec.profile(), budget_bytes=budget, context_tokens=context,
                      options=options)
@@ -778,7 +801,9 @@ def random_setting(sg: NS, rng: random.Random):
     ``--max-running-requests`` one time in four (``random_running_requests``); for a state
     model ``--max-mamba-cache-size`` one time in five (``random_state_slots``);
     ``--disable-radix-cache`` one time in five, with a ``--chunked-prefill-size`` (FlatKV's
-    sglang_chunked_prefill_size) of its own one time in three of those; a context up to the model's;
+    sglang_chunked_prefill_size) of its own one time in three of those (chunked prefill off,
+    -1 or 0, among them); else chunked prefill off one time in twenty; a context up to the
+    model's;
     a budget anywhere from 16 MiB to 80 GiB, or at the least SGLang starts at (bisected on
     SGLang) and 1 B under. Returns ``check``'s arguments after ``sg``."""
     name = (rng.choice((STATE_ONLY, *MAMBA1_MODELS)) if rng.random() < 0.15
@@ -812,7 +837,9 @@ def random_setting(sg: NS, rng: random.Random):
         ratios["sglang_disable_radix_cache"] = True
         if rng.random() < 1 / 3:
             ratios[CHUNK] = rng.choice((512, 2048, 4096, 16384, rng.randint(1, 32768),
-                                        page * rng.randint(1, 32768 // page)))
+                                        page * rng.randint(1, 32768 // page), *CHUNK_OFF))
+    elif rng.random() < 0.05:  # chunked prefill off, the radix cache on
+        ratios[CHUNK] = rng.choice(CHUNK_OFF)
     context = random_context(rng, spec)
     budget = edge_or_random_budget(rng, lambda b: "refused" in sglang_figures(
         sg, spec, b, page, overlap, ratios, context, kv_dtype))

@@ -157,3 +157,15 @@ def test_sglangs_chunked_prefill_size_is_its_own_by_the_gpus_memory(capsys):
     # under it, never 191.00)
     assert_in_readme(f"B200 at 16,384 tokens: {concurrency_text(own['max_concurrency'])}x, "
                      f"against {concurrency_text(told['max_concurrency'])}x at 8,192)")
+
+
+def test_sglangs_chunked_prefill_off_holds_a_whole_prompt_in_the_sliding_pool(capsys):
+    from flatkv.units import concurrency_text
+
+    args = ("--preset", "gpt-oss-20b", "--budget", "40GiB", "--context", "32768")
+    own, off = (compare(capsys, *args, *more)["sglang"]
+                for more in ((), ("--chunked-prefill-size", "-1")))
+    assert (own["binding_limit"], off["binding_limit"]) == ("kv tokens", "swa tokens")
+    assert_in_readme(f"gpt-oss-20b in 40 GiB at 32,768 tokens: "
+                     f"{concurrency_text(off['max_concurrency'])}x, the sliding pool binding, "
+                     f"against {concurrency_text(own['max_concurrency'])}x at 8,192)")
