@@ -24,11 +24,13 @@ from flatkv.app_state import (
     AppState,
 )
 from flatkv.engine_options import (
+    ENGINE_DEFAULTS,
     ENGINE_FIELDS,
     ENGINE_OPTIONS,
     SCHEDULING_COLUMN,
     SGLANG_COLUMN,
     VLLM_COLUMN,
+    engine_help,
 )
 from flatkv.profile import MAX_CHUNK_SIZE
 from flatkv.strategies.base import (
@@ -37,14 +39,11 @@ from flatkv.strategies.base import (
     PADDING_BOUND_RANGE,
     RATIO_RANGE,
     SGLANG_SSM_DTYPES,
-    SGLANG_SWA_ARCHITECTURES,
 )
-from flatkv.strategies.sglang import NO_BUFFER_SLOTS, chunked_prefill_tiers_text
+from flatkv.strategies.sglang import NO_BUFFER_SLOTS
 from flatkv.strategies.vllm import (
     DEFAULT_KERNEL_BLOCK_SIZE,
     DEFAULT_MAMBA_CHUNK_SIZE,
-    DRAFT_WIDENED_CONV,
-    MLA_HYBRID_BLOCK,
 )
 from flatkv.units import decimal_tokens_note, parse_tokens, tokens_text
 from flatkv.units import markdown_literal as literal
@@ -56,75 +55,40 @@ def _typed_ratio(v: float) -> float:
     return round(float(v), 6)  # the widget's float steps (0.9500000000000001) as typed
 
 
-# Engine options that are counts: label, range and help.
+def _help(field: str, own: str = "") -> str:
+    """An engine option's tooltip: what the engines do with it, as the CLI's --help says it too
+    (``engine_help``, naming other options by the captions' labels), then ``own``: what only
+    the widget says (what auto or 0 stands for, where it starts, the model's own value)."""
+    return f"{engine_help(field)} {own}" if own else engine_help(field)
+
+
+# Engine options that are counts: label, range and what the widget adds to their help.
 _COUNT_WIDGETS = {
-    "sglang_page_size": (
-        "Page size (tokens)", 1, MAX_BLOCK_SIZE,
-        "SGLang's --page-size: tokens per page of its token pool, which it rounds down to "
-        "whole pages. Told none, 0.5.23 runs 1 on Hopper and Ampere, 64 on Blackwell "
-        "(TensorRT-LLM backends; 128 on FA4 where K and V differ in width) but 1 for "
-        "Falcon-H1, LFM2, Granite 4.0-H, Kimi Linear, and Qwen3-Next / Qwen3.5 without "
-        "overlap scheduling (their backends there page by one token), and 64 for DeepSeek's "
-        "sparse attention everywhere (applied here whatever this says). SGLang refuses a "
-        "page size that does not divide its prefill chunk (--chunked-prefill-size)."),
+    "sglang_page_size": ("Page size (tokens)", 1, MAX_BLOCK_SIZE, ""),
     "prefill_checkpoint_blocks": (
-        "Prefill checkpoint blocks", 0, MAX_CHECKPOINT_BLOCKS,
-        "Mamba cache mode align: state pages a request holds beyond its 2 for prefill "
-        "checkpoints. vLLM 0.32 and later keep 1 for Mamba2 layers (Nemotron-H, Falcon-H1, "
-        "Granite 4.0-H), 0.33 and later for GDN layers whose prefill runs on FlashInfer "
-        "(Qwen3-Next and Qwen3.5 on H100, H200, and B200 with key heads of 128 under CUDA "
-        "13, which also align P to 64, as vLLM's layout here does for them); 0 otherwise "
-        "and in earlier releases."),
+        "Prefill checkpoint blocks", 0, MAX_CHECKPOINT_BLOCKS, ""),
     "speculative_tokens": (
         "Speculative tokens", 0, MAX_SPECULATIVE_TOKENS,
-        "Tokens drafted per step (vLLM's num_speculative_tokens, MTP or EAGLE); 0 serves "
-        "without speculative decoding. A request holds that many more state pages in each "
-        "state group, in every paged layout, as vLLM counts them; vLLM also widens "
-        f"{DRAFT_WIDENED_CONV} conv states by a row per drafted token, which can raise its P. "
-        "SGLang verifies N + 1 tokens a step (--speculative-num-steps N, topk 1) and keeps "
-        "their states in buffers sized with its state slots out of the state budget (a state "
-        "hybrid with one token pool; its figures say where not modelled), and runs at most 48 "
-        "requests at once, for any model (its speculative hook's reset), or Max running "
-        "requests where told. A drafter's own "
-        "layers count once they are in the model: \"Add an MTP layer\", beside the figures, "
-        "adds an MTP module's."),
+        "\"Add an MTP layer\", beside the figures, adds an MTP module's."),
 }
 
-# Engine options that are ratios: label, range (as the URL reads it) and help.
+# Engine options that are ratios: label and range (as the URL reads it).
 _RATIO_WIDGETS = {
-    "mamba_full_memory_ratio": ("Mamba / full memory ratio r", RATIO_RANGE,
-                                "SGLang: the state pool gets budget x r / (1 + r)."),
-    "swa_full_tokens_ratio": ("Sliding / full tokens ratio", SWA_RATIO_RANGE,
-                              "SGLang's --swa-full-tokens-ratio, between 0 and 1: the "
-                              "sliding-window pool's tokens relative to the full pool's."),
-    "lcm_padding_bound": ("Two-level padding bound", PADDING_BOUND_RANGE,
-                          "The largest padding a two-level layout accepts for any group."),
+    "mamba_full_memory_ratio": ("Mamba / full memory ratio r", RATIO_RANGE),
+    "swa_full_tokens_ratio": ("Sliding / full tokens ratio", SWA_RATIO_RANGE),
+    "lcm_padding_bound": ("Two-level padding bound", PADDING_BOUND_RANGE),
 }
 
 # Engine options whose default is the model's own (None in the state): label, step, largest
-# value, help; the widget shows what the engine picks for the model and stores None while it is
-# left there.
+# value, what the widget adds to their help; the widget shows what the engine picks for the
+# model and stores None while it is left there.
 _OWN_DEFAULT_WIDGETS = {
-    "kernel_block_size": (
-        "Kernel block size A (tokens)", 16, MAX_BLOCK_SIZE,
-        "vLLM: the attention backend's smallest kernel block size: 16 on most, 32 for "
-        "FlashInfer with head 256 on Blackwell, 64 for MLA (FlashMLA; 128 for CUTLASS MLA). "
-        "A = max(this, block size). Starts at the model's own. vLLM 0.34 runs an MLA model's "
-        "block size of 16, 32 or 48 as it is (FLASH_ATTN_MLA, TRITON_MLA): set 16 for such a "
-        f"run. An MLA hybrid's (Kimi-Linear's) A is at least {MLA_HYBRID_BLOCK}, as vLLM 0.27 "
-        "and later raise it."),
-    "sglang_slots_per_request": (
-        "State slots per request S", 1, MAX_SLOTS_PER_REQUEST,
-        "SGLang: the running-request cap is (slots - 1) // S, slot 0 being the padding slot. "
-        "Starts at SGLang 0.5.23's own: 5 (3 + 2 tracking slots of its extra_buffer radix "
-        "cache, on by default with overlap scheduling) for Qwen3-Next, Qwen3.5, Kimi Linear, "
-        "Falcon-H1, Granite 4.0-H and Nemotron-H; 3 (no_buffer) for others, such as LFM2. "
-        "Without overlap scheduling those five-slot models hold 4 (3 + 1 tracking slot) at "
-        "a page size over 1, 3 (no_buffer) at page size 1; with the radix cache off, 1."),
-    "mamba_chunk_size": (
-        "Mamba chunk size (tokens)", 64, MAX_CHUNK_SIZE,
-        "vLLM, mamba cache mode all: P aligns to lcm(chunk, A). Starts at the model's own: "
-        "its config's mamba_chunk_size / chunk_size, else 2,048 as vLLM takes it."),
+    "kernel_block_size": ("Kernel block size A (tokens)", 16, MAX_BLOCK_SIZE,
+                          "Starts at the model's own."),
+    "sglang_slots_per_request": ("State slots per request S", 1, MAX_SLOTS_PER_REQUEST,
+                                 "Starts at SGLang's own for the model."),
+    "mamba_chunk_size": ("Mamba chunk size (tokens)", 64, MAX_CHUNK_SIZE,
+                         "Starts at the model's own."),
 }
 _FALLBACK = {"kernel_block_size": DEFAULT_KERNEL_BLOCK_SIZE,
              "mamba_chunk_size": DEFAULT_MAMBA_CHUNK_SIZE,
@@ -200,43 +164,13 @@ def context_note() -> None:
                   on_click=update, kwargs={"context": None}, icon=":material/straighten:")
 
 
-# Engine options that are on / off toggles: field -> (label, help). Labels short: a third of
-# the page at 1000 px cut "Hybrid KV cache manager" and "Async scheduling".
+# Engine options that are on / off toggles: field -> label. Labels short: a third of the page
+# at 1000 px cut "Hybrid KV cache manager" and "Async scheduling".
 _TOGGLE_WIDGETS = {
-    "vllm_hybrid_manager": (
-        "Hybrid manager",
-        "vLLM's hybrid KV cache manager, on by default. Off is "
-        "--disable-hybrid-kv-cache-manager (some KV connectors turn it off too): sliding "
-        "and chunked layers then keep every token, allocated as full attention in one "
-        "group (where sliding layers keep other heads than full ones, as Gemma 4's, a block "
-        "is a page of each layer's own size), and a model with state layers does not start. "
-        "vLLM releases before PR "
-        "#29627 ran Llama 4's chunked layers so by default (unless "
-        "VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE=1)."),
-    "sglang_overlap_schedule": (
-        "Overlap sched.",
-        "SGLang's overlap scheduling, on by default; off is --disable-overlap-schedule. It "
-        "sets the state slots a running request holds where SGLang runs the model with its "
-        "extra_buffer radix cache (Qwen3-Next, Qwen3.5, Kimi Linear, Falcon-H1, Granite "
-        "4.0-H, Nemotron-H): 3 + 2 tracking slots with it; without it 3 + 1 at a page size "
-        "over 1, and no_buffer's 3 at page size 1."),
-    "sglang_disable_radix_cache": (
-        "Radix cache off",
-        "SGLang's --disable-radix-cache (off by default: the radix cache on). Without prefix "
-        "caching a running request holds one state slot, not 3 to 5, and no mamba radix cache "
-        "limits the page size. With max running requests N set (told, or the 48 its "
-        "speculative hook sets) and no max mamba cache size, the state is N + 1 slots (and "
-        "draft-token buffers for N + 1 requests) whatever the budget and the ratio, and a "
-        "sliding-window pool beside full layers is sized from its request cap, (W + 128 x D + "
-        "P + decode) x N + prefill chunks in flight + P tokens, not the sliding/full ratio; "
-        "the KV pool gets the rest."),
-    "vllm_async_scheduling": (
-        "Async sched.",
-        "Window pages sized by async scheduling's two batches in flight: vLLM 0.26 and "
-        "later size the pages a sliding-window or chunked request holds by the tokens in "
-        "flight, 2 x max batched tokens with async scheduling (their default). Off counts "
-        "one step's tokens, as those releases with --no-async-scheduling and every release "
-        "before 0.26 do (the vLLM 0.19 log these figures are checked against)."),
+    "vllm_hybrid_manager": "Hybrid manager",
+    "sglang_overlap_schedule": "Overlap sched.",
+    "sglang_disable_radix_cache": "Radix cache off",
+    "vllm_async_scheduling": "Async sched.",
 }
 
 
@@ -244,24 +178,25 @@ def engine_widget(field: str) -> None:
     """The bound widget of one engine option (an AppState field of ENGINE_FIELDS): a number
     field from one of the tables above, else the option's own widget below."""
     if field in _RATIO_WIDGETS:
-        label, (low, high), text = _RATIO_WIDGETS[field]
+        label, (low, high) = _RATIO_WIDGETS[field]
         bind(st.number_input, field, label, min_value=float(low), max_value=float(high),
-             step=0.05, format="%.4g", from_widget=_typed_ratio, help=text)
+             step=0.05, format="%.4g", from_widget=_typed_ratio, help=_help(field))
     elif field in _COUNT_WIDGETS:
-        label, low, high, text = _COUNT_WIDGETS[field]
-        bind(st.number_input, field, label, min_value=low, max_value=high, step=1, help=text)
+        label, low, high, own = _COUNT_WIDGETS[field]
+        bind(st.number_input, field, label, min_value=low, max_value=high, step=1,
+             help=_help(field, own))
     elif field in _OWN_DEFAULT_WIDGETS:
-        label, step, largest, text = _OWN_DEFAULT_WIDGETS[field]
+        label, step, largest, own = _OWN_DEFAULT_WIDGETS[field]
         try:
             model_default = state().engine_choices()[field][0]  # the model's own
         except ValueError:  # the page shows why; the widget still needs a value
             model_default = _FALLBACK[field]
         bind(st.number_input, field, label, min_value=1, max_value=largest, step=step,
              to_widget=lambda v: v or model_default,
-             from_widget=lambda v: None if int(v) == model_default else int(v), help=text)
+             from_widget=lambda v: None if int(v) == model_default else int(v),
+             help=_help(field, own))
     elif field in _TOGGLE_WIDGETS:
-        label, text = _TOGGLE_WIDGETS[field]
-        bind(st.toggle, field, label, help=text)
+        bind(st.toggle, field, _TOGGLE_WIDGETS[field], help=_help(field))
     elif field in _OWN_WIDGETS:
         _OWN_WIDGETS[field]()
     else:  # a new ENGINE_FIELDS entry needs its widget here
@@ -272,15 +207,8 @@ def _mamba_cache_mode_widget() -> None:
     # fixed labels (bind says why); the pages with checkpoints and drafted ones below
     bind(st.selectbox, "mamba_cache_mode", "Mamba cache mode", options=list(MAMBA_CACHE_MODES),
          format_func=app_data.MAMBA_MODE_CHOICES.get,
-         help="State pages one request holds: 1 (none), 2 (align), or one every P tokens "
-         "(all: prefix caching of state), plus one per speculative token. Every paged "
-         "layout counts them this way. vLLM "
-         "0.28 and later turn prefix caching on for hybrid models, in align by default "
-         "(the log names the mode); none, the default here, is "
-         "--no-enable-prefix-caching or vLLM up to 0.27. vLLM 0.32 and later have no "
-         "mode all, and keep prefill checkpoint blocks in align (its own field): in mode all "
-         "the vLLM column is vLLM 0.31's, the last release with it, its figures and start-up "
-         "log lines that release's.")
+         help=_help("mamba_cache_mode",
+                    f"The default here is {ENGINE_DEFAULTS.mamba_cache_mode}."))
     s = state()
     held = app_data.mamba_mode_text(s.mamba_cache_mode, s.prefill_checkpoint_blocks,
                                     s.speculative_tokens)
@@ -298,12 +226,8 @@ def _sglang_swa_pool_widget() -> None:
          format_func=choices.get,
          to_widget=lambda v: next(k for k, x in values.items() if x is v),
          from_widget=values.get,
-         help="SGLang keeps sliding-window layers (and Llama 4's chunked ones) in a token "
-         "pool of their own (its hybrid "
-         f"SWA pool) only for the architectures on its list: {SGLANG_SWA_ARCHITECTURES}; "
-         "for the others (Gemma 2 / 3, Cohere2, Mistral) every layer keeps every token in "
-         f"one pool. auto is SGLang's own choice; for this model "
-         f"{'on' if by_model else 'off'}, {literal(why)}.")
+         help=_help("sglang_swa_pool", "auto is SGLang's own choice; for this model "
+                    f"{'on' if by_model else 'off'}, {literal(why)}."))
 
 
 def _sglang_ssm_dtype_widget() -> None:
@@ -313,34 +237,19 @@ def _sglang_ssm_dtype_widget() -> None:
          format_func=choices.get,
          to_widget=lambda v: "auto" if v is None else v,
          from_widget=lambda k: None if k == "auto" else k,
-         help="SGLang keeps every state layer's ssm tensor in one dtype, whatever the "
-         "model's: SGLANG_MAMBA_SSM_DTYPE when set (choose it here), else the config's "
-         f"mamba_ssm_dtype, else float32. auto is SGLang's own choice; for this model "
-         f"{by_model}, {why}. vLLM keeps the model's ssm dtype.")
+         help=_help("sglang_ssm_dtype", "Choosing a dtype here sets SGLANG_MAMBA_SSM_DTYPE; "
+                    f"auto is SGLang's own choice; for this model {by_model}, {why}."))
 
 
 def _max_batched_tokens_widget() -> None:
-    tokens_widget("max_batched_tokens", "Max batched tokens", "Tokens scheduled per step "
-                  "(vLLM's --max-num-batched-tokens); sizes the pages a sliding-window or "
-                  "chunked request holds (SGLang's: its chunked prefill size). vLLM 0.26 and "
-                  "later size them by the tokens in flight, twice this with async scheduling "
-                  "(vLLM's own option).")
+    tokens_widget("max_batched_tokens", "Max batched tokens", _help("max_batched_tokens"))
 
 
 def _sglang_chunked_prefill_size_widget() -> None:
     own, why = state().engine_choices()["sglang_chunked_prefill_size"]
     _auto_count_widget(
         "sglang_chunked_prefill_size", "Chunked prefill size (0: auto, -1: off)", MAX_CONTEXT,
-        "SGLang's --chunked-prefill-size: the prefill tokens it schedules a step, which a "
-        "request holds in its sliding-window pool beside its window (vLLM's max batched "
-        "tokens), and which its SWA request cap reserves for each chunk in flight; a whole "
-        "number of pages, or SGLang refuses to start. 0 leaves it "
-        "to SGLang, which picks it by the GPU's memory: "
-        f"{chunked_prefill_tiers_text()} (B200); here {own:,}, {why}. "
-        f"{CHUNKED_PREFILL_OFF} turns chunked prefill off, as SGLang's "
-        f"--chunked-prefill-size {CHUNKED_PREFILL_OFF} (or 0 there) does: it prefills a prompt "
-        "in one forward, so a request holds its whole context in the sliding-window pool, and "
-        "no request cap sizes that pool (the sliding / full ratio does).",
+        _help("sglang_chunked_prefill_size", f"0 leaves it to SGLang; here {own:,}, {why}."),
         minimum=CHUNKED_PREFILL_OFF)
 
 
@@ -356,23 +265,13 @@ def _auto_count_widget(field: str, label: str, maximum: int, help: str, *,
 def _sglang_max_running_requests_widget() -> None:
     _auto_count_widget(
         "sglang_max_running_requests", "Max running requests (0: auto)", MAX_RUNNING_REQUESTS,
-        "SGLang's --max-running-requests. 0 leaves it to SGLang: int(tokens / context x "
-        "512) kept in 2,048 to 4,096, or 48 with speculative decoding (its speculative hook's "
-        "reset), at most tokens // 2 and a state hybrid's state pool cap. Told, it logs "
-        "min(this, tokens // 2), and for a state hybrid at most its "
-        "state pool's cap, whatever the context; its pools stay as they are, but with "
-        "speculative decoding on a state hybrid it reserves the draft tokens' state buffers "
-        "for min(this, the cap) + 1 requests, not 48 + 1, and the KV pool gets the rest.")
+        _help("sglang_max_running_requests", "0 leaves it to SGLang."))
 
 
 def _sglang_max_mamba_cache_size_widget() -> None:
     _auto_count_widget(
         "sglang_max_mamba_cache_size", "Max mamba cache size (0: auto)", MAX_MAMBA_CACHE_SIZE,
-        "SGLang's --max-mamba-cache-size: state slots for requests (one more is its "
-        "padding slot). 0 leaves it to SGLang: a share of the budget, r / (1 + r). Told, the "
-        "state takes those slots whatever the budget and the ratio, and with speculative "
-        "decoding draft-token buffers for min(max running requests, slots // S) + 1 requests; "
-        "the KV pool gets the rest.")
+        _help("sglang_max_mamba_cache_size", "0 leaves it to SGLang."))
 
 
 # the engine options whose widget is not a plain number field: field -> draws it

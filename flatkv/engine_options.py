@@ -2,31 +2,45 @@
 option, for which models it changes a figure, and when another option leaves it idle.
 
 One ``EngineOption`` per ``StrategyOptions`` knob says it once; the app's expander, its link
-settings (``app_state``), the CLI's notes on options that do nothing (``cli``) and the tests all
-derive from ``ENGINE_OPTIONS``. Pure Python, no streamlit.
+settings (``app_state``), the CLI's notes on options that do nothing (``cli``), the CLI's --help
+and the widgets' tooltips (``engine_help``) and the tests all derive from ``ENGINE_OPTIONS``.
+Pure Python, no streamlit.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import KW_ONLY, dataclass, replace
+from string import Template
 
 from flatkv.plan import FULL_ATTENTION
 from flatkv.profile import CacheProfile
 from flatkv.strategies import STRATEGIES, StrategyOptions, model_blocker
+from flatkv.strategies.base import (
+    CHUNKED_PREFILL_OFF,
+    SGLANG_SSM_DTYPES,
+    SGLANG_SWA_ARCHITECTURES,
+)
 from flatkv.strategies.paged import label_groups
-from flatkv.strategies.sglang import draft_tokens as sglang_draft_tokens
 from flatkv.strategies.sglang import (
+    chunked_prefill_tiers_text,
     fixed_state_size,
     radix_cache,
     radix_page_refusal,
     swa_cap_unchunked,
     swa_request_cap,
 )
+from flatkv.strategies.sglang import draft_tokens as sglang_draft_tokens
 from flatkv.strategies.sglang import pool_layers as sglang_pool_layers
 from flatkv.strategies.sglang import speculative_not_modelled as sglang_speculative_not_modelled
 from flatkv.strategies.sglang import swa_pool as sglang_swa_pool
-from flatkv.strategies.vllm import runs_all_as_align
+from flatkv.strategies.vllm import (
+    DEFAULT_MAMBA_CHUNK_SIZE,
+    DRAFT_WIDENED_CONV,
+    MLA_HYBRID_BLOCK,
+    runs_all_as_align,
+)
+from flatkv.strategies.vllm_releases import MODE_ALL_RELEASE
 
 ENGINE_DEFAULTS = StrategyOptions()  # each engine's own defaults
 VLLM_COLUMN, SGLANG_COLUMN, SCHEDULING_COLUMN = "vLLM", "SGLang", "Scheduling and two-level pages"
@@ -59,7 +73,8 @@ def _always(profile: CacheProfile) -> bool:
 class EngineOption:
     """One engine option: a StrategyOptions knob, the AppState field of the same name, a
     setting in the link (``_SETTINGS``), a widget (``app_pages._widgets.engine_widget``) and a
-    CLI flag (``strategy_cli``). The facts the app derives its tables from live here, once."""
+    CLI flag (``strategy_cli``). The facts the app derives its tables from, and what both the
+    widget's tooltip and the flag's --help tell users, live here, once."""
 
     field: str
     label: str  # how a caption names it once changed ("kernel block 64")
@@ -68,6 +83,11 @@ class EngineOption:
     # whether it changes the figures of a model (given the layouts that read it)
     acts: Callable[[CacheProfile], bool] = _always
     only_in_mode: str | None = None  # the mamba cache mode it needs to act, if one
+    _: KW_ONLY
+    # what the engines do with it, for users: the CLI's --help and the widget's tooltip both
+    # say it (``engine_help``), each adding only its own surface's words; ``$field`` names
+    # another option as that surface names it (a flag, a label)
+    help: str
 
 
 # The paged layouts that take state layers (aliased refuses a state hybrid) count a request's
@@ -77,77 +97,219 @@ class EngineOption:
 _PAGED_WITH_STATE = ("flat", "per-component", "vllm", "lcm")
 ENGINE_OPTIONS = (
     # vLLM runs DeepSeek-V3.2's sparse MLA at its own kernel block of 64, whatever it is told
-    EngineOption("kernel_block_size", "kernel block", ("vllm",), VLLM_COLUMN,
-                 lambda p: p.indexer_bytes_per_slot is None),
-    EngineOption("mamba_cache_mode", "mamba cache mode", _PAGED_WITH_STATE, VLLM_COLUMN,
-                 _has_state),
+    EngineOption(
+        "kernel_block_size", "kernel block", ("vllm",), VLLM_COLUMN,
+        lambda p: p.indexer_bytes_per_slot is None,
+        help="vLLM: the attention backend's smallest kernel block size: 16 on most, 32 for "
+        "FlashInfer with head 256 on Blackwell, 64 for MLA (FlashMLA; 128 for CUTLASS MLA). "
+        "A = max(this, block size). vLLM 0.34 runs an MLA model's told block size of 16, 32 "
+        "or 48 as it is (FLASH_ATTN_MLA, TRITON_MLA): set 16 for such a run. An MLA "
+        f"hybrid's (Kimi Linear's) A is at least {MLA_HYBRID_BLOCK}, as vLLM 0.27 and later "
+        "raise it, whatever this says."),
+    EngineOption(
+        "mamba_cache_mode", "mamba cache mode", _PAGED_WITH_STATE, VLLM_COLUMN, _has_state,
+        help="State pages one request holds: 1 (none), 2 (align, plus "
+        "$prefill_checkpoint_blocks), or cdiv(L, P), one every P tokens of its context "
+        "(all: prefix caching of state), each plus one per drafted token "
+        "($speculative_tokens); every paged layout counts them this way. vLLM 0.28 and later "
+        "turn prefix caching on for hybrid models, in align by default (the log names the "
+        "mode); none is --no-enable-prefix-caching, or vLLM up to 0.27. vLLM 0.32 and later "
+        f"have no mode all: in mode all the vLLM layout is vLLM {MODE_ALL_RELEASE}'s, the "
+        "last release with it, its figures and start-up log lines that release's."),
     # and SGLang's draft-token state buffers beside its state slots, and for any model the 48
     # running requests its speculative hook sets (the paged layouts read it for state only)
-    EngineOption("speculative_tokens", "speculative tokens", (*_PAGED_WITH_STATE, "sglang"),
-                 SCHEDULING_COLUMN),
-    EngineOption("prefill_checkpoint_blocks", "prefill checkpoint blocks", _PAGED_WITH_STATE,
-                 VLLM_COLUMN, _has_state, only_in_mode="align"),
+    EngineOption(
+        "speculative_tokens", "speculative tokens", (*_PAGED_WITH_STATE, "sglang"),
+        SCHEDULING_COLUMN,
+        help="N, the tokens drafted per step (vLLM's num_speculative_tokens, MTP or EAGLE); "
+        "0 serves without speculative decoding. A request holds N more state pages in each "
+        "state group, in every paged layout, as vLLM counts them; vLLM also widens "
+        f"{DRAFT_WIDENED_CONV} conv states by a row per drafted token, which can raise its "
+        "P. SGLang verifies N + 1 tokens a step (--speculative-num-steps N, topk 1), keeps "
+        "their states in buffers sized with its state slots out of the state budget (a "
+        "state hybrid with one token pool; its figures say where not modelled), and runs at "
+        "most 48 requests at once, for any model (its speculative hook's reset), or "
+        "$sglang_max_running_requests where told. A drafter's own layers count once they "
+        "are in the model."),
+    EngineOption(
+        "prefill_checkpoint_blocks", "prefill checkpoint blocks", _PAGED_WITH_STATE,
+        VLLM_COLUMN, _has_state, only_in_mode="align",
+        help="Mamba cache mode align: state pages a request holds beyond its 2 for prefill "
+        "checkpoints. vLLM 0.32 and later keep 1 for Mamba2 layers (Nemotron-H, Falcon-H1, "
+        "Granite 4.0-H), 0.33 and later for GDN layers whose prefill runs on FlashInfer "
+        "(Qwen3-Next and Qwen3.5 on Hopper: H100, H200; and on B200 with key heads of 128 "
+        "under CUDA 13), which also align P to 64, as vLLM's layout here does for their "
+        "classes; 0 otherwise and in releases up to 0.31."),
     # vLLM's, in mode all, which some models run as align; a hybrid's (vLLM 0.31 aligns no
     # other P to the chunk)
-    EngineOption("mamba_chunk_size", "mamba chunk", ("vllm",), VLLM_COLUMN,
-                 lambda p: p.has_state and p.has_attention and runs_all_as_align(p) is None,
-                 only_in_mode="all"),
+    EngineOption(
+        "mamba_chunk_size", "mamba chunk", ("vllm",), VLLM_COLUMN,
+        lambda p: p.has_state and p.has_attention and runs_all_as_align(p) is None,
+        only_in_mode="all",
+        help="vLLM, mamba cache mode all: a hybrid's P aligns to lcm(chunk, A), as vLLM's "
+        "--mamba-block-size sets it; a model without attention layers leaves it unused. "
+        "vLLM takes the config's mamba_chunk_size / chunk_size, else "
+        f"{DEFAULT_MAMBA_CHUNK_SIZE:,}."),
     # off, vLLM keeps every token of sliding and chunked layers, and refuses a state hybrid
-    EngineOption("vllm_hybrid_manager", "vLLM hybrid KV cache manager", ("vllm",), VLLM_COLUMN,
-                 lambda p: (p.has_state and p.has_attention)
-                 or (FULL_ATTENTION in p.layer_types and _has_window(p))),
+    EngineOption(
+        "vllm_hybrid_manager", "vLLM hybrid KV cache manager", ("vllm",), VLLM_COLUMN,
+        lambda p: (p.has_state and p.has_attention)
+        or (FULL_ATTENTION in p.layer_types and _has_window(p)),
+        help="vLLM's hybrid KV cache manager, on by default. Off is "
+        "--disable-hybrid-kv-cache-manager (some KV connectors turn it off too): sliding and "
+        "chunked layers then keep every token, allocated as full attention in one group "
+        "(where sliding layers keep other heads than full ones, as Gemma 4's, a block is a "
+        "page of each layer's own size), and a model with state layers does not start. vLLM "
+        "releases before PR #29627 ran Llama 4's chunked layers so by default (unless "
+        "VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE=1)."),
     # splits the budget between a state pool and a KV pool (a pool of no layers for state
     # layers alone, which SGLang splits for all the same)
-    EngineOption("mamba_full_memory_ratio", "SGLang mamba/full ratio", ("sglang",),
-                 SGLANG_COLUMN, _has_state),
-    EngineOption("swa_full_tokens_ratio", "SGLang sliding/full tokens ratio", ("sglang",),
-                 SGLANG_COLUMN,
-                 lambda p: FULL_ATTENTION in p.layer_types and _has_window(p)),
-    EngineOption("sglang_slots_per_request", "SGLang slots per request", ("sglang",),
-                 SGLANG_COLUMN, _has_state),
+    EngineOption(
+        "mamba_full_memory_ratio", "SGLang mamba/full ratio", ("sglang",), SGLANG_COLUMN,
+        _has_state,
+        help="SGLang's --mamba-full-memory-ratio r: the state pool gets budget x r / (1 + r), "
+        "the KV pool the rest."),
+    EngineOption(
+        "swa_full_tokens_ratio", "SGLang sliding/full tokens ratio", ("sglang",),
+        SGLANG_COLUMN, lambda p: FULL_ATTENTION in p.layer_types and _has_window(p),
+        help="SGLang's --swa-full-tokens-ratio, between 0 and 1: the sliding-window pool's "
+        "tokens relative to the full pool's."),
+    EngineOption(
+        "sglang_slots_per_request", "SGLang slots per request", ("sglang",), SGLANG_COLUMN,
+        _has_state,
+        help="SGLang: S, the state slots one running request holds; the running-request cap "
+        "is (slots - 1) // S, slot 0 being the padding slot. SGLang 0.5.23's own: 5 (3 + 2 "
+        "tracking slots of its extra_buffer radix cache, on by default with overlap "
+        "scheduling) for Qwen3-Next, Qwen3.5, Kimi Linear, Falcon-H1, Granite 4.0-H and "
+        "Nemotron-H; 3 (no_buffer) for others, such as LFM2. With "
+        "$sglang_overlap_schedule off those five-slot models hold 4 (3 + 1 tracking slot) at a "
+        "page size over 1, 3 (no_buffer) at page size 1; with $sglang_disable_radix_cache, "
+        "1."),
     # --max-running-requests: the max_running_requests SGLang logs, whatever the context, and
     # the requests its draft-token buffers are reserved for
-    EngineOption("sglang_max_running_requests", "SGLang max running requests", ("sglang",),
-                 SGLANG_COLUMN, lambda p: p.has_attention or p.has_state),
+    EngineOption(
+        "sglang_max_running_requests", "SGLang max running requests", ("sglang",),
+        SGLANG_COLUMN, lambda p: p.has_attention or p.has_state,
+        help="SGLang's --max-running-requests N. SGLang's own, from its token pool's T "
+        "tokens: int(T / context x 512) kept in 2,048 to 4,096, or 48 with speculative "
+        "decoding (its speculative hook's reset), at most T // 2 and a state hybrid's state "
+        "pool cap. Told, it logs min(N, T // 2), and for a state hybrid at most its state "
+        "pool's cap, whatever the context; its pools stay as they are, but with speculative "
+        "decoding on a state hybrid it reserves the draft tokens' state buffers for min(N, "
+        "the cap) + 1 requests, not 48 + 1, and the KV pool gets the rest."),
     # --max-mamba-cache-size: the state slots told, the KV pool the rest
-    EngineOption("sglang_max_mamba_cache_size", "SGLang max mamba cache size", ("sglang",),
-                 SGLANG_COLUMN, _has_state),
+    EngineOption(
+        "sglang_max_mamba_cache_size", "SGLang max mamba cache size", ("sglang",),
+        SGLANG_COLUMN, _has_state,
+        help="SGLang's --max-mamba-cache-size M: state slots for requests (one more is its "
+        "padding slot). SGLang's own is a share of the budget, r / (1 + r), r being "
+        "the $mamba_full_memory_ratio. Told, the state takes those M + 1 slots whatever "
+        "the budget and the ratio, and with speculative decoding draft-token buffers for "
+        "min(max running requests, M // S) + 1 requests; the KV pool gets the rest."),
     # --disable-radix-cache: one state slot a request, the state sized from max running
     # requests where set, and a hybrid SWA pool from SGLang's request cap (idle for a model
     # without state where no max running requests is set: ``_radix_cache_idle``)
-    EngineOption("sglang_disable_radix_cache", "SGLang --disable-radix-cache", ("sglang",),
-                 SGLANG_COLUMN,
-                 lambda p: p.has_state or (FULL_ATTENTION in p.layer_types and _has_window(p))),
+    EngineOption(
+        "sglang_disable_radix_cache", "SGLang --disable-radix-cache", ("sglang",),
+        SGLANG_COLUMN,
+        lambda p: p.has_state or (FULL_ATTENTION in p.layer_types and _has_window(p)),
+        help="SGLang's --disable-radix-cache (off by default: the radix cache on). Without "
+        "prefix caching a running request holds one state slot, not 3 to 5, and no mamba "
+        "radix cache limits the page size. With max running requests N set "
+        "($sglang_max_running_requests, or the 48 its speculative hook sets) and no "
+        "$sglang_max_mamba_cache_size, the state is N + 1 slots (and draft-token buffers for "
+        "N + 1 requests) whatever the budget and the ratio, and (with chunked prefill on) a "
+        "sliding-window pool beside full layers is sized from its request cap, "
+        "(W + 128 x D + P + decode) x N + "
+        "prefill chunks in flight + P tokens (W the window, D the tokens verified a step, P "
+        "the page size), not the $swa_full_tokens_ratio; the KV pool gets the rest."),
     # sets the tracking slots of the extra_buffer radix cache (slots per request)
-    EngineOption("sglang_overlap_schedule", "SGLang overlap scheduling", ("sglang",),
-                 SGLANG_COLUMN, lambda p: radix_cache(p, ENGINE_DEFAULTS) == "extra_buffer"),
+    EngineOption(
+        "sglang_overlap_schedule", "SGLang overlap scheduling", ("sglang",), SGLANG_COLUMN,
+        lambda p: radix_cache(p, ENGINE_DEFAULTS) == "extra_buffer",
+        help="SGLang's overlap scheduling, on by default; off is --disable-overlap-schedule. "
+        "It sets the state slots a running request holds where SGLang runs the model with "
+        "its extra_buffer radix cache (Qwen3-Next, Qwen3.5, Kimi Linear, Falcon-H1, Granite "
+        "4.0-H, Nemotron-H): 3 + 2 tracking slots with it; without it 3 + 1 at a page size "
+        "over 1, and no_buffer's 3 at page size 1."),
     # pages the token pools (for state layers alone the pool of context_len tokens over no
     # layers), and a mamba radix cache takes only some pages
-    EngineOption("sglang_page_size", "SGLang page size", ("sglang",), SGLANG_COLUMN,
-                 lambda p: (p.has_attention or p.has_state)
-                 and p.indexer_bytes_per_slot is None),
+    EngineOption(
+        "sglang_page_size", "SGLang page size", ("sglang",), SGLANG_COLUMN,
+        lambda p: (p.has_attention or p.has_state) and p.indexer_bytes_per_slot is None,
+        help="SGLang's --page-size: tokens per page of its token pool, which it rounds down "
+        "to whole pages. Told none, SGLang 0.5.23 runs 1 on Hopper and Ampere, 64 on "
+        "Blackwell (TensorRT-LLM backends; 128 on FA4 where K and V differ in width) but 1 "
+        "for Falcon-H1, LFM2, Granite 4.0-H, Kimi Linear, and Qwen3-Next / Qwen3.5 without "
+        "overlap scheduling (their backends there page by one token), and 64 for DeepSeek's "
+        "sparse attention everywhere (applied here whatever this says). SGLang refuses a "
+        "page size that does not divide its prefill chunk ($sglang_chunked_prefill_size)."),
     # re-sizes the ssm tensors of a model's state layers
-    EngineOption("sglang_ssm_dtype", "SGLang ssm dtype", ("sglang",), SGLANG_COLUMN,
-                 lambda p: p.ssm_element_bytes is not None),
-    EngineOption("sglang_swa_pool", "SGLang sliding-window pool", ("sglang",), SGLANG_COLUMN,
-                 _has_window),
+    EngineOption(
+        "sglang_ssm_dtype", "SGLang ssm dtype", ("sglang",), SGLANG_COLUMN,
+        lambda p: p.ssm_element_bytes is not None,
+        help="SGLang keeps every state layer's ssm tensor in one dtype, whatever the "
+        f"model's: SGLANG_MAMBA_SSM_DTYPE when set ({', '.join(SGLANG_SSM_DTYPES)}), else "
+        "the config's mamba_ssm_dtype, else float32. vLLM keeps the model's ssm dtype."),
+    EngineOption(
+        "sglang_swa_pool", "SGLang sliding-window pool", ("sglang",), SGLANG_COLUMN,
+        _has_window,
+        help="SGLang keeps sliding-window layers (and Llama 4's chunked ones) in a token "
+        "pool of their own (its hybrid SWA pool) only for the architectures on its list: "
+        f"{SGLANG_SWA_ARCHITECTURES}; for the others (Gemma 2 / 3, Cohere2, Mistral) every "
+        "layer keeps every token in one pool. A model whose config names no architecture "
+        "gets the pool when it has full and sliding or chunked layers."),
     # --chunked-prefill-size: the tokens a sliding-window (or chunked) request holds beside its
     # window, and the chunks in flight of the SWA request cap (None: by the GPU's memory)
-    EngineOption("sglang_chunked_prefill_size", "SGLang chunked prefill size", ("sglang",),
-                 SGLANG_COLUMN, _has_window),
+    EngineOption(
+        "sglang_chunked_prefill_size", "SGLang chunked prefill size", ("sglang",),
+        SGLANG_COLUMN, _has_window,
+        help="SGLang's --chunked-prefill-size: the prefill tokens it schedules a step, which "
+        "a request holds in its sliding-window pool beside its window (as vLLM's "
+        "$max_batched_tokens), and which its SWA request cap (with $sglang_disable_radix_cache) "
+        "reserves for each chunk in flight; a whole number of pages, or SGLang refuses to "
+        "start. SGLang's own is by the GPU's memory: "
+        f"{chunked_prefill_tiers_text()} (B200). {CHUNKED_PREFILL_OFF} turns chunked prefill "
+        f"off, as SGLang's --chunked-prefill-size {CHUNKED_PREFILL_OFF} (or 0 there) does: it "
+        "prefills a prompt in one forward, so a request holds its whole context in the "
+        "sliding-window pool, and no request cap sizes that pool ($swa_full_tokens_ratio "
+        "does)."),
     # sizes the pages a sliding-window (or chunked) request holds
-    EngineOption("max_batched_tokens", "max batched tokens",
-                 (*_PAGED_WITH_STATE, "aliased"), SCHEDULING_COLUMN, _has_window),
+    EngineOption(
+        "max_batched_tokens", "max batched tokens", (*_PAGED_WITH_STATE, "aliased"),
+        SCHEDULING_COLUMN, _has_window,
+        help="Tokens scheduled per step (vLLM's --max-num-batched-tokens); sizes the pages "
+        "a sliding-window or chunked request holds (SGLang's by "
+        "$sglang_chunked_prefill_size instead). vLLM 0.26 and later size them by the tokens in "
+        "flight, twice this with $vllm_async_scheduling."),
     # vLLM sizes them by two batches in flight with it (0.26 and later)
-    EngineOption("vllm_async_scheduling", "vLLM async scheduling", ("vllm",), VLLM_COLUMN,
-                 _has_window),
+    EngineOption(
+        "vllm_async_scheduling", "vLLM async scheduling", ("vllm",), VLLM_COLUMN,
+        _has_window,
+        help="Window pages sized by async scheduling's two batches in flight: vLLM 0.26 and "
+        "later size the pages a sliding-window or chunked request holds by the tokens in "
+        "flight, 2 x $max_batched_tokens with async scheduling (their default). Off counts "
+        "one step's tokens, as those releases with --no-async-scheduling and every release "
+        "before 0.26 do (the vLLM 0.19 log these figures are checked against)."),
     # parents pad with a state row, with attention groups of unequal layer counts (3 full + 5
     # sliding layers pad the full group's parents by 2/3), or with payloads off the alignment
-    EngineOption("lcm_padding_bound", "padding bound", ("lcm",), SCHEDULING_COLUMN,
-                 lambda p: p.has_state or _two_level_pads(p)),
+    EngineOption(
+        "lcm_padding_bound", "padding bound", ("lcm",), SCHEDULING_COLUMN,
+        lambda p: p.has_state or _two_level_pads(p),
+        help="The largest padding a two-level layout accepts for any group."),
 )
 ENGINE_FIELDS = tuple(o.field for o in ENGINE_OPTIONS)
 ENGINE_LABELS = {o.field: o.label for o in ENGINE_OPTIONS}
+_ENGINE_HELP = {o.field: Template(o.help) for o in ENGINE_OPTIONS}
+
+
+def engine_help(field: str, names: Mapping[str, str] = ENGINE_LABELS) -> str:
+    """What the engines do with the option ``field``, as the CLI's --help and the app's
+    tooltip both say it (each adds its own surface's words: flags and defaults, what auto
+    means, the model's own value), so the two cannot drift apart. ``names``: how that surface
+    names the other options the text refers to (the CLI its flags; the app the captions'
+    labels, the default)."""
+    return _ENGINE_HELP[field].substitute(names)
 # The engine options each layout reads, in ENGINE_FIELDS' order.
 STRATEGY_FIELDS: dict[str, tuple[str, ...]] = {
     s: tuple(o.field for o in ENGINE_OPTIONS if s in o.read_by) for s in STRATEGIES}

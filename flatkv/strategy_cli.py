@@ -15,6 +15,7 @@ from dataclasses import dataclass, fields, replace
 from typing import Any
 
 from flatkv.budget import GPU_PRESETS
+from flatkv.engine_options import ENGINE_FIELDS, engine_help
 from flatkv.models import past_max_model_len_text
 from flatkv.profile import CacheProfile
 from flatkv.sizing import (
@@ -38,22 +39,17 @@ from flatkv.strategies import run_strategy as _run_strategy
 from flatkv.strategies.base import (
     CHUNKED_PREFILL_OFF,
     MAMBA_CACHE_MODES,
-    SGLANG_SSM_DTYPES,
-    SGLANG_SWA_ARCHITECTURES,
     ratio_text,
     start_up_log_title,
 )
 from flatkv.strategies.sglang import (
     CHUNKED_PREFILL_ASSUMED,
     SPECULATIVE_NOT_MODELLED,
-    chunked_prefill_tiers_text,
     sglang_default_chunked_prefill,
 )
 from flatkv.strategies.sglang_log import logged_padding
-from flatkv.strategies.vllm import MLA_HYBRID_BLOCK
 from flatkv.strategies.vllm_log import log_words, memory_log_note, with_available_elided
 from flatkv.strategies.vllm_releases import (
-    MODE_ALL_RELEASE,
     OLDER_VLLM_LOG,
     last_served_note,
 )
@@ -112,6 +108,18 @@ def _sglang_flag(parser: argparse.ArgumentParser, name: str, **kwargs: Any) -> N
                         dest="sglang_" + name.replace("-", "_"), **kwargs)
 
 
+# How an engine option's --help names the others: by its flag (an option SGLang takes as --NAME
+# is --sglang-NAME first, ``_sglang_flag``).
+ENGINE_FLAGS = {field: "--" + field.replace("_", "-") for field in ENGINE_FIELDS}
+
+
+def _engine_help(field: str, own: str = "") -> str:
+    """An engine option's --help: what the engines do with it as the app's tooltip says it too
+    (``engine_help``), naming other options by their flags, and ``own``, what only the CLI
+    says (its default, its flags)."""
+    return engine_help(field, ENGINE_FLAGS) + (f" ({own})" if own else "")
+
+
 def add_strategy_arguments(
     parser: argparse.ArgumentParser, *, include_strategy: bool = True
 ) -> None:
@@ -127,116 +135,67 @@ def add_strategy_arguments(
          "(default: the model's max_model_len, as vLLM's --max-model-len: from its config, "
          "or the 2,048 vLLM assumes where the config gives no length)")
     parser.add_argument("--kernel-block-size", type=int, default=defaults.kernel_block_size,
-         metavar="A", help="vllm: the attention backend's kernel block size A (default: 64 for "
-         "an MLA model, as FlashMLA; else 16; vLLM 0.34 runs an MLA model's told block size of "
-         f"16, 32 or 48 as it is: give 16 for such a run; an MLA hybrid's A is at least "
-         f"{MLA_HYBRID_BLOCK}, as vLLM 0.27 and later raise it, whatever this says)")
+         metavar="A", help=_engine_help("kernel_block_size",
+                                        "default: the model's own, 64 for an MLA model, else 16"))
     parser.add_argument("--mamba-cache-mode", choices=MAMBA_CACHE_MODES,
                         default=defaults.mamba_cache_mode,
-                        help="state pages per request: none = 1, align = 2, all = cdiv(L, P) "
-                        f"(vLLM up to {MODE_ALL_RELEASE}: in mode all the vllm column, its "
-                        f"figures and its start-up log lines are vLLM {MODE_ALL_RELEASE}'s), "
-                        "each plus --speculative-tokens (default none)")
+                        help=_engine_help("mamba_cache_mode",
+                                          f"default {defaults.mamba_cache_mode}"))
     parser.add_argument("--speculative-tokens", type=int, default=defaults.speculative_tokens,
-                        metavar="N", help="tokens drafted per step (vLLM's "
-                        "num_speculative_tokens): N more state pages a request in every paged "
-                        "layout; vllm also widens GDN / KDA / Mamba2 / short-conv conv states "
-                        "by N rows; sglang verifies N + 1 tokens a step, keeps their states in "
-                        "buffers beside its state slots (a state hybrid with one token pool), "
-                        "and runs at most 48 requests, or --max-running-requests (default 0)")
+                        metavar="N", help=_engine_help(
+                            "speculative_tokens", "--mtp-layer adds an MTP module's; default "
+                            f"{defaults.speculative_tokens}"))
     parser.add_argument("--prefill-checkpoint-blocks", type=int,
                         default=defaults.prefill_checkpoint_blocks, metavar="K",
-                        help="mamba cache mode align: K more state pages a request for prefill "
-                        "checkpoints (1 for Mamba2 layers in vLLM 0.32+, and for GDN layers on "
-                        "FlashInfer (Hopper; B200 with CUDA 13) in 0.33+, where P also aligns "
-                        "to 64, as here for their classes); default 0, as vLLM up to 0.31")
+                        help=_engine_help("prefill_checkpoint_blocks",
+                                          f"default {defaults.prefill_checkpoint_blocks}"))
     parser.add_argument("--mamba-chunk-size", type=int, default=defaults.mamba_chunk_size,
-                        help="vllm, mamba cache mode all: a hybrid's P aligns to lcm(chunk, A), "
-                        "as vLLM's --mamba-block-size sets it; a model without attention layers "
-                        "leaves it unused (default: the config's mamba_chunk_size / "
-                        "chunk_size, else 2048, as vLLM)")
+                        help=_engine_help("mamba_chunk_size",
+                                          "default: the model's own, as vLLM takes it"))
     parser.add_argument("--vllm-hybrid-manager", action=argparse.BooleanOptionalAction,
-         default=None, help="vllm: its hybrid KV cache manager (default on); "
-         "--no-vllm-hybrid-manager is vLLM's --disable-hybrid-kv-cache-manager: sliding and "
-         "chunked layers keep every token, as full attention (sliding layers of other heads "
-         "than the full ones: one group of pages of two sizes), and a state hybrid does not "
-         "start")
+         default=None, help=_engine_help("vllm_hybrid_manager",
+                                         "--no-vllm-hybrid-manager turns it off"))
     parser.add_argument("--mamba-full-memory-ratio", default=None, metavar="R",
-         help="sglang: state pool gets budget x R / (1 + R) (default "
-         f"{ratio_text(defaults.mamba_full_memory_ratio)})")
+         help=_engine_help("mamba_full_memory_ratio",
+                           f"default {ratio_text(defaults.mamba_full_memory_ratio)}"))
     parser.add_argument("--swa-full-tokens-ratio", default=None, metavar="R",
-         help="sglang: sliding-window pool tokens relative to the full pool (default "
-         f"{ratio_text(defaults.swa_full_tokens_ratio)})")
+         help=_engine_help("swa_full_tokens_ratio",
+                           f"default {ratio_text(defaults.swa_full_tokens_ratio)}"))
     parser.add_argument("--sglang-slots-per-request", type=int,
          default=defaults.sglang_slots_per_request, metavar="S",
-         help="sglang: state slots one running request holds (default: SGLang 0.5.23's own, 5 "
-         "with its extra_buffer radix cache (Qwen3-Next, Qwen3.5, Kimi Linear, Falcon-H1, "
-         "Granite 4.0-H, Nemotron-H), else 3; with --no-sglang-overlap-schedule 4 for those "
-         "at a page size over 1, else 3; with --disable-radix-cache 1)")
+         help=_engine_help("sglang_slots_per_request", "default: SGLang's own"))
     _sglang_flag(parser, "max-running-requests", type=int,
          default=defaults.sglang_max_running_requests, metavar="N",
-         help="sglang: its --max-running-requests: it logs min(N, tokens // 2), and with state "
-         "at most the state pool's cap, whatever the context; the pools stay, but with "
-         "speculative decoding on a state model its draft-token buffers are reserved for "
-         "min(N, cap) + 1 requests (default: SGLang's own, from its token pool and the "
-         "context, 48 with speculative decoding)")
+         help=_engine_help("sglang_max_running_requests", "default: SGLang's own"))
     _sglang_flag(parser, "max-mamba-cache-size", type=int,
          default=defaults.sglang_max_mamba_cache_size, metavar="M",
-         help="sglang: its --max-mamba-cache-size: M state slots for requests (and its padding "
-         "slot) whatever the budget and --mamba-full-memory-ratio, the KV pool the rest; with "
-         "speculative decoding, draft-token buffers for min(max running requests, M // S) + 1 "
-         "requests (default: SGLang's own, from the budget)")
+         help=_engine_help("sglang_max_mamba_cache_size", "default: SGLang's own"))
     parser.add_argument("--sglang-overlap-schedule", action=argparse.BooleanOptionalAction,
-         default=None, help="sglang: its overlap scheduling (default on); "
-         "--no-sglang-overlap-schedule is SGLang's --disable-overlap-schedule: the models of "
-         "its extra_buffer radix cache then hold 3 + 1 state slots a request at a page size "
-         "over 1, and run no_buffer (3) at page size 1")
+         default=None, help=_engine_help("sglang_overlap_schedule",
+                                         "--no-sglang-overlap-schedule turns it off"))
     _sglang_flag(parser, "disable-radix-cache", action="store_true", default=None,
-         help="sglang: its --disable-radix-cache: no prefix cache, so a running request holds "
-         "one state slot (not 3 to 5) and no mamba radix cache limits the page size; with "
-         "max running requests N set (--max-running-requests, or the 48 its speculative hook "
-         "sets) and no --max-mamba-cache-size, the state is N + 1 slots (and drafting buffers "
-         "for N + 1 requests) whatever the budget, and a sliding-window pool beside a full one "
-         "is sized from its request cap, not --swa-full-tokens-ratio; the KV pool gets the "
-         "rest (default off: the radix cache on)")
+         help=_engine_help("sglang_disable_radix_cache"))
     parser.add_argument("--sglang-page-size", type=int, default=defaults.sglang_page_size,
-         help=f"sglang: tokens per KV page (default {defaults.sglang_page_size}, as SGLang "
-         "0.5.23 runs on Hopper and Ampere; on Blackwell it runs 64, or 128 where K and V "
-         "differ in width, when not told, but 1 for Falcon-H1, LFM2, Granite 4.0-H, Kimi "
-         "Linear, and Qwen3-Next / Qwen3.5 without overlap scheduling, whose backends there "
-         "page by one token)")
+         help=_engine_help("sglang_page_size", f"default {defaults.sglang_page_size}, as "
+                           "SGLang on Hopper and Ampere"))
     parser.add_argument("--sglang-ssm-dtype", default=None, metavar="DTYPE",
-         help=f"sglang: the dtype of its ssm state, one of {', '.join(SGLANG_SSM_DTYPES)}, "
-         "whatever the model's, as SGLANG_MAMBA_SSM_DTYPE sets it (default: as SGLang "
-         "decides, the config's mamba_ssm_dtype, else float32)")
+         help=_engine_help("sglang_ssm_dtype",
+                           "this sets SGLANG_MAMBA_SSM_DTYPE; default: SGLang's own"))
     parser.add_argument("--sglang-swa-pool", action=argparse.BooleanOptionalAction,
-         default=None, help="sglang: sliding-window (or chunked) layers in a token pool of "
-         f"their own (SGLang does this for {SGLANG_SWA_ARCHITECTURES}) or not (one pool, "
-         "every token in every layer, as for Gemma 2 / 3, Cohere2, Mistral). Default: as "
-         "SGLang decides by the config's architectures; a model without them gets the pool "
-         "when it has full and sliding or chunked layers")
+         default=None, help=_engine_help("sglang_swa_pool", "--sglang-swa-pool and "
+                                         "--no-sglang-swa-pool force it; default: SGLang's own"))
     _sglang_flag(parser, "chunked-prefill-size",
          type=chunked_prefill_argument, default=None, metavar="C",
-         help="sglang: its --chunked-prefill-size, the prefill tokens a step: a request holds "
-         "them in the sliding-window pool beside its window, and with --disable-radix-cache "
-         "its SWA request cap reserves them for each chunk in flight; a whole number of "
-         "pages, or SGLang refuses to start. -1 (or 0, as SGLang reads it) turns chunked "
-         "prefill off: a request holds its whole context in the sliding-window pool, and "
-         "--swa-full-tokens-ratio sizes that pool whatever the radix cache (default: SGLang's own, "
-         f"by the --gpu-memory GPU's memory: {chunked_prefill_tiers_text()}; "
-         f"{CHUNKED_PREFILL_ASSUMED:,} where no --gpu-memory names the GPU)")
+         help=_engine_help("sglang_chunked_prefill_size", "default: SGLang's own on the GPU "
+                           f"--gpu-memory names; {CHUNKED_PREFILL_ASSUMED:,} where none does"))
     parser.add_argument("--max-batched-tokens", default=defaults.max_batched_tokens,
          type=_tokens_argument("--max-batched-tokens"), metavar="S",
-         help="tokens scheduled per step; sizes sliding-window and chunked pages (vllm: twice "
-         "this with --vllm-async-scheduling; sglang reads --sglang-chunked-prefill-size) "
-         f"(default {defaults.max_batched_tokens})")
+         help=_engine_help("max_batched_tokens", f"default {defaults.max_batched_tokens}"))
     parser.add_argument("--vllm-async-scheduling", action=argparse.BooleanOptionalAction,
-         default=None, help="vllm: window pages sized by async scheduling's two batches in "
-         "flight, as vLLM 0.26 and later do by default (2 x --max-batched-tokens); default "
-         "off: one step's tokens, as --no-async-scheduling and releases before 0.26")
+         default=None, help=_engine_help("vllm_async_scheduling", "default off"))
     parser.add_argument("--lcm-padding-bound", default=None, metavar="F",
-         help="lcm: largest padding accepted for any group (default "
-         f"{ratio_text(defaults.lcm_padding_bound)})")
+         help=_engine_help("lcm_padding_bound",
+                           f"default {ratio_text(defaults.lcm_padding_bound)}"))
     parser.add_argument("--lcm-alignment-bytes", type=int, default=defaults.lcm_alignment_bytes,
          help="lcm: parent block bytes are a multiple of this (default "
          f"{defaults.lcm_alignment_bytes})")

@@ -1564,23 +1564,30 @@ def test_compare_kernel_block_size_drives_vllm_p():
     assert "engine options: kernel block 64" in at.caption[0].value
 
 
+def engine_option_widgets() -> dict:
+    """The widget of each engine option Compare draws, by field, over models that between them
+    show every one: state (mode all shows the chunk size, for a model vLLM runs in mode all;
+    align the prefill checkpoint blocks) and sliding-window layers."""
+    from flatkv.engine_options import ENGINE_FIELDS
+
+    widgets = {}
+    for query in ({"model": "Nemotron-H-8B", "mamba": "all"}, {"model": "gpt-oss-20b"},
+                  {"model": "Nemotron-H-8B", "mamba": "align"}):
+        at = open_app("app_pages/compare.py", query)
+        assert_clean(at)
+        widgets |= {w.key[2:]: w for kind in (at.number_input, at.selectbox, at.text_input,
+                                              at.toggle)
+                    for w in kind if w.key and w.key[2:] in ENGINE_FIELDS}
+    return widgets
+
+
 def test_every_engine_option_has_a_column_and_a_widget():
     from app_pages._widgets import ENGINE_COLUMNS
     from flatkv.engine_options import ENGINE_FIELDS
 
     in_columns = [f for _, group in ENGINE_COLUMNS for f in group]
     assert sorted(in_columns) == sorted(ENGINE_FIELDS)  # each once, none left out
-    drawn = set()
-    # state (mode all shows the chunk size, for a model vLLM runs in mode all) and
-    # sliding-window layers between them
-    # (align the prefill checkpoint blocks)
-    for query in ({"model": "Nemotron-H-8B", "mamba": "all"}, {"model": "gpt-oss-20b"},
-                  {"model": "Nemotron-H-8B", "mamba": "align"}):
-        at = open_app("app_pages/compare.py", query)
-        assert_clean(at)
-        drawn |= {w.key for kind in (at.number_input, at.selectbox, at.text_input, at.toggle)
-                  for w in kind}
-    assert {f"w.{f}" for f in ENGINE_FIELDS} <= drawn
+    assert set(engine_option_widgets()) == set(ENGINE_FIELDS)
     # the shared column is titled by the parts it shows: Qwen3-Next has speculative tokens (a
     # scheduling option) and the two-level bound; gpt-oss no two-level padding bound, only
     # speculative tokens (SGLang's running cap) and max batched tokens
@@ -1595,6 +1602,43 @@ def test_every_engine_option_has_a_column_and_a_widget():
     assert "**Scheduling and two-level pages**" in {shown(m) for m in mla.markdown}
     assert [n.label for n in mla.number_input if n.key == "w.speculative_tokens"] == [
         "Speculative tokens"]
+
+
+def test_each_engine_options_help_is_written_once_for_the_cli_and_the_app():
+    """What the engines do with an option is said once (``engine_options.engine_help``): the
+    CLI's --help and the widget's tooltip each begin with it, naming other options their own
+    way (flags, the captions' labels), then add only their own words. Written apart, the two
+    drifted: the page size's named DeepSeek's sparse 64 and the prefill chunk it must divide
+    only in the app; the prefill checkpoint blocks' said B200 under CUDA 13 on the CLI,
+    without the key heads of 128 FlashInfer needs there."""
+    from flatkv.cli import build_parser
+    from flatkv.engine_options import ENGINE_OPTIONS, engine_help
+    from flatkv.strategy_cli import ENGINE_FLAGS
+
+    commands = next(a for a in build_parser()._actions if a.dest == "command").choices
+    widgets = engine_option_widgets()
+    for option in ENGINE_OPTIONS:
+        said = engine_help(option.field, ENGINE_FLAGS)
+        for command in ("plan", "compare"):
+            (action,) = [a for a in commands[command]._actions if a.dest == option.field]
+            assert action.help.startswith(said), (command, option.field)
+            assert ENGINE_FLAGS[option.field] in action.option_strings  # the name it is given
+        assert widgets[option.field].help.startswith(engine_help(option.field)), option.field
+    # one text, each surface's names: the CLI names the flag, the app the option's label
+    spec = ("SGLang verifies N + 1 tokens a step (--speculative-num-steps N, topk 1), keeps "
+            "their states in buffers sized with its state slots out of the state budget (a "
+            "state hybrid with one token pool; its figures say where not modelled), and runs "
+            "at most 48 requests at once, for any model (its speculative hook's reset), or {} "
+            "where told.")
+    (tokens,) = [a for a in commands["compare"]._actions if a.dest == "speculative_tokens"]
+    assert spec.format("--sglang-max-running-requests") in tokens.help
+    assert spec.format("SGLang max running requests") in widgets["speculative_tokens"].help
+    # ... and its own words after: the CLI its flags and default, the app where a field starts
+    assert tokens.help.endswith("(--mtp-layer adds an MTP module's; default 0)")
+    assert widgets["speculative_tokens"].help.endswith(
+        "\"Add an MTP layer\", beside the figures, adds an MTP module's.")
+    assert widgets["kernel_block_size"].help.endswith("whatever this says. Starts at the "
+                                                      "model's own.")
 
 
 def test_mamba_cache_mode_align_drives_concurrency_on_compare_and_budget():

@@ -783,16 +783,18 @@ def test_speculative_tokens_and_context_help_say_what_the_engines_do():
 
     compare = next(a for a in build_parser()._actions if a.dest == "command").choices["compare"]
     (tokens,) = [a for a in compare._actions if a.dest == "speculative_tokens"]
-    assert "not modelled" not in tokens.help
     # --context's default says where a config gives no length, as the app's context field does
     (context,) = [a for a in compare._actions if a.dest == "context"]
     assert context.help.endswith("(default: the model's max_model_len, as vLLM's "
                                  "--max-model-len: from its config, or the 2,048 vLLM assumes "
                                  "where the config gives no length)")
     assert tokens.help.endswith(
-        "sglang verifies N + 1 tokens a step, keeps their states in buffers beside its state "
-        "slots (a state hybrid with one token pool), and runs at most 48 requests, or "
-        "--max-running-requests (default 0)")
+        "SGLang verifies N + 1 tokens a step (--speculative-num-steps N, topk 1), keeps their "
+        "states in buffers sized with its state slots out of the state budget (a state hybrid "
+        "with one token pool; its figures say where not modelled), and runs at most 48 "
+        "requests at once, for any model (its speculative hook's reset), or "
+        "--sglang-max-running-requests where told. A drafter's own layers count once they are "
+        "in the model. (--mtp-layer adds an MTP module's; default 0)")
 
 
 def test_output_that_cannot_be_written_is_one_line_not_a_traceback():
