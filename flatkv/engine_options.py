@@ -243,7 +243,8 @@ ENGINE_OPTIONS = (
         "for Falcon-H1, LFM2, Granite 4.0-H, Kimi Linear, and Qwen3-Next / Qwen3.5 without "
         "overlap scheduling (their backends there page by one token), and 64 for DeepSeek's "
         "sparse attention everywhere (applied here whatever this says). SGLang refuses a "
-        "page size that does not divide its prefill chunk ($sglang_chunked_prefill_size)."),
+        "page size that does not divide its prefill chunk ($sglang_chunked_prefill_size), "
+        "unless chunked prefill is off."),
     # re-sizes the ssm tensors of a model's state layers
     EngineOption(
         "sglang_ssm_dtype", "SGLang ssm dtype", ("sglang",), SGLANG_COLUMN,
