@@ -54,6 +54,7 @@ import math
 from collections.abc import Callable, Mapping
 from dataclasses import replace
 from fractions import Fraction
+from typing import NamedTuple
 
 from flatkv.plan import (
     CHUNKED_ATTENTION,
@@ -177,6 +178,19 @@ def longest_context(profile: CacheProfile, options: StrategyOptions, counts: dic
     return largest_fitting(fits, context_tokens + 1)
 
 
+class _PageChoice(NamedTuple):
+    """P and its page as one of ``_page_size``'s three cases sizes them (a state hybrid, a model
+    of attention alone, a model of state alone), with the formula lines and extras that case
+    adds: returned, not appended, so each case reads on its own."""
+
+    p: int  # vLLM's block size P, tokens a page
+    page: int  # page_bytes: every page's bytes, the state page padded up to it
+    attention_page: int  # P x the attention bytes a token (0 without attention)
+    why: str
+    formulas: list[str]
+    extras: dict[str, object]
+
+
 def _page_size(profile: CacheProfile, options: StrategyOptions, formulas: list[str],
                extras: dict[str, object]) -> tuple[int, int, int, str]:
     """vLLM's block size P and page: ``(P, page_bytes, attention_page_bytes, why)``. With state
@@ -187,6 +201,29 @@ def _page_size(profile: CacheProfile, options: StrategyOptions, formulas: list[s
     Appends formulas and extras."""
     kv = max(profile.kv_bytes_of(label) for label in set(profile.layer_types))
     state = profile.state_bytes_per_layer
+    kernel, a, a_text = _attention_block_size(profile, options)
+    align, align_text, sym, chunk = _mode_all_alignment(profile, options, a, a_text)
+    if chunk is not None:
+        extras["mamba_chunk_size"] = chunk
+    extras["kernel_block_size"] = kernel  # the backend's; A = max(it, block_size)
+    extras["attention_block_size"] = a
+    if profile.has_state and profile.has_attention:
+        choice = _hybrid_page(kv, state, align, align_text, sym, options.block_size)
+    elif profile.has_attention:
+        choice = _attention_only_page(kv, a, a_text)
+    else:
+        choice = _state_only_page(state, align, align_text, sym)
+    formulas += choice.formulas
+    extras.update(choice.extras)
+    return choice.p, choice.page, choice.attention_page, choice.why
+
+
+def _attention_block_size(profile: CacheProfile,
+                          options: StrategyOptions) -> tuple[int, int, str]:
+    """``(kernel block size, A, A's derivation)``: the attention block size every P is a
+    multiple of, ``A = max(kernel block size, block_size)``, raised where vLLM raises it (an
+    MLA hybrid's to MLA_HYBRID_BLOCK; a GDN class's in align with prefill checkpoints to the
+    checkpoints' grid), since vLLM picks the attention backend, and so A, before it sizes P."""
     kernel, kernel_why = kernel_block_size(profile, options)
     a = max(kernel, options.block_size)
     a_text = (f"A = max(kernel block size {kernel}{kernel_why}, block_size "
@@ -204,66 +241,79 @@ def _page_size(profile: CacheProfile, options: StrategyOptions, formulas: list[s
         a = math.lcm(a, GDN_CHECKPOINT_GRID)
         a_text += (f", aligned to {a}: its GDN layers' prefill checkpoints lie on a grid of "
                    f"{GDN_CHECKPOINT_GRID} tokens (FlashInfer prefill, vLLM 0.33 and later)")
-    align, align_text, sym = a, a_text, "A"
-    if options.mamba_cache_mode == "all" and profile.has_state and not profile.has_attention:
+    return kernel, a, a_text
+
+
+def _mode_all_alignment(profile: CacheProfile, options: StrategyOptions, a: int,
+                        a_text: str) -> tuple[int, str, str, int | None]:
+    """``(alignment, its derivation, its symbol, mamba chunk)``: what P is a multiple of. A,
+    except a state hybrid's in mamba cache mode all, whose state snapshots fall on the state
+    kernel's chunks: ``c = lcm(mamba_chunk_size, A)`` (chunk returned, for the extras; None
+    elsewhere). A model of state layers alone keeps A there, as vLLM 0.31 aligns only a
+    hybrid's P (said in the derivation)."""
+    if options.mamba_cache_mode != "all" or not profile.has_state:
+        return a, a_text, "A", None
+    if not profile.has_attention:
         # vLLM 0.31 aligns a hybrid's block size only (_align_hybrid_block_size): a model of
         # state layers alone snapshots its state every --block-size tokens (MambaModelConfig)
-        a_text += ("; mamba cache mode all: a model without attention pages by it, its chunk "
-                   f"unused (vLLM {MODE_ALL_RELEASE} aligns only a hybrid's P to the chunk)")
-        align_text = a_text
-    elif options.mamba_cache_mode == "all" and profile.has_state:
-        chunk, chunk_why = mamba_chunk_size(profile, options)
-        align = math.lcm(chunk, a)
-        align_text = (
-            f"{a_text}; mamba cache mode all: c = lcm(mamba_chunk_size "
-            f"{chunk}{chunk_why}, A) = {align} replaces A"
-        )
-        sym = "c"
-        extras["mamba_chunk_size"] = chunk
-    extras["kernel_block_size"] = kernel  # the backend's; A = max(it, block_size)
-    extras["attention_block_size"] = a
-    if profile.has_state and profile.has_attention:
-        p = align * cdiv(state, align * kv)  # a multiple of the kernel block (run_vllm)
-        attn_page = p * kv
-        page = max(attn_page, state)
-        pad = page - state
-        fraction = Fraction(pad, state)
-        # logged only where P grows past the block size asked for
-        logged = (f" (\"Setting attention block size to {p} tokens\")"
-                  if options.block_size < p else "")
-        why = (
-            f"{align_text}; P = {sym} x cdiv(state page {n(state)} B, {sym} x {n(kv)} B) = "
-            f"{align} x {cdiv(state, align * kv)} = {n(p)}, the smallest multiple of {sym} whose "
-            f"attention page covers the state page{logged}"
-        )
-        formulas += [
-            f"P = {sym} x cdiv(state_page, {sym} x attn_bytes_per_token) = {align} x "
-            f"cdiv({n(state)}, {align} x {n(kv)}) = {n(p)}",
-            f"page_bytes = max(P x {n(kv)}, {n(state)}) = {n(page)}; state page padded by "
-            f"({n(page)} - {n(state)}) / {n(state)} = {float(fraction) * 100:.2f}% "
-            "(\"Padding mamba page size\")",
-        ]
-        extras.update(
-            attention_page_bytes=attn_page, state_page_bytes=state,
-            state_padding_fraction=float(fraction), state_padding_exact=[pad, state],
-        )
-    elif profile.has_attention:
-        p = a
-        page = attn_page = p * kv
-        why = f"P = A: {a_text}; no state page to cover"
-        formulas += [f"P = A = {n(p)} ({a_text})", f"page_bytes = P x {n(kv)} = {n(page)}"]
-        extras.update(attention_page_bytes=attn_page)
-    else:
-        p = align
-        page, attn_page = state, 0
-        why = (
-            f"P = {sym} = {n(p)} nominal ({align_text}): a state-only model's page is one state "
-            f"page ({n(state)} B), whatever the tokens"
-        )
-        formulas.append(f"page_bytes = state page = {n(page)}")
-        extras.update(state_page_bytes=state, state_padding_fraction=0.0)
+        return a, (f"{a_text}; mamba cache mode all: a model without attention pages by it, its "
+                   f"chunk unused (vLLM {MODE_ALL_RELEASE} aligns only a hybrid's P to the "
+                   "chunk)"), "A", None
+    chunk, chunk_why = mamba_chunk_size(profile, options)
+    align = math.lcm(chunk, a)
+    return align, (f"{a_text}; mamba cache mode all: c = lcm(mamba_chunk_size "
+                   f"{chunk}{chunk_why}, A) = {align} replaces A"), "c", chunk
 
-    return p, page, attn_page, why
+
+def _hybrid_page(kv: int, state: int, align: int, align_text: str, sym: str,
+                 block_size: int) -> _PageChoice:
+    """A state hybrid's P: the smallest multiple of the alignment ``sym`` whose attention page
+    (``kv`` bytes a token) covers the ``state`` page, since every page of the pool is one size;
+    the state page is then padded up to the attention page ("Padding mamba page size")."""
+    p = align * cdiv(state, align * kv)  # a multiple of the kernel block (run_vllm)
+    attn_page = p * kv
+    page = max(attn_page, state)
+    pad = page - state
+    fraction = Fraction(pad, state)
+    # logged only where P grows past the block size asked for
+    logged = (f" (\"Setting attention block size to {p} tokens\")"
+              if block_size < p else "")
+    why = (
+        f"{align_text}; P = {sym} x cdiv(state page {n(state)} B, {sym} x {n(kv)} B) = "
+        f"{align} x {cdiv(state, align * kv)} = {n(p)}, the smallest multiple of {sym} whose "
+        f"attention page covers the state page{logged}"
+    )
+    formulas = [
+        f"P = {sym} x cdiv(state_page, {sym} x attn_bytes_per_token) = {align} x "
+        f"cdiv({n(state)}, {align} x {n(kv)}) = {n(p)}",
+        f"page_bytes = max(P x {n(kv)}, {n(state)}) = {n(page)}; state page padded by "
+        f"({n(page)} - {n(state)}) / {n(state)} = {float(fraction) * 100:.2f}% "
+        "(\"Padding mamba page size\")",
+    ]
+    extras = dict(attention_page_bytes=attn_page, state_page_bytes=state,
+                  state_padding_fraction=float(fraction), state_padding_exact=[pad, state])
+    return _PageChoice(p, page, attn_page, why, formulas, extras)
+
+
+def _attention_only_page(kv: int, a: int, a_text: str) -> _PageChoice:
+    """A model of attention alone pages by A itself: no state page to cover, and the page is
+    P x the bytes of the widest kind's token (``kv``)."""
+    p = a
+    page = attn_page = p * kv
+    why = f"P = A: {a_text}; no state page to cover"
+    formulas = [f"P = A = {n(p)} ({a_text})", f"page_bytes = P x {n(kv)} = {n(page)}"]
+    return _PageChoice(p, page, attn_page, why, formulas, dict(attention_page_bytes=attn_page))
+
+
+def _state_only_page(state: int, align: int, align_text: str, sym: str) -> _PageChoice:
+    """A model of state alone: its page is one state page whatever the tokens, so P (the
+    alignment) is nominal, and nothing is padded."""
+    why = (
+        f"P = {sym} = {n(align)} nominal ({align_text}): a state-only model's page is one state "
+        f"page ({n(state)} B), whatever the tokens"
+    )
+    return _PageChoice(align, state, 0, why, [f"page_bytes = state page = {n(state)}"],
+                       dict(state_page_bytes=state, state_padding_fraction=0.0))
 
 
 # the state kinds whose conv state vLLM widens by a row per drafted token (Mamba1's stays)
