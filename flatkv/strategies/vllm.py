@@ -828,100 +828,188 @@ def _run_vllm(
     """vLLM's layout with every option as given (the module docstring's rules: P, groups,
     ``num_blocks = available // page_bytes // group_size``, concurrency and the logged tokens);
     ``run_vllm`` first applies what vLLM overrides."""
-    name = "vllm"
-    formulas: list[str] = []
-    windows_as_full = not options.vllm_hybrid_manager and bool(profile.windowed_labels)
-    if not options.vllm_hybrid_manager:
-        unified = without_hybrid_manager(profile, formulas)
-        if isinstance(unified, str):
-            return not_applicable(name, budget_bytes, unified, profile_name=profile.name,
-                                  context_tokens=context_tokens)
-        if unified.sliding_kv_bytes_per_slot is not None:
-            return _one_group_of_two_page_sizes(unified, budget_bytes=budget_bytes,
-                                                context_tokens=context_tokens, options=options)
-        profile = unified
-    elif options.speculative_tokens and CHUNKED_ATTENTION in profile.layer_types:
-        formulas.append(EAGLE_WITH_CHUNKS)
-    # by each type's first layer, as vLLM's same_type_layers meets them: its group ids follow
-    counts = {k: profile.count(k) for k in dict.fromkeys(profile.layer_types)}
-    extras: dict[str, object] = {"mamba_cache_mode": options.mamba_cache_mode}
-    if windows_as_full:  # its windowed layers keep every token, as full ones
-        extras["windows_as_full"] = True
-    if told := _ssm_dtype_told(profile):
-        extras["log_left_out"] = [told]
-    if options.mamba_cache_mode == "none" and profile.has_state:
+    def refuse(reason: str) -> StrategyResult:
+        return not_applicable("vllm", budget_bytes, reason, profile_name=profile.name,
+                              context_tokens=context_tokens)
+
+    extras = _opening_extras(profile, options)
+    managed, formulas = _as_managed(profile, budget_bytes=budget_bytes,
+                                    context_tokens=context_tokens, options=options)
+    if isinstance(managed, StrategyResult):  # refused, or one group of pages of two sizes
+        return managed
+    if options.mamba_cache_mode == "none" and managed.has_state:
         formulas.append(f"mamba cache mode none (1 state page a request): {ALIGN_BY_DEFAULT}")
     # the profile P is sized for (the state as vLLM sizes it), and the one its layers keep (a
     # drafted conv state widened): the same unless tokens are drafted
     release = MODE_ALL_RELEASE if options.mamba_cache_mode == "all" else None
-    sized_for_p, profile = drafted_profiles(profile, options.speculative_tokens, formulas, extras,
-                                            release)
-
+    sized_for_p, kept = drafted_profiles(managed, options.speculative_tokens, formulas, extras,
+                                         release)
     p, page, attn_page, why = _page_size(sized_for_p, options, formulas, extras)
-    if profile is not sized_for_p:  # its layers keep a wider state in the page P was sized for
-        state = profile.state_bytes_per_layer
-        if state > page:
-            return not_applicable(name, budget_bytes,
-                                  _drafted_state_refusal(sized_for_p, state, p, page),
-                                  profile_name=profile.name, context_tokens=context_tokens)
-        extras.update(state_page_bytes=state, state_padding_exact=[page - state, state],
-                      state_padding_fraction=float(Fraction(page - state, state)),
-                      sized_state_page_bytes=sized_for_p.state_bytes_per_layer)
-        formulas.append(f"the layers keep the widened state ({n(state)} B) in that page: "
-                        f"padded by {n(page - state)} B")
+    if kept is not sized_for_p:  # its layers keep a wider state in the page P was sized for
+        if kept.state_bytes_per_layer > page:
+            return refuse(_drafted_state_refusal(sized_for_p, kept.state_bytes_per_layer, p,
+                                                 page))
+        widened_extras, widened_line = _widened_state_kept(sized_for_p, kept, page)
+        extras.update(widened_extras)
+        formulas.append(widened_line)
+    # by each type's first layer, as vLLM's same_type_layers meets them: its group ids follow
+    counts = {k: kept.count(k) for k in dict.fromkeys(kept.layer_types)}
+    pages, pages_lines, pages_extras = _pages_by_kind(kept, counts, p, page, attn_page, why)
+    formulas += pages_lines
+    extras.update(pages_extras)
+    return _grouped_layout(kept, sized_for_p, options, budget_bytes=budget_bytes,
+                           context_tokens=context_tokens, counts=counts, pages=pages,
+                           formulas=formulas, extras=extras)
+
+
+def _opening_extras(profile: CacheProfile, options: StrategyOptions) -> dict[str, object]:
+    """The extras every vLLM layout of the hybrid KV cache manager opens with, before P: the
+    mamba cache mode, whether windowed layers keep every token as full ones (the manager off),
+    and the line the start-up log leaves out where the profile keeps an ssm state vLLM would
+    keep in float32 (``_ssm_dtype_told``), so the Compare page and the CLI can say so."""
+    extras: dict[str, object] = {"mamba_cache_mode": options.mamba_cache_mode}
+    if not options.vllm_hybrid_manager and profile.windowed_labels:
+        extras["windows_as_full"] = True  # its windowed layers keep every token, as full ones
+    if told := _ssm_dtype_told(profile):
+        extras["log_left_out"] = [told]
+    return extras
+
+
+def _as_managed(
+    profile: CacheProfile, *, budget_bytes: int, context_tokens: int | None,
+    options: StrategyOptions,
+) -> tuple[CacheProfile | StrategyResult, list[str]]:
+    """``(profile, formula lines)``: the profile as vLLM's KV cache manager takes it, and the
+    lines that open the layout's formulas. With the hybrid manager on that is the profile as
+    given (a line where EAGLE drafts beside chunked layers); off, the profile with its windows
+    promoted to full attention (``without_hybrid_manager``), or in place of a profile the
+    result already: the refusal where vLLM does not start, or ``_one_group_of_two_page_sizes``
+    where sliding layers keep other bytes a token than the full ones."""
+    formulas: list[str] = []
+    if options.vllm_hybrid_manager:
+        if options.speculative_tokens and CHUNKED_ATTENTION in profile.layer_types:
+            formulas.append(EAGLE_WITH_CHUNKS)
+        return profile, formulas
+    unified = without_hybrid_manager(profile, formulas)
+    if isinstance(unified, str):
+        return not_applicable("vllm", budget_bytes, unified, profile_name=profile.name,
+                              context_tokens=context_tokens), formulas
+    if unified.sliding_kv_bytes_per_slot is not None:
+        return _one_group_of_two_page_sizes(unified, budget_bytes=budget_bytes,
+                                            context_tokens=context_tokens,
+                                            options=options), formulas
+    return unified, formulas
+
+
+def _widened_state_kept(sized_for_p: CacheProfile, kept: CacheProfile,
+                        page: int) -> tuple[dict[str, object], str]:
+    """``(extras, formula line)`` where drafted tokens widen the state the layers keep past the
+    one P was sized for (``drafted_profiles``), and the page still holds it (the caller refuses
+    first where it does not, ``_drafted_state_refusal``): the state page's figures are then
+    the widened state's, padded less, and the line says so."""
+    state = kept.state_bytes_per_layer
+    extras = dict(state_page_bytes=state, state_padding_exact=[page - state, state],
+                  state_padding_fraction=float(Fraction(page - state, state)),
+                  sized_state_page_bytes=sized_for_p.state_bytes_per_layer)
+    return extras, (f"the layers keep the widened state ({n(state)} B) in that page: "
+                    f"padded by {n(page - state)} B")
+
+
+class _Pages(NamedTuple):
+    """vLLM's pages at P by kind, as its groups and blocks are laid out over them
+    (``_pages_by_kind``)."""
+
+    p: int  # vLLM's block size P
+    attention_page: int  # P x the attention bytes a token, as _page_size sized it (the log's)
+    page: int  # page_bytes: every page's bytes, one size over every kind
+    block_sizes: dict[str, int]  # tokens a page by kind, in the model's order of kinds
+    history: dict[str, int]  # the bytes of history a page keeps by kind (the rest: row padding)
+    why: str  # why P
+
+
+def _pages_by_kind(profile: CacheProfile, counts: dict[str, int], p: int, page: int,
+                   attention_page: int, why: str) -> tuple[_Pages, list[str], dict[str, object]]:
+    """``(pages, formula lines, extras)``: every kind's page at P. Each is the page
+    ``_page_size`` found, of P tokens, unless sliding layers keep other bytes a token than
+    full ones (Gemma 4): vLLM then makes every page one size (``_unified_pages``), a smaller
+    kind's block holding more tokens or its page padded, which the lines, the why of P and
+    the extras say (``older_releases_refuse`` where a page is padded, not scaled)."""
+    block_sizes = dict.fromkeys(counts, p)
+    history = dict.fromkeys(counts, attention_page)
+    if profile.sliding_kv_bytes_per_slot is None:
+        return _Pages(p, attention_page, page, block_sizes, history, why), [], {}
+    formulas: list[str] = []
+    page, block_sizes, history = _unified_pages(profile, counts, p, formulas)
+    why += ("; " + ", ".join(f"{kind} {n(size)}" for kind, size in block_sizes.items())
+            + " tokens a page, every page of one size")
+    extras: dict[str, object] = dict(attention_page_bytes=page, block_sizes=block_sizes,
+                                      kind_history_bytes=history)
+    if any(size < page for size in history.values()):  # a page padded, not scaled
+        extras["older_releases_refuse"] = True
+    return _Pages(p, attention_page, page, block_sizes, history, why), formulas, extras
+
+
+def _grouped_layout(
+    profile: CacheProfile, sized_for_p: CacheProfile, options: StrategyOptions, *,
+    budget_bytes: int, context_tokens: int | None, counts: dict[str, int], pages: _Pages,
+    formulas: list[str], extras: dict[str, object],
+) -> StrategyResult:
+    """vLLM's layout over ``pages``: the layer types in groups of ``group_size`` layers
+    (``_pool_groups``), a block id a page in each group's tensors, ``num_blocks = available //
+    page_bytes // group_size``, then the refusals vLLM starts with (fewer than two blocks, or
+    one request of the context past the budget less the null block) or the figures and log
+    lines. ``profile`` is the one whose layers keep the state, ``sized_for_p`` the one P was
+    sized for (the log's); ``counts``: layers by type. Appends formulas and extras."""
     group_size = group_size_for(counts)
     padding = {k: padding_layers(c, group_size) for k, c in counts.items()}
-    block_sizes = dict.fromkeys(counts, p)
-    attn_pages = dict.fromkeys(counts, attn_page)
-    if profile.sliding_kv_bytes_per_slot is not None:
-        page, block_sizes, attn_pages = _unified_pages(profile, counts, p, formulas)
-        why += ("; " + ", ".join(f"{kind} {n(size)}" for kind, size in block_sizes.items())
-                + " tokens a page, every page of one size")
-        extras.update(attention_page_bytes=page, block_sizes=block_sizes,
-                      kind_history_bytes=attn_pages)
-        if any(size < page for size in attn_pages.values()):  # a page padded, not scaled
-            extras["older_releases_refuse"] = True
-    groups, uses, pad_lines = _pool_groups(counts, padding, group_size, page, attn_pages,
-                                           profile.state_bytes_per_layer)
-    extras["log_lines"] = start_up_log(sized_for_p, options, p, attn_page, budget_bytes, counts,
-                                       padding)
-    num_groups = len(groups)
-    unit_bytes = page * group_size
-    num_blocks = budget_bytes // page // group_size
+    groups, uses, pad_lines = _pool_groups(counts, padding, group_size, pages.page,
+                                           pages.history, profile.state_bytes_per_layer)
+    extras["log_lines"] = start_up_log(sized_for_p, options, pages.p, pages.attention_page,
+                                       budget_bytes, counts, padding)
+    unit_bytes = pages.page * group_size
+    num_blocks = budget_bytes // pages.page // group_size
     # what one request of the context needs, beside the null block (vLLM 0.29+ checks it)
     needed = None if context_tokens is None else request_bytes(
-        profile, options, counts, group_size, context_tokens, block_sizes, page)
+        profile, options, counts, group_size, context_tokens, pages.block_sizes, pages.page)
     if too_few := _too_few_blocks(
             profile, budget_bytes, context_tokens, num_blocks, unit_bytes, needed,
-            f"{n(budget_bytes)} // {n(page)} // {group_size}"):
+            f"{n(budget_bytes)} // {n(pages.page)} // {group_size}"):
         return too_few
     extras["log_lines"].append(warmup_line(num_blocks, unit_bytes))
-    counts_text = ", ".join(f"{c} {k}" for k, c in counts.items())
-    formulas += [
-        f"group_size = {group_size} (layers per type: {counts_text}); "
-        f"{count_text(num_groups, 'group')}" + _indexer_layers_text(profile, p, group_size),
-        *pad_lines,
-        f"num_blocks = available // page_bytes // group_size = {n(budget_bytes)} // {n(page)} // "
-        f"{group_size} = {n(num_blocks)}",
-    ]
-    extras.update(
-        group_size=group_size, num_groups=num_groups,
-        padding_layers_per_type=padding,
-        page_bytes=page,
-    )
+    formulas += _group_lines(profile, counts, pages, group_size, len(groups), pad_lines,
+                             budget_bytes, num_blocks)
+    extras.update(group_size=group_size, num_groups=len(groups),
+                  padding_layers_per_type=padding, page_bytes=pages.page)
     if needed is not None and needed > budget_bytes - unit_bytes:  # less the null block
         return _one_request_refusal(
             profile, context_tokens, needed, budget_bytes, unit_bytes,
-            f"its pages in every group, {group_size} layers a page, at P {n(p)}",
+            f"its pages in every group, {group_size} layers a page, at P {n(pages.p)}",
             longest_context(profile, options, counts, group_size, budget_bytes - unit_bytes,
-                            context_tokens, block_sizes, page))
+                            context_tokens, pages.block_sizes, pages.page))
     result = finish_paged(
-        name, profile, budget_bytes=budget_bytes, context_tokens=context_tokens, options=options,
-        block_size=p, unit_bytes=unit_bytes, num_units=num_blocks, uses=uses,
-        why_block_size=why, formulas=formulas, extras=extras,
-        kind_block_sizes=block_sizes,
+        "vllm", profile, budget_bytes=budget_bytes, context_tokens=context_tokens,
+        options=options, block_size=pages.p, unit_bytes=unit_bytes, num_units=num_blocks,
+        uses=uses, why_block_size=pages.why, formulas=formulas, extras=extras,
+        kind_block_sizes=pages.block_sizes,
     )
-    return with_logged_tokens(result, profile, options, num_groups)
+    return with_logged_tokens(result, profile, options, len(groups))
+
+
+def _group_lines(profile: CacheProfile, counts: dict[str, int], pages: _Pages,
+                 group_size: int, num_groups: int, pad_lines: list[str], budget_bytes: int,
+                 num_blocks: int) -> list[str]:
+    """The formula lines of vLLM's groups and blocks: group_size from the layers a type (and
+    the groups it makes), each type's padding layers, and num_blocks' division, so a reader
+    can redo each figure."""
+    counts_text = ", ".join(f"{c} {k}" for k, c in counts.items())
+    return [
+        f"group_size = {group_size} (layers per type: {counts_text}); "
+        f"{count_text(num_groups, 'group')}"
+        + _indexer_layers_text(profile, pages.p, group_size),
+        *pad_lines,
+        f"num_blocks = available // page_bytes // group_size = {n(budget_bytes)} // "
+        f"{n(pages.page)} // {group_size} = {n(num_blocks)}",
+    ]
 
 
 def _one_group_of_two_page_sizes(
