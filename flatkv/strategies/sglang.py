@@ -586,79 +586,179 @@ def _sglang_concurrency(
     ceil(tokens / page) of them, and S state slots. Adds its formulas and, where the budget is
     split statically between pools (state slots beside attention, or a full and a sliding /
     chunked token pool), what the split leaves idle at the requests that run."""
-    page = options.sglang_page_size
-    s = slots_per_request(profile, options)[0]
-    n_full, n_swa = pool_layers(profile, options)
-    # the kv-shared layers' bytes are idle whatever runs (_idle_pool counts them): the split
-    # leaves idle the bytes of the layers that store
-    full_bytes, swa_bytes = _token_bytes_of(profile, options, profile.layer_types)
-    limits: list[tuple[int, int, str, str]] = []  # (held, per request, name, formula)
-    request_pages = cdiv(context_tokens, page)
-    layerless = not profile.has_attention and slots is not None  # its token pool: no layers
-    if n_full or layerless:
-        pool = "token pool T" if layerless else "kv"
-        limits.append((full_tokens // page, request_pages,
-                       "token pool" if layerless else "kv tokens",
-                       f"{pool} tokens / L = {n(full_tokens)} / {n(context_tokens)}" if page == 1
-                       else f"{pool} pages / ceil(L / {n(page)}) = {n(full_tokens // page)} / "
-                       f"{n(request_pages)}"))
-    if n_swa:
-        label = swa_label(profile)
-        chunk = chunked_prefill_size(options)  # the tokens SGLang schedules a step
-        if chunk is None:  # the whole prompt in one forward (module docstring)
-            span, window = context_tokens, f"L ({UNCHUNKED_SPAN})"
-        else:
-            span = window_span(label, profile.window(label),
-                               replace(options, max_batched_tokens=chunk), context_tokens)
-            window = f"min({WINDOW_SPANS[label].kept} + {n(chunk)}, L)"
-        span_pages = cdiv(span, page)
-        limits.append((swa_tokens // page, span_pages, "swa tokens",
-                       f"swa tokens / {window} = {n(swa_tokens)} / {n(span)}" if page == 1
-                       else f"swa pages / ceil({window} / {n(page)}) = "
-                       f"{n(swa_tokens // page)} / {n(span_pages)}"))
-    if slots is not None:  # one slot is the padding slot
-        cap = request_slots(slots) // s
-        told = running_request_limit(options, drafting=True)
-        if draft_tokens(profile, options) and cap > told:
-            limits.append((told, 1, "running cap",
-                           f"running cap min({n(cap)}, max_running_requests {n(told)})"))
-        else:
-            limits.append((cap, 1, "running cap", f"running cap {n(cap)}"))
-    numerator, denominator, binding, _ = min(limits, key=lambda item: Fraction(item[0], item[1]))
+    pools = _held_pools(profile, options, full_tokens=full_tokens, swa_tokens=swa_tokens,
+                        slots=slots, slot_bytes=slot_bytes)
+    limits = _pool_limits(profile, options, context_tokens, pools)
+    numerator, denominator, binding, _ = min(
+        limits.given(), key=lambda limit: Fraction(limit.held, limit.per_request))
     best = Fraction(numerator, denominator)
     extras["binding_limit"] = binding
-    if len(limits) == 1:  # one pool and no state: nothing to take the least of
-        formulas.append(f"max_concurrency = {limits[0][3]} = {concurrency_text(best)}")
-    else:
-        formulas.append("max_concurrency = min(" + ", ".join(t for *_, t in limits)
-                        + f") = {concurrency_text(best)} ({binding} binds)")
+    formulas.append(_concurrency_formula(limits.given(), best, binding))
     running = int(best)
-    with_state = slots is not None and slot_bytes is not None
-    if not (with_state or (n_full and n_swa)):  # one pool: nothing is split
+    if not (pools.with_state or (pools.n_full and pools.n_swa)):  # one pool: nothing is split
         return numerator, denominator
     if not running:  # use says nothing of a split no request runs in
         formulas.append(f"static split: not one request of {n(context_tokens)} tokens fits, "
                         "so none runs; the pools are drawn as reserved")
         return numerator, denominator
-    idle = []  # what the static split between pools leaves unused at ``running`` requests
-    if with_state:
-        idle_slots = request_slots(slots) - running * s  # the padding slot is not idle
-        extras["idle_state_bytes_at_context"] = idle_slots * slot_bytes
-        idle.append(f"{n(idle_slots)} state slot{'' if idle_slots == 1 else 's'} "
-                    f"({n(idle_slots * slot_bytes)} B)")
-    idle_tokens = max(full_tokens - running * request_pages * page, 0) if n_full else 0
-    extras["idle_kv_bytes_at_context"] = idle_tokens * full_bytes
-    if n_full:
-        idle.append(f"{n(idle_tokens)} kv tokens ({n(idle_tokens * full_bytes)} B)")
-    if n_swa:  # a request keeps its window (or chunk) and a step of tokens there
-        idle_swa = max(swa_tokens - running * span_pages * page, 0)
-        extras["idle_swa_tokens_at_context"] = idle_swa
-        extras["idle_swa_bytes_at_context"] = idle_swa * swa_bytes
-        idle.append(f"{n(idle_swa)} swa tokens ({n(idle_swa * swa_bytes)} B)")
+    idle_extras, idle = _split_idle(running, pools, limits)
+    extras.update(idle_extras)
     if idle:
         formulas.append(f"static split at {n(running)} request{'' if running == 1 else 's'}: "
                         f"{' and '.join(idle)} sit idle")
     return numerator, denominator
+
+
+class _HeldPools(NamedTuple):
+    """SGLang's pools at the budget as ``_sglang_concurrency`` reads them, gathered once so
+    each limit and the idle figures read the same: the token pools' tokens, layers and bytes a
+    token, and the state slots."""
+
+    page: int  # tokens a page of each token pool
+    s: int  # state slots a running request holds (slots_per_request)
+    n_full: int  # layers of the full (kv) token pool
+    n_swa: int  # layers of the sliding (or chunked) token pool
+    full_tokens: int
+    swa_tokens: int
+    full_bytes: int  # a full token's bytes over the layers that store
+    swa_bytes: int  # a swa token's bytes over the layers that store
+    slots: int | None  # state slots, SGLang's padding slot included (None: no state pool)
+    slot_bytes: int | None
+
+    @property
+    def with_state(self) -> bool:
+        """Whether a state pool of known bytes sits beside the token pools (split statically)."""
+        return self.slots is not None and self.slot_bytes is not None
+
+
+def _held_pools(profile: CacheProfile, options: StrategyOptions, *, full_tokens: int,
+                swa_tokens: int, slots: int | None, slot_bytes: int | None) -> _HeldPools:
+    """The pools' figures ``_sglang_concurrency`` reads. A token's bytes count the layers that
+    store alone: the kv-shared layers' bytes are idle whatever runs (``_idle_pool`` counts
+    them), so the split leaves idle the bytes of the layers that store."""
+    n_full, n_swa = pool_layers(profile, options)
+    full_bytes, swa_bytes = _token_bytes_of(profile, options, profile.layer_types)
+    return _HeldPools(options.sglang_page_size, slots_per_request(profile, options)[0], n_full,
+                      n_swa, full_tokens, swa_tokens, full_bytes, swa_bytes, slots, slot_bytes)
+
+
+class _PoolLimit(NamedTuple):
+    """One pool's bound on the requests of a context that run at once: the units it holds
+    over the units one request needs (pages, or requests for the running cap)."""
+
+    held: int
+    per_request: int
+    name: str  # as binding_limit names it (and _IDLE_OF_LIMIT reads it)
+    formula: str
+
+
+class _PoolLimits(NamedTuple):
+    """The bounds of ``_pool_limits``, each None where the model has no such pool."""
+
+    token: _PoolLimit | None  # the full (kv) token pool, or state layers alone's pool of none
+    swa: _PoolLimit | None  # the sliding (or chunked) token pool
+    running: _PoolLimit | None  # the running cap the state slots set
+
+    def given(self) -> list[_PoolLimit]:
+        """The bounds there are, in the order the concurrency formula names them."""
+        return [limit for limit in self if limit is not None]
+
+
+def _pool_limits(profile: CacheProfile, options: StrategyOptions, context_tokens: int,
+                 pools: _HeldPools) -> _PoolLimits:
+    """Each pool's bound on the requests of ``context_tokens`` at once; the least binds. A
+    model of state layers alone still takes its tokens' indices from a token pool of no
+    layers (SGLang's token pool T), which bounds it as the kv pool would."""
+    layerless = not profile.has_attention and pools.slots is not None  # its token pool: no layers
+    return _PoolLimits(
+        _token_pool_limit(context_tokens, pools, layerless)
+        if pools.n_full or layerless else None,
+        _swa_pool_limit(profile, options, context_tokens, pools) if pools.n_swa else None,
+        _running_cap_limit(profile, options, pools) if pools.slots is not None else None)
+
+
+def _token_pool_limit(context_tokens: int, pools: _HeldPools, layerless: bool) -> _PoolLimit:
+    """The full token pool's bound: a request holds ceil(L / page) whole pages of it (tokens
+    over L where a page is one token, as SGLang's default page size 1 reads)."""
+    page = pools.page
+    request_pages = cdiv(context_tokens, page)
+    pool = "token pool T" if layerless else "kv"
+    return _PoolLimit(pools.full_tokens // page, request_pages,
+                      "token pool" if layerless else "kv tokens",
+                      f"{pool} tokens / L = {n(pools.full_tokens)} / {n(context_tokens)}"
+                      if page == 1
+                      else f"{pool} pages / ceil(L / {n(page)}) = "
+                      f"{n(pools.full_tokens // page)} / {n(request_pages)}")
+
+
+def _swa_pool_limit(profile: CacheProfile, options: StrategyOptions, context_tokens: int,
+                    pools: _HeldPools) -> _PoolLimit:
+    """The sliding (or chunked) token pool's bound: a request holds its window and the tokens
+    SGLang schedules a step (its chunked prefill size), at most the context, in whole pages;
+    with chunked prefill off, its whole context (the prompt in one forward: module
+    docstring)."""
+    page = pools.page
+    label = swa_label(profile)
+    chunk = chunked_prefill_size(options)  # the tokens SGLang schedules a step
+    if chunk is None:
+        span, window = context_tokens, f"L ({UNCHUNKED_SPAN})"
+    else:
+        span = window_span(label, profile.window(label),
+                           replace(options, max_batched_tokens=chunk), context_tokens)
+        window = f"min({WINDOW_SPANS[label].kept} + {n(chunk)}, L)"
+    span_pages = cdiv(span, page)
+    return _PoolLimit(pools.swa_tokens // page, span_pages, "swa tokens",
+                      f"swa tokens / {window} = {n(pools.swa_tokens)} / {n(span)}" if page == 1
+                      else f"swa pages / ceil({window} / {n(page)}) = "
+                      f"{n(pools.swa_tokens // page)} / {n(span_pages)}")
+
+
+def _running_cap_limit(profile: CacheProfile, options: StrategyOptions,
+                       pools: _HeldPools) -> _PoolLimit:
+    """The running cap the state pool sets: its slots for requests (the padding slot is not
+    one) over S a request; drafting, at most max_running_requests (told, or the speculative
+    hook's 48), which SGLang sizes the draft-token buffers by."""
+    cap = request_slots(pools.slots) // pools.s
+    told = running_request_limit(options, drafting=True)
+    if draft_tokens(profile, options) and cap > told:
+        return _PoolLimit(told, 1, "running cap",
+                          f"running cap min({n(cap)}, max_running_requests {n(told)})")
+    return _PoolLimit(cap, 1, "running cap", f"running cap {n(cap)}")
+
+
+def _concurrency_formula(limits: list[_PoolLimit], best: Fraction, binding: str) -> str:
+    """The max_concurrency line: the one pool's bound, or the least of the bounds and which
+    binds, so the reader sees what to grow for more requests."""
+    if len(limits) == 1:  # one pool and no state: nothing to take the least of
+        return f"max_concurrency = {limits[0].formula} = {concurrency_text(best)}"
+    return ("max_concurrency = min(" + ", ".join(limit.formula for limit in limits)
+            + f") = {concurrency_text(best)} ({binding} binds)")
+
+
+def _split_idle(running: int, pools: _HeldPools,
+                limits: _PoolLimits) -> tuple[dict[str, object], list[str]]:
+    """``(extras, phrases)``: what the static split between pools leaves unused at ``running``
+    requests, pool by pool (state slots, kv tokens, swa tokens), since SGLang sizes each pool
+    before any request comes and one that binds leaves the others part idle. The kv figure is
+    0 without full layers, and given all the same."""
+    extras: dict[str, object] = {}
+    idle = []
+    if pools.with_state:
+        idle_slots = request_slots(pools.slots) - running * pools.s  # the padding slot is not idle
+        extras["idle_state_bytes_at_context"] = idle_slots * pools.slot_bytes
+        idle.append(f"{n(idle_slots)} state slot{'' if idle_slots == 1 else 's'} "
+                    f"({n(idle_slots * pools.slot_bytes)} B)")
+    idle_tokens = (max(pools.full_tokens - running * limits.token.per_request * pools.page, 0)
+                   if pools.n_full else 0)
+    extras["idle_kv_bytes_at_context"] = idle_tokens * pools.full_bytes
+    if pools.n_full:
+        idle.append(f"{n(idle_tokens)} kv tokens ({n(idle_tokens * pools.full_bytes)} B)")
+    if pools.n_swa:  # a request keeps its window (or chunk) and a step of tokens there
+        idle_swa = max(pools.swa_tokens - running * limits.swa.per_request * pools.page, 0)
+        extras["idle_swa_tokens_at_context"] = idle_swa
+        extras["idle_swa_bytes_at_context"] = idle_swa * pools.swa_bytes
+        idle.append(f"{n(idle_swa)} swa tokens ({n(idle_swa * pools.swa_bytes)} B)")
+    return extras, idle
 
 
 # Each pool's limit in the concurrency formula, and the extra holding its idle bytes.
