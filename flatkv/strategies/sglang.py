@@ -633,9 +633,9 @@ class _HeldPools(NamedTuple):
 
 def _held_pools(profile: CacheProfile, options: StrategyOptions, *, full_tokens: int,
                 swa_tokens: int, slots: int | None, slot_bytes: int | None) -> _HeldPools:
-    """The pools' figures ``_sglang_concurrency`` reads. A token's bytes count the layers that
-    store alone: the kv-shared layers' bytes are idle whatever runs (``_idle_pool`` counts
-    them), so the split leaves idle the bytes of the layers that store."""
+    """The pools' figures ``_sglang_concurrency`` reads. A token's bytes count only the layers
+    that store: the kv-shared layers' bytes are idle whatever runs, and ``_idle_pool`` counts
+    them apart, so the split's idle figures leave them out."""
     n_full, n_swa = pool_layers(profile, options)
     full_bytes, swa_bytes = _token_bytes_of(profile, options, profile.layer_types)
     return _HeldPools(options.sglang_page_size, slots_per_request(profile, options)[0], n_full,
@@ -739,8 +739,8 @@ def _split_idle(running: int, pools: _HeldPools,
                 limits: _PoolLimits) -> tuple[dict[str, object], list[str]]:
     """``(extras, phrases)``: what the static split between pools leaves unused at ``running``
     requests, pool by pool (state slots, kv tokens, swa tokens), since SGLang sizes each pool
-    before any request comes and one that binds leaves the others part idle. The kv figure is
-    0 without full layers, and given all the same."""
+    before any request comes and one that binds leaves the others part idle. The kv extra is
+    set even without full layers (0)."""
     extras: dict[str, object] = {}
     idle = []
     if pools.with_state:

@@ -955,11 +955,12 @@ def _grouped_layout(
     formulas: list[str], extras: dict[str, object],
 ) -> StrategyResult:
     """vLLM's layout over ``pages``: the layer types in groups of ``group_size`` layers
-    (``_pool_groups``), a block id a page in each group's tensors, ``num_blocks = available //
-    page_bytes // group_size``, then the refusals vLLM starts with (fewer than two blocks, or
-    one request of the context past the budget less the null block) or the figures and log
-    lines. ``profile`` is the one whose layers keep the state, ``sized_for_p`` the one P was
-    sized for (the log's); ``counts``: layers by type. Appends formulas and extras."""
+    (``_pool_groups``), a block id ``group_size`` pages (one in each tensor the groups
+    share), so ``num_blocks = available // page_bytes // group_size``; then the refusals vLLM
+    starts with (fewer than two blocks, or one request of the context past the budget less
+    the null block) or the figures and log lines. ``profile`` is the one whose layers keep
+    the state, ``sized_for_p`` the one P was sized for (the log's); ``counts``: layers by
+    type. Appends formulas and extras."""
     group_size = group_size_for(counts)
     padding = {k: padding_layers(c, group_size) for k, c in counts.items()}
     groups, uses, pad_lines = _pool_groups(counts, padding, group_size, pages.page,
