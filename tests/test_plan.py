@@ -123,8 +123,14 @@ def test_huge_numbers_stay_exact():
     big = 2**80 + 1
     comps = [ComponentSpec("f", 0, "kv", 1, 0), ComponentSpec("s", 0, "ssm", 0, big)]
     geo = plan.solve_page_geometry(comps, block_size=1, alignment=3)
-    assert geo.block_size == 3 * (-(-big // 3))
-    assert geo.block_size % 3 == 0 and geo.block_size >= big
+    # 4 = 1 (mod 3), so 2**80 = 4**40 = 1 and big = 2 (mod 3): the multiple of 3 at or above
+    # big is big + 1 = 2**80 + 2 = 1,208,925,819,614,629,174,706,178 slots of 1 B, and the
+    # page row max(1 x P, big) is P (no budget here: num_blocks keeps its default 0)
+    assert (geo.block_size, geo.block_bytes, geo.num_blocks) == (
+        2**80 + 2, 1_208_925_819_614_629_174_706_178, 0)
+    # aligned to 1, P is big itself: float(big) is 2**80 (big needs 81 bits), one slot short
+    exact = plan.solve_page_geometry(comps, block_size=1, alignment=1)
+    assert (exact.block_size, exact.block_bytes) == (2**80 + 1, 1_208_925_819_614_629_174_706_177)
 
 
 # --------------------------------------------------------------------------------------------
