@@ -5,7 +5,6 @@ from __future__ import annotations
 import io
 import json
 import pathlib
-import re
 import subprocess
 import sys
 
@@ -38,14 +37,36 @@ def test_plan_json_matches_hand_numbers(capsys):
 def test_plan_table(capsys):
     code, out, _ = run(["plan", *QWEN35, "--block-size", "64", "--budget", "80GB"], capsys)
     assert code == 0
-    # alignment defaults to the block size: ceil(1,048 / 64) * 64 = 1,088.
-    assert "P = 1,088" in out
-    # block bytes: 12 x 2,048 x 1,088 + 36 x 2,146,304 = 104,005,632; 80e9 // that = 769.
-    assert "104,005,632 B" in out and "769" in out
-    assert re.search(rf"\ntoken slots \(num_blocks x P\) +{769 * 1088:,}\n", out)
-    # rows in every block, whoever owns it: 769 x 12 x 2,048 x 1,088 and 769 x 36 x 2,146,304
-    assert re.search(rf"\nKV history rows \(every block\) +{769 * 12 * 2048 * 1088:,} B", out)
-    assert re.search(rf"\nstate rows \(every block\) +{769 * 36 * 2_146_304:,} B", out)
+    # alignment defaults to the block size: ceil(2,146,304 / 2,048) = 1,048 slots, rounded up
+    # to a multiple of 64: 1,088, 40 slots more
+    assert ("  1,048 > 64: round up to a multiple of 64 -> P = 1,088 (40 token slots of "
+            "rounding).") in out.splitlines()
+    # block bytes: 12 x 2,048 x 1,088 + 36 x 2,146,304 = 26,738,688 + 77,266,944 = 104,005,632
+    # (99.19 MiB); 80e9 // that = 769 blocks (769 x 104,005,632 = 79,980,331,008 B), so
+    # 19,668,992 B unused; 769 x 1,088 = 836,672 token slots. Rows in every block, whoever
+    # owns it: KV 769 x 26,738,688 = 20,562,051,072 B, state 769 x 77,266,944 =
+    # 59,418,279,936 B. Padding each of the 36 state rows up to the page row 2,048 x 1,088 =
+    # 2,228,224 B would add 769 x 36 x 81,920 = 2,267,873,280 B.
+    assert (769 * 104_005_632, 80 * 10**9 - 769 * 104_005_632) == (79_980_331_008, 19_668_992)
+    table = out[out.index("\nfigure "):out.index("\n(rows by tensor")].split("\n")[3:]
+    assert [" ".join(line.split()) for line in table] == [
+        "block_size (P) 1,088 tokens",
+        "block_bytes 104,005,632 B (99.19 MiB)",
+        "num_blocks 769",
+        "token slots (num_blocks x P) 836,672",
+        "budget 80,000,000,000 B (74.51 GiB)",
+        "KV history rows (every block) 20,562,051,072 B (19.15 GiB)",
+        "state rows (every block) 59,418,279,936 B (55.34 GiB)",
+        "reserved 0 B",
+        "unused 19,668,992 B (18.76 MiB)",
+        "uniform-page padding (not allocated) 2,267,873,280 B (2.11 GiB)"]
+    # a linear block id carries the 12 KV rows dead (26,738,688 / 104,005,632 = 25.71%), a
+    # full one the 36 state rows (77,266,944 / 104,005,632 = 74.29%)
+    lines = out.split("\n")
+    dead = lines.index("Dead weight of the single page-id space (per block id owned by a group):")
+    assert [" ".join(line.split()) for line in lines[dead + 3:dead + 5]] == [
+        "linear_attention 36 77,266,944 26,738,688 25.71%",
+        "full_attention 12 26,738,688 77,266,944 74.29%"]
     # and says how they differ from --strategy flat's kv_history, split by owner
     assert "\n(rows by tensor, in every block whichever group owns it; --strategy flat splits " \
         "the same bytes by the group a page id goes to" in out
@@ -155,7 +176,8 @@ def test_module_entry_point():
                            "--kv-bytes-per-slot", "1", "--budget", "1MiB"],
                           capture_output=True, text=True, check=False)
     assert proc.returncode == 0, proc.stderr
-    assert "num_blocks" in proc.stdout
+    # two full layers of 1 B a slot at the default P 16: 32 B a block, 2**20 // 32 = 32,768
+    assert "\nnum_blocks                                            32,768\n" in proc.stdout
     bad = subprocess.run([sys.executable, "-m", "flatkv", "plan", "--budget", "x"],
                          capture_output=True, text=True, check=False)
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1
