@@ -49,9 +49,14 @@ def test_dead_weight_per_group(qwen):
     lin, full = qwen.groups
     assert (lin.group_id, lin.num_layers, lin.used_bytes_per_block) == (
         "linear_attention", 36, 36 * (CONV + SSM))
-    assert full.used_bytes_per_block == 12 * KV * 1_056
-    assert full.dead_bytes_per_block == lin.used_bytes_per_block
-    assert full.dead_share == pytest.approx(36 * (CONV + SSM) / 103_219_200)
+    # a block id the full layers own still addresses the 36 state rows, 36 x 2,146,304 =
+    # 77,266,944 B of its 103,219,200 (74.86%); a linear one the 12 KV rows of 2,048 x 1,056,
+    # 25,952,256 B (25.14%): each group's dead weight is the other's use
+    assert [(g.group_id, g.num_layers, g.used_bytes_per_block, g.dead_bytes_per_block,
+             f"{g.dead_share:.2%}") for g in qwen.groups] == [
+        ("linear_attention", 36, 77_266_944, 25_952_256, "25.14%"),
+        ("full_attention", 12, 25_952_256, 77_266_944, "74.86%")]
+    assert full.dead_share == 77_266_944 / 103_219_200
 
 
 def test_equalizer_reasoning(qwen):
@@ -59,9 +64,16 @@ def test_equalizer_reasoning(qwen):
     assert (eq.max_linear, eq.max_const, eq.needed, eq.block_size) == (KV, CONV + SSM, 1_048,
                                                                       1_056)
     assert qwen.finer_alignments == ((1, 1_048), (2, 1_048), (4, 1_048), (8, 1_048))
-    why = "\n".join(qwen.why_block_size())
-    assert "ceil(2,146,304 / 2,048) = 1,048" in why
-    assert "P = 1,056 (8 token slots of rounding)" in why
+    # SPEC §1: 2,146,304 B of state over 2,048 B a slot needs 1,048 slots; the next multiple
+    # of 16 is 1,056 (66 x 16), 8 slots more; at P 1,056 the KV row is 2,162,688 B
+    assert qwen.why_block_size() == [
+        "Requested block_size 64 token slots, alignment 16.",
+        "Widest per-token (KV history) row: 2,048 B per token slot, so 131,072 B per page at "
+        "the requested size.",
+        "Widest constant (state) row: 2,146,304 B. Slots needed to cover it: ceil(2,146,304 / "
+        "2,048) = 1,048.",
+        "1,048 > 64: round up to a multiple of 16 -> P = 1,056 (8 token slots of rounding).",
+        "Page row at P: max(2,048 x 1,056, 2,146,304) = 2,162,688 B."]
 
 
 def test_per_component_planner_reserved_bytes():
@@ -75,7 +87,12 @@ def test_per_component_planner_reserved_bytes():
     assert a.totals.reserved_bytes == n * 4096
     t = a.totals
     assert t.kv_history_bytes + t.state_bytes + t.reserved_bytes + t.unused_bytes == 10**10
-    assert "config-level P" in a.why_block_size()[-2]
+    # alignment 64: 1,048 rounds to 17 x 64 = 1,088, 40 slots more; KV row 2,048 x 1,088
+    assert a.why_block_size()[3:] == [
+        "1,048 > 64: round up to a multiple of 64 -> P = 1,088 (40 token slots of rounding).",
+        "The per-component planner takes this config-level P (equalized_block_size) and gives "
+        "each component its own tensor: no packing, no padding.",
+        "Page row at P: max(2,048 x 1,088, 2,146,304) = 2,228,224 B."]
     # the reserved rows are no group's: a full-attention page id carries only the state rows
     full, lin = sorted(a.groups, key=lambda g: g.group_id)
     assert (full.group_id, full.dead_bytes_per_block) == ("full_attention", 36 * (CONV + SSM))
@@ -88,7 +105,13 @@ def test_state_only_model_per_component_keeps_requested_p():
                 planner="per-component")
     assert a.totals.block_size == 16
     assert a.totals.num_blocks == 10**9 // (4 * (CONV + SSM))
-    assert "No per-token (KV history) row" in a.why_block_size()[1]
+    assert a.why_block_size() == [
+        "Requested block_size 16 token slots.",
+        "No per-token (KV history) row: state rows do not depend on P, so P stays the "
+        "requested block size.",
+        "The per-component planner takes this config-level P (equalized_block_size) and gives "
+        "each component its own tensor: no packing, no padding.",
+        "Page row at P: max(0 x 16, 2,146,304) = 2,146,304 B."]
     with pytest.raises(ValueError, match="KV history row, and this model has none"):
         analyze(state_only.components(), block_size=16, budget_bytes=10**9)
 
