@@ -782,8 +782,12 @@ def test_sglang_pools_and_their_floor_in_sglangs_own_float_arithmetic():
     # pool larger than the budget (3 x 2**58 - 1 B, r_swa 1: 49,152 B a token)
     huge = run_strategy("sglang", gpt_oss_20b(), budget_bytes=3 * 2**58 - 1,
                         options=StrategyOptions(swa_full_tokens_ratio=1))
-    assert huge.capacity_tokens == (3 * 2**58 - 1) // 49_152
-    assert dict(huge.breakdown)["unused"] >= 0
+    # 49,152 = 3 x 2**14, so 3 x 2**58 B is 2**44 tokens exactly and a byte less is 2**44 - 1
+    # = 17,592,186,044,415 of them, the pool (2**44 - 1) x 49,152 = 3 x 2**58 - 49,152 B and
+    # 49,151 B unused; a float of 3 x 2**58 - 1 is 3 x 2**58 and would give 2**44
+    assert (huge.capacity_tokens, huge.extras["swa_tokens"]) == (2**44 - 1, 17_592_186_044_415)
+    assert bd(huge) == {**dict.fromkeys(CATEGORIES, 0), "kv_history": 3 * 2**58 - 49_152,
+                        "unused": 49_151}
 
 
 def test_sglang_refuses_a_swa_pool_that_holds_no_request():
@@ -918,10 +922,16 @@ def test_lcm_qwen3_next():
     assert bd(r)["unused"] == ANCHOR_BUDGET - r.num_blocks * parent  # includes the null parent
 
 
+ALIASED_STATE_REASON = (
+    "the model has linear_attention state layers: aliasing needs every group to be KV history "
+    "with rows of one size, and a state row is constant per page while a history row grows "
+    "with P (see two-level pages, the CLI's lcm, for unequal groups)")
+
+
 def test_aliased_does_not_apply_to_state_hybrids():
     r = run_strategy("aliased", qwen3_next_tp2(), budget_bytes=ANCHOR_BUDGET)
     assert not r.applies
-    assert "linear_attention" in r.reason
+    assert r.reason == ALIASED_STATE_REASON
     assert r.num_blocks is None and r.breakdown == ()
 
 
@@ -1041,7 +1051,8 @@ def test_gpt_oss_sglang_swa_pools():
     # past the full pool's 187,591 tokens not one request runs: the pools drawn as reserved
     none = run_strategy("sglang", gpt_oss_20b(), budget_bytes=GPT_OSS_BUDGET,
                         context_tokens=full + 1)
-    assert none.concurrency < 1 and bd(none)["idle_pool"] == 0
+    # the full pool's 187,591 tokens over a request of 187,592: one token short
+    assert none.concurrency == Fraction(187_591, 187_592) and bd(none)["idle_pool"] == 0
     assert bd(none)["kv_history"] == (full + swa) * per_layer_set
     assert (f"static split: not one request of {full + 1:,} tokens fits, so none runs; the "
             "pools are drawn as reserved") in none.formulas
@@ -1551,7 +1562,9 @@ def test_llama_every_layout_agrees():
     assert (lcm.block_bytes, lcm.num_blocks) == (block, 4_096 - 1)
     assert bd(lcm)["unused"] == block  # the null parent
     aliased = run_strategy("aliased", prof, budget_bytes=GIB8)
-    assert not aliased.applies and "one cache group" in aliased.reason
+    assert not aliased.applies and aliased.reason == (
+        "one cache group (full_attention, 32 layers): nothing to alias, flat already uses every "
+        "row of every block id")
 
 
 # ------------------------------------------------------------------------------------------
@@ -1621,8 +1634,12 @@ def test_lcm_padding_bound_not_met_says_why():
     prof = CacheProfile(layer_types=(FULL,) * 3 + (SLIDING,) * 2, kv_bytes_per_slot=1024,
                         sliding_window=128)
     r = run_strategy("lcm", prof, budget_bytes=GIB8)
-    assert not r.applies
-    assert "50.0%" in r.reason and "--lcm-padding-bound" in r.reason
+    # P 16: the 3 full rows are a payload of 3 x 16 x 1,024 = 49,152 B, the 2 sliding rows
+    # 32,768 B; K = 49,152 // 32,768 = 1, so a sliding page pads by 16,384 / 32,768 = 50.0%
+    assert not r.applies and r.reason == (
+        "no P among 256 candidates keeps every group's padding under 0.25: the best, P = 16, "
+        "pads sliding_attention by 50.0%; raise the two-level padding bound "
+        "(--lcm-padding-bound) to accept it")
     ok = run_strategy("lcm", prof, budget_bytes=GIB8,
                       options=StrategyOptions(lcm_padding_bound="1/2"))
     assert ok.applies and ok.block_bytes == 3 * 16 * 1024
@@ -1642,8 +1659,41 @@ def test_lcm_padding_past_any_bound_names_the_alignment():
 
 
 def test_budget_too_small_does_not_apply():
-    for r in compare(qwen3_next_tp2(), budget_bytes=1_000_000):
-        assert not r.applies and r.reason, r.strategy
+    # Qwen3-Next at TP 2: KV 1,024 B a token, state 24,576 + 524,288 = 548,864 B a GDN layer;
+    # P = 16 x ceil(536 / 16) = 544, a KV row 557,056 B. Flat: 12 x (557,056 + 548,864) +
+    # 24 x 548,864 = 26,443,776 B a block (per-component's 12 x 557,056 + 36 x 548,864 is
+    # the same), two blocks 52,887,552 B. vLLM: 12 layers a group of 557,056 B pages, two
+    # blocks 2 x 12 x 557,056 = 13,369,344 B. SGLang: a state pool of floor(10**6 x 0.9 / 1.9)
+    # = 473,684 B, a slot 36 x 548,864 = 19,759,104 B; 4 slots (79,036,416 B) need a budget of
+    # 79,036,416 x 19 / 9 = 166,854,656 B. lcm: parents of the largest group's payload, the
+    # 36 state rows' 19,759,104 B (the 12 KV rows' 6,684,672 twice is 13,369,344), and two of
+    # them, one the null parent: 39,518,208 B. aliased: no budget makes a state hybrid fit.
+    reasons = {r.strategy: (r.applies, r.num_blocks, r.reason)
+               for r in compare(qwen3_next_tp2(), budget_bytes=1_000_000)}
+    assert reasons == {
+        "flat": (False, None, "the budget of 1,000,000 B holds 0 blocks of 26,443,776 B (one "
+                 "row in every slot); a plan needs at least 2: give a budget of at least "
+                 "52,887,552 B"),
+        "per-component": (False, None, "the budget of 1,000,000 B holds 0 blocks of 26,443,776 "
+                          "B (all component rows); a plan needs at least 2: give a budget of at "
+                          "least 52,887,552 B"),
+        "vllm": (False, None, "the budget of 1,000,000 B holds num_blocks = 1,000,000 // "
+                 "557,056 // 12 = 0 and vLLM needs at least 2 (\"No available memory for the "
+                 "cache blocks\"); give at least 13,369,344 B"),
+        "sglang": (False, None, "the state pool (473,684 B) holds 0 slot(s) of 19,759,104 B, "
+                   "fewer than 4: one running request needs 3 and SGLang keeps one for padding; "
+                   "a budget of 166,854,656 B or more holds them"),
+        "aliased": (False, None, ALIASED_STATE_REASON),
+        "lcm": (False, None, "the budget of 1,000,000 B holds 0 parent blocks of 19,759,104 B "
+                "and one is the null parent; give at least 39,518,208 B")}
+    assert (2 * 26_443_776, 2 * 12 * 557_056, 2 * 19_759_104) == (
+        52_887_552, 13_369_344, 39_518_208)
+    assert (1_000_000 * 9 // 19, 4 * 19_759_104 * 19 // 9) == (473_684, 166_854_656)
+    # and a byte under each named budget still does not apply, the named budget does
+    for name, least in (("flat", 52_887_552), ("per-component", 52_887_552),
+                        ("vllm", 13_369_344), ("sglang", 166_854_656), ("lcm", 39_518_208)):
+        assert not run_strategy(name, qwen3_next_tp2(), budget_bytes=least - 1).applies, name
+        assert run_strategy(name, qwen3_next_tp2(), budget_bytes=least).applies, name
 
 
 # ------------------------------------------------------------------------------------------
@@ -3348,9 +3398,15 @@ def test_sglang_state_layers_alone_token_pool_is_the_context():
 
     assert run(2).extras["max_running_requests"] == 2 // 2 == 1
     for context, page in ((1, 1), (63, 64)):
+        # T: 1 token in pages of 1, and 63 // 64 = 0 pages of 64; T // 2 = 0 requests either way
+        tokens = 63 // 64 * 64 if page == 64 else 1
         refused = run(context, page)
-        assert not refused.applies and "state cache is too small" in refused.reason
-        assert f"a context of {max(2, page)} tokens or more" in refused.reason
+        assert not refused.applies and refused.reason == (
+            f"the token pool holds {tokens} token{'' if tokens == 1 else 's'} (SGLang gives a "
+            "model without attention layers context_len tokens, in whole pages of "
+            f"{page}): it runs at most T // 2 = 0 requests, and with state it refuses to start "
+            "(\"state cache is too small to serve any requests\"); a context of "
+            f"{max(2, page)} tokens or more holds more")
     assert run(1000, 64).extras["kv_tokens"] == 1000 // 64 * 64 == 960
     assert run(1000, 64, sglang_max_running_requests=20).extras["max_running_requests"] \
         == min(20, 960 // 2, 24) == 20
@@ -3633,7 +3689,13 @@ def test_sglang_disable_radix_cache_lifts_the_mamba_radix_cache_checks():
                 else None}
         refused = run_strategy("sglang", profile, budget_bytes=40 << 30,
                                options=StrategyOptions(**told))
-        assert "radix cache" in refused.reason
+        assert refused.reason == (
+            "SGLang runs Lfm2ForCausalLM's state with its no_buffer radix cache, which takes "
+            "page size 1 only (\"no_buffer only supports page_size=1\"), not 64: set the SGLang "
+            "page size to 1" if page == 64 else
+            "SGLang's extra_buffer radix cache snapshots Qwen3NextForCausalLM's state every "
+            "--mamba-track-interval tokens (256 by default), which the page size must divide: "
+            "48 does not; set a page size that divides 256 (1, 2, 4, ..., 256)")
         assert _sglang_radix_off(profile, **told).applies
     b200 = "B200 192GB"
     for name in ("Qwen3-Next-80B-A3B", "Nemotron-H-8B"):
