@@ -163,12 +163,20 @@ def test_live_pages_draw_the_default_or_as_many_as_fit(analysis):
 
 def test_sweep_candidates():
     assert app_data.block_size_candidates(64) == [1 << k for k in range(13)]
-    assert 48 in app_data.block_size_candidates(48)
+    assert app_data.block_size_candidates(48) == [1, 2, 4, 8, 16, 32, 48, 64, 128, 256, 512,
+                                                  1_024, 2_048, 4_096]
+    # a tenth to twice 10**9 in 39 steps of (2 x 10**9 - 10**8) // 39 = 48,717,948 B (the last
+    # 1,999,999,972, 28 B short of 2 x 10**9), and 10**9 itself between the 19th and the 20th
     b = app_data.budget_candidates(10**9)
-    assert b[0] == 10**8 and 10**9 in b and b == sorted(b) and b[-1] <= 2 * 10**9
-    # near the largest budget a plan takes (2**60 B) the sweep stops there, not at twice it
+    assert b == sorted({10**8 + i * 48_717_948 for i in range(40)} | {10**9})
+    assert (len(b), b[18:21], b[-1]) == (41, [976_923_064, 10**9, 1_025_641_012], 1_999_999_972)
+    # near the largest budget a plan takes (2**60 B) the sweep stops there, not at twice it:
+    # from 9 x 10**16 in 39 steps of (2**60 - 9 x 10**16) // 39 = 27,254,397,554,021,717 B,
+    # the last 1,152,921,504,606,846,963 = 2**60 - 13
     huge = app_data.budget_candidates(9 * 10**17)
-    assert 1.15e18 < huge[-1] <= 2**60 and 9 * 10**17 in huge
+    assert huge == sorted({9 * 10**16 + i * 27_254_397_554_021_717 for i in range(40)}
+                          | {9 * 10**17})
+    assert huge[-1] == 1_152_921_504_606_846_963 == 2**60 - 13
     # a least budget past twice this one: the sweep runs on to a quarter past it, with it in
     # (gpt-oss-20b at 10M tokens needs 458 GiB for one request beside an H100's 72 GiB)
     far = app_data.budget_candidates(10**9, reach=8 * 10**9)
