@@ -351,7 +351,12 @@ def test_max_model_len_is_derived_from_the_config_as_vllm_derives_it():
     # at vLLM's 8,192, so counting both engines at one length keeps SGLang's exact
     at = [run_strategy("sglang", scaled.profile(), budget_bytes=40 * 2**30, context_tokens=c)
           for c in (2_048, 8_192)]
-    assert at[0].capacity_tokens is None and at[0].num_blocks > 0
+    # Mamba's defaults: d_inner 2 x 256 = 512, conv 512 x 3 x 2 B = 3,072, ssm 512 x 16
+    # elements, float32 in SGLang: 32,768 B; a slot of 4 layers x 35,840 = 143,360 B, and
+    # 40 GiB x 9 / 19 = 20,344,581,928 B of state pool holds 141,912 of them; its token pool
+    # of no layers holds the context, 2,048 tokens over 2,048 a request: 1.00
+    assert (at[0].capacity_tokens, at[0].num_blocks, at[0].extras["state_slot_bytes"],
+            at[0].max_concurrency) == (None, 141_912, 143_360, 1.0)
     assert [(r.num_blocks, r.max_concurrency, r.extras["log_lines"]) for r in at[1:]] == [
         (at[0].num_blocks, at[0].max_concurrency, at[0].extras["log_lines"])]
     # vLLM takes the smallest length field: one other than max_position_embeddings is named
