@@ -139,7 +139,11 @@ def test_a_printed_budget_stands_for_every_budget_that_prints_the_same():
     # past 2**53 B a log's float print parts from exact rounding (8,388,608.37 GiB's range
     # would end on a byte that prints .38): no range there
     assert printed_range(floor_gib("8388608.37")) is None
-    assert printed_range(floor_gib("8388607.99")) is not None  # just under 2**53 B
+    # just under 2**53 B (9,007,199,254,740,992): 8,388,607.985 GiB is
+    # 9,007,199,238,634,864.64 B, so its first whole byte is ...865; 8,388,607.995 GiB is
+    # 9,007,199,249,372,282.88 B, its floor the last byte that prints .99
+    assert printed_range(floor_gib("8388607.99")) == (9_007_199_238_634_865,
+                                                      9_007_199_249_372_282)
     for bad in (0, -5, 2**60 + 1, 10.0, "44.59GiB"):
         with pytest.raises(ValueError, match="cache_bytes (must be|= .* too large)"):
             printed_range(bad)
