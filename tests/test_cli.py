@@ -855,7 +855,10 @@ def test_options_that_change_no_figure_are_noted(capsys):
     code, out, err = run(["plan", "--strategy", "vllm", "--preset", "Qwen3-Next-80B-A3B",
                           "--tp", "2", "--budget", "44.59GiB", "--context", "262144",
                           "--prefill-checkpoint-blocks", "3"], capsys)
-    assert code == 0 and "14.77" in out  # SPEC 3.1's anchor, as without the option
+    # SPEC 3.1's anchor, as without the option: 7,162 blocks over ceil(262,144 / 544) = 482
+    # full pages and 3 state groups' one page each
+    assert code == 0 and "  max concurrency  14.77x at 262,144 tokens (7,162 / 485)" in (
+        out.splitlines())
     assert ("python -m flatkv: note: --prefill-checkpoint-blocks changes no figure here: it "
             "acts only in mamba cache mode align") in err.splitlines()
     code, out, err = run(["compare", "--preset", "Llama-3.1-8B", "--budget", "80GB",
@@ -981,7 +984,13 @@ def test_a_mamba2_model_in_align_is_told_the_flag_of_vllm_032s_checkpoint_page(c
     assert code == 0 and said in err
     # given, the figures are 0.34's (607 / 24) and the note has nothing to say
     code, out, err = run(["compare", *falcon, "--prefill-checkpoint-blocks", "1"], capsys)
-    assert code == 0 and "Since 0.32" not in err and "25.29x" in out  # 607 / 24
+    # P = 16 x ceil((21,504 + 1,572,864) / (16 x 1,024)) = 1,568, pages of 1,605,632 B, 44
+    # layers a group: 40 GiB // 1,605,632 // 44 = 607 blocks; a request ceil(32,768 / 1,568)
+    # = 21 full pages + 3 state pages = 24; 607 / 24 = 25.29, and vLLM's line
+    # int(607 / 24 x 32,768) = 828,757 tokens
+    assert code == 0 and "Since 0.32" not in err and (
+        "  GPU KV cache size: 828,757 tokens, Maximum concurrency for 32,768 tokens per "
+        "request: 25.29x") in out.splitlines()
     # a GDN model: on an H100 named by --gpu-memory (its prefill on FlashInfer), not an A100
     qwen = ["--preset", "Qwen3-Next-80B-A3B", "--context", "32768", "--mamba-cache-mode",
             "align"]

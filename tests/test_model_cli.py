@@ -118,7 +118,17 @@ def test_model_text_and_export(capsys, tmp_path):
             "when asked for all)\n" in qwen)
     _, llama = run(["model", "--preset", "llama-3.1-8b"], capsys)
     assert "mamba chunk" not in llama  # no state
-    assert "ssm 4,194,304" in text  # 128 * 64 * 128 * 4
+    # float32 ssm: 128 heads x 64 x 128 x 4 B = 4,194,304; conv (8,192 + 2 x 8 x 128) x 3 x 2 B
+    # = 61,440 (SPEC §2); 4,255,744 B a layer, 24 of them 102,137,856 B a request; KV 8 x
+    # (128 + 128) x 2 B = 4,096 B a token a layer, 16,384 over the 4 attention layers
+    assert text.split("\n")[9:14] == [
+        "     24 x mamba2 (mamba2: n_heads=128, head_dim=64, d_state=128, n_groups=8, "
+        "conv_kernel=4): state conv 61,440 + ssm 4,194,304 = 4,255,744 B per layer",
+        "      4 x full (attention: kv_heads=8, head_dim_k=128, head_dim_v=128): 4,096 B per "
+        "token per layer",
+        "kv_bytes_per_slot: 4,096",
+        "state_const_bytes: conv 61,440, ssm 4,194,304",
+        "all layers: 16,384 B KV per token, 102,137,856 B state per request"]
     _, exported = run(["model", "--preset", "nemotron-h-8b", "--tp", "2", "--export"], capsys)
     path = tmp_path / "nemotron-tp2.json"
     path.write_text(exported)
