@@ -10,6 +10,7 @@ max concurrency x max_model_len as the size, on one line with the concurrency).
 from __future__ import annotations
 
 import json
+from fractions import Fraction
 
 from flatkv.cli import main
 from flatkv.hf_config import spec_from_hf_config
@@ -49,14 +50,16 @@ def test_vllm_anchor_from_config_json(tmp_path):
     budget = parse_size("44.59GiB")
     r = run_strategy("vllm", profile, budget_bytes=budget, context_tokens=262_144)
     assert r.block_size == 16 * -(-(24_576 + 524_288) // (16 * 1_024)) == 544
-    assert round(r.extras["state_padding_fraction"], 4) == 0.0149  # (557,056 - 548,864) / 548,864
+    # (557,056 - 548,864) / 548,864 = 8,192 / 548,864 = 1 / 67 = 0.0149
+    assert r.extras["state_padding_fraction"] == 1 / 67
+    assert round(r.extras["state_padding_fraction"], 4) == 0.0149
     assert r.num_blocks == budget // 557_056 // 12 == 7_162
     assert r.older_logged_tokens == 7_162 // 4 * 544 == 973_760  # "GPU KV cache size"
     assert r.logged_tokens == 7_162 * 262_144 // 485 == 3_871_083  # current vLLM's line
     # the convention every strategy shares: 3 state groups hold one request's page each
     assert r.capacity_tokens == (7_162 - 3) * 544 == 3_894_496
     assert r.concurrency_denominator == -(-262_144 // 544) + 3 == 485
-    assert round(r.max_concurrency, 2) == 14.77
+    assert r.concurrency == Fraction(7_162, 485) and round(r.max_concurrency, 2) == 14.77
 
 
 def test_vllm_anchor_through_the_cli(tmp_path, capsys):
