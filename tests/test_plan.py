@@ -79,10 +79,26 @@ def test_plan_component_tensors_by_hand():
     comps = plan.components_from_layers(**qwen35())
     p = plan.plan_component_tensors(comps, block_size=64, budget_bytes=10**10,
                                     reserved_bytes_per_block=1000)
+    # P stays 64 (this planner is given P); a block: 12 x 2,048 x 64 + 36 x 2,146,304 + 1,000
+    # = 1,572,864 + 77,266,944 + 1,000 = 78,840,808 B; 10**10 // that = 126 (127 would take
+    # 10,012,782,616 B)
     per_block = 12 * KV * 64 + 36 * (CONV + SSM) + 1000
     assert p.geometry == plan.BlockGeometry(64, per_block, 10**10 // per_block)
-    assert len(p.tensors) == 12 + 36 * 2
-    assert p.tensors[0].name == "flat_linear_attention_0_conv"
+    assert (per_block, p.geometry.num_blocks) == (78_840_808, 126)
+    # one tensor per component in layer order, each 126 rows: conv 126 x 49,152 = 6,193,152 B,
+    # ssm 126 x 2,097,152 = 264,241,152 B, kv 126 x 2,048 x 64 = 16,515,072 B
+    expected, seen = [], {"linear_attention": 0, "full_attention": 0}
+    for label in QWEN35:
+        j = seen[label]
+        seen[label] += 1
+        expected += ([(f"flat_linear_attention_{j}_conv", 6_193_152),
+                      (f"flat_linear_attention_{j}_ssm", 264_241_152)]
+                     if label == "linear_attention" else [(f"flat_full_attention_{j}_kv",
+                                                           16_515_072)])
+    assert [(t.name, t.nbytes) for t in p.tensors] == expected and len(expected) == 12 + 36 * 2
+    # the tensors take 126 x 78,839,808 = 9,933,815,808 B: the reserved rows 126,000 B and
+    # 66,058,192 B unused are the rest of the budget
+    assert sum(t.nbytes for t in p.tensors) == 9_933_815_808 == 10**10 - 126_000 - 66_058_192
 
 
 def test_state_rows_without_linear_row_raise():
