@@ -60,7 +60,14 @@ def test_one_byte_more_can_hold_fewer_sglang_requests(capsys):
     args = ("--preset", "Qwen3-Next-80B-A3B", "--tp", "2", "--context", "20000")
     at = compare(capsys, *args, "--budget", "1386512383", "--requests", "3")["sglang"]
     more = compare(capsys, *args, "--budget", "1386512384")["sglang"]
-    assert more["max_concurrency"] < at["max_concurrency"]
+    # by hand: slots of 36 x (24,576 + 1,048,576) = 38,633,472 B; floor(B x 9 / 19) is
+    # 656,769,023 B at the first budget (16 slots: 15 // 5 = 3 running, KV (B - 16 slots) //
+    # 12,288 = 62,530 tokens, 3.13 requests: 3 bind) and 656,769,024 = 17 slots a byte later
+    # (16 // 5 = 3 running, KV (B - 17 slots) // 12,288 = 59,386 tokens: 2.9693 requests)
+    assert (at["state_slots"], at["kv_tokens"], at["max_concurrency"]) == (16, 62_530, 3)
+    assert (more["state_slots"], more["kv_tokens"], more["running_request_cap"]) == (
+        17, 59_386, 3)
+    assert more["max_concurrency"] == round(59_386 / 20_000, 4) == 2.9693
     assert_in_readme(f"1,386,512,383 B holds {at['max_concurrency']:.2f} requests of 20,000 "
                      f"tokens, 1,386,512,384 B {more['max_concurrency']:.2f})")
     assert_in_readme(f"least budget from which every larger one holds them "
