@@ -103,6 +103,11 @@ def test_max_requests_matches_brute_force_on_small_pools():
 def test_max_requests_is_fast_on_huge_pools():
     pool = pool_of(10**18, p=544)
     r = max_requests(pool, context_tokens=262_144)
+    # by hand: T / P = R x 262,144 / 544 = 8,192 R / 17; a full group needs ceil(8,192 R / 17)
+    # + R + 1 pages, the state group min(2R + floor(8,192 R / 17) + 1, that) = that for R >= 1;
+    # 2 x (ceil(8,209 R / 17) + 1) <= 10**18 holds up to R = floor((5 x 10**17 - 1) x 17 /
+    # 8,209) = 1,035,448,897,551,467
+    assert r == (5 * 10**17 - 1) * 17 // 8_209 == 1_035_448_897_551_467
     assert covers(pool, Workload(r, 262_144))
     assert not covers(pool, Workload(r + 1, 262_144))
 
