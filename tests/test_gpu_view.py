@@ -134,7 +134,10 @@ def test_plans_for_block_sizes_keeps_each_page_once():
     assert swept.block_sizes == (2, 4)
     # a page of 3 x 352 + 8 x 64 = 1,568 B
     assert swept.skipped[0] == "block size 8: P = 8, the same 1,568 B page as block size 4"
-    assert swept.skipped[1].startswith("block size 16,384: ") and "at least 2" in swept.skipped[1]
+    # at P 16,384 a block is 3 x 352 + 16,384 x 64 = 1,049,632 B; two of them 2,099,264 B
+    assert swept.skipped[1] == (
+        "block size 16,384: the budget of 1,000,000 B holds 0 blocks of 1,049,632 B (one row in "
+        "every slot); a plan needs at least 2: give a budget of at least 2,099,264 B")
     # a state-only model's page does not grow with P: one page, timed once
     state_only = components_from_layers(layer_types=["linear_attention"] * 2, kv_bytes_per_slot=0,
                                         state_const_bytes={"conv": 96, "ssm": 256})
