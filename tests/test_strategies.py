@@ -1670,13 +1670,11 @@ def test_budget_too_small_does_not_apply():
     # them, one the null parent: 39,518,208 B. aliased: no budget makes a state hybrid fit.
     reasons = {r.strategy: (r.applies, r.num_blocks, r.reason)
                for r in compare(qwen3_next_tp2(), budget_bytes=1_000_000)}
+    planner = ("the budget of 1,000,000 B holds 0 blocks of 26,443,776 B ({}); a plan needs "
+               "at least 2: give a budget of at least 52,887,552 B")
     assert reasons == {
-        "flat": (False, None, "the budget of 1,000,000 B holds 0 blocks of 26,443,776 B (one "
-                 "row in every slot); a plan needs at least 2: give a budget of at least "
-                 "52,887,552 B"),
-        "per-component": (False, None, "the budget of 1,000,000 B holds 0 blocks of 26,443,776 "
-                          "B (all component rows); a plan needs at least 2: give a budget of at "
-                          "least 52,887,552 B"),
+        "flat": (False, None, planner.format("one row in every slot")),
+        "per-component": (False, None, planner.format("all component rows")),
         "vllm": (False, None, "the budget of 1,000,000 B holds num_blocks = 1,000,000 // "
                  "557,056 // 12 = 0 and vLLM needs at least 2 (\"No available memory for the "
                  "cache blocks\"); give at least 13,369,344 B"),
