@@ -187,12 +187,22 @@ def test_compare_counts_vllms_async_scheduling_for_a_sliding_model():
 
 
 def test_layout_says_why_vllm_has_no_blocks_to_draw():
-    # 10,000,000 tokens of the worked example need 9,470 full pages of 2,162,688 B: 20.5 GB,
-    # and an 8 GB budget holds less; our plan still draws its rows
+    # 10,000,000 tokens of the worked example at P 1,088 need ceil(10,000,000 / 1,088) =
+    # 9,192 pages of its full group and a state page in each of its 3 GDN groups: 9,195
+    # blocks of 12 layers x 2,228,224 B = 26,738,688 B, 245,862,236,160 B; an 8 GB budget
+    # holds 8e9 // 26,738,688 = 299 blocks, less the null block and the 3 state pages: 295
+    # full pages, 295 x 1,088 = 320,960 tokens; a request needs (9,195 + 1) blocks of budget.
+    # Our plan still draws its rows.
     at = open_app("app_pages/layout.py", {**QWEN35_LINK, "gpu_mem": "8GB", "ctx": "10000000"})
     assert not at.exception
     (info,) = [unescaped(i.value) for i in at.info if i.value.startswith("vLLM has no layout")]
-    assert "vLLM has no layout here: " in info and "estimated maximum model length" in info
+    assert info == (
+        "vLLM has no layout here: vLLM refuses to start: one request of 10,000,000 tokens "
+        "needs 245,862,236,160 B of KV cache (228.98 GiB: its pages in every group, 12 layers "
+        "a page, at P 1,088), more than the 8,000,000,000 B (7.45 GiB) available less the "
+        "26,738,688 B block vLLM holds back as its null block (\"To serve at least one request "
+        "with the model's max seq len\"); its estimated maximum model length is 320,960: give "
+        "a context of at most 320,960 or a budget of at least 245,888,974,848 B")
     assert not [c for c in at.get("plotly_chart") if "One row per vLLM group" in c.proto.spec]
 
 
