@@ -21,7 +21,7 @@ from dataclasses import dataclass, replace
 from decimal import Decimal
 
 from flatkv.strategies.base import ENGINE_NAMES, StrategyResult
-from flatkv.strategies.sglang_log import DRAFTER_POOL
+from flatkv.strategies.sglang_log import DRAFTER_LOGS, DRAFTER_POOL
 from flatkv.strategies.sglang_log import older_forms as sglang_older_forms
 from flatkv.units import control_character, count_text
 
@@ -127,7 +127,7 @@ class Occurrence:
     form: str = ""
     last: int | None = None
     # why its figures are not compared ("" where they are): a later pool's line of the same
-    # process or rank, with FlatKV's words (``check_lines``' ``later_pool``)
+    # process or rank, with FlatKV's words (``check_lines``' ``later_pools``)
     not_compared: str = ""
 
     def where(self) -> str:
@@ -228,14 +228,23 @@ class LogCheck:
                     f"({count_text(self.log_lines, 'line')} read): paste {name}'s start-up log "
                     "of a run at these settings, from its start to its KV cache lines.")
         absent = f"; {missing} not in the log" if missing else ""
+        absent += self._not_compared()
         if self.differs:
             differ, agree = self.count(DIFFERS), self.count(SAME)
             return (f"{name}: {differ} of {total} lines differ{'s' if differ == 1 else ''} from "
                     f"the log, {agree} agree{'s' if agree == 1 else ''}{absent}.")
         if not missing:
-            return f"{name}: all {total} lines are in the log and agree with it."
+            return (f"{name}: all {total} lines are in the log and agree with it"
+                    f"{self._not_compared()}.")
         return (f"{name}: {self.found} of {total} lines are in the log and agree with it; "
-                f"{missing} not in it.")
+                f"{missing} not in it{self._not_compared()}.")
+
+    def _not_compared(self) -> str:
+        """``; 2 log lines not compared: the drafter's own pool ...``, where any are."""
+        skipped = [o.not_compared for c in self.lines for o in c.occurrences if o.not_compared]
+        if not skipped:
+            return ""
+        return f"; {count_text(len(skipped), 'log line')} not compared: {skipped[0]}"
 
     def _verdict_of_one(self, name: str) -> str:
         """``verdict`` where FlatKV has one line for the engine (DeepSeek's SGLang KV line):
@@ -494,17 +503,15 @@ def _form_at(lines: Sequence[LogLine], i: int, form: str, templates: Sequence[_T
 
 def check_lines(expected: Sequence[str], engine: str, lines: Sequence[LogLine],
                 forms: Mapping[str, Sequence[tuple[str, str]]] | None = None,
-                later_pool: str = "") -> LogCheck:
+                later_pools: Mapping[str, str] | None = None) -> LogCheck:
     """Each of FlatKV's ``expected`` lines for ``engine`` beside every log line that reads as
     it (see ``LineCheck``). ``forms``: for a line of FlatKV's, the older forms releases log it
     in, each named (how and which releases) and worded with FlatKV's figures as they count
     them, its lines parted by ``FORM_BREAK``; a log line that reads as none of FlatKV's lines
     but starts one of them reads as the form whose figures differ least (the first on a
-    tie). ``later_pool``: where the run builds a second pool after the model's in the same
-    process, which logs FlatKV's words with its own sizes (SGLang's drafter, whose
-    ModelRunner starts after the target's: ``sglang_log.DRAFTER_POOL``), its name; a line
-    of a process or rank that already logged the line, whose figures differ, is that pool's,
-    not compared, and said so."""
+    tie). ``later_pools``: for a line of FlatKV's that a second pool built after the model's
+    in the same process logs in the same words (SGLang's drafter: ``sglang_log.DRAFTER_POOL``),
+    that pool's name; see ``_later_pool``."""
     checks, templates = [], [template(text) for text in expected]
     taken = frozenset(i for i, line in enumerate(lines) if forms
                       and any(t.find(line) is not None for t in templates))
@@ -522,23 +529,29 @@ def check_lines(expected: Sequence[str], engine: str, lines: Sequence[LogLine],
             elif seen := [o for name, ts in older
                           if (o := _form_at(lines, i, name, ts, taken))]:
                 found.append(min(seen, key=lambda o: len(o.differences)))
-        checks.append(LineCheck(text.strip(), _later_pools(found, later_pool)))
+        if pool := (later_pools or {}).get(text):
+            found = _later_pool(found, pool)
+        checks.append(LineCheck(text.strip(), tuple(found)))
     return LogCheck(engine, detect_engine(lines), tuple(checks), len(lines))
 
 
-def _later_pools(found: Sequence[Occurrence], later_pool: str) -> tuple[Occurrence, ...]:
-    """``found`` with each line that differs after its process's or rank's first marked as
-    ``later_pool``'s (``check_lines``), where one is named."""
-    if not later_pool:
-        return tuple(found)
-    seen: set[str] = set()
+def _later_pool(found: Sequence[Occurrence], pool: str) -> list[Occurrence]:
+    """``found`` with the later pool's line marked as not compared: in a process or rank that
+    already logged the line, the next one whose figures differ in sizes only (its token count
+    and dtype are the model's: SGLang's drafter pool is indexed by the target's token ids). One
+    such line a process or rank: any other that differs is compared, and differs."""
+    first: set[str] = set()
+    later: set[str] = set()
     marked = []
     for o in found:
-        if o.line.source in seen and o.differences:
-            o = replace(o, not_compared=later_pool)
-        seen.add(o.line.source)
+        source = o.line.source
+        if (source in first and source not in later and o.differences
+                and all("size" in f.name for f in o.differences)):
+            o = replace(o, not_compared=pool)
+            later.add(source)
+        first.add(source)
         marked.append(o)
-    return tuple(marked)
+    return marked
 
 
 def line_forms(result: StrategyResult) -> dict[str, tuple[tuple[str, str], ...]]:
@@ -554,8 +567,10 @@ def line_forms(result: StrategyResult) -> dict[str, tuple[tuple[str, str], ...]]
 def check_result(result: StrategyResult, lines: Sequence[LogLine]) -> LogCheck:
     """A result's start-up lines (``extras["log_lines"]``) and their older forms checked
     against a log's lines: what the Compare page and ``compare --check-log`` show."""
-    return check_lines(result.extras["log_lines"], result.strategy, lines, line_forms(result),
-                       later_pool=DRAFTER_POOL if result.extras.get("drafter_pool") else "")
+    log_lines = result.extras["log_lines"]
+    drafter = {line: DRAFTER_POOL for line in log_lines if line.startswith(DRAFTER_LOGS)
+               } if result.extras.get("drafter_pool") else {}
+    return check_lines(log_lines, result.strategy, lines, line_forms(result), drafter)
 
 
 def check_log(expected: Sequence[str], engine: str, text: str) -> LogCheck:

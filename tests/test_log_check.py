@@ -180,10 +180,26 @@ def test_a_drafters_kv_line_after_the_models_is_not_compared():
     check = check_result(r, read_log(log))
     kv = check.lines[-1]
     assert kv.outcome == SAME
-    assert check.verdict() == "SGLang: all 3 lines are in the log and agree with it."
+    assert check.verdict() == ("SGLang: all 3 lines are in the log and agree with it; 2 log "
+                               f"lines not compared: {DRAFTER_POOL}.")
     # the model's lines are the log's 9 and 10 (2 + 3 x 2 + 1), the drafter's 12 and 13
     assert kv.detail() == (f"lines 9 (TP0), 10 (TP1) agree | lines 12 (TP0), 13 (TP1): not "
                            f"compared, {DRAFTER_POOL}")
+    def with_lines(*extra: str) -> str:  # the model's log (11 lines), then these on TP0
+        return engine_log(expected, sglang_prefix) + "".join(
+            f"\n{sglang_prefix(0, 59)}{line}" for line in extra)
+
+    # what no drafter logs is compared: a KV line of other #tokens (a pool not indexed by the
+    # model's tokens), a third KV line of a rank, the scheduler's cap line twice
+    kv = check_result(r, read_log(with_lines(drafter.replace("923898", "900000")))).lines[-1]
+    assert kv.outcome == DIFFERS
+    assert kv.detail().startswith("line 12 (TP0): #tokens: FlatKV 923898, log 900000")
+    kv = check_result(r, read_log(with_lines(drafter, drafter.replace("0.88", "0.44")))).lines[-1]
+    assert kv.outcome == DIFFERS
+    assert kv.detail().startswith("line 13 (TP0): K size (GB): FlatKV 10.57, log 0.44")
+    capped = expected[0].replace("capped to 32", "capped to 31")
+    cap = check_result(r, read_log(with_lines(capped))).lines[0]
+    assert cap.outcome == DIFFERS and cap.detail().startswith("line 12 (TP0): ")
     # the model's own line is compared all the same: one token more on TP1 differs
     off = log.replace("TP1] KV Cache is allocated. dtype: torch.bfloat16, #tokens: 923898, "
                       "K size: 10.57", "TP1] KV Cache is allocated. dtype: torch.bfloat16, "
