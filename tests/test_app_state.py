@@ -896,7 +896,9 @@ def test_strategy_fields_are_what_each_layout_reads_of_the_model():
                                                  "sglang_max_running_requests",
                                                  "sglang_max_mamba_cache_size",
                                                  "sglang_disable_radix_cache",
-                                                 "sglang_page_size")
+                                                 "sglang_page_size",
+                                                 "sglang_chunked_prefill_size")
+    # (the prefill chunk for any model SGLang pages: a chunk of part pages is refused)
     # drafting moves SGLang's max_running_requests to 48 for any model (not the paged layouts'
     # figures without state)
     assert strategy_fields("sglang", sliding) == ("speculative_tokens", "swa_full_tokens_ratio",
@@ -911,7 +913,7 @@ def test_strategy_fields_are_what_each_layout_reads_of_the_model():
         "speculative_tokens", "mamba_full_memory_ratio", "sglang_slots_per_request",
         "sglang_max_running_requests", "sglang_max_mamba_cache_size",
         "sglang_disable_radix_cache", "sglang_overlap_schedule", "sglang_page_size",
-        "sglang_ssm_dtype")
+        "sglang_ssm_dtype", "sglang_chunked_prefill_size")
     assert "sglang_overlap_schedule" not in strategy_fields(
         "sglang", load_preset("LFM2-1.2B").profile())
     # two-level pages pad only where payloads differ: a state row beside KV rows, or attention
@@ -933,7 +935,7 @@ def test_strategy_fields_are_what_each_layout_reads_of_the_model():
     assert strategy_fields("sglang", state_only) == (
         "speculative_tokens", "mamba_full_memory_ratio", "sglang_slots_per_request",
         "sglang_max_running_requests", "sglang_max_mamba_cache_size",
-        "sglang_disable_radix_cache", "sglang_page_size")
+        "sglang_disable_radix_cache", "sglang_page_size", "sglang_chunked_prefill_size")
     # the Budget page's layout: None is the sidebar planner's own; a link keeps another
     state, notices = decode_query({"b_layout": "vllm"})
     assert (state.budget_strategy, notices) == ("vllm", [])

@@ -1144,8 +1144,24 @@ def test_sglang_takes_the_gpus_own_chunked_prefill_size(capsys):
     _, _, err = run(["compare", "--preset", "gpt-oss-20b", "--gpu-memory", "H200 141GB",
                      "--context", "16K"], capsys)
     assert "prefill chunk" not in err  # its own is the 8,192 assumed without a GPU
-    # a model without a sliding pool: the chunk changes nothing, and a note says so
+    # a model without a sliding pool at page size 1: the chunk changes nothing, and a note
+    # says so
     code, _, err = run(["compare", "--preset", "Llama-3.1-8B", "--budget", "40GiB",
                         "--context", "16K", "--chunked-prefill-size", "2048"], capsys)
-    assert code == 0 and ("note: --sglang-chunked-prefill-size changes no figure here: this "
-                          "model gives it nothing to act on") in err
+    assert code == 0 and err == (
+        "python -m flatkv: note: --sglang-chunked-prefill-size changes no figure here: SGLang "
+        "keeps no sliding-window pool of its own here, and at page size 1 every chunk is whole "
+        "pages\n")
+    # at page 48 the chunk decides whether SGLang starts: 8,192 is 170 x 48 + 32 and refused,
+    # chunked prefill off starts it (40 GiB over 131,072 B a token: 327,680 tokens, in whole
+    # pages of 48 327,648), with no note
+    code, out, err = run(["compare", "--preset", "Llama-3.1-8B", "--budget", "40GiB",
+                          "--context", "16K", "--sglang-page-size", "48", "--json"], capsys)
+    refused = next(r for r in json.loads(out) if r["strategy"] == "sglang")
+    assert not refused["applies"] and "or -1 (chunked prefill off)" in refused["reason"]
+    code, out, err = run(["compare", "--preset", "Llama-3.1-8B", "--budget", "40GiB",
+                          "--context", "16K", "--sglang-page-size", "48",
+                          "--chunked-prefill-size", "-1", "--json"], capsys)
+    off = next(r for r in json.loads(out) if r["strategy"] == "sglang")
+    assert code == 0 and "chunked-prefill-size" not in err
+    assert off["kv_tokens"] == 40 * 2**30 // 131_072 // 48 * 48 == 327_648

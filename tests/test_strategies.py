@@ -2531,8 +2531,8 @@ def test_sglang_refuses_a_prefill_chunk_of_part_pages():
     assert r.reason == (
         "SGLang takes a prefill chunk of whole pages only (\"chunked_prefill_size must be "
         "divisible by page_size\"): 1,000 tokens is not a multiple of the page size 64; set "
-        "--chunked-prefill-size to a multiple of 64 (such as 1,024) or a page size that divides "
-        "1,000")
+        "--chunked-prefill-size to a multiple of 64 (such as 1,024) or -1 (chunked prefill off) or "
+        "a page size that divides 1,000")
     r = run_strategy("sglang", llama_31_8b(), budget_bytes=40 * 2**30,
                      options=StrategyOptions(sglang_page_size=3))
     assert "8,192 tokens is not a multiple of the page size 3" in r.reason
@@ -2544,8 +2544,8 @@ def test_sglang_refuses_a_prefill_chunk_of_part_pages():
                      options=StrategyOptions(sglang_chunked_prefill_size=1000))
     assert r.reason.endswith(
         "1,000 tokens is not a multiple of the page size 64; set --chunked-prefill-size to a "
-        "multiple of 64 (such as 1,024): DeepSeek's sparse attention pages by 64 tokens "
-        "whatever --page-size says")
+        "multiple of 64 (such as 1,024) or -1 (chunked prefill off): DeepSeek's sparse "
+        "attention pages by 64 tokens whatever --page-size says")
 
 
 def test_vllm_sizes_p_by_the_narrow_state_where_the_config_passes_no_num_spec():

@@ -838,7 +838,7 @@ def chunk_page_refusal(profile: CacheProfile, options: StrategyOptions) -> str |
     return (f"SGLang takes a prefill chunk of whole pages only (\"chunked_prefill_size must be "
             f"divisible by page_size\"): {n(chunk)} tokens is not a multiple of the page size "
             f"{n(page)}; set --chunked-prefill-size to a multiple of {n(page)} (such as "
-            f"{n(pages * page)}){other_page}")
+            f"{n(pages * page)}) or {CHUNKED_PREFILL_OFF} (chunked prefill off){other_page}")
 
 
 # GPUs on which SGLang 0.5.23, told no --page-size, runs TensorRT-LLM's MHA / MLA backends,
