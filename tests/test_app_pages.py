@@ -4516,6 +4516,12 @@ def test_compare_takes_sglangs_chunked_prefill_size_by_the_gpu():
     assert_clean(at)
     assert at.query_params["sg_chunk"] == "off"
     assert sglang_concurrency() == 190.99
+    # the same figure by another span: the formulas say which (auto read it as min(127 +
+    # 16,384, L))
+    codes = " ".join(c.value for c in at.code)
+    assert ("swa span = L: with chunked prefill off a request's whole prompt goes into the "
+            "sliding pool in one forward") in codes
+    assert "swa tokens / L = 3,129,326 / 16,384" in codes
 
 
 def test_a_config_json_without_a_length_is_counted_at_the_2048_vllm_assumes():

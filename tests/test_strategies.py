@@ -3777,8 +3777,9 @@ def test_sglang_chunked_prefill_off_holds_a_whole_prompt_in_the_sliding_pool():
     assert (off.extras["kv_tokens"], off.extras["swa_tokens"]) == (970_903, 776_722)
     assert off.max_concurrency == pytest.approx(776_722 / 32_768)
     assert off.extras["binding_limit"] == "swa tokens"
-    assert ("max_concurrency = min(kv tokens / L = 970,903 / 32,768, swa tokens / L (chunked "
-            "prefill off: its whole prompt goes into the sliding pool in one forward) = 776,722 "
+    assert ("swa span = L: with chunked prefill off a request's whole prompt goes into the "
+            "sliding pool in one forward") in off.formulas
+    assert ("max_concurrency = min(kv tokens / L = 970,903 / 32,768, swa tokens / L = 776,722 "
             "/ 32,768) = 23.70 (swa tokens binds)") in off.formulas
     # 23 run: 970,903 - 23 x 32,768 = 217,239 full tokens idle, 776,722 - 753,664 = 23,058 swa
     assert off.extras["idle_swa_tokens_at_context"] == 23_058

@@ -593,6 +593,8 @@ def _sglang_concurrency(
         limits.given(), key=lambda limit: Fraction(limit.held, limit.per_request))
     best = Fraction(numerator, denominator)
     extras["binding_limit"] = binding
+    if pools.n_swa and chunked_prefill_size(options) is None:
+        formulas.append(f"swa span = L: {UNCHUNKED_SPAN}")
     formulas.append(_concurrency_formula(limits.given(), best, binding))
     running = int(best)
     if not (pools.with_state or (pools.n_full and pools.n_swa)):  # one pool: nothing is split
@@ -701,15 +703,15 @@ def _swa_pool_limit(profile: CacheProfile, options: StrategyOptions, context_tok
     label = swa_label(profile)
     chunk = chunked_prefill_size(options)  # the tokens SGLang schedules a step
     if chunk is None:
-        span, window = context_tokens, f"L ({UNCHUNKED_SPAN})"
+        span, span_text = context_tokens, "L"  # a formula line of its own says why
     else:
         span = window_span(label, profile.window(label),
                            replace(options, max_batched_tokens=chunk), context_tokens)
-        window = f"min({WINDOW_SPANS[label].kept} + {n(chunk)}, L)"
+        span_text = f"min({WINDOW_SPANS[label].kept} + {n(chunk)}, L)"
     span_pages = cdiv(span, page)
     return _PoolLimit(pools.swa_tokens // page, span_pages, "swa tokens",
-                      f"swa tokens / {window} = {n(pools.swa_tokens)} / {n(span)}" if page == 1
-                      else f"swa pages / ceil({window} / {n(page)}) = "
+                      f"swa tokens / {span_text} = {n(pools.swa_tokens)} / {n(span)}" if page == 1
+                      else f"swa pages / ceil({span_text} / {n(page)}) = "
                       f"{n(pools.swa_tokens // page)} / {n(span_pages)}")
 
 
@@ -816,8 +818,8 @@ def chunked_prefill_size(options: StrategyOptions) -> int | None:
 
 # Why a request holds its whole prompt in the sliding pool with chunked prefill off, for the
 # concurrency formula
-UNCHUNKED_SPAN = ("chunked prefill off: its whole prompt goes into the sliding pool in one "
-                  "forward")
+UNCHUNKED_SPAN = ("with chunked prefill off a request's whole prompt goes into the sliding "
+                  "pool in one forward")
 
 
 def chunk_page_refusal(profile: CacheProfile, options: StrategyOptions) -> str | None:
