@@ -237,8 +237,9 @@ def _sglang_ssm_dtype_widget() -> None:
          format_func=choices.get,
          to_widget=lambda v: "auto" if v is None else v,
          from_widget=lambda k: None if k == "auto" else k,
-         help=_help("sglang_ssm_dtype", "Choosing a dtype here sets SGLANG_MAMBA_SSM_DTYPE; "
-                    f"auto is SGLang's own choice; for this model {by_model}, {why}."))
+         help=_help("sglang_ssm_dtype", "Choosing a dtype here runs as "
+                    "SGLANG_MAMBA_SSM_DTYPE would; auto is SGLang's own choice; for this model "
+                    f"{by_model}, {why}."))
 
 
 def _max_batched_tokens_widget() -> None:

@@ -269,7 +269,8 @@ ENGINE_OPTIONS = (
         SGLANG_COLUMN, lambda p: p.has_attention or p.has_state,
         help="SGLang's --chunked-prefill-size: the prefill tokens it schedules a step, which "
         "a request holds in its sliding-window pool beside its window (as vLLM's "
-        "$max_batched_tokens), and which its SWA request cap (with $sglang_disable_radix_cache) "
+        "$max_batched_tokens), and which its SWA request cap (with $sglang_disable_radix_cache and "
+        "max running requests told or tokens drafted) "
         "reserves for each chunk in flight; a whole number of pages, or SGLang refuses to "
         "start. SGLang's own is by the GPU's memory: "
         f"{chunked_prefill_tiers_text()} (B200). {CHUNKED_PREFILL_OFF} turns chunked prefill "

@@ -78,7 +78,7 @@ def check_max_blocks(field: str, blocks: int) -> int:
 
 
 def check_pages_fit_pool(field: str, pages: int, pool_blocks: int, cap_field: str,
-                         planned_blocks: int, *, capped_by_user: bool = True) -> None:
+                         planned_blocks: int, *, capped_by_user: bool) -> None:
     """A call moves pages of one pool, so it moves at most the pool's blocks: a ValueError
     naming ``field``, the pool and ``cap_field`` (the setting that raises the pool) otherwise.
     A pool never holds more than the plan's ``planned_blocks``: where it holds them all,

@@ -89,15 +89,17 @@ def _tokens_argument(flag: str) -> Callable[[str], int]:
 def chunked_prefill_argument(text: str) -> int:
     """An argparse type for SGLang's --chunked-prefill-size: a token count (``_tokens_argument``'s
     suffixes too), or a whole number 0 or less, which SGLang reads as chunked prefill off
-    (its help gives -1; scheduler.py 1372-1373 takes any value <= 0), kept as
-    ``CHUNKED_PREFILL_OFF``."""
-    if re.fullmatch(r"\s*[+-]?[0-9]+\s*", text) and int(text) <= 0:
+    (its help gives -1; scheduler.py 1372-1373 takes any value <= 0), or ``off`` as a link
+    writes it, kept as ``CHUNKED_PREFILL_OFF``."""
+    if (re.fullmatch(r"\s*[+-]?[0-9]+\s*", text) and int(text) <= 0
+            or text.strip().lower() == "off"):
         return CHUNKED_PREFILL_OFF
     try:
         return parse_tokens(text, "--sglang-chunked-prefill-size")
     except ValueError as exc:
         raise argparse.ArgumentTypeError(
-            f"{exc}; or -1 (0 or less, as SGLang reads it) for chunked prefill off") from None
+            f"{exc}; or -1 (any whole number 0 or less, as SGLang reads it, or off) for chunked "
+            "prefill off") from None
 
 
 def _sglang_flag(parser: argparse.ArgumentParser, name: str, **kwargs: Any) -> None:
@@ -180,7 +182,7 @@ def add_strategy_arguments(
                            "SGLang on Hopper and Ampere"))
     parser.add_argument("--sglang-ssm-dtype", default=None, metavar="DTYPE",
          help=_engine_help("sglang_ssm_dtype",
-                           "this sets SGLANG_MAMBA_SSM_DTYPE; default: SGLang's own"))
+                           "as SGLANG_MAMBA_SSM_DTYPE would; default: SGLang's own"))
     parser.add_argument("--sglang-swa-pool", action=argparse.BooleanOptionalAction,
          default=None, help=_engine_help("sglang_swa_pool", "--sglang-swa-pool and "
                                          "--no-sglang-swa-pool force it; default: SGLang's own"))

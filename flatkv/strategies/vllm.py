@@ -863,8 +863,8 @@ def _run_vllm(
 
 
 def _opening_extras(profile: CacheProfile, options: StrategyOptions) -> dict[str, object]:
-    """The extras every vLLM layout of the hybrid KV cache manager opens with, before P: the
-    mamba cache mode, whether windowed layers keep every token as full ones (the manager off),
+    """The extras every vLLM layout opens with, before P, with its hybrid KV cache manager on
+    or off: the mamba cache mode, whether windowed layers keep every token as full ones (off),
     and the line the start-up log leaves out where the profile keeps an ssm state vLLM would
     keep in float32 (``_ssm_dtype_told``), so the Compare page and the CLI can say so."""
     extras: dict[str, object] = {"mamba_cache_mode": options.mamba_cache_mode}
