@@ -47,7 +47,6 @@ def test_plan_table(capsys):
     # owns it: KV 769 x 26,738,688 = 20,562,051,072 B, state 769 x 77,266,944 =
     # 59,418,279,936 B. Padding each of the 36 state rows up to the page row 2,048 x 1,088 =
     # 2,228,224 B would add 769 x 36 x 81,920 = 2,267,873,280 B.
-    assert (769 * 104_005_632, 80 * 10**9 - 769 * 104_005_632) == (79_980_331_008, 19_668_992)
     table = out[out.index("\nfigure "):out.index("\n(rows by tensor")].split("\n")[3:]
     assert [" ".join(line.split()) for line in table] == [
         "block_size (P) 1,088 tokens",
