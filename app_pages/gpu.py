@@ -100,8 +100,8 @@ def _run_widgets(bench, devices: tuple[str, ...]) -> tuple[str, tuple[str, ...],
     c = st.columns(2)
     bind(c[0].number_input, "lab_max_blocks", "Max blocks (0 = automatic)", min_value=0,
          max_value=gpu_settings.MAX_POOL_BLOCKS, step=1, from_widget=_max_blocks_from_widget,
-         help="Allocate at most this many of the plan's blocks. Automatic: "
-         f"{gpu_view.per_device_text(gpu_settings.DEFAULT_POOL_BYTES)} of pages, within "
+         help="Allocate at most this many of the plan's blocks. Automatic: pages of "
+         f"{gpu_view.per_device_text(gpu_settings.DEFAULT_POOL_BYTES)}, within "
          f"{gpu_settings.DEFAULT_SHARE_PERCENT}% of free memory and at least 2 pages. A run "
          f"that would not fit in {gpu_settings.BENCH_SHARE_PERCENT}% of free memory is refused "
          "before anything is allocated.")

@@ -60,7 +60,11 @@ from flatkv.strategies.base import (
     SWA_RATIO_RANGE,
     to_fraction,
 )
-from flatkv.strategies.sglang import sglang_default_chunked_prefill
+from flatkv.strategies.sglang import (
+    CHUNK_OFF_WORD,
+    parse_chunked_prefill,
+    sglang_default_chunked_prefill,
+)
 from flatkv.strategies.sglang import slots_per_request as sglang_slots_per_request
 from flatkv.strategies.sglang import ssm_dtype as sglang_ssm_dtype
 from flatkv.strategies.sglang import swa_pool as sglang_swa_pool
@@ -493,23 +497,15 @@ def _tokens(maximum: int) -> Callable[[str, str], int]:
     return lambda key, text: parse_tokens(text, key, maximum=maximum)
 
 
-# SGLang's chunked prefill off (CHUNKED_PREFILL_OFF, its --chunked-prefill-size -1) in a link
-CHUNK_OFF_TEXT = "off"
-
-
 def _chunked_prefill(key: str, text: str) -> int:
-    """SGLang's --chunked-prefill-size in a link: tokens (``_tokens``), or ``off``
-    (``CHUNK_OFF_TEXT``; -1, as SGLang's command line writes it, reads the same)."""
-    if text.strip() in (CHUNK_OFF_TEXT, str(CHUNKED_PREFILL_OFF)):
-        return CHUNKED_PREFILL_OFF
-    try:
-        return parse_tokens(text, key, maximum=MAX_CONTEXT)
-    except ValueError as exc:
-        raise ValueError(f"{exc}; or {CHUNK_OFF_TEXT} for chunked prefill off") from None
+    """SGLang's --chunked-prefill-size in a link: tokens, or chunked prefill off (``off``, as
+    the link writes it, or a whole number 0 or less, as SGLang reads it), as the CLI reads it
+    (``sglang.parse_chunked_prefill``)."""
+    return parse_chunked_prefill(text, key, maximum=MAX_CONTEXT)
 
 
 def _write_chunked_prefill(value: object) -> str:
-    return CHUNK_OFF_TEXT if value == CHUNKED_PREFILL_OFF else str(value)
+    return CHUNK_OFF_WORD if value == CHUNKED_PREFILL_OFF else str(value)
 
 
 def _flag(key: str, text: str) -> bool:

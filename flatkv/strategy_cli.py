@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, fields, replace
 from typing import Any
@@ -37,7 +36,6 @@ from flatkv.strategies import (
 )
 from flatkv.strategies import run_strategy as _run_strategy
 from flatkv.strategies.base import (
-    CHUNKED_PREFILL_OFF,
     MAMBA_CACHE_MODES,
     ratio_text,
     start_up_log_title,
@@ -45,6 +43,7 @@ from flatkv.strategies.base import (
 from flatkv.strategies.sglang import (
     CHUNKED_PREFILL_ASSUMED,
     SPECULATIVE_NOT_MODELLED,
+    parse_chunked_prefill,
     sglang_default_chunked_prefill,
 )
 from flatkv.strategies.sglang_log import logged_padding
@@ -87,19 +86,12 @@ def _tokens_argument(flag: str) -> Callable[[str], int]:
 
 
 def chunked_prefill_argument(text: str) -> int:
-    """An argparse type for SGLang's --chunked-prefill-size: a token count (``_tokens_argument``'s
-    suffixes too), or a whole number 0 or less, which SGLang reads as chunked prefill off
-    (its help gives -1; scheduler.py 1372-1373 takes any value <= 0), or ``off`` as a link
-    writes it, kept as ``CHUNKED_PREFILL_OFF``."""
-    if (re.fullmatch(r"\s*[+-]?[0-9]+\s*", text) and int(text) <= 0
-            or text.strip().lower() == "off"):
-        return CHUNKED_PREFILL_OFF
+    """An argparse type for SGLang's --chunked-prefill-size (``sglang.parse_chunked_prefill``:
+    tokens, or chunked prefill off); a bad entry is argparse's one-line error."""
     try:
-        return parse_tokens(text, "--sglang-chunked-prefill-size")
+        return parse_chunked_prefill(text, "--sglang-chunked-prefill-size")
     except ValueError as exc:
-        raise argparse.ArgumentTypeError(
-            f"{exc}; or -1 (any whole number 0 or less, as SGLang reads it, or off) for chunked "
-            "prefill off") from None
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def _sglang_flag(parser: argparse.ArgumentParser, name: str, **kwargs: Any) -> None:

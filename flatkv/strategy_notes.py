@@ -734,7 +734,8 @@ def sglang_start_up_log_text(r: StrategyResult) -> str:
         elif running is not None:
             text += (f", max_running_requests={running} and context_len={r.context_tokens} "
                      "(without --max-running-requests, the context as its --context-length)")
-        text += " beside figures not modelled here (chunked prefill, available memory)."
+        text += (", beside chunked_prefill_size (the chunk these figures take, -1 where it is "
+                 "off) and figures not modelled here (max_prefill_tokens, available memory).")
     if "kv" in pools:
         text += f" {OLDER_SGLANG_KV_LOG}"
     if "hybrid swa" in pools:

@@ -1445,8 +1445,8 @@ def test_sglang_chunked_prefill_size_is_the_gpus_own_unless_set():
 
 def test_sglang_chunked_prefill_off_rides_a_link():
     # SGLang's --chunked-prefill-size -1 (chunked prefill off) is -1 in the options on any
-    # GPU, a change from SGLang's own, and "off" in a link, which also reads SGLang's -1; 0
-    # there is no count of tokens (the widget's 0 is "auto", a link's "auto" too), and is
+    # GPU, a change from SGLang's own, and "off" in a link, which also reads what SGLang reads
+    # as off (any whole number 0 or less), as the CLI does; what is neither tokens nor off is
     # refused with the default kept
     off = AppState(model="gpt-oss-20b", gpu="B200 192GB", sglang_chunked_prefill_size=-1)
     assert off.strategy_options().sglang_chunked_prefill_size == -1
@@ -1456,7 +1456,11 @@ def test_sglang_chunked_prefill_off_rides_a_link():
     assert decode_query(encode_query(off)) == (off, [])
     assert decode_query({"model": "gpt-oss-20b", "gpu": "B200 192GB", "sg_chunk": "-1"}) == (
         off, [])
-    state, notes = decode_query({"model": "gpt-oss-20b", "sg_chunk": "0"})
+    for text in ("0", "-5", "OFF"):
+        assert decode_query({"model": "gpt-oss-20b", "gpu": "B200 192GB", "sg_chunk": text}
+                            ) == (off, []), text
+    state, notes = decode_query({"model": "gpt-oss-20b", "sg_chunk": "-1.5"})
     assert state.sglang_chunked_prefill_size is None
-    assert notes == ["sg_chunk is '0': give a positive number of tokens; or off for chunked "
-                     "prefill off; using the default (sg_chunk=auto)."]
+    assert notes == ["sg_chunk is '-1.5': give a positive number of tokens; or -1 (any whole "
+                     "number 0 or less, as SGLang reads it, or off) for chunked prefill off; "
+                     "using the default (sg_chunk=auto)."]

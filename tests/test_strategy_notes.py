@@ -500,7 +500,8 @@ def test_sglang_start_up_log_says_what_its_sizes_count():
         "writes) and the state pool's padding slot beyond max_mamba_cache_size. Its scheduler then "
         f"logs max_total_num_tokens={result.capacity_tokens}, max_running_requests=97 and "
         "context_len=32768 (without --max-running-requests, the context as its "
-        "--context-length) beside figures not modelled here (chunked prefill, available "
+        "--context-length), beside chunked_prefill_size (the chunk these figures take, -1 "
+        "where it is off) and figures not modelled here (max_prefill_tokens, available "
         "memory). Releases before 0.5.13 (June 2026) print the KV "
         "lines without \"dtype: ...,\".")
     # 80e9 x 9 // 19 B of state hold 490 slots of 77,266,944 B; the rest 1,714,648 tokens

@@ -73,6 +73,7 @@ nothing of this module.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from fractions import Fraction
@@ -96,7 +97,7 @@ from flatkv.strategies.base import (
     window_span,
 )
 from flatkv.strategies.sglang_log import reduced_line, start_up_log, state_cap_line
-from flatkv.units import concurrency_text
+from flatkv.units import MAX_TOKENS, concurrency_text, parse_tokens
 
 
 def bytes_text(value: float) -> str:
@@ -814,6 +815,25 @@ def chunked_prefill_size(options: StrategyOptions) -> int | None:
     if chunk == CHUNKED_PREFILL_OFF:
         return None
     return chunk or CHUNKED_PREFILL_ASSUMED
+
+
+# How a link and the CLI may write chunked prefill off, beside SGLang's own -1
+CHUNK_OFF_WORD = "off"
+
+
+def parse_chunked_prefill(text: str, field: str, *, maximum: int = MAX_TOKENS) -> int:
+    """SGLang's --chunked-prefill-size as typed on a command line or in a link: tokens
+    (``parse_tokens``' suffixes), or chunked prefill off (``CHUNKED_PREFILL_OFF``) for any whole
+    number 0 or less, as SGLang reads them (scheduler.py 1372-1373; its help gives -1), or
+    ``off``; a ValueError naming ``field`` otherwise, which says how to turn it off."""
+    word = text.strip()
+    if re.fullmatch(r"[+-]?[0-9]+", word) and int(word) <= 0 or word.lower() == CHUNK_OFF_WORD:
+        return CHUNKED_PREFILL_OFF
+    try:
+        return parse_tokens(text, field, maximum=maximum)
+    except ValueError as exc:
+        raise ValueError(f"{exc}; or {CHUNKED_PREFILL_OFF} (any whole number 0 or less, as "
+                         f"SGLang reads it, or {CHUNK_OFF_WORD}) for chunked prefill off") from None
 
 
 # Why a request holds its whole prompt in the sliding pool with chunked prefill off, for the
