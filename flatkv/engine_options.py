@@ -66,6 +66,12 @@ def _has_window(profile: CacheProfile) -> bool:
     return bool(profile.windowed_labels)
 
 
+def _has_sglang_pools(profile: CacheProfile) -> bool:
+    """Attention or state: SGLang keeps a token pool (for state layers alone, one of no layers)
+    paged by its page size, which a prefill chunk must fill whole."""
+    return profile.has_attention or profile.has_state
+
+
 def _always(profile: CacheProfile) -> bool:
     return True
 
@@ -190,7 +196,7 @@ ENGINE_OPTIONS = (
     # the requests its draft-token buffers are reserved for
     EngineOption(
         "sglang_max_running_requests", "SGLang max running requests", ("sglang",),
-        SGLANG_COLUMN, lambda p: p.has_attention or p.has_state,
+        SGLANG_COLUMN, _has_sglang_pools,
         help="SGLang's --max-running-requests N. SGLang's own, from its token pool's T "
         "tokens: int(T / context x 512) kept in 2,048 to 4,096, or 48 with speculative "
         "decoding (its speculative hook's reset), at most T // 2 and a state hybrid's state "
@@ -237,7 +243,7 @@ ENGINE_OPTIONS = (
     # layers), and a mamba radix cache takes only some pages
     EngineOption(
         "sglang_page_size", "SGLang page size", ("sglang",), SGLANG_COLUMN,
-        lambda p: (p.has_attention or p.has_state) and p.indexer_bytes_per_slot is None,
+        lambda p: _has_sglang_pools(p) and p.indexer_bytes_per_slot is None,
         help="SGLang's --page-size: tokens per page of its token pool, which it rounds down "
         "to whole pages. Told none, SGLang 0.5.23 runs 1 on Hopper and Ampere, 64 on "
         "Blackwell (TensorRT-LLM backends; 128 on FA4 where K and V differ in width) but 1 "
@@ -266,7 +272,7 @@ ENGINE_OPTIONS = (
     # for any model whose pools it pages, whole pages or SGLang refuses to start
     EngineOption(
         "sglang_chunked_prefill_size", "SGLang chunked prefill size", ("sglang",),
-        SGLANG_COLUMN, lambda p: p.has_attention or p.has_state,
+        SGLANG_COLUMN, _has_sglang_pools,
         help="SGLang's --chunked-prefill-size: the prefill tokens it schedules a step, which "
         "a request holds in its sliding-window pool beside its window (as vLLM's "
         "$max_batched_tokens), and which its SWA request cap (with $sglang_disable_radix_cache and "
