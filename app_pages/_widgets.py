@@ -250,7 +250,8 @@ def _sglang_chunked_prefill_size_widget() -> None:
     own, why = state().engine_choices()["sglang_chunked_prefill_size"]
     _auto_count_widget(
         "sglang_chunked_prefill_size", "Chunked prefill size (0: auto, -1: off)", MAX_CONTEXT,
-        _help("sglang_chunked_prefill_size", f"0 leaves it to SGLang; here {own:,}, {why}."),
+        _help("sglang_chunked_prefill_size", "In this field 0 leaves it to SGLang (not "
+              f"SGLang's own 0, which is off: enter -1 for that); here {own:,}, {why}."),
         minimum=CHUNKED_PREFILL_OFF)
 
 
