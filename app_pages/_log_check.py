@@ -47,7 +47,9 @@ def log_check_section(results: list[StrategyResult]) -> None:
                "Other forms of a line are read too (vLLM's KV cache size on two lines, as "
                "older releases log it, or named for an XPU, a CPU or host pools; SGLang's KV "
                "lines without their dtype, a hybrid SWA pool's unlabelled, as before 0.5.17, or "
-               "as the VA upper bound it reserves), and the table says which.")
+               "as the VA upper bound it reserves), and the table says which. Where tokens "
+               "are drafted, the KV line SGLang's drafter logs after the model's is named and "
+               "not compared.")
     text = st.text_area("Engine log", key="compare.check_log", height=120,
                         label_visibility="collapsed",
                         placeholder="(EngineCore_DP0 pid=123) INFO 12-06 07:00:00 "
