@@ -320,6 +320,8 @@ def engine_help(field: str, names: Mapping[str, str] = ENGINE_LABELS) -> str:
     names the other options the text refers to (the CLI its flags; the app the captions'
     labels, the default)."""
     return _ENGINE_HELP[field].substitute(names)
+
+
 # The engine options each layout reads, in ENGINE_FIELDS' order.
 STRATEGY_FIELDS: dict[str, tuple[str, ...]] = {
     s: tuple(o.field for o in ENGINE_OPTIONS if s in o.read_by) for s in STRATEGIES}
@@ -357,17 +359,17 @@ def idle_engine_option(option: EngineOption, profile: CacheProfile,
     """Why another option leaves ``option`` nothing to act on ("" when none does): its mamba
     cache mode not set (``only_in_mode``), SGLang's sliding / full ratio without its sliding
     pool (and its chunked prefill size, where at page size 1 no chunk can be refused), the
-    ratio where its request cap sizes that pool,
-    overlap scheduling where S is told or the radix cache is off, the radix cache where it
-    leaves nothing (``_radix_cache_idle``)."""
+    ratio where its request cap sizes that pool, overlap scheduling where S is told or the
+    radix cache is off, the radix cache where it leaves nothing (``_radix_cache_idle``)."""
     if option.only_in_mode not in (None, options.mamba_cache_mode):
         return f"it acts only in mamba cache mode {option.only_in_mode}"
-    if (option.field == "sglang_chunked_prefill_size" and not sglang_swa_pool(profile, options)[0]
-            and sglang_page_of(profile, options) == 1):
-        return ("SGLang keeps no sliding-window pool of its own here, and at page size 1 every "
-                "chunk is whole pages")
-    if option.field == "swa_full_tokens_ratio" and not sglang_swa_pool(profile, options)[0]:
-        return "SGLang keeps no sliding-window pool of its own here"
+    no_pool = "SGLang keeps no sliding-window pool of its own here"
+    if option.field in ("swa_full_tokens_ratio", "sglang_chunked_prefill_size") and not (
+            sglang_swa_pool(profile, options)[0]):
+        if option.field == "swa_full_tokens_ratio":
+            return no_pool
+        if sglang_page_of(profile, options) == 1:
+            return f"{no_pool}, and at page size 1 every chunk is whole pages"
     if option.field == "swa_full_tokens_ratio" and swa_request_cap(profile, options):
         return ("SGLang sizes its sliding-window pool from its request cap here "
                 "(--disable-radix-cache with max running requests set)")
