@@ -247,8 +247,9 @@ class LogCheck:
         return f"; {count_text(len(skipped), 'log line')} not compared: {skipped[0]}"
 
     def _verdict_of_one(self, name: str) -> str:
-        """``verdict`` where FlatKV has one line for the engine (DeepSeek's SGLang KV line):
-        "its one line", not "all 1 lines"."""
+        """``verdict`` where FlatKV has one line for the engine (SGLang's scheduler line of a
+        model typed in bytes, whose KV lines it cannot word): "its one line", not "all 1
+        lines"."""
         outcome = self.lines[0].outcome
         if outcome == MISSING:
             return (f"FlatKV's one {name} line is not in this log "

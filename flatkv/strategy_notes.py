@@ -722,25 +722,42 @@ def sglang_start_up_log_text(r: StrategyResult) -> str:
         text += (" With speculative decoding: the Mamba line goes on to the draft tokens' "
                  "buffers MambaPool allocates (on a CUDA GPU), and the drafter's own KV pool "
                  "logs lines of its own, not shown.")
-    if r.logged_tokens is not None:
-        text += f" Its scheduler then logs max_total_num_tokens={r.logged_tokens}"
-        if (running := x.get("max_running_requests")) is not None and x.get(
-                "running_requests_told"):
-            text += (f", max_running_requests={running} (--max-running-requests as told, or "
-                     "fewer where the pools hold fewer, whatever the context)")
-        elif running is not None and x.get("running_cap_from_speculative_hook"):
-            text += (f", max_running_requests={running} (without --max-running-requests: the "
-                     "48 its speculative hook sets, or fewer where the pools hold fewer)")
-        elif running is not None:
-            text += (f", max_running_requests={running} and context_len={r.context_tokens} "
-                     "(without --max-running-requests, the context as its --context-length)")
-        text += (", beside chunked_prefill_size (the chunk these figures take, -1 where it is "
-                 "off) and figures not modelled here (max_prefill_tokens, available memory).")
+    if x.get("scheduler_line"):
+        text += f" Its scheduler's line (TP rank 0 alone) comes last: {_scheduler_figures(r)}."
     if "kv" in pools:
         text += f" {OLDER_SGLANG_KV_LOG}"
     if "hybrid swa" in pools:
         text += f" {OLDER_SGLANG_SWA_LOG}"
     return text
+
+
+def _running_requests_source(x: dict[str, object]) -> str:
+    """Where the max_running_requests of SGLang's scheduler line comes from."""
+    if x.get("running_requests_told"):
+        return ("--max-running-requests as told, or fewer where the pools hold fewer, whatever "
+                "the context")
+    if x.get("running_cap_from_speculative_hook"):
+        return "the 48 its speculative hook sets, or fewer where the pools hold fewer"
+    return ("its estimate from the token pool at the context, its context_len "
+            "(--context-length)" + (", or the state pool's cap where lower"
+                                    if x.get("running_request_cap") else ""))
+
+
+def _scheduler_figures(r: StrategyResult) -> str:
+    """Where the figures of SGLang's scheduler line come from, and which it elides."""
+    x = r.extras
+    said = []
+    if (running := x.get("max_running_requests")) is not None:
+        said.append(f"max_running_requests is {_running_requests_source(x)}")
+    if r.context_tokens is None:
+        said.append("context_len (the model's own, not known here)"
+                    + (" is elided" if running is not None else
+                       " and the max_running_requests it sets are elided"))
+    if x.get("scheduler_chunk") is None:
+        said.append("chunked_prefill_size is what it was told (-1, or 0 or less), elided")
+    said.append("max_prefill_tokens and the memory left (available_gpu_mem) are not modelled: "
+                "\"...\" reads as anything")
+    return "; ".join(said)
 
 
 def _log_lines_are(r: StrategyResult) -> str:

@@ -128,4 +128,6 @@ def test_vllm_anchor_through_the_cli(tmp_path, capsys):
         "  Mamba Cache is allocated. max_mamba_cache_size: 586, conv_state size: 0.48GB, "
         "ssm_state size: 20.64GB \n"
         "  KV Cache is allocated. dtype: torch.bfloat16, #tokens: 2050805, K size: 11.73 GB, "
-        "V size: 11.73 GB\n")
+        "V size: 11.73 GB\n"
+        "  max_total_num_tokens=2050805, chunked_prefill_size=8192, max_prefill_tokens=..., "
+        "max_running_requests=117, context_len=262144\n")

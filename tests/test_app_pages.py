@@ -1486,9 +1486,15 @@ def test_compare_page_lists_every_strategy():
         "--mamba-full-memory-ratio or --max-mamba-cache-size, or halve the state size with "
         "--mamba-ssm-dtype bfloat16.\n"
         "Mamba Cache is allocated. max_mamba_cache_size: 489, conv_state size: "
-        "0.81GB, ssm_state size: 34.45GB ")
-    assert any(c.value.startswith("SGLang's start-up log at these settings") and "Its scheduler "
-               "then logs max_total_num_tokens=" in c.value for c in at.caption)
+        "0.81GB, ssm_state size: 34.45GB \n"
+        # its scheduler's: the rest, (80e9 - 490 x 77,266,944) // (12 x 2,048) = 1,714,648
+        # tokens (test_strategy_notes derives it), the 8,192 chunk of an 80 GB GPU
+        "max_total_num_tokens=1714648, chunked_prefill_size=8192, max_prefill_tokens=..., "
+        "max_running_requests=163, context_len=32768")
+    assert any(c.value.startswith("SGLang's start-up log at these settings") and "Its "
+               "scheduler's line (TP rank 0 alone) comes last: max_running_requests is its "
+               "estimate from the token pool at the context, its context_len (--context-length), "
+               "or the state pool's cap where lower;" in c.value for c in at.caption)
     assert any(c.value.startswith("vLLM's start-up log at these settings, in a current "
                                   "release's words") and "vLLM 0.19 and earlier print 812,736 "
                "tokens there" in c.value for c in at.caption)
@@ -4648,13 +4654,18 @@ def test_compare_checks_a_pasted_engine_log():
         "vLLM: all 3 lines are in the log and agree with it."]
     assert at30.table[0].value["FlatKV's line"][0] == "` Available KV cache memory: ... GiB `"
     # an SGLang log: vLLM's lines say so, SGLang's (its Mamba line of 553 request slots, 1.62 /
-    # 17.31 GB: tests/test_log_check.py derives them) are checked
+    # 17.31 GB: tests/test_log_check.py derives them; its scheduler's line: a token pool of no
+    # layers of context_len 2,048 tokens, 553 // 3 = 184 running, the 8,192 chunk assumed
+    # where the GPU is not told) are checked; its cap warning is not pasted
     sglang = ("[2026-12-06 07:01:02 TP0] Mamba Cache is allocated. max_mamba_cache_size: 553, "
-              "conv_state size: 1.62GB, ssm_state size: 17.31GB")
+              "conv_state size: 1.62GB, ssm_state size: 17.31GB\n"
+              "[2026-12-06 07:01:09 TP0] max_total_num_tokens=2048, chunked_prefill_size=8192, "
+              "max_prefill_tokens=16384, max_running_requests=184, context_len=2048, "
+              "available_gpu_mem=10.00 GB")
     at.text_area(key="compare.check_log").set_value(sglang).run()
     assert_clean(at)
     assert [shown(s) for s in at.success] == [
-        "SGLang: 1 of 2 lines are in the log and agree with it; 1 not in it."]
+        "SGLang: 2 of 3 lines are in the log and agree with it; 1 not in it."]
     # bad input: an error that names the problem, no traceback
     for bad, said in (("\x00" * 10, "The log holds a NUL character (at character 0)"),
                       ("x" * 1_000_001, "The log is 1,000,001 characters, over the 1,000,000 "

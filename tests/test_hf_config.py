@@ -348,7 +348,8 @@ def test_max_model_len_is_derived_from_the_config_as_vllm_derives_it():
     assert not spec_from_hf_config({**mamba, "max_position_embeddings": 4_096}
                                    ).max_model_len_assumed
     # SGLang's figures for a state-only model hold no token history: the same at its 2,048 as
-    # at vLLM's 8,192, so counting both engines at one length keeps SGLang's exact
+    # at vLLM's 8,192, so counting both engines at one length keeps SGLang's exact; only its
+    # scheduler line tells the length (its token pool of no layers is context_len tokens)
     at = [run_strategy("sglang", scaled.profile(), budget_bytes=40 * 2**30, context_tokens=c)
           for c in (2_048, 8_192)]
     # Mamba's defaults: d_inner 2 x 256 = 512, conv 512 x 3 x 2 B = 3,072, ssm 512 x 16
@@ -357,8 +358,14 @@ def test_max_model_len_is_derived_from_the_config_as_vllm_derives_it():
     # of no layers holds the context, 2,048 tokens over 2,048 a request: 1.00
     assert (at[0].capacity_tokens, at[0].num_blocks, at[0].extras["state_slot_bytes"],
             at[0].max_concurrency) == (None, 141_912, 143_360, 1.0)
-    assert [(r.num_blocks, r.max_concurrency, r.extras["log_lines"]) for r in at[1:]] == [
-        (at[0].num_blocks, at[0].max_concurrency, at[0].extras["log_lines"])]
+    assert [(r.num_blocks, r.max_concurrency, r.extras["log_lines"][:-1]) for r in at[1:]] == [
+        (at[0].num_blocks, at[0].max_concurrency, at[0].extras["log_lines"][:-1])]
+    # max_running_requests: min(max(min(int(T / L x 512), 4,096), 2,048), T // 2) with T = L:
+    # min(max(512, 2,048), L // 2) = 1,024 at 2,048 and 2,048 at 8,192
+    assert [r.extras["log_lines"][-1] for r in at] == [
+        f"max_total_num_tokens={c}, chunked_prefill_size=8192, max_prefill_tokens=..., "
+        f"max_running_requests={running}, context_len={c}"
+        for c, running in ((2_048, 1_024), (8_192, 2_048))]
     # vLLM takes the smallest length field: one other than max_position_embeddings is named
     seq = spec_from_hf_config({"model_type": "llama", "max_position_embeddings": 8_192,
                                "max_seq_len": 4_096})

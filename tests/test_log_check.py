@@ -71,13 +71,15 @@ def as_logged(line: str) -> str:
 
 
 def engine_log(lines: list[str], prefix, ranks=(0, 1), other_pool: str = "") -> str:
-    """A start-up log: each line once a rank, other lines between (weights, a progress bar, a
-    compile line with a colour code left without its ESC), and ``other_pool`` last: a line of
-    the same words as one of ours, of another pool or model."""
+    """A start-up log: each line once a rank (SGLang's scheduler line on the first alone, as
+    it logs it), other lines between (weights, a progress bar, a compile line with a colour
+    code left without its ESC), and ``other_pool`` last: a line of the same words as one of
+    ours, of another pool or model."""
     out = [f"{prefix(0, 0)}Loading weights took 13.97 GiB and 4.2 seconds",
            "Loading safetensors checkpoint shards: 100% Completed | 4/4 [00:03<00:00,  1.18it/s]"]
     for i, line in enumerate(lines, 1):
-        out += [f"{prefix(rank, i)}{as_logged(line)}" for rank in ranks]
+        on = ranks[:1] if line.startswith("max_total_num_tokens=") else ranks
+        out += [f"{prefix(rank, i)}{as_logged(line)}" for rank in on]
         out.append(f"{prefix(0, i)}[32mmodel_runner[0m compiled graph {i} of 51 in 0.8 s")
     if other_pool:
         out.append(f"{prefix(0, 59)}{other_pool}")
@@ -143,23 +145,30 @@ def test_sglang_log_all_same_with_its_kv_line():
     profile = load_preset("Qwen3-Next-80B-A3B").profile()
     r = run_strategy("sglang", profile, budget_bytes=GIB40, context_tokens=32_768)
     expected = r.extras["log_lines"]
-    assert expected[-1].startswith("KV Cache is allocated. dtype: torch.bfloat16, #tokens: ")
+    assert expected[-2].startswith("KV Cache is allocated. dtype: torch.bfloat16, #tokens: ")
+    # then the scheduler's line, on TP0 alone: the pool's tokens, the 52 requests the state
+    # pool caps (the first line) at 32,768 tokens
+    assert expected[0].startswith("max_running_requests is capped to 52 by the mamba state")
+    assert expected[-1] == (f"max_total_num_tokens={r.capacity_tokens}, chunked_prefill_size="
+                            "8192, max_prefill_tokens=..., max_running_requests=52, "
+                            "context_len=32768")
     check = check_log(expected, "sglang", engine_log(expected, sglang_prefix))
-    assert [c.outcome for c in check.lines] == [SAME] * len(expected) == [SAME] * 3
+    assert [c.outcome for c in check.lines] == [SAME] * len(expected) == [SAME] * 4
     assert check.log_engine == "sglang"
-    assert check.verdict() == "SGLang: all 3 lines are in the log and agree with it."
+    assert check.verdict() == "SGLang: all 4 lines are in the log and agree with it."
+    assert check.lines[-1].detail() == "line 12 (TP0) agrees"
     # a pool of another model (a drafter's, where FlatKV is told of no drafting) logs the same
     # words: every match must agree, so the line differs, and says which log line does
     drafter = ("KV Cache is allocated. dtype: torch.bfloat16, #tokens: "
                f"{r.capacity_tokens}, K size: 0.01 GB, V size: 0.01 GB")
     check = check_log(expected, "sglang", engine_log(expected, sglang_prefix,
                                                      other_pool=drafter))
-    kv = check.lines[-1]
-    assert kv.outcome == DIFFERS and check.verdict().startswith("SGLang: 1 of 3 lines differs")
-    size = expected[-1].split("K size: ")[1].split(" GB")[0]
+    kv = check.lines[-2]
+    assert kv.outcome == DIFFERS and check.verdict().startswith("SGLang: 1 of 4 lines differs")
+    size = expected[-2].split("K size: ")[1].split(" GB")[0]
     # the third line's ranks are the log's lines 9 and 10 (2 + 3 x 2 + 1), the drafter's the
-    # last, 2 + 3 x 3 + 1 = 12
-    assert kv.detail() == (f"line 12 (TP0): K size (GB): FlatKV {size}, log 0.01; V size (GB): "
+    # last, after the scheduler's line and its compile line: 2 + 3 x 3 + 2 + 1 = 14
+    assert kv.detail() == (f"line 14 (TP0): K size (GB): FlatKV {size}, log 0.01; V size (GB): "
                            f"FlatKV {size}, log 0.01 | lines 9 (TP0), 10 (TP1) agree")
 
 
@@ -172,51 +181,52 @@ def test_a_drafters_kv_line_after_the_models_is_not_compared():
     r = run_strategy("sglang", profile, budget_bytes=GIB40, context_tokens=32_768,
                      options=StrategyOptions(speculative_tokens=2))
     expected = r.extras["log_lines"]
-    assert expected[-1] == ("KV Cache is allocated. dtype: torch.bfloat16, #tokens: 923898, "
+    assert expected[-2] == ("KV Cache is allocated. dtype: torch.bfloat16, #tokens: 923898, "
                             "K size: 10.57 GB, V size: 10.57 GB")
-    drafter = expected[-1].replace("10.57", "0.88")
+    drafter = expected[-2].replace("10.57", "0.88")
     log = engine_log(expected, sglang_prefix) + "\n" + "\n".join(
         f"{sglang_prefix(rank, 59)}{drafter}" for rank in (0, 1))
     check = check_result(r, read_log(log))
-    kv = check.lines[-1]
+    kv = check.lines[-2]
     assert kv.outcome == SAME
-    assert check.verdict() == ("SGLang: all 3 lines are in the log and agree with it; 2 log "
+    assert check.verdict() == ("SGLang: all 4 lines are in the log and agree with it; 2 log "
                                f"lines not compared: {DRAFTER_POOL}.")
-    # the model's lines are the log's 9 and 10 (2 + 3 x 2 + 1), the drafter's 12 and 13
-    assert kv.detail() == (f"lines 9 (TP0), 10 (TP1) agree | lines 12 (TP0), 13 (TP1): not "
+    # the model's lines are the log's 9 and 10 (2 + 3 x 2 + 1), the drafter's 14 and 15 (after
+    # the scheduler's line on TP0 and its compile line)
+    assert kv.detail() == (f"lines 9 (TP0), 10 (TP1) agree | lines 14 (TP0), 15 (TP1): not "
                            f"compared, {DRAFTER_POOL}")
-    def with_lines(*extra: str) -> str:  # the model's log (11 lines), then these on TP0
+    def with_lines(*extra: str) -> str:  # the model's log (13 lines), then these on TP0
         return engine_log(expected, sglang_prefix) + "".join(
             f"\n{sglang_prefix(0, 59)}{line}" for line in extra)
 
     # what no drafter logs is compared: a KV line of other #tokens (a pool not indexed by the
     # model's tokens), a third KV line of a rank, the scheduler's cap line twice
-    kv = check_result(r, read_log(with_lines(drafter.replace("923898", "900000")))).lines[-1]
+    kv = check_result(r, read_log(with_lines(drafter.replace("923898", "900000")))).lines[-2]
     assert kv.outcome == DIFFERS
-    assert kv.detail().startswith("line 12 (TP0): #tokens: FlatKV 923898, log 900000")
-    kv = check_result(r, read_log(with_lines(drafter, drafter.replace("0.88", "0.44")))).lines[-1]
+    assert kv.detail().startswith("line 14 (TP0): #tokens: FlatKV 923898, log 900000")
+    kv = check_result(r, read_log(with_lines(drafter, drafter.replace("0.88", "0.44")))).lines[-2]
     assert kv.outcome == DIFFERS
-    assert kv.detail().startswith("line 13 (TP0): K size (GB): FlatKV 10.57, log 0.44")
+    assert kv.detail().startswith("line 15 (TP0): K size (GB): FlatKV 10.57, log 0.44")
     capped = expected[0].replace("capped to 32", "capped to 31")
     cap = check_result(r, read_log(with_lines(capped))).lines[0]
-    assert cap.outcome == DIFFERS and cap.detail().startswith("line 12 (TP0): ")
+    assert cap.outcome == DIFFERS and cap.detail().startswith("line 14 (TP0): ")
     # the model's own line is compared all the same: one token more on TP1 differs
     off = log.replace("TP1] KV Cache is allocated. dtype: torch.bfloat16, #tokens: 923898, "
                       "K size: 10.57", "TP1] KV Cache is allocated. dtype: torch.bfloat16, "
                       "#tokens: 923899, K size: 10.57")
-    kv = check_result(r, read_log(off)).lines[-1]
+    kv = check_result(r, read_log(off)).lines[-2]
     assert kv.outcome == DIFFERS
     assert kv.detail().startswith("line 10 (TP1): #tokens: FlatKV 923898, log 923899 | "
-                                  "line 9 (TP0) agrees | lines 12 (TP0), 13 (TP1): not compared")
+                                  "line 9 (TP0) agrees | lines 14 (TP0), 15 (TP1): not compared")
     # without tokens drafted no drafter runs: the same later line differs (as a pool of
     # another model in test_sglang_log_all_same_with_its_kv_line)
     plain = run_strategy("sglang", profile, budget_bytes=GIB40, context_tokens=32_768)
     assert "drafter_pool" not in plain.extras
     own = plain.extras["log_lines"]
-    log = engine_log(own, sglang_prefix, ranks=(0,), other_pool=own[-1].split(", K size")[0]
+    log = engine_log(own, sglang_prefix, ranks=(0,), other_pool=own[-2].split(", K size")[0]
                      + ", K size: 0.88 GB, V size: 0.88 GB")
-    kv = check_result(plain, read_log(log)).lines[-1]
-    assert kv.outcome == DIFFERS and kv.detail().startswith("line 9 (TP0): K size (GB): ")
+    kv = check_result(plain, read_log(log)).lines[-2]
+    assert kv.outcome == DIFFERS and kv.detail().startswith("line 11 (TP0): K size (GB): ")
 
 
 def test_a_figure_changed_by_one_differs_naming_it():
@@ -430,6 +440,37 @@ KTRANSFORMERS_LOG = f"""\
 max_prefill_tokens=16384, max_running_requests=1, context_len=8192, available_gpu_mem=3.63 GB"""
 
 
+def test_sglang_s_scheduler_line_against_a_real_log_its_unmodelled_figures_elided():
+    from flatkv.strategies.sglang_log import scheduler_line
+
+    # FlatKV's scheduler line at the ktransformers log's figures: 580,364 tokens, a chunk of
+    # 2,048, 1 running request, context 8,192; max_prefill_tokens (16384 there) and the memory
+    # left are elided, so the line agrees, found on TP0 alone (SGLang logs it on rank 0)
+    line = scheduler_line(580_364, 2_048, 1, 8_192)
+    assert line == ("max_total_num_tokens=580364, chunked_prefill_size=2048, "
+                    "max_prefill_tokens=..., max_running_requests=1, context_len=8192")
+    lines = read_log(KTRANSFORMERS_LOG)
+    (same,) = check_lines([line], "sglang", lines).lines
+    assert (same.outcome, same.detail()) == (SAME, "line 7 (TP0) agrees")
+    # each figure FlatKV gives is compared, named by its key
+    other = scheduler_line(580_365, 4_096, 2, 16_384)
+    (differs,) = check_lines([other], "sglang", lines).lines
+    assert differs.outcome == DIFFERS
+    assert differs.detail() == (
+        "line 7 (TP0): max_total_num_tokens: FlatKV 580365, log 580364; chunked_prefill_size: "
+        "FlatKV 4096, log 2048; max_running_requests: FlatKV 2, log 1; context_len: FlatKV "
+        "16384, log 8192")
+    # chunked prefill off (SGLang prints what it was told: -1, 0) and no context: elided
+    unknown = scheduler_line(580_364, None, None, None)
+    assert unknown == ("max_total_num_tokens=580364, chunked_prefill_size=..., "
+                       "max_prefill_tokens=..., max_running_requests=..., context_len=...")
+    for told in ("-1", "0"):
+        off = read_log(KTRANSFORMERS_LOG.replace("chunked_prefill_size=2048",
+                                                 f"chunked_prefill_size={told}"))
+        assert check_lines([unknown], "sglang", off).lines[0].outcome == SAME
+    assert scheduler_line(None, None, None, None) == ""
+
+
 def anchor_result():
     from flatkv.units import parse_size
 
@@ -623,18 +664,27 @@ def test_a_budget_in_vllm_blocks_elides_the_available_memory_vllm_estimates():
 
 
 def test_a_check_of_one_line_says_it_in_the_singular():
-    # DeepSeek-V3's SGLang start-up has one line (its KV Cache line): the verdict says "its one
-    # line", never "all 1 lines" or "None of FlatKV's 1 SGLang lines"
-    expected = run_strategy("sglang", load_preset("DeepSeek-V3").profile(), budget_bytes=GIB40,
-                            context_tokens=163_840).extras["log_lines"]
-    assert len(expected) == 1
+    # A model typed by hand in bytes (32 full layers of 4,096 B a token) has one SGLang line,
+    # its scheduler's (no KV Cache lines without the K / V split): 40 GiB / (32 x 4,096 B) =
+    # 327,680 tokens; max_running_requests = min(max(min(int(327,680 / 8,192 x 512), 4,096),
+    # 2,048), 327,680 // 2) = 4,096. The verdict says "its one line", never "all 1 lines" or
+    # "None of FlatKV's 1 SGLang lines".
+    from flatkv.plan import FULL_ATTENTION
+    from flatkv.profile import CacheProfile
+
+    typed = CacheProfile(layer_types=(FULL_ATTENTION,) * 32, kv_bytes_per_slot=4_096,
+                         name="typed")
+    expected = run_strategy("sglang", typed, budget_bytes=GIB40,
+                            context_tokens=8_192).extras["log_lines"]
+    assert expected == ["max_total_num_tokens=327680, chunked_prefill_size=8192, "
+                        "max_prefill_tokens=..., max_running_requests=4096, context_len=8192"]
     log = engine_log(expected, sglang_prefix)
     assert check_log(expected, "sglang", log).verdict() == (
         "SGLang: its one line is in the log and agrees with it.")
     assert check_log(expected, "sglang", "nothing here\n").verdict() == (
         "FlatKV's one SGLang line is not in this log (1 line read): paste SGLang's start-up "
         "log of a run at these settings, from its start to its KV cache lines.")
-    differs = log.replace(re.search(r"#tokens: (\d+)", log)[1], "1")
+    differs = log.replace("max_total_num_tokens=327680", "max_total_num_tokens=1")
     assert check_log(expected, "sglang", differs).verdict() == (
         "SGLang: its one line differs from the log.")
 

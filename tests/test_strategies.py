@@ -345,11 +345,17 @@ def test_sglang_start_up_log_of_the_anchors_bytes_as_given():
         "ssm_state size: 20.16GB ",
         "KV Cache is allocated. dtype: torch.bfloat16, #tokens: 2051957, K size: 11.74 GB, "
         "V size: 11.74 GB",
+        # then its scheduler's (on TP rank 0): the token pool, the chunk, the 382 running and
+        # the context; max_prefill_tokens is not modelled
+        "max_total_num_tokens=2051957, chunked_prefill_size=8192, max_prefill_tokens=..., "
+        "max_running_requests=382, context_len=262144",
     ]
-    # raw bytes name no K / V split or dtype: the state line alone (and, with no context, no
-    # max_running_requests to warn of)
+    # raw bytes name no K / V split or dtype: the state line and the scheduler's (and, with no
+    # context, no max_running_requests to warn of, nor to give: elided, as context_len is)
     raw = run_strategy("sglang", qwen3_next_tp2(), budget_bytes=ANCHOR_BUDGET)
-    assert raw.extras["log_lines"] == r.extras["log_lines"][1:2]
+    assert raw.extras["log_lines"] == [
+        r.extras["log_lines"][1], "max_total_num_tokens=2051957, chunked_prefill_size=8192, "
+        "max_prefill_tokens=..., max_running_requests=..., context_len=..."]
 
 
 def test_sglang_start_up_log_of_its_hybrid_swa_pool_and_of_mla():
@@ -369,6 +375,9 @@ def test_sglang_start_up_log_of_its_hybrid_swa_pool_and_of_mla():
         "V size: 1.72 GB",
         # K and V of both sub-pools: 2 x (2.1468 + 1.7174) GiB
         "SWAKVPool mem usage: 7.73 GB, swa size: 150072, full size: 187591",
+        # its scheduler's: max_total_num_tokens the full pool (no context: the rest elided)
+        "max_total_num_tokens=187591, chunked_prefill_size=8192, max_prefill_tokens=..., "
+        "max_running_requests=..., context_len=...",
     ]
     assert round(2 * sum(size) / 2**30, 4) == 7.7285
     # pages of 64: each sub-pool's layers a page of 64 more, 12 x 64 x 2,048 B x 2 = 3 MiB in
@@ -380,14 +389,14 @@ def test_sglang_start_up_log_of_its_hybrid_swa_pool_and_of_mla():
     # 216,960 in pages
     assert (full, swa) == (int(12e9 // 44_236.8) // 64 * 64, 216_960) == (271_232, 216_960)
     assert f"{(full + swa) * 12 * 2048 / 2**30:.2f}" == "11.17"
-    assert paged.extras["log_lines"][-1] == (
+    assert paged.extras["log_lines"][-2] == (
         f"SWAKVPool mem usage: {(full + swa + 2 * 64) * 12 * 2048 / 2**30:.2f} GB, swa size: "
         "216960, full size: 271232") == (
         "SWAKVPool mem usage: 11.18 GB, swa size: 216960, full size: 271232")
     # bytes typed by hand name no K / V split: the sub-pools' lines are left out (said), the
     # split and the summary (K + V of both) are not
     raw = run_strategy("sglang", gpt_oss_20b(), budget_bytes=GPT_OSS_BUDGET)
-    assert raw.extras["log_lines"] == [r.extras["log_lines"][0], r.extras["log_lines"][-1]]
+    assert raw.extras["log_lines"] == [r.extras["log_lines"][0], *r.extras["log_lines"][-2:]]
     assert raw.extras["log_left_out"] == [
         "no KV Cache lines: they need the K / V split and KV dtype, which bytes typed by hand "
         "(or attention layer kinds whose K / V splits differ) do not give"]
@@ -400,7 +409,9 @@ def test_sglang_start_up_log_of_its_hybrid_swa_pool_and_of_mla():
     assert mla.capacity_tokens == tokens == 137_088
     assert round(61 * (tokens + 64) * 1284 / 2**30, 4) == 10.0045
     assert mla.extras["log_lines"] == [
-        "KV Cache is allocated. dtype: torch.bfloat16, #tokens: 137088, KV size: 10.00 GB"]
+        "KV Cache is allocated. dtype: torch.bfloat16, #tokens: 137088, KV size: 10.00 GB",
+        "max_total_num_tokens=137088, chunked_prefill_size=8192, max_prefill_tokens=..., "
+        "max_running_requests=..., context_len=..."]
 
 
 def test_sglang_without_its_hybrid_swa_pool_keeps_every_token_in_every_layer():
@@ -3072,9 +3083,14 @@ def test_sglang_drafting_without_state_moves_only_max_running_requests_to_48():
         drafted.formulas)
     from flatkv.strategy_notes import sglang_start_up_log_text
 
-    assert "max_running_requests=48 (without --max-running-requests: the 48 its speculative " \
-        "hook sets" in sglang_start_up_log_text(drafted)
-    assert "max_running_requests=4096 and context_len=4096" in sglang_start_up_log_text(plain)
+    # its scheduler's line gives each, and the note says where each comes from
+    assert [r.extras["log_lines"][-1] for r in (plain, drafted)] == [
+        f"max_total_num_tokens=327680, chunked_prefill_size=8192, max_prefill_tokens=..., "
+        f"max_running_requests={running}, context_len=4096" for running in (4_096, 48)]
+    assert "max_running_requests is the 48 its speculative hook sets, or fewer where the " \
+        "pools hold fewer" in sglang_start_up_log_text(drafted)
+    assert "max_running_requests is what its token pool gives at the context, its " \
+        "context_len (--context-length)" in sglang_start_up_log_text(plain)
 
 
 @pytest.mark.parametrize("value, said", [
@@ -3121,11 +3137,16 @@ def test_sglang_told_max_running_requests_without_state():
     assert ("max_running_requests = min(--max-running-requests 100, T // 2) = min(100, 163,840) "
             "= 100 (SGLang's log, T the token pool 327,680; as told, whatever the context)"
             ) in told.formulas
-    assert not any("max_running_requests" in line for line in told.extras["log_lines"])
+    # no warning: the KV line, then the scheduler's with the 100 told
+    assert told.extras["log_lines"] == [
+        "KV Cache is allocated. dtype: torch.bfloat16, #tokens: 327680, K size: 20.00 GB, "
+        "V size: 20.00 GB",
+        "max_total_num_tokens=327680, chunked_prefill_size=8192, max_prefill_tokens=..., "
+        "max_running_requests=100, context_len=4096"]
     from flatkv.strategy_notes import sglang_speculative_text, sglang_start_up_log_text
 
-    assert ("max_running_requests=100 (--max-running-requests as told, or fewer where the pools "
-            "hold fewer, whatever the context)") in sglang_start_up_log_text(told)
+    assert ("max_running_requests is --max-running-requests as told, or fewer where the pools "
+            "hold fewer, whatever the context") in sglang_start_up_log_text(told)
     assert "runs at most 100 requests at once, as --max-running-requests tells it" in \
         sglang_speculative_text(llama, 3, StrategyOptions(sglang_max_running_requests=100))
     many = sglang(sglang_max_running_requests=1_000_000)
@@ -3163,8 +3184,11 @@ def test_sglang_told_max_running_requests_on_a_state_hybrid():
             assert x["running_request_cap"] == 262 // 5 == 52
             assert x["max_running_requests"] == min(told, tokens // 2, 52) == running
     assert plain.extras["max_running_requests"] == 52  # min(4,096, 460,377, 52)
-    assert not any("max_running_requests" in line for line in sglang(
-        sglang_max_running_requests=20).extras["log_lines"])
+    # told 20: no warning, the scheduler's line gives it
+    assert [line for line in sglang(sglang_max_running_requests=20).extras["log_lines"]
+            if "max_running_requests" in line] == [
+        "max_total_num_tokens=920754, chunked_prefill_size=8192, max_prefill_tokens=..., "
+        "max_running_requests=20, context_len=32768"]
     capped = sglang(sglang_max_running_requests=100)
     assert capped.extras["log_lines"][0].startswith(
         "max_running_requests is capped to 52 by the mamba state cache (max_mamba_cache_size=262,"
@@ -3638,8 +3662,10 @@ def test_sglang_disable_radix_cache_sizes_the_swa_pool_from_its_request_cap():
     assert x["log_lines"][0].startswith("Full KV Cache is allocated. dtype: torch.bfloat16, "
                                         "#tokens: 1714793,")
     # 24,576 x (1,714,793 + 1) + 24,576 x (32,833 + 1) = 42,950,516,736 B: 40.00 GiB
-    assert x["log_lines"][-1] == ("SWAKVPool mem usage: 40.00 GB, swa size: 32833, full size: "
-                                  "1714793")
+    assert x["log_lines"][-2:] == [
+        "SWAKVPool mem usage: 40.00 GB, swa size: 32833, full size: 1714793",
+        "max_total_num_tokens=1714793, chunked_prefill_size=8192, max_prefill_tokens=..., "
+        "max_running_requests=64, context_len=32768"]
     # page 64, overlap off: (127 + 128 + 64 + 64) x 64 + 8,192 + 64 = 32,768 (512 pages); full
     # 42,949,672,960 // 24,576 - 32,768 = 1,714,858, 1,714,816 in whole pages
     x = _sglang_radix_off(gpt, sglang_max_running_requests=64, sglang_page_size=64,

@@ -277,7 +277,11 @@ def test_plan_prints_sglangs_start_up_log():
         "  Mamba Cache is allocated. max_mamba_cache_size: 292, conv_state size: 0.48GB, "
         "ssm_state size: 20.60GB \n"
         "  KV Cache is allocated. dtype: torch.bfloat16, #tokens: 1026974, K size: 11.75 GB, "
-        "V size: 11.75 GB\n")
+        "V size: 11.75 GB\n"
+        # the scheduler's line last: the pool, the 8,192 chunk assumed where no GPU is told,
+        # the 58 running, the context
+        "  max_total_num_tokens=1026974, chunked_prefill_size=8192, max_prefill_tokens=..., "
+        "max_running_requests=58, context_len=262144\n")
 
 
 @pytest.mark.parametrize(

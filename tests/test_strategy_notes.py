@@ -497,13 +497,15 @@ def test_sglang_start_up_log_says_what_its_sizes_count():
         "SGLang's start-up log at these settings, in a current release's words and number "
         "formats: set it beside yours line by line. Its GB are GiB (2^30 B); its sizes count a "
         "page more than #tokens in each KV layer (the page of slot 0, for padded tokens' "
-        "writes) and the state pool's padding slot beyond max_mamba_cache_size. Its scheduler then "
-        f"logs max_total_num_tokens={result.capacity_tokens}, max_running_requests=97 and "
-        "context_len=32768 (without --max-running-requests, the context as its "
-        "--context-length), beside chunked_prefill_size (the chunk these figures take, -1 "
-        "where it is off) and figures not modelled here (max_prefill_tokens, available "
-        "memory). Releases before 0.5.13 (June 2026) print the KV "
-        "lines without \"dtype: ...,\".")
+        "writes) and the state pool's padding slot beyond max_mamba_cache_size. Its "
+        "scheduler's line (TP rank 0 alone) comes last: max_running_requests is its estimate "
+        "from the token pool at the context, its context_len (--context-length), or the state "
+        "pool's cap where lower; max_prefill_tokens and the memory left (available_gpu_mem) "
+        "are not modelled: \"...\" reads as anything. Releases before 0.5.13 (June 2026) "
+        "print the KV lines without \"dtype: ...,\".")
+    assert result.extras["log_lines"][-1] == (
+        f"max_total_num_tokens={result.capacity_tokens}, chunked_prefill_size=8192, "
+        "max_prefill_tokens=..., max_running_requests=97, context_len=32768")
     # 80e9 x 9 // 19 B of state hold 490 slots of 77,266,944 B; the rest 1,714,648 tokens
     assert result.capacity_tokens == (80 * 10**9 - 490 * 77_266_944) // (12 * 2048) == 1_714_648
     # SGLang's _resolve_max_num_reqs: min(4,096 (int(1,714,648 / 32,768 x 512) = 26,791, kept
@@ -517,16 +519,19 @@ def test_sglang_start_up_log_says_what_its_sizes_count():
     assert ("With speculative decoding: the Mamba line goes on to the draft tokens' buffers "
             "MambaPool allocates (on a CUDA GPU), and the drafter's own KV pool logs lines of "
             "its own, not shown.") in drafting
-    assert ("max_running_requests=48 (without --max-running-requests: the 48 its speculative "
-            "hook sets, or fewer where the pools hold fewer)") in drafting
+    assert ("max_running_requests is the 48 its speculative hook sets, or fewer where the "
+            "pools hold fewer;") in drafting
     assert "Without speculative decoding" not in drafting
     # raw bytes: the state lines alone (its warning that 957 request slots // 3, no class's
     # extra buffer, cap the running requests at 319), and nothing said of KV lines
     raw = sglang(CacheProfile(layer_types=qwen.layer_types, kv_bytes_per_slot=2048,
                               state_const_bytes=qwen.state_const_bytes))
-    assert [line.split(".")[0] for line in raw.extras["log_lines"]] == [
+    assert [line.split(".")[0] for line in raw.extras["log_lines"][:2]] == [
         f"max_running_requests is capped to {957 // 3} by the mamba state cache "
         "(max_mamba_cache_size=957, 3 state slots per request)", "Mamba Cache is allocated"]
+    assert raw.extras["log_lines"][2:] == [
+        f"max_total_num_tokens={raw.capacity_tokens}, chunked_prefill_size=8192, "
+        "max_prefill_tokens=..., max_running_requests=319, context_len=32768"]
     raw_text = notes.start_up_log_text(raw)
     assert ("Left out: no KV Cache lines: they need the K / V split and KV dtype, which bytes "
             "typed by hand (or attention layer kinds whose K / V splits differ) do not give.") in (

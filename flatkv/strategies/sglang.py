@@ -96,7 +96,12 @@ from flatkv.strategies.base import (
     ratio_text,
     window_span,
 )
-from flatkv.strategies.sglang_log import reduced_line, start_up_log, state_cap_line
+from flatkv.strategies.sglang_log import (
+    reduced_line,
+    scheduler_line,
+    start_up_log,
+    state_cap_line,
+)
 from flatkv.units import MAX_TOKENS, concurrency_text, parse_tokens
 
 
@@ -2002,11 +2007,13 @@ def _breakdown(profile: CacheProfile, options: StrategyOptions, budget_bytes: in
 
 def _start_up_log_extras(profile: CacheProfile, options: StrategyOptions, pools: TokenPools,
                          state: StatePools, warning: str,
-                         draft_buffers: tuple[int, int] | None,
-                         extras: dict[str, object]) -> None:
+                         draft_buffers: tuple[int, int] | None, logged_tokens: int | None,
+                         context_tokens: int | None, extras: dict[str, object]) -> None:
     """Puts the lines SGLang logs at start-up for these pools (``start_up_log``: its pools,
-    max_running_requests' ``warning``, the draft-token buffers MambaPool allocates) in
-    ``extras``, with what the log leaves out."""
+    max_running_requests' ``warning``, the draft-token buffers MambaPool allocates), then its
+    scheduler's summary of them (``scheduler_line``: ``logged_tokens``, the chunk, the
+    max_running_requests found, ``context_tokens`` as its context_len), in ``extras``, with
+    what the log leaves out."""
     n_full, n_swa = pool_layers(profile, options)
     log = start_up_log(profile, options.sglang_page_size, n_full, n_swa, pools.full_tokens,
                        pools.swa_tokens, pool_token_bytes(profile, options), state.slots,
@@ -2019,6 +2026,11 @@ def _start_up_log_extras(profile: CacheProfile, options: StrategyOptions, pools:
                        layerless=bool(profile.count(LINEAR_ATTENTION))
                        and not profile.has_attention,
                        swa_split_logged=not pools.swa_capped)
+    chunk = chunked_prefill_size(options)
+    if summary := scheduler_line(logged_tokens, chunk, extras.get("max_running_requests"),
+                                 context_tokens):
+        log.lines.append(summary)
+        extras.update(scheduler_line=summary, scheduler_chunk=chunk)
     if log.lines:
         extras.update(log_lines=log.lines, logged_pools=log.pools)
     if log.left_out:
@@ -2091,13 +2103,15 @@ def run_sglang(
     else:
         block_size, block_bytes, num_blocks, capacity = None, state.slot_bytes, state.slots, None
         why = "no page size: a state-only model keeps one state slot per request"
-    _start_up_log_extras(profile, options, pools, state, warning, allocated, extras)
+    # state layers alone: its log's max_total_num_tokens is the pool of no layers
+    logged_tokens = capacity if profile.has_attention else extras.get("kv_tokens")
+    _start_up_log_extras(profile, options, pools, state, warning, allocated, logged_tokens,
+                         context_tokens, extras)
     return StrategyResult(
         strategy=name, budget_bytes=budget_bytes, applies=True, profile_name=profile.name,
         context_tokens=context_tokens, block_size=block_size, block_bytes=block_bytes,
         num_blocks=num_blocks, capacity_tokens=capacity,
-        # state layers alone: its log's max_total_num_tokens is the pool of no layers
-        logged_tokens=capacity if profile.has_attention else extras.get("kv_tokens"),
+        logged_tokens=logged_tokens,
         concurrency_numerator=numerator,
         concurrency_denominator=denominator, why_block_size=why,
         breakdown=tuple(totals.items()), formulas=tuple(formulas), extras=extras, pool=None,

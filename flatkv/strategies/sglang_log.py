@@ -235,6 +235,32 @@ def state_cap_line(extras: Mapping[str, object]) -> str:
             "--mamba-ssm-dtype bfloat16.")
 
 
+# What SGLang's scheduler line gives of figures FlatKV does not model, or does not know at
+# these settings: its elision (log_check reads it as anything and compares none of it)
+NOT_MODELLED = "..."
+
+
+def scheduler_line(max_total_num_tokens: int | None, chunk: int | None,
+                   max_running_requests: int | None, context_len: int | None) -> str:
+    """The summary SGLang's scheduler logs once its pools are sized (scheduler.py 1267-1276,
+    on TP rank 0 alone), in its words, up to context_len: the token pool it schedules over
+    (``max_total_num_tokens``: the full pool of a hybrid SWA model, tp_worker.py 576 and
+    pool_configurator.py 896-898), the prefill ``chunk``, ``max_running_requests``
+    (``resolve_max_num_reqs``) and ``context_len`` (--context-length). A figure that is None
+    is elided (``NOT_MODELLED``): a chunk with chunked prefill off (SGLang prints what it was
+    told, -1, 0 or less), or a figure these settings do not fix (no context: neither
+    context_len nor the max_running_requests it sets); so is max_prefill_tokens, which nothing
+    here models, and the memory left (available_gpu_mem) that follows. "" where no figure is
+    known."""
+    figures = (max_total_num_tokens, chunk, max_running_requests, context_len)
+    if all(figure is None for figure in figures):
+        return ""
+    said = [NOT_MODELLED if figure is None else str(figure) for figure in figures]
+    return (f"max_total_num_tokens={said[0]}, chunked_prefill_size={said[1]}, "
+            f"max_prefill_tokens={NOT_MODELLED}, max_running_requests={said[2]}, "
+            f"context_len={said[3]}")
+
+
 def reduced_line(requested: int, running: int) -> str:
     """SGLang's warning where its token pool cuts the max_running_requests it was given (told,
     or its speculative hook's 48) and its state pool does not (``resolve_max_num_reqs``,
