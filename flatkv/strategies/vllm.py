@@ -77,11 +77,13 @@ from flatkv.strategies.base import (
 )
 from flatkv.strategies.paged import finish_paged
 from flatkv.strategies.vllm_log import (
+    CURRENT_LOG,
+    LogFlavour,
+    mode_all_log,
     padding_layers_text,
     start_up_log,
-    warmup_line,
+    warmup_lines,
     with_logged_tokens,
-    with_mode_all_log,
 )
 from flatkv.strategies.vllm_releases import (
     ALIGN_INSTEAD_OF_ALL,
@@ -667,7 +669,8 @@ def _run_overridden(
     if not (options.mamba_cache_mode == "all" and profile.has_state):
         return _run_vllm(profile, budget_bytes=budget_bytes, context_tokens=context_tokens,
                          options=options)
-    # mode all is vLLM 0.31's (MODE_ALL_RELEASE), the last release with it
+    # mode all is vLLM 0.31's (MODE_ALL_RELEASE), the last release with it: its figures, and
+    # its start-up lines (mode_all_log), worded so as the layout is sized
     if unserved := SERVED_AFTER_MODE_ALL.intersection(profile.architectures):
         return not_applicable("vllm", budget_bytes, (
             f"no vLLM release runs {min(unserved)} in mamba cache mode all: {MODE_ALL_RELEASE}, "
@@ -675,24 +678,24 @@ def _run_overridden(
             "have no mode all; choose mamba cache mode align or none"),
             profile_name=profile.name, context_tokens=context_tokens)
     if not (aligning := runs_all_as_align(profile)):
-        return with_mode_all_log(_run_vllm(profile, budget_bytes=budget_bytes,
-                                           context_tokens=context_tokens, options=options),
-                                 fallback=False, drafting=bool(options.speculative_tokens))
-    # 0.31's align: no prefill checkpoint block (Mamba2's came in 0.32, GDN's in 0.33)
+        return _run_vllm(profile, budget_bytes=budget_bytes, context_tokens=context_tokens,
+                         options=options, log=mode_all_log(
+                             fallback=False, drafting=bool(options.speculative_tokens)))
+    # 0.31's align: no prefill checkpoint block (Mamba2's came in 0.32, GDN's in 0.33); its
+    # lines say all was asked (mode_all_log's fallback)
     result = _run_vllm(profile, budget_bytes=budget_bytes, context_tokens=context_tokens,
                        options=replace(options, mamba_cache_mode="align",
-                                       prefill_checkpoint_blocks=0))
-    explained = _explained(result, "mamba cache mode all runs as align: "
-                           f"{all_as_align_why(aligning)}", mamba_cache_mode_asked="all")
-    return with_mode_all_log(explained, fallback=True)
+                                       prefill_checkpoint_blocks=0),
+                       log=mode_all_log(fallback=True))
+    return _explained(result, f"mamba cache mode all runs as align: {all_as_align_why(aligning)}")
 
 
-def _explained(result: StrategyResult, why: str, **extras: object) -> StrategyResult:
+def _explained(result: StrategyResult, why: str) -> StrategyResult:
     """``result`` of a setting vLLM overrode, saying why: after the reason it refuses with, or
-    as the first formula line (and ``extras`` beside the others) where it applies."""
+    as the first formula line where it applies."""
     if not result.applies:
         return replace(result, reason=f"{result.reason} ({why})")
-    return replace(result, formulas=(why, *result.formulas), extras={**result.extras, **extras})
+    return replace(result, formulas=(why, *result.formulas))
 
 
 def _drafted_state_refusal(sizing: CacheProfile, state: int, p: int, page: int) -> str:
@@ -823,18 +826,19 @@ def _ssm_dtype_told(profile: CacheProfile) -> str:
 
 def _run_vllm(
     profile: CacheProfile, *, budget_bytes: int, context_tokens: int | None,
-    options: StrategyOptions,
+    options: StrategyOptions, log: LogFlavour = CURRENT_LOG,
 ) -> StrategyResult:
     """vLLM's layout with every option as given (the module docstring's rules: P, groups,
-    ``num_blocks = available // page_bytes // group_size``, concurrency and the logged tokens);
-    ``run_vllm`` first applies what vLLM overrides."""
+    ``num_blocks = available // page_bytes // group_size``, concurrency and the logged tokens),
+    its start-up lines in ``log``'s words (a current release's unless told); ``run_vllm``
+    first applies what vLLM overrides."""
     def refuse(reason: str) -> StrategyResult:
         return not_applicable("vllm", budget_bytes, reason, profile_name=profile.name,
                               context_tokens=context_tokens)
 
     extras = _opening_extras(profile, options)
     managed, formulas = _as_managed(profile, budget_bytes=budget_bytes,
-                                    context_tokens=context_tokens, options=options)
+                                    context_tokens=context_tokens, options=options, log=log)
     if isinstance(managed, StrategyResult):  # refused, or one group of pages of two sizes
         return managed
     if options.mamba_cache_mode == "none" and managed.has_state:
@@ -859,7 +863,7 @@ def _run_vllm(
     extras.update(pages_extras)
     return _grouped_layout(kept, sized_for_p, options, budget_bytes=budget_bytes,
                            context_tokens=context_tokens, counts=counts, pages=pages,
-                           formulas=formulas, extras=extras)
+                           formulas=formulas, extras=extras, log=log)
 
 
 def _opening_extras(profile: CacheProfile, options: StrategyOptions) -> dict[str, object]:
@@ -877,7 +881,7 @@ def _opening_extras(profile: CacheProfile, options: StrategyOptions) -> dict[str
 
 def _as_managed(
     profile: CacheProfile, *, budget_bytes: int, context_tokens: int | None,
-    options: StrategyOptions,
+    options: StrategyOptions, log: LogFlavour,
 ) -> tuple[CacheProfile | StrategyResult, list[str]]:
     """``(profile, formula lines)``: the profile as vLLM's KV cache manager takes it, and the
     lines that open the layout's formulas. With the hybrid manager on that is the profile as
@@ -897,7 +901,7 @@ def _as_managed(
     if unified.sliding_kv_bytes_per_slot is not None:
         return _one_group_of_two_page_sizes(unified, budget_bytes=budget_bytes,
                                             context_tokens=context_tokens,
-                                            options=options), formulas
+                                            options=options, log=log), formulas
     return unified, formulas
 
 
@@ -952,21 +956,21 @@ def _pages_by_kind(profile: CacheProfile, counts: dict[str, int], p: int, page: 
 def _grouped_layout(
     profile: CacheProfile, sized_for_p: CacheProfile, options: StrategyOptions, *,
     budget_bytes: int, context_tokens: int | None, counts: dict[str, int], pages: _Pages,
-    formulas: list[str], extras: dict[str, object],
+    formulas: list[str], extras: dict[str, object], log: LogFlavour,
 ) -> StrategyResult:
     """vLLM's layout over ``pages``: the layer types in groups of ``group_size`` layers
     (``_pool_groups``), a block id ``group_size`` pages (one in each tensor the groups
     share), so ``num_blocks = available // page_bytes // group_size``; then the refusals vLLM
     starts with (fewer than two blocks, or one request of the context past the budget less
     the null block) or the figures and log lines. ``profile`` is the one whose layers keep
-    the state, ``sized_for_p`` the one P was sized for (the log's); ``counts``: layers by
-    type. Appends formulas and extras."""
+    the state, ``sized_for_p`` the one P was sized for (the log's, in ``log``'s words);
+    ``counts``: layers by type. Appends formulas and extras."""
     group_size = group_size_for(counts)
     padding = {k: padding_layers(c, group_size) for k, c in counts.items()}
     groups, uses, pad_lines = _pool_groups(counts, padding, group_size, pages.page,
                                            pages.history, profile.state_bytes_per_layer)
     extras["log_lines"] = start_up_log(sized_for_p, options, pages.p, pages.attention_page,
-                                       budget_bytes, counts, padding)
+                                       budget_bytes, counts, padding, log)
     unit_bytes = pages.page * group_size
     num_blocks = budget_bytes // pages.page // group_size
     # what one request of the context needs, beside the null block (vLLM 0.29+ checks it)
@@ -976,7 +980,7 @@ def _grouped_layout(
             profile, budget_bytes, context_tokens, num_blocks, unit_bytes, needed,
             f"{n(budget_bytes)} // {n(pages.page)} // {group_size}"):
         return too_few
-    extras["log_lines"].append(warmup_line(num_blocks, unit_bytes))
+    extras["log_lines"] += warmup_lines(num_blocks, unit_bytes, log)
     formulas += _group_lines(profile, counts, pages, group_size, len(groups), pad_lines,
                              budget_bytes, num_blocks)
     extras.update(group_size=group_size, num_groups=len(groups),
@@ -993,7 +997,7 @@ def _grouped_layout(
         uses=uses, why_block_size=pages.why, formulas=formulas, extras=extras,
         kind_block_sizes=pages.block_sizes,
     )
-    return with_logged_tokens(result, profile, options, len(groups))
+    return with_logged_tokens(result, profile, options, len(groups), log)
 
 
 def _group_lines(profile: CacheProfile, counts: dict[str, int], pages: _Pages,
@@ -1015,7 +1019,7 @@ def _group_lines(profile: CacheProfile, counts: dict[str, int], pages: _Pages,
 
 def _one_group_of_two_page_sizes(
     profile: CacheProfile, *, budget_bytes: int, context_tokens: int | None,
-    options: StrategyOptions,
+    options: StrategyOptions, log: LogFlavour,
 ) -> StrategyResult:
     """vLLM with its hybrid KV cache manager off on full layers beside sliding ones of other
     bytes a token (Gemma 4). ``_promote_local_kv_cache_specs`` makes the sliding layers full
@@ -1062,8 +1066,8 @@ def _one_group_of_two_page_sizes(
     formulas.append(f"num_blocks = available // block_bytes = {n(budget_bytes)} // "
                     f"{n(unit_bytes)} = {n(num_blocks)}")
     log_lines = start_up_log(promoted, options, p, p * profile.kv_bytes_per_slot, budget_bytes,
-                             {FULL_ATTENTION: layers}, {FULL_ATTENTION: 0})
-    log_lines.append(warmup_line(num_blocks, unit_bytes))
+                             {FULL_ATTENTION: layers}, {FULL_ATTENTION: 0}, log)
+    log_lines += warmup_lines(num_blocks, unit_bytes, log)
     group = PoolGroup(FULL_ATTENTION, FULL_ATTENTION, layers)
     extras: dict[str, object] = {
         "mamba_cache_mode": options.mamba_cache_mode, "windows_as_full": True,
@@ -1078,7 +1082,7 @@ def _one_group_of_two_page_sizes(
         options=options, block_size=p, unit_bytes=unit_bytes, num_units=num_blocks,
         uses=[UnitUse(group, unit_parts(kv_history=unit_bytes))], why_block_size=why,
         formulas=formulas, extras=extras)
-    return with_logged_tokens(result, promoted, options, 1)
+    return with_logged_tokens(result, promoted, options, 1, log)
 
 
 def _unified_pages(profile: CacheProfile, counts: dict[str, int], p: int,

@@ -5,12 +5,14 @@ beside an engine's log: the block size and state page padding lines, the KV cach
 padding-layers warning, the blocks fit after warm-up, and the "GPU KV cache size" line with
 the figure older releases printed there (``with_logged_tokens``). Its functions take the
 figures the sizing found, so the log's wording changes here without touching the arithmetic,
-and ``vllm.py`` imports this module, never the reverse.
+and ``vllm.py`` imports this module, never the reverse. Whose words the lines are (a current
+release's, or in mamba cache mode all vLLM 0.31's) is a ``LogFlavour`` the layout is given
+before it is sized, so each line is worded once, as that release logs it.
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from flatkv.profile import CacheProfile
 from flatkv.strategies.base import StrategyOptions, StrategyResult, n
@@ -50,6 +52,42 @@ OTHER_POOL_NAMES = (("XPU", "on an Intel GPU"), ("CPU", "on its CPU backend"),
 # ... of which MODE_ALL_RELEASE logs the device types only (it has no HiSparse host pools)
 MODE_ALL_POOL_NAMES = tuple(named for named in OTHER_POOL_NAMES if named[0] != "GPU + host")
 
+
+@dataclass(frozen=True)
+class LogFlavour:
+    """Whose words a vLLM layout's start-up lines are: what that release logs that another
+    does not. ``vllm.py`` tells it to the layout before it is sized, and the builders here
+    word each line once by it (``start_up_log``, ``warmup_lines``, ``with_logged_tokens``):
+    a current release's (CURRENT_LOG), or in mamba cache mode all MODE_ALL_RELEASE's
+    (``mode_all_log``)."""
+
+    release: str = "0.34"  # whose words; one not current is said in extras["log_release"]
+    current: bool = True  # whether the release is a current one (log_words: "a current ...")
+    opening: tuple[str, ...] = ()  # the lines it logs first, as it checks its config
+    warmup: bool = True  # whether it logs the blocks it fits after warm-up (WARMUP_LINE)
+    # the other names of the pools its KV cache size line names (OTHER_POOL_NAMES' pairs)
+    pool_names: tuple[tuple[str, str], ...] = OTHER_POOL_NAMES
+    # the mamba cache mode asked, where vLLM runs another (its warning among ``opening``)
+    mode_asked: str | None = None
+
+
+CURRENT_LOG = LogFlavour()
+
+
+def mode_all_log(*, fallback: bool, drafting: bool = False) -> LogFlavour:
+    """The lines of vLLM MODE_ALL_RELEASE, the last release with mamba cache mode all, asked
+    for that mode: its deprecation warning first, then its fallback warning (``fallback``: the
+    model runs align, said in ``mode_asked``) or its model runner's (the mode kept; the drafting
+    method elided where ``drafting``: MODE_ALL_V1_RUNNER_DRAFTING_LOG); its cache is the
+    Available line's, so no line of blocks fit after warm-up (0.34's); and its KV cache size
+    line names its pools "GPU" or the device type, never "GPU + host"."""
+    runner = MODE_ALL_V1_RUNNER_DRAFTING_LOG if drafting else MODE_ALL_V1_RUNNER_LOG
+    return LogFlavour(release=MODE_ALL_RELEASE, current=False,
+                      opening=(MODE_ALL_DEPRECATED_LOG, ALL_AS_ALIGN_LOG if fallback else runner),
+                      warmup=False, pool_names=MODE_ALL_POOL_NAMES,
+                      mode_asked="all" if fallback else None)
+
+
 # How the two memory lines of its log read: one budget, told as two releases tell it
 WARMUP_LOG_NOTE = ("vLLM 0.34 on CUDA logs the Available line before warm-up, as an estimate, "
                    "and sizes its cache by the blocks it fits after it (the Memory after warmup "
@@ -63,7 +101,7 @@ MODE_ALL_MEMORY_NOTE = (f"vLLM {MODE_ALL_RELEASE} sizes its cache by the Availab
 
 def log_words(result: StrategyResult, *, in_brackets: bool = False) -> str:
     """Whose words a result's start-up lines are: a current release's, or, in mamba cache mode
-    all, MODE_ALL_RELEASE's (``extras["log_release"]``: ``with_mode_all_log``), said to be the
+    all, MODE_ALL_RELEASE's (``extras["log_release"]``: ``mode_all_log``), said to be the
     last with it after a comma or, ``in_brackets``, in brackets (within a sentence)."""
     if release := result.extras.get("log_release"):
         last = "the last release with mamba cache mode all"
@@ -97,19 +135,19 @@ def mamba_padding_percent(page: int, state: int) -> float:
 
 
 def start_up_log(sizing: CacheProfile, options: StrategyOptions, p: int, attn_page: int,
-                 budget_bytes: int, counts: dict[str, int],
-                 padding: dict[str, int]) -> list[str]:
+                 budget_bytes: int, counts: dict[str, int], padding: dict[str, int],
+                 log: LogFlavour) -> list[str]:
     """The lines vLLM logs at start-up from these figures, in its words and number formats, for
-    a reader to set beside an engine's log (the KV cache size line follows in
-    ``with_logged_tokens``), in the order it logs them:
+    a reader to set beside an engine's log (the blocks fit after warm-up follow in
+    ``warmup_lines``, the KV cache size line in ``with_logged_tokens``), in the order it logs
+    them: what ``log``'s release logs first (its ``opening``: mamba cache mode all's warnings);
     ``Platform._align_hybrid_block_size`` raises the block size to P where P is larger (its
     page covers the state page P was sized from) and pads that state page; the worker logs the
     memory it has for the cache (``format_gib``: the float rounded to 0.01 GiB as Python prints
     it, 10.0, 44.59); ``_get_kv_cache_groups_uniform_page_size`` warns of padding layers
     (current releases print that warning once before the memory line too, while profiling
-    CUDA graphs). ``_run_vllm`` adds vLLM 0.34's line of the blocks it fits after warm-up
-    (``warmup_line``: ``measure_kv_cache_blocks``), the run's memory figures in it elided."""
-    lines = []
+    CUDA graphs)."""
+    lines = list(log.opening)
     if sizing.has_state and sizing.has_attention:
         if options.block_size < p:
             lines.append(f"Setting attention block size to {p} tokens to ensure that attention "
@@ -143,18 +181,23 @@ def with_available_elided(result: StrategyResult) -> StrategyResult:
 WARMUP_LINE = "Memory after warmup: "
 
 
-def warmup_line(num_blocks: int, unit_bytes: int) -> str:
-    """The line vLLM 0.34 on CUDA logs of the blocks it fits after warm-up, the run's figures
-    of the GPU's memory around them elided."""
-    return (f"{WARMUP_LINE}... {num_blocks} KV cache blocks "
-            f"({format_gib(num_blocks * unit_bytes)} GiB) fit within the requested ... GiB. ...")
+def warmup_lines(num_blocks: int, unit_bytes: int, log: LogFlavour) -> list[str]:
+    """The line vLLM 0.34 on CUDA logs of the blocks it fits after warm-up
+    (``measure_kv_cache_blocks``), the run's figures of the GPU's memory around them elided;
+    none where ``log``'s release logs no such line (its cache the Available line's)."""
+    if not log.warmup:
+        return []
+    return [f"{WARMUP_LINE}... {num_blocks} KV cache blocks "
+            f"({format_gib(num_blocks * unit_bytes)} GiB) fit within the requested ... GiB. ..."]
 
 
 def with_logged_tokens(result: StrategyResult, profile: CacheProfile, options: StrategyOptions,
-                       num_groups: int) -> StrategyResult:
+                       num_groups: int, log: LogFlavour) -> StrategyResult:
     """The result with what vLLM's log prints as "GPU KV cache size", in current releases and
-    in older ones (see ``flatkv.strategies.vllm``'s module docstring), and the math of
-    both."""
+    in older ones (see ``flatkv.strategies.vllm``'s module docstring), and the math of both;
+    the line's pools named as ``log``'s release names them, and the extras saying whose words
+    the lines are where not a current release's (``log_release``, after the mode asked where
+    vLLM ran another: ``mamba_cache_mode_asked``)."""
     p, blocks, context = result.block_size, result.num_blocks, result.context_tokens
     min_block, why_min = p, "P"
     if options.mamba_cache_mode == "none" and profile.has_state:
@@ -188,20 +231,24 @@ def with_logged_tokens(result: StrategyResult, profile: CacheProfile, options: S
                         f"/ {n(result.concurrency_denominator)} x {n(context)}) = {n(logged)} "
                         "(vLLM's \"GPU KV cache size: N tokens, Maximum concurrency for L "
                         "tokens per request\" line)")
-    log = list(result.extras.get("log_lines", ()))
+    log_lines = list(result.extras.get("log_lines", ()))
     forms = dict(result.extras.get("log_line_forms", {}))
     if logged is not None:
         concurrency = (f"Maximum concurrency for {context:,} tokens per request: "
                        f"{result.max_concurrency:.2f}x")
-        log.append(f"GPU KV cache size: {logged:,} tokens, {concurrency}")
-        forms[log[-1]] = tuple(
+        log_lines.append(f"GPU KV cache size: {logged:,} tokens, {concurrency}")
+        forms[log_lines[-1]] = tuple(
             (name, f"GPU KV cache size: {tokens:,} tokens\n{concurrency}")
             for name, tokens in ((TWO_LINE_FORM, logged), (OLDER_FORM, older))
             if tokens is not None and (tokens != logged or name == TWO_LINE_FORM)
-        ) + pool_name_forms(log[-1], "0.34", OTHER_POOL_NAMES)
+        ) + pool_name_forms(log_lines[-1], log.release, log.pool_names)
+    said = {"mamba_cache_mode_asked": log.mode_asked} if log.mode_asked else {}
+    if not log.current:
+        said["log_release"] = log.release
     return replace(result, logged_tokens=logged, older_logged_tokens=older,
                    formulas=(*result.formulas, *lines),
-                   extras={**result.extras, "log_lines": log, "log_line_forms": forms})
+                   extras={**result.extras, "log_lines": log_lines, "log_line_forms": forms,
+                           **said})
 
 
 def pool_name_forms(size_line: str, release: str,
@@ -210,28 +257,3 @@ def pool_name_forms(size_line: str, release: str,
     otherwise (``names``: OTHER_POOL_NAMES' pairs), each form named (log_check's forms)."""
     return tuple((f"named \"{pools} KV cache size\", as vLLM {release} logs it {where}",
                   f"{pools}{size_line.removeprefix('GPU')}") for pools, where in names)
-
-
-def with_mode_all_log(result: StrategyResult, fallback: bool,
-                      drafting: bool = False) -> StrategyResult:
-    """``result``, vLLM's layout in mamba cache mode all (run as align where ``fallback``), with
-    the start-up lines vLLM MODE_ALL_RELEASE logs, the last release with that mode: its
-    deprecation warning first, then its fallback warning (``fallback``) or its model runner's
-    (the mode kept; the drafting method elided where ``drafting``: MODE_ALL_V1_RUNNER_DRAFTING_LOG);
-    its cache is the Available line's, so no line of blocks fit after warm-up (0.34's); and its
-    KV cache size line names its pools "GPU" or the device type, never "GPU + host".
-    ``extras["log_release"]`` says which release the lines are."""
-    lines = result.extras.get("log_lines")
-    if not result.applies or not lines:
-        return result
-    runner = MODE_ALL_V1_RUNNER_DRAFTING_LOG if drafting else MODE_ALL_V1_RUNNER_LOG
-    log = [MODE_ALL_DEPRECATED_LOG, ALL_AS_ALIGN_LOG if fallback else runner,
-           *(line for line in lines if not line.startswith(WARMUP_LINE))]
-    forms = dict(result.extras.get("log_line_forms", {}))
-    if size_line := next((line for line in lines if line.startswith("GPU KV cache size")), None):
-        # its two-line forms as they were, its pools named as MODE_ALL_RELEASE names them
-        forms[size_line] = (*(form for form in forms.get(size_line, ())
-                              if form[0] in (TWO_LINE_FORM, OLDER_FORM)),
-                            *pool_name_forms(size_line, MODE_ALL_RELEASE, MODE_ALL_POOL_NAMES))
-    return replace(result, extras={**result.extras, "log_lines": log, "log_line_forms": forms,
-                                   "log_release": MODE_ALL_RELEASE})
