@@ -64,9 +64,13 @@ from flatkv.strategies.sglang_log import (
 from flatkv.strategies.vllm import block_bytes as vllm_block_bytes
 from flatkv.strategies.vllm import runs_all_as_align
 from flatkv.strategies.vllm_log import (
+    ALL_AS_ALIGN_LOG,
+    CURRENT_LOG,
     MODE_ALL_DEPRECATED_LOG,
     MODE_ALL_V1_RUNNER_DRAFTING_LOG,
     MODE_ALL_V1_RUNNER_LOG,
+    mode_all_log,
+    warmup_lines,
 )
 from flatkv.strategies.vllm_releases import last_served_text
 
@@ -2115,6 +2119,34 @@ def test_vllm_mode_all_runner_line_elides_the_drafting_method():
         assert [c.outcome for c in check.lines] == [SAME]
     # undrafted, the plain line is FlatKV's, and the ngram line is not
     assert [c.outcome for c in check_log(lines[0][1:2], "vllm", ngram).lines] == [MISSING]
+
+
+def test_vllm_log_flavour_words_mode_alls_lines_as_the_layout_is_sized():
+    # the release whose words the lines are is told to the layout, not rewritten after it: a
+    # current one (0.34) logs the blocks it fits after warm-up, 4,096 blocks of 10,485,760 B
+    # being 42,949,672,960 B = 40 x 2^30 (40.0 GiB); 0.31, its cache the Available line's, not
+    assert 4_096 * 10_485_760 == 40 * 2**30
+    assert warmup_lines(4_096, 10_485_760, CURRENT_LOG) == [
+        "Memory after warmup: ... 4096 KV cache blocks (40.0 GiB) fit within the requested ... "
+        "GiB. ..."]
+    kept, fallback = mode_all_log(fallback=False), mode_all_log(fallback=True)
+    assert warmup_lines(4_096, 10_485_760, kept) == warmup_lines(4_096, 10_485_760, fallback) == []
+    # 0.31 opens with its deprecation warning, then its model runner's (the mode kept) or its
+    # fallback's (the mode asked, all, run as align; a drafting run's says the same)
+    assert CURRENT_LOG.opening == () and kept.opening == (MODE_ALL_DEPRECATED_LOG,
+                                                          MODE_ALL_V1_RUNNER_LOG)
+    assert fallback.opening == (MODE_ALL_DEPRECATED_LOG, ALL_AS_ALIGN_LOG)
+    assert mode_all_log(fallback=True, drafting=True) == fallback
+    assert (CURRENT_LOG.mode_asked, kept.mode_asked, fallback.mode_asked) == (None, None, "all")
+    # Qwen3-Next falls back: its lines open so, and its extras end with the mode asked, then
+    # the release (the order its JSON has always had)
+    qwen = load_preset("Qwen3-Next-80B-A3B").profile()
+    r = run_strategy("vllm", qwen, budget_bytes=40 * 2**30, context_tokens=8_192,
+                     options=StrategyOptions(mamba_cache_mode="all"))
+    assert r.extras["log_lines"][:2] == [MODE_ALL_DEPRECATED_LOG, ALL_AS_ALIGN_LOG]
+    assert list(r.extras)[-2:] == ["mamba_cache_mode_asked", "log_release"]
+    assert (r.extras["mamba_cache_mode_asked"], r.extras["log_release"]) == ("all", "0.31")
+    assert not any(line.startswith("Memory after warmup") for line in r.extras["log_lines"])
 
 
 # ------------------------------------------------------------------------------------------
