@@ -91,8 +91,35 @@ def test_spec_literal_values():
     assert e["DeepSeek-V3"][1] == 1152 and e["gpt-oss-20b"][1] == 2048
 
 
+# name -> (the checkpoint its source names first, model_layers, max_model_len), by hand from
+# each config.json: the context is max_position_embeddings (DeepSeek's 4,096 x yarn 40 =
+# 163,840, gpt-oss's 4,096 x 32 = 131,072 already multiplied out; Llama-4-Scout's 10 x 2**20);
+# granite-4.0-h-small's source gives none. Nemotron-H-8B's 52 layers are the 52 characters of
+# its hybrid_override_pattern (MLP layers too); Falcon-H1's 44 each hold attention and Mamba2.
+SOURCES = {
+    "Qwen3-Next-80B-A3B": ("Qwen/Qwen3-Next-80B-A3B-Instruct", 48, 262_144),
+    "Qwen3.5-27B": ("Qwen/Qwen3.5-27B", 64, 262_144),
+    "Nemotron-H-8B": ("nvidia/Nemotron-H-8B-Base-8K", 52, 8_192),
+    "Jamba-1.5-Mini": ("ai21labs/AI21-Jamba-1.5-Mini", 32, 262_144),
+    "Falcon-H1-7B": ("tiiuae/Falcon-H1-7B", 44, 262_144),
+    "granite-4.0-h-small": ("ibm-granite/granite-4.0-h-small", 40, None),
+    "gpt-oss-20b": ("openai/gpt-oss-20b", 24, 131_072),
+    "gpt-oss-120b": ("openai/gpt-oss-120b", 36, 131_072),
+    "Llama-3.1-8B": ("meta-llama/Llama-3.1-8B", 32, 131_072),
+    "Llama-4-Scout-17B-16E": ("meta-llama/Llama-4-Scout-17B-16E-Instruct", 48, 10_485_760),
+    "DeepSeek-V3": ("deepseek-ai/DeepSeek-V3", 61, 163_840),
+    "DeepSeek-V3.2": ("deepseek-ai/DeepSeek-V3.2", 61, 163_840),
+    "Kimi-Linear-48B-A3B": ("moonshotai/Kimi-Linear-48B-A3B-Instruct", 27, 1_048_576),
+    "LFM2-1.2B": ("LiquidAI/LFM2-1.2B", 16, 128_000),
+    "MiniMax-M1": ("a MiniMax-M1", 80, 10_240_000),  # two checkpoints share it: none named
+}
+
+
 def test_every_preset_has_its_bytes_derived_here():
     assert sorted(list_presets(), key=str.lower) == sorted(EXPECTED, key=str.lower)
+    assert sorted(SOURCES) == sorted(EXPECTED)
+    assert len("M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M-") == 52
+    assert 4096 * 40 == 163_840 and 4096 * 32 == 131_072 and 10 * 2**20 == 10_485_760
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))
@@ -105,7 +132,12 @@ def test_preset_bytes(name):
     assert profile.kv_bytes_per_slot == kv
     assert profile.state_const_bytes == state
     assert spec.tp == 1
-    assert spec.source  # each preset names its source
+    # each preset names its source: the checkpoint's config first, and the context it gives
+    checkpoint, model_layers, max_model_len = SOURCES[name]
+    assert spec.source.startswith(f"{checkpoint} config")
+    assert (spec.model_layers, spec.max_model_len) == (model_layers, max_model_len)
+    if max_model_len is not None:
+        assert f"; max_model_len {max_model_len:,}: " in spec.source
     # the totals the Model page shows: a token's KV over every attention layer, a request's
     # state over every state layer (the model report's, from the spec's kinds)
     attention = len(profile.layer_types) - counts.get(LINEAR, 0)
