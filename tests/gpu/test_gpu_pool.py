@@ -1,6 +1,7 @@
 """Allocation of a plan: sizes equal the plan, caps, typed views at offsets, out of memory."""
 
 import gc
+import io
 import weakref
 
 import pytest
@@ -297,10 +298,29 @@ def test_free_host_memory_respects_a_memory_cgroup(tmp_path):
 
 
 def test_free_host_memory_is_the_smaller_of_meminfo_and_the_cgroup(monkeypatch):
+    # a stand-in /proc/meminfo: MemAvailable is in kB (1,024 B), 3,000,000 kB = 3,072,000,000 B
+    meminfo = "MemTotal:       16000000 kB\nMemFree:         1000000 kB\n" \
+              "MemAvailable:    3000000 kB\nBuffers:          200000 kB\n"
+    opened = []
+
+    def fake_open(path, *args, **kwargs):
+        opened.append(path)
+        return io.StringIO(meminfo)
+
+    monkeypatch.setattr(pool_mod, "open", fake_open, raising=False)
+    cpu = torch.device("cpu")
     monkeypatch.setattr(pool_mod, "cgroup_room_bytes", lambda: 12_345)
-    assert pool_mod.free_memory_bytes(torch.device("cpu")) == 12_345
-    monkeypatch.setattr(pool_mod, "cgroup_room_bytes", lambda: None)
-    assert pool_mod.free_memory_bytes(torch.device("cpu")) > 12_345
+    assert pool_mod.free_memory_bytes(cpu) == 12_345  # the cgroup's room is the smaller
+    monkeypatch.setattr(pool_mod, "cgroup_room_bytes", lambda: 5 * 10**9)
+    assert pool_mod.free_memory_bytes(cpu) == 3_000_000 * 1024 == 3_072_000_000
+    monkeypatch.setattr(pool_mod, "cgroup_room_bytes", lambda: None)  # no limit
+    assert pool_mod.free_memory_bytes(cpu) == 3_072_000_000
+    assert opened == ["/proc/meminfo"] * 3
+    # a kernel without MemAvailable: the free pages sysconf reports, 1,000 of 4,096 B
+    meminfo = "MemTotal:       16000000 kB\nMemFree:         1000000 kB\n"
+    pages = {"SC_AVPHYS_PAGES": 1000, "SC_PAGE_SIZE": 4096}
+    monkeypatch.setattr(pool_mod.os, "sysconf", pages.__getitem__)
+    assert pool_mod.free_memory_bytes(cpu) == 4_096_000
 
 
 def test_free_cuda_memory_counts_blocks_torch_caches_without_a_tensor(monkeypatch):
