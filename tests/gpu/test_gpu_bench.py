@@ -1,5 +1,6 @@
 """The benchmark harness (structure, bytes counted, progress, lock) and the bench command.
-No timing is asserted: speed goals live in bench/gpu_bench.py."""
+No measured time is asserted (stand-in clocks drive the figures' arithmetic): speed goals live in
+bench/gpu_bench.py."""
 
 import json
 import threading
@@ -347,7 +348,24 @@ ARGS = ["bench", "--layers", "3*linear_attention,full_attention", "--kv-bytes-pe
         "--pages-per-call", "4", "--repeats", "1"]
 
 
-def test_cli_json(capsys):
+def test_cli_json(capsys, monkeypatch):
+    # a stand-in clock (no real time is measured): each variant, in the order the CPU run
+    # times them, takes these seconds in the timed round; the 2 warm-up rounds take 1 s,
+    # which no figure may show
+    timed = {0: ("copy", 2e-6), 1: ("state_bytes_copy", 3e-6), 2: ("gather", 4e-6),
+             3: ("scatter", 5e-6), 4: ("state_copy", 8e-6)}
+
+    class Clock:
+        def __init__(self, device):
+            self.flush = torch.empty(8, dtype=torch.int64)  # the run frees it with its buffers
+            self.rounds = {}
+
+        def __call__(self, fn, key=None):
+            fn()
+            self.rounds[key] = self.rounds.get(key, 0) + 1
+            return 1.0 if self.rounds[key] <= 2 else timed[key][1]
+
+    monkeypatch.setattr(bench, "_Timer", Clock)
     assert main(ARGS + ["--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["device"] == "cpu"
@@ -359,8 +377,16 @@ def test_cli_json(capsys):
     assert 85_520_809_984 * 9 // 10 == 76_968_728_985
     assert out["planned_blocks"] == 76_968_728_985 // 1568 == 49_087_199
     assert out["allocated_blocks"] == 20
-    for key in ("gather_gbps", "scatter_gbps", "copy_gbps"):
-        assert out[key] > 0
+    assert {f["operation"]: f["median_s"] for f in out["figures"]} == dict(timed.values())
+    # a call of 4 pages x 1,568 = 6,272 B moves 12,544 B read + written: the copy in 2 us is
+    # 6.272 GB/s, gather in 4 us 3.136, scatter in 5 us 2.5088; the state rows of 4 pages, 4 x
+    # 3 x 352 = 4,224 B, 8,448 B counted: their plain copy in 3 us 2.816, state_copy in 8 us
+    # 1.056; rounded to 0.01 GB/s, each share of its baseline to 0.0001
+    assert {key: out[key] for key in out if key.endswith(("_gbps", "_copy"))} == {
+        "copy_gbps": 6.27, "gather_gbps": 3.14, "scatter_gbps": 2.51,
+        "state_bytes_copy_gbps": 2.82, "state_copy_gbps": 1.06,
+        "gather_share_of_copy": 0.5, "scatter_share_of_copy": 0.4,
+        "state_copy_share_of_state_bytes_copy": 0.375, "nominal_peak_gbps": None}
     assert main(ARGS + ["--json", "--pool-layout", "page-major"]) == 0
     paged = json.loads(capsys.readouterr().out)
     assert paged["pool_layout"] == "page-major"
