@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import base64
 import itertools
 import json
 import re
+import zlib
 from dataclasses import fields, replace
 from fractions import Fraction
 
@@ -544,8 +546,25 @@ def test_an_edited_spec_travels_in_the_link():
     spec = app_model.preset_spec("Llama-3.1-8B").with_options(kv_dtype="float8_e4m3fn",
                                                               name="Llama fp8")
     state = AppState(model="spec", spec=app_model.spec_to_json(spec), block_size=32)
+    # the spec as the link carries it: compact JSON of the link's fields in their order (TP 1),
+    # zlib level 9, base64url without its "=" padding
+    source = load_preset("Llama-3.1-8B").source
+    spec_json = json.dumps({
+        "format": "flatkv-model/1", "name": "Llama fp8", "source": source, "model_layers": 32,
+        "attention_heads": 32, "max_model_len": 131_072, "architectures": ["LlamaForCausalLM"],
+        "kv_dtype": "float8_e4m3fn", "conv_dtype": "bfloat16", "ssm_dtype": "bfloat16",
+        "kinds": {"full": {"kind": "attention", "kv_heads": 8, "head_dim_k": 128,
+                           "head_dim_v": 128, "sliding_window": None,
+                           "attention_chunk_size": None}},
+        "pattern": "32*full"}, separators=(",", ":"))
+    assert state.spec == spec_json and len(spec_json) == 586
+    packed = zlib.compress(spec_json.encode(), 9)
     query = encode_query(state)
-    assert query["model"] == "spec" and len(query["spec"]) < 500
+    assert query == {"model": "spec", "block": "32",
+                     "spec": base64.urlsafe_b64encode(packed).decode().rstrip("=")}
+    # 4 characters per 3 zlib bytes (359 bytes, 479 characters with this machine's zlib; the
+    # bytes are zlib's to choose), shorter than the raw JSON's 586
+    assert len(query["spec"]) == -(-len(packed) * 4 // 3) < len(spec_json)
     back, notices = decode_query(query)
     assert notices == [] and back == state
     assert back.profile().kv_bytes_per_slot == 8 * 256 * 1  # 8 KV heads x (128 + 128), fp8
