@@ -1447,10 +1447,21 @@ def test_compare_page_lists_every_strategy():
                                        "dead weight", "idle pool", "unused"]
     # Every layout's breakdown adds up to the 80 GB budget, to the byte.
     assert all(int(row.sum()) == 80 * 10**9 for _, row in breakdown.iterrows())
-    # only SGLang splits its budget statically: its state pool binds, so KV it holds for more
-    # than 163 requests sits idle (test_strategies derives such slices by hand)
+    # only SGLang splits its budget statically (test_strategies derives such slices by hand):
+    # at 32,768 tokens its KV pool binds, 1,714,648 // 32,768 = 52 requests, holding 52 x 3 of
+    # its 489 request slots; the other 333 slots of 36 x 2,146,304 = 77,266,944 B sit idle, the
+    # pool's tokens all count as history (each request's pages), the 157 slots in use (and the
+    # padding slot) as state, and 8,192 B of the budget, under a token's 12 x 2,048 B, unused
     idle = breakdown["idle pool"].astype(int)
-    assert idle["SGLang"] > 0 and not idle.drop("SGLang").any()
+    assert not idle.drop("SGLang").any()
+    slot = 36 * STATE_ROW
+    assert (1_714_648 // 32_768, 489 - 52 * 3, slot) == (52, 333, 77_266_944)
+    assert dict(breakdown.loc["SGLang"].astype(int)) == {
+        "kv history": 1_714_648 * 12 * 2048, "state": (52 * 3 + 1) * slot,
+        "row padding": 0, "state page padding": 0, "padding layers": 0, "dead weight": 0,
+        "idle pool": 333 * slot, "unused": 8192}
+    assert 333 * slot == 25_729_892_352 and 157 * slot == 12_130_910_208
+    assert 80 * 10**9 - 490 * slot - 1_714_648 * 12 * 2048 == 8192
     # flat: what 775 blocks of 103,219,200 B leave of the budget
     assert int(breakdown.loc["FlatKV packed slabs"]["unused"]) == 80 * 10**9 - 775 * 103_219_200
     codes = " ".join(c.value for c in at.code)
@@ -1491,18 +1502,38 @@ def test_compare_page_lists_every_strategy():
         # tokens (test_strategy_notes derives it), the 8,192 chunk of an 80 GB GPU
         "max_total_num_tokens=1714648, chunked_prefill_size=8192, max_prefill_tokens=..., "
         "max_running_requests=163, context_len=32768")
-    assert any(c.value.startswith("SGLang's start-up log at these settings") and "Its "
-               "scheduler's line (TP rank 0 alone) comes last: max_running_requests is its "
-               "estimate from the token pool at the context, its context_len (--context-length), "
-               "or the state pool's cap where lower;" in c.value for c in at.caption)
-    assert any(c.value.startswith("vLLM's start-up log at these settings, in a current "
-                                  "release's words") and "vLLM 0.19 and earlier print 812,736 "
-               "tokens there" in c.value for c in at.caption)
+    captions = [c.value for c in at.caption]
+    assert ("SGLang's start-up log at these settings, in a current release's words and number "
+            "formats: set it beside yours line by line. Its GB are GiB (2^30 B); its sizes count "
+            "the state pool's padding slot beyond max_mamba_cache_size. Left out: no KV Cache "
+            "lines: they need the K / V split and KV dtype, which bytes typed by hand (or "
+            "attention layer kinds whose K / V splits differ) do not give. Its scheduler's line "
+            "(TP rank 0 alone) comes last: max_running_requests is its estimate from the token "
+            "pool at the context, its context_len (--context-length), or the state pool's cap "
+            "where lower; max_prefill_tokens and the memory left (available_gpu_mem) are not "
+            "modelled: \"...\" reads as anything.") in captions
+    assert ("vLLM's start-up log at these settings, in a current release's words and number "
+            "formats: set it beside yours line by line. vLLM 0.34 on CUDA logs the Available "
+            "line before warm-up, as an estimate, and sizes its cache by the blocks it fits "
+            "after it (the Memory after warmup line, its GPU figures the run's: elided); up to "
+            "0.33 the Available line is the cache. It counts mamba cache mode none, as set here "
+            "(--no-enable-prefix-caching): vLLM 0.28 and later start a hybrid in align and log "
+            "\"Mamba cache mode is set to 'align'\"; set align to match such a log. Releases "
+            "before the one-line KV cache size (vLLM PR #50462; 0.26.0 still has two) print it "
+            "and the concurrency on two lines; vLLM 0.19 and earlier print 812,736 tokens there "
+            "(older_logged_tokens in the math).") in captions
     # one capacity convention in the table and chart: vLLM's 2,991 blocks less 3 state pages;
     # its log lines, current and older (2,991 // 4 groups x 1,088), are quoted apart
     assert vllm["capacity (tokens)"] == (2991 - 3) * 1088
-    assert any("vLLM's \"GPU KV cache size\": 2,882,620 tokens" in c.value
-               and "(vLLM 0.19 and earlier: 812,736, num_blocks" in c.value for c in at.caption)
+    assert ("In the engines' logs: vLLM's \"GPU KV cache size\": 2,882,620 tokens; SGLang's "
+            "max_total_num_tokens: 1,714,648 tokens. vLLM's line is max concurrency x "
+            "max_model_len (vLLM 0.19 and earlier: 812,736, num_blocks // groups x min block "
+            "size, a multiple of the smallest block size; the current figure divided by "
+            "max_model_len is the logged concurrency). These count mamba cache mode none: vLLM "
+            "0.28 and later start a hybrid model with prefix caching on, in mamba cache mode "
+            "align by default; the log says which (\"Mamba cache mode is set to ...\"): set the "
+            "same mode here to match such a log. None, the default here, is "
+            "--no-enable-prefix-caching or vLLM up to 0.27.") in captions
     # a strategy that does not apply says why under the table and once in its expander
     assert sum("state layers: aliasing" in c.value for c in at.caption) == 2
     assert "state layers: aliasing" not in codes
