@@ -45,15 +45,28 @@ def test_layout_figure_draws_each_binding_at_its_offset(analysis):
     # row 1 of slot 0 in uniform pages starts at one page row: 2,162,688 B = 2.0625 MiB
     assert kv.base[0] == pytest.approx(2_162_688 / MiB)
     assert kv.x[0] == pytest.approx(2_162_688 / MiB)
-    assert kv.customdata[0][2] == "2,162,688"  # exact bytes in the hover
-    # the group's layer, and its cache layer where the layer types are given
-    assert kv.hovertemplate.startswith("%{y}<br>%{customdata[0]}: %{customdata[1]}<br>"
-                                       "%{customdata[2]} B (%{customdata[5]})<br>")
-    assert kv.customdata[1][:2] == ["full_attention #1", "kv"]
+    # the hover: whose bytes (the group's layer), exact bytes and in their unit, and where in
+    # the row: 1,056 tokens x 2,048 B = 2,162,688 B = 2.0625 MiB, from one page row (the
+    # state's 49,152 + 2,097,152 = 2,146,304 B, padded by 16,384 B to 1,056 x 2,048) to two
+    assert kv.hovertemplate == ("%{y}<br>%{customdata[0]}: %{customdata[1]}<br>"
+                                "%{customdata[2]} B (%{customdata[5]})<br>"
+                                "bytes %{customdata[3]} .. %{customdata[4]} of the row"
+                                "<extra></extra>")
+    assert [list(row) for row in kv.customdata[:2]] == [
+        ["full_attention #0", "kv", "2,162,688", "2,162,688", "4,325,376", "2.06 MiB"],
+        ["full_attention #1", "kv", "2,162,688", "2,162,688", "4,325,376", "2.06 MiB"]]
+    assert [list(_trace(fig, name).customdata[0]) for name in ("conv state", "ssm state",
+                                                               "padding")] == [
+        ["linear_attention #0", "conv", "49,152", "0", "49,152", "48.00 KiB"],
+        ["linear_attention #0", "ssm", "2,097,152", "49,152", "2,146,304", "2.00 MiB"],
+        ["linear_attention #0", "padding", "16,384", "2,146,304", "2,162,688", "16.00 KiB"]]
+    assert 1056 * 2048 == 2_162_688 == 2_146_304 + 16_384
+    # where the layer types are given, the model's cache layer too: full layer 1 is layer 7
     named = charts.layout_figure(app_data.layout_segments(analysis, uniform=True,
                                                           layer_types=QWEN35.layer_types))
-    assert _trace(named, "KV (full attention)").customdata[1][0] == (
-        "full_attention #1 (cache layer 7)")
+    assert list(_trace(named, "KV (full attention)").customdata[1]) == [
+        "full_attention #1 (cache layer 7)", "kv", "2,162,688", "2,162,688", "4,325,376",
+        "2.06 MiB"]
     assert fig.layout.xaxis.title.text == "offset in the slot row (MiB)"
     assert kv.marker.color == COLORS["kv"]
     pad = _trace(fig, "padding")
@@ -142,7 +155,10 @@ def test_sweep_figure_marks_the_current_point():
     line = _trace(fig, "concurrency at 4,096 tokens")
     assert list(line.y) == [652 / 653, 2.0, None]
     assert list(line.customdata) == ["0.99", "2.00", None] and not line.connectgaps
-    assert "%{customdata} requests" in line.hovertemplate
+    # a linear x axis (the budget) read to 0.01; a log one (block sizes) in whole numbers
+    assert line.hovertemplate == "block: %{x:,.2f}<br>%{customdata} requests<extra></extra>"
+    assert _trace(wide, "concurrency at 4,096 tokens").hovertemplate == (
+        "block: %{x:,}<br>%{customdata} requests<extra></extra>")
     assert not [t for t in fig.data if t.name == "capacity (tokens)"]
     # a layout that does not start at the current budget: the budget marked at 0 requests
     refused = charts.sweep_figure([1, 2, 4], None, [None, None, 3.0], current_x=1,
@@ -230,7 +246,12 @@ def test_compare_bars_keep_category_colours():
     assert list(kv.x) == [3.0, 1.0] and kv.marker.color == COLORS["kv"]
     pad = _trace(fig, "row padding")
     assert list(pad.x) == [1.0, 0.0] and pad.marker.pattern.shape == "/"
-    assert "<br>row padding: %{customdata[0]} B" in pad.hovertemplate  # the legend's words
+    # the legend's words in the hover, the bytes exact and in their unit
+    assert pad.hovertemplate == ("%{y}<br>row padding: %{customdata[0]} B (%{customdata[1]})"
+                                 "<extra></extra>")
+    assert [list(row) for row in pad.customdata] == [["1,048,576", "1.00 MiB"], ["0", "0 B"]]
+    assert [list(row) for row in kv.customdata] == [["3,145,728", "3.00 MiB"],
+                                                    ["1,048,576", "1.00 MiB"]]
     assert _trace(fig, "unused").marker.color == COLORS["unused"]
     assert fig.layout.barmode == "stack"
     # the key reads left to right as the slices stack, under the title as every chart's
@@ -289,9 +310,16 @@ def test_one_colour_per_kind_across_charts(analysis):
     # 12 full layers at 3, 7, ..., 47: each drawn one layer wide, not as wide as their spacing.
     assert list(full.x) == list(range(3, 48, 4)) and list(full.width) == [0.9] * 12
     # its hover names the legend's kind beside the group's layer, as Layout's hover does
-    assert full.hovertemplate.startswith("cache layer %{x}: %{customdata[3]} (full_attention "
-                                         "#%{customdata[0]})<br>")
-    assert full.customdata[1][0] == 1 and full.customdata[1][3] == "full attention"
+    assert full.hovertemplate == ("cache layer %{x}: %{customdata[3]} (full_attention "
+                                  "#%{customdata[0]})<br>%{customdata[1]} B per token, "
+                                  "%{customdata[2]} B state<extra></extra>")
+    # full layer j (the planner's group layer) of 2,048 B a token, no state
+    assert [list(row) for row in full.customdata[:2]] == [[0, "2,048", "0", "full attention"],
+                                                         [1, "2,048", "0", "full attention"]]
+    state = _trace(strip, "constant state (linear attention, Mamba, short conv)")
+    assert state.hovertemplate == full.hovertemplate.replace("full_attention", "linear_attention")
+    assert list(state.customdata[1]) == [1, "0", "2,146,304",  # 49,152 + 2,097,152
+                                         "constant state (linear attention, Mamba, short conv)"]
     assert list(strip.layout.xaxis.range) == [-0.5, 47.5]  # whole layers, not -0.4 .. 0.4
     assert strip.layout.xaxis.dtick is None  # 48 layers: plotly's own steps (0, 5, 10, ...)
     small = charts.layer_strip(layer_rows(CacheProfile(("linear_attention",) * 4, 0,
@@ -342,7 +370,14 @@ def test_bandwidth_bars_mark_each_bar_against_its_own_baseline():
     assert (state.line.dash, state.line.color) == ("dashdot", COLORS["state_copy"])
     assert fig.layout.showlegend  # the two marks keyed by name
     assert list(fig.layout.yaxis.ticktext) == [t.name for t in bars]
-    assert bars[1].customdata[0][0] == "1,568"  # exact bytes per call in the hover
+    # the hover: its GB/s, and its bytes per call exact (1,568 B = 1.53 KiB) and in their unit
+    assert bars[1].hovertemplate == ("gather (torch)<br>%{x:,.2f} GB/s<br>%{customdata[0]} B "
+                                     "(%{customdata[1]}) per call<extra></extra>")
+    assert [[list(row) for row in t.customdata] for t in bars] == [
+        [["1,568", "1.53 KiB"]]] * 3 + [[["1,056", "1.03 KiB"]]] * 2
+    assert (copy.hovertemplate, state.hovertemplate) == (
+        "copy (baseline): %{x:,.2f} GB/s<extra></extra>",
+        "state copy (baseline): %{x:,.2f} GB/s<extra></extra>")
     # a series that names its baseline is marked against that one; host moves against their
     # pinned copies
     from flatkv.gpu_view import Series
@@ -461,8 +496,12 @@ def test_bandwidth_sweep_over_pages_and_page_bytes():
     assert gather.line.dash == "solid" and gather.line.color == COLORS["gather"]
     assert _trace(fig, "scatter (triton)").marker.symbol == "diamond"
     # the hover counts pages as said: one page a call is "1 page per call", not "1 pages"
-    assert [d[0] for d in gather.customdata] == ["1 page per call", "4 pages per call"]
-    assert "%{customdata[0]}<br>" in gather.hovertemplate
+    # and the bytes a call: 1,568 B = 1.53 KiB, 4 x 1,568 = 6,272 B = 6.125 KiB (to even: 6.12)
+    assert [list(row) for row in gather.customdata] == [
+        ["1 page per call", "1,568", "1.53 KiB"], ["4 pages per call", "6,272", "6.12 KiB"]]
+    assert gather.hovertemplate == ("gather (torch)<br>%{y:,.2f} GB/s<br>%{customdata[0]}<br>"
+                                    "%{customdata[1]} B (%{customdata[2]}) per call"
+                                    "<extra></extra>")
     assert fig.layout.xaxis.type == "log" and fig.layout.xaxis.title.text == "pages per call"
     # ticks only at the swept values (a log axis labels 1.5, 2.5 ... pages otherwise)
     assert list(fig.layout.xaxis.tickvals) == [1, 4] and list(fig.layout.xaxis.ticktext) == [
