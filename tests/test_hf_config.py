@@ -7,6 +7,7 @@ import json
 import math
 import os
 import re
+from collections import Counter
 from dataclasses import replace
 from fractions import Fraction
 from types import SimpleNamespace
@@ -37,6 +38,7 @@ from flatkv.strategies.vllm import runs_all_as_align  # noqa: E402
 
 BF16, FP32 = 2, 4
 FULL, SLIDING, LINEAR = "full_attention", "sliding_attention", "linear_attention"
+CHUNKED = "chunked_attention"
 
 NEMOTRON_PATTERN = "M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M-"
 GRANITE_TYPES = ["attention" if i in (5, 15, 25, 35) else "mamba" for i in range(40)]
@@ -556,6 +558,124 @@ def test_qwen3_next_defaults_alone_are_the_80b_a3b():
     assert tp2.state_const_bytes == {"conv": 24576, "ssm": 524288}
 
 
+# Every type read from transformers' defaults alone (transformers 5's config classes): its cache
+# layers by kind, kv_bytes_per_slot (K + V: 2 x num_key_value_heads x head_dim, in bf16; MLA's
+# kv_lora_rank + qk_rope_head_dim) and a state layer's bytes, by hand from the class defaults.
+# head_dim is hidden_size // num_attention_heads where the class has none (vLLM's getattr
+# default; GLM-4.5's 4,096 // 96 = 42). A type without attention layers has 0 B a slot.
+GDN_DEFAULT_STATE = {  # qwen3_next's and Qwen3.5's: 16 key heads, 32 value heads of 128, kernel 4
+    "conv": (2 * 16 * 128 + 32 * 128) * (4 - 1) * BF16, "ssm": 32 * 128 * 128 * BF16}
+BAMBA_DEFAULT_STATE = {  # hidden 4,096 x expand 2 = 8,192; 128 heads x 64, 1 group, d_state 256
+    "conv": (8192 + 2 * 1 * 256) * (4 - 1) * BF16, "ssm": 128 * 64 * 256 * BF16}
+MAMBA_DEFAULT_STATE = {  # hidden 768 x expand 2 = intermediate 1,536, state_size 16, kernel 4
+    "conv": 1536 * (4 - 1) * BF16, "ssm": 1536 * 16 * BF16}
+INDEXER = 128 + 4  # DeepSeek-V3.2's indexer keys: 128 fp8 bytes and a float32 scale a token
+DEFAULTS_READ = {
+    "afmoe": ({SLIDING: 24, FULL: 8}, 2 * 16 * 128 * BF16, {}),
+    "apertus": ({FULL: 32}, 2 * 32 * 128 * BF16, {}),  # head_dim 4,096 / 32
+    "arcee": ({FULL: 32}, 2 * 32 * 80 * BF16, {}),
+    # attn_layer_indices None: every layer Mamba2
+    "bamba": ({LINEAR: 32}, 0, BAMBA_DEFAULT_STATE),
+    "cohere": ({FULL: 40}, 2 * 64 * 128 * BF16, {}),  # head_dim 8,192 / 64
+    "cohere2": ({SLIDING: 30, FULL: 10}, 2 * 64 * 128 * BF16, {}),
+    "cohere2_moe": ({SLIDING: 30, FULL: 10}, 2 * 64 * 128 * BF16, {}),
+    "deepseek_v2": ({FULL: 32}, (512 + 64) * BF16, {}),
+    "deepseek_v3": ({FULL: 61}, (512 + 64) * BF16, {}),
+    "deepseek_v32": ({FULL: 61}, (512 + 64) * BF16 + INDEXER, {}),
+    "ernie4_5": ({FULL: 18}, 2 * 2 * 128 * BF16, {}),
+    "ernie4_5_moe": ({FULL: 28}, 2 * 4 * 128 * BF16, {}),  # head_dim 2,560 / 20
+    "exaone4": ({SLIDING: 24, FULL: 8}, 2 * 32 * 128 * BF16, {}),  # head_dim 4,096 / 32
+    "exaone_moe": ({SLIDING: 24, FULL: 8}, 2 * 32 * 128 * BF16, {}),
+    # 32 hybrid layers, attention and Mamba2 side by side: mamba_d_ssm 1,024 = 128 heads x 8
+    "falcon_h1": ({FULL: 32, LINEAR: 32}, 2 * 8 * 128 * BF16,
+                  {"conv": (1024 + 2 * 1 * 256) * (4 - 1) * BF16, "ssm": 128 * 8 * 256 * BF16}),
+    "falcon_mamba": ({LINEAR: 32}, 0, MAMBA_DEFAULT_STATE),
+    "flex_olmo": ({FULL: 32}, 2 * 32 * 128 * BF16, {}),  # head_dim 4,096 / 32
+    "gemma": ({FULL: 28}, 2 * 16 * 256 * BF16, {}),
+    "gemma2": ({SLIDING: 13, FULL: 13}, 2 * 4 * 256 * BF16, {}),
+    "gemma3": ({SLIDING: 22, FULL: 4}, 2 * 4 * 256 * BF16, {}),
+    "gemma3_text": ({SLIDING: 22, FULL: 4}, 2 * 4 * 256 * BF16, {}),
+    # 35 layers, the last num_kv_shared_layers 15 (12 sliding, 3 full) without a cache
+    "gemma3n": ({SLIDING: 16, FULL: 4}, 2 * 2 * 256 * BF16, {}),
+    "gemma3n_text": ({SLIDING: 16, FULL: 4}, 2 * 2 * 256 * BF16, {}),
+    # full layers of global_head_dim 512, sliding ones of head_dim 256 (4 KV heads each)
+    "gemma4": ({SLIDING: 25, FULL: 5}, 2 * 4 * 512 * BF16, {}),
+    "gemma4_text": ({SLIDING: 25, FULL: 5}, 2 * 4 * 512 * BF16, {}),
+    "gemma4_unified": ({SLIDING: 25, FULL: 5}, 2 * 4 * 512 * BF16, {}),
+    "gemma4_unified_text": ({SLIDING: 25, FULL: 5}, 2 * 4 * 512 * BF16, {}),
+    "glm4": ({FULL: 40}, 2 * 2 * 128 * BF16, {}),
+    "glm4_moe": ({FULL: 46}, 2 * 8 * 42 * BF16, {}),  # head_dim 4,096 // 96
+    "glm4_moe_lite": ({FULL: 47}, (512 + 64) * BF16, {}),
+    "glm_moe_dsa": ({FULL: 78}, (512 + 64) * BF16 + INDEXER, {}),
+    "gpt_oss": ({SLIDING: 18, FULL: 18}, 2 * 8 * 64 * BF16, {}),
+    "granite": ({FULL: 32}, 2 * 32 * 128 * BF16, {}),  # head_dim 4,096 / 32
+    "granite_swa": ({FULL: 6, SLIDING: 18}, 2 * 4 * 128 * BF16, {}),  # head_dim 2,560 / 20
+    "granitemoe": ({FULL: 32}, 2 * 32 * 128 * BF16, {}),
+    "granitemoe_swa": ({FULL: 8, SLIDING: 24}, 2 * 32 * 128 * BF16, {}),
+    "granitemoehybrid": ({LINEAR: 32}, 0, BAMBA_DEFAULT_STATE),  # layer_types all mamba
+    "granitemoeshared": ({FULL: 32}, 2 * 32 * 128 * BF16, {}),
+    "hunyuan_v1_dense": ({FULL: 32}, 2 * 32 * 128 * BF16, {}),
+    "hunyuan_v1_moe": ({FULL: 32}, 2 * 32 * 128 * BF16, {}),
+    "hy_v3": ({FULL: 80}, 2 * 8 * 128 * BF16, {}),
+    # attention at i % 8 == 4; hidden 4,096 x expand 2 = 8,192, d_state 16, kernel 4
+    "jamba": ({LINEAR: 28, FULL: 4}, 2 * 8 * 128 * BF16,
+              {"conv": 8192 * (4 - 1) * BF16, "ssm": 8192 * 16 * BF16}),
+    "kimi_k2": ({FULL: 61}, (512 + 64) * BF16, {}),  # read as deepseek_v3 (no class of its own)
+    "kimi_k25": ({FULL: 61}, (512 + 64) * BF16, {}),
+    "lfm2": ({FULL: 32}, 2 * 8 * 80 * BF16, {}),  # layer_types all attention; 2,560 / 32
+    # 13 conv layers, conv_L_cache 7 over hidden_size 2,048 (no ssm state)
+    "lfm3": ({LINEAR: 13, FULL: 6, SLIDING: 5}, 2 * 4 * 128 * BF16,
+             {"conv": 2048 * (7 - 1) * BF16}),
+    "llama": ({FULL: 32}, 2 * 32 * 128 * BF16, {}),
+    "llama4": ({CHUNKED: 36, FULL: 12}, 2 * 8 * 128 * BF16, {}),
+    "llama4_text": ({CHUNKED: 36, FULL: 12}, 2 * 8 * 128 * BF16, {}),
+    "mamba": ({LINEAR: 32}, 0, MAMBA_DEFAULT_STATE),
+    # 128 heads x 64 = 8,192, 8 groups of d_state 128, kernel 4
+    "mamba2": ({LINEAR: 64}, 0, {"conv": (8192 + 2 * 8 * 128) * (4 - 1) * BF16,
+                                 "ssm": 128 * 64 * 128 * BF16}),
+    "minimax_m2": ({FULL: 62}, 2 * 8 * 128 * BF16, {}),
+    "mistral": ({SLIDING: 32}, 2 * 8 * 128 * BF16, {}),  # sliding_window 4,096: every layer
+    "mistral3": ({FULL: 40}, 2 * 8 * 128 * BF16, {}),
+    "mixtral": ({FULL: 32}, 2 * 8 * 128 * BF16, {}),  # head_dim 4,096 / 32
+    "nemotron": ({FULL: 32}, 2 * 48 * 128 * BF16, {}),
+    # hybrid_override_pattern of 4: one Mamba2 layer, one MoE, one attention, one MLP; the
+    # ssm state in mamba_ssm_cache_dtype float32
+    "nemotron_h": ({LINEAR: 1, FULL: 1}, 2 * 8 * 128 * BF16,
+                   {"conv": (128 * 64 + 2 * 8 * 128) * (4 - 1) * BF16,
+                    "ssm": 128 * 64 * 128 * FP32}),
+    "olmo2": ({FULL: 32}, 2 * 32 * 128 * BF16, {}),
+    "olmo3": ({SLIDING: 24, FULL: 8}, 2 * 32 * 128 * BF16, {}),
+    # GDN of 30 key heads of 96 and 30 value heads of 192; head_dim 3,840 / 30
+    "olmo_hybrid": ({LINEAR: 24, FULL: 8}, 2 * 30 * 128 * BF16,
+                    {"conv": (2 * 30 * 96 + 30 * 192) * (4 - 1) * BF16,
+                     "ssm": 30 * 96 * 192 * BF16}),
+    "olmoe": ({FULL: 16}, 2 * 16 * 128 * BF16, {}),  # head_dim 2,048 / 16
+    "phi": ({FULL: 24}, 2 * 32 * 64 * BF16, {}),  # head_dim 2,048 / 32
+    "phi3": ({FULL: 32}, 2 * 32 * 96 * BF16, {}),  # head_dim 3,072 / 32
+    "phimoe": ({FULL: 32}, 2 * 8 * 128 * BF16, {}),
+    "qwen2": ({FULL: 32}, 2 * 32 * 128 * BF16, {}),
+    "qwen2_5_vl": ({FULL: 80}, 2 * 8 * 128 * BF16, {}),  # head_dim 8,192 / 64
+    "qwen2_vl": ({FULL: 80}, 2 * 8 * 128 * BF16, {}),
+    "qwen3": ({FULL: 32}, 2 * 32 * 128 * BF16, {}),
+    "qwen3_5": ({LINEAR: 24, FULL: 8}, 2 * 4 * 256 * BF16, GDN_DEFAULT_STATE),
+    "qwen3_5_moe": ({LINEAR: 30, FULL: 10}, 2 * 2 * 256 * BF16, GDN_DEFAULT_STATE),
+    "qwen3_5_moe_text": ({LINEAR: 30, FULL: 10}, 2 * 2 * 256 * BF16, GDN_DEFAULT_STATE),
+    "qwen3_5_text": ({LINEAR: 24, FULL: 8}, 2 * 4 * 256 * BF16, GDN_DEFAULT_STATE),
+    "qwen3_moe": ({FULL: 24}, 2 * 4 * 64 * BF16, {}),  # head_dim 2,048 / 32
+    "qwen3_next": ({LINEAR: 36, FULL: 12}, 2 * 2 * 256 * BF16, GDN_DEFAULT_STATE),
+    "qwen3_vl": ({FULL: 32}, 2 * 32 * 128 * BF16, {}),
+    "qwen3_vl_moe": ({FULL: 24}, 2 * 16 * 128 * BF16, {}),
+    "seed_oss": ({FULL: 64}, 2 * 8 * 128 * BF16, {}),
+    "smollm3": ({FULL: 36}, 2 * 4 * 128 * BF16, {}),  # head_dim 2,048 / 16
+    "starcoder2": ({FULL: 30}, 2 * 2 * 128 * BF16, {}),  # head_dim 3,072 / 24
+    "step3p5": ({FULL: 45}, 2 * 8 * 128 * BF16, {}),
+    # 54 Mamba2 layers, 9 of them with the shared attention block beside: 8 mamba heads of
+    # mamba_headdim 640 (5,120 = 2,560 x expand 2), 1 group of d_state 64
+    "zamba2": ({LINEAR: 54, FULL: 9}, 2 * 32 * 160 * BF16,
+               {"conv": (5120 + 2 * 1 * 64) * (4 - 1) * BF16, "ssm": 8 * 640 * 64 * BF16}),
+}
+
+
 def test_every_supported_type_imports_from_transformers_defaults():
     # but a type whose engines need a field the class defaults (kimi_linear's
     # linear_attn_config, lfm2_moe's layer_types, minimax's head_dim) or that transformers does
@@ -570,8 +690,21 @@ def test_every_supported_type_imports_from_transformers_defaults():
                                                  f"{needs[model_type]}: "):
                 spec_from_hf_config({"model_type": model_type})
             continue
+        kinds, kv, state = DEFAULTS_READ[model_type]
         profile = spec_from_hf_config({"model_type": model_type}).profile()
-        assert profile.layer_types, model_type
+        assert Counter(profile.layer_types) == kinds, model_type
+        assert profile.kv_bytes_per_slot == kv, model_type
+        assert profile.state_const_bytes == state, model_type
+    assert sorted(DEFAULTS_READ) == sorted(set(SUPPORTED_MODEL_TYPES) - set(needs))
+    # Gemma 3n's 15 kv-shared layers keep no cache; Gemma 4's sliding layers are 256 wide
+    gemma3n = spec_from_hf_config({"model_type": "gemma3n"}).profile()
+    assert Counter(gemma3n.kv_shared_layer_types) == {SLIDING: 12, FULL: 3}
+    gemma4 = spec_from_hf_config({"model_type": "gemma4"}).profile()
+    assert gemma4.sliding_kv_bytes_per_slot == 2 * 4 * 256 * BF16
+    # the figures the shared rows stand for
+    assert (GDN_DEFAULT_STATE, BAMBA_DEFAULT_STATE, MAMBA_DEFAULT_STATE) == (
+        {"conv": 49_152, "ssm": 1_048_576}, {"conv": 52_224, "ssm": 4_194_304},
+        {"conv": 9_216, "ssm": 49_152})
 
 
 # Written-out configs of the remaining types, with their expected bytes.
