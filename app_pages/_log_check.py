@@ -9,9 +9,10 @@ import streamlit as st
 
 from app_pages._session import state, update
 from flatkv import log_check
-from flatkv.app_state import KV_BLOCKS, KV_MEMORY, kv_memory_size
+from flatkv.app_state import KV_BLOCKS, KV_MEMORY, MAX_CONTEXT, kv_memory_size
 from flatkv.budget import MAX_VLLM_BLOCKS, MIN_VLLM_BLOCKS
 from flatkv.strategies import StrategyResult
+from flatkv.strategies.base import CHUNKED_PREFILL_OFF
 from flatkv.units import markdown_literal as literal
 from flatkv.units import sentence_case, tokens_text
 
@@ -83,7 +84,7 @@ def _logged_run_changes(run: log_check.LoggedRun) -> tuple[dict, list[str]]:
     """The changes that set the pages to the log's run (``LoggedRun``), and what each is in
     words; none where the pages are at it already. vLLM 0.34 sizes its cache by the blocks it
     fits after warm-up, so those are taken over the Available memory an older release sizes
-    it by."""
+    it by. SGLang's scheduler line gives its context and prefill chunk (no budget)."""
     s, changes, said = state(), {}, []
     if run.blocks is not None and MIN_VLLM_BLOCKS <= run.blocks <= MAX_VLLM_BLOCKS:
         if (s.gpu, s.kv_blocks) != (KV_BLOCKS, run.blocks):
@@ -94,9 +95,15 @@ def _logged_run_changes(run: log_check.LoggedRun) -> tuple[dict, list[str]]:
         if (s.gpu, s.kv_memory) != (KV_MEMORY, memory):
             changes.update(gpu=KV_MEMORY, kv_memory=memory)
             said.append(f"{run.memory} of KV cache memory a rank (Available)")
-    if run.context is not None and s.context_length() != run.context:
+    if run.context is not None and 0 < run.context <= MAX_CONTEXT \
+            and s.context_length() != run.context:
         changes["context"] = run.context
         said.append(f"{tokens_text(run.context)} a request")
+    if run.chunk is not None and run.chunk <= MAX_CONTEXT \
+            and s.sglang_chunked_prefill() != run.chunk:
+        changes["sglang_chunked_prefill_size"] = run.chunk
+        said.append("SGLang's chunked prefill off" if run.chunk == CHUNKED_PREFILL_OFF else
+                    f"SGLang's prefill chunk of {tokens_text(run.chunk)}")
     return changes, said
 
 

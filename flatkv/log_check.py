@@ -20,7 +20,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from decimal import Decimal
 
-from flatkv.strategies.base import ENGINE_NAMES, StrategyResult
+from flatkv.strategies.base import CHUNKED_PREFILL_OFF, ENGINE_NAMES, StrategyResult
 from flatkv.strategies.sglang_log import DRAFTER_LOGS, DRAFTER_POOL
 from flatkv.strategies.sglang_log import older_forms as sglang_older_forms
 from flatkv.units import control_character, count_text
@@ -52,8 +52,10 @@ SAME, DIFFERS, MISSING = "same", "differs", "not in the log"
 # A figure in FlatKV's line: a number (thousands separators or none, decimals), not a word's
 # digits (bfloat16, TP0); or a torch dtype, which SGLang's KV lines name.
 _FIGURE = re.compile(r"(?<![\w.])(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?!\d)|torch\.\w+")
-# What a figure matches in the log: the same kinds, printed either way.
-_LOG_NUMBER = r"(?<![\d.,])(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)(?!\d)"
+# What a figure matches in the log: the same kinds, printed either way, a number with a sign
+# too (SGLang's chunked_prefill_size=-1, off, where FlatKV gives a chunk: it differs, rather
+# than the line going unfound).
+_LOG_NUMBER = r"(?<![\d.,])(-?(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?))(?!\d)"
 _LOG_DTYPE = r"(torch\.\w+)"
 # Colour codes, with their ESC or with it lost in a copy ("[32mINFO[0m").
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07]*\x07|\[[0-9;]*m")
@@ -604,39 +606,48 @@ def check_report(check: LogCheck) -> list[str]:
 
 @dataclass(frozen=True)
 class LoggedRun:
-    """What a vLLM log says of its own run's budget and context, so that the pages can be set
-    to them before its lines are checked: a log checked at other settings differs in every
-    figure, and the reader wants the ones that differ at the same settings. ``blocks``: the
-    KV cache blocks vLLM 0.34 fits after warm-up (its cache's size there); ``memory``: the
-    Available KV cache memory as printed ("44.59 GiB"; up to 0.33 the cache's size);
-    ``context``: the tokens per request of its Maximum concurrency line (its
-    --max-model-len). None where the log does not say, or says two things (two runs)."""
+    """What a log says of its own run's budget, context and prefill chunk, so that the pages
+    can be set to them before its lines are checked: a log checked at other settings differs
+    in every figure, and the reader wants the ones that differ at the same settings.
+    ``blocks``: the KV cache blocks vLLM 0.34 fits after warm-up (its cache's size there);
+    ``memory``: vLLM's Available KV cache memory as printed ("44.59 GiB"; up to 0.33 the
+    cache's size); ``context``: the tokens per request of vLLM's Maximum concurrency line (its
+    --max-model-len) or SGLang's scheduler line's context_len (its --context-length);
+    ``chunk``: that line's chunked_prefill_size (``CHUNKED_PREFILL_OFF`` for any 0 or less,
+    as SGLang reads it). None where the log does not say, or says two things (two runs)."""
 
     blocks: int | None = None
     memory: str | None = None
     context: int | None = None
+    chunk: int | None = None
 
 
-_RUN_FIGURES = {
-    "blocks": re.compile(r"Memory after warmup:.*?(?<![\d.,])(\d+) KV cache blocks \("),
-    "memory": re.compile(r"Available KV cache memory: (\d+(?:\.\d+)? GiB)"),
-    "context": re.compile(r"Maximum concurrency for (\d{1,3}(?:,\d{3})+|\d+) tokens per request"),
-}
+# Each figure of the run, the engine whose lines give it and where. SGLang logs no budget that
+# the pages take: its pools are sized from the memory it profiles
+_SGLANG_SCHEDULER = r"\bmax_total_num_tokens=\d+, "
+_RUN_FIGURES = (
+    ("blocks", "vllm", re.compile(r"Memory after warmup:.*?(?<![\d.,])(\d+) KV cache blocks \(")),
+    ("memory", "vllm", re.compile(r"Available KV cache memory: (\d+(?:\.\d+)? GiB)")),
+    ("context", "vllm", re.compile(
+        r"Maximum concurrency for (\d{1,3}(?:,\d{3})+|\d+) tokens per request")),
+    ("context", "sglang", re.compile(_SGLANG_SCHEDULER + r".*?\bcontext_len=(\d+)")),
+    ("chunk", "sglang", re.compile(_SGLANG_SCHEDULER + r"chunked_prefill_size=(-?\d+)")),
+)
 
 
 def logged_run(lines: Sequence[LogLine]) -> LoggedRun:
-    """The run's budget and context as its vLLM lines give them (``LoggedRun``); SGLang's
-    lines are left out (its log prints no budget that the pages take)."""
-    said: dict[str, set[str]] = {key: set() for key in _RUN_FIGURES}
+    """The run's budget, context and chunk as its lines give them (``LoggedRun``): a figure
+    from the lines of the engine that logs it (or of no engine's prefix), told once."""
+    said: dict[str, set[str]] = {key: set() for key, _, _ in _RUN_FIGURES}
     for line in lines:
-        if line.engine == "sglang":
-            continue
-        for key, pattern in _RUN_FIGURES.items():
-            if match := pattern.search(line.message):
-                said[key].add(match[1])
+        for key, engine, pattern in _RUN_FIGURES:
+            if line.engine in (engine, None) and (match := pattern.search(line.message)):
+                said[key].add(match[1].replace(",", ""))
     one = {key: next(iter(values)) for key, values in said.items() if len(values) == 1}
+    chunk = int(one["chunk"]) if "chunk" in one else None
     return LoggedRun(
         blocks=int(one["blocks"]) if "blocks" in one else None,
         memory=one.get("memory"),
-        context=int(one["context"].replace(",", "")) if "context" in one else None,
+        context=int(one["context"]) if "context" in one else None,
+        chunk=CHUNKED_PREFILL_OFF if chunk is not None and chunk <= 0 else chunk,
     )

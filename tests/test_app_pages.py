@@ -4638,6 +4638,44 @@ def test_compare_checks_the_real_anchor_log_in_its_older_form():
                "older releases log it" in c.value for c in at.caption)
 
 
+def test_compare_takes_an_sglang_logs_context_and_chunk_from_its_scheduler_line():
+    # Llama-3.1-8B in 40 GiB of KV cache: SGLang's KV line is the budget's alone (327,680
+    # tokens of 32 x 4,096 B); its scheduler line gives the run's context and chunk. A log of
+    # a run at 8,192 tokens and a 2,048 chunk, checked at 4,096 tokens: the scheduler line
+    # differs (context_len, the chunk, and max_running_requests: min(max(min(int(327,680 /
+    # 4,096 x 512), 4,096), 2,048), 163,840) = 4,096 here, 20,480 -> 4,096 there too), so the
+    # log's settings are offered, and taken, all agree
+    from flatkv.strategies.sglang_log import scheduler_line
+
+    kv = ("KV Cache is allocated. dtype: torch.bfloat16, #tokens: 327680, K size: 20.00 GB, "
+          "V size: 20.00 GB")
+    log = "\n".join(f"[2026-12-06 07:01:0{i} TP0] {line}" for i, line in enumerate(
+        [kv, scheduler_line(327_680, 2_048, 4_096, 8_192).replace("...", "16384")
+         + ", available_gpu_mem=3.10 GB"]))
+    at = open_app("app_pages/compare.py", {"model": "Llama-3.1-8B", "ctx": "4096",
+                                           "gpu": "KV cache memory", "kv_mem": "40GiB"})
+    at.text_area(key="compare.check_log").set_value(log).run()
+    assert not at.exception
+    assert [shown(e) for e in at.error] == ["SGLang: 1 of 2 lines differs from the log, 1 agrees."]
+    (offer,) = [shown(i) for i in at.info if "This log's run had" in shown(i)]
+    assert offer.startswith("This log's run had 8,192 tokens a request and SGLang's prefill "
+                            "chunk of 2,048 tokens: the figures here are at other settings")
+    at.button(key="compare.log_settings").click().run()
+    assert_clean(at)
+    assert (at.query_params["ctx"], at.query_params["sg_chunk"]) == ("8192", "2048")
+    assert [shown(s) for s in at.success] == [
+        "SGLang: all 2 lines are in the log and agree with it."]
+    # chunked prefill off in the log (-1): offered as off, and taken
+    at.text_area(key="compare.check_log").set_value(
+        log.replace("chunked_prefill_size=2048", "chunked_prefill_size=-1")).run()
+    (offer,) = [shown(i) for i in at.info if "This log's run had" in shown(i)]
+    assert offer.startswith("This log's run had SGLang's chunked prefill off: ")
+    at.button(key="compare.log_settings").click().run()
+    assert at.query_params["sg_chunk"] == "off"
+    assert [shown(s) for s in at.success] == [
+        "SGLang: all 2 lines are in the log and agree with it."]
+
+
 def test_compare_checks_a_pasted_engine_log():
     # falcon-mamba-7b in 40 GiB at 2,048 tokens: vLLM's three lines, derived by hand in
     # tests/test_cli.py (2,155 blocks, 4,413,440 tokens), pasted as a prefixed vLLM log

@@ -469,6 +469,11 @@ def test_sglang_s_scheduler_line_against_a_real_log_its_unmodelled_figures_elide
                                                  f"chunked_prefill_size={told}"))
         assert check_lines([unknown], "sglang", off).lines[0].outcome == SAME
     assert scheduler_line(None, None, None, None) == ""
+    # FlatKV's chunk beside a log's chunked prefill off: the figure differs, signed
+    off = read_log(KTRANSFORMERS_LOG.replace("chunked_prefill_size=2048",
+                                             "chunked_prefill_size=-1"))
+    (chunk,) = check_lines([line], "sglang", off).lines
+    assert chunk.detail() == "line 7 (TP0): chunked_prefill_size: FlatKV 2048, log -1"
 
 
 def anchor_result():
@@ -641,6 +646,27 @@ def test_the_logged_run_gives_its_blocks_memory_and_context_once_they_agree():
     assert logged_run(read_log("\n".join([*lines, other]))).context is None
     sglang = sglang_prefix(0, 2) + "Maximum concurrency for 8,192 tokens per request: 1.00x"
     assert logged_run(read_log("\n".join([*lines, sglang]))).context == 2_048
+
+
+def test_the_logged_run_of_sglang_is_its_scheduler_lines_context_and_chunk():
+    from flatkv.log_check import LoggedRun, logged_run
+    from flatkv.strategies.base import CHUNKED_PREFILL_OFF
+
+    # the ktransformers log's scheduler line: context_len 8,192, a chunk of 2,048; SGLang logs
+    # no budget the pages take
+    assert logged_run(read_log(KTRANSFORMERS_LOG)) == LoggedRun(context=8_192, chunk=2_048)
+    # chunked prefill off: SGLang prints what it was told, and reads any 0 or less as off
+    for told in ("-1", "0", "-5"):
+        off = KTRANSFORMERS_LOG.replace("chunked_prefill_size=2048",
+                                        f"chunked_prefill_size={told}")
+        assert logged_run(read_log(off)).chunk == CHUNKED_PREFILL_OFF
+    # two runs of other contexts: not told; a vLLM line of another context: not told either
+    second = KTRANSFORMERS_LOG.splitlines()[-1].replace("context_len=8192", "context_len=4096")
+    assert logged_run(read_log(KTRANSFORMERS_LOG + "\n" + second)) == LoggedRun(chunk=2_048)
+    vllm = vllm_prefix(0, 1) + "Maximum concurrency for 2,048 tokens per request: 1.00x"
+    assert logged_run(read_log(KTRANSFORMERS_LOG + "\n" + vllm)).context is None
+    # a vLLM line of no scheduler's words is not read as SGLang's
+    assert logged_run(read_log(vllm_prefix(0, 1) + "chunked_prefill_size=4096")).chunk is None
 
 
 def test_a_budget_in_vllm_blocks_elides_the_available_memory_vllm_estimates():
