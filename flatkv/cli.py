@@ -613,10 +613,12 @@ def _compare_command(args: argparse.Namespace) -> CommandOutput:
     log = None if args.check_log is None else _read_log(args.check_log)  # bad input first
     model = given_model(args)
     checked: list[log_check.LogCheck] = []
+    counted: list[int | None] = []  # the context the log is checked at
 
     def command(a: argparse.Namespace, profile: CacheProfile, context: int | None) -> str:
         if log is None:
             return strategy_cli.compare_text(a, profile, context, model_len=model.max_model_len)
+        counted.append(context)
         checked.extend(_checked_log(a, profile, context, log))
         if a.json:
             return json.dumps([{"engine": c.engine, "verdict": c.verdict(),
@@ -625,11 +627,37 @@ def _compare_command(args: argparse.Namespace) -> CommandOutput:
 
     output = _counting_requests(model, with_given_budget(args, model), command)
     output = replace(output, status=int(any(c.differs for c in checked)))
+    if log is not None and output.status:
+        output = replace(output, notes=output.notes + _logged_run_notes(
+            args, log_check.logged_run(log_check.read_log(log)), counted[0]))
     options = strategy_cli.options_from_args(args)
     idle = idle_option_notes(options, model.profile, STRATEGIES)
     return replace(output, notes=output.notes + sglang_page_notes(args, model.profile, options)
                    + sglang_chunk_notes(args, model.profile, options, STRATEGIES)
                    + idle + checkpoint_notes(options, model, _gpu_named(args)))
+
+
+def _logged_run_notes(args: argparse.Namespace, run: log_check.LoggedRun,
+                      context: int | None) -> tuple[str, ...]:
+    """Where lines differ and the log's own run (``log_check.logged_run``) had another budget,
+    context or SGLang chunk than these settings: the flags that check it at its own, since at
+    other settings every figure differs for that alone (the Compare page's offer). vLLM 0.34's
+    blocks fit after warm-up are taken over its Available memory, as the page takes them."""
+    flags = []
+    if run.blocks is not None and MIN_VLLM_BLOCKS <= run.blocks <= MAX_VLLM_BLOCKS:
+        if getattr(args, "vllm_blocks", None) != run.blocks:
+            flags.append(f"--vllm-blocks {run.blocks}")
+    elif run.memory is not None and parse_size(run.memory) != args.budget:
+        flags.append(f"--budget {run.memory.replace(' ', '')}")
+    if run.context is not None and run.context != context:
+        flags.append(f"--context {run.context}")
+    told = strategy_cli.figures_options(args).sglang_chunked_prefill_size
+    if run.chunk is not None and run.chunk != told:
+        flags.append(f"--sglang-chunked-prefill-size {run.chunk}")
+    if not flags:
+        return ()
+    return (f"note: this log's run had {' '.join(flags)}: every figure differs at other "
+            "settings, so check it again with those",)
 
 
 def _read_log(path: str) -> str:

@@ -444,6 +444,45 @@ def test_compare_check_log_exit_codes(tmp_path, capsys, monkeypatch):
         assert err.startswith(f"python -m flatkv: error: {said}")
 
 
+def test_compare_check_log_names_the_flags_of_the_logs_own_run(tmp_path, capsys):
+    from flatkv.strategies.sglang_log import scheduler_line
+
+    config = tmp_path / "config.json"
+    config.write_text(json.dumps(FALCON_MAMBA))
+    log = tmp_path / "vllm.log"
+    log.write_text(FALCON_VLLM_LOG)
+    # checked at 30 GiB and 4,096 tokens, the log's 2,155 blocks and 2,048 tokens differ: the
+    # note names the flags of its own run, with which its lines agree
+    other = ["compare", "--hf-config", str(config), "--budget", "30GiB", "--context", "4096",
+             "--check-log", str(log)]
+    code, _, err = run(other, capsys)
+    said = ("python -m flatkv: note: this log's run had --vllm-blocks 2155 --context 2048: every "
+            "figure differs at other settings, so check it again with those")
+    assert code == 1 and said in err.splitlines()
+    own = ["compare", "--hf-config", str(config), "--vllm-blocks", "2155", "--context", "2048",
+           "--check-log", str(log)]
+    code, _, err = run(own, capsys)
+    assert code == 0 and "this log's run had" not in err
+    # SGLang's scheduler line: Llama-3.1-8B in 40 GiB (327,680 tokens of 32 x 4,096 B; its KV
+    # line agrees at any context) run at 8,192 tokens with a chunk of 2,048; checked at 4,096
+    # with the 8,192 chunk assumed where no GPU is named, its context and chunk are named
+    sglang = tmp_path / "sglang.log"
+    sglang.write_text(
+        "[2026-12-06 07:00:00 TP0] KV Cache is allocated. dtype: torch.bfloat16, #tokens: "
+        "327680, K size: 20.00 GB, V size: 20.00 GB\n[2026-12-06 07:00:09 TP0] "
+        + scheduler_line(327_680, 2_048, 4_096, 8_192).replace("...", "16384"))
+    llama = ["compare", "--preset", "llama-3.1-8b", "--budget", "40GiB", "--check-log",
+             str(sglang)]
+    code, _, err = run([*llama, "--context", "4096"], capsys)
+    assert code == 1 and ("python -m flatkv: note: this log's run had --context 8192 "
+                          "--sglang-chunked-prefill-size 2048: every figure differs at other "
+                          "settings, so check it again with those") in err.splitlines()
+    code, out, err = run([*llama, "--context", "8192", "--sglang-chunked-prefill-size", "2048"],
+                         capsys)
+    assert code == 0 and out.splitlines()[0] == (
+        "SGLang: all 2 lines are in the log and agree with it.")
+
+
 def test_compare_check_log_where_neither_engine_starts(tmp_path, capsys):
     # MiniMax-M1 at 40 GiB: vLLM refuses (one request of 10,240,000 tokens needs 390.76 GiB)
     # and SGLang has no such model; FlatKV has no start-up line to check, which the error says
