@@ -22,12 +22,12 @@ from flatkv.strategies.base import (
     SGLANG_SWA_ARCHITECTURES,
 )
 from flatkv.strategies.paged import label_groups
+from flatkv.strategies.sglang import chunked_prefill_size as sglang_chunk
 from flatkv.strategies.sglang import (
     chunked_prefill_tiers_text,
     fixed_state_size,
     radix_cache,
     radix_page_refusal,
-    swa_cap_unchunked,
     swa_request_cap,
 )
 from flatkv.strategies.sglang import draft_tokens as sglang_draft_tokens
@@ -229,7 +229,10 @@ ENGINE_OPTIONS = (
         "sliding-window pool beside full layers is sized from its request cap, "
         "(W + 128 x D + P + decode) x N + "
         "prefill chunks in flight + P tokens (W the window, D the tokens verified a step, P "
-        "the page size), not the $swa_full_tokens_ratio; the KV pool gets the rest."),
+        "the page size), not the $swa_full_tokens_ratio; the KV pool gets the rest. With "
+        "chunked prefill on, SGLang then frees each request's sliding tokens behind its "
+        "window, so that pool holds a request's live window, min(L, W + 128 x D + P + "
+        "decode), beside the chunks in flight, whatever sized it."),
     # sets the tracking slots of the extra_buffer radix cache (slots per request)
     EngineOption(
         "sglang_overlap_schedule", "SGLang overlap scheduling", ("sglang",), SGLANG_COLUMN,
@@ -281,9 +284,10 @@ ENGINE_OPTIONS = (
         "start. SGLang's own is by the GPU's memory: "
         f"{chunked_prefill_tiers_text()} (B200). {CHUNKED_PREFILL_OFF} turns chunked prefill "
         f"off, as SGLang's --chunked-prefill-size {CHUNKED_PREFILL_OFF} (or 0 there) does: it "
-        "prefills a prompt in one forward, so a request holds its whole context in the "
-        "sliding-window pool, and no request cap sizes that pool ($swa_full_tokens_ratio "
-        "does)."),
+        "prefills a prompt in one forward, so a request holds its whole prompt (at most the "
+        "context less one token) in the sliding-window pool, admitted only while the pool's "
+        "free tokens exceed the prompt's pages and a page, and no request cap sizes that pool "
+        "($swa_full_tokens_ratio does)."),
     # sizes the pages a sliding-window (or chunked) request holds
     EngineOption(
         "max_batched_tokens", "max batched tokens", (*_PAGED_WITH_STATE, "aliased"),
@@ -386,21 +390,24 @@ def idle_engine_option(option: EngineOption, profile: CacheProfile,
 
 def _radix_cache_idle(profile: CacheProfile, options: StrategyOptions) -> str:
     """Why --disable-radix-cache changes no figure of ``profile`` at ``options`` ("" where it
-    does): without state it acts only on a hybrid SWA pool with max running requests set (its
-    request cap); with state, where S is told, the state is sized from the budget either way
-    and no radix cache refuses the page, nothing it sets is left."""
+    does): without state it acts only on a hybrid SWA pool beside full layers, and there only
+    with chunked prefill on (its request cap, where max running requests is set, and the
+    sliding tokens it frees behind each window: ``sglang._radix_off_swa_limit``); with state,
+    where S is told, the state is sized from the budget either way and no radix cache refuses
+    the page, nothing it sets is left."""
     off = replace(options, sglang_disable_radix_cache=True)
-    if swa_request_cap(profile, off) is not None:
+    beside_full = all(sglang_pool_layers(profile, off))
+    if swa_request_cap(profile, off) is not None or (
+            beside_full and sglang_chunk(options) is not None):
         return ""
     if not profile.has_state:
-        sizes = ("without state it sizes only a sliding-window pool of SGLang's own beside full "
-                 "layers")
-        if not all(sglang_pool_layers(profile, off)):
+        sizes = ("without state it acts only on a sliding-window pool of SGLang's own beside "
+                 "full layers")
+        if not beside_full:
             return f"{sizes}, and SGLang keeps none here"
-        if swa_cap_unchunked(profile, off):
-            return (f"{sizes}, from its request cap, which it leaves unused with chunked "
-                    "prefill off")
-        return f"{sizes}, and only with max running requests told or tokens drafted"
+        return (f"{sizes} (its request cap, and the tokens it frees behind each window), with "
+                "chunked prefill on: off, a whole prompt goes into that pool, sized by the ratio, "
+                "as with the radix cache")
     on = replace(options, sglang_disable_radix_cache=False)
     if (options.sglang_slots_per_request is not None and radix_page_refusal(profile, on) is None
             and fixed_state_size(off, sglang_draft_tokens(profile, off))

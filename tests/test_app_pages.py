@@ -4544,21 +4544,23 @@ def test_compare_takes_sglangs_chunked_prefill_size_by_the_gpu():
     assert at.query_params["sg_chunk"] == "8192"
     assert sglang_concurrency() == 238.75
     # -1 turns chunked prefill off, as SGLang's --chunked-prefill-size -1: a request holds its
-    # whole 16,384 tokens in the sliding pool, 3,129,326 / 16,384 = 190.99 again; "off" in
-    # the link
+    # whole prompt (at most 16,383 tokens) in the sliding pool, admitted with a token more
+    # reserved (estimate_swa_kv_tokens: 16,383 + 1), (3,129,326 - 1 - 1) / 16,383 = 191.01;
+    # "off" in the link
     widget = at.number_input(key="w.sglang_chunked_prefill_size")
     assert widget.label == "Chunked prefill size (0: auto, -1: off)"
     assert "-1 turns chunked prefill off" in widget.help
     widget.set_value(-1).run()
     assert_clean(at)
     assert at.query_params["sg_chunk"] == "off"
-    assert sglang_concurrency() == 190.99
-    # the same figure by another span: the formulas say which (auto read it as min(127 +
-    # 16,384, L))
+    assert sglang_concurrency() == 191.01
+    # by another span: the formulas say which (auto read it as min(127 + 16,384, L))
     codes = " ".join(c.value for c in at.code)
-    assert ("swa span = L: with chunked prefill off a request's whole prompt goes into the "
-            "sliding pool in one forward") in codes
-    assert "swa tokens / L = 3,129,326 / 16,384" in codes
+    assert ("swa span = p = L - 1 in whole pages = 16,383, admitted with its reservation "
+            "16,384 (estimate_swa_kv_tokens of p and 1 output token, window 127): with chunked "
+            "prefill off a request's whole prompt goes into the sliding pool in one forward"
+            ) in codes
+    assert "(3,129,326 - 1 - 1) / 16,383 = 3,129,324 / 16,383" in codes
 
 
 def test_a_config_json_without_a_length_is_counted_at_the_2048_vllm_assumes():

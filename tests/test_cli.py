@@ -1069,18 +1069,23 @@ def test_compare_gives_vllms_reason_for_a_float16_kda_state(capsys):
 
 
 def test_disable_radix_cache_notes_where_it_changes_no_figure(capsys):
-    # without state, --disable-radix-cache sizes only a hybrid SWA pool, and only where max
-    # running requests is set (SGLang's SWA request cap): gpt-oss-20b untold says so, told
-    # 64 does not; Llama 3.1 (full attention alone) is offered it nowhere
+    # without state, --disable-radix-cache acts only on a hybrid SWA pool, and only with
+    # chunked prefill on: its request cap where max running requests is set, and the sliding
+    # tokens it frees behind each window (the sliding pool's concurrency and idle tokens)
+    # whether or not: gpt-oss-20b untold or told 64 notes nothing, with chunked prefill off it
+    # says so; Llama 3.1 (full attention alone) is offered it nowhere
+    for more in ([], ["--max-running-requests", "64"]):
+        code, _, err = run(["compare", "--preset", "gpt-oss-20b", "--budget", "80GB",
+                            "--disable-radix-cache", *more], capsys)
+        assert code == 0 and "changes no figure" not in err, more
     code, _, err = run(["compare", "--preset", "gpt-oss-20b", "--budget", "80GB",
-                        "--disable-radix-cache"], capsys)
+                        "--disable-radix-cache", "--chunked-prefill-size", "-1"], capsys)
     assert code == 0 and ("python -m flatkv: note: --sglang-disable-radix-cache changes no "
-                          "figure here: without state it sizes only a sliding-window pool of "
-                          "SGLang's own beside full layers, and only with max running requests "
-                          "told or tokens drafted") in err.splitlines()
-    code, _, err = run(["compare", "--preset", "gpt-oss-20b", "--budget", "80GB",
-                        "--disable-radix-cache", "--max-running-requests", "64"], capsys)
-    assert code == 0 and "changes no figure" not in err
+                          "figure here: without state it acts only on a sliding-window pool of "
+                          "SGLang's own beside full layers (its request cap, and the tokens it "
+                          "frees behind each window), with chunked prefill on: off, a whole "
+                          "prompt goes into that pool, sized by the ratio, as with the radix "
+                          "cache") in err.splitlines()
     code, _, err = run(["compare", "--preset", "Llama-3.1-8B", "--budget", "80GB",
                         "--disable-radix-cache"], capsys)
     assert ("python -m flatkv: note: --sglang-disable-radix-cache changes no figure here: this "
@@ -1113,7 +1118,7 @@ def test_disable_radix_cache_without_a_sliding_pool_says_the_pool_is_what_is_mis
                         "--disable-radix-cache", "--max-running-requests", "64",
                         "--no-sglang-swa-pool"], capsys)
     assert code == 0 and ("python -m flatkv: note: --sglang-disable-radix-cache changes no "
-                          "figure here: without state it sizes only a sliding-window pool of "
+                          "figure here: without state it acts only on a sliding-window pool of "
                           "SGLang's own beside full layers, and SGLang keeps none here") in (
         err.splitlines())
 

@@ -3729,6 +3729,103 @@ def test_sglang_disable_radix_cache_sizes_the_swa_pool_from_its_request_cap():
     assert (2_570_016_385 + 1) * token == 63_160_722_702_336  # the cap and one full token
 
 
+def test_sglang_disable_radix_cache_holds_its_request_caps_requests_in_the_sliding_pool():
+    # gpt-oss-20b at 40 GiB, context 32,768, --disable-radix-cache with N = 7: the request cap
+    # sizes the sliding pool, (127 + 128 x 1 + 1 + 1) x 7 + 2 x 8,192 + 1 = 18,184 tokens, for
+    # 7 requests (pool_configurator.py 924-968); full (42,949,672,960 - 18,184 x 24,576) //
+    # 24,576 = 1,729,442. The radix cache off, SGLang frees a request's sliding tokens behind
+    # its window before each chunk and once it decodes 128 past it (schedule_batch.py
+    # 4047-4122, mem_cache/common.py 108-111), and prefills one chunked request at a time
+    # (scheduler.py 4324-4327), so the pool holds each request's 257 live tokens and the two
+    # chunks in flight once. Charging each request a whole chunk beside its window (min(127 +
+    # 8,192, L) = 8,319, as with the radix cache) gave 18,184 / 8,319 = 2.19: now (18,184 - 2 x
+    # 8,192 - 1) / min(32,768, 257) = 1,799 / 257 = 7, what SGLang sized it for, and the swa
+    # pool binds before the full pool's 1,729,442 / 32,768 = 52.78
+    gpt = load_preset("gpt-oss-20b").profile()
+    r = _sglang_radix_off(gpt, sglang_max_running_requests=7)
+    assert (r.extras["swa_tokens"], r.extras["kv_tokens"]) == (18_184, 1_729_442)
+    assert r.concurrency == 7 and r.extras["binding_limit"] == "swa tokens"
+    assert ("max_concurrency = min(kv tokens / L = 1,729,442 / 32,768, (swa tokens - 2 x "
+            "chunked prefill - P) / min(L in whole pages, W + 128 x D + P + decode) = (18,184 - "
+            "2 x 8,192 - 1) / min(32,768, 127 + 128 x 1 + 1 + 1) = 1,799 / 257) = 7.00 (swa "
+            "tokens binds)") in r.formulas
+    assert any(f.startswith("swa span = min(L, W + 128 x D + P + decode), 2 chunks in flight "
+                            "(decode: a page): with --disable-radix-cache SGLang frees")
+               for f in r.formulas)
+    # the chunks in flight are in use, not idle: 18,184 - 16,385 - 7 x 257 = 0
+    assert r.extras["idle_swa_tokens_at_context"] == 0
+    # without overlap scheduling one chunk: 257 x 7 + 8,192 + 1 = 9,992, (9,992 - 8,193) / 257
+    r = _sglang_radix_off(gpt, sglang_max_running_requests=7, sglang_overlap_schedule=False)
+    assert r.extras["swa_tokens"] == 9_992 and r.concurrency == 7
+    # page 64: (127 + 128 + 64 + 64) x 7 + 2 x 8,192 + 64 = 19,129, 19,136 in whole pages;
+    # (19,136 - 16,384 - 64) / 383 = 2,688 / 383 = 7.02 (the pages' rounding)
+    r = _sglang_radix_off(gpt, sglang_max_running_requests=7, sglang_page_size=64)
+    assert r.extras["swa_tokens"] == 19_136 and r.concurrency == Fraction(2_688, 383)
+    # a request shorter than its live window holds its own tokens: at L = 200, 1,799 / 200
+    r = _sglang_radix_off(gpt, context=200, sglang_max_running_requests=7)
+    assert r.concurrency == Fraction(1_799, 200)
+    assert r.extras["idle_swa_tokens_at_context"] == 1_799 - 8 * 200 == 199
+    # N = 64: 32,833 swa tokens hold (32,833 - 16,385) / 257 = 64; the full pool binds at
+    # 1,714,793 / 32,768 = 52.33
+    r = _sglang_radix_off(gpt, sglang_max_running_requests=64)
+    assert r.concurrency == Fraction(1_714_793, 32_768) and r.extras["binding_limit"] == (
+        "kv tokens")
+    assert "(32,833 - 2 x 8,192 - 1) / min(32,768, 127 + 128 x 1 + 1 + 1) = 16,448 / 257" in (
+        " ".join(r.formulas))
+    # no N: the ratio's pools (776,722 swa), which hold (776,722 - 16,385) / 257 = 2,958.5 live
+    # windows; the full pool binds at 29.63 as with the radix cache, but the swa idle differs:
+    # 776,722 - 16,385 - 29 x 257 = 752,884 tokens (with the radix cache 776,722 - 29 x 8,319 =
+    # 535,471)
+    r = _sglang_radix_off(gpt)
+    assert r.concurrency == Fraction(970_903, 32_768)
+    assert r.extras["idle_swa_tokens_at_context"] == 752_884
+    on = run_strategy("sglang", gpt, budget_bytes=40 << 30, context_tokens=32_768)
+    assert on.extras["idle_swa_tokens_at_context"] == 535_471
+    # drafting 1 token (D = 2), the hook's 48, overlap on: decode 2 x D = 4, a request's live
+    # window 127 + 256 + 1 + 4 = 388, the pool 388 x 48 + 2 x 8,192 + 1 = 35,009: 48 again
+    r = _sglang_radix_off(gpt, speculative_tokens=1)
+    assert r.extras["swa_tokens"] == 35_009
+    assert "(35,009 - 2 x 8,192 - 1) / min(32,768, 127 + 128 x 2 + 1 + 4) = 18,624 / 388" in (
+        " ".join(r.formulas)) and 18_624 == 48 * 388
+    # chunked prefill off: the ratio sizes the pool and each request is charged its prompt
+    # (test_sglang_chunked_prefill_off_holds_a_whole_prompt_in_the_sliding_pool), radix or not
+    off = _sglang_radix_off(gpt, sglang_max_running_requests=7,
+                            sglang_chunked_prefill_size=CHUNKED_PREFILL_OFF)
+    assert off.concurrency == Fraction(776_720, 32_767)
+
+
+def test_sglang_chunked_prefill_off_admits_no_prompt_its_reservation_does_not_fit():
+    # gpt-oss-20b at 40 GiB, chunked prefill off: 776,722 swa tokens (page 1). At L = 776,722
+    # the prompt is 776,721 tokens and SGLang reserves max(776,721 - 127, 0) + min(776,721 + 1,
+    # 127) + 1 = 776,722 (estimate_swa_kv_tokens, prefill_budget.py 27-57), which is not under
+    # the 776,722 free (prefill_budget.py 250-254: needed < remaining_swa; with no chunk limit
+    # no smaller chunk, 267-268): SGLang runs none, where swa / L = 1 showed one. At L =
+    # 776,721 it reserves 776,721 < 776,722: one runs, (776,722 - 2) / 776,720 = 1
+    gpt = load_preset("gpt-oss-20b").profile()
+
+    def off(context, **options):
+        chunk = CHUNKED_PREFILL_OFF
+        return run_strategy("sglang", gpt, budget_bytes=40 << 30, context_tokens=context,
+                            options=StrategyOptions(sglang_chunked_prefill_size=chunk, **options))
+
+    r = off(776_722)
+    assert r.concurrency == Fraction(776_720, 776_721) and r.extras["binding_limit"] == (
+        "swa tokens")
+    assert ("static split: not one request of 776,722 tokens fits, so none runs; the pools are "
+            "drawn as reserved") in r.formulas
+    assert off(776_721).concurrency == 1
+    # page 64: a prompt of 776,720 in whole pages is 776,768 (12,137 pages), over the pool's
+    # 776,704: none; reserved p + P, so the k-th runs while k x p + 64 < swa
+    r = off(776_722, sglang_page_size=64)
+    assert r.extras["swa_tokens"] == 776_704
+    assert r.concurrency == Fraction(776_704 - 64 - 1, 776_768)
+    # a prompt under the window: L = 100, prompt 99, output 1, reserves min(99 + 1, 127) + 1 =
+    # 101, so (776,722 - (101 - 99) - 1) / 99 = 7,845.6, under the full pool's 970,903 / 100
+    r = off(100)
+    assert "(776,722 - 2 - 1) / 99 = 776,719 / 99" in " ".join(r.formulas)
+    assert r.concurrency == Fraction(776_719, 99)
+
+
 def test_sglang_disable_radix_cache_lifts_the_mamba_radix_cache_checks():
     # no mamba radix cache, so neither no_buffer's page size 1 nor the extra buffer's track
     # interval applies (model_hook.py 1059-1066): LFM2 starts at page 64, Qwen3-Next at 48
@@ -3819,8 +3916,13 @@ def test_sglang_chunked_prefill_off_holds_a_whole_prompt_in_the_sliding_pool():
     # 8,192, L) = 8,319 sliding tokens: 776,722 / 8,319 = 93.37, so the full pool binds at
     # 970,903 / 32,768 = 29.63. With chunked prefill off (--chunked-prefill-size -1) SGLang
     # prefills the whole prompt in one forward (scheduler.py 1372-1373 holds no chunk;
-    # schedule_policy.py 1627-1633 admits it past max_prefill_tokens), so a request holds all
-    # 32,768 in the sliding pool: 776,722 / 32,768 = 23.70, and the sliding pool binds
+    # schedule_policy.py 1627-1633 admits it past max_prefill_tokens). A request of context
+    # 32,768 brings at most a 32,767-token prompt (tokenizer_manager.py 1338: a prompt under the
+    # context length, so one output token at least), and SGLang admits it only where
+    # estimate_swa_kv_tokens(32,767, 1) = max(32,767 - 127, 0) + min(32,767 + 1, 127) + 1 =
+    # 32,768 is under the pool's free tokens (prefill_budget.py 250-254: needed <
+    # remaining_swa): the k-th while (k - 1) x 32,767 + 32,768 < 776,722, so k <= (776,722 -
+    # 1 - 1) / 32,767 = 776,720 / 32,767 = 23.70, and the sliding pool binds
     gpt = load_preset("gpt-oss-20b").profile()
 
     def sglang(**options):
@@ -3830,14 +3932,19 @@ def test_sglang_chunked_prefill_off_holds_a_whole_prompt_in_the_sliding_pool():
     assert sglang().max_concurrency == pytest.approx(970_903 / 32_768)
     off = sglang(sglang_chunked_prefill_size=CHUNKED_PREFILL_OFF)
     assert (off.extras["kv_tokens"], off.extras["swa_tokens"]) == (970_903, 776_722)
-    assert off.max_concurrency == pytest.approx(776_722 / 32_768)
+    assert off.concurrency == Fraction(776_720, 32_767)
     assert off.extras["binding_limit"] == "swa tokens"
-    assert ("swa span = L: with chunked prefill off a request's whole prompt goes into the "
-            "sliding pool in one forward") in off.formulas
-    assert ("max_concurrency = min(kv tokens / L = 970,903 / 32,768, swa tokens / L = 776,722 "
-            "/ 32,768) = 23.70 (swa tokens binds)") in off.formulas
-    # 23 run: 970,903 - 23 x 32,768 = 217,239 full tokens idle, 776,722 - 753,664 = 23,058 swa
-    assert off.extras["idle_swa_tokens_at_context"] == 23_058
+    assert ("swa span = p = L - 1 in whole pages = 32,767, admitted with its reservation "
+            "32,768 (estimate_swa_kv_tokens of p and 1 output token, window 127): with chunked "
+            "prefill off a request's whole prompt goes into the sliding pool in one forward, "
+            "and SGLang admits it only while the pool's free tokens exceed its reservation"
+            ) in off.formulas
+    assert ("max_concurrency = min(kv tokens / L = 970,903 / 32,768, (swa tokens - "
+            "(reservation - p) - 1) / p = (776,722 - 1 - 1) / 32,767 = 776,720 / 32,767) = "
+            "23.70 (swa tokens binds)") in off.formulas
+    # 23 run: 970,903 - 23 x 32,768 = 217,239 full tokens idle, 776,722 - 23 x 32,767 =
+    # 23,081 swa
+    assert off.extras["idle_swa_tokens_at_context"] == 23_081
     assert off.extras["idle_kv_bytes_at_context"] == 217_239 * 24_576
     # --disable-radix-cache with N = 64: with chunked prefill on the request cap sizes the
     # sliding pool (32,833 tokens, test_sglang_disable_radix_cache_sizes_the_swa_pool_from_its_

@@ -630,9 +630,10 @@ def test_chunked_prefill_off_as_sglangs_command_line_writes_it():
     # gpt-oss-20b at 40 GiB, 32,768 tokens (tests/test_strategies.py's
     # test_sglang_chunked_prefill_off_holds_a_whole_prompt_in_the_sliding_pool): SGLang's
     # --chunked-prefill-size -1 turns chunked prefill off, and it reads 0 (or any value <= 0)
-    # the same (scheduler.py 1372-1373): a request holds its whole 32,768 tokens in the
-    # sliding pool, 776,722 / 32,768 = 23.70, where the 8,192 chunk leaves the full pool
-    # binding at 970,903 / 32,768 = 29.63
+    # the same (scheduler.py 1372-1373): a request holds its whole prompt (at most 32,767
+    # tokens) in the sliding pool, admitted with a token more reserved, (776,722 - 1 - 1) /
+    # 32,767 = 23.70, where the 8,192 chunk leaves the full pool binding at 970,903 / 32,768 =
+    # 29.63
     def sglang(*more):
         code, out, err = run(["compare", "--preset", "gpt-oss-20b", "--budget", "40GiB",
                               "--context", "32768", "--json", *more])
@@ -643,7 +644,7 @@ def test_chunked_prefill_off_as_sglangs_command_line_writes_it():
     for more in (("--chunked-prefill-size", "-1"), ("--chunked-prefill-size=0",),
                  ("--sglang-chunked-prefill-size", "-1"), ("--chunked-prefill-size", "-8")):
         off = sglang(*more)
-        assert off["max_concurrency"] == pytest.approx(776_722 / 32_768), more
+        assert off["max_concurrency"] == pytest.approx(776_720 / 32_767), more
         assert off["binding_limit"] == "swa tokens"
     # with --disable-radix-cache and N = 64 the request cap would size the sliding pool
     # (32,833 tokens); off, the ratio does (776,722), and --swa-full-tokens-ratio acts again
@@ -654,9 +655,11 @@ def test_chunked_prefill_off_as_sglangs_command_line_writes_it():
                         "--disable-radix-cache", "--max-running-requests", "64",
                         "--chunked-prefill-size", "-1"])
     assert code == 0 and ("python -m flatkv: note: --sglang-disable-radix-cache changes no "
-                          "figure here: without state it sizes only a sliding-window pool of "
-                          "SGLang's own beside full layers, from its request cap, which it "
-                          "leaves unused with chunked prefill off") in err.splitlines()
+                          "figure here: without state it acts only on a sliding-window pool of "
+                          "SGLang's own beside full layers (its request cap, and the tokens it "
+                          "frees behind each window), with chunked prefill on: off, a whole "
+                          "prompt goes into that pool, sized by the ratio, as with the radix "
+                          "cache") in err.splitlines()
     # what is no whole number of tokens nor a whole number <= 0 is refused, saying -1 is off
     code, _, err = run(["compare", "--preset", "gpt-oss-20b", "--budget", "40GiB",
                         "--chunked-prefill-size", "-1.5"])

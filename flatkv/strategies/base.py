@@ -293,8 +293,11 @@ class StrategyOptions:
         drafting buffers for N + 1 requests, whatever the budget and r, the KV pool the rest
         (``_handle_max_mamba_cache``); a hybrid SWA pool with N set is sized from SGLang's
         request cap rather than ``swa_full_tokens_ratio``, the full pool the rest
-        (``SWARequestCapPoolConfigurator``). No mamba radix cache either, so none of its page
-        size refusals (``sglang.swa_request_cap``, ``sglang.fixed_state_size``).
+        (``SWARequestCapPoolConfigurator``). With chunked prefill on, SGLang frees each
+        request's sliding tokens behind its window, so that pool holds a request's live window
+        beside the chunks in flight, however sized (``sglang._radix_off_swa_limit``). No mamba
+        radix cache either, so none of its page size refusals (``sglang.swa_request_cap``,
+        ``sglang.fixed_state_size``).
     sglang_page_size: tokens per page of SGLang's token pool (1 on most backends).
     sglang_swa_pool: whether SGLang keeps sliding-window layers in a token pool of their own
         (its hybrid SWA pool, sized by ``swa_full_tokens_ratio``). None (default): as SGLang
@@ -317,8 +320,10 @@ class StrategyOptions:
         8,192 on an H100 or H200); the app and the CLI tell the GPU's, and a strategy told
         none takes 8,192 (``sglang.CHUNKED_PREFILL_ASSUMED``). -1 (``CHUNKED_PREFILL_OFF``):
         chunked prefill off, as SGLang's ``--chunked-prefill-size -1`` (or 0): a request's
-        whole prompt goes into the sliding-window pool in one forward, and no request cap
-        sizes that pool (``sglang.chunked_prefill_size``).
+        whole prompt (at most the context less one token) goes into the sliding-window pool in
+        one forward, admitted only while the pool's free tokens exceed its reservation, and
+        no request cap sizes that pool (``sglang.chunked_prefill_size``,
+        ``sglang._unchunked_swa_limit``).
     max_batched_tokens: tokens scheduled per step (vLLM's default 8192); it sizes the pages a
         sliding-window or chunked request holds in the other layouts (SGLang's take
         sglang_chunked_prefill_size) and the S of the SPEC section 3.5 workload.

@@ -29,13 +29,19 @@ r)`` is exactly a whole number of slots, SGLang's float falls a hair under it an
 fewer. A request at
 context L holds L full tokens, ``min(W - 1 + chunked_prefill_size, L)`` sliding tokens (Llama 4's
 chunked layers ride the sliding pool: ``min(C + chunked_prefill_size, L)``, C the chunk) and S
-state slots. With chunked prefill off (``--chunked-prefill-size -1``, or 0: SGLang reads any value
-<= 0 so; ``CHUNKED_PREFILL_OFF``) it prefills a prompt in one forward, whatever
-max_prefill_tokens (which bounds a batch of prompts, never the first: schedule_policy.py
-1627-1633), writing all L tokens into the sliding pool before any leaves its window
-(maybe_evict_swa frees tokens before an extend's prefix only: schedule_batch.py 4068-4122), so a
-request holds L sliding tokens; no page-size check (validation_hook.py 243) and no SWA request
-cap (below) apply.
+state slots, as though every request were in its prefill at once. With --disable-radix-cache
+(and chunked prefill on) SGLang frees each request's sliding tokens behind its window as it
+goes and prefills one chunked request at a time, so the sliding pool holds what its SWA request
+cap counts: each request's live window, ``min(L, W + 128 x D + P + decode)``, beside the chunks
+in flight once (``_radix_off_swa_limit``). With chunked prefill off (``--chunked-prefill-size
+-1``, or 0: SGLang reads any value <= 0 so; ``CHUNKED_PREFILL_OFF``) it prefills a prompt in one
+forward, whatever max_prefill_tokens (which bounds a batch of prompts, never the first:
+schedule_policy.py 1627-1633), writing the whole prompt (at most L - 1 tokens: one output token
+at least) into the sliding pool before any leaves its window (maybe_evict_swa frees tokens
+before an extend's prefix only: schedule_batch.py 4068-4122), and admits it only while the
+pool's free tokens exceed its reservation, the prompt's pages and a page
+(``_unchunked_swa_limit``); no page-size check (validation_hook.py 243) and no SWA request cap
+(below) apply.
 
 With speculative decoding (N tokens drafted a step, ``speculative_tokens``) on a state model
 whose attention keeps one token pool (or that has none), SGLang verifies D = N + 1 tokens a
@@ -472,27 +478,25 @@ class SwaRequestCap(NamedTuple):
     text: str  # its formula, from the terms up
 
 
-def swa_request_cap(profile: CacheProfile, options: StrategyOptions) -> SwaRequestCap | None:
-    """SGLang 0.5.23's SWA request cap, where it sizes a hybrid SWA pool by it in place of
-    ``swa_full_tokens_ratio``: with --disable-radix-cache, a full pool beside the sliding one
-    and max_running_requests N set before the pools (told, or the 48 its speculative hook sets
-    where FlatKV models the drafting: ``_running_limit``), chunked prefill on
-    (pool_configurator.py 986-1003, ``SWARequestCapPoolConfigurator.is_applicable``, picked at
-    1720-1722: "an unchunked prefill writes the whole prompt into the SWA pool", so with
-    ``--chunked-prefill-size`` <= 0 the ratio sizes it: ``swa_cap_unchunked``). The worst case
-    of N requests' live sliding tokens (``compute_swa_request_cap``, 924-968): each the
-    window W as its model reports it (``sglang_window``), the eviction interval (128) x D
-    tokens (D the tokens verified a step, 1 without drafting), a page of padding and a decode
-    step's allocation (a page; drafting, 2 x D with overlap scheduling, else D in whole
-    pages); then a prefill chunk in flight (two with overlap scheduling) of
-    its chunked_prefill_size (``chunked_prefill_size``) and a page. None where SGLang sizes the
-    pool by the ratio."""
-    n_full, n_swa = pool_layers(profile, options)
-    limit = _running_limit(profile, options)
-    chunk = chunked_prefill_size(options)
-    if (not (options.sglang_disable_radix_cache and n_full and n_swa) or limit is None
-            or chunk is None):
-        return None
+class SwaRequestTerms(NamedTuple):
+    """The terms of SGLang 0.5.23's SWA request cap (``compute_swa_request_cap``,
+    pool_configurator.py 924-968), each as FlatKV models it (``swa_request_terms``)."""
+
+    window: int  # W, as its model reports it (sglang_window)
+    verified: int  # D: the tokens verified a step (speculative_num_draft_tokens), or 1
+    decode: int  # a decode step's allocation a request keeps outstanding
+    decode_text: str  # how ``decode`` is counted
+    chunks: int  # prefill chunks in flight: 2 with overlap scheduling, else 1
+    per_request: int  # one running request's live sliding tokens: W + 128 x D + P + decode
+
+
+def swa_request_terms(profile: CacheProfile, options: StrategyOptions) -> SwaRequestTerms:
+    """One running request's live sliding tokens at worst, and the prefill chunks in flight,
+    as SGLang's SWA request cap counts them (pool_configurator.py 933-966): the window W as
+    its model reports it (``sglang_window``), the eviction interval (128) x D tokens (D the
+    tokens verified a step, 1 without drafting), a page of padding (the eviction point is
+    page-aligned) and a decode step's allocation (a page; drafting, 2 x D with overlap
+    scheduling, else D in whole pages); a chunk in flight, two with overlap scheduling."""
     page, overlap = options.sglang_page_size, options.sglang_overlap_schedule
     window = sglang_window(profile)[0]
     drafted = 0 if speculative_not_modelled(profile, options) else options.speculative_tokens
@@ -504,15 +508,39 @@ def swa_request_cap(profile: CacheProfile, options: StrategyOptions) -> SwaReque
     else:  # spec v1: spec_decode_alloc_len_per_request, D in whole pages
         decode = cdiv(verified, page) * page
         decode_text = f"D in whole pages = {decode}"
-    chunks = 2 if overlap else 1
     per_request = window + SWA_EVICTION_INTERVAL * verified + page + decode
-    tokens = per_request * max(1, limit) + chunks * chunk + page
+    return SwaRequestTerms(window, verified, decode, decode_text, 2 if overlap else 1,
+                           per_request)
+
+
+def swa_request_cap(profile: CacheProfile, options: StrategyOptions) -> SwaRequestCap | None:
+    """SGLang 0.5.23's SWA request cap, where it sizes a hybrid SWA pool by it in place of
+    ``swa_full_tokens_ratio``: with --disable-radix-cache, a full pool beside the sliding one
+    and max_running_requests N set before the pools (told, or the 48 its speculative hook sets
+    where FlatKV models the drafting: ``_running_limit``), chunked prefill on
+    (pool_configurator.py 986-1003, ``SWARequestCapPoolConfigurator.is_applicable``, picked at
+    1720-1722: "an unchunked prefill writes the whole prompt into the SWA pool", so with
+    ``--chunked-prefill-size`` <= 0 the ratio sizes it: ``swa_cap_unchunked``). The worst case
+    of N requests' live sliding tokens (``compute_swa_request_cap``, 924-968): each request's
+    ``swa_request_terms``, then a prefill chunk in flight (two with overlap scheduling) of
+    its chunked_prefill_size (``chunked_prefill_size``) and a page. None where SGLang sizes the
+    pool by the ratio."""
+    n_full, n_swa = pool_layers(profile, options)
+    limit = _running_limit(profile, options)
+    chunk = chunked_prefill_size(options)
+    if (not (options.sglang_disable_radix_cache and n_full and n_swa) or limit is None
+            or chunk is None):
+        return None
+    page = options.sglang_page_size
+    terms = swa_request_terms(profile, options)
+    chunks = terms.chunks
+    tokens = terms.per_request * max(1, limit) + chunks * chunk + page
     text = (f"(W + {SWA_EVICTION_INTERVAL} x D + P + decode) x N + {chunks} x chunked prefill "
-            f"+ P = ({n(window)} + {SWA_EVICTION_INTERVAL} x {verified} + {page} + "
-            f"{decode}) x {n(limit)} + {chunks} x {n(chunk)} + {page} = "
-            f"{n(tokens)} (decode: {decode_text}; {chunks} prefill chunk"
-            f"{'s' if chunks > 1 else ''} in flight {'with' if overlap else 'without'} overlap "
-            "scheduling)")
+            f"+ P = ({n(terms.window)} + {SWA_EVICTION_INTERVAL} x {terms.verified} + {page} + "
+            f"{terms.decode}) x {n(limit)} + {chunks} x {n(chunk)} + {page} = "
+            f"{n(tokens)} (decode: {terms.decode_text}; {chunks} prefill chunk"
+            f"{'s' if chunks > 1 else ''} in flight {'with' if chunks > 1 else 'without'} "
+            "overlap scheduling)")
     return SwaRequestCap(tokens, limit, text)
 
 
@@ -595,12 +623,12 @@ def _sglang_concurrency(
     pools = _held_pools(profile, options, full_tokens=full_tokens, swa_tokens=swa_tokens,
                         slots=slots, slot_bytes=slot_bytes)
     limits = _pool_limits(profile, options, context_tokens, pools)
-    numerator, denominator, binding, _ = min(
-        limits.given(), key=lambda limit: Fraction(limit.held, limit.per_request))
+    least = min(limits.given(), key=lambda limit: Fraction(limit.held, limit.per_request))
+    numerator, denominator, binding = least.held, least.per_request, least.name
     best = Fraction(numerator, denominator)
     extras["binding_limit"] = binding
-    if pools.n_swa and chunked_prefill_size(options) is None:
-        formulas.append(f"swa span = L: {UNCHUNKED_SPAN}")
+    if limits.swa is not None and limits.swa.why:
+        formulas.append(limits.swa.why)
     formulas.append(_concurrency_formula(limits.given(), best, binding))
     running = int(best)
     if not (pools.with_state or (pools.n_full and pools.n_swa)):  # one pool: nothing is split
@@ -652,12 +680,16 @@ def _held_pools(profile: CacheProfile, options: StrategyOptions, *, full_tokens:
 
 class _PoolLimit(NamedTuple):
     """One pool's bound on the requests of a context that run at once: the units it holds
-    over the units one request needs (pages, or requests for the running cap)."""
+    for them over the units one request needs (pages, tokens, or requests for the running
+    cap)."""
 
     held: int
     per_request: int
     name: str  # as binding_limit names it (and _IDLE_OF_LIMIT reads it)
     formula: str
+    unit: int = 1  # tokens a unit of ``per_request`` (a token pool's page, or 1)
+    reserved: int = 0  # tokens the pool keeps in use once beside the requests (never idle)
+    why: str = ""  # a formula line of its own on how a request is charged ("": the usual)
 
 
 class _PoolLimits(NamedTuple):
@@ -696,29 +728,116 @@ def _token_pool_limit(context_tokens: int, pools: _HeldPools, layerless: bool) -
                       f"{pool} tokens / L = {n(pools.full_tokens)} / {n(context_tokens)}"
                       if page == 1
                       else f"{pool} pages / ceil(L / {n(page)}) = "
-                      f"{n(pools.full_tokens // page)} / {n(request_pages)}")
+                      f"{n(pools.full_tokens // page)} / {n(request_pages)}", page)
 
 
 def _swa_pool_limit(profile: CacheProfile, options: StrategyOptions, context_tokens: int,
                     pools: _HeldPools) -> _PoolLimit:
-    """The sliding (or chunked) token pool's bound: a request holds its window and the tokens
-    SGLang schedules a step (its chunked prefill size), at most the context, in whole pages;
-    with chunked prefill off, its whole context (the prompt in one forward: module
-    docstring)."""
+    """The sliding (or chunked) token pool's bound. With the radix cache on, a request holds
+    its window and the tokens SGLang schedules a step (its chunked prefill size), at most the
+    context, in whole pages, as though every request were in its prefill at once (vLLM's
+    "Maximum concurrency" counts so). With it off beside full layers, SGLang's own worst case
+    (``_radix_off_swa_limit``); with chunked prefill off, each request's whole prompt as SGLang
+    admits it (``_unchunked_swa_limit``), radix cache or not."""
     page = pools.page
     label = swa_label(profile)
     chunk = chunked_prefill_size(options)  # the tokens SGLang schedules a step
     if chunk is None:
-        span, span_text = context_tokens, "L"  # a formula line of its own says why
-    else:
-        span = window_span(label, profile.window(label),
-                           replace(options, max_batched_tokens=chunk), context_tokens)
-        span_text = f"min({WINDOW_SPANS[label].kept} + {n(chunk)}, L)"
+        return _unchunked_swa_limit(profile, context_tokens, pools)
+    if options.sglang_disable_radix_cache and pools.n_full:
+        return _radix_off_swa_limit(profile, options, context_tokens, pools, chunk)
+    span = window_span(label, profile.window(label),
+                       replace(options, max_batched_tokens=chunk), context_tokens)
+    span_text = f"min({WINDOW_SPANS[label].kept} + {n(chunk)}, L)"
     span_pages = cdiv(span, page)
     return _PoolLimit(pools.swa_tokens // page, span_pages, "swa tokens",
                       f"swa tokens / {span_text} = {n(pools.swa_tokens)} / {n(span)}" if page == 1
                       else f"swa pages / ceil({span_text} / {n(page)}) = "
-                      f"{n(pools.swa_tokens // page)} / {n(span_pages)}")
+                      f"{n(pools.swa_tokens // page)} / {n(span_pages)}", page)
+
+
+# Why a request holds its window's live tokens alone with the radix cache off, for the
+# concurrency formula (``_radix_off_swa_limit``)
+RADIX_OFF_SPAN = (
+    "with --disable-radix-cache SGLang frees a request's sliding tokens behind its window as "
+    "it prefills and decodes, and prefills one chunked request at a time, so the pool holds "
+    "each request's live window (SGLang's SWA request cap's per-request worst case) and the "
+    "prefill chunks in flight once, its cap solved for the requests")
+
+
+def _radix_off_swa_limit(profile: CacheProfile, options: StrategyOptions, context_tokens: int,
+                         pools: _HeldPools, chunk: int) -> _PoolLimit:
+    """The sliding pool's bound with --disable-radix-cache and chunked prefill on: SGLang's
+    own worst case of its live sliding tokens (``compute_swa_request_cap``, pool_configurator.py
+    924-968), solved for the requests, whether that cap sized the pool or the ratio did.
+
+    With the radix cache off the tree is a UnifiedRadixCache with ``disable`` set
+    (mem_cache/registry.py 91-100), which shares no prefix (unified_radix_cache.py 654-655), so
+    ``maybe_evict_swa`` (schedule_batch.py 4068-4122) frees each request's tokens behind its
+    window: before each prefill chunk, up to its prefix less W (with overlap scheduling a
+    chunk later, the previous chunk still in flight), and in decode once it runs 128 (the
+    eviction interval) past its window (4047-4066; mem_cache/common.py 108-111: up to the
+    window, page-aligned). One request is mid-prefill at a time (scheduler.py 4324-4327: one
+    chunked_req; schedule_policy.py 1640-1674 cuts it at the chunk budget left, which ends
+    the batch, 874-893). So a running request holds at most W + 128 x D + P + decode sliding
+    tokens (``swa_request_terms``), at most its own L in whole pages, and the pool keeps
+    ``chunks x chunked_prefill_size + P`` once for the chunks in flight: the figure is
+    ``(swa - chunks x C - P) / min(ceil(L / P) x P, W + 128 x D + P + decode)``. Where the
+    cap sized the pool for N requests, that is N (more by the pool's rounding to pages)."""
+    page, terms = pools.page, swa_request_terms(profile, options)
+    reserved = terms.chunks * chunk + page
+    own = cdiv(context_tokens, page) * page
+    span = min(own, terms.per_request)
+    held = max(pools.swa_tokens - reserved, 0)
+    formula = (f"(swa tokens - {terms.chunks} x chunked prefill - P) / min(L in whole pages, "
+               f"W + {SWA_EVICTION_INTERVAL} x D + P + decode) = ({n(pools.swa_tokens)} - "
+               f"{terms.chunks} x {n(chunk)} - {page}) / min({n(own)}, {n(terms.window)} + "
+               f"{SWA_EVICTION_INTERVAL} x {terms.verified} + {page} + {terms.decode}) = "
+               f"{n(held)} / {n(span)}")
+    return _PoolLimit(held, span, "swa tokens", formula, 1, reserved,
+                      f"swa span = min(L, W + {SWA_EVICTION_INTERVAL} x D + P + decode), "
+                      f"{terms.chunks} chunk{'s' if terms.chunks > 1 else ''} in flight "
+                      f"(decode: {terms.decode_text}): {RADIX_OFF_SPAN}")
+
+
+def estimate_swa_kv_tokens(extend_input_len: int, max_new_tokens: int, window: int,
+                           page: int) -> int:
+    """The sliding tokens SGLang 0.5.23 reserves to admit a prefill of ``extend_input_len``
+    tokens (its page-rounded input) whole (``estimate_swa_kv_tokens``, prefill_budget.py 27-57,
+    no chunk limit and no host hit): the input past the window, the input and its output up to
+    the window, and a page."""
+    return (max(extend_input_len - window, 0) + min(extend_input_len + max_new_tokens, window)
+            + page)
+
+
+def _unchunked_swa_limit(profile: CacheProfile, context_tokens: int,
+                         pools: _HeldPools) -> _PoolLimit:
+    """The sliding pool's bound with chunked prefill off: SGLang prefills a prompt in one
+    forward, writing it all into the sliding pool (module docstring). A request of context L
+    brings a prompt of at most L - 1 tokens (tokenizer_manager.py 1338 refuses a prompt of
+    the context length, so one output token at least: max_new_tokens 1), and SGLang admits it
+    only while the pool's free sliding tokens exceed its reservation (SWAPrefillBudget
+    .check_prefill, prefill_budget.py 230-268: ``needed < remaining_swa``, and with no chunk
+    limit no smaller chunk): ``estimate_swa_kv_tokens`` of its prompt in whole pages p and one
+    output token, p + P where p is at least the window. With every request holding its prompt
+    at once, the k-th is admitted where ``(k - 1) x p + reservation < swa``, so k is at most
+    ``(swa - (reservation - p) - 1) / p``: where the pool holds L tokens but not more than the
+    reservation, none runs. With the radix cache off a decoding request then frees its tokens
+    behind the window, so this counts every request at its prompt's peak, as the radix cache's
+    figure does: SGLang's cap does not model it either (pool_configurator.py 994-1000)."""
+    page = pools.page
+    window = sglang_window(profile)[0]
+    prompt = max(context_tokens - 1, 1)
+    prompt_tokens = cdiv(prompt, page) * page
+    reservation = estimate_swa_kv_tokens(prompt_tokens, context_tokens - prompt, window, page)
+    extra = reservation - prompt_tokens
+    held = max(pools.swa_tokens - extra - 1, 0)
+    formula = (f"(swa tokens - (reservation - p) - 1) / p = ({n(pools.swa_tokens)} - "
+               f"{n(extra)} - 1) / {n(prompt_tokens)} = {n(held)} / {n(prompt_tokens)}")
+    return _PoolLimit(held, prompt_tokens, "swa tokens", formula, 1, 0,
+                      f"swa span = p = L - 1 in whole pages = {n(prompt_tokens)}, admitted "
+                      f"with its reservation {n(reservation)} (estimate_swa_kv_tokens of p "
+                      f"and 1 output token, window {n(window)}): {UNCHUNKED_SPAN}")
 
 
 def _running_cap_limit(profile: CacheProfile, options: StrategyOptions,
@@ -756,13 +875,14 @@ def _split_idle(running: int, pools: _HeldPools,
         extras["idle_state_bytes_at_context"] = idle_slots * pools.slot_bytes
         idle.append(f"{n(idle_slots)} state slot{'' if idle_slots == 1 else 's'} "
                     f"({n(idle_slots * pools.slot_bytes)} B)")
-    idle_tokens = (max(pools.full_tokens - running * limits.token.per_request * pools.page, 0)
-                   if pools.n_full else 0)
+    idle_tokens = (max(pools.full_tokens - running * limits.token.per_request * limits.token.unit,
+                       0) if pools.n_full else 0)
     extras["idle_kv_bytes_at_context"] = idle_tokens * pools.full_bytes
     if pools.n_full:
         idle.append(f"{n(idle_tokens)} kv tokens ({n(idle_tokens * pools.full_bytes)} B)")
     if pools.n_swa:  # a request keeps its window (or chunk) and a step of tokens there
-        idle_swa = max(pools.swa_tokens - running * limits.swa.per_request * pools.page, 0)
+        swa = limits.swa  # the chunks in flight it keeps with the radix cache off hold tokens
+        idle_swa = max(pools.swa_tokens - swa.reserved - running * swa.per_request * swa.unit, 0)
         extras["idle_swa_tokens_at_context"] = idle_swa
         extras["idle_swa_bytes_at_context"] = idle_swa * pools.swa_bytes
         idle.append(f"{n(idle_swa)} swa tokens ({n(idle_swa * pools.swa_bytes)} B)")
@@ -842,9 +962,10 @@ def parse_chunked_prefill(text: str, field: str, *, maximum: int = MAX_TOKENS) -
 
 
 # Why a request holds its whole prompt in the sliding pool with chunked prefill off, for the
-# concurrency formula
+# concurrency formula (``_unchunked_swa_limit``)
 UNCHUNKED_SPAN = ("with chunked prefill off a request's whole prompt goes into the sliding "
-                  "pool in one forward")
+                  "pool in one forward, and SGLang admits it only while the pool's free "
+                  "tokens exceed its reservation")
 
 
 def chunk_page_refusal(profile: CacheProfile, options: StrategyOptions) -> str | None:
