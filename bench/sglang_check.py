@@ -14,7 +14,9 @@ runs on a CPU, CUDA-only modules served as stubs.
 
 Then the config.json files of ``engine_common.LENGTH_CONFIGS``: SGLang's own
 ``get_context_length`` on each beside the length FlatKV gives SGLang (2,048 where the config
-gives none, as FlatKV's note says).
+gives none, as FlatKV's note says). And SGLang's admission reservation for a whole prefill
+(``estimate_swa_kv_tokens``, mem_cache/prefill_budget.py) beside FlatKV's port of it, which its
+sliding-pool concurrency with chunked prefill off reads (``check_swa_admission``).
 
 SGLang is taken as launched on one Hopper GPU (``--tp-size`` of them in random settings; not
 Blackwell: device capability 9.0 where it asks) with ``--context-length 32768`` (FlatKV's
@@ -116,7 +118,10 @@ from flatkv.hf_config import spec_from_hf_config  # noqa: E402
 from flatkv.hf_length import ASSUMED_MAX_MODEL_LEN  # noqa: E402
 from flatkv.presets import list_presets, load_preset  # noqa: E402
 from flatkv.strategies import StrategyOptions, run_strategy  # noqa: E402
-from flatkv.strategies.sglang import sglang_default_chunked_prefill  # noqa: E402
+from flatkv.strategies.sglang import (  # noqa: E402
+    estimate_swa_kv_tokens,
+    sglang_default_chunked_prefill,
+)
 from flatkv.strategy_cli import chunked_prefill_argument  # noqa: E402
 
 GIB = 1 << 30
@@ -869,6 +874,7 @@ def main() -> int:
         return 1 if mismatches else 0
     skipped, mismatches = check_unserved(sg)
     mismatches += check_chunk_defaults()
+    mismatches += check_swa_admission()
     rows = []
     for name, budget, page, overlap, ratios in settings():
         specs = [model_spec(name)]
@@ -941,6 +947,34 @@ def check_chunk_defaults() -> int:
                           {"chunk": sglang_default_chunk(mib)},
                           {"chunk": sglang_default_chunked_prefill(mib * MiB)})
                for name, mib in sizes.items())
+
+
+# Windows (gpt-oss's 127 as its model reports it, Gemma's, Llama 4's chunk), pages, and outputs
+# for check_swa_admission; its prompts lie either side of the window and far past it
+ADMISSION_WINDOWS = (127, 511, 1_023, 8_192)
+ADMISSION_PAGES = (1, 16, 64)
+ADMISSION_OUTPUTS = (1, 100, 5_000)
+
+
+def check_swa_admission() -> int:
+    """SGLang's own ``estimate_swa_kv_tokens`` (mem_cache/prefill_budget.py), the sliding tokens
+    it reserves to admit a whole prefill, beside FlatKV's port of it, which its concurrency with
+    chunked prefill off reads (``sglang._unchunked_swa_limit``): prompts in whole pages as
+    SGLang's check_prefill rounds them, a line a window and page; the mismatches."""
+    own = importlib.import_module("sglang.srt.mem_cache.prefill_budget").estimate_swa_kv_tokens
+    bad = 0
+    for window in ADMISSION_WINDOWS:
+        for page in ADMISSION_PAGES:
+            cases = [(-(-prompt // page) * page, out)
+                     for prompt in (1, window - 1, window, window + 1, 32_767, 131_071)
+                     for out in ADMISSION_OUTPUTS]
+            bad += not report(
+                "sglang", f"estimate_swa_kv_tokens window={window} page={page}",
+                {"reserved": " ".join(str(own(p, o, sliding_window_size=window, page_size=page))
+                                      for p, o in cases)},
+                {"reserved": " ".join(str(estimate_swa_kv_tokens(p, o, window, page))
+                                      for p, o in cases)})
+    return bad
 
 
 def check_length(sg: NS, label: str, config: dict) -> bool:
