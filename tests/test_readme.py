@@ -151,6 +151,22 @@ def test_sglangs_radix_cache_off_sizes_the_state_and_the_swa_pool_from_n(capsys)
         f"tokens, against {on['swa_tokens']:,} and {on['kv_tokens']:,})")
 
 
+def test_sglangs_radix_cache_off_holds_its_caps_requests_in_the_sliding_pool(capsys):
+    from flatkv.units import concurrency_text
+
+    # gpt-oss-20b in 40 GiB at 32,768 tokens, N = 7: the cap's pool, 257 x 7 + 2 x 8,192 + 1,
+    # holds 7 live windows of 127 + 128 + 1 + 1 = 257 beside the two chunks in flight; a whole
+    # 8,192 chunk beside each window (127 + 8,192 = 8,319), as with the radix cache, 2.19
+    off = compare(capsys, "--preset", "gpt-oss-20b", "--budget", "40GiB", "--context", "32768",
+                  "--max-running-requests", "7", "--disable-radix-cache")["sglang"]
+    assert off["swa_tokens"] == 257 * 7 + 2 * 8_192 + 1 and off["max_concurrency"] == 7
+    assert_in_readme(
+        f"gpt-oss-20b there at N = 7 and 32,768 tokens holds the 7 its cap was sized for "
+        f"(({off['swa_tokens']:,} - 2 x 8,192 - 1) / 257 = "
+        f"{concurrency_text(off['max_concurrency'])}x), where a whole chunk beside each window "
+        f"would have held {concurrency_text(off['swa_tokens'] / 8_319)}x.")
+
+
 def test_sglangs_chunked_prefill_size_is_its_own_by_the_gpus_memory(capsys):
     from flatkv.units import concurrency_text
 
@@ -173,6 +189,8 @@ def test_sglangs_chunked_prefill_off_holds_a_whole_prompt_in_the_sliding_pool(ca
     own, off = (compare(capsys, *args, *more)["sglang"]
                 for more in ((), ("--chunked-prefill-size", "-1")))
     assert (own["binding_limit"], off["binding_limit"]) == ("kv tokens", "swa tokens")
-    assert_in_readme(f"gpt-oss-20b in 40 GiB at 32,768 tokens: "
-                     f"{concurrency_text(off['max_concurrency'])}x, the sliding pool binding, "
-                     f"against {concurrency_text(own['max_concurrency'])}x at 8,192)")
+    # a prompt of at most 32,767 tokens, admitted with a token more reserved: (swa - 2) / 32,767
+    assert off["max_concurrency"] == (off["swa_tokens"] - 2) / 32_767
+    assert_in_readme(f"gpt-oss-20b in 40 GiB at 32,768 tokens: ({off['swa_tokens']:,} - 2) / "
+                     f"32,767 = {concurrency_text(off['max_concurrency'])}x, the sliding pool "
+                     f"binding, against {concurrency_text(own['max_concurrency'])}x at 8,192)")
