@@ -49,12 +49,11 @@ MAX_FORM_GAP = 8
 
 SAME, DIFFERS, MISSING = "same", "differs", "not in the log"
 
-# A figure in FlatKV's line: a number (thousands separators or none, decimals), not a word's
-# digits (bfloat16, TP0); or a torch dtype, which SGLang's KV lines name.
-_FIGURE = re.compile(r"(?<![\w.])(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?!\d)|torch\.\w+")
-# What a figure matches in the log: the same kinds, printed either way, a number with a sign
-# too (SGLang's chunked_prefill_size=-1, off, where FlatKV gives a chunk: it differs, rather
-# than the line going unfound).
+# A figure in FlatKV's line: a number (a sign, thousands separators or none, decimals), not a
+# word's digits (bfloat16, TP0); or a torch dtype, which SGLang's KV lines name.
+_FIGURE = re.compile(r"(?<![\w.])-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?!\d)|torch\.\w+")
+# What a figure matches in the log: the same kinds, printed either way, a sign or none (SGLang's
+# chunked_prefill_size=-1, off, beside FlatKV's chunk: it differs, rather than going unfound).
 _LOG_NUMBER = r"(?<![\d.,])(-?(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?))(?!\d)"
 _LOG_DTYPE = r"(torch\.\w+)"
 # Colour codes, with their ESC or with it lost in a copy ("[32mINFO[0m").
@@ -231,12 +230,15 @@ class LogCheck:
                     "of a run at these settings, from its start to its KV cache lines.")
         absent = f"; {missing} not in the log" if missing else ""
         absent += self._not_compared()
+        every = "both lines" if total == 2 else f"all {total} lines"
         if self.differs:
             differ, agree = self.count(DIFFERS), self.count(SAME)
+            if differ == total:
+                return f"{name}: {every} differ from the log{self._not_compared()}."
             return (f"{name}: {differ} of {total} lines differ{'s' if differ == 1 else ''} from "
                     f"the log, {agree} agree{'s' if agree == 1 else ''}{absent}.")
         if not missing:
-            return (f"{name}: all {total} lines are in the log and agree with it"
+            return (f"{name}: {every} are in the log and agree with it"
                     f"{self._not_compared()}.")
         return (f"{name}: {self.found} of {total} lines are in the log and agree with it; "
                 f"{missing} not in it{self._not_compared()}.")

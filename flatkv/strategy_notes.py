@@ -31,11 +31,13 @@ from flatkv.strategies import (
     model_blocker,
 )
 from flatkv.strategies.base import ratio_text, start_up_log_title, state_pages_per_request
+from flatkv.strategies.sglang import CHUNKED_PREFILL_ASSUMED as SGLANG_CHUNKED_PREFILL_ASSUMED
 from flatkv.strategies.sglang import CONV_DTYPE as SGLANG_CONV_DTYPE
 from flatkv.strategies.sglang import CONV_DTYPE_WHY as SGLANG_CONV_DTYPE_WHY
 from flatkv.strategies.sglang import (
     SPECULATIVE_RUNNING_REQUESTS as SGLANG_SPECULATIVE_RUNNING_REQUESTS,
 )
+from flatkv.strategies.sglang import chunked_prefill_tiers_text as sglang_chunked_prefill_tiers_text
 from flatkv.strategies.sglang import draft_tokens as sglang_draft_tokens
 from flatkv.strategies.sglang import sglang_default_page, swa_label
 from flatkv.strategies.sglang import swa_pool as sglang_swa_pool
@@ -738,9 +740,17 @@ def _running_requests_source(x: dict[str, object]) -> str:
                 "the context")
     if x.get("running_cap_from_speculative_hook"):
         return "the 48 its speculative hook sets, or fewer where the pools hold fewer"
-    return ("its estimate from the token pool at the context, its context_len "
-            "(--context-length)" + (", or the state pool's cap where lower"
-                                    if x.get("running_request_cap") else ""))
+    return ("SGLang's own, from the token pool over context_len (the context here, as "
+            "--context-length)" + (", or the state pool's cap where lower"
+                                   if x.get("running_request_cap") else ""))
+
+
+def _chunk_source() -> str:
+    """Where the chunked_prefill_size of SGLang's scheduler line comes from."""
+    return ("chunked_prefill_size is the one set, else SGLang's own by the GPU's memory ("
+            f"{sglang_chunked_prefill_tiers_text()}; {SGLANG_CHUNKED_PREFILL_ASSUMED:,} where "
+            "the budget names no GPU), -1 with chunked prefill off as SGLang's help gives it "
+            "(a 0 told, off too, differs)")
 
 
 def _scheduler_figures(r: StrategyResult) -> str:
@@ -753,10 +763,9 @@ def _scheduler_figures(r: StrategyResult) -> str:
         said.append("context_len (the model's own, not known here)"
                     + (" is elided" if running is not None else
                        " and the max_running_requests it sets are elided"))
-    if x.get("scheduler_chunk") is None:
-        said.append("chunked_prefill_size is what it was told (-1, or 0 or less), elided")
-    said.append("max_prefill_tokens and the memory left (available_gpu_mem) are not modelled: "
-                "\"...\" reads as anything")
+    said.append(_chunk_source())
+    said.append("max_prefill_tokens is not modelled (\"...\" reads as anything), nor the "
+                "memory left that follows (available_gpu_mem)")
     return "; ".join(said)
 
 

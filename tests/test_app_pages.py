@@ -1508,10 +1508,14 @@ def test_compare_page_lists_every_strategy():
             "the state pool's padding slot beyond max_mamba_cache_size. Left out: no KV Cache "
             "lines: they need the K / V split and KV dtype, which bytes typed by hand (or "
             "attention layer kinds whose K / V splits differ) do not give. Its scheduler's line "
-            "(TP rank 0 alone) comes last: max_running_requests is its estimate from the token "
-            "pool at the context, its context_len (--context-length), or the state pool's cap "
-            "where lower; max_prefill_tokens and the memory left (available_gpu_mem) are not "
-            "modelled: \"...\" reads as anything.") in captions
+            "(TP rank 0 alone) comes last: max_running_requests is SGLang's own, from the "
+            "token pool over context_len (the context here, as --context-length), or the state "
+            "pool's cap where lower; chunked_prefill_size is the one set, else SGLang's own by "
+            "the GPU's memory (2,048 under 20 GiB, 4,096 under 60 GiB, 8,192 under 160 GiB, "
+            "16,384 above; 8,192 where the budget names no GPU), -1 with chunked prefill off as "
+            "SGLang's help gives it (a 0 told, off too, differs); max_prefill_tokens is not "
+            "modelled (\"...\" reads as anything), nor the memory left that follows "
+            "(available_gpu_mem).") in captions
     assert ("vLLM's start-up log at these settings, in a current release's words and number "
             "formats: set it beside yours line by line. vLLM 0.34 on CUDA logs the Available "
             "line before warm-up, as an estimate, and sizes its cache by the blocks it fits "
@@ -4666,7 +4670,7 @@ def test_compare_takes_an_sglang_logs_context_and_chunk_from_its_scheduler_line(
     assert_clean(at)
     assert (at.query_params["ctx"], at.query_params["sg_chunk"]) == ("8192", "2048")
     assert [shown(s) for s in at.success] == [
-        "SGLang: all 2 lines are in the log and agree with it."]
+        "SGLang: both lines are in the log and agree with it."]
     # chunked prefill off in the log (-1): offered as off, and taken
     at.text_area(key="compare.check_log").set_value(
         log.replace("chunked_prefill_size=2048", "chunked_prefill_size=-1")).run()
@@ -4675,7 +4679,7 @@ def test_compare_takes_an_sglang_logs_context_and_chunk_from_its_scheduler_line(
     at.button(key="compare.log_settings").click().run()
     assert at.query_params["sg_chunk"] == "off"
     assert [shown(s) for s in at.success] == [
-        "SGLang: all 2 lines are in the log and agree with it."]
+        "SGLang: both lines are in the log and agree with it."]
 
 
 def test_compare_checks_a_pasted_engine_log():

@@ -480,7 +480,7 @@ def test_compare_check_log_names_the_flags_of_the_logs_own_run(tmp_path, capsys)
     code, out, err = run([*llama, "--context", "8192", "--sglang-chunked-prefill-size", "2048"],
                          capsys)
     assert code == 0 and out.splitlines()[0] == (
-        "SGLang: all 2 lines are in the log and agree with it.")
+        "SGLang: both lines are in the log and agree with it.")
 
 
 def test_compare_check_log_where_neither_engine_starts(tmp_path, capsys):

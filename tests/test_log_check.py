@@ -460,14 +460,20 @@ def test_sglang_s_scheduler_line_against_a_real_log_its_unmodelled_figures_elide
         "line 7 (TP0): max_total_num_tokens: FlatKV 580365, log 580364; chunked_prefill_size: "
         "FlatKV 4096, log 2048; max_running_requests: FlatKV 2, log 1; context_len: FlatKV "
         "16384, log 8192")
-    # chunked prefill off (SGLang prints what it was told: -1, 0) and no context: elided
-    unknown = scheduler_line(580_364, None, None, None)
-    assert unknown == ("max_total_num_tokens=580364, chunked_prefill_size=..., "
-                       "max_prefill_tokens=..., max_running_requests=..., context_len=...")
-    for told in ("-1", "0"):
-        off = read_log(KTRANSFORMERS_LOG.replace("chunked_prefill_size=2048",
-                                                 f"chunked_prefill_size={told}"))
-        assert check_lines([unknown], "sglang", off).lines[0].outcome == SAME
+    # chunked prefill off, as SGLang's help gives it (-1), and no context (neither context_len
+    # nor the max_running_requests it sets: elided); SGLang prints the chunk it was told, so a
+    # 0 (off too) differs, as does a chunk
+    off = scheduler_line(580_364, -1, None, None)
+    assert off == ("max_total_num_tokens=580364, chunked_prefill_size=-1, "
+                   "max_prefill_tokens=..., max_running_requests=..., context_len=...")
+    details = []
+    for told in ("-1", "0", "2048"):
+        logged = read_log(KTRANSFORMERS_LOG.replace("chunked_prefill_size=2048",
+                                                    f"chunked_prefill_size={told}"))
+        details.append(check_lines([off], "sglang", logged).lines[0].detail())
+    assert details == ["line 7 (TP0) agrees",
+                       "line 7 (TP0): chunked_prefill_size: FlatKV -1, log 0",
+                       "line 7 (TP0): chunked_prefill_size: FlatKV -1, log 2048"]
     assert scheduler_line(None, None, None, None) == ""
     # FlatKV's chunk beside a log's chunked prefill off: the figure differs, signed
     off = read_log(KTRANSFORMERS_LOG.replace("chunked_prefill_size=2048",
@@ -713,6 +719,30 @@ def test_a_check_of_one_line_says_it_in_the_singular():
     differs = log.replace("max_total_num_tokens=327680", "max_total_num_tokens=1")
     assert check_log(expected, "sglang", differs).verdict() == (
         "SGLang: its one line differs from the log.")
+
+
+def test_a_check_of_two_lines_says_both_and_of_all_differing_says_so():
+    # Llama-3.1-8B in 40 GiB at 4,096 tokens: SGLang's KV line (327,680 tokens of 32 x 4,096
+    # B, K and V 20.00 GB each) and its scheduler line
+    r = run_strategy("sglang", load_preset("Llama-3.1-8B").profile(), budget_bytes=GIB40,
+                     context_tokens=4_096)
+    expected = r.extras["log_lines"]
+    assert expected == [
+        "KV Cache is allocated. dtype: torch.bfloat16, #tokens: 327680, K size: 20.00 GB, "
+        "V size: 20.00 GB",
+        "max_total_num_tokens=327680, chunked_prefill_size=8192, max_prefill_tokens=..., "
+        "max_running_requests=4096, context_len=4096"]
+    log = engine_log(expected, sglang_prefix)
+    assert check_log(expected, "sglang", log).verdict() == (
+        "SGLang: both lines are in the log and agree with it.")
+    # every line differs: said so, not "2 of 2 lines differ, 0 agree"
+    other = log.replace("327680", "327679")
+    assert check_log(expected, "sglang", other).verdict() == (
+        "SGLang: both lines differ from the log.")
+    # one differs: counted
+    one = log.replace("context_len=4096", "context_len=8192")
+    assert check_log(expected, "sglang", one).verdict() == (
+        "SGLang: 1 of 2 lines differs from the log, 1 agrees.")
 
 
 def test_lines_are_numbered_as_an_editor_numbers_them():

@@ -3121,8 +3121,8 @@ def test_sglang_drafting_without_state_moves_only_max_running_requests_to_48():
         f"max_running_requests={running}, context_len=4096" for running in (4_096, 48)]
     assert "max_running_requests is the 48 its speculative hook sets, or fewer where the " \
         "pools hold fewer" in sglang_start_up_log_text(drafted)
-    assert "max_running_requests is its estimate from the token pool at the context, its " \
-        "context_len (--context-length);" in sglang_start_up_log_text(plain)
+    assert "max_running_requests is SGLang's own, from the token pool over context_len (the " \
+        "context here, as --context-length);" in sglang_start_up_log_text(plain)
 
 
 @pytest.mark.parametrize("value, said", [

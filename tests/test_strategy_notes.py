@@ -498,11 +498,15 @@ def test_sglang_start_up_log_says_what_its_sizes_count():
         "formats: set it beside yours line by line. Its GB are GiB (2^30 B); its sizes count a "
         "page more than #tokens in each KV layer (the page of slot 0, for padded tokens' "
         "writes) and the state pool's padding slot beyond max_mamba_cache_size. Its "
-        "scheduler's line (TP rank 0 alone) comes last: max_running_requests is its estimate "
-        "from the token pool at the context, its context_len (--context-length), or the state "
-        "pool's cap where lower; max_prefill_tokens and the memory left (available_gpu_mem) "
-        "are not modelled: \"...\" reads as anything. Releases before 0.5.13 (June 2026) "
-        "print the KV lines without \"dtype: ...,\".")
+        "scheduler's line (TP rank 0 alone) comes last: max_running_requests is SGLang's own, "
+        "from the token pool over context_len (the context here, as --context-length), or the "
+        "state pool's cap where lower; chunked_prefill_size is the one set, else SGLang's own "
+        "by the GPU's memory (2,048 under 20 GiB, 4,096 under 60 GiB, 8,192 under 160 GiB, "
+        "16,384 above; 8,192 where the budget names no GPU), -1 with chunked prefill off as "
+        "SGLang's help gives it (a 0 told, off too, differs); max_prefill_tokens is not "
+        "modelled (\"...\" reads as anything), nor the memory left that follows "
+        "(available_gpu_mem). Releases before 0.5.13 (June 2026) print the KV lines without "
+        "\"dtype: ...,\".")
     assert result.extras["log_lines"][-1] == (
         f"max_total_num_tokens={result.capacity_tokens}, chunked_prefill_size=8192, "
         "max_prefill_tokens=..., max_running_requests=97, context_len=32768")

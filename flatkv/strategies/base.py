@@ -566,8 +566,6 @@ EXTRAS: Mapping[str, str] = {
     "idle_swa_bytes_at_context": "sglang: sliding-pool bytes no request holds at the context",
     "logged_pools": "sglang: the pools its log lines name",
     "scheduler_line": "sglang: its scheduler's summary line, the last of its log lines",
-    "scheduler_chunk": "sglang: the prefill chunk that line gives (None: chunked prefill off, "
-                       "elided)",
 }
 
 

@@ -2148,10 +2148,10 @@ def _start_up_log_extras(profile: CacheProfile, options: StrategyOptions, pools:
                        and not profile.has_attention,
                        swa_split_logged=not pools.swa_capped)
     chunk = chunked_prefill_size(options)
-    if summary := scheduler_line(logged_tokens, chunk, extras.get("max_running_requests"),
-                                 context_tokens):
+    if summary := scheduler_line(logged_tokens, CHUNKED_PREFILL_OFF if chunk is None else chunk,
+                                 extras.get("max_running_requests"), context_tokens):
         log.lines.append(summary)
-        extras.update(scheduler_line=summary, scheduler_chunk=chunk)
+        extras["scheduler_line"] = summary
     if log.lines:
         extras.update(log_lines=log.lines, logged_pools=log.pools)
     if log.left_out:

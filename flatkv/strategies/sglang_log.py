@@ -245,13 +245,13 @@ def scheduler_line(max_total_num_tokens: int | None, chunk: int | None,
     """The summary SGLang's scheduler logs once its pools are sized (scheduler.py 1267-1276,
     on TP rank 0 alone), in its words, up to context_len: the token pool it schedules over
     (``max_total_num_tokens``: the full pool of a hybrid SWA model, tp_worker.py 576 and
-    pool_configurator.py 896-898), the prefill ``chunk``, ``max_running_requests``
-    (``resolve_max_num_reqs``) and ``context_len`` (--context-length). A figure that is None
-    is elided (``NOT_MODELLED``): a chunk with chunked prefill off (SGLang prints what it was
-    told, -1, 0 or less), or a figure these settings do not fix (no context: neither
-    context_len nor the max_running_requests it sets); so is max_prefill_tokens, which nothing
-    here models, and the memory left (available_gpu_mem) that follows. "" where no figure is
-    known."""
+    pool_configurator.py 896-898), the prefill ``chunk`` (SGLang prints what it was told: with
+    chunked prefill off its help's -1, ``CHUNKED_PREFILL_OFF``; a 0 told differs),
+    ``max_running_requests`` (``resolve_max_num_reqs``) and ``context_len``
+    (--context-length). A figure that is None is elided (``NOT_MODELLED``): one these settings
+    do not fix (no context: neither context_len nor the max_running_requests it sets); so is
+    max_prefill_tokens, which nothing here models. The memory left (available_gpu_mem) that
+    follows is left out. "" where no figure is known."""
     figures = (max_total_num_tokens, chunk, max_running_requests, context_len)
     if all(figure is None for figure in figures):
         return ""
