@@ -31,7 +31,6 @@ from flatkv.strategies.sglang import (
     swa_request_cap,
 )
 from flatkv.strategies.sglang import draft_tokens as sglang_draft_tokens
-from flatkv.strategies.sglang import page_size as sglang_page_of
 from flatkv.strategies.sglang import pool_layers as sglang_pool_layers
 from flatkv.strategies.sglang import speculative_not_modelled as sglang_speculative_not_modelled
 from flatkv.strategies.sglang import swa_pool as sglang_swa_pool
@@ -271,8 +270,9 @@ ENGINE_OPTIONS = (
         "layer keeps every token in one pool. A model whose config names no architecture "
         "gets the pool when it has full and sliding or chunked layers."),
     # --chunked-prefill-size: the tokens a sliding-window (or chunked) request holds beside its
-    # window, and the chunks in flight of the SWA request cap (None: by the GPU's memory); and
-    # for any model whose pools it pages, whole pages or SGLang refuses to start
+    # window, and the chunks in flight of the SWA request cap (None: by the GPU's memory); for
+    # any model whose pools it pages, whole pages or SGLang refuses to start; and the figure
+    # SGLang's scheduler line prints
     EngineOption(
         "sglang_chunked_prefill_size", "SGLang chunked prefill size", ("sglang",),
         SGLANG_COLUMN, _has_sglang_pools,
@@ -362,18 +362,13 @@ def idle_engine_option(option: EngineOption, profile: CacheProfile,
                        options: StrategyOptions) -> str:
     """Why another option leaves ``option`` nothing to act on ("" when none does): its mamba
     cache mode not set (``only_in_mode``), SGLang's sliding / full ratio without its sliding
-    pool (and its chunked prefill size, where at page size 1 no chunk can be refused), the
+    pool (its chunked prefill size always acts: its scheduler's log line prints it), the
     ratio where its request cap sizes that pool, overlap scheduling where S is told or the
     radix cache is off, the radix cache where it leaves nothing (``_radix_cache_idle``)."""
     if option.only_in_mode not in (None, options.mamba_cache_mode):
         return f"it acts only in mamba cache mode {option.only_in_mode}"
-    no_pool = "SGLang keeps no sliding-window pool of its own here"
-    if option.field in ("swa_full_tokens_ratio", "sglang_chunked_prefill_size") and not (
-            sglang_swa_pool(profile, options)[0]):
-        if option.field == "swa_full_tokens_ratio":
-            return no_pool
-        if sglang_page_of(profile, options) == 1:
-            return f"{no_pool}, and at page size 1 every chunk is whole pages"
+    if option.field == "swa_full_tokens_ratio" and not sglang_swa_pool(profile, options)[0]:
+        return "SGLang keeps no sliding-window pool of its own here"
     if option.field == "swa_full_tokens_ratio" and swa_request_cap(profile, options):
         return ("SGLang sizes its sliding-window pool from its request cap here "
                 "(--disable-radix-cache with max running requests set)")
