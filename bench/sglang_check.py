@@ -47,6 +47,14 @@ presets' own, which SGLang picks by the GPU's memory: ``check_chunk_defaults`` r
 chunked prefill off (``CHUNK_OFF``): SGLang's bags hold the value as told, FlatKV's options the
 value its command line makes of it (``--chunked-prefill-size 0`` is -1 there).
 
+The rows with ``--attn-dp-size`` D (``sglang_attn_dp_size``, FlatKV's option; SGLang's older
+``--enable-dp-attention --dp-size D`` turns into it: parallel_hook.handle_deprecated_dp_attention)
+run the model at a TP D divides (``dp_tp``): the parallel bag's attn_tp_size tp // D and
+attn_dp_size D, the configurator's attn_dp_size D (ModelRunner's), and the prefill chunk
+``chunked_prefill_size // D``, as handle_data_parallelism declares it (restated: that hook reads
+a whole ServerArgs); SGLang's own code then divides max_running_requests and
+max_mamba_cache_size per group and splits the heads over attn_tp_size.
+
 A model of state layers alone (``STATE_ONLY``: Mamba-Codestral-7B's config.json shape, no preset
 holds one) is built from its config fields by FlatKV and as SGLang's own ``Mamba2Config``; its
 model config is set as SGLang's ModelConfig derives one for PURE_SSM_ARCHITECTURES
@@ -153,6 +161,7 @@ TOLD_SLOTS_PRESETS = ("Qwen3-Next-80B-A3B", "Nemotron-H-8B", "Kimi-Linear-48B-A3
 # KDA hybrids, sliding and chunked attention, full attention, and state layers alone
 RADIX_OFF = {"sglang_disable_radix_cache": True}
 CHUNK = "sglang_chunked_prefill_size"  # --chunked-prefill-size
+DP = "sglang_attn_dp_size"  # --attn-dp-size (--enable-dp-attention --dp-size)
 # --chunked-prefill-size off: SGLang's -1, and 0, which it reads the same (any value <= 0)
 CHUNK_OFF = (-1, 0)
 # the chunks SGLang picks on FlatKV's GPU presets when told none (4,096, 8,192, 16,384)
@@ -278,7 +287,42 @@ def settings() -> list[tuple[str, object, int, bool, dict]]:
     # ... which chunked prefill off never asks: no chunk (validation_hook.py 243)
     rows += [(p, BUDGETS[0], 3, True, {CHUNK: chunk}) for p in ("gpt-oss-20b", "Llama-3.1-8B")
              for chunk in CHUNK_OFF]
+    # --attn-dp-size D (sglang_attn_dp_size) at the largest TP of 8, 4 and 2 the model splits
+    # over (``dp_tp``), every D of DP_SIZES dividing it: every preset's pools (and the models
+    # of state layers alone, whose state SGLang splits over the whole TP), told running
+    # requests and slots (a group takes N // D and M // D, refused at 0), drafting (the hook's
+    # 48 // D), the radix cache off, prefill chunks that D leaves off whole pages (refused) or
+    # at 0 tokens (off), and the refusal edges
+    dps = [(p, d) for p in (*PRESETS, STATE_ONLY, *MAMBA1_MODELS) for d in DP_SIZES
+           if dp_tp(p) % d == 0]
+    rows += [(p, b, page, True, {DP: d}) for p, d in dps for b in BUDGETS for page in (1, 64)]
+    rows += [(p, b, 1, True, {DP: d, told: m}) for p, d in dps if p in TOLD_RUNNING_PRESETS
+             for b in BUDGETS for m in (1, 20, 10**7)]
+    rows += [(p, b, 1, True, {DP: d, slots: m}) for p, d in dps
+             if p in (*TOLD_SLOTS_PRESETS, STATE_ONLY) for b in BUDGETS for m in TOLD_SLOTS]
+    rows += [(p, b, 1, True, {DP: d, "speculative_tokens": 3, **more}) for p, d in dps
+             if p in (*SPECULATIVE, *SPECULATIVE_STATELESS, STATE_ONLY) for b in BUDGETS
+             for more in ({}, {told: 20})]
+    rows += [(p, BUDGETS[0], 64, overlap, {DP: d, **RADIX_OFF, **more}) for p, d in dps
+             if p in RADIX_OFF_PRESETS for overlap in (True, False)
+             for more in ({}, {told: 64}, {"speculative_tokens": 3})]
+    rows += [(p, BUDGETS[0], page, True, {DP: d, CHUNK: chunk, **more}) for p, d in dps
+             if p in ("gpt-oss-20b", "Llama-4-Scout-17B-16E", "Llama-3.1-8B", "DeepSeek-V3.2")
+             for page in (64, 256) for chunk in (4, 1024, 2048, *CHUNK_OFF)
+             for more in ({}, {**RADIX_OFF, told: 64})]
+    rows += [(p, EDGE, 1, True, {DP: d, **more}) for p, d in dps if d == 8
+             for more in ({}, {**RADIX_OFF, told: 64})]
     return rows
+
+
+DP_SIZES = (2, 4, 8)  # --attn-dp-size D of the rows that set it
+
+
+def dp_tp(name: str) -> int:
+    """The TP a row with attention DP runs the model at: the largest of 8, 4 and 2 it splits
+    over (Falcon-H1's 4: its query heads), 1 where none."""
+    spec = model_spec(name)
+    return next((tp for tp in (8, 4, 2) if spec.splits_over(tp)), 1)
 
 
 def import_sglang(directory: str) -> NS:
@@ -371,8 +415,11 @@ def new_bags(page: int, overlap: bool, ratios: dict, tp: int = 1) -> NS:
     """The server options SGLang's sizing reads: its defaults, with the setting's page size,
     overlap scheduling, ratios (``--mamba-full-memory-ratio``, ``--swa-full-tokens-ratio``),
     ``--tp-size`` (attention and linear attention over all of it) and speculative decoding where
-    the setting drafts tokens (``speculative_tokens`` N: the module docstring says how)."""
+    the setting drafts tokens (``speculative_tokens`` N: the module docstring says how); with
+    ``--attn-dp-size`` D (``sglang_attn_dp_size``, FlatKV's option) attention over tp // D ranks
+    (runtime_context.derive_attn_tp_size) and the prefill chunk over D."""
     steps = ratios.get("speculative_tokens", 0)
+    dp = ratios.get(DP, 1)
     told = ratios.get("sglang_max_running_requests")  # --max-running-requests, else the hook's
     spec = (NS(speculative_algorithm="EAGLE", speculative_num_steps=steps,
                speculative_eagle_topk=1, speculative_num_draft_tokens=steps + 1,
@@ -385,7 +432,9 @@ def new_bags(page: int, overlap: bool, ratios: dict, tp: int = 1) -> NS:
                   # --chunked-prefill-size: SGLang's 8,192 on an 80 GB Hopper GPU
                   # (memory_hook.py 132-140, as FlatKV assumes where told none), else the
                   # row's (the GPU presets' own: GPU_CHUNKS, which check_chunk_defaults checks)
-                  chunked_prefill_size=ratios.get(CHUNK, 8192),
+                  # with attention DP, // D: restated, unavoidable (parallel_hook.py 326-335,
+                  # handle_data_parallelism, reads a whole ServerArgs); -1 // D stays -1, off
+                  chunked_prefill_size=ratios.get(CHUNK, 8192) // dp,
                   mamba_full_memory_ratio=ratios.get("mamba_full_memory_ratio", 0.9),
                   swa_full_tokens_ratio=ratios.get("swa_full_tokens_ratio", 0.8))
     context = NS(override=lambda source, **fields: vars(schedule).update(fields))
@@ -398,7 +447,8 @@ def new_bags(page: int, overlap: bool, ratios: dict, tp: int = 1) -> NS:
                       mamba=NS(enable_mamba_extra_buffer=False,
                                enable_mamba_extra_buffer_lazy=False,
                                enable_linear_replayssm_spec=False)),
-              parallel=NS(tp_size=tp, attn_tp_size=tp, attn_dcp_size=1, attn_cp_size=1, pp_size=1,
+              parallel=NS(tp_size=tp, attn_tp_size=tp // dp, attn_dp_size=dp, attn_dcp_size=1,
+                          attn_cp_size=1, pp_size=1,
                           enable_dsa_cache_layer_split=False, enable_kv_cache_sharding=False),
               spec=spec,
               disagg=NS(disaggregation_mode="null"))
@@ -669,6 +719,8 @@ def sglang_figures(sg: NS, spec, budget: int, page: int, overlap: bool, ratios: 
         bags.schedule.page_size = page = served_page(sg, hf, page)
         kvc = configurator(sg, spec, hf, context, page, resolve_dsa(sg, bags, hf) or kv_dtype,
                            drafting=bool(ratios.get("speculative_tokens")))
+        # the attention DP groups, as ModelRunner hands them over (model_runner.py 659)
+        kvc.attn_dp_size = bags.parallel.attn_dp_size
         resolve_radix_cache(sg, bags, hf, kvc)
         chunk = bags.schedule.chunked_prefill_size
         if chunk > 0 and chunk % page:
@@ -807,8 +859,9 @@ def random_setting(sg: NS, rng: random.Random):
     model ``--max-mamba-cache-size`` one time in five (``random_state_slots``);
     ``--disable-radix-cache`` one time in five, with a ``--chunked-prefill-size`` (FlatKV's
     sglang_chunked_prefill_size) of its own one time in three of those (chunked prefill off,
-    -1 or 0, among them); else chunked prefill off one time in twenty; a context up to the
-    model's;
+    -1 or 0, among them); else chunked prefill off one time in twenty; ``--attn-dp-size`` D
+    (``sglang_attn_dp_size``) of 2 to 8 dividing the tp three times in ten where one does; a
+    context up to the model's;
     a budget anywhere from 16 MiB to 80 GiB, or at the least SGLang starts at (bisected on
     SGLang) and 1 B under. Returns ``check``'s arguments after ``sg``."""
     name = (rng.choice((STATE_ONLY, *MAMBA1_MODELS)) if rng.random() < 0.15
@@ -845,6 +898,9 @@ def random_setting(sg: NS, rng: random.Random):
                                         page * rng.randint(1, 32768 // page), *CHUNK_OFF))
     elif rng.random() < 0.05:  # chunked prefill off, the radix cache on
         ratios[CHUNK] = rng.choice(CHUNK_OFF)
+    dps = [d for d in range(2, 9) if spec.tp % d == 0]
+    if dps and rng.random() < 0.3:  # --attn-dp-size D dividing the tp
+        ratios[DP] = rng.choice(dps)
     context = random_context(rng, spec)
     budget = edge_or_random_budget(rng, lambda b: "refused" in sglang_figures(
         sg, spec, b, page, overlap, ratios, context, kv_dtype))
@@ -881,7 +937,9 @@ def main() -> int:
         by_tp = bool({"speculative_tokens", "sglang_max_running_requests",
                       "sglang_max_mamba_cache_size", "sglang_disable_radix_cache"}
                      & set(ratios))
-        if by_tp:
+        if DP in ratios:  # attention DP: one TP it divides
+            specs, by_tp = [specs[0].with_options(tp=dp_tp(name))], True
+        elif by_tp:
             specs = [specs[0].with_options(tp=tp) for tp in SPECULATIVE_TP]
         for spec in specs:
             budgets = [budget] if budget != EDGE else [edge_budget(sg, spec, ratios)] * 2

@@ -820,7 +820,15 @@ class ModelSpec:
         return windows.pop() if windows else None
 
     def profile(self) -> CacheProfile:
-        """The per-TP-rank CacheProfile the planner and the engine strategies consume."""
+        """The per-TP-rank CacheProfile the planner and the engine strategies consume, with
+        the profile at TP ``tp // D`` for each D > 1 dividing the TP (SGLang's attention DP
+        runs its attention and state layers over that many ranks)."""
+        at_attention_tp = tuple((d, replace(self, tp=self.tp // d)._profile())
+                                for d in range(2, self.tp + 1) if self.tp % d == 0)
+        return replace(self._profile(), attention_dp_profiles=at_attention_tp)
+
+    def _profile(self) -> CacheProfile:
+        """The profile at this TP alone."""
         has_state = any(layer.is_state for layer in self.kinds.values())
         state = self.state_const_bytes()
         # the K / V split when every attention kind has the same one, else none (the dtype
@@ -854,6 +862,7 @@ class ModelSpec:
             kv_shared_layer_types=self.kv_shared_layer_types,
             sliding_kv_tensor_bytes=(next(iter(sliding_split)) if kv_split
                                      and len(sliding_split) == 1 else ()),
+            tp=self.tp,
         )
 
     def _kv_splits(self, nbytes: int, *, sliding: bool) -> set[tuple[int, ...]]:

@@ -197,6 +197,13 @@ class CacheProfile:
         num_kv_shared_layers), in model order; empty where none does. vLLM allocates nothing
         for them; SGLang 0.5.23 keeps a pool layer for each all the same (its layer ids count
         every model layer), storing nothing there.
+    tp: the TP the profile's bytes are split over, when it comes from a model; None for raw
+        bytes (which say nothing of heads).
+    attention_dp_profiles: (D, the profile at TP ``tp // D``) for each D > 1 dividing ``tp``,
+        when the profile comes from a model: SGLang's attention DP (``--attn-dp-size D``, or
+        ``--enable-dp-attention --dp-size D``) runs attention and state layers over
+        ``tp // D`` ranks, so a rank keeps those bytes (``sglang.attention_dp``). Neither
+        field enters equality: they restate the model, not the profile's own figures.
     """
 
     layer_types: tuple[str, ...]
@@ -219,6 +226,9 @@ class CacheProfile:
     kv_shared_layer_types: tuple[str, ...] = ()
     sliding_kv_tensor_bytes: tuple[int, ...] = ()
     ssm_dtype: str | None = None
+    tp: int | None = field(default=None, compare=False)
+    attention_dp_profiles: tuple[tuple[int, CacheProfile], ...] = field(
+        default=(), compare=False, repr=False)
 
     def __post_init__(self) -> None:
         if isinstance(self.layer_types, str) or not isinstance(self.layer_types, Iterable):
@@ -228,6 +238,8 @@ class CacheProfile:
             raise ValueError(f"state_const_bytes is {self.state_const_bytes!r}: give a mapping "
                              "of tensor name to bytes, e.g. {'conv': 49152}, or {}")
         check_name("name", self.name, fix=NAME_FIX)
+        if self.tp is not None:
+            check_int("tp", self.tp, minimum=1, hint="the TP the bytes are split over, or None")
         object.__setattr__(self, "layer_types", tuple(self.layer_types))
         odd = next((x for x in self.layer_types if not isinstance(x, str)), None)
         if odd is not None:

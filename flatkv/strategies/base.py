@@ -139,6 +139,7 @@ MAX_RUNNING_REQUESTS = 2**30
 # SGLang's --max-mamba-cache-size, state slots for requests (a budget holds thousands; more
 # than a budget holds is refused by its own check)
 MAX_MAMBA_CACHE_SIZE = 2**30
+MAX_ATTN_DP_SIZE = 1024  # SGLang's attention DP groups (at most the TP: models.MAX_TP)
 MAX_SPECULATIVE_TOKENS = 1024  # drafted tokens per step (vLLM's runs use 1 to 8)
 MAX_CHECKPOINT_BLOCKS = 64  # prefill checkpoint blocks a request holds in align (vLLM: 0 or 1)
 MAX_NUMBER_TEXT = 64  # characters of a ratio given as text
@@ -298,6 +299,15 @@ class StrategyOptions:
         beside the chunks in flight, however sized (``sglang._radix_off_swa_limit``). No mamba
         radix cache either, so none of its page size refusals (``sglang.swa_request_cap``,
         ``sglang.fixed_state_size``).
+    sglang_attn_dp_size: D, SGLang's attention data parallelism: ``--attn-dp-size D``, or
+        the older ``--enable-dp-attention --dp-size D`` it turns into that. The model's TP
+        ranks T run attention in D groups of T / D ranks each, every group with its own
+        scheduler and pools: a rank keeps the KV heads and state heads of a split over T / D
+        (an MLA latent is whole at any TP), its prefill chunk is chunked_prefill_size // D,
+        and a told max running requests N and --max-mamba-cache-size M count all D groups (a
+        group takes ``max(1, N // D)`` and ``M // D``; the 48 of its speculative hook too).
+        The figures are one group's, as SGLang logs them. 1 (default): no attention DP. D
+        must divide the model's TP (``sglang.attention_dp``).
     sglang_page_size: tokens per page of SGLang's token pool (1 on most backends).
     sglang_swa_pool: whether SGLang keeps sliding-window layers in a token pool of their own
         (its hybrid SWA pool, sized by ``swa_full_tokens_ratio``). None (default): as SGLang
@@ -356,6 +366,7 @@ class StrategyOptions:
     sglang_max_mamba_cache_size: int | None = None
     sglang_overlap_schedule: bool = True
     sglang_disable_radix_cache: bool = False
+    sglang_attn_dp_size: int = 1
     sglang_page_size: int = 1
     sglang_ssm_dtype: str | None = None
     sglang_swa_pool: bool | None = None
@@ -415,6 +426,9 @@ class StrategyOptions:
                     name == "sglang_chunked_prefill_size" and type(value) is int
                     and value == CHUNKED_PREFILL_OFF):
                 check_int(name, value, minimum=1, maximum=most, hint=hint)
+        check_int("sglang_attn_dp_size", self.sglang_attn_dp_size, minimum=1,
+                  maximum=MAX_ATTN_DP_SIZE,
+                  hint="SGLang's --attn-dp-size (a divisor of the TP), or 1 without attention DP")
         check_int("sglang_page_size", self.sglang_page_size, minimum=1, maximum=MAX_TOKENS)
         if self.sglang_ssm_dtype is not None:
             try:

@@ -1607,16 +1607,104 @@ def spec_reserved_requests(request_slots_: int, per_request: int,
     return min(limit, request_slots_ // per_request)
 
 
+class AttentionDp(NamedTuple):
+    """One attention-DP group as SGLang sizes it (``attention_dp``): the profile of one of its
+    ranks, the options it runs with, and why it cannot start ("" where it can)."""
+
+    profile: CacheProfile
+    options: StrategyOptions
+    refusal: str
+
+
+def attention_dp(profile: CacheProfile, options: StrategyOptions,
+                 formulas: list[str]) -> AttentionDp:
+    """``profile`` and ``options`` as one of SGLang 0.5.23's D attention-DP groups runs them
+    (``sglang_attn_dp_size`` D > 1; unchanged at 1). Its ranks split attention (and state)
+    heads over attn_tp_size = tp // D (runtime_context.derive_attn_tp_size 73-76, read by the
+    pool configurators' cell sizes, pool_configurator.py 356 and 492, and the state shapes'
+    linear_attn_tp_size): the profile at TP tp // D (``CacheProfile.attention_dp_profiles``).
+    Its prefill chunk is chunked_prefill_size // D (parallel_hook.handle_data_parallelism
+    326-335, before check_server_args asks for whole pages), 0 or less being chunked prefill
+    off; a told --max-running-requests N, or the 48 its speculative hook sets, is
+    max(1, N // D) a group (resolve_max_num_reqs 3127-3128, compute_swa_request_cap 956,
+    _handle_max_mamba_cache 3316-3340), a told --max-mamba-cache-size M is M // D
+    (kv_cache_configurator.py 3302-3309), refused at 0 (3376-3380). A model of state layers
+    alone keeps its state split over the whole TP. A formula line says so."""
+    d = options.sglang_attn_dp_size
+    if d == 1:
+        return AttentionDp(profile, options, "")
+    at = dict(profile.attention_dp_profiles)
+    # a model of state layers alone (SGLang's PURE_SSM_ARCHITECTURES) splits its state over
+    # the whole TP (configs/mamba2.py 41-57, mamba.py 28-33: tp_size), whatever D
+    whole_tp = not profile.has_attention
+    if whole_tp and profile.tp is None or whole_tp and profile.tp % d == 0:
+        at[d] = profile
+    if d not in at:
+        if profile.tp is None:
+            why = ("a profile of bytes alone gives no heads to split over fewer ranks; give "
+                   "its bytes at TP tp / D and attention DP 1")
+        else:
+            why = (f"SGLang asserts tp_size % attn_dp_size == 0, and TP {n(profile.tp)} is not "
+                   f"a multiple of {n(d)}; give an attention DP size that divides the TP"
+                   + (" (or raise the TP)" if profile.tp == 1 else ""))
+        return AttentionDp(profile, options, f"attention DP {n(d)} is not modelled here: {why}")
+    group = replace(at[d], name=profile.name)
+    told_n = options.sglang_max_running_requests
+    told_m = options.sglang_max_mamba_cache_size
+    chunk = chunked_prefill_size(options)
+    per_chunk = None if chunk is None else chunk // d
+    changes: dict[str, object] = {
+        "sglang_chunked_prefill_size": per_chunk if per_chunk else CHUNKED_PREFILL_OFF}
+    tp = "TP" if profile.tp is None else f"TP {n(profile.tp)}"
+    split = (f"its state layers split over the whole {tp}, as SGLang splits a model of state "
+             "layers alone" if whole_tp else
+             f"each group runs attention and state layers over {tp} / {n(d)} = "
+             f"{n(profile.tp // d)} ranks, a rank keeping their heads at that TP (an MLA latent "
+             "is whole at any TP)")
+    parts = [f"attention DP {n(d)}: {n(d)} groups with pools of their own, {split}; these "
+             "figures are one group's, as SGLang logs them"]
+    if chunk is not None:
+        parts.append(f"prefill chunk {n(chunk)} // {n(d)} = {n(per_chunk)}"
+                     + ("" if per_chunk else ", chunked prefill off (SGLang reads 0 so)"))
+    if told_n is not None:
+        changes["sglang_max_running_requests"] = max(1, told_n // d)
+    if told_n is not None or draft_tokens(profile, options):
+        total = told_n if told_n is not None else SPECULATIVE_RUNNING_REQUESTS
+        parts.append(f"max running requests max(1, {n(total)} // {n(d)}) = "
+                     f"{n(max(1, total // d))} a group")
+    refusal = ""
+    if told_m is not None:
+        parts.append(f"--max-mamba-cache-size {n(told_m)} // {n(d)} = {n(told_m // d)} a group")
+        if told_m // d:
+            changes["sglang_max_mamba_cache_size"] = told_m // d
+        elif profile.has_state:
+            refusal = (f"with attention DP {n(d)} a group keeps --max-mamba-cache-size "
+                       f"{n(told_m)} // {n(d)} = 0 state slots, and SGLang refuses to start "
+                       "(\"Not enough GPU memory for hybrid (mamba/linear-attention) state "
+                       f"cache\"); give --max-mamba-cache-size at least {n(d)}")
+    if not refusal and per_chunk and per_chunk % (page := page_size(profile, options)):
+        refusal = (f"with attention DP {n(d)} SGLang prefills chunks of chunked_prefill_size // "
+                   f"{n(d)} = {n(chunk)} // {n(d)} = {n(per_chunk)} tokens (\"DP attention is "
+                   f"enabled. chunked prefill size is adjusted\"), not a multiple of the page "
+                   f"size {n(page)} (\"chunked_prefill_size must be divisible by page_size\"); "
+                   f"set --chunked-prefill-size to a multiple of {n(d)} x {n(page)} = "
+                   f"{n(d * page)}, or {CHUNKED_PREFILL_OFF} (chunked prefill off)")
+    formulas.append("; ".join(parts))
+    return AttentionDp(group, replace(options, **changes), refusal)
+
+
 def running_request_limit(options: StrategyOptions, *, drafting: bool) -> int | None:
     """The max_running_requests SGLang 0.5.23 resolves from before its token pool (T // 2) and
     state pool (K // S) cap it (``resolve_max_num_reqs``, kv_cache_configurator.py 3126-3129):
     --max-running-requests where told (``sglang_max_running_requests``), whether it drafts or
     not (its speculative hook resets it only when it is not given: speculative_hook.py
     1086-1090, ``_handle_eagle_family``); else the hook's 48 where tokens are ``drafting`` (as
-    FlatKV models them); None where it derives one from the token pool and the context."""
+    FlatKV models them), max(1, 48 // D) for one of D attention-DP groups (``attention_dp``);
+    None where it derives one from the token pool and the context."""
     if options.sglang_max_running_requests is not None:
         return options.sglang_max_running_requests
-    return SPECULATIVE_RUNNING_REQUESTS if drafting else None
+    per_group = max(1, SPECULATIVE_RUNNING_REQUESTS // options.sglang_attn_dp_size)
+    return per_group if drafting else None
 
 
 # A state without a conv tensor is lightning attention's. SGLang 0.5.23 serves some: its
@@ -2182,6 +2270,10 @@ def run_sglang(
     formulas: list[str] = []
     extras: dict[str, object] = {}
     options = _nsa_options(profile, options, formulas)
+    group = attention_dp(profile, options, formulas)
+    if group.refusal:
+        return refuse(group.refusal)
+    profile, options = group.profile, group.options
     if refusal := (radix_page_refusal(profile, options) or chunk_page_refusal(profile, options)
                    or _draft_track_refusal(profile, options)
                    or _mamba1_draft_refusal(profile, options)):
