@@ -36,6 +36,7 @@ from flatkv.profile import MAX_CHUNK_SIZE
 from flatkv.strategies.base import (
     CHUNKED_PREFILL_OFF,
     MAMBA_CACHE_MODES,
+    MAX_ATTN_DP_SIZE,
     PADDING_BOUND_RANGE,
     RATIO_RANGE,
     SGLANG_SSM_DTYPES,
@@ -65,6 +66,8 @@ def _help(field: str, own: str = "") -> str:
 # Engine options that are counts: label, range and what the widget adds to their help.
 _COUNT_WIDGETS = {
     "sglang_page_size": ("Page size (tokens)", 1, MAX_BLOCK_SIZE, ""),
+    "sglang_attn_dp_size": ("Attention DP size", 1, MAX_ATTN_DP_SIZE,
+                            "1 is none; it must divide the TP."),
     "prefill_checkpoint_blocks": (
         "Prefill checkpoint blocks", 0, MAX_CHECKPOINT_BLOCKS, ""),
     "speculative_tokens": (

@@ -47,6 +47,7 @@ from flatkv.strategies import STRATEGIES, StrategyOptions, last_served_text
 from flatkv.strategies.base import (
     CHUNKED_PREFILL_OFF,
     MAMBA_CACHE_MODES,
+    MAX_ATTN_DP_SIZE,
     MAX_CHECKPOINT_BLOCKS,
     MAX_MAMBA_CACHE_SIZE,
     MAX_RUNNING_REQUESTS,
@@ -140,6 +141,7 @@ class AppState:
     sglang_max_mamba_cache_size: int | None = ENGINE_DEFAULTS.sglang_max_mamba_cache_size
     sglang_overlap_schedule: bool = ENGINE_DEFAULTS.sglang_overlap_schedule
     sglang_disable_radix_cache: bool = ENGINE_DEFAULTS.sglang_disable_radix_cache
+    sglang_attn_dp_size: int = ENGINE_DEFAULTS.sglang_attn_dp_size  # 1: no attention DP
     sglang_page_size: int = ENGINE_DEFAULTS.sglang_page_size
     sglang_ssm_dtype: str | None = ENGINE_DEFAULTS.sglang_ssm_dtype  # None: by the config
     sglang_swa_pool: bool | None = ENGINE_DEFAULTS.sglang_swa_pool  # None: by architecture
@@ -582,6 +584,7 @@ _SETTINGS: dict[str, tuple[str, Callable[[str, str], object], Callable[[object],
                       _write_auto(str)),
     "sg_overlap": ("sglang_overlap_schedule", _flag, lambda v: "1" if v else "0"),
     "sg_noradix": ("sglang_disable_radix_cache", _flag, lambda v: "1" if v else "0"),
+    "sg_dp": ("sglang_attn_dp_size", _int(1, MAX_ATTN_DP_SIZE), str),
     "sg_page": ("sglang_page_size", _int(1, MAX_BLOCK_SIZE), str),
     "sg_ssm": ("sglang_ssm_dtype", _auto(_choice(lambda: list(SGLANG_SSM_DTYPES))),
                _write_auto(str)),

@@ -232,6 +232,21 @@ ENGINE_OPTIONS = (
         "chunked prefill on, SGLang then frees each request's sliding tokens behind its "
         "window, so that pool holds a request's live window, min(L, W + 128 x D + P + "
         "decode), beside the chunks in flight, whatever sized it."),
+    # --attn-dp-size (--enable-dp-attention --dp-size): one group's pools at attention TP
+    # tp // D, its chunk, running requests and state slots over D (refused where D does not
+    # divide the TP, or a profile of bytes alone gives no heads to split)
+    EngineOption(
+        "sglang_attn_dp_size", "SGLang attention DP", ("sglang",), SGLANG_COLUMN,
+        _has_sglang_pools,
+        help="SGLang's attention data parallelism D: --attn-dp-size D, or the older "
+        "--enable-dp-attention --dp-size D, which it turns into that (how DeepSeek's MLA "
+        "models are often served). The TP ranks run attention in D groups of TP / D ranks, "
+        "each with its own scheduler and pools: a rank keeps the KV and state heads of a split "
+        "over TP / D (an MLA latent is whole at any TP; a model of state layers alone splits "
+        "its state over the whole TP), prefills chunks of chunked prefill size // D, and a "
+        "told $sglang_max_running_requests N or $sglang_max_mamba_cache_size M counts all "
+        "groups: a group runs max(1, N // D) (48 // D drafting, untold) and keeps M // D slots. "
+        "The figures are one group's, as SGLang logs them. D must divide the TP; 1 is none."),
     # sets the tracking slots of the extra_buffer radix cache (slots per request)
     EngineOption(
         "sglang_overlap_schedule", "SGLang overlap scheduling", ("sglang",), SGLANG_COLUMN,

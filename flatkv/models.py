@@ -821,10 +821,12 @@ class ModelSpec:
 
     def profile(self) -> CacheProfile:
         """The per-TP-rank CacheProfile the planner and the engine strategies consume, with
-        the profile at TP ``tp // D`` for each D > 1 dividing the TP (SGLang's attention DP
-        runs its attention and state layers over that many ranks)."""
+        the profile at TP ``tp // D`` for each D > 1 dividing the TP where the model splits over
+        that TP (SGLang's attention DP runs its attention and state layers over that many
+        ranks; 8 KV heads split over TP 48 and 8, not over 48 // 16 = 3)."""
         at_attention_tp = tuple((d, replace(self, tp=self.tp // d)._profile())
-                                for d in range(2, self.tp + 1) if self.tp % d == 0)
+                                for d in range(2, self.tp + 1)
+                                if self.tp % d == 0 and self.splits_over(self.tp // d))
         return replace(self._profile(), attention_dp_profiles=at_attention_tp)
 
     def _profile(self) -> CacheProfile:

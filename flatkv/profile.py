@@ -497,6 +497,12 @@ CARRIED_FIELDS = ("sliding_window", "kernel_block_size", "architectures", "ssm_e
                   "sliding_kv_tensor_bytes", "ssm_dtype")
 
 
+# The fields only a model's profile has, which raw bytes (a link's custom model, an export) do
+# not carry: the TP its heads were split over and its profiles at fewer ranks (SGLang's
+# attention DP), which bytes alone cannot re-derive.
+MODEL_ONLY_FIELDS = ("tp", "attention_dp_profiles")
+
+
 def profile_to_dict(profile: CacheProfile) -> dict:
     """The app's JSON for a model (export, and loadable again by ``load_model_json``). The
     sliding window is always written (null without sliding layers), as exports before the

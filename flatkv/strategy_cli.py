@@ -169,6 +169,9 @@ def add_strategy_arguments(
                                          "--no-sglang-overlap-schedule turns it off"))
     _sglang_flag(parser, "disable-radix-cache", action="store_true", default=None,
          help=_engine_help("sglang_disable_radix_cache"))
+    _sglang_flag(parser, "attn-dp-size", type=int, default=defaults.sglang_attn_dp_size,
+         metavar="D", help=_engine_help("sglang_attn_dp_size",
+                                        f"default {defaults.sglang_attn_dp_size}: none"))
     parser.add_argument("--sglang-page-size", type=int, default=defaults.sglang_page_size,
          help=_engine_help("sglang_page_size", f"default {defaults.sglang_page_size}, as "
                            "SGLang on Hopper and Ampere"))

@@ -260,6 +260,12 @@ def sglang_speculative_text(profile: CacheProfile, speculative_tokens: int,
     running = (f"{told:,} running requests (--max-running-requests)" if told is not None else
                f"{SGLANG_SPECULATIVE_RUNNING_REQUESTS} running requests (its speculative "
                "default)")
+    share = ""  # each attention-DP group runs its share
+    if (groups := options.sglang_attn_dp_size) > 1:
+        total = SGLANG_SPECULATIVE_RUNNING_REQUESTS if told is None else told
+        share = (f", max(1, {total:,} // {groups}) = {max(1, total // groups):,} in each of "
+                 f"its {groups} attention-DP groups")
+        running += share
     if sglang_draft_tokens(profile, options):
         return (f"SGLang verifies {speculative_tokens + 1} tokens a step "
                 f"(--speculative-num-steps {speculative_tokens}, topk 1) and keeps each "
@@ -273,12 +279,12 @@ def sglang_speculative_text(profile: CacheProfile, speculative_tokens: int,
                 "without speculative decoding.")
     if told is not None:
         return ("SGLang keeps the same pools for a model without state layers, and runs at "
-                f"most {told:,} requests at once, as --max-running-requests tells it (its "
-                f"speculative hook's {SGLANG_SPECULATIVE_RUNNING_REQUESTS} only where none is "
+                f"most {told:,} requests at once{share}, as --max-running-requests tells it "
+                f"(its speculative hook's {SGLANG_SPECULATIVE_RUNNING_REQUESTS} only where none is "
                 "told; its log and these figures show it).")
     return (f"SGLang keeps the same pools for a model without state layers, and runs at most "
-            f"{SGLANG_SPECULATIVE_RUNNING_REQUESTS} requests at once (its speculative hook's "
-            "reset of max_running_requests, which its log and these figures show).")
+            f"{SGLANG_SPECULATIVE_RUNNING_REQUESTS} requests at once{share} (its speculative "
+            "hook's reset of max_running_requests, which its log and these figures show).")
 
 
 def speculative_text(profile: CacheProfile, strategy: str, speculative_tokens: int, *,

@@ -2445,6 +2445,8 @@ def test_the_profile_cache_key_changes_with_every_field():
         (gpt, "kv_shared_layer_types", ("sliding_attention",)),
         (replace(gpt, sliding_kv_bytes_per_slot=4096), "sliding_kv_tensor_bytes", (2048, 2048)),
         (qwen, "ssm_dtype", "float16"),  # bfloat16's bytes: vLLM's KDA refuses this one
+        # the TP behind the bytes, and the profiles at TP / D SGLang's attention DP reads
+        (qwen, "tp", 4), (qwen, "attention_dp_profiles", ()),
     ]
     assert {f.name for f in fields(qwen)} == {name for _, name, _ in changes}, \
         "give each new field of CacheProfile a change here"
@@ -4526,6 +4528,31 @@ def test_compare_takes_sglangs_max_running_requests():
                                                    "kv": "0", "state": "conv=4096"})
     assert {w.key for w in state_only.number_input} >= {
         "w.sglang_max_running_requests", "w.sglang_max_mamba_cache_size"}
+
+
+def test_compare_takes_sglangs_attention_dp_size():
+    # Llama-3.1-8B at TP 8 in 40 GiB of KV cache memory (tests/test_strategies.py's
+    # test_sglang_attention_dp_runs_one_group_at_attention_tp): TP 8 keeps one of its 8 KV
+    # heads a rank, 32 layers x 512 B = 16,384 B a token: 42,949,672,960 // 16,384 =
+    # 2,621,440 tokens; attention DP 8 runs attention at TP 1, all 8 heads: 327,680 tokens
+    link = {"model": "Llama-3.1-8B", "tp": "8", "gpu": "KV cache memory", "kv_mem": "40GiB"}
+    at = open_app("app_pages/compare.py", link)
+    widget = at.number_input(key="w.sglang_attn_dp_size")
+    assert widget.value == 1  # none
+
+    def sglang_tokens():
+        return at.dataframe[0].value.set_index("strategy").loc["SGLang", "capacity (tokens)"]
+
+    assert sglang_tokens() == (40 << 30) // (32 * 512) == 2_621_440
+    widget.set_value(8).run()
+    assert_clean(at)
+    assert at.query_params["sg_dp"] == "8"
+    assert sglang_tokens() == (40 << 30) // (32 * 8 * 512) == 327_680
+    # ... and a link carries it: the same figure from the link alone
+    assert open_app("app_pages/compare.py", {**link, "sg_dp": "8"}).dataframe[0].value \
+        .set_index("strategy").loc["SGLang", "capacity (tokens)"] == 327_680
+    at.number_input(key="w.sglang_attn_dp_size").set_value(1).run()
+    assert "sg_dp" not in at.query_params and sglang_tokens() == 2_621_440
 
 
 def test_compare_takes_sglangs_chunked_prefill_size_by_the_gpu():

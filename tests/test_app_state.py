@@ -24,7 +24,7 @@ from flatkv.app_state import (
 from flatkv.engine_options import ENGINE_FIELDS, ENGINE_OPTIONS, strategy_fields
 from flatkv.models import ModelSpec, with_mtp_layer
 from flatkv.presets import list_presets, load_preset
-from flatkv.profile import CARRIED_FIELDS, CacheProfile, profile_to_dict
+from flatkv.profile import CARRIED_FIELDS, MODEL_ONLY_FIELDS, CacheProfile, profile_to_dict
 from flatkv.strategies import STRATEGIES, StrategyOptions, run_strategy
 from flatkv.strategies.vllm import gdn_checkpoint_on
 from flatkv.strategies.vllm_releases import FLASHINFER_GDN_GPUS
@@ -74,6 +74,7 @@ def test_every_setting_of_the_view_has_a_link_key_and_round_trips():
         "lcm_padding_bound": 0.1,
         "vllm_hybrid_manager": False, "vllm_async_scheduling": True,
         "sglang_overlap_schedule": False, "sglang_disable_radix_cache": True,
+        "sglang_attn_dp_size": 2,
         "budget_strategy": "vllm", "lab_device": "cpu", "lab_kernels": ("torch",),
         "lab_layouts": ("slot-major", "page-major"), "lab_rounds": 3, "lab_max_blocks": 8,
         "lab_pages": 2, "lab_sweep": gpu_settings.SWEEPS[-1], "lab_sweep_pages": (1, 4),
@@ -118,6 +119,30 @@ def test_engine_options_round_trip_and_feed_strategy_options():
     assert run_strategy("flat", DEFAULT.profile(), budget_bytes=10**11,
                         options=swept).block_size == 576
     assert state.changed_engine_options()["kernel_block_size"] == 64
+
+
+def test_sglang_attention_dp_size_round_trips_through_the_link():
+    # sg_dp carries SGLang's --attn-dp-size; 1 (none) is the default and stays out of a link
+    state = AppState(model="Llama-3.1-8B", tp=8, sglang_attn_dp_size=8)
+    query = encode_query(state)
+    assert query == {"model": "Llama-3.1-8B", "tp": "8", "sg_dp": "8"}
+    assert decode_query(query) == (state, [])
+    assert state.strategy_options().sglang_attn_dp_size == 8
+    assert state.changed_engine_options() == {"sglang_attn_dp_size": 8}
+    assert "sg_dp" not in encode_query(replace(state, sglang_attn_dp_size=1))
+    # the SGLang figures it feeds: one group's pool at attention TP 8 / 8 = 1, all 8 KV heads,
+    # 32 layers x 8 x 512 B: 42,949,672,960 // 131,072 = 327,680 tokens (2,621,440 without)
+    for d, tokens in ((8, 327_680), (1, 2_621_440)):
+        at = replace(state, sglang_attn_dp_size=d)
+        assert run_strategy("sglang", at.profile(), budget_bytes=40 << 30,
+                            options=at.strategy_options()).capacity_tokens == tokens
+    # a bad value falls back to none, saying so
+    for text, why in (("0", "is outside 1..1,024"), ("x", "is not a whole number")):
+        back, notices = decode_query({"tp": "8", "sg_dp": text})
+        assert back.sglang_attn_dp_size == 1
+        assert notices == [f"sg_dp={text!r} {why}; using the default (sg_dp=1)."
+                           if text == "x" else f"sg_dp={text} {why}; using the default "
+                           "(sg_dp=1)."]
 
 
 def test_gpu_lab_settings_round_trip_through_the_link():
@@ -264,9 +289,11 @@ def test_every_preset_survives_raw_bytes_the_link_and_the_export_whole(preset):
 
 
 def test_raw_models_carry_every_cache_profile_field():
-    # a new CacheProfile field must join CARRIED_FIELDS (and a link key) or get its own form
+    # a new CacheProfile field must join CARRIED_FIELDS (and a link key) or get its own form,
+    # or be a model's alone (MODEL_ONLY_FIELDS: the TP behind its bytes, for attention DP)
     own_form = {"layer_types", "kv_bytes_per_slot", "state_const_bytes", "name"}
-    assert {f.name for f in fields(CacheProfile)} == own_form | set(CARRIED_FIELDS)
+    assert {f.name for f in fields(CacheProfile)} == (own_form | set(CARRIED_FIELDS)
+                                                      | set(MODEL_ONLY_FIELDS))
     assert [name for name, _p, _w in app_state._CARRIED_KEYS.values()] == list(
         CARRIED_FIELDS)
     # a link key names one thing: a model's field or a setting, never both (Llama 4's chunk
@@ -813,6 +840,7 @@ OTHER_VALUES = dict(kernel_block_size=(64,), mamba_cache_mode=("align", "all"),
                     sglang_page_size=(64,), sglang_ssm_dtype=("bfloat16", "float16"),
                     sglang_swa_pool=(False,), vllm_hybrid_manager=(False,),
                     sglang_overlap_schedule=(False,), sglang_disable_radix_cache=(True,),
+                    sglang_attn_dp_size=(2,),
                     max_batched_tokens=(512,), vllm_async_scheduling=(True,),
                     sglang_chunked_prefill_size=(2048,),
                     lcm_padding_bound=(Fraction(7, 10), Fraction(0)))
@@ -915,7 +943,7 @@ def test_strategy_fields_are_what_each_layout_reads_of_the_model():
                                                  "sglang_max_running_requests",
                                                  "sglang_max_mamba_cache_size",
                                                  "sglang_disable_radix_cache",
-                                                 "sglang_page_size",
+                                                 "sglang_attn_dp_size", "sglang_page_size",
                                                  "sglang_chunked_prefill_size")
     # (the prefill chunk for any model SGLang pages: a chunk of part pages is refused)
     # drafting moves SGLang's max_running_requests to 48 for any model (not the paged layouts'
@@ -923,6 +951,7 @@ def test_strategy_fields_are_what_each_layout_reads_of_the_model():
     assert strategy_fields("sglang", sliding) == ("speculative_tokens", "swa_full_tokens_ratio",
                                                   "sglang_max_running_requests",
                                                   "sglang_disable_radix_cache",
+                                                  "sglang_attn_dp_size",
                                                   "sglang_page_size", "sglang_swa_pool",
                                                   "sglang_chunked_prefill_size")
     # SGLang's ssm dtype re-sizes a model's ssm tensors; raw bytes (QWEN35 here) have no dtype
@@ -931,7 +960,8 @@ def test_strategy_fields_are_what_each_layout_reads_of_the_model():
     assert strategy_fields("sglang", load_preset("Qwen3-Next-80B-A3B").profile()) == (
         "speculative_tokens", "mamba_full_memory_ratio", "sglang_slots_per_request",
         "sglang_max_running_requests", "sglang_max_mamba_cache_size",
-        "sglang_disable_radix_cache", "sglang_overlap_schedule", "sglang_page_size",
+        "sglang_disable_radix_cache", "sglang_attn_dp_size", "sglang_overlap_schedule",
+        "sglang_page_size",
         "sglang_ssm_dtype", "sglang_chunked_prefill_size")
     assert "sglang_overlap_schedule" not in strategy_fields(
         "sglang", load_preset("LFM2-1.2B").profile())
@@ -954,7 +984,8 @@ def test_strategy_fields_are_what_each_layout_reads_of_the_model():
     assert strategy_fields("sglang", state_only) == (
         "speculative_tokens", "mamba_full_memory_ratio", "sglang_slots_per_request",
         "sglang_max_running_requests", "sglang_max_mamba_cache_size",
-        "sglang_disable_radix_cache", "sglang_page_size", "sglang_chunked_prefill_size")
+        "sglang_disable_radix_cache", "sglang_attn_dp_size", "sglang_page_size",
+        "sglang_chunked_prefill_size")
     # the Budget page's layout: None is the sidebar planner's own; a link keeps another
     state, notices = decode_query({"b_layout": "vllm"})
     assert (state.budget_strategy, notices) == ("vllm", [])

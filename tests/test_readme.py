@@ -194,3 +194,25 @@ def test_sglangs_chunked_prefill_off_holds_a_whole_prompt_in_the_sliding_pool(ca
     assert_in_readme(f"gpt-oss-20b in 40 GiB at 32,768 tokens: ({off['swa_tokens']:,} - 2) / "
                      f"32,767 = {concurrency_text(off['max_concurrency'])}x, the sliding pool "
                      f"binding, against {concurrency_text(own['max_concurrency'])}x at 8,192)")
+
+
+def test_sglangs_attention_dp_at_tp_8(capsys):
+    # Llama-3.1-8B at TP 8 in 40 GiB: 8 KV heads of 512 B, 32 layers; one head a rank at TP
+    # 8, two at attention TP 4 (D = 2), all eight at TP 1 (D = 8)
+    args = ("--tp", "8", "--budget", "40GiB", "--context", "32768")
+    llama = [compare(capsys, "--preset", "Llama-3.1-8B", *args, "--attn-dp-size", d)["sglang"]
+             for d in ("1", "2", "8")]
+    assert [r["kv_tokens"] for r in llama] == [(40 << 30) // (32 * h * 512) for h in (1, 2, 8)]
+    assert llama[2]["max_concurrency"] == 327_680 / 32_768 == 10
+    assert_in_readme(f"Llama-3.1-8B at TP 8 in 40 GiB: {llama[0]['kv_tokens']:,} tokens without "
+                     f"it (one KV head a rank), {llama[1]['kv_tokens']:,} at D = 2 and "
+                     f"{llama[2]['kv_tokens']:,} at D = 8 (all 8 heads, "
+                     f"{llama[2]['max_concurrency']:.0f} requests of 32,768 tokens)")
+    # DeepSeek-V3: (512 + 64) x 2 B x 61 layers = 70,272 B a token on every rank
+    deepseek = [compare(capsys, "--preset", "DeepSeek-V3", *args, "--attn-dp-size", d,
+                        "--max-running-requests", "100")["sglang"] for d in ("1", "8")]
+    assert {r["kv_tokens"] for r in deepseek} == {(40 << 30) // 70_272}
+    assert [r["max_running_requests"] for r in deepseek] == [100, 100 // 8]
+    assert_in_readme(f"its pool stays ({deepseek[1]['kv_tokens']:,} tokens) and only the chunk "
+                     f"and told counts move (`--max-running-requests 100` at D = 8: "
+                     f"{deepseek[1]['max_running_requests']} a group)")

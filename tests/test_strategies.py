@@ -3986,3 +3986,91 @@ def test_a_group_page_is_its_layers_rows_at_p_as_flat_and_lcm_count_it():
                          sliding_kv_bytes_per_slot=512, sliding_window=128)
     sliding = label_groups(gemma)[0]
     assert group_page(gemma, sliding, 16) == (16_384, "2 x 16 x 512")
+
+
+def test_sglang_attention_dp_runs_one_group_at_attention_tp():
+    # --attn-dp-size D (SGLang's --enable-dp-attention --dp-size D): attention over TP / D
+    # ranks (runtime_context.derive_attn_tp_size), the chunk and told requests over D
+    def run(name, tp, d, **more):
+        return run_strategy("sglang", load_preset(name).with_options(tp=tp).profile(),
+                            budget_bytes=40 * 2**30, context_tokens=32_768,
+                            options=StrategyOptions(sglang_attn_dp_size=d, **more))
+
+    # Llama-3.1-8B: 8 KV heads of 128 x (K + V) x 2 B = 512 B a head, 32 layers. TP 8 keeps
+    # one head a rank; attention DP 2 runs TP 4 (2 heads), DP 8 runs TP 1 (all 8)
+    for d, heads in ((1, 1), (2, 2), (8, 8)):
+        r = run("Llama-3.1-8B", 8, d)
+        assert r.capacity_tokens == r.logged_tokens == 40 * 2**30 // (32 * heads * 512)
+    assert [run("Llama-3.1-8B", 8, d).capacity_tokens for d in (1, 2, 8)] == [
+        2_621_440, 1_310_720, 327_680]
+    # 32,768-token requests: 80, 40 and 10 of them; max_running_requests int(T / L x 512)
+    # kept in [2,048, 4,096]: 4,096 each (DP 8: 327,680 / 32,768 x 512 = 5,120)
+    r = run("Llama-3.1-8B", 8, 8)
+    assert (r.concurrency_numerator // r.concurrency_denominator,
+            r.extras["max_running_requests"]) == (10, 4096)
+    # DeepSeek-V3's MLA latent (512 + 64) x 2 B x 61 layers = 70,272 B a token is whole on
+    # every rank: 42,949,672,960 // 70,272 = 611,191 tokens at any D
+    assert {run("DeepSeek-V3", 8, d).capacity_tokens for d in (1, 2, 8)} == {611_191}
+    # ... but a told --max-running-requests 100 counts all groups: max(1, 100 // D) a group
+    assert [run("DeepSeek-V3", 8, d, sglang_max_running_requests=100)
+            .extras["max_running_requests"] for d in (1, 2, 8)] == [100, 50, 12]
+    assert run("DeepSeek-V3", 8, 8, sglang_max_running_requests=3
+               ).extras["max_running_requests"] == 1  # max(1, 3 // 8)
+    # the scheduler line prints the group's chunk: 8,192 // 8 = 1,024
+    assert run("Llama-3.1-8B", 8, 8, sglang_chunked_prefill_size=8192).extras[
+        "scheduler_line"].startswith("max_total_num_tokens=327680, chunked_prefill_size=1024,")
+    # gpt-oss-20b's sliding requests hold W - 1 + chunk: the group's chunk, 8,192 // 2 = 4,096
+    # (its 8 KV heads of 64 at TP 2 and TP 1 differ too: DP 2 at TP 2 is TP 1's figures)
+    halved = run("gpt-oss-20b", 2, 2, sglang_chunked_prefill_size=8192)
+    at_tp1 = run("gpt-oss-20b", 1, 1, sglang_chunked_prefill_size=4096)
+    assert (halved.capacity_tokens, halved.concurrency_numerator,
+            halved.concurrency_denominator) == (at_tp1.capacity_tokens,
+                                                at_tp1.concurrency_numerator,
+                                                at_tp1.concurrency_denominator)
+    # refusals: D must divide the TP (SGLang asserts it); a group's chunk must be whole pages
+    # (1,024 // 8 = 128 tokens at page 256); a group's M // D = 4 // 8 = 0 state slots
+    assert run("Llama-3.1-8B", 8, 3).reason == (
+        "SGLang does not start with attention DP 3 at TP 8 (\"tp_size must be divisible by "
+        "attn_dp_size * attn_cp_size\"): give an attention DP size that divides the TP")
+    assert run("Llama-3.1-8B", 1, 2).reason.endswith("divides the TP (or raise the TP)")
+    assert run("Llama-3.1-8B", 8, 8, sglang_page_size=256,
+               sglang_chunked_prefill_size=1024).reason.startswith(
+        "with attention DP 8 SGLang prefills chunks of chunked_prefill_size // 8 = 1,024 // 8 "
+        "= 128 tokens")
+    assert "a multiple of 8 x 256 = 2,048" in run(
+        "Llama-3.1-8B", 8, 8, sglang_page_size=256, sglang_chunked_prefill_size=1024).reason
+    assert run("Qwen3-Next-80B-A3B", 8, 8, sglang_max_mamba_cache_size=4).reason.startswith(
+        "with attention DP 8 a group keeps --max-mamba-cache-size 4 // 8 = 0 state slots")
+    # ... and a chunk under D tokens is chunked prefill off (SGLang reads 4 // 8 = 0 so; its
+    # line prints the 0, which FlatKV's off does not tell from -1: left as ...)
+    off = run("Llama-3.1-8B", 8, 8, sglang_chunked_prefill_size=4)
+    assert off.extras["scheduler_line"].startswith(
+        "max_total_num_tokens=327680, chunked_prefill_size=...,")
+    assert "prefill chunk 4 // 8 = 0, chunked prefill off" in off.formulas[0]
+    # the note on drafting says each group's share of the hook's 48: 48 // 8 = 6
+    from flatkv.strategy_notes import sglang_speculative_text
+
+    llama = load_preset("Llama-3.1-8B").with_options(tp=8).profile()
+    assert sglang_speculative_text(llama, 3, StrategyOptions(sglang_attn_dp_size=8)) == (
+        "SGLang keeps the same pools for a model without state layers, and runs at most 48 "
+        "requests at once, max(1, 48 // 8) = 6 in each of its 8 attention-DP groups (its "
+        "speculative hook's reset of max_running_requests, which its log and these figures "
+        "show).")
+    assert run("Llama-3.1-8B", 8, 8, speculative_tokens=3).extras["max_running_requests"] == 6
+    # 8 KV heads (query heads unchecked) split over TP 48, 6 ranks a head, but not over
+    # 48 / 16 = 3 ranks, where SGLang's QKVParallelLinear asserts they divide (linear.py
+    # 1139-1144): DP 16 is refused, DP 6 runs TP 8, one head a rank (2,621,440 tokens)
+    wide = replace(load_preset("Llama-3.1-8B"), attention_heads=None).with_options(tp=48)
+    assert [d for d, _ in wide.profile().attention_dp_profiles] == [2, 3, 6, 12, 24, 48]
+    dp = [run_strategy("sglang", wide.profile(), budget_bytes=40 * 2**30,
+                       options=StrategyOptions(sglang_attn_dp_size=d)) for d in (16, 6)]
+    assert dp[0].reason == (
+        "with attention DP 16 SGLang splits attention over TP 48 / 16 = 3 ranks, which the "
+        "model's heads do not split over (its attention layers would not load): give an "
+        "attention DP size that leaves a TP the heads split over")
+    assert dp[1].capacity_tokens == 2_621_440
+    # a profile of bytes alone names no heads: refused, not guessed
+    raw = CacheProfile(layer_types=("full_attention",) * 2, kv_bytes_per_slot=512)
+    refused = run_strategy("sglang", raw, budget_bytes=2**30,
+                           options=StrategyOptions(sglang_attn_dp_size=2))
+    assert refused.reason.startswith("attention DP 2 is not modelled for a profile of bytes")

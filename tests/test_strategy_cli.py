@@ -585,6 +585,38 @@ def test_compare_takes_sglangs_max_running_requests():
             "min(20, 460,377, 52) = 20") in out
 
 
+def test_compare_takes_sglangs_attention_dp_size():
+    # Llama-3.1-8B at TP 8, 40 GiB, 32,768 tokens (tests/test_strategies.py's
+    # test_sglang_attention_dp_runs_one_group_at_attention_tp): attention DP 8 runs TP 1, 8 KV
+    # heads x 512 B x 32 layers = 131,072 B a token: 42,949,672,960 // 131,072 = 327,680
+    # tokens, where TP 8 alone keeps one head a rank (2,621,440); either spelling
+    def sglang(*extra: str) -> dict:
+        code, out, err = run(["compare", "--preset", "Llama-3.1-8B", "--tp", "8", "--budget",
+                              "40GiB", "--context", "32768", "--json", *extra])
+        assert code == 0, err
+        return next(r for r in json.loads(out) if r["strategy"] == "sglang")
+
+    for flag in ("--attn-dp-size", "--sglang-attn-dp-size"):
+        group = sglang(flag, "8", "--max-running-requests", "100")
+        assert (group["kv_tokens"], group["logged_tokens"], group["max_running_requests"]) == (
+            327_680, 327_680, 12)  # max(1, 100 // 8) a group
+        assert group["formulas"][0].startswith("attention DP 8: 8 groups with pools of their "
+                                               "own, each group runs attention and state "
+                                               "layers over TP 8 / 8 = 1 ranks")
+    assert sglang()["kv_tokens"] == 2_621_440
+    assert sglang("--attn-dp-size", "2")["kv_tokens"] == 1_310_720
+    # D not dividing the TP: compare lists SGLang's refusal; 0 is bad input
+    refused = sglang("--attn-dp-size", "3")
+    assert refused["applies"] is False and refused["reason"].startswith(
+        "SGLang does not start with attention DP 3 at TP 8")
+    code, out, err = run(["compare", "--preset", "Llama-3.1-8B", "--tp", "8", "--budget",
+                          "40GiB", "--attn-dp-size", "0"])
+    assert (code, out) == (2, "")
+    assert err.strip() == ("python -m flatkv: error: --sglang-attn-dp-size must be positive, "
+                           "got 0; SGLang's --attn-dp-size (a divisor of the TP), or 1 without "
+                           "attention DP")
+
+
 def test_compare_takes_sglangs_max_mamba_cache_size():
     # Qwen3-Next-80B-A3B at 40 GiB told 100 slots (tests/test_strategies.py's
     # test_sglang_told_mamba_cache_size_fixes_the_state_slots): 101 slots, (42,949,672,960 -

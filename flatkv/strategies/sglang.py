@@ -72,6 +72,13 @@ whole prompt into the sliding pool, which the cap does not hold, so r_swa sizes 
 (``SWARequestCapPoolConfigurator.is_applicable``, pool_configurator.py 994-1000). Without N the
 pools are as with the radix cache, at S = 1.
 
+With attention DP D (``sglang_attn_dp_size``: --attn-dp-size, or --enable-dp-attention
+--dp-size) SGLang runs D groups of tp // D ranks, each with pools of its own, and these figures
+are one group's (``attention_dp``): the profile at TP tp // D (an MLA latent is the same at any
+TP; a model of state layers alone keeps its state over the whole TP), the prefill chunk
+chunked_prefill_size // D, a told N and M as max(1, N // D) and M // D, the hook's 48 as
+max(1, 48 // D).
+
 The start-up log's lines are worded in ``sglang_log`` from the figures found here; it reads
 nothing of this module.
 """
@@ -1641,13 +1648,20 @@ def attention_dp(profile: CacheProfile, options: StrategyOptions,
         at[d] = profile
     if d not in at:
         if profile.tp is None:
-            why = ("a profile of bytes alone gives no heads to split over fewer ranks; give "
-                   "its bytes at TP tp / D and attention DP 1")
+            why = (f"attention DP {n(d)} is not modelled for a profile of bytes alone, which "
+                   "gives no heads to split over fewer ranks: give its bytes at TP tp / D and "
+                   "attention DP 1")
+        elif profile.tp % d == 0:
+            why = (f"with attention DP {n(d)} SGLang splits attention over TP {n(profile.tp)} / "
+                   f"{n(d)} = {n(profile.tp // d)} ranks, which the model's heads do not split "
+                   "over (its attention layers would not load): give an attention DP size that "
+                   "leaves a TP the heads split over")
         else:
-            why = (f"SGLang asserts tp_size % attn_dp_size == 0, and TP {n(profile.tp)} is not "
-                   f"a multiple of {n(d)}; give an attention DP size that divides the TP"
+            why = (f"SGLang does not start with attention DP {n(d)} at TP {n(profile.tp)} "
+                   "(\"tp_size must be divisible by attn_dp_size * attn_cp_size\"): give an "
+                   "attention DP size that divides the TP"
                    + (" (or raise the TP)" if profile.tp == 1 else ""))
-        return AttentionDp(profile, options, f"attention DP {n(d)} is not modelled here: {why}")
+        return AttentionDp(profile, options, why)
     group = replace(at[d], name=profile.name)
     told_n = options.sglang_max_running_requests
     told_m = options.sglang_max_mamba_cache_size
