@@ -3,18 +3,21 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 import pandas as pd
 import streamlit as st
 
+from app_pages._figures import current_strategies
 from app_pages._session import state, update
 from flatkv import log_check
 from flatkv.app_state import KV_BLOCKS, KV_MEMORY, MAX_CONTEXT, kv_memory_size
 from flatkv.budget import MAX_VLLM_BLOCKS, MIN_VLLM_BLOCKS
 from flatkv.strategies import StrategyResult
-from flatkv.strategies.base import CHUNKED_PREFILL_OFF
+from flatkv.strategies.base import CHUNKED_PREFILL_OFF, ENGINE_NAMES
+from flatkv.strategies.vllm_log import AVAILABLE_LINE
+from flatkv.units import count_text, sentence_case, tokens_text
 from flatkv.units import markdown_literal as literal
-from flatkv.units import sentence_case, tokens_text
 
 # How each outcome reads in the table: coloured, so a differing line stands out in a long list
 _OUTCOMES = {log_check.SAME: ":green[same]", log_check.DIFFERS: ":red[**differs**]",
@@ -71,7 +74,7 @@ def log_check_section(results: list[StrategyResult]) -> None:
             st.warning("Neither vLLM nor SGLang runs at these settings: no lines to check.")
         return
     if any(c.differs for c in found):  # perhaps for the settings alone: said first
-        _logged_run_button(log_check.logged_run(lines))
+        _logged_run_button(log_check.logged_run(lines), engines, lines)
     for c in found:
         (st.error if c.differs else st.success)(literal(c.verdict()))
         st.table(pd.DataFrame([{"outcome": _OUTCOMES[row["outcome"]],
@@ -80,21 +83,24 @@ def log_check_section(results: list[StrategyResult]) -> None:
                                for row in log_check.check_rows(c)]), hide_index=True)
 
 
-def _logged_run_changes(run: log_check.LoggedRun) -> tuple[dict, list[str]]:
+def _logged_run_changes(run: log_check.LoggedRun,
+                        results: list[StrategyResult]) -> tuple[dict, list[str]]:
     """The changes that set the pages to the log's run (``LoggedRun``), and what each is in
-    words; none where the pages are at it already. vLLM 0.34 sizes its cache by the blocks it
-    fits after warm-up, so those are taken over the Available memory an older release sizes
-    it by. SGLang's scheduler line gives its context and prefill chunk (no budget)."""
+    words; none for a figure the pages' lines already give (the blocks vLLM fits, its
+    Available memory as printed, the context, SGLang's chunk). vLLM 0.34 sizes its cache by
+    the blocks it fits after warm-up, so those are taken over the Available memory an older
+    release sizes it by. SGLang's scheduler line gives its context and prefill chunk (no
+    budget)."""
     s, changes, said = state(), {}, []
+    vllm = [r for r in results if r.strategy == "vllm"]
     if run.blocks is not None and MIN_VLLM_BLOCKS <= run.blocks <= MAX_VLLM_BLOCKS:
-        if (s.gpu, s.kv_blocks) != (KV_BLOCKS, run.blocks):
+        if all(r.num_blocks != run.blocks for r in vllm):
             changes.update(gpu=KV_BLOCKS, kv_blocks=run.blocks)
             said.append(f"{run.blocks:,} vLLM KV cache blocks a rank (fit after warm-up)")
-    elif run.memory is not None:
-        memory = kv_memory_size(run.memory)
-        if (s.gpu, s.kv_memory) != (KV_MEMORY, memory):
-            changes.update(gpu=KV_MEMORY, kv_memory=memory)
-            said.append(f"{run.memory} of KV cache memory a rank (Available)")
+    elif run.memory is not None and f"{AVAILABLE_LINE}{run.memory}" not in {
+            line for r in vllm for line in r.extras.get("log_lines", ())}:
+        changes.update(gpu=KV_MEMORY, kv_memory=kv_memory_size(run.memory))
+        said.append(f"{run.memory} of KV cache memory a rank (Available)")
     if run.context is not None and 0 < run.context <= MAX_CONTEXT \
             and s.context_length() != run.context:
         changes["context"] = run.context
@@ -107,15 +113,39 @@ def _logged_run_changes(run: log_check.LoggedRun) -> tuple[dict, list[str]]:
     return changes, said
 
 
-def _logged_run_button(run: log_check.LoggedRun) -> None:
-    """Where lines differ and the log's run had another budget or context than the pages, say
-    so and offer to take them: at other settings every figure differs, and not for a reason
-    worth reading."""
-    changes, said = _logged_run_changes(run)
+def _differing_at(changes: dict, lines: list[log_check.LogLine]) -> int | None:
+    """How many of FlatKV's lines would still differ from the log with ``changes`` taken
+    (None where the pages cannot take them): whether its settings alone explain it."""
+    try:
+        taken = replace(state(), **changes).after(state())
+        results = current_strategies(taken, tuple(ENGINE_NAMES))
+    except ValueError:
+        return None
+    return sum(log_check.check_result(r, lines).count(log_check.DIFFERS) for r in results
+               if r.applies and r.extras.get("log_lines"))
+
+
+def _logged_run_button(run: log_check.LoggedRun, results: list[StrategyResult],
+                       lines: list[log_check.LogLine]) -> None:
+    """Where lines differ and the log's run had another budget, context or chunk than the
+    pages, say so and offer to take them: at other settings every figure differs, and not for
+    a reason worth reading. Whether its settings alone explain it is checked first, by the
+    lines at them: where some would still differ, other settings differ too (an engine
+    release's defaults such as vLLM's block size, the TP, the weights), and the offer says
+    so rather than promise."""
+    changes, said = _logged_run_changes(run, results)
     if not changes:
         return
-    st.info("This log's run had " + " and ".join(said) + ": the figures here are at other "
-            "settings, so its lines differ for that alone. Take its settings, then read the "
-            "check again.", icon=":material/tune:")
+    still = _differing_at(changes, lines)
+    if still is None:
+        return
+    had = "This log's run had " + " and ".join(said)
+    if still:
+        st.info(f"{had}: take them, and {count_text(still, 'line')} would still differ, so "
+                "other settings differ too (an engine release's defaults, such as vLLM's "
+                "block size, the TP, the weights).", icon=":material/tune:")
+    else:
+        st.info(f"{had}: the figures here are at other settings, so its lines differ for that "
+                "alone. Take its settings, then read the check again.", icon=":material/tune:")
     st.button("Use the log's settings", key="compare.log_settings", on_click=update,
               kwargs=changes, icon=":material/input:")

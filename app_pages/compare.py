@@ -173,7 +173,9 @@ with user_errors():
             st.code("\n".join(r.formulas), language=None, wrap_lines=True)
             if log := r.extras.get("log_lines"):
                 st.caption(strategy_notes.start_up_log_text(r))
-                st.code("\n".join(log), language=None)  # one line a log line, as in a log
+                # wrapped to be read whole, each log line numbered so that a wrap is not
+                # taken for a line of its own (the copy button gives them unwrapped)
+                st.code("\n".join(log), language=None, wrap_lines=True, line_numbers=True)
     c1, c2 = st.columns(2)
     c1.download_button("Comparison as CSV", data=frame.to_csv(index=False),
                        file_name="comparison.csv", mime="text/csv", key="compare.csv",

@@ -4709,6 +4709,41 @@ def test_compare_takes_an_sglang_logs_context_and_chunk_from_its_scheduler_line(
         "SGLang: both lines are in the log and agree with it."]
 
 
+def test_compare_offers_only_the_log_settings_the_pages_lack_and_says_when_they_are_not_all():
+    # falcon-mamba-7b's vLLM log (2,155 blocks at 40 GiB, 2,048 tokens: tests/test_cli.py) on
+    # pages at 40 GiB of KV cache memory but 4,096 tokens: the blocks vLLM fits are the same
+    # (40 GiB // 311,296 // 64 = 2,155), so only the context is offered, and taken it is
+    # all that differed
+    from test_cli import FALCON_VLLM_LOG
+
+    link = {**open_falcon_mamba_config().query_params, "gpu": "KV cache memory",
+            "kv_mem": "40GiB", "ctx": "4096"}
+    at = open_app("app_pages/compare.py", link)
+    at.text_area(key="compare.check_log").set_value(FALCON_VLLM_LOG).run()
+    assert not at.exception
+    (offer,) = [shown(i) for i in at.info if "This log's run had" in shown(i)]
+    assert offer == ("This log's run had 2,048 tokens a request: the figures here are at other "
+                     "settings, so its lines differ for that alone. Take its settings, then "
+                     "read the check again.")
+    # SGLang's lines of Llama-3.1-8B at 8,192 tokens, whose KV line is of 300,000 tokens (a
+    # budget these pages do not have, which its log does not give): the context is offered,
+    # and the offer says that two lines would still differ at it (the KV line's #tokens and
+    # the scheduler line's max_total_num_tokens: 327,680 here)
+    from flatkv.strategies.sglang_log import scheduler_line
+
+    kv = ("KV Cache is allocated. dtype: torch.bfloat16, #tokens: 300000, K size: 18.31 GB, "
+          "V size: 18.31 GB")
+    log = "\n".join(f"[2026-12-06 07:01:0{i} TP0] {line}" for i, line in enumerate(
+        [kv, scheduler_line(300_000, 8_192, 4_096, 8_192).replace("...", "16384")]))
+    at = open_app("app_pages/compare.py", {"model": "Llama-3.1-8B", "ctx": "4096",
+                                           "gpu": "KV cache memory", "kv_mem": "40GiB"})
+    at.text_area(key="compare.check_log").set_value(log).run()
+    (offer,) = [shown(i) for i in at.info if "This log's run had" in shown(i)]
+    assert offer == ("This log's run had 8,192 tokens a request: take them, and 2 lines would "
+                     "still differ, so other settings differ too (an engine release's defaults, "
+                     "such as vLLM's block size, the TP, the weights).")
+
+
 def test_compare_checks_a_pasted_engine_log():
     # falcon-mamba-7b in 40 GiB at 2,048 tokens: vLLM's three lines, derived by hand in
     # tests/test_cli.py (2,155 blocks, 4,413,440 tokens), pasted as a prefixed vLLM log
