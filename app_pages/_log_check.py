@@ -11,7 +11,7 @@ import streamlit as st
 from app_pages._figures import current_strategies
 from app_pages._session import state, update
 from flatkv import log_check
-from flatkv.app_state import KV_BLOCKS, KV_MEMORY, MAX_CONTEXT, kv_memory_size
+from flatkv.app_state import KV_BLOCKS, KV_MEMORY, MAX_CONTEXT, AppState, kv_memory_size
 from flatkv.budget import MAX_VLLM_BLOCKS, MIN_VLLM_BLOCKS
 from flatkv.strategies import StrategyResult
 from flatkv.strategies.base import CHUNKED_PREFILL_OFF, ENGINE_NAMES
@@ -74,7 +74,7 @@ def log_check_section(results: list[StrategyResult]) -> None:
             st.warning("Neither vLLM nor SGLang runs at these settings: no lines to check.")
         return
     if any(c.differs for c in found):  # perhaps for the settings alone: said first
-        _logged_run_button(log_check.logged_run(lines), engines, lines)
+        _logged_run_button(log_check.logged_run(lines), lines)
     for c in found:
         (st.error if c.differs else st.success)(literal(c.verdict()))
         st.table(pd.DataFrame([{"outcome": _OUTCOMES[row["outcome"]],
@@ -83,16 +83,15 @@ def log_check_section(results: list[StrategyResult]) -> None:
                                for row in log_check.check_rows(c)]), hide_index=True)
 
 
-def _logged_run_changes(run: log_check.LoggedRun,
-                        results: list[StrategyResult]) -> tuple[dict, list[str]]:
-    """The changes that set the pages to the log's run (``LoggedRun``), and what each is in
-    words; none for a figure the pages' lines already give (the blocks vLLM fits, its
+def _logged_run_changes(run: log_check.LoggedRun, s: AppState) -> tuple[dict, list[str]]:
+    """The changes that set the pages at ``s`` to the log's run (``LoggedRun``), and what each
+    is in words; none for a figure their lines already give (the blocks vLLM fits, its
     Available memory as printed, the context, SGLang's chunk). vLLM 0.34 sizes its cache by
     the blocks it fits after warm-up, so those are taken over the Available memory an older
     release sizes it by. SGLang's scheduler line gives its context and prefill chunk (no
     budget)."""
-    s, changes, said = state(), {}, []
-    vllm = [r for r in results if r.strategy == "vllm"]
+    changes, said = {}, []
+    vllm = current_strategies(s, ("vllm",))
     if run.blocks is not None and MIN_VLLM_BLOCKS <= run.blocks <= MAX_VLLM_BLOCKS:
         if all(r.num_blocks != run.blocks for r in vllm):
             changes.update(gpu=KV_BLOCKS, kv_blocks=run.blocks)
@@ -113,37 +112,48 @@ def _logged_run_changes(run: log_check.LoggedRun,
     return changes, said
 
 
-def _differing_at(changes: dict, lines: list[log_check.LogLine]) -> int | None:
-    """How many of FlatKV's lines would still differ from the log with ``changes`` taken
-    (None where the pages cannot take them): whether its settings alone explain it."""
-    try:
-        taken = replace(state(), **changes).after(state())
-        results = current_strategies(taken, tuple(ENGINE_NAMES))
-    except ValueError:
-        return None
-    return sum(log_check.check_result(r, lines).count(log_check.DIFFERS) for r in results
+def _differing_at(s: AppState, lines: list[log_check.LogLine]) -> int:
+    """How many of FlatKV's lines at the pages ``s`` differ from the log."""
+    return sum(log_check.check_result(r, lines).count(log_check.DIFFERS)
+               for r in current_strategies(s, tuple(ENGINE_NAMES))
                if r.applies and r.extras.get("log_lines"))
 
 
-def _logged_run_button(run: log_check.LoggedRun, results: list[StrategyResult],
-                       lines: list[log_check.LogLine]) -> None:
+def _log_settings(run: log_check.LoggedRun,
+                  lines: list[log_check.LogLine]) -> tuple[dict, list[str], int]:
+    """The changes that bring the pages to the log's run, in words, and how many lines would
+    still differ at them: its budget, context and chunk first; where lines would still differ
+    and the pages keep vLLM 0.19's defaults, those with vLLM 0.34's defaults too (a log of 0.34
+    run with its own: ``AppState.recent_vllm_changes``), where that makes them all agree."""
+    s = state()
+    try:
+        changes, said = _logged_run_changes(run, s)
+        still = _differing_at(replace(s, **changes).after(s), lines)
+        if still and (recent := s.recent_vllm_changes()):
+            recent_pages = replace(s, **recent).after(s)
+            more, more_said = _logged_run_changes(run, recent_pages)
+            if not _differing_at(replace(recent_pages, **more).after(s), lines):
+                return {**recent, **more}, [*more_said, "vLLM 0.34's defaults"], 0
+    except ValueError:  # settings the pages cannot take: nothing to offer
+        return {}, [], 0
+    return changes, said, still
+
+
+def _logged_run_button(run: log_check.LoggedRun, lines: list[log_check.LogLine]) -> None:
     """Where lines differ and the log's run had another budget, context or chunk than the
-    pages, say so and offer to take them: at other settings every figure differs, and not for
-    a reason worth reading. Whether its settings alone explain it is checked first, by the
-    lines at them: where some would still differ, other settings differ too (an engine
-    release's defaults such as vLLM's block size, the TP, the weights), and the offer says
-    so rather than promise."""
-    changes, said = _logged_run_changes(run, results)
+    pages (or vLLM 0.34's defaults), say so and offer to take them: at other settings every
+    figure differs, and not for a reason worth reading. Whether its settings explain it is
+    checked first, by the lines at them (``_log_settings``): where some would still differ,
+    other settings differ too (the TP, the weights), and the offer says so rather than
+    promise."""
+    changes, said, still = _log_settings(run, lines)
     if not changes:
-        return
-    still = _differing_at(changes, lines)
-    if still is None:
         return
     had = "This log's run had " + " and ".join(said)
     if still:
         st.info(f"{had}: take them, and {count_text(still, 'line')} would still differ, so "
-                "other settings differ too (an engine release's defaults, such as vLLM's "
-                "block size, the TP, the weights).", icon=":material/tune:")
+                "other settings differ too (an engine release's defaults, the TP, the "
+                "weights).", icon=":material/tune:")
     else:
         st.info(f"{had}: the figures here are at other settings, so its lines differ for that "
                 "alone. Take its settings, then read the check again.", icon=":material/tune:")

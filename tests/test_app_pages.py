@@ -4741,7 +4741,31 @@ def test_compare_offers_only_the_log_settings_the_pages_lack_and_says_when_they_
     (offer,) = [shown(i) for i in at.info if "This log's run had" in shown(i)]
     assert offer == ("This log's run had 8,192 tokens a request: take them, and 2 lines would "
                      "still differ, so other settings differ too (an engine release's defaults, "
-                     "such as vLLM's block size, the TP, the weights).")
+                     "the TP, the weights).")
+    # a vLLM 0.34 log of gpt-oss-20b run with its defaults on an H100 80GB (0.9: 71.68 GiB),
+    # blocks of 64 tokens in two groups of 12 layers, 64 x 2,048 x 12 = 1,572,864 B a block:
+    # 76,968,728,985 // 1,572,864 = 48,935, where the pages keep 0.19's (blocks of 16): its
+    # budget is the pages' own, so only 0.34's defaults are offered, and taken, its lines agree
+    vllm_034 = "\n".join(f"(EngineCore_DP0 pid=4123) INFO 12-06 07:00:0{i} [x.py:1] {line}"
+                         for i, line in enumerate((
+        "Available KV cache memory: 71.68 GiB",
+        "Memory after warmup: 74.21 GiB free, 2.50 GiB committed to the KV cache, 1.12 GiB "
+        "kept for transient activations (0.98 GiB allocated at peak, 0.14 GiB of torch "
+        "reservation growth); 48935 KV cache blocks (71.68 GiB) fit within the requested "
+        "71.68 GiB. Torch may reserve up to 4.61 GiB.",
+        "GPU KV cache size: 2,780,237 tokens, Maximum concurrency for 131,072 tokens per "
+        "request: 21.21x")))
+    at = open_app("app_pages/compare.py", {"model": "gpt-oss-20b"})
+    at.text_area(key="compare.check_log").set_value(vllm_034).run()
+    assert [shown(e) for e in at.error] == ["vLLM: 2 of 3 lines differ from the log, 1 agrees."]
+    (offer,) = [shown(i) for i in at.info if "This log's run had" in shown(i)]
+    assert offer == ("This log's run had vLLM 0.34's defaults: the figures here are at other "
+                     "settings, so its lines differ for that alone. Take its settings, then "
+                     "read the check again.")
+    at.button(key="compare.log_settings").click().run()
+    assert (at.query_params["block"], at.query_params["v_async"]) == ("64", "1")
+    assert [shown(s) for s in at.success] == [
+        "vLLM: all 3 lines are in the log and agree with it."]
 
 
 def test_compare_checks_a_pasted_engine_log():
