@@ -4041,11 +4041,13 @@ def test_sglang_attention_dp_runs_one_group_at_attention_tp():
         "Llama-3.1-8B", 8, 8, sglang_page_size=256, sglang_chunked_prefill_size=1024).reason
     assert run("Qwen3-Next-80B-A3B", 8, 8, sglang_max_mamba_cache_size=4).reason.startswith(
         "with attention DP 8 a group keeps --max-mamba-cache-size 4 // 8 = 0 state slots")
-    # ... and a chunk under D tokens is chunked prefill off (SGLang reads 4 // 8 = 0 so; its
-    # line prints the 0, which FlatKV's off does not tell from -1: left as ...)
+    # ... and a chunk under D tokens is chunked prefill off (SGLang reads 4 // 8 = 0 so, and
+    # its line prints the 0); -1 told stays -1 (-1 // 8)
     off = run("Llama-3.1-8B", 8, 8, sglang_chunked_prefill_size=4)
     assert off.extras["scheduler_line"].startswith(
-        "max_total_num_tokens=327680, chunked_prefill_size=...,")
+        "max_total_num_tokens=327680, chunked_prefill_size=0,")
+    assert run("Llama-3.1-8B", 8, 8, sglang_chunked_prefill_size=-1).extras[
+        "scheduler_line"].startswith("max_total_num_tokens=327680, chunked_prefill_size=-1,")
     assert "prefill chunk 4 // 8 = 0, chunked prefill off" in off.formulas[0]
     # the note on drafting says each group's share of the hook's 48: 48 // 8 = 6
     from flatkv.strategy_notes import sglang_speculative_text

@@ -1621,6 +1621,9 @@ class AttentionDp(NamedTuple):
     profile: CacheProfile
     options: StrategyOptions
     refusal: str
+    # the chunked_prefill_size its scheduler line prints where // D turned the chunk to 0,
+    # chunked prefill off (SGLang prints the 0, not -1); None: the options' own
+    logged_chunk: int | None = None
 
 
 def attention_dp(profile: CacheProfile, options: StrategyOptions,
@@ -1704,7 +1707,8 @@ def attention_dp(profile: CacheProfile, options: StrategyOptions,
                    f"set --chunked-prefill-size to a multiple of {n(d)} x {n(page)} = "
                    f"{n(d * page)}, or {CHUNKED_PREFILL_OFF} (chunked prefill off)")
     formulas.append("; ".join(parts))
-    return AttentionDp(group, replace(options, **changes), refusal)
+    return AttentionDp(group, replace(options, **changes), refusal,
+                       0 if per_chunk == 0 else None)
 
 
 def running_request_limit(options: StrategyOptions, *, drafting: bool) -> int | None:
@@ -2231,11 +2235,13 @@ def _breakdown(profile: CacheProfile, options: StrategyOptions, budget_bytes: in
 def _start_up_log_extras(profile: CacheProfile, options: StrategyOptions, pools: TokenPools,
                          state: StatePools, warning: str,
                          draft_buffers: tuple[int, int] | None, logged_tokens: int | None,
-                         context_tokens: int | None, extras: dict[str, object]) -> None:
+                         context_tokens: int | None, extras: dict[str, object], *,
+                         logged_chunk: int | None = None) -> None:
     """Puts the lines SGLang logs at start-up for these pools (``start_up_log``: its pools,
     max_running_requests' ``warning``, the draft-token buffers MambaPool allocates), then its
     scheduler's summary of them (``scheduler_line``: ``logged_tokens``, the chunk, the
-    max_running_requests found, ``context_tokens`` as its context_len), in ``extras``, with
+    max_running_requests found, ``context_tokens`` as its context_len; ``logged_chunk`` the
+    chunk it prints where not the options', ``AttentionDp.logged_chunk``), in ``extras``, with
     what the log leaves out."""
     n_full, n_swa = pool_layers(profile, options)
     log = start_up_log(profile, options.sglang_page_size, n_full, n_swa, pools.full_tokens,
@@ -2250,7 +2256,9 @@ def _start_up_log_extras(profile: CacheProfile, options: StrategyOptions, pools:
                        and not profile.has_attention,
                        swa_split_logged=not pools.swa_capped)
     chunk = chunked_prefill_size(options)
-    if summary := scheduler_line(logged_tokens, CHUNKED_PREFILL_OFF if chunk is None else chunk,
+    if logged_chunk is None:
+        logged_chunk = CHUNKED_PREFILL_OFF if chunk is None else chunk
+    if summary := scheduler_line(logged_tokens, logged_chunk,
                                  extras.get("max_running_requests"), context_tokens):
         log.lines.append(summary)
         extras["scheduler_line"] = summary
@@ -2333,7 +2341,7 @@ def run_sglang(
     # state layers alone: its log's max_total_num_tokens is the pool of no layers
     logged_tokens = capacity if profile.has_attention else extras.get("kv_tokens")
     _start_up_log_extras(profile, options, pools, state, warning, allocated, logged_tokens,
-                         context_tokens, extras)
+                         context_tokens, extras, logged_chunk=group.logged_chunk)
     return StrategyResult(
         strategy=name, budget_bytes=budget_bytes, applies=True, profile_name=profile.name,
         context_tokens=context_tokens, block_size=block_size, block_bytes=block_bytes,
