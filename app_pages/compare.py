@@ -147,6 +147,7 @@ with user_errors():
                  strategy_notes.dead_weight_text(results),
                  strategy_notes.sliding_capacity_text(s.profile()) if has_history else "",
                  strategy_notes.capacity_ranks_apart_text(results, s.profile()),
+                 strategy_notes.attention_dp_text(results),
                  strategy_notes.logged_capacity_text(results),
                  strategy_notes.two_pool_blocks_text(results, s.profile()),
                  strategy_notes.sglang_state_text(results, s.profile()),

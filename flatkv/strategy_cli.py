@@ -52,7 +52,7 @@ from flatkv.strategies.vllm_releases import (
     OLDER_VLLM_LOG,
     last_served_note,
 )
-from flatkv.strategy_notes import short_of_one_request_text
+from flatkv.strategy_notes import attention_dp_text, short_of_one_request_text
 from flatkv.texttable import text_table
 from flatkv.units import (
     MAX_BYTES,
@@ -425,6 +425,8 @@ def format_comparison_table(results: Sequence[StrategyResult],
             results, first.context_tokens, name=lambda r: r.strategy)):
         notes.append(short)
     notes += [note for r in results if r.applies and (note := _two_pools_note(r))]
+    if dp := attention_dp_text(results):
+        notes.append(dp)
     # what the figures leave out, as its math says (the JSON's formulas)
     notes += [f"{r.strategy}: {SPECULATIVE_NOT_MODELLED}" for r in results
               if r.applies and SPECULATIVE_NOT_MODELLED in r.formulas]

@@ -821,6 +821,25 @@ def recent_vllm_help(changes: dict[str, object], architectures: tuple[str, ...] 
             "fit\" line (0.20 to 0.33: memory fraction 0.92).")
 
 
+def attention_dp_text(results: Sequence[StrategyResult]) -> str:
+    """Where SGLang runs attention DP (``sglang_attn_dp_size`` D > 1): its figures are one
+    group's, as SGLang logs them, and each of the D groups runs requests of its own over pools
+    of its own, so the deployment holds D times its concurrency ("" otherwise). The other
+    layouts' figures are the whole TP's: its ranks hold every request's heads."""
+    for r in results:
+        if r.strategy != "sglang" or not r.applies or not (
+                groups := r.extras.get("attention_dp_groups")):
+            continue
+        text = (f"SGLang's figures are one of its {groups} attention-DP groups' (a rank's pools, "
+                "as it logs them): each group runs requests of its own")
+        if r.concurrency is not None:
+            text += (f", so the {groups} hold {groups} x {concurrency_text(r.concurrency)} = "
+                     f"{concurrency_text(groups * r.concurrency)} requests of "
+                     f"{tokens_text(r.context_tokens)} at once in all")
+        return text + "; the other layouts' are the whole TP's, whose ranks share every request."
+    return ""
+
+
 def logged_capacity_text(results: Sequence[StrategyResult]) -> str:
     """What the engines' own logs say, to check against a real log. vLLM's "GPU KV cache size"
     is max concurrency x max_model_len in current releases; 0.19 and earlier printed one page

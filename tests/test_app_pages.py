@@ -4548,6 +4548,12 @@ def test_compare_takes_sglangs_attention_dp_size():
     assert_clean(at)
     assert at.query_params["sg_dp"] == "8"
     assert sglang_tokens() == (40 << 30) // (32 * 8 * 512) == 327_680
+    # a caption says the figures are one group's: at the model's 131,072 tokens 327,680 /
+    # 131,072 = 2.50 requests a group, 8 x 2.5 = 20 in all
+    assert ("SGLang's figures are one of its 8 attention-DP groups' (a rank's pools, as it "
+            "logs them): each group runs requests of its own, so the 8 hold 8 x 2.50 = 20.00 "
+            "requests of 131,072 tokens at once in all; the other layouts' are the whole TP's, "
+            "whose ranks share every request.") in [c.value for c in at.caption]
     # ... and a link carries it: the same figure from the link alone
     assert open_app("app_pages/compare.py", {**link, "sg_dp": "8"}).dataframe[0].value \
         .set_index("strategy").loc["SGLang", "capacity (tokens)"] == 327_680

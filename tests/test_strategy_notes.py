@@ -780,3 +780,31 @@ def test_layouts_engines_line_gives_our_figure_where_no_engine_starts():
         "At 50,000 tokens per request, this plan holds 4.63 requests; in the same budget "
         "vLLM v1 does not start, SGLang does not serve this model. Compare shows where each "
         "layout's bytes go and why a layout does not apply.")
+
+
+def test_attention_dp_says_sglangs_figures_are_one_groups():
+    from flatkv.presets import load_preset
+    from flatkv.strategies import StrategyOptions, run_strategy
+
+    # DeepSeek-V3 at TP 8 in 40 GiB: an MLA token is (512 + 64) x 2 B x 61 layers = 70,272 B
+    # on every rank, so a group's pool is 42,949,672,960 // 70,272 = 611,191 tokens, 18.65
+    # requests of 32,768; its 8 groups run requests of their own: 8 x 611,191 / 32,768 =
+    # 149.22 in all
+    deepseek = load_preset("DeepSeek-V3").with_options(tp=8).profile()
+
+    def sglang(d: int):
+        return run_strategy("sglang", deepseek, budget_bytes=40 << 30, context_tokens=32_768,
+                            options=StrategyOptions(sglang_attn_dp_size=d))
+
+    grouped = sglang(8)
+    assert (grouped.capacity_tokens, grouped.extras["attention_dp_groups"]) == (
+        (40 << 30) // 70_272, 8) == (611_191, 8)
+    assert f"{8 * 611_191 / 32_768:.2f}" == "149.22"
+    assert notes.attention_dp_text([grouped]) == (
+        "SGLang's figures are one of its 8 attention-DP groups' (a rank's pools, as it logs "
+        "them): each group runs requests of its own, so the 8 hold 8 x 18.65 = 149.22 requests "
+        "of 32,768 tokens at once in all; the other layouts' are the whole TP's, whose ranks "
+        "share every request.")
+    # without attention DP, or a layout that is not SGLang's: nothing to say
+    assert notes.attention_dp_text([sglang(1)]) == ""
+    assert "attention_dp_groups" not in sglang(1).extras

@@ -580,6 +580,8 @@ EXTRAS: Mapping[str, str] = {
     "idle_swa_bytes_at_context": "sglang: sliding-pool bytes no request holds at the context",
     "logged_pools": "sglang: the pools its log lines name",
     "scheduler_line": "sglang: its scheduler's summary line, the last of its log lines",
+    "attention_dp_groups": "sglang: D, its attention-DP groups, where over 1 (the figures are "
+                           "one group's)",
 }
 
 

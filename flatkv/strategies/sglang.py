@@ -2296,6 +2296,8 @@ def run_sglang(
     if group.refusal:
         return refuse(group.refusal)
     profile, options = group.profile, group.options
+    if options.sglang_attn_dp_size > 1:
+        extras["attention_dp_groups"] = options.sglang_attn_dp_size
     if refusal := (radix_page_refusal(profile, options) or chunk_page_refusal(profile, options)
                    or _draft_track_refusal(profile, options)
                    or _mamba1_draft_refusal(profile, options)):
