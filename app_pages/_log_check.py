@@ -14,7 +14,7 @@ from flatkv import log_check
 from flatkv.app_state import KV_BLOCKS, KV_MEMORY, MAX_CONTEXT, AppState, kv_memory_size
 from flatkv.budget import MAX_VLLM_BLOCKS, MIN_VLLM_BLOCKS
 from flatkv.strategies import StrategyResult
-from flatkv.strategies.base import CHUNKED_PREFILL_OFF, ENGINE_NAMES
+from flatkv.strategies.base import CHUNKED_PREFILL_OFF
 from flatkv.strategies.vllm_log import AVAILABLE_LINE
 from flatkv.units import count_text, sentence_case, tokens_text
 from flatkv.units import markdown_literal as literal
@@ -74,7 +74,8 @@ def log_check_section(results: list[StrategyResult]) -> None:
             st.warning("Neither vLLM nor SGLang runs at these settings: no lines to check.")
         return
     if any(c.differs for c in found):  # perhaps for the settings alone: said first
-        _logged_run_button(log_check.logged_run(lines), lines)
+        _logged_run_button(log_check.logged_run(lines), lines,
+                           {c.engine: c.found for c in found})
     for c in found:
         (st.error if c.differs else st.success)(literal(c.verdict()))
         st.table(pd.DataFrame([{"outcome": _OUTCOMES[row["outcome"]],
@@ -88,8 +89,8 @@ def _logged_run_changes(run: log_check.LoggedRun, s: AppState) -> tuple[dict, li
     is in words; none for a figure their lines already give (the blocks vLLM fits, its
     Available memory as printed, the context, SGLang's chunk). vLLM 0.34 sizes its cache by
     the blocks it fits after warm-up, so those are taken over the Available memory an older
-    release sizes it by. SGLang's scheduler line gives its context and prefill chunk (no
-    budget)."""
+    release sizes it by. SGLang's scheduler line gives its context and prefill chunk (a
+    group's, under attention DP; no budget)."""
     changes, said = {}, []
     vllm = current_strategies(s, ("vllm",))
     if run.blocks is not None and MIN_VLLM_BLOCKS <= run.blocks <= MAX_VLLM_BLOCKS:
@@ -104,49 +105,69 @@ def _logged_run_changes(run: log_check.LoggedRun, s: AppState) -> tuple[dict, li
             and s.context_length() != run.context:
         changes["context"] = run.context
         said.append(f"{tokens_text(run.context)} a request")
-    if run.chunk is not None and run.chunk <= MAX_CONTEXT \
-            and s.sglang_chunked_prefill() != run.chunk:
-        changes["sglang_chunked_prefill_size"] = run.chunk
-        said.append("SGLang's chunked prefill off" if run.chunk == CHUNKED_PREFILL_OFF else
-                    f"SGLang's prefill chunk of {tokens_text(run.chunk)}")
+    # under attention DP SGLang logs a group's chunk, chunked_prefill_size // D: the option is
+    # D times it
+    groups = s.sglang_attn_dp_size
+    chunk = None if run.chunk is None else (
+        run.chunk * groups if run.chunk != CHUNKED_PREFILL_OFF else run.chunk)
+    if chunk is not None and chunk <= MAX_CONTEXT and s.sglang_chunked_prefill() != chunk:
+        changes["sglang_chunked_prefill_size"] = chunk
+        said.append("SGLang's chunked prefill off" if chunk == CHUNKED_PREFILL_OFF else
+                    f"SGLang's prefill chunk of {tokens_text(chunk)}"
+                    + (f" ({run.chunk:,} a group of {groups})" if groups > 1 else ""))
     return changes, said
 
 
-def _differing_at(s: AppState, lines: list[log_check.LogLine]) -> int:
-    """How many of FlatKV's lines at the pages ``s`` differ from the log."""
-    return sum(log_check.check_result(r, lines).count(log_check.DIFFERS)
-               for r in current_strategies(s, tuple(ENGINE_NAMES))
-               if r.applies and r.extras.get("log_lines"))
+def _not_agreeing(s: AppState, lines: list[log_check.LogLine],
+                  found: dict[str, int]) -> tuple[int, int]:
+    """How many of FlatKV's lines at the pages ``s`` would not agree with the log, and how many
+    of their figures would differ, for the engines whose lines it holds (``found``: how many
+    of each engine's it holds now): lines that differ, those it would no longer hold, and all
+    an engine's where it would not start at ``s``. A line the log lacks either way (an older
+    release's) is left out."""
+    checks = {r.strategy: log_check.check_result(r, lines)
+              for r in current_strategies(s, tuple(found))
+              if r.applies and r.extras.get("log_lines")}
+    lines_off = sum(held if (c := checks.get(name)) is None else
+                    c.count(log_check.DIFFERS) + max(held - c.found, 0)
+                    for name, held in found.items())
+    figures_off = sum(len(o.differences) for c in checks.values() for line in c.lines
+                      for o in line.occurrences if not o.not_compared)
+    return lines_off, figures_off
 
 
-def _log_settings(run: log_check.LoggedRun,
-                  lines: list[log_check.LogLine]) -> tuple[dict, list[str], int]:
-    """The changes that bring the pages to the log's run, in words, and how many lines would
-    still differ at them: its budget, context and chunk first; where lines would still differ
-    and the pages keep vLLM 0.19's defaults, those with vLLM 0.34's defaults too (a log of 0.34
-    run with its own: ``AppState.recent_vllm_changes``), where that makes them all agree."""
+def _log_settings(run: log_check.LoggedRun, lines: list[log_check.LogLine],
+                  found: dict[str, int]) -> tuple[dict, list[str], int]:
+    """The changes that bring the pages to the log's run, in words, and how many of FlatKV's
+    lines would still not agree at them (``_not_agreeing``): its budget, context and chunk;
+    where lines would still not agree and the pages keep vLLM 0.19's defaults, those with vLLM
+    0.34's defaults too (a log of 0.34 run with its own: ``AppState.recent_vllm_changes``),
+    where that makes them all agree. None where taking them brings no line or figure closer."""
     s = state()
+    now = _not_agreeing(s, lines, found)
     try:
         changes, said = _logged_run_changes(run, s)
-        still = _differing_at(replace(s, **changes).after(s), lines)
-        if still and (recent := s.recent_vllm_changes()):
+        still = _not_agreeing(replace(s, **changes).after(s), lines, found)
+        if still[0] and (recent := s.recent_vllm_changes()):
             recent_pages = replace(s, **recent).after(s)
             more, more_said = _logged_run_changes(run, recent_pages)
-            if not _differing_at(replace(recent_pages, **more).after(s), lines):
+            if not _not_agreeing(replace(recent_pages, **more).after(s), lines, found)[0]:
                 return {**recent, **more}, [*more_said, "vLLM 0.34's defaults"], 0
     except ValueError:  # settings the pages cannot take: nothing to offer
         return {}, [], 0
-    return changes, said, still
+    return (changes, said, still[0]) if changes and still < now else ({}, [], 0)
 
 
-def _logged_run_button(run: log_check.LoggedRun, lines: list[log_check.LogLine]) -> None:
+def _logged_run_button(run: log_check.LoggedRun, lines: list[log_check.LogLine],
+                       found: dict[str, int]) -> None:
     """Where lines differ and the log's run had another budget, context or chunk than the
     pages (or vLLM 0.34's defaults), say so and offer to take them: at other settings every
     figure differs, and not for a reason worth reading. Whether its settings explain it is
     checked first, by the lines at them (``_log_settings``): where some would still differ,
     other settings differ too (the TP, the weights), and the offer says so rather than
-    promise."""
-    changes, said, still = _log_settings(run, lines)
+    promise; where none would agree more, nothing is offered. ``found``: the engines whose
+    lines the log holds, and how many of each it holds."""
+    changes, said, still = _log_settings(run, lines, found)
     if not changes:
         return
     had = "This log's run had " + " and ".join(said)

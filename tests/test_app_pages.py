@@ -4722,6 +4722,8 @@ def test_compare_offers_only_the_log_settings_the_pages_lack_and_says_when_they_
     # all that differed
     from test_cli import FALCON_VLLM_LOG
 
+    from flatkv.strategies import StrategyOptions, run_strategy
+
     link = {**open_falcon_mamba_config().query_params, "gpu": "KV cache memory",
             "kv_mem": "40GiB", "ctx": "4096"}
     at = open_app("app_pages/compare.py", link)
@@ -4748,6 +4750,21 @@ def test_compare_offers_only_the_log_settings_the_pages_lack_and_says_when_they_
     assert offer == ("This log's run had 8,192 tokens a request: take them, and 2 lines would "
                      "still differ, so other settings differ too (an engine release's defaults, "
                      "the TP, the weights).")
+    # a chunk the pages cannot run (1,000 at page 64: SGLang refuses a chunk of part pages)
+    # would leave no line of SGLang's to agree: nothing is offered
+    paged = open_app("app_pages/compare.py", {"model": "Llama-3.1-8B", "ctx": "4096",
+                                              "gpu": "KV cache memory", "kv_mem": "40GiB",
+                                              "sg_page": "64"})
+    own = run_strategy("sglang", load_preset("Llama-3.1-8B").profile(), budget_bytes=40 << 30,
+                       context_tokens=4_096,
+                       options=StrategyOptions(sglang_page_size=64)).extras["log_lines"]
+    refused = "\n".join(f"[2026-12-06 07:01:0{i} TP0] {line}" for i, line in enumerate(
+        [own[0], own[1].replace("=...", "=16384").replace("chunked_prefill_size=8192",
+                                                         "chunked_prefill_size=1000")]))
+    paged.text_area(key="compare.check_log").set_value(refused).run()
+    assert [shown(e) for e in paged.error] == [
+        "SGLang: 1 of 2 lines differs from the log, 1 agrees."]
+    assert not [i for i in paged.info if "This log's run had" in shown(i)]
     # a vLLM 0.34 log of gpt-oss-20b run with its defaults on an H100 80GB (0.9: 71.68 GiB),
     # blocks of 64 tokens in two groups of 12 layers, 64 x 2,048 x 12 = 1,572,864 B a block:
     # 76,968,728,985 // 1,572,864 = 48,935, where the pages keep 0.19's (blocks of 16): its
@@ -4772,6 +4789,34 @@ def test_compare_offers_only_the_log_settings_the_pages_lack_and_says_when_they_
     assert (at.query_params["block"], at.query_params["v_async"]) == ("64", "1")
     assert [shown(s) for s in at.success] == [
         "vLLM: all 3 lines are in the log and agree with it."]
+
+
+def test_compare_takes_a_groups_chunk_times_its_attention_dp():
+    # gpt-oss-20b at TP 2, attention DP 2, 40 GiB: SGLang logs a group's chunk, 8,192 // 2 =
+    # 4,096 at its own 8,192; a log of 4,096 there agrees, and one of 2,048 a group was run
+    # with 4,096 told, which the offer takes (not 2,048, which FlatKV would halve again)
+    from flatkv.strategies import StrategyOptions, run_strategy
+
+    link = {"model": "gpt-oss-20b", "tp": "2", "sg_dp": "2", "gpu": "KV cache memory",
+            "kv_mem": "40GiB"}
+    at = open_app("app_pages/compare.py", link)
+    sglang = run_strategy("sglang", load_preset("gpt-oss-20b").with_options(tp=2).profile(),
+                          budget_bytes=40 << 30, context_tokens=131_072,
+                          options=StrategyOptions(sglang_attn_dp_size=2,
+                                                  sglang_chunked_prefill_size=8_192))
+    scheduler = sglang.extras["scheduler_line"]
+    assert ", chunked_prefill_size=4096, " in scheduler
+    log = "[2026-12-06 07:01:09 TP0] " + scheduler.replace("=...", "=16384").replace(
+        "chunked_prefill_size=4096", "chunked_prefill_size=2048")
+    at.text_area(key="compare.check_log").set_value(log).run()
+    (offer,) = [shown(i) for i in at.info if "This log's run had" in shown(i)]
+    assert offer.startswith("This log's run had SGLang's prefill chunk of 4,096 tokens (2,048 a "
+                            "group of 2): the figures here are at other settings")
+    at.button(key="compare.log_settings").click().run()
+    assert at.query_params["sg_chunk"] == "4096"
+    assert [shown(s) for s in at.success] == [
+        f"SGLang: 1 of {len(sglang.extras['log_lines'])} lines are in the log and agree with "
+        f"it; {len(sglang.extras['log_lines']) - 1} not in it."]
 
 
 def test_compare_checks_a_pasted_engine_log():
