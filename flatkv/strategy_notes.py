@@ -741,22 +741,28 @@ def sglang_start_up_log_text(r: StrategyResult) -> str:
 
 def _running_requests_source(x: dict[str, object]) -> str:
     """Where the max_running_requests of SGLang's scheduler line comes from."""
+    share = (f"a group's share (// {groups}) of " if (groups := x.get("attention_dp_groups"))
+             else "")
     if x.get("running_requests_told"):
-        return ("--max-running-requests as told, or fewer where the pools hold fewer, whatever "
-                "the context")
+        return (f"{share}--max-running-requests as told, or fewer where the pools hold fewer, "
+                "whatever the context")
     if x.get("running_cap_from_speculative_hook"):
-        return "the 48 its speculative hook sets, or fewer where the pools hold fewer"
+        return (f"{share}the {SGLANG_SPECULATIVE_RUNNING_REQUESTS} its speculative hook sets, "
+                "or fewer where the pools hold fewer")
     return ("SGLang's own, from the token pool over context_len (the context here, as "
             "--context-length)" + (", or the state pool's cap where lower"
                                    if x.get("running_request_cap") else ""))
 
 
-def _chunk_source() -> str:
+def _chunk_source(x: dict[str, object]) -> str:
     """Where the chunked_prefill_size of SGLang's scheduler line comes from."""
+    groups = x.get("attention_dp_groups")
     return ("chunked_prefill_size is the one set, else SGLang's own by the GPU's memory ("
             f"{sglang_chunked_prefill_tiers_text()}; {SGLANG_CHUNKED_PREFILL_ASSUMED:,} where "
-            "the budget names no GPU), -1 with chunked prefill off as SGLang's help gives it "
-            "(a 0 told, off too, differs)")
+            "the budget names no GPU)" + (f", // {groups} a group under attention DP"
+                                         if groups else "")
+            + ", -1 with chunked prefill off as SGLang's help gives it (a 0 told, off too, "
+            "differs)")
 
 
 def _scheduler_figures(r: StrategyResult) -> str:
@@ -769,7 +775,7 @@ def _scheduler_figures(r: StrategyResult) -> str:
         said.append("context_len (the model's own, not known here)"
                     + (" is elided" if running is not None else
                        " and the max_running_requests it sets are elided"))
-    said.append(_chunk_source())
+    said.append(_chunk_source(x))
     said.append("max_prefill_tokens is not modelled (\"...\" reads as anything), nor the "
                 "memory left that follows (available_gpu_mem)")
     return "; ".join(said)

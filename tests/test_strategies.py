@@ -4076,3 +4076,24 @@ def test_sglang_attention_dp_runs_one_group_at_attention_tp():
     refused = run_strategy("sglang", raw, budget_bytes=2**30,
                            options=StrategyOptions(sglang_attn_dp_size=2))
     assert refused.reason.startswith("attention DP 2 is not modelled for a profile of bytes")
+
+
+def test_sglang_attention_dp_says_a_groups_share_of_the_speculative_hooks_48():
+    # Qwen3-Next-80B-A3B at TP 4, attention DP 4, 3 tokens drafted, radix cache off: the hook's
+    # 48 is max(1, 48 // 4) = 12 running requests a group, its state 12 + 1 = 13 slots; the
+    # formulas and the note say it is a group's share, not "the 48"
+    from flatkv.strategy_notes import sglang_start_up_log_text
+
+    r = run_strategy("sglang", load_preset("Qwen3-Next-80B-A3B").with_options(tp=4).profile(),
+                     budget_bytes=40 << 30, context_tokens=32_768,
+                     options=StrategyOptions(sglang_attn_dp_size=4, speculative_tokens=3,
+                                             sglang_disable_radix_cache=True))
+    assert (r.extras["max_running_requests"], r.extras["state_slots"]) == (48 // 4, 48 // 4 + 1)
+    text = "\n".join(r.formulas)
+    assert ("state slots = max_running_requests + 1 = 12 + 1 = 13 (one the padding slot; "
+            "max_running_requests a group's share of the 48 its speculative hook sets, 12)"
+            ) in text
+    assert "a group's share of the 48 its speculative hook sets, 12, whatever the context)" in text
+    assert "the 48 its speculative hook resets it to" not in text
+    assert ("max_running_requests is a group's share (// 4) of the 48 its speculative hook "
+            "sets, or fewer where the pools hold fewer;") in sglang_start_up_log_text(r)

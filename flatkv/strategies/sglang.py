@@ -1340,7 +1340,7 @@ def _told_state_slots(options: StrategyOptions, n_state: int, layer_bytes: int, 
     else:
         source = ("as --max-running-requests tells it"
                   if options.sglang_max_running_requests is not None
-                  else f"the {SPECULATIVE_RUNNING_REQUESTS} its speculative hook sets")
+                  else hook_requests_text(m))
         formulas.append(
             f"state slots = max_running_requests + 1 = {n(m)} + 1 = {n(m + 1)} (one the "
             f"padding slot; max_running_requests {source}), {each}: with --disable-radix-cache "
@@ -1554,6 +1554,15 @@ def _token_pools(profile: CacheProfile, options: StrategyOptions, kv_memory: int
 #   DefaultPoolConfigurator: cell + int(cell x draft layers / full layers)), which adding the
 #   MTP layer to the model models.
 SPECULATIVE_RUNNING_REQUESTS = 48
+
+
+def hook_requests_text(per_group: int) -> str:
+    """The max_running_requests SGLang's speculative hook sets, in words: its 48, or under
+    attention DP a group's share of it (``running_request_limit``)."""
+    if per_group == SPECULATIVE_RUNNING_REQUESTS:
+        return f"the {SPECULATIVE_RUNNING_REQUESTS} its speculative hook sets"
+    return (f"a group's share of the {SPECULATIVE_RUNNING_REQUESTS} its speculative hook sets, "
+            f"{n(per_group)}")
 DRAFTER_KV_LINE = (
     "the drafter's KV: a path-less MTP drafter (--speculative-algorithm NEXTN with no "
     "--speculative-draft-model-path, as Qwen3-Next and Qwen3.5 are served) keeps its own KV "
@@ -1638,7 +1647,7 @@ def attention_dp(profile: CacheProfile, options: StrategyOptions,
     off; a told --max-running-requests N, or the 48 its speculative hook sets, is
     max(1, N // D) a group (resolve_max_num_reqs 3127-3128, compute_swa_request_cap 956,
     _handle_max_mamba_cache 3316-3340), a told --max-mamba-cache-size M is M // D
-    (kv_cache_configurator.py 3302-3309), refused at 0 (3376-3380). A model of state layers
+    (kv_cache_configurator.py 3302-3309), refused at 0 (3392-3398). A model of state layers
     alone keeps its state split over the whole TP. A formula line says so."""
     d = options.sglang_attn_dp_size
     if d == 1:
@@ -1965,9 +1974,7 @@ def _running_requests_from(tokens: int, limit: int, state_cap: int | None, told:
         f"max_running_requests = min({'--max-running-requests ' if told else ''}{n(limit)}, "
         "T // 2" + ("" if state_cap is None else ", running cap") + ") = "
         f"min({', '.join(n(x) for x in limits)}) = {n(running)} (SGLang's log, T the token pool "
-        f"{n(tokens)}; " + ("as told" if told else
-                            f"{SPECULATIVE_RUNNING_REQUESTS} as its speculative hook resets it "
-                            "to")
+        f"{n(tokens)}; " + ("as told" if told else hook_requests_text(limit))
         + ", whatever the context)")
     return running, state_cap is not None and state_cap < min(limits[:2])
 
