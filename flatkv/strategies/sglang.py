@@ -831,7 +831,10 @@ def _unchunked_swa_limit(profile: CacheProfile, context_tokens: int,
     ``(swa - (reservation - p) - 1) / p``: where the pool holds L tokens but not more than the
     reservation, none runs. With the radix cache off a decoding request then frees its tokens
     behind the window, so this counts every request at its prompt's peak, as the radix cache's
-    figure does: SGLang's cap does not model it either (pool_configurator.py 994-1000)."""
+    figure does: SGLang's cap does not model it either (pool_configurator.py 994-1000). Prompts
+    admitted in one batch (where several fit max_prefill_tokens together) each add their whole
+    reservation (prefill_budget.py 301-317), so there SGLang admits up to P + 1 tokens fewer a
+    request than this counts."""
     page = pools.page
     window = sglang_window(profile)[0]
     prompt = max(context_tokens - 1, 1)
