@@ -1068,6 +1068,15 @@ def test_compare_gives_vllms_reason_for_a_float16_kda_state(capsys):
         1_024, 8_257_536, 5_201)
 
 
+
+# What --disable-radix-cache leaves to act on without state and with chunked prefill off
+# (gpt-oss-20b): the note test_strategy_cli's chunk test reads too
+RADIX_OFF_UNCHUNKED_NOTE = (
+    "python -m flatkv: note: --sglang-disable-radix-cache changes no figure here: without state "
+    "it acts only on a sliding-window pool of SGLang's own beside full layers (its request "
+    "cap, and the tokens it frees behind each window), with chunked prefill on: off, a whole "
+    "prompt goes into that pool, sized by the ratio, as with the radix cache")
+
 def test_disable_radix_cache_notes_where_it_changes_no_figure(capsys):
     # without state, --disable-radix-cache acts only on a hybrid SWA pool, and only with
     # chunked prefill on: its request cap where max running requests is set, and the sliding
@@ -1080,12 +1089,7 @@ def test_disable_radix_cache_notes_where_it_changes_no_figure(capsys):
         assert code == 0 and "changes no figure" not in err, more
     code, _, err = run(["compare", "--preset", "gpt-oss-20b", "--budget", "80GB",
                         "--disable-radix-cache", "--chunked-prefill-size", "-1"], capsys)
-    assert code == 0 and ("python -m flatkv: note: --sglang-disable-radix-cache changes no "
-                          "figure here: without state it acts only on a sliding-window pool of "
-                          "SGLang's own beside full layers (its request cap, and the tokens it "
-                          "frees behind each window), with chunked prefill on: off, a whole "
-                          "prompt goes into that pool, sized by the ratio, as with the radix "
-                          "cache") in err.splitlines()
+    assert code == 0 and RADIX_OFF_UNCHUNKED_NOTE in err.splitlines()
     code, _, err = run(["compare", "--preset", "Llama-3.1-8B", "--budget", "80GB",
                         "--disable-radix-cache"], capsys)
     assert ("python -m flatkv: note: --sglang-disable-radix-cache changes no figure here: this "

@@ -8,6 +8,7 @@ from contextlib import redirect_stderr, redirect_stdout
 
 import pytest
 from strategy_profiles import ANCHOR_BUDGET
+from test_cli import RADIX_OFF_UNCHUNKED_NOTE
 
 from flatkv.cli import main
 from flatkv.strategies import STRATEGIES
@@ -695,12 +696,7 @@ def test_chunked_prefill_off_as_sglangs_command_line_writes_it():
     code, _, err = run(["compare", "--preset", "gpt-oss-20b", "--budget", "40GiB",
                         "--disable-radix-cache", "--max-running-requests", "64",
                         "--chunked-prefill-size", "-1"])
-    assert code == 0 and ("python -m flatkv: note: --sglang-disable-radix-cache changes no "
-                          "figure here: without state it acts only on a sliding-window pool of "
-                          "SGLang's own beside full layers (its request cap, and the tokens it "
-                          "frees behind each window), with chunked prefill on: off, a whole "
-                          "prompt goes into that pool, sized by the ratio, as with the radix "
-                          "cache") in err.splitlines()
+    assert code == 0 and RADIX_OFF_UNCHUNKED_NOTE in err.splitlines()
     # what is no whole number of tokens nor a whole number <= 0 is refused, saying -1 is off
     code, _, err = run(["compare", "--preset", "gpt-oss-20b", "--budget", "40GiB",
                         "--chunked-prefill-size", "-1.5"])
