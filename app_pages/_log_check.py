@@ -13,6 +13,7 @@ from app_pages._session import state, update
 from flatkv import log_check
 from flatkv.app_state import KV_BLOCKS, KV_MEMORY, MAX_CONTEXT, AppState, kv_memory_size
 from flatkv.budget import MAX_VLLM_BLOCKS, MIN_VLLM_BLOCKS
+from flatkv.models import MAX_TP
 from flatkv.strategies import StrategyResult
 from flatkv.strategies.base import CHUNKED_PREFILL_OFF
 from flatkv.strategies.vllm_log import AVAILABLE_LINE
@@ -90,8 +91,13 @@ def _logged_run_changes(run: log_check.LoggedRun, s: AppState) -> tuple[dict, li
     Available memory as printed, the context, SGLang's chunk). vLLM 0.34 sizes its cache by
     the blocks it fits after warm-up, so those are taken over the Available memory an older
     release sizes it by. SGLang's scheduler line gives its context and prefill chunk (a
-    group's, under attention DP; no budget)."""
+    group's, under attention DP; no budget); a settings line, the TP, which the other figures
+    are then read at."""
     changes, said = {}, []
+    if run.tp is not None and 0 < run.tp <= MAX_TP and s.tp != run.tp:
+        changes["tp"] = run.tp  # first: every figure a rank holds moves with it
+        said.append(f"TP {run.tp}")
+        s = replace(s, tp=run.tp)
     vllm = current_strategies(s, ("vllm",))
     if run.blocks is not None and MIN_VLLM_BLOCKS <= run.blocks <= MAX_VLLM_BLOCKS:
         if all(r.num_blocks != run.blocks for r in vllm):

@@ -629,7 +629,7 @@ def _compare_command(args: argparse.Namespace) -> CommandOutput:
     output = replace(output, status=int(any(c.differs for c in checked)))
     if log is not None and output.status:
         output = replace(output, notes=output.notes + _logged_run_notes(
-            args, log_check.logged_run(log_check.read_log(log)), counted[0]))
+            args, log_check.logged_run(log_check.read_log(log)), counted[0], model.profile.tp))
     options = strategy_cli.options_from_args(args)
     idle = idle_option_notes(options, model.profile, STRATEGIES)
     return replace(output, notes=output.notes + sglang_page_notes(args, model.profile, options)
@@ -638,12 +638,15 @@ def _compare_command(args: argparse.Namespace) -> CommandOutput:
 
 
 def _logged_run_notes(args: argparse.Namespace, run: log_check.LoggedRun,
-                      context: int | None) -> tuple[str, ...]:
-    """Where lines differ and the log's own run (``log_check.logged_run``) had another budget,
-    context or SGLang chunk than these settings: the flags that check it at its own, since at
-    other settings every figure differs for that alone (the Compare page's offer). vLLM 0.34's
-    blocks fit after warm-up are taken over its Available memory, as the page takes them."""
+                      context: int | None, tp: int | None) -> tuple[str, ...]:
+    """Where lines differ and the log's own run (``log_check.logged_run``) had another TP
+    (``tp``: the profile's), budget, context or SGLang chunk than these settings: the flags
+    that check it at its own, since at other settings every figure differs for that alone (the
+    Compare page's offer). vLLM 0.34's blocks fit after warm-up are taken over its Available
+    memory, as the page takes them."""
     flags = []
+    if run.tp is not None and tp is not None and run.tp != tp:
+        flags.append(f"--tp {run.tp}")
     if run.blocks is not None and MIN_VLLM_BLOCKS <= run.blocks <= MAX_VLLM_BLOCKS:
         if getattr(args, "vllm_blocks", None) != run.blocks:
             flags.append(f"--vllm-blocks {run.blocks}")

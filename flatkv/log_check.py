@@ -616,12 +616,15 @@ class LoggedRun:
     cache's size); ``context``: the tokens per request of vLLM's Maximum concurrency line (its
     --max-model-len) or SGLang's scheduler line's context_len (its --context-length);
     ``chunk``: that line's chunked_prefill_size (``CHUNKED_PREFILL_OFF`` for any 0 or less,
-    as SGLang reads it). None where the log does not say, or says two things (two runs)."""
+    as SGLang reads it); ``tp``: the tensor parallel size its settings line gives (vLLM's
+    engine config, SGLang's server_args). None where the log does not say, or says two things
+    (two runs)."""
 
     blocks: int | None = None
     memory: str | None = None
     context: int | None = None
     chunk: int | None = None
+    tp: int | None = None
 
 
 # Each figure of the run, the engine whose lines give it and where. SGLang logs no budget that
@@ -634,6 +637,11 @@ _RUN_FIGURES = (
         r"Maximum concurrency for (\d{1,3}(?:,\d{3})+|\d+) tokens per request")),
     ("context", "sglang", re.compile(_SGLANG_SCHEDULER + r".*?\bcontext_len=(\d+)")),
     ("chunk", "sglang", re.compile(_SGLANG_SCHEDULER + r"chunked_prefill_size=(-?\d+)")),
+    # vLLM's "Initializing a V1 LLM engine ... with config: ..., tensor_parallel_size=4, ..."
+    # (config/vllm.py 2904); SGLang's server_args, a dict since its arg groups ('tp_size': 4,
+    # entrypoints/engine.py 311), a ServerArgs(...) before (tp_size=4)
+    ("tp", "vllm", re.compile(r"\btensor_parallel_size=(\d+)")),
+    ("tp", "sglang", re.compile(r"\bserver_args=.*?(?:'tp_size':\s*|\btp_size=)(\d+)")),
 )
 
 
@@ -652,4 +660,5 @@ def logged_run(lines: Sequence[LogLine]) -> LoggedRun:
         memory=one.get("memory"),
         context=int(one["context"]) if "context" in one else None,
         chunk=CHUNKED_PREFILL_OFF if chunk is not None and chunk <= 0 else chunk,
+        tp=int(one["tp"]) if "tp" in one else None,
     )

@@ -4791,6 +4791,27 @@ def test_compare_offers_only_the_log_settings_the_pages_lack_and_says_when_they_
         "vLLM: all 3 lines are in the log and agree with it."]
 
 
+def test_compare_takes_a_logs_tp_from_its_settings_line():
+    # SPEC's anchor log (vLLM 0.10.2, Qwen3-Next-80B-A3B at TP 2, 44.59 GiB, 262,144 tokens:
+    # tests/test_log_check.py) with its engine config line, on pages at TP 1 and the default
+    # GPU: its TP and Available memory are offered, and taken, its lines agree (0.34's blocks
+    # line is not in a 0.10 log)
+    from test_log_check import ANCHOR_LOG
+
+    config = ("(EngineCore_DP0 pid=1805889) INFO 10-23 15:10:30 [core.py:77] Initializing a V1 "
+              "LLM engine (v0.10.2) with config: model='Qwen/Qwen3-Next-80B-A3B-Instruct', "
+              "max_seq_len=262144, tensor_parallel_size=2, pipeline_parallel_size=1")
+    at = open_app("app_pages/compare.py", {"model": "Qwen3-Next-80B-A3B"})
+    at.text_area(key="compare.check_log").set_value(config + "\n" + ANCHOR_LOG).run()
+    (offer,) = [shown(i) for i in at.info if "This log's run had" in shown(i)]
+    assert offer.startswith("This log's run had TP 2 and 44.59 GiB of KV cache memory a rank "
+                            "(Available): the figures here are at other settings")
+    at.button(key="compare.log_settings").click().run()
+    assert (at.query_params["tp"], at.query_params["kv_mem"]) == ("2", "44.59GiB")
+    assert [shown(s) for s in at.success] == [
+        "vLLM: 4 of 5 lines are in the log and agree with it; 1 not in it."]
+
+
 def test_compare_takes_a_groups_chunk_times_its_attention_dp():
     # gpt-oss-20b at TP 2, attention DP 2, 40 GiB: SGLang logs a group's chunk, 8,192 // 2 =
     # 4,096 at its own 8,192; a log of 4,096 there agrees, and one of 2,048 a group was run

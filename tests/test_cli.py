@@ -481,6 +481,23 @@ def test_compare_check_log_names_the_flags_of_the_logs_own_run(tmp_path, capsys)
                          capsys)
     assert code == 0 and out.splitlines()[0] == (
         "SGLang: both lines are in the log and agree with it.")
+    # SPEC's anchor log with its engine config line (TP 2, 44.59 GiB) checked at TP 1 and 40
+    # GiB: its TP and budget are named
+    from test_log_check import ANCHOR_LOG
+
+    anchor = tmp_path / "anchor.log"
+    anchor.write_text("(EngineCore_DP0 pid=1805889) INFO 10-23 15:10:30 [core.py:77] "
+                      "Initializing a V1 LLM engine (v0.10.2) with config: model='Qwen/Qwen3-"
+                      "Next-80B-A3B-Instruct', tensor_parallel_size=2, pipeline_parallel_size=1\n"
+                      + ANCHOR_LOG)
+    code, _, err = run(["compare", "--preset", "Qwen3-Next-80B-A3B", "--budget", "40GiB",
+                        "--check-log", str(anchor)], capsys)
+    assert code == 1 and ("python -m flatkv: note: this log's run had --tp 2 --budget 44.59GiB: "
+                          "every figure differs at other settings, so check it again with those"
+                          ) in err.splitlines()
+    code, _, err = run(["compare", "--preset", "Qwen3-Next-80B-A3B", "--tp", "2", "--budget",
+                        "44.59GiB", "--check-log", str(anchor)], capsys)
+    assert code == 0 and "this log's run had" not in err
 
 
 def test_compare_check_log_where_neither_engine_starts(tmp_path, capsys):

@@ -654,6 +654,24 @@ def test_the_logged_run_gives_its_blocks_memory_and_context_once_they_agree():
     assert logged_run(read_log("\n".join([*lines, sglang]))).context == 2_048
 
 
+def test_the_logged_run_gives_the_tp_its_settings_line_names():
+    from flatkv.log_check import logged_run
+
+    # vLLM's engine config line (config/vllm.py 2904), SGLang's server_args: a dict since its
+    # arg groups (entrypoints/engine.py 311), a ServerArgs(...) before
+    vllm = ("(EngineCore_DP0 pid=1805889) INFO 10-23 15:10:30 [core.py:77] Initializing a V1 LLM "
+            "engine (v0.10.2) with config: model='Qwen/Qwen3-Next-80B-A3B-Instruct', "
+            "max_seq_len=262144, tensor_parallel_size=2, pipeline_parallel_size=1, "
+            "data_parallel_size=1")
+    assert logged_run(read_log(vllm)).tp == 2
+    for server_args in ("server_args={'model_path': 'x', 'tp_size': 4, 'dp_size': 1}",
+                        "server_args=ServerArgs(model_path='x', tp_size=4, dp_size=1)"):
+        assert logged_run(read_log(f"[2026-12-06 07:00:00] {server_args}")).tp == 4
+    # two runs of other TPs: not told; a line of neither engine's settings: not read
+    assert logged_run(read_log(vllm + "\n" + vllm.replace("size=2", "size=4"))).tp is None
+    assert logged_run(read_log("[2026-12-06 07:00:00] tp_size=4")).tp is None
+
+
 def test_the_logged_run_of_sglang_is_its_scheduler_lines_context_and_chunk():
     from flatkv.log_check import LoggedRun, logged_run
     from flatkv.strategies.base import CHUNKED_PREFILL_OFF
