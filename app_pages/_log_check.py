@@ -15,7 +15,7 @@ from flatkv.app_state import KV_BLOCKS, KV_MEMORY, MAX_CONTEXT, AppState, kv_mem
 from flatkv.budget import MAX_VLLM_BLOCKS, MIN_VLLM_BLOCKS
 from flatkv.models import MAX_TP
 from flatkv.strategies import StrategyResult
-from flatkv.strategies.base import CHUNKED_PREFILL_OFF
+from flatkv.strategies.base import CHUNKED_PREFILL_OFF, MAMBA_CACHE_MODES
 from flatkv.strategies.vllm_log import AVAILABLE_LINE
 from flatkv.units import count_text, sentence_case, tokens_text
 from flatkv.units import markdown_literal as literal
@@ -91,13 +91,17 @@ def _logged_run_changes(run: log_check.LoggedRun, s: AppState) -> tuple[dict, li
     Available memory as printed, the context, SGLang's chunk). vLLM 0.34 sizes its cache by
     the blocks it fits after warm-up, so those are taken over the Available memory an older
     release sizes it by. SGLang's scheduler line gives its context and prefill chunk (a
-    group's, under attention DP; no budget); a settings line, the TP, which the other figures
-    are then read at."""
+    group's, under attention DP; no budget); a settings line, the TP, and vLLM's mamba cache
+    mode, which the other figures are then read at."""
     changes, said = {}, []
     if run.tp is not None and 0 < run.tp <= MAX_TP and s.tp != run.tp:
         changes["tp"] = run.tp  # first: every figure a rank holds moves with it
         said.append(f"TP {run.tp}")
         s = replace(s, tp=run.tp)
+    if run.mamba_cache_mode in MAMBA_CACHE_MODES and s.mamba_cache_mode != run.mamba_cache_mode:
+        changes["mamba_cache_mode"] = run.mamba_cache_mode  # the state pages a block holds
+        said.append(f"vLLM's mamba cache mode {run.mamba_cache_mode}")
+        s = replace(s, mamba_cache_mode=run.mamba_cache_mode)
     vllm = current_strategies(s, ("vllm",))
     if run.blocks is not None and MIN_VLLM_BLOCKS <= run.blocks <= MAX_VLLM_BLOCKS:
         if all(r.num_blocks != run.blocks for r in vllm):

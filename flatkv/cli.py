@@ -640,13 +640,16 @@ def _compare_command(args: argparse.Namespace) -> CommandOutput:
 def _logged_run_notes(args: argparse.Namespace, run: log_check.LoggedRun,
                       context: int | None, tp: int | None) -> tuple[str, ...]:
     """Where lines differ and the log's own run (``log_check.logged_run``) had another TP
-    (``tp``: the profile's), budget, context or SGLang chunk than these settings: the flags
+    (``tp``: the profile's), mamba cache mode, budget, context or SGLang chunk than these
+    settings: the flags
     that check it at its own, since at other settings every figure differs for that alone (the
     Compare page's offer). vLLM 0.34's blocks fit after warm-up are taken over its Available
     memory, as the page takes them."""
     flags = []
     if run.tp is not None and tp is not None and run.tp != tp:
         flags.append(f"--tp {run.tp}")
+    if run.mamba_cache_mode is not None and run.mamba_cache_mode != args.mamba_cache_mode:
+        flags.append(f"--mamba-cache-mode {run.mamba_cache_mode}")
     if run.blocks is not None and MIN_VLLM_BLOCKS <= run.blocks <= MAX_VLLM_BLOCKS:
         if getattr(args, "vllm_blocks", None) != run.blocks:
             flags.append(f"--vllm-blocks {run.blocks}")

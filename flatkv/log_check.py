@@ -617,7 +617,9 @@ class LoggedRun:
     --max-model-len) or SGLang's scheduler line's context_len (its --context-length);
     ``chunk``: that line's chunked_prefill_size (``CHUNKED_PREFILL_OFF`` for any 0 or less,
     as SGLang reads it); ``tp``: the tensor parallel size its settings line gives (vLLM's
-    engine config, SGLang's server_args). None where the log does not say, or says two things
+    engine config, SGLang's server_args); ``mamba_cache_mode``: the mode vLLM says it set
+    ("Mamba cache mode is set to 'align'", models/config.py 1096-1117) or, 0.31, that all is
+    deprecated (config/cache.py 346). None where the log does not say, or says two things
     (two runs)."""
 
     blocks: int | None = None
@@ -625,6 +627,7 @@ class LoggedRun:
     context: int | None = None
     chunk: int | None = None
     tp: int | None = None
+    mamba_cache_mode: str | None = None
 
 
 # Each figure of the run, the engine whose lines give it and where. SGLang logs no budget that
@@ -642,6 +645,8 @@ _RUN_FIGURES = (
     # entrypoints/engine.py 311), a ServerArgs(...) before (tp_size=4)
     ("tp", "vllm", re.compile(r"\btensor_parallel_size=(\d+)")),
     ("tp", "sglang", re.compile(r"\bserver_args=.*?(?:'tp_size':\s*|\btp_size=)(\d+)")),
+    ("mamba_cache_mode", "vllm", re.compile(r"Mamba cache mode is set to '(\w+)'")),
+    ("mamba_cache_mode", "vllm", re.compile(r"Mamba cache mode '(all)' is deprecated")),
 )
 
 
@@ -661,4 +666,5 @@ def logged_run(lines: Sequence[LogLine]) -> LoggedRun:
         context=int(one["context"]) if "context" in one else None,
         chunk=CHUNKED_PREFILL_OFF if chunk is not None and chunk <= 0 else chunk,
         tp=int(one["tp"]) if "tp" in one else None,
+        mamba_cache_mode=one.get("mamba_cache_mode"),
     )

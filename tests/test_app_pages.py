@@ -4812,6 +4812,36 @@ def test_compare_takes_a_logs_tp_from_its_settings_line():
         "vLLM: 4 of 5 lines are in the log and agree with it; 1 not in it."]
 
 
+def test_compare_takes_the_mamba_cache_mode_a_vllm_log_says_it_set():
+    # Qwen3-Next-80B-A3B on the default pages (mamba cache mode none): a vLLM 0.28+ log of a
+    # run with prefix caching says it set align, and its lines are FlatKV's at align; the mode
+    # is offered, and taken, they agree
+    from dataclasses import replace
+
+    from flatkv.app_state import AppState
+
+    from flatkv.strategies import run_strategy
+
+    aligned = replace(AppState(model="Qwen3-Next-80B-A3B"), mamba_cache_mode="align")
+    vllm = run_strategy("vllm", aligned.profile(), budget_bytes=aligned.budget().cache_bytes,
+                        context_tokens=aligned.context_length(),
+                        options=aligned.strategy_options())
+    prefix = "(EngineCore_DP0 pid=9) INFO 12-06 07:00:00 [x.py:1] "
+    log = "\n".join(prefix + line.replace("...", "0") for line in (
+        "Mamba cache mode is set to 'align' for Qwen3NextForCausalLM by default when prefix "
+        "caching is enabled", *vllm.extras["log_lines"]))
+    at = open_app("app_pages/compare.py", {"model": "Qwen3-Next-80B-A3B"})
+    at.text_area(key="compare.check_log").set_value(log).run()
+    (offer,) = [shown(i) for i in at.info if "This log's run had" in shown(i)]
+    assert offer.startswith("This log's run had vLLM's mamba cache mode align: the figures "
+                            "here are at other settings")
+    at.button(key="compare.log_settings").click().run()
+    assert at.query_params["mamba"] == "align"
+    n = len(vllm.extras["log_lines"])
+    assert [shown(s) for s in at.success] == [
+        f"vLLM: all {n} lines are in the log and agree with it."]
+
+
 def test_compare_takes_a_groups_chunk_times_its_attention_dp():
     # gpt-oss-20b at TP 2, attention DP 2, 40 GiB: SGLang logs a group's chunk, 8,192 // 2 =
     # 4,096 at its own 8,192; a log of 4,096 there agrees, and one of 2,048 a group was run

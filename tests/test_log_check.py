@@ -672,6 +672,25 @@ def test_the_logged_run_gives_the_tp_its_settings_line_names():
     assert logged_run(read_log("[2026-12-06 07:00:00] tp_size=4")).tp is None
 
 
+def test_the_logged_run_gives_the_mamba_cache_mode_vllm_says_it_set():
+    from flatkv.log_check import logged_run
+
+    # vLLM 0.28 and later on a hybrid with prefix caching (models/config.py 1096-1101), or
+    # without it (1112-1116); 0.31 told all (config/cache.py 346)
+    prefix = "(EngineCore_DP0 pid=9) INFO 12-06 07:00:00 [config.py:1] "
+    said = {"Mamba cache mode is set to 'align' for Qwen3NextForCausalLM by default when "
+            "prefix caching is enabled": "align",
+            "Mamba cache mode is set to 'none' when prefix caching is disabled": "none",
+            "Mamba cache mode 'all' is deprecated and will be removed in an upcoming release. "
+            "If this is a problem, please open an issue at https://github.com/vllm-project/"
+            "vllm/issues.": "all"}
+    for line, mode in said.items():
+        assert logged_run(read_log(prefix + line)).mamba_cache_mode == mode
+    # two modes said (two runs): not told
+    assert logged_run(read_log("\n".join(prefix + line for line in said))).mamba_cache_mode \
+        is None
+
+
 def test_the_logged_run_of_sglang_is_its_scheduler_lines_context_and_chunk():
     from flatkv.log_check import LoggedRun, logged_run
     from flatkv.strategies.base import CHUNKED_PREFILL_OFF
