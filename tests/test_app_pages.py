@@ -4819,7 +4819,6 @@ def test_compare_takes_the_mamba_cache_mode_a_vllm_log_says_it_set():
     from dataclasses import replace
 
     from flatkv.app_state import AppState
-
     from flatkv.strategies import run_strategy
 
     aligned = replace(AppState(model="Qwen3-Next-80B-A3B"), mamba_cache_mode="align")

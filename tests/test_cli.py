@@ -498,6 +498,32 @@ def test_compare_check_log_names_the_flags_of_the_logs_own_run(tmp_path, capsys)
     code, _, err = run(["compare", "--preset", "Qwen3-Next-80B-A3B", "--tp", "2", "--budget",
                         "44.59GiB", "--check-log", str(anchor)], capsys)
     assert code == 0 and "this log's run had" not in err
+    # a log that says vLLM set mamba cache mode align, its lines FlatKV's at align: the flag
+    from flatkv.presets import load_preset
+    from flatkv.strategies import StrategyOptions, run_strategy
+
+    qwen = load_preset("Qwen3-Next-80B-A3B").profile()
+    aligned = run_strategy("vllm", qwen, budget_bytes=40 << 30, context_tokens=262_144,
+                           options=StrategyOptions(mamba_cache_mode="align"))
+    mode = tmp_path / "align.log"
+    mode.write_text("\n".join(
+        "(EngineCore_DP0 pid=9) INFO 12-06 07:00:00 [x.py:1] " + line.replace("...", "0")
+        for line in ("Mamba cache mode is set to 'align' for Qwen3NextForCausalLM by default "
+                     "when prefix caching is enabled", *aligned.extras["log_lines"])))
+    qwen_args = ["compare", "--preset", "Qwen3-Next-80B-A3B", "--budget", "40GiB",
+                 "--check-log", str(mode)]
+    # (its 3,212 blocks at align, vLLM 0.34's figure, named too: the CLI names each figure
+    # of the log's run its flags do not give)
+    blocks = aligned.num_blocks
+    code, _, err = run(qwen_args, capsys)
+    assert code == 1 and ("python -m flatkv: note: this log's run had --mamba-cache-mode "
+                          f"align --vllm-blocks {blocks}: every figure differs at other "
+                          "settings, so check it again with those") in err.splitlines()
+    assert blocks == 3_212
+    code, _, err = run(["compare", "--preset", "Qwen3-Next-80B-A3B", "--vllm-blocks",
+                        str(blocks), "--mamba-cache-mode", "align", "--check-log", str(mode)],
+                       capsys)
+    assert code == 0 and "this log's run had" not in err
 
 
 def test_compare_check_log_where_neither_engine_starts(tmp_path, capsys):
