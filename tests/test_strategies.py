@@ -4097,3 +4097,18 @@ def test_sglang_attention_dp_says_a_groups_share_of_the_speculative_hooks_48():
     assert "the 48 its speculative hook resets it to" not in text
     assert ("max_running_requests is a group's share (// 4) of the 48 its speculative hook "
             "sets, or fewer where the pools hold fewer;") in sglang_start_up_log_text(r)
+
+
+def test_vllm_mode_all_sizes_a_drafted_state_by_its_logs_release():
+    # LFM2-1.2B asked mamba cache mode all runs vLLM 0.31's align (its class has no mode all):
+    # the drafted conv state is sized by 0.31's rules, the release its lines are, as the
+    # formula says (one source: the LogFlavour), 8,192 B of 2 rows widened to 4 rows
+    r = run_strategy("vllm", load_preset("LFM2-1.2B").profile(), budget_bytes=40 << 30,
+                     context_tokens=32_768,
+                     options=StrategyOptions(mamba_cache_mode="all", speculative_tokens=2))
+    assert r.extras["log_release"] == "0.31"
+    assert ("speculative tokens 2: conv state 8,192 B of 2 rows widened to 2 + 2 rows = 16,384 B "
+            "(num_spec in vLLM's state shapes), and each state group holds 2 more state page(s) "
+            "a request (MambaSpec.num_speculative_blocks); P is sized from the state without "
+            "them (Lfm2ForCausalLM's get_mamba_state_shape_from_config passes no num_spec in "
+            "vLLM 0.31)") in r.formulas

@@ -845,7 +845,9 @@ def _run_vllm(
         formulas.append(f"mamba cache mode none (1 state page a request): {ALIGN_BY_DEFAULT}")
     # the profile P is sized for (the state as vLLM sizes it), and the one its layers keep (a
     # drafted conv state widened): the same unless tokens are drafted
-    release = MODE_ALL_RELEASE if options.mamba_cache_mode == "all" else None
+    # the release whose rules size the drafted state: the log's (0.31 in mode all, its fallback
+    # to align too), None for a current one
+    release = None if log.current else log.release
     sized_for_p, kept = drafted_profiles(managed, options.speculative_tokens, formulas, extras,
                                          release)
     p, page, attn_page, why = _page_size(sized_for_p, options, formulas, extras)
