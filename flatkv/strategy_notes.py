@@ -777,7 +777,9 @@ def _scheduler_figures(r: StrategyResult) -> str:
                        " and the max_running_requests it sets are elided"))
     said.append(_chunk_source(x))
     said.append("max_prefill_tokens is not modelled (\"...\" reads as anything), nor the "
-                "memory left that follows (available_gpu_mem)")
+                "memory left that follows (available_gpu_mem); with "
+                "SGLANG_ENABLE_POST_CAPTURE_KV_SIZING=1 it gives the pool kept after CUDA graph "
+                "capture, whose tokens and requests differ")
     return "; ".join(said)
 
 

@@ -1515,7 +1515,8 @@ def test_compare_page_lists_every_strategy():
             "16,384 above; 8,192 where the budget names no GPU), -1 with chunked prefill off as "
             "SGLang's help gives it (a 0 told, off too, differs); max_prefill_tokens is not "
             "modelled (\"...\" reads as anything), nor the memory left that follows "
-            "(available_gpu_mem).") in captions
+            "(available_gpu_mem); with SGLANG_ENABLE_POST_CAPTURE_KV_SIZING=1 it gives the pool "
+            "kept after CUDA graph capture, whose tokens and requests differ.") in captions
     assert ("vLLM's start-up log at these settings, in a current release's words and number "
             "formats: set it beside yours line by line. vLLM 0.34 on CUDA logs the Available "
             "line before warm-up, as an estimate, and sizes its cache by the blocks it fits "

@@ -505,8 +505,9 @@ def test_sglang_start_up_log_says_what_its_sizes_count():
         "16,384 above; 8,192 where the budget names no GPU), -1 with chunked prefill off as "
         "SGLang's help gives it (a 0 told, off too, differs); max_prefill_tokens is not "
         "modelled (\"...\" reads as anything), nor the memory left that follows "
-        "(available_gpu_mem). Releases before 0.5.13 (June 2026) print the KV lines without "
-        "\"dtype: ...,\".")
+        "(available_gpu_mem); with SGLANG_ENABLE_POST_CAPTURE_KV_SIZING=1 it gives the pool "
+        "kept after CUDA graph capture, whose tokens and requests differ. Releases before "
+        "0.5.13 (June 2026) print the KV lines without \"dtype: ...,\".")
     assert result.extras["log_lines"][-1] == (
         f"max_total_num_tokens={result.capacity_tokens}, chunked_prefill_size=8192, "
         "max_prefill_tokens=..., max_running_requests=97, context_len=32768")
