@@ -91,13 +91,18 @@ def _logged_run_changes(run: log_check.LoggedRun, s: AppState) -> tuple[dict, li
     Available memory as printed, the context, SGLang's chunk). vLLM 0.34 sizes its cache by
     the blocks it fits after warm-up, so those are taken over the Available memory an older
     release sizes it by. SGLang's scheduler line gives its context and prefill chunk (a
-    group's, under attention DP; no budget); a settings line, the TP, and vLLM's mamba cache
-    mode, which the other figures are then read at."""
+    group's, under attention DP; no budget); a settings line, the TP, SGLang's attention DP
+    and vLLM's mamba cache mode, which the other figures are then read at."""
     changes, said = {}, []
     if run.tp is not None and 0 < run.tp <= MAX_TP and s.tp != run.tp:
         changes["tp"] = run.tp  # first: every figure a rank holds moves with it
         said.append(f"TP {run.tp}")
         s = replace(s, tp=run.tp)
+    if run.attn_dp is not None and 0 < run.attn_dp <= MAX_TP \
+            and s.sglang_attn_dp_size != run.attn_dp:
+        changes["sglang_attn_dp_size"] = run.attn_dp  # before the chunk: it logs a group's
+        said.append(f"SGLang's attention DP {run.attn_dp}")
+        s = replace(s, sglang_attn_dp_size=run.attn_dp)
     if run.mamba_cache_mode in MAMBA_CACHE_MODES and s.mamba_cache_mode != run.mamba_cache_mode:
         changes["mamba_cache_mode"] = run.mamba_cache_mode  # the state pages a block holds
         said.append(f"vLLM's mamba cache mode {run.mamba_cache_mode}")
@@ -180,11 +185,13 @@ def _logged_run_button(run: log_check.LoggedRun, lines: list[log_check.LogLine],
     changes, said, still = _log_settings(run, lines, found)
     if not changes:
         return
-    had = "This log's run had " + " and ".join(said)
+    had = "This log's run had " + (f"{', '.join(said[:-1])} and {said[-1]}" if len(said) > 1
+                                   else said[0])
     if still:
-        st.info(f"{had}: take them, and {count_text(still, 'line')} would still differ, so "
-                "other settings differ too (an engine release's defaults, the TP, the "
-                "weights).", icon=":material/tune:")
+        st.info(f"{had}: take {'them' if len(said) > 1 else 'it'}, and "
+                f"{count_text(still, 'line')} would still differ, so other settings differ too "
+                "(an engine release's defaults, the TP, attention DP, the weights).",
+                icon=":material/tune:")
     else:
         st.info(f"{had}: the figures here are at other settings, so its lines differ for that "
                 "alone. Take its settings, then read the check again.", icon=":material/tune:")

@@ -640,14 +640,16 @@ def _compare_command(args: argparse.Namespace) -> CommandOutput:
 def _logged_run_notes(args: argparse.Namespace, run: log_check.LoggedRun,
                       context: int | None, tp: int | None) -> tuple[str, ...]:
     """Where lines differ and the log's own run (``log_check.logged_run``) had another TP
-    (``tp``: the profile's), mamba cache mode, budget, context or SGLang chunk than these
-    settings: the flags
+    (``tp``: the profile's), attention DP, mamba cache mode, budget, context or SGLang chunk
+    (a group's under attention DP) than these settings: the flags
     that check it at its own, since at other settings every figure differs for that alone (the
     Compare page's offer). vLLM 0.34's blocks fit after warm-up are taken over its Available
     memory, as the page takes them."""
     flags = []
     if run.tp is not None and tp is not None and run.tp != tp:
         flags.append(f"--tp {run.tp}")
+    if run.attn_dp is not None and run.attn_dp != (args.sglang_attn_dp_size or 1):
+        flags.append(f"--attn-dp-size {run.attn_dp}")
     if run.mamba_cache_mode is not None and run.mamba_cache_mode != args.mamba_cache_mode:
         flags.append(f"--mamba-cache-mode {run.mamba_cache_mode}")
     if run.blocks is not None and MIN_VLLM_BLOCKS <= run.blocks <= MAX_VLLM_BLOCKS:
@@ -657,9 +659,12 @@ def _logged_run_notes(args: argparse.Namespace, run: log_check.LoggedRun,
         flags.append(f"--budget {run.memory.replace(' ', '')}")
     if run.context is not None and run.context != context:
         flags.append(f"--context {run.context}")
+    # a logged chunk is a group's under attention DP: the flag is D times it
+    groups = run.attn_dp or args.sglang_attn_dp_size or 1
+    chunk = run.chunk * groups if run.chunk is not None and run.chunk > 0 else run.chunk
     told = strategy_cli.figures_options(args).sglang_chunked_prefill_size
-    if run.chunk is not None and run.chunk != told:
-        flags.append(f"--sglang-chunked-prefill-size {run.chunk}")
+    if chunk is not None and chunk != told:
+        flags.append(f"--sglang-chunked-prefill-size {chunk}")
     if not flags:
         return ()
     return (f"note: this log's run had {' '.join(flags)}: every figure differs at other "

@@ -619,8 +619,10 @@ class LoggedRun:
     as SGLang reads it); ``tp``: the tensor parallel size its settings line gives (vLLM's
     engine config, SGLang's server_args); ``mamba_cache_mode``: the mode vLLM says it set
     ("Mamba cache mode is set to 'align'", models/config.py 1096-1117) or, 0.31, that all is
-    deprecated (config/cache.py 346). None where the log does not say, or says two things
-    (two runs)."""
+    deprecated (config/cache.py 346); ``attn_dp``: SGLang's attention DP size in its
+    server_args (``attn_dp_size``; before its arg groups, ``dp_size`` with
+    ``enable_dp_attention``). None where the log does not say, or says two things (two
+    runs)."""
 
     blocks: int | None = None
     memory: str | None = None
@@ -628,6 +630,7 @@ class LoggedRun:
     chunk: int | None = None
     tp: int | None = None
     mamba_cache_mode: str | None = None
+    attn_dp: int | None = None
 
 
 # Each figure of the run, the engine whose lines give it and where. SGLang logs no budget that
@@ -645,6 +648,12 @@ _RUN_FIGURES = (
     # entrypoints/engine.py 311), a ServerArgs(...) before (tp_size=4)
     ("tp", "vllm", re.compile(r"\btensor_parallel_size=(\d+)")),
     ("tp", "sglang", re.compile(r"\bserver_args=.*?(?:'tp_size':\s*|\btp_size=)(\d+)")),
+    ("attn_dp", "sglang", re.compile(
+        r"\bserver_args=.*?(?:'attn_dp_size':\s*|\battn_dp_size=)(\d+)")),
+    # the older spelling, read where the log gives no attn_dp_size
+    ("dp_attention", "sglang", re.compile(
+        r"\bserver_args=(?=.*?(?:'enable_dp_attention':\s*|\benable_dp_attention=)True)"
+        r".*?(?:'dp_size':\s*|\bdp_size=)(\d+)")),
     ("mamba_cache_mode", "vllm", re.compile(r"Mamba cache mode is set to '(\w+)'")),
     ("mamba_cache_mode", "vllm", re.compile(r"Mamba cache mode '(all)' is deprecated")),
 )
@@ -667,4 +676,7 @@ def logged_run(lines: Sequence[LogLine]) -> LoggedRun:
         chunk=CHUNKED_PREFILL_OFF if chunk is not None and chunk <= 0 else chunk,
         tp=int(one["tp"]) if "tp" in one else None,
         mamba_cache_mode=one.get("mamba_cache_mode"),
+        attn_dp=(int(one["attn_dp"]) if "attn_dp" in one else
+                 None if said["attn_dp"] or "dp_attention" not in one
+                 else int(one["dp_attention"])),
     )

@@ -841,7 +841,8 @@ def attention_dp_text(results: Sequence[StrategyResult]) -> str:
         text = (f"SGLang's figures are one of its {groups} attention-DP groups' (a rank's pools, "
                 "as it logs them): each group runs requests of its own")
         if r.concurrency is not None:
-            text += (f", so the {groups} hold {groups} x {concurrency_text(r.concurrency)} = "
+            text += (f", so the {groups} hold {groups} x {r.concurrency_numerator:,} / "
+                     f"{r.concurrency_denominator:,} = "
                      f"{concurrency_text(groups * r.concurrency)} requests of "
                      f"{tokens_text(r.context_tokens)} at once in all")
         return text + "; the other layouts' are the whole TP's, whose ranks share every request."

@@ -4552,9 +4552,9 @@ def test_compare_takes_sglangs_attention_dp_size():
     # a caption says the figures are one group's: at the model's 131,072 tokens 327,680 /
     # 131,072 = 2.50 requests a group, 8 x 2.5 = 20 in all
     assert ("SGLang's figures are one of its 8 attention-DP groups' (a rank's pools, as it "
-            "logs them): each group runs requests of its own, so the 8 hold 8 x 2.50 = 20.00 "
-            "requests of 131,072 tokens at once in all; the other layouts' are the whole TP's, "
-            "whose ranks share every request.") in [c.value for c in at.caption]
+            "logs them): each group runs requests of its own, so the 8 hold 8 x 327,680 / "
+            "131,072 = 20.00 requests of 131,072 tokens at once in all; the other layouts' are "
+            "the whole TP's, whose ranks share every request.") in [c.value for c in at.caption]
     # ... and a link carries it: the same figure from the link alone
     assert open_app("app_pages/compare.py", {**link, "sg_dp": "8"}).dataframe[0].value \
         .set_index("strategy").loc["SGLang", "capacity (tokens)"] == 327_680
@@ -4748,9 +4748,9 @@ def test_compare_offers_only_the_log_settings_the_pages_lack_and_says_when_they_
                                            "gpu": "KV cache memory", "kv_mem": "40GiB"})
     at.text_area(key="compare.check_log").set_value(log).run()
     (offer,) = [shown(i) for i in at.info if "This log's run had" in shown(i)]
-    assert offer == ("This log's run had 8,192 tokens a request: take them, and 2 lines would "
+    assert offer == ("This log's run had 8,192 tokens a request: take it, and 2 lines would "
                      "still differ, so other settings differ too (an engine release's defaults, "
-                     "the TP, the weights).")
+                     "the TP, attention DP, the weights).")
     # a chunk the pages cannot run (1,000 at page 64: SGLang refuses a chunk of part pages)
     # would leave no line of SGLang's to agree: nothing is offered
     paged = open_app("app_pages/compare.py", {"model": "Llama-3.1-8B", "ctx": "4096",
@@ -4840,6 +4840,33 @@ def test_compare_takes_the_mamba_cache_mode_a_vllm_log_says_it_set():
     n = len(vllm.extras["log_lines"])
     assert [shown(s) for s in at.success] == [
         f"vLLM: all {n} lines are in the log and agree with it."]
+
+
+def test_compare_takes_a_logs_attention_dp_from_its_server_args():
+    # DeepSeek-V3 at TP 8 with attention DP 8 in 40 GiB of KV cache memory: a group's pool is
+    # the same 611,191 tokens (an MLA latent is whole at any TP), its chunk 8,192 // 8 = 1,024
+    # and the scheduler line says so; pasted on pages without attention DP, D is offered (not
+    # a chunk of 1,024), and taken, both lines agree
+    from flatkv.strategies import StrategyOptions, run_strategy
+
+    grouped = run_strategy("sglang", load_preset("DeepSeek-V3").with_options(tp=8).profile(),
+                           budget_bytes=40 << 30, context_tokens=163_840,
+                           options=StrategyOptions(sglang_attn_dp_size=8,
+                                                   sglang_chunked_prefill_size=8_192))
+    assert ", chunked_prefill_size=1024, " in grouped.extras["scheduler_line"]
+    log = "\n".join(f"[2026-12-06 07:00:0{i} DP0 TP0 EP0] {line}" for i, line in enumerate((
+        "server_args={'tp_size': 8, 'attn_dp_size': 8, 'dp_size': 1}",
+        *(line.replace("=...", "=16384") for line in grouped.extras["log_lines"]))))
+    at = open_app("app_pages/compare.py", {"model": "DeepSeek-V3", "tp": "8",
+                                           "gpu": "KV cache memory", "kv_mem": "40GiB"})
+    at.text_area(key="compare.check_log").set_value(log).run()
+    (offer,) = [shown(i) for i in at.info if "This log's run had" in shown(i)]
+    assert offer.startswith("This log's run had SGLang's attention DP 8: the figures here are "
+                            "at other settings")
+    at.button(key="compare.log_settings").click().run()
+    assert at.query_params["sg_dp"] == "8" and "sg_chunk" not in at.query_params
+    assert [shown(s) for s in at.success] == [
+        "SGLang: both lines are in the log and agree with it."]
 
 
 def test_compare_takes_a_groups_chunk_times_its_attention_dp():

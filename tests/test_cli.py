@@ -524,6 +524,25 @@ def test_compare_check_log_names_the_flags_of_the_logs_own_run(tmp_path, capsys)
                         str(blocks), "--mamba-cache-mode", "align", "--check-log", str(mode)],
                        capsys)
     assert code == 0 and "this log's run had" not in err
+    # SGLang's server_args with attention DP 8 (DeepSeek-V3 at TP 8: a group's chunk 8,192 //
+    # 8 = 1,024 in its scheduler line): the flag is named, and the chunk it logs is a group's,
+    # 8 x 1,024 = the 8,192 assumed, so no chunk flag
+    grouped = run_strategy("sglang", load_preset("DeepSeek-V3").with_options(tp=8).profile(),
+                           budget_bytes=40 << 30, context_tokens=163_840,
+                           options=StrategyOptions(sglang_attn_dp_size=8,
+                                                   sglang_chunked_prefill_size=8_192))
+    dp_log = tmp_path / "dp.log"
+    dp_log.write_text("\n".join(f"[2026-12-06 07:00:0{i} DP0 TP0 EP0] {line}" for i, line in
+                                enumerate(("server_args={'tp_size': 8, 'attn_dp_size': 8}",
+                                           *grouped.extras["log_lines"]))))
+    deepseek = ["compare", "--preset", "DeepSeek-V3", "--tp", "8", "--budget", "40GiB",
+                "--check-log", str(dp_log)]
+    code, _, err = run(deepseek, capsys)
+    assert code == 1 and ("python -m flatkv: note: this log's run had --attn-dp-size 8: every "
+                          "figure differs at other settings, so check it again with those"
+                          ) in err.splitlines()
+    code, _, err = run([*deepseek, "--attn-dp-size", "8"], capsys)
+    assert code == 0 and "this log's run had" not in err
 
 
 def test_compare_check_log_where_neither_engine_starts(tmp_path, capsys):

@@ -672,6 +672,21 @@ def test_the_logged_run_gives_the_tp_its_settings_line_names():
     assert logged_run(read_log("[2026-12-06 07:00:00] tp_size=4")).tp is None
 
 
+def test_the_logged_run_gives_sglangs_attention_dp_from_its_server_args():
+    from flatkv.log_check import logged_run
+
+    # 0.5.23's resolved dict gives attn_dp_size (its deprecated enable_dp_attention reports
+    # the width, dp_size 1: the width is read); before its arg groups, --dp-size with
+    # --enable-dp-attention
+    for server_args, d in (
+            ("{'tp_size': 8, 'attn_dp_size': 8, 'dp_size': 1, 'enable_dp_attention': True}", 8),
+            ("ServerArgs(tp_size=8, dp_size=4, enable_dp_attention=True)", 4),
+            ("{'tp_size': 8, 'attn_dp_size': 1}", 1),
+            ("ServerArgs(tp_size=8, dp_size=2, enable_dp_attention=False)", None)):
+        assert logged_run(read_log(f"[2026-12-06 07:00:00] server_args={server_args}")
+                          ).attn_dp == d, server_args
+
+
 def test_the_logged_run_gives_the_mamba_cache_mode_vllm_says_it_set():
     from flatkv.log_check import logged_run
 

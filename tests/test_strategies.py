@@ -4031,7 +4031,8 @@ def test_sglang_attention_dp_runs_one_group_at_attention_tp():
     # (1,024 // 8 = 128 tokens at page 256); a group's M // D = 4 // 8 = 0 state slots
     assert run("Llama-3.1-8B", 8, 3).reason == (
         "SGLang does not start with attention DP 3 at TP 8 (\"tp_size must be divisible by "
-        "attn_dp_size * attn_cp_size\"): give an attention DP size that divides the TP")
+        "attn_dp_size * attn_cp_size\"): give an attention DP size that divides the TP (1, 2, "
+        "4 or 8)")
     assert run("Llama-3.1-8B", 1, 2).reason.endswith("divides the TP (or raise the TP)")
     assert run("Llama-3.1-8B", 8, 8, sglang_page_size=256,
                sglang_chunked_prefill_size=1024).reason.startswith(

@@ -612,9 +612,9 @@ def test_compare_takes_sglangs_attention_dp_size():
                         "--context", "32768", "--attn-dp-size", "8"])
     assert code == 0 and (
         "SGLang's figures are one of its 8 attention-DP groups' (a rank's pools, as it logs "
-        "them): each group runs requests of its own, so the 8 hold 8 x 10.00 = 80.00 requests "
-        "of 32,768 tokens at once in all; the other layouts' are the whole TP's, whose ranks "
-        "share every request.") in out.splitlines()
+        "them): each group runs requests of its own, so the 8 hold 8 x 327,680 / 32,768 = 80.00 "
+        "requests of 32,768 tokens at once in all; the other layouts' are the whole TP's, "
+        "whose ranks share every request.") in out.splitlines()
     # D not dividing the TP: compare lists SGLang's refusal; 0 is bad input
     refused = sglang("--attn-dp-size", "3")
     assert refused["applies"] is False and refused["reason"].startswith(

@@ -803,9 +803,9 @@ def test_attention_dp_says_sglangs_figures_are_one_groups():
     assert f"{8 * 611_191 / 32_768:.2f}" == "149.22"
     assert notes.attention_dp_text([grouped]) == (
         "SGLang's figures are one of its 8 attention-DP groups' (a rank's pools, as it logs "
-        "them): each group runs requests of its own, so the 8 hold 8 x 18.65 = 149.22 requests "
-        "of 32,768 tokens at once in all; the other layouts' are the whole TP's, whose ranks "
-        "share every request.")
+        "them): each group runs requests of its own, so the 8 hold 8 x 611,191 / 32,768 = "
+        "149.22 requests of 32,768 tokens at once in all; the other layouts' are the whole "
+        "TP's, whose ranks share every request.")
     # without attention DP, or a layout that is not SGLang's: nothing to say
     assert notes.attention_dp_text([sglang(1)]) == ""
     assert "attention_dp_groups" not in sglang(1).extras

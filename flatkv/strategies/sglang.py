@@ -1672,10 +1672,12 @@ def attention_dp(profile: CacheProfile, options: StrategyOptions,
                    "over (its attention layers would not load): give an attention DP size that "
                    "leaves a TP the heads split over")
         else:
+            divisors = [k for k in range(1, profile.tp + 1) if profile.tp % k == 0]
             why = (f"SGLang does not start with attention DP {n(d)} at TP {n(profile.tp)} "
                    "(\"tp_size must be divisible by attn_dp_size * attn_cp_size\"): give an "
                    "attention DP size that divides the TP"
-                   + (" (or raise the TP)" if profile.tp == 1 else ""))
+                   + (" (or raise the TP)" if profile.tp == 1 else
+                      f" ({', '.join(map(str, divisors[:-1]))} or {divisors[-1]})"))
         return AttentionDp(profile, options, why)
     group = replace(at[d], name=profile.name)
     told_n = options.sglang_max_running_requests
