@@ -4678,6 +4678,14 @@ def test_compare_checks_the_real_anchor_log_in_its_older_form():
                "older releases log it" in c.value for c in at.caption)
 
 
+def offers_after_pasting(at: AppTest, log: str) -> list[str]:
+    """Compare's offers of a log's settings ("This log's run had ...") after ``log`` is pasted
+    into its log check (no exception raised)."""
+    at.text_area(key="compare.check_log").set_value(log).run()
+    assert not at.exception
+    return [shown(i) for i in at.info if "This log's run had" in shown(i)]
+
+
 def test_compare_takes_an_sglang_logs_context_and_chunk_from_its_scheduler_line():
     # Llama-3.1-8B in 40 GiB of KV cache: SGLang's KV line is the budget's alone (327,680
     # tokens of 32 x 4,096 B); its scheduler line gives the run's context and chunk. A log of
@@ -4728,9 +4736,7 @@ def test_compare_offers_only_the_log_settings_the_pages_lack_and_says_when_they_
     link = {**open_falcon_mamba_config().query_params, "gpu": "KV cache memory",
             "kv_mem": "40GiB", "ctx": "4096"}
     at = open_app("app_pages/compare.py", link)
-    at.text_area(key="compare.check_log").set_value(FALCON_VLLM_LOG).run()
-    assert not at.exception
-    (offer,) = [shown(i) for i in at.info if "This log's run had" in shown(i)]
+    (offer,) = offers_after_pasting(at, FALCON_VLLM_LOG)
     assert offer == ("This log's run had 2,048 tokens a request: the figures here are at other "
                      "settings, so its lines differ for that alone. Take its settings, then "
                      "read the check again.")
@@ -4746,8 +4752,7 @@ def test_compare_offers_only_the_log_settings_the_pages_lack_and_says_when_they_
         [kv, scheduler_line(300_000, 8_192, 4_096, 8_192).replace("...", "16384")]))
     at = open_app("app_pages/compare.py", {"model": "Llama-3.1-8B", "ctx": "4096",
                                            "gpu": "KV cache memory", "kv_mem": "40GiB"})
-    at.text_area(key="compare.check_log").set_value(log).run()
-    (offer,) = [shown(i) for i in at.info if "This log's run had" in shown(i)]
+    (offer,) = offers_after_pasting(at, log)
     assert offer == ("This log's run had 8,192 tokens a request: take it, and 2 lines would "
                      "still differ, so other settings differ too (an engine release's defaults, "
                      "the TP, attention DP, the weights).")
@@ -4803,8 +4808,7 @@ def test_compare_takes_a_logs_tp_from_its_settings_line():
               "LLM engine (v0.10.2) with config: model='Qwen/Qwen3-Next-80B-A3B-Instruct', "
               "max_seq_len=262144, tensor_parallel_size=2, pipeline_parallel_size=1")
     at = open_app("app_pages/compare.py", {"model": "Qwen3-Next-80B-A3B"})
-    at.text_area(key="compare.check_log").set_value(config + "\n" + ANCHOR_LOG).run()
-    (offer,) = [shown(i) for i in at.info if "This log's run had" in shown(i)]
+    (offer,) = offers_after_pasting(at, config + "\n" + ANCHOR_LOG)
     assert offer.startswith("This log's run had TP 2 and 44.59 GiB of KV cache memory a rank "
                             "(Available): the figures here are at other settings")
     at.button(key="compare.log_settings").click().run()
@@ -4831,8 +4835,7 @@ def test_compare_takes_the_mamba_cache_mode_a_vllm_log_says_it_set():
         "Mamba cache mode is set to 'align' for Qwen3NextForCausalLM by default when prefix "
         "caching is enabled", *vllm.extras["log_lines"]))
     at = open_app("app_pages/compare.py", {"model": "Qwen3-Next-80B-A3B"})
-    at.text_area(key="compare.check_log").set_value(log).run()
-    (offer,) = [shown(i) for i in at.info if "This log's run had" in shown(i)]
+    (offer,) = offers_after_pasting(at, log)
     assert offer.startswith("This log's run had vLLM's mamba cache mode align: the figures "
                             "here are at other settings")
     at.button(key="compare.log_settings").click().run()
@@ -4859,8 +4862,7 @@ def test_compare_takes_a_logs_attention_dp_from_its_server_args():
         *(line.replace("=...", "=16384") for line in grouped.extras["log_lines"]))))
     at = open_app("app_pages/compare.py", {"model": "DeepSeek-V3", "tp": "8",
                                            "gpu": "KV cache memory", "kv_mem": "40GiB"})
-    at.text_area(key="compare.check_log").set_value(log).run()
-    (offer,) = [shown(i) for i in at.info if "This log's run had" in shown(i)]
+    (offer,) = offers_after_pasting(at, log)
     assert offer.startswith("This log's run had SGLang's attention DP 8: the figures here are "
                             "at other settings")
     at.button(key="compare.log_settings").click().run()
@@ -4886,8 +4888,7 @@ def test_compare_takes_a_groups_chunk_times_its_attention_dp():
     assert ", chunked_prefill_size=4096, " in scheduler
     log = "[2026-12-06 07:01:09 TP0] " + scheduler.replace("=...", "=16384").replace(
         "chunked_prefill_size=4096", "chunked_prefill_size=2048")
-    at.text_area(key="compare.check_log").set_value(log).run()
-    (offer,) = [shown(i) for i in at.info if "This log's run had" in shown(i)]
+    (offer,) = offers_after_pasting(at, log)
     assert offer.startswith("This log's run had SGLang's prefill chunk of 4,096 tokens (2,048 a "
                             "group of 2): the figures here are at other settings")
     at.button(key="compare.log_settings").click().run()
@@ -4932,8 +4933,7 @@ def test_compare_checks_a_pasted_engine_log():
     at.text_area(key="compare.check_log").set_value(FALCON_VLLM_LOG).run()
     assert not [i for i in at.info if "This log's run had" in shown(i)]  # all agree: no offer
     at30 = open_app("app_pages/compare.py", {**link, "kv_mem": "30GiB"})
-    at30.text_area(key="compare.check_log").set_value(FALCON_VLLM_LOG).run()
-    (offer,) = [shown(i) for i in at30.info if "This log's run had" in shown(i)]
+    (offer,) = offers_after_pasting(at30, FALCON_VLLM_LOG)
     assert offer.startswith("This log's run had 2,155 vLLM KV cache blocks a rank (fit after "
                             "warm-up): the figures here are at other settings")
     at30.button(key="compare.log_settings").click().run()
