@@ -154,10 +154,11 @@ def _not_agreeing(s: AppState, lines: list[log_check.LogLine],
 def _log_settings(run: log_check.LoggedRun, lines: list[log_check.LogLine],
                   found: dict[str, int]) -> tuple[dict, list[str], int]:
     """The changes that bring the pages to the log's run, in words, and how many of FlatKV's
-    lines would still not agree at them (``_not_agreeing``): its budget, context and chunk;
-    where lines would still not agree and the pages keep vLLM 0.19's defaults, those with vLLM
-    0.34's defaults too (a log of 0.34 run with its own: ``AppState.recent_vllm_changes``),
-    where that makes them all agree. None where taking them brings no line or figure closer."""
+    lines would still not agree at them (``_not_agreeing``): its TP, attention DP, mamba cache
+    mode, budget, context and chunk (``_logged_run_changes``); where lines would still not
+    agree and the pages keep vLLM 0.19's defaults, those with vLLM 0.34's defaults too (a log
+    of 0.34 run with its own: ``AppState.recent_vllm_changes``), where that makes them all
+    agree. None where taking them brings no line or figure closer."""
     s = state()
     now = _not_agreeing(s, lines, found)
     try:
@@ -175,8 +176,9 @@ def _log_settings(run: log_check.LoggedRun, lines: list[log_check.LogLine],
 
 def _logged_run_button(run: log_check.LoggedRun, lines: list[log_check.LogLine],
                        found: dict[str, int]) -> None:
-    """Where lines differ and the log's run had another budget, context or chunk than the
-    pages (or vLLM 0.34's defaults), say so and offer to take them: at other settings every
+    """Where lines differ and the log's run had other settings than the pages (its TP,
+    attention DP, mamba cache mode, budget, context or chunk, or vLLM 0.34's defaults), say so
+    and offer to take them: at other settings every
     figure differs, and not for a reason worth reading. Whether its settings explain it is
     checked first, by the lines at them (``_log_settings``): where some would still differ,
     other settings differ too (the TP, the weights), and the offer says so rather than
