@@ -11,11 +11,9 @@ import streamlit as st
 from app_pages._figures import current_strategies
 from app_pages._session import state, update
 from flatkv import log_check
-from flatkv.app_state import KV_BLOCKS, KV_MEMORY, MAX_CONTEXT, AppState, kv_memory_size
-from flatkv.budget import MAX_VLLM_BLOCKS, MIN_VLLM_BLOCKS
-from flatkv.models import MAX_TP
+from flatkv.app_state import KV_BLOCKS, KV_MEMORY, AppState, kv_memory_size
 from flatkv.strategies import StrategyResult
-from flatkv.strategies.base import CHUNKED_PREFILL_OFF, MAMBA_CACHE_MODES
+from flatkv.strategies.base import CHUNKED_PREFILL_OFF
 from flatkv.strategies.vllm_log import AVAILABLE_LINE
 from flatkv.units import count_text, sentence_case, tokens_text
 from flatkv.units import markdown_literal as literal
@@ -85,52 +83,51 @@ def log_check_section(results: list[StrategyResult]) -> None:
                                for row in log_check.check_rows(c)]), hide_index=True)
 
 
-def _logged_run_changes(run: log_check.LoggedRun, s: AppState) -> tuple[dict, list[str]]:
-    """The changes that set the pages at ``s`` to the log's run (``LoggedRun``), and what each
-    is in words; none for a figure their lines already give (the blocks vLLM fits, its
-    Available memory as printed, the context, SGLang's chunk). vLLM 0.34 sizes its cache by
-    the blocks it fits after warm-up, so those are taken over the Available memory an older
-    release sizes it by. SGLang's scheduler line gives its context and prefill chunk (a
-    group's, under attention DP; no budget); a settings line, the TP, SGLang's attention DP
-    and vLLM's mamba cache mode, which the other figures are then read at."""
-    changes, said = {}, []
-    if run.tp is not None and 0 < run.tp <= MAX_TP and s.tp != run.tp:
-        changes["tp"] = run.tp  # first: every figure a rank holds moves with it
-        said.append(f"TP {run.tp}")
-        s = replace(s, tp=run.tp)
-    if run.attn_dp is not None and 0 < run.attn_dp <= MAX_TP \
-            and s.sglang_attn_dp_size != run.attn_dp:
-        changes["sglang_attn_dp_size"] = run.attn_dp  # before the chunk: it logs a group's
-        said.append(f"SGLang's attention DP {run.attn_dp}")
-        s = replace(s, sglang_attn_dp_size=run.attn_dp)
-    if run.mamba_cache_mode in MAMBA_CACHE_MODES and s.mamba_cache_mode != run.mamba_cache_mode:
-        changes["mamba_cache_mode"] = run.mamba_cache_mode  # the state pages a block holds
-        said.append(f"vLLM's mamba cache mode {run.mamba_cache_mode}")
-        s = replace(s, mamba_cache_mode=run.mamba_cache_mode)
+def _run_settings(s: AppState) -> log_check.RunSettings:
+    """The pages ``s`` as a log's run is set beside them (``log_check.RunSettings``)."""
     vllm = current_strategies(s, ("vllm",))
-    if run.blocks is not None and MIN_VLLM_BLOCKS <= run.blocks <= MAX_VLLM_BLOCKS:
-        if all(r.num_blocks != run.blocks for r in vllm):
-            changes.update(gpu=KV_BLOCKS, kv_blocks=run.blocks)
-            said.append(f"{run.blocks:,} vLLM KV cache blocks a rank (fit after warm-up)")
-    elif run.memory is not None and f"{AVAILABLE_LINE}{run.memory}" not in {
-            line for r in vllm for line in r.extras.get("log_lines", ())}:
-        changes.update(gpu=KV_MEMORY, kv_memory=kv_memory_size(run.memory))
-        said.append(f"{run.memory} of KV cache memory a rank (Available)")
-    if run.context is not None and 0 < run.context <= MAX_CONTEXT \
-            and s.context_length() != run.context:
-        changes["context"] = run.context
-        said.append(f"{tokens_text(run.context)} a request")
-    # under attention DP SGLang logs a group's chunk, chunked_prefill_size // D: the option is
-    # D times it
-    groups = s.sglang_attn_dp_size
-    chunk = None if run.chunk is None else (
-        run.chunk * groups if run.chunk != CHUNKED_PREFILL_OFF else run.chunk)
-    if chunk is not None and chunk <= MAX_CONTEXT and s.sglang_chunked_prefill() != chunk:
-        changes["sglang_chunked_prefill_size"] = chunk
-        said.append("SGLang's chunked prefill off" if chunk == CHUNKED_PREFILL_OFF else
-                    f"SGLang's prefill chunk of {tokens_text(chunk)}"
-                    + (f" ({run.chunk:,} a group of {groups})" if groups > 1 else ""))
+    return log_check.RunSettings(
+        tp=s.tp, attn_dp=s.sglang_attn_dp_size, mamba_cache_mode=s.mamba_cache_mode,
+        context=s.context_length(), chunk=s.sglang_chunked_prefill(),
+        vllm_blocks=tuple(r.num_blocks for r in vllm if r.applies),
+        available=tuple(line.removeprefix(AVAILABLE_LINE) for r in vllm
+                        for line in r.extras.get("log_lines", ()) if line.startswith(
+                            AVAILABLE_LINE)))
+
+
+def _logged_run_changes(run: log_check.LoggedRun, s: AppState) -> tuple[dict, list[str]]:
+    """The changes that set the pages at ``s`` to the log's run (``log_check.logged_changes``),
+    as the pages take them, and what each is in words."""
+    found = log_check.logged_changes(run, _run_settings(s), lambda changes: _run_settings(
+        replace(s, **changes).after(s)))
+    changes, said = {}, []
+    for name, value in found.items():
+        if name == "vllm_blocks":
+            changes.update(gpu=KV_BLOCKS, kv_blocks=value)
+            said.append(f"{value:,} vLLM KV cache blocks a rank (fit after warm-up)")
+        elif name == "kv_memory":
+            changes.update(gpu=KV_MEMORY, kv_memory=kv_memory_size(value))
+            said.append(f"{value} of KV cache memory a rank (Available)")
+        else:
+            changes[name] = value
+            said.append(_setting_words(name, value, run))
     return changes, said
+
+
+def _setting_words(name: str, value: object, run: log_check.LoggedRun) -> str:
+    """One setting taken from a log's ``run``, in words."""
+    if name == "tp":
+        return f"TP {value}"
+    if name == "sglang_attn_dp_size":
+        return f"SGLang's attention DP {value}"
+    if name == "mamba_cache_mode":
+        return f"vLLM's mamba cache mode {value}"
+    if name == "context":
+        return f"{tokens_text(value)} a request"
+    if value == CHUNKED_PREFILL_OFF:
+        return "SGLang's chunked prefill off"
+    group = f" ({run.chunk:,} a group of {value // run.chunk})" if value != run.chunk else ""
+    return f"SGLang's prefill chunk of {tokens_text(value)}{group}"
 
 
 def _not_agreeing(s: AppState, lines: list[log_check.LogLine],

@@ -40,6 +40,7 @@ from flatkv.strategies.base import ENGINE_NAMES, StrategyOptions
 from flatkv.strategies.sglang import CHUNKED_PREFILL_ASSUMED, sglang_default_page
 from flatkv.strategies.vllm import block_bytes as vllm_block_bytes
 from flatkv.strategies.vllm import checkpoint_blocks_kept
+from flatkv.strategies.vllm_log import format_gib
 from flatkv.strategy_notes import budget_too_small_text, prefill_checkpoint_text
 from flatkv.texttable import text_table
 from flatkv.units import (
@@ -637,38 +638,34 @@ def _compare_command(args: argparse.Namespace) -> CommandOutput:
                    + idle + checkpoint_notes(options, model, _gpu_named(args)))
 
 
+# The flag that sets each of a log's run's settings (``log_check.logged_changes``' names)
+_LOGGED_FLAGS = {"tp": "--tp", "sglang_attn_dp_size": "--attn-dp-size",
+                 "mamba_cache_mode": "--mamba-cache-mode", "vllm_blocks": "--vllm-blocks",
+                 "kv_memory": "--budget", "context": "--context",
+                 "sglang_chunked_prefill_size": "--sglang-chunked-prefill-size"}
+
+
 def _logged_run_notes(args: argparse.Namespace, run: log_check.LoggedRun,
                       context: int | None, tp: int | None) -> tuple[str, ...]:
-    """Where lines differ and the log's own run (``log_check.logged_run``) had another TP
-    (``tp``: the profile's), attention DP, mamba cache mode, budget, context or SGLang chunk
-    (a group's under attention DP) than these settings: the flags
-    that check it at its own, since at other settings every figure differs for that alone (the
-    Compare page's offer). vLLM 0.34's blocks fit after warm-up are taken over its Available
-    memory, as the page takes them."""
-    flags = []
-    if run.tp is not None and tp is not None and run.tp != tp:
-        flags.append(f"--tp {run.tp}")
-    if run.attn_dp is not None and run.attn_dp != (args.sglang_attn_dp_size or 1):
-        flags.append(f"--attn-dp-size {run.attn_dp}")
-    if run.mamba_cache_mode is not None and run.mamba_cache_mode != args.mamba_cache_mode:
-        flags.append(f"--mamba-cache-mode {run.mamba_cache_mode}")
-    if run.blocks is not None and MIN_VLLM_BLOCKS <= run.blocks <= MAX_VLLM_BLOCKS:
-        if getattr(args, "vllm_blocks", None) != run.blocks:
-            flags.append(f"--vllm-blocks {run.blocks}")
-    elif run.memory is not None and parse_size(run.memory) != args.budget:
-        flags.append(f"--budget {run.memory.replace(' ', '')}")
-    if run.context is not None and run.context != context:
-        flags.append(f"--context {run.context}")
-    # a logged chunk is a group's under attention DP: the flag is D times it
-    groups = run.attn_dp or args.sglang_attn_dp_size or 1
-    chunk = run.chunk * groups if run.chunk is not None and run.chunk > 0 else run.chunk
-    told = strategy_cli.figures_options(args).sglang_chunked_prefill_size
-    if chunk is not None and chunk != told:
-        flags.append(f"--sglang-chunked-prefill-size {chunk}")
-    if not flags:
+    """Where lines differ, the flags that check the log at its own run's settings
+    (``log_check.logged_changes``: those these flags do not give; ``tp`` the profile's), since
+    at other settings every figure differs for that alone (the Compare page's offer). The
+    blocks vLLM fits are known here only where --vllm-blocks gives them."""
+    options = strategy_cli.figures_options(args)
+    now = log_check.RunSettings(
+        tp=tp, attn_dp=options.sglang_attn_dp_size, mamba_cache_mode=options.mamba_cache_mode,
+        context=context, chunk=options.sglang_chunked_prefill_size,
+        vllm_blocks=(args.vllm_blocks,) if getattr(args, "vllm_blocks", None) else (),
+        available=(f"{format_gib(args.budget)} GiB",) if args.budget else ())
+    changes = log_check.logged_changes(run, now, lambda taken: replace(now, **{
+        {"sglang_attn_dp_size": "attn_dp"}.get(name, name): value
+        for name, value in taken.items()}))
+    if not changes:
         return ()
-    return (f"note: this log's run had {' '.join(flags)}: every figure differs at other "
-            "settings, so check it again with those",)
+    flags = " ".join(f"{_LOGGED_FLAGS[name]} {str(value).replace(' ', '')}"
+                     for name, value in changes.items())
+    return (f"note: this log's run had {flags}: every figure differs at other settings, so "
+            "check it again with those",)
 
 
 def _read_log(path: str) -> str:

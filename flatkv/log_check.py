@@ -16,14 +16,21 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from decimal import Decimal
 
-from flatkv.strategies.base import CHUNKED_PREFILL_OFF, ENGINE_NAMES, StrategyResult
+from flatkv.budget import MAX_VLLM_BLOCKS, MIN_VLLM_BLOCKS
+from flatkv.models import MAX_TP
+from flatkv.strategies.base import (
+    CHUNKED_PREFILL_OFF,
+    ENGINE_NAMES,
+    MAMBA_CACHE_MODES,
+    StrategyResult,
+)
 from flatkv.strategies.sglang_log import DRAFTER_LOGS, DRAFTER_POOL
 from flatkv.strategies.sglang_log import older_forms as sglang_older_forms
-from flatkv.units import control_character, count_text
+from flatkv.units import MAX_TOKENS, control_character, count_text
 
 # The most a pasted log may hold: a start-up log is some hundred lines (~100 KB); a pasted
 # day of request logs would make the page slow for nothing, so it is refused, and said so.
@@ -680,3 +687,53 @@ def logged_run(lines: Sequence[LogLine]) -> LoggedRun:
                  None if said["attn_dp"] or "dp_attention" not in one
                  else int(one["dp_attention"])),
     )
+
+
+@dataclass(frozen=True)
+class RunSettings:
+    """The settings a page or a command runs at, as a log's run is set beside them
+    (``logged_changes``): its TP (None: a profile of bytes, told none), SGLang's attention DP,
+    vLLM's mamba cache mode, the context, the SGLang chunk its figures take
+    (``CHUNKED_PREFILL_OFF``: off), the blocks vLLM fits there and the Available memory its
+    lines print (each where known: a figure of the run found among them is not offered)."""
+
+    tp: int | None
+    attn_dp: int
+    mamba_cache_mode: str
+    context: int | None
+    chunk: int
+    vllm_blocks: tuple[int, ...] = ()
+    available: tuple[str, ...] = ()
+
+
+def logged_changes(run: LoggedRun, now: RunSettings,
+                   at: Callable[[Mapping[str, object]], RunSettings]) -> dict[str, object]:
+    """The settings of the log's ``run`` that the ones ``now`` lack, by their options' names
+    (``tp``, ``sglang_attn_dp_size``, ``mamba_cache_mode``, ``vllm_blocks``, ``kv_memory``: the
+    Available memory as printed, ``context``, ``sglang_chunked_prefill_size``), in the order
+    a reader takes them: first what moves every figure a rank holds (TP, attention DP, mamba
+    cache mode), then the budget, context and chunk at the settings with those taken
+    (``at``). vLLM 0.34 sizes its cache by the blocks it fits after warm-up, so those are
+    taken over the Available memory an older release sizes it by; under attention DP SGLang
+    logs a group's chunk, chunked_prefill_size // D, so the option is D times it. Figures out
+    of what the pages and flags take are left out."""
+    changes: dict[str, object] = {}
+    if run.tp is not None and now.tp is not None and run.tp != now.tp and 0 < run.tp <= MAX_TP:
+        changes["tp"] = run.tp
+    if run.attn_dp is not None and run.attn_dp != now.attn_dp and 0 < run.attn_dp <= MAX_TP:
+        changes["sglang_attn_dp_size"] = run.attn_dp
+    if run.mamba_cache_mode in MAMBA_CACHE_MODES and run.mamba_cache_mode != now.mamba_cache_mode:
+        changes["mamba_cache_mode"] = run.mamba_cache_mode
+    then = at(changes) if changes else now
+    if run.blocks is not None and MIN_VLLM_BLOCKS <= run.blocks <= MAX_VLLM_BLOCKS:
+        if run.blocks not in then.vllm_blocks:
+            changes["vllm_blocks"] = run.blocks
+    elif run.memory is not None and run.memory not in then.available:
+        changes["kv_memory"] = run.memory
+    if run.context is not None and 0 < run.context <= MAX_TOKENS and run.context != then.context:
+        changes["context"] = run.context
+    if run.chunk is not None:
+        chunk = run.chunk * then.attn_dp if run.chunk != CHUNKED_PREFILL_OFF else run.chunk
+        if chunk <= MAX_TOKENS and chunk != then.chunk:
+            changes["sglang_chunked_prefill_size"] = chunk
+    return changes

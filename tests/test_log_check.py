@@ -1016,3 +1016,39 @@ def test_a_vllm_0_31_log_of_mamba_cache_mode_all_reads_as_flatkvs_mode_all_lines
     align = run_strategy("vllm", profile, budget_bytes=GIB40, context_tokens=8192,
                          options=StrategyOptions(mamba_cache_mode="align"))
     assert MISSING in [c.outcome for c in check_result(align, read_log(log)).lines]
+
+
+def test_logged_changes_are_what_the_settings_lack_in_the_order_a_reader_takes_them():
+    from dataclasses import replace
+
+    from flatkv.log_check import LoggedRun, RunSettings, logged_changes
+    from flatkv.strategies.base import CHUNKED_PREFILL_OFF
+
+    now = RunSettings(tp=1, attn_dp=1, mamba_cache_mode="none", context=4_096, chunk=8_192,
+                      vllm_blocks=(2_155,), available=("40.0 GiB",))
+    at_dp = replace(now, tp=8, attn_dp=8, vllm_blocks=(), available=())
+
+    def at(changes):  # the settings with TP, DP and mode taken: what the budget is read at
+        assert set(changes) <= {"tp", "sglang_attn_dp_size", "mamba_cache_mode"}
+        return at_dp if changes else now
+
+    # TP, attention DP and mode first; then at those, the blocks (none fit there yet), the
+    # context, and a group's chunk 1,024 x 8 = 8,192: the chunk already taken, not offered
+    run = LoggedRun(blocks=3_000, memory="40.0 GiB", context=8_192, chunk=1_024, tp=8,
+                    mamba_cache_mode="align", attn_dp=8)
+    assert list(logged_changes(run, now, at).items()) == [
+        ("tp", 8), ("sglang_attn_dp_size", 8), ("mamba_cache_mode", "align"),
+        ("vllm_blocks", 3_000), ("context", 8_192)]
+    # figures the settings give already: nothing; the Available memory where no blocks are
+    # logged; chunked prefill off stays -1 whatever D
+    assert logged_changes(LoggedRun(blocks=2_155, context=4_096, chunk=8_192), now, at) == {}
+    assert logged_changes(LoggedRun(memory="44.59 GiB"), now, at) == {"kv_memory": "44.59 GiB"}
+    assert logged_changes(LoggedRun(memory="40.0 GiB"), now, at) == {}
+    assert logged_changes(LoggedRun(chunk=CHUNKED_PREFILL_OFF, attn_dp=8), now, at) == {
+        "sglang_attn_dp_size": 8, "sglang_chunked_prefill_size": CHUNKED_PREFILL_OFF}
+    # what no page or flag takes is left out: TP 0 or past 1,024, an unknown mode, blocks
+    # out of vLLM's range, a context past 2^40 tokens; a profile of bytes (TP None) takes none
+    assert logged_changes(LoggedRun(tp=0, mamba_cache_mode="auto", blocks=0,
+                                    context=2**41), now, at) == {}
+    assert logged_changes(LoggedRun(tp=2_048), now, at) == {}
+    assert logged_changes(LoggedRun(tp=2), replace(now, tp=None), at) == {}
