@@ -482,12 +482,26 @@ def _wrapped(lines: Sequence[LogLine], i: int, t: _Template) -> LogLine | None:
     return None
 
 
+# Figures whose every value of 0 or less means one thing: SGLang prints the chunked prefill
+# size it was told, and reads any told 0 or less as chunked prefill off (scheduler.py 1372-1373)
+_OFF_AT_ZERO_OR_LESS = frozenset({"chunked_prefill_size"})
+
+
+def _agrees(name: str, flatkv: str, logged: str) -> bool:
+    """Whether the logged figure ``name`` says what FlatKV's does: the same figure, or both
+    off (FlatKV writes chunked prefill off as -1; a run told 0 logs 0)."""
+    if _same(flatkv, logged):
+        return True
+    return (name in _OFF_AT_ZERO_OR_LESS and not logged.startswith("torch.")
+            and Decimal(flatkv) <= 0 and Decimal(logged.replace(",", "")) <= 0)
+
+
 def _differences(templates: Sequence[_Template],
                  matches: Sequence[re.Match[str]]) -> tuple[Figure, ...]:
     """The figures of ``matches`` (one a template, in order) that differ from FlatKV's."""
     return tuple(Figure(name, want, got) for t, m in zip(templates, matches, strict=True)
                  for name, want, got in zip(t.names, t.figures, m.groups(), strict=True)
-                 if not _same(want, got))
+                 if not _agrees(name, want, got))
 
 
 def _form_at(lines: Sequence[LogLine], i: int, form: str, templates: Sequence[_Template],
@@ -628,8 +642,8 @@ class LoggedRun:
     ("Mamba cache mode is set to 'align'", models/config.py 1096-1117) or, 0.31, that all is
     deprecated (config/cache.py 346); ``attn_dp``: SGLang's attention DP size in its
     server_args (``attn_dp_size``; before its arg groups, ``dp_size`` with
-    ``enable_dp_attention``). None where the log does not say, or says two things (two
-    runs)."""
+    ``enable_dp_attention`` True, 1 with it False). None where the log does not say, or says
+    two things (two runs)."""
 
     blocks: int | None = None
     memory: str | None = None
@@ -657,10 +671,13 @@ _RUN_FIGURES = (
     ("tp", "sglang", re.compile(r"\bserver_args=.*?(?:'tp_size':\s*|\btp_size=)(\d+)")),
     ("attn_dp", "sglang", re.compile(
         r"\bserver_args=.*?(?:'attn_dp_size':\s*|\battn_dp_size=)(\d+)")),
-    # the older spelling, read where the log gives no attn_dp_size
+    # the older spelling, read where the log gives no attn_dp_size: with enable_dp_attention
+    # True its dp_size groups share the TP; False, attention runs over the whole TP (D is 1)
     ("dp_attention", "sglang", re.compile(
         r"\bserver_args=(?=.*?(?:'enable_dp_attention':\s*|\benable_dp_attention=)True)"
         r".*?(?:'dp_size':\s*|\bdp_size=)(\d+)")),
+    ("dp_attention", "sglang", re.compile(
+        r"\bserver_args=.*?(?:'enable_dp_attention':\s*|\benable_dp_attention=)(False)")),
     ("mamba_cache_mode", "vllm", re.compile(r"Mamba cache mode is set to '(\w+)'")),
     ("mamba_cache_mode", "vllm", re.compile(r"Mamba cache mode '(all)' is deprecated")),
 )
@@ -685,7 +702,7 @@ def logged_run(lines: Sequence[LogLine]) -> LoggedRun:
         mamba_cache_mode=one.get("mamba_cache_mode"),
         attn_dp=(int(one["attn_dp"]) if "attn_dp" in one else
                  None if said["attn_dp"] or "dp_attention" not in one
-                 else int(one["dp_attention"])),
+                 else 1 if one["dp_attention"] == "False" else int(one["dp_attention"])),
     )
 
 

@@ -761,8 +761,8 @@ def _chunk_source(x: dict[str, object]) -> str:
             f"{sglang_chunked_prefill_tiers_text()}; {SGLANG_CHUNKED_PREFILL_ASSUMED:,} where "
             "the budget names no GPU)" + (f", // {groups} a group under attention DP"
                                          if groups else "")
-            + ", -1 with chunked prefill off as SGLang's help gives it (a 0 told, off too, "
-            "differs)")
+            + ", -1 with chunked prefill off as SGLang's help gives it (a log's 0, told and off "
+            "too, agrees)")
 
 
 def _scheduler_figures(r: StrategyResult) -> str:

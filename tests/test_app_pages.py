@@ -1513,8 +1513,8 @@ def test_compare_page_lists_every_strategy():
             "pool's cap where lower; chunked_prefill_size is the one set, else SGLang's own by "
             "the GPU's memory (2,048 under 20 GiB, 4,096 under 60 GiB, 8,192 under 160 GiB, "
             "16,384 above; 8,192 where the budget names no GPU), -1 with chunked prefill off as "
-            "SGLang's help gives it (a 0 told, off too, differs); max_prefill_tokens is not "
-            "modelled (\"...\" reads as anything), nor the memory left that follows "
+            "SGLang's help gives it (a log's 0, told and off too, agrees); max_prefill_tokens "
+            "is not modelled (\"...\" reads as anything), nor the memory left that follows "
             "(available_gpu_mem); with SGLANG_ENABLE_POST_CAPTURE_KV_SIZING=1 it gives the pool "
             "kept after CUDA graph capture, whose tokens and requests differ.") in captions
     assert ("vLLM's start-up log at these settings, in a current release's words and number "

@@ -461,19 +461,24 @@ def test_sglang_s_scheduler_line_against_a_real_log_its_unmodelled_figures_elide
         "FlatKV 4096, log 2048; max_running_requests: FlatKV 2, log 1; context_len: FlatKV "
         "16384, log 8192")
     # chunked prefill off, as SGLang's help gives it (-1), and no context (neither context_len
-    # nor the max_running_requests it sets: elided); SGLang prints the chunk it was told, so a
-    # 0 (off too) differs, as does a chunk
+    # nor the max_running_requests it sets: elided); SGLang prints the chunk it was told and
+    # reads any 0 or less as off, so a logged 0 or -5 agrees with FlatKV's -1; a chunk differs
     off = scheduler_line(580_364, -1, None, None)
     assert off == ("max_total_num_tokens=580364, chunked_prefill_size=-1, "
                    "max_prefill_tokens=..., max_running_requests=..., context_len=...")
     details = []
-    for told in ("-1", "0", "2048"):
+    for told in ("-1", "0", "-5", "2048"):
         logged = read_log(KTRANSFORMERS_LOG.replace("chunked_prefill_size=2048",
                                                     f"chunked_prefill_size={told}"))
         details.append(check_lines([off], "sglang", logged).lines[0].detail())
-    assert details == ["line 7 (TP0) agrees",
-                       "line 7 (TP0): chunked_prefill_size: FlatKV -1, log 0",
+    assert details == ["line 7 (TP0) agrees", "line 7 (TP0) agrees", "line 7 (TP0) agrees",
                        "line 7 (TP0): chunked_prefill_size: FlatKV -1, log 2048"]
+    # the other figures still count where both say off
+    recount = read_log(KTRANSFORMERS_LOG.replace("chunked_prefill_size=2048",
+                                                 "chunked_prefill_size=0"))
+    assert check_lines([scheduler_line(580_365, -1, None, None)], "sglang",
+                       recount).lines[0].detail() == (
+        "line 7 (TP0): max_total_num_tokens: FlatKV 580365, log 580364")
     assert scheduler_line(None, None, None, None) == ""
     # FlatKV's chunk beside a log's chunked prefill off: the figure differs, signed
     off = read_log(KTRANSFORMERS_LOG.replace("chunked_prefill_size=2048",
@@ -677,12 +682,16 @@ def test_the_logged_run_gives_sglangs_attention_dp_from_its_server_args():
 
     # 0.5.23's resolved dict gives attn_dp_size (its deprecated enable_dp_attention reports
     # the width, dp_size 1: the width is read); before its arg groups, --dp-size with
-    # --enable-dp-attention
+    # --enable-dp-attention, and without it attention over the whole TP (D 1: dp_size
+    # replicas of the whole model)
     for server_args, d in (
             ("{'tp_size': 8, 'attn_dp_size': 8, 'dp_size': 1, 'enable_dp_attention': True}", 8),
             ("ServerArgs(tp_size=8, dp_size=4, enable_dp_attention=True)", 4),
             ("{'tp_size': 8, 'attn_dp_size': 1}", 1),
-            ("ServerArgs(tp_size=8, dp_size=2, enable_dp_attention=False)", None)):
+            ("ServerArgs(tp_size=8, dp_size=2, enable_dp_attention=False)", 1),
+            ("{'tp_size': 8, 'dp_size': 2, 'enable_dp_attention': False}", 1),
+            # the settings line says nothing of attention DP: not told
+            ("ServerArgs(tp_size=8, dp_size=2)", None)):
         assert logged_run(read_log(f"[2026-12-06 07:00:00] server_args={server_args}")
                           ).attn_dp == d, server_args
 

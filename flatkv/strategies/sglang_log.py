@@ -246,8 +246,8 @@ def scheduler_line(max_total_num_tokens: int | None, chunk: int | None,
     on TP rank 0 alone), in its words, up to context_len: the token pool it schedules over
     (``max_total_num_tokens``: the full pool of a hybrid SWA model, tp_worker.py 576 and
     pool_configurator.py 896-898), the prefill ``chunk`` (SGLang prints what it was told: with
-    chunked prefill off its help's -1, ``CHUNKED_PREFILL_OFF``, a 0 told differing; under
-    attention DP the chunk // D, 0 where that turns it off),
+    chunked prefill off its help's -1, ``CHUNKED_PREFILL_OFF``, which a logged 0 agrees with;
+    under attention DP the chunk // D, 0 where that turns it off),
     ``max_running_requests`` (``resolve_max_num_reqs``) and ``context_len``
     (--context-length). A figure that is None is elided (``NOT_MODELLED``): one these settings
     do not fix (no context: neither context_len nor the max_running_requests it sets); so is
