@@ -16,6 +16,7 @@ from typing import Any
 from flatkv.budget import GPU_PRESETS
 from flatkv.engine_options import ENGINE_FIELDS, engine_help
 from flatkv.models import past_max_model_len_text
+from flatkv.plan import check_int
 from flatkv.profile import CacheProfile
 from flatkv.sizing import (
     ContextCurves,
@@ -37,6 +38,7 @@ from flatkv.strategies import (
 from flatkv.strategies import run_strategy as _run_strategy
 from flatkv.strategies.base import (
     MAMBA_CACHE_MODES,
+    MAX_ATTN_DP_SIZE,
     ratio_text,
     start_up_log_title,
 )
@@ -172,6 +174,12 @@ def add_strategy_arguments(
     _sglang_flag(parser, "attn-dp-size", type=int, default=defaults.sglang_attn_dp_size,
          metavar="D", help=_engine_help("sglang_attn_dp_size",
                                         f"default {defaults.sglang_attn_dp_size}: none"))
+    parser.add_argument("--enable-dp-attention", action="store_true",
+         help="SGLang's older spelling of attention DP, as a command line copied from it "
+         "gives it: with --dp-size D, --attn-dp-size D (where that is not told)")
+    parser.add_argument("--dp-size", type=int, default=None, metavar="N",
+         help="SGLang's --dp-size: with --enable-dp-attention, the attention DP size; without "
+         "it, N replicas of the whole model, each holding the figures shown")
     parser.add_argument("--sglang-page-size", type=int, default=defaults.sglang_page_size,
          help=_engine_help("sglang_page_size", f"default {defaults.sglang_page_size}, as "
                            "SGLang on Hopper and Ampere"))
@@ -202,9 +210,18 @@ def add_strategy_arguments(
 
 def options_from_args(args: argparse.Namespace) -> StrategyOptions:
     """StrategyOptions from parsed arguments: every field of the same name; one not given
-    (absent or None) keeps its default (alignment's default is None: the block size)."""
+    (absent or None) keeps its default (alignment's default is None: the block size). SGLang's
+    older ``--dp-size N --enable-dp-attention`` is attention DP N where --attn-dp-size is 1,
+    as SGLang turns it (parallel_hook.py 39-62)."""
     given = {f.name: getattr(args, f.name) for f in fields(StrategyOptions)
              if getattr(args, f.name, None) is not None}
+    if (dp_size := getattr(args, "dp_size", None)) is not None:
+        check_int("--dp-size", dp_size, minimum=1, maximum=MAX_ATTN_DP_SIZE,
+                  hint="SGLang's --dp-size: with --enable-dp-attention the attention DP size "
+                  "(a divisor of the TP), else the replicas of the whole model")
+        if getattr(args, "enable_dp_attention", False) and given.get(
+                "sglang_attn_dp_size", 1) == 1:
+            given["sglang_attn_dp_size"] = dp_size
     return StrategyOptions(**given)
 
 

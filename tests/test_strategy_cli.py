@@ -606,6 +606,14 @@ def test_compare_takes_sglangs_attention_dp_size():
                                                "layers over TP 8 / 8 = 1 ranks")
     assert sglang()["kv_tokens"] == 2_621_440
     assert sglang("--attn-dp-size", "2")["kv_tokens"] == 1_310_720
+    # SGLang's older spelling, as a copied command line gives it (parallel_hook.py 39-62):
+    # --dp-size 8 --enable-dp-attention is attention DP 8; --dp-size alone runs replicas of the
+    # whole model (each at TP 8 alone); beside a told --attn-dp-size it adds nothing
+    assert sglang("--enable-dp-attention", "--dp-size", "8")["kv_tokens"] == 327_680
+    assert sglang("--dp-size", "8")["kv_tokens"] == 2_621_440
+    assert sglang("--enable-dp-attention")["kv_tokens"] == 2_621_440
+    assert sglang("--attn-dp-size", "2", "--enable-dp-attention", "--dp-size", "8"
+                  )["kv_tokens"] == 1_310_720
     # the table's notes say the figures are one group's: 327,680 / 32,768 = 10 requests a
     # group, 8 x 10 = 80 in all, as TP 8 alone holds
     code, out, _ = run(["compare", "--preset", "Llama-3.1-8B", "--tp", "8", "--budget", "40GiB",
@@ -625,6 +633,12 @@ def test_compare_takes_sglangs_attention_dp_size():
     assert err.strip() == ("python -m flatkv: error: --sglang-attn-dp-size must be positive, "
                            "got 0; SGLang's --attn-dp-size (a divisor of the TP), or 1 without "
                            "attention DP")
+    code, out, err = run(["compare", "--preset", "Llama-3.1-8B", "--tp", "8", "--budget",
+                          "40GiB", "--enable-dp-attention", "--dp-size", "0"])
+    assert (code, out) == (2, "")
+    assert err.strip() == ("python -m flatkv: error: --dp-size must be positive, got 0; SGLang's "
+                           "--dp-size: with --enable-dp-attention the attention DP size (a "
+                           "divisor of the TP), else the replicas of the whole model")
 
 
 def test_compare_takes_sglangs_max_mamba_cache_size():
