@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 
 from flatkv.profile import CacheProfile
 from flatkv.strategies.base import StrategyOptions, StrategyResult, n
-from flatkv.strategies.vllm_releases import MODE_ALL_RELEASE, OLDER_VLLM_LOG
+from flatkv.strategies.vllm_releases import CURRENT_RELEASE, MODE_ALL_RELEASE, OLDER_VLLM_LOG
 
 # What vLLM MODE_ALL_RELEASE (0.31, the last release with mamba cache mode all) logs first in
 # that mode, whatever the model: CacheConfig's check of the mode warns it is going
@@ -61,14 +61,18 @@ class LogFlavour:
     a current release's (CURRENT_LOG), or in mamba cache mode all MODE_ALL_RELEASE's
     (``mode_all_log``)."""
 
-    release: str = "0.34"  # whose words; one not current is said in extras["log_release"]
-    current: bool = True  # whether the release is a current one (log_words: "a current ...")
+    release: str = CURRENT_RELEASE  # whose words; another is said in extras["log_release"]
     opening: tuple[str, ...] = ()  # the lines it logs first, as it checks its config
     warmup: bool = True  # whether it logs the blocks it fits after warm-up (WARMUP_LINE)
     # the other names of the pools its KV cache size line names (OTHER_POOL_NAMES' pairs)
     pool_names: tuple[tuple[str, str], ...] = OTHER_POOL_NAMES
     # the mamba cache mode asked, where vLLM runs another (its warning among ``opening``)
     mode_asked: str | None = None
+
+    @property
+    def current(self) -> bool:
+        """Whether the words are a current release's (log_words: "a current ...")."""
+        return self.release == CURRENT_RELEASE
 
 
 CURRENT_LOG = LogFlavour()
@@ -82,7 +86,7 @@ def mode_all_log(*, fallback: bool, drafting: bool = False) -> LogFlavour:
     Available line's, so no line of blocks fit after warm-up (0.34's); and its KV cache size
     line names its pools "GPU" or the device type, never "GPU + host"."""
     runner = MODE_ALL_V1_RUNNER_DRAFTING_LOG if drafting else MODE_ALL_V1_RUNNER_LOG
-    return LogFlavour(release=MODE_ALL_RELEASE, current=False,
+    return LogFlavour(release=MODE_ALL_RELEASE,
                       opening=(MODE_ALL_DEPRECATED_LOG, ALL_AS_ALIGN_LOG if fallback else runner),
                       warmup=False, pool_names=MODE_ALL_POOL_NAMES,
                       mode_asked="all" if fallback else None)

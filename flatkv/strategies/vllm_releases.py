@@ -55,6 +55,9 @@ ALIGN_INSTEAD_OF_ALL = frozenset({
     "Lfm2MoeForCausalLM", "Plamo2ForCausalLM", "OlmoHybridForCausalLM",
     "BailingMoeV3ForCausalLM",
 })
+# The vLLM release whose code FlatKV's vLLM figures and start-up lines follow (bench/vllm_check.py
+# runs its sizing code)
+CURRENT_RELEASE = "0.34"
 # The last vLLM release with mamba cache mode all (its config/cache.py: MambaCacheMode =
 # Literal["all", "align", "none"]; 0.32's is ["align", "none"]). FlatKV's vLLM figures and
 # start-up lines in mode all are this release's: its model classes and sizing code, its log.
