@@ -68,6 +68,7 @@ from flatkv.units import (
     format_bytes,
     markdown_literal,
     sentence_case,
+    times_text,
     tokens_text,
 )
 
@@ -157,7 +158,7 @@ def engines_beside_text(ours: StrategyResult, engines: Sequence[StrategyResult],
     if not ours.applies or not ours.max_concurrency:
         return ""
     beside = [f"{title_of(r)} {concurrency_text(r.max_concurrency)} "
-              f"({float(r.concurrency / ours.concurrency):,.2f}x ours)" if r.applies else
+              f"({times_text(r.concurrency / ours.concurrency)}x ours)" if r.applies else
               f"{title_of(r)} does not serve this model" if model_blocker(r.strategy, profile)
               else f"{title_of(r)} does not start" for r in engines
               if not r.applies or r.max_concurrency is not None]

@@ -334,6 +334,20 @@ def logged_concurrency_note(requests: float | Fraction) -> str:
             "not quite fit)")
 
 
+def times_text(ratio: Fraction) -> str:
+    """A ratio of two exact figures to two decimals (``3.73``), where that would read 1.00 for
+    a ratio that is not 1 with as many more decimals as tell it from 1, cut toward 0 (38,196 /
+    38,199 is 0.999 and 611,191 / 611,184 is 1.00001: "1.00x ours" says the two hold the same,
+    and a layout that holds fewer must not read as holding as many)."""
+    text = f"{float(ratio):,.2f}"
+    if text != "1.00" or ratio == 1:
+        return text
+    digits = 3
+    while (cut := math.floor(ratio * 10**digits)) == 10**digits:
+        digits += 1
+    return f"{cut // 10**digits}.{cut % 10**digits:0{digits}d}"
+
+
 def concurrency_text(requests: float | Fraction) -> str:
     """``14.77``, ``0.99``, ``391,483.00``: ``concurrency_value`` with thousands separators."""
     return f"{concurrency_value(requests):,.2f}"

@@ -3515,6 +3515,28 @@ def test_layout_sets_its_plan_beside_the_engines():
         "layout's bytes go and why a layout does not apply.")
 
 
+def test_layout_tells_a_ratio_near_one_from_one():
+    # DeepSeek-V3 in 40 GiB of KV cache at 163,840 tokens: 61 MLA layers of (512 + 64) x 2 B
+    # = 70,272 B a token. Our blocks of 16 tokens: 42,949,672,960 // (16 x 70,272) = 38,199
+    # (611,184 tokens); vLLM's MLA blocks of 64: 9,549 (611,136); SGLang's pages of one token:
+    # 611,191. All three read 3.73 requests; vLLM holds 48 tokens fewer than ours (38,196 /
+    # 38,199 = 0.99992, cut to 0.999 where 1.00 would say as many), SGLang 7 more (1.0000115)
+    budget = 40 * 2**30
+    assert (budget // (16 * 70_272), budget // (64 * 70_272), budget // 70_272) == (
+        38_199, 9_549, 611_191)
+    ours = Fraction(38_199 * 16, 163_840)
+    vllm, sglang = Fraction(9_549, 163_840 // 64), Fraction(611_191, 163_840)
+    assert (f"{float(vllm / ours):.5f}", f"{float(sglang / ours):.7f}") == ("0.99992",
+                                                                          "1.0000115")
+    at = open_app("app_pages/layout.py", {"model": "DeepSeek-V3", "gpu": "KV cache memory",
+                                          "kv_mem": "40GiB"})
+    assert_clean(at)
+    (line,) = [unescaped(c.value) for c in at.caption if c.value.startswith("At ")]
+    assert line == ("At 163,840 tokens per request, this plan holds 3.73 requests; in the same "
+                    "budget vLLM v1 3.73 (0.999x ours), SGLang 3.73 (1.00001x ours). Compare "
+                    "shows where each layout's bytes go.")
+
+
 def test_layout_says_which_engine_serves_no_such_model():
     # MiniMax-M1 at 131,072 tokens in the default budget (79.65 GiB x 0.9 = 76,968,728,985 B):
     # our plan's blocks of 80 rows of 2 MiB (P 512), a request 256 full pages and one state

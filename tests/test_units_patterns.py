@@ -321,3 +321,17 @@ def test_markdown_literal_escapes_what_streamlit_would_render():
     # a leading "- " would open a list, "&amp;" show as "&"; a line break ends the paragraph
     assert markdown_literal("- Tom &amp; Jerry\n2") == "\\- Tom \\&amp\\; Jerry 2"
     assert markdown_literal("Qwen3 Next") == "Qwen3 Next"
+
+
+def test_times_text_tells_a_ratio_near_one_from_one():
+    from fractions import Fraction
+
+    from flatkv.units import times_text
+
+    # two decimals as engines print them; a ratio that would read 1.00 and is not 1 gets the
+    # decimals that tell it from 1, cut toward 0, so fewer never reads as many
+    assert [times_text(Fraction(a, b)) for a, b in (
+        (373, 100), (1, 1), (7, 7), (38_196, 38_199), (611_191, 611_184), (1_999, 2_000),
+        (2_001, 2_000), (10**12 + 1, 10**12), (12_345_678, 1_000), (199, 200))] == [
+        "3.73", "1.00", "1.00", "0.999", "1.00001", "0.999", "1.0005", "1.000000000001",
+        "12,345.68", "0.99"]
