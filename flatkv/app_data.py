@@ -36,7 +36,7 @@ from flatkv.strategies import (
     run_strategy,
 )
 from flatkv.strategies.sglang import split_idle as sglang_split_idle
-from flatkv.strategies.vllm_log import mamba_padding_percent
+from flatkv.strategies.vllm_log import format_gib, mamba_padding_percent
 from flatkv.strategy_notes import STRATEGY_TITLES, title_of
 from flatkv.units import (
     MAX_BYTES,
@@ -791,7 +791,8 @@ def context_sweep_rows(curves: sizing.ContextCurves) -> list[dict]:
 
 def printed_budget_text(profile: CacheProfile, strategy: str, cache_bytes: int, context: int,
                         options: StrategyOptions) -> str:
-    """A budget typed from a log line is rounded to 0.01 GiB: what the layout's figures are
+    """A budget typed from a log line is rounded to 0.01 GiB (printed as vLLM prints it, 40.0
+    GiB, so a reader finds it in the log): what the layout's figures are
     over every budget that prints the same (``budget.printed_range``), so a block or a few
     logged tokens off the engine's log read as rounding, not as a wrong formula. The paged
     layouts' figures grow with the budget, so the ends of the range bound them; where the
@@ -805,8 +806,9 @@ def printed_budget_text(profile: CacheProfile, strategy: str, cache_bytes: int, 
                               options=options) for b in span)
     if not high.applies:
         return ""
-    text = (f"A log prints this memory to 0.01 GiB ({cache_bytes / 2**30:.2f} GiB), so the "
-            f"budget is any of {low.budget_bytes:,} to {high.budget_bytes:,} B")
+    text = (f"A log prints this memory to 0.01 GiB ({format_gib(cache_bytes)} GiB, as vLLM "
+            f"prints it), so the budget is any of {low.budget_bytes:,} to "
+            f"{high.budget_bytes:,} B")
     name = title_of(high)
     if not low.applies:
         return (f"{text}, and {name} does not apply at {low.budget_bytes:,} B: whether the "

@@ -2514,9 +2514,9 @@ def test_a_vllm_log_checks_out_from_its_kv_cache_memory():
     # blocks, int(7,161 / 485 x 262,144) to int(7,163 / 485 x 262,144) tokens logged
     assert (47_872_779_224 // 6_684_672, 47_883_516_641 // 6_684_672) == (7_161, 7_163)
     rounding = (
-        "A log prints this memory to 0.01 GiB (44.59 GiB), so the budget is any of "
-        "47,872,779,224 to 47,883,516,641 B; over those, blocks 7,161 to 7,163 (vLLM v1); "
-        "vLLM's \"GPU "
+        "A log prints this memory to 0.01 GiB (44.59 GiB, as vLLM prints it), so the budget "
+        "is any of 47,872,779,224 to 47,883,516,641 B; over those, blocks 7,161 to 7,163 "
+        "(vLLM v1); vLLM's \"GPU "
         f"KV cache size\" {7_161 * 262_144 // 485:,} to {7_163 * 262_144 // 485:,} tokens. The "
         "figures above read it as 47,878,147,932 B.")
     assert rounding in [unescaped(c.value) for c in budget.caption]
@@ -2530,9 +2530,11 @@ def test_a_vllm_log_checks_out_from_its_kv_cache_memory():
                                             "b_layout": "vllm"})
     assert_clean(edge)
     low = 16 * 2**30 - 2**30 // 200  # ceil(15.995 GiB)
-    assert (f"so the budget is any of {low:,} to {16 * 2**30 + 2**30 // 200:,} B, and vLLM v1 "
-            f"does not apply at {low:,} B: whether the engine had enough, the log's rounding "
-            "hides.") in unescaped(next(c.value for c in edge.caption if "prints" in c.value))
+    assert ("A log prints this memory to 0.01 GiB (16.0 GiB, as vLLM prints it), so the "
+            f"budget is any of {low:,} to {16 * 2**30 + 2**30 // 200:,} B, and "
+            f"vLLM v1 does not apply at {low:,} B: whether the engine had enough, the log's "
+            "rounding hides.") == unescaped(next(c.value for c in edge.caption
+                                                  if "prints" in c.value))
     # the largest budget a plan takes draws, with no range (past 2**53 B a float print rounds
     # otherwise)
     top = open_app("app_pages/budget.py", {"model": "Llama-3.1-8B", "gpu": "KV cache memory",
