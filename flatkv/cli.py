@@ -921,7 +921,11 @@ def format_analysis(analysis: PlanAnalysis, *, title: str = "", max_slots: int =
                 ["state rows (every block)", exact_bytes(t.state_bytes)],
                 ["reserved", exact_bytes(t.reserved_bytes)],
                 ["unused", exact_bytes(t.unused_bytes)],
-                ["uniform-page padding (not allocated)", exact_bytes(t.uniform_padding_bytes)],
+                # packed slabs: what padding every row to the page row would add; one tensor
+                # per component has no page row to pad to
+                ["uniform-page padding (not allocated)", exact_bytes(t.uniform_padding_bytes)]
+                if analysis.planner == "packed" else
+                ["padding (a tensor per component: none)", exact_bytes(t.uniform_padding_bytes)],
             ],
         ),
         "(rows by tensor, in every block whichever group owns it; --strategy flat splits the "

@@ -80,6 +80,19 @@ def test_per_component_planner(capsys):
     per_block = 32 * 4096 * 16 + 65536
     assert d["geometry"]["num_blocks"] == 2**30 // per_block
     assert d["totals"]["reserved_bytes"] == 2**30 // per_block * 65536
+    # its table says it pads nothing, not what a uniform page would pad (the packed planner's
+    # row: 775 blocks x 36 state rows x (2,048 x 1,056 - 2,146,304) = 457,113,600 B at the
+    # same P, SPEC section 1's alignment 16)
+    rows = {}
+    for planner in ("per-component", "packed"):
+        code, out, _ = run(["plan", *QWEN35, "--block-size", "64", "--alignment", "16",
+                            "--budget", "80GB", "--planner", planner], capsys)
+        assert code == 0
+        rows[planner] = [" ".join(line.split()) for line in out.splitlines()
+                         if "padding" in line and line.rstrip().endswith(("B", "B)"))]
+    assert 775 * 36 * (2_048 * 1_056 - 2_146_304) == 457_113_600
+    assert rows == {"per-component": ["padding (a tensor per component: none) 0 B"],
+                    "packed": ["uniform-page padding (not allocated) 457,113,600 B (435.94 MiB)"]}
 
 
 @pytest.mark.parametrize(
