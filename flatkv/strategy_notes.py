@@ -325,10 +325,15 @@ def how_to_read_text(profile: CacheProfile, speculative_tokens: int, *,
     if not profile.has_state:
         drafting = f"Speculative decoding adds no state pages here. {drafter}"
     elif speculative_tokens:
+        wider = (profile.conv_bytes_with_drafts(speculative_tokens)
+                 - profile.state_const_bytes.get("conv", 0))
+        kept = ("the other layouts keep the model's conv rows" + (
+            f": an engine whose kernels verify drafts in the conv state as vLLM's do would "
+            f"widen them too, {wider:,} B more a state layer here" if wider else ""))
         drafting = (f"With {speculative_tokens} drafted token(s) a step, a request holds "
                     f"{speculative_tokens} more state page(s) in each state group in every "
                     f"paged layout, and vLLM widens {DRAFT_WIDENED_CONV} conv states by a row "
-                    "per drafted token (the other layouts keep the model's conv rows). "
+                    f"per drafted token ({kept}). "
                     f"{sglang_speculative_text(profile, speculative_tokens, options)} "
                     f"{drafter}")
     else:

@@ -315,13 +315,17 @@ def test_notes_under_the_figures_say_which_layout_does_what():
             "concurrency at this length: its figure here is what its binding pool holds, shown "
             "in its math). ") in notes.how_to_read_text(qwen, 0)
     # what the figures count of speculative decoding: nothing until asked, then the state
-    # pages every paged layout adds and vLLM's wider conv state, never a drafter's layers
+    # pages every paged layout adds and vLLM's wider conv state (Qwen3-Next at TP 1: 3 conv
+    # rows of 8,192 channels x 2 B = 49,152 B, 2 more rows = 32,768 B), never a drafter's
+    # layers
     assert ("Without speculative decoding: set Speculative tokens under Engine options"
             in notes.how_to_read_text(qwen, 0))
     assert ("With 2 drafted token(s) a step, a request holds 2 more state page(s) in each "
             "state group in every paged layout, and vLLM widens GDN, KDA, Mamba2 and "
             "short-conv conv states by a row per drafted token (the other layouts keep the "
-            "model's conv rows). " + notes.sglang_speculative_text(qwen, 2)
+            "model's conv rows: an engine whose kernels verify drafts in the conv state as "
+            "vLLM's do would widen them too, 32,768 B more a state layer here). "
+            + notes.sglang_speculative_text(qwen, 2)
             + " A drafter's own KV layers are not counted") in notes.how_to_read_text(qwen, 2)
     assert ("Speculative decoding adds no state pages here. A drafter's own KV layers"
             in notes.how_to_read_text(llama, 2))
