@@ -12,6 +12,7 @@ from app_pages._figures import current_strategies
 from app_pages._session import state, update
 from flatkv import log_check
 from flatkv.app_state import KV_BLOCKS, KV_MEMORY, AppState, kv_memory_size
+from flatkv.sizing import budget_for_sglang_token_pool
 from flatkv.strategies import StrategyResult
 from flatkv.strategies.base import CHUNKED_PREFILL_OFF
 from flatkv.strategies.vllm_log import AVAILABLE_LINE
@@ -85,14 +86,18 @@ def log_check_section(results: list[StrategyResult]) -> None:
 
 def _run_settings(s: AppState) -> log_check.RunSettings:
     """The pages ``s`` as a log's run is set beside them (``log_check.RunSettings``)."""
-    vllm = current_strategies(s, ("vllm",))
+    vllm, sglang = current_strategies(s, ("vllm", "sglang"))
     return log_check.RunSettings(
         tp=s.tp, attn_dp=s.sglang_attn_dp_size, mamba_cache_mode=s.mamba_cache_mode,
         context=s.context_length(), chunk=s.sglang_chunked_prefill(),
-        vllm_blocks=tuple(r.num_blocks for r in vllm if r.applies),
-        available=tuple(line.removeprefix(AVAILABLE_LINE) for r in vllm
-                        for line in r.extras.get("log_lines", ()) if line.startswith(
-                            AVAILABLE_LINE)))
+        vllm_blocks=(vllm.num_blocks,) if vllm.applies else (),
+        available=tuple(line.removeprefix(AVAILABLE_LINE)
+                        for line in vllm.extras.get("log_lines", ()) if line.startswith(
+                            AVAILABLE_LINE)),
+        sglang_tokens=sglang.logged_tokens if sglang.applies else None,
+        sglang_budget=lambda tokens, slots: budget_for_sglang_token_pool(
+            s.profile(), tokens=tokens, context_tokens=s.context_length(),
+            options=s.strategy_options(), state_slots=slots))
 
 
 def _logged_run_changes(run: log_check.LoggedRun, s: AppState) -> tuple[dict, list[str]]:
@@ -108,6 +113,10 @@ def _logged_run_changes(run: log_check.LoggedRun, s: AppState) -> tuple[dict, li
         elif name == "kv_memory":
             changes.update(gpu=KV_MEMORY, kv_memory=kv_memory_size(value))
             said.append(f"{value} of KV cache memory a rank (Available)")
+        elif name == "sglang_budget":
+            changes.update(gpu=KV_MEMORY, kv_memory=value)
+            said.append(f"SGLang's token pool of {run.sglang_tokens:,} tokens ({value:,} B of "
+                        "KV cache memory a rank sizes its pools so)")
         else:
             changes[name] = value
             said.append(_setting_words(name, value, run))

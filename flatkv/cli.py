@@ -35,6 +35,7 @@ from flatkv.models import DRAFTER_NOT_COUNTED, mtp_layers_not_full
 from flatkv.patterns import parse_layer_pattern
 from flatkv.plan import LINEAR_ATTENTION, PACKED_NEEDS_HISTORY, BudgetTooSmall
 from flatkv.profile import MAX_WINDOW, CacheProfile
+from flatkv.sizing import budget_for_sglang_token_pool
 from flatkv.strategies import STRATEGIES, StrategyResult, model_blocker, run_strategy
 from flatkv.strategies.base import ENGINE_NAMES, StrategyOptions
 from flatkv.strategies.sglang import CHUNKED_PREFILL_ASSUMED, sglang_default_page
@@ -614,12 +615,12 @@ def _compare_command(args: argparse.Namespace) -> CommandOutput:
     log = None if args.check_log is None else _read_log(args.check_log)  # bad input first
     model = given_model(args)
     checked: list[log_check.LogCheck] = []
-    counted: list[int | None] = []  # the context the log is checked at
+    counted: list[tuple[argparse.Namespace, int | None]] = []  # the settings checked at
 
     def command(a: argparse.Namespace, profile: CacheProfile, context: int | None) -> str:
         if log is None:
             return strategy_cli.compare_text(a, profile, context, model_len=model.max_model_len)
-        counted.append(context)
+        counted.append((a, context))
         checked.extend(_checked_log(a, profile, context, log))
         if a.json:
             return json.dumps([{"engine": c.engine, "verdict": c.verdict(),
@@ -630,7 +631,7 @@ def _compare_command(args: argparse.Namespace) -> CommandOutput:
     output = replace(output, status=int(any(c.differs for c in checked)))
     if log is not None and output.status:
         output = replace(output, notes=output.notes + _logged_run_notes(
-            args, log_check.logged_run(log_check.read_log(log)), counted[0], model.profile.tp))
+            *counted[0], log_check.logged_run(log_check.read_log(log)), model.profile))
     options = strategy_cli.options_from_args(args)
     idle = idle_option_notes(options, model.profile, STRATEGIES)
     return replace(output, notes=output.notes + sglang_page_notes(args, model.profile, options)
@@ -641,31 +642,63 @@ def _compare_command(args: argparse.Namespace) -> CommandOutput:
 # The flag that sets each of a log's run's settings (``log_check.logged_changes``' names)
 _LOGGED_FLAGS = {"tp": "--tp", "sglang_attn_dp_size": "--attn-dp-size",
                  "mamba_cache_mode": "--mamba-cache-mode", "vllm_blocks": "--vllm-blocks",
-                 "kv_memory": "--budget", "context": "--context",
+                 "kv_memory": "--budget", "sglang_budget": "--budget", "context": "--context",
                  "sglang_chunked_prefill_size": "--sglang-chunked-prefill-size"}
+# ... and the RunSettings field each sets
+_SETTING_FIELDS = {"sglang_attn_dp_size": "attn_dp",
+                   "sglang_chunked_prefill_size": "chunk"}
 
 
-def _logged_run_notes(args: argparse.Namespace, run: log_check.LoggedRun,
-                      context: int | None, tp: int | None) -> tuple[str, ...]:
+def _logged_run_notes(args: argparse.Namespace, context: int | None, run: log_check.LoggedRun,
+                      profile: CacheProfile) -> tuple[str, ...]:
     """Where lines differ, the flags that check the log at its own run's settings
-    (``log_check.logged_changes``: those these flags do not give; ``tp`` the profile's), since
-    at other settings every figure differs for that alone (the Compare page's offer). The
-    blocks vLLM fits are known here only where --vllm-blocks gives them."""
+    (``log_check.logged_changes``: those these flags (``args``, with the budget they give) do
+    not give), since at other settings every figure differs for that alone (the Compare
+    page's offer). The blocks vLLM fits are known here only where --vllm-blocks gives them;
+    the budget that sizes SGLang's pools as its log gives them is searched at ``profile``'s
+    TP alone (at another, the note names --tp, and a run with it names the budget)."""
     options = strategy_cli.figures_options(args)
-    now = log_check.RunSettings(
-        tp=tp, attn_dp=options.sglang_attn_dp_size, mamba_cache_mode=options.mamba_cache_mode,
-        context=context, chunk=options.sglang_chunked_prefill_size,
+
+    def at(taken: Mapping[str, object]) -> log_check.RunSettings:
+        then = replace(now, **{_SETTING_FIELDS.get(name, name): value
+                               for name, value in taken.items()
+                               if name in ("tp", "context", *_SETTING_FIELDS)})
+        if then.tp != now.tp:
+            return replace(then, sglang_tokens=None, sglang_budget=None)
+        return _with_sglang_pool(then, profile, replace(
+            options, sglang_attn_dp_size=then.attn_dp, sglang_chunked_prefill_size=then.chunk,
+            mamba_cache_mode=taken.get("mamba_cache_mode", options.mamba_cache_mode)),
+            args.budget)
+
+    now = _with_sglang_pool(log_check.RunSettings(
+        tp=profile.tp, attn_dp=options.sglang_attn_dp_size,
+        mamba_cache_mode=options.mamba_cache_mode, context=context,
+        chunk=options.sglang_chunked_prefill_size,
         vllm_blocks=(args.vllm_blocks,) if getattr(args, "vllm_blocks", None) else (),
-        available=(f"{format_gib(args.budget)} GiB",) if args.budget else ())
-    changes = log_check.logged_changes(run, now, lambda taken: replace(now, **{
-        {"sglang_attn_dp_size": "attn_dp"}.get(name, name): value
-        for name, value in taken.items()}))
+        # with --vllm-blocks its Available line is elided: the budget is the blocks'
+        available=() if getattr(args, "vllm_blocks", None) else (
+            f"{format_gib(args.budget)} GiB",)), profile, options, args.budget)
+    changes = log_check.logged_changes(run, now, at)
     if not changes:
         return ()
     flags = " ".join(f"{_LOGGED_FLAGS[name]} {str(value).replace(' ', '')}"
+                     + ("B" if name == "sglang_budget" else "")
                      for name, value in changes.items())
     return (f"note: this log's run had {flags}: every figure differs at other settings, so "
             "check it again with those",)
+
+
+def _with_sglang_pool(settings: log_check.RunSettings, profile: CacheProfile,
+                      options: StrategyOptions, budget: int) -> log_check.RunSettings:
+    """``settings`` with SGLang's token pool at ``budget`` there, and the search for the
+    budget that gives it a log's (``sizing.budget_for_sglang_token_pool``)."""
+    r = run_strategy("sglang", profile, budget_bytes=budget, context_tokens=settings.context,
+                     options=options)
+    return replace(
+        settings, sglang_tokens=r.logged_tokens if r.applies else None,
+        sglang_budget=lambda tokens, slots: budget_for_sglang_token_pool(
+            profile, tokens=tokens, context_tokens=settings.context, options=options,
+            state_slots=slots))
 
 
 def _read_log(path: str) -> str:

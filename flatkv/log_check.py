@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from decimal import Decimal
 
 from flatkv.budget import MAX_VLLM_BLOCKS, MIN_VLLM_BLOCKS
@@ -643,7 +643,9 @@ class LoggedRun:
     deprecated (config/cache.py 346); ``attn_dp``: SGLang's attention DP size in its
     server_args (``attn_dp_size``; before its arg groups, ``dp_size`` with
     ``enable_dp_attention`` True, 1 with it False). None where the log does not say, or says
-    two things (two runs)."""
+    two things (two runs). ``sglang_tokens``: SGLang's token pool, its scheduler line's
+    max_total_num_tokens (SGLang logs no budget: the pools are what a budget is found for),
+    ``sglang_state_slots`` its state pool's max_mamba_cache_size."""
 
     blocks: int | None = None
     memory: str | None = None
@@ -652,12 +654,18 @@ class LoggedRun:
     tp: int | None = None
     mamba_cache_mode: str | None = None
     attn_dp: int | None = None
+    sglang_tokens: int | None = None
+    sglang_state_slots: int | None = None
 
 
 # Each figure of the run, the engine whose lines give it and where. SGLang logs no budget that
-# the pages take: its pools are sized from the memory it profiles
+# the pages take: its pools are sized from the memory it profiles, and a budget is found that
+# sizes them so (``RunSettings.sglang_budget``)
 _SGLANG_SCHEDULER = r"\bmax_total_num_tokens=\d+, "
 _RUN_FIGURES = (
+    ("sglang_tokens", "sglang", re.compile(r"\bmax_total_num_tokens=(\d+), ")),
+    ("sglang_state_slots", "sglang", re.compile(
+        r"Mamba Cache is allocated\. max_mamba_cache_size: (\d+),")),
     ("blocks", "vllm", re.compile(r"Memory after warmup:.*?(?<![\d.,])(\d+) KV cache blocks \(")),
     ("memory", "vllm", re.compile(r"Available KV cache memory: (\d+(?:\.\d+)? GiB)")),
     ("context", "vllm", re.compile(
@@ -703,6 +711,9 @@ def logged_run(lines: Sequence[LogLine]) -> LoggedRun:
         attn_dp=(int(one["attn_dp"]) if "attn_dp" in one else
                  None if said["attn_dp"] or "dp_attention" not in one
                  else 1 if one["dp_attention"] == "False" else int(one["dp_attention"])),
+        sglang_tokens=int(one["sglang_tokens"]) if "sglang_tokens" in one else None,
+        sglang_state_slots=(int(one["sglang_state_slots"]) if "sglang_state_slots" in one
+                            else None),
     )
 
 
@@ -712,7 +723,10 @@ class RunSettings:
     (``logged_changes``): its TP (None: a profile of bytes, told none), SGLang's attention DP,
     vLLM's mamba cache mode, the context, the SGLang chunk its figures take
     (``CHUNKED_PREFILL_OFF``: off), the blocks vLLM fits there and the Available memory its
-    lines print (each where known: a figure of the run found among them is not offered)."""
+    lines print, SGLang's token pool there (each where known: a figure of the run found among
+    them is not offered), and ``sglang_budget``: the budget at these settings that gives
+    SGLang's pool the tokens and state slots (None: not known) a log gives, where one does
+    (``sizing.budget_for_sglang_token_pool``); None where budgets are not searched."""
 
     tp: int | None
     attn_dp: int
@@ -721,13 +735,17 @@ class RunSettings:
     chunk: int
     vllm_blocks: tuple[int, ...] = ()
     available: tuple[str, ...] = ()
+    sglang_tokens: int | None = None
+    sglang_budget: Callable[[int, int | None], int | None] | None = field(
+        default=None, compare=False, repr=False)
 
 
 def logged_changes(run: LoggedRun, now: RunSettings,
                    at: Callable[[Mapping[str, object]], RunSettings]) -> dict[str, object]:
     """The settings of the log's ``run`` that the ones ``now`` lack, by their options' names
     (``tp``, ``sglang_attn_dp_size``, ``mamba_cache_mode``, ``vllm_blocks``, ``kv_memory``: the
-    Available memory as printed, ``context``, ``sglang_chunked_prefill_size``), in the order
+    Available memory as printed, ``sglang_budget``: the bytes that size SGLang's pools as its
+    log gives them, ``context``, ``sglang_chunked_prefill_size``), in the order
     a reader takes them: first what moves every figure a rank holds (TP, attention DP, mamba
     cache mode), then the budget, context and chunk at the settings with those taken
     (``at``). vLLM 0.34 sizes its cache by the blocks it fits after warm-up, so those are
@@ -747,10 +765,19 @@ def logged_changes(run: LoggedRun, now: RunSettings,
             changes["vllm_blocks"] = run.blocks
     elif run.memory is not None and run.memory not in then.available:
         changes["kv_memory"] = run.memory
+    after: dict[str, object] = {}
     if run.context is not None and 0 < run.context <= MAX_TOKENS and run.context != then.context:
-        changes["context"] = run.context
+        after["context"] = run.context
     if run.chunk is not None:
         chunk = run.chunk * then.attn_dp if run.chunk != CHUNKED_PREFILL_OFF else run.chunk
         if chunk <= MAX_TOKENS and chunk != then.chunk:
-            changes["sglang_chunked_prefill_size"] = chunk
-    return changes
+            after["sglang_chunked_prefill_size"] = chunk
+    if (run.sglang_tokens is not None and 0 < run.sglang_tokens <= MAX_TOKENS
+            and not {"vllm_blocks", "kv_memory"} & changes.keys()):
+        # SGLang's pools at the context and chunk taken (its request cap, and so its state
+        # slots, can follow the context)
+        last = at({**changes, **after}) if after else then
+        if (run.sglang_tokens != last.sglang_tokens and last.sglang_budget is not None and (
+                budget := last.sglang_budget(run.sglang_tokens, run.sglang_state_slots))):
+            changes["sglang_budget"] = budget
+    return {**changes, **after}

@@ -77,14 +77,54 @@ def least_budget_for_requests(
     return _least(holds)
 
 
-def _least(holds: Callable[[int], bool]) -> int | None:
-    """The least budget in [1, MAX_BYTES] where ``holds`` (monotone: false, then true) is
-    true; None when it is false at MAX_BYTES."""
-    low, high = 0, 1 << 20  # no layout holds a request in 0 B
-    while not holds(high):
-        if high == MAX_BYTES:
+def budget_for_sglang_token_pool(profile: CacheProfile, *, tokens: int,
+                                 context_tokens: int | None,
+                                 options: StrategyOptions | None = None,
+                                 state_slots: int | None = None) -> int | None:
+    """The least cache budget per rank at which SGLang's token pool (its scheduler line's
+    max_total_num_tokens) is exactly ``tokens``, with ``state_slots`` request state slots where
+    given (its max_mamba_cache_size): SGLang logs its pools, not the memory it profiled, so
+    this is the budget a log's run is checked at. The pool grows with the budget, a byte
+    adding at most one token (or one page of them), so the first budget that holds the tokens
+    holds exactly them. Beside a state pool it drops at each slot step (``steps_down``), but
+    the slots only grow with the budget, and between two steps the pool grows again: the
+    search keeps to the budgets of the slots given (without them, bisection still ends on a
+    budget of exactly those tokens, at whichever slots it lands on, not always the least).
+    None where no budget up to MAX_BYTES gives them (tokens not a whole number of SGLang's
+    pages, those slots never beside them, or SGLang does not apply here)."""
+    check_int("tokens", tokens, minimum=1, maximum=MAX_TOKENS)
+
+    def run(budget: int) -> StrategyResult:
+        return run_strategy("sglang", profile, budget_bytes=budget,
+                            context_tokens=context_tokens, options=options)
+
+    def pool(budget: int) -> int:
+        r = run(budget)
+        return r.logged_tokens if r.applies and r.logged_tokens is not None else 0
+
+    def slots(budget: int) -> int:
+        r = run(budget)
+        return r.extras.get("request_state_slots", 0) if r.applies else 0
+
+    first, past = 0, MAX_BYTES + 1  # the budgets searched: (first, past)
+    if state_slots is not None and steps_down("sglang", profile):
+        if (least := _least(lambda budget: slots(budget) >= state_slots)) is None:
             return None
-        low, high = high, min(high * 2, MAX_BYTES)
+        first = least - 1
+        past = _least(lambda budget: slots(budget) > state_slots, first) or past
+    budget = _least(lambda b: b >= past or pool(b) >= tokens, first)
+    return budget if budget is not None and budget < past and pool(budget) == tokens else None
+
+
+def _least(holds: Callable[[int], bool], start: int = 0) -> int | None:
+    """The least budget in [start + 1, MAX_BYTES] where ``holds`` (monotone: false, then true)
+    is true; None when it is false at MAX_BYTES."""
+    low, high = start, start + (1 << 20)  # no layout holds a request in 0 B
+    while not holds(min(high, MAX_BYTES)):
+        if high >= MAX_BYTES:
+            return None
+        low, high = high, high * 2
+    high = min(high, MAX_BYTES)
     # holds(low) is false and holds(high) true: bisect between them for the last budget that
     # does not hold them (largest_fitting finds the last "fits", here "does not hold"); the
     # answer is the byte after it

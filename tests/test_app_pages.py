@@ -4748,6 +4748,36 @@ def test_compare_takes_an_sglang_logs_context_and_chunk_from_its_scheduler_line(
         "SGLang: both lines are in the log and agree with it."]
 
 
+def test_compare_offers_the_budget_that_sizes_an_sglang_logs_pools_at_its_state_slots():
+    # Nemotron-H-8B's SGLang lines at 17,000,000,999 B and 32,768 tokens: 551,345 tokens
+    # beside 77 request state slots (78 with the padding slot, of 102,137,856 B each); 4
+    # attention layers x 8 KV heads x 128 x 2 x 2 B = 16,384 B a token. The log gives no
+    # budget: the least with those slots and that pool is 78 x 102,137,856 + 551,345 x 16,384
+    # = 16,999,989,248 B (a first budget of 551,345 tokens with 78 request slots lies past
+    # it, tests/test_sizing.py), offered on pages at 40 GiB, and taken, all lines agree
+    from flatkv.strategies import run_strategy
+
+    own = run_strategy("sglang", load_preset("Nemotron-H-8B").profile(),
+                       budget_bytes=17_000_000_999, context_tokens=32_768).extras["log_lines"]
+    assert own[1].startswith("Mamba Cache is allocated. max_mamba_cache_size: 77,")
+    assert own[3].startswith("max_total_num_tokens=551345, ")
+    log = "\n".join(f"[2026-12-06 07:01:0{i} TP0] {line.replace('=...', '=16384')}"
+                    for i, line in enumerate(own))
+    assert 78 * 102_137_856 + 551_345 * 16_384 == 16_999_989_248
+    at = open_app("app_pages/compare.py", {"model": "Nemotron-H-8B", "ctx": "32768",
+                                           "gpu": "KV cache memory", "kv_mem": "40GiB"})
+    (offer,) = offers_after_pasting(at, log)
+    assert offer == ("This log's run had SGLang's token pool of 551,345 tokens (16,999,989,248 "
+                     "B of KV cache memory a rank sizes its pools so): the figures here are at "
+                     "other settings, so its lines differ for that alone. Take its settings, "
+                     "then read the check again.")
+    at.button(key="compare.log_settings").click().run()
+    assert_clean(at)
+    assert at.query_params["kv_mem"] == "16999989248B"
+    assert [shown(s) for s in at.success] == [
+        "SGLang: all 4 lines are in the log and agree with it."]
+
+
 def test_compare_offers_only_the_log_settings_the_pages_lack_and_says_when_they_are_not_all():
     # falcon-mamba-7b's vLLM log (2,155 blocks at 40 GiB, 2,048 tokens: tests/test_cli.py) on
     # pages at 40 GiB of KV cache memory but 4,096 tokens: the blocks vLLM fits are the same
@@ -4764,12 +4794,15 @@ def test_compare_offers_only_the_log_settings_the_pages_lack_and_says_when_they_
     assert offer == ("This log's run had 2,048 tokens a request: the figures here are at other "
                      "settings, so its lines differ for that alone. Take its settings, then "
                      "read the check again.")
-    # SGLang's lines of Llama-3.1-8B at 8,192 tokens, whose KV line is of 300,000 tokens (a
-    # budget these pages do not have, which its log does not give): the context is offered,
-    # and the offer says that two lines would still differ at it (the KV line's #tokens and
-    # the scheduler line's max_total_num_tokens: 327,680 here)
+    # SGLang's lines of Llama-3.1-8B at 8,192 tokens, whose token pool is 300,000 tokens (a
+    # budget these pages do not have, which its log does not give): the budget that sizes the
+    # pool so is offered beside the context, 300,000 tokens x 32 layers x 2 x 8 heads x 128 x
+    # 2 B = 39,321,600,000 B (K and V 300,000 x 65,536 B = 18.31 GiB each), and taken, both
+    # lines agree
     from flatkv.strategies.sglang_log import scheduler_line
 
+    assert (300_000 * 32 * 2 * 8 * 128 * 2, f"{300_000 * 65_536 / 2**30:.2f}") == (
+        39_321_600_000, "18.31")
     kv = ("KV Cache is allocated. dtype: torch.bfloat16, #tokens: 300000, K size: 18.31 GB, "
           "V size: 18.31 GB")
     log = "\n".join(f"[2026-12-06 07:01:0{i} TP0] {line}" for i, line in enumerate(
@@ -4777,9 +4810,26 @@ def test_compare_offers_only_the_log_settings_the_pages_lack_and_says_when_they_
     at = open_app("app_pages/compare.py", {"model": "Llama-3.1-8B", "ctx": "4096",
                                            "gpu": "KV cache memory", "kv_mem": "40GiB"})
     (offer,) = offers_after_pasting(at, log)
-    assert offer == ("This log's run had 8,192 tokens a request: take it, and 2 lines would "
-                     "still differ, so other settings differ too (an engine release's defaults, "
-                     "the TP, attention DP, the weights).")
+    assert offer == ("This log's run had SGLang's token pool of 300,000 tokens (39,321,600,000 "
+                     "B of KV cache memory a rank sizes its pools so) and 8,192 tokens a "
+                     "request: the figures here are at other settings, so its lines differ for "
+                     "that alone. Take its settings, then read the check again.")
+    at.button(key="compare.log_settings").click().run()
+    assert_clean(at)
+    assert (at.query_params["kv_mem"], at.query_params["ctx"]) == ("37500MiB", "8192")  # exact
+    assert [shown(s) for s in at.success] == [
+        "SGLang: both lines are in the log and agree with it."]
+    # the same log of a model of half the KV heads (K and V 9.16 GB): taken, its KV line
+    # would still differ, and the offer says so
+    half = log.replace("18.31 GB", "9.16 GB")
+    at = open_app("app_pages/compare.py", {"model": "Llama-3.1-8B", "ctx": "4096",
+                                           "gpu": "KV cache memory", "kv_mem": "40GiB"})
+    (offer,) = offers_after_pasting(at, half)
+    assert offer == ("This log's run had SGLang's token pool of 300,000 tokens (39,321,600,000 "
+                     "B of KV cache memory a rank sizes its pools so) and 8,192 tokens a "
+                     "request: take them, and 1 line would still differ, so other settings "
+                     "differ too (an engine release's defaults, the TP, attention DP, the "
+                     "weights).")
     # a chunk the pages cannot run (1,000 at page 64: SGLang refuses a chunk of part pages)
     # would leave no line of SGLang's to agree: nothing is offered
     paged = open_app("app_pages/compare.py", {"model": "Llama-3.1-8B", "ctx": "4096",

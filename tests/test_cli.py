@@ -494,6 +494,26 @@ def test_compare_check_log_names_the_flags_of_the_logs_own_run(tmp_path, capsys)
                          capsys)
     assert code == 0 and out.splitlines()[0] == (
         "SGLang: both lines are in the log and agree with it.")
+    # SGLang logs no budget: a log of 300,000 tokens (K and V 18.31 GB) names the budget that
+    # sizes its pool so, 300,000 x 131,072 B = 39,321,600,000 B (tests/test_sizing.py)
+    small = tmp_path / "small.log"
+    small.write_text(sglang.read_text().replace("327680", "300000").replace("20.00", "18.31"))
+    at_log = ["compare", "--preset", "llama-3.1-8b", "--context", "8192",
+              "--sglang-chunked-prefill-size", "2048", "--check-log"]
+    code, _, err = run([*at_log, str(small), "--budget", "40GiB"], capsys)
+    assert code == 1 and ("python -m flatkv: note: this log's run had --budget 39321600000B: "
+                          "every figure differs at other settings, so check it again with those"
+                          ) in err.splitlines()
+    code, out, err = run([*at_log, str(small), "--budget", "39321600000B"], capsys)
+    assert code == 0 and out.splitlines()[0] == (
+        "SGLang: both lines are in the log and agree with it.")
+    # at another TP the budget is not searched (the profile is at this one): the TP is named
+    tp2 = tmp_path / "tp2.log"
+    tp2.write_text("[2026-12-06 07:00:00] server_args={'tp_size': 2}\n" + small.read_text())
+    code, _, err = run([*at_log, str(tp2), "--budget", "40GiB"], capsys)
+    assert code == 1 and ("python -m flatkv: note: this log's run had --tp 2: every figure "
+                          "differs at other settings, so check it again with those"
+                          ) in err.splitlines()
     # SPEC's anchor log with its engine config line (TP 2, 44.59 GiB) checked at TP 1 and 40
     # GiB: its TP and budget are named
     from test_log_check import ANCHOR_LOG

@@ -719,9 +719,11 @@ def test_the_logged_run_of_sglang_is_its_scheduler_lines_context_and_chunk():
     from flatkv.log_check import LoggedRun, logged_run
     from flatkv.strategies.base import CHUNKED_PREFILL_OFF
 
-    # the ktransformers log's scheduler line: context_len 8,192, a chunk of 2,048; SGLang logs
-    # no budget the pages take
-    assert logged_run(read_log(KTRANSFORMERS_LOG)) == LoggedRun(context=8_192, chunk=2_048)
+    # the ktransformers log's scheduler line: context_len 8,192, a chunk of 2,048, its token
+    # pool of 580,364 tokens, beside 82 state slots (its Mamba Cache line); SGLang logs no
+    # budget the pages take
+    assert logged_run(read_log(KTRANSFORMERS_LOG)) == LoggedRun(
+        context=8_192, chunk=2_048, sglang_tokens=580_364, sglang_state_slots=82)
     # chunked prefill off: SGLang prints what it was told, and reads any 0 or less as off
     for told in ("-1", "0", "-5"):
         off = KTRANSFORMERS_LOG.replace("chunked_prefill_size=2048",
@@ -729,7 +731,8 @@ def test_the_logged_run_of_sglang_is_its_scheduler_lines_context_and_chunk():
         assert logged_run(read_log(off)).chunk == CHUNKED_PREFILL_OFF
     # two runs of other contexts: not told; a vLLM line of another context: not told either
     second = KTRANSFORMERS_LOG.splitlines()[-1].replace("context_len=8192", "context_len=4096")
-    assert logged_run(read_log(KTRANSFORMERS_LOG + "\n" + second)) == LoggedRun(chunk=2_048)
+    assert logged_run(read_log(KTRANSFORMERS_LOG + "\n" + second)) == LoggedRun(
+        chunk=2_048, sglang_tokens=580_364, sglang_state_slots=82)
     vllm = vllm_prefix(0, 1) + "Maximum concurrency for 2,048 tokens per request: 1.00x"
     assert logged_run(read_log(KTRANSFORMERS_LOG + "\n" + vllm)).context is None
     # a vLLM line of no scheduler's words is not read as SGLang's
@@ -1061,3 +1064,44 @@ def test_logged_changes_are_what_the_settings_lack_in_the_order_a_reader_takes_t
                                     context=2**41), now, at) == {}
     assert logged_changes(LoggedRun(tp=2_048), now, at) == {}
     assert logged_changes(LoggedRun(tp=2), replace(now, tp=None), at) == {}
+
+
+def test_logged_changes_give_the_budget_that_sizes_sglangs_pools_as_logged():
+    from dataclasses import replace
+
+    from flatkv.log_check import LoggedRun, RunSettings, logged_changes
+
+    # SGLang logs its pools, not a budget: the budget comes from the search the settings
+    # carry, run at the context and chunk taken (SGLang's request cap, and so its state slots,
+    # can follow the context), with the state slots its log gives; it is said before them
+    asked = []
+
+    def budget_at(context):
+        def search(tokens, slots):
+            asked.append((context, tokens, slots))
+            return 1_000 * tokens if tokens % 2 == 0 else None  # odd: no budget gives them
+        return search
+
+    now = RunSettings(tp=1, attn_dp=1, mamba_cache_mode="none", context=4_096, chunk=8_192,
+                      sglang_tokens=327_680, sglang_budget=budget_at(4_096))
+
+    def at(changes):
+        context = changes.get("context", 4_096)
+        return replace(now, context=context, sglang_tokens=327_680 if context == 4_096
+                       else 300_000, sglang_budget=budget_at(context))
+
+    run = LoggedRun(context=8_192, sglang_tokens=300_002, sglang_state_slots=82)
+    assert list(logged_changes(run, now, at).items()) == [
+        ("sglang_budget", 300_002_000), ("context", 8_192)]
+    assert asked == [(8_192, 300_002, 82)]
+    # the pool the settings already give: none searched; no budget found: none offered
+    assert logged_changes(LoggedRun(sglang_tokens=327_680), now, at) == {}
+    assert logged_changes(LoggedRun(sglang_tokens=300_001), now, at) == {}
+    # no search where the settings carry none (a command at another TP), nor past 2^40 tokens,
+    # nor beside vLLM's blocks or memory (a log of both engines: vLLM's budget is told)
+    assert logged_changes(run, replace(now, sglang_budget=None), lambda c: replace(
+        at(c), sglang_budget=None)) == {"context": 8_192}
+    assert logged_changes(LoggedRun(sglang_tokens=2**41), now, at) == {}
+    assert logged_changes(LoggedRun(memory="44.59 GiB", sglang_tokens=300_002), now, at) == {
+        "kv_memory": "44.59 GiB"}
+    assert asked == [(8_192, 300_002, 82), (4_096, 300_001, None)]

@@ -15,6 +15,7 @@ from flatkv.app_model import model_names, profile_for
 from flatkv.budget import cache_budget, gpu_bytes_for
 from flatkv.profile import CacheProfile
 from flatkv.sizing import (
+    budget_for_sglang_token_pool,
     context_candidates,
     context_curves,
     least_budget_for_requests,
@@ -104,6 +105,47 @@ def test_sglang_gives_the_budget_from_which_every_larger_one_holds():
         start = -(-k * 38_633_472 * 19 // 9)
         assert holds("sglang", qwen, start - 1, 3, 20_000)
         assert holds("sglang", qwen, start, 3, 20_000)
+
+
+def test_the_budget_of_an_sglang_logs_token_pool():
+    # SGLang logs its pools, not a budget. Llama-3.1-8B: 32 layers x 2 x 8 heads x 128 x 2 B =
+    # 131,072 B a token, so 300,000 tokens from 39,321,600,000 B; at pages of 64 a pool is a
+    # whole number of pages: 300,001 tokens none, 300,032 (4,688 pages) from 300,032 x 131,072
+    llama = profile_for("Llama-3.1-8B", None, 1)
+    assert 300_000 * 131_072 == 39_321_600_000
+    assert budget_for_sglang_token_pool(llama, tokens=300_000, context_tokens=8_192) == (
+        39_321_600_000)
+    assert run_strategy("sglang", llama, budget_bytes=39_321_600_000 - 1).logged_tokens == (
+        299_999)
+    paged = StrategyOptions(sglang_page_size=64)
+    assert budget_for_sglang_token_pool(llama, tokens=300_001, context_tokens=8_192,
+                                        options=paged) is None
+    assert budget_for_sglang_token_pool(llama, tokens=300_032, context_tokens=8_192,
+                                        options=paged) == 300_032 * 131_072
+    # Qwen3-Next at TP 2 (test_sglang_gives_the_budget_from_which_every_larger_one_holds):
+    # state slots of 38,633,472 B, the k-th from ceil(k x 38,633,472 x 19 / 9), 12,288 B a
+    # token. 60,000 tokens come twice: with 16 slots (15 for requests, max_mamba_cache_size,
+    # beside the padding slot) from 16 x 38,633,472 + 60,000 x 12,288 = 1,355,415,552 B (the
+    # 16th slot starts at 1,304,952,832, the 17th at 1,386,512,384), and with 17 (16) from
+    # 1,394,049,024; with 18 the pool starts past them (62,880 tokens at the 18th's start)
+    qwen = profile_for("Qwen3-Next-80B-A3B", None, 2)
+    assert (-(-16 * 38_633_472 * 19 // 9), -(-17 * 38_633_472 * 19 // 9)) == (
+        1_304_952_832, 1_386_512_384)
+    assert (-(-18 * 38_633_472 * 19 // 9) - 18 * 38_633_472) // 12_288 == 62_880
+    found = {slots: budget_for_sglang_token_pool(qwen, tokens=60_000, context_tokens=20_000,
+                                                 state_slots=slots)
+             for slots in (None, 15, 16, 17)}
+    assert found == {None: 16 * 38_633_472 + 60_000 * 12_288, 15: 1_355_415_552,
+                     16: 17 * 38_633_472 + 60_000 * 12_288, 17: None}
+    assert found[16] == 1_394_049_024
+    for slots, budget in found.items():
+        if budget is not None:  # exactly the pool logged, and a byte less is not
+            r = run_strategy("sglang", qwen, budget_bytes=budget, context_tokens=20_000)
+            assert (r.logged_tokens, r.extras["request_state_slots"]) == (60_000, slots or 15)
+            assert run_strategy("sglang", qwen, budget_bytes=budget - 1,
+                                context_tokens=20_000).logged_tokens == 59_999
+    with pytest.raises(ValueError, match="tokens"):
+        budget_for_sglang_token_pool(llama, tokens=0, context_tokens=None)
 
 
 def test_no_budget_is_none():
