@@ -638,7 +638,8 @@ class LoggedRun:
     --max-model-len) or SGLang's scheduler line's context_len (its --context-length);
     ``chunk``: that line's chunked_prefill_size (``CHUNKED_PREFILL_OFF`` for any 0 or less,
     as SGLang reads it); ``tp``: the tensor parallel size its settings line gives (vLLM's
-    engine config, SGLang's server_args); ``mamba_cache_mode``: the mode vLLM says it set
+    engine config, SGLang's server_args), else, where its lines' prefixes name ranks past TP0,
+    the highest rank + 1 (the least TP that has it); ``mamba_cache_mode``: the mode vLLM says it set
     ("Mamba cache mode is set to 'align'", models/config.py 1096-1117) or, 0.31, that all is
     deprecated (config/cache.py 346); ``attn_dp``: SGLang's attention DP size in its
     server_args (``attn_dp_size``; before its arg groups, ``dp_size`` with
@@ -691,6 +692,19 @@ _RUN_FIGURES = (
 )
 
 
+# A tensor-parallel rank in a line's prefix: vLLM's worker (Worker_TP1, Worker_PP0_TP1),
+# SGLang's ranks (TP1, DP0 TP1 EP0)
+_TP_RANK = re.compile(r"(?:^|[\s_])TP(\d+)\b")
+
+
+def _ranks(lines: Sequence[LogLine]) -> int:
+    """The TP ranks the lines' prefixes name, as a TP size: the highest rank + 1 (a log of
+    ranks TP0 and TP1 is of TP 2 at least; a paste can leave ranks out, not add them); 0 where
+    none names one."""
+    return max((int(m[1]) + 1 for line in lines if (m := _TP_RANK.search(line.source))),
+               default=0)
+
+
 def logged_run(lines: Sequence[LogLine]) -> LoggedRun:
     """The run's budget, context and chunk as its lines give them (``LoggedRun``): a figure
     from the lines of the engine that logs it (or of no engine's prefix), told once."""
@@ -700,6 +714,8 @@ def logged_run(lines: Sequence[LogLine]) -> LoggedRun:
             if line.engine in (engine, None) and (match := pattern.search(line.message)):
                 said[key].add(match[1].replace(",", ""))
     one = {key: next(iter(values)) for key, values in said.items() if len(values) == 1}
+    if not said["tp"] and (ranks := _ranks(lines)) > 1:
+        one["tp"] = str(ranks)
     chunk = int(one["chunk"]) if "chunk" in one else None
     return LoggedRun(
         blocks=int(one["blocks"]) if "blocks" in one else None,

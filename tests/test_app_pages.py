@@ -4871,7 +4871,7 @@ def test_compare_offers_only_the_log_settings_the_pages_lack_and_says_when_they_
         "vLLM: all 3 lines are in the log and agree with it."]
 
 
-def test_compare_takes_a_logs_tp_from_its_settings_line():
+def test_compare_takes_a_logs_tp_from_its_settings_line_or_its_ranks():
     # SPEC's anchor log (vLLM 0.10.2, Qwen3-Next-80B-A3B at TP 2, 44.59 GiB, 262,144 tokens:
     # tests/test_log_check.py) with its engine config line, on pages at TP 1 and the default
     # GPU: its TP and Available memory are offered, and taken, its lines agree (0.34's blocks
@@ -4883,6 +4883,17 @@ def test_compare_takes_a_logs_tp_from_its_settings_line():
               "max_seq_len=262144, tensor_parallel_size=2, pipeline_parallel_size=1")
     at = open_app("app_pages/compare.py", {"model": "Qwen3-Next-80B-A3B"})
     (offer,) = offers_after_pasting(at, config + "\n" + ANCHOR_LOG)
+    assert offer.startswith("This log's run had TP 2 and 44.59 GiB of KV cache memory a rank "
+                            "(Available): the figures here are at other settings")
+    at.button(key="compare.log_settings").click().run()
+    assert (at.query_params["tp"], at.query_params["kv_mem"]) == ("2", "44.59GiB")
+    assert [shown(s) for s in at.success] == [
+        "vLLM: 4 of 5 lines are in the log and agree with it; 1 not in it."]
+    # without the config line its workers' prefixes, Worker_TP0 and Worker_TP1, give TP 2:
+    # offered and taken alike (the offer used to leave the TP, and a line still differed)
+    assert "(Worker_TP1 pid=" in ANCHOR_LOG and "tensor_parallel_size" not in ANCHOR_LOG
+    at = open_app("app_pages/compare.py", {"model": "Qwen3-Next-80B-A3B"})
+    (offer,) = offers_after_pasting(at, ANCHOR_LOG)
     assert offer.startswith("This log's run had TP 2 and 44.59 GiB of KV cache memory a rank "
                             "(Available): the figures here are at other settings")
     at.button(key="compare.log_settings").click().run()
