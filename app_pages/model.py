@@ -82,11 +82,15 @@ def _whole(key: str, label: str, least: int = 0) -> int:
 def _apply_raw() -> None:
     try:
         edited = ss.get("edit.raw") or RawModel("", 0)
-        if edited.kv_shared_layer_types and (
-                parse_layer_pattern(ss["edit.layers"]) != parse_layer_pattern(edited.layers)):
+        layers = parse_layer_pattern(ss["edit.layers"])
+        if edited.kv_shared_layer_types and layers != parse_layer_pattern(edited.layers):
             # the kv-shared layers read layers of the model edited: not those of other layers
             # (the same layers written another way keep them)
             edited = replace(edited, kv_shared_layer_types=())
+        if edited.architectures and set(layers) != set(parse_layer_pattern(edited.layers)):
+            # other kinds of layer are another model: not the edited one's class (a Llama's
+            # name on a hybrid of state layers), which engines key their pools on
+            edited = replace(edited, architectures=())
         raw = replace(edited, layers=ss["edit.layers"],
                       sliding_window=_whole("edit.window", RAW_LABELS["sliding_window"]) or None,
                       attention_chunk_size=_whole(

@@ -4257,6 +4257,22 @@ def test_kv_shared_layers_are_named_and_dropped_when_the_layers_are_edited():
     assert any(said in c.value for c in raw.caption)
 
 
+def test_raw_bytes_of_other_layer_kinds_drop_the_edited_models_architecture():
+    # Llama-3.1-8B as raw bytes: its class is carried (engines key pools on it) while its
+    # layers keep their kinds; made a hybrid of state layers, it is another model, and the
+    # summary no longer names LlamaForCausalLM
+    at = open_app("app_pages/model.py", {"model": "Llama-3.1-8B"})
+    at.segmented_control(key="model.source").set_value("Raw bytes").run()
+    at.text_input(key="edit.layers").set_value("full*16").run()
+    assert_clean(at)
+    assert at.query_params["arch"] == "LlamaForCausalLM"
+    at.text_input(key="edit.layers").set_value("(3*linear,full)*8").run()
+    at.text_input(key="edit.state").set_value("conv=49152,ssm=2097152").run()
+    assert_clean(at)
+    assert at.query_params["layers"] == "(3*linear,full)*8" and "arch" not in at.query_params
+    assert not any("LlamaForCausalLM" in shown(m) for m in at.markdown)
+
+
 def test_model_page_number_fields_say_what_is_wrong_with_a_negative():
     # the fields take any number (a minimum would make the browser swallow -5 without a word):
     # a negative one gets an error naming the field and the fix, and the model stays
