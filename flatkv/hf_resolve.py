@@ -12,6 +12,7 @@ layer lists, a layer count the pattern contradicts) sit here too; those of a res
 
 from __future__ import annotations
 
+import difflib
 import re
 import textwrap
 import warnings
@@ -136,6 +137,15 @@ STATE_ONLY = ("mamba", "falcon_mamba", "mamba2")
 
 
 SUPPORTED_MODEL_TYPES: tuple[str, ...] = tuple(sorted(FAMILIES))
+
+
+def _supported_text(model_type: str | None = None) -> str:
+    """How many model types FlatKV reads and where they are listed (all of them in an error
+    made it a wall of 90 names), with the nearest to ``model_type`` by spelling."""
+    near = difflib.get_close_matches(model_type, SUPPORTED_MODEL_TYPES, n=3) if model_type else []
+    return (f"FlatKV reads {len(SUPPORTED_MODEL_TYPES)} model types, listed in the README's "
+            "Hugging Face section"
+            + (f"; nearest by spelling: {', '.join(near)}" if near else ""))
 
 
 # Model types transformers does not know, read with the configuration class of the model they
@@ -360,10 +370,8 @@ def _readable_model_type(cfg: Any) -> str:
             raise ValueError(f"config.json has no model_type: its architectures name "
                              f"{architecture}, which is model_type \"{named_type}\": add "
                              f"\"model_type\": \"{named_type}\" to it")
-        raise ValueError(
-            "config.json has no model_type: cannot tell how to read it (supported: "
-            f"{', '.join(SUPPORTED_MODEL_TYPES)})"
-        )
+        raise ValueError("config.json has no model_type: cannot tell how to read it; add the "
+                         f"model's own ({_supported_text()})")
     if not isinstance(model_type, str):
         raise ValueError(
             f"config.json model_type must be a string such as \"llama\", got {model_type!r}"
@@ -395,11 +403,10 @@ def _readable_model_type(cfg: Any) -> str:
                 "and quantization_config copied into it, and architectures "
                 f"{_causal_lm_class(inner_type)}")
         raise ValueError(
-            f"model_type {model_type!r} is not supported: supported types are "
-            f"{', '.join(SUPPORTED_MODEL_TYPES)}; a model of full attention alone (no sliding "
-            "window) whose config names num_key_value_heads (else llama takes one KV head a "
-            "query head) reads as llama: set \"model_type\": \"llama\" in a copy; or "
-            f"{BY_HAND}"
+            f"model_type {model_type!r} is not supported ({_supported_text(model_type)}); a "
+            "model of full attention alone (no sliding window) whose config names "
+            "num_key_value_heads (without it llama reads one KV head per query head) reads as "
+            f"llama: set \"model_type\": \"llama\" in a copy; or {BY_HAND}"
         )
     return model_type
 
