@@ -337,9 +337,8 @@ class AppState:
         return self if ours == theirs else replace(self, mamba_chunk_size=None)
 
     def engine_options_text(self, names: tuple[str, ...] = ENGINE_FIELDS, *,
-                            defaults: str = "engine options as vLLM 0.19 sets them (the log "
-                            "these figures are checked against; Engine options sets vLLM "
-                            "0.34's)") -> str:
+                            defaults: str = "vLLM 0.19's default engine options (Engine "
+                            "options offers vLLM 0.34's)") -> str:
         """``engine options: kernel block 64, mamba cache mode align``, or ``defaults``;
         ``names`` limits it to the options that act on what a page shows."""
         changed = self.changed_engine_options(names)

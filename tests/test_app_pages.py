@@ -2996,8 +2996,7 @@ def test_budget_caption_names_only_options_that_act():
     assert [e.label for e in budget.expander][0] == "Engine options"
     compare = open_app("app_pages/compare.py", link)
     assert compare.caption[0].value.endswith(
-        "engine options as vLLM 0.19 sets them (the log these figures are checked against; "
-        "Engine options sets vLLM 0.34's)")
+        "vLLM 0.19's default engine options (Engine options offers vLLM 0.34's)")
     assert [e.label for e in compare.expander][0] == "Engine options"
     assert not [w for w in compare.number_input if w.key == "w.mamba_chunk_size"]
     compare = open_app("app_pages/compare.py", {**link, "mamba": "all"})
