@@ -27,6 +27,7 @@ from flatkv.analysis import PLANNER_STRATEGY
 from flatkv.app_state import AppState
 from flatkv.budget import Budget
 from flatkv.strategies import OLDER_LOGGED_COLUMN, STRATEGIES, StrategyResult, logged_as
+from flatkv.strategies.vllm_releases import OLDER_VLLM_LOG
 from flatkv.strategy_notes import STRATEGY_TITLES
 from flatkv.units import (
     MAX_BYTES,
@@ -200,12 +201,17 @@ with user_errors():
              delta_color="off", delta_arrow="off",
              help=(SGLANG_CAPACITY_HELP if strategy == "sglang" else CAPACITY_HELP)
              if history else NO_HISTORY_HELP)
+    # three token figures side by side: each says which one the concurrency reads
+    older = r.older_logged_tokens not in (None, r.logged_tokens)
     if r.logged_tokens is not None and r.logged_tokens != r.capacity_tokens:
         c.metric(f"{logged_as(strategy)} (tokens)", f"{r.logged_tokens:,}",
+                 delta="concurrency x context, as vLLM logs it" if older else None,
+                 delta_color="off", delta_arrow="off",
                  help=strategy_notes.logged_tokens_help(r))
-    if r.older_logged_tokens not in (None, r.logged_tokens):
+    if older:
         c.metric(sentence_case(OLDER_LOGGED_COLUMN), f"{r.older_logged_tokens:,}",
-                 help=strategy_notes.older_logged_tokens_help(r))
+                 delta=f"as {OLDER_VLLM_LOG} log it", delta_color="off",
+                 delta_arrow="off", help=strategy_notes.older_logged_tokens_help(r))
     c.metric(f"Concurrency at {tokens_text(context)}", concurrency_text(r.max_concurrency),
              help=CONCURRENCY_HELP)
     c.metric("Blocks", f"{r.num_blocks:,}", help=f"{r.block_bytes:,} B each, " + (
