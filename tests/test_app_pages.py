@@ -4730,6 +4730,24 @@ def offers_after_pasting(at: AppTest, log: str) -> list[str]:
     return [shown(i) for i in at.info if "This log's run had" in shown(i)]
 
 
+def take_offer(at: AppTest) -> list[str]:
+    """Compare after its "Use the log's settings" is clicked (no exception raised): the
+    verdicts of the engines whose lines all agree."""
+    at.button(key="compare.log_settings").click().run()
+    assert not at.exception
+    return [shown(s) for s in at.success]
+
+
+def offer_taken(link: dict, log: str) -> tuple[str, list[str], dict]:
+    """Compare at ``link`` with ``log`` pasted: its one offer of the log's settings, and once
+    taken (no error shown) the verdicts that agree and the link it is at."""
+    at = open_app("app_pages/compare.py", link)
+    (offer,) = offers_after_pasting(at, log)
+    agreed = take_offer(at)
+    assert_clean(at)
+    return offer, agreed, dict(at.query_params)
+
+
 def test_compare_takes_an_sglang_logs_context_and_chunk_from_its_scheduler_line():
     # Llama-3.1-8B in 40 GiB of KV cache: SGLang's KV line is the budget's alone (327,680
     # tokens of 32 x 4,096 B); its scheduler line gives the run's context and chunk. A log of
@@ -4752,19 +4770,19 @@ def test_compare_takes_an_sglang_logs_context_and_chunk_from_its_scheduler_line(
     (offer,) = [shown(i) for i in at.info if "This log's run had" in shown(i)]
     assert offer.startswith("This log's run had 8,192 tokens a request and SGLang's prefill "
                             "chunk of 2,048 tokens: the figures here are at other settings")
-    at.button(key="compare.log_settings").click().run()
+    agreed = take_offer(at)
     assert_clean(at)
     assert (at.query_params["ctx"], at.query_params["sg_chunk"]) == ("8192", "2048")
-    assert [shown(s) for s in at.success] == [
+    assert agreed == [
         "SGLang: both lines are in the log and agree with it."]
     # chunked prefill off in the log (-1): offered as off, and taken
     at.text_area(key="compare.check_log").set_value(
         log.replace("chunked_prefill_size=2048", "chunked_prefill_size=-1")).run()
     (offer,) = [shown(i) for i in at.info if "This log's run had" in shown(i)]
     assert offer.startswith("This log's run had SGLang's chunked prefill off: ")
-    at.button(key="compare.log_settings").click().run()
+    agreed = take_offer(at)
     assert at.query_params["sg_chunk"] == "off"
-    assert [shown(s) for s in at.success] == [
+    assert agreed == [
         "SGLang: both lines are in the log and agree with it."]
 
 
@@ -4784,18 +4802,14 @@ def test_compare_offers_the_budget_that_sizes_an_sglang_logs_pools_at_its_state_
     log = "\n".join(f"[2026-12-06 07:01:0{i} TP0] {line.replace('=...', '=16384')}"
                     for i, line in enumerate(own))
     assert 78 * 102_137_856 + 551_345 * 16_384 == 16_999_989_248
-    at = open_app("app_pages/compare.py", {"model": "Nemotron-H-8B", "ctx": "32768",
-                                           "gpu": "KV cache memory", "kv_mem": "40GiB"})
-    (offer,) = offers_after_pasting(at, log)
+    offer, agreed, taken = offer_taken({"model": "Nemotron-H-8B", "ctx": "32768",
+                                        "gpu": "KV cache memory", "kv_mem": "40GiB"}, log)
     assert offer == ("This log's run had SGLang's token pool of 551,345 tokens (16,999,989,248 "
                      "B of KV cache memory a rank sizes its pools so): the figures here are at "
                      "other settings, so its lines differ for that alone. Take its settings, "
                      "then read the check again.")
-    at.button(key="compare.log_settings").click().run()
-    assert_clean(at)
-    assert at.query_params["kv_mem"] == "16999989248B"
-    assert [shown(s) for s in at.success] == [
-        "SGLang: all 4 lines are in the log and agree with it."]
+    assert taken["kv_mem"] == "16999989248B"
+    assert agreed == ["SGLang: all 4 lines are in the log and agree with it."]
 
 
 def test_compare_offers_only_the_log_settings_the_pages_lack_and_says_when_they_are_not_all():
@@ -4827,18 +4841,14 @@ def test_compare_offers_only_the_log_settings_the_pages_lack_and_says_when_they_
           "V size: 18.31 GB")
     log = "\n".join(f"[2026-12-06 07:01:0{i} TP0] {line}" for i, line in enumerate(
         [kv, scheduler_line(300_000, 8_192, 4_096, 8_192).replace("...", "16384")]))
-    at = open_app("app_pages/compare.py", {"model": "Llama-3.1-8B", "ctx": "4096",
-                                           "gpu": "KV cache memory", "kv_mem": "40GiB"})
-    (offer,) = offers_after_pasting(at, log)
+    offer, agreed, taken = offer_taken({"model": "Llama-3.1-8B", "ctx": "4096",
+                                        "gpu": "KV cache memory", "kv_mem": "40GiB"}, log)
     assert offer == ("This log's run had SGLang's token pool of 300,000 tokens (39,321,600,000 "
                      "B of KV cache memory a rank sizes its pools so) and 8,192 tokens a "
                      "request: the figures here are at other settings, so its lines differ for "
                      "that alone. Take its settings, then read the check again.")
-    at.button(key="compare.log_settings").click().run()
-    assert_clean(at)
-    assert (at.query_params["kv_mem"], at.query_params["ctx"]) == ("37500MiB", "8192")  # exact
-    assert [shown(s) for s in at.success] == [
-        "SGLang: both lines are in the log and agree with it."]
+    assert (taken["kv_mem"], taken["ctx"]) == ("37500MiB", "8192")  # exact
+    assert agreed == ["SGLang: both lines are in the log and agree with it."]
     # the same log of a model of half the KV heads (K and V 9.16 GB): taken, its KV line
     # would still differ, and the offer says so
     half = log.replace("18.31 GB", "9.16 GB")
@@ -4885,9 +4895,9 @@ def test_compare_offers_only_the_log_settings_the_pages_lack_and_says_when_they_
     assert offer == ("This log's run had vLLM 0.34's defaults: the figures here are at other "
                      "settings, so its lines differ for that alone. Take its settings, then "
                      "read the check again.")
-    at.button(key="compare.log_settings").click().run()
+    agreed = take_offer(at)
     assert (at.query_params["block"], at.query_params["v_async"]) == ("64", "1")
-    assert [shown(s) for s in at.success] == [
+    assert agreed == [
         "vLLM: all 3 lines are in the log and agree with it."]
 
 
@@ -4905,9 +4915,9 @@ def test_compare_takes_a_logs_tp_from_its_settings_line_or_its_ranks():
     (offer,) = offers_after_pasting(at, config + "\n" + ANCHOR_LOG)
     assert offer.startswith("This log's run had TP 2 and 44.59 GiB of KV cache memory a rank "
                             "(Available): the figures here are at other settings")
-    at.button(key="compare.log_settings").click().run()
+    agreed = take_offer(at)
     assert (at.query_params["tp"], at.query_params["kv_mem"]) == ("2", "44.59GiB")
-    assert [shown(s) for s in at.success] == [
+    assert agreed == [
         "vLLM: 4 of 5 lines are in the log and agree with it; 1 not in it."]
     # without the config line its workers' prefixes, Worker_TP0 and Worker_TP1, give TP 2:
     # offered and taken alike (the offer used to leave the TP, and a line still differed)
@@ -4916,9 +4926,9 @@ def test_compare_takes_a_logs_tp_from_its_settings_line_or_its_ranks():
     (offer,) = offers_after_pasting(at, ANCHOR_LOG)
     assert offer.startswith("This log's run had TP 2 and 44.59 GiB of KV cache memory a rank "
                             "(Available): the figures here are at other settings")
-    at.button(key="compare.log_settings").click().run()
+    agreed = take_offer(at)
     assert (at.query_params["tp"], at.query_params["kv_mem"]) == ("2", "44.59GiB")
-    assert [shown(s) for s in at.success] == [
+    assert agreed == [
         "vLLM: 4 of 5 lines are in the log and agree with it; 1 not in it."]
 
 
@@ -4943,10 +4953,10 @@ def test_compare_takes_the_mamba_cache_mode_a_vllm_log_says_it_set():
     (offer,) = offers_after_pasting(at, log)
     assert offer.startswith("This log's run had vLLM's mamba cache mode align: the figures "
                             "here are at other settings")
-    at.button(key="compare.log_settings").click().run()
+    agreed = take_offer(at)
     assert at.query_params["mamba"] == "align"
     n = len(vllm.extras["log_lines"])
-    assert [shown(s) for s in at.success] == [
+    assert agreed == [
         f"vLLM: all {n} lines are in the log and agree with it."]
 
 
@@ -4970,9 +4980,9 @@ def test_compare_takes_a_logs_attention_dp_from_its_server_args():
     (offer,) = offers_after_pasting(at, log)
     assert offer.startswith("This log's run had SGLang's attention DP 8: the figures here are "
                             "at other settings")
-    at.button(key="compare.log_settings").click().run()
+    agreed = take_offer(at)
     assert at.query_params["sg_dp"] == "8" and "sg_chunk" not in at.query_params
-    assert [shown(s) for s in at.success] == [
+    assert agreed == [
         "SGLang: both lines are in the log and agree with it."]
 
 
@@ -4996,9 +5006,9 @@ def test_compare_takes_a_groups_chunk_times_its_attention_dp():
     (offer,) = offers_after_pasting(at, log)
     assert offer.startswith("This log's run had SGLang's prefill chunk of 4,096 tokens (2,048 a "
                             "group of 2): the figures here are at other settings")
-    at.button(key="compare.log_settings").click().run()
+    agreed = take_offer(at)
     assert at.query_params["sg_chunk"] == "4096"
-    assert [shown(s) for s in at.success] == [
+    assert agreed == [
         f"SGLang: 1 of {len(sglang.extras['log_lines'])} lines are in the log and agree with "
         f"it; {len(sglang.extras['log_lines']) - 1} not in it."]
 
@@ -5041,11 +5051,11 @@ def test_compare_checks_a_pasted_engine_log():
     (offer,) = offers_after_pasting(at30, FALCON_VLLM_LOG)
     assert offer.startswith("This log's run had 2,155 vLLM KV cache blocks a rank (fit after "
                             "warm-up): the figures here are at other settings")
-    at30.button(key="compare.log_settings").click().run()
+    agreed = take_offer(at30)
     assert_clean(at30)
     assert (at30.query_params["gpu"], at30.query_params["kv_blocks"]) == (
         "vLLM KV cache blocks", "2155")
-    assert [shown(s) for s in at30.success] == [
+    assert agreed == [
         "vLLM: all 3 lines are in the log and agree with it."]
     assert at30.table[0].value["FlatKV's line"][0] == "` Available KV cache memory: ... GiB `"
     # an SGLang log: vLLM's lines say so, SGLang's (its Mamba line of 553 request slots, 1.62 /
