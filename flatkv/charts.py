@@ -124,51 +124,70 @@ def _house_template() -> dict:
 HOUSE_TEMPLATE = _house_template()
 
 
-# Characters a title line holds (Plotly does not wrap): at 1000 px the narrowest full-width
-# chart (in an expander) is 506 px wide, and Plotly's mode bar, shown on hover, takes the top
-# right 152 px of it (the buttons _frame.CHART_CONFIG keeps and Streamlit's fullscreen; measured
-# in Chromium at x 749 to 901 of a chart at 397 to 903). A 15 px title averages 6.4 px a
-# character ("... requested P: P grows", 59 characters: x 400 to 780), up to 7 with capitals and
-# digits; at 60 characters a line the bar covered "grows". Lines of 49 end 10 px left of it.
-NARROWEST_CHART_PX, MODEBAR_PX, TITLE_GAP_PX, TITLE_CHAR_PX = 506, 152, 10, 7
-TITLE_WIDTH = (NARROWEST_CHART_PX - MODEBAR_PX - TITLE_GAP_PX) // TITLE_CHAR_PX  # 49
+# Plotly's mode bar (zoom, pan, reset, PNG; _frame.CHART_CONFIG), shown on hover at the top
+# right of a chart, and Streamlit's fullscreen button beside it, take the chart's top 30 px
+# (measured in Chromium: the bar's buttons from y 2 to 30 of the chart at 1000 and 1440 px). It
+# covered the end of any title that reached it: Budget's "Over the block size" in a half-width
+# column at 1000 px, Compare's panel heading "concurrency at 262,144 tokens". Every title
+# and heading starts under this band, so nothing is ever under the bar, at any width.
+MODEBAR_BAND_PX = 34
+
+# Characters a title line holds (Plotly does not wrap), the bar no longer in the way: a full-width
+# chart is 506 px wide at its narrowest (at 1000 px, in an expander), a half-width one (Budget's
+# two sweeps side by side) 262 px. A 15 px title averages 6.4 px a character ("... requested P:
+# P grows", 59 characters: x 400 to 780), up to 7 with capitals and digits; a line ends 10 px
+# short of the chart's right edge. Full-width charts (the default) wrap at 70 characters, where
+# the old 49 (a width kept clear of the mode bar) broke Layout's titles at 400 px with a blank
+# band beside them; half-width ones at 36.
+NARROWEST_CHART_PX, HALF_CHART_PX, TITLE_GAP_PX, TITLE_CHAR_PX = 506, 262, 10, 7
+TITLE_WIDTH = (NARROWEST_CHART_PX - TITLE_GAP_PX) // TITLE_CHAR_PX  # 70
+HALF_TITLE_WIDTH = (HALF_CHART_PX - TITLE_GAP_PX) // TITLE_CHAR_PX  # 36
 
 
-def title_lines(title: str) -> list[str]:
-    """``title`` in lines of TITLE_WIDTH characters at most, broken between words only (not
-    in "slot-major")."""
-    return textwrap.wrap(title, TITLE_WIDTH, break_on_hyphens=False)
+def title_lines(title: str, width: int = TITLE_WIDTH) -> list[str]:
+    """``title`` in lines of ``width`` characters at most (TITLE_WIDTH: a full-width chart's,
+    HALF_TITLE_WIDTH: a half-width one's), broken between words only (not in "slot-major")."""
+    return textwrap.wrap(title, width, break_on_hyphens=False)
 
 
 def _house_figure(traces: Sequence, layout: Mapping | None = None, *, title: str = "",
-                  height: int | None = None, legend_lines: int = 1) -> go.Figure:
+                  height: int | None = None, legend_lines: int = 1,
+                  title_width: int = TITLE_WIDTH, headings_px: int = 0) -> go.Figure:
     """The figure of ``traces`` and ``layout`` in the house style, built in one go.
 
     Why in one go: plotly re-validates the layout and dispatches callbacks at every
     ``update_layout`` or ``update_xaxes``, 10 to 40 ms each, where the same properties given to
     the constructor cost a few ms; a chart built step by step took 50 to 90 ms of a rerun.
     ``legend_lines``: the lines a horizontal legend may wrap to in a narrow column (a
-    half-width chart at 1000 px), each given room under the title."""
+    half-width chart at 1000 px), each given room under the title. ``title_width``: the
+    characters a title line holds (``title_lines``). ``headings_px``: room above the plot for
+    headings drawn over it (Compare's panel headings), under the mode bar's band.
+
+    The top margin, from the top: the mode bar's band (MODEBAR_BAND_PX), the title (18 px a
+    line), the legend (20 px a line) and gaps."""
     layout = dict(layout or {})
-    lines = title_lines(title)
+    lines = title_lines(title, title_width)
     # Plotly hides the key of a one-trace chart; keep it when a trace is named (an unnamed one
     # would be keyed "trace 0")
     layout.setdefault("showlegend", any(getattr(t, "showlegend", False) is not False
                                         and getattr(t, "name", None) for t in traces))
     return go.Figure(data=list(traces), layout=layout | {
         "template": HOUSE_TEMPLATE,
-        # Plotly sets a title of n lines (n - 1) half lines too high under yanchor "top",
-        # cutting its first line off; the pad brings it back down
-        "title": {"text": "<br>".join(lines), "x": 0, "xanchor": "left", "y": 0.99,
+        # the title starts under the mode bar's band. Plotly sets a title of n lines (n - 1)
+        # half lines too high under yanchor "top", cutting its first line off; the pad brings
+        # it back down
+        "title": {"text": "<br>".join(lines), "x": 0, "xanchor": "left", "y": 1,
                   "yanchor": "top", "yref": "container", "font": {"size": 15},
-                  "pad": {"t": 10 * (len(lines) - 1)}} if title else None,
+                  "pad": {"t": MODEBAR_BAND_PX + 10 * (len(lines) - 1)}} if title else None,
         "font": {"family": FONT, "size": 13},
         "margin": {"l": 10, "r": 10, "b": 10,
-                   "t": (60 + 18 * len(lines) if title else 40) + 20 * (legend_lines - 1)},
+                   "t": MODEBAR_BAND_PX + (50 + 18 * len(lines) if title else 30)
+                   + 20 * (legend_lines - 1) + headings_px},
         # the legend sits on its own line under the title, never over it
         "legend": {"orientation": "h", "yanchor": "bottom", "y": 1.01, "x": 0,
                    "xanchor": "left", **layout.get("legend", {})},
-        "height": height,
+        # the band and headings on top of the height asked for: the plot keeps its height
+        "height": height + MODEBAR_BAND_PX + headings_px if height else None,
         "hoverlabel": {"font": {"family": "ui-monospace, monospace"}},
     })
 
@@ -485,7 +504,8 @@ def sweep_figure(
             **bottom))
     entries = sweep_legend_lines(capacity is not None, target is not None, wide=wide)
     return _house_figure(traces, axes, title=title, height=500 if rows == 2 else 380,
-                         legend_lines=max(entries, legend_lines))
+                         legend_lines=max(entries, legend_lines),
+                         title_width=TITLE_WIDTH if wide else HALF_TITLE_WIDTH)
 
 
 def sweep_legend_lines(capacity: bool, target: bool, *, wide: bool = False) -> int:
@@ -559,7 +579,13 @@ def capacity_bars(
                          "xref": "paper", "y": 1.0, "yanchor": "bottom", "yref": "paper",
                          "showarrow": False, "font": {"size": 16}})
     layout["annotations"] = headings
-    return _house_figure(traces, layout, title=title, height=max(260, 120 + 40 * len(names)))
+    # the two-line headings (16 px) rise 42 px over the plot: 16 px more than a title-less
+    # chart's room, so they start under the mode bar's band
+    return _house_figure(traces, layout, title=title, height=max(260, 120 + 40 * len(names)),
+                         headings_px=HEADINGS_PX)
+
+
+HEADINGS_PX = 16
 
 
 # Compare's context chart: a colour and a marker a layout. Lines that coincide must show
@@ -664,7 +690,10 @@ def breakdown_bars(
               "yaxis": {"autorange": "reversed"},
               # keys left to right as the slices stack (plotly reverses a stacked bar's key)
               "legend": {"traceorder": "normal"}}
-    return _house_figure(traces, layout, title=title, height=max(260, 140 + 44 * len(names)))
+    # the key's lines given room under the title: at 1000 px its seven categories take four
+    # lines, which grew up over the title when one was reserved
+    return _house_figure(traces, layout, title=title, height=max(260, 140 + 44 * len(names)),
+                         legend_lines=legend_lines([t.name for t in traces]))
 
 
 # --------------------------------------------------------------------------------------------

@@ -467,7 +467,8 @@ def test_a_sweeps_legend_gets_the_lines_it_wraps_to():
             ("vllm", "vLLM v1"), ("sglang", "SGLang"), ("aliased", "slab aliasing"),
             ("lcm", "two-level pages"))], context=2048, title="Concurrency over context length")
     assert len(context.data) == 8  # the six, one request and the context's marks
-    assert context.layout.margin.t == 60 + 18 + 20 * (4 - 1)
+    # the mode bar's band, a title line and its gaps, and three lines of legend more than one
+    assert context.layout.margin.t == 34 + 50 + 18 + 20 * (4 - 1)
     # a sweep of six figures: room for three legend lines under a two-line title (60 + 2 x 18
     # for the title, 20 for each legend line past the first), so the legend does not climb
     # into it
@@ -478,7 +479,7 @@ def test_a_sweeps_legend_gets_the_lines_it_wraps_to():
         x="pages_per_call", title="Bandwidth vs pages per call, 201.75 MiB per call across "
         "the whole sweep of pages")
     assert charts.legend_lines([t.name for t in fig.data]) == 3  # 2 a line: 166 px widest
-    assert fig.layout.margin.t == 60 + 2 * 18 + 2 * 20
+    assert fig.layout.margin.t == 34 + 50 + 2 * 18 + 2 * 20
 
 
 def test_bandwidth_sweep_over_pages_and_page_bytes():
@@ -550,37 +551,83 @@ def test_a_long_title_wraps_and_is_padded_down_into_view():
     title = ("A state row does not fit a page of the requested P: P grows until the KV row "
              "covers it")
     fig = charts.inflation_figure([], title=title)
-    # 49 characters a line: two lines, the second pushed 10 px down (Plotly sets an n-line
-    # title (n - 1) half lines too high and cuts its first line off) with room above the plot
-    assert fig.layout.title.text == ("A state row does not fit a page of the requested<br>"
-                                     "P: P grows until the KV row covers it")
-    assert (fig.layout.title.pad.t, fig.layout.margin.t) == (10, 60 + 2 * 18)
+    # 70 characters a line (a full-width chart): two lines, the second pushed 10 px down
+    # (Plotly sets an n-line title (n - 1) half lines too high and cuts its first line off)
+    # under the mode bar's 34 px band, with room above the plot: 34 + 50 + 18 a line
+    assert fig.layout.title.text == ("A state row does not fit a page of the requested P: P "
+                                     "grows until the<br>KV row covers it")
+    assert (fig.layout.title.pad.t, fig.layout.margin.t) == (34 + 10, 34 + 50 + 2 * 18)
     one_line = charts.inflation_figure([], title="Short")
-    assert (one_line.layout.title.pad.t, one_line.layout.margin.t) == (0, 60 + 18)
+    assert (one_line.layout.title.pad.t, one_line.layout.margin.t) == (34, 34 + 50 + 18)
+    # the band comes on top of the height asked for (200 + 20 a title line): the plot keeps it
+    assert (fig.layout.height, one_line.layout.height) == (200 + 40 + 34, 200 + 20 + 34)
 
 
-def test_a_titles_lines_end_left_of_the_mode_bar_at_1000_px(analysis):
-    """Plotly's mode bar (152 px at the top right, on hover) covered the end of Layout's
-    inflation title ("... P grows", x 749 to 780 of its first line at 60 characters a line).
-    Every line of the app's long titles now holds at most 49 characters, 343 px at 7 px a
-    character, ending 10 px left of the bar in the narrowest full-width chart (506 px)."""
-    assert charts.TITLE_WIDTH == 49
-    assert (charts.TITLE_WIDTH * charts.TITLE_CHAR_PX + charts.TITLE_GAP_PX
-            <= charts.NARROWEST_CHART_PX - charts.MODEBAR_PX)
-    titles = ("A state row does not fit a page of the requested P: P grows until the KV row "
-              "covers it", "One row per vLLM group: a block id's bytes when it owns it",
-              "Bandwidth, 2 pages of 128.00 KiB per call, slot-major vs page-major")
-    for title in titles:
-        lines = charts.inflation_figure([], title=title).layout.title.text.split("<br>")
-        assert len(lines) == 2 and " ".join(lines) == title, lines
-        assert max(map(len, lines)) <= charts.TITLE_WIDTH, lines
+def test_every_title_and_heading_starts_under_the_mode_bar(analysis):
+    """Plotly's mode bar (and Streamlit's fullscreen button), shown on hover at a chart's top
+    right, covered titles at 1000 px: Budget's "Over the block size" in a half-width column,
+    Compare's panel heading "concurrency at 262,144 tokens" (at 1440 px the camera touched
+    it). Every title now starts under a band of 34 px kept for the bar, whatever its width,
+    so it may use the chart's whole width."""
+    assert charts.MODEBAR_BAND_PX == 34
+    for name, fig in _every_chart(analysis).items():
+        title = fig.layout.title
+        if title.text:
+            lines = title.text.count("<br>") + 1
+            assert (title.y, title.yref, title.yanchor) == (1, "container", "top"), name
+            # the pad puts its first line's top at the band's end, under the bar
+            assert title.pad.t == 34 + 10 * (lines - 1), name
+            assert fig.layout.margin.t >= 34 + 50 + 18 * lines, name
+        else:
+            assert fig.layout.margin.t >= 34 + 30, name
+    # Compare's panel headings, two lines of 16 px (42 px) standing on the plot, start under
+    # the band: the plot's top at 34 + 30 + 16 = 80 px, the headings' at 38
+    bars = charts.capacity_bars(["a"], [10], [1.0], context=262_144)
+    assert [a.text for a in bars.layout.annotations] == ["capacity<br>(tokens)",
+                                                         "concurrency<br>at 262,144 tokens"]
+    assert bars.layout.margin.t == 34 + 30 + 16 and bars.layout.margin.t - 42 > 34
+    assert bars.layout.height == 260 + 34 + 16  # the plot keeps its 260 px
+
+
+def test_full_width_titles_use_the_width_and_half_width_ones_stay_in_theirs(analysis):
+    """Titles wrapped at 49 characters (a width kept clear of the mode bar) broke Layout's
+    full-width titles at about 400 px with a blank band beside them. With the bar above the
+    title, a full-width chart (506 px at its narrowest, at 1000 px) holds 70 characters a line
+    at 7 px a character, 10 px short of its edge; a half-width one (Budget's sweeps, 262 px)
+    holds 36."""
+    assert (charts.TITLE_WIDTH, charts.HALF_TITLE_WIDTH) == (70, 36)
+    assert 70 * 7 + 10 <= 506 < 71 * 7 + 10 and 36 * 7 + 10 <= 262 < 37 * 7 + 10
+    vllm = "One row per vLLM group: a block id's bytes when it owns it"  # 58 characters
+    fig = charts.layout_figure(app_data.layout_segments(analysis), title=vllm)
+    assert fig.layout.title.text == vllm  # one line now, where it took two
+    assert charts.bytes_icicle(app_data.bytes_tree(analysis), title=vllm).layout.title.text == vllm
     # between words, not inside "slot-major"
-    assert charts.title_lines(titles[2]) == ["Bandwidth, 2 pages of 128.00 KiB per call,",
-                                             "slot-major vs page-major"]
-    # every chart wraps alike (the one place: _house_figure)
-    fig = charts.bytes_icicle(app_data.bytes_tree(analysis), title=titles[1])
-    assert fig.layout.title.text == ("One row per vLLM group: a block id's bytes when<br>"
-                                     "it owns it")
+    assert charts.title_lines("Bandwidth, 2 pages of 128.00 KiB per call, slot-major vs "
+                              "page-major", 36) == ["Bandwidth, 2 pages of 128.00 KiB per",
+                                                    "call, slot-major vs page-major"]
+    # Budget's sweeps: half-width beside each other, full-width (``wide``) alone
+    long = "Over the budget, up to the least budget for 23 requests"  # 55 characters
+
+    def sweep(wide: bool):
+        return charts.sweep_figure([1, 2], [1, 2], [1.0, 2.0], current_x=1, current_capacity=1,
+                                   current_concurrency=1.0, x_title="x", context=16,
+                                   title=long, wide=wide)
+    assert sweep(False).layout.title.text == ("Over the budget, up to the least<br>budget for "
+                                              "23 requests")
+    assert sweep(True).layout.title.text == long
+
+
+def test_where_the_budget_goes_gives_its_key_the_lines_it_wraps_to():
+    """Compare's "Where the budget goes": seven categories took four lines at 1000 px, one of
+    which was reserved, so the key grew up against the title. The widest entry, "state page
+    padding", is 40 + 18 x 7 = 166 px: two a line in 440 px, four lines for seven."""
+    cats = ["kv_history", "state", "row_padding", "state_page_padding", "dead_weight",
+            "idle_pool", "unused"]
+    fig = charts.breakdown_bars(["a"], [[(c, 1) for c in cats]], title="Where the budget goes")
+    assert [t.name for t in fig.data] == [c.replace("_", " ") for c in cats]
+    assert fig.layout.margin.t == 34 + 50 + 18 + 20 * (4 - 1)
+    two = charts.breakdown_bars(["a"], [[("kv_history", 1), ("unused", 1)]], title="t")
+    assert two.layout.margin.t == 34 + 50 + 18  # "kv history" and "unused": one line
 
 
 def test_a_one_kind_chart_keeps_its_key(analysis):
