@@ -104,13 +104,22 @@ SCALED_PAGES = (" vLLM pads a history page only where its size does not divide t
 def layout(analysis) -> None:
     st.subheader("Page rows", divider="gray")
     packed = analysis.planner == "packed"  # one tensor per component holds one row kind
-    uniform = packed and bind(st.toggle, "uniform_rows",
-                              "Draw rows padded to the widest row (vLLM's page padding)",
-                              help="Packed slabs allocate rows side by side; a uniform-page "
-                              "engine such as vLLM pads each row to the widest one (hatched). "
-                              "Only the padding is vLLM's: vLLM gives each block id to one "
-                              "group, whose layers' pages it holds, not a row of every group "
-                              "(drawn below).")
+    # the toggle only where it draws something: rows narrower than the page row, padded by the
+    # bytes it says (Nemotron-H-8B's 4,096 B on a 2,162,688 B row is a thin hatched end)
+    padding = app_data.uniform_padding_text(analysis) if packed else None
+    uniform = padding is not None and bind(
+        st.toggle, "uniform_rows", "Draw rows padded to the widest row (vLLM's page padding)",
+        help="Packed slabs allocate rows side by side; a uniform-page engine such as vLLM pads "
+        "each row to the widest one (hatched). Only the padding is vLLM's: vLLM gives each "
+        "block id to one group, whose layers' pages it holds, not a row of every group (drawn "
+        "below).")
+    if padding is not None:
+        st.caption(padding)
+    elif packed:
+        h = app_data.headline(analysis)
+        st.caption(f"Every row is the page row's {h.page_row_bytes:,} B at P {h.block_size:,}: "
+                   "uniform pages (vLLM's) would pad nothing here, so there is no padded view "
+                   "to draw.")
     profile = state().profile()
     segments = app_data.layout_segments(analysis, uniform=uniform,
                                         layer_types=profile.layer_types,

@@ -208,6 +208,30 @@ def layout_segments(analysis: PlanAnalysis, *, uniform: bool = False,
     return out
 
 
+def uniform_padding_text(analysis: PlanAnalysis) -> str | None:
+    """What drawing the rows padded to the page row adds, in exact bytes, for the Layout page's
+    toggle: which rows are padded and by how much, the padding a block and its share of the
+    padded block (the headline's "Uniform pages would pad"). None where no row is narrower than
+    the page row (every row is one size: Llama-3.1-8B, gpt-oss-20b), so the toggle would draw
+    nothing new."""
+    h = headline(analysis)
+    if not h.uniform_padding_per_block:
+        return None
+    padded: dict[tuple[str, int, int], int] = {}  # (group, row bytes, padding) -> rows
+    for s in analysis.slots:
+        for row in s.rows:
+            if row.padding_bytes:
+                key = (row.group_id, row.used_bytes, row.padding_bytes)
+                padded[key] = padded.get(key, 0) + 1
+    which = "; ".join(f"{count_text(n, f'{group} row')} of {used:,} B, {pad:,} B each"
+                      for (group, used, pad), n in padded.items())
+    block = h.block_bytes + h.uniform_padding_per_block
+    return (f"Padded to the {h.page_row_bytes:,} B page row at P {h.block_size:,}: {which}. "
+            f"{h.uniform_padding_per_block:,} B ({format_bytes(h.uniform_padding_per_block)}) a "
+            f"block, {h.padding_share:.2%} of the padded block of {block:,} B; a thin hatched "
+            "end on the rows at this scale (hover it for its bytes).")
+
+
 def vllm_block_segments(result: StrategyResult, profile: CacheProfile) -> list[Segment]:
     """vLLM's layout drawn as ``layout_segments`` draws ours: one row per KV cache group, the
     bytes of one block id when that group owns it (a block id is one group's in vLLM).

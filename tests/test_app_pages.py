@@ -3085,6 +3085,36 @@ def test_layout_keeps_the_uniform_pages_view_across_pages_and_in_the_link():
     assert '"name":"padding' not in rows.proto.spec.replace(" ", "")
 
 
+def test_layouts_padding_toggle_says_its_bytes_or_is_not_offered():
+    """The toggle drew nothing visible: on models with no padding nothing at all, on
+    Nemotron-H-8B a 4,096 B sliver on a 2,162,688 B row. It now says how much it adds, and is
+    left out where every row is the page row.
+
+    Nemotron-H-8B (SPEC): KV 4,096 B a token, state row conv 61,440 + ssm 2,097,152 =
+    2,158,592 B. P = 16 x cdiv(2,158,592, 16 x 4,096) = 16 x 33 = 528, page row 528 x 4,096 =
+    2,162,688 B: each of the 24 Mamba2 rows is padded by 2,162,688 - 2,158,592 = 4,096 B,
+    98,304 B (96.00 KiB) a block. The block holds 4 KV rows and 24 state rows, 4 x 2,162,688 +
+    24 x 2,158,592 = 60,456,960 B; padded, 28 x 2,162,688 = 60,555,264 B, of which 98,304 B is
+    0.16% (0.1623%)."""
+    at = open_app("app_pages/layout.py", {"model": "Nemotron-H-8B"})
+    assert_clean(at)
+    assert [t.key for t in at.toggle] == ["w.uniform_rows"]
+    assert metrics(at)["Uniform pages would pad"] == "0.16%"
+    assert caption_starting(at, "Padded to the") == (
+        "Padded to the 2,162,688 B page row at P 528: 24 linear_attention rows of 2,158,592 B, "
+        "4,096 B each. 98,304 B (96.00 KiB) a block, 0.16% of the padded block of 60,555,264 "
+        "B; a thin hatched end on the rows at this scale (hover it for its bytes).")
+    # Llama-3.1-8B: one row kind, full attention's 8 x 128 x 2 x 2 B x 16 = 65,536 B at P 16;
+    # gpt-oss-20b: sliding and full rows both 8 x 64 x 2 x 2 B x 16 = 32,768 B. Nothing to pad.
+    for model, row in (("Llama-3.1-8B", "65,536"), ("gpt-oss-20b", "32,768")):
+        plain = open_app("app_pages/layout.py", {"model": model})
+        assert_clean(plain)
+        assert not [t for t in plain.toggle if t.key == "w.uniform_rows"], model
+        assert caption_starting(plain, "Every row is the page row") == (
+            f"Every row is the page row's {row} B at P 16: uniform pages (vLLM's) would pad "
+            "nothing here, so there is no padded view to draw."), model
+
+
 def test_layout_workload_schedules_the_max_batched_tokens():
     # gpt-oss-20b, P 16, 4 requests of 32,768 tokens (SPEC 3.5): full ceil(4 x 32,768 / 16)
     # + 4 + 1 = 8,197; sliding 4 x ceil(127 / 16) + ceil(S / 16) + 4 + 1: 549 at S = 8,192
