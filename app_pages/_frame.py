@@ -41,7 +41,7 @@ def metric_row():
 
 
 def table(rows: Any, *, height: int | str = "auto", formats: dict[str, str] | None = None,
-          helps: dict[str, str] | None = None) -> None:
+          helps: dict[str, str] | None = None, labels: dict[str, str] | None = None) -> None:
     """A dataframe with thousands separators on its whole numbers (exact bytes stay readable);
     ``formats`` gives a column another NumberColumn format (e.g. ``"accounting"``: two decimals
     and thousands separators, as the charts label). A figure that does not apply to a row is a
@@ -49,7 +49,9 @@ def table(rows: Any, *, height: int | str = "auto", formats: dict[str, str] | No
     column names the rows (a layout, or a context length in numbers), so it stays pinned while
     a wide table scrolls sideways (at 1000 px; six layouts over context lengths are 607 px in
     an expander's 504). ``helps``: a column's tooltip, where its header alone could mislead.
-    Every column is as wide as its header and cells (``column_width``)."""
+    Every column is as wide as its header and cells (``column_width``). ``labels``: a shorter
+    header on screen for a column (the data, its CSV and the tests keep the full name), where
+    the full one would push the columns after it past the edge at 1000 px."""
     import pandas as pd
 
     # rows as given: a column of whole numbers with gaps stays whole numbers (not NaN floats)
@@ -66,12 +68,12 @@ def table(rows: Any, *, height: int | str = "auto", formats: dict[str, str] | No
             df[col] = df[col].astype("Int64")
         elif all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
             df[col] = pd.to_numeric(df[col])  # fractional figures (concurrency) stay numbers
-    helps = helps or {}
+    helps, labels = helps or {}, labels or {}
     config.update({
         col: st.column_config.NumberColumn(
-            format=(formats or {}).get(col, "localized"), help=helps.get(col),
+            labels.get(col), format=(formats or {}).get(col, "localized"), help=helps.get(col),
             pinned=True if col == df.columns[0] else None,
-            width=column_width(col, [_shown_number(v) for v in df[col].dropna()],
+            width=column_width(labels.get(col, col), [_shown_number(v) for v in df[col].dropna()],
                                bool(helps.get(col))))
         for col in df.columns
         if pd.api.types.is_numeric_dtype(df[col]) and not pd.api.types.is_bool_dtype(df[col])
@@ -80,8 +82,8 @@ def table(rows: Any, *, height: int | str = "auto", formats: dict[str, str] | No
         if col not in config and (pd.api.types.is_object_dtype(df[col])
                                   or pd.api.types.is_string_dtype(df[col])):
             config[col] = st.column_config.TextColumn(
-                pinned=True if i == 0 else None, help=helps.get(col),
-                width=column_width(col, [str(v) for v in df[col].dropna()],
+                labels.get(col), pinned=True if i == 0 else None, help=helps.get(col),
+                width=column_width(labels.get(col, col), [str(v) for v in df[col].dropna()],
                                    bool(helps.get(col))))
     st.dataframe(df, hide_index=True, width="stretch", column_config=config, height=height,
                  placeholder=NOT_APPLICABLE)

@@ -52,6 +52,7 @@ ss = st.session_state
 # ---- raw profile (bytes) -------------------------------------------------------------------
 
 
+
 def _fill_raw(raw: RawModel) -> None:
     ss["edit.layers"] = raw.layers
     ss["edit.kv"] = raw.kv_bytes_per_slot
@@ -519,6 +520,21 @@ def picker() -> None:
     SOURCES[source](s)
 
 
+# The cache-layer table's headers on screen (its data keeps the full names): shorter, so that
+# the state shapes are in view at 1000 px
+KIND_LABELS = {"KV B per token": "KV B/token", "state B per layer": "state B/layer"}
+GEOMETRY_FIELD = "config field"
+
+
+def geometry_by_field(rows: list[dict]) -> list[dict]:
+    """The config's figures a row a field, a column a kind (``spec_geometry_rows`` turned):
+    a few kinds across and the fields down, where a column a field (eight or more, most
+    blank for each kind) ran past the table's edge at 1000 px."""
+    fields = [key for key in (rows[0] if rows else {}) if key != "name"]
+    return [{GEOMETRY_FIELD: field, **{row["name"]: row[field] for row in rows}}
+            for field in fields]
+
+
 def summary() -> None:
     s, tp_problem = state().plannable_tp()  # a TP that does not split the model: TP 1, why
     if tp_problem:
@@ -557,12 +573,16 @@ def summary() -> None:
     if note := app_model.windowed_kv_note(profile):
         st.caption(note)
     st.caption(app_model.summary_caption(profile, spec, s.context))
-    table(app_model.spec_kind_rows(spec) if spec is not None else kinds)
+    # the kind last (its name says it for most): at 1000 px the figures and state shapes then
+    # fit the 540 px of table (Jamba-1.5-Mini's ssm shape began past its edge)
+    kind_rows = app_model.spec_kind_rows(spec) if spec is not None else kinds
+    table([{k: v for k, v in row.items() if k != "kind"} | {"kind": row["kind"]}
+           if "kind" in row else row for row in kind_rows], labels=KIND_LABELS)
     for note in spec.kv_bytes_notes() if spec is not None else ():
         st.caption(literal(note))
     if spec is not None:
         st.caption("The config's figures, whole model (the bytes above are per TP rank):")
-        table(app_model.spec_geometry_rows(spec))
+        table(geometry_by_field(app_model.spec_geometry_rows(spec)))
     if spec is not None and (note := spec.replication_note()):
         st.caption(note)
     layers = app_model.layer_rows(profile, spec.layer_names if spec is not None else None)

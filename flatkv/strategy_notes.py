@@ -877,15 +877,21 @@ def logged_capacity_text(results: Sequence[StrategyResult]) -> str:
 
 
 # What a reviewer reads first comes first: a narrow window cuts the table from the right. The
-# figures an engine's log prints (concurrency, its token count, P, blocks) lead; capacity, this
-# tool's convention for every layout alike, follows them.
-HEADLINE_COLUMNS = ("strategy", "concurrency", LOGGED_COLUMN, OLDER_LOGGED_COLUMN, "P (tokens)",
-                    "blocks", "capacity (tokens)", "block bytes")
+# figures every layout has (concurrency, capacity, P, blocks) lead, so at 1000 px the row's
+# layout (pinned) and its four figures are in view together; the engines' own log counts,
+# blank for our layouts, and the block's bytes follow them. (Behind the two log columns, P,
+# blocks and capacity started past the table's scroll edge at 1000 px.)
+HEADLINE_COLUMNS = ("strategy", "concurrency", "capacity (tokens)", "P (tokens)", "blocks",
+                    LOGGED_COLUMN, OLDER_LOGGED_COLUMN, "block bytes")
 # Compare's table on screen heads the two log columns without "(tokens)" (their tooltips say
 # it): under the full names, strategy, concurrency and both log columns took 627 px, and the
 # older log's column began past the table's scroll edge at 1000 px (540 px). The CSV, the JSON
 # and the CLI keep the full names.
 HEADLINE_SCREEN_NAMES = {LOGGED_COLUMN: "engine log", OLDER_LOGGED_COLUMN: "older vLLM log"}
+# and, on screen only (the table's data keeps them whole), its figures' headers short, their
+# units in their tooltips: "capacity (tokens)" and "P (tokens)" took 58 px more, and blocks
+# began past the table's edge at 1000 px
+HEADLINE_LABELS = {"capacity (tokens)": "capacity", "P (tokens)": "P"}
 # The two token columns count differently, and a reader meets them side by side: each says how
 HEADLINE_HELP = {
     HEADLINE_SCREEN_NAMES[LOGGED_COLUMN]:
@@ -896,10 +902,11 @@ HEADLINE_HELP = {
         f"Tokens in vLLM's \"GPU KV cache size\" as {OLDER_VLLM_LOG} printed it: "
         "num_blocks // groups x the smallest block size (the math shows which). Tell the two "
         f"apart by the figure: {OLDER_VLLM_TELL}.",
-    "capacity (tokens)": f"This tool's count, alike for every layout: {CAPACITY_COUNTS} (every "
-                         "attention group N pages of P tokens, each state group one request's "
-                         "state pages); SGLang's full token pool. Not an engine's log line: see "
-                         f"{HEADLINE_SCREEN_NAMES[LOGGED_COLUMN]}.",
+    "P (tokens)": "Tokens a page holds: the block size the layout sets.",
+    "capacity (tokens)": f"Tokens, this tool's count, alike for every layout: "
+                         f"{CAPACITY_COUNTS} (every attention group N pages of P tokens, each "
+                         "state group one request's state pages); SGLang's full token pool. "
+                         f"Not an engine's log line: see {HEADLINE_SCREEN_NAMES[LOGGED_COLUMN]}.",
 }
 
 

@@ -1048,9 +1048,10 @@ def test_model_page_builds_a_hybrid_from_scratch():
         == 36_032
     assert (kinds.loc["mamba2", "conv shape"], kinds.loc["mamba2", "ssm shape"]) == (
         "544 x 3", "8 x 64 x 16")
-    geometry = at.dataframe[1].value.set_index("name")  # the config's figures, whole model
-    assert (geometry.loc["mamba2", "n_heads"], geometry.loc["full", "kv_heads"]) == (8, 8)
-    assert pd.isna(geometry.loc["full", "n_heads"])  # no such field: a gap, shown as a dash
+    # the config's figures, whole model: a row a field, a column a kind
+    geometry = at.dataframe[1].value.set_index("config field")
+    assert (geometry.loc["n_heads", "mamba2"], geometry.loc["kv_heads", "full"]) == (8, 8)
+    assert pd.isna(geometry.loc["n_heads", "full"])  # no such field: a gap, shown as a dash
     layers = at.dataframe[2].value
     assert list(layers["kind"]) == ["mamba2", "full", "mamba2", "full"]
     assert list(layers["bytes per token"]) == [0, 4096, 0, 4096]
@@ -1350,16 +1351,25 @@ def test_budget_page_follows_the_gpu_settings():
 def test_compare_page_lists_every_strategy():
     at = open_app("app_pages/compare.py", QWEN35_LINK)
     assert_clean(at)
-    # the figures a reviewer reads first come first (a narrow window cuts from the right)
-    # the ones an engine's log prints, then this tool's capacity convention
+    # the figures a reviewer reads first come first (a narrow window cuts from the right):
+    # those every layout has, then the engines' own log counts (blank for ours)
     assert list(at.dataframe[0].value.columns) == ["strategy", "concurrency",
-                                                   "engine log",
-                                                   "older vLLM log", "P (tokens)",
-                                                   "blocks", "capacity (tokens)", "block bytes"]
+                                                   "capacity (tokens)", "P (tokens)", "blocks",
+                                                   "engine log", "older vLLM log",
+                                                   "block bytes"]
     # the row names stay in view while a narrow window scrolls the figures sideways
     columns = json.loads(at.dataframe[0].proto.columns)
     assert columns["strategy"]["pinned"] is True
     assert "pinned" not in columns["concurrency"]
+    # on screen P and capacity are headed short, their unit in the tooltip (18 px), so that at
+    # 1000 px (540 px of table) the layout and its four figures fit: int(chars x 6.8) + 24 a
+    # column, strategy 160 ("FlatKV per component", 20), concurrency 98 (its header, 11),
+    # capacity 103 ("3,250,944", 9, + 18), P 76 ("1,056", 5, + 18), blocks 85 ("1,714,648",
+    # SGLang's token pool, 9): 522 px
+    assert (columns["capacity (tokens)"]["label"], columns["P (tokens)"]["label"]) == (
+        "capacity", "P")
+    assert [columns[c]["width"] for c in ("strategy", "concurrency", "capacity (tokens)",
+                                          "P (tokens)", "blocks")] == [160, 98, 103, 76, 85]
     table = at.dataframe[0].value.set_index("strategy")
     assert list(table.index) == ["FlatKV packed slabs", "FlatKV per component", "vLLM v1",
                                  "SGLang", "two-level pages"]
@@ -3085,6 +3095,37 @@ def test_layout_keeps_the_uniform_pages_view_across_pages_and_in_the_link():
     assert '"name":"padding' not in rows.proto.spec.replace(" ", "")
 
 
+def test_models_tables_fit_the_page_at_1000_px():
+    """Jamba-1.5-Mini's cache-layer table ran past the 540 px of table at 1000 px (its conv and
+    ssm shapes cut), and its config figures, a column a field, past it too. The kind goes
+    last, two headers are short on screen (the data keeps their names), and the config's
+    figures stand a row a field, a column a kind."""
+    at = open_app(None, {"model": "Jamba-1.5-Mini"})
+    assert_clean(at)
+    kinds = at.dataframe[0]
+    assert list(kinds.value.columns) == ["name", "layers", "KV B per token",
+                                         "state B per layer", "conv shape", "ssm shape", "kind"]
+    config = json.loads(kinds.proto.columns)
+    assert (config["KV B per token"]["label"], config["state B per layer"]["label"]) == (
+        "KV B/token", "state B/layer")
+    # int(characters x 6.8) + 24 a column, by the longer of header and cells: name 64
+    # ("mamba1"), layers 64, "KV B/token" 92, "state B/layer" 112, "conv shape" 92 (cells
+    # "8192 x 3"), "ssm shape" 85 ("8192 x 16"): 509 px, in the 540 px of table
+    widths = [config[c]["width"] for c in ("name", "layers", "KV B per token",
+                                           "state B per layer", "conv shape", "ssm shape")]
+    assert widths == [64, 64, 92, 112, 92, 85] and sum(widths) == 509
+    assert kinds.value.set_index("name").loc["mamba1", "ssm shape"] == "8192 x 16"
+    # Jamba-1.5-Mini's config: Mamba1 d_inner 8,192, d_state 16, conv kernel 4; attention 8
+    # KV heads of 128
+    geometry = at.dataframe[1].value
+    assert list(geometry.columns) == ["config field", "mamba1", "full"]
+    by_field = geometry.set_index("config field")
+    assert [by_field.loc[f, "mamba1"] for f in ("d_inner", "d_state", "conv_kernel")] == [
+        8192, 16, 4]
+    assert (by_field.loc["kv_heads", "full"], by_field.loc["head_dim_k", "full"]) == (8, 128)
+    assert pd.isna(by_field.loc["kv_heads", "mamba1"])
+
+
 def test_layouts_padding_toggle_says_its_bytes_or_is_not_offered():
     """The toggle drew nothing visible: on models with no padding nothing at all, on
     Nemotron-H-8B a 4,096 B sliver on a 2,162,688 B row. It now says how much it adds, and is
@@ -4446,7 +4487,9 @@ def test_compares_two_token_columns_each_say_how_they_count():
     assert config["engine log"]["help"].startswith(
         "Tokens the engine itself logs, to set beside its log: vLLM's \"GPU KV cache size\"")
     assert config["capacity (tokens)"]["help"].startswith(
-        "This tool's count, alike for every layout: the history the pool holds")
+        "Tokens, this tool's count, alike for every layout: the history the pool holds")
+    # P, headed "P" on screen, says what it counts too
+    assert config["P (tokens)"]["help"] == "Tokens a page holds: the block size the layout sets."
     assert "help" not in config["blocks"]
 
 
