@@ -126,7 +126,7 @@ HOUSE_TEMPLATE = _house_template()
 
 # Plotly's mode bar (zoom, pan, reset, PNG; _frame.CHART_CONFIG), shown on hover at the top
 # right of a chart, and Streamlit's fullscreen button beside it, take the chart's top 30 px
-# (measured in Chromium: the bar's buttons from y 2 to 30 of the chart at 1000 and 1440 px). It
+# (measured in Chromium: the bar's buttons from y 2 to 28 of the chart at 1000 and 1440 px). It
 # covered the end of any title that reached it: Budget's "Over the block size" in a half-width
 # column at 1000 px, Compare's panel heading "concurrency at 262,144 tokens". Every title
 # and heading starts under this band, so nothing is ever under the bar, at any width.

@@ -4431,11 +4431,11 @@ def test_compare_and_budget_tell_a_mamba2_model_in_align_of_vllm_032s_checkpoint
     assert metrics(at)["Concurrency at 32,768 tokens"] == "25.29"  # Budget's vLLM, 607 / 24
 
 
-def test_compares_table_shows_both_log_columns_whole_at_1000_px():
-    """At 1000 px the table scrolls past 540 px, and under "(tokens)" headers the older vLLM
-    log's column began past that edge (strategy, concurrency and both log columns: 627 px).
-    Through the older log's figures the columns now end inside the main column, at the
-    default view and at the worked example's."""
+def test_compares_table_shows_the_layouts_figures_whole_at_1000_px():
+    """At 1000 px the table scrolls past 540 px. Behind the two engine log columns, P, blocks
+    and capacity began past that edge; the figures every layout has now come first, so the
+    layout (pinned) and its concurrency, capacity, P and blocks end inside the main column,
+    at the default view and at the worked example's. The log columns follow, scrolled to."""
     from app_pages._frame import MAIN_COLUMN_PX
 
     for link in ({}, QWEN35_LINK):
@@ -4444,10 +4444,10 @@ def test_compares_table_shows_both_log_columns_whole_at_1000_px():
         widths = {col: c.get("width")
                   for col, c in json.loads(at.dataframe[0].proto.columns).items()}
         columns = list(at.dataframe[0].value.columns)
-        older = next(i for i, c in enumerate(columns) if c.startswith("older vLLM log"))
-        read = columns[:older + 1]
-        assert read[:2] == ["strategy", "concurrency"] and len(read) == 4
+        read = columns[:5]
+        assert read == ["strategy", "concurrency", "capacity (tokens)", "P (tokens)", "blocks"]
         assert sum(widths[c] for c in read) <= MAIN_COLUMN_PX, {c: widths[c] for c in read}
+        assert columns[5:7] == ["engine log", "older vLLM log"]
 
 
 def test_compares_least_budget_table_shows_its_gpu_memory_whole_at_1000_px():
