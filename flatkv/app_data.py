@@ -226,10 +226,13 @@ def uniform_padding_text(analysis: PlanAnalysis) -> str | None:
     which = "; ".join(f"{count_text(n, f'{group} row')} of {used:,} B, {pad:,} B each"
                       for (group, used, pad), n in padded.items())
     block = h.block_bytes + h.uniform_padding_per_block
+    # under 1% of a row, the hatched end is a pixel or two wide: say where to find it
+    widest = max(pad for _, _, pad in padded)
+    sliver = ("; under 1% of a row, a sliver at this scale (hover a row's end for its bytes)"
+              if widest * 100 < h.page_row_bytes else "")
     return (f"Padded to the {h.page_row_bytes:,} B page row at P {h.block_size:,}: {which}. "
             f"{h.uniform_padding_per_block:,} B ({format_bytes(h.uniform_padding_per_block)}) a "
-            f"block, {h.padding_share:.2%} of the padded block of {block:,} B; a thin hatched "
-            "end on the rows at this scale (hover it for its bytes).")
+            f"block, {h.padding_share:.2%} of the padded block of {block:,} B{sliver}.")
 
 
 def vllm_block_segments(result: StrategyResult, profile: CacheProfile) -> list[Segment]:

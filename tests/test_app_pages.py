@@ -3144,7 +3144,10 @@ def test_layouts_padding_toggle_says_its_bytes_or_is_not_offered():
     assert caption_starting(at, "Padded to the") == (
         "Padded to the 2,162,688 B page row at P 528: 24 linear_attention rows of 2,158,592 B, "
         "4,096 B each. 98,304 B (96.00 KiB) a block, 0.16% of the padded block of 60,555,264 "
-        "B; a thin hatched end on the rows at this scale (hover it for its bytes).")
+        "B; under 1% of a row, a sliver at this scale (hover a row's end for its bytes).")
+    # Jamba-1.5-Mini's 5.26% of a state row is drawn wide enough to see: no pointer to it
+    jamba = open_app("app_pages/layout.py", {"model": "Jamba-1.5-Mini"})
+    assert caption_starting(jamba, "Padded to the").endswith(" B.")
     # Llama-3.1-8B: one row kind, full attention's 8 x 128 x 2 x 2 B x 16 = 65,536 B at P 16;
     # gpt-oss-20b: sliding and full rows both 8 x 64 x 2 x 2 B x 16 = 32,768 B. Nothing to pad.
     for model, row in (("Llama-3.1-8B", "65,536"), ("gpt-oss-20b", "32,768")):
