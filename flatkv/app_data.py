@@ -223,7 +223,7 @@ def uniform_padding_text(analysis: PlanAnalysis) -> str | None:
             if row.padding_bytes:
                 key = (row.group_id, row.used_bytes, row.padding_bytes)
                 padded[key] = padded.get(key, 0) + 1
-    which = "; ".join(f"{count_text(n, f'{group} row')} of {used:,} B, {pad:,} B each"
+    which = "; ".join(f"{count_text(n, f'{group} row')} of {used:,} B, padded by {pad:,} B each"
                       for (group, used, pad), n in padded.items())
     block = h.block_bytes + h.uniform_padding_per_block
     # under 1% of a row, the hatched end is a pixel or two wide: say where to find it

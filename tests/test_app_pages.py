@@ -3143,16 +3143,17 @@ def test_layouts_padding_toggle_says_its_bytes_or_is_not_offered():
     assert metrics(at)["Uniform pages would pad"] == "0.16%"
     assert caption_starting(at, "Padded to the") == (
         "Padded to the 2,162,688 B page row at P 528: 24 linear_attention rows of 2,158,592 B, "
-        "4,096 B each. 98,304 B (96.00 KiB) a block, 0.16% of the padded block of 60,555,264 "
-        "B; under 1% of a row, a sliver at this scale (hover a row's end for its bytes).")
+        "padded by 4,096 B each. 98,304 B (96.00 KiB) a block, 0.16% of the padded block of "
+        "60,555,264 B; under 1% of a row, a sliver at this scale (hover a row's end for its "
+        "bytes).")
     # Jamba-1.5-Mini: KV 4,096 B a token, state row 311,296 B, P 80 gives a 327,680 B page
     # row: 28 state rows padded by 16,384 B (5.26% of a row, wide enough to see: no pointer),
     # 458,752 B a block; padded, 32 x 327,680 = 10,485,760 B, of which 458,752 is 4.375%
     jamba = open_app("app_pages/layout.py", {"model": "Jamba-1.5-Mini"})
     assert caption_starting(jamba, "Padded to the") == (
         "Padded to the 327,680 B page row at P 80: 28 linear_attention rows of 311,296 B, "
-        "16,384 B each. 458,752 B (448.00 KiB) a block, 4.38% of the padded block of "
-        "10,485,760 B.")
+        "padded by 16,384 B each. 458,752 B (448.00 KiB) a block, 4.38% of the padded block "
+        "of 10,485,760 B.")
     # Llama-3.1-8B: one row kind, full attention's 8 x 128 x 2 x 2 B x 16 = 65,536 B at P 16;
     # gpt-oss-20b: sliding and full rows both 8 x 64 x 2 x 2 B x 16 = 32,768 B. Nothing to pad.
     for model, row in (("Llama-3.1-8B", "65,536"), ("gpt-oss-20b", "32,768")):
