@@ -12,7 +12,7 @@ from app_pages._figures import current_strategies
 from app_pages._session import state, update
 from flatkv import log_check
 from flatkv.app_state import KV_BLOCKS, KV_MEMORY, AppState, kv_memory_size
-from flatkv.sizing import budget_for_sglang_token_pool
+from flatkv.sizing import sglang_budget_search
 from flatkv.strategies import StrategyResult
 from flatkv.strategies.base import CHUNKED_PREFILL_OFF
 from flatkv.strategies.vllm_log import AVAILABLE_LINE
@@ -95,9 +95,8 @@ def _run_settings(s: AppState) -> log_check.RunSettings:
                         for line in vllm.extras.get("log_lines", ()) if line.startswith(
                             AVAILABLE_LINE)),
         sglang_tokens=sglang.logged_tokens if sglang.applies else None,
-        sglang_budget=lambda tokens, slots: budget_for_sglang_token_pool(
-            s.profile(), tokens=tokens, context_tokens=s.context_length(),
-            options=s.strategy_options(), state_slots=slots))
+        sglang_budget=sglang_budget_search(s.profile(), s.context_length(),
+                                           s.strategy_options()))
 
 
 def _logged_run_changes(run: log_check.LoggedRun, s: AppState) -> tuple[dict, list[str]]:
@@ -120,6 +119,13 @@ def _logged_run_changes(run: log_check.LoggedRun, s: AppState) -> tuple[dict, li
         else:
             changes[name] = value
             said.append(_setting_words(name, value, run))
+    kept = s.sglang_chunked_prefill()
+    if (changes.get("gpu", s.gpu) != s.gpu and "sglang_chunked_prefill_size" not in changes
+            and replace(s, **changes).after(s).sglang_chunked_prefill() != kept):
+        # a budget of its own leaves the GPU picked, whose chunk SGLang takes (its figures
+        # and the log's line were at it): kept as told
+        changes["sglang_chunked_prefill_size"] = kept
+        said.append(f"SGLang's prefill chunk of {tokens_text(kept)} (the {s.gpu}'s, kept)")
     return changes, said
 
 

@@ -35,7 +35,7 @@ from flatkv.models import DRAFTER_NOT_COUNTED, mtp_layers_not_full
 from flatkv.patterns import parse_layer_pattern
 from flatkv.plan import LINEAR_ATTENTION, PACKED_NEEDS_HISTORY, BudgetTooSmall
 from flatkv.profile import MAX_WINDOW, CacheProfile
-from flatkv.sizing import budget_for_sglang_token_pool
+from flatkv.sizing import sglang_budget_search
 from flatkv.strategies import STRATEGIES, StrategyResult, model_blocker, run_strategy
 from flatkv.strategies.base import ENGINE_NAMES, StrategyOptions
 from flatkv.strategies.sglang import CHUNKED_PREFILL_ASSUMED, sglang_default_page
@@ -49,6 +49,7 @@ from flatkv.units import (
     count_text,
     exact_bytes,
     format_bytes,
+    format_size,
     memory_size,
     parse_named_sizes,
     parse_size,
@@ -681,24 +682,36 @@ def _logged_run_notes(args: argparse.Namespace, context: int | None, run: log_ch
     changes = log_check.logged_changes(run, now, at)
     if not changes:
         return ()
-    flags = " ".join(f"{_LOGGED_FLAGS[name]} {str(value).replace(' ', '')}"
-                     + ("B" if name == "sglang_budget" else "")
+    replaced = []  # the flags those take the place of: the CLI refuses both
+    if {"kv_memory", "sglang_budget", "vllm_blocks"} & changes.keys():
+        if getattr(args, "gpu_memory", None) is not None:
+            replaced.append("--gpu-memory")
+            # whose chunk SGLang takes where none is told (its figures and lines were at it)
+            if (getattr(args, "sglang_chunked_prefill_size", None) is None
+                    and options.sglang_chunked_prefill_size != CHUNKED_PREFILL_ASSUMED):
+                changes.setdefault("sglang_chunked_prefill_size",
+                                   options.sglang_chunked_prefill_size)
+        elif getattr(args, "vllm_blocks", None) is not None and "vllm_blocks" not in changes:
+            replaced.append("--vllm-blocks")
+    if "sglang_attn_dp_size" in changes and getattr(args, "enable_dp_attention", False):
+        replaced.append("--enable-dp-attention --dp-size")  # it sets D where --attn-dp-size is 1
+    flags = " ".join(f"{_LOGGED_FLAGS[name]} "
+                     + (format_size(value) if name == "sglang_budget"
+                        else str(value).replace(" ", ""))
                      for name, value in changes.items())
-    return (f"note: this log's run had {flags}: every figure differs at other settings, so "
-            "check it again with those",)
+    instead = f" (in place of {' and '.join(replaced)})" if replaced else ""
+    return (f"note: this log's run had {flags}{instead}: every figure differs at other "
+            "settings, so check it again with those",)
 
 
 def _with_sglang_pool(settings: log_check.RunSettings, profile: CacheProfile,
                       options: StrategyOptions, budget: int) -> log_check.RunSettings:
     """``settings`` with SGLang's token pool at ``budget`` there, and the search for the
-    budget that gives it a log's (``sizing.budget_for_sglang_token_pool``)."""
+    budget that gives it a log's (``sizing.sglang_budget_search``)."""
     r = run_strategy("sglang", profile, budget_bytes=budget, context_tokens=settings.context,
                      options=options)
-    return replace(
-        settings, sglang_tokens=r.logged_tokens if r.applies else None,
-        sglang_budget=lambda tokens, slots: budget_for_sglang_token_pool(
-            profile, tokens=tokens, context_tokens=settings.context, options=options,
-            state_slots=slots))
+    return replace(settings, sglang_tokens=r.logged_tokens if r.applies else None,
+                   sglang_budget=sglang_budget_search(profile, settings.context, options))
 
 
 def _read_log(path: str) -> str:

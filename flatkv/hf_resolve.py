@@ -143,8 +143,8 @@ def _supported_text(model_type: str | None = None) -> str:
     """How many model types FlatKV reads and where they are listed (all of them in an error
     made it a wall of 90 names), with the nearest to ``model_type`` by spelling."""
     near = difflib.get_close_matches(model_type, SUPPORTED_MODEL_TYPES, n=3) if model_type else []
-    return (f"FlatKV reads {len(SUPPORTED_MODEL_TYPES)} model types, listed in the README's "
-            "Hugging Face section"
+    return (f"FlatKV reads {len(SUPPORTED_MODEL_TYPES)} model types, listed in full in the "
+            "README under --hf-config"
             + (f"; nearest by spelling: {', '.join(near)}" if near else ""))
 
 

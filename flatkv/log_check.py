@@ -638,8 +638,9 @@ class LoggedRun:
     --max-model-len) or SGLang's scheduler line's context_len (its --context-length);
     ``chunk``: that line's chunked_prefill_size (``CHUNKED_PREFILL_OFF`` for any 0 or less,
     as SGLang reads it); ``tp``: the tensor parallel size its settings line gives (vLLM's
-    engine config, SGLang's server_args), else, where its lines' prefixes name ranks past TP0,
-    the highest rank + 1 (the least TP that has it); ``mamba_cache_mode``: the mode vLLM says it set
+    engine config, SGLang's server_args); ``least_tp``: where no settings line gives it and its
+    lines' prefixes name ranks past TP0, the highest rank + 1 (a paste can leave ranks out:
+    the least TP that has them); ``mamba_cache_mode``: the mode vLLM says it set
     ("Mamba cache mode is set to 'align'", models/config.py 1096-1117) or, 0.31, that all is
     deprecated (config/cache.py 346); ``attn_dp``: SGLang's attention DP size in its
     server_args (``attn_dp_size``; before its arg groups, ``dp_size`` with
@@ -655,6 +656,7 @@ class LoggedRun:
     tp: int | None = None
     mamba_cache_mode: str | None = None
     attn_dp: int | None = None
+    least_tp: int | None = None
     sglang_tokens: int | None = None
     sglang_state_slots: int | None = None
 
@@ -667,6 +669,8 @@ _RUN_FIGURES = (
     ("sglang_tokens", "sglang", re.compile(r"\bmax_total_num_tokens=(\d+), ")),
     ("sglang_state_slots", "sglang", re.compile(
         r"Mamba Cache is allocated\. max_mamba_cache_size: (\d+),")),
+    ("sglang_state_slots", "sglang", re.compile(
+        r"capped to \d+ by the mamba state cache \(max_mamba_cache_size=(\d+),")),
     ("blocks", "vllm", re.compile(r"Memory after warmup:.*?(?<![\d.,])(\d+) KV cache blocks \(")),
     ("memory", "vllm", re.compile(r"Available KV cache memory: (\d+(?:\.\d+)? GiB)")),
     ("context", "vllm", re.compile(
@@ -692,9 +696,9 @@ _RUN_FIGURES = (
 )
 
 
-# A tensor-parallel rank in a line's prefix: vLLM's worker (Worker_TP1, Worker_PP0_TP1),
-# SGLang's ranks (TP1, DP0 TP1 EP0)
-_TP_RANK = re.compile(r"(?:^|[\s_])TP(\d+)\b")
+# A tensor-parallel rank in a line's prefix: vLLM's worker (Worker_TP1, Worker_PP0_TP1,
+# Worker_TP1_EP1, Worker_TP1_DCP1), SGLang's ranks (TP1, DP0 TP1 EP0)
+_TP_RANK = re.compile(r"(?:^|[\s_])TP(\d+)(?![\d.])")
 
 
 def _ranks(lines: Sequence[LogLine]) -> int:
@@ -714,8 +718,6 @@ def logged_run(lines: Sequence[LogLine]) -> LoggedRun:
             if line.engine in (engine, None) and (match := pattern.search(line.message)):
                 said[key].add(match[1].replace(",", ""))
     one = {key: next(iter(values)) for key, values in said.items() if len(values) == 1}
-    if not said["tp"] and (ranks := _ranks(lines)) > 1:
-        one["tp"] = str(ranks)
     chunk = int(one["chunk"]) if "chunk" in one else None
     return LoggedRun(
         blocks=int(one["blocks"]) if "blocks" in one else None,
@@ -723,6 +725,7 @@ def logged_run(lines: Sequence[LogLine]) -> LoggedRun:
         context=int(one["context"]) if "context" in one else None,
         chunk=CHUNKED_PREFILL_OFF if chunk is not None and chunk <= 0 else chunk,
         tp=int(one["tp"]) if "tp" in one else None,
+        least_tp=(ranks if not said["tp"] and (ranks := _ranks(lines)) > 1 else None),
         mamba_cache_mode=one.get("mamba_cache_mode"),
         attn_dp=(int(one["attn_dp"]) if "attn_dp" in one else
                  None if said["attn_dp"] or "dp_attention" not in one
@@ -771,6 +774,8 @@ def logged_changes(run: LoggedRun, now: RunSettings,
     changes: dict[str, object] = {}
     if run.tp is not None and now.tp is not None and run.tp != now.tp and 0 < run.tp <= MAX_TP:
         changes["tp"] = run.tp
+    elif (run.least_tp is not None and now.tp is not None and now.tp < run.least_tp <= MAX_TP):
+        changes["tp"] = run.least_tp  # its ranks: at least that many, the settings' fewer
     if run.attn_dp is not None and run.attn_dp != now.attn_dp and 0 < run.attn_dp <= MAX_TP:
         changes["sglang_attn_dp_size"] = run.attn_dp
     if run.mamba_cache_mode in MAMBA_CACHE_MODES and run.mamba_cache_mode != now.mamba_cache_mode:

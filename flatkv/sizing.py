@@ -88,8 +88,8 @@ def budget_for_sglang_token_pool(profile: CacheProfile, *, tokens: int,
     adding at most one token (or one page of them), so the first budget that holds the tokens
     holds exactly them. Beside a state pool it drops at each slot step (``steps_down``), but
     the slots only grow with the budget, and between two steps the pool grows again: the
-    search keeps to the budgets of the slots given (without them, bisection still ends on a
-    budget of exactly those tokens, at whichever slots it lands on, not always the least).
+    search keeps to the budgets of the slots given, or, without them, goes down from the slots
+    it lands on to the fewest beside which the pool is those tokens (its budgets come first).
     None where no budget up to MAX_BYTES gives them (tokens not a whole number of SGLang's
     pages, those slots never beside them, or SGLang does not apply here)."""
     check_int("tokens", tokens, minimum=1, maximum=MAX_TOKENS)
@@ -106,14 +106,38 @@ def budget_for_sglang_token_pool(profile: CacheProfile, *, tokens: int,
         r = run(budget)
         return r.extras.get("request_state_slots", 0) if r.applies else 0
 
-    first, past = 0, MAX_BYTES + 1  # the budgets searched: (first, past)
-    if state_slots is not None and steps_down("sglang", profile):
-        if (least := _least(lambda budget: slots(budget) >= state_slots)) is None:
+    def first_of(first: int, past: int) -> int | None:
+        """The least budget in (first, past) whose pool is the tokens."""
+        budget = _least(lambda b: b >= past or pool(b) >= tokens, first)
+        return budget if budget is not None and budget < past and pool(budget) == tokens \
+            else None
+
+    def beside(count: int) -> int | None:
+        """The least budget whose pool is the tokens beside ``count`` request slots."""
+        if count < 0 or (least := _least(lambda b: slots(b) >= count)) is None:
             return None
-        first = least - 1
-        past = _least(lambda budget: slots(budget) > state_slots, first) or past
-    budget = _least(lambda b: b >= past or pool(b) >= tokens, first)
-    return budget if budget is not None and budget < past and pool(budget) == tokens else None
+        return first_of(least - 1, _least(lambda b: slots(b) > count, least - 1)
+                        or MAX_BYTES + 1)
+
+    if not steps_down("sglang", profile):
+        return first_of(0, MAX_BYTES + 1)
+    if state_slots is not None:
+        return beside(state_slots)
+    if (budget := first_of(0, MAX_BYTES + 1)) is None:
+        return None
+    count = slots(budget)
+    while (fewer := beside(count - 1)) is not None:
+        budget, count = fewer, count - 1
+    return budget
+
+
+def sglang_budget_search(profile: CacheProfile, context_tokens: int | None,
+                         options: StrategyOptions) -> Callable[[int, int | None], int | None]:
+    """``budget_for_sglang_token_pool`` at these settings, as ``log_check.RunSettings`` takes
+    it: (tokens, state slots) to the budget, or None."""
+    return lambda tokens, slots: budget_for_sglang_token_pool(
+        profile, tokens=tokens, context_tokens=context_tokens, options=options,
+        state_slots=slots)
 
 
 def _least(holds: Callable[[int], bool], start: int = 0) -> int | None:

@@ -4894,6 +4894,33 @@ def test_compare_offers_the_budget_that_sizes_an_sglang_logs_pools_at_its_state_
     assert agreed == ["SGLang: all 4 lines are in the log and agree with it."]
 
 
+def test_an_sglang_budget_taken_on_gpu_pages_keeps_the_gpus_chunk():
+    # Qwen3-Next-80B-A3B at TP 2 on B200 pages, whose chunk SGLang picks by its memory
+    # (16,384): a log of its lines at 170e9 B, 7,282,539 tokens beside 2,083 request slots,
+    # 2,084 x 38,633,472 + 7,282,539 x 12,288 = 169,999,994,880 B. Its budget takes the pages
+    # off the B200 (to KV cache memory, whose chunk is the 8,192 assumed), so the B200's chunk
+    # is kept as told, and taken all 4 lines agree (its scheduler line differed in the chunk)
+    from flatkv.app_model import profile_for
+    from flatkv.strategies import StrategyOptions, run_strategy
+
+    lines = run_strategy("sglang", profile_for("Qwen3-Next-80B-A3B", None, 2),
+                         budget_bytes=170 * 10**9, context_tokens=262_144,
+                         options=StrategyOptions(sglang_chunked_prefill_size=16_384)
+                         ).extras["log_lines"]
+    log = "\n".join(f"[2026-12-06 07:01:0{i} TP0] {line.replace('=...', '=16384')}"
+                    for i, line in enumerate(lines))
+    assert 2_084 * 38_633_472 + 7_282_539 * 12_288 == 169_999_994_880
+    offer, agreed, taken = offer_taken({"model": "Qwen3-Next-80B-A3B", "tp": "2",
+                                        "gpu": "B200 192GB"}, log)
+    assert offer == ("This log's run had SGLang's token pool of 7,282,539 tokens "
+                     "(169,999,994,880 B of KV cache memory a rank sizes its pools so) and "
+                     "SGLang's prefill chunk of 16,384 tokens (the B200 192GB's, kept): the "
+                     "figures here are at other settings, so its lines differ for that alone. "
+                     "Take its settings, then read the check again.")
+    assert (taken["kv_mem"], taken["sg_chunk"]) == ("169999994880B", "16384")
+    assert agreed == ["SGLang: all 4 lines are in the log and agree with it."]
+
+
 def test_compare_offers_only_the_log_settings_the_pages_lack_and_says_when_they_are_not_all():
     # falcon-mamba-7b's vLLM log (2,155 blocks at 40 GiB, 2,048 tokens: tests/test_cli.py) on
     # pages at 40 GiB of KV cache memory but 4,096 tokens: the blocks vLLM fits are the same

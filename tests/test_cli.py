@@ -501,10 +501,11 @@ def test_compare_check_log_names_the_flags_of_the_logs_own_run(tmp_path, capsys)
     at_log = ["compare", "--preset", "llama-3.1-8b", "--context", "8192",
               "--sglang-chunked-prefill-size", "2048", "--check-log"]
     code, _, err = run([*at_log, str(small), "--budget", "40GiB"], capsys)
-    assert code == 1 and ("python -m flatkv: note: this log's run had --budget 39321600000B: "
+    assert 39_321_600_000 == 37_500 * 2**20  # the flag as one types it, exactly
+    assert code == 1 and ("python -m flatkv: note: this log's run had --budget 37500MiB: "
                           "every figure differs at other settings, so check it again with those"
                           ) in err.splitlines()
-    code, out, err = run([*at_log, str(small), "--budget", "39321600000B"], capsys)
+    code, out, err = run([*at_log, str(small), "--budget", "37500MiB"], capsys)
     assert code == 0 and out.splitlines()[0] == (
         "SGLang: both lines are in the log and agree with it.")
     # at another TP the budget is not searched (the profile is at this one): the TP is named
@@ -514,6 +515,22 @@ def test_compare_check_log_names_the_flags_of_the_logs_own_run(tmp_path, capsys)
     assert code == 1 and ("python -m flatkv: note: this log's run had --tp 2: every figure "
                           "differs at other settings, so check it again with those"
                           ) in err.splitlines()
+    # on a GPU's budget the note names the budget in place of --gpu-memory (the CLI refuses
+    # both), and keeps the chunk SGLang takes on that GPU where none is told (an L40S 48GB's
+    # 4,096): a log of Llama-3.1-8B's lines at 300,000 tokens and that chunk, then agrees
+    l40s = tmp_path / "l40s.log"
+    l40s.write_text(small.read_text().replace("chunked_prefill_size=2048",
+                                              "chunked_prefill_size=4096"))
+    gpu = ["compare", "--preset", "llama-3.1-8b", "--context", "8192", "--check-log", str(l40s)]
+    code, _, err = run([*gpu, "--gpu-memory", "L40S 48GB"], capsys)
+    assert code == 1 and ("python -m flatkv: note: this log's run had --budget 37500MiB "
+                          "--sglang-chunked-prefill-size 4096 (in place of --gpu-memory): every "
+                          "figure differs at other settings, so check it again with those"
+                          ) in err.splitlines()
+    code, out, _ = run([*gpu, "--budget", "37500MiB", "--sglang-chunked-prefill-size", "4096"],
+                       capsys)
+    assert code == 0 and out.splitlines()[0] == (
+        "SGLang: both lines are in the log and agree with it.")
     # SPEC's anchor log with its engine config line (TP 2, 44.59 GiB) checked at TP 1 and 40
     # GiB: its TP and budget are named
     from test_log_check import ANCHOR_LOG
@@ -576,6 +593,40 @@ def test_compare_check_log_names_the_flags_of_the_logs_own_run(tmp_path, capsys)
                           ) in err.splitlines()
     code, _, err = run([*deepseek, "--attn-dp-size", "8"], capsys)
     assert code == 0 and "this log's run had" not in err
+    # the same log's lines at attention DP 1, checked with the older spelling's D 2: the flag
+    # is named in place of that spelling (a given --attn-dp-size 1 beside it still runs D 2,
+    # as SGLang turns it), and taken, all agree
+    whole = run_strategy("sglang", load_preset("DeepSeek-V3").with_options(tp=8).profile(),
+                         budget_bytes=40 << 30, context_tokens=163_840,
+                         options=StrategyOptions(sglang_chunked_prefill_size=8_192))
+    dp_log.write_text("\n".join(f"[2026-12-06 07:00:0{i} TP0] {line}" for i, line in
+                                enumerate(("server_args={'tp_size': 8, 'attn_dp_size': 1}",
+                                           *whole.extras["log_lines"]))))
+    code, _, err = run([*deepseek, "--enable-dp-attention", "--dp-size", "2"], capsys)
+    assert code == 1 and ("python -m flatkv: note: this log's run had --attn-dp-size 1 (in "
+                          "place of --enable-dp-attention --dp-size): every figure differs at "
+                          "other settings, so check it again with those") in err.splitlines()
+    code, _, err = run([*deepseek, "--attn-dp-size", "1"], capsys)
+    assert code == 0 and "this log's run had" not in err
+    # a log's ranks give the least TP it ran at (Llama-3.1-8B's lines at TP 2, ranks TP0 and
+    # TP1, 4 KV heads a rank): named where the flags give fewer, not where they give more
+    tp2 = run_strategy("sglang", load_preset("Llama-3.1-8B").with_options(tp=2).profile(),
+                       budget_bytes=40 << 30, context_tokens=8_192,
+                       options=StrategyOptions(sglang_chunked_prefill_size=8_192))
+    ranks = tmp_path / "ranks.log"
+    ranks.write_text("\n".join(f"[2026-12-06 07:00:0{i} TP{rank}] {line}"
+                               for rank in (0, 1)
+                               for i, line in enumerate(tp2.extras["log_lines"])))
+    llama = ["compare", "--preset", "Llama-3.1-8B", "--budget", "40GiB", "--context", "8192",
+             "--check-log", str(ranks)]
+    code, _, err = run(llama, capsys)
+    assert code == 1 and ("python -m flatkv: note: this log's run had --tp 2: every figure "
+                          "differs at other settings, so check it again with those"
+                          ) in err.splitlines()
+    code, _, err = run([*llama, "--tp", "2"], capsys)
+    assert code == 0 and "this log's run had" not in err
+    code, _, err = run([*llama, "--tp", "4"], capsys)  # half the heads a rank: a budget
+    assert code == 1 and "--tp" not in err  # halved would size its pool so, not a TP named
 
 
 def test_compare_check_log_where_neither_engine_starts(tmp_path, capsys):

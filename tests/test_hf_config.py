@@ -1970,13 +1970,14 @@ def test_path_and_pasted_text(tmp_path):
         ("[1, 2]", "must hold a JSON object"),
         ({}, "no model_type"),
         ({"model_type": "bert"}, "^model_type 'bert' is not supported \\(FlatKV reads "
-         f"{len(SUPPORTED_MODEL_TYPES)} model types, listed in the README's Hugging Face "
-         "section\\); a model of full attention alone \\(no sliding window\\) whose config names "
-         "num_key_value_heads \\(without it llama reads one KV head per query head\\) reads as "
-         "llama: set \"model_type\": \"llama\" in a copy; or describe the model by hand instead"),
+         f"{len(SUPPORTED_MODEL_TYPES)} model types, listed in full in the README under "
+         "--hf-config\\); a model of full attention alone \\(no sliding window\\) whose "
+         "config names num_key_value_heads \\(without it llama reads one KV head per query "
+         "head\\) reads as llama: set \"model_type\": \"llama\" in a copy; or describe the "
+         "model by hand instead"),
         # a near miss is named by the types nearest its spelling
         ({"model_type": "qwen4"}, "^model_type 'qwen4' is not supported \\(FlatKV reads \\d+ "
-         "model types, listed in the README's Hugging Face section; nearest by spelling: "
+         "model types, listed in full in the README under --hf-config; nearest by spelling: "
          "qwen3, qwen2, qwen3_5\\); "),
         # a type FlatKV knows it cannot plan yet says why, not the list of supported types
         ({"model_type": "hy_v4"},
@@ -2115,8 +2116,8 @@ def test_path_and_pasted_text(tmp_path):
         ({"architectures": ["LlamaForCausalLM"]}, "name LlamaForCausalLM, which is model_type "
          "\"llama\": add"),
         ({"architectures": ["BertForMaskedLM"]}, "^config.json has no model_type: cannot tell "
-         "how to read it; add the model's own \\(FlatKV reads \\d+ model types, listed in the "
-         "README's Hugging Face section\\)$"),
+         "how to read it; add the model's own \\(FlatKV reads \\d+ model types, listed in full "
+         "in the README under --hf-config\\)$"),
         ({"model_type": ["llama"]}, "model_type must be a string such as \"llama\", got"),
         ({"model_type": "llama", "num_attention_heads": 32, "num_key_value_heads": 5},
          "num_attention_heads = 32 is not a multiple of num_key_value_heads = 5"),

@@ -650,7 +650,7 @@ def test_the_logged_run_gives_its_blocks_memory_and_context_once_they_agree():
              for line in falcon("vllm")]
     run = logged_run(read_log("\n".join(lines)))
     assert run == LoggedRun(blocks=42_949_672_960 // 311_296 // 64, memory="40.0 GiB",
-                            context=2_048, tp=2) and run.blocks == 2_155  # ranks TP0, TP1
+                            context=2_048, least_tp=2) and run.blocks == 2_155  # TP0, TP1
     # a second run in the same log with another context: that figure is not told; an SGLang
     # line never is read for it
     other = lines[-1].replace("2,048 tokens per request", "4,096 tokens per request")
@@ -672,15 +672,20 @@ def test_the_logged_run_gives_the_tp_its_settings_line_names():
     for server_args in ("server_args={'model_path': 'x', 'tp_size': 4, 'dp_size': 1}",
                         "server_args=ServerArgs(model_path='x', tp_size=4, dp_size=1)"):
         assert logged_run(read_log(f"[2026-12-06 07:00:00] {server_args}")).tp == 4
-    # without a settings line, the ranks the prefixes name: vLLM's workers TP0 to TP3 (a
-    # pipeline stage's too), SGLang's TP5 among its DP and EP ranks: TP 4 and 6 at least; a
-    # rank TP0 alone says nothing (a TP 1 run names none); the settings line before them
+    # without a settings line, the ranks the prefixes name, the least TP that has them:
+    # vLLM's workers TP0 to TP3 (a pipeline stage's, an expert-parallel one's too), SGLang's
+    # TP5 among its DP and EP ranks; a rank TP0 alone says nothing (a TP 1 run names none);
+    # a settings line says the TP itself
     assert logged_run(read_log("\n".join(vllm_prefix(rank, 1) + "x" for rank in range(4)))
-                      ).tp == 4
-    assert logged_run(read_log("(Worker_PP1_TP1 pid=7) INFO 12-06 07:00:01 [a.py:1] x")).tp == 2
-    assert logged_run(read_log("[2025-12-26 23:01:33.120 DP1 TP5 EP5] a")).tp == 6
-    assert logged_run(read_log(sglang_prefix(0, 1) + "a")).tp is None
-    assert logged_run(read_log(vllm + "\n" + vllm_prefix(3, 1) + "x")).tp == 2
+                      ).least_tp == 4
+    for worker in ("Worker_PP1_TP1", "Worker_TP1_EP1", "Worker_TP1_DCP1"):
+        assert logged_run(read_log(f"({worker} pid=7) INFO 12-06 07:00:01 [a.py:1] x")
+                          ).least_tp == 2, worker
+    assert logged_run(read_log("[2025-12-26 23:01:33.120 DP1 TP5 EP5] a")).least_tp == 6
+    assert logged_run(read_log("[2026-12-06 07:01:01 TP10] a")).least_tp == 11
+    assert logged_run(read_log(sglang_prefix(0, 1) + "a")).least_tp is None
+    told = logged_run(read_log(vllm + "\n" + vllm_prefix(3, 1) + "x"))
+    assert (told.tp, told.least_tp) == (2, None)
     # two runs of other TPs: not told; a line of neither engine's settings: not read
     assert logged_run(read_log(vllm + "\n" + vllm.replace("size=2", "size=4"))).tp is None
     assert logged_run(read_log("[2026-12-06 07:00:00] tp_size=4")).tp is None
@@ -732,7 +737,7 @@ def test_the_logged_run_of_sglang_is_its_scheduler_lines_context_and_chunk():
     # pool of 580,364 tokens, beside 82 state slots (its Mamba Cache line), ranks TP0 and TP1
     # (TP 2); SGLang logs no budget the pages take
     assert logged_run(read_log(KTRANSFORMERS_LOG)) == LoggedRun(
-        context=8_192, chunk=2_048, tp=2, sglang_tokens=580_364, sglang_state_slots=82)
+        context=8_192, chunk=2_048, least_tp=2, sglang_tokens=580_364, sglang_state_slots=82)
     # chunked prefill off: SGLang prints what it was told, and reads any 0 or less as off
     for told in ("-1", "0", "-5"):
         off = KTRANSFORMERS_LOG.replace("chunked_prefill_size=2048",
@@ -741,7 +746,7 @@ def test_the_logged_run_of_sglang_is_its_scheduler_lines_context_and_chunk():
     # two runs of other contexts: not told; a vLLM line of another context: not told either
     second = KTRANSFORMERS_LOG.splitlines()[-1].replace("context_len=8192", "context_len=4096")
     assert logged_run(read_log(KTRANSFORMERS_LOG + "\n" + second)) == LoggedRun(
-        chunk=2_048, tp=2, sglang_tokens=580_364, sglang_state_slots=82)
+        chunk=2_048, least_tp=2, sglang_tokens=580_364, sglang_state_slots=82)
     vllm = vllm_prefix(0, 1) + "Maximum concurrency for 2,048 tokens per request: 1.00x"
     assert logged_run(read_log(KTRANSFORMERS_LOG + "\n" + vllm)).context is None
     # a vLLM line of no scheduler's words is not read as SGLang's
@@ -1073,6 +1078,11 @@ def test_logged_changes_are_what_the_settings_lack_in_the_order_a_reader_takes_t
                                     context=2**41), now, at) == {}
     assert logged_changes(LoggedRun(tp=2_048), now, at) == {}
     assert logged_changes(LoggedRun(tp=2), replace(now, tp=None), at) == {}
+    # the least TP a log's ranks name (TP0, TP1: 2 at least) is offered where the settings
+    # have fewer, never in place of more (a TP 4 log pasted with ranks 0 and 1 alone)
+    assert logged_changes(LoggedRun(least_tp=2), now, at) == {"tp": 2}
+    assert logged_changes(LoggedRun(least_tp=2), replace(now, tp=4), at) == {}
+    assert logged_changes(LoggedRun(tp=4, least_tp=2), now, at) == {"tp": 4}
 
 
 def test_logged_changes_give_the_budget_that_sizes_sglangs_pools_as_logged():

@@ -216,3 +216,15 @@ def test_sglangs_attention_dp_at_tp_8(capsys):
     assert_in_readme(f"its pool stays ({deepseek[1]['kv_tokens']:,} tokens) and only the chunk "
                      f"and told counts move (`--max-running-requests 100` at D = 8: "
                      f"{deepseek[1]['max_running_requests']} a group)")
+
+
+def test_the_readme_lists_every_model_type_read():
+    # the config.json errors point at this list: it is FlatKV's, in full and in order
+    import re
+
+    from flatkv.hf_config import SUPPORTED_MODEL_TYPES
+
+    readme = README.read_text()
+    start = readme.index("Every model_type read, in full: ")
+    listed = readme[start:readme.index(".", start)].split(": ", 1)[1]
+    assert re.findall(r"`(\w+)`", listed) == list(SUPPORTED_MODEL_TYPES)

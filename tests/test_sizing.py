@@ -144,6 +144,16 @@ def test_the_budget_of_an_sglang_logs_token_pool():
             assert (r.logged_tokens, r.extras["request_state_slots"]) == (60_000, slots or 15)
             assert run_strategy("sglang", qwen, budget_bytes=budget - 1,
                                 context_tokens=20_000).logged_tokens == 59_999
+    # without the slots (a log of no Mamba line): the least of them all, where bisection
+    # alone can land a slot step on. Qwen3-Next at TP 2, 18,254,438,044 B and 20,000 tokens:
+    # 784,437 tokens beside 222 request slots, from 223 x 38,633,472 + 784,437 x 12,288 =
+    # 18,254,426,112 B, with or without the slots told
+    r = run_strategy("sglang", qwen, budget_bytes=18_254_438_044, context_tokens=20_000)
+    assert (r.logged_tokens, r.extras["request_state_slots"]) == (784_437, 222)
+    assert 223 * 38_633_472 + 784_437 * 12_288 == 18_254_426_112
+    for slots in (None, 222):
+        assert budget_for_sglang_token_pool(qwen, tokens=784_437, context_tokens=20_000,
+                                            state_slots=slots) == 18_254_426_112
     with pytest.raises(ValueError, match="tokens"):
         budget_for_sglang_token_pool(llama, tokens=0, context_tokens=None)
 
