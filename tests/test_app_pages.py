@@ -4812,6 +4812,13 @@ def offers_after_pasting(at: AppTest, log: str) -> list[str]:
     return [shown(i) for i in at.info if "This log's run had" in shown(i)]
 
 
+def as_sglang_log(lines: list[str]) -> str:
+    """SGLang's start-up ``lines`` (FlatKV's, its elided figures given: max_prefill_tokens
+    16384) as its TP0 logs them, a second apart."""
+    return "\n".join(f"[2026-12-06 07:01:0{i} TP0] {line.replace('=...', '=16384')}"
+                     for i, line in enumerate(lines))
+
+
 def take_offer(at: AppTest) -> list[str]:
     """Compare after its "Use the log's settings" is clicked (no exception raised): the
     verdicts of the engines whose lines all agree."""
@@ -4841,9 +4848,8 @@ def test_compare_takes_an_sglang_logs_context_and_chunk_from_its_scheduler_line(
 
     kv = ("KV Cache is allocated. dtype: torch.bfloat16, #tokens: 327680, K size: 20.00 GB, "
           "V size: 20.00 GB")
-    log = "\n".join(f"[2026-12-06 07:01:0{i} TP0] {line}" for i, line in enumerate(
-        [kv, scheduler_line(327_680, 2_048, 4_096, 8_192).replace("...", "16384")
-         + ", available_gpu_mem=3.10 GB"]))
+    log = as_sglang_log([kv, scheduler_line(327_680, 2_048, 4_096, 8_192)
+                         + ", available_gpu_mem=3.10 GB"])
     at = open_app("app_pages/compare.py", {"model": "Llama-3.1-8B", "ctx": "4096",
                                            "gpu": "KV cache memory", "kv_mem": "40GiB"})
     at.text_area(key="compare.check_log").set_value(log).run()
@@ -4881,8 +4887,7 @@ def test_compare_offers_the_budget_that_sizes_an_sglang_logs_pools_at_its_state_
                        budget_bytes=17_000_000_999, context_tokens=32_768).extras["log_lines"]
     assert own[1].startswith("Mamba Cache is allocated. max_mamba_cache_size: 77,")
     assert own[3].startswith("max_total_num_tokens=551345, ")
-    log = "\n".join(f"[2026-12-06 07:01:0{i} TP0] {line.replace('=...', '=16384')}"
-                    for i, line in enumerate(own))
+    log = as_sglang_log(own)
     assert 78 * 102_137_856 + 551_345 * 16_384 == 16_999_989_248
     offer, agreed, taken = offer_taken({"model": "Nemotron-H-8B", "ctx": "32768",
                                         "gpu": "KV cache memory", "kv_mem": "40GiB"}, log)
@@ -4907,8 +4912,7 @@ def test_an_sglang_budget_taken_on_gpu_pages_keeps_the_gpus_chunk():
                          budget_bytes=170 * 10**9, context_tokens=262_144,
                          options=StrategyOptions(sglang_chunked_prefill_size=16_384)
                          ).extras["log_lines"]
-    log = "\n".join(f"[2026-12-06 07:01:0{i} TP0] {line.replace('=...', '=16384')}"
-                    for i, line in enumerate(lines))
+    log = as_sglang_log(lines)
     assert 2_084 * 38_633_472 + 7_282_539 * 12_288 == 169_999_994_880
     offer, agreed, taken = offer_taken({"model": "Qwen3-Next-80B-A3B", "tp": "2",
                                         "gpu": "B200 192GB"}, log)
@@ -4948,8 +4952,7 @@ def test_compare_offers_only_the_log_settings_the_pages_lack_and_says_when_they_
         39_321_600_000, "18.31")
     kv = ("KV Cache is allocated. dtype: torch.bfloat16, #tokens: 300000, K size: 18.31 GB, "
           "V size: 18.31 GB")
-    log = "\n".join(f"[2026-12-06 07:01:0{i} TP0] {line}" for i, line in enumerate(
-        [kv, scheduler_line(300_000, 8_192, 4_096, 8_192).replace("...", "16384")]))
+    log = as_sglang_log([kv, scheduler_line(300_000, 8_192, 4_096, 8_192)])
     offer, agreed, taken = offer_taken({"model": "Llama-3.1-8B", "ctx": "4096",
                                         "gpu": "KV cache memory", "kv_mem": "40GiB"}, log)
     assert offer == ("This log's run had SGLang's token pool of 300,000 tokens (39,321,600,000 "
