@@ -801,11 +801,13 @@ def bandwidth_bars(series: Sequence[Series], *, title: str = "") -> go.Figure:
 
 
 # A horizontal legend's room in the main column at 1000 px, and an entry's width: the symbol
-# and its gap, and the name at the house font (13 px, about 7 px a character). The legend
-# starts at the plot's left edge, past the y axis: Compare's context chart (540 px, its axis
-# about 95 px) has 445 px for it, two columns of "FlatKV per component" (Plotly wrapped its
-# eight entries to four lines there, over the title, when 680 px was taken here).
-LEGEND_WIDTH_PX, LEGEND_ENTRY_PX, LEGEND_CHAR_PX = 440, 40, 7
+# and its gap, and the name at the house font (13 px, about 6 px a character, its lower case
+# mostly). The legend starts at the plot's left edge, past the y axis: Compare's context chart
+# (540 px, its axis about 95 px) has 445 px for it, two columns of "FlatKV per component"
+# (Plotly wrapped its eight entries to four lines there, over the title, when 680 px was
+# taken here); the GPU lab's sweep, two columns of "scatter (torch, slot-major)" (at 7 px a
+# character this counted one, and left 110 px blank over its eight entries' four lines).
+LEGEND_WIDTH_PX, LEGEND_ENTRY_PX, LEGEND_CHAR_PX = 440, 40, 6
 
 
 def legend_lines(names: Sequence[str]) -> int:

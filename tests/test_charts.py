@@ -451,7 +451,7 @@ def test_context_figure_draws_a_line_a_layout_and_marks_the_pages_context():
 def test_a_sweeps_legend_gets_the_lines_it_wraps_to():
     from flatkv.gpu_view import Series
 
-    # 40 px of symbol and 7 px a character in 440 px: two entries of 20 characters (180 px
+    # 40 px of symbol and 6 px a character in 440 px: two entries of 20 characters (160 px
     # each) fit one line; three wrap to a grid of two columns (Plotly's, as wide as the widest
     # entry), so five take three lines, and short ones beside a long one no fewer
     assert charts.legend_lines(["x" * 20] * 2) == 1
@@ -459,7 +459,7 @@ def test_a_sweeps_legend_gets_the_lines_it_wraps_to():
     assert charts.legend_lines(["x" * 20] * 5) == 3
     assert charts.legend_lines(["x" * 20] + ["x" * 10] * 4) == 3  # not 2 lines (620 px)
     assert charts.legend_lines(["x" * 200]) == 1  # one entry: one line, however long
-    # Compare's context chart: eight entries, the widest "FlatKV per component" (180 px), two
+    # Compare's context chart: eight entries, the widest "FlatKV per component" (160 px), two
     # a line: four lines, as Plotly drew them at 1000 px
     context = charts.context_figure(
         [1024, 2048], [(k, title, [900.0, 9.0]) for k, title in (
@@ -478,7 +478,16 @@ def test_a_sweeps_legend_gets_the_lines_it_wraps_to():
         [Series(op, impl, (1, 4), (5.0, 8.0), (1568, 6272)) for op, impl in names],
         x="pages_per_call", title="Bandwidth vs pages per call, 201.75 MiB per call across "
         "the whole sweep of pages")
-    assert charts.legend_lines([t.name for t in fig.data]) == 3  # 2 a line: 166 px widest
+    widest = max(len(t.name) for t in fig.data)
+    assert charts.legend_lines([t.name for t in fig.data]) == 3 == -(-6 // (440 // (
+        40 + 6 * widest)))  # 2 a line
+    # the GPU lab's sweep of both layouts: eight entries, "scatter (torch, slot-major)" the
+    # widest (27 characters, 202 px), two a line: four lines, as Plotly drew them at 1000 px
+    # (7 px a character counted one a line: eight, 110 px of blank over the plot)
+    lab = ["copy (baseline)", "gather (torch, slot-major)", "scatter (torch, slot-major)",
+           "gather (torch, page-major)", "scatter (torch, page-major)", "d2h (torch)",
+           "h2d (torch)", "state copy (torch)"]
+    assert (40 + 6 * 27, charts.legend_lines(lab)) == (202, 4)
     assert fig.layout.margin.t == 34 + 50 + 2 * 18 + 2 * 20
 
 
