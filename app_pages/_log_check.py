@@ -111,11 +111,12 @@ def _logged_run_changes(run: log_check.LoggedRun, s: AppState) -> tuple[dict, li
             said.append(f"{value:,} vLLM KV cache blocks a rank (fit after warm-up)")
         elif name == "kv_memory":
             changes.update(gpu=KV_MEMORY, kv_memory=kv_memory_size(value))
-            said.append(f"{value} of KV cache memory a rank (Available)")
+            said.append(f"{value} of KV cache memory a rank (its \"Available KV cache "
+                        "memory\" line)")
         elif name == "sglang_budget":
             changes.update(gpu=KV_MEMORY, kv_memory=value)
-            said.append(f"SGLang's token pool of {run.sglang_tokens:,} tokens ({value:,} B of "
-                        "KV cache memory a rank sizes its pools so)")
+            said.append(f"SGLang's token pool of {run.sglang_tokens:,} tokens (a rank with "
+                        f"{value:,} B of KV cache memory sizes its pools so)")
         else:
             changes[name] = value
             said.append(_setting_words(name, value, run))

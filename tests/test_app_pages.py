@@ -4891,10 +4891,10 @@ def test_compare_offers_the_budget_that_sizes_an_sglang_logs_pools_at_its_state_
     assert 78 * 102_137_856 + 551_345 * 16_384 == 16_999_989_248
     offer, agreed, taken = offer_taken({"model": "Nemotron-H-8B", "ctx": "32768",
                                         "gpu": "KV cache memory", "kv_mem": "40GiB"}, log)
-    assert offer == ("This log's run had SGLang's token pool of 551,345 tokens (16,999,989,248 "
-                     "B of KV cache memory a rank sizes its pools so): the figures here are at "
-                     "other settings, so its lines differ for that alone. Take its settings, "
-                     "then read the check again.")
+    assert offer == ("This log's run had SGLang's token pool of 551,345 tokens (a rank with "
+                     "16,999,989,248 B of KV cache memory sizes its pools so): the figures here "
+                     "are at other settings, so its lines differ for that alone. Take its "
+                     "settings, then read the check again.")
     assert taken["kv_mem"] == "16999989248B"
     assert agreed == ["SGLang: all 4 lines are in the log and agree with it."]
 
@@ -4917,7 +4917,7 @@ def test_an_sglang_budget_taken_on_gpu_pages_keeps_the_gpus_chunk():
     offer, agreed, taken = offer_taken({"model": "Qwen3-Next-80B-A3B", "tp": "2",
                                         "gpu": "B200 192GB"}, log)
     assert offer == ("This log's run had SGLang's token pool of 7,282,539 tokens "
-                     "(169,999,994,880 B of KV cache memory a rank sizes its pools so) and "
+                     "(a rank with 169,999,994,880 B of KV cache memory sizes its pools so) and "
                      "SGLang's prefill chunk of 16,384 tokens (the B200 192GB's, kept): the "
                      "figures here are at other settings, so its lines differ for that alone. "
                      "Take its settings, then read the check again.")
@@ -4955,8 +4955,8 @@ def test_compare_offers_only_the_log_settings_the_pages_lack_and_says_when_they_
     log = as_sglang_log([kv, scheduler_line(300_000, 8_192, 4_096, 8_192)])
     offer, agreed, taken = offer_taken({"model": "Llama-3.1-8B", "ctx": "4096",
                                         "gpu": "KV cache memory", "kv_mem": "40GiB"}, log)
-    assert offer == ("This log's run had SGLang's token pool of 300,000 tokens (39,321,600,000 "
-                     "B of KV cache memory a rank sizes its pools so) and 8,192 tokens a "
+    assert offer == ("This log's run had SGLang's token pool of 300,000 tokens (a rank with "
+                     "39,321,600,000 B of KV cache memory sizes its pools so) and 8,192 tokens a "
                      "request: the figures here are at other settings, so its lines differ for "
                      "that alone. Take its settings, then read the check again.")
     assert (taken["kv_mem"], taken["ctx"]) == ("37500MiB", "8192")  # exact
@@ -4967,8 +4967,8 @@ def test_compare_offers_only_the_log_settings_the_pages_lack_and_says_when_they_
     at = open_app("app_pages/compare.py", {"model": "Llama-3.1-8B", "ctx": "4096",
                                            "gpu": "KV cache memory", "kv_mem": "40GiB"})
     (offer,) = offers_after_pasting(at, half)
-    assert offer == ("This log's run had SGLang's token pool of 300,000 tokens (39,321,600,000 "
-                     "B of KV cache memory a rank sizes its pools so) and 8,192 tokens a "
+    assert offer == ("This log's run had SGLang's token pool of 300,000 tokens (a rank with "
+                     "39,321,600,000 B of KV cache memory sizes its pools so) and 8,192 tokens a "
                      "request: take them, and 1 line would still differ, so other settings "
                      "differ too (an engine release's defaults, the TP, attention DP, the "
                      "weights).")
@@ -5026,7 +5026,8 @@ def test_compare_takes_a_logs_tp_from_its_settings_line_or_its_ranks():
     at = open_app("app_pages/compare.py", {"model": "Qwen3-Next-80B-A3B"})
     (offer,) = offers_after_pasting(at, config + "\n" + ANCHOR_LOG)
     assert offer.startswith("This log's run had TP 2 and 44.59 GiB of KV cache memory a rank "
-                            "(Available): the figures here are at other settings")
+                            "(its \"Available KV cache memory\" line): the figures here "
+                            "are at other settings")
     agreed = take_offer(at)
     assert (at.query_params["tp"], at.query_params["kv_mem"]) == ("2", "44.59GiB")
     assert agreed == [
@@ -5037,7 +5038,8 @@ def test_compare_takes_a_logs_tp_from_its_settings_line_or_its_ranks():
     at = open_app("app_pages/compare.py", {"model": "Qwen3-Next-80B-A3B"})
     (offer,) = offers_after_pasting(at, ANCHOR_LOG)
     assert offer.startswith("This log's run had TP 2 and 44.59 GiB of KV cache memory a rank "
-                            "(Available): the figures here are at other settings")
+                            "(its \"Available KV cache memory\" line): the figures here "
+                            "are at other settings")
     agreed = take_offer(at)
     assert (at.query_params["tp"], at.query_params["kv_mem"]) == ("2", "44.59GiB")
     assert agreed == [
