@@ -540,14 +540,14 @@ def test_the_two_line_form_of_vllm_0_24_with_the_current_figure():
                         read_log(CLUB_3090_LOG), forms)
     assert [c.outcome for c in check.lines] == [SAME, SAME]
     assert check.lines[1].detail() == ("lines 2-3 (EngineCore pid=107), on two lines, as vLLM "
-                                       "before PR #50462 logs it, agree")
+                                       "0.26 logs it (0.31 and later log one), agree")
     # a token more in FlatKV's figure: named as the single line names it
     more = kv.replace("567,978", "567,979")
     check = check_lines([more], "vllm", read_log(CLUB_3090_LOG),
                         {more: ((TWO_LINE_FORM, more.replace(", Maximum", "\nMaximum")),)})
     assert check.lines[0].detail() == (
-        "lines 2-3 (EngineCore pid=107), on two lines, as vLLM before PR #50462 logs it: KV "
-        "cache size (tokens): FlatKV 567,979, log 567,978")
+        "lines 2-3 (EngineCore pid=107), on two lines, as vLLM 0.26 logs it (0.31 and later "
+        "log one): KV cache size (tokens): FlatKV 567,979, log 567,978")
     # without the forms the two lines are not FlatKV's one
     assert check_lines([kv], "vllm", read_log(CLUB_3090_LOG)).lines[0].outcome == MISSING
 

@@ -39,9 +39,9 @@ MODE_ALL_V1_RUNNER_LOG = ("Model Runner V2 does not yet support mamba cache mode
 MODE_ALL_V1_RUNNER_DRAFTING_LOG = MODE_ALL_V1_RUNNER_LOG.replace("support ", "support ... ")
 
 # The older forms of the KV cache size line (log_check: where a log line reads as one): before
-# vLLM PR #50462 it and the concurrency are two lines (0.26.0 logs them so), and up to 0.19 the
-# size is older_logged_tokens
-TWO_LINE_FORM = "on two lines, as vLLM before PR #50462 logs it"
+# vLLM PR #50462 it and the concurrency are two lines (0.26.0 logs them so, 0.31.0 one; a
+# reader knows releases, not PRs), and up to 0.19 the size is older_logged_tokens
+TWO_LINE_FORM = "on two lines, as vLLM 0.26 logs it (0.31 and later log one)"
 OLDER_FORM = f"on two lines, its tokens as {OLDER_VLLM_LOG} count them"
 # What vLLM 0.34 names the pools of that line other than "GPU" (kv_cache_utils.py's
 # _kv_cache_device_name: "GPU" on CUDA and ROCm, the device type in capitals on its other
