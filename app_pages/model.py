@@ -521,8 +521,13 @@ def picker() -> None:
 
 
 # The cache-layer table's headers on screen (its data keeps the full names): shorter, so that
-# the state shapes are in view at 1000 px
-KIND_LABELS = {"KV B per token": "KV B/token", "state B per layer": "state B/layer"}
+# the state shapes are in view at 1000 px, the byte columns' tooltips with them
+KIND_LABELS = {"KV B per token": "KV B/token", "state B per layer": "state B/layer",
+               "conv shape": "conv", "ssm shape": "ssm"}
+KIND_HELPS = {"KV B per token": "KV B per token: the bytes a layer of this kind keeps a token, "
+              "per TP rank",
+              "state B per layer": "state B per layer: the constant state (conv + ssm, or the "
+              "recurrent state) a layer of this kind keeps a request, per TP rank"}
 GEOMETRY_FIELD = "config field"
 
 
@@ -577,7 +582,7 @@ def summary() -> None:
     # fit the 540 px of table (Jamba-1.5-Mini's ssm shape began past its edge)
     kind_rows = app_model.spec_kind_rows(spec) if spec is not None else kinds
     table([{k: v for k, v in row.items() if k != "kind"} | {"kind": row["kind"]}
-           if "kind" in row else row for row in kind_rows], labels=KIND_LABELS)
+           if "kind" in row else row for row in kind_rows], labels=KIND_LABELS, helps=KIND_HELPS)
     for note in spec.kv_bytes_notes() if spec is not None else ():
         st.caption(literal(note))
     if spec is not None:

@@ -3106,14 +3106,18 @@ def test_models_tables_fit_the_page_at_1000_px():
     assert list(kinds.value.columns) == ["name", "layers", "KV B per token",
                                          "state B per layer", "conv shape", "ssm shape", "kind"]
     config = json.loads(kinds.proto.columns)
-    assert (config["KV B per token"]["label"], config["state B per layer"]["label"]) == (
-        "KV B/token", "state B/layer")
-    # int(characters x 6.8) + 24 a column, by the longer of header and cells: name 64
-    # ("mamba1"), layers 64, "KV B/token" 92, "state B/layer" 112, "conv shape" 92 (cells
-    # "8192 x 3"), "ssm shape" 85 ("8192 x 16"): 509 px, in the 540 px of table
+    assert [config[c]["label"] for c in ("KV B per token", "state B per layer", "conv shape",
+                                         "ssm shape")] == ["KV B/token", "state B/layer",
+                                                           "conv", "ssm"]
+    # int(characters x 6.8) + 24 a column, by the longer of header and cells, and 18 for a
+    # tooltip's icon: name 64 ("mamba1"), layers 64, "KV B/token" 92 + 18, "state B/layer"
+    # 112 + 18 (their tooltips say what the short headers leave out), "conv" 78 (cells
+    # "8192 x 3"), "ssm" 85 ("8192 x 16"): 531 px, in the 540 px of table
     widths = [config[c]["width"] for c in ("name", "layers", "KV B per token",
                                            "state B per layer", "conv shape", "ssm shape")]
-    assert widths == [64, 64, 92, 112, 92, 85] and sum(widths) == 509
+    assert widths == [64, 64, 110, 130, 78, 85] and sum(widths) == 531
+    assert config["KV B per token"]["help"].startswith("KV B per token: the bytes a layer")
+    assert config["state B per layer"]["help"].startswith("state B per layer: the constant")
     assert kinds.value.set_index("name").loc["mamba1", "ssm shape"] == "8192 x 16"
     # Jamba-1.5-Mini's config: Mamba1 d_inner 8,192, d_state 16, conv kernel 4; attention 8
     # KV heads of 128
