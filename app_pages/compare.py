@@ -92,9 +92,11 @@ def budgets_to_hold(s: AppState, results: list[StrategyResult], context: int) ->
     budgets = [cached_least_budget(s.profile(), r.strategy, requests, context,
                                    s.strategy_options()) for r in results]
     budget = s.budget()
+    steps = sizing.steps_down("sglang", s.profile())  # where one byte more can hold fewer
     right.caption(f"The least cache budget per rank that holds "
-                  f"{count_text(requests, 'request')} of {tokens_text(context)} in each layout "
-                  "(SGLang beside a state pool: from which every larger one holds them)"
+                  f"{count_text(requests, 'request')} of {tokens_text(context)} in each layout"
+                  + (" (SGLang beside a state pool: from which every larger one holds them)"
+                     if steps else "")
                   + (". A budget given as an engine logs it has no GPU memory to derive."
                      if budget.given else ", and the GPU memory that leaves it."))
     table(strategy_notes.hold_rows(results, budgets, budget, s.profile(), s.strategy_options()),

@@ -4016,6 +4016,17 @@ def test_compare_gives_each_layouts_budget_for_the_requests_to_hold():
     held = next(df.value for df in given.dataframe if "cache budget (B)" in df.value.columns)
     assert held[held["strategy"] == "vLLM v1"].iloc[0]["cache budget (B)"] == 70_866_960_384
     assert "GPU memory (B)" not in held.columns
+    # the caption says SGLang's least budget is one from which every larger one holds them
+    # only where one byte more can hold fewer: beside a state pool (Qwen3-Next), not for
+    # Scout, whose SGLang pools have no slot steps
+    said = [c.value for c in at.caption if c.value.startswith("The least cache budget")]
+    assert said == ["The least cache budget per rank that holds 16 requests of 131,072 tokens "
+                    "in each layout, and the GPU memory that leaves it."]
+    qwen = open_app("app_pages/compare.py", {"model": "Qwen3-Next-80B-A3B", "hold": "2"})
+    assert [c.value for c in qwen.caption if c.value.startswith("The least cache budget")] == [
+        "The least cache budget per rank that holds 2 requests of 262,144 tokens in each "
+        "layout (SGLang beside a state pool: from which every larger one holds them), and the "
+        "GPU memory that leaves it."]
 
 
 def test_budget_to_hold_where_the_layout_refuses_steps_or_the_default_is_past_the_field():
