@@ -578,7 +578,8 @@ def page_sizes_text(results: Sequence[StrategyResult], options: StrategyOptions)
             f" (its page size asked: {asked(r):,})" if r.strategy == "sglang" else ""))
     if not other:
         return ""
-    return (f"Tokens a page, where not the block size asked ({options.block_size:,}): "
+    return (f"Tokens a page, where not the size asked (the block size {options.block_size:,}; "
+            f"SGLang's page size {options.sglang_page_size:,}): "
             f"{'; '.join(other)}. A state row inflates P, or the engine pages by a size of its "
             "own; each layout's Formulas below say why.")
 

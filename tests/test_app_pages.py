@@ -1379,9 +1379,10 @@ def test_compare_page_lists_every_strategy():
     # 2,146,304 B needs ceil(2,146,304 / 2,048) = 1,048 token slots, 1,056 at alignment 16;
     # vLLM's 1,088 below; two-level pages keep 64, SGLang its page size 1
     assert -(-2_146_304 // 2048) == 1048 and -(-1048 // 16) * 16 == 1056
-    assert ("Tokens a page, where not the block size asked (64): FlatKV packed slabs 1,056; "
-            "FlatKV per component 1,056; vLLM v1 1,088. A state row inflates P, or the engine "
-            "pages by a size of its own; each layout's Formulas below say why.") in [
+    assert ("Tokens a page, where not the size asked (the block size 64; SGLang's page size "
+            "1): FlatKV packed slabs 1,056; FlatKV per component 1,056; vLLM v1 1,088. A state "
+            "row inflates P, or the engine pages by a size of its own; each layout's Formulas "
+            "below say why.") in [
                 c.value for c in at.caption]
     vllm = table.loc["vLLM v1"]
     # P = 64 x cdiv(2,146,304, 64 x 2,048) = 1,088; 80e9 // 2,228,224 // 12 = 2,991 blocks
@@ -1565,9 +1566,10 @@ def test_compare_says_where_an_engine_pages_by_a_size_of_its_own():
     # (SPEC 3.1: 64 for MLA), whatever the block size (16) or SGLang's page size (1) asked
     at = open_app("app_pages/compare.py", {"model": "DeepSeek-V3.2"})
     assert_clean(at)
-    assert ("Tokens a page, where not the block size asked (16): vLLM v1 64; SGLang 64 (its "
-            "page size asked: 1). A state row inflates P, or the engine pages by a size of its "
-            "own; each layout's Formulas below say why.") in [c.value for c in at.caption]
+    assert ("Tokens a page, where not the size asked (the block size 16; SGLang's page size "
+            "1): vLLM v1 64; SGLang 64 (its page size asked: 1). A state row inflates P, or the "
+            "engine pages by a size of its own; each layout's Formulas below say why.") in [
+                c.value for c in at.caption]
     # a plain attention model pages at the sizes asked: nothing to say
     llama = open_app("app_pages/compare.py", {"model": "Llama-3.1-8B"})
     assert not [c for c in llama.caption if c.value.startswith("Tokens a page")]
@@ -1578,9 +1580,10 @@ def test_compare_says_where_an_engine_pages_by_a_size_of_its_own():
         "model": "custom", "layers": "(5*sliding,full)*10", "kv": "8192", "swa_kv": "16384",
         "window": "1024"})
     assert 16 * 16_384 // 8192 == 32
-    assert ("Tokens a page, where not the block size asked (16): vLLM v1 16, full_attention "
-            "32. A state row inflates P, or the engine pages by a size of its own; each "
-            "layout's Formulas below say why.") in [c.value for c in gemma.caption]
+    assert ("Tokens a page, where not the size asked (the block size 16; SGLang's page size "
+            "1): vLLM v1 16, full_attention 32. A state row inflates P, or the engine pages by "
+            "a size of its own; each layout's Formulas below say why.") in [
+                c.value for c in gemma.caption]
 
 
 def vllm_row(at: AppTest):
