@@ -5041,27 +5041,16 @@ def test_compare_takes_a_logs_tp_from_its_settings_line_or_its_ranks():
     config = ("(EngineCore_DP0 pid=1805889) INFO 10-23 15:10:30 [core.py:77] Initializing a V1 "
               "LLM engine (v0.10.2) with config: model='Qwen/Qwen3-Next-80B-A3B-Instruct', "
               "max_seq_len=262144, tensor_parallel_size=2, pipeline_parallel_size=1")
-    at = open_app("app_pages/compare.py", {"model": "Qwen3-Next-80B-A3B"})
-    (offer,) = offers_after_pasting(at, config + "\n" + ANCHOR_LOG)
-    assert offer.startswith("This log's run had TP 2 and 44.59 GiB of KV cache memory a rank "
-                            "(its \"Available KV cache memory\" line): the figures here "
-                            "are at other settings")
-    agreed = take_offer(at)
-    assert (at.query_params["tp"], at.query_params["kv_mem"]) == ("2", "44.59GiB")
-    assert agreed == [
-        "vLLM: 4 of 5 lines are in the log and agree with it; 1 not in it."]
     # without the config line its workers' prefixes, Worker_TP0 and Worker_TP1, give TP 2:
     # offered and taken alike (the offer used to leave the TP, and a line still differed)
     assert "(Worker_TP1 pid=" in ANCHOR_LOG and "tensor_parallel_size" not in ANCHOR_LOG
-    at = open_app("app_pages/compare.py", {"model": "Qwen3-Next-80B-A3B"})
-    (offer,) = offers_after_pasting(at, ANCHOR_LOG)
-    assert offer.startswith("This log's run had TP 2 and 44.59 GiB of KV cache memory a rank "
-                            "(its \"Available KV cache memory\" line): the figures here "
-                            "are at other settings")
-    agreed = take_offer(at)
-    assert (at.query_params["tp"], at.query_params["kv_mem"]) == ("2", "44.59GiB")
-    assert agreed == [
-        "vLLM: 4 of 5 lines are in the log and agree with it; 1 not in it."]
+    for log in (config + "\n" + ANCHOR_LOG, ANCHOR_LOG):
+        offer, agreed, taken = offer_taken({"model": "Qwen3-Next-80B-A3B"}, log)
+        assert offer.startswith("This log's run had TP 2 and 44.59 GiB of KV cache memory a "
+                                "rank (its \"Available KV cache memory\" line): the figures "
+                                "here are at other settings")
+        assert (taken["tp"], taken["kv_mem"]) == ("2", "44.59GiB")
+        assert agreed == ["vLLM: 4 of 5 lines are in the log and agree with it; 1 not in it."]
 
 
 def test_compare_takes_the_mamba_cache_mode_a_vllm_log_says_it_set():
