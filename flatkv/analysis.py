@@ -171,10 +171,12 @@ class PlanAnalysis:
                 "The per-component planner takes this config-level P (equalized_block_size) "
                 "and gives each component its own tensor: no packing, no padding."
             )
-        steps.append(
-            f"Page row at P: max({eq.max_linear:,} x {self.totals.block_size:,}, "
-            f"{eq.max_const:,}) = {eq.page_row_bytes:,} B."
-        )
+        # the widest row: a history row at P beside a state row, or whichever the model has
+        history = f"{eq.max_linear:,} x {self.totals.block_size:,}"
+        rows = (f"max({history}, {eq.max_const:,})" if eq.max_linear and eq.max_const else
+                f"{history} (no state row)" if eq.max_linear else
+                f"{eq.max_const:,} (the state row: no history row)")
+        steps.append(f"Page row at P: {rows} = {eq.page_row_bytes:,} B.")
         return steps
 
 

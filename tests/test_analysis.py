@@ -111,7 +111,11 @@ def test_state_only_model_per_component_keeps_requested_p():
         "requested block size.",
         "The per-component planner takes this config-level P (equalized_block_size) and gives "
         "each component its own tensor: no packing, no padding.",
-        "Page row at P: max(0 x 16, 2,146,304) = 2,146,304 B."]
+        "Page row at P: 2,146,304 (the state row: no history row) = 2,146,304 B."]
+    # an attention model's page row is its history row at P, no "max(..., 0)"
+    llama = CacheProfile(["full_attention"] * 32, 4_096, {})
+    assert analyze(llama.components(), block_size=16, budget_bytes=10**9).why_block_size()[
+        -1] == "Page row at P: 4,096 x 16 (no state row) = 65,536 B."
     with pytest.raises(ValueError, match="KV history row, and this model has none"):
         analyze(state_only.components(), block_size=16, budget_bytes=10**9)
 
