@@ -139,10 +139,15 @@ STATE_ONLY = ("mamba", "falcon_mamba", "mamba2")
 SUPPORTED_MODEL_TYPES: tuple[str, ...] = tuple(sorted(FAMILIES))
 
 
+def _nearest_types(model_type: str) -> list[str]:
+    """The (up to 3) model types FlatKV reads nearest to ``model_type`` by spelling."""
+    return difflib.get_close_matches(model_type, SUPPORTED_MODEL_TYPES, n=3)
+
+
 def _supported_text(model_type: str | None = None) -> str:
     """How many model types FlatKV reads and where they are listed (all of them in an error
     made it a wall of 90 names), with the nearest to ``model_type`` by spelling."""
-    near = difflib.get_close_matches(model_type, SUPPORTED_MODEL_TYPES, n=3) if model_type else []
+    near = _nearest_types(model_type) if model_type else []
     return (f"FlatKV reads {len(SUPPORTED_MODEL_TYPES)} model types, listed in full in the "
             "README under --hf-config"
             + (f"; nearest by spelling: {', '.join(near)}" if near else ""))
@@ -402,12 +407,15 @@ def _readable_model_type(cfg: Any) -> str:
                 "language model keeps the KV cache the engines page), with the wrapper's dtype "
                 "and quantization_config copied into it, and architectures "
                 f"{_causal_lm_class(inner_type)}")
-        raise ValueError(
-            f"model_type {model_type!r} is not supported ({_supported_text(model_type)}); a "
-            "model of full attention alone (no sliding window) whose config names "
-            "num_key_value_heads (without it llama reads one KV head per query head) reads as "
-            f"llama: set \"model_type\": \"llama\" in a copy; or {BY_HAND}"
-        )
+        # the llama hint is for a model of attention alone: not where the nearest types by
+        # spelling all keep state (mamba3: mamba, mamba2, jamba)
+        near = _nearest_types(model_type)
+        as_llama = ("a model of full attention alone (no sliding window) whose config names "
+                    "num_key_value_heads (without it llama reads one KV head per query head) "
+                    "reads as llama: set \"model_type\": \"llama\" in a copy; or "
+                    if not near or any(FAMILIES[t] == "attention" for t in near) else "")
+        raise ValueError(f"model_type {model_type!r} is not supported "
+                         f"({_supported_text(model_type)}); {as_llama}{BY_HAND}")
     return model_type
 
 

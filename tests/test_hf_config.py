@@ -1978,7 +1978,11 @@ def test_path_and_pasted_text(tmp_path):
         # a near miss is named by the types nearest its spelling
         ({"model_type": "qwen4"}, "^model_type 'qwen4' is not supported \\(FlatKV reads \\d+ "
          "model types, listed in full in the README under --hf-config; nearest by spelling: "
-         "qwen3, qwen2, qwen3_5\\); "),
+         "qwen3, qwen2, qwen3_5\\); a model of full attention alone"),
+        # ... and where those all keep state, no hint that it reads as llama
+        ({"model_type": "mamba3"}, "^model_type 'mamba3' is not supported \\(FlatKV reads \\d+ "
+         "model types, listed in full in the README under --hf-config; nearest by spelling: "
+         "mamba, mamba2, jamba\\); describe the model by hand instead"),
         # a type FlatKV knows it cannot plan yet says why, not the list of supported types
         ({"model_type": "hy_v4"},
          "^model_type 'hy_v4' is not supported yet: HY-V4's indexed MLA layers keep the "
