@@ -15,6 +15,7 @@ from flatkv.app_state import KV_BLOCKS, KV_MEMORY, AppState, kv_memory_size
 from flatkv.sizing import sglang_budget_search
 from flatkv.strategies import StrategyResult
 from flatkv.strategies.base import CHUNKED_PREFILL_OFF
+from flatkv.strategies.sglang import CHUNKED_PREFILL_ASSUMED
 from flatkv.strategies.vllm_log import AVAILABLE_LINE
 from flatkv.units import count_text, sentence_case, tokens_text
 from flatkv.units import markdown_literal as literal
@@ -96,7 +97,11 @@ def _run_settings(s: AppState) -> log_check.RunSettings:
                             AVAILABLE_LINE)),
         sglang_tokens=sglang.logged_tokens if sglang.applies else None,
         sglang_budget=sglang_budget_search(s.profile(), s.context_length(),
-                                           s.strategy_options()))
+                                           s.strategy_options()),
+        gpu_chunk=chunk if (s.sglang_chunked_prefill_size is None
+                            and s.gpu not in (KV_MEMORY, KV_BLOCKS)
+                            and (chunk := s.sglang_chunked_prefill()) != CHUNKED_PREFILL_ASSUMED)
+        else None)
 
 
 def _logged_run_changes(run: log_check.LoggedRun, s: AppState) -> tuple[dict, list[str]]:
@@ -117,16 +122,13 @@ def _logged_run_changes(run: log_check.LoggedRun, s: AppState) -> tuple[dict, li
             changes.update(gpu=KV_MEMORY, kv_memory=value)
             said.append(f"SGLang's token pool of {run.sglang_tokens:,} tokens (a rank with "
                         f"{value:,} B of KV cache memory sizes its pools so)")
+        elif name == "sglang_chunked_prefill_size" and value == s.sglang_chunked_prefill():
+            # the chunk the pages take already: the GPU's, kept as told (gpu_chunk)
+            changes[name] = value
+            said.append(f"SGLang's prefill chunk of {tokens_text(value)} (the {s.gpu}'s, kept)")
         else:
             changes[name] = value
             said.append(_setting_words(name, value, run))
-    kept = s.sglang_chunked_prefill()
-    if (changes.get("gpu", s.gpu) != s.gpu and "sglang_chunked_prefill_size" not in changes
-            and replace(s, **changes).after(s).sglang_chunked_prefill() != kept):
-        # a budget of its own leaves the GPU picked, whose chunk SGLang takes (its figures
-        # and the log's line were at it): kept as told
-        changes["sglang_chunked_prefill_size"] = kept
-        said.append(f"SGLang's prefill chunk of {tokens_text(kept)} (the {s.gpu}'s, kept)")
     return changes, said
 
 

@@ -678,7 +678,12 @@ def _logged_run_notes(args: argparse.Namespace, context: int | None, run: log_ch
         vllm_blocks=(args.vllm_blocks,) if getattr(args, "vllm_blocks", None) else (),
         # with --vllm-blocks its Available line is elided: the budget is the blocks'
         available=() if getattr(args, "vllm_blocks", None) else (
-            f"{format_gib(args.budget)} GiB",)), profile, options, args.budget)
+            f"{format_gib(args.budget)} GiB",),
+        gpu_chunk=options.sglang_chunked_prefill_size if (
+            getattr(args, "gpu_memory", None) is not None
+            and getattr(args, "sglang_chunked_prefill_size", None) is None
+            and options.sglang_chunked_prefill_size != CHUNKED_PREFILL_ASSUMED) else None),
+        profile, options, args.budget)
     changes = log_check.logged_changes(run, now, at)
     if not changes:
         return ()
@@ -686,11 +691,6 @@ def _logged_run_notes(args: argparse.Namespace, context: int | None, run: log_ch
     if {"kv_memory", "sglang_budget", "vllm_blocks"} & changes.keys():
         if getattr(args, "gpu_memory", None) is not None:
             replaced.append("--gpu-memory")
-            # whose chunk SGLang takes where none is told (its figures and lines were at it)
-            if (getattr(args, "sglang_chunked_prefill_size", None) is None
-                    and options.sglang_chunked_prefill_size != CHUNKED_PREFILL_ASSUMED):
-                changes.setdefault("sglang_chunked_prefill_size",
-                                   options.sglang_chunked_prefill_size)
         elif getattr(args, "vllm_blocks", None) is not None and "vllm_blocks" not in changes:
             replaced.append("--vllm-blocks")
     if "sglang_attn_dp_size" in changes and getattr(args, "enable_dp_attention", False):

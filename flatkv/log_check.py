@@ -757,6 +757,10 @@ class RunSettings:
     sglang_tokens: int | None = None
     sglang_budget: Callable[[int, int | None], int | None] | None = field(
         default=None, compare=False, repr=False)
+    # the chunk SGLang takes on the GPU the settings name, where none is told and it is not
+    # the one assumed without a GPU: a budget of its own (blocks, memory) leaves the GPU, and
+    # the log's lines were at this chunk, so it is kept as told
+    gpu_chunk: int | None = None
 
 
 def logged_changes(run: LoggedRun, now: RunSettings,
@@ -769,8 +773,9 @@ def logged_changes(run: LoggedRun, now: RunSettings,
     cache mode), then the budget, context and chunk at the settings with those taken
     (``at``). vLLM 0.34 sizes its cache by the blocks it fits after warm-up, so those are
     taken over the Available memory an older release sizes it by; under attention DP SGLang
-    logs a group's chunk, chunked_prefill_size // D, so the option is D times it. Figures out
-    of what the pages and flags take are left out."""
+    logs a group's chunk, chunked_prefill_size // D, so the option is D times it. A budget of
+    its own taken off a GPU keeps the chunk SGLang took there (``RunSettings.gpu_chunk``).
+    Figures out of what the pages and flags take are left out."""
     changes: dict[str, object] = {}
     if run.tp is not None and now.tp is not None and run.tp != now.tp and 0 < run.tp <= MAX_TP:
         changes["tp"] = run.tp
@@ -801,4 +806,8 @@ def logged_changes(run: LoggedRun, now: RunSettings,
         if (run.sglang_tokens != last.sglang_tokens and last.sglang_budget is not None and (
                 budget := last.sglang_budget(run.sglang_tokens, run.sglang_state_slots))):
             changes["sglang_budget"] = budget
+    budgets = {"vllm_blocks", "kv_memory", "sglang_budget"}
+    if (now.gpu_chunk is not None and budgets & changes.keys()
+            and "sglang_chunked_prefill_size" not in after):
+        after["sglang_chunked_prefill_size"] = now.gpu_chunk
     return {**changes, **after}

@@ -1124,3 +1124,11 @@ def test_logged_changes_give_the_budget_that_sizes_sglangs_pools_as_logged():
     assert logged_changes(LoggedRun(memory="44.59 GiB", sglang_tokens=300_002), now, at) == {
         "kv_memory": "44.59 GiB"}
     assert asked == [(8_192, 300_002, 82), (4_096, 300_001, None)]
+    # a budget of its own taken off a GPU (gpu_chunk: the chunk SGLang took there, 16,384 on
+    # a B200) keeps that chunk, after the budget; a chunk the log gives wins; no budget, none
+    gpu = replace(now, chunk=16_384, gpu_chunk=16_384)
+    assert list(logged_changes(LoggedRun(sglang_tokens=300_002), gpu, lambda c: gpu).items()) \
+        == [("sglang_budget", 300_002_000), ("sglang_chunked_prefill_size", 16_384)]
+    assert logged_changes(LoggedRun(memory="44.59 GiB", chunk=4_096), gpu, lambda c: gpu) == {
+        "kv_memory": "44.59 GiB", "sglang_chunked_prefill_size": 4_096}
+    assert logged_changes(LoggedRun(context=8_192), gpu, lambda c: gpu) == {"context": 8_192}
