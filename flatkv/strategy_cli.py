@@ -64,6 +64,7 @@ from flatkv.units import (
     format_bytes,
     memory_size,
     parse_tokens,
+    shares_text,
     tokens_text,
 )
 
@@ -346,9 +347,10 @@ def format_result_table(result: StrategyResult) -> str:
     lines.append("  breakdown")
     num_width = max(len(f"{b:,}") for _, b in result.breakdown)
     cat_width = max(len(c) for c in CATEGORIES)
-    for category, nbytes in (*result.breakdown, ("total", result.budget_bytes)):
-        share = 100 * nbytes / result.budget_bytes
-        lines.append(f"    {category.ljust(cat_width)}  {nbytes:>{num_width},} B  {share:6.2f}%")
+    rows = (*result.breakdown, ("total", result.budget_bytes))
+    shares = shares_text([b for _, b in result.breakdown], result.budget_bytes) + ["100.00"]
+    for (category, nbytes), share in zip(rows, shares):
+        lines.append(f"    {category.ljust(cat_width)}  {nbytes:>{num_width},} B  {share:>6}%")
     lines.append("  math")
     lines += [f"    {f}" for f in result.formulas]
     return "\n".join(lines + _start_up_log_lines(result))

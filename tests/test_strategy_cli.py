@@ -721,3 +721,16 @@ def test_chunked_prefill_off_as_sglangs_command_line_writes_it():
     # off, as a link writes it, is -1 too: the ratio's 776,722, not the cap's 32,833
     assert sglang("--disable-radix-cache", "--max-running-requests", "64",
                   "--chunked-prefill-size", "off")["swa_tokens"] == 776_722
+
+
+def test_plan_breakdown_shares_sum_to_the_budget():
+    # Falcon-H1-7B under vLLM at 17 GiB: rounded one by one its shares summed to 100.01%
+    out = io.StringIO()
+    with redirect_stdout(out):
+        assert main(["plan", "--preset", "Falcon-H1-7B", "--budget", "17GiB", "--strategy",
+                     "vllm"]) == 0
+    part = out.getvalue().split("  breakdown\n")[1].split("  math\n")[0].splitlines()
+    shares = {line.split()[0]: line.split()[-1] for line in part}
+    assert shares["kv_history"] == "99.08%" and shares["state"] == "0.77%"
+    assert shares["state_page_padding"] == "0.01%" and shares["unused"] == "0.14%"
+    assert sum(int(s[:-1].replace(".", "")) for k, s in shares.items() if k != "total") == 10_000

@@ -25,6 +25,7 @@ from flatkv.units import (
     parse_named_sizes,
     parse_size,
     parse_tokens,
+    shares_text,
     tokens_text,
 )
 
@@ -282,6 +283,28 @@ def test_concurrency_rounds_as_engines_log_it_but_never_up_to_a_whole_request():
         " (an engine's %.2f log prints 7.00x: 6.9990 requests, the last one does not quite fit)")
     assert logged_concurrency_note(Fraction(7_162, 485)) == ""  # 14.77 either way
     assert "prints 2.00x: 1.9999 requests" in logged_concurrency_note(Fraction(1_999_999, 10**6))
+
+
+def test_shares_of_a_whole_sum_to_100_percent():
+    # Falcon-H1-7B under vLLM at 17 GiB: kv 99.08088%, state 0.76864%, state page padding
+    # 0.00543%, unused 0.14505%. One by one they round to 99.08 + 0.77 + 0.01 + 0.15 = 100.01;
+    # cut to hundredths they sum to 99.98, and the two hundredths go to the largest remainders
+    # (state's .864 and the padding's .543, not unused's .505)
+    parts = [18_085_838_848, 140_304_384, 991_232, 26_476_544]
+    assert shares_text(parts, sum(parts)) == ["99.08", "0.77", "0.01", "0.14"]
+    assert shares_text([1, 1, 1], 3) == ["33.34", "33.33", "33.33"]
+    # parts of something else are each rounded on their own (half up)
+    assert shares_text([1, 1], 8) == ["12.50", "12.50"] and shares_text([1], 3) == ["33.33"]
+
+
+@given(st.lists(st.integers(0, 10**12), min_size=1, max_size=9).filter(any))
+def test_shares_sum_to_100_and_each_stays_within_a_hundredth(parts):
+    total = sum(parts)
+    shares = shares_text(parts, total)
+    hundredths = [int(s.replace(".", "")) for s in shares]
+    assert sum(hundredths) == 10_000
+    for part, h in zip(parts, hundredths):
+        assert abs(Fraction(h, 100) - Fraction(100 * part, total)) < Fraction(1, 100)
 
 
 def test_vllm_math_gives_the_logged_concurrency_where_ours_stays_under_a_request():
