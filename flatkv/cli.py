@@ -609,7 +609,8 @@ def _compare_command(args: argparse.Namespace) -> CommandOutput:
     through ``_counting_requests`` (``command``), so the log is checked at the context compare
     counts, and exit 1 where a figure differs."""
     if args.check_log is not None and (unread := [flag for flag, given in (
-            ("--requests", args.requests is not None), ("--over-contexts", args.over_contexts))
+            ("--requests", args.requests is not None), ("--over-contexts", args.over_contexts),
+            ("--exact-bytes", args.exact_bytes))
             if given]):
         raise UsageError(f"{' and '.join(unread)} with --check-log: the log's check prints in "
                          "place of the table they add to; run them without --check-log")
@@ -1050,6 +1051,9 @@ def build_parser() -> argparse.ArgumentParser:
                          "context lengths: every power of two from 1,024 tokens to the model's "
                          "max_model_len or the context, whichever is longer, the context and "
                          "the model's max_model_len")
+    compare.add_argument("--exact-bytes", action="store_true",
+                         help="print the budget's breakdown rows in exact bytes (they read in "
+                         "the binary unit that suits each cell, to 0.01 of it, otherwise)")
     compare.add_argument("--check-log", metavar="PATH", default=None,
                          help="check an engine's start-up log (a file, or - for stdin) against "
                          "the lines vLLM and SGLang log at these settings: prints each line as "

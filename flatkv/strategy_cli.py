@@ -402,9 +402,10 @@ class Held:
 
 
 def format_comparison_table(results: Sequence[StrategyResult],
-                            held: Held | None = None) -> str:
+                            held: Held | None = None, *, exact_bytes: bool = False) -> str:
     """Strategies side by side: one column each, figures then the breakdown, each cell in the
-    binary unit that reads best for it (``format_bytes``); strategies that do not apply are
+    binary unit that reads best for it (``format_bytes``), or in bytes with ``exact_bytes`` (a
+    reviewer setting a row beside an engine's byte count); strategies that do not apply are
     listed with their reason under the table. ``held``: each strategy's
     least budget for R requests, a row of its own."""
     if not results:
@@ -431,9 +432,11 @@ def format_comparison_table(results: Sequence[StrategyResult],
         row(f"least budget for {count_text(held.requests, 'request')} (B)",
             [_cell(b) if b is not None else "n/a" if blocked else "none"
              for b, blocked in zip(held.budgets, held.blocked, strict=True)])
+    cell = _cell if exact_bytes else format_bytes
     for category in CATEGORIES:
         # each in its own unit: 14,745 B is 14.40 KiB, not a 0.00 GiB that reads as none
-        row(category, each(lambda r, c=category: format_bytes(r.bytes_of(c))))
+        row(f"{category} (B)" if exact_bytes else category,
+            each(lambda r, c=category: cell(r.bytes_of(c))))
     lines = text_table(["", *(r.strategy for r in results)], table).splitlines()
     first = results[0]
     title = f"{first.profile_name or 'profile'}: budget {first.budget_bytes:,} B"
@@ -549,7 +552,7 @@ def compare_text(args: argparse.Namespace, profile: CacheProfile, context: int |
             options, [r.strategy for r in results])
     if args.json:
         return comparison_json(results, held, swept)
-    table = format_comparison_table(results, held)
+    table = format_comparison_table(results, held, exact_bytes=args.exact_bytes)
     if swept is not None:
         table += "\n" + format_context_sweep(swept)
     reserved = options.reserved_bytes_per_block

@@ -94,6 +94,25 @@ def test_compare_table_and_json():
     assert all(r["max_concurrency"] is None for r in results)
 
 
+def test_compare_exact_bytes_prints_the_breakdown_in_bytes():
+    code, out, _ = run(["compare", *QWEN_ARGS, "--budget", "44.59GiB", "--context", "262144",
+                        "--exact-bytes"])
+    assert code == 0
+    rows = {line.split(" (B)")[0]: line.split(" (B)")[1].split()
+            for line in out.splitlines() if " (B)  " in line}
+    # SGLang's column, as derived in the test above: 2,051,957 tokens of 12,288 B, 8,028 B
+    # left over (7.84 KiB without the flag)
+    assert rows["kv_history"][3] == f"{2_051_957 * 12_288:,}"
+    assert rows["unused"][3] == "8,028"
+    # every column's rows are the whole budget (aliased does not apply: n/a)
+    for column in (0, 1, 2, 3, 5):
+        assert sum(int(r[column].replace(",", "")) for r in rows.values()) == 47_878_147_932
+    assert {r[4] for r in rows.values()} == {"n/a"}
+    code, _, err = run(["compare", *QWEN_ARGS, "--budget", "44.59GiB", "--exact-bytes",
+                        "--check-log", "-"])
+    assert code == 2 and "--exact-bytes with --check-log" in err
+
+
 def test_compare_says_sglangs_blocks_count_the_full_pool_beside_a_sliding_pool():
     # gpt-oss-120b: 18 full + 18 sliding layers of 8 KV heads x 64 x (K, V) x 2 B = 2,048 B a
     # token. SGLang's full pool: 40 GiB // (2,048 x 18 + 0.8 x 2,048 x 18) tokens, its swa pool
