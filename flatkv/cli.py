@@ -538,7 +538,7 @@ def _plan_strategy(args: argparse.Namespace, model: GivenModel,
                          f"--strategy {layout} (a layout that reads it), or compare, which "
                          "shows every layout")
     output = _counting_requests(model, args, strategy_cli.plan_strategy_text)
-    return replace(output, notes=output.notes
+    return replace(output, notes=output.notes + strategy_cli.replica_notes(args)
                    + idle_option_notes(options, profile, (args.strategy,))
                    + idle_page_notes(args, profile, options)
                    + sglang_chunk_notes(args, profile, options, (args.strategy,))
@@ -636,7 +636,8 @@ def _compare_command(args: argparse.Namespace) -> CommandOutput:
             *counted[0], log_check.logged_run(log_check.read_log(log)), model.profile))
     options = strategy_cli.options_from_args(args)
     idle = idle_option_notes(options, model.profile, STRATEGIES)
-    return replace(output, notes=output.notes + sglang_page_notes(args, model.profile, options)
+    return replace(output, notes=output.notes + strategy_cli.replica_notes(args)
+                   + sglang_page_notes(args, model.profile, options)
                    + sglang_chunk_notes(args, model.profile, options, STRATEGIES)
                    + idle + checkpoint_notes(options, model, _gpu_named(args)))
 

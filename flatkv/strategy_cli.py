@@ -226,6 +226,22 @@ def options_from_args(args: argparse.Namespace) -> StrategyOptions:
     return StrategyOptions(**given)
 
 
+def replica_notes(args: argparse.Namespace) -> tuple[str, ...]:
+    """SGLang's ``--dp-size N`` where it is not attention DP (without --enable-dp-attention, or
+    beside an --attn-dp-size other than 1, where SGLang drops that flag: parallel_hook.py
+    39-62): N replicas of the whole model, each holding the figures shown. The figures are a
+    replica's; said so that a command copied from a DP run is not read as one model's."""
+    dp_size = getattr(args, "dp_size", None)
+    attn_dp = getattr(args, "sglang_attn_dp_size", None) or 1
+    enabled = getattr(args, "enable_dp_attention", False)
+    if dp_size is None or dp_size == 1 or (enabled and attn_dp == 1):
+        return ()
+    beside = (f" (beside --attn-dp-size {attn_dp}, SGLang reads --enable-dp-attention as adding "
+              "nothing)" if enabled else "")
+    return (f"note: --dp-size {dp_size} runs {dp_size} replicas of the whole model in SGLang"
+            f"{beside}; the figures are one replica's, each of the {dp_size} holds as many",)
+
+
 def figures_options(args: argparse.Namespace) -> StrategyOptions:
     """``options_from_args`` as the layouts' figures take them: SGLang's chunked prefill size,
     where not told, its own on the GPU --gpu-memory names (``sglang_default_chunked_prefill``:

@@ -633,6 +633,18 @@ def test_compare_takes_sglangs_attention_dp_size():
     assert sglang("--enable-dp-attention")["kv_tokens"] == 2_621_440
     assert sglang("--attn-dp-size", "2", "--enable-dp-attention", "--dp-size", "8"
                   )["kv_tokens"] == 1_310_720
+    # where --dp-size counts replicas, a note says the figures are one replica's
+    base = ["compare", "--preset", "Llama-3.1-8B", "--tp", "8", "--budget", "40GiB"]
+    replicas = ("python -m flatkv: note: --dp-size 8 runs 8 replicas of the whole model in "
+                "SGLang{}; the figures are one replica's, each of the 8 holds as many")
+    for extra, beside in (
+            (["--dp-size", "8"], ""),
+            (["--attn-dp-size", "2", "--enable-dp-attention", "--dp-size", "8"],
+             " (beside --attn-dp-size 2, SGLang reads --enable-dp-attention as adding nothing)")):
+        code, _, err = run([*base, *extra])
+        assert code == 0 and replicas.format(beside) in err.splitlines()
+    code, _, err = run([*base, "--enable-dp-attention", "--dp-size", "8"])
+    assert code == 0 and "replicas" not in err
     # the table's notes say the figures are one group's: 327,680 / 32,768 = 10 requests a
     # group, 8 x 10 = 80 in all, as TP 8 alone holds
     code, out, _ = run(["compare", "--preset", "Llama-3.1-8B", "--tp", "8", "--budget", "40GiB",
