@@ -95,7 +95,7 @@ def _run_settings(s: AppState) -> log_check.RunSettings:
         available=tuple(line.removeprefix(AVAILABLE_LINE)
                         for line in vllm.extras.get("log_lines", ()) if line.startswith(
                             AVAILABLE_LINE)),
-        sglang_tokens=sglang.logged_tokens if sglang.applies else None,
+        **log_check.sglang_pool_settings(sglang),
         sglang_budget=sglang_budget_search(s.profile(), s.context_length(),
                                            s.strategy_options()),
         gpu_chunk=chunk if (s.sglang_chunked_prefill_size is None
@@ -120,8 +120,11 @@ def _logged_run_changes(run: log_check.LoggedRun, s: AppState) -> tuple[dict, li
                         "memory\" line)")
         elif name == "sglang_budget":
             changes.update(gpu=KV_MEMORY, kv_memory=value)
-            said.append(f"SGLang's token pool of {run.sglang_tokens:,} tokens (a rank with "
-                        f"{value:,} B of KV cache memory sizes its pools so)")
+            # state layers alone log the context as their tokens: their slots size the pool
+            pool = (f"token pool of {run.sglang_tokens:,} tokens" if s.profile().has_attention
+                    else f"{run.sglang_state_slots:,} request state slots")
+            said.append(f"SGLang's {pool} (a rank with {value:,} B of KV cache memory sizes "
+                        "its pools so)")
         elif name == "sglang_chunked_prefill_size" and value == s.sglang_chunked_prefill():
             # the chunk the pages take already: the GPU's, kept as told (gpu_chunk)
             changes[name] = value

@@ -667,7 +667,8 @@ def _logged_run_notes(args: argparse.Namespace, context: int | None, run: log_ch
                                for name, value in taken.items()
                                if name in ("tp", "context", *_SETTING_FIELDS)})
         if then.tp != now.tp:
-            return replace(then, sglang_tokens=None, sglang_budget=None)
+            return replace(then, sglang_tokens=None, sglang_state_slots=None,
+                           sglang_budget=None)
         return _with_sglang_pool(then, profile, replace(
             options, sglang_attn_dp_size=then.attn_dp, sglang_chunked_prefill_size=then.chunk,
             mamba_cache_mode=taken.get("mamba_cache_mode", options.mamba_cache_mode)),
@@ -708,11 +709,12 @@ def _logged_run_notes(args: argparse.Namespace, context: int | None, run: log_ch
 
 def _with_sglang_pool(settings: log_check.RunSettings, profile: CacheProfile,
                       options: StrategyOptions, budget: int) -> log_check.RunSettings:
-    """``settings`` with SGLang's token pool at ``budget`` there, and the search for the
+    """``settings`` with SGLang's token pool and state slots at ``budget`` there, and the
+    search for the
     budget that gives it a log's (``sizing.sglang_budget_search``)."""
     r = run_strategy("sglang", profile, budget_bytes=budget, context_tokens=settings.context,
                      options=options)
-    return replace(settings, sglang_tokens=r.logged_tokens if r.applies else None,
+    return replace(settings, **log_check.sglang_pool_settings(r),
                    sglang_budget=sglang_budget_search(profile, settings.context, options))
 
 

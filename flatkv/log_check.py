@@ -742,10 +742,11 @@ class RunSettings:
     (``logged_changes``): its TP (None: a profile of bytes, told none), SGLang's attention DP,
     vLLM's mamba cache mode, the context, the SGLang chunk its figures take
     (``CHUNKED_PREFILL_OFF``: off), the blocks vLLM fits there and the Available memory its
-    lines print, SGLang's token pool there (each where known: a figure of the run found among
-    them is not offered), and ``sglang_budget``: the budget at these settings that gives
-    SGLang's pool the tokens and state slots (None: not known) a log gives, where one does
-    (``sizing.budget_for_sglang_token_pool``); None where budgets are not searched."""
+    lines print, SGLang's token pool and state slots there (each where known: a figure of the
+    run found among them is not offered; ``sglang_pool_settings``), and ``sglang_budget``:
+    the budget at these settings that gives SGLang's pool the tokens and state slots (None:
+    not known) a log gives, where one does (``sizing.budget_for_sglang_token_pool``); None
+    where budgets are not searched."""
 
     tp: int | None
     attn_dp: int
@@ -755,12 +756,22 @@ class RunSettings:
     vllm_blocks: tuple[int, ...] = ()
     available: tuple[str, ...] = ()
     sglang_tokens: int | None = None
+    sglang_state_slots: int | None = None
     sglang_budget: Callable[[int, int | None], int | None] | None = field(
         default=None, compare=False, repr=False)
     # the chunk SGLang takes on the GPU the settings name, where none is told and it is not
     # the one assumed without a GPU: a budget of its own (blocks, memory) leaves the GPU, and
     # the log's lines were at this chunk, so it is kept as told
     gpu_chunk: int | None = None
+
+
+def sglang_pool_settings(result: StrategyResult) -> dict[str, int | None]:
+    """SGLang's token pool and request state slots in ``result`` (its layout's run), as
+    ``RunSettings`` holds them: None where it does not apply or keeps no state pool."""
+    if not result.applies:
+        return {"sglang_tokens": None, "sglang_state_slots": None}
+    return {"sglang_tokens": result.logged_tokens,
+            "sglang_state_slots": result.extras.get("request_state_slots")}
 
 
 def logged_changes(run: LoggedRun, now: RunSettings,
@@ -803,7 +814,11 @@ def logged_changes(run: LoggedRun, now: RunSettings,
         # SGLang's pools at the context and chunk taken (its request cap, and so its state
         # slots, can follow the context)
         last = at({**changes, **after}) if after else then
-        if (run.sglang_tokens != last.sglang_tokens and last.sglang_budget is not None and (
+        # a model of state layers alone logs its context as its tokens at any budget: its
+        # slots tell the budget
+        other_slots = run.sglang_state_slots not in (None, last.sglang_state_slots)
+        if ((run.sglang_tokens != last.sglang_tokens or other_slots)
+                and last.sglang_budget is not None and (
                 budget := last.sglang_budget(run.sglang_tokens, run.sglang_state_slots))):
             changes["sglang_budget"] = budget
     budgets = {"vllm_blocks", "kv_memory", "sglang_budget"}

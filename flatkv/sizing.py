@@ -90,8 +90,10 @@ def budget_for_sglang_token_pool(profile: CacheProfile, *, tokens: int,
     the slots only grow with the budget, and between two steps the pool grows again: the
     search keeps to the budgets of the slots given, or, without them, goes down from the slots
     it lands on to the fewest beside which the pool is those tokens (its budgets come first).
-    None where no budget up to MAX_BYTES gives them (tokens not a whole number of SGLang's
-    pages, those slots never beside them, or SGLang does not apply here)."""
+    A model of state layers alone logs its context as its tokens whatever the budget: its
+    budget is the least that gives the slots. None where no budget up to MAX_BYTES gives them
+    (tokens not a whole number of SGLang's pages, those slots never beside them, or SGLang
+    does not apply here)."""
     check_int("tokens", tokens, minimum=1, maximum=MAX_TOKENS)
 
     def run(budget: int) -> StrategyResult:
@@ -119,6 +121,12 @@ def budget_for_sglang_token_pool(profile: CacheProfile, *, tokens: int,
         return first_of(least - 1, _least(lambda b: slots(b) > count, least - 1)
                         or MAX_BYTES + 1)
 
+    if not profile.has_attention:
+        # state layers alone: its token pool is the context at any budget, its slots grow with
+        # the budget; the least budget with the slots is the run's
+        if state_slots is None or (least := _least(lambda b: slots(b) >= state_slots)) is None:
+            return None
+        return least if slots(least) == state_slots and pool(least) == tokens else None
     if not steps_down("sglang", profile):
         return first_of(0, MAX_BYTES + 1)
     if state_slots is not None:

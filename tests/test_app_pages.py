@@ -4917,6 +4917,35 @@ def test_compare_offers_the_budget_that_sizes_an_sglang_logs_pools_at_its_state_
     assert agreed == ["SGLang: all 4 lines are in the log and agree with it."]
 
 
+def test_compare_offers_the_budget_of_an_sglang_log_of_state_layers_alone_by_its_slots():
+    # Nemotron-H-8B's 24 Mamba2 layers alone: SGLang logs the context as its tokens at any
+    # budget, so its 98 request slots (state slots of 24 x (61,440 + 4,194,304) B, its float32
+    # ssm) name the budget: the least that gives them, 98 where a byte less gives 97
+    from dataclasses import replace
+
+    from flatkv.app_model import pack_spec, spec_to_json
+    from flatkv.strategies import run_strategy
+
+    nemotron = load_preset("Nemotron-H-8B")
+    mamba = replace(nemotron, name="Mamba2 alone",
+                    layers=tuple(layer for layer in nemotron.layers if layer.kind == "mamba2"))
+    own = run_strategy("sglang", mamba.profile(), budget_bytes=20 << 30,
+                       context_tokens=8_192).extras["log_lines"]
+    assert own[1].startswith("Mamba Cache is allocated. max_mamba_cache_size: 98,")
+    link = {"model": "spec", "spec": pack_spec(spec_to_json(mamba)), "ctx": "8192",
+            "gpu": "KV cache memory", "kv_mem": "40GiB"}
+    offer, agreed, taken = offer_taken(link, as_sglang_log(own))
+    budget = int(taken["kv_mem"].removesuffix("B"))
+    slots = [run_strategy("sglang", mamba.profile(), budget_bytes=b, context_tokens=8_192
+                          ).extras["request_state_slots"] for b in (budget - 1, budget)]
+    assert slots == [97, 98] and budget <= 20 << 30
+    assert offer == ("This log's run had SGLang's 98 request state slots (a rank with "
+                     f"{budget:,} B of KV cache memory sizes its pools so): the figures here "
+                     "are at other settings, so its lines differ for that alone. Take its "
+                     "settings, then read the check again.")
+    assert agreed == ["SGLang: all 3 lines are in the log and agree with it."]
+
+
 def test_an_sglang_budget_taken_on_gpu_pages_keeps_the_gpus_chunk():
     # Qwen3-Next-80B-A3B at TP 2 on B200 pages, whose chunk SGLang picks by its memory
     # (16,384): a log of its lines at 170e9 B, 7,282,539 tokens beside 2,083 request slots,

@@ -531,6 +531,23 @@ def test_compare_check_log_names_the_flags_of_the_logs_own_run(tmp_path, capsys)
                        capsys)
     assert code == 0 and out.splitlines()[0] == (
         "SGLang: both lines are in the log and agree with it.")
+    # a model of state layers alone logs its context as its tokens whatever the budget: its
+    # slots name the budget (tests/test_sizing.py: 591 request slots from 21,459,224,349 B;
+    # conv 592 x 8 x 49,152 B = 0.22 GiB, ssm 592 x 8 x 2,097,152 B = 9.25 GiB)
+    mamba = tmp_path / "mamba.log"
+    mamba.write_text(
+        "[2026-12-06 07:00:00] Mamba Cache is allocated. max_mamba_cache_size: 591, conv_state "
+        "size: 0.22GB, ssm_state size: 9.25GB\n[2026-12-06 07:00:09] "
+        + scheduler_line(4_096, 8_192, 197, 4_096))
+    states = ["compare", "--layers", "8*linear_attention", "--state",
+              "conv=49152,ssm=2097152", "--context", "4096", "--check-log", str(mamba)]
+    code, _, err = run([*states, "--budget", "40GiB"], capsys)
+    assert code == 1 and ("python -m flatkv: note: this log's run had --budget 21459224349B: "
+                          "every figure differs at other settings, so check it again with those"
+                          ) in err.splitlines()
+    code, out, _ = run([*states, "--budget", "21459224349B"], capsys)
+    assert code == 0 and out.splitlines()[0] == (  # the cap warning was left out of the log
+        "SGLang: 2 of 3 lines are in the log and agree with it; 1 not in it.")
     # SPEC's anchor log with its engine config line (TP 2, 44.59 GiB) checked at TP 1 and 40
     # GiB: its TP and budget are named
     from test_log_check import ANCHOR_LOG

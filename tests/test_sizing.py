@@ -158,6 +158,28 @@ def test_the_budget_of_an_sglang_logs_token_pool():
         budget_for_sglang_token_pool(llama, tokens=0, context_tokens=None)
 
 
+def test_the_budget_of_an_sglang_log_of_state_layers_alone_is_its_slots():
+    # 8 Mamba-like layers of 49,152 + 2,097,152 B (a request state slot of 17,170,432 B):
+    # SGLang logs the context (4,096) as its tokens at any budget, so the slots tell the
+    # budget. 591 request slots and the padding slot are 592 x 17,170,432 = 10,164,895,744 B,
+    # the state pool's budget x 9 // 19 (--mamba-full-memory-ratio 0.9) from
+    # ceil(10,164,895,744 x 19 / 9) = 21,459,224,349 B
+    mamba = CacheProfile(name="mamba", layer_types=("linear_attention",) * 8,
+                         kv_bytes_per_slot=0,
+                         state_const_bytes={"conv": 49_152, "ssm": 2_097_152})
+    assert 592 * 8 * (49_152 + 2_097_152) == 10_164_895_744
+    assert -(-10_164_895_744 * 19 // 9) == 21_459_224_349
+    assert budget_for_sglang_token_pool(mamba, tokens=4_096, context_tokens=4_096,
+                                        state_slots=591) == 21_459_224_349
+    for budget, slots in ((21_459_224_349, 591), (21_459_224_348, 590)):
+        r = run_strategy("sglang", mamba, budget_bytes=budget, context_tokens=4_096)
+        assert (r.logged_tokens, r.extras["request_state_slots"]) == (4_096, slots)
+    # without the slots, or with tokens that are not the context, none
+    assert budget_for_sglang_token_pool(mamba, tokens=4_096, context_tokens=4_096) is None
+    assert budget_for_sglang_token_pool(mamba, tokens=8_192, context_tokens=4_096,
+                                        state_slots=591) is None
+
+
 def test_no_budget_is_none():
     qwen = profile_for("Qwen3-Next-80B-A3B", None, 1)
     # slab aliasing does not apply to groups of unequal layer counts, at any budget
