@@ -138,6 +138,9 @@ class GivenModel:
     # its GDN layers' key head dims (vLLM's FlashInfer prefill on a B200 needs 128); none known
     # for raw bytes
     gdn_key_head_dims: frozenset[int] = frozenset()
+    # the profile at another TP, None where the model does not split over it (raw bytes: at
+    # none, they are one rank's)
+    profile_at: Callable[[int], CacheProfile | None] = lambda tp: None
 
     def stderr_notes(self) -> tuple[str, ...]:
         """The notes as one line, as the app shows them beside the figures."""
@@ -166,7 +169,9 @@ def given_model(args: argparse.Namespace) -> GivenModel:
                           max_model_len_assumed=spec.max_model_len_assumed,
                           drafts_otherwise=bool(mtp_layers_not_full(spec.mtp_layer_types)),
                           tp=spec.tp, splits_over=spec.splits_over,
-                          gdn_key_head_dims=spec.gdn_key_head_dims)
+                          gdn_key_head_dims=spec.gdn_key_head_dims,
+                          profile_at=lambda tp: spec.with_options(tp=tp).profile()
+                          if spec.splits_over(tp) else None)
     return GivenModel(_raw_profile(args), raw=True)
 
 
@@ -633,7 +638,7 @@ def _compare_command(args: argparse.Namespace) -> CommandOutput:
     output = replace(output, status=int(any(c.differs for c in checked)))
     if log is not None and output.status:
         output = replace(output, notes=output.notes + _logged_run_notes(
-            *counted[0], log_check.logged_run(log_check.read_log(log)), model.profile))
+            *counted[0], log_check.logged_run(log_check.read_log(log)), model))
     options = strategy_cli.options_from_args(args)
     idle = idle_option_notes(options, model.profile, STRATEGIES)
     return replace(output, notes=output.notes + strategy_cli.replica_notes(args)
@@ -653,23 +658,25 @@ _SETTING_FIELDS = {"sglang_attn_dp_size": "attn_dp",
 
 
 def _logged_run_notes(args: argparse.Namespace, context: int | None, run: log_check.LoggedRun,
-                      profile: CacheProfile) -> tuple[str, ...]:
+                      model: GivenModel) -> tuple[str, ...]:
     """Where lines differ, the flags that check the log at its own run's settings
     (``log_check.logged_changes``: those these flags (``args``, with the budget they give) do
     not give), since at other settings every figure differs for that alone (the Compare
     page's offer). The blocks vLLM fits are known here only where --vllm-blocks gives them;
-    the budget that sizes SGLang's pools as its log gives them is searched at ``profile``'s
-    TP alone (at another, the note names --tp, and a run with it names the budget)."""
+    the budget that sizes SGLang's pools as its log gives them is searched at the log's TP
+    (raw bytes are one rank's: at theirs alone, and at another the note names --tp)."""
     options = strategy_cli.figures_options(args)
+    profile = model.profile
 
     def at(taken: Mapping[str, object]) -> log_check.RunSettings:
         then = replace(now, **{_SETTING_FIELDS.get(name, name): value
                                for name, value in taken.items()
                                if name in ("tp", "context", *_SETTING_FIELDS)})
-        if then.tp != now.tp:
+        ranked = profile if then.tp == now.tp else model.profile_at(then.tp)
+        if ranked is None:
             return replace(then, sglang_tokens=None, sglang_state_slots=None,
                            sglang_budget=None)
-        return _with_sglang_pool(then, profile, replace(
+        return _with_sglang_pool(then, ranked, replace(
             options, sglang_attn_dp_size=then.attn_dp, sglang_chunked_prefill_size=then.chunk,
             mamba_cache_mode=taken.get("mamba_cache_mode", options.mamba_cache_mode)),
             args.budget)

@@ -508,13 +508,19 @@ def test_compare_check_log_names_the_flags_of_the_logs_own_run(tmp_path, capsys)
     code, out, err = run([*at_log, str(small), "--budget", "37500MiB"], capsys)
     assert code == 0 and out.splitlines()[0] == (
         "SGLang: both lines are in the log and agree with it.")
-    # at another TP the budget is not searched (the profile is at this one): the TP is named
+    # at another TP the budget is searched at the log's TP: 4 KV heads a rank, 65,536 B a
+    # token, 300,000 tokens from 19,660,800,000 B = 18,750 MiB; taken, both lines agree
     tp2 = tmp_path / "tp2.log"
-    tp2.write_text("[2026-12-06 07:00:00] server_args={'tp_size': 2}\n" + small.read_text())
+    tp2.write_text("[2026-12-06 07:00:00] server_args={'tp_size': 2}\n" + small.read_text()
+                   .replace("18.31", "9.16"))
+    assert 300_000 * 65_536 == 19_660_800_000 == 18_750 * 2**20
     code, _, err = run([*at_log, str(tp2), "--budget", "40GiB"], capsys)
-    assert code == 1 and ("python -m flatkv: note: this log's run had --tp 2: every figure "
-                          "differs at other settings, so check it again with those"
+    assert code == 1 and ("python -m flatkv: note: this log's run had --tp 2 --budget 18750MiB: "
+                          "every figure differs at other settings, so check it again with those"
                           ) in err.splitlines()
+    code, out, _ = run([*at_log, str(tp2), "--budget", "18750MiB", "--tp", "2"], capsys)
+    assert code == 0 and out.splitlines()[0] == (
+        "SGLang: both lines are in the log and agree with it.")
     # on a GPU's budget the note names the budget in place of --gpu-memory (the CLI refuses
     # both), and keeps the chunk SGLang takes on that GPU where none is told (an L40S 48GB's
     # 4,096): a log of Llama-3.1-8B's lines at 300,000 tokens and that chunk, then agrees
