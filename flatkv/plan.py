@@ -604,6 +604,20 @@ def slot_offsets(tensor: TensorPlan) -> tuple[int, ...]:
     return tuple(offsets)
 
 
+def check_layer_labels(plan: FlatMemoryPlan, *, reader: str) -> None:
+    """ValueError where a binding's group is not a layer label (``LAYER_LABELS``). The
+    planners take any group id, but ``reader`` knows a group's kind by its label alone (a
+    state row from a history row, a window): a plan of other ids would be read wrongly
+    without a word (a second state group's rows left out of a state-row copy)."""
+    for tensor in plan.tensors:
+        for b in tensor.bindings:
+            if b.group_id not in LAYER_LABELS:
+                raise ValueError(
+                    f"plan group {b.group_id!r} (tensor {tensor.name!r}) is not a layer label: "
+                    f"{reader} knows a group's kind by its label; name groups by one of "
+                    f"{list(LAYER_LABELS)}, as components_from_layers does")
+
+
 def plan_tensors(
     components: Iterable[ComponentSpec], *, block_size: int, alignment: int, budget_bytes: int
 ) -> FlatMemoryPlan:

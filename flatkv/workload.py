@@ -34,6 +34,7 @@ from flatkv.plan import (
     FlatMemoryPlan,
     cdiv,
     check_int,
+    check_layer_labels,
 )
 from flatkv.profile import WINDOWED, check_window, window_tokens
 
@@ -171,6 +172,7 @@ def pool_from_plan(plan: FlatMemoryPlan, *, sliding_window: int | None = None,
                    attention_chunk_size: int | None = None) -> PagePool:
     """The page pool of a planner result (``plan_tensors`` / ``plan_component_tensors``): one
     page-id space of ``num_blocks`` ids shared by its groups (group ids are layer labels)."""
+    check_layer_labels(plan, reader="a workload's page count")
     layers: dict[str, set[int]] = {}
     for tensor in plan.tensors:
         for b in tensor.bindings:
@@ -185,12 +187,12 @@ def as_pool(plan: PagePool | FlatMemoryPlan | StrategyResult) -> PagePool:
     if isinstance(plan, PagePool):
         return plan
     if isinstance(plan, FlatMemoryPlan):
-        try:
-            return pool_from_plan(plan)
-        except ValueError as exc:  # a plan keeps no window, which windowed groups need
-            raise ValueError(f"{exc}; a FlatMemoryPlan keeps no window: pass "
-                             "pool_from_plan(plan, sliding_window=..., attention_chunk_size=...) "
-                             "instead of the plan") from None
+        windowed = sorted({b.group_id for t in plan.tensors for b in t.bindings} & set(WINDOWED))
+        if windowed:  # a plan keeps no window, which windowed groups need
+            raise ValueError(f"plan has {' and '.join(windowed)} groups, whose window a "
+                             "FlatMemoryPlan does not keep: pass pool_from_plan(plan, "
+                             "sliding_window=..., attention_chunk_size=...) instead of the plan")
+        return pool_from_plan(plan)
     pool = getattr(plan, "pool", None)
     if isinstance(pool, PagePool):
         return pool

@@ -192,8 +192,9 @@ def test_a_planner_result_with_windowed_layers_asks_for_its_window():
     prof = gpt_oss_20b()
     plan = plan_tensors(prof.components(), block_size=16, alignment=16, budget_bytes=10**10)
     w = Workload(requests=1, context_tokens=1000)
-    with pytest.raises(ValueError, match=r"sliding_window is not set.*pass pool_from_plan\(plan, "
-                       r"sliding_window=\.\.\., attention_chunk_size=\.\.\.\)"):
+    with pytest.raises(ValueError, match=r"^plan has sliding_attention groups, whose window a "
+                       r"FlatMemoryPlan does not keep: pass pool_from_plan\(plan, "
+                       r"sliding_window=\.\.\., attention_chunk_size=\.\.\.\) instead"):
         covers(plan, w)
     # with its window (128): 12 full and 12 sliding layers, 10**10 // 786,432 = 12,715 ids;
     # full ceil(1,000 / 16) + 2 = 65 pages, sliding ceil(127 / 16) + ceil(1,000 / 16) + 2 = 73
@@ -201,3 +202,19 @@ def test_a_planner_result_with_windowed_layers_asks_for_its_window():
     assert pool.num_units == 12_715
     assert group_pages(pool, w) == {SLIDING: 73, FULL: 65}
     assert covers(pool, w)
+
+
+def test_a_plan_of_groups_that_are_not_layer_labels_is_refused_for_what_it_is():
+    # the planner takes any group id, but a workload knows a group's kind by its label: a
+    # group 'attn' is refused as such, without the window hint of a sliding plan
+    from flatkv.plan import ComponentSpec, plan_tensors
+
+    plan = plan_tensors([ComponentSpec("attn", 0, "kv", 4096, 0)], block_size=16, alignment=16,
+                        budget_bytes=10**9)
+    with pytest.raises(ValueError) as raised:
+        covers(plan, Workload(requests=1, context_tokens=1000))
+    assert str(raised.value) == (
+        "plan group 'attn' (tensor 'flat_slab_0') is not a layer label: a workload's page count "
+        "knows a group's kind by its label; name groups by one of ['full_attention', "
+        "'sliding_attention', 'chunked_attention', 'linear_attention'], as "
+        "components_from_layers does")

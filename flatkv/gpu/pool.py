@@ -53,6 +53,7 @@ from flatkv.plan import (
     TensorPlan,
     cdiv,
     check_int,
+    check_layer_labels,
     slot_offsets,
 )
 
@@ -146,7 +147,8 @@ class SlotLayout:
     ``offsets[i]`` is the byte offset of ``bindings[i]`` within the slot row; ``state_ranges`` are
     the merged byte ranges of the state bindings, what a state-row copy moves. A binding is state
     by its group's label (STATE_LAYER_TYPES), as every plan built from layer types names it; a
-    LayerBinding carries no constant-or-linear flag of its own.
+    LayerBinding carries no constant-or-linear flag of its own, so a plan of other group ids is
+    refused (``plan.check_layer_labels``).
     """
 
     name: str
@@ -428,6 +430,7 @@ def allocate_pool(
     dev = resolve_device(device)
     planned_blocks = plan.geometry.num_blocks
     check_int("plan.geometry.num_blocks", planned_blocks, minimum=1)
+    check_layer_labels(plan, reader="the GPU lab's state-row copy")
     slots = tuple(slot_layout(t, planned_blocks) for t in plan.tensors)
     page_bytes = sum(s.row_bytes for s in slots)
     free = free_memory_bytes(dev)

@@ -341,3 +341,20 @@ def test_free_cuda_memory_counts_blocks_torch_caches_without_a_tensor(monkeypatc
     monkeypatch.setattr(torch.cuda, "memory_allocated", per_device(3 * 10**9))
     assert pool_mod.free_memory_bytes(cuda) == 14 * 10**9
     assert asked == [cuda] * 3  # the benchmarked GPU's figures, not the current one's
+
+
+def test_a_plan_whose_state_group_is_not_a_layer_label_is_refused(device):
+    # a second constant group 'mamba1' beside linear_attention: the pool tells state rows by
+    # the group's label, so its rows would be left out of a state-row copy (512 of 768 B
+    # moved, without a word); the plan is refused before anything is allocated
+    from flatkv.plan import ComponentSpec, plan_tensors
+
+    components = [ComponentSpec("full_attention", 0, "kv", 64, 0),
+                  ComponentSpec("linear_attention", 0, "ssm", 0, 512),
+                  ComponentSpec("mamba1", 0, "ssm", 0, 256)]
+    plan = plan_tensors(components, block_size=16, alignment=16, budget_bytes=1 << 20)
+    with pytest.raises(ValueError) as raised:
+        allocate_pool(plan, device)
+    assert str(raised.value).startswith(
+        "plan group 'mamba1' (tensor 'flat_slab_0') is not a layer label: the GPU lab's "
+        "state-row copy knows a group's kind by its label; name groups by one of")
