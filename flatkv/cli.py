@@ -971,7 +971,10 @@ def format_analysis(analysis: PlanAnalysis, *, title: str = "", max_slots: int =
                 ["block_size (P)", f"{t.block_size:,} tokens"],
                 ["block_bytes", exact_bytes(t.block_bytes)],
                 ["num_blocks", f"{t.num_blocks:,}"],
-                ["token slots (num_blocks x P)", f"{t.token_slots:,}"],
+                # no history row: a page id holds no tokens (the Layout page's dash)
+                ["token slots (num_blocks x P)", f"{t.token_slots:,}" if any(
+                    g.group_id != LINEAR_ATTENTION for g in analysis.groups)
+                 else "- (no attention layer: no token history)"],
                 ["budget", exact_bytes(t.budget_bytes)],
                 # rows in every block, whoever owns it; `compare` splits them by owner
                 ["KV history rows (every block)", exact_bytes(t.kv_history_bytes)],

@@ -93,6 +93,16 @@ def test_per_component_planner(capsys):
     assert 775 * 36 * (2_048 * 1_056 - 2_146_304) == 457_113_600
     assert rows == {"per-component": ["padding (a tensor per component: none) 0 B"],
                     "packed": ["uniform-page padding (not allocated) 457,113,600 B (435.94 MiB)"]}
+    # state layers alone: blocks of 8 x 2,146,304 B, 40 GiB // 17,170,432 = 2,501 of them, and
+    # no token slots (a page id holds no history), where 2,501 x 16 = 40,016 read as tokens
+    code, out, _ = run(["plan", "--layers", "8*linear_attention", "--state",
+                        "conv=49152,ssm=2097152", "--budget", "40GiB", "--planner",
+                        "per-component"], capsys)
+    figures = {" ".join(line.split()[:-1]): line.split()[-1] for line in out.splitlines()
+               if line.startswith(("num_blocks", "block_size"))}
+    assert (40 << 30) // (8 * 2_146_304) == 2_501 and figures["num_blocks"] == "2,501"
+    assert ("token slots (num_blocks x P)            - (no attention layer: no token history)"
+            ) in out.splitlines()
 
 
 @pytest.mark.parametrize(
