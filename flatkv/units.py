@@ -209,14 +209,16 @@ def memory_size(text: str, field: str, *, weights: bool = False) -> int:
 
 
 def format_bytes(nbytes: int, *, digits: int = 2) -> str:
-    """``1536`` -> ``1.50 KiB``: binary units for display only (figures stay exact ints)."""
+    """``1536`` -> ``1.50 KiB``: binary units for display only (figures stay exact ints). The
+    unit is the one whose rounded figure stays under 1,024 (1,048,575 B is 1.00 MiB, not
+    1,024.00 KiB)."""
     sign = "-" if nbytes < 0 else ""
     value = abs(nbytes)
     if value < 1024:
         return f"{sign}{value:,} B"
     for unit in ("KiB", "MiB", "GiB", "TiB", "PiB"):
         value /= 1024
-        if value < 1024 or unit == "PiB":
+        if float(f"{value:.{digits}f}") < 1024 or unit == "PiB":
             return f"{sign}{value:,.{digits}f} {unit}"
     raise AssertionError("unreachable")
 

@@ -153,6 +153,12 @@ def test_format_bytes():
     assert format_bytes(-1023 * 2**40) == "-1,023.00 TiB"
     assert format_bytes(103_219_200) == "98.44 MiB"  # 103,219,200 / 2**20 = 98.4375
     assert format_bytes(80 * 10**9) == "74.51 GiB"
+    # a figure that rounds to 1,024 of a unit reads as 1 of the next: 1,048,575 B is
+    # 1,023.999 KiB, and 2**40 - 2**20 B 1,023.999 GiB
+    assert format_bytes(2**20 - 1) == "1.00 MiB"
+    assert format_bytes(2**40 - 2**20) == "1.00 TiB"
+    assert format_bytes(1_048_570) == "1,023.99 KiB"  # 1,023.994: under 1,024 rounded
+    assert format_bytes(-(2**20 - 1)) == "-1.00 MiB"
 
 
 def test_layer_patterns():
