@@ -497,7 +497,8 @@ EXTRAS: Mapping[str, str] = {
     "equalizer_needed_slots": "flat: the fewest token slots whose widest history row covers the "
                               "widest state row (the equalizer's needed)",
     "tensors": "per-component: how many tensors it has, one per component",
-    "reserved_bytes_per_block": "per-component: bytes a block keeps aside for the engine",
+    "reserved_bytes_per_block": "per-component: bytes a block id keeps for co-resident rows "
+                                "outside the plan (a draft model's KV)",
     # aliased and two-level pages
     "aliased_groups": "aliased: how many groups alias the slabs",
     "slabs": "aliased: how many slabs (the layers of one group)",
