@@ -297,6 +297,9 @@ def test_concurrency_over_context_lengths_by_hand():
     one = run_strategy("sglang", qwen, budget_bytes=55_679_338_086, context_tokens=1024)
     assert (one.extras["state_slots"], one.extras["slots_per_request"]) == (341, 5)
     assert one.extras["running_request_cap"] == 340 // 5 == 68
+    # the KV pool: the budget less the 341 slots of 36 GDN layers' 49,152 + 2,097,152 B, in
+    # tokens of 12 layers x 2,048 B
+    assert (55_679_338_086 - 341 * 36 * (49_152 + 2_097_152)) // 24_576 == 1_193_494
     assert one.capacity_tokens == 1_193_494
     assert curves.concurrency["sglang"] == [68] * 5 + [
         Fraction(1_193_494, 1 << k) for k in range(15, 19)]

@@ -3780,6 +3780,7 @@ def test_sglang_disable_radix_cache_holds_its_request_caps_requests_in_the_slidi
     assert r.concurrency == Fraction(970_903, 32_768)
     assert r.extras["idle_swa_tokens_at_context"] == 752_884
     on = run_strategy("sglang", gpt, budget_bytes=40 << 30, context_tokens=32_768)
+    assert 776_722 - 29 * 8_319 == 535_471
     assert on.extras["idle_swa_tokens_at_context"] == 535_471
     # drafting 1 token (D = 2), the hook's 48, overlap on: decode 2 x D = 4, a request's live
     # window 127 + 256 + 1 + 4 = 388, the pool 388 x 48 + 2 x 8,192 + 1 = 35,009: 48 again
