@@ -241,7 +241,7 @@ def state_const_bytes(
 
 
 def _shape_bytes(shape_field: str, shape: Sequence[int], dtype_field: str, dtype: object) -> int:
-    itemsize = dtype if isinstance(dtype, int) else getattr(dtype, "itemsize", None)
+    itemsize = getattr(dtype, "itemsize", dtype)  # a dtype's, or the bytes given (2.5 named)
     check_int(
         f"{dtype_field} itemsize", itemsize, minimum=1, hint="pass a dtype or bytes per element"
     )
@@ -384,6 +384,7 @@ class Equalizer:
 
     def block_size_at(self, alignment: int) -> int:
         """The P this equalizer would choose with another alignment."""
+        check_int("alignment", alignment, minimum=1)
         return _equalize(self.requested_block_size, alignment, self.needed)
 
     def steps(self) -> list[str]:
@@ -447,6 +448,9 @@ def equalize(components: Iterable[ComponentSpec], *, block_size: int, alignment:
 
 def equalize_rows(rows: Sequence[Row], block_size: int, alignment: int) -> Equalizer:
     """The equalizer over already grouped rows (see ``equalize``)."""
+    if not rows:
+        raise ValueError("rows is empty: the equalizer needs at least one (group, layer) row; "
+                         "give the rows of at least one component")
     max_linear = max(row.linear_bytes for row in rows)
     max_const = max(row.const_bytes for row in rows)
     needed = 0
@@ -582,6 +586,9 @@ def plan_component_tensors(
 
 def slot_rows(groups: Mapping[str, Sequence[Row]]) -> list[list[Row]]:
     """Slot j gets the j-th row of every group that has one, in group order."""
+    if not groups:
+        raise ValueError("groups is empty: slots pair the layers of at least one group; give "
+                         "the rows of at least one component (group_rows)")
     num_slots = max(len(rows) for rows in groups.values())
     return [[rows[j] for rows in groups.values() if j < len(rows)] for j in range(num_slots)]
 

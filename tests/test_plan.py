@@ -201,6 +201,12 @@ GOOD = [ComponentSpec("full_attention", 0, "kv", 4096, 0)]
          "state_const_bytes is empty"),
         (lambda: plan.state_const_bytes((0, 3), 2, (1,), 2), r"conv_shape\[0\] must be positive"),
         (lambda: plan.state_const_bytes((1, 3), object(), (1,), 2), "conv_dtype itemsize"),
+        (lambda: plan.state_const_bytes((4,), 2.5, None, None),
+         r"conv_dtype itemsize must be a whole number, got 2\.5 \(float\)"),
+        (lambda: plan.equalize(GOOD, block_size=16, alignment=16).block_size_at(0),
+         "alignment must be positive, got 0"),
+        (lambda: plan.equalize_rows([], 16, 16), "rows is empty"),
+        (lambda: plan.slot_rows({}), "groups is empty"),
     ],
 )
 def test_bad_input_raises_clear_value_error(call, match):
