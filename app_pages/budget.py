@@ -25,7 +25,7 @@ from app_pages._widgets import (
 from flatkv import app_data, charts, sizing, strategy_notes
 from flatkv.analysis import PLANNER_STRATEGY
 from flatkv.app_state import AppState
-from flatkv.budget import Budget
+from flatkv.budget import Budget, fraction_text
 from flatkv.strategies import OLDER_LOGGED_COLUMN, STRATEGIES, StrategyResult, logged_as
 from flatkv.strategies.vllm_releases import OLDER_VLLM_LOG
 from flatkv.strategy_notes import STRATEGY_TITLES
@@ -109,8 +109,8 @@ def budget_to_hold(s: AppState, r: StrategyResult, b: Budget, strategy: str,
     gpu = b.gpu_bytes_for(need)
     right.metric("GPU memory for it", format_bytes(gpu),
                  help=f"ceil(({need:,} B + {b.weights_per_rank:,} B of weights per rank) / "
-                 f"{b.fraction:g}) = {gpu:,} B: the least GPU memory that leaves that budget at "
-                 "this memory fraction and these weights.")
+                 f"{fraction_text(b.fraction)}) = {gpu:,} B: the least GPU memory that leaves "
+                 "that budget at this memory fraction and these weights.")
     if beyond := b.beyond_gpu_text(gpu):
         right.caption(f"{sentence_case(beyond)}: {b.beyond_gpu_fix}.")
     return requests, need

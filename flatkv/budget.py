@@ -58,7 +58,7 @@ class Budget:
                     f"{format_bytes(self.cache_bytes // self.vllm_blocks)} as given")
         if self.given:
             return "KV cache memory as given"
-        share = f"{format_bytes(self.gpu_bytes)} x {self.fraction:g}"
+        share = f"{format_bytes(self.gpu_bytes)} x {fraction_text(self.fraction)}"
         if not self.weights_per_rank:  # the default: said so, else it reads as a weightless model
             return f"{share}, no weights entered: enter them in the sidebar"
         per_rank = " per rank" if self.tp > 1 else ""
@@ -106,11 +106,13 @@ class Budget:
             return (f"{exact_bytes(self.cache_bytes)} of KV cache memory per rank, as given "
                     "(vLLM logs it as \"Available KV cache memory\"): the memory fraction and "
                     "the weights do not apply")
+        # exact bytes at every step: the GiB alone do not check by hand (79.65 GiB x 0.9 is
+        # 71.685, shown 71.68; 126.36 - 74.51 is 51.85, shown 51.86)
         return (
-            f"{format_bytes(self.gpu_bytes)} x {self.fraction:g} = "
-            f"{format_bytes(self.usable_bytes)} usable - weights "
-            f"{format_bytes(self.weights_per_rank)} per rank (TP {self.tp}) = "
-            f"{format_bytes(self.cache_bytes)} for the cache"
+            f"{exact_bytes(self.gpu_bytes)} x {fraction_text(self.fraction)} = "
+            f"{exact_bytes(self.usable_bytes)} usable - weights "
+            f"{exact_bytes(self.weights_per_rank)} per rank (TP {self.tp}) = "
+            f"{exact_bytes(self.cache_bytes)} for the cache per rank"
         )
 
 
@@ -206,6 +208,13 @@ def check_fraction(fraction: object) -> None:
         raise ValueError(f"memory fraction is {fraction!r}: give a number in (0, 1], e.g. 0.9")
 
 
+def fraction_text(fraction: float) -> str:
+    """The fraction as typed, every digit (``0.9000001``, ``1``): the one exact_fraction
+    computes with, where ``:g`` kept six digits (0.9000001 read as 0.9, 1.0000001 as 1)."""
+    text = repr(float(fraction))
+    return text.removesuffix(".0")
+
+
 def exact_fraction(fraction: float) -> Fraction:
     """The fraction as the user typed it, not the binary float: its shortest decimal (0.57 is
     57/100, where the float is a hair under it). Every digit typed counts: the CLI takes any
@@ -236,9 +245,9 @@ def cache_budget(gpu_bytes: int, fraction: float, weights: int, tp: int, *,
     cache = usable - per_rank
     if usable <= 0:
         raise ValueError(
-            f"GPU memory {gpu_bytes:,} B x memory fraction {fraction:g} leaves no usable "
-            "memory: give the GPU's memory (e.g. 80GB) and the share of it an engine may use "
-            "(e.g. 0.9)"
+            f"GPU memory {gpu_bytes:,} B x memory fraction {fraction_text(fraction)} leaves no "
+            "usable memory: give the GPU's memory (e.g. 80GB) and the share of it an engine may "
+            "use (e.g. 0.9)"
         )
     if cache <= 0:
         least = least_tp_with_room(weights, usable, splits)

@@ -24,6 +24,7 @@ from flatkv.budget import (
     MIN_VLLM_BLOCKS,
     blocks_budget,
     cache_budget,
+    fraction_text,
 )
 from flatkv.engine_options import (
     ENGINE_OPTIONS,
@@ -395,8 +396,8 @@ def with_given_budget(args: argparse.Namespace, model: GivenModel) -> argparse.N
     fraction = (DEFAULT_MEMORY_FRACTION if args.memory_fraction is None
                 else args.memory_fraction)
     if not 0 < fraction <= 1:  # (NaN too)
-        raise UsageError(f"--memory-fraction {fraction:g} is outside (0, 1]: give the share of "
-                         "the GPU an engine may use, e.g. 0.9")
+        raise UsageError(f"--memory-fraction {fraction_text(fraction)} is outside (0, 1]: give "
+                         "the share of the GPU an engine may use, e.g. 0.9")
     try:
         budget = cache_budget(gpu, fraction, args.weights or 0, model.tp,
                               splits=model.splits_over)
@@ -427,7 +428,7 @@ def with_vllm_blocks(args: argparse.Namespace, model: GivenModel) -> argparse.Na
 def budget_notes(args: argparse.Namespace) -> tuple[str, ...]:
     """Where a budget of --gpu-memory or --vllm-blocks comes from, said beside the figures."""
     if (derived := getattr(args, "derived_budget", None)) is not None:
-        return (f"note: budget {derived.explanation}: {derived.cache_bytes:,} B per rank",)
+        return (f"note: budget {derived.explanation}",)
     if getattr(args, "vllm_blocks", None) is None:
         return ()
     return (f"note: budget {args.vllm_blocks:,} vLLM blocks x {args.vllm_block_bytes:,} B = "

@@ -1348,6 +1348,30 @@ def test_budget_page_follows_the_gpu_settings():
     assert budget.help.startswith("76,634,062,848 B")
 
 
+def test_budget_page_derives_the_budget_and_the_gpu_for_r_in_exact_bytes():
+    # Qwen3-Next at TP 2 on an H200 with 160 GB of weights: 143,771 MiB = 150,754,820,096 B,
+    # x 0.9 floored = 135,679,338,086 B, less 80e9 B a rank = 55,679,338,086 B. In GiB alone
+    # the line did not check by hand: 126.36 - 74.51 = 51.85, shown 51.86
+    at = open_app("app_pages/budget.py", {"model": "Qwen3-Next-80B-A3B", "tp": "2",
+                                          "gpu": "H200 141GB", "weights": "160GB"})
+    assert_clean(at)
+    assert 143_771 * 2**20 == 150_754_820_096 and 150_754_820_096 * 9 // 10 == 135_679_338_086
+    (line,) = [i.value for i in at.info if "usable" in i.value]
+    assert line == ("150,754,820,096 B (140.40 GiB) x 0.9 = 135,679,338,086 B (126.36 GiB) "
+                    "usable - weights 80,000,000,000 B (74.51 GiB) per rank (TP 2) = "
+                    "55,679,338,086 B (51.86 GiB) for the cache per rank")
+    # 2,105 blocks of 26,443,776 B, 483 a request of 262,144 tokens (482 full + 1 state):
+    # 4.36 fit, 5 asked: 5 x 483 blocks; the GPU that leaves them beside 80e9 B of weights at
+    # 0.9 is ceil((63,861,719,040 + 80e9) / 0.9)
+    need = 5 * 483 * 26_443_776
+    assert need == 63_861_719_040 and -(-(need + 80 * 10**9) * 10 // 9) == 159_846_354_489
+    gpu = next(mm for mm in at.metric if mm.label == "GPU memory for it")
+    assert (gpu.value, gpu.help) == ("148.87 GiB", (
+        "ceil((63,861,719,040 B + 80,000,000,000 B of weights per rank) / 0.9) = "
+        "159,846,354,489 B: the least GPU memory that leaves that budget at this memory "
+        "fraction and these weights."))
+
+
 def test_compare_page_lists_every_strategy():
     at = open_app("app_pages/compare.py", QWEN35_LINK)
     assert_clean(at)

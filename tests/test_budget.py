@@ -9,6 +9,7 @@ from flatkv.app_state import AppState
 from flatkv.budget import (
     blocks_budget,
     cache_budget,
+    fraction_text,
     given_budget,
     least_tp_with_room,
     printed_range,
@@ -113,13 +114,34 @@ def test_captions_describe_the_budget_they_come_with():
     # none entered (the default): said so, not "- 0 B of weights", which reads as a model without
     assert cache_budget(81_559 * 2**20, 0.9, 0, 2).derivation == (
         "79.65 GiB x 0.9, no weights entered: enter them in the sidebar")
-    assert b.explanation == ("79.65 GiB x 0.9 = 71.68 GiB usable - weights 7.45 GiB per rank "
-                             "(TP 2) = 64.23 GiB for the cache")
+    # every step in exact bytes: in GiB alone the steps do not check by hand (79.65 x 0.9 is
+    # 71.685, shown 71.68), where 85,520,809,984 x 0.9 = 76,968,728,985.6, floored, does
+    assert 81_559 * 2**20 == 85_520_809_984 and 85_520_809_984 * 9 // 10 == 76_968_728_985
+    assert b.explanation == (
+        "85,520,809,984 B (79.65 GiB) x 0.9 = 76,968,728,985 B (71.68 GiB) usable - weights "
+        "8,000,000,000 B (7.45 GiB) per rank (TP 2) = 68,968,728,985 B (64.23 GiB) for the "
+        "cache per rank")
     given = given_budget(47_878_147_932, 2)
     assert given.cache_bytes == given.usable_bytes == 47_878_147_932 and given.given
     assert given.derivation == "KV cache memory as given"
     with pytest.raises(ValueError, match="KV cache memory"):
         given_budget(0, 1)
+
+
+def test_the_derivation_says_the_fraction_it_used_to_the_last_digit():
+    # the CLI takes any decimal: 0.9000001 of 80 GB is 80e9 x 9,000,001 / 10**7 =
+    # 72,000,008,000 B, which ":g" (six digits) printed as "x 0.9", 8,000 B off the figure
+    b = cache_budget(80 * 10**9, 0.9000001, 0, 1)
+    assert b.cache_bytes == 80 * 10**9 * 9_000_001 // 10**7 == 72_000_008_000
+    assert b.explanation == (
+        "80,000,000,000 B (74.51 GiB) x 0.9000001 = 72,000,008,000 B (67.06 GiB) usable - "
+        "weights 0 B per rank (TP 1) = 72,000,008,000 B (67.06 GiB) for the cache per rank")
+    assert b.derivation == "74.51 GiB x 0.9000001, no weights entered: enter them in the sidebar"
+    # a fraction of 1 and one of 4 digits read as typed
+    assert [fraction_text(f) for f in (1.0, 0.9, 0.9125, 1e-09)] == ["1", "0.9", "0.9125",
+                                                                       "1e-09"]
+    with pytest.raises(ValueError, match=r"memory fraction 1\.5e-07 leaves no usable"):
+        cache_budget(10**6, 0.00000015, 0, 1)  # 0.15 B, floored: none
 
 
 def test_a_printed_budget_stands_for_every_budget_that_prints_the_same():

@@ -866,13 +866,15 @@ def test_a_derived_budget_too_small_names_the_options_that_gave_it(capsys):
     assert err == (
         "python -m flatkv: error: The cache budget per rank, 85 B, holds 0 blocks of 52,887,552 "
         "B (50.44 MiB); a plan needs at least 2, that is 105,775,104 B (100.88 MiB): raise "
-        "--gpu-memory or --memory-fraction (the budget is --gpu-memory 'H100 80GB': 79.65 GiB "
-        "x 1e-09 = 85 B usable - weights 0 B per rank (TP 1) = 85 B for the cache)\n")
+        "--gpu-memory or --memory-fraction (the budget is --gpu-memory 'H100 80GB': "
+        "85,520,809,984 B (79.65 GiB) x 1e-09 = 85 B usable - weights 0 B per rank (TP 1) = "
+        "85 B for the cache per rank)\n")
     # a layout's refusal says it too; at a fraction of 1, the weights are what to lower
     code, _, err = run([*args, "--memory-fraction", "1e-9", "--strategy", "vllm"], capsys)
     assert code == 2 and err.endswith(
-        "(the budget is --gpu-memory 'H100 80GB': 79.65 GiB x 1e-09 = 85 B usable - weights 0 "
-        "B per rank (TP 1) = 85 B for the cache: raise --gpu-memory or --memory-fraction)\n")
+        "(the budget is --gpu-memory 'H100 80GB': 85,520,809,984 B (79.65 GiB) x 1e-09 = 85 B "
+        "usable - weights 0 B per rank (TP 1) = 85 B for the cache per rank: raise --gpu-memory "
+        "or --memory-fraction)\n")
     code, _, err = run([*args, "--memory-fraction", "1", "--weights", "79.6GiB", "--strategy",
                         "lcm"], capsys)
     assert code == 2 and err.endswith(": raise --gpu-memory, or lower --weights)\n")
@@ -922,8 +924,19 @@ def test_a_budget_from_gpu_memory_fraction_and_weights_as_the_app_derives_it(cap
                           "H100 80GB", "--weights", "16GB", "--json"], capsys)
     assert code == 0, err
     assert json.loads(out)["geometry"]["num_blocks"] == 68_968_728_985 // 26_443_776 == 2_608
-    assert ("note: budget 79.65 GiB x 0.9 = 71.68 GiB usable - weights 7.45 GiB per rank (TP 2) "
-            "= 64.23 GiB for the cache: 68,968,728,985 B per rank") in err
+    assert ("note: budget 85,520,809,984 B (79.65 GiB) x 0.9 = 76,968,728,985 B (71.68 GiB) "
+            "usable - weights 8,000,000,000 B (7.45 GiB) per rank (TP 2) = 68,968,728,985 B "
+            "(64.23 GiB) for the cache per rank\n") in err
+    # the fraction as typed, every digit: 80e9 x 0.9000001 = 72,000,008,000 B (":g" said 0.9)
+    code, out, err = run(["plan", "--preset", "Llama-3.1-8B", "--gpu-memory", "80GB",
+                          "--memory-fraction", "0.9000001"], capsys)
+    assert code == 0 and ("x 0.9000001 = 72,000,008,000 B (67.06 GiB) usable" in err)
+    # and out of range, as typed: ":g" wrote 1.0000001 as 1, "outside (0, 1]"
+    code, out, err = run(["plan", "--preset", "Llama-3.1-8B", "--gpu-memory", "80GB",
+                          "--memory-fraction", "1.0000001"], capsys)
+    assert (code, out) == (2, "")
+    assert err == ("python -m flatkv: error: --memory-fraction 1.0000001 is outside (0, 1]: give "
+                   "the share of the GPU an engine may use, e.g. 0.9\n")
     # a size as well as a preset; the fraction as given
     code, out, err = run(["compare", "--preset", "Llama-3.1-8B", "--gpu-memory", "80GB",
                           "--memory-fraction", "0.5"], capsys)
@@ -983,7 +996,10 @@ def test_a_gpu_named_in_any_case_is_that_gpu(capsys):
     assert 183_359 * 2**20 * 9 // 10 == 173_039_262_105
     assert {r["budget_bytes"] for r in json.loads(out)} == {173_039_262_105}
     assert "SGLang 0.5.23 on a B200 runs pages of 64 tokens" in err
-    assert "budget 179.06 GiB x 0.9 = 161.16 GiB usable" in err  # 173,039,262,105 / 2**30 = 161.155
+    # 173,039,262,105 / 2**30 = 161.155 GiB; in GiB alone 179.06 x 0.9 = 161.154 would not check
+    assert 183_359 * 2**20 == 192_265_846_784
+    assert ("budget 192,265,846,784 B (179.06 GiB) x 0.9 = 173,039,262,105 B (161.16 GiB) "
+            "usable") in err
 
 
 def test_a_gpu_name_left_unquoted_is_refused_with_the_quoting_fix(capsys):
