@@ -269,8 +269,8 @@ def show(last: gpu_view.LabRun, a: PlanAnalysis, cfg: gpu_view.LabSettings | Non
         c.metric("Bytes per call", format_bytes(max(calls)),  # a range would not fit
                  delta=f"from {format_bytes(min(calls))}" if len(set(calls)) > 1 else None,
                  delta_color="off", delta_arrow="off",
-                 help=f"{gpu_view.value_span(calls)} B = {gpu_view.value_span(pages)} pages x "
-                 f"{first.page_bytes:,} B")
+                 help=f"{gpu_view.value_span(calls)} B = {gpu_view.value_span(pages)} "
+                 f"{'page' if max(pages) == 1 else 'pages'} x {first.page_bytes:,} B")
         st.caption(f"Pool limited by {al.limited_by}: {al.allocated_blocks:,} blocks x "
                    f"{al.page_bytes:,} B = {exact_bytes(al.allocated_bytes)} of the planned "
                    f"{exact_bytes(al.planned_bytes)}.")

@@ -2125,6 +2125,15 @@ def test_gpu_page_sweeps_pages_per_call(small_flush):
     assert any(c.value.startswith("No host mirror figures on the CPU") for c in at.caption)
 
 
+def test_gpu_page_says_one_page_a_call_in_the_singular(small_flush):
+    # one page of 2 x 4,096 x 16 = 131,072 B a call: "1 page", not "1 pages"
+    at = tiny_run(open_app("app_pages/gpu.py", TINY_LINK), pages=1)
+    assert_clean(at)
+    (call,) = [m for m in at.metric if m.label == "Bytes per call"]
+    assert (call.value, call.help) == ("128.00 KiB", "131,072 B = 1 page x 131,072 B")
+    assert metrics(at)["Pages per call"] == "1"
+
+
 def test_gpu_page_times_both_pool_layouts_side_by_side(small_flush):
     at = open_app("app_pages/gpu.py", TINY_LINK)
     assert at.pills(key="w.lab_layouts").value == ["slot-major"]  # how the plan allocates
