@@ -53,6 +53,13 @@ CONCURRENCY_HELP = (
     "one request needs at this context, every layer's pages and its state together, as vLLM's "
     "log prints it (\"Maximum concurrency for N tokens per request: 14.77x\"). A fraction "
     "means the last request only partly fits. \"The math\" shows it with the numbers.")
+SGLANG_CONCURRENCY_HELP = (
+    "Requests of this context SGLang's pools hold at once: its token pool's tokens over one "
+    "request's (and its sliding-window pool's over a request's window, where it keeps one), at "
+    "most its state slots over the slots a running request holds (a model with state layers). "
+    "SGLang's log prints no such figure: its max_running_requests is a cap it sets (the math "
+    "gives it). A fraction means the last request only partly fits. \"The math\" shows it with "
+    "the numbers.")
 NO_HISTORY_HELP = (f"{strategy_notes.NO_HISTORY}, so there is no capacity in tokens; concurrency "
                    "still counts.")
 
@@ -213,7 +220,7 @@ with user_errors():
                  delta=f"as {OLDER_VLLM_LOG} log it", delta_color="off",
                  delta_arrow="off", help=strategy_notes.older_logged_tokens_help(r))
     c.metric(f"Concurrency at {tokens_text(context)}", concurrency_text(r.max_concurrency),
-             help=CONCURRENCY_HELP)
+             help=SGLANG_CONCURRENCY_HELP if strategy == "sglang" else CONCURRENCY_HELP)
     c.metric("Blocks", f"{r.num_blocks:,}", help=f"{r.block_bytes:,} B each, " + (
         f"P = {r.block_size:,}" if r.block_size else "state slots: no pages of tokens") + (
         ": SGLang's blocks are its token pool's pages (--page-size tokens), a page in every "

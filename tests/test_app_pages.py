@@ -4292,6 +4292,26 @@ def test_budget_says_what_sglangs_capacity_and_blocks_count():
         "The history the pool holds beside one request's state")
 
 
+def test_budget_says_how_sglangs_concurrency_is_counted():
+    # gpt-oss-20b in 40 GiB: SGLang's full pool is 42,949,672,960 // (2,048 x (12 + 0.8 x 12))
+    # = 970,903 tokens, its sliding pool 0.8 x that, 776,722; a request of 131,072 tokens
+    # holds 131,072 full and min(128 - 1 + 8,192, 131,072) = 8,319 sliding ones: the full pool
+    # binds, 970,903 / 131,072 = 7.41. No blocks over blocks, and no line of SGLang's log
+    assert int(42_949_672_960 / (2_048 * (12 + 0.8 * 12))) == 970_903
+    assert 776_722 // 8_319 > 970_903 // 131_072 and f"{970_903 / 131_072:.2f}" == "7.41"
+    at = open_app("app_pages/budget.py", {"model": "gpt-oss-20b", "b_layout": "sglang",
+                                          "gpu": "KV cache memory", "kv_mem": "40GiB"})
+    assert_clean(at)
+    (conc,) = [m for m in at.metric if m.label == "Concurrency at 131,072 tokens"]
+    assert conc.value == "7.41"
+    assert conc.help.startswith("Requests of this context SGLang's pools hold at once: its "
+                                "token pool's tokens over one request's")
+    assert "vLLM" not in conc.help and "SGLang's log prints no such figure" in conc.help
+    vllm = open_app("app_pages/budget.py", {"b_layout": "vllm"})
+    assert "as vLLM's log prints it" in [m.help for m in vllm.metric
+                                          if m.label.startswith("Concurrency at")][0]
+
+
 def test_raw_bytes_edit_the_sliding_layers_own_kv_bytes():
     # Gemma 4's shape as raw bytes: the editor shows the sliding layers' 16,384 B beside the
     # full layers' 8,192 B; 0 makes them one size, and a pattern without sliding layers
