@@ -1332,7 +1332,9 @@ def test_budget_page_follows_the_gpu_settings():
                                           "weights": "16GB", "tp": "2"})
     assert_clean(at)
     # 81,559 MiB x 0.9 floored, minus 8 GB per rank = 68,968,728,985 B
-    assert metrics(at)["Cache budget"] == "64.23 GiB"
+    # per rank, as the sidebar, the chart's axis and "Budget for R" say: at TP 2 each rank's
+    main = [m for m in at.main.metric if m.label.startswith("Cache budget")]
+    assert [(m.label, m.value) for m in main] == [("Cache budget per rank", "64.23 GiB")]
     assert at.sidebar.metric[0].help == "68,968,728,985 B"
     # the budget to hold R requests is set against that cache budget, not the GPU's memory.
     # Qwen3-Next at TP 2 in FlatKV's layout: a block of 12 x 544 x 1,024 + 36 x 548,864 =
