@@ -1,0 +1,213 @@
+"""What SGLang takes for --chunked-prefill-size and --page-size when told neither, by GPU: its
+chunk by the GPU's memory (``sglang_default_chunked_prefill``; ``CHUNKED_PREFILL_ASSUMED`` where
+no GPU is known) and the page its Blackwell backends take (``sglang_default_page``); the chunk
+the options give (``chunked_prefill_size``), how a link or the CLI writes chunked prefill off
+(``parse_chunked_prefill``), and the page sizes that refuse a chunk (``chunk_page_refusal``).
+The CLI, the app and the notes read these defaults without running the strategy."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from typing import NamedTuple
+
+from flatkv.profile import CacheProfile
+from flatkv.strategies.base import CHUNKED_PREFILL_OFF, StrategyOptions, n
+from flatkv.strategies.sglang.model import sglang_blocker
+from flatkv.strategies.sglang.pages import page_size
+from flatkv.strategies.sglang.state import radix_page_refusal
+from flatkv.units import MAX_TOKENS, parse_tokens
+
+# SGLang 0.5.23's --chunked-prefill-size when not told, by the GPU memory nvidia-smi reports
+# (memory.total in MiB, the least over the GPUs): handle_gpu_memory_settings
+# (arg_groups/memory_hook.py 87-177) takes 2,048 under 20 GiB, 4,096 under 60 GiB, 8,192 under
+# 160 GiB (H100, A100 80GB, H200) and 16,384 above (B200), whatever the tp (which sets its decode
+# graphs alone); no model FlatKV serves overrides it (model_hook.py turns it off, -1, for
+# encoder, decision-head and some multimodal models alone). (upper bound in MiB, chunk)
+CHUNKED_PREFILL_TIERS = ((20 * 1024, 2048), (60 * 1024, 4096), (160 * 1024, 8192))
+CHUNKED_PREFILL_LARGEST = 16384
+# what the figures assume where the GPU is not known (a KV cache budget, vLLM's blocks, a
+# strategy called without one): an 80 GB Hopper's, the app's default GPU (SGLang's own fallback,
+# where it cannot read the GPU's memory at all, is 4,096)
+CHUNKED_PREFILL_ASSUMED = 8192
+
+
+def sglang_default_chunked_prefill(gpu_bytes: int | None) -> int:
+    """The --chunked-prefill-size SGLang 0.5.23 runs with on a GPU of ``gpu_bytes`` (its total
+    memory, as nvidia-smi reports it: ``budget.GPU_PRESETS``) when told none
+    (``CHUNKED_PREFILL_TIERS``); ``CHUNKED_PREFILL_ASSUMED`` where the GPU is not known (None).
+    It is the prefill chunk a sliding-window request holds beside its window, and what its
+    SWA request cap reserves for the chunks in flight."""
+    if gpu_bytes is None:
+        return CHUNKED_PREFILL_ASSUMED
+    return next((chunk for below, chunk in CHUNKED_PREFILL_TIERS if gpu_bytes < below * 2**20),
+                CHUNKED_PREFILL_LARGEST)
+
+
+def chunked_prefill_tiers_text() -> str:
+    """``CHUNKED_PREFILL_TIERS`` in words, for the helps that say what SGLang picks: "2,048
+    under 20 GiB, 4,096 under 60 GiB, 8,192 under 160 GiB, 16,384 above"."""
+    return ", ".join([*(f"{chunk:,} under {below // 1024} GiB"
+                        for below, chunk in CHUNKED_PREFILL_TIERS),
+                      f"{CHUNKED_PREFILL_LARGEST:,} above"])
+
+
+def chunked_prefill_size(options: StrategyOptions) -> int | None:
+    """The prefill chunk SGLang's figures take: ``options``' sglang_chunked_prefill_size, else
+    the one assumed for a GPU not known (the app and the CLI tell the GPU's own:
+    ``sglang_default_chunked_prefill``); None with chunked prefill off
+    (``CHUNKED_PREFILL_OFF``), as SGLang's scheduler holds it (scheduler.py 1372-1373)."""
+    chunk = options.sglang_chunked_prefill_size
+    if chunk == CHUNKED_PREFILL_OFF:
+        return None
+    return chunk or CHUNKED_PREFILL_ASSUMED
+
+
+# How a link and the CLI may write chunked prefill off, beside SGLang's own -1
+CHUNK_OFF_WORD = "off"
+
+
+def parse_chunked_prefill(text: str, field: str, *, maximum: int = MAX_TOKENS) -> int:
+    """SGLang's --chunked-prefill-size as typed on a command line or in a link: tokens
+    (``parse_tokens``' suffixes), or chunked prefill off (``CHUNKED_PREFILL_OFF``) for any whole
+    number 0 or less, as SGLang reads them (scheduler.py 1372-1373; its help gives -1), or
+    ``off``; a ValueError naming ``field`` otherwise, which says how to turn it off."""
+    word = text.strip()
+    if re.fullmatch(r"[+-]?[0-9]+", word) and int(word) <= 0 or word.lower() == CHUNK_OFF_WORD:
+        return CHUNKED_PREFILL_OFF
+    try:
+        return parse_tokens(text, field, maximum=maximum)
+    except ValueError as exc:
+        raise ValueError(f"{exc}; or {CHUNKED_PREFILL_OFF} (any whole number 0 or less, as "
+                         f"SGLang reads it, or {CHUNK_OFF_WORD}) for chunked prefill off") from None
+
+
+# Why a request holds its whole prompt in the sliding pool with chunked prefill off, for the
+# concurrency formula (``_unchunked_swa_limit``)
+UNCHUNKED_SPAN = ("with chunked prefill off a request's whole prompt goes into the sliding "
+                  "pool in one forward, and SGLang admits it only while the pool's free "
+                  "tokens exceed its reservation")
+
+
+def chunk_page_refusal(profile: CacheProfile, options: StrategyOptions) -> str | None:
+    """Why SGLang 0.5.23 would not start with this prefill chunk (None where it would): a
+    chunk ends on a page boundary, so --chunked-prefill-size must be a whole number of pages
+    (validation_hook.check_server_args 240-245). Its defaults (powers of two from 2,048) are
+    whole pages of any power-of-two page up to 2,048 tokens. With chunked prefill off there is
+    no chunk, and SGLang skips the check (its ``cfg.chunked_prefill_size > 0``)."""
+    chunk, page = chunked_prefill_size(options), page_size(profile, options)
+    if chunk is None or chunk % page == 0:
+        return None
+    pages = -(-chunk // page)
+    # DeepSeek's sparse attention pages by NSA_PAGE_SIZE whatever --page-size says: only the
+    # chunk can change
+    other_page = (f": DeepSeek's sparse attention pages by {n(page)} tokens whatever "
+                  "--page-size says" if profile.indexer_bytes_per_slot else
+                  f" or a page size that divides {n(chunk)}")
+    return (f"SGLang takes a prefill chunk of whole pages only (\"chunked_prefill_size must be "
+            f"divisible by page_size\"): {n(chunk)} tokens is not a multiple of the page size "
+            f"{n(page)}; set --chunked-prefill-size to a multiple of {n(page)} (such as "
+            f"{n(pages * page)}) or {CHUNKED_PREFILL_OFF} (chunked prefill off){other_page}")
+
+
+# GPUs on which SGLang 0.5.23, told no --page-size, runs TensorRT-LLM's MHA / MLA backends,
+# which take pages of 64 tokens ("... changing page_size from None to 64"), or FA4 where K and V
+# differ in width, which takes 128 (its arg groups: get_default_attn_backend, then the backends'
+# page-size fixes); on Hopper and Ampere its backends (fa3, triton, flashinfer) take 1
+BLACKWELL_GPUS = ("B200 192GB",)
+BLACKWELL_PAGE = 64
+FA4_PAGE = 128
+# Models whose override (arg_groups/model_overrides/*.py) picks another backend on SM100 when
+# none is told, whose page then stays _page_size_default's 1: Falcon-H1 triton (falcon_h1.py),
+# LFM2 and a Granite 4.0-H with mamba layers flashinfer (lfm2.py, granitemoehybrid.py)
+SM100_PAGE_ONE_BACKENDS = {
+    "FalconH1ForCausalLM": "triton", "JetNemotronForCausalLM": "triton",
+    "JetVLMForConditionalGeneration": "triton", "Lfm2ForCausalLM": "flashinfer",
+    "Lfm2MoeForCausalLM": "flashinfer", "GraniteMoeHybridForCausalLM": "flashinfer",
+}
+# Qwen3-Next's and Qwen3.5's override (qwen3_5.py) runs TensorRT-LLM's MHA backend at page 64
+# only with the extra_buffer radix cache, which overlap scheduling picks when no page is told,
+# or with the radix cache off (model_overrides/qwen3_5.py 40-45); without either, triton at
+# page 1
+SM100_TRTLLM_WITH_EXTRA_BUFFER = frozenset({
+    "Qwen3NextForCausalLM", "Qwen3_5ForConditionalGeneration",
+    "Qwen3_5MoeForConditionalGeneration", "InternS2PreviewForConditionalGeneration",
+    "InternS2MobiusForConditionalGeneration",
+})
+# Nemotron-H's override (nemotron_h.py) runs TensorRT-LLM's MHA backend, at page 64; without
+# overlap scheduling its radix cache is no_buffer, which refuses that backend and page: what
+# SGLang does then is not modelled (with the radix cache off no such check runs: page 64)
+SM100_TRTLLM_WITH_OVERLAP = frozenset({"NemotronHForCausalLM", "NemotronHPuzzleForCausalLM"})
+# Models whose override runs TensorRT-LLM's MHA backend on SM100 whatever their K and V widths
+# (gpt_oss.py, llama4.py, gemma4.py): page 64, where get_default_attn_backend would pick FA4
+SM100_TRTLLM_MHA = frozenset({
+    "GptOssForCausalLM", "Llama4ForConditionalGeneration", "Llama4ForCausalLM",
+    "Gemma4ForConditionalGeneration", "Gemma4ForCausalLM", "Gemma4UnifiedForConditionalGeneration",
+})
+# MLA models DeepSeek's override (deepseek_v2.py) runs on TensorRT-LLM's MLA backend on SM100,
+# at page 64; any other MLA model gets get_default_attn_backend's flashinfer, at page 1
+# (Kimi Linear)
+SM100_TRTLLM_MLA = frozenset({
+    "DeepseekV3ForCausalLM", "DeepseekV32ForCausalLM", "KimiK25ForConditionalGeneration",
+    "MistralLarge3ForCausalLM", "PixtralForConditionalGeneration", "GlmMoeDsaForCausalLM",
+    "Glm5NextForConditionalGeneration", "HYV4ForCausalLM",
+})
+
+
+class DefaultPage(NamedTuple):
+    """The page SGLang runs a model with on a GPU when told none (``sglang_default_page``)."""
+
+    page: int
+    said: str  # the fact in words, for a note to end with how to match it
+
+
+# The backends that page by more than a token, the page they take when told none, in words
+SM100_BACKEND_PAGES = {"trtllm_mha": (BLACKWELL_PAGE, "TensorRT-LLM's MHA backend"),
+                       "trtllm_mla": (BLACKWELL_PAGE, "TensorRT-LLM's MLA backend"),
+                       "fa4": (FA4_PAGE, "FA4, as K and V differ in width")}
+
+
+def sm100_backend(profile: CacheProfile, options: StrategyOptions) -> str | None:
+    """The attention backend SGLang 0.5.23 runs ``profile`` with on SM100 when told none
+    (a model override first, then get_default_attn_backend), at ``options``' overlap
+    scheduling and radix cache; None where that is not modelled (Nemotron-H without overlap
+    scheduling, its radix cache on)."""
+    arch = profile.architectures[0] if profile.architectures else None
+    overlap = options.sglang_overlap_schedule
+    if arch in SM100_PAGE_ONE_BACKENDS and (
+            arch != "GraniteMoeHybridForCausalLM" or profile.has_state):
+        return SM100_PAGE_ONE_BACKENDS[arch]
+    overlap = overlap or options.sglang_disable_radix_cache  # either leaves TensorRT-LLM's
+    if arch in SM100_TRTLLM_WITH_EXTRA_BUFFER:
+        return "trtllm_mha" if overlap else "triton"
+    if arch in SM100_TRTLLM_WITH_OVERLAP:
+        return "trtllm_mha" if overlap else None
+    if profile.kernel_block_size is not None:  # an MLA model
+        return "trtllm_mla" if arch in SM100_TRTLLM_MLA else "flashinfer"
+    k_v = profile.kv_tensor_bytes
+    if arch not in SM100_TRTLLM_MHA and len(k_v) == 2 and k_v[0] != k_v[1]:
+        return "fa4"
+    return "trtllm_mha"
+
+
+def sglang_default_page(gpu: str, profile: CacheProfile,
+                        options: StrategyOptions | None = None) -> DefaultPage | None:
+    """The page size SGLang runs the model with on ``gpu`` (a GPU preset's name) when told
+    none, at ``options``' overlap scheduling, where that is more than a token; None elsewhere:
+    where its backend there pages by one token (``sm100_backend``: a model override's triton
+    or flashinfer, an MLA model's flashinfer) or is not modelled, for DeepSeek's sparse
+    attention, whose 64 on every GPU ``run_sglang`` applies itself, and where its mamba radix
+    cache takes no such page (``radix_page_refusal``)."""
+    options = options or StrategyOptions()
+    if (gpu not in BLACKWELL_GPUS or not profile.has_attention
+            or profile.indexer_bytes_per_slot is not None or sglang_blocker(profile)):
+        return None
+    backend = sm100_backend(profile, options)
+    if backend not in SM100_BACKEND_PAGES:
+        return None
+    page, words = SM100_BACKEND_PAGES[backend]
+    if radix_page_refusal(profile, replace(options, sglang_page_size=page)):
+        return None
+    return DefaultPage(page, f"SGLang 0.5.23 on a {gpu.split()[0]} runs pages of {page} tokens "
+                             f"when not told a page size ({words}; without speculative "
+                             "decoding)")

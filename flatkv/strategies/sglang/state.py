@@ -1,0 +1,518 @@
+"""SGLang's state pool (MambaPool) and its slots: the ssm and conv dtypes it keeps a state in
+(``ssm_dtype``, ``CONV_DTYPE``), a slot's tensors (``state_tensors``), the slots a running request
+holds under its mamba radix cache (``slots_per_request``, ``radix_cache``), the pool's share of
+the budget in SGLang's float (``state_pool_bytes``) and the least budget for a share
+(``budget_for_state_pool``, ``budget_of_next_slot``), and the slots from the budget, a told
+--max-mamba-cache-size or the drafting sizing (``StatePools``, ``_state_slots``)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from fractions import Fraction
+
+from flatkv.dtypes import dtype_bytes
+from flatkv.plan import LINEAR_ATTENTION, cdiv
+from flatkv.profile import CacheProfile
+from flatkv.strategies.base import StrategyOptions, StrategyResult, n, ratio_text
+from flatkv.strategies.sglang.drafting import (
+    draft_tokens,
+    hook_requests_text,
+    running_request_limit,
+    spec_request_slots,
+    spec_reserved_requests,
+)
+from flatkv.strategies.sglang.pages import bytes_text, page_size
+
+# Architectures whose SGLang state params take mamba2_state_dtype() without the config, so a
+# config's mamba_ssm_dtype changes nothing there (KimiLinearCacheParams' dtype default_factory,
+# which BailingHybridConfig's too takes, and GraniteMoeHybridConfig's Mamba2CacheParams built
+# without a dtype, and Mamba2Config's, configs/mamba2.py 41-57, and MambaConfig's and
+# FalconMambaConfig's, configs/mamba.py 27-38, 0.5.23; the env variable still applies).
+CONFIG_SSM_DTYPE_UNREAD = ("KimiLinearForCausalLM", "GraniteMoeHybridForCausalLM",
+                           "BailingMoeV3ForCausalLM", "Mamba2ForCausalLM",
+                           "MambaForCausalLM", "FalconMambaForCausalLM")
+
+
+def ssm_dtype(profile: CacheProfile, options: StrategyOptions) -> tuple[str, str]:
+    """The dtype SGLang keeps every ssm tensor in, and why: ``sglang_ssm_dtype`` when set (as
+    SGLANG_MAMBA_SSM_DTYPE overrides the config), else the config's ``mamba_ssm_dtype`` (unless
+    the architecture's state does not read it: ``CONFIG_SSM_DTYPE_UNREAD``), else float32
+    (SGLang's ``mamba2_state_dtype``)."""
+    if options.sglang_ssm_dtype is not None:
+        return options.sglang_ssm_dtype, "SGLANG_MAMBA_SSM_DTYPE, as the option sets it"
+    if profile.config_mamba_ssm_dtype is not None:
+        unread = next((a for a in profile.architectures if a in CONFIG_SSM_DTYPE_UNREAD), None)
+        if unread is None:
+            return profile.config_mamba_ssm_dtype, "the config's mamba_ssm_dtype"
+        return "float32", (f"SGLang's default ssm dtype: its {unread} state does not read the "
+                           "config's mamba_ssm_dtype")
+    return "float32", "SGLang's default ssm dtype"
+
+
+# Architectures (their first, as SGLang reads it) whose hybrid cache SGLang 0.5.23 runs with
+# its extra_buffer mamba radix cache by default (arg_groups/overrides.py: the "auto" strategy
+# picks it where overlap scheduling is on, its default, or the page size is over 1, on the
+# triton linear-attention backend, for those in both _MAMBA_RADIX_CACHE_ARCHS and
+# _MAMBA_EXTRA_BUFFER_ARCHS): a running request then holds
+# MAMBA_CACHE_SIZE_MAX_RUNNING_REQUESTS_RATIO (3) + its tracking slots, 2 with overlap
+# scheduling and 1 without (kv_cache_configurator._calculate_mamba_ratio,
+# allocation_sizing.get_mamba_tracking_slots). Without overlap at page size 1 they run
+# no_buffer: 3.
+EXTRA_BUFFER_ARCHITECTURES = frozenset({
+    "KimiLinearForCausalLM", "KimiK3ForConditionalGeneration", "Qwen3NextForCausalLM",
+    "Qwen3_5ForConditionalGeneration", "Qwen3_5MoeForConditionalGeneration",
+    "Qwen3_5ForCausalLM", "Qwen3_5MoeForCausalLM", "Qwen4ExpForConditionalGeneration",
+    "InternS2PreviewForConditionalGeneration", "MiniCPMV4_6ForConditionalGeneration",
+    "MiniCPMV4_7ForConditionalGeneration", "BailingMoeV2_5ForCausalLM",
+    "BailingMoeV3ForCausalLM", "BailingMoeV3VLForConditionalGeneration",
+    "FalconH1ForCausalLM", "GraniteMoeHybridForCausalLM", "Glm5NextForConditionalGeneration",
+    "NemotronHForCausalLM", "NemotronHPuzzleForCausalLM", "NemotronH_Omni_Reasoning_V3",
+})
+# ... and those on its mamba radix cache list without the extra buffer (LFM2): always
+# no_buffer, which turns overlap scheduling off and takes page size 1 only
+# (mamba_hook.validate_mamba_no_buffer: "no_buffer only supports page_size=1.").
+NO_BUFFER_ARCHITECTURES = frozenset({
+    "Lfm2ForCausalLM", "Lfm2MoeForCausalLM", "JetNemotronForCausalLM",
+    "JetVLMForConditionalGeneration", "ZayaForCausalLM",
+    "InternS2MobiusForConditionalGeneration",
+})
+NO_BUFFER_SLOTS = 3  # MAMBA_CACHE_SIZE_MAX_RUNNING_REQUESTS_RATIO
+# With --disable-radix-cache a running request holds its live state alone: _calculate_mamba_ratio
+# returns 1 (kv_cache_configurator.py 3063-3064), for every architecture
+RADIX_OFF_SLOTS = 1
+EXTRA_BUFFER_SLOTS = NO_BUFFER_SLOTS + 2  # get_mamba_tracking_slots(overlap=True)
+# The extra buffer snapshots a request's state every --mamba-track-interval tokens (256 by
+# default), which the page size must divide (mamba_hook.validate_mamba_extra_buffer).
+MAMBA_TRACK_INTERVAL = 256
+
+
+def radix_cache(profile: CacheProfile, options: StrategyOptions) -> str | None:
+    """The mamba radix cache SGLang 0.5.23's "auto" strategy runs a state hybrid with:
+    "extra_buffer" or "no_buffer"; None where the model keeps no state, its architecture
+    is on neither list (none named: a model typed by hand), or --disable-radix-cache is given
+    (overrides.py 473-474: ``_mamba_radix_cache_resolution`` returns before it picks one, so
+    neither cache's page-size checks run: model_hook.handle_mamba_radix_cache 1058-1066)."""
+    arch = profile.architectures[0] if profile.architectures else None
+    if not profile.has_state or options.sglang_disable_radix_cache:
+        return None
+    if arch in EXTRA_BUFFER_ARCHITECTURES:
+        return ("extra_buffer" if options.sglang_overlap_schedule
+                or page_size(profile, options) > 1 else "no_buffer")
+    return "no_buffer" if arch in NO_BUFFER_ARCHITECTURES else None
+
+
+def slots_per_request(profile: CacheProfile, options: StrategyOptions) -> tuple[int, str]:
+    """S, the state slots a running request holds in SGLang, and why: the option when set,
+    else SGLang 0.5.23's own for the model's architecture, overlap scheduling and page size
+    (``radix_cache``)."""
+    if options.sglang_slots_per_request is not None:
+        return options.sglang_slots_per_request, "set by the option"
+    if options.sglang_disable_radix_cache:
+        return RADIX_OFF_SLOTS, (f"{RADIX_OFF_SLOTS} with --disable-radix-cache: no cached or "
+                                 "tracked states, its mamba ratio is 1 "
+                                 "(kv_cache_configurator.py 3063-3064)")
+    arch = profile.architectures[0] if profile.architectures else None
+    mode = radix_cache(profile, options)
+    if mode == "extra_buffer" and options.sglang_overlap_schedule:
+        return EXTRA_BUFFER_SLOTS, (f"{EXTRA_BUFFER_SLOTS} for {arch}: its extra_buffer radix "
+                                    "cache, 3 + 2 tracking slots with overlap scheduling")
+    if mode == "extra_buffer":
+        return NO_BUFFER_SLOTS + 1, (
+            f"{NO_BUFFER_SLOTS + 1} for {arch}: its extra_buffer radix cache (page size "
+            f"{page_size(profile, options)}), 3 + 1 tracking slot without overlap scheduling")
+    if mode == "no_buffer" and arch in EXTRA_BUFFER_ARCHITECTURES:
+        return NO_BUFFER_SLOTS, (f"{NO_BUFFER_SLOTS} for {arch}: its no_buffer radix cache, "
+                                 "without overlap scheduling at page size 1")
+    if arch:
+        return NO_BUFFER_SLOTS, f"{NO_BUFFER_SLOTS} for {arch}: its no_buffer radix cache"
+    return NO_BUFFER_SLOTS, (f"{NO_BUFFER_SLOTS}, the no_buffer count, for a model that names no "
+                             f"architecture ({EXTRA_BUFFER_SLOTS} for those SGLang serves with "
+                             "its extra_buffer radix cache)")
+
+
+def radix_page_refusal(profile: CacheProfile, options: StrategyOptions) -> str | None:
+    """Why SGLang 0.5.23 would not start a state hybrid at this page size (None where it
+    would): no_buffer takes page size 1 only; extra_buffer a page size that divides the
+    state's track interval."""
+    page, mode = page_size(profile, options), radix_cache(profile, options)
+    arch = profile.architectures[0] if profile.architectures else None
+    if mode == "no_buffer" and page > 1:
+        return (f"SGLang runs {arch}'s state with its no_buffer radix cache, which takes page "
+                f"size 1 only (\"no_buffer only supports page_size=1\"), not {n(page)}: set "
+                "the SGLang page size to 1")
+    if mode == "extra_buffer" and MAMBA_TRACK_INTERVAL % page:
+        return (f"SGLang's extra_buffer radix cache snapshots {arch}'s state every "
+                f"--mamba-track-interval tokens ({MAMBA_TRACK_INTERVAL} by default), which the "
+                f"page size must divide: {n(page)} does not; set a page size that divides "
+                f"{MAMBA_TRACK_INTERVAL} (1, 2, 4, ..., 256)")
+    return None
+
+
+def _draft_track_refusal(profile: CacheProfile, options: StrategyOptions) -> str | None:
+    """Why SGLang 0.5.23 would not start with these drafted tokens (None where it would): its
+    extra_buffer radix cache snapshots state every --mamba-track-interval tokens, which must be
+    at least the D tokens verified a step (mamba_hook.validate_mamba_extra_buffer)."""
+    drafts = draft_tokens(profile, options)
+    if drafts > MAMBA_TRACK_INTERVAL and radix_cache(profile, options) == "extra_buffer":
+        return (f"SGLang's extra_buffer radix cache needs --mamba-track-interval "
+                f"({MAMBA_TRACK_INTERVAL} by default) at least the {n(drafts)} tokens it "
+                f"verifies a step ({n(options.speculative_tokens)} drafted + 1): draft at most "
+                f"{MAMBA_TRACK_INTERVAL - 1} tokens a step")
+    return None
+
+
+# SGLang keeps every conv state in bfloat16 unless SGLANG_MAMBA_CONV_DTYPE names another
+# (mamba_utils.mamba2_state_dtype, 0.5.23): no config field and no server option changes it.
+CONV_DTYPE = "bfloat16"
+CONV_DTYPE_WHY = "SGLang's conv dtype, SGLANG_MAMBA_CONV_DTYPE's default"
+
+
+def state_tensors(profile: CacheProfile, dtype: str, why: str) -> tuple[dict[str, int], str]:
+    """One state layer's tensors as SGLang allocates them (name -> bytes), and the formula
+    that says so.
+
+    SGLang keeps every ssm tensor in its own dtype (``dtype``, from ``ssm_dtype``, ``why`` it
+    is that one) and every conv tensor in bfloat16 (``CONV_DTYPE``), whatever the model's, so
+    each is re-sized from the model's element count. A tensor whose element size the profile
+    does not know (raw bytes) is taken as given.
+    """
+    targets = {"ssm": (profile.ssm_element_bytes, dtype, why),
+               "conv": (profile.conv_element_bytes, CONV_DTYPE, CONV_DTYPE_WHY)}
+    tensors: dict[str, int] = {}
+    parts: list[str] = []
+    notes: list[str] = []
+    unknown: list[str] = []  # tensors SGLang would re-size, of an element size not known
+    for name, nbytes in profile.state_const_bytes.items():
+        element, to_dtype, to_why = targets.get(name, (None, "", ""))
+        if element is None:
+            tensors[name] = nbytes
+            parts.append(f"{name} {n(nbytes)} B")
+            if to_dtype:
+                unknown.append(name)
+            continue
+        elements, size = nbytes // element, dtype_bytes(to_dtype)
+        tensors[name] = elements * size
+        if name == "ssm" or tensors[name] != nbytes:  # the conv said in elements when re-sized
+            parts.append(f"{name} {n(elements)} elements x {size} B ({to_dtype}: {to_why})")
+        else:
+            parts.append(f"{name} {n(nbytes)} B")
+        if tensors[name] != nbytes:
+            notes.append(f"the model's {element}-byte {name} elements take {n(nbytes)} B")
+    text = "state bytes per layer = " + " + ".join(parts)
+    if len(parts) > 1 or notes:
+        text += f" = {n(sum(tensors.values()))}"
+    if "ssm" not in tensors:  # a short conv: its state is the conv alone
+        text += " (no ssm state)"
+    if unknown:
+        one = len(unknown) == 1
+        text += (f" as given (raw bytes: the {' and '.join(unknown)} dtype{'' if one else 's'} "
+                 f"{'is' if one else 'are'} unknown, so SGLang's "
+                 f"{' and '.join(f'{targets[name][1]} {name}' for name in unknown)} "
+                 f"{'is' if one else 'are'} not applied)")
+    return tensors, text + (f" ({'; '.join(notes)})" if notes else "")
+
+
+def budget_of_next_slot(r: StrategyResult, profile: CacheProfile) -> int | None:
+    """The least budget at which SGLang's state pool (``r``'s run) holds one slot more; None
+    for a model without state, or with fixed slots (--max-mamba-cache-size, or
+    --disable-radix-cache's max_running_requests + 1). Past that
+    budget the KV memory is a slot's bytes smaller (budget - slots x slot bytes), so SGLang's
+    concurrency is not monotone in the budget: one byte more can hold fewer requests. The pool
+    is ``budget x r / (1 + r)`` (``state_pool_bytes``), so ``k`` slots start at
+    ``ceil(k x slot x (1 + r) / r)``, or a byte or so past it (``budget_for_state_pool``)."""
+    x = r.extras
+    if "state_slot_bytes" not in x or x.get("mamba_cache_size_told") or x.get(
+            "state_from_running_requests"):  # fixed slots: the budget moves the KV pool alone
+        return None
+    ratio = Fraction(x["mamba_full_memory_ratio"])
+    if drafts := x.get("sglang_draft_tokens"):  # K + 1 request slots beside their buffers
+        return budget_for_spec_slots(x["request_state_slots"] + 1, ratio, x["state_slot_bytes"],
+                                     drafts, x["slots_per_request"])
+    more = (x["state_slots"] + 1) * x["state_slot_bytes"]
+    return budget_for_state_pool(more, ratio)
+
+
+def state_pool_bytes(budget_bytes: int, r: Fraction) -> int:
+    """SGLang's state pool beside attention: ``budget x r / (1 + r)`` in its own float
+    arithmetic (``_handle_max_mamba_cache``: rest GiB x r / (1 + r), times 2**30, the slots
+    ``int((pool - slot) // slot) + 1``), whole bytes down. Where the exact quotient is a whole
+    number of slots, the float one can fall a hair under it and SGLang holds a slot fewer:
+    1,053,296,640 B at r = 0.1 is 95,754,240 B exactly (B / 11), 95,754,239.99... in floats."""
+    ratio = float(r)
+    return int(budget_bytes * ratio / (1 + ratio))
+
+
+def budget_for_state_pool(need: int, r: Fraction) -> int:
+    """The least budget whose state pool (``state_pool_bytes``) holds ``need`` bytes: the exact
+    ``ceil(need x (1 + r) / r)``, a byte more while SGLang's float pool falls under it, or a
+    byte less while it still holds (at terabytes a float can round up to the next whole byte).
+    The float pool grows with the budget, so the first budget that holds is the least."""
+    return _least_budget(cdiv(need * (r.numerator + r.denominator), r.numerator),
+                         lambda budget: state_pool_bytes(budget, r) >= need)
+
+
+def budget_for_spec_slots(k: int, r: Fraction, slot_bytes: int, drafts: int,
+                          per_request: int) -> int:
+    """The least budget at which SGLang, verifying ``drafts`` (D) tokens a step, keeps ``k``
+    request slots (``spec_request_slots``): the exact ``ceil((slot x (1 + D) + k x slot x (1 +
+    D / S)) x (1 + r) / r)``, then a byte up while its floats fall short, or down while they
+    still hold (K grows with the budget, so the first budget that holds is the least)."""
+    need = slot_bytes * (1 + drafts) + k * slot_bytes * Fraction(per_request + drafts,
+                                                                 per_request)
+    return _least_budget(math.ceil(need * (1 + r) / r),
+                         lambda budget: spec_request_slots(
+                             budget, r, slot_bytes, drafts, per_request) >= k)
+
+
+def _least_budget(exact: int, holds: Callable[[int], bool]) -> int:
+    """The least budget that ``holds``, starting from the ``exact`` one (the real arithmetic's):
+    a byte up while SGLang's floats fall short of it, or down while they still hold. ``holds``
+    is monotone in the budget, so the first budget that holds is the least."""
+    budget = max(exact, 1)
+    while not holds(budget):
+        budget += 1
+    while budget > 1 and holds(budget - 1):
+        budget -= 1
+    return budget
+
+
+def request_slots(slots: int) -> int:
+    """The state slots of SGLang's MambaPool that hold requests' states: all but its padding
+    slot (slot 0, for padded tokens' dummy writes), SGLang's ``max_mamba_cache_size``."""
+    return max(slots - 1, 0)
+
+
+@dataclass(frozen=True)
+class StatePools:
+    """What SGLang's state takes of the budget before its token pools get the rest: ``slots``
+    of ``slot_bytes`` each (MambaPool's padding slot among them), out of the state pool's share
+    of the budget (``state_pool``), and the draft-token buffers reserved beside them
+    (``buffers``). A model without state layers has no slots (None) and takes 0 B."""
+
+    slots: int | None = None
+    slot_bytes: int | None = None
+    state_pool: int = 0
+    buffers: int = 0
+
+    @property
+    def slot_total(self) -> int:
+        """Bytes of the slots themselves (``slots x slot_bytes``): what SGLang allocates, the
+        rest of a budget-sized state pool going to the KV pool."""
+        return 0 if self.slots is None else self.slots * self.slot_bytes
+
+    @property
+    def held(self) -> int:
+        """Bytes the state takes of the budget: its slots and their draft-token buffers."""
+        return self.slot_total + self.buffers
+
+
+def _state_slots(profile: CacheProfile, options: StrategyOptions, budget_bytes: int,
+                 formulas: list[str], extras: dict[str, object]) -> StatePools:
+    """SGLang's state pool (``StatePools``). The pool takes ``r / (1 + r)`` of the budget (with
+    attention layers or without), cut into slots of every state layer's conv + ssm. One slot is
+    MambaPool's padding slot (slot 0, for padded tokens' dummy writes), which SGLang's sizing
+    charges since its PR #32184: ``max_mamba_cache_size`` is the other ``slots - 1``, and a
+    running request holds S of those. With speculative decoding (``draft_tokens``) the pool also
+    holds the draft-token buffers, ``buffers`` bytes (``_spec_state_slots``; 0 without). Appends
+    its formulas and extras."""
+    n_state = profile.count(LINEAR_ATTENTION)
+    r = options.mamba_full_memory_ratio
+    s, s_why = slots_per_request(profile, options)
+    dtype, why = ssm_dtype(profile, options)
+    tensors, layer_text = state_tensors(profile, dtype, why)
+    layer_bytes = sum(tensors.values())
+    formulas.append(layer_text)
+    slot_bytes = n_state * layer_bytes
+    drafts = draft_tokens(profile, options)
+    if fixed_state_size(options, drafts) is not None:
+        slots, buffers = _told_state_slots(options, n_state, layer_bytes, s, drafts, formulas,
+                                           extras)
+        state_pool = slots * slot_bytes + buffers
+    else:
+        slots, state_pool, buffers = _budget_state_slots(
+            profile, options, budget_bytes, n_state, layer_bytes, s, drafts, formulas, extras)
+    for_requests = request_slots(slots)
+    running_cap = for_requests // s
+    formulas += [
+        f"running cap = max_mamba_cache_size // S = {n(for_requests)} // {s} = "
+        f"{n(running_cap)} (S: the state slots a running request holds, SGLang's mamba "
+        f"ratio, {s_why}; max_running_requests is at most this)",
+    ]
+    extras.update(
+        sglang_ssm_dtype=dtype, sglang_ssm_dtype_source=why, state_layer_bytes=layer_bytes,
+        state_tensor_bytes=tensors,
+        mamba_full_memory_ratio=r, state_pool_bytes=state_pool, state_slot_bytes=slot_bytes,
+        state_slots=slots, request_state_slots=for_requests, slots_per_request=s,
+        running_request_cap=running_cap,
+    )
+    return StatePools(slots, slot_bytes, state_pool, buffers)
+
+
+def _budget_state_slots(profile: CacheProfile, options: StrategyOptions, budget_bytes: int,
+                        n_state: int, layer_bytes: int, s: int, drafts: int,
+                        formulas: list[str], extras: dict[str, object]) -> tuple[int, int, int]:
+    """``(slots, state_pool, buffers)`` where SGLang sizes its state slots from the budget
+    (no --max-mamba-cache-size): the pool ``budget x r / (1 + r)``, cut into slots, or with
+    drafted tokens solved jointly with their buffers
+    (``_spec_state_slots``). Appends their formulas and extras."""
+    r = options.mamba_full_memory_ratio
+    slot_bytes = n_state * layer_bytes
+    state_pool = state_pool_bytes(budget_bytes, r)
+    exact = math.floor(Fraction(budget_bytes) * r / (1 + r))
+    formulas.append(
+        f"state pool = budget x r / (1 + r) = {n(budget_bytes)} x {ratio_text(r)} / "
+        f"(1 + {ratio_text(r)}) = {n(state_pool)}" + (
+            "" if state_pool == exact else
+            f" in SGLang's float arithmetic, {n(exact)} in exact arithmetic: SGLang holds what "
+            "its floats give") + (
+            "" if profile.has_attention else
+            " (SGLang splits so without attention layers too: _handle_max_mamba_cache reads "
+            "no layer count, and the rest goes to a token pool of no layers)")
+    )
+    if drafts:
+        slots, buffers = _spec_state_slots(options, budget_bytes, n_state, layer_bytes, s,
+                                           drafts, formulas, extras)
+        return slots, state_pool, buffers
+    slots = state_pool // slot_bytes
+    formulas.append(
+        f"state slots = state pool // ({n_state} layers x "
+        f"{n(layer_bytes)} B) = {n(state_pool)} // {n(slot_bytes)} = "
+        f"{n(slots)}, one of them the padding slot: max_mamba_cache_size = {n(slots)} - 1 = "
+        f"{n(request_slots(slots))} for requests")
+    return slots, state_pool, 0
+
+
+def _told_state_slots(options: StrategyOptions, n_state: int, layer_bytes: int, s: int,
+                      drafts: int, formulas: list[str],
+                      extras: dict[str, object]) -> tuple[int, int]:
+    """``(slots, buffers)`` where the state size is fixed (``fixed_state_size``): told
+    --max-mamba-cache-size M, M request slots and the padding slot, whatever the budget and r
+    (``_handle_max_mamba_cache``, kv_cache_configurator.py 3303-3309 and 3404-3409), and with
+    ``drafts`` (D) tokens verified a step, draft-token buffers for min(max_running_requests,
+    M // S) + 1 requests (3313-3324: max_running_requests the told one, else the hook's 48);
+    with --disable-radix-cache and none told, M is max_running_requests (told, or the hook's
+    48) and the buffers are for M + 1 requests (3325-3345). The KV pool gets the rest of the
+    budget. Appends their formulas and extras."""
+    m = fixed_state_size(options, drafts)
+    slot_bytes = n_state * layer_bytes
+    slots, buffers, held = told_state(options, slot_bytes, s, drafts)
+    each = f"{n_state} layers x {n(layer_bytes)} B = {n(slot_bytes)} B each"
+    if options.sglang_max_mamba_cache_size is not None:
+        formulas.append(
+            f"state slots = --max-mamba-cache-size + 1 = {n(m)} + 1 = {n(m + 1)} (one the "
+            f"padding slot), {each}: SGLang takes the told size whatever the budget (its "
+            "--mamba-full-memory-ratio goes unread)")
+        extras["mamba_cache_size_told"] = True
+    else:
+        source = ("as --max-running-requests tells it"
+                  if options.sglang_max_running_requests is not None
+                  else hook_requests_text(m))
+        formulas.append(
+            f"state slots = max_running_requests + 1 = {n(m)} + 1 = {n(m + 1)} (one the "
+            f"padding slot; max_running_requests {source}), {each}: with --disable-radix-cache "
+            "SGLang sizes the state from it whatever the budget (_handle_max_mamba_cache, "
+            "\"mamba_pool.from_max_running_requests\"; its --mamba-full-memory-ratio goes "
+            "unread)")
+        extras["state_from_running_requests"] = True
+    if not drafts:
+        return slots, 0
+    if options.sglang_max_mamba_cache_size is not None:
+        formulas.append(
+            f"draft-token buffers = slot x (min(max_running_requests, M // S) + 1) x D = "
+            f"{n(slot_bytes)} x (min({n(running_request_limit(options, drafting=True))}, "
+            f"{n(m)} // {s}) + 1) x {drafts} = {n(slot_bytes)} "
+            f"x {n(held + 1)} x {drafts} = {n(buffers)} (D = {drafts} tokens verified a step; "
+            "SGLang reserves this much beside the told slots)")
+    else:
+        formulas.append(
+            f"draft-token buffers = slot x (max_mamba_cache_size + 1) x D = {n(slot_bytes)} x "
+            f"{n(m + 1)} x {drafts} = {n(buffers)} (D = {drafts} tokens verified a step; "
+            "SGLang reserves this much beside the slots)")
+    extras.update(sglang_draft_tokens=drafts, draft_buffer_bytes=buffers)
+    return slots, buffers
+
+
+def fixed_state_size(options: StrategyOptions, drafts: int) -> int | None:
+    """M, SGLang's max_mamba_cache_size where it is not a share of the budget: told
+    --max-mamba-cache-size; else with --disable-radix-cache, max_running_requests where one is
+    set before the pools (told, or the 48 its speculative hook sets while ``drafts``:
+    kv_cache_configurator.py 3325-3336, ``max(1, max_running_requests)`` for one attention DP
+    rank); None where SGLang sizes the state from the budget and r."""
+    if options.sglang_max_mamba_cache_size is not None:
+        return options.sglang_max_mamba_cache_size
+    if options.sglang_disable_radix_cache:
+        return running_request_limit(options, drafting=bool(drafts))
+    return None
+
+
+def _state_size_source(options: StrategyOptions) -> tuple[str, str]:
+    """Where a fixed state size (``fixed_state_size``) comes from, as (the flag that moves it,
+    the words that name it): --max-mamba-cache-size where told, else --disable-radix-cache's
+    max_running_requests (told, or the speculative hook's 48)."""
+    if options.sglang_max_mamba_cache_size is not None:
+        return "--max-mamba-cache-size", "--max-mamba-cache-size"
+    if options.sglang_max_running_requests is not None:
+        return "--max-running-requests", ("--max-running-requests (with "
+                                          "--disable-radix-cache)")
+    return "--max-running-requests", ("max_running_requests (the speculative hook's, with "
+                                      "--disable-radix-cache)")
+
+
+def told_state(options: StrategyOptions, slot_bytes: int, s: int,
+               drafts: int) -> tuple[int, int, int]:
+    """``(slots, buffers, requests)`` SGLang keeps where its state size M is fixed
+    (``fixed_state_size``): M + 1 slots (the padding slot), and with ``drafts`` (D) tokens a
+    step the draft-token buffers' bytes, ``slot x (requests + 1) x D`` for ``requests =
+    min(max_running_requests, M // S)`` (``spec_reserved_requests``) where M is told, M where
+    it is --disable-radix-cache's max_running_requests (kv_cache_configurator.py 3337-3345;
+    0 and 0 without drafting)."""
+    m = fixed_state_size(options, drafts)
+    if not drafts:
+        return m + 1, 0, 0
+    held = (spec_reserved_requests(m, s, running_request_limit(options, drafting=True))
+            if options.sglang_max_mamba_cache_size is not None else m)
+    return m + 1, slot_bytes * (held + 1) * drafts, held
+
+
+def _spec_state_slots(options: StrategyOptions, budget_bytes: int, n_state: int,
+                      layer_bytes: int, s: int, drafts: int, formulas: list[str],
+                      extras: dict[str, object]) -> tuple[int, int]:
+    """``(slots, buffers)``: SGLang's state slots (the padding slot included) and the bytes it
+    reserves for the draft-token state buffers, with ``drafts`` (D) tokens verified a step: a
+    state budget of ``budget x r / (1 + r)`` (r the options' mamba_full_memory_ratio), and the
+    max_running_requests the options give before its pools cap it (``running_request_limit``:
+    told by --max-running-requests, else the hook's 48; ``spec_request_slots``,
+    ``spec_reserved_requests``). Appends their formulas and extras."""
+    r = options.mamba_full_memory_ratio
+    limit = running_request_limit(options, drafting=True)
+    told = options.sglang_max_running_requests is not None
+    slot_bytes = n_state * layer_bytes
+    k = spec_request_slots(budget_bytes, r, slot_bytes, drafts, s)
+    ratio = float(r)
+    state_float = budget_bytes * ratio / (1 + ratio)
+    formulas.append(
+        f"speculative decoding, D = {drafts} tokens verified a step (--speculative-num-steps "
+        f"{drafts - 1}, topk 1: D = steps + 1): MambaPool keeps each of the K + 1 slots' states "
+        "and, for min(max_running_requests, K // S) + 1 requests, D draft tokens' states "
+        "(intermediate ssm and conv windows), both out of the state budget (SGLang's "
+        "_handle_max_mamba_cache, its floats)")
+    formulas.append(
+        f"max_mamba_cache_size K = int((state budget - slot x (1 + D)) // (slot x (1 + D / S))) "
+        f"= int(({bytes_text(state_float)} - {n(slot_bytes)} x {1 + drafts}) // ({n(slot_bytes)}"
+        f" x (1 + {drafts} / {s}))) = {n(k)}; state slots = K + 1 = {n(max(k + 1, 0))} (one "
+        f"the padding slot), {n_state} layers x {n(layer_bytes)} B = {n(slot_bytes)} B each")
+    if k < 1:
+        return max(k + 1, 0), 0
+    held = spec_reserved_requests(k, s, limit)
+    buffers = slot_bytes * (held + 1) * drafts
+    formulas.append(
+        f"draft-token buffers = slot x (min(max_running_requests, K // S) + 1) x D = "
+        f"{n(slot_bytes)} x (min({n(limit)}, {n(k)} // {s}) + 1) x {drafts} "
+        f"= {n(slot_bytes)} x {n(held + 1)} x {drafts} = {n(buffers)} (SGLang reserves this "
+        f"much; max_running_requests is {n(limit)}, "
+        + ("as --max-running-requests tells it)" if told else
+           "which its speculative hook sets when --max-running-requests is not given)"))
+    extras.update(sglang_draft_tokens=drafts, draft_buffer_bytes=buffers)
+    return k + 1, buffers
