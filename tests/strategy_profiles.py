@@ -1,4 +1,5 @@
-"""Cache profiles the strategy tests use, per TP rank, from SPEC section 2.
+"""Cache profiles the strategy tests use, per TP rank, from SPEC section 2 (and the budgets
+those tests share).
 
 Kept in one place so they are easy to swap for the model layer's presets / config.json specs
 (``ModelSpec.profile()``) once it lands: each helper returns a plain ``CacheProfile``.
@@ -7,6 +8,7 @@ Kept in one place so they are easy to swap for the model layer's presets / confi
 from __future__ import annotations
 
 from flatkv.profile import CacheProfile
+from flatkv.strategies.base import StrategyResult
 
 FULL, SLIDING, LINEAR = "full_attention", "sliding_attention", "linear_attention"
 CHUNKED = "chunked_attention"
@@ -90,3 +92,22 @@ def vllm_at_80gb(profile: CacheProfile, **options):
     from flatkv.strategies import StrategyOptions, run_strategy
     return run_strategy("vllm", profile, budget_bytes=80 * 10**9, context_tokens=32_768,
                         options=StrategyOptions(**options))
+
+
+# Budgets and a config the strategy tests share (test_strategies.py, test_sglang.py)
+GIB8 = 8 * 2**30
+GPT_OSS_BUDGET = 10_552 * 24 * 16 * 2048  # a pool of 10,552 flat page ids at P = 16
+
+# Llama 4 Scout: 36 chunked layers (chunks of 8,192) and 12 global ones, 4,096 B a token each.
+LLAMA4_BUDGET = 60 * 2**30  # 64,424,509,440 B
+
+# Mamba-Codestral-7B's config.json shape (Mamba2ForCausalLM, which SGLang 0.5.23 serves with its
+# pure-SSM Mamba2 model): 64 layers of 128 heads x 64, state 128, 8 groups, conv kernel 4
+MAMBA2_ONLY = {"architectures": ["Mamba2ForCausalLM"], "model_type": "mamba2",
+               "hidden_size": 4096, "num_hidden_layers": 64, "num_heads": 128, "head_dim": 64,
+               "expand": 2, "state_size": 128, "n_groups": 8, "conv_kernel": 4,
+               "vocab_size": 32768, "torch_dtype": "bfloat16"}
+
+
+def bd(result: StrategyResult) -> dict[str, int]:
+    return dict(result.breakdown)
