@@ -1017,8 +1017,8 @@ ADMISSION_OUTPUTS = (1, 100, 5_000)
 def check_swa_admission() -> int:
     """SGLang's own ``estimate_swa_kv_tokens`` (mem_cache/prefill_budget.py), the sliding tokens
     it reserves to admit a whole prefill, beside FlatKV's port of it, which its concurrency with
-    chunked prefill off reads (``sglang._unchunked_swa_limit``): prompts in whole pages as
-    SGLang's check_prefill rounds them, a line a window and page; the mismatches."""
+    chunked prefill off reads (``sglang.concurrency._unchunked_swa_limit``): prompts in whole
+    pages as SGLang's check_prefill rounds them, a line a window and page; the mismatches."""
     own = importlib.import_module("sglang.srt.mem_cache.prefill_budget").estimate_swa_kv_tokens
     bad = 0
     for window in ADMISSION_WINDOWS:

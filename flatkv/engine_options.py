@@ -402,9 +402,9 @@ def _radix_cache_idle(profile: CacheProfile, options: StrategyOptions) -> str:
     """Why --disable-radix-cache changes no figure of ``profile`` at ``options`` ("" where it
     does): without state it acts only on a hybrid SWA pool beside full layers, and there only
     with chunked prefill on (its request cap, where max running requests is set, and the
-    sliding tokens it frees behind each window: ``sglang._radix_off_swa_limit``); with state,
-    where S is told, the state is sized from the budget either way and no radix cache refuses
-    the page, nothing it sets is left."""
+    sliding tokens it frees behind each window: ``sglang.concurrency._radix_off_swa_limit``);
+    with state, where S is told, the state is sized from the budget either way and no radix
+    cache refuses the page, nothing it sets is left."""
     off = replace(options, sglang_disable_radix_cache=True)
     beside_full = all(sglang_pool_layers(profile, off))
     if swa_request_cap(profile, off) is not None or (

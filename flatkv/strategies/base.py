@@ -281,7 +281,7 @@ class StrategyOptions:
         them from the budget (``mamba_full_memory_ratio``). Told, the state takes (M + 1)
         slots whatever the budget and r, and with speculative decoding draft-token buffers for
         min(max_running_requests, M // S) + 1 requests; the KV pool gets the rest of the
-        budget (``sglang._told_state_slots``). A state hybrid with attention only: for state
+        budget (``sglang.state._told_state_slots``). A state hybrid with attention only: for state
         layers alone it is not modelled (its figures are without it, and a formula says so).
     sglang_overlap_schedule: SGLang's overlap scheduling, on by default; False is
         ``--disable-overlap-schedule``. It sets the state slots a request holds for the
@@ -296,9 +296,9 @@ class StrategyOptions:
         request cap rather than ``swa_full_tokens_ratio``, the full pool the rest
         (``SWARequestCapPoolConfigurator``). With chunked prefill on, SGLang frees each
         request's sliding tokens behind its window, so that pool holds a request's live window
-        beside the chunks in flight, however sized (``sglang._radix_off_swa_limit``). No mamba
-        radix cache either, so none of its page size refusals (``sglang.swa_request_cap``,
-        ``sglang.fixed_state_size``).
+        beside the chunks in flight, however sized
+        (``sglang.concurrency._radix_off_swa_limit``). No mamba radix cache either, so none
+        of its page size refusals (``sglang.swa_request_cap``, ``sglang.fixed_state_size``).
     sglang_attn_dp_size: D, SGLang's attention data parallelism: ``--attn-dp-size D``, or
         the older ``--enable-dp-attention --dp-size D`` it turns into that. The model's TP
         ranks T run attention in D groups of T / D ranks each, every group with its own
@@ -333,7 +333,7 @@ class StrategyOptions:
         whole prompt (at most the context less one token) goes into the sliding-window pool in
         one forward, admitted only while the pool's free tokens exceed its reservation, and
         no request cap sizes that pool (``sglang.chunked_prefill_size``,
-        ``sglang._unchunked_swa_limit``).
+        ``sglang.concurrency._unchunked_swa_limit``).
     max_batched_tokens: tokens scheduled per step (vLLM's default 8192); it sizes the pages a
         sliding-window or chunked request holds in the other layouts (SGLang's take
         sglang_chunked_prefill_size) and the S of the SPEC section 3.5 workload.

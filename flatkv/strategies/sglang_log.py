@@ -1,11 +1,11 @@
 """The lines SGLang's start-up log prints as it sizes and allocates its pools, in its words.
 
-``sglang.py`` sizes the state and token pools; this module words what SGLang logs of them, for
-a reviewer to set beside an engine's log: the hybrid SWA split, the state pool's cap on
+The ``sglang`` package sizes the state and token pools; this module words what SGLang logs of
+them, for a reviewer to set beside an engine's log: the hybrid SWA split, the state pool's cap on
 running requests, the Mamba and KV pool allocations (which count the padding page and slot
 the sizing leaves out), the lines a profile cannot tell, and how older releases word them.
 Its functions take the figures the sizing found, so the log's wording changes here without
-touching the arithmetic, and ``sglang.py`` imports this module, never the reverse.
+touching the arithmetic, and the ``sglang`` package imports this module, never the reverse.
 """
 
 from __future__ import annotations

@@ -279,7 +279,7 @@ def run_sglang(
     profile: CacheProfile, *, budget_bytes: int, context_tokens: int | None,
     options: StrategyOptions,
 ) -> StrategyResult:
-    """SGLang's separate pools (module docstring), in the order it sizes them: the page size
+    """SGLang's separate pools (the package's docstring), in the order it sizes them: the page size
     (its own for DeepSeek's sparse attention, ``_nsa_options``), the state slots and their
     draft-token buffers first out of the budget (``_state_slots``), the token pools in what is
     left (``_token_pools_after_state``), the requests of the context over the pool that binds
