@@ -2,10 +2,8 @@
 section 3.2 and SGLang 0.5.23's own code: its state and token pools, its hybrid SWA pool, the
 start-up log it prints, speculative decoding, --max-running-requests / --max-mamba-cache-size,
 --disable-radix-cache, chunked prefill and attention DP. Apart from test_strategies.py, which
-keeps the other layouts and the checks every layout shares.
-
-Each expected value is written as the arithmetic that produces it (from the SPEC formulas and
-the profile's bytes), so a reader can check it without running the code.
+keeps the other layouts and the checks every layout shares; as there, each expected value is
+written as the arithmetic that produces it.
 """
 
 from __future__ import annotations
