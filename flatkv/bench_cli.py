@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 
 
 def add_bench_arguments(parser: argparse.ArgumentParser) -> None:
-    """Device, caps and repeats; the model and plan arguments come from flatkv.cli."""
+    """Device, caps and repeats; the model and plan arguments come from flatkv.given_cli."""
     group = parser.add_argument_group("benchmark")
     group.add_argument("--device", default="cpu", help="cpu, cuda or cuda:N (default cpu)")
     group.add_argument("--max-blocks", type=int, default=None, metavar="N",

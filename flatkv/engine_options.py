@@ -2,9 +2,9 @@
 option, for which models it changes a figure, and when another option leaves it idle.
 
 One ``EngineOption`` per ``StrategyOptions`` knob says it once; the app's expander, its link
-settings (``app_state``), the CLI's notes on options that do nothing (``cli``), the CLI's --help
-and the widgets' tooltips (``engine_help``) and the tests all derive from ``ENGINE_OPTIONS``.
-Pure Python, no streamlit.
+settings (``app_state``), the CLI's notes on options that do nothing (``notes_cli``), the CLI's
+--help and the widgets' tooltips (``engine_help``) and the tests all derive from
+``ENGINE_OPTIONS``. Pure Python, no streamlit.
 """
 
 from __future__ import annotations

@@ -1,11 +1,11 @@
 """Command-line pieces of the model layer: ``model`` and ``presets`` subcommands, and the model
 options that other subcommands (``plan``) accept instead of raw bytes.
 
-``flatkv.cli`` wires these in: ``add_model_arguments(parser)`` on any parser,
-``model_from_args(args)`` to read them back, ``register(subparsers)`` for the two subcommands
-(each sets ``run``, like ``flatkv.cli``'s commands: ``args.run(args)`` returns the text to
-print). Errors are ValueErrors with one-line messages; ``flatkv.cli.main`` prints them as one
-line on stderr and exits 2.
+``flatkv.given_cli`` puts ``add_model_arguments(parser)`` on any parser and reads them back with
+``model_from_args(args)``; ``flatkv.cli`` wires in ``register(subparsers)`` for
+the two subcommands (each sets ``run``, like ``flatkv.cli``'s commands: ``args.run(args)``
+returns the text to print). Errors are ValueErrors with one-line messages; ``flatkv.cli.main``
+prints them as one line on stderr and exits 2.
 """
 
 from __future__ import annotations

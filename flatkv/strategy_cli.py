@@ -1,8 +1,8 @@
 """Command-line face of the strategies: ``plan --strategy NAME`` and ``compare``.
 
-``flatkv/cli.py`` owns the program, the model arguments and ``--budget``/``--block-size``/
-``--alignment``/``--json``; this module adds the strategy arguments, turns them into
-``StrategyOptions`` and formats results as text or JSON.
+``flatkv/cli.py`` owns the program and ``flatkv/given_cli.py`` the model arguments and
+``--budget``/``--block-size``/``--alignment``/``--json``; this module adds the strategy
+arguments, turns them into ``StrategyOptions`` and formats results as text or JSON.
 """
 
 from __future__ import annotations
@@ -121,7 +121,7 @@ def add_strategy_arguments(
     parser: argparse.ArgumentParser, *, include_strategy: bool = True
 ) -> None:
     """--strategy (unless ``include_strategy`` is False), --context and the strategy options.
-    Options cli.py already defines (--block-size, --alignment, --json) are left to it."""
+    Options given_cli.py already defines (--block-size, --alignment, --json) are left to it."""
     defaults = StrategyOptions()
     if include_strategy:
         parser.add_argument("--strategy", choices=STRATEGIES, default=None,

@@ -786,7 +786,7 @@ def test_the_layouts_said_to_read_an_option_are_those_whose_figures_it_changes(f
     preset. SGLang's note that it does not model speculative tokens is no reading."""
     from dataclasses import replace
 
-    from flatkv.cli import _READ_BY
+    from flatkv.notes_cli import _READ_BY
     from flatkv.presets import list_presets, load_preset
     from flatkv.strategies import STRATEGIES, StrategyOptions, run_strategy
     from flatkv.strategies.sglang import SPECULATIVE_NOT_MODELLED

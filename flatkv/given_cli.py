@@ -1,0 +1,421 @@
+"""What every command reads off its command line besides its own options: the model and the
+budget.
+
+The model (``add_profile_arguments`` / ``given_model``): a preset, a Hugging Face config.json or
+an exported spec (``model_cli``'s options), or raw bytes (--layers, --kv-bytes-per-slot,
+--state ...), read into a ``GivenModel``. The plan's options and the budget
+(``add_plan_arguments`` / ``with_given_budget``): --budget as given, or derived from
+--gpu-memory or --vllm-blocks, with the note and the error text that say where it came from
+(``budget_notes``, ``explain_budget``). Bad input is a ``UsageError`` naming the flag, which
+``flatkv.cli.main`` prints as one line, exiting 2; every command-line module raises it, so it
+lives here, at the bottom of their imports.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from flatkv import model_cli, strategy_cli
+from flatkv.analysis import PLANNERS
+from flatkv.budget import (
+    DEFAULT_GPU,
+    DEFAULT_MEMORY_FRACTION,
+    GPU_PRESETS,
+    MAX_VLLM_BLOCKS,
+    MIN_VLLM_BLOCKS,
+    blocks_budget,
+    cache_budget,
+    fraction_text,
+)
+from flatkv.models import mtp_layers_not_full
+from flatkv.patterns import parse_layer_pattern
+from flatkv.plan import LINEAR_ATTENTION
+from flatkv.profile import MAX_WINDOW, CacheProfile
+from flatkv.strategies.base import StrategyOptions
+from flatkv.strategies.vllm import block_bytes as vllm_block_bytes
+from flatkv.units import (
+    format_bytes,
+    memory_size,
+    parse_named_sizes,
+    parse_size,
+    parse_tokens,
+    positive_size,
+    quoted,
+)
+
+
+class UsageError(ValueError):
+    """Bad command-line input; main() prints it as one line and exits 2."""
+
+
+# --------------------------------------------------------------------------------------------
+# Reading a model: a preset, a Hugging Face config.json, an exported spec, or raw bytes.
+
+
+def add_profile_arguments(parser: argparse.ArgumentParser) -> None:
+    """A model: a preset, a Hugging Face config.json or an exported spec, or raw bytes."""
+    model_cli.add_model_arguments(parser)
+    group = parser.add_argument_group("model (raw bytes)")
+    group.add_argument(
+        "--layers",
+        help="cache layer pattern, e.g. '(3*linear_attention,full_attention)*12' "
+        "(labels: full, sliding, chunked, linear)",
+    )
+    group.add_argument(
+        "--kv-bytes-per-slot", help="bytes one token adds to one attention layer (needed with "
+        "attention layers; 0 for a model of state layers alone)"
+    )
+    group.add_argument(
+        "--sliding-kv-bytes-per-slot", default=None, metavar="BYTES",
+        help="bytes one token adds to one sliding layer, where they differ from a full layer's "
+        "--kv-bytes-per-slot (Gemma 4's sliding layers keep other heads)"
+    )
+    group.add_argument(
+        "--state", default="", help="state tensors of one linear layer, e.g. conv=49152,ssm=2097152"
+    )
+    group.add_argument(
+        "--sliding-window", default=None, help="tokens a sliding layer keeps (e.g. 4096, 4K)"
+    )
+    group.add_argument(
+        "--attention-chunk-size", default=None,
+        help="tokens of a chunk of the chunked layers (Llama 4's chunked local attention)"
+    )
+    group.add_argument(
+        "--ssm-element-bytes", type=_positive_int, default=None, metavar="N",
+        help="bytes of one element of --state's ssm tensor (2 bf16, 4 float32): SGLang "
+        "re-sizes the ssm state to its own dtype from it, as the app does for an edited "
+        "model; without it the ssm bytes are taken as given"
+    )
+
+
+@dataclass(frozen=True)
+class GivenModel:
+    """The model the arguments name, per TP rank, with what a command says beside its figures:
+    the model's notes (sizes transformers filled in, Nemotron-H's ssm dtype) and its
+    max_model_len (--context's default, as vLLM's --max-model-len). Raw bytes have neither."""
+
+    profile: CacheProfile
+    notes: str = ""
+    max_model_len: int | None = None
+    max_model_len_assumed: bool = False  # vLLM's 2,048: the config gives no length
+    # an MTP module's layer is no full-attention one (Step-3.5's are sliding): --mtp-layer
+    # adds none, and the drafter note does not offer it
+    drafts_otherwise: bool = False
+    tp: int = 1  # the ranks --weights split over
+    raw: bool = False  # bytes given by hand: one rank's, --tp refused
+    splits_over: Callable[[int], bool] = lambda tp: True  # whether the model splits over a tp
+    # its GDN layers' key head dims (vLLM's FlashInfer prefill on a B200 needs 128); none known
+    # for raw bytes
+    gdn_key_head_dims: frozenset[int] = frozenset()
+    # the profile at another TP, None where the model does not split over it (raw bytes: at
+    # none, they are one rank's)
+    profile_at: Callable[[int], CacheProfile | None] = lambda tp: None
+
+    def stderr_notes(self) -> tuple[str, ...]:
+        """The notes as one line, as the app shows them beside the figures."""
+        return (f"note on this model: {' '.join(self.notes.split())}",) if self.notes else ()
+
+
+def given_model(args: argparse.Namespace) -> GivenModel:
+    """The model of --preset / --hf-config / --model-file, or of raw bytes (--layers ...)."""
+    spec = model_cli.model_from_args(args)
+    if spec is not None:
+        _refuse_raw_bytes_beside_a_model(args)
+        if isinstance(spec, CacheProfile):  # --model-file of raw bytes
+            return GivenModel(spec, raw=True)
+        return GivenModel(spec.profile(), spec.notes, spec.max_model_len,
+                          max_model_len_assumed=spec.max_model_len_assumed,
+                          drafts_otherwise=bool(mtp_layers_not_full(spec.mtp_layer_types)),
+                          tp=spec.tp, splits_over=spec.splits_over,
+                          gdn_key_head_dims=spec.gdn_key_head_dims,
+                          profile_at=lambda tp: spec.with_options(tp=tp).profile()
+                          if spec.splits_over(tp) else None)
+    return GivenModel(_raw_profile(args), raw=True)
+
+
+def _refuse_raw_bytes_beside_a_model(args: argparse.Namespace) -> None:
+    """Raw-bytes options beside a model would be ignored: refused instead."""
+    raw = [flag for flag, value in (  # --state's default is "", the others' None
+        ("--layers", args.layers), ("--kv-bytes-per-slot", args.kv_bytes_per_slot),
+        ("--sliding-kv-bytes-per-slot", args.sliding_kv_bytes_per_slot),
+        ("--state", args.state or None), ("--sliding-window", args.sliding_window),
+        ("--attention-chunk-size", args.attention_chunk_size),
+        ("--ssm-element-bytes", args.ssm_element_bytes))
+        if value is not None]
+    if raw:
+        raise UsageError(f"give either a model (--preset, --hf-config, --model-file) or "
+                         f"raw bytes ({', '.join(raw)}), not both: the model's own values "
+                         "would be used and yours ignored")
+
+
+def _window_tokens(text: str | None, flag: str) -> int | None:
+    return None if text is None else parse_tokens(text, flag, maximum=MAX_WINDOW)
+
+
+def _sliding_kv_bytes(text: str | None) -> int | None:
+    """--sliding-kv-bytes-per-slot's bytes, None where not given (sliding layers keep
+    --kv-bytes-per-slot's)."""
+    flag = "--sliding-kv-bytes-per-slot"
+    return None if text is None else positive_size(
+        text, flag, f"the sliding layers' bytes a token (1 or more), or drop {flag} where they "
+        "keep --kv-bytes-per-slot's")
+
+
+def _raw_profile(args: argparse.Namespace) -> CacheProfile:
+    """Bytes per TP rank as --layers, --kv-bytes-per-slot (and --sliding-kv-bytes-per-slot),
+    --state, --sliding-window, --attention-chunk-size and --ssm-element-bytes give them."""
+    if not args.layers:
+        raise UsageError(
+            "no model given: pass --preset NAME (see `presets`), --hf-config PATH, or --layers "
+            "with --kv-bytes-per-slot / --state"
+        )
+    if any(getattr(args, opt) is not None for opt in ("tp", "kv_dtype", "conv_dtype",
+                                                      "ssm_dtype")):
+        raise UsageError("--tp and the dtype options apply to a model (--preset, --hf-config); "
+                         "with --layers give bytes per TP rank directly")
+    if getattr(args, "mtp_layer", False):
+        raise UsageError("--mtp-layer copies a model's last full-attention layer (--preset, "
+                         "--hf-config, --model-file); with --layers, add the MTP layer to the "
+                         "pattern")
+    labels = parse_layer_pattern(args.layers)
+    if args.state and LINEAR_ATTENTION not in labels:
+        raise UsageError(f"--state is given but --layers {quoted(args.layers)} has no linear "
+                         "(state) layer: drop --state or add linear layers")
+    if not args.state and LINEAR_ATTENTION in labels:
+        raise UsageError(f"--layers {quoted(args.layers)} has linear (state) layers but no --state "
+                         "gives their bytes: add e.g. --state conv=49152,ssm=2097152 (bytes per "
+                         "layer per TP rank)")
+    state = parse_named_sizes(args.state, field="--state")
+    element = args.ssm_element_bytes
+    if element is not None and "ssm" not in state:
+        raise UsageError(f"--ssm-element-bytes {element} sizes an ssm tensor, but --state has "
+                         "none: add ssm=BYTES to --state, or drop the option")
+    if element is not None and state["ssm"] % element:
+        raise UsageError(f"--ssm-element-bytes {element} does not divide --state's ssm of "
+                         f"{state['ssm']:,} B: give the element size its ssm bytes are whole "
+                         "elements of (2 for bf16, 4 for float32), or drop the option")
+    return CacheProfile(
+        layer_types=tuple(labels),
+        kv_bytes_per_slot=parse_size(args.kv_bytes_per_slot or "0",
+                                     field="--kv-bytes-per-slot", whole=True),
+        sliding_kv_bytes_per_slot=_sliding_kv_bytes(args.sliding_kv_bytes_per_slot),
+        state_const_bytes=state,
+        sliding_window=_window_tokens(args.sliding_window, "--sliding-window"),
+        attention_chunk_size=_window_tokens(args.attention_chunk_size, "--attention-chunk-size"),
+        ssm_element_bytes=args.ssm_element_bytes,
+        name="custom",
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# The plan's options and the budget
+
+
+def _whole_number(text: str) -> int | None:
+    """``text`` as an int; None where it is not one, or is past 20 characters (2**64 has 20
+    digits: no count here is larger, and int() of a huge string is slow)."""
+    try:
+        return int(text) if len(text) <= 20 else None
+    except ValueError:
+        return None
+
+
+def _positive_int(text: str) -> int:
+    value = _whole_number(text)
+    if value is None:
+        raise argparse.ArgumentTypeError(f"{quoted(text)} is not a whole number up to 2**64")
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value} must be positive: give 1 or more")
+    return value
+
+
+def _vllm_blocks(text: str) -> int:
+    """--vllm-blocks: the N of vLLM's "N KV cache blocks" line, as many as a budget may be."""
+    value = _whole_number(text)
+    if value is None or not MIN_VLLM_BLOCKS <= value <= MAX_VLLM_BLOCKS:
+        raise argparse.ArgumentTypeError(
+            f"{quoted(text)} is not a count of vLLM blocks: give the N of its \"Memory after "
+            f"warmup: ... N KV cache blocks\" line, {MIN_VLLM_BLOCKS} to {MAX_VLLM_BLOCKS:,}")
+    return value
+
+
+def _gpu_name(text: str) -> str:
+    """--gpu-memory: a GPU preset's name in any case and spacing (``h100 80gb``) as its own
+    (``H100 80GB``), as --preset reads a model's, so its budget and its notes follow; anything
+    else as typed, a size for with_given_budget to read."""
+    key = " ".join(text.split()).casefold()
+    return next((name for name in GPU_PRESETS if name.casefold() == key), text)
+
+
+def _size(field: str, *, whole: bool = False, memory: bool = False) -> Callable[[str], int]:
+    """A size argument; ``memory``: read as the app's memory fields read one, a bare number
+    under a MiB (``44.59``) or bytes under a MiB (``70B``) refused as a unit left out."""
+    def parse(text: str) -> int:
+        try:
+            if memory:
+                return memory_size(text, field)
+            return parse_size(text, field=field, whole=whole)
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+
+    return parse
+
+
+def add_plan_arguments(
+    parser: argparse.ArgumentParser, *, planner: bool = True, default_budget: int | None = None,
+    reserved: bool = True,
+) -> None:
+    """The plan's options; ``reserved=False`` leaves out --reserved-bytes-per-block (bench plans
+    packed slabs, which have no reserved rows). Without a default budget, --vllm-blocks may
+    give it instead of --budget."""
+    group = parser.add_argument_group("plan")
+    group.add_argument(
+        "--block-size",
+        type=_positive_int,
+        default=StrategyOptions.block_size,
+        help=f"requested tokens per page (default {StrategyOptions.block_size})",
+    )
+    group.add_argument(
+        "--alignment",
+        type=_positive_int,
+        default=None,
+        help="an inflated page size is a multiple of this (default: block size)",
+    )
+    budget = group.add_mutually_exclusive_group(required=default_budget is None)
+    budget.add_argument(
+        "--budget",
+        default=default_budget,
+        type=_size("--budget", memory=True),
+        help="memory for the cache: 80GB, 10GiB, 1.5TiB or 12e9 bytes (a bare number under "
+        "a MiB is refused as a size missing its unit)"
+        + (f" (default {format_bytes(default_budget)}: {DEFAULT_GPU} x "
+           f"{DEFAULT_MEMORY_FRACTION:g}, as the app's GPU lab plans by default)"
+           if default_budget else ""),
+    )
+    if default_budget is None:
+        budget.add_argument(
+            "--vllm-blocks", type=_vllm_blocks, default=None, metavar="N",
+            help="the budget as vLLM 0.34 logs it after warm-up (\"Memory after warmup: ... N "
+            "KV cache blocks (X GiB) fit\"): N of vLLM's blocks at the vLLM options given, "
+            "exact where its X GiB is rounded; every layout gets those bytes")
+        budget.add_argument(
+            "--gpu-memory", type=_gpu_name, default=None, metavar="GPU",
+            help="the budget as the app's sidebar derives it: one GPU's memory (80GB, or one "
+            f"of {', '.join(repr(name) for name in GPU_PRESETS)} as nvidia-smi reports it, "
+            "any case) x "
+            "--memory-fraction, less --weights / TP")
+        group.add_argument(
+            "--memory-fraction", type=float, default=None, metavar="F",
+            help=f"with --gpu-memory: the share an engine may use, vLLM's "
+            f"--gpu-memory-utilization (default {DEFAULT_MEMORY_FRACTION}, vLLM's before 0.20; "
+            "0.92 from 0.20 to 0.33; vLLM 0.34 on CUDA takes 1.0 and sizes its cache after "
+            "warm-up: give --vllm-blocks to match its log)")
+        group.add_argument(
+            "--weights", type=_size("--weights", memory=True), default=None,
+            help="with --gpu-memory: the model's weights on all ranks (2 B a parameter in bf16, "
+            "so 160GB for 80B; default 0), each rank holding 1 / TP of them")
+    if reserved:
+        group.add_argument(
+            "--reserved-bytes-per-block",
+            default=0,
+            type=_size("--reserved-bytes-per-block", whole=True),
+            help="per-component: bytes of co-resident rows per block id (a draft model's KV)",
+        )
+    if planner:
+        group.add_argument(
+            "--planner",
+            choices=PLANNERS,
+            default=None,
+            help="without --strategy: packed slabs (default) or one tensor per component",
+        )
+    parser.add_argument("--json", action="store_true", help="print JSON instead of tables")
+
+
+def with_given_budget(args: argparse.Namespace, model: GivenModel) -> argparse.Namespace:
+    """``args`` with --gpu-memory or --vllm-blocks turned into its --budget; as they were
+    without either."""
+    if getattr(args, "gpu_memory", None) is None:
+        unread = [flag for flag, value in (("--memory-fraction", "memory_fraction"),
+                                           ("--weights", "weights"))
+                  if getattr(args, value, None) is not None]
+        if unread:
+            many = len(unread) > 1
+            raise UsageError(f"{' and '.join(unread)} appl{'y' if many else 'ies'} only with "
+                             f"--gpu-memory, whose budget {'they derive' if many else 'it derives'}"
+                             f": give --gpu-memory too, or drop {'them' if many else 'it'}")
+        return with_vllm_blocks(args, model)
+    gpu = GPU_PRESETS.get(args.gpu_memory)
+    if gpu is None:
+        try:
+            gpu = memory_size(args.gpu_memory, "--gpu-memory")
+        except ValueError as exc:
+            raise UsageError(f"{exc} (or one of {', '.join(map(repr, GPU_PRESETS))})") from None
+    fraction = (DEFAULT_MEMORY_FRACTION if args.memory_fraction is None
+                else args.memory_fraction)
+    if not 0 < fraction <= 1:  # (NaN too)
+        raise UsageError(f"--memory-fraction {fraction_text(fraction)} is outside (0, 1]: give "
+                         "the share of the GPU an engine may use, e.g. 0.9")
+    try:
+        budget = cache_budget(gpu, fraction, args.weights or 0, model.tp,
+                              splits=model.splits_over)
+    except ValueError as exc:
+        if model.raw and args.weights:  # its advice to raise --tp does not apply to raw bytes
+            raise UsageError(
+                f"--gpu-memory {args.gpu_memory}: --weights {format_bytes(args.weights)} fill "
+                f"its usable memory: raw bytes are one rank's, so give --weights as one rank's "
+                "share, or a larger --gpu-memory or --memory-fraction") from None
+        raise UsageError(f"--gpu-memory {args.gpu_memory}: {exc}") from None
+    return argparse.Namespace(**{**vars(args), "budget": budget.cache_bytes,
+                                 "derived_budget": budget})
+
+
+def with_vllm_blocks(args: argparse.Namespace, model: GivenModel) -> argparse.Namespace:
+    """``args`` with --vllm-blocks N turned into its --budget: N x the bytes of one vLLM block
+    at the options given (``strategies.vllm.block_bytes``); as they were without it."""
+    if getattr(args, "vllm_blocks", None) is None:
+        return args
+    each = vllm_block_bytes(model.profile, strategy_cli.options_from_args(args))
+    try:
+        budget = blocks_budget(args.vllm_blocks, each, 1).cache_bytes
+    except ValueError as exc:  # more bytes than any budget
+        raise UsageError(f"--vllm-blocks {args.vllm_blocks:,}: {exc}") from None
+    return argparse.Namespace(**{**vars(args), "budget": budget, "vllm_block_bytes": each})
+
+
+def budget_notes(args: argparse.Namespace) -> tuple[str, ...]:
+    """Where a budget of --gpu-memory or --vllm-blocks comes from, said beside the figures."""
+    if (derived := getattr(args, "derived_budget", None)) is not None:
+        return (f"note: budget {derived.explanation}",)
+    if getattr(args, "vllm_blocks", None) is None:
+        return ()
+    return (f"note: budget {args.vllm_blocks:,} vLLM blocks x {args.vllm_block_bytes:,} B = "
+            f"{args.budget:,} B ({format_bytes(args.budget)}) per rank, a block the bytes of "
+            "vLLM's layout at these options",)
+
+
+def _budget_source(args: argparse.Namespace) -> tuple[str, str] | None:
+    """Where a budget that --gpu-memory or --vllm-blocks derives comes from, and the options
+    that raise it: the sidebar's fix (``Budget.how_to_raise``) in the flags the user gave. None
+    for a --budget given as it is."""
+    if getattr(args, "vllm_blocks", None) is not None:
+        return (f"{args.vllm_blocks:,} vLLM blocks x {args.vllm_block_bytes:,} B = "
+                f"{args.budget:,} B per rank", "raise --vllm-blocks")
+    derived = getattr(args, "derived_budget", None)
+    if derived is None:
+        return None
+    raise_ = ["--gpu-memory"] + (["--memory-fraction"] if derived.fraction < 1 else [])
+    fix = f"raise {' or '.join(raise_)}" + (", or lower --weights" if args.weights else "")
+    return f"--gpu-memory {quoted(args.gpu_memory)}: {derived.explanation}", fix
+
+
+def explain_budget(args: argparse.Namespace, message: str) -> str:
+    """``message`` with where the budget came from and the options that raise it, when it is
+    about a budget --gpu-memory or --vllm-blocks derives (the user gave no --budget to
+    raise: "give at least N B" says the bytes, not the option); other messages as they
+    are."""
+    source = _budget_source(args)
+    if source is None or "budget" not in message:
+        return message
+    return f"{message} (the budget is {source[0]}: {source[1]})"

@@ -1,0 +1,157 @@
+"""``compare --check-log``: an engine's start-up log read from a file or stdin (``_read_log``),
+checked against FlatKV's lines at the command's settings (``_checked_log``), and where a figure
+differs, the flags of the log's own run (``_logged_run_notes``).
+
+``log_check`` does the checking, shared with the Compare page; this module is its command-line
+face: the path, the flags and the one-line errors.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Mapping
+from dataclasses import replace
+
+from flatkv import log_check, strategy_cli
+from flatkv.given_cli import GivenModel, UsageError
+from flatkv.profile import CacheProfile
+from flatkv.sizing import sglang_budget_search
+from flatkv.strategies import run_strategy
+from flatkv.strategies.base import ENGINE_NAMES, StrategyOptions
+from flatkv.strategies.sglang import CHUNKED_PREFILL_ASSUMED
+from flatkv.strategies.vllm_log import format_gib
+from flatkv.units import count_text, format_size, quoted
+
+# The flag that sets each of a log's run's settings (``log_check.logged_changes``' names)
+_LOGGED_FLAGS = {"tp": "--tp", "sglang_attn_dp_size": "--attn-dp-size",
+                 "mamba_cache_mode": "--mamba-cache-mode", "vllm_blocks": "--vllm-blocks",
+                 "kv_memory": "--budget", "sglang_budget": "--budget", "context": "--context",
+                 "sglang_chunked_prefill_size": "--sglang-chunked-prefill-size"}
+# ... and the RunSettings field each sets
+_SETTING_FIELDS = {"sglang_attn_dp_size": "attn_dp",
+                   "sglang_chunked_prefill_size": "chunk"}
+
+
+def _logged_run_notes(args: argparse.Namespace, context: int | None, run: log_check.LoggedRun,
+                      model: GivenModel) -> tuple[str, ...]:
+    """Where lines differ, the flags that check the log at its own run's settings
+    (``log_check.logged_changes``: those these flags (``args``, with the budget they give) do
+    not give), since at other settings every figure differs for that alone (the Compare
+    page's offer). The blocks vLLM fits are known here only where --vllm-blocks gives them;
+    the budget that sizes SGLang's pools as its log gives them is searched at the log's TP
+    (raw bytes are one rank's: at theirs alone, and at another the note names --tp)."""
+    options = strategy_cli.figures_options(args)
+    profile = model.profile
+
+    def at(taken: Mapping[str, object]) -> log_check.RunSettings:
+        then = replace(now, **{_SETTING_FIELDS.get(name, name): value
+                               for name, value in taken.items()
+                               if name in ("tp", "context", *_SETTING_FIELDS)})
+        ranked = profile if then.tp == now.tp else model.profile_at(then.tp)
+        if ranked is None:
+            return replace(then, sglang_tokens=None, sglang_state_slots=None,
+                           sglang_budget=None)
+        return _with_sglang_pool(then, ranked, replace(
+            options, sglang_attn_dp_size=then.attn_dp, sglang_chunked_prefill_size=then.chunk,
+            mamba_cache_mode=taken.get("mamba_cache_mode", options.mamba_cache_mode)),
+            args.budget)
+
+    now = _with_sglang_pool(log_check.RunSettings(
+        tp=profile.tp, attn_dp=options.sglang_attn_dp_size,
+        mamba_cache_mode=options.mamba_cache_mode, context=context,
+        chunk=options.sglang_chunked_prefill_size,
+        vllm_blocks=(args.vllm_blocks,) if getattr(args, "vllm_blocks", None) else (),
+        # with --vllm-blocks its Available line is elided: the budget is the blocks'
+        available=() if getattr(args, "vllm_blocks", None) else (
+            f"{format_gib(args.budget)} GiB",),
+        gpu_chunk=options.sglang_chunked_prefill_size if (
+            getattr(args, "gpu_memory", None) is not None
+            and getattr(args, "sglang_chunked_prefill_size", None) is None
+            and options.sglang_chunked_prefill_size != CHUNKED_PREFILL_ASSUMED) else None),
+        profile, options, args.budget)
+    changes = log_check.logged_changes(run, now, at)
+    if not changes:
+        return ()
+    replaced = []  # the flags those take the place of: the CLI refuses both
+    if {"kv_memory", "sglang_budget", "vllm_blocks"} & changes.keys():
+        if getattr(args, "gpu_memory", None) is not None:
+            replaced.append("--gpu-memory")
+        elif getattr(args, "vllm_blocks", None) is not None and "vllm_blocks" not in changes:
+            replaced.append("--vllm-blocks")
+    if "sglang_attn_dp_size" in changes and getattr(args, "enable_dp_attention", False):
+        replaced.append("--enable-dp-attention --dp-size")  # it sets D where --attn-dp-size is 1
+    flags = " ".join(f"{_LOGGED_FLAGS[name]} "
+                     + (format_size(value) if name == "sglang_budget"
+                        else str(value).replace(" ", ""))
+                     for name, value in changes.items())
+    instead = f" (in place of {' and '.join(replaced)})" if replaced else ""
+    return (f"note: this log's run had {flags}{instead}: every figure differs at other "
+            "settings, so check it again with those",)
+
+
+def _with_sglang_pool(settings: log_check.RunSettings, profile: CacheProfile,
+                      options: StrategyOptions, budget: int) -> log_check.RunSettings:
+    """``settings`` with SGLang's token pool and state slots at ``budget`` there, and the
+    search for the
+    budget that gives it a log's (``sizing.sglang_budget_search``)."""
+    r = run_strategy("sglang", profile, budget_bytes=budget, context_tokens=settings.context,
+                     options=options)
+    return replace(settings, **log_check.sglang_pool_settings(r),
+                   sglang_budget=sglang_budget_search(profile, settings.context, options))
+
+
+def _read_log(path: str) -> str:
+    """The text of --check-log's file (``-``: stdin), as much as ``log_check`` reads; a
+    UsageError naming the path and the fix where it cannot be read or is no log's text."""
+    limit = 4 * log_check.MAX_LOG_CHARS  # UTF-8 takes at most 4 bytes a character
+    try:
+        if path == "-":
+            data = sys.stdin.buffer.read(limit + 1)
+        else:
+            with open(path, "rb") as file:
+                data = file.read(limit + 1)
+    except OSError as exc:
+        raise UsageError(f"--check-log {quoted(path)}: cannot read it ({exc.strerror or exc}): "
+                         "give an engine's log file, or - to read it from stdin") from None
+    if len(data) > limit:
+        raise UsageError(f"--check-log {quoted(path)} is over {limit:,} bytes: give the "
+                         f"engine's start-up part (this check reads "
+                         f"{log_check.MAX_LOG_CHARS:,} characters)")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise UsageError(f"--check-log {quoted(path)}: byte {exc.start:,} "
+                         f"({data[exc.start:exc.start + 1]!r}) is not UTF-8 text: give the "
+                         "engine's log as text") from None
+    try:
+        return log_check.check_text(text)
+    except ValueError as exc:
+        raise UsageError(f"--check-log {quoted(path)}: {exc}") from None
+
+
+def _checked_log(args: argparse.Namespace, profile: CacheProfile, context: int | None,
+                 log: str) -> list[log_check.LogCheck]:
+    """FlatKV's start-up lines of each engine at these settings checked against ``log``, for
+    the engines whose lines it holds; ValueError where it holds none of either's."""
+    lines = log_check.read_log(log)
+    if not lines:
+        raise ValueError(f"--check-log {quoted(args.check_log)} holds no line of text: give the "
+                         "engine's start-up log, from its start to its KV cache lines")
+    checks = [log_check.check_result(r, lines) for r in strategy_cli.compared(args, profile,
+                                                                              context)
+              if r.strategy in ENGINE_NAMES and r.applies and r.extras.get("log_lines")]
+    if not checks:
+        raise ValueError(f"--check-log {quoted(args.check_log)}: neither "
+                         f"{' nor '.join(ENGINE_NAMES.values())} starts at these settings, so "
+                         "FlatKV has no start-up line to check (compare without --check-log "
+                         "says why): give settings an engine starts at")
+    if not (found := [c for c in checks if c.found]):
+        reads = log_check.detect_engine(lines)
+        said = f" (it reads as {ENGINE_NAMES[reads]}'s)" if reads else ""
+        raise ValueError(f"--check-log {quoted(args.check_log)}: none of the start-up lines "
+                         f"{' or '.join(ENGINE_NAMES[c.engine] for c in checks)}"
+                         f" logs at these settings is in its {count_text(len(lines), 'line')}"
+                         f"{said}: give the log of a run at these settings, from its start to "
+                         "its KV cache lines")
+    return found
