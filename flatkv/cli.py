@@ -28,30 +28,30 @@ from flatkv.engine_options import strategy_fields
 from flatkv.given_cli import (
     GivenModel,
     UsageError,
-    _budget_source,
-    _gpu_name,
-    _positive_int,
     add_plan_arguments,
     add_profile_arguments,
     budget_notes,
+    budget_source,
     explain_budget,
     given_model,
+    gpu_name,
+    positive_int,
     with_given_budget,
 )
-from flatkv.log_cli import _checked_log, _logged_run_notes, _read_log
+from flatkv.log_cli import checked_log, logged_run_notes, read_log_file
 from flatkv.notes_cli import (
-    _gpu_named,
-    _option_not_read,
-    _vllm_blocks_read,
     checkpoint_notes,
     drafter_notes,
+    gpu_named,
     idle_option_notes,
     idle_page_notes,
+    option_not_read,
     sglang_chunk_notes,
     sglang_page_notes,
+    vllm_blocks_read,
 )
 from flatkv.plan import PACKED_NEEDS_HISTORY, BudgetTooSmall
-from flatkv.plan_cli import _requests_at, _requests_json, format_analysis, requests_text
+from flatkv.plan_cli import format_analysis, requests_at, requests_json, requests_text
 from flatkv.profile import CacheProfile
 from flatkv.strategies import STRATEGIES
 from flatkv.strategies.base import StrategyOptions
@@ -96,7 +96,7 @@ def _plan_command(args: argparse.Namespace) -> CommandOutput:
     try:
         return _plan_at_budget(args, model)
     except BudgetTooSmall as small:  # as the app says it, with the options given
-        if (source := _budget_source(args)) is None:
+        if (source := budget_source(args)) is None:
             raise
         raise UsageError(f"{budget_too_small_text(small, source[1])} (the budget is "
                          f"{source[0]})") from None
@@ -114,7 +114,7 @@ def _plan_at_budget(args: argparse.Namespace, model: GivenModel) -> CommandOutpu
     planner = args.planner or "packed"
     # with --context the plan's own layout counts requests, and reads its options
     counting = PLANNER_STRATEGY[planner] if args.context is not None else None
-    if unread := _option_not_read(options, counting, _vllm_blocks_read(model, args, options)):
+    if unread := option_not_read(options, counting, vllm_blocks_read(model, args, options)):
         flag, layout, _ = unread
         if counting is not None:
             raise UsageError(f"{flag} is not read by this plan's layout ({counting}), which "
@@ -137,11 +137,11 @@ def _plan_at_budget(args: argparse.Namespace, model: GivenModel) -> CommandOutpu
     context = (strategy_cli.RequestContext.from_args(args, model.max_model_len,
                                                      model.max_model_len_assumed)
                if args.context is not None else None)
-    requests = None if context is None else _requests_at(context, profile, planner, args.budget,
+    requests = None if context is None else requests_at(context, profile, planner, args.budget,
                                                          options)
     if args.json:
         text = plan_json(analysis, profile.name,
-                         requests=None if requests is None else _requests_json(requests))
+                         requests=None if requests is None else requests_json(requests))
     else:
         text = format_analysis(analysis, title=profile.name)
         if requests is not None:
@@ -163,8 +163,8 @@ def _plan_strategy(args: argparse.Namespace, model: GivenModel,
     if args.reserved_bytes_per_block and args.strategy != "per-component":
         raise UsageError(f"--reserved-bytes-per-block applies to the per-component layout, "
                          f"not --strategy {args.strategy}")
-    if unread := _option_not_read(options, args.strategy,
-                                  _vllm_blocks_read(model, args, options)):
+    if unread := option_not_read(options, args.strategy,
+                                  vllm_blocks_read(model, args, options)):
         flag, layout, instead = unread
         raise UsageError(f"{flag} is not read by --strategy {args.strategy}{instead}: use "
                          f"--strategy {layout} (a layout that reads it), or compare, which "
@@ -174,7 +174,7 @@ def _plan_strategy(args: argparse.Namespace, model: GivenModel,
                    + idle_option_notes(options, profile, (args.strategy,))
                    + idle_page_notes(args, profile, options)
                    + sglang_chunk_notes(args, profile, options, (args.strategy,))
-                   + (checkpoint_notes(options, model, _gpu_named(args))
+                   + (checkpoint_notes(options, model, gpu_named(args))
                       if "prefill_checkpoint_blocks" in strategy_fields(args.strategy, profile)
                       else ()))
 
@@ -205,7 +205,7 @@ def _compare_command(args: argparse.Namespace) -> CommandOutput:
             if given]):
         raise UsageError(f"{' and '.join(unread)} with --check-log: the log's check prints in "
                          "place of the table they add to; run them without --check-log")
-    log = None if args.check_log is None else _read_log(args.check_log)  # bad input first
+    log = None if args.check_log is None else read_log_file(args.check_log)  # bad input first
     model = given_model(args)
     checked: list[log_check.LogCheck] = []
     counted: list[tuple[argparse.Namespace, int | None]] = []  # the settings checked at
@@ -214,7 +214,7 @@ def _compare_command(args: argparse.Namespace) -> CommandOutput:
         if log is None:
             return strategy_cli.compare_text(a, profile, context, model_len=model.max_model_len)
         counted.append((a, context))
-        checked.extend(_checked_log(a, profile, context, log))
+        checked.extend(checked_log(a, profile, context, log))
         if a.json:
             return json.dumps([{"engine": c.engine, "verdict": c.verdict(),
                                 "lines": log_check.check_rows(c)} for c in checked], indent=2)
@@ -223,14 +223,14 @@ def _compare_command(args: argparse.Namespace) -> CommandOutput:
     output = _counting_requests(model, with_given_budget(args, model), command)
     output = replace(output, status=int(any(c.differs for c in checked)))
     if log is not None and output.status:
-        output = replace(output, notes=output.notes + _logged_run_notes(
+        output = replace(output, notes=output.notes + logged_run_notes(
             *counted[0], log_check.logged_run(log_check.read_log(log)), model))
     options = strategy_cli.options_from_args(args)
     idle = idle_option_notes(options, model.profile, STRATEGIES)
     return replace(output, notes=output.notes + strategy_cli.replica_notes(args)
                    + sglang_page_notes(args, model.profile, options)
                    + sglang_chunk_notes(args, model.profile, options, STRATEGIES)
-                   + idle + checkpoint_notes(options, model, _gpu_named(args)))
+                   + idle + checkpoint_notes(options, model, gpu_named(args)))
 
 
 def _bench_command(args: argparse.Namespace) -> CommandOutput:
@@ -258,7 +258,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_profile_arguments(compare)
     add_plan_arguments(compare, planner=False)
     strategy_cli.add_strategy_arguments(compare, include_strategy=False)
-    compare.add_argument("--requests", type=_positive_int, default=None, metavar="R",
+    compare.add_argument("--requests", type=positive_int, default=None, metavar="R",
                          help="also give each layout's least cache budget per rank that holds R "
                          "requests of the context at once (SGLang beside a state pool: the "
                          "least from which every larger budget holds them)")
@@ -379,7 +379,7 @@ def _unknown_option(parser: argparse.ArgumentParser, argv: Sequence[str]) -> str
                     and "=" not in previous and _takes_a_value(known, previous))
         if after_dashes or (command and not token.startswith("-") and not is_value):
             # "--gpu-memory H100 80GB" unquoted: the name's second word is the stray one
-            gpu = _gpu_name(f"{(previous or '').split('=', 1)[-1]} {token}")
+            gpu = gpu_name(f"{(previous or '').split('=', 1)[-1]} {token}")
             if not after_dashes and gpu in GPU_PRESETS:
                 return (f"unrecognized argument {token}: a GPU's name holds a space, so quote "
                         f"it: --gpu-memory '{gpu}'")

@@ -83,7 +83,7 @@ def add_profile_arguments(parser: argparse.ArgumentParser) -> None:
         help="tokens of a chunk of the chunked layers (Llama 4's chunked local attention)"
     )
     group.add_argument(
-        "--ssm-element-bytes", type=_positive_int, default=None, metavar="N",
+        "--ssm-element-bytes", type=positive_int, default=None, metavar="N",
         help="bytes of one element of --state's ssm tensor (2 bf16, 4 float32): SGLang "
         "re-sizes the ssm state to its own dtype from it, as the app does for an edited "
         "model; without it the ssm bytes are taken as given"
@@ -222,7 +222,7 @@ def _whole_number(text: str) -> int | None:
         return None
 
 
-def _positive_int(text: str) -> int:
+def positive_int(text: str) -> int:
     value = _whole_number(text)
     if value is None:
         raise argparse.ArgumentTypeError(f"{quoted(text)} is not a whole number up to 2**64")
@@ -241,7 +241,7 @@ def _vllm_blocks(text: str) -> int:
     return value
 
 
-def _gpu_name(text: str) -> str:
+def gpu_name(text: str) -> str:
     """--gpu-memory: a GPU preset's name in any case and spacing (``h100 80gb``) as its own
     (``H100 80GB``), as --preset reads a model's, so its budget and its notes follow; anything
     else as typed, a size for with_given_budget to read."""
@@ -273,13 +273,13 @@ def add_plan_arguments(
     group = parser.add_argument_group("plan")
     group.add_argument(
         "--block-size",
-        type=_positive_int,
+        type=positive_int,
         default=StrategyOptions.block_size,
         help=f"requested tokens per page (default {StrategyOptions.block_size})",
     )
     group.add_argument(
         "--alignment",
-        type=_positive_int,
+        type=positive_int,
         default=None,
         help="an inflated page size is a multiple of this (default: block size)",
     )
@@ -301,7 +301,7 @@ def add_plan_arguments(
             "KV cache blocks (X GiB) fit\"): N of vLLM's blocks at the vLLM options given, "
             "exact where its X GiB is rounded; every layout gets those bytes")
         budget.add_argument(
-            "--gpu-memory", type=_gpu_name, default=None, metavar="GPU",
+            "--gpu-memory", type=gpu_name, default=None, metavar="GPU",
             help="the budget as the app's sidebar derives it: one GPU's memory (80GB, or one "
             f"of {', '.join(repr(name) for name in GPU_PRESETS)} as nvidia-smi reports it, "
             "any case) x "
@@ -395,7 +395,7 @@ def budget_notes(args: argparse.Namespace) -> tuple[str, ...]:
             "vLLM's layout at these options",)
 
 
-def _budget_source(args: argparse.Namespace) -> tuple[str, str] | None:
+def budget_source(args: argparse.Namespace) -> tuple[str, str] | None:
     """Where a budget that --gpu-memory or --vllm-blocks derives comes from, and the options
     that raise it: the sidebar's fix (``Budget.how_to_raise``) in the flags the user gave. None
     for a --budget given as it is."""
@@ -415,7 +415,7 @@ def explain_budget(args: argparse.Namespace, message: str) -> str:
     about a budget --gpu-memory or --vllm-blocks derives (the user gave no --budget to
     raise: "give at least N B" says the bytes, not the option); other messages as they
     are."""
-    source = _budget_source(args)
+    source = budget_source(args)
     if source is None or "budget" not in message:
         return message
     return f"{message} (the budget is {source[0]}: {source[1]})"

@@ -1,6 +1,6 @@
-"""``compare --check-log``: an engine's start-up log read from a file or stdin (``_read_log``),
-checked against FlatKV's lines at the command's settings (``_checked_log``), and where a figure
-differs, the flags of the log's own run (``_logged_run_notes``).
+"""``compare --check-log``: an engine's start-up log read from a file or stdin (``read_log_file``),
+checked against FlatKV's lines at the command's settings (``checked_log``), and where a figure
+differs, the flags of the log's own run (``logged_run_notes``).
 
 ``log_check`` does the checking, shared with the Compare page; this module is its command-line
 face: the path, the flags and the one-line errors.
@@ -33,7 +33,7 @@ _SETTING_FIELDS = {"sglang_attn_dp_size": "attn_dp",
                    "sglang_chunked_prefill_size": "chunk"}
 
 
-def _logged_run_notes(args: argparse.Namespace, context: int | None, run: log_check.LoggedRun,
+def logged_run_notes(args: argparse.Namespace, context: int | None, run: log_check.LoggedRun,
                       model: GivenModel) -> tuple[str, ...]:
     """Where lines differ, the flags that check the log at its own run's settings
     (``log_check.logged_changes``: those these flags (``args``, with the budget they give) do
@@ -101,7 +101,7 @@ def _with_sglang_pool(settings: log_check.RunSettings, profile: CacheProfile,
                    sglang_budget=sglang_budget_search(profile, settings.context, options))
 
 
-def _read_log(path: str) -> str:
+def read_log_file(path: str) -> str:
     """The text of --check-log's file (``-``: stdin), as much as ``log_check`` reads; a
     UsageError naming the path and the fix where it cannot be read or is no log's text."""
     limit = 4 * log_check.MAX_LOG_CHARS  # UTF-8 takes at most 4 bytes a character
@@ -130,7 +130,7 @@ def _read_log(path: str) -> str:
         raise UsageError(f"--check-log {quoted(path)}: {exc}") from None
 
 
-def _checked_log(args: argparse.Namespace, profile: CacheProfile, context: int | None,
+def checked_log(args: argparse.Namespace, profile: CacheProfile, context: int | None,
                  log: str) -> list[log_check.LogCheck]:
     """FlatKV's start-up lines of each engine at these settings checked against ``log``, for
     the engines whose lines it holds; ValueError where it holds none of either's."""

@@ -5,7 +5,7 @@ An engine option, --block-size or --alignment that changes no figure (``idle_opt
 ``idle_page_notes``); SGLang's page and prefill chunk and vLLM's prefill checkpoint block on the
 GPU --gpu-memory names (``sglang_page_notes``, ``sglang_chunk_notes``, ``checkpoint_notes``); a
 drafter's layers left out of the figures (``drafter_notes``). And the option that ``plan``
-refuses since its layout does not read it (``_option_not_read``, from ``_READ_BY``): a note
+refuses since its layout does not read it (``option_not_read``, from ``_READ_BY``): a note
 would leave it unsaid. The words shared with the app come from ``strategy_notes`` and
 ``engine_options``.
 """
@@ -48,7 +48,7 @@ def drafter_notes(args: argparse.Namespace, model: GivenModel) -> tuple[str, ...
     return (f"note on speculative decoding: {DRAFTER_NOT_COUNTED} {how}.",)
 
 
-def _gpu_named(args: argparse.Namespace) -> str:
+def gpu_named(args: argparse.Namespace) -> str:
     """The GPU preset --gpu-memory names ("H100 80GB"), or "" for a size or none."""
     return getattr(args, "gpu_memory", None) or ""
 
@@ -71,7 +71,7 @@ def sglang_page_notes(args: argparse.Namespace, profile: CacheProfile,
                       options: StrategyOptions) -> tuple[str, ...]:
     """Where --gpu-memory names a GPU on which SGLang runs pages of more than a token when
     not told, and --sglang-page-size is not that page: the page its default run takes."""
-    default = sglang_default_page(_gpu_named(args), profile, options)
+    default = sglang_default_page(gpu_named(args), profile, options)
     if default is None or options.sglang_page_size == default.page:
         return ()
     return (f"note: {default.said}: --sglang-page-size {default.page} matches such a run's "
@@ -178,7 +178,7 @@ def idle_page_notes(args: argparse.Namespace, profile: CacheProfile,
     return tuple(notes)
 
 
-def _option_not_read(options: StrategyOptions, strategy: str | None,
+def option_not_read(options: StrategyOptions, strategy: str | None,
                      budget_reads: Callable[[str], bool] = lambda field: False,
                      ) -> tuple[str, str, str] | None:
     """The flag as typed (``--mamba-cache-mode``, ``--no-sglang-swa-pool``) of the first option
@@ -199,7 +199,7 @@ def _option_not_read(options: StrategyOptions, strategy: str | None,
     return None
 
 
-def _vllm_blocks_read(model: GivenModel, args: argparse.Namespace,
+def vllm_blocks_read(model: GivenModel, args: argparse.Namespace,
                       options: StrategyOptions) -> Callable[[str], bool]:
     """Whether an option changes the budget --vllm-blocks gives (vLLM's block bytes at the
     options, ``with_vllm_blocks``): such an option is read by every layout's figures. Without

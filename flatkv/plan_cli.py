@@ -1,5 +1,5 @@
 """``plan``'s output: the plan as a terminal report (``format_analysis``) and, with --context,
-the requests that the plan's own layout holds (``requests_text``; in --json ``_requests_json``,
+the requests that the plan's own layout holds (``requests_text``; in --json ``requests_json``,
 beside ``analysis.plan_json``).
 
 ``flatkv.cli`` runs the command (the model, the budget, the options it refuses, the notes);
@@ -18,7 +18,7 @@ from flatkv.texttable import text_table
 from flatkv.units import concurrency_text, exact_bytes, tokens_text
 
 
-def _requests_at(context: strategy_cli.RequestContext, profile: CacheProfile, planner: str,
+def requests_at(context: strategy_cli.RequestContext, profile: CacheProfile, planner: str,
                  budget: int, options: StrategyOptions) -> StrategyResult:
     """This plan's layout (flat for packed slabs, per-component for one tensor per component)
     counted at the context, as the app's Layout page counts its plan."""
@@ -29,7 +29,7 @@ def _requests_at(context: strategy_cli.RequestContext, profile: CacheProfile, pl
     return result
 
 
-def _requests_json(result: StrategyResult) -> dict[str, object]:
+def requests_json(result: StrategyResult) -> dict[str, object]:
     """The plan's requests in --json: the counting layout's own fields, as its to_dict
     writes them, under "layout" rather than "strategy" (a plan is no strategy)."""
     fields = result.to_dict()

@@ -177,13 +177,13 @@ def gather(pool: FlatPool, ids: PageIds | Sequence[int] | torch.Tensor,
 def scatter(pool: FlatPool, ids: PageIds | Sequence[int] | torch.Tensor,
             staging: torch.Tensor) -> None:
     """Copy ``staging`` back into the rows of ``ids`` in every page part."""
-    pages = _unique_ids(pool, ids, "ids")
+    pages = unique_ids(pool, ids, "ids")
     for dst, src in zip(pool.page_parts, staging_views(pool, staging, pages.count), strict=True):
         dst_w, src_w = _same_element(dst, src)
         dst_w.index_copy_(0, pages.tensor, src_w)
 
 
-def _unique_ids(pool: FlatPool, ids: PageIds | Sequence[int] | torch.Tensor,
+def unique_ids(pool: FlatPool, ids: PageIds | Sequence[int] | torch.Tensor,
                 field: str) -> PageIds:
     pages = page_ids(pool, ids, field=field)
     if not pages.unique:
@@ -236,7 +236,7 @@ def copy_from_host(pool: FlatPool, ids: PageIds | Sequence[int] | torch.Tensor,
     pages written too soon would land in these ids). Pass ``device_staging`` to avoid an
     allocation per call.
     """
-    pages = _unique_ids(pool, ids, "ids")
+    pages = unique_ids(pool, ids, "ids")
     staging = _device_staging(pool, host, pages.count, device_staging)
     if staging is not host:
         nbytes = staging_bytes(pool, pages.count)
@@ -253,7 +253,7 @@ def copy_state_rows(pool: FlatPool, src: int | PageIds | Sequence[int] | torch.T
     the order of the copies cannot matter. Returns the bytes copied.
     """
     src_ids = page_ids(pool, [src] if isinstance(src, int) else src, field="src")
-    dst_ids = _unique_ids(pool, [dst] if isinstance(dst, int) else dst, "dst")
+    dst_ids = unique_ids(pool, [dst] if isinstance(dst, int) else dst, "dst")
     if src_ids.count != dst_ids.count:
         raise ValueError(
             f"src has {src_ids.count} page id(s) and dst {dst_ids.count}: pair them one to one"

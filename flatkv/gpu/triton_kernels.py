@@ -23,7 +23,7 @@ from math import gcd
 
 import torch
 
-from flatkv.gpu.kernels import PageIds, _unique_ids, check_staging, page_ids
+from flatkv.gpu.kernels import PageIds, check_staging, page_ids, unique_ids
 from flatkv.gpu.pool import FlatPool
 from flatkv.plan import cdiv
 
@@ -208,4 +208,4 @@ def gather(pool: FlatPool, ids, staging: torch.Tensor) -> torch.Tensor:
 
 def scatter(pool: FlatPool, ids, staging: torch.Tensor) -> None:
     """Fused ``flatkv.gpu.kernels.scatter``: every page part in one launch."""
-    _launch(pool, _unique_ids(pool, ids, "ids"), staging, False)
+    _launch(pool, unique_ids(pool, ids, "ids"), staging, False)

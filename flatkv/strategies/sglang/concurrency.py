@@ -1,6 +1,6 @@
-"""How many requests at a context SGLang's pools hold at once (``_sglang_concurrency``): each pool's
+"""How many requests at a context SGLang's pools hold at once (``sglang_concurrency``): each pool's
 limit (the token pool, the sliding pool, the state slots, the running cap), the least of them,
-and the bytes each pool holds idle at that concurrency (``split_idle``, ``_idle_pool``), which
+and the bytes each pool holds idle at that concurrency (``split_idle``, ``idle_pool_bytes``), which
 the breakdown and the app show."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from flatkv.profile import CacheProfile
 from flatkv.strategies.base import WINDOW_SPANS, StrategyOptions, StrategyResult, n, window_span
 from flatkv.strategies.sglang.chunk import UNCHUNKED_SPAN, chunked_prefill_size
 from flatkv.strategies.sglang.drafting import draft_tokens, running_request_limit
-from flatkv.strategies.sglang.model import _token_bytes_of, pool_layers, sglang_window, swa_label
+from flatkv.strategies.sglang.model import pool_layers, sglang_window, swa_label, token_bytes_of
 from flatkv.strategies.sglang.sliding import (
     SWA_EVICTION_INTERVAL,
     estimate_swa_kv_tokens,
@@ -25,7 +25,7 @@ from flatkv.strategies.sglang.state import request_slots, slots_per_request
 from flatkv.units import concurrency_text
 
 
-def _sglang_concurrency(
+def sglang_concurrency(
     profile: CacheProfile, options: StrategyOptions, context_tokens: int, *, full_tokens: int,
     swa_tokens: int, slots: int | None, slot_bytes: int | None, formulas: list[str],
     extras: dict[str, object],
@@ -61,7 +61,7 @@ def _sglang_concurrency(
 
 
 class _HeldPools(NamedTuple):
-    """SGLang's pools at the budget as ``_sglang_concurrency`` reads them, gathered once so
+    """SGLang's pools at the budget as ``sglang_concurrency`` reads them, gathered once so
     each limit and the idle figures read the same: the token pools' tokens, layers and bytes a
     token, and the state slots."""
 
@@ -84,11 +84,11 @@ class _HeldPools(NamedTuple):
 
 def _held_pools(profile: CacheProfile, options: StrategyOptions, *, full_tokens: int,
                 swa_tokens: int, slots: int | None, slot_bytes: int | None) -> _HeldPools:
-    """The pools' figures ``_sglang_concurrency`` reads. A token's bytes count only the layers
-    that store: the kv-shared layers' bytes are idle whatever runs, and ``_idle_pool`` counts
+    """The pools' figures ``sglang_concurrency`` reads. A token's bytes count only the layers
+    that store: the kv-shared layers' bytes are idle whatever runs, and ``idle_pool_bytes`` counts
     them apart, so the split's idle figures leave them out."""
     n_full, n_swa = pool_layers(profile, options)
-    full_bytes, swa_bytes = _token_bytes_of(profile, options, profile.layer_types)
+    full_bytes, swa_bytes = token_bytes_of(profile, options, profile.layer_types)
     return _HeldPools(options.sglang_page_size, slots_per_request(profile, options)[0], n_full,
                       n_swa, full_tokens, swa_tokens, full_bytes, swa_bytes, slots, slot_bytes)
 
@@ -317,15 +317,15 @@ def _idle_of(extras: Mapping[str, object]) -> list[tuple[str, int]]:
             if extras.get(key) and extras.get("binding_limit") != limit]
 
 
-def _idle_pool(profile: CacheProfile, options: StrategyOptions, full_tokens: int,
+def idle_pool_bytes(profile: CacheProfile, options: StrategyOptions, full_tokens: int,
                swa_tokens: int, running: int | None, extras: dict[str, object],
                formulas: list[str]) -> tuple[int, int]:
     """(kv bytes, state bytes) of SGLang's reservation that hold nothing: the pool layers of
     kv-shared layers, whatever runs, and what the static split leaves of the pools that do not
-    bind at the requests that run (``_sglang_concurrency``; where none runs, use says nothing
+    bind at the requests that run (``sglang_concurrency``; where none runs, use says nothing
     and the pools stay drawn as reserved). Adds their formulas."""
     kv_idle = state_idle = 0
-    shared_full, shared_swa = _token_bytes_of(profile, options, profile.kv_shared_layer_types)
+    shared_full, shared_swa = token_bytes_of(profile, options, profile.kv_shared_layer_types)
     if shared_bytes := full_tokens * shared_full + swa_tokens * shared_swa:
         kv_idle = extras["kv_shared_pool_bytes"] = shared_bytes
         pool = "full" if shared_swa or "swa_tokens" in extras else "kv"

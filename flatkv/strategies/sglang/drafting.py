@@ -21,7 +21,7 @@ from flatkv.strategies.sglang.model import pool_layers
 MAMBA1_ARCHITECTURES = ("FalconMambaForCausalLM", "MambaForCausalLM")
 
 
-def _mamba1_draft_refusal(profile: CacheProfile, options: StrategyOptions) -> str | None:
+def mamba1_draft_refusal(profile: CacheProfile, options: StrategyOptions) -> str | None:
     """Why SGLang 0.5.23 would not run a Mamba1 model drafting tokens (None where it would,
     or where nothing is drafted): its Mamba1 mixer asserts no target-verify batch, the step
     that checks drafted tokens."""
@@ -33,7 +33,7 @@ def _mamba1_draft_refusal(profile: CacheProfile, options: StrategyOptions) -> st
             "tokens to 0")
 
 
-def _running_limit(profile: CacheProfile, options: StrategyOptions) -> int | None:
+def running_limit(profile: CacheProfile, options: StrategyOptions) -> int | None:
     """The max_running_requests SGLang holds before its pools, as FlatKV models it: told,
     else the speculative hook's 48 where it drafts (state hybrids where FlatKV models the
     drafting, ``draft_tokens``; any model without state), else None."""
@@ -178,7 +178,7 @@ def draft_buffer_allocation(profile: CacheProfile, tensors: Mapping[str, int], d
     return layers_rows * drafts * ssm, layers_rows * window
 
 
-def _allocated_draft_buffers(profile: CacheProfile, drafts: int, formulas: list[str],
+def allocated_draft_buffers(profile: CacheProfile, drafts: int, formulas: list[str],
                              extras: dict[str, object]) -> tuple[int, int] | None:
     """What MambaPool allocates of the draft-token buffers SGLang reserved
     (``draft_buffer_allocation``), for its max_running_requests + 1 requests; None where that

@@ -66,11 +66,11 @@ def pool_token_bytes(profile: CacheProfile, options: StrategyOptions) -> tuple[i
     sliding-window pool (``pool_layers``): its ``_full_per_token x full layers`` and
     ``_swa_per_token x swa layers``, a sliding layer's bytes its own where they differ from a
     full layer's (Gemma 4)."""
-    return _token_bytes_of(profile, options,
+    return token_bytes_of(profile, options,
                            profile.layer_types + profile.kv_shared_layer_types)
 
 
-def _token_bytes_of(profile: CacheProfile, options: StrategyOptions,
+def token_bytes_of(profile: CacheProfile, options: StrategyOptions,
                     layer_types: tuple[str, ...]) -> tuple[int, int]:
     """``pool_token_bytes`` of some of the profile's layers: the storing ones, or the
     kv-shared ones alone (pool bytes SGLang keeps and never writes, as such a layer reads an

@@ -1,5 +1,5 @@
 """Page size as SGLang runs it and the whole pages its pools round to. DeepSeek's sparse attention
-(NSA) runs at 64 whatever --page-size says (``page_size``, ``_nsa_options``); a pool's tokens are
+(NSA) runs at 64 whatever --page-size says (``page_size``, ``nsa_options``); a pool's tokens are
 kept in whole pages (``whole_pages``); a byte count SGLang computes in float prints as the float
 gives it (``bytes_text``). Apart so that the state, chunk and token-pool modules share them."""
 
@@ -31,7 +31,7 @@ def whole_pages(tokens: int, page: int) -> tuple[int, str]:
 
 def page_size(profile: CacheProfile, options: StrategyOptions) -> int:
     """The page size SGLang runs: the option's, but DeepSeek's sparse attention's own
-    (NSA_PAGE_SIZE) whatever it says (``_nsa_options``)."""
+    (NSA_PAGE_SIZE) whatever it says (``nsa_options``)."""
     return NSA_PAGE_SIZE if profile.indexer_bytes_per_slot else options.sglang_page_size
 
 
@@ -51,7 +51,7 @@ NSA_FP8_NOTE = (
     "above what the bytes fit")
 
 
-def _nsa_options(profile: CacheProfile, options: StrategyOptions,
+def nsa_options(profile: CacheProfile, options: StrategyOptions,
                  formulas: list[str]) -> StrategyOptions:
     """``options`` as SGLang runs DeepSeek's sparse attention (NSA): at its own page size,
     whatever --page-size says (a formula line says so, and that its fp8 cache is assumed)."""

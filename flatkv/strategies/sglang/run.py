@@ -18,14 +18,14 @@ from flatkv.strategies.base import (
     not_applicable,
 )
 from flatkv.strategies.sglang.chunk import chunk_page_refusal, chunked_prefill_size
-from flatkv.strategies.sglang.concurrency import _idle_pool, _sglang_concurrency
+from flatkv.strategies.sglang.concurrency import idle_pool_bytes, sglang_concurrency
 from flatkv.strategies.sglang.dp import attention_dp
 from flatkv.strategies.sglang.drafting import (
     SPECULATIVE_NOT_MODELLED,
-    _allocated_draft_buffers,
-    _mamba1_draft_refusal,
-    _running_limit,
+    allocated_draft_buffers,
     draft_tokens,
+    mamba1_draft_refusal,
+    running_limit,
     speculative_not_modelled,
 )
 from flatkv.strategies.sglang.model import (
@@ -35,32 +35,32 @@ from flatkv.strategies.sglang.model import (
     sglang_window,
     swa_label,
 )
-from flatkv.strategies.sglang.pages import _nsa_options
+from flatkv.strategies.sglang.pages import nsa_options
 from flatkv.strategies.sglang.sliding import (
-    _least_swa_pool,
-    _swa_cell,
-    _swa_pool_choice,
+    least_swa_pool,
+    swa_cell,
+    swa_pool_choice,
     swa_request_cap,
     swa_split,
 )
 from flatkv.strategies.sglang.state import (
     StatePools,
-    _draft_track_refusal,
-    _state_size_source,
-    _state_slots,
     budget_for_spec_slots,
     budget_for_state_pool,
+    draft_track_refusal,
     fixed_state_size,
     radix_page_refusal,
     request_slots,
     slots_per_request,
+    state_pools,
+    state_size_source,
     told_state,
 )
 from flatkv.strategies.sglang.tokens import (
     TokenPools,
-    _max_running_requests,
-    _token_pages,
-    _token_pools_after_state,
+    resolve_max_running_requests,
+    token_pages,
+    token_pools_after_state,
 )
 from flatkv.strategies.sglang_log import scheduler_line, start_up_log
 
@@ -70,7 +70,7 @@ def enough_budget(profile: CacheProfile, options: StrategyOptions,
     """A budget that holds one running request's S state slots and SGLang's padding slot, a
     page of the token pool (with state, pages of two tokens at least: it runs T // 2 requests,
     and none refuses to start), and with a hybrid SWA pool a swa pool over ``window + page``
-    (SGLang's floor, ``_least_swa_pool``: the window as its model reports it).
+    (SGLang's floor, ``least_swa_pool``: the window as its model reports it).
 
     The state pool is ``B x r / (1 + r)``, and it takes at most that, so the KV memory is at
     least ``B / (1 + r)``: ``B >= (1 + r) x`` (the KV memory the pools need) is enough. The
@@ -85,8 +85,8 @@ def enough_budget(profile: CacheProfile, options: StrategyOptions,
         full_need = page if slot_bytes is None else cdiv(2, page) * page
         kv_need = cdiv(cap.tokens, page) * page * swa_bytes + full_need * full_bytes
     elif n_full and n_swa:
-        rs, least = options.swa_full_tokens_ratio, _least_swa_pool(profile, page)
-        cell = _swa_cell(full_bytes, swa_bytes, rs)
+        rs, least = options.swa_full_tokens_ratio, least_swa_pool(profile, page)
+        cell = swa_cell(full_bytes, swa_bytes, rs)
         full_need = max(page, cdiv(math.ceil(least / rs), page) * page)
         kv_need = math.ceil(full_need * Fraction(cell))  # memory // cell >= full_need
         # the float ratio can fall short of the decimal (0.57 x 100 is 56.99...): a page more
@@ -124,14 +124,14 @@ def _pool_refusal(profile: CacheProfile, options: StrategyOptions, pools: TokenP
     if pools.swa_capped and pools.full_tokens <= 0:
         return (
             f"SGLang's SWA request cap ({n(pools.swa_tokens)} tokens for max_running_requests "
-            f"{n(_running_limit(profile, options))}, with --disable-radix-cache) leaves no "
+            f"{n(running_limit(profile, options))}, with --disable-radix-cache) leaves no "
             f"page of the full KV pool in the {n(pools.kv_memory)} B: it refuses to start; a "
             f"budget of {n(enough_budget(profile, options, slot_bytes))} B or more, or a "
             "smaller --max-running-requests, leaves one")
     n_full, n_swa = pool_layers(profile, options)
     page = options.sglang_page_size
     kv_memory, swa_tokens, pool_tokens = pools.kv_memory, pools.swa_tokens, pools.pool_tokens
-    if n_full and n_swa and pool_tokens >= page and swa_tokens < _least_swa_pool(profile, page):
+    if n_full and n_swa and pool_tokens >= page and swa_tokens < least_swa_pool(profile, page):
         return (
             f"the swa pool ({n(swa_tokens)} tokens) cannot hold one request: SGLang needs more "
             f"than its window ({sglang_window(profile)[1]}) + page size {page} tokens in "
@@ -142,7 +142,7 @@ def _pool_refusal(profile: CacheProfile, options: StrategyOptions, pools: TokenP
     # only where none are told) a smaller share of the budget for the state
     fixed = fixed_state_size(options, draft_tokens(profile, options))
     smaller_state = ("" if not slot_bytes else
-                     f", as does a smaller {_state_size_source(options)[0]}"
+                     f", as does a smaller {state_size_source(options)[0]}"
                      if fixed is not None else
                      ", as does a smaller SGLang mamba/full memory ratio "
                      "(--mamba-full-memory-ratio)")
@@ -180,7 +180,7 @@ def _state_refusal(profile: CacheProfile, options: StrategyOptions, budget_bytes
     per_request = slots_per_request(profile, options)[0]
     drafts = draft_tokens(profile, options)
     told_size = fixed_state_size(options, drafts)
-    flag, source = _state_size_source(options)
+    flag, source = state_size_source(options)
     if told_size is not None and told_size // per_request < 1:
         return (
             f"{source} {n(told_size)} gives fewer request slots than the "
@@ -211,7 +211,7 @@ def _breakdown(profile: CacheProfile, options: StrategyOptions, budget_bytes: in
                extras: dict[str, object]) -> dict[str, int]:
     """The budget by category: the token pools (kv_history), the state slots and their
     draft-token buffers (state), what neither takes (unused), and where some of the pools
-    hold nothing at the ``running`` requests, that part as idle_pool (``_idle_pool``).
+    hold nothing at the ``running`` requests, that part as idle_pool (``idle_pool_bytes``).
     Appends their formulas."""
     kv_bytes = pools.kv_bytes
     state_bytes, buffers = state.slot_total, state.buffers
@@ -226,7 +226,7 @@ def _breakdown(profile: CacheProfile, options: StrategyOptions, budget_bytes: in
         f"{n(kv_bytes)} - {n(state_bytes)} - {n(buffers)} = {n(totals['unused'])} (state = "
         f"slots + buffers = {n(state.held)})"
     )
-    kv_idle, state_idle = _idle_pool(profile, options, pools.full_tokens, pools.swa_tokens,
+    kv_idle, state_idle = idle_pool_bytes(profile, options, pools.full_tokens, pools.swa_tokens,
                                      running, extras, formulas)
     if kv_idle or state_idle:
         totals.update(kv_history=kv_bytes - kv_idle, state=state.held - state_idle,
@@ -280,13 +280,13 @@ def run_sglang(
     options: StrategyOptions,
 ) -> StrategyResult:
     """SGLang's separate pools (the package's docstring), in the order it sizes them: the page size
-    (its own for DeepSeek's sparse attention, ``_nsa_options``), the state slots and their
-    draft-token buffers first out of the budget (``_state_slots``), the token pools in what is
-    left (``_token_pools_after_state``), the requests of the context over the pool that binds
-    (``_sglang_concurrency``) and the max_running_requests it logs
-    (``_max_running_requests``), the draft-token buffers MambaPool allocates for those
-    (``_allocated_draft_buffers``), then the budget by category (``_breakdown``), the page view
-    (``_token_pages``) and the start-up log (``_start_up_log_extras``). Any step may refuse,
+    (its own for DeepSeek's sparse attention, ``nsa_options``), the state slots and their
+    draft-token buffers first out of the budget (``state_pools``), the token pools in what is
+    left (``token_pools_after_state``), the requests of the context over the pool that binds
+    (``sglang_concurrency``) and the max_running_requests it logs
+    (``resolve_max_running_requests``), the draft-token buffers MambaPool allocates for those
+    (``allocated_draft_buffers``), then the budget by category (``_breakdown``), the page view
+    (``token_pages``) and the start-up log (``_start_up_log_extras``). Any step may refuse,
     as SGLang refuses to start."""
     name = "sglang"
 
@@ -298,7 +298,7 @@ def run_sglang(
         return refuse(blocker)
     formulas: list[str] = []
     extras: dict[str, object] = {}
-    options = _nsa_options(profile, options, formulas)
+    options = nsa_options(profile, options, formulas)
     group = attention_dp(profile, options, formulas)
     if group.refusal:
         return refuse(group.refusal)
@@ -306,8 +306,8 @@ def run_sglang(
     if options.sglang_attn_dp_size > 1:
         extras["attention_dp_groups"] = options.sglang_attn_dp_size
     if refusal := (radix_page_refusal(profile, options) or chunk_page_refusal(profile, options)
-                   or _draft_track_refusal(profile, options)
-                   or _mamba1_draft_refusal(profile, options)):
+                   or draft_track_refusal(profile, options)
+                   or mamba1_draft_refusal(profile, options)):
         return refuse(refusal)
     if speculative_not_modelled(profile, options):
         formulas.append(SPECULATIVE_NOT_MODELLED)
@@ -317,32 +317,32 @@ def run_sglang(
 
     state = StatePools()
     if profile.count(LINEAR_ATTENTION):
-        state = _state_slots(profile, options, budget_bytes, formulas, extras)
+        state = state_pools(profile, options, budget_bytes, formulas, extras)
         if refusal := _state_refusal(profile, options, budget_bytes, state):
             return refuse(refusal)
-    if refusal := _swa_pool_choice(profile, options, formulas, extras):
+    if refusal := swa_pool_choice(profile, options, formulas, extras):
         return refuse(refusal)
-    pools = _token_pools_after_state(profile, options, budget_bytes, context_tokens, state,
+    pools = token_pools_after_state(profile, options, budget_bytes, context_tokens, state,
                                      formulas, extras)
     if refusal := _pool_refusal(profile, options, pools, state.slot_bytes):
         return refuse(refusal)
 
     numerator = denominator = None
     if context_tokens is not None:
-        numerator, denominator = _sglang_concurrency(
+        numerator, denominator = sglang_concurrency(
             profile, options, context_tokens, full_tokens=pools.full_tokens,
             swa_tokens=pools.swa_tokens, slots=state.slots, slot_bytes=state.slot_bytes,
             formulas=formulas, extras=extras)
-    warning = (_max_running_requests(profile, options, context_tokens, pools.pool_tokens,
+    warning = (resolve_max_running_requests(profile, options, context_tokens, pools.pool_tokens,
                                      formulas, extras) if pools.sized else "")
     drafts = draft_tokens(profile, options)  # what MambaPool allocates of their buffers:
-    allocated = _allocated_draft_buffers(profile, drafts, formulas, extras) if drafts else None
+    allocated = allocated_draft_buffers(profile, drafts, formulas, extras) if drafts else None
 
     running = None if numerator is None else numerator // denominator
     totals = _breakdown(profile, options, budget_bytes, pools, state, running, formulas, extras)
     if profile.has_attention:
         n_full, n_swa = pool_layers(profile, options)
-        block_size, block_bytes, num_blocks, capacity, why = _token_pages(
+        block_size, block_bytes, num_blocks, capacity, why = token_pages(
             profile, options, pools.pool_tokens, n_full, n_swa, formulas, extras)
     else:
         block_size, block_bytes, num_blocks, capacity = None, state.slot_bytes, state.slots, None

@@ -1,6 +1,6 @@
 """SGLang's hybrid SWA pool beside its full pool: the split of the KV memory between them in
 SGLang's own float arithmetic (``swa_split``), its floor of a window and a page
-(``_least_swa_pool``), and with --disable-radix-cache the request cap that sizes the sliding pool
+(``least_swa_pool``), and with --disable-radix-cache the request cap that sizes the sliding pool
 instead (``swa_request_cap``; not with chunked prefill off: ``swa_cap_unchunked``)."""
 
 from __future__ import annotations
@@ -13,11 +13,11 @@ from flatkv.plan import cdiv
 from flatkv.profile import WINDOWED, CacheProfile
 from flatkv.strategies.base import StrategyOptions, kv_sizes_text, n
 from flatkv.strategies.sglang.chunk import chunked_prefill_size
-from flatkv.strategies.sglang.drafting import _running_limit, speculative_not_modelled
+from flatkv.strategies.sglang.drafting import running_limit, speculative_not_modelled
 from flatkv.strategies.sglang.model import pool_layers, sglang_window, swa_label, swa_pool
 
 
-def _least_swa_pool(profile: CacheProfile, page: int) -> int:
+def least_swa_pool(profile: CacheProfile, page: int) -> int:
     """The fewest tokens SGLang starts a hybrid SWA pool with: whole pages, more than
     ``window + page`` (its prefill admission floor, pool_configurator.validate_swa_pool_size;
     the window as its model reports it, ``sglang_window``)."""
@@ -42,7 +42,7 @@ def swa_split(kv_memory: int, full_bytes: int, swa_bytes: int, ratio: Fraction,
     by a token or, at a page size over 1, by a page. Past 2**53 B a float budget can round up
     to more tokens than the memory holds; there the count is the exact one (no engine has
     that much memory)."""
-    cell = _swa_cell(full_bytes, swa_bytes, ratio)
+    cell = swa_cell(full_bytes, swa_bytes, ratio)
     total = int(kv_memory // cell)
     if kv_memory > 2**53:
         total = min(total, int(kv_memory // Fraction(cell)))
@@ -51,7 +51,7 @@ def swa_split(kv_memory: int, full_bytes: int, swa_bytes: int, ratio: Fraction,
     return SwaSplit(cell, total, full, swa_raw, swa_raw // page * page)
 
 
-def _swa_cell(full_bytes: int, swa_bytes: int, ratio: Fraction) -> float:
+def swa_cell(full_bytes: int, swa_bytes: int, ratio: Fraction) -> float:
     """Bytes per full-pool token as SGLang computes them (``_recompute_cell_size``): a full
     token's bytes over the full layers plus r times a swa token's over the swa layers, the
     ratio a float (``_full_cell_bytes() + ratio * _swa_cell_bytes()``)."""
@@ -110,7 +110,7 @@ def swa_request_cap(profile: CacheProfile, options: StrategyOptions) -> SwaReque
     """SGLang 0.5.23's SWA request cap, where it sizes a hybrid SWA pool by it in place of
     ``swa_full_tokens_ratio``: with --disable-radix-cache, a full pool beside the sliding one
     and max_running_requests N set before the pools (told, or the 48 its speculative hook sets
-    where FlatKV models the drafting: ``_running_limit``), chunked prefill on
+    where FlatKV models the drafting: ``running_limit``), chunked prefill on
     (pool_configurator.py 986-1003, ``SWARequestCapPoolConfigurator.is_applicable``, picked at
     1720-1722: "an unchunked prefill writes the whole prompt into the SWA pool", so with
     ``--chunked-prefill-size`` <= 0 the ratio sizes it: ``swa_cap_unchunked``). The worst case
@@ -119,7 +119,7 @@ def swa_request_cap(profile: CacheProfile, options: StrategyOptions) -> SwaReque
     its chunked_prefill_size (``chunked_prefill_size``) and a page. None where SGLang sizes the
     pool by the ratio."""
     n_full, n_swa = pool_layers(profile, options)
-    limit = _running_limit(profile, options)
+    limit = running_limit(profile, options)
     chunk = chunked_prefill_size(options)
     if (not (options.sglang_disable_radix_cache and n_full and n_swa) or limit is None
             or chunk is None):
@@ -154,7 +154,7 @@ def estimate_swa_kv_tokens(extend_input_len: int, max_new_tokens: int, window: i
             + page)
 
 
-def _swa_pool_choice(profile: CacheProfile, options: StrategyOptions, formulas: list[str],
+def swa_pool_choice(profile: CacheProfile, options: StrategyOptions, formulas: list[str],
                      extras: dict[str, object]) -> str:
     """Whether windowed layers get SGLang's hybrid SWA pool, said in a formula line and
     ``extras["sglang_swa_pool"]``; the reason it refuses ("" where it runs): sliding layers of

@@ -3,7 +3,7 @@
 holds under its mamba radix cache (``slots_per_request``, ``radix_cache``), the pool's share of
 the budget in SGLang's float (``state_pool_bytes``) and the least budget for a share
 (``budget_for_state_pool``, ``budget_of_next_slot``), and the slots from the budget, a told
---max-mamba-cache-size or the drafting sizing (``StatePools``, ``_state_slots``)."""
+--max-mamba-cache-size or the drafting sizing (``StatePools``, ``state_pools``)."""
 
 from __future__ import annotations
 
@@ -150,7 +150,7 @@ def radix_page_refusal(profile: CacheProfile, options: StrategyOptions) -> str |
     return None
 
 
-def _draft_track_refusal(profile: CacheProfile, options: StrategyOptions) -> str | None:
+def draft_track_refusal(profile: CacheProfile, options: StrategyOptions) -> str | None:
     """Why SGLang 0.5.23 would not start with these drafted tokens (None where it would): its
     extra_buffer radix cache snapshots state every --mamba-track-interval tokens, which must be
     at least the D tokens verified a step (mamba_hook.validate_mamba_extra_buffer)."""
@@ -308,7 +308,7 @@ class StatePools:
         return self.slot_total + self.buffers
 
 
-def _state_slots(profile: CacheProfile, options: StrategyOptions, budget_bytes: int,
+def state_pools(profile: CacheProfile, options: StrategyOptions, budget_bytes: int,
                  formulas: list[str], extras: dict[str, object]) -> StatePools:
     """SGLang's state pool (``StatePools``). The pool takes ``r / (1 + r)`` of the budget (with
     attention layers or without), cut into slots of every state layer's conv + ssm. One slot is
@@ -447,7 +447,7 @@ def fixed_state_size(options: StrategyOptions, drafts: int) -> int | None:
     return None
 
 
-def _state_size_source(options: StrategyOptions) -> tuple[str, str]:
+def state_size_source(options: StrategyOptions) -> tuple[str, str]:
     """Where a fixed state size (``fixed_state_size``) comes from, as (the flag that moves it,
     the words that name it): --max-mamba-cache-size where told, else --disable-radix-cache's
     max_running_requests (told, or the speculative hook's 48)."""

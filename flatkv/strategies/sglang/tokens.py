@@ -1,7 +1,7 @@
-"""SGLang's KV token pools from the memory its state pool leaves (``_token_pools_after_state``): one
+"""SGLang's KV token pools from the memory its state pool leaves (``token_pools_after_state``): one
 pool over the full-attention layers or a full and a sliding pool (``TokenPools``), a state
 model's pool of no layers (``_layerless_token_pool``), their pages, and the running requests
-the scheduler logs from them (``_max_running_requests``)."""
+the scheduler logs from them (``resolve_max_running_requests``)."""
 
 from __future__ import annotations
 
@@ -13,9 +13,9 @@ from flatkv.strategies.base import StrategyOptions, n, ratio_text
 from flatkv.strategies.sglang.drafting import (
     DRAFTER_KV_LAYERLESS_LINE,
     DRAFTER_KV_LINE,
-    _running_limit,
     draft_tokens,
     hook_requests_text,
+    running_limit,
 )
 from flatkv.strategies.sglang.model import pool_layers, pool_token_bytes, swa_label
 from flatkv.strategies.sglang.pages import bytes_text, whole_pages
@@ -209,7 +209,7 @@ def _running_requests_from(tokens: int, limit: int, state_cap: int | None, told:
     return running, state_cap is not None and state_cap < min(limits[:2])
 
 
-def _token_pages(
+def token_pages(
     profile: CacheProfile, options: StrategyOptions, pool_tokens: int, n_full: int, n_swa: int,
     formulas: list[str], extras: dict[str, object],
 ) -> tuple[int, int, int, int, str]:
@@ -251,7 +251,7 @@ def _token_pages(
     return page, block_bytes, pool_tokens // page, pool_tokens, why
 
 
-def _token_pools_after_state(profile: CacheProfile, options: StrategyOptions,
+def token_pools_after_state(profile: CacheProfile, options: StrategyOptions,
                              budget_bytes: int, context_tokens: int | None, state: StatePools,
                              formulas: list[str], extras: dict[str, object]) -> TokenPools:
     """SGLang's token pools in what the state leaves of the budget: over the attention layers
@@ -285,7 +285,7 @@ def _token_pools_after_state(profile: CacheProfile, options: StrategyOptions,
         swa_capped="swa_request_cap" in extras)
 
 
-def _max_running_requests(profile: CacheProfile, options: StrategyOptions,
+def resolve_max_running_requests(profile: CacheProfile, options: StrategyOptions,
                           context_tokens: int | None, pool_tokens: int, formulas: list[str],
                           extras: dict[str, object]) -> str:
     """The max_running_requests SGLang logs (``extras["max_running_requests"]``), where its
@@ -294,7 +294,7 @@ def _max_running_requests(profile: CacheProfile, options: StrategyOptions,
     whatever the context (``_running_requests_from``). Returns the warning SGLang logs beside
     it ("" where none): that its state pool caps it, or that the token pool cuts one it was
     given. Appends its formula."""
-    limit = _running_limit(profile, options)
+    limit = running_limit(profile, options)
     state_cap = extras.get("running_request_cap")
     if limit is None:
         if context_tokens is None:
