@@ -66,9 +66,13 @@ OPERATION_NAMES = {
     "pinned_d2h": "D2H copy",
     "pinned_h2d": "H2D copy",
 }
-LAYOUT_COLUMN = "layout"  # "pool layout" in the CSV
-TABLE_LAYOUTS = {SLOT_MAJOR: "slot", PAGE_MAJOR: "page"}
 SHARED_LAYOUT = "shared"  # a baseline timed once for all the layouts of a call
+# The pool layout column on screen: "pool" and "both" (the CSV's "pool layout" and "shared"),
+# four characters, so that with both layouts timed the columns through the median, under its
+# unit-bearing "median (ms)", end inside the main column at 1000 px (the 64 px "layout" column
+# put a state hybrid's at 543 px of 540)
+LAYOUT_COLUMN = "pool"
+TABLE_LAYOUTS = {SLOT_MAJOR: "slot", PAGE_MAJOR: "page", SHARED_LAYOUT: "both"}
 # What the short names stand for, one sentence for the operations that share it
 _NAMES_SAID = (
     (("copy",), "copy is torch's copy_ of the same bytes on the device"),
@@ -80,8 +84,8 @@ _NAMES_SAID = (
      "D2H and H2D copy are one pinned copy of the same bytes to and from the host"),
 )
 TABLE_NAMES = {op: text for ops, text in _NAMES_SAID for op in ops}
-LAYOUTS_NAMED = (f"layout slot and page are the {SLOT_MAJOR} and {PAGE_MAJOR} pools, "
-                 f"{SHARED_LAYOUT} a baseline timed once for both")
+LAYOUTS_NAMED = (f"pool slot and page are the {SLOT_MAJOR} and {PAGE_MAJOR} pools, "
+                 f"{TABLE_LAYOUTS[SHARED_LAYOUT]} a baseline timed once for the two")
 
 
 def table_names_text(results: Sequence[BenchResult]) -> str:
@@ -373,20 +377,23 @@ def several_layouts(results: Sequence[BenchResult]) -> bool:
 # fit the 540 px main column at 1000 px (the header "implementation" alone took 119 px of it;
 # after a pages-per-call sweep, "pages per call" and "share of baseline" left the baseline
 # column past the scroll edge). Their tooltips give the long names (``RESULT_HELP``).
-# The median is "median" ("median (ms)" in the CSV): a state hybrid's median ended on the
-# 540 px edge, 16 px more of header past it. The nominal peak's share is "peak" ("share of
-# nominal peak"), after the median: before it, its 166 px left a CUDA run's median past the edge.
+# The median is "median (ms)", its unit in its header as on every other timing column (under
+# "median" alone the unit was in its tooltip only); it has no tooltip (18 px it has not got at
+# 1000 px): "rounds (ms)" beside it says what it is the median of. The nominal peak's share is
+# "peak" ("share of nominal peak"), after the median: before it, its 166 px left a CUDA run's
+# median past the edge.
 KERNEL_COLUMN = "kernel"
 SHARE_COLUMN = "share"
 PAGES_COLUMN = "pages"
-MEDIAN_COLUMN = "median"
+MEDIAN_COLUMN = "median (ms)"
+ROUNDS_COLUMN = "rounds (ms)"
 PEAK_COLUMN = "peak"
 RESULT_HELP = {
     PAGES_COLUMN: "Pages per call: the pages each timed call moves.",
     SHARE_COLUMN: "Share of baseline: this GB/s as a share of the baseline's (the next column), "
                   "timed in the same rounds.",
-    MEDIAN_COLUMN: "Median (ms): one call's median time over the timed rounds; GB/s is the "
-                   "bytes counted over it.",
+    ROUNDS_COLUMN: "The fastest and the slowest of the timed rounds, one call's time each: "
+                   "the median (ms) is their median, and GB/s the bytes counted over it.",
     PEAK_COLUMN: "Share of nominal peak: this GB/s as a share of the device's nominal memory "
                  "bandwidth.",
 }
@@ -435,13 +442,13 @@ def result_rows(results: Sequence[BenchResult], *, text: bool = True) -> list[di
             if with_peak and not text:
                 row["share of nominal peak"] = f.share_of_peak
             # what was timed
-            row[MEDIAN_COLUMN if text else "median (ms)"] = round(f.median_s * 1e3, 3)
+            row[MEDIAN_COLUMN] = round(f.median_s * 1e3, 3)
             if with_peak and text:
                 row[PEAK_COLUMN] = _percent(f.share_of_peak)
             # the spread of the timed rounds: a difference inside it is noise
             low, high = min(f.samples_s) * 1e3, max(f.samples_s) * 1e3
             if text:
-                row["rounds (ms)"] = f"{low:.3f} to {high:.3f}" if len(f.samples_s) > 1 else (
+                row[ROUNDS_COLUMN] = f"{low:.3f} to {high:.3f}" if len(f.samples_s) > 1 else (
                     f"{low:.3f} (one round)")
             else:
                 row["min (ms)"], row["max (ms)"] = round(low, 3), round(high, 3)

@@ -2023,7 +2023,7 @@ def test_gpu_results_median_ends_inside_the_main_column_at_1000_px(small_flush):
 
     said = []  # the short names in full under the table, and the runs they were for
     for layouts, first in (((gpu_settings.SLOT_MAJOR,), []),
-                           (gpu_settings.POOL_LAYOUTS, ["layout"])):
+                           (gpu_settings.POOL_LAYOUTS, ["pool"])):
         runs = tuple(state_run(layout) for layout in layouts)
         at.session_state["gpu.last_run"] = dataclasses.replace(kept, results=runs)
         at.run()
@@ -2031,24 +2031,29 @@ def test_gpu_results_median_ends_inside_the_main_column_at_1000_px(small_flush):
         config = json.loads(at.dataframe[0].proto.columns)
         widths = {col: c.get("width") for col, c in config.items()}
         columns = list(at.dataframe[0].value.columns)
-        read = columns[:columns.index("median") + 1]
+        read = columns[:columns.index("median (ms)") + 1]
         assert sum(widths[c] for c in read) <= MAIN_COLUMN_PX, {c: widths[c] for c in read}
-        assert read == [*first, "operation", "kernel", "GB/s", "share", "baseline", "median"]
+        assert read == [*first, "operation", "kernel", "GB/s", "share", "baseline",
+                        "median (ms)"]
         assert columns[len(read)] == "peak"
-        assert list(at.dataframe[0].value["median"])[-1] == 30.224
-        assert config["median"]["help"] == ("Median (ms): one call's median time over the "
-                                            "timed rounds; GB/s is the bytes counted over it.")
+        assert list(at.dataframe[0].value["median (ms)"])[-1] == 30.224
+        # the unit in the header, no tooltip; the rounds' tooltip says what it is the median of
+        assert "help" not in config["median (ms)"]
+        assert config["rounds (ms)"]["help"] == (
+            "The fastest and the slowest of the timed rounds, one call's time each: the median "
+            "(ms) is their median, and GB/s the bytes counted over it.")
         assert config["peak"]["help"].startswith("Share of nominal peak: ")
         names = [c.value for c in at.caption if c.value.startswith("In the table and the chart, ")]
         said.append((names, runs))
     assert all(names == [gpu_view.table_names_text(runs)] for names, runs in said)
     assert "state copy" in set(at.dataframe[0].value["baseline"])
-    # both layouts: 64 + 92 + 64 + 51 + 82 + 92 + 82 = 527 px, the baselines shared
-    assert [widths[c] for c in read] == [64, 92, 64, 51, 82, 92, 82]
-    assert list(at.dataframe[0].value["layout"]) == ["shared", "slot", "slot", "shared", "slot",
-                                                     "page", "page", "page"]
-    assert names[0].endswith("layout slot and page are the slot-major and page-major pools, "
-                             "shared a baseline timed once for both.")
+    # both layouts: 51 + 92 + 64 + 51 + 82 + 92 + 98 = 530 px, the baselines shared (under
+    # "layout" and "shared", 64 px, and "median (ms)" the median ended at 543 px)
+    assert [widths[c] for c in read] == [51, 92, 64, 51, 82, 92, 98]
+    assert list(at.dataframe[0].value["pool"]) == ["both", "slot", "slot", "both", "slot",
+                                                   "page", "page", "page"]
+    assert names[0].endswith("pool slot and page are the slot-major and page-major pools, "
+                             "both a baseline timed once for the two.")
     # the page's own run in both layouts: its median ends inside the column too
     at.session_state["gpu.last_run"] = kept
     at.pills(key="w.lab_layouts").set_value(list(gpu_settings.POOL_LAYOUTS)).run()
@@ -2056,8 +2061,8 @@ def test_gpu_results_median_ends_inside_the_main_column_at_1000_px(small_flush):
     assert_clean(at)
     widths = {col: c.get("width") for col, c in json.loads(at.dataframe[0].proto.columns).items()}
     columns = list(at.dataframe[0].value.columns)
-    read = columns[:columns.index("median") + 1]
-    assert read[0] == "layout" and sum(widths[c] for c in read) <= MAIN_COLUMN_PX, widths
+    read = columns[:columns.index("median (ms)") + 1]
+    assert read[0] == "pool" and sum(widths[c] for c in read) <= MAIN_COLUMN_PX, widths
 
 
 def test_gpu_page_bytes_sweep_shows_its_baseline_at_1000_px(small_flush):
@@ -2148,7 +2153,7 @@ def test_gpu_page_times_both_pool_layouts_side_by_side(small_flush):
     assert_clean(at)
     rows = at.dataframe[0].value
     gather = rows.query("operation == 'gather'")
-    assert list(gather["layout"]) == ["slot", "page"]
+    assert list(gather["pool"]) == ["slot", "page"]
     assert set(gather["bytes per call"]) == {3 * TINY_PAGE}  # the same pages either way
     assert metrics(at)["Allocated blocks"] == "8"  # one plan: the same pool size in each layout
     assert metrics(at)["Allocated bytes (each layout)"] == "1.00 MiB"  # 8 x 131,072 B, not 2

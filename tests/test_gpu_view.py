@@ -171,17 +171,19 @@ def test_result_rows_show_bytes_and_shares():
     assert gpu_view.value_span([4]) == "4" and gpu_view.value_span([8, 1, 2]) == "1 to 8"
     gather = rows[1]
     # a page-bytes sweep plans each block size anew: each row says which P it ran
-    assert list(gather)[:4] == ["P (tokens)", "page bytes", "pages", "layout"]
+    assert list(gather)[:4] == ["P (tokens)", "page bytes", "pages", "pool"]
     # the figures before the timings and bytes behind them (a scrolled table shows them), under
     # short headers; the CSV keeps the long ones
     assert list(gather)[4:] == ["operation", "kernel", "GB/s", "share", "baseline",
-                                "median", "rounds (ms)", "bytes per call", "bytes counted"]
+                                "median (ms)", "rounds (ms)", "bytes per call",
+                                "bytes counted"]
     assert list(gpu_view.result_rows([result()], text=False)[1])[:8] == [
         "P (tokens)", "page bytes", "pages per call", "pool layout", "operation",
         "implementation", "GB/s", "share of baseline"]
-    assert set(gpu_view.RESULT_HELP) == {"pages", "share", "median", "peak"}
-    assert gather["layout"] == "slot"
-    assert gpu_view.result_rows([result(layout="page-major")])[0]["layout"] == "page"
+    # the median's unit in its header (not in a tooltip), the rounds' tooltip says of what
+    assert set(gpu_view.RESULT_HELP) == {"pages", "share", "rounds (ms)", "peak"}
+    assert gather["pool"] == "slot"
+    assert gpu_view.result_rows([result(layout="page-major")])[0]["pool"] == "page"
     assert gpu_view.result_rows([result(layout="page-major")], text=False)[0][
         "pool layout"] == "page-major"
     assert (gather["P (tokens)"], gather["page bytes"]) == (16, PAGE)
@@ -192,21 +194,21 @@ def test_result_rows_show_bytes_and_shares():
     assert (gather["GB/s"], gather["share"], gather["baseline"]) == (10.0, "50.0%", "copy")
     assert raw_gather_baseline(gpu_view.result_rows([result()], text=False)) == "copy"
     assert rows[3]["bytes per call"] == 8 * 1056
-    assert gather["median"] == round(25_088 / 10e9 * 1e3, 3)
-    assert gather["rounds (ms)"] == f"{gather['median']:.3f} (one round)"  # one sample
+    assert gather["median (ms)"] == round(25_088 / 10e9 * 1e3, 3)
+    assert gather["rounds (ms)"] == f"{gather['median (ms)']:.3f} (one round)"  # one sample
     from dataclasses import replace
 
     spread = replace(result(), figures=(replace(result().figures[1], samples_s=(0.003, 0.0011,
                                                                                  0.002)),))
     assert gpu_view.result_rows([spread])[0]["rounds (ms)"] == "1.100 to 3.000"
     raw_gather = gpu_view.result_rows([result()], text=False)[1]
-    assert raw_gather["min (ms)"] == raw_gather["max (ms)"] == gather["median"]
+    assert raw_gather["min (ms)"] == raw_gather["max (ms)"] == gather["median (ms)"]
     assert "peak" not in gather  # no device with a known peak
     peaked = gpu_view.result_rows([result(peak=40.0)])
     assert peaked[1]["peak"] == "25.0%"  # 10 of 40 GB/s
     # on the screen after the median (before it, a CUDA run's median sat past 540 px at
     # 1000 px), in the CSV after the baseline, which the share beside it is of
-    assert list(peaked[1])[8:11] == ["baseline", "median", "peak"]
+    assert list(peaked[1])[8:11] == ["baseline", "median (ms)", "peak"]
     raw = gpu_view.result_rows([result(peak=40.0)], text=False)
     assert raw[1]["share of baseline"] == 0.5 and raw[1]["share of nominal peak"] == 0.25
     assert list(raw[1])[8:11] == ["baseline", "share of nominal peak", "median (ms)"]
@@ -306,8 +308,8 @@ def test_bandwidth_series_name_the_layout_when_a_run_timed_both():
         [result(block=16), result(block=32)]))
     assert list(same_bytes[0])[0] == "P (tokens)"
     table = gpu_view.result_rows(runs)
-    assert [(r["layout"], r["operation"]) for r in table] == [
-        ("shared", "copy"), ("slot", "gather"), ("slot", "scatter"), ("slot", "state rows"),
+    assert [(r["pool"], r["operation"]) for r in table] == [
+        ("both", "copy"), ("slot", "gather"), ("slot", "scatter"), ("slot", "state rows"),
         ("page", "gather"), ("page", "scatter"), ("page", "state rows")]
 
 
@@ -353,28 +355,30 @@ def test_a_cuda_runs_table_shows_its_figures_through_the_median_at_1000_px():
 
     rows = gpu_view.varying_columns(gpu_view.result_rows([cuda_result()]))
     columns = list(rows[0])
-    read = columns[:columns.index("median") + 1]
-    assert read == ["operation", "kernel", "GB/s", "share", "baseline", "median"]
+    read = columns[:columns.index("median (ms)") + 1]
+    assert read == ["operation", "kernel", "GB/s", "share", "baseline", "median (ms)"]
     widths = shown_widths(rows)
-    assert sum(widths[c] for c in read) == 490 <= MAIN_COLUMN_PX, widths
-    # 92 + 64 + 78 + 82 + 92 + 82: "state copy" and "state rows" the longest names
-    assert [widths[c] for c in read] == [92, 64, 78, 82, 92, 82]
+    assert sum(widths[c] for c in read) == 506 <= MAIN_COLUMN_PX, widths
+    # 92 + 64 + 78 + 82 + 92 + 98: "state copy" and "state rows" the longest names; the
+    # median's 11 characters x 6.8 px + 24 px, with no tooltip
+    assert [widths[c] for c in read] == [92, 64, 78, 82, 92, 98]
     assert [r["operation"] for r in rows] == [
         "copy", "gather", "gather", "scatter", "scatter", "state copy", "state rows",
         "D2H copy", "to host", "H2D copy", "from host"]
     assert {r["baseline"] for r in rows} == {"copy", "state copy", "D2H copy", "H2D copy"}
     assert rows[-1]["GB/s"] == 49.9 and rows[0]["GB/s"] == 3012.5
-    # both layouts: the layout column (64 px) first; through the baseline inside the column
+    # both layouts: the pool column (51 px: "pool", "both") first; through the baseline
+    # inside the column
     both = gpu_view.varying_columns(gpu_view.result_rows(
         [cuda_result(), cuda_result("page-major")]))
-    assert [(r["layout"], r["operation"]) for r in both][:3] == [
-        ("shared", "copy"), ("slot", "gather"), ("slot", "gather")]
-    assert {r["layout"] for r in both} == {"shared", "slot", "page"}
+    assert [(r["pool"], r["operation"]) for r in both][:3] == [
+        ("both", "copy"), ("slot", "gather"), ("slot", "gather")]
+    assert {r["pool"] for r in both} == {"both", "slot", "page"}
     widths = shown_widths(both)
     columns = list(both[0])
-    assert columns[:7] == ["layout", "operation", "kernel", "GB/s", "share", "baseline",
-                           "median"]
-    assert sum(widths[c] for c in columns[:6]) == 472 <= MAIN_COLUMN_PX
+    assert columns[:7] == ["pool", "operation", "kernel", "GB/s", "share", "baseline",
+                           "median (ms)"]
+    assert sum(widths[c] for c in columns[:6]) == 459 <= MAIN_COLUMN_PX
     # every short name in full under the table, each once, in the rows' order
     assert gpu_view.table_names_text([cuda_result(), cuda_result("page-major")]) == (
         "In the table and the chart, copy is torch's copy_ of the same bytes on the device; "
@@ -382,8 +386,8 @@ def test_a_cuda_runs_table_shows_its_figures_through_the_median_at_1000_px():
         "copy of as many bytes as the state rows; state rows is the state-row copy (a page's "
         "state rows to other page ids); D2H and H2D copy are one pinned copy of the same "
         "bytes to and from the host; to host and from host move pages to and from a pinned "
-        "host buffer; layout slot and page are the slot-major and page-major pools, shared a "
-        "baseline timed once for both.")
+        "host buffer; pool slot and page are the slot-major and page-major pools, both a "
+        "baseline timed once for the two.")
     # the CSV keeps the keys and the long layout names
     raw = gpu_view.result_rows([cuda_result(), cuda_result("page-major")], text=False)
     assert {r["pool layout"] for r in raw} == {"shared", "slot-major", "page-major"}
