@@ -913,13 +913,23 @@ HEADLINE_HELP = {
 }
 
 
+# Compare's last column on screen where some layout has no figures: "does not apply" or
+# "refuses to start" (``why_not_label``), as the capacity chart and the least-budget table say
+# it; the line under the table gives the reason. Last: the figures stay in view at 1000 px.
+WHY_NOT_COLUMN = "note"
+
+
 def headline_rows(results: Sequence[StrategyResult], has_history: bool) -> list[dict]:
-    """Compare's table as the page shows it: a row a layout that applies, its
-    ``HEADLINE_COLUMNS`` in order (no capacity for a model that keeps no token history), the
-    log columns under their ``HEADLINE_SCREEN_NAMES``."""
+    """Compare's table as the page shows it: a row a layout, its ``HEADLINE_COLUMNS`` in order
+    (no capacity for a model that keeps no token history), the log columns under their
+    ``HEADLINE_SCREEN_NAMES``. A layout with no figures here is listed too, as the chart and
+    the least-budget table list it: its figures gaps, its ``WHY_NOT_COLUMN`` why (it was left
+    out, and the table read as if the layout did not exist)."""
     columns = [c for c in HEADLINE_COLUMNS if has_history or c != "capacity (tokens)"]
-    return [{HEADLINE_SCREEN_NAMES.get(c, c): row[c] for c in columns}
-            for row in map(compare_table_row, results) if row["applies"]]
+    absent = any(not r.applies for r in results)
+    return [{**{HEADLINE_SCREEN_NAMES.get(c, c): row[c] for c in columns},
+             **({WHY_NOT_COLUMN: None if r.applies else why_not_label(r)} if absent else {})}
+            for r, row in zip(results, map(compare_table_row, results), strict=True)]
 
 
 # The first column of Compare's "where the budget goes" table, a row a category

@@ -1382,7 +1382,7 @@ def test_compare_page_lists_every_strategy():
     assert list(at.dataframe[0].value.columns) == ["strategy", "concurrency",
                                                    "capacity (tokens)", "P (tokens)", "blocks",
                                                    "engine log", "older vLLM log",
-                                                   "block bytes"]
+                                                   "block bytes", "note"]
     # the row names stay in view while a narrow window scrolls the figures sideways
     columns = json.loads(at.dataframe[0].proto.columns)
     assert columns["strategy"]["pinned"] is True
@@ -1397,8 +1397,14 @@ def test_compare_page_lists_every_strategy():
     assert [columns[c]["width"] for c in ("strategy", "concurrency", "capacity (tokens)",
                                           "P (tokens)", "blocks")] == [160, 98, 103, 76, 85]
     table = at.dataframe[0].value.set_index("strategy")
+    # every layout, as the capacity chart and the least-budget table list them: slab aliasing
+    # (no equal history groups in a state hybrid) with no figures and why, the others no note
     assert list(table.index) == ["FlatKV packed slabs", "FlatKV per component", "vLLM v1",
-                                 "SGLang", "two-level pages"]
+                                 "SGLang", "slab aliasing", "two-level pages"]
+    aliasing = table.loc["slab aliasing"]
+    assert aliasing["note"] == "does not apply"
+    assert aliasing.drop("note").isna().all()
+    assert table.drop(index="slab aliasing")["note"].isna().all()
     flat = table.loc["FlatKV packed slabs"]
     assert (flat["P (tokens)"], flat["blocks"], flat["block bytes"]) == (1056, 775, 103_219_200)
     # under the table, the layouts whose P is not the block size asked: the state row of
@@ -2879,7 +2885,8 @@ def test_compare_says_when_not_one_request_fits():
     assert_clean(at)
     # vLLM checks one request's pages in every group before it starts: 48 layers x one page
     # of 1,048,576 x 2,048 B = 103,079,215,104 B (96 GiB) > the 71.68 GiB budget
-    assert "vLLM v1" not in at.dataframe[0].value["strategy"].tolist()
+    assert at.dataframe[0].value.set_index("strategy").loc["vLLM v1", "note"] == (
+        "refuses to start")  # listed without figures
     refusal = (f"**vLLM v1** refuses to start: one request of 32,768 "
                f"tokens needs {48 * 1_048_576 * 2_048:,} B of KV cache (96.00 GiB")
     assert any(c.value.startswith(refusal) for c in at.caption)
@@ -2910,7 +2917,8 @@ def test_compare_gives_vllms_reason_for_a_float16_kda_state():
              for dtype in ("float16", "bfloat16")}
     at = open_app("app_pages/compare.py", links["float16"])
     assert_clean(at)
-    assert "vLLM v1" not in at.dataframe[0].value["strategy"].tolist()
+    assert at.dataframe[0].value.set_index("strategy").loc["vLLM v1", "note"] == (
+        "refuses to start")  # listed without figures
     assert "SGLang" in " ".join(at.dataframe[0].value["strategy"].tolist())
     refusal = ("**vLLM v1** refuses to start: KimiLinearForCausalLM's KDA layers keep their "
                "recurrent (ssm) state in float32 or bfloat16 only, and this model's ssm state "
@@ -2944,7 +2952,7 @@ def test_compare_over_context_lengths_stops_a_line_where_vllm_refuses_to_start()
     # a gap (shown as a dash) beside a figure: at 65,536 tokens vLLM's 4,768 blocks over the
     # 4,096 a request of them takes
     assert sweep["vLLM"].iloc[-2] == round(4768 / 4096, 2) and pd.isna(sweep["vLLM"].iloc[-1])
-    assert list(sweep["packed slabs"].iloc[[0, -1]]) == [76_288 / 1024, 0.58]
+    assert list(sweep["packed"].iloc[[0, -1]]) == [76_288 / 1024, 0.58]
     # no state pool to cap Llama's requests: its caption does not speak of one
     caption = caption_starting(at, "Each point is")
     assert caption.endswith("Lines that coincide draw as one. vLLM's line is its log's Maximum "
@@ -2959,7 +2967,8 @@ def test_compare_a_column_of_gaps_only_stays_numbers():
     at = open_app("app_pages/compare.py", {"v_hybrid": "0"})
     assert_clean(at)
     frame = at.dataframe[0].value
-    assert "vLLM v1" not in set(frame["strategy"])
+    vllm = frame.set_index("strategy").loc["vLLM v1"]
+    assert vllm["note"] == "does not apply" and vllm.drop("note").isna().all()
     assert frame["older vLLM log"].isna().all()
     config = json.loads(at.dataframe[0].proto.columns)
     assert config["older vLLM log"]["type_config"] == config["engine log"]["type_config"] == {
@@ -4240,7 +4249,8 @@ def test_sliding_layers_of_their_own_bytes_in_compare_and_layout():
     assert vllm["engine log"] == int(16_384 / 6_981 * 131_072)
     table = at.dataframe[0].value.set_index("strategy")
     assert table.loc["SGLang", "engine log"] == (40 << 30) // 737_280 == 58_254
-    assert "slab aliasing" not in table.index  # rows of two sizes share no slab
+    assert table.loc["slab aliasing", "note"] == "does not apply"  # rows of two sizes share
+    # no slab
     layout = open_app("app_pages/layout.py", link)
     assert_clean(layout)
     assert metrics(layout)["Block bytes"] == format_bytes(50 * 16 * 16_384 + 10 * 16 * 8_192)
