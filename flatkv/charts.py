@@ -159,7 +159,8 @@ def _house_figure(traces: Sequence, layout: Mapping | None = None, *, title: str
     ``update_layout`` or ``update_xaxes``, 10 to 40 ms each, where the same properties given to
     the constructor cost a few ms; a chart built step by step took 50 to 90 ms of a rerun.
     ``legend_lines``: the lines a horizontal legend may wrap to in a narrow column (a
-    half-width chart at 1000 px), each given room under the title. ``title_width``: the
+    half-width chart at 1000 px), each given room under the title; 0 for a legend beside the
+    plot (``LEGEND_BESIDE`` in ``layout``), which takes no line under it. ``title_width``: the
     characters a title line holds (``title_lines``). ``headings_px``: room above the plot for
     headings drawn over it (Compare's panel headings), under the mode bar's band.
 
@@ -656,8 +657,16 @@ def context_figure(
               # M is 2**20 tokens
               "yaxis": {"title": "max concurrency (requests, log)", "type": "log", "dtick": 1,
                         "tickformat": ",", "range": [decades[0] - 0.05, decades[1] + 0.05]}}
-    return _house_figure(traces, layout, title=title, height=460,
-                         legend_lines=legend_lines([t.name for t in traces]))
+    return _house_figure(traces, layout | {"legend": LEGEND_BESIDE}, title=title, height=460,
+                         legend_lines=0)
+
+
+# A legend of an entry a line right of the plot, its top level with the plot's: as tall at every
+# width. Compare's context chart, eight entries, took four lines under its title at 1000 px, and
+# the same four lines' room (an 80 px band, 60 px of it blank) at 1,440 px, where Plotly wraps
+# them to two; beside the plot it leaves no band at either width, and the plot takes the width
+# the legend does not (the widest entry, "FlatKV per component", about 160 px).
+LEGEND_BESIDE = {"orientation": "v", "x": 1.02, "xanchor": "left", "y": 1, "yanchor": "top"}
 
 
 def breakdown_bars(

@@ -460,15 +460,21 @@ def test_a_sweeps_legend_gets_the_lines_it_wraps_to():
     assert charts.legend_lines(["x" * 20] + ["x" * 10] * 4) == 3  # not 2 lines (620 px)
     assert charts.legend_lines(["x" * 200]) == 1  # one entry: one line, however long
     # Compare's context chart: eight entries, the widest "FlatKV per component" (160 px), two
-    # a line: four lines, as Plotly drew them at 1000 px
+    # a line: four lines at 1000 px, two at 1,440 px (where the four lines' room left 60 px
+    # blank). Its legend is beside the plot, an entry a line, as tall at every width: no line
+    # under the title
     context = charts.context_figure(
         [1024, 2048], [(k, title, [900.0, 9.0]) for k, title in (
             ("flat", "FlatKV packed slabs"), ("per-component", "FlatKV per component"),
             ("vllm", "vLLM v1"), ("sglang", "SGLang"), ("aliased", "slab aliasing"),
             ("lcm", "two-level pages"))], context=2048, title="Concurrency over context length")
     assert len(context.data) == 8  # the six, one request and the context's marks
-    # the mode bar's band, a title line and its gaps, and three lines of legend more than one
-    assert context.layout.margin.t == 34 + 50 + 18 + 20 * (4 - 1)
+    assert charts.legend_lines([t.name for t in context.data]) == 4  # had it been on top
+    legend = context.layout.legend
+    assert (legend.orientation, legend.x, legend.xanchor, legend.y, legend.yanchor) == (
+        "v", 1.02, "left", 1, "top")
+    # the mode bar's band, a title line and its gaps, less the legend line a top legend has
+    assert context.layout.margin.t == 34 + 50 + 18 - 20
     # a sweep of six figures: room for three legend lines under a two-line title (60 + 2 x 18
     # for the title, 20 for each legend line past the first), so the legend does not climb
     # into it
