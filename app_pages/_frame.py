@@ -34,10 +34,66 @@ from flatkv.units import markdown_literal as literal
 # Display helpers
 
 
-def metric_row():
-    """A row of headline metrics that wraps onto another line where the page is too narrow for
-    them all (in st.columns they would be cut short with an ellipsis): call .metric on it."""
-    return st.container(horizontal=True)
+# Headline metrics sit in a grid: cells of one width, as many a line as fit, each stretched to
+# fill the line. A row that wraps keeps its metrics in columns under one another; wrapped as a
+# flex row, each line took its metrics' own widths, so Budget's second line started its metrics
+# at other places than its first (and than the line under it), and read ragged. 240 px: the
+# widest label with its tooltip's icon (SGLang's max_total_num_tokens (tokens), about 260 px in
+# Chromium) fits a cell in the main column at 1000 px (540 px: two cells of 262) and from
+# 1,366 px (905: three of 291) to 1,440 px (979: three of 326); at 210, four cells of 214 px at
+# 1,366 px cut vLLM's "GPU KV cache size" (tokens) (231 px). Streamlit styles a keyed container
+# by its "st-key-<key>" class.
+METRIC_MIN_PX = 240
+# A metric whose delta (or label) is wider than a cell at 1000 px (two in the 540 px main column,
+# 262 px each) takes two cells (Layout's capacity of a sliding model, "token slots 1,565,920
+# (blocks x P) · windows counted as full history", 420 px, was cut in one). Measured in
+# Chromium: a label averages 6.6 px a character, its tooltip's icon 20 px; a delta 6 px a
+# character in its chip (vLLM's "concurrency x context, as vLLM logs it": 230 px).
+METRIC_GRID_CSS = ("<style>[class*='st-key-metrics-'] {display: grid !important; "
+                   f"grid-template-columns: repeat(auto-fill, minmax({METRIC_MIN_PX}px, 1fr));"
+                   "} [class*='st-key-metrics-'] > :has(> [class*='st-key-metric-wide-']) "
+                   "{grid-column: span 2;}</style>")  # the grid's item is the cell's wrapper
+METRIC_GAP_PX, LABEL_CHAR_PX, LABEL_HELP_PX, DELTA_CHAR_PX = 16, 6.6, 20, 6
+
+
+def metric_px(label: str, delta: str | None = None, has_help: bool = False) -> int:
+    """The pixels a metric's label (and its tooltip's icon) or its delta chip take."""
+    return int(max(len(label) * LABEL_CHAR_PX + (LABEL_HELP_PX if has_help else 0),
+                   len(delta or "") * DELTA_CHAR_PX))
+
+
+def metric_cell_px() -> int:
+    """A metric cell's width at 1000 px: two cells and their gap in the main column."""
+    return (MAIN_COLUMN_PX - METRIC_GAP_PX) // 2
+
+
+class MetricRow:
+    """A row of headline metrics (``metric_row``): ``.metric`` as st.metric, ``.container()``
+    a cell for widgets."""
+
+    def __init__(self, name: str) -> None:
+        self._name, self._wide = name, 0
+        self._row = st.container(horizontal=True, key=f"metrics-{name}")
+
+    def container(self):
+        return self._row.container()
+
+    def metric(self, label: str, value: Any, delta: Any = None, **kwargs: Any) -> None:
+        if metric_px(label, delta if isinstance(delta, str) else None,
+                     bool(kwargs.get("help"))) > metric_cell_px():
+            self._wide += 1
+            cell = self._row.container(key=f"metric-wide-{self._name}-{self._wide}")
+        else:
+            cell = self._row
+        cell.metric(label, value, delta, **kwargs)
+
+
+def metric_row(name: str) -> MetricRow:
+    """A row of headline metrics (``name``: its key on the page) that wraps onto another line
+    where the page is too narrow for them all (in st.columns they would be cut short with an
+    ellipsis), in columns (``METRIC_GRID_CSS``): call .metric on it, or draw a cell of widgets
+    in ``.container()``."""
+    return MetricRow(name)
 
 
 def table(rows: Any, *, height: int | str = "auto", formats: dict[str, str] | None = None,
@@ -149,6 +205,7 @@ def frame(page: str, *, page_shows_budget: bool = True) -> None:
     ``page``: the page this run draws; ``page_shows_budget``: the page explains a bad cache
     budget itself (all but Model)."""
     start_run(page)
+    st.html(METRIC_GRID_CSS)  # a style alone takes no room on the page
     for notice in pop_notices():
         st.error(literal(notice), icon=":material/link_off:")
     st.session_state[REJECTED_SLOT] = st.empty()  # end_run fills it: which widgets are drawn

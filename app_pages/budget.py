@@ -91,7 +91,8 @@ def budget_to_hold(s: AppState, r: StrategyResult, b: Budget, strategy: str,
     """The what-if backwards: the least cache budget (and GPU memory) for R requests of the
     context, R one more than fit until a number is typed. Returns R and that budget (None
     where no budget holds them), which the budget chart marks."""
-    left, middle, right = st.columns(3)
+    row = metric_row("hold")  # in the grid of the figures above it, its cells under theirs
+    left, middle, right = row.container(), row.container(), row.container()
     with left:  # a layout that does not apply at this budget: what would hold one request
         requests = hold_requests_widget(int(r.concurrency) if r.applies else 0, context)
     need = cached_least_budget(s.profile(), strategy, requests, context, s.strategy_options())
@@ -199,7 +200,7 @@ with user_errors():
         st.error(strategy_notes.why_not_text(r))
         budget_chart(s, r, b, strategy, need, requests, alone=True)  # where it comes to start
         raise PageDone
-    c = metric_row()
+    c = metric_row("figures")
     c.metric("Cache budget per rank", format_bytes(b.cache_bytes), help=f"{b.cache_bytes:,} B")
     history = r.capacity_tokens is not None  # a state-only model keeps no token history
     c.metric("Capacity (tokens)", f"{r.capacity_tokens:,}" if history else NOT_APPLICABLE,

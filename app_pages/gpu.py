@@ -31,7 +31,7 @@ def _max_blocks_from_widget(value: object) -> int:
 
 def plan_headline(a: PlanAnalysis) -> None:
     geo = a.plan.geometry
-    c = metric_row()
+    c = metric_row("plan")
     c.metric("P (tokens per page)", f"{geo.block_size:,}")
     c.metric("Block bytes", format_bytes(geo.block_bytes),
              help=f"{geo.block_bytes:,} B: one page id over every "
@@ -254,7 +254,7 @@ def show(last: gpu_view.LabRun, a: PlanAnalysis, cfg: gpu_view.LabSettings | Non
     allocation = gpu_view.allocation_rows(results)
     if len(allocation) == 1:
         al = allocation[0]
-        c = metric_row()
+        c = metric_row("run")
         # (each pool layout allocates the same blocks, one after the other)
         each = " (each layout)" if gpu_view.several_layouts(results) else ""
         c.metric(f"Allocated bytes{each}", format_bytes(al.allocated_bytes),

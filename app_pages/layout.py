@@ -17,7 +17,7 @@ from flatkv.units import count_text, format_bytes, sentence_case, tokens_text
 
 def headline(analysis, ours: StrategyResult, engines: list[StrategyResult]) -> None:
     h = app_data.headline(analysis)
-    c = metric_row()
+    c = metric_row("plan")
     nominal = not state().profile().has_attention  # a state page holds no tokens
     c.metric("P (tokens per page)", f"{h.block_size:,}",
              delta="nominal: no token history" if nominal else
@@ -46,7 +46,7 @@ def headline(analysis, ours: StrategyResult, engines: list[StrategyResult]) -> N
                  help="num_blocks x P: tokens if every page id held history.")
     else:
         c.metric("Token slots (blocks x P)", NOT_APPLICABLE, help=f"{strategy_notes.NO_HISTORY}.")
-    c = metric_row()
+    c = metric_row("budget")
     c.metric("Budget", format_bytes(h.budget_bytes), help=f"{h.budget_bytes:,} B")
     c.metric("Unused", format_bytes(h.unused_bytes), help=f"{h.unused_bytes:,} B")
     if analysis.planner == "packed":

@@ -553,11 +553,15 @@ def summary() -> None:
     if spec is not None and spec.notes:  # a preset's caveat (Nemotron-H's ssm dtype)
         st.info(literal(spec.notes), icon=":material/info:")
     kinds = app_model.kind_summary(profile)
-    metrics = metric_row()
+    metrics = metric_row("model")
     metrics.metric("Cache layers", f"{len(profile.layer_types):,}")
     for kind in kinds:
-        metrics.metric(sentence_case(kind["kind"]),
-                       count_text(kind["layers"], "layer"))
+        # "Constant state", what the kinds in its name share in the help: in full, the label
+        # was cut short in a grid cell ("Constant state (linear attention, Mamba, s...")
+        name, _, kinds_in = sentence_case(kind["kind"]).partition(" (")
+        metrics.metric(name, count_text(kind["layers"], "layer"), help=(
+            f"Layers that keep one state a request whatever its length: "
+            f"{kinds_in.removesuffix(')')}" if kinds_in else None))
     if profile.sliding_window is not None:
         metrics.metric("Sliding window", f"{profile.sliding_window:,} tokens",
                        help="Tokens a sliding-window layer keeps (attends to)")

@@ -5324,3 +5324,20 @@ def test_compare_checks_a_pasted_engine_log():
         assert not at.exception and not at.table
         (error,) = [shown(e) for e in at.error]
         assert error.startswith(said)
+
+
+def test_a_metric_too_wide_for_a_grid_cell_takes_two():
+    # the grid's cell at 1000 px: two in the 540 px main column, a 16 px gap between them
+    from app_pages._frame import METRIC_MIN_PX, metric_cell_px, metric_px
+
+    assert metric_cell_px() == (540 - 16) // 2 == 262 >= METRIC_MIN_PX
+    # as many cells a line as fit: two at 1000 px, three at 1,366 (905 px) and 1,440 (979)
+    assert [(w + 16) // (METRIC_MIN_PX + 16) for w in (540, 905, 979)] == [2, 3, 3]
+    # vLLM's logged tokens on Budget fit one (35 x 6.6 + 20 = 251 px; 231 in Chromium), as does
+    # its delta (38 x 6 = 228; 230); a sliding model's capacity on Layout, its delta of 68
+    # characters (408 px; 420), takes two, as does SGLang's label (38 x 6.6 + 20 = 270)
+    assert metric_px("vLLM's \"GPU KV cache size\" (tokens)",
+                     "concurrency x context, as vLLM logs it", True) == 251
+    assert metric_px("Capacity (tokens)", "token slots 1,565,920 (blocks x P) · windows "
+                     "counted as full history", True) == 68 * 6 == 408
+    assert metric_px("SGLang's max_total_num_tokens (tokens)", None, True) == 270

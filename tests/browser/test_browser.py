@@ -286,3 +286,30 @@ def test_the_models_context_is_one_click_and_the_field_still_takes_entries(page,
     expect(page.get_by_text("Past this model's 262,144 tokens")).to_be_visible()
     assert page.locator('[data-testid="stAlertContentError"]').count() == 0
     assert page.locator('[data-testid="stException"]').count() == 0
+
+
+def test_budget_metrics_line_up_in_columns_at_1000_and_1440_px(browser, app_url):
+    # vLLM's figures on Budget: six metrics and the requests to hold with their budget. Wrapped
+    # as a flex row each line took its metrics' own widths (at 1000 px "Older vLLM log" began
+    # at x 683, "Blocks" under it at 718, "Budget for 12 requests" at 565); in the grid every
+    # metric and the field begin at one of the grid's column edges, as many as fit a line:
+    # two at 1000 px, three at 1,440 px; none is cut short
+    for width, columns in ((1000, 2), (1440, 3)):
+        context = browser.new_context(viewport={"width": width, "height": 900})
+        try:
+            page = context.new_page()
+            open_view(page, f"{app_url}/budget?b_layout=vllm", "Budget")
+            metrics = page.locator('[data-testid="stMain"] [data-testid="stMetric"]')
+            expect(metrics.nth(7)).to_be_visible()  # six figures, the budget and GPU memory
+            field = page.get_by_role("spinbutton", name="Requests to hold")
+            boxes = [m.bounding_box() for m in metrics.all()] + [field.bounding_box()]
+            # (the field's box begins a pixel inside its cell, past the border)
+            lefts = sorted({round(box["x"]) for box in boxes})
+            edges = [x for i, x in enumerate(lefts) if i == 0 or x - lefts[i - 1] > 2]
+            assert len(edges) == columns, lefts
+            cut = metrics.evaluate_all(
+                "els => els.filter(e => [...e.querySelectorAll('*')].some("
+                "c => c.scrollWidth > c.clientWidth + 1)).map(e => e.textContent)")
+            assert cut == []
+        finally:
+            context.close()
