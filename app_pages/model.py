@@ -36,6 +36,7 @@ from flatkv.app_state import DEFAULT_CONTEXT
 from flatkv.dtypes import KNOWN_DTYPES, STATE_DTYPES, dtype_label
 from flatkv.hf_config import spec_from_hf_config
 from flatkv.hf_hub import config_from_pasted_text
+from flatkv.hf_resolve import on_the_model_page
 from flatkv.jsonfile import parse_json_object
 from flatkv.models import FIELD_MINIMUMS, ModelSpec
 from flatkv.patterns import parse_layer_pattern
@@ -394,7 +395,8 @@ def _nothing_loaded_on_error(what: str) -> Iterator[None]:
             current = state().plannable_tp()[0].profile().name
         except ValueError:  # a model that plans at no TP: the summary says why
             current = "the model before"
-        said = str(exc) if str(exc).endswith(".") else f"{exc}."
+        said = on_the_model_page(str(exc))  # what to do here, not on the command line
+        said = said if said.endswith(".") else f"{said}."
         raise ValueError(f"{said} No {what} was loaded: every page still shows "
                          f"{current}.") from None
 

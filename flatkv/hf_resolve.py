@@ -247,8 +247,22 @@ def _not_modeled_text(model_type: str, why: str) -> str:
                                    "keeps those sizes too"))
 
 
-BY_HAND = ("describe the model by hand instead (the Model page's 'Edit by hand', or `python -m "
-           "flatkv model --preset NAME --export` edited and read back with --model-file)")
+# Where FlatKV does not read a config.json, the way out is to describe the model by hand: the
+# words are shared (BY_HAND_ADVICE), how is each front end's. The library raises BY_HAND, the
+# command line's (and the Python caller's) how; the app's Model page says it in its own terms,
+# BY_HAND_ON_PAGE, the one place the app words it (``on_the_model_page``).
+BY_HAND_ADVICE = "describe the model by hand instead"
+BY_HAND = (f"{BY_HAND_ADVICE} (the Model page's 'Edit by hand', or `python -m flatkv model "
+           "--preset NAME --export` edited and read back with --model-file)")
+BY_HAND_ON_PAGE = (f"{BY_HAND_ADVICE}: pick the preset nearest it under Preset above, then "
+                   "change what differs under Edit by hand")
+
+
+def on_the_model_page(message: str) -> str:
+    """A config.json error in the app's words: the way to describe the model by hand on the
+    Model page (``BY_HAND_ON_PAGE``), where the command line's names its own commands and
+    the page the reader is on."""
+    return message.replace(BY_HAND, BY_HAND_ON_PAGE)
 
 
 # Types whose engines serve them by a class of their own, not transformers' (which neither

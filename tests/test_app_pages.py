@@ -1141,6 +1141,31 @@ def test_a_model_file_comes_back_at_its_own_tp():
     assert at.query_params["tp"] == "2"
 
 
+def test_a_config_json_the_app_does_not_read_says_what_to_do_on_the_page():
+    # mamba3 is no model type FlatKV reads: the way out is to describe the model by hand, which
+    # the command line says with its own commands and the page the reader would open; on the
+    # Model page it says what to do there
+    from flatkv.hf_config import spec_from_hf_config
+    from flatkv.hf_resolve import BY_HAND, BY_HAND_ADVICE, BY_HAND_ON_PAGE
+
+    config = json.dumps({"model_type": "mamba3"})
+    with pytest.raises(ValueError) as cli:
+        spec_from_hf_config(config.encode())
+    assert str(cli.value).endswith(BY_HAND) and "python -m flatkv" in BY_HAND
+    at = open_app("app_pages/model.py")
+    at.segmented_control(key="model.source").set_value("config.json").run()
+    at.text_area(key="hf.paste").set_value(config).run()
+    at.button(key="hf.load").click().run()
+    (error,) = [shown(e) for e in at.error]
+    assert error == str(cli.value).replace(BY_HAND, BY_HAND_ON_PAGE) + (
+        ". No config.json was loaded: every page still shows Qwen3-Next-80B-A3B.")
+    assert error.startswith("model_type 'mamba3' is not supported")
+    assert (f"; {BY_HAND_ADVICE}: pick the preset nearest it under Preset above, then change "
+            "what differs under Edit by hand.") in error
+    assert "python -m" not in error and "--model-file" not in error
+    assert "Model page's" not in error  # the page the reader is on
+
+
 def test_after_a_config_json_the_last_preset_can_be_picked_again():
     # the picker showed the last preset while a loaded config.json was the model, so picking
     # that preset changed nothing; now it shows none, and any preset picked is a change
