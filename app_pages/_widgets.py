@@ -9,7 +9,7 @@ from typing import Any
 import streamlit as st
 
 from app_pages._session import ERRORS_KEY, bind, state, update
-from flatkv import app_data, strategy_notes
+from flatkv import app_data, app_model, strategy_notes
 from flatkv.app_state import (
     DEFAULT_CONTEXT,
     MAX_BLOCK_SIZE,
@@ -103,6 +103,13 @@ def model_note(s: AppState) -> None:
     config.json) beside the engines' figures."""
     if (spec := s.model_spec()) is not None and spec.notes:
         st.caption(f"Note on this model: {literal(spec.notes)}")
+
+
+def state_group_note(s: AppState) -> None:
+    """Which of the model's kinds the planner's state group (``linear_attention``, the name
+    Layout and Compare give it) holds, in the Model page's words (Nemotron-H's mamba2)."""
+    if text := app_model.state_group_text(s.model_spec()):
+        st.caption(text)
 
 
 def tokens_widget(field: str, label: str, help: str,

@@ -17,7 +17,13 @@ from app_pages._figures import (
 from app_pages._frame import chart, height_for_rows, table
 from app_pages._log_check import log_check_section
 from app_pages._session import state, user_errors
-from app_pages._widgets import context_widget, engine_options, hold_requests_widget, model_note
+from app_pages._widgets import (
+    context_widget,
+    engine_options,
+    hold_requests_widget,
+    model_note,
+    state_group_note,
+)
 from flatkv import app_data, charts, sizing, strategy_notes
 from flatkv.app_state import AppState
 from flatkv.strategies import StrategyResult
@@ -112,6 +118,7 @@ with user_errors():
                f"block size {s.block_size:,}, alignment {s.effective_alignment:,} · "
                f"{s.engine_options_text(s.acting_engine_options())}")
     model_note(s)
+    state_group_note(s)  # the planner's linear_attention in the aliasing line, in its kinds
     context_widget()
     engine_options()
     results = current_strategies(s)

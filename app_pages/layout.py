@@ -7,7 +7,7 @@ import streamlit as st
 from app_pages._figures import current_analysis, current_strategies, plan_caption, speculative_note
 from app_pages._frame import NOT_APPLICABLE, chart, metric_row, table
 from app_pages._session import bind, state, update, user_errors
-from app_pages._widgets import context_note, context_widget, engine_widget
+from app_pages._widgets import context_note, context_widget, engine_widget, state_group_note
 from flatkv import app_data, charts, strategy_notes
 from flatkv.analysis import PLANNER_STRATEGY, plan_json
 from flatkv.app_state import DEFAULT_REQUESTS, MAX_REQUESTS
@@ -263,6 +263,7 @@ st.title("Layout")
 with user_errors():
     a = current_analysis()
     st.caption(plan_caption(a))
+    state_group_note(state())
     with st.expander("Terms", icon=":material/menu_book:"):
         st.markdown(TERMS)
     # our planner's strategy and the engines', in one cached run: the headline's capacity, its

@@ -787,3 +787,21 @@ def pattern_without(pattern: str, name: str) -> str:
         return pattern
     kept = [n for n in names if n != name]
     return format_pattern(kept) if kept else ""
+
+
+def state_group_text(spec: ModelSpec | None) -> str:
+    """What the planner's state group, ``linear_attention`` (every state layer, whatever its
+    kind, as the reference planner names it), holds of this model: Layout and Compare name the
+    group, where the Model page names the model's kinds (Nemotron-H's "mamba2"). Empty for a
+    model without state layers, or raw bytes (no kinds known)."""
+    if spec is None:
+        return ""
+    names = spec.layer_names
+    kinds = [(count, name, layer.kind) for name, layer in spec.kinds.items()
+             if layer.is_state and (count := names.count(name))]
+    if not kinds:
+        return ""
+    held = " and ".join(f"{count:,} {name} layer{'s' if count > 1 else ''}"
+                        + (f" ({kind})" if kind != name else "") for count, name, kind in kinds)
+    return (f"`{LINEAR_ATTENTION}` is the planner's name for every state layer, whatever its "
+            f"kind: here the model's {held}.")

@@ -5366,3 +5366,27 @@ def test_a_metric_too_wide_for_a_grid_cell_takes_two():
     assert metric_px("Capacity (tokens)", "token slots 1,565,920 (blocks x P) · windows "
                      "counted as full history", True) == 68 * 6 == 408
     assert metric_px("SGLang's max_total_num_tokens (tokens)", None, True) == 270
+
+
+def test_layout_and_compare_name_the_kinds_the_planners_state_group_holds():
+    # Nemotron-H-8B: the planner's group is linear_attention (its groups, the page rows, the
+    # aliasing line), the Model page's kind mamba2: both pages say which is which. Its 52
+    # layers are 24 Mamba2, 4 attention and 24 MLP (hybrid_override_pattern's M, * and -): 28
+    # cache layers, 24 of them mamba2
+    from flatkv.app_model import spec_for
+
+    spec = spec_for("Nemotron-H-8B", None, 1)
+    assert spec.layer_names.count("mamba2") == 24 and len(spec.layer_names) == 28
+    said = ("`linear_attention` is the planner's name for every state layer, whatever its "
+            "kind: here the model's 24 mamba2 layers.")
+    for page in ("layout", "compare"):
+        at = open_app(f"app_pages/{page}.py", {"model": "Nemotron-H-8B"})
+        assert_clean(at)
+        assert said in [c.value for c in at.caption], page
+    # a kind named otherwise than its kind (LFM2's conv layers, short convolutions) says both;
+    # a model without state says nothing
+    lfm2 = spec_for("LFM2-1.2B", None, 1)
+    assert app_model.state_group_text(lfm2).endswith(
+        f"here the model's {lfm2.layer_names.count('conv')} conv layers (short_conv).")
+    assert app_model.state_group_text(spec_for("Llama-3.1-8B", None, 1)) == ""
+    assert app_model.state_group_text(None) == ""
