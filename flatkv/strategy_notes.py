@@ -913,10 +913,15 @@ HEADLINE_HELP = {
 }
 
 
-# Compare's last column on screen where some layout has no figures: "does not apply" or
-# "refuses to start" (``why_not_label``), as the capacity chart and the least-budget table say
-# it; the line under the table gives the reason. Last: the figures stay in view at 1000 px.
+# Compare's last column on screen where some layout has no figures: "n/a" or "won't start"
+# (``why_not_label``'s "does not apply" and "refuses to start", short: the last column had 88
+# px at 1,400 px and cut "does not apply"); the line under the table gives the reason, the
+# column's help the words. Last: the figures stay in view at 1000 px.
 WHY_NOT_COLUMN = "note"
+WHY_NOT_SHORT = {"does not apply": "n/a", "refuses to start": "won't start"}
+HEADLINE_HELP[WHY_NOT_COLUMN] = (
+    "Where a layout has no figures here: n/a, it does not apply to this model; won't start, "
+    "the engine refuses to start at these settings. The line under the table says why.")
 
 
 def headline_rows(results: Sequence[StrategyResult], has_history: bool) -> list[dict]:
@@ -928,7 +933,8 @@ def headline_rows(results: Sequence[StrategyResult], has_history: bool) -> list[
     columns = [c for c in HEADLINE_COLUMNS if has_history or c != "capacity (tokens)"]
     absent = any(not r.applies for r in results)
     return [{**{HEADLINE_SCREEN_NAMES.get(c, c): row[c] for c in columns},
-             **({WHY_NOT_COLUMN: None if r.applies else why_not_label(r)} if absent else {})}
+             **({WHY_NOT_COLUMN: None if r.applies else WHY_NOT_SHORT[why_not_label(r)]}
+                if absent else {})}
             for r, row in zip(results, map(compare_table_row, results), strict=True)]
 
 

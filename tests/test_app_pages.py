@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from flatkv import app_model, gpu_settings, gpu_view
+from flatkv import app_model, gpu_settings, gpu_view, strategy_notes
 from flatkv.app_model import model_names
 from flatkv.app_state import DEFAULT
 from flatkv.presets import load_preset
@@ -1427,7 +1427,7 @@ def test_compare_page_lists_every_strategy():
     assert list(table.index) == ["FlatKV packed slabs", "FlatKV per component", "vLLM v1",
                                  "SGLang", "slab aliasing", "two-level pages"]
     aliasing = table.loc["slab aliasing"]
-    assert aliasing["note"] == "does not apply"
+    assert aliasing["note"] == "n/a"  # "does not apply", short for a last column
     assert aliasing.drop("note").isna().all()
     assert table.drop(index="slab aliasing")["note"].isna().all()
     flat = table.loc["FlatKV packed slabs"]
@@ -2911,7 +2911,7 @@ def test_compare_says_when_not_one_request_fits():
     # vLLM checks one request's pages in every group before it starts: 48 layers x one page
     # of 1,048,576 x 2,048 B = 103,079,215,104 B (96 GiB) > the 71.68 GiB budget
     assert at.dataframe[0].value.set_index("strategy").loc["vLLM v1", "note"] == (
-        "refuses to start")  # listed without figures
+        "won't start")  # listed without figures
     refusal = (f"**vLLM v1** refuses to start: one request of 32,768 "
                f"tokens needs {48 * 1_048_576 * 2_048:,} B of KV cache (96.00 GiB")
     assert any(c.value.startswith(refusal) for c in at.caption)
@@ -2943,7 +2943,7 @@ def test_compare_gives_vllms_reason_for_a_float16_kda_state():
     at = open_app("app_pages/compare.py", links["float16"])
     assert_clean(at)
     assert at.dataframe[0].value.set_index("strategy").loc["vLLM v1", "note"] == (
-        "refuses to start")  # listed without figures
+        "won't start")  # listed without figures
     assert "SGLang" in " ".join(at.dataframe[0].value["strategy"].tolist())
     refusal = ("**vLLM v1** refuses to start: KimiLinearForCausalLM's KDA layers keep their "
                "recurrent (ssm) state in float32 or bfloat16 only, and this model's ssm state "
@@ -2985,6 +2985,21 @@ def test_compare_over_context_lengths_stops_a_line_where_vllm_refuses_to_start()
                             "requests it runs too.")
 
 
+def test_compare_says_in_its_last_column_which_layout_wont_start():
+    # Llama-3.1-8B in 10,000,000,000 B at 100,000 tokens: vLLM's blocks, 10**10 // 2,097,152
+    # = 4,768 of 16 tokens less its null block, hold 76,272 tokens, not one request, so it
+    # refuses to start; one full group gives slab aliasing nothing to alias
+    assert (10**10 // 2_097_152 - 1) * 16 == 76_272 < 100_000
+    at = open_app("app_pages/compare.py", {"model": "Llama-3.1-8B", "gpu": "KV cache memory",
+                                           "kv_mem": "10000000000B", "ctx": "100000"})
+    assert_clean(at)
+    notes = at.dataframe[0].value.set_index("strategy")["note"].dropna().to_dict()
+    assert notes == {"vLLM v1": "won't start", "slab aliasing": "n/a"}
+    config = json.loads(at.dataframe[0].proto.columns)["note"]
+    assert config["help"] == strategy_notes.HEADLINE_HELP["note"]
+    assert "won't start, the engine refuses to start at these settings" in config["help"]
+
+
 def test_compare_a_column_of_gaps_only_stays_numbers():
     # Qwen3-Next with vLLM's hybrid manager off: vLLM does not start, so no row has an older
     # vLLM log figure; the column of dashes was text, its dashes left-aligned beside the
@@ -2993,7 +3008,7 @@ def test_compare_a_column_of_gaps_only_stays_numbers():
     assert_clean(at)
     frame = at.dataframe[0].value
     vllm = frame.set_index("strategy").loc["vLLM v1"]
-    assert vllm["note"] == "does not apply" and vllm.drop("note").isna().all()
+    assert vllm["note"] == "n/a" and vllm.drop("note").isna().all()
     assert frame["older vLLM log"].isna().all()
     config = json.loads(at.dataframe[0].proto.columns)
     assert config["older vLLM log"]["type_config"] == config["engine log"]["type_config"] == {
@@ -4274,7 +4289,7 @@ def test_sliding_layers_of_their_own_bytes_in_compare_and_layout():
     assert vllm["engine log"] == int(16_384 / 6_981 * 131_072)
     table = at.dataframe[0].value.set_index("strategy")
     assert table.loc["SGLang", "engine log"] == (40 << 30) // 737_280 == 58_254
-    assert table.loc["slab aliasing", "note"] == "does not apply"  # rows of two sizes share
+    assert table.loc["slab aliasing", "note"] == "n/a"  # rows of two sizes share
     # no slab
     layout = open_app("app_pages/layout.py", link)
     assert_clean(layout)
