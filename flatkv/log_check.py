@@ -30,7 +30,7 @@ from flatkv.strategies.base import (
 )
 from flatkv.strategies.sglang_log import DRAFTER_LOGS, DRAFTER_POOL
 from flatkv.strategies.sglang_log import older_forms as sglang_older_forms
-from flatkv.units import MAX_TOKENS, control_character, count_text
+from flatkv.units import MAX_TOKENS, control_character, count_text, parse_size
 
 # The most a pasted log may hold: a start-up log is some hundred lines (~100 KB); a pasted
 # day of request logs would make the page slow for nothing, so it is refused, and said so.
@@ -774,6 +774,16 @@ def sglang_pool_settings(result: StrategyResult) -> dict[str, int | None]:
             "sglang_state_slots": result.extras.get("request_state_slots")}
 
 
+def _budget_takes(memory: str) -> bool:
+    """Whether a budget (--budget, the KV cache memory field) takes a log's Available memory
+    (``44.59 GiB``): 0 B (a run that had no room) or past 1 EiB is no budget, and offering it
+    would only be refused."""
+    try:
+        return parse_size(memory.replace(" ", ""), field="Available KV cache memory") > 0
+    except ValueError:
+        return False
+
+
 def logged_changes(run: LoggedRun, now: RunSettings,
                    at: Callable[[Mapping[str, object]], RunSettings]) -> dict[str, object]:
     """The settings of the log's ``run`` that the ones ``now`` lack, by their options' names
@@ -800,7 +810,8 @@ def logged_changes(run: LoggedRun, now: RunSettings,
     if run.blocks is not None and MIN_VLLM_BLOCKS <= run.blocks <= MAX_VLLM_BLOCKS:
         if run.blocks not in then.vllm_blocks:
             changes["vllm_blocks"] = run.blocks
-    elif run.memory is not None and run.memory not in then.available:
+    elif (run.memory is not None and run.memory not in then.available
+          and _budget_takes(run.memory)):
         changes["kv_memory"] = run.memory
     after: dict[str, object] = {}
     if run.context is not None and 0 < run.context <= MAX_TOKENS and run.context != then.context:

@@ -581,6 +581,15 @@ def test_compare_check_log_names_the_flags_of_the_logs_own_run(tmp_path, capsys)
     code, _, err = run(["compare", "--preset", "Qwen3-Next-80B-A3B", "--tp", "2", "--budget",
                         "44.59GiB", "--check-log", str(anchor)], capsys)
     assert code == 0 and "this log's run had" not in err
+    # an Available memory of 0.00 GiB (a run that had no room) is no budget --budget takes:
+    # the note names the TP alone, not a --budget 0.00GiB that the CLI would refuse
+    empty = tmp_path / "empty.log"
+    empty.write_text(anchor.read_text().replace("44.59 GiB", "0.00 GiB"))
+    code, _, err = run(["compare", "--preset", "Qwen3-Next-80B-A3B", "--budget", "40GiB",
+                        "--check-log", str(empty)], capsys)
+    assert code == 1 and ("python -m flatkv: note: this log's run had --tp 2: every figure "
+                          "differs at other settings, so check it again with those"
+                          ) in err.splitlines()
     # a log that says vLLM set mamba cache mode align, its lines FlatKV's at align: the flag
     from flatkv.presets import load_preset
     from flatkv.strategies import StrategyOptions, run_strategy

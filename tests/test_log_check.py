@@ -1078,6 +1078,12 @@ def test_logged_changes_are_what_the_settings_lack_in_the_order_a_reader_takes_t
                                     context=2**41), now, at) == {}
     assert logged_changes(LoggedRun(tp=2_048), now, at) == {}
     assert logged_changes(LoggedRun(tp=2), replace(now, tp=None), at) == {}
+    # ... nor an Available memory no budget field takes: 0 B, or past 1 EiB (2**60 B is
+    # 1,073,741,824 GiB, which --budget and the KV cache memory field still take)
+    assert logged_changes(LoggedRun(memory="0.00 GiB"), now, at) == {}
+    assert logged_changes(LoggedRun(memory="1073741824.01 GiB"), now, at) == {}
+    assert logged_changes(LoggedRun(memory="1073741824.00 GiB"), now, at) == {
+        "kv_memory": "1073741824.00 GiB"}
     # the least TP a log's ranks name (TP0, TP1: 2 at least) is offered where the settings
     # have fewer, never in place of more (a TP 4 log pasted with ranks 0 and 1 alone)
     assert logged_changes(LoggedRun(least_tp=2), now, at) == {"tp": 2}
