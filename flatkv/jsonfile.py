@@ -66,8 +66,17 @@ def parse_json_object(text: str | bytes, where: str) -> dict[str, Any]:
         raise ValueError(f"{where} nests objects or arrays more than {MAX_JSON_DEPTH} deep: "
                          "too deep to be a model file")
     if not isinstance(data, dict):
-        raise ValueError(f"{where} must hold a JSON object, got {type(data).__name__}")
+        raise ValueError(f"{where} must hold a JSON object, not {_json_kind(data)}: give the "
+                         "model's fields between { and }")
     return data
+
+
+def _json_kind(value: Any) -> str:
+    """What a JSON value is, in JSON's words (null, an array), not Python's (NoneType, list)."""
+    if value is None or isinstance(value, bool):
+        return json.dumps(value)
+    return ("a number" if isinstance(value, (int, float)) else
+            "a string" if isinstance(value, str) else "an array")
 
 
 def read_json_file(path: str | Path) -> dict[str, Any]:

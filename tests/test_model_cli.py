@@ -197,7 +197,8 @@ def test_plan_style_options():
         (["model", "--hf-config", "no/such"], "could not fetch config.json of no/such: offline"),
         (["model", "--hf-config", "/no/such/config.json"], "config.json not found"),
         (["model", "--hf-config", ""], "--hf-config is empty: give a config.json path"),
-        (["model", "--hf-config", "[1]"], "pasted config.json must hold a JSON object, got list"),
+        (["model", "--hf-config", "[1]"], "pasted config.json must hold a JSON object, not an "
+         "array"),
         # a dtype of a tensor the model keeps none of would change no figure
         (["model", "--preset", "llama-3.1-8b", "--ssm-dtype", "fp8"],
          "--ssm-dtype fp8: Llama-3.1-8B keeps no ssm state, so it changes no figure; drop "
@@ -215,6 +216,19 @@ def test_errors_are_one_line_exit_2(argv, message, capsys):
     lines = captured.err.splitlines()
     assert len(lines) == 1 and lines[0].startswith("python -m flatkv: error: ")
     assert message in lines[0]
+
+
+def test_a_json_file_of_no_object_names_what_it_holds_in_jsons_words(tmp_path, capsys):
+    # JSON's names for what the file holds (null, not Python's NoneType), and the fix
+    for text, what in (("null", "null"), ("[1, 2]", "an array"), ("42", "a number"),
+                       ('"Qwen/Qwen3-Next-80B-A3B"', "a string"), ("true", "true")):
+        path = tmp_path / "config.json"
+        path.write_text(text)
+        for flag in ("--hf-config", "--model-file"):
+            assert main(["model", flag, str(path)]) == 2
+            assert capsys.readouterr().err == (
+                f"python -m flatkv: error: '{path}' must hold a JSON object, not {what}: give "
+                "the model's fields between { and }\n")
 
 
 def test_a_config_json_saved_with_a_byte_order_mark_reads(tmp_path, capsys):

@@ -216,7 +216,7 @@ def test_model_files_are_read_bounded(tmp_path):
         load_model_file(deep)
     listed = tmp_path / "list.json"
     listed.write_text("[1, 2]")
-    with pytest.raises(ValueError, match="must hold a JSON object, got list"):
+    with pytest.raises(ValueError, match="must hold a JSON object, not an array"):
         load_model_file(listed)
     # a pipe would block open() until a writer came: refused from its file type
     fifo = tmp_path / "fifo"
