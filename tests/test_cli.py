@@ -184,7 +184,11 @@ def test_per_component_planner(capsys):
       "billions): give 70GB or 70GiB"),
      (["plan", *QWEN35, "--budget", "100000"], "--budget '100000' reads as 100,000 B: give a "
       "unit, e.g. 80GB or 44.59GiB"),
-     (["plan", *QWEN35, "--budget", "1e" + "9" * 5000], "exponent of 5,000 digits is out of")],
+     (["plan", *QWEN35, "--budget", "1e" + "9" * 5000], "exponent of 5,000 digits is out of"),
+     # the fix in the flag's terms (leave it unset), not the library's (None)
+     (["plan", *QWEN35, "--budget", "1GB", "--alignment", str(2**62)], "--alignment = "
+      "4611686018427387904 is too large to be real (at most 1,099,511,627,776); or leave it "
+      "unset for the block size\n")],
 )
 def test_errors_are_one_line_exit_2(argv, needle, capsys):
     code, out, err = run(argv, capsys)

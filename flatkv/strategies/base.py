@@ -382,7 +382,7 @@ class StrategyOptions:
         check_int("block_size", self.block_size, minimum=1, maximum=MAX_TOKENS)
         if self.alignment is not None:
             check_int("alignment", self.alignment, minimum=1, maximum=MAX_TOKENS,
-                      hint="or None for block_size")
+                      hint="or leave it unset for the block size")
         if self.kernel_block_size is not None:
             check_int("kernel_block_size", self.kernel_block_size, minimum=1,
                       maximum=MAX_TOKENS, hint="or leave it unset for the model's own")
