@@ -46,7 +46,9 @@ SLOT_MAJOR = "slot-major"
 PAGE_MAJOR = "page-major"
 POOL_LAYOUTS = (SLOT_MAJOR, PAGE_MAJOR)
 # A device name: cpu, cuda or cuda:N (group 1: N). flatkv.gpu.pool resolves it on the machine.
-DEVICE_NAME = re.compile(r"^(?:cpu|cuda(?::(\d+))?)$")
+# \Z, not $: "cpu\n" is no name (resolve_device took it for CUDA); N in ASCII digits, few
+# enough for int().
+DEVICE_NAME = re.compile(r"^(?:cpu|cuda(?::([0-9]{1,9}))?)\Z")
 MAX_POOL_BLOCKS = 1 << 40  # a cap far past any plan; the plan's own block count bounds the pool
 # What the lab sweeps: one run at the page's settings, or a sweep over one of them.
 ONE_RUN = "one run"

@@ -159,6 +159,9 @@ def test_per_component_planner(capsys):
      (["plan", "--preset", "Qwen3.5-27B", "--budget", "80GB", "--kv-bytes-per-slot", "1",
        "--state", "conv=1"], "raw bytes (--kv-bytes-per-slot, --state), not both"),
      (["bench", "--preset", "Llama-3.1-8B", "--layers", "full"], "raw bytes (--layers), not"),
+     # 'cpu' and a line break is no device: on a machine with a GPU it was taken for CUDA
+     (["bench", "--preset", "Llama-3.1-8B", "--budget", "1GiB", "--device", "cpu\n"],
+      "error: --device must be 'cpu', 'cuda' or 'cuda:N', got 'cpu\\n'\n"),
      (["bench", "--layers", "full*2", "--kv-bytes-per-slot", "64", "--reserved-bytes-per-block",
        "10"], "unrecognized argument --reserved-bytes-per-block: python -m flatkv bench "
      "--help lists the options"),  # packed slabs: none

@@ -90,6 +90,11 @@ def test_pick_device_prefers_the_first_gpu_and_falls_back_with_a_notice():
     assert gpu_view.pick_device("cuda:2", gpus)[0] == "cuda:0"
     with pytest.raises(ValueError, match="device='tpu' is not a device: give cpu, cuda or cuda:N"):
         gpu_settings.check_device_name("device", "tpu")
+    # a name with a line break after it (a link's cpu%0A), digits other than 0-9, or an index
+    # past what int() reads: no device, where '$' and '\\d' let them pass as cpu or cuda:N
+    for text in ("cpu\n", "cuda:1\n", "cuda:\u0663", "cuda:" + "9" * 5000):
+        with pytest.raises(ValueError, match="is not a device: give cpu, cuda or cuda:N"):
+            gpu_settings.check_device_name("device", text)
 
 
 def test_pick_kernels_keeps_what_runs_here():
