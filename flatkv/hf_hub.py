@@ -36,8 +36,12 @@ def config_from_pasted_text(text: str) -> dict:
 
 def is_model_id(text: str) -> bool:
     """Whether ``text`` looks like a Hub model id (``owner/name``) rather than a file path."""
-    return (isinstance(text, str) and bool(_MODEL_ID.fullmatch(text))
-            and not Path(text).exists())
+    if not (isinstance(text, str) and _MODEL_ID.fullmatch(text)):
+        return False
+    try:
+        return not Path(text).exists()
+    except OSError:  # a name past what the file system takes (255 bytes): no path, so an id
+        return True
 
 
 def _offline() -> bool:

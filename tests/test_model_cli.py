@@ -195,6 +195,10 @@ def test_plan_style_options():
         (["model", "--hf-config", '{"model_type": "qwen3", "head_dim": 0}'], "head_dim = 0"),
         (["model", "--hf-config", '{"model_type": "t5"}'], "not supported"),
         (["model", "--hf-config", "no/such"], "could not fetch config.json of no/such: offline"),
+        # an owner/name whose name is past what a file system takes (255 bytes): still an id,
+        # not a traceback from asking whether such a path exists
+        (["model", "--hf-config", "x" * 300 + "/y"], f"could not fetch config.json of "
+         f"{'x' * 300}/y: offline (HF_HUB_OFFLINE is set) and not in the local cache"),
         (["model", "--hf-config", "/no/such/config.json"], "config.json not found"),
         (["model", "--hf-config", ""], "--hf-config is empty: give a config.json path"),
         (["model", "--hf-config", "[1]"], "pasted config.json must hold a JSON object, not an "
