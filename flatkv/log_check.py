@@ -63,8 +63,10 @@ _FIGURE = re.compile(r"(?<![\w.])-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?!\d)|to
 # chunked_prefill_size=-1, off, beside FlatKV's chunk: it differs, rather than going unfound).
 _LOG_NUMBER = r"(?<![\d.,])(-?(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?))(?!\d)"
 _LOG_DTYPE = r"(torch\.\w+)"
-# Colour codes, with their ESC or with it lost in a copy ("[32mINFO[0m").
-_ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07]*\x07|\[[0-9;]*m")
+# Colour codes, with their ESC or with it lost in a copy ("[32mINFO[0m"), and terminal titles
+# (OSC: ESC ], to a BEL or ESC \): one runs to the next ESC at most, so that a line of many
+# never ended is not searched to its end from each (90 s for a line of 333,000).
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\[[0-9;]*m")
 # vLLM's "%(levelname)s %(asctime)s [%(fileinfo)s:%(lineno)d] " (datefmt %m-%d %H:%M:%S),
 # after its process tag "(%(vllm_process_name)s pid=%(process)d) " (vllm/logger.py's _FORMAT
 # in 0.34, every line; older releases add it to a worker's lines: "(EngineCore_DP0 pid=123) ",

@@ -14,6 +14,7 @@ import pytest
 from flatkv.hf_config import spec_from_hf_config
 from flatkv.log_check import (
     DIFFERS,
+    MAX_LINE_CHARS,
     MAX_LOG_CHARS,
     MISSING,
     SAME,
@@ -380,6 +381,21 @@ def test_a_long_log_of_near_misses_is_read_in_time():
                  "\n".join(["Memory after warmup: " * 190] * 250)):
         assert check_log(falcon("vllm"), "vllm", text).found == 0
     assert time.perf_counter() - start < 20
+
+
+def test_a_line_of_unterminated_terminal_titles_is_read_in_time():
+    # 333,000 ESC ] (an OSC, a terminal title, opened and never ended by its BEL): each was
+    # searched to the line's end for a BEL, 90 s for one line of 999,000 characters; an OSC
+    # ends at the next ESC (its ST, ESC \\) as at a BEL, so each search stops there
+    import time
+
+    start = time.perf_counter()
+    (line,) = read_log("\x1b]" * 333_000)
+    assert time.perf_counter() - start < 20
+    assert line.message == "\ufffd]" * (MAX_LINE_CHARS // 2)  # the ESCs shown, to 4,000
+    # a title ended by ESC \\ is dropped whole, and text before a later BEL is kept
+    (line,) = read_log("\x1b]0;title\x1b\\INFO ready\x07")
+    assert line.message == "INFO ready\ufffd"
 
 
 # Real start-up logs, a few lines each, as the engines printed them (prefixes included). They
