@@ -35,6 +35,10 @@ MAX_ROW_BYTES = 1 << 40
 MAX_WINDOW = 1 << 31
 MAX_KERNEL_BLOCK_SIZE = 1 << 20
 MAX_CHUNK_SIZE = 1 << 20  # a state kernel's chunk in tokens (configs say 128 to 2,048)
+# State tensors of one layer: models keep one or two (conv, ssm); raw bytes may name more, but
+# each is a row of every state layer: 10,000 over 2,048 layers planned for minutes, and 8 keep
+# the Budget page's 54 plans of 2,048 state layers to 15 s.
+MAX_STATE_TENSORS = 8
 SLIDING_WINDOW_MISSING = (
     "sliding_window is not set but the model has sliding_attention layers: give the window in "
     "tokens (sliding_window in the profile or config, --sliding-window on the command line)"
@@ -237,6 +241,10 @@ class CacheProfile:
         if not isinstance(self.state_const_bytes, Mapping):
             raise ValueError(f"state_const_bytes is {self.state_const_bytes!r}: give a mapping "
                              "of tensor name to bytes, e.g. {'conv': 49152}, or {}")
+        if len(self.state_const_bytes) > MAX_STATE_TENSORS:
+            raise ValueError(f"state_const_bytes has {len(self.state_const_bytes):,} tensors: too "
+                             f"many to be real (at most {MAX_STATE_TENSORS}; a state layer keeps "
+                             "one or two, conv and ssm)")
         check_name("name", self.name, fix=NAME_FIX)
         if self.tp is not None:
             check_int("tp", self.tp, minimum=1, hint="the TP the bytes are split over, or None")

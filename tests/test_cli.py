@@ -188,6 +188,10 @@ def test_per_component_planner(capsys):
      (["plan", *QWEN35, "--budget", "100000"], "--budget '100000' reads as 100,000 B: give a "
       "unit, e.g. 80GB or 44.59GiB"),
      (["plan", *QWEN35, "--budget", "1e" + "9" * 5000], "exponent of 5,000 digits is out of"),
+     # 10,000 state tensors of 2,048 layers planned for minutes (a layer keeps one or two)
+     (["plan", "--layers", "linear*2048", "--state", ",".join(f"t{i}=1" for i in range(10_000)),
+       "--budget", "1GiB", "--planner", "per-component"], "error: --state has 10,000 tensors: "
+      "too many to be real (at most 8; a state layer keeps one or two, conv and ssm)\n"),
      # the fix in the flag's terms (leave it unset), not the library's (None)
      (["plan", *QWEN35, "--budget", "1GB", "--alignment", str(2**62)], "--alignment = "
       "4611686018427387904 is too large to be real (at most 1,099,511,627,776); or leave it "
