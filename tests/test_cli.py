@@ -216,6 +216,25 @@ def test_module_entry_point():
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1
 
 
+def test_a_models_own_state_layers_are_not_named_as_the_state_flag(tmp_path, capsys):
+    # a model file whose two GDN kinds keep other state: its message is the model's, not one
+    # of --state (which the command was not given): conv (2 x 16 x 128 + 32 x 128) x 3 rows x
+    # 2 B = 49,152 and ssm 32 x 128 x 128 x 2 B = 1,048,576; with 16 value heads 36,864 and
+    # 524,288
+    from flatkv.presets import load_preset
+
+    spec = load_preset("Qwen3-Next-80B-A3B").to_dict()
+    spec["kinds"]["gdn16"] = {**spec["kinds"]["gdn"], "v_heads": 16}
+    spec["pattern"] = "(3*gdn,full)*11,3*gdn16,full"
+    path = tmp_path / "model.json"
+    path.write_text(json.dumps(spec))
+    code, out, err = run(["model", "--model-file", str(path)], capsys)
+    assert code == 2 and out == "" and err == (
+        "python -m flatkv: error: state layers of 'Qwen3-Next-80B-A3B' differ in state bytes "
+        "(gdn: conv 49,152 B + ssm 1,048,576 B; gdn16: conv 36,864 B + ssm 524,288 B): the "
+        "planner takes one state_const_bytes; give all state kinds the same geometry\n")
+
+
 def test_errors_name_the_option_the_user_typed_not_the_library_field():
     from flatkv.cli import build_parser, in_option_terms
 
