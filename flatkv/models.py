@@ -423,14 +423,23 @@ LAYER_KINDS: dict[str, type[CacheLayer]] = {
 }
 
 
-def _per_kind_text(per_kind: Mapping[str, int | Mapping[str, int]]) -> str:
+def _per_kind_text(per_kind: Mapping[str, int | Mapping[str, int]], limit: int = 6) -> str:
     """Each kind's bytes as an error shows them: ``full: 4,096 B; full2: 2,048 B`` (a state
-    kind's tensors joined, ``gdn: conv 24,576 B + ssm 1,048,576 B``)."""
+    kind's tensors joined, ``gdn: conv 24,576 B + ssm 1,048,576 B``). At most ``limit`` kinds,
+    one of each size first (those that differ), then how many more: 256 kinds made a line of
+    12 KB."""
     def text(value: int | Mapping[str, int]) -> str:
         if isinstance(value, Mapping):
             return " + ".join(f"{tensor} {size:,} B" for tensor, size in value.items())
         return f"{value:,} B"
-    return "; ".join(f"{kind}: {text(value)}" for kind, value in per_kind.items())
+    firsts: dict[str, str] = {}  # each size's first kind
+    for kind, value in per_kind.items():
+        firsts.setdefault(text(value), kind)
+    picked = list(dict.fromkeys([*firsts.values(), *per_kind]))[:limit]
+    more = len(per_kind) - len(picked)
+    return "; ".join(f"{kind}: {text(value)}" for kind, value in per_kind.items()
+                     if kind in picked) + (f"; and {more:,} more kind{'s' * (more > 1)}"
+                                           if more else "")
 
 
 # The max_model_len both engines assume for a config.json with no length field (vLLM's

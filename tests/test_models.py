@@ -347,6 +347,15 @@ def test_profile_refuses_attention_layers_of_different_bytes():
     # the summary still shows both, per kind
     rows = spec.summary()
     assert [(r.name, r.kv_bytes_per_token) for r in rows] == [("full", 4096), ("full_2", 2048)]
+    # many kinds are named six at most, one of each size first, not in a line of 12 KB (256
+    # kinds): six kinds of 8 heads x 256 B of K + V dims x 2 B = 4,096 B, one of 4 heads 2,048 B
+    splits = ((128, 128), (192, 64), (64, 192), (160, 96), (96, 160), (224, 32))
+    many = ModelSpec(name="many", layers=tuple(AttentionLayer(8, k, v) for k, v in splits)
+                     + (AttentionLayer(4, 128, 128),))
+    with pytest.raises(ValueError, match=r"differ in bytes per token \(full: 4,096 B; full_2: "
+                                         r"4,096 B; full_3: 4,096 B; full_4: 4,096 B; full_5: "
+                                         r"4,096 B; full_7: 2,048 B; and 1 more kind\): "):
+        many.profile()
 
 
 def test_profile_refuses_state_layers_of_different_bytes_and_windows():
