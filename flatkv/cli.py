@@ -424,4 +424,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OSError as exc:  # a full disk, a closed file: said in one line, not a traceback
         print(f"{PROG}: error: cannot write the output: {exc.strerror or exc}", file=sys.stderr)
         return 1
+    except UnicodeEncodeError as exc:  # a name stdout's encoding (ascii, a code page) lacks
+        print(f"{PROG}: error: cannot write the output: its character "
+              f"U+{ord(exc.object[exc.start]):04X} is not in this terminal's encoding "
+              f"({exc.encoding}); set PYTHONIOENCODING=utf-8", file=sys.stderr)
+        return 1
     return output.status

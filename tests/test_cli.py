@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import pathlib
 import subprocess
 import sys
@@ -1100,6 +1101,20 @@ def test_output_that_cannot_be_written_is_one_line_not_a_traceback():
     assert done.returncode == 1
     assert done.stderr == ("python -m flatkv: error: cannot write the output: No space left on "
                            "device\n")
+
+
+def test_output_the_terminals_encoding_cannot_hold_is_one_line_not_a_traceback():
+    # a model named 'café' printed where stdout is ASCII (PYTHONIOENCODING, a Latin-1 locale,
+    # a Windows code page): one line that says how, exit 1 (the input was fine)
+    root = pathlib.Path(__file__).resolve().parent.parent
+    done = subprocess.run([sys.executable, "-m", "flatkv", "model", "--hf-config",
+                           '{"model_type": "llama", "num_hidden_layers": 2}', "--name", "café"],
+                          cwd=root, capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "PYTHONIOENCODING": "ascii", "HF_HUB_OFFLINE": "1"})
+    assert (done.returncode, done.stdout) == (1, "")
+    assert done.stderr == ("python -m flatkv: error: cannot write the output: its character "
+                           "U+00E9 is not in this terminal's encoding (ascii); set "
+                           "PYTHONIOENCODING=utf-8\n")
 
 
 def test_an_option_given_twice_is_refused(capsys):
