@@ -82,6 +82,7 @@ from flatkv.units import (
     parse_size,
     parse_tokens,
     positive_size,
+    quoted,
 )
 
 CUSTOM_GPU = "Custom"
@@ -403,7 +404,7 @@ def _layer_labels(key: str, text: str) -> tuple[str, ...]:
     try:
         return tuple(app_model.parse_layer_pattern(text))
     except ValueError as exc:
-        raise ValueError(f"{key}={text!r}: {exc}") from None
+        raise ValueError(f"{key}={quoted(text)}: {exc}") from None
 
 
 _NO_REAL_BOUND = 1 << 40  # an upper bound past any real size: not named when a value is too low
@@ -414,7 +415,7 @@ def _int(lo: int, hi: int) -> Callable[[str, str], int]:
         try:
             value = int(text)
         except ValueError:
-            raise ValueError(f"{key}={text!r} is not a whole number") from None
+            raise ValueError(f"{key}={quoted(text)} is not a whole number") from None
         if value < lo and hi >= _NO_REAL_BOUND:  # a range of 19 digits reads as noise
             raise ValueError(f"{key}={value} must be {lo:,} or more")
         if not lo <= value <= hi:
@@ -443,11 +444,11 @@ def _fraction(key: str, text: str) -> float:
     try:
         value = float(text)
     except ValueError:
-        raise ValueError(f"{key}={text!r} is not a number") from None
+        raise ValueError(f"{key}={quoted(text)} is not a number") from None
     if not MIN_MEM_FRACTION <= value <= 1:
-        raise ValueError(f"{key}={text!r} must be between {MIN_MEM_FRACTION} and 1")
+        raise ValueError(f"{key}={quoted(text)} must be between {MIN_MEM_FRACTION} and 1")
     if round(value, 4) != value:  # the slider shows 4 decimals: more would count unseen
-        raise ValueError(f"{key}={text!r} has more than 4 decimals: give at most 4, e.g. "
+        raise ValueError(f"{key}={quoted(text)} has more than 4 decimals: give at most 4, e.g. "
                          f"{round(value, 4):g}")
     return value
 
@@ -457,7 +458,7 @@ def _dtype(key: str, text: str) -> str:
     try:
         return canonical_dtype(text)
     except ValueError as exc:
-        raise ValueError(f"{key}={text!r}: {exc}") from None
+        raise ValueError(f"{key}={quoted(text)}: {exc}") from None
 
 
 def _sizes(hi: int, most: int) -> Callable[[str, str], tuple[int, ...]]:
@@ -467,7 +468,7 @@ def _sizes(hi: int, most: int) -> Callable[[str, str], tuple[int, ...]]:
     def parse(key: str, text: str) -> tuple[int, ...]:
         parts = text.split(",")
         if len(parts) > most:
-            raise ValueError(f"{key}={text!r} holds {len(parts)} numbers, at most {most}")
+            raise ValueError(f"{key}={quoted(text)} holds {len(parts)} numbers, at most {most}")
         return tuple(one(key, part.strip()) for part in parts)
 
     return parse
@@ -476,7 +477,7 @@ def _sizes(hi: int, most: int) -> Callable[[str, str], tuple[int, ...]]:
 def _choice(options: Callable[[], list[str]]) -> Callable[[str, str], str]:
     def parse(key: str, text: str) -> str:
         if text not in options():
-            raise ValueError(f"{key}={text!r} is not one of {', '.join(options())}")
+            raise ValueError(f"{key}={quoted(text)} is not one of {', '.join(options())}")
         return text
 
     return parse
@@ -511,7 +512,7 @@ def _write_chunked_prefill(value: object) -> str:
 
 def _flag(key: str, text: str) -> bool:
     if text not in ("0", "1"):
-        raise ValueError(f"{key}={text!r} is not 0 or 1")
+        raise ValueError(f"{key}={quoted(text)} is not 0 or 1")
     return text == "1"
 
 
@@ -531,7 +532,7 @@ def _names(options: tuple[str, ...]) -> Callable[[str, str], tuple[str, ...]]:
         names = [t.strip() for t in text.split(",") if t.strip()]
         unknown = sorted(set(names) - set(options))
         if unknown or not names:
-            raise ValueError(f"{key}={text!r} is not a list of {' / '.join(options)}")
+            raise ValueError(f"{key}={quoted(text)} is not a list of {' / '.join(options)}")
         return gpu_settings.in_order(names, options)
 
     return parse
@@ -655,6 +656,11 @@ def encode_query(state: AppState) -> dict[str, str]:
     return out
 
 
+def _as_typed(text: str) -> str:
+    """A link's key or value as a notice shows it: as typed, or its start where long."""
+    return text if len(text) <= 40 else quoted(text, 40)
+
+
 def _single(value: str | list[str]) -> str:
     return value[-1] if isinstance(value, list) else str(value)
 
@@ -666,8 +672,8 @@ def decode_query(params: Mapping[str, str | list[str]]) -> tuple[AppState, list[
     """
     q = {k: _single(v) for k, v in params.items() if k not in IGNORED_KEYS}
     notices: list[str] = [
-        f"The link gives {k} {len(v)} times ({', '.join(map(str, v))}): using the last, "
-        f"{k}={v[-1]}." for k, v in params.items()
+        f"The link gives {k} {len(v)} times ({', '.join(_as_typed(str(x)) for x in v)}): "
+        f"using the last, {k}={_as_typed(str(v[-1]))}." for k, v in params.items()
         if k not in IGNORED_KEYS and isinstance(v, list) and len(set(v)) > 1]
     changes: dict[str, object] = {}
     for key, (name, parse, write) in _SETTINGS.items():
@@ -688,7 +694,8 @@ def decode_query(params: Mapping[str, str | list[str]]) -> tuple[AppState, list[
         notices.append(notice)
     unknown = sorted(set(q) - set(_SETTINGS) - set(_MODEL_KEYS))
     if unknown:
-        notices.append(f"Ignored unknown link parameter(s): {', '.join(unknown)}.")
+        notices.append("Ignored unknown link parameter(s): "
+                       f"{', '.join(_as_typed(k) for k in unknown)}.")
     notices.extend(_unread_model_keys(q, state.model))
     return state, notices
 
@@ -744,8 +751,8 @@ def _decode_model(q: Mapping[str, str]) -> tuple[str, app_model.RawModel | None,
         if (preset := presets.preset_name(name)) is not None:  # any case, or the file's stem
             return preset, None, None, ""
         return DEFAULT.model, None, None, (
-            f"model={name!r} is not a known model (one of {', '.join(app_model.model_names())}); "
-            f"{fallback}")
+            f"model={quoted(name)} is not a known model (one of "
+            f"{', '.join(app_model.model_names())}); {fallback}")
     try:
         kv = parse_size(q.get("kv", "0"), field="kv", whole=True)
         carried = {name: parse(key, q[key]) for key, (name, parse, _write)

@@ -8,6 +8,8 @@ Names follow torch (``bfloat16``, ``float8_e4m3fn``); aliases cover what engines
 
 from __future__ import annotations
 
+from flatkv.units import quoted
+
 DTYPE_BYTES: dict[str, int] = {
     "float32": 4,
     "bfloat16": 2,
@@ -82,8 +84,9 @@ def canonical_dtype(name: object) -> str:
         return text
     if text in DTYPE_ALIASES:
         return DTYPE_ALIASES[text]
+    shown = quoted(name) if isinstance(name, str) else repr(name)  # a pasted page by its start
     raise ValueError(
-        f"unknown dtype {name!r}: use one of {', '.join(KNOWN_DTYPES)} "
+        f"unknown dtype {shown}: use one of {', '.join(KNOWN_DTYPES)} "
         f"(aliases: {', '.join(sorted(DTYPE_ALIASES))})"
     )
 

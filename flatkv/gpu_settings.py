@@ -12,6 +12,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from flatkv.units import quoted
+
 BENCH_REPEATS = {"cpu": 7, "cuda": 15}  # the library's and the CLI's timed rounds
 # The benchmark's defaults (the page states them).
 DEFAULT_POOL_BYTES = {"cpu": 512 << 20, "cuda": 8 << 30}  # pages allocated without a cap
@@ -111,7 +113,7 @@ def check_layout(field: str, value: object) -> str:
 def check_device_name(field: str, text: str) -> str:
     """``cpu``, ``cuda`` or ``cuda:N`` (whether this machine has it is the page's question)."""
     if not DEVICE_NAME.match(text):
-        raise ValueError(f"{field}={text!r} is not a device: give cpu, cuda or cuda:N")
+        raise ValueError(f"{field}={quoted(text)} is not a device: give cpu, cuda or cuda:N")
     return text
 
 
@@ -132,7 +134,7 @@ def parse_counts(text: str, field: str, *, maximum: int) -> tuple[int, ...]:
             values.add(int(part))
         except ValueError:
             raise ValueError(
-                f"{field}: {part!r} is not a whole number; give a list such as 1, 4, 16"
+                f"{field}: {quoted(part)} is not a whole number; give a list such as 1, 4, 16"
             ) from None
     if not values:
         raise ValueError(f"{field} is empty; give a list such as 1, 4, 16")

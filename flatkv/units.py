@@ -304,10 +304,11 @@ def parse_named_sizes(text: str, *, field: str) -> dict[str, int]:
         name = name.strip()
         if not sep or not name:
             raise ValueError(
-                f"{field} {text!r}: write name=bytes pairs, e.g. conv=49152,ssm=2097152"
+                f"{field} {quoted(str(text))}: write name=bytes pairs, e.g. conv=49152,ssm=2097152"
             )
         if name in out:
-            raise ValueError(f"{field} {text!r} names {name!r} twice: give each once")
+            raise ValueError(f"{field} {quoted(str(text))} names {quoted(name)} twice: give "
+                             "each once")
         out[name] = positive_size(value, f"{field} {name}",
                                   "a size of 1 byte or more, or leave the tensor out")
     return out

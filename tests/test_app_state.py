@@ -431,6 +431,24 @@ def test_a_bad_setting_falls_back_to_its_default_with_a_notice(params, field, wo
     assert len(notices) == 1 and words in notices[0] and "using the default" in notices[0]
 
 
+def test_a_links_long_value_is_named_by_its_start_not_echoed_whole():
+    # 5,000 characters of junk in any key (a link pasted into itself): each notice names the
+    # value's start and its length, as the CLI's errors do, not a 5 KB (or 10 KB) box
+    from flatkv.app_state import _CARRIED_KEYS, _SETTINGS
+
+    junk = "x" * 5_000
+    links = [{key: junk} for key in [*_SETTINGS, "model", junk]]
+    links += [{"model": "custom", "layers": "full", "kv": "8", key: junk}  # arch: any names
+              for key in [*_CARRIED_KEYS, "layers", "state"] if key != "arch"]
+    links.append({"tp": ["1", junk]})
+    for link in links:
+        _, notices = decode_query(link)
+        assert notices and all(len(n) < 600 for n in notices), (list(link)[0][:20], notices)
+    _, (notice,) = decode_query({"block": junk})
+    assert notice == (f"block='{'x' * 80}'... (5,000 characters) is not a whole number; using "
+                      "the default (block=16).")
+
+
 def test_a_stale_model_or_a_broken_custom_model_falls_back_to_the_default_model():
     state, notices = decode_query({"model": "GPT-9"})
     assert state.model == DEFAULT.model and "'GPT-9' is not a known model" in notices[0]
