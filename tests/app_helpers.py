@@ -1,0 +1,89 @@
+"""What the AppTest files (tests/test_app_*.py) share: the app's path, opening a page at a link,
+reading what a page shows, and the links and views more than one page's tests start from. Not a
+test file (no test_ prefix), imported as ``from app_helpers import ...``, as tests/ is on the
+path (pytest's rootdir-relative import of a test directory without __init__.py)."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from streamlit.testing.v1 import AppTest
+
+ROOT = Path(__file__).resolve().parent.parent
+APP = str(ROOT / "app.py")
+
+
+# SPEC worked example on a custom 80 GB GPU, all of it for the cache, block 64, alignment 16.
+QWEN35_LINK = {
+    "model": "custom", "layers": "(3*linear,full)*12", "kv": "2048",
+    "state": "conv=49152,ssm=2097152", "gpu": "Custom", "gpu_mem": "80GB", "frac": "1",
+    "block": "64", "align": "16",
+}
+
+
+def open_app(page: str | None = None, query: dict | None = None) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params.update(query or {})
+    at.run()
+    if page:
+        at.switch_page(page).run()
+    return at
+
+
+def unescaped(text: str) -> str:
+    """Markdown text as the page shows it: user text is escaped for Markdown
+    (units.markdown_literal), and the backslashes do not show."""
+    return re.sub(r"\\(.)", r"\1", text)
+
+
+def shown(element) -> str:
+    return unescaped(element.value)
+
+
+def metrics(at: AppTest) -> dict[str, str]:
+    return {m.label: m.value for m in at.metric}
+
+
+def caption_starting(at: AppTest, prefix: str) -> str:
+    """The one caption of the page that starts with ``prefix``."""
+    (caption,) = [c.value for c in at.caption if c.value.startswith(prefix)]
+    return caption
+
+
+def budget_caption(at: AppTest) -> str:
+    """Budget's line under its inputs: the model, the layout and the options that act."""
+    (line,) = [c.value for c in at.caption if c.value.endswith("are in the sidebar.")]
+    return line
+
+
+def assert_clean(at: AppTest) -> None:
+    assert not at.exception, [shown(e) for e in at.exception]
+    assert not at.error, [shown(e) for e in at.error]
+
+
+def open_falcon_mamba_config() -> AppTest:
+    """The Model page with falcon-mamba-7b's config.json loaded: it gives no length field, so
+    vLLM (and SGLang) assume 2,048 tokens."""
+    at = open_app("app_pages/model.py")
+    at.segmented_control(key="model.source").set_value("config.json").run()
+    at.text_area(key="hf.paste").set_value(json.dumps({
+        "model_type": "falcon_mamba", "num_hidden_layers": 64, "hidden_size": 4096,
+        "intermediate_size": 8192, "state_size": 16, "conv_kernel": 4,
+        "torch_dtype": "bfloat16", "architectures": ["FalconMambaForCausalLM"]})).run()
+    at.button(key="hf.load").click().run()
+    return at
+
+
+def vllm_row(at: AppTest):
+    return at.dataframe[0].value.set_index("strategy").loc["vLLM v1"]
+
+
+# GPU lab: a raw model of two full-attention layers at 4,096 B per token, block 16 (alignment
+# = block size, no state row to cover): P = 16, page = 2 x 4,096 x 16 = 131,072 B.
+TINY_LINK = {"model": "custom", "layers": "full*2", "kv": "4096", "block": "16", "device": "cpu"}
+
+
+STATE_ONLY_LINK = {"model": "custom", "layers": "linear*24", "kv": "0",
+                   "state": "conv=32768,ssm=1MiB"}
