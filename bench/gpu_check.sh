@@ -72,7 +72,7 @@ if [ "$limit" -eq 0 ]; then
   page_rc=none
 elif "$PY" -c "import streamlit, plotly" 2>/dev/null; then
   timeout "$limit" "$PY" -m pytest -q -p no:cacheprovider \
-    tests/test_app_pages.py::test_gpu_lab_runs_on_the_default_device 2>&1 | tee "$OUT_DIR/page.txt"
+    tests/test_app_gpu.py::test_gpu_lab_runs_on_the_default_device 2>&1 | tee "$OUT_DIR/page.txt"
   page_rc=${PIPESTATUS[0]}
 else
   echo "not run: streamlit or plotly is not installed here (bash bench/gpu_wheels.sh, carry .whl)"

@@ -957,7 +957,7 @@ def test_vllm_blocks_give_the_budget_as_vllm_0_34_logs_it(capsys):
 
 def test_a_budget_from_gpu_memory_fraction_and_weights_as_the_app_derives_it(capsys):
     # the H100's 81,559 MiB x 0.9, floored, less 16 GB of weights over TP 2: the Budget page's
-    # 68,968,728,985 B (tests/test_app_pages.py); Qwen3-Next's flat block at TP 2 is
+    # 68,968,728,985 B (tests/test_app_budget.py); Qwen3-Next's flat block at TP 2 is
     # 12 x 544 x 1,024 + 36 x 548,864 = 26,443,776 B, 2,608 of them
     assert 81_559 * 2**20 * 9 // 10 - 8 * 10**9 == 68_968_728_985
     code, out, err = run(["plan", "--preset", "Qwen3-Next-80B-A3B", "--tp", "2", "--gpu-memory",

@@ -1,0 +1,560 @@
+"""The Layout page through streamlit's AppTest: P, blocks, padding, the page map and workload,
+and the plan set beside the engines'. Expected figures are derived by hand (SPEC.md section 1);
+helpers in tests/app_helpers.py."""
+
+from __future__ import annotations
+
+import json
+import re
+from fractions import Fraction
+
+import pytest
+from app_helpers import (
+    QWEN35_LINK,
+    ROOT,
+    STATE_ONLY_LINK,
+    assert_clean,
+    caption_starting,
+    metrics,
+    open_app,
+    shown,
+    unescaped,
+)
+
+
+def test_layout_shows_the_worked_example_from_a_link():
+    at = open_app("app_pages/layout.py", QWEN35_LINK)
+    assert_clean(at)
+    m = metrics(at)
+    assert m["P (tokens per page)"] == "1,056"  # ceil(2,146,304 / 2,048) = 1,048 -> x16
+    assert m["Block bytes"] == "98.44 MiB"  # 103,219,200 B
+    assert m["Blocks"] == "775"  # 80e9 // 103,219,200
+    # the capacity of Budget and Compare: one page id holds a request's state pages (mode
+    # none), the other 774 hold history: 774 x 1,056; the token slots under it, 775 x 1,056
+    assert m["Capacity (tokens)"] == "817,344"
+    deltas = {mm.label: mm.delta for mm in at.metric}
+    assert deltas["Capacity (tokens)"] == "token slots 818,400 (blocks x P)"
+    help_texts = {mm.label: mm.help for mm in at.metric}
+    assert help_texts["Block bytes"] == "103,219,200 B"
+    # by group: 36 state rows of 2,146,304 B and 12 KV rows of 1,056 x 2,048 B; a block one
+    # group owns carries the other's rows dead
+    groups = at.dataframe[0].value.set_index("group")
+    state_rows, kv_rows = 36 * 2_146_304, 12 * 1056 * 2048
+    assert (state_rows, kv_rows, state_rows + kv_rows) == (77_266_944, 25_952_256, 103_219_200)
+    assert groups.loc["linear_attention"].tolist() == [36, state_rows, kv_rows,
+                                                       f"{kv_rows / 103_219_200:.2%}"]
+    assert groups.loc["full_attention"].tolist() == [12, kv_rows, state_rows,
+                                                     f"{state_rows / 103_219_200:.2%}"]
+    why = " ".join(md.value for md in at.markdown)
+    assert "ceil(2,146,304 / 2,048) = 1,048" in why and "P = 1,056" in why
+    # at each alignment under 16, P = a x ceil(1,048 / a): 1,048 = 8 x 131 whole at 1 to 8
+    assert [a * -(-1048 // a) for a in (1, 2, 4, 8)] == [1048] * 4
+    assert "P with finer alignments: 1 → 1,048, 2 → 1,048, 4 → 1,048, 8 → 1,048" in [
+        c.value for c in at.caption]
+    # and drawn: the KV row at the requested 64 (131,072 B), the state row, the KV row at P
+    (inflation,) = [c for c in at.get("plotly_chart") if "KV row at P = 1,056" in c.proto.spec]
+    assert "2,146,304" in inflation.proto.spec and "131,072" in inflation.proto.spec
+    assert at.query_params["block"] == "64"  # the view stays in the URL
+    # vLLM's blocks beside ours, at the link's block size 64: A = 64, P = 64 x cdiv(2,146,304,
+    # 64 x 2,048) = 64 x 17 = 1,088; pages of 1,088 x 2,048 = 2,228,224 B, 12 a block id
+    (vllm,) = [unescaped(c.value) for c in at.caption if c.value.startswith("vLLM at these")]
+    assert vllm.startswith("vLLM at these settings (Compare's column): P 1,088, pages of "
+                           "2,228,224 B in 12 tensors (group_size). A block id is 12 pages, "
+                           "26,738,688 B (25.50 MiB, 24,576 B a token), and belongs to one of 4 "
+                           "groups")
+    (rows,) = [c for c in at.get("plotly_chart") if "One row per vLLM group" in c.proto.spec]
+    assert "linear_attention.2" in rows.proto.spec and "2,228,224" in rows.proto.spec
+
+
+def test_layout_says_why_vllm_has_no_blocks_to_draw():
+    # 10,000,000 tokens of the worked example at P 1,088 need ceil(10,000,000 / 1,088) =
+    # 9,192 pages of its full group and a state page in each of its 3 GDN groups: 9,195
+    # blocks of 12 layers x 2,228,224 B = 26,738,688 B, 245,862,236,160 B; an 8 GB budget
+    # holds 8e9 // 26,738,688 = 299 blocks, less the null block and the 3 state pages: 295
+    # full pages, 295 x 1,088 = 320,960 tokens; a request needs (9,195 + 1) blocks of budget.
+    # Our plan still draws its rows.
+    at = open_app("app_pages/layout.py", {**QWEN35_LINK, "gpu_mem": "8GB", "ctx": "10000000"})
+    assert not at.exception
+    (info,) = [unescaped(i.value) for i in at.info if i.value.startswith("vLLM has no layout")]
+    assert info == (
+        "vLLM has no layout here: vLLM refuses to start: one request of 10,000,000 tokens "
+        "needs 245,862,236,160 B of KV cache (228.98 GiB: its pages in every group, 12 layers "
+        "a page, at P 1,088), more than the 8,000,000,000 B (7.45 GiB) available less the "
+        "26,738,688 B block vLLM holds back as its null block (\"To serve at least one request "
+        "with the model's max seq len\"); its estimated maximum model length is 320,960: give "
+        "a context of at most 320,960 or a budget of at least 245,888,974,848 B")
+    assert not [c for c in at.get("plotly_chart") if "One row per vLLM group" in c.proto.spec]
+
+
+@pytest.mark.parametrize(
+    ("widget", "value", "p", "blocks", "capacity"),
+    [
+        # block 2,048 already covers the state row: 12 x 2,048 x 2,048 + 36 state rows per
+        # block = 127,598,592 B; 80e9 // that = 626 blocks of 2,048 tokens, one of them a
+        # request's state: 625 x 2,048 tokens of history
+        ("w.block_size", 2048, "2,048", "626", "1,280,000"),
+        # alignment 64: P = 1,088; block bytes 12 x 2,048 x 1,088 + 36 state rows = 104,005,632
+        # (769 blocks, 768 x 1,088 tokens)
+        ("w.alignment", 64, "1,088", "769", "835,584"),
+    ],
+)
+def test_paging_widgets_drive_p_and_blocks(widget, value, p, blocks, capacity):
+    at = open_app("app_pages/layout.py", QWEN35_LINK)
+    at.sidebar.number_input(key=widget).set_value(value).run()
+    assert_clean(at)
+    m = metrics(at)
+    assert (m["P (tokens per page)"], m["Blocks"], m["Capacity (tokens)"]) == (
+        p, blocks, capacity)
+
+
+def test_layout_names_the_dead_weight_of_one_page():
+    # Qwen3-Next at TP 1, P 544: a block holds 36 state rows of 49,152 + 1,048,576 B and 12 KV
+    # rows of 2,048 x 544 B; a page the full group owns carries the 36 state rows idle
+    at = open_app("app_pages/layout.py", {})
+    state_rows, kv_rows = 36 * (49_152 + 1_048_576), 12 * 2_048 * 544
+    assert metrics(at)["Dead share of a full_attention block"] == (
+        f"{state_rows / (state_rows + kv_rows):.2%}") == "74.72%"
+
+
+def test_layout_names_the_padding_its_planner_has():
+    at = open_app("app_pages/layout.py", QWEN35_LINK)
+    # packed, P 1,056: the page row is the widest row, a KV row of 1,056 x 2,048 = 2,162,688 B;
+    # each of the 36 state rows (2,146,304 B) pads 16,384 B: 589,824 B of a uniform-page
+    # block of 103,219,200 + 589,824 = 103,809,024 B, 0.568% (as app_data's headline)
+    assert metrics(at)["Uniform pages would pad"] == f"{589_824 / 103_809_024:.2%}" == (
+        "0.57%")
+    at = open_app("app_pages/layout.py", {**QWEN35_LINK, "planner": "per-component"})
+    assert_clean(at)
+    assert metrics(at)["Padding of a block (per component)"] == "0.00%"
+    # its rows are components' pages, not slots' rows
+    rows = json.loads(at.get("plotly_chart")[1].proto.spec)["layout"]
+    assert rows["title"]["text"].startswith("One row per component tensor")
+    assert rows["xaxis"]["title"]["text"].startswith("offset in the component's page")
+
+
+def test_layout_explains_its_terms():
+    at = open_app("app_pages/layout.py")
+    (terms,) = [e for e in at.expander if e.label == "Terms"]
+    text = terms.markdown[0].value
+    # the words of ARCHITECTURE.md's glossary, each its own term, as the code uses them
+    assert re.findall(r"\*\*([^*]+)\*\*", text) == [
+        "Group", "vLLM's groups", "padding layers", "Component", "Row", "Slot tensor", "Page id",
+        "page", "Block", "P", "token slot", "state page", "Dummy page", "Padding", "Dead weight"]
+    glossary = (ROOT / "ARCHITECTURE.md").read_text()
+    for word in ("group", "component", "row", "slot", "page id", "page", "block", "dead weight"):
+        assert f"\n| {word} |" in glossary
+
+
+def test_layout_keeps_the_uniform_pages_view_across_pages_and_in_the_link():
+    at = open_app("app_pages/layout.py", QWEN35_LINK)
+
+    def rows_chart():  # the page-row chart (the inflation chart above it has no padding)
+        (rows,) = [c for c in at.get("plotly_chart") if "flat_slab_0" in c.proto.spec]
+        return rows.proto.spec.replace(" ", "")
+
+    assert '"name":"padding' not in rows_chart()  # packed rows: no padding
+    at.toggle(key="w.uniform_rows").set_value(True).run()
+    assert_clean(at)
+    assert at.query_params["uniform"] == "1"
+    at.switch_page("app_pages/compare.py").run()
+    at.switch_page("app_pages/layout.py").run()
+    assert at.toggle(key="w.uniform_rows").value
+    # the rows are drawn padded to the page row: a padding trace is there
+    assert '"name":"padding' in rows_chart()
+    again = open_app("app_pages/layout.py", dict(at.query_params))
+    assert again.toggle(key="w.uniform_rows").value
+    # one tensor per component: every row is its component's own, nothing to pad: no toggle,
+    # and the chart says what its rows are
+    each = open_app("app_pages/layout.py", {**at.query_params, "planner": "per-component"})
+    assert_clean(each)
+    assert not [t for t in each.toggle if t.key == "w.uniform_rows"]
+    (rows,) = [c for c in each.get("plotly_chart") if "component tensor" in c.proto.spec]
+    assert '"name":"padding' not in rows.proto.spec.replace(" ", "")
+
+
+def test_layouts_padding_toggle_says_its_bytes_or_is_not_offered():
+    """The toggle drew nothing visible: on models with no padding nothing at all, on
+    Nemotron-H-8B a 4,096 B sliver on a 2,162,688 B row. It now says how much it adds, and is
+    left out where every row is the page row.
+
+    Nemotron-H-8B (SPEC): KV 4,096 B a token, state row conv 61,440 + ssm 2,097,152 =
+    2,158,592 B. P = 16 x cdiv(2,158,592, 16 x 4,096) = 16 x 33 = 528, page row 528 x 4,096 =
+    2,162,688 B: each of the 24 Mamba2 rows is padded by 2,162,688 - 2,158,592 = 4,096 B,
+    98,304 B (96.00 KiB) a block. The block holds 4 KV rows and 24 state rows, 4 x 2,162,688 +
+    24 x 2,158,592 = 60,456,960 B; padded, 28 x 2,162,688 = 60,555,264 B, of which 98,304 B is
+    0.16% (0.1623%)."""
+    at = open_app("app_pages/layout.py", {"model": "Nemotron-H-8B"})
+    assert_clean(at)
+    assert [t.key for t in at.toggle] == ["w.uniform_rows"]
+    assert metrics(at)["Uniform pages would pad"] == "0.16%"
+    assert caption_starting(at, "Padded to the") == (
+        "Padded to the 2,162,688 B page row at P 528: 24 linear_attention rows of 2,158,592 B, "
+        "padded by 4,096 B each. 98,304 B (96.00 KiB) a block, 0.16% of the padded block of "
+        "60,555,264 B; under 1% of a row, a sliver at this scale (hover a row's end for its "
+        "bytes).")
+    # Jamba-1.5-Mini: KV 4,096 B a token, state row 311,296 B, P 80 gives a 327,680 B page
+    # row: 28 state rows padded by 16,384 B (5.26% of a row, wide enough to see: no pointer),
+    # 458,752 B a block; padded, 32 x 327,680 = 10,485,760 B, of which 458,752 is 4.375%
+    jamba = open_app("app_pages/layout.py", {"model": "Jamba-1.5-Mini"})
+    assert caption_starting(jamba, "Padded to the") == (
+        "Padded to the 327,680 B page row at P 80: 28 linear_attention rows of 311,296 B, "
+        "padded by 16,384 B each. 458,752 B (448.00 KiB) a block, 4.38% of the padded block "
+        "of 10,485,760 B.")
+    # Llama-3.1-8B: one row kind, full attention's 8 x 128 x 2 x 2 B x 16 = 65,536 B at P 16;
+    # gpt-oss-20b: sliding and full rows both 8 x 64 x 2 x 2 B x 16 = 32,768 B. Nothing to pad.
+    for model, row in (("Llama-3.1-8B", "65,536"), ("gpt-oss-20b", "32,768")):
+        plain = open_app("app_pages/layout.py", {"model": model})
+        assert_clean(plain)
+        assert not [t for t in plain.toggle if t.key == "w.uniform_rows"], model
+        assert caption_starting(plain, "Every row is the page row") == (
+            f"Every row is the page row's {row} B at P 16: uniform pages (vLLM's) would pad "
+            "nothing here, so there is no padded view to draw."), model
+
+
+def test_layout_workload_schedules_the_max_batched_tokens():
+    # gpt-oss-20b, P 16, 4 requests of 32,768 tokens (SPEC 3.5): full ceil(4 x 32,768 / 16)
+    # + 4 + 1 = 8,197; sliding 4 x ceil(127 / 16) + ceil(S / 16) + 4 + 1: 549 at S = 8,192
+    at = open_app("app_pages/layout.py", {"model": "gpt-oss-20b", "req": "4", "ctx": "32768"})
+    assert_clean(at)
+
+    def pages_caption() -> str:
+        text = caption_starting(at, "Pages the groups need")
+        return text
+
+    assert "sliding_attention: 549, full_attention: 8,197" in pages_caption()
+    at.text_input(key="w.max_batched_tokens").set_value("512").run()
+    assert_clean(at)
+    assert "sliding_attention: 69, full_attention: 8,197" in pages_caption()  # 32 + 32 + 5
+    assert at.query_params["mbt"] == "512"
+    # an attention-only model without sliding layers has no S to set here
+    llama = open_app("app_pages/layout.py", {"model": "Llama-3.1-8B"})
+    assert "w.max_batched_tokens" not in {w.key for w in llama.text_input}
+    # and no state row inflates its P: no inflation chart
+    assert not any("KV row at the requested" in c.proto.spec for c in llama.get("plotly_chart"))
+
+
+def test_layout_takes_the_largest_workload_a_link_can_ask_for():
+    # 4,096 requests of 2^40 tokens, the library's own bound (as the CLI's --context): the
+    # page lists only the pool's first ids (listing 2^24 tokens' all took 24 GB and killed the
+    # server)
+    at = open_app("app_pages/layout.py", {"req": "4096", "ctx": str(1 << 40)})
+    assert not at.exception
+    (warning,) = [shown(w) for w in at.warning
+                  if shown(w).startswith("One request of 1,099,511,627,776 tokens with")]
+    assert f"full_attention: {-(-4096 * (1 << 40) // 544) + 4096 + 1:,}" in warning
+    # one past it is the link's notice, not a figure
+    at = open_app(None, {"ctx": str((1 << 40) + 1)})
+    assert any("ctx is '1099511627777': give at most 1,099,511,627,776 tokens" in shown(e)
+               for e in at.error)
+
+
+def test_layout_draws_every_page_of_a_workload_that_fills_the_pool():
+    # Kimi-Linear at P 1,888 on an H100: 1 request of 1,234,752 tokens (654 x 1,888) needs
+    # 654 + 1 + 1 full-history pages (SPEC 3.5: its dummy page in the count) and as many state
+    # pages (min(2 + 654 + 1, 656)): 1,312, the whole pool. The map draws all of them, none
+    # set apart as a null page (it drew 655 full-attention pages beside a null one)
+    assert (1_234_752 // 1888, 654 + 1 + 1, min(2 + 654 + 1, 656)) == (654, 656, 656)
+    at = open_app("app_pages/layout.py", {"model": "Kimi-Linear-48B-A3B", "ctx": "1234752",
+                                          "req": "1"})
+    assert_clean(at)
+    assert any("linear_attention: 656, full_attention: 656; 1,312 page ids in the pool" in
+               c.value for c in at.caption)
+    (drawn,) = [json.loads(c.proto.spec) for c in at.get("plotly_chart")
+                if "First 1,312 page ids" in c.proto.spec]
+    cells = [v for row in drawn["data"][0]["z"] for v in row if v is not None]
+    assert (cells.count(0), cells.count(1), len(cells)) == (656, 656, 1312)
+    assert [t["name"] for t in drawn["data"][1:]] == [
+        "linear_attention (656 pages)", "full_attention (656 pages)", "free"]
+
+
+def test_layout_says_how_many_requests_fit_and_draws_no_map_of_pages_it_lacks():
+    # gpt-oss-20b, 97,870 page ids of P 16 at 2^20 tokens: one request needs 65,536 + 2 full
+    # and 8 + 512 + 2 sliding pages (66,060); two need 131,072 + 3 full pages alone
+    at = open_app("app_pages/layout.py", {"model": "gpt-oss-20b", "ctx": str(1 << 20),
+                                          "req": "4"})
+    assert_clean(at)
+    (warning,) = [shown(w) for w in at.warning if "does not fit" in shown(w)]
+    # the conclusion first; no state layers, so no state pages to set apart
+    assert warning.startswith("This workload does not fit in this budget: it holds at most "
+                              "1 request of 1,048,576 tokens; lower the live requests or "
+                              "the context length.\n\nPages the groups need (history, one "
+                              "dummy "
+                              "page each): ")
+    assert not [c for c in at.get("plotly_chart") if "page ids" in c.proto.spec]
+    fits = open_app("app_pages/layout.py", {"model": "gpt-oss-20b", "ctx": str(1 << 20),
+                                            "req": "1"})
+    assert [c for c in fits.get("plotly_chart") if "First 2,048 page ids" in c.proto.spec]
+    # two groups (full, sliding): the rows of the other's at a block id are dead weight; Llama
+    # has one group, whose rows are every row
+    other_rows = "the other groups' rows at that id are dead weight"
+    assert [c for c in fits.caption if other_rows in c.value]
+    llama = open_app("app_pages/layout.py", {"model": "Llama-3.1-8B"})
+    assert_clean(llama)
+    assert not [c for c in llama.caption if other_rows in c.value]
+    # 150 requests of 8,192 tokens fit the map, past the 95.48 at the top (vLLM's count of a
+    # whole step in every window, tests/test_app_data.py): the map's caption says why
+    more = open_app("app_pages/layout.py", {"model": "gpt-oss-20b", "ctx": "8192", "req": "150"})
+    assert_clean(more)
+    assert [c for c in more.caption if "The 95.48 requests at the top of the page (and on "
+            "Budget and Compare) count as vLLM's" in shown(c)]
+
+
+def test_layout_of_a_state_only_model_has_no_token_slots_and_no_workload():
+    at = open_app("app_pages/layout.py", {**STATE_ONLY_LINK, "planner": "per-component"})
+    assert_clean(at)
+    shown = metrics(at)
+    # P 16: a page id is 24 x (32,768 + 1,048,576) B, whatever P
+    assert shown["Blocks"] == f"{76_968_728_985 // (24 * (32_768 + 1_048_576)):,}"
+    assert shown["Token slots (blocks x P)"] == "—"
+    (p,) = [m for m in at.metric if m.label == "P (tokens per page)"]
+    assert (p.value, p.proto.delta) == ("16", "nominal: no token history")
+    (info,) = [i.value for i in at.info]
+    assert info.startswith("A state-only model keeps no history pages")
+    assert not at.warning  # the SPEC 3.5 workload of 4 requests is not charged
+
+
+def test_layout_says_how_its_state_pages_differ_from_budget():
+    at = open_app("app_pages/layout.py", {"mamba": "align", "ctx": "32768"})
+    (msg,) = [c.value for c in at.caption if "Pages the groups need" in c.value]
+    # default view: 4 requests of 32,768 tokens at P 544; state min(2 x 4 + 131,072 // 544 + 1,
+    # ceil(131,072 / 544) + 4 + 1) = min(249, 246)
+    assert "linear_attention: 246, full_attention: 246" in msg
+    assert "mamba cache mode align (2 state pages) per request" in msg
+    # 2 drafted tokens: each of the 4 requests holds 2 more state pages, 246 + 8; the flat
+    # layout keeps the model's conv rows, so P stays 544 and the history pages stay 246
+    at = open_app("app_pages/layout.py", {"mamba": "align", "spec_tokens": "2", "ctx": "32768"})
+    (msg,) = [c.value for c in at.caption if "Pages the groups need" in c.value]
+    assert "linear_attention: 254, full_attention: 246" in msg
+    assert ("a snapshot every P tokens (at most the full-history group's count), and 2 more "
+            "per request for drafted tokens. Budget and "
+            "Compare count the state pages of mamba cache mode align (2 state pages) and 2 more "
+            "for drafted tokens per request") in msg
+
+
+def test_layout_gives_the_state_row_padding_vllm_logs():
+    # Qwen3-Next (TP 1) at P 544 pads the 1,097,728 B state row to 544 x 2,048 = 1,114,112 B:
+    # "Padding mamba page size by 1.49%", as SPEC 3.1 anchors it at TP 2 (both halve); of the
+    # whole block (36 state rows of 48) it is 1.10%
+    at = open_app("app_pages/layout.py")
+    (pad,) = [m for m in at.metric if m.label == "Uniform pages would pad"]
+    assert pad.value == f"{36 * 16_384 / (48 * 1_114_112):.2%}" == "1.10%"
+    # said at this plan's P: vLLM pads at its own, which can differ (SPEC 1's block 64 and
+    # alignment 16: ours 1,056, vLLM's 1,088)
+    assert pad.proto.delta == f"state row padded by {16_384 / 1_097_728:.2%} at P 544" == (
+        "state row padded by 1.49% at P 544")
+    # MiniMax-M1's 2,097,152 B state row is 512 tokens of its 4,096 B a token: no padding,
+    # said so (not "padded by 0.00%")
+    minimax = open_app("app_pages/layout.py", {"model": "MiniMax-M1"})
+    (pad,) = [m for m in minimax.metric if m.label == "Uniform pages would pad"]
+    assert 512 * 4_096 == 2_097_152 and pad.value == "0.00%"
+    assert pad.proto.delta == "state row fills its page row at P 512"
+
+
+def test_layout_sets_its_plan_beside_the_engines():
+    # the worked example at 32,768 tokens: packed slabs 775 blocks / (32 full + 1 state pages)
+    # = 23.48; vLLM 2,991 / 34 = 87.97, 2,991 x 33 / (34 x 775) = 3.75x ours; SGLang: 80e9 x
+    # 9 // 19 holds 490 slots of 36 x 2,146,304 B, the KV pool (80e9 - 490 x 77,266,944) //
+    # (12 x 2,048) = 1,714,648 tokens / 32,768 = 52.33, 1,714,648 x 33 / (32,768 x 775) = 2.23x
+    assert (80 * 10**9 - 490 * 77_266_944) // 24_576 == 1_714_648
+    at = open_app("app_pages/layout.py", QWEN35_LINK)
+    assert_clean(at)
+    assert (round(2_991 * 33 / (34 * 775), 2), round(1_714_648 * 33 / (32_768 * 775), 2)) == (
+        3.75, 2.23)
+    assert ("At 32,768 tokens per request, this plan holds 23.48 requests; in the same budget "
+            "vLLM v1 87.97 (3.75x ours), SGLang 52.33 (2.23x ours). Compare shows where each "
+            "layout's bytes go.") in [unescaped(c.value) for c in at.caption]
+    compare = open_app("app_pages/compare.py", QWEN35_LINK).dataframe[0].value
+    assert list(compare.set_index("strategy").loc[["FlatKV packed slabs", "vLLM v1", "SGLang"],
+                                                  "concurrency"]) == [23.48, 87.97, 52.33]
+    # at 4M tokens: 775 / (ceil(4,194,304 / 1,056) + 1) = 0.20 of one request; vLLM's one
+    # request needs more than its budget (it does not start); SGLang's pool 1,714,648 tokens
+    long = open_app("app_pages/layout.py", {**QWEN35_LINK, "ctx": "4M"})
+    (line,) = [unescaped(c.value) for c in long.caption if c.value.startswith("At ")]
+    assert f"{775 / (-(-4_194_304 // 1_056) + 1):.2f}" == "0.20"
+    assert line == (
+        "At 4,194,304 tokens per request, this plan holds no whole request (0.20 of one); in "
+        "the same budget vLLM v1 does not start, SGLang 0.41 "
+        f"({1_714_648 * 3_973 / (4_194_304 * 775):.2f}x ours). Compare shows where each "
+        "layout's bytes go and why a layout does not apply.")
+
+
+def test_layout_tells_a_ratio_near_one_from_one():
+    # DeepSeek-V3 in 40 GiB of KV cache at 163,840 tokens: 61 MLA layers of (512 + 64) x 2 B
+    # = 70,272 B a token. Our blocks of 16 tokens: 42,949,672,960 // (16 x 70,272) = 38,199
+    # (611,184 tokens); vLLM's MLA blocks of 64: 9,549 (611,136); SGLang's pages of one token:
+    # 611,191. All three read 3.73 requests; vLLM holds 48 tokens fewer than ours (38,196 /
+    # 38,199 = 0.99992, cut to 0.999 where 1.00 would say as many), SGLang 7 more (1.0000115)
+    budget = 40 * 2**30
+    assert (budget // (16 * 70_272), budget // (64 * 70_272), budget // 70_272) == (
+        38_199, 9_549, 611_191)
+    ours = Fraction(38_199 * 16, 163_840)
+    vllm, sglang = Fraction(9_549, 163_840 // 64), Fraction(611_191, 163_840)
+    assert (f"{float(vllm / ours):.5f}", f"{float(sglang / ours):.7f}") == ("0.99992",
+                                                                          "1.0000115")
+    at = open_app("app_pages/layout.py", {"model": "DeepSeek-V3", "gpu": "KV cache memory",
+                                          "kv_mem": "40GiB"})
+    assert_clean(at)
+    (line,) = [unescaped(c.value) for c in at.caption if c.value.startswith("At ")]
+    assert line == ("At 163,840 tokens per request, this plan holds 3.73 requests; in the same "
+                    "budget vLLM v1 3.73 (0.999x ours), SGLang 3.73 (1.00001x ours). Compare "
+                    "shows where each layout's bytes go.")
+
+
+def test_layout_says_which_engine_serves_no_such_model():
+    # MiniMax-M1 at 131,072 tokens in the default budget (79.65 GiB x 0.9 = 76,968,728,985 B):
+    # our plan's blocks of 80 rows of 2 MiB (P 512), a request 256 full pages and one state
+    # page; vLLM's 2 MiB pages in 8 groups of 10 layers, a request 256 + 7 state pages. SGLang
+    # has no MiniMax-M1 model: it serves no such model, whatever the budget.
+    at = open_app("app_pages/layout.py", {"model": "MiniMax-M1", "ctx": "131072"})
+    assert_clean(at)
+    ours = Fraction(76_968_728_985 // (80 * 2**21), 256 + 1)
+    vllm = Fraction(76_968_728_985 // 2**21 // 10, 256 + 7)
+    (line,) = [unescaped(c.value) for c in at.caption if c.value.startswith("At ")]
+    assert line == (
+        f"At 131,072 tokens per request, this plan holds {float(ours):.2f} requests; in the "
+        f"same budget vLLM v1 {float(vllm):.2f} ({float(vllm / ours):.2f}x ours), SGLang does "
+        "not serve this model. Compare shows where each layout's bytes go and why a layout "
+        "does not apply.")
+    assert f"{float(ours):.2f}" == "1.78"
+    # vLLM's figures stand, for the releases that serve it (its registry: up to 0.23.0), said
+    # under its blocks here and among Compare's notes
+    dropped = ("vLLM serves MiniMaxM1ForCausalLM up to 0.23.0 only, so a log of it comes from "
+               "such a release: later ones refuse it, their model registry listing it as "
+               "previously supported.")
+    assert dropped in [unescaped(c.value) for c in at.caption]
+    compare = open_app("app_pages/compare.py", {"model": "MiniMax-M1", "ctx": "131072"})
+    assert_clean(compare)
+    assert dropped in [unescaped(c.value) for c in compare.caption]
+    # no current release's defaults are offered for it; where vLLM refuses (its whole 10,240,000
+    # tokens do not fit), its reason says it, once
+    assert not [b for b in compare.button if b.label == "Use vLLM 0.34's defaults"]
+    refused = open_app("app_pages/compare.py", {"model": "MiniMax-M1"})
+    assert_clean(refused)
+    captions = [unescaped(c.value) for c in refused.caption]
+    assert dropped not in captions  # no note of its own beside the reason
+    assert any(c.startswith("**vLLM v1** refuses to start") and c.endswith(
+        f"({dropped[:-1]})") for c in captions)
+
+
+def test_a_default_workload_of_which_not_one_request_fits_is_said_not_warned():
+    # Qwen3.5-27B at its own 262,144 tokens on an H100: P 784, 374 page ids. Budget counts one
+    # state page a request (mode none, as the engine's log): 374 / (ceil(262,144 / 784) + 1) =
+    # 374 / 336 = 1.11; the map's workload charges the state snapshots too, and one request
+    # needs 337 page ids in each group: not one fits. Untyped, that is said (info, the field at
+    # 1, no "lower the live requests"); typed, it is a warning.
+    at = open_app("app_pages/layout.py", {"model": "Qwen3.5-27B"})
+    assert_clean(at)
+    # its state row: conv 61,440 + ssm 48 x 128 x 128 x 4 B = 3,207,168 B = 783 x 4,096 (a
+    # token of its 16 full layers), so P = 784 (a multiple of 16); a block is 16 x 784 x
+    # 4,096 + 48 x 3,207,168 B, 374 of them in the H100's 76,968,728,985 B
+    assert 61_440 + 48 * 128 * 128 * 4 == 3_207_168 == 783 * 4_096
+    assert 76_968_728_985 // (16 * 784 * 4_096 + 48 * 3_207_168) == 374
+    assert (metrics(at)["P (tokens per page)"], metrics(at)["Blocks"]) == ("784", "374")
+    assert not at.warning and at.number_input(key="w.requests").value == 1
+    (info,) = [shown(i) for i in at.info]
+    assert info.startswith(
+        "One request of 262,144 tokens with its state snapshots does not fit in this budget "
+        f"(Budget's and Compare's {374 / (-(-262_144 // 784) + 1):.2f} count the "
+        "state pages as the engine's log does: the last paragraph here): lower the context "
+        "length.\n\nPages the "
+        "groups need (history, live state and snapshots, one dummy page each): "
+        "linear_attention: 337, full_attention: 337; 374 page ids in the pool. A full-history "
+        "group's count is all requests' tokens over P, rounded up, and a page more a request "
+        "for its part-filled last page; a sliding group's, each request's window pages and "
+        "one step's tokens.")
+    budget = open_app("app_pages/budget.py", {"model": "Qwen3.5-27B"})
+    assert metrics(budget)["Concurrency at 262,144 tokens"] == "1.11"
+    typed = open_app("app_pages/layout.py", {"model": "Qwen3.5-27B", "req": "1"})
+    assert not typed.info and [shown(w) for w in typed.warning] == [info]
+
+
+def test_a_workload_that_does_not_fit_offers_the_one_that_does():
+    # Qwen3-Next at its own 262,144 tokens on an H100 (71.68 GiB, P 544): 4 requests with their
+    # state snapshots need more page ids than the pool has, 1 fits. Until a number is typed the
+    # map draws the 1 and says why; 4 typed get the warning, and the button shows that map.
+    default = open_app("app_pages/layout.py")
+    assert_clean(default)
+    assert not default.warning and "req" not in default.query_params
+    assert default.number_input(key="w.requests").value == 1
+    # beside it the plan's requests at the top of the page, which count 1 state page each:
+    # 1,455 page ids over ceil(262,144 / 544) = 482 history pages + 1 state page a request
+    assert f"{1455 / (-(-262144 // 544) + 1):.2f}" == "3.01"
+    said = caption_starting(default, "The map draws 1")
+    assert said.startswith(
+        "The map draws 1 live request of 262,144 tokens, not the default 4: 1 fits with its "
+        "state snapshots. The 3.01 requests at the top of the page count the state pages as the "
+        "engine's log does (the last paragraph here).\n\nPages the groups ")
+    assert said.endswith("Budget and Compare count the state pages of mamba cache mode none (1 "
+                         "state page) per request, as the engine's log does, and hold 3.01 "
+                         "requests of 262,144 tokens.")
+    # in mamba cache mode align with 2 checkpoint blocks, 2 + 2 state pages a request:
+    # 1,455 / (482 + 4) = 2.99, and the caption says which pages it counts
+    assert f"{1455 / (482 + 2 + 2):.2f}" == "2.99"
+    align = open_app("app_pages/layout.py", {"mamba": "align", "ckpt": "2"})
+    assert any(c.value.startswith("The map draws 1 live request") and "The 2.99 requests at "
+               "the top of the page count" in c.value and c.value.endswith(
+                   "mamba cache mode align (2 state pages) + 2 checkpoint per request, as the "
+                   "engine's log does, and hold 2.99 requests of 262,144 tokens.")
+               for c in align.caption)
+    # the pool's 1,455 page ids, all drawn (under the map's 2,048)
+    assert [c for c in default.get("plotly_chart") if "First 1,455 page ids" in c.proto.spec]
+    # untyped, the field follows the context: 4 fit at 32,768 tokens, 1 again at 262,144
+    default.text_input(key="w.context").set_value("32K").run()
+    assert default.number_input(key="w.requests").value == 4
+    assert not [c for c in default.caption if "The map draws" in c.value]
+    default.text_input(key="w.context").set_value("256K").run()
+    assert default.number_input(key="w.requests").value == 1 and "req" not in default.query_params
+    # gpt-oss-20b at 32,768 tokens: its 4 fit, and the field says 4 (no caption)
+    roomy = open_app("app_pages/layout.py", {"model": "gpt-oss-20b", "ctx": "32768"})
+    assert roomy.number_input(key="w.requests").value == 4
+    assert not [c for c in roomy.caption if "do not fit" in c.value]
+    at = open_app("app_pages/layout.py", {"req": "4"})
+    assert_clean(at)
+    (warning,) = [w.value for w in at.warning]
+    assert warning.startswith("This workload with its state snapshots does not fit in this "
+                              "budget: it holds at most 1 request of 262,144 tokens")
+    at.button(key="layout.fit").click().run()
+    assert_clean(at)
+    assert at.query_params["req"] == "1" and not at.warning
+    msg = caption_starting(at, "Pages the groups need")
+    # SPEC 3.5, one request of 262,144 tokens at P 544, no margin: history ceil(262,144 / 544)
+    # + 1 + 1 = 484; state min(2 x 1 + 262,144 // 544 + 1, 484) = min(484, 484)
+    assert f"linear_attention: {min(2 + 262_144 // 544 + 1, 482 + 2)}, full_attention: " \
+        f"{-(-262_144 // 544) + 1 + 1}" in msg
+
+
+def test_layout_draws_vllms_one_group_of_two_page_sizes_without_its_hybrid_manager():
+    # Gemma 4 (50 sliding layers of 16,384 B a token, 10 full of 8,192 B) with vLLM's hybrid
+    # manager off: one group of 60 tensors, a block 50 x 16 x 16,384 + 10 x 16 x 8,192 =
+    # 14,417,920 B at P 16; 76,968,728,985 // that = 5,338 blocks, 2,048 a request of 32,768
+    from test_hf_config import _gemma4
+
+    from flatkv import app_model
+    link = {"model": "spec", "spec": app_model.pack_spec(app_model.spec_to_json(_gemma4())),
+            "v_hybrid": "0", "ctx": "32768"}
+    at = open_app("app_pages/layout.py", link)
+    assert_clean(at)
+    assert 50 * 16 * 16_384 + 10 * 16 * 8_192 == 14_417_920
+    assert 76_968_728_985 // 14_417_920 == 5_338
+    text = caption_starting(at, "vLLM at these settings")
+    assert text.startswith(
+        "vLLM at these settings (Compare's column): P 16, pages of two sizes in 60 tensors, one "
+        "a layer: 10 of 131,072 B and 50 of 262,144 B (its hybrid KV cache manager off: every "
+        "layer in one group). A block id is 60 pages, 14,417,920 B (13.75 MiB, 901,120 B a "
+        "token)")
+    (rows,) = [json.loads(c.proto.spec) for c in at.get("plotly_chart")
+               if "One row per vLLM group" in c.proto.spec]
+    (kv,) = [t for t in rows["data"] if t["name"] == "KV (full attention)"]
+    # a bar a layer, each its own page: the 6th (cache layer 5, full) twice the others
+    assert [round(w * 2**20) for w in kv["x"][:7]] == [262_144] * 5 + [131_072, 262_144]
+    budget = open_app("app_pages/budget.py", {**link, "b_layout": "vllm"})
+    assert metrics(budget)["Blocks"] == "5,338"
+    assert metrics(budget)["Capacity (tokens)"] == f"{5_338 * 16:,}"
+    assert metrics(budget)["Concurrency at 32,768 tokens"] == f"{5_338 / 2_048:.2f}" == "2.61"
+    # the blocks vLLM logs, given as the budget: as many blocks of the pages' sum (the largest
+    # page times 60 tensors made 5,338 typed blocks 5,823)
+    logged = open_app("app_pages/budget.py", {**link, "b_layout": "vllm",
+                                              "gpu": "vLLM KV cache blocks", "kv_blocks": "5338"})
+    assert_clean(logged)
+    assert metrics(logged)["Blocks"] == "5,338"
+    assert logged.sidebar.metric[0].help == f"{5_338 * 14_417_920:,} B"

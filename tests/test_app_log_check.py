@@ -1,0 +1,442 @@
+"""Compare's pasted engine log through streamlit's AppTest: the check of a vLLM or SGLang log
+against the figures, and the settings it offers to take from the log. Expected figures are
+derived by hand (SPEC.md section 1); helpers in tests/app_helpers.py."""
+
+from __future__ import annotations
+
+from app_helpers import assert_clean, open_app, open_falcon_mamba_config, shown, unescaped
+from streamlit.testing.v1 import AppTest
+
+from flatkv.presets import load_preset
+
+
+def test_compare_checks_the_real_anchor_log_in_its_older_form():
+    # vLLM 0.10.2's log of SPEC 3.1's anchor (tests/test_log_check.py's ANCHOR_LOG) at its
+    # settings: its two-line KV cache size of 973,760 tokens (7,162 // 4 x 544) reads as
+    # FlatKV's one line of 3,871,083 in that release's form, and agrees
+    from test_log_check import ANCHOR_LOG
+
+    at = open_app("app_pages/compare.py", {"model": "Qwen3-Next-80B-A3B", "tp": "2",
+                                           "ctx": "262144", "gpu": "KV cache memory",
+                                           "kv_mem": "44.59GiB"})
+    at.text_area(key="compare.check_log").set_value(ANCHOR_LOG).run()
+    assert_clean(at)
+    assert [shown(s) for s in at.success] == [
+        "vLLM: 4 of 5 lines are in the log and agree with it; 1 not in it."]
+    rows = at.table[0].value
+    assert list(rows["outcome"]) == [":green[same]"] * 3 + [":orange[not in the log]",
+                                                             ":green[same]"]
+    assert unescaped(rows["in the log"].iloc[-1]) == (
+        "lines 6-7 (EngineCore_DP0 pid=1805889), 8-9 (EngineCore_DP0 pid=1805889), on two "
+        "lines, its tokens as vLLM 0.19 and earlier count them, agree")
+    assert any("Other forms of a line are read too (vLLM's KV cache size on two lines, as "
+               "older releases log it" in c.value for c in at.caption)
+
+
+def offers_after_pasting(at: AppTest, log: str) -> list[str]:
+    """Compare's offers of a log's settings ("This log's run had ...") after ``log`` is pasted
+    into its log check (no exception raised)."""
+    at.text_area(key="compare.check_log").set_value(log).run()
+    assert not at.exception
+    return [shown(i) for i in at.info if "This log's run had" in shown(i)]
+
+
+def as_sglang_log(lines: list[str]) -> str:
+    """SGLang's start-up ``lines`` (FlatKV's, its elided figures given: max_prefill_tokens
+    16384) as its TP0 logs them, a second apart."""
+    return "\n".join(f"[2026-12-06 07:01:0{i} TP0] {line.replace('=...', '=16384')}"
+                     for i, line in enumerate(lines))
+
+
+def take_offer(at: AppTest) -> list[str]:
+    """Compare after its "Use the log's settings" is clicked (no exception raised): the
+    verdicts of the engines whose lines all agree."""
+    at.button(key="compare.log_settings").click().run()
+    assert not at.exception
+    return [shown(s) for s in at.success]
+
+
+def offer_taken(link: dict, log: str) -> tuple[str, list[str], dict]:
+    """Compare at ``link`` with ``log`` pasted: its one offer of the log's settings, and once
+    taken (no error shown) the verdicts that agree and the link it is at."""
+    at = open_app("app_pages/compare.py", link)
+    (offer,) = offers_after_pasting(at, log)
+    agreed = take_offer(at)
+    assert_clean(at)
+    return offer, agreed, dict(at.query_params)
+
+
+def test_compare_takes_an_sglang_logs_context_and_chunk_from_its_scheduler_line():
+    # Llama-3.1-8B in 40 GiB of KV cache: SGLang's KV line is the budget's alone (327,680
+    # tokens of 32 x 4,096 B); its scheduler line gives the run's context and chunk. A log of
+    # a run at 8,192 tokens and a 2,048 chunk, checked at 4,096 tokens: the scheduler line
+    # differs (context_len, the chunk, and max_running_requests: min(max(min(int(327,680 /
+    # 4,096 x 512), 4,096), 2,048), 163,840) = 4,096 here, 20,480 -> 4,096 there too), so the
+    # log's settings are offered, and taken, all agree
+    from flatkv.strategies.sglang_log import scheduler_line
+
+    kv = ("KV Cache is allocated. dtype: torch.bfloat16, #tokens: 327680, K size: 20.00 GB, "
+          "V size: 20.00 GB")
+    log = as_sglang_log([kv, scheduler_line(327_680, 2_048, 4_096, 8_192)
+                         + ", available_gpu_mem=3.10 GB"])
+    at = open_app("app_pages/compare.py", {"model": "Llama-3.1-8B", "ctx": "4096",
+                                           "gpu": "KV cache memory", "kv_mem": "40GiB"})
+    at.text_area(key="compare.check_log").set_value(log).run()
+    assert not at.exception
+    assert [shown(e) for e in at.error] == ["SGLang: 1 of 2 lines differs from the log, 1 agrees."]
+    (offer,) = [shown(i) for i in at.info if "This log's run had" in shown(i)]
+    assert offer.startswith("This log's run had 8,192 tokens a request and SGLang's prefill "
+                            "chunk of 2,048 tokens: the figures here are at other settings")
+    agreed = take_offer(at)
+    assert_clean(at)
+    assert (at.query_params["ctx"], at.query_params["sg_chunk"]) == ("8192", "2048")
+    assert agreed == [
+        "SGLang: both lines are in the log and agree with it."]
+    # chunked prefill off in the log (-1): offered as off, and taken
+    at.text_area(key="compare.check_log").set_value(
+        log.replace("chunked_prefill_size=2048", "chunked_prefill_size=-1")).run()
+    (offer,) = [shown(i) for i in at.info if "This log's run had" in shown(i)]
+    assert offer.startswith("This log's run had SGLang's chunked prefill off: ")
+    agreed = take_offer(at)
+    assert at.query_params["sg_chunk"] == "off"
+    assert agreed == [
+        "SGLang: both lines are in the log and agree with it."]
+
+
+def test_compare_offers_the_budget_that_sizes_an_sglang_logs_pools_at_its_state_slots():
+    # Nemotron-H-8B's SGLang lines at 17,000,000,999 B and 32,768 tokens: 551,345 tokens
+    # beside 77 request state slots (78 with the padding slot, of 102,137,856 B each); 4
+    # attention layers x 8 KV heads x 128 x 2 x 2 B = 16,384 B a token. The log gives no
+    # budget: the least with those slots and that pool is 78 x 102,137,856 + 551,345 x 16,384
+    # = 16,999,989,248 B (a first budget of 551,345 tokens with 78 request slots lies past
+    # it, tests/test_sizing.py), offered on pages at 40 GiB, and taken, all lines agree
+    from flatkv.strategies import run_strategy
+
+    own = run_strategy("sglang", load_preset("Nemotron-H-8B").profile(),
+                       budget_bytes=17_000_000_999, context_tokens=32_768).extras["log_lines"]
+    assert own[1].startswith("Mamba Cache is allocated. max_mamba_cache_size: 77,")
+    assert own[3].startswith("max_total_num_tokens=551345, ")
+    log = as_sglang_log(own)
+    assert 78 * 102_137_856 + 551_345 * 16_384 == 16_999_989_248
+    offer, agreed, taken = offer_taken({"model": "Nemotron-H-8B", "ctx": "32768",
+                                        "gpu": "KV cache memory", "kv_mem": "40GiB"}, log)
+    assert offer == ("This log's run had SGLang's token pool of 551,345 tokens (a rank with "
+                     "16,999,989,248 B of KV cache memory sizes its pools so): the figures here "
+                     "are at other settings, so its lines differ for that alone. Take its "
+                     "settings, then read the check again.")
+    assert taken["kv_mem"] == "16999989248B"
+    assert agreed == ["SGLang: all 4 lines are in the log and agree with it."]
+
+
+def test_compare_offers_the_budget_of_an_sglang_log_of_state_layers_alone_by_its_slots():
+    # Nemotron-H-8B's 24 Mamba2 layers alone: SGLang logs the context as its tokens at any
+    # budget, so its 98 request slots (state slots of 24 x (61,440 + 4,194,304) B, its float32
+    # ssm) name the budget: the least that gives them, 98 where a byte less gives 97
+    from dataclasses import replace
+
+    from flatkv.app_model import pack_spec, spec_to_json
+    from flatkv.strategies import run_strategy
+
+    nemotron = load_preset("Nemotron-H-8B")
+    mamba = replace(nemotron, name="Mamba2 alone",
+                    layers=tuple(layer for layer in nemotron.layers if layer.kind == "mamba2"))
+    own = run_strategy("sglang", mamba.profile(), budget_bytes=20 << 30,
+                       context_tokens=8_192).extras["log_lines"]
+    assert own[1].startswith("Mamba Cache is allocated. max_mamba_cache_size: 98,")
+    link = {"model": "spec", "spec": pack_spec(spec_to_json(mamba)), "ctx": "8192",
+            "gpu": "KV cache memory", "kv_mem": "40GiB"}
+    offer, agreed, taken = offer_taken(link, as_sglang_log(own))
+    budget = int(taken["kv_mem"].removesuffix("B"))
+    slots = [run_strategy("sglang", mamba.profile(), budget_bytes=b, context_tokens=8_192
+                          ).extras["request_state_slots"] for b in (budget - 1, budget)]
+    assert slots == [97, 98] and budget <= 20 << 30
+    assert offer == ("This log's run had SGLang's 98 request state slots (a rank with "
+                     f"{budget:,} B of KV cache memory sizes its pools so): the figures here "
+                     "are at other settings, so its lines differ for that alone. Take its "
+                     "settings, then read the check again.")
+    assert agreed == ["SGLang: all 3 lines are in the log and agree with it."]
+
+
+def test_an_sglang_budget_taken_on_gpu_pages_keeps_the_gpus_chunk():
+    # Qwen3-Next-80B-A3B at TP 2 on B200 pages, whose chunk SGLang picks by its memory
+    # (16,384): a log of its lines at 170e9 B, 7,282,539 tokens beside 2,083 request slots,
+    # 2,084 x 38,633,472 + 7,282,539 x 12,288 = 169,999,994,880 B. Its budget takes the pages
+    # off the B200 (to KV cache memory, whose chunk is the 8,192 assumed), so the B200's chunk
+    # is kept as told, and taken all 4 lines agree (its scheduler line differed in the chunk)
+    from flatkv.app_model import profile_for
+    from flatkv.strategies import StrategyOptions, run_strategy
+
+    lines = run_strategy("sglang", profile_for("Qwen3-Next-80B-A3B", None, 2),
+                         budget_bytes=170 * 10**9, context_tokens=262_144,
+                         options=StrategyOptions(sglang_chunked_prefill_size=16_384)
+                         ).extras["log_lines"]
+    log = as_sglang_log(lines)
+    assert 2_084 * 38_633_472 + 7_282_539 * 12_288 == 169_999_994_880
+    offer, agreed, taken = offer_taken({"model": "Qwen3-Next-80B-A3B", "tp": "2",
+                                        "gpu": "B200 192GB"}, log)
+    assert offer == ("This log's run had SGLang's token pool of 7,282,539 tokens "
+                     "(a rank with 169,999,994,880 B of KV cache memory sizes its pools so) and "
+                     "SGLang's prefill chunk of 16,384 tokens (the B200 192GB's, kept): the "
+                     "figures here are at other settings, so its lines differ for that alone. "
+                     "Take its settings, then read the check again.")
+    assert (taken["kv_mem"], taken["sg_chunk"]) == ("169999994880B", "16384")
+    assert agreed == ["SGLang: all 4 lines are in the log and agree with it."]
+
+
+def test_compare_offers_only_the_log_settings_the_pages_lack_and_says_when_they_are_not_all():
+    # falcon-mamba-7b's vLLM log (2,155 blocks at 40 GiB, 2,048 tokens: tests/test_cli.py) on
+    # pages at 40 GiB of KV cache memory but 4,096 tokens: the blocks vLLM fits are the same
+    # (40 GiB // 311,296 // 64 = 2,155), so only the context is offered, and taken it is
+    # all that differed
+    from test_cli import FALCON_VLLM_LOG
+
+    from flatkv.strategies import StrategyOptions, run_strategy
+
+    link = {**open_falcon_mamba_config().query_params, "gpu": "KV cache memory",
+            "kv_mem": "40GiB", "ctx": "4096"}
+    at = open_app("app_pages/compare.py", link)
+    (offer,) = offers_after_pasting(at, FALCON_VLLM_LOG)
+    assert offer == ("This log's run had 2,048 tokens a request: the figures here are at other "
+                     "settings, so its lines differ for that alone. Take its settings, then "
+                     "read the check again.")
+    # SGLang's lines of Llama-3.1-8B at 8,192 tokens, whose token pool is 300,000 tokens (a
+    # budget these pages do not have, which its log does not give): the budget that sizes the
+    # pool so is offered beside the context, 300,000 tokens x 32 layers x 2 x 8 heads x 128 x
+    # 2 B = 39,321,600,000 B (K and V 300,000 x 65,536 B = 18.31 GiB each), and taken, both
+    # lines agree
+    from flatkv.strategies.sglang_log import scheduler_line
+
+    assert (300_000 * 32 * 2 * 8 * 128 * 2, f"{300_000 * 65_536 / 2**30:.2f}") == (
+        39_321_600_000, "18.31")
+    kv = ("KV Cache is allocated. dtype: torch.bfloat16, #tokens: 300000, K size: 18.31 GB, "
+          "V size: 18.31 GB")
+    log = as_sglang_log([kv, scheduler_line(300_000, 8_192, 4_096, 8_192)])
+    offer, agreed, taken = offer_taken({"model": "Llama-3.1-8B", "ctx": "4096",
+                                        "gpu": "KV cache memory", "kv_mem": "40GiB"}, log)
+    assert offer == ("This log's run had SGLang's token pool of 300,000 tokens (a rank with "
+                     "39,321,600,000 B of KV cache memory sizes its pools so) and 8,192 tokens a "
+                     "request: the figures here are at other settings, so its lines differ for "
+                     "that alone. Take its settings, then read the check again.")
+    assert (taken["kv_mem"], taken["ctx"]) == ("37500MiB", "8192")  # exact
+    assert agreed == ["SGLang: both lines are in the log and agree with it."]
+    # the same log of a model of half the KV heads (K and V 9.16 GB): taken, its KV line
+    # would still differ, and the offer says so
+    half = log.replace("18.31 GB", "9.16 GB")
+    at = open_app("app_pages/compare.py", {"model": "Llama-3.1-8B", "ctx": "4096",
+                                           "gpu": "KV cache memory", "kv_mem": "40GiB"})
+    (offer,) = offers_after_pasting(at, half)
+    assert offer == ("This log's run had SGLang's token pool of 300,000 tokens (a rank with "
+                     "39,321,600,000 B of KV cache memory sizes its pools so) and 8,192 tokens a "
+                     "request: take them, and 1 line would still differ, so other settings "
+                     "differ too (an engine release's defaults, the TP, attention DP, the "
+                     "weights).")
+    # a chunk the pages cannot run (1,000 at page 64: SGLang refuses a chunk of part pages)
+    # would leave no line of SGLang's to agree: nothing is offered
+    paged = open_app("app_pages/compare.py", {"model": "Llama-3.1-8B", "ctx": "4096",
+                                              "gpu": "KV cache memory", "kv_mem": "40GiB",
+                                              "sg_page": "64"})
+    own = run_strategy("sglang", load_preset("Llama-3.1-8B").profile(), budget_bytes=40 << 30,
+                       context_tokens=4_096,
+                       options=StrategyOptions(sglang_page_size=64)).extras["log_lines"]
+    refused = "\n".join(f"[2026-12-06 07:01:0{i} TP0] {line}" for i, line in enumerate(
+        [own[0], own[1].replace("=...", "=16384").replace("chunked_prefill_size=8192",
+                                                         "chunked_prefill_size=1000")]))
+    paged.text_area(key="compare.check_log").set_value(refused).run()
+    assert [shown(e) for e in paged.error] == [
+        "SGLang: 1 of 2 lines differs from the log, 1 agrees."]
+    assert not [i for i in paged.info if "This log's run had" in shown(i)]
+    # a vLLM 0.34 log of gpt-oss-20b run with its defaults on an H100 80GB (0.9: 71.68 GiB),
+    # blocks of 64 tokens in two groups of 12 layers, 64 x 2,048 x 12 = 1,572,864 B a block:
+    # 76,968,728,985 // 1,572,864 = 48,935, where the pages keep 0.19's (blocks of 16): its
+    # budget is the pages' own, so only 0.34's defaults are offered, and taken, its lines agree
+    vllm_034 = "\n".join(f"(EngineCore_DP0 pid=4123) INFO 12-06 07:00:0{i} [x.py:1] {line}"
+                         for i, line in enumerate((
+        "Available KV cache memory: 71.68 GiB",
+        "Memory after warmup: 74.21 GiB free, 2.50 GiB committed to the KV cache, 1.12 GiB "
+        "kept for transient activations (0.98 GiB allocated at peak, 0.14 GiB of torch "
+        "reservation growth); 48935 KV cache blocks (71.68 GiB) fit within the requested "
+        "71.68 GiB. Torch may reserve up to 4.61 GiB.",
+        "GPU KV cache size: 2,780,237 tokens, Maximum concurrency for 131,072 tokens per "
+        "request: 21.21x")))
+    at = open_app("app_pages/compare.py", {"model": "gpt-oss-20b"})
+    at.text_area(key="compare.check_log").set_value(vllm_034).run()
+    assert [shown(e) for e in at.error] == ["vLLM: 2 of 3 lines differ from the log, 1 agrees."]
+    (offer,) = [shown(i) for i in at.info if "This log's run had" in shown(i)]
+    assert offer == ("This log's run had vLLM 0.34's defaults: the figures here are at other "
+                     "settings, so its lines differ for that alone. Take its settings, then "
+                     "read the check again.")
+    agreed = take_offer(at)
+    assert (at.query_params["block"], at.query_params["v_async"]) == ("64", "1")
+    assert agreed == [
+        "vLLM: all 3 lines are in the log and agree with it."]
+
+
+def test_compare_takes_a_logs_tp_from_its_settings_line_or_its_ranks():
+    # SPEC's anchor log (vLLM 0.10.2, Qwen3-Next-80B-A3B at TP 2, 44.59 GiB, 262,144 tokens:
+    # tests/test_log_check.py) with its engine config line, on pages at TP 1 and the default
+    # GPU: its TP and Available memory are offered, and taken, its lines agree (0.34's blocks
+    # line is not in a 0.10 log)
+    from test_log_check import ANCHOR_LOG
+
+    config = ("(EngineCore_DP0 pid=1805889) INFO 10-23 15:10:30 [core.py:77] Initializing a V1 "
+              "LLM engine (v0.10.2) with config: model='Qwen/Qwen3-Next-80B-A3B-Instruct', "
+              "max_seq_len=262144, tensor_parallel_size=2, pipeline_parallel_size=1")
+    # without the config line its workers' prefixes, Worker_TP0 and Worker_TP1, give TP 2:
+    # offered and taken alike (the offer used to leave the TP, and a line still differed)
+    assert "(Worker_TP1 pid=" in ANCHOR_LOG and "tensor_parallel_size" not in ANCHOR_LOG
+    for log in (config + "\n" + ANCHOR_LOG, ANCHOR_LOG):
+        offer, agreed, taken = offer_taken({"model": "Qwen3-Next-80B-A3B"}, log)
+        assert offer.startswith("This log's run had TP 2 and 44.59 GiB of KV cache memory a "
+                                "rank (its \"Available KV cache memory\" line): the figures "
+                                "here are at other settings")
+        assert (taken["tp"], taken["kv_mem"]) == ("2", "44.59GiB")
+        assert agreed == ["vLLM: 4 of 5 lines are in the log and agree with it; 1 not in it."]
+
+
+def test_compare_takes_the_mamba_cache_mode_a_vllm_log_says_it_set():
+    # Qwen3-Next-80B-A3B on the default pages (mamba cache mode none): a vLLM 0.28+ log of a
+    # run with prefix caching says it set align, and its lines are FlatKV's at align; the mode
+    # is offered, and taken, they agree
+    from dataclasses import replace
+
+    from flatkv.app_state import AppState
+    from flatkv.strategies import run_strategy
+
+    aligned = replace(AppState(model="Qwen3-Next-80B-A3B"), mamba_cache_mode="align")
+    vllm = run_strategy("vllm", aligned.profile(), budget_bytes=aligned.budget().cache_bytes,
+                        context_tokens=aligned.context_length(),
+                        options=aligned.strategy_options())
+    prefix = "(EngineCore_DP0 pid=9) INFO 12-06 07:00:00 [x.py:1] "
+    log = "\n".join(prefix + line.replace("...", "0") for line in (
+        "Mamba cache mode is set to 'align' for Qwen3NextForCausalLM by default when prefix "
+        "caching is enabled", *vllm.extras["log_lines"]))
+    at = open_app("app_pages/compare.py", {"model": "Qwen3-Next-80B-A3B"})
+    (offer,) = offers_after_pasting(at, log)
+    assert offer.startswith("This log's run had vLLM's mamba cache mode align: the figures "
+                            "here are at other settings")
+    agreed = take_offer(at)
+    assert at.query_params["mamba"] == "align"
+    n = len(vllm.extras["log_lines"])
+    assert agreed == [
+        f"vLLM: all {n} lines are in the log and agree with it."]
+
+
+def test_compare_takes_a_logs_attention_dp_from_its_server_args():
+    # DeepSeek-V3 at TP 8 with attention DP 8 in 40 GiB of KV cache memory: a group's pool is
+    # the same 611,191 tokens (an MLA latent is whole at any TP), its chunk 8,192 // 8 = 1,024
+    # and the scheduler line says so; pasted on pages without attention DP, D is offered (not
+    # a chunk of 1,024), and taken, both lines agree
+    from flatkv.strategies import StrategyOptions, run_strategy
+
+    grouped = run_strategy("sglang", load_preset("DeepSeek-V3").with_options(tp=8).profile(),
+                           budget_bytes=40 << 30, context_tokens=163_840,
+                           options=StrategyOptions(sglang_attn_dp_size=8,
+                                                   sglang_chunked_prefill_size=8_192))
+    assert ", chunked_prefill_size=1024, " in grouped.extras["scheduler_line"]
+    log = "\n".join(f"[2026-12-06 07:00:0{i} DP0 TP0 EP0] {line}" for i, line in enumerate((
+        "server_args={'tp_size': 8, 'attn_dp_size': 8, 'dp_size': 1}",
+        *(line.replace("=...", "=16384") for line in grouped.extras["log_lines"]))))
+    at = open_app("app_pages/compare.py", {"model": "DeepSeek-V3", "tp": "8",
+                                           "gpu": "KV cache memory", "kv_mem": "40GiB"})
+    (offer,) = offers_after_pasting(at, log)
+    assert offer.startswith("This log's run had SGLang's attention DP 8: the figures here are "
+                            "at other settings")
+    agreed = take_offer(at)
+    assert at.query_params["sg_dp"] == "8" and "sg_chunk" not in at.query_params
+    assert agreed == [
+        "SGLang: both lines are in the log and agree with it."]
+
+
+def test_compare_takes_a_groups_chunk_times_its_attention_dp():
+    # gpt-oss-20b at TP 2, attention DP 2, 40 GiB: SGLang logs a group's chunk, 8,192 // 2 =
+    # 4,096 at its own 8,192; a log of 4,096 there agrees, and one of 2,048 a group was run
+    # with 4,096 told, which the offer takes (not 2,048, which FlatKV would halve again)
+    from flatkv.strategies import StrategyOptions, run_strategy
+
+    link = {"model": "gpt-oss-20b", "tp": "2", "sg_dp": "2", "gpu": "KV cache memory",
+            "kv_mem": "40GiB"}
+    at = open_app("app_pages/compare.py", link)
+    sglang = run_strategy("sglang", load_preset("gpt-oss-20b").with_options(tp=2).profile(),
+                          budget_bytes=40 << 30, context_tokens=131_072,
+                          options=StrategyOptions(sglang_attn_dp_size=2,
+                                                  sglang_chunked_prefill_size=8_192))
+    scheduler = sglang.extras["scheduler_line"]
+    assert ", chunked_prefill_size=4096, " in scheduler
+    log = "[2026-12-06 07:01:09 TP0] " + scheduler.replace("=...", "=16384").replace(
+        "chunked_prefill_size=4096", "chunked_prefill_size=2048")
+    (offer,) = offers_after_pasting(at, log)
+    assert offer.startswith("This log's run had SGLang's prefill chunk of 4,096 tokens (2,048 a "
+                            "group of 2): the figures here are at other settings")
+    agreed = take_offer(at)
+    assert at.query_params["sg_chunk"] == "4096"
+    assert agreed == [
+        f"SGLang: 1 of {len(sglang.extras['log_lines'])} lines are in the log and agree with "
+        f"it; {len(sglang.extras['log_lines']) - 1} not in it."]
+
+
+def test_compare_checks_a_pasted_engine_log():
+    # falcon-mamba-7b in 40 GiB at 2,048 tokens: vLLM's three lines, derived by hand in
+    # tests/test_cli.py (2,155 blocks, 4,413,440 tokens), pasted as a prefixed vLLM log
+    from test_cli import FALCON_VLLM_LOG
+
+    link = {**open_falcon_mamba_config().query_params, "gpu": "KV cache memory",
+            "kv_mem": "40GiB"}
+    at = open_app("app_pages/compare.py", link)
+    area = at.text_area(key="compare.check_log")
+    # nothing pasted: the area alone, no verdict or table
+    assert area.value == "" and not at.success and not at.table and not at.warning
+    area.set_value(FALCON_VLLM_LOG).run()
+    assert_clean(at)
+    (verdict,) = [shown(s) for s in at.success]
+    assert verdict == "vLLM: all 3 lines are in the log and agree with it."
+    (table,) = at.table
+    rows = table.value
+    assert list(rows["outcome"]) == [":green[same]"] * 3
+    # FlatKV's lines as code, as in a log (Markdown showed ">=" as a "≥")
+    assert rows["FlatKV's line"][0] == "` Available KV cache memory: 40.0 GiB `"
+    # SGLang's lines are not in this log: no table of them, no noise
+    assert "compare.check_log" not in str(dict(at.query_params))  # the link stays short
+    # one block more in the log: the verdict is an error and the row names the figure
+    at.text_area(key="compare.check_log").set_value(
+        FALCON_VLLM_LOG.replace("2155 KV", "2156 KV")).run()
+    assert [shown(e) for e in at.error] == ["vLLM: 1 of 3 lines differs from the log, 2 agree."]
+    detail = [unescaped(v) for v in at.table[0].value["in the log"]]
+    assert detail[1] == "line 2 (EngineCore_DP0 pid=812): KV cache blocks: FlatKV 2155, log 2156"
+    # the pages at 30 GiB: every figure differs for that alone, so the log's run is offered
+    # (its 2,155 blocks after warm-up and its 2,048 tokens); taken, the blocks line and the
+    # size line agree again, and the Available line (vLLM's estimate before warm-up, which the
+    # blocks do not give back: 2,155 x 311,296 x 64 B is 39.99 GiB) is found, not compared
+    at.text_area(key="compare.check_log").set_value(FALCON_VLLM_LOG).run()
+    assert not [i for i in at.info if "This log's run had" in shown(i)]  # all agree: no offer
+    at30 = open_app("app_pages/compare.py", {**link, "kv_mem": "30GiB"})
+    (offer,) = offers_after_pasting(at30, FALCON_VLLM_LOG)
+    assert offer.startswith("This log's run had 2,155 vLLM KV cache blocks a rank (fit after "
+                            "warm-up): the figures here are at other settings")
+    agreed = take_offer(at30)
+    assert_clean(at30)
+    assert (at30.query_params["gpu"], at30.query_params["kv_blocks"]) == (
+        "vLLM KV cache blocks", "2155")
+    assert agreed == [
+        "vLLM: all 3 lines are in the log and agree with it."]
+    assert at30.table[0].value["FlatKV's line"][0] == "` Available KV cache memory: ... GiB `"
+    # an SGLang log: vLLM's lines say so, SGLang's (its Mamba line of 553 request slots, 1.62 /
+    # 17.31 GB: tests/test_log_check.py derives them; its scheduler's line: a token pool of no
+    # layers of context_len 2,048 tokens, 553 // 3 = 184 running, the 8,192 chunk assumed
+    # where the GPU is not told) are checked; its cap warning is not pasted
+    sglang = ("[2026-12-06 07:01:02 TP0] Mamba Cache is allocated. max_mamba_cache_size: 553, "
+              "conv_state size: 1.62GB, ssm_state size: 17.31GB\n"
+              "[2026-12-06 07:01:09 TP0] max_total_num_tokens=2048, chunked_prefill_size=8192, "
+              "max_prefill_tokens=16384, max_running_requests=184, context_len=2048, "
+              "available_gpu_mem=10.00 GB")
+    at.text_area(key="compare.check_log").set_value(sglang).run()
+    assert_clean(at)
+    assert [shown(s) for s in at.success] == [
+        "SGLang: 2 of 3 lines are in the log and agree with it; 1 not in it."]
+    # bad input: an error that names the problem, no traceback
+    for bad, said in (("\x00" * 10, "The log holds a NUL character (at character 0)"),
+                      ("x" * 1_000_001, "The log is 1,000,001 characters, over the 1,000,000 "
+                       "this check reads")):
+        at.text_area(key="compare.check_log").set_value(bad).run()
+        assert not at.exception and not at.table
+        (error,) = [shown(e) for e in at.error]
+        assert error.startswith(said)

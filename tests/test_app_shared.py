@@ -1,0 +1,668 @@
+"""What spans the pages, through streamlit's AppTest: the sidebar, links and URL state, moving
+between pages, errors and notices every page gives, and the shared table and metric sizing.
+Expected figures are derived by hand (SPEC.md section 1); helpers in tests/app_helpers.py."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+
+import pytest
+from app_helpers import (
+    QWEN35_LINK,
+    STATE_ONLY_LINK,
+    TINY_LINK,
+    assert_clean,
+    caption_starting,
+    metrics,
+    open_app,
+    shown,
+    unescaped,
+)
+from streamlit.testing.v1 import AppTest
+
+from flatkv import app_model
+from flatkv.app_model import model_names
+from flatkv.app_state import DEFAULT
+from flatkv.units import markdown_literal
+
+PAGES = ["app_pages/model.py", "app_pages/layout.py", "app_pages/budget.py", "app_pages/compare.py",
+         "app_pages/gpu.py"]
+
+
+def test_url_round_trip_reopens_the_same_view():
+    at = open_app("app_pages/layout.py", QWEN35_LINK)
+    at.sidebar.number_input(key="w.block_size").set_value(2048).run()
+    at.sidebar.number_input(key="w.tp").set_value(2).run()
+    link = dict(at.query_params)
+    assert link["block"] == "2048" and link["tp"] == "2" and link["layers"] == (
+        "(3*linear,full)*12")
+    again = open_app("app_pages/layout.py", link)
+    assert_clean(again)
+    assert metrics(again) == metrics(at)
+    assert not again.warning
+
+
+def test_bad_link_values_fall_back_with_a_notice():
+    at = open_app(None, {"block": "lots", "model": "GPT-9", "zoom": "1", "ctx": "32768"})
+    assert not at.exception and not at.warning
+    # bad input, so st.error, though the page goes on with the defaults
+    notices = " ".join(shown(e) for e in at.error)
+    assert "block='lots' is not a whole number" in notices
+    assert "'GPT-9' is not a known model" in notices
+    assert "zoom" in notices
+    at.switch_page("app_pages/layout.py").run()
+    # Qwen3-Next defaults: state 49,152 + 1,048,576 B over 2,048 B/slot -> 537 -> x16 = 544
+    assert metrics(at)["P (tokens per page)"] == "544"
+    assert not at.error  # the notice is shown once
+    # a setting given twice: the last counts, and the page says so
+    twice = open_app(None, {"tp": ["2", "4"], "model": "Qwen3-Next-80B-A3B"})
+    assert [shown(e) for e in twice.error] == [
+        "The link gives tp 2 times (2, 4): using the last, tp=4."]
+    assert twice.session_state["flatkv.state"].tp == 4
+
+
+def test_bad_inputs_show_st_error_not_a_traceback():
+    at = open_app("app_pages/layout.py", QWEN35_LINK)
+    at.sidebar.text_input(key="w.gpu_memory").set_value("lots").run()
+    assert not at.exception
+    assert any("GPU memory 'lots' is not a size" in shown(e) for e in at.error)
+    # the page says its figures do not use the rejected entry, whichever page it is
+    rejected = ('Rejected: "GPU memory". Until fixed, every figure uses the last valid value; '
+                "the error shows under the field.")
+    assert [shown(w) for w in at.warning] == [rejected]
+    at.switch_page("app_pages/compare.py").run()
+    assert [shown(w) for w in at.warning] == [rejected]
+    at.switch_page("app_pages/layout.py").run()
+    # a GPU from the list hides the field and its entry: the figures are current, no warning
+    hidden = open_app("app_pages/layout.py", QWEN35_LINK)
+    hidden.sidebar.text_input(key="w.gpu_memory").set_value("lots").run()
+    hidden.sidebar.selectbox(key="w.gpu").set_value("H200 141GB").run()
+    assert not hidden.warning and not hidden.error
+    hidden.switch_page("app_pages/compare.py").run()
+    assert not hidden.warning
+    # the error names the field by its label, as the warning does
+    hidden.sidebar.text_input(key="w.weights").set_value("80").run()  # 80 B? never meant
+    assert any(shown(e) == "Model weights '80' reads as 80 B: give a unit, e.g. 80GB or 80GiB"
+               for e in hidden.error)
+    hidden.sidebar.text_input(key="w.weights").set_value("abc").run()
+    assert any(shown(e).startswith("Model weights 'abc' is not a size") for e in hidden.error)
+    assert not any("Model weights 0 B" in c.value for c in hidden.sidebar.caption)
+    assert [shown(w) for w in hidden.warning] == [rejected.replace("GPU memory",
+                                                                   "Model weights (all ranks)")]
+    # 0 is refused under the field like any other bad size, and never reaches the link
+    at.sidebar.text_input(key="w.gpu_memory").set_value("0").run()
+    assert any(shown(e) == "GPU memory is 0: give the memory of one GPU, e.g. 80GB or 141GB"
+               for e in at.error)
+    assert "gpu_mem" not in at.query_params  # still the default 80GB, which links leave out
+    # a budget too small for two blocks: the planner's message, as st.error
+    at.sidebar.text_input(key="w.gpu_memory").set_value("100MB").run()
+    assert not at.exception
+    assert any("a plan needs at least 2" in shown(e) for e in at.error)
+    # weights that fill the GPU
+    at.sidebar.text_input(key="w.gpu_memory").set_value("80GB").run()
+    at.sidebar.text_input(key="w.weights").set_value("200GB").run()
+    assert not at.exception
+    assert any("fill the usable memory" in shown(e) for e in at.error)
+
+
+def test_table_columns_are_as_wide_as_their_largest_figure():
+    # left to the grid, Compare's "Where the budget goes" sized vLLM's column by its header
+    # and showed 76,968,493,056 B as "8,493,056" at 1000 px; each column now takes its widest
+    # text at 6.8 px a character plus 24 px (a tooltip's icon 18 px more), at most 400 px
+    at = open_app("app_pages/compare.py", {"model": "gpt-oss-20b"})
+    assert_clean(at)
+    frame = at.dataframe[-1]
+    columns = json.loads(frame.proto.columns)
+    widths = {name: columns[name]["width"] for name in frame.value.columns}
+    budget = frame.value.set_index("category (bytes)")
+    shown = f"{int(budget.loc['kv history', 'vLLM v1']):,}"
+    # vLLM's blocks: 12 layers' pages of 16 x 2,048 B, 76,968,728,985 // 393,216 = 195,741
+    assert shown == f"{195_741 * 12 * 16 * 2048:,}" == "76,968,493,056"
+    assert widths["vLLM v1"] == int(len(shown) * 6.8) + 24 == 119
+    assert widths["FlatKV per component"] == int(len("FlatKV per component") * 6.8) + 24
+    assert widths["category (bytes)"] == int(len("state page padding") * 6.8) + 24
+    # FlatKV's two rows read the same here, and the page says why (test_app_data derives it)
+    assert "(786,432 B at P 16), so they hold the same 97,870 blocks" in caption_starting(
+        at, "FlatKV packed slabs and FlatKV per component read the same")
+
+
+@dataclasses.dataclass(frozen=True)
+class _AppStateOfAnOlderRelease:
+    """What a session holds after the server reloads changed code: a view of the old class,
+    without the fields added since (it crashed writing the link: no sglang_overlap_schedule)."""
+
+    model: str = "Llama-3.1-8B"
+
+
+def test_a_view_of_an_older_app_state_class_is_read_again_from_the_link():
+    at = open_app("app_pages/compare.py", {"model": "Qwen3-Next-80B-A3B", "sg_overlap": "0"})
+    assert_clean(at)
+    link = dict(at.query_params)
+    at.session_state["flatkv.state"] = _AppStateOfAnOlderRelease()
+    at.run()
+    assert_clean(at)
+    view = at.session_state["flatkv.state"]
+    assert (view.model, view.sglang_overlap_schedule) == ("Qwen3-Next-80B-A3B", False)
+    assert dict(at.query_params) == link
+
+
+def test_captions_say_where_the_budget_comes_from():
+    # a screenshot carries its assumptions: the H100's 85,520,809,984 B (79.65 GiB) x 0.9, the
+    # weights (0 B unless entered), or the KV cache memory a log gave
+    compare = open_app("app_pages/compare.py", {})
+    assert shown(compare.caption[0]).startswith(
+        "Qwen3-Next-80B-A3B · budget 76,968,728,985 B (71.68 GiB) per rank (79.65 GiB x 0.9, "
+        "no weights entered: enter them in the sidebar) · ")
+    layout = open_app("app_pages/layout.py", {"weights": "80GB", "tp": "2"})
+    # 76,968,728,985 B usable - 40e9 B of weights per rank; the planner named as the sidebar does
+    assert shown(layout.caption[0]) == (
+        "Qwen3-Next-80B-A3B · packed slabs · budget 36,968,728,985 B (34.43 GiB) per rank "
+        "(79.65 GiB x 0.9 - 37.25 GiB of weights per rank)")
+    lab = open_app("app_pages/gpu.py", {"weights": "80GB", "tp": "2"})
+    assert shown(layout.caption[0]) in [shown(c) for c in lab.caption]
+    given = open_app("app_pages/compare.py", {"gpu": "KV cache memory", "kv_mem": "40GiB"})
+    assert "per rank (KV cache memory as given) · " in shown(given.caption[0])
+
+
+def test_text_a_user_typed_shows_as_typed_not_as_markdown():
+    # a pattern quoted back in an error keeps its stars; a name keeps its stars, its $...$ and
+    # its [x](url), which would otherwise render as emphasis, LaTeX and a link a URL carries
+    at = open_app("app_pages/model.py")
+    at.segmented_control(key="model.source").set_value("Raw bytes").run()
+    at.text_input(key="edit.layers").set_value("(3*gdn,full)*").run()
+    (error,) = at.error
+    assert markdown_literal("'(3*gdn,full)*'") in error.value
+    assert "'(3*gdn,full)*'" in shown(error)
+    at = open_app("app_pages/model.py", {"model": "Llama-3.1-8B"})
+    at.segmented_control(key="model.source").set_value("Edit by hand").run()
+    name = "my*fancy*model $E=mc^2$ [x](http://a.example)"
+    at.text_input(key="spec.name").set_value(name).run()
+    assert_clean(at)
+    escaped = markdown_literal(name)
+    assert at.subheader[0].value == escaped and shown(at.subheader[0]) == name
+    assert f"**{escaped}**" in at.sidebar.caption[0].value
+    at.switch_page("app_pages/compare.py").run()
+    assert at.caption[0].value.startswith(escaped + " · budget ")
+    # an architecture in SGLang's reason for its pools
+    arch = "My*Model[x](http://a.example)"
+    gem = open_app("app_pages/compare.py", {
+        "model": "custom", "layers": "(sliding,full)*4", "kv": "2048", "window": "128",
+        "arch": arch})
+    assert_clean(gem)
+    (why,) = [c for c in gem.caption if shown(c).startswith("SGLang keeps every token")]
+    assert markdown_literal(arch) in why.value and arch in shown(why)
+    assert markdown_literal(arch) in gem.selectbox(key="w.sglang_swa_pool").help
+
+
+def test_an_emptied_or_out_of_range_number_is_refused_under_its_field():
+    # streamlit would put an emptied field's minimum in (TP 1, block size 1) or keep an entry out
+    # of range on screen unsent; here both are refused, and the figures keep the last valid value
+    at = open_app("app_pages/budget.py", QWEN35_LINK)
+    before = metrics(at)
+    at.sidebar.number_input(key="w.tp").set_value(None).run()
+    assert not at.exception
+    assert [shown(e) for e in at.error] == [
+        "Tensor parallel (TP) is empty: give a number from 1 to 1,024"]
+    assert metrics(at) == before and "tp" not in at.query_params  # still TP 1
+    at.sidebar.number_input(key="w.tp").set_value(0).run()
+    assert [shown(e) for e in at.error] == [
+        "Tensor parallel (TP) is 0: give a number from 1 to 1,024"]
+    at.sidebar.number_input(key="w.block_size").set_value(0).run()
+    assert ("Block size (tokens) is 0: give a number from 1 to 1,048,576"
+            in [shown(e) for e in at.error])
+    assert metrics(at) == before
+    # a ratio says its range as it reads it
+    sg = open_app("app_pages/compare.py", QWEN35_LINK)
+    sg.number_input(key="w.lcm_padding_bound").set_value(50.0).run()
+    assert "Two-level padding bound is 50: give a number from 0 to 10" in [
+        shown(e) for e in sg.error]
+    # ... without exponents (it read "from 1e-06 to 1e+06")
+    sg.number_input(key="w.mamba_full_memory_ratio").set_value(0.0).run()
+    assert ("Mamba / full memory ratio r is 0: give a number from 0.000001 to 1000000"
+            in [shown(e) for e in sg.error])
+    # mended, the field's value is taken again
+    at.sidebar.number_input(key="w.tp").set_value(2).run()
+    at.sidebar.number_input(key="w.block_size").set_value(64).run()
+    assert_clean(at)
+    assert at.query_params["tp"] == "2" and at.query_params["block"] == "64"
+
+
+@pytest.mark.parametrize("model", model_names())
+def test_every_page_renders_for_every_example(model):
+    at = open_app(None, {"model": model})
+    for page in PAGES:
+        at.switch_page(page).run()
+        assert_clean(at)
+    assert at.query_params.get("model", DEFAULT.model) == model  # the default stays implicit
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_a_bad_setting_is_explained_once_on_the_page(page):
+    at = open_app(page, {"model": "Qwen3-Next-80B-A3B"})
+    at.sidebar.number_input(key="w.tp").set_value(3).run()
+    assert not at.exception
+    # one error box; the sidebar only points at it
+    assert [shown(e).split(". Shown below")[0] for e in at.error] == [
+        "gdn.k_heads = 16 is not divisible by tp = 3: choose a tp that divides it (tp up to 64 "
+        "that split the model: 1, 2, 4, 8, 16)"]
+    assert any("the page says why" in c.value for c in at.sidebar.caption)
+    at.sidebar.number_input(key="w.tp").set_value(1).run()
+    at.sidebar.text_input(key="w.weights").set_value("200GB").run()
+    fill = "weights per rank (186.26 GiB) fill the usable memory (71.68 GiB)"
+    side = " ".join(c.value for c in at.sidebar.caption)
+    if page == "app_pages/model.py":  # no budget on the Model page: the sidebar says why
+        assert not at.error and fill in side
+    else:
+        assert [fill in shown(e) for e in at.error] == [True] and fill not in side
+
+
+def test_the_profile_cache_key_changes_with_every_field():
+    # a field left out of the key lets two models share cached figures: ssm tensors of equal
+    # bytes in bfloat16 and in float32 size SGLang's float32 state differently
+    from dataclasses import fields, replace
+
+    from app_pages._figures import profile_key
+    from flatkv.app_model import profile_for
+
+    qwen = profile_for("Qwen3-Next-80B-A3B", None, 2)
+    gpt = profile_for("gpt-oss-20b", None, 1)
+    scout = profile_for("Llama-4-Scout-17B-16E", None, 1)
+    assert (qwen.ssm_element_bytes, gpt.sliding_window) == (2, 128)
+    changes = [
+        (qwen, "layer_types", qwen.layer_types[::-1]),
+        (replace(qwen, kv_tensor_bytes=()), "kv_bytes_per_slot", 1),
+        (qwen, "state_const_bytes", {**qwen.state_const_bytes, "conv": 6}),
+        (gpt, "sliding_window", 256), (qwen, "name", "other"), (qwen, "kernel_block_size", 64),
+        (replace(qwen, ssm_dtype=None), "ssm_element_bytes", 4),
+        (gpt, "architectures", ("Gemma3ForCausalLM",)),
+        (qwen, "config_mamba_ssm_dtype", "bfloat16"), (qwen, "mamba_chunk_size", 64),
+        (qwen, "conv_rows", 1), (gpt, "indexer_bytes_per_slot", 132),
+        (scout, "attention_chunk_size", 4096), (qwen, "kv_dtype", "float16"),
+        (qwen, "kv_tensor_bytes", (1024,)), (qwen, "conv_element_bytes", 4),
+        (gpt, "sliding_kv_bytes_per_slot", 4096),
+        (gpt, "kv_shared_layer_types", ("sliding_attention",)),
+        (replace(gpt, sliding_kv_bytes_per_slot=4096), "sliding_kv_tensor_bytes", (2048, 2048)),
+        (qwen, "ssm_dtype", "float16"),  # bfloat16's bytes: vLLM's KDA refuses this one
+        # the TP behind the bytes, and the profiles at TP / D SGLang's attention DP reads
+        (qwen, "tp", 4), (qwen, "attention_dp_profiles", ()),
+    ]
+    assert {f.name for f in fields(qwen)} == {name for _, name, _ in changes}, \
+        "give each new field of CacheProfile a change here"
+    for profile, name, value in changes:
+        assert profile_key(replace(profile, **{name: value})) != profile_key(profile), name
+    assert profile_key(replace(qwen)) == profile_key(qwen)
+
+
+def test_a_new_memory_source_starts_from_the_figures_shown():
+    # Custom starts at the GPU picked before (the H200's 143,771 MiB, not 80 GB); KV cache
+    # memory at the budget the sidebar had: floor(143,771 MiB x 0.9) = 135,679,338,086 B
+    at = open_app("app_pages/compare.py", {"gpu": "H200 141GB"})
+    before = at.sidebar.metric[0].help
+    at.sidebar.selectbox(key="w.gpu").set_value("Custom").run()
+    assert at.query_params["gpu_mem"] == "143771MiB" and at.sidebar.metric[0].help == before
+    at.sidebar.selectbox(key="w.gpu").set_value("KV cache memory").run()
+    assert at.query_params["kv_mem"] == f"{143_771 * 2**20 * 9 // 10}B" == "135679338086B"
+    assert at.sidebar.metric[0].help == before == "135,679,338,086 B"
+    # the field groups the bytes as the help does; the link keeps them plain
+    assert at.sidebar.text_input(key="w.kv_memory").value == "135,679,338,086B"
+    at.sidebar.text_input(key="w.kv_memory").set_value("135,679,338,087B").run()
+    assert_clean(at)
+    assert at.query_params["kv_mem"] == "135679338087B"
+    assert at.sidebar.metric[0].help == "135,679,338,087 B"
+
+
+def test_help_texts_name_the_memory_sources_as_the_gpu_picker_shows_them():
+    # 'pick "vLLM KV cache blocks" above' must find an option that reads so (it read "vLLM
+    # blocks (from a log)")
+    at = open_app("app_pages/budget.py", {"gpu": "KV cache memory"})
+    labels = at.sidebar.selectbox(key="w.gpu").options
+    assert labels[-2:] == ["KV cache memory (log)", "vLLM KV cache blocks (log)"]
+    helps = [w.help or "" for w in (*at.sidebar.selectbox, *at.sidebar.text_input,
+                                     *at.sidebar.number_input)]
+    fraction = open_app("app_pages/budget.py", {}).sidebar
+    helps += [w.help or "" for w in (*fraction.slider, *fraction.text_input)]
+    named = {name for text in helps for name in re.findall(r'pick "([^"]+)"', text)}
+    assert named == {"vLLM KV cache blocks", "KV cache memory"}
+    assert all(any(label.startswith(f"{name} (") for label in labels) for name in named)
+
+
+def test_a_kv_memory_in_decimal_units_says_what_the_binary_one_would_be():
+    # SGLang prints GiB as "GB": 44.59GB typed from its log is 10^9 bytes here, 7% short
+    at = open_app("app_pages/compare.py", {"gpu": "KV cache memory", "kv_mem": "44.59GB"})
+    assert_clean(at)
+    assert at.sidebar.metric[0].help == "44,590,000,000 B"
+    assert [c.value for c in at.sidebar.caption if "comes from an engine's log" in c.value] == [
+        "44.59GB is 44,590,000,000 B (GB: 10^9 bytes). If it comes from an engine's log, write "
+        f"44.59GiB ({4459 * 2**30 // 100:,} B): logs count GiB, SGLang's too where it prints "
+        '"GB".']
+    at.sidebar.text_input(key="w.kv_memory").set_value("44.59GiB").run()
+    assert at.sidebar.metric[0].help == "47,878,147,932 B"
+    assert not [c for c in at.sidebar.caption if "comes from an engine's log" in c.value]
+
+
+def test_with_both_model_and_budget_wrong_the_sidebar_names_the_budget_reason():
+    at = open_app("app_pages/layout.py", {"model": "Qwen3-Next-80B-A3B", "weights": "500GB"})
+    at.sidebar.number_input(key="w.tp").set_value(3).run()
+    assert [shown(e) for e in at.error] == [
+        "gdn.k_heads = 16 is not divisible by tp = 3: choose a tp that divides it (tp up to 64 "
+        "that split the model: 1, 2, 4, 8, 16)"]
+    side = " ".join(c.value for c in at.sidebar.caption)
+    assert "weights per rank" in side and "fill the usable memory" in side
+
+
+def test_an_edit_does_not_tell_the_browser_to_reset_the_other_widgets():
+    # A widget written from the state is sent to the browser with set_value, which overwrites
+    # whatever the user is typing into it at that moment (CI lost a "Pages per call" entry typed
+    # while the run for "Max blocks" was under way). Only a value the widget lacks is written.
+    at = open_app("app_pages/gpu.py", TINY_LINK)
+    at.number_input(key="w.lab_max_blocks").set_value(8).run()
+    assert_clean(at)
+    assert {w.key for w in keyed_widgets(at)} >= {"w.lab_pages", "w.lab_rounds", "w.block_size",
+                                                  "w.lab_kernels", "w.mem_fraction"}
+    assert [w.key for w in keyed_widgets(at) if w.proto.set_value] == []
+    assert at.number_input(key="w.lab_max_blocks").value == 8
+    for page in PAGES:  # and a plain rerun of any page resets nothing
+        at.switch_page(page).run()
+        at.run()
+        assert [w.key for w in keyed_widgets(at) if w.proto.set_value] == [], page
+    # the spec editor: an edit writes back only the field it changes (the name, "(edited)")
+    at = open_app("app_pages/model.py", {"model": "Llama-3.1-8B"})
+    at.segmented_control(key="model.source").set_value("Edit by hand").run()
+    at.number_input(key="spec.full.kv_heads").set_value(4).run()
+    assert {w.key for w in keyed_widgets(at)} >= {"spec.pattern", "spec.full.head_dim_k"}
+    assert [w.key for w in keyed_widgets(at) if w.proto.set_value] == ["spec.name"]
+    at.run()
+    assert [w.key for w in keyed_widgets(at) if w.proto.set_value] == []
+
+
+def keyed_widgets(at: AppTest) -> list:
+    """Every keyed widget AppTest sees, main area and sidebar, whatever its type."""
+    found = []
+
+    def walk(node) -> None:
+        proto = getattr(node, "proto", None)
+        if proto is not None and hasattr(proto, "set_value") and getattr(node, "key", None):
+            found.append(node)
+        children = getattr(node, "children", None)
+        for child in children.values() if isinstance(children, dict) else ():
+            walk(child)
+
+    walk(at._tree)
+    return found
+
+
+def test_a_widget_on_the_next_page_shows_the_view_not_its_minimum():
+    # streamlit tells same-key widgets of different pages apart; the key still holds the last
+    # page's value, so the new widget must be written, or it starts from its minimum (1)
+    at = open_app("app_pages/layout.py", {"model": "gpt-oss-20b", "ctx": "65536", "mbt": "4096"})
+    for page in ("app_pages/budget.py", "app_pages/compare.py", "app_pages/layout.py",
+                 "app_pages/budget.py", "app_pages/layout.py"):
+        at.switch_page(page).run()
+        assert_clean(at)
+        values = {w.key: w.value for w in at.text_input}
+        assert values["w.context"] == "65,536", page
+        assert values["w.max_batched_tokens"] == "4,096", page  # every page offers it for sliding
+
+
+@pytest.mark.parametrize("page", ["app_pages/layout.py", "app_pages/budget.py",
+                                  "app_pages/gpu.py"])
+def test_packed_slabs_refuse_a_state_only_model_naming_the_setting(page):
+    at = open_app(page, STATE_ONLY_LINK)
+    assert not at.exception
+    (error,) = [shown(e) for e in at.error]
+    assert error.endswith('pick the planner "one tensor per component" in the sidebar' + (
+        ', or another layout under "Whose layout"' if page.endswith("budget.py") else ""))
+
+
+@pytest.mark.parametrize("page", ["app_pages/layout.py", "app_pages/budget.py",
+                                  "app_pages/gpu.py"])
+def test_a_budget_too_small_for_two_blocks_names_the_sidebar_settings(page):
+    # default model (Qwen3-Next TP 1, block 16): blocks of 52,887,552 B; a 1 KB GPU at 0.9
+    # leaves 900 B, no block at all
+    at = open_app(page, {"gpu": "Custom", "gpu_mem": "1KB"})
+    assert not at.exception
+    assert [shown(e) for e in at.error] == [
+        "The cache budget per rank, 900 B, holds 0 blocks of 52,887,552 B (50.44 MiB); a "
+        "plan needs at least 2, that is 105,775,104 B (100.88 MiB): raise the GPU memory or "
+        "the memory fraction, or lower the model weights, in the sidebar"]
+
+
+def test_a_presets_caveat_shows_where_its_figures_do():
+    # Nemotron-H-8B is planned in bf16 as SPEC.md has it; vLLM and transformers keep float32
+    for page in ("app_pages/model.py", "app_pages/compare.py"):
+        at = open_app(page, {"model": "Nemotron-H-8B"})
+        shown_text = [shown(e) for e in at.info] + [shown(c) for c in at.caption]
+        assert any("default nemotron_h's to float32 (mamba_ssm_cache_dtype), twice the state "
+                   "bytes" in t for t in shown_text), page
+        if page.endswith("compare.py"):  # and under vLLM's log, what the log is of
+            assert any("ssm state in float32 unless --mamba-ssm-cache-dtype or the config's "
+                       "mamba_ssm_cache_dtype names another dtype: these lines keep it in "
+                       "2-byte elements" in t for t in shown_text)
+    assert not any("Note on this model" in shown(c)
+                   for c in open_app("app_pages/compare.py", {}).caption)  # no notes: no line
+
+
+def test_the_planner_hint_stays_off_a_budget_error():
+    # with the budget wrong as well, the page explains the budget, without the planner hint
+    at = open_app("app_pages/layout.py", {**STATE_ONLY_LINK, "weights": "500GB"})
+    assert not at.exception
+    (error,) = [shown(e) for e in at.error]
+    assert "weights" in error and "pick the planner" not in error
+
+
+def test_sidebar_says_when_no_weights_are_set():
+    def note(at):
+        return [c.value for c in at.sidebar.caption if c.value.startswith("Model weights 0 B")]
+
+    assert len(note(open_app("app_pages/layout.py"))) == 1  # the default view: weights 0 B
+    assert note(open_app("app_pages/layout.py", {"weights": "80GB"})) == []
+
+
+def test_the_sidebar_shows_the_cache_budget_per_rank():
+    # 81,559 MiB x 0.9 = 76,968,728,985 B usable (floored); weights 16 GB over TP 2 leave
+    # 76,968,728,985 - 8,000,000,000 = 68,968,728,985 B = 64.23 GiB for the cache
+    at = open_app("app_pages/model.py", {"gpu": "H100 80GB", "frac": "0.9", "weights": "16GB",
+                                         "tp": "2"})
+    (side,) = [x for x in at.sidebar.metric if x.label == "Cache budget per rank"]
+    assert (side.value, side.help) == ("64.23 GiB", "68,968,728,985 B")
+
+
+def test_a_config_engines_read_differently_says_so_beside_every_figure():
+    # qwen2 with use_sliding_window and max_window_layers 14 of 28: transformers slides layers
+    # 14 to 27, vLLM refuses the split, SGLang slides none; the note travels in the link and
+    # shows on Model (an info box) and Compare (beside the engines' rows)
+    from flatkv.app_model import pack_spec, spec_to_json
+    from flatkv.hf_config import spec_from_hf_config
+
+    spec = spec_from_hf_config({
+        "model_type": "qwen2", "architectures": ["Qwen2ForCausalLM"], "num_hidden_layers": 28,
+        "hidden_size": 3584,
+        "num_attention_heads": 28, "num_key_value_heads": 4, "use_sliding_window": True,
+        "sliding_window": 4096, "max_window_layers": 14, "max_position_embeddings": 32768},
+        name="qwen2-swa")
+    link = {"model": "spec", "spec": pack_spec(spec_to_json(spec))}
+    note = ("use_sliding_window with max_window_layers 14: layers 14 to 27 slide, as "
+            "transformers reads it; vLLM refuses the split (max_window_layers must equal "
+            "num_hidden_layers); SGLang slides no layer. Every layout here plans the layers as "
+            "transformers reads them")
+    model = open_app("app_pages/model.py", link)
+    assert_clean(model)
+    assert markdown_literal(note) in [i.value for i in model.info]
+    for page in ("app_pages/compare.py", "app_pages/budget.py"):
+        at = open_app(page, link)
+        assert_clean(at)
+        assert any(c.value == f"Note on this model: {markdown_literal(note)}"
+                   for c in at.caption), page
+
+
+def test_a_chunk_set_for_one_model_goes_with_models_of_the_same_own_chunk():
+    # Nemotron-H-8B's own chunk is 128; 256 set for it stays on Falcon-H1-7B (own 128 too)
+    # and is dropped on granite-4.0-h-small (own 256) or Jamba (none: 2,048), which start at
+    # their own
+    link = {"model": "Nemotron-H-8B", "mamba": "all", "chunk": "256"}
+    for preset, kept in (("Falcon-H1-7B", True), ("granite-4.0-h-small", False),
+                         ("Jamba-1.5-Mini", False)):
+        at = open_app("app_pages/model.py", link)
+        at.selectbox(key="w.model").set_value(preset).run()
+        assert_clean(at)
+        assert at.query_params.get("chunk") == ("256" if kept else None), preset
+
+
+def test_the_context_is_the_models_until_one_is_typed():
+    # Qwen3-Next's config.json: max_position_embeddings 262,144, vLLM's default --max-model-len:
+    # the pages count a request at it, as vLLM's log does, until a context is typed
+    at = open_app("app_pages/compare.py", {"model": "Qwen3-Next-80B-A3B"})
+    assert_clean(at)
+    assert at.text_input(key="w.context").value == "262,144" and "ctx" not in at.query_params
+    assert not [c for c in at.caption if "unless told" in c.value]
+    at.text_input(key="w.context").set_value("32K").run()
+    assert at.query_params["ctx"] == "32768"
+    assert [c.value for c in at.caption if "unless told" in c.value] == [
+        "vLLM serves this model at 262,144 tokens unless told: its default `--max-model-len`, "
+        "from the config, and the length its log gives the maximum concurrency at."]
+    at.button(key="context.own").click().run()  # "Use the model's 262,144 tokens"
+    assert_clean(at)
+    assert "ctx" not in at.query_params and at.text_input(key="w.context").value == "262,144"
+    assert not [b for b in at.button if b.key == "context.own"]
+    # following the model, the context follows a new one: Llama-3.1-8B's 131,072
+    at.switch_page("app_pages/model.py").run()
+    at.selectbox(key="w.model").set_value("Llama-3.1-8B").run()
+    at.switch_page("app_pages/budget.py").run()
+    assert at.text_input(key="w.context").value == "131,072"
+    assert "Concurrency at 131,072 tokens" in metrics(at)
+    # past it: vLLM and SGLang refuse such a length unless told to allow it
+    past = open_app("app_pages/budget.py", {"model": "Nemotron-H-8B", "ctx": "16384"})
+    assert [unescaped(c.value) for c in past.caption if "Past this" in c.value] == [
+        "Past this model's 8,192 tokens: vLLM refuses a `--max-model-len` above the length its "
+        "config gives unless `VLLM_ALLOW_LONG_MAX_MODEL_LEN=1`, SGLang a `--context-length` "
+        "unless `SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1`."]
+    # a model whose length is not known (granite-4.0-h-small's config was not seen): 32,768
+    granite = open_app("app_pages/layout.py", {"model": "granite-4.0-h-small"})
+    assert_clean(granite)
+    assert granite.text_input(key="w.context").value == "32,768"
+    assert not [c for c in granite.caption if "unless told" in c.value]
+    # every figure rests on that 32,768, so the field says it is assumed (no length to go back to)
+    assumed = ("No max_model_len is known for this model, so the pages count at 32,768 tokens, "
+               "an assumption: type the context you serve at (vLLM's log names it in \"Maximum "
+               "concurrency for N tokens per request\").")
+    assert [unescaped(c.value) for c in granite.caption if "No max_model_len" in c.value] == [
+        assumed]
+    assert not [b for b in granite.button if b.key == "context.own"]
+    granite.text_input(key="w.context").set_value("128K").run()
+    assert granite.query_params["ctx"] == "131072"
+    assert not [c for c in granite.caption if "No max_model_len" in c.value]
+    model = open_app("app_pages/model.py", {"model": "granite-4.0-h-small", "ctx": "65536"})
+    assert [c.value for c in model.caption if "max_model_len" in c.value][0].startswith(
+        "Per TP rank (TP 1) · cache dtypes: KV bfloat16, conv bfloat16, ssm bfloat16 · 32 "
+        "attention heads (a TP must divide them) · max_model_len not known (the pages count at "
+        "the 65,536 tokens typed)")
+    untyped = open_app("app_pages/model.py", {"model": "granite-4.0-h-small"})
+    assert "max_model_len not known (the pages count at 32,768 tokens until a context is typed " \
+        "on Layout, Budget or Compare)" in [c.value for c in untyped.caption
+                                             if "max_model_len" in c.value][0]
+    # a typed context leaves the model's own length as the config gives it
+    nemotron = open_app("app_pages/model.py", {"model": "Nemotron-H-8B", "ctx": "16384"})
+    assert any("max_model_len 8,192 tokens" in c.value for c in nemotron.caption)
+
+
+# Where each whole-number field shows: a page, its link, and the model source to pick first
+WHOLE_FIELD_VIEWS = (
+    ("app_pages/layout.py", {"gpu": "vLLM KV cache blocks"}, None),  # + the blocks field
+    ("app_pages/layout.py", {}, None),
+    ("app_pages/budget.py", QWEN35_LINK, None),
+    ("app_pages/compare.py", QWEN35_LINK, None),
+    ("app_pages/gpu.py", TINY_LINK, None),
+    ("app_pages/model.py", {"model": "Qwen3-Next-80B-A3B"}, "Edit by hand"),
+    ("app_pages/model.py", {"model": "gpt-oss-20b"}, "Raw bytes"),
+)
+
+
+def _open_view(page: str, link: dict, source: str | None) -> AppTest:
+    at = open_app(page, link)
+    if source:
+        at.segmented_control(key="model.source").set_value(source).run()
+    return at
+
+
+def test_whole_number_fields_refuse_a_typed_fraction_rather_than_cut_it():
+    """Streamlit's int number_input cut a typed fraction to its whole part, in the browser and
+    again on the server (int(2.5)): a block size of 24.5 gave P 24 without a word. Every whole
+    number field is now a float field shown as typed ("%g"), and a fraction is refused under
+    it in its words (whole_number), the view left as it was."""
+    from streamlit.proto.NumberInput_pb2 import NumberInput as NumberInputProto
+
+    from flatkv.units import plain_number
+
+    fields: dict[str, tuple] = {}
+    for page, link, source in WHOLE_FIELD_VIEWS:
+        at = _open_view(page, link, source)
+        assert_clean(at)
+        for box in at.number_input:
+            # no int field anywhere: each would cut a fraction again
+            assert box.proto.data_type == NumberInputProto.FLOAT, (page, box.label)
+            if box.proto.format == "%g":  # a whole-number field (the ratios are "%.4g")
+                fields.setdefault(box.key, (page, link, source))
+    assert {"w.tp", "w.block_size", "w.alignment", "w.kv_blocks", "w.hold_requests",
+            "w.requests", "w.lab_rounds", "w.lab_max_blocks", "w.lab_pages",
+            "spec.attention_heads", "spec.mamba_chunk_size", "spec.max_model_len",
+            "edit.kv", "edit.swa_kv", "edit.window", "edit.chunk"} <= set(fields)
+    assert any(k.startswith("spec.") and k.count(".") == 2 for k in fields)  # a kind's fields
+    for key, (page, link, source) in fields.items():
+        at = _open_view(page, link, source)
+        box = at.number_input(key=key)
+        if box.disabled:
+            continue
+        whole = int(box.value or 1)
+        before = dict(at.query_params)
+        box.set_value(whole + 0.5).run()
+        assert not at.exception, key
+        said = f"is {plain_number(whole + 0.5)}: give a whole number, such as {whole:,} or " \
+               f"{whole + 1:,}"
+        errors = [shown(e) for e in at.error]
+        assert any(said in e for e in errors), (key, errors)
+        if key.startswith("w."):  # a bound field: its label, word for word
+            assert f"{box.label} {said}" in errors, (key, errors)
+        assert dict(at.query_params) == before, key  # no figure moved to the cut value
+
+
+def test_a_metric_too_wide_for_a_grid_cell_takes_two():
+    # the grid's cell at 1000 px: two in the 540 px main column, a 16 px gap between them
+    from app_pages._frame import METRIC_MIN_PX, metric_cell_px, metric_px
+
+    assert metric_cell_px() == (540 - 16) // 2 == 262 >= METRIC_MIN_PX
+    # as many cells a line as fit: two at 1000 px, three at 1,366 (905 px) and 1,440 (979)
+    assert [(w + 16) // (METRIC_MIN_PX + 16) for w in (540, 905, 979)] == [2, 3, 3]
+    # vLLM's logged tokens on Budget fit one (35 x 6.6 + 20 = 251 px; 231 in Chromium), as does
+    # its delta (38 x 6 = 228; 230); a sliding model's capacity on Layout, its delta of 68
+    # characters (408 px; 420), takes two, as does SGLang's label (38 x 6.6 + 20 = 270)
+    assert metric_px("vLLM's \"GPU KV cache size\" (tokens)",
+                     "concurrency x context, as vLLM logs it", True) == 251
+    assert metric_px("Capacity (tokens)", "token slots 1,565,920 (blocks x P) · windows "
+                     "counted as full history", True) == 68 * 6 == 408
+    assert metric_px("SGLang's max_total_num_tokens (tokens)", None, True) == 270
+
+
+def test_layout_and_compare_name_the_kinds_the_planners_state_group_holds():
+    # Nemotron-H-8B: the planner's group is linear_attention (its groups, the page rows, the
+    # aliasing line), the Model page's kind mamba2: both pages say which is which. Its 52
+    # layers are 24 Mamba2, 4 attention and 24 MLP (hybrid_override_pattern's M, * and -): 28
+    # cache layers, 24 of them mamba2
+    from flatkv.app_model import spec_for
+
+    spec = spec_for("Nemotron-H-8B", None, 1)
+    assert spec.layer_names.count("mamba2") == 24 and len(spec.layer_names) == 28
+    said = ("`linear_attention` is the planner's name for every state layer, whatever its "
+            "kind: here the model's 24 mamba2 layers.")
+    for page in ("layout", "compare"):
+        at = open_app(f"app_pages/{page}.py", {"model": "Nemotron-H-8B"})
+        assert_clean(at)
+        assert said in [c.value for c in at.caption], page
+    # a kind named otherwise than its kind (LFM2's conv layers, short convolutions) says both;
+    # a model without state says nothing
+    lfm2 = spec_for("LFM2-1.2B", None, 1)
+    assert app_model.state_group_text(lfm2).endswith(
+        f"here the model's {lfm2.layer_names.count('conv')} conv layers (short_conv).")
+    assert app_model.state_group_text(spec_for("Llama-3.1-8B", None, 1)) == ""
+    assert app_model.state_group_text(None) == ""
