@@ -797,6 +797,13 @@ def test_model_page_loads_a_config_json_and_model_json():
     at.button(key="hf.load").click().run()
     assert shown(at.error[0]).startswith("'/models/llama/config.json' is not JSON: it looks like "
                                         "a model id or a path.")
+    # an owner/name past a file name's 255 bytes: the same refusal, not a traceback from
+    # asking the file system whether such a path exists
+    at.text_area(key="hf.paste").set_value("x" * 300 + "/y").run()
+    at.button(key="hf.load").click().run()
+    assert not at.exception
+    assert shown(at.error[0]).startswith(f"'{'x' * 300}/y' is not JSON: it looks like a model "
+                                        "id or a path.")
     at.segmented_control(key="model.source").set_value("Model JSON").run()
     at.text_area(key="model.paste").set_value('{"model_type": "llama"}').run()
     at.button(key="model.load").click().run()
