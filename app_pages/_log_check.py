@@ -33,7 +33,7 @@ def _code(text: str) -> str:
 
 
 @st.cache_data(max_entries=4, show_spinner=False)
-def read_log_file(text: str) -> list[log_check.LogLine]:
+def _read_log(text: str) -> list[log_check.LogLine]:
     """``log_check.read_log``, once a paste: a log of up to a million characters takes up to a
     second to read, and every rerun of the page (another option changed) would read it again."""
     return log_check.read_log(text)
@@ -62,7 +62,7 @@ def log_check_section(results: list[StrategyResult]) -> None:
     if not text.strip():
         return
     try:
-        lines = read_log_file(text)
+        lines = _read_log(text)
     except ValueError as exc:
         st.error(literal(f"{sentence_case(str(exc))}."))
         return
