@@ -49,8 +49,12 @@ METRIC_MIN_PX = 240
 # (blocks x P) · windows counted as full history", 420 px, was cut in one). Measured in
 # Chromium: a label averages 6.6 px a character, its tooltip's icon 20 px; a delta 6 px a
 # character in its chip (vLLM's "concurrency x context, as vLLM logs it": 230 px).
+# Dense: a metric of one cell after a wide one that wrapped fills the cell the wide one left
+# (SGLang's max_total_num_tokens (tokens) of a state-only model, third of three at 1,440 px,
+# left the line's last cell empty).
 METRIC_GRID_CSS = ("<style>[class*='st-key-metrics-'] {display: grid !important; "
                    f"grid-template-columns: repeat(auto-fill, minmax({METRIC_MIN_PX}px, 1fr));"
+                   "grid-auto-flow: row dense;"
                    "} [class*='st-key-metrics-'] > :has(> [class*='st-key-metric-wide-']) "
                    "{grid-column: span 2;}</style>")  # the grid's item is the cell's wrapper
 METRIC_GAP_PX, LABEL_CHAR_PX, LABEL_HELP_PX, DELTA_CHAR_PX = 16, 6.6, 20, 6
