@@ -121,8 +121,11 @@ def _logged_run_changes(run: log_check.LoggedRun, s: AppState) -> tuple[dict, li
         elif name == "sglang_budget":
             changes.update(gpu=KV_MEMORY, kv_memory=value)
             # state layers alone log the context as their tokens: their slots size the pool
-            pool = (f"token pool of {run.sglang_tokens:,} tokens" if s.profile().has_attention
-                    else f"{run.sglang_state_slots:,} request state slots")
+            slots = (f"{run.sglang_state_slots:,} request state slots"
+                     if run.sglang_state_slots is not None else "")
+            pool = (f"token pool of {run.sglang_tokens:,} tokens"
+                    + (f" beside {slots}" if slots else "") if s.profile().has_attention
+                    else slots)
             said.append(f"SGLang's {pool} (a rank with {value:,} B of KV cache memory sizes "
                         "its pools so)")
         elif name == "sglang_chunked_prefill_size" and value == s.sglang_chunked_prefill():

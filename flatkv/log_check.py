@@ -822,7 +822,10 @@ def logged_changes(run: LoggedRun, now: RunSettings,
         chunk = run.chunk * then.attn_dp if run.chunk != CHUNKED_PREFILL_OFF else run.chunk
         if chunk <= MAX_TOKENS and chunk != then.chunk:
             after["sglang_chunked_prefill_size"] = chunk
-    if (run.sglang_tokens is not None and 0 < run.sglang_tokens <= MAX_TOKENS
+    # a TP the pages cannot take (past MAX_TP) leaves the pools at another TP: no budget there
+    tp_left = run.tp is not None and now.tp is not None and run.tp != now.tp and (
+        "tp" not in changes)
+    if (run.sglang_tokens is not None and 0 < run.sglang_tokens <= MAX_TOKENS and not tp_left
             and not {"vllm_blocks", "kv_memory"} & changes.keys()):
         # SGLang's pools at the context and chunk taken (its request cap, and so its state
         # slots, can follow the context)

@@ -120,8 +120,9 @@ def test_compare_offers_the_budget_that_sizes_an_sglang_logs_pools_at_its_state_
     assert 78 * 102_137_856 + 551_345 * 16_384 == 16_999_989_248
     offer, agreed, taken = offer_taken({"model": "Nemotron-H-8B", "ctx": "32768",
                                         "gpu": "KV cache memory", "kv_mem": "40GiB"}, log)
-    assert offer == ("This log's run had SGLang's token pool of 551,345 tokens (a rank with "
-                     "16,999,989,248 B of KV cache memory sizes its pools so): the figures here "
+    assert offer == ("This log's run had SGLang's token pool of 551,345 tokens beside 77 "
+                     "request state slots (a rank with 16,999,989,248 B of KV cache memory "
+                     "sizes its pools so): the figures here "
                      "are at other settings, so its lines differ for that alone. Take its "
                      "settings, then read the check again.")
     assert taken["kv_mem"] == "16999989248B"
@@ -174,8 +175,9 @@ def test_an_sglang_budget_taken_on_gpu_pages_keeps_the_gpus_chunk():
     assert 2_084 * 38_633_472 + 7_282_539 * 12_288 == 169_999_994_880
     offer, agreed, taken = offer_taken({"model": "Qwen3-Next-80B-A3B", "tp": "2",
                                         "gpu": "B200 192GB"}, log)
-    assert offer == ("This log's run had SGLang's token pool of 7,282,539 tokens "
-                     "(a rank with 169,999,994,880 B of KV cache memory sizes its pools so) and "
+    assert offer == ("This log's run had SGLang's token pool of 7,282,539 tokens beside 2,083 "
+                     "request state slots (a rank with 169,999,994,880 B of KV cache memory "
+                     "sizes its pools so) and "
                      "SGLang's prefill chunk of 16,384 tokens (the B200 192GB's, kept): the "
                      "figures here are at other settings, so its lines differ for that alone. "
                      "Take its settings, then read the check again.")

@@ -1145,6 +1145,9 @@ def test_logged_changes_give_the_budget_that_sizes_sglangs_pools_as_logged():
     assert logged_changes(LoggedRun(sglang_tokens=2**41), now, at) == {}
     assert logged_changes(LoggedRun(memory="44.59 GiB", sglang_tokens=300_002), now, at) == {
         "kv_memory": "44.59 GiB"}
+    # nor at a TP the log's run did not have and the pages cannot take (past 1,024): a
+    # budget there would size pools of other heads
+    assert logged_changes(LoggedRun(tp=1_025, sglang_tokens=300_002), now, at) == {}
     assert asked == [(8_192, 300_002, 82), (4_096, 300_001, None)]
     # a budget of its own taken off a GPU (gpu_chunk: the chunk SGLang took there, 16,384 on
     # a B200) keeps that chunk, after the budget; a chunk the log gives wins; no budget, none
