@@ -107,7 +107,7 @@ def table(rows: Any, *, height: int | str = "auto", formats: dict[str, str] | No
     and thousands separators, as the charts label). A figure that does not apply to a row is a
     gap, shown as a dash, in a column that stays numbers, so it sorts as numbers. The first
     column names the rows (a layout, or a context length in numbers), so it stays pinned while
-    a wide table scrolls sideways (at 1000 px; six layouts over context lengths are 607 px in
+    a wide table scrolls sideways (at 1000 px; six layouts over context lengths are 566 px in
     an expander's 504). ``helps``: a column's tooltip, where its header alone could mislead.
     Every column is as wide as its header and cells (``column_width``). ``labels``: a shorter
     header on screen for a column (the data, its CSV and the tests keep the full name), where

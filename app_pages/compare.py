@@ -74,8 +74,8 @@ def concurrency_over_context(s: AppState, context: int) -> None:
     rows = pd.DataFrame(app_data.context_sweep_rows(curves), dtype=object)
     with st.expander("Concurrency over context length as a table"):
         # every row in view (a length a row, 15 at most up to 10M tokens), a column a layout
-        # under its short name (the CSV keeps the full ones); at 1000 px five or six layouts
-        # (516 and 607 px) pass the expander's 504, so the context stays pinned as they scroll
+        # under its short name (the CSV keeps the full ones); at 1000 px five layouts take 474 px
+        # of the expander's 504 and six 566, so the context stays pinned as they scroll
         short = {strategy_notes.STRATEGY_TITLES[k]: strategy_notes.STRATEGY_SHORT_TITLES[k]
                  for k in curves.concurrency}
         table(rows.rename(columns=short | {"context (tokens)": "context"}),

@@ -34,9 +34,9 @@ def plan_headline(a: PlanAnalysis) -> None:
     c = metric_row("plan")
     c.metric("P (tokens per page)", f"{geo.block_size:,}")
     c.metric("Block bytes", format_bytes(geo.block_bytes),
-             help=f"{geo.block_bytes:,} B: one page id over every "
-             f"{'component' if a.planner == 'per-component' else 'slot'} tensor "
-             f"({len(a.plan.tensors):,} of them), as Layout's "
+             help=f"{geo.block_bytes:,} B: one page id over every slot tensor "
+             f"({len(a.plan.tensors):,} of them"
+             f"{', one per component' if a.planner == 'per-component' else ''}), as Layout's "
              "Block bytes. The movers move it as one page: the sweeps and tables below call it "
              "page bytes")
     c.metric("Planned blocks", f"{geo.num_blocks:,}")

@@ -392,8 +392,9 @@ RESULT_HELP = {
     PAGES_COLUMN: "Pages per call: the pages each timed call moves.",
     SHARE_COLUMN: "Share of baseline: this GB/s as a share of the baseline's (the next column), "
                   "timed in the same rounds.",
-    ROUNDS_COLUMN: "The fastest and the slowest of the timed rounds, one call's time each: "
-                   "the median (ms) is their median, and GB/s the bytes counted over it.",
+    ROUNDS_COLUMN: "The fastest and the slowest of the timed rounds, one call's time each; "
+                   "the median (ms) is the median of all the timed rounds, and GB/s the bytes "
+                   "counted over it.",
     PEAK_COLUMN: "Share of nominal peak: this GB/s as a share of the device's nominal memory "
                  "bandwidth.",
 }

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from flatkv import strategy_cli
 from flatkv.analysis import PLANNER_STRATEGY, PlanAnalysis
-from flatkv.plan import LINEAR_ATTENTION
+from flatkv.plan import STATE_LAYER_TYPES
 from flatkv.profile import CacheProfile
 from flatkv.strategies import StrategyResult, run_strategy
 from flatkv.strategies.base import StrategyOptions
@@ -61,7 +61,7 @@ def format_analysis(analysis: PlanAnalysis, *, title: str = "", max_slots: int =
                 ["num_blocks", f"{t.num_blocks:,}"],
                 # no history row: a page id holds no tokens (the Layout page's dash)
                 ["token slots (num_blocks x P)", f"{t.token_slots:,}" if any(
-                    g.group_id != LINEAR_ATTENTION for g in analysis.groups)
+                    g.group_id not in STATE_LAYER_TYPES for g in analysis.groups)
                  else "- (no attention layer: no token history)"],
                 ["budget", exact_bytes(t.budget_bytes)],
                 # rows in every block, whoever owns it; `compare` splits them by owner

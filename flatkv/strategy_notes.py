@@ -119,11 +119,16 @@ def title_of(result: StrategyResult) -> str:
     return STRATEGY_TITLES.get(result.strategy, result.strategy)
 
 
+# How a layout with no figures here is labelled (``why_not_label``), and in a table's last
+# column, where it is short (``WHY_NOT_SHORT``)
+DOES_NOT_APPLY, WONT_START = "does not apply", "refuses to start"
+
+
 def why_not_label(result: StrategyResult) -> str:
     """How a layout that has no figures here is labelled: vLLM that would start and then stop
     "refuses to start" (its reason says how), any other "does not apply"."""
-    return ("refuses to start" if result.reason.startswith((REFUSES_TO_START, FAILS_AT_START_UP))
-            else "does not apply")
+    return (WONT_START if result.reason.startswith((REFUSES_TO_START, FAILS_AT_START_UP))
+            else DOES_NOT_APPLY)
 
 
 def why_not_text(result: StrategyResult) -> str:
@@ -896,6 +901,13 @@ HEADLINE_SCREEN_NAMES = {LOGGED_COLUMN: "engine log", OLDER_LOGGED_COLUMN: "olde
 # began past the table's edge at 1000 px
 HEADLINE_LABELS = {"capacity (tokens)": "capacity", "P (tokens)": "P"}
 # The two token columns count differently, and a reader meets them side by side: each says how
+# Compare's last column on screen where some layout has no figures: "n/a" or "won't start"
+# (``why_not_label``'s "does not apply" and "refuses to start", short: the last column had 88
+# px at 1,400 px and cut "does not apply"); the line under the table gives the reason, the
+# column's help the words. Last: the figures stay in view at 1000 px.
+WHY_NOT_COLUMN = "note"
+WHY_NOT_SHORT = {DOES_NOT_APPLY: "n/a", WONT_START: "won't start"}
+
 HEADLINE_HELP = {
     HEADLINE_SCREEN_NAMES[LOGGED_COLUMN]:
         "Tokens the engine itself logs, to set beside its log: vLLM's \"GPU KV cache size\" "
@@ -910,18 +922,10 @@ HEADLINE_HELP = {
                          f"{CAPACITY_COUNTS} (every attention group N pages of P tokens, each "
                          "state group one request's state pages); SGLang's full token pool. "
                          f"Not an engine's log line: see {HEADLINE_SCREEN_NAMES[LOGGED_COLUMN]}.",
+    WHY_NOT_COLUMN: "Where a layout has no figures here: n/a, it does not apply to this model; "
+                    "won't start, the engine refuses to start at these settings. The line "
+                    "under the table says why.",
 }
-
-
-# Compare's last column on screen where some layout has no figures: "n/a" or "won't start"
-# (``why_not_label``'s "does not apply" and "refuses to start", short: the last column had 88
-# px at 1,400 px and cut "does not apply"); the line under the table gives the reason, the
-# column's help the words. Last: the figures stay in view at 1000 px.
-WHY_NOT_COLUMN = "note"
-WHY_NOT_SHORT = {"does not apply": "n/a", "refuses to start": "won't start"}
-HEADLINE_HELP[WHY_NOT_COLUMN] = (
-    "Where a layout has no figures here: n/a, it does not apply to this model; won't start, "
-    "the engine refuses to start at these settings. The line under the table says why.")
 
 
 def headline_rows(results: Sequence[StrategyResult], has_history: bool) -> list[dict]:

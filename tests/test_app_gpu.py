@@ -207,8 +207,8 @@ def test_gpu_results_median_ends_inside_the_main_column_at_1000_px(small_flush):
         # the unit in the header, no tooltip; the rounds' tooltip says what it is the median of
         assert "help" not in config["median (ms)"]
         assert config["rounds (ms)"]["help"] == (
-            "The fastest and the slowest of the timed rounds, one call's time each: the median "
-            "(ms) is their median, and GB/s the bytes counted over it.")
+            "The fastest and the slowest of the timed rounds, one call's time each; the median "
+            "(ms) is the median of all the timed rounds, and GB/s the bytes counted over it.")
         assert config["peak"]["help"].startswith("Share of nominal peak: ")
         names = [c.value for c in at.caption if c.value.startswith("In the table and the chart, ")]
         said.append((names, runs))
@@ -499,13 +499,13 @@ def test_planned_blocks_bytes_budget_and_unused_are_the_worked_example():
     assert m["P (tokens per page)"] == "1,056"
     assert next(x.help for x in lab.metric if x.label == "Block bytes").startswith(
         "103,219,200 B: one page id over every slot tensor (36 of them)")
-    # one tensor per component has no slot tensors: Qwen3-Next at TP 2, 36 GDN layers' conv
+    # one tensor per component: a slot tensor each, Qwen3-Next at TP 2's 36 GDN layers' conv
     # and ssm and 12 KV tensors, 84; its block 36 x 548,864 + 12 x 544 x 1,024 B
     per = open_app("app_pages/gpu.py", {"model": "Qwen3-Next-80B-A3B", "tp": "2",
                                         "planner": "per-component"})
     assert 36 * 548_864 + 12 * 544 * 1_024 == 26_443_776 and 36 * 2 + 12 == 84
     assert next(x.help for x in per.metric if x.label == "Block bytes").startswith(
-        "26,443,776 B: one page id over every component tensor (84 of them)")
+        "26,443,776 B: one page id over every slot tensor (84 of them, one per component)")
     # at the app's default budget, as `python -m flatkv bench` plans without --budget
     # (tests/gpu): Llama-3.1-8B's 2 MiB blocks in 76,968,728,985 B
     llama = open_app("app_pages/gpu.py", {"model": "Llama-3.1-8B"})
