@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from decimal import Decimal
 from fractions import Fraction
 
 from flatkv.models import MAX_TP
@@ -209,9 +210,12 @@ def check_fraction(fraction: object) -> None:
 
 
 def fraction_text(fraction: float) -> str:
-    """The fraction as typed, every digit (``0.9000001``, ``1``): the one exact_fraction
-    computes with, where ``:g`` kept six digits (0.9000001 read as 0.9, 1.0000001 as 1)."""
+    """The fraction as typed, every digit (``0.9000001``, ``1``, ``0.00000015``): the one
+    exact_fraction computes with, where ``:g`` kept six digits (0.9000001 read as 0.9,
+    1.0000001 as 1), without repr's exponent where it is short (1.5e-07)."""
     text = repr(float(fraction))
+    if "e" in text and len(plain := format(Decimal(text), "f")) <= 24:
+        text = plain  # 1.5e-07 written out, 0.00000015; 1e-300 stays as it is
     return text.removesuffix(".0")
 
 

@@ -137,10 +137,10 @@ def test_the_derivation_says_the_fraction_it_used_to_the_last_digit():
         "80,000,000,000 B (74.51 GiB) x 0.9000001 = 72,000,008,000 B (67.06 GiB) usable - "
         "weights 0 B per rank (TP 1) = 72,000,008,000 B (67.06 GiB) for the cache per rank")
     assert b.derivation == "74.51 GiB x 0.9000001, no weights entered: enter them in the sidebar"
-    # a fraction of 1 and one of 4 digits read as typed
+    # a fraction of 1 and one of 4 digits read as typed, a tiny one without an exponent
     assert [fraction_text(f) for f in (1.0, 0.9, 0.9125, 1e-09)] == ["1", "0.9", "0.9125",
-                                                                       "1e-09"]
-    with pytest.raises(ValueError, match=r"memory fraction 1\.5e-07 leaves no usable"):
+                                                                       "0.000000001"]
+    with pytest.raises(ValueError, match=r"memory fraction 0\.00000015 leaves no usable"):
         cache_budget(10**6, 0.00000015, 0, 1)  # 0.15 B, floored: none
 
 

@@ -907,14 +907,14 @@ def test_a_derived_budget_too_small_names_the_options_that_gave_it(capsys):
         "python -m flatkv: error: The cache budget per rank, 85 B, holds 0 blocks of 52,887,552 "
         "B (50.44 MiB); a plan needs at least 2, that is 105,775,104 B (100.88 MiB): raise "
         "--gpu-memory or --memory-fraction (the budget is --gpu-memory 'H100 80GB': "
-        "85,520,809,984 B (79.65 GiB) x 1e-09 = 85 B usable - weights 0 B per rank (TP 1) = "
-        "85 B for the cache per rank)\n")
+        "85,520,809,984 B (79.65 GiB) x 0.000000001 = 85 B usable - weights 0 B per rank "
+        "(TP 1) = 85 B for the cache per rank)\n")
     # a layout's refusal says it too; at a fraction of 1, the weights are what to lower
     code, _, err = run([*args, "--memory-fraction", "1e-9", "--strategy", "vllm"], capsys)
     assert code == 2 and err.endswith(
-        "(the budget is --gpu-memory 'H100 80GB': 85,520,809,984 B (79.65 GiB) x 1e-09 = 85 B "
-        "usable - weights 0 B per rank (TP 1) = 85 B for the cache per rank: raise --gpu-memory "
-        "or --memory-fraction)\n")
+        "(the budget is --gpu-memory 'H100 80GB': 85,520,809,984 B (79.65 GiB) x 0.000000001 = "
+        "85 B usable - weights 0 B per rank (TP 1) = 85 B for the cache per rank: raise "
+        "--gpu-memory or --memory-fraction)\n")
     code, _, err = run([*args, "--memory-fraction", "1", "--weights", "79.6GiB", "--strategy",
                         "lcm"], capsys)
     assert code == 2 and err.endswith(": raise --gpu-memory, or lower --weights)\n")
