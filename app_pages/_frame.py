@@ -38,17 +38,22 @@ from flatkv.units import markdown_literal as literal
 # fill the line. A row that wraps keeps its metrics in columns under one another; wrapped as a
 # flex row, each line took its metrics' own widths, so Budget's second line started its metrics
 # at other places than its first (and than the line under it), and read ragged. 240 px: the
-# widest label with its tooltip's icon (SGLang's max_total_num_tokens (tokens), about 260 px in
-# Chromium) fits a cell in the main column at 1000 px (540 px: two cells of 262) and from
+# widest label with its tooltip's icon that takes one cell (Dead share of a sliding_attention
+# block, 247 px in Chromium) fits a cell in the main column at 1000 px (540 px: two cells of
+# 262) and from
 # 1,366 px (905: three of 291) to 1,440 px (979: three of 326); at 210, four cells of 214 px at
 # 1,366 px cut vLLM's "GPU KV cache size" (tokens) (231 px). Streamlit styles a keyed container
 # by its "st-key-<key>" class.
 METRIC_MIN_PX = 240
 # A metric whose delta (or label) is wider than a cell at 1000 px (two in the 540 px main column,
 # 262 px each) takes two cells (Layout's capacity of a sliding model, "token slots 1,565,920
-# (blocks x P) · windows counted as full history", 420 px, was cut in one). Measured in
-# Chromium: a label averages 6.6 px a character, its tooltip's icon 20 px; a delta 6 px a
-# character in its chip (vLLM's "concurrency x context, as vLLM logs it": 230 px).
+# (blocks x P) · windows counted as full history", 420 px, was cut in one). A label is measured
+# by its characters in the labels' font, Source Sans at 14 px (``LABEL_CHAR_PX``, Chromium's
+# widths in six classes, within 1.2 px a character and a few percent over a label: SGLang's
+# max_total_num_tokens (tokens) 246 px, counted 254; at 6.6 px a character "Dead share of a
+# sliding_attention block", 227 px, counted 257 and took two cells it did not need), its
+# tooltip's icon 20 px; a delta 6 px a character in its chip (vLLM's "concurrency x context, as
+# vLLM logs it": 230 px).
 # Dense: a metric of one cell after a wide one that wrapped fills the cell the wide one left
 # (SGLang's max_total_num_tokens (tokens) of a state-only model, third of three at 1,440 px,
 # left the line's last cell empty).
@@ -57,12 +62,22 @@ METRIC_GRID_CSS = ("<style>[class*='st-key-metrics-'] {display: grid !important;
                    "grid-auto-flow: row dense;"
                    "} [class*='st-key-metrics-'] > :has(> [class*='st-key-metric-wide-']) "
                    "{grid-column: span 2;}</style>")  # the grid's item is the cell's wrapper
-METRIC_GAP_PX, LABEL_CHAR_PX, LABEL_HELP_PX, DELTA_CHAR_PX = 16, 6.6, 20, 6
+METRIC_GAP_PX, LABEL_HELP_PX, DELTA_CHAR_PX = 16, 20, 6
+# px a character of a metric's label: these characters, else 7.6 (digits, most letters)
+LABEL_CHAR_PX = ((" i|',.:;jlI", 3.5), ("!f()[]{}-t/\\r", 4.6), ('*?sz"xcvyJYLFek', 6.6),
+                 ("&DGUHNOQ", 9.0), ("wMW%m@", 11.2))
+LABEL_OTHER_PX = 7.6
+
+
+def label_px(text: str) -> float:
+    """The pixels ``text`` takes as a metric's label (``LABEL_CHAR_PX``)."""
+    return sum(next((px for chars, px in LABEL_CHAR_PX if ch in chars), LABEL_OTHER_PX)
+               for ch in text)
 
 
 def metric_px(label: str, delta: str | None = None, has_help: bool = False) -> int:
     """The pixels a metric's label (and its tooltip's icon) or its delta chip take."""
-    return int(max(len(label) * LABEL_CHAR_PX + (LABEL_HELP_PX if has_help else 0),
+    return int(max(label_px(label) + (LABEL_HELP_PX if has_help else 0),
                    len(delta or "") * DELTA_CHAR_PX))
 
 

@@ -629,19 +629,25 @@ def test_whole_number_fields_refuse_a_typed_fraction_rather_than_cut_it():
 
 def test_a_metric_too_wide_for_a_grid_cell_takes_two():
     # the grid's cell at 1000 px: two in the 540 px main column, a 16 px gap between them
-    from app_pages._frame import METRIC_MIN_PX, metric_cell_px, metric_px
+    from app_pages._frame import METRIC_MIN_PX, label_px, metric_cell_px, metric_px
 
     assert metric_cell_px() == (540 - 16) // 2 == 262 >= METRIC_MIN_PX
     # as many cells a line as fit: two at 1000 px, three at 1,366 (905 px) and 1,440 (979)
     assert [(w + 16) // (METRIC_MIN_PX + 16) for w in (540, 905, 979)] == [2, 3, 3]
-    # vLLM's logged tokens on Budget fit one (35 x 6.6 + 20 = 251 px; 231 in Chromium), as does
-    # its delta (38 x 6 = 228; 230); a sliding model's capacity on Layout, its delta of 68
-    # characters (408 px; 420), takes two, as does SGLang's label (38 x 6.6 + 20 = 270)
+    # a label counted by its characters, a few percent over Chromium's widths (its tooltip's
+    # icon 20 px more): vLLM's logged tokens on Budget fit one cell (239 px; 210 + 20 in
+    # Chromium), as do its delta (38 x 6 = 228; 230) and gpt-oss's dead share on Layout (254;
+    # 227 + 20, where at 6.6 px a character it counted 277 and took two); a sliding model's
+    # capacity on Layout, its delta of 68 characters (408 px; 420), takes two, as does SGLang's
+    # label (273; 246 + 20, cut in one cell)
     assert metric_px("vLLM's \"GPU KV cache size\" (tokens)",
-                     "concurrency x context, as vLLM logs it", True) == 251
+                     "concurrency x context, as vLLM logs it", True) == 239
+    assert metric_px("Dead share of a sliding_attention block", None, True) == 254 <= 262
     assert metric_px("Capacity (tokens)", "token slots 1,565,920 (blocks x P) · windows "
                      "counted as full history", True) == 68 * 6 == 408
-    assert metric_px("SGLang's max_total_num_tokens (tokens)", None, True) == 270
+    assert metric_px("SGLang's max_total_num_tokens (tokens)", None, True) == 273 > 262
+    # the six classes: a space 3.5 px, "t" 4.6, "s" 6.6, digits 7.6, "D" 9.0, "m" 11.2
+    assert label_px(" ts7Dm") == 3.5 + 4.6 + 6.6 + 7.6 + 9.0 + 11.2
 
 
 def test_layout_and_compare_name_the_kinds_the_planners_state_group_holds():

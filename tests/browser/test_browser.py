@@ -321,3 +321,25 @@ def test_budget_metrics_line_up_in_columns_at_1000_and_1440_px(browser, app_url)
             assert cut == []
         finally:
             context.close()
+
+
+def test_layout_metrics_of_a_sliding_model_take_the_cells_they_need(browser, app_url):
+    # gpt-oss-20b's Layout: "Dead share of a sliding_attention block" (227 px and its icon in
+    # Chromium) fits one 262 px cell at 1000 px, where counted at 6.6 px a character it took
+    # two and left "Uniform pages would pad" beside a hole; its capacity's delta (about 380
+    # px) takes two; nothing is cut short
+    context = browser.new_context(viewport={"width": 1000, "height": 900})
+    try:
+        page = context.new_page()
+        open_view(page, f"{app_url}/layout?model=gpt-oss-20b", "Layout")
+        metrics = page.locator('[data-testid="stMain"] [data-testid="stMetric"]')
+        dead = metrics.filter(has_text="Dead share of a sliding_attention block")
+        expect(dead).to_be_visible()
+        capacity = metrics.filter(has_text="Capacity (tokens)")
+        assert dead.bounding_box()["width"] < 300 < capacity.bounding_box()["width"]
+        cut = metrics.evaluate_all(
+            "els => els.filter(e => [...e.querySelectorAll('*')].some("
+            "c => c.scrollWidth > c.clientWidth + 1)).map(e => e.textContent)")
+        assert cut == []
+    finally:
+        context.close()
