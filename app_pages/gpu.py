@@ -12,7 +12,7 @@ import streamlit as st
 from app_pages._figures import current_analysis, plan_caption
 from app_pages._frame import chart, metric_row, table
 from app_pages._session import ERRORS_KEY, bind, state, update, user_errors
-from flatkv import charts, gpu_settings, gpu_view
+from flatkv import app_data, charts, gpu_settings, gpu_view
 from flatkv.analysis import PlanAnalysis
 from flatkv.app_state import MAX_BLOCK_SIZE
 from flatkv.plan import FlatMemoryPlan
@@ -32,7 +32,10 @@ def _max_blocks_from_widget(value: object) -> int:
 def plan_headline(a: PlanAnalysis) -> None:
     geo = a.plan.geometry
     c = metric_row("plan")
-    c.metric("P (tokens per page)", f"{geo.block_size:,}")
+    c.metric("P (tokens per page)", f"{geo.block_size:,}",
+             delta=app_data.block_size_note(geo.block_size, a.equalizer.requested_block_size,
+                                            state().profile().has_attention),
+             delta_color="off", delta_arrow="off")
     c.metric("Block bytes", format_bytes(geo.block_bytes),
              help=f"{geo.block_bytes:,} B: one page id over every slot tensor "
              f"({len(a.plan.tensors):,} of them"

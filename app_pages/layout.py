@@ -18,11 +18,10 @@ from flatkv.units import count_text, format_bytes, sentence_case, tokens_text
 def headline(analysis, ours: StrategyResult, engines: list[StrategyResult]) -> None:
     h = app_data.headline(analysis)
     c = metric_row("plan")
-    nominal = not state().profile().has_attention  # a state page holds no tokens
     c.metric("P (tokens per page)", f"{h.block_size:,}",
-             delta="nominal: no token history" if nominal else
-             f"requested {h.requested_block_size:,}" if h.block_size !=
-             h.requested_block_size else None, delta_color="off", delta_arrow="off")
+             delta=app_data.block_size_note(h.block_size, h.requested_block_size,
+                                            state().profile().has_attention),
+             delta_color="off", delta_arrow="off")
     c.metric("Block bytes", format_bytes(h.block_bytes), help=f"{h.block_bytes:,} B")
     c.metric("Blocks", f"{h.num_blocks:,}")
     capacity = ours.capacity_tokens if ours.applies else None

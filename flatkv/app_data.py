@@ -103,6 +103,14 @@ class Headline:
         return (self.page_row_bytes - self.state_row_bytes) / self.state_row_bytes
 
 
+def block_size_note(block_size: int, requested: int, has_attention: bool) -> str | None:
+    """What the P metric says under it (Layout, GPU lab): that a state-only model's P is
+    nominal, its pages holding no tokens; else the size asked where a state row inflated it."""
+    if not has_attention:
+        return "nominal: no token history"
+    return f"requested {requested:,}" if block_size != requested else None
+
+
 def headline(analysis: PlanAnalysis) -> Headline:
     t = analysis.totals
     return Headline(

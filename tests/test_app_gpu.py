@@ -8,7 +8,15 @@ import dataclasses
 import json
 
 import pytest
-from app_helpers import QWEN35_LINK, TINY_LINK, assert_clean, metrics, open_app, shown
+from app_helpers import (
+    QWEN35_LINK,
+    STATE_ONLY_LINK,
+    TINY_LINK,
+    assert_clean,
+    metrics,
+    open_app,
+    shown,
+)
 from streamlit.testing.v1 import AppTest
 
 from flatkv import gpu_settings, gpu_view
@@ -516,3 +524,20 @@ def test_planned_blocks_bytes_budget_and_unused_are_the_worked_example():
     m = {x.label: (x.value, x.help) for x in layout.metric}
     assert m["Budget"] == ("74.51 GiB", "80,000,000,000 B")
     assert m["Unused"] == ("4.88 MiB", "5,120,000 B")
+
+
+def test_gpu_lab_says_what_its_page_size_is_as_layout_does():
+    # a state-only model's P is nominal (its pages hold no tokens); Qwen3-Next's 544 is the
+    # state row's inflation of the 16 asked (SPEC section 1: a state row of 49,152 +
+    # 1,048,576 B over 2,048 B a token, ceil(1,097,728 / 2,048) = 536, aligned to 16), as
+    # Layout says it
+    state = open_app("app_pages/gpu.py", {**STATE_ONLY_LINK, "planner": "per-component"})
+    assert_clean(state)
+    (p,) = [m for m in state.metric if m.label == "P (tokens per page)"]
+    assert (p.value, p.proto.delta) == ("16", "nominal: no token history")
+    layout = open_app("app_pages/layout.py")
+    gpu = open_app("app_pages/gpu.py")
+    (at_layout,) = [m for m in layout.metric if m.label == "P (tokens per page)"]
+    (at_gpu,) = [m for m in gpu.metric if m.label == "P (tokens per page)"]
+    assert (at_gpu.value, at_gpu.proto.delta) == (at_layout.value, at_layout.proto.delta) == (
+        "544", "requested 16")
