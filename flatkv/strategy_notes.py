@@ -901,11 +901,12 @@ HEADLINE_SCREEN_NAMES = {LOGGED_COLUMN: "engine log", OLDER_LOGGED_COLUMN: "olde
 # began past the table's edge at 1000 px
 HEADLINE_LABELS = {"capacity (tokens)": "capacity", "P (tokens)": "P"}
 # The two token columns count differently, and a reader meets them side by side: each says how
-# Compare's last column on screen where some layout has no figures: "n/a" or "won't start"
-# (``why_not_label``'s "does not apply" and "refuses to start", short: the last column had 88
-# px at 1,400 px and cut "does not apply"); the line under the table gives the reason, the
-# column's help the words. Last: the figures stay in view at 1000 px.
-WHY_NOT_COLUMN = "note"
+# Compare's table names a layout with no figures here "(n/a)" or "(won't start)" beside its
+# name (``why_not_label``'s "does not apply" and "refuses to start", short: the strategy column
+# stays 160 to 166 px and has no tooltip, whose icon would take 18 more, so the figures after
+# it stay in view at 1000 px); the line under the table gives the reason in full. In a last
+# column of their own they were past the edge at 1000 px (a row of dashes read as empty) and
+# cut at 1,400.
 WHY_NOT_SHORT = {DOES_NOT_APPLY: "n/a", WONT_START: "won't start"}
 
 HEADLINE_HELP = {
@@ -922,9 +923,6 @@ HEADLINE_HELP = {
                          f"{CAPACITY_COUNTS} (every attention group N pages of P tokens, each "
                          "state group one request's state pages); SGLang's full token pool. "
                          f"Not an engine's log line: see {HEADLINE_SCREEN_NAMES[LOGGED_COLUMN]}.",
-    WHY_NOT_COLUMN: "Where a layout has no figures here: n/a, it does not apply to this model; "
-                    "won't start, the engine refuses to start at these settings. The line "
-                    "under the table says why.",
 }
 
 
@@ -932,14 +930,15 @@ def headline_rows(results: Sequence[StrategyResult], has_history: bool) -> list[
     """Compare's table as the page shows it: a row a layout, its ``HEADLINE_COLUMNS`` in order
     (no capacity for a model that keeps no token history), the log columns under their
     ``HEADLINE_SCREEN_NAMES``. A layout with no figures here is listed too, as the chart and
-    the least-budget table list it: its figures gaps, its ``WHY_NOT_COLUMN`` why (it was left
-    out, and the table read as if the layout did not exist)."""
+    the least-budget table list it: its figures gaps, why in short beside its name
+    (``WHY_NOT_SHORT``; it was left out, and the table read as if the layout did not exist)."""
     columns = [c for c in HEADLINE_COLUMNS if has_history or c != "capacity (tokens)"]
-    absent = any(not r.applies for r in results)
-    return [{**{HEADLINE_SCREEN_NAMES.get(c, c): row[c] for c in columns},
-             **({WHY_NOT_COLUMN: None if r.applies else WHY_NOT_SHORT[why_not_label(r)]}
-                if absent else {})}
-            for r, row in zip(results, map(compare_table_row, results), strict=True)]
+    rows = []
+    for r, row in zip(results, map(compare_table_row, results), strict=True):
+        if not r.applies:
+            row = {**row, "strategy": f"{row['strategy']} ({WHY_NOT_SHORT[why_not_label(r)]})"}
+        rows.append({HEADLINE_SCREEN_NAMES.get(c, c): row[c] for c in columns})
+    return rows
 
 
 # The first column of Compare's "where the budget goes" table, a row a category

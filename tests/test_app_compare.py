@@ -22,7 +22,6 @@ from app_helpers import (
     vllm_row,
 )
 
-from flatkv import strategy_notes
 from flatkv.app_state import DEFAULT
 from flatkv.presets import load_preset
 from flatkv.units import format_bytes, markdown_literal
@@ -146,7 +145,7 @@ def test_compare_page_lists_every_strategy():
     assert list(at.dataframe[0].value.columns) == ["strategy", "concurrency",
                                                    "capacity (tokens)", "P (tokens)", "blocks",
                                                    "engine log", "older vLLM log",
-                                                   "block bytes", "note"]
+                                                   "block bytes"]
     # the row names stay in view while a narrow window scrolls the figures sideways
     columns = json.loads(at.dataframe[0].proto.columns)
     assert columns["strategy"]["pinned"] is True
@@ -155,20 +154,17 @@ def test_compare_page_lists_every_strategy():
     # 1000 px (540 px of table) the layout and its four figures fit: int(chars x 6.8) + 24 a
     # column, strategy 160 ("FlatKV per component", 20), concurrency 98 (its header, 11),
     # capacity 103 ("3,250,944", 9, + 18), P 76 ("1,056", 5, + 18), blocks 85 ("1,714,648",
-    # SGLang's token pool, 9): 522 px
+    # SGLang's token pool, 9): 522 px; "vLLM v1 (won't start)" would make it 528
     assert (columns["capacity (tokens)"]["label"], columns["P (tokens)"]["label"]) == (
         "capacity", "P")
     assert [columns[c]["width"] for c in ("strategy", "concurrency", "capacity (tokens)",
                                           "P (tokens)", "blocks")] == [160, 98, 103, 76, 85]
     table = at.dataframe[0].value.set_index("strategy")
     # every layout, as the capacity chart and the least-budget table list them: slab aliasing
-    # (no equal history groups in a state hybrid) with no figures and why, the others no note
+    # (no equal history groups in a state hybrid) with no figures, why in short by its name
     assert list(table.index) == ["FlatKV packed slabs", "FlatKV per component", "vLLM v1",
-                                 "SGLang", "slab aliasing", "two-level pages"]
-    aliasing = table.loc["slab aliasing"]
-    assert aliasing["note"] == "n/a"  # "does not apply", short for a last column
-    assert aliasing.drop("note").isna().all()
-    assert table.drop(index="slab aliasing")["note"].isna().all()
+                                 "SGLang", "slab aliasing (n/a)", "two-level pages"]
+    assert table.loc["slab aliasing (n/a)"].isna().all()  # "does not apply", short
     flat = table.loc["FlatKV packed slabs"]
     assert (flat["P (tokens)"], flat["blocks"], flat["block bytes"]) == (1056, 775, 103_219_200)
     # under the table, the layouts whose P is not the block size asked: the state row of
@@ -209,8 +205,8 @@ def test_compare_page_lists_every_strategy():
     assert (tokens["vLLM v1"], tokens["SGLang"]) == ((2991 - 3) * 1088, 1_714_648)
     assert requests["vLLM v1"] == 87.97
     # and the layout that does not apply keeps its row, a word in place of its bar
-    assert requests == {**{name: table.loc[name, "concurrency"] for name in table.index},
-                        "slab aliasing": 0}
+    assert requests == {**{name: table.loc[name, "concurrency"] for name in table.index
+                           if name != "slab aliasing (n/a)"}, "slab aliasing": 0}
     assert capacity[1]["text"][4] == capacity[0]["text"][4] == "does not apply"  # its row
     stacked = {}
     for bars in where:
@@ -875,8 +871,8 @@ def test_compare_says_when_not_one_request_fits():
     assert_clean(at)
     # vLLM checks one request's pages in every group before it starts: 48 layers x one page
     # of 1,048,576 x 2,048 B = 103,079,215,104 B (96 GiB) > the 71.68 GiB budget
-    assert at.dataframe[0].value.set_index("strategy").loc["vLLM v1", "note"] == (
-        "won't start")  # listed without figures
+    assert at.dataframe[0].value.set_index("strategy").loc["vLLM v1 (won't start)"].isna(
+        ).all()  # listed without figures
     refusal = (f"**vLLM v1** refuses to start: one request of 32,768 "
                f"tokens needs {48 * 1_048_576 * 2_048:,} B of KV cache (96.00 GiB")
     assert any(c.value.startswith(refusal) for c in at.caption)
@@ -907,8 +903,8 @@ def test_compare_gives_vllms_reason_for_a_float16_kda_state():
              for dtype in ("float16", "bfloat16")}
     at = open_app("app_pages/compare.py", links["float16"])
     assert_clean(at)
-    assert at.dataframe[0].value.set_index("strategy").loc["vLLM v1", "note"] == (
-        "won't start")  # listed without figures
+    assert at.dataframe[0].value.set_index("strategy").loc["vLLM v1 (won't start)"].isna(
+        ).all()  # listed without figures
     assert "SGLang" in " ".join(at.dataframe[0].value["strategy"].tolist())
     refusal = ("**vLLM v1** refuses to start: KimiLinearForCausalLM's KDA layers keep their "
                "recurrent (ssm) state in float32 or bfloat16 only, and this model's ssm state "
@@ -950,7 +946,7 @@ def test_compare_over_context_lengths_stops_a_line_where_vllm_refuses_to_start()
                             "requests it runs too.")
 
 
-def test_compare_says_in_its_last_column_which_layout_wont_start():
+def test_compare_says_beside_a_layouts_name_that_it_wont_start():
     # Llama-3.1-8B in 10,000,000,000 B at 100,000 tokens: vLLM's blocks, 10**10 // 2,097,152
     # = 4,768 of 16 tokens less its null block, hold 76,272 tokens, not one request, so it
     # refuses to start; one full group gives slab aliasing nothing to alias
@@ -958,11 +954,12 @@ def test_compare_says_in_its_last_column_which_layout_wont_start():
     at = open_app("app_pages/compare.py", {"model": "Llama-3.1-8B", "gpu": "KV cache memory",
                                            "kv_mem": "10000000000B", "ctx": "100000"})
     assert_clean(at)
-    notes = at.dataframe[0].value.set_index("strategy")["note"].dropna().to_dict()
-    assert notes == {"vLLM v1": "won't start", "slab aliasing": "n/a"}
-    config = json.loads(at.dataframe[0].proto.columns)["note"]
-    assert config["help"] == strategy_notes.HEADLINE_HELP["note"]
-    assert "won't start, the engine refuses to start at these settings" in config["help"]
+    assert list(at.dataframe[0].value["strategy"]) == [
+        "FlatKV packed slabs", "FlatKV per component", "vLLM v1 (won't start)", "SGLang",
+        "slab aliasing (n/a)", "two-level pages"]
+    # the lines under the table say why in full
+    assert any(shown(c).startswith("**vLLM v1** refuses to start") for c in at.caption)
+    assert json.loads(at.dataframe[0].proto.columns)["strategy"]["width"] == int(21 * 6.8) + 24
 
 
 def test_compare_a_column_of_gaps_only_stays_numbers():
@@ -972,8 +969,7 @@ def test_compare_a_column_of_gaps_only_stays_numbers():
     at = open_app("app_pages/compare.py", {"v_hybrid": "0"})
     assert_clean(at)
     frame = at.dataframe[0].value
-    vllm = frame.set_index("strategy").loc["vLLM v1"]
-    assert vllm["note"] == "n/a" and vllm.drop("note").isna().all()
+    assert frame.set_index("strategy").loc["vLLM v1 (n/a)"].isna().all()
     assert frame["older vLLM log"].isna().all()
     config = json.loads(at.dataframe[0].proto.columns)
     assert config["older vLLM log"]["type_config"] == config["engine log"]["type_config"] == {
@@ -1231,7 +1227,7 @@ def test_sliding_layers_of_their_own_bytes_in_compare_and_layout():
     assert vllm["engine log"] == int(16_384 / 6_981 * 131_072)
     table = at.dataframe[0].value.set_index("strategy")
     assert table.loc["SGLang", "engine log"] == (40 << 30) // 737_280 == 58_254
-    assert table.loc["slab aliasing", "note"] == "n/a"  # rows of two sizes share
+    assert table.loc["slab aliasing (n/a)"].isna().all()  # rows of two sizes share
     # no slab
     layout = open_app("app_pages/layout.py", link)
     assert_clean(layout)
