@@ -900,7 +900,6 @@ HEADLINE_SCREEN_NAMES = {LOGGED_COLUMN: "engine log", OLDER_LOGGED_COLUMN: "olde
 # units in their tooltips: "capacity (tokens)" and "P (tokens)" took 58 px more, and blocks
 # began past the table's edge at 1000 px
 HEADLINE_LABELS = {"capacity (tokens)": "capacity", "P (tokens)": "P"}
-# The two token columns count differently, and a reader meets them side by side: each says how
 # Compare's table names a layout with no figures here "(n/a)" or "(won't start)" beside its
 # name (``why_not_label``'s "does not apply" and "refuses to start", short: the strategy column
 # stays 160 to 166 px and has no tooltip, whose icon would take 18 more, so the figures after
@@ -909,6 +908,7 @@ HEADLINE_LABELS = {"capacity (tokens)": "capacity", "P (tokens)": "P"}
 # cut at 1,400.
 WHY_NOT_SHORT = {DOES_NOT_APPLY: "n/a", WONT_START: "won't start"}
 
+# The two token columns count differently, and a reader meets them side by side: each says how
 HEADLINE_HELP = {
     HEADLINE_SCREEN_NAMES[LOGGED_COLUMN]:
         "Tokens the engine itself logs, to set beside its log: vLLM's \"GPU KV cache size\" "
