@@ -387,8 +387,8 @@ def _unknown_option(parser: argparse.ArgumentParser, argv: Sequence[str]) -> str
                 return (f"unrecognized argument {token}: a GPU's name holds a space, so quote "
                         f"it: --gpu-memory '{gpu}'")
             return f"unrecognized argument {token}: {where} --help lists the options"
-        if (name.startswith("--") and not any(k.startswith(name) for k in known)
-                and not is_value):
+        if (name.startswith("-") and name != "-" and not any(k.startswith(name) for k in known)
+                and not is_value):  # -x too, which argparse said without the pointer
             return f"unrecognized argument {name}: {where} --help lists the options"
     return None
 

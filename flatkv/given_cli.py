@@ -225,7 +225,8 @@ def _whole_number(text: str) -> int | None:
 def positive_int(text: str) -> int:
     value = _whole_number(text)
     if value is None:
-        raise argparse.ArgumentTypeError(f"{quoted(text)} is not a whole number up to 2**64")
+        raise argparse.ArgumentTypeError(
+            f"{quoted(text)} is not a whole number of at most 20 digits")
     if value < 1:
         raise argparse.ArgumentTypeError(f"{value} must be positive: give 1 or more")
     return value

@@ -175,7 +175,7 @@ def test_per_component_planner(capsys):
      (["plan", "--layers", "full", "--kv-bytes-per-slot", "9" * 5000, "--budget", "1GB"],
       "(5,000 characters) has too many digits: a size is at most 1 EiB"),
      (["plan", *QWEN35, "--budget", "1GB", "--block-size", "9" * 5000],
-      "(5,000 characters) is not a whole number up to 2**64"),
+      "(5,000 characters) is not a whole number of at most 20 digits"),
      (["plan", "--layers", "full," + "y" * 300, "--kv-bytes-per-slot", "1", "--budget", "1GB"],
       "unknown layer kind '" + "y" * 40 + "'... (300 characters):"),
      (["model", "--hf-config", "x" * 300], "config.json not found at '" + "x" * 80 + "'... "
@@ -1208,7 +1208,11 @@ def test_an_unknown_option_is_named_before_a_missing_required_one(capsys):
                         "unrecognized argument --budgte: python -m flatkv compare --help lists "
                         "the options"),
                        (["--bogus"], "unrecognized argument --bogus: python -m flatkv --help "
-                        "lists the options")):
+                        "lists the options"),
+                       # a one-dash option too, which argparse named without the pointer
+                       (["plan", "--preset", "Llama-3.1-8B", "--budget", "1GB", "-x"],
+                        "unrecognized argument -x: python -m flatkv plan --help lists the "
+                        "options")):
         code, out, err = run(argv, capsys)
         assert (code, out, err) == (2, "", f"python -m flatkv: error: {said}\n")
     # an abbreviation argparse takes stays taken
