@@ -9,7 +9,7 @@ the round trip is tested without a browser.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from fractions import Fraction
 
@@ -78,6 +78,7 @@ from flatkv.units import (
     MAX_BYTES,
     MAX_TOKENS,
     format_size,
+    listed,
     memory_size,
     parse_size,
     parse_tokens,
@@ -661,11 +662,6 @@ def _as_typed(text: str) -> str:
     return text if len(text) <= 40 else quoted(text, 40)
 
 
-def _typed_list(texts: Sequence[str], limit: int = 5) -> str:
-    """A few of a link's keys or values as a notice lists them (``_as_typed``), with how many
-    more: 5,000 unknown keys made a notice of 33,924 characters."""
-    shown = ", ".join(_as_typed(t) for t in texts[:limit])
-    return shown + (f", and {len(texts) - limit:,} more" if len(texts) > limit else "")
 
 
 def _single(value: str | list[str]) -> str:
@@ -679,7 +675,7 @@ def decode_query(params: Mapping[str, str | list[str]]) -> tuple[AppState, list[
     """
     q = {k: _single(v) for k, v in params.items() if k not in IGNORED_KEYS}
     notices: list[str] = [
-        f"The link gives {k} {len(v)} times ({_typed_list([str(x) for x in v])}): "
+        f"The link gives {k} {len(v)} times ({listed([str(x) for x in v], _as_typed)}): "
         f"using the last, {k}={_as_typed(str(v[-1]))}." for k, v in params.items()
         if k not in IGNORED_KEYS and isinstance(v, list) and len(set(v)) > 1]
     changes: dict[str, object] = {}
@@ -702,7 +698,7 @@ def decode_query(params: Mapping[str, str | list[str]]) -> tuple[AppState, list[
     unknown = sorted(set(q) - set(_SETTINGS) - set(_MODEL_KEYS))
     if unknown:
         notices.append("Ignored unknown link parameter(s): "
-                       f"{_typed_list(unknown)}.")
+                       f"{listed(unknown, _as_typed)}.")
     notices.extend(_unread_model_keys(q, state.model))
     return state, notices
 

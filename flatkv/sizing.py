@@ -126,7 +126,9 @@ def budget_for_sglang_token_pool(profile: CacheProfile, *, tokens: int,
         # the budget; the least budget with the slots is the run's
         if state_slots is None or (least := _least(lambda b: slots(b) >= state_slots)) is None:
             return None
-        return least if slots(least) == state_slots and pool(least) == tokens else None
+        r = run(least)  # the pool and slots it gives, read off one run
+        return least if (r.logged_tokens, r.extras.get("request_state_slots")) == (
+            tokens, state_slots) else None
     if not steps_down("sglang", profile):
         return first_of(0, MAX_BYTES + 1)
     if state_slots is not None:

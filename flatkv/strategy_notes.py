@@ -229,7 +229,7 @@ def hold_rows(results: Sequence[StrategyResult], budgets: Sequence[int | None],
     budget too small."""
     rows = []
     for r, need in zip(results, budgets, strict=True):
-        none = ("does not apply" if need is None
+        none = (DOES_NOT_APPLY if need is None
                 and not sizing.plans_at_some_budget(r.strategy, profile, options)
                 else "none holds them")
         # the readable figures first (a narrow window cuts the table from the right), the

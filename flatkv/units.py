@@ -408,11 +408,16 @@ def quoted(text: str, limit: int = 80) -> str:
     return f"{text[:limit]!r}... ({len(text):,} characters)"
 
 
+def listed(texts: Sequence[str], show: Callable[[str], str], limit: int = 5) -> str:
+    """``a, b, c, and 4,995 more``: the first ``limit`` of ``texts`` as ``show`` writes each,
+    then how many more (an error or notice of thousands of names was tens of KB)."""
+    more = f", and {len(texts) - limit:,} more" if len(texts) > limit else ""
+    return ", ".join(show(t) for t in texts[:limit]) + more
+
+
 def quoted_names(names: Sequence[str], limit: int = 5) -> str:
     """``'a', 'b'``: a few names for an error, each short, with how many more."""
-    shown = ", ".join(quoted(n, 40) for n in names[:limit])
-    more = f", and {len(names) - limit:,} more" if len(names) > limit else ""
-    return shown + more
+    return listed(names, lambda n: quoted(n, 40), limit)
 
 
 def names_text(noun: str, names: Sequence[str]) -> str:

@@ -56,6 +56,14 @@ def metric(page, label: str):
     return box.locator('[data-testid="stMetricValue"]')
 
 
+def cut_short(elements) -> list[str]:
+    """The texts of ``elements`` (a locator) that hold a label or figure wider than its box,
+    which the page ends in an ellipsis."""
+    return elements.evaluate_all(
+        "els => els.filter(e => [...e.querySelectorAll('*')].some("
+        "c => c.scrollWidth > c.clientWidth + 1)).map(e => e.textContent)")
+
+
 def open_view(page, url: str, title: str):
     page.goto(url)
     expect(page.locator("h1").filter(has_text=title)).to_be_visible()
@@ -113,10 +121,7 @@ def test_a_narrow_window_shows_whole_figures_and_the_exact_fraction(browser, app
         expect(metric(page, "Block bytes")).to_have_text("768.00 KiB")
         metrics = page.locator('[data-testid="stMetric"]')
         expect(metrics.nth(7)).to_be_visible()  # the page has drawn them all
-        cut = metrics.evaluate_all(  # a label or figure wider than its box ends in an ellipsis
-            "els => els.filter(e => [...e.querySelectorAll('*')].some("
-            "c => c.scrollWidth > c.clientWidth + 1)).map(e => e.textContent)")
-        assert cut == []
+        assert cut_short(metrics) == []
         slider = page.locator('[data-testid="stSlider"]').filter(has_text="Memory fraction")
         expect(slider.get_by_text("0.955", exact=True)).to_be_visible()
     finally:
@@ -315,10 +320,7 @@ def test_budget_metrics_line_up_in_columns_at_1000_and_1440_px(browser, app_url)
             lefts = sorted({round(box["x"]) for box in boxes})
             edges = [x for i, x in enumerate(lefts) if i == 0 or x - lefts[i - 1] > 2]
             assert len(edges) == columns, lefts
-            cut = metrics.evaluate_all(
-                "els => els.filter(e => [...e.querySelectorAll('*')].some("
-                "c => c.scrollWidth > c.clientWidth + 1)).map(e => e.textContent)")
-            assert cut == []
+            assert cut_short(metrics) == []
         finally:
             context.close()
 
@@ -337,9 +339,6 @@ def test_layout_metrics_of_a_sliding_model_take_the_cells_they_need(browser, app
         expect(dead).to_be_visible()
         capacity = metrics.filter(has_text="Capacity (tokens)")
         assert dead.bounding_box()["width"] < 300 < capacity.bounding_box()["width"]
-        cut = metrics.evaluate_all(
-            "els => els.filter(e => [...e.querySelectorAll('*')].some("
-            "c => c.scrollWidth > c.clientWidth + 1)).map(e => e.textContent)")
-        assert cut == []
+        assert cut_short(metrics) == []
     finally:
         context.close()
