@@ -15,7 +15,6 @@ from flatkv.app_state import KV_BLOCKS, KV_MEMORY, AppState, kv_memory_size
 from flatkv.sizing import sglang_budget_search
 from flatkv.strategies import StrategyResult
 from flatkv.strategies.base import CHUNKED_PREFILL_OFF
-from flatkv.strategies.sglang import CHUNKED_PREFILL_ASSUMED
 from flatkv.strategies.vllm_log import AVAILABLE_LINE
 from flatkv.units import count_text, sentence_case, tokens_text
 from flatkv.units import markdown_literal as literal
@@ -98,10 +97,9 @@ def _run_settings(s: AppState) -> log_check.RunSettings:
         **log_check.sglang_pool_settings(sglang),
         sglang_budget=sglang_budget_search(s.profile(), s.context_length(),
                                            s.strategy_options()),
-        gpu_chunk=chunk if (s.sglang_chunked_prefill_size is None
-                            and s.gpu not in (KV_MEMORY, KV_BLOCKS)
-                            and (chunk := s.sglang_chunked_prefill()) != CHUNKED_PREFILL_ASSUMED)
-        else None)
+        gpu_chunk=log_check.kept_gpu_chunk(
+            s.sglang_chunked_prefill(), told=s.sglang_chunked_prefill_size is not None,
+            on_gpu=s.gpu not in (KV_MEMORY, KV_BLOCKS)))
 
 
 def _logged_run_changes(run: log_check.LoggedRun, s: AppState) -> tuple[dict, list[str]]:

@@ -28,6 +28,7 @@ from flatkv.strategies.base import (
     MAMBA_CACHE_MODES,
     StrategyResult,
 )
+from flatkv.strategies.sglang import CHUNKED_PREFILL_ASSUMED
 from flatkv.strategies.sglang_log import DRAFTER_LOGS, DRAFTER_POOL
 from flatkv.strategies.sglang_log import older_forms as sglang_older_forms
 from flatkv.units import MAX_TOKENS, control_character, count_text, parse_size
@@ -765,6 +766,14 @@ class RunSettings:
     # the one assumed without a GPU: a budget of its own (blocks, memory) leaves the GPU, and
     # the log's lines were at this chunk, so it is kept as told
     gpu_chunk: int | None = None
+
+
+def kept_gpu_chunk(chunk: int, *, told: bool, on_gpu: bool) -> int | None:
+    """``RunSettings.gpu_chunk``: the chunk SGLang's figures take (``chunk``), where none is
+    told (``told``), the budget comes from a GPU preset (``on_gpu``), and it is not the one
+    assumed without a GPU (a B200's 16,384): a budget of the log's own would leave the GPU, and
+    with it that chunk, unless kept. None otherwise."""
+    return chunk if on_gpu and not told and chunk != CHUNKED_PREFILL_ASSUMED else None
 
 
 def sglang_pool_settings(result: StrategyResult) -> dict[str, int | None]:

@@ -19,7 +19,6 @@ from flatkv.profile import CacheProfile
 from flatkv.sizing import sglang_budget_search
 from flatkv.strategies import run_strategy
 from flatkv.strategies.base import ENGINE_NAMES, StrategyOptions
-from flatkv.strategies.sglang import CHUNKED_PREFILL_ASSUMED
 from flatkv.strategies.vllm_log import format_gib
 from flatkv.units import count_text, format_size, quoted
 
@@ -65,10 +64,10 @@ def logged_run_notes(args: argparse.Namespace, context: int | None, run: log_che
         # with --vllm-blocks its Available line is elided: the budget is the blocks'
         available=() if getattr(args, "vllm_blocks", None) else (
             f"{format_gib(args.budget)} GiB",),
-        gpu_chunk=options.sglang_chunked_prefill_size if (
-            getattr(args, "gpu_memory", None) is not None
-            and getattr(args, "sglang_chunked_prefill_size", None) is None
-            and options.sglang_chunked_prefill_size != CHUNKED_PREFILL_ASSUMED) else None),
+        gpu_chunk=log_check.kept_gpu_chunk(
+            options.sglang_chunked_prefill_size,
+            told=getattr(args, "sglang_chunked_prefill_size", None) is not None,
+            on_gpu=getattr(args, "gpu_memory", None) is not None)),
         profile, options, args.budget)
     changes = log_check.logged_changes(run, now, at)
     if not changes:

@@ -1157,3 +1157,14 @@ def test_logged_changes_give_the_budget_that_sizes_sglangs_pools_as_logged():
     assert logged_changes(LoggedRun(memory="44.59 GiB", chunk=4_096), gpu, lambda c: gpu) == {
         "kv_memory": "44.59 GiB", "sglang_chunked_prefill_size": 4_096}
     assert logged_changes(LoggedRun(context=8_192), gpu, lambda c: gpu) == {"context": 8_192}
+
+
+def test_a_gpus_chunk_is_kept_only_where_the_gpu_chose_it():
+    from flatkv.log_check import kept_gpu_chunk
+
+    # a B200's 16,384, taken on its preset and not told: kept; told, off a GPU, or the 8,192
+    # assumed without one: nothing to keep
+    assert kept_gpu_chunk(16_384, told=False, on_gpu=True) == 16_384
+    assert kept_gpu_chunk(16_384, told=True, on_gpu=True) is None
+    assert kept_gpu_chunk(16_384, told=False, on_gpu=False) is None
+    assert kept_gpu_chunk(8_192, told=False, on_gpu=True) is None
