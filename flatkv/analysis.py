@@ -422,6 +422,42 @@ def plan_json(analysis: PlanAnalysis, model_name: str, requests: dict | None = N
     return json.dumps(data, indent=2)
 
 
+def _tensor_to_dict(s: SlotUse) -> dict:
+    """One tensor of ``analysis_to_dict``: its rows (a group's layer at an offset, with its
+    padding) and every binding of a layer's component into them."""
+    return {
+        "name": s.name,
+        "slot": s.slot,
+        "nbytes": s.tensor_bytes,
+        "row_bytes": s.row_bytes,
+        "rows": [
+            {
+                "group_id": r.group_id,
+                "layer": r.layer,
+                "offset": r.offset,
+                "used_bytes": r.used_bytes,
+                "page_row_bytes": r.page_row_bytes,
+                "padding_bytes": r.padding_bytes,
+                "padded_share": r.padded_share,
+            }
+            for r in s.rows
+        ],
+        "bindings": [
+            {
+                "slot": b.slot,
+                "group_id": b.group_id,
+                "layer": b.layer,
+                "component": b.component,
+                "nbytes_per_block": b.nbytes_per_block,
+                "row_offset": b.row_offset,
+                "offset": b.offset,
+            }
+            for r in s.rows
+            for b in r.bindings
+        ],
+    }
+
+
 def analysis_to_dict(analysis: PlanAnalysis) -> dict:
     """JSON-ready view of an analysis: geometry, tensors with bindings, and every figure above.
 
@@ -469,38 +505,5 @@ def analysis_to_dict(analysis: PlanAnalysis) -> dict:
             }
             for g in analysis.groups
         ],
-        "tensors": [
-            {
-                "name": s.name,
-                "slot": s.slot,
-                "nbytes": s.tensor_bytes,
-                "row_bytes": s.row_bytes,
-                "rows": [
-                    {
-                        "group_id": r.group_id,
-                        "layer": r.layer,
-                        "offset": r.offset,
-                        "used_bytes": r.used_bytes,
-                        "page_row_bytes": r.page_row_bytes,
-                        "padding_bytes": r.padding_bytes,
-                        "padded_share": r.padded_share,
-                    }
-                    for r in s.rows
-                ],
-                "bindings": [
-                    {
-                        "slot": b.slot,
-                        "group_id": b.group_id,
-                        "layer": b.layer,
-                        "component": b.component,
-                        "nbytes_per_block": b.nbytes_per_block,
-                        "row_offset": b.row_offset,
-                        "offset": b.offset,
-                    }
-                    for r in s.rows
-                    for b in r.bindings
-                ],
-            }
-            for s in analysis.slots
-        ],
+        "tensors": [_tensor_to_dict(s) for s in analysis.slots],
     }

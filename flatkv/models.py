@@ -531,6 +531,24 @@ class KindSummary:
         return sum(self.state_bytes.values())
 
 
+def _checked_layers(layers: object) -> tuple[CacheLayer, ...]:
+    """``layers`` as a tuple of one to MAX_CACHE_LAYERS cache layers, or the ValueError that
+    names what it is instead."""
+    if isinstance(layers, (str, bytes)) or not isinstance(layers, Iterable):
+        raise ValueError(f"layers must be a list of cache layers, got {layers!r}")
+    layers = tuple(layers)
+    if not layers:
+        raise ValueError("layers is empty: a model needs at least one cache layer")
+    if len(layers) > MAX_CACHE_LAYERS:
+        raise ValueError(
+            f"{len(layers)} cache layers is too large to be real (at most {MAX_CACHE_LAYERS})"
+        )
+    for i, layer in enumerate(layers):
+        if not isinstance(layer, CacheLayer):
+            raise ValueError(f"layers[{i}] must be a cache layer, got {type(layer).__name__}")
+    return layers
+
+
 @dataclass(frozen=True)
 class ModelSpec:
     """A model's cache layers, dtypes and tensor parallelism; reduces to a CacheProfile.
@@ -592,31 +610,34 @@ class ModelSpec:
     )
 
     def __post_init__(self) -> None:
+        """Check and normalise every field in the order its errors should surface: text first,
+        then the layers, sizes, length flags and layer-type lists, last the kind names and the
+        checks that need them (heads, the TP split)."""
         check_name("name", self.name, fix=NAME_FIX)
+        self._check_text()
+        object.__setattr__(self, "architectures", check_architectures(self.architectures))
+        check_config_ssm_dtype(self.config_mamba_ssm_dtype)
+        object.__setattr__(self, "layers", _checked_layers(self.layers))
+        self._check_dtypes_and_sizes()
+        self._check_length_flags()
+        self._check_layer_type_lists()
+        object.__setattr__(self, "_kind_names", self._named_kinds())
+        self._check_heads_and_split()
+
+    def _check_text(self) -> None:
+        """source and notes are strings printable as they are: they are printed beside the
+        figures (notes on stderr, their line breaks joined)."""
         for attr in ("source", "notes"):
             if not isinstance(getattr(self, attr), str):
                 raise ValueError(f"{attr} must be a string, got {getattr(self, attr)!r}")
-            # printed beside the figures (notes on stderr, their line breaks joined)
             if (bad := control_character(getattr(self, attr), allow="\n\t")) is not None:
                 raise ValueError(f"{attr} is {quoted(getattr(self, attr))}: it holds the "
                                  f"control character {bad!r}, which a terminal would act on "
                                  "rather than show: give it in printable characters")
-        object.__setattr__(self, "architectures", check_architectures(self.architectures))
-        check_config_ssm_dtype(self.config_mamba_ssm_dtype)
-        layers = self.layers
-        if isinstance(layers, (str, bytes)) or not isinstance(layers, Iterable):
-            raise ValueError(f"layers must be a list of cache layers, got {layers!r}")
-        layers = tuple(layers)
-        if not layers:
-            raise ValueError("layers is empty: a model needs at least one cache layer")
-        if len(layers) > MAX_CACHE_LAYERS:
-            raise ValueError(
-                f"{len(layers)} cache layers is too large to be real (at most {MAX_CACHE_LAYERS})"
-            )
-        for i, layer in enumerate(layers):
-            if not isinstance(layer, CacheLayer):
-                raise ValueError(f"layers[{i}] must be a cache layer, got {type(layer).__name__}")
-        object.__setattr__(self, "layers", layers)
+
+    def _check_dtypes_and_sizes(self) -> None:
+        """Canonical dtype names (the state ones among those a state tensor may take), and the
+        TP and optional dimensions within their bounds."""
         for attr in ("kv_dtype", "conv_dtype", "ssm_dtype"):
             try:
                 object.__setattr__(self, attr, canonical_dtype(getattr(self, attr)))
@@ -636,6 +657,10 @@ class ModelSpec:
         if self.max_model_len is not None:
             _check_dim("max_model_len", self.max_model_len,
                        maximum=MAX_TOKENS)
+
+    def _check_length_flags(self) -> None:
+        """max_model_len_assumed and max_model_len_typed are booleans, each only beside a
+        max_model_len, and not both: a length typed is not assumed."""
         for flag in ("max_model_len_assumed", "max_model_len_typed"):
             if not isinstance(getattr(self, flag), bool):
                 raise ValueError(f"{flag} is {getattr(self, flag)!r}: give true or false")
@@ -648,6 +673,9 @@ class ModelSpec:
         if self.max_model_len_typed and self.max_model_len_assumed:
             raise ValueError("max_model_len_assumed and max_model_len_typed are both true: a "
                              "length typed is not assumed; drop max_model_len_assumed")
+
+    def _check_layer_type_lists(self) -> None:
+        """mtp_layer_types and kv_shared_layer_types as tuples of attention labels."""
         for field_name, whose in (("mtp_layer_types", "the MTP modules'"),
                                   ("kv_shared_layer_types", "the kv-shared layers'")):
             labels = getattr(self, field_name)
@@ -656,10 +684,13 @@ class ModelSpec:
                 raise ValueError(f"{field_name} is {labels!r}: give {whose} layer types, each "
                                  f"one of {', '.join(ATTENTION_LABELS)}, or none")
             object.__setattr__(self, field_name, tuple(labels))
-        # Name each distinct geometry once (first appearance order) and check it at this tp.
+
+    def _named_kinds(self) -> tuple[tuple[CacheLayer, str], ...]:
+        """A name for each distinct geometry, in order of first appearance: the names already
+        given (``_kind_names``) kept, others ``kind_name``'s, numbered past a clash."""
         names: dict[CacheLayer, str] = dict(self._kind_names)
         used = set(names.values())
-        for layer in dict.fromkeys(layers):
+        for layer in dict.fromkeys(self.layers):
             if layer not in names:
                 base = kind_name(layer)
                 name, k = base, 2
@@ -667,10 +698,13 @@ class ModelSpec:
                     name, k = f"{base}_{k}", k + 1
                 names[layer] = name
                 used.add(name)
-        object.__setattr__(
-            self, "_kind_names", tuple((layer, names[layer]) for layer in dict.fromkeys(layers))
-        )
-        for layer, name in self._kind_names:  # a KV head serves a whole group of query heads
+        return tuple((layer, names[layer]) for layer in dict.fromkeys(self.layers))
+
+    def _check_heads_and_split(self) -> None:
+        """Each attention kind's KV heads divide the query heads (a KV head serves a whole
+        group of them), and every kind splits over the TP; a TP that does not is refused with
+        those that do."""
+        for layer, name in self._kind_names:
             if (isinstance(layer, AttentionLayer) and self.attention_heads is not None
                     and self.attention_heads % layer.kv_heads):
                 raise ValueError(

@@ -117,20 +117,10 @@ def _engine_help(field: str, own: str = "") -> str:
     return engine_help(field, ENGINE_FLAGS) + (f" ({own})" if own else "")
 
 
-def add_strategy_arguments(
-    parser: argparse.ArgumentParser, *, include_strategy: bool = True
-) -> None:
-    """--strategy (unless ``include_strategy`` is False), --context and the strategy options.
-    Options given_cli.py already defines (--block-size, --alignment, --json) are left to it."""
-    defaults = StrategyOptions()
-    if include_strategy:
-        parser.add_argument("--strategy", choices=STRATEGIES, default=None,
-             help="lay the cache out as this engine / layout would (default: the flat plan)")
-    parser.add_argument("--context", default=None, metavar="L",
-         help="context length in tokens for max concurrency and the workload: 262144, 256K "
-         "(262,144) or 128k (128,000), suffixes as vLLM's --max-model-len reads them "
-         "(default: the model's max_model_len, as vLLM's --max-model-len: from its config, "
-         "or the 2,048 vLLM assumes where the config gives no length)")
+def _add_vllm_arguments(parser: argparse.ArgumentParser, defaults: StrategyOptions) -> None:
+    """The options vLLM names, from the kernel block size to its hybrid manager: the block a
+    kernel reads and the state pages a request holds (--speculative-tokens, its
+    num_speculative_tokens, drafts in SGLang too), in the order --help lists them."""
     parser.add_argument("--kernel-block-size", type=int, default=defaults.kernel_block_size,
          metavar="A", help=_engine_help("kernel_block_size",
                                         "default: the model's own, 64 for an MLA model, else 16"))
@@ -152,6 +142,12 @@ def add_strategy_arguments(
     parser.add_argument("--vllm-hybrid-manager", action=argparse.BooleanOptionalAction,
          default=None, help=_engine_help("vllm_hybrid_manager",
                                          "--no-vllm-hybrid-manager turns it off"))
+
+
+def _add_sglang_arguments(parser: argparse.ArgumentParser, defaults: StrategyOptions) -> None:
+    """SGLang's options, from its pool ratios to its prefill chunk, each spelled as SGLang's
+    own flag where one exists (``_sglang_flag``: --max-running-requests beside
+    --sglang-max-running-requests)."""
     parser.add_argument("--mamba-full-memory-ratio", default=None, metavar="R",
          help=_engine_help("mamba_full_memory_ratio",
                            f"default {ratio_text(defaults.mamba_full_memory_ratio)}"))
@@ -194,6 +190,24 @@ def add_strategy_arguments(
          type=chunked_prefill_argument, default=None, metavar="C",
          help=_engine_help("sglang_chunked_prefill_size", "default: SGLang's own on the GPU "
                            f"--gpu-memory names; {CHUNKED_PREFILL_ASSUMED:,} where none does"))
+
+
+def add_strategy_arguments(
+    parser: argparse.ArgumentParser, *, include_strategy: bool = True
+) -> None:
+    """--strategy (unless ``include_strategy`` is False), --context and the strategy options.
+    Options given_cli.py already defines (--block-size, --alignment, --json) are left to it."""
+    defaults = StrategyOptions()
+    if include_strategy:
+        parser.add_argument("--strategy", choices=STRATEGIES, default=None,
+             help="lay the cache out as this engine / layout would (default: the flat plan)")
+    parser.add_argument("--context", default=None, metavar="L",
+         help="context length in tokens for max concurrency and the workload: 262144, 256K "
+         "(262,144) or 128k (128,000), suffixes as vLLM's --max-model-len reads them "
+         "(default: the model's max_model_len, as vLLM's --max-model-len: from its config, "
+         "or the 2,048 vLLM assumes where the config gives no length)")
+    _add_vllm_arguments(parser, defaults)
+    _add_sglang_arguments(parser, defaults)
     parser.add_argument("--max-batched-tokens", default=defaults.max_batched_tokens,
          type=_tokens_argument("--max-batched-tokens"), metavar="S",
          help=_engine_help("max_batched_tokens", f"default {defaults.max_batched_tokens}"))

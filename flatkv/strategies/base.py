@@ -379,6 +379,20 @@ class StrategyOptions:
     margin: int = 0
 
     def __post_init__(self) -> None:
+        """Check every option within its bounds, the first one out of them raising, and
+        normalise the ratios to Fractions and sglang_ssm_dtype to its canonical name."""
+        self._check_block_and_state_options()
+        self._normalise_ratios()
+        self._check_sglang_options()
+        self._check_switches()
+        check_int("max_batched_tokens", self.max_batched_tokens, minimum=1, maximum=MAX_TOKENS)
+        check_int("lcm_alignment_bytes", self.lcm_alignment_bytes, minimum=1, maximum=MAX_BYTES)
+        check_int("reserved_bytes_per_block", self.reserved_bytes_per_block, maximum=MAX_BYTES)
+        check_int("margin", self.margin, maximum=MAX_TOKENS)
+
+    def _check_block_and_state_options(self) -> None:
+        """The block and kernel sizes, the mamba cache mode and what a request's state pages
+        count (drafted tokens, checkpoint blocks, the state kernel's chunk)."""
         check_int("block_size", self.block_size, minimum=1, maximum=MAX_TOKENS)
         if self.alignment is not None:
             check_int("alignment", self.alignment, minimum=1, maximum=MAX_TOKENS,
@@ -399,6 +413,10 @@ class StrategyOptions:
             check_int("mamba_chunk_size", self.mamba_chunk_size, minimum=1,
                       maximum=MAX_CHUNK_SIZE,
                       hint="or leave it unset for the model's own (its config's chunk)")
+
+    def _normalise_ratios(self) -> None:
+        """SGLang's two pool ratios and the two-level padding bound as Fractions within their
+        ranges, however given (a float, a string such as '9/10')."""
         for name, bounds, example in (
             ("mamba_full_memory_ratio", RATIO_RANGE, RATIO_EXAMPLE),
             ("swa_full_tokens_ratio", SWA_RATIO_RANGE, RATIO_EXAMPLE),
@@ -407,6 +425,10 @@ class StrategyOptions:
             frac = to_fraction(name, getattr(self, name), bounds=bounds, low_inclusive=True,
                                example=example)
             object.__setattr__(self, name, frac)
+
+    def _check_sglang_options(self) -> None:
+        """SGLang's told counts (None leaves each to SGLang; -1 turns chunked prefill off),
+        attention DP, page size and the ssm dtype, made canonical."""
         # SGLang's counts that None leaves to SGLang: each 1 or more where told
         for name, most, hint in (
             ("sglang_slots_per_request", MAX_SLOTS_PER_REQUEST,
@@ -443,6 +465,10 @@ class StrategyOptions:
                     "else float32)"
                 )
             object.__setattr__(self, "sglang_ssm_dtype", ssm_dtype)
+
+    def _check_switches(self) -> None:
+        """The on / off options are booleans (sglang_swa_pool may also be None, as SGLang
+        decides): a truthy string would otherwise pass for True."""
         if not isinstance(self.vllm_hybrid_manager, bool):
             raise ValueError(f"vllm_hybrid_manager is {self.vllm_hybrid_manager!r}: give True "
                              "(vLLM's hybrid KV cache manager, its default) or False "
@@ -461,10 +487,6 @@ class StrategyOptions:
             raise ValueError(f"sglang_swa_pool is {self.sglang_swa_pool!r}: give True (a pool "
                              "of its own for sliding layers), False (one pool) or None (as "
                              "SGLang decides for the model's architecture)")
-        check_int("max_batched_tokens", self.max_batched_tokens, minimum=1, maximum=MAX_TOKENS)
-        check_int("lcm_alignment_bytes", self.lcm_alignment_bytes, minimum=1, maximum=MAX_BYTES)
-        check_int("reserved_bytes_per_block", self.reserved_bytes_per_block, maximum=MAX_BYTES)
-        check_int("margin", self.margin, maximum=MAX_TOKENS)
 
     @property
     def effective_alignment(self) -> int:

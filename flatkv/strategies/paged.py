@@ -217,6 +217,43 @@ def _capacity(profile: CacheProfile, groups: Sequence[PoolGroup], num_units: int
             capacity_text(num_units, groups, options, pages, block_size, unit_name))
 
 
+def _request_pages_and_concurrency(
+    profile: CacheProfile, groups: Sequence[PoolGroup], num_units: int,
+    context_tokens: int | None, block_sizes: Mapping[str, int], options: StrategyOptions,
+    unit_name: str, lines: list[str],
+) -> tuple[dict[str, int] | None, int | None, int | None]:
+    """The pages one request of the context holds in each group, and the max concurrency as a
+    fraction those give over ``num_units`` (its formula lines onto ``lines``); all None
+    without a context."""
+    if context_tokens is None:
+        return None, None, None
+    per_request = {
+        g.name: request_pages(g.kind, context_tokens, block_sizes[g.kind], options,
+                              profile.window(g.kind))
+        for g in groups
+    }
+    numerator, denominator = _paged_concurrency(groups, per_request, num_units,
+                                                context_tokens, block_sizes, options,
+                                                profile, unit_name, lines)
+    return per_request, numerator, denominator
+
+
+def _waste_lines(uses: Sequence[UnitUse], *, budget_bytes: int, unit_bytes: int,
+                 num_units: int, unit_name: str) -> list[str]:
+    """The formula lines for the bytes no group uses: each group's dead weight a page id (the
+    rows other groups keep in it), then the budget left over past the last whole unit."""
+    lines = []
+    for use in uses:
+        dead = use.parts.get("dead_weight", 0)
+        if dead:
+            lines.append(
+                f"dead_weight of a {use.group.name} page id: {n(dead)} B of other groups' rows"
+            )
+    lines.append(f"unused = budget - {unit_name} x block_bytes = {n(budget_bytes)} - "
+                 f"{n(num_units)} x {n(unit_bytes)} = {n(budget_bytes - num_units * unit_bytes)}")
+    return lines
+
+
 def finish_paged(
     strategy: str,
     profile: CacheProfile,
@@ -247,17 +284,8 @@ def finish_paged(
                                               block_sizes, options, unit_name)
     lines.append(capacity_line)
 
-    numerator = denominator = None
-    per_request = None
-    if context_tokens is not None:
-        per_request = {
-            g.name: request_pages(g.kind, context_tokens, block_sizes[g.kind], options,
-                                  profile.window(g.kind))
-            for g in groups
-        }
-        numerator, denominator = _paged_concurrency(groups, per_request, num_units,
-                                                    context_tokens, block_sizes, options,
-                                                    profile, unit_name, lines)
+    per_request, numerator, denominator = _request_pages_and_concurrency(
+        profile, groups, num_units, context_tokens, block_sizes, options, unit_name, lines)
 
     breakdown, owned = unit_breakdown(
         budget_bytes=budget_bytes, unit_bytes=unit_bytes, num_units=num_units, uses=uses,
@@ -265,14 +293,8 @@ def finish_paged(
     )
     lines.append(ownership_text(uses, owned, unit_name, context_tokens is not None,
                                 held is not None))
-    for use in uses:
-        dead = use.parts.get("dead_weight", 0)
-        if dead:
-            lines.append(
-                f"dead_weight of a {use.group.name} page id: {n(dead)} B of other groups' rows"
-            )
-    lines.append(f"unused = budget - {unit_name} x block_bytes = {n(budget_bytes)} - "
-                 f"{n(num_units)} x {n(unit_bytes)} = {n(budget_bytes - num_units * unit_bytes)}")
+    lines += _waste_lines(uses, budget_bytes=budget_bytes, unit_bytes=unit_bytes,
+                          num_units=num_units, unit_name=unit_name)
 
     pool = PagePool(num_units, block_size, tuple(groups), profile.sliding_window,
                     profile.attention_chunk_size)

@@ -94,6 +94,29 @@ def logged_padding(extras: dict[str, object]) -> tuple[bool, bool]:
     return bool(pools & {"kv", "hybrid swa"}), "state" in pools
 
 
+def _state_pool_line(log: StartUpLog, profile: CacheProfile, slots: int,
+                     tensors: Mapping[str, int], max_mamba_cache_size: int | None,
+                     draft_buffers: tuple[int, int] | None, drafting: bool) -> None:
+    """MambaPool's "Mamba Cache is allocated" line onto ``log``, its sizes of all ``slots``
+    (the padding slot counted), or why it is left out: drafting buffers the profile cannot
+    tell, or state tensors other than conv and ssm, which the line does not name."""
+    if drafting and draft_buffers is None:
+        log.left_out.append(NO_DRAFT_BUFFERS_LINE)
+    elif set(tensors) <= {"conv", "ssm"}:
+        per_slot = {name: slots * profile.count(LINEAR_ATTENTION) * tensors.get(name, 0)
+                    for name in ("conv", "ssm")}
+        line = (f"Mamba Cache is allocated. max_mamba_cache_size: {max_mamba_cache_size}, "
+                f"conv_state size: {_gb(per_slot['conv'])}GB, ssm_state size: "
+                f"{_gb(per_slot['ssm'])}GB ")
+        if draft_buffers is not None:
+            line += (f"intermediate_ssm_state_cache size: {_gb(draft_buffers[0])}GB "
+                     f"intermediate_conv_window_cache size: {_gb(draft_buffers[1])}GB ")
+        log.lines.append(line)
+        log.pools.append("state")
+    else:
+        log.left_out.append(NO_STATE_LINE)
+
+
 def start_up_log(profile: CacheProfile, page: int, n_full: int, n_swa: int, full_tokens: int,
                  swa_tokens: int, token_bytes: tuple[int, int], slots: int | None,
                  tensors: Mapping[str, int] | None, state_cap: str = "", *,
@@ -134,21 +157,8 @@ def start_up_log(profile: CacheProfile, page: int, n_full: int, n_swa: int, full
     if state_cap:
         log.lines.append(state_cap)
     if slots is not None and tensors is not None:
-        if drafting and draft_buffers is None:
-            log.left_out.append(NO_DRAFT_BUFFERS_LINE)
-        elif set(tensors) <= {"conv", "ssm"}:
-            per_slot = {name: slots * profile.count(LINEAR_ATTENTION) * tensors.get(name, 0)
-                        for name in ("conv", "ssm")}
-            line = (f"Mamba Cache is allocated. max_mamba_cache_size: {max_mamba_cache_size}, "
-                    f"conv_state size: {_gb(per_slot['conv'])}GB, ssm_state size: "
-                    f"{_gb(per_slot['ssm'])}GB ")
-            if draft_buffers is not None:
-                line += (f"intermediate_ssm_state_cache size: {_gb(draft_buffers[0])}GB "
-                         f"intermediate_conv_window_cache size: {_gb(draft_buffers[1])}GB ")
-            log.lines.append(line)
-            log.pools.append("state")
-        else:
-            log.left_out.append(NO_STATE_LINE)
+        _state_pool_line(log, profile, slots, tensors, max_mamba_cache_size, draft_buffers,
+                         drafting)
     if not n_full:
         if n_swa:
             log.left_out.append(NO_ALL_SWA_LINES)

@@ -25,6 +25,27 @@ class AttentionDp(NamedTuple):
     logged_chunk: int | None = None
 
 
+def _unsplit_refusal(profile: CacheProfile, d: int) -> str:
+    """Why a profile has no group at attention DP ``d``: bytes alone give no heads to re-split,
+    the heads do not split over tp // d, or ``d`` does not divide the TP (the divisors that do
+    named, as SGLang refuses it)."""
+    if profile.tp is None:
+        return (f"attention DP {n(d)} is not modelled for a profile of bytes alone, which "
+                "gives no heads to split over fewer ranks: give its bytes at TP tp / D and "
+                "attention DP 1")
+    if profile.tp % d == 0:
+        return (f"with attention DP {n(d)} SGLang splits attention over TP {n(profile.tp)} / "
+                f"{n(d)} = {n(profile.tp // d)} ranks, which the model's heads do not split "
+                "over (its attention layers would not load): give an attention DP size that "
+                "leaves a TP the heads split over")
+    divisors = [k for k in range(1, profile.tp + 1) if profile.tp % k == 0]
+    return (f"SGLang does not start with attention DP {n(d)} at TP {n(profile.tp)} "
+            "(\"tp_size must be divisible by attn_dp_size * attn_cp_size\"): give an "
+            "attention DP size that divides the TP"
+            + (" (or raise the TP)" if profile.tp == 1 else
+               f" ({', '.join(map(str, divisors[:-1]))} or {divisors[-1]})"))
+
+
 def attention_dp(profile: CacheProfile, options: StrategyOptions,
                  formulas: list[str]) -> AttentionDp:
     """``profile`` and ``options`` as one of SGLang 0.5.23's D attention-DP groups runs them
@@ -49,23 +70,7 @@ def attention_dp(profile: CacheProfile, options: StrategyOptions,
     if whole_tp and profile.tp is None or whole_tp and profile.tp % d == 0:
         at[d] = profile
     if d not in at:
-        if profile.tp is None:
-            why = (f"attention DP {n(d)} is not modelled for a profile of bytes alone, which "
-                   "gives no heads to split over fewer ranks: give its bytes at TP tp / D and "
-                   "attention DP 1")
-        elif profile.tp % d == 0:
-            why = (f"with attention DP {n(d)} SGLang splits attention over TP {n(profile.tp)} / "
-                   f"{n(d)} = {n(profile.tp // d)} ranks, which the model's heads do not split "
-                   "over (its attention layers would not load): give an attention DP size that "
-                   "leaves a TP the heads split over")
-        else:
-            divisors = [k for k in range(1, profile.tp + 1) if profile.tp % k == 0]
-            why = (f"SGLang does not start with attention DP {n(d)} at TP {n(profile.tp)} "
-                   "(\"tp_size must be divisible by attn_dp_size * attn_cp_size\"): give an "
-                   "attention DP size that divides the TP"
-                   + (" (or raise the TP)" if profile.tp == 1 else
-                      f" ({', '.join(map(str, divisors[:-1]))} or {divisors[-1]})"))
-        return AttentionDp(profile, options, why)
+        return AttentionDp(profile, options, _unsplit_refusal(profile, d))
     group = replace(at[d], name=profile.name)
     told_n = options.sglang_max_running_requests
     told_m = options.sglang_max_mamba_cache_size
