@@ -416,6 +416,41 @@ def _powers_of_two_axis(low: float, high: float, marked: float | None = None) ->
 NOT_STARTED = "current: does not start"
 
 
+def _sweep_panels(x_axis: dict, *, two_panels: bool) -> tuple[dict, dict, dict]:
+    """``sweep_figure``'s axes and the axis pair of its top and bottom panel: with
+    ``two_panels`` (capacity above concurrency) the axes as make_subplots(rows=2,
+    shared_xaxes=True) sets them (it took 35 ms a chart), the bottom x axis carrying the ticks
+    and the top one following it; else one panel, both traces on it."""
+    requests = {"title": "requests", "rangemode": "tozero"} | PLAIN_TICKS
+    top = {"xaxis": "x", "yaxis": "y"}
+    if not two_panels:
+        return {"xaxis": x_axis, "yaxis": requests}, top, top
+    axes = {"xaxis": {k: v for k, v in x_axis.items() if k != "title"}
+            | {"anchor": "y", "matches": "x2", "showticklabels": False},
+            "yaxis": {"anchor": "x", "domain": [0.56, 1.0], "title": "tokens",
+                      "rangemode": "tozero", "tickformat": TOKEN_TICKS},
+            "xaxis2": x_axis | {"anchor": "y2"},
+            "yaxis2": requests | {"anchor": "x2", "domain": [0.0, 0.44]}}
+    return axes, top, {"xaxis": "x2", "yaxis": "y2"}
+
+
+def _current_concurrency_mark(current_x: float, concurrency: float | None, at: str,
+                              marker: dict, panel: dict, *, in_legend: bool) -> go.Scatter:
+    """The current budget's mark on the concurrency line; where the layout does not start
+    there (``concurrency`` None), a red cross at 0 requests, so the gap to where the line
+    starts shows. ``in_legend``: the one "current" entry where no capacity panel gives it."""
+    if concurrency is not None:
+        return go.Scatter(x=[current_x], y=[concurrency],
+                          customdata=[concurrency_text(concurrency)],
+                          showlegend=in_legend, name="current", mode="markers",
+                          marker=marker,
+                          hovertemplate="current<br>" + at + "<br>%{customdata} requests"
+                          "<extra></extra>", **panel)
+    return go.Scatter(x=[current_x], y=[0], name=NOT_STARTED, mode="markers",
+                      marker=marker | {"symbol": "x", "color": "#b3261e"}, cliponaxis=False,
+                      hovertemplate=NOT_STARTED + "<br>" + at + "<extra></extra>", **panel)
+
+
 def sweep_figure(
     x: Sequence[float], capacity: Sequence[int | None] | None,
     concurrency: Sequence[float | None], *,
@@ -439,8 +474,6 @@ def sweep_figure(
     rows = 2 if capacity is not None else 1
     at = f"{x_title}: %{{x:{',' if log_x else ',.2f'}}}"  # hovers name the x axis
     current = {"color": "#222", "size": 11, "symbol": "diamond"}
-    # the panels' axes by hand, as make_subplots(rows, shared_xaxes=True) sets them (it took
-    # 35 ms a chart): the bottom x axis carries the ticks, the top one follows it
     # a linear x axis (the budget) runs from zero, as the panels' y axes do: ticks from 0
     # leave room for two readable labels where millions of GiB fit no three. Its ends are
     # padded (Plotly's autorange pads for markers; a range from exactly 0 cut the current
@@ -451,20 +484,9 @@ def sweep_figure(
         _powers_of_two_axis(min(x), max(x), current_x) if log_x
         else _plain_axis(low, high) | {"range": [low - X_PAD * (high - low),
                                                  high + X_PAD * (high - low)]})
-    requests = {"title": "requests", "rangemode": "tozero"} | PLAIN_TICKS
+    axes, top, bottom = _sweep_panels(x_axis, two_panels=capacity is not None)
     traces = []
-    top = {"xaxis": "x", "yaxis": "y"}
-    if capacity is None:
-        axes = {"xaxis": x_axis, "yaxis": requests}
-        bottom = top
-    else:
-        axes = {"xaxis": {k: v for k, v in x_axis.items() if k != "title"}
-                | {"anchor": "y", "matches": "x2", "showticklabels": False},
-                "yaxis": {"anchor": "x", "domain": [0.56, 1.0], "title": "tokens",
-                          "rangemode": "tozero", "tickformat": TOKEN_TICKS},
-                "xaxis2": x_axis | {"anchor": "y2"},
-                "yaxis2": requests | {"anchor": "x2", "domain": [0.0, 0.44]}}
-        bottom = {"xaxis": "x2", "yaxis": "y2"}
+    if capacity is not None:
         traces.append(
             go.Scatter(x=list(x), y=list(capacity), name="capacity (tokens)", mode="lines",
                        line={"color": COLORS["kv"], "width": 2.5},
@@ -481,19 +503,8 @@ def sweep_figure(
                    name=f"concurrency at {tokens_text(context)}", mode="lines",
                    line={"color": COLORS["conv"], "width": 2.5},
                    hovertemplate=at + "<br>%{customdata} requests<extra></extra>", **bottom))
-    if current_concurrency is not None:
-        traces.append(
-            go.Scatter(x=[current_x], y=[current_concurrency],
-                       customdata=[concurrency_text(current_concurrency)],
-                       showlegend=capacity is None, name="current", mode="markers",
-                       marker=current,
-                       hovertemplate="current<br>" + at + "<br>%{customdata} requests"
-                       "<extra></extra>", **bottom))
-    else:  # where the user is, at 0 requests, so the gap to where the layout starts shows
-        traces.append(
-            go.Scatter(x=[current_x], y=[0], name=NOT_STARTED, mode="markers",
-                       marker=current | {"symbol": "x", "color": "#b3261e"}, cliponaxis=False,
-                       hovertemplate=NOT_STARTED + "<br>" + at + "<extra></extra>", **bottom))
+    traces.append(_current_concurrency_mark(current_x, current_concurrency, at, current,
+                                            bottom, in_legend=capacity is None))
     if target is not None:
         target_x, target_concurrency, target_name = target
         traces.append(go.Scatter(
