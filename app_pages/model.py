@@ -278,14 +278,34 @@ def _spec_error_at(place: tuple[str, ...]) -> None:
 
 
 def spec_editor(spec: ModelSpec | None) -> None:
+    """The hand editor: the draft of ``spec`` (refilled where the model changed), the model's
+    own fields, each kind's fields with their errors where they were made, a row to add a
+    kind, and what the draft still lacks."""
+    draft = _filled_draft(spec)
+    _show_draft(draft)
+    _model_fields()
+    _spec_error_at(ROWS_ABOVE)
+    for name, geometry in draft.kinds:
+        _kind_fields(name, geometry)
+    _add_kind_row()
+    _draft_footer(draft)
+
+
+def _filled_draft(spec: ModelSpec | None) -> SpecDraft:
+    """The session's draft, made afresh from ``spec`` (or empty) when the model or its spec
+    changed since it was filled, its error and refusal dropped with it."""
     key = (state().model, state().spec)
     if DRAFT not in ss or ss.get("spec.filled") != key:
         ss[DRAFT] = SpecDraft() if spec is None else SpecDraft.from_spec(spec)
         ss.pop("spec.error", None)
         ss.pop(REFUSED, None)
         ss["spec.filled"] = key
-    draft: SpecDraft = ss[DRAFT]
-    _show_draft(draft)
+    return ss[DRAFT]
+
+
+def _model_fields() -> None:
+    """The fields of the model as a whole: name, layer pattern, dtypes, and the optional
+    attention heads, mamba chunk and max model len."""
     c1, c2 = st.columns(2)  # [1, 2] cut "Qwen3-Next-80B-A3B (edited)" at 1000 px
     c1.text_input("Name", key="spec.name", on_change=_edit_text, args=("name",))
     c2.text_input("Layer pattern (over the kind names below)", key="spec.pattern",
@@ -320,33 +340,45 @@ def spec_editor(spec: ModelSpec | None) -> None:
                         "config's, or the 2,048 vLLM assumes for a config that gives none (a "
                         "link reopens a typed length as the one loaded); a model with no "
                         f"config then has none, and the pages count at {DEFAULT_CONTEXT:,}.")
-    _spec_error_at(ROWS_ABOVE)
-    for name, geometry in draft.kinds:
-        kind = dict(geometry)["kind"]
-        fields = [f for f, _ in geometry if f != "kind"]
-        # button columns wide enough for their labels in a 1000 px window (else "Rem…")
-        head, remove = st.columns([3, 1], vertical_alignment="bottom")
-        head.markdown(f"**{literal(name)}** · {kind}")
-        remove.button("Remove", key=f"spec.{name}.remove", on_click=_remove_kind, args=(name,),
-                      icon=":material/delete:", type="tertiary",
-                      help="Remove this kind and its layers")
-        # three fields a row: five in one row cut 128 to "12" beside the field's buttons at
-        # 1000 px
-        cols = [col for start in range(0, len(fields), FIELDS_PER_ROW)
-                for col in st.columns(FIELDS_PER_ROW)][:len(fields)]
-        for col, field in zip(cols, fields):
-            none = " (0 = none)" if field in OPTIONAL_FIELDS else ""
-            col.number_input(field_label(field) + none,
-                             key=_spec_key(field, name),
-                             **whole_number_field(), value=None, on_change=_edit_field,
-                             args=(name, field))
-        _spec_error_at(_kind_place(name))
+
+
+def _kind_fields(name: str, geometry: tuple[tuple[str, object], ...]) -> None:
+    """One kind's heading with its Remove button, its fields three a row, and the draft's
+    error where the edit that caused it was made in this kind."""
+    kind = dict(geometry)["kind"]
+    fields = [f for f, _ in geometry if f != "kind"]
+    # button columns wide enough for their labels in a 1000 px window (else "Rem…")
+    head, remove = st.columns([3, 1], vertical_alignment="bottom")
+    head.markdown(f"**{literal(name)}** · {kind}")
+    remove.button("Remove", key=f"spec.{name}.remove", on_click=_remove_kind, args=(name,),
+                  icon=":material/delete:", type="tertiary",
+                  help="Remove this kind and its layers")
+    # three fields a row: five in one row cut 128 to "12" beside the field's buttons at
+    # 1000 px
+    cols = [col for start in range(0, len(fields), FIELDS_PER_ROW)
+            for col in st.columns(FIELDS_PER_ROW)][:len(fields)]
+    for col, field in zip(cols, fields):
+        none = " (0 = none)" if field in OPTIONAL_FIELDS else ""
+        col.number_input(field_label(field) + none,
+                         key=_spec_key(field, name),
+                         **whole_number_field(), value=None, on_change=_edit_field,
+                         args=(name, field))
+    _spec_error_at(_kind_place(name))
+
+
+def _add_kind_row() -> None:
+    """The bordered row that adds a kind: its type, its name, the button."""
     with st.container(border=True):
         a, b, c3 = st.columns([2, 2, 1.3], vertical_alignment="bottom")
         a.selectbox("New kind", list(KIND_TEMPLATES), key="spec.new.type")
         b.text_input("Its name", key="spec.new.name", placeholder="e.g. full, gdn, mamba2",
                      help="The name the layer pattern uses; empty: a name from the type.")
         c3.button("Add kind", key="spec.add", on_click=_add_kind, icon=":material/add:")
+
+
+def _draft_footer(draft: SpecDraft) -> None:
+    """Below the kinds: an error made in a place no longer drawn, what an empty or unbuilt
+    draft lacks, and how editing works, beside Start from scratch."""
     drawn = (ROWS_ABOVE, *(_kind_place(name) for name, _ in draft.kinds))
     if ss.get(EDITED_AT, KIND_LIST) not in drawn:  # kinds added or removed, or a kind now gone
         _spec_error_at(ss.get(EDITED_AT, KIND_LIST))

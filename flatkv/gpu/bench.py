@@ -528,6 +528,31 @@ def run_benchmark(
     )[0]
 
 
+def _check_cpu_threads(cpu_threads: int | None) -> None:
+    """``cpu_threads`` is None (torch's setting) or 1 to this machine's cores: more would time
+    the scheduler (torch crashes at 100,000)."""
+    if cpu_threads is None:
+        return
+    check_int("cpu_threads", cpu_threads, minimum=1, hint="or None for torch's setting")
+    cores = os.cpu_count() or 1
+    if cpu_threads > cores:
+        raise ValueError(f"cpu_threads = {cpu_threads} is more than this machine's {cores} "
+                         f"cores: give at most {cores}")
+
+
+def _checked_layouts(layouts: Sequence[str]) -> list[str]:
+    """``layouts`` as a list of pool layout names, each known and named once (a lone string
+    is refused: iterating it would give one layout a letter)."""
+    if isinstance(layouts, str):
+        raise ValueError(f"layouts={layouts!r} is one name: pass a list, e.g. [{layouts!r}]")
+    layouts = [check_layout(f"layouts[{i}]", name) for i, name in enumerate(layouts)]
+    if not layouts:
+        raise ValueError(f"layouts is empty: give at least one of {', '.join(POOL_LAYOUTS)}")
+    if len(set(layouts)) != len(layouts):
+        raise ValueError(f"layouts={layouts!r} names a layout twice: give each once")
+    return layouts
+
+
 def run_sweep(
     plans: Sequence[FlatMemoryPlan],
     *,
@@ -562,19 +587,8 @@ def run_sweep(
     reps = BENCH_REPEATS[dev.type] if repeats is None else check_int(
         "repeats", repeats, minimum=1, maximum=MAX_REPEATS)
     check_int("warmup", warmup, minimum=0, maximum=MAX_REPEATS)
-    if cpu_threads is not None:
-        check_int("cpu_threads", cpu_threads, minimum=1, hint="or None for torch's setting")
-        cores = os.cpu_count() or 1
-        if cpu_threads > cores:  # it would time the scheduler; torch crashes at 100,000
-            raise ValueError(f"cpu_threads = {cpu_threads} is more than this machine's {cores} "
-                             f"cores: give at most {cores}")
-    if isinstance(layouts, str):
-        raise ValueError(f"layouts={layouts!r} is one name: pass a list, e.g. [{layouts!r}]")
-    layouts = [check_layout(f"layouts[{i}]", name) for i, name in enumerate(layouts)]
-    if not layouts:
-        raise ValueError(f"layouts is empty: give at least one of {', '.join(POOL_LAYOUTS)}")
-    if len(set(layouts)) != len(layouts):
-        raise ValueError(f"layouts={layouts!r} names a layout twice: give each once")
+    _check_cpu_threads(cpu_threads)
+    layouts = _checked_layouts(layouts)
     movers = _pick_movers(dev, implementations)
     report = progress or (lambda fraction, message: None)
     results: list[BenchResult] = []
@@ -644,6 +658,35 @@ def _pick_movers(device: torch.device, names: Sequence[str] | None) -> tuple[ker
     return tuple(picked)
 
 
+def _page_id_sets(
+    pool: FlatPool, n: int,
+) -> tuple[list[kernels.PageIds], list[tuple[kernels.PageIds, kernels.PageIds]] | None, int]:
+    """PAGE_SETS random sets of ``n`` page ids (valid in every pool of the plan: same blocks),
+    seeded by ``n`` so each count times the same pages in every run; for a pool with state rows
+    also pairs of ``state_n`` (at most half the blocks) to copy state from and to, and
+    ``state_n``."""
+    gen = torch.Generator().manual_seed(n)
+    # the 2n ids a set uses, each whole permutation freed at once (int64: 8 B a block)
+    sets = [torch.randperm(pool.num_blocks, generator=gen)[:2 * n].clone()
+            for _ in range(PAGE_SETS)]
+    ids = [kernels.page_ids(pool, s[:n]) for s in sets]
+    state_pairs = None
+    state_n = min(n, pool.num_blocks // 2)
+    if pool.state_bytes_per_page:
+        state_pairs = [(kernels.page_ids(pool, s[:state_n]),
+                        kernels.page_ids(pool, s[state_n: 2 * state_n])) for s in sets]
+    return ids, state_pairs, state_n
+
+
+def _triton_version() -> str | None:
+    """Triton's version for the report, None where it is not installed (CPU machines)."""
+    try:
+        import triton
+    except ImportError:
+        return None
+    return triton.__version__
+
+
 def _bench_pools(
     pools: Sequence[FlatPool],
     pages_per_call: int | None,
@@ -678,17 +721,7 @@ def _bench_pools(
                              err) from None
     fill_random([staging, copy_dst] + ([host] if host is not None else []), seed=7)
 
-    gen = torch.Generator().manual_seed(n)
-    # the 2n ids a set uses, each whole permutation freed at once (int64: 8 B a block)
-    sets = [torch.randperm(pool.num_blocks, generator=gen)[:2 * n].clone()
-            for _ in range(PAGE_SETS)]
-    ids = [kernels.page_ids(pool, s[:n]) for s in sets]  # valid in every pool: same blocks
-    state_pairs = None
-    state_n = min(n, pool.num_blocks // 2)
-    if pool.state_bytes_per_page:
-        state_pairs = [(kernels.page_ids(pool, s[:state_n]),
-                        kernels.page_ids(pool, s[state_n: 2 * state_n])) for s in sets]
-
+    ids, state_pairs, state_n = _page_id_sets(pool, n)
     variants = [_Variant("copy", "copy", call, 2 * call,
                          lambda r: copy_dst.copy_(staging))]
     if state_pairs is not None:  # the state rows' own baseline: a copy of as many bytes
@@ -713,17 +746,11 @@ def _bench_pools(
     peak = nominal_peak_gbps(dev)
     figures = _figures(variants, samples, peak)
     mover_names = tuple(m.name for m in movers)
-    try:
-        import triton
-
-        triton_version: str | None = triton.__version__
-    except ImportError:
-        triton_version = None
     return [BenchResult(
         device=str(dev),
         device_name=_device_name(dev),
         torch_version=torch.__version__,
-        triton_version=triton_version,
+        triton_version=_triton_version(),
         allocation=p.report,
         page_bytes=p.page_bytes,
         block_size=p.plan.geometry.block_size,

@@ -402,6 +402,70 @@ def _free_cached(device: torch.device) -> None:
         torch.cuda.empty_cache()
 
 
+def _pool_blocks(planned_blocks: int, page_bytes: int, free: int, dev: torch.device, *,
+                 max_blocks: int | None, share_percent: int, cap_name: str,
+                 names: SettingNames) -> tuple[int, str]:
+    """The blocks to allocate and what capped them (``AllocationReport.cap_reason``): the
+    plan's, or fewer where ``max_blocks`` or ``share_percent`` % of free memory caps them.
+    Refused before anything is allocated where no block fits, or the blocks need more than
+    free memory (host memory is overcommitted: it would not fail, the process would be
+    killed)."""
+    if max_blocks is None:
+        cap = free * share_percent // 100 // page_bytes
+        cap_reason = "free memory"
+    else:
+        cap = check_int("max_blocks", max_blocks, minimum=1)
+        cap_reason = cap_name
+    if cap >= planned_blocks:
+        num_blocks, cap_reason = planned_blocks, "plan"
+    else:
+        num_blocks = cap
+    if num_blocks < 1:
+        raise PoolAllocationError(
+            f"{dev} has {free} bytes free; {share_percent}% of that holds no block of "
+            f"{page_bytes} bytes: free device memory or give {names.max_blocks}"
+        )
+    if num_blocks * page_bytes > free:  # host memory is overcommitted: refuse, do not get killed
+        raise PoolAllocationError(
+            f"{num_blocks} blocks of {page_bytes} bytes need {num_blocks * page_bytes} bytes "
+            f"but {dev} has {free} bytes free: give {names.max_blocks} of at most "
+            f"{free // page_bytes}"
+        )
+    return num_blocks, cap_reason
+
+
+def _allocate_parts(slots: tuple[SlotLayout, ...], page_bytes: int, num_blocks: int,
+                    dev: torch.device, *, layout: str, allocator: Allocator,
+                    names: SettingNames) -> tuple[tuple[torch.Tensor, ...], ...]:
+    """The slot tensors and the allocations behind them: one allocation a slot
+    (slot-major), or one whose row is a page, each slot its columns (page-major). Out of
+    memory, frees what it allocated and raises PoolAllocationError naming the part that did
+    not fit."""
+    # slot-major: one allocation per slot; page-major: one whose row is a page (name, row bytes)
+    wanted = ([(s.name, s.row_bytes) for s in slots] if layout == SLOT_MAJOR
+              else [("the page-major buffer", page_bytes)])
+    parts: list[torch.Tensor] = []
+    try:
+        for _name, row_bytes in wanted:
+            parts.append(allocator((num_blocks, row_bytes), dev))
+    except (torch.OutOfMemoryError, RuntimeError) as err:
+        failed_name, failed_row = wanted[len(parts)]
+        parts.clear()
+        _free_cached(dev)
+        detail = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+        raise PoolAllocationError(
+            f"out of memory on {dev} allocating {failed_name} ({num_blocks * failed_row} "
+            f"bytes, {num_blocks} blocks of {page_bytes} bytes over {len(slots)} slots); "
+            f"everything allocated was freed; give a smaller {names.max_blocks} ({detail})"
+        ) from None
+    if layout == SLOT_MAJOR:
+        return tuple(parts), tuple(parts)
+    # page-major: each slot tensor its columns of the page rows, in slot order
+    starts = [sum(s.row_bytes for s in slots[:i]) for i in range(len(slots))]
+    return (tuple(parts[0][:, start : start + s.row_bytes]
+                  for start, s in zip(starts, slots, strict=True)), tuple(parts))
+
+
 def allocate_pool(
     plan: FlatMemoryPlan,
     device: str | torch.device = "cpu",
@@ -434,50 +498,11 @@ def allocate_pool(
     slots = tuple(slot_layout(t, planned_blocks) for t in plan.tensors)
     page_bytes = sum(s.row_bytes for s in slots)
     free = free_memory_bytes(dev)
-    if max_blocks is None:
-        cap = free * share_percent // 100 // page_bytes
-        cap_reason = "free memory"
-    else:
-        cap = check_int("max_blocks", max_blocks, minimum=1)
-        cap_reason = cap_name
-    if cap >= planned_blocks:
-        num_blocks, cap_reason = planned_blocks, "plan"
-    else:
-        num_blocks = cap
-    if num_blocks < 1:
-        raise PoolAllocationError(
-            f"{dev} has {free} bytes free; {share_percent}% of that holds no block of "
-            f"{page_bytes} bytes: free device memory or give {names.max_blocks}"
-        )
-    if num_blocks * page_bytes > free:  # host memory is overcommitted: refuse, do not get killed
-        raise PoolAllocationError(
-            f"{num_blocks} blocks of {page_bytes} bytes need {num_blocks * page_bytes} bytes "
-            f"but {dev} has {free} bytes free: give {names.max_blocks} of at most "
-            f"{free // page_bytes}"
-        )
-    # slot-major: one allocation per slot; page-major: one whose row is a page (name, row bytes)
-    wanted = ([(s.name, s.row_bytes) for s in slots] if layout == SLOT_MAJOR
-              else [("the page-major buffer", page_bytes)])
-    parts: list[torch.Tensor] = []
-    try:
-        for _name, row_bytes in wanted:
-            parts.append(allocator((num_blocks, row_bytes), dev))
-    except (torch.OutOfMemoryError, RuntimeError) as err:
-        failed_name, failed_row = wanted[len(parts)]
-        parts.clear()
-        _free_cached(dev)
-        detail = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
-        raise PoolAllocationError(
-            f"out of memory on {dev} allocating {failed_name} ({num_blocks * failed_row} "
-            f"bytes, {num_blocks} blocks of {page_bytes} bytes over {len(slots)} slots); "
-            f"everything allocated was freed; give a smaller {names.max_blocks} ({detail})"
-        ) from None
-    if layout == SLOT_MAJOR:
-        tensors = tuple(parts)
-    else:  # each slot tensor: its columns of the page rows, in slot order
-        starts = [sum(s.row_bytes for s in slots[:i]) for i in range(len(slots))]
-        tensors = tuple(parts[0][:, start : start + s.row_bytes]
-                        for start, s in zip(starts, slots, strict=True))
+    num_blocks, cap_reason = _pool_blocks(
+        planned_blocks, page_bytes, free, dev, max_blocks=max_blocks,
+        share_percent=share_percent, cap_name=cap_name, names=names)
+    tensors, parts = _allocate_parts(slots, page_bytes, num_blocks, dev, layout=layout,
+                                     allocator=allocator, names=names)
     report = AllocationReport(
         device=str(dev),
         page_bytes=page_bytes,
@@ -492,7 +517,7 @@ def allocate_pool(
         cap_reason=cap_reason,
         layout=layout,
     )
-    return FlatPool(plan, dev, slots, tensors, report, tuple(parts))
+    return FlatPool(plan, dev, slots, tensors, report, parts)
 
 
 def widest_view(t: torch.Tensor) -> torch.Tensor:
