@@ -498,6 +498,15 @@ def test_compare_check_log_exit_codes(tmp_path, capsys, monkeypatch):
         assert err.startswith(f"python -m flatkv: error: {said}")
 
 
+def assert_log_run_named(argv, flags, capsys):
+    """``compare --check-log`` at ``argv`` exits 1 with its one note line naming ``flags``, the
+    flags of the log's own run that ``argv`` does not give (its lines differ for that alone)."""
+    code, _, err = run(argv, capsys)
+    assert code == 1 and (f"python -m flatkv: note: this log's run had {flags}: every figure "
+                          "differs at other settings, so check it again with those"
+                          ) in err.splitlines()
+
+
 def test_compare_check_log_names_the_flags_of_the_logs_own_run(tmp_path, capsys):
     from flatkv.strategies.sglang_log import scheduler_line
 
@@ -509,10 +518,7 @@ def test_compare_check_log_names_the_flags_of_the_logs_own_run(tmp_path, capsys)
     # note names the flags of its own run, with which its lines agree
     other = ["compare", "--hf-config", str(config), "--budget", "30GiB", "--context", "4096",
              "--check-log", str(log)]
-    code, _, err = run(other, capsys)
-    said = ("python -m flatkv: note: this log's run had --vllm-blocks 2155 --context 2048: every "
-            "figure differs at other settings, so check it again with those")
-    assert code == 1 and said in err.splitlines()
+    assert_log_run_named(other, "--vllm-blocks 2155 --context 2048", capsys)
     own = ["compare", "--hf-config", str(config), "--vllm-blocks", "2155", "--context", "2048",
            "--check-log", str(log)]
     code, _, err = run(own, capsys)
@@ -527,10 +533,9 @@ def test_compare_check_log_names_the_flags_of_the_logs_own_run(tmp_path, capsys)
         + scheduler_line(327_680, 2_048, 4_096, 8_192).replace("...", "16384"))
     llama = ["compare", "--preset", "llama-3.1-8b", "--budget", "40GiB", "--check-log",
              str(sglang)]
-    code, _, err = run([*llama, "--context", "4096"], capsys)
-    assert code == 1 and ("python -m flatkv: note: this log's run had --context 8192 "
-                          "--sglang-chunked-prefill-size 2048: every figure differs at other "
-                          "settings, so check it again with those") in err.splitlines()
+    assert_log_run_named(
+        [*llama, "--context", "4096"],
+        "--context 8192 --sglang-chunked-prefill-size 2048", capsys)
     code, out, err = run([*llama, "--context", "8192", "--sglang-chunked-prefill-size", "2048"],
                          capsys)
     assert code == 0 and out.splitlines()[0] == (
@@ -541,11 +546,8 @@ def test_compare_check_log_names_the_flags_of_the_logs_own_run(tmp_path, capsys)
     small.write_text(sglang.read_text().replace("327680", "300000").replace("20.00", "18.31"))
     at_log = ["compare", "--preset", "llama-3.1-8b", "--context", "8192",
               "--sglang-chunked-prefill-size", "2048", "--check-log"]
-    code, _, err = run([*at_log, str(small), "--budget", "40GiB"], capsys)
     assert 39_321_600_000 == 37_500 * 2**20  # the flag as one types it, exactly
-    assert code == 1 and ("python -m flatkv: note: this log's run had --budget 37500MiB: "
-                          "every figure differs at other settings, so check it again with those"
-                          ) in err.splitlines()
+    assert_log_run_named([*at_log, str(small), "--budget", "40GiB"], "--budget 37500MiB", capsys)
     code, out, err = run([*at_log, str(small), "--budget", "37500MiB"], capsys)
     assert code == 0 and out.splitlines()[0] == (
         "SGLang: both lines are in the log and agree with it.")
@@ -555,10 +557,9 @@ def test_compare_check_log_names_the_flags_of_the_logs_own_run(tmp_path, capsys)
     tp2.write_text("[2026-12-06 07:00:00] server_args={'tp_size': 2}\n" + small.read_text()
                    .replace("18.31", "9.16"))
     assert 300_000 * 65_536 == 19_660_800_000 == 18_750 * 2**20
-    code, _, err = run([*at_log, str(tp2), "--budget", "40GiB"], capsys)
-    assert code == 1 and ("python -m flatkv: note: this log's run had --tp 2 --budget 18750MiB: "
-                          "every figure differs at other settings, so check it again with those"
-                          ) in err.splitlines()
+    assert_log_run_named(
+        [*at_log, str(tp2), "--budget", "40GiB"],
+        "--tp 2 --budget 18750MiB", capsys)
     code, out, _ = run([*at_log, str(tp2), "--budget", "18750MiB", "--tp", "2"], capsys)
     assert code == 0 and out.splitlines()[0] == (
         "SGLang: both lines are in the log and agree with it.")
@@ -569,11 +570,9 @@ def test_compare_check_log_names_the_flags_of_the_logs_own_run(tmp_path, capsys)
     l40s.write_text(small.read_text().replace("chunked_prefill_size=2048",
                                               "chunked_prefill_size=4096"))
     gpu = ["compare", "--preset", "llama-3.1-8b", "--context", "8192", "--check-log", str(l40s)]
-    code, _, err = run([*gpu, "--gpu-memory", "L40S 48GB"], capsys)
-    assert code == 1 and ("python -m flatkv: note: this log's run had --budget 37500MiB "
-                          "--sglang-chunked-prefill-size 4096 (in place of --gpu-memory): every "
-                          "figure differs at other settings, so check it again with those"
-                          ) in err.splitlines()
+    assert_log_run_named(
+        [*gpu, "--gpu-memory", "L40S 48GB"],
+        "--budget 37500MiB --sglang-chunked-prefill-size 4096 (in place of --gpu-memory)", capsys)
     code, out, _ = run([*gpu, "--budget", "37500MiB", "--sglang-chunked-prefill-size", "4096"],
                        capsys)
     assert code == 0 and out.splitlines()[0] == (
@@ -588,10 +587,7 @@ def test_compare_check_log_names_the_flags_of_the_logs_own_run(tmp_path, capsys)
         + scheduler_line(4_096, 8_192, 197, 4_096))
     states = ["compare", "--layers", "8*linear_attention", "--state",
               "conv=49152,ssm=2097152", "--context", "4096", "--check-log", str(mamba)]
-    code, _, err = run([*states, "--budget", "40GiB"], capsys)
-    assert code == 1 and ("python -m flatkv: note: this log's run had --budget 21459224349B: "
-                          "every figure differs at other settings, so check it again with those"
-                          ) in err.splitlines()
+    assert_log_run_named([*states, "--budget", "40GiB"], "--budget 21459224349B", capsys)
     code, out, _ = run([*states, "--budget", "21459224349B"], capsys)
     assert code == 0 and out.splitlines()[0] == (  # the cap warning was left out of the log
         "SGLang: 2 of 3 lines are in the log and agree with it; 1 not in it.")
@@ -604,11 +600,10 @@ def test_compare_check_log_names_the_flags_of_the_logs_own_run(tmp_path, capsys)
                       "Initializing a V1 LLM engine (v0.10.2) with config: model='Qwen/Qwen3-"
                       "Next-80B-A3B-Instruct', tensor_parallel_size=2, pipeline_parallel_size=1\n"
                       + ANCHOR_LOG)
-    code, _, err = run(["compare", "--preset", "Qwen3-Next-80B-A3B", "--budget", "40GiB",
-                        "--check-log", str(anchor)], capsys)
-    assert code == 1 and ("python -m flatkv: note: this log's run had --tp 2 --budget 44.59GiB: "
-                          "every figure differs at other settings, so check it again with those"
-                          ) in err.splitlines()
+    assert_log_run_named(
+        ["compare", "--preset", "Qwen3-Next-80B-A3B", "--budget", "40GiB", "--check-log",
+         str(anchor)],
+        "--tp 2 --budget 44.59GiB", capsys)
     code, _, err = run(["compare", "--preset", "Qwen3-Next-80B-A3B", "--tp", "2", "--budget",
                         "44.59GiB", "--check-log", str(anchor)], capsys)
     assert code == 0 and "this log's run had" not in err
@@ -616,11 +611,10 @@ def test_compare_check_log_names_the_flags_of_the_logs_own_run(tmp_path, capsys)
     # the note names the TP alone, not a --budget 0.00GiB that the CLI would refuse
     empty = tmp_path / "empty.log"
     empty.write_text(anchor.read_text().replace("44.59 GiB", "0.00 GiB"))
-    code, _, err = run(["compare", "--preset", "Qwen3-Next-80B-A3B", "--budget", "40GiB",
-                        "--check-log", str(empty)], capsys)
-    assert code == 1 and ("python -m flatkv: note: this log's run had --tp 2: every figure "
-                          "differs at other settings, so check it again with those"
-                          ) in err.splitlines()
+    assert_log_run_named(
+        ["compare", "--preset", "Qwen3-Next-80B-A3B", "--budget", "40GiB", "--check-log",
+         str(empty)],
+        "--tp 2", capsys)
     # a log that says vLLM set mamba cache mode align, its lines FlatKV's at align: the flag
     from flatkv.presets import load_preset
     from flatkv.strategies import StrategyOptions, run_strategy
@@ -638,10 +632,7 @@ def test_compare_check_log_names_the_flags_of_the_logs_own_run(tmp_path, capsys)
     # (its 3,212 blocks at align, vLLM 0.34's figure, named too: the CLI names each figure
     # of the log's run its flags do not give)
     blocks = aligned.num_blocks
-    code, _, err = run(qwen_args, capsys)
-    assert code == 1 and ("python -m flatkv: note: this log's run had --mamba-cache-mode "
-                          f"align --vllm-blocks {blocks}: every figure differs at other "
-                          "settings, so check it again with those") in err.splitlines()
+    assert_log_run_named(qwen_args, f"--mamba-cache-mode align --vllm-blocks {blocks}", capsys)
     assert blocks == 3_212
     code, _, err = run(["compare", "--preset", "Qwen3-Next-80B-A3B", "--vllm-blocks",
                         str(blocks), "--mamba-cache-mode", "align", "--check-log", str(mode)],
@@ -660,10 +651,7 @@ def test_compare_check_log_names_the_flags_of_the_logs_own_run(tmp_path, capsys)
                                            *grouped.extras["log_lines"]))))
     deepseek = ["compare", "--preset", "DeepSeek-V3", "--tp", "8", "--budget", "40GiB",
                 "--check-log", str(dp_log)]
-    code, _, err = run(deepseek, capsys)
-    assert code == 1 and ("python -m flatkv: note: this log's run had --attn-dp-size 8: every "
-                          "figure differs at other settings, so check it again with those"
-                          ) in err.splitlines()
+    assert_log_run_named(deepseek, "--attn-dp-size 8", capsys)
     code, _, err = run([*deepseek, "--attn-dp-size", "8"], capsys)
     assert code == 0 and "this log's run had" not in err
     # the same log's lines at attention DP 1, checked with the older spelling's D 2: the flag
@@ -675,10 +663,9 @@ def test_compare_check_log_names_the_flags_of_the_logs_own_run(tmp_path, capsys)
     dp_log.write_text("\n".join(f"[2026-12-06 07:00:0{i} TP0] {line}" for i, line in
                                 enumerate(("server_args={'tp_size': 8, 'attn_dp_size': 1}",
                                            *whole.extras["log_lines"]))))
-    code, _, err = run([*deepseek, "--enable-dp-attention", "--dp-size", "2"], capsys)
-    assert code == 1 and ("python -m flatkv: note: this log's run had --attn-dp-size 1 (in "
-                          "place of --enable-dp-attention --dp-size): every figure differs at "
-                          "other settings, so check it again with those") in err.splitlines()
+    assert_log_run_named(
+        [*deepseek, "--enable-dp-attention", "--dp-size", "2"],
+        "--attn-dp-size 1 (in place of --enable-dp-attention --dp-size)", capsys)
     code, _, err = run([*deepseek, "--attn-dp-size", "1"], capsys)
     assert code == 0 and "this log's run had" not in err
     # a log's ranks give the least TP it ran at (Llama-3.1-8B's lines at TP 2, ranks TP0 and
@@ -692,10 +679,7 @@ def test_compare_check_log_names_the_flags_of_the_logs_own_run(tmp_path, capsys)
                                for i, line in enumerate(tp2.extras["log_lines"])))
     llama = ["compare", "--preset", "Llama-3.1-8B", "--budget", "40GiB", "--context", "8192",
              "--check-log", str(ranks)]
-    code, _, err = run(llama, capsys)
-    assert code == 1 and ("python -m flatkv: note: this log's run had --tp 2: every figure "
-                          "differs at other settings, so check it again with those"
-                          ) in err.splitlines()
+    assert_log_run_named(llama, "--tp 2", capsys)
     code, _, err = run([*llama, "--tp", "2"], capsys)
     assert code == 0 and "this log's run had" not in err
     code, _, err = run([*llama, "--tp", "4"], capsys)  # half the heads a rank: a budget
