@@ -126,6 +126,13 @@ DRAFT = "spec.draft"
 # the number field whose entry was refused (-5, emptied): it keeps showing that entry beside the
 # error, so that typing the draft's value back is a change that clears it
 REFUSED = "spec.refused"
+# the sidebar's TP at which the draft was refused for that TP alone: a draft the TP did not
+# split is tried again at a new TP, so TP 3's error does not outlive a move to TP 2
+TP_REFUSED = "spec.tp_refused"
+
+
+class _TpDoesNotSplit(ValueError):
+    """A model that plans at TP 1 but not at the sidebar's TP."""
 # where the last edit was made: its error shows there, in view of the field just edited, not a
 # screen away. Tuples, so that no kind's name (a kind may be named "top") is taken for a place.
 EDITED_AT = "spec.edited_at"
@@ -144,10 +151,13 @@ def _spec_key(field: str, kind: str | None = None) -> str:
 def _set_draft(draft: SpecDraft) -> None:
     """Keep the draft; make it the current model when it is complete and valid."""
     ss[DRAFT] = draft
+    ss.pop(TP_REFUSED, None)
     try:
         _use_spec(draft.to_spec())
     except ValueError as exc:
         ss["spec.error"] = str(exc)
+        if isinstance(exc, _TpDoesNotSplit):
+            ss[TP_REFUSED] = state().tp
         return
     ss.pop("spec.error", None)
 
@@ -161,7 +171,9 @@ def _edited(change) -> bool:
         ss["spec.error"] = str(exc)
         return False
     ss.pop(REFUSED, None)
-    current = state().model_spec()
+    # at the sidebar's TP: one that does not split the model (TP 3 for 16 heads) has none,
+    # and the page says so above the editor
+    current = state().plannable_tp()[0].model_spec()
     if draft == old and current is not None and SpecDraft.from_spec(current) == old:
         # the value it had (a refused entry typed back) and the model in step with the draft:
         # the model stays as loaded (its source and notes kept), and nothing is wrong
@@ -234,7 +246,7 @@ def _use_spec(spec: ModelSpec, tp: int | None = None) -> None:
         if at != 1:
             spec.with_options(tp=at).profile()
     except ValueError as exc:  # (a model file's own TP was checked as it was read)
-        raise ValueError(f"The sidebar's TP does not split it: {exc}") from None
+        raise _TpDoesNotSplit(f"The sidebar's TP does not split it: {exc}") from None
     if at != state().tp:
         update(tp=at)
     use_spec(spec)
@@ -299,7 +311,10 @@ def _filled_draft(spec: ModelSpec | None) -> SpecDraft:
         ss[DRAFT] = SpecDraft() if spec is None else SpecDraft.from_spec(spec)
         ss.pop("spec.error", None)
         ss.pop(REFUSED, None)
+        ss.pop(TP_REFUSED, None)
         ss["spec.filled"] = key
+    elif ss.get(TP_REFUSED, state().tp) != state().tp:
+        _set_draft(ss[DRAFT])  # adopted at the new TP, or refused with its own error
     return ss[DRAFT]
 
 

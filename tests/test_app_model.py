@@ -241,6 +241,30 @@ def test_a_tp_that_does_not_split_the_model_leaves_the_editor_open():
     assert pd.isna(kinds.loc["gdn", "KV B per token"])  # a state kind keeps no KV: a gap
 
 
+def test_an_edit_at_a_tp_that_does_not_split_the_model_waits_for_one_that_does():
+    # an edit at TP 3 (Qwen3-Next's 16 GDN key heads do not split) is refused for the TP, not
+    # a traceback (the callback read the model at TP 3); at TP 2 the edit is taken, its error
+    # gone: 6 x (3 GDN + 1 full) = 24 layers where the preset has 48
+    at = open_app("app_pages/model.py")
+    at.segmented_control(key="model.source").set_value("Edit by hand").run()
+    at.sidebar.number_input(key="w.tp").set_value(3).run()
+    at.text_input(key="spec.pattern").set_value("(3*gdn,full)*6").run()
+    assert not at.exception
+    tp_3 = ("gdn.k_heads = 16 is not divisible by tp = 3: choose a tp that divides it (tp up "
+            "to 64 that split the model: 1, 2, 4, 8, 16)")
+    assert [shown(e) for e in at.error] == [
+        f"The sidebar's TP does not split it: {tp_3}. Until it is fixed, every page (and the "
+        "summary below) shows the last valid model.",
+        f"{tp_3}. Shown below at TP 1; the other pages need a TP that splits the model (the "
+        "sidebar's)."]
+    assert metrics(at)["Cache layers"] == "48"
+    at.sidebar.number_input(key="w.tp").set_value(2).run()
+    assert_clean(at)
+    assert metrics(at)["Cache layers"] == "24"
+    assert at.text_input(key="spec.pattern").value == "(3*gdn,full)*6"
+    assert (at.query_params["model"], at.query_params["tp"]) == ("spec", "2")
+
+
 def test_model_page_names_the_configs_mamba_ssm_dtype():
     at = open_app("app_pages/model.py", {"model": "Qwen3.5-27B"})
     assert any(" · config mamba_ssm_dtype: float32 (SGLang's ssm dtype) · " in shown(c)
