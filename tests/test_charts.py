@@ -594,7 +594,13 @@ def test_every_title_and_heading_starts_under_the_mode_bar(analysis):
             assert title.pad.t == 34 + 10 * (lines - 1), name
             assert fig.layout.margin.t >= 34 + 50 + 18 * lines, name
         else:
-            assert fig.layout.margin.t >= 34 + 30, name
+            assert fig.layout.margin.t >= 34, name
+    # untitled with a legend, a line of it under the band; with neither (Layout's bytes
+    # icicle), the plot right under the band: the legend's 30 px were a blank band over it
+    assert charts.breakdown_bars(["a"], [[("kv_history", 1)]]).layout.margin.t == 34 + 30
+    icicle = charts.bytes_icicle(app_data.bytes_tree(analysis))
+    assert (icicle.layout.showlegend, icicle.layout.margin.t) == (False, 34)
+    assert icicle.layout.height == 420 + 34  # as tall as before: the icicle takes the 30 px
     # Compare's panel headings, two lines of 16 px (42 px) standing on the plot, start under
     # the band: the plot's top at 34 + 30 + 16 = 80 px, the headings' at 38
     bars = charts.capacity_bars(["a"], [10], [1.0], context=262_144)
