@@ -17,7 +17,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 sys.path.insert(0, str(ROOT / "tests" / "browser"))
 
-from app_server import CHROMIUM, CHROMIUM_ARGS, running_app, warm_up  # noqa: E402
+from app_server import CHROMIUM, CHROMIUM_ARGS, browser_page, running_app, warm_up  # noqa: E402
 from playwright.sync_api import expect, sync_playwright  # noqa: E402
 
 QUERY = "gpu=H200+141GB&weights=80GB"  # e.g. fp8 weights of an 80B model on one GPU
@@ -64,9 +64,9 @@ def main() -> None:
     with running_app() as url, sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         warm_up(browser, url)
-        page = browser.new_page(viewport={"width": 1400, "height": 900})
-        for name in names:
-            SHOTS[name](page, url)
+        with browser_page(browser) as page:
+            for name in names:
+                SHOTS[name](page, url)
         browser.close()
     print("wrote " + ", ".join(str(HERE / f"{n}.png") for n in names))
 

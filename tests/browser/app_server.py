@@ -76,9 +76,18 @@ def warm_up(browser, url: str) -> None:
     page with a "Page not found" notice over the right page (streamlit issue #9992). A shared
     link opened on a running app never sees it.
     """
-    page = browser.new_page()
-    try:
+    with browser_page(browser) as page:
         page.goto(url)
         page.locator("h1").first.wait_for(timeout=30_000)
+
+
+@contextlib.contextmanager
+def browser_page(browser, width: int = 1400, height: int = 900) -> Iterator:
+    """A page of ``width`` x ``height`` px in a browser context of its own (a new session,
+    as a link opened elsewhere), closed with its context when the block ends, even on a
+    failed check."""
+    context = browser.new_context(viewport={"width": width, "height": height})
+    try:
+        yield context.new_page()
     finally:
-        page.close()
+        context.close()

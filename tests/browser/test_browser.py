@@ -7,7 +7,7 @@ import itertools
 from urllib.parse import parse_qs, urlencode, urlparse
 
 import pytest
-from app_server import CHROMIUM, CHROMIUM_ARGS, running_app, warm_up
+from app_server import CHROMIUM, CHROMIUM_ARGS, browser_page, running_app, warm_up
 from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
@@ -32,10 +32,8 @@ def browser(app_url):
 
 @pytest.fixture()
 def page(browser):
-    context = browser.new_context(viewport={"width": 1400, "height": 900})
-    pg = context.new_page()
-    yield pg
-    context.close()
+    with browser_page(browser) as pg:
+        yield pg
 
 QWEN35 = {
     "model": "custom", "layers": "(3*linear,full)*12", "kv": "2048",
@@ -98,24 +96,18 @@ def test_layout_numbers_and_a_shared_link_restore_the_view(page, browser, app_ur
     page.wait_for_function("() => location.search.includes('block=2048')", timeout=TIMEOUT)
     link = page.url
     # the link opens the same view in a fresh browser context (a new session)
-    other = browser.new_context(viewport={"width": 1400, "height": 900})
-    try:
-        fresh = other.new_page()
+    with browser_page(browser) as fresh:
         open_view(fresh, link, "Layout")
         expect(metric(fresh, "P (tokens per page)")).to_have_text("2,048")
         expect(metric(fresh, "Capacity (tokens)")).to_have_text(f"{625 * 2048:,}")
         assert fresh.locator('[data-testid="stAlert"]').count() == 0  # no fallback notice
-    finally:
-        other.close()
 
 
 def test_a_narrow_window_shows_whole_figures_and_the_exact_fraction(browser, app_url):
     # 1,000 px beside the sidebar: four metrics a row would be cut short ("768.0..." for blocks
     # of 16 tokens x 24 layers x 2,048 B = 786,432 B); they wrap instead. A link's memory
     # fraction 0.955 shows as such, not as the slider step's 0.95.
-    context = browser.new_context(viewport={"width": 1000, "height": 800})
-    try:
-        page = context.new_page()
+    with browser_page(browser, 1000, 800) as page:
         query = {"model": "gpt-oss-20b", "gpu": "H200 141GB", "weights": "14GB", "frac": "0.955"}
         open_view(page, f"{app_url}/layout?{urlencode(query)}", "Layout")
         expect(metric(page, "Block bytes")).to_have_text("768.00 KiB")
@@ -124,16 +116,12 @@ def test_a_narrow_window_shows_whole_figures_and_the_exact_fraction(browser, app
         assert cut_short(metrics) == []
         slider = page.locator('[data-testid="stSlider"]').filter(has_text="Memory fraction")
         expect(slider.get_by_text("0.955", exact=True)).to_be_visible()
-    finally:
-        context.close()
 
 
 def test_layouts_dead_weight_table_shows_its_dead_share_at_1000_px(browser, app_url):
     # the table of dead weight per group: its last column, the dead share, is the figure a
     # reader looks for; at 1,000 px it was a sideways scroll away behind two long headers
-    context = browser.new_context(viewport={"width": 1000, "height": 800})
-    try:
-        page = context.new_page()
+    with browser_page(browser, 1000, 800) as page:
         open_view(page, f"{app_url}/layout?model=gpt-oss-120b", "Layout")
         frame = page.locator('[data-testid="stDataFrame"]').filter(has_text="dead share")
         expect(frame).to_be_visible()
@@ -141,8 +129,6 @@ def test_layouts_dead_weight_table_shows_its_dead_share_at_1000_px(browser, app_
         expect(scroller).to_be_attached()
         wide, shown = scroller.evaluate("s => [s.scrollWidth, s.clientWidth]")
         assert wide <= shown + 1, (wide, shown)
-    finally:
-        context.close()
 
 
 def test_a_typed_fraction_in_a_whole_number_field_is_refused_not_cut(page, app_url):
@@ -306,9 +292,7 @@ def test_budget_metrics_line_up_in_columns_at_1000_and_1440_px(browser, app_url)
                             "state": "conv=32768,ssm=1MiB", "b_layout": "sglang"})
     for (width, columns), query in itertools.product(((1000, 2), (1440, 3)),
                                                      ("b_layout=vllm", state_only)):
-        context = browser.new_context(viewport={"width": width, "height": 900})
-        try:
-            page = context.new_page()
+        with browser_page(browser, width) as page:
             open_view(page, f"{app_url}/budget?{query}", "Budget")
             metrics = page.locator('[data-testid="stMain"] [data-testid="stMetric"]')
             expect(metrics.nth(5)).to_be_visible()  # the figures, the budget and GPU memory
@@ -321,8 +305,6 @@ def test_budget_metrics_line_up_in_columns_at_1000_and_1440_px(browser, app_url)
             edges = [x for i, x in enumerate(lefts) if i == 0 or x - lefts[i - 1] > 2]
             assert len(edges) == columns, lefts
             assert cut_short(metrics) == []
-        finally:
-            context.close()
 
 
 def test_layout_metrics_of_a_sliding_model_take_the_cells_they_need(browser, app_url):
@@ -330,9 +312,7 @@ def test_layout_metrics_of_a_sliding_model_take_the_cells_they_need(browser, app
     # Chromium) fits one 262 px cell at 1000 px, where counted at 6.6 px a character it took
     # two and left "Uniform pages would pad" beside a hole; its capacity's delta (about 380
     # px) takes two; nothing is cut short
-    context = browser.new_context(viewport={"width": 1000, "height": 900})
-    try:
-        page = context.new_page()
+    with browser_page(browser, 1000) as page:
         open_view(page, f"{app_url}/layout?model=gpt-oss-20b", "Layout")
         metrics = page.locator('[data-testid="stMain"] [data-testid="stMetric"]')
         dead = metrics.filter(has_text="Dead share of a sliding_attention block")
@@ -340,5 +320,3 @@ def test_layout_metrics_of_a_sliding_model_take_the_cells_they_need(browser, app
         capacity = metrics.filter(has_text="Capacity (tokens)")
         assert dead.bounding_box()["width"] < 300 < capacity.bounding_box()["width"]
         assert cut_short(metrics) == []
-    finally:
-        context.close()
