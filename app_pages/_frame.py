@@ -57,12 +57,42 @@ METRIC_MIN_PX = 240
 # Dense: a metric of one cell after a wide one that wrapped fills the cell the wide one left
 # (SGLang's max_total_num_tokens (tokens) of a state-only model, third of three at 1,440 px,
 # left the line's last cell empty).
+# A row of four (none of them two cells wide) reads four a line where each cell gets
+# METRIC_QUARTER_PX (232: the main column at 1,440 px is 980 px, four cells of 233), else two
+# a line: in the grid above, at 1,440 px (and 1,366, 905 px) it read three and one, the last
+# alone on its line. Four only where every metric fits a quarter: one wider (keyed
+# ``metric-broad-``: Layout's "Dead share of a full_attention block", 234 px counted) keeps its
+# row two a line. The least cell is 232 px from 976 px (four cells and their gaps) up, else half
+# the row: ``(976px - 100%) * 999`` is 0 or less from 976 px, and huge under it. A row in the
+# grid of the row right above it (``metrics-under-``: Budget's requests to hold under its
+# figures) takes the same columns.
+METRIC_QUARTER_PX = 232
+METRIC_GAP_PX, LABEL_HELP_PX, DELTA_CHAR_PX = 16, 20, 6
+_FOUR_WIDE = 4 * METRIC_QUARTER_PX + 3 * METRIC_GAP_PX
+_WRAPPER = "[data-testid='stLayoutWrapper']"  # a keyed container's wrapper, the rows' siblings
+_ROW_OF_FOUR = (f"{_WRAPPER}:has(> [class*='st-key-metrics-'] > :nth-child(4):last-child)"
+                ":not(:has(> [class*='st-key-metrics-'] > * > [class*='st-key-metric-wide-']))")
+_QUARTERS = _ROW_OF_FOUR + (":not(:has(> [class*='st-key-metrics-'] > * > "
+                            "[class*='st-key-metric-broad-']))")
+
+
+def _four_columns(row: str, least: str) -> str:
+    """The rule that sets a row of four (``row``: its wrapper), and a row under it, in columns
+    of at least ``least``."""
+    return (f"{row} > [class*='st-key-metrics-'], {row} + {_WRAPPER} > "
+            f"[class*='st-key-metrics-under-'] {{grid-template-columns: repeat(auto-fill, "
+            f"minmax({least}, 1fr));}}")
+
+
 METRIC_GRID_CSS = ("<style>[class*='st-key-metrics-'] {display: grid !important; "
                    f"grid-template-columns: repeat(auto-fill, minmax({METRIC_MIN_PX}px, 1fr));"
                    "grid-auto-flow: row dense;"
                    "} [class*='st-key-metrics-'] > :has(> [class*='st-key-metric-wide-']) "
-                   "{grid-column: span 2;}</style>")  # the grid's item is the cell's wrapper
-METRIC_GAP_PX, LABEL_HELP_PX, DELTA_CHAR_PX = 16, 20, 6
+                   "{grid-column: span 2;} "  # the grid's item is the cell's wrapper
+                   + _four_columns(_ROW_OF_FOUR, f"max({METRIC_MIN_PX}px, 50% - 9px)")
+                   + _four_columns(_QUARTERS, f"clamp({METRIC_QUARTER_PX}px, "
+                                   f"({_FOUR_WIDE}px - 100%) * 999, 50% - 9px)")
+                   + "</style>")
 # px a character of a metric's label: these characters, else 7.6 (digits, most letters)
 LABEL_CHAR_PX = ((" i|',.:;jlI", 3.5), ("!f()[]{}-t/\\r", 4.6), ('*?sz"xcvyJYLFek', 6.6),
                  ("&DGUHNOQ", 9.0), ("wMW%m@", 11.2))
@@ -90,29 +120,32 @@ class MetricRow:
     """A row of headline metrics (``metric_row``): ``.metric`` as st.metric, ``.container()``
     a cell for widgets."""
 
-    def __init__(self, name: str) -> None:
-        self._name, self._wide = name, 0
-        self._row = st.container(horizontal=True, key=f"metrics-{name}")
+    def __init__(self, name: str, *, under: bool = False) -> None:
+        self._name, self._keyed = name, 0
+        self._row = st.container(horizontal=True,
+                                 key=f"metrics-{'under-' if under else ''}{name}")
 
     def container(self):
         return self._row.container()
 
     def metric(self, label: str, value: Any, delta: Any = None, **kwargs: Any) -> None:
-        if metric_px(label, delta if isinstance(delta, str) else None,
-                     bool(kwargs.get("help"))) > metric_cell_px():
-            self._wide += 1
-            cell = self._row.container(key=f"metric-wide-{self._name}-{self._wide}")
+        px = metric_px(label, delta if isinstance(delta, str) else None, bool(kwargs.get("help")))
+        kind = "wide" if px > metric_cell_px() else "broad" if px > METRIC_QUARTER_PX else None
+        if kind:  # a cell of its own, keyed by its kind (METRIC_GRID_CSS)
+            self._keyed += 1
+            cell = self._row.container(key=f"metric-{kind}-{self._name}-{self._keyed}")
         else:
             cell = self._row
         cell.metric(label, value, delta, **kwargs)
 
 
-def metric_row(name: str) -> MetricRow:
+def metric_row(name: str, *, under: bool = False) -> MetricRow:
     """A row of headline metrics (``name``: its key on the page) that wraps onto another line
     where the page is too narrow for them all (in st.columns they would be cut short with an
     ellipsis), in columns (``METRIC_GRID_CSS``): call .metric on it, or draw a cell of widgets
-    in ``.container()``."""
-    return MetricRow(name)
+    in ``.container()``. ``under``: the row sits in the grid of the row right above it, its
+    cells under that row's."""
+    return MetricRow(name, under=under)
 
 
 def table(rows: Any, *, height: int | str = "auto", formats: dict[str, str] | None = None,

@@ -91,7 +91,7 @@ def budget_to_hold(s: AppState, r: StrategyResult, b: Budget, strategy: str,
     """The what-if backwards: the least cache budget (and GPU memory) for R requests of the
     context, R one more than fit until a number is typed. Returns R and that budget (None
     where no budget holds them), which the budget chart marks."""
-    row = metric_row("hold")  # in the grid of the figures above it, its cells under theirs
+    row = metric_row("hold", under=True)  # its cells under the figures'
     left, middle, right = row.container(), row.container(), row.container()
     with left:  # a layout that does not apply at this budget: what would hold one request
         requests = hold_requests_widget(int(r.concurrency) if r.applies else 0, context)

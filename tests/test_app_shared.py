@@ -11,6 +11,7 @@ import re
 import pytest
 from app_helpers import (
     QWEN35_LINK,
+    ROOT,
     STATE_ONLY_LINK,
     TINY_LINK,
     assert_clean,
@@ -648,6 +649,41 @@ def test_a_metric_too_wide_for_a_grid_cell_takes_two():
     assert metric_px("SGLang's max_total_num_tokens (tokens)", None, True) == 273 > 262
     # the six classes: a space 3.5 px, "t" 4.6, "s" 6.6, digits 7.6, "D" 9.0, "m" 11.2
     assert label_px(" ts7Dm") == 3.5 + 4.6 + 6.6 + 7.6 + 9.0 + 11.2
+
+
+def test_a_metric_row_keys_each_metric_wider_than_a_quarter_or_a_cell_by_its_kind():
+    # the grid (METRIC_GRID_CSS) reads a metric's width off its key, no browser needed to see
+    # it: one of a quarter (232 px, four in the 980 px main column at 1,440 px less three
+    # gaps of 16: 233 each) goes straight in the row; one wider, a "broad" cell of its own
+    # (a row of four holding it stays two a line); one wider than a cell at 1000 px (262), a
+    # "wide" one (two cells). Budget's requests to hold sit in the grid of the figures above
+    from app_pages._frame import METRIC_QUARTER_PX, metric_cell_px, metric_px
+
+    assert (980 - 3 * 16) // 4 == 233 >= METRIC_QUARTER_PX == 232
+    assert (905 - 3 * 16) // 4 == 214 < METRIC_QUARTER_PX  # 1,366 px: two a line
+    labels = ["Blocks", "Dead share of a full_attention block",
+              "SGLang's max_total_num_tokens (tokens)"]
+    # 38 px ("Blocks": B, l, o, c, k, s at 7.6, 3.5, 7.6, 6.6, 6.6, 6.6); the dead share 214
+    # and its icon 20; SGLang's 253 and its icon (test above)
+    assert [metric_px(labels[0]), metric_px(labels[1], None, True),
+            metric_px(labels[2], None, True)] == [38, 234, 273]
+    assert 38 <= METRIC_QUARTER_PX < 234 <= metric_cell_px() < 273
+    at = AppTest.from_string(
+        f"import sys\nsys.path.insert(0, {str(ROOT)!r})\n"
+        "from app_pages._frame import metric_row\n"
+        "row = metric_row('t')\n"
+        f"for label in {labels!r}:\n"
+        "    row.metric(label, 1, help='h' if label != 'Blocks' else None)\n"
+        "metric_row('hold', under=True).metric('Blocks', 2)\n").run()
+    assert not at.exception
+    rows = [b for b in at.main.children.values() if b.type == "flex_container"]
+    # a block's id: "$$ID-<hash>-<key>"
+    assert [b.proto.id.split("-", 2)[2] for b in rows] == ["metrics-t", "metrics-under-hold"]
+    cells = list(rows[0].children.values())
+    assert cells[0].type == "metric" and cells[0].label == "Blocks"
+    assert [(c.proto.id.split("-", 2)[2], c.children[0].label)
+            for c in cells[1:]] == [("metric-broad-t-1", labels[1]),
+                                    ("metric-wide-t-2", labels[2])]
 
 
 def test_layout_and_compare_name_the_kinds_the_planners_state_group_holds():

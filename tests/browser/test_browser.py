@@ -287,11 +287,14 @@ def test_budget_metrics_line_up_in_columns_at_1000_and_1440_px(browser, app_url)
     # metric and the field begin at one of the grid's column edges, as many as fit a line:
     # two at 1000 px, three at 1,440 px; none is cut short. SGLang's "max_total_num_tokens
     # (tokens)" label (a model of state layers alone, no capacity), about 260 px, fits a 262 px
-    # cell (counted as two, it left a hole beside the figure before it)
+    # cell (counted as two, it left a hole beside the figure before it). Our layout's four
+    # figures (the default view) read four a line at 1,440 px, where in three columns the
+    # fourth was alone on a line, the requests to hold in the same four columns under them
     state_only = urlencode({"model": "custom", "layers": "linear*24", "kv": "0",
                             "state": "conv=32768,ssm=1MiB", "b_layout": "sglang"})
-    for (width, columns), query in itertools.product(((1000, 2), (1440, 3)),
-                                                     ("b_layout=vllm", state_only)):
+    for (width, columns), query in [*itertools.product(((1000, 2), (1440, 3)),
+                                                       ("b_layout=vllm", state_only)),
+                                    ((1000, 2), ""), ((1440, 4), "")]:
         with browser_page(browser, width) as page:
             open_view(page, f"{app_url}/budget?{query}", "Budget")
             metrics = page.locator('[data-testid="stMain"] [data-testid="stMetric"]')
@@ -320,3 +323,18 @@ def test_layout_metrics_of_a_sliding_model_take_the_cells_they_need(browser, app
         capacity = metrics.filter(has_text="Capacity (tokens)")
         assert dead.bounding_box()["width"] < 300 < capacity.bounding_box()["width"]
         assert cut_short(metrics) == []
+
+
+def test_a_row_of_four_metrics_reads_four_or_two_a_line_at_1440_px(browser, app_url):
+    # Layout's first row (P, block bytes, blocks, capacity) fits four cells of 233 px at
+    # 1,440 px: one line; its second holds "Dead share of a full_attention block" (234 px
+    # counted, over a quarter), so it reads two and two, not three and one as both did
+    with browser_page(browser, 1440) as page:
+        open_view(page, f"{app_url}/layout", "Layout")
+        for key, tops in (("plan", 1), ("budget", 2)):
+            metrics = page.locator(f'.st-key-metrics-{key} [data-testid="stMetric"]')
+            expect(metrics.nth(3)).to_be_visible()
+            boxes = [m.bounding_box() for m in metrics.all()]
+            assert len(boxes) == 4 and len({round(b["y"]) for b in boxes}) == tops, boxes
+            assert len({round(b["x"]) for b in boxes}) == 4 // tops, boxes
+            assert cut_short(metrics) == []
