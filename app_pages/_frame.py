@@ -65,7 +65,9 @@ METRIC_MIN_PX = 240
 # row two a line. The least cell is 232 px from 976 px (four cells and their gaps) up, else half
 # the row: ``(976px - 100%) * 999`` is 0 or less from 976 px, and huge under it. A row in the
 # grid of the row right above it (``metrics-under-``: Budget's requests to hold under its
-# figures) takes the same columns.
+# figures) takes the same columns. A field in a row of metrics (Budget's requests to hold) has
+# its tooltip's icon beside its label, as the metrics have: streamlit puts a field's at the
+# right edge of its cell (149 px past "Requests to hold" at 1000 px, 120 at 1,440).
 METRIC_QUARTER_PX = 232
 METRIC_GAP_PX, LABEL_HELP_PX, DELTA_CHAR_PX = 16, 20, 6
 _FOUR_WIDE = 4 * METRIC_QUARTER_PX + 3 * METRIC_GAP_PX
@@ -92,6 +94,9 @@ METRIC_GRID_CSS = ("<style>[class*='st-key-metrics-'] {display: grid !important;
                    + _four_columns(_ROW_OF_FOUR, f"max({METRIC_MIN_PX}px, 50% - 9px)")
                    + _four_columns(_QUARTERS, f"clamp({METRIC_QUARTER_PX}px, "
                                    f"({_FOUR_WIDE}px - 100%) * 999, 50% - 9px)")
+                   # a field's tooltip icon beside its label, 6 px on, as the metrics' beside it
+                   + "[class*='st-key-metrics-'] [data-testid='stWidgetLabel'] > "
+                   "div:has(> [data-testid='stTooltipIcon']) {flex: 0 1 auto; margin-left: 6px;}"
                    + "</style>")
 # px a character of a metric's label: these characters, else 7.6 (digits, most letters)
 LABEL_CHAR_PX = ((" i|',.:;jlI", 3.5), ("!f()[]{}-t/\\r", 4.6), ('*?sz"xcvyJYLFek', 6.6),

@@ -62,6 +62,14 @@ def cut_short(elements) -> list[str]:
         "c => c.scrollWidth > c.clientWidth + 1)).map(e => e.textContent)")
 
 
+def icon_gap(label) -> int:
+    """Pixels from the end of a label's text to its tooltip's icon."""
+    return label.evaluate("l => { const r = document.createRange(); "
+                          "r.selectNodeContents(l.querySelector('p')); return Math.round("
+                          "l.querySelector('button').getBoundingClientRect().left"
+                          " - r.getBoundingClientRect().right); }")
+
+
 def open_view(page, url: str, title: str):
     page.goto(url)
     expect(page.locator("h1").filter(has_text=title)).to_be_visible()
@@ -308,6 +316,12 @@ def test_budget_metrics_line_up_in_columns_at_1000_and_1440_px(browser, app_url)
             edges = [x for i, x in enumerate(lefts) if i == 0 or x - lefts[i - 1] > 2]
             assert len(edges) == columns, lefts
             assert cut_short(metrics) == []
+            # the field's tooltip icon 6 px past its label, as the metrics' are (it was at the
+            # cell's right edge, 149 px past the label at 1000 px)
+            labels = page.locator('[data-testid="stMain"] [class*="st-key-metrics-"] label')
+            gaps = {label.text_content(): icon_gap(label) for label in labels.all()
+                    if label.locator("button").count()}
+            assert gaps["Requests to hold"] == 6 and set(gaps.values()) == {6}, gaps
 
 
 def test_layout_metrics_of_a_sliding_model_take_the_cells_they_need(browser, app_url):
