@@ -58,12 +58,16 @@ def test_gpu_page_runs_a_cpu_benchmark(small_flush):
     rows = at.dataframe[0].value.set_index("operation")
     # the table's short names (the chart names them alike); no state rows in this model
     assert list(rows.index) == ["copy", "gather", "scatter"]
-    assert set(rows["bytes per call"]) == {3 * TINY_PAGE}  # 3 pages per call x 131,072 B
+    # each row's bytes in the table under it, its rows named alike (one round: no rounds)
+    moved = at.dataframe[1].value.set_index("operation")
+    assert list(moved.columns) == ["kernel", "bytes per call", "bytes counted"]
+    assert list(moved.index) == list(rows.index) and list(moved["kernel"]) == list(rows["kernel"])
+    assert set(moved["bytes per call"]) == {3 * TINY_PAGE}  # 3 pages per call x 131,072 B
     # one run: P and the page are the headline's (2 x 4,096 x 16 = TINY_PAGE), not a column
     assert "P (tokens)" not in rows.columns and "page bytes" not in rows.columns
     assert "layout" not in rows.columns  # one layout ran: the setting says which
     assert metrics(at)["P (tokens per page)"] == "16"
-    assert set(rows["bytes counted"]) == {2 * 3 * TINY_PAGE}  # read + written
+    assert set(moved["bytes counted"]) == {2 * 3 * TINY_PAGE}  # read + written
     assert rows.loc["gather", "kernel"] == "torch"
     m = metrics(at)
     assert m["Allocated blocks"] == "8" and m["Allocated bytes"] == "1.00 MiB"  # 8 x 131,072
@@ -77,7 +81,7 @@ def test_gpu_page_runs_a_cpu_benchmark(small_flush):
     kept = at.session_state["gpu.last_run"]
     at.run()  # a rerun shows the kept result, it does not time again
     assert at.session_state["gpu.last_run"] is kept
-    assert set(at.dataframe[0].value["bytes per call"]) == {3 * TINY_PAGE}
+    assert set(at.dataframe[1].value["bytes per call"]) == {3 * TINY_PAGE}
     # other settings: the kept result stays, marked as theirs; the same settings again: not
     stale = "These results are for other run settings than the ones above"
     at.number_input(key="w.lab_rounds").set_value(2).run()
@@ -191,9 +195,9 @@ def test_gpu_results_median_ends_inside_the_main_column_at_1000_px(small_flush):
     def state_run(layout: str):
         run = result(gbps=(7.32, 2.21, 1.79), peak=50.0, layout=layout)  # a made-up peak
         state = (figure("state_bytes_copy", "copy", 8 * 1056, 0.25, baseline="state_bytes_copy"),
-                 dataclasses.replace(  # a slow state copy's median: 30.224 ms
+                 dataclasses.replace(  # a slow state copy's median: 30.224 ms, of two rounds
                      figure("state_copy", "torch", 8 * 1056, 0.08, baseline="state_bytes_copy"),
-                     median_s=0.030224))
+                     median_s=0.030224, samples_s=(0.030224, 0.031)))
         return dataclasses.replace(run, figures=run.figures[:3] + state)
 
     said = []  # the short names in full under the table, and the runs they were for
@@ -214,7 +218,13 @@ def test_gpu_results_median_ends_inside_the_main_column_at_1000_px(small_flush):
         assert list(at.dataframe[0].value["median (ms)"])[-1] == 30.224
         # the unit in the header, no tooltip; the rounds' tooltip says what it is the median of
         assert "help" not in config["median (ms)"]
-        assert config["rounds (ms)"]["help"] == (
+        # the rounds and bytes in the table under it, each row named by the same columns
+        moved = json.loads(at.dataframe[1].proto.columns)
+        assert list(at.dataframe[1].value.columns) == [
+            *first, "operation", "kernel", "rounds (ms)", "bytes per call", "bytes counted"]
+        assert list(at.dataframe[1].value["rounds (ms)"])[-1] == "30.224 to 31.000"
+        assert "Each row's timed rounds and bytes:" in [c.value for c in at.caption]
+        assert moved["rounds (ms)"]["help"] == (
             "The fastest and the slowest of the timed rounds, one call's time each; the median "
             "(ms) is the median of all the timed rounds, and GB/s the bytes counted over it.")
         assert config["peak"]["help"].startswith("Share of nominal peak: ")
@@ -279,7 +289,7 @@ def test_gpu_page_sweeps_pages_per_call(small_flush):
     at.number_input(key="w.lab_rounds").set_value(1)
     at.button(key="gpu.run").click().run()
     assert_clean(at)
-    gather = at.dataframe[0].value.query("operation == 'gather'")
+    gather = at.dataframe[1].value.query("operation == 'gather'")  # the bytes under the figures
     assert list(gather["bytes per call"]) == [TINY_PAGE, 2 * TINY_PAGE]
     assert len(at.get("plotly_chart")) == 1
     # the figures cover the whole sweep, not its first run: 128 KiB = TINY_PAGE
@@ -311,13 +321,15 @@ def test_gpu_page_times_both_pool_layouts_side_by_side(small_flush):
     rows = at.dataframe[0].value
     gather = rows.query("operation == 'gather'")
     assert list(gather["pool"]) == ["slot", "page"]
-    assert set(gather["bytes per call"]) == {3 * TINY_PAGE}  # the same pages either way
+    moved = at.dataframe[1].value.query("operation == 'gather'")  # its bytes, named alike
+    assert list(moved["pool"]) == ["slot", "page"]
+    assert set(moved["bytes per call"]) == {3 * TINY_PAGE}  # the same pages either way
     assert metrics(at)["Allocated blocks"] == "8"  # one plan: the same pool size in each layout
     assert metrics(at)["Allocated bytes (each layout)"] == "1.00 MiB"  # 8 x 131,072 B, not 2
     assert any("slot-major and page-major pools" in c.value for c in at.caption)
     (fig,) = at.get("plotly_chart")
     assert "gather (torch, page-major)" in fig.proto.spec
-    compared = at.dataframe[1].value.set_index("operation")  # page-major against slot-major
+    compared = at.dataframe[2].value.set_index("operation")  # page-major against slot-major
     gather = compared.loc["gather"]
     ratio = gather["page-major GB/s"] / gather["slot-major GB/s"]
     assert gather["page-major / slot-major"] == f"{ratio:.2f}x" or abs(
@@ -385,7 +397,7 @@ def test_gpu_lab_settings_come_from_the_link_and_go_back_to_it(small_flush):
     assert at.text_input(key="w.lab_sweep_pages").value == "1, 2"
     at.button(key="gpu.run").click().run()
     assert_clean(at)
-    gather = at.dataframe[0].value.query("operation == 'gather'")
+    gather = at.dataframe[1].value.query("operation == 'gather'")  # the bytes under the figures
     assert list(gather["bytes per call"]) == [TINY_PAGE, 2 * TINY_PAGE]
     at.text_input(key="w.lab_sweep_pages").set_value("1, 4").run()
     assert at.query_params["sweep_pages"] == "1,4"
@@ -455,7 +467,7 @@ def test_gpu_lab_runs_on_the_default_device(small_flush):
     assert_clean(at)
     assert at.session_state["gpu.last_run"].results[0].device == expected
     rows = at.dataframe[0].value
-    assert set(rows["bytes per call"]) == {2 * TINY_PAGE}
+    assert set(at.dataframe[1].value["bytes per call"]) == {2 * TINY_PAGE}
     from flatkv.gpu import bench
 
     assert set(rows["kernel"]) - {"copy"} == set(bench.available_implementations(expected))
