@@ -367,7 +367,7 @@ def test_lcm_qwen3_next():
 ALIASED_STATE_REASON = (
     "the model has linear_attention state layers: aliasing needs every group to be KV history "
     "with rows of one size, and a state row is constant per page while a history row grows "
-    "with P (see two-level pages, the CLI's lcm, for unequal groups)")
+    "with P (unequal groups: see two-level pages, lcm in the CLI)")
 
 
 def test_aliased_does_not_apply_to_state_hybrids():
@@ -866,8 +866,8 @@ def test_aliased_unequal_groups_say_why():
     r = run_strategy("aliased", prof, budget_bytes=GIB8)
     assert not r.applies and r.reason == (
         "groups have unequal layer counts (sliding_attention 5, full_attention 1): layer j of "
-        "each group shares a slab only when every group has the same number of layers (see "
-        "two-level pages, the CLI's lcm, for unequal groups)")
+        "each group shares a slab only when every group has the same number of layers (unequal "
+        "groups: see two-level pages, lcm in the CLI)")
 
 
 def test_lcm_padding_bound_not_met_says_why():

@@ -24,6 +24,12 @@ from flatkv.strategies.base import (
 from flatkv.strategies.paged import finish_paged, label_groups
 from flatkv.units import count_text
 
+# Where a reason sends the reader, shown by the app (Compare) and the CLI alike: the layout that
+# pages unequal groups by the name the app's pages give it and the id the CLI's columns and
+# --strategy take. "See two-level pages, the CLI's lcm" read as if "the CLI's lcm" were one more
+# layout, and in the CLI named the CLI from inside it.
+TWO_LEVEL_HINT = "unequal groups: see two-level pages, lcm in the CLI"
+
 
 def aliasing_blocker(profile: CacheProfile) -> str:
     """Why slab aliasing does not apply to ``profile`` ("" when it does)."""
@@ -32,8 +38,7 @@ def aliasing_blocker(profile: CacheProfile) -> str:
         return (
             "the model has linear_attention state layers: aliasing needs every group to be KV "
             "history with rows of one size, and a state row is constant per page while a history "
-            "row grows with P" + (" (see two-level pages, the CLI's lcm, for unequal groups)"
-                                  if profile.has_attention else "")
+            "row grows with P" + (f" ({TWO_LEVEL_HINT})" if profile.has_attention else "")
         )
     if len(groups) < 2:
         return (
@@ -42,14 +47,13 @@ def aliasing_blocker(profile: CacheProfile) -> str:
         )
     if sizes := kv_sizes_text(profile):
         return (f"{sizes}: layer j of each group shares a slab only when their rows are of one "
-                "size (see two-level pages, the CLI's lcm, for unequal groups)")
+                f"size ({TWO_LEVEL_HINT})")
     layers = {g.name: g.layers for g in groups}
     if len(set(layers.values())) > 1:
         text = ", ".join(f"{k} {v}" for k, v in layers.items())
         return (
             f"groups have unequal layer counts ({text}): layer j of each group shares a slab "
-            "only when every group has the same number of layers (see two-level pages, the CLI's "
-            "lcm, for unequal groups)"
+            f"only when every group has the same number of layers ({TWO_LEVEL_HINT})"
         )
     return ""
 
