@@ -304,12 +304,14 @@ def show(last: gpu_view.LabRun, a: PlanAnalysis, cfg: gpu_view.LabSettings | Non
     compared = gpu_view.layout_rows(results)
     if compared:
         st.markdown(f"**{gpu_settings.PAGE_MAJOR.capitalize()} against {gpu_settings.SLOT_MAJOR}**")
-        table(pd.DataFrame(gpu_view.varying_columns(compared)),
+        shown, apart_note = gpu_view.apart_said_once(gpu_view.varying_columns(compared))
+        table(pd.DataFrame(shown),
               formats={f"{k} GB/s": "%.2f" for k in gpu_settings.POOL_LAYOUTS},
-              helps=gpu_view.RESULT_HELP)
+              helps=gpu_view.RESULT_HELP, labels=gpu_view.LAYOUT_LABELS)
         st.caption("Both layouts hold the same bytes and were timed in the same rounds against "
                    "one copy, so the ratio is the layout's effect. Where their rounds overlap, "
-                   "the ratio is within this machine's noise: time more rounds.")
+                   "the ratio is within this machine's noise: time more rounds."
+                   + (f" {apart_note}" if apart_note else ""))
     c1, c2 = st.columns(2)
     c1.download_button("Results as JSON", data=gpu_view.results_json(last),
                        file_name="gpu_bench.json", mime="application/json", key="gpu.json",

@@ -388,7 +388,14 @@ PAGES_COLUMN = "pages"
 MEDIAN_COLUMN = "median (ms)"
 ROUNDS_COLUMN = "rounds (ms)"
 PEAK_COLUMN = "peak"
+LAYOUT_RATIO_COLUMN = f"{PAGE_MAJOR} / {SLOT_MAJOR}"
+# on screen "ratio", its table titled "Page-major against slot-major": the full header pushed
+# the page-major GB/s past the main column's edge at 1000 px (581 px of columns in 538)
+LAYOUT_LABELS = {LAYOUT_RATIO_COLUMN: "ratio"}
+
 RESULT_HELP = {
+    LAYOUT_RATIO_COLUMN: f"{PAGE_MAJOR} GB/s over {SLOT_MAJOR} GB/s: over 1.00x, page-major "
+                         "moves these pages faster.",
     PAGES_COLUMN: "Pages per call: the pages each timed call moves.",
     SHARE_COLUMN: "Share of baseline: this GB/s as a share of the baseline's (the next column), "
                   "timed in the same rounds.",
@@ -411,8 +418,8 @@ def result_rows(results: Sequence[BenchResult], *, text: bool = True) -> list[di
     ``text`` gives shares as percentages for the screen; without it they are fractions (CSV).
     The nominal-peak column is there only when some device has a known peak: after the
     baseline in the CSV, after the median on the screen. The figures come before the timings
-    and bytes they are made of: at 1000 px the main column shows a sweep's pages and its
-    operation, kernel, GB/s, share, baseline and median whole, the rest a scroll away.
+    and bytes they are made of; the GPU lab shows the rounds and bytes in a table of their own
+    under these, so that each fits the main column at 1000 px.
     """
     with_peak = any(r.nominal_peak_gbps for r in results)
     several = several_layouts(results)
@@ -574,12 +581,23 @@ def layout_rows(results: Sequence[BenchResult], *, text: bool = True) -> list[di
             "operation": _operation_name(op) if text else op,
             KERNEL_COLUMN if text else "implementation": impl,
             # the ratio and whether it is noise first: what a scrolled table shows
-            f"{PAGE_MAJOR} / {SLOT_MAJOR}": f"{ratio:.2f}x" if text else ratio,
+            LAYOUT_RATIO_COLUMN: f"{ratio:.2f}x" if text else ratio,
             "rounds apart": (_apart_text(apart, rounds) if text else apart),
             f"{SLOT_MAJOR} GB/s": round(slot.gbps, 2),
             f"{PAGE_MAJOR} GB/s": round(whole.gbps, 2),
         })
     return rows
+
+
+def apart_said_once(rows: Sequence[dict]) -> tuple[list[dict], str]:
+    """``layout_rows`` for the screen, and a note for under the table: where every row cannot
+    tell (too few rounds), "rounds apart" goes and its one sentence is said once. Repeated on
+    each row it took a column of its own, and at 1000 px the table 877 px of its 538."""
+    said = {row.get("rounds apart") for row in rows}
+    if len(said) != 1 or not str(next(iter(said))).startswith("cannot tell"):
+        return list(rows), ""
+    return ([{k: v for k, v in row.items() if k != "rounds apart"} for row in rows],
+            f"Rounds apart: {next(iter(said))}.")
 
 
 # Columns a results table repeats on every row of one run: shown only where they vary (the run's

@@ -186,7 +186,8 @@ def test_result_rows_show_bytes_and_shares():
         "P (tokens)", "page bytes", "pages per call", "pool layout", "operation",
         "implementation", "GB/s", "share of baseline"]
     # the median's unit in its header (not in a tooltip), the rounds' tooltip says of what
-    assert set(gpu_view.RESULT_HELP) == {"pages", "share", "rounds (ms)", "peak"}
+    assert set(gpu_view.RESULT_HELP) == {"pages", "share", "rounds (ms)", "peak",
+                                         "page-major / slot-major"}
     assert gather["pool"] == "slot"
     assert gpu_view.result_rows([result(layout="page-major")])[0]["pool"] == "page"
     assert gpu_view.result_rows([result(layout="page-major")], text=False)[0][
@@ -279,6 +280,10 @@ def test_bandwidth_series_name_the_layout_when_a_run_timed_both():
     # one round each cannot tell: any two different timings would be "apart"
     assert [r["rounds apart"] for r in rows] == ["cannot tell from 1 round: time 5 or more"] * 3
     assert [r["rounds apart"] for r in gpu_view.layout_rows(runs, text=False)] == [None] * 3
+    # ... which the screen says once, under the table, not in a column of its own
+    shown, note = gpu_view.apart_said_once(rows)
+    assert [list(r) for r in shown] == [[k for k in rows[0] if k != "rounds apart"]] * 3
+    assert note == "Rounds apart: cannot tell from 1 round: time 5 or more."
 
     def gather_rounds(run, samples):
         return replace(run, figures=(run.figures[0], replace(run.figures[1], samples_s=samples),
@@ -289,6 +294,8 @@ def test_bandwidth_series_name_the_layout_when_a_run_timed_both():
     apart = [gather_rounds(runs[0], (1.0e-3, 1.2e-3, 1.1e-3, 1.05e-3, 1.15e-3)),
              gather_rounds(runs[1], (2.0e-3, 2.2e-3, 2.1e-3, 2.05e-3, 2.15e-3))]
     assert gpu_view.layout_rows(apart)[0]["rounds apart"] == "yes"
+    assert gpu_view.apart_said_once(gpu_view.layout_rows(apart)) == (
+        gpu_view.layout_rows(apart), "")  # rows that can tell keep the column
     assert gpu_view.layout_rows(apart, text=False)[0]["rounds apart"] is True
     # rounds of 1.0 to 3.0 ms against 2.4 to 2.6 ms: the ratio is inside the noise
     noisy = [gather_rounds(runs[0], (1.0e-3, 3.0e-3, 2.0e-3, 1.5e-3, 2.8e-3)),
