@@ -36,7 +36,11 @@ from flatkv.app_state import DEFAULT_CONTEXT
 from flatkv.dtypes import KNOWN_DTYPES, STATE_DTYPES, dtype_label
 from flatkv.hf_config import spec_from_hf_config
 from flatkv.hf_hub import config_from_pasted_text
-from flatkv.hf_resolve import on_the_model_page
+from flatkv.hf_resolve import (
+    SUPPORTED_MODEL_TYPES,
+    TYPES_LISTED_ON_PAGE,
+    on_the_model_page,
+)
 from flatkv.jsonfile import parse_json_object
 from flatkv.models import FIELD_MINIMUMS, ModelSpec
 from flatkv.patterns import parse_layer_pattern
@@ -442,7 +446,7 @@ def _nothing_loaded_on_error(what: str) -> Iterator[None]:
             current = state().plannable_tp()[0].profile().name
         except ValueError:  # a model that plans at no TP: the summary says why
             current = "the model before"
-        said = on_the_model_page(str(exc))  # what to do here, not on the command line
+        said = on_the_model_page(exc)  # what to do here, not on the command line
         said = said if said.endswith(".") else f"{said}."
         raise ValueError(f"{said} No {what} was loaded: every page still shows "
                          f"{current}.") from None
@@ -454,6 +458,9 @@ def _config_source(s) -> None:
     if ss.pop("hf.loaded", False):  # a name names one load, not the next config's
         ss["hf.name"] = ""
     name = st.text_input("Model name", key="hf.name", placeholder="from the config")
+    # the list a refused model_type's error points at, above it (a browser has no README open)
+    with st.expander(f"{TYPES_LISTED_ON_PAGE} ({len(SUPPORTED_MODEL_TYPES)})"):
+        st.markdown(literal(", ".join(SUPPORTED_MODEL_TYPES)))
     if st.button("Load config.json", key="hf.load", type="primary"):
         with _nothing_loaded_on_error("config.json"):
             given = app_model.one_source(upload and upload.getvalue(), pasted, "config.json")

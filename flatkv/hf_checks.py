@@ -17,11 +17,11 @@ from typing import Any
 
 from flatkv.hf_json import NESTED, field_of, gives
 from flatkv.hf_resolve import (
-    BY_HAND,
     FAMILIES,
     LANGUAGE_MODELS,
     READ_AS,
     SERVED_AS,
+    by_hand,
     default_class,
     types_by_class,
 )
@@ -223,9 +223,9 @@ def _check_language_model(model_type: str, text: Any, resolved: Any) -> None:
         return
     takes = LANGUAGE_MODELS.get(model_type, ())
     if inner not in takes:
-        raise ValueError(f"{model_type} config.json's text_config is model_type {inner!r}, which "
-                         f"FlatKV does not read as {model_type}'s language model (it reads "
-                         f"{', '.join(takes) or 'none'}); {BY_HAND}")
+        raise by_hand(f"{model_type} config.json's text_config is model_type {inner!r}, which "
+                      f"FlatKV does not read as {model_type}'s language model (it reads "
+                      f"{', '.join(takes) or 'none'})")
 
 
 def refuse_top_level_text_fields(cfg: Mapping[str, Any], used: Mapping[str, int],

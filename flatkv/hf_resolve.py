@@ -144,13 +144,25 @@ def _nearest_types(model_type: str) -> list[str]:
     return difflib.get_close_matches(model_type, SUPPORTED_MODEL_TYPES, n=3)
 
 
-def _supported_text(model_type: str | None = None) -> str:
-    """How many model types FlatKV reads and where they are listed (all of them in an error
+# Where the model types FlatKV reads are listed in full: for the command line, the README's
+# section on its flag; on the Model page, its expander of them above the Load button, so above
+# the error (``TYPES_LISTED_ON_PAGE`` names it), as a browser's reader has no README open.
+TYPES_LISTED = "listed in full in the README under --hf-config"
+TYPES_LISTED_ON_PAGE = "Model types FlatKV reads"
+
+
+def _supported_text(model_type: str | None = None, *, listed: str = TYPES_LISTED) -> str:
+    """How many model types FlatKV reads and where they are ``listed`` (all of them in an error
     made it a wall of 90 names), with the nearest to ``model_type`` by spelling."""
     near = _nearest_types(model_type) if model_type else []
-    return (f"FlatKV reads {len(SUPPORTED_MODEL_TYPES)} model types, listed in full in the "
-            "README under --hf-config"
+    return (f"FlatKV reads {len(SUPPORTED_MODEL_TYPES)} model types, {listed}"
             + (f"; nearest by spelling: {', '.join(near)}" if near else ""))
+
+
+def _supported_texts(model_type: str | None = None) -> tuple[str, str]:
+    """``_supported_text`` for the command line, then for the Model page."""
+    return (_supported_text(model_type),
+            _supported_text(model_type, listed=f"listed under {TYPES_LISTED_ON_PAGE!r} above"))
 
 
 # Model types transformers does not know, read with the configuration class of the model they
@@ -258,11 +270,29 @@ BY_HAND_ON_PAGE = (f"{BY_HAND_ADVICE}: pick the preset nearest it under Preset a
                    "change what differs under Edit by hand")
 
 
-def on_the_model_page(message: str) -> str:
-    """A config.json error in the app's words: the way to describe the model by hand on the
-    Model page (``BY_HAND_ON_PAGE``), where the command line's names its own commands and
-    the page the reader is on."""
-    return message.replace(BY_HAND, BY_HAND_ON_PAGE)
+class ConfigError(ValueError):
+    """A config.json refused where the way out is each front end's own: ``str()`` is the
+    command line's (and a Python caller's) message, unchanged; ``on_page`` the Model page's,
+    which names no command, flag or README section, but what to do on the page. Carried
+    whole, where the page once rewrote the command line's text and missed any it did not
+    match."""
+
+    def __init__(self, message: str, on_page: str) -> None:
+        super().__init__(message)
+        self.on_page = on_page
+
+
+def by_hand(problem: str, *, on_page: str | None = None, lead: str = "") -> ConfigError:
+    """``problem`` (``on_page`` where the page words it otherwise), then the way to describe the
+    model by hand instead (``lead`` before it: another way out, ending "or ")."""
+    return ConfigError(f"{problem}; {lead}{BY_HAND}",
+                       f"{problem if on_page is None else on_page}; {lead}{BY_HAND_ON_PAGE}")
+
+
+def on_the_model_page(exc: ValueError) -> str:
+    """A config.json error in the Model page's words: a ``ConfigError``'s own for the page,
+    any other's message as it is (it names the field to fix, the same on either front end)."""
+    return exc.on_page if isinstance(exc, ConfigError) else str(exc)
 
 
 # Types whose engines serve them by a class of their own, not transformers' (which neither
@@ -389,8 +419,9 @@ def _readable_model_type(cfg: Any) -> str:
             raise ValueError(f"config.json has no model_type: its architectures name "
                              f"{architecture}, which is model_type \"{named_type}\": add "
                              f"\"model_type\": \"{named_type}\" to it")
-        raise ValueError("config.json has no model_type: cannot tell how to read it; add the "
-                         f"model's own ({_supported_text()})")
+        said = "config.json has no model_type: cannot tell how to read it; add the model's own"
+        cli, page = _supported_texts()
+        raise ConfigError(f"{said} ({cli})", f"{said} ({page})")
     if not isinstance(model_type, str):
         raise ValueError(
             f"config.json model_type must be a string such as \"llama\", got {model_type!r}"
@@ -410,8 +441,8 @@ def _readable_model_type(cfg: Any) -> str:
                 "\"minimax_m2\", the wrapper's dtype and quantization_config copied into it")
         for kind in (model_type, inner_type):
             if kind in _NOT_READ_YET:
-                raise ValueError(f"model_type {kind!r} is not read yet: FlatKV plans its layers, "
-                                 f"but does not read {_NOT_READ_YET[kind]}; {BY_HAND}")
+                raise by_hand(f"model_type {kind!r} is not read yet: FlatKV plans its layers, "
+                              f"but does not read {_NOT_READ_YET[kind]}")
             if kind in _NOT_MODELED_YET:
                 raise ValueError(_not_modeled_text(kind, _NOT_MODELED_YET[kind]))
         if inner_type in FAMILIES:
@@ -428,8 +459,9 @@ def _readable_model_type(cfg: Any) -> str:
                     "num_key_value_heads (without it llama reads one KV head per query head) "
                     "reads as llama: set \"model_type\": \"llama\" in a copy; or "
                     if not near or any(FAMILIES[t] == "attention" for t in near) else "")
-        raise ValueError(f"model_type {model_type!r} is not supported "
-                         f"({_supported_text(model_type)}); {as_llama}{BY_HAND}")
+        cli, page = _supported_texts(model_type)
+        said = f"model_type {model_type!r} is not supported"
+        raise by_hand(f"{said} ({cli})", on_page=f"{said} ({page})", lead=as_llama)
     return model_type
 
 

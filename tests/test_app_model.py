@@ -728,29 +728,69 @@ def test_a_model_file_comes_back_at_its_own_tp():
     assert at.query_params["tp"] == "2"
 
 
-def test_a_config_json_the_app_does_not_read_says_what_to_do_on_the_page():
-    # mamba3 is no model type FlatKV reads: the way out is to describe the model by hand, which
-    # the command line says with its own commands and the page the reader would open; on the
-    # Model page it says what to do there
-    from flatkv.hf_config import spec_from_hf_config
-    from flatkv.hf_resolve import BY_HAND, BY_HAND_ADVICE, BY_HAND_ON_PAGE
-
-    config = json.dumps({"model_type": "mamba3"})
-    with pytest.raises(ValueError) as cli:
-        spec_from_hf_config(config.encode())
-    assert str(cli.value).endswith(BY_HAND) and "python -m flatkv" in BY_HAND
+def _load_config_text(config: str) -> AppTest:
     at = open_app("app_pages/model.py")
     at.segmented_control(key="model.source").set_value("config.json").run()
     at.text_area(key="hf.paste").set_value(config).run()
     at.button(key="hf.load").click().run()
+    return at
+
+
+# Configs FlatKV does not read, each refused with a way out: the command line's names its own
+# commands, flags and the README; the Model page's what to do on it
+_UNREAD_CONFIGS = {
+    "unknown type": {"model_type": "mamba3"},
+    "not read yet": {"model_type": "mistral_large4"},
+    "wrapper of another language model": {
+        "model_type": "mistral3", "text_config": {"model_type": "qwen2"}},
+    "no model_type": {},
+}
+
+
+@pytest.mark.parametrize("config", _UNREAD_CONFIGS.values(), ids=list(_UNREAD_CONFIGS))
+def test_a_config_json_the_app_does_not_read_says_what_to_do_on_the_page(config):
+    from flatkv.hf_config import spec_from_hf_config
+    from flatkv.hf_resolve import ConfigError
+
+    text = json.dumps(config)
+    with pytest.raises(ConfigError) as cli:
+        spec_from_hf_config(text.encode())
+    at = _load_config_text(text)
     (error,) = [shown(e) for e in at.error]
-    assert error == str(cli.value).replace(BY_HAND, BY_HAND_ON_PAGE) + (
+    # the error carries the page's words: none of them found by editing the command line's
+    assert error == cli.value.on_page + (
         ". No config.json was loaded: every page still shows Qwen3-Next-80B-A3B.")
-    assert error.startswith("model_type 'mamba3' is not supported")
-    assert (f"; {BY_HAND_ADVICE}: pick the preset nearest it under Preset above, then change "
-            "what differs under Edit by hand.") in error
-    assert "python -m" not in error and "--model-file" not in error
-    assert "Model page's" not in error  # the page the reader is on
+    for cli_only in ("python -m", "--model-file", "--hf-config", "README", "Model page's"):
+        assert cli_only not in error  # no command, no flag, no page but the one it is on
+    assert str(cli.value) != cli.value.on_page
+
+
+def test_a_config_json_of_a_type_the_app_does_not_read_is_described_by_hand_on_the_page():
+    # mamba3 is no model type FlatKV reads: the way out is to describe the model by hand, and
+    # the types it does read are listed on the page, not in a README section of a CLI flag
+    from flatkv.hf_config import SUPPORTED_MODEL_TYPES, spec_from_hf_config
+
+    with pytest.raises(ValueError) as cli:
+        spec_from_hf_config(b'{"model_type": "mamba3"}')
+    # the command line's message, as it was
+    assert str(cli.value) == (
+        f"model_type 'mamba3' is not supported (FlatKV reads {len(SUPPORTED_MODEL_TYPES)} model "
+        "types, listed in full in the README under --hf-config; nearest by spelling: mamba, "
+        "mamba2, jamba); describe the model by hand instead (the Model page's 'Edit by hand', "
+        "or `python -m flatkv model --preset NAME --export` edited and read back with "
+        "--model-file)")
+    at = _load_config_text('{"model_type": "mamba3"}')
+    (error,) = [shown(e) for e in at.error]
+    assert error == (
+        f"model_type 'mamba3' is not supported (FlatKV reads {len(SUPPORTED_MODEL_TYPES)} model "
+        "types, listed under 'Model types FlatKV reads' above; nearest by spelling: mamba, "
+        "mamba2, jamba); describe the model by hand instead: pick the preset nearest it under "
+        "Preset above, then change what differs under Edit by hand. No config.json was loaded: "
+        "every page still shows Qwen3-Next-80B-A3B.")
+    (listing,) = [e for e in at.expander
+                  if e.label == f"Model types FlatKV reads ({len(SUPPORTED_MODEL_TYPES)})"]
+    assert [unescaped(m.value) for m in listing.markdown] == [
+        ", ".join(SUPPORTED_MODEL_TYPES)]
 
 
 def test_after_a_config_json_the_last_preset_can_be_picked_again():
