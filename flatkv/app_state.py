@@ -658,10 +658,16 @@ def encode_query(state: AppState) -> dict[str, str]:
 
 
 def _as_typed(text: str) -> str:
-    """A link's key or value as a notice shows it: as typed, or its start where long."""
-    return text if len(text) <= 40 else quoted(text, 40)
+    """A link's value, or a key the app does not know, as a notice shows it: one rule, short
+    or long (a short one was shown bare, a long one quoted): quoted as repr writes it, an odd
+    character escaped (a line break, an ESC), and past 40 characters its start and length."""
+    return quoted(text, 40)
 
 
+def _key_shown(key: str) -> str:
+    """A link's key as a notice shows it: the app's own name bare, as the other notices name
+    it (tp, block); any other as typed (``_as_typed``)."""
+    return key if key in _SETTINGS or key in _MODEL_KEYS else _as_typed(key)
 
 
 def _single(value: str | list[str]) -> str:
@@ -675,8 +681,8 @@ def decode_query(params: Mapping[str, str | list[str]]) -> tuple[AppState, list[
     """
     q = {k: _single(v) for k, v in params.items() if k not in IGNORED_KEYS}
     notices: list[str] = [
-        f"The link gives {k} {len(v)} times ({listed([str(x) for x in v], _as_typed)}): "
-        f"using the last, {k}={_as_typed(str(v[-1]))}." for k, v in params.items()
+        f"The link gives {_key_shown(k)} {len(v)} times ({listed([str(x) for x in v], _as_typed)})"
+        f": using the last, {_key_shown(k)}={_as_typed(str(v[-1]))}." for k, v in params.items()
         if k not in IGNORED_KEYS and isinstance(v, list) and len(set(v)) > 1]
     changes: dict[str, object] = {}
     for key, (name, parse, write) in _SETTINGS.items():

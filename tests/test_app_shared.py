@@ -60,7 +60,7 @@ def test_bad_link_values_fall_back_with_a_notice():
     # a setting given twice: the last counts, and the page says so
     twice = open_app(None, {"tp": ["2", "4"], "model": "Qwen3-Next-80B-A3B"})
     assert [shown(e) for e in twice.error] == [
-        "The link gives tp 2 times (2, 4): using the last, tp=4."]
+        "The link gives tp 2 times ('2', '4'): using the last, tp='4'."]
     assert twice.session_state["flatkv.state"].tp == 4
 
 

@@ -38,7 +38,23 @@ def test_defaults_make_an_empty_query_and_decode_back():
     # a key given twice (tp=2&tp=4): the last, said; given twice alike, nothing to say
     state, notices = decode_query({"tp": ["2", "4"], "ctx": ["8192", "8192"]})
     assert (state.tp, state.context) == (4, 8192)
-    assert notices == ["The link gives tp 2 times (2, 4): using the last, tp=4."]
+    assert notices == ["The link gives tp 2 times ('2', '4'): using the last, tp='4'."]
+
+
+def test_a_links_notices_quote_what_it_typed_short_or_long():
+    # one rule for what a link typed, short or long (a short value was shown bare, a long one
+    # quoted): quoted as repr writes it, odd characters escaped; the app's own key names bare
+    _, notices = decode_query({"tp": ["2", "4\x1b"], "zoom": ["1", "2"], "a b\x1b": "1",
+                               "y" * 50: "1", "block": ["8", "x" * 50]})
+    assert notices == [
+        "The link gives tp 2 times ('2', '4\\x1b'): using the last, tp='4\\x1b'.",
+        "The link gives 'zoom' 2 times ('1', '2'): using the last, 'zoom'='2'.",
+        f"The link gives block 2 times ('8', '{'x' * 40}'... (50 characters)): using the "
+        f"last, block='{'x' * 40}'... (50 characters).",
+        f"block='{'x' * 50}' is not a whole number; using the default (block=16).",
+        "tp='4\\x1b' is not a whole number; using the default (tp=1).",
+        f"Ignored unknown link parameter(s): 'a b\\x1b', '{'y' * 40}'... (50 characters), "
+        "'zoom'."]
 
 
 def test_round_trip_of_a_custom_model_and_every_setting():
@@ -479,17 +495,17 @@ def test_a_hand_typed_preset_name_finds_its_preset_in_any_case_or_by_its_file():
 def test_unknown_parameters_are_named_and_streamlit_ones_ignored():
     state, notices = decode_query({"zoom": "2", "embed": "true", "block": ["8", "32"]})
     assert state.block_size == 32  # the last of repeated values, as st.query_params reads it
-    assert notices == ["The link gives block 2 times (8, 32): using the last, block=32.",
-                       "Ignored unknown link parameter(s): zoom."]
+    assert notices == ["The link gives block 2 times ('8', '32'): using the last, block='32'.",
+                       "Ignored unknown link parameter(s): 'zoom'."]
     # many of them: five named, then how many more (5,000 unknown keys made a notice of
     # 33,924 characters)
     _, notices = decode_query({**{f"k{i}": "1" for i in range(5_000)},
                                "tp": [str(i) for i in range(5_000)]})
-    assert notices == ["The link gives tp 5000 times (0, 1, 2, 3, 4, and 4,995 more): using "
-                       "the last, tp=4999.",
+    assert notices == ["The link gives tp 5000 times ('0', '1', '2', '3', '4', and 4,995 more): "
+                       "using the last, tp='4999'.",
                        "tp=4,999 is outside 1..1,024; using the default (tp=1).",
-                       "Ignored unknown link parameter(s): k0, k1, k10, k100, k1000, and "
-                       "4,995 more."]
+                       "Ignored unknown link parameter(s): 'k0', 'k1', 'k10', 'k100', 'k1000', "
+                       "and 4,995 more."]
 
 
 
