@@ -48,7 +48,9 @@ ALIASES = {
 
 # A name a layer pattern can hold: a kind name of a model spec.
 NAME = r"[A-Za-z_][A-Za-z0-9_.\-]*"
-_TOKEN = re.compile(rf"\s*(?:(\d+)|({NAME})|(.))")
+# A repeat count is read whole, as far as it runs on (a sign, digits, letters, '.'), so that
+# 'full*0x10' names '0x10' as its count, where it read 0 and then x10 without saying so.
+_TOKEN = re.compile(rf"\s*(?:([-+]?\d[\w.]*)|({NAME})|(.))")
 
 
 
@@ -60,8 +62,10 @@ def check_kind_name(name: object) -> str:
     return name
 
 
-def _tokenize(text: str) -> list[tuple[str, str]]:
-    tokens: list[tuple[str, str]] = []
+def _tokenize(text: str) -> list[tuple[str, str, int]]:
+    """(kind, text, the character it starts at, counting from 1) of each token: errors say
+    where, as a pattern of 100 layers' names is long to search by eye."""
+    tokens: list[tuple[str, str, int]] = []
     pos = 0
     text = text.rstrip()
     while pos < len(text):
@@ -69,16 +73,18 @@ def _tokenize(text: str) -> list[tuple[str, str]]:
         if m is None:  # pragma: no cover - the pattern always matches one character
             break
         pos = m.end()
-        if m.group(1):
-            tokens.append(("num", m.group(1)))
-        elif m.group(2):
-            tokens.append(("name", m.group(2)))
+        kind = next(i for i in (1, 2, 3) if m.group(i))
+        at = m.start(kind) + 1
+        if kind == 1:
+            tokens.append(("num", m.group(1), at))
+        elif kind == 2:
+            tokens.append(("name", m.group(2), at))
         elif m.group(3) in "(),*":
-            tokens.append((m.group(3), m.group(3)))
+            tokens.append((m.group(3), m.group(3), at))
         else:
             raise ValueError(
-                f"layer pattern {quoted(text)} has unexpected {m.group(3)!r}: write names, counts, "
-                "'*', ',' and parentheses, e.g. (3*gdn,full)*12"
+                f"layer pattern {quoted(text)} has unexpected {m.group(3)!r} at character {at}: "
+                "write names, counts, '*', ',' and parentheses, e.g. (3*gdn,full)*12"
             )
     return tokens
 
@@ -105,24 +111,28 @@ def parse_pattern(text: str, *, max_layers: int = MAX_CACHE_LAYERS) -> list[str]
     def take(kind: str) -> str:
         nonlocal pos
         if peek() != kind:
-            got = repr(tokens[pos][1]) if pos < len(tokens) else "the end of the pattern"
+            got, at = ((repr(tokens[pos][1]), tokens[pos][2]) if pos < len(tokens)
+                       else ("the end of the pattern", len(text.rstrip()) + 1))
             raise ValueError(
-                f"layer pattern {quoted(text)}: expected {_EXPECTED.get(kind, repr(kind))}, got "
-                f"{got} (write it like (3*linear,full)*12)"
+                f"layer pattern {quoted(text)}: expected {_EXPECTED.get(kind, repr(kind))} at "
+                f"character {at}, got {got} (write it like (3*linear,full)*12)"
             )
         pos += 1
         return tokens[pos - 1][1]
 
     def count() -> int:
-        digits = take("num").lstrip("0") or "0"
+        at = tokens[pos][2] if pos < len(tokens) else 0
+        typed = take("num")
+        digits = typed.lstrip("0") or "0"
+        if not typed.isdecimal() or digits == "0":  # 0x10, -1, 1.5, 1e3, 1², 0
+            raise ValueError(
+                f"layer pattern {quoted(text)}: repeat count {quoted(typed, 20)} at character "
+                f"{at} is not a whole number >= 1: write the count in digits, e.g. "
+                "(3*linear,full)*12")
         if len(digits) > 18:  # past any layer count, and int() refuses 4,300 digits
             raise ValueError(f"layer pattern {quoted(text)} expands to more than {max_layers} "
                              "cache layers: too large to be real")
-        n = int(digits)
-        if n < 1:
-            raise ValueError(
-                f"layer pattern {quoted(text)}: a repeat count must be positive, got {n}")
-        return n
+        return int(digits)
 
     depth: list[int] = []  # open parentheses, so hostile nesting is an error, not a RecursionError
 
@@ -174,7 +184,8 @@ def parse_pattern(text: str, *, max_layers: int = MAX_CACHE_LAYERS) -> list[str]
 
     tree = sequence()
     if pos != len(tokens):
-        raise ValueError(f"layer pattern {quoted(text)}: unexpected {tokens[pos][1]!r}")
+        raise ValueError(f"layer pattern {quoted(text)}: unexpected {tokens[pos][1]!r} at "
+                         f"character {tokens[pos][2]}")
     length(tree)
     return expand(tree)
 

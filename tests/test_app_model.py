@@ -728,6 +728,21 @@ def test_a_model_file_comes_back_at_its_own_tp():
     assert at.query_params["tp"] == "2"
 
 
+def test_a_malformed_repeat_count_shows_the_patterns_error_on_the_page():
+    from flatkv.patterns import parse_layer_pattern
+
+    at = open_app("app_pages/model.py")
+    at.segmented_control(key="model.source").set_value("Raw bytes").run()
+    for pattern in ("full*0x10", "full*-1", "full*1.5", "full*", "full*1e3"):
+        with pytest.raises(ValueError) as said:
+            parse_layer_pattern(pattern)
+        at.text_input(key="edit.layers").set_value(pattern).run()
+        assert not at.exception
+        (error,) = [shown(e) for e in at.error]
+        assert error.startswith(f"{said.value}. Until it is fixed")
+        assert "at character 6" in error
+
+
 def _load_config_text(config: str) -> AppTest:
     at = open_app("app_pages/model.py")
     at.segmented_control(key="model.source").set_value("config.json").run()

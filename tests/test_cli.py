@@ -205,6 +205,19 @@ def test_errors_are_one_line_exit_2(argv, needle, capsys):
     assert len(err) < 600  # nothing echoed whole
 
 
+@pytest.mark.parametrize("pattern", ["full*0x10", "full*-1", "full*1.5", "full*", "full*1e3"])
+def test_a_malformed_repeat_count_is_one_line_exit_2_naming_where(pattern, capsys):
+    from flatkv.patterns import parse_layer_pattern
+
+    with pytest.raises(ValueError) as said:
+        parse_layer_pattern(pattern)
+    code, out, err = run(["plan", "--layers", pattern, "--kv-bytes-per-slot", "8", "--budget",
+                          "1GB"], capsys)
+    assert code == 2 and out == ""
+    assert err == f"python -m flatkv: error: {said.value}\n"  # the library's line, whole
+    assert "at character 6" in err and "(3*linear,full)*12" in err
+
+
 def test_module_entry_point():
     proc = subprocess.run([sys.executable, "-m", "flatkv", "plan", "--layers", "full*2",
                            "--kv-bytes-per-slot", "1", "--budget", "1MiB"],

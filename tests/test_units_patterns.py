@@ -170,9 +170,11 @@ def test_layer_patterns():
 
 @pytest.mark.parametrize(
     ("text", "match"),
-    [("", "non-empty"), ("full*", "expected a repeat count, got the end of the pattern"),
+    [("", "non-empty"),
+     ("full*", "expected a repeat count at character 6, got the end of the pattern"),
      ("(full", r"expected '\)'"),
-     ("mlp*3", "unknown layer kind 'mlp': use one of"), ("full*0", "must be positive"),
+     ("mlp*3", "unknown layer kind 'mlp': use one of"),
+     ("full*0", "'0' at character 6 is not a whole number >= 1"),
      ("full)", "unexpected '\\)'"), ("full*1000000*1000000", "more than 2048 cache layers"),
      ("(" * 500 + "full" + ")" * 500, "nests parentheses more than 32 deep"),
      # a long pattern is named by its start and length, not echoed whole
@@ -182,6 +184,43 @@ def test_layer_patterns():
 def test_layer_pattern_errors(text, match):
     with pytest.raises(ValueError, match=match):
         parse_layer_pattern(text)
+
+
+# Malformed repeat counts, each named by what was read as the count and where: 'full*0x10' said
+# "a repeat count must be positive, got 0", having read 0 and then x10 without saying so
+BAD_COUNTS = {
+    "full*0x10": "repeat count '0x10' at character 6",
+    "full*-1": "repeat count '-1' at character 6",
+    "full*1.5": "repeat count '1.5' at character 6",
+    "full*1e3": "repeat count '1e3' at character 6",
+    "full*0": "repeat count '0' at character 6",
+    "0*full": "repeat count '0' at character 1",
+    "(full, swa)*2.": "repeat count '2.' at character 13",
+    "3full": "repeat count '3full' at character 1",
+}
+
+
+@pytest.mark.parametrize(("text", "what"), BAD_COUNTS.items())
+def test_a_malformed_repeat_count_is_named_with_where_it_is_and_the_fix(text, what):
+    with pytest.raises(ValueError) as error:
+        parse_layer_pattern(text)
+    assert str(error.value) == (
+        f"layer pattern {text!r}: {what} is not a whole number >= 1: write the count in "
+        "digits, e.g. (3*linear,full)*12")
+
+
+def test_a_pattern_missing_its_count_or_holding_a_stray_character_says_where():
+    with pytest.raises(ValueError) as error:
+        parse_layer_pattern("full*")
+    assert str(error.value) == ("layer pattern 'full*': expected a repeat count at character 6, "
+                                "got the end of the pattern (write it like (3*linear,full)*12)")
+    with pytest.raises(ValueError) as error:
+        parse_layer_pattern("full*3;swa")
+    assert str(error.value) == ("layer pattern 'full*3;swa' has unexpected ';' at character 7: "
+                                "write names, counts, '*', ',' and parentheses, e.g. "
+                                "(3*gdn,full)*12")
+    # whitespace is ignored, as the grammar says: a space after '*' is no error
+    assert parse_layer_pattern("full* 3") == ["full_attention"] * 3
 
 
 @given(st.lists(st.sampled_from(["full_attention", "sliding_attention", "linear_attention"]),
