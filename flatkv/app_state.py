@@ -41,6 +41,7 @@ from flatkv.profile import (
     MAX_KERNEL_BLOCK_SIZE,
     MAX_WINDOW,
     CacheProfile,
+    architectures_problem,
     split_problem,
 )
 from flatkv.strategies import STRATEGIES, StrategyOptions, last_served_text
@@ -609,13 +610,22 @@ _SETTINGS: dict[str, tuple[str, Callable[[str, str], object], Callable[[object],
     "sweep_blocks": ("lab_sweep_blocks", _auto(_counts(MAX_BLOCK_SIZE)),
                      _write_auto(_write_counts)),
 }
+def _architectures(key: str, text: str) -> tuple[str, ...]:
+    """A link's architectures, comma-separated, as a profile takes them
+    (``profile.architectures_problem``: class names, a few at most; the link took any text)."""
+    names = tuple(a.strip() for a in text.split(",") if a.strip())
+    if why := architectures_problem(names):
+        raise ValueError(f"{key}={quoted(text)}: {why}: give the config.json's architectures, "
+                         f"comma-separated, e.g. {key}=Gemma3ForConditionalGeneration")
+    return names
+
+
 # URL key -> (RawModel field, parser, writer): the fields a raw model carries as they are
 # (profile.CARRIED_FIELDS), each written only when set.
 _CARRIED_KEYS: dict[str, tuple[str, Callable[[str, str], object], Callable[[object], str]]] = {
     "window": ("sliding_window", _int(1, MAX_WINDOW), str),
     "model_kernel": ("kernel_block_size", _int(1, MAX_KERNEL_BLOCK_SIZE), str),
-    "arch": ("architectures",
-             lambda key, text: tuple(a.strip() for a in text.split(",") if a.strip()), ",".join),
+    "arch": ("architectures", _architectures, ",".join),
     "ssm_el": ("ssm_element_bytes", _int(1, 8), str),
     "cfg_ssm": ("config_mamba_ssm_dtype", _choice(lambda: list(SGLANG_SSM_DTYPES)), str),
     "model_chunk": ("mamba_chunk_size", _int(1, MAX_CHUNK_SIZE), str),

@@ -9,6 +9,8 @@ came from.
 
 from __future__ import annotations
 
+import re
+import textwrap
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
@@ -23,7 +25,7 @@ from flatkv.plan import (
     check_int,
     components_from_layers,
 )
-from flatkv.units import check_name, control_character, names_text
+from flatkv.units import check_name, control_character, names_text, quoted
 
 # The format name of a raw profile as the Model page exports it (a model file is models.FORMAT)
 PROFILE_FORMAT = "flatkv-profile/1"
@@ -120,14 +122,34 @@ def split_problem(split: tuple[int, ...], total_name: str, total: int | None,
 NAME_FIX = "give the model's name in printable characters, e.g. 'custom'"
 
 
+# An architecture is a class name (the engines look it up by name: SGLang's sliding-window
+# pool list, vLLM's GDN checkpointing classes), of at most 100 characters; a config.json lists
+# one, a few at most. A link writes them comma-separated, which no class name holds.
+_CLASS_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,99}")
+MAX_ARCHITECTURES = 8
+
+
+def architectures_problem(names: tuple[str, ...]) -> str:
+    """Why ``names`` are no config's architectures (too many, or one that is no class name: a
+    link's arch took any text, shown on the Model page), "" where they are."""
+    if len(names) > MAX_ARCHITECTURES:
+        return (f"{len(names)} architectures, more than a config.json lists (at most "
+                f"{MAX_ARCHITECTURES})")
+    bad = next((name for name in names if not _CLASS_NAME.fullmatch(name)), None)
+    return "" if bad is None else f"{quoted(bad, 40)} is not a class name"
+
+
 def check_architectures(names: object) -> tuple[str, ...]:
-    """``names`` as a tuple of architecture class names, as a config.json lists them. A link
-    writes them comma-separated, so a name holds no comma and no spaces around it."""
+    """``names`` as a tuple of architecture class names, as a config.json lists them
+    (``architectures_problem``)."""
+    fix = ("give a list of class names, as config.json has them, e.g. [\"GptOssForCausalLM\"], "
+           "or none")
     if isinstance(names, str) or not isinstance(names, (list, tuple)) or not all(
-            isinstance(name, str) and name.strip() and name == name.strip() and "," not in name
-            for name in names):
-        raise ValueError(f"architectures is {names!r}: give a list of class names, as "
-                         "config.json has them, e.g. [\"GptOssForCausalLM\"], or none")
+            isinstance(name, str) for name in names):
+        raise ValueError(f"architectures is {names!r}: {fix}")
+    if why := architectures_problem(tuple(names)):
+        shown = textwrap.shorten(repr(tuple(names)), 100, placeholder=" ...")
+        raise ValueError(f"architectures is {shown}: {why}: {fix}")
     return tuple(names)
 
 

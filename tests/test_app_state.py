@@ -356,6 +356,28 @@ def test_a_raw_model_carries_its_attention_chunk_in_the_link():
     assert state.profile().attention_chunk_size == 8192
 
 
+@pytest.mark.parametrize(("arch", "why"), [
+    ("Gemma 3", "arch='Gemma 3': 'Gemma 3' is not a class name"),
+    ("<b>Llama</b>", "arch='<b>Llama</b>': '<b>Llama</b>' is not a class name"),
+    ("Llama,3B", "arch='Llama,3B': '3B' is not a class name"),
+    ("A" * 101, f"arch='{'A' * 80}'... (101 characters): '{'A' * 40}'... (101 characters) is "
+     "not a class name"),
+    (",".join("ABCDEFGHI"), "arch='A,B,C,D,E,F,G,H,I': 9 architectures, more than a "
+     "config.json lists (at most 8)"),
+])
+def test_a_links_architectures_must_be_class_names(arch, why):
+    # the engines look a model's architectures up by class name (SGLang's sliding-window pool
+    # list, vLLM's checkpointing GDN classes): any other text (the link took any) is refused as
+    # the link's other bad values are, with a notice, not carried to the Model page
+    state, notices = decode_query({"model": "custom", "layers": "full*4", "kv": "8",
+                                   "arch": arch})
+    assert state == DEFAULT
+    assert notices == [
+        f"The custom model in the link is not valid ({why}: give the config.json's "
+        "architectures, comma-separated, e.g. arch=Gemma3ForConditionalGeneration); using the "
+        f"default model ({DEFAULT.model})."]
+
+
 def test_a_raw_model_carries_its_architectures_in_the_link():
     # Gemma 3 as raw bytes stays off SGLang's sliding-pool list, as its config says
     raw = RawModel("(5*sliding,full)*8", 8192, sliding_window=1024,
@@ -367,6 +389,10 @@ def test_a_raw_model_carries_its_architectures_in_the_link():
     assert state.profile().architectures == ("Gemma3ForConditionalGeneration",)
     assert RawModel.from_profile(state.profile()) == raw
     assert "arch" not in encode_query(AppState(model=CUSTOM, raw=replace(raw, architectures=())))
+    # as a config.json lists them, one or a few, a space after each comma as typed
+    two = decode_query({**query, "arch": "LlamaForCausalLM, Gemma3ForConditionalGeneration"})
+    assert two[0].raw.architectures == ("LlamaForCausalLM", "Gemma3ForConditionalGeneration")
+    assert two[1] == []
     # the SGLang pool option: None (by architecture) is the default, on / off are 1 / 0
     assert decode_query({"sg_swa_pool": "0"})[0].sglang_swa_pool is False
     assert encode_query(AppState(sglang_swa_pool=True)) == {"sg_swa_pool": "1"}
@@ -454,8 +480,8 @@ def test_a_links_long_value_is_named_by_its_start_not_echoed_whole():
 
     junk = "x" * 5_000
     links = [{key: junk} for key in [*_SETTINGS, "model", junk]]
-    links += [{"model": "custom", "layers": "full", "kv": "8", key: junk}  # arch: any names
-              for key in [*_CARRIED_KEYS, "layers", "state"] if key != "arch"]
+    links += [{"model": "custom", "layers": "full", "kv": "8", key: junk}
+              for key in [*_CARRIED_KEYS, "layers", "state"]]
     links.append({"tp": ["1", junk]})
     for link in links:
         _, notices = decode_query(link)

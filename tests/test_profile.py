@@ -87,9 +87,15 @@ def test_profile_components_and_counts():
      # a link writes architectures comma-separated: "A,B" or " C " would not read back as
      # itself (and "GptOssForCausalLM " would leave SGLang's list while its link joined it)
      (dict(layer_types=["full_attention"], kv_bytes_per_slot=8, architectures=("A,B",)),
-      r"architectures is \('A,B',\): give a list of class names"),
+      r"architectures is \('A,B',\): 'A,B' is not a class name: give a list of class names"),
      (dict(layer_types=["full_attention"], kv_bytes_per_slot=8,
            architectures=("GptOssForCausalLM ",)), "architectures is"),
+     # class names, as the engines look them up (a link's arch took any text), a few at most
+     (dict(layer_types=["full_attention"], kv_bytes_per_slot=8, architectures=("Gemma 3",)),
+      r"^architectures is \('Gemma 3',\): 'Gemma 3' is not a class name: give a list of class "
+      r"names, as config.json has them, e.g. \[\"GptOssForCausalLM\"\], or none$"),
+     (dict(layer_types=["full_attention"], kv_bytes_per_slot=8, architectures=tuple("ABCDEFGHI")),
+      r"architectures is \(.*\): 9 architectures, more than a config.json lists \(at most 8\)"),
      # the tensors SGLang logs an attention layer by add up to its bytes, in a known dtype
      (dict(layer_types=["full_attention"], kv_bytes_per_slot=8, kv_tensor_bytes=(4, 2)),
       r"kv_tensor_bytes \(4, 2\) does not add up to kv_bytes_per_slot=8: give \(K, V\) or "
