@@ -205,7 +205,8 @@ def _compare_command(args: argparse.Namespace) -> CommandOutput:
             if given]):
         raise UsageError(f"{' and '.join(unread)} with --check-log: the log's check prints in "
                          "place of the table they add to; run them without --check-log")
-    log = None if args.check_log is None else read_log_file(args.check_log)  # bad input first
+    log = None if args.check_log is None else read_log_file(  # bad input first
+        args.check_log, say=lambda line: print(f"{PROG}: {line}", file=sys.stderr, flush=True))
     model = given_model(args)
     checked: list[log_check.LogCheck] = []
     counted: list[tuple[argparse.Namespace, int | None]] = []  # the settings checked at
@@ -413,6 +414,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         message = in_option_terms(" ".join(str(exc).split()), parser)
         print(f"{PROG}: error: {message}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:  # Ctrl-C (a named pipe no one writes to): one line, no traceback
+        print(f"{PROG}: stopped (Ctrl-C)", file=sys.stderr)
+        return 130  # 128 + SIGINT, as a shell reports it
     if isinstance(output, str):  # `model` and `presets` have no notes
         output = CommandOutput(output)
     try:

@@ -9,9 +9,13 @@ face: the path, the flags and the one-line errors.
 from __future__ import annotations
 
 import argparse
+import os
+import stat
 import sys
-from collections.abc import Mapping
+import threading
+from collections.abc import Callable, Mapping
 from dataclasses import replace
+from typing import BinaryIO
 
 from flatkv import log_check, strategy_cli
 from flatkv.given_cli import GivenModel, UsageError
@@ -100,15 +104,41 @@ def _with_sglang_pool(settings: log_check.RunSettings, profile: CacheProfile,
                    sglang_budget=sglang_budget_search(profile, settings.context, options))
 
 
-def read_log_file(path: str) -> str:
+# How long opening a named pipe may wait for its writer before the command says it waits
+WRITER_WAIT_S = 2.0
+
+
+def _opened(path: str, say: Callable[[str], None] | None) -> BinaryIO:
+    """``path`` opened to read. A named pipe opens only once something opens it to write
+    (``<(cmd)`` has at once): where nothing has within ``WRITER_WAIT_S``, ``say`` says what it
+    waits for, as a FIFO no one writes to blocked without a word (Ctrl-C stops it; the CLI says
+    so in one line)."""
+    try:
+        is_pipe = say is not None and stat.S_ISFIFO(os.stat(path).st_mode)
+    except OSError:
+        is_pipe = False  # open names why
+    if not is_pipe:
+        return open(path, "rb")  # noqa: SIM115 - the caller's with closes it
+    timer = threading.Timer(WRITER_WAIT_S, say, (
+        f"waiting for a writer on the named pipe {quoted(path)} (--check-log); Ctrl-C stops",))
+    timer.daemon = True
+    timer.start()
+    try:
+        return open(path, "rb")  # noqa: SIM115
+    finally:
+        timer.cancel()
+
+
+def read_log_file(path: str, say: Callable[[str], None] | None = None) -> str:
     """The text of --check-log's file (``-``: stdin), as much as ``log_check`` reads; a
-    UsageError naming the path and the fix where it cannot be read or is no log's text."""
+    UsageError naming the path and the fix where it cannot be read or is no log's text.
+    ``say``: where a line is said while a named pipe waits for its writer (``_opened``)."""
     limit = 4 * log_check.MAX_LOG_CHARS  # UTF-8 takes at most 4 bytes a character
     try:
         if path == "-":
             data = sys.stdin.buffer.read(limit + 1)
         else:
-            with open(path, "rb") as file:
+            with _opened(path, say) as file:
                 data = file.read(limit + 1)
     except OSError as exc:
         raise UsageError(f"--check-log {quoted(path)}: cannot read it ({exc.strerror or exc}): "

@@ -520,6 +520,56 @@ def assert_log_run_named(argv, flags, capsys):
                           ) in err.splitlines()
 
 
+def _check_log_on_a_named_pipe(tmp_path) -> tuple[subprocess.Popen, pathlib.Path]:
+    """``compare --check-log`` started on a new named pipe (os.mkfifo), and the pipe."""
+    config = tmp_path / "config.json"
+    config.write_text(json.dumps(FALCON_MAMBA))
+    fifo = tmp_path / "engine.log"
+    os.mkfifo(fifo)
+    return subprocess.Popen(
+        [sys.executable, "-m", "flatkv", "compare", "--hf-config", str(config), "--budget",
+         "40GiB", "--check-log", str(fifo)],
+        cwd=pathlib.Path(__file__).resolve().parent.parent, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True), fifo
+
+
+def test_check_log_on_a_named_pipe_nothing_writes_to_says_it_waits_and_stops_on_ctrl_c(
+        tmp_path):
+    # a FIFO no one writes to blocked without a word until killed; pipes stay readable
+    # (<(cmd) is one), so after 2 s it says what it waits for, and Ctrl-C stops it in one line
+    import select
+    import signal
+
+    proc, fifo = _check_log_on_a_named_pipe(tmp_path)
+    try:
+        ready, _, _ = select.select([proc.stderr], [], [], 20)
+        assert ready, "no word on stderr in 20 s"
+        waiting = proc.stderr.readline()
+        assert waiting == (f"python -m flatkv: waiting for a writer on the named pipe "
+                           f"'{fifo}' (--check-log); Ctrl-C stops\n")
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+        proc.wait()
+    assert proc.returncode == 130 and out == ""  # 128 + SIGINT, as a shell reports it
+    assert err == "python -m flatkv: stopped (Ctrl-C)\n"
+
+
+def test_check_log_reads_a_named_pipe_written_to(tmp_path):
+    # the same pipe with a writer: read as any log, without the waiting line
+    proc, fifo = _check_log_on_a_named_pipe(tmp_path)
+    try:
+        with open(fifo, "w") as writer:  # opens once the command opens its end
+            writer.write(FALCON_VLLM_LOG)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+        proc.wait()
+    assert proc.returncode == 0 and "waiting" not in err
+    assert out.splitlines()[0] == "vLLM: all 3 lines are in the log and agree with it."
+
+
 def test_compare_check_log_names_the_flags_of_the_logs_own_run(tmp_path, capsys):
     from flatkv.strategies.sglang_log import scheduler_line
 
