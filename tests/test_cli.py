@@ -1368,7 +1368,6 @@ def test_compare_gives_vllms_reason_for_a_float16_kda_state(capsys):
         1_024, 8_257_536, 5_201)
 
 
-
 # What --disable-radix-cache leaves to act on without state and with chunked prefill off
 # (gpt-oss-20b): the note test_strategy_cli's chunk test reads too
 RADIX_OFF_UNCHUNKED_NOTE = (
