@@ -309,7 +309,9 @@ def spec_editor(spec: ModelSpec | None) -> None:
 
 def _filled_draft(spec: ModelSpec | None) -> SpecDraft:
     """The session's draft, made afresh from ``spec`` (or empty) when the model or its spec
-    changed since it was filled, its error and refusal dropped with it."""
+    changed since it was filled, its error and refusal dropped with it. A draft refused for the
+    sidebar's TP alone (``TP_REFUSED``) is tried again once the TP changes: taken, the page
+    runs again, as the sidebar drawn above it still named the model before."""
     key = (state().model, state().spec)
     if DRAFT not in ss or ss.get("spec.filled") != key:
         ss[DRAFT] = SpecDraft() if spec is None else SpecDraft.from_spec(spec)
@@ -319,6 +321,8 @@ def _filled_draft(spec: ModelSpec | None) -> SpecDraft:
         ss["spec.filled"] = key
     elif ss.get(TP_REFUSED, state().tp) != state().tp:
         _set_draft(ss[DRAFT])  # adopted at the new TP, or refused with its own error
+        if not ss.get("spec.error"):
+            st.rerun()  # the sidebar, drawn before this, names the model taken
     return ss[DRAFT]
 
 

@@ -261,8 +261,13 @@ def test_an_edit_at_a_tp_that_does_not_split_the_model_waits_for_one_that_does()
     at.sidebar.number_input(key="w.tp").set_value(2).run()
     assert_clean(at)
     assert metrics(at)["Cache layers"] == "24"
+    # the sidebar, drawn before the page took the draft, names the model taken: 24 layers,
+    # not the preset's 48 it had shown beside the page's 24 until the next click
+    assert shown(at.sidebar.caption[0]) == (
+        "Model: **Qwen3-Next-80B-A3B (edited)** · 24 cache layers")
     assert at.text_input(key="spec.pattern").value == "(3*gdn,full)*6"
     assert (at.query_params["model"], at.query_params["tp"]) == ("spec", "2")
+
 
 
 def test_model_page_names_the_configs_mamba_ssm_dtype():
