@@ -237,6 +237,7 @@ def _start_empty() -> None:
     ss[DRAFT] = SpecDraft()
     ss.pop("spec.error", None)
     ss.pop(REFUSED, None)
+    ss.pop(TP_REFUSED, None)  # the refused draft is gone: no retry of the empty one at a new TP
 
 
 def _use_spec(spec: ModelSpec, tp: int | None = None) -> None:

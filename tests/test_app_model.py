@@ -269,6 +269,21 @@ def test_an_edit_at_a_tp_that_does_not_split_the_model_waits_for_one_that_does()
     assert (at.query_params["model"], at.query_params["tp"]) == ("spec", "2")
 
 
+def test_start_from_scratch_after_a_tp_refusal_is_an_empty_draft_at_any_tp():
+    # a draft refused at TP 3 and then dropped (Start from scratch) is not tried again at TP 2:
+    # the empty draft says what it lacks as an empty draft does, with no error
+    at = open_app("app_pages/model.py")
+    at.segmented_control(key="model.source").set_value("Edit by hand").run()
+    at.sidebar.number_input(key="w.tp").set_value(3).run()
+    at.text_input(key="spec.pattern").set_value("(3*gdn,full)*6").run()
+    at.button(key="spec.scratch").click().run()
+    at.sidebar.number_input(key="w.tp").set_value(2).run()
+    assert_clean(at)
+    assert [i.value for i in at.info] == [
+        "No kinds yet: add one above, then write the layer pattern over the names. The current "
+        "model stays until the draft is complete."]
+    assert metrics(at)["Cache layers"] == "48"  # the preset stays until the draft is complete
+
 
 def test_model_page_names_the_configs_mamba_ssm_dtype():
     at = open_app("app_pages/model.py", {"model": "Qwen3.5-27B"})
