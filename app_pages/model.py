@@ -133,15 +133,16 @@ REFUSED = "spec.refused"
 # the sidebar's TP at which the draft was refused for that TP alone: a draft the TP did not
 # split is tried again at a new TP, so TP 3's error does not outlive a move to TP 2
 TP_REFUSED = "spec.tp_refused"
-
-
-class _TpDoesNotSplit(ValueError):
-    """A model that plans at TP 1 but not at the sidebar's TP."""
 # where the last edit was made: its error shows there, in view of the field just edited, not a
 # screen away. Tuples, so that no kind's name (a kind may be named "top") is taken for a place.
 EDITED_AT = "spec.edited_at"
 ROWS_ABOVE = ("rows above the kinds",)
 KIND_LIST = ("kinds added or removed",)
+
+
+class _TpDoesNotSplit(ValueError):
+    """A model that plans at TP 1 but not at the sidebar's TP (``_use_spec``): its draft is
+    tried again at the next TP (``TP_REFUSED``)."""
 
 
 def _kind_place(kind: str) -> tuple[str, str]:
@@ -218,8 +219,6 @@ def _edit_field(kind: str, field: str) -> None:
     _edit_number(_spec_key(field, kind), f"{kind}: {field_label(field)}",
                  lambda d, value: d.with_field(kind, field, value),
                  least=0 if field in OPTIONAL_FIELDS else FIELD_MINIMUMS.get(field, 1))
-
-
 
 
 def _add_kind() -> None:

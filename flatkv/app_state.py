@@ -610,6 +610,8 @@ _SETTINGS: dict[str, tuple[str, Callable[[str, str], object], Callable[[object],
     "sweep_blocks": ("lab_sweep_blocks", _auto(_counts(MAX_BLOCK_SIZE)),
                      _write_auto(_write_counts)),
 }
+
+
 def _architectures(key: str, text: str) -> tuple[str, ...]:
     """A link's architectures, comma-separated, as a profile takes them
     (``profile.architectures_problem``: class names, a few at most; the link took any text)."""
