@@ -125,18 +125,24 @@ NAME_FIX = "give the model's name in printable characters, e.g. 'custom'"
 # An architecture is a class name (the engines look it up by name: SGLang's sliding-window
 # pool list, vLLM's GDN checkpointing classes), of at most 100 characters; a config.json lists
 # one, a few at most. A link writes them comma-separated, which no class name holds.
-_CLASS_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,99}")
+_CLASS_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+MAX_CLASS_NAME_CHARS = 100
 MAX_ARCHITECTURES = 8
 
 
 def architectures_problem(names: tuple[str, ...]) -> str:
-    """Why ``names`` are no config's architectures (too many, or one that is no class name: a
-    link's arch took any text, shown on the Model page), "" where they are."""
+    """Why ``names`` are no config's architectures (too many, one that is no class name: a
+    link's arch took any text, shown on the Model page, or one longer than a class name), ""
+    where they are."""
     if len(names) > MAX_ARCHITECTURES:
         return (f"{len(names)} architectures, more than a config.json lists (at most "
                 f"{MAX_ARCHITECTURES})")
-    bad = next((name for name in names if not _CLASS_NAME.fullmatch(name)), None)
-    return "" if bad is None else f"{quoted(bad, 40)} is not a class name"
+    if bad := next((name for name in names if not _CLASS_NAME.fullmatch(name)), None):
+        return f"{quoted(bad, 40)} is not a class name"
+    if long := next((name for name in names if len(name) > MAX_CLASS_NAME_CHARS), None):
+        return (f"{quoted(long, 40)} is longer than a class name (at most "
+                f"{MAX_CLASS_NAME_CHARS} characters)")
+    return ""
 
 
 def check_architectures(names: object) -> tuple[str, ...]:

@@ -360,8 +360,10 @@ def test_a_raw_model_carries_its_attention_chunk_in_the_link():
     ("Gemma 3", "arch='Gemma 3': 'Gemma 3' is not a class name"),
     ("<b>Llama</b>", "arch='<b>Llama</b>': '<b>Llama</b>' is not a class name"),
     ("Llama,3B", "arch='Llama,3B': '3B' is not a class name"),
+    # letters alone, but one past the 100 characters a class name takes: said so, not "is not a
+    # class name", which sent the reader to look for a bad character there is none of
     ("A" * 101, f"arch='{'A' * 80}'... (101 characters): '{'A' * 40}'... (101 characters) is "
-     "not a class name"),
+     "longer than a class name (at most 100 characters)"),
     (",".join("ABCDEFGHI"), "arch='A,B,C,D,E,F,G,H,I': 9 architectures, more than a "
      "config.json lists (at most 8)"),
 ])

@@ -94,6 +94,8 @@ def test_profile_components_and_counts():
      (dict(layer_types=["full_attention"], kv_bytes_per_slot=8, architectures=("Gemma 3",)),
       r"^architectures is \('Gemma 3',\): 'Gemma 3' is not a class name: give a list of class "
       r"names, as config.json has them, e.g. \[\"GptOssForCausalLM\"\], or none$"),
+     (dict(layer_types=["full_attention"], kv_bytes_per_slot=8, architectures=("A" * 101,)),
+      r"'A{40}'\.\.\. \(101 characters\) is longer than a class name \(at most 100 characters\)"),
      (dict(layer_types=["full_attention"], kv_bytes_per_slot=8, architectures=tuple("ABCDEFGHI")),
       r"architectures is \(.*\): 9 architectures, more than a config.json lists \(at most 8\)"),
      # the tensors SGLang logs an attention layer by add up to its bytes, in a known dtype
@@ -151,6 +153,14 @@ def test_profile_components_and_counts():
 def test_profile_errors(kwargs, match):
     with pytest.raises(ValueError, match=match):
         CacheProfile(**kwargs)
+
+
+def test_an_architecture_of_100_characters_is_a_class_name():
+    # the longest a class name is taken at, one under the 101 refused above
+    name = "A" * 100
+    profile = CacheProfile(layer_types=["full_attention"], kv_bytes_per_slot=8,
+                           architectures=(name,))
+    assert profile.architectures == (name,)
 
 
 def test_conv_rows_name_the_conv_state_vllm_widens_per_drafted_token():
